@@ -1,0 +1,234 @@
+/* array.c: device arrays ("gpu.array"): allocation, explicit copies to and from the host,
+ * and the rule that device data is never read from Lua without a copy. */
+#include <stdlib.h>
+#include <string.h>
+#include "gpu.h"
+
+#define toarray(L, i) ((GpuArray *)luaL_checkudata(L, i, GPU_ARRAY_T))
+
+GpuArray *array_check(lua_State *L, int idx) {
+  GpuArray *a = toarray(L, idx);
+  if (!a->alive) luaL_error(L, "attempt to use a freed array");
+  return a;
+}
+
+/* Allocates device memory for a; when the device is full, a full collection may free
+ * arrays Lua no longer reaches, so it runs one and tries once more. */
+static void array_alloc(lua_State *L, GpuArray *a) {
+  if (a->nbytes == 0) return;
+  GpuResult r = cuda_alloc(&a->ptr, a->nbytes);
+  if (r.code == CUDA_ERROR_OUT_OF_MEMORY) {
+    lua_gc(L, LUA_GCCOLLECT, 0);
+    r = cuda_alloc(&a->ptr, a->nbytes);
+  }
+  if (r.code) {
+    a->ptr = 0;
+    gpu_raise(L, r, NULL);
+  }
+  device_account(L, (long)(a->nbytes / 1024));
+}
+
+GpuArray *array_new(lua_State *L, const GpuShape *s, GpuDtype dt) {
+  GPU_CHECK(L, cuda_ensure_context());
+  /* safe empty state first: __gc of a half-made array frees nothing */
+  GpuArray *a = lua_newuserdatauv(L, sizeof *a, 0);
+  memset(a, 0, sizeof *a);
+  luaL_setmetatable(L, GPU_ARRAY_T);
+  a->shape = *s;
+  a->dtype = dt;
+  a->nbytes = (size_t)s->size * gpu_dtypes[dt].size;
+  a->device = cuda_current_device();
+  a->alive = 1;
+  array_alloc(L, a);
+  return a;
+}
+
+/* The one release path, shared by __gc, __close and :free(); idempotent. */
+static GpuResult array_release(GpuArray *a) {
+  GpuResult r = GPU_OK;
+  if (a->ptr) r = cuda_free(a->ptr);
+  a->ptr = 0;
+  a->alive = 0;
+  return r;
+}
+
+static int array_gc(lua_State *L) {
+  array_release(toarray(L, 1));   /* errors cannot be raised from __gc */
+  return 0;
+}
+
+static int array_free(lua_State *L) {
+  GpuArray *a = toarray(L, 1);
+  if (a->alive) GPU_CHECK(L, array_release(a));
+  return 0;
+}
+
+/* gpu.empty(shape [, dtype]) */
+static int gpu_empty(lua_State *L) {
+  GpuShape s;
+  shape_check(L, 1, &s);
+  array_new(L, &s, dtype_check(L, 2, DT_FLOAT32));
+  return 1;
+}
+
+/* gpu.zeros(shape [, dtype]) */
+static int gpu_zeros(lua_State *L) {
+  GpuShape s;
+  shape_check(L, 1, &s);
+  GpuArray *a = array_new(L, &s, dtype_check(L, 2, DT_FLOAT32));
+  if (a->nbytes) GPU_CHECK(L, cuda_memset0(a->ptr, a->nbytes));
+  return 1;
+}
+
+/* gpu.array(src [, dtype]): src a (nested) Lua table, a host array, or a device array;
+ * always a copy. */
+static int gpu_array(lua_State *L) {
+  HostArray *h;
+  GpuArray *d;
+  GpuShape s;
+  if (lua_istable(L, 1)) {
+    GpuDtype dt = dtype_check(L, 2, DT_FLOAT32);
+    table_shape(L, 1, &s);
+    size_t n = (size_t)s.size * gpu_dtypes[dt].size;
+    void *buf = lua_newuserdatauv(L, n ? n : 1, 0);   /* collected even if reading raises */
+    table_read(L, 1, &s, dt, buf);
+    GpuArray *a = array_new(L, &s, dt);
+    if (n) GPU_CHECK(L, cuda_htod(a->ptr, buf, n));
+    return 1;
+  }
+  if ((h = hostarray_test(L, 1)) != NULL) {
+    if (!h->alive) return luaL_error(L, "attempt to use a freed array");
+    GpuDtype dt = dtype_check(L, 2, h->dtype);
+    if (dt != h->dtype)
+      return luaL_argerror(L, 2, lua_pushfstring(L, "cannot copy a %s host array into a %s "
+          "array; give the same dtype", gpu_dtypes[h->dtype].name, gpu_dtypes[dt].name));
+    GpuArray *a = array_new(L, &h->shape, dt);
+    if (a->nbytes) GPU_CHECK(L, cuda_htod(a->ptr, h->data, a->nbytes));
+    return 1;
+  }
+  if (luaL_testudata(L, 1, GPU_ARRAY_T)) {
+    d = array_check(L, 1);
+    GpuDtype dt = dtype_check(L, 2, d->dtype);
+    if (dt != d->dtype)
+      return luaL_argerror(L, 2, "a device array is copied with its own dtype");
+    GpuArray *a = array_new(L, &d->shape, dt);
+    if (a->nbytes) GPU_CHECK(L, cuda_dtod(a->ptr, d->ptr, a->nbytes));
+    return 1;
+  }
+  return luaL_argerror(L, 1, lua_pushfstring(L, "table or host array expected, got %s",
+                                             luaL_typename(L, 1)));
+}
+
+/* a:tohost(): a host array (pinned memory) holding a copy; waits for the work before it */
+static int array_tohost(lua_State *L) {
+  GpuArray *a = array_check(L, 1);
+  HostArray *h = hostarray_new(L, &a->shape, a->dtype);
+  if (a->nbytes) GPU_CHECK(L, cuda_dtoh(h->data, a->ptr, a->nbytes));
+  return 1;
+}
+
+/* a:totable(): a (nested) Lua table */
+static int array_totable(lua_State *L) {
+  GpuArray *a = array_check(L, 1);
+  void *buf = lua_newuserdatauv(L, a->nbytes ? a->nbytes : 1, 0);
+  if (a->nbytes) GPU_CHECK(L, cuda_dtoh(buf, a->ptr, a->nbytes));
+  table_push(L, buf, &a->shape, a->dtype);
+  return 1;
+}
+
+/* a:copy(): a new device array with the same contents */
+static int array_copy(lua_State *L) {
+  GpuArray *a = array_check(L, 1);
+  GpuArray *b = array_new(L, &a->shape, a->dtype);
+  if (a->nbytes) GPU_CHECK(L, cuda_dtod(b->ptr, a->ptr, a->nbytes));
+  return 1;
+}
+
+/* a:_peek(first, count): count elements from 0-based flat index first, as a table; what
+ * printing an array shows (lua/format.lua) */
+static int array_peek(lua_State *L) {
+  GpuArray *a = array_check(L, 1);
+  lua_Integer first = luaL_checkinteger(L, 2), count = luaL_checkinteger(L, 3);
+  if (first < 0 || count < 0 || first + count > a->shape.size)
+    return luaL_error(L, "peek out of range");
+  size_t es = gpu_dtypes[a->dtype].size;
+  char buf[64 * 8];
+  if (count > 64) count = 64;
+  if (count) GPU_CHECK(L, cuda_dtoh(buf, a->ptr + (CUdeviceptr)first * es, (size_t)count * es));
+  lua_createtable(L, (int)count, 0);
+  for (lua_Integer i = 0; i < count; i++) {
+    dtype_push(L, a->dtype, buf + i * es);
+    lua_rawseti(L, -2, i + 1);
+  }
+  return 1;
+}
+
+static int array_index(lua_State *L) {
+  GpuArray *a = toarray(L, 1);
+  if (lua_type(L, 2) == LUA_TSTRING) {
+    const char *k = lua_tostring(L, 2);
+    /* methods first, then fields */
+    lua_getmetatable(L, 1);
+    lua_getfield(L, -1, "methods");
+    lua_getfield(L, -1, k);
+    if (!lua_isnil(L, -1)) return 1;
+    if (!a->alive) return luaL_error(L, "attempt to use a freed array");
+    if (strcmp(k, "shape") == 0) shape_push(L, &a->shape);
+    else if (strcmp(k, "dtype") == 0) lua_pushstring(L, gpu_dtypes[a->dtype].name);
+    else if (strcmp(k, "size") == 0) lua_pushinteger(L, a->shape.size);
+    else if (strcmp(k, "ndim") == 0) lua_pushinteger(L, a->shape.ndim);
+    else if (strcmp(k, "nbytes") == 0) lua_pushinteger(L, (lua_Integer)a->nbytes);
+    else if (strcmp(k, "device") == 0) lua_pushinteger(L, a->device);
+    else return luaL_error(L, "gpu.array has no field or method '%s'", k);
+    return 1;
+  }
+  return luaL_error(L, "attempt to index a device array from Lua: copy it to the host "
+                    "first (h = a:tohost(); h[i]) or use a:totable()");
+}
+
+static int array_newindex(lua_State *L) {
+  return luaL_error(L, "attempt to write a device array from Lua: build the data on the "
+                    "host and copy it with gpu.array(t), or write it in a kernel");
+}
+
+static int array_len(lua_State *L) {
+  lua_pushinteger(L, array_check(L, 1)->shape.size);
+  return 1;
+}
+
+static const luaL_Reg array_funcs[] = {
+  {"empty", gpu_empty},
+  {"zeros", gpu_zeros},
+  {"array", gpu_array},
+  {NULL, NULL}
+};
+
+static const luaL_Reg array_methods[] = {
+  {"tohost", array_tohost},
+  {"totable", array_totable},
+  {"copy", array_copy},
+  {"free", array_free},
+  {"_peek", array_peek},
+  {NULL, NULL}
+};
+
+static const luaL_Reg array_meta[] = {
+  {"__index", array_index},
+  {"__newindex", array_newindex},
+  {"__len", array_len},
+  {"__gc", array_gc},
+  {"__close", array_gc},
+  {NULL, NULL}
+};
+
+/* Expects the gpu table on top of the stack. */
+void array_open(lua_State *L) {
+  luaL_setfuncs(L, array_funcs, 0);
+  luaL_newmetatable(L, GPU_ARRAY_T);
+  luaL_setfuncs(L, array_meta, 0);
+  luaL_newlib(L, array_methods);
+  lua_setfield(L, -2, "methods");
+  lua_pushliteral(L, "gpu.array");
+  lua_setfield(L, -2, "__name");
+  lua_pop(L, 1);
+}

@@ -1,0 +1,247 @@
+/* cuda.c: the CUDA driver backend. libcuda.so.1 is opened with dlopen on first use and
+ * every entry point is fetched with cuGetProcAddress at the version whose PFN_*_vNNNNN
+ * type we call it through (an entry point's signature changes with its version).
+ * Process-wide state lives here because the driver itself is process-wide. */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <string.h>
+#include <cudaTypedefs.h>
+#include "gpu.h"
+
+/* name, version: each is called through PFN_name_vversion */
+#define CUDA_FUNCS(X) \
+  X(cuInit, 2000) X(cuDriverGetVersion, 2020) X(cuDeviceGetCount, 2000) \
+  X(cuDeviceGet, 2000) X(cuDeviceGetName, 2000) X(cuDeviceGetAttribute, 2000) \
+  X(cuDeviceTotalMem, 3020) X(cuDevicePrimaryCtxRetain, 7000) X(cuCtxSetCurrent, 4000) \
+  X(cuCtxSynchronize, 2000) X(cuMemGetInfo, 3020) X(cuMemAlloc, 3020) X(cuMemFree, 3020) \
+  X(cuMemHostAlloc, 2020) X(cuMemFreeHost, 2000) X(cuMemcpyHtoD, 3020) \
+  X(cuMemcpyDtoH, 3020) X(cuMemcpyDtoD, 3020) X(cuMemsetD8, 3020) \
+  X(cuModuleLoadData, 2000) X(cuModuleUnload, 2000) X(cuModuleGetFunction, 2000) \
+  X(cuModuleGetGlobal, 3020) X(cuLaunchKernel, 4000) \
+  X(cuStreamCreate, 2000) X(cuStreamDestroy, 4000) X(cuStreamSynchronize, 2000) \
+  X(cuEventCreate, 2000) X(cuEventDestroy, 4000) X(cuEventRecord, 2000) \
+  X(cuEventSynchronize, 2000) X(cuEventElapsedTime, 2000)
+/* entry points we can do without (older drivers) */
+#define CUDA_OPTIONAL(X) X(cuFuncGetParamInfo, 12040)
+
+#define DECLARE(name, ver) PFN_##name##_v##ver name;
+static struct {
+  CUDA_FUNCS(DECLARE)
+  CUDA_OPTIONAL(DECLARE)
+} drv;
+
+#define MAX_DEVICES 64
+static int loaded;               /* 1 after a successful cuda_load */
+static GpuResult load_result;    /* kept so every later call fails the same way */
+static char load_message[512];
+static int current = -1;         /* ordinal of the current device, -1 before the first */
+static CUcontext contexts[MAX_DEVICES];
+
+/* A driver call that returns its failure as a GpuResult naming the call. */
+#define TRY(call) do { CUresult r_ = (call); \
+    if (r_ != CUDA_SUCCESS) return (GpuResult){(int)r_, GPU_SRC_CUDA, #call}; } while (0)
+
+static GpuResult load_fail(int code, const char *call) {
+  load_result = (GpuResult){code, GPU_SRC_HOST, call};
+  return load_result;
+}
+
+GpuResult cuda_load(void) {
+  if (loaded) return GPU_OK;
+  if (load_result.code != 0) return load_result;
+  void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (lib == NULL) {
+    snprintf(load_message, sizeof load_message,
+             "the CUDA driver library libcuda.so.1 could not be loaded (%s); "
+             "is the NVIDIA driver installed?", dlerror());
+    return load_fail(GPU_ERR_NO_DRIVER, "dlopen(\"libcuda.so.1\")");
+  }
+  PFN_cuGetProcAddress_v12000 getproc =
+      (PFN_cuGetProcAddress_v12000)dlsym(lib, "cuGetProcAddress_v2");
+  if (getproc == NULL) {
+    snprintf(load_message, sizeof load_message,
+             "libcuda.so.1 has no cuGetProcAddress_v2: the driver is older than CUDA 12");
+    return load_fail(GPU_ERR_NO_SYMBOL, "dlsym(\"cuGetProcAddress_v2\")");
+  }
+  CUdriverProcAddressQueryResult status;
+#define FETCH(name, ver) \
+  if (getproc(#name, (void **)&drv.name, ver, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &status) \
+      != CUDA_SUCCESS || drv.name == NULL) { \
+    snprintf(load_message, sizeof load_message, \
+             "the CUDA driver has no %s (version %d): update the NVIDIA driver", #name, ver); \
+    return load_fail(GPU_ERR_NO_SYMBOL, "cuGetProcAddress(\"" #name "\")"); \
+  }
+  CUDA_FUNCS(FETCH)
+#undef FETCH
+#define FETCH_OPTIONAL(name, ver) \
+  if (getproc(#name, (void **)&drv.name, ver, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &status) \
+      != CUDA_SUCCESS) drv.name = NULL;
+  CUDA_OPTIONAL(FETCH_OPTIONAL)
+#undef FETCH_OPTIONAL
+  CUresult r = drv.cuInit(0);
+  if (r != CUDA_SUCCESS) {
+    load_result = (GpuResult){(int)r, GPU_SRC_CUDA, "cuInit(0)"};
+    return load_result;
+  }
+  loaded = 1;
+  return GPU_OK;
+}
+
+const char *cuda_load_message(void) { return load_message[0] ? load_message : NULL; }
+
+GpuResult cuda_device_count(int *n) {
+  GpuResult r = cuda_load();
+  if (r.code) return r;
+  TRY(drv.cuDeviceGetCount(n));
+  return GPU_OK;
+}
+
+GpuResult cuda_device_info(int ordinal, GpuDeviceInfo *info) {
+  GpuResult r = cuda_load();
+  if (r.code) return r;
+  CUdevice dev;
+  TRY(drv.cuDeviceGet(&dev, ordinal));
+  TRY(drv.cuDeviceGetName(info->name, (int)sizeof info->name, dev));
+  TRY(drv.cuDeviceGetAttribute(&info->major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev));
+  TRY(drv.cuDeviceGetAttribute(&info->minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev));
+  TRY(drv.cuDeviceGetAttribute(&info->multiprocessors, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev));
+  TRY(drv.cuDeviceGetAttribute(&info->max_threads_per_block,
+                               CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, dev));
+  TRY(drv.cuDeviceGetAttribute(&info->warp_size, CU_DEVICE_ATTRIBUTE_WARP_SIZE, dev));
+  TRY(drv.cuDeviceTotalMem(&info->total_memory, dev));
+  return GPU_OK;
+}
+
+GpuResult cuda_use_device(int ordinal) {
+  GpuResult r = cuda_load();
+  if (r.code) return r;
+  int n;
+  TRY(drv.cuDeviceGetCount(&n));
+  if (ordinal < 0 || ordinal >= n || ordinal >= MAX_DEVICES)
+    return (GpuResult){CUDA_ERROR_INVALID_DEVICE, GPU_SRC_CUDA, "cuDeviceGet(ordinal)"};
+  if (contexts[ordinal] == NULL) {
+    CUdevice dev;
+    TRY(drv.cuDeviceGet(&dev, ordinal));
+    TRY(drv.cuDevicePrimaryCtxRetain(&contexts[ordinal], dev));
+  }
+  TRY(drv.cuCtxSetCurrent(contexts[ordinal]));
+  current = ordinal;
+  return GPU_OK;
+}
+
+GpuResult cuda_ensure_context(void) {
+  if (current >= 0) return GPU_OK;
+  GpuResult r = cuda_load();
+  if (r.code) return r;
+  int n;
+  TRY(drv.cuDeviceGetCount(&n));
+  if (n == 0) return (GpuResult){CUDA_ERROR_NO_DEVICE, GPU_SRC_CUDA, "cuDeviceGetCount(&n)"};
+  return cuda_use_device(0);
+}
+
+int cuda_current_device(void) { return current; }
+
+GpuResult cuda_synchronize(void) {
+  if (current < 0) return GPU_OK;   /* nothing was ever launched */
+  TRY(drv.cuCtxSynchronize());
+  return GPU_OK;
+}
+
+GpuResult cuda_mem_info(size_t *free_bytes, size_t *total_bytes) {
+  GpuResult r = cuda_ensure_context();
+  if (r.code) return r;
+  TRY(drv.cuMemGetInfo(free_bytes, total_bytes));
+  return GPU_OK;
+}
+
+GpuResult cuda_alloc(CUdeviceptr *p, size_t n) { TRY(drv.cuMemAlloc(p, n)); return GPU_OK; }
+GpuResult cuda_free(CUdeviceptr p) { TRY(drv.cuMemFree(p)); return GPU_OK; }
+GpuResult cuda_host_alloc(void **p, size_t n) { TRY(drv.cuMemHostAlloc(p, n, 0)); return GPU_OK; }
+GpuResult cuda_host_free(void *p) { TRY(drv.cuMemFreeHost(p)); return GPU_OK; }
+
+GpuResult cuda_htod(CUdeviceptr dst, const void *src, size_t n) {
+  TRY(drv.cuMemcpyHtoD(dst, src, n));
+  return GPU_OK;
+}
+GpuResult cuda_dtoh(void *dst, CUdeviceptr src, size_t n) {
+  TRY(drv.cuMemcpyDtoH(dst, src, n));
+  return GPU_OK;
+}
+GpuResult cuda_dtod(CUdeviceptr dst, CUdeviceptr src, size_t n) {
+  TRY(drv.cuMemcpyDtoD(dst, src, n));
+  return GPU_OK;
+}
+GpuResult cuda_memset0(CUdeviceptr p, size_t n) { TRY(drv.cuMemsetD8(p, 0, n)); return GPU_OK; }
+
+GpuResult cuda_module_load(CUmodule *m, const void *image) {
+  TRY(drv.cuModuleLoadData(m, image));
+  return GPU_OK;
+}
+GpuResult cuda_module_unload(CUmodule m) { TRY(drv.cuModuleUnload(m)); return GPU_OK; }
+GpuResult cuda_module_function(CUfunction *f, CUmodule m, const char *name) {
+  TRY(drv.cuModuleGetFunction(f, m, name));
+  return GPU_OK;
+}
+GpuResult cuda_module_global(CUdeviceptr *p, size_t *n, CUmodule m, const char *name) {
+  TRY(drv.cuModuleGetGlobal(p, n, m, name));
+  return GPU_OK;
+}
+
+GpuResult cuda_param_size(CUfunction f, int i, long *size, int *known) {
+  *known = drv.cuFuncGetParamInfo != NULL;
+  *size = -1;
+  if (!*known) return GPU_OK;
+  size_t offset, sz;
+  CUresult r = drv.cuFuncGetParamInfo(f, (size_t)i, &offset, &sz);
+  if (r == CUDA_ERROR_INVALID_VALUE) return GPU_OK;   /* past the last parameter */
+  TRY(r);
+  *size = (long)sz;
+  return GPU_OK;
+}
+
+GpuResult cuda_launch(CUfunction f, const unsigned grid[3], const unsigned block[3],
+                      unsigned shared, CUstream stream, void **params) {
+  TRY(drv.cuLaunchKernel(f, grid[0], grid[1], grid[2], block[0], block[1], block[2],
+                         shared, stream, params, NULL));
+  return GPU_OK;
+}
+
+GpuResult cuda_stream_create(CUstream *s) { TRY(drv.cuStreamCreate(s, CU_STREAM_DEFAULT)); return GPU_OK; }
+GpuResult cuda_stream_destroy(CUstream s) { TRY(drv.cuStreamDestroy(s)); return GPU_OK; }
+GpuResult cuda_stream_synchronize(CUstream s) { TRY(drv.cuStreamSynchronize(s)); return GPU_OK; }
+GpuResult cuda_event_create(CUevent *e) { TRY(drv.cuEventCreate(e, CU_EVENT_DEFAULT)); return GPU_OK; }
+GpuResult cuda_event_destroy(CUevent e) { TRY(drv.cuEventDestroy(e)); return GPU_OK; }
+GpuResult cuda_event_record(CUevent e, CUstream s) { TRY(drv.cuEventRecord(e, s)); return GPU_OK; }
+GpuResult cuda_event_synchronize(CUevent e) { TRY(drv.cuEventSynchronize(e)); return GPU_OK; }
+GpuResult cuda_event_elapsed(float *ms, CUevent a, CUevent b) {
+  TRY(drv.cuEventElapsedTime(ms, a, b));
+  return GPU_OK;
+}
+
+/* Names and descriptions come from cuda.h itself (build/cuda_errors.h), so they are
+ * there even when the driver could not be loaded. */
+static const struct { int code; const char *name, *text; } cuda_errors[] = {
+#include "cuda_errors.h"
+};
+
+const char *cuda_error_name(int code) {
+  for (size_t i = 0; i < sizeof cuda_errors / sizeof cuda_errors[0]; i++)
+    if (cuda_errors[i].code == code) return cuda_errors[i].name;
+  return NULL;
+}
+
+const char *cuda_error_description(int code) {
+  for (size_t i = 0; i < sizeof cuda_errors / sizeof cuda_errors[0]; i++)
+    if (cuda_errors[i].code == code) return cuda_errors[i].text;
+  const char *s = NULL;
+  if (loaded) {
+    /* cuGetErrorString is the fallback for codes newer than our cuda.h */
+    static PFN_cuGetErrorString_v6000 ges;
+    CUdriverProcAddressQueryResult st;
+    void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+    PFN_cuGetProcAddress_v12000 gp = lib ? (PFN_cuGetProcAddress_v12000)dlsym(lib, "cuGetProcAddress_v2") : NULL;
+    if (ges == NULL && gp) gp("cuGetErrorString", (void **)&ges, 6000, 0, &st);
+    if (ges) ges((CUresult)code, &s);
+  }
+  return s;
+}

@@ -1,0 +1,136 @@
+/* device.c: devices ("gpu.device" tables), device-wide synchronization, and the
+ * accounting of device bytes to Lua's garbage collector. */
+#include "gpu.h"
+
+static int check_ordinal(lua_State *L, int idx) {
+  int n;
+  GPU_CHECK(L, cuda_device_count(&n));
+  lua_Integer id = luaL_checkinteger(L, idx);
+  if (id < 0 || id >= n)
+    return luaL_argerror(L, idx, lua_pushfstring(L, "no device %I (%d device%s, numbered from 0)",
+                                                 id, n, n == 1 ? "" : "s"));
+  return (int)id;
+}
+
+/* gpu.device([id]): a table describing device id (default: the current device) */
+static int gpu_device(lua_State *L) {
+  int id;
+  if (lua_isnoneornil(L, 1)) {
+    GPU_CHECK(L, cuda_ensure_context());
+    id = cuda_current_device();
+  } else {
+    id = check_ordinal(L, 1);
+  }
+  GpuDeviceInfo info;
+  GPU_CHECK(L, cuda_device_info(id, &info));
+  lua_createtable(L, 0, 8);
+  lua_pushinteger(L, id);
+  lua_setfield(L, -2, "id");
+  lua_pushstring(L, info.name);
+  lua_setfield(L, -2, "name");
+  lua_createtable(L, 2, 0);
+  lua_pushinteger(L, info.major);
+  lua_rawseti(L, -2, 1);
+  lua_pushinteger(L, info.minor);
+  lua_rawseti(L, -2, 2);
+  lua_setfield(L, -2, "compute_capability");
+  lua_pushinteger(L, (lua_Integer)info.total_memory);
+  lua_setfield(L, -2, "total_memory");
+  lua_pushinteger(L, info.multiprocessors);
+  lua_setfield(L, -2, "multiprocessors");
+  lua_pushinteger(L, info.max_threads_per_block);
+  lua_setfield(L, -2, "max_threads_per_block");
+  lua_pushinteger(L, info.warp_size);
+  lua_setfield(L, -2, "warp_size");
+  luaL_setmetatable(L, GPU_DEVICE_T);
+  return 1;
+}
+
+static int device_id(lua_State *L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  lua_getfield(L, 1, "id");
+  int id = (int)luaL_checkinteger(L, -1);
+  lua_pop(L, 1);
+  return id;
+}
+
+/* dev:use(): makes dev the current device */
+static int device_use(lua_State *L) {
+  GPU_CHECK(L, cuda_use_device(device_id(L)));
+  lua_settop(L, 1);
+  return 1;
+}
+
+/* dev:synchronize(): waits for all work on dev */
+static int device_synchronize(lua_State *L) {
+  int id = device_id(L), was = cuda_current_device();
+  GPU_CHECK(L, cuda_use_device(id));
+  GpuResult r = cuda_synchronize();
+  if (was >= 0 && was != id) cuda_use_device(was);
+  GPU_CHECK(L, r);
+  return 0;
+}
+
+static int device_tostring(lua_State *L) {
+  lua_getfield(L, 1, "id");
+  lua_getfield(L, 1, "name");
+  lua_getfield(L, 1, "compute_capability");
+  lua_geti(L, -1, 1);
+  lua_geti(L, -2, 2);
+  lua_pushfstring(L, "gpu.device(%d: %s, compute capability %d.%d)", (int)lua_tointeger(L, 2),
+                  lua_tostring(L, 3), (int)lua_tointeger(L, 5), (int)lua_tointeger(L, 6));
+  return 1;
+}
+
+static int gpu_device_count(lua_State *L) {
+  int n;
+  GPU_CHECK(L, cuda_device_count(&n));
+  lua_pushinteger(L, n);
+  return 1;
+}
+
+/* gpu.synchronize(): waits for all work on the current device (cudaDeviceSynchronize) */
+static int gpu_synchronize(lua_State *L) {
+  GPU_CHECK(L, cuda_synchronize());
+  return 0;
+}
+
+/* gpu.mem_info(): free and total bytes of the current device */
+static int gpu_mem_info(lua_State *L) {
+  size_t f, t;
+  GPU_CHECK(L, cuda_mem_info(&f, &t));
+  lua_pushinteger(L, (lua_Integer)f);
+  lua_pushinteger(L, (lua_Integer)t);
+  return 2;
+}
+
+/* The collector does not see device bytes; a step sized by them makes a loop that drops
+ * large arrays collect them as if Lua itself had allocated that much. */
+void device_account(lua_State *L, long kbytes) {
+  if (kbytes > 0) lua_gc(L, LUA_GCSTEP, (int)(kbytes > (1L << 30) ? (1L << 30) : kbytes));
+}
+
+static const luaL_Reg device_funcs[] = {
+  {"device", gpu_device},
+  {"device_count", gpu_device_count},
+  {"synchronize", gpu_synchronize},
+  {"mem_info", gpu_mem_info},
+  {NULL, NULL}
+};
+
+static const luaL_Reg device_methods[] = {
+  {"use", device_use},
+  {"synchronize", device_synchronize},
+  {NULL, NULL}
+};
+
+/* Expects the gpu table on top. */
+void device_open(lua_State *L) {
+  luaL_setfuncs(L, device_funcs, 0);
+  luaL_newmetatable(L, GPU_DEVICE_T);
+  luaL_newlib(L, device_methods);
+  lua_setfield(L, -2, "__index");
+  lua_pushcfunction(L, device_tostring);
+  lua_setfield(L, -2, "__tostring");
+  lua_pop(L, 1);
+}

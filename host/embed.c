@@ -1,0 +1,35 @@
+/* embed.c: the Lua files of lua/ and the CUDA sources of kernels/, compiled into the
+ * binary (the assembler's .incbin), so gpuhost and gpu.so are single files. */
+#include <string.h>
+#include "gpu.h"
+
+#define EMBED(sym, path) \
+  __asm__(".section .rodata\n.global " #sym "\n.hidden " #sym "\n.balign 16\n" #sym ":\n" \
+          ".incbin \"" path "\"\n.global " #sym "_end\n.hidden " #sym "_end\n" #sym "_end:\n" \
+          ".byte 0\n.previous\n"); \
+  extern const char sym[], sym##_end[];
+
+EMBED(embed_gpu_lua, "lua/gpu.lua")
+EMBED(embed_signature_lua, "lua/signature.lua")
+EMBED(embed_format_lua, "lua/format.lua")
+EMBED(embed_gpuhost_cuh, "kernels/gpuhost.cuh")
+EMBED(embed_builtin_cu, "kernels/builtin.cu")
+
+const EmbeddedFile *embedded_find(const char *name) {
+  static EmbeddedFile files[5];
+  if (files[0].name == NULL) {
+    const EmbeddedFile all[5] = {
+      {"lua/gpu.lua", embed_gpu_lua, (size_t)(embed_gpu_lua_end - embed_gpu_lua)},
+      {"lua/signature.lua", embed_signature_lua,
+       (size_t)(embed_signature_lua_end - embed_signature_lua)},
+      {"lua/format.lua", embed_format_lua, (size_t)(embed_format_lua_end - embed_format_lua)},
+      {"kernels/gpuhost.cuh", embed_gpuhost_cuh,
+       (size_t)(embed_gpuhost_cuh_end - embed_gpuhost_cuh)},
+      {"kernels/builtin.cu", embed_builtin_cu, (size_t)(embed_builtin_cu_end - embed_builtin_cu)},
+    };
+    memcpy(files, all, sizeof all);
+  }
+  for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
+    if (strcmp(files[i].name, name) == 0) return &files[i];
+  return NULL;
+}

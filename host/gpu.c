@@ -1,0 +1,46 @@
+/* gpu.c: luaopen_gpu, which builds the gpu table from the C parts (each file's *_open)
+ * and then runs the embedded lua/gpu.lua, which adds the parts written in Lua. */
+#include "gpu.h"
+#include "rewrite.h"
+
+const char GPU_REG_MODULE = 0;
+
+/* gpu._embedded(name): the text of an embedded file, or nil */
+static int gpu_embedded(lua_State *L) {
+  const EmbeddedFile *f = embedded_find(luaL_checkstring(L, 1));
+  if (f == NULL) return 0;
+  lua_pushlstring(L, f->data, f->size);
+  return 1;
+}
+
+int luaopen_gpu(lua_State *L) {
+  lua_newtable(L);
+  int gpu = lua_gettop(L);
+  errors_open(L);
+  device_open(L);
+  array_open(L);
+  hostarray_open(L);
+  stream_open(L);
+  kernel_open(L);
+  lua_pushcfunction(L, gpu_rewrite);
+  lua_setfield(L, gpu, "rewrite");
+  lua_pushcfunction(L, gpu_embedded);
+  lua_setfield(L, gpu, "_embedded");
+  /* metatables for lua/gpu.lua to finish (printing) */
+  lua_createtable(L, 0, 3);
+  luaL_getmetatable(L, GPU_ARRAY_T);
+  lua_setfield(L, -2, "array");
+  luaL_getmetatable(L, GPU_HOSTARRAY_T);
+  lua_setfield(L, -2, "hostarray");
+  luaL_getmetatable(L, GPU_ERROR_T);
+  lua_setfield(L, -2, "error");
+  lua_setfield(L, gpu, "_meta");
+  lua_pushvalue(L, gpu);
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &GPU_REG_MODULE);
+  const EmbeddedFile *f = embedded_find("lua/gpu.lua");
+  if (luaL_loadbuffer(L, f->data, f->size, "=[gpu] lua/gpu.lua") != LUA_OK) return lua_error(L);
+  lua_pushvalue(L, gpu);
+  lua_call(L, 1, 0);
+  lua_settop(L, gpu);
+  return 1;
+}

@@ -1,0 +1,247 @@
+/* hostarray.c: host arrays ("gpu.hostarray"), what a:tohost() returns: page-locked
+ * (pinned) host memory, 1-based flat indexing h[i], #h, h:totable(). Also the conversions
+ * between (nested) Lua tables and packed elements that gpu.array and totable use. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "gpu.h"
+
+#define tohostarray(L, i) ((HostArray *)luaL_checkudata(L, i, GPU_HOSTARRAY_T))
+
+HostArray *hostarray_test(lua_State *L, int idx) {
+  return (HostArray *)luaL_testudata(L, idx, GPU_HOSTARRAY_T);
+}
+
+HostArray *hostarray_check(lua_State *L, int idx) {
+  HostArray *h = tohostarray(L, idx);
+  if (!h->alive) luaL_error(L, "attempt to use a freed array");
+  return h;
+}
+
+HostArray *hostarray_new(lua_State *L, const GpuShape *s, GpuDtype dt) {
+  HostArray *h = lua_newuserdatauv(L, sizeof *h, 0);
+  memset(h, 0, sizeof *h);
+  luaL_setmetatable(L, GPU_HOSTARRAY_T);
+  h->shape = *s;
+  h->dtype = dt;
+  h->nbytes = (size_t)s->size * gpu_dtypes[dt].size;
+  h->alive = 1;
+  if (h->nbytes == 0) return h;
+  /* pinned when a driver is there (fast copies); plain memory otherwise */
+  if (cuda_ensure_context().code == 0) {
+    GpuResult r = cuda_host_alloc(&h->data, h->nbytes);
+    if (r.code == CUDA_ERROR_OUT_OF_MEMORY) {
+      lua_gc(L, LUA_GCCOLLECT, 0);
+      r = cuda_host_alloc(&h->data, h->nbytes);
+    }
+    if (r.code) { h->data = NULL; gpu_raise(L, r, NULL); }
+    h->pinned = 1;
+  } else {
+    h->data = malloc(h->nbytes);
+    if (h->data == NULL) luaL_error(L, "not enough memory for a host array of %I bytes",
+                                    (lua_Integer)h->nbytes);
+  }
+  return h;
+}
+
+static int hostarray_gc(lua_State *L) {
+  HostArray *h = tohostarray(L, 1);
+  if (h->data) {
+    if (h->pinned) cuda_host_free(h->data);
+    else free(h->data);
+  }
+  h->data = NULL;
+  h->alive = 0;
+  return 0;
+}
+
+static void *element(lua_State *L, HostArray *h, int idx) {
+  int isint;
+  lua_Integer i = lua_tointegerx(L, idx, &isint);
+  if (!isint) luaL_error(L, "host array index must be an integer, got %s",
+                         lua_type(L, idx) == LUA_TNUMBER ? lua_tostring(L, idx) : luaL_typename(L, idx));
+  if (i < 1 || i > h->shape.size)
+    luaL_error(L, "index %I out of range for a host array of %I elements", i, h->shape.size);
+  return (char *)h->data + (size_t)(i - 1) * gpu_dtypes[h->dtype].size;
+}
+
+static int hostarray_index(lua_State *L) {
+  HostArray *h = tohostarray(L, 1);
+  if (lua_type(L, 2) == LUA_TSTRING) {
+    const char *k = lua_tostring(L, 2);
+    lua_getmetatable(L, 1);
+    lua_getfield(L, -1, "methods");
+    lua_getfield(L, -1, k);
+    if (!lua_isnil(L, -1)) return 1;
+    if (!h->alive) return luaL_error(L, "attempt to use a freed array");
+    if (strcmp(k, "shape") == 0) shape_push(L, &h->shape);
+    else if (strcmp(k, "dtype") == 0) lua_pushstring(L, gpu_dtypes[h->dtype].name);
+    else if (strcmp(k, "size") == 0) lua_pushinteger(L, h->shape.size);
+    else if (strcmp(k, "ndim") == 0) lua_pushinteger(L, h->shape.ndim);
+    else if (strcmp(k, "nbytes") == 0) lua_pushinteger(L, (lua_Integer)h->nbytes);
+    else if (strcmp(k, "pinned") == 0) lua_pushboolean(L, h->pinned);
+    else return luaL_error(L, "gpu.hostarray has no field or method '%s'", k);
+    return 1;
+  }
+  hostarray_check(L, 1);
+  dtype_push(L, h->dtype, element(L, h, 2));
+  return 1;
+}
+
+static int hostarray_newindex(lua_State *L) {
+  HostArray *h = hostarray_check(L, 1);
+  void *p = element(L, h, 2);
+  const char *err = dtype_store(L, 3, h->dtype, p);
+  if (err) return luaL_error(L, "cannot store %s in a %s host array: %s",
+                             luaL_tolstring(L, 3, NULL), gpu_dtypes[h->dtype].name, err);
+  return 0;
+}
+
+static int hostarray_len(lua_State *L) {
+  lua_pushinteger(L, hostarray_check(L, 1)->shape.size);
+  return 1;
+}
+
+static int hostarray_totable(lua_State *L) {
+  HostArray *h = hostarray_check(L, 1);
+  table_push(L, h->data, &h->shape, h->dtype);
+  return 1;
+}
+
+static int hostarray_free(lua_State *L) { return hostarray_gc(L); }
+
+/* gpu.host.empty(shape [, dtype]), gpu.host.zeros(shape [, dtype]) */
+static int host_empty(lua_State *L) {
+  GpuShape s;
+  shape_check(L, 1, &s);
+  hostarray_new(L, &s, dtype_check(L, 2, DT_FLOAT32));
+  return 1;
+}
+
+static int host_zeros(lua_State *L) {
+  GpuShape s;
+  shape_check(L, 1, &s);
+  HostArray *h = hostarray_new(L, &s, dtype_check(L, 2, DT_FLOAT32));
+  if (h->nbytes) memset(h->data, 0, h->nbytes);
+  return 1;
+}
+
+/* gpu.host.array(table [, dtype]) */
+static int host_array(lua_State *L) {
+  if (luaL_testudata(L, 1, GPU_ARRAY_T))
+    return luaL_argerror(L, 1, "expected host data, got a device array; copy it to the "
+                         "host with a:tohost()");
+  luaL_checktype(L, 1, LUA_TTABLE);
+  GpuDtype dt = dtype_check(L, 2, DT_FLOAT32);
+  GpuShape s;
+  table_shape(L, 1, &s);
+  HostArray *h = hostarray_new(L, &s, dt);
+  if (h->nbytes) table_read(L, 1, &s, dt, h->data);
+  return 1;
+}
+
+/* ---- (nested) tables <-> packed elements ---- */
+
+void table_shape(lua_State *L, int idx, GpuShape *s) {
+  idx = lua_absindex(L, idx);
+  memset(s, 0, sizeof *s);
+  int top = lua_gettop(L);
+  lua_pushvalue(L, idx);
+  while (lua_istable(L, -1)) {
+    if (s->ndim == GPU_MAXDIM)
+      luaL_error(L, "tables nested deeper than %d levels", GPU_MAXDIM);
+    s->dim[s->ndim++] = (int64_t)luaL_len(L, -1);
+    if (s->dim[s->ndim - 1] == 0) break;
+    lua_geti(L, -1, 1);
+  }
+  lua_settop(L, top);
+  s->size = 1;
+  for (int i = 0; i < s->ndim; i++) s->size *= s->dim[i];
+}
+
+/* Reads level `level` of the table on top of the stack; `path` names where we are. */
+static void read_level(lua_State *L, const GpuShape *s, int level, GpuDtype dt,
+                       char **dst, char *path, size_t pathlen) {
+  size_t es = gpu_dtypes[dt].size;
+  int64_t n = s->dim[level];
+  if ((int64_t)luaL_len(L, -1) != n)
+    luaL_error(L, "ragged table: %s has %I elements, expected %I",
+               pathlen ? path : "the table", (lua_Integer)luaL_len(L, -1), (lua_Integer)n);
+  for (int64_t i = 1; i <= n; i++) {
+    size_t len = pathlen;
+    if (pathlen < 200) len += (size_t)snprintf(path + pathlen, 256 - pathlen, "[%lld]", (long long)i);
+    lua_geti(L, -1, i);
+    if (level + 1 < s->ndim) {
+      if (!lua_istable(L, -1))
+        luaL_error(L, "ragged table: element %s is a %s, expected a table", path,
+                   luaL_typename(L, -1));
+      read_level(L, s, level + 1, dt, dst, path, len);
+    } else {
+      if (luaL_testudata(L, -1, GPU_ARRAY_T))
+        luaL_error(L, "element %s is a device array: copy it to the host with a:tohost()", path);
+      const char *err = dtype_store(L, -1, dt, *dst);
+      if (err) luaL_error(L, "element %s (%s) %s for %s", path, luaL_tolstring(L, -1, NULL),
+                          err, gpu_dtypes[dt].name);
+      *dst += es;
+    }
+    lua_pop(L, 1);
+    path[pathlen] = '\0';
+  }
+}
+
+void table_read(lua_State *L, int idx, const GpuShape *s, GpuDtype dt, void *dst) {
+  char path[256] = "";
+  char *p = dst;
+  lua_pushvalue(L, idx);
+  if (s->size > 0) read_level(L, s, 0, dt, &p, path, 0);
+  lua_pop(L, 1);
+}
+
+static void push_level(lua_State *L, const char **src, const GpuShape *s, int level, GpuDtype dt) {
+  int64_t n = s->dim[level];
+  lua_createtable(L, n < 1000000 ? (int)n : 0, 0);
+  for (int64_t i = 1; i <= n; i++) {
+    if (level + 1 < s->ndim) push_level(L, src, s, level + 1, dt);
+    else { dtype_push(L, dt, *src); *src += gpu_dtypes[dt].size; }
+    lua_rawseti(L, -2, i);
+  }
+}
+
+void table_push(lua_State *L, const void *src, const GpuShape *s, GpuDtype dt) {
+  const char *p = src;
+  luaL_checkstack(L, s->ndim + 4, "nested table");
+  push_level(L, &p, s, 0, dt);
+}
+
+static const luaL_Reg host_funcs[] = {
+  {"empty", host_empty},
+  {"zeros", host_zeros},
+  {"array", host_array},
+  {NULL, NULL}
+};
+
+static const luaL_Reg hostarray_methods[] = {
+  {"totable", hostarray_totable},
+  {"free", hostarray_free},
+  {NULL, NULL}
+};
+
+static const luaL_Reg hostarray_meta[] = {
+  {"__index", hostarray_index},
+  {"__newindex", hostarray_newindex},
+  {"__len", hostarray_len},
+  {"__gc", hostarray_gc},
+  {"__close", hostarray_gc},
+  {NULL, NULL}
+};
+
+/* Expects the gpu table on top; adds gpu.host. */
+void hostarray_open(lua_State *L) {
+  luaL_newlib(L, host_funcs);
+  lua_setfield(L, -2, "host");
+  luaL_newmetatable(L, GPU_HOSTARRAY_T);
+  luaL_setfuncs(L, hostarray_meta, 0);
+  luaL_newlib(L, hostarray_methods);
+  lua_setfield(L, -2, "methods");
+  lua_pop(L, 1);
+}

@@ -1,0 +1,496 @@
+/* kernel.c: programs, kernels and launches.
+ *  - A program ("gpu.program") is one source with its options, compiled by NVRTC at first
+ *    use for the current device and loaded as a module; lua/gpu.lua caches programs per
+ *    source and options, and each keeps a module per device.
+ *  - A kernel ("gpu.kernel") is one __global__ function of a program with the parameter
+ *    list lua/signature.lua read from its declaration; k[{grid, block}] makes a launcher
+ *    ("gpu.launcher") and calling that marshals the arguments into a buffer the kernel
+ *    owns (no allocation per launch) and calls cuLaunchKernel. */
+#include <stdlib.h>
+#include <string.h>
+#include "gpu.h"
+
+#define MAX_DEVICES 16
+#define MAX_OPTIONS 64
+#define DEFAULT_ARCH "sm_90"    /* what k:compile() targets when there is no GPU */
+#define ARRAY_ARG_SIZE 56       /* sizeof(gpu::array<T>) in kernels/gpuhost.cuh */
+
+typedef struct GpuProgram {
+  int nnames;
+  int debug;                      /* compiled with GPUHOST_DEBUG: bounds errors reported */
+  CUmodule module[MAX_DEVICES];
+  CUfunction *functions[MAX_DEVICES];
+  CUdeviceptr oob[MAX_DEVICES];   /* the kernel header's __gpuhost_oob record */
+} GpuProgram;
+
+enum { PARAM_SCALAR, PARAM_POINTER, PARAM_ARRAY };
+typedef struct KParam {
+  int kind;
+  int dtype;                      /* -1: any (void *) */
+  char name[40];
+  char ctype[40];
+} KParam;
+
+typedef struct GpuKernel {
+  int index;                      /* which of the program's names */
+  int nparams;
+  int device;                     /* device of the cached function, -1 when none */
+  CUfunction function;
+  KParam *params;
+  void **argv;                    /* argv[i] points into argbuf */
+  char *argbuf;
+} GpuKernel;
+
+typedef struct GpuLauncher {
+  unsigned grid[3], block[3], shared;
+  int has_stream;
+} GpuLauncher;
+
+#define toprogram(L, i) ((GpuProgram *)luaL_checkudata(L, i, "gpu.program"))
+#define tokernel(L, i) ((GpuKernel *)luaL_checkudata(L, i, GPU_KERNEL_T))
+#define tolauncher(L, i) ((GpuLauncher *)luaL_checkudata(L, i, GPU_LAUNCHER_T))
+
+/* gpu._program(spec): spec = {source=, names={...}, options={...}, debug=, prefix=} */
+static int gpu_program(lua_State *L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  GpuProgram *p = lua_newuserdatauv(L, sizeof *p, 1);
+  memset(p, 0, sizeof *p);
+  luaL_setmetatable(L, "gpu.program");
+  lua_getfield(L, 1, "names");
+  p->nnames = (int)luaL_len(L, -1);
+  lua_pop(L, 1);
+  lua_getfield(L, 1, "debug");
+  p->debug = lua_toboolean(L, -1);
+  lua_pop(L, 1);
+  lua_pushvalue(L, 1);
+  lua_setiuservalue(L, -2, 1);
+  return 1;
+}
+
+static int program_gc(lua_State *L) {
+  GpuProgram *p = toprogram(L, 1);
+  for (int d = 0; d < MAX_DEVICES; d++) {
+    if (p->module[d]) cuda_module_unload(p->module[d]);
+    free(p->functions[d]);
+    p->module[d] = NULL;
+    p->functions[d] = NULL;
+  }
+  return 0;
+}
+
+static const char *spec_string(lua_State *L, int spec, const char *field) {
+  lua_getfield(L, spec, field);
+  const char *s = lua_tostring(L, -1);   /* kept alive by the spec table */
+  lua_pop(L, 1);
+  return s;
+}
+
+/* Compiles program p (at idx) for arch; leaves the cubin as a string on the stack and
+ * returns the lowered names in *lowered (malloc'd, one per name). Raises on failure. */
+static void program_build(lua_State *L, int idx, const char *arch, char ***lowered) {
+  GpuProgram *p = toprogram(L, idx);
+  lua_getiuservalue(L, idx, 1);
+  int spec = lua_gettop(L);
+  const char *source = spec_string(L, spec, "source");
+  const char *prefix = spec_string(L, spec, "prefix");
+  const EmbeddedFile *hdr = embedded_find("kernels/gpuhost.cuh");
+  const char *header_src[1] = {hdr->data}, *header_name[1] = {"gpuhost.cuh"};
+
+  const char *opts[MAX_OPTIONS + 8];
+  int nopts = 0;
+  lua_pushfstring(L, "--gpu-architecture=%s", arch);
+  opts[nopts++] = lua_tostring(L, -1);
+  const char *inc = cuda_include_dir();
+  if (inc) {   /* the toolkit's headers, and CUDA 13's libcu++ (cuda/std/...) under cccl/ */
+    lua_pushfstring(L, "-I%s", inc);
+    opts[nopts++] = lua_tostring(L, -1);
+    lua_pushfstring(L, "-I%s/cccl", inc);
+    opts[nopts++] = lua_tostring(L, -1);
+  }
+  opts[nopts++] = "--pre-include=gpuhost.cuh";
+  opts[nopts++] = "-std=c++17";
+  if (p->debug) { opts[nopts++] = "-DGPUHOST_DEBUG"; opts[nopts++] = "-lineinfo"; }
+  lua_getfield(L, spec, "options");
+  int o = lua_gettop(L);
+  for (lua_Integer i = 1; i <= luaL_len(L, o) && nopts < MAX_OPTIONS + 8; i++) {
+    lua_geti(L, o, i);
+    opts[nopts++] = lua_tostring(L, -1);
+    lua_pop(L, 1);   /* the string stays alive in the options table */
+  }
+  const char *names[256];
+  lua_getfield(L, spec, "names");
+  int nt = lua_gettop(L);
+  int nn = p->nnames < 256 ? p->nnames : 256;
+  for (int i = 0; i < nn; i++) {
+    lua_geti(L, nt, i + 1);
+    names[i] = lua_tostring(L, -1);
+    lua_pop(L, 1);
+  }
+  lua_pushfstring(L, "%s%s", prefix ? prefix : "", source);
+  NvrtcJob job = {
+    .source = lua_tostring(L, -1), .progname = nn > 0 ? names[0] : "kernel",
+    .nheaders = 1, .headers = header_src, .header_names = header_name,
+    .nopts = nopts, .opts = opts, .nnames = nn, .names = names,
+  };
+  GpuResult r = nvrtc_compile(&job);
+  if (r.code) {
+    /* copy what we need onto the Lua stack, free, then raise (gpu_raise does not return) */
+    lua_pushstring(L, job.log ? job.log : "");
+    nvrtc_job_free(&job);
+    gpu_raise(L, r, lua_tostring(L, -1));
+  }
+  lua_pushlstring(L, job.cubin, job.cubin_size);
+  *lowered = job.lowered;
+  job.lowered = NULL;
+  nvrtc_job_free(&job);
+  lua_replace(L, spec);
+  lua_settop(L, spec);
+}
+
+static void free_names(char **names, int n) {
+  for (int i = 0; i < n; i++) free(names[i]);
+  free(names);
+}
+
+/* The function `index` of program p (at idx) on the current device, compiling and loading
+ * the program there first if needed. */
+static CUfunction program_function(lua_State *L, int idx, int index) {
+  GpuProgram *p = toprogram(L, idx);
+  GPU_CHECK(L, cuda_ensure_context());
+  int dev = cuda_current_device();
+  if (dev >= MAX_DEVICES) luaL_error(L, "device %d: gpuhost handles %d devices", dev, MAX_DEVICES);
+  if (p->functions[dev] == NULL) {
+    GpuDeviceInfo info;
+    GPU_CHECK(L, cuda_device_info(dev, &info));
+    char arch[16];
+    snprintf(arch, sizeof arch, "sm_%d%d", info.major, info.minor);
+    char **lowered;
+    program_build(L, idx, arch, &lowered);
+    CUmodule m;
+    GpuResult r = cuda_module_load(&m, lua_tostring(L, -1));
+    lua_pop(L, 1);
+    if (r.code) { free_names(lowered, p->nnames); gpu_raise(L, r, NULL); }
+    CUfunction *fns = calloc((size_t)p->nnames, sizeof *fns);
+    for (int i = 0; i < p->nnames && r.code == 0; i++)
+      r = cuda_module_function(&fns[i], m, lowered[i]);
+    if (r.code == 0 && p->debug) {
+      size_t n;
+      r = cuda_module_global(&p->oob[dev], &n, m, "__gpuhost_oob");
+    }
+    free_names(lowered, p->nnames);
+    if (r.code) { free(fns); cuda_module_unload(m); gpu_raise(L, r, NULL); }
+    p->module[dev] = m;
+    p->functions[dev] = fns;
+  }
+  return p->functions[dev][index];
+}
+
+/* p:compile(): compiles for the current device, or for DEFAULT_ARCH without a GPU, so
+ * compile errors show anywhere. Returns the architecture it compiled for. */
+static int program_compile(lua_State *L) {
+  toprogram(L, 1);
+  int n;
+  if (cuda_device_count(&n).code == 0 && n > 0) {
+    program_function(L, 1, 0);
+    GpuDeviceInfo info;
+    GPU_CHECK(L, cuda_device_info(cuda_current_device(), &info));
+    lua_pushfstring(L, "sm_%d%d", info.major, info.minor);
+    return 1;
+  }
+  char **lowered;
+  program_build(L, 1, DEFAULT_ARCH, &lowered);
+  free_names(lowered, toprogram(L, 1)->nnames);
+  lua_pushstring(L, DEFAULT_ARCH);
+  return 1;
+}
+
+/* ---- kernels ---- */
+
+/* gpu._kernel(program, index, params, name): params = {{kind=, dtype=, name=, ctype=}, ...} */
+static int gpu_kernel(lua_State *L) {
+  GpuProgram *p = toprogram(L, 1);
+  int index = (int)luaL_checkinteger(L, 2);
+  luaL_checktype(L, 3, LUA_TTABLE);
+  luaL_checkstring(L, 4);
+  if (index < 1 || index > p->nnames) return luaL_argerror(L, 2, "no such kernel");
+  int n = (int)luaL_len(L, 3);
+  size_t size = sizeof(GpuKernel) + (size_t)n * (sizeof(KParam) + sizeof(void *) + ARRAY_ARG_SIZE);
+  GpuKernel *k = lua_newuserdatauv(L, size, 2);
+  memset(k, 0, size);
+  luaL_setmetatable(L, GPU_KERNEL_T);
+  k->index = index - 1;
+  k->nparams = n;
+  k->device = -1;
+  k->params = (KParam *)(k + 1);
+  k->argv = (void **)(k->params + n);
+  k->argbuf = (char *)(k->argv + n);
+  for (int i = 0; i < n; i++) {
+    KParam *q = &k->params[i];
+    lua_geti(L, 3, i + 1);
+    lua_getfield(L, -1, "kind");
+    const char *kind = luaL_checkstring(L, -1);
+    q->kind = strcmp(kind, "array") == 0 ? PARAM_ARRAY
+            : strcmp(kind, "pointer") == 0 ? PARAM_POINTER : PARAM_SCALAR;
+    lua_getfield(L, -2, "dtype");
+    q->dtype = lua_isnil(L, -1) ? -1 : dtype_from_name(lua_tostring(L, -1));
+    lua_getfield(L, -3, "name");
+    snprintf(q->name, sizeof q->name, "%s", luaL_optstring(L, -1, "?"));
+    lua_getfield(L, -4, "ctype");
+    snprintf(q->ctype, sizeof q->ctype, "%s", luaL_optstring(L, -1, "?"));
+    lua_pop(L, 5);
+    if (q->kind == PARAM_SCALAR && q->dtype < 0)
+      return luaL_error(L, "kernel parameter %d (%s) has a type gpuhost cannot pass", i + 1, q->name);
+    k->argv[i] = k->argbuf + (size_t)i * ARRAY_ARG_SIZE;
+  }
+  lua_pushvalue(L, 1);
+  lua_setiuservalue(L, -2, 1);
+  lua_pushvalue(L, 4);
+  lua_setiuservalue(L, -2, 2);
+  return 1;
+}
+
+static const char *kernel_name(lua_State *L, int idx) {
+  lua_getiuservalue(L, idx, 2);
+  const char *s = lua_tostring(L, -1);
+  lua_pop(L, 1);   /* the kernel keeps the string alive */
+  return s;
+}
+
+/* The compiled function of kernel k (at idx) for the current device; checks once per
+ * device that the parameter list we read matches what the compiler produced. */
+static CUfunction kernel_function(lua_State *L, int idx, GpuKernel *k) {
+  if (k->device >= 0 && k->device == cuda_current_device()) return k->function;
+  lua_getiuservalue(L, idx, 1);
+  CUfunction f = program_function(L, lua_gettop(L), k->index);
+  lua_pop(L, 1);
+  for (int i = 0; i <= k->nparams; i++) {
+    long size;
+    int known;
+    GPU_CHECK(L, cuda_param_size(f, i, &size, &known));
+    if (!known) break;
+    if (i == k->nparams) {
+      if (size >= 0)
+        luaL_error(L, "kernel '%s': its declaration reads as %d parameters but the compiled "
+                   "kernel has more", kernel_name(L, idx), k->nparams);
+      break;
+    }
+    KParam *q = &k->params[i];
+    long want = q->kind == PARAM_ARRAY ? ARRAY_ARG_SIZE
+              : q->kind == PARAM_POINTER ? (long)sizeof(void *) : (long)gpu_dtypes[q->dtype].size;
+    if (size != want)
+      luaL_error(L, "kernel '%s': parameter %d (%s %s) is %d bytes in the compiled kernel, "
+                 "not %d as its declaration reads", kernel_name(L, idx), i + 1, q->ctype,
+                 q->name, (int)size, (int)want);
+  }
+  k->function = f;
+  k->device = cuda_current_device();
+  return f;
+}
+
+/* Why value at idx cannot be an array argument, as advice. */
+static int bad_array_arg(lua_State *L, int idx, const char *kname, int i, const KParam *q) {
+  const char *why;
+  if (hostarray_test(L, idx)) why = "is a host array: copy it to the device first with gpu.array(h)";
+  else if (lua_istable(L, idx)) why = "is a Lua table: copy it to the device first with gpu.array(t)";
+  else why = lua_pushfstring(L, "must be a device array, got %s", luaL_typename(L, idx));
+  return luaL_error(L, "kernel '%s' argument %d (%s) %s", kname, i, q->name, why);
+}
+
+/* Writes the arguments at first.. into k's buffer. */
+static void marshal(lua_State *L, int kidx, GpuKernel *k, int first, int nargs) {
+  if (nargs != k->nparams)
+    luaL_error(L, "kernel '%s' takes %d argument%s, got %d", kernel_name(L, kidx), k->nparams,
+               k->nparams == 1 ? "" : "s", nargs);
+  for (int i = 0; i < k->nparams; i++) {
+    KParam *q = &k->params[i];
+    int idx = first + i;
+    char *dst = k->argbuf + (size_t)i * ARRAY_ARG_SIZE;
+    if (q->kind == PARAM_SCALAR) {
+      const char *err = dtype_store(L, idx, q->dtype, dst);
+      if (err) luaL_error(L, "kernel '%s' argument %d (%s %s): %s %s", kernel_name(L, kidx),
+                          i + 1, q->ctype, q->name, luaL_tolstring(L, idx, NULL), err);
+      continue;
+    }
+    GpuArray *a = luaL_testudata(L, idx, GPU_ARRAY_T);
+    if (a == NULL) bad_array_arg(L, idx, kernel_name(L, kidx), i + 1, q);
+    if (!a->alive) luaL_error(L, "attempt to use a freed array (kernel '%s' argument %d)",
+                              kernel_name(L, kidx), i + 1);
+    if (q->dtype >= 0 && (int)a->dtype != q->dtype)
+      luaL_error(L, "kernel '%s' argument %d (%s %s) is a %s array; the kernel takes %s",
+                 kernel_name(L, kidx), i + 1, q->ctype, q->name, gpu_dtypes[a->dtype].name,
+                 gpu_dtypes[q->dtype].name);
+    if (a->device != cuda_current_device())
+      luaL_error(L, "kernel '%s' argument %d (%s) lives on device %d, not the current device %d",
+                 kernel_name(L, kidx), i + 1, q->name, a->device, cuda_current_device());
+    uint64_t ptr = a->ptr;
+    memcpy(dst, &ptr, sizeof ptr);
+    if (q->kind == PARAM_ARRAY) {
+      int64_t hdr[6] = {a->shape.size, a->shape.dim[0], a->shape.dim[1], a->shape.dim[2],
+                        a->shape.dim[3], a->shape.ndim};
+      memcpy(dst + 8, hdr, sizeof hdr);
+    }
+  }
+}
+
+/* One of grid or block: a number or a table of 1 to 3 numbers. */
+static void read_dims(lua_State *L, int idx, const char *what, unsigned out[3]) {
+  out[0] = out[1] = out[2] = 1;
+  int n = 1, t = lua_type(L, idx);
+  if (t == LUA_TTABLE) {
+    n = (int)luaL_len(L, idx);
+    if (n < 1 || n > 3) luaL_error(L, "launch %s must have 1 to 3 dimensions, got %d", what, n);
+  } else if (t != LUA_TNUMBER) {
+    luaL_error(L, "launch %s must be a number or a table of numbers, got %s", what,
+               luaL_typename(L, idx));
+  }
+  for (int i = 0; i < n; i++) {
+    if (t == LUA_TTABLE) lua_geti(L, idx, i + 1);
+    else lua_pushvalue(L, idx);
+    int isint;
+    lua_Integer v = lua_tointegerx(L, -1, &isint);
+    if (!isint || v < 0 || v > 0xffffffffLL)
+      luaL_error(L, "launch %s must be made of non-negative integers, got %s", what,
+                 luaL_tolstring(L, -1, NULL));
+    out[i] = (unsigned)v;
+    lua_pop(L, 1);
+  }
+}
+
+/* k[config]: a launcher; config = {grid, block, shared = bytes, stream = s} */
+static int kernel_index(lua_State *L) {
+  GpuKernel *k = tokernel(L, 1);
+  (void)k;
+  if (lua_type(L, 2) == LUA_TSTRING) {
+    const char *key = lua_tostring(L, 2);
+    if (strcmp(key, "name") == 0) { lua_getiuservalue(L, 1, 2); return 1; }
+    lua_getmetatable(L, 1);
+    lua_getfield(L, -1, "methods");
+    lua_getfield(L, -1, key);
+    if (lua_isnil(L, -1)) return luaL_error(L, "gpu.kernel has no field or method '%s'", key);
+    return 1;
+  }
+  if (!lua_istable(L, 2))
+    return luaL_error(L, "launch configuration must be {grid, block}, got %s", luaL_typename(L, 2));
+  GpuLauncher *g = lua_newuserdatauv(L, sizeof *g, 2);
+  memset(g, 0, sizeof *g);
+  luaL_setmetatable(L, GPU_LAUNCHER_T);
+  int lidx = lua_gettop(L);
+  lua_geti(L, 2, 1);
+  lua_geti(L, 2, 2);
+  if (lua_isnil(L, -2) || lua_isnil(L, -1))
+    return luaL_error(L, "launch configuration must be {grid, block}");
+  read_dims(L, -2, "grid", g->grid);
+  read_dims(L, -1, "block", g->block);
+  lua_pop(L, 2);
+  if (lua_getfield(L, 2, "shared") != LUA_TNIL)
+    g->shared = (unsigned)size_check(L, -1, "shared memory size");
+  lua_pop(L, 1);
+  if (lua_getfield(L, 2, "stream") != LUA_TNIL) {
+    stream_check(L, -1);
+    g->has_stream = 1;
+    lua_setiuservalue(L, lidx, 2);
+  } else {
+    lua_pop(L, 1);
+  }
+  lua_pushvalue(L, 1);
+  lua_setiuservalue(L, lidx, 1);
+  return 1;
+}
+
+/* The launch after a debug kernel: waits, and raises the first out-of-range access. */
+static void check_bounds(lua_State *L, int kidx) {
+  lua_getiuservalue(L, kidx, 1);
+  GpuProgram *p = toprogram(L, -1);
+  lua_pop(L, 1);
+  if (!p->debug) return;
+  int dev = cuda_current_device();
+  uint64_t rec[4];
+  GPU_CHECK(L, cuda_dtoh(rec, p->oob[dev], sizeof rec));
+  if (rec[0] == 0) return;
+  GPU_CHECK(L, cuda_memset0(p->oob[dev], sizeof rec));
+  luaL_error(L, "kernel '%s': index %I out of range for an array of %I elements "
+             "(block %I, thread %I)", kernel_name(L, kidx), (lua_Integer)rec[1],
+             (lua_Integer)rec[2], (lua_Integer)(rec[3] >> 32), (lua_Integer)(rec[3] & 0xffffffffu));
+}
+
+static void kernel_launch(lua_State *L, int kidx, GpuKernel *k, const GpuLauncher *g,
+                          CUstream stream, int first, int nargs) {
+  CUfunction f = kernel_function(L, kidx, k);
+  marshal(L, kidx, k, first, nargs);
+  GpuResult r = cuda_launch(f, g->grid, g->block, g->shared, stream, k->argv);
+  if (r.code) gpu_raise(L, r, kernel_name(L, kidx));
+  check_bounds(L, kidx);
+}
+
+/* launcher(args...): the launch itself. The launcher stays in slot 1, keeping its kernel
+ * and stream alive; the kernel goes on top. */
+static int launcher_call(lua_State *L) {
+  GpuLauncher *g = tolauncher(L, 1);
+  int nargs = lua_gettop(L) - 1;
+  CUstream stream = NULL;
+  if (g->has_stream) {
+    lua_getiuservalue(L, 1, 2);
+    stream = stream_check(L, -1);
+    lua_pop(L, 1);
+  }
+  lua_getiuservalue(L, 1, 1);
+  int kidx = lua_gettop(L);
+  kernel_launch(L, kidx, tokernel(L, kidx), g, stream, 2, nargs);
+  return 0;
+}
+
+static int kernel_call(lua_State *L) {
+  return luaL_error(L, "kernel '%s' needs a launch configuration: k[{grid, block}](...)",
+                    kernel_name(L, 1));
+}
+
+/* k:compile(): compiles now (see program_compile); returns the architecture */
+static int kernel_compile(lua_State *L) {
+  tokernel(L, 1);
+  lua_getiuservalue(L, 1, 1);
+  lua_replace(L, 1);
+  return program_compile(L);
+}
+
+static int kernel_tostring(lua_State *L) {
+  lua_pushfstring(L, "gpu.kernel(%s)", kernel_name(L, 1));
+  return 1;
+}
+
+static const luaL_Reg kernel_funcs[] = {
+  {"_program", gpu_program},
+  {"_kernel", gpu_kernel},
+  {NULL, NULL}
+};
+
+static const luaL_Reg kernel_methods[] = {
+  {"compile", kernel_compile},
+  {NULL, NULL}
+};
+
+/* Expects the gpu table on top. */
+void kernel_open(lua_State *L) {
+  luaL_setfuncs(L, kernel_funcs, 0);
+  luaL_newmetatable(L, "gpu.program");
+  lua_pushcfunction(L, program_gc);
+  lua_setfield(L, -2, "__gc");
+  lua_pushcfunction(L, program_compile);
+  lua_setfield(L, -2, "compile");
+  lua_pushvalue(L, -1);
+  lua_setfield(L, -2, "__index");
+  lua_pop(L, 1);
+  luaL_newmetatable(L, GPU_KERNEL_T);
+  lua_pushcfunction(L, kernel_index);
+  lua_setfield(L, -2, "__index");
+  lua_pushcfunction(L, kernel_call);
+  lua_setfield(L, -2, "__call");
+  lua_pushcfunction(L, kernel_tostring);
+  lua_setfield(L, -2, "__tostring");
+  luaL_newlib(L, kernel_methods);
+  lua_setfield(L, -2, "methods");
+  lua_pop(L, 1);
+  luaL_newmetatable(L, GPU_LAUNCHER_T);
+  lua_pushcfunction(L, launcher_call);
+  lua_setfield(L, -2, "__call");
+  lua_pop(L, 1);
+}

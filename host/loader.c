@@ -1,0 +1,129 @@
+/* loader.c: loading Lua code the way gpuhost reads it. A chunk is first loaded as plain
+ * Lua; only if that is a syntax error is the launch spelling rewritten (rewrite.c) and the
+ * chunk loaded again, so valid Lua is never touched. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "lauxlib.h"
+#include "rewrite.h"
+
+int gpuhost_loadbuffer(lua_State *L, const char *buf, size_t len, const char *chunkname,
+                       const char *mode) {
+  int status = luaL_loadbufferx(L, buf, len, chunkname, mode);
+  if (status != LUA_ERRSYNTAX || (len > 0 && buf[0] == LUA_SIGNATURE[0])) return status;
+  size_t n;
+  char *rewritten = launch_rewrite(buf, len, &n);
+  if (rewritten == NULL) return status;
+  lua_pop(L, 1);
+  status = luaL_loadbufferx(L, rewritten, n, chunkname, mode);
+  free(rewritten);
+  return status;
+}
+
+int gpuhost_loadfile(lua_State *L, const char *filename, const char *mode) {
+  FILE *f = filename ? fopen(filename, "rb") : stdin;
+  if (f == NULL) {
+    lua_pushfstring(L, "cannot open %s: %s", filename, strerror(errno));
+    return LUA_ERRFILE;
+  }
+  luaL_Buffer b;
+  luaL_buffinit(L, &b);
+  char chunk[8192];
+  size_t r;
+  while ((r = fread(chunk, 1, sizeof chunk, f)) > 0) luaL_addlstring(&b, chunk, r);
+  int err = ferror(f);
+  if (filename) fclose(f);
+  luaL_pushresult(&b);
+  if (err) {
+    lua_pop(L, 1);
+    lua_pushfstring(L, "cannot read %s", filename ? filename : "stdin");
+    return LUA_ERRFILE;
+  }
+  size_t len;
+  const char *text = lua_tolstring(L, -1, &len);
+  /* a first line starting with '#' (#!/usr/bin/env gpuhost) is not Lua; keep its newline */
+  size_t skip = 0;
+  if (len > 0 && text[0] == '#') {
+    while (skip < len && text[skip] != '\n') skip++;
+  }
+  if (filename) lua_pushfstring(L, "@%s", filename);
+  else lua_pushliteral(L, "=stdin");
+  int status = gpuhost_loadbuffer(L, text + skip, len - skip, lua_tostring(L, -1), mode);
+  lua_remove(L, -2);   /* chunk name */
+  lua_remove(L, -2);   /* text */
+  return status;
+}
+
+/* loadfile([filename [, mode [, env]]]) */
+static int l_loadfile(lua_State *L) {
+  const char *fname = luaL_optstring(L, 1, NULL);
+  const char *mode = luaL_optstring(L, 2, NULL);
+  int env = !lua_isnone(L, 3) ? 3 : 0;
+  if (gpuhost_loadfile(L, fname, mode) != LUA_OK) {
+    luaL_pushfail(L);
+    lua_insert(L, -2);
+    return 2;
+  }
+  if (env) {
+    lua_pushvalue(L, env);
+    if (!lua_setupvalue(L, -2, 1)) lua_pop(L, 1);
+  }
+  return 1;
+}
+
+static int dofile_cont(lua_State *L, int d1, lua_KContext d2) {
+  (void)d1; (void)d2;
+  return lua_gettop(L) - 1;
+}
+
+/* dofile([filename]) */
+static int l_dofile(lua_State *L) {
+  const char *fname = luaL_optstring(L, 1, NULL);
+  lua_settop(L, 1);
+  if (gpuhost_loadfile(L, fname, NULL) != LUA_OK) return lua_error(L);
+  lua_callk(L, 0, LUA_MULTRET, 0, dofile_cont);
+  return dofile_cont(L, 0, 0);
+}
+
+/* require's searcher for Lua files, as package.searchers[2] but with our loader */
+static int l_searcher(lua_State *L) {
+  const char *name = luaL_checkstring(L, 1);
+  lua_getglobal(L, "package");
+  lua_getfield(L, -1, "searchpath");
+  lua_pushstring(L, name);
+  lua_getfield(L, -3, "path");
+  lua_call(L, 2, 2);
+  if (lua_isnil(L, -2)) return 1;   /* the message of what was tried */
+  const char *filename = lua_tostring(L, -2);
+  if (gpuhost_loadfile(L, filename, NULL) != LUA_OK)
+    return luaL_error(L, "error loading module '%s' from file '%s':\n\t%s", name, filename,
+                      lua_tostring(L, -1));
+  lua_pushstring(L, filename);
+  return 2;
+}
+
+void loader_open(lua_State *L) {
+  lua_pushcfunction(L, l_loadfile);
+  lua_setglobal(L, "loadfile");
+  lua_pushcfunction(L, l_dofile);
+  lua_setglobal(L, "dofile");
+  lua_getglobal(L, "package");
+  lua_getfield(L, -1, "searchers");
+  lua_pushcfunction(L, l_searcher);
+  lua_rawseti(L, -2, 2);
+  lua_pop(L, 2);
+}
+
+int gpu_rewrite(lua_State *L) {
+  size_t len, n;
+  const char *s = luaL_checklstring(L, 1, &len);
+  char *r = launch_rewrite(s, len, &n);
+  if (r == NULL) {
+    lua_settop(L, 1);
+    return 1;
+  }
+  lua_pushlstring(L, r, n);
+  free(r);
+  return 1;
+}

@@ -1,0 +1,408 @@
+/* main.c: the gpuhost program: Lua 5.4 with the gpu module preloaded as a global, run as
+ * `lua5.4` is (script and arg, -e, -l, -i, -v, -, LUA_INIT) and, on a terminal, an
+ * interactive prompt with line editing (libedit, opened at run time), history,
+ * multi-line statements and printed results. main only sets up a protected pmain. */
+#include <dlfcn.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "lua.h"
+#include "lauxlib.h"
+#include "lualib.h"
+#include "gpu.h"
+#include "rewrite.h"
+
+#define PROGNAME "gpuhost"
+#define VERSION "0.1"
+#define HISTORY_FILE ".gpuhost_history"
+
+static const char *progname = PROGNAME;
+static lua_State *running;   /* the state a Ctrl-C interrupts */
+
+/* ---- errors and protected calls ---- */
+
+static void print_message(const char *msg) {
+  fprintf(stderr, "%s: %s\n", progname, msg);
+  fflush(stderr);
+}
+
+static int report(lua_State *L, int status) {
+  if (status != LUA_OK) {
+    const char *msg = lua_tostring(L, -1);
+    print_message(msg ? msg : "(error object is not a string)");
+    lua_pop(L, 1);
+  }
+  return status;
+}
+
+/* Message handler: honours __tostring on error objects and adds a traceback. */
+static int msghandler(lua_State *L) {
+  const char *msg = lua_tostring(L, 1);
+  if (msg == NULL) {
+    if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING) msg = lua_tostring(L, -1);
+    else msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+  }
+  luaL_traceback(L, L, msg, 1);
+  return 1;
+}
+
+static void interrupt_hook(lua_State *L, lua_Debug *ar) {
+  (void)ar;
+  lua_sethook(L, NULL, 0, 0);
+  luaL_error(L, "interrupted!");
+}
+
+/* Ctrl-C while a chunk runs: stop it at its next instruction, not the program. */
+static void on_sigint(int sig) {
+  signal(sig, SIG_DFL);   /* a second Ctrl-C ends the program */
+  lua_sethook(running, interrupt_hook, LUA_MASKCALL | LUA_MASKRET | LUA_MASKLINE | LUA_MASKCOUNT, 1);
+}
+
+static int docall(lua_State *L, int narg, int nres) {
+  int base = lua_gettop(L) - narg;
+  lua_pushcfunction(L, msghandler);
+  lua_insert(L, base);
+  running = L;
+  signal(SIGINT, on_sigint);
+  int status = lua_pcall(L, narg, nres, base);
+  signal(SIGINT, SIG_DFL);
+  lua_remove(L, base);
+  return status;
+}
+
+static int dochunk(lua_State *L, int status) {
+  if (status == LUA_OK) status = docall(L, 0, 0);
+  return report(L, status);
+}
+
+static int dostring(lua_State *L, const char *s, const char *name) {
+  return dochunk(L, gpuhost_loadbuffer(L, s, strlen(s), name, NULL));
+}
+
+/* -l mod or -l g=mod: require mod and set global g (default mod) */
+static int dolibrary(lua_State *L, char *spec) {
+  char *eq = strchr(spec, '=');
+  const char *name = spec, *mod = spec;
+  if (eq) { *eq = '\0'; mod = eq + 1; }
+  lua_getglobal(L, "require");
+  lua_pushstring(L, mod);
+  int status = docall(L, 1, 1);
+  if (status == LUA_OK) lua_setglobal(L, name);
+  return report(L, status);
+}
+
+/* ---- command line ---- */
+
+static void print_usage(const char *badoption) {
+  if (badoption[1] == 'e' || badoption[1] == 'l')
+    fprintf(stderr, "%s: '%s' needs argument\n", progname, badoption);
+  else
+    fprintf(stderr, "%s: unrecognized option '%s'\n", progname, badoption);
+  fprintf(stderr,
+          "usage: %s [options] [script [args]]\n"
+          "Available options are:\n"
+          "  -e stat   execute string 'stat'\n"
+          "  -i        enter interactive mode after executing 'script'\n"
+          "  -l mod    require library 'mod' into global 'mod'\n"
+          "  -l g=mod  require library 'mod' into global 'g'\n"
+          "  -v        show version information\n"
+          "  -E        ignore environment variables\n"
+          "  -W        turn warnings on\n"
+          "  --        stop handling options\n"
+          "  -         stop handling options and execute stdin\n",
+          progname);
+}
+
+static void print_version(void) {
+  printf("%s %s (%s) -- Lua scripting for CUDA GPUs; the gpu module is loaded as 'gpu'\n",
+         PROGNAME, VERSION, LUA_RELEASE);
+  fflush(stdout);
+}
+
+enum { HAS_ERROR = 1, HAS_I = 2, HAS_V = 4, HAS_E = 8, HAS_BIGE = 16 };
+
+/* Scans options; returns the flags and sets *script to the index of the script (or 0). */
+static int collect_args(char **argv, int *script) {
+  int flags = 0, i;
+  for (i = 1; argv[i] != NULL; i++) {
+    *script = i;
+    if (argv[i][0] != '-') return flags;
+    switch (argv[i][1]) {
+      case '-':
+        if (argv[i][2] != '\0') return HAS_ERROR;
+        *script = argv[i + 1] != NULL ? i + 1 : 0;
+        return flags;
+      case '\0': return flags;   /* '-' is the script: stdin */
+      case 'E': if (argv[i][2]) return HAS_ERROR; flags |= HAS_BIGE; break;
+      case 'W': if (argv[i][2]) return HAS_ERROR; break;
+      case 'i': if (argv[i][2]) return HAS_ERROR; flags |= HAS_I | HAS_V; break;
+      case 'v': if (argv[i][2]) return HAS_ERROR; flags |= HAS_V; break;
+      case 'e':
+        flags |= HAS_E;
+        /* fallthrough */
+      case 'l':
+        if (argv[i][2] == '\0') {
+          i++;
+          if (argv[i] == NULL || argv[i][0] == '-') { *script = i - 1; return HAS_ERROR; }
+        }
+        break;
+      default: *script = i; return HAS_ERROR;
+    }
+  }
+  *script = 0;
+  return flags;
+}
+
+/* Runs -e, -l and -W in order. */
+static int run_args(lua_State *L, char **argv, int n) {
+  for (int i = 1; i < n; i++) {
+    char opt = argv[i][1];
+    if (opt == 'W') { lua_warning(L, "@on", 0); continue; }
+    if (opt != 'e' && opt != 'l') continue;
+    char *extra = argv[i] + 2;
+    if (*extra == '\0') extra = argv[++i];
+    if ((opt == 'e' ? dostring(L, extra, "=(command line)") : dolibrary(L, extra)) != LUA_OK)
+      return 0;
+  }
+  return 1;
+}
+
+static void create_arg_table(lua_State *L, char **argv, int argc, int script) {
+  if (script == 0) script = argc;   /* no script: everything is negative */
+  lua_createtable(L, argc - script, script + 1);
+  for (int i = 0; i < argc; i++) {
+    lua_pushstring(L, argv[i]);
+    lua_rawseti(L, -2, i - script);
+  }
+  lua_setglobal(L, "arg");
+}
+
+static int run_script(lua_State *L, char **argv, int script) {
+  const char *fname = argv[script];
+  if (strcmp(fname, "-") == 0 && strcmp(argv[script - 1], "--") != 0) fname = NULL;
+  int status = gpuhost_loadfile(L, fname, NULL);
+  if (status == LUA_OK) {
+    int n = 0;
+    lua_getglobal(L, "arg");
+    luaL_checkstack(L, 64, "too many arguments to script");
+    for (int i = 1; ; i++) {
+      if (lua_rawgeti(L, -1 - n, i) == LUA_TNIL) { lua_pop(L, 1); break; }
+      n++;
+    }
+    lua_remove(L, -1 - n);
+    status = docall(L, n, LUA_MULTRET);
+  }
+  return report(L, status);
+}
+
+static int handle_luainit(lua_State *L) {
+  const char *name = "=LUA_INIT_5_4";
+  const char *init = getenv(name + 1);
+  if (init == NULL) { name = "=LUA_INIT"; init = getenv(name + 1); }
+  if (init == NULL) return LUA_OK;
+  if (init[0] == '@') return dochunk(L, gpuhost_loadfile(L, init + 1, NULL));
+  return dostring(L, init, name);
+}
+
+/* ---- the interactive prompt ---- */
+
+/* libedit, if it is there; plain stdin otherwise */
+static struct {
+  char *(*readline)(const char *);
+  void (*add_history)(const char *);
+  int (*read_history)(const char *);
+  int (*write_history)(const char *);
+  char history[1024];
+} edit;
+
+static void edit_open(void) {
+  if (!isatty(0)) return;   /* piped input is read as it is */
+  const char *names[] = {"libedit.so.2", "libedit.so.0", "libedit.so", NULL};
+  void *lib = NULL;
+  for (int i = 0; names[i] && lib == NULL; i++) lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+  if (lib == NULL) return;
+  *(void **)&edit.readline = dlsym(lib, "readline");
+  *(void **)&edit.add_history = dlsym(lib, "add_history");
+  *(void **)&edit.read_history = dlsym(lib, "read_history");
+  *(void **)&edit.write_history = dlsym(lib, "write_history");
+  if (edit.readline == NULL || edit.add_history == NULL) { edit.readline = NULL; return; }
+  const char *home = getenv("HOME");
+  if (home && edit.read_history) {
+    snprintf(edit.history, sizeof edit.history, "%s/%s", home, HISTORY_FILE);
+    edit.read_history(edit.history);
+  }
+}
+
+static const char *get_prompt(lua_State *L, int first) {
+  if (lua_getglobal(L, first ? "_PROMPT" : "_PROMPT2") == LUA_TNIL) {
+    lua_pop(L, 1);
+    return lua_pushstring(L, first ? "> " : ">> ");
+  }
+  const char *p = luaL_tolstring(L, -1, NULL);
+  lua_remove(L, -2);
+  return p;   /* stays on the stack until the line is read */
+}
+
+/* Reads a line onto the stack (without its newline); 0 at end of input. */
+static int read_line(lua_State *L, int first) {
+  const char *prompt = get_prompt(L, first);
+  char *line = NULL;
+  char buf[4096];
+  if (edit.readline) {
+    line = edit.readline(prompt);
+  } else {
+    fputs(prompt, stdout);
+    fflush(stdout);
+    line = fgets(buf, sizeof buf, stdin);
+  }
+  lua_pop(L, 1);   /* prompt */
+  if (line == NULL) return 0;
+  size_t len = strlen(line);
+  if (len > 0 && line[len - 1] == '\n') line[--len] = '\0';
+  lua_pushlstring(L, line, len);
+  if (edit.readline) free(line);
+  return 1;
+}
+
+/* Is the syntax error on top an unfinished statement (one that ended at <eof>)? */
+static int incomplete(lua_State *L, int status) {
+  if (status != LUA_ERRSYNTAX) return 0;
+  size_t len;
+  const char *msg = lua_tolstring(L, -1, &len);
+  static const char mark[] = "<eof>";
+  size_t ml = sizeof mark - 1;
+  if (len >= ml && strcmp(msg + len - ml, mark) == 0) { lua_pop(L, 1); return 1; }
+  return 0;
+}
+
+/* Tries the line on top as an expression: "return <line>". */
+static int try_expression(lua_State *L) {
+  const char *line = lua_tostring(L, -1);
+  const char *retline = lua_pushfstring(L, "return %s;", line);
+  int status = gpuhost_loadbuffer(L, retline, strlen(retline), "=stdin", NULL);
+  if (status == LUA_OK) {
+    lua_remove(L, -2);   /* the return line */
+    if (line[0] != '\0' && edit.readline) edit.add_history(line);
+  } else {
+    lua_pop(L, 2);       /* error and return line */
+  }
+  return status;
+}
+
+/* Loads the line on top as a statement, reading more lines while it is unfinished. */
+static int multiline(lua_State *L) {
+  for (;;) {
+    size_t len;
+    const char *code = lua_tolstring(L, 1, &len);
+    int status = gpuhost_loadbuffer(L, code, len, "=stdin", NULL);
+    if (!incomplete(L, status) || !read_line(L, 0)) {
+      if (edit.readline) edit.add_history(code);
+      return status;
+    }
+    lua_pushliteral(L, "\n");
+    lua_insert(L, -2);
+    lua_concat(L, 3);
+  }
+}
+
+/* Reads and compiles one statement; -1 at end of input. Leaves the chunk on top. */
+static int load_line(lua_State *L) {
+  lua_settop(L, 0);
+  if (!read_line(L, 1)) return -1;
+  int status = try_expression(L);
+  if (status != LUA_OK) status = multiline(L);
+  lua_remove(L, 1);
+  return status;
+}
+
+static void print_results(lua_State *L) {
+  int n = lua_gettop(L);
+  if (n == 0) return;
+  luaL_checkstack(L, LUA_MINSTACK, "too many results to print");
+  lua_getglobal(L, "print");
+  lua_insert(L, 1);
+  if (lua_pcall(L, n, 0, 0) != LUA_OK)
+    print_message(lua_pushfstring(L, "error calling 'print' (%s)", lua_tostring(L, -1)));
+}
+
+static void repl(lua_State *L) {
+  const char *saved = progname;
+  progname = NULL;
+  edit_open();
+  int status;
+  while ((status = load_line(L)) != -1) {
+    if (status == LUA_OK) status = docall(L, 0, LUA_MULTRET);
+    if (status == LUA_OK) print_results(L);
+    else {
+      const char *msg = lua_tostring(L, -1);
+      fprintf(stderr, "%s\n", msg ? msg : "(error object is not a string)");
+      fflush(stderr);
+      lua_pop(L, 1);
+    }
+  }
+  lua_settop(L, 0);
+  fputc('\n', stdout);
+  fflush(stdout);
+  if (edit.write_history && edit.history[0]) edit.write_history(edit.history);
+  progname = saved;
+}
+
+/* ---- main ---- */
+
+static int pmain(lua_State *L) {
+  int argc = (int)lua_tointeger(L, 1);
+  char **argv = (char **)lua_touserdata(L, 2);
+  int script = 0;
+  int flags = collect_args(argv, &script);
+  if (flags & HAS_ERROR) {
+    print_usage(argv[script]);
+    return 0;
+  }
+  if (flags & HAS_V) print_version();
+  if (flags & HAS_BIGE) {
+    lua_pushboolean(L, 1);
+    lua_setfield(L, LUA_REGISTRYINDEX, "LUA_NOENV");
+  }
+  luaL_openlibs(L);
+  luaL_requiref(L, "gpu", luaopen_gpu, 1);
+  lua_pop(L, 1);
+  loader_open(L);
+  create_arg_table(L, argv, argc, script);
+  lua_gc(L, LUA_GCRESTART);
+  lua_gc(L, LUA_GCGEN, 0, 0);
+  if (!(flags & HAS_BIGE) && handle_luainit(L) != LUA_OK) return 0;
+  if (!run_args(L, argv, script ? script : argc)) return 0;
+  if (script > 0 && run_script(L, argv, script) != LUA_OK) return 0;
+  if (flags & HAS_I) {
+    repl(L);
+  } else if (script == 0 && !(flags & (HAS_E | HAS_V))) {
+    if (isatty(0)) {
+      print_version();
+      repl(L);
+    } else if (dochunk(L, gpuhost_loadfile(L, NULL, NULL)) != LUA_OK) {
+      return 0;
+    }
+  }
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
+int main(int argc, char **argv) {
+  if (argv[0] && argv[0][0]) progname = argv[0];
+  lua_State *L = luaL_newstate();
+  if (L == NULL) {
+    print_message("cannot create state: not enough memory");
+    return EXIT_FAILURE;
+  }
+  lua_gc(L, LUA_GCSTOP);
+  lua_pushcfunction(L, pmain);
+  lua_pushinteger(L, argc);
+  lua_pushlightuserdata(L, argv);
+  int status = lua_pcall(L, 2, 1, 0);
+  int ok = lua_toboolean(L, -1);
+  report(L, status);
+  lua_close(L);
+  return (ok && status == LUA_OK) ? EXIT_SUCCESS : EXIT_FAILURE;
+}

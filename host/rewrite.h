@@ -1,0 +1,20 @@
+/* rewrite.h: the launch-spelling rewrite (rewrite.c) and the loaders that apply it
+ * (loader.c). */
+#ifndef GPUHOST_REWRITE_H
+#define GPUHOST_REWRITE_H
+#include <stddef.h>
+#include "lua.h"
+
+/* k[grid, block] -> k[{grid, block}]; NULL when nothing changes, else a malloc'd string. */
+char *launch_rewrite(const char *src, size_t len, size_t *outlen);
+
+/* luaL_loadbufferx, reading the launch spelling where plain Lua fails to. */
+int gpuhost_loadbuffer(lua_State *L, const char *buf, size_t len, const char *chunkname,
+                       const char *mode);
+/* The same for a file (NULL: stdin); a first line starting with '#' is skipped. */
+int gpuhost_loadfile(lua_State *L, const char *filename, const char *mode);
+/* Makes loadfile, dofile and require's Lua-file searcher read the launch spelling. */
+void loader_open(lua_State *L);
+/* gpu.rewrite(source): the source as gpuhost reads it */
+int gpu_rewrite(lua_State *L);
+#endif

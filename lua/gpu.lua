@@ -1,0 +1,288 @@
+-- gpu.lua: the parts of the gpu module written in Lua: kernels and modules (reading
+-- declarations, the compile cache, where a kernel's source sits in its script), array
+-- constructors built on the module's own kernels (kernels/builtin.cu), random numbers,
+-- dtype names and printing. The C parts (host/*.c) run first and pass the table in.
+local gpu = ...
+
+local function embedded(name)
+  return assert(load(gpu._embedded(name), "=[gpu] " .. name))()
+end
+local signature = embedded("lua/signature.lua")
+local format = embedded("lua/format.lua")
+
+gpu._meta.array.__tostring = format.array
+gpu._meta.hostarray.__tostring = format.hostarray
+gpu._meta.array.__name = "gpu.array"
+
+gpu.dtypes = {"float32", "float64", "int8", "int16", "int32", "int64",
+              "uint8", "uint16", "uint32", "uint64", "bool"}
+for _, d in ipairs(gpu.dtypes) do gpu[d] = d end
+
+------------------------------------------------------------------------------------
+-- kernels
+
+-- The `#line` that makes compiler messages name the script's file and line: where in the
+-- calling chunk the kernel's source text starts.
+local files = setmetatable({}, {__mode = "v"})
+local function location(source, level)
+  local info = debug.getinfo(level, "Sl")
+  if not info then return "" end
+  local chunk, text, name = info.source, nil, info.short_src
+  if chunk:sub(1, 1) == "@" then
+    name = chunk:sub(2)
+    text = files[name]
+    if not text then
+      local f = io.open(name, "rb")
+      if f then text = f:read("a"); f:close(); files[name] = text end
+    end
+  elseif chunk:sub(1, 1) ~= "=" then
+    text = chunk
+  end
+  local line = math.max(info.currentline, 1)
+  if text then
+    local from, l = 1, 1
+    for _ = 2, line do  -- the call's own line is where to start looking
+      local nl = text:find("\n", from, true)
+      if not nl then break end
+      from, l = nl + 1, l + 1
+    end
+    local at = text:find(source, from, true) or text:find(source, 1, true)
+    if at then
+      local _, newlines = text:sub(1, at - 1):gsub("\n", "")
+      line = newlines + 1
+    end
+  end
+  return ('#line %d "%s"\n'):format(line, (name:gsub('[\\"]', "\\%0")))
+end
+
+local function check_options(options, level)
+  if options == nil then return {} end
+  if type(options) ~= "table" then
+    error(("options must be a table, got %s"):format(type(options)), level)
+  end
+  local flags = options.options or {}
+  if type(flags) ~= "table" then error("options.options must be a list of strings", level) end
+  for i, f in ipairs(flags) do
+    if type(f) ~= "string" then error(("options.options[%d] must be a string"):format(i), level) end
+  end
+  return options
+end
+
+-- Programs are kept per source, options and names; each compiles once per device.
+local programs = {}
+local function program(source, names, options, prefix)
+  local flags = options.options or {}
+  local key = table.concat({source, table.concat(flags, "\1"), table.concat(names, "\1"),
+                            options.debug and "debug" or ""}, "\0")
+  local p = programs[key]
+  if not p then
+    p = gpu._program({source = source, names = names, options = flags,
+                      debug = options.debug and true or false, prefix = prefix})
+    programs[key] = p
+  end
+  return p
+end
+
+-- The names a program compiles: its plain kernels and the instantiations asked for.
+local function program_names(decls, extra)
+  local names, seen = {}, {}
+  for _, d in ipairs(decls) do
+    if not d.template then names[#names + 1] = d.name; seen[d.name] = true end
+  end
+  for _, n in ipairs(extra) do
+    if not seen[n] then names[#names + 1] = n; seen[n] = true end
+  end
+  return names
+end
+
+local function index_of(list, x)
+  for i, v in ipairs(list) do if v == x then return i end end
+end
+
+local function find_decl(decls, name)
+  local base, targs = signature.split_name(name)
+  for _, d in ipairs(decls) do
+    if d.name == base or d.name:match("([%a_][%w_]*)$") == base then return d, targs end
+  end
+end
+
+local function kernel_of(prog, names, decls, name)
+  local d, targs = find_decl(decls, name)
+  if not d then
+    local have = {}
+    for i, x in ipairs(decls) do have[i] = x.name end
+    error(("no __global__ function '%s' in the source (it has: %s)")
+          :format(name, #have > 0 and table.concat(have, ", ") or "none"), 0)
+  end
+  local params = signature.params(d, targs, name)
+  return gpu._kernel(prog, index_of(names, name), params, name)
+end
+
+-- gpu.kernel(source [, name] [, options]) -> kernel, compiled at its first launch
+function gpu.kernel(source, name, options)
+  if type(source) ~= "string" then
+    error(("bad argument #1 to 'kernel' (source string expected, got %s)"):format(type(source)), 2)
+  end
+  if type(name) == "table" then name, options = nil, name end
+  options = check_options(options, 3)
+  local decls = signature.parse(source)
+  if name == nil then
+    if #decls ~= 1 then
+      error(("the source has %d __global__ functions: name the kernel, gpu.kernel(source, name)")
+            :format(#decls), 2)
+    end
+    name = decls[1].name
+  elseif type(name) ~= "string" then
+    error(("bad argument #2 to 'kernel' (name string expected, got %s)"):format(type(name)), 2)
+  end
+  local names = program_names(decls, {name})
+  local prog = program(source, names, options, location(source, 3))
+  local ok, k = pcall(kernel_of, prog, names, decls, name)
+  if not ok then error(k, 2) end
+  return k
+end
+
+-- gpu.module(source [, options]) -> module; mod.name is one of its kernels.
+-- options.names lists template instantiations to compile with it.
+function gpu.module(source, options)
+  if type(source) ~= "string" then
+    error(("bad argument #1 to 'module' (source string expected, got %s)"):format(type(source)), 2)
+  end
+  options = check_options(options, 3)
+  local decls = signature.parse(source)
+  local names = program_names(decls, options.names or {})
+  local prog = program(source, names, options, location(source, 3))
+  local kernels = {}
+  return setmetatable({}, {
+    __index = function(_, name)
+      if kernels[name] then return kernels[name] end
+      if not index_of(names, name) then
+        error(("module has no kernel '%s' (it has: %s)"):format(tostring(name),
+              table.concat(names, ", ")), 2)
+      end
+      local ok, k = pcall(kernel_of, prog, names, decls, name)
+      if not ok then error(k, 2) end
+      kernels[name] = k
+      return k
+    end,
+    __tostring = function() return "gpu.module(" .. table.concat(names, ", ") .. ")" end,
+  })
+end
+
+------------------------------------------------------------------------------------
+-- constructors and random numbers, on kernels/builtin.cu
+
+local ctype_of = {float32 = "float", float64 = "double", int8 = "signed char",
+                  int16 = "short", int32 = "int", int64 = "long long", uint8 = "unsigned char",
+                  uint16 = "unsigned short", uint32 = "unsigned int",
+                  uint64 = "unsigned long long", bool = "bool"}
+
+local builtin
+local function builtins()
+  if not builtin then
+    local names = {"uniform_float32", "uniform_float64", "normal_float32", "normal_float64"}
+    for _, d in ipairs(gpu.dtypes) do
+      names[#names + 1] = ("fill<%s>"):format(ctype_of[d])
+      names[#names + 1] = ("arange<%s>"):format(ctype_of[d])
+    end
+    builtin = gpu.module(gpu._embedded("kernels/builtin.cu"), {names = names})
+  end
+  return builtin
+end
+
+local BLOCK, MAX_GRID = 256, 65536
+local function config(n)
+  return {math.max(1, math.min(MAX_GRID, (n + BLOCK - 1) // BLOCK)), BLOCK}
+end
+
+local function dtype_name(dtype, level)
+  dtype = dtype or "float32"
+  if dtype == "double" then dtype = "float64" end
+  if not ctype_of[dtype] then
+    error(("unknown dtype '%s' (%s)"):format(tostring(dtype), table.concat(gpu.dtypes, ", ")), level)
+  end
+  return dtype
+end
+
+-- gpu.full(shape, value [, dtype])
+function gpu.full(shape, value, dtype)
+  dtype = dtype_name(dtype, 3)
+  local a = gpu.empty(shape, dtype)
+  if a.size > 0 then
+    builtins()[("fill<%s>"):format(ctype_of[dtype])][config(a.size)](a, a.size, value)
+  end
+  return a
+end
+
+function gpu.ones(shape, dtype) return gpu.full(shape, 1, dtype) end
+
+local function like(a, what)
+  if type(a) ~= "userdata" or not pcall(function() return a.shape end) then
+    error(("bad argument #1 to '%s' (array expected, got %s)"):format(what, type(a)), 3)
+  end
+  return a.shape, a.dtype
+end
+function gpu.zeros_like(a, dtype) local s, d = like(a, "zeros_like"); return gpu.zeros(s, dtype or d) end
+function gpu.empty_like(a, dtype) local s, d = like(a, "empty_like"); return gpu.empty(s, dtype or d) end
+function gpu.ones_like(a, dtype) local s, d = like(a, "ones_like"); return gpu.ones(s, dtype or d) end
+function gpu.full_like(a, v, dtype) local s, d = like(a, "full_like"); return gpu.full(s, v, dtype or d) end
+
+-- gpu.arange(stop), gpu.arange(start, stop [, step] [, dtype]): start, start+step, ... < stop
+function gpu.arange(start, stop, step, dtype)
+  if type(stop) == "string" then stop, step, dtype = nil, nil, stop end
+  if type(step) == "string" then step, dtype = nil, step end
+  if stop == nil then start, stop = 0, start end
+  step = step or 1
+  for i, v in ipairs({start, stop, step}) do
+    if type(v) ~= "number" or v ~= v then
+      error(("bad argument #%d to 'arange' (number expected, got %s)"):format(i, tostring(v)), 2)
+    end
+  end
+  if step == 0 then error("bad argument #3 to 'arange' (step must not be 0)", 2) end
+  dtype = dtype_name(dtype, 3)
+  local n = math.max(0, math.ceil((stop - start) / step))
+  local a = gpu.empty(n, dtype)
+  if n > 0 then
+    builtins()[("arange<%s>"):format(ctype_of[dtype])][config(n)](a, n, start, step)
+  end
+  return a
+end
+
+local random = {}
+gpu.random = random
+local seed, calls = (os.time() * 2654435761 + math.floor(os.clock() * 1e6)) % 2^52 // 1, 0
+
+-- gpu.random.seed(s): the same seed gives the same numbers
+function random.seed(s)
+  if math.type(s) ~= "integer" and not (type(s) == "number" and s == math.floor(s)) then
+    error(("bad argument #1 to 'seed' (integer expected, got %s)"):format(tostring(s)), 2)
+  end
+  seed, calls = math.tointeger(s), 0
+end
+
+local function generate(kind, shape, dtype, p1, p2)
+  dtype = dtype_name(dtype, 4)
+  if dtype ~= "float32" and dtype ~= "float64" then
+    error(("random numbers are float32 or float64, not %s"):format(dtype), 3)
+  end
+  for i, p in ipairs({p1, p2}) do
+    if type(p) ~= "number" then
+      error(("bad argument #%d to '%s' (number expected, got %s)"):format(i, kind, type(p)), 3)
+    end
+  end
+  local a = gpu.empty(shape, dtype)
+  local n = a.size
+  if n > 0 then
+    local per = dtype == "float32" and 4 or 2
+    builtins()[kind .. "_" .. dtype][config((n + per - 1) // per)](a, n, seed, calls, p1, p2)
+  end
+  calls = calls + 1
+  return a
+end
+
+-- gpu.random.random(shape [, dtype]): uniform on [0, 1)
+function random.random(shape, dtype) return generate("uniform", shape, dtype, 0, 1) end
+-- gpu.random.uniform(low, high, shape [, dtype]): uniform on [low, high)
+function random.uniform(low, high, shape, dtype) return generate("uniform", shape, dtype, low, high) end
+-- gpu.random.normal(mean, stddev, shape [, dtype])
+function random.normal(mean, stddev, shape, dtype) return generate("normal", shape, dtype, mean, stddev) end

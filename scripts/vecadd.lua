@@ -1,0 +1,34 @@
+-- vecadd.lua: the seed's "Putting it all together". A vector whose size is neither a power
+-- of two nor a multiple of the block size; the kernel has no `if (i < n)`, because
+-- gpu::array knows its extent and drops the extra threads' accesses.
+local vecadd = gpu.kernel([[
+extern "C" __global__ void vecadd(gpu::array<float> A, gpu::array<float> B, gpu::array<float> C) {
+  long long work_index = gpu::grid(1);
+  C[work_index] = A[work_index] + B[work_index];
+}
+]])
+
+local vector_size = 2^24 + 11          -- not a power of two, not a multiple of block_size
+local device = gpu.device()
+
+-- inputs made on the GPU (random float32) and the output (zeros)
+local a = gpu.random.uniform(-1, 1, vector_size)
+local b = gpu.random.uniform(-1, 1, vector_size)
+local c = gpu.zeros_like(a)
+
+local block_size = 256
+local grid_size = math.ceil(vector_size / block_size)
+vecadd[grid_size, block_size](a, b, c)
+
+-- good practice; the copies below would wait for the kernel anyway
+device:synchronize()
+
+-- copy the three arrays back to check the GPU's answer on the CPU
+local a_h, b_h, c_h = a:tohost(), b:tohost(), c:tohost()
+for i = 1, #c_h do
+  local expected = a_h[i] + b_h[i]
+  if math.abs(c_h[i] - expected) >= 1.5e-6 then   -- numpy's assert_array_almost_equal
+    error(("Arrays are not almost equal at element %d: %g vs %g"):format(i, c_h[i], expected))
+  end
+end
+print("Test succeeded")

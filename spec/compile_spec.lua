@@ -1,0 +1,166 @@
+-- Kernels: reading declarations and compiling with NVRTC. k:compile() targets the current
+-- device, or a default architecture without a GPU, so none of this needs one.
+local S = require("spec.support")
+
+local VECADD = [[
+extern "C" __global__ void vecadd(gpu::array<float> A, gpu::array<float> B, gpu::array<float> C) {
+  long long i = gpu::grid(1);
+  C[i] = A[i] + B[i];
+}
+]]
+
+describe("gpu.kernel", function()
+  it("takes the only kernel of a source", function()
+    local k = gpu.kernel(VECADD)
+    assert.are.equal("vecadd", k.name)
+    assert.are.equal("gpu.kernel(vecadd)", tostring(k))
+  end)
+
+  it("compiles", function()
+    assert.matches("^sm_%d+$", gpu.kernel(VECADD):compile())
+  end)
+
+  it("compiles C++ linkage, templates and the samples' idioms", function()
+    local src = [[
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+template <typename T>
+__global__ void __launch_bounds__(256) scale(T *x, const T a, unsigned int n) {
+  unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] *= a;
+}
+__global__ void reduce(const float *__restrict__ in, float *out, int n) {
+  extern __shared__ float sdata[];
+  cg::thread_block block = cg::this_thread_block();
+  unsigned int t = block.thread_rank();
+  sdata[t] = (t < n) ? in[t] : 0.0f;
+  block.sync();
+  if (t == 0) { float s = 0; for (unsigned i = 0; i < blockDim.x; i++) s += sdata[i]; *out = s; }
+}
+]]
+    assert.matches("^sm_", gpu.kernel(src, "scale<float>"):compile())
+    assert.matches("^sm_", gpu.kernel(src, "scale<double>"):compile())
+    assert.matches("^sm_", gpu.kernel(src, "reduce"):compile())
+  end)
+
+  it("reports compile errors with the script's file and line", function()
+    local msg, err = S.errof(function()
+      local k = gpu.kernel([[
+__global__ void broken(float *x) {
+  x[0] = undefined_name;
+}
+]])
+      k:compile()
+    end)
+    local line = 0   -- the line of `x[0] = undefined_name;` in this file
+    for l in io.lines(debug.getinfo(1, "S").source:sub(2)) do
+      line = line + 1
+      if l:find("x[0] = undefined_name;", 1, true) then break end
+    end
+    assert.are.equal("NVRTC_ERROR_COMPILATION", err.name)
+    assert.matches("compile_spec.lua(" .. line .. "): error: identifier \"undefined_name\" is undefined",
+                   msg, 1, true)
+    assert.matches("undefined_name", err.log, 1, true)
+    assert.is_number(err.code)
+  end)
+
+  it("asks for a name when the source has several kernels", function()
+    local src = "__global__ void a(int *x) {}\n__global__ void b(int *x) {}\n"
+    assert.matches("the source has 2 __global__ functions: name the kernel",
+                   S.errof(gpu.kernel, src), 1, true)
+    assert.matches("no __global__ function 'c' in the source (it has: a, b)",
+                   S.errof(gpu.kernel, src, "c"), 1, true)
+    assert.are.equal("b", gpu.kernel(src, "b").name)
+  end)
+
+  it("asks for an instantiation of a template", function()
+    local src = "template <typename T> __global__ void t(T *x) {}\n"
+    assert.matches("kernel 't' is a template: name an instantiation, e.g. 't<float>'",
+                   S.errof(gpu.kernel, src), 1, true)
+  end)
+
+  it("refuses parameter types it cannot pass", function()
+    local src = "struct P { int a; };\n__global__ void k(P p, float **q) {}\n"
+    assert.matches("kernel 'k' parameter 1 has type 'P', which gpuhost cannot pass from Lua",
+                   S.errof(gpu.kernel, src), 1, true)
+    src = "__global__ void k(float **q) {}\n"
+    assert.matches("parameter 1 has type 'float**'", S.errof(gpu.kernel, src), 1, true)
+  end)
+
+  it("checks its arguments", function()
+    assert.matches("source string expected, got nil", S.errof(gpu.kernel), 1, true)
+    assert.matches("name string expected, got number", S.errof(gpu.kernel, VECADD, 3), 1, true)
+    assert.matches("options must be a table", S.errof(gpu.kernel, VECADD, "vecadd", 3), 1, true)
+    assert.matches("options.options[1] must be a string",
+                   S.errof(gpu.kernel, VECADD, {options = {1}}), 1, true)
+  end)
+
+  it("passes NVRTC options", function()
+    local src = "__global__ void k(int *x) {\n#ifndef MY_FLAG\n#error MY_FLAG is not set\n#endif\n}\n"
+    assert.matches("MY_FLAG is not set", S.errof(function() gpu.kernel(src):compile() end), 1, true)
+    assert.matches("^sm_", gpu.kernel(src, {options = {"-DMY_FLAG=1"}}):compile())
+  end)
+
+  it("needs a launch configuration", function()
+    assert.matches("kernel 'vecadd' needs a launch configuration: k[{grid, block}](...)",
+                   S.errof(function() gpu.kernel(VECADD)(1, 2, 3) end), 1, true)
+    assert.matches("launch configuration must be {grid, block}, got number",
+                   S.errof(function() return gpu.kernel(VECADD)[3] end), 1, true)
+  end)
+
+  it("checks launch configurations before anything runs", function()
+    local k = gpu.kernel(VECADD)
+    assert.matches("launch configuration must be {grid, block}", S.errof(function() return k[{4}] end), 1, true)
+    assert.matches("launch grid must be made of non-negative integers, got -1",
+                   S.errof(function() return k[{-1, 32}] end), 1, true)
+    assert.matches("launch block must be made of non-negative integers, got 1.5",
+                   S.errof(function() return k[{1, 1.5}] end), 1, true)
+    assert.matches("launch block must be made of non%-negative integers, got %-?nan",
+                   S.errof(function() return k[{1, 0/0}] end))
+    assert.matches("launch grid must have 1 to 3 dimensions, got 4",
+                   S.errof(function() return k[{{1, 1, 1, 1}, 32}] end), 1, true)
+    assert.matches("launch block must be a number or a table of numbers, got string",
+                   S.errof(function() return k[{1, "x"}] end), 1, true)
+    assert.matches("shared memory size must be non-negative",
+                   S.errof(function() return k[{1, 1, shared = -4}] end), 1, true)
+  end)
+end)
+
+describe("gpu.module", function()
+  local src = [[
+extern "C" __global__ void one(float *x) { x[0] = 1; }
+extern "C" __global__ void two(float *x) { x[0] = 2; }
+template <typename T> __global__ void fill(T *x, T v) { x[threadIdx.x] = v; }
+]]
+  it("gives its kernels by name", function()
+    local m = gpu.module(src, {names = {"fill<int>"}})
+    assert.are.equal("one", m.one.name)
+    assert.are.equal("two", m.two.name)
+    assert.are.equal("fill<int>", m["fill<int>"].name)
+    assert.are.equal(m.one, m.one)
+    assert.matches("^sm_", m.two:compile())
+    assert.are.equal("gpu.module(one, two, fill<int>)", tostring(m))
+  end)
+
+  it("says which kernels it has", function()
+    local m = gpu.module(src)
+    assert.matches("module has no kernel 'three' (it has: one, two)",
+                   S.errof(function() return m.three end), 1, true)
+  end)
+end)
+
+describe("kernels/gpuhost.cuh", function()
+  it("is on every kernel's include path, debug or not", function()
+    local src = [[
+__global__ void k(gpu::array<double> a, gpu::array<int> b) {
+  gpu::position p = gpu::grid(2);
+  long long n = gpu::gridsize(1);
+  a(p.y, p.x) += 1.0;
+  b[p.x]++;
+  a[n] = a[0] * 2;
+}
+]]
+    assert.matches("^sm_", gpu.kernel(src):compile())
+    assert.matches("^sm_", gpu.kernel(src, {debug = true}):compile())
+  end)
+end)

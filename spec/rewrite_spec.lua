@@ -1,0 +1,89 @@
+-- The launch spelling k[grid, block](...) and how gpuhost loads code.
+local S = require("spec.support")
+
+describe("gpu.rewrite", function()
+  local cases = {
+    {"k[g, b](x)", "k[{g, b}](x)"},
+    {"k[{g, b}](x)", "k[{g, b}](x)"},
+    {"k[ {1, 2}, {3, 4} ](x)", "k[{ {1, 2}, {3, 4} }](x)"},
+    {"t[1]", "t[1]"},
+    {"k[f(1, 2), 3](x)", "k[{f(1, 2), 3}](x)"},
+    {"k[n, 256, shared = 4](x)", "k[{n, 256, shared = 4}](x)"},
+    {"a[b[1, 2], 3]", "a[{b[{1, 2}], 3}]"},
+    {"s = 'k[1, 2]'", "s = 'k[1, 2]'"},
+    {'s = "k[1, 2]" .. "\\"[3, 4]"', 's = "k[1, 2]" .. "\\"[3, 4]"'},
+    {"s = [[k[1, 2] ]]", "s = [[k[1, 2] ]]"},
+    {"s = [==[k[1, 2]]==] k[1, 2]()", "s = [==[k[1, 2]]==] k[{1, 2}]()"},
+    {"-- k[1, 2]\nk[3, 4]()", "-- k[1, 2]\nk[{3, 4}]()"},
+    {"--[[ k[1, 2]\n]] k[3, 4]()", "--[[ k[1, 2]\n]] k[{3, 4}]()"},
+    {"t = {[1] = 2, [3] = 4}", "t = {[1] = 2, [3] = 4}"},
+    {"k[\n  g,\n  b\n](x)", "k[{\n  g,\n  b\n}](x)"},
+  }
+  for _, c in ipairs(cases) do
+    it("reads " .. c[1]:gsub("\n", "\\n"), function()
+      assert.are.equal(c[2], gpu.rewrite(c[1]))
+    end)
+  end
+
+  it("keeps line numbers", function()
+    local src = "local k = {}\nk[1,\n2]\n"
+    local _, n1 = src:gsub("\n", "")
+    local _, n2 = gpu.rewrite(src):gsub("\n", "")
+    assert.are.equal(n1, n2)
+  end)
+
+  it("needs a string", function()
+    assert.has_error(function() gpu.rewrite(nil) end)
+  end)
+end)
+
+describe("gpuhost loading the launch spelling", function()
+  local function launcher_script(body)
+    -- a fake kernel: indexing with a table gives a function that reports what it got
+    return [[
+local k = setmetatable({}, {__index = function(_, cfg)
+  return function(...) print(#cfg, cfg[1], cfg[2], cfg.shared, ...) end
+end})
+]] .. body
+  end
+
+  it("in scripts", function()
+    local f = S.tmpfile(launcher_script("k[4, 256](1, 2)\nk[{8, 32}](3)\n"))
+    local out, status = S.host(f)
+    os.remove(f)
+    assert.is_true(status == 0)
+    assert.are.equal("2\t4\t256\tnil\t1\t2\n2\t8\t32\tnil\t3\n", out)
+  end)
+
+  it("in -e", function()
+    local out = S.host("-e " .. S.quote(launcher_script("k[1, 2, shared = 64]('x')")))
+    assert.are.equal("2\t1\t2\t64\tx\n", out)
+  end)
+
+  it("in modules found by require", function()
+    local dir = os.tmpname()
+    os.remove(dir)
+    os.execute("mkdir -p " .. dir)
+    local f = assert(io.open(dir .. "/launchmod.lua", "w"))
+    f:write(launcher_script("k[5, 6]()\nreturn true\n"))
+    f:close()
+    local out = S.host("-e " .. S.quote("package.path = '" .. dir .. "/?.lua;' .. package.path; require 'launchmod'"))
+    os.execute("rm -rf " .. dir)
+    assert.are.equal("2\t5\t6\tnil\n", out)
+  end)
+
+  it("in loadfile and dofile", function()
+    local f = S.tmpfile(launcher_script("k[7, 8]()\n"))
+    local out = S.host("-e " .. S.quote("loadfile('" .. f .. "')() dofile('" .. f .. "')"))
+    os.remove(f)
+    assert.are.equal("2\t7\t8\tnil\n2\t7\t8\tnil\n", out)
+  end)
+
+  it("reports syntax errors at the user's line", function()
+    local f = S.tmpfile("local k = {}\nk[1, 2]()\nlocal x = = 1\n")
+    local _, status, err = S.host(f)
+    os.remove(f)
+    assert.is_false(status == 0)
+    assert.matches(":3: unexpected symbol near '='", err, 1, true)
+  end)
+end)

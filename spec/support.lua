@@ -1,0 +1,48 @@
+-- support.lua: helpers the specs share.
+local M = {}
+
+M.gpuhost = os.getenv("GPUHOST") or "build/gpuhost"
+
+-- Runs a shell command; returns its stdout, its exit status and its stderr.
+function M.run(cmd, stdin)
+  local errfile = os.tmpname()
+  local infile
+  if stdin then
+    infile = os.tmpname()
+    local f = assert(io.open(infile, "w")); f:write(stdin); f:close()
+    cmd = cmd .. " < " .. infile
+  end
+  local p = assert(io.popen(cmd .. " 2>" .. errfile, "r"))
+  local out = p:read("a")
+  local _, _, status = p:close()
+  local f = assert(io.open(errfile)); local err = f:read("a"); f:close()
+  os.remove(errfile)
+  if infile then os.remove(infile) end
+  return out, status, err
+end
+
+-- Runs gpuhost with the given arguments (a shell-quoted string).
+function M.host(args, stdin) return M.run(M.gpuhost .. " " .. args, stdin) end
+
+function M.quote(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
+
+-- Writes text to a new temporary file and returns its name.
+function M.tmpfile(text, suffix)
+  local name = os.tmpname() .. (suffix or ".lua")
+  local f = assert(io.open(name, "w")); f:write(text); f:close()
+  return name
+end
+
+-- The error f(...) raises, as a string (through tostring for error objects).
+function M.errof(f, ...)
+  local ok, e = pcall(f, ...)
+  assert(not ok, "expected an error, got none")
+  return tostring(e), e
+end
+
+function M.has_gpu()
+  local ok, n = pcall(gpu.device_count)
+  return ok and n > 0
+end
+
+return M
