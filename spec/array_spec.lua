@@ -1,0 +1,206 @@
+-- Device arrays on a GPU: constructors, fields, copies, freeing, and the rule that device
+-- data is not read from Lua without a copy.
+local S = require("spec.support")
+
+describe("device arrays #gpu", function()
+  it("are made by zeros, ones, full, empty, arange", function()
+    local z = gpu.zeros({2, 3})
+    assert.are.equal("float32", z.dtype)
+    assert.are.same({2, 3}, z.shape)
+    assert.are.equal(6, z.size)
+    assert.are.equal(6, #z)
+    assert.are.equal(2, z.ndim)
+    assert.are.equal(24, z.nbytes)
+    assert.are.same({{0, 0, 0}, {0, 0, 0}}, z:totable())
+    assert.are.same({1, 1, 1}, gpu.ones(3, "int32"):totable())
+    assert.are.same({true, true}, gpu.ones(2, "bool"):totable())
+    assert.are.same({2.5, 2.5}, gpu.full(2, 2.5, "float64"):totable())
+    assert.are.same({-7, -7}, gpu.full(2, -7, "int8"):totable())
+    assert.are.equal(5, #gpu.empty(5, "uint16"))
+    assert.are.same({0, 1, 2, 3}, gpu.arange(4, "int64"):totable())
+    assert.are.same({2, 4, 6}, gpu.arange(2, 8, 2, "int32"):totable())
+    assert.are.same({1, 0.5, 0}, gpu.arange(1, -0.25, -0.5):totable())
+    assert.are.equal(0, #gpu.arange(3, 1))
+  end)
+
+  it("are made like others", function()
+    local a = gpu.ones({2, 2}, "float64")
+    local z = gpu.zeros_like(a)
+    assert.are.same({2, 2}, z.shape)
+    assert.are.equal("float64", z.dtype)
+    assert.are.same({{0, 0}, {0, 0}}, z:totable())
+    assert.are.equal("int8", gpu.empty_like(a, "int8").dtype)
+    assert.are.same({{1, 1}, {1, 1}}, gpu.ones_like(z):totable())
+    assert.are.same({{3, 3}, {3, 3}}, gpu.full_like(z, 3):totable())
+  end)
+
+  it("round-trip every dtype through the device", function()
+    local values = {
+      float32 = {0.5, -2.25, 1e10}, float64 = {0.1, -1e300, 2^-40},
+      int8 = {-128, 127, 0}, int16 = {-32768, 32767, 1}, int32 = {-2147483648, 2147483647, 5},
+      int64 = {math.mininteger, math.maxinteger, 3}, uint8 = {0, 255, 9},
+      uint16 = {0, 65535, 9}, uint32 = {0, 4294967295, 9}, uint64 = {0, 2^53, 9},
+      bool = {true, false, true},
+    }
+    for dtype, v in pairs(values) do
+      local d = gpu.array(v, dtype)
+      assert.are.equal(dtype, d.dtype)
+      assert.are.same(v, d:totable(), dtype)
+      local h = d:tohost()
+      assert.are.same(v, h:totable(), dtype)
+      assert.are.same(v, gpu.array(h):totable(), dtype)
+    end
+  end)
+
+  it("copy host arrays in pinned memory", function()
+    local h = gpu.array({{1, 2}, {3, 4}}):tohost()
+    assert.is_true(h.pinned)
+    assert.are.same({2, 2}, h.shape)
+    assert.are.equal(4, h[4])
+    h[1] = 10
+    assert.are.same({{10, 2}, {3, 4}}, gpu.array(h):totable())
+  end)
+
+  it("copy device arrays", function()
+    local a = gpu.array({1, 2, 3})
+    local b, c = a:copy(), gpu.array(a)
+    a:free()
+    assert.are.same({1, 2, 3}, b:totable())
+    assert.are.same({1, 2, 3}, c:totable())
+  end)
+
+  it("refuse a dtype change on copy", function()
+    local h = gpu.host.array({1, 2})
+    assert.matches("cannot copy a float32 host array into a int32 array", S.errof(gpu.array, h, "int32"), 1, true)
+    assert.matches("copied with its own dtype", S.errof(gpu.array, gpu.zeros(2), "int32"), 1, true)
+  end)
+
+  it("are not read or written from Lua", function()
+    local a = gpu.zeros(4)
+    assert.matches("attempt to index a device array from Lua: copy it to the host first (h = a:tohost(); h[i])",
+                   S.errof(function() return a[1] end), 1, true)
+    assert.matches("attempt to write a device array from Lua",
+                   S.errof(function() a[1] = 2 end), 1, true)
+    assert.matches("expected host data, got a device array; copy it to the host with a:tohost()",
+                   S.errof(gpu.host.array, a), 1, true)
+    assert.matches("element [2] is a device array: copy it to the host with a:tohost()",
+                   S.errof(gpu.array, {1, a}), 1, true)
+    assert.matches("gpu.array has no field or method 'nope'", S.errof(function() return a.nope end), 1, true)
+  end)
+
+  it("print dtype, shape and leading values", function()
+    assert.are.equal("gpu.array(float32, {3}) [1, 2, 3]", tostring(gpu.array({1, 2, 3})))
+    assert.are.equal("gpu.array(int32, {20}) [0, 1, 2, 3, 4, 5, ..., 17, 18, 19]",
+                     tostring(gpu.arange(20, "int32")))
+    assert.are.equal("gpu.array(bool, {2, 1}) [true, false]", tostring(gpu.array({{true}, {false}}, "bool")))
+  end)
+
+  it("are freed by free, __close and the collector, and not used after", function()
+    local a = gpu.zeros(8)
+    a:free()
+    a:free()
+    assert.matches("attempt to use a freed array", S.errof(function() return a:tohost() end), 1, true)
+    assert.matches("attempt to use a freed array", S.errof(function() return #a end), 1, true)
+    assert.matches("attempt to use a freed array", S.errof(function() return a.shape end), 1, true)
+    assert.are.equal("gpu.array (freed)", tostring(a))
+    local kept
+    do
+      local b <close> = gpu.zeros(8)
+      kept = b
+    end
+    assert.matches("attempt to use a freed array", S.errof(function() return kept:totable() end), 1, true)
+  end)
+
+  it("never run out in a loop that drops 1 GiB arrays", function()
+    local free0 = gpu.mem_info()
+    local n = math.ceil(free0 / 2^30) + 20    -- more than the device holds at once
+    for _ = 1, n do
+      local a = gpu.empty(2^28, "float32")    -- 1 GiB
+      assert.are.equal(2^30, a.nbytes)
+    end
+    collectgarbage()
+    assert.is_true(gpu.mem_info() > free0 - 2^31)
+  end)
+
+  it("report allocation failures as CUDA errors", function()
+    local _, total = gpu.mem_info()
+    local msg, err = S.errof(gpu.empty, total // 4 * 2, "float64")   -- twice the device
+    assert.are.equal("CUDA_ERROR_OUT_OF_MEMORY", err.name)
+    assert.are.equal(2, err.code)
+    assert.matches("^CUDA_ERROR_OUT_OF_MEMORY: The API call failed because it was unable to allocate", msg)
+    assert.are.same({0, 0, 0, 0}, gpu.zeros(4):totable())   -- and the host goes on
+  end)
+
+  it("allow empty arrays", function()
+    local e = gpu.zeros(0)
+    assert.are.equal(0, #e)
+    assert.are.same({}, e:totable())
+    assert.are.equal(0, #e:tohost())
+  end)
+end)
+
+describe("devices #gpu", function()
+  it("describe themselves", function()
+    local d = gpu.device()
+    assert.are.equal(0, d.id)
+    assert.is_string(d.name)
+    assert.is_true(d.compute_capability[1] >= 3)
+    assert.is_true(d.total_memory > 2^30)
+    assert.is_true(d.multiprocessors > 0)
+    assert.are.equal(32, d.warp_size)
+    assert.are.equal(1024, d.max_threads_per_block)
+    assert.matches("^gpu.device%(0: ", tostring(d))
+    assert.is_true(gpu.device_count() >= 1)
+    assert.are.equal(d.name, gpu.device(0).name)
+  end)
+
+  it("synchronize", function()
+    gpu.synchronize()
+    gpu.device():synchronize()
+    assert.are.equal(0, gpu.device(0):use().id)
+  end)
+
+  it("refuse ids they do not have", function()
+    assert.matches("no device 99 %(%d+ devices?, numbered from 0%)", S.errof(gpu.device, 99))
+    assert.matches("no device %-1", S.errof(gpu.device, -1))
+  end)
+end)
+
+describe("random numbers #gpu", function()
+  it("repeat for a seed", function()
+    gpu.random.seed(42)
+    local a = gpu.random.random(1000):totable()
+    local b = gpu.random.random(1000):totable()
+    gpu.random.seed(42)
+    assert.are.same(a, gpu.random.random(1000):totable())
+    assert.are.same(b, gpu.random.random(1000):totable())
+    assert.are_not.same(a, b)
+  end)
+
+  it("are uniform in their range", function()
+    for _, dtype in ipairs({"float32", "float64"}) do
+      local h = gpu.random.uniform(-1, 3, 100001, dtype):tohost()
+      assert.are.equal(dtype, h.dtype)
+      local sum, lo, hi = 0, math.huge, -math.huge
+      for i = 1, #h do
+        local v = h[i]
+        sum, lo, hi = sum + v, math.min(lo, v), math.max(hi, v)
+      end
+      assert.is_true(lo >= -1 and hi < 3, dtype)
+      assert.is_true(lo < -0.99 and hi > 2.99, dtype)
+      assert.is_true(math.abs(sum / #h - 1) < 0.02, dtype)
+    end
+  end)
+
+  it("are normal with the mean and deviation asked", function()
+    for _, dtype in ipairs({"float32", "float64"}) do
+      local h = gpu.random.normal(5, 2, {301, 333}, dtype):tohost()
+      local n, sum, sq = #h, 0, 0
+      for i = 1, n do sum = sum + h[i]; sq = sq + h[i] * h[i] end
+      local mean = sum / n
+      local std = math.sqrt(sq / n - mean * mean)
+      assert.is_true(math.abs(mean - 5) < 0.02, dtype .. " mean " .. mean)
+      assert.is_true(math.abs(std - 2) < 0.02, dtype .. " std " .. std)
+    end
+  end)
+end)

@@ -1,0 +1,257 @@
+-- Kernels on a GPU: launches, arguments, the bounds-safe array type, streams, events and
+-- the CUDA errors they raise.
+local S = require("spec.support")
+
+local VECADD = [[
+extern "C" __global__ void vecadd(gpu::array<float> A, gpu::array<float> B, gpu::array<float> C) {
+  long long i = gpu::grid(1);
+  C[i] = A[i] + B[i];
+}
+]]
+
+describe("launches #gpu", function()
+  it("run the seed's vecadd for N = 2^24 + 11 without `if (i < n)`", function()
+    local k = gpu.kernel(VECADD)
+    local n = 2^24 + 11
+    gpu.random.seed(7)
+    local a, b = gpu.random.uniform(-1, 1, n), gpu.random.uniform(-1, 1, n)
+    local c = gpu.zeros_like(a)
+    k[{math.ceil(n / 256), 256}](a, b, c)
+    local ah, bh, ch = a:tohost(), b:tohost(), c:tohost()
+    local bad = 0
+    for i = 1, n, 997 do
+      if math.abs(ch[i] - (ah[i] + bh[i])) > 1e-6 then bad = bad + 1 end
+    end
+    assert.are.equal(0, bad)
+    assert.is_true(math.abs(ch[n] - (ah[n] + bh[n])) <= 1e-6)
+  end)
+
+  it("take raw pointers, scalars of each type, and report results", function()
+    local k = gpu.kernel([[
+__global__ void affine(const float *x, float *y, float a, double b, int n, unsigned long long m,
+                       signed char c, bool flag) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = a * x[i] + (float)b + (float)(m % 7) + c + (flag ? 100 : 0);
+}
+]])
+    local x, y = gpu.array({1, 2, 3}), gpu.zeros(3)
+    k[{1, 32}](x, y, 2, 0.5, 3, 2^40 + 3, -1, true)
+    -- m % 7: 2^40 + 3 = 1099511627779, which is 3 mod 7 + ... computed below
+    local m7 = (2^40 + 3) % 7
+    assert.are.same({2 + 0.5 + m7 - 1 + 100, 4 + 0.5 + m7 - 1 + 100, 6 + 0.5 + m7 - 1 + 100}, y:totable())
+  end)
+
+  it("accept the design's spelling and prepared launchers", function()
+    local k = gpu.kernel([[extern "C" __global__ void inc(gpu::array<int> a) { a[gpu::grid(1)] += 1; }]])
+    local a = gpu.zeros(100, "int32")
+    local f = load("local k, a = ... k[1, 128](a) k[{1, 128}](a)")   -- rewritten by gpu.rewrite below
+    assert.is_nil(f)
+    assert(load(gpu.rewrite("local k, a = ... k[1, 128](a) k[{1, 128}](a)")))(k, a)
+    local run = k[{4, 32}]
+    for _ = 1, 3 do run(a) end
+    assert.are.same(5, a:tohost()[100])
+  end)
+
+  it("take 2-D and 3-D grids and blocks", function()
+    local k = gpu.kernel([[
+extern "C" __global__ void where(gpu::array<int> out) {
+  gpu::position p = gpu::grid(3);
+  out(p.z, p.y, p.x) = (int)(p.z * 10000 + p.y * 100 + p.x);
+}
+]])
+    local out = gpu.zeros({2, 3, 4}, "int32")
+    k[{{2, 3, 2}, {2, 1, 1}}](out)
+    local t = out:totable()
+    assert.are.equal(0, t[1][1][1])
+    assert.are.equal(10203, t[2][3][4])
+    assert.are.equal(201, t[1][3][2])
+  end)
+
+  it("drop out-of-range accesses of gpu::array", function()
+    local k = gpu.kernel([[
+extern "C" __global__ void spill(gpu::array<float> a, gpu::array<float> b) {
+  long long i = gpu::grid(1);
+  b[i] = a[i + 1000] + 1;   // reads past the end give 0
+  a[i + 5] = 9;             // writes past the end are dropped
+}
+]])
+    local a, b = gpu.zeros(8), gpu.zeros(8)
+    local guard = gpu.full(64, -1)           -- a neighbour that must stay untouched
+    k[{1, 64}](a, b)
+    assert.are.same({0, 0, 0, 0, 0, 9, 9, 9}, a:totable())
+    assert.are.same({1, 1, 1, 1, 1, 1, 1, 1}, b:totable())
+    assert.are.equal(-1, guard:tohost()[1])
+  end)
+
+  it("raise the first out-of-range access with the debug option", function()
+    local src = [[
+extern "C" __global__ void over(gpu::array<float> a) { a[gpu::grid(1)] = 1; }
+]]
+    local k = gpu.kernel(src, {debug = true})
+    local a = gpu.zeros(100)
+    k[{1, 100}](a)    -- in range: fine
+    local msg = S.errof(function() k[{2, 64}](a) end)
+    assert.matches("kernel 'over': index 1%d%d out of range for an array of 100 elements %(block 1, thread %d+%)", msg)
+    assert.are.equal(1, a:tohost()[100])
+    k[{1, 100}](a)    -- the record was cleared
+  end)
+
+  it("use templates, extern shared memory and cooperative groups", function()
+    local src = [[
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+template <typename T>
+__global__ void block_sum(const T *in, T *out, int n) {
+  extern __shared__ unsigned char smem[];
+  T *s = reinterpret_cast<T *>(smem);
+  cg::thread_block block = cg::this_thread_block();
+  unsigned t = block.thread_rank();
+  s[t] = t < (unsigned)n ? in[t] : T(0);
+  block.sync();
+  for (unsigned stride = blockDim.x / 2; stride > 0; stride /= 2) {
+    if (t < stride) s[t] += s[t + stride];
+    block.sync();
+  }
+  if (t == 0) *out = s[0];
+}
+]]
+    for _, c in ipairs({{"block_sum<double>", "float64", 8}, {"block_sum<int>", "int32", 4}}) do
+      local k = gpu.kernel(src, c[1])
+      local x, out = gpu.arange(200, c[2]), gpu.zeros(1, c[2])
+      k[{1, 256, shared = 256 * c[3]}](x, out, 200)
+      assert.are.equal(199 * 200 / 2, out:tohost()[1])
+    end
+  end)
+
+  it("run module kernels", function()
+    local m = gpu.module([[
+extern "C" __global__ void set(int *x, int v) { x[threadIdx.x] = v; }
+__global__ void add(int *x, int v) { x[threadIdx.x] += v; }
+]])
+    local x = gpu.zeros(4, "int32")
+    m.set[{1, 4}](x, 5)
+    m.add[{1, 4}](x, 2)
+    assert.are.same({7, 7, 7, 7}, x:totable())
+  end)
+end)
+
+describe("kernel arguments #gpu", function()
+  local k = gpu.kernel([[
+__global__ void f(gpu::array<float> a, double *b, int n, unsigned char u) {}
+]])
+  local cfg = {1, 1}
+  local a, b = gpu.zeros(2), gpu.zeros(2, "float64")
+
+  it("are counted", function()
+    assert.matches("kernel 'f' takes 4 arguments, got 3", S.errof(function() k[cfg](a, b, 1) end), 1, true)
+    assert.matches("kernel 'f' takes 4 arguments, got 5", S.errof(function() k[cfg](a, b, 1, 1, 1) end), 1, true)
+  end)
+
+  it("match dtypes", function()
+    assert.matches("kernel 'f' argument 1 (gpu::array<float> a) is a float64 array; the kernel takes float32",
+                   S.errof(function() k[cfg](b, b, 1, 1) end), 1, true)
+    assert.matches("kernel 'f' argument 2 (double* b) is a float32 array; the kernel takes float64",
+                   S.errof(function() k[cfg](a, a, 1, 1) end), 1, true)
+  end)
+
+  it("check scalars' range and integrality", function()
+    assert.matches("kernel 'f' argument 3 (int n): 3.5 not an integer", S.errof(function() k[cfg](a, b, 3.5, 1) end), 1, true)
+    assert.matches("argument 3 (int n): 1099511627776.0 out of range", S.errof(function() k[cfg](a, b, 2^40, 1) end), 1, true)
+    assert.matches("argument 3 (int n): 1099511627776 out of range", S.errof(function() k[cfg](a, b, 1 << 40, 1) end), 1, true)
+    assert.matches("argument 4 (unsigned char u): -1 out of range", S.errof(function() k[cfg](a, b, 1, -1) end), 1, true)
+    assert.matches("argument 3 (int n): x expected a number", S.errof(function() k[cfg](a, b, "x", 1) end), 1, true)
+  end)
+
+  it("say which copy to make", function()
+    local h = a:tohost()
+    assert.matches("kernel 'f' argument 1 (a) is a host array: copy it to the device first with gpu.array(h)",
+                   S.errof(function() k[cfg](h, b, 1, 1) end), 1, true)
+    assert.matches("kernel 'f' argument 2 (b) is a Lua table: copy it to the device first with gpu.array(t)",
+                   S.errof(function() k[cfg](a, {1, 2}, 1, 1) end), 1, true)
+    assert.matches("kernel 'f' argument 2 (b) must be a device array, got number",
+                   S.errof(function() k[cfg](a, 5, 1, 1) end), 1, true)
+  end)
+
+  it("refuse freed arrays", function()
+    local c = gpu.zeros(2)
+    c:free()
+    assert.matches("attempt to use a freed array (kernel 'f' argument 1)",
+                   S.errof(function() k[cfg](c, b, 1, 1) end), 1, true)
+  end)
+end)
+
+describe("CUDA errors #gpu", function()
+  local k = gpu.kernel(VECADD)
+  local a = gpu.zeros(10)
+
+  it("come from launches with blocks too large", function()
+    local msg, err = S.errof(function() k[{1, 2048}](a, a, a) end)
+    assert.are.equal("CUDA_ERROR_INVALID_VALUE: This indicates that one or more of the parameters "
+                     .. "passed to the API call is not within an acceptable range of values.", msg)
+    assert.are.equal(1, err.code)
+    assert.are.equal("CUDA_ERROR_INVALID_VALUE", err.name)
+    assert.matches("^cuLaunchKernel%(", err.call)
+    assert.are.equal("vecadd", err.detail)
+    assert.are.equal("Exception occurred: " .. msg, "Exception occurred: " .. err)
+    assert.are.equal(msg .. "!", err .. "!")
+  end)
+
+  it("come from a zero grid and too much shared memory", function()
+    assert.are.equal("CUDA_ERROR_INVALID_VALUE", select(2, S.errof(function() k[{0, 32}](a, a, a) end)).name)
+    assert.are.equal("CUDA_ERROR_INVALID_VALUE",
+                     select(2, S.errof(function() k[{1, 32, shared = 2^30}](a, a, a) end)).name)
+  end)
+
+  it("leave the host working", function()
+    pcall(function() k[{1, 2048}](a, a, a) end)
+    k[{1, 32}](a, a, a)
+    gpu.synchronize()
+    assert.are.same(a:totable(), gpu.zeros(10):totable())
+  end)
+
+  it("are printed by gpuhost when uncaught, with status 1", function()
+    local f = S.tmpfile("local k = gpu.kernel([[" .. VECADD .. "]])\nlocal a = gpu.zeros(4)\nk[1, 4096](a, a, a)\n")
+    local out, status, err = S.host(f)
+    os.remove(f)
+    assert.are.equal(1, status)
+    assert.matches("CUDA_ERROR_INVALID_VALUE: This indicates", err, 1, true)
+    assert.matches("stack traceback:", err, 1, true)
+  end)
+end)
+
+describe("streams and events #gpu", function()
+  it("order work and time it", function()
+    local k = gpu.kernel(VECADD)
+    local n = 2^22
+    local a, b, c = gpu.ones(n), gpu.ones(n), gpu.zeros(n)
+    local s = gpu.stream()
+    local e0, e1 = gpu.event(), gpu.event()
+    assert.are.equal(e0, e0:record(s))
+    k[{n // 256, 256, stream = s}](a, b, c)
+    e1:record(s)
+    e1:synchronize()
+    s:synchronize()
+    local ms = gpu.elapsed(e0, e1)
+    assert.is_true(ms > 0 and ms < 1000)
+    assert.are.equal(2, c:tohost()[n])
+  end)
+
+  it("let a:tohost() wait for work on a stream", function()
+    local k = gpu.kernel([[extern "C" __global__ void slow(gpu::array<int> a) {
+      long long t0 = clock64(); while (clock64() - t0 < 20000000) {} a[0] = 42; }]])
+    local a = gpu.zeros(1, "int32")
+    k[{1, 1, stream = gpu.stream()}](a)
+    assert.are.equal(42, a:tohost()[1])
+  end)
+
+  it("refuse what is not a stream, and destroyed ones", function()
+    local k = gpu.kernel(VECADD)
+    assert.matches("gpu.stream expected", S.errof(function() return k[{1, 1, stream = 3}] end), 1, true)
+    local s = gpu.stream()
+    s:destroy()
+    assert.matches("attempt to use a destroyed stream", S.errof(function() s:synchronize() end), 1, true)
+    local e = gpu.event()
+    assert.are.equal("CUDA_ERROR_INVALID_HANDLE",
+                     select(2, S.errof(gpu.elapsed, e, gpu.event():record())).name)
+  end)
+end)
