@@ -228,7 +228,5 @@ void array_open(lua_State *L) {
   luaL_setfuncs(L, array_meta, 0);
   luaL_newlib(L, array_methods);
   lua_setfield(L, -2, "methods");
-  lua_pushliteral(L, "gpu.array");
-  lua_setfield(L, -2, "__name");
   lua_pop(L, 1);
 }

@@ -22,7 +22,7 @@
   X(cuEventCreate, 2000) X(cuEventDestroy, 4000) X(cuEventRecord, 2000) \
   X(cuEventSynchronize, 2000) X(cuEventElapsedTime, 2000)
 /* entry points we can do without (older drivers) */
-#define CUDA_OPTIONAL(X) X(cuFuncGetParamInfo, 12040)
+#define CUDA_OPTIONAL(X) X(cuFuncGetParamInfo, 12040) X(cuGetErrorString, 6000)
 
 #define DECLARE(name, ver) PFN_##name##_v##ver name;
 static struct {
@@ -233,15 +233,8 @@ const char *cuda_error_name(int code) {
 const char *cuda_error_description(int code) {
   for (size_t i = 0; i < sizeof cuda_errors / sizeof cuda_errors[0]; i++)
     if (cuda_errors[i].code == code) return cuda_errors[i].text;
+  /* cuGetErrorString is the fallback for codes newer than our cuda.h */
   const char *s = NULL;
-  if (loaded) {
-    /* cuGetErrorString is the fallback for codes newer than our cuda.h */
-    static PFN_cuGetErrorString_v6000 ges;
-    CUdriverProcAddressQueryResult st;
-    void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
-    PFN_cuGetProcAddress_v12000 gp = lib ? (PFN_cuGetProcAddress_v12000)dlsym(lib, "cuGetProcAddress_v2") : NULL;
-    if (ges == NULL && gp) gp("cuGetErrorString", (void **)&ges, 6000, 0, &st);
-    if (ges) ges((CUresult)code, &s);
-  }
+  if (loaded && drv.cuGetErrorString) drv.cuGetErrorString((CUresult)code, &s);
   return s;
 }

@@ -3,8 +3,6 @@
 #include "gpu.h"
 #include "rewrite.h"
 
-const char GPU_REG_MODULE = 0;
-
 /* gpu._embedded(name): the text of an embedded file, or nil */
 static int gpu_embedded(lua_State *L) {
   const EmbeddedFile *f = embedded_find(luaL_checkstring(L, 1));
@@ -21,6 +19,7 @@ int luaopen_gpu(lua_State *L) {
   array_open(L);
   hostarray_open(L);
   stream_open(L);
+  event_open(L);
   kernel_open(L);
   lua_pushcfunction(L, gpu_rewrite);
   lua_setfield(L, gpu, "rewrite");
@@ -35,8 +34,6 @@ int luaopen_gpu(lua_State *L) {
   luaL_getmetatable(L, GPU_ERROR_T);
   lua_setfield(L, -2, "error");
   lua_setfield(L, gpu, "_meta");
-  lua_pushvalue(L, gpu);
-  lua_rawsetp(L, LUA_REGISTRYINDEX, &GPU_REG_MODULE);
   const EmbeddedFile *f = embedded_find("lua/gpu.lua");
   if (luaL_loadbuffer(L, f->data, f->size, "=[gpu] lua/gpu.lua") != LUA_OK) return lua_error(L);
   lua_pushvalue(L, gpu);

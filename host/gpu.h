@@ -165,12 +165,10 @@ void table_push(lua_State *L, const void *src, const GpuShape *s, GpuDtype dt);
 #define GPU_DEVICE_T "gpu.device"
 CUstream stream_check(lua_State *L, int idx);
 void stream_open(lua_State *L);
+void event_open(lua_State *L);
 void device_open(lua_State *L);
 void kernel_open(lua_State *L);
 void device_account(lua_State *L, long delta);   /* tells the GC about device bytes */
-
-/* Registry keys (addresses of these give unique light userdata keys). */
-extern const char GPU_REG_MODULE;   /* the gpu table */
 
 /* ---- embedded files (embed.c) ---- */
 typedef struct EmbeddedFile { const char *name; const char *data; size_t size; } EmbeddedFile;

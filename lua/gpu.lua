@@ -12,7 +12,6 @@ local format = embedded("lua/format.lua")
 
 gpu._meta.array.__tostring = format.array
 gpu._meta.hostarray.__tostring = format.hostarray
-gpu._meta.array.__name = "gpu.array"
 
 gpu.dtypes = {"float32", "float64", "int8", "int16", "int32", "int64",
               "uint8", "uint16", "uint32", "uint64", "bool"}

@@ -87,6 +87,21 @@ describe("gpuhost", function()
     assert.matches("\n?7\n", out)
   end)
 
+  it("stops a running chunk on Ctrl-C", function()
+    local _, status, err = S.run("sh -c '" .. S.gpuhost .. " -e \"while true do end\" & pid=$!; sleep 0.5; kill -INT $pid; wait $pid'")
+    assert.are.equal(1, status)
+    assert.matches("interrupted!", err, 1, true)
+  end)
+
+  it("keeps the prompt after Ctrl-C", function()
+    local fifo = os.tmpname()
+    os.remove(fifo)
+    local out, _, err = S.run("sh -c 'mkfifo " .. fifo .. "; (printf \"while true do end\\n\"; sleep 1; printf \"print(40 + 2)\\n\") > "
+      .. fifo .. " & " .. S.gpuhost .. " -i < " .. fifo .. " & pid=$!; sleep 0.5; kill -INT $pid; wait $pid; rm -f " .. fifo .. "'")
+    assert.matches("interrupted!", err, 1, true)
+    assert.matches("42\n", out)
+  end)
+
   it("works as busted's interpreter (this spec runs in it)", function()
     assert.is_table(gpu)
     assert.is_function(gpu.rewrite)

@@ -1,0 +1,80 @@
+/* event.c: events ("gpu.event"), recorded in streams, and gpu.elapsed between two. */
+#include "gpu.h"
+
+typedef struct GpuEvent { CUevent e; int alive; } GpuEvent;
+
+#define toevent(L, i) ((GpuEvent *)luaL_checkudata(L, i, GPU_EVENT_T))
+
+static GpuEvent *event_check(lua_State *L, int idx) {
+  GpuEvent *e = toevent(L, idx);
+  if (!e->alive) luaL_error(L, "attempt to use a destroyed event");
+  return e;
+}
+
+/* gpu.event() */
+static int gpu_event(lua_State *L) {
+  GPU_CHECK(L, cuda_ensure_context());
+  GpuEvent *e = lua_newuserdatauv(L, sizeof *e, 0);
+  e->e = NULL;
+  e->alive = 0;
+  luaL_setmetatable(L, GPU_EVENT_T);
+  GPU_CHECK(L, cuda_event_create(&e->e));
+  e->alive = 1;
+  return 1;
+}
+
+/* e:record([stream]): records e on stream (default: the default stream) */
+static int event_record(lua_State *L) {
+  GpuEvent *e = event_check(L, 1);
+  CUstream s = lua_isnoneornil(L, 2) ? NULL : stream_check(L, 2);
+  GPU_CHECK(L, cuda_event_record(e->e, s));
+  lua_settop(L, 1);
+  return 1;
+}
+
+static int event_synchronize(lua_State *L) {
+  GPU_CHECK(L, cuda_event_synchronize(event_check(L, 1)->e));
+  return 0;
+}
+
+static int event_gc(lua_State *L) {
+  GpuEvent *e = toevent(L, 1);
+  if (e->alive) cuda_event_destroy(e->e);
+  e->alive = 0;
+  return 0;
+}
+
+/* gpu.elapsed(e0, e1): milliseconds between two recorded events */
+static int gpu_elapsed(lua_State *L) {
+  GpuEvent *a = event_check(L, 1), *b = event_check(L, 2);
+  float ms;
+  GPU_CHECK(L, cuda_event_elapsed(&ms, a->e, b->e));
+  lua_pushnumber(L, ms);
+  return 1;
+}
+
+static const luaL_Reg event_funcs[] = {
+  {"event", gpu_event},
+  {"elapsed", gpu_elapsed},
+  {NULL, NULL}
+};
+
+static const luaL_Reg event_methods[] = {
+  {"record", event_record},
+  {"synchronize", event_synchronize},
+  {"destroy", event_gc},
+  {NULL, NULL}
+};
+
+/* Expects the gpu table on top. */
+void event_open(lua_State *L) {
+  luaL_setfuncs(L, event_funcs, 0);
+  luaL_newmetatable(L, GPU_EVENT_T);
+  luaL_newlib(L, event_methods);
+  lua_setfield(L, -2, "__index");
+  lua_pushcfunction(L, event_gc);
+  lua_setfield(L, -2, "__gc");
+  lua_pushcfunction(L, event_gc);
+  lua_setfield(L, -2, "__close");
+  lua_pop(L, 1);
+}
