@@ -167,19 +167,11 @@ static int array_index(lua_State *L) {
   GpuArray *a = toarray(L, 1);
   if (lua_type(L, 2) == LUA_TSTRING) {
     const char *k = lua_tostring(L, 2);
-    /* methods first, then fields */
-    lua_getmetatable(L, 1);
-    lua_getfield(L, -1, "methods");
-    lua_getfield(L, -1, k);
-    if (!lua_isnil(L, -1)) return 1;
+    if (method_push(L, 1, k)) return 1;
     if (!a->alive) return luaL_error(L, "attempt to use a freed array");
-    if (strcmp(k, "shape") == 0) shape_push(L, &a->shape);
-    else if (strcmp(k, "dtype") == 0) lua_pushstring(L, gpu_dtypes[a->dtype].name);
-    else if (strcmp(k, "size") == 0) lua_pushinteger(L, a->shape.size);
-    else if (strcmp(k, "ndim") == 0) lua_pushinteger(L, a->shape.ndim);
-    else if (strcmp(k, "nbytes") == 0) lua_pushinteger(L, (lua_Integer)a->nbytes);
-    else if (strcmp(k, "device") == 0) lua_pushinteger(L, a->device);
-    else return luaL_error(L, "gpu.array has no field or method '%s'", k);
+    if (strcmp(k, "device") == 0) lua_pushinteger(L, a->device);
+    else if (!field_push(L, k, &a->shape, a->dtype))
+      return luaL_error(L, "gpu.array has no field or method '%s'", k);
     return 1;
   }
   return luaL_error(L, "attempt to index a device array from Lua: copy it to the host "

@@ -168,3 +168,23 @@ void shape_push(lua_State *L, const GpuShape *s) {
     lua_rawseti(L, -2, i + 1);
   }
 }
+
+/* The fields device and host arrays share: shape, dtype, size, ndim, nbytes. */
+int field_push(lua_State *L, const char *k, const GpuShape *s, GpuDtype dt) {
+  if (strcmp(k, "shape") == 0) shape_push(L, s);
+  else if (strcmp(k, "dtype") == 0) lua_pushstring(L, gpu_dtypes[dt].name);
+  else if (strcmp(k, "size") == 0) lua_pushinteger(L, s->size);
+  else if (strcmp(k, "ndim") == 0) lua_pushinteger(L, s->ndim);
+  else if (strcmp(k, "nbytes") == 0) lua_pushinteger(L, (lua_Integer)(s->size * (int64_t)gpu_dtypes[dt].size));
+  else return 0;
+  return 1;
+}
+
+/* Pushes the method k from the "methods" table of the metatable of the value at idx. */
+int method_push(lua_State *L, int idx, const char *k) {
+  lua_getmetatable(L, idx);
+  lua_getfield(L, -1, "methods");
+  if (lua_getfield(L, -1, k) != LUA_TNIL) return 1;
+  lua_pop(L, 3);
+  return 0;
+}

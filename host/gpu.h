@@ -50,6 +50,10 @@ typedef struct GpuShape {
 void shape_check(lua_State *L, int idx, GpuShape *s);   /* number or table of numbers */
 int64_t size_check(lua_State *L, int idx, const char *what); /* a non-negative integral size */
 void shape_push(lua_State *L, const GpuShape *s);
+/* Pushes array field k (shape, dtype, size, ndim, nbytes); 0 when k is none of them. */
+int field_push(lua_State *L, const char *k, const GpuShape *s, GpuDtype dt);
+/* Pushes method k of the value at idx (its metatable's "methods"); 0 when none. */
+int method_push(lua_State *L, int idx, const char *k);
 
 /* ---- the CUDA driver backend (cuda.c) ---- */
 typedef struct GpuDeviceInfo {

@@ -69,18 +69,11 @@ static int hostarray_index(lua_State *L) {
   HostArray *h = tohostarray(L, 1);
   if (lua_type(L, 2) == LUA_TSTRING) {
     const char *k = lua_tostring(L, 2);
-    lua_getmetatable(L, 1);
-    lua_getfield(L, -1, "methods");
-    lua_getfield(L, -1, k);
-    if (!lua_isnil(L, -1)) return 1;
+    if (method_push(L, 1, k)) return 1;
     if (!h->alive) return luaL_error(L, "attempt to use a freed array");
-    if (strcmp(k, "shape") == 0) shape_push(L, &h->shape);
-    else if (strcmp(k, "dtype") == 0) lua_pushstring(L, gpu_dtypes[h->dtype].name);
-    else if (strcmp(k, "size") == 0) lua_pushinteger(L, h->shape.size);
-    else if (strcmp(k, "ndim") == 0) lua_pushinteger(L, h->shape.ndim);
-    else if (strcmp(k, "nbytes") == 0) lua_pushinteger(L, (lua_Integer)h->nbytes);
-    else if (strcmp(k, "pinned") == 0) lua_pushboolean(L, h->pinned);
-    else return luaL_error(L, "gpu.hostarray has no field or method '%s'", k);
+    if (strcmp(k, "pinned") == 0) lua_pushboolean(L, h->pinned);
+    else if (!field_push(L, k, &h->shape, h->dtype))
+      return luaL_error(L, "gpu.hostarray has no field or method '%s'", k);
     return 1;
   }
   hostarray_check(L, 1);

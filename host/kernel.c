@@ -363,11 +363,8 @@ static int kernel_index(lua_State *L) {
   if (lua_type(L, 2) == LUA_TSTRING) {
     const char *key = lua_tostring(L, 2);
     if (strcmp(key, "name") == 0) { lua_getiuservalue(L, 1, 2); return 1; }
-    lua_getmetatable(L, 1);
-    lua_getfield(L, -1, "methods");
-    lua_getfield(L, -1, key);
-    if (lua_isnil(L, -1)) return luaL_error(L, "gpu.kernel has no field or method '%s'", key);
-    return 1;
+    if (method_push(L, 1, key)) return 1;
+    return luaL_error(L, "gpu.kernel has no field or method '%s'", key);
   }
   if (!lua_istable(L, 2))
     return luaL_error(L, "launch configuration must be {grid, block}, got %s", luaL_typename(L, 2));
