@@ -13,7 +13,7 @@ ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -I$(LUA_INC) -I$(CUDA_HOME
 
 # The gpu module (shared by both targets) and the host program.
 MOD_SRC  = host/rewrite.c host/loader.c host/errors.c host/cuda.c host/nvrtc.c host/device.c host/stream.c host/event.c host/array.c \
-           host/hostarray.c host/kernel.c host/dtype.c host/gpu.c host/embed.c
+           host/hostarray.c host/cache.c host/kernel.c host/dtype.c host/gpu.c host/embed.c
 HOST_SRC = host/main.c
 EMBEDDED = lua/gpu.lua lua/signature.lua lua/format.lua kernels/gpuhost.cuh kernels/builtin.cu
 

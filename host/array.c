@@ -46,7 +46,7 @@ GpuArray *array_new(lua_State *L, const GpuShape *s, GpuDtype dt) {
 /* The one release path, shared by __gc, __close and :free(); idempotent. */
 static GpuResult array_release(GpuArray *a) {
   GpuResult r = GPU_OK;
-  if (a->ptr) r = cuda_free(a->ptr);
+  if (a->ptr) r = cuda_free(a->ptr, a->device);
   a->ptr = 0;
   a->alive = 0;
   return r;
@@ -119,10 +119,20 @@ static int gpu_array(lua_State *L) {
                                              luaL_typename(L, 1)));
 }
 
-/* a:tohost(): a host array (pinned memory) holding a copy; waits for the work before it */
+/* a:tohost([out]): a host array (pinned memory) holding a copy, or the copy into host
+ * array out; waits for the work before it */
 static int array_tohost(lua_State *L) {
   GpuArray *a = array_check(L, 1);
-  HostArray *h = hostarray_new(L, &a->shape, a->dtype);
+  HostArray *h;
+  if (!lua_isnoneornil(L, 2)) {
+    h = hostarray_check(L, 2);
+    if (h->dtype != a->dtype || h->shape.size != a->shape.size)
+      return luaL_argerror(L, 2, lua_pushfstring(L, "host array of %I %s elements expected",
+                           (lua_Integer)a->shape.size, gpu_dtypes[a->dtype].name));
+    lua_settop(L, 2);
+  } else {
+    h = hostarray_new(L, &a->shape, a->dtype);
+  }
   if (a->nbytes) GPU_CHECK(L, cuda_dtoh(h->data, a->ptr, a->nbytes));
   return 1;
 }

@@ -22,7 +22,9 @@
   X(cuEventCreate, 2000) X(cuEventDestroy, 4000) X(cuEventRecord, 2000) \
   X(cuEventSynchronize, 2000) X(cuEventElapsedTime, 2000)
 /* entry points we can do without (older drivers) */
-#define CUDA_OPTIONAL(X) X(cuFuncGetParamInfo, 12040) X(cuGetErrorString, 6000)
+#define CUDA_OPTIONAL(X) X(cuFuncGetParamInfo, 12040) X(cuGetErrorString, 6000) \
+  X(cuMemAllocAsync, 11020) X(cuMemFreeAsync, 11020) X(cuDeviceGetDefaultMemPool, 11020) \
+  X(cuMemPoolSetAttribute, 11020)
 
 #define DECLARE(name, ver) PFN_##name##_v##ver name;
 static struct {
@@ -36,6 +38,7 @@ static GpuResult load_result;    /* kept so every later call fails the same way 
 static char load_message[512];
 static int current = -1;         /* ordinal of the current device, -1 before the first */
 static CUcontext contexts[MAX_DEVICES];
+static int pools[MAX_DEVICES];   /* 1: allocate with the stream-ordered allocator */
 
 /* A driver call that returns its failure as a GpuResult naming the call. */
 #define TRY(call) do { CUresult r_ = (call); \
@@ -112,6 +115,23 @@ GpuResult cuda_device_info(int ordinal, GpuDeviceInfo *info) {
   return GPU_OK;
 }
 
+/* Device arrays come from CUDA's stream-ordered allocator where the device has it: the
+ * default memory pool, told to keep what is freed (a release threshold of "all"), makes
+ * an allocate/free pair cost little more than a function call. */
+static int use_pool(CUdevice dev) {
+  int supported = 0;
+  CUmemoryPool pool;
+  cuuint64_t keep = ~(cuuint64_t)0;
+  if (!drv.cuMemAllocAsync || !drv.cuMemFreeAsync || !drv.cuDeviceGetDefaultMemPool ||
+      !drv.cuMemPoolSetAttribute) return 0;
+  if (drv.cuDeviceGetAttribute(&supported, CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, dev)
+      != CUDA_SUCCESS || !supported) return 0;
+  if (drv.cuDeviceGetDefaultMemPool(&pool, dev) != CUDA_SUCCESS) return 0;
+  if (drv.cuMemPoolSetAttribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &keep) != CUDA_SUCCESS)
+    return 0;
+  return 1;
+}
+
 GpuResult cuda_use_device(int ordinal) {
   GpuResult r = cuda_load();
   if (r.code) return r;
@@ -123,6 +143,8 @@ GpuResult cuda_use_device(int ordinal) {
     CUdevice dev;
     TRY(drv.cuDeviceGet(&dev, ordinal));
     TRY(drv.cuDevicePrimaryCtxRetain(&contexts[ordinal], dev));
+    TRY(drv.cuCtxSetCurrent(contexts[ordinal]));
+    pools[ordinal] = use_pool(dev);
   }
   TRY(drv.cuCtxSetCurrent(contexts[ordinal]));
   current = ordinal;
@@ -154,8 +176,27 @@ GpuResult cuda_mem_info(size_t *free_bytes, size_t *total_bytes) {
   return GPU_OK;
 }
 
-GpuResult cuda_alloc(CUdeviceptr *p, size_t n) { TRY(drv.cuMemAlloc(p, n)); return GPU_OK; }
-GpuResult cuda_free(CUdeviceptr p) { TRY(drv.cuMemFree(p)); return GPU_OK; }
+/* Allocations and frees are ordered in the default stream, which waits for (and is waited
+ * for by) every other stream gpuhost makes. */
+GpuResult cuda_alloc(CUdeviceptr *p, size_t n) {
+  if (pools[current]) TRY(drv.cuMemAllocAsync(p, n, NULL));
+  else TRY(drv.cuMemAlloc(p, n));
+  return GPU_OK;
+}
+
+GpuResult cuda_free(CUdeviceptr p, int device) {
+  int was = current;
+  if (device != current && device >= 0) {
+    GpuResult r = cuda_use_device(device);
+    if (r.code) return r;
+  }
+  GpuResult res = GPU_OK;
+  CUresult r = pools[device] ? drv.cuMemFreeAsync(p, NULL) : drv.cuMemFree(p);
+  if (r != CUDA_SUCCESS)
+    res = (GpuResult){(int)r, GPU_SRC_CUDA, pools[device] ? "cuMemFreeAsync(p, NULL)" : "cuMemFree(p)"};
+  if (was != current && was >= 0) cuda_use_device(was);
+  return res;
+}
 GpuResult cuda_host_alloc(void **p, size_t n) { TRY(drv.cuMemHostAlloc(p, n, 0)); return GPU_OK; }
 GpuResult cuda_host_free(void *p) { TRY(drv.cuMemFreeHost(p)); return GPU_OK; }
 

@@ -1,5 +1,6 @@
 /* gpu.c: luaopen_gpu, which builds the gpu table from the C parts (each file's *_open)
  * and then runs the embedded lua/gpu.lua, which adds the parts written in Lua. */
+#include <time.h>
 #include "gpu.h"
 #include "rewrite.h"
 
@@ -8,6 +9,14 @@ static int gpu_embedded(lua_State *L) {
   const EmbeddedFile *f = embedded_find(luaL_checkstring(L, 1));
   if (f == NULL) return 0;
   lua_pushlstring(L, f->data, f->size);
+  return 1;
+}
+
+/* gpu.clock(): seconds on a monotonic clock (os.clock counts CPU time, not waiting) */
+static int gpu_clock(lua_State *L) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  lua_pushnumber(L, (lua_Number)t.tv_sec + (lua_Number)t.tv_nsec * 1e-9);
   return 1;
 }
 
@@ -21,6 +30,8 @@ int luaopen_gpu(lua_State *L) {
   stream_open(L);
   event_open(L);
   kernel_open(L);
+  lua_pushcfunction(L, gpu_clock);
+  lua_setfield(L, gpu, "clock");
   lua_pushcfunction(L, gpu_rewrite);
   lua_setfield(L, gpu, "rewrite");
   lua_pushcfunction(L, gpu_embedded);

@@ -72,7 +72,7 @@ int cuda_current_device(void);
 GpuResult cuda_synchronize(void);
 GpuResult cuda_mem_info(size_t *free_bytes, size_t *total_bytes);
 GpuResult cuda_alloc(CUdeviceptr *p, size_t n);
-GpuResult cuda_free(CUdeviceptr p);
+GpuResult cuda_free(CUdeviceptr p, int device);
 GpuResult cuda_host_alloc(void **p, size_t n);  /* pinned */
 GpuResult cuda_host_free(void *p);
 GpuResult cuda_htod(CUdeviceptr dst, const void *src, size_t n);
@@ -120,6 +120,14 @@ const char *nvrtc_load_message(void);
 const char *nvrtc_error_name(int code);
 const char *cuda_include_dir(void);       /* NULL when no toolkit headers are found */
 
+/* ---- the on-disk compile cache (cache.c) ---- */
+typedef struct CacheEntry { char *cubin; size_t cubin_size; char **lowered; } CacheEntry;
+/* 1 and the entry for key when the cache has a sound one; 0 otherwise. */
+int cache_load(const char *key, size_t keylen, int nnames, CacheEntry *e);
+void cache_entry_free(CacheEntry *e, int nnames);
+void cache_store(const char *key, size_t keylen, const char *cubin, size_t cubin_size,
+                 char *const *lowered, int nnames);
+
 /* ---- Lua side: errors (errors.c) ---- */
 #define GPU_ERROR_T "gpu.error"
 /* Raises the error object for a failed result; does not return. */
@@ -149,6 +157,7 @@ typedef struct HostArray {
   size_t nbytes;
   GpuShape shape;
   GpuDtype dtype;
+  size_t capacity;     /* bytes of the buffer, which may be larger (pooled) */
   int pinned;          /* 1: cuMemHostAlloc; 0: malloc (no driver) */
   int alive;
 } HostArray;

@@ -18,6 +18,71 @@ HostArray *hostarray_check(lua_State *L, int idx) {
   return h;
 }
 
+/* Pinned memory is slow to get (the pages are locked one by one), so the buffers of freed
+ * host arrays are kept in a pool, one per Lua state (in the registry), and handed out again
+ * to arrays that fit in them. */
+#define POOL_SLOTS 16
+#define POOL_MAX_BYTES ((size_t)4 << 30)
+typedef struct PinnedPool {
+  void *ptr[POOL_SLOTS];
+  size_t size[POOL_SLOTS];
+  size_t bytes;
+  int closed;
+} PinnedPool;
+static const char POOL_KEY = 0;
+
+static PinnedPool *pool_get(lua_State *L) {
+  if (lua_rawgetp(L, LUA_REGISTRYINDEX, &POOL_KEY) == LUA_TUSERDATA) {
+    PinnedPool *p = lua_touserdata(L, -1);
+    lua_pop(L, 1);
+    return p;
+  }
+  lua_pop(L, 1);
+  PinnedPool *p = lua_newuserdatauv(L, sizeof *p, 0);
+  memset(p, 0, sizeof *p);
+  luaL_setmetatable(L, "gpu.pinnedpool");
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &POOL_KEY);
+  return p;
+}
+
+static int pool_gc(lua_State *L) {
+  PinnedPool *p = lua_touserdata(L, 1);
+  for (int i = 0; i < POOL_SLOTS; i++)
+    if (p->ptr[i]) cuda_host_free(p->ptr[i]);
+  memset(p, 0, sizeof *p);
+  p->closed = 1;
+  return 0;
+}
+
+/* The smallest pooled buffer of n bytes or more (and not over twice n), or NULL. */
+static void *pool_take(PinnedPool *p, size_t n, size_t *cap) {
+  int best = -1;
+  for (int i = 0; i < POOL_SLOTS; i++)
+    if (p->ptr[i] && p->size[i] >= n && p->size[i] <= 2 * n &&
+        (best < 0 || p->size[i] < p->size[best])) best = i;
+  if (best < 0) return NULL;
+  void *buf = p->ptr[best];
+  *cap = p->size[best];
+  p->bytes -= p->size[best];
+  p->ptr[best] = NULL;
+  return buf;
+}
+
+/* Keeps buf for later, or frees it when the pool is full. */
+static void pool_give(lua_State *L, void *buf, size_t cap) {
+  PinnedPool *p = pool_get(L);
+  if (!p->closed && p->bytes + cap <= POOL_MAX_BYTES) {
+    for (int i = 0; i < POOL_SLOTS; i++)
+      if (p->ptr[i] == NULL) {
+        p->ptr[i] = buf;
+        p->size[i] = cap;
+        p->bytes += cap;
+        return;
+      }
+  }
+  cuda_host_free(buf);
+}
+
 HostArray *hostarray_new(lua_State *L, const GpuShape *s, GpuDtype dt) {
   HostArray *h = lua_newuserdatauv(L, sizeof *h, 0);
   memset(h, 0, sizeof *h);
@@ -29,12 +94,17 @@ HostArray *hostarray_new(lua_State *L, const GpuShape *s, GpuDtype dt) {
   if (h->nbytes == 0) return h;
   /* pinned when a driver is there (fast copies); plain memory otherwise */
   if (cuda_ensure_context().code == 0) {
-    GpuResult r = cuda_host_alloc(&h->data, h->nbytes);
-    if (r.code == CUDA_ERROR_OUT_OF_MEMORY) {
-      lua_gc(L, LUA_GCCOLLECT, 0);
-      r = cuda_host_alloc(&h->data, h->nbytes);
+    h->data = pool_take(pool_get(L), h->nbytes, &h->capacity);
+    if (h->data == NULL) {
+      h->capacity = h->nbytes;
+      GpuResult r = cuda_host_alloc(&h->data, h->nbytes);
+      if (r.code == CUDA_ERROR_OUT_OF_MEMORY) {
+        lua_gc(L, LUA_GCCOLLECT, 0);
+        r = cuda_host_alloc(&h->data, h->nbytes);
+      }
+      if (r.code) { h->data = NULL; gpu_raise(L, r, NULL); }
+      device_account(L, (long)(h->nbytes / 1024));
     }
-    if (r.code) { h->data = NULL; gpu_raise(L, r, NULL); }
     h->pinned = 1;
   } else {
     h->data = malloc(h->nbytes);
@@ -47,7 +117,7 @@ HostArray *hostarray_new(lua_State *L, const GpuShape *s, GpuDtype dt) {
 static int hostarray_gc(lua_State *L) {
   HostArray *h = tohostarray(L, 1);
   if (h->data) {
-    if (h->pinned) cuda_host_free(h->data);
+    if (h->pinned) pool_give(L, h->data, h->capacity);
     else free(h->data);
   }
   h->data = NULL;
@@ -230,6 +300,10 @@ static const luaL_Reg hostarray_meta[] = {
 
 /* Expects the gpu table on top; adds gpu.host. */
 void hostarray_open(lua_State *L) {
+  luaL_newmetatable(L, "gpu.pinnedpool");
+  lua_pushcfunction(L, pool_gc);
+  lua_setfield(L, -2, "__gc");
+  lua_pop(L, 1);
   luaL_newlib(L, host_funcs);
   lua_setfield(L, -2, "host");
   luaL_newmetatable(L, GPU_HOSTARRAY_T);

@@ -33,6 +33,7 @@ typedef struct KParam {
 
 typedef struct GpuKernel {
   int index;                      /* which of the program's names */
+  int debug;                      /* the program's: check bounds after each launch */
   int nparams;
   int device;                     /* device of the cached function, -1 when none */
   CUfunction function;
@@ -85,9 +86,10 @@ static const char *spec_string(lua_State *L, int spec, const char *field) {
   return s;
 }
 
-/* Compiles program p (at idx) for arch; leaves the cubin as a string on the stack and
- * returns the lowered names in *lowered (malloc'd, one per name). Raises on failure. */
-static void program_build(lua_State *L, int idx, const char *arch, char ***lowered) {
+/* Compiles program p (at idx) for arch, or takes it from the disk cache; pushes the cubin
+ * as a string and returns the lowered names in *lowered (malloc'd, one per name) and where
+ * the cubin came from ("disk" or "nvrtc"). Raises on failure. */
+static const char *program_build(lua_State *L, int idx, const char *arch, char ***lowered) {
   GpuProgram *p = toprogram(L, idx);
   lua_getiuservalue(L, idx, 1);
   int spec = lua_gettop(L);
@@ -126,25 +128,53 @@ static void program_build(lua_State *L, int idx, const char *arch, char ***lower
     names[i] = lua_tostring(L, -1);
     lua_pop(L, 1);
   }
-  lua_pushfstring(L, "%s%s", prefix ? prefix : "", source);
-  NvrtcJob job = {
-    .source = lua_tostring(L, -1), .progname = nn > 0 ? names[0] : "kernel",
-    .nheaders = 1, .headers = header_src, .header_names = header_name,
-    .nopts = nopts, .opts = opts, .nnames = nn, .names = names,
-  };
-  GpuResult r = nvrtc_compile(&job);
-  if (r.code) {
-    /* copy what we need onto the Lua stack, free, then raise (gpu_raise does not return) */
-    lua_pushstring(L, job.log ? job.log : "");
+
+  /* the cache key: everything NVRTC's output depends on */
+  int major = 0, minor = 0;
+  GPU_CHECK(L, nvrtc_version(&major, &minor));
+  luaL_Buffer b;
+  luaL_buffinit(L, &b);
+  lua_pushfstring(L, "gpuhost-cache 1\nnvrtc %d.%d\n", major, minor);
+  luaL_addvalue(&b);
+  for (int i = 0; i < nopts; i++) { luaL_addstring(&b, opts[i]); luaL_addchar(&b, '\n'); }
+  for (int i = 0; i < nn; i++) { luaL_addstring(&b, names[i]); luaL_addchar(&b, '\n'); }
+  luaL_addlstring(&b, hdr->data, hdr->size);
+  luaL_addchar(&b, '\0');
+  luaL_addstring(&b, source);
+  luaL_pushresult(&b);
+  size_t keylen;
+  const char *key = lua_tolstring(L, -1, &keylen);
+  CacheEntry e;
+  const char *origin = "disk";
+  if (cache_load(key, keylen, nn, &e)) {
+    lua_pushlstring(L, e.cubin, e.cubin_size);
+    *lowered = e.lowered;
+    e.lowered = NULL;
+    cache_entry_free(&e, nn);
+  } else {
+    origin = "nvrtc";
+    lua_pushfstring(L, "%s%s", prefix ? prefix : "", source);
+    NvrtcJob job = {
+      .source = lua_tostring(L, -1), .progname = nn > 0 ? names[0] : "kernel",
+      .nheaders = 1, .headers = header_src, .header_names = header_name,
+      .nopts = nopts, .opts = opts, .nnames = nn, .names = names,
+    };
+    GpuResult r = nvrtc_compile(&job);
+    if (r.code) {
+      /* copy what we need onto the Lua stack, free, then raise (gpu_raise does not return) */
+      lua_pushstring(L, job.log ? job.log : "");
+      nvrtc_job_free(&job);
+      gpu_raise(L, r, lua_tostring(L, -1));
+    }
+    cache_store(key, keylen, job.cubin, job.cubin_size, job.lowered, nn);
+    lua_pushlstring(L, job.cubin, job.cubin_size);
+    *lowered = job.lowered;
+    job.lowered = NULL;
     nvrtc_job_free(&job);
-    gpu_raise(L, r, lua_tostring(L, -1));
   }
-  lua_pushlstring(L, job.cubin, job.cubin_size);
-  *lowered = job.lowered;
-  job.lowered = NULL;
-  nvrtc_job_free(&job);
   lua_replace(L, spec);
   lua_settop(L, spec);
+  return origin;
 }
 
 static void free_names(char **names, int n) {
@@ -154,8 +184,9 @@ static void free_names(char **names, int n) {
 
 /* The function `index` of program p (at idx) on the current device, compiling and loading
  * the program there first if needed. */
-static CUfunction program_function(lua_State *L, int idx, int index) {
+static CUfunction program_function(lua_State *L, int idx, int index, const char **origin) {
   GpuProgram *p = toprogram(L, idx);
+  *origin = "memory";
   GPU_CHECK(L, cuda_ensure_context());
   int dev = cuda_current_device();
   if (dev >= MAX_DEVICES) luaL_error(L, "device %d: gpuhost handles %d devices", dev, MAX_DEVICES);
@@ -165,7 +196,7 @@ static CUfunction program_function(lua_State *L, int idx, int index) {
     char arch[16];
     snprintf(arch, sizeof arch, "sm_%d%d", info.major, info.minor);
     char **lowered;
-    program_build(L, idx, arch, &lowered);
+    *origin = program_build(L, idx, arch, &lowered);
     CUmodule m;
     GpuResult r = cuda_module_load(&m, lua_tostring(L, -1));
     lua_pop(L, 1);
@@ -186,22 +217,26 @@ static CUfunction program_function(lua_State *L, int idx, int index) {
 }
 
 /* p:compile(): compiles for the current device, or for DEFAULT_ARCH without a GPU, so
- * compile errors show anywhere. Returns the architecture it compiled for. */
+ * compile errors show anywhere. Returns the architecture and where the code came from:
+ * "memory" (this process had it), "disk" (the cache) or "nvrtc". */
 static int program_compile(lua_State *L) {
   toprogram(L, 1);
   int n;
+  const char *origin;
   if (cuda_device_count(&n).code == 0 && n > 0) {
-    program_function(L, 1, 0);
+    program_function(L, 1, 0, &origin);
     GpuDeviceInfo info;
     GPU_CHECK(L, cuda_device_info(cuda_current_device(), &info));
     lua_pushfstring(L, "sm_%d%d", info.major, info.minor);
-    return 1;
+    lua_pushstring(L, origin);
+    return 2;
   }
   char **lowered;
-  program_build(L, 1, DEFAULT_ARCH, &lowered);
+  origin = program_build(L, 1, DEFAULT_ARCH, &lowered);
   free_names(lowered, toprogram(L, 1)->nnames);
   lua_pushstring(L, DEFAULT_ARCH);
-  return 1;
+  lua_pushstring(L, origin);
+  return 2;
 }
 
 /* ---- kernels ---- */
@@ -215,10 +250,11 @@ static int gpu_kernel(lua_State *L) {
   if (index < 1 || index > p->nnames) return luaL_argerror(L, 2, "no such kernel");
   int n = (int)luaL_len(L, 3);
   size_t size = sizeof(GpuKernel) + (size_t)n * (sizeof(KParam) + sizeof(void *) + ARRAY_ARG_SIZE);
-  GpuKernel *k = lua_newuserdatauv(L, size, 2);
+  GpuKernel *k = lua_newuserdatauv(L, size, 3);   /* program, name, last launcher */
   memset(k, 0, size);
   luaL_setmetatable(L, GPU_KERNEL_T);
   k->index = index - 1;
+  k->debug = p->debug;
   k->nparams = n;
   k->device = -1;
   k->params = (KParam *)(k + 1);
@@ -261,7 +297,8 @@ static const char *kernel_name(lua_State *L, int idx) {
 static CUfunction kernel_function(lua_State *L, int idx, GpuKernel *k) {
   if (k->device >= 0 && k->device == cuda_current_device()) return k->function;
   lua_getiuservalue(L, idx, 1);
-  CUfunction f = program_function(L, lua_gettop(L), k->index);
+  const char *origin;
+  CUfunction f = program_function(L, lua_gettop(L), k->index, &origin);
   lua_pop(L, 1);
   for (int i = 0; i <= k->nparams; i++) {
     long size;
@@ -356,10 +393,11 @@ static void read_dims(lua_State *L, int idx, const char *what, unsigned out[3]) 
   }
 }
 
-/* k[config]: a launcher; config = {grid, block, shared = bytes, stream = s} */
+/* k[config]: a launcher; config = {grid, block, shared = bytes, stream = s}. The kernel
+ * keeps its last launcher and gives it again for the same configuration, so a loop of
+ * k[{g, b}](...) makes no launcher after the first. */
 static int kernel_index(lua_State *L) {
-  GpuKernel *k = tokernel(L, 1);
-  (void)k;
+  tokernel(L, 1);
   if (lua_type(L, 2) == LUA_TSTRING) {
     const char *key = lua_tostring(L, 2);
     if (strcmp(key, "name") == 0) { lua_getiuservalue(L, 1, 2); return 1; }
@@ -368,29 +406,42 @@ static int kernel_index(lua_State *L) {
   }
   if (!lua_istable(L, 2))
     return luaL_error(L, "launch configuration must be {grid, block}, got %s", luaL_typename(L, 2));
-  GpuLauncher *g = lua_newuserdatauv(L, sizeof *g, 2);
-  memset(g, 0, sizeof *g);
-  luaL_setmetatable(L, GPU_LAUNCHER_T);
-  int lidx = lua_gettop(L);
-  lua_geti(L, 2, 1);
-  lua_geti(L, 2, 2);
-  if (lua_isnil(L, -2) || lua_isnil(L, -1))
+  GpuLauncher c;
+  memset(&c, 0, sizeof c);
+  lua_settop(L, 2);
+  lua_rawgeti(L, 2, 1);
+  lua_rawgeti(L, 2, 2);
+  if (lua_isnil(L, 3) || lua_isnil(L, 4))
     return luaL_error(L, "launch configuration must be {grid, block}");
-  read_dims(L, -2, "grid", g->grid);
-  read_dims(L, -1, "block", g->block);
-  lua_pop(L, 2);
+  read_dims(L, 3, "grid", c.grid);
+  read_dims(L, 4, "block", c.block);
   if (lua_getfield(L, 2, "shared") != LUA_TNIL)
-    g->shared = (unsigned)size_check(L, -1, "shared memory size");
-  lua_pop(L, 1);
-  if (lua_getfield(L, 2, "stream") != LUA_TNIL) {
-    stream_check(L, -1);
-    g->has_stream = 1;
-    lua_setiuservalue(L, lidx, 2);
-  } else {
-    lua_pop(L, 1);
+    c.shared = (unsigned)size_check(L, 5, "shared memory size");
+  if (lua_getfield(L, 2, "stream") != LUA_TNIL) {   /* slot 6 */
+    stream_check(L, 6);
+    c.has_stream = 1;
   }
+  /* the last launcher, if it is the same */
+  if (lua_getiuservalue(L, 1, 3) == LUA_TUSERDATA) {   /* slot 7 */
+    GpuLauncher *last = lua_touserdata(L, 7);
+    if (memcmp(last->grid, c.grid, sizeof c.grid) == 0 &&
+        memcmp(last->block, c.block, sizeof c.block) == 0 && last->shared == c.shared &&
+        last->has_stream == c.has_stream) {
+      if (!c.has_stream) return 1;
+      lua_getiuservalue(L, 7, 2);
+      if (lua_rawequal(L, -1, 6)) { lua_pop(L, 1); return 1; }
+    }
+  }
+  lua_settop(L, 6);
+  GpuLauncher *g = lua_newuserdatauv(L, sizeof *g, 2);
+  *g = c;
+  luaL_setmetatable(L, GPU_LAUNCHER_T);
   lua_pushvalue(L, 1);
-  lua_setiuservalue(L, lidx, 1);
+  lua_setiuservalue(L, -2, 1);
+  lua_pushvalue(L, 6);
+  lua_setiuservalue(L, -2, 2);
+  lua_pushvalue(L, -1);
+  lua_setiuservalue(L, 1, 3);
   return 1;
 }
 
@@ -399,7 +450,6 @@ static void check_bounds(lua_State *L, int kidx) {
   lua_getiuservalue(L, kidx, 1);
   GpuProgram *p = toprogram(L, -1);
   lua_pop(L, 1);
-  if (!p->debug) return;
   int dev = cuda_current_device();
   uint64_t rec[4];
   GPU_CHECK(L, cuda_dtoh(rec, p->oob[dev], sizeof rec));
@@ -416,7 +466,7 @@ static void kernel_launch(lua_State *L, int kidx, GpuKernel *k, const GpuLaunche
   marshal(L, kidx, k, first, nargs);
   GpuResult r = cuda_launch(f, g->grid, g->block, g->shared, stream, k->argv);
   if (r.code) gpu_raise(L, r, kernel_name(L, kidx));
-  check_bounds(L, kidx);
+  if (k->debug) check_bounds(L, kidx);
 }
 
 /* launcher(args...): the launch itself. The launcher stays in slot 1, keeping its kernel

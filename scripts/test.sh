@@ -15,6 +15,8 @@ else
   busted() { command busted --lua="$host" "$@"; }
 fi
 
+# the specs' kernels go to a cache of their own
+export GPUHOST_CACHE_DIR="${GPUHOST_CACHE_DIR:-$PWD/build/spec-cache}"
 exclude=""
 skipped=0
 if "$host" -e 'local ok, n = pcall(gpu.device_count) os.exit(ok and n > 0)'; then

@@ -1,0 +1,181 @@
+/* bench.c: the floor for scripts/bench/run.sh: the same figures as bench.lua, through the
+ * CUDA driver API and NVRTC called directly from C. Prints "name<TAB>value" lines.
+ * Build: cc -O2 bench.c -I$CUDA_HOME/include -L$CUDA_HOME/lib64 -L$CUDA_HOME/lib64/stubs -lcuda -lnvrtc */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <cuda.h>
+#include <nvrtc.h>
+
+#define CK(x) do { CUresult r_ = (x); if (r_) { const char *s; cuGetErrorName(r_, &s); \
+  fprintf(stderr, "%s: %s\n", #x, s); exit(1); } } while (0)
+#define NK(x) do { nvrtcResult r_ = (x); if (r_) { fprintf(stderr, "%s: %s\n", #x, \
+  nvrtcGetErrorString(r_)); exit(1); } } while (0)
+
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec + t.tv_nsec * 1e-9;
+}
+static int cmp(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+static double median(double *t, int n) { qsort(t, n, sizeof *t, cmp); return t[n / 2]; }
+static void out(const char *name, double v) { printf("%s\t%.4f\n", name, v); fflush(stdout); }
+
+static const char *SRC =
+  "extern \"C\" __global__ void empty() {}\n"
+  "extern \"C\" __global__ void args(float *a, float *b, float *c, int n) {}\n"
+  "extern \"C\" __global__ void vecadd(const float *a, const float *b, float *c, int n) {\n"
+  "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+  "  if (i < n) c[i] = a[i] + b[i];\n"
+  "}\n";
+
+static char *compile(const char *arch, double *ms) {
+  double t0 = now();
+  nvrtcProgram p;
+  NK(nvrtcCreateProgram(&p, SRC, "bench.cu", 0, NULL, NULL));
+  const char *opts[] = {arch};
+  NK(nvrtcCompileProgram(p, 1, opts));
+  size_t n;
+  NK(nvrtcGetCUBINSize(p, &n));
+  char *cubin = malloc(n);
+  NK(nvrtcGetCUBIN(p, cubin));
+  nvrtcDestroyProgram(&p);
+  *ms = (now() - t0) * 1e3;
+  return cubin;
+}
+
+int main(void) {
+  double t0 = now();
+  CK(cuInit(0));
+  CUdevice dev;
+  CUcontext ctx;
+  CK(cuDeviceGet(&dev, 0));
+  CK(cuDevicePrimaryCtxRetain(&ctx, dev));
+  CK(cuCtxSetCurrent(ctx));
+  out("driver_init_ms", (now() - t0) * 1e3);
+  int major, minor;
+  cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);
+  cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);
+  char arch[64];
+  snprintf(arch, sizeof arch, "--gpu-architecture=sm_%d%d", major, minor);
+  double ms1, ms2;
+  char *cubin = compile(arch, &ms1);
+  free(compile(arch, &ms2));
+  out("compile_first_ms", ms1);
+  out("compile_cold_ms", ms2);
+  CUmodule mod;
+  t0 = now();
+  CK(cuModuleLoadData(&mod, cubin));
+  out("module_load_ms", (now() - t0) * 1e3);
+  CUfunction fempty, fargs, fvecadd;
+  CK(cuModuleGetFunction(&fempty, mod, "empty"));
+  CK(cuModuleGetFunction(&fargs, mod, "args"));
+  CK(cuModuleGetFunction(&fvecadd, mod, "vecadd"));
+
+  /* launches */
+  int N = 20000;
+  double times[9];
+  CUdeviceptr a, b, c;
+  int n1024 = 1024;
+  CK(cuMemAlloc(&a, 4096)); CK(cuMemAlloc(&b, 4096)); CK(cuMemAlloc(&c, 4096));
+  void *params[] = {&a, &b, &c, &n1024};
+  for (int which = 0; which < 2; which++) {
+    CUfunction f = which ? fargs : fempty;
+    void **p = which ? params : NULL;
+    CK(cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, NULL, p, NULL));
+    CK(cuCtxSynchronize());
+    for (int r = 0; r < 7; r++) {
+      double s = now();
+      for (int i = 0; i < N; i++) CK(cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, NULL, p, NULL));
+      CK(cuCtxSynchronize());
+      times[r] = (now() - s) / N * 1e6;
+    }
+    out(which ? "launch_args_us" : "launch_empty_us", median(times, 7));
+  }
+  cuMemFree(a); cuMemFree(b); cuMemFree(c);
+
+  /* vecadd */
+  int n = (1 << 24) + 11;
+  CK(cuMemAlloc(&a, 4 * (size_t)n)); CK(cuMemAlloc(&b, 4 * (size_t)n)); CK(cuMemAlloc(&c, 4 * (size_t)n));
+  CK(cuMemsetD32(a, 0x3f800000, n)); CK(cuMemsetD32(b, 0x3f800000, n));
+  void *vp[] = {&a, &b, &c, &n};
+  CUevent e0, e1;
+  CK(cuEventCreate(&e0, 0)); CK(cuEventCreate(&e1, 0));
+  unsigned grid = (n + 255) / 256;
+  CK(cuLaunchKernel(fvecadd, grid, 1, 1, 256, 1, 1, 0, NULL, vp, NULL));
+  for (int r = 0; r < 5; r++) {
+    CK(cuEventRecord(e0, NULL));
+    for (int i = 0; i < 20; i++) CK(cuLaunchKernel(fvecadd, grid, 1, 1, 256, 1, 1, 0, NULL, vp, NULL));
+    CK(cuEventRecord(e1, NULL));
+    CK(cuEventSynchronize(e1));
+    float ms;
+    CK(cuEventElapsedTime(&ms, e0, e1));
+    times[r] = ms / 20;
+  }
+  out("vecadd_GBps", 12.0 * n / (median(times, 5) * 1e-3) / 1e9);
+  cuMemFree(a); cuMemFree(b); cuMemFree(c);
+
+  /* device-to-device copy of 256 MiB */
+  size_t bytes = (size_t)256 << 20;
+  CK(cuMemAlloc(&a, bytes)); CK(cuMemAlloc(&b, bytes));
+  CK(cuMemcpyDtoD(b, a, bytes));
+  for (int r = 0; r < 5; r++) {
+    CK(cuEventRecord(e0, NULL));
+    for (int i = 0; i < 10; i++) CK(cuMemcpyDtoDAsync(b, a, bytes, NULL));
+    CK(cuEventRecord(e1, NULL));
+    CK(cuEventSynchronize(e1));
+    float ms;
+    CK(cuEventElapsedTime(&ms, e0, e1));
+    times[r] = ms / 10;
+  }
+  out("copy_GBps", 2.0 * bytes / (median(times, 5) * 1e-3) / 1e9);
+  CK(cuMemsetD32(a, 0, bytes / 4));
+  for (int r = 0; r < 5; r++) {
+    CK(cuEventRecord(e0, NULL));
+    for (int i = 0; i < 10; i++) CK(cuMemsetD32Async(a, 0, bytes / 4, NULL));
+    CK(cuEventRecord(e1, NULL));
+    CK(cuEventSynchronize(e1));
+    float ms;
+    CK(cuEventElapsedTime(&ms, e0, e1));
+    times[r] = ms / 10;
+  }
+  out("zeros_GBps", 1.0 * bytes / (median(times, 5) * 1e-3) / 1e9);
+
+  /* transfers of 256 MiB: pinned and pageable */
+  void *pinned, *pageable = malloc(bytes);
+  memset(pageable, 1, bytes);
+  CK(cuMemHostAlloc(&pinned, bytes, 0));
+  memset(pinned, 1, bytes);
+  struct { const char *name; int h2d; void *buf; } cases[] = {
+    {"h2d_GBps", 1, pinned}, {"d2h_GBps", 0, pinned},
+    {"h2d_pageable_GBps", 1, pageable}, {"d2h_pageable_GBps", 0, pageable},
+  };
+  for (int k = 0; k < 4; k++) {
+    for (int r = 0; r < 9; r++) {
+      double s = now();
+      if (cases[k].h2d) CK(cuMemcpyHtoD(a, cases[k].buf, bytes));
+      else CK(cuMemcpyDtoH(cases[k].buf, a, bytes));
+      times[r] = now() - s;
+    }
+    out(cases[k].name, bytes / median(times, 9) / 1e9);
+  }
+  cuMemFreeHost(pinned);
+  free(pageable);
+  cuMemFree(a); cuMemFree(b);
+
+  /* allocation: 10^5 cycles of 1 MiB */
+  int cycles = 100000;
+  double s = now();
+  for (int i = 0; i < cycles; i++) { CK(cuMemAlloc(&a, 1 << 20)); CK(cuMemFree(a)); }
+  out("alloc_free_us", (now() - s) / cycles * 1e6);
+  s = now();
+  for (int i = 0; i < cycles; i++) { CK(cuMemAllocAsync(&a, 1 << 20, NULL)); CK(cuMemFreeAsync(a, NULL)); }
+  CK(cuCtxSynchronize());
+  out("alloc_async_us", (now() - s) / cycles * 1e6);
+  free(cubin);
+  return 0;
+}

@@ -1,0 +1,129 @@
+-- bench.lua: gpuhost's figures for scripts/bench/run.sh. Prints "name<TAB>value" lines;
+-- times are medians of repeated runs after a warm-up, in microseconds or milliseconds as
+-- the name says; bandwidths in GB/s. Never asserts a time.
+local mode = arg[1] or "all"
+local function out(name, v) print(("%s\t%.4f"):format(name, v)); io.stdout:flush() end
+local function median(t) table.sort(t); return t[(#t + 1) // 2] end
+
+-- modes run in fresh processes by run.sh
+if mode == "startup" then      -- driver init + context, then a cached kernel's first launch
+  local t0 = gpu.clock()
+  gpu.device()
+  local t1 = gpu.clock()
+  local k = gpu.kernel([[extern "C" __global__ void cached(float *x) { x[threadIdx.x] = 1; }]])
+  local a = gpu.empty(32)
+  k[{1, 32}](a)
+  gpu.synchronize()
+  local t2 = gpu.clock()
+  out("driver_init_ms", (t1 - t0) * 1e3)
+  out(os.getenv("GPUHOST_CACHE_DIR") == "off" and "first_launch_nvrtc_ms" or "first_launch_cached_ms",
+      (t2 - t1) * 1e3)
+  return
+end
+
+local EMPTY = [[extern "C" __global__ void empty() {}]]
+local ARGS = [[extern "C" __global__ void args(float *a, float *b, float *c, int n) {}]]
+local VECADD = [[
+extern "C" __global__ void vecadd(const float *a, const float *b, float *c, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) c[i] = a[i] + b[i];
+}]]
+
+-- launches: per launch, over many back-to-back launches, median of 7 batches
+local function per_launch(run, n)
+  run(); gpu.synchronize()
+  local times = {}
+  for _ = 1, 7 do
+    local t0 = gpu.clock()
+    for _ = 1, n do run() end
+    gpu.synchronize()
+    times[#times + 1] = (gpu.clock() - t0) / n * 1e6
+  end
+  return median(times)
+end
+
+local N = 20000
+local empty = gpu.kernel(EMPTY)
+out("launch_empty_us", per_launch(function() empty[{1, 32}]() end, N))
+local kargs = gpu.kernel(ARGS)
+local a3, b3, c3 = gpu.zeros(1024), gpu.zeros(1024), gpu.zeros(1024)
+out("launch_args_us", per_launch(function() kargs[{1, 32}](a3, b3, c3, 1024) end, N))
+local prepared = kargs[{1, 32}]
+out("launch_prepared_us", per_launch(function() prepared(a3, b3, c3, 1024) end, N))
+
+-- vecadd bandwidth (3 x 4 x n bytes), events around 20 launches, median of 5
+local n = 2^24 + 11
+local vecadd = gpu.kernel(VECADD)
+local a, b, c = gpu.random.uniform(-1, 1, n), gpu.random.uniform(-1, 1, n), gpu.zeros(n)
+local function device_time(f, reps)
+  f(); gpu.synchronize()
+  local e0, e1, times = gpu.event(), gpu.event(), {}
+  for _ = 1, 5 do
+    e0:record()
+    for _ = 1, reps do f() end
+    e1:record()
+    e1:synchronize()
+    times[#times + 1] = gpu.elapsed(e0, e1) / reps
+  end
+  return median(times)   -- ms
+end
+local run = vecadd[{math.ceil(n / 256), 256}]
+local ms = device_time(function() run(a, b, c, n) end, 20)
+out("vecadd_GBps", 3 * 4 * n / (ms * 1e-3) / 1e9)
+
+-- built-in kernels against a device-to-device copy of the same bytes
+local M = 2^26            -- 256 MiB of float32
+local x, y = gpu.zeros(M), gpu.zeros(M)
+local bytes = 4 * M
+ms = device_time(function() y = x:copy() end, 10)
+out("copy_GBps", 2 * bytes / (ms * 1e-3) / 1e9)      -- read + write
+local cases = {
+  {"zeros", function() return gpu.zeros(M) end},
+  {"fill", function() return gpu.full(M, 3) end},
+  {"arange", function() return gpu.arange(M) end},
+  {"random", function() return gpu.random.random(M) end},
+  {"normal", function() return gpu.random.normal(0, 1, M) end},
+}
+for _, case in ipairs(cases) do
+  ms = device_time(function() local t = case[2](); t:free() end, 10)
+  out(case[1] .. "_GBps", bytes / (ms * 1e-3) / 1e9)  -- written bytes
+end
+x:free(); y:free()
+
+-- transfers of 256 MiB
+local dev = gpu.zeros(M)
+local host = dev:tohost()
+local function wall(f, reps)
+  f()
+  local times = {}
+  for _ = 1, reps do
+    local t0 = gpu.clock()
+    f()
+    gpu.synchronize()
+    times[#times + 1] = gpu.clock() - t0
+  end
+  return median(times)
+end
+out("h2d_GBps", bytes / wall(function() gpu.array(host):free() end, 9) / 1e9)
+out("d2h_GBps", bytes / wall(function() dev:tohost(host) end, 9) / 1e9)
+out("d2h_new_GBps", bytes / wall(function() dev:tohost():free() end, 9) / 1e9)
+local t = {}
+for i = 1, 2^20 do t[i] = i * 0.5 end
+out("table_h2d_MBps", 4 * 2^20 / wall(function() gpu.array(t):free() end, 5) / 1e6)
+
+-- compile: a new source (NVRTC; disk cache off via run.sh), then the same source again
+local src = VECADD:gsub("vecadd", "vecadd2")
+local t0 = gpu.clock()
+gpu.kernel(src):compile()
+out("compile_cold_ms", (gpu.clock() - t0) * 1e3)
+t0 = gpu.clock()
+local again = gpu.kernel(src)
+again:compile()
+out("compile_warm_ms", (gpu.clock() - t0) * 1e3)
+
+-- allocation: 10^5 cycles of 1 MiB
+local cycles = 100000
+t0 = gpu.clock()
+for _ = 1, cycles do gpu.empty(2^18):free() end
+gpu.synchronize()
+out("alloc_free_us", (gpu.clock() - t0) / cycles * 1e6)

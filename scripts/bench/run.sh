@@ -1,0 +1,54 @@
+#!/bin/sh
+# run.sh: runs the benchmarks of gpuhost (bench.lua), the C floor (bench.c), CuPy and
+# numba.cuda on this machine's GPU and prints one table. Needs build/gpuhost; CuPy and
+# numba are used when python3 has them. Raw figures go to $BENCH_OUT (default build/bench).
+cd "$(dirname "$0")/../.." || exit 1
+out=${BENCH_OUT:-build/bench}
+mkdir -p "$out"
+cuda=${CUDA_HOME:-/usr/local/cuda}
+host=build/gpuhost
+
+if [ ! -x build/bench_c ]; then
+  cc -O2 -o build/bench_c scripts/bench/bench.c -I"$cuda/include" -L"$cuda/lib64" \
+     -L"$cuda/lib64/stubs" -lcuda -lnvrtc || exit 1
+fi
+echo "bench: C" >&2
+build/bench_c > "$out/c.tsv" || exit 1
+echo "bench: gpuhost" >&2
+GPUHOST_CACHE_DIR=off $host scripts/bench/bench.lua > "$out/gpuhost.tsv" || exit 1
+
+# start-up, each in a fresh process: gpuhost -e '' (median of 21), driver init, and the
+# first launch of a kernel compiled now or found in the disk cache
+$host -e '
+local t = {}
+for i = 1, 21 do
+  local t0 = gpu.clock()
+  os.execute("build/gpuhost -e \"\"")
+  t[i] = (gpu.clock() - t0) * 1e3
+end
+table.sort(t)
+print(("startup_ms\t%.4f"):format(t[11]))' >> "$out/gpuhost.tsv"
+GPUHOST_CACHE_DIR=off $host scripts/bench/bench.lua startup | grep first_launch >> "$out/gpuhost.tsv"
+cache=$(mktemp -d)
+GPUHOST_CACHE_DIR=$cache $host scripts/bench/bench.lua startup > /dev/null
+for i in 1 2 3 4 5; do GPUHOST_CACHE_DIR=$cache $host scripts/bench/bench.lua startup; done \
+  > "$out/startup.tsv"
+rm -rf "$cache"
+$host -e '
+local v = {}
+for line in io.lines(arg[1]) do
+  local k, x = line:match("^(%S+)\t(%S+)")
+  v[k] = v[k] or {}; table.insert(v[k], tonumber(x))
+end
+for k, xs in pairs(v) do table.sort(xs); print(("%s\t%.4f"):format(k, xs[(#xs + 1) // 2])) end' \
+  "$out/startup.tsv" >> "$out/gpuhost.tsv"
+
+if python3 -c 'import cupy' 2>/dev/null; then
+  echo "bench: CuPy" >&2
+  python3 scripts/bench/bench_cupy.py > "$out/cupy.tsv"
+fi
+if python3 -c 'import numpy; numpy.row_stack = numpy.vstack; import numba.cuda' 2>/dev/null; then
+  echo "bench: numba" >&2
+  python3 scripts/bench/bench_numba.py > "$out/numba.tsv"
+fi
+$host scripts/bench/table.lua "$out"

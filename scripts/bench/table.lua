@@ -1,0 +1,60 @@
+-- table.lua: prints the table of scripts/bench/run.sh from the name<TAB>value files in
+-- the folder arg[1]: each figure for gpuhost, C, CuPy and numba, and gpuhost's ratio to
+-- each (gpuhost's figure divided by the other's; "better" says which way is good).
+local dir = arg[1] or "build/bench"
+local rows = {
+  {"startup_ms", "gpuhost -e '' (process start to exit)", "ms", "lower"},
+  {"driver_init_ms", "driver init and context (Python: with import)", "ms", "lower"},
+  {"launch_empty_us", "launch, empty kernel", "µs", "lower"},
+  {"launch_args_us", "launch, 3 arrays and an int", "µs", "lower"},
+  {"launch_prepared_us", "launch, prepared launcher", "µs", "lower"},
+  {"vecadd_GBps", "vecadd 2^24+11 float32 (3 x 4 x N bytes)", "GB/s", "higher"},
+  {"copy_GBps", "device-to-device copy, 256 MiB (read + write)", "GB/s", "higher"},
+  {"zeros_GBps", "zeros, 256 MiB (bytes written)", "GB/s", "higher"},
+  {"fill_GBps", "full(3), 256 MiB", "GB/s", "higher"},
+  {"arange_GBps", "arange, 256 MiB", "GB/s", "higher"},
+  {"random_GBps", "random uniform, 256 MiB", "GB/s", "higher"},
+  {"normal_GBps", "random normal, 256 MiB", "GB/s", "higher"},
+  {"h2d_GBps", "host to device, 256 MiB (C: pinned cuMemcpy)", "GB/s", "higher"},
+  {"d2h_GBps", "device to host into an existing host array", "GB/s", "higher"},
+  {"d2h_new_GBps", "device to host, new host array", "GB/s", "higher"},
+  {"h2d_pageable_GBps", "host to device, pageable", "GB/s", "higher"},
+  {"d2h_pageable_GBps", "device to host, pageable", "GB/s", "higher"},
+  {"table_h2d_MBps", "Lua table / Python list of 2^20 to the device", "MB/s", "higher"},
+  {"compile_first_ms", "first compile in a process", "ms", "lower"},
+  {"compile_cold_ms", "compile of a new source", "ms", "lower"},
+  {"compile_warm_ms", "the same source again (in memory)", "ms", "lower"},
+  {"module_load_ms", "loading a compiled module", "ms", "lower"},
+  {"first_launch_nvrtc_ms", "after init: kernel, compile, first launch", "ms", "lower"},
+  {"first_launch_cached_ms", "after init: the same from the disk cache", "ms", "lower"},
+  {"alloc_free_us", "allocate + free 1 MiB (C: cuMemAlloc/cuMemFree)", "µs", "lower"},
+  {"alloc_async_us", "allocate + free 1 MiB, cuMemAllocAsync", "µs", "lower"},
+}
+local impls = {"gpuhost", "c", "cupy", "numba"}
+local data = {}
+for _, impl in ipairs(impls) do
+  data[impl] = {}
+  local f = io.open(dir .. "/" .. impl .. ".tsv")
+  if f then
+    for line in f:lines() do
+      local k, v = line:match("^(%S+)\t(%S+)")
+      if k then data[impl][k] = tonumber(v) end
+    end
+    f:close()
+  end
+end
+local function fmt(v)
+  if not v then return "" end
+  if v >= 100 then return ("%.0f"):format(v) elseif v >= 10 then return ("%.1f"):format(v) end
+  return ("%.2f"):format(v)
+end
+local function ratio(a, b) if a and b and b ~= 0 then return ("%.2f"):format(a / b) end return "" end
+print("| figure | unit | better | gpuhost | C | CuPy | numba | gpuhost/C | gpuhost/CuPy | gpuhost/numba |")
+print("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+for _, r in ipairs(rows) do
+  local g, c, p, n = data.gpuhost[r[1]], data.c[r[1]], data.cupy[r[1]], data.numba[r[1]]
+  if g or c or p or n then
+    print(("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |"):format(r[2], r[3], r[4],
+      fmt(g), fmt(c), fmt(p), fmt(n), ratio(g, c), ratio(g, p), ratio(g, n)))
+  end
+end
