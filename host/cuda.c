@@ -15,7 +15,7 @@
   X(cuDeviceTotalMem, 3020) X(cuDevicePrimaryCtxRetain, 7000) X(cuCtxSetCurrent, 4000) \
   X(cuCtxSynchronize, 2000) X(cuMemGetInfo, 3020) X(cuMemAlloc, 3020) X(cuMemFree, 3020) \
   X(cuMemHostAlloc, 2020) X(cuMemFreeHost, 2000) X(cuMemcpyHtoD, 3020) \
-  X(cuMemcpyDtoH, 3020) X(cuMemcpyDtoD, 3020) X(cuMemsetD8, 3020) \
+  X(cuMemcpyDtoH, 3020) X(cuMemcpyDtoDAsync, 3020) X(cuMemsetD8Async, 3020) \
   X(cuModuleLoadData, 2000) X(cuModuleUnload, 2000) X(cuModuleGetFunction, 2000) \
   X(cuModuleGetGlobal, 3020) X(cuLaunchKernel, 4000) \
   X(cuStreamCreate, 2000) X(cuStreamDestroy, 4000) X(cuStreamSynchronize, 2000) \
@@ -208,11 +208,15 @@ GpuResult cuda_dtoh(void *dst, CUdeviceptr src, size_t n) {
   TRY(drv.cuMemcpyDtoH(dst, src, n));
   return GPU_OK;
 }
+/* ordered in the default stream like a kernel; the host does not wait */
 GpuResult cuda_dtod(CUdeviceptr dst, CUdeviceptr src, size_t n) {
-  TRY(drv.cuMemcpyDtoD(dst, src, n));
+  TRY(drv.cuMemcpyDtoDAsync(dst, src, n, NULL));
   return GPU_OK;
 }
-GpuResult cuda_memset0(CUdeviceptr p, size_t n) { TRY(drv.cuMemsetD8(p, 0, n)); return GPU_OK; }
+GpuResult cuda_memset0(CUdeviceptr p, size_t n) {
+  TRY(drv.cuMemsetD8Async(p, 0, n, NULL));
+  return GPU_OK;
+}
 
 GpuResult cuda_module_load(CUmodule *m, const void *image) {
   TRY(drv.cuModuleLoadData(m, image));

@@ -37,11 +37,21 @@ int dtype_check(lua_State *L, int idx, GpuDtype def) {
   return dt;
 }
 
-/* Integer bounds of each integer dtype, as doubles for the range check. */
-static void int_bounds(GpuDtype dt, double *lo, double *hi) {
-  size_t bits = gpu_dtypes[dt].size * 8;
-  if (gpu_dtypes[dt].kind == 'u') { *lo = 0; *hi = ldexp(1.0, (int)bits); }
-  else { *lo = -ldexp(1.0, (int)bits - 1); *hi = ldexp(1.0, (int)bits - 1); }
+/* Stores integer v as integer dtype dt; NULL or why not. */
+static const char *store_integer(lua_Integer v, GpuDtype dt, void *dst) {
+#define RANGED(T, lo, hi) if (v < (lo) || v > (hi)) return "out of range"; *(T *)dst = (T)v; return NULL
+  switch (dt) {
+    case DT_INT8: RANGED(int8_t, INT8_MIN, INT8_MAX);
+    case DT_INT16: RANGED(int16_t, INT16_MIN, INT16_MAX);
+    case DT_INT32: RANGED(int32_t, INT32_MIN, INT32_MAX);
+    case DT_INT64: *(int64_t *)dst = (int64_t)v; return NULL;
+    case DT_UINT8: RANGED(uint8_t, 0, UINT8_MAX);
+    case DT_UINT16: RANGED(uint16_t, 0, UINT16_MAX);
+    case DT_UINT32: RANGED(uint32_t, 0, (lua_Integer)UINT32_MAX);
+    case DT_UINT64: if (v < 0) return "out of range"; *(uint64_t *)dst = (uint64_t)v; return NULL;
+    default: return "not an integer dtype";
+  }
+#undef RANGED
 }
 
 const char *dtype_store(lua_State *L, int idx, GpuDtype dt, void *dst) {
@@ -61,32 +71,16 @@ const char *dtype_store(lua_State *L, int idx, GpuDtype dt, void *dst) {
     return NULL;
   }
   /* integer dtypes: integral and in range, or an error (no silent truncation) */
-  int isint;
-  lua_Integer iv = lua_tointegerx(L, idx, &isint);
-  double lo, hi;
-  int_bounds(dt, &lo, &hi);
-  if (lua_isinteger(L, idx)) {
-    if (dt == DT_UINT64) { if (iv < 0) return "out of range"; }
-    else if (dt != DT_INT64 && ((double)iv < lo || (double)iv >= hi)) return "out of range";
-  } else {
-    double v = lua_tonumber(L, idx);
-    if (isnan(v) || v != floor(v)) return "not an integer";
-    if (v < lo || v >= hi) return "out of range";
-    if (dt == DT_UINT64) { *(uint64_t *)dst = (uint64_t)v; return NULL; }
-    iv = (lua_Integer)v;
+  if (lua_isinteger(L, idx)) return store_integer(lua_tointeger(L, idx), dt, dst);
+  double v = lua_tonumber(L, idx);
+  if (isnan(v) || v != floor(v)) return "not an integer";
+  if (dt == DT_UINT64) {
+    if (v < 0 || v >= 18446744073709551616.0) return "out of range";
+    *(uint64_t *)dst = (uint64_t)v;
+    return NULL;
   }
-  switch (dt) {
-    case DT_INT8: *(int8_t *)dst = (int8_t)iv; break;
-    case DT_INT16: *(int16_t *)dst = (int16_t)iv; break;
-    case DT_INT32: *(int32_t *)dst = (int32_t)iv; break;
-    case DT_INT64: *(int64_t *)dst = (int64_t)iv; break;
-    case DT_UINT8: *(uint8_t *)dst = (uint8_t)iv; break;
-    case DT_UINT16: *(uint16_t *)dst = (uint16_t)iv; break;
-    case DT_UINT32: *(uint32_t *)dst = (uint32_t)iv; break;
-    case DT_UINT64: *(uint64_t *)dst = (uint64_t)iv; break;
-    default: break;
-  }
-  return NULL;
+  if (v < -9223372036854775808.0 || v >= 9223372036854775808.0) return "out of range";
+  return store_integer((lua_Integer)v, dt, dst);
 }
 
 void dtype_push(lua_State *L, GpuDtype dt, const void *src) {

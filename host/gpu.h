@@ -116,6 +116,8 @@ typedef struct NvrtcJob {
 GpuResult nvrtc_compile(NvrtcJob *job);
 void nvrtc_job_free(NvrtcJob *job);
 GpuResult nvrtc_version(int *major, int *minor);
+/* Names the NVRTC nvrtc_compile would use, without opening it where it can (cache keys). */
+GpuResult nvrtc_identity(char *out, size_t n);
 const char *nvrtc_load_message(void);
 const char *nvrtc_error_name(int code);
 const char *cuda_include_dir(void);       /* NULL when no toolkit headers are found */

@@ -222,41 +222,66 @@ void table_shape(lua_State *L, int idx, GpuShape *s) {
   for (int i = 0; i < s->ndim; i++) s->size *= s->dim[i];
 }
 
-/* Reads level `level` of the table on top of the stack; `path` names where we are. */
-static void read_level(lua_State *L, const GpuShape *s, int level, GpuDtype dt,
-                       char **dst, char *path, size_t pathlen) {
+/* Where element idx[0..depth] is, as "[2][3]". */
+static const char *element_path(lua_State *L, const int64_t *idx, int depth) {
+  luaL_Buffer b;
+  luaL_buffinit(L, &b);
+  for (int i = 0; i <= depth; i++) {
+    lua_pushfstring(L, "[%I]", (lua_Integer)idx[i]);
+    luaL_addvalue(&b);
+  }
+  luaL_pushresult(&b);
+  return lua_tostring(L, -1);
+}
+
+/* Reads level `level` of the table on top of the stack into *dst. */
+static void read_level(lua_State *L, const GpuShape *s, int level, GpuDtype dt, char **dst,
+                       int64_t *idx) {
   size_t es = gpu_dtypes[dt].size;
   int64_t n = s->dim[level];
-  if ((int64_t)luaL_len(L, -1) != n)
-    luaL_error(L, "ragged table: %s has %I elements, expected %I",
-               pathlen ? path : "the table", (lua_Integer)luaL_len(L, -1), (lua_Integer)n);
+  int t = lua_gettop(L);
+  if ((int64_t)lua_rawlen(L, t) != n) {
+    const char *where = level ? element_path(L, idx, level - 1) : "the table";
+    luaL_error(L, "ragged table: %s has %I elements, expected %I", where,
+               (lua_Integer)lua_rawlen(L, t), (lua_Integer)n);
+  }
+  char *p = *dst;
   for (int64_t i = 1; i <= n; i++) {
-    size_t len = pathlen;
-    if (pathlen < 200) len += (size_t)snprintf(path + pathlen, 256 - pathlen, "[%lld]", (long long)i);
-    lua_geti(L, -1, i);
+    idx[level] = i;
+    int type = lua_rawgeti(L, t, i);
     if (level + 1 < s->ndim) {
-      if (!lua_istable(L, -1))
-        luaL_error(L, "ragged table: element %s is a %s, expected a table", path,
-                   luaL_typename(L, -1));
-      read_level(L, s, level + 1, dt, dst, path, len);
+      if (type != LUA_TTABLE) {
+        const char *tname = luaL_typename(L, -1);
+        luaL_error(L, "ragged table: element %s is a %s, expected a table",
+                   element_path(L, idx, level), tname);
+      }
+      *dst = p;
+      read_level(L, s, level + 1, dt, dst, idx);
+      p = *dst;
     } else {
-      if (luaL_testudata(L, -1, GPU_ARRAY_T))
-        luaL_error(L, "element %s is a device array: copy it to the host with a:tohost()", path);
-      const char *err = dtype_store(L, -1, dt, *dst);
-      if (err) luaL_error(L, "element %s (%s) %s for %s", path, luaL_tolstring(L, -1, NULL),
-                          err, gpu_dtypes[dt].name);
-      *dst += es;
+      const char *err;
+      if (dt == DT_FLOAT32 && type == LUA_TNUMBER) *(float *)p = (float)lua_tonumber(L, -1);
+      else if (dt == DT_FLOAT64 && type == LUA_TNUMBER) *(double *)p = (double)lua_tonumber(L, -1);
+      else if ((err = dtype_store(L, -1, dt, p)) != NULL) {
+        if (luaL_testudata(L, -1, GPU_ARRAY_T))
+          luaL_error(L, "element %s is a device array: copy it to the host with a:tohost()",
+                     element_path(L, idx, level));
+        const char *v = luaL_tolstring(L, -1, NULL);
+        luaL_error(L, "element %s (%s) %s for %s", element_path(L, idx, level), v, err,
+                   gpu_dtypes[dt].name);
+      }
+      p += es;
     }
     lua_pop(L, 1);
-    path[pathlen] = '\0';
   }
+  *dst = p;
 }
 
 void table_read(lua_State *L, int idx, const GpuShape *s, GpuDtype dt, void *dst) {
-  char path[256] = "";
+  int64_t at[GPU_MAXDIM] = {0};
   char *p = dst;
   lua_pushvalue(L, idx);
-  if (s->size > 0) read_level(L, s, 0, dt, &p, path, 0);
+  if (s->size > 0) read_level(L, s, 0, dt, &p, at);
   lua_pop(L, 1);
 }
 

@@ -47,6 +47,18 @@ typedef struct GpuLauncher {
   int has_stream;
 } GpuLauncher;
 
+/* The launch path checks types against metatables held as upvalues of its functions,
+ * which is cheaper than looking them up by name. */
+enum { UV_ARRAY_MT = 1, UV_KERNEL_MT, UV_LAUNCHER_MT, UV_COUNT = UV_LAUNCHER_MT };
+
+static void *fast_udata(lua_State *L, int idx, int uv) {
+  void *p = lua_touserdata(L, idx);
+  if (p == NULL || !lua_getmetatable(L, idx)) return NULL;
+  int same = lua_rawequal(L, -1, lua_upvalueindex(uv));
+  lua_pop(L, 1);
+  return same ? p : NULL;
+}
+
 #define toprogram(L, i) ((GpuProgram *)luaL_checkudata(L, i, "gpu.program"))
 #define tokernel(L, i) ((GpuKernel *)luaL_checkudata(L, i, GPU_KERNEL_T))
 #define tolauncher(L, i) ((GpuLauncher *)luaL_checkudata(L, i, GPU_LAUNCHER_T))
@@ -130,11 +142,11 @@ static const char *program_build(lua_State *L, int idx, const char *arch, char *
   }
 
   /* the cache key: everything NVRTC's output depends on */
-  int major = 0, minor = 0;
-  GPU_CHECK(L, nvrtc_version(&major, &minor));
+  char nvrtc[4200];
+  GPU_CHECK(L, nvrtc_identity(nvrtc, sizeof nvrtc));
   luaL_Buffer b;
   luaL_buffinit(L, &b);
-  lua_pushfstring(L, "gpuhost-cache 1\nnvrtc %d.%d\n", major, minor);
+  lua_pushfstring(L, "gpuhost-cache 1\n%s\n", nvrtc);
   luaL_addvalue(&b);
   for (int i = 0; i < nopts; i++) { luaL_addstring(&b, opts[i]); luaL_addchar(&b, '\n'); }
   for (int i = 0; i < nn; i++) { luaL_addstring(&b, names[i]); luaL_addchar(&b, '\n'); }
@@ -348,7 +360,7 @@ static void marshal(lua_State *L, int kidx, GpuKernel *k, int first, int nargs) 
                           i + 1, q->ctype, q->name, luaL_tolstring(L, idx, NULL), err);
       continue;
     }
-    GpuArray *a = luaL_testudata(L, idx, GPU_ARRAY_T);
+    GpuArray *a = fast_udata(L, idx, UV_ARRAY_MT);
     if (a == NULL) bad_array_arg(L, idx, kernel_name(L, kidx), i + 1, q);
     if (!a->alive) luaL_error(L, "attempt to use a freed array (kernel '%s' argument %d)",
                               kernel_name(L, kidx), i + 1);
@@ -397,7 +409,7 @@ static void read_dims(lua_State *L, int idx, const char *what, unsigned out[3]) 
  * keeps its last launcher and gives it again for the same configuration, so a loop of
  * k[{g, b}](...) makes no launcher after the first. */
 static int kernel_index(lua_State *L) {
-  tokernel(L, 1);
+  if (fast_udata(L, 1, UV_KERNEL_MT) == NULL) tokernel(L, 1);   /* raises */
   if (lua_type(L, 2) == LUA_TSTRING) {
     const char *key = lua_tostring(L, 2);
     if (strcmp(key, "name") == 0) { lua_getiuservalue(L, 1, 2); return 1; }
@@ -435,7 +447,8 @@ static int kernel_index(lua_State *L) {
   lua_settop(L, 6);
   GpuLauncher *g = lua_newuserdatauv(L, sizeof *g, 2);
   *g = c;
-  luaL_setmetatable(L, GPU_LAUNCHER_T);
+  lua_pushvalue(L, lua_upvalueindex(UV_LAUNCHER_MT));
+  lua_setmetatable(L, -2);
   lua_pushvalue(L, 1);
   lua_setiuservalue(L, -2, 1);
   lua_pushvalue(L, 6);
@@ -472,7 +485,8 @@ static void kernel_launch(lua_State *L, int kidx, GpuKernel *k, const GpuLaunche
 /* launcher(args...): the launch itself. The launcher stays in slot 1, keeping its kernel
  * and stream alive; the kernel goes on top. */
 static int launcher_call(lua_State *L) {
-  GpuLauncher *g = tolauncher(L, 1);
+  GpuLauncher *g = fast_udata(L, 1, UV_LAUNCHER_MT);
+  if (g == NULL) g = tolauncher(L, 1);   /* raises */
   int nargs = lua_gettop(L) - 1;
   CUstream stream = NULL;
   if (g->has_stream) {
@@ -480,9 +494,9 @@ static int launcher_call(lua_State *L) {
     stream = stream_check(L, -1);
     lua_pop(L, 1);
   }
-  lua_getiuservalue(L, 1, 1);
+  lua_getiuservalue(L, 1, 1);   /* set by kernel_index: a kernel */
   int kidx = lua_gettop(L);
-  kernel_launch(L, kidx, tokernel(L, kidx), g, stream, 2, nargs);
+  kernel_launch(L, kidx, lua_touserdata(L, kidx), g, stream, 2, nargs);
   return 0;
 }
 
@@ -515,7 +529,15 @@ static const luaL_Reg kernel_methods[] = {
   {NULL, NULL}
 };
 
-/* Expects the gpu table on top. */
+/* Pushes f as a closure over the three metatables of the launch path. */
+static void push_launch_fn(lua_State *L, lua_CFunction f) {
+  luaL_getmetatable(L, GPU_ARRAY_T);
+  luaL_getmetatable(L, GPU_KERNEL_T);
+  luaL_getmetatable(L, GPU_LAUNCHER_T);
+  lua_pushcclosure(L, f, UV_COUNT);
+}
+
+/* Expects the gpu table on top (and array_open done). */
 void kernel_open(lua_State *L) {
   luaL_setfuncs(L, kernel_funcs, 0);
   luaL_newmetatable(L, "gpu.program");
@@ -526,8 +548,10 @@ void kernel_open(lua_State *L) {
   lua_pushvalue(L, -1);
   lua_setfield(L, -2, "__index");
   lua_pop(L, 1);
+  luaL_newmetatable(L, GPU_LAUNCHER_T);
+  lua_pop(L, 1);
   luaL_newmetatable(L, GPU_KERNEL_T);
-  lua_pushcfunction(L, kernel_index);
+  push_launch_fn(L, kernel_index);
   lua_setfield(L, -2, "__index");
   lua_pushcfunction(L, kernel_call);
   lua_setfield(L, -2, "__call");
@@ -536,8 +560,8 @@ void kernel_open(lua_State *L) {
   luaL_newlib(L, kernel_methods);
   lua_setfield(L, -2, "methods");
   lua_pop(L, 1);
-  luaL_newmetatable(L, GPU_LAUNCHER_T);
-  lua_pushcfunction(L, launcher_call);
+  luaL_getmetatable(L, GPU_LAUNCHER_T);
+  push_launch_fn(L, launcher_call);
   lua_setfield(L, -2, "__call");
   lua_pop(L, 1);
 }

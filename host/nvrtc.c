@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <nvrtc.h>
 #include "gpu.h"
@@ -64,6 +65,72 @@ static GpuResult nvrtc_load(void) {
 #undef FETCH
   loaded = 1;
   return GPU_OK;
+}
+
+/* ---- which NVRTC, without opening it ----
+ * Opening NVRTC takes milliseconds (it is a 100 MB library), more than a cache hit may cost,
+ * so the compile cache names the NVRTC that nvrtc_load would open by the path, size and
+ * time of its file, found as the dynamic loader finds it: LD_LIBRARY_PATH, then
+ * /etc/ld.so.cache, then the system's library folders; then the toolkit's lib64. */
+
+static int file_id(const char *path, char *out, size_t n) {
+  struct stat st;
+  if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return 0;
+  char real[4096];
+  snprintf(out, n, "%s %lld %lld.%09ld", realpath(path, real) ? real : path,
+           (long long)st.st_size, (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+  return 1;
+}
+
+/* the first library path in /etc/ld.so.cache that ends with "/soname" */
+static int ldcache_find(const char *soname, char *out, size_t n) {
+  FILE *f = fopen("/etc/ld.so.cache", "rb");
+  if (f == NULL) return 0;
+  static char data[1 << 22];
+  size_t len = fread(data, 1, sizeof data - 1, f);
+  fclose(f);
+  data[len] = '\0';
+  size_t sl = strlen(soname);
+  for (size_t i = 0; i < len; ) {
+    size_t l = strlen(data + i);
+    if (data[i] == '/' && l > sl && data[i + l - sl - 1] == '/' && strcmp(data + i + l - sl, soname) == 0)
+      return file_id(data + i, out, n);
+    i += l + 1;
+  }
+  return 0;
+}
+
+static int search_soname(const char *soname, char *out, size_t n) {
+  char path[4096];
+  const char *llp = getenv("LD_LIBRARY_PATH");
+  if (llp) {
+    char dirs[4096];
+    snprintf(dirs, sizeof dirs, "%s", llp);
+    for (char *save = NULL, *d = strtok_r(dirs, ":;", &save); d; d = strtok_r(NULL, ":;", &save)) {
+      snprintf(path, sizeof path, "%s/%s", d, soname);
+      if (file_id(path, out, n)) return 1;
+    }
+  }
+  if (ldcache_find(soname, out, n)) return 1;
+  const char *sys[] = {"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64",
+                       "/lib", "/usr/lib"};
+  for (size_t i = 0; i < sizeof sys / sizeof sys[0]; i++) {
+    snprintf(path, sizeof path, "%s/%s", sys[i], soname);
+    if (file_id(path, out, n)) return 1;
+  }
+  return 0;
+}
+
+GpuResult nvrtc_identity(char *out, size_t n) {
+  char path[4096];
+  if (search_soname("libnvrtc.so.13", out, n) || search_soname("libnvrtc.so.12", out, n))
+    return GPU_OK;
+  snprintf(path, sizeof path, "%s/lib64/libnvrtc.so", cuda_home());
+  if (file_id(path, out, n) || file_id("/usr/local/cuda/lib64/libnvrtc.so", out, n)) return GPU_OK;
+  int major, minor;   /* not found as the loader would: open it and ask */
+  GpuResult r = nvrtc_version(&major, &minor);
+  if (r.code == 0) snprintf(out, n, "nvrtc %d.%d", major, minor);
+  return r;
 }
 
 const char *nvrtc_load_message(void) { return load_message[0] ? load_message : NULL; }

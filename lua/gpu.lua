@@ -67,19 +67,32 @@ local function check_options(options, level)
   return options
 end
 
--- Programs are kept per source, options and names; each compiles once per device.
+-- Programs are kept per source, options and names (each compiles once per device), and
+-- their kernels per name, so making a kernel again costs a table look-up.
 local programs = {}
-local function program(source, names, options, prefix)
+local function program(source, names, options, level)
   local flags = options.options or {}
   local key = table.concat({source, table.concat(flags, "\1"), table.concat(names, "\1"),
                             options.debug and "debug" or ""}, "\0")
   local p = programs[key]
   if not p then
-    p = gpu._program({source = source, names = names, options = flags,
-                      debug = options.debug and true or false, prefix = prefix})
+    p = {kernels = {},
+         program = gpu._program({source = source, names = names, options = flags,
+                                 debug = options.debug and true or false,
+                                 prefix = location(source, level + 1)})}
     programs[key] = p
   end
   return p
+end
+
+local declarations = {}   -- source -> what signature.parse read in it
+local function parse(source)
+  local d = declarations[source]
+  if not d then
+    d = signature.parse(source)
+    declarations[source] = d
+  end
+  return d
 end
 
 -- The names a program compiles: its plain kernels and the instantiations asked for.
@@ -106,6 +119,8 @@ local function find_decl(decls, name)
 end
 
 local function kernel_of(prog, names, decls, name)
+  local k = prog.kernels[name]
+  if k then return k end
   local d, targs = find_decl(decls, name)
   if not d then
     local have = {}
@@ -114,7 +129,9 @@ local function kernel_of(prog, names, decls, name)
           :format(name, #have > 0 and table.concat(have, ", ") or "none"), 0)
   end
   local params = signature.params(d, targs, name)
-  return gpu._kernel(prog, index_of(names, name), params, name)
+  k = gpu._kernel(prog.program, index_of(names, name), params, name)
+  prog.kernels[name] = k
+  return k
 end
 
 -- gpu.kernel(source [, name] [, options]) -> kernel, compiled at its first launch
@@ -124,7 +141,7 @@ function gpu.kernel(source, name, options)
   end
   if type(name) == "table" then name, options = nil, name end
   options = check_options(options, 3)
-  local decls = signature.parse(source)
+  local decls = parse(source)
   if name == nil then
     if #decls ~= 1 then
       error(("the source has %d __global__ functions: name the kernel, gpu.kernel(source, name)")
@@ -135,7 +152,7 @@ function gpu.kernel(source, name, options)
     error(("bad argument #2 to 'kernel' (name string expected, got %s)"):format(type(name)), 2)
   end
   local names = program_names(decls, {name})
-  local prog = program(source, names, options, location(source, 3))
+  local prog = program(source, names, options, 3)
   local ok, k = pcall(kernel_of, prog, names, decls, name)
   if not ok then error(k, 2) end
   return k
@@ -148,20 +165,18 @@ function gpu.module(source, options)
     error(("bad argument #1 to 'module' (source string expected, got %s)"):format(type(source)), 2)
   end
   options = check_options(options, 3)
-  local decls = signature.parse(source)
+  local decls = parse(source)
   local names = program_names(decls, options.names or {})
-  local prog = program(source, names, options, location(source, 3))
-  local kernels = {}
+  local prog = program(source, names, options, 3)
   return setmetatable({}, {
     __index = function(_, name)
-      if kernels[name] then return kernels[name] end
+      if prog.kernels[name] then return prog.kernels[name] end
       if not index_of(names, name) then
         error(("module has no kernel '%s' (it has: %s)"):format(tostring(name),
               table.concat(names, ", ")), 2)
       end
       local ok, k = pcall(kernel_of, prog, names, decls, name)
       if not ok then error(k, 2) end
-      kernels[name] = k
       return k
     end,
     __tostring = function() return "gpu.module(" .. table.concat(names, ", ") .. ")" end,

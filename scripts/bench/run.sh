@@ -34,14 +34,7 @@ GPUHOST_CACHE_DIR=$cache $host scripts/bench/bench.lua startup > /dev/null
 for i in 1 2 3 4 5; do GPUHOST_CACHE_DIR=$cache $host scripts/bench/bench.lua startup; done \
   > "$out/startup.tsv"
 rm -rf "$cache"
-$host -e '
-local v = {}
-for line in io.lines(arg[1]) do
-  local k, x = line:match("^(%S+)\t(%S+)")
-  v[k] = v[k] or {}; table.insert(v[k], tonumber(x))
-end
-for k, xs in pairs(v) do table.sort(xs); print(("%s\t%.4f"):format(k, xs[(#xs + 1) // 2])) end' \
-  "$out/startup.tsv" >> "$out/gpuhost.tsv"
+$host scripts/bench/median.lua "$out/startup.tsv" >> "$out/gpuhost.tsv"
 
 if python3 -c 'import cupy' 2>/dev/null; then
   echo "bench: CuPy" >&2
