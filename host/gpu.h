@@ -176,7 +176,6 @@ void table_push(lua_State *L, const void *src, const GpuShape *s, GpuDtype dt);
 #define GPU_STREAM_T "gpu.stream"
 #define GPU_EVENT_T "gpu.event"
 #define GPU_KERNEL_T "gpu.kernel"
-#define GPU_LAUNCHER_T "gpu.launcher"
 #define GPU_DEVICE_T "gpu.device"
 CUstream stream_check(lua_State *L, int idx);
 void stream_open(lua_State *L);

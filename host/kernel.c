@@ -3,9 +3,9 @@
  *    use for the current device and loaded as a module; lua/gpu.lua caches programs per
  *    source and options, and each keeps a module per device.
  *  - A kernel ("gpu.kernel") is one __global__ function of a program with the parameter
- *    list lua/signature.lua read from its declaration; k[{grid, block}] makes a launcher
- *    ("gpu.launcher") and calling that marshals the arguments into a buffer the kernel
- *    owns (no allocation per launch) and calls cuLaunchKernel. */
+ *    list lua/signature.lua read from its declaration; k[{grid, block}] makes a launcher,
+ *    a C closure over the configuration, and calling that marshals the arguments into a
+ *    buffer the kernel owns (no allocation per launch) and calls cuLaunchKernel. */
 #include <stdlib.h>
 #include <string.h>
 #include "gpu.h"
@@ -47,9 +47,10 @@ typedef struct GpuLauncher {
   int has_stream;
 } GpuLauncher;
 
-/* The launch path checks types against metatables held as upvalues of its functions,
- * which is cheaper than looking them up by name. */
-enum { UV_ARRAY_MT = 1, UV_KERNEL_MT, UV_LAUNCHER_MT, UV_COUNT = UV_LAUNCHER_MT };
+/* kernel_index checks types against metatables held as its upvalues, which is cheaper
+ * than looking them up by name; a launcher is a closure over these upvalues. */
+enum { UV_ARRAY_MT = 1, UV_KERNEL_MT };
+enum { LU_CONFIG = 1, LU_KERNEL, LU_STREAM, LU_ARRAY_MT };
 
 static void *fast_udata(lua_State *L, int idx, int uv) {
   void *p = lua_touserdata(L, idx);
@@ -61,7 +62,6 @@ static void *fast_udata(lua_State *L, int idx, int uv) {
 
 #define toprogram(L, i) ((GpuProgram *)luaL_checkudata(L, i, "gpu.program"))
 #define tokernel(L, i) ((GpuKernel *)luaL_checkudata(L, i, GPU_KERNEL_T))
-#define tolauncher(L, i) ((GpuLauncher *)luaL_checkudata(L, i, GPU_LAUNCHER_T))
 
 /* gpu._program(spec): spec = {source=, names={...}, options={...}, debug=, prefix=} */
 static int gpu_program(lua_State *L) {
@@ -360,7 +360,7 @@ static void marshal(lua_State *L, int kidx, GpuKernel *k, int first, int nargs) 
                           i + 1, q->ctype, q->name, luaL_tolstring(L, idx, NULL), err);
       continue;
     }
-    GpuArray *a = fast_udata(L, idx, UV_ARRAY_MT);
+    GpuArray *a = fast_udata(L, idx, LU_ARRAY_MT);
     if (a == NULL) bad_array_arg(L, idx, kernel_name(L, kidx), i + 1, q);
     if (!a->alive) luaL_error(L, "attempt to use a freed array (kernel '%s' argument %d)",
                               kernel_name(L, kidx), i + 1);
@@ -405,6 +405,40 @@ static void read_dims(lua_State *L, int idx, const char *what, unsigned out[3]) 
   }
 }
 
+/* The launch after a debug kernel: waits, and raises the first out-of-range access. */
+static void check_bounds(lua_State *L, int kidx) {
+  lua_getiuservalue(L, kidx, 1);
+  GpuProgram *p = toprogram(L, -1);
+  lua_pop(L, 1);
+  int dev = cuda_current_device();
+  uint64_t rec[4];
+  GPU_CHECK(L, cuda_dtoh(rec, p->oob[dev], sizeof rec));
+  if (rec[0] == 0) return;
+  GPU_CHECK(L, cuda_memset0(p->oob[dev], sizeof rec));
+  luaL_error(L, "kernel '%s': index %I out of range for an array of %I elements "
+             "(block %I, thread %I)", kernel_name(L, kidx), (lua_Integer)rec[1],
+             (lua_Integer)rec[2], (lua_Integer)(rec[3] >> 32), (lua_Integer)(rec[3] & 0xffffffffu));
+}
+
+static void kernel_launch(lua_State *L, int kidx, GpuKernel *k, const GpuLauncher *g,
+                          CUstream stream, int first, int nargs) {
+  CUfunction f = kernel_function(L, kidx, k);
+  marshal(L, kidx, k, first, nargs);
+  GpuResult r = cuda_launch(f, g->grid, g->block, g->shared, stream, k->argv);
+  if (r.code) gpu_raise(L, r, kernel_name(L, kidx));
+  if (k->debug) check_bounds(L, kidx);
+}
+
+/* launcher(args...): the launch itself; the closure's upvalues hold the configuration,
+ * the kernel, the stream and the array metatable. */
+static int launcher_call(lua_State *L) {
+  GpuLauncher *g = lua_touserdata(L, lua_upvalueindex(LU_CONFIG));
+  GpuKernel *k = lua_touserdata(L, lua_upvalueindex(LU_KERNEL));
+  CUstream stream = g->has_stream ? stream_check(L, lua_upvalueindex(LU_STREAM)) : NULL;
+  kernel_launch(L, lua_upvalueindex(LU_KERNEL), k, g, stream, 1, lua_gettop(L));
+  return 0;
+}
+
 /* k[config]: a launcher; config = {grid, block, shared = bytes, stream = s}. The kernel
  * keeps its last launcher and gives it again for the same configuration, so a loop of
  * k[{g, b}](...) makes no launcher after the first. */
@@ -434,70 +468,28 @@ static int kernel_index(lua_State *L) {
     c.has_stream = 1;
   }
   /* the last launcher, if it is the same */
-  if (lua_getiuservalue(L, 1, 3) == LUA_TUSERDATA) {   /* slot 7 */
-    GpuLauncher *last = lua_touserdata(L, 7);
+  if (lua_getiuservalue(L, 1, 3) == LUA_TFUNCTION) {   /* slot 7 */
+    lua_getupvalue(L, 7, LU_CONFIG);
+    GpuLauncher *last = lua_touserdata(L, -1);
+    lua_pop(L, 1);
     if (memcmp(last->grid, c.grid, sizeof c.grid) == 0 &&
         memcmp(last->block, c.block, sizeof c.block) == 0 && last->shared == c.shared &&
         last->has_stream == c.has_stream) {
       if (!c.has_stream) return 1;
-      lua_getiuservalue(L, 7, 2);
+      lua_getupvalue(L, 7, LU_STREAM);
       if (lua_rawequal(L, -1, 6)) { lua_pop(L, 1); return 1; }
     }
   }
   lua_settop(L, 6);
-  GpuLauncher *g = lua_newuserdatauv(L, sizeof *g, 2);
+  GpuLauncher *g = lua_newuserdatauv(L, sizeof *g, 0);
   *g = c;
-  lua_pushvalue(L, lua_upvalueindex(UV_LAUNCHER_MT));
-  lua_setmetatable(L, -2);
   lua_pushvalue(L, 1);
-  lua_setiuservalue(L, -2, 1);
   lua_pushvalue(L, 6);
-  lua_setiuservalue(L, -2, 2);
+  lua_pushvalue(L, lua_upvalueindex(UV_ARRAY_MT));
+  lua_pushcclosure(L, launcher_call, 4);
   lua_pushvalue(L, -1);
   lua_setiuservalue(L, 1, 3);
   return 1;
-}
-
-/* The launch after a debug kernel: waits, and raises the first out-of-range access. */
-static void check_bounds(lua_State *L, int kidx) {
-  lua_getiuservalue(L, kidx, 1);
-  GpuProgram *p = toprogram(L, -1);
-  lua_pop(L, 1);
-  int dev = cuda_current_device();
-  uint64_t rec[4];
-  GPU_CHECK(L, cuda_dtoh(rec, p->oob[dev], sizeof rec));
-  if (rec[0] == 0) return;
-  GPU_CHECK(L, cuda_memset0(p->oob[dev], sizeof rec));
-  luaL_error(L, "kernel '%s': index %I out of range for an array of %I elements "
-             "(block %I, thread %I)", kernel_name(L, kidx), (lua_Integer)rec[1],
-             (lua_Integer)rec[2], (lua_Integer)(rec[3] >> 32), (lua_Integer)(rec[3] & 0xffffffffu));
-}
-
-static void kernel_launch(lua_State *L, int kidx, GpuKernel *k, const GpuLauncher *g,
-                          CUstream stream, int first, int nargs) {
-  CUfunction f = kernel_function(L, kidx, k);
-  marshal(L, kidx, k, first, nargs);
-  GpuResult r = cuda_launch(f, g->grid, g->block, g->shared, stream, k->argv);
-  if (r.code) gpu_raise(L, r, kernel_name(L, kidx));
-  if (k->debug) check_bounds(L, kidx);
-}
-
-/* launcher(args...): the launch itself. The launcher stays in slot 1, keeping its kernel
- * and stream alive; the kernel goes on top. */
-static int launcher_call(lua_State *L) {
-  GpuLauncher *g = fast_udata(L, 1, UV_LAUNCHER_MT);
-  if (g == NULL) g = tolauncher(L, 1);   /* raises */
-  int nargs = lua_gettop(L) - 1;
-  CUstream stream = NULL;
-  if (g->has_stream) {
-    lua_getiuservalue(L, 1, 2);
-    stream = stream_check(L, -1);
-    lua_pop(L, 1);
-  }
-  lua_getiuservalue(L, 1, 1);   /* set by kernel_index: a kernel */
-  int kidx = lua_gettop(L);
-  kernel_launch(L, kidx, lua_touserdata(L, kidx), g, stream, 2, nargs);
-  return 0;
 }
 
 static int kernel_call(lua_State *L) {
@@ -529,14 +521,6 @@ static const luaL_Reg kernel_methods[] = {
   {NULL, NULL}
 };
 
-/* Pushes f as a closure over the three metatables of the launch path. */
-static void push_launch_fn(lua_State *L, lua_CFunction f) {
-  luaL_getmetatable(L, GPU_ARRAY_T);
-  luaL_getmetatable(L, GPU_KERNEL_T);
-  luaL_getmetatable(L, GPU_LAUNCHER_T);
-  lua_pushcclosure(L, f, UV_COUNT);
-}
-
 /* Expects the gpu table on top (and array_open done). */
 void kernel_open(lua_State *L) {
   luaL_setfuncs(L, kernel_funcs, 0);
@@ -548,10 +532,10 @@ void kernel_open(lua_State *L) {
   lua_pushvalue(L, -1);
   lua_setfield(L, -2, "__index");
   lua_pop(L, 1);
-  luaL_newmetatable(L, GPU_LAUNCHER_T);
-  lua_pop(L, 1);
   luaL_newmetatable(L, GPU_KERNEL_T);
-  push_launch_fn(L, kernel_index);
+  luaL_getmetatable(L, GPU_ARRAY_T);
+  lua_pushvalue(L, -2);
+  lua_pushcclosure(L, kernel_index, 2);   /* upvalues: UV_ARRAY_MT, UV_KERNEL_MT */
   lua_setfield(L, -2, "__index");
   lua_pushcfunction(L, kernel_call);
   lua_setfield(L, -2, "__call");
@@ -559,9 +543,5 @@ void kernel_open(lua_State *L) {
   lua_setfield(L, -2, "__tostring");
   luaL_newlib(L, kernel_methods);
   lua_setfield(L, -2, "methods");
-  lua_pop(L, 1);
-  luaL_getmetatable(L, GPU_LAUNCHER_T);
-  push_launch_fn(L, launcher_call);
-  lua_setfield(L, -2, "__call");
   lua_pop(L, 1);
 }

@@ -11,10 +11,19 @@ if mode == "startup" then      -- driver init + context, then a cached kernel's 
   gpu.device()
   local t1 = gpu.clock()
   local k = gpu.kernel([[extern "C" __global__ void cached(float *x) { x[threadIdx.x] = 1; }]])
+  local ta = gpu.clock()
   local a = gpu.empty(32)
+  local tb = gpu.clock()
+  k:compile()
+  local tc = gpu.clock()
   k[{1, 32}](a)
+  local td = gpu.clock()
   gpu.synchronize()
   local t2 = gpu.clock()
+  if os.getenv("GPUHOST_PHASES") then
+    io.stderr:write(("phases: kernel %.3f alloc %.3f compile/load %.3f launch %.3f sync %.3f ms\n")
+      :format((ta - t1) * 1e3, (tb - ta) * 1e3, (tc - tb) * 1e3, (td - tc) * 1e3, (t2 - td) * 1e3))
+  end
   out("driver_init_ms", (t1 - t0) * 1e3)
   out(os.getenv("GPUHOST_CACHE_DIR") == "off" and "first_launch_nvrtc_ms" or "first_launch_cached_ms",
       (t2 - t1) * 1e3)
@@ -74,7 +83,7 @@ out("vecadd_GBps", 3 * 4 * n / (ms * 1e-3) / 1e9)
 local M = 2^26            -- 256 MiB of float32
 local x, y = gpu.zeros(M), gpu.zeros(M)
 local bytes = 4 * M
-ms = device_time(function() y = x:copy() end, 10)
+ms = device_time(function() x:copy():free() end, 10)
 out("copy_GBps", 2 * bytes / (ms * 1e-3) / 1e9)      -- read + write
 local cases = {
   {"zeros", function() return gpu.zeros(M) end},
