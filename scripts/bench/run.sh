@@ -16,6 +16,16 @@ echo "bench: C" >&2
 build/bench_c > "$out/c.tsv" || exit 1
 echo "bench: gpuhost" >&2
 GPUHOST_CACHE_DIR=off $host scripts/bench/bench.lua > "$out/gpuhost.tsv" || exit 1
+# launches and compiles vary from run to run on a shared machine: 5 alternating rounds of
+# C and gpuhost, each figure the median of its rounds
+echo "bench: launch rounds" >&2
+: > "$out/c-rounds.tsv"; : > "$out/gpuhost-rounds.tsv"
+for i in 1 2 3 4 5; do
+  build/bench_c launch >> "$out/c-rounds.tsv"
+  GPUHOST_CACHE_DIR=off $host scripts/bench/bench.lua launch >> "$out/gpuhost-rounds.tsv"
+done
+$host scripts/bench/median.lua "$out/c-rounds.tsv" >> "$out/c.tsv"
+$host scripts/bench/median.lua "$out/gpuhost-rounds.tsv" >> "$out/gpuhost.tsv"
 
 # start-up, each in a fresh process: gpuhost -e '' (median of 21), driver init, and the
 # first launch of a kernel compiled now or found in the disk cache
