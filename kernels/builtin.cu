@@ -13,6 +13,7 @@ __device__ inline philox_out philox4x32_10(unsigned long long group, unsigned lo
   unsigned int c0 = (unsigned int)group, c1 = (unsigned int)(group >> 32);
   unsigned int c2 = (unsigned int)call, c3 = (unsigned int)(call >> 32);
   unsigned int k0 = (unsigned int)seed, k1 = (unsigned int)(seed >> 32);
+#pragma unroll
   for (int round = 0; round < 10; round++) {
     unsigned int hi0 = __umulhi(0xD2511F53u, c0), lo0 = 0xD2511F53u * c0;
     unsigned int hi1 = __umulhi(0xCD9E8D57u, c2), lo1 = 0xCD9E8D57u * c2;
