@@ -13,9 +13,10 @@ ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -I$(LUA_INC) -I$(CUDA_HOME
 
 # The gpu module (shared by both targets) and the host program.
 MOD_SRC  = host/rewrite.c host/loader.c host/errors.c host/cuda.c host/nvrtc.c host/device.c host/stream.c host/event.c host/array.c \
-           host/hostarray.c host/cache.c host/kernel.c host/dtype.c host/gpu.c host/embed.c
+           host/hostarray.c host/cache.c host/kernel.c host/dtype.c host/backend.c host/cpu.c host/gpu.c host/embed.c
 HOST_SRC = host/main.c
-EMBEDDED = lua/gpu.lua lua/signature.lua lua/format.lua kernels/gpuhost.cuh kernels/builtin.cu
+EMBEDDED = lua/gpu.lua lua/signature.lua lua/format.lua kernels/gpuhost.cuh kernels/builtin.cu \
+           kernels/cpu.h kernels/cpu_cooperative_groups.h
 
 MOD_OBJ  = $(MOD_SRC:host/%.c=build/obj/%.o)
 PIC_OBJ  = $(MOD_SRC:host/%.c=build/pic/%.o)
@@ -24,10 +25,10 @@ HOST_OBJ = $(HOST_SRC:host/%.c=build/obj/%.o)
 all: build/gpuhost build/gpu.so
 
 build/gpuhost: $(MOD_OBJ) $(HOST_OBJ)
-	$(CC) -o $@ $^ $(LUA_A) -Wl,-E -lm -ldl
+	$(CC) -o $@ $^ $(LUA_A) -Wl,-E -lm -ldl -lpthread
 
 build/gpu.so: $(PIC_OBJ)
-	$(CC) -shared -o $@ $^ -lm -ldl
+	$(CC) -shared -o $@ $^ -lm -ldl -lpthread
 
 build/obj/%.o: host/%.c host/gpu.h host/rewrite.h build/cuda_errors.h | build/obj
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<

@@ -16,10 +16,10 @@ GpuArray *array_check(lua_State *L, int idx) {
  * arrays Lua no longer reaches, so it runs one and tries once more. */
 static void array_alloc(lua_State *L, GpuArray *a) {
   if (a->nbytes == 0) return;
-  GpuResult r = cuda_alloc(&a->ptr, a->nbytes);
+  GpuResult r = gpu_backend()->alloc(&a->ptr, a->nbytes);
   if (r.code == CUDA_ERROR_OUT_OF_MEMORY) {
     lua_gc(L, LUA_GCCOLLECT, 0);
-    r = cuda_alloc(&a->ptr, a->nbytes);
+    r = gpu_backend()->alloc(&a->ptr, a->nbytes);
   }
   if (r.code) {
     a->ptr = 0;
@@ -29,7 +29,7 @@ static void array_alloc(lua_State *L, GpuArray *a) {
 }
 
 GpuArray *array_new(lua_State *L, const GpuShape *s, GpuDtype dt) {
-  GPU_CHECK(L, cuda_ensure_context());
+  GPU_CHECK(L, gpu_backend()->ensure_context());
   /* safe empty state first: __gc of a half-made array frees nothing */
   GpuArray *a = lua_newuserdatauv(L, sizeof *a, 0);
   memset(a, 0, sizeof *a);
@@ -37,7 +37,7 @@ GpuArray *array_new(lua_State *L, const GpuShape *s, GpuDtype dt) {
   a->shape = *s;
   a->dtype = dt;
   a->nbytes = (size_t)s->size * gpu_dtypes[dt].size;
-  a->device = cuda_current_device();
+  a->device = gpu_backend()->current_device();
   a->alive = 1;
   array_alloc(L, a);
   return a;
@@ -46,7 +46,7 @@ GpuArray *array_new(lua_State *L, const GpuShape *s, GpuDtype dt) {
 /* The one release path, shared by __gc, __close and :free(); idempotent. */
 static GpuResult array_release(GpuArray *a) {
   GpuResult r = GPU_OK;
-  if (a->ptr) r = cuda_free(a->ptr, a->device);
+  if (a->ptr) r = gpu_backend()->free(a->ptr, a->device);
   a->ptr = 0;
   a->alive = 0;
   return r;
@@ -76,7 +76,7 @@ static int gpu_zeros(lua_State *L) {
   GpuShape s;
   shape_check(L, 1, &s);
   GpuArray *a = array_new(L, &s, dtype_check(L, 2, DT_FLOAT32));
-  if (a->nbytes) GPU_CHECK(L, cuda_memset0(a->ptr, a->nbytes));
+  if (a->nbytes) GPU_CHECK(L, gpu_backend()->memset0(a->ptr, a->nbytes));
   return 1;
 }
 
@@ -93,7 +93,7 @@ static int gpu_array(lua_State *L) {
     void *buf = lua_newuserdatauv(L, n ? n : 1, 0);   /* collected even if reading raises */
     table_read(L, 1, &s, dt, buf);
     GpuArray *a = array_new(L, &s, dt);
-    if (n) GPU_CHECK(L, cuda_htod(a->ptr, buf, n));
+    if (n) GPU_CHECK(L, gpu_backend()->htod(a->ptr, buf, n));
     return 1;
   }
   if ((h = hostarray_test(L, 1)) != NULL) {
@@ -103,7 +103,7 @@ static int gpu_array(lua_State *L) {
       return luaL_argerror(L, 2, lua_pushfstring(L, "cannot copy a %s host array into a %s "
           "array; give the same dtype", gpu_dtypes[h->dtype].name, gpu_dtypes[dt].name));
     GpuArray *a = array_new(L, &h->shape, dt);
-    if (a->nbytes) GPU_CHECK(L, cuda_htod(a->ptr, h->data, a->nbytes));
+    if (a->nbytes) GPU_CHECK(L, gpu_backend()->htod(a->ptr, h->data, a->nbytes));
     return 1;
   }
   if (luaL_testudata(L, 1, GPU_ARRAY_T)) {
@@ -112,7 +112,7 @@ static int gpu_array(lua_State *L) {
     if (dt != d->dtype)
       return luaL_argerror(L, 2, "a device array is copied with its own dtype");
     GpuArray *a = array_new(L, &d->shape, dt);
-    if (a->nbytes) GPU_CHECK(L, cuda_dtod(a->ptr, d->ptr, a->nbytes));
+    if (a->nbytes) GPU_CHECK(L, gpu_backend()->dtod(a->ptr, d->ptr, a->nbytes));
     return 1;
   }
   return luaL_argerror(L, 1, lua_pushfstring(L, "table or host array expected, got %s",
@@ -133,7 +133,7 @@ static int array_tohost(lua_State *L) {
   } else {
     h = hostarray_new(L, &a->shape, a->dtype);
   }
-  if (a->nbytes) GPU_CHECK(L, cuda_dtoh(h->data, a->ptr, a->nbytes));
+  if (a->nbytes) GPU_CHECK(L, gpu_backend()->dtoh(h->data, a->ptr, a->nbytes));
   return 1;
 }
 
@@ -141,7 +141,7 @@ static int array_tohost(lua_State *L) {
 static int array_totable(lua_State *L) {
   GpuArray *a = array_check(L, 1);
   void *buf = lua_newuserdatauv(L, a->nbytes ? a->nbytes : 1, 0);
-  if (a->nbytes) GPU_CHECK(L, cuda_dtoh(buf, a->ptr, a->nbytes));
+  if (a->nbytes) GPU_CHECK(L, gpu_backend()->dtoh(buf, a->ptr, a->nbytes));
   table_push(L, buf, &a->shape, a->dtype);
   return 1;
 }
@@ -150,7 +150,7 @@ static int array_totable(lua_State *L) {
 static int array_copy(lua_State *L) {
   GpuArray *a = array_check(L, 1);
   GpuArray *b = array_new(L, &a->shape, a->dtype);
-  if (a->nbytes) GPU_CHECK(L, cuda_dtod(b->ptr, a->ptr, a->nbytes));
+  if (a->nbytes) GPU_CHECK(L, gpu_backend()->dtod(b->ptr, a->ptr, a->nbytes));
   return 1;
 }
 
@@ -164,7 +164,7 @@ static int array_peek(lua_State *L) {
   size_t es = gpu_dtypes[a->dtype].size;
   char buf[64 * 8];
   if (count > 64) count = 64;
-  if (count) GPU_CHECK(L, cuda_dtoh(buf, a->ptr + (CUdeviceptr)first * es, (size_t)count * es));
+  if (count) GPU_CHECK(L, gpu_backend()->dtoh(buf, a->ptr + (CUdeviceptr)first * es, (size_t)count * es));
   lua_createtable(L, (int)count, 0);
   for (lua_Integer i = 0; i < count; i++) {
     dtype_push(L, a->dtype, buf + i * es);

@@ -92,14 +92,14 @@ GpuResult cuda_load(void) {
 
 const char *cuda_load_message(void) { return load_message[0] ? load_message : NULL; }
 
-GpuResult cuda_device_count(int *n) {
+static GpuResult cuda_device_count(int *n) {
   GpuResult r = cuda_load();
   if (r.code) return r;
   TRY(drv.cuDeviceGetCount(n));
   return GPU_OK;
 }
 
-GpuResult cuda_device_info(int ordinal, GpuDeviceInfo *info) {
+static GpuResult cuda_device_info(int ordinal, GpuDeviceInfo *info) {
   GpuResult r = cuda_load();
   if (r.code) return r;
   CUdevice dev;
@@ -132,7 +132,7 @@ static int use_pool(CUdevice dev) {
   return 1;
 }
 
-GpuResult cuda_use_device(int ordinal) {
+static GpuResult cuda_use_device(int ordinal) {
   GpuResult r = cuda_load();
   if (r.code) return r;
   int n;
@@ -151,7 +151,7 @@ GpuResult cuda_use_device(int ordinal) {
   return GPU_OK;
 }
 
-GpuResult cuda_ensure_context(void) {
+static GpuResult cuda_ensure_context(void) {
   if (current >= 0) return GPU_OK;
   GpuResult r = cuda_load();
   if (r.code) return r;
@@ -161,15 +161,15 @@ GpuResult cuda_ensure_context(void) {
   return cuda_use_device(0);
 }
 
-int cuda_current_device(void) { return current; }
+static int cuda_current_device(void) { return current; }
 
-GpuResult cuda_synchronize(void) {
+static GpuResult cuda_synchronize(void) {
   if (current < 0) return GPU_OK;   /* nothing was ever launched */
   TRY(drv.cuCtxSynchronize());
   return GPU_OK;
 }
 
-GpuResult cuda_mem_info(size_t *free_bytes, size_t *total_bytes) {
+static GpuResult cuda_mem_info(size_t *free_bytes, size_t *total_bytes) {
   GpuResult r = cuda_ensure_context();
   if (r.code) return r;
   TRY(drv.cuMemGetInfo(free_bytes, total_bytes));
@@ -178,13 +178,13 @@ GpuResult cuda_mem_info(size_t *free_bytes, size_t *total_bytes) {
 
 /* Allocations and frees are ordered in the default stream, which waits for (and is waited
  * for by) every other stream gpuhost makes. */
-GpuResult cuda_alloc(CUdeviceptr *p, size_t n) {
+static GpuResult cuda_alloc(CUdeviceptr *p, size_t n) {
   if (pools[current]) TRY(drv.cuMemAllocAsync(p, n, NULL));
   else TRY(drv.cuMemAlloc(p, n));
   return GPU_OK;
 }
 
-GpuResult cuda_free(CUdeviceptr p, int device) {
+static GpuResult cuda_free(CUdeviceptr p, int device) {
   int was = current;
   if (device != current && device >= 0) {
     GpuResult r = cuda_use_device(device);
@@ -197,42 +197,42 @@ GpuResult cuda_free(CUdeviceptr p, int device) {
   if (was != current && was >= 0) cuda_use_device(was);
   return res;
 }
-GpuResult cuda_host_alloc(void **p, size_t n) { TRY(drv.cuMemHostAlloc(p, n, 0)); return GPU_OK; }
-GpuResult cuda_host_free(void *p) { TRY(drv.cuMemFreeHost(p)); return GPU_OK; }
+static GpuResult cuda_host_alloc(void **p, size_t n) { TRY(drv.cuMemHostAlloc(p, n, 0)); return GPU_OK; }
+static GpuResult cuda_host_free(void *p) { TRY(drv.cuMemFreeHost(p)); return GPU_OK; }
 
-GpuResult cuda_htod(CUdeviceptr dst, const void *src, size_t n) {
+static GpuResult cuda_htod(CUdeviceptr dst, const void *src, size_t n) {
   TRY(drv.cuMemcpyHtoD(dst, src, n));
   return GPU_OK;
 }
-GpuResult cuda_dtoh(void *dst, CUdeviceptr src, size_t n) {
+static GpuResult cuda_dtoh(void *dst, CUdeviceptr src, size_t n) {
   TRY(drv.cuMemcpyDtoH(dst, src, n));
   return GPU_OK;
 }
 /* ordered in the default stream like a kernel; the host does not wait */
-GpuResult cuda_dtod(CUdeviceptr dst, CUdeviceptr src, size_t n) {
+static GpuResult cuda_dtod(CUdeviceptr dst, CUdeviceptr src, size_t n) {
   TRY(drv.cuMemcpyDtoDAsync(dst, src, n, NULL));
   return GPU_OK;
 }
-GpuResult cuda_memset0(CUdeviceptr p, size_t n) {
+static GpuResult cuda_memset0(CUdeviceptr p, size_t n) {
   TRY(drv.cuMemsetD8Async(p, 0, n, NULL));
   return GPU_OK;
 }
 
-GpuResult cuda_module_load(CUmodule *m, const void *image) {
-  TRY(drv.cuModuleLoadData(m, image));
+static GpuResult cuda_module_load(CUmodule *m, const GpuImage *img) {
+  TRY(drv.cuModuleLoadData(m, img->data));
   return GPU_OK;
 }
-GpuResult cuda_module_unload(CUmodule m) { TRY(drv.cuModuleUnload(m)); return GPU_OK; }
-GpuResult cuda_module_function(CUfunction *f, CUmodule m, const char *name) {
+static GpuResult cuda_module_unload(CUmodule m) { TRY(drv.cuModuleUnload(m)); return GPU_OK; }
+static GpuResult cuda_module_function(CUfunction *f, CUmodule m, const char *name) {
   TRY(drv.cuModuleGetFunction(f, m, name));
   return GPU_OK;
 }
-GpuResult cuda_module_global(CUdeviceptr *p, size_t *n, CUmodule m, const char *name) {
+static GpuResult cuda_module_global(CUdeviceptr *p, size_t *n, CUmodule m, const char *name) {
   TRY(drv.cuModuleGetGlobal(p, n, m, name));
   return GPU_OK;
 }
 
-GpuResult cuda_param_size(CUfunction f, int i, long *size, int *known) {
+static GpuResult cuda_param_size(CUfunction f, int i, long *size, int *known) {
   *known = drv.cuFuncGetParamInfo != NULL;
   *size = -1;
   if (!*known) return GPU_OK;
@@ -244,21 +244,21 @@ GpuResult cuda_param_size(CUfunction f, int i, long *size, int *known) {
   return GPU_OK;
 }
 
-GpuResult cuda_launch(CUfunction f, const unsigned grid[3], const unsigned block[3],
+static GpuResult cuda_launch(CUfunction f, const unsigned grid[3], const unsigned block[3],
                       unsigned shared, CUstream stream, void **params) {
   TRY(drv.cuLaunchKernel(f, grid[0], grid[1], grid[2], block[0], block[1], block[2],
                          shared, stream, params, NULL));
   return GPU_OK;
 }
 
-GpuResult cuda_stream_create(CUstream *s) { TRY(drv.cuStreamCreate(s, CU_STREAM_DEFAULT)); return GPU_OK; }
-GpuResult cuda_stream_destroy(CUstream s) { TRY(drv.cuStreamDestroy(s)); return GPU_OK; }
-GpuResult cuda_stream_synchronize(CUstream s) { TRY(drv.cuStreamSynchronize(s)); return GPU_OK; }
-GpuResult cuda_event_create(CUevent *e) { TRY(drv.cuEventCreate(e, CU_EVENT_DEFAULT)); return GPU_OK; }
-GpuResult cuda_event_destroy(CUevent e) { TRY(drv.cuEventDestroy(e)); return GPU_OK; }
-GpuResult cuda_event_record(CUevent e, CUstream s) { TRY(drv.cuEventRecord(e, s)); return GPU_OK; }
-GpuResult cuda_event_synchronize(CUevent e) { TRY(drv.cuEventSynchronize(e)); return GPU_OK; }
-GpuResult cuda_event_elapsed(float *ms, CUevent a, CUevent b) {
+static GpuResult cuda_stream_create(CUstream *s) { TRY(drv.cuStreamCreate(s, CU_STREAM_DEFAULT)); return GPU_OK; }
+static GpuResult cuda_stream_destroy(CUstream s) { TRY(drv.cuStreamDestroy(s)); return GPU_OK; }
+static GpuResult cuda_stream_synchronize(CUstream s) { TRY(drv.cuStreamSynchronize(s)); return GPU_OK; }
+static GpuResult cuda_event_create(CUevent *e) { TRY(drv.cuEventCreate(e, CU_EVENT_DEFAULT)); return GPU_OK; }
+static GpuResult cuda_event_destroy(CUevent e) { TRY(drv.cuEventDestroy(e)); return GPU_OK; }
+static GpuResult cuda_event_record(CUevent e, CUstream s) { TRY(drv.cuEventRecord(e, s)); return GPU_OK; }
+static GpuResult cuda_event_synchronize(CUevent e) { TRY(drv.cuEventSynchronize(e)); return GPU_OK; }
+static GpuResult cuda_event_elapsed(float *ms, CUevent a, CUevent b) {
   TRY(drv.cuEventElapsedTime(ms, a, b));
   return GPU_OK;
 }
@@ -283,3 +283,34 @@ const char *cuda_error_description(int code) {
   if (loaded && drv.cuGetErrorString) drv.cuGetErrorString((CUresult)code, &s);
   return s;
 }
+
+#define DEFAULT_ARCH "sm_90"    /* what compile targets when there is no GPU */
+
+/* sm_XY of the current device, or DEFAULT_ARCH without one, so compile errors show anywhere */
+static GpuResult cuda_arch(char *out, size_t n) {
+  GpuDeviceInfo info;
+  if (current >= 0 && cuda_device_info(current, &info).code == 0)
+    snprintf(out, n, "sm_%d%d", info.major, info.minor);
+  else
+    snprintf(out, n, "%s", DEFAULT_ARCH);
+  return GPU_OK;
+}
+
+const GpuBackend gpu_cuda_backend = {
+  .name = "cuda", .pinned_host = 1,
+  .device_count = cuda_device_count, .device_info = cuda_device_info,
+  .use_device = cuda_use_device, .ensure_context = cuda_ensure_context,
+  .current_device = cuda_current_device, .synchronize = cuda_synchronize,
+  .mem_info = cuda_mem_info, .alloc = cuda_alloc, .free = cuda_free,
+  .host_alloc = cuda_host_alloc, .host_free = cuda_host_free,
+  .htod = cuda_htod, .dtoh = cuda_dtoh, .dtod = cuda_dtod, .memset0 = cuda_memset0,
+  .arch = cuda_arch, .compiler_id = nvrtc_identity, .compile = nvrtc_compile_cuda,
+  .module_load = cuda_module_load, .module_unload = cuda_module_unload,
+  .module_function = cuda_module_function, .module_global = cuda_module_global,
+  .param_size = cuda_param_size, .launch = cuda_launch,
+  .stream_create = cuda_stream_create, .stream_destroy = cuda_stream_destroy,
+  .stream_synchronize = cuda_stream_synchronize,
+  .event_create = cuda_event_create, .event_destroy = cuda_event_destroy,
+  .event_record = cuda_event_record, .event_synchronize = cuda_event_synchronize,
+  .event_elapsed = cuda_event_elapsed,
+};

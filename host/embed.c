@@ -14,11 +14,13 @@ EMBED(embed_signature_lua, "lua/signature.lua")
 EMBED(embed_format_lua, "lua/format.lua")
 EMBED(embed_gpuhost_cuh, "kernels/gpuhost.cuh")
 EMBED(embed_builtin_cu, "kernels/builtin.cu")
+EMBED(embed_cpu_h, "kernels/cpu.h")
+EMBED(embed_cpu_cg_h, "kernels/cpu_cooperative_groups.h")
 
 const EmbeddedFile *embedded_find(const char *name) {
-  static EmbeddedFile files[5];
+  static EmbeddedFile files[7];
   if (files[0].name == NULL) {
-    const EmbeddedFile all[5] = {
+    const EmbeddedFile all[7] = {
       {"lua/gpu.lua", embed_gpu_lua, (size_t)(embed_gpu_lua_end - embed_gpu_lua)},
       {"lua/signature.lua", embed_signature_lua,
        (size_t)(embed_signature_lua_end - embed_signature_lua)},
@@ -26,6 +28,8 @@ const EmbeddedFile *embedded_find(const char *name) {
       {"kernels/gpuhost.cuh", embed_gpuhost_cuh,
        (size_t)(embed_gpuhost_cuh_end - embed_gpuhost_cuh)},
       {"kernels/builtin.cu", embed_builtin_cu, (size_t)(embed_builtin_cu_end - embed_builtin_cu)},
+      {"kernels/cpu.h", embed_cpu_h, (size_t)(embed_cpu_h_end - embed_cpu_h)},
+      {"kernels/cpu_cooperative_groups.h", embed_cpu_cg_h, (size_t)(embed_cpu_cg_h_end - embed_cpu_cg_h)},
     };
     memcpy(files, all, sizeof all);
   }

@@ -11,6 +11,8 @@ static const char *host_error_name(int code) {
   switch (code) {
     case GPU_ERR_NO_DRIVER: return "GPUHOST_NO_DRIVER";
     case GPU_ERR_NO_NVRTC: return "GPUHOST_NO_NVRTC";
+    case GPU_ERR_CPU_COMPILE: return "GPUHOST_CPU_COMPILATION";
+    case GPU_ERR_CPU_UNSUPPORTED: return "GPUHOST_CPU_UNSUPPORTED";
     default: return "GPUHOST_MISSING_SYMBOL";
   }
 }
@@ -35,7 +37,8 @@ int gpu_raise(lua_State *L, GpuResult r, const char *detail) {
       break;
     case GPU_SRC_HOST:
       name = host_error_name(r.code);
-      message = r.code == GPU_ERR_NO_NVRTC ? nvrtc_load_message() : cuda_load_message();
+      if (r.code == GPU_ERR_CPU_COMPILE || r.code == GPU_ERR_CPU_UNSUPPORTED) message = detail;
+      else message = r.code == GPU_ERR_NO_NVRTC ? nvrtc_load_message() : cuda_load_message();
       if (message == NULL) message = nvrtc_load_message();
       break;
   }
@@ -49,7 +52,7 @@ int gpu_raise(lua_State *L, GpuResult r, const char *detail) {
   lua_setfield(L, -2, "message");
   lua_pushstring(L, r.call ? plain_call(r.call) : "?");
   lua_setfield(L, -2, "call");
-  if (detail && r.source == GPU_SRC_NVRTC) {
+  if (detail && (r.source == GPU_SRC_NVRTC || (r.source == GPU_SRC_HOST && r.code == GPU_ERR_CPU_COMPILE))) {
     lua_pushstring(L, detail);
     lua_setfield(L, -2, "log");
   } else if (detail) {

@@ -13,12 +13,12 @@ static GpuEvent *event_check(lua_State *L, int idx) {
 
 /* gpu.event() */
 static int gpu_event(lua_State *L) {
-  GPU_CHECK(L, cuda_ensure_context());
+  GPU_CHECK(L, gpu_backend()->ensure_context());
   GpuEvent *e = lua_newuserdatauv(L, sizeof *e, 0);
   e->e = NULL;
   e->alive = 0;
   luaL_setmetatable(L, GPU_EVENT_T);
-  GPU_CHECK(L, cuda_event_create(&e->e));
+  GPU_CHECK(L, gpu_backend()->event_create(&e->e));
   e->alive = 1;
   return 1;
 }
@@ -27,19 +27,19 @@ static int gpu_event(lua_State *L) {
 static int event_record(lua_State *L) {
   GpuEvent *e = event_check(L, 1);
   CUstream s = lua_isnoneornil(L, 2) ? NULL : stream_check(L, 2);
-  GPU_CHECK(L, cuda_event_record(e->e, s));
+  GPU_CHECK(L, gpu_backend()->event_record(e->e, s));
   lua_settop(L, 1);
   return 1;
 }
 
 static int event_synchronize(lua_State *L) {
-  GPU_CHECK(L, cuda_event_synchronize(event_check(L, 1)->e));
+  GPU_CHECK(L, gpu_backend()->event_synchronize(event_check(L, 1)->e));
   return 0;
 }
 
 static int event_gc(lua_State *L) {
   GpuEvent *e = toevent(L, 1);
-  if (e->alive) cuda_event_destroy(e->e);
+  if (e->alive) gpu_backend()->event_destroy(e->e);
   e->alive = 0;
   return 0;
 }
@@ -48,7 +48,7 @@ static int event_gc(lua_State *L) {
 static int gpu_elapsed(lua_State *L) {
   GpuEvent *a = event_check(L, 1), *b = event_check(L, 2);
   float ms;
-  GPU_CHECK(L, cuda_event_elapsed(&ms, a->e, b->e));
+  GPU_CHECK(L, gpu_backend()->event_elapsed(&ms, a->e, b->e));
   lua_pushnumber(L, ms);
   return 1;
 }

@@ -12,6 +12,8 @@
 
 /* ---- results: every backend call returns one; code 0 is success ---- */
 typedef enum { GPU_SRC_CUDA, GPU_SRC_NVRTC, GPU_SRC_HOST } GpuSource;
+/* GPU_SRC_HOST codes are gpuhost's own (below); GPU_SRC_CUDA codes are CUresult values, which
+ * the CPU backend gives too where the GPU would fail the same way. */
 typedef struct GpuResult {
   int code;           /* CUresult, nvrtcResult, or one of GPU_ERR_* below */
   GpuSource source;
@@ -20,7 +22,8 @@ typedef struct GpuResult {
 #define GPU_OK ((GpuResult){0, GPU_SRC_CUDA, NULL})
 
 /* gpuhost's own failures, where no library could be reached to give a code */
-enum { GPU_ERR_NO_DRIVER = 1, GPU_ERR_NO_NVRTC, GPU_ERR_NO_SYMBOL };
+enum { GPU_ERR_NO_DRIVER = 1, GPU_ERR_NO_NVRTC, GPU_ERR_NO_SYMBOL, GPU_ERR_CPU_COMPILE,
+       GPU_ERR_CPU_UNSUPPORTED };
 
 /* ---- dtypes (dtype.c) ---- */
 typedef enum {
@@ -55,72 +58,100 @@ int field_push(lua_State *L, const char *k, const GpuShape *s, GpuDtype dt);
 /* Pushes method k of the value at idx (its metatable's "methods"); 0 when none. */
 int method_push(lua_State *L, int idx, const char *k);
 
-/* ---- the CUDA driver backend (cuda.c) ---- */
+/* ---- backends ----
+ * Two machines run kernels: the CUDA driver (cuda.c, with NVRTC in nvrtc.c) and the CPU
+ * (cpu.c, kernels compiled by the host's C++ compiler). Both give the same table; the
+ * Lua-facing files call gpu_backend()->... and never a backend directly. Handles are
+ * CUDA's opaque types; the CPU backend puts its own pointers in them. */
 typedef struct GpuDeviceInfo {
   char name[256];
   int major, minor, multiprocessors, max_threads_per_block, warp_size;
   size_t total_memory;
 } GpuDeviceInfo;
 
+typedef struct GpuCompileJob {
+  const char *source;           /* the kernel source, after its #line prefix */
+  const char *progname;
+  const char *header;           /* kernels/gpuhost.cuh, included before the source */
+  size_t header_size;
+  int nopts;
+  const char *const *opts;      /* the user's options */
+  int nnames;
+  const char *const *names;     /* kernel name expressions */
+  int debug;
+  const char *arch;             /* from arch() */
+} GpuCompileJob;
+
+typedef struct GpuImage {       /* what compile makes; malloc'd, gpu_image_free */
+  char *data;
+  size_t size;
+  char **lowered;               /* one per name: what module_function takes */
+  char *log;                    /* the compiler's messages, on failure too */
+} GpuImage;
+void gpu_image_free(GpuImage *img, int nnames);
+
+typedef struct GpuBackend {
+  const char *name;             /* "cuda" or "cpu" */
+  int pinned_host;              /* host_alloc gives page-locked memory */
+  GpuResult (*device_count)(int *n);
+  GpuResult (*device_info)(int ordinal, GpuDeviceInfo *info);
+  GpuResult (*use_device)(int ordinal);
+  GpuResult (*ensure_context)(void);       /* init + a current device */
+  int (*current_device)(void);
+  GpuResult (*synchronize)(void);
+  GpuResult (*mem_info)(size_t *free_bytes, size_t *total_bytes);
+  GpuResult (*alloc)(CUdeviceptr *p, size_t n);
+  GpuResult (*free)(CUdeviceptr p, int device);
+  GpuResult (*host_alloc)(void **p, size_t n);
+  GpuResult (*host_free)(void *p);
+  GpuResult (*htod)(CUdeviceptr dst, const void *src, size_t n);
+  GpuResult (*dtoh)(void *dst, CUdeviceptr src, size_t n);
+  GpuResult (*dtod)(CUdeviceptr dst, CUdeviceptr src, size_t n);
+  GpuResult (*memset0)(CUdeviceptr p, size_t n);
+  GpuResult (*arch)(char *out, size_t n);           /* what compile targets now */
+  GpuResult (*compiler_id)(char *out, size_t n);    /* names the compiler, for cache keys */
+  GpuResult (*compile)(const GpuCompileJob *job, GpuImage *out);
+  GpuResult (*module_load)(CUmodule *m, const GpuImage *img);
+  GpuResult (*module_unload)(CUmodule m);
+  GpuResult (*module_function)(CUfunction *f, CUmodule m, const char *lowered);
+  GpuResult (*module_global)(CUdeviceptr *p, size_t *n, CUmodule m, const char *name);
+  /* Size of parameter i, or -1 past the last; *known = 0 when the backend cannot say. */
+  GpuResult (*param_size)(CUfunction f, int i, long *size, int *known);
+  GpuResult (*launch)(CUfunction f, const unsigned grid[3], const unsigned block[3],
+                      unsigned shared, CUstream stream, void **params);
+  GpuResult (*stream_create)(CUstream *s);
+  GpuResult (*stream_destroy)(CUstream s);
+  GpuResult (*stream_synchronize)(CUstream s);
+  GpuResult (*event_create)(CUevent *e);
+  GpuResult (*event_destroy)(CUevent e);
+  GpuResult (*event_record)(CUevent e, CUstream s);
+  GpuResult (*event_synchronize)(CUevent e);
+  GpuResult (*event_elapsed)(float *ms, CUevent a, CUevent b);
+} GpuBackend;
+
+extern const GpuBackend gpu_cuda_backend, gpu_cpu_backend;
+/* The backend of this process, chosen at the first GPU call: GPU_BACKEND=cpu or cuda, or
+ * the CUDA driver when it finds a device and the CPU otherwise (saying so on stderr). */
+const GpuBackend *gpu_backend(void);
+/* Why a failed launch failed, where the backend can say more than the code (CPU). */
+const char *gpu_backend_detail(void);
+
+/* the CUDA driver (cuda.c) */
 GpuResult cuda_load(void);               /* dlopen libcuda, cuInit; idempotent */
 const char *cuda_load_message(void);     /* why cuda_load failed, when it did */
-GpuResult cuda_device_count(int *n);
-GpuResult cuda_device_info(int ordinal, GpuDeviceInfo *info);
-GpuResult cuda_use_device(int ordinal);  /* makes its primary context current */
-GpuResult cuda_ensure_context(void);     /* cuda_load + a current context */
-int cuda_current_device(void);
-GpuResult cuda_synchronize(void);
-GpuResult cuda_mem_info(size_t *free_bytes, size_t *total_bytes);
-GpuResult cuda_alloc(CUdeviceptr *p, size_t n);
-GpuResult cuda_free(CUdeviceptr p, int device);
-GpuResult cuda_host_alloc(void **p, size_t n);  /* pinned */
-GpuResult cuda_host_free(void *p);
-GpuResult cuda_htod(CUdeviceptr dst, const void *src, size_t n);
-GpuResult cuda_dtoh(void *dst, CUdeviceptr src, size_t n);
-GpuResult cuda_dtod(CUdeviceptr dst, CUdeviceptr src, size_t n);
-GpuResult cuda_memset0(CUdeviceptr p, size_t n);
-GpuResult cuda_module_load(CUmodule *m, const void *image);
-GpuResult cuda_module_unload(CUmodule m);
-GpuResult cuda_module_function(CUfunction *f, CUmodule m, const char *name);
-GpuResult cuda_module_global(CUdeviceptr *p, size_t *n, CUmodule m, const char *name);
-/* Size of parameter i, or -1 past the last; *known = 0 when the driver cannot say. */
-GpuResult cuda_param_size(CUfunction f, int i, long *size, int *known);
-GpuResult cuda_launch(CUfunction f, const unsigned grid[3], const unsigned block[3],
-                      unsigned shared, CUstream stream, void **params);
-GpuResult cuda_stream_create(CUstream *s);
-GpuResult cuda_stream_destroy(CUstream s);
-GpuResult cuda_stream_synchronize(CUstream s);
-GpuResult cuda_event_create(CUevent *e);
-GpuResult cuda_event_destroy(CUevent e);
-GpuResult cuda_event_record(CUevent e, CUstream s);
-GpuResult cuda_event_synchronize(CUevent e);
-GpuResult cuda_event_elapsed(float *ms, CUevent a, CUevent b);
 const char *cuda_error_name(int code);   /* NULL when unknown */
 const char *cuda_error_description(int code);
 
 /* ---- NVRTC (nvrtc.c) ---- */
-typedef struct NvrtcJob {
-  const char *source, *progname;
-  int nheaders;
-  const char *const *headers, *const *header_names;
-  int nopts;
-  const char *const *opts;
-  int nnames;
-  const char *const *names;     /* name expressions; lowered[i] is filled for each */
-  /* results, malloc'd; free with nvrtc_job_free */
-  char *cubin;
-  size_t cubin_size;
-  char *log;
-  char **lowered;
-} NvrtcJob;
-GpuResult nvrtc_compile(NvrtcJob *job);
-void nvrtc_job_free(NvrtcJob *job);
 GpuResult nvrtc_version(int *major, int *minor);
-/* Names the NVRTC nvrtc_compile would use, without opening it where it can (cache keys). */
+/* Names the NVRTC that would compile, without opening it where it can (cache keys). */
 GpuResult nvrtc_identity(char *out, size_t n);
+GpuResult nvrtc_compile_cuda(const GpuCompileJob *job, GpuImage *out);
 const char *nvrtc_load_message(void);
 const char *nvrtc_error_name(int code);
-const char *cuda_include_dir(void);       /* NULL when no toolkit headers are found */
+
+/* ---- the CPU backend's compiler (cpu.c) ---- */
+const char *cpu_compiler_message(void);
 
 /* ---- the on-disk compile cache (cache.c) ---- */
 typedef struct CacheEntry { char *cubin; size_t cubin_size; char **lowered; } CacheEntry;

@@ -48,7 +48,7 @@ static PinnedPool *pool_get(lua_State *L) {
 static int pool_gc(lua_State *L) {
   PinnedPool *p = lua_touserdata(L, 1);
   for (int i = 0; i < POOL_SLOTS; i++)
-    if (p->ptr[i]) cuda_host_free(p->ptr[i]);
+    if (p->ptr[i]) gpu_backend()->host_free(p->ptr[i]);
   memset(p, 0, sizeof *p);
   p->closed = 1;
   return 0;
@@ -80,7 +80,7 @@ static void pool_give(lua_State *L, void *buf, size_t cap) {
         return;
       }
   }
-  cuda_host_free(buf);
+  gpu_backend()->host_free(buf);
 }
 
 HostArray *hostarray_new(lua_State *L, const GpuShape *s, GpuDtype dt) {
@@ -93,19 +93,19 @@ HostArray *hostarray_new(lua_State *L, const GpuShape *s, GpuDtype dt) {
   h->alive = 1;
   if (h->nbytes == 0) return h;
   /* pinned when a driver is there (fast copies); plain memory otherwise */
-  if (cuda_ensure_context().code == 0) {
+  if (gpu_backend()->ensure_context().code == 0) {
     h->data = pool_take(pool_get(L), h->nbytes, &h->capacity);
     if (h->data == NULL) {
       h->capacity = h->nbytes;
-      GpuResult r = cuda_host_alloc(&h->data, h->nbytes);
+      GpuResult r = gpu_backend()->host_alloc(&h->data, h->nbytes);
       if (r.code == CUDA_ERROR_OUT_OF_MEMORY) {
         lua_gc(L, LUA_GCCOLLECT, 0);
-        r = cuda_host_alloc(&h->data, h->nbytes);
+        r = gpu_backend()->host_alloc(&h->data, h->nbytes);
       }
       if (r.code) { h->data = NULL; gpu_raise(L, r, NULL); }
       device_account(L, (long)(h->nbytes / 1024));
     }
-    h->pinned = 1;
+    h->pinned = gpu_backend()->pinned_host;
   } else {
     h->data = malloc(h->nbytes);
     if (h->data == NULL) luaL_error(L, "not enough memory for a host array of %I bytes",

@@ -12,7 +12,6 @@
 
 #define MAX_DEVICES 16
 #define MAX_OPTIONS 64
-#define DEFAULT_ARCH "sm_90"    /* what k:compile() targets when there is no GPU */
 #define ARRAY_ARG_SIZE 56       /* sizeof(gpu::array<T>) in kernels/gpuhost.cuh */
 
 typedef struct GpuProgram {
@@ -83,7 +82,7 @@ static int gpu_program(lua_State *L) {
 static int program_gc(lua_State *L) {
   GpuProgram *p = toprogram(L, 1);
   for (int d = 0; d < MAX_DEVICES; d++) {
-    if (p->module[d]) cuda_module_unload(p->module[d]);
+    if (p->module[d]) gpu_backend()->module_unload(p->module[d]);
     free(p->functions[d]);
     p->module[d] = NULL;
     p->functions[d] = NULL;
@@ -98,40 +97,26 @@ static const char *spec_string(lua_State *L, int spec, const char *field) {
   return s;
 }
 
-/* Compiles program p (at idx) for arch, or takes it from the disk cache; pushes the cubin
- * as a string and returns the lowered names in *lowered (malloc'd, one per name) and where
- * the cubin came from ("disk" or "nvrtc"). Raises on failure. */
-static const char *program_build(lua_State *L, int idx, const char *arch, char ***lowered) {
+/* Compiles program p (at idx) for the backend's current target, or takes it from the disk
+ * cache. Pushes nothing; fills *img (free with gpu_image_free) and returns where the code
+ * came from ("disk" or the compiler). Raises on failure. */
+static const char *program_build(lua_State *L, int idx, GpuImage *img) {
+  const GpuBackend *be = gpu_backend();
   GpuProgram *p = toprogram(L, idx);
+  int top = lua_gettop(L);
   lua_getiuservalue(L, idx, 1);
   int spec = lua_gettop(L);
   const char *source = spec_string(L, spec, "source");
   const char *prefix = spec_string(L, spec, "prefix");
   const EmbeddedFile *hdr = embedded_find("kernels/gpuhost.cuh");
-  const char *header_src[1] = {hdr->data}, *header_name[1] = {"gpuhost.cuh"};
-
-  const char *opts[MAX_OPTIONS + 8];
-  int nopts = 0;
-  lua_pushfstring(L, "--gpu-architecture=%s", arch);
-  opts[nopts++] = lua_tostring(L, -1);
-  const char *inc = cuda_include_dir();
-  if (inc) {   /* the toolkit's headers, and CUDA 13's libcu++ (cuda/std/...) under cccl/ */
-    lua_pushfstring(L, "-I%s", inc);
-    opts[nopts++] = lua_tostring(L, -1);
-    lua_pushfstring(L, "-I%s/cccl", inc);
-    opts[nopts++] = lua_tostring(L, -1);
-  }
-  opts[nopts++] = "--pre-include=gpuhost.cuh";
-  opts[nopts++] = "-std=c++17";
-  if (p->debug) { opts[nopts++] = "-DGPUHOST_DEBUG"; opts[nopts++] = "-lineinfo"; }
+  const char *opts[MAX_OPTIONS], *names[256];
   lua_getfield(L, spec, "options");
-  int o = lua_gettop(L);
-  for (lua_Integer i = 1; i <= luaL_len(L, o) && nopts < MAX_OPTIONS + 8; i++) {
+  int o = lua_gettop(L), nopts = 0;
+  for (lua_Integer i = 1; i <= luaL_len(L, o) && nopts < MAX_OPTIONS; i++) {
     lua_geti(L, o, i);
     opts[nopts++] = lua_tostring(L, -1);
     lua_pop(L, 1);   /* the string stays alive in the options table */
   }
-  const char *names[256];
   lua_getfield(L, spec, "names");
   int nt = lua_gettop(L);
   int nn = p->nnames < 256 ? p->nnames : 256;
@@ -140,15 +125,18 @@ static const char *program_build(lua_State *L, int idx, const char *arch, char *
     names[i] = lua_tostring(L, -1);
     lua_pop(L, 1);
   }
+  char arch[64], compiler[4200];
+  GPU_CHECK(L, be->arch(arch, sizeof arch));
+  GPU_CHECK(L, be->compiler_id(compiler, sizeof compiler));
 
-  /* the cache key: everything NVRTC's output depends on */
-  char nvrtc[4200];
-  GPU_CHECK(L, nvrtc_identity(nvrtc, sizeof nvrtc));
+  /* the cache key: everything the compiled code depends on */
   luaL_Buffer b;
   luaL_buffinit(L, &b);
-  lua_pushfstring(L, "gpuhost-cache 1\n%s\n", nvrtc);
+  lua_pushfstring(L, "gpuhost-cache 2\n%s\n%s\n%s\n%s\n", be->name, compiler, arch,
+                  p->debug ? "debug" : "");
   luaL_addvalue(&b);
   for (int i = 0; i < nopts; i++) { luaL_addstring(&b, opts[i]); luaL_addchar(&b, '\n'); }
+  luaL_addchar(&b, '\1');
   for (int i = 0; i < nn; i++) { luaL_addstring(&b, names[i]); luaL_addchar(&b, '\n'); }
   luaL_addlstring(&b, hdr->data, hdr->size);
   luaL_addchar(&b, '\0');
@@ -157,96 +145,80 @@ static const char *program_build(lua_State *L, int idx, const char *arch, char *
   size_t keylen;
   const char *key = lua_tolstring(L, -1, &keylen);
   CacheEntry e;
-  const char *origin = "disk";
   if (cache_load(key, keylen, nn, &e)) {
-    lua_pushlstring(L, e.cubin, e.cubin_size);
-    *lowered = e.lowered;
-    e.lowered = NULL;
-    cache_entry_free(&e, nn);
-  } else {
-    origin = "nvrtc";
-    lua_pushfstring(L, "%s%s", prefix ? prefix : "", source);
-    NvrtcJob job = {
-      .source = lua_tostring(L, -1), .progname = nn > 0 ? names[0] : "kernel",
-      .nheaders = 1, .headers = header_src, .header_names = header_name,
-      .nopts = nopts, .opts = opts, .nnames = nn, .names = names,
-    };
-    GpuResult r = nvrtc_compile(&job);
-    if (r.code) {
-      /* copy what we need onto the Lua stack, free, then raise (gpu_raise does not return) */
-      lua_pushstring(L, job.log ? job.log : "");
-      nvrtc_job_free(&job);
-      gpu_raise(L, r, lua_tostring(L, -1));
-    }
-    cache_store(key, keylen, job.cubin, job.cubin_size, job.lowered, nn);
-    lua_pushlstring(L, job.cubin, job.cubin_size);
-    *lowered = job.lowered;
-    job.lowered = NULL;
-    nvrtc_job_free(&job);
+    memset(img, 0, sizeof *img);
+    img->data = e.cubin;
+    img->size = e.cubin_size;
+    img->lowered = e.lowered;
+    lua_settop(L, top);
+    return "disk";
   }
-  lua_replace(L, spec);
-  lua_settop(L, spec);
-  return origin;
-}
-
-static void free_names(char **names, int n) {
-  for (int i = 0; i < n; i++) free(names[i]);
-  free(names);
+  lua_pushfstring(L, "%s%s", prefix ? prefix : "", source);
+  GpuCompileJob job = {
+    .source = lua_tostring(L, -1), .progname = nn > 0 ? names[0] : "kernel",
+    .header = hdr->data, .header_size = hdr->size, .nopts = nopts, .opts = opts,
+    .nnames = nn, .names = names, .debug = p->debug, .arch = arch,
+  };
+  GpuResult r = be->compile(&job, img);
+  if (r.code) {
+    /* copy what we need onto the Lua stack, free, then raise (gpu_raise does not return) */
+    lua_pushstring(L, img->log ? img->log : "");
+    gpu_image_free(img, nn);
+    gpu_raise(L, r, lua_tostring(L, -1));
+  }
+  cache_store(key, keylen, img->data, img->size, img->lowered, nn);
+  lua_settop(L, top);
+  return be == &gpu_cuda_backend ? "nvrtc" : "c++";
 }
 
 /* The function `index` of program p (at idx) on the current device, compiling and loading
  * the program there first if needed. */
 static CUfunction program_function(lua_State *L, int idx, int index, const char **origin) {
+  const GpuBackend *be = gpu_backend();
   GpuProgram *p = toprogram(L, idx);
   *origin = "memory";
-  GPU_CHECK(L, cuda_ensure_context());
-  int dev = cuda_current_device();
+  GPU_CHECK(L, be->ensure_context());
+  int dev = be->current_device();
   if (dev >= MAX_DEVICES) luaL_error(L, "device %d: gpuhost handles %d devices", dev, MAX_DEVICES);
   if (p->functions[dev] == NULL) {
-    GpuDeviceInfo info;
-    GPU_CHECK(L, cuda_device_info(dev, &info));
-    char arch[16];
-    snprintf(arch, sizeof arch, "sm_%d%d", info.major, info.minor);
-    char **lowered;
-    *origin = program_build(L, idx, arch, &lowered);
+    GpuImage img;
+    *origin = program_build(L, idx, &img);
     CUmodule m;
-    GpuResult r = cuda_module_load(&m, lua_tostring(L, -1));
-    lua_pop(L, 1);
-    if (r.code) { free_names(lowered, p->nnames); gpu_raise(L, r, NULL); }
+    GpuResult r = be->module_load(&m, &img);
+    if (r.code) { gpu_image_free(&img, p->nnames); gpu_raise(L, r, NULL); }
     CUfunction *fns = calloc((size_t)p->nnames, sizeof *fns);
     for (int i = 0; i < p->nnames && r.code == 0; i++)
-      r = cuda_module_function(&fns[i], m, lowered[i]);
+      r = be->module_function(&fns[i], m, img.lowered[i]);
     if (r.code == 0 && p->debug) {
       size_t n;
-      r = cuda_module_global(&p->oob[dev], &n, m, "__gpuhost_oob");
+      r = be->module_global(&p->oob[dev], &n, m, "__gpuhost_oob");
     }
-    free_names(lowered, p->nnames);
-    if (r.code) { free(fns); cuda_module_unload(m); gpu_raise(L, r, NULL); }
+    gpu_image_free(&img, p->nnames);
+    if (r.code) { free(fns); be->module_unload(m); gpu_raise(L, r, NULL); }
     p->module[dev] = m;
     p->functions[dev] = fns;
   }
   return p->functions[dev][index];
 }
 
-/* p:compile(): compiles for the current device, or for DEFAULT_ARCH without a GPU, so
- * compile errors show anywhere. Returns the architecture and where the code came from:
- * "memory" (this process had it), "disk" (the cache) or "nvrtc". */
+/* p:compile(): compiles for the current device, or (CUDA without a GPU) for a default
+ * architecture, so compile errors show anywhere. Returns the target and where the code
+ * came from: "memory" (this process had it), "disk" (the cache), "nvrtc" or "c++". */
 static int program_compile(lua_State *L) {
   toprogram(L, 1);
+  const GpuBackend *be = gpu_backend();
   int n;
   const char *origin;
-  if (cuda_device_count(&n).code == 0 && n > 0) {
+  char arch[64];
+  if (be->device_count(&n).code == 0 && n > 0) {
     program_function(L, 1, 0, &origin);
-    GpuDeviceInfo info;
-    GPU_CHECK(L, cuda_device_info(cuda_current_device(), &info));
-    lua_pushfstring(L, "sm_%d%d", info.major, info.minor);
-    lua_pushstring(L, origin);
-    return 2;
+  } else {
+    GpuImage img;
+    origin = program_build(L, 1, &img);
+    gpu_image_free(&img, toprogram(L, 1)->nnames);
   }
-  char **lowered;
-  origin = program_build(L, 1, DEFAULT_ARCH, &lowered);
-  free_names(lowered, toprogram(L, 1)->nnames);
-  lua_pushstring(L, DEFAULT_ARCH);
+  GPU_CHECK(L, be->arch(arch, sizeof arch));
+  lua_pushstring(L, arch);
   lua_pushstring(L, origin);
   return 2;
 }
@@ -307,7 +279,7 @@ static const char *kernel_name(lua_State *L, int idx) {
 /* The compiled function of kernel k (at idx) for the current device; checks once per
  * device that the parameter list we read matches what the compiler produced. */
 static CUfunction kernel_function(lua_State *L, int idx, GpuKernel *k) {
-  if (k->device >= 0 && k->device == cuda_current_device()) return k->function;
+  if (k->device >= 0 && k->device == gpu_backend()->current_device()) return k->function;
   lua_getiuservalue(L, idx, 1);
   const char *origin;
   CUfunction f = program_function(L, lua_gettop(L), k->index, &origin);
@@ -315,7 +287,7 @@ static CUfunction kernel_function(lua_State *L, int idx, GpuKernel *k) {
   for (int i = 0; i <= k->nparams; i++) {
     long size;
     int known;
-    GPU_CHECK(L, cuda_param_size(f, i, &size, &known));
+    GPU_CHECK(L, gpu_backend()->param_size(f, i, &size, &known));
     if (!known) break;
     if (i == k->nparams) {
       if (size >= 0)
@@ -332,7 +304,7 @@ static CUfunction kernel_function(lua_State *L, int idx, GpuKernel *k) {
                  q->name, (int)size, (int)want);
   }
   k->function = f;
-  k->device = cuda_current_device();
+  k->device = gpu_backend()->current_device();
   return f;
 }
 
@@ -368,9 +340,9 @@ static void marshal(lua_State *L, int kidx, GpuKernel *k, int first, int nargs) 
       luaL_error(L, "kernel '%s' argument %d (%s %s) is a %s array; the kernel takes %s",
                  kernel_name(L, kidx), i + 1, q->ctype, q->name, gpu_dtypes[a->dtype].name,
                  gpu_dtypes[q->dtype].name);
-    if (a->device != cuda_current_device())
+    if (a->device != gpu_backend()->current_device())
       luaL_error(L, "kernel '%s' argument %d (%s) lives on device %d, not the current device %d",
-                 kernel_name(L, kidx), i + 1, q->name, a->device, cuda_current_device());
+                 kernel_name(L, kidx), i + 1, q->name, a->device, gpu_backend()->current_device());
     uint64_t ptr = a->ptr;
     memcpy(dst, &ptr, sizeof ptr);
     if (q->kind == PARAM_ARRAY) {
@@ -410,11 +382,11 @@ static void check_bounds(lua_State *L, int kidx) {
   lua_getiuservalue(L, kidx, 1);
   GpuProgram *p = toprogram(L, -1);
   lua_pop(L, 1);
-  int dev = cuda_current_device();
+  int dev = gpu_backend()->current_device();
   uint64_t rec[4];
-  GPU_CHECK(L, cuda_dtoh(rec, p->oob[dev], sizeof rec));
+  GPU_CHECK(L, gpu_backend()->dtoh(rec, p->oob[dev], sizeof rec));
   if (rec[0] == 0) return;
-  GPU_CHECK(L, cuda_memset0(p->oob[dev], sizeof rec));
+  GPU_CHECK(L, gpu_backend()->memset0(p->oob[dev], sizeof rec));
   luaL_error(L, "kernel '%s': index %I out of range for an array of %I elements "
              "(block %I, thread %I)", kernel_name(L, kidx), (lua_Integer)rec[1],
              (lua_Integer)rec[2], (lua_Integer)(rec[3] >> 32), (lua_Integer)(rec[3] & 0xffffffffu));
@@ -424,8 +396,12 @@ static void kernel_launch(lua_State *L, int kidx, GpuKernel *k, const GpuLaunche
                           CUstream stream, int first, int nargs) {
   CUfunction f = kernel_function(L, kidx, k);
   marshal(L, kidx, k, first, nargs);
-  GpuResult r = cuda_launch(f, g->grid, g->block, g->shared, stream, k->argv);
-  if (r.code) gpu_raise(L, r, kernel_name(L, kidx));
+  GpuResult r = gpu_backend()->launch(f, g->grid, g->block, g->shared, stream, k->argv);
+  if (r.code) {
+    const char *more = gpu_backend_detail();
+    gpu_raise(L, r, more ? lua_pushfstring(L, "kernel '%s' %s", kernel_name(L, kidx), more)
+                         : kernel_name(L, kidx));
+  }
   if (k->debug) check_bounds(L, kidx);
 }
 

@@ -110,6 +110,7 @@ static void print_usage(const char *badoption) {
           "  -v        show version information\n"
           "  -E        ignore environment variables\n"
           "  -W        turn warnings on\n"
+          "  --cpu     run kernels on the CPU backend (GPU_BACKEND=cpu)\n"
           "  --        stop handling options\n"
           "  -         stop handling options and execute stdin\n",
           progname);
@@ -391,6 +392,17 @@ static int pmain(lua_State *L) {
 
 int main(int argc, char **argv) {
   if (argv[0] && argv[0][0]) progname = argv[0];
+  /* --cpu, before the script, is GPU_BACKEND=cpu; it is taken out of the arguments */
+  for (int i = 1; i < argc && argv[i][0] == '-'; i++) {
+    if (strcmp(argv[i], "--cpu") == 0) {
+      setenv("GPU_BACKEND", "cpu", 1);
+      memmove(&argv[i], &argv[i + 1], sizeof(char *) * (size_t)(argc - i));
+      argc--;
+      break;
+    }
+    if (strcmp(argv[i], "--") == 0 || strcmp(argv[i], "-") == 0) break;
+    if ((argv[i][1] == 'e' || argv[i][1] == 'l') && argv[i][2] == '\0') i++;
+  }
   lua_State *L = luaL_newstate();
   if (L == NULL) {
     print_message("cannot create state: not enough memory");

@@ -29,6 +29,8 @@ static int loaded;
 static GpuResult load_result;
 static char load_message[1024];
 
+static const char *cuda_include_dir(void);
+
 static const char *cuda_home(void) {
   const char *h = getenv("CUDA_HOME");
   return (h && *h) ? h : GPUHOST_CUDA_HOME;
@@ -152,47 +154,54 @@ done:
   return result;
 }
 
-GpuResult nvrtc_compile(NvrtcJob *job) {
+/* Compiles job for job->arch (sm_XY) into a cubin: the toolkit's include directories on
+ * the path (and CUDA 13's libcu++ under cccl/), kernels/gpuhost.cuh included first. */
+GpuResult nvrtc_compile_cuda(const GpuCompileJob *job, GpuImage *out) {
   GpuResult result = nvrtc_load();
   if (result.code) return result;
   nvrtcProgram prog = NULL;
-  job->cubin = NULL;
-  job->log = NULL;
-  job->lowered = calloc((size_t)job->nnames + 1, sizeof(char *));
-  TRY(nv.nvrtcCreateProgram(&prog, job->source, job->progname, job->nheaders,
-                            job->headers, job->header_names));
+  memset(out, 0, sizeof *out);
+  out->lowered = calloc((size_t)job->nnames + 1, sizeof(char *));
+  const char *headers[1] = {job->header}, *header_names[1] = {"gpuhost.cuh"};
+  const char *opts[80];
+  char arch[64], inc[700], cccl[720];
+  int n = 0;
+  snprintf(arch, sizeof arch, "--gpu-architecture=%s", job->arch);
+  opts[n++] = arch;
+  const char *dir = cuda_include_dir();
+  if (dir) {
+    snprintf(inc, sizeof inc, "-I%s", dir);
+    snprintf(cccl, sizeof cccl, "-I%s/cccl", dir);
+    opts[n++] = inc;
+    opts[n++] = cccl;
+  }
+  opts[n++] = "--pre-include=gpuhost.cuh";
+  opts[n++] = "-std=c++17";
+  if (job->debug) { opts[n++] = "-DGPUHOST_DEBUG"; opts[n++] = "-lineinfo"; }
+  for (int i = 0; i < job->nopts && n < 80; i++) opts[n++] = job->opts[i];
+  TRY(nv.nvrtcCreateProgram(&prog, job->source, job->progname, 1, headers, header_names));
   for (int i = 0; i < job->nnames; i++) TRY(nv.nvrtcAddNameExpression(prog, job->names[i]));
-  nvrtcResult cr = nv.nvrtcCompileProgram(prog, job->nopts, job->opts);
+  nvrtcResult cr = nv.nvrtcCompileProgram(prog, n, opts);
   size_t logsize = 0;
   if (nv.nvrtcGetProgramLogSize(prog, &logsize) == NVRTC_SUCCESS && logsize > 1) {
-    job->log = malloc(logsize);
-    if (nv.nvrtcGetProgramLog(prog, job->log) != NVRTC_SUCCESS) job->log[0] = '\0';
+    out->log = malloc(logsize);
+    if (nv.nvrtcGetProgramLog(prog, out->log) != NVRTC_SUCCESS) out->log[0] = '\0';
   }
   TRY(cr);
-  TRY(nv.nvrtcGetCUBINSize(prog, &job->cubin_size));
-  job->cubin = malloc(job->cubin_size);
-  TRY(nv.nvrtcGetCUBIN(prog, job->cubin));
+  TRY(nv.nvrtcGetCUBINSize(prog, &out->size));
+  out->data = malloc(out->size);
+  TRY(nv.nvrtcGetCUBIN(prog, out->data));
   for (int i = 0; i < job->nnames; i++) {
     const char *low;
     TRY(nv.nvrtcGetLoweredName(prog, job->names[i], &low));
-    job->lowered[i] = strdup(low);
+    out->lowered[i] = strdup(low);
   }
 done:
   if (prog) nv.nvrtcDestroyProgram(&prog);
   return result;
 }
 
-void nvrtc_job_free(NvrtcJob *job) {
-  free(job->cubin);
-  free(job->log);
-  if (job->lowered)
-    for (int i = 0; i < job->nnames; i++) free(job->lowered[i]);
-  free(job->lowered);
-  job->cubin = job->log = NULL;
-  job->lowered = NULL;
-}
-
-const char *cuda_include_dir(void) {
+static const char *cuda_include_dir(void) {
   static char dir[600];
   const char *candidates[2] = {cuda_home(), "/usr/local/cuda"};
   for (int i = 0; i < 2; i++) {

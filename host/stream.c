@@ -14,24 +14,24 @@ CUstream stream_check(lua_State *L, int idx) {
 /* gpu.stream(): a new stream; it orders with the default stream as CUDA's blocking
  * streams do, so a:tohost() still waits for its work */
 static int gpu_stream(lua_State *L) {
-  GPU_CHECK(L, cuda_ensure_context());
+  GPU_CHECK(L, gpu_backend()->ensure_context());
   GpuStream *s = lua_newuserdatauv(L, sizeof *s, 0);
   s->s = NULL;
   s->alive = 0;
   luaL_setmetatable(L, GPU_STREAM_T);
-  GPU_CHECK(L, cuda_stream_create(&s->s));
+  GPU_CHECK(L, gpu_backend()->stream_create(&s->s));
   s->alive = 1;
   return 1;
 }
 
 static int stream_synchronize(lua_State *L) {
-  GPU_CHECK(L, cuda_stream_synchronize(stream_check(L, 1)));
+  GPU_CHECK(L, gpu_backend()->stream_synchronize(stream_check(L, 1)));
   return 0;
 }
 
 static int stream_gc(lua_State *L) {
   GpuStream *s = tostream(L, 1);
-  if (s->alive) cuda_stream_destroy(s->s);
+  if (s->alive) gpu_backend()->stream_destroy(s->s);
   s->alive = 0;
   return 0;
 }

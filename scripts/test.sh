@@ -1,7 +1,8 @@
 #!/bin/sh
-# Runs the busted specs with build/gpuhost as the Lua interpreter. Specs tagged #gpu need a
-# GPU: without one they are skipped and counted; #nodriver runs only where no CUDA driver
-# is installed; #stocklua only where lua5.4 is. Writes build/test-summary
+# Runs the busted specs with build/gpuhost as the Lua interpreter, on the backend gpuhost
+# picks here (GPU_BACKEND=cuda or cpu to choose): every spec runs on either, but for the few
+# tagged #cuda or #cpu (meaningful on one backend only), #nodriver (only where no CUDA
+# driver is installed) and #stocklua (only where lua5.4 is). Writes build/test-summary
 # ("passed failed skipped") for .ci/run.
 # BUSTED_BUNDLE=DIR runs the busted copied by ../shared/tools/lua-test-bundle DIR instead of
 # an installed one (the GPU machine has no Lua packages).
@@ -17,24 +18,15 @@ fi
 
 # the specs' kernels go to a cache of their own
 export GPUHOST_CACHE_DIR="${GPUHOST_CACHE_DIR:-$PWD/build/spec-cache}"
-exclude=""
-skipped=0
-if "$host" -e 'local ok, n = pcall(gpu.device_count) os.exit(ok and n > 0)'; then
-  echo "test: a GPU is here: running every spec"
-  exclude="nodriver"
-else
-  skipped=$(busted --list --tags=gpu spec 2>/dev/null | grep -c .)
-  echo "test: no GPU here: skipping the $skipped specs tagged #gpu"
-  exclude="gpu"
-  "$host" -e 'local ok, e = pcall(gpu.device_count) os.exit(not ok and e.name == "GPUHOST_NO_DRIVER")' \
-    || exclude="$exclude,nodriver"
+backend=$("$host" -e 'io.write(gpu.backend())' 2>/dev/null)
+export GPU_BACKEND="$backend"
+if [ "$backend" = cuda ]; then exclude="cpu"; else exclude="cuda"; fi
+if GPU_BACKEND=cuda "$host" -e 'local ok, e = pcall(gpu.device_count) os.exit(ok or e.name ~= "GPUHOST_NO_DRIVER")'; then
+  exclude="$exclude,nodriver"
 fi
-if ! command -v lua5.4 >/dev/null 2>&1; then
-  n=$(busted --list --tags=stocklua spec 2>/dev/null | grep -c .)
-  echo "test: no lua5.4 here: skipping the $n specs tagged #stocklua"
-  skipped=$((skipped + n))
-  exclude="$exclude,stocklua"
-fi
+if ! command -v lua5.4 >/dev/null 2>&1; then exclude="$exclude,stocklua"; fi
+skipped=$(busted --list --tags="$exclude" spec 2>/dev/null | grep -c .)
+echo "test: the $backend backend; skipping the $skipped specs tagged for others ($exclude)"
 
 log=build/test-log
 busted --exclude-tags="$exclude" -o utfTerminal spec 2>&1 | tee "$log"
@@ -45,5 +37,5 @@ failures=$(echo "$summary" | sed -E 's/.* ([0-9]+) failures?.*/\1/')
 errors=$(echo "$summary" | sed -E 's/.* ([0-9]+) errors?.*/\1/')
 if [ -z "$summary" ]; then passed=0; failures=0; errors=1; fi
 echo "${passed:-0} $((${failures:-0} + ${errors:-0})) $skipped" > build/test-summary
-echo "test: $passed passed, $((failures + errors)) failed, $skipped skipped for want of a GPU or lua5.4"
+echo "test: $passed passed, $((failures + errors)) failed, $skipped skipped (tagged $exclude) on the $backend backend"
 [ "$((failures + errors))" -eq 0 ] && [ -n "$summary" ]

@@ -1,5 +1,5 @@
--- Kernels: reading declarations and compiling with NVRTC. k:compile() targets the current
--- device, or a default architecture without a GPU, so none of this needs one.
+-- Kernels: reading declarations and compiling them, with NVRTC or (CPU backend) the host's
+-- C++ compiler. k:compile() targets the current device, so none of this needs a GPU.
 local S = require("spec.support")
 
 local VECADD = [[
@@ -17,7 +17,7 @@ describe("gpu.kernel", function()
   end)
 
   it("compiles", function()
-    assert.matches("^sm_%d+$", gpu.kernel(VECADD):compile())
+    assert.matches(S.target(), gpu.kernel(VECADD):compile())
   end)
 
   it("compiles C++ linkage, templates and the samples' idioms", function()
@@ -38,9 +38,9 @@ __global__ void reduce(const float *__restrict__ in, float *out, int n) {
   if (t == 0) { float s = 0; for (unsigned i = 0; i < blockDim.x; i++) s += sdata[i]; *out = s; }
 }
 ]]
-    assert.matches("^sm_", gpu.kernel(src, "scale<float>"):compile())
-    assert.matches("^sm_", gpu.kernel(src, "scale<double>"):compile())
-    assert.matches("^sm_", gpu.kernel(src, "reduce"):compile())
+    assert.matches(S.target(), gpu.kernel(src, "scale<float>"):compile())
+    assert.matches(S.target(), gpu.kernel(src, "scale<double>"):compile())
+    assert.matches(S.target(), gpu.kernel(src, "reduce"):compile())
   end)
 
   it("reports compile errors with the script's file and line", function()
@@ -57,9 +57,10 @@ __global__ void broken(float *x) {
       line = line + 1
       if l:find("x[0] = undefined_name;", 1, true) then break end
     end
-    assert.are.equal("NVRTC_ERROR_COMPILATION", err.name)
-    assert.matches("compile_spec.lua(" .. line .. "): error: identifier \"undefined_name\" is undefined",
-                   msg, 1, true)
+    assert.matches("COMPILATION$", err.name)   -- NVRTC_ERROR_ or GPUHOST_CPU_
+    -- NVRTC writes file(line): error, the host's compiler file:line:column: error
+    assert.matches("compile_spec%.lua[(:]" .. line .. "[):]", msg)
+    assert.matches("undefined_name", msg, 1, true)
     assert.matches("undefined_name", err.log, 1, true)
     assert.is_number(err.code)
   end)
@@ -98,7 +99,7 @@ __global__ void broken(float *x) {
   it("passes NVRTC options", function()
     local src = "__global__ void k(int *x) {\n#ifndef MY_FLAG\n#error MY_FLAG is not set\n#endif\n}\n"
     assert.matches("MY_FLAG is not set", S.errof(function() gpu.kernel(src):compile() end), 1, true)
-    assert.matches("^sm_", gpu.kernel(src, {options = {"-DMY_FLAG=1"}}):compile())
+    assert.matches(S.target(), gpu.kernel(src, {options = {"-DMY_FLAG=1"}}):compile())
   end)
 
   it("needs a launch configuration", function()
@@ -138,7 +139,7 @@ template <typename T> __global__ void fill(T *x, T v) { x[threadIdx.x] = v; }
     assert.are.equal("two", m.two.name)
     assert.are.equal("fill<int>", m["fill<int>"].name)
     assert.are.equal(m.one, m.one)
-    assert.matches("^sm_", m.two:compile())
+    assert.matches(S.target(), m.two:compile())
     assert.are.equal("gpu.module(one, two, fill<int>)", tostring(m))
   end)
 
@@ -160,7 +161,7 @@ __global__ void k(gpu::array<double> a, gpu::array<int> b) {
   a[n] = a[0] * 2;
 }
 ]]
-    assert.matches("^sm_", gpu.kernel(src):compile())
-    assert.matches("^sm_", gpu.kernel(src, {debug = true}):compile())
+    assert.matches(S.target(), gpu.kernel(src):compile())
+    assert.matches(S.target(), gpu.kernel(src, {debug = true}):compile())
   end)
 end)

@@ -42,7 +42,11 @@ end
 
 function M.has_gpu()
   local ok, n = pcall(gpu.device_count)
-  return ok and n > 0
+  return ok and n > 0 and gpu.backend() == "cuda"
 end
+
+-- What k:compile() returns on this backend: the target's pattern, and the compiler's name.
+function M.target() return gpu.backend() == "cuda" and "^sm_%d+$" or "^cpu" end
+function M.compiler() return gpu.backend() == "cuda" and "nvrtc" or "c++" end
 
 return M
