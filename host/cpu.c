@@ -40,13 +40,22 @@ extern char **environ;
 /* ---- what the kernel library shares with us (kernels/cpu.h) ---- */
 typedef struct GpuhostDim { unsigned x, y, z; } GpuhostDim;
 typedef struct GpuhostThreadState { GpuhostDim threadIdx, blockIdx, blockDim, gridDim; } GpuhostThreadState;
+/* what kernels read as threadIdx, blockIdx, blockDim, gridDim: in static TLS (the
+ * executable's, or gpu.so's, made global when a kernel library is first loaded) */
+__attribute__((tls_model("initial-exec"), visibility("default")))
+_Thread_local GpuhostThreadState gpuhost_tls;
 typedef struct GpuhostRuntime {
   int (*barrier)(int op, int pred);
   unsigned long long (*warp)(int op, unsigned mask, unsigned long long value, int arg, int width);
   void *(*dynamic_shared)(void);
   void (*unsupported)(const char *what);
 } GpuhostRuntime;
-typedef struct GpuhostEntry { void (*call)(void **); int nparams; const long *sizes; } GpuhostEntry;
+typedef struct GpuhostBlock {
+  int next_unstarted, nthreads, finished, current;
+  unsigned char *done;
+  unsigned bx, by;
+} GpuhostBlock;
+typedef struct GpuhostEntry { void (*run)(GpuhostBlock *, void **); int nparams; const long *sizes; } GpuhostEntry;
 enum { SHFL_IDX, SHFL_UP, SHFL_DOWN, SHFL_XOR, BALLOT, ANY, ALL, SYNCWARP, ACTIVEMASK };
 
 typedef struct CpuModule CpuModule;
@@ -55,7 +64,6 @@ struct CpuModule {
   void *dl;
   int fd;                      /* the memfd it was loaded from: open while it is, so that
                                 * its /proc/self/fd path names no other library */
-  GpuhostThreadState *(*tls)(void);
   int nentries;
   CpuFunction *functions;
 };
@@ -123,10 +131,9 @@ typedef struct Worker {
   Fiber *current;
   Fiber *free_fibers;
   Fiber **parked;              /* by thread, while parked */
-  unsigned char *done;         /* by thread */
+  GpuhostBlock blk;            /* the running block's threads: which are started, done */
   Fiber **block_fibers;        /* every fiber the block used, to reclaim after a fault */
   int nblock_fibers;
-  int nthreads, next_unstarted, finished;
   void *shared;                /* extern __shared__ memory of the running block */
   size_t shared_cap;
   sigjmp_buf jb;
@@ -146,20 +153,14 @@ static void set_thread(Worker *w, int t) {
   w->tls->threadIdx.x = (unsigned)t % b.x;
   w->tls->threadIdx.y = ((unsigned)t / b.x) % b.y;
   w->tls->threadIdx.z = (unsigned)t / (b.x * b.y);
+  w->blk.current = t;
 }
 
-/* The body of every fiber: runs threads not yet started, one after another. */
+/* The body of every fiber: the kernel library's loop over the threads not yet started. */
 static void runner(void *arg) {
   Worker *w = arg;
   Fiber *f = w->current;
-  while (w->next_unstarted < w->nthreads) {
-    int t = w->next_unstarted++;
-    f->thread = t;
-    set_thread(w, t);
-    w->job->fn->entry->call(w->job->args);
-    w->done[t] = 1;
-    w->finished++;
-  }
+  w->job->fn->entry->run(&w->blk, w->job->args);
   f->thread = -1;
   f->state = DONE;
   fiber_yield(w, f);
@@ -239,6 +240,7 @@ static void block_abort(Worker *w, const char *fmt, const char *what) {
 static int rt_barrier(int op, int pred) {
   Worker *w = self;
   Fiber *f = w->current;
+  f->thread = w->blk.current;
   f->state = PARKED_BLOCK;
   f->op = op;
   f->pred = pred;
@@ -250,11 +252,12 @@ static int rt_barrier(int op, int pred) {
 static unsigned long long rt_warp(int op, unsigned mask, unsigned long long value, int arg, int width) {
   Worker *w = self;
   Fiber *f = w->current;
+  f->thread = w->blk.current;
   if (op == ACTIVEMASK) {   /* the live threads of this warp; no exchange */
     int base = f->thread / 32 * 32;
     unsigned m = 0;
-    for (int l = 0; l < 32 && base + l < w->nthreads; l++)
-      if (!w->done[base + l]) m |= 1u << l;
+    for (int l = 0; l < 32 && base + l < w->blk.nthreads; l++)
+      if (!w->blk.done[base + l]) m |= 1u << l;
     return m;
   }
   if (width < 1 || width > 32 || (width & (width - 1)))
@@ -282,11 +285,11 @@ static const GpuhostRuntime runtime = {rt_barrier, rt_warp, rt_dynamic_shared, r
 
 /* Resolves the first warp whose live threads all wait in a warp function; 1 if one was. */
 static int resolve_warp(Worker *w) {
-  for (int base = 0; base < w->nthreads; base += 32) {
-    int n = w->nthreads - base < 32 ? w->nthreads - base : 32, waiting = 0, op = -1;
+  for (int base = 0; base < w->blk.nthreads; base += 32) {
+    int n = w->blk.nthreads - base < 32 ? w->blk.nthreads - base : 32, waiting = 0, op = -1;
     for (int l = 0; l < n; l++) {
       int t = base + l;
-      if (w->done[t]) continue;
+      if (w->blk.done[t]) continue;
       Fiber *f = w->parked[t];
       if (f == NULL || f->state != PARKED_WARP) { waiting = -1; break; }
       if (op >= 0 && f->op != op)
@@ -298,13 +301,13 @@ static int resolve_warp(Worker *w) {
     unsigned long long vote = 0;
     int any = 0, all = 1;
     for (int l = 0; l < n; l++) {
-      Fiber *f = w->done[base + l] ? NULL : w->parked[base + l];
+      Fiber *f = w->blk.done[base + l] ? NULL : w->parked[base + l];
       if (f && (f->mask >> l & 1)) {
         if (f->value) { vote |= 1ull << l; any = 1; } else all = 0;
       }
     }
     for (int l = 0; l < n; l++) {
-      Fiber *f = w->done[base + l] ? NULL : w->parked[base + l];
+      Fiber *f = w->blk.done[base + l] ? NULL : w->parked[base + l];
       if (!f) continue;
       int seg = l / f->width * f->width, src = l;
       switch (op) {
@@ -314,13 +317,13 @@ static int resolve_warp(Worker *w) {
         case SHFL_XOR: src = (l ^ f->arg) < seg + f->width ? (l ^ f->arg) : l; break;
         default: break;
       }
-      Fiber *s = (src < n && !w->done[base + src]) ? w->parked[base + src] : NULL;
+      Fiber *s = (src < n && !w->blk.done[base + src]) ? w->parked[base + src] : NULL;
       f->result = op <= SHFL_XOR ? (s ? s->value : f->value)
                 : op == BALLOT ? vote : op == ANY ? (unsigned long long)any
                 : op == ALL ? (unsigned long long)all : 0;
     }
     for (int l = 0; l < n; l++) {
-      Fiber *f = w->done[base + l] ? NULL : w->parked[base + l];
+      Fiber *f = w->blk.done[base + l] ? NULL : w->parked[base + l];
       if (f) { w->parked[base + l] = NULL; resume(w, f); }
     }
     return 1;
@@ -330,8 +333,8 @@ static int resolve_warp(Worker *w) {
 
 static void resolve_barrier(Worker *w) {
   int count = 0, all = 1, any = 0, op = -1;
-  for (int t = 0; t < w->nthreads; t++) {
-    if (w->done[t]) continue;
+  for (int t = 0; t < w->blk.nthreads; t++) {
+    if (w->blk.done[t]) continue;
     Fiber *f = w->parked[t];
     if (f == NULL || f->state != PARKED_BLOCK)
       block_abort(w, "%s: some threads wait at __syncthreads() while others wait in a warp function",
@@ -342,8 +345,8 @@ static void resolve_barrier(Worker *w) {
     any |= f->pred != 0;
   }
   int result = op == 1 ? count : op == 2 ? all : op == 3 ? any : 0;
-  for (int t = 0; t < w->nthreads; t++) {
-    Fiber *f = w->done[t] ? NULL : w->parked[t];
+  for (int t = 0; t < w->blk.nthreads; t++) {
+    Fiber *f = w->blk.done[t] ? NULL : w->parked[t];
     if (f) { f->result = (unsigned long long)result; w->parked[t] = NULL; resume(w, f); }
   }
 }
@@ -353,14 +356,17 @@ static void run_block(Worker *w, long b) {
   w->tls->blockIdx.x = (unsigned)(b % j->grid.x);
   w->tls->blockIdx.y = (unsigned)(b / j->grid.x % j->grid.y);
   w->tls->blockIdx.z = (unsigned)(b / ((long)j->grid.x * j->grid.y));
-  w->nthreads = (int)(j->block.x * j->block.y * j->block.z);
-  w->next_unstarted = 0;
-  w->finished = 0;
+  w->blk.nthreads = (int)(j->block.x * j->block.y * j->block.z);
+  w->blk.next_unstarted = 0;
+  w->blk.finished = 0;
   w->nblock_fibers = 0;
-  memset(w->done, 0, (size_t)w->nthreads);
-  memset(w->parked, 0, sizeof(Fiber *) * (size_t)w->nthreads);
-  while (w->finished < w->nthreads) {
-    if (w->next_unstarted < w->nthreads) {
+  w->blk.bx = j->block.x;
+  w->blk.by = j->block.y;
+  w->tls->threadIdx.y = w->tls->threadIdx.z = 0;   /* the library's fast path sets only x */
+  memset(w->blk.done, 0, (size_t)w->blk.nthreads);
+  memset(w->parked, 0, sizeof(Fiber *) * (size_t)w->blk.nthreads);
+  while (w->blk.finished < w->blk.nthreads) {
+    if (w->blk.next_unstarted < w->blk.nthreads) {
       Fiber *f = fiber_new(w);
       if (f == NULL) block_abort(w, "%s: no memory for a fiber stack", "memory");
       resume(w, f);
@@ -383,7 +389,7 @@ static void on_fault(int sig, siginfo_t *info, void *uc) {
 
 static void run_job(Worker *w, Job *j) {
   w->job = j;
-  w->tls = (GpuhostThreadState *)j->fn->module->tls();
+  w->tls = &gpuhost_tls;
   w->tls->blockDim = j->block;
   w->tls->gridDim = j->grid;
   if (j->shared > w->shared_cap) {
@@ -407,7 +413,7 @@ static void run_job(Worker *w, Job *j) {
       Fiber *f = w->block_fibers[i];   /* a reused fiber is listed twice: release it once */
       if (f->state != DONE) { f->state = DONE; fiber_release(w, f); }
     }
-    int thread = w->current ? w->current->thread : -1;
+    int thread = w->current ? w->blk.current : -1;
     w->current = NULL;
     int expected = 0;
     if (!atomic_compare_exchange_strong(&j->failed, &expected, 1)) break;
@@ -434,7 +440,7 @@ static Worker *worker_new(int id) {
   Worker *w = calloc(1, sizeof *w);
   w->id = id;
   w->parked = calloc(MAX_BLOCK_THREADS, sizeof(Fiber *));
-  w->done = calloc(MAX_BLOCK_THREADS, 1);
+  w->blk.done = calloc(MAX_BLOCK_THREADS, 1);
   w->block_fibers = calloc(MAX_BLOCK_THREADS + 1, sizeof(Fiber *));
   w->altstack = malloc(ALT_STACK);
   return w;
@@ -671,8 +677,6 @@ static const char *compiler(void) {
   return cxx && *cxx ? cxx : "c++";
 }
 
-static char compiler_message[600];
-const char *cpu_compiler_message(void) { return compiler_message[0] ? compiler_message : NULL; }
 
 /* The compiler's path, size and time, and the prelude's length and hash: what the cache key
  * needs to know of how kernels are compiled here. */
@@ -863,7 +867,8 @@ static GpuResult cpu_compile(const GpuCompileJob *job, GpuImage *out) {
   text_str(&src, "\n// entry points for the CPU backend\n");
   char line[600];
   for (int i = 0; i < job->nnames; i++) {
-    snprintf(line, sizeof line, "static void gpuhost_call_%d(void **a) { gpuhost_cpu::invoke(&%s, a); }\n",
+    snprintf(line, sizeof line,
+             "static void gpuhost_call_%d(gpuhost_block *b, void **a) { gpuhost_cpu::run_threads(&%s, b, a); }\n",
              i, job->names[i]);
     text_str(&src, line);
   }
@@ -942,6 +947,15 @@ static GpuResult cpu_compile(const GpuCompileJob *job, GpuImage *out) {
 /* ---- kernel libraries: loaded from memory (a memfd), not from a file of ours ---- */
 static GpuResult cpu_module_load(CUmodule *m, const GpuImage *img) {
   GpuResult bad = {CUDA_ERROR_INVALID_IMAGE, GPU_SRC_CUDA, "dlopen (CPU backend)"};
+  static int promoted;
+  if (!promoted) {
+    /* kernel libraries find gpuhost_tls among global symbols: in gpuhost they are (-Wl,-E);
+     * gpu.so, loaded by Lua as a local library, is made global here */
+    Dl_info info;
+    if (dladdr((void *)&cpu_alloc, &info) && info.dli_fname)
+      dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_GLOBAL);
+    promoted = 1;
+  }
   int fd = memfd_create("gpuhost-kernel", MFD_CLOEXEC);
   char path[64];
   if (fd < 0) return bad;
@@ -949,16 +963,15 @@ static GpuResult cpu_module_load(CUmodule *m, const GpuImage *img) {
   snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
   void *dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (!dl) {
-    snprintf(compiler_message, sizeof compiler_message, "%s", dlerror());
+    snprintf(launch_detail, sizeof launch_detail, "%s", dlerror());
     close(fd);
     return bad;
   }
   void (*bind)(const GpuhostRuntime *) = (void (*)(const GpuhostRuntime *))dlsym(dl, "gpuhost_cpu_bind");
   const int *count = dlsym(dl, "gpuhost_entry_count");
   const GpuhostEntry *entries = dlsym(dl, "gpuhost_entries");
+  if (!bind || !count || !entries) { dlclose(dl); close(fd); return bad; }
   CpuModule *mod = calloc(1, sizeof *mod);
-  *(void **)&mod->tls = dlsym(dl, "gpuhost_cpu_tls");
-  if (!bind || !count || !entries || !mod->tls) { free(mod); dlclose(dl); close(fd); return bad; }
   bind(&runtime);
   mod->dl = dl;
   mod->fd = fd;

@@ -133,7 +133,7 @@ extern const GpuBackend gpu_cuda_backend, gpu_cpu_backend;
 /* The backend of this process, chosen at the first GPU call: GPU_BACKEND=cpu or cuda, or
  * the CUDA driver when it finds a device and the CPU otherwise (saying so on stderr). */
 const GpuBackend *gpu_backend(void);
-/* Why a failed launch failed, where the backend can say more than the code (CPU). */
+/* What the backend can say of its last failed launch or module load beyond the code (CPU). */
 const char *gpu_backend_detail(void);
 
 /* the CUDA driver (cuda.c) */
@@ -149,9 +149,6 @@ GpuResult nvrtc_identity(char *out, size_t n);
 GpuResult nvrtc_compile_cuda(const GpuCompileJob *job, GpuImage *out);
 const char *nvrtc_load_message(void);
 const char *nvrtc_error_name(int code);
-
-/* ---- the CPU backend's compiler (cpu.c) ---- */
-const char *cpu_compiler_message(void);
 
 /* ---- the on-disk compile cache (cache.c) ---- */
 typedef struct CacheEntry { char *cubin; size_t cubin_size; char **lowered; } CacheEntry;

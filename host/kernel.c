@@ -185,7 +185,7 @@ static CUfunction program_function(lua_State *L, int idx, int index, const char 
     *origin = program_build(L, idx, &img);
     CUmodule m;
     GpuResult r = be->module_load(&m, &img);
-    if (r.code) { gpu_image_free(&img, p->nnames); gpu_raise(L, r, NULL); }
+    if (r.code) { gpu_image_free(&img, p->nnames); gpu_raise(L, r, gpu_backend_detail()); }
     CUfunction *fns = calloc((size_t)p->nnames, sizeof *fns);
     for (int i = 0; i < p->nnames && r.code == 0; i++)
       r = be->module_function(&fns[i], m, img.lowered[i]);

@@ -44,13 +44,16 @@ struct dim3 {
   constexpr operator uint3() const { return uint3{x, y, z}; }
 };
 
-// the layout host/cpu.c writes (GpuhostThreadState there)
-struct gpuhost_thread_state { uint3 threadIdx, blockIdx, blockDim, gridDim; };
-extern "C" thread_local gpuhost_thread_state gpuhost_tls;
-#define threadIdx (gpuhost_tls.threadIdx)
-#define blockIdx (gpuhost_tls.blockIdx)
-#define blockDim (gpuhost_tls.blockDim)
-#define gridDim (gpuhost_tls.gridDim)
+// The indices of the running thread: host/cpu.c defines this (GpuhostThreadState there) in
+// the static TLS of the process, so reading it is one %fs-relative load, not a call.
+struct gpuhost_thread_state { uint3 thread, block, block_dim, grid_dim; };
+extern "C" {
+extern __thread gpuhost_thread_state gpuhost_tls __attribute__((tls_model("initial-exec")));
+}
+#define threadIdx (gpuhost_tls.thread)
+#define blockIdx (gpuhost_tls.block)
+#define blockDim (gpuhost_tls.block_dim)
+#define gridDim (gpuhost_tls.grid_dim)
 #define warpSize 32
 
 // ---- the runtime (host/cpu.c's GpuhostCpuRuntime) ----
@@ -262,13 +265,19 @@ GPUHOST_VEC2(unsigned char, uchar, 2) GPUHOST_VEC4(unsigned char, uchar, 4)
 inline uint3 make_uint3(unsigned x, unsigned y, unsigned z) { return uint3{x, y, z}; }
 
 // ---- what the runtime finds in every kernel library ----
-extern "C" thread_local gpuhost_thread_state gpuhost_tls = {};
 extern "C" const gpuhost_runtime *gpuhost_rt = nullptr;
-extern "C" void *gpuhost_cpu_tls(void) { return &gpuhost_tls; }
 extern "C" void gpuhost_cpu_bind(const gpuhost_runtime *rt) { gpuhost_rt = rt; }
 
+// The block's bookkeeping, shared with host/cpu.c (GpuhostBlock there): the threads are
+// taken in order by whichever fiber runs the loop below.
+struct gpuhost_block {
+  int next_unstarted, nthreads, finished, current;
+  unsigned char *done;
+  unsigned bx, by;
+};
+
 namespace gpuhost_cpu {
-struct entry { void (*call)(void **); int nparams; const long *sizes; };
+struct entry { void (*run)(gpuhost_block *, void **); int nparams; const long *sizes; };
 template <class F> struct signature;
 template <class... A> struct signature<void (*)(A...)> {
   static constexpr int count = sizeof...(A);
@@ -278,10 +287,28 @@ template <class... A, std::size_t... I>
 inline void invoke_with(void (*f)(A...), void **a, std::index_sequence<I...>) {
   f(*static_cast<std::remove_reference_t<A> *>(a[I])...);
 }
-template <class... A> inline void invoke(void (*f)(A...), void **a) {
-  invoke_with(f, a, std::index_sequence_for<A...>{});
+// Runs the block's threads not yet started, one after another, in the calling fiber: a
+// thread that reaches a barrier parks this fiber, and the runtime starts another on the
+// rest. The kernel is inlined here, so a kernel with no barrier is a plain loop.
+template <class... A>
+inline void run_threads(void (*f)(A...), gpuhost_block *b, void **a) {
+  gpuhost_thread_state &s = gpuhost_tls;
+  while (b->next_unstarted < b->nthreads) {
+    int t = b->next_unstarted++;
+    b->current = t;
+    if (b->by == 1 && t < (int)b->bx) {
+      s.thread.x = (unsigned)t;
+    } else {
+      s.thread.x = (unsigned)t % b->bx;
+      s.thread.y = ((unsigned)t / b->bx) % b->by;
+      s.thread.z = (unsigned)t / (b->bx * b->by);
+    }
+    invoke_with(f, a, std::index_sequence_for<A...>{});
+    b->done[t] = 1;
+    b->finished++;
+  }
 }
-template <class F> inline entry make_entry(void (*call)(void **)) {
-  return entry{call, signature<F>::count, signature<F>::sizes};
+template <class F> inline entry make_entry(void (*run)(gpuhost_block *, void **)) {
+  return entry{run, signature<F>::count, signature<F>::sizes};
 }
 }  // namespace gpuhost_cpu

@@ -112,5 +112,13 @@ describe("gpu.so #stocklua", function()
   it("loads into stock lua5.4", function()
     local out = S.run("lua5.4 -e 'package.cpath = \"build/?.so;\" .. package.cpath; local g = require(\"gpu\"); print(type(g.zeros), g.rewrite(\"k[1, 2]\"))'")
     assert.are.equal("function\tk[{1, 2}]\n", out)
+    -- and runs kernels there
+    out = S.run([[lua5.4 -e 'package.cpath = "build/?.so;" .. package.cpath
+local g = require("gpu")
+local k = g.kernel("__global__ void k(int *x) { x[blockIdx.x * blockDim.x + threadIdx.x] = threadIdx.x; }")
+local a = g.zeros(64, "int32")
+k[{2, 32}](a)
+print(a:totable()[64])']])
+    assert.are.equal("31\n", out)
   end)
 end)
