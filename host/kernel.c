@@ -1,11 +1,12 @@
 /* kernel.c: programs, kernels and launches.
- *  - A program ("gpu.program") is one source with its options, compiled by NVRTC at first
- *    use for the current device and loaded as a module; lua/gpu.lua caches programs per
+ *  - A program ("gpu.program") is one source with its options, compiled at first use by
+ *    the backend (NVRTC, or the host's C++ compiler) for the current device, or taken from
+ *    the disk cache, and loaded as a module; lua/gpu.lua caches programs per
  *    source and options, and each keeps a module per device.
  *  - A kernel ("gpu.kernel") is one __global__ function of a program with the parameter
  *    list lua/signature.lua read from its declaration; k[{grid, block}] makes a launcher,
  *    a C closure over the configuration, and calling that marshals the arguments into a
- *    buffer the kernel owns (no allocation per launch) and calls cuLaunchKernel. */
+ *    buffer the kernel owns (no allocation per launch) and calls the backend's launch. */
 #include <stdlib.h>
 #include <string.h>
 #include "gpu.h"
