@@ -279,8 +279,8 @@ static const char *kernel_name(lua_State *L, int idx) {
 
 /* The compiled function of kernel k (at idx) for the current device; checks once per
  * device that the parameter list we read matches what the compiler produced. */
-static CUfunction kernel_function(lua_State *L, int idx, GpuKernel *k) {
-  if (k->device >= 0 && k->device == gpu_backend()->current_device()) return k->function;
+static CUfunction kernel_function(lua_State *L, int idx, GpuKernel *k, int dev) {
+  if (k->device >= 0 && k->device == dev) return k->function;
   lua_getiuservalue(L, idx, 1);
   const char *origin;
   CUfunction f = program_function(L, lua_gettop(L), k->index, &origin);
@@ -305,7 +305,7 @@ static CUfunction kernel_function(lua_State *L, int idx, GpuKernel *k) {
                  q->name, (int)size, (int)want);
   }
   k->function = f;
-  k->device = gpu_backend()->current_device();
+  k->device = gpu_backend()->current_device();   /* program_function made one current */
   return f;
 }
 
@@ -319,7 +319,7 @@ static int bad_array_arg(lua_State *L, int idx, const char *kname, int i, const 
 }
 
 /* Writes the arguments at first.. into k's buffer. */
-static void marshal(lua_State *L, int kidx, GpuKernel *k, int first, int nargs) {
+static void marshal(lua_State *L, int kidx, GpuKernel *k, int first, int nargs, int dev) {
   if (nargs != k->nparams)
     luaL_error(L, "kernel '%s' takes %d argument%s, got %d", kernel_name(L, kidx), k->nparams,
                k->nparams == 1 ? "" : "s", nargs);
@@ -341,9 +341,9 @@ static void marshal(lua_State *L, int kidx, GpuKernel *k, int first, int nargs) 
       luaL_error(L, "kernel '%s' argument %d (%s %s) is a %s array; the kernel takes %s",
                  kernel_name(L, kidx), i + 1, q->ctype, q->name, gpu_dtypes[a->dtype].name,
                  gpu_dtypes[q->dtype].name);
-    if (a->device != gpu_backend()->current_device())
+    if (a->device != dev)
       luaL_error(L, "kernel '%s' argument %d (%s) lives on device %d, not the current device %d",
-                 kernel_name(L, kidx), i + 1, q->name, a->device, gpu_backend()->current_device());
+                 kernel_name(L, kidx), i + 1, q->name, a->device, dev);
     uint64_t ptr = a->ptr;
     memcpy(dst, &ptr, sizeof ptr);
     if (q->kind == PARAM_ARRAY) {
@@ -395,9 +395,10 @@ static void check_bounds(lua_State *L, int kidx) {
 
 static void kernel_launch(lua_State *L, int kidx, GpuKernel *k, const GpuLauncher *g,
                           CUstream stream, int first, int nargs) {
-  CUfunction f = kernel_function(L, kidx, k);
-  marshal(L, kidx, k, first, nargs);
-  GpuResult r = gpu_backend()->launch(f, g->grid, g->block, g->shared, stream, k->argv);
+  const GpuBackend *be = gpu_backend();   /* asked once a launch */
+  CUfunction f = kernel_function(L, kidx, k, be->current_device());
+  marshal(L, kidx, k, first, nargs, be->current_device());
+  GpuResult r = be->launch(f, g->grid, g->block, g->shared, stream, k->argv);
   if (r.code) {
     const char *more = gpu_backend_detail();
     gpu_raise(L, r, more ? lua_pushfstring(L, "kernel '%s' %s", kernel_name(L, kidx), more)

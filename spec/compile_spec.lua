@@ -2,12 +2,7 @@
 -- C++ compiler. k:compile() targets the current device, so none of this needs a GPU.
 local S = require("spec.support")
 
-local VECADD = [[
-extern "C" __global__ void vecadd(gpu::array<float> A, gpu::array<float> B, gpu::array<float> C) {
-  long long i = gpu::grid(1);
-  C[i] = A[i] + B[i];
-}
-]]
+local VECADD = S.VECADD
 
 describe("gpu.kernel", function()
   it("takes the only kernel of a source", function()

@@ -2,12 +2,7 @@
 -- the CUDA errors they raise.
 local S = require("spec.support")
 
-local VECADD = [[
-extern "C" __global__ void vecadd(gpu::array<float> A, gpu::array<float> B, gpu::array<float> C) {
-  long long i = gpu::grid(1);
-  C[i] = A[i] + B[i];
-}
-]]
+local VECADD = S.VECADD
 
 describe("launches", function()
   it("run the seed's vecadd for N = 2^24 + 11 without `if (i < n)`", function()

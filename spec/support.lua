@@ -3,6 +3,14 @@ local M = {}
 
 M.gpuhost = os.getenv("GPUHOST") or "build/gpuhost"
 
+-- The seed's vecadd, on gpu::array (no `if (i < n)`).
+M.VECADD = [[
+extern "C" __global__ void vecadd(gpu::array<float> A, gpu::array<float> B, gpu::array<float> C) {
+  long long i = gpu::grid(1);
+  C[i] = A[i] + B[i];
+}
+]]
+
 -- Runs a shell command; returns its stdout, its exit status and its stderr.
 function M.run(cmd, stdin)
   local errfile = os.tmpname()

@@ -25,6 +25,30 @@ static int cmp(const void *a, const void *b) {
 static double median(double *t, int n) { qsort(t, n, sizeof *t, cmp); return t[n / 2]; }
 static void out(const char *name, double v) { printf("%s\t%.4f\n", name, v); fflush(stdout); }
 
+/* Device milliseconds of one op(arg): events around `reps` of them, median of 5. The first
+ * op is a warm-up. */
+typedef struct Op { CUfunction f; void **params; unsigned grid; CUdeviceptr dst, src; size_t bytes; } Op;
+static void op_vecadd(const Op *o) { CK(cuLaunchKernel(o->f, o->grid, 1, 1, 256, 1, 1, 0, NULL, o->params, NULL)); }
+static void op_copy(const Op *o) { CK(cuMemcpyDtoDAsync(o->dst, o->src, o->bytes, NULL)); }
+static void op_memset(const Op *o) { CK(cuMemsetD32Async(o->dst, 0, o->bytes / 4, NULL)); }
+static double device_ms(void (*op)(const Op *), const Op *o, int reps) {
+  CUevent e0, e1;
+  double times[5];
+  CK(cuEventCreate(&e0, 0)); CK(cuEventCreate(&e1, 0));
+  op(o);
+  for (int r = 0; r < 5; r++) {
+    CK(cuEventRecord(e0, NULL));
+    for (int i = 0; i < reps; i++) op(o);
+    CK(cuEventRecord(e1, NULL));
+    CK(cuEventSynchronize(e1));
+    float ms;
+    CK(cuEventElapsedTime(&ms, e0, e1));
+    times[r] = ms / reps;
+  }
+  cuEventDestroy(e0); cuEventDestroy(e1);
+  return median(times, 5);
+}
+
 static const char *SRC =
   "extern \"C\" __global__ void empty() {}\n"
   "extern \"C\" __global__ void args(float *a, float *b, float *c, int n) {}\n"
@@ -115,47 +139,16 @@ int main(int argc, char **argv) {
   CK(cuMemAlloc(&a, 4 * (size_t)n)); CK(cuMemAlloc(&b, 4 * (size_t)n)); CK(cuMemAlloc(&c, 4 * (size_t)n));
   CK(cuMemsetD32(a, 0x3f800000, n)); CK(cuMemsetD32(b, 0x3f800000, n));
   void *vp[] = {&a, &b, &c, &n};
-  CUevent e0, e1;
-  CK(cuEventCreate(&e0, 0)); CK(cuEventCreate(&e1, 0));
-  unsigned grid = (n + 255) / 256;
-  CK(cuLaunchKernel(fvecadd, grid, 1, 1, 256, 1, 1, 0, NULL, vp, NULL));
-  for (int r = 0; r < 5; r++) {
-    CK(cuEventRecord(e0, NULL));
-    for (int i = 0; i < 20; i++) CK(cuLaunchKernel(fvecadd, grid, 1, 1, 256, 1, 1, 0, NULL, vp, NULL));
-    CK(cuEventRecord(e1, NULL));
-    CK(cuEventSynchronize(e1));
-    float ms;
-    CK(cuEventElapsedTime(&ms, e0, e1));
-    times[r] = ms / 20;
-  }
-  out("vecadd_GBps", 12.0 * n / (median(times, 5) * 1e-3) / 1e9);
+  Op v = {.f = fvecadd, .params = vp, .grid = (unsigned)(n + 255) / 256};
+  out("vecadd_GBps", 12.0 * n / (device_ms(op_vecadd, &v, 20) * 1e-3) / 1e9);
   cuMemFree(a); cuMemFree(b); cuMemFree(c);
 
-  /* device-to-device copy of 256 MiB */
+  /* device-to-device copy, and memset, of 256 MiB */
   size_t bytes = (size_t)256 << 20;
   CK(cuMemAlloc(&a, bytes)); CK(cuMemAlloc(&b, bytes));
-  CK(cuMemcpyDtoD(b, a, bytes));
-  for (int r = 0; r < 5; r++) {
-    CK(cuEventRecord(e0, NULL));
-    for (int i = 0; i < 10; i++) CK(cuMemcpyDtoDAsync(b, a, bytes, NULL));
-    CK(cuEventRecord(e1, NULL));
-    CK(cuEventSynchronize(e1));
-    float ms;
-    CK(cuEventElapsedTime(&ms, e0, e1));
-    times[r] = ms / 10;
-  }
-  out("copy_GBps", 2.0 * bytes / (median(times, 5) * 1e-3) / 1e9);
-  CK(cuMemsetD32(a, 0, bytes / 4));
-  for (int r = 0; r < 5; r++) {
-    CK(cuEventRecord(e0, NULL));
-    for (int i = 0; i < 10; i++) CK(cuMemsetD32Async(a, 0, bytes / 4, NULL));
-    CK(cuEventRecord(e1, NULL));
-    CK(cuEventSynchronize(e1));
-    float ms;
-    CK(cuEventElapsedTime(&ms, e0, e1));
-    times[r] = ms / 10;
-  }
-  out("zeros_GBps", 1.0 * bytes / (median(times, 5) * 1e-3) / 1e9);
+  Op m = {.dst = b, .src = a, .bytes = bytes};
+  out("copy_GBps", 2.0 * bytes / (device_ms(op_copy, &m, 10) * 1e-3) / 1e9);
+  out("zeros_GBps", 1.0 * bytes / (device_ms(op_memset, &m, 10) * 1e-3) / 1e9);
 
   /* transfers of 256 MiB: pinned and pageable */
   void *pinned, *pageable = malloc(bytes);
