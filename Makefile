@@ -6,44 +6,62 @@ LUA_INC   ?= /usr/include/lua5.4
 LUA_A     ?= $(firstword $(wildcard /usr/lib/x86_64-linux-gnu/liblua5.4.a /usr/lib/*/liblua5.4.a /usr/lib/liblua5.4.a))
 
 CC      ?= cc
-WARN     = -Wall -Wextra -Wshadow -Wmissing-prototypes -Wstrict-prototypes
+WARN     = -Wall -Wextra -Wshadow -Wmissing-prototypes -Wstrict-prototypes -Wundef -Wcast-qual -Wwrite-strings
 CFLAGS  ?= -O2 -g
-ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -I$(LUA_INC) -I$(CUDA_HOME)/include -Ibuild -Ihost \
-             -DGPUHOST_CUDA_HOME='"$(CUDA_HOME)"'
+ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -I$(LUA_INC) -isystem $(CUDA_HOME)/include -Ibuild -Ihost \
+             -Ikernels -DGPUHOST_CUDA_HOME='"$(CUDA_HOME)"' -MMD -MP
+# The backends and what they share know nothing of Lua (gpu.h refuses to be included
+# there); they are held to -Wconversion too.
+BACKEND_CFLAGS = -Wconversion -DGPUHOST_NO_LUA
 
-# The gpu module (shared by both targets) and the host program.
-MOD_SRC  = host/rewrite.c host/loader.c host/errors.c host/cuda.c host/nvrtc.c host/device.c host/stream.c host/event.c host/array.c \
-           host/hostarray.c host/cache.c host/kernel.c host/dtype.c host/backend.c host/cpu.c host/gpu.c host/embed.c
+# Where things live (README, "Building"): host/*.c the Lua-facing module and the program;
+# host/cuda/ and host/cpu/ the two backends behind host/backend.h.
+LUA_SIDE = host/rewrite.c host/loader.c host/errors.c host/device.c host/stream.c host/event.c \
+           host/array.c host/hostarray.c host/program.c host/kernel.c host/dtype.c host/gpu.c
+SHARED   = host/backend.c host/util.c host/results.c host/cache.c host/embed.c
+BACKENDS = host/cuda/cuda.c host/cuda/nvrtc.c \
+           host/cpu/cpu.c host/cpu/fiber.c host/cpu/sched.c host/cpu/pool.c host/cpu/mem.c \
+           host/cpu/compile.c host/cpu/module.c
+MOD_SRC  = $(LUA_SIDE) $(SHARED) $(BACKENDS)
 HOST_SRC = host/main.c
 EMBEDDED = lua/gpu.lua lua/signature.lua lua/format.lua kernels/gpuhost.cuh kernels/builtin.cu \
-           kernels/cpu.h kernels/cpu_cooperative_groups.h
+           kernels/cpu.h kernels/cpu_cooperative_groups.h kernels/gpuhost_cpu_abi.h
 
 MOD_OBJ  = $(MOD_SRC:host/%.c=build/obj/%.o)
 PIC_OBJ  = $(MOD_SRC:host/%.c=build/pic/%.o)
 HOST_OBJ = $(HOST_SRC:host/%.c=build/obj/%.o)
+GENERATED = build/cuda_errors.h build/nvrtc_errors.h
 
 all: build/gpuhost build/gpu.so
 
 build/gpuhost: $(MOD_OBJ) $(HOST_OBJ)
-	$(CC) -o $@ $^ $(LUA_A) -Wl,-E -lm -ldl -lpthread
+	$(CC) $(LDFLAGS) -o $@ $^ $(LUA_A) -Wl,-E -lm -ldl -lpthread
 
 build/gpu.so: $(PIC_OBJ)
-	$(CC) -shared -o $@ $^ -lm -ldl -lpthread
+	$(CC) $(LDFLAGS) -shared -o $@ $^ -lm -ldl -lpthread
 
-build/obj/%.o: host/%.c host/gpu.h host/rewrite.h build/cuda_errors.h | build/obj
+$(BACKENDS:host/%.c=build/obj/%.o) $(BACKENDS:host/%.c=build/pic/%.o) \
+$(SHARED:host/%.c=build/obj/%.o) $(SHARED:host/%.c=build/pic/%.o): ALL_CFLAGS += $(BACKEND_CFLAGS)
+
+build/obj/%.o: host/%.c $(GENERATED)
+	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-build/pic/%.o: host/%.c host/gpu.h host/rewrite.h build/cuda_errors.h | build/pic
+build/pic/%.o: host/%.c $(GENERATED)
+	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -fPIC -c -o $@ $<
 
 build/obj/embed.o build/pic/embed.o: $(EMBEDDED)
 
-# Error descriptions come from the comments of cuda.h's CUresult enum.
-build/cuda_errors.h: scripts/gen_cuda_errors.awk $(CUDA_HOME)/include/cuda.h | build
-	awk -f scripts/gen_cuda_errors.awk $(CUDA_HOME)/include/cuda.h > $@.tmp && mv $@.tmp $@
+# Error names and descriptions come from the toolkit's headers.
+build/cuda_errors.h: scripts/gen_errors.awk $(CUDA_HOME)/include/cuda.h
+	@mkdir -p build
+	awk -f scripts/gen_errors.awk $(CUDA_HOME)/include/cuda.h > $@.tmp && mv $@.tmp $@
+build/nvrtc_errors.h: scripts/gen_errors.awk $(CUDA_HOME)/include/nvrtc.h
+	@mkdir -p build
+	awk -f scripts/gen_errors.awk $(CUDA_HOME)/include/nvrtc.h > $@.tmp && mv $@.tmp $@
 
-build build/obj build/pic:
-	mkdir -p $@
+-include $(MOD_OBJ:.o=.d) $(PIC_OBJ:.o=.d) $(HOST_OBJ:.o=.d)
 
 # Installs what a fresh Debian/Ubuntu machine lacks (as root), else prints the apt-get line.
 deps:
@@ -55,9 +73,11 @@ example:
 	@$(MAKE) --no-print-directory all
 	build/gpuhost scripts/vecadd.lua
 
+# the layout rules (scripts/check_layout.sh), then the specs
 test:
 	@sh scripts/deps.sh
 	@$(MAKE) --no-print-directory all
+	@sh scripts/check_layout.sh
 	@sh scripts/test.sh
 
 clean:

@@ -8,36 +8,30 @@
 
 GpuArray *array_check(lua_State *L, int idx) {
   GpuArray *a = toarray(L, idx);
-  if (!a->alive) luaL_error(L, "attempt to use a freed array");
+  if (!a->alive) errors_freed(L, NULL);
   return a;
 }
 
-/* Allocates device memory for a; when the device is full, a full collection may free
- * arrays Lua no longer reaches, so it runs one and tries once more. */
 static void array_alloc(lua_State *L, GpuArray *a) {
   if (a->nbytes == 0) return;
-  GpuResult r = gpu_backend()->alloc(&a->ptr, a->nbytes);
-  if (r.code == CUDA_ERROR_OUT_OF_MEMORY) {
-    lua_gc(L, LUA_GCCOLLECT, 0);
-    r = gpu_backend()->alloc(&a->ptr, a->nbytes);
-  }
+  GpuResult r = mem_alloc(L, 0, &a->ptr, a->nbytes);
   if (r.code) {
     a->ptr = 0;
-    gpu_raise(L, r, NULL);
+    errors_raise(L, r, NULL);
   }
-  device_account(L, (long)(a->nbytes / 1024));
+  gc_account(L, (long)(a->nbytes / 1024));
 }
 
 GpuArray *array_new(lua_State *L, const GpuShape *s, GpuDtype dt) {
-  GPU_CHECK(L, gpu_backend()->ensure_context());
+  GPU_CHECK(L, backend_get()->ensure_context());
   /* safe empty state first: __gc of a half-made array frees nothing */
   GpuArray *a = lua_newuserdatauv(L, sizeof *a, 0);
   memset(a, 0, sizeof *a);
   luaL_setmetatable(L, GPU_ARRAY_T);
   a->shape = *s;
   a->dtype = dt;
-  a->nbytes = (size_t)s->size * gpu_dtypes[dt].size;
-  a->device = gpu_backend()->current_device();
+  a->nbytes = (size_t)s->size * dtypes[dt].size;
+  a->device = backend_get()->current_device();
   a->alive = 1;
   array_alloc(L, a);
   return a;
@@ -46,17 +40,20 @@ GpuArray *array_new(lua_State *L, const GpuShape *s, GpuDtype dt) {
 /* The one release path, shared by __gc, __close and :free(); idempotent. */
 static GpuResult array_release(GpuArray *a) {
   GpuResult r = GPU_OK;
-  if (a->ptr) r = gpu_backend()->free(a->ptr, a->device);
+  if (a->ptr) r = backend_get()->free(a->ptr, a->device);
   a->ptr = 0;
   a->alive = 0;
   return r;
 }
 
+/* __gc: an error here would only become a warning (manual §2.5.3), so say it as one */
 static int array_gc(lua_State *L) {
-  array_release(toarray(L, 1));   /* errors cannot be raised from __gc */
+  GpuResult r = array_release(toarray(L, 1));
+  if (r.code) errors_warn(L, r, "freeing a device array");
   return 0;
 }
 
+/* a:free() and __close: an ordinary call, so a failure raises */
 static int array_free(lua_State *L) {
   GpuArray *a = toarray(L, 1);
   if (a->alive) GPU_CHECK(L, array_release(a));
@@ -76,7 +73,7 @@ static int gpu_zeros(lua_State *L) {
   GpuShape s;
   shape_check(L, 1, &s);
   GpuArray *a = array_new(L, &s, dtype_check(L, 2, DT_FLOAT32));
-  if (a->nbytes) GPU_CHECK(L, gpu_backend()->memset0(a->ptr, a->nbytes));
+  if (a->nbytes) GPU_CHECK(L, backend_get()->memset0(a->ptr, a->nbytes));
   return 1;
 }
 
@@ -89,21 +86,21 @@ static int gpu_array(lua_State *L) {
   if (lua_istable(L, 1)) {
     GpuDtype dt = dtype_check(L, 2, DT_FLOAT32);
     table_shape(L, 1, &s);
-    size_t n = (size_t)s.size * gpu_dtypes[dt].size;
+    size_t n = (size_t)s.size * dtypes[dt].size;
     void *buf = lua_newuserdatauv(L, n ? n : 1, 0);   /* collected even if reading raises */
     table_read(L, 1, &s, dt, buf);
     GpuArray *a = array_new(L, &s, dt);
-    if (n) GPU_CHECK(L, gpu_backend()->htod(a->ptr, buf, n));
+    if (n) GPU_CHECK(L, backend_get()->htod(a->ptr, buf, n));
     return 1;
   }
   if ((h = hostarray_test(L, 1)) != NULL) {
-    if (!h->alive) return luaL_error(L, "attempt to use a freed array");
+    if (!h->alive) return errors_freed(L, NULL);
     GpuDtype dt = dtype_check(L, 2, h->dtype);
     if (dt != h->dtype)
       return luaL_argerror(L, 2, lua_pushfstring(L, "cannot copy a %s host array into a %s "
-          "array; give the same dtype", gpu_dtypes[h->dtype].name, gpu_dtypes[dt].name));
+          "array; give the same dtype", dtypes[h->dtype].name, dtypes[dt].name));
     GpuArray *a = array_new(L, &h->shape, dt);
-    if (a->nbytes) GPU_CHECK(L, gpu_backend()->htod(a->ptr, h->data, a->nbytes));
+    if (a->nbytes) GPU_CHECK(L, backend_get()->htod(a->ptr, h->data, a->nbytes));
     return 1;
   }
   if (luaL_testudata(L, 1, GPU_ARRAY_T)) {
@@ -112,7 +109,7 @@ static int gpu_array(lua_State *L) {
     if (dt != d->dtype)
       return luaL_argerror(L, 2, "a device array is copied with its own dtype");
     GpuArray *a = array_new(L, &d->shape, dt);
-    if (a->nbytes) GPU_CHECK(L, gpu_backend()->dtod(a->ptr, d->ptr, a->nbytes));
+    if (a->nbytes) GPU_CHECK(L, backend_get()->dtod(a->ptr, d->ptr, a->nbytes));
     return 1;
   }
   return luaL_argerror(L, 1, lua_pushfstring(L, "table or host array expected, got %s",
@@ -128,12 +125,12 @@ static int array_tohost(lua_State *L) {
     h = hostarray_check(L, 2);
     if (h->dtype != a->dtype || h->shape.size != a->shape.size)
       return luaL_argerror(L, 2, lua_pushfstring(L, "host array of %I %s elements expected",
-                           (lua_Integer)a->shape.size, gpu_dtypes[a->dtype].name));
+                           (lua_Integer)a->shape.size, dtypes[a->dtype].name));
     lua_settop(L, 2);
   } else {
     h = hostarray_new(L, &a->shape, a->dtype);
   }
-  if (a->nbytes) GPU_CHECK(L, gpu_backend()->dtoh(h->data, a->ptr, a->nbytes));
+  if (a->nbytes) GPU_CHECK(L, backend_get()->dtoh(h->data, a->ptr, a->nbytes));
   return 1;
 }
 
@@ -141,7 +138,7 @@ static int array_tohost(lua_State *L) {
 static int array_totable(lua_State *L) {
   GpuArray *a = array_check(L, 1);
   void *buf = lua_newuserdatauv(L, a->nbytes ? a->nbytes : 1, 0);
-  if (a->nbytes) GPU_CHECK(L, gpu_backend()->dtoh(buf, a->ptr, a->nbytes));
+  if (a->nbytes) GPU_CHECK(L, backend_get()->dtoh(buf, a->ptr, a->nbytes));
   table_push(L, buf, &a->shape, a->dtype);
   return 1;
 }
@@ -150,7 +147,7 @@ static int array_totable(lua_State *L) {
 static int array_copy(lua_State *L) {
   GpuArray *a = array_check(L, 1);
   GpuArray *b = array_new(L, &a->shape, a->dtype);
-  if (a->nbytes) GPU_CHECK(L, gpu_backend()->dtod(b->ptr, a->ptr, a->nbytes));
+  if (a->nbytes) GPU_CHECK(L, backend_get()->dtod(b->ptr, a->ptr, a->nbytes));
   return 1;
 }
 
@@ -161,10 +158,10 @@ static int array_peek(lua_State *L) {
   lua_Integer first = luaL_checkinteger(L, 2), count = luaL_checkinteger(L, 3);
   if (first < 0 || count < 0 || first + count > a->shape.size)
     return luaL_error(L, "peek out of range");
-  size_t es = gpu_dtypes[a->dtype].size;
+  size_t es = dtypes[a->dtype].size;
   char buf[64 * 8];
   if (count > 64) count = 64;
-  if (count) GPU_CHECK(L, gpu_backend()->dtoh(buf, a->ptr + (CUdeviceptr)first * es, (size_t)count * es));
+  if (count) GPU_CHECK(L, backend_get()->dtoh(buf, a->ptr + (CUdeviceptr)first * es, (size_t)count * es));
   lua_createtable(L, (int)count, 0);
   for (lua_Integer i = 0; i < count; i++) {
     dtype_push(L, a->dtype, buf + i * es);
@@ -178,7 +175,7 @@ static int array_index(lua_State *L) {
   if (lua_type(L, 2) == LUA_TSTRING) {
     const char *k = lua_tostring(L, 2);
     if (method_push(L, 1, k)) return 1;
-    if (!a->alive) return luaL_error(L, "attempt to use a freed array");
+    if (!a->alive) return errors_freed(L, NULL);
     if (strcmp(k, "device") == 0) lua_pushinteger(L, a->device);
     else if (!field_push(L, k, &a->shape, a->dtype))
       return luaL_error(L, "gpu.array has no field or method '%s'", k);
@@ -219,7 +216,7 @@ static const luaL_Reg array_meta[] = {
   {"__newindex", array_newindex},
   {"__len", array_len},
   {"__gc", array_gc},
-  {"__close", array_gc},
+  {"__close", array_free},
   {NULL, NULL}
 };
 

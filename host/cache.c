@@ -1,6 +1,6 @@
-/* cache.c: the on-disk compile cache. An entry holds what NVRTC made of one program for one
- * architecture (the cubin and the lowered kernel names) under a key that covers everything
- * the output depends on (kernel.c builds it). The file is named by a 128-bit hash of the
+/* cache.c: the on-disk compile cache. An entry holds what the backend's compiler made of one
+ * program for one target (a cubin, or a CPU backend's library, and the lowered kernel names) under a key that covers everything
+ * the output depends on (program.c builds it). The file is named by a 128-bit hash of the
  * key and holds the key itself, so a hash collision is a miss, and a checksum, so a
  * truncated or corrupt entry is a miss (and is rebuilt). Entries are written to a
  * temporary file and renamed into place, so readers never see half an entry. */
@@ -10,16 +10,11 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "gpu.h"
+#include "cache.h"
+#include "util.h"
 
 #define MAGIC "GPUHOSTC"
 #define FORMAT 1u
-
-static uint64_t fnv1a(const void *data, size_t n, uint64_t h) {
-  const unsigned char *p = data;
-  for (size_t i = 0; i < n; i++) { h ^= p[i]; h *= 0x100000001b3ULL; }
-  return h;
-}
 
 /* mkdir -p with mode 0700 for what it creates */
 static int make_dirs(char *path) {
@@ -50,7 +45,7 @@ static int cache_dir(char *out, size_t n) {
 static int entry_path(char *out, size_t n, const char *key, size_t keylen) {
   char dir[900];
   if (!cache_dir(dir, sizeof dir)) return 0;
-  uint64_t a = fnv1a(key, keylen, 0xcbf29ce484222325ULL);
+  uint64_t a = fnv1a(key, keylen, FNV_OFFSET);
   uint64_t b = fnv1a(key, keylen, 0x84222325cbf29ce4ULL ^ (uint64_t)keylen);
   snprintf(out, n, "%s/%016llx%016llx.cubin", dir, (unsigned long long)a, (unsigned long long)b);
   return 1;
@@ -88,7 +83,7 @@ int cache_load(const char *key, size_t keylen, int nnames, CacheEntry *e) {
   Reader r = {data, data + size - sizeof(uint64_t), 0};
   uint64_t sum;
   memcpy(&sum, data + size - sizeof sum, sizeof sum);
-  int ok = size > (long)(sizeof sum + 8) && fnv1a(data, (size_t)size - sizeof sum, 0xcbf29ce484222325ULL) == sum;
+  int ok = size > (long)(sizeof sum + 8) && fnv1a(data, (size_t)size - sizeof sum, FNV_OFFSET) == sum;
   const char *magic = ok ? take(&r, 8) : NULL;
   ok = ok && memcmp(magic, MAGIC, 8) == 0 && take_u64(&r) == FORMAT;
   uint64_t kl = ok ? take_u64(&r) : 0;
@@ -125,36 +120,27 @@ void cache_entry_free(CacheEntry *e, int nnames) {
   memset(e, 0, sizeof *e);
 }
 
-/* Appends n bytes to the buffer at *buf, growing it; keeps the running checksum. */
-typedef struct Writer { char *data; size_t n, cap; } Writer;
-static void put(Writer *w, const void *p, size_t n) {
-  if (w->n + n > w->cap) {
-    w->cap = 2 * (w->n + n);
-    w->data = realloc(w->data, w->cap);
-  }
-  memcpy(w->data + w->n, p, n);
-  w->n += n;
-}
-static void put_u64(Writer *w, uint64_t v) { put(w, &v, sizeof v); }
+static void put_u64(Buf *w, uint64_t v) { buf_add(w, &v, sizeof v); }
 
 void cache_store(const char *key, size_t keylen, const char *cubin, size_t cubin_size,
                  char *const *lowered, int nnames) {
   char path[1024], tmp[1100];
   if (!entry_path(path, sizeof path, key, keylen)) return;
-  Writer w = {NULL, 0, 0};
-  put(&w, MAGIC, 8);
+  Buf w = {0};
+  buf_add(&w, MAGIC, 8);
   put_u64(&w, FORMAT);
   put_u64(&w, keylen);
-  put(&w, key, keylen);
+  buf_add(&w, key, keylen);
   put_u64(&w, (uint64_t)nnames);
   for (int i = 0; i < nnames; i++) {
     size_t n = strlen(lowered[i]);
     put_u64(&w, n);
-    put(&w, lowered[i], n);
+    buf_add(&w, lowered[i], n);
   }
   put_u64(&w, cubin_size);
-  put(&w, cubin, cubin_size);
-  put_u64(&w, fnv1a(w.data, w.n, 0xcbf29ce484222325ULL));
+  buf_add(&w, cubin, cubin_size);
+  put_u64(&w, fnv1a(w.data, w.n, FNV_OFFSET));
+  if (w.failed) { buf_free(&w); return; }
   snprintf(tmp, sizeof tmp, "%s.tmp-XXXXXX", path);
   int fd = mkstemp(tmp);   /* created 0600 */
   if (fd >= 0) {
@@ -165,5 +151,5 @@ void cache_store(const char *key, size_t keylen, const char *cubin, size_t cubin
       unlink(tmp);
     }
   }
-  free(w.data);
+  buf_free(&w);
 }

@@ -4,7 +4,7 @@
 
 static int check_ordinal(lua_State *L, int idx) {
   int n;
-  GPU_CHECK(L, gpu_backend()->device_count(&n));
+  GPU_CHECK(L, backend_get()->device_count(&n));
   lua_Integer id = luaL_checkinteger(L, idx);
   if (id < 0 || id >= n)
     return luaL_argerror(L, idx, lua_pushfstring(L, "no device %I (%d device%s, numbered from 0)",
@@ -16,13 +16,13 @@ static int check_ordinal(lua_State *L, int idx) {
 static int gpu_device(lua_State *L) {
   int id;
   if (lua_isnoneornil(L, 1)) {
-    GPU_CHECK(L, gpu_backend()->ensure_context());
-    id = gpu_backend()->current_device();
+    GPU_CHECK(L, backend_get()->ensure_context());
+    id = backend_get()->current_device();
   } else {
     id = check_ordinal(L, 1);
   }
   GpuDeviceInfo info;
-  GPU_CHECK(L, gpu_backend()->device_info(id, &info));
+  GPU_CHECK(L, backend_get()->device_info(id, &info));
   lua_createtable(L, 0, 8);
   lua_pushinteger(L, id);
   lua_setfield(L, -2, "id");
@@ -56,17 +56,17 @@ static int device_id(lua_State *L) {
 
 /* dev:use(): makes dev the current device */
 static int device_use(lua_State *L) {
-  GPU_CHECK(L, gpu_backend()->use_device(device_id(L)));
+  GPU_CHECK(L, backend_get()->use_device(device_id(L)));
   lua_settop(L, 1);
   return 1;
 }
 
 /* dev:synchronize(): waits for all work on dev */
 static int device_synchronize(lua_State *L) {
-  int id = device_id(L), was = gpu_backend()->current_device();
-  GPU_CHECK(L, gpu_backend()->use_device(id));
-  GpuResult r = gpu_backend()->synchronize();
-  if (was >= 0 && was != id) gpu_backend()->use_device(was);
+  int id = device_id(L), was = backend_get()->current_device();
+  GPU_CHECK(L, backend_get()->use_device(id));
+  GpuResult r = backend_get()->synchronize();
+  if (was >= 0 && was != id) backend_get()->use_device(was);
   GPU_CHECK(L, r);
   return 0;
 }
@@ -84,40 +84,54 @@ static int device_tostring(lua_State *L) {
 
 static int gpu_device_count(lua_State *L) {
   int n;
-  GPU_CHECK(L, gpu_backend()->device_count(&n));
+  GPU_CHECK(L, backend_get()->device_count(&n));
   lua_pushinteger(L, n);
   return 1;
 }
 
 /* gpu.synchronize(): waits for all work on the current device (cudaDeviceSynchronize) */
 static int gpu_synchronize(lua_State *L) {
-  GPU_CHECK(L, gpu_backend()->synchronize());
+  GPU_CHECK(L, backend_get()->synchronize());
   return 0;
 }
 
 /* gpu.mem_info(): free and total bytes of the current device */
 static int gpu_mem_info(lua_State *L) {
   size_t f, t;
-  GPU_CHECK(L, gpu_backend()->mem_info(&f, &t));
+  GPU_CHECK(L, backend_get()->mem_info(&f, &t));
   lua_pushinteger(L, (lua_Integer)f);
   lua_pushinteger(L, (lua_Integer)t);
   return 2;
 }
 
-/* The collector does not see device bytes; a step sized by them makes a loop that drops
- * large arrays collect them as if Lua itself had allocated that much. */
-void device_account(lua_State *L, long kbytes) {
+/* The collector does not see device (or pinned host) bytes; a step sized by them makes a
+ * loop that drops large arrays collect them as if Lua itself had allocated that much. */
+void gc_account(lua_State *L, long kbytes) {
   if (kbytes > 0) lua_gc(L, LUA_GCSTEP, (int)(kbytes > (1L << 30) ? (1L << 30) : kbytes));
 }
 
+static int is_oom(GpuResult r) {
+  return r.source == GPU_SRC_CUDA && r.code == CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+GpuResult mem_alloc(lua_State *L, int host, void *out, size_t n) {
+  const GpuBackend *be = backend_get();
+  GpuResult r = host ? be->host_alloc((void **)out, n) : be->alloc((CUdeviceptr *)out, n);
+  if (is_oom(r)) {
+    lua_gc(L, LUA_GCCOLLECT, 0);
+    r = host ? be->host_alloc((void **)out, n) : be->alloc((CUdeviceptr *)out, n);
+  }
+  return r;
+}
+
 /* gpu.backend(): "cuda" or "cpu", the backend that runs this process's kernels */
-static int gpu_backend_name(lua_State *L) {
-  lua_pushstring(L, gpu_backend()->name);
+static int gpu_backend(lua_State *L) {
+  lua_pushstring(L, backend_get()->name);
   return 1;
 }
 
 static const luaL_Reg device_funcs[] = {
-  {"backend", gpu_backend_name},
+  {"backend", gpu_backend},
   {"device", gpu_device},
   {"device_count", gpu_device_count},
   {"synchronize", gpu_synchronize},

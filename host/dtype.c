@@ -1,61 +1,105 @@
-/* dtype.c: element types and shapes: their names, how a Lua value becomes an element
- * (with range and integrality checked) and back, and how sizes are checked. */
+/* dtype.c: element types and shapes: their names (the one table, GPU_DTYPES in gpu.h),
+ * how a Lua value becomes an element (with range and integrality checked) and back, and
+ * how sizes are checked. Conversions go by kind and size, so a new row needs no code. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include "gpu.h"
 
-const DtypeInfo gpu_dtypes[DT_COUNT] = {
-  [DT_FLOAT32] = {"float32", "float", 4, 'f'},
-  [DT_FLOAT64] = {"float64", "double", 8, 'f'},
-  [DT_INT8] = {"int8", "int8_t", 1, 'i'},
-  [DT_INT16] = {"int16", "int16_t", 2, 'i'},
-  [DT_INT32] = {"int32", "int", 4, 'i'},
-  [DT_INT64] = {"int64", "int64_t", 8, 'i'},
-  [DT_UINT8] = {"uint8", "uint8_t", 1, 'u'},
-  [DT_UINT16] = {"uint16", "uint16_t", 2, 'u'},
-  [DT_UINT32] = {"uint32", "unsigned int", 4, 'u'},
-  [DT_UINT64] = {"uint64", "uint64_t", 8, 'u'},
-  [DT_BOOL] = {"bool", "bool", 1, 'b'},
-};
+#define DTYPE_INFO(E, name, T, kind, aliases, spellings) \
+  [DT_##E] = {name, aliases, spellings, sizeof(T), kind},
+const DtypeInfo dtypes[DT_COUNT] = { GPU_DTYPES(DTYPE_INFO) };
+#undef DTYPE_INFO
+
+/* Does the '|'-separated list contain word? */
+static int listed(const char *list, const char *word) {
+  size_t n = strlen(word);
+  for (const char *p = list; *p;) {
+    const char *bar = strchr(p, '|');
+    size_t len = bar ? (size_t)(bar - p) : strlen(p);
+    if (len == n && strncmp(p, word, n) == 0) return 1;
+    if (!bar) break;
+    p = bar + 1;
+  }
+  return 0;
+}
 
 int dtype_from_name(const char *name) {
   for (int i = 0; i < DT_COUNT; i++)
-    if (strcmp(name, gpu_dtypes[i].name) == 0) return i;
-  if (strcmp(name, "double") == 0) return DT_FLOAT64;
+    if (strcmp(name, dtypes[i].name) == 0 || listed(dtypes[i].aliases, name)) return i;
   return -1;
 }
 
-int dtype_check(lua_State *L, int idx, GpuDtype def) {
-  if (lua_isnoneornil(L, idx)) return def;
-  if (lua_type(L, idx) != LUA_TSTRING)
-    return luaL_argerror(L, idx, lua_pushfstring(L, "dtype expected, got %s", luaL_typename(L, idx)));
-  int dt = dtype_from_name(lua_tostring(L, idx));
-  if (dt < 0)
-    return luaL_argerror(L, idx, lua_pushfstring(L, "unknown dtype '%s' (float32, float64, "
-        "int8, int16, int32, int64, uint8, uint16, uint32, uint64, bool)", lua_tostring(L, idx)));
-  return dt;
+/* [-0, +1, m] "float32, float64, ...": every name, for messages */
+static const char *dtype_names(lua_State *L) {
+  luaL_Buffer b;
+  luaL_buffinit(L, &b);
+  for (int i = 0; i < DT_COUNT; i++) {
+    if (i) luaL_addstring(&b, ", ");
+    luaL_addstring(&b, dtypes[i].name);
+  }
+  luaL_pushresult(&b);
+  return lua_tostring(L, -1);
 }
 
-/* Stores integer v as integer dtype dt; NULL or why not. */
-static const char *store_integer(lua_Integer v, GpuDtype dt, void *dst) {
-#define RANGED(T, lo, hi) if (v < (lo) || v > (hi)) return "out of range"; *(T *)dst = (T)v; return NULL
-  switch (dt) {
-    case DT_INT8: RANGED(int8_t, INT8_MIN, INT8_MAX);
-    case DT_INT16: RANGED(int16_t, INT16_MIN, INT16_MAX);
-    case DT_INT32: RANGED(int32_t, INT32_MIN, INT32_MAX);
-    case DT_INT64: *(int64_t *)dst = (int64_t)v; return NULL;
-    case DT_UINT8: RANGED(uint8_t, 0, UINT8_MAX);
-    case DT_UINT16: RANGED(uint16_t, 0, UINT16_MAX);
-    case DT_UINT32: RANGED(uint32_t, 0, (lua_Integer)UINT32_MAX);
-    case DT_UINT64: if (v < 0) return "out of range"; *(uint64_t *)dst = (uint64_t)v; return NULL;
-    default: return "not an integer dtype";
+GpuDtype dtype_check(lua_State *L, int idx, GpuDtype def) {
+  if (lua_isnoneornil(L, idx)) return def;
+  if (lua_type(L, idx) != LUA_TSTRING)
+    luaL_argerror(L, idx, lua_pushfstring(L, "dtype expected, got %s", luaL_typename(L, idx)));
+  int dt = dtype_from_name(lua_tostring(L, idx));
+  if (dt < 0)
+    luaL_argerror(L, idx, lua_pushfstring(L, "unknown dtype '%s' (%s)", lua_tostring(L, idx),
+                                          dtype_names(L)));
+  return (GpuDtype)dt;
+}
+
+/* The range of an integer dtype, as Lua integers. */
+static void int_range(const DtypeInfo *d, lua_Integer *lo, lua_Integer *hi) {
+  int bits = (int)(8 * d->size);
+  if (d->kind == 'i') {
+    *lo = bits >= 64 ? LUA_MININTEGER : -((lua_Integer)1 << (bits - 1));
+    *hi = bits >= 64 ? LUA_MAXINTEGER : ((lua_Integer)1 << (bits - 1)) - 1;
+  } else {
+    *lo = 0;
+    *hi = bits >= 63 ? LUA_MAXINTEGER : ((lua_Integer)1 << bits) - 1;
   }
-#undef RANGED
+}
+
+/* Elements are stored little-endian (x86-64, AArch64): an integer of size bytes is the
+ * low bytes of its 64-bit value. */
+static void put_integer(void *dst, size_t size, uint64_t v) { memcpy(dst, &v, size); }
+
+/* Stores integer v as integer dtype d; NULL or why not. */
+static const char *store_integer(lua_Integer v, const DtypeInfo *d, void *dst) {
+  lua_Integer lo, hi;
+  int_range(d, &lo, &hi);
+  if (v < lo || v > hi) return "out of range";
+  put_integer(dst, d->size, (uint64_t)v);
+  return NULL;
+}
+
+static void store_float(lua_Number v, size_t size, void *dst) {
+  if (size == 4) { float f = (float)v; memcpy(dst, &f, 4); }
+  else if (size == 8) { double f = (double)v; memcpy(dst, &f, 8); }
+#ifdef __FLT16_MAX__
+  else if (size == 2) { _Float16 f = (_Float16)v; memcpy(dst, &f, 2); }
+#endif
+}
+
+/* A float that holds an integer, as an unsigned 64-bit one; NULL or why not. */
+static const char *store_integral_float(double v, const DtypeInfo *d, void *dst) {
+  if (isnan(v) || v != floor(v)) return "not an integer";
+  if (d->kind == 'u' && d->size == 8) {
+    if (v < 0 || v >= 18446744073709551616.0) return "out of range";
+    put_integer(dst, 8, (uint64_t)v);
+    return NULL;
+  }
+  if (v < -9223372036854775808.0 || v >= 9223372036854775808.0) return "out of range";
+  return store_integer((lua_Integer)v, d, dst);
 }
 
 const char *dtype_store(lua_State *L, int idx, GpuDtype dt, void *dst) {
-  const DtypeInfo *d = &gpu_dtypes[dt];
+  const DtypeInfo *d = &dtypes[dt];
   int t = lua_type(L, idx);
   if (d->kind == 'b') {
     if (t == LUA_TBOOLEAN) *(uint8_t *)dst = (uint8_t)lua_toboolean(L, idx);
@@ -65,44 +109,69 @@ const char *dtype_store(lua_State *L, int idx, GpuDtype dt, void *dst) {
   }
   if (t != LUA_TNUMBER) return "expected a number";
   if (d->kind == 'f') {
-    lua_Number v = lua_tonumber(L, idx);
-    if (dt == DT_FLOAT32) *(float *)dst = (float)v;
-    else *(double *)dst = (double)v;
+    store_float(lua_tonumber(L, idx), d->size, dst);
     return NULL;
   }
   /* integer dtypes: integral and in range, or an error (no silent truncation) */
-  if (lua_isinteger(L, idx)) return store_integer(lua_tointeger(L, idx), dt, dst);
-  double v = lua_tonumber(L, idx);
-  if (isnan(v) || v != floor(v)) return "not an integer";
-  if (dt == DT_UINT64) {
-    if (v < 0 || v >= 18446744073709551616.0) return "out of range";
-    *(uint64_t *)dst = (uint64_t)v;
-    return NULL;
-  }
-  if (v < -9223372036854775808.0 || v >= 9223372036854775808.0) return "out of range";
-  return store_integer((lua_Integer)v, dt, dst);
+  if (lua_isinteger(L, idx)) return store_integer(lua_tointeger(L, idx), d, dst);
+  return store_integral_float(lua_tonumber(L, idx), d, dst);
 }
 
 void dtype_push(lua_State *L, GpuDtype dt, const void *src) {
-  switch (dt) {
-    case DT_FLOAT32: lua_pushnumber(L, *(const float *)src); break;
-    case DT_FLOAT64: lua_pushnumber(L, *(const double *)src); break;
-    case DT_INT8: lua_pushinteger(L, *(const int8_t *)src); break;
-    case DT_INT16: lua_pushinteger(L, *(const int16_t *)src); break;
-    case DT_INT32: lua_pushinteger(L, *(const int32_t *)src); break;
-    case DT_INT64: lua_pushinteger(L, *(const int64_t *)src); break;
-    case DT_UINT8: lua_pushinteger(L, *(const uint8_t *)src); break;
-    case DT_UINT16: lua_pushinteger(L, *(const uint16_t *)src); break;
-    case DT_UINT32: lua_pushinteger(L, *(const uint32_t *)src); break;
-    case DT_UINT64: {
-      uint64_t v = *(const uint64_t *)src;
-      if (v > (uint64_t)LUA_MAXINTEGER) lua_pushnumber(L, (lua_Number)v);
-      else lua_pushinteger(L, (lua_Integer)v);
-      break;
-    }
-    case DT_BOOL: lua_pushboolean(L, *(const uint8_t *)src != 0); break;
-    default: lua_pushnil(L);
+  const DtypeInfo *d = &dtypes[dt];
+  if (d->kind == 'b') { lua_pushboolean(L, *(const uint8_t *)src != 0); return; }
+  if (d->kind == 'f') {
+    if (d->size == 4) { float f; memcpy(&f, src, 4); lua_pushnumber(L, f); }
+    else if (d->size == 8) { double f; memcpy(&f, src, 8); lua_pushnumber(L, f); }
+#ifdef __FLT16_MAX__
+    else if (d->size == 2) { _Float16 f; memcpy(&f, src, 2); lua_pushnumber(L, (double)f); }
+#endif
+    else lua_pushnil(L);
+    return;
   }
+  uint64_t v = 0;
+  memcpy(&v, src, d->size);
+  int bits = (int)(8 * d->size);
+  if (d->kind == 'i' && bits < 64 && (v >> (bits - 1) & 1)) v |= ~(uint64_t)0 << bits;  /* sign */
+  if (d->kind == 'u' && bits == 64 && v > (uint64_t)LUA_MAXINTEGER) lua_pushnumber(L, (lua_Number)v);
+  else lua_pushinteger(L, (lua_Integer)v);
+}
+
+/* gpu._dtypes: {{name=, ctype=, size=, kind=, aliases={...}, spellings={...}}, ...} in
+ * the table's order, for lua/gpu.lua and lua/signature.lua. */
+static void push_list(lua_State *L, const char *list) {
+  lua_newtable(L);
+  int n = 0;
+  for (const char *p = list; *p;) {
+    const char *bar = strchr(p, '|');
+    size_t len = bar ? (size_t)(bar - p) : strlen(p);
+    lua_pushlstring(L, p, len);
+    lua_rawseti(L, -2, ++n);
+    if (!bar) break;
+    p = bar + 1;
+  }
+}
+
+void dtype_open(lua_State *L) {
+  lua_createtable(L, DT_COUNT, 0);
+  for (int i = 0; i < DT_COUNT; i++) {
+    const DtypeInfo *d = &dtypes[i];
+    lua_createtable(L, 0, 6);
+    lua_pushstring(L, d->name);
+    lua_setfield(L, -2, "name");
+    lua_pushlstring(L, d->spellings, strcspn(d->spellings, "|"));
+    lua_setfield(L, -2, "ctype");
+    lua_pushinteger(L, (lua_Integer)d->size);
+    lua_setfield(L, -2, "size");
+    lua_pushlstring(L, &d->kind, 1);
+    lua_setfield(L, -2, "kind");
+    push_list(L, d->aliases);
+    lua_setfield(L, -2, "aliases");
+    push_list(L, d->spellings);
+    lua_setfield(L, -2, "spellings");
+    lua_rawseti(L, -2, i + 1);
+  }
+  lua_setfield(L, -2, "_dtypes");
 }
 
 /* Largest element count we accept: keeps size * 8 bytes well inside size_t. */
@@ -166,19 +235,19 @@ void shape_push(lua_State *L, const GpuShape *s) {
 /* The fields device and host arrays share: shape, dtype, size, ndim, nbytes. */
 int field_push(lua_State *L, const char *k, const GpuShape *s, GpuDtype dt) {
   if (strcmp(k, "shape") == 0) shape_push(L, s);
-  else if (strcmp(k, "dtype") == 0) lua_pushstring(L, gpu_dtypes[dt].name);
+  else if (strcmp(k, "dtype") == 0) lua_pushstring(L, dtypes[dt].name);
   else if (strcmp(k, "size") == 0) lua_pushinteger(L, s->size);
   else if (strcmp(k, "ndim") == 0) lua_pushinteger(L, s->ndim);
-  else if (strcmp(k, "nbytes") == 0) lua_pushinteger(L, (lua_Integer)(s->size * (int64_t)gpu_dtypes[dt].size));
+  else if (strcmp(k, "nbytes") == 0) lua_pushinteger(L, (lua_Integer)(s->size * (int64_t)dtypes[dt].size));
   else return 0;
   return 1;
 }
 
-/* Pushes the method k from the "methods" table of the metatable of the value at idx. */
 int method_push(lua_State *L, int idx, const char *k) {
-  lua_getmetatable(L, idx);
-  lua_getfield(L, -1, "methods");
-  if (lua_getfield(L, -1, k) != LUA_TNIL) return 1;
-  lua_pop(L, 3);
-  return 0;
+  if (!lua_getmetatable(L, idx)) return 0;
+  if (lua_getfield(L, -1, "methods") != LUA_TTABLE) { lua_pop(L, 2); return 0; }
+  if (lua_getfield(L, -1, k) == LUA_TNIL) { lua_pop(L, 3); return 0; }
+  lua_replace(L, -3);   /* the method where the metatable was */
+  lua_pop(L, 1);        /* the methods table */
+  return 1;
 }

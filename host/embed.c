@@ -1,7 +1,7 @@
 /* embed.c: the Lua files of lua/ and the CUDA sources of kernels/, compiled into the
  * binary (the assembler's .incbin), so gpuhost and gpu.so are single files. */
 #include <string.h>
-#include "gpu.h"
+#include "util.h"
 
 #define EMBED(sym, path) \
   __asm__(".section .rodata\n.global " #sym "\n.hidden " #sym "\n.balign 16\n" #sym ":\n" \
@@ -16,11 +16,12 @@ EMBED(embed_gpuhost_cuh, "kernels/gpuhost.cuh")
 EMBED(embed_builtin_cu, "kernels/builtin.cu")
 EMBED(embed_cpu_h, "kernels/cpu.h")
 EMBED(embed_cpu_cg_h, "kernels/cpu_cooperative_groups.h")
+EMBED(embed_cpu_abi_h, "kernels/gpuhost_cpu_abi.h")
 
 const EmbeddedFile *embedded_find(const char *name) {
-  static EmbeddedFile files[7];
+  static EmbeddedFile files[8];
   if (files[0].name == NULL) {
-    const EmbeddedFile all[7] = {
+    const EmbeddedFile all[8] = {
       {"lua/gpu.lua", embed_gpu_lua, (size_t)(embed_gpu_lua_end - embed_gpu_lua)},
       {"lua/signature.lua", embed_signature_lua,
        (size_t)(embed_signature_lua_end - embed_signature_lua)},
@@ -30,6 +31,7 @@ const EmbeddedFile *embedded_find(const char *name) {
       {"kernels/builtin.cu", embed_builtin_cu, (size_t)(embed_builtin_cu_end - embed_builtin_cu)},
       {"kernels/cpu.h", embed_cpu_h, (size_t)(embed_cpu_h_end - embed_cpu_h)},
       {"kernels/cpu_cooperative_groups.h", embed_cpu_cg_h, (size_t)(embed_cpu_cg_h_end - embed_cpu_cg_h)},
+      {"kernels/gpuhost_cpu_abi.h", embed_cpu_abi_h, (size_t)(embed_cpu_abi_h_end - embed_cpu_abi_h)},
     };
     memcpy(files, all, sizeof all);
   }

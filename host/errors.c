@@ -4,18 +4,9 @@
  *    with fields code, name, message, call (and log for compile errors) whose metatable
  *    "gpu.error" gives tostring(err) == name .. ": " .. message and lets `"x" .. err`
  *    concatenate. The message of a CUDA failure is the description cuda.h documents. */
+#include <stdio.h>
 #include <string.h>
 #include "gpu.h"
-
-static const char *host_error_name(int code) {
-  switch (code) {
-    case GPU_ERR_NO_DRIVER: return "GPUHOST_NO_DRIVER";
-    case GPU_ERR_NO_NVRTC: return "GPUHOST_NO_NVRTC";
-    case GPU_ERR_CPU_COMPILE: return "GPUHOST_CPU_COMPILATION";
-    case GPU_ERR_CPU_UNSUPPORTED: return "GPUHOST_CPU_UNSUPPORTED";
-    default: return "GPUHOST_MISSING_SYMBOL";
-  }
-}
 
 /* "drv.cuMemAlloc(p, n)" reads better as "cuMemAlloc(p, n)" */
 static const char *plain_call(const char *call) {
@@ -24,24 +15,29 @@ static const char *plain_call(const char *call) {
   return (dot && (!paren || dot < paren)) ? dot + 1 : call;
 }
 
-int gpu_raise(lua_State *L, GpuResult r, const char *detail) {
-  const char *name = NULL, *message = NULL;
+/* The message of a failed result: for CUDA codes, cuda.h's description; for NVRTC, the
+ * log (or the code's name); for gpuhost's own codes, what the backend said. */
+static const char *result_message(GpuResult r, const char *detail) {
+  const char *m = NULL;
   switch (r.source) {
     case GPU_SRC_CUDA:
-      name = cuda_error_name(r.code);
-      message = cuda_error_description(r.code);
-      break;
-    case GPU_SRC_NVRTC:
-      name = nvrtc_error_name(r.code);
-      message = detail ? detail : name;
-      break;
-    case GPU_SRC_HOST:
-      name = host_error_name(r.code);
-      if (r.code == GPU_ERR_CPU_COMPILE || r.code == GPU_ERR_CPU_UNSUPPORTED) message = detail;
-      else message = r.code == GPU_ERR_NO_NVRTC ? nvrtc_load_message() : cuda_load_message();
-      if (message == NULL) message = nvrtc_load_message();
-      break;
+      m = cuda_description(r.code);
+      if (m == NULL && backend_get()->describe) m = backend_get()->describe(r.code);
+      return m;
+    case GPU_SRC_NVRTC: return detail ? detail : result_name(r);
+    case GPU_SRC_HOST: return detail ? detail : r.detail;
   }
+  return NULL;
+}
+
+/* Where the detail goes: a compile log is "log", anything else "detail". */
+static int is_log(GpuResult r) {
+  return r.source == GPU_SRC_NVRTC || (r.source == GPU_SRC_HOST && r.code == GPU_ERR_CPU_COMPILE);
+}
+
+int errors_raise(lua_State *L, GpuResult r, const char *detail) {
+  const char *name = result_name(r), *message = result_message(r, detail);
+  if (detail == NULL) detail = r.detail;
   lua_createtable(L, 0, 6);
   lua_pushinteger(L, r.code);
   lua_setfield(L, -2, "code");
@@ -52,15 +48,30 @@ int gpu_raise(lua_State *L, GpuResult r, const char *detail) {
   lua_setfield(L, -2, "message");
   lua_pushstring(L, r.call ? plain_call(r.call) : "?");
   lua_setfield(L, -2, "call");
-  if (detail && (r.source == GPU_SRC_NVRTC || (r.source == GPU_SRC_HOST && r.code == GPU_ERR_CPU_COMPILE))) {
+  int loading = r.source == GPU_SRC_HOST && r.code <= GPU_ERR_NO_SYMBOL;   /* said in message */
+  if (detail && !loading) {
     lua_pushstring(L, detail);
-    lua_setfield(L, -2, "log");
-  } else if (detail) {
-    lua_pushstring(L, detail);
-    lua_setfield(L, -2, "detail");
+    lua_setfield(L, -2, is_log(r) ? "log" : "detail");
   }
   luaL_setmetatable(L, GPU_ERROR_T);
   return lua_error(L);
+}
+
+int errors_freed(lua_State *L, const char *what) {
+  if (what) return luaL_error(L, "attempt to use a freed array (%s)", what);
+  return luaL_error(L, "attempt to use a freed array");
+}
+
+void errors_warn(lua_State *L, GpuResult r, const char *what) {
+  const char *name = result_name(r);
+  char code[32];
+  if (name == NULL) { snprintf(code, sizeof code, "error %d", r.code); name = code; }
+  lua_warning(L, "gpuhost: ", 1);
+  lua_warning(L, what, 1);
+  lua_warning(L, " failed: ", 1);
+  lua_warning(L, name, 1);
+  lua_warning(L, r.call ? " in " : "", 1);
+  lua_warning(L, r.call ? plain_call(r.call) : "", 0);
 }
 
 static int error_tostring(lua_State *L) {

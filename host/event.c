@@ -13,12 +13,12 @@ static GpuEvent *event_check(lua_State *L, int idx) {
 
 /* gpu.event() */
 static int gpu_event(lua_State *L) {
-  GPU_CHECK(L, gpu_backend()->ensure_context());
+  GPU_CHECK(L, backend_get()->ensure_context());
   GpuEvent *e = lua_newuserdatauv(L, sizeof *e, 0);
   e->e = NULL;
   e->alive = 0;
   luaL_setmetatable(L, GPU_EVENT_T);
-  GPU_CHECK(L, gpu_backend()->event_create(&e->e));
+  GPU_CHECK(L, backend_get()->event_create(&e->e));
   e->alive = 1;
   return 1;
 }
@@ -27,20 +27,32 @@ static int gpu_event(lua_State *L) {
 static int event_record(lua_State *L) {
   GpuEvent *e = event_check(L, 1);
   CUstream s = lua_isnoneornil(L, 2) ? NULL : stream_check(L, 2);
-  GPU_CHECK(L, gpu_backend()->event_record(e->e, s));
+  GPU_CHECK(L, backend_get()->event_record(e->e, s));
   lua_settop(L, 1);
   return 1;
 }
 
 static int event_synchronize(lua_State *L) {
-  GPU_CHECK(L, gpu_backend()->event_synchronize(event_check(L, 1)->e));
+  GPU_CHECK(L, backend_get()->event_synchronize(event_check(L, 1)->e));
   return 0;
 }
 
-static int event_gc(lua_State *L) {
-  GpuEvent *e = toevent(L, 1);
-  if (e->alive) gpu_backend()->event_destroy(e->e);
+/* The one release path; idempotent. */
+static GpuResult event_release(GpuEvent *e) {
+  GpuResult r = e->alive ? backend_get()->event_destroy(e->e) : GPU_OK;
   e->alive = 0;
+  return r;
+}
+
+static int event_gc(lua_State *L) {
+  GpuResult r = event_release(toevent(L, 1));
+  if (r.code) errors_warn(L, r, "destroying an event");
+  return 0;
+}
+
+/* e:destroy() and __close raise what __gc can only warn of */
+static int event_destroy(lua_State *L) {
+  GPU_CHECK(L, event_release(toevent(L, 1)));
   return 0;
 }
 
@@ -48,7 +60,7 @@ static int event_gc(lua_State *L) {
 static int gpu_elapsed(lua_State *L) {
   GpuEvent *a = event_check(L, 1), *b = event_check(L, 2);
   float ms;
-  GPU_CHECK(L, gpu_backend()->event_elapsed(&ms, a->e, b->e));
+  GPU_CHECK(L, backend_get()->event_elapsed(&ms, a->e, b->e));
   lua_pushnumber(L, ms);
   return 1;
 }
@@ -62,7 +74,7 @@ static const luaL_Reg event_funcs[] = {
 static const luaL_Reg event_methods[] = {
   {"record", event_record},
   {"synchronize", event_synchronize},
-  {"destroy", event_gc},
+  {"destroy", event_destroy},
   {NULL, NULL}
 };
 
@@ -74,7 +86,7 @@ void event_open(lua_State *L) {
   lua_setfield(L, -2, "__index");
   lua_pushcfunction(L, event_gc);
   lua_setfield(L, -2, "__gc");
-  lua_pushcfunction(L, event_gc);
+  lua_pushcfunction(L, event_destroy);
   lua_setfield(L, -2, "__close");
   lua_pop(L, 1);
 }

@@ -1,8 +1,23 @@
 /* gpu.c: luaopen_gpu, which builds the gpu table from the C parts (each file's *_open)
  * and then runs the embedded lua/gpu.lua, which adds the parts written in Lua. */
+#include <stdlib.h>
 #include <time.h>
 #include "gpu.h"
 #include "rewrite.h"
+
+/* gpu.rewrite(source): the source as gpuhost reads it (the launch spelling made Lua) */
+static int gpu_rewrite(lua_State *L) {
+  size_t len, n;
+  const char *s = luaL_checklstring(L, 1, &len);
+  char *r = launch_rewrite(s, len, &n);
+  if (r == NULL) {
+    lua_settop(L, 1);
+    return 1;
+  }
+  lua_pushlstring(L, r, n);
+  free(r);
+  return 1;
+}
 
 /* gpu._embedded(name): the text of an embedded file, or nil */
 static int gpu_embedded(lua_State *L) {
@@ -24,11 +39,13 @@ int luaopen_gpu(lua_State *L) {
   lua_newtable(L);
   int gpu = lua_gettop(L);
   errors_open(L);
+  dtype_open(L);
   device_open(L);
   array_open(L);
   hostarray_open(L);
   stream_open(L);
   event_open(L);
+  program_open(L);
   kernel_open(L);
   lua_pushcfunction(L, gpu_clock);
   lua_setfield(L, gpu, "clock");

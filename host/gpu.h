@@ -1,172 +1,98 @@
-/* gpu.h: what the files of the gpu module share. The backend (cuda.c, nvrtc.c) knows
- * nothing of Lua; the Lua-facing files (device.c, array.c, ...) call it through the
- * functions declared here and turn its GpuResult into Lua errors (errors.c). */
+/* gpu.h: what the Lua-facing files of the gpu module share (one file per Lua-visible type,
+ * in the shape of liolib.c). They reach the machine only through backend.h's table and
+ * turn its GpuResult into Lua errors (errors.c).
+ *
+ * Helpers that touch the Lua stack carry the manual's stack-effect tag [-o, +p, x]: o
+ * values popped, p pushed, x what errors it may raise ('-' none, 'm' memory, 'e' any,
+ * 'v' argument errors as luaL_check* raise). */
 #ifndef GPUHOST_GPU_H
 #define GPUHOST_GPU_H
+#ifdef GPUHOST_NO_LUA
+#error "a backend (or what backends share) includes gpu.h: backends know nothing of Lua"
+#endif
 
 #include <stddef.h>
 #include <stdint.h>
-#include <cuda.h>
+#include "backend.h"
+#include "util.h"
 #include "lua.h"
 #include "lauxlib.h"
 
-/* ---- results: every backend call returns one; code 0 is success ---- */
-typedef enum { GPU_SRC_CUDA, GPU_SRC_NVRTC, GPU_SRC_HOST } GpuSource;
-/* GPU_SRC_HOST codes are gpuhost's own (below); GPU_SRC_CUDA codes are CUresult values, which
- * the CPU backend gives too where the GPU would fail the same way. */
-typedef struct GpuResult {
-  int code;           /* CUresult, nvrtcResult, or one of GPU_ERR_* below */
-  GpuSource source;
-  const char *call;   /* the failing call as written in the source (a literal) */
-} GpuResult;
-#define GPU_OK ((GpuResult){0, GPU_SRC_CUDA, NULL})
+/* ---- dtypes (dtype.c): this table is the one place a dtype is defined ----
+ * X(ENUM, name, host type, kind, aliases, spellings):
+ *   name       what Lua calls it; aliases: other names Lua accepts, '|' between;
+ *   host type  what holds one element on the host (its size is the element's size);
+ *   kind       'f' float, 'i' signed integer, 'u' unsigned integer, 'b' bool;
+ *   spellings  the C types a kernel parameter may use for it, '|' between; the first is
+ *              how gpuhost's own generated kernels spell it.
+ * Everything else (gpu.dtypes, gpu.float32 ..., the C spellings lua/signature.lua reads,
+ * conversions to and from Lua values) is derived from it. */
+#define GPU_DTYPES(X) \
+  X(FLOAT32, "float32", float,    'f', "",       "float") \
+  X(FLOAT64, "float64", double,   'f', "double", "double") \
+  X(INT8,    "int8",    int8_t,   'i', "", "signed char|char|int8_t") \
+  X(INT16,   "int16",   int16_t,  'i', "", "short|short int|signed short|signed short int|int16_t") \
+  X(INT32,   "int32",   int32_t,  'i', "", "int|signed|signed int|int32_t") \
+  X(INT64,   "int64",   int64_t,  'i', "", "long long|long long int|signed long long|long|long int|" \
+                                           "signed long|int64_t|ptrdiff_t|intptr_t") \
+  X(UINT8,   "uint8",   uint8_t,  'u', "", "unsigned char|uint8_t") \
+  X(UINT16,  "uint16",  uint16_t, 'u', "", "unsigned short|unsigned short int|uint16_t") \
+  X(UINT32,  "uint32",  uint32_t, 'u', "", "unsigned int|unsigned|uint32_t") \
+  X(UINT64,  "uint64",  uint64_t, 'u', "", "unsigned long long|unsigned long long int|unsigned long|" \
+                                           "unsigned long int|uint64_t|size_t|uintptr_t") \
+  X(BOOL,    "bool",    uint8_t,  'b', "", "bool")
 
-/* gpuhost's own failures, where no library could be reached to give a code */
-enum { GPU_ERR_NO_DRIVER = 1, GPU_ERR_NO_NVRTC, GPU_ERR_NO_SYMBOL, GPU_ERR_CPU_COMPILE,
-       GPU_ERR_CPU_UNSUPPORTED };
+#define DTYPE_ENUM(E, name, T, kind, aliases, spellings) DT_##E,
+typedef enum { GPU_DTYPES(DTYPE_ENUM) DT_COUNT } GpuDtype;
+#undef DTYPE_ENUM
 
-/* ---- dtypes (dtype.c) ---- */
-typedef enum {
-  DT_FLOAT32, DT_FLOAT64, DT_INT8, DT_INT16, DT_INT32, DT_INT64,
-  DT_UINT8, DT_UINT16, DT_UINT32, DT_UINT64, DT_BOOL, DT_COUNT
-} GpuDtype;
 typedef struct DtypeInfo {
-  const char *name;   /* as Lua sees it: "float32" */
-  const char *ctype;  /* as kernels spell it: "float" */
+  const char *name;
+  const char *aliases;
+  const char *spellings;
   size_t size;
-  char kind;          /* 'f' float, 'i' signed, 'u' unsigned, 'b' bool */
+  char kind;
 } DtypeInfo;
-extern const DtypeInfo gpu_dtypes[DT_COUNT];
-int dtype_check(lua_State *L, int idx, GpuDtype def);   /* name at idx (or def if nil) */
-int dtype_from_name(const char *name);                  /* -1 when unknown */
-/* Stores the Lua value at idx into dst as dtype dt; returns NULL or an error text. */
-const char *dtype_store(lua_State *L, int idx, GpuDtype dt, void *dst);
-void dtype_push(lua_State *L, GpuDtype dt, const void *src);
+extern const DtypeInfo dtypes[DT_COUNT];
 
-/* ---- shapes ---- */
+int dtype_from_name(const char *name);                 /* -1 when unknown (aliases too) */
+GpuDtype dtype_check(lua_State *L, int idx, GpuDtype def);   /* [-0, +0, v] name at idx, or def if nil */
+/* [-0, +0, -] Stores the Lua value at idx into dst as dtype dt; NULL, or why not. */
+const char *dtype_store(lua_State *L, int idx, GpuDtype dt, void *dst);
+void dtype_push(lua_State *L, GpuDtype dt, const void *src);   /* [-0, +1, -] */
+void dtype_open(lua_State *L);   /* [-0, +0, m] gpu._dtypes, with the gpu table on top */
+
+/* ---- shapes (dtype.c) ---- */
 #define GPU_MAXDIM 4
 typedef struct GpuShape {
   int ndim;
   int64_t dim[GPU_MAXDIM];
   int64_t size;       /* product of dims */
 } GpuShape;
-void shape_check(lua_State *L, int idx, GpuShape *s);   /* number or table of numbers */
-int64_t size_check(lua_State *L, int idx, const char *what); /* a non-negative integral size */
-void shape_push(lua_State *L, const GpuShape *s);
-/* Pushes array field k (shape, dtype, size, ndim, nbytes); 0 when k is none of them. */
+void shape_check(lua_State *L, int idx, GpuShape *s);      /* [-0, +0, v] a number or a table of them */
+int64_t size_check(lua_State *L, int idx, const char *what); /* [-0, +0, v] a non-negative integral size */
+void shape_push(lua_State *L, const GpuShape *s);          /* [-0, +1, m] */
+/* [-0, +(0|1), m] Pushes array field k (shape, dtype, size, ndim, nbytes); 0 when k is
+ * none of them. */
 int field_push(lua_State *L, const char *k, const GpuShape *s, GpuDtype dt);
-/* Pushes method k of the value at idx (its metatable's "methods"); 0 when none. */
+/* [-0, +(0|1), m] Pushes method k of the value at idx (from its metatable's "methods");
+ * 0, with nothing pushed, when there is none. */
 int method_push(lua_State *L, int idx, const char *k);
 
-/* ---- backends ----
- * Two machines run kernels: the CUDA driver (cuda.c, with NVRTC in nvrtc.c) and the CPU
- * (cpu.c, kernels compiled by the host's C++ compiler). Both give the same table; the
- * Lua-facing files call gpu_backend()->... and never a backend directly. Handles are
- * CUDA's opaque types; the CPU backend puts its own pointers in them. */
-typedef struct GpuDeviceInfo {
-  char name[256];
-  int major, minor, multiprocessors, max_threads_per_block, warp_size;
-  size_t total_memory;
-} GpuDeviceInfo;
-
-typedef struct GpuCompileJob {
-  const char *source;           /* the kernel source, after its #line prefix */
-  const char *progname;
-  const char *header;           /* kernels/gpuhost.cuh, included before the source */
-  size_t header_size;
-  int nopts;
-  const char *const *opts;      /* the user's options */
-  int nnames;
-  const char *const *names;     /* kernel name expressions */
-  int debug;
-  const char *arch;             /* from arch() */
-} GpuCompileJob;
-
-typedef struct GpuImage {       /* what compile makes; malloc'd, gpu_image_free */
-  char *data;
-  size_t size;
-  char **lowered;               /* one per name: what module_function takes */
-  char *log;                    /* the compiler's messages, on failure too */
-} GpuImage;
-void gpu_image_free(GpuImage *img, int nnames);
-
-typedef struct GpuBackend {
-  const char *name;             /* "cuda" or "cpu" */
-  int pinned_host;              /* host_alloc gives page-locked memory */
-  GpuResult (*device_count)(int *n);
-  GpuResult (*device_info)(int ordinal, GpuDeviceInfo *info);
-  GpuResult (*use_device)(int ordinal);
-  GpuResult (*ensure_context)(void);       /* init + a current device */
-  int (*current_device)(void);
-  GpuResult (*synchronize)(void);
-  GpuResult (*mem_info)(size_t *free_bytes, size_t *total_bytes);
-  GpuResult (*alloc)(CUdeviceptr *p, size_t n);
-  GpuResult (*free)(CUdeviceptr p, int device);
-  GpuResult (*host_alloc)(void **p, size_t n);
-  GpuResult (*host_free)(void *p);
-  GpuResult (*htod)(CUdeviceptr dst, const void *src, size_t n);
-  GpuResult (*dtoh)(void *dst, CUdeviceptr src, size_t n);
-  GpuResult (*dtod)(CUdeviceptr dst, CUdeviceptr src, size_t n);
-  GpuResult (*memset0)(CUdeviceptr p, size_t n);
-  GpuResult (*arch)(char *out, size_t n);           /* what compile targets now */
-  GpuResult (*compiler_id)(char *out, size_t n);    /* names the compiler, for cache keys */
-  GpuResult (*compile)(const GpuCompileJob *job, GpuImage *out);
-  GpuResult (*module_load)(CUmodule *m, const GpuImage *img);
-  GpuResult (*module_unload)(CUmodule m);
-  GpuResult (*module_function)(CUfunction *f, CUmodule m, const char *lowered);
-  GpuResult (*module_global)(CUdeviceptr *p, size_t *n, CUmodule m, const char *name);
-  /* Size of parameter i, or -1 past the last; *known = 0 when the backend cannot say. */
-  GpuResult (*param_size)(CUfunction f, int i, long *size, int *known);
-  GpuResult (*launch)(CUfunction f, const unsigned grid[3], const unsigned block[3],
-                      unsigned shared, CUstream stream, void **params);
-  GpuResult (*stream_create)(CUstream *s);
-  GpuResult (*stream_destroy)(CUstream s);
-  GpuResult (*stream_synchronize)(CUstream s);
-  GpuResult (*event_create)(CUevent *e);
-  GpuResult (*event_destroy)(CUevent e);
-  GpuResult (*event_record)(CUevent e, CUstream s);
-  GpuResult (*event_synchronize)(CUevent e);
-  GpuResult (*event_elapsed)(float *ms, CUevent a, CUevent b);
-} GpuBackend;
-
-extern const GpuBackend gpu_cuda_backend, gpu_cpu_backend;
-/* The backend of this process, chosen at the first GPU call: GPU_BACKEND=cpu or cuda, or
- * the CUDA driver when it finds a device and the CPU otherwise (saying so on stderr). */
-const GpuBackend *gpu_backend(void);
-/* What the backend can say of its last failed launch or module load beyond the code (CPU). */
-const char *gpu_backend_detail(void);
-
-/* the CUDA driver (cuda.c) */
-GpuResult cuda_load(void);               /* dlopen libcuda, cuInit; idempotent */
-const char *cuda_load_message(void);     /* why cuda_load failed, when it did */
-const char *cuda_error_name(int code);   /* NULL when unknown */
-const char *cuda_error_description(int code);
-
-/* ---- NVRTC (nvrtc.c) ---- */
-GpuResult nvrtc_version(int *major, int *minor);
-/* Names the NVRTC that would compile, without opening it where it can (cache keys). */
-GpuResult nvrtc_identity(char *out, size_t n);
-GpuResult nvrtc_compile_cuda(const GpuCompileJob *job, GpuImage *out);
-const char *nvrtc_load_message(void);
-const char *nvrtc_error_name(int code);
-
-/* ---- the on-disk compile cache (cache.c) ---- */
-typedef struct CacheEntry { char *cubin; size_t cubin_size; char **lowered; } CacheEntry;
-/* 1 and the entry for key when the cache has a sound one; 0 otherwise. */
-int cache_load(const char *key, size_t keylen, int nnames, CacheEntry *e);
-void cache_entry_free(CacheEntry *e, int nnames);
-void cache_store(const char *key, size_t keylen, const char *cubin, size_t cubin_size,
-                 char *const *lowered, int nnames);
-
-/* ---- Lua side: errors (errors.c) ---- */
+/* ---- errors (errors.c) ---- */
 #define GPU_ERROR_T "gpu.error"
-/* Raises the error object for a failed result; does not return. */
-int gpu_raise(lua_State *L, GpuResult r, const char *detail);
+/* [-0, +0, e] Raises the error object for a failed result; detail (or else r.detail) goes
+ * into the object's detail or log. Does not return. */
+int errors_raise(lua_State *L, GpuResult r, const char *detail);
 #define GPU_CHECK(L, expr) do { GpuResult r_ = (expr); \
-    if (r_.code != 0) gpu_raise(L, r_, NULL); } while (0)
+    if (r_.code != 0) errors_raise(L, r_, NULL); } while (0)
+/* [-0, +0, v] "attempt to use a freed array", with what (or nothing) in parentheses. */
+int errors_freed(lua_State *L, const char *what);
+/* [-0, +0, -] A cleanup failed where nothing can be raised (__gc): a warning (lua_warning). */
+void errors_warn(lua_State *L, GpuResult r, const char *what);
 void errors_open(lua_State *L);
 
-/* ---- Lua side: device arrays (array.c) ---- */
+/* ---- device arrays (array.c) ---- */
 #define GPU_ARRAY_T "gpu.array"
 typedef struct GpuArray {
   CUdeviceptr ptr;     /* 0 while unallocated, after free, and for size 0 */
@@ -176,45 +102,63 @@ typedef struct GpuArray {
   int device;
   int alive;           /* 0 once freed: any later use raises */
 } GpuArray;
-GpuArray *array_check(lua_State *L, int idx);     /* a live device array */
-GpuArray *array_new(lua_State *L, const GpuShape *s, GpuDtype dt);  /* pushes it */
+GpuArray *array_check(lua_State *L, int idx);                    /* [-0, +0, v] a live device array */
+GpuArray *array_new(lua_State *L, const GpuShape *s, GpuDtype dt);  /* [-0, +1, e] */
 void array_open(lua_State *L);
 
-/* ---- Lua side: host arrays (hostarray.c) ---- */
+/* ---- host arrays (hostarray.c) ---- */
 #define GPU_HOSTARRAY_T "gpu.hostarray"
+#define GPU_PINNEDPOOL_T "gpu.pinnedpool"
 typedef struct HostArray {
   void *data;
   size_t nbytes;
   GpuShape shape;
   GpuDtype dtype;
   size_t capacity;     /* bytes of the buffer, which may be larger (pooled) */
-  int pinned;          /* 1: cuMemHostAlloc; 0: malloc (no driver) */
+  int pinned;          /* 1: the backend's host_alloc; 0: malloc (no driver) */
   int alive;
 } HostArray;
-HostArray *hostarray_test(lua_State *L, int idx);  /* NULL when not a host array */
-HostArray *hostarray_check(lua_State *L, int idx);
-HostArray *hostarray_new(lua_State *L, const GpuShape *s, GpuDtype dt);
+HostArray *hostarray_test(lua_State *L, int idx);   /* [-0, +0, -] NULL when not a host array */
+HostArray *hostarray_check(lua_State *L, int idx);  /* [-0, +0, v] a live host array */
+HostArray *hostarray_new(lua_State *L, const GpuShape *s, GpuDtype dt);   /* [-0, +1, e] */
 void hostarray_open(lua_State *L);
-/* Fills dst (s->size elements of dt) from the (nested) table at idx. */
+/* [-0, +0, e] Fills dst (s->size elements of dt) from the (nested) table at idx. */
 void table_read(lua_State *L, int idx, const GpuShape *s, GpuDtype dt, void *dst);
-void table_shape(lua_State *L, int idx, GpuShape *s);
-void table_push(lua_State *L, const void *src, const GpuShape *s, GpuDtype dt);
+void table_shape(lua_State *L, int idx, GpuShape *s);   /* [-0, +0, e] */
+void table_push(lua_State *L, const void *src, const GpuShape *s, GpuDtype dt);  /* [-0, +1, m] */
+
+/* ---- devices and memory (device.c) ---- */
+#define GPU_DEVICE_T "gpu.device"
+void device_open(lua_State *L);
+/* [-0, +0, -] Tells the collector about kbytes of memory it cannot see. */
+void gc_account(lua_State *L, long kbytes);
+/* [-0, +0, -] The backend's alloc (host = 0, *out a CUdeviceptr) or host_alloc (host = 1,
+ * *out a void *); when memory is full, runs a full collection (which may free arrays Lua
+ * no longer reaches) and tries once more. */
+GpuResult mem_alloc(lua_State *L, int host, void *out, size_t n);
 
 /* ---- the other Lua-visible types ---- */
 #define GPU_STREAM_T "gpu.stream"
 #define GPU_EVENT_T "gpu.event"
 #define GPU_KERNEL_T "gpu.kernel"
-#define GPU_DEVICE_T "gpu.device"
-CUstream stream_check(lua_State *L, int idx);
+#define GPU_PROGRAM_T "gpu.program"
+CUstream stream_check(lua_State *L, int idx);   /* [-0, +0, v] a live stream */
 void stream_open(lua_State *L);
 void event_open(lua_State *L);
-void device_open(lua_State *L);
 void kernel_open(lua_State *L);
-void device_account(lua_State *L, long delta);   /* tells the GC about device bytes */
+void program_open(lua_State *L);
 
-/* ---- embedded files (embed.c) ---- */
-typedef struct EmbeddedFile { const char *name; const char *data; size_t size; } EmbeddedFile;
-const EmbeddedFile *embedded_find(const char *name);
+/* ---- programs (program.c), for kernel.c ---- */
+typedef struct GpuProgram GpuProgram;
+GpuProgram *program_check(lua_State *L, int idx);   /* [-0, +0, v] */
+int program_debug(const GpuProgram *p);
+int program_nnames(const GpuProgram *p);
+/* [-0, +0, e] The function `index` of the program at idx on the current device, compiling
+ * and loading it there first if needed; *origin says where the code came from. */
+CUfunction program_function(lua_State *L, int idx, int index, const char **origin);
+/* [-0, +0, e] The device address of the program's bounds record (debug programs). */
+CUdeviceptr program_oob(const GpuProgram *p, int device);
+int program_compile(lua_State *L);   /* p:compile(); k:compile() calls it too */
 
 int luaopen_gpu(lua_State *L);
 

@@ -14,7 +14,7 @@ HostArray *hostarray_test(lua_State *L, int idx) {
 
 HostArray *hostarray_check(lua_State *L, int idx) {
   HostArray *h = tohostarray(L, idx);
-  if (!h->alive) luaL_error(L, "attempt to use a freed array");
+  if (!h->alive) errors_freed(L, NULL);
   return h;
 }
 
@@ -40,15 +40,18 @@ static PinnedPool *pool_get(lua_State *L) {
   lua_pop(L, 1);
   PinnedPool *p = lua_newuserdatauv(L, sizeof *p, 0);
   memset(p, 0, sizeof *p);
-  luaL_setmetatable(L, "gpu.pinnedpool");
+  luaL_setmetatable(L, GPU_PINNEDPOOL_T);
   lua_rawsetp(L, LUA_REGISTRYINDEX, &POOL_KEY);
   return p;
 }
 
+/* the pool's __gc: a state that closes gives its buffers back */
 static int pool_gc(lua_State *L) {
   PinnedPool *p = lua_touserdata(L, 1);
-  for (int i = 0; i < POOL_SLOTS; i++)
-    if (p->ptr[i]) gpu_backend()->host_free(p->ptr[i]);
+  for (int i = 0; i < POOL_SLOTS; i++) {
+    GpuResult r = p->ptr[i] ? backend_get()->host_free(p->ptr[i]) : GPU_OK;
+    if (r.code) errors_warn(L, r, "freeing pinned host memory");
+  }
   memset(p, 0, sizeof *p);
   p->closed = 1;
   return 0;
@@ -68,8 +71,8 @@ static void *pool_take(PinnedPool *p, size_t n, size_t *cap) {
   return buf;
 }
 
-/* Keeps buf for later, or frees it when the pool is full. */
-static void pool_give(lua_State *L, void *buf, size_t cap) {
+/* Keeps buf for later, or frees it when the pool is full; the backend's result. */
+static GpuResult pool_give(lua_State *L, void *buf, size_t cap) {
   PinnedPool *p = pool_get(L);
   if (!p->closed && p->bytes + cap <= POOL_MAX_BYTES) {
     for (int i = 0; i < POOL_SLOTS; i++)
@@ -77,10 +80,10 @@ static void pool_give(lua_State *L, void *buf, size_t cap) {
         p->ptr[i] = buf;
         p->size[i] = cap;
         p->bytes += cap;
-        return;
+        return GPU_OK;
       }
   }
-  gpu_backend()->host_free(buf);
+  return backend_get()->host_free(buf);
 }
 
 HostArray *hostarray_new(lua_State *L, const GpuShape *s, GpuDtype dt) {
@@ -89,23 +92,19 @@ HostArray *hostarray_new(lua_State *L, const GpuShape *s, GpuDtype dt) {
   luaL_setmetatable(L, GPU_HOSTARRAY_T);
   h->shape = *s;
   h->dtype = dt;
-  h->nbytes = (size_t)s->size * gpu_dtypes[dt].size;
+  h->nbytes = (size_t)s->size * dtypes[dt].size;
   h->alive = 1;
   if (h->nbytes == 0) return h;
   /* pinned when a driver is there (fast copies); plain memory otherwise */
-  if (gpu_backend()->ensure_context().code == 0) {
+  if (backend_get()->ensure_context().code == 0) {
     h->data = pool_take(pool_get(L), h->nbytes, &h->capacity);
     if (h->data == NULL) {
       h->capacity = h->nbytes;
-      GpuResult r = gpu_backend()->host_alloc(&h->data, h->nbytes);
-      if (r.code == CUDA_ERROR_OUT_OF_MEMORY) {
-        lua_gc(L, LUA_GCCOLLECT, 0);
-        r = gpu_backend()->host_alloc(&h->data, h->nbytes);
-      }
-      if (r.code) { h->data = NULL; gpu_raise(L, r, NULL); }
-      device_account(L, (long)(h->nbytes / 1024));
+      GpuResult r = mem_alloc(L, 1, &h->data, h->nbytes);
+      if (r.code) { h->data = NULL; errors_raise(L, r, NULL); }
+      gc_account(L, (long)(h->nbytes / 1024));
     }
-    h->pinned = gpu_backend()->pinned_host;
+    h->pinned = backend_get()->pinned_host;
   } else {
     h->data = malloc(h->nbytes);
     if (h->data == NULL) luaL_error(L, "not enough memory for a host array of %I bytes",
@@ -114,14 +113,27 @@ HostArray *hostarray_new(lua_State *L, const GpuShape *s, GpuDtype dt) {
   return h;
 }
 
-static int hostarray_gc(lua_State *L) {
-  HostArray *h = tohostarray(L, 1);
+/* The one release path; the backend's result. */
+static GpuResult hostarray_release(lua_State *L, HostArray *h) {
+  GpuResult r = GPU_OK;
   if (h->data) {
-    if (h->pinned) pool_give(L, h->data, h->capacity);
+    if (h->pinned) r = pool_give(L, h->data, h->capacity);
     else free(h->data);
   }
   h->data = NULL;
   h->alive = 0;
+  return r;
+}
+
+static int hostarray_gc(lua_State *L) {
+  GpuResult r = hostarray_release(L, tohostarray(L, 1));
+  if (r.code) errors_warn(L, r, "freeing a host array");
+  return 0;
+}
+
+/* h:free() and __close raise what __gc can only warn of */
+static int hostarray_free(lua_State *L) {
+  GPU_CHECK(L, hostarray_release(L, tohostarray(L, 1)));
   return 0;
 }
 
@@ -132,7 +144,7 @@ static void *element(lua_State *L, HostArray *h, int idx) {
                          lua_type(L, idx) == LUA_TNUMBER ? lua_tostring(L, idx) : luaL_typename(L, idx));
   if (i < 1 || i > h->shape.size)
     luaL_error(L, "index %I out of range for a host array of %I elements", i, h->shape.size);
-  return (char *)h->data + (size_t)(i - 1) * gpu_dtypes[h->dtype].size;
+  return (char *)h->data + (size_t)(i - 1) * dtypes[h->dtype].size;
 }
 
 static int hostarray_index(lua_State *L) {
@@ -140,7 +152,7 @@ static int hostarray_index(lua_State *L) {
   if (lua_type(L, 2) == LUA_TSTRING) {
     const char *k = lua_tostring(L, 2);
     if (method_push(L, 1, k)) return 1;
-    if (!h->alive) return luaL_error(L, "attempt to use a freed array");
+    if (!h->alive) return errors_freed(L, NULL);
     if (strcmp(k, "pinned") == 0) lua_pushboolean(L, h->pinned);
     else if (!field_push(L, k, &h->shape, h->dtype))
       return luaL_error(L, "gpu.hostarray has no field or method '%s'", k);
@@ -156,7 +168,7 @@ static int hostarray_newindex(lua_State *L) {
   void *p = element(L, h, 2);
   const char *err = dtype_store(L, 3, h->dtype, p);
   if (err) return luaL_error(L, "cannot store %s in a %s host array: %s",
-                             luaL_tolstring(L, 3, NULL), gpu_dtypes[h->dtype].name, err);
+                             luaL_tolstring(L, 3, NULL), dtypes[h->dtype].name, err);
   return 0;
 }
 
@@ -171,7 +183,6 @@ static int hostarray_totable(lua_State *L) {
   return 1;
 }
 
-static int hostarray_free(lua_State *L) { return hostarray_gc(L); }
 
 /* gpu.host.empty(shape [, dtype]), gpu.host.zeros(shape [, dtype]) */
 static int host_empty(lua_State *L) {
@@ -237,7 +248,7 @@ static const char *element_path(lua_State *L, const int64_t *idx, int depth) {
 /* Reads level `level` of the table on top of the stack into *dst. */
 static void read_level(lua_State *L, const GpuShape *s, int level, GpuDtype dt, char **dst,
                        int64_t *idx) {
-  size_t es = gpu_dtypes[dt].size;
+  size_t es = dtypes[dt].size;
   int64_t n = s->dim[level];
   int t = lua_gettop(L);
   if ((int64_t)lua_rawlen(L, t) != n) {
@@ -268,7 +279,7 @@ static void read_level(lua_State *L, const GpuShape *s, int level, GpuDtype dt, 
                      element_path(L, idx, level));
         const char *v = luaL_tolstring(L, -1, NULL);
         luaL_error(L, "element %s (%s) %s for %s", element_path(L, idx, level), v, err,
-                   gpu_dtypes[dt].name);
+                   dtypes[dt].name);
       }
       p += es;
     }
@@ -290,7 +301,7 @@ static void push_level(lua_State *L, const char **src, const GpuShape *s, int le
   lua_createtable(L, n < 1000000 ? (int)n : 0, 0);
   for (int64_t i = 1; i <= n; i++) {
     if (level + 1 < s->ndim) push_level(L, src, s, level + 1, dt);
-    else { dtype_push(L, dt, *src); *src += gpu_dtypes[dt].size; }
+    else { dtype_push(L, dt, *src); *src += dtypes[dt].size; }
     lua_rawseti(L, -2, i);
   }
 }
@@ -319,13 +330,13 @@ static const luaL_Reg hostarray_meta[] = {
   {"__newindex", hostarray_newindex},
   {"__len", hostarray_len},
   {"__gc", hostarray_gc},
-  {"__close", hostarray_gc},
+  {"__close", hostarray_free},
   {NULL, NULL}
 };
 
 /* Expects the gpu table on top; adds gpu.host. */
 void hostarray_open(lua_State *L) {
-  luaL_newmetatable(L, "gpu.pinnedpool");
+  luaL_newmetatable(L, GPU_PINNEDPOOL_T);
   lua_pushcfunction(L, pool_gc);
   lua_setfield(L, -2, "__gc");
   lua_pop(L, 1);

@@ -1,27 +1,14 @@
-/* kernel.c: programs, kernels and launches.
- *  - A program ("gpu.program") is one source with its options, compiled at first use by
- *    the backend (NVRTC, or the host's C++ compiler) for the current device, or taken from
- *    the disk cache, and loaded as a module; lua/gpu.lua caches programs per
- *    source and options, and each keeps a module per device.
+/* kernel.c: kernels and launches.
  *  - A kernel ("gpu.kernel") is one __global__ function of a program with the parameter
  *    list lua/signature.lua read from its declaration; k[{grid, block}] makes a launcher,
  *    a C closure over the configuration, and calling that marshals the arguments into a
- *    buffer the kernel owns (no allocation per launch) and calls the backend's launch. */
+ *    buffer the kernel owns (no allocation per launch) and calls the backend's launch.
+ *  Programs (the compiled code a kernel belongs to) are program.c's. */
 #include <stdlib.h>
 #include <string.h>
 #include "gpu.h"
 
-#define MAX_DEVICES 16
-#define MAX_OPTIONS 64
-#define ARRAY_ARG_SIZE 56       /* sizeof(gpu::array<T>) in kernels/gpuhost.cuh */
-
-typedef struct GpuProgram {
-  int nnames;
-  int debug;                      /* compiled with GPUHOST_DEBUG: bounds errors reported */
-  CUmodule module[MAX_DEVICES];
-  CUfunction *functions[MAX_DEVICES];
-  CUdeviceptr oob[MAX_DEVICES];   /* the kernel header's __gpuhost_oob record */
-} GpuProgram;
+#define ARRAY_ARG_SIZE 56       /* sizeof(gpu::array<T>): kernels/gpuhost.cuh pins it */
 
 enum { PARAM_SCALAR, PARAM_POINTER, PARAM_ARRAY };
 typedef struct KParam {
@@ -51,6 +38,8 @@ typedef struct GpuLauncher {
  * than looking them up by name; a launcher is a closure over these upvalues. */
 enum { UV_ARRAY_MT = 1, UV_KERNEL_MT };
 enum { LU_CONFIG = 1, LU_KERNEL, LU_STREAM, LU_ARRAY_MT };
+/* a kernel's user values */
+enum { KU_PROGRAM = 1, KU_NAME, KU_LAUNCHER };
 
 static void *fast_udata(lua_State *L, int idx, int uv) {
   void *p = lua_touserdata(L, idx);
@@ -60,187 +49,26 @@ static void *fast_udata(lua_State *L, int idx, int uv) {
   return same ? p : NULL;
 }
 
-#define toprogram(L, i) ((GpuProgram *)luaL_checkudata(L, i, "gpu.program"))
 #define tokernel(L, i) ((GpuKernel *)luaL_checkudata(L, i, GPU_KERNEL_T))
-
-/* gpu._program(spec): spec = {source=, names={...}, options={...}, debug=, prefix=} */
-static int gpu_program(lua_State *L) {
-  luaL_checktype(L, 1, LUA_TTABLE);
-  GpuProgram *p = lua_newuserdatauv(L, sizeof *p, 1);
-  memset(p, 0, sizeof *p);
-  luaL_setmetatable(L, "gpu.program");
-  lua_getfield(L, 1, "names");
-  p->nnames = (int)luaL_len(L, -1);
-  lua_pop(L, 1);
-  lua_getfield(L, 1, "debug");
-  p->debug = lua_toboolean(L, -1);
-  lua_pop(L, 1);
-  lua_pushvalue(L, 1);
-  lua_setiuservalue(L, -2, 1);
-  return 1;
-}
-
-static int program_gc(lua_State *L) {
-  GpuProgram *p = toprogram(L, 1);
-  for (int d = 0; d < MAX_DEVICES; d++) {
-    if (p->module[d]) gpu_backend()->module_unload(p->module[d]);
-    free(p->functions[d]);
-    p->module[d] = NULL;
-    p->functions[d] = NULL;
-  }
-  return 0;
-}
-
-static const char *spec_string(lua_State *L, int spec, const char *field) {
-  lua_getfield(L, spec, field);
-  const char *s = lua_tostring(L, -1);   /* kept alive by the spec table */
-  lua_pop(L, 1);
-  return s;
-}
-
-/* Compiles program p (at idx) for the backend's current target, or takes it from the disk
- * cache. Pushes nothing; fills *img (free with gpu_image_free) and returns where the code
- * came from ("disk" or the compiler). Raises on failure. */
-static const char *program_build(lua_State *L, int idx, GpuImage *img) {
-  const GpuBackend *be = gpu_backend();
-  GpuProgram *p = toprogram(L, idx);
-  int top = lua_gettop(L);
-  lua_getiuservalue(L, idx, 1);
-  int spec = lua_gettop(L);
-  const char *source = spec_string(L, spec, "source");
-  const char *prefix = spec_string(L, spec, "prefix");
-  const EmbeddedFile *hdr = embedded_find("kernels/gpuhost.cuh");
-  const char *opts[MAX_OPTIONS], *names[256];
-  lua_getfield(L, spec, "options");
-  int o = lua_gettop(L), nopts = 0;
-  for (lua_Integer i = 1; i <= luaL_len(L, o) && nopts < MAX_OPTIONS; i++) {
-    lua_geti(L, o, i);
-    opts[nopts++] = lua_tostring(L, -1);
-    lua_pop(L, 1);   /* the string stays alive in the options table */
-  }
-  lua_getfield(L, spec, "names");
-  int nt = lua_gettop(L);
-  int nn = p->nnames < 256 ? p->nnames : 256;
-  for (int i = 0; i < nn; i++) {
-    lua_geti(L, nt, i + 1);
-    names[i] = lua_tostring(L, -1);
-    lua_pop(L, 1);
-  }
-  char arch[64], compiler[4200];
-  GPU_CHECK(L, be->arch(arch, sizeof arch));
-  GPU_CHECK(L, be->compiler_id(compiler, sizeof compiler));
-
-  /* the cache key: everything the compiled code depends on */
-  luaL_Buffer b;
-  luaL_buffinit(L, &b);
-  lua_pushfstring(L, "gpuhost-cache 2\n%s\n%s\n%s\n%s\n", be->name, compiler, arch,
-                  p->debug ? "debug" : "");
-  luaL_addvalue(&b);
-  for (int i = 0; i < nopts; i++) { luaL_addstring(&b, opts[i]); luaL_addchar(&b, '\n'); }
-  luaL_addchar(&b, '\1');
-  for (int i = 0; i < nn; i++) { luaL_addstring(&b, names[i]); luaL_addchar(&b, '\n'); }
-  luaL_addlstring(&b, hdr->data, hdr->size);
-  luaL_addchar(&b, '\0');
-  luaL_addstring(&b, source);
-  luaL_pushresult(&b);
-  size_t keylen;
-  const char *key = lua_tolstring(L, -1, &keylen);
-  CacheEntry e;
-  if (cache_load(key, keylen, nn, &e)) {
-    memset(img, 0, sizeof *img);
-    img->data = e.cubin;
-    img->size = e.cubin_size;
-    img->lowered = e.lowered;
-    lua_settop(L, top);
-    return "disk";
-  }
-  lua_pushfstring(L, "%s%s", prefix ? prefix : "", source);
-  GpuCompileJob job = {
-    .source = lua_tostring(L, -1), .progname = nn > 0 ? names[0] : "kernel",
-    .header = hdr->data, .header_size = hdr->size, .nopts = nopts, .opts = opts,
-    .nnames = nn, .names = names, .debug = p->debug, .arch = arch,
-  };
-  GpuResult r = be->compile(&job, img);
-  if (r.code) {
-    /* copy what we need onto the Lua stack, free, then raise (gpu_raise does not return) */
-    lua_pushstring(L, img->log ? img->log : "");
-    gpu_image_free(img, nn);
-    gpu_raise(L, r, lua_tostring(L, -1));
-  }
-  cache_store(key, keylen, img->data, img->size, img->lowered, nn);
-  lua_settop(L, top);
-  return be == &gpu_cuda_backend ? "nvrtc" : "c++";
-}
-
-/* The function `index` of program p (at idx) on the current device, compiling and loading
- * the program there first if needed. */
-static CUfunction program_function(lua_State *L, int idx, int index, const char **origin) {
-  const GpuBackend *be = gpu_backend();
-  GpuProgram *p = toprogram(L, idx);
-  *origin = "memory";
-  GPU_CHECK(L, be->ensure_context());
-  int dev = be->current_device();
-  if (dev >= MAX_DEVICES) luaL_error(L, "device %d: gpuhost handles %d devices", dev, MAX_DEVICES);
-  if (p->functions[dev] == NULL) {
-    GpuImage img;
-    *origin = program_build(L, idx, &img);
-    CUmodule m;
-    GpuResult r = be->module_load(&m, &img);
-    if (r.code) { gpu_image_free(&img, p->nnames); gpu_raise(L, r, gpu_backend_detail()); }
-    CUfunction *fns = calloc((size_t)p->nnames, sizeof *fns);
-    for (int i = 0; i < p->nnames && r.code == 0; i++)
-      r = be->module_function(&fns[i], m, img.lowered[i]);
-    if (r.code == 0 && p->debug) {
-      size_t n;
-      r = be->module_global(&p->oob[dev], &n, m, "__gpuhost_oob");
-    }
-    gpu_image_free(&img, p->nnames);
-    if (r.code) { free(fns); be->module_unload(m); gpu_raise(L, r, NULL); }
-    p->module[dev] = m;
-    p->functions[dev] = fns;
-  }
-  return p->functions[dev][index];
-}
-
-/* p:compile(): compiles for the current device, or (CUDA without a GPU) for a default
- * architecture, so compile errors show anywhere. Returns the target and where the code
- * came from: "memory" (this process had it), "disk" (the cache), "nvrtc" or "c++". */
-static int program_compile(lua_State *L) {
-  toprogram(L, 1);
-  const GpuBackend *be = gpu_backend();
-  int n;
-  const char *origin;
-  char arch[64];
-  if (be->device_count(&n).code == 0 && n > 0) {
-    program_function(L, 1, 0, &origin);
-  } else {
-    GpuImage img;
-    origin = program_build(L, 1, &img);
-    gpu_image_free(&img, toprogram(L, 1)->nnames);
-  }
-  GPU_CHECK(L, be->arch(arch, sizeof arch));
-  lua_pushstring(L, arch);
-  lua_pushstring(L, origin);
-  return 2;
-}
 
 /* ---- kernels ---- */
 
 /* gpu._kernel(program, index, params, name): params = {{kind=, dtype=, name=, ctype=}, ...} */
 static int gpu_kernel(lua_State *L) {
-  GpuProgram *p = toprogram(L, 1);
-  int index = (int)luaL_checkinteger(L, 2);
+  GpuProgram *p = program_check(L, 1);
+  lua_Integer index = luaL_checkinteger(L, 2);
   luaL_checktype(L, 3, LUA_TTABLE);
   luaL_checkstring(L, 4);
-  if (index < 1 || index > p->nnames) return luaL_argerror(L, 2, "no such kernel");
-  int n = (int)luaL_len(L, 3);
+  if (index < 1 || index > program_nnames(p)) return luaL_argerror(L, 2, "no such kernel");
+  lua_Integer n = luaL_len(L, 3);
+  if (n < 0 || n > 4096) return luaL_argerror(L, 3, "a kernel takes at most 4096 parameters");
   size_t size = sizeof(GpuKernel) + (size_t)n * (sizeof(KParam) + sizeof(void *) + ARRAY_ARG_SIZE);
   GpuKernel *k = lua_newuserdatauv(L, size, 3);   /* program, name, last launcher */
   memset(k, 0, size);
   luaL_setmetatable(L, GPU_KERNEL_T);
-  k->index = index - 1;
-  k->debug = p->debug;
-  k->nparams = n;
+  k->index = (int)index - 1;
+  k->debug = program_debug(p);
+  k->nparams = (int)n;
   k->device = -1;
   k->params = (KParam *)(k + 1);
   k->argv = (void **)(k->params + n);
@@ -264,31 +92,30 @@ static int gpu_kernel(lua_State *L) {
     k->argv[i] = k->argbuf + (size_t)i * ARRAY_ARG_SIZE;
   }
   lua_pushvalue(L, 1);
-  lua_setiuservalue(L, -2, 1);
+  lua_setiuservalue(L, -2, KU_PROGRAM);
   lua_pushvalue(L, 4);
-  lua_setiuservalue(L, -2, 2);
+  lua_setiuservalue(L, -2, KU_NAME);
   return 1;
 }
 
+/* [-0, +1, -] The name of the kernel at idx, left on the stack (for messages). */
 static const char *kernel_name(lua_State *L, int idx) {
-  lua_getiuservalue(L, idx, 2);
-  const char *s = lua_tostring(L, -1);
-  lua_pop(L, 1);   /* the kernel keeps the string alive */
-  return s;
+  lua_getiuservalue(L, idx, KU_NAME);
+  return lua_tostring(L, -1);
 }
 
 /* The compiled function of kernel k (at idx) for the current device; checks once per
  * device that the parameter list we read matches what the compiler produced. */
 static CUfunction kernel_function(lua_State *L, int idx, GpuKernel *k, int dev) {
   if (k->device >= 0 && k->device == dev) return k->function;
-  lua_getiuservalue(L, idx, 1);
+  lua_getiuservalue(L, idx, KU_PROGRAM);
   const char *origin;
   CUfunction f = program_function(L, lua_gettop(L), k->index, &origin);
   lua_pop(L, 1);
   for (int i = 0; i <= k->nparams; i++) {
     long size;
     int known;
-    GPU_CHECK(L, gpu_backend()->param_size(f, i, &size, &known));
+    GPU_CHECK(L, backend_get()->param_size(f, i, &size, &known));
     if (!known) break;
     if (i == k->nparams) {
       if (size >= 0)
@@ -298,14 +125,14 @@ static CUfunction kernel_function(lua_State *L, int idx, GpuKernel *k, int dev) 
     }
     KParam *q = &k->params[i];
     long want = q->kind == PARAM_ARRAY ? ARRAY_ARG_SIZE
-              : q->kind == PARAM_POINTER ? (long)sizeof(void *) : (long)gpu_dtypes[q->dtype].size;
+              : q->kind == PARAM_POINTER ? (long)sizeof(void *) : (long)dtypes[q->dtype].size;
     if (size != want)
       luaL_error(L, "kernel '%s': parameter %d (%s %s) is %d bytes in the compiled kernel, "
                  "not %d as its declaration reads", kernel_name(L, idx), i + 1, q->ctype,
                  q->name, (int)size, (int)want);
   }
   k->function = f;
-  k->device = gpu_backend()->current_device();   /* program_function made one current */
+  k->device = backend_get()->current_device();   /* program_function made one current */
   return f;
 }
 
@@ -335,12 +162,12 @@ static void marshal(lua_State *L, int kidx, GpuKernel *k, int first, int nargs, 
     }
     GpuArray *a = fast_udata(L, idx, LU_ARRAY_MT);
     if (a == NULL) bad_array_arg(L, idx, kernel_name(L, kidx), i + 1, q);
-    if (!a->alive) luaL_error(L, "attempt to use a freed array (kernel '%s' argument %d)",
-                              kernel_name(L, kidx), i + 1);
+    if (!a->alive) errors_freed(L, lua_pushfstring(L, "kernel '%s' argument %d",
+                                                   kernel_name(L, kidx), i + 1));
     if (q->dtype >= 0 && (int)a->dtype != q->dtype)
       luaL_error(L, "kernel '%s' argument %d (%s %s) is a %s array; the kernel takes %s",
-                 kernel_name(L, kidx), i + 1, q->ctype, q->name, gpu_dtypes[a->dtype].name,
-                 gpu_dtypes[q->dtype].name);
+                 kernel_name(L, kidx), i + 1, q->ctype, q->name, dtypes[a->dtype].name,
+                 dtypes[q->dtype].name);
     if (a->device != dev)
       luaL_error(L, "kernel '%s' argument %d (%s) lives on device %d, not the current device %d",
                  kernel_name(L, kidx), i + 1, q->name, a->device, dev);
@@ -380,14 +207,14 @@ static void read_dims(lua_State *L, int idx, const char *what, unsigned out[3]) 
 
 /* The launch after a debug kernel: waits, and raises the first out-of-range access. */
 static void check_bounds(lua_State *L, int kidx) {
-  lua_getiuservalue(L, kidx, 1);
-  GpuProgram *p = toprogram(L, -1);
+  lua_getiuservalue(L, kidx, KU_PROGRAM);
+  GpuProgram *p = program_check(L, -1);
   lua_pop(L, 1);
-  int dev = gpu_backend()->current_device();
+  CUdeviceptr oob = program_oob(p, backend_get()->current_device());
   uint64_t rec[4];
-  GPU_CHECK(L, gpu_backend()->dtoh(rec, p->oob[dev], sizeof rec));
+  GPU_CHECK(L, backend_get()->dtoh(rec, oob, sizeof rec));
   if (rec[0] == 0) return;
-  GPU_CHECK(L, gpu_backend()->memset0(p->oob[dev], sizeof rec));
+  GPU_CHECK(L, backend_get()->memset0(oob, sizeof rec));
   luaL_error(L, "kernel '%s': index %I out of range for an array of %I elements "
              "(block %I, thread %I)", kernel_name(L, kidx), (lua_Integer)rec[1],
              (lua_Integer)rec[2], (lua_Integer)(rec[3] >> 32), (lua_Integer)(rec[3] & 0xffffffffu));
@@ -395,13 +222,13 @@ static void check_bounds(lua_State *L, int kidx) {
 
 static void kernel_launch(lua_State *L, int kidx, GpuKernel *k, const GpuLauncher *g,
                           CUstream stream, int first, int nargs) {
-  const GpuBackend *be = gpu_backend();   /* asked once a launch */
+  const GpuBackend *be = backend_get();   /* asked once a launch */
   CUfunction f = kernel_function(L, kidx, k, be->current_device());
   marshal(L, kidx, k, first, nargs, be->current_device());
   GpuResult r = be->launch(f, g->grid, g->block, g->shared, stream, k->argv);
   if (r.code) {
-    const char *more = gpu_backend_detail();
-    gpu_raise(L, r, more ? lua_pushfstring(L, "kernel '%s' %s", kernel_name(L, kidx), more)
+    const char *more = r.detail;   /* copied before anything else calls the backend */
+    errors_raise(L, r, more ? lua_pushfstring(L, "kernel '%s' %s", kernel_name(L, kidx), more)
                          : kernel_name(L, kidx));
   }
   if (k->debug) check_bounds(L, kidx);
@@ -417,56 +244,75 @@ static int launcher_call(lua_State *L) {
   return 0;
 }
 
+/* The stack slots of kernel_index once it has read a configuration. */
+enum { KI_KERNEL = 1, KI_CONFIG, KI_GRID, KI_BLOCK, KI_SHARED, KI_STREAM, KI_LAST };
+
+/* [-0, +0, e] Reads the configuration table at KI_CONFIG into *c, leaving its fields in
+ * the slots KI_GRID .. KI_STREAM. */
+static void read_config(lua_State *L, GpuLauncher *c) {
+  memset(c, 0, sizeof *c);
+  lua_settop(L, KI_CONFIG);
+  lua_rawgeti(L, KI_CONFIG, 1);
+  lua_rawgeti(L, KI_CONFIG, 2);
+  if (lua_isnil(L, KI_GRID) || lua_isnil(L, KI_BLOCK))
+    luaL_error(L, "launch configuration must be {grid, block}");
+  read_dims(L, KI_GRID, "grid", c->grid);
+  read_dims(L, KI_BLOCK, "block", c->block);
+  if (lua_getfield(L, KI_CONFIG, "shared") != LUA_TNIL) {
+    int64_t shared = size_check(L, KI_SHARED, "shared memory size");
+    if (shared > 0xffffffffLL)
+      luaL_error(L, "shared memory size is too large: %I bytes", (lua_Integer)shared);
+    c->shared = (unsigned)shared;
+  }
+  if (lua_getfield(L, KI_CONFIG, "stream") != LUA_TNIL) {
+    stream_check(L, KI_STREAM);
+    c->has_stream = 1;
+  }
+}
+
+/* Is the kernel's last launcher (at KI_LAST) one for configuration c? */
+static int same_launcher(lua_State *L, const GpuLauncher *c) {
+  lua_getupvalue(L, KI_LAST, LU_CONFIG);
+  const GpuLauncher *last = lua_touserdata(L, -1);
+  lua_pop(L, 1);
+  if (memcmp(last->grid, c->grid, sizeof c->grid) != 0 ||
+      memcmp(last->block, c->block, sizeof c->block) != 0 || last->shared != c->shared ||
+      last->has_stream != c->has_stream)
+    return 0;
+  if (!c->has_stream) return 1;
+  lua_getupvalue(L, KI_LAST, LU_STREAM);
+  int same = lua_rawequal(L, -1, KI_STREAM);
+  lua_pop(L, 1);
+  return same;
+}
+
 /* k[config]: a launcher; config = {grid, block, shared = bytes, stream = s}. The kernel
  * keeps its last launcher and gives it again for the same configuration, so a loop of
  * k[{g, b}](...) makes no launcher after the first. */
 static int kernel_index(lua_State *L) {
-  if (fast_udata(L, 1, UV_KERNEL_MT) == NULL) tokernel(L, 1);   /* raises */
-  if (lua_type(L, 2) == LUA_TSTRING) {
-    const char *key = lua_tostring(L, 2);
-    if (strcmp(key, "name") == 0) { lua_getiuservalue(L, 1, 2); return 1; }
-    if (method_push(L, 1, key)) return 1;
+  if (fast_udata(L, KI_KERNEL, UV_KERNEL_MT) == NULL) tokernel(L, KI_KERNEL);   /* raises */
+  if (lua_type(L, KI_CONFIG) == LUA_TSTRING) {
+    const char *key = lua_tostring(L, KI_CONFIG);
+    if (strcmp(key, "name") == 0) { lua_getiuservalue(L, KI_KERNEL, KU_NAME); return 1; }
+    if (method_push(L, KI_KERNEL, key)) return 1;
     return luaL_error(L, "gpu.kernel has no field or method '%s'", key);
   }
-  if (!lua_istable(L, 2))
-    return luaL_error(L, "launch configuration must be {grid, block}, got %s", luaL_typename(L, 2));
+  if (!lua_istable(L, KI_CONFIG))
+    return luaL_error(L, "launch configuration must be {grid, block}, got %s",
+                      luaL_typename(L, KI_CONFIG));
   GpuLauncher c;
-  memset(&c, 0, sizeof c);
-  lua_settop(L, 2);
-  lua_rawgeti(L, 2, 1);
-  lua_rawgeti(L, 2, 2);
-  if (lua_isnil(L, 3) || lua_isnil(L, 4))
-    return luaL_error(L, "launch configuration must be {grid, block}");
-  read_dims(L, 3, "grid", c.grid);
-  read_dims(L, 4, "block", c.block);
-  if (lua_getfield(L, 2, "shared") != LUA_TNIL)
-    c.shared = (unsigned)size_check(L, 5, "shared memory size");
-  if (lua_getfield(L, 2, "stream") != LUA_TNIL) {   /* slot 6 */
-    stream_check(L, 6);
-    c.has_stream = 1;
-  }
-  /* the last launcher, if it is the same */
-  if (lua_getiuservalue(L, 1, 3) == LUA_TFUNCTION) {   /* slot 7 */
-    lua_getupvalue(L, 7, LU_CONFIG);
-    GpuLauncher *last = lua_touserdata(L, -1);
-    lua_pop(L, 1);
-    if (memcmp(last->grid, c.grid, sizeof c.grid) == 0 &&
-        memcmp(last->block, c.block, sizeof c.block) == 0 && last->shared == c.shared &&
-        last->has_stream == c.has_stream) {
-      if (!c.has_stream) return 1;
-      lua_getupvalue(L, 7, LU_STREAM);
-      if (lua_rawequal(L, -1, 6)) { lua_pop(L, 1); return 1; }
-    }
-  }
-  lua_settop(L, 6);
+  read_config(L, &c);
+  if (lua_getiuservalue(L, KI_KERNEL, KU_LAUNCHER) == LUA_TFUNCTION && same_launcher(L, &c))
+    return 1;
+  lua_settop(L, KI_STREAM);
   GpuLauncher *g = lua_newuserdatauv(L, sizeof *g, 0);
   *g = c;
-  lua_pushvalue(L, 1);
-  lua_pushvalue(L, 6);
+  lua_pushvalue(L, KI_KERNEL);
+  lua_pushvalue(L, KI_STREAM);
   lua_pushvalue(L, lua_upvalueindex(UV_ARRAY_MT));
-  lua_pushcclosure(L, launcher_call, 4);
+  lua_pushcclosure(L, launcher_call, 4);   /* upvalues: LU_CONFIG .. LU_ARRAY_MT */
   lua_pushvalue(L, -1);
-  lua_setiuservalue(L, 1, 3);
+  lua_setiuservalue(L, KI_KERNEL, KU_LAUNCHER);
   return 1;
 }
 
@@ -478,7 +324,7 @@ static int kernel_call(lua_State *L) {
 /* k:compile(): compiles now (see program_compile); returns the architecture */
 static int kernel_compile(lua_State *L) {
   tokernel(L, 1);
-  lua_getiuservalue(L, 1, 1);
+  lua_getiuservalue(L, 1, KU_PROGRAM);
   lua_replace(L, 1);
   return program_compile(L);
 }
@@ -489,7 +335,6 @@ static int kernel_tostring(lua_State *L) {
 }
 
 static const luaL_Reg kernel_funcs[] = {
-  {"_program", gpu_program},
   {"_kernel", gpu_kernel},
   {NULL, NULL}
 };
@@ -502,14 +347,6 @@ static const luaL_Reg kernel_methods[] = {
 /* Expects the gpu table on top (and array_open done). */
 void kernel_open(lua_State *L) {
   luaL_setfuncs(L, kernel_funcs, 0);
-  luaL_newmetatable(L, "gpu.program");
-  lua_pushcfunction(L, program_gc);
-  lua_setfield(L, -2, "__gc");
-  lua_pushcfunction(L, program_compile);
-  lua_setfield(L, -2, "compile");
-  lua_pushvalue(L, -1);
-  lua_setfield(L, -2, "__index");
-  lua_pop(L, 1);
   luaL_newmetatable(L, GPU_KERNEL_T);
   luaL_getmetatable(L, GPU_ARRAY_T);
   lua_pushvalue(L, -2);

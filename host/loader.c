@@ -114,16 +114,3 @@ void loader_open(lua_State *L) {
   lua_rawseti(L, -2, 2);
   lua_pop(L, 2);
 }
-
-int gpu_rewrite(lua_State *L) {
-  size_t len, n;
-  const char *s = luaL_checklstring(L, 1, &len);
-  char *r = launch_rewrite(s, len, &n);
-  if (r == NULL) {
-    lua_settop(L, 1);
-    return 1;
-  }
-  lua_pushlstring(L, r, n);
-  free(r);
-  return 1;
-}

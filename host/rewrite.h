@@ -15,6 +15,4 @@ int gpuhost_loadbuffer(lua_State *L, const char *buf, size_t len, const char *ch
 int gpuhost_loadfile(lua_State *L, const char *filename, const char *mode);
 /* Makes loadfile, dofile and require's Lua-file searcher read the launch spelling. */
 void loader_open(lua_State *L);
-/* gpu.rewrite(source): the source as gpuhost reads it */
-int gpu_rewrite(lua_State *L);
 #endif

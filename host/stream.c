@@ -14,25 +14,37 @@ CUstream stream_check(lua_State *L, int idx) {
 /* gpu.stream(): a new stream; it orders with the default stream as CUDA's blocking
  * streams do, so a:tohost() still waits for its work */
 static int gpu_stream(lua_State *L) {
-  GPU_CHECK(L, gpu_backend()->ensure_context());
+  GPU_CHECK(L, backend_get()->ensure_context());
   GpuStream *s = lua_newuserdatauv(L, sizeof *s, 0);
   s->s = NULL;
   s->alive = 0;
   luaL_setmetatable(L, GPU_STREAM_T);
-  GPU_CHECK(L, gpu_backend()->stream_create(&s->s));
+  GPU_CHECK(L, backend_get()->stream_create(&s->s));
   s->alive = 1;
   return 1;
 }
 
 static int stream_synchronize(lua_State *L) {
-  GPU_CHECK(L, gpu_backend()->stream_synchronize(stream_check(L, 1)));
+  GPU_CHECK(L, backend_get()->stream_synchronize(stream_check(L, 1)));
   return 0;
 }
 
-static int stream_gc(lua_State *L) {
-  GpuStream *s = tostream(L, 1);
-  if (s->alive) gpu_backend()->stream_destroy(s->s);
+/* The one release path; idempotent. */
+static GpuResult stream_release(GpuStream *s) {
+  GpuResult r = s->alive ? backend_get()->stream_destroy(s->s) : GPU_OK;
   s->alive = 0;
+  return r;
+}
+
+static int stream_gc(lua_State *L) {
+  GpuResult r = stream_release(tostream(L, 1));
+  if (r.code) errors_warn(L, r, "destroying a stream");
+  return 0;
+}
+
+/* s:destroy() and __close raise what __gc can only warn of */
+static int stream_destroy(lua_State *L) {
+  GPU_CHECK(L, stream_release(tostream(L, 1)));
   return 0;
 }
 
@@ -43,7 +55,7 @@ static const luaL_Reg stream_funcs[] = {
 
 static const luaL_Reg stream_methods[] = {
   {"synchronize", stream_synchronize},
-  {"destroy", stream_gc},
+  {"destroy", stream_destroy},
   {NULL, NULL}
 };
 
@@ -55,7 +67,7 @@ void stream_open(lua_State *L) {
   lua_setfield(L, -2, "__index");
   lua_pushcfunction(L, stream_gc);
   lua_setfield(L, -2, "__gc");
-  lua_pushcfunction(L, stream_gc);
+  lua_pushcfunction(L, stream_destroy);
   lua_setfield(L, -2, "__close");
   lua_pop(L, 1);
 }

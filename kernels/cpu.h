@@ -1,6 +1,6 @@
 // cpu.h: what the CPU backend includes before a kernel source so that the host's C++
 // compiler reads CUDA C: the qualifiers, the thread indices, barriers and warp functions
-// (which call the runtime in host/cpu.c), atomics, intrinsics and vector types. Each thread
+// (which call the runtime in host/cpu/sched.c), atomics, intrinsics and vector types. Each thread
 // of a block runs the kernel function on a fiber of the worker that runs the block, so
 // `__shared__` (a `static thread_local`) is one copy per block, and the indices live in a
 // thread-local struct the runtime writes before each thread runs.
@@ -17,6 +17,7 @@
 #include <ctime>
 #include <type_traits>
 #include <utility>
+#include "gpuhost_cpu_abi.h"
 
 #define __global__
 #define __device__
@@ -36,7 +37,7 @@
 #define GPUHOST_CPU 1
 
 // ---- indices ----
-struct uint3 { unsigned int x, y, z; };
+typedef gpuhost_uint3 uint3;
 struct dim3 {
   unsigned int x, y, z;
   constexpr dim3(unsigned int x_ = 1, unsigned int y_ = 1, unsigned int z_ = 1) : x(x_), y(y_), z(z_) {}
@@ -44,9 +45,8 @@ struct dim3 {
   constexpr operator uint3() const { return uint3{x, y, z}; }
 };
 
-// The indices of the running thread: host/cpu.c defines this (GpuhostThreadState there) in
-// the static TLS of the process, so reading it is one %fs-relative load, not a call.
-struct gpuhost_thread_state { uint3 thread, block, block_dim, grid_dim; };
+// The indices of the running thread (gpuhost_cpu_abi.h): host/cpu/pool.c defines them in
+// the static TLS of the process, so reading one is one %fs-relative load, not a call.
 extern "C" {
 extern __thread gpuhost_thread_state gpuhost_tls __attribute__((tls_model("initial-exec")));
 }
@@ -56,21 +56,13 @@ extern __thread gpuhost_thread_state gpuhost_tls __attribute__((tls_model("initi
 #define gridDim (gpuhost_tls.grid_dim)
 #define warpSize 32
 
-// ---- the runtime (host/cpu.c's GpuhostCpuRuntime) ----
-struct gpuhost_runtime {
-  int (*barrier)(int op, int pred);
-  unsigned long long (*warp)(int op, unsigned mask, unsigned long long value, int arg, int width);
-  void *(*dynamic_shared)(void);
-  void (*unsupported)(const char *what);
-};
+// ---- the runtime (gpuhost_cpu_abi.h's gpuhost_runtime, given at load) ----
 extern "C" const gpuhost_runtime *gpuhost_rt;
-enum { GPUHOST_SHFL_IDX, GPUHOST_SHFL_UP, GPUHOST_SHFL_DOWN, GPUHOST_SHFL_XOR, GPUHOST_BALLOT,
-       GPUHOST_ANY, GPUHOST_ALL, GPUHOST_SYNCWARP, GPUHOST_ACTIVEMASK };
 
-inline void __syncthreads() { gpuhost_rt->barrier(0, 0); }
-inline int __syncthreads_count(int p) { return gpuhost_rt->barrier(1, p); }
-inline int __syncthreads_and(int p) { return gpuhost_rt->barrier(2, p); }
-inline int __syncthreads_or(int p) { return gpuhost_rt->barrier(3, p); }
+inline void __syncthreads() { gpuhost_rt->barrier(GPUHOST_SYNC, 0); }
+inline int __syncthreads_count(int p) { return gpuhost_rt->barrier(GPUHOST_SYNC_COUNT, p); }
+inline int __syncthreads_and(int p) { return gpuhost_rt->barrier(GPUHOST_SYNC_AND, p); }
+inline int __syncthreads_or(int p) { return gpuhost_rt->barrier(GPUHOST_SYNC_OR, p); }
 inline void __syncwarp(unsigned mask = 0xffffffffu) { gpuhost_rt->warp(GPUHOST_SYNCWARP, mask, 0, 0, 32); }
 inline void *gpuhost_dynamic_shared() { return gpuhost_rt->dynamic_shared(); }
 
@@ -268,16 +260,7 @@ inline uint3 make_uint3(unsigned x, unsigned y, unsigned z) { return uint3{x, y,
 extern "C" const gpuhost_runtime *gpuhost_rt = nullptr;
 extern "C" void gpuhost_cpu_bind(const gpuhost_runtime *rt) { gpuhost_rt = rt; }
 
-// The block's bookkeeping, shared with host/cpu.c (GpuhostBlock there): the threads are
-// taken in order by whichever fiber runs the loop below.
-struct gpuhost_block {
-  int next_unstarted, nthreads, finished, current;
-  unsigned char *done;
-  unsigned bx, by;
-};
-
 namespace gpuhost_cpu {
-struct entry { void (*run)(gpuhost_block *, void **); int nparams; const long *sizes; };
 template <class F> struct signature;
 template <class... A> struct signature<void (*)(A...)> {
   static constexpr int count = sizeof...(A);
@@ -308,7 +291,7 @@ inline void run_threads(void (*f)(A...), gpuhost_block *b, void **a) {
     b->finished++;
   }
 }
-template <class F> inline entry make_entry(void (*run)(gpuhost_block *, void **)) {
-  return entry{run, signature<F>::count, signature<F>::sizes};
+template <class F> inline gpuhost_entry make_entry(void (*run)(gpuhost_block *, void **)) {
+  return gpuhost_entry{run, signature<F>::count, signature<F>::sizes};
 }
 }  // namespace gpuhost_cpu

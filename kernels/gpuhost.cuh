@@ -76,6 +76,10 @@ struct array {
   __device__ T *ptr() const { return data; }   // the raw pointer: no checks past here
 };
 
+// The host writes an array argument as these 56 bytes (host/kernel.c, ARRAY_ARG_SIZE).
+static_assert(sizeof(array<char>) == 56 && sizeof(array<double>) == 56,
+              "gpu::array<T> must be laid out as host/kernel.c writes it");
+
 // gpu::grid(n): x, y, z global thread indices; converts to the x index, so
 // `long long i = gpu::grid(1);` reads like numba's cuda.grid(1).
 struct position {

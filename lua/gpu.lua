@@ -5,7 +5,7 @@
 local gpu = ...
 
 local function embedded(name)
-  return assert(load(gpu._embedded(name), "=[gpu] " .. name))()
+  return assert(load(gpu._embedded(name), "=[gpu] " .. name))(gpu)
 end
 local signature = embedded("lua/signature.lua")
 local format = embedded("lua/format.lua")
@@ -13,9 +13,17 @@ local format = embedded("lua/format.lua")
 gpu._meta.array.__tostring = format.array
 gpu._meta.hostarray.__tostring = format.hostarray
 
-gpu.dtypes = {"float32", "float64", "int8", "int16", "int32", "int64",
-              "uint8", "uint16", "uint32", "uint64", "bool"}
-for _, d in ipairs(gpu.dtypes) do gpu[d] = d end
+-- dtypes: names, aliases and the C spelling gpuhost's own kernels use, from the one table
+-- (host/gpu.h)
+gpu.dtypes = {}
+local ctype_of, canonical = {}, {}
+for i, d in ipairs(gpu._dtypes) do
+  gpu.dtypes[i] = d.name
+  gpu[d.name] = d.name
+  ctype_of[d.name] = d.ctype
+  canonical[d.name] = d.name
+  for _, a in ipairs(d.aliases) do canonical[a] = d.name end
+end
 
 ------------------------------------------------------------------------------------
 -- kernels
@@ -186,11 +194,6 @@ end
 ------------------------------------------------------------------------------------
 -- constructors and random numbers, on kernels/builtin.cu
 
-local ctype_of = {float32 = "float", float64 = "double", int8 = "signed char",
-                  int16 = "short", int32 = "int", int64 = "long long", uint8 = "unsigned char",
-                  uint16 = "unsigned short", uint32 = "unsigned int",
-                  uint64 = "unsigned long long", bool = "bool"}
-
 local builtin
 local function builtins()
   if not builtin then
@@ -210,12 +213,11 @@ local function config(n)
 end
 
 local function dtype_name(dtype, level)
-  dtype = dtype or "float32"
-  if dtype == "double" then dtype = "float64" end
-  if not ctype_of[dtype] then
+  local name = canonical[dtype or "float32"]
+  if not name then
     error(("unknown dtype '%s' (%s)"):format(tostring(dtype), table.concat(gpu.dtypes, ", ")), level)
   end
-  return dtype
+  return name
 end
 
 -- gpu.full(shape, value [, dtype])

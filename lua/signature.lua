@@ -5,23 +5,12 @@
 -- expression ("scale<float>").
 local M = {}
 
--- C type spellings of each dtype
-local ctypes = {
-  float = "float32", double = "float64",
-  ["char"] = "int8", ["signed char"] = "int8", int8_t = "int8",
-  ["unsigned char"] = "uint8", uint8_t = "uint8",
-  short = "int16", ["short int"] = "int16", ["signed short"] = "int16", int16_t = "int16",
-  ["unsigned short"] = "uint16", ["unsigned short int"] = "uint16", uint16_t = "uint16",
-  int = "int32", signed = "int32", ["signed int"] = "int32", int32_t = "int32",
-  unsigned = "uint32", ["unsigned int"] = "uint32", uint32_t = "uint32",
-  long = "int64", ["long int"] = "int64", ["long long"] = "int64", ["long long int"] = "int64",
-  ["signed long"] = "int64", ["signed long long"] = "int64", int64_t = "int64",
-  ptrdiff_t = "int64", intptr_t = "int64",
-  ["unsigned long"] = "uint64", ["unsigned long int"] = "uint64",
-  ["unsigned long long"] = "uint64", ["unsigned long long int"] = "uint64",
-  uint64_t = "uint64", size_t = "uint64", uintptr_t = "uint64",
-  bool = "bool",
-}
+-- C type spellings of each dtype: the spellings of host/gpu.h's dtype table
+local gpu = ...
+local ctypes = {}
+for _, d in ipairs(gpu._dtypes) do
+  for _, c in ipairs(d.spellings) do ctypes[c] = d.name end
+end
 M.ctypes = ctypes
 
 -- words that are part of a type spelling, never a parameter's name

@@ -7,7 +7,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <nvrtc.h>
-#include "gpu.h"
+#include "cuda_internal.h"
+#include "util.h"
 
 #define NVRTC_FUNCS(X) \
   X(nvrtcVersion, (int *, int *)) \
@@ -25,11 +26,10 @@
 
 #define DECLARE(name, args) __typeof__(name) *name;
 static struct { NVRTC_FUNCS(DECLARE) } nv;
-static int loaded;
-static GpuResult load_result;
-static char load_message[1024];
+static Library lib;
 
 static const char *cuda_include_dir(void);
+static GpuResult nvrtc_version(int *major, int *minor);
 
 static const char *cuda_home(void) {
   const char *h = getenv("CUDA_HOME");
@@ -37,35 +37,30 @@ static const char *cuda_home(void) {
 }
 
 static GpuResult nvrtc_load(void) {
-  if (loaded) return GPU_OK;
-  if (load_result.code) return load_result;
+  if (lib.loaded) return GPU_OK;
+  if (lib.result.code) return lib.result;
   char path[4][512];
   snprintf(path[0], sizeof path[0], "libnvrtc.so.13");
   snprintf(path[1], sizeof path[1], "libnvrtc.so.12");
   snprintf(path[2], sizeof path[2], "%s/lib64/libnvrtc.so", cuda_home());
   snprintf(path[3], sizeof path[3], "/usr/local/cuda/lib64/libnvrtc.so");
-  void *lib = NULL;
+  void *dl = NULL;
   char first_error[400] = "";
-  for (int i = 0; i < 4 && lib == NULL; i++) {
-    lib = dlopen(path[i], RTLD_NOW | RTLD_LOCAL);
-    if (lib == NULL && i == 0) snprintf(first_error, sizeof first_error, "%s", dlerror());
+  for (int i = 0; i < 4 && dl == NULL; i++) {
+    dl = dlopen(path[i], RTLD_NOW | RTLD_LOCAL);
+    if (dl == NULL && i == 0) snprintf(first_error, sizeof first_error, "%s", dlerror());
   }
-  if (lib == NULL) {
-    snprintf(load_message, sizeof load_message,
-             "NVRTC (libnvrtc.so.13, libnvrtc.so.12, %s) could not be loaded (%s); "
-             "install the CUDA toolkit or set CUDA_HOME", path[2], first_error);
-    load_result = (GpuResult){GPU_ERR_NO_NVRTC, GPU_SRC_HOST, "dlopen(\"libnvrtc.so\")"};
-    return load_result;
-  }
+  if (dl == NULL)
+    return library_fail(&lib, GPU_ERR_NO_NVRTC, GPU_SRC_HOST, "dlopen(\"libnvrtc.so\")",
+                        "NVRTC (libnvrtc.so.13, libnvrtc.so.12, %s) could not be loaded (%s); "
+                        "install the CUDA toolkit or set CUDA_HOME", path[2], first_error);
 #define FETCH(name, args) \
-  if ((*(void **)&nv.name = dlsym(lib, #name)) == NULL) { \
-    snprintf(load_message, sizeof load_message, "NVRTC has no %s: it is too old", #name); \
-    load_result = (GpuResult){GPU_ERR_NO_SYMBOL, GPU_SRC_HOST, "dlsym(\"" #name "\")"}; \
-    return load_result; \
-  }
+  if ((*(void **)&nv.name = dlsym(dl, #name)) == NULL) \
+    return library_fail(&lib, GPU_ERR_NO_SYMBOL, GPU_SRC_HOST, "dlsym(\"" #name "\")", \
+                        "NVRTC has no %s: it is too old", #name);
   NVRTC_FUNCS(FETCH)
 #undef FETCH
-  loaded = 1;
+  lib.loaded = 1;
   return GPU_OK;
 }
 
@@ -86,20 +81,19 @@ static int file_id(const char *path, char *out, size_t n) {
 
 /* the first library path in /etc/ld.so.cache that ends with "/soname" */
 static int ldcache_find(const char *soname, char *out, size_t n) {
-  FILE *f = fopen("/etc/ld.so.cache", "rb");
-  if (f == NULL) return 0;
-  static char data[1 << 22];
-  size_t len = fread(data, 1, sizeof data - 1, f);
-  fclose(f);
-  data[len] = '\0';
+  size_t len;
+  char *data = file_read("/etc/ld.so.cache", &len);
+  if (data == NULL) return 0;
   size_t sl = strlen(soname);
-  for (size_t i = 0; i < len; ) {
+  int found = 0;
+  for (size_t i = 0; i < len && !found; ) {
     size_t l = strlen(data + i);
     if (data[i] == '/' && l > sl && data[i + l - sl - 1] == '/' && strcmp(data + i + l - sl, soname) == 0)
-      return file_id(data + i, out, n);
+      found = file_id(data + i, out, n);
     i += l + 1;
   }
-  return 0;
+  free(data);
+  return found;
 }
 
 static int search_soname(const char *soname, char *out, size_t n) {
@@ -135,68 +129,86 @@ GpuResult nvrtc_identity(char *out, size_t n) {
   return r;
 }
 
-const char *nvrtc_load_message(void) { return load_message[0] ? load_message : NULL; }
-
-const char *nvrtc_error_name(int code) {
-  if (nvrtc_load().code) return NULL;
-  return nv.nvrtcGetErrorString((nvrtcResult)code);
-}
-
-#define TRY(call) do { nvrtcResult r_ = (call); \
-    if (r_ != NVRTC_SUCCESS) { result = (GpuResult){(int)r_, GPU_SRC_NVRTC, #call}; goto done; } \
+/* An NVRTC call that, failing, records its result and jumps to `done` (the caller's
+ * cleanup). */
+#define TRY_GOTO(call) do { nvrtcResult r_ = (call); \
+    if (r_ != NVRTC_SUCCESS) { result = GPU_FAIL(r_, GPU_SRC_NVRTC, #call); goto done; } \
   } while (0)
 
-GpuResult nvrtc_version(int *major, int *minor) {
+static GpuResult nvrtc_version(int *major, int *minor) {
   GpuResult result = nvrtc_load();
   if (result.code) return result;
-  TRY(nv.nvrtcVersion(major, minor));
+  TRY_GOTO(nv.nvrtcVersion(major, minor));
 done:
   return result;
 }
 
-/* Compiles job for job->arch (sm_XY) into a cubin: the toolkit's include directories on
- * the path (and CUDA 13's libcu++ under cccl/), kernels/gpuhost.cuh included first. */
+/* The options NVRTC gets: the architecture, the toolkit's include directories (and CUDA
+ * 13's libcu++ under cccl/), kernels/gpuhost.cuh included first, then the user's. The
+ * strings it points to live in *o; free the array. */
+typedef struct Options { char arch[64], inc[700], cccl[720]; } Options;
+static const char **build_options(const GpuCompileJob *job, Options *o, int *count) {
+  const char **opts = malloc(((size_t)job->nopts + 8) * sizeof *opts);
+  if (opts == NULL) return NULL;
+  int n = 0;
+  snprintf(o->arch, sizeof o->arch, "--gpu-architecture=%s", job->arch);
+  opts[n++] = o->arch;
+  const char *dir = cuda_include_dir();
+  if (dir) {
+    snprintf(o->inc, sizeof o->inc, "-I%s", dir);
+    snprintf(o->cccl, sizeof o->cccl, "-I%s/cccl", dir);
+    opts[n++] = o->inc;
+    opts[n++] = o->cccl;
+  }
+  opts[n++] = "--pre-include=gpuhost.cuh";
+  opts[n++] = "-std=c++17";
+  if (job->debug) { opts[n++] = "-DGPUHOST_DEBUG"; opts[n++] = "-lineinfo"; }
+  for (int i = 0; i < job->nopts; i++) opts[n++] = job->opts[i];
+  *count = n;
+  return opts;
+}
+
+#define OOM GPU_FAIL(NVRTC_ERROR_OUT_OF_MEMORY, GPU_SRC_NVRTC, "malloc")
+
+/* Reads the cubin and the lowered names out of a compiled program into out. */
+static GpuResult take_output(nvrtcProgram prog, const GpuCompileJob *job, GpuImage *out) {
+  GpuResult result = GPU_OK;
+  TRY_GOTO(nv.nvrtcGetCUBINSize(prog, &out->size));
+  if ((out->data = malloc(out->size)) == NULL) return OOM;
+  TRY_GOTO(nv.nvrtcGetCUBIN(prog, out->data));
+  for (int i = 0; i < job->nnames; i++) {
+    const char *low;
+    TRY_GOTO(nv.nvrtcGetLoweredName(prog, job->names[i], &low));
+    if ((out->lowered[i] = strdup(low)) == NULL) return OOM;
+  }
+done:
+  return result;
+}
+
+/* Compiles job for job->arch (sm_XY) into a cubin. */
 GpuResult nvrtc_compile_cuda(const GpuCompileJob *job, GpuImage *out) {
   GpuResult result = nvrtc_load();
   if (result.code) return result;
   nvrtcProgram prog = NULL;
   memset(out, 0, sizeof *out);
-  out->lowered = calloc((size_t)job->nnames + 1, sizeof(char *));
   const char *headers[1] = {job->header}, *header_names[1] = {"gpuhost.cuh"};
-  const char *opts[80];
-  char arch[64], inc[700], cccl[720];
-  int n = 0;
-  snprintf(arch, sizeof arch, "--gpu-architecture=%s", job->arch);
-  opts[n++] = arch;
-  const char *dir = cuda_include_dir();
-  if (dir) {
-    snprintf(inc, sizeof inc, "-I%s", dir);
-    snprintf(cccl, sizeof cccl, "-I%s/cccl", dir);
-    opts[n++] = inc;
-    opts[n++] = cccl;
-  }
-  opts[n++] = "--pre-include=gpuhost.cuh";
-  opts[n++] = "-std=c++17";
-  if (job->debug) { opts[n++] = "-DGPUHOST_DEBUG"; opts[n++] = "-lineinfo"; }
-  for (int i = 0; i < job->nopts && n < 80; i++) opts[n++] = job->opts[i];
-  TRY(nv.nvrtcCreateProgram(&prog, job->source, job->progname, 1, headers, header_names));
-  for (int i = 0; i < job->nnames; i++) TRY(nv.nvrtcAddNameExpression(prog, job->names[i]));
+  Options o;
+  int n;
+  const char **opts = build_options(job, &o, &n);
+  out->lowered = calloc((size_t)job->nnames + 1, sizeof(char *));
+  if (opts == NULL || out->lowered == NULL) { free(opts); return OOM; }
+  TRY_GOTO(nv.nvrtcCreateProgram(&prog, job->source, job->progname, 1, headers, header_names));
+  for (int i = 0; i < job->nnames; i++) TRY_GOTO(nv.nvrtcAddNameExpression(prog, job->names[i]));
   nvrtcResult cr = nv.nvrtcCompileProgram(prog, n, opts);
   size_t logsize = 0;
-  if (nv.nvrtcGetProgramLogSize(prog, &logsize) == NVRTC_SUCCESS && logsize > 1) {
-    out->log = malloc(logsize);
-    if (nv.nvrtcGetProgramLog(prog, out->log) != NVRTC_SUCCESS) out->log[0] = '\0';
-  }
-  TRY(cr);
-  TRY(nv.nvrtcGetCUBINSize(prog, &out->size));
-  out->data = malloc(out->size);
-  TRY(nv.nvrtcGetCUBIN(prog, out->data));
-  for (int i = 0; i < job->nnames; i++) {
-    const char *low;
-    TRY(nv.nvrtcGetLoweredName(prog, job->names[i], &low));
-    out->lowered[i] = strdup(low);
-  }
+  if (nv.nvrtcGetProgramLogSize(prog, &logsize) == NVRTC_SUCCESS && logsize > 1 &&
+      (out->log = malloc(logsize)) != NULL &&
+      nv.nvrtcGetProgramLog(prog, out->log) != NVRTC_SUCCESS)
+    out->log[0] = '\0';
+  TRY_GOTO(cr);
+  result = take_output(prog, job, out);
 done:
+  free(opts);
   if (prog) nv.nvrtcDestroyProgram(&prog);
   return result;
 }

@@ -1,12 +1,13 @@
-/* cuda.c: the CUDA driver backend. libcuda.so.1 is opened with dlopen on first use and
+/* cuda.c: the CUDA driver backend (with NVRTC in nvrtc.c). libcuda.so.1 is opened with dlopen on first use and
  * every entry point is fetched with cuGetProcAddress at the version whose PFN_*_vNNNNN
  * type we call it through (an entry point's signature changes with its version).
  * Process-wide state lives here because the driver itself is process-wide. */
 #include <dlfcn.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <cudaTypedefs.h>
-#include "gpu.h"
+#include "cuda_internal.h"
 
 /* name, version: each is called through PFN_name_vversion */
 #define CUDA_FUNCS(X) \
@@ -32,47 +33,34 @@ static struct {
   CUDA_OPTIONAL(DECLARE)
 } drv;
 
-#define MAX_DEVICES 64
-static int loaded;               /* 1 after a successful cuda_load */
-static GpuResult load_result;    /* kept so every later call fails the same way */
-static char load_message[512];
+static Library driver;
 static int current = -1;         /* ordinal of the current device, -1 before the first */
-static CUcontext contexts[MAX_DEVICES];
-static int pools[MAX_DEVICES];   /* 1: allocate with the stream-ordered allocator */
+static CUcontext contexts[GPU_MAX_DEVICES];
+static int pools[GPU_MAX_DEVICES];   /* 1: allocate with the stream-ordered allocator */
 
 /* A driver call that returns its failure as a GpuResult naming the call. */
 #define TRY(call) do { CUresult r_ = (call); \
-    if (r_ != CUDA_SUCCESS) return (GpuResult){(int)r_, GPU_SRC_CUDA, #call}; } while (0)
+    if (r_ != CUDA_SUCCESS) return GPU_FAIL(r_, GPU_SRC_CUDA, #call); } while (0)
 
-static GpuResult load_fail(int code, const char *call) {
-  load_result = (GpuResult){code, GPU_SRC_HOST, call};
-  return load_result;
+GpuResult library_fail(Library *lib, int code, GpuSource source, const char *call,
+                       const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(lib->message, sizeof lib->message, fmt, ap);
+  va_end(ap);
+  lib->result = (GpuResult){code, source, call, lib->message};
+  return lib->result;
 }
 
-GpuResult cuda_load(void) {
-  if (loaded) return GPU_OK;
-  if (load_result.code != 0) return load_result;
-  void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (lib == NULL) {
-    snprintf(load_message, sizeof load_message,
-             "the CUDA driver library libcuda.so.1 could not be loaded (%s); "
-             "is the NVIDIA driver installed?", dlerror());
-    return load_fail(GPU_ERR_NO_DRIVER, "dlopen(\"libcuda.so.1\")");
-  }
-  PFN_cuGetProcAddress_v12000 getproc =
-      (PFN_cuGetProcAddress_v12000)dlsym(lib, "cuGetProcAddress_v2");
-  if (getproc == NULL) {
-    snprintf(load_message, sizeof load_message,
-             "libcuda.so.1 has no cuGetProcAddress_v2: the driver is older than CUDA 12");
-    return load_fail(GPU_ERR_NO_SYMBOL, "dlsym(\"cuGetProcAddress_v2\")");
-  }
+/* Fetches every entry point; 0, or -1 after recording which one is missing. */
+static int fetch_all(PFN_cuGetProcAddress_v12000 getproc) {
   CUdriverProcAddressQueryResult status;
 #define FETCH(name, ver) \
   if (getproc(#name, (void **)&drv.name, ver, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &status) \
       != CUDA_SUCCESS || drv.name == NULL) { \
-    snprintf(load_message, sizeof load_message, \
-             "the CUDA driver has no %s (version %d): update the NVIDIA driver", #name, ver); \
-    return load_fail(GPU_ERR_NO_SYMBOL, "cuGetProcAddress(\"" #name "\")"); \
+    library_fail(&driver, GPU_ERR_NO_SYMBOL, GPU_SRC_HOST, "cuGetProcAddress(\"" #name "\")", \
+                 "the CUDA driver has no %s (version %d): update the NVIDIA driver", #name, ver); \
+    return -1; \
   }
   CUDA_FUNCS(FETCH)
 #undef FETCH
@@ -81,16 +69,32 @@ GpuResult cuda_load(void) {
       != CUDA_SUCCESS) drv.name = NULL;
   CUDA_OPTIONAL(FETCH_OPTIONAL)
 #undef FETCH_OPTIONAL
-  CUresult r = drv.cuInit(0);
-  if (r != CUDA_SUCCESS) {
-    load_result = (GpuResult){(int)r, GPU_SRC_CUDA, "cuInit(0)"};
-    return load_result;
-  }
-  loaded = 1;
-  return GPU_OK;
+  return 0;
 }
 
-const char *cuda_load_message(void) { return load_message[0] ? load_message : NULL; }
+/* dlopen libcuda, fetch its entry points, cuInit; idempotent. */
+static GpuResult cuda_load(void) {
+  if (driver.loaded) return GPU_OK;
+  if (driver.result.code != 0) return driver.result;
+  void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (lib == NULL)
+    return library_fail(&driver, GPU_ERR_NO_DRIVER, GPU_SRC_HOST, "dlopen(\"libcuda.so.1\")",
+                        "the CUDA driver library libcuda.so.1 could not be loaded (%s); "
+                        "is the NVIDIA driver installed?", dlerror());
+  PFN_cuGetProcAddress_v12000 getproc =
+      (PFN_cuGetProcAddress_v12000)dlsym(lib, "cuGetProcAddress_v2");
+  if (getproc == NULL)
+    return library_fail(&driver, GPU_ERR_NO_SYMBOL, GPU_SRC_HOST, "dlsym(\"cuGetProcAddress_v2\")",
+                        "libcuda.so.1 has no cuGetProcAddress_v2: the driver is older than CUDA 12");
+  if (fetch_all(getproc) != 0) return driver.result;
+  CUresult r = drv.cuInit(0);
+  if (r != CUDA_SUCCESS) {
+    driver.result = GPU_FAIL(r, GPU_SRC_CUDA, "cuInit(0)");
+    return driver.result;
+  }
+  driver.loaded = 1;
+  return GPU_OK;
+}
 
 static GpuResult cuda_device_count(int *n) {
   GpuResult r = cuda_load();
@@ -137,8 +141,8 @@ static GpuResult cuda_use_device(int ordinal) {
   if (r.code) return r;
   int n;
   TRY(drv.cuDeviceGetCount(&n));
-  if (ordinal < 0 || ordinal >= n || ordinal >= MAX_DEVICES)
-    return (GpuResult){CUDA_ERROR_INVALID_DEVICE, GPU_SRC_CUDA, "cuDeviceGet(ordinal)"};
+  if (ordinal < 0 || ordinal >= n || ordinal >= GPU_MAX_DEVICES)
+    return GPU_FAIL(CUDA_ERROR_INVALID_DEVICE, GPU_SRC_CUDA, "cuDeviceGet(ordinal)");
   if (contexts[ordinal] == NULL) {
     CUdevice dev;
     TRY(drv.cuDeviceGet(&dev, ordinal));
@@ -157,7 +161,7 @@ static GpuResult cuda_ensure_context(void) {
   if (r.code) return r;
   int n;
   TRY(drv.cuDeviceGetCount(&n));
-  if (n == 0) return (GpuResult){CUDA_ERROR_NO_DEVICE, GPU_SRC_CUDA, "cuDeviceGetCount(&n)"};
+  if (n == 0) return GPU_FAIL(CUDA_ERROR_NO_DEVICE, GPU_SRC_CUDA, "cuDeviceGetCount(&n)");
   return cuda_use_device(0);
 }
 
@@ -193,7 +197,7 @@ static GpuResult cuda_free(CUdeviceptr p, int device) {
   GpuResult res = GPU_OK;
   CUresult r = pools[device] ? drv.cuMemFreeAsync(p, NULL) : drv.cuMemFree(p);
   if (r != CUDA_SUCCESS)
-    res = (GpuResult){(int)r, GPU_SRC_CUDA, pools[device] ? "cuMemFreeAsync(p, NULL)" : "cuMemFree(p)"};
+    res = GPU_FAIL(r, GPU_SRC_CUDA, pools[device] ? "cuMemFreeAsync(p, NULL)" : "cuMemFree(p)");
   if (was != current && was >= 0) cuda_use_device(was);
   return res;
 }
@@ -263,24 +267,10 @@ static GpuResult cuda_event_elapsed(float *ms, CUevent a, CUevent b) {
   return GPU_OK;
 }
 
-/* Names and descriptions come from cuda.h itself (build/cuda_errors.h), so they are
- * there even when the driver could not be loaded. */
-static const struct { int code; const char *name, *text; } cuda_errors[] = {
-#include "cuda_errors.h"
-};
-
-const char *cuda_error_name(int code) {
-  for (size_t i = 0; i < sizeof cuda_errors / sizeof cuda_errors[0]; i++)
-    if (cuda_errors[i].code == code) return cuda_errors[i].name;
-  return NULL;
-}
-
-const char *cuda_error_description(int code) {
-  for (size_t i = 0; i < sizeof cuda_errors / sizeof cuda_errors[0]; i++)
-    if (cuda_errors[i].code == code) return cuda_errors[i].text;
-  /* cuGetErrorString is the fallback for codes newer than our cuda.h */
+/* For codes newer than the cuda.h gpuhost was built with (whose texts results.c has). */
+static const char *cuda_describe(int code) {
   const char *s = NULL;
-  if (loaded && drv.cuGetErrorString) drv.cuGetErrorString((CUresult)code, &s);
+  if (driver.loaded && drv.cuGetErrorString) drv.cuGetErrorString((CUresult)code, &s);
   return s;
 }
 
@@ -296,8 +286,8 @@ static GpuResult cuda_arch(char *out, size_t n) {
   return GPU_OK;
 }
 
-const GpuBackend gpu_cuda_backend = {
-  .name = "cuda", .pinned_host = 1,
+const GpuBackend cuda_backend = {
+  .name = "cuda", .compiler = "nvrtc", .pinned_host = 1,
   .device_count = cuda_device_count, .device_info = cuda_device_info,
   .use_device = cuda_use_device, .ensure_context = cuda_ensure_context,
   .current_device = cuda_current_device, .synchronize = cuda_synchronize,
@@ -312,5 +302,5 @@ const GpuBackend gpu_cuda_backend = {
   .stream_synchronize = cuda_stream_synchronize,
   .event_create = cuda_event_create, .event_destroy = cuda_event_destroy,
   .event_record = cuda_event_record, .event_synchronize = cuda_event_synchronize,
-  .event_elapsed = cuda_event_elapsed,
+  .event_elapsed = cuda_event_elapsed, .describe = cuda_describe,
 };

@@ -1,0 +1,156 @@
+/* backend.h: the contract between the gpu module and the machines that run kernels. Two
+ * backends implement it: the CUDA driver with NVRTC (host/cuda/) and the CPU (host/cpu/).
+ * The Lua-facing files call them only through the GpuBackend table that backend_get()
+ * returns; a backend knows nothing of Lua, and this header does not include lua.h, so the
+ * compiler holds that line (as lauxlib.c's includes hold "uses only the official API").
+ *
+ * The vocabulary is CUDA's, on both backends: handles are CUdeviceptr, CUmodule,
+ * CUfunction, CUstream and CUevent (the CPU backend puts its own pointers in them), and
+ * failures are CUresult codes wherever a GPU would fail the same way. */
+#ifndef GPUHOST_BACKEND_H
+#define GPUHOST_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <cuda.h>
+
+#define GPU_MAX_DEVICES 64      /* device ordinals gpuhost handles, on any backend */
+
+/* ---- results: every backend call returns one; code 0 is success ---- */
+typedef enum { GPU_SRC_CUDA, GPU_SRC_NVRTC, GPU_SRC_HOST } GpuSource;
+
+/* gpuhost's own failures (GPU_SRC_HOST), where no library could give a code */
+enum {
+  GPU_ERR_NO_DRIVER = 1,        /* libcuda.so.1 could not be opened */
+  GPU_ERR_NO_NVRTC,             /* no NVRTC library */
+  GPU_ERR_NO_SYMBOL,            /* a library lacks an entry point we need */
+  GPU_ERR_CPU_COMPILE,          /* the host's C++ compiler failed or could not run */
+  GPU_ERR_CPU_UNSUPPORTED       /* a kernel uses what the CPU backend cannot run */
+};
+
+typedef struct GpuResult {
+  int code;           /* CUresult (GPU_SRC_CUDA), nvrtcResult (GPU_SRC_NVRTC), GPU_ERR_* */
+  GpuSource source;
+  const char *call;   /* the failing call as written in the backend's source (a literal) */
+  const char *detail; /* what the backend can say beyond the code, or NULL: why a library
+                       * did not load, where a launch failed (block, thread, address). Owned
+                       * by the backend; valid until the next backend call on this thread. */
+} GpuResult;
+#define GPU_OK ((GpuResult){0, GPU_SRC_CUDA, NULL, NULL})
+#define GPU_FAIL(code, source, call) ((GpuResult){(int)(code), (source), (call), NULL})
+
+/* ---- what the table's members take and give ---- */
+typedef struct GpuDeviceInfo {
+  char name[256];
+  int major, minor, multiprocessors, max_threads_per_block, warp_size;
+  size_t total_memory;
+} GpuDeviceInfo;
+
+typedef struct GpuCompileJob {
+  const char *source;           /* the kernel source, after its #line prefix */
+  const char *progname;         /* the name compiler messages give the source */
+  const char *header;           /* kernels/gpuhost.cuh, included before the source */
+  size_t header_size;
+  int nopts;
+  const char *const *opts;      /* the user's options (NVRTC's spelling) */
+  int nnames;
+  const char *const *names;     /* kernel name expressions ("scale<float>") */
+  int debug;                    /* compile with GPUHOST_DEBUG (bounds reports) */
+  const char *arch;             /* what arch() gave */
+} GpuCompileJob;
+
+/* What compile makes. Every pointer is malloc'd and owned by whoever holds the image:
+ * free it with image_free (backend.c). */
+typedef struct GpuImage {
+  char *data;                   /* the loadable image: a cubin, or a CPU shared library */
+  size_t size;
+  char **lowered;               /* nnames strings: what module_function takes for each */
+  char *log;                    /* the compiler's messages (on failure too), or NULL */
+} GpuImage;
+void image_free(GpuImage *img, int nnames);
+
+/* ---- the table ----
+ * Unless a member says otherwise, it acts on the current device (use_device sets it;
+ * ensure_context makes device 0 current when none is), returns GPU_OK or the CUresult a
+ * GPU would give, and does not block the host past queuing the work. Device pointers,
+ * modules and functions belong to the device that was current when they were made. */
+typedef struct GpuBackend {
+  const char *name;             /* "cuda" or "cpu": what gpu.backend() says */
+  const char *compiler;         /* "nvrtc" or "c++": where freshly compiled code came from */
+  int pinned_host;              /* host_alloc gives page-locked memory */
+
+  /* Devices. device_count and device_info load the driver if needed and fail with
+   * GPU_SRC_HOST codes (detail: why) when it cannot be loaded. */
+  GpuResult (*device_count)(int *n);
+  GpuResult (*device_info)(int ordinal, GpuDeviceInfo *info);
+  /* Makes ordinal current (creating its context on first use); CUDA_ERROR_INVALID_DEVICE
+   * for an ordinal out of range. */
+  GpuResult (*use_device)(int ordinal);
+  GpuResult (*ensure_context)(void);
+  int (*current_device)(void);  /* -1 before ensure_context or use_device succeeded */
+  GpuResult (*synchronize)(void);           /* blocks until the current device is idle */
+  GpuResult (*mem_info)(size_t *free_bytes, size_t *total_bytes);
+
+  /* Memory. alloc gives n > 0 bytes of device memory (aligned to 256 bytes) ordered
+   * after the work already queued; CUDA_ERROR_OUT_OF_MEMORY when there is none. free
+   * takes the device the pointer was allocated on and may switch devices to free it
+   * (the current device is restored). host_alloc/host_free: host memory for copies. */
+  GpuResult (*alloc)(CUdeviceptr *p, size_t n);
+  GpuResult (*free)(CUdeviceptr p, int device);
+  GpuResult (*host_alloc)(void **p, size_t n);
+  GpuResult (*host_free)(void *p);
+  /* Copies. htod and dtoh block until the copy (and the work before it) is done; dtod and
+   * memset0 are queued like a kernel. */
+  GpuResult (*htod)(CUdeviceptr dst, const void *src, size_t n);
+  GpuResult (*dtoh)(void *dst, CUdeviceptr src, size_t n);
+  GpuResult (*dtod)(CUdeviceptr dst, CUdeviceptr src, size_t n);
+  GpuResult (*memset0)(CUdeviceptr p, size_t n);
+
+  /* Compiling. arch writes what compile targets now ("sm_90", "cpu-x86_64"), and
+   * compiler_id a line naming the compiler (path, size, date): both go into cache keys.
+   * compile fills *out (also on failure: the log) and fails with NVRTC's code or
+   * GPU_ERR_CPU_COMPILE / GPU_ERR_CPU_UNSUPPORTED; it needs no device. */
+  GpuResult (*arch)(char *out, size_t n);
+  GpuResult (*compiler_id)(char *out, size_t n);
+  GpuResult (*compile)(const GpuCompileJob *job, GpuImage *out);
+  /* Modules. module_load loads an image on the current device (CUDA_ERROR_INVALID_IMAGE,
+   * detail: why, when it cannot); module_function takes an entry of img->lowered;
+   * module_global finds a __device__ variable (CUDA_ERROR_NOT_FOUND when none). */
+  GpuResult (*module_load)(CUmodule *m, const GpuImage *img);
+  GpuResult (*module_unload)(CUmodule m);
+  GpuResult (*module_function)(CUfunction *f, CUmodule m, const char *lowered);
+  GpuResult (*module_global)(CUdeviceptr *p, size_t *n, CUmodule m, const char *name);
+  /* The size of parameter i, or -1 past the last; *known = 0 when the backend cannot say. */
+  GpuResult (*param_size)(CUfunction f, int i, long *size, int *known);
+  /* Launches f; params[i] points to argument i. CUDA queues it on stream (NULL: the
+   * default stream); the CPU backend runs it before returning, and a fault or an
+   * unsupported feature fails with CUDA_ERROR_ILLEGAL_ADDRESS or GPU_ERR_CPU_UNSUPPORTED
+   * and a detail naming the block and thread. */
+  GpuResult (*launch)(CUfunction f, const unsigned grid[3], const unsigned block[3],
+                      unsigned shared, CUstream stream, void **params);
+
+  /* Streams order with the default stream, as CUDA's blocking streams do. */
+  GpuResult (*stream_create)(CUstream *s);
+  GpuResult (*stream_destroy)(CUstream s);
+  GpuResult (*stream_synchronize)(CUstream s);
+  GpuResult (*event_create)(CUevent *e);
+  GpuResult (*event_destroy)(CUevent e);
+  GpuResult (*event_record)(CUevent e, CUstream s);
+  GpuResult (*event_synchronize)(CUevent e);
+  /* Milliseconds between two recorded events; CUDA_ERROR_INVALID_HANDLE if one was never
+   * recorded. */
+  GpuResult (*event_elapsed)(float *ms, CUevent a, CUevent b);
+
+  /* The description of a CUresult newer than the cuda.h gpuhost was built with, or NULL
+   * (a static string). May be NULL itself. */
+  const char *(*describe)(int code);
+} GpuBackend;
+
+/* The two implementations; only backend.c names them. */
+extern const GpuBackend cuda_backend, cpu_backend;
+
+/* The backend of this process, chosen at the first GPU call: GPU_BACKEND=cpu or cuda, or
+ * the CUDA driver when it finds a device and the CPU otherwise (saying so on stderr). */
+const GpuBackend *backend_get(void);
+
+#endif

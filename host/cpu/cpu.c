@@ -1,0 +1,96 @@
+/* cpu.c: the CPU backend's table. Kernels are the same CUDA C, compiled by the host's C++
+ * compiler (compile.c) and run on a pool of worker threads (pool.c, sched.c, fiber.c);
+ * device memory is host memory between guard pages (mem.c). There is one device, the
+ * machine; streams run in order and events are times. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "cpu_internal.h"
+
+static _Thread_local char detail[512];
+
+GpuResult cpu_fail(GpuResult r, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(detail, sizeof detail, fmt, ap);
+  va_end(ap);
+  r.detail = detail;
+  return r;
+}
+
+/* ---- the device: one, the machine itself ---- */
+static GpuResult cpu_device_count(int *n) { *n = 1; return GPU_OK; }
+static GpuResult cpu_device_info(int ordinal, GpuDeviceInfo *info) {
+  if (ordinal != 0) return GPU_FAIL(CUDA_ERROR_INVALID_DEVICE, GPU_SRC_CUDA, "cuDeviceGet (CPU backend)");
+  memset(info, 0, sizeof *info);
+  snprintf(info->name, sizeof info->name, "CPU (%ld cores)", sysconf(_SC_NPROCESSORS_ONLN));
+  info->major = 0;
+  info->minor = 0;
+  info->multiprocessors = (int)sysconf(_SC_NPROCESSORS_ONLN);
+  info->max_threads_per_block = MAX_BLOCK_THREADS;
+  info->warp_size = 32;
+  info->total_memory = (size_t)sysconf(_SC_PHYS_PAGES) * (size_t)sysconf(_SC_PAGESIZE);
+  return GPU_OK;
+}
+static GpuResult cpu_use_device(int ordinal) { return cpu_device_info(ordinal, &(GpuDeviceInfo){0}); }
+static GpuResult cpu_ensure_context(void) { return GPU_OK; }
+static int cpu_current_device(void) { return 0; }
+static GpuResult cpu_synchronize(void) { return GPU_OK; }
+static GpuResult cpu_mem_info(size_t *free_bytes, size_t *total_bytes) {
+  *total_bytes = (size_t)sysconf(_SC_PHYS_PAGES) * (size_t)sysconf(_SC_PAGESIZE);
+  *free_bytes = (size_t)sysconf(_SC_AVPHYS_PAGES) * (size_t)sysconf(_SC_PAGESIZE);
+  return GPU_OK;
+}
+
+/* ---- streams and events: streams run in order; an event is a time ---- */
+typedef struct CpuEvent { double t; int recorded; } CpuEvent;
+#define NOMEM(call) GPU_FAIL(CUDA_ERROR_OUT_OF_MEMORY, GPU_SRC_CUDA, call " (CPU backend)")
+static GpuResult cpu_stream_create(CUstream *s) {
+  *s = (CUstream)calloc(1, 16);
+  return *s ? GPU_OK : NOMEM("cuStreamCreate");
+}
+static GpuResult cpu_stream_destroy(CUstream s) { free(s); return GPU_OK; }
+static GpuResult cpu_stream_synchronize(CUstream s) { (void)s; return GPU_OK; }
+static GpuResult cpu_event_create(CUevent *e) {
+  *e = (CUevent)calloc(1, sizeof(CpuEvent));
+  return *e ? GPU_OK : NOMEM("cuEventCreate");
+}
+static GpuResult cpu_event_destroy(CUevent e) { free(e); return GPU_OK; }
+static GpuResult cpu_event_record(CUevent e, CUstream s) {
+  (void)s;
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  ((CpuEvent *)e)->t = (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+  ((CpuEvent *)e)->recorded = 1;
+  return GPU_OK;
+}
+static GpuResult cpu_event_synchronize(CUevent e) { (void)e; return GPU_OK; }
+static GpuResult cpu_event_elapsed(float *ms, CUevent a, CUevent b) {
+  CpuEvent *x = (CpuEvent *)a, *y = (CpuEvent *)b;
+  if (!x->recorded || !y->recorded)
+    return GPU_FAIL(CUDA_ERROR_INVALID_HANDLE, GPU_SRC_CUDA, "cuEventElapsedTime (CPU backend)");
+  *ms = (float)((y->t - x->t) * 1e3);
+  return GPU_OK;
+}
+
+const GpuBackend cpu_backend = {
+  .name = "cpu", .compiler = "c++", .pinned_host = 0,
+  .device_count = cpu_device_count, .device_info = cpu_device_info,
+  .use_device = cpu_use_device, .ensure_context = cpu_ensure_context,
+  .current_device = cpu_current_device, .synchronize = cpu_synchronize,
+  .mem_info = cpu_mem_info, .alloc = cpu_alloc, .free = cpu_free,
+  .host_alloc = cpu_host_alloc, .host_free = cpu_host_free,
+  .htod = cpu_htod, .dtoh = cpu_dtoh, .dtod = cpu_dtod, .memset0 = cpu_memset0,
+  .arch = cpu_arch, .compiler_id = cpu_compiler_id, .compile = cpu_compile,
+  .module_load = cpu_module_load, .module_unload = cpu_module_unload,
+  .module_function = cpu_module_function, .module_global = cpu_module_global,
+  .param_size = cpu_param_size, .launch = cpu_launch,
+  .stream_create = cpu_stream_create, .stream_destroy = cpu_stream_destroy,
+  .stream_synchronize = cpu_stream_synchronize,
+  .event_create = cpu_event_create, .event_destroy = cpu_event_destroy,
+  .event_record = cpu_event_record, .event_synchronize = cpu_event_synchronize,
+  .event_elapsed = cpu_event_elapsed, .describe = NULL,
+};

@@ -1,0 +1,91 @@
+/* module.c: kernel libraries, loaded from memory (a memfd), not from a file of ours, and
+ * their kernels. */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include "cpu_internal.h"
+
+/* Kernel libraries find gpuhost_tls among global symbols: in gpuhost they are (-Wl,-E);
+ * gpu.so, loaded by Lua as a local library, is made global here, once. */
+static void promote_self(void) {
+  static int promoted;
+  if (promoted) return;
+  Dl_info info;
+  if (dladdr((void *)&cpu_alloc, &info) && info.dli_fname)
+    dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_GLOBAL);
+  promoted = 1;
+}
+
+/* The library's table, made into a module; NULL when it lacks one. */
+static CpuModule *module_of(void *dl, int fd) {
+  void (*bind)(const gpuhost_runtime *) = (void (*)(const gpuhost_runtime *))dlsym(dl, "gpuhost_cpu_bind");
+  const int *count = dlsym(dl, "gpuhost_entry_count");
+  const gpuhost_entry *entries = dlsym(dl, "gpuhost_entries");
+  if (!bind || !count || !entries) return NULL;
+  CpuModule *mod = calloc(1, sizeof *mod);
+  if (mod == NULL) return NULL;
+  mod->functions = calloc((size_t)*count + 1, sizeof *mod->functions);
+  if (mod->functions == NULL) { free(mod); return NULL; }
+  bind(&cpu_runtime);
+  mod->dl = dl;
+  mod->fd = fd;
+  mod->nentries = *count;
+  for (int i = 0; i < mod->nentries; i++) mod->functions[i] = (CpuFunction){mod, &entries[i]};
+  return mod;
+}
+
+GpuResult cpu_module_load(CUmodule *m, const GpuImage *img) {
+  GpuResult bad = GPU_FAIL(CUDA_ERROR_INVALID_IMAGE, GPU_SRC_CUDA, "dlopen (CPU backend)");
+  promote_self();
+  int fd = memfd_create("gpuhost-kernel", MFD_CLOEXEC);
+  char path[64];
+  if (fd < 0) return bad;
+  if (write(fd, img->data, img->size) != (ssize_t)img->size) { close(fd); return bad; }
+  snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+  void *dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!dl) {
+    GpuResult r = cpu_fail(bad, "%s", dlerror());
+    close(fd);
+    return r;
+  }
+  CpuModule *mod = module_of(dl, fd);
+  if (mod == NULL) { dlclose(dl); close(fd); return bad; }
+  *m = (CUmodule)mod;
+  return GPU_OK;
+}
+
+GpuResult cpu_module_unload(CUmodule m) {
+  CpuModule *mod = (CpuModule *)m;
+  dlclose(mod->dl);
+  close(mod->fd);
+  free(mod->functions);
+  free(mod);
+  return GPU_OK;
+}
+
+GpuResult cpu_module_function(CUfunction *f, CUmodule m, const char *lowered) {
+  CpuModule *mod = (CpuModule *)m;
+  int i = atoi(lowered);
+  if (i < 0 || i >= mod->nentries)
+    return GPU_FAIL(CUDA_ERROR_NOT_FOUND, GPU_SRC_CUDA, "cuModuleGetFunction (CPU backend)");
+  *f = (CUfunction)&mod->functions[i];
+  return GPU_OK;
+}
+
+GpuResult cpu_module_global(CUdeviceptr *p, size_t *n, CUmodule m, const char *name) {
+  void *sym = dlsym(((CpuModule *)m)->dl, name);
+  if (!sym) return GPU_FAIL(CUDA_ERROR_NOT_FOUND, GPU_SRC_CUDA, "cuModuleGetGlobal (CPU backend)");
+  *p = (CUdeviceptr)(uintptr_t)sym;
+  *n = 0;
+  return GPU_OK;
+}
+
+GpuResult cpu_param_size(CUfunction f, int i, long *size, int *known) {
+  const gpuhost_entry *e = ((CpuFunction *)f)->entry;
+  *known = 1;
+  *size = i < e->nparams ? e->sizes[i] : -1;
+  return GPU_OK;
+}

@@ -1,0 +1,244 @@
+/* program.c: programs ("gpu.program"): one source with its options and kernel names,
+ * compiled at first use by the backend for the current device, or taken from the disk
+ * cache (cache.c), and loaded as a module on each device that launches one of its
+ * kernels. lua/gpu.lua keeps programs per source and options; kernel.c asks a program for
+ * its functions. */
+#include <stdlib.h>
+#include <string.h>
+#include "gpu.h"
+#include "cache.h"
+
+struct GpuProgram {
+  int nnames;
+  int debug;                          /* compiled with GPUHOST_DEBUG: bounds errors reported */
+  CUmodule module[GPU_MAX_DEVICES];
+  CUfunction *functions[GPU_MAX_DEVICES];
+  CUdeviceptr oob[GPU_MAX_DEVICES];   /* the kernel header's __gpuhost_oob record */
+};
+
+GpuProgram *program_check(lua_State *L, int idx) {
+  return (GpuProgram *)luaL_checkudata(L, idx, GPU_PROGRAM_T);
+}
+
+int program_debug(const GpuProgram *p) { return p->debug; }
+int program_nnames(const GpuProgram *p) { return p->nnames; }
+CUdeviceptr program_oob(const GpuProgram *p, int device) { return p->oob[device]; }
+
+/* gpu._program(spec): spec = {source=, names={...}, options={...}, debug=, prefix=}; the
+ * spec is kept as the program's user value. */
+static int gpu_program(lua_State *L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  GpuProgram *p = lua_newuserdatauv(L, sizeof *p, 1);
+  memset(p, 0, sizeof *p);
+  luaL_setmetatable(L, GPU_PROGRAM_T);
+  lua_getfield(L, 1, "names");
+  lua_Integer n = luaL_len(L, -1);
+  if (n < 0 || n > 1000000) return luaL_error(L, "a program has at most 1000000 kernels");
+  p->nnames = (int)n;
+  lua_pop(L, 1);
+  lua_getfield(L, 1, "debug");
+  p->debug = lua_toboolean(L, -1);
+  lua_pop(L, 1);
+  lua_pushvalue(L, 1);
+  lua_setiuservalue(L, -2, 1);
+  return 1;
+}
+
+static int program_gc(lua_State *L) {
+  GpuProgram *p = program_check(L, 1);
+  for (int d = 0; d < GPU_MAX_DEVICES; d++) {
+    if (p->module[d]) {
+      GpuResult r = backend_get()->module_unload(p->module[d]);
+      if (r.code) errors_warn(L, r, "unloading a kernel module");
+    }
+    free(p->functions[d]);
+    p->module[d] = NULL;
+    p->functions[d] = NULL;
+  }
+  return 0;
+}
+
+/* What a compile takes from the spec. Every string it points to is on the Lua stack. */
+typedef struct Spec {
+  const char *source, *prefix;
+  int nopts, nnames;
+  const char **opts, **names;   /* in userdata on the stack */
+} Spec;
+
+/* [-0, +(n+2), e] Pushes an array of pointers (a userdata), list field `field` of the
+ * table at spec, and its n strings; returns the array, NULL-terminated, and n. */
+static const char **push_strings(lua_State *L, int spec, const char *field, int *count) {
+  lua_getfield(L, spec, field);
+  int t = lua_gettop(L);
+  lua_Integer n = lua_istable(L, t) ? luaL_len(L, t) : 0;
+  if (n < 0 || n > 1000000) luaL_error(L, "too many %s", field);
+  luaL_checkstack(L, (int)n + 2, "too many kernel names or options");
+  const char **list = lua_newuserdatauv(L, sizeof(char *) * ((size_t)n + 1), 0);
+  lua_insert(L, t);            /* under the table and its strings */
+  for (lua_Integer i = 1; i <= n; i++) {
+    if (lua_geti(L, t + 1, i) != LUA_TSTRING) luaL_error(L, "%s[%I] must be a string", field, i);
+    list[i - 1] = lua_tostring(L, -1);
+  }
+  list[n] = NULL;
+  *count = (int)n;
+  return list;
+}
+
+/* [-0, +k, e] Reads program p's spec (at idx) into *s; the strings stay on the stack. */
+static void spec_read(lua_State *L, int idx, Spec *s) {
+  lua_getiuservalue(L, idx, 1);
+  int spec = lua_gettop(L);
+  lua_getfield(L, spec, "source");
+  s->source = luaL_checkstring(L, -1);
+  lua_getfield(L, spec, "prefix");
+  s->prefix = lua_isstring(L, -1) ? lua_tostring(L, -1) : "";
+  s->opts = push_strings(L, spec, "options", &s->nopts);
+  s->names = push_strings(L, spec, "names", &s->nnames);
+}
+
+/* [-0, +1, m] The cache key: everything the compiled code depends on. */
+static void push_key(lua_State *L, const GpuBackend *be, const Spec *s, const char *arch,
+                     const char *compiler, int debug) {
+  const EmbeddedFile *hdr = embedded_find("kernels/gpuhost.cuh");
+  luaL_Buffer b;
+  luaL_buffinit(L, &b);
+  lua_pushfstring(L, "gpuhost-cache 2\n%s\n%s\n%s\n%s\n", be->name, compiler, arch,
+                  debug ? "debug" : "");
+  luaL_addvalue(&b);
+  for (int i = 0; i < s->nopts; i++) { luaL_addstring(&b, s->opts[i]); luaL_addchar(&b, '\n'); }
+  luaL_addchar(&b, '\1');
+  for (int i = 0; i < s->nnames; i++) { luaL_addstring(&b, s->names[i]); luaL_addchar(&b, '\n'); }
+  luaL_addlstring(&b, hdr->data, hdr->size);
+  luaL_addchar(&b, '\0');
+  luaL_addstring(&b, s->source);
+  luaL_pushresult(&b);
+}
+
+/* [-0, +1, e] Compiles s into *img; raises with the compiler's log on failure. */
+static void compile_spec(lua_State *L, const Spec *s, const char *arch, int debug, GpuImage *img) {
+  const EmbeddedFile *hdr = embedded_find("kernels/gpuhost.cuh");
+  lua_pushfstring(L, "%s%s", s->prefix, s->source);
+  GpuCompileJob job = {
+    .source = lua_tostring(L, -1), .progname = s->nnames > 0 ? s->names[0] : "kernel",
+    .header = hdr->data, .header_size = hdr->size, .nopts = s->nopts, .opts = s->opts,
+    .nnames = s->nnames, .names = s->names, .debug = debug, .arch = arch,
+  };
+  GpuResult r = backend_get()->compile(&job, img);
+  if (r.code) {
+    /* copy what we need onto the Lua stack, free, then raise (errors_raise does not return) */
+    lua_pushstring(L, img->log ? img->log : "");
+    image_free(img, s->nnames);
+    errors_raise(L, r, lua_tostring(L, -1));
+  }
+}
+
+/* [-0, +0, e] Compiles the program at idx for the backend's current target, or takes it
+ * from the disk cache. Fills *img (free with image_free) and returns where the code came
+ * from ("disk" or the compiler's name). Raises on failure. */
+static const char *program_build(lua_State *L, int idx, GpuImage *img) {
+  const GpuBackend *be = backend_get();
+  GpuProgram *p = program_check(L, idx);
+  int top = lua_gettop(L);
+  Spec s;
+  spec_read(L, idx, &s);
+  char arch[64], compiler[4200];
+  GPU_CHECK(L, be->arch(arch, sizeof arch));
+  GPU_CHECK(L, be->compiler_id(compiler, sizeof compiler));
+  push_key(L, be, &s, arch, compiler, p->debug);
+  size_t keylen;
+  const char *key = lua_tolstring(L, -1, &keylen);
+  CacheEntry e;
+  const char *origin = "disk";
+  if (cache_load(key, keylen, s.nnames, &e)) {
+    memset(img, 0, sizeof *img);
+    img->data = e.cubin;
+    img->size = e.cubin_size;
+    img->lowered = e.lowered;
+  } else {
+    compile_spec(L, &s, arch, p->debug, img);
+    cache_store(key, keylen, img->data, img->size, img->lowered, s.nnames);
+    origin = be->compiler;
+  }
+  lua_settop(L, top);
+  return origin;
+}
+
+/* Loads img on the current device as program p's module there (dev); raises on failure,
+ * with img freed. */
+static void program_load(lua_State *L, GpuProgram *p, GpuImage *img, int dev) {
+  const GpuBackend *be = backend_get();
+  CUmodule m;
+  GpuResult r = be->module_load(&m, img);
+  if (r.code) { image_free(img, p->nnames); errors_raise(L, r, NULL); }
+  CUfunction *fns = calloc((size_t)p->nnames + 1, sizeof *fns);
+  if (fns == NULL) r = GPU_FAIL(CUDA_ERROR_OUT_OF_MEMORY, GPU_SRC_CUDA, "calloc");
+  for (int i = 0; i < p->nnames && r.code == 0; i++)
+    r = be->module_function(&fns[i], m, img->lowered[i]);
+  if (r.code == 0 && p->debug) {
+    size_t n;
+    r = be->module_global(&p->oob[dev], &n, m, "__gpuhost_oob");
+  }
+  image_free(img, p->nnames);
+  if (r.code) { free(fns); be->module_unload(m); errors_raise(L, r, NULL); }
+  p->module[dev] = m;
+  p->functions[dev] = fns;
+}
+
+CUfunction program_function(lua_State *L, int idx, int index, const char **origin) {
+  const GpuBackend *be = backend_get();
+  GpuProgram *p = program_check(L, idx);
+  *origin = "memory";
+  GPU_CHECK(L, be->ensure_context());
+  int dev = be->current_device();
+  if (dev < 0 || dev >= GPU_MAX_DEVICES)
+    luaL_error(L, "device %d: gpuhost handles %d devices", dev, GPU_MAX_DEVICES);
+  if (p->functions[dev] == NULL) {
+    GpuImage img;
+    *origin = program_build(L, idx, &img);
+    program_load(L, p, &img, dev);
+  }
+  return p->functions[dev][index];
+}
+
+/* p:compile(): compiles for the current device, or (CUDA without a GPU) for a default
+ * architecture, so compile errors show anywhere. Returns the target and where the code
+ * came from: "memory" (this process had it), "disk" (the cache), "nvrtc" or "c++". */
+int program_compile(lua_State *L) {
+  GpuProgram *p = program_check(L, 1);
+  const GpuBackend *be = backend_get();
+  int n;
+  const char *origin;
+  char arch[64];
+  if (be->device_count(&n).code == 0 && n > 0) {
+    program_function(L, 1, 0, &origin);
+  } else {
+    GpuImage img;
+    origin = program_build(L, 1, &img);
+    image_free(&img, p->nnames);
+  }
+  GPU_CHECK(L, be->arch(arch, sizeof arch));
+  lua_pushstring(L, arch);
+  lua_pushstring(L, origin);
+  return 2;
+}
+
+static const luaL_Reg program_funcs[] = {
+  {"_program", gpu_program},
+  {NULL, NULL}
+};
+
+static const luaL_Reg program_meta[] = {
+  {"__gc", program_gc},
+  {"compile", program_compile},
+  {NULL, NULL}
+};
+
+/* Expects the gpu table on top. */
+void program_open(lua_State *L) {
+  luaL_setfuncs(L, program_funcs, 0);
+  luaL_newmetatable(L, GPU_PROGRAM_T);
+  luaL_setfuncs(L, program_meta, 0);
+  lua_pushvalue(L, -1);
+  lua_setfield(L, -2, "__index");
+  lua_pop(L, 1);
+}

@@ -1,0 +1,61 @@
+/* util.c: hashing, growable buffers and whole-file reads (util.h). */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "util.h"
+
+uint64_t fnv1a(const void *data, size_t n, uint64_t h) {
+  const unsigned char *p = data;
+  for (size_t i = 0; i < n; i++) { h ^= p[i]; h *= 0x100000001b3ULL; }
+  return h;
+}
+
+void buf_add(Buf *b, const void *p, size_t n) {
+  if (b->failed) return;
+  if (b->n + n + 1 > b->cap) {
+    size_t cap = 2 * (b->n + n + 1);
+    char *d = realloc(b->data, cap);
+    if (d == NULL) { b->failed = 1; return; }
+    b->data = d;
+    b->cap = cap;
+  }
+  memcpy(b->data + b->n, p, n);
+  b->n += n;
+  b->data[b->n] = '\0';
+}
+
+void buf_str(Buf *b, const char *s) { buf_add(b, s, strlen(s)); }
+
+void buf_free(Buf *b) {
+  free(b->data);
+  memset(b, 0, sizeof *b);
+}
+
+char *file_read(const char *path, size_t *n) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  char *data = NULL;
+  long size;
+  if (fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0) {
+    data = malloc((size_t)size + 1);
+    if (data && fread(data, 1, (size_t)size, f) != (size_t)size) { free(data); data = NULL; }
+    if (data) { data[size] = '\0'; *n = (size_t)size; }
+  }
+  fclose(f);
+  return data;
+}
+
+int file_write(const char *path, const void *data, size_t n) {
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) return -1;
+  const char *p = data;
+  size_t done = 0;
+  while (done < n) {
+    ssize_t w = write(fd, p + done, n - done);
+    if (w <= 0) { close(fd); return -1; }
+    done += (size_t)w;
+  }
+  return close(fd) == 0 ? 0 : -1;
+}

@@ -1,0 +1,39 @@
+/* util.h: what the Lua side and the backends share that is neither Lua nor a backend: the
+ * names of results, hashing, growable buffers, whole-file reads and the files embedded in
+ * the binary. Nothing here includes lua.h. */
+#ifndef GPUHOST_UTIL_H
+#define GPUHOST_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "backend.h"
+
+/* ---- names of results (results.c, tables generated from cuda.h and nvrtc.h) ---- */
+/* "CUDA_ERROR_INVALID_VALUE", "NVRTC_ERROR_COMPILATION", "GPUHOST_NO_DRIVER", or NULL for
+ * a code this build does not know. */
+const char *result_name(GpuResult r);
+/* The description cuda.h documents for a CUresult, or NULL. */
+const char *cuda_description(int code);
+
+/* ---- FNV-1a, 64 bits; chain calls by passing the last hash as h ---- */
+#define FNV_OFFSET 0xcbf29ce484222325ULL
+uint64_t fnv1a(const void *data, size_t n, uint64_t h);
+
+/* ---- a growable byte buffer, always NUL-terminated; on out-of-memory it stops growing
+ * and sets failed (writes are dropped), so callers check once at the end ---- */
+typedef struct Buf { char *data; size_t n, cap; int failed; } Buf;
+void buf_add(Buf *b, const void *p, size_t n);
+void buf_str(Buf *b, const char *s);
+void buf_free(Buf *b);
+
+/* ---- whole files ---- */
+/* The contents of path (NUL-terminated, malloc'd) and its size, or NULL. */
+char *file_read(const char *path, size_t *n);
+/* Writes n bytes to path (created 0600, truncated); 0 or -1. */
+int file_write(const char *path, const void *data, size_t n);
+
+/* ---- files of lua/ and kernels/ compiled into the binary (embed.c) ---- */
+typedef struct EmbeddedFile { const char *name; const char *data; size_t size; } EmbeddedFile;
+const EmbeddedFile *embedded_find(const char *name);   /* NULL when there is none */
+
+#endif
