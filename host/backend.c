@@ -9,6 +9,14 @@
 
 static const GpuBackend *chosen;
 
+volatile sig_atomic_t backend_interrupted;
+
+int backend_take_interrupt(void) {
+  if (!backend_interrupted) return 0;
+  backend_interrupted = 0;
+  return 1;
+}
+
 const GpuBackend *backend_get(void) {
   if (chosen) return chosen;
   const char *want = getenv("GPU_BACKEND");

@@ -10,6 +10,7 @@
 #ifndef GPUHOST_BACKEND_H
 #define GPUHOST_BACKEND_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cuda.h>
@@ -25,7 +26,8 @@ enum {
   GPU_ERR_NO_NVRTC,             /* no NVRTC library */
   GPU_ERR_NO_SYMBOL,            /* a library lacks an entry point we need */
   GPU_ERR_CPU_COMPILE,          /* the host's C++ compiler failed or could not run */
-  GPU_ERR_CPU_UNSUPPORTED       /* a kernel uses what the CPU backend cannot run */
+  GPU_ERR_CPU_UNSUPPORTED,      /* a kernel uses what the CPU backend cannot run */
+  GPU_ERR_INTERRUPTED           /* a wait was cut short by Ctrl-C (backend_interrupted) */
 };
 
 typedef struct GpuResult {
@@ -145,6 +147,12 @@ typedef struct GpuBackend {
    * (a static string). May be NULL itself. */
   const char *(*describe)(int code);
 } GpuBackend;
+
+/* Set (to 1) by the host program's SIGINT handler, asynchronously. A backend that waits
+ * long (a CPU launch, a GPU synchronize) polls it and, finding it set, clears it and fails
+ * with GPU_ERR_INTERRUPTED; backend_take_interrupt does both. */
+extern volatile sig_atomic_t backend_interrupted;
+int backend_take_interrupt(void);   /* 1 (and cleared) when an interrupt was pending */
 
 /* The two implementations; only backend.c names them. */
 extern const GpuBackend cuda_backend, cpu_backend;

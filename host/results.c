@@ -19,6 +19,7 @@ static const char *const host_errors[] = {
   [GPU_ERR_NO_SYMBOL] = "GPUHOST_MISSING_SYMBOL",
   [GPU_ERR_CPU_COMPILE] = "GPUHOST_CPU_COMPILATION",
   [GPU_ERR_CPU_UNSUPPORTED] = "GPUHOST_CPU_UNSUPPORTED",
+  [GPU_ERR_INTERRUPTED] = "GPUHOST_INTERRUPTED",
 };
 
 const char *result_name(GpuResult r) {
