@@ -1,4 +1,6 @@
-/* util.c: hashing, growable buffers and whole-file reads (util.h). */
+/* util.c: hashing, growable buffers, strict numbers from the environment and whole-file
+ * reads (util.h). */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +33,27 @@ void buf_str(Buf *b, const char *s) { buf_add(b, s, strlen(s)); }
 void buf_free(Buf *b) {
   free(b->data);
   memset(b, 0, sizeof *b);
+}
+
+int parse_long(const char *s, long lo, long hi, long *out) {
+  if (s == NULL || !((*s >= '0' && *s <= '9') || ((*s == '-' || *s == '+') && s[1] >= '0' && s[1] <= '9')))
+    return -1;   /* strtol would skip leading spaces and take "" as 0 */
+  char *end;
+  errno = 0;
+  long v = strtol(s, &end, 10);
+  if (errno != 0 || *end != '\0' || v < lo || v > hi) return -1;
+  *out = v;
+  return 0;
+}
+
+long env_long(const char *name, long lo, long hi, long def, int *bad) {
+  const char *s = getenv(name);
+  long v;
+  if (bad) *bad = 0;
+  if (s == NULL || *s == '\0') return def;
+  if (parse_long(s, lo, hi, &v) == 0) return v;
+  if (bad) *bad = 1;
+  return def;
 }
 
 char *file_read(const char *path, size_t *n) {

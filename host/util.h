@@ -26,6 +26,15 @@ void buf_add(Buf *b, const void *p, size_t n);
 void buf_str(Buf *b, const char *s);
 void buf_free(Buf *b);
 
+/* ---- numbers from the environment, read strictly ----
+ * parse_long: s is a whole decimal integer (optional sign, no spaces, nothing after it)
+ * in [lo, hi]; 0 and *out, or -1 (*out untouched).
+ * env_long: the variable name parsed so; def when it is unset or empty; when it is set to
+ * anything else (garbage, "12abc", out of [lo, hi], overflowing) def too, with *bad set
+ * to 1 (callers say so: an error, or a warning naming the variable). bad may be NULL. */
+int parse_long(const char *s, long lo, long hi, long *out);
+long env_long(const char *name, long lo, long hi, long def, int *bad);
+
 /* ---- whole files ---- */
 /* The contents of path (NUL-terminated, malloc'd) and its size, or NULL. */
 char *file_read(const char *path, size_t *n);
