@@ -5,6 +5,7 @@
  * its functions. */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "gpu.h"
 #include "cache.h"
 
@@ -96,14 +97,15 @@ static void spec_read(lua_State *L, int idx, Spec *s) {
   s->names = push_strings(L, spec, "names", &s->nnames);
 }
 
-/* [-0, +1, m] The cache key: everything the compiled code depends on. */
+/* [-0, +1, m] The cache key: everything the compiled code depends on, and the user, so
+ * that no two users of one installation share an entry's name. */
 static void push_key(lua_State *L, const GpuBackend *be, const Spec *s, const char *arch,
                      const char *compiler, int debug) {
   const EmbeddedFile *hdr = embedded_find("kernels/gpuhost.cuh");
   luaL_Buffer b;
   luaL_buffinit(L, &b);
-  lua_pushfstring(L, "gpuhost-cache 2\n%s\n%s\n%s\n%s\n", be->name, compiler, arch,
-                  debug ? "debug" : "");
+  lua_pushfstring(L, "gpuhost-cache 3\nuid %I\n%s\n%s\n%s\n%s\n", (lua_Integer)geteuid(),
+                  be->name, compiler, arch, debug ? "debug" : "");
   luaL_addvalue(&b);
   for (int i = 0; i < s->nopts; i++) { luaL_addstring(&b, s->opts[i]); luaL_addchar(&b, '\n'); }
   luaL_addchar(&b, '\1');

@@ -94,3 +94,113 @@ describe("the compile cache", function()
     assert.are.equal("memory", origin)
   end)
 end)
+
+-- What is loaded from the cache runs as you: nobody else may be able to put it there.
+describe("the compile cache's trust", function()
+  local function compile_err(dir, src, prefix)
+    local code = ("print(gpu.kernel(%q):compile())"):format(src or SRC)
+    return S.run((prefix or "") .. "env GPU_BACKEND=" .. gpu.backend() .. " GPUHOST_CACHE_DIR=" .. dir .. " " .. S.gpuhost .. " -e " .. S.quote(code))
+  end
+  local C = S.compiler():gsub("%p", "%%%0")
+
+  it("refuses a directory that others may write in, with one warning, and compiles afresh", function()
+    local dir = os.tmpname() .. "-cache"
+    with_dir(dir, function()
+      compile_in(dir, SRC)
+      local planted = entries(dir)[1]
+      os.execute("chmod 0777 " .. dir)
+      local out, status, err = compile_err(dir)
+      assert.are.equal(0, status, err)
+      assert.matches("\t" .. C .. "\n$", out)        -- not "disk": the entry was not read
+      local _, lines = err:gsub("\n", "")
+      assert.are.equal(1, lines, err)
+      assert.matches("^gpuhost: not using the compile cache " .. dir:gsub("%p", "%%%0") ..
+                     ": its mode is 0777 %(group or others may write in it%); it must be yours " ..
+                     "and writable by nobody else %(kernels are compiled afresh%)\n$", err)
+      assert.are.same({planted}, entries(dir))       -- and nothing was written there
+      os.execute("chmod 0750 " .. dir)               -- group-readable is fine
+      out, status, err = compile_err(dir)
+      assert.matches("\tdisk\n$", out)
+      assert.are.equal("", err)
+    end)
+  end)
+
+  it("refuses entries that are links, others' to write, FIFOs or too large, without reading them", function()
+    local dir = os.tmpname() .. "-cache"
+    with_dir(dir, function()
+      compile_in(dir, SRC)
+      local file = dir .. "/" .. entries(dir)[1]
+      local keep = os.tmpname()
+      os.execute(("cp -p %s %s"):format(file, keep))
+      local function fresh(setup)
+        os.execute(setup)
+        local out, status, err = compile_err(dir, nil, "timeout 60 ")
+        assert.are.equal(0, status, setup .. ": " .. err)
+        assert.matches("\t" .. C .. "\n$", out, setup)
+        assert.are.equal("", err)
+        assert.matches("\tdisk\n$", compile_in(dir, SRC), setup)   -- rebuilt in place, sound
+      end
+      fresh(("chmod 0666 %s"):format(file))
+      fresh(("rm %s && ln -s %s %s"):format(file, keep, file))
+      fresh(("rm %s && mkfifo %s"):format(file, file))             -- would block in open
+      fresh(("rm %s && truncate -s 8G %s"):format(file, file))     -- would read 8 GiB
+      for n = 1, 7 do fresh(("head -c %d %s > %s.x && mv %s.x %s"):format(n, keep, file, file, file)) end
+      os.remove(keep)
+    end)
+  end)
+
+  it("takes a GPUHOST_CACHE_DIR of any length", function()
+    local dir = os.tmpname() .. "-cache"
+    local long = dir .. ("/" .. ("d"):rep(99)):rep(10)
+    assert.is_true(#long > 1000)
+    with_dir(long, function()
+      assert.matches("\t" .. C .. "\n$", compile_in(long, SRC))
+      assert.matches("^%x+%.cubin$", entries(long)[1])
+      assert.matches("\tdisk\n$", compile_in(long, SRC))
+    end)
+    os.execute("rm -rf " .. dir)
+  end)
+
+  it("survives a file size limit (ulimit -f) while writing an entry", function()
+    local dir = os.tmpname() .. "-cache"
+    with_dir(dir, function()
+      -- an option of 100 kB goes into the key, so the entry is larger than the limit
+      local code = ("print(gpu.kernel(%q, {options = {'-DPAD=' .. ('x'):rep(100000)}}):compile())"):format(SRC)
+      local out, status, err = S.run("ulimit -f 64; GPUHOST_CACHE_DIR=" .. dir .. " " .. S.gpuhost ..
+                                     " -e " .. S.quote(code))
+      assert.are.equal(0, status, err)
+      assert.matches("\t" .. C .. "\n$", out)
+      assert.are.same({}, entries(dir))              -- no entry, no temporary file left
+    end)
+  end)
+end)
+
+-- A real second user (as root, with setpriv): test.sh leaves these out where that cannot be.
+describe("the compile cache and another user #seconduid", function()
+  local NOBODY = "setpriv --reuid=65534 --regid=65534 --clear-groups "
+  local function compile_as(prefix, dir)
+    local code = ("print(gpu.kernel(%q):compile())"):format(SRC)
+    return S.run(prefix .. "env GPU_BACKEND=" .. gpu.backend() .. " GPUHOST_CACHE_DIR=" .. dir .. " " .. S.gpuhost .. " -e " .. S.quote(code))
+  end
+
+  it("keys entries by user and refuses a directory another user owns", function()
+    local theirs, mine = os.tmpname() .. "-theirs", os.tmpname() .. "-mine"
+    finally(function() os.execute("rm -rf " .. theirs .. " " .. mine) end)
+    do
+      local out, status, err = compile_as(NOBODY, theirs)   -- the other user's own cache
+      assert.are.equal(0, status, err)
+      assert.matches("\t" .. S.compiler():gsub("%p", "%%%0") .. "\n$", out)
+      assert.are.equal("65534", (S.run("stat -c %u " .. theirs):gsub("%s+$", "")))
+      assert.are.equal(1, #entries(theirs))
+      compile_as("", mine)
+      assert.are.equal(1, #entries(mine))
+      assert.are_not.equal(entries(theirs)[1], entries(mine)[1])  -- the key has the uid
+      -- their directory, even with an entry under my name, is refused
+      os.execute(("cp %s/* %s/ && chmod 0755 %s"):format(mine, theirs, theirs))
+      out, status, err = compile_as("", theirs)
+      assert.are.equal(0, status, err)
+      assert.matches("\t" .. S.compiler():gsub("%p", "%%%0") .. "\n$", out)
+      assert.matches("not using the compile cache .*: it belongs to uid 65534, not to you %(uid 0%)", err)
+    end
+  end)
+end)
