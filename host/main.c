@@ -54,9 +54,12 @@ static void interrupt_hook(lua_State *L, lua_Debug *ar) {
   luaL_error(L, "interrupted!");
 }
 
-/* Ctrl-C while a chunk runs: stop it at its next instruction, not the program. */
+/* Ctrl-C while a chunk runs: stop it at its next instruction, not the program; a backend
+ * waiting for the device (a synchronize, a CPU launch) sees backend_interrupted and gives
+ * up the wait with GPUHOST_INTERRUPTED. */
 static void on_sigint(int sig) {
   signal(sig, SIG_DFL);   /* a second Ctrl-C ends the program */
+  backend_interrupted = 1;
   lua_sethook(running, interrupt_hook, LUA_MASKCALL | LUA_MASKRET | LUA_MASKLINE | LUA_MASKCOUNT, 1);
 }
 
@@ -65,6 +68,7 @@ static int docall(lua_State *L, int narg, int nres) {
   lua_pushcfunction(L, msghandler);
   lua_insert(L, base);
   running = L;
+  backend_interrupted = 0;   /* a Ctrl-C from before this chunk is not for it */
   signal(SIGINT, on_sigint);
   int status = lua_pcall(L, narg, nres, base);
   signal(SIGINT, SIG_DFL);
@@ -187,8 +191,8 @@ static int run_script(lua_State *L, char **argv, int script) {
   if (status == LUA_OK) {
     int n = 0;
     lua_getglobal(L, "arg");
-    luaL_checkstack(L, 64, "too many arguments to script");
     for (int i = 1; ; i++) {
+      luaL_checkstack(L, 3, "too many arguments to script");   /* one per argument */
       if (lua_rawgeti(L, -1 - n, i) == LUA_TNIL) { lua_pop(L, 1); break; }
       n++;
     }
@@ -246,24 +250,40 @@ static const char *get_prompt(lua_State *L, int first) {
   return p;   /* stays on the stack until the line is read */
 }
 
+/* [-0, +(0|1), m] Reads a line of any length from stdin onto the stack, without its
+ * newline; 0 (nothing pushed) at end of input. */
+static int plain_line(lua_State *L) {
+  luaL_Buffer b;
+  char buf[4096];
+  int any = 0;
+  luaL_buffinit(L, &b);
+  while (fgets(buf, sizeof buf, stdin) != NULL) {
+    size_t len = strlen(buf);
+    any = 1;
+    if (len > 0 && buf[len - 1] == '\n') { luaL_addlstring(&b, buf, len - 1); break; }
+    luaL_addlstring(&b, buf, len);   /* a longer line goes on in the next piece */
+  }
+  luaL_pushresult(&b);
+  if (!any) { lua_pop(L, 1); return 0; }
+  return 1;
+}
+
 /* Reads a line onto the stack (without its newline); 0 at end of input. */
 static int read_line(lua_State *L, int first) {
   const char *prompt = get_prompt(L, first);
-  char *line = NULL;
-  char buf[4096];
-  if (edit.readline) {
-    line = edit.readline(prompt);
-  } else {
+  if (!edit.readline) {
     fputs(prompt, stdout);
     fflush(stdout);
-    line = fgets(buf, sizeof buf, stdin);
+    lua_pop(L, 1);   /* prompt */
+    return plain_line(L);
   }
+  char *line = edit.readline(prompt);
   lua_pop(L, 1);   /* prompt */
   if (line == NULL) return 0;
   size_t len = strlen(line);
   if (len > 0 && line[len - 1] == '\n') line[--len] = '\0';
   lua_pushlstring(L, line, len);
-  if (edit.readline) free(line);
+  free(line);
   return 1;
 }
 
@@ -392,6 +412,9 @@ static int pmain(lua_State *L) {
 
 int main(int argc, char **argv) {
   if (argv[0] && argv[0][0]) progname = argv[0];
+  /* past a file size limit (ulimit -f) a write fails (io.write returns the error, the
+   * compile cache is skipped) instead of ending the process */
+  signal(SIGXFSZ, SIG_IGN);
   /* --cpu, before the script, is GPU_BACKEND=cpu; it is taken out of the arguments */
   for (int i = 1; i < argc && argv[i][0] == '-'; i++) {
     if (strcmp(argv[i], "--cpu") == 0) {
