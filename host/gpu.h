@@ -152,6 +152,7 @@ void program_open(lua_State *L);
 typedef struct GpuProgram GpuProgram;
 GpuProgram *program_check(lua_State *L, int idx);   /* [-0, +0, v] */
 int program_debug(const GpuProgram *p);
+int program_finalized(const GpuProgram *p);   /* its __gc ran: no launch may use it */
 int program_nnames(const GpuProgram *p);
 /* [-0, +0, e] The function `index` of the program at idx on the current device, compiling
  * and loading it there first if needed; *origin says where the code came from. */

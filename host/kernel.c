@@ -24,6 +24,7 @@ typedef struct GpuKernel {
   int nparams;
   int device;                     /* device of the cached function, -1 when none */
   CUfunction function;
+  const GpuProgram *program;      /* its program (a user value): kept alive by the kernel */
   KParam *params;
   void **argv;                    /* argv[i] points into argbuf */
   char *argbuf;
@@ -70,6 +71,7 @@ static int gpu_kernel(lua_State *L) {
   k->debug = program_debug(p);
   k->nparams = (int)n;
   k->device = -1;
+  k->program = p;
   k->params = (KParam *)(k + 1);
   k->argv = (void **)(k->params + n);
   k->argbuf = (char *)(k->argv + n);
@@ -107,7 +109,7 @@ static const char *kernel_name(lua_State *L, int idx) {
 /* The compiled function of kernel k (at idx) for the current device; checks once per
  * device that the parameter list we read matches what the compiler produced. */
 static CUfunction kernel_function(lua_State *L, int idx, GpuKernel *k, int dev) {
-  if (k->device >= 0 && k->device == dev) return k->function;
+  if (k->device >= 0 && k->device == dev && !program_finalized(k->program)) return k->function;
   lua_getiuservalue(L, idx, KU_PROGRAM);
   const char *origin;
   CUfunction f = program_function(L, lua_gettop(L), k->index, &origin);

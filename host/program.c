@@ -12,6 +12,7 @@
 struct GpuProgram {
   int nnames;
   int debug;                          /* compiled with GPUHOST_DEBUG: bounds errors reported */
+  int finalized;                      /* __gc ran: its modules are unloaded (see program_gc) */
   CUmodule module[GPU_MAX_DEVICES];
   CUfunction *functions[GPU_MAX_DEVICES];
   CUdeviceptr oob[GPU_MAX_DEVICES];   /* the kernel header's __gpuhost_oob record */
@@ -22,6 +23,7 @@ GpuProgram *program_check(lua_State *L, int idx) {
 }
 
 int program_debug(const GpuProgram *p) { return p->debug; }
+int program_finalized(const GpuProgram *p) { return p->finalized; }
 int program_nnames(const GpuProgram *p) { return p->nnames; }
 CUdeviceptr program_oob(const GpuProgram *p, int device) { return p->oob[device]; }
 
@@ -45,8 +47,13 @@ static int gpu_program(lua_State *L) {
   return 1;
 }
 
+/* __gc unloads the program's modules. Lua runs finalizers newest first, at lua_close too,
+ * so a finalizer of an object made before the program may still launch one of its
+ * kernels after this: the program stays finalized, and such a launch raises (kernel.c
+ * asks program_finalized before it uses a function it kept). */
 static int program_gc(lua_State *L) {
   GpuProgram *p = program_check(L, 1);
+  p->finalized = 1;
   for (int d = 0; d < GPU_MAX_DEVICES; d++) {
     if (p->module[d]) {
       GpuResult r = backend_get()->module_unload(p->module[d]);
@@ -190,6 +197,9 @@ CUfunction program_function(lua_State *L, int idx, int index, const char **origi
   const GpuBackend *be = backend_get();
   GpuProgram *p = program_check(L, idx);
   *origin = "memory";
+  if (p->finalized)
+    luaL_error(L, "kernel launched after its program was finalized (from a finalizer that "
+               "ran after the program's, as at exit)");
   GPU_CHECK(L, be->ensure_context());
   int dev = be->current_device();
   if (dev < 0 || dev >= GPU_MAX_DEVICES)
