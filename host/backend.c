@@ -1,7 +1,8 @@
 /* backend.c: which backend runs this process's kernels, chosen once, at the first GPU call
  * (gpuhost -e 'print(1)' chooses nothing): GPU_BACKEND=cuda insists on the GPU,
- * GPU_BACKEND=cpu takes the CPU; otherwise the CUDA driver when it finds a device, else the
- * CPU, with one line on stderr saying why. The only file that names both backends. */
+ * GPU_BACKEND=cpu takes the CPU; unset or empty, the CUDA driver when it finds a device,
+ * else the CPU, with one line on stderr saying why; anything else is an error (gpu.c raises
+ * it when the module opens). The only file that names both backends. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,9 +18,17 @@ int backend_take_interrupt(void) {
   return 1;
 }
 
+const char *backend_wanted(void) {
+  const char *want = getenv("GPU_BACKEND");
+  if (want == NULL || *want == '\0') return "";
+  if (strcmp(want, "cpu") == 0 || strcmp(want, "cuda") == 0) return want;
+  return NULL;
+}
+
 const GpuBackend *backend_get(void) {
   if (chosen) return chosen;
-  const char *want = getenv("GPU_BACKEND");
+  /* a GPU_BACKEND that is neither was refused when the gpu module opened (gpu.c) */
+  const char *want = backend_wanted();
   if (want && strcmp(want, "cpu") == 0) return chosen = &cpu_backend;
   if (want && strcmp(want, "cuda") == 0) return chosen = &cuda_backend;
   int n = 0;

@@ -160,5 +160,8 @@ extern const GpuBackend cuda_backend, cpu_backend;
 /* The backend of this process, chosen at the first GPU call: GPU_BACKEND=cpu or cuda, or
  * the CUDA driver when it finds a device and the CPU otherwise (saying so on stderr). */
 const GpuBackend *backend_get(void);
+/* What GPU_BACKEND asks for: "cuda", "cpu", "" (unset or empty: choose), or NULL when it is
+ * anything else (an error: no backend is chosen for it). */
+const char *backend_wanted(void);
 
 #endif

@@ -36,6 +36,9 @@ static int gpu_clock(lua_State *L) {
 }
 
 int luaopen_gpu(lua_State *L) {
+  if (backend_wanted() == NULL)   /* a typo must not silently pick a backend */
+    return luaL_error(L, "GPU_BACKEND is '%s': it must be 'cuda', 'cpu', or unset (the GPU "
+                      "when there is one, else the CPU)", getenv("GPU_BACKEND"));
   lua_newtable(L);
   int gpu = lua_gettop(L);
   errors_open(L);
