@@ -4,7 +4,8 @@
  * with the user's uid). The file is named by a 128-bit hash of the key and holds the key
  * itself, so a hash collision is a miss, and a checksum, so a truncated or corrupt entry
  * is a miss (and is rebuilt). Entries are written to a temporary file and renamed into
- * place, so readers never see half an entry.
+ * place, so readers never see half an entry; a write that fails (a full disk, ulimit -f)
+ * leaves no entry.
  *
  * What is loaded from here runs as the user, so nobody else may be able to put it there
  * (CWE-494): the directory must be the user's own and writable by nobody else, or the
@@ -14,8 +15,6 @@
  * size. */
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -189,29 +188,6 @@ void cache_entry_free(CacheEntry *e, int nnames) {
   memset(e, 0, sizeof *e);
 }
 
-/* Writes n bytes to fd; 0, or -1 on any failure. A file size limit (ulimit -f) makes the
- * write fail with EFBIG and raise SIGXFSZ, whose default is to end the process: the signal
- * is blocked meanwhile and taken back, so the cache just fails. */
-static int write_all(int fd, const char *p, size_t n) {
-  sigset_t xfsz, old;
-  sigemptyset(&xfsz);
-  sigaddset(&xfsz, SIGXFSZ);
-  pthread_sigmask(SIG_BLOCK, &xfsz, &old);
-  int ok = 0;
-  for (size_t done = 0; done < n;) {
-    ssize_t w = write(fd, p + done, n - done);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) { ok = -1; break; }
-    done += (size_t)w;
-  }
-  if (ok != 0 && !sigismember(&old, SIGXFSZ)) {
-    struct timespec now = {0, 0};
-    while (sigtimedwait(&xfsz, NULL, &now) == SIGXFSZ) {}   /* the pending one, if any */
-  }
-  pthread_sigmask(SIG_SETMASK, &old, NULL);
-  return ok;
-}
-
 /* Writes the entry w into the directory under name, through a temporary file renamed
  * into place; failures leave the directory as it was. */
 static void write_entry(int dir, const char *name, const Buf *w) {
@@ -226,7 +202,7 @@ static void write_entry(int dir, const char *name, const Buf *w) {
     if (fd < 0 && errno != EEXIST) return;
   }
   if (fd < 0) return;
-  int ok = write_all(fd, w->data, w->n) == 0;
+  int ok = fd_write_all(fd, w->data, w->n) == 0;
   if (close(fd) != 0) ok = 0;
   if (!ok || renameat(dir, tmp, dir, name) != 0) unlinkat(dir, tmp, 0);
 }

@@ -412,9 +412,6 @@ static int pmain(lua_State *L) {
 
 int main(int argc, char **argv) {
   if (argv[0] && argv[0][0]) progname = argv[0];
-  /* past a file size limit (ulimit -f) a write fails (io.write returns the error, the
-   * compile cache is skipped) instead of ending the process */
-  signal(SIGXFSZ, SIG_IGN);
   /* --cpu, before the script, is GPU_BACKEND=cpu; it is taken out of the arguments */
   for (int i = 1; i < argc && argv[i][0] == '-'; i++) {
     if (strcmp(argv[i], "--cpu") == 0) {

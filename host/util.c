@@ -2,7 +2,10 @@
  * reads (util.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -70,15 +73,31 @@ char *file_read(const char *path, size_t *n) {
   return data;
 }
 
+int fd_write_all(int fd, const void *data, size_t n) {
+  sigset_t xfsz, old;
+  sigemptyset(&xfsz);
+  sigaddset(&xfsz, SIGXFSZ);
+  pthread_sigmask(SIG_BLOCK, &xfsz, &old);
+  const char *p = data;
+  int ok = 0;
+  for (size_t done = 0; done < n;) {
+    ssize_t w = write(fd, p + done, n - done);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) { ok = -1; break; }
+    done += (size_t)w;
+  }
+  if (ok != 0 && !sigismember(&old, SIGXFSZ)) {
+    struct timespec now = {0, 0};
+    while (sigtimedwait(&xfsz, NULL, &now) == SIGXFSZ) {}   /* the one this write raised */
+  }
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  return ok;
+}
+
 int file_write(const char *path, const void *data, size_t n) {
   int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0) return -1;
-  const char *p = data;
-  size_t done = 0;
-  while (done < n) {
-    ssize_t w = write(fd, p + done, n - done);
-    if (w <= 0) { close(fd); return -1; }
-    done += (size_t)w;
-  }
-  return close(fd) == 0 ? 0 : -1;
+  int ok = fd_write_all(fd, data, n);
+  if (close(fd) != 0) ok = -1;
+  return ok;
 }

@@ -40,6 +40,11 @@ long env_long(const char *name, long lo, long hi, long def, int *bad);
 char *file_read(const char *path, size_t *n);
 /* Writes n bytes to path (created 0600, truncated); 0 or -1. */
 int file_write(const char *path, const void *data, size_t n);
+/* Writes n bytes to fd; 0, or -1 on any failure. A write past a file size limit (ulimit
+ * -f) fails with EFBIG and raises SIGXFSZ, whose default ends the process: the signal is
+ * blocked meanwhile and the one the write raised taken back, so gpuhost's own writes
+ * (the compile cache, a kernel's files) just fail. */
+int fd_write_all(int fd, const void *data, size_t n);
 
 /* ---- files of lua/ and kernels/ compiled into the binary (embed.c) ---- */
 typedef struct EmbeddedFile { const char *name; const char *data; size_t size; } EmbeddedFile;
