@@ -69,9 +69,11 @@ static void int_range(const DtypeInfo *d, lua_Integer *lo, lua_Integer *hi) {
  * low bytes of its 64-bit value. */
 static void put_integer(void *dst, size_t size, uint64_t v) { memcpy(dst, &v, size); }
 
-/* Stores integer v as integer dtype d; NULL or why not. */
+/* Stores integer v as integer dtype d; NULL or why not. A uint64 takes any integer's 64
+ * bits, as string.pack("J") does: -1 is 2^64 - 1. */
 static const char *store_integer(lua_Integer v, const DtypeInfo *d, void *dst) {
   lua_Integer lo, hi;
+  if (d->kind == 'u' && d->size == 8) { put_integer(dst, 8, (uint64_t)v); return NULL; }
   int_range(d, &lo, &hi);
   if (v < lo || v > hi) return "out of range";
   put_integer(dst, d->size, (uint64_t)v);
@@ -86,11 +88,12 @@ static void store_float(lua_Number v, size_t size, void *dst) {
 #endif
 }
 
-/* A float that holds an integer, as an unsigned 64-bit one; NULL or why not. */
+/* A float that holds an integer, as integer dtype d; NULL or why not. A uint64 takes
+ * [2^63, 2^64) as its unsigned values and the rest as integers' bits. */
 static const char *store_integral_float(double v, const DtypeInfo *d, void *dst) {
   if (isnan(v) || v != floor(v)) return "not an integer";
-  if (d->kind == 'u' && d->size == 8) {
-    if (v < 0 || v >= 18446744073709551616.0) return "out of range";
+  if (d->kind == 'u' && d->size == 8 && v >= 9223372036854775808.0) {
+    if (v >= 18446744073709551616.0) return "out of range";
     put_integer(dst, 8, (uint64_t)v);
     return NULL;
   }
@@ -133,8 +136,9 @@ void dtype_push(lua_State *L, GpuDtype dt, const void *src) {
   memcpy(&v, src, d->size);
   int bits = (int)(8 * d->size);
   if (d->kind == 'i' && bits < 64 && (v >> (bits - 1) & 1)) v |= ~(uint64_t)0 << bits;  /* sign */
-  if (d->kind == 'u' && bits == 64 && v > (uint64_t)LUA_MAXINTEGER) lua_pushnumber(L, (lua_Number)v);
-  else lua_pushinteger(L, (lua_Integer)v);
+  lua_Integer i;   /* the same 64 bits: a uint64 at or above 2^63 is a negative integer */
+  memcpy(&i, &v, sizeof i);
+  lua_pushinteger(L, i);
 }
 
 /* gpu._dtypes: {{name=, ctype=, size=, kind=, aliases={...}, spellings={...}}, ...} in
