@@ -156,7 +156,7 @@ static int array_copy(lua_State *L) {
 static int array_peek(lua_State *L) {
   GpuArray *a = array_check(L, 1);
   lua_Integer first = luaL_checkinteger(L, 2), count = luaL_checkinteger(L, 3);
-  if (first < 0 || count < 0 || first + count > a->shape.size)
+  if (first < 0 || count < 0 || first > a->shape.size || count > a->shape.size - first)
     return luaL_error(L, "peek out of range");
   size_t es = dtypes[a->dtype].size;
   char buf[64 * 8];
