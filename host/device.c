@@ -2,13 +2,18 @@
  * accounting of device bytes to Lua's garbage collector. */
 #include "gpu.h"
 
-static int check_ordinal(lua_State *L, int idx) {
+/* [-0, +(0|1), m] NULL when id names a device, else why not (pushed). */
+static const char *bad_ordinal(lua_State *L, lua_Integer id) {
   int n;
   GPU_CHECK(L, backend_get()->device_count(&n));
+  if (id >= 0 && id < n) return NULL;
+  return lua_pushfstring(L, "no device %I (%d device%s, numbered from 0)", id, n, n == 1 ? "" : "s");
+}
+
+static int check_ordinal(lua_State *L, int idx) {
   lua_Integer id = luaL_checkinteger(L, idx);
-  if (id < 0 || id >= n)
-    return luaL_argerror(L, idx, lua_pushfstring(L, "no device %I (%d device%s, numbered from 0)",
-                                                 id, n, n == 1 ? "" : "s"));
+  const char *why = bad_ordinal(L, id);
+  if (why) return luaL_argerror(L, idx, why);
   return (int)id;
 }
 
@@ -46,12 +51,17 @@ static int gpu_device(lua_State *L) {
   return 1;
 }
 
+/* The id of the device table at 1, checked as gpu.device(id) checks it. */
 static int device_id(lua_State *L) {
   luaL_checktype(L, 1, LUA_TTABLE);
   lua_getfield(L, 1, "id");
-  int id = (int)luaL_checkinteger(L, -1);
+  int isint;
+  lua_Integer id = lua_tointegerx(L, -1, &isint);
+  if (!isint) luaL_error(L, "device id must be an integer, got %s", luaL_tolstring(L, -1, NULL));
+  const char *why = bad_ordinal(L, id);
+  if (why) luaL_error(L, "%s", why);
   lua_pop(L, 1);
-  return id;
+  return (int)id;
 }
 
 /* dev:use(): makes dev the current device */
