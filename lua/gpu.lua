@@ -16,12 +16,25 @@ gpu._meta.hostarray.__tostring = format.hostarray
 -- dtypes: names, aliases and the C spelling gpuhost's own kernels use, from the one table
 -- (host/gpu.h)
 gpu.dtypes = {}
-local ctype_of, canonical = {}, {}
+local ctype_of, canonical, range_of = {}, {}, {}
+-- The values arange may give a dtype: what it holds, and for 64-bit integers what float64
+-- (in which arange computes) holds exactly.
+local function value_range(d)
+  local bits = 8 * d.size
+  if d.kind == "b" then return 0, 1 end
+  if d.kind == "f" then
+    return bits == 32 and -3.4028234663852886e38 or -math.huge, bits == 32 and 3.4028234663852886e38 or math.huge
+  end
+  if bits == 64 then return d.kind == "u" and 0 or 1 - 2^53, 2^53 - 1, "arange computes in float64" end
+  if d.kind == "u" then return 0, (1 << bits) - 1 end
+  return -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+end
 for i, d in ipairs(gpu._dtypes) do
   gpu.dtypes[i] = d.name
   gpu[d.name] = d.name
   ctype_of[d.name] = d.ctype
   canonical[d.name] = d.name
+  range_of[d.name] = table.pack(value_range(d))
   for _, a in ipairs(d.aliases) do canonical[a] = d.name end
 end
 
@@ -243,6 +256,27 @@ function gpu.empty_like(a, dtype) local s, d = like(a, "empty_like"); return gpu
 function gpu.ones_like(a, dtype) local s, d = like(a, "ones_like"); return gpu.ones(s, dtype or d) end
 function gpu.full_like(a, v, dtype) local s, d = like(a, "full_like"); return gpu.full(s, v, dtype or d) end
 
+local function show(v)
+  if math.type(v) == "integer" then return tostring(v) end
+  if v == math.floor(v) and math.abs(v) < 2^64 then return ("%.0f"):format(v) end
+  return ("%.14g"):format(v)
+end
+
+-- The first and last values of an arange must be ones its dtype holds (it is monotonic,
+-- so then all are): out of range, a conversion from float64 is undefined in C (the GPU
+-- saturates, the CPU wraps). Integer dtypes truncate toward 0, as C does.
+local function check_arange(first, last, dtype)
+  local lo, hi, why = table.unpack(range_of[dtype], 1, 3)
+  local integral = dtype ~= "float32" and dtype ~= "float64"
+  for _, v in ipairs({first, last}) do
+    local out = integral and (v <= lo - 1 or v >= hi + 1) or (not integral and (v < lo or v > hi))
+    if out then
+      error(("bad argument to 'arange' (%s is out of range for %s: %s to %s%s)")
+            :format(show(v), dtype, show(lo), show(hi), why and ", as " .. why or ""), 3)
+    end
+  end
+end
+
 -- gpu.arange(stop), gpu.arange(start, stop [, step] [, dtype]): start, start+step, ... < stop
 function gpu.arange(start, stop, step, dtype)
   if type(stop) == "string" then stop, step, dtype = nil, nil, stop end
@@ -257,6 +291,7 @@ function gpu.arange(start, stop, step, dtype)
   if step == 0 then error("bad argument #3 to 'arange' (step must not be 0)", 2) end
   dtype = dtype_name(dtype, 3)
   local n = math.max(0, math.ceil((stop - start) / step))
+  if n > 0 then check_arange(start, start + (n - 1) * step, dtype) end
   local a = gpu.empty(n, dtype)
   if n > 0 then
     builtins()[("arange<%s>"):format(ctype_of[dtype])][config(n)](a, n, start, step)
@@ -266,14 +301,17 @@ end
 
 local random = {}
 gpu.random = random
-local seed, calls = (os.time() * 2654435761 + math.floor(os.clock() * 1e6)) % 2^52 // 1, 0
+local seed, calls = (os.time() * 2654435761 + math.floor(os.clock() * 1e6)) % (1 << 52), 0
 
--- gpu.random.seed(s): the same seed gives the same numbers
+-- gpu.random.seed(s): the same seed gives the same numbers; s is an integer in [0, 2^63)
+-- (what the kernels take as unsigned long long without a change of sign)
 function random.seed(s)
-  if math.type(s) ~= "integer" and not (type(s) == "number" and s == math.floor(s)) then
-    error(("bad argument #1 to 'seed' (integer expected, got %s)"):format(tostring(s)), 2)
+  local i = type(s) == "number" and math.tointeger(s)
+  if not i or i < 0 then
+    error(("bad argument #1 to 'seed' (an integer from 0 to 2^63 - 1 expected, got %s)")
+          :format(type(s) == "number" and show(s) or type(s)), 2)
   end
-  seed, calls = math.tointeger(s), 0
+  seed, calls = i, 0
 end
 
 local function generate(kind, shape, dtype, p1, p2)
