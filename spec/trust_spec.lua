@@ -89,3 +89,86 @@ print("ran")
     assert.matches("^ran\nlate launch: .-:2: " .. MSG:gsub("%p", "%%%0") .. "\n$", out)
   end)
 end)
+
+describe("values at the edges", function()
+  it("maps uint64 values at or above 2^63 to Lua integers bit for bit, both ways", function()
+    local a = gpu.array({-1, math.mininteger, 2^63, 5}, "uint64")
+    assert.are.same({-1, math.mininteger, math.mininteger, 5}, a:totable())
+    for _, v in ipairs(a:totable()) do assert.are.equal("integer", math.type(v)) end
+    -- what a kernel writes comes back with the same 64 bits as string.unpack("J") reads
+    local k = gpu.kernel([[
+__global__ void big(unsigned long long *x, unsigned long long v) {
+  x[0] = 0xffffffffffffffffull; x[1] = (1ull << 63) + 5; x[2] = v; x[3] = v >> 1;
+}]])
+    local b = gpu.zeros(4, "uint64")
+    k[{1, 1}](b, -2)                                  -- -2 is 2^64 - 2
+    local t = b:totable()
+    assert.are.same({-1, math.mininteger + 5, -2, math.maxinteger}, t)
+    assert.are.equal(string.unpack("J", string.pack("J", -1)), t[1])
+    local h = gpu.host.zeros(1, "uint64")
+    h[1] = math.mininteger + 5
+    assert.are.equal(math.mininteger + 5, h[1])
+    assert.are.same({math.mininteger + 5}, gpu.array(h):totable())
+  end)
+
+  it("refuses arange values a dtype cannot hold", function()
+    local cases = {
+      {{-3, 3, "uint32"}, "-3 is out of range for uint32: 0 to 4294967295"},
+      {{0, 257, "uint8"}, "256 is out of range for uint8: 0 to 255"},
+      {{-129, 0, "int8"}, "-129 is out of range for int8: -128 to 127"},
+      {{0, 3, "bool"}, "2 is out of range for bool: 0 to 1"},
+      {{0, 1e39, 1e38, "float32"}, "9e+38 is out of range for float32: -3.4028234663853e+38 to 3.4028234663853e+38)"},
+      {{2^53 - 1, 2^53 + 2, "int64"}, "9007199254740992 is out of range for int64: " ..
+        "-9007199254740991 to 9007199254740991, as arange computes in float64"},
+      {{3, -3, -1, "uint16"}, "-2 is out of range for uint16: 0 to 65535"},
+    }
+    for _, c in ipairs(cases) do
+      assert.matches("bad argument to 'arange' (" .. c[2], S.errof(gpu.arange, table.unpack(c[1])), 1, true)
+    end
+    assert.are.same({0, 0, 1, 2, 3, 4, 5}, gpu.arange(-0.5, 6, "uint8"):totable())  -- toward 0
+    assert.are.same({127, 126}, gpu.arange(127, 125, -1, "int8"):totable())
+    assert.are.same({false, true}, gpu.arange(0, 2, "bool"):totable())
+    assert.are.same({4294967294, 4294967295}, gpu.arange(2^32 - 2, 2^32, "uint32"):totable())
+  end)
+
+  it("refuses random seeds the generator cannot take, at the call", function()
+    for _, s in ipairs({2^63, math.huge, -math.huge, 1e300, -1, 0 / 0, 1.5, "7"}) do
+      assert.matches("bad argument #1 to 'seed' (an integer from 0 to 2^63 - 1 expected, got ",
+                     S.errof(gpu.random.seed, s), 1, true)
+    end
+    gpu.random.seed(math.maxinteger)                 -- the largest is fine, and works
+    assert.are.equal(4, #gpu.random.random(4))
+    gpu.random.seed(2^62)
+    assert.are.equal(4, #gpu.random.random(4))
+  end)
+
+  it("checks a:_peek's range without overflow", function()
+    local a = gpu.arange(10, "int32")
+    assert.matches("peek out of range", S.errof(a._peek, a, 2^62, 2^62), 1, true)
+    assert.matches("peek out of range", S.errof(a._peek, a, math.maxinteger, 1), 1, true)
+    assert.matches("peek out of range", S.errof(a._peek, a, 5, math.maxinteger), 1, true)
+    assert.are.same({8, 9}, a:_peek(8, 2))
+  end)
+
+  it("refuses a device table whose id is not a device", function()
+    local dev = gpu.device()
+    assert.matches("no device 1099511627776 (", S.errof(dev.use, {id = 2^40}), 1, true)
+    assert.matches("no device -1 (", S.errof(dev.use, {id = -1}), 1, true)
+    assert.matches("device id must be an integer, got 0.5", S.errof(dev.use, {id = 0.5}), 1, true)
+    assert.matches("no device 4294967296 (", S.errof(dev.synchronize, {id = 2^32}), 1, true)
+    assert.are.equal(dev, dev:use())
+  end)
+
+  it("refuses shared memory sizes past 32 bits instead of truncating them", function()
+    local k = gpu.kernel("__global__ void sh(int *x) { extern __shared__ int s[]; s[0] = 1; x[0] = s[0]; }")
+    local a = gpu.zeros(1, "int32")
+    assert.matches("shared memory size is too large: 4294967312 bytes",
+                   S.errof(function() k[{1, 1, shared = 2^32 + 16}](a) end), 1, true)
+    assert.matches("shared memory size is too large: 4294967296 bytes",
+                   S.errof(function() k[{1, 1, shared = 2^32}](a) end), 1, true)
+    assert.matches("shared memory size must be non-negative, got -1",
+                   S.errof(function() k[{1, 1, shared = -1}](a) end), 1, true)
+    k[{1, 1, shared = 16}](a)
+    assert.are.same({1}, a:totable())
+  end)
+end)
