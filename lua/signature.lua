@@ -32,6 +32,28 @@ local attributes = {
 -- Blanks comments, string and character literals and preprocessor lines, keeping length
 -- and newlines.
 local function blank(s) return (s:gsub("[^\n]", " ")) end
+
+-- Is src[i] the first character of its line but for spaces and tabs? Looks back only over
+-- the blanks before i, so a scan that asks at each '#' stays linear.
+local function line_start(src, i)
+  local k = i - 1
+  while k >= 1 and (src:byte(k) == 32 or src:byte(k) == 9) do k = k - 1 end
+  return k == 0 or src:byte(k) == 10
+end
+
+-- The last character of the preprocessor directive at i: before the newline that ends it,
+-- past any backslash-newline (or backslash-CRLF) that continues it.
+local function directive_end(src, i)
+  local from = i
+  while true do
+    local nl = src:find("\n", from, true)
+    if not nl then return #src end
+    local k = src:byte(nl - 1) == 13 and nl - 2 or nl - 1
+    if src:byte(k) ~= 92 then return nl - 1 end
+    from = nl + 1
+  end
+end
+
 function M.strip(src)
   local out, i, n = {}, 1, #src
   while i <= n do
@@ -51,13 +73,8 @@ function M.strip(src)
         j = j + 1
       end
       out[#out + 1] = c .. blank(src:sub(i + 1, j - 1)) .. c
-    elseif c == "#" and (i == 1 or src:sub(1, i - 1):match("\n[ \t]*$") or
-                         src:sub(1, i - 1):match("^[ \t]*$")) then
-      j = i
-      repeat  -- a directive continues over backslash-newlines
-        j = (src:find("\n", j, true) or n + 1)
-      until src:sub(j - 1, j - 1) ~= "\\" or j > n
-      j = j - 1
+    elseif c == "#" and line_start(src, i) then
+      j = directive_end(src, i)
       out[#out + 1] = blank(src:sub(i, j))
     else
       j = (src:find("[/\"'#]", i + 1) or n + 1) - 1
@@ -102,10 +119,15 @@ end
 function M.parse(src)
   local s = M.strip(src)
   local kernels, seen, pos = {}, {}, 1
+  local stmt, scanned = 1, 1   -- where the statement holding the last __global__ starts
   while true do
     local gs, ge = s:find("%f[%w_]__global__%f[^%w_]", pos)
     if not gs then break end
-    local stmt = (s:sub(1, gs - 1):match(".*()[;}]") or 0) + 1
+    while true do   -- past the last ';' or '}' before gs, scanning each character once
+      local e = s:find("[;}]", scanned)
+      if not e or e >= gs then break end
+      stmt, scanned = e + 1, e + 1
+    end
     local pre = s:sub(stmt, gs - 1)
     local tlist = pre:match("template%s*(%b<>)")
     local i, name, params = ge + 1, nil, nil
