@@ -18,6 +18,14 @@ describe("gpu.rewrite", function()
     {"--[[ k[1, 2]\n]] k[3, 4]()", "--[[ k[1, 2]\n]] k[{3, 4}]()"},
     {"t = {[1] = 2, [3] = 4}", "t = {[1] = 2, [3] = 4}"},
     {"k[\n  g,\n  b\n](x)", "k[{\n  g,\n  b\n}](x)"},
+    -- \z skips white space, newlines too; a backslash before a newline (or CRLF)
+    -- continues the string: neither ends it
+    {"s = 'a\\z\n  k[1, 2]' k[3, 4]()", "s = 'a\\z\n  k[1, 2]' k[{3, 4}]()"},
+    {"s = \"\\z \r\n\t k[1, 2]\" k[3, 4]()", "s = \"\\z \r\n\t k[1, 2]\" k[{3, 4}]()"},
+    {"s = 'a\\\nk[1, 2]' k[3, 4]()", "s = 'a\\\nk[1, 2]' k[{3, 4}]()"},
+    {"s = 'a\\\r\nk[1, 2]' k[3, 4]()", "s = 'a\\\r\nk[1, 2]' k[{3, 4}]()"},
+    {"s = 'a\\\n\rk[1, 2]' k[3, 4]()", "s = 'a\\\n\rk[1, 2]' k[{3, 4}]()"},
+    {"s = 'a\\\\' k[3, 4]()", "s = 'a\\\\' k[{3, 4}]()"},
   }
   for _, c in ipairs(cases) do
     it("reads " .. c[1]:gsub("\n", "\\n"), function()
@@ -34,6 +42,40 @@ describe("gpu.rewrite", function()
 
   it("needs a string", function()
     assert.has_error(function() gpu.rewrite(nil) end)
+  end)
+end)
+
+-- Random chunks from a small grammar (spec/luagen.lua): valid Lua is never changed, and
+-- chunks with launches always load once rewritten, with their lines kept. 400 chunks of a
+-- fixed seed and 400 of this run's (GPUHOST_FUZZ_SEED=n repeats a run).
+describe("gpu.rewrite under fuzzing", function()
+  local G = require("spec.luagen")
+  local run_seed = tonumber(os.getenv("GPUHOST_FUZZ_SEED")) or os.time()
+  local seeds = {}
+  for i = 1, 400 do seeds[#seeds + 1] = i; seeds[#seeds + 1] = run_seed * 1000 + i end
+  local function lines(s) return select(2, s:gsub("\n", "")) end
+
+  it("never changes valid Lua (run seed " .. run_seed .. ")", function()
+    for _, seed in ipairs(seeds) do
+      local chunk = G.chunk(seed, false)
+      assert(load(chunk), "chunk " .. seed .. " is not valid Lua (a generator bug):\n" .. chunk)
+      assert.are.equal(chunk, gpu.rewrite(chunk), "chunk " .. seed .. " was changed")
+    end
+  end)
+
+  it("rewrites every launch so that the chunk loads (run seed " .. run_seed .. ")", function()
+    local launches = 0
+    for _, seed in ipairs(seeds) do
+      local chunk, n = G.chunk(seed, true)
+      local out = gpu.rewrite(chunk)
+      local ok, err = load(out)
+      assert(ok, ("chunk %d does not load once rewritten (%s):\n%s\n--- rewritten:\n%s")
+                 :format(seed, err, chunk, out))
+      assert.are.equal(#chunk + 2 * n, #out, "chunk " .. seed .. ": braces for each launch only")
+      assert.are.equal(lines(chunk), lines(out), "chunk " .. seed .. ": lines kept")
+      launches = launches + n
+    end
+    assert.is_true(launches > 200)                  -- the grammar does make launches
   end)
 end)
 
