@@ -172,3 +172,45 @@ __global__ void big(unsigned long long *x, unsigned long long v) {
     assert.are.same({1}, a:totable())
   end)
 end)
+
+describe("sources of any size", function()
+  it("reads declarations in time linear in the source: 10,000 #define lines", function()
+    -- read in quadratic time, this took minutes; now milliseconds (not timed here:
+    -- scripts/bench/signature.lua prints the figures)
+    local src = {}
+    for i = 1, 10000 do src[i] = ("#define D%d %d"):format(i, i) end
+    src[#src + 1] = "__global__ void k(int *x) { x[0] = D10000; }"
+    local k = gpu.kernel(table.concat(src, "\n"))
+    local a = gpu.zeros(1, "int32")
+    k[{1, 1}](a)
+    assert.are.same({10000}, a:totable())
+  end)
+
+  it("reads directives continued over backslash-newlines", function()
+    local k = gpu.kernel("#define X \\\n  7 \\\r\n  + 1\n  #  define Y(a, \\\n b) ((a) * (b))\n" ..
+                         "__global__ void k(int *x) { x[0] = Y(X, 2); }")
+    local a = gpu.zeros(1, "int32")
+    k[{1, 1}](a)
+    assert.are.same({16}, a:totable())
+  end)
+
+  it("compiles and runs a module of 300 kernels", function()
+    local parts = {}
+    for i = 1, 300 do parts[i] = ("__global__ void k%d(int *x) { x[%d] = %d; }"):format(i, i - 1, 1000 + i) end
+    local m = gpu.module(table.concat(parts, "\n"))
+    local a = gpu.zeros(300, "int32")
+    for i = 300, 1, -1 do m["k" .. i][{1, 1}](a) end
+    local t = a:totable()
+    for i = 1, 300 do assert.are.equal(1000 + i, t[i]) end
+    assert.matches("^gpu%.module%(k1, k2, .*, k300%)$", tostring(m))
+  end)
+
+  it("takes as many NVRTC options as it is given", function()
+    local opts = {}
+    for i = 1, 300 do opts[i] = "-DOPT" .. i .. "=" .. i end
+    local k = gpu.kernel("__global__ void k(int *x) { x[0] = OPT1 + OPT300; }", {options = opts})
+    local a = gpu.zeros(1, "int32")
+    k[{1, 1}](a)
+    assert.are.same({301}, a:totable())
+  end)
+end)
