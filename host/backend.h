@@ -27,7 +27,9 @@ enum {
   GPU_ERR_NO_SYMBOL,            /* a library lacks an entry point we need */
   GPU_ERR_CPU_COMPILE,          /* the host's C++ compiler failed or could not run */
   GPU_ERR_CPU_UNSUPPORTED,      /* a kernel uses what the CPU backend cannot run */
-  GPU_ERR_INTERRUPTED           /* a wait was cut short by Ctrl-C (backend_interrupted) */
+  GPU_ERR_INTERRUPTED,          /* a wait was cut short by Ctrl-C (backend_interrupted) */
+  GPU_ERR_CONTEXT_LOST,         /* an earlier sticky error lost the device's context */
+  GPU_ERR_MEMORY_LIMIT          /* GPUHOST_MEMORY_LIMIT refuses it, or cannot be read */
 };
 
 typedef struct GpuResult {
@@ -37,9 +39,12 @@ typedef struct GpuResult {
   const char *detail; /* what the backend can say beyond the code, or NULL: why a library
                        * did not load, where a launch failed (block, thread, address). Owned
                        * by the backend; valid until the next backend call on this thread. */
+  const char *note;   /* said after the code's description in the error's message, or NULL:
+                       * what a failure means for the process (a lost context) and what to
+                       * do. A static string, or as detail. */
 } GpuResult;
-#define GPU_OK ((GpuResult){0, GPU_SRC_CUDA, NULL, NULL})
-#define GPU_FAIL(code, source, call) ((GpuResult){(int)(code), (source), (call), NULL})
+#define GPU_OK ((GpuResult){0, GPU_SRC_CUDA, NULL, NULL, NULL})
+#define GPU_FAIL(code, source, call) ((GpuResult){(int)(code), (source), (call), NULL, NULL})
 
 /* ---- what the table's members take and give ---- */
 typedef struct GpuDeviceInfo {
@@ -90,7 +95,9 @@ typedef struct GpuBackend {
   GpuResult (*use_device)(int ordinal);
   GpuResult (*ensure_context)(void);
   int (*current_device)(void);  /* -1 before ensure_context or use_device succeeded */
-  GpuResult (*synchronize)(void);           /* blocks until the current device is idle */
+  /* Blocks until the current device is idle. Waits (this, stream_synchronize,
+   * event_synchronize, and htod/dtoh behind a running kernel) poll backend_interrupted. */
+  GpuResult (*synchronize)(void);
   GpuResult (*mem_info)(size_t *free_bytes, size_t *total_bytes);
 
   /* Memory. alloc gives n > 0 bytes of device memory (aligned to 256 bytes) ordered
@@ -99,6 +106,11 @@ typedef struct GpuBackend {
    * (the current device is restored). host_alloc/host_free: host memory for copies. */
   GpuResult (*alloc)(CUdeviceptr *p, size_t n);
   GpuResult (*free)(CUdeviceptr p, int device);
+  /* Gives the memory a device's pool keeps for reuse back to the driver, once the work
+   * queued before it is done (device.c calls it when an allocation fails, then tries
+   * again, and for gpu.empty_cache()); a device without a context is left alone. NULL
+   * where freed memory is not kept (the CPU backend). */
+  GpuResult (*trim)(int device);
   GpuResult (*host_alloc)(void **p, size_t n);
   GpuResult (*host_free)(void *p);
   /* Copies. htod and dtoh block until the copy (and the work before it) is done; dtod and

@@ -15,9 +15,17 @@ static const char *plain_call(const char *call) {
   return (dot && (!paren || dot < paren)) ? dot + 1 : call;
 }
 
+/* gpuhost's codes whose message the backend words whatever the caller adds (the caller's
+ * detail, such as the kernel a launch was for, goes into the detail field). */
+static int worded(GpuResult r) {
+  return r.source == GPU_SRC_HOST && r.detail != NULL && (r.code == GPU_ERR_CONTEXT_LOST ||
+         r.code == GPU_ERR_MEMORY_LIMIT || r.code == GPU_ERR_INTERRUPTED);
+}
+
 /* The message of a failed result: for CUDA codes, cuda.h's description; for NVRTC, the
  * log (or the code's name); for gpuhost's own codes, what the backend said. */
 static const char *result_message(GpuResult r, const char *detail) {
+  if (worded(r)) return r.detail;
   const char *m = NULL;
   switch (r.source) {
     case GPU_SRC_CUDA:
@@ -44,7 +52,8 @@ int errors_raise(lua_State *L, GpuResult r, const char *detail) {
   if (name) lua_pushstring(L, name);
   else lua_pushfstring(L, "CUDA_ERROR_%d", r.code);
   lua_setfield(L, -2, "name");
-  lua_pushstring(L, message ? message : "unknown error");
+  if (r.note) lua_pushfstring(L, "%s %s", message ? message : "unknown error", r.note);
+  else lua_pushstring(L, message ? message : "unknown error");
   lua_setfield(L, -2, "message");
   lua_pushstring(L, r.call ? plain_call(r.call) : "?");
   lua_setfield(L, -2, "call");
