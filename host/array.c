@@ -40,7 +40,7 @@ GpuArray *array_new(lua_State *L, const GpuShape *s, GpuDtype dt) {
 /* The one release path, shared by __gc, __close and :free(); idempotent. */
 static GpuResult array_release(GpuArray *a) {
   GpuResult r = GPU_OK;
-  if (a->ptr) r = backend_get()->free(a->ptr, a->device);
+  if (a->ptr) r = mem_free(a->ptr, a->device, a->nbytes);
   a->ptr = 0;
   a->alive = 0;
   return r;

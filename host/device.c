@@ -1,5 +1,10 @@
-/* device.c: devices ("gpu.device" tables), device-wide synchronization, and the
- * accounting of device bytes to Lua's garbage collector. */
+/* device.c: devices ("gpu.device" tables), device-wide synchronization, and device
+ * memory: the bytes gpuhost's arrays hold, GPUHOST_MEMORY_LIMIT, what an allocation that
+ * finds the device full tries, and the accounting of device bytes to Lua's collector. */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include "gpu.h"
 
 /* [-0, +(0|1), m] NULL when id names a device, else why not (pushed). */
@@ -105,33 +110,124 @@ static int gpu_synchronize(lua_State *L) {
   return 0;
 }
 
-/* gpu.mem_info(): free and total bytes of the current device */
+/* ---- device memory: what gpuhost's arrays hold, GPUHOST_MEMORY_LIMIT, the pool ----
+ * Kept per device and for the whole process, as device memory is. */
+static size_t held[GPU_MAX_DEVICES];       /* bytes of live device arrays */
+static struct { int read; size_t bytes; } limits[GPU_MAX_DEVICES];   /* bytes 0: none */
+static _Thread_local char why[320];        /* a failure's detail, until the next one */
+
+static int is_oom(GpuResult r) {
+  return r.source == GPU_SRC_CUDA && r.code == CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+static GpuResult limit_failure(void) {
+  return (GpuResult){GPU_ERR_MEMORY_LIMIT, GPU_SRC_HOST, "GPUHOST_MEMORY_LIMIT", why, NULL};
+}
+
+/* GPUHOST_MEMORY_LIMIT for device dev, read at its first allocation: bytes, or a
+ * percentage of the device's memory ("50%"); unset, empty or 0, no limit. */
+static GpuResult memory_limit(int dev, size_t *limit) {
+  if (!limits[dev].read) {
+    const char *s = getenv("GPUHOST_MEMORY_LIMIT");
+    size_t len = s ? strlen(s) : 0, bytes = 0;
+    long v = 0;
+    int ok = 1;
+    if (len > 1 && len < 20 && s[len - 1] == '%') {
+      char pct[20];
+      GpuDeviceInfo info;
+      memcpy(pct, s, len - 1);
+      pct[len - 1] = '\0';
+      ok = parse_long(pct, 0, 100, &v) == 0 && backend_get()->device_info(dev, &info).code == 0;
+      if (ok) bytes = info.total_memory / 100 * (size_t)v;
+    } else if (len > 0) {
+      ok = parse_long(s, 0, LONG_MAX, &v) == 0;
+      bytes = (size_t)v;
+    }
+    if (!ok) {
+      snprintf(why, sizeof why, "'%s' is neither a number of bytes nor a percentage of the "
+               "device's memory ('50%%')", s);
+      return limit_failure();
+    }
+    limits[dev].read = 1;
+    limits[dev].bytes = bytes;
+  }
+  *limit = limits[dev].bytes;
+  return GPU_OK;
+}
+
+/* Would n more bytes pass device dev's limit? A full collection first, as arrays Lua no
+ * longer reaches count until they are collected. */
+static GpuResult check_limit(lua_State *L, int dev, size_t n) {
+  size_t limit;
+  GpuResult r = memory_limit(dev, &limit);
+  if (r.code || limit == 0 || n <= limit - (held[dev] < limit ? held[dev] : limit)) return r;
+  lua_gc(L, LUA_GCCOLLECT, 0);
+  if (held[dev] <= limit && n <= limit - held[dev]) return GPU_OK;
+  snprintf(why, sizeof why, "allocating %zu bytes on device %d would pass the limit: arrays "
+           "hold %zu bytes there, and GPUHOST_MEMORY_LIMIT allows %zu", n, dev, held[dev], limit);
+  return limit_failure();
+}
+
+GpuResult mem_alloc(lua_State *L, int host, void *out, size_t n) {
+  const GpuBackend *be = backend_get();
+  if (host) {
+    GpuResult r = be->host_alloc((void **)out, n);
+    if (is_oom(r)) { lua_gc(L, LUA_GCCOLLECT, 0); r = be->host_alloc((void **)out, n); }
+    return r;
+  }
+  int dev = be->current_device();
+  if (dev < 0 || dev >= GPU_MAX_DEVICES) return be->alloc((CUdeviceptr *)out, n);
+  GpuResult r = check_limit(L, dev, n);
+  if (r.code) return r;
+  r = be->alloc((CUdeviceptr *)out, n);
+  if (is_oom(r)) {               /* arrays Lua no longer reaches, then the pool's reserve */
+    lua_gc(L, LUA_GCCOLLECT, 0);
+    r = be->alloc((CUdeviceptr *)out, n);
+  }
+  if (is_oom(r) && be->trim && be->trim(dev).code == 0) r = be->alloc((CUdeviceptr *)out, n);
+  if (r.code == 0) {
+    held[dev] += n;
+  } else if (is_oom(r)) {
+    snprintf(why, sizeof why, "allocating %zu bytes on device %d, where gpuhost's arrays hold "
+             "%zu bytes", n, dev, held[dev]);
+    r.detail = why;
+  }
+  return r;
+}
+
+GpuResult mem_free(CUdeviceptr p, int device, size_t n) {
+  GpuResult r = backend_get()->free(p, device);
+  if (device >= 0 && device < GPU_MAX_DEVICES) held[device] -= n < held[device] ? n : held[device];
+  return r;
+}
+
+/* gpu.mem_info(): free and total bytes of the current device, and the bytes gpuhost's
+ * arrays hold there */
 static int gpu_mem_info(lua_State *L) {
   size_t f, t;
   GPU_CHECK(L, backend_get()->mem_info(&f, &t));
+  int dev = backend_get()->current_device();
   lua_pushinteger(L, (lua_Integer)f);
   lua_pushinteger(L, (lua_Integer)t);
-  return 2;
+  lua_pushinteger(L, (lua_Integer)(dev >= 0 && dev < GPU_MAX_DEVICES ? held[dev] : 0));
+  return 3;
+}
+
+/* gpu.empty_cache(): collects the arrays Lua no longer reaches and gives the memory the
+ * devices' pools keep back to the driver, for other processes and libraries */
+static int gpu_empty_cache(lua_State *L) {
+  const GpuBackend *be = backend_get();
+  int n;
+  lua_gc(L, LUA_GCCOLLECT, 0);
+  GPU_CHECK(L, be->device_count(&n));
+  for (int d = 0; be->trim && d < n && d < GPU_MAX_DEVICES; d++) GPU_CHECK(L, be->trim(d));
+  return 0;
 }
 
 /* The collector does not see device (or pinned host) bytes; a step sized by them makes a
  * loop that drops large arrays collect them as if Lua itself had allocated that much. */
 void gc_account(lua_State *L, long kbytes) {
   if (kbytes > 0) lua_gc(L, LUA_GCSTEP, (int)(kbytes > (1L << 30) ? (1L << 30) : kbytes));
-}
-
-static int is_oom(GpuResult r) {
-  return r.source == GPU_SRC_CUDA && r.code == CUDA_ERROR_OUT_OF_MEMORY;
-}
-
-GpuResult mem_alloc(lua_State *L, int host, void *out, size_t n) {
-  const GpuBackend *be = backend_get();
-  GpuResult r = host ? be->host_alloc((void **)out, n) : be->alloc((CUdeviceptr *)out, n);
-  if (is_oom(r)) {
-    lua_gc(L, LUA_GCCOLLECT, 0);
-    r = host ? be->host_alloc((void **)out, n) : be->alloc((CUdeviceptr *)out, n);
-  }
-  return r;
 }
 
 /* gpu.backend(): "cuda" or "cpu", the backend that runs this process's kernels */
@@ -146,6 +242,7 @@ static const luaL_Reg device_funcs[] = {
   {"device_count", gpu_device_count},
   {"synchronize", gpu_synchronize},
   {"mem_info", gpu_mem_info},
+  {"empty_cache", gpu_empty_cache},
   {NULL, NULL}
 };
 

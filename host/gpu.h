@@ -136,6 +136,11 @@ void gc_account(lua_State *L, long kbytes);
  * *out a void *); when memory is full, runs a full collection (which may free arrays Lua
  * no longer reaches) and tries once more. */
 GpuResult mem_alloc(lua_State *L, int host, void *out, size_t n);
+/* [-0, +0, -] Device memory's allocation, as mem_alloc (host = 0) tries it: within
+ * GPUHOST_MEMORY_LIMIT (GPUHOST_MEMORY_LIMIT errors, with what was asked, held and
+ * allowed), and when the device is full, after a full collection and after the backend's
+ * trim; counted as held by the device's arrays until mem_free. */
+GpuResult mem_free(CUdeviceptr p, int device, size_t n);   /* the backend's free, uncounted */
 
 /* ---- the other Lua-visible types ---- */
 #define GPU_STREAM_T "gpu.stream"
