@@ -37,8 +37,12 @@ static int report(lua_State *L, int status) {
   return status;
 }
 
-/* Message handler: honours __tostring on error objects and adds a traceback. */
+static void interrupt_hook(lua_State *L, lua_Debug *ar);
+
+/* Message handler: honours __tostring on error objects and adds a traceback. A Ctrl-C
+ * still pending is moot now that the chunk ends with this error. */
 static int msghandler(lua_State *L) {
+  if (lua_gethook(L) == interrupt_hook) lua_sethook(L, NULL, 0, 0);
   const char *msg = lua_tostring(L, 1);
   if (msg == NULL) {
     if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING) msg = lua_tostring(L, -1);
@@ -48,8 +52,16 @@ static int msghandler(lua_State *L) {
   return 1;
 }
 
+/* Raises "interrupted!" at the chunk's next step; but not on the call of the message
+ * handler of an error already under way (a wait that Ctrl-C ended raises
+ * GPUHOST_INTERRUPTED), which would replace that error with this one: the handler clears
+ * the hook. */
 static void interrupt_hook(lua_State *L, lua_Debug *ar) {
-  (void)ar;
+  if (ar->event == LUA_HOOKCALL && lua_getinfo(L, "f", ar)) {
+    int handler = lua_tocfunction(L, -1) == msghandler;
+    lua_pop(L, 1);
+    if (handler) return;
+  }
   lua_sethook(L, NULL, 0, 0);
   luaL_error(L, "interrupted!");
 }
@@ -72,6 +84,9 @@ static int docall(lua_State *L, int narg, int nres) {
   signal(SIGINT, on_sigint);
   int status = lua_pcall(L, narg, nres, base);
   signal(SIGINT, SIG_DFL);
+  /* a Ctrl-C that a backend's wait answered (GPUHOST_INTERRUPTED) may leave the hook set:
+   * it is for this chunk, not the next prompt line */
+  if (lua_gethook(L) == interrupt_hook) lua_sethook(L, NULL, 0, 0);
   lua_remove(L, base);
   return status;
 }
