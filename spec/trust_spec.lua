@@ -214,3 +214,155 @@ describe("sources of any size", function()
     assert.are.same({301}, a:totable())
   end)
 end)
+
+describe("device memory", function()
+  it("keeps to GPUHOST_MEMORY_LIMIT, saying what was asked, held and allowed", function()
+    local out, status, err = child([[
+local a = gpu.zeros(100000, "int32")               -- 400000 bytes
+print(select(3, gpu.mem_info()))
+local ok, e = pcall(gpu.zeros, 200000, "int32")
+print(e.name, e.message)
+a = nil                                            -- collected when the limit is reached
+local b = gpu.zeros(200000, "int32")
+print(select(3, gpu.mem_info()))
+b:free()
+print(select(3, gpu.mem_info()))
+]], "GPUHOST_MEMORY_LIMIT=1000000")
+    assert.are.equal(0, status, err)
+    assert.are.equal("400000\nGPUHOST_MEMORY_LIMIT\tallocating 800000 bytes on device 0 would pass " ..
+                     "the limit: arrays hold 400000 bytes there, and GPUHOST_MEMORY_LIMIT allows 1000000\n" ..
+                     "800000\n0\n", out)
+  end)
+
+  it("reads GPUHOST_MEMORY_LIMIT strictly: bytes or a percentage", function()
+    for _, v in ipairs({"abc", "12x", "-5", "101%", "%", "1e9", " 5", "99999999999999999999"}) do
+      local out, status, err = child("print(pcall(gpu.zeros, 10))", "GPUHOST_MEMORY_LIMIT=" .. S.quote(v))
+      assert.are.equal(0, status, err)
+      assert.are.equal("false\tGPUHOST_MEMORY_LIMIT: '" .. v .. "' is neither a number of bytes " ..
+                       "nor a percentage of the device's memory ('50%')\n", out, v)
+    end
+    for _, v in ipairs({"50%", "100%", "0", "4096"}) do
+      local out, status, err = child("print(#gpu.zeros(10))", "GPUHOST_MEMORY_LIMIT=" .. v)
+      assert.are.equal(0, status, err)
+      assert.are.equal("10\n", out, v)
+    end
+    local out = child("print(pcall(gpu.zeros, 2000))", "GPUHOST_MEMORY_LIMIT=4096")
+    assert.matches("^false\tGPUHOST_MEMORY_LIMIT: allocating 8000 bytes on device 0 would pass", out)
+  end)
+
+  it("counts what arrays hold, and gpu.empty_cache() collects what Lua dropped", function()
+    gpu.empty_cache()                                -- what other specs dropped
+    local _, _, before = gpu.mem_info()
+    local a = gpu.zeros(1000, "float64")
+    assert.are.equal(before + 8000, select(3, gpu.mem_info()))
+    a = nil   -- luacheck: ignore
+    gpu.empty_cache()
+    assert.are.equal(before, select(3, gpu.mem_info()))
+    local f, t = gpu.mem_info()
+    assert.is_true(f > 0 and t >= f)
+  end)
+end)
+
+-- The GPU's own fault cases: each runs in a child process, as CUDA.jl's tests do, since a
+-- sticky error ends what that process can do on the device.
+describe("faults on the GPU #cuda", function()
+  it("says once that a sticky error lost the context, then names it in every later error", function()
+    local out, status, err = child([[
+local bad = gpu.kernel("__global__ void wild(int *p) { *(volatile int *)(p + (1ll << 40)) = 1; }")
+local a = gpu.zeros(4, "int32")
+bad[{1, 1}](a)
+local ok, e = pcall(gpu.synchronize)
+print(e.name)
+print(e.message)
+for _, f in ipairs({function() return gpu.zeros(4) end, function() return a:tohost() end,
+                    gpu.synchronize, function() bad[{1, 1}](a) end}) do
+  local ok2, e2 = pcall(f)
+  print(e2.name, e2.message)
+end
+print("alive")
+]])
+    assert.are.equal(0, status, err)
+    local lines = {}
+    for l in out:gmatch("[^\n]+") do lines[#lines + 1] = l end
+    assert.are.equal("CUDA_ERROR_ILLEGAL_ADDRESS", lines[1])
+    assert.matches("The context of device 0 is lost: every later call on it fails " ..
+                   "%(GPUHOST_CONTEXT_LOST%)%. Save what you have on the host and restart the process%.$", lines[2])
+    for i = 3, 6 do
+      assert.matches("^GPUHOST_CONTEXT_LOST\tthe context of device 0 was lost by an earlier error " ..
+                     "%(CUDA_ERROR_ILLEGAL_ADDRESS in cu%w+%(.-%)%): every call on it fails; " ..
+                     "save what you have on the host and restart the process$", lines[i])
+    end
+    assert.are.equal("alive", lines[7])
+  end)
+
+  it("points at the device's assertion message on standard output", function()
+    local out, status, err = child([[
+local k = gpu.kernel("__global__ void checked(int *x) { assert(x[0] == 1); }")
+local a = gpu.zeros(1, "int32")
+k[{1, 1}](a)
+local ok, e = pcall(gpu.synchronize)
+io.stdout:write("\nERROR ", e.name, ": ", e.message, "\n")
+]])
+    assert.are.equal(0, status, err)
+    assert.matches("Assertion `x%[0%] == 1` failed", out)
+    assert.matches("\nERROR CUDA_ERROR_ASSERT: .* The failed assertion %(file, line and condition%) was " ..
+                   "printed by the device on standard output%. The context of device 0 is lost", out)
+  end)
+
+  it("stops waiting for a running kernel on Ctrl-C, and the prompt goes on", function()
+    -- the kernel spins for 60 s; Ctrl-C after 2 s must end the wait, not the kernel
+    local fifo = os.tmpname()
+    os.remove(fifo)
+    local spin = "k = gpu.kernel('__global__ void spin(long long n) { long long t = clock64(); " ..
+                 "while (clock64() - t < n) {} }'); k[{1, 1}](2000000000 * 60); gpu.synchronize()"
+    local t0 = os.time()
+    local out, _, err = S.run("sh -c 'mkfifo " .. fifo .. "; (printf \"%s\\n\" " .. S.quote(spin):gsub("'", "'\\''") ..
+      "; sleep 4; printf \"print(40 + 2)\\n\") > " .. fifo .. " & env GPU_BACKEND=cuda " .. S.gpuhost ..
+      " -i < " .. fifo .. " & pid=$!; sleep 3; kill -INT $pid; wait $pid; rm -f " .. fifo .. "'")
+    assert.matches("GPUHOST_INTERRUPTED: interrupted (Ctrl-C) while waiting for the device; what it " ..
+                   "runs may still be running (gpu.synchronize() waits for it)", err, 1, true)
+    assert.matches("42\n", out)
+    assert.is_true(os.time() - t0 < 40)
+  end)
+
+  it("reports running out of device memory with what was asked, and goes on", function()
+    local total = select(2, gpu.mem_info())
+    local ok, e = pcall(gpu.empty, total * 2 // 8, "float64")
+    assert.is_false(ok)
+    assert.are.equal("CUDA_ERROR_OUT_OF_MEMORY", e.name)
+    assert.matches("^allocating %d+ bytes on device 0, where gpuhost's arrays hold %d+ bytes$", e.detail)
+    assert.are.equal(4, #gpu.zeros(4))
+  end)
+
+  it("gives the pool's memory back: gpu.empty_cache(), the release threshold, a trim on failure", function()
+    local total = select(2, gpu.mem_info())
+    local big = gpu.empty(total // 32 // 8, "float64")  -- less than the pool keeps
+    big:free()
+    gpu.synchronize()
+    local f1 = gpu.mem_info()
+    gpu.empty_cache()
+    local f2 = gpu.mem_info()
+    assert.is_true(f2 - f1 > total // 40, ("%d -> %d"):format(f1, f2))
+    -- past the threshold (a sixteenth), a synchronize gives the rest back by itself
+    local out, status, err = child([[
+local before, total = gpu.mem_info()
+local a = gpu.empty(total // 2 // 8, "float64")
+a:free()
+gpu.synchronize()
+local f = gpu.mem_info()
+print(f > before - total // 8 and "released" or ("kept: " .. before .. " -> " .. f))
+-- another process can have most of the device now
+local code = "local t = select(2, gpu.mem_info()); print(#gpu.empty(t * 6 // 10 // 8, 'float64') > 0)"
+local p = io.popen(os.getenv("GPUHOST_BIN") .. " -e \"" .. code .. "\"")
+print(p:read("a"))
+p:close()
+-- and after a drop, a larger allocation than the pool keeps succeeds (a trim, then again)
+local b = gpu.empty(total * 6 // 10 // 8, "float64")
+b:free()
+local c = gpu.empty(total * 8 // 10 // 8, "float64")
+print(#c > 0)
+]], "GPUHOST_BIN=" .. S.gpuhost)
+    assert.are.equal(0, status, err)
+    assert.are.equal("released\ntrue\n\ntrue\n", out)
+  end)
+end)
