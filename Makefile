@@ -34,11 +34,12 @@ GENERATED = build/cuda_errors.h build/nvrtc_errors.h
 
 all: build/gpuhost build/gpu.so
 
+# CFLAGS go on the link lines too (-fsanitize=..., -flto, -pg need them there)
 build/gpuhost: $(MOD_OBJ) $(HOST_OBJ)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LUA_A) -Wl,-E -lm -ldl -lpthread
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LUA_A) -Wl,-E -lm -ldl -lpthread
 
 build/gpu.so: $(PIC_OBJ)
-	$(CC) $(LDFLAGS) -shared -o $@ $^ -lm -ldl -lpthread
+	$(CC) $(CFLAGS) $(LDFLAGS) -shared -o $@ $^ -lm -ldl -lpthread
 
 $(BACKENDS:host/%.c=build/obj/%.o) $(BACKENDS:host/%.c=build/pic/%.o) \
 $(SHARED:host/%.c=build/obj/%.o) $(SHARED:host/%.c=build/pic/%.o): ALL_CFLAGS += $(BACKEND_CFLAGS)
@@ -80,7 +81,15 @@ test:
 	@sh scripts/check_layout.sh
 	@sh scripts/test.sh
 
+# The sanitizer variant (ASan + UBSan) in build/, from scratch; `sh scripts/test.sh` then
+# runs the specs under it (scripts/sanitize.sh sets ASAN_OPTIONS and UBSAN_OPTIONS; .ci/run
+# does both). Any CFLAGS/LDFLAGS work the same way: make clean && make CFLAGS=... LDFLAGS=...
+SANITIZE = -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+asan:
+	@$(MAKE) --no-print-directory clean
+	@$(MAKE) --no-print-directory all CFLAGS="-O2 -g $(SANITIZE)" LDFLAGS="$(SANITIZE)"
+
 clean:
 	rm -rf build
 
-.PHONY: all deps example test clean
+.PHONY: all deps example test asan clean

@@ -33,6 +33,8 @@ if [ "$(id -u)" != 0 ] || ! command -v setpriv >/dev/null 2>&1 ||
   exclude="$exclude,seconduid"
   echo "test: no second user here (needs root, setpriv, and a gpuhost uid 65534 can run): skipping #seconduid"
 fi
+# GPUHOST_SPEC_EXCLUDE=tag,...: more to leave out (scripts/sanitize.sh: stocklua)
+if [ -n "${GPUHOST_SPEC_EXCLUDE:-}" ]; then exclude="$exclude,$GPUHOST_SPEC_EXCLUDE"; fi
 skipped=$(busted --list --tags="$exclude" spec 2>/dev/null | grep -c .)
 echo "test: the $backend backend; skipping the $skipped specs tagged for others ($exclude)"
 

@@ -7,6 +7,31 @@
 #include <sys/mman.h>
 #include "cpu_internal.h"
 
+/* Under AddressSanitizer, every switch between stacks is announced (start before, finish
+ * after), or ASan takes a fiber's stack for the worker's and reports false errors. Fake
+ * stacks are not kept across switches (NULL): run with detect_stack_use_after_return=0. */
+#if defined(__SANITIZE_ADDRESS__)
+#define FIBER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define FIBER_ASAN 1
+#endif
+#endif
+#ifdef FIBER_ASAN
+#include <sanitizer/common_interface_defs.h>
+static _Thread_local const void *sched_bottom;   /* the worker's own stack */
+static _Thread_local size_t sched_size;
+#define TO_STACK(bottom, size) __sanitizer_start_switch_fiber(NULL, (bottom), (size))
+#define ON_STACK(from_bottom, from_size) __sanitizer_finish_switch_fiber(NULL, (from_bottom), (from_size))
+#define TO_SCHED() TO_STACK(sched_bottom, sched_size)
+#define ON_FIBER() ON_STACK(&sched_bottom, &sched_size)
+#else
+#define TO_STACK(bottom, size) ((void)0)
+#define ON_STACK(from_bottom, from_size) ((void)0)
+#define TO_SCHED() ((void)0)
+#define ON_FIBER() ((void)0)
+#endif
+
 #if defined(__x86_64__)
 void gpuhost_fiber_switch(void **save, void *load);
 void gpuhost_fiber_boot(void);
@@ -29,6 +54,7 @@ __asm__(
 
 /* The body of every fiber: the kernel library's loop over the threads not yet started. */
 static void runner(void *arg) {
+  ON_FIBER();
   Worker *w = arg;
   Fiber *f = w->current;
   w->job->fn->entry->run(&w->blk, w->job->args);
@@ -53,8 +79,16 @@ static void fiber_prepare(Fiber *f, Worker *w) {
   memcpy(&a[-8], csr, 8);
   f->sp = &a[-8];
 }
-void fiber_switch_to(Worker *w, Fiber *f) { gpuhost_fiber_switch(&w->sched_sp, f->sp); }
-void fiber_yield(Worker *w, Fiber *f) { gpuhost_fiber_switch(&f->sp, w->sched_sp); }
+void fiber_switch_to(Worker *w, Fiber *f) {
+  TO_STACK(f->stack, FIBER_STACK);
+  gpuhost_fiber_switch(&w->sched_sp, f->sp);
+  ON_STACK(NULL, NULL);
+}
+void fiber_yield(Worker *w, Fiber *f) {
+  TO_SCHED();
+  gpuhost_fiber_switch(&f->sp, w->sched_sp);
+  ON_FIBER();
+}
 #else
 static void fiber_prepare(Fiber *f, Worker *w) {
   getcontext(&f->uc);
@@ -63,8 +97,16 @@ static void fiber_prepare(Fiber *f, Worker *w) {
   f->uc.uc_link = NULL;
   makecontext(&f->uc, (void (*)(void))runner, 1, w);
 }
-void fiber_switch_to(Worker *w, Fiber *f) { swapcontext(&w->sched_uc, &f->uc); }
-void fiber_yield(Worker *w, Fiber *f) { swapcontext(&f->uc, &w->sched_uc); }
+void fiber_switch_to(Worker *w, Fiber *f) {
+  TO_STACK(f->stack, FIBER_STACK);
+  swapcontext(&w->sched_uc, &f->uc);
+  ON_STACK(NULL, NULL);
+}
+void fiber_yield(Worker *w, Fiber *f) {
+  TO_SCHED();
+  swapcontext(&f->uc, &w->sched_uc);
+  ON_FIBER();
+}
 #endif
 
 Fiber *fiber_new(Worker *w) {
@@ -85,7 +127,11 @@ Fiber *fiber_new(Worker *w) {
   return f;
 }
 
+/* Runs on the worker's stack: after a fault, pool.c jumped there from a fiber's without a
+ * switch, so ASan is told again where it is. */
 void fiber_release(Worker *w, Fiber *f) {
+  TO_SCHED();
+  ON_STACK(NULL, NULL);
   f->next_free = w->free_fibers;
   w->free_fibers = f;
 }
