@@ -233,33 +233,87 @@ local function dtype_name(dtype, level)
   return name
 end
 
--- gpu.full(shape, value [, dtype])
-function gpu.full(shape, value, dtype)
-  dtype = dtype_name(dtype, 3)
-  local a = gpu.empty(shape, dtype)
+local function show(v)
+  if v ~= v then return "nan" end
+  if math.type(v) == "integer" then return tostring(v) end
+  if v == math.floor(v) and math.abs(v) < 2^64 then return ("%.0f"):format(v) end
+  return ("%.14g"):format(v)
+end
+
+-- What a value is, for messages: a number shown, else its type (userdata by __name).
+local function what(v)
+  if type(v) == "number" then return show(v) end
+  local mt = getmetatable(v)
+  return type(mt) == "table" and type(mt.__name) == "string" and mt.__name or type(v)
+end
+
+-- Calls f(...) for the public function `name`: an error it raises (a message naming
+-- gpu.lua's own call) is said as name's, at `level` from here (3: name's caller when name
+-- calls this itself); args maps f's argument numbers to name's ({[1] = 3}). Error objects
+-- pass unchanged.
+local function as(name, level, args, f, ...)
+  local ok, r = pcall(f, ...)
+  if ok then return r end
+  if type(r) == "string" then
+    r = r:gsub("^%[gpu%] lua/gpu%.lua:%d+: ", ""):gsub("^bad argument #(%d+) to '[%w_.]+'",
+          function(i) return ("bad argument #%d to '%s'"):format(args[tonumber(i)] or i, name) end)
+  end
+  error(r, level)
+end
+
+-- The array behind full, ones and their _like forms, for the public function `name` whose
+-- caller is at `level` from here; value is argument #vpos there.
+local function full(name, level, vpos, shape, value, dtype)
+  dtype = dtype_name(dtype, level + 1)
+  local vt = type(value)
+  if vt ~= "number" and not (dtype == "bool" and vt == "boolean") then
+    error(("bad argument #%d to '%s' (%s expected, got %s)"):format(vpos, name,
+          dtype == "bool" and "boolean or number" or "number", what(value)), level)
+  end
+  local a = as(name, level + 1, {}, gpu.empty, shape, dtype)
   if a.size > 0 then
-    builtins()[("fill<%s>"):format(ctype_of[dtype])][config(a.size)](a, a.size, value)
+    local launch = builtins()[("fill<%s>"):format(ctype_of[dtype])][config(a.size)]
+    local ok, e = pcall(launch, a, a.size, value)
+    if not ok then   -- the value out of the dtype's range, as the launch says it
+      error(type(e) == "string" and e:gsub("^.-kernel 'fill<[^']*' argument 3 %([^)]*%): (.*)$",
+            ("bad argument #%d to '%s' (%%1 for %s)"):format(vpos, name, dtype)) or e, level)
+    end
   end
   return a
 end
 
-function gpu.ones(shape, dtype) return gpu.full(shape, 1, dtype) end
+-- gpu.full(shape, value [, dtype]), gpu.ones(shape [, dtype])
+function gpu.full(shape, value, dtype) local a = full("full", 3, 2, shape, value, dtype); return a end
+function gpu.ones(shape, dtype) local a = full("ones", 3, 0, shape, 1, dtype); return a end
 
-local function like(a, what)
-  if type(a) ~= "userdata" or not pcall(function() return a.shape end) then
-    error(("bad argument #1 to '%s' (array expected, got %s)"):format(what, type(a)), 3)
+-- The shape and dtype of an array argument of name.
+local function like(a, name)
+  local ok, shape = pcall(function() return a.shape end)
+  if type(a) ~= "userdata" or not ok or type(shape) ~= "table" then
+    local freed = type(a) == "userdata" and not ok and tostring(shape):match("attempt to use a freed array")
+    error(("bad argument #1 to '%s' (%s)"):format(name, freed or "array expected, got " .. what(a)), 3)
   end
-  return a.shape, a.dtype
+  return shape, a.dtype
 end
-function gpu.zeros_like(a, dtype) local s, d = like(a, "zeros_like"); return gpu.zeros(s, dtype or d) end
-function gpu.empty_like(a, dtype) local s, d = like(a, "empty_like"); return gpu.empty(s, dtype or d) end
-function gpu.ones_like(a, dtype) local s, d = like(a, "ones_like"); return gpu.ones(s, dtype or d) end
-function gpu.full_like(a, v, dtype) local s, d = like(a, "full_like"); return gpu.full(s, v, dtype or d) end
-
-local function show(v)
-  if math.type(v) == "integer" then return tostring(v) end
-  if v == math.floor(v) and math.abs(v) < 2^64 then return ("%.0f"):format(v) end
-  return ("%.14g"):format(v)
+function gpu.zeros_like(a, dtype)
+  local s, d = like(a, "zeros_like")
+  local r = as("zeros_like", 3, {[2] = 2}, gpu.zeros, s, dtype or d)
+  return r
+end
+function gpu.empty_like(a, dtype)
+  local s, d = like(a, "empty_like")
+  local r = as("empty_like", 3, {[2] = 2}, gpu.empty, s, dtype or d)
+  return r
+end
+function gpu.ones_like(a, dtype)
+  local s, d = like(a, "ones_like")
+  local r = full("ones_like", 3, 0, s, 1, dtype or d)
+  return r
+end
+function gpu.full_like(a, v, dtype)
+  local s, d = like(a, "full_like")
+  local r = full("full_like", 3, 2, s, v, dtype or d)
+  return r
 end
 
 -- The first and last values of an arange must be ones its dtype holds (it is monotonic,
@@ -281,18 +335,20 @@ end
 function gpu.arange(start, stop, step, dtype)
   if type(stop) == "string" then stop, step, dtype = nil, nil, stop end
   if type(step) == "string" then step, dtype = nil, step end
-  if stop == nil then start, stop = 0, start end
-  step = step or 1
-  for i, v in ipairs({start, stop, step}) do
+  local given = {start, stop or 0, step or 1}
+  for i = 1, 3 do
+    local v = given[i]
     if type(v) ~= "number" or v ~= v then
-      error(("bad argument #%d to 'arange' (number expected, got %s)"):format(i, tostring(v)), 2)
+      error(("bad argument #%d to 'arange' (number expected, got %s)"):format(i, what(v)), 2)
     end
   end
+  if stop == nil then start, stop = 0, start end
+  step = step or 1
   if step == 0 then error("bad argument #3 to 'arange' (step must not be 0)", 2) end
   dtype = dtype_name(dtype, 3)
   local n = math.max(0, math.ceil((stop - start) / step))
   if n > 0 then check_arange(start, start + (n - 1) * step, dtype) end
-  local a = gpu.empty(n, dtype)
+  local a = as("arange", 3, {}, gpu.empty, n, dtype)
   if n > 0 then
     builtins()[("arange<%s>"):format(ctype_of[dtype])][config(n)](a, n, start, step)
   end
@@ -314,17 +370,21 @@ function random.seed(s)
   seed, calls = i, 0
 end
 
-local function generate(kind, shape, dtype, p1, p2)
+-- Random numbers for the public function `name` (its caller 3 levels up from here), whose
+-- shape is its argument #spos, dtype #spos + 1, and the two parameters #1 and #2.
+local function generate(name, kind, spos, shape, dtype, p1, p2)
   dtype = dtype_name(dtype, 4)
   if dtype ~= "float32" and dtype ~= "float64" then
-    error(("random numbers are float32 or float64, not %s"):format(dtype), 3)
+    error(("bad argument #%d to '%s' (random numbers are float32 or float64, not %s)")
+          :format(spos + 1, name, dtype), 3)
   end
-  for i, p in ipairs({p1, p2}) do
-    if type(p) ~= "number" then
-      error(("bad argument #%d to '%s' (number expected, got %s)"):format(i, kind, type(p)), 3)
+  local params = {p1, p2}
+  for i = 1, 2 do
+    if type(params[i]) ~= "number" then
+      error(("bad argument #%d to '%s' (number expected, got %s)"):format(i, name, what(params[i])), 3)
     end
   end
-  local a = gpu.empty(shape, dtype)
+  local a = as(name, 4, {spos}, gpu.empty, shape, dtype)
   local n = a.size
   if n > 0 then
     local per = dtype == "float32" and 4 or 2
@@ -335,8 +395,17 @@ local function generate(kind, shape, dtype, p1, p2)
 end
 
 -- gpu.random.random(shape [, dtype]): uniform on [0, 1)
-function random.random(shape, dtype) return generate("uniform", shape, dtype, 0, 1) end
+function random.random(shape, dtype)
+  local a = generate("random", "uniform", 1, shape, dtype, 0, 1)
+  return a
+end
 -- gpu.random.uniform(low, high, shape [, dtype]): uniform on [low, high)
-function random.uniform(low, high, shape, dtype) return generate("uniform", shape, dtype, low, high) end
+function random.uniform(low, high, shape, dtype)
+  local a = generate("uniform", "uniform", 3, shape, dtype, low, high)
+  return a
+end
 -- gpu.random.normal(mean, stddev, shape [, dtype])
-function random.normal(mean, stddev, shape, dtype) return generate("normal", shape, dtype, mean, stddev) end
+function random.normal(mean, stddev, shape, dtype)
+  local a = generate("normal", "normal", 3, shape, dtype, mean, stddev)
+  return a
+end

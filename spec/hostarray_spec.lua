@@ -136,7 +136,7 @@ describe("sizes, shapes and dtypes", function()
 
   it("check arguments of the constructors", function()
     assert.matches("step must not be 0", S.errof(gpu.arange, 0, 4, 0), 1, true)
-    assert.matches("number expected, got x", S.errof(gpu.arange, "x", 4), 1, true)
+    assert.matches("bad argument #1 to 'arange' (number expected, got string)", S.errof(gpu.arange, "x", 4), 1, true)
     assert.matches("array expected", S.errof(gpu.zeros_like, 3), 1, true)
     assert.matches("table or host array expected, got number", S.errof(gpu.array, 3), 1, true)
     assert.matches("random numbers are float32 or float64, not int32",
