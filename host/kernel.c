@@ -267,6 +267,8 @@ static void read_config(lua_State *L, GpuLauncher *c) {
     c->shared = (unsigned)shared;
   }
   if (lua_getfield(L, KI_CONFIG, "stream") != LUA_TNIL) {
+    if (!luaL_testudata(L, KI_STREAM, GPU_STREAM_T))
+      luaL_error(L, "launch stream must be a gpu.stream, got %s", luaL_typename(L, KI_STREAM));
     stream_check(L, KI_STREAM);
     c->has_stream = 1;
   }

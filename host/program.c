@@ -34,7 +34,8 @@ static int gpu_program(lua_State *L) {
   GpuProgram *p = lua_newuserdatauv(L, sizeof *p, 1);
   memset(p, 0, sizeof *p);
   luaL_setmetatable(L, GPU_PROGRAM_T);
-  lua_getfield(L, 1, "names");
+  if (lua_getfield(L, 1, "names") != LUA_TTABLE)
+    return luaL_argerror(L, 1, "names must be a table of kernel names");
   lua_Integer n = luaL_len(L, -1);
   if (n < 0 || n > 1000000) return luaL_error(L, "a program has at most 1000000 kernels");
   p->nnames = (int)n;
@@ -96,8 +97,9 @@ static const char **push_strings(lua_State *L, int spec, const char *field, int 
 static void spec_read(lua_State *L, int idx, Spec *s) {
   lua_getiuservalue(L, idx, 1);
   int spec = lua_gettop(L);
-  lua_getfield(L, spec, "source");
-  s->source = luaL_checkstring(L, -1);
+  if (lua_getfield(L, spec, "source") != LUA_TSTRING)
+    luaL_error(L, "a program's source must be a string, got %s", luaL_typename(L, -1));
+  s->source = lua_tostring(L, -1);
   lua_getfield(L, spec, "prefix");
   s->prefix = lua_isstring(L, -1) ? lua_tostring(L, -1) : "";
   s->opts = push_strings(L, spec, "options", &s->nopts);

@@ -85,6 +85,13 @@ local function check_options(options, level)
   for i, f in ipairs(flags) do
     if type(f) ~= "string" then error(("options.options[%d] must be a string"):format(i), level) end
   end
+  local names = options.names
+  if names ~= nil and type(names) ~= "table" then
+    error("options.names must be a list of strings", level)
+  end
+  for i, n in ipairs(names or {}) do
+    if type(n) ~= "string" then error(("options.names[%d] must be a string"):format(i), level) end
+  end
   return options
 end
 
