@@ -241,7 +241,7 @@ describe("streams and events", function()
 
   it("refuse what is not a stream, and destroyed ones", function()
     local k = gpu.kernel(VECADD)
-    assert.matches("gpu.stream expected", S.errof(function() return k[{1, 1, stream = 3}] end), 1, true)
+    assert.matches("launch stream must be a gpu.stream, got number", S.errof(function() return k[{1, 1, stream = 3}] end), 1, true)
     local s = gpu.stream()
     s:destroy()
     assert.matches("attempt to use a destroyed stream", S.errof(function() s:synchronize() end), 1, true)
