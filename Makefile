@@ -6,13 +6,15 @@ LUA_INC   ?= /usr/include/lua5.4
 LUA_A     ?= $(firstword $(wildcard /usr/lib/x86_64-linux-gnu/liblua5.4.a /usr/lib/*/liblua5.4.a /usr/lib/liblua5.4.a))
 
 CC      ?= cc
-WARN     = -Wall -Wextra -Wshadow -Wmissing-prototypes -Wstrict-prototypes -Wundef -Wcast-qual -Wwrite-strings
+WARN     = -Wall -Wextra -Wshadow -Wmissing-prototypes -Wstrict-prototypes -Wundef -Wcast-qual -Wwrite-strings \
+           -Wconversion
 CFLAGS  ?= -O2 -g
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -I$(LUA_INC) -isystem $(CUDA_HOME)/include -Ibuild -Ihost \
              -Ikernels -DGPUHOST_CUDA_HOME='"$(CUDA_HOME)"' -MMD -MP
 # The backends and what they share know nothing of Lua (gpu.h refuses to be included
-# there); they are held to -Wconversion too.
-BACKEND_CFLAGS = -Wconversion -DGPUHOST_NO_LUA
+# there). Every file is held to -Wconversion: a Lua number narrowed on its way to a driver
+# parameter (an unsigned, an int) must be range-checked and cast where it is checked.
+BACKEND_CFLAGS = -DGPUHOST_NO_LUA
 
 # Where things live (README, "Building"): host/*.c the Lua-facing module and the program;
 # host/cuda/ and host/cpu/ the two backends behind host/backend.h.

@@ -163,9 +163,9 @@ static int array_peek(lua_State *L) {
   if (count > 64) count = 64;
   if (count) GPU_CHECK(L, backend_get()->dtoh(buf, a->ptr + (CUdeviceptr)first * es, (size_t)count * es));
   lua_createtable(L, (int)count, 0);
-  for (lua_Integer i = 0; i < count; i++) {
+  for (size_t i = 0; i < (size_t)count; i++) {
     dtype_push(L, a->dtype, buf + i * es);
-    lua_rawseti(L, -2, i + 1);
+    lua_rawseti(L, -2, (lua_Integer)i + 1);
   }
   return 1;
 }
