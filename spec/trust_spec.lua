@@ -289,7 +289,7 @@ print("alive")
                    "%(GPUHOST_CONTEXT_LOST%)%. Save what you have on the host and restart the process%.$", lines[2])
     for i = 3, 6 do
       assert.matches("^GPUHOST_CONTEXT_LOST\tthe context of device 0 was lost by an earlier error " ..
-                     "%(CUDA_ERROR_ILLEGAL_ADDRESS in cu%w+%(.-%)%): every call on it fails; " ..
+                     "%(CUDA_ERROR_ILLEGAL_ADDRESS in cuCtxSynchronize%(%)%): every call on it fails; " ..
                      "save what you have on the host and restart the process$", lines[i])
     end
     assert.are.equal("alive", lines[7])

@@ -260,9 +260,10 @@ static GpuResult wait_done(CUevent e, CUstream s, const char *call) {
 /* Waits until the current device has done the work queued before now: an event recorded
  * in the default stream, which waits for every blocking stream (all of gpuhost's). */
 static GpuResult wait_idle(const char *call) {
-  if (waiters[current] == NULL)
-    TRY(drv.cuEventCreate(&waiters[current], CU_EVENT_DISABLE_TIMING));
-  TRY(drv.cuEventRecord(waiters[current], NULL));
+  CUresult r = waiters[current] ? CUDA_SUCCESS
+             : drv.cuEventCreate(&waiters[current], CU_EVENT_DISABLE_TIMING);
+  if (r == CUDA_SUCCESS) r = drv.cuEventRecord(waiters[current], NULL);
+  if (r != CUDA_SUCCESS) return failed(r, call);   /* named as the wait it is part of */
   return wait_done(waiters[current], NULL, call);
 }
 
