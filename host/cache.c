@@ -58,11 +58,11 @@ static char *cache_path(void) {
 }
 
 /* Says once a process why the cache is not used. */
-static void refuse(const char *path, const char *why) {
+static void refuse(const char *path, const char *why, int unsafe) {
   static int said;
   if (said++) return;
-  fprintf(stderr, "gpuhost: not using the compile cache %s: %s; it must be yours and writable "
-          "by nobody else (kernels are compiled afresh)\n", path, why);
+  fprintf(stderr, "gpuhost: not using the compile cache %s: %s%s (kernels are compiled "
+          "afresh)\n", path, why, unsafe ? "; it must be yours and writable by nobody else" : "");
 }
 
 /* An open descriptor of the cache directory, made if needed and checked: a directory,
@@ -73,13 +73,16 @@ static int open_dir(void) {
   int fd = make_dirs(path) == 0 ? open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
   struct stat st;
   if (fd >= 0 && fstat(fd, &st) != 0) { close(fd); fd = -1; }
+  const char *asked = getenv("GPUHOST_CACHE_DIR");
+  if (fd < 0 && asked && *asked)   /* the default place may well be missing: not worth a word */
+    refuse(path, strerror(errno), 0);
   if (fd >= 0 && st.st_uid != geteuid())
     snprintf(why, sizeof why, "it belongs to uid %lu, not to you (uid %lu)",
              (unsigned long)st.st_uid, (unsigned long)geteuid());
   else if (fd >= 0 && (st.st_mode & (S_IWGRP | S_IWOTH)))
     snprintf(why, sizeof why, "its mode is %04o (group or others may write in it)",
              (unsigned)(st.st_mode & 07777));
-  if (why[0]) { refuse(path, why); close(fd); fd = -1; }
+  if (why[0]) { refuse(path, why, 1); close(fd); fd = -1; }
   free(path);
   return fd;
 }

@@ -149,7 +149,7 @@ describe("the compile cache's trust", function()
     end)
   end)
 
-  it("takes a GPUHOST_CACHE_DIR of any length", function()
+  it("takes a GPUHOST_CACHE_DIR of any length, and says why when it cannot make one", function()
     local dir = os.tmpname() .. "-cache"
     local long = dir .. ("/" .. ("d"):rep(99)):rep(10)
     assert.is_true(#long > 1000)
@@ -159,6 +159,12 @@ describe("the compile cache's trust", function()
       assert.matches("\tdisk\n$", compile_in(long, SRC))
     end)
     os.execute("rm -rf " .. dir)
+    -- one that cannot be made is not used, and says why
+    local out, status, err = compile_err(dir .. "/" .. ("n"):rep(300))
+    assert.are.equal(0, status, err)
+    assert.matches("\t" .. C .. "\n$", out)
+    assert.matches("^gpuhost: not using the compile cache .*: File name too long %(kernels are " ..
+                   "compiled afresh%)\n$", err)
   end)
 
   it("survives a file size limit (ulimit -f) while writing an entry", function()
