@@ -3,7 +3,15 @@
 
 CUDA_HOME ?= /usr/local/cuda
 LUA_INC   ?= /usr/include/lua5.4
-LUA_A     ?= $(firstword $(wildcard /usr/lib/x86_64-linux-gnu/liblua5.4.a /usr/lib/*/liblua5.4.a /usr/lib/liblua5.4.a))
+LUA_LIBDIR ?=
+LUA_A     ?= $(firstword $(wildcard $(LUA_LIBDIR)/liblua5.4.a /usr/lib/x86_64-linux-gnu/liblua5.4.a \
+                                    /usr/lib/*/liblua5.4.a /usr/lib/liblua5.4.a))
+LIBFLAG   ?= -shared
+# make install (and LuaRocks, which sets these to its tree's folders)
+PREFIX      ?= /usr/local
+INST_PREFIX ?= $(PREFIX)
+INST_BINDIR ?= $(INST_PREFIX)/bin
+INST_LIBDIR ?= $(INST_PREFIX)/lib/lua/5.4
 
 CC      ?= cc
 WARN     = -Wall -Wextra -Wshadow -Wmissing-prototypes -Wstrict-prototypes -Wundef -Wcast-qual -Wwrite-strings \
@@ -41,7 +49,7 @@ build/gpuhost: $(MOD_OBJ) $(HOST_OBJ)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LUA_A) -Wl,-E -lm -ldl -lpthread
 
 build/gpu.so: $(PIC_OBJ)
-	$(CC) $(CFLAGS) $(LDFLAGS) -shared -o $@ $^ -lm -ldl -lpthread
+	$(CC) $(CFLAGS) $(LDFLAGS) $(LIBFLAG) -o $@ $^ -lm -ldl -lpthread
 
 $(BACKENDS:host/%.c=build/obj/%.o) $(BACKENDS:host/%.c=build/pic/%.o) \
 $(SHARED:host/%.c=build/obj/%.o) $(SHARED:host/%.c=build/pic/%.o): ALL_CFLAGS += $(BACKEND_CFLAGS)
@@ -63,6 +71,10 @@ build/cuda_errors.h: scripts/gen_errors.awk $(CUDA_HOME)/include/cuda.h
 build/nvrtc_errors.h: scripts/gen_errors.awk $(CUDA_HOME)/include/nvrtc.h
 	@mkdir -p build
 	awk -f scripts/gen_errors.awk $(CUDA_HOME)/include/nvrtc.h > $@.tmp && mv $@.tmp $@
+
+# Without the CUDA toolkit's headers there is nothing to build against: say so plainly.
+$(CUDA_HOME)/include/%.h:
+	@echo "gpuhost needs the CUDA toolkit's headers: $@ is missing (install the CUDA toolkit, or set CUDA_HOME)" >&2; exit 1
 
 -include $(MOD_OBJ:.o=.d) $(PIC_OBJ:.o=.d) $(HOST_OBJ:.o=.d)
 
@@ -91,7 +103,13 @@ asan:
 	@$(MAKE) --no-print-directory clean
 	@$(MAKE) --no-print-directory all CFLAGS="-O2 -g $(SANITIZE)" LDFLAGS="$(SANITIZE)"
 
+# gpu.so where Lua 5.4's require finds C modules, gpuhost among programs
+install: all
+	mkdir -p $(DESTDIR)$(INST_LIBDIR) $(DESTDIR)$(INST_BINDIR)
+	cp build/gpu.so $(DESTDIR)$(INST_LIBDIR)/gpu.so
+	cp build/gpuhost $(DESTDIR)$(INST_BINDIR)/gpuhost
+
 clean:
 	rm -rf build
 
-.PHONY: all deps example test asan clean
+.PHONY: all deps example test asan install clean

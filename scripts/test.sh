@@ -2,8 +2,8 @@
 # Runs the busted specs with build/gpuhost as the Lua interpreter, on the backend gpuhost
 # picks here (GPU_BACKEND=cuda or cpu to choose): every spec runs on either, but for the few
 # tagged #cuda or #cpu (meaningful on one backend only), #nodriver (only where no CUDA
-# driver is installed), #stocklua (only where lua5.4 is) and #seconduid (only as root, with
-# setpriv). Writes build/test-summary
+# driver is installed), #stocklua (only where lua5.4 is), #rock (where luarocks is) and
+# #seconduid (only as root, with setpriv). Writes build/test-summary
 # ("passed failed skipped") for .ci/run.
 # BUSTED_BUNDLE=DIR runs the busted copied by ../shared/tools/lua-test-bundle DIR instead of
 # an installed one (the GPU machine has no Lua packages).
@@ -26,6 +26,7 @@ if GPU_BACKEND=cuda "$host" -e 'local ok, e = pcall(gpu.device_count) os.exit(ok
   exclude="$exclude,nodriver"
 fi
 if ! command -v lua5.4 >/dev/null 2>&1; then exclude="$exclude,stocklua"; fi
+if ! command -v luarocks >/dev/null 2>&1 || ! command -v lua5.4 >/dev/null 2>&1; then exclude="$exclude,rock"; fi
 # #seconduid specs act as a second user (uid 65534, by setpriv): only as root, with setpriv,
 # and where that user can run build/gpuhost
 if [ "$(id -u)" != 0 ] || ! command -v setpriv >/dev/null 2>&1 ||
