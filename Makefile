@@ -33,8 +33,8 @@ BACKENDS = host/cuda/cuda.c host/cuda/nvrtc.c \
            host/cpu/cpu.c host/cpu/fiber.c host/cpu/sched.c host/cpu/pool.c host/cpu/mem.c \
            host/cpu/compile.c host/cpu/module.c
 MOD_SRC  = $(LUA_SIDE) $(SHARED) $(BACKENDS)
-HOST_SRC = host/main.c
-EMBEDDED = lua/gpu.lua lua/signature.lua lua/format.lua kernels/gpuhost.cuh kernels/builtin.cu \
+HOST_SRC = host/main.c host/complete.c
+EMBEDDED = lua/gpu.lua lua/signature.lua lua/format.lua lua/complete.lua kernels/gpuhost.cuh kernels/builtin.cu \
            kernels/cpu.h kernels/cpu_cooperative_groups.h kernels/gpuhost_cpu_abi.h
 
 MOD_OBJ  = $(MOD_SRC:host/%.c=build/obj/%.o)

@@ -12,6 +12,7 @@
 EMBED(embed_gpu_lua, "lua/gpu.lua")
 EMBED(embed_signature_lua, "lua/signature.lua")
 EMBED(embed_format_lua, "lua/format.lua")
+EMBED(embed_complete_lua, "lua/complete.lua")
 EMBED(embed_gpuhost_cuh, "kernels/gpuhost.cuh")
 EMBED(embed_builtin_cu, "kernels/builtin.cu")
 EMBED(embed_cpu_h, "kernels/cpu.h")
@@ -19,13 +20,14 @@ EMBED(embed_cpu_cg_h, "kernels/cpu_cooperative_groups.h")
 EMBED(embed_cpu_abi_h, "kernels/gpuhost_cpu_abi.h")
 
 const EmbeddedFile *embedded_find(const char *name) {
-  static EmbeddedFile files[8];
+  static EmbeddedFile files[9];
   if (files[0].name == NULL) {
-    const EmbeddedFile all[8] = {
+    const EmbeddedFile all[9] = {
       {"lua/gpu.lua", embed_gpu_lua, (size_t)(embed_gpu_lua_end - embed_gpu_lua)},
       {"lua/signature.lua", embed_signature_lua,
        (size_t)(embed_signature_lua_end - embed_signature_lua)},
       {"lua/format.lua", embed_format_lua, (size_t)(embed_format_lua_end - embed_format_lua)},
+      {"lua/complete.lua", embed_complete_lua, (size_t)(embed_complete_lua_end - embed_complete_lua)},
       {"kernels/gpuhost.cuh", embed_gpuhost_cuh,
        (size_t)(embed_gpuhost_cuh_end - embed_gpuhost_cuh)},
       {"kernels/builtin.cu", embed_builtin_cu, (size_t)(embed_builtin_cu_end - embed_builtin_cu)},

@@ -13,6 +13,7 @@
 #include "lualib.h"
 #include "gpu.h"
 #include "rewrite.h"
+#include "complete.h"
 
 #define PROGNAME "gpuhost"
 #define VERSION "0.1"
@@ -237,7 +238,7 @@ static struct {
   char history[1024];
 } edit;
 
-static void edit_open(void) {
+static void edit_open(lua_State *L) {
   if (!isatty(0)) return;   /* piped input is read as it is */
   const char *names[] = {"libedit.so.2", "libedit.so.0", "libedit.so", NULL};
   void *lib = NULL;
@@ -248,6 +249,7 @@ static void edit_open(void) {
   *(void **)&edit.read_history = dlsym(lib, "read_history");
   *(void **)&edit.write_history = dlsym(lib, "write_history");
   if (edit.readline == NULL || edit.add_history == NULL) { edit.readline = NULL; return; }
+  complete_open(L, lib);
   const char *home = getenv("HOME");
   if (home && edit.read_history) {
     snprintf(edit.history, sizeof edit.history, "%s/%s", home, HISTORY_FILE);
@@ -366,7 +368,7 @@ static void print_results(lua_State *L) {
 static void repl(lua_State *L) {
   const char *saved = progname;
   progname = NULL;
-  edit_open();
+  edit_open(L);
   int status;
   while ((status = load_line(L)) != -1) {
     if (status == LUA_OK) status = docall(L, 0, LUA_MULTRET);

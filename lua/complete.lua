@@ -1,0 +1,66 @@
+-- complete.lua: what Tab offers at gpuhost's prompt (host/complete.c asks). Given the word
+-- before the cursor ("gpu.ra", "a:to", "pri"), the words that continue it: global names and
+-- keywords, fields of tables (and of what their metatables' __index tables hold), and the
+-- methods of gpuhost's values (their metatables' `methods`). Nothing is called: tables are
+-- read with rawget, so completing never runs a metamethod.
+local keywords = {"and", "break", "do", "else", "elseif", "end", "false", "for", "function",
+                  "goto", "if", "in", "local", "nil", "not", "or", "repeat", "return", "then",
+                  "true", "until", "while"}
+
+-- Adds the string keys of t (and of its metatable's __index and methods tables, a few
+-- levels up) that start with partial to set.
+local function collect(t, partial, set, depth, only_functions)
+  if depth > 4 then return end
+  if type(t) == "table" then
+    for k, v in next, t do
+      if type(k) == "string" and k:match("^[%a_][%w_]*$") and k:sub(1, #partial) == partial
+         and (not only_functions or type(v) == "function") then
+        set[k] = true
+      end
+    end
+  end
+  local mt = getmetatable(t)
+  if type(mt) == "table" then
+    local methods, index = rawget(mt, "methods"), rawget(mt, "__index")
+    if type(methods) == "table" then collect(methods, partial, set, depth + 1, only_functions) end
+    if type(index) == "table" then collect(index, partial, set, depth + 1, only_functions) end
+  end
+end
+
+-- The value a dotted path names ("gpu.random"), read without metamethods; nil if none.
+local function resolve(path)
+  local v = _G
+  for name in path:gmatch("[^.:]+") do
+    if type(v) == "table" then
+      v = rawget(v, name)
+    else
+      local mt = getmetatable(v)
+      local methods = type(mt) == "table" and rawget(mt, "methods")
+      v = type(methods) == "table" and rawget(methods, name) or nil
+    end
+    if v == nil then return nil end
+  end
+  return v
+end
+
+return function(word)
+  local set, prefix = {}, ""
+  local path, sep, partial = word:match("^([%a_][%w_.:]-)([.:])([%w_]*)$")
+  if path and not path:find("[.:]$") then
+    local v = resolve(path)
+    if v == nil then return {} end
+    collect(v, partial, set, 0, sep == ":")
+    prefix = path .. sep
+  else
+    partial = word:match("^[%a_][%w_]*$") and word or nil
+    if not partial then return {} end
+    collect(_G, partial, set, 0, false)
+    for _, k in ipairs(keywords) do
+      if k:sub(1, #partial) == partial then set[k] = true end
+    end
+  end
+  local list = {}
+  for k in pairs(set) do list[#list + 1] = prefix .. k end
+  table.sort(list)
+  return list
+end

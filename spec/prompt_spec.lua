@@ -1,0 +1,49 @@
+-- Tab completion at the prompt: lua/complete.lua decides what to offer (tested directly
+-- here), host/complete.c hands it to libedit (tested through a terminal: #libedit, where
+-- libedit and script(1) are installed).
+local S = require("spec.support")
+
+local complete = assert(load(gpu._embedded("lua/complete.lua")))()
+
+describe("completion at the prompt", function()
+  it("offers fields of the gpu module and its tables", function()
+    assert.are.same({"gpu.random"}, complete("gpu.rand"))
+    assert.are.same({"gpu.random.normal"}, complete("gpu.random.no"))
+    assert.are.same({"string.format"}, complete("string.form"))
+  end)
+
+  it("offers global names and keywords", function()
+    assert.are.same({"print"}, complete("prin"))
+    assert.are.same({"repeat", "require", "return"}, complete("re"))
+  end)
+
+  it("offers the methods of gpuhost's values after ':'", function()
+    _G.completion_probe = gpu.zeros(2)
+    assert.are.same({"completion_probe:tohost", "completion_probe:totable"}, complete("completion_probe:to"))
+    _G.completion_probe = nil
+  end)
+
+  it("offers only functions after ':' and nothing for what does not exist", function()
+    _G.completion_probe = {count = 1, call = function() end}
+    assert.are.same({"completion_probe:call"}, complete("completion_probe:c"))
+    assert.are.same({"completion_probe.call", "completion_probe.count"}, complete("completion_probe.c"))
+    _G.completion_probe = nil
+    assert.are.same({}, complete("no_such_global.x"))
+    assert.are.same({}, complete("1 + "))
+  end)
+
+  it("never runs a metamethod", function()
+    local called = false
+    _G.completion_probe = setmetatable({}, {__index = function() called = true end})
+    assert.are.same({}, complete("completion_probe.x"))
+    assert.is_false(called)
+    _G.completion_probe = nil
+  end)
+
+  it("completes a word with Tab in a terminal #libedit", function()
+    local out, status = S.run("printf 'x = gpu.rand\\t\\nprint(x == gpu.random, 42)\\n' | HOME=/tmp script -qc "
+                              .. S.quote(S.gpuhost) .. " /dev/null")
+    assert.are.equal(0, status)
+    assert.matches("true\t42", out, 1, true)
+  end)
+end)
