@@ -27,9 +27,10 @@ BACKEND_CFLAGS = -DGPUHOST_NO_LUA
 # Where things live (README, "Building"): host/*.c the Lua-facing module and the program;
 # host/cuda/ and host/cpu/ the two backends behind host/backend.h.
 LUA_SIDE = host/rewrite.c host/loader.c host/errors.c host/device.c host/stream.c host/event.c \
-           host/array.c host/hostarray.c host/program.c host/kernel.c host/dtype.c host/gpu.c
+           host/array.c host/hostarray.c host/program.c host/kernel.c host/dtype.c host/gpu.c \
+           host/profile.c
 SHARED   = host/backend.c host/util.c host/results.c host/cache.c host/embed.c
-BACKENDS = host/cuda/cuda.c host/cuda/nvrtc.c \
+BACKENDS = host/cuda/cuda.c host/cuda/nvrtc.c host/cuda/nvtx.c \
            host/cpu/cpu.c host/cpu/fiber.c host/cpu/sched.c host/cpu/pool.c host/cpu/mem.c \
            host/cpu/compile.c host/cpu/module.c
 MOD_SRC  = $(LUA_SIDE) $(SHARED) $(BACKENDS)

@@ -158,6 +158,14 @@ typedef struct GpuBackend {
   /* The description of a CUresult newer than the cuda.h gpuhost was built with, or NULL
    * (a static string). May be NULL itself. */
   const char *(*describe)(int code);
+
+  /* Profiler ranges and marks (NVTX on CUDA; NULL where there is no profiler to tell, as
+   * on the CPU backend). trace(1) makes the backend name each launch and copy as a range
+   * too. None of them fails. */
+  void (*range_push)(const char *name);
+  void (*range_pop)(void);
+  void (*mark)(const char *name);
+  void (*trace)(int on);
 } GpuBackend;
 
 /* Set (to 1) by the host program's SIGINT handler, asynchronously. A backend that waits

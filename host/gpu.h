@@ -152,6 +152,7 @@ void stream_open(lua_State *L);
 void event_open(lua_State *L);
 void kernel_open(lua_State *L);
 void program_open(lua_State *L);
+void profile_open(lua_State *L);
 
 /* ---- programs (program.c), for kernel.c ---- */
 typedef struct GpuProgram GpuProgram;

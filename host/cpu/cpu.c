@@ -93,4 +93,5 @@ const GpuBackend cpu_backend = {
   .event_create = cpu_event_create, .event_destroy = cpu_event_destroy,
   .event_record = cpu_event_record, .event_synchronize = cpu_event_synchronize,
   .event_elapsed = cpu_event_elapsed, .describe = NULL,
+  .range_push = NULL, .range_pop = NULL, .mark = NULL, .trace = NULL,   /* no profiler */
 };

@@ -35,7 +35,7 @@
 /* entry points we can do without (older drivers) */
 #define CUDA_OPTIONAL(X) X(cuFuncGetParamInfo, 12040) X(cuGetErrorString, 6000) \
   X(cuMemAllocAsync, 11020) X(cuMemFreeAsync, 11020) X(cuDeviceGetDefaultMemPool, 11020) \
-  X(cuMemPoolSetAttribute, 11020) X(cuMemPoolTrimTo, 11020)
+  X(cuMemPoolSetAttribute, 11020) X(cuMemPoolTrimTo, 11020) X(cuFuncGetName, 12030)
 
 #define DECLARE(name, ver) PFN_##name##_v##ver name;
 static struct {
@@ -332,20 +332,29 @@ static GpuResult cuda_htod(CUdeviceptr dst, const void *src, size_t n) {
   ALIVE("cuMemcpyHtoD(dst, src, n)");
   GpuResult r = wait_idle("cuMemcpyHtoD(dst, src, n)");
   if (r.code) return r;
-  TRY(drv.cuMemcpyHtoD(dst, src, n));
+  if (cuda_tracing()) cuda_trace_copy("htod", n);
+  CUresult c = drv.cuMemcpyHtoD(dst, src, n);
+  if (cuda_tracing()) cuda_range_pop();
+  if (c != CUDA_SUCCESS) return failed(c, "cuMemcpyHtoD(dst, src, n)");
   return GPU_OK;
 }
 static GpuResult cuda_dtoh(void *dst, CUdeviceptr src, size_t n) {
   ALIVE("cuMemcpyDtoH(dst, src, n)");
   GpuResult r = wait_idle("cuMemcpyDtoH(dst, src, n)");
   if (r.code) return r;
-  TRY(drv.cuMemcpyDtoH(dst, src, n));
+  if (cuda_tracing()) cuda_trace_copy("dtoh", n);
+  CUresult c = drv.cuMemcpyDtoH(dst, src, n);
+  if (cuda_tracing()) cuda_range_pop();
+  if (c != CUDA_SUCCESS) return failed(c, "cuMemcpyDtoH(dst, src, n)");
   return GPU_OK;
 }
 /* ordered in the default stream like a kernel; the host does not wait */
 static GpuResult cuda_dtod(CUdeviceptr dst, CUdeviceptr src, size_t n) {
   ALIVE("cuMemcpyDtoDAsync(dst, src, n, NULL)");
-  TRY(drv.cuMemcpyDtoDAsync(dst, src, n, NULL));
+  if (cuda_tracing()) cuda_trace_copy("dtod", n);
+  CUresult c = drv.cuMemcpyDtoDAsync(dst, src, n, NULL);
+  if (cuda_tracing()) cuda_range_pop();
+  if (c != CUDA_SUCCESS) return failed(c, "cuMemcpyDtoDAsync(dst, src, n, NULL)");
   return GPU_OK;
 }
 static GpuResult cuda_memset0(CUdeviceptr p, size_t n) {
@@ -390,8 +399,15 @@ static GpuResult cuda_param_size(CUfunction f, int i, long *size, int *known) {
 static GpuResult cuda_launch(CUfunction f, const unsigned grid[3], const unsigned block[3],
                       unsigned shared, CUstream stream, void **params) {
   ALIVE("cuLaunchKernel(f, grid[0], ...)");
-  TRY(drv.cuLaunchKernel(f, grid[0], grid[1], grid[2], block[0], block[1], block[2],
-                         shared, stream, params, NULL));
+  if (cuda_tracing()) {   /* the range is named by the kernel */
+    const char *name = NULL;
+    if (!drv.cuFuncGetName || drv.cuFuncGetName(&name, f) != CUDA_SUCCESS) name = "kernel";
+    cuda_range_push(name);
+  }
+  CUresult c = drv.cuLaunchKernel(f, grid[0], grid[1], grid[2], block[0], block[1], block[2],
+                                  shared, stream, params, NULL);
+  if (cuda_tracing()) cuda_range_pop();
+  if (c != CUDA_SUCCESS) return failed(c, "cuLaunchKernel(f, grid[0], ...)");
   return GPU_OK;
 }
 
@@ -474,4 +490,6 @@ const GpuBackend cuda_backend = {
   .event_create = cuda_event_create, .event_destroy = cuda_event_destroy,
   .event_record = cuda_event_record, .event_synchronize = cuda_event_synchronize,
   .event_elapsed = cuda_event_elapsed, .describe = cuda_describe,
+  .range_push = cuda_range_push, .range_pop = cuda_range_pop, .mark = cuda_mark,
+  .trace = cuda_trace,
 };

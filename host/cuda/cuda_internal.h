@@ -20,4 +20,12 @@ GpuResult library_fail(Library *lib, int code, GpuSource source, const char *cal
 GpuResult nvrtc_identity(char *out, size_t n);
 GpuResult nvrtc_compile_cuda(const GpuCompileJob *job, GpuImage *out);
 
+/* nvtx.c: NVTX ranges and marks; with tracing on, launches and copies are ranges too */
+void cuda_range_push(const char *name);
+void cuda_range_pop(void);
+void cuda_mark(const char *name);
+void cuda_trace(int on);
+int cuda_tracing(void);
+void cuda_trace_copy(const char *what, size_t n);   /* pushes a range; pop it after */
+
 #endif

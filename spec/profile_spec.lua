@@ -1,0 +1,47 @@
+-- Profiler ranges and marks (NVTX on CUDA; nothing on the CPU backend): the calls behave
+-- the same everywhere, and tracing launches and copies changes no result.
+local S = require("spec.support")
+
+describe("profiler ranges", function()
+  it("gpu.range calls its function with the arguments and returns its results", function()
+    assert.are.same({5, "r"}, {gpu.range("add", function(a, b) return a + b, "r" end, 2, 3)})
+    assert.are.same({}, {gpu.range("nothing", function() end)})
+  end)
+
+  it("gpu.range closes the range when the function raises, and the error goes on", function()
+    local ok, e = pcall(gpu.range, "fails", function() error({code = 7}) end)
+    assert.is_false(ok)
+    assert.are.same({code = 7}, e)
+    assert.are.same({1}, {gpu.range("after", function() return 1 end)})
+  end)
+
+  it("take names, and gpu.trace a boolean", function()
+    assert.matches("bad argument #1 to 'gpu.range' (string expected, got no value)",
+                   S.errof(gpu.range), 1, true)
+    assert.matches("bad argument #2 to 'gpu.range' (function expected, got no value)",
+                   S.errof(gpu.range, "x"), 1, true)
+    assert.matches("bad argument #1 to 'gpu.mark' (string expected, got table)",
+                   S.errof(gpu.mark, {}), 1, true)
+    assert.matches("bad argument #1 to 'gpu.trace' (boolean expected, got number)",
+                   S.errof(gpu.trace, 1), 1, true)
+    gpu.range_push("pushed")
+    gpu.mark("an instant")
+    gpu.range_pop()
+  end)
+
+  it("name launches and copies without changing them", function()
+    local k = gpu.kernel(S.VECADD)
+    gpu.trace(true)
+    local a = gpu.array({1, 2, 3})
+    local c = gpu.zeros(3)
+    k[{1, 32}](a, a, c)
+    local t = c:totable()
+    gpu.trace(false)
+    assert.are.same({2, 4, 6}, t)
+    local out, status = S.run("GPUHOST_TRACE=1 " .. S.gpuhost .. " -e " ..
+      S.quote("local k = gpu.kernel([[" .. S.VECADD .. "]]) local a = gpu.ones(4) " ..
+              "k[1, 4](a, a, a) print(a:totable()[4])"))
+    assert.are.equal(0, status)
+    assert.are.equal("2.0\n", out)
+  end)
+end)
