@@ -1,6 +1,7 @@
 #!/bin/sh
 # run.sh: runs the benchmarks of gpuhost (bench.lua), the C floor (bench.c), CuPy and
-# numba.cuda on this machine's GPU and prints one table. Needs build/gpuhost; CuPy and
+# numba.cuda on this machine's GPU and prints one table, and draws it as a chart
+# (scripts/bench/chart.svg, where python3 has matplotlib). Needs build/gpuhost; CuPy and
 # numba are used when python3 has them. Raw figures go to $BENCH_OUT (default build/bench).
 cd "$(dirname "$0")/../.." || exit 1
 out=${BENCH_OUT:-build/bench}
@@ -55,3 +56,9 @@ if python3 -c 'import numpy; numpy.row_stack = numpy.vstack; import numba.cuda' 
   python3 scripts/bench/bench_numba.py > "$out/numba.tsv"
 fi
 $host scripts/bench/table.lua "$out"
+# the same as a chart, next to the README (matplotlib from the machine's python3)
+$host scripts/bench/table.lua "$out" tsv > "$out/table.tsv"
+if python3 -c 'import matplotlib' 2>/dev/null; then
+  python3 scripts/bench/chart.py "$out/table.tsv" "${BENCH_CHART:-scripts/bench/chart.svg}" &&
+    echo "bench: chart in ${BENCH_CHART:-scripts/bench/chart.svg}" >&2
+fi

@@ -1,7 +1,9 @@
 -- table.lua: prints the table of scripts/bench/run.sh from the name<TAB>value files in
 -- the folder arg[1]: each figure for gpuhost, C, CuPy and numba, and gpuhost's ratio to
--- each (gpuhost's figure divided by the other's; "better" says which way is good).
+-- each (gpuhost's figure divided by the other's; "better" says which way is good). With
+-- arg[2] == "tsv", the same rows as tab-separated values for scripts/bench/chart.py.
 local dir = arg[1] or "build/bench"
+local as_tsv = arg[2] == "tsv"
 local rows = {
   {"startup_ms", "gpuhost -e '' (process start to exit)", "ms", "lower"},
   {"driver_init_ms", "driver init and context (Python: with import)", "ms", "lower"},
@@ -50,11 +52,18 @@ local function fmt(v)
   return ("%.2f"):format(v)
 end
 local function ratio(a, b) if a and b and b ~= 0 then return ("%.2f"):format(a / b) end return "" end
-print("| figure | unit | better | gpuhost | C | CuPy | numba | gpuhost/C | gpuhost/CuPy | gpuhost/numba |")
-print("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+if as_tsv then
+  print("figure\tunit\tbetter\tgpuhost\tC\tCuPy\tnumba")
+else
+  print("| figure | unit | better | gpuhost | C | CuPy | numba | gpuhost/C | gpuhost/CuPy | gpuhost/numba |")
+  print("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+end
 for _, r in ipairs(rows) do
   local g, c, p, n = data.gpuhost[r[1]], data.c[r[1]], data.cupy[r[1]], data.numba[r[1]]
-  if g or c or p or n then
+  if as_tsv and (g or c or p or n) then
+    local function v(x) return x and ("%.6g"):format(x) or "" end
+    print(table.concat({r[2], r[3], r[4], v(g), v(c), v(p), v(n)}, "\t"))
+  elseif g or c or p or n then
     print(("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |"):format(r[2], r[3], r[4],
       fmt(g), fmt(c), fmt(p), fmt(n), ratio(g, c), ratio(g, p), ratio(g, n)))
   end
