@@ -664,6 +664,18 @@ local rows = {
    "kernel parameter 1 (?) has a type gpuhost cannot pass"},
   {"gpu._kernel(prog, 1, {}, {})", function() return gpu._kernel(prog, 1, {}, {}) end,
    "bad argument #4 to '_kernel' (string expected, got table)"},
+  {"gpu.range()", function() return gpu.range() end,
+   "bad argument #1 to 'range' (string expected, got no value)"},
+  {"gpu.range('r', 3)", function() return gpu.range('r', 3) end,
+   "bad argument #2 to 'range' (function expected, got number)"},
+  {"gpu.range('r', function() error('inner') end)", function() return gpu.range('r', function() error('inner') end) end,
+   "inner"},
+  {"gpu.range_push({})", function() return gpu.range_push({}) end,
+   "bad argument #1 to 'range_push' (string expected, got table)"},
+  {"gpu.mark()", function() return gpu.mark() end,
+   "bad argument #1 to 'mark' (string expected, got no value)"},
+  {"gpu.trace('yes')", function() return gpu.trace('yes') end,
+   "bad argument #1 to 'trace' (boolean expected, got string)"},
 }
 
 describe("bad input", function()
