@@ -304,25 +304,29 @@ local ok, e = pcall(gpu.synchronize)
 io.stdout:write("\nERROR ", e.name, ": ", e.message, "\n")
 ]])
     assert.are.equal(0, status, err)
-    assert.matches("Assertion `x%[0%] == 1` failed", out)
+    assert(out:find("Assertion `x[0] == 1` failed", 1, true),
+           "no assertion message on standard output; standard error: " .. err)
     assert.matches("\nERROR CUDA_ERROR_ASSERT: .* The failed assertion %(file, line and condition%) was " ..
                    "printed by the device on standard output%. The context of device 0 is lost", out)
   end)
 
   it("stops waiting for a running kernel on Ctrl-C, and the prompt goes on", function()
-    -- the kernel spins for 60 s; Ctrl-C after 2 s must end the wait, not the kernel
+    -- the kernel spins for 30 s; Ctrl-C after 3 s must end the wait, not the kernel: the
+    -- prompt answers (with the time) long before the kernel would end, then leaves without
+    -- waiting for it (os.exit without closing the state)
     local fifo = os.tmpname()
     os.remove(fifo)
     local spin = "k = gpu.kernel('__global__ void spin(long long n) { long long t = clock64(); " ..
-                 "while (clock64() - t < n) {} }'); k[{1, 1}](2000000000 * 60); gpu.synchronize()"
+                 "while (clock64() - t < n) {} }'); k[{1, 1}](2000000000 * 30); gpu.synchronize()"
     local t0 = os.time()
     local out, _, err = S.run("sh -c 'mkfifo " .. fifo .. "; (printf \"%s\\n\" " .. S.quote(spin):gsub("'", "'\\''") ..
-      "; sleep 4; printf \"print(40 + 2)\\n\") > " .. fifo .. " & env GPU_BACKEND=cuda " .. S.gpuhost ..
+      "; sleep 5; printf \"print(40 + 2, os.time()) os.exit(0, false)\\n\") > " .. fifo .. " & env GPU_BACKEND=cuda " .. S.gpuhost ..
       " -i < " .. fifo .. " & pid=$!; sleep 3; kill -INT $pid; wait $pid; rm -f " .. fifo .. "'")
     assert.matches("GPUHOST_INTERRUPTED: interrupted (Ctrl-C) while waiting for the device; what it " ..
                    "runs may still be running (gpu.synchronize() waits for it)", err, 1, true)
-    assert.matches("42\n", out)
-    assert.is_true(os.time() - t0 < 40)
+    local answered = tonumber(out:match("42\t(%d+)\n"))
+    assert.is_not_nil(answered, out)
+    assert.is_true(answered - t0 < 20, "the prompt answered after " .. (answered - t0) .. " s")
   end)
 
   it("reports running out of device memory with what was asked, and goes on", function()

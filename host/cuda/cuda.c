@@ -74,20 +74,20 @@ static GpuResult failed(CUresult r, const char *call) {
   if (strncmp(call, "drv.", 4) == 0) call += 4;
   GpuResult res = GPU_FAIL(r, GPU_SRC_CUDA, call);
   if (!sticky(r) || current < 0) return res;
-  if (lost[current].first.code == 0) {
-    const char *name = result_name(res);
-    lost[current].first = res;
-    snprintf(lost[current].note, sizeof lost[current].note, "%sThe context of device %d is "
-             "lost: every later call on it fails (GPUHOST_CONTEXT_LOST). Save what you have "
-             "on the host and restart the process.", r == CUDA_ERROR_ASSERT ?
-             "The failed assertion (file, line and condition) was printed by the device on "
-             "standard output. " : "", current);
-    snprintf(lost[current].detail, sizeof lost[current].detail, "the context of device %d was "
-             "lost by an earlier error (%s in %s): every call on it fails; save what you have "
-             "on the host and restart the process", current, name ? name : "a sticky error",
-             call);
-    if (r == CUDA_ERROR_ASSERT) fflush(stdout);   /* the device's message, before ours */
-  }
+  if (lost[current].first.code != 0)   /* lost before: say so, as ALIVE does */
+    return (GpuResult){GPU_ERR_CONTEXT_LOST, GPU_SRC_HOST, call, lost[current].detail, NULL};
+  const char *name = result_name(res);
+  lost[current].first = res;
+  snprintf(lost[current].note, sizeof lost[current].note, "%sThe context of device %d is "
+           "lost: every later call on it fails (GPUHOST_CONTEXT_LOST). Save what you have "
+           "on the host and restart the process.", r == CUDA_ERROR_ASSERT ?
+           "The failed assertion (file, line and condition) was printed by the device on "
+           "standard output. " : "", current);
+  snprintf(lost[current].detail, sizeof lost[current].detail, "the context of device %d was "
+           "lost by an earlier error (%s in %s): every call on it fails; save what you have "
+           "on the host and restart the process", current, name ? name : "a sticky error",
+           call);
+  if (r == CUDA_ERROR_ASSERT) fflush(stdout);   /* the device's message, before ours */
   res.note = lost[current].note;
   return res;
 }
