@@ -35,8 +35,10 @@ BACKENDS = host/cuda/cuda.c host/cuda/nvrtc.c host/cuda/nvtx.c \
            host/cpu/compile.c host/cpu/module.c
 MOD_SRC  = $(LUA_SIDE) $(SHARED) $(BACKENDS)
 HOST_SRC = host/main.c host/complete.c
+JIT_LUA  = lua/jit/jit.lua lua/jit/lex.lua lua/jit/parse.lua lua/jit/types.lua \
+           lua/jit/intrinsics.lua lua/jit/infer.lua lua/jit/emit.lua
 EMBEDDED = lua/gpu.lua lua/signature.lua lua/format.lua lua/complete.lua kernels/gpuhost.cuh kernels/builtin.cu \
-           kernels/cpu.h kernels/cpu_cooperative_groups.h kernels/gpuhost_cpu_abi.h
+           kernels/cpu.h kernels/cpu_cooperative_groups.h kernels/gpuhost_cpu_abi.h $(JIT_LUA)
 
 MOD_OBJ  = $(MOD_SRC:host/%.c=build/obj/%.o)
 PIC_OBJ  = $(MOD_SRC:host/%.c=build/pic/%.o)

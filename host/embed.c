@@ -18,11 +18,20 @@ EMBED(embed_builtin_cu, "kernels/builtin.cu")
 EMBED(embed_cpu_h, "kernels/cpu.h")
 EMBED(embed_cpu_cg_h, "kernels/cpu_cooperative_groups.h")
 EMBED(embed_cpu_abi_h, "kernels/gpuhost_cpu_abi.h")
+EMBED(embed_jit_lua, "lua/jit/jit.lua")
+EMBED(embed_jit_lex_lua, "lua/jit/lex.lua")
+EMBED(embed_jit_parse_lua, "lua/jit/parse.lua")
+EMBED(embed_jit_types_lua, "lua/jit/types.lua")
+EMBED(embed_jit_intrinsics_lua, "lua/jit/intrinsics.lua")
+EMBED(embed_jit_infer_lua, "lua/jit/infer.lua")
+EMBED(embed_jit_emit_lua, "lua/jit/emit.lua")
+
+#define FILE_ENTRY(name, sym) {name, sym, (size_t)(sym##_end - sym)}
 
 const EmbeddedFile *embedded_find(const char *name) {
-  static EmbeddedFile files[9];
+  static EmbeddedFile files[16];
   if (files[0].name == NULL) {
-    const EmbeddedFile all[9] = {
+    const EmbeddedFile all[16] = {
       {"lua/gpu.lua", embed_gpu_lua, (size_t)(embed_gpu_lua_end - embed_gpu_lua)},
       {"lua/signature.lua", embed_signature_lua,
        (size_t)(embed_signature_lua_end - embed_signature_lua)},
@@ -34,6 +43,13 @@ const EmbeddedFile *embedded_find(const char *name) {
       {"kernels/cpu.h", embed_cpu_h, (size_t)(embed_cpu_h_end - embed_cpu_h)},
       {"kernels/cpu_cooperative_groups.h", embed_cpu_cg_h, (size_t)(embed_cpu_cg_h_end - embed_cpu_cg_h)},
       {"kernels/gpuhost_cpu_abi.h", embed_cpu_abi_h, (size_t)(embed_cpu_abi_h_end - embed_cpu_abi_h)},
+      FILE_ENTRY("lua/jit/jit.lua", embed_jit_lua),
+      FILE_ENTRY("lua/jit/lex.lua", embed_jit_lex_lua),
+      FILE_ENTRY("lua/jit/parse.lua", embed_jit_parse_lua),
+      FILE_ENTRY("lua/jit/types.lua", embed_jit_types_lua),
+      FILE_ENTRY("lua/jit/intrinsics.lua", embed_jit_intrinsics_lua),
+      FILE_ENTRY("lua/jit/infer.lua", embed_jit_infer_lua),
+      FILE_ENTRY("lua/jit/emit.lua", embed_jit_emit_lua),
     };
     memcpy(files, all, sizeof all);
   }

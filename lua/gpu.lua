@@ -211,6 +211,13 @@ function gpu.module(source, options)
   })
 end
 
+-- gpu.jit(f [, options]): a kernel written in Lua (lua/jit/), loaded at its first use
+local jit
+function gpu.jit(f, options)
+  jit = jit or embedded("lua/jit/jit.lua")
+  return jit.new(f, options)
+end
+
 ------------------------------------------------------------------------------------
 -- constructors and random numbers, on kernels/builtin.cu
 

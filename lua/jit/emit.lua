@@ -1,0 +1,732 @@
+-- emit.lua: CUDA C from a typed gpu.jit function (infer.lua's annotations). The C is plain
+-- CUDA C that NVRTC and the CPU backend both compile, after kernels/gpuhost.cuh: device
+-- arrays are gpu::array<T> and reached only through its operators (a[i], a(i, j), .size,
+-- .shape, .ndim); Lua's integer rules (wrapping, floor division) are small inline helpers
+-- of namespace jit, emitted only when used; `#line` directives point each statement at its
+-- line of the Lua source.
+local types, intrinsics = ...
+local M = {}
+
+------------------------------------------------------------------------------------
+-- helpers: name -> {needs, code}
+
+local helpers = {}
+local helper_order = {"base", "int", "float", "minmax", "count", "local", "dim", "atomic", "laneid"}
+helpers.base = {code = [[
+typedef long long i64;
+typedef unsigned long long u64;
+template <class T> struct same { typedef T type; };]]}
+helpers.int = {needs = {"base"}, code = [[
+// Lua's integers: 64 bits, wrapping on overflow
+__device__ __forceinline__ i64 add(i64 a, i64 b) { return (i64)((u64)a + (u64)b); }
+__device__ __forceinline__ i64 sub(i64 a, i64 b) { return (i64)((u64)a - (u64)b); }
+__device__ __forceinline__ i64 mul(i64 a, i64 b) { return (i64)((u64)a * (u64)b); }
+__device__ __forceinline__ i64 neg(i64 a) { return (i64)(0ull - (u64)a); }
+__device__ __forceinline__ i64 iabs(i64 a) { return a < 0 ? neg(a) : a; }
+// a // b, a % b (the sign of b) and math.fmod (the sign of a); by 0 they give 0, where
+// Lua raises an error
+__device__ __forceinline__ i64 idiv(i64 a, i64 b) {
+  if ((u64)b + 1u <= 1u) return b == 0 ? 0 : neg(a);
+  i64 q = a / b;
+  return (a % b != 0 && (a ^ b) < 0) ? q - 1 : q;
+}
+__device__ __forceinline__ i64 imod(i64 a, i64 b) {
+  if ((u64)b + 1u <= 1u) return 0;
+  i64 m = a % b;
+  return (m != 0 && (m ^ b) < 0) ? m + b : m;
+}
+__device__ __forceinline__ i64 ifmod(i64 a, i64 b) { return (u64)b + 1u <= 1u ? 0 : a % b; }
+// shifts are logical; 64 places or more give 0, a negative count shifts the other way
+__device__ __forceinline__ i64 shl(i64 a, i64 n) {
+  if (n <= -64 || n >= 64) return 0;
+  return n >= 0 ? (i64)((u64)a << n) : (i64)((u64)a >> -n);
+}
+__device__ __forceinline__ i64 shr(i64 a, i64 n) {
+  if (n <= -64 || n >= 64) return 0;
+  return n >= 0 ? (i64)((u64)a >> n) : (i64)((u64)a << -n);
+}]]}
+helpers.float = {code = [[
+// Lua's % on floats: the sign of the divisor
+__device__ __forceinline__ float mod(float a, float b) {
+  float m = fmodf(a, b);
+  return ((m > 0) ? b < 0 : (m < 0 && b != m)) ? m + b : m;
+}
+__device__ __forceinline__ double mod(double a, double b) {
+  double m = ::fmod(a, b);
+  return ((m > 0) ? b < 0 : (m < 0 && b != m)) ? m + b : m;
+}
+template <class T> __device__ __forceinline__ T sq(T a) { return a * a; }]]}
+helpers.minmax = {needs = {"base"}, code = [[
+// math.max and math.min: the first argument unless a later one is greater (smaller)
+template <class T> __device__ __forceinline__ T max(T a, typename same<T>::type b) { return a < b ? b : a; }
+template <class T> __device__ __forceinline__ T min(T a, typename same<T>::type b) { return b < a ? b : a; }]]}
+helpers.count = {needs = {"base"}, code = [[
+// the iterations of `for i = a, b, s` (Lua 5.4's forprep, which never overflows)
+__device__ __forceinline__ u64 count(i64 a, i64 b, i64 s) {
+  u64 q;
+  if (s > 0 && a <= b) q = ((u64)b - (u64)a) / (u64)s;
+  else if (s < 0 && a >= b) q = ((u64)a - (u64)b) / ((u64)(-(s + 1)) + 1u);
+  else return 0;
+  return q == ~0ull ? q : q + 1;
+}
+// the same with a float limit, which Lua floors (ceils for a negative step)
+__device__ __forceinline__ u64 countf(i64 a, double b, i64 s) {
+  const double big = 9223372036854775808.0;
+  if (b != b) return 0;
+  if (s > 0) return b >= big ? count(a, 0x7fffffffffffffffLL, s) : b < -big ? 0 : count(a, (i64)floor(b), s);
+  return b < -big ? count(a, -0x7fffffffffffffffLL - 1, s) : b >= big ? 0 : count(a, (i64)ceil(b), s);
+}]]}
+helpers["local"] = {needs = {"base"}, code = [[
+// shared and local arrays: out of range, a read gives 0 and a write is dropped
+template <class T, int N> __device__ __forceinline__ T ld(const T (&a)[N], i64 i) {
+  return (u64)i < (u64)N ? a[i] : T();
+}
+template <class T, int N>
+__device__ __forceinline__ void st(T (&a)[N], i64 i, typename same<T>::type v) {
+  if ((u64)i < (u64)N) a[i] = v;
+}
+template <class T, int N> __device__ __forceinline__ T *at(T (&a)[N], i64 i) {
+  return (u64)i < (u64)N ? &a[i] : nullptr;
+}
+template <i64 R, i64 C> __device__ __forceinline__ i64 flat(i64 i, i64 j) {
+  return (u64)i < (u64)R && (u64)j < (u64)C ? i * C + j : -1;
+}
+template <i64 R, i64 C, i64 D> __device__ __forceinline__ i64 flat(i64 i, i64 j, i64 k) {
+  return (u64)i < (u64)R && (u64)j < (u64)C && (u64)k < (u64)D ? (i * C + j) * D + k : -1;
+}]]}
+helpers.dim = {needs = {"base"}, code = [[
+// a.shape[d], 1-based; 0 past the array's dimensions
+template <class A> __device__ __forceinline__ i64 dim(const A &a, i64 d) {
+  return d >= 1 && d <= a.ndim ? (i64)a.shape[d - 1] : 0;
+}]]}
+helpers.atomic = {needs = {"base"}, code = [[
+// atomics on an element's address (null when the index was out of range: nothing happens)
+#define JIT_ATOMIC(op, T, expr) \
+  __device__ __forceinline__ T atomic_##op(T *p, T v) { return p ? (T)(expr) : T(); }
+#define JIT_ATOMIC_INTS(op, f) \
+  JIT_ATOMIC(op, int, f(p, v)) JIT_ATOMIC(op, unsigned, f(p, v)) \
+  JIT_ATOMIC(op, u64, f(p, v)) JIT_ATOMIC(op, i64, f((u64 *)p, (u64)v))
+JIT_ATOMIC_INTS(add, atomicAdd)
+JIT_ATOMIC(add, float, atomicAdd(p, v)) JIT_ATOMIC(add, double, atomicAdd(p, v))
+JIT_ATOMIC(sub, int, atomicSub(p, v)) JIT_ATOMIC(sub, unsigned, atomicSub(p, v))
+JIT_ATOMIC(sub, u64, atomicAdd(p, 0ull - v)) JIT_ATOMIC(sub, i64, atomicAdd((u64 *)p, 0ull - (u64)v))
+JIT_ATOMIC(sub, float, atomicAdd(p, -v)) JIT_ATOMIC(sub, double, atomicAdd(p, -v))
+JIT_ATOMIC_INTS(exch, atomicExch)
+JIT_ATOMIC(exch, float, atomicExch(p, v))
+JIT_ATOMIC(exch, double, __longlong_as_double((i64)atomicExch((u64 *)p, (u64)__double_as_longlong(v))))
+JIT_ATOMIC(min, int, atomicMin(p, v)) JIT_ATOMIC(min, unsigned, atomicMin(p, v))
+JIT_ATOMIC(min, u64, atomicMin(p, v)) JIT_ATOMIC(min, i64, atomicMin(p, v))
+JIT_ATOMIC(max, int, atomicMax(p, v)) JIT_ATOMIC(max, unsigned, atomicMax(p, v))
+JIT_ATOMIC(max, u64, atomicMax(p, v)) JIT_ATOMIC(max, i64, atomicMax(p, v))
+JIT_ATOMIC_INTS(and, atomicAnd)
+JIT_ATOMIC_INTS(or, atomicOr)
+JIT_ATOMIC_INTS(xor, atomicXor)
+JIT_ATOMIC(inc, unsigned, atomicInc(p, v)) JIT_ATOMIC(dec, unsigned, atomicDec(p, v))
+#undef JIT_ATOMIC_INTS
+#undef JIT_ATOMIC
+// floats' min and max: a compare-and-swap loop on the bits
+__device__ __forceinline__ float atomic_max(float *p, float v) {
+  if (!p) return 0.0f;
+  unsigned *u = (unsigned *)p, old = *u;
+  while (__uint_as_float(old) < v) {
+    unsigned seen = atomicCAS(u, old, __float_as_uint(v));
+    if (seen == old) break;
+    old = seen;
+  }
+  return __uint_as_float(old);
+}
+__device__ __forceinline__ float atomic_min(float *p, float v) {
+  if (!p) return 0.0f;
+  unsigned *u = (unsigned *)p, old = *u;
+  while (v < __uint_as_float(old)) {
+    unsigned seen = atomicCAS(u, old, __float_as_uint(v));
+    if (seen == old) break;
+    old = seen;
+  }
+  return __uint_as_float(old);
+}
+__device__ __forceinline__ double atomic_max(double *p, double v) {
+  if (!p) return 0.0;
+  u64 *u = (u64 *)p, old = *u;
+  while (__longlong_as_double((i64)old) < v) {
+    u64 seen = atomicCAS(u, old, (u64)__double_as_longlong(v));
+    if (seen == old) break;
+    old = seen;
+  }
+  return __longlong_as_double((i64)old);
+}
+__device__ __forceinline__ double atomic_min(double *p, double v) {
+  if (!p) return 0.0;
+  u64 *u = (u64 *)p, old = *u;
+  while (v < __longlong_as_double((i64)old)) {
+    u64 seen = atomicCAS(u, old, (u64)__double_as_longlong(v));
+    if (seen == old) break;
+    old = seen;
+  }
+  return __longlong_as_double((i64)old);
+}
+template <class T> __device__ __forceinline__ T atomic_cas(T *p, T cmp, T v) { return p ? atomicCAS(p, cmp, v) : T(); }
+__device__ __forceinline__ i64 atomic_cas(i64 *p, i64 cmp, i64 v) {
+  return p ? (i64)atomicCAS((u64 *)p, (u64)cmp, (u64)v) : 0;
+}]]}
+helpers.laneid = {code = [[
+// the 1-based lane of this thread in its warp
+__device__ __forceinline__ long long laneid() {
+  return (long long)((threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) & 31u) + 1;
+}]]}
+
+------------------------------------------------------------------------------------
+-- C names
+
+local reserved = {}
+for w in ([[alignas alignof and and_eq asm auto bitand bitor bool break case catch char
+  char8_t char16_t char32_t class compl concept const consteval constexpr constinit const_cast
+  continue co_await co_return co_yield decltype default delete do double dynamic_cast else
+  enum explicit export extern false float for friend goto if inline int long mutable namespace
+  new noexcept not not_eq nullptr operator or or_eq private protected public register
+  reinterpret_cast requires restrict return short signed sizeof static static_assert
+  static_cast struct switch template this thread_local throw true try typedef typeid typename
+  union unsigned using virtual void volatile wchar_t while xor xor_eq
+  threadIdx blockIdx blockDim gridDim warpSize printf gpu jit main min max abs sqrt sqrtf exp
+  expf log logf log2 log2f log10 log10f sin sinf cos cosf tan tanf asin asinf acos acosf atan2
+  atan2f floor floorf ceil ceilf fabs fabsf fmod fmodf pow powf errno assert clock clock64
+  std size_t uint3 dim3 i64 u64 same]]):gmatch("[%w_]+") do reserved[w] = true end
+
+local function c_ident(name)
+  if reserved[name] or name:find("^_[_%u]") or name:find("^%u[%u%d_]*$") or name:find("^gpuhost")
+     or name:find("^atomic") or name:find("^__") then
+    return name .. "_"
+  end
+  return name
+end
+
+------------------------------------------------------------------------------------
+-- literals
+
+local function int_lit(v)
+  if v == math.mininteger then return "(-0x7fffffffffffffffLL - 1)" end
+  local s = ("%d"):format(v)
+  if v > 2147483647 or v < -2147483647 then s = s .. "LL" end
+  return v < 0 and "(" .. s .. ")" or s
+end
+
+local function as_float32(v) return (string.unpack("f", string.pack("f", v))) end
+
+local function float_lit(v, t)
+  if t == "float32" then v = as_float32(v) end
+  local inf = t == "float32" and "__int_as_float(0x7f800000)" or "__longlong_as_double(0x7ff0000000000000LL)"
+  if v ~= v then
+    return t == "float32" and "__int_as_float(0x7fc00000)" or "__longlong_as_double(0x7ff8000000000000LL)"
+  end
+  if v == math.huge then return inf end
+  if v == -math.huge then return "(-" .. inf .. ")" end
+  local s
+  for p = t == "float32" and 6 or 15, 17 do
+    s = ("%." .. p .. "g"):format(v)
+    local back = tonumber(s)
+    if (t == "float32" and as_float32(back) == v) or back == v then break end
+  end
+  if not s:find("[.eEn]") then s = s .. ".0" end
+  if t == "float32" then s = s .. "f" end
+  return v < 0 and "(" .. s .. ")" or s
+end
+
+local function literal(v, t)
+  if t == "bool" then return tostring(v) end
+  if types.float(t) then return float_lit(v, types.concrete(t)) end
+  if math.type(v) == "float" then return "(long long)" .. float_lit(v, "float64") end
+  return int_lit(v)
+end
+M.literal = literal
+
+-- Parenthesized unless it already reads as one term.
+local function atom(code)
+  if code:find("^[%w_.]+$") or code:find("^%b()$") or code:find("^[%w_:.]+%b()$")
+     or code:find("^[%w_:.]+<[%w_, ]+>%b()$") or code:find("^[%w_]+%b[]$") then
+    return code
+  end
+  return "(" .. code .. ")"
+end
+
+------------------------------------------------------------------------------------
+-- a compile unit: the kernel and the device functions it calls, with their helpers
+
+function M.unit(file)
+  return {file = file, used = {}, order = {}, funcs = {}, names = {}, hidden = {}}
+end
+
+local function need(U, name)
+  if U.used[name] then return end
+  for _, n in ipairs(helpers[name].needs or {}) do need(U, n) end
+  U.used[name] = true
+end
+
+local function unique(names, base)
+  local name, n = base, 1
+  while names[name] do n = n + 1; name = ("%s_%d"):format(base, n) end
+  names[name] = true
+  return name
+end
+
+-- Emits one typed function (ctx from infer.lua); device functions called are emitted
+-- first. Returns its C name.
+function M.func(U, ctx)
+  local out, names, expect = {}, {}, nil
+  local file = ctx.file:gsub('[\\"]', "\\%0")
+  local E = {}
+  local ex, cv, cond, stat, block
+
+  ctx.cname = unique(U.names, c_ident(ctx.name))
+  for k in pairs(U.names) do names[k] = true end
+
+  local function line(ind, text)
+    out[#out + 1] = ("  "):rep(ind) .. text
+    if expect then expect = expect + 1 end
+  end
+  local function at(l)
+    if l and l ~= expect then
+      out[#out + 1] = ('#line %d "%s"'):format(l, file)
+      expect = l
+    end
+  end
+  local function var_name(v)
+    if not v.cname then v.cname = unique(names, c_ident(v.name)) end
+    return v.cname
+  end
+  local function fresh(base) return unique(names, base) end
+
+  function E.helper(name) need(U, name) end
+
+  local function ctype(t)
+    if type(t) == "table" then
+      if t.array then return ("gpu::array<%s>"):format(types.ctype[t.array]) end
+      return types.ctype[t.local_array]
+    end
+    return types.ctype[types.concrete(t)]
+  end
+
+  local function conv(code, from, to)
+    if from == to or to == nil then return code end
+    return ("(%s)%s"):format(types.ctype[to], atom(code))
+  end
+
+  cv = function(e, t)
+    t = types.concrete(t)
+    if e.const ~= nil and type(e.const) ~= "string" then return literal(e.const, t) end
+    return conv(ex(e), types.concrete(e.ty), t)
+  end
+  E.cv = cv
+  cond = function(e) return cv(e, "bool") end
+
+  -- the C index (0-based) of a 1-based Lua index
+  local function index(k)
+    if k.const ~= nil then return int_lit(k.const - 1) end
+    local code = cv(k, "int64")
+    -- a[gpu.grid(1)], a[gpu.threadIdx.x]: the 0-based index itself
+    local zero = code:match("^%((gpu::grid%(%d%)%.[xyz]) %+ 1%)$") or
+                 code:match("^%(%(long long%)(%a+Idx%.[xyz]) %+ 1%)$")
+    if zero then return zero end
+    return code .. " - 1"
+  end
+
+  local function local_flat(at_, keys)
+    if #keys == 1 then return index(keys[1]) end
+    need(U, "local")
+    local idx = {}
+    for i, k in ipairs(keys) do idx[i] = index(k) end
+    return ("jit::flat<%s>(%s)"):format(table.concat(at_.dims, ", "), table.concat(idx, ", "))
+  end
+
+  -- a[i] (ref of gpu::array, or a local array's flat index)
+  local function array_ref(base, at_, keys)
+    local b = ex(base)
+    if at_.array then
+      local idx = {}
+      for i, k in ipairs(keys) do idx[i] = index(k) end
+      if #keys == 1 then return ("%s[%s]"):format(b, idx[1]) end
+      return ("%s(%s)"):format(b, table.concat(idx, ", "))
+    end
+    return nil, b, local_flat(at_, keys)
+  end
+
+  function E.address(arr, at_, keys)
+    local ref, b, flat = array_ref(arr, at_, keys)
+    if ref then return ref .. ".address()" end
+    need(U, "local")
+    return ("jit::at(%s, %s)"):format(b, flat)
+  end
+
+  local function index_read(e)
+    local ch = e.chain
+    if ch.shape then
+      local arr, d = ch.base.obj, ch.keys[1]
+      local at_ = arr.ty
+      if at_.local_array then
+        if d.const ~= nil then return int_lit(at_.dims[d.const] or 0) end
+        local code = cv(d, "int64")
+        local parts = {}
+        for i, n in ipairs(at_.dims) do parts[#parts + 1] = ("%s == %d ? %d : "):format(code, i, n) end
+        return "(" .. table.concat(parts) .. "0)"
+      end
+      need(U, "dim")
+      return ("jit::dim(%s, %s)"):format(ex(arr), cv(d, "int64"))
+    end
+    local at_ = ch.arr
+    local dtype = at_.array or at_.local_array
+    local et = types.element(dtype)
+    local ref, b, flat = array_ref(ch.base, at_, ch.keys)
+    if ref then return ("(%s)%s"):format(types.ctype[et], ref) end
+    need(U, "local")
+    local code = ("jit::ld(%s, %s)"):format(b, flat)
+    return et == dtype and code or ("(%s)%s"):format(types.ctype[et], code)
+  end
+
+  local function field(e)
+    local k, t = e.key.name, e.obj.ty
+    if t.local_array then
+      if k == "size" then return int_lit(t.total) end
+      return int_lit(#t.dims)
+    end
+    if k == "size" then return ex(e.obj) .. ".size" end
+    return ("(long long)%s.ndim"):format(ex(e.obj))
+  end
+
+  local function pow2(v)
+    if math.type(v) ~= "integer" or v <= 0 or v & (v - 1) ~= 0 then return nil end
+    local k = 0
+    while (1 << k) ~= v do k = k + 1 end
+    return k
+  end
+
+  local int_ops = {["+"] = "add", ["-"] = "sub", ["*"] = "mul", ["//"] = "idiv", ["%"] = "imod",
+                   ["<<"] = "shl", [">>"] = "shr"}
+  local function binop(e)
+    local op = e.op
+    if e.choice then
+      local t = types.concrete(e.ty)
+      return ("(%s ? %s : %s)"):format(cond(e.left.left), cv(e.left.right, t), cv(e.right, t))
+    end
+    if op == "and" or op == "or" then
+      return ("(%s %s %s)"):format(cond(e.left), op == "and" and "&&" or "||", cond(e.right))
+    end
+    if e.cmp then
+      return ("(%s %s %s)"):format(cv(e.left, e.cmp), op == "~=" and "!=" or op, cv(e.right, e.cmp))
+    end
+    local t = types.concrete(e.ty)
+    if op == "^" then
+      if e.right.const == 2 then need(U, "float"); return ("jit::sq(%s)"):format(cv(e.left, t)) end
+      return ("%s(%s, %s)"):format(t == "float32" and "powf" or "pow", cv(e.left, t), cv(e.right, t))
+    end
+    local a, b = cv(e.left, t), cv(e.right, t)
+    if t == "int64" then
+      local k = pow2(e.right.const)
+      if op == "//" and k then return ("(%s >> %d)"):format(atom(a), k) end
+      if op == "%" and k then return ("(%s & %s)"):format(atom(a), int_lit(e.right.const - 1)) end
+      if int_ops[op] then need(U, "int"); return ("jit::%s(%s, %s)"):format(int_ops[op], a, b) end
+      return ("(%s %s %s)"):format(a, op == "~" and "^" or op, b)
+    end
+    if op == "//" then return ("%s(%s / %s)"):format(t == "float32" and "floorf" or "floor", a, b) end
+    if op == "%" then need(U, "float"); return ("jit::mod(%s, %s)"):format(a, b) end
+    return ("(%s %s %s)"):format(a, op, b)
+  end
+
+  local function unop(e)
+    local op, t = e.op, types.concrete(e.ty)
+    if op == "not" then return "!" .. atom(cond(e.expr)) end
+    if op == "#" then
+      local at_ = e.expr.ty
+      if at_.local_array then return int_lit(at_.total) end
+      return ex(e.expr) .. ".size"
+    end
+    if op == "~" then return "(~" .. atom(cv(e.expr, "int64")) .. ")" end
+    if t == "int64" then need(U, "int"); return ("jit::neg(%s)"):format(cv(e.expr, t)) end
+    return "(-" .. atom(cv(e.expr, t)) .. ")"
+  end
+
+  local function call(e, k)
+    if e.intr then return intrinsics.get(e.intr).emit(E, e, k) end
+    local callee = e.callee
+    if not callee.cname then M.func(U, callee) end
+    local args = {}
+    for i, a in ipairs(e.args) do
+      local pt = callee.param_types[i]
+      if type(pt) == "table" then args[i] = ex(a) else args[i] = cv(a, pt) end
+    end
+    for _, h in ipairs(callee.hidden_params or {}) do args[#args + 1] = h end
+    return ("%s(%s)"):format(callee.cname, table.concat(args, ", "))
+  end
+
+  ex = function(e)
+    if e.const ~= nil and type(e.const) ~= "string" then return literal(e.const, types.concrete(e.ty)) end
+    local tag = e.tag
+    if tag == "Name" then
+      if e.var then return var_name(e.var) end
+      if e.intr then return intrinsics.get(e.intr).emit(E, e) end
+      local h = U.hidden(e.free)
+      if not h.cname then h.cname = unique(names, "upvalue_" .. c_ident(e.name)) end
+      return h.cname
+    elseif tag == "Index" then
+      if e.intr then return intrinsics.get(e.intr).emit(E, e) end
+      if e.dot then return field(e) end
+      return index_read(e)
+    elseif tag == "Call" then
+      return call(e)
+    elseif tag == "Paren" then
+      return ex(e.expr)
+    elseif tag == "Binop" then
+      return binop(e)
+    elseif tag == "Unop" then
+      return unop(e)
+    elseif tag == "True" then
+      return "true"
+    elseif tag == "False" then
+      return "false"
+    end
+    error("emit: unexpected " .. tag)
+  end
+
+  -- statements
+
+  local function strip(code)
+    if code:find("^%b()$") then return code:sub(2, -2) end
+    return code
+  end
+
+  local function declare(ind, v, value)
+    local name = var_name(v)
+    if ctx.has_labels then
+      -- a goto may jump past a declaration that has no initializer
+      line(ind, ("%s %s;"):format(ctype(v.ty), name))
+      if value then line(ind, ("%s = %s;"):format(name, strip(value))) end
+    else
+      line(ind, ("%s %s = %s;"):format(ctype(v.ty), name, strip(value or "0")))
+    end
+  end
+
+  local function store(ind, target, value_of)
+    if target.tag == "Name" then
+      line(ind, ("%s = %s;"):format(var_name(target.var), strip(value_of(target.var.ty))))
+      return
+    end
+    local ch = target.chain
+    local at_ = ch.arr
+    local dtype = at_.array or at_.local_array
+    local ref, b, flat = array_ref(ch.base, at_, ch.keys)
+    local v = value_of(types.element(dtype), dtype)
+    if ref then
+      line(ind, ("%s = %s;"):format(ref, strip(v)))
+    else
+      need(U, "local")
+      line(ind, ("jit::st(%s, %s, %s);"):format(b, flat, strip(v)))
+    end
+  end
+
+  -- value_of(t, dtype) for the k-th value of an expression list
+  local function value_getter(list, k)
+    local n = #list
+    local last = list[n]
+    local e, sub = list[k], nil
+    if k >= n and last and last.tag == "Call" and (last.nvalues or 1) > 1 then
+      e, sub = last, k - n + 1
+    end
+    return function(t, dtype)
+      local code
+      if sub then
+        code = conv(call(e, sub), "int64", types.concrete(type(t) == "table" and "int64" or t))
+      elseif type(t) == "table" then
+        code = ex(e)
+      else
+        code = cv(e, t)
+      end
+      if dtype and dtype ~= types.concrete(t) then code = ("(%s)%s"):format(types.ctype[dtype], atom(code)) end
+      return code
+    end
+  end
+
+  local function local_array(ind, v, t)
+    local name = var_name(v)
+    line(ind, ("%s%s %s[%d];"):format(t.shared and "__shared__ " or "", types.ctype[t.local_array],
+                                      name, t.total))
+  end
+
+  local function fornum(ind, s)
+    local v = s.v
+    local name = var_name(v)
+    if s.kind == "int" then
+      -- the count of iterations first, as Lua 5.4 does: no overflow, whatever the bounds
+      need(U, "count")
+      need(U, "int")
+      local cur, left = fresh(name .. "_at"), fresh(name .. "_left")
+      local step = s.step and cv(s.step, "int64") or "1"
+      line(ind, "{")
+      if s.step and s.step.const == nil then
+        local st = fresh(name .. "_step")
+        line(ind + 1, ("long long %s = %s;"):format(st, strip(step)))
+        step = st
+      end
+      line(ind + 1, ("long long %s = %s;"):format(cur, strip(cv(s.start, "int64"))))
+      local count
+      if types.integer(s.limit.ty) then
+        count = ("jit::count(%s, %s, %s)"):format(cur, cv(s.limit, "int64"), step)
+      else
+        count = ("jit::countf(%s, %s, %s)"):format(cur, cv(s.limit, "float64"), step)
+      end
+      line(ind + 1, ("for (unsigned long long %s = %s; %s > 0; --%s, %s = jit::add(%s, %s)) {")
+        :format(left, count, left, left, cur, cur, step))
+      line(ind + 2, ("%s %s = %s;"):format(ctype(v.ty), name, cur))
+      block(s.body, ind + 2)
+      line(ind + 1, "}")
+      line(ind, "}")
+    else
+      local t = types.concrete(v.ty)
+      local ct = types.ctype[t]
+      local f0, f1, fs = fresh(name .. "_at"), fresh(name .. "_limit"), fresh(name .. "_step")
+      line(ind, ("for (%s %s = %s, %s = %s, %s = %s; %s != 0 && (%s > 0 ? %s <= %s : %s <= %s); %s += %s) {")
+        :format(ct, f0, strip(cv(s.start, t)), f1, strip(cv(s.limit, t)), fs,
+                s.step and strip(cv(s.step, t)) or literal(1, t), fs, fs, f0, f1, f1, f0, f0, fs))
+      line(ind + 1, ("%s %s = %s;"):format(ct, name, f0))
+      block(s.body, ind + 1)
+      line(ind, "}")
+    end
+  end
+
+  stat = function(s, ind)
+    local tag = s.tag
+    at(s.line)
+    if tag == "Local" then
+      local last = s.exprs[#s.exprs]
+      local avail = #s.exprs + (last and last.tag == "Call" and (last.nvalues or 1) - 1 or 0)
+      for i, v in ipairs(s.vars) do
+        if type(v.ty) == "table" and v.ty.local_array then
+          local_array(ind, v, v.ty)
+        elseif not v.unused then
+          declare(ind, v, i <= avail and value_getter(s.exprs, i)(v.ty) or nil)
+        end
+      end
+      for i = #s.vars + 1, #s.exprs do
+        if s.exprs[i].tag == "Call" then line(ind, ex(s.exprs[i]) .. ";") end
+      end
+    elseif tag == "Assign" then
+      if #s.targets == 1 then
+        store(ind, s.targets[1], value_getter(s.exprs, 1))
+      else
+        -- every value first, then the stores
+        line(ind, "{")
+        local temps = {}
+        for i, target in ipairs(s.targets) do
+          local t = target.tag == "Name" and target.var.ty or types.element(target.chain.arr.array or
+                                                                            target.chain.arr.local_array)
+          local tmp = fresh("t")
+          temps[i] = {tmp, t}
+          line(ind + 1, ("%s %s = %s;"):format(ctype(t), tmp, strip(value_getter(s.exprs, i)(t))))
+        end
+        for i, target in ipairs(s.targets) do
+          store(ind + 1, target, function(_, dtype)
+            local tmp, t = temps[i][1], temps[i][2]
+            if dtype and type(t) ~= "table" and dtype ~= types.concrete(t) then
+              return ("(%s)%s"):format(types.ctype[dtype], tmp)
+            end
+            return tmp
+          end)
+        end
+        line(ind, "}")
+      end
+    elseif tag == "CallStat" then
+      line(ind, strip(ex(s.call)) .. ";")
+    elseif tag == "Do" then
+      line(ind, "{")
+      block(s.body, ind + 1)
+      line(ind, "}")
+    elseif tag == "While" then
+      line(ind, ("while (%s) {"):format(strip(cond(s.cond))))
+      block(s.body, ind + 1)
+      line(ind, "}")
+    elseif tag == "Repeat" then
+      line(ind, "for (;;) {")
+      block(s.body, ind + 1)
+      at(s.cond.line)
+      line(ind + 1, ("if (%s) break;"):format(strip(cond(s.cond))))
+      line(ind, "}")
+    elseif tag == "If" then
+      for i, c in ipairs(s.conds) do
+        if i > 1 then at(c.line) end
+        line(ind, ("%sif (%s) {"):format(i > 1 and "} else " or "", strip(cond(c))))
+        block(s.blocks[i], ind + 1)
+      end
+      if s.orelse then
+        line(ind, "} else {")
+        block(s.orelse, ind + 1)
+      end
+      line(ind, "}")
+    elseif tag == "Fornum" then
+      fornum(ind, s)
+    elseif tag == "Return" then
+      if s.exprs[1] then line(ind, ("return %s;"):format(strip(cv(s.exprs[1], ctx.ret))))
+      else line(ind, ctx.kernel and "return;" or (ctx.ret and "return 0;" or "return;")) end
+    elseif tag == "Break" then
+      line(ind, "break;")
+    elseif tag == "Goto" then
+      line(ind, ("goto %s;"):format(s.target.cname))
+    elseif tag == "Label" then
+      line(ind, ("%s: ;"):format(s.cname))
+    end
+  end
+
+  block = function(b, ind)
+    for _, s in ipairs(b) do stat(s, ind) end
+  end
+
+  -- the function: its head last, since the body may add parameters (arrays read from
+  -- upvalues)
+  local params, prologue = {}, {}
+  for i, v in ipairs(ctx.params) do
+    local pt = ctx.param_types[i]
+    local decl = ctx.param_dtypes and ctx.param_dtypes[i] or (type(pt) ~= "table" and types.concrete(pt))
+    local name = var_name(v)
+    if type(pt) == "table" and pt.local_array then
+      params[i] = ("%s (&%s)[%d]"):format(types.ctype[pt.local_array], name, pt.total)
+    elseif type(pt) == "table" then
+      params[i] = ("%s %s"):format(ctype(pt), name)
+    elseif decl ~= types.concrete(v.ty) then
+      local pname = fresh(name .. "_arg")
+      params[i] = ("%s %s"):format(types.ctype[decl], pname)
+      prologue[#prologue + 1] = ("%s %s = %s;"):format(ctype(v.ty), name, conv(pname, decl, types.concrete(v.ty)))
+    else
+      params[i] = ("%s %s"):format(types.ctype[decl], name)
+    end
+  end
+  at(ctx.fn.line)
+  line(0, "")
+  local head_at = #out
+  for _, p in ipairs(prologue) do line(1, p) end
+  block(ctx.fn.body, 1)
+  if not ctx.kernel and ctx.ret then line(1, "return 0;") end
+  line(0, "}")
+  for _, h in ipairs(ctx.hidden or {}) do
+    params[#params + 1] = ("gpu::array<%s> %s"):format(types.ctype[h.dtype], h.cname)
+  end
+  if ctx.kernel then
+    out[head_at] = ('extern "C" __global__ void %s(%s) {'):format(ctx.cname, table.concat(params, ", "))
+  else
+    local ret = ctx.ret and types.ctype[types.concrete(ctx.ret)] or "void"
+    out[head_at] = ("__device__ %s %s(%s) {"):format(ret, ctx.cname, table.concat(params, ", "))
+  end
+  U.funcs[#U.funcs + 1] = table.concat(out, "\n")
+  return ctx.cname
+end
+
+-- The whole source: a comment, the helpers used, the device functions, the kernel.
+function M.source(U, comment)
+  local parts = {comment}
+  local code = {}
+  for _, name in ipairs(helper_order) do
+    if U.used[name] then code[#code + 1] = helpers[name].code end
+  end
+  if #code > 0 then
+    parts[#parts + 1] = '#line 1 "[gpu.jit helpers]"\nnamespace jit {\n' .. table.concat(code, "\n") .. "\n}  // namespace jit"
+  end
+  for _, f in ipairs(U.funcs) do parts[#parts + 1] = f end
+  return table.concat(parts, "\n") .. "\n"
+end
+
+return M

@@ -1,0 +1,609 @@
+-- infer.lua: what the names of a gpu.jit function mean and the type of every expression.
+-- resolve() walks the function once: scopes, locals, labels, and the free names (upvalues
+-- and globals), which the caller's ctx.free() turns into constants, arrays, gpu.jit
+-- functions or the gpu and math namespaces; it refuses what a kernel cannot do (tables,
+-- closures, strings, method calls, generic for ...), naming the construct and its line.
+-- infer() then types the function: a local has the type of what is assigned to it,
+-- widened by every later assignment (types.unify), repeated until nothing changes.
+-- Annotations go on the tree: e.ty, e.const, e.var, e.free, e.intr, e.chain, e.callee.
+local types, intrinsics = ...
+local M = {}
+
+local function fail(ctx, line, fmt, ...)
+  error({file = ctx.file, line = line, msg = fmt:format(...)}, 0)
+end
+M.fail = fail
+
+local refused = {
+  Table = "a table constructor ({...}): use a device array, gpu.shared.array or gpu.local_array",
+  Function = "a function defined inside a gpu.jit function: define it outside with gpu.jit and call it",
+  Vararg = "'...': name the parameters",
+  Method = "a method call (a:f())",
+  Nil = "nil: kernel values are numbers, booleans and arrays",
+  Forin = "a generic for (for ... in): use a numeric for",
+  FunctionStat = "a function defined inside a gpu.jit function: define it outside with gpu.jit and call it",
+  LocalFunction = "a function defined inside a gpu.jit function: define it outside with gpu.jit and call it",
+}
+local function refuse(ctx, node, what)
+  fail(ctx, node.line, "%s is not supported in a gpu.jit function", what or refused[node.tag])
+end
+M.refuse = refuse
+
+------------------------------------------------------------------------------------
+-- resolve: scopes, names, labels
+
+function M.resolve(ctx, fn)
+  local scopes, blocks, gotos = {}, {}, {}
+  ctx.vars, ctx.labels = {}, {}
+  local function lookup(name)
+    for i = #scopes, 1, -1 do
+      local v = scopes[i][name]
+      if v then return v end
+    end
+  end
+  local function declare(name, line, kind)
+    local v = {name = name, line = line, kind = kind}
+    scopes[#scopes][name] = v
+    ctx.vars[#ctx.vars + 1] = v
+    return v
+  end
+
+  local expr, block, stat
+  local function exprs(list) for _, e in ipairs(list) do expr(e) end end
+
+  expr = function(e)
+    local tag = e.tag
+    if tag == "Name" then
+      local v = lookup(e.name)
+      if v then e.var = v
+      else
+        local d = ctx.free(e.name, e.line)
+        if d.kind == "intr" then e.intr = d.path
+        elseif d.kind == "ns" then e.ns = d.path
+        else e.free = d end
+      end
+    elseif tag == "Index" then
+      expr(e.obj)
+      local ns = e.obj.ns
+      if ns then
+        local key = e.dot and e.key.name or (e.key.tag == "String" and e.key.name)
+        if not key then fail(ctx, e.line, "%s[...] is not supported: write %s.name", ns, ns) end
+        local path = ns .. "." .. key
+        local what = intrinsics.lookup(path)
+        if what == "ns" then e.ns = path
+        elseif what then e.intr = path
+        else fail(ctx, e.line, "%s is not available in a gpu.jit function", path) end
+      elseif e.obj.intr then
+        fail(ctx, e.line, "%s has no fields", e.obj.intr)
+      elseif not e.dot then
+        expr(e.key)
+      end
+    elseif tag == "Call" then
+      expr(e.fn)
+      exprs(e.args)
+    elseif tag == "Binop" then
+      if e.op == ".." then refuse(ctx, e, "string concatenation (..)") end
+      expr(e.left)
+      expr(e.right)
+    elseif tag == "Unop" or tag == "Paren" then
+      expr(e.expr)
+    elseif tag == "Table" then
+      -- only a shape argument of gpu.shared.array and gpu.local_array (checked by type)
+      for _, item in ipairs(e.items) do
+        if item.key or item.name then refuse(ctx, e) end
+        expr(item.value)
+      end
+    elseif refused[tag] then
+      refuse(ctx, e)
+    end
+  end
+
+  block = function(b, setup)
+    scopes[#scopes + 1] = {}
+    blocks[#blocks + 1] = b
+    b.labels = {}
+    for _, s in ipairs(b) do
+      if s.tag == "Label" then
+        s.cname = ("%s_%d"):format(s.name, #ctx.labels + 1)
+        ctx.labels[#ctx.labels + 1] = s
+        b.labels[s.name] = s
+      end
+    end
+    if setup then setup() end
+    for _, s in ipairs(b) do stat(s) end
+    blocks[#blocks] = nil
+    scopes[#scopes] = nil
+  end
+
+  stat = function(s)
+    local tag = s.tag
+    if tag == "Local" then
+      exprs(s.exprs)
+      s.vars = {}
+      for i, n in ipairs(s.names) do
+        local attrib = s.attribs[i]
+        if attrib and attrib ~= "const" then
+          refuse(ctx, s, ("local '%s <%s>'"):format(n, attrib))
+        end
+        s.vars[i] = declare(n, s.line, "local")
+      end
+      -- `local s = gpu.shared.array(...)` declares an array
+      if #s.exprs == 1 and #s.vars == 1 and s.exprs[1].tag == "Call" then
+        s.exprs[1].declares = s.vars[1]
+      end
+    elseif tag == "Assign" then
+      exprs(s.exprs)
+      for _, t in ipairs(s.targets) do
+        expr(t)
+        if t.tag == "Name" and not t.var then
+          fail(ctx, t.line, "assigning to '%s', which is not a local of the gpu.jit function "
+               .. "(kernels cannot change upvalues or globals)", t.name)
+        end
+      end
+    elseif tag == "CallStat" then
+      expr(s.call)
+    elseif tag == "Do" then
+      block(s.body)
+    elseif tag == "While" then
+      expr(s.cond)
+      block(s.body)
+    elseif tag == "Repeat" then
+      block(s.body, nil)
+      -- the condition sees the body's locals: resolve it inside the body's scope
+      scopes[#scopes + 1] = {}
+      for _, b in ipairs(s.body) do
+        if b.tag == "Local" then for _, v in ipairs(b.vars) do scopes[#scopes][v.name] = v end end
+      end
+      expr(s.cond)
+      scopes[#scopes] = nil
+    elseif tag == "If" then
+      for i, c in ipairs(s.conds) do expr(c); block(s.blocks[i]) end
+      if s.orelse then block(s.orelse) end
+    elseif tag == "Fornum" then
+      expr(s.start)
+      expr(s.limit)
+      if s.step then expr(s.step) end
+      block(s.body, function() s.v = declare(s.var, s.line, "for") end)
+    elseif tag == "Return" then
+      exprs(s.exprs)
+    elseif tag == "Goto" then
+      local chain = {}
+      for i = 1, #blocks do chain[i] = blocks[i] end
+      gotos[#gotos + 1] = {s, chain}
+    elseif tag == "Label" or tag == "Break" then
+      return
+    else
+      refuse(ctx, s)
+    end
+  end
+
+  if fn.vararg then refuse(ctx, fn, "'...' in the parameter list") end
+  if fn.method then
+    fail(ctx, fn.line, "a method (function a:%s) cannot be a gpu.jit function", fn.name)
+  end
+  scopes[1] = {}
+  ctx.params = {}
+  for i, p in ipairs(fn.params) do ctx.params[i] = declare(p, fn.line, "param") end
+  block(fn.body)
+  for _, g in ipairs(gotos) do
+    local s, chain = g[1], g[2]
+    for i = #chain, 1, -1 do
+      local l = chain[i].labels[s.label]
+      if l then s.target = l; break end
+    end
+    if not s.target then fail(ctx, s.line, "no visible label '%s' for goto", s.label) end
+  end
+  ctx.has_labels = #ctx.labels > 0
+end
+
+------------------------------------------------------------------------------------
+-- infer: types
+
+local folders = {
+  ["+"] = function(a, b) return a + b end, ["-"] = function(a, b) return a - b end,
+  ["*"] = function(a, b) return a * b end, ["/"] = function(a, b) return a / b end,
+  ["//"] = function(a, b) return a // b end, ["%"] = function(a, b) return a % b end,
+  ["^"] = function(a, b) return a ^ b end, ["&"] = function(a, b) return a & b end,
+  ["|"] = function(a, b) return a | b end, ["~"] = function(a, b) return a ~ b end,
+  ["<<"] = function(a, b) return a << b end, [">>"] = function(a, b) return a >> b end,
+}
+local arith = {["+"] = true, ["-"] = true, ["*"] = true, ["//"] = true, ["%"] = true}
+local bitwise = {["&"] = true, ["|"] = true, ["~"] = true, ["<<"] = true, [">>"] = true}
+local order = {["<"] = true, ["<="] = true, [">"] = true, [">="] = true}
+
+local function const_type(v)
+  if math.type(v) == "integer" then return "wint" end
+  if type(v) == "number" then return "wfloat" end
+  return "bool"
+end
+M.const_type = const_type
+
+-- A number's kind for messages.
+local function tname(t) return types.name(t) end
+
+function M.infer(ctx)
+  local changed, final
+  local typeof
+
+  local function set(v, t, line)
+    if t == nil then return end
+    if type(t) == "table" and t.local_array and v.ty ~= nil and v.ty ~= t then
+      fail(ctx, line, "local '%s' holds a %s: it cannot be assigned again", v.name, tname(v.ty))
+    end
+    if t == "str" or t == "dtype" or t == "void" or t == "shape" or t == "ns" then
+      fail(ctx, line, "local '%s' cannot hold a %s", v.name,
+           t == "void" and "call that returns nothing" or tname(t))
+    end
+    local u = types.unify(v.ty, t)
+    if u == nil then
+      fail(ctx, line, "local '%s' is given a %s here, and a %s at line %d: a local holds one kind of value",
+           v.name, tname(t), tname(v.ty), v.typed_line or v.line)
+    end
+    if u ~= v.ty then
+      if v.ty == nil then v.typed_line = line end
+      v.ty = u
+      changed = true
+    end
+  end
+
+  local function number(e, t, what)
+    if t ~= nil and not types.numeric(t) then
+      fail(ctx, e.line, "%s needs a number, got a %s", what, tname(t))
+    end
+    return t
+  end
+
+  local function integer(e, t, what)
+    if t ~= nil and not types.integer(t) then
+      if types.float(t) then
+        fail(ctx, e.line, "%s must be an integer, got a %s (convert it with math.floor or //)",
+             what, tname(t))
+      end
+      fail(ctx, e.line, "%s must be an integer, got a %s", what, tname(t))
+    end
+    return t
+  end
+
+  local function condition(e)
+    local t = typeof(e)
+    if t ~= nil and t ~= "bool" then
+      fail(ctx, e.line, "a condition must be a boolean, got a %s (in Lua every number is true, "
+           .. "0 too: compare it, e.g. x ~= 0)", tname(t))
+    end
+  end
+
+  -- Index chains: a[i][j] is a(i, j); a.shape[d]; a.size
+  local function chain_of(e)
+    local keys, base = {}, e
+    while base.tag == "Index" and not base.dot and not base.intr and not base.ns do
+      table.insert(keys, 1, base.key)
+      base = base.obj
+    end
+    return base, keys
+  end
+
+  local function index_type(e)
+    local base, keys = chain_of(e)
+    local bt = typeof(base)
+    if bt == nil then return nil end
+    e.chain = {base = base, keys = keys}
+    if bt == "shape" then
+      if #keys ~= 1 then fail(ctx, e.line, "%s.shape takes one index", base.obj.name or "a") end
+      integer(keys[1], typeof(keys[1]), "a dimension")
+      e.chain.shape = true
+      return "int64"
+    end
+    if type(bt) ~= "table" then
+      fail(ctx, e.line, "indexing a %s is not supported (only arrays)", tname(bt))
+    end
+    local ndim = #keys
+    if bt.array then
+      if ndim > 3 then fail(ctx, e.line, "a[i][j][k] is the most indices a device array takes here") end
+    elseif ndim ~= 1 and ndim ~= #bt.dims then
+      fail(ctx, e.line, "this %s takes 1 or %d indices, got %d", tname(bt), #bt.dims, ndim)
+    end
+    for _, k in ipairs(keys) do integer(k, typeof(k), "an array index") end
+    e.chain.arr = bt
+    return types.element(bt.array or bt.local_array)
+  end
+
+  local function field_type(e)
+    local ot = typeof(e.obj)
+    if ot == nil then return nil end
+    local k = e.key.name
+    if type(ot) == "table" then
+      if k == "size" or k == "ndim" then return "int64" end
+      if k == "shape" then return "shape" end
+      fail(ctx, e.line, "field '%s' of an array is not available in a gpu.jit function "
+           .. "(size, ndim and shape are)", k)
+    end
+    fail(ctx, e.line, "field '%s' of a %s is not supported", k, tname(ot))
+  end
+
+  local function binop_type(e)
+    local op = e.op
+    if op == "and" or op == "or" then
+      if op == "or" and e.left.tag == "Binop" and e.left.op == "and" then
+        -- c and x or y: a choice when x is a number (numbers are always true)
+        local c, x = e.left.left, e.left.right
+        local xt = typeof(x)
+        if xt ~= nil and xt ~= "bool" then
+          condition(c)
+          local yt = number(e.right, typeof(e.right), "the value after 'or' in 'c and x or y'")
+          number(x, xt, "the value after 'and'")
+          e.choice = true
+          local u = types.unify(xt, yt)
+          return u
+        end
+      end
+      local lt, rt = typeof(e.left), typeof(e.right)
+      for _, p in ipairs({{e.left, lt}, {e.right, rt}}) do
+        if p[2] ~= nil and p[2] ~= "bool" then
+          fail(ctx, p[1].line, "'%s' on a %s: in Lua a number is always true; compare it, or "
+               .. "write 'c and x or y' to choose a value", op, tname(p[2]))
+        end
+      end
+      if lt == nil or rt == nil then return nil end
+      return "bool"
+    end
+    local lt, rt = typeof(e.left), typeof(e.right)
+    if op == "==" or op == "~=" then
+      if lt == nil or rt == nil then return nil end
+      if lt == "bool" and rt == "bool" then e.cmp = "bool"; return "bool" end
+      if types.numeric(lt) and types.numeric(rt) then
+        e.cmp = types.concrete(types.promote(lt, rt))
+        return "bool"
+      end
+      fail(ctx, e.line, "comparing a %s with a %s with '%s' is not supported", tname(lt), tname(rt), op)
+    end
+    number(e.left, lt, ("'%s'"):format(op))
+    number(e.right, rt, ("'%s'"):format(op))
+    if lt == nil or rt == nil then return nil end
+    if e.left.const ~= nil and e.right.const ~= nil and folders[op] then
+      local ok, v = pcall(folders[op], e.left.const, e.right.const)
+      if not ok then fail(ctx, e.line, "%s", (tostring(v):gsub("^.-:%d+: ", ""))) end
+      e.const = v
+      return const_type(v)
+    end
+    if order[op] then
+      e.cmp = types.concrete(types.promote(lt, rt))
+      return "bool"
+    end
+    if bitwise[op] then
+      integer(e.left, lt, ("the operand of '%s'"):format(op))
+      integer(e.right, rt, ("the operand of '%s'"):format(op))
+      return (lt == "wint" and rt == "wint") and "wint" or "int64"
+    end
+    if op == "/" or op == "^" then return types.floated(types.promote(lt, rt)) end
+    if arith[op] then return types.promote(lt, rt) end
+    fail(ctx, e.line, "operator '%s' is not supported in a gpu.jit function", op)
+  end
+
+  local function unop_type(e)
+    local op, t = e.op, typeof(e.expr)
+    if op == "not" then
+      if t ~= nil and t ~= "bool" then
+        fail(ctx, e.line, "'not' on a %s: in Lua a number is always true (not x is false); "
+             .. "compare it instead", tname(t))
+      end
+      return t and "bool"
+    elseif op == "#" then
+      if t ~= nil and (type(t) ~= "table") then fail(ctx, e.line, "'#' takes an array, got a %s", tname(t)) end
+      return t and "int64"
+    elseif op == "-" then
+      number(e, t, "unary '-'")
+      if e.expr.const ~= nil then e.const = -e.expr.const; return const_type(e.const) end
+      return t
+    else   -- "~"
+      integer(e, t, "the operand of '~'")
+      if e.expr.const ~= nil then e.const = ~e.expr.const; return "wint" end
+      return t
+    end
+  end
+
+  local function call_type(e)
+    local fn = e.fn
+    if fn.intr then
+      local spec = intrinsics.get(fn.intr)
+      if not spec.call then fail(ctx, e.line, "%s is not a function", fn.intr) end
+      e.intr = fn.intr
+      return spec.call(ctx, e, typeof, final)
+    end
+    local d = fn.free
+    if d and d.kind == "jit" then
+      local argtypes = {}
+      for i, a in ipairs(e.args) do
+        local t = typeof(a)
+        if t == nil then return nil end
+        if t == "str" or t == "dtype" or t == "shape" or t == "void" then
+          fail(ctx, a.line, "argument %d of %s is a %s: device functions take numbers, booleans "
+               .. "and arrays", i, fn.name, tname(t))
+        end
+        argtypes[i] = t
+      end
+      local callee = ctx.device(d.obj, argtypes, e.line, fn.name)
+      e.callee = callee
+      if callee.ret == nil then return nil end
+      return callee.ret
+    end
+    local what = fn.tag == "Name" and ("'" .. fn.name .. "'") or "this value"
+    if d and d.kind == "value" then
+      fail(ctx, e.line, "calling %s, a %s: a gpu.jit function calls gpu.jit functions, gpu.* and math.*",
+           what, tname(d.ty))
+    end
+    fail(ctx, e.line, "calling %s is not supported: a gpu.jit function calls gpu.jit functions, "
+         .. "gpu.* and math.*", what)
+  end
+
+  typeof = function(e)
+    local tag, t = e.tag, nil
+    if tag == "Number" then
+      e.const = e.value
+      t = const_type(e.value)
+    elseif tag == "True" or tag == "False" then
+      t = "bool"
+    elseif tag == "String" then
+      t = "str"
+    elseif tag == "Name" then
+      if e.var then
+        t = e.var.ty
+        if t == nil and final then
+          fail(ctx, e.line, "local '%s' is used before it has a value", e.name)
+        end
+      elseif e.intr then
+        t = intrinsics.value_type(ctx, e, e.intr)
+      elseif e.ns then
+        fail(ctx, e.line, "%s is a namespace, not a value", e.ns)
+      else
+        local d = e.free
+        if d.kind == "value" then e.const = d.value; t = d.ty
+        elseif d.kind == "array" then t = types.array(d.dtype)
+        else fail(ctx, e.line, "'%s' is a gpu.jit function: call it", e.name) end
+      end
+    elseif tag == "Index" then
+      if e.intr then t = intrinsics.value_type(ctx, e, e.intr)
+      elseif e.ns then fail(ctx, e.line, "%s is a namespace, not a value", e.ns)
+      elseif e.dot then t = field_type(e)
+      else t = index_type(e) end
+    elseif tag == "Call" then
+      t = call_type(e)
+    elseif tag == "Paren" then
+      t = typeof(e.expr)
+      e.const = e.expr.const
+    elseif tag == "Binop" then
+      t = binop_type(e)
+    elseif tag == "Unop" then
+      t = unop_type(e)
+    elseif tag == "Table" then
+      fail(ctx, e.line, "a table constructor ({...}) is not supported in a gpu.jit function "
+           .. "(only as the shape of gpu.shared.array and gpu.local_array)")
+    else
+      refuse(ctx, e)
+    end
+    e.ty = t
+    if final and t == nil then fail(ctx, e.line, "this expression has no type (is a local used before it has a value?)") end
+    return t
+  end
+
+  -- The types of an expression list adjusted to n values (a last call may give several).
+  local function values(list, n, line)
+    local out, lines = {}, {}
+    for i, e in ipairs(list) do
+      local t = typeof(e)
+      if i == #list and e.tag == "Call" and (e.nvalues or 1) > 1 then
+        for k = 1, e.nvalues do out[#out + 1] = e.types and e.types[k] or t; lines[#out] = e end
+      else
+        out[#out + 1] = t
+        lines[#out] = e
+      end
+    end
+    if #out < n then
+      fail(ctx, line, "%d name%s but %d value%s: a gpu.jit function has no nil", n, n == 1 and "" or "s",
+           #out, #out == 1 and "" or "s")
+    end
+    return out
+  end
+
+  local function store(target, t, line)
+    if target.tag == "Name" then
+      set(target.var, t, line)
+      return
+    end
+    local et = typeof(target)
+    if et == nil or t == nil then return end
+    if target.chain and target.chain.shape then fail(ctx, line, "a shape cannot be assigned") end
+    if not target.chain then fail(ctx, line, "this field cannot be assigned") end
+    if (et == "bool") ~= (t == "bool") or not (t == "bool" or types.numeric(t)) then
+      fail(ctx, line, "storing a %s in a %s", tname(t), tname(target.chain.arr))
+    end
+  end
+
+  local block
+  local function stat(s)
+    local tag = s.tag
+    if tag == "Local" then
+      if #s.exprs == 0 then return end
+      local ts = values(s.exprs, 0, s.line)
+      for i, v in ipairs(s.vars) do
+        if ts[i] == nil and i > #ts then
+          fail(ctx, s.line, "local '%s' gets no value: a gpu.jit function has no nil", v.name)
+        end
+        set(v, ts[i], s.line)
+      end
+    elseif tag == "Assign" then
+      local ts = values(s.exprs, #s.targets, s.line)
+      for i, target in ipairs(s.targets) do store(target, ts[i], s.line) end
+    elseif tag == "CallStat" then
+      typeof(s.call)
+    elseif tag == "Do" then
+      block(s.body)
+    elseif tag == "While" then
+      condition(s.cond)
+      block(s.body)
+    elseif tag == "Repeat" then
+      block(s.body)
+      condition(s.cond)
+    elseif tag == "If" then
+      for i, c in ipairs(s.conds) do condition(c); block(s.blocks[i]) end
+      if s.orelse then block(s.orelse) end
+    elseif tag == "Fornum" then
+      local a = number(s.start, typeof(s.start), "a 'for' initial value")
+      local b = number(s.limit, typeof(s.limit), "a 'for' limit")
+      local c = s.step and number(s.step, typeof(s.step), "a 'for' step") or "wint"
+      if s.step and s.step.const == 0 then fail(ctx, s.line, "'for' step is zero") end
+      if a and b and c then
+        if types.integer(a) and types.integer(c) then
+          s.kind = "int"
+          set(s.v, (a == "wint" and c == "wint" and b == "wint") and "wint" or "int64", s.line)
+        else
+          s.kind = "float"
+          set(s.v, types.promote(types.promote(types.floated(a), types.floated(b)), types.floated(c)), s.line)
+        end
+      end
+      block(s.body)
+    elseif tag == "Return" then
+      if #s.exprs > 1 then fail(ctx, s.line, "a gpu.jit function returns at most one value") end
+      local e = s.exprs[1]
+      if e then
+        if ctx.kernel then
+          fail(ctx, s.line, "a kernel returns nothing (this function returns a value: call it "
+               .. "from a gpu.jit kernel as a device function)")
+        end
+        local t = typeof(e)
+        if t ~= nil then
+          if not (t == "bool" or types.numeric(t)) then
+            fail(ctx, s.line, "a device function returns a number or a boolean, not a %s", tname(t))
+          end
+          local u = types.unify(ctx.ret, t)
+          if u == nil then
+            fail(ctx, s.line, "this function returns a %s here and a %s elsewhere", tname(t), tname(ctx.ret))
+          end
+          if u ~= ctx.ret then ctx.ret = u; changed = true end
+        end
+        ctx.returns_value = true
+      end
+    end
+  end
+  block = function(b) for _, s in ipairs(b) do stat(s) end end
+
+  for i, v in ipairs(ctx.params) do
+    v.ty = ctx.param_types[i]
+    v.param_type = ctx.param_types[i]
+  end
+  for _ = 1, 100 do
+    changed = false
+    block(ctx.fn.body)
+    if not changed then break end
+  end
+  final = true
+  block(ctx.fn.body)
+  for _, v in ipairs(ctx.vars) do
+    if v.ty == nil and v.kind ~= "param" then
+      -- declared and never given a value: only an error if it is read (typeof says so)
+      v.ty = "int64"
+      v.unused = true
+    end
+  end
+end
+
+return M

@@ -1,0 +1,560 @@
+-- intrinsics.lua: what gpu.* and math.* mean inside a gpu.jit function. Each entry has
+-- its type rule (call or value, used by infer.lua) and its C (emit, used by emit.lua,
+-- which passes itself as E: E.cv(e, t) converts an expression, E.helper(name) asks for a
+-- helper of emit.lua's prelude). Indices are 1-based (gpu.grid, threadIdx, blockIdx, lane
+-- ids, array subscripts); counts and sizes (blockDim, gridDim, gridsize) are not.
+local types, lex = ...
+local M = {}
+
+local namespaces = {gpu = true, math = true, ["gpu.shared"] = true, ["gpu.atomic"] = true,
+                    ["gpu.threadIdx"] = true, ["gpu.blockIdx"] = true, ["gpu.blockDim"] = true,
+                    ["gpu.gridDim"] = true}
+local entries = {}
+
+local function fail(ctx, line, fmt, ...) error({file = ctx.file, line = line, msg = fmt:format(...)}, 0) end
+
+local function nargs(ctx, e, lo, hi)
+  local n = #e.args
+  if n < lo or n > hi then
+    local want = lo == hi and tostring(lo) or (hi == math.huge and lo .. " or more" or lo .. " to " .. hi)
+    fail(ctx, e.line, "%s takes %s argument%s, got %d", e.intr, want, (lo == 1 and hi == 1) and "" or "s", n)
+  end
+end
+
+-- The value of a constant argument (a literal, a constant upvalue, or folded arithmetic).
+local function const_of(ctx, e, typeof, what)
+  typeof(e)
+  if e.tag == "String" then return lex.string_value(e.text) end
+  if e.const == nil then fail(ctx, e.line, "%s must be a constant", what) end
+  return e.const
+end
+
+local function const_int(ctx, e, typeof, what, lo, hi)
+  local v = const_of(ctx, e, typeof, what)
+  if math.type(v) ~= "integer" or v < lo or v > hi then
+    fail(ctx, e.line, "%s must be an integer constant from %d to %d", what, lo, hi)
+  end
+  return v
+end
+
+local function numeric_arg(ctx, e, typeof, what)
+  local t = typeof(e)
+  if t ~= nil and not types.numeric(t) then
+    fail(ctx, e.line, "%s needs a number, got a %s", what, types.name(t))
+  end
+  return t
+end
+
+local function bool_arg(ctx, e, typeof, what)
+  local t = typeof(e)
+  if t ~= nil and t ~= "bool" then
+    fail(ctx, e.line, "%s needs a boolean (a comparison), got a %s", what, types.name(t))
+  end
+  return t
+end
+
+------------------------------------------------------------------------------------
+-- thread indices
+
+local axes = {x = true, y = true, z = true}
+for _, v in ipairs({"threadIdx", "blockIdx", "blockDim", "gridDim"}) do
+  local index = v == "threadIdx" or v == "blockIdx"
+  for ax in pairs(axes) do
+    entries["gpu." .. v .. "." .. ax] = {
+      value = "int64",
+      emit = function() return index and ("((long long)%s.%s + 1)"):format(v, ax)
+                                     or ("(long long)%s.%s"):format(v, ax) end,
+    }
+  end
+end
+entries["gpu.laneid"] = {value = "int64", emit = function(E) E.helper("laneid"); return "jit::laneid()" end}
+entries["gpu.warpsize"] = {value = "wint", const = 32}
+
+-- gpu.grid(n), gpu.gridsize(n): n values
+local function grid_like(name, plus)
+  return {
+    call = function(ctx, e, typeof)
+      nargs(ctx, e, 1, 1)
+      local n = const_int(ctx, e.args[1], typeof, name .. "'s argument", 1, 3)
+      e.nvalues, e.types = n, {"int64", "int64", "int64"}
+      return "int64"
+    end,
+    emit = function(_, e, k)
+      local ax = ({"x", "y", "z"})[k or 1]
+      local n = e.args[1].const
+      if plus then return ("(gpu::%s(%d).%s + 1)"):format(name, n, ax) end
+      return ("gpu::%s(%d).%s"):format(name, n, ax)
+    end,
+  }
+end
+entries["gpu.grid"] = grid_like("grid", true)
+entries["gpu.gridsize"] = grid_like("gridsize", false)
+
+------------------------------------------------------------------------------------
+-- synchronization
+
+local function void_call(name, c)
+  entries[name] = {
+    call = function(ctx, e) nargs(ctx, e, 0, 0); return "void" end,
+    emit = function() return c end,
+  }
+end
+void_call("gpu.syncthreads", "__syncthreads()")
+void_call("gpu.threadfence", "__threadfence()")
+void_call("gpu.threadfence_block", "__threadfence_block()")
+void_call("gpu.threadfence_system", "__threadfence_system()")
+
+for name, ret in pairs({count = "int64", ["and"] = "bool", ["or"] = "bool"}) do
+  entries["gpu.syncthreads_" .. name] = {
+    call = function(ctx, e, typeof)
+      nargs(ctx, e, 1, 1)
+      bool_arg(ctx, e.args[1], typeof, e.intr)
+      return ret
+    end,
+    emit = function(E, e)
+      local c = ("__syncthreads_%s(%s)"):format(name, E.cv(e.args[1], "bool"))
+      return ret == "bool" and "(" .. c .. " != 0)" or "(long long)" .. c
+    end,
+  }
+end
+
+entries["gpu.syncwarp"] = {
+  call = function(ctx, e, typeof)
+    nargs(ctx, e, 0, 1)
+    if e.args[1] then numeric_arg(ctx, e.args[1], typeof, "gpu.syncwarp's mask") end
+    return "void"
+  end,
+  emit = function(E, e)
+    if not e.args[1] then return "__syncwarp()" end
+    return ("__syncwarp((unsigned)%s)"):format(E.cv(e.args[1], "int64"))
+  end,
+}
+
+------------------------------------------------------------------------------------
+-- warp functions: a value of any number type; lanes are 1-based
+
+-- arg: "lane" (a 1-based source lane), "delta" (a lane offset) or "mask" (xor's lane mask)
+local function shuffle(name, c, masked, arg)
+  entries["gpu." .. name] = {
+    call = function(ctx, e, typeof)
+      local off = masked and 1 or 0
+      nargs(ctx, e, 2 + off, 3 + off)
+      if masked then numeric_arg(ctx, e.args[1], typeof, "the mask") end
+      local t = numeric_arg(ctx, e.args[1 + off], typeof, "the shuffled value")
+      local k = typeof(e.args[2 + off])
+      if k ~= nil and not types.integer(k) then
+        fail(ctx, e.line, "%s's %s must be an integer", e.intr, arg == "lane" and "lane" or "offset")
+      end
+      if e.args[3 + off] then numeric_arg(ctx, e.args[3 + off], typeof, "the width") end
+      return t and types.concrete(t)
+    end,
+    emit = function(E, e)
+      local off = masked and 1 or 0
+      local t = types.concrete(e.ty)
+      local mask = masked and ("(unsigned)" .. E.cv(e.args[1], "int64")) or "0xffffffffu"
+      local k = E.cv(e.args[2 + off], "int64")
+      if arg == "lane" then k = ("(int)(%s - 1)"):format(k)
+      elseif arg == "delta" then k = ("(unsigned)%s"):format(k)
+      else k = ("(int)%s"):format(k) end
+      local w = e.args[3 + off] and (", (int)" .. E.cv(e.args[3 + off], "int64")) or ""
+      return ("%s(%s, %s, %s%s)"):format(c, mask, E.cv(e.args[1 + off], t), k, w)
+    end,
+  }
+end
+for _, masked in ipairs({false, true}) do
+  local sfx = masked and "_sync" or ""
+  shuffle("shfl" .. sfx, "__shfl_sync", masked, "lane")
+  shuffle("shfl_up" .. sfx, "__shfl_up_sync", masked, "delta")
+  shuffle("shfl_down" .. sfx, "__shfl_down_sync", masked, "delta")
+  shuffle("shfl_xor" .. sfx, "__shfl_xor_sync", masked, "mask")
+end
+
+for name, ret in pairs({ballot_sync = "int64", any_sync = "bool", all_sync = "bool"}) do
+  entries["gpu." .. name] = {
+    call = function(ctx, e, typeof)
+      nargs(ctx, e, 2, 2)
+      numeric_arg(ctx, e.args[1], typeof, "the mask")
+      bool_arg(ctx, e.args[2], typeof, e.intr)
+      return ret
+    end,
+    emit = function(E, e)
+      local c = ("__%s((unsigned)%s, %s)"):format(name, E.cv(e.args[1], "int64"), E.cv(e.args[2], "bool"))
+      return ret == "bool" and "(" .. c .. " != 0)" or "(long long)" .. c
+    end,
+  }
+end
+entries["gpu.activemask"] = {
+  call = function(ctx, e) nargs(ctx, e, 0, 0); return "int64" end,
+  emit = function() return "(long long)__activemask()" end,
+}
+
+------------------------------------------------------------------------------------
+-- shared and local arrays: `local s = gpu.shared.array(256, gpu.float32)`
+
+local dtype_names = {}
+for _, d in ipairs({"float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16",
+                    "uint32", "uint64", "bool"}) do
+  dtype_names[d] = d
+  entries["gpu." .. d] = {value = "dtype", dtype = d}
+end
+dtype_names.double = "float64"
+M.dtype_names = dtype_names
+
+local function dtype_arg(ctx, e, typeof)
+  if e == nil then return "float32" end
+  local t = typeof(e)
+  local d
+  if t == "dtype" then d = e.dtype
+  elseif t == "str" then d = dtype_names[const_of(ctx, e, typeof, "the dtype")] end
+  if not d then fail(ctx, e.line, "the dtype must be gpu.float32, gpu.int32 ... or its name") end
+  return d
+end
+
+local function local_array(shared)
+  local what = shared and "gpu.shared.array" or "gpu.local_array"
+  return {
+    call = function(ctx, e, typeof)
+      nargs(ctx, e, 1, 2)
+      if not e.declares then
+        fail(ctx, e.line, "%s must be the value of a local: local s = %s(256, gpu.float32)", what, what)
+      end
+      if e.larr then return e.larr end
+      local dims, shape = {}, e.args[1]
+      local items = {}
+      if shape.tag == "Table" then
+        for i, item in ipairs(shape.items) do items[i] = item.value end
+      else
+        items[1] = shape
+      end
+      if #items < 1 or #items > 3 then fail(ctx, e.line, "%s takes 1 to 3 dimensions", what) end
+      local total = 1
+      for i, d in ipairs(items) do
+        dims[i] = const_int(ctx, d, typeof, what .. "'s size", 1, 1 << 30)
+        total = total * dims[i]
+      end
+      if total > (shared and (1 << 16) or (1 << 20)) then
+        fail(ctx, e.line, "%s of %d elements is too large", what, total)
+      end
+      local dtype = dtype_arg(ctx, e.args[2], typeof)
+      e.larr = {local_array = dtype, dims = dims, shared = shared, total = total}
+      return e.larr
+    end,
+    -- emitted by emit.lua as a declaration
+  }
+end
+entries["gpu.shared.array"] = local_array(true)
+entries["gpu.local_array"] = local_array(false)
+
+------------------------------------------------------------------------------------
+-- atomics: gpu.atomic.add(a, i, v) on a[i] (a[i][j]: gpu.atomic.add(a, i, j, v)); each
+-- returns the old value
+
+local atomic_types = {
+  add = {int32 = 1, uint32 = 1, int64 = 1, uint64 = 1, float32 = 1, float64 = 1},
+  sub = {int32 = 1, uint32 = 1, int64 = 1, uint64 = 1, float32 = 1, float64 = 1},
+  max = {int32 = 1, uint32 = 1, int64 = 1, uint64 = 1, float32 = 1, float64 = 1},
+  min = {int32 = 1, uint32 = 1, int64 = 1, uint64 = 1, float32 = 1, float64 = 1},
+  exch = {int32 = 1, uint32 = 1, int64 = 1, uint64 = 1, float32 = 1, float64 = 1},
+  and_ = {int32 = 1, uint32 = 1, int64 = 1, uint64 = 1},
+  or_ = {int32 = 1, uint32 = 1, int64 = 1, uint64 = 1},
+  xor = {int32 = 1, uint32 = 1, int64 = 1, uint64 = 1},
+  inc = {uint32 = 1},
+  dec = {uint32 = 1},
+  cas = {int32 = 1, uint32 = 1, int64 = 1, uint64 = 1},
+}
+M.atomic_types = atomic_types
+
+for op, allowed in pairs(atomic_types) do
+  local values = op == "cas" and 2 or 1
+  entries["gpu.atomic." .. op] = {
+    call = function(ctx, e, typeof)
+      nargs(ctx, e, 1 + 1 + values, 1 + 3 + values)
+      local a = e.args[1]
+      local at = typeof(a)
+      if at == nil then return nil end
+      if type(at) ~= "table" then
+        fail(ctx, e.line, "%s takes an array first, got a %s", e.intr, types.name(at))
+      end
+      local dtype = at.array or at.local_array
+      if not allowed[dtype] then
+        local ok = {}
+        for d in pairs(allowed) do ok[#ok + 1] = d end
+        table.sort(ok)
+        fail(ctx, e.line, "%s on a %s array: it takes %s arrays", e.intr, dtype, table.concat(ok, ", "))
+      end
+      local nidx = #e.args - 1 - values
+      if at.local_array and nidx ~= 1 and nidx ~= #at.dims then
+        fail(ctx, e.line, "%s: this %s takes 1 or %d indices", e.intr, types.name(at), #at.dims)
+      end
+      for k = 2, 1 + nidx do
+        local t = typeof(e.args[k])
+        if t ~= nil and not types.integer(t) then fail(ctx, e.args[k].line, "an array index must be an integer") end
+      end
+      for k = 2 + nidx, #e.args do numeric_arg(ctx, e.args[k], typeof, e.intr) end
+      e.atomic = {op = op, arr = at, nidx = nidx, dtype = dtype}
+      return types.element(dtype)
+    end,
+    emit = function(E, e)
+      local at = e.atomic
+      local idx = {}
+      for k = 2, 1 + at.nidx do idx[#idx + 1] = e.args[k] end
+      local ptr = E.address(e.args[1], at.arr, idx)
+      local ct = types.ctype[at.dtype]
+      local vals = {}
+      for k = 2 + at.nidx, #e.args do
+        vals[#vals + 1] = ("(%s)%s"):format(ct, E.cv(e.args[k], types.concrete(types.element(at.dtype))))
+      end
+      E.helper("atomic")
+      return ("jit::atomic_%s(%s, %s)"):format(op:gsub("_$", ""), ptr, table.concat(vals, ", "))
+    end,
+  }
+end
+
+------------------------------------------------------------------------------------
+-- gpu.printf(format, ...): C's printf with Lua's conversions (%d takes any integer)
+
+local function c_string(s)
+  return '"' .. s:gsub('[%c"\\?\128-\255]', function(c)
+    if c == "\n" then return "\\n" elseif c == "\t" then return "\\t" end
+    if c == '"' or c == "\\" or c == "?" then return "\\" .. c end
+    return ("\\%03o"):format(c:byte())
+  end) .. '"'
+end
+M.c_string = c_string
+
+entries["gpu.printf"] = {
+  call = function(ctx, e, typeof)
+    nargs(ctx, e, 1, math.huge)
+    local fmt = const_of(ctx, e.args[1], typeof, "gpu.printf's format")
+    if type(fmt) ~= "string" then fail(ctx, e.line, "gpu.printf's format must be a string") end
+    local specs, k = {}, 1
+    local out = fmt:gsub("%%([-+ #0]*%d*%.?%d*)(%a?)", function(flags, conv)
+      if flags == "" and conv == "" then return nil end
+      k = k + 1
+      local a = e.args[k]
+      if not a then fail(ctx, e.line, "gpu.printf: bad argument #%d (no value)", k) end
+      local t = typeof(a)
+      specs[#specs + 1] = {conv = conv, flags = flags, arg = a, ty = t}
+      if conv == "s" then
+        if t ~= "str" and t ~= "bool" and t ~= nil and not types.numeric(t) then
+          fail(ctx, a.line, "gpu.printf: %%s takes a string constant, a boolean or a number")
+        end
+        if t == "str" then specs[#specs].str = const_of(ctx, a, typeof, "a %s string") end
+      elseif conv:find("^[diouxXc]$") or conv:find("^[eEfFgGaA]$") then
+        if t ~= nil and not types.numeric(t) then
+          fail(ctx, a.line, "gpu.printf: %%%s takes a number, got a %s", conv, types.name(t))
+        end
+      else
+        fail(ctx, e.line, "gpu.printf: conversion '%%%s' is not supported", conv)
+      end
+      return nil
+    end)
+    local _ = out
+    for i = k + 1, #e.args do typeof(e.args[i]) end
+    if #e.args > k then fail(ctx, e.line, "gpu.printf: %d arguments for %d conversions", #e.args - 1, k - 1) end
+    e.printf = {fmt = fmt, specs = specs}
+    return "void"
+  end,
+  emit = function(E, e)
+    local p, i, args = e.printf, 0, {}
+    local fmt = p.fmt:gsub("%%([-+ #0]*%d*%.?%d*)(%a?)", function(flags, conv)
+      if flags == "" and conv == "" then return nil end
+      i = i + 1
+      local s = p.specs[i]
+      if conv == "s" then
+        if s.str then args[#args + 1] = c_string(s.str); return "%" .. flags .. "s" end
+        if s.ty == "bool" then
+          args[#args + 1] = ("(%s ? \"true\" : \"false\")"):format(E.cv(s.arg, "bool"))
+          return "%" .. flags .. "s"
+        end
+        if types.integer(s.ty) then args[#args + 1] = E.cv(s.arg, "int64"); return "%" .. flags .. "lld" end
+        args[#args + 1] = ("(double)%s"):format(E.cv(s.arg, types.concrete(s.ty)))
+        return "%" .. flags .. ".14g"
+      elseif conv:find("^[diouxX]$") then
+        args[#args + 1] = ("(long long)%s"):format(E.cv(s.arg, types.concrete(s.ty)))
+        return "%" .. flags .. "ll" .. (conv == "i" and "d" or conv)
+      elseif conv == "c" then
+        args[#args + 1] = ("(int)%s"):format(E.cv(s.arg, types.concrete(s.ty)))
+        return "%" .. flags .. "c"
+      end
+      args[#args + 1] = ("(double)%s"):format(E.cv(s.arg, types.concrete(s.ty)))
+      return "%" .. flags .. conv
+    end)
+    local list = #args > 0 and (", " .. table.concat(args, ", ")) or ""
+    return ("printf(%s%s)"):format(c_string(fmt), list)
+  end,
+}
+
+------------------------------------------------------------------------------------
+-- math
+
+entries["math.pi"] = {value = "wfloat", const = math.pi}
+entries["math.huge"] = {value = "wfloat", const = math.huge}
+entries["math.maxinteger"] = {value = "wint", const = math.maxinteger}
+entries["math.mininteger"] = {value = "wint", const = math.mininteger}
+
+-- one float argument (ints become float64), the result's type is the argument's
+local function float_fn(name, c64, c32)
+  entries["math." .. name] = {
+    call = function(ctx, e, typeof)
+      nargs(ctx, e, 1, 1)
+      local t = numeric_arg(ctx, e.args[1], typeof, "math." .. name)
+      return t and types.floated(t)
+    end,
+    emit = function(E, e)
+      local t = types.concrete(e.ty)
+      return ("%s(%s)"):format(t == "float32" and c32 or c64, E.cv(e.args[1], t))
+    end,
+  }
+end
+float_fn("sqrt", "sqrt", "sqrtf")
+float_fn("exp", "exp", "expf")
+float_fn("sin", "sin", "sinf")
+float_fn("cos", "cos", "cosf")
+float_fn("tan", "tan", "tanf")
+float_fn("asin", "asin", "asinf")
+float_fn("acos", "acos", "acosf")
+
+entries["math.atan"] = {
+  call = function(ctx, e, typeof)
+    nargs(ctx, e, 1, 2)
+    local t = numeric_arg(ctx, e.args[1], typeof, "math.atan")
+    if e.args[2] then t = types.promote(t, numeric_arg(ctx, e.args[2], typeof, "math.atan")) end
+    return t and types.floated(t)
+  end,
+  emit = function(E, e)
+    local t = types.concrete(e.ty)
+    local f = t == "float32" and "atan2f" or "atan2"
+    local x = e.args[2] and E.cv(e.args[2], t) or (t == "float32" and "1.0f" or "1.0")
+    return ("%s(%s, %s)"):format(f, E.cv(e.args[1], t), x)
+  end,
+}
+
+entries["math.log"] = {
+  call = function(ctx, e, typeof)
+    nargs(ctx, e, 1, 2)
+    local t = numeric_arg(ctx, e.args[1], typeof, "math.log")
+    if e.args[2] then t = types.promote(t, numeric_arg(ctx, e.args[2], typeof, "math.log")) end
+    return t and types.floated(t)
+  end,
+  emit = function(E, e)
+    local t = types.concrete(e.ty)
+    local f = t == "float32" and "f" or ""
+    local x = E.cv(e.args[1], t)
+    local b = e.args[2]
+    if not b then return ("log%s(%s)"):format(f, x) end
+    if b.const == 2 then return ("log2%s(%s)"):format(f, x) end
+    if b.const == 10 then return ("log10%s(%s)"):format(f, x) end
+    return ("(log%s(%s) / log%s(%s))"):format(f, x, f, E.cv(b, t))
+  end,
+}
+
+-- floor and ceil give integers, as Lua's do for a float that fits one
+for _, name in ipairs({"floor", "ceil"}) do
+  entries["math." .. name] = {
+    call = function(ctx, e, typeof)
+      nargs(ctx, e, 1, 1)
+      local t = numeric_arg(ctx, e.args[1], typeof, "math." .. name)
+      if e.args[1].const ~= nil then e.const = math[name](e.args[1].const); return "wint" end
+      return t and "int64"
+    end,
+    emit = function(E, e)
+      local t = types.concrete(e.args[1].ty)
+      if types.integer(t) then return E.cv(e.args[1], "int64") end
+      return ("(long long)%s%s(%s)"):format(name, t == "float32" and "f" or "", E.cv(e.args[1], t))
+    end,
+  }
+end
+
+entries["math.abs"] = {
+  call = function(ctx, e, typeof)
+    nargs(ctx, e, 1, 1)
+    return numeric_arg(ctx, e.args[1], typeof, "math.abs")
+  end,
+  emit = function(E, e)
+    local t = types.concrete(e.ty)
+    if t == "int64" then E.helper("int"); return ("jit::iabs(%s)"):format(E.cv(e.args[1], t)) end
+    return ("%s(%s)"):format(t == "float32" and "fabsf" or "fabs", E.cv(e.args[1], t))
+  end,
+}
+
+entries["math.fmod"] = {
+  call = function(ctx, e, typeof)
+    nargs(ctx, e, 2, 2)
+    local a = numeric_arg(ctx, e.args[1], typeof, "math.fmod")
+    local b = numeric_arg(ctx, e.args[2], typeof, "math.fmod")
+    return types.promote(a, b)
+  end,
+  emit = function(E, e)
+    local t = types.concrete(e.ty)
+    local a, b = E.cv(e.args[1], t), E.cv(e.args[2], t)
+    if t == "int64" then E.helper("int"); return ("jit::ifmod(%s, %s)"):format(a, b) end
+    return ("%s(%s, %s)"):format(t == "float32" and "fmodf" or "fmod", a, b)
+  end,
+}
+
+-- math.max/min: the first argument unless a later one is greater (smaller), as Lua's
+for _, name in ipairs({"max", "min"}) do
+  entries["math." .. name] = {
+    call = function(ctx, e, typeof)
+      nargs(ctx, e, 1, math.huge)
+      local t
+      for i, a in ipairs(e.args) do
+        local at = numeric_arg(ctx, a, typeof, "math." .. name)
+        if at == nil then return nil end
+        t = i == 1 and at or types.promote(t, at)
+      end
+      return t
+    end,
+    emit = function(E, e)
+      local t = types.concrete(e.ty)
+      E.helper("minmax")
+      local code = E.cv(e.args[1], t)
+      for i = 2, #e.args do code = ("jit::%s(%s, %s)"):format(name, code, E.cv(e.args[i], t)) end
+      return code
+    end,
+  }
+end
+
+entries["math.ult"] = {
+  call = function(ctx, e, typeof)
+    nargs(ctx, e, 2, 2)
+    for _, a in ipairs(e.args) do
+      local t = typeof(a)
+      if t ~= nil and not types.integer(t) then fail(ctx, a.line, "math.ult takes integers") end
+    end
+    return "bool"
+  end,
+  emit = function(E, e)
+    return ("((unsigned long long)%s < (unsigned long long)%s)"):format(E.cv(e.args[1], "int64"),
+                                                                        E.cv(e.args[2], "int64"))
+  end,
+}
+
+------------------------------------------------------------------------------------
+
+-- lookup(path): "ns" for a namespace, the entry for an intrinsic, nil for neither.
+function M.lookup(path)
+  if namespaces[path] then return "ns" end
+  return entries[path]
+end
+
+function M.get(path) return entries[path] end
+
+-- The type of a value intrinsic (gpu.threadIdx.x, math.pi, gpu.float32).
+function M.value_type(ctx, e, path)
+  local spec = entries[path]
+  if not spec.value then fail(ctx, e.line, "%s is a function: call it", path) end
+  if spec.const ~= nil then e.const = spec.const end
+  if spec.dtype then e.dtype = spec.dtype end
+  return spec.value
+end
+
+-- Host functions that name an intrinsic when a kernel reads them from an upvalue
+-- (local sqrt = math.sqrt).
+M.functions = {}
+for k, v in pairs(math) do
+  if type(v) == "function" and entries["math." .. k] then M.functions[v] = "math." .. k end
+end
+
+return M

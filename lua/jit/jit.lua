@@ -1,0 +1,495 @@
+-- jit.lua: gpu.jit, kernels written in Lua. gpu.jit(f) finds f's source (its file, or the
+-- text gpuhost's loader kept for a chunk without one), parses it (parse.lua) and checks
+-- its constructs; at the first launch with given argument types it types the function
+-- (infer.lua), generates CUDA C (emit.lua) and hands it to gpu.kernel, so compiling,
+-- caching in memory and on disk, both backends, launches and errors are gpu.kernel's.
+-- Each distinct signature compiles once. Loaded by lua/gpu.lua at the first gpu.jit.
+local gpu = ...
+
+local function module(name, ...)
+  return assert(load(gpu._embedded("lua/jit/" .. name .. ".lua"), "=[gpu] lua/jit/" .. name .. ".lua"))(...)
+end
+local types = module("types")
+local lex = module("lex")
+local parse = module("parse")
+local intrinsics = module("intrinsics", types, lex)
+local infer = module("infer", types, intrinsics)
+local emit = module("emit", types, intrinsics)
+
+local M = {}
+local array_mt = gpu._meta.array
+local states = setmetatable({}, {__mode = "k"})   -- gpu.jit object -> its state
+local mtype, getmetatable, select, type = math.type, getmetatable, select, type
+
+------------------------------------------------------------------------------------
+-- where a function's source is
+
+local files = setmetatable({}, {__mode = "v"})
+
+local function chunk_text(f, info)
+  local src = info.source
+  local c = src:sub(1, 1)
+  if c == "@" then
+    local name = src:sub(2)
+    local text = files[name]
+    if not text then
+      local fh = io.open(name, "rb")
+      if fh then text = fh:read("a"); fh:close(); files[name] = text end
+    end
+    return text
+  elseif c == "=" then
+    -- kept by gpuhost's loader (host/loader.c) under the id of the chunk's _ENV, which
+    -- every function of the chunk that reads a global shares; else the chunk name's latest
+    local kept = debug.getregistry()["gpuhost.sources"]
+    if not kept then return nil end
+    for i = 1, info.nups do
+      if debug.getupvalue(f, i) == "_ENV" then
+        local text = kept[debug.upvalueid(f, i)]
+        if text then return text end
+      end
+    end
+    return kept[src]
+  end
+  return src
+end
+
+local function line_start(text, line)
+  local pos = 1
+  for _ = 2, line do
+    pos = text:find("\n", pos, true)
+    if not pos then return nil end
+    pos = pos + 1
+  end
+  return pos
+end
+
+local function same_params(fn, f, info)
+  if #fn.params ~= info.nparams or fn.vararg ~= info.isvararg then return false end
+  for i, p in ipairs(fn.params) do
+    if debug.getlocal(f, i) ~= p then return false end
+  end
+  return true
+end
+
+-- The name a kernel takes: the function's own (local function name), or the name it is
+-- assigned to (`local name = gpu.jit(function`, `name = function`).
+local function name_of(toks, i, fn)
+  if fn.name then return fn.name end
+  local k, v = toks.kind, toks.value
+  local j = i - 1
+  if k[j] == "(" then
+    j = j - 1
+    while k[j] == "name" and k[j - 1] == "." do j = j - 2 end
+    if k[j] ~= "name" then return nil end
+    j = j - 1
+  end
+  if k[j] == "=" and k[j - 1] == "name" then return v[j - 1] end
+end
+
+-- Finds f in its chunk's text: a `function` on its first line that parses up to an `end`
+-- on its last line and has its parameters. Returns the Function node, its tokens and name.
+local function find(f, info, text)
+  local function scan(toks)
+    local found
+    for i = 1, toks.n do
+      if toks.kind[i] == "function" and toks.line[i] == info.linedefined then
+        local ok, fn = parse.function_at(toks, i)
+        if ok and fn.lastline == info.lastlinedefined and same_params(fn, f, info) then
+          if found then return nil, "ambiguous" end
+          found = {fn = fn, toks = toks, at = i, name = name_of(toks, i, fn)}
+        end
+      end
+    end
+    return found
+  end
+  if text:sub(1, 1) == "#" then text = text:gsub("^[^\n]*", "") end   -- #! line
+  local pos = line_start(text, info.linedefined)
+  if pos then
+    local ok, toks = pcall(lex.lex, text, pos, info.linedefined, info.lastlinedefined)
+    if ok then
+      local found, why = scan(toks)
+      if found or why then return found, why end
+    end
+  end
+  -- the function's first line may start inside a long string or comment: lex it all
+  local ok, toks = pcall(lex.lex, text, 1, 1, info.lastlinedefined)
+  if ok then return scan(toks) end
+end
+
+local function source_of(f)
+  if type(f) ~= "function" then
+    error(("bad argument #1 to 'jit' (function expected, got %s)"):format(type(f)), 3)
+  end
+  local info = debug.getinfo(f, "Su")
+  if info.what ~= "Lua" or info.linedefined == 0 then
+    error("bad argument #1 to 'jit' (a Lua function written with `function ... end` expected)", 3)
+  end
+  local text = chunk_text(f, info)
+  if not text then
+    error(("gpu.jit: the source of the function at %s:%d is not available (define it in a file, "
+           .. "at the gpuhost prompt, or in a string loaded with load(s) without a chunk name)")
+          :format(info.short_src, info.linedefined), 3)
+  end
+  local found, why = find(f, info, text)
+  if not found then
+    error(("gpu.jit: cannot find the function of %s:%d in its source%s"):format(info.short_src,
+          info.linedefined, why and " (two functions there look the same: put one on a line of its own)" or ""), 3)
+  end
+  found.info, found.text = info, text
+  return found
+end
+
+------------------------------------------------------------------------------------
+-- signatures
+
+local dtype_aliases = {
+  f4 = "float32", f8 = "float64", i1 = "int8", i2 = "int16", i4 = "int32", i8 = "int64",
+  u1 = "uint8", u2 = "uint16", u4 = "uint32", u8 = "uint64", b1 = "bool", boolean = "bool",
+  double = "float64", float = "float32",
+}
+for _, d in ipairs(gpu.dtypes) do dtype_aliases[d] = d end
+
+-- "void(float32[:], float32[:], int32)" (numba's spelling; "void" may be left out) ->
+-- list of {dtype =, array =}
+local function parse_signature(sig, level)
+  if type(sig) ~= "string" then
+    error(("signature must be a string like 'void(float32[:], float32[:])', got %s"):format(type(sig)), level)
+  end
+  local inner = sig:match("^%s*void%s*(%b())%s*$") or sig:match("^%s*(%b())%s*$")
+  if not inner then inner = "(" .. sig .. ")" end
+  local list = {}
+  inner = inner:sub(2, -2)
+  local parts, depth, from = {}, 0, 1
+  for i = 1, #inner do
+    local c = inner:sub(i, i)
+    if c == "[" then depth = depth + 1 elseif c == "]" then depth = depth - 1
+    elseif c == "," and depth == 0 then parts[#parts + 1] = inner:sub(from, i - 1); from = i + 1 end
+  end
+  parts[#parts + 1] = inner:sub(from)
+  if inner:find("%S") then
+    for _, part in ipairs(parts) do
+      local name, dims = part:match("^%s*([%w_]+)%s*(.-)%s*$")
+      local dtype = name and (dims == "" or dims:find("^%b[]$")) and dtype_aliases[name]
+      if not dtype then
+        error(("signature '%s': unknown type '%s' (float32, float64, int32, int64, ..., bool; "
+               .. "arrays as float32[:])"):format(sig, part:match("^%s*(.-)%s*$")), level)
+      end
+      list[#list + 1] = {dtype = dtype, array = dims ~= ""}
+    end
+  end
+  return list
+end
+
+local function type_of_param(p)
+  if p.array then return types.array(p.dtype) end
+  return types.element(p.dtype)
+end
+
+local function signature_text(params)
+  local parts = {}
+  for i, p in ipairs(params) do parts[i] = p.array and p.dtype .. "[:]" or p.dtype end
+  return "void(" .. table.concat(parts, ", ") .. ")"
+end
+
+------------------------------------------------------------------------------------
+-- compiling one signature
+
+local function jit_error(e, level)
+  if type(e) == "table" and e.msg then
+    error(("%s:%d: %s"):format(e.file or "?", e.line or 0, e.msg), level)
+  end
+  error(e, level)
+end
+
+local next_id = 0
+
+-- The meaning of a free name of st's function (an upvalue or a global), read now.
+local function free_names(st, ctx)
+  local ups, env = {}, nil
+  for i = 1, math.huge do
+    local n, v = debug.getupvalue(st.f, i)
+    if not n then break end
+    if n == "_ENV" then env = v end
+    ups[n] = {v}
+  end
+  local cache = {}
+  return function(name, line)
+    if cache[name] then return cache[name] end
+    local v
+    if ups[name] then
+      v = ups[name][1]
+    elseif type(env) == "table" then
+      local ok, x = pcall(function() return env[name] end)
+      if ok then v = x end
+    end
+    local d
+    if v == gpu then d = {kind = "ns", path = "gpu"}
+    elseif v == math then d = {kind = "ns", path = "math"}
+    elseif type(v) == "number" then d = {kind = "value", ty = infer.const_type(v), value = v}
+    elseif type(v) == "boolean" then d = {kind = "value", ty = "bool", value = v}
+    elseif type(v) == "string" then d = {kind = "value", ty = "str", value = v}
+    elseif type(v) == "function" and intrinsics.functions[v] then d = {kind = "intr", path = intrinsics.functions[v]}
+    elseif type(v) == "table" and states[v] then d = {kind = "jit", obj = v}
+    elseif getmetatable(v) == array_mt then
+      if not ctx.kernel then
+        infer.fail(ctx, line, "device function '%s' reads the device array '%s' from outside: "
+                   .. "pass it as an argument", ctx.name, name)
+      end
+      d = {kind = "array", dtype = v.dtype, obj = v}
+    elseif v == nil then
+      infer.fail(ctx, line, "'%s' is nil here (a gpu.jit function reads its upvalues and globals "
+                 .. "when it compiles)", name)
+    else
+      local what = type(v) == "function" and "a Lua function: call gpu.jit functions, gpu.* and math.*"
+        or ("a %s: a gpu.jit function can use numbers, booleans, device arrays, gpu.jit functions, "
+            .. "gpu and math"):format(type(v))
+      infer.fail(ctx, line, "'%s' is %s", name, what)
+    end
+    cache[name] = d
+    return d
+  end
+end
+
+-- A typed function: a fresh tree of st's function, resolved and inferred for param_types.
+local function typed(st, U, param_types, kernel, device)
+  local found = st.found
+  local ok, fn = parse.function_at(found.toks, found.at)
+  assert(ok, fn)
+  local ctx = {file = found.info.short_src, name = st.name, fn = fn, kernel = kernel,
+               param_types = param_types, device = device}
+  ctx.free = free_names(st, ctx)
+  infer.resolve(ctx, fn)
+  if #param_types ~= #ctx.params then
+    infer.fail(ctx, fn.line, "%s '%s' takes %d argument%s, got %d", kernel and "kernel" or "device function",
+               st.name, #ctx.params, #ctx.params == 1 and "" or "s", #param_types)
+  end
+  infer.infer(ctx)
+  return ctx
+end
+
+local function compile(st, params)
+  local U = emit.unit()
+  local devices, busy = {}, {}
+  local function device(obj, argtypes, line, fname)
+    local dst = states[obj]
+    local key = dst.id .. "(" .. types.key(argtypes) .. ")"
+    local d = devices[key]
+    if d then return d end
+    if busy[key] then
+      error({file = st.found.info.short_src, line = line,
+             msg = ("'%s' calls itself: recursive gpu.jit functions are not supported"):format(fname)}, 0)
+    end
+    busy[key] = true
+    d = typed(dst, U, argtypes, false, device)
+    busy[key] = nil
+    devices[key] = d
+    return d
+  end
+  local ptypes = {}
+  for i, p in ipairs(params) do ptypes[i] = type_of_param(p) end
+  local ctx = typed(st, U, ptypes, true, device)
+  ctx.param_dtypes = {}
+  for i, p in ipairs(params) do ctx.param_dtypes[i] = not p.array and p.dtype or nil end
+  -- device arrays read from upvalues and globals become extra parameters (emit.lua
+  -- names them as it meets them)
+  local hidden, extra, by_obj = {}, {}, {}
+  function U.hidden(d)
+    local h = by_obj[d.obj]
+    if not h then
+      h = {dtype = d.dtype}
+      by_obj[d.obj] = h
+      hidden[#hidden + 1] = h
+      extra[#extra + 1] = d.obj
+    end
+    return h
+  end
+  ctx.hidden = hidden
+  local ok, err = pcall(emit.func, U, ctx)
+  if not ok then jit_error(err, 0) end
+  local sig = signature_text(params)
+  local comment = ("// gpu.jit: %s, %s:%d, %s"):format(st.name, ctx.file, ctx.fn.line, sig)
+  local src = emit.source(U, comment)
+  return {source = src, name = ctx.cname, extra = #extra > 0 and extra or nil, signature = sig,
+          options = st.kernel_options}
+end
+
+-- The spec of params (compiled at most once), or raises with the function's location.
+local function specialize(st, params)
+  local sig = signature_text(params)
+  local spec = st.specs[sig]
+  if spec then return spec end
+  local ok, r = pcall(compile, st, params)
+  if not ok then jit_error(r, 0) end
+  spec = r
+  spec.kernel = gpu.kernel(spec.source, spec.name, spec.options)
+  st.specs[sig] = spec
+  st.order[#st.order + 1] = sig
+  st.last = spec
+  return spec
+end
+
+------------------------------------------------------------------------------------
+-- launches
+
+local function arg_param(st, v, i)
+  local mt = mtype(v)
+  if mt == "integer" then return {dtype = st.integer} end
+  if mt == "float" then return {dtype = st.float} end
+  if type(v) == "boolean" then return {dtype = "bool"} end
+  if getmetatable(v) == array_mt then return {dtype = v.dtype, array = true} end
+  local why
+  if gpu._meta.hostarray == getmetatable(v) then why = "is a host array: copy it to the device first with gpu.array(h)"
+  elseif type(v) == "table" then why = "is a Lua table: copy it to the device first with gpu.array(t)"
+  else why = ("must be a number, a boolean or a device array, got %s"):format(type(v)) end
+  error(("kernel '%s' argument %d %s"):format(st.name, i, why), 3)
+end
+
+-- The spec for these arguments: a look-up by each argument's type, else a compile.
+local function spec_for(st, ...)
+  local n = select("#", ...)
+  local node = st.tree
+  for i = 1, n do
+    local v = select(i, ...)
+    local t = mtype(v) or (getmetatable(v) == array_mt and v.dtype) or type(v)
+    node = node[t]
+    if not node then break end
+  end
+  local spec = node and node[n]
+  if spec then return spec end
+  local params = {}
+  for i = 1, n do params[i] = arg_param(st, select(i, ...), i) end
+  if n ~= st.nparams then
+    error(("kernel '%s' takes %d argument%s, got %d"):format(st.name, st.nparams,
+          st.nparams == 1 and "" or "s", n), 3)
+  end
+  spec = specialize(st, params)
+  node = st.tree
+  for i = 1, n do
+    local v = select(i, ...)
+    local t = mtype(v) or (getmetatable(v) == array_mt and v.dtype) or type(v)
+    node[t] = node[t] or {}
+    node = node[t]
+  end
+  node[n] = spec
+  return spec
+end
+
+local function with_extra(run, extra, ...)
+  local args = table.pack(...)
+  for i, a in ipairs(extra) do args[args.n + i] = a end
+  return run(table.unpack(args, 1, args.n + #extra))
+end
+
+local function launcher(st, config)
+  local fixed = st.fixed
+  if fixed and not fixed.extra then return fixed.kernel[config] end
+  local last, run
+  return function(...)
+    local spec = fixed or spec_for(st, ...)
+    if spec ~= last then run, last = spec.kernel[config], spec end
+    if spec.extra then return with_extra(run, spec.extra, ...) end
+    return run(...)
+  end
+end
+
+------------------------------------------------------------------------------------
+-- the object
+
+local methods = {}
+
+local function state(k, what)
+  local st = states[k]
+  if not st then error(("bad self for '%s' (gpu.jit function expected)"):format(what), 3) end
+  return st
+end
+
+-- The spec a method names: a signature string, or the last compiled (or fixed) one.
+local function spec_named(st, sig, what)
+  if sig ~= nil then return specialize(st, parse_signature(sig, 4)) end
+  local spec = st.fixed or st.last
+  if not spec then
+    error(("gpu.jit function '%s' has no signature compiled yet: launch it, or name one: "
+           .. "k:%s('void(float32[:], float32[:])')"):format(st.name, what), 3)
+  end
+  return spec
+end
+
+-- k:source([signature]): the CUDA C generated for a signature
+function methods.source(k, sig) return spec_named(state(k, "source"), sig, "source").source end
+
+-- k:compile([signature]): compiles now; returns the target and where the code came from
+function methods.compile(k, sig) return spec_named(state(k, "compile"), sig, "compile").kernel:compile() end
+
+-- k:signatures(): the signatures compiled so far, in order
+function methods.signatures(k)
+  local st = state(k, "signatures")
+  return table.move(st.order, 1, #st.order, 1, {})
+end
+
+local MT = {}
+MT.__index = function(k, key)
+  if type(key) == "table" then return launcher(states[k], key) end
+  if key == "name" then return states[k].name end
+  local m = methods[key]
+  if m then return m end
+  error(("gpu.jit function has no field or method '%s'"):format(tostring(key)), 2)
+end
+MT.__newindex = function() error("a gpu.jit function has no fields to set", 2) end
+MT.__call = function(k)
+  error(("gpu.jit function '%s' needs a launch configuration: k[grid, block](...) (from another "
+         .. "gpu.jit function it is called as a device function)"):format(states[k].name), 2)
+end
+MT.__tostring = function(k) return ("gpu.jit(%s)"):format(states[k].name) end
+
+local option_names = {signature = true, name = true, options = true, debug = true,
+                      float = true, integer = true}
+
+-- gpu.jit(f [, options])
+function M.new(f, options)
+  local found = source_of(f)
+  options = options or {}
+  if type(options) ~= "table" then
+    error(("bad argument #2 to 'jit' (options table expected, got %s)"):format(type(options)), 2)
+  end
+  for k in pairs(options) do
+    if not option_names[k] then error(("gpu.jit: unknown option '%s'"):format(tostring(k)), 2) end
+  end
+  for _, which in ipairs({"float", "integer"}) do
+    local d = options[which]
+    local ok = d == nil or (which == "float" and (d == "float32" or d == "float64")) or
+               (which == "integer" and types.int_dtypes[d])
+    if not ok then error(("gpu.jit: option %s = %s is not a %s dtype"):format(which, tostring(d), which), 2) end
+  end
+  next_id = next_id + 1
+  local name = options.name or found.name or "kernel"
+  if type(name) ~= "string" or not name:find("^[%a_][%w_]*$") then
+    error(("gpu.jit: name must be an identifier, got %s"):format(tostring(name)), 2)
+  end
+  local st = {f = f, found = found, name = name, id = name .. "#" .. next_id, specs = {}, order = {},
+              tree = {}, nparams = found.info.nparams, float = options.float or "float64",
+              integer = options.integer or "int64",
+              kernel_options = {options = options.options, debug = options.debug}}
+  -- check the constructs now, so a kernel that cannot compile fails where it is defined
+  local ok, err = pcall(function()
+    local ctx = {file = found.info.short_src, name = name, kernel = true}
+    local real = free_names(st, ctx)
+    ctx.free = function(n, line)
+      local fine, d = pcall(real, n, line)
+      if fine and (d.kind == "ns" or d.kind == "intr") then return d end
+      return {kind = "value", ty = "wint", value = 0}   -- values are read when it compiles
+    end
+    local _, fn = parse.function_at(found.toks, found.at)
+    infer.resolve(ctx, fn)
+  end)
+  if not ok then jit_error(err, 0) end
+  local k = setmetatable({}, MT)
+  states[k] = st
+  if options.signature ~= nil then
+    local params = parse_signature(options.signature, 3)
+    st.fixed = specialize(st, params)
+  end
+  return k
+end
+
+M.parse_signature = parse_signature
+return M

@@ -1,0 +1,105 @@
+-- types.lua: the types of gpu.jit and the rules that combine them.
+--   "bool", "int64", "float32", "float64": what values and locals hold;
+--   "wint", "wfloat": weak numbers: literals, constant upvalues and what is made of them
+--     alone (NumPy 2's rule for Python scalars): a weak number takes the type of the other
+--     operand, so `x * 0.5` stays float32 when x is; alone it is int64 or float64;
+--   arrays: {array = dtype} (device arrays), {local_array = dtype, dims = {...}, shared =}.
+-- Integers are Lua's: every integer operation is on int64 and wraps; an array's narrower
+-- integers are widened when read. Mixed operations follow NumPy: int64 with float32 gives
+-- float64.
+local M = {}
+
+local int_dtypes = {int8 = true, int16 = true, int32 = true, int64 = true, uint8 = true,
+                    uint16 = true, uint32 = true, uint64 = true}
+M.int_dtypes = int_dtypes
+
+M.ctype = {bool = "bool", int64 = "long long", float32 = "float", float64 = "double",
+           wint = "long long", wfloat = "double", int8 = "signed char", int16 = "short",
+           int32 = "int", uint8 = "unsigned char", uint16 = "unsigned short",
+           uint32 = "unsigned int", uint64 = "unsigned long long"}
+
+local numeric = {int64 = true, float32 = true, float64 = true, wint = true, wfloat = true}
+function M.numeric(t) return numeric[t] == true end
+function M.integer(t) return t == "int64" or t == "wint" end
+function M.float(t) return t == "float32" or t == "float64" or t == "wfloat" end
+function M.weak(t) return t == "wint" or t == "wfloat" end
+
+-- What a weak type becomes where it must be stored.
+function M.concrete(t)
+  if t == "wint" then return "int64" elseif t == "wfloat" then return "float64" end
+  return t
+end
+
+-- The type of an element read from an array of dtype.
+function M.element(dtype)
+  if int_dtypes[dtype] then return "int64" end
+  return dtype
+end
+
+local arrays = {}
+function M.array(dtype)
+  local a = arrays[dtype]
+  if not a then a = {array = dtype}; arrays[dtype] = a end
+  return a
+end
+
+-- The common type of two numbers (nil when either is unknown yet).
+function M.promote(a, b)
+  if a == nil or b == nil then return nil end
+  if a == b then return a end
+  if M.integer(a) and M.integer(b) then return "int64" end   -- wint with int64
+  if a == "float64" or b == "float64" then return "float64" end
+  if a == "float32" or b == "float32" then
+    local other = a == "float32" and b or a
+    return other == "int64" and "float64" or "float32"
+  end
+  -- wfloat with wint or int64
+  if a == "int64" or b == "int64" then return "float64" end
+  return "wfloat"
+end
+
+-- The float type of `/` and `^`: ints become float64 (weak ints weak floats).
+function M.floated(t)
+  if t == "wint" then return "wfloat" elseif t == "int64" then return "float64" end
+  return t
+end
+
+-- The type of a local that holds both a and b: nil and why when none.
+function M.unify(a, b)
+  if a == nil then return b end
+  if b == nil or a == b then return a end
+  if numeric[a] and numeric[b] then return M.promote(a, b) end
+  return nil
+end
+
+function M.name(t)
+  if t == nil then return "nothing" end
+  if type(t) == "table" then
+    if t.array then return t.array .. " array" end
+    if t.local_array then
+      return ("%s %s array of %s"):format(t.shared and "shared" or "local", t.local_array,
+                                          table.concat(t.dims, " x "))
+    end
+    return "?"
+  end
+  if t == "wint" then return "integer" elseif t == "wfloat" then return "float" end
+  if t == "str" then return "string" end
+  return t
+end
+
+-- A key for a list of types (device function specializations).
+function M.key(list)
+  local parts = {}
+  for i, t in ipairs(list) do
+    if type(t) == "table" then
+      if t.array then parts[i] = t.array .. "[]"
+      else parts[i] = ("%s%s[%s]"):format(t.shared and "shared " or "", t.local_array,
+                                         table.concat(t.dims, ",")) end
+    else
+      parts[i] = t
+    end
+  end
+  return table.concat(parts, ", ")
+end
+
+return M
