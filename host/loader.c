@@ -8,15 +8,37 @@
 #include "lauxlib.h"
 #include "rewrite.h"
 
+/* [-0, +0, m] Keeps the text of a chunk that has no file (the prompt, -e, stdin), for
+ * gpu.jit to read the source of a function defined there (lua/jit/jit.lua): in the registry
+ * table "gpuhost.sources", under the id of the chunk's _ENV upvalue (which every function
+ * of the chunk that reads a global shares) and under the chunk's name (its latest text).
+ * The loaded chunk is on top. */
+static void keep_source(lua_State *L, const char *text, size_t len, const char *chunkname) {
+  if (chunkname == NULL || chunkname[0] != '=') return;
+  luaL_getsubtable(L, LUA_REGISTRYINDEX, "gpuhost.sources");
+  void *env = lua_upvalueid(L, -2, 1);
+  lua_pushlstring(L, text, len);
+  if (env != NULL) {
+    lua_pushlightuserdata(L, env);
+    lua_pushvalue(L, -2);
+    lua_rawset(L, -4);
+  }
+  lua_setfield(L, -2, chunkname);
+  lua_pop(L, 1);
+}
+
 int gpuhost_loadbuffer(lua_State *L, const char *buf, size_t len, const char *chunkname,
                        const char *mode) {
   int status = luaL_loadbufferx(L, buf, len, chunkname, mode);
+  if (status == LUA_OK && (len == 0 || buf[0] != LUA_SIGNATURE[0]))
+    keep_source(L, buf, len, chunkname);
   if (status != LUA_ERRSYNTAX || (len > 0 && buf[0] == LUA_SIGNATURE[0])) return status;
   size_t n;
   char *rewritten = launch_rewrite(buf, len, &n);
   if (rewritten == NULL) return status;
   lua_pop(L, 1);
   status = luaL_loadbufferx(L, rewritten, n, chunkname, mode);
+  if (status == LUA_OK) keep_source(L, rewritten, n, chunkname);
   free(rewritten);
   return status;
 }
