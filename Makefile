@@ -28,7 +28,8 @@ BACKEND_CFLAGS = -DGPUHOST_NO_LUA
 # host/cuda/ and host/cpu/ the two backends behind host/backend.h.
 LUA_SIDE = host/rewrite.c host/loader.c host/errors.c host/device.c host/stream.c host/event.c \
            host/array.c host/hostarray.c host/program.c host/kernel.c host/dtype.c host/gpu.c \
-           host/profile.c
+           host/profile.c \
+           host/jit.c
 SHARED   = host/backend.c host/util.c host/results.c host/cache.c host/embed.c
 BACKENDS = host/cuda/cuda.c host/cuda/nvrtc.c host/cuda/nvtx.c \
            host/cpu/cpu.c host/cpu/fiber.c host/cpu/sched.c host/cpu/pool.c host/cpu/mem.c \

@@ -51,6 +51,7 @@ int luaopen_gpu(lua_State *L) {
   program_open(L);
   kernel_open(L);
   profile_open(L);
+  jit_open(L);
   lua_pushcfunction(L, gpu_clock);
   lua_setfield(L, gpu, "clock");
   lua_pushcfunction(L, gpu_rewrite);

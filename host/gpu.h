@@ -153,6 +153,7 @@ void event_open(lua_State *L);
 void kernel_open(lua_State *L);
 void program_open(lua_State *L);
 void profile_open(lua_State *L);
+void jit_open(lua_State *L);   /* gpu.jit's dispatcher (jit.c) */
 
 /* ---- programs (program.c), for kernel.c ---- */
 typedef struct GpuProgram GpuProgram;
