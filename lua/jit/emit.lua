@@ -11,7 +11,8 @@ local M = {}
 -- helpers: name -> {needs, code}
 
 local helpers = {}
-local helper_order = {"base", "int", "float", "minmax", "count", "local", "dim", "atomic", "laneid"}
+local helper_order = {"base", "int", "float", "minmax", "count", "local", "dim", "atomic", "laneid",
+                      "debug"}
 helpers.base = {code = [[
 typedef long long i64;
 typedef unsigned long long u64;
@@ -169,6 +170,55 @@ template <class T> __device__ __forceinline__ T atomic_cas(T *p, T cmp, T v) { r
 __device__ __forceinline__ i64 atomic_cas(i64 *p, i64 cmp, i64 v) {
   return p ? (i64)atomicCAS((u64 *)p, (u64)cmp, (u64)v) : 0;
 }]]}
+helpers.debug = {needs = {"base"}, code = [[
+// debug: the first out-of-range access, with the Lua source line it comes from (a site),
+// in the record lua/jit/jit.lua reads after the launch: site, index count, 1-based
+// indices, ndim, shape, size, 1-based block and thread
+typedef gpu::array<long long> record;
+__device__ __noinline__ void miss(const record &r, i64 site, int n, i64 i, i64 j, i64 k, int ndim,
+                                  i64 s0, i64 s1, i64 s2, i64 size) {
+  u64 *flag = (u64 *)r[0].address();
+  if (flag && atomicCAS(flag, 0ull, 1ull) == 0ull) {
+    r[1] = site; r[2] = n; r[3] = i + 1; r[4] = j + 1; r[5] = k + 1; r[6] = ndim;
+    r[7] = s0; r[8] = s1; r[9] = s2; r[10] = size;
+    r[11] = blockIdx.x + 1; r[12] = blockIdx.y + 1; r[13] = blockIdx.z + 1;
+    r[14] = threadIdx.x + 1; r[15] = threadIdx.y + 1; r[16] = threadIdx.z + 1;
+  }
+}
+template <class A> __device__ __forceinline__ auto checked(const A &a, i64 i, i64 site, const record &r)
+    -> decltype(a[i]) {
+  if (!(i >= 0 && i < a.size)) miss(r, site, 1, i, 0, 0, a.ndim, a.size, 0, 0, a.size);
+  return a[i];
+}
+template <class A> __device__ __forceinline__ auto checked(const A &a, i64 i, i64 j, i64 site,
+                                                           const record &r) -> decltype(a(i, j)) {
+  if (!(a.ndim == 2 && i >= 0 && i < a.shape[0] && j >= 0 && j < a.shape[1]))
+    miss(r, site, 2, i, j, 0, a.ndim, a.shape[0], a.ndim > 1 ? a.shape[1] : 0, 0, a.size);
+  return a(i, j);
+}
+template <class A> __device__ __forceinline__ auto checked(const A &a, i64 i, i64 j, i64 k, i64 site,
+                                                           const record &r) -> decltype(a(i, j, k)) {
+  if (!(a.ndim == 3 && i >= 0 && i < a.shape[0] && j >= 0 && j < a.shape[1] && k >= 0 && k < a.shape[2]))
+    miss(r, site, 3, i, j, k, a.ndim, a.shape[0], a.ndim > 1 ? a.shape[1] : 0, a.ndim > 2 ? a.shape[2] : 0, a.size);
+  return a(i, j, k);
+}
+// shared and local arrays: the flat index, checked
+template <i64 N> __device__ __forceinline__ i64 lchecked(i64 i, i64 site, const record &r) {
+  if ((u64)i >= (u64)N) miss(r, site, 1, i, 0, 0, 1, N, 0, 0, N);
+  return i;
+}
+template <i64 R, i64 C> __device__ __forceinline__ i64 lchecked(i64 i, i64 j, i64 site, const record &r) {
+  if ((u64)i >= (u64)R || (u64)j >= (u64)C) { miss(r, site, 2, i, j, 0, 2, R, C, 0, R * C); return -1; }
+  return i * C + j;
+}
+template <i64 R, i64 C, i64 D>
+__device__ __forceinline__ i64 lchecked(i64 i, i64 j, i64 k, i64 site, const record &r) {
+  if ((u64)i >= (u64)R || (u64)j >= (u64)C || (u64)k >= (u64)D) {
+    miss(r, site, 3, i, j, k, 3, R, C, D, R * C * D);
+    return -1;
+  }
+  return (i * C + j) * D + k;
+}]]}
 helpers.laneid = {code = [[
 // the 1-based lane of this thread in its warp
 __device__ __forceinline__ long long laneid() {
@@ -251,8 +301,11 @@ end
 ------------------------------------------------------------------------------------
 -- a compile unit: the kernel and the device functions it calls, with their helpers
 
-function M.unit(file)
-  return {file = file, used = {}, order = {}, funcs = {}, names = {}, hidden = {}}
+-- debug: check every array access, recording the first one out of range
+function M.unit(debug)
+  local U = {used = {}, funcs = {}, names = {}, debug = debug, sites = {}}
+  if debug then U.record = "jit_record"; U.names.jit_record = true end
+  return U
 end
 
 local function need(U, name)
@@ -310,9 +363,13 @@ function M.func(U, ctx)
     return ("(%s)%s"):format(types.ctype[to], atom(code))
   end
 
+  local element_ref
   cv = function(e, t)
     t = types.concrete(t)
     if e.const ~= nil and type(e.const) ~= "string" then return literal(e.const, t) end
+    -- an element of a device array converts straight to t: (double)a[i]
+    local ref = e.chain and not e.chain.shape and e.chain.arr.array and element_ref(e)
+    if ref then return ("(%s)%s"):format(types.ctype[t], ref) end
     return conv(ex(e), types.concrete(e.ty), t)
   end
   E.cv = cv
@@ -329,32 +386,50 @@ function M.func(U, ctx)
     return code .. " - 1"
   end
 
-  local function local_flat(at_, keys)
-    if #keys == 1 then return index(keys[1]) end
-    need(U, "local")
-    local idx = {}
-    for i, k in ipairs(keys) do idx[i] = index(k) end
-    return ("jit::flat<%s>(%s)"):format(table.concat(at_.dims, ", "), table.concat(idx, ", "))
+  -- with the debug option, a site: the Lua line an access comes from
+  local function site(l)
+    U.sites[#U.sites + 1] = ("%s:%d"):format(ctx.file, l)
+    return #U.sites
   end
 
-  -- a[i] (ref of gpu::array, or a local array's flat index)
-  local function array_ref(base, at_, keys)
+  local function local_flat(at_, keys, l)
+    local idx = {}
+    for i, k in ipairs(keys) do idx[i] = index(k) end
+    local dims = #keys == 1 and {at_.total} or at_.dims
+    if U.debug then
+      need(U, "debug")
+      return ("jit::lchecked<%s>(%s, %d, %s)"):format(table.concat(dims, ", "), table.concat(idx, ", "),
+                                                    site(l), U.record)
+    end
+    if #keys == 1 then return idx[1] end
+    need(U, "local")
+    return ("jit::flat<%s>(%s)"):format(table.concat(dims, ", "), table.concat(idx, ", "))
+  end
+
+  -- a[i] (ref of gpu::array, or a local array's flat index); l is the access's line
+  local function array_ref(base, at_, keys, l)
     local b = ex(base)
     if at_.array then
       local idx = {}
       for i, k in ipairs(keys) do idx[i] = index(k) end
+      if U.debug then
+        need(U, "debug")
+        return ("jit::checked(%s, %s, %d, %s)"):format(b, table.concat(idx, ", "), site(l), U.record)
+      end
       if #keys == 1 then return ("%s[%s]"):format(b, idx[1]) end
       return ("%s(%s)"):format(b, table.concat(idx, ", "))
     end
-    return nil, b, local_flat(at_, keys)
+    return nil, b, local_flat(at_, keys, l)
   end
 
-  function E.address(arr, at_, keys)
-    local ref, b, flat = array_ref(arr, at_, keys)
+  function E.address(arr, at_, keys, l)
+    local ref, b, flat = array_ref(arr, at_, keys, l)
     if ref then return ref .. ".address()" end
     need(U, "local")
     return ("jit::at(%s, %s)"):format(b, flat)
   end
+
+  element_ref = function(e) return (array_ref(e.chain.base, e.chain.arr, e.chain.keys, e.line)) end
 
   local function index_read(e)
     local ch = e.chain
@@ -374,7 +449,7 @@ function M.func(U, ctx)
     local at_ = ch.arr
     local dtype = at_.array or at_.local_array
     local et = types.element(dtype)
-    local ref, b, flat = array_ref(ch.base, at_, ch.keys)
+    local ref, b, flat = array_ref(ch.base, at_, ch.keys, e.line)
     if ref then return ("(%s)%s"):format(types.ctype[et], ref) end
     need(U, "local")
     local code = ("jit::ld(%s, %s)"):format(b, flat)
@@ -445,6 +520,7 @@ function M.func(U, ctx)
 
   local function call(e, k)
     if e.intr then return intrinsics.get(e.intr).emit(E, e, k) end
+    if e.chain then return index_read(e) end
     local callee = e.callee
     if not callee.cname then M.func(U, callee) end
     local args = {}
@@ -452,7 +528,7 @@ function M.func(U, ctx)
       local pt = callee.param_types[i]
       if type(pt) == "table" then args[i] = ex(a) else args[i] = cv(a, pt) end
     end
-    for _, h in ipairs(callee.hidden_params or {}) do args[#args + 1] = h end
+    if U.debug then args[#args + 1] = U.record end
     return ("%s(%s)"):format(callee.cname, table.concat(args, ", "))
   end
 
@@ -511,7 +587,7 @@ function M.func(U, ctx)
     local ch = target.chain
     local at_ = ch.arr
     local dtype = at_.array or at_.local_array
-    local ref, b, flat = array_ref(ch.base, at_, ch.keys)
+    local ref, b, flat = array_ref(ch.base, at_, ch.keys, target.line)
     local v = value_of(types.element(dtype), dtype)
     if ref then
       line(ind, ("%s = %s;"):format(ref, strip(v)))
@@ -705,6 +781,7 @@ function M.func(U, ctx)
   for _, h in ipairs(ctx.hidden or {}) do
     params[#params + 1] = ("gpu::array<%s> %s"):format(types.ctype[h.dtype], h.cname)
   end
+  if U.debug then params[#params + 1] = "gpu::array<long long> " .. U.record end
   if ctx.kernel then
     out[head_at] = ('extern "C" __global__ void %s(%s) {'):format(ctx.cname, table.concat(params, ", "))
   else

@@ -14,18 +14,20 @@ local function fail(ctx, line, fmt, ...)
 end
 M.fail = fail
 
+-- what a kernel may not use: the construct, and what to do instead
 local refused = {
-  Table = "a table constructor ({...}): use a device array, gpu.shared.array or gpu.local_array",
-  Function = "a function defined inside a gpu.jit function: define it outside with gpu.jit and call it",
-  Vararg = "'...': name the parameters",
-  Method = "a method call (a:f())",
-  Nil = "nil: kernel values are numbers, booleans and arrays",
-  Forin = "a generic for (for ... in): use a numeric for",
-  FunctionStat = "a function defined inside a gpu.jit function: define it outside with gpu.jit and call it",
-  LocalFunction = "a function defined inside a gpu.jit function: define it outside with gpu.jit and call it",
+  Table = {"a table constructor ({...})", "use a device array, gpu.shared.array or gpu.local_array"},
+  Function = {"a function defined inside a gpu.jit function", "define it outside with gpu.jit and call it"},
+  Vararg = {"'...'", "name the parameters"},
+  Method = {"a method call (a:f())"},
+  Nil = {"nil", "kernel values are numbers, booleans and arrays"},
+  Forin = {"a generic for (for ... in)", "use a numeric for"},
 }
-local function refuse(ctx, node, what)
-  fail(ctx, node.line, "%s is not supported in a gpu.jit function", what or refused[node.tag])
+refused.FunctionStat, refused.LocalFunction = refused.Function, refused.Function
+local function refuse(ctx, node, what, hint)
+  local r = refused[node.tag] or {}
+  what, hint = what or r[1], hint or r[2]
+  fail(ctx, node.line, "%s is not supported in a gpu.jit function%s", what, hint and (": " .. hint) or "")
 end
 M.refuse = refuse
 
@@ -80,6 +82,10 @@ function M.resolve(ctx, fn)
       end
     elseif tag == "Call" then
       expr(e.fn)
+      -- a shape: gpu.shared.array({16, 16}, gpu.float32)
+      if (e.fn.intr == "gpu.shared.array" or e.fn.intr == "gpu.local_array") and e.args[1] then
+        e.args[1].shape = true
+      end
       exprs(e.args)
     elseif tag == "Binop" then
       if e.op == ".." then refuse(ctx, e, "string concatenation (..)") end
@@ -88,7 +94,7 @@ function M.resolve(ctx, fn)
     elseif tag == "Unop" or tag == "Paren" then
       expr(e.expr)
     elseif tag == "Table" then
-      -- only a shape argument of gpu.shared.array and gpu.local_array (checked by type)
+      if not e.shape then refuse(ctx, e) end
       for _, item in ipairs(e.items) do
         if item.key or item.name then refuse(ctx, e) end
         expr(item.value)
@@ -123,7 +129,7 @@ function M.resolve(ctx, fn)
       for i, n in ipairs(s.names) do
         local attrib = s.attribs[i]
         if attrib and attrib ~= "const" then
-          refuse(ctx, s, ("local '%s <%s>'"):format(n, attrib))
+          refuse(ctx, s, ("local '%s <%s>'"):format(n, attrib), "only <const> is")
         end
         s.vars[i] = declare(n, s.line, "local")
       end
@@ -177,7 +183,7 @@ function M.resolve(ctx, fn)
     end
   end
 
-  if fn.vararg then refuse(ctx, fn, "'...' in the parameter list") end
+  if fn.vararg then refuse(ctx, fn, "'...' in the parameter list", "name the parameters") end
   if fn.method then
     fail(ctx, fn.line, "a method (function a:%s) cannot be a gpu.jit function", fn.name)
   end
@@ -218,8 +224,12 @@ local function const_type(v)
 end
 M.const_type = const_type
 
--- A number's kind for messages.
+-- A type for messages, and with its article.
 local function tname(t) return types.name(t) end
+local function a(t)
+  local n = types.name(t)
+  return (n:find("^[aeiou]") and "an " or "a ") .. n
+end
 
 function M.infer(ctx)
   local changed, final
@@ -228,16 +238,16 @@ function M.infer(ctx)
   local function set(v, t, line)
     if t == nil then return end
     if type(t) == "table" and t.local_array and v.ty ~= nil and v.ty ~= t then
-      fail(ctx, line, "local '%s' holds a %s: it cannot be assigned again", v.name, tname(v.ty))
+      fail(ctx, line, "local '%s' holds %s: it cannot be assigned again", v.name, a(v.ty))
     end
     if t == "str" or t == "dtype" or t == "void" or t == "shape" or t == "ns" then
-      fail(ctx, line, "local '%s' cannot hold a %s", v.name,
-           t == "void" and "call that returns nothing" or tname(t))
+      fail(ctx, line, "local '%s' cannot hold %s", v.name,
+           t == "void" and "a call that returns nothing" or a(t))
     end
     local u = types.unify(v.ty, t)
     if u == nil then
-      fail(ctx, line, "local '%s' is given a %s here, and a %s at line %d: a local holds one kind of value",
-           v.name, tname(t), tname(v.ty), v.typed_line or v.line)
+      fail(ctx, line, "local '%s' is given %s here, and %s at line %d: a local holds one kind of value",
+           v.name, a(t), a(v.ty), v.typed_line or v.line)
     end
     if u ~= v.ty then
       if v.ty == nil then v.typed_line = line end
@@ -248,7 +258,7 @@ function M.infer(ctx)
 
   local function number(e, t, what)
     if t ~= nil and not types.numeric(t) then
-      fail(ctx, e.line, "%s needs a number, got a %s", what, tname(t))
+      fail(ctx, e.line, "%s needs a number, got %s", what, a(t))
     end
     return t
   end
@@ -256,10 +266,10 @@ function M.infer(ctx)
   local function integer(e, t, what)
     if t ~= nil and not types.integer(t) then
       if types.float(t) then
-        fail(ctx, e.line, "%s must be an integer, got a %s (convert it with math.floor or //)",
-             what, tname(t))
+        fail(ctx, e.line, "%s must be an integer, got %s (convert it with math.floor or //)",
+             what, a(t))
       end
-      fail(ctx, e.line, "%s must be an integer, got a %s", what, tname(t))
+      fail(ctx, e.line, "%s must be an integer, got %s", what, a(t))
     end
     return t
   end
@@ -267,8 +277,8 @@ function M.infer(ctx)
   local function condition(e)
     local t = typeof(e)
     if t ~= nil and t ~= "bool" then
-      fail(ctx, e.line, "a condition must be a boolean, got a %s (in Lua every number is true, "
-           .. "0 too: compare it, e.g. x ~= 0)", tname(t))
+      fail(ctx, e.line, "a condition must be a boolean, got %s (in Lua every number is true, "
+           .. "0 too: compare it, e.g. x ~= 0)", a(t))
     end
   end
 
@@ -294,7 +304,7 @@ function M.infer(ctx)
       return "int64"
     end
     if type(bt) ~= "table" then
-      fail(ctx, e.line, "indexing a %s is not supported (only arrays)", tname(bt))
+      fail(ctx, e.line, "indexing %s is not supported (only arrays)", a(bt))
     end
     local ndim = #keys
     if bt.array then
@@ -317,7 +327,7 @@ function M.infer(ctx)
       fail(ctx, e.line, "field '%s' of an array is not available in a gpu.jit function "
            .. "(size, ndim and shape are)", k)
     end
-    fail(ctx, e.line, "field '%s' of a %s is not supported", k, tname(ot))
+    fail(ctx, e.line, "field '%s' of %s is not supported", k, a(ot))
   end
 
   local function binop_type(e)
@@ -339,8 +349,8 @@ function M.infer(ctx)
       local lt, rt = typeof(e.left), typeof(e.right)
       for _, p in ipairs({{e.left, lt}, {e.right, rt}}) do
         if p[2] ~= nil and p[2] ~= "bool" then
-          fail(ctx, p[1].line, "'%s' on a %s: in Lua a number is always true; compare it, or "
-               .. "write 'c and x or y' to choose a value", op, tname(p[2]))
+          fail(ctx, p[1].line, "'%s' on %s: in Lua a number is always true; compare it, or "
+               .. "write 'c and x or y' to choose a value", op, a(p[2]))
         end
       end
       if lt == nil or rt == nil then return nil end
@@ -354,7 +364,7 @@ function M.infer(ctx)
         e.cmp = types.concrete(types.promote(lt, rt))
         return "bool"
       end
-      fail(ctx, e.line, "comparing a %s with a %s with '%s' is not supported", tname(lt), tname(rt), op)
+      fail(ctx, e.line, "comparing %s with %s with '%s' is not supported", a(lt), a(rt), op)
     end
     number(e.left, lt, ("'%s'"):format(op))
     number(e.right, rt, ("'%s'"):format(op))
@@ -383,12 +393,12 @@ function M.infer(ctx)
     local op, t = e.op, typeof(e.expr)
     if op == "not" then
       if t ~= nil and t ~= "bool" then
-        fail(ctx, e.line, "'not' on a %s: in Lua a number is always true (not x is false); "
-             .. "compare it instead", tname(t))
+        fail(ctx, e.line, "'not' on %s: in Lua a number is always true (not x is false); "
+             .. "compare it instead", a(t))
       end
       return t and "bool"
     elseif op == "#" then
-      if t ~= nil and (type(t) ~= "table") then fail(ctx, e.line, "'#' takes an array, got a %s", tname(t)) end
+      if t ~= nil and (type(t) ~= "table") then fail(ctx, e.line, "'#' takes an array, got %s", a(t)) end
       return t and "int64"
     elseif op == "-" then
       number(e, t, "unary '-'")
@@ -412,24 +422,39 @@ function M.infer(ctx)
     local d = fn.free
     if d and d.kind == "jit" then
       local argtypes = {}
-      for i, a in ipairs(e.args) do
-        local t = typeof(a)
+      for i, arg in ipairs(e.args) do
+        local t = typeof(arg)
         if t == nil then return nil end
         if t == "str" or t == "dtype" or t == "shape" or t == "void" then
-          fail(ctx, a.line, "argument %d of %s is a %s: device functions take numbers, booleans "
-               .. "and arrays", i, fn.name, tname(t))
+          fail(ctx, arg.line, "argument %d of %s is %s: device functions take numbers, booleans "
+               .. "and arrays", i, fn.name, a(t))
         end
         argtypes[i] = t
       end
-      local callee = ctx.device(d.obj, argtypes, e.line, fn.name)
+      local callee = ctx.device(d.obj, argtypes, e.line, fn.name, ctx)
       e.callee = callee
       if callee.ret == nil then return nil end
       return callee.ret
     end
+    -- a(i, j): an array called is an array indexed
+    if not (d and (d.kind == "value" or d.kind == "jit")) then
+      local ft = typeof(fn)
+      if type(ft) == "table" then
+        e.chain = {base = fn, keys = e.args, arr = ft}
+        local ndim = #e.args
+        if ndim < 1 or (ft.array and ndim > 3) or (ft.local_array and ndim ~= 1 and ndim ~= #ft.dims) then
+          fail(ctx, e.line, "%s takes %s indices, got %d", a(ft),
+               ft.array and "1 to 3" or ("1 or " .. #ft.dims), ndim)
+        end
+        for _, k in ipairs(e.args) do integer(k, typeof(k), "an array index") end
+        return types.element(ft.array or ft.local_array)
+      end
+      if ft == nil then return nil end
+    end
     local what = fn.tag == "Name" and ("'" .. fn.name .. "'") or "this value"
     if d and d.kind == "value" then
-      fail(ctx, e.line, "calling %s, a %s: a gpu.jit function calls gpu.jit functions, gpu.* and math.*",
-           what, tname(d.ty))
+      fail(ctx, e.line, "calling %s, %s: a gpu.jit function calls gpu.jit functions, gpu.* and math.*",
+           what, a(d.ty))
     end
     fail(ctx, e.line, "calling %s is not supported: a gpu.jit function calls gpu.jit functions, "
          .. "gpu.* and math.*", what)
@@ -514,7 +539,7 @@ function M.infer(ctx)
     if target.chain and target.chain.shape then fail(ctx, line, "a shape cannot be assigned") end
     if not target.chain then fail(ctx, line, "this field cannot be assigned") end
     if (et == "bool") ~= (t == "bool") or not (t == "bool" or types.numeric(t)) then
-      fail(ctx, line, "storing a %s in a %s", tname(t), tname(target.chain.arr))
+      fail(ctx, line, "storing %s in %s", a(t), a(target.chain.arr))
     end
   end
 
@@ -572,11 +597,11 @@ function M.infer(ctx)
         local t = typeof(e)
         if t ~= nil then
           if not (t == "bool" or types.numeric(t)) then
-            fail(ctx, s.line, "a device function returns a number or a boolean, not a %s", tname(t))
+            fail(ctx, s.line, "a device function returns a number or a boolean, not %s", a(t))
           end
           local u = types.unify(ctx.ret, t)
           if u == nil then
-            fail(ctx, s.line, "this function returns a %s here and a %s elsewhere", tname(t), tname(ctx.ret))
+            fail(ctx, s.line, "this function returns %s here and %s elsewhere", a(t), a(ctx.ret))
           end
           if u ~= ctx.ret then ctx.ret = u; changed = true end
         end

@@ -40,7 +40,7 @@ end
 local function numeric_arg(ctx, e, typeof, what)
   local t = typeof(e)
   if t ~= nil and not types.numeric(t) then
-    fail(ctx, e.line, "%s needs a number, got a %s", what, types.name(t))
+    fail(ctx, e.line, "%s needs a number, got %s", what, types.a(t))
   end
   return t
 end
@@ -48,7 +48,7 @@ end
 local function bool_arg(ctx, e, typeof, what)
   local t = typeof(e)
   if t ~= nil and t ~= "bool" then
-    fail(ctx, e.line, "%s needs a boolean (a comparison), got a %s", what, types.name(t))
+    fail(ctx, e.line, "%s needs a boolean (a comparison), got %s", what, types.a(t))
   end
   return t
 end
@@ -273,14 +273,14 @@ for op, allowed in pairs(atomic_types) do
       local at = typeof(a)
       if at == nil then return nil end
       if type(at) ~= "table" then
-        fail(ctx, e.line, "%s takes an array first, got a %s", e.intr, types.name(at))
+        fail(ctx, e.line, "%s takes an array first, got %s", e.intr, types.a(at))
       end
       local dtype = at.array or at.local_array
       if not allowed[dtype] then
         local ok = {}
         for d in pairs(allowed) do ok[#ok + 1] = d end
         table.sort(ok)
-        fail(ctx, e.line, "%s on a %s array: it takes %s arrays", e.intr, dtype, table.concat(ok, ", "))
+        fail(ctx, e.line, "%s on %s array: it takes %s arrays", e.intr, types.a(dtype), table.concat(ok, ", "))
       end
       local nidx = #e.args - 1 - values
       if at.local_array and nidx ~= 1 and nidx ~= #at.dims then
@@ -298,7 +298,7 @@ for op, allowed in pairs(atomic_types) do
       local at = e.atomic
       local idx = {}
       for k = 2, 1 + at.nidx do idx[#idx + 1] = e.args[k] end
-      local ptr = E.address(e.args[1], at.arr, idx)
+      local ptr = E.address(e.args[1], at.arr, idx, e.line)
       local ct = types.ctype[at.dtype]
       local vals = {}
       for k = 2 + at.nidx, #e.args do
@@ -342,7 +342,7 @@ entries["gpu.printf"] = {
         if t == "str" then specs[#specs].str = const_of(ctx, a, typeof, "a %s string") end
       elseif conv:find("^[diouxXc]$") or conv:find("^[eEfFgGaA]$") then
         if t ~= nil and not types.numeric(t) then
-          fail(ctx, a.line, "gpu.printf: %%%s takes a number, got a %s", conv, types.name(t))
+          fail(ctx, a.line, "gpu.printf: %%%s takes a number, got %s", conv, types.a(t))
         end
       else
         fail(ctx, e.line, "gpu.printf: conversion '%%%s' is not supported", conv)

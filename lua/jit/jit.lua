@@ -86,21 +86,60 @@ local function name_of(toks, i, fn)
   if k[j] == "=" and k[j - 1] == "name" then return v[j - 1] end
 end
 
+-- The names a function's text uses and does not declare (roughly its upvalues).
+local function free_of(node, used, declared)
+  for k, v in pairs(node) do
+    if type(v) == "table" then
+      if v.tag == "Name" then used[v.name] = true end
+      if v.tag == "Local" then for _, n in ipairs(v.names) do declared[n] = true end end
+      if v.tag == "Fornum" then declared[v.var] = true end
+      if v.tag == "Forin" then for _, n in ipairs(v.names) do declared[n] = true end end
+      if v.tag == "Function" then for _, n in ipairs(v.params) do declared[n] = true end end
+      if v.tag == "LocalFunction" then declared[v.name] = true end
+      if k ~= "key" or v.tag ~= "String" then free_of(v, used, declared) end
+    end
+  end
+end
+
+-- Do f's upvalues fit a candidate's text? Every upvalue but _ENV is a name it uses; with
+-- no _ENV, it uses no other name.
+local function same_upvalues(fn, f)
+  local used, declared, ups = {}, {}, {}
+  for _, p in ipairs(fn.params) do declared[p] = true end
+  free_of(fn.body, used, declared)
+  for i = 1, math.huge do
+    local n = debug.getupvalue(f, i)
+    if not n then break end
+    ups[n] = true
+    if n ~= "_ENV" and not used[n] then return false end
+  end
+  if not ups._ENV then
+    for n in pairs(used) do if not declared[n] and not ups[n] then return false end end
+  end
+  return true
+end
+
 -- Finds f in its chunk's text: a `function` on its first line that parses up to an `end`
--- on its last line and has its parameters. Returns the Function node, its tokens and name.
+-- on its last line and has its parameters (and, when two do, its upvalues). Returns the
+-- Function node, its tokens and name.
 local function find(f, info, text)
   local function scan(toks)
-    local found
+    local found = {}
     for i = 1, toks.n do
       if toks.kind[i] == "function" and toks.line[i] == info.linedefined then
         local ok, fn = parse.function_at(toks, i)
         if ok and fn.lastline == info.lastlinedefined and same_params(fn, f, info) then
-          if found then return nil, "ambiguous" end
-          found = {fn = fn, toks = toks, at = i, name = name_of(toks, i, fn)}
+          found[#found + 1] = {fn = fn, toks = toks, at = i, name = name_of(toks, i, fn)}
         end
       end
     end
-    return found
+    if #found > 1 then
+      local fit = {}
+      for _, c in ipairs(found) do if same_upvalues(c.fn, f) then fit[#fit + 1] = c end end
+      if #fit ~= 1 then return nil, "ambiguous" end
+      return fit[1]
+    end
+    return found[1]
   end
   if text:sub(1, 1) == "#" then text = text:gsub("^[^\n]*", "") end   -- #! line
   local pos = line_start(text, info.linedefined)
@@ -268,16 +307,19 @@ local function typed(st, U, param_types, kernel, device)
 end
 
 local function compile(st, params)
-  local U = emit.unit()
+  local U = emit.unit(st.debug)
   local devices, busy = {}, {}
-  local function device(obj, argtypes, line, fname)
+  local function device(obj, argtypes, line, fname, caller)
     local dst = states[obj]
     local key = dst.id .. "(" .. types.key(argtypes) .. ")"
     local d = devices[key]
     if d then return d end
     if busy[key] then
-      error({file = st.found.info.short_src, line = line,
-             msg = ("'%s' calls itself: recursive gpu.jit functions are not supported"):format(fname)}, 0)
+      infer.fail(caller, line, "'%s' calls itself: recursive gpu.jit functions are not supported", fname)
+    end
+    if #argtypes ~= dst.nparams then
+      infer.fail(caller, line, "device function '%s' takes %d argument%s, got %d", dst.name, dst.nparams,
+                 dst.nparams == 1 and "" or "s", #argtypes)
     end
     busy[key] = true
     d = typed(dst, U, argtypes, false, device)
@@ -310,7 +352,7 @@ local function compile(st, params)
   local comment = ("// gpu.jit: %s, %s:%d, %s"):format(st.name, ctx.file, ctx.fn.line, sig)
   local src = emit.source(U, comment)
   return {source = src, name = ctx.cname, extra = #extra > 0 and extra or nil, signature = sig,
-          options = st.kernel_options}
+          options = st.kernel_options, sites = U.sites}
 end
 
 -- The spec of params (compiled at most once), or raises with the function's location.
@@ -344,52 +386,99 @@ local function arg_param(st, v, i)
   error(("kernel '%s' argument %d %s"):format(st.name, i, why), 3)
 end
 
--- The spec for these arguments: a look-up by each argument's type, else a compile.
-local function spec_for(st, ...)
-  local n = select("#", ...)
-  local node = st.tree
-  for i = 1, n do
-    local v = select(i, ...)
-    local t = mtype(v) or (getmetatable(v) == array_mt and v.dtype) or type(v)
-    node = node[t]
-    if not node then break end
-  end
-  local spec = node and node[n]
-  if spec then return spec end
-  local params = {}
-  for i = 1, n do params[i] = arg_param(st, select(i, ...), i) end
-  if n ~= st.nparams then
-    error(("kernel '%s' takes %d argument%s, got %d"):format(st.name, st.nparams,
-          st.nparams == 1 and "" or "s", n), 3)
-  end
-  spec = specialize(st, params)
-  node = st.tree
-  for i = 1, n do
-    local v = select(i, ...)
-    local t = mtype(v) or (getmetatable(v) == array_mt and v.dtype) or type(v)
-    node[t] = node[t] or {}
-    node = node[t]
-  end
-  node[n] = spec
-  return spec
-end
-
 local function with_extra(run, extra, ...)
   local args = table.pack(...)
   for i, a in ipairs(extra) do args[args.n + i] = a end
   return run(table.unpack(args, 1, args.n + #extra))
 end
 
+-- debug: the launch, then the first out-of-range access as an error naming its Lua line
+-- (the record of the first out-of-range access is the kernel's last argument)
+local function debug_launch(st, spec, run, ...)
+  spec.record = spec.record or gpu.zeros(17, gpu.int64)
+  local extra = table.move(spec.extra or {}, 1, #(spec.extra or {}), 1, {})
+  extra[#extra + 1] = spec.record
+  local ok, err = pcall(with_extra, run, extra, ...)
+  local r = spec.record:totable()
+  if r[1] == 0 then
+    if not ok then error(err, 0) end
+    return
+  end
+  spec.record = nil
+  local n, idx, shape = r[3], {}, {}
+  for i = 1, n do idx[i] = r[3 + i] end
+  for i = 1, math.min(r[7], 3) do shape[i] = r[7 + i] end
+  local what
+  if n == 1 then what = ("index %d out of range for an array of %d elements"):format(idx[1], r[11])
+  elseif r[7] ~= n then what = ("index (%s) on a %d-dimensional array"):format(table.concat(idx, ", "), r[7])
+  else what = ("index (%s) out of range for an array of shape %s"):format(table.concat(idx, ", "),
+              table.concat(shape, " x ")) end
+  local where
+  if r[13] == 1 and r[14] == 1 and r[16] == 1 and r[17] == 1 then
+    where = ("block %d, thread %d"):format(r[12], r[15])
+  else
+    where = ("block (%d, %d, %d), thread (%d, %d, %d)"):format(r[12], r[13], r[14], r[15], r[16], r[17])
+  end
+  error(("%s: kernel '%s': %s (%s)"):format(spec.sites[r[2]] or "?", st.name, what, where), 0)
+end
+
+-- What launches a spec: its kernel (k[config] is the launcher), or for a kernel that takes
+-- extra arguments or checks bounds, a table whose [config] is a launcher that adds them.
+local function leaf_of(st, spec)
+  if not spec.extra and not st.debug then return spec.kernel end
+  return setmetatable({}, {__index = function(_, config)
+    local run = spec.kernel[config]
+    if st.debug then return function(...) return debug_launch(st, spec, run, ...) end end
+    return function(...) return with_extra(run, spec.extra, ...) end
+  end})
+end
+
+-- A launch whose argument types have no kernel yet: compiles one, adds it to the tree
+-- host/jit.c's dispatcher walks, and launches it.
+local function miss(st, config, ...)
+  local n = select("#", ...)
+  local params = {}
+  for i = 1, n do params[i] = arg_param(st, select(i, ...), i) end
+  if n ~= st.nparams then
+    error(("kernel '%s' takes %d argument%s, got %d"):format(st.name, st.nparams,
+          st.nparams == 1 and "" or "s", n), 3)
+  end
+  local spec = specialize(st, params)
+  local node = st.tree
+  for i = 1, n do
+    local code = gpu._jit_code((select(i, ...)))
+    node[code] = node[code] or {}
+    node = node[code]
+  end
+  spec.leaf = spec.leaf or leaf_of(st, spec)
+  node[0] = spec.leaf
+  return spec.leaf[config](...)
+end
+
+local function same_dims(a, b)
+  if a == b then return true end
+  if type(a) ~= "table" or type(b) ~= "table" or #a ~= #b then return false end
+  for i = 1, #a do if a[i] ~= b[i] then return false end end
+  return true
+end
+
+-- k[config]: the launcher of a fixed signature, else a dispatcher (host/jit.c), kept for
+-- the next k[config] with the same configuration
 local function launcher(st, config)
   local fixed = st.fixed
-  if fixed and not fixed.extra then return fixed.kernel[config] end
-  local last, run
-  return function(...)
-    local spec = fixed or spec_for(st, ...)
-    if spec ~= last then run, last = spec.kernel[config], spec end
-    if spec.extra then return with_extra(run, spec.extra, ...) end
-    return run(...)
+  if fixed then
+    fixed.leaf = fixed.leaf or leaf_of(st, fixed)
+    return fixed.leaf[config]
   end
+  local last = st.last_config
+  if last and same_dims(last[1], config[1]) and same_dims(last[2], config[2]) and
+     last.shared == config.shared and last.stream == config.stream then
+    return st.last_dispatcher
+  end
+  local d = gpu._jit_dispatcher(st.tree, config, miss, st)
+  st.last_config, st.last_dispatcher = {config[1], config[2], shared = config.shared,
+                                        stream = config.stream}, d
+  return d
 end
 
 ------------------------------------------------------------------------------------
@@ -467,7 +556,7 @@ function M.new(f, options)
   end
   local st = {f = f, found = found, name = name, id = name .. "#" .. next_id, specs = {}, order = {},
               tree = {}, nparams = found.info.nparams, float = options.float or "float64",
-              integer = options.integer or "int64",
+              integer = options.integer or "int64", debug = options.debug and true or false,
               kernel_options = {options = options.options, debug = options.debug}}
   -- check the constructs now, so a kernel that cannot compile fails where it is defined
   local ok, err = pcall(function()

@@ -74,8 +74,9 @@ function M.lex(src, pos, line, last)
       if keywords[w] then kind[n] = w else kind[n], value[n] = "name", w end
       i = e + 1
     elseif find(src, "^%d", i) or (c == B_DOT and find(src, "^%.%d", i)) then
-      local expo = find(src, "^0[xX]", i) and "[Pp]" or "[Ee]"
-      local j = i
+      local hex = find(src, "^0[xX]", i)
+      local expo = hex and "[Pp]" or "[Ee]"
+      local j = hex and i + 2 or i
       while j <= len do
         local ch = sub(src, j, j)
         if ch:find(expo) then

@@ -87,6 +87,12 @@ function M.name(t)
   return t
 end
 
+-- The name with its article, for messages.
+function M.a(t)
+  local n = M.name(t)
+  return (n:find("^[aeiou]") and "an " or "a ") .. n
+end
+
 -- A key for a list of types (device function specializations).
 function M.key(list)
   local parts = {}

@@ -1,0 +1,634 @@
+-- gpu.jit: kernels written in Lua. Results are checked against Lua's own arithmetic and
+-- against the CUDA C twins, on whichever backend runs the suite; what the generated C looks
+-- like is checked through k:source(), and every refused construct by its message and line.
+local S = require("spec.support")
+
+local here = debug.getinfo(1, "S").short_src
+
+-- The error of f(...) as a string, with the line (in this file) it must name.
+local function refused(line, pattern, f, ...)
+  local msg = S.errof(f, ...)
+  assert.matches(here .. ":" .. line .. ": " .. pattern, msg, 1, false)
+end
+
+-- The first line of this file that has s, other than the lines that look for it.
+local function line_of(s)
+  local n = 0
+  for l in io.lines(here) do
+    n = n + 1
+    if l:find(s, 1, true) and not l:find("line_of(", 1, true) then return n end
+  end
+end
+
+local function close(a, b, tol) return math.abs(a - b) <= (tol or 1e-12) * math.max(1, math.abs(b)) end
+
+describe("gpu.jit", function()
+  it("runs the seed's vecadd written in Lua, as its CUDA C twin does", function()
+    local vecadd = gpu.jit(function(a, b, c)
+      local i = gpu.grid(1)
+      c[i] = a[i] + b[i]
+    end)
+    local twin = gpu.kernel(S.VECADD)
+    local n = 100003
+    gpu.random.seed(11)
+    local a, b = gpu.random.uniform(-1, 1, n), gpu.random.uniform(-1, 1, n)
+    local c, d = gpu.zeros(n), gpu.zeros(n)
+    vecadd[{math.ceil(n / 256), 256}](a, b, c)
+    twin[{math.ceil(n / 256), 256}](a, b, d)
+    local ch, dh = c:tohost(), d:tohost()
+    for i = 1, n, 101 do assert.are.equal(dh[i], ch[i]) end
+    assert.are.equal(dh[n], ch[n])
+    assert.are.equal("vecadd", vecadd.name)
+    assert.are.equal("gpu.jit(vecadd)", tostring(vecadd))
+    assert.are.same({"void(float32[:], float32[:], float32[:])"}, vecadd:signatures())
+  end)
+
+  it("follows Lua 5.4's integer rules: // and % floor, wraparound, shifts, fmod", function()
+    local K = 7
+    local clamp = gpu.jit(function(x, lo, hi)
+      if x < lo then return lo elseif x > hi then return hi end
+      return x
+    end)
+    local ints = gpu.jit(function(a, out)
+      local i = gpu.grid(1)
+      if i > #a then return end
+      local x = a[i]
+      out[i][1] = x // 3
+      out[i][2] = x % 3
+      out[i][3] = x // -3
+      out[i][4] = x % -3
+      out[i][5] = math.fmod(x, 3)
+      out[i][6] = x * K
+      out[i][7] = (x << 3) >> 1
+      out[i][8] = x ~ 5 | 64 & ~x
+      out[i][9] = math.abs(x)
+      out[i][10] = clamp(x, -3, 3)
+      out[i][11] = math.maxinteger + x
+      out[i][12] = x // 0
+      out[i][13] = -x
+      out[i][14] = math.max(x, 2, -1) + math.min(x, 2)
+      out[i][15] = math.ult(x, 5) and 1 or 0
+      out[i][16] = x >> 70
+      out[i][17] = math.mininteger // -1
+      out[i][18] = x > 0 and 1 or -1
+    end)
+    local vals = {-7, -1, 0, 1, 2, 5, 9, 100, math.maxinteger}
+    local out = gpu.zeros({#vals, 18}, gpu.int64)
+    ints[{1, 32}](gpu.array(vals, gpu.int64), out)
+    local got = out:totable()
+    local function clampl(x, lo, hi) if x < lo then return lo elseif x > hi then return hi end return x end
+    for i, x in ipairs(vals) do
+      local want = {x // 3, x % 3, x // -3, x % -3, math.fmod(x, 3), x * K, (x << 3) >> 1, x ~ 5 | 64 & ~x,
+                    math.abs(x), clampl(x, -3, 3), math.maxinteger + x, 0, -x,
+                    math.max(x, 2, -1) + math.min(x, 2), math.ult(x, 5) and 1 or 0, x >> 70,
+                    math.mininteger // -1, x > 0 and 1 or -1}
+      assert.are.same(want, got[i])
+    end
+  end)
+
+  it("follows Lua's float rules and has the math library", function()
+    local scale = gpu.jit(function(x, s) return x * s end)
+    local floats = gpu.jit(function(a, out)
+      local i = gpu.grid(1)
+      local x = a[i]
+      out[i][1] = x / 3
+      out[i][2] = x // 0.5
+      out[i][3] = x % 0.75
+      out[i][4] = x ^ 2 + 2 ^ 0.5
+      out[i][5] = math.sqrt(math.abs(x))
+      out[i][6] = math.floor(x) + math.ceil(x) * 1000
+      out[i][7] = scale(x, 0.5)
+      out[i][8] = math.exp(x / 10) + math.log(math.abs(x) + 1) + math.log(8, 2) + math.log(100, 10)
+      out[i][9] = math.sin(x) * math.cos(x) + math.atan(x, 2) + math.tan(0.5) + math.asin(0.5) + math.acos(0.5)
+      out[i][10] = math.pi * x + (x < math.huge and 1 or 0)
+      out[i][11] = math.fmod(x, 0.75) + math.max(x, 0.5)
+      out[i][12] = 7 // 2 + 7 / 2 + 2 ^ -1
+    end)
+    local vals = {-2.5, -1, 0, 0.25, 1.5, 3.75}
+    local out = gpu.zeros({#vals, 12}, gpu.float64)
+    floats[{1, 32}](gpu.array(vals, gpu.float64), out)
+    local got = out:totable()
+    for i, x in ipairs(vals) do
+      local want = {x / 3, x // 0.5, x % 0.75, x ^ 2 + 2 ^ 0.5, math.sqrt(math.abs(x)),
+        math.floor(x) + math.ceil(x) * 1000, x * 0.5,
+        math.exp(x / 10) + math.log(math.abs(x) + 1) + math.log(8, 2) + math.log(100, 10),
+        math.sin(x) * math.cos(x) + math.atan(x, 2) + math.tan(0.5) + math.asin(0.5) + math.acos(0.5),
+        math.pi * x + 1, math.fmod(x, 0.75) + math.max(x, 0.5), 7 // 2 + 7 / 2 + 2 ^ -1}
+      for j = 1, 12 do assert.is_true(close(got[i][j], want[j]), ("row %d col %d: %s vs %s"):format(i, j, got[i][j], want[j])) end
+    end
+  end)
+
+  it("has if, numeric for (integer and float), while, repeat, break, goto and early return", function()
+    local flow = gpu.jit(function(a, out)
+      local i = gpu.grid(1)
+      local x = a[i]
+      if i > #a then return end
+      local s = 0
+      for k = 1, x do s = s + k end
+      out[i][1] = s
+      local t = 0
+      for k = 10, 1, -3 do t = t * 10 + k end
+      out[i][2] = t
+      local n = 0
+      for _ = 1, x / 2 do n = n + 1 end        -- a float limit is floored
+      out[i][3] = n
+      local f = 0
+      for v = 0.5, 2.0, 0.5 do f = f + v end
+      out[i][4] = f
+      local w = 0
+      while true do
+        w = w + 1
+        if w >= 5 then break end
+      end
+      out[i][5] = w
+      local r = 0
+      repeat local q = r + 1; r = q until q >= 3   -- until sees the body's locals
+      out[i][6] = r
+      local c = 0
+      for k = 1, 10 do
+        if k % 2 == 0 then goto continue end
+        c = c + k
+        ::continue::
+      end
+      out[i][7] = c
+      local m
+      if x < 0 then m = -1 elseif x == 0 then m = 0 else m = 1 end
+      out[i][8] = m
+      do
+        local x = 3                                -- shadows
+        out[i][9] = x
+      end
+      out[i][10] = x
+      local u, v = 1, 2
+      u, v = v, u
+      out[i][11] = u * 10 + v
+      local big = 0
+      for k = math.maxinteger - 2, math.maxinteger do big = big + 1 end  -- no overflow
+      out[i][12] = big
+    end)
+    local vals = {-3, 0, 1, 4, 9}
+    local out = gpu.zeros({#vals, 12}, gpu.int64)
+    flow[{1, 32}](gpu.array(vals, gpu.int64), out)
+    local got = out:totable()
+    for i, x in ipairs(vals) do
+      local s = 0 for k = 1, x do s = s + k end
+      local n = 0 for _ = 1, x / 2 do n = n + 1 end
+      assert.are.same({s, 10741, n, 5, 5, 3, 25, x < 0 and -1 or x == 0 and 0 or 1, 3, x, 21, 3}, got[i])
+    end
+  end)
+
+  it("has shared memory, barriers and atomics: the shared-memory reduction", function()
+    local reduce = gpu.jit(function(a, out)
+      local sm = gpu.shared.array(256, gpu.float64)
+      local tid = gpu.threadIdx.x
+      sm[tid] = a[gpu.grid(1)]
+      gpu.syncthreads()
+      local s = gpu.blockDim.x // 2
+      while s > 0 do
+        if tid <= s then sm[tid] = sm[tid] + sm[tid + s] end
+        gpu.syncthreads()
+        s = s // 2
+      end
+      if tid == 1 then gpu.atomic.add(out, 1, sm[1]) end
+    end)
+    local n = 10000
+    local out = gpu.zeros(1, gpu.float64)
+    reduce[{math.ceil(n / 256), 256}](gpu.arange(1, n + 1, gpu.float64), out)
+    assert.are.equal(n * (n + 1) / 2, out:totable()[1])
+  end)
+
+  it("has every atomic on every dtype it takes, returning the old value", function()
+    local ops = gpu.jit(function(i32, u32, i64, u64, f32, f64, old)
+      local t = gpu.threadIdx.x
+      gpu.atomic.add(i32, 1, t); gpu.atomic.add(u32, 1, t); gpu.atomic.add(i64, 1, t)
+      gpu.atomic.add(u64, 1, t); gpu.atomic.add(f32, 1, t); gpu.atomic.add(f64, 1, t)
+      gpu.atomic.sub(i32, 2, t); gpu.atomic.sub(i64, 2, t); gpu.atomic.sub(f64, 2, t)
+      gpu.atomic.max(i32, 3, t); gpu.atomic.max(u64, 3, t); gpu.atomic.max(f32, 3, t); gpu.atomic.max(f64, 3, -t)
+      gpu.atomic.min(i64, 4, -t); gpu.atomic.min(u32, 4, t); gpu.atomic.min(f32, 4, -t); gpu.atomic.min(f64, 4, t)
+      gpu.atomic.or_(i32, 5, 1 << (t - 1)); gpu.atomic.xor(u64, 5, 1 << (t - 1)); gpu.atomic.and_(i64, 5, ~(1 << (t - 1)))
+      gpu.atomic.inc(u32, 6, 5); gpu.atomic.dec(u32, 7, 100)
+      if t == 1 then
+        old[1] = gpu.atomic.exch(f64, 8, 2.5)
+        old[2] = gpu.atomic.cas(i64, 9, 0, 42)
+        old[3] = gpu.atomic.cas(i64, 9, 0, 43)
+        old[4] = gpu.atomic.exch(i32, 10, 7)
+        old[5] = gpu.atomic.add(i32, 11, 1)      -- out of range: nothing happens, 0
+      end
+    end)
+    local z = {}
+    for d, fill in pairs({int32 = 0, uint32 = 0, int64 = 0, uint64 = 0, float32 = 0, float64 = 0}) do
+      z[d] = gpu.full(10, fill, d)
+    end
+    z.uint32 = gpu.array({0, 0, 0, 1000, 0, 0, 0, 0, 0, 0}, gpu.uint32)
+    z.int64 = gpu.array({0, 0, 0, 0, -1, 0, 0, 0, 0, 0}, gpu.int64)
+    z.float32 = gpu.array({0, 0, 0, 1000, 0, 0, 0, 0, 0, 0}, gpu.float32)
+    z.float64 = gpu.array({0, 0, 0, 1000, 0, 0, 0, 1, 0, 0}, gpu.float64)
+    local old = gpu.zeros(5, gpu.float64)
+    ops[{1, 8}](z.int32, z.uint32, z.int64, z.uint64, z.float32, z.float64, old)
+    local r = {}
+    for d, a in pairs(z) do r[d] = a:totable() end
+    assert.are.equal(36, r.int32[1]); assert.are.equal(36, r.uint32[1]); assert.are.equal(36, r.int64[1])
+    assert.are.equal(36, r.uint64[1]); assert.are.equal(36, r.float32[1]); assert.are.equal(36, r.float64[1])
+    assert.are.equal(-36, r.int32[2]); assert.are.equal(-36, r.int64[2]); assert.are.equal(-36, r.float64[2])
+    assert.are.equal(8, r.int32[3]); assert.are.equal(8, r.uint64[3]); assert.are.equal(8, r.float32[3])
+    assert.are.equal(0, r.float64[3])
+    assert.are.equal(-8, r.int64[4]); assert.are.equal(1, r.uint32[4]); assert.are.equal(-8, r.float32[4])
+    assert.are.equal(1, r.float64[4])
+    assert.are.equal(255, r.int32[5]); assert.are.equal(255, r.uint64[5]); assert.are.equal(-256, r.int64[5])
+    assert.are.equal(2, r.uint32[6])         -- 0,1,2,3,4,5,0,1,2: wraps past 5
+    assert.are.equal(93, r.uint32[7])         -- 0 -> 100 (the limit), then down by one
+    assert.are.equal(2.5, r.float64[8])
+    assert.are.equal(42, r.int64[9])
+    assert.are.equal(7, r.int32[10])
+    assert.are.same({1, 0, 42, 0, 0}, old:totable())
+  end)
+
+  it("has warp shuffles, ballots, lane ids and syncthreads_count", function()
+    local warp = gpu.jit(function(a, out)
+      local i = gpu.grid(1)
+      local v = a[i]
+      local off = 16
+      while off > 0 do
+        v = v + gpu.shfl_down(v, off)
+        off = off // 2
+      end
+      local lane = gpu.laneid
+      local first = gpu.shfl(v, 1)
+      local up = gpu.shfl_up_sync(0xffffffff, lane, 1)
+      local x = gpu.shfl_xor(lane, 1)
+      local b = gpu.ballot_sync(0xffffffff, lane <= 4)
+      local n = gpu.syncthreads_count(lane % 2 == 0)
+      local any = gpu.any_sync(0xffffffff, lane == 7) and 1 or 0      -- every lane votes
+      local all = gpu.all_sync(0xffffffff, lane == 7) and 1 or 0
+      if lane == 3 then
+        out[1] = first; out[2] = up; out[3] = x; out[4] = b; out[5] = n
+        out[6] = any; out[7] = all; out[8] = gpu.warpsize
+      end
+    end)
+    local out = gpu.zeros(8, gpu.int64)
+    warp[{1, 32}](gpu.arange(1, 33, gpu.int64), out)
+    assert.are.same({528, 2, 4, 15, 16, 1, 0, 32}, out:totable())
+  end)
+
+  it("has 2-D grids, a[i][j] and a(i, j), #a, a.size, a.ndim and a.shape[d]", function()
+    local where = gpu.jit(function(m, info)
+      local x, y = gpu.grid(2)
+      m[y][x] = y * 100 + x + m(y, x) * 0
+      if x == 1 and y == 1 then
+        info[1] = #m; info[2] = m.size; info[3] = m.ndim
+        info[4] = m.shape[1]; info[5] = m.shape[2]; info[6] = m.shape[3]
+        local w, h = gpu.gridsize(2)
+        info[7] = w * 10 + h
+        info[8] = gpu.blockDim.x * 10 + gpu.gridDim.y + gpu.blockIdx.x * 0 + gpu.threadIdx.y * 0
+      end
+    end)
+    local m, info = gpu.zeros({3, 4}, gpu.int32), gpu.zeros(8, gpu.int64)
+    where[{{2, 2}, {2, 2}}](m, info)
+    assert.are.same({{101, 102, 103, 104}, {201, 202, 203, 204}, {301, 302, 303, 304}}, m:totable())
+    assert.are.same({12, 12, 2, 3, 4, 0, 44, 22}, info:totable())
+  end)
+
+  it("has local arrays, 2-D shared arrays, booleans and narrow integers", function()
+    local loc = gpu.jit(function(small, flags, out)
+      local t = gpu.local_array(8, gpu.int64)
+      local m = gpu.shared.array({2, 3}, gpu.int16)
+      for k = 1, 8 do t[k] = k * k end
+      local i = gpu.grid(1)
+      if i <= 6 then m[(i - 1) // 3 + 1][(i - 1) % 3 + 1] = i * 10 end
+      gpu.syncthreads()
+      out[i] = t[i] + m[2][3] + t[9] + #t + m.shape[2]
+      flags[i] = small[i] > 2 and not (small[i] == 4)
+      small[i] = small[i] * 5000                -- wraps in int16
+    end)
+    local small, flags, out = gpu.arange(8, gpu.int16), gpu.zeros(8, gpu.bool), gpu.zeros(8, gpu.int64)
+    loc[{1, 8}](small, flags, out)
+    local want = {}
+    for i = 1, 8 do want[i] = i * i + 60 + 0 + 8 + 3 end
+    assert.are.same(want, out:totable())
+    assert.are.same({false, false, false, true, false, true, true, true}, flags:totable())
+    assert.are.same({0, 5000, 10000, 15000, 20000, 25000, 30000, 35000 - 65536}, small:totable())
+  end)
+
+  it("bakes number upvalues in as constants and passes device arrays it reads as arguments", function()
+    local alpha = 2.5
+    local table_ = gpu.array({10, 20, 30})
+    local shift = gpu.jit(function(a) return a + 1 end)
+    local k = gpu.jit(function(x, y)
+      local i = gpu.grid(1)
+      y[i] = alpha * x[i] + table_[i] + shift(0)
+    end)
+    local x, y = gpu.array({1, 2, 3}), gpu.zeros(3)
+    k[{1, 4}](x, y)
+    assert.are.same({13.5, 26, 38.5}, y:totable())
+    local src = k:source()
+    assert.matches("2.5f * (float)x[i - 1]", src, 1, true)
+    assert.matches("gpu::array<float> upvalue_table_)", src, 1, true)
+    local prepared = k[1, 4]
+    prepared(x, y)
+    assert.are.same({13.5, 26, 38.5}, y:totable())
+  end)
+
+  it("reads globals as upvalues are read: when it compiles", function()
+    JIT_SPEC_N = 4
+    local k = gpu.jit(function(a) a[1] = JIT_SPEC_N end)
+    local a = gpu.zeros(1, gpu.int32)
+    k[{1, 1}](a)
+    JIT_SPEC_N = 5
+    k[{1, 1}](a)                                 -- already compiled: still 4
+    assert.are.same({4}, a:totable())
+    JIT_SPEC_N = nil
+  end)
+
+  it("types locals by their first value and widens them, the NumPy way", function()
+    local k = gpu.jit(function(a, n, out)
+      local s = 0                  -- a literal: takes float32 from a[i]
+      for i = 1, n do s = s + a[i] end
+      local t = 0
+      t = t + 0.5                  -- widened to float64
+      local j = n                  -- int64 ...
+      local u = j * a[1]           -- ... times float32 is float64
+      local c = 3                  -- int64
+      out[1] = s + t + u + c
+    end)
+    local src = k:source("void(float32[:], int64, float32[:])")
+    assert.matches("float s = 0.0f;", src, 1, true)
+    assert.matches("double t = 0.0;", src, 1, true)
+    assert.matches("long long j = n;", src, 1, true)
+    assert.matches("double u = (double)j * (double)a[0];", src, 1, true)
+    assert.matches("long long c = 3;", src, 1, true)
+    assert.matches("s = s + (float)a[i - 1];", src, 1, true)
+  end)
+
+  it("compiles once per signature: Lua integers int64, floats float64, or as options say", function()
+    local k = gpu.jit(function(a, v) a[1] = v end)
+    local a = gpu.zeros(1, gpu.float64)
+    k[{1, 1}](a, 3); k[{1, 1}](a, 4); k[{1, 1}](a, 0.5); k[{1, 1}](a, true and 2 or 0)
+    assert.are.same({"void(float64[:], int64)", "void(float64[:], float64)"}, k:signatures())
+    assert.are.equal(2, a:totable()[1])
+    local f32 = gpu.jit(function(a, v) a[1] = v end, {float = "float32", integer = "int32"})
+    assert.matches("float v", f32:source("void(float64[:], float32)"), 1, true)
+    local f = gpu.zeros(1)
+    f32[{1, 1}](f, 0.25); f32[{1, 1}](f, 7)
+    assert.are.same({"void(float64[:], float32)", "void(float32[:], float32)", "void(float32[:], int32)"},
+                    f32:signatures())
+  end)
+
+  it("takes a numba signature, compiled now and launched through the C launcher", function()
+    local saxpy = gpu.jit(function(a, x, y)
+      local i = gpu.grid(1)
+      y[i] = a * x[i] + y[i]
+    end, {signature = "void(float32, float32[:], float32[:])"})
+    assert.matches("extern \"C\" __global__ void saxpy(float a, gpu::array<float> x, gpu::array<float> y)",
+                   saxpy:source(), 1, true)
+    local x, y = gpu.array({1, 2}), gpu.array({10, 20})
+    saxpy[{1, 2}](2, x, y)
+    assert.are.same({12, 24}, y:totable())
+    assert.matches("kernel 'saxpy' argument 2 %(gpu::array<float> x%) is a float64 array; the kernel takes float32",
+                   S.errof(function() saxpy[{1, 2}](2, gpu.zeros(2, gpu.float64), y) end))
+    local five = gpu.jit(function(a, b, c, d, e) end, {signature = "void(f4, f8[:, :], i4, u1[::1], b1)"})
+    assert.matches("(float a, gpu::array<double> b, int c_arg, gpu::array<unsigned char> d, bool e) {\n"
+                   .. "  long long c = (long long)c_arg;", five:source(), 1, true)
+    local two = gpu.jit(function(a, b) end, {signature = "(int64, bool)"})
+    assert.matches("(long long a, bool b)", two:source(), 1, true)
+    assert.matches("signature 'void%(float33%)': unknown type 'float33'",
+                   S.errof(gpu.jit, function(a) end, {signature = "void(float33)"}))
+  end)
+
+  it("prints with gpu.printf", function()
+    local script = S.tmpfile([[
+local k = gpu.jit(function(a)
+  local i = gpu.grid(1)
+  if i == 2 then gpu.printf("i = %d, x = %.2f, %s, %s %%\n", i, a[i], true, "ok") end
+end)
+k[{1, 4}](gpu.array({1, 2.5, 3}))
+gpu.synchronize()
+]])
+    local out, status = S.host(S.quote(script))
+    os.remove(script)
+    assert.is_true(status == 0 or status == nil)
+    assert.are.equal("i = 2, x = 2.50, true, ok %\n", out)
+  end)
+
+  it("reads functions defined at the prompt, with -e, on stdin and in load(s)", function()
+    local prog = "k = gpu.jit(function(a) a[gpu.grid(1)] = 7 end)\na = gpu.zeros(2)\nk[{1, 2}](a)\nprint(a[1] == nil)\n"
+    local out = S.host("-i", "k = gpu.jit(function(a) a[gpu.grid(1)] = 7 end)\na = gpu.zeros(2)\nk[{1, 2}](a)\nprint(a:totable()[2])\n")
+    assert.matches("\n7%.0\n", "\n" .. out:gsub("> ", ""))
+    out = S.host("-e " .. S.quote("local k = gpu.jit(function(a) a[2] = 5 end) local a = gpu.zeros(2) k[{1, 1}](a) print(a:totable()[2])"))
+    assert.are.equal("5.0\n", out)
+    out = S.host("-", "local k = gpu.jit(function(a) a[1] = 6 end) local a = gpu.zeros(2) k[{1, 1}](a) print(a:totable()[1])")
+    assert.are.equal("6.0\n", out)
+    local f = load("return function(a) a[1] = 9 end")()
+    local a = gpu.zeros(1)
+    gpu.jit(f)[{1, 1}](a)
+    assert.are.same({9}, a:totable())
+    assert.matches("gpu.jit: the source of the function at x:1 is not available",
+                   S.errof(gpu.jit, load("return function(a) end", "=x")()), 1, true)
+  end)
+
+  it("names the Lua line of an out-of-range access with debug = true", function()
+    local over = gpu.jit(function(a, m)
+      local i = gpu.grid(1)
+      a[i] = i                                   -- debug-spec-1
+      if i == 3 then m[i][7] = 1 end
+    end, {debug = true})
+    local a, m = gpu.zeros(100), gpu.zeros({4, 5})
+    local l = line_of("-- debug-spec-1")
+    assert.are.equal(here .. ":" .. l .. ": kernel 'over': index 101 out of range for an array of 100 elements (block 1, thread 101)",
+                     S.errof(function() over[{1, 101}](a, gpu.zeros({4, 8})) end))
+    assert.are.equal(here .. ":" .. (l + 1) .. ": kernel 'over': index (3, 7) out of range for an array of shape 4 x 5 (block 1, thread 3)",
+                     S.errof(function() over[{1, 64}](a, m) end))
+    over[{1, 64}](a, gpu.zeros({4, 8}))          -- nothing out of range: no error
+    assert.are.equal(64, a:totable()[64])
+  end)
+
+  it("points the generated C at the Lua lines, so compiler errors name the script", function()
+    local k = gpu.jit(function(a)                -- line-spec-1
+      local i = gpu.grid(1)
+      a[i] = 1
+    end)
+    local src = k:source("void(float32[:])")
+    local l = line_of("-- line-spec-1")
+    assert.matches('#line ' .. l .. ' "' .. here .. '"\nextern "C" __global__ void k(gpu::array<float> a) {\n', src, 1, true)
+    -- a compiler error in the body is reported at the Lua line it comes from
+    local broken = src:gsub("a%[i %- 1%] = 1%.0f;", "a[i - 1] = not_declared;")
+    local msg = S.errof(function() gpu.kernel(broken, "k"):compile() end)
+    assert.matches(here .. "[:(]" .. (l + 2) .. "[:)]", msg)
+  end)
+end)
+
+describe("gpu.jit refuses", function()
+  -- f's refusal names this file and f's first line (+ offset); `at` is when it comes:
+  -- "define" (gpu.jit), or the first compile, for signature sig (default float32[:])
+  local function refuses(pattern, f, at, sig, offset)
+    local line = debug.getinfo(f, "S").linedefined + (offset or 0)
+    refused(line, pattern, function()
+      local k = gpu.jit(f)
+      assert.are.equal("compile", at, "refused only when compiled")
+      return k:source(sig or "void(float32[:])")
+    end)
+  end
+
+  it("tables, closures, varargs, strings, nil, .., method calls and generic for", function()
+    refuses("a table constructor %({...}%) is not supported in a gpu.jit function: use a device array, "
+            .. "gpu.shared.array or gpu.local_array",
+            function(a) local t = {1, 2} end, "define")
+    refuses("a function defined inside a gpu.jit function is not supported in a gpu.jit function: "
+            .. "define it outside with gpu.jit and call it",
+            function(a) local g = function() end end, "define")
+    refuses("'%.%.%.' in the parameter list is not supported in a gpu.jit function: name the parameters",
+            function(...) end, "define")
+    refuses("string concatenation %(%.%.%) is not supported",
+            function(a) local s = a .. a end, "define")
+    refuses("a method call %(a:f%(%)%) is not supported in a gpu.jit function$",
+            function(a) a:free() end, "define")
+    refuses("a generic for %(for %.%.%. in%) is not supported in a gpu.jit function: use a numeric for",
+            function(a) for k, v in ipairs(a) do end end, "define")
+    refuses("nil is not supported in a gpu.jit function: kernel values are numbers, booleans and arrays",
+            function(a) local z = nil end, "define")
+    refuses("local 'q' cannot hold a string",
+            function(a) local q = "text" end, "compile")
+    refuses("a function defined inside a gpu.jit function",
+            function(a) local function inner() end end, "define")
+    refuses("local 'c <close>' is not supported in a gpu.jit function: only <const> is",
+            function(a) local c <close> = a end, "define")
+  end)
+
+  it("assignments outside the function, unknown names and calls to Lua functions", function()
+    local up = 1
+    refuses("assigning to 'up', which is not a local of the gpu.jit function",
+            function(a) up = 2 end, "define")
+    refuses("assigning to 'JIT_SPEC_G'",
+            function(a) JIT_SPEC_G = 1 end, "define")
+    refuses("gpu%.nothing is not available in a gpu.jit function",
+            function(a) gpu.nothing() end, "define")
+    refuses("math%.random is not available",
+            function(a) a[1] = math.random() end, "define")
+    refuses("'print' is a Lua function: call gpu.jit functions, gpu%.%* and math%.%*",
+            function(a) print(a) end, "compile")
+    refuses("'undefined_x' is nil here",
+            function(a) a[1] = undefined_x end, "compile")
+    local t = {}
+    refuses("'t' is a table: a gpu.jit function can use numbers, booleans, device arrays, gpu.jit functions, gpu and math",
+            function(a) a[1] = t[1] end, "compile")
+    local _ = up
+  end)
+
+  it("type mistakes: numbers as conditions, mixed locals, bad indices and operands", function()
+    refuses("a condition must be a boolean, got a float32 %(in Lua every number is true, 0 too",
+            function(a) if a[1] then a[1] = 0 end end, "compile")
+    refuses("local 'x' is given a bool here, and an integer at line %d+: a local holds one kind of value",
+            function(a)
+              local x = 1
+              x = true
+            end, "compile", nil, 2)
+    refuses("an array index must be an integer, got a float",
+            function(a) a[1.5] = 0 end, "compile")
+    refuses("the operand of '&' must be an integer, got a float32",
+            function(a) a[1] = a[1] & 1 end, "compile")
+    refuses("storing a bool in a float32 array",
+            function(a) a[1] = true end, "compile")
+    refuses("'and' on an integer: in Lua a number is always true",
+            function(a) local v = 1 and 2 end, "compile")
+    refuses("attempt to ", -- Lua's own message for 1 // 0
+            function(a) a[1] = 1 // 0 end, "compile")
+    refuses("gpu%.shared%.array's size must be a constant",
+            function(a, n) local s = gpu.shared.array(n, gpu.float32) end, "compile", "void(float32[:], int64)")
+    refuses("gpu%.atomic%.add on an int8 array: it takes float32, float64, int32, int64, uint32, uint64 arrays",
+            function(a) gpu.atomic.add(a, 1, 2) end, "compile", "void(int8[:])")
+  end)
+
+  it("kernels that return values, recursion and wrong argument counts", function()
+    refuses("a kernel returns nothing",
+            function(a) return a[1] end, "compile")
+    local rec
+    rec = gpu.jit(function(x) return rec(x) end)
+    refused(debug.getinfo(1, "l").currentline - 1, "'rec' calls itself: recursive gpu.jit functions are not supported",
+            function() return gpu.jit(function(a) a[1] = rec(1) end):source("void(float32[:])") end)
+    local two = gpu.jit(function(x, y) return x + y end)
+    refuses("device function 'two' takes 2 arguments, got 1",
+            function(a) a[1] = two(1) end, "compile")
+    local k = gpu.jit(function(a, b) end)
+    assert.matches("kernel 'k' takes 2 arguments, got 1$", S.errof(function() k[{1, 1}](gpu.zeros(1)) end))
+    assert.matches("kernel 'k' argument 1 is a host array: copy it to the device first with gpu.array%(h%)",
+                   S.errof(function() k[{1, 1}](gpu.host.zeros(1), 1) end))
+    assert.matches("kernel 'k' argument 2 is a Lua table: copy it to the device first with gpu.array%(t%)",
+                   S.errof(function() k[{1, 1}](gpu.zeros(1), {}) end))
+    local freed = gpu.zeros(1)
+    freed:free()
+    assert.matches("attempt to use a freed array", S.errof(function() k[{1, 1}](freed, 1) end))
+    assert.matches("gpu.jit function 'k' needs a launch configuration", S.errof(function() k(1, 2) end))
+    assert.matches("bad argument #1 to 'jit' %(function expected, got number%)", S.errof(gpu.jit, 1))
+    local nothing = function() end
+    assert.matches("gpu.jit: unknown option 'fast'", S.errof(gpu.jit, nothing, {fast = true}))
+    assert.matches("has no signature compiled yet", S.errof(function() return gpu.jit(nothing):source() end))
+  end)
+end)
+
+describe("gpu.jit's generated C", function()
+  -- every gpu.* and math.* a kernel may use, and every atomic on every dtype it takes
+  local program = [==[
+local all = "void(float32[:], float64[:], int32[:], int64[:], uint32[:], uint64[:], float32, int64)"
+local ks = {}
+ks[1] = gpu.jit(function(f, d, i, l, u, q, x, n)
+  local t = gpu.threadIdx.x
+  local sm = gpu.shared.array({4, 32}, gpu.float32)
+  local loc = gpu.local_array(8, gpu.int32)
+  sm[1][t] = f[gpu.grid(1)]
+  loc[t % 8 + 1] = t
+  gpu.syncthreads()
+  local v = gpu.shfl_down(sm[1][t], 1) + gpu.shfl_up_sync(0xffffffff, x, 2) + gpu.shfl_xor(n, 1) + gpu.shfl(d[1], 3)
+  v = v + gpu.ballot_sync(0xffffffff, t > 3) + gpu.syncthreads_count(t > 1) + gpu.laneid + gpu.activemask()
+  if gpu.any_sync(0xffffffff, v > 0) and gpu.all_sync(0xffffffff, v > 0) and gpu.syncthreads_and(v > 0)
+     and gpu.syncthreads_or(v > 0) then gpu.syncwarp() end
+  gpu.threadfence(); gpu.threadfence_block(); gpu.threadfence_system()
+  gpu.printf("%d %f %s %x %5.2g\n", n, x, true, t, v)
+  f[1] = math.sqrt(x) + math.exp(x) + math.log(x) + math.log(x, 2) + math.log(x, 10) + math.log(x, 3)
+       + math.sin(x) + math.cos(x) + math.tan(x) + math.asin(x) + math.acos(x) + math.atan(x) + math.atan(x, 2)
+       + math.abs(x) + math.floor(x) + math.ceil(x) + math.fmod(x, 2) + math.max(x, 1) + math.min(x, 1)
+       + x ^ 3 + x % 2 + x // 2 + loc[2] + sm[2][t]
+  d[1] = math.sqrt(n) + math.abs(n) + math.fmod(n, 3) + (math.ult(n, 3) and 1 or 0) + n // 3 + n % 3
+       + (n << 2) + (n >> 1) + d[2] ^ 0.5
+  for k = 1, n, 2 do l[k] = k end
+  for k = x, 1, -0.5 do d[2] = k end
+end, {signature = all})
+ks[2] = gpu.jit(function(f, d, i, l, u, q, x, n)
+  local sm = gpu.shared.array(8, gpu.float64)
+  local old = gpu.atomic.add(f, 1, x) + gpu.atomic.add(d, 1, x) + gpu.atomic.add(i, 1, n) + gpu.atomic.add(l, 1, n)
+    + gpu.atomic.add(u, 1, n) + gpu.atomic.add(q, 1, n) + gpu.atomic.add(sm, 1, x)
+  old = old + gpu.atomic.sub(f, 2, x) + gpu.atomic.sub(d, 2, x) + gpu.atomic.sub(i, 2, n) + gpu.atomic.sub(l, 2, n)
+    + gpu.atomic.sub(u, 2, n) + gpu.atomic.sub(q, 2, n)
+  old = old + gpu.atomic.max(f, 3, x) + gpu.atomic.max(d, 3, x) + gpu.atomic.max(i, 3, n) + gpu.atomic.max(l, 3, n)
+    + gpu.atomic.max(u, 3, n) + gpu.atomic.max(q, 3, n)
+  old = old + gpu.atomic.min(f, 4, x) + gpu.atomic.min(d, 4, x) + gpu.atomic.min(i, 4, n) + gpu.atomic.min(l, 4, n)
+    + gpu.atomic.min(u, 4, n) + gpu.atomic.min(q, 4, n)
+  old = old + gpu.atomic.exch(f, 5, x) + gpu.atomic.exch(d, 5, x) + gpu.atomic.exch(i, 5, n) + gpu.atomic.exch(l, 5, n)
+    + gpu.atomic.exch(u, 5, n) + gpu.atomic.exch(q, 5, n)
+  old = old + gpu.atomic.and_(i, 6, n) + gpu.atomic.and_(l, 6, n) + gpu.atomic.and_(u, 6, n) + gpu.atomic.and_(q, 6, n)
+    + gpu.atomic.or_(i, 7, n) + gpu.atomic.or_(l, 7, n) + gpu.atomic.or_(u, 7, n) + gpu.atomic.or_(q, 7, n)
+    + gpu.atomic.xor(i, 8, n) + gpu.atomic.xor(l, 8, n) + gpu.atomic.xor(u, 8, n) + gpu.atomic.xor(q, 8, n)
+    + gpu.atomic.inc(u, 9, 10) + gpu.atomic.dec(u, 9, 10)
+    + gpu.atomic.cas(i, 10, 0, n) + gpu.atomic.cas(l, 10, 0, n) + gpu.atomic.cas(u, 10, 0, n) + gpu.atomic.cas(q, 10, 0, n)
+  d[3] = old
+end, {signature = all})
+ks[3] = gpu.jit(function(f, d, i, l, u, q, x, n)
+  f[gpu.grid(1)] = f[1] + d[2] * x
+  d[gpu.grid(1)] = n
+end, {signature = all, debug = true})
+for _, k in ipairs(ks) do print(k:compile()) end
+]==]
+
+  it("compiles with NVRTC for the GPU wherever the toolkit is (no GPU needed)", function()
+    local script = S.tmpfile(program)
+    local out, status, err = S.run("GPU_BACKEND=cuda GPUHOST_CACHE_DIR=off " .. S.gpuhost .. " " .. S.quote(script))
+    os.remove(script)
+    assert.are.equal("", err)
+    assert.are.equal(("sm_90\tnvrtc\n"):rep(3), out:gsub("sm_%d+", "sm_90"))
+    assert.is_true(status == 0 or status == nil)
+  end)
+
+  it("compiles every atomic on this backend too", function()
+    local chunk = assert(load((program:gsub("for _, k in ipairs%(ks%) do print%(k:compile%(%)%) end",
+                                            "assert(ks[2]:compile())"))))
+    chunk()
+  end)
+end)
