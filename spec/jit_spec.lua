@@ -456,6 +456,16 @@ gpu.synchronize()
   end)
 end)
 
+describe("the seed's examples in Lua (scripts/*_jit.lua)", function()
+  it("print what their CUDA C twins print", function()
+    for _, name in ipairs({"grid2d", "memory", "vecadd_error"}) do
+      local c = S.host("scripts/" .. name .. ".lua")
+      local jit = S.host("scripts/" .. name .. "_jit.lua")
+      assert.are.equal(c:gsub("scripts/" .. name .. ".lua", "?"), (jit:gsub("scripts/" .. name .. "_jit.lua", "?")))
+    end
+  end)
+end)
+
 describe("gpu.jit refuses", function()
   -- f's refusal names this file and f's first line (+ offset); `at` is when it comes:
   -- "define" (gpu.jit), or the first compile, for signature sig (default float32[:])
@@ -548,10 +558,10 @@ describe("gpu.jit refuses", function()
     refuses("device function 'two' takes 2 arguments, got 1",
             function(a) a[1] = two(1) end, "compile")
     local k = gpu.jit(function(a, b) end)
-    assert.matches("kernel 'k' takes 2 arguments, got 1$", S.errof(function() k[{1, 1}](gpu.zeros(1)) end))
-    assert.matches("kernel 'k' argument 1 is a host array: copy it to the device first with gpu.array%(h%)",
+    assert.matches(":%d+: kernel 'k' takes 2 arguments, got 1$", S.errof(function() k[{1, 1}](gpu.zeros(1)) end))
+    assert.matches(":%d+: kernel 'k' argument 1 %(a%) is a host array: copy it to the device first with gpu.array%(h%)$",
                    S.errof(function() k[{1, 1}](gpu.host.zeros(1), 1) end))
-    assert.matches("kernel 'k' argument 2 is a Lua table: copy it to the device first with gpu.array%(t%)",
+    assert.matches(":%d+: kernel 'k' argument 2 %(b%) is a Lua table: copy it to the device first with gpu.array%(t%)$",
                    S.errof(function() k[{1, 1}](gpu.zeros(1), {}) end))
     local freed = gpu.zeros(1)
     freed:free()

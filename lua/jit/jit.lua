@@ -383,7 +383,8 @@ local function arg_param(st, v, i)
   if gpu._meta.hostarray == getmetatable(v) then why = "is a host array: copy it to the device first with gpu.array(h)"
   elseif type(v) == "table" then why = "is a Lua table: copy it to the device first with gpu.array(t)"
   else why = ("must be a number, a boolean or a device array, got %s"):format(type(v)) end
-  error(("kernel '%s' argument %d %s"):format(st.name, i, why), 3)
+  -- as the C launcher says it (kernel.c), at the launch (miss < dispatcher < the caller)
+  error(("kernel '%s' argument %d (%s) %s"):format(st.name, i, st.found.fn.params[i] or "?", why), 4)
 end
 
 local function with_extra(run, extra, ...)
@@ -438,7 +439,9 @@ end
 local function miss(st, config, ...)
   local n = select("#", ...)
   local params = {}
-  for i = 1, n do params[i] = arg_param(st, select(i, ...), i) end
+  if n == st.nparams then
+    for i = 1, n do params[i] = arg_param(st, select(i, ...), i) end
+  end
   if n ~= st.nparams then
     error(("kernel '%s' takes %d argument%s, got %d"):format(st.name, st.nparams,
           st.nparams == 1 and "" or "s", n), 3)
