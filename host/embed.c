@@ -1,5 +1,6 @@
 /* embed.c: the Lua files of lua/ and the CUDA sources of kernels/, compiled into the
- * binary (the assembler's .incbin), so gpuhost and gpu.so are single files. */
+ * binary (the assembler's .incbin), so gpuhost and gpu.so are single files. lua/jit/ goes
+ * in as bytecode (the Makefile's build/jit/), under the names of its sources. */
 #include <string.h>
 #include "util.h"
 
@@ -18,20 +19,22 @@ EMBED(embed_builtin_cu, "kernels/builtin.cu")
 EMBED(embed_cpu_h, "kernels/cpu.h")
 EMBED(embed_cpu_cg_h, "kernels/cpu_cooperative_groups.h")
 EMBED(embed_cpu_abi_h, "kernels/gpuhost_cpu_abi.h")
-EMBED(embed_jit_lua, "lua/jit/jit.lua")
-EMBED(embed_jit_lex_lua, "lua/jit/lex.lua")
-EMBED(embed_jit_parse_lua, "lua/jit/parse.lua")
-EMBED(embed_jit_types_lua, "lua/jit/types.lua")
-EMBED(embed_jit_intrinsics_lua, "lua/jit/intrinsics.lua")
-EMBED(embed_jit_infer_lua, "lua/jit/infer.lua")
-EMBED(embed_jit_emit_lua, "lua/jit/emit.lua")
+EMBED(embed_jit_lua, "build/jit/jit.luac")
+EMBED(embed_jit_lex_lua, "build/jit/lex.luac")
+EMBED(embed_jit_parse_lua, "build/jit/parse.luac")
+EMBED(embed_jit_scan_lua, "build/jit/scan.luac")
+EMBED(embed_jit_stamp, "build/jit/stamp")
+EMBED(embed_jit_types_lua, "build/jit/types.luac")
+EMBED(embed_jit_intrinsics_lua, "build/jit/intrinsics.luac")
+EMBED(embed_jit_infer_lua, "build/jit/infer.luac")
+EMBED(embed_jit_emit_lua, "build/jit/emit.luac")
 
 #define FILE_ENTRY(name, sym) {name, sym, (size_t)(sym##_end - sym)}
 
 const EmbeddedFile *embedded_find(const char *name) {
-  static EmbeddedFile files[16];
+  static EmbeddedFile files[18];
   if (files[0].name == NULL) {
-    const EmbeddedFile all[16] = {
+    const EmbeddedFile all[18] = {
       {"lua/gpu.lua", embed_gpu_lua, (size_t)(embed_gpu_lua_end - embed_gpu_lua)},
       {"lua/signature.lua", embed_signature_lua,
        (size_t)(embed_signature_lua_end - embed_signature_lua)},
@@ -46,6 +49,8 @@ const EmbeddedFile *embedded_find(const char *name) {
       FILE_ENTRY("lua/jit/jit.lua", embed_jit_lua),
       FILE_ENTRY("lua/jit/lex.lua", embed_jit_lex_lua),
       FILE_ENTRY("lua/jit/parse.lua", embed_jit_parse_lua),
+      FILE_ENTRY("lua/jit/scan.lua", embed_jit_scan_lua),
+      FILE_ENTRY("lua/jit/stamp", embed_jit_stamp),
       FILE_ENTRY("lua/jit/types.lua", embed_jit_types_lua),
       FILE_ENTRY("lua/jit/intrinsics.lua", embed_jit_intrinsics_lua),
       FILE_ENTRY("lua/jit/infer.lua", embed_jit_infer_lua),

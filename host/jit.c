@@ -1,8 +1,12 @@
-/* jit.c: the launch side of gpu.jit (lua/jit/jit.lua). A gpu.jit kernel is compiled once
- * for each list of argument types, so a launch first finds the compiled kernel for the
- * types of its arguments: a walk down a tree of tables keyed by each argument's type code,
- * done here in C so that a gpu.jit launch costs about what a gpu.kernel launch does. */
+/* jit.c: what gpu.jit (lua/jit/jit.lua) does in C.
+ *  - Launches: a gpu.jit kernel is compiled once for each list of argument types, so a
+ *    launch first finds the compiled kernel for the types of its arguments: a walk down a
+ *    tree of tables keyed by each argument's type code, done here so that a gpu.jit launch
+ *    costs about what a gpu.kernel launch does.
+ *  - Its memo: the CUDA C it generated, kept in the disk cache (cache.c) under a key of
+ *    everything that C depends on, so a new process need not load the compiler. */
 #include "gpu.h"
+#include "cache.h"
 
 /* The type codes: an array's dtype (1 .. DT_COUNT), then these. */
 enum { CODE_INTEGER = 101, CODE_FLOAT, CODE_BOOLEAN, CODE_OTHER };
@@ -89,9 +93,27 @@ static int gpu_jit_code(lua_State *L) {
   return 1;
 }
 
+/* gpu._jit_memo(key [, value]): the value kept on disk under key (nil when none); with a
+ * value, keeps it there (nothing when the cache is off or cannot be written) */
+static int gpu_jit_memo(lua_State *L) {
+  size_t klen, vlen;
+  const char *key = luaL_checklstring(L, 1, &klen);
+  if (lua_isnoneornil(L, 2)) {
+    CacheEntry e;
+    if (!cache_load(key, klen, 0, &e)) return 0;
+    lua_pushlstring(L, e.cubin, e.cubin_size);
+    cache_entry_free(&e, 0);
+    return 1;
+  }
+  const char *value = luaL_checklstring(L, 2, &vlen);
+  cache_store(key, klen, value, vlen, NULL, 0);
+  return 0;
+}
+
 static const luaL_Reg jit_funcs[] = {
   {"_jit_dispatcher", gpu_jit_dispatcher},
   {"_jit_code", gpu_jit_code},
+  {"_jit_memo", gpu_jit_memo},
   {NULL, NULL}
 };
 

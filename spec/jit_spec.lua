@@ -373,6 +373,30 @@ describe("gpu.jit", function()
                     f32:signatures())
   end)
 
+  it("keeps the C it made on disk for new processes, keyed by everything it depends on", function()
+    local cache = os.tmpname()
+    os.remove(cache)
+    local script = S.tmpfile([[
+local alpha, helper = tonumber(arg[1]), gpu.jit(function(x) return x + tonumber_offset end)
+local k = gpu.jit(function(y) y[1] = alpha * 2 + helper(1) end)
+local y = gpu.zeros(1)
+local origin = select(2, k:compile("void(float32[:])"))
+k[{1, 1}](y)
+print(y:totable()[1], origin)
+]])
+    local function run(a, offset)
+      return (S.run(("GPUHOST_CACHE_DIR=%s %s -e 'tonumber_offset = %s' %s %s"):format(cache, S.gpuhost,
+              offset, S.quote(script), a)))
+    end
+    assert.are.equal("6.0\tc++\n", (run(2, 1):gsub("nvrtc", "c++")))
+    assert.are.equal("6.0\tdisk\n", run(2, 1))          -- the memo and the compiled code found
+    assert.are.equal("8.0\tc++\n", (run(3, 1):gsub("nvrtc", "c++")))   -- an upvalue changed
+    assert.are.equal("9.0\tc++\n", (run(3, 2):gsub("nvrtc", "c++")))   -- a device function's global
+    assert.are.equal("9.0\tdisk\n", run(3, 2))
+    os.remove(script)
+    os.execute("rm -rf " .. S.quote(cache))
+  end)
+
   it("takes a numba signature, compiled now and launched through the C launcher", function()
     local saxpy = gpu.jit(function(a, x, y)
       local i = gpu.grid(1)
@@ -510,9 +534,9 @@ describe("gpu.jit refuses", function()
     refuses("assigning to 'JIT_SPEC_G'",
             function(a) JIT_SPEC_G = 1 end, "define")
     refuses("gpu%.nothing is not available in a gpu.jit function",
-            function(a) gpu.nothing() end, "define")
+            function(a) gpu.nothing() end, "compile")
     refuses("math%.random is not available",
-            function(a) a[1] = math.random() end, "define")
+            function(a) a[1] = math.random() end, "compile")
     refuses("'print' is a Lua function: call gpu.jit functions, gpu%.%* and math%.%*",
             function(a) print(a) end, "compile")
     refuses("'undefined_x' is nil here",

@@ -228,19 +228,36 @@ __device__ __forceinline__ long long laneid() {
 ------------------------------------------------------------------------------------
 -- C names
 
-local reserved = {}
-for w in ([[alignas alignof and and_eq asm auto bitand bitor bool break case catch char
-  char8_t char16_t char32_t class compl concept const consteval constexpr constinit const_cast
-  continue co_await co_return co_yield decltype default delete do double dynamic_cast else
-  enum explicit export extern false float for friend goto if inline int long mutable namespace
-  new noexcept not not_eq nullptr operator or or_eq private protected public register
-  reinterpret_cast requires restrict return short signed sizeof static static_assert
-  static_cast struct switch template this thread_local throw true try typedef typeid typename
-  union unsigned using virtual void volatile wchar_t while xor xor_eq
-  threadIdx blockIdx blockDim gridDim warpSize printf gpu jit main min max abs sqrt sqrtf exp
-  expf log logf log2 log2f log10 log10f sin sinf cos cosf tan tanf asin asinf acos acosf atan2
-  atan2f floor floorf ceil ceilf fabs fabsf fmod fmodf pow powf errno assert clock clock64
-  std size_t uint3 dim3 i64 u64 same]]):gmatch("[%w_]+") do reserved[w] = true end
+-- C++ keywords and the names the generated code uses: a Lua local named so gets a '_'
+local reserved = {
+  ["alignas"] = 1, ["alignof"] = 1, ["and"] = 1, ["and_eq"] = 1, ["asm"] = 1, ["auto"] = 1,
+  ["bitand"] = 1, ["bitor"] = 1, ["bool"] = 1, ["break"] = 1, ["case"] = 1, ["catch"] = 1,
+  ["char"] = 1, ["char8_t"] = 1, ["char16_t"] = 1, ["char32_t"] = 1, ["class"] = 1,
+  ["compl"] = 1, ["concept"] = 1, ["const"] = 1, ["consteval"] = 1, ["constexpr"] = 1,
+  ["constinit"] = 1, ["const_cast"] = 1, ["continue"] = 1, ["co_await"] = 1, ["co_return"] = 1,
+  ["co_yield"] = 1, ["decltype"] = 1, ["default"] = 1, ["delete"] = 1, ["do"] = 1,
+  ["double"] = 1, ["dynamic_cast"] = 1, ["else"] = 1, ["enum"] = 1, ["explicit"] = 1,
+  ["export"] = 1, ["extern"] = 1, ["false"] = 1, ["float"] = 1, ["for"] = 1, ["friend"] = 1,
+  ["goto"] = 1, ["if"] = 1, ["inline"] = 1, ["int"] = 1, ["long"] = 1, ["mutable"] = 1,
+  ["namespace"] = 1, ["new"] = 1, ["noexcept"] = 1, ["not"] = 1, ["not_eq"] = 1, ["nullptr"] = 1,
+  ["operator"] = 1, ["or"] = 1, ["or_eq"] = 1, ["private"] = 1, ["protected"] = 1,
+  ["public"] = 1, ["register"] = 1, ["reinterpret_cast"] = 1, ["requires"] = 1, ["restrict"] = 1,
+  ["return"] = 1, ["short"] = 1, ["signed"] = 1, ["sizeof"] = 1, ["static"] = 1,
+  ["static_assert"] = 1, ["static_cast"] = 1, ["struct"] = 1, ["switch"] = 1, ["template"] = 1,
+  ["this"] = 1, ["thread_local"] = 1, ["throw"] = 1, ["true"] = 1, ["try"] = 1, ["typedef"] = 1,
+  ["typeid"] = 1, ["typename"] = 1, ["union"] = 1, ["unsigned"] = 1, ["using"] = 1,
+  ["virtual"] = 1, ["void"] = 1, ["volatile"] = 1, ["wchar_t"] = 1, ["while"] = 1, ["xor"] = 1,
+  ["xor_eq"] = 1, ["threadIdx"] = 1, ["blockIdx"] = 1, ["blockDim"] = 1, ["gridDim"] = 1,
+  ["warpSize"] = 1, ["printf"] = 1, ["gpu"] = 1, ["jit"] = 1, ["main"] = 1, ["min"] = 1,
+  ["max"] = 1, ["abs"] = 1, ["sqrt"] = 1, ["sqrtf"] = 1, ["exp"] = 1, ["expf"] = 1, ["log"] = 1,
+  ["logf"] = 1, ["log2"] = 1, ["log2f"] = 1, ["log10"] = 1, ["log10f"] = 1, ["sin"] = 1,
+  ["sinf"] = 1, ["cos"] = 1, ["cosf"] = 1, ["tan"] = 1, ["tanf"] = 1, ["asin"] = 1,
+  ["asinf"] = 1, ["acos"] = 1, ["acosf"] = 1, ["atan2"] = 1, ["atan2f"] = 1, ["floor"] = 1,
+  ["floorf"] = 1, ["ceil"] = 1, ["ceilf"] = 1, ["fabs"] = 1, ["fabsf"] = 1, ["fmod"] = 1,
+  ["fmodf"] = 1, ["pow"] = 1, ["powf"] = 1, ["errno"] = 1, ["assert"] = 1, ["clock"] = 1,
+  ["clock64"] = 1, ["std"] = 1, ["size_t"] = 1, ["uint3"] = 1, ["dim3"] = 1, ["i64"] = 1,
+  ["u64"] = 1, ["same"] = 1,
+}
 
 local function c_ident(name)
   if reserved[name] or name:find("^_[_%u]") or name:find("^%u[%u%d_]*$") or name:find("^gpuhost")

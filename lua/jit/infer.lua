@@ -6,7 +6,7 @@
 -- infer() then types the function: a local has the type of what is assigned to it,
 -- widened by every later assignment (types.unify), repeated until nothing changes.
 -- Annotations go on the tree: e.ty, e.const, e.var, e.free, e.intr, e.chain, e.callee.
-local types, intrinsics = ...
+local types, intrinsics, scan = ...
 local M = {}
 
 local function fail(ctx, line, fmt, ...)
@@ -14,21 +14,8 @@ local function fail(ctx, line, fmt, ...)
 end
 M.fail = fail
 
--- what a kernel may not use: the construct, and what to do instead
-local refused = {
-  Table = {"a table constructor ({...})", "use a device array, gpu.shared.array or gpu.local_array"},
-  Function = {"a function defined inside a gpu.jit function", "define it outside with gpu.jit and call it"},
-  Vararg = {"'...'", "name the parameters"},
-  Method = {"a method call (a:f())"},
-  Nil = {"nil", "kernel values are numbers, booleans and arrays"},
-  Forin = {"a generic for (for ... in)", "use a numeric for"},
-}
-refused.FunctionStat, refused.LocalFunction = refused.Function, refused.Function
-local function refuse(ctx, node, what, hint)
-  local r = refused[node.tag] or {}
-  what, hint = what or r[1], hint or r[2]
-  fail(ctx, node.line, "%s is not supported in a gpu.jit function%s", what, hint and (": " .. hint) or "")
-end
+local refused = scan.refused
+local function refuse(ctx, node, what, hint) scan.refuse(ctx.file, node, what, hint) end
 M.refuse = refuse
 
 ------------------------------------------------------------------------------------
@@ -371,7 +358,7 @@ function M.infer(ctx)
     if lt == nil or rt == nil then return nil end
     if e.left.const ~= nil and e.right.const ~= nil and folders[op] then
       local ok, v = pcall(folders[op], e.left.const, e.right.const)
-      if not ok then fail(ctx, e.line, "%s", (tostring(v):gsub("^.-:%d+: ", ""))) end
+      if not ok then fail(ctx, e.line, "%s", (tostring(v):gsub("^.-:%-?%d+: ", ""))) end
       e.const = v
       return const_type(v)
     end

@@ -1,20 +1,29 @@
 -- jit.lua: gpu.jit, kernels written in Lua. gpu.jit(f) finds f's source (its file, or the
 -- text gpuhost's loader kept for a chunk without one), parses it (parse.lua) and checks
--- its constructs; at the first launch with given argument types it types the function
--- (infer.lua), generates CUDA C (emit.lua) and hands it to gpu.kernel, so compiling,
--- caching in memory and on disk, both backends, launches and errors are gpu.kernel's.
--- Each distinct signature compiles once. Loaded by lua/gpu.lua at the first gpu.jit.
+-- its constructs (scan.lua); at the first launch with given argument types it types the
+-- function (infer.lua), generates CUDA C (emit.lua) and hands it to gpu.kernel, so
+-- compiling, caching in memory and on disk, both backends, launches and errors are
+-- gpu.kernel's. Each distinct signature compiles once; the C it made is kept on disk too
+-- (the memo, below), so a new process finds it without loading the compiler.
+-- Loaded by lua/gpu.lua at the first gpu.jit.
 local gpu = ...
 
 local function module(name, ...)
-  return assert(load(gpu._embedded("lua/jit/" .. name .. ".lua"), "=[gpu] lua/jit/" .. name .. ".lua"))(...)
+  return assert(load(gpu._embedded("lua/jit/" .. name .. ".lua"), "=[gpu] lua/jit/" .. name .. ".lua",
+                     "bt"))(...)
 end
-local types = module("types")
 local lex = module("lex")
 local parse = module("parse")
-local intrinsics = module("intrinsics", types, lex)
-local infer = module("infer", types, intrinsics)
-local emit = module("emit", types, intrinsics)
+local scan = module("scan")
+-- the compiler, loaded at the first compile
+local types, intrinsics, infer, emit
+local function compiler()
+  if emit then return end
+  types = module("types")
+  intrinsics = module("intrinsics", types, lex)
+  infer = module("infer", types, intrinsics, scan)
+  emit = module("emit", types, intrinsics)
+end
 
 local M = {}
 local array_mt = gpu._meta.array
@@ -141,7 +150,9 @@ local function find(f, info, text)
     end
     return found[1]
   end
-  if text:sub(1, 1) == "#" then text = text:gsub("^[^\n]*", "") end   -- #! line
+  if text:sub(1, 1) == "#" then   -- a #! line is not Lua: blanked, keeping every offset
+    text = text:gsub("^[^\n]*", function(l) return (" "):rep(#l) end)
+  end
   local pos = line_start(text, info.linedefined)
   if pos then
     local ok, toks = pcall(lex.lex, text, pos, info.linedefined, info.lastlinedefined)
@@ -219,9 +230,13 @@ local function parse_signature(sig, level)
   return list
 end
 
+local element = {int8 = "int64", int16 = "int64", int32 = "int64", int64 = "int64", uint8 = "int64",
+                 uint16 = "int64", uint32 = "int64", uint64 = "int64", float32 = "float32",
+                 float64 = "float64", bool = "bool"}
+
 local function type_of_param(p)
   if p.array then return types.array(p.dtype) end
-  return types.element(p.dtype)
+  return element[p.dtype]
 end
 
 local function signature_text(params)
@@ -274,7 +289,7 @@ local function free_names(st, ctx)
         infer.fail(ctx, line, "device function '%s' reads the device array '%s' from outside: "
                    .. "pass it as an argument", ctx.name, name)
       end
-      d = {kind = "array", dtype = v.dtype, obj = v}
+      d = {kind = "array", dtype = v.dtype, obj = v, name = name}
     elseif v == nil then
       infer.fail(ctx, line, "'%s' is nil here (a gpu.jit function reads its upvalues and globals "
                  .. "when it compiles)", name)
@@ -307,6 +322,7 @@ local function typed(st, U, param_types, kernel, device)
 end
 
 local function compile(st, params)
+  compiler()
   local U = emit.unit(st.debug)
   local devices, busy = {}, {}
   local function device(obj, argtypes, line, fname, caller)
@@ -334,7 +350,7 @@ local function compile(st, params)
   for i, p in ipairs(params) do ctx.param_dtypes[i] = not p.array and p.dtype or nil end
   -- device arrays read from upvalues and globals become extra parameters (emit.lua
   -- names them as it meets them)
-  local hidden, extra, by_obj = {}, {}, {}
+  local hidden, extra, names, by_obj = {}, {}, {}, {}
   function U.hidden(d)
     local h = by_obj[d.obj]
     if not h then
@@ -342,6 +358,7 @@ local function compile(st, params)
       by_obj[d.obj] = h
       hidden[#hidden + 1] = h
       extra[#extra + 1] = d.obj
+      names[#names + 1] = d.name
     end
     return h
   end
@@ -352,7 +369,86 @@ local function compile(st, params)
   local comment = ("// gpu.jit: %s, %s:%d, %s"):format(st.name, ctx.file, ctx.fn.line, sig)
   local src = emit.source(U, comment)
   return {source = src, name = ctx.cname, extra = #extra > 0 and extra or nil, signature = sig,
-          options = st.kernel_options, sites = U.sites}
+          options = st.kernel_options, sites = U.sites, hidden = names}
+end
+
+------------------------------------------------------------------------------------
+-- the memo: the C of a signature, kept in the disk cache under a key of everything it
+-- depends on: the function's text and place, its name, the signature, the debug option,
+-- what each name it reads from outside is now (device functions by their own key), and
+-- the build of gpu.jit itself
+
+local math_names = {}
+for k, v in pairs(math) do if type(v) == "function" then math_names[v] = "math." .. k end end
+
+-- The value of a name st's function reads from outside: an upvalue, else a global.
+local function value_of(st, name)
+  local env
+  for i = 1, math.huge do
+    local n, v = debug.getupvalue(st.f, i)
+    if not n then break end
+    if n == name then return v end
+    if n == "_ENV" then env = v end
+  end
+  if type(env) == "table" then
+    local ok, v = pcall(function() return env[name] end)
+    if ok then return v end
+  end
+end
+
+local fingerprint
+local function describe(v, seen)
+  if v == gpu then return "gpu" elseif v == math then return "math" end
+  local t = type(v)
+  if t == "number" then return (mtype(v) == "integer" and "i%d" or "f%a"):format(v)
+  elseif t == "string" then return ("s%q"):format(v)
+  elseif t == "function" then return math_names[v] or "function"
+  elseif t == "table" and states[v] then return "j{" .. fingerprint(states[v], seen) .. "}"
+  elseif getmetatable(v) == array_mt then
+    local ok, d = pcall(function() return v.dtype end)
+    return ok and "a" .. d or "freed"
+  end
+  return tostring(t == "boolean" and v or t)
+end
+
+fingerprint = function(st, seen)
+  if seen[st] then return "recursive " .. st.name end
+  seen[st] = true
+  local info = st.found.info
+  local parts = {info.short_src, info.linedefined, st.name, tostring(st.debug), st.text}
+  for _, n in ipairs(st.free) do parts[#parts + 1] = n .. "=" .. describe(value_of(st, n), seen) end
+  seen[st] = nil
+  return table.concat(parts, "\n")
+end
+
+local stamp
+local function memo_key(st, sig)
+  stamp = stamp or gpu._embedded("lua/jit/stamp")
+  return "gpuhost-jit 1\n" .. stamp .. "\n" .. sig .. "\n" .. fingerprint(st, {})
+end
+
+local function memo_text(spec)
+  local function list(t)
+    local q = {}
+    for i, x in ipairs(t) do q[i] = ("%q"):format(x) end
+    return table.concat(q, ", ")
+  end
+  return ("return {name = %q, source = %q, hidden = {%s}, sites = {%s}}")
+    :format(spec.name, spec.source, list(spec.hidden), list(spec.sites))
+end
+
+-- The spec the memo keeps under key, or nil.
+local function memo_spec(st, key, sig)
+  local text = gpu._jit_memo(key)
+  local chunk = text and load(text, "=[gpu.jit memo]", "t", {})
+  local ok, m = pcall(chunk or error)
+  if not ok or type(m) ~= "table" or type(m.source) ~= "string" or type(m.name) ~= "string" then
+    return nil
+  end
+  local extra = {}
+  for i, n in ipairs(m.hidden) do extra[i] = value_of(st, n) end
+  return {source = m.source, name = m.name, extra = #extra > 0 and extra or nil, signature = sig,
+          options = st.kernel_options, sites = m.sites, hidden = m.hidden}
 end
 
 -- The spec of params (compiled at most once), or raises with the function's location.
@@ -360,9 +456,14 @@ local function specialize(st, params)
   local sig = signature_text(params)
   local spec = st.specs[sig]
   if spec then return spec end
-  local ok, r = pcall(compile, st, params)
-  if not ok then jit_error(r, 0) end
-  spec = r
+  local key = memo_key(st, sig)
+  spec = memo_spec(st, key, sig)
+  if not spec then
+    local ok, r = pcall(compile, st, params)
+    if not ok then jit_error(r, 0) end
+    spec = r
+    gpu._jit_memo(key, memo_text(spec))
+  end
   spec.kernel = gpu.kernel(spec.source, spec.name, spec.options)
   st.specs[sig] = spec
   st.order[#st.order + 1] = sig
@@ -465,23 +566,25 @@ local function same_dims(a, b)
   return true
 end
 
--- k[config]: the launcher of a fixed signature, else a dispatcher (host/jit.c), kept for
--- the next k[config] with the same configuration
+-- k[config]: the launcher of a fixed signature, else a dispatcher (host/jit.c); kept for
+-- the next k[config] with the same configuration (__index below compares the common case,
+-- numbers for grid and block, itself)
 local function launcher(st, config)
-  local fixed = st.fixed
-  if fixed then
-    fixed.leaf = fixed.leaf or leaf_of(st, fixed)
-    return fixed.leaf[config]
-  end
   local last = st.last_config
   if last and same_dims(last[1], config[1]) and same_dims(last[2], config[2]) and
      last.shared == config.shared and last.stream == config.stream then
-    return st.last_dispatcher
+    return st.last_launcher
   end
-  local d = gpu._jit_dispatcher(st.tree, config, miss, st)
-  st.last_config, st.last_dispatcher = {config[1], config[2], shared = config.shared,
-                                        stream = config.stream}, d
-  return d
+  local fixed, run = st.fixed, nil
+  if fixed then
+    fixed.leaf = fixed.leaf or leaf_of(st, fixed)
+    run = fixed.leaf[config]
+  else
+    run = gpu._jit_dispatcher(st.tree, config, miss, st)
+  end
+  st.last_config, st.last_launcher = {config[1], config[2], shared = config.shared,
+                                      stream = config.stream}, run
+  return run
 end
 
 ------------------------------------------------------------------------------------
@@ -520,8 +623,16 @@ end
 
 local MT = {}
 MT.__index = function(k, key)
-  if type(key) == "table" then return launcher(states[k], key) end
-  if key == "name" then return states[k].name end
+  local st = states[k]
+  if type(key) == "table" then
+    local last = st.last_config
+    if last and key[1] == last[1] and key[2] == last[2] and key.shared == last.shared and
+       key.stream == last.stream then
+      return st.last_launcher
+    end
+    return launcher(st, key)
+  end
+  if key == "name" then return st.name end
   local m = methods[key]
   if m then return m end
   error(("gpu.jit function has no field or method '%s'"):format(tostring(key)), 2)
@@ -549,7 +660,7 @@ function M.new(f, options)
   for _, which in ipairs({"float", "integer"}) do
     local d = options[which]
     local ok = d == nil or (which == "float" and (d == "float32" or d == "float64")) or
-               (which == "integer" and types.int_dtypes[d])
+               (which == "integer" and element[d] == "int64")
     if not ok then error(("gpu.jit: option %s = %s is not a %s dtype"):format(which, tostring(d), which), 2) end
   end
   next_id = next_id + 1
@@ -561,19 +672,12 @@ function M.new(f, options)
               tree = {}, nparams = found.info.nparams, float = options.float or "float64",
               integer = options.integer or "int64", debug = options.debug and true or false,
               kernel_options = {options = options.options, debug = options.debug}}
-  -- check the constructs now, so a kernel that cannot compile fails where it is defined
-  local ok, err = pcall(function()
-    local ctx = {file = found.info.short_src, name = name, kernel = true}
-    local real = free_names(st, ctx)
-    ctx.free = function(n, line)
-      local fine, d = pcall(real, n, line)
-      if fine and (d.kind == "ns" or d.kind == "intr") then return d end
-      return {kind = "value", ty = "wint", value = 0}   -- values are read when it compiles
-    end
-    local _, fn = parse.function_at(found.toks, found.at)
-    infer.resolve(ctx, fn)
-  end)
-  if not ok then jit_error(err, 0) end
+  -- check the constructs now, so a kernel that cannot compile fails where it is defined;
+  -- the names it reads from outside are part of its memo's key
+  local ok, free = pcall(scan.scan, found.fn, found.info.short_src)
+  if not ok then jit_error(free, 0) end
+  st.free = free
+  st.text = found.text:sub(found.toks.pos[found.at], found.toks.pos[found.fn.last] + 2)
   local k = setmetatable({}, MT)
   states[k] = st
   if options.signature ~= nil then

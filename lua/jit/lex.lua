@@ -1,8 +1,8 @@
 -- lex.lua: the tokens of Lua 5.4 source, for gpu.jit's parser. A token list is three
 -- parallel arrays (kind, value, line): kind is "name", "number", "string", "eof", a keyword
 -- or an operator; value is the name, the number (as Lua's own lexer reads it: tonumber) or
--- the string literal's text with its quotes (decoded when needed). Lexing may start at any
--- line, since gpu.jit reads only the lines of the function it compiles.
+-- the string literal's text with its quotes (decoded when needed); pos has where each token
+-- starts. Lexing may start at any line, since gpu.jit reads only its function's lines.
 local M = {}
 
 local keywords = {}
@@ -38,7 +38,7 @@ end
 -- lex(src, pos, line, last): tokens of src from byte pos (default 1), which is on line
 -- `line`, up to line `last` (default: the end). Raises {line =, msg =} on a malformed token.
 function M.lex(src, pos, line, last)
-  local kind, value, lines = {}, {}, {}
+  local kind, value, lines, at = {}, {}, {}, {}
   local n, i, len = 0, pos or 1, #src
   line = line or 1
   local function bad(msg) error({line = line, msg = msg}, 0) end
@@ -65,7 +65,7 @@ function M.lex(src, pos, line, last)
       end
     end
     n = n + 1
-    lines[n] = line
+    lines[n], at[n] = line, i
     if i > len or (last and line > last) then kind[n] = "eof"; break end
     local c = byte(src, i)
     local s, e = find(src, "^[%a_][%w_]*", i)
@@ -139,7 +139,7 @@ function M.lex(src, pos, line, last)
       kind[n] = op
     end
   end
-  return {kind = kind, value = value, line = lines, n = n}
+  return {kind = kind, value = value, line = lines, pos = at, n = n}
 end
 
 -- The value of a string token (its text with quotes), as Lua reads it.

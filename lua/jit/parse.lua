@@ -345,8 +345,8 @@ local function parser(t, i)
 end
 
 -- function_at(tokens, i): parses `function [name] funcbody` at token i (the 'function'
--- keyword); returns the Function node (with .name when the statement names it), or nil
--- and the error when it does not parse.
+-- keyword); returns true and the Function node (with .name when the statement names it,
+-- and .last, the index of its `end`), or false and the error when it does not parse.
 function M.function_at(t, i)
   local P = parser(t, i + 1)
   return pcall(function()
@@ -362,7 +362,7 @@ function M.function_at(t, i)
       end
     end
     local f = P.funcbody(line, is_method)
-    f.name, f.method = fname, is_method
+    f.name, f.method, f.last = fname, is_method, P.pos() - 1
     return f
   end)
 end
