@@ -5,7 +5,7 @@
 local gpu = ...
 
 local function embedded(name)
-  return assert(load(gpu._embedded(name), "=[gpu] " .. name))(gpu)
+  return assert(load(gpu._embedded(name), "=[gpu] " .. name, "bt"))(gpu)
 end
 local signature = embedded("lua/signature.lua")
 local format = embedded("lua/format.lua")
