@@ -655,18 +655,23 @@ function M.new(f, options)
     error(("bad argument #2 to 'jit' (options table expected, got %s)"):format(type(options)), 2)
   end
   for k in pairs(options) do
-    if not option_names[k] then error(("gpu.jit: unknown option '%s'"):format(tostring(k)), 2) end
+    if not option_names[k] then
+      error(("bad argument #2 to 'jit' (unknown option '%s')"):format(tostring(k)), 2)
+    end
   end
   for _, which in ipairs({"float", "integer"}) do
     local d = options[which]
     local ok = d == nil or (which == "float" and (d == "float32" or d == "float64")) or
                (which == "integer" and element[d] == "int64")
-    if not ok then error(("gpu.jit: option %s = %s is not a %s dtype"):format(which, tostring(d), which), 2) end
+    if not ok then
+      error(("bad argument #2 to 'jit' (option %s must be a%s dtype, got %s)")
+            :format(which, which == "float" and " float" or "n integer", tostring(d)), 2)
+    end
   end
   next_id = next_id + 1
   local name = options.name or found.name or "kernel"
   if type(name) ~= "string" or not name:find("^[%a_][%w_]*$") then
-    error(("gpu.jit: name must be an identifier, got %s"):format(tostring(name)), 2)
+    error(("bad argument #2 to 'jit' (option name must be an identifier, got %s)"):format(tostring(name)), 2)
   end
   local st = {f = f, found = found, name = name, id = name .. "#" .. next_id, specs = {}, order = {},
               tree = {}, nparams = found.info.nparams, float = options.float or "float64",
