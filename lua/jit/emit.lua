@@ -260,7 +260,8 @@ local reserved = {
 }
 
 local function c_ident(name)
-  if reserved[name] or name:find("^_[_%u]") or name:find("^%u[%u%d_]*$") or name:find("^gpuhost")
+  -- (all-capital names of two letters or more may be the headers' macros: EOF, NAN ...)
+  if reserved[name] or name:find("^_[_%u]") or name:find("^%u[%u%d_]+$") or name:find("^gpuhost")
      or name:find("^atomic") or name:find("^__") then
     return name .. "_"
   end
