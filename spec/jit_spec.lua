@@ -328,6 +328,32 @@ describe("gpu.jit", function()
     assert.are.same({13.5, 26, 38.5}, y:totable())
   end)
 
+  it("calls gpu.jit functions as device functions, with device, shared and local arrays", function()
+    local get = gpu.jit(function(a, i) return a[i] end)
+    local put = gpu.jit(function(s, i, v) s[i] = v end)
+    local sum = gpu.jit(function(s)
+      local total = 0
+      for i = 1, #s do total = total + s[i] end
+      return total
+    end)
+    local k = gpu.jit(function(a, out)
+      local s = gpu.shared.array(4, gpu.float32)
+      local l = gpu.local_array(2, gpu.int32)
+      local t = gpu.threadIdx.x
+      put(s, t, get(a, t) * 2)
+      put(l, 1, t); put(l, 2, 0)               -- local arrays start uninitialized, as in numba
+      gpu.syncthreads()
+      if t == 1 then out[1] = sum(s) + sum(l) end
+    end)
+    local out = gpu.zeros(1)
+    k[{1, 4}](gpu.array({1, 2, 3, 4}), out)
+    assert.are.same({21}, out:totable())
+    local src = k:source()
+    assert.matches("__device__ void put(float (&s)[4], long long i, float v) {", src, 1, true)
+    assert.matches("__device__ float get(gpu::array<float> a, long long i) {", src, 1, true)
+    assert.matches("put(s, t, get(a, t) * 2.0f);", src, 1, true)
+  end)
+
   it("reads globals as upvalues are read: when it compiles", function()
     JIT_SPEC_N = 4
     local k = gpu.jit(function(a) a[1] = JIT_SPEC_N end)

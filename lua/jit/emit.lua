@@ -350,6 +350,12 @@ function M.func(U, ctx)
   ctx.cname = unique(U.names, c_ident(ctx.name))
   for k in pairs(U.names) do names[k] = true end
 
+  -- without the parentheses around the whole of it
+  local function strip(code)
+    if code:find("^%b()$") then return code:sub(2, -2) end
+    return code
+  end
+
   local function line(ind, text)
     out[#out + 1] = ("  "):rep(ind) .. text
     if expect then expect = expect + 1 end
@@ -544,7 +550,7 @@ function M.func(U, ctx)
     local args = {}
     for i, a in ipairs(e.args) do
       local pt = callee.param_types[i]
-      if type(pt) == "table" then args[i] = ex(a) else args[i] = cv(a, pt) end
+      if type(pt) == "table" then args[i] = ex(a) else args[i] = strip(cv(a, pt)) end
     end
     if U.debug then args[#args + 1] = U.record end
     return ("%s(%s)"):format(callee.cname, table.concat(args, ", "))
@@ -580,11 +586,6 @@ function M.func(U, ctx)
   end
 
   -- statements
-
-  local function strip(code)
-    if code:find("^%b()$") then return code:sub(2, -2) end
-    return code
-  end
 
   local function declare(ind, v, value)
     local name = var_name(v)
@@ -794,7 +795,8 @@ function M.func(U, ctx)
   local head_at = #out
   for _, p in ipairs(prologue) do line(1, p) end
   block(ctx.fn.body, 1)
-  if not ctx.kernel and ctx.ret then line(1, "return 0;") end
+  local last = ctx.fn.body[#ctx.fn.body]
+  if not ctx.kernel and ctx.ret and not (last and last.tag == "Return") then line(1, "return 0;") end
   line(0, "}")
   for _, h in ipairs(ctx.hidden or {}) do
     params[#params + 1] = ("gpu::array<%s> %s"):format(types.ctype[h.dtype], h.cname)

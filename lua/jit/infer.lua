@@ -420,8 +420,7 @@ function M.infer(ctx)
       end
       local callee = ctx.device(d.obj, argtypes, e.line, fn.name, ctx)
       e.callee = callee
-      if callee.ret == nil then return nil end
-      return callee.ret
+      return callee.ret or "void"   -- the callee is typed to the end: no value is none
     end
     -- a(i, j): an array called is an array indexed
     if not (d and (d.kind == "value" or d.kind == "jit")) then

@@ -84,6 +84,7 @@ function M.name(t)
   end
   if t == "wint" then return "integer" elseif t == "wfloat" then return "float" end
   if t == "str" then return "string" end
+  if t == "void" then return "call that returns nothing" end
   return t
 end
 
