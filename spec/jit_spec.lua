@@ -506,6 +506,50 @@ gpu.synchronize()
   end)
 end)
 
+describe("gpu.jit on both backends #cuda", function()
+  it("gives the same integers, and floats within a rounding of fused multiply-adds", function()
+    local code = [[
+local k = gpu.jit(function(a, ints, floats)
+  local i = gpu.grid(1)
+  local x = a[i]
+  local s = gpu.shared.array(128, gpu.int64)
+  local t = gpu.threadIdx.x
+  s[t] = x * x // 7 - x % 5 + (x << 3 ~ x) + math.maxinteger * x
+  gpu.syncthreads()
+  local d = gpu.blockDim.x // 2
+  while d > 0 do
+    if t <= d then s[t] = s[t] + s[t + d] end
+    gpu.syncthreads()
+    d = d // 2
+  end
+  if t == 1 then gpu.atomic.add(ints, 1, s[1]) end
+  local v = gpu.shfl_down(x, 1) + gpu.laneid
+  ints[i + 1] = v
+  local f = x * 0.5
+  floats[i] = math.sqrt(f) * math.exp(-f / 1000) + f // 3 + f % 0.75
+end)
+local n = 1024
+local a = gpu.arange(1, n + 1, gpu.int64)
+local ints, floats = gpu.zeros(n + 1, gpu.int64), gpu.zeros(n, gpu.float32)
+k[n // 128, 128](a, ints, floats)
+for _, v in ipairs(ints:totable()) do print(v) end
+for _, v in ipairs(floats:totable()) do print(("%.9g"):format(v)) end]]
+    local cpu, s1, e1 = S.run("GPU_BACKEND=cpu " .. S.gpuhost .. " -e " .. S.quote(code))
+    local gpu_out, s2, e2 = S.run("GPU_BACKEND=cuda " .. S.gpuhost .. " -e " .. S.quote(code))
+    assert.are.equal(0, s1, e1)
+    assert.are.equal(0, s2, e2)
+    local a, b = {}, {}
+    for l in cpu:gmatch("[^\n]+") do a[#a + 1] = l end
+    for l in gpu_out:gmatch("[^\n]+") do b[#b + 1] = l end
+    assert.are.equal(1025 + 1024, #a)
+    assert.are.equal(#a, #b)
+    for i = 1, 1025 do assert.are.equal(a[i], b[i]) end
+    for i = 1026, #a do
+      assert.is_true(math.abs(tonumber(a[i]) - tonumber(b[i])) <= 1e-5 * math.max(1, math.abs(tonumber(a[i]))))
+    end
+  end)
+end)
+
 describe("the seed's examples in Lua (scripts/*_jit.lua)", function()
   it("print what their CUDA C twins print", function()
     for _, name in ipairs({"grid2d", "memory", "vecadd_error"}) do
