@@ -28,12 +28,12 @@ BACKEND_CFLAGS = -DGPUHOST_NO_LUA
 # host/cuda/ and host/cpu/ the two backends behind host/backend.h.
 LUA_SIDE = host/rewrite.c host/loader.c host/errors.c host/device.c host/stream.c host/event.c \
            host/array.c host/hostarray.c host/program.c host/kernel.c host/dtype.c host/gpu.c \
-           host/profile.c \
-           host/jit.c
+           host/profile.c host/jit.c host/graph.c
 SHARED   = host/backend.c host/util.c host/results.c host/cache.c host/embed.c
-BACKENDS = host/cuda/cuda.c host/cuda/nvrtc.c host/cuda/nvtx.c \
+BACKENDS = host/cuda/cuda.c host/cuda/driver.c host/cuda/memory.c host/cuda/graph.c \
+           host/cuda/nvrtc.c host/cuda/nvtx.c \
            host/cpu/cpu.c host/cpu/fiber.c host/cpu/sched.c host/cpu/pool.c host/cpu/mem.c \
-           host/cpu/compile.c host/cpu/module.c
+           host/cpu/compile.c host/cpu/module.c host/cpu/graph.c
 MOD_SRC  = $(LUA_SIDE) $(SHARED) $(BACKENDS)
 HOST_SRC = host/main.c host/complete.c
 # gpu.jit (lua/jit/) is embedded as bytecode, which loads in a fifth of the time its

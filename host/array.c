@@ -34,6 +34,7 @@ GpuArray *array_new(lua_State *L, const GpuShape *s, GpuDtype dt) {
   a->device = backend_get()->current_device();
   a->alive = 1;
   array_alloc(L, a);
+  if (graph_capturing) graph_keep(L, -1);
   return a;
 }
 
@@ -56,6 +57,8 @@ static int array_gc(lua_State *L) {
 /* a:free() and __close: an ordinary call, so a failure raises */
 static int array_free(lua_State *L) {
   GpuArray *a = toarray(L, 1);
+  if (a->pins > 0)
+    return luaL_error(L, "attempt to free an array that a graph uses (free the graph first)");
   if (a->alive) GPU_CHECK(L, array_release(a));
   return 0;
 }
@@ -109,6 +112,7 @@ static int gpu_array(lua_State *L) {
     if (dt != d->dtype)
       return luaL_argerror(L, 2, "a device array is copied with its own dtype");
     GpuArray *a = array_new(L, &d->shape, dt);
+    if (graph_capturing) graph_keep(L, 1);
     if (a->nbytes) GPU_CHECK(L, backend_get()->dtod(a->ptr, d->ptr, a->nbytes));
     return 1;
   }
@@ -147,6 +151,7 @@ static int array_totable(lua_State *L) {
 static int array_copy(lua_State *L) {
   GpuArray *a = array_check(L, 1);
   GpuArray *b = array_new(L, &a->shape, a->dtype);
+  if (graph_capturing) graph_keep(L, 1);
   if (a->nbytes) GPU_CHECK(L, backend_get()->dtod(b->ptr, a->ptr, a->nbytes));
   return 1;
 }

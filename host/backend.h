@@ -29,7 +29,8 @@ enum {
   GPU_ERR_CPU_UNSUPPORTED,      /* a kernel uses what the CPU backend cannot run */
   GPU_ERR_INTERRUPTED,          /* a wait was cut short by Ctrl-C (backend_interrupted) */
   GPU_ERR_CONTEXT_LOST,         /* an earlier sticky error lost the device's context */
-  GPU_ERR_MEMORY_LIMIT          /* GPUHOST_MEMORY_LIMIT refuses it, or cannot be read */
+  GPU_ERR_MEMORY_LIMIT,         /* GPUHOST_MEMORY_LIMIT refuses it, or cannot be read */
+  GPU_ERR_NOT_CAPTURABLE        /* what a graph capture cannot record (detail: what) */
 };
 
 typedef struct GpuResult {
@@ -166,6 +167,23 @@ typedef struct GpuBackend {
   void (*range_pop)(void);
   void (*mark)(const char *name);
   void (*trace)(int on);
+
+  /* Graphs. capture_begin starts recording on the current device: until capture_end, what
+   * would go to the default stream (launches and device-to-device copies and fills with no
+   * stream, event records) is recorded, not run, and a stream given to a launch joins the
+   * recording. Allocations, frees and copies to the device still happen at once.
+   * Synchronizations and copies to the host fail with GPU_ERR_NOT_CAPTURABLE (the capture
+   * goes on). capture_end ends the capture (also to abandon it) and gives its graph, or
+   * NULL and a failure. graph_update gives exec the parameters of graph when graph has
+   * exec's topology (*updated 1), else leaves exec as it was (*updated 0). graph_launch
+   * runs exec on stream s (NULL: the default stream), as a launch is run. graph_destroy
+   * takes either or both. */
+  GpuResult (*capture_begin)(void);
+  GpuResult (*capture_end)(CUgraph *graph);
+  GpuResult (*graph_instantiate)(CUgraphExec *exec, CUgraph graph);
+  GpuResult (*graph_update)(CUgraphExec exec, CUgraph graph, int *updated);
+  GpuResult (*graph_launch)(CUgraphExec exec, CUstream s);
+  GpuResult (*graph_destroy)(CUgraph graph, CUgraphExec exec);
 } GpuBackend;
 
 /* Set (to 1) by the host program's SIGINT handler, asynchronously. A backend that waits

@@ -53,7 +53,11 @@ int errors_raise(lua_State *L, GpuResult r, const char *detail) {
   else lua_pushfstring(L, "CUDA_ERROR_%d", r.code);
   lua_setfield(L, -2, "name");
   if (r.note) lua_pushfstring(L, "%s %s", message ? message : "unknown error", r.note);
-  else lua_pushstring(L, message ? message : "unknown error");
+  else if (r.source == GPU_SRC_HOST && r.code == GPU_ERR_NOT_CAPTURABLE) {
+    luaL_where(L, 1);           /* where in the recorded function it was asked */
+    lua_pushstring(L, message ? message : "unknown error");
+    lua_concat(L, 2);
+  } else lua_pushstring(L, message ? message : "unknown error");
   lua_setfield(L, -2, "message");
   lua_pushstring(L, r.call ? plain_call(r.call) : "?");
   lua_setfield(L, -2, "call");

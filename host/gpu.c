@@ -52,6 +52,7 @@ int luaopen_gpu(lua_State *L) {
   kernel_open(L);
   profile_open(L);
   jit_open(L);
+  graph_open(L);
   lua_pushcfunction(L, gpu_clock);
   lua_setfield(L, gpu, "clock");
   lua_pushcfunction(L, gpu_rewrite);

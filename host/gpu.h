@@ -101,6 +101,7 @@ typedef struct GpuArray {
   GpuDtype dtype;
   int device;
   int alive;           /* 0 once freed: any later use raises */
+  int pins;            /* graphs that use it (graph.c): it cannot be freed while any does */
 } GpuArray;
 GpuArray *array_check(lua_State *L, int idx);                    /* [-0, +0, v] a live device array */
 GpuArray *array_new(lua_State *L, const GpuShape *s, GpuDtype dt);  /* [-0, +1, e] */
@@ -154,6 +155,11 @@ void kernel_open(lua_State *L);
 void program_open(lua_State *L);
 void profile_open(lua_State *L);
 void jit_open(lua_State *L);   /* gpu.jit's dispatcher (jit.c) */
+void graph_open(lua_State *L);
+/* graph.c: while gpu.graph records, every array the recorded work uses is kept (and
+ * pinned) by the graph: array_new, launches and device copies call graph_keep. */
+extern int graph_capturing;
+void graph_keep(lua_State *L, int idx);   /* [-0, +0, m] the array at idx */
 
 /* ---- programs (program.c), for kernel.c ---- */
 typedef struct GpuProgram GpuProgram;

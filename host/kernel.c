@@ -173,6 +173,7 @@ static void marshal(lua_State *L, int kidx, GpuKernel *k, int first, int nargs, 
     if (a->device != dev)
       luaL_error(L, "kernel '%s' argument %d (%s) lives on device %d, not the current device %d",
                  kernel_name(L, kidx), i + 1, q->name, a->device, dev);
+    if (graph_capturing) graph_keep(L, idx);   /* the graph keeps what it launches on */
     uint64_t ptr = a->ptr;
     memcpy(dst, &ptr, sizeof ptr);
     if (q->kind == PARAM_ARRAY) {

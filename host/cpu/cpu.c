@@ -38,7 +38,6 @@ static GpuResult cpu_device_info(int ordinal, GpuDeviceInfo *info) {
 static GpuResult cpu_use_device(int ordinal) { return cpu_device_info(ordinal, &(GpuDeviceInfo){0}); }
 static GpuResult cpu_ensure_context(void) { return GPU_OK; }
 static int cpu_current_device(void) { return 0; }
-static GpuResult cpu_synchronize(void) { return GPU_OK; }
 static GpuResult cpu_mem_info(size_t *free_bytes, size_t *total_bytes) {
   *total_bytes = (size_t)sysconf(_SC_PHYS_PAGES) * (size_t)sysconf(_SC_PAGESIZE);
   *free_bytes = (size_t)sysconf(_SC_AVPHYS_PAGES) * (size_t)sysconf(_SC_PAGESIZE);
@@ -53,13 +52,12 @@ static GpuResult cpu_stream_create(CUstream *s) {
   return *s ? GPU_OK : NOMEM("cuStreamCreate");
 }
 static GpuResult cpu_stream_destroy(CUstream s) { free(s); return GPU_OK; }
-static GpuResult cpu_stream_synchronize(CUstream s) { (void)s; return GPU_OK; }
 static GpuResult cpu_event_create(CUevent *e) {
   *e = (CUevent)calloc(1, sizeof(CpuEvent));
   return *e ? GPU_OK : NOMEM("cuEventCreate");
 }
 static GpuResult cpu_event_destroy(CUevent e) { free(e); return GPU_OK; }
-static GpuResult cpu_event_record(CUevent e, CUstream s) {
+GpuResult cpu_event_record(CUevent e, CUstream s) {
   (void)s;
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
@@ -67,7 +65,6 @@ static GpuResult cpu_event_record(CUevent e, CUstream s) {
   ((CpuEvent *)e)->recorded = 1;
   return GPU_OK;
 }
-static GpuResult cpu_event_synchronize(CUevent e) { (void)e; return GPU_OK; }
 static GpuResult cpu_event_elapsed(float *ms, CUevent a, CUevent b) {
   CpuEvent *x = (CpuEvent *)a, *y = (CpuEvent *)b;
   if (!x->recorded || !y->recorded)
@@ -80,18 +77,21 @@ const GpuBackend cpu_backend = {
   .name = "cpu", .compiler = "c++", .pinned_host = 0,
   .device_count = cpu_device_count, .device_info = cpu_device_info,
   .use_device = cpu_use_device, .ensure_context = cpu_ensure_context,
-  .current_device = cpu_current_device, .synchronize = cpu_synchronize,
+  .current_device = cpu_current_device, .synchronize = cpu_rec_synchronize,
   .mem_info = cpu_mem_info, .alloc = cpu_alloc, .free = cpu_free,
   .host_alloc = cpu_host_alloc, .host_free = cpu_host_free,
-  .htod = cpu_htod, .dtoh = cpu_dtoh, .dtod = cpu_dtod, .memset0 = cpu_memset0,
+  .htod = cpu_htod, .dtoh = cpu_rec_dtoh, .dtod = cpu_rec_dtod, .memset0 = cpu_rec_memset0,
   .arch = cpu_arch, .compiler_id = cpu_compiler_id, .compile = cpu_compile,
   .module_load = cpu_module_load, .module_unload = cpu_module_unload,
   .module_function = cpu_module_function, .module_global = cpu_module_global,
-  .param_size = cpu_param_size, .launch = cpu_launch,
+  .param_size = cpu_param_size, .launch = cpu_rec_launch,
   .stream_create = cpu_stream_create, .stream_destroy = cpu_stream_destroy,
-  .stream_synchronize = cpu_stream_synchronize,
+  .stream_synchronize = cpu_rec_stream_synchronize,
   .event_create = cpu_event_create, .event_destroy = cpu_event_destroy,
-  .event_record = cpu_event_record, .event_synchronize = cpu_event_synchronize,
+  .event_record = cpu_rec_event_record, .event_synchronize = cpu_rec_event_synchronize,
   .event_elapsed = cpu_event_elapsed, .describe = NULL,
   .range_push = NULL, .range_pop = NULL, .mark = NULL, .trace = NULL,   /* no profiler */
+  .capture_begin = cpu_capture_begin, .capture_end = cpu_capture_end,
+  .graph_instantiate = cpu_graph_instantiate, .graph_update = cpu_graph_update,
+  .graph_launch = cpu_graph_launch, .graph_destroy = cpu_graph_destroy,
 };

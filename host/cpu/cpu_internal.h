@@ -119,6 +119,24 @@ GpuResult cpu_arch(char *out, size_t n);
 GpuResult cpu_compiler_id(char *out, size_t n);
 GpuResult cpu_compile(const GpuCompileJob *job, GpuImage *out);
 
+/* graph.c: the table's members that a capture records or refuses */
+GpuResult cpu_rec_launch(CUfunction f, const unsigned grid[3], const unsigned block[3],
+                         unsigned shared, CUstream stream, void **params);
+GpuResult cpu_rec_dtod(CUdeviceptr dst, CUdeviceptr src, size_t n);
+GpuResult cpu_rec_memset0(CUdeviceptr p, size_t n);
+GpuResult cpu_rec_dtoh(void *dst, CUdeviceptr src, size_t n);
+GpuResult cpu_rec_event_record(CUevent e, CUstream s);
+GpuResult cpu_rec_synchronize(void);
+GpuResult cpu_rec_stream_synchronize(CUstream s);
+GpuResult cpu_rec_event_synchronize(CUevent e);
+GpuResult cpu_capture_begin(void);
+GpuResult cpu_capture_end(CUgraph *graph);
+GpuResult cpu_graph_instantiate(CUgraphExec *exec, CUgraph graph);
+GpuResult cpu_graph_update(CUgraphExec exec, CUgraph graph, int *updated);
+GpuResult cpu_graph_launch(CUgraphExec exec, CUstream s);
+GpuResult cpu_graph_destroy(CUgraph graph, CUgraphExec exec);
+GpuResult cpu_event_record(CUevent e, CUstream s);   /* cpu.c */
+
 /* cpu.c: r with a detail written into this thread's buffer (printf format) */
 GpuResult cpu_fail(GpuResult r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -1,8 +1,14 @@
-/* cuda_internal.h: what the CUDA backend's files (cuda.c, nvrtc.c) share: how a library
- * opened with dlopen remembers whether it loaded, and NVRTC's part of the table. */
+/* cuda_internal.h: what the CUDA backend's files share:
+ *   driver.c  loading libcuda, devices and contexts, lost contexts, waits;
+ *   memory.c  the stream-ordered pool, allocations, copies;
+ *   cuda.c    modules, launches, streams, events, and the backend table;
+ *   graph.c   stream capture and CUDA graphs;
+ *   nvrtc.c   the run-time compiler;  nvtx.c  profiler ranges.
+ * Process-wide state lives here because the driver itself is process-wide. */
 #ifndef GPUHOST_CUDA_INTERNAL_H
 #define GPUHOST_CUDA_INTERNAL_H
 
+#include <cudaTypedefs.h>
 #include "backend.h"
 
 /* A library opened on first use. Once it failed, every later call fails the same way
@@ -15,6 +21,112 @@ typedef struct Library {
 /* Records a failure of lib (code, the call that failed, why as printf) and returns it. */
 GpuResult library_fail(Library *lib, int code, GpuSource source, const char *call,
                        const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* ---- the driver's entry points: name, version; each is called through
+ * PFN_name_vversion (an entry point's signature changes with its version) ---- */
+#define CUDA_FUNCS(X) \
+  X(cuInit, 2000) X(cuDriverGetVersion, 2020) X(cuDeviceGetCount, 2000) \
+  X(cuDeviceGet, 2000) X(cuDeviceGetName, 2000) X(cuDeviceGetAttribute, 2000) \
+  X(cuDeviceTotalMem, 3020) X(cuDevicePrimaryCtxRetain, 7000) X(cuCtxSetCurrent, 4000) \
+  X(cuCtxSynchronize, 2000) X(cuMemGetInfo, 3020) X(cuMemAlloc, 3020) X(cuMemFree, 3020) \
+  X(cuMemHostAlloc, 2020) X(cuMemFreeHost, 2000) X(cuMemcpyHtoD, 3020) \
+  X(cuMemcpyDtoH, 3020) X(cuMemcpyDtoDAsync, 3020) X(cuMemsetD8Async, 3020) \
+  X(cuModuleLoadData, 2000) X(cuModuleUnload, 2000) X(cuModuleGetFunction, 2000) \
+  X(cuModuleGetGlobal, 3020) X(cuLaunchKernel, 4000) \
+  X(cuStreamCreate, 2000) X(cuStreamDestroy, 4000) X(cuStreamSynchronize, 2000) \
+  X(cuStreamWaitEvent, 3020) \
+  X(cuEventCreate, 2000) X(cuEventDestroy, 4000) X(cuEventRecord, 2000) \
+  X(cuEventSynchronize, 2000) X(cuEventElapsedTime, 2000) X(cuEventQuery, 2000) \
+  X(cuStreamQuery, 2000)
+/* entry points we can do without (older drivers); graphs need the last five */
+#define CUDA_OPTIONAL(X) X(cuFuncGetParamInfo, 12040) X(cuGetErrorString, 6000) \
+  X(cuMemAllocAsync, 11020) X(cuMemFreeAsync, 11020) X(cuDeviceGetDefaultMemPool, 11020) \
+  X(cuMemPoolSetAttribute, 11020) X(cuMemPoolTrimTo, 11020) X(cuFuncGetName, 12030) \
+  X(cuStreamBeginCapture, 10010) X(cuStreamEndCapture, 10000) X(cuGraphInstantiateWithFlags, 11040) \
+  X(cuGraphExecUpdate, 12000) X(cuGraphLaunch, 10000) X(cuGraphDestroy, 10000) \
+  X(cuGraphExecDestroy, 10000)
+
+#define CUDA_DECLARE(name, ver) PFN_##name##_v##ver name;
+typedef struct CudaDriver {
+  CUDA_FUNCS(CUDA_DECLARE)
+  CUDA_OPTIONAL(CUDA_DECLARE)
+} CudaDriver;
+extern CudaDriver drv;
+
+/* ---- devices (driver.c) ---- */
+typedef struct CudaDevice {
+  CUcontext context;          /* the primary context, once retained */
+  CUmemoryPool pool;          /* allocate from it (stream-ordered), or NULL */
+  CUevent waiter;             /* recorded to wait for the whole device */
+  GpuResult lost;             /* the sticky failure that lost the context (code 0: alive) */
+  char note[400], detail[400];
+} CudaDevice;
+extern CudaDevice devices[GPU_MAX_DEVICES];
+extern int current;           /* ordinal of the current device, -1 before the first */
+
+GpuResult cuda_load(void);                      /* dlopen libcuda, cuInit; idempotent */
+GpuResult cuda_use_device(int ordinal);
+GpuResult cuda_device_info(int ordinal, GpuDeviceInfo *info);
+/* The failure of call as a result. A sticky one marks the current device's context lost
+ * and says so in its note; after that, every sticky failure is GPUHOST_CONTEXT_LOST. */
+GpuResult cuda_failed(CUresult r, const char *call);
+int cuda_sticky(CUresult r);
+/* What releasing something on a lost context gives: nothing to release, no error. */
+GpuResult cuda_released(CUresult r, const char *call);
+/* Waits until the event (or, event NULL, the stream) has no work left, polling, so that
+ * Ctrl-C (backend_interrupted) ends the wait. */
+GpuResult cuda_wait(CUevent e, CUstream s, const char *call);
+/* Waits until the current device has done the work queued before now. */
+GpuResult cuda_wait_idle(const char *call);
+
+/* A driver call that returns its failure as a GpuResult naming the call. */
+#define TRY(call) do { CUresult r_ = (call); \
+    if (r_ != CUDA_SUCCESS) return cuda_failed(r_, #call); } while (0)
+/* At the top of a call on the current context: fails at once once it is lost. */
+#define ALIVE(call) do { if (current >= 0 && devices[current].lost.code) \
+    return (GpuResult){GPU_ERR_CONTEXT_LOST, GPU_SRC_HOST, call, devices[current].detail, NULL}; \
+  } while (0)
+
+/* ---- the stream the default goes to (graph.c): NULL (the legacy default stream), or,
+ * while a capture runs, the capture's stream ---- */
+extern CUstream cuda_implicit;
+/* A stream a call was given, or the implicit one; while capturing, a stream of the
+ * user's joins the capture first (it waits for it, and the capture for it at the end). */
+CUstream cuda_stream_for(CUstream s);
+/* While capturing: the stream (not captured) where allocations and frees go at once,
+ * ordered after everything queued before the capture began; NULL otherwise. */
+extern CUstream cuda_side;
+/* Fails (GPUHOST_NOT_CAPTURABLE, naming what) while a capture runs. */
+GpuResult cuda_not_while_capturing(const char *what, const char *call);
+
+/* memory.c */
+GpuResult cuda_alloc(CUdeviceptr *p, size_t n);
+GpuResult cuda_free(CUdeviceptr p, int device);
+GpuResult cuda_trim(int device);
+GpuResult cuda_host_alloc(void **p, size_t n);
+GpuResult cuda_host_free(void *p);
+GpuResult cuda_htod(CUdeviceptr dst, const void *src, size_t n);
+GpuResult cuda_dtoh(void *dst, CUdeviceptr src, size_t n);
+GpuResult cuda_dtod(CUdeviceptr dst, CUdeviceptr src, size_t n);
+GpuResult cuda_memset0(CUdeviceptr p, size_t n);
+GpuResult cuda_mem_info(size_t *free_bytes, size_t *total_bytes);
+CUmemoryPool cuda_use_pool(CUdevice dev);
+
+/* driver.c: the rest of the table */
+GpuResult cuda_device_count(int *n);
+GpuResult cuda_ensure_context(void);
+int cuda_current_device(void);
+GpuResult cuda_synchronize(void);
+GpuResult cuda_arch(char *out, size_t n);
+const char *cuda_describe(int code);
+
+/* graph.c */
+GpuResult cuda_capture_begin(void);
+GpuResult cuda_capture_end(CUgraph *graph);
+GpuResult cuda_graph_instantiate(CUgraphExec *exec, CUgraph graph);
+GpuResult cuda_graph_update(CUgraphExec exec, CUgraph graph, int *updated);
+GpuResult cuda_graph_launch(CUgraphExec exec, CUstream s);
+GpuResult cuda_graph_destroy(CUgraph graph, CUgraphExec exec);
 
 /* nvrtc.c */
 GpuResult nvrtc_identity(char *out, size_t n);

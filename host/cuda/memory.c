@@ -1,0 +1,122 @@
+/* memory.c: device memory, from CUDA's stream-ordered allocator where the device has it,
+ * and copies. Allocations and frees are ordered in the default stream, which waits for
+ * (and is waited for by) every other stream gpuhost makes; while a capture runs they go
+ * at once to its side stream instead (graph.c), and copies to the host are refused. */
+#include <stdlib.h>
+#include "cuda_internal.h"
+
+/* The default memory pool keeps what is freed for the next allocation, which makes an
+ * allocate/free pair cost little more than a function call. It keeps at most a sixteenth
+ * of the device's memory past a synchronization (its release threshold), so memory a
+ * script dropped goes back to the driver, for other processes and for libraries that
+ * allocate outside the pool; cuda_trim gives back the rest. NULL: plain cuMemAlloc. */
+CUmemoryPool cuda_use_pool(CUdevice dev) {
+  int supported = 0;
+  CUmemoryPool pool;
+  size_t total = 0;
+  if (!drv.cuMemAllocAsync || !drv.cuMemFreeAsync || !drv.cuDeviceGetDefaultMemPool ||
+      !drv.cuMemPoolSetAttribute || !drv.cuMemPoolTrimTo) return NULL;
+  if (drv.cuDeviceGetAttribute(&supported, CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, dev)
+      != CUDA_SUCCESS || !supported || drv.cuDeviceTotalMem(&total, dev) != CUDA_SUCCESS)
+    return NULL;
+  cuuint64_t keep = total / 16;
+  if (drv.cuDeviceGetDefaultMemPool(&pool, dev) != CUDA_SUCCESS ||
+      drv.cuMemPoolSetAttribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &keep) != CUDA_SUCCESS)
+    return NULL;
+  return pool;
+}
+
+GpuResult cuda_mem_info(size_t *free_bytes, size_t *total_bytes) {
+  GpuResult r = cuda_ensure_context();
+  if (r.code) return r;
+  ALIVE("cuMemGetInfo(free_bytes, total_bytes)");
+  TRY(drv.cuMemGetInfo(free_bytes, total_bytes));
+  return GPU_OK;
+}
+
+GpuResult cuda_alloc(CUdeviceptr *p, size_t n) {
+  ALIVE("cuMemAllocAsync(p, n, NULL)");
+  CUmemoryPool pool = devices[current].pool;
+  if (cuda_side && !pool)
+    return cuda_not_while_capturing("an allocation outside the stream-ordered pool",
+                                    "cuMemAlloc(p, n)");
+  if (pool) TRY(drv.cuMemAllocAsync(p, n, cuda_side));
+  else TRY(drv.cuMemAlloc(p, n));
+  return GPU_OK;
+}
+
+GpuResult cuda_free(CUdeviceptr p, int device) {
+  if (device >= 0 && device < GPU_MAX_DEVICES && devices[device].lost.code)
+    return GPU_OK;                  /* it went with the context */
+  int was = current;
+  if (device != current && device >= 0) {
+    GpuResult r = cuda_use_device(device);
+    if (r.code) return r;
+  }
+  CUmemoryPool pool = devices[device].pool;
+  CUresult r = pool ? drv.cuMemFreeAsync(p, cuda_side) : drv.cuMemFree(p);
+  GpuResult res = cuda_released(r, pool ? "cuMemFreeAsync(p, NULL)" : "cuMemFree(p)");
+  if (was != current && was >= 0) cuda_use_device(was);
+  return res;
+}
+
+/* Gives back what the device's pool keeps, once the work before now (the frees among it)
+ * is done. */
+GpuResult cuda_trim(int device) {
+  if (device < 0 || device >= GPU_MAX_DEVICES || devices[device].context == NULL ||
+      !devices[device].pool || devices[device].lost.code || cuda_side)
+    return GPU_OK;
+  int was = current;
+  GpuResult r = device == current ? GPU_OK : cuda_use_device(device);
+  if (r.code == 0) r = cuda_wait_idle("cuMemPoolTrimTo(pool, 0)");
+  CUresult t = r.code ? CUDA_SUCCESS : drv.cuMemPoolTrimTo(devices[device].pool, 0);
+  if (t != CUDA_SUCCESS) r = cuda_failed(t, "cuMemPoolTrimTo(pool, 0)");
+  if (was != current && was >= 0) cuda_use_device(was);
+  return r;
+}
+
+GpuResult cuda_host_alloc(void **p, size_t n) { TRY(drv.cuMemHostAlloc(p, n, 0)); return GPU_OK; }
+GpuResult cuda_host_free(void *p) { return cuda_released(drv.cuMemFreeHost(p), "cuMemFreeHost(p)"); }
+
+/* Synchronous copies wait for the work before them: interruptibly, first. A copy to the
+ * device runs at once during a capture too (it is not recorded); a copy to the host
+ * cannot be captured: what it would read is not there until the graph runs. */
+GpuResult cuda_htod(CUdeviceptr dst, const void *src, size_t n) {
+  ALIVE("cuMemcpyHtoD(dst, src, n)");
+  GpuResult r = cuda_wait_idle("cuMemcpyHtoD(dst, src, n)");
+  if (r.code) return r;
+  if (cuda_tracing()) cuda_trace_copy("htod", n);
+  CUresult c = drv.cuMemcpyHtoD(dst, src, n);
+  if (cuda_tracing()) cuda_range_pop();
+  if (c != CUDA_SUCCESS) return cuda_failed(c, "cuMemcpyHtoD(dst, src, n)");
+  return GPU_OK;
+}
+
+GpuResult cuda_dtoh(void *dst, CUdeviceptr src, size_t n) {
+  ALIVE("cuMemcpyDtoH(dst, src, n)");
+  if (cuda_implicit)
+    return cuda_not_while_capturing("a copy from the device to the host", "cuMemcpyDtoH(dst, src, n)");
+  GpuResult r = cuda_wait_idle("cuMemcpyDtoH(dst, src, n)");
+  if (r.code) return r;
+  if (cuda_tracing()) cuda_trace_copy("dtoh", n);
+  CUresult c = drv.cuMemcpyDtoH(dst, src, n);
+  if (cuda_tracing()) cuda_range_pop();
+  if (c != CUDA_SUCCESS) return cuda_failed(c, "cuMemcpyDtoH(dst, src, n)");
+  return GPU_OK;
+}
+
+/* ordered in the default stream like a kernel; the host does not wait */
+GpuResult cuda_dtod(CUdeviceptr dst, CUdeviceptr src, size_t n) {
+  ALIVE("cuMemcpyDtoDAsync(dst, src, n, NULL)");
+  if (cuda_tracing()) cuda_trace_copy("dtod", n);
+  CUresult c = drv.cuMemcpyDtoDAsync(dst, src, n, cuda_implicit);
+  if (cuda_tracing()) cuda_range_pop();
+  if (c != CUDA_SUCCESS) return cuda_failed(c, "cuMemcpyDtoDAsync(dst, src, n, NULL)");
+  return GPU_OK;
+}
+
+GpuResult cuda_memset0(CUdeviceptr p, size_t n) {
+  ALIVE("cuMemsetD8Async(p, 0, n, NULL)");
+  TRY(drv.cuMemsetD8Async(p, 0, n, cuda_implicit));
+  return GPU_OK;
+}

@@ -1,0 +1,209 @@
+/* graph.c: graphs ("gpu.graph"): gpu.graph(f, ...) runs f once while the backend records
+ * what it queues for the device (CUDA stream capture; a recording on the CPU backend),
+ * and gives a graph that g:launch() replays with one call. g:update(f, ...) records again
+ * and updates the graph in place when the work has the same shape. Every array the
+ * recorded work uses (arrays made inside, arrays passed to launches and copies) is kept
+ * by the graph, and pinned: it cannot be freed while the graph lives. */
+#include <string.h>
+#include "gpu.h"
+
+#define GPU_GRAPH_T "gpu.graph"
+
+typedef struct GpuGraph {
+  CUgraph graph;              /* the last recording */
+  CUgraphExec exec;           /* what launches run; NULL once freed */
+  int alive;
+} GpuGraph;
+
+int graph_capturing;
+static const char KEEP_KEY = 0;   /* registry: the set of arrays the capture uses */
+
+#define tograph(L, i) ((GpuGraph *)luaL_checkudata(L, i, GPU_GRAPH_T))
+
+static GpuGraph *graph_check(lua_State *L, int idx) {
+  GpuGraph *g = tograph(L, idx);
+  if (!g->alive) luaL_error(L, "attempt to use a freed graph");
+  return g;
+}
+
+void graph_keep(lua_State *L, int idx) {
+  idx = lua_absindex(L, idx);
+  if (lua_rawgetp(L, LUA_REGISTRYINDEX, &KEEP_KEY) != LUA_TTABLE) { lua_pop(L, 1); return; }
+  lua_pushvalue(L, idx);
+  if (lua_rawget(L, -2) == LUA_TNIL) {
+    lua_pushvalue(L, idx);
+    lua_pushboolean(L, 1);
+    lua_rawset(L, -4);
+    ((GpuArray *)lua_touserdata(L, idx))->pins++;
+  }
+  lua_pop(L, 2);
+}
+
+/* [-1, +0, -] Unpins every array of the set on top, and pops it. */
+static void unpin(lua_State *L) {
+  if (lua_istable(L, -1)) {
+    lua_pushnil(L);
+    while (lua_next(L, -2)) {
+      lua_pop(L, 1);
+      GpuArray *a = lua_touserdata(L, -1);
+      if (a && a->pins > 0) a->pins--;
+    }
+  }
+  lua_pop(L, 1);
+}
+
+/* [-0, +1, e] Records f (at idx, with its arguments above it) into a graph; pushes the set
+ * of arrays it uses. On failure, the capture is ended and cleaned up, and the error goes
+ * on. */
+static CUgraph record(lua_State *L, int idx) {
+  const GpuBackend *be = backend_get();
+  if (graph_capturing) luaL_error(L, "gpu.graph cannot be nested: a graph is being recorded");
+  lua_newtable(L);
+  lua_pushvalue(L, -1);
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &KEEP_KEY);
+  lua_insert(L, idx);           /* the set, under f */
+  GPU_CHECK(L, be->capture_begin());
+  graph_capturing = 1;
+  int status = lua_pcall(L, lua_gettop(L) - idx - 1, 0, 0);
+  graph_capturing = 0;
+  lua_pushnil(L);
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &KEEP_KEY);
+  CUgraph graph = NULL;
+  GpuResult r = be->capture_end(&graph);
+  if (status != LUA_OK || r.code) {
+    if (graph) be->graph_destroy(graph, NULL);
+    if (status != LUA_OK) {     /* the error, with the set under it unpinned */
+      lua_pushvalue(L, idx);
+      unpin(L);
+      lua_error(L);
+    }
+    lua_pushvalue(L, idx);
+    unpin(L);
+    errors_raise(L, r, NULL);
+  }
+  lua_settop(L, idx);           /* the set */
+  return graph;
+}
+
+/* gpu.graph(f, ...): records f(...) and gives the graph to replay it */
+static int gpu_graph(lua_State *L) {
+  luaL_checktype(L, 1, LUA_TFUNCTION);
+  GPU_CHECK(L, backend_get()->ensure_context());
+  GpuGraph *g = lua_newuserdatauv(L, sizeof *g, 1);   /* the set of arrays it keeps */
+  memset(g, 0, sizeof *g);
+  luaL_setmetatable(L, GPU_GRAPH_T);
+  lua_insert(L, 1);
+  g->graph = record(L, 2);
+  lua_setiuservalue(L, 1, 1);
+  g->alive = 1;
+  GpuResult r = backend_get()->graph_instantiate(&g->exec, g->graph);
+  if (r.code) { g->exec = NULL; errors_raise(L, r, NULL); }
+  lua_settop(L, 1);
+  return 1;
+}
+
+/* g:launch([stream]): runs the recorded work again, queued like a launch */
+static int graph_launch(lua_State *L) {
+  GpuGraph *g = graph_check(L, 1);
+  CUstream s = lua_isnoneornil(L, 2) ? NULL : stream_check(L, 2);
+  GPU_CHECK(L, backend_get()->graph_launch(g->exec, s));
+  lua_settop(L, 1);
+  return 1;
+}
+
+/* g:update(f, ...): records f(...) anew; when the work has the same shape (the same
+ * kernels and copies in the same order) the graph takes its parameters in place and this
+ * returns true; otherwise the graph is rebuilt from the new recording (false) */
+static int graph_update(lua_State *L) {
+  GpuGraph *g = graph_check(L, 1);
+  luaL_checktype(L, 2, LUA_TFUNCTION);
+  const GpuBackend *be = backend_get();
+  CUgraph graph = record(L, 2);           /* the new set at 2 */
+  int updated = 0;
+  GpuResult r = be->graph_update(g->exec, graph, &updated);
+  CUgraphExec exec = NULL;
+  if (r.code == 0 && !updated) r = be->graph_instantiate(&exec, graph);
+  if (r.code) {
+    be->graph_destroy(graph, NULL);
+    unpin(L);
+    errors_raise(L, r, NULL);
+  }
+  if (!updated) { be->graph_destroy(NULL, g->exec); g->exec = exec; }
+  be->graph_destroy(g->graph, NULL);
+  g->graph = graph;
+  lua_getiuservalue(L, 1, 1);              /* the old set goes, the new one stays */
+  unpin(L);
+  lua_setiuservalue(L, 1, 1);
+  lua_pushboolean(L, updated);
+  return 1;
+}
+
+/* The one release path; idempotent. */
+static GpuResult graph_release(lua_State *L, GpuGraph *g) {
+  GpuResult r = GPU_OK;
+  if (g->alive) {
+    r = backend_get()->graph_destroy(g->graph, g->exec);
+    lua_getiuservalue(L, 1, 1);
+    unpin(L);
+  }
+  g->graph = NULL;
+  g->exec = NULL;
+  g->alive = 0;
+  return r;
+}
+
+static int graph_gc(lua_State *L) {
+  GpuResult r = graph_release(L, tograph(L, 1));
+  if (r.code) errors_warn(L, r, "destroying a graph");
+  return 0;
+}
+
+/* g:free() and __close raise what __gc can only warn of */
+static int graph_free(lua_State *L) {
+  GPU_CHECK(L, graph_release(L, tograph(L, 1)));
+  return 0;
+}
+
+/* gpu.capturing(): true while gpu.graph records */
+static int gpu_capturing(lua_State *L) {
+  lua_pushboolean(L, graph_capturing);
+  return 1;
+}
+
+static int graph_tostring(lua_State *L) {
+  GpuGraph *g = tograph(L, 1);
+  lua_pushstring(L, g->alive ? "gpu.graph" : "gpu.graph (freed)");
+  return 1;
+}
+
+static const luaL_Reg graph_funcs[] = {
+  {"graph", gpu_graph},
+  {"capturing", gpu_capturing},
+  {NULL, NULL}
+};
+
+static const luaL_Reg graph_methods[] = {
+  {"launch", graph_launch},
+  {"update", graph_update},
+  {"free", graph_free},
+  {NULL, NULL}
+};
+
+static const luaL_Reg graph_meta[] = {
+  {"__gc", graph_gc},
+  {"__close", graph_free},
+  {"__tostring", graph_tostring},
+  {NULL, NULL}
+};
+
+/* Expects the gpu table on top. */
+void graph_open(lua_State *L) {
+  luaL_setfuncs(L, graph_funcs, 0);
+  luaL_newmetatable(L, GPU_GRAPH_T);
+  luaL_setfuncs(L, graph_meta, 0);
+  luaL_newlib(L, graph_methods);
+  lua_pushvalue(L, -1);
+  lua_setfield(L, -3, "methods");
+  lua_setfield(L, -2, "__index");
+  lua_pop(L, 1);
+}

@@ -1,0 +1,141 @@
+-- Graphs: gpu.graph records what a function queues for the device, g:launch() replays it,
+-- g:update() records anew and updates in place; what cannot be recorded is refused with
+-- its line, and the arrays a graph uses live (and stay pinned) as long as it does. On
+-- both backends.
+local S = require("spec.support")
+
+local INC = [[extern "C" __global__ void inc(gpu::array<float> a, float v) { a[gpu::grid(1)] += v; }]]
+local COPY2 = [[extern "C" __global__ void twice(gpu::array<float> dst, gpu::array<float> src) {
+  long long i = gpu::grid(1); dst[i] = 2 * src[i]; }]]
+
+describe("gpu.graph", function()
+  local inc = gpu.kernel(INC)
+  local twice = gpu.kernel(COPY2)
+
+  it("records without running, and replays on launch", function()
+    local a = gpu.zeros(8)
+    local g = gpu.graph(function() inc[{1, 32}](a, 1) inc[{1, 32}](a, 2) end)
+    assert.are.equal(0, a:totable()[1])   -- recorded, not run
+    g:launch()
+    assert.are.equal(3, a:totable()[1])
+    assert.are.equal(g, g:launch())
+    g:launch()
+    assert.are.same({9, 9, 9, 9, 9, 9, 9, 9}, a:totable())
+    assert.are.equal("gpu.graph", tostring(g))
+  end)
+
+  it("replays 1,000 dependent launches in order", function()
+    local a = gpu.zeros(4)
+    local g = gpu.graph(function() for i = 1, 1000 do inc[{1, 4}](a, i % 3) end end)
+    g:launch()
+    assert.are.same({1000, 1000, 1000, 1000}, a:totable())   -- 333 * (1 + 2 + 0) + 1
+  end)
+
+  it("records fills and device copies, and passes arguments to the function", function()
+    local src = gpu.arange(6)
+    local dst = gpu.full(6, 7)
+    local made
+    local g = gpu.graph(function(x, y)
+      made = gpu.zeros(6)        -- filled at each replay
+      twice[{1, 32}](made, x)
+      local c = made:copy()      -- a copy, recorded
+      twice[{1, 32}](y, c)
+    end, src, dst)
+    assert.are.same({7, 7, 7, 7, 7, 7}, dst:totable())
+    g:launch()
+    assert.are.same({0, 4, 8, 12, 16, 20}, dst:totable())
+    assert.are.same({0, 2, 4, 6, 8, 10}, made:totable())
+  end)
+
+  it("updates in place when the work has the same shape, and rebuilds otherwise", function()
+    local a = gpu.zeros(4)
+    local g = gpu.graph(function() inc[{1, 4}](a, 1) end)
+    assert.is_true(g:update(function() inc[{1, 4}](a, 5) end))
+    g:launch()
+    assert.are.equal(5, a:totable()[1])
+    local b = gpu.zeros(4)
+    assert.is_true(g:update(function() inc[{1, 4}](b, 2) end))   -- another array: a pointer
+    g:launch()
+    assert.are.same({5, 2}, {a:totable()[1], b:totable()[1]})
+    assert.is_false(g:update(function() inc[{1, 4}](a, 1) inc[{1, 4}](a, 1) end))
+    g:launch()
+    assert.are.equal(7, a:totable()[1])
+  end)
+
+  it("refuses what cannot be recorded, with the line, and leaves the device usable", function()
+    local a = gpu.zeros(4)
+    for _, case in ipairs({
+      {function() gpu.synchronize() end, "gpu.synchronize() cannot be captured"},
+      {function() a:tohost() end, "a copy from the device to the host cannot be captured"},
+      {function() a:totable() end, "a copy from the device to the host cannot be captured"},
+      {function() gpu.stream():synchronize() end, "s:synchronize() cannot be captured"},
+      {function() gpu.event():record():synchronize() end, "e:synchronize() cannot be captured"},
+    }) do
+      local msg, err = S.errof(gpu.graph, case[1])
+      assert.are.equal("GPUHOST_NOT_CAPTURABLE", err.name)
+      assert.matches("graph_spec.lua:%d+: " .. case[2]:gsub("%p", "%%%0"), msg)
+      assert.is_false(gpu.capturing())
+    end
+    inc[{1, 4}](a, 1)                      -- the default stream works after each
+    assert.are.equal(1, a:totable()[1])
+  end)
+
+  it("ends the recording when the function raises, and the error goes on", function()
+    local a = gpu.zeros(4)
+    local ok, e = pcall(gpu.graph, function() inc[{1, 4}](a, 1) error("in the function") end)
+    assert.is_false(ok)
+    assert.matches("in the function", e)
+    assert.is_false(gpu.capturing())
+    a:free()                               -- nothing keeps it pinned
+    assert.matches("gpu.graph cannot be nested",
+                   S.errof(gpu.graph, function() gpu.graph(function() end) end), 1, true)
+    assert.matches("(function expected, got number)", S.errof(gpu.graph, 3), 1, true)
+  end)
+
+  it("keeps and pins the arrays it uses until it is freed", function()
+    local a = gpu.zeros(4)
+    local g = gpu.graph(function() inc[{1, 4}](a, 1) end)
+    assert.matches("attempt to free an array that a graph uses (free the graph first)",
+                   S.errof(a.free, a), 1, true)
+    g:free()
+    assert.matches("attempt to use a freed graph", S.errof(g.launch, g), 1, true)
+    a:free()
+    -- arrays made inside live as long as the graph, though nothing else holds them
+    local out
+    local g2 = gpu.graph(function() local t = gpu.zeros(4); inc[{1, 4}](t, 3); out = t end)
+    collectgarbage()
+    g2:launch()
+    assert.are.equal(3, out:totable()[1])
+    out = nil
+    collectgarbage()
+    g2:launch()                            -- the graph still holds its array
+    g2:free()
+  end)
+
+  it("is captured while the collector frees other arrays", function()
+    local a = gpu.zeros(4)
+    local g = gpu.graph(function()
+      for _ = 1, 20 do local _ = gpu.zeros(1000) end
+      collectgarbage()
+      inc[{1, 4}](a, 1)
+    end)
+    g:launch()
+    assert.are.equal(1, a:totable()[1])
+  end)
+
+  it("records launches on the user's streams and event records", function()
+    local a, b = gpu.zeros(4), gpu.zeros(4)
+    local s = gpu.stream()
+    local e0, e1 = gpu.event(), gpu.event()
+    local g = gpu.graph(function()
+      e0:record()
+      inc[{1, 4, stream = s}](a, 1)
+      inc[{1, 4}](b, 2)
+      e1:record()
+    end)
+    g:launch()
+    g:launch(s)
+    assert.are.same({2, 4}, {a:totable()[1], b:totable()[1]})
+    assert.is_true(gpu.elapsed(e0, e1) >= 0)
+  end)
+end)
