@@ -47,6 +47,22 @@ for i in 1 2 3 4 5; do GPUHOST_CACHE_DIR=$cache $host scripts/bench/bench.lua st
 rm -rf "$cache"
 $host scripts/bench/median.lua "$out/startup.tsv" >> "$out/gpuhost.tsv"
 
+# graphs: 1,000 small kernels (and a mix with 4 KiB copies), eager and replayed, C and gpuhost
+if [ ! -x build/bench_graph_c ]; then
+  cc -O2 -o build/bench_graph_c scripts/bench/graph.c -I"$cuda/include" -L"$cuda/lib64" \
+     -L"$cuda/lib64/stubs" -lcuda -lnvrtc || exit 1
+fi
+echo "bench: graphs" >&2
+build/bench_graph_c >> "$out/c.tsv" || exit 1
+GPUHOST_CACHE_DIR=off $host scripts/bench/graph.lua >> "$out/gpuhost.tsv" || exit 1
+# what gpuhost spends on a launch on the CPU side, in instructions (callgrind, stub driver)
+if command -v valgrind >/dev/null 2>&1; then
+  echo "bench: launch instructions" >&2
+  sh scripts/bench/launch_count.sh > "$out/instr.tsv" &&
+    grep -v '^launch_c_instr' "$out/instr.tsv" >> "$out/gpuhost.tsv" &&
+    sed -n 's/^launch_c_instr\t/launch_prepared_instr\t/p; s/^launch_c_instr\t/launch_args_instr\t/p' "$out/instr.tsv" >> "$out/c.tsv"
+fi
+
 if python3 -c 'import cupy' 2>/dev/null; then
   echo "bench: CuPy" >&2
   python3 scripts/bench/bench_cupy.py > "$out/cupy.tsv"

@@ -32,6 +32,16 @@ local rows = {
   {"first_launch_cached_ms", "new process: the same from the disk cache", "ms", "lower"},
   {"alloc_free_us", "allocate + free 1 MiB (C: cuMemAlloc/cuMemFree)", "µs", "lower"},
   {"alloc_async_us", "allocate + free 1 MiB, cuMemAllocAsync", "µs", "lower"},
+  {"graph_chain_eager_us", "1,000 dependent small kernels, launched one by one (to the end of a sync)", "µs", "lower"},
+  {"graph_chain_replay_us", "the same 1,000 kernels replayed from a graph", "µs", "lower"},
+  {"graph_mixed_eager_us", "500 kernels and 500 4 KiB device copies, one by one", "µs", "lower"},
+  {"graph_mixed_replay_us", "the same replayed from a graph", "µs", "lower"},
+  {"graph_update_ms", "graph of 1,000 kernels: record anew and update in place", "ms", "lower"},
+  {"graph_rebuild_ms", "graph of 1,000 kernels: record and instantiate anew", "ms", "lower"},
+  {"launch_prepared_instr", "instructions a prepared launch costs the CPU (stub driver; C: the call alone)", "instr", "lower"},
+  {"launch_args_instr", "instructions of k[{1, 32}](a, b, c, n) (stub driver; C: the call alone)", "instr", "lower"},
+  {"launch_empty_instr", "instructions of k[{1, 32}]() (stub driver)", "instr", "lower"},
+  {"lua_loop_instr", "instructions of the Lua loop around a launch", "instr", "lower"},
 }
 local impls = {"gpuhost", "c", "cupy", "numba"}
 local data = {}
