@@ -170,9 +170,9 @@ typedef struct GpuBackend {
 
   /* Graphs. capture_begin starts recording on the current device: until capture_end, what
    * would go to the default stream (launches and device-to-device copies and fills with no
-   * stream, event records) is recorded, not run, and a stream given to a launch joins the
-   * recording. Allocations, frees and copies to the device still happen at once.
-   * Synchronizations and copies to the host fail with GPU_ERR_NOT_CAPTURABLE (the capture
+   * stream) is recorded, not run, and a stream given to a launch joins the recording.
+   * Allocations, frees and copies to the device still happen at once. Synchronizations,
+   * event records and copies to the host fail with GPU_ERR_NOT_CAPTURABLE (the capture
    * goes on). capture_end ends the capture (also to abandon it) and gives its graph, or
    * NULL and a failure. graph_update gives exec the parameters of graph when graph has
    * exec's topology (*updated 1), else leaves exec as it was (*updated 0). graph_launch

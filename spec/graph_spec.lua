@@ -69,7 +69,7 @@ describe("gpu.graph", function()
       {function() a:tohost() end, "a copy from the device to the host cannot be captured"},
       {function() a:totable() end, "a copy from the device to the host cannot be captured"},
       {function() gpu.stream():synchronize() end, "s:synchronize() cannot be captured"},
-      {function() gpu.event():record():synchronize() end, "e:synchronize() cannot be captured"},
+      {function() gpu.event():synchronize() end, "e:synchronize() cannot be captured"},
     }) do
       local msg, err = S.errof(gpu.graph, case[1])
       assert.are.equal("GPUHOST_NOT_CAPTURABLE", err.name)
@@ -123,19 +123,22 @@ describe("gpu.graph", function()
     assert.are.equal(1, a:totable()[1])
   end)
 
-  it("records launches on the user's streams and event records", function()
+  it("records launches on the user's streams, and is timed by events around a launch", function()
     local a, b = gpu.zeros(4), gpu.zeros(4)
     local s = gpu.stream()
     local e0, e1 = gpu.event(), gpu.event()
     local g = gpu.graph(function()
-      e0:record()
       inc[{1, 4, stream = s}](a, 1)
       inc[{1, 4}](b, 2)
-      e1:record()
     end)
+    e0:record()
     g:launch()
     g:launch(s)
+    e1:record()
     assert.are.same({2, 4}, {a:totable()[1], b:totable()[1]})
     assert.is_true(gpu.elapsed(e0, e1) >= 0)
+    local msg, err = S.errof(gpu.graph, function() e0:record() end)
+    assert.are.equal("GPUHOST_NOT_CAPTURABLE", err.name)
+    assert.matches("e:record() cannot be captured", msg, 1, true)
   end)
 end)

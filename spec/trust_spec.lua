@@ -295,7 +295,7 @@ print("alive")
     assert.are.equal("alive", lines[7])
   end)
 
-  it("points at the device's assertion message on standard output", function()
+  it("points at the device's assertion message on standard error", function()
     local out, status, err = child([[
 local k = gpu.kernel("__global__ void checked(int *x) { assert(x[0] == 1); }")
 local a = gpu.zeros(1, "int32")
@@ -304,10 +304,10 @@ local ok, e = pcall(gpu.synchronize)
 io.stdout:write("\nERROR ", e.name, ": ", e.message, "\n")
 ]])
     assert.are.equal(0, status, err)
-    assert(out:find("Assertion `x[0] == 1` failed", 1, true),
-           "no assertion message on standard output; standard error: " .. err)
+    assert(err:find("Assertion `x[0] == 1` failed", 1, true),
+           "no assertion message on standard error; standard output: " .. out)
     assert.matches("\nERROR CUDA_ERROR_ASSERT: .* The failed assertion %(file, line and condition%) was " ..
-                   "printed by the device on standard output%. The context of device 0 is lost", out)
+                   "printed by the device on standard error%. The context of device 0 is lost", out)
   end)
 
   it("stops waiting for a running kernel on Ctrl-C, and the prompt goes on", function()

@@ -1,7 +1,7 @@
-/* graph.c: gpu.graph on the CPU backend. While a capture runs, launches, device copies,
- * fills and event records are recorded (the launch's arguments copied by the sizes of
- * the kernel's parameters), not run; a graph replays them in order. Allocations, frees
- * and copies to the device happen at once; synchronizations and copies to the host fail
+/* graph.c: gpu.graph on the CPU backend. While a capture runs, launches, device copies
+ * and fills are recorded (the launch's arguments copied by the sizes of the kernel's
+ * parameters), not run; a graph replays them in order. Allocations, frees and copies to
+ * the device happen at once; synchronizations, event records and copies to the host fail
  * with GPUHOST_NOT_CAPTURABLE, as on CUDA. No speed-up is expected here: the same results
  * are. The table's members for these go through the functions below. */
 #include <stdio.h>
@@ -9,7 +9,7 @@
 #include <string.h>
 #include "cpu_internal.h"
 
-enum { STEP_LAUNCH, STEP_COPY, STEP_FILL, STEP_EVENT };
+enum { STEP_LAUNCH, STEP_COPY, STEP_FILL };
 typedef struct Step {
   int kind;
   CUfunction f;               /* a launch: f, its configuration, its arguments */
@@ -18,7 +18,6 @@ typedef struct Step {
   int nargs;
   CUdeviceptr dst, src;       /* a copy (src) or a fill of n bytes */
   size_t n;
-  CUevent event;
 } Step;
 typedef struct CpuGraph { Step *steps; int n, cap; } CpuGraph;
 
@@ -100,12 +99,10 @@ GpuResult cpu_rec_memset0(CUdeviceptr p, size_t n) {
   return GPU_OK;
 }
 
+/* Refused as on CUDA, where an event recorded in a graph cannot be timed. */
 GpuResult cpu_rec_event_record(CUevent e, CUstream st) {
-  if (!rec) return cpu_event_record(e, st);
-  Step *s = push(rec);
-  if (s == NULL) return NOMEM("cuEventRecord");
-  *s = (Step){.kind = STEP_EVENT, .event = e};
-  return GPU_OK;
+  if (rec) return not_capturable("e:record()", "cuEventRecord (CPU backend)");
+  return cpu_event_record(e, st);
 }
 
 GpuResult cpu_rec_dtoh(void *dst, CUdeviceptr src, size_t n) {
@@ -190,8 +187,7 @@ GpuResult cpu_graph_launch(CUgraphExec exec, CUstream st) {
     switch (s->kind) {
       case STEP_LAUNCH: r = cpu_launch(s->f, s->grid, s->block, s->shared, st, s->args); break;
       case STEP_COPY: r = cpu_dtod(s->dst, s->src, s->n); break;
-      case STEP_FILL: r = cpu_memset0(s->dst, s->n); break;
-      default: r = cpu_event_record(s->event, st); break;
+      default: r = cpu_memset0(s->dst, s->n); break;
     }
   }
   return r;

@@ -48,7 +48,7 @@ GpuResult cuda_failed(CUresult r, const char *call) {
   snprintf(d->note, sizeof d->note, "%sThe context of device %d is lost: every later call on "
            "it fails (GPUHOST_CONTEXT_LOST). Save what you have on the host and restart the "
            "process.", r == CUDA_ERROR_ASSERT ? "The failed assertion (file, line and "
-           "condition) was printed by the device on standard output. " : "", current);
+           "condition) was printed by the device on standard error. " : "", current);
   snprintf(d->detail, sizeof d->detail, "the context of device %d was lost by an earlier "
            "error (%s in %s): every call on it fails; save what you have on the host and "
            "restart the process", current, name ? name : "a sticky error", call);
@@ -198,16 +198,25 @@ static GpuResult interrupted(const char *call) {
                      "synchronize() waits for it)", NULL};
 }
 
-/* Yields the CPU at first, then sleeps a little longer each time (at most 100 us), and
- * gives up when backend_interrupted is set. */
+static double seconds(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* Polls, yielding the CPU between queries, for the first 2 ms (so a short wait ends within
+ * microseconds of the work, as the driver's own spinning wait would); then sleeps between
+ * queries (the kernel's timer slack makes a nap some 60 us), and after 100 ms sleeps 1 ms
+ * at a time. Gives up when backend_interrupted is set. */
 GpuResult cuda_wait(CUevent e, CUstream s, const char *call) {
-  struct timespec nap = {0, 0};
+  double t0 = seconds(), waited = 0;
   for (int i = 0; ; i++) {
     CUresult r = e ? drv.cuEventQuery(e) : drv.cuStreamQuery(s);
     if (r != CUDA_ERROR_NOT_READY) return r == CUDA_SUCCESS ? GPU_OK : cuda_failed(r, call);
     if (backend_take_interrupt()) return interrupted(call);
-    if (i < 64) { sched_yield(); continue; }
-    nap.tv_nsec = nap.tv_nsec == 0 ? 2000 : nap.tv_nsec >= 50000 ? 100000 : 2 * nap.tv_nsec;
+    if ((i & 63) == 0) waited = seconds() - t0;
+    if (waited < 2e-3) { sched_yield(); continue; }
+    struct timespec nap = {0, waited < 0.1 ? 20000 : 1000000};
     nanosleep(&nap, NULL);
   }
 }
