@@ -1,10 +1,16 @@
-/* array.c: device arrays ("gpu.array"): allocation, explicit copies to and from the host,
- * and the rule that device data is never read from Lua without a copy. */
+/* array.c: device arrays ("gpu.array"): their memory and its lifetime (owners and the
+ * views that share their memory), fields, gpu.empty and gpu.zeros, and the metamethods.
+ * Views are made in view.c, copies in copy.c, arithmetic in ops.c. Device data is never
+ * read from Lua without a copy. */
 #include <stdlib.h>
 #include <string.h>
 #include "gpu.h"
 
 #define toarray(L, i) ((GpuArray *)luaL_checkudata(L, i, GPU_ARRAY_T))
+
+GpuArray *array_test(lua_State *L, int idx) {
+  return (GpuArray *)luaL_testudata(L, idx, GPU_ARRAY_T);
+}
 
 GpuArray *array_check(lua_State *L, int idx) {
   GpuArray *a = toarray(L, idx);
@@ -12,25 +18,44 @@ GpuArray *array_check(lua_State *L, int idx) {
   return a;
 }
 
+GpuLayout array_layout(const GpuArray *a) {
+  GpuLayout l;
+  l.shape = a->shape;
+  memcpy(l.strides, a->strides, sizeof l.strides);
+  l.offset = a->offset;
+  return l;
+}
+
+static void array_set_layout(GpuArray *a, const GpuLayout *l) {
+  a->shape = l->shape;
+  memcpy(a->strides, l->strides, sizeof a->strides);
+  a->offset = l->offset;
+  a->nbytes = (size_t)l->shape.size * dtypes[a->dtype].size;
+  a->contiguous = layout_contiguous(l);
+  a->ptr = a->base ? a->base + (CUdeviceptr)(l->offset * (int64_t)dtypes[a->dtype].size) : 0;
+}
+
 static void array_alloc(lua_State *L, GpuArray *a) {
   if (a->nbytes == 0) return;
-  GpuResult r = mem_alloc(L, 0, &a->ptr, a->nbytes);
+  GpuResult r = mem_alloc(L, 0, &a->base, a->nbytes);
   if (r.code) {
-    a->ptr = 0;
+    a->base = 0;
     errors_raise(L, r, NULL);
   }
+  a->ptr = a->base;
   gc_account(L, (long)(a->nbytes / 1024));
 }
 
 GpuArray *array_new(lua_State *L, const GpuShape *s, GpuDtype dt) {
   GPU_CHECK(L, backend_get()->ensure_context());
   /* safe empty state first: __gc of a half-made array frees nothing */
-  GpuArray *a = lua_newuserdatauv(L, sizeof *a, 0);
+  GpuArray *a = lua_newuserdatauv(L, sizeof *a, 1);
   memset(a, 0, sizeof *a);
   luaL_setmetatable(L, GPU_ARRAY_T);
-  a->shape = *s;
+  GpuLayout l;
+  layout_init(&l, s);
   a->dtype = dt;
-  a->nbytes = (size_t)s->size * dtypes[dt].size;
+  array_set_layout(a, &l);
   a->device = backend_get()->current_device();
   a->alive = 1;
   array_alloc(L, a);
@@ -38,28 +63,61 @@ GpuArray *array_new(lua_State *L, const GpuShape *s, GpuDtype dt) {
   return a;
 }
 
-/* The one release path, shared by __gc, __close and :free(); idempotent. */
+GpuArray *array_view(lua_State *L, int idx, const GpuLayout *l) {
+  idx = lua_absindex(L, idx);
+  GpuArray *src = array_check(L, idx);
+  GpuArray *own = src->owner ? src->owner : src;
+  GpuArray *v = lua_newuserdatauv(L, sizeof *v, 1);
+  memset(v, 0, sizeof *v);
+  luaL_setmetatable(L, GPU_ARRAY_T);
+  v->dtype = src->dtype;
+  v->device = src->device;
+  v->base = own->base;
+  array_set_layout(v, l);
+  if (src->owner) lua_getiuservalue(L, idx, 1);
+  else lua_pushvalue(L, idx);
+  lua_setiuservalue(L, -2, 1);   /* the owner lives as long as its views */
+  v->owner = own;
+  v->alive = 1;
+  own->nviews++;
+  return v;
+}
+
+/* The one release path, shared by __gc, __close and :free(); idempotent. A view gives
+ * back its claim on its owner; an owner frees its memory. */
 static GpuResult array_release(GpuArray *a) {
   GpuResult r = GPU_OK;
-  if (a->ptr) r = mem_free(a->ptr, a->device, a->nbytes);
-  a->ptr = 0;
+  if (a->owner) {
+    if (a->alive) a->owner->nviews--;
+  } else if (a->base) {
+    r = mem_free(a->base, a->device, a->nbytes);
+  }
+  a->ptr = a->base = 0;
   a->alive = 0;
   return r;
 }
 
-/* __gc: an error here would only become a warning (manual §2.5.3), so say it as one */
+/* __gc: an error here would only become a warning (manual §2.5.3), so say it as one. An
+ * owner collected has no live views: they would have kept it. */
 static int array_gc(lua_State *L) {
   GpuResult r = array_release(toarray(L, 1));
   if (r.code) errors_warn(L, r, "freeing a device array");
   return 0;
 }
 
-/* a:free() and __close: an ordinary call, so a failure raises */
+/* a:free() and __close: an ordinary call, so a failure raises. Views that Lua no longer
+ * reaches are collected first; one still reachable makes freeing its owner an error. */
 static int array_free(lua_State *L) {
   GpuArray *a = toarray(L, 1);
+  if (!a->alive) return 0;
   if (a->pins > 0)
     return luaL_error(L, "attempt to free an array that a graph uses (free the graph first)");
-  if (a->alive) GPU_CHECK(L, array_release(a));
+  if (a->nviews > 0) lua_gc(L, LUA_GCCOLLECT, 0);
+  if (a->nviews > 0)
+    return luaL_error(L, "cannot free an array while %d view%s of it %s alive: free the "
+                      "views first", a->nviews, a->nviews == 1 ? "" : "s",
+                      a->nviews == 1 ? "is" : "are");
+  GPU_CHECK(L, array_release(a));
   return 0;
 }
 
@@ -80,89 +138,27 @@ static int gpu_zeros(lua_State *L) {
   return 1;
 }
 
-/* gpu.array(src [, dtype]): src a (nested) Lua table, a host array, or a device array;
- * always a copy. */
-static int gpu_array(lua_State *L) {
-  HostArray *h;
-  GpuArray *d;
-  GpuShape s;
-  if (lua_istable(L, 1)) {
-    GpuDtype dt = dtype_check(L, 2, DT_FLOAT32);
-    table_shape(L, 1, &s);
-    size_t n = (size_t)s.size * dtypes[dt].size;
-    void *buf = lua_newuserdatauv(L, n ? n : 1, 0);   /* collected even if reading raises */
-    table_read(L, 1, &s, dt, buf);
-    GpuArray *a = array_new(L, &s, dt);
-    if (n) GPU_CHECK(L, backend_get()->htod(a->ptr, buf, n));
-    return 1;
+static void push_strides(lua_State *L, const GpuShape *s, const int64_t *strides) {
+  lua_createtable(L, s->ndim, 0);
+  for (int d = 0; d < s->ndim; d++) {
+    lua_pushinteger(L, strides[d]);
+    lua_rawseti(L, -2, d + 1);
   }
-  if ((h = hostarray_test(L, 1)) != NULL) {
-    if (!h->alive) return errors_freed(L, NULL);
-    GpuDtype dt = dtype_check(L, 2, h->dtype);
-    if (dt != h->dtype)
-      return luaL_argerror(L, 2, lua_pushfstring(L, "cannot copy a %s host array into a %s "
-          "array; give the same dtype", dtypes[h->dtype].name, dtypes[dt].name));
-    GpuArray *a = array_new(L, &h->shape, dt);
-    if (a->nbytes) GPU_CHECK(L, backend_get()->htod(a->ptr, h->data, a->nbytes));
-    return 1;
-  }
-  if (luaL_testudata(L, 1, GPU_ARRAY_T)) {
-    d = array_check(L, 1);
-    GpuDtype dt = dtype_check(L, 2, d->dtype);
-    if (dt != d->dtype)
-      return luaL_argerror(L, 2, "a device array is copied with its own dtype");
-    GpuArray *a = array_new(L, &d->shape, dt);
-    if (graph_capturing) graph_keep(L, 1);
-    if (a->nbytes) GPU_CHECK(L, backend_get()->dtod(a->ptr, d->ptr, a->nbytes));
-    return 1;
-  }
-  return luaL_argerror(L, 1, lua_pushfstring(L, "table or host array expected, got %s",
-                                             luaL_typename(L, 1)));
 }
 
-/* a:tohost([out]): a host array (pinned memory) holding a copy, or the copy into host
- * array out; waits for the work before it */
-static int array_tohost(lua_State *L) {
-  GpuArray *a = array_check(L, 1);
-  HostArray *h;
-  if (!lua_isnoneornil(L, 2)) {
-    h = hostarray_check(L, 2);
-    if (h->dtype != a->dtype || h->shape.size != a->shape.size)
-      return luaL_argerror(L, 2, lua_pushfstring(L, "host array of %I %s elements expected",
-                           (lua_Integer)a->shape.size, dtypes[a->dtype].name));
-    lua_settop(L, 2);
-  } else {
-    h = hostarray_new(L, &a->shape, a->dtype);
-  }
-  if (a->nbytes) GPU_CHECK(L, backend_get()->dtoh(h->data, a->ptr, a->nbytes));
-  return 1;
-}
-
-/* a:totable(): a (nested) Lua table */
-static int array_totable(lua_State *L) {
-  GpuArray *a = array_check(L, 1);
-  void *buf = lua_newuserdatauv(L, a->nbytes ? a->nbytes : 1, 0);
-  if (a->nbytes) GPU_CHECK(L, backend_get()->dtoh(buf, a->ptr, a->nbytes));
-  table_push(L, buf, &a->shape, a->dtype);
-  return 1;
-}
-
-/* a:copy(): a new device array with the same contents */
-static int array_copy(lua_State *L) {
-  GpuArray *a = array_check(L, 1);
-  GpuArray *b = array_new(L, &a->shape, a->dtype);
-  if (graph_capturing) graph_keep(L, 1);
-  if (a->nbytes) GPU_CHECK(L, backend_get()->dtod(b->ptr, a->ptr, a->nbytes));
-  return 1;
-}
-
-/* a:_peek(first, count): count elements from 0-based flat index first, as a table; what
- * printing an array shows (lua/format.lua) */
+/* a:_peek(first, count): count elements (64 at most) from 0-based flat index first (in C
+ * order), as a table */
 static int array_peek(lua_State *L) {
   GpuArray *a = array_check(L, 1);
   lua_Integer first = luaL_checkinteger(L, 2), count = luaL_checkinteger(L, 3);
   if (first < 0 || count < 0 || first > a->shape.size || count > a->shape.size - first)
     return luaL_error(L, "peek out of range");
+  if (!a->contiguous) {   /* a view: peek at a C-ordered copy */
+    lua_settop(L, 3);
+    copy_contiguous(L, 1);
+    lua_replace(L, 1);
+    a = array_check(L, 1);
+  }
   size_t es = dtypes[a->dtype].size;
   char buf[64 * 8];
   if (count > 64) count = 64;
@@ -175,24 +171,37 @@ static int array_peek(lua_State *L) {
   return 1;
 }
 
+/* [-0, +(0|1), e] The fields beyond what host arrays share: device, strides, offset, base, T */
+static int array_field(lua_State *L, GpuArray *a, const char *k) {
+  if (strcmp(k, "device") == 0) lua_pushinteger(L, a->device);
+  else if (strcmp(k, "strides") == 0) push_strides(L, &a->shape, a->strides);
+  else if (strcmp(k, "offset") == 0) lua_pushinteger(L, a->offset);
+  else if (strcmp(k, "base") == 0) { if (a->owner) lua_getiuservalue(L, 1, 1); else lua_pushnil(L); }
+  else if (strcmp(k, "T") == 0) view_transposed(L, 1);
+  else return field_push(L, k, &a->shape, a->dtype);
+  return 1;
+}
+
 static int array_index(lua_State *L) {
   GpuArray *a = toarray(L, 1);
-  if (lua_type(L, 2) == LUA_TSTRING) {
+  int t = lua_type(L, 2);
+  if (t == LUA_TSTRING) {
     const char *k = lua_tostring(L, 2);
     if (method_push(L, 1, k)) return 1;
     if (!a->alive) return errors_freed(L, NULL);
-    if (strcmp(k, "device") == 0) lua_pushinteger(L, a->device);
-    else if (!field_push(L, k, &a->shape, a->dtype))
-      return luaL_error(L, "gpu.array has no field or method '%s'", k);
+    if (!array_field(L, a, k)) return luaL_error(L, "gpu.array has no field or method '%s'", k);
     return 1;
   }
+  if (t == LUA_TTABLE) return view_index(L);
   return luaL_error(L, "attempt to index a device array from Lua: copy it to the host "
-                    "first (h = a:tohost(); h[i]) or use a:totable()");
+                    "first (h = a:tohost(); h[i]), use a:item(i), or take a view a[{i}]");
 }
 
 static int array_newindex(lua_State *L) {
+  if (lua_type(L, 2) == LUA_TTABLE) return view_assign(L);
   return luaL_error(L, "attempt to write a device array from Lua: build the data on the "
-                    "host and copy it with gpu.array(t), or write it in a kernel");
+                    "host and copy it with gpu.array(t), assign a view (a[{i}] = v), or "
+                    "write it in a kernel");
 }
 
 static int array_len(lua_State *L) {
@@ -200,17 +209,19 @@ static int array_len(lua_State *L) {
   return 1;
 }
 
+/* Comparisons give arrays, which Lua's < and <= cannot return. */
+static int array_compare(lua_State *L) {
+  return luaL_error(L, "compare arrays with a:lt(b), a:le(b), a:gt(b), a:ge(b), a:eq(b) or "
+                    "a:ne(b), which give bool arrays (Lua's < and <= give one boolean)");
+}
+
 static const luaL_Reg array_funcs[] = {
   {"empty", gpu_empty},
   {"zeros", gpu_zeros},
-  {"array", gpu_array},
   {NULL, NULL}
 };
 
 static const luaL_Reg array_methods[] = {
-  {"tohost", array_tohost},
-  {"totable", array_totable},
-  {"copy", array_copy},
   {"free", array_free},
   {"_peek", array_peek},
   {NULL, NULL}
@@ -220,6 +231,8 @@ static const luaL_Reg array_meta[] = {
   {"__index", array_index},
   {"__newindex", array_newindex},
   {"__len", array_len},
+  {"__lt", array_compare},
+  {"__le", array_compare},
   {"__gc", array_gc},
   {"__close", array_free},
   {NULL, NULL}

@@ -120,6 +120,14 @@ typedef struct GpuBackend {
   GpuResult (*dtoh)(void *dst, CUdeviceptr src, size_t n);
   GpuResult (*dtod)(CUdeviceptr dst, CUdeviceptr src, size_t n);
   GpuResult (*memset0)(CUdeviceptr p, size_t n);
+  /* Copies queued on stream (NULL: the default stream) after the work queued there before;
+   * the host does not wait for them. Host memory from host_alloc (pinned) is read or
+   * written when the stream reaches the copy, so it must stay allocated until then; other
+   * host memory may be copied before the call returns (the CUDA driver stages pageable
+   * memory; the CPU backend always copies at once). */
+  GpuResult (*htod_async)(CUdeviceptr dst, const void *src, size_t n, CUstream stream);
+  GpuResult (*dtoh_async)(void *dst, CUdeviceptr src, size_t n, CUstream stream);
+  GpuResult (*dtod_async)(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream stream);
 
   /* Compiling. arch writes what compile targets now ("sm_90", "cpu-x86_64"), and
    * compiler_id a line naming the compiler (path, size, date): both go into cache keys.

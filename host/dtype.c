@@ -206,8 +206,8 @@ void shape_check(lua_State *L, int idx, GpuShape *s) {
     s->dim[0] = size_check(L, idx, "size");
   } else if (lua_type(L, idx) == LUA_TTABLE) {
     lua_Integer n = luaL_len(L, idx);
-    if (n < 1 || n > GPU_MAXDIM)
-      luaL_error(L, "shape must have 1 to %d dimensions, got %I", GPU_MAXDIM, n);
+    if (n < 0 || n > GPU_MAXDIM)
+      luaL_error(L, "shape must have 0 to %d dimensions, got %I", GPU_MAXDIM, n);
     s->ndim = (int)n;
     for (int i = 0; i < s->ndim; i++) {
       char what[32];

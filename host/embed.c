@@ -29,12 +29,18 @@ EMBED(embed_jit_intrinsics_lua, "build/jit/intrinsics.luac")
 EMBED(embed_jit_infer_lua, "build/jit/infer.luac")
 EMBED(embed_jit_emit_lua, "build/jit/emit.luac")
 
+EMBED(embed_arrays_lua, "lua/arrays.lua")
+EMBED(embed_codegen_lua, "lua/codegen.lua")
+EMBED(embed_fuse_lua, "lua/fuse.lua")
+EMBED(embed_elementwise_lua, "lua/elementwise.lua")
+EMBED(embed_ew_cuh, "kernels/ops/ew.cuh")
+
 #define FILE_ENTRY(name, sym) {name, sym, (size_t)(sym##_end - sym)}
 
 const EmbeddedFile *embedded_find(const char *name) {
-  static EmbeddedFile files[18];
+  static EmbeddedFile files[23];
   if (files[0].name == NULL) {
-    const EmbeddedFile all[18] = {
+    const EmbeddedFile all[23] = {
       {"lua/gpu.lua", embed_gpu_lua, (size_t)(embed_gpu_lua_end - embed_gpu_lua)},
       {"lua/signature.lua", embed_signature_lua,
        (size_t)(embed_signature_lua_end - embed_signature_lua)},
@@ -55,6 +61,11 @@ const EmbeddedFile *embedded_find(const char *name) {
       FILE_ENTRY("lua/jit/intrinsics.lua", embed_jit_intrinsics_lua),
       FILE_ENTRY("lua/jit/infer.lua", embed_jit_infer_lua),
       FILE_ENTRY("lua/jit/emit.lua", embed_jit_emit_lua),
+      FILE_ENTRY("lua/arrays.lua", embed_arrays_lua),
+      FILE_ENTRY("lua/codegen.lua", embed_codegen_lua),
+      FILE_ENTRY("lua/fuse.lua", embed_fuse_lua),
+      FILE_ENTRY("lua/elementwise.lua", embed_elementwise_lua),
+      FILE_ENTRY("kernels/ops/ew.cuh", embed_ew_cuh),
     };
     memcpy(files, all, sizeof all);
   }

@@ -46,6 +46,10 @@ int luaopen_gpu(lua_State *L) {
   device_open(L);
   array_open(L);
   hostarray_open(L);
+  view_open(L);
+  copy_open(L);
+  ufunc_open(L);
+  ops_open(L);
   stream_open(L);
   event_open(L);
   program_open(L);
@@ -60,7 +64,9 @@ int luaopen_gpu(lua_State *L) {
   lua_pushcfunction(L, gpu_embedded);
   lua_setfield(L, gpu, "_embedded");
   /* metatables for lua/gpu.lua to finish (printing) */
-  lua_createtable(L, 0, 3);
+  lua_createtable(L, 0, 4);
+  luaL_getmetatable(L, GPU_UFUNC_T);
+  lua_setfield(L, -2, "ufunc");
   luaL_getmetatable(L, GPU_ARRAY_T);
   lua_setfield(L, -2, "array");
   luaL_getmetatable(L, GPU_HOSTARRAY_T);

@@ -63,9 +63,9 @@ void dtype_push(lua_State *L, GpuDtype dt, const void *src);   /* [-0, +1, -] */
 void dtype_open(lua_State *L);   /* [-0, +0, m] gpu._dtypes, with the gpu table on top */
 
 /* ---- shapes (dtype.c) ---- */
-#define GPU_MAXDIM 4
+#define GPU_MAXDIM 8
 typedef struct GpuShape {
-  int ndim;
+  int ndim;           /* 0 (one element) to GPU_MAXDIM */
   int64_t dim[GPU_MAXDIM];
   int64_t size;       /* product of dims */
 } GpuShape;
@@ -78,6 +78,37 @@ int field_push(lua_State *L, const char *k, const GpuShape *s, GpuDtype dt);
 /* [-0, +(0|1), m] Pushes method k of the value at idx (from its metatable's "methods");
  * 0, with nothing pushed, when there is none. */
 int method_push(lua_State *L, int idx, const char *k);
+
+/* ---- layouts (layout.c): where a view's elements lie; arithmetic only, no Lua ----
+ * Element (i1, ..., in) (0-based) of a view is at offset + i1*strides[0] + ... +
+ * in*strides[n-1] elements from the start of the memory it shares with its owner. */
+typedef struct GpuLayout {
+  GpuShape shape;
+  int64_t strides[GPU_MAXDIM];
+  int64_t offset;
+} GpuLayout;
+void layout_init(GpuLayout *l, const GpuShape *s);          /* C order, offset 0 */
+int layout_contiguous(const GpuLayout *l);                  /* C order: flat = memory order */
+int layout_expanded(const GpuLayout *l);                    /* a stride 0 over more than one element */
+int layout_same(const GpuLayout *a, const GpuLayout *b);    /* the same elements in the same places */
+void layout_extent(const GpuLayout *l, int64_t *lo, int64_t *hi);   /* elements touched: [lo, hi) */
+int64_t layout_at(const GpuLayout *l, int64_t flat);       /* where flat element `flat` (C order) is */
+/* Dimension d (0-based) becomes first, first + step, ... (len of them); select drops it. */
+void layout_slice(GpuLayout *l, int d, int64_t first, int64_t len, int64_t step);
+void layout_select(GpuLayout *l, int d, int64_t i);
+void layout_permute(GpuLayout *l, const int *perm);         /* new dim k is old dim perm[k] */
+void layout_insert(GpuLayout *l, int d);                    /* a new dim of size 1 at d */
+/* The view of l with shape `to` when its strides allow one (1), else 0 (a copy is needed). */
+int layout_reshape(const GpuLayout *l, const GpuShape *to, GpuLayout *out);
+/* Broadcasting (NumPy's rules): the shape a and b broadcast to (0), or -1. */
+int shape_broadcast(const GpuShape *a, const GpuShape *b, GpuShape *out);
+/* l seen with shape `to` (which it broadcasts to): new and size-1 dims get stride 0. */
+void layout_broadcast(GpuLayout *l, const GpuShape *to);
+/* n layouts of one shape with their common dims merged and size-1 dims dropped (as CuPy
+ * and NumPy's iterators do); returns the new ndim (at least 1). */
+#define GPU_MAXOPS 16      /* operands (inputs and outputs) of one elementwise kernel */
+int layout_collapse(int n, GpuLayout *ls);
+void shape_format(const GpuShape *s, char *buf, size_t n);  /* "{2, 3}" */
 
 /* ---- errors (errors.c) ---- */
 #define GPU_ERROR_T "gpu.error"
@@ -92,41 +123,154 @@ int errors_freed(lua_State *L, const char *what);
 void errors_warn(lua_State *L, GpuResult r, const char *what);
 void errors_open(lua_State *L);
 
-/* ---- device arrays (array.c) ---- */
+/* ---- device arrays (array.c) ----
+ * An array owns its memory, or is a view of another's (a slice, a transpose, ...): a view
+ * holds its owner as its user value, so the memory lives as long as any view does, and
+ * freeing an owner while views of it are alive is an error. */
 #define GPU_ARRAY_T "gpu.array"
 typedef struct GpuArray {
-  CUdeviceptr ptr;     /* 0 while unallocated, after free, and for size 0 */
-  size_t nbytes;
+  CUdeviceptr ptr;     /* element 0; 0 while unallocated, after free, and for size 0 */
+  size_t nbytes;       /* size * element size */
   GpuShape shape;
   GpuDtype dtype;
   int device;
   int alive;           /* 0 once freed: any later use raises */
   int pins;            /* graphs that use it (graph.c): it cannot be freed while any does */
+  int contiguous;      /* C order from ptr on */
+  int nviews;          /* an owner's live views */
+  int64_t strides[GPU_MAXDIM];   /* in elements; may be 0 (expand) or negative */
+  int64_t offset;      /* elements from base to element 0 */
+  struct GpuArray *owner;        /* a view's owner (its user value), NULL for an owner */
+  CUdeviceptr base;    /* the owner's allocation */
 } GpuArray;
 GpuArray *array_check(lua_State *L, int idx);                    /* [-0, +0, v] a live device array */
+GpuArray *array_test(lua_State *L, int idx);                     /* [-0, +0, -] NULL when not one */
 GpuArray *array_new(lua_State *L, const GpuShape *s, GpuDtype dt);  /* [-0, +1, e] */
+/* [-0, +1, e] A view of the array at idx with layout l (offsets from its owner's base). */
+GpuArray *array_view(lua_State *L, int idx, const GpuLayout *l);
+GpuLayout array_layout(const GpuArray *a);
 void array_open(lua_State *L);
 
-/* ---- host arrays (hostarray.c) ---- */
+/* ---- host arrays (hostarray.c), with views as device arrays have ---- */
 #define GPU_HOSTARRAY_T "gpu.hostarray"
 #define GPU_PINNEDPOOL_T "gpu.pinnedpool"
 typedef struct HostArray {
-  void *data;
-  size_t nbytes;
+  void *data;          /* element 0 */
+  size_t nbytes;       /* size * element size */
   GpuShape shape;
   GpuDtype dtype;
   size_t capacity;     /* bytes of the buffer, which may be larger (pooled) */
   int pinned;          /* 1: the backend's host_alloc; 0: malloc (no driver) */
   int alive;
+  int contiguous;
+  int nviews;
+  int64_t strides[GPU_MAXDIM];
+  int64_t offset;
+  struct HostArray *owner;
+  void *base;
 } HostArray;
 HostArray *hostarray_test(lua_State *L, int idx);   /* [-0, +0, -] NULL when not a host array */
 HostArray *hostarray_check(lua_State *L, int idx);  /* [-0, +0, v] a live host array */
 HostArray *hostarray_new(lua_State *L, const GpuShape *s, GpuDtype dt);   /* [-0, +1, e] */
+HostArray *hostarray_view(lua_State *L, int idx, const GpuLayout *l);      /* [-0, +1, m] */
+GpuLayout hostarray_layout(const HostArray *h);
 void hostarray_open(lua_State *L);
+
+/* ---- tables <-> packed elements (table.c) ---- */
 /* [-0, +0, e] Fills dst (s->size elements of dt) from the (nested) table at idx. */
 void table_read(lua_State *L, int idx, const GpuShape *s, GpuDtype dt, void *dst);
 void table_shape(lua_State *L, int idx, GpuShape *s);   /* [-0, +0, e] */
 void table_push(lua_State *L, const void *src, const GpuShape *s, GpuDtype dt);  /* [-0, +1, m] */
+
+/* ---- host-side strided loops (strided.c; no Lua) ----
+ * Copies the elements of src (layout sl, dtype st, broadcast to dl's shape) into dst
+ * (layout dl, dtype dt), converting as the generated kernels do (kernels/ops/ew.cuh). */
+void strided_copy(void *dst, const GpuLayout *dl, GpuDtype dt, const void *src,
+                  const GpuLayout *sl, GpuDtype st);
+/* Converts one element; the rules of ew::cast. */
+void element_convert(void *dst, GpuDtype dt, const void *src, GpuDtype st);
+
+/* ---- views (view.c): indexing and the view methods of device and host arrays ---- */
+/* [-0, +1, e] The view key (a table at idx 2) selects from the array at 1; for a host
+ * array, a key of one number per dimension gives the element itself. */
+int view_index(lua_State *L);
+/* [-0, +0, e] a[key] = v for either kind of array (the array at 1, key at 2, v at 3). */
+int view_assign(lua_State *L);
+void view_transposed(lua_State *L, int idx);   /* [-0, +1, e] the view with dims reversed (.T) */
+void view_open(lua_State *L);   /* adds the view methods to both metatables */
+
+/* ---- elementwise operations (promote.c, ufunc.c, ops.c) ----
+ * A ufunc ("gpu.ufunc": gpu.add, gpu.sqrt, what gpu.fuse and gpu.elementwise make) runs
+ * one generated kernel over its operands: device arrays broadcast to one shape, and Lua
+ * numbers (weak scalars, NEP 50) passed by value. */
+#define GPU_UFUNC_T "gpu.ufunc"
+enum { OPK_ARRAY, OPK_BOOL, OPK_INT, OPK_FLOAT };   /* weak kinds in rising order */
+typedef struct Operand {
+  int kind;              /* OPK_* */
+  GpuDtype dtype;        /* an array's; a scalar's: what the kernel takes it as (its loop) */
+  GpuDtype loop;         /* what the operation computes this operand in */
+  int idx;               /* its stack index */
+  GpuArray *a;           /* arrays */
+  union { uint64_t u; double d; } value;   /* scalars: the value as dtype */
+  GpuLayout lay;         /* arrays: broadcast to the result's shape */
+} Operand;
+
+/* How each operation finds its types (promote.c, resolve_types). */
+enum {
+  RULE_ARITH,      /* add multiply maximum minimum clip: the common type */
+  RULE_SUB,        /* subtract negative: not bool */
+  RULE_DIV,        /* divide: integers give float64 */
+  RULE_INTDIV,     /* floor_divide remainder pow: bool gives int8 */
+  RULE_BITWISE,    /* bitwise_* invert: integers and bool */
+  RULE_SHIFT,      /* left_shift right_shift: integers; bool gives int8 */
+  RULE_FLOAT,      /* sqrt exp ... atan2: integers give float32 (up to 16 bits) or float64 */
+  RULE_KEEP,       /* abs floor ceil trunc: the type itself */
+  RULE_SIGN,       /* sign: not bool */
+  RULE_ROUND,      /* round: bool gives float32 */
+  RULE_COMPARE,    /* eq ne lt le gt ge: bool; integers compared exactly */
+  RULE_LOGICAL,    /* logical_*: bool */
+  RULE_PREDICATE,  /* isnan isinf isfinite: bool */
+  RULE_WHERE,      /* where(cond, x, y): the common type of x and y */
+  RULE_CAST,       /* copies: the output's dtype */
+  RULE_CUSTOM      /* gpu.fuse, gpu.elementwise: the declared dtypes */
+};
+GpuDtype promote_types(GpuDtype a, GpuDtype b);
+int can_cast_same_kind(GpuDtype from, GpuDtype to);
+GpuDtype result_type(int n, const Operand *ops);     /* NEP 50, weak scalars included */
+/* Sets each input's loop type and *out, the output's; NULL, or why the types do not go. */
+const char *resolve_types(int rule, int nin, Operand *ops, GpuDtype *out);
+
+typedef struct Ufunc {
+  int nin, nout, rule;
+  char name[40], expr[40];          /* expr: built-ins' function of kernels/ops/ew.cuh */
+  GpuDtype declared[GPU_MAXOPS];    /* RULE_CUSTOM: each operand's dtype */
+  int nentries, capacity, nprograms;
+  struct UEntry *entries;           /* its kernels, by operand dtypes (ufunc.c) */
+} Ufunc;
+Ufunc *ufunc_check(lua_State *L, int idx);   /* [-0, +0, v] */
+/* [-0, +1, m] A new ufunc (built-ins: expr names the function that computes it). */
+Ufunc *ufunc_new(lua_State *L, const char *name, int nin, int nout, int rule, const char *expr);
+/* [-0, +0, e] Runs u (at uidx) over ops (inputs, then outputs; arrays' layouts broadcast
+ * to the outputs' shape, scalars' values set), generating its kernel on first use. */
+void ufunc_launch(lua_State *L, int uidx, Ufunc *u, Operand *ops, CUstream stream);
+void ufunc_open(lua_State *L);
+/* [-0, +nout, e] u (at uidx) applied to the nargs arguments from first on (ops.c). */
+int ops_call(lua_State *L, int uidx, Ufunc *u, int first, int nargs);
+/* [-0, +0, e] dst (a device array at dst) = src (at src: a device array broadcast to
+ * dst's shape, or a number or boolean), converted to dst's dtype, on stream. */
+void ops_copy(lua_State *L, int dst, int src, CUstream stream);
+void ops_open(lua_State *L);
+
+/* ---- copies (copy.c) ---- */
+/* [-0, +1, e] The array at idx (device or host) when C-ordered, else a C-ordered copy. */
+void copy_contiguous(lua_State *L, int idx);
+/* [-0, +0, e] Assigns the value at v (array, number, boolean, host array, table) to the
+ * array (device or host) at dst, broadcasting it. */
+void copy_assign(lua_State *L, int dst, int v);
+void copy_open(lua_State *L);
+/* [-0, +1, m] h's elements packed in C order: its memory, or a copy left on the stack
+ * (nil is pushed when none is needed). */
+const void *hostarray_packed(lua_State *L, int idx);
 
 /* ---- devices and memory (device.c) ---- */
 #define GPU_DEVICE_T "gpu.device"

@@ -1,6 +1,6 @@
 /* hostarray.c: host arrays ("gpu.hostarray"), what a:tohost() returns: page-locked
- * (pinned) host memory, 1-based flat indexing h[i], #h, h:totable(). Also the conversions
- * between (nested) Lua tables and packed elements that gpu.array and totable use. */
+ * (pinned) host memory, 1-based flat indexing h[i] (in C order, views too), views as
+ * device arrays have (view.c), #h, h:totable(), h:bytes() and gpu.host.frombytes. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,41 +86,85 @@ static GpuResult pool_give(lua_State *L, void *buf, size_t cap) {
   return backend_get()->host_free(buf);
 }
 
-HostArray *hostarray_new(lua_State *L, const GpuShape *s, GpuDtype dt) {
-  HostArray *h = lua_newuserdatauv(L, sizeof *h, 0);
-  memset(h, 0, sizeof *h);
-  luaL_setmetatable(L, GPU_HOSTARRAY_T);
-  h->shape = *s;
-  h->dtype = dt;
-  h->nbytes = (size_t)s->size * dtypes[dt].size;
-  h->alive = 1;
-  if (h->nbytes == 0) return h;
-  /* pinned when a driver is there (fast copies); plain memory otherwise */
+GpuLayout hostarray_layout(const HostArray *h) {
+  GpuLayout l;
+  l.shape = h->shape;
+  memcpy(l.strides, h->strides, sizeof l.strides);
+  l.offset = h->offset;
+  return l;
+}
+
+static void hostarray_set_layout(HostArray *h, const GpuLayout *l) {
+  h->shape = l->shape;
+  memcpy(h->strides, l->strides, sizeof h->strides);
+  h->offset = l->offset;
+  h->nbytes = (size_t)l->shape.size * dtypes[h->dtype].size;
+  h->contiguous = layout_contiguous(l);
+  h->data = h->base ? (char *)h->base + l->offset * (int64_t)dtypes[h->dtype].size : NULL;
+}
+
+/* The buffer of a new array: pinned when a driver is there (fast copies), else plain. */
+static void hostarray_alloc(lua_State *L, HostArray *h) {
   if (backend_get()->ensure_context().code == 0) {
-    h->data = pool_take(pool_get(L), h->nbytes, &h->capacity);
-    if (h->data == NULL) {
+    h->base = pool_take(pool_get(L), h->nbytes, &h->capacity);
+    if (h->base == NULL) {
       h->capacity = h->nbytes;
-      GpuResult r = mem_alloc(L, 1, &h->data, h->nbytes);
-      if (r.code) { h->data = NULL; errors_raise(L, r, NULL); }
+      GpuResult r = mem_alloc(L, 1, &h->base, h->nbytes);
+      if (r.code) { h->base = NULL; errors_raise(L, r, NULL); }
       gc_account(L, (long)(h->nbytes / 1024));
     }
     h->pinned = backend_get()->pinned_host;
   } else {
-    h->data = malloc(h->nbytes);
-    if (h->data == NULL) luaL_error(L, "not enough memory for a host array of %I bytes",
+    h->base = malloc(h->nbytes);
+    if (h->base == NULL) luaL_error(L, "not enough memory for a host array of %I bytes",
                                     (lua_Integer)h->nbytes);
   }
+  h->data = h->base;
+}
+
+HostArray *hostarray_new(lua_State *L, const GpuShape *s, GpuDtype dt) {
+  HostArray *h = lua_newuserdatauv(L, sizeof *h, 1);
+  memset(h, 0, sizeof *h);
+  luaL_setmetatable(L, GPU_HOSTARRAY_T);
+  GpuLayout l;
+  layout_init(&l, s);
+  h->dtype = dt;
+  hostarray_set_layout(h, &l);
+  h->alive = 1;
+  if (h->nbytes) hostarray_alloc(L, h);
   return h;
 }
 
-/* The one release path; the backend's result. */
+HostArray *hostarray_view(lua_State *L, int idx, const GpuLayout *l) {
+  idx = lua_absindex(L, idx);
+  HostArray *src = hostarray_check(L, idx);
+  HostArray *own = src->owner ? src->owner : src;
+  HostArray *v = lua_newuserdatauv(L, sizeof *v, 1);
+  memset(v, 0, sizeof *v);
+  luaL_setmetatable(L, GPU_HOSTARRAY_T);
+  v->dtype = src->dtype;
+  v->pinned = src->pinned;
+  v->base = own->base;
+  hostarray_set_layout(v, l);
+  if (src->owner) lua_getiuservalue(L, idx, 1);
+  else lua_pushvalue(L, idx);
+  lua_setiuservalue(L, -2, 1);   /* the owner lives as long as its views */
+  v->owner = own;
+  v->alive = 1;
+  own->nviews++;
+  return v;
+}
+
+/* The one release path; the backend's result. A view gives back its claim on its owner. */
 static GpuResult hostarray_release(lua_State *L, HostArray *h) {
   GpuResult r = GPU_OK;
-  if (h->data) {
-    if (h->pinned) r = pool_give(L, h->data, h->capacity);
-    else free(h->data);
+  if (h->owner) {
+    if (h->alive) h->owner->nviews--;
+  } else if (h->base) {
+    if (h->pinned) r = pool_give(L, h->base, h->capacity);
+    else free(h->base);
   }
-  h->data = NULL;
+  h->data = h->base = NULL;
   h->alive = 0;
   return r;
 }
@@ -131,12 +175,21 @@ static int hostarray_gc(lua_State *L) {
   return 0;
 }
 
-/* h:free() and __close raise what __gc can only warn of */
+/* h:free() and __close raise what __gc can only warn of; as for device arrays, an owner
+ * with live views is not freed */
 static int hostarray_free(lua_State *L) {
-  GPU_CHECK(L, hostarray_release(L, tohostarray(L, 1)));
+  HostArray *h = tohostarray(L, 1);
+  if (!h->alive) return 0;
+  if (h->nviews > 0) lua_gc(L, LUA_GCCOLLECT, 0);
+  if (h->nviews > 0)
+    return luaL_error(L, "cannot free an array while %d view%s of it %s alive: free the "
+                      "views first", h->nviews, h->nviews == 1 ? "" : "s",
+                      h->nviews == 1 ? "is" : "are");
+  GPU_CHECK(L, hostarray_release(L, h));
   return 0;
 }
 
+/* Flat element i (1-based, C order, as h[i] reads it) */
 static void *element(lua_State *L, HostArray *h, int idx) {
   int isint;
   lua_Integer i = lua_tointegerx(L, idx, &isint);
@@ -144,26 +197,48 @@ static void *element(lua_State *L, HostArray *h, int idx) {
                          lua_type(L, idx) == LUA_TNUMBER ? lua_tostring(L, idx) : luaL_typename(L, idx));
   if (i < 1 || i > h->shape.size)
     luaL_error(L, "index %I out of range for a host array of %I elements", i, h->shape.size);
-  return (char *)h->data + (size_t)(i - 1) * dtypes[h->dtype].size;
+  size_t es = dtypes[h->dtype].size;
+  if (h->contiguous) return (char *)h->data + (size_t)(i - 1) * es;
+  GpuLayout l = hostarray_layout(h);
+  return (char *)h->base + layout_at(&l, i - 1) * (int64_t)es;
+}
+
+static void push_strides(lua_State *L, const GpuShape *s, const int64_t *strides) {
+  lua_createtable(L, s->ndim, 0);
+  for (int d = 0; d < s->ndim; d++) {
+    lua_pushinteger(L, strides[d]);
+    lua_rawseti(L, -2, d + 1);
+  }
+}
+
+static int hostarray_field(lua_State *L, HostArray *h, const char *k) {
+  if (strcmp(k, "pinned") == 0) lua_pushboolean(L, h->pinned);
+  else if (strcmp(k, "strides") == 0) push_strides(L, &h->shape, h->strides);
+  else if (strcmp(k, "offset") == 0) lua_pushinteger(L, h->offset);
+  else if (strcmp(k, "base") == 0) { if (h->owner) lua_getiuservalue(L, 1, 1); else lua_pushnil(L); }
+  else if (strcmp(k, "T") == 0) view_transposed(L, 1);
+  else return field_push(L, k, &h->shape, h->dtype);
+  return 1;
 }
 
 static int hostarray_index(lua_State *L) {
   HostArray *h = tohostarray(L, 1);
-  if (lua_type(L, 2) == LUA_TSTRING) {
+  int t = lua_type(L, 2);
+  if (t == LUA_TSTRING) {
     const char *k = lua_tostring(L, 2);
     if (method_push(L, 1, k)) return 1;
     if (!h->alive) return errors_freed(L, NULL);
-    if (strcmp(k, "pinned") == 0) lua_pushboolean(L, h->pinned);
-    else if (!field_push(L, k, &h->shape, h->dtype))
-      return luaL_error(L, "gpu.hostarray has no field or method '%s'", k);
+    if (!hostarray_field(L, h, k)) return luaL_error(L, "gpu.hostarray has no field or method '%s'", k);
     return 1;
   }
+  if (t == LUA_TTABLE) return view_index(L);
   hostarray_check(L, 1);
   dtype_push(L, h->dtype, element(L, h, 2));
   return 1;
 }
 
 static int hostarray_newindex(lua_State *L) {
+  if (lua_type(L, 2) == LUA_TTABLE) return view_assign(L);
   HostArray *h = hostarray_check(L, 1);
   void *p = element(L, h, 2);
   const char *err = dtype_store(L, 3, h->dtype, p);
@@ -177,12 +252,32 @@ static int hostarray_len(lua_State *L) {
   return 1;
 }
 
+/* [-0, +1, m] The elements of h in C order, packed: its own memory when contiguous, else a
+ * copy left on the stack (a userdata) */
+const void *hostarray_packed(lua_State *L, int idx) {
+  HostArray *h = hostarray_check(L, idx);
+  if (h->contiguous) { lua_pushnil(L); return h->data; }
+  void *buf = lua_newuserdatauv(L, h->nbytes ? h->nbytes : 1, 0);
+  GpuLayout dl, sl = hostarray_layout(h);
+  layout_init(&dl, &h->shape);
+  strided_copy(buf, &dl, h->dtype, h->base, &sl, h->dtype);
+  return buf;
+}
+
 static int hostarray_totable(lua_State *L) {
   HostArray *h = hostarray_check(L, 1);
-  table_push(L, h->data, &h->shape, h->dtype);
+  const void *p = hostarray_packed(L, 1);
+  table_push(L, p, &h->shape, h->dtype);
   return 1;
 }
 
+/* h:bytes(): the elements, in C order, as a Lua string (for I/O) */
+static int hostarray_bytes(lua_State *L) {
+  HostArray *h = hostarray_check(L, 1);
+  const void *p = hostarray_packed(L, 1);
+  lua_pushlstring(L, p, h->nbytes);
+  return 1;
+}
 
 /* gpu.host.empty(shape [, dtype]), gpu.host.zeros(shape [, dtype]) */
 static int host_empty(lua_State *L) {
@@ -214,113 +309,34 @@ static int host_array(lua_State *L) {
   return 1;
 }
 
-/* ---- (nested) tables <-> packed elements ---- */
-
-void table_shape(lua_State *L, int idx, GpuShape *s) {
-  idx = lua_absindex(L, idx);
-  memset(s, 0, sizeof *s);
-  int top = lua_gettop(L);
-  lua_pushvalue(L, idx);
-  while (lua_istable(L, -1)) {
-    if (s->ndim == GPU_MAXDIM)
-      luaL_error(L, "tables nested deeper than %d levels", GPU_MAXDIM);
-    s->dim[s->ndim++] = (int64_t)luaL_len(L, -1);
-    if (s->dim[s->ndim - 1] == 0) break;
-    lua_geti(L, -1, 1);
-  }
-  lua_settop(L, top);
-  s->size = 1;
-  for (int i = 0; i < s->ndim; i++) s->size *= s->dim[i];
-}
-
-/* Where element idx[0..depth] is, as "[2][3]". */
-static const char *element_path(lua_State *L, const int64_t *idx, int depth) {
-  luaL_Buffer b;
-  luaL_buffinit(L, &b);
-  for (int i = 0; i <= depth; i++) {
-    lua_pushfstring(L, "[%I]", (lua_Integer)idx[i]);
-    luaL_addvalue(&b);
-  }
-  luaL_pushresult(&b);
-  return lua_tostring(L, -1);
-}
-
-/* Reads level `level` of the table on top of the stack into *dst. */
-static void read_level(lua_State *L, const GpuShape *s, int level, GpuDtype dt, char **dst,
-                       int64_t *idx) {
+/* gpu.host.frombytes(s [, dtype [, shape]]): a host array holding the bytes of string s
+ * (as h:bytes() gives them); the shape defaults to one dimension */
+static int host_frombytes(lua_State *L) {
+  size_t len;
+  const char *bytes = luaL_checklstring(L, 1, &len);
+  GpuDtype dt = dtype_check(L, 2, DT_FLOAT32);
   size_t es = dtypes[dt].size;
-  int64_t n = s->dim[level];
-  int t = lua_gettop(L);
-  if ((int64_t)lua_rawlen(L, t) != n) {
-    const char *where = level ? element_path(L, idx, level - 1) : "the table";
-    luaL_error(L, "ragged table: %s has %I elements, expected %I", where,
-               (lua_Integer)lua_rawlen(L, t), (lua_Integer)n);
-  }
-  char *p = *dst;
-  for (int64_t i = 1; i <= n; i++) {
-    idx[level] = i;
-    int type = lua_rawgeti(L, t, i);
-    if (level + 1 < s->ndim) {
-      if (type != LUA_TTABLE) {
-        const char *tname = luaL_typename(L, -1);
-        luaL_error(L, "ragged table: element %s is a %s, expected a table",
-                   element_path(L, idx, level), tname);
-      }
-      *dst = p;
-      read_level(L, s, level + 1, dt, dst, idx);
-      p = *dst;
-    } else {
-      const char *err;
-      if (dt == DT_FLOAT32 && type == LUA_TNUMBER) *(float *)p = (float)lua_tonumber(L, -1);
-      else if (dt == DT_FLOAT64 && type == LUA_TNUMBER) *(double *)p = (double)lua_tonumber(L, -1);
-      else if ((err = dtype_store(L, -1, dt, p)) != NULL) {
-        if (luaL_testudata(L, -1, GPU_ARRAY_T))
-          luaL_error(L, "element %s is a device array: copy it to the host with a:tohost()",
-                     element_path(L, idx, level));
-        const char *v = luaL_tolstring(L, -1, NULL);
-        luaL_error(L, "element %s (%s) %s for %s", element_path(L, idx, level), v, err,
-                   dtypes[dt].name);
-      }
-      p += es;
-    }
-    lua_pop(L, 1);
-  }
-  *dst = p;
-}
-
-void table_read(lua_State *L, int idx, const GpuShape *s, GpuDtype dt, void *dst) {
-  int64_t at[GPU_MAXDIM] = {0};
-  char *p = dst;
-  lua_pushvalue(L, idx);
-  if (s->size > 0) read_level(L, s, 0, dt, &p, at);
-  lua_pop(L, 1);
-}
-
-static void push_level(lua_State *L, const char **src, const GpuShape *s, int level, GpuDtype dt) {
-  int64_t n = s->dim[level];
-  lua_createtable(L, n < 1000000 ? (int)n : 0, 0);
-  for (int64_t i = 1; i <= n; i++) {
-    if (level + 1 < s->ndim) push_level(L, src, s, level + 1, dt);
-    else { dtype_push(L, dt, *src); *src += dtypes[dt].size; }
-    lua_rawseti(L, -2, i);
-  }
-}
-
-void table_push(lua_State *L, const void *src, const GpuShape *s, GpuDtype dt) {
-  const char *p = src;
-  luaL_checkstack(L, s->ndim + 4, "nested table");
-  push_level(L, &p, s, 0, dt);
+  GpuShape s = {1, {(int64_t)(len / es)}, (int64_t)(len / es)};
+  if (!lua_isnoneornil(L, 3)) shape_check(L, 3, &s);
+  if ((size_t)s.size * es != len)
+    return luaL_error(L, "%d bytes cannot be %I %s elements (%d bytes each)", (int)len,
+                      (lua_Integer)s.size, dtypes[dt].name, (int)es);
+  HostArray *h = hostarray_new(L, &s, dt);
+  if (len) memcpy(h->data, bytes, len);
+  return 1;
 }
 
 static const luaL_Reg host_funcs[] = {
   {"empty", host_empty},
   {"zeros", host_zeros},
   {"array", host_array},
+  {"frombytes", host_frombytes},
   {NULL, NULL}
 };
 
 static const luaL_Reg hostarray_methods[] = {
   {"totable", hostarray_totable},
+  {"bytes", hostarray_bytes},
   {"free", hostarray_free},
   {NULL, NULL}
 };

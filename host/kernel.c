@@ -8,7 +8,7 @@
 #include <string.h>
 #include "gpu.h"
 
-#define ARRAY_ARG_SIZE 56       /* sizeof(gpu::array<T>): kernels/gpuhost.cuh pins it */
+#define ARRAY_ARG_SIZE 152      /* sizeof(gpu::array<T>): kernels/gpuhost.cuh pins it */
 
 enum { PARAM_SCALAR, PARAM_POINTER, PARAM_ARRAY };
 typedef struct KParam {
@@ -147,6 +147,20 @@ static int bad_array_arg(lua_State *L, int idx, const char *kname, int i, const 
   return luaL_error(L, "kernel '%s' argument %d (%s) %s", kname, i, q->name, why);
 }
 
+/* What follows the pointer of a gpu::array<T> argument (kernels/gpuhost.cuh): size,
+ * shape[8], stride[8], ndim, contiguous. */
+static void array_header(char *dst, const GpuArray *a) {
+  int64_t hdr[1 + 2 * GPU_MAXDIM];
+  int32_t tail[2] = {a->shape.ndim, a->contiguous};
+  hdr[0] = a->shape.size;
+  for (int d = 0; d < GPU_MAXDIM; d++) {
+    hdr[1 + d] = d < a->shape.ndim ? a->shape.dim[d] : 0;
+    hdr[1 + GPU_MAXDIM + d] = d < a->shape.ndim ? a->strides[d] : 0;
+  }
+  memcpy(dst, hdr, sizeof hdr);
+  memcpy(dst + sizeof hdr, tail, sizeof tail);
+}
+
 /* Writes the arguments at first.. into k's buffer. */
 static void marshal(lua_State *L, int kidx, GpuKernel *k, int first, int nargs, int dev) {
   if (nargs != k->nparams)
@@ -173,14 +187,14 @@ static void marshal(lua_State *L, int kidx, GpuKernel *k, int first, int nargs, 
     if (a->device != dev)
       luaL_error(L, "kernel '%s' argument %d (%s) lives on device %d, not the current device %d",
                  kernel_name(L, kidx), i + 1, q->name, a->device, dev);
+    if (q->kind == PARAM_POINTER && !a->contiguous)
+      luaL_error(L, "kernel '%s' argument %d (%s %s) is a view that is not contiguous: pass "
+                 "a:contiguous() (a copy), or declare the parameter gpu::array<T>, which "
+                 "follows strides", kernel_name(L, kidx), i + 1, q->ctype, q->name);
     if (graph_capturing) graph_keep(L, idx);   /* the graph keeps what it launches on */
     uint64_t ptr = a->ptr;
     memcpy(dst, &ptr, sizeof ptr);
-    if (q->kind == PARAM_ARRAY) {
-      int64_t hdr[6] = {a->shape.size, a->shape.dim[0], a->shape.dim[1], a->shape.dim[2],
-                        a->shape.dim[3], a->shape.ndim};
-      memcpy(dst + 8, hdr, sizeof hdr);
-    }
+    if (q->kind == PARAM_ARRAY) array_header(dst + 8, a);
   }
 }
 

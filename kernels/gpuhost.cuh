@@ -1,7 +1,7 @@
 // gpuhost.cuh: included before every kernel gpuhost compiles (NVRTC --pre-include).
-// gpu::array<T> is a device array that carries its extents: the host passes a gpuhost
-// array as pointer and shape, and an index out of range never touches memory (a read
-// gives 0, a write is dropped). Compiled with the `debug` option, the first such access
+// gpu::array<T> is a device array (or a view of one) that carries its extents and
+// strides: the host passes a gpuhost array as pointer, shape and strides, and an index out
+// of range never touches memory (a read gives 0, a write is dropped). Compiled with the `debug` option, the first such access
 // is recorded and raised as a Lua error after the launch. gpu::grid(n) is numba's
 // cuda.grid(n): the global index of this thread.
 #pragma once
@@ -30,15 +30,21 @@ __device__ inline void out_of_range(long long i, long long n) {
 #endif
 }
 
+// Where &a[i] points when i is out of range: somewhere harmless to write (atomics too).
+__device__ unsigned long long oob_sink[2];
+
 template <typename T>
 struct array {
-  T *data;
+  T *data;              // element 0 (of a view: its first element)
   long long size;
-  long long shape[4];
+  long long shape[8];
+  long long stride[8];  // in elements; a view's may be 0 (expand) or negative
   int ndim;
-  int reserved_;
+  int contiguous;       // C order from data on: a[i] is data[i]
 
-  // What a[i] gives: reads 0 and drops writes when i was out of range.
+  // What a[i] gives: reads 0 and drops writes when i was out of range. &a[i] is a real
+  // pointer (T *): to the element, or to a harmless sink when out of range, so
+  // atomicAdd(&a[i], 1) and pointer code work as on T *.
   struct ref {
     T *p;
     __device__ operator T() const { return p ? *p : T(); }
@@ -52,32 +58,51 @@ struct array {
     __device__ ref &operator--() { if (p) --*p; return *this; }
     __device__ T operator++(int) { T old = *this; if (p) ++*p; return old; }
     __device__ T operator--(int) { T old = *this; if (p) --*p; return old; }
+    __device__ T *operator&() const { return p ? p : reinterpret_cast<T *>(oob_sink); }
     __device__ T *address() const { return p; }   // nullptr when out of range
   };
 
+  // the address of flat element i (C order over the shape), in range
+  __device__ T *at(long long i) const {
+    if (contiguous) return data + i;
+    long long off = 0;
+    for (int d = ndim - 1; d > 0; d--) {
+      long long q = i / shape[d];
+      off += (i - q * shape[d]) * stride[d];
+      i = q;
+    }
+    return data + off + (ndim > 0 ? i * stride[0] : 0);
+  }
   __device__ ref operator[](long long i) const {
-    if (i >= 0 && i < size) return ref{data + i};
+    if (i >= 0 && i < size) return ref{at(i)};
     out_of_range(i, size);
     return ref{nullptr};
   }
   __device__ ref operator()(long long i, long long j) const {
     if (ndim == 2 && i >= 0 && i < shape[0] && j >= 0 && j < shape[1])
-      return ref{data + i * shape[1] + j};
+      return ref{data + i * stride[0] + j * stride[1]};
     out_of_range(i * shape[1] + j, size);
     return ref{nullptr};
   }
   __device__ ref operator()(long long i, long long j, long long k) const {
     if (ndim == 3 && i >= 0 && i < shape[0] && j >= 0 && j < shape[1] && k >= 0 && k < shape[2])
-      return ref{data + (i * shape[1] + j) * shape[2] + k};
+      return ref{data + i * stride[0] + j * stride[1] + k * stride[2]};
     out_of_range((i * shape[1] + j) * shape[2] + k, size);
+    return ref{nullptr};
+  }
+  __device__ ref operator()(long long i, long long j, long long k, long long l) const {
+    if (ndim == 4 && i >= 0 && i < shape[0] && j >= 0 && j < shape[1] && k >= 0 && k < shape[2] &&
+        l >= 0 && l < shape[3])
+      return ref{data + i * stride[0] + j * stride[1] + k * stride[2] + l * stride[3]};
+    out_of_range(((i * shape[1] + j) * shape[2] + k) * shape[3] + l, size);
     return ref{nullptr};
   }
   __device__ long long len() const { return size; }
   __device__ T *ptr() const { return data; }   // the raw pointer: no checks past here
 };
 
-// The host writes an array argument as these 56 bytes (host/kernel.c, ARRAY_ARG_SIZE).
-static_assert(sizeof(array<char>) == 56 && sizeof(array<double>) == 56,
+// The host writes an array argument as these 152 bytes (host/kernel.c, ARRAY_ARG_SIZE).
+static_assert(sizeof(array<char>) == 152 && sizeof(array<double>) == 152,
               "gpu::array<T> must be laid out as host/kernel.c writes it");
 
 // gpu::grid(n): x, y, z global thread indices; converts to the x index, so

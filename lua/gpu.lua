@@ -4,11 +4,15 @@
 -- dtype names and printing. The C parts (host/*.c) run first and pass the table in.
 local gpu = ...
 
-local function embedded(name)
-  return assert(load(gpu._embedded(name), "=[gpu] " .. name, "bt"))(gpu)
+local function embedded(name, ...)
+  return assert(load(gpu._embedded(name), "=[gpu] " .. name, "bt"))(gpu, ...)
 end
 local signature = embedded("lua/signature.lua")
 local format = embedded("lua/format.lua")
+local codegen = embedded("lua/codegen.lua")
+embedded("lua/arrays.lua", codegen)
+embedded("lua/fuse.lua", codegen)
+embedded("lua/elementwise.lua", codegen)
 
 gpu._meta.array.__tostring = format.array
 gpu._meta.hostarray.__tostring = format.hostarray

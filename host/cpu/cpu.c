@@ -73,6 +73,21 @@ static GpuResult cpu_event_elapsed(float *ms, CUevent a, CUevent b) {
   return GPU_OK;
 }
 
+/* ---- copies on a stream: streams run in order, so a copy is done at once (or recorded,
+ * as graph.c says) ---- */
+static GpuResult cpu_htod_async(CUdeviceptr dst, const void *src, size_t n, CUstream s) {
+  (void)s;
+  return cpu_htod(dst, src, n);
+}
+static GpuResult cpu_dtoh_async(void *dst, CUdeviceptr src, size_t n, CUstream s) {
+  (void)s;
+  return cpu_rec_dtoh(dst, src, n);   /* refused while a capture runs */
+}
+static GpuResult cpu_dtod_async(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) {
+  (void)s;
+  return cpu_rec_dtod(dst, src, n);   /* recorded while a capture runs */
+}
+
 const GpuBackend cpu_backend = {
   .name = "cpu", .compiler = "c++", .pinned_host = 0,
   .device_count = cpu_device_count, .device_info = cpu_device_info,
@@ -94,4 +109,5 @@ const GpuBackend cpu_backend = {
   .capture_begin = cpu_capture_begin, .capture_end = cpu_capture_end,
   .graph_instantiate = cpu_graph_instantiate, .graph_update = cpu_graph_update,
   .graph_launch = cpu_graph_launch, .graph_destroy = cpu_graph_destroy,
+  .htod_async = cpu_htod_async, .dtoh_async = cpu_dtoh_async, .dtod_async = cpu_dtod_async,
 };

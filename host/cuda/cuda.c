@@ -123,4 +123,5 @@ const GpuBackend cuda_backend = {
   .capture_begin = cuda_capture_begin, .capture_end = cuda_capture_end,
   .graph_instantiate = cuda_graph_instantiate, .graph_update = cuda_graph_update,
   .graph_launch = cuda_graph_launch, .graph_destroy = cuda_graph_destroy,
+  .htod_async = cuda_htod_async, .dtoh_async = cuda_dtoh_async, .dtod_async = cuda_dtod_async,
 };

@@ -32,7 +32,7 @@ GpuResult library_fail(Library *lib, int code, GpuSource source, const char *cal
   X(cuMemHostAlloc, 2020) X(cuMemFreeHost, 2000) X(cuMemcpyHtoD, 3020) \
   X(cuMemcpyDtoH, 3020) X(cuMemcpyDtoDAsync, 3020) X(cuMemsetD8Async, 3020) \
   X(cuModuleLoadData, 2000) X(cuModuleUnload, 2000) X(cuModuleGetFunction, 2000) \
-  X(cuModuleGetGlobal, 3020) X(cuLaunchKernel, 4000) \
+  X(cuModuleGetGlobal, 3020) X(cuLaunchKernel, 4000) X(cuMemcpyHtoDAsync, 3020) X(cuMemcpyDtoHAsync, 3020) \
   X(cuStreamCreate, 2000) X(cuStreamDestroy, 4000) X(cuStreamSynchronize, 2000) \
   X(cuStreamWaitEvent, 3020) \
   X(cuEventCreate, 2000) X(cuEventDestroy, 4000) X(cuEventRecord, 2000) \
@@ -109,6 +109,9 @@ GpuResult cuda_htod(CUdeviceptr dst, const void *src, size_t n);
 GpuResult cuda_dtoh(void *dst, CUdeviceptr src, size_t n);
 GpuResult cuda_dtod(CUdeviceptr dst, CUdeviceptr src, size_t n);
 GpuResult cuda_memset0(CUdeviceptr p, size_t n);
+GpuResult cuda_htod_async(CUdeviceptr dst, const void *src, size_t n, CUstream s);
+GpuResult cuda_dtoh_async(void *dst, CUdeviceptr src, size_t n, CUstream s);
+GpuResult cuda_dtod_async(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s);
 GpuResult cuda_mem_info(size_t *free_bytes, size_t *total_bytes);
 CUmemoryPool cuda_use_pool(CUdevice dev);
 

@@ -115,6 +115,28 @@ GpuResult cuda_dtod(CUdeviceptr dst, CUdeviceptr src, size_t n) {
   return GPU_OK;
 }
 
+/* Copies queued on a stream (NULL: the default one); the host does not wait, and pinned
+ * host memory is read or written when the stream gets there. While a capture runs they
+ * behave as the copies above: to the device at once, to the host refused, on the device
+ * recorded. */
+GpuResult cuda_htod_async(CUdeviceptr dst, const void *src, size_t n, CUstream s) {
+  if (cuda_implicit) return cuda_htod(dst, src, n);
+  ALIVE("cuMemcpyHtoDAsync(dst, src, n, s)");
+  TRY(drv.cuMemcpyHtoDAsync(dst, src, n, s));
+  return GPU_OK;
+}
+GpuResult cuda_dtoh_async(void *dst, CUdeviceptr src, size_t n, CUstream s) {
+  if (cuda_implicit) return cuda_dtoh(dst, src, n);
+  ALIVE("cuMemcpyDtoHAsync(dst, src, n, s)");
+  TRY(drv.cuMemcpyDtoHAsync(dst, src, n, s));
+  return GPU_OK;
+}
+GpuResult cuda_dtod_async(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) {
+  ALIVE("cuMemcpyDtoDAsync(dst, src, n, s)");
+  TRY(drv.cuMemcpyDtoDAsync(dst, src, n, cuda_stream_for(s)));
+  return GPU_OK;
+}
+
 GpuResult cuda_memset0(CUdeviceptr p, size_t n) {
   ALIVE("cuMemsetD8Async(p, 0, n, NULL)");
   TRY(drv.cuMemsetD8Async(p, 0, n, cuda_implicit));

@@ -1,0 +1,375 @@
+/* copy.c: copies and conversions, on either side and between them: gpu.array, a:tohost,
+ * a:totable, a:copy, a:contiguous, a:astype, a:fill, a:copy_, gpu.copy, and assignment
+ * into views (a[key] = v). Device-side work runs the _copy ufunc (ops_copy), which
+ * broadcasts and converts; host-side work is strided.c's. A copy between the host and the
+ * device is one transfer when both sides are C-ordered with one dtype (asynchronous on a
+ * stream when the host side is pinned); otherwise it goes through a packed temporary. */
+#include <string.h>
+#include "gpu.h"
+
+/* Either kind of array at idx; raises for anything else. */
+static int is_device(lua_State *L, int idx, const char *what) {
+  if (array_test(L, idx)) { array_check(L, idx); return 1; }
+  if (hostarray_test(L, idx)) { hostarray_check(L, idx); return 0; }
+  return luaL_error(L, "%s: a device or host array expected, got %s", what, luaL_typename(L, idx));
+}
+
+void copy_contiguous(lua_State *L, int idx) {
+  idx = lua_absindex(L, idx);
+  if (is_device(L, idx, "contiguous")) {
+    GpuArray *a = array_check(L, idx);
+    if (a->contiguous) { lua_pushvalue(L, idx); return; }
+    array_new(L, &a->shape, a->dtype);
+    ops_copy(L, -1, idx, NULL);
+    return;
+  }
+  HostArray *h = hostarray_check(L, idx);
+  if (h->contiguous) { lua_pushvalue(L, idx); return; }
+  HostArray *c = hostarray_new(L, &h->shape, h->dtype);
+  GpuLayout dl = hostarray_layout(c), sl = hostarray_layout(h);
+  strided_copy(c->base, &dl, c->dtype, h->base, &sl, h->dtype);
+}
+
+/* [-0, +1, e] A new array of the kind, shape and dtype dt (or its own) of the array at idx. */
+static void new_like(lua_State *L, int idx, int dt) {
+  if (array_test(L, idx)) {
+    GpuArray *a = array_check(L, idx);
+    array_new(L, &a->shape, dt < 0 ? a->dtype : (GpuDtype)dt);
+  } else {
+    HostArray *h = hostarray_check(L, idx);
+    hostarray_new(L, &h->shape, dt < 0 ? h->dtype : (GpuDtype)dt);
+  }
+}
+
+/* Host to host: src broadcast to dst's shape, converted. */
+static void host_assign(lua_State *L, HostArray *dst, HostArray *src) {
+  GpuLayout dl = hostarray_layout(dst), sl = hostarray_layout(src);
+  GpuShape r;
+  if (shape_broadcast(&dl.shape, &sl.shape, &r) != 0 || r.ndim != dl.shape.ndim || r.size != dl.shape.size) {
+    char a[160], b[160];
+    shape_format(&sl.shape, a, sizeof a);
+    shape_format(&dl.shape, b, sizeof b);
+    luaL_error(L, "cannot assign an array of shape %s to one of shape %s", a, b);
+  }
+  strided_copy(dst->base, &dl, dst->dtype, src->base, &sl, src->dtype);
+}
+
+/* [-0, +1, e] The host array at idx on the device (packed, its own dtype). */
+static void upload(lua_State *L, int idx, CUstream stream) {
+  HostArray *h = hostarray_check(L, idx);
+  GpuArray *d = array_new(L, &h->shape, h->dtype);
+  int at = lua_gettop(L);
+  const void *p = hostarray_packed(L, idx);
+  if (d->nbytes) {
+    GpuResult r = stream && h->pinned && h->contiguous
+        ? backend_get()->htod_async(d->ptr, p, d->nbytes, stream)
+        : backend_get()->htod(d->ptr, p, d->nbytes);
+    GPU_CHECK(L, r);
+  }
+  lua_settop(L, at);
+}
+
+/* [-0, +1, e] The device array at idx on the host (a new packed host array, its dtype). */
+static void download(lua_State *L, int idx) {
+  copy_contiguous(L, idx);
+  GpuArray *c = array_check(L, -1);
+  HostArray *h = hostarray_new(L, &c->shape, c->dtype);
+  if (c->nbytes) GPU_CHECK(L, backend_get()->dtoh(h->data, c->ptr, c->nbytes));
+  lua_remove(L, -2);
+}
+
+/* [-0, +0, e] A number or boolean into every element of host array h. */
+static void host_fill(lua_State *L, HostArray *h, int v) {
+  uint64_t one = 0;
+  const char *err = dtype_store(L, v, h->dtype, &one);
+  if (err) luaL_error(L, "cannot store %s in a %s array: %s", luaL_tolstring(L, v, NULL),
+                      dtypes[h->dtype].name, err);
+  GpuShape s0 = {0, {0}, 1};
+  GpuLayout dl = hostarray_layout(h), sl;
+  layout_init(&sl, &s0);
+  strided_copy(h->base, &dl, h->dtype, &one, &sl, h->dtype);
+}
+
+/* [-0, +1, e] The table at idx as a host array of dtype dt (its own shape). */
+static void from_table(lua_State *L, int idx, GpuDtype dt) {
+  GpuShape s;
+  table_shape(L, idx, &s);
+  HostArray *h = hostarray_new(L, &s, dt);
+  if (h->nbytes) table_read(L, idx, &s, dt, h->data);
+}
+
+static void check_writable(lua_State *L, const GpuLayout *l) {
+  if (layout_expanded(l))
+    luaL_error(L, "cannot write into an expanded view (a stride of 0): its elements share "
+               "memory; write into a:contiguous()");
+}
+
+void copy_assign(lua_State *L, int dst, int v) {
+  dst = lua_absindex(L, dst);
+  v = lua_absindex(L, v);
+  int top = lua_gettop(L), t = lua_type(L, v);
+  if (is_device(L, dst, "assignment")) {
+    if (t == LUA_TTABLE) {
+      from_table(L, v, array_check(L, dst)->dtype);
+      v = lua_gettop(L);
+    }
+    if (hostarray_test(L, v)) {
+      upload(L, v, NULL);
+      v = lua_gettop(L);
+    }
+    ops_copy(L, dst, v, NULL);
+  } else {
+    HostArray *h = hostarray_check(L, dst);
+    GpuLayout hl = hostarray_layout(h);
+    check_writable(L, &hl);
+    if (t == LUA_TNUMBER || t == LUA_TBOOLEAN) {
+      host_fill(L, h, v);
+    } else {
+      if (t == LUA_TTABLE) from_table(L, v, h->dtype);
+      else if (array_test(L, v)) download(L, v);
+      else if (!hostarray_test(L, v))
+        luaL_error(L, "cannot assign a %s to an array", luaL_typename(L, v));
+      else lua_pushvalue(L, v);
+      host_assign(L, h, hostarray_check(L, -1));
+    }
+  }
+  lua_settop(L, top);
+}
+
+/* [-0, +1, e] The array at idx seen with shape s (same size): itself, a view, or a view
+ * of a packed copy. */
+static void as_shape(lua_State *L, int idx, const GpuShape *s) {
+  idx = lua_absindex(L, idx);
+  int dev = is_device(L, idx, "copy");
+  GpuLayout l = dev ? array_layout(array_check(L, idx)) : hostarray_layout(hostarray_check(L, idx)), v;
+  if (l.shape.ndim == s->ndim && memcmp(l.shape.dim, s->dim, sizeof s->dim) == 0) {
+    lua_pushvalue(L, idx);
+    return;
+  }
+  if (!layout_reshape(&l, s, &v)) {
+    copy_contiguous(L, idx);
+    idx = lua_gettop(L);
+    l = dev ? array_layout(array_check(L, idx)) : hostarray_layout(hostarray_check(L, idx));
+    layout_reshape(&l, s, &v);
+  }
+  if (dev) array_view(L, idx, &v);
+  else hostarray_view(L, idx, &v);
+}
+
+typedef struct Side { int dev; GpuArray *d; HostArray *h; GpuLayout l; GpuDtype dt; } Side;
+static Side side(lua_State *L, int idx) {
+  Side s;
+  memset(&s, 0, sizeof s);
+  s.dev = is_device(L, idx, "copy");
+  if (s.dev) { s.d = array_check(L, idx); s.l = array_layout(s.d); s.dt = s.d->dtype; }
+  else { s.h = hostarray_check(L, idx); s.l = hostarray_layout(s.h); s.dt = s.h->dtype; }
+  return s;
+}
+
+/* The one transfer whose both sides are C-ordered with one dtype. */
+static GpuResult direct(const Side *d, const Side *s, size_t n, CUstream stream) {
+  const GpuBackend *be = backend_get();
+  if (d->dev && s->dev) return be->dtod_async(d->d->ptr, s->d->ptr, n, stream);
+  if (d->dev) return stream && s->h->pinned ? be->htod_async(d->d->ptr, s->h->data, n, stream)
+                                            : be->htod(d->d->ptr, s->h->data, n);
+  return stream && d->h->pinned ? be->dtoh_async(d->h->data, s->d->ptr, n, stream)
+                                : be->dtoh(d->h->data, s->d->ptr, n);
+}
+
+/* [-0, +0, e] dst (at dst) = src (at src), element for element in C order (the same
+ * size), converted to dst's dtype; either may be a device or a host array. */
+static void transfer(lua_State *L, int dst, int src, CUstream stream) {
+  dst = lua_absindex(L, dst);
+  src = lua_absindex(L, src);
+  int top = lua_gettop(L);
+  Side d = side(L, dst), s = side(L, src);
+  if (d.l.shape.size != s.l.shape.size)
+    luaL_error(L, "copy: %I elements into an array of %I", (lua_Integer)s.l.shape.size,
+               (lua_Integer)d.l.shape.size);
+  check_writable(L, &d.l);
+  if (graph_capturing && d.dev) graph_keep(L, dst);   /* a graph keeps what it copies */
+  if (graph_capturing && s.dev) graph_keep(L, src);
+  size_t n = (size_t)d.l.shape.size * dtypes[d.dt].size;
+  if (n == 0) return;
+  if (d.dt == s.dt && layout_contiguous(&d.l) && layout_contiguous(&s.l)) {
+    GPU_CHECK(L, direct(&d, &s, n, stream));
+    return;
+  }
+  if (d.dev) {                       /* to the device: upload packed, then convert there */
+    if (!s.dev) { upload(L, src, NULL); src = lua_gettop(L); }
+    as_shape(L, src, &d.l.shape);
+    ops_copy(L, dst, -1, stream);
+  } else if (s.dev) {                /* to the host: convert there, then download */
+    as_shape(L, src, &d.l.shape);
+    GpuArray *c = array_new(L, &d.l.shape, d.dt);
+    ops_copy(L, -1, -2, stream);
+    HostArray *packed = d.h->contiguous ? d.h : hostarray_new(L, &d.l.shape, d.dt);
+    GPU_CHECK(L, backend_get()->dtoh(packed->data, c->ptr, n));
+    if (packed != d.h) host_assign(L, d.h, packed);
+  } else {
+    as_shape(L, src, &d.l.shape);
+    host_assign(L, d.h, hostarray_check(L, -1));
+  }
+  lua_settop(L, top);
+}
+
+/* The stream of an options table at idx ({stream = s}), or NULL. */
+static CUstream stream_opt(lua_State *L, int idx) {
+  CUstream s = NULL;
+  if (!lua_istable(L, idx) || hostarray_test(L, idx)) return NULL;
+  if (lua_getfield(L, idx, "stream") != LUA_TNIL) s = stream_check(L, -1);
+  lua_pop(L, 1);
+  return s;
+}
+
+/* gpu.array(src [, dtype]): a new device array holding src, a (nested) Lua table, a host
+ * array or a device array, converted to dtype when one is given */
+static int gpu_array(lua_State *L) {
+  if (lua_istable(L, 1)) {
+    GpuDtype dt = dtype_check(L, 2, DT_FLOAT32);
+    GpuShape s;
+    table_shape(L, 1, &s);
+    size_t n = (size_t)s.size * dtypes[dt].size;
+    void *buf = lua_newuserdatauv(L, n ? n : 1, 0);   /* collected even if reading raises */
+    table_read(L, 1, &s, dt, buf);
+    GpuArray *a = array_new(L, &s, dt);
+    if (n) GPU_CHECK(L, backend_get()->htod(a->ptr, buf, n));
+    return 1;
+  }
+  if (!array_test(L, 1) && !hostarray_test(L, 1))
+    return luaL_argerror(L, 1, lua_pushfstring(L, "table or host array expected, got %s",
+                                               luaL_typename(L, 1)));
+  Side s = side(L, 1);
+  GpuDtype dt = dtype_check(L, 2, s.dt);
+  array_new(L, &s.l.shape, dt);
+  transfer(L, -1, 1, NULL);
+  return 1;
+}
+
+/* a:tohost([h] [, {stream = s}]): a new host array (pinned memory) holding a copy, or the
+ * copy into host array h (of a's size and dtype); waits for the work before it, unless a
+ * stream is given and h is pinned: then it is queued on that stream */
+static int array_tohost(lua_State *L) {
+  GpuArray *a = array_check(L, 1);
+  CUstream stream = stream_opt(L, lua_gettop(L));
+  if (!lua_isnoneornil(L, 2) && !(lua_istable(L, 2) && lua_gettop(L) == 2))
+    hostarray_check(L, 2);   /* a host array, or an error naming what came */
+  if (hostarray_test(L, 2)) {
+    HostArray *h = hostarray_check(L, 2);
+    if (h->dtype != a->dtype || h->shape.size != a->shape.size)
+      return luaL_argerror(L, 2, lua_pushfstring(L, "host array of %I %s elements expected",
+                           (lua_Integer)a->shape.size, dtypes[a->dtype].name));
+    lua_pushvalue(L, 2);
+  } else {
+    hostarray_new(L, &a->shape, a->dtype);
+  }
+  transfer(L, -1, 1, stream);
+  return 1;
+}
+
+/* a:totable(): a (nested) Lua table */
+static int array_totable(lua_State *L) {
+  GpuArray *a = array_check(L, 1);
+  download(L, 1);
+  table_push(L, hostarray_check(L, -1)->data, &a->shape, a->dtype);
+  return 1;
+}
+
+/* a:copy(): a new C-ordered array (of the same kind) with the same contents */
+static int copy_copy(lua_State *L) {
+  is_device(L, 1, "copy");
+  new_like(L, 1, -1);
+  transfer(L, -1, 1, NULL);
+  return 1;
+}
+
+/* a:astype(dtype): a new array of dtype holding a's elements converted (float to integer
+ * truncates and saturates; NaN gives 0) */
+static int copy_astype(lua_State *L) {
+  is_device(L, 1, "astype");
+  int dt = lua_isnoneornil(L, 2) ? luaL_argerror(L, 2, "dtype expected") : (int)dtype_check(L, 2, DT_FLOAT32);
+  new_like(L, 1, dt);
+  transfer(L, -1, 1, NULL);
+  return 1;
+}
+
+/* a:fill(v): every element of a (a view too) set to v; returns a */
+static int copy_fill(lua_State *L) {
+  int t = lua_type(L, 2);
+  if (t != LUA_TNUMBER && t != LUA_TBOOLEAN)
+    return luaL_argerror(L, 2, lua_pushfstring(L, "number or boolean expected, got %s", luaL_typename(L, 2)));
+  copy_assign(L, 1, 2);
+  lua_settop(L, 1);
+  return 1;
+}
+
+/* a:copy_(src): a's elements from src (a device or host array, a Lua table, or for raw
+ * bytes a string) of the same size, in C order, converted to a's dtype; returns a */
+static int copy_into(lua_State *L) {
+  int dev = is_device(L, 1, "copy_");
+  GpuLayout l = dev ? array_layout(array_check(L, 1)) : hostarray_layout(hostarray_check(L, 1));
+  GpuDtype dt = dev ? array_check(L, 1)->dtype : hostarray_check(L, 1)->dtype;
+  lua_settop(L, 2);
+  if (lua_type(L, 2) == LUA_TSTRING) {
+    size_t len;
+    const char *bytes = lua_tolstring(L, 2, &len);
+    size_t want = (size_t)l.shape.size * dtypes[dt].size;
+    if (len != want)
+      return luaL_error(L, "copy_: a string of %d bytes into %d bytes of %s", (int)len, (int)want,
+                        dtypes[dt].name);
+    HostArray *h = hostarray_new(L, &l.shape, dt);
+    if (len) memcpy(h->data, bytes, len);
+  } else if (lua_istable(L, 2)) {
+    from_table(L, 2, dt);
+  } else {
+    is_device(L, 2, "copy_");
+    lua_pushvalue(L, 2);
+  }
+  transfer(L, 1, 3, NULL);
+  lua_settop(L, 1);
+  return 1;
+}
+
+/* gpu.copy(dst, src [, {stream = s}]): dst's elements from src (the same size, C order,
+ * converted to dst's dtype), either being a device or a host array; asynchronous on s when
+ * both are C-ordered with one dtype and the host side is pinned. Returns dst. */
+static int gpu_copy(lua_State *L) {
+  is_device(L, 1, "gpu.copy");
+  is_device(L, 2, "gpu.copy");
+  transfer(L, 1, 2, stream_opt(L, 3));
+  lua_settop(L, 1);
+  return 1;
+}
+
+static const luaL_Reg copy_funcs[] = {
+  {"array", gpu_array},
+  {"copy", gpu_copy},
+  {NULL, NULL}
+};
+
+static const luaL_Reg device_methods[] = {
+  {"tohost", array_tohost},
+  {"totable", array_totable},
+  {NULL, NULL}
+};
+
+static const luaL_Reg both_methods[] = {
+  {"copy", copy_copy},
+  {"astype", copy_astype},
+  {"fill", copy_fill},
+  {"copy_", copy_into},
+  {NULL, NULL}
+};
+
+/* Expects the gpu table on top (array_open and hostarray_open done). */
+void copy_open(lua_State *L) {
+  luaL_setfuncs(L, copy_funcs, 0);
+  const char *types[] = {GPU_ARRAY_T, GPU_HOSTARRAY_T};
+  for (int i = 0; i < 2; i++) {
+    luaL_getmetatable(L, types[i]);
+    lua_getfield(L, -1, "methods");
+    luaL_setfuncs(L, both_methods, 0);
+    if (i == 0) luaL_setfuncs(L, device_methods, 0);
+    lua_pop(L, 2);
+  }
+}

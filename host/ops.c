@@ -1,0 +1,432 @@
+/* ops.c: calling elementwise operations: the operators of device arrays (+ - * / // % ^
+ * & | ~ << >>), gpu.add, gpu.sqrt, ... and their methods (a:sqrt()). A call reads its
+ * operands (device arrays and Lua numbers, which are weak scalars), finds the types
+ * (promote.c), broadcasts the shapes, checks or makes the outputs ({out = c}), copies an
+ * input first when it overlaps an output in another layout, and launches (ufunc.c). All
+ * of it is C, so a small operation costs little more than its launch. */
+#include <string.h>
+#include "gpu.h"
+
+typedef struct OpDef { const char *name; int nin; int rule; const char *expr; const char *meta; } OpDef;
+static const OpDef builtins[] = {
+  {"add", 2, RULE_ARITH, "ew::add", "__add"},
+  {"subtract", 2, RULE_SUB, "ew::subtract", "__sub"},
+  {"multiply", 2, RULE_ARITH, "ew::multiply", "__mul"},
+  {"divide", 2, RULE_DIV, "ew::divide", "__div"},
+  {"floor_divide", 2, RULE_INTDIV, "ew::floor_divide", "__idiv"},
+  {"remainder", 2, RULE_INTDIV, "ew::remainder", "__mod"},
+  {"pow", 2, RULE_INTDIV, "ew::power", "__pow"},
+  {"negative", 1, RULE_SUB, "ew::negative", "__unm"},
+  {"bitwise_and", 2, RULE_BITWISE, "ew::bitwise_and", "__band"},
+  {"bitwise_or", 2, RULE_BITWISE, "ew::bitwise_or", "__bor"},
+  {"bitwise_xor", 2, RULE_BITWISE, "ew::bitwise_xor", "__bxor"},
+  {"invert", 1, RULE_BITWISE, "ew::invert", "__bnot"},
+  {"left_shift", 2, RULE_SHIFT, "ew::left_shift", "__shl"},
+  {"right_shift", 2, RULE_SHIFT, "ew::right_shift", "__shr"},
+  {"eq", 2, RULE_COMPARE, "ew::eq", NULL}, {"ne", 2, RULE_COMPARE, "ew::ne", NULL},
+  {"lt", 2, RULE_COMPARE, "ew::lt", NULL}, {"le", 2, RULE_COMPARE, "ew::le", NULL},
+  {"gt", 2, RULE_COMPARE, "ew::gt", NULL}, {"ge", 2, RULE_COMPARE, "ew::ge", NULL},
+  {"logical_and", 2, RULE_LOGICAL, "ew::logical_and", NULL},
+  {"logical_or", 2, RULE_LOGICAL, "ew::logical_or", NULL},
+  {"logical_xor", 2, RULE_LOGICAL, "ew::logical_xor", NULL},
+  {"logical_not", 1, RULE_LOGICAL, "ew::logical_not", NULL},
+  {"where", 3, RULE_WHERE, "ew::where", NULL},
+  {"maximum", 2, RULE_ARITH, "ew::maximum", NULL},
+  {"minimum", 2, RULE_ARITH, "ew::minimum", NULL},
+  {"_clip", 3, RULE_ARITH, "ew::clip", NULL},
+  {"atan2", 2, RULE_FLOAT, "ew::atan2", NULL},
+  {"sqrt", 1, RULE_FLOAT, "ew::sqrt", NULL}, {"exp", 1, RULE_FLOAT, "ew::exp", NULL},
+  {"exp2", 1, RULE_FLOAT, "ew::exp2", NULL}, {"log", 1, RULE_FLOAT, "ew::log", NULL},
+  {"log2", 1, RULE_FLOAT, "ew::log2", NULL}, {"log10", 1, RULE_FLOAT, "ew::log10", NULL},
+  {"log1p", 1, RULE_FLOAT, "ew::log1p", NULL}, {"expm1", 1, RULE_FLOAT, "ew::expm1", NULL},
+  {"sin", 1, RULE_FLOAT, "ew::sin", NULL}, {"cos", 1, RULE_FLOAT, "ew::cos", NULL},
+  {"tan", 1, RULE_FLOAT, "ew::tan", NULL}, {"asin", 1, RULE_FLOAT, "ew::asin", NULL},
+  {"acos", 1, RULE_FLOAT, "ew::acos", NULL}, {"atan", 1, RULE_FLOAT, "ew::atan", NULL},
+  {"sinh", 1, RULE_FLOAT, "ew::sinh", NULL}, {"cosh", 1, RULE_FLOAT, "ew::cosh", NULL},
+  {"tanh", 1, RULE_FLOAT, "ew::tanh", NULL},
+  {"abs", 1, RULE_KEEP, "ew::abs", NULL}, {"sign", 1, RULE_SIGN, "ew::sign", NULL},
+  {"floor", 1, RULE_KEEP, "ew::floor", NULL}, {"ceil", 1, RULE_KEEP, "ew::ceil", NULL},
+  {"trunc", 1, RULE_KEEP, "ew::trunc", NULL}, {"round", 1, RULE_ROUND, "ew::round", NULL},
+  {"isnan", 1, RULE_PREDICATE, "ew::isnan", NULL},
+  {"isinf", 1, RULE_PREDICATE, "ew::isinf", NULL},
+  {"isfinite", 1, RULE_PREDICATE, "ew::isfinite", NULL},
+  {"_copy", 1, RULE_CAST, "ew::identity", NULL},
+};
+#define NBUILTINS ((int)(sizeof builtins / sizeof builtins[0]))
+
+static const char COPY_KEY = 0;     /* registry: the _copy ufunc */
+static const char TRACER_KEY = 0;   /* registry: {mt = tracer metatable, apply = f} (lua/fuse.lua) */
+
+/* [-0, +0, v] Argument idx (the pos-th) as an operand. */
+static void operand_read(lua_State *L, const Ufunc *u, int idx, int pos, Operand *o) {
+  o->idx = idx;
+  o->a = NULL;
+  switch (lua_type(L, idx)) {
+    case LUA_TNUMBER:
+      o->kind = lua_isinteger(L, idx) ? OPK_INT : OPK_FLOAT;
+      return;
+    case LUA_TBOOLEAN:
+      o->kind = OPK_BOOL;
+      return;
+    case LUA_TUSERDATA:
+      if ((o->a = array_test(L, idx)) != NULL) {
+        if (!o->a->alive) errors_freed(L, lua_pushfstring(L, "gpu.%s argument %d", u->name, pos));
+        o->kind = OPK_ARRAY;
+        o->dtype = o->a->dtype;
+        o->lay = array_layout(o->a);
+        return;
+      }
+      if (hostarray_test(L, idx))
+        luaL_error(L, "gpu.%s argument %d is a host array: copy it to the device with gpu.array(h)",
+                   u->name, pos);
+      break;
+    case LUA_TTABLE:
+      luaL_error(L, "gpu.%s argument %d is a Lua table: copy it to the device with gpu.array(t)",
+                 u->name, pos);
+      break;
+  }
+  luaL_error(L, "gpu.%s argument %d must be a device array or a number, got %s", u->name, pos,
+             luaL_typename(L, idx));
+}
+
+/* [-0, +0, v] A scalar's value as its loop type: a Lua number must fit it (NEP 50). */
+static void scalar_value(lua_State *L, const Ufunc *u, Operand *o, int pos) {
+  o->dtype = o->loop;
+  o->value.u = 0;
+  if (o->kind == OPK_BOOL) {
+    uint8_t b = (uint8_t)lua_toboolean(L, o->idx);
+    element_convert(&o->value, o->loop, &b, DT_BOOL);
+    return;
+  }
+  /* a negative Lua integer never fits an unsigned type here (dtype_store would take its
+   * bits for uint64, as tables do) */
+  const char *err = o->kind == OPK_INT && dtypes[o->loop].kind == 'u' && lua_tointeger(L, o->idx) < 0
+      ? "out of range" : dtype_store(L, o->idx, o->loop, &o->value);
+  if (err)
+    luaL_error(L, "gpu.%s argument %d: %s is %s for %s (a Lua number takes the array's "
+               "dtype, as a Python number does in NumPy 2)", u->name, pos,
+               luaL_tolstring(L, o->idx, NULL), err, dtypes[o->loop].name);
+  if (strcmp(u->expr, "ew::power") == 0 && pos == 2 && dtypes[o->loop].kind != 'f' &&
+      lua_isinteger(L, o->idx) && lua_tointeger(L, o->idx) < 0)
+    luaL_error(L, "gpu.%s: integers to negative integer powers are not allowed", u->name);
+}
+
+/* The inputs' types for u, checked; the outputs' in out[]. */
+static void resolve(lua_State *L, const Ufunc *u, Operand *ops, const Operand *given, GpuDtype *out) {
+  int nin = u->nin;
+  if (u->rule == RULE_CUSTOM) {
+    for (int i = 0; i < nin; i++) {
+      ops[i].loop = u->declared[i];
+      if (ops[i].kind == OPK_ARRAY && ops[i].dtype != u->declared[i])
+        luaL_error(L, "gpu.%s argument %d is a %s array; it takes %s", u->name, i + 1,
+                   dtypes[ops[i].dtype].name, dtypes[u->declared[i]].name);
+    }
+    for (int j = 0; j < u->nout; j++) out[j] = u->declared[nin + j];
+    return;
+  }
+  if (u->rule == RULE_CAST) {
+    out[0] = given && given[0].a ? given[0].dtype : ops[0].kind == OPK_ARRAY ? ops[0].dtype : DT_FLOAT64;
+    ops[0].loop = ops[0].kind == OPK_ARRAY ? ops[0].dtype : out[0];
+    return;
+  }
+  const char *err = resolve_types(u->rule, nin, ops, out);
+  if (err) luaL_error(L, "gpu.%s: %s", u->name, err);
+}
+
+/* The shape the array inputs broadcast to. */
+static void broadcast(lua_State *L, const Ufunc *u, const Operand *ops, GpuShape *s) {
+  int first = 1;
+  for (int i = 0; i < u->nin; i++) {
+    if (ops[i].kind != OPK_ARRAY) continue;
+    if (first) { *s = ops[i].lay.shape; first = 0; continue; }
+    GpuShape r;
+    if (shape_broadcast(s, &ops[i].lay.shape, &r) != 0) {
+      char a[160], b[160];
+      shape_format(s, a, sizeof a);
+      shape_format(&ops[i].lay.shape, b, sizeof b);
+      luaL_error(L, "gpu.%s: shapes %s and %s do not broadcast", u->name, a, b);
+    }
+    *s = r;
+  }
+  if (first) {   /* only scalars: one element (gpu.fuse of numbers, a fill) */
+    memset(s, 0, sizeof *s);
+    s->size = 1;
+  }
+}
+
+/* Reads {out = a or {a, ...}, stream = s} at opts into given[] and *stream. */
+static void read_options(lua_State *L, const Ufunc *u, int opts, Operand *given, CUstream *stream) {
+  for (int j = 0; j < u->nout; j++) given[j].a = NULL;
+  if (!opts) return;
+  if (lua_getfield(L, opts, "stream") != LUA_TNIL) *stream = stream_check(L, -1);
+  lua_pop(L, 1);
+  int t = lua_getfield(L, opts, "out");
+  int top = lua_gettop(L);
+  if (t == LUA_TNIL) { lua_pop(L, 1); return; }
+  for (int j = 0; j < u->nout; j++) {
+    if (t == LUA_TTABLE) lua_geti(L, top, j + 1);
+    else if (j == 0) lua_pushvalue(L, top);
+    else luaL_error(L, "gpu.%s has %d outputs: give out = {a, b, ...}", u->name, u->nout);
+    GpuArray *a = array_test(L, -1);
+    if (a == NULL) luaL_error(L, "gpu.%s: out must be a device array, got %s", u->name, luaL_typename(L, -1));
+    if (!a->alive) errors_freed(L, lua_pushfstring(L, "gpu.%s out", u->name));
+    given[j].a = a;
+    given[j].idx = lua_gettop(L);   /* left on the stack: it is returned */
+    given[j].kind = OPK_ARRAY;
+    given[j].dtype = a->dtype;
+    given[j].lay = array_layout(a);
+  }
+}
+
+/* [-0, +k, e] The outputs: checked when given, else made; each left on the stack. */
+static void outputs(lua_State *L, const Ufunc *u, Operand *ops, Operand *given, const GpuDtype *dt,
+                    GpuShape *s) {
+  char a[160], b[160];
+  for (int j = 0; j < u->nout; j++) {
+    Operand *o = &ops[u->nin + j];
+    if (!given[j].a) {
+      o->a = array_new(L, s, dt[j]);
+      o->idx = lua_gettop(L);
+      o->kind = OPK_ARRAY;
+      o->dtype = o->loop = dt[j];
+      o->lay = array_layout(o->a);
+      continue;
+    }
+    *o = given[j];
+    o->loop = dt[j];
+    GpuShape r;
+    if (shape_broadcast(s, &o->lay.shape, &r) != 0 || r.ndim != o->lay.shape.ndim ||
+        r.size != o->lay.shape.size) {
+      shape_format(&o->lay.shape, a, sizeof a);
+      shape_format(s, b, sizeof b);
+      luaL_error(L, "gpu.%s: out has shape %s but the result has shape %s", u->name, a, b);
+    }
+    int ok = u->rule == RULE_CUSTOM ? o->dtype == dt[j] : u->rule == RULE_CAST || can_cast_same_kind(dt[j], o->dtype);
+    if (!ok)
+      luaL_error(L, "gpu.%s: out is %s, and the result (%s) cannot be cast to it", u->name,
+                 dtypes[o->dtype].name, dtypes[dt[j]].name);
+    if (layout_expanded(&o->lay))
+      luaL_error(L, "gpu.%s: cannot write into an expanded view (a stride of 0): its elements "
+                 "share memory; write into a:contiguous()", u->name);
+    if (j == 0) *s = o->lay.shape;
+  }
+}
+
+static int overlaps(const Operand *in, const Operand *out) {
+  if (in->a->base == 0 || in->a->base != out->a->base) return 0;
+  int64_t lo1, hi1, lo2, hi2;
+  layout_extent(&in->lay, &lo1, &hi1);
+  layout_extent(&out->lay, &lo2, &hi2);
+  return lo1 < hi2 && lo2 < hi1 && !layout_same(&in->lay, &out->lay);
+}
+
+/* Inputs that share memory with an output in another layout are copied first, so that
+ * writing the output cannot change what is still to be read. */
+static void separate(lua_State *L, const Ufunc *u, Operand *ops, CUstream stream) {
+  for (int i = 0; i < u->nin; i++) {
+    if (ops[i].kind != OPK_ARRAY) continue;
+    for (int j = u->nin; j < u->nin + u->nout; j++) {
+      if (!overlaps(&ops[i], &ops[j])) continue;
+      GpuArray *c = array_new(L, &ops[i].a->shape, ops[i].a->dtype);
+      int cidx = lua_gettop(L);
+      ops_copy(L, cidx, ops[i].idx, stream);
+      GpuShape s = ops[i].lay.shape;
+      ops[i].a = c;
+      ops[i].idx = cidx;
+      ops[i].lay = array_layout(c);
+      layout_broadcast(&ops[i].lay, &s);
+      break;
+    }
+  }
+}
+
+static void check_devices(lua_State *L, const Ufunc *u, const Operand *ops, int n) {
+  int dev = backend_get()->current_device();
+  for (int i = 0; i < n; i++)
+    if (ops[i].kind == OPK_ARRAY && ops[i].a->device != dev)
+      luaL_error(L, "gpu.%s: an array on device %d, and device %d is current (arrays on "
+                 "different devices cannot be combined)", u->name, ops[i].a->device, dev);
+}
+
+/* The common path once the inputs are read: types, shapes, outputs (given[j].a NULL: make
+ * one), launch. Pushes the outputs. */
+static int run(lua_State *L, int uidx, Ufunc *u, Operand *ops, Operand *given, CUstream stream) {
+  GpuDtype dt[GPU_MAXOPS];
+  GpuShape s;
+  resolve(L, u, ops, given, dt);
+  for (int i = 0; i < u->nin; i++)
+    if (ops[i].kind != OPK_ARRAY) scalar_value(L, u, &ops[i], i + 1);
+  broadcast(L, u, ops, &s);
+  outputs(L, u, ops, given, dt, &s);
+  for (int i = 0; i < u->nin; i++)
+    if (ops[i].kind == OPK_ARRAY) layout_broadcast(&ops[i].lay, &s);
+  check_devices(L, u, ops, u->nin + u->nout);
+  separate(L, u, ops, stream);
+  ufunc_launch(L, uidx, u, ops, stream);
+  for (int j = 0; j < u->nout; j++) lua_pushvalue(L, ops[u->nin + j].idx);
+  return u->nout;
+}
+
+/* [-0, +?, e] A traced argument (lua/fuse.lua's tracer) among the arguments: the call is
+ * recorded by the tracer instead of run; returns the number of results, or -1. */
+static int traced(lua_State *L, int uidx, int first, int nargs) {
+  int top = lua_gettop(L), found = 0;
+  for (int i = 0; i < nargs && !found; i++) {
+    if (lua_type(L, first + i) != LUA_TTABLE || !lua_getmetatable(L, first + i)) continue;
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &TRACER_KEY);
+    if (lua_istable(L, -1)) {
+      lua_getfield(L, -1, "mt");
+      found = lua_rawequal(L, -1, -3);
+    }
+    lua_settop(L, top);
+  }
+  if (!found) return -1;
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &TRACER_KEY);
+  lua_getfield(L, -1, "apply");
+  lua_remove(L, -2);
+  lua_pushvalue(L, uidx);
+  for (int i = 0; i < nargs; i++) lua_pushvalue(L, first + i);
+  lua_call(L, nargs + 1, LUA_MULTRET);
+  return lua_gettop(L) - top;
+}
+
+int ops_call(lua_State *L, int uidx, Ufunc *u, int first, int nargs) {
+  Operand ops[GPU_MAXOPS], given[GPU_MAXOPS];
+  CUstream stream = NULL;
+  int nin = u->nin, opts = 0;
+  int r = traced(L, uidx, first, nargs);
+  if (r >= 0) return r;
+  if (nargs == nin + 1 && lua_istable(L, first + nin)) opts = first + nin;
+  else if (nargs != nin)
+    return luaL_error(L, "gpu.%s takes %d argument%s (and an options table), got %d", u->name,
+                      nin, nin == 1 ? "" : "s", nargs);
+  for (int i = 0; i < nin; i++) operand_read(L, u, first + i, i + 1, &ops[i]);
+  read_options(L, u, opts, given, &stream);
+  return run(L, uidx, u, ops, given, stream);
+}
+
+void ops_copy(lua_State *L, int dst, int src, CUstream stream) {
+  dst = lua_absindex(L, dst);
+  src = lua_absindex(L, src);
+  int top = lua_gettop(L);
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &COPY_KEY);
+  int uidx = lua_gettop(L);
+  Ufunc *u = lua_touserdata(L, uidx);
+  Operand ops[2], given[1];
+  operand_read(L, u, src, 1, &ops[0]);
+  given[0].a = array_check(L, dst);
+  given[0].idx = dst;
+  given[0].kind = OPK_ARRAY;
+  given[0].dtype = given[0].a->dtype;
+  given[0].lay = array_layout(given[0].a);
+  run(L, uidx, u, ops, given, stream);
+  lua_settop(L, top);
+}
+
+/* u:result_dtype(x, ...): the dtype u gives for operands x, ... (a dtype name stands for
+ * an array of that dtype, a Lua number for a weak scalar), or the error it raises. With
+ * loops (u:_resolve, for lua/fuse.lua), the types each input is computed in follow. */
+static int resolve_dtypes(lua_State *L, int loops) {
+  Ufunc *u = ufunc_check(L, 1);
+  Operand ops[GPU_MAXOPS];
+  GpuDtype dt[GPU_MAXOPS];
+  if (lua_gettop(L) - 1 != u->nin)
+    return luaL_error(L, "gpu.%s takes %d operand%s", u->name, u->nin, u->nin == 1 ? "" : "s");
+  for (int i = 0; i < u->nin; i++) {
+    int idx = i + 2;
+    if (lua_type(L, idx) == LUA_TSTRING) {
+      ops[i].kind = OPK_ARRAY;
+      ops[i].dtype = dtype_check(L, idx, DT_FLOAT32);
+      ops[i].idx = idx;
+    } else {
+      operand_read(L, u, idx, i + 1, &ops[i]);
+    }
+  }
+  resolve(L, u, ops, NULL, dt);
+  for (int i = 0; i < u->nin; i++)
+    if (ops[i].kind != OPK_ARRAY) scalar_value(L, u, &ops[i], i + 1);
+  for (int j = 0; j < u->nout; j++) lua_pushstring(L, dtypes[dt[j]].name);
+  for (int i = 0; loops && i < u->nin; i++) lua_pushstring(L, dtypes[ops[i].loop].name);
+  return u->nout + (loops ? u->nin : 0);
+}
+static int ufunc_result_dtype(lua_State *L) { return resolve_dtypes(L, 0); }
+static int ufunc_resolve(lua_State *L) { return resolve_dtypes(L, 1); }
+
+/* gpu.result_type(x, ...): NumPy's result_type over dtype names, arrays and Lua numbers */
+static int gpu_result_type(lua_State *L) {
+  Operand ops[GPU_MAXOPS];
+  int n = lua_gettop(L);
+  if (n < 1 || n > GPU_MAXOPS) return luaL_error(L, "result_type takes 1 to %d operands", GPU_MAXOPS);
+  Ufunc probe = {.name = "result_type"};
+  for (int i = 0; i < n; i++) {
+    if (lua_type(L, i + 1) == LUA_TSTRING) {
+      ops[i].kind = OPK_ARRAY;
+      ops[i].dtype = dtype_check(L, i + 1, DT_FLOAT32);
+    } else {
+      operand_read(L, &probe, i + 1, i + 1, &ops[i]);
+    }
+  }
+  lua_pushstring(L, dtypes[result_type(n, ops)].name);
+  return 1;
+}
+
+/* An operator: the ufunc is upvalue 1; unary ones get their operand twice from Lua. */
+static int ops_meta(lua_State *L) {
+  Ufunc *u = lua_touserdata(L, lua_upvalueindex(1));
+  int nargs = u->nin == 1 ? 1 : lua_gettop(L);
+  return ops_call(L, lua_upvalueindex(1), u, 1, nargs);
+}
+
+/* gpu._set_tracer(mt, apply): calls with an argument of metatable mt go to apply */
+static int gpu_set_tracer(lua_State *L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  luaL_checktype(L, 2, LUA_TFUNCTION);
+  lua_createtable(L, 0, 2);
+  lua_pushvalue(L, 1);
+  lua_setfield(L, -2, "mt");
+  lua_pushvalue(L, 2);
+  lua_setfield(L, -2, "apply");
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &TRACER_KEY);
+  return 0;
+}
+
+/* Expects the gpu table on top (array_open and ufunc_open done): the built-in ufuncs as
+ * gpu.<name> and as methods of arrays, the operators as metamethods. */
+void ops_open(lua_State *L) {
+  int gpu = lua_gettop(L);
+  luaL_getmetatable(L, GPU_ARRAY_T);
+  int mt = lua_gettop(L);
+  lua_getfield(L, mt, "methods");
+  int methods = lua_gettop(L);
+  for (int i = 0; i < NBUILTINS; i++) {
+    const OpDef *d = &builtins[i];
+    ufunc_new(L, d->name, d->nin, 1, d->rule, d->expr);
+    if (d->meta) {
+      lua_pushvalue(L, -1);
+      lua_pushcclosure(L, ops_meta, 1);
+      lua_setfield(L, mt, d->meta);
+    }
+    if (d->rule == RULE_CAST) {   /* copies: a:copy(), gpu.copy, assignment (copy.c) */
+      snprintf(((Ufunc *)lua_touserdata(L, -1))->name, sizeof ((Ufunc *)0)->name, "copy");
+      lua_rawsetp(L, LUA_REGISTRYINDEX, &COPY_KEY);
+      continue;
+    }
+    if (d->name[0] != '_') {
+      lua_pushvalue(L, -1);
+      lua_setfield(L, methods, d->name);
+    }
+    lua_setfield(L, gpu, d->name);
+  }
+  lua_settop(L, gpu);
+  luaL_getmetatable(L, GPU_UFUNC_T);
+  lua_getfield(L, -1, "methods");
+  lua_pushcfunction(L, ufunc_result_dtype);
+  lua_setfield(L, -2, "result_dtype");
+  lua_pushcfunction(L, ufunc_resolve);
+  lua_setfield(L, -2, "_resolve");
+  lua_settop(L, gpu);
+  lua_pushcfunction(L, gpu_result_type);
+  lua_setfield(L, gpu, "result_type");
+  lua_pushcfunction(L, gpu_set_tracer);
+  lua_setfield(L, gpu, "_set_tracer");
+}

@@ -1,0 +1,133 @@
+/* promote.c: NumPy 2's type promotion (NEP 50) over gpuhost's dtypes, and each
+ * elementwise operation's rule for the types it computes in and gives. Lua numbers are
+ * weak scalars, as Python's int and float: they take the array's type when its kind can
+ * hold them (float32 * 2.5 is float32, int32 + 1 is int32) and otherwise give the
+ * default of their kind (int32 / 2.5 is float64). gpuhost has no float16: where NumPy
+ * gives float16, gpuhost gives float32. spec/data/promotion.lua holds NumPy's own answers,
+ * which the specs compare with these. No Lua here. */
+#include <string.h>
+#include "gpu.h"
+
+static GpuDtype signed_of(size_t size) {
+  return size == 1 ? DT_INT8 : size == 2 ? DT_INT16 : size == 4 ? DT_INT32 : DT_INT64;
+}
+
+GpuDtype promote_types(GpuDtype a, GpuDtype b) {
+  if (a == b) return a;
+  const DtypeInfo *x = &dtypes[a], *y = &dtypes[b];
+  if (x->kind == 'b') return b;
+  if (y->kind == 'b') return a;
+  if (x->kind == 'f' || y->kind == 'f') {
+    if (x->kind == 'f' && y->kind == 'f') return x->size >= y->size ? a : b;
+    const DtypeInfo *f = x->kind == 'f' ? x : y, *n = x->kind == 'f' ? y : x;
+    return f->size == 4 && n->size <= 2 ? DT_FLOAT32 : DT_FLOAT64;
+  }
+  if (x->kind == y->kind) return x->size >= y->size ? a : b;
+  const DtypeInfo *s = x->kind == 'i' ? x : y, *u = x->kind == 'i' ? y : x;
+  if (s->size > u->size) return x->kind == 'i' ? a : b;
+  if (u->size < 8) return signed_of(2 * u->size);
+  return DT_FLOAT64;   /* uint64 with a signed integer */
+}
+
+int can_cast_same_kind(GpuDtype from, GpuDtype to) {
+  char f = dtypes[from].kind, t = dtypes[to].kind;
+  if (f == 'b') return 1;
+  if (f == 'u') return t != 'b';
+  if (f == 'i') return t == 'i' || t == 'f';
+  return t == 'f';
+}
+
+GpuDtype result_type(int n, const Operand *ops) {
+  int strong = -1, weak = OPK_ARRAY;
+  for (int i = 0; i < n; i++) {
+    if (ops[i].kind == OPK_ARRAY)
+      strong = strong < 0 ? (int)ops[i].dtype : (int)promote_types((GpuDtype)strong, ops[i].dtype);
+    else if (weak == OPK_ARRAY || ops[i].kind > weak)
+      weak = ops[i].kind;
+  }
+  if (strong < 0)
+    return weak == OPK_FLOAT ? DT_FLOAT64 : weak == OPK_INT ? DT_INT64 : DT_BOOL;
+  char k = dtypes[strong].kind;
+  if (weak == OPK_FLOAT && k != 'f') return DT_FLOAT64;
+  if (weak == OPK_INT && k == 'b') return DT_INT64;
+  return (GpuDtype)strong;
+}
+
+/* The float an integer type computes in where only floats make sense (NumPy's float16
+ * for bool, int8 and uint8 is float32 here). */
+static GpuDtype float_for(GpuDtype t) {
+  if (dtypes[t].kind == 'f') return t;
+  return dtypes[t].size <= 2 ? DT_FLOAT32 : DT_FLOAT64;
+}
+
+/* What a scalar operand is passed as when it keeps its own kind. */
+static GpuDtype scalar_own(const Operand *o) {
+  return o->kind == OPK_FLOAT ? DT_FLOAT64 : o->kind == OPK_INT ? DT_INT64 : DT_BOOL;
+}
+
+static const char *no_bool(GpuDtype c, const char *what) {
+  return dtypes[c].kind == 'b' ? what : NULL;
+}
+
+/* The common type's rule: what the loop computes in (*loop) and gives (*out), or why not. */
+static const char *common_rule(int rule, GpuDtype c, GpuDtype *loop, GpuDtype *out) {
+  char k = dtypes[c].kind;
+  *loop = *out = c;
+  switch (rule) {
+    case RULE_SUB:
+      return no_bool(c, "bool arrays cannot be subtracted or negated: use gpu.logical_xor "
+                        "or gpu.logical_not");
+    case RULE_DIV:
+      *loop = *out = k == 'f' ? c : DT_FLOAT64;
+      return NULL;
+    case RULE_INTDIV: case RULE_SHIFT:
+      if (rule == RULE_SHIFT && k == 'f') return "shifts need integer arrays, not float";
+      if (k == 'b') *loop = *out = DT_INT8;
+      return NULL;
+    case RULE_BITWISE:
+      return k == 'f' ? "bitwise operations need integer or bool arrays, not float" : NULL;
+    case RULE_SIGN:
+      return no_bool(c, "sign is not defined for bool arrays");
+    case RULE_ROUND:
+      if (k == 'b') *loop = *out = DT_FLOAT32;
+      return NULL;
+    default:
+      return NULL;
+  }
+}
+
+const char *resolve_types(int rule, int nin, Operand *ops, GpuDtype *out) {
+  GpuDtype c = result_type(nin, ops), loop = c;
+  const char *err = NULL;
+  switch (rule) {
+    case RULE_COMPARE:   /* integers exactly in their own types; floats in the common one */
+      for (int i = 0; i < nin; i++)
+        ops[i].loop = dtypes[c].kind == 'f' ? c : ops[i].kind == OPK_ARRAY ? ops[i].dtype : scalar_own(&ops[i]);
+      *out = DT_BOOL;
+      return NULL;
+    case RULE_LOGICAL: case RULE_PREDICATE:
+      for (int i = 0; i < nin; i++)
+        ops[i].loop = ops[i].kind == OPK_ARRAY ? ops[i].dtype : scalar_own(&ops[i]);
+      *out = DT_BOOL;
+      return NULL;
+    case RULE_WHERE:
+      ops[0].loop = ops[0].kind == OPK_ARRAY ? ops[0].dtype : scalar_own(&ops[0]);
+      c = result_type(2, ops + 1);
+      ops[1].loop = ops[2].loop = *out = c;
+      return NULL;
+    case RULE_FLOAT:   /* the smallest float every input converts to exactly */
+      if (dtypes[c].kind != 'f') {   /* a weak scalar counts as the common type */
+        GpuDtype f = DT_FLOAT32;
+        for (int i = 0; i < nin; i++)
+          if (float_for(ops[i].kind == OPK_ARRAY ? ops[i].dtype : c) == DT_FLOAT64) f = DT_FLOAT64;
+        c = f;
+      }
+      for (int i = 0; i < nin; i++) ops[i].loop = c;
+      *out = c;
+      return NULL;
+    default:
+      err = common_rule(rule, c, &loop, out);
+      for (int i = 0; i < nin; i++) ops[i].loop = loop;
+      return err;
+  }
+}

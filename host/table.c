@@ -1,0 +1,103 @@
+/* table.c: (nested) Lua tables and packed elements, both ways: what gpu.array(t),
+ * gpu.host.array(t), a:totable() and h:totable() use. Values are checked on the way in
+ * (dtype_store), and a ragged table is an error that says where. */
+#include <string.h>
+#include "gpu.h"
+
+void table_shape(lua_State *L, int idx, GpuShape *s) {
+  idx = lua_absindex(L, idx);
+  memset(s, 0, sizeof *s);
+  int top = lua_gettop(L);
+  lua_pushvalue(L, idx);
+  while (lua_istable(L, -1)) {
+    if (s->ndim == GPU_MAXDIM)
+      luaL_error(L, "tables nested deeper than %d levels", GPU_MAXDIM);
+    s->dim[s->ndim++] = (int64_t)luaL_len(L, -1);
+    if (s->dim[s->ndim - 1] == 0) break;
+    lua_geti(L, -1, 1);
+  }
+  lua_settop(L, top);
+  s->size = 1;
+  for (int i = 0; i < s->ndim; i++) s->size *= s->dim[i];
+}
+
+/* Where element idx[0..depth] is, as "[2][3]". */
+static const char *element_path(lua_State *L, const int64_t *idx, int depth) {
+  luaL_Buffer b;
+  luaL_buffinit(L, &b);
+  for (int i = 0; i <= depth; i++) {
+    lua_pushfstring(L, "[%I]", (lua_Integer)idx[i]);
+    luaL_addvalue(&b);
+  }
+  luaL_pushresult(&b);
+  return lua_tostring(L, -1);
+}
+
+/* Reads level `level` of the table on top of the stack into *dst. */
+static void read_level(lua_State *L, const GpuShape *s, int level, GpuDtype dt, char **dst,
+                       int64_t *idx) {
+  size_t es = dtypes[dt].size;
+  int64_t n = s->dim[level];
+  int t = lua_gettop(L);
+  if ((int64_t)lua_rawlen(L, t) != n) {
+    const char *where = level ? element_path(L, idx, level - 1) : "the table";
+    luaL_error(L, "ragged table: %s has %I elements, expected %I", where,
+               (lua_Integer)lua_rawlen(L, t), (lua_Integer)n);
+  }
+  char *p = *dst;
+  for (int64_t i = 1; i <= n; i++) {
+    idx[level] = i;
+    int type = lua_rawgeti(L, t, i);
+    if (level + 1 < s->ndim) {
+      if (type != LUA_TTABLE) {
+        const char *tname = luaL_typename(L, -1);
+        luaL_error(L, "ragged table: element %s is a %s, expected a table",
+                   element_path(L, idx, level), tname);
+      }
+      *dst = p;
+      read_level(L, s, level + 1, dt, dst, idx);
+      p = *dst;
+    } else {
+      const char *err;
+      if (dt == DT_FLOAT32 && type == LUA_TNUMBER) *(float *)p = (float)lua_tonumber(L, -1);
+      else if (dt == DT_FLOAT64 && type == LUA_TNUMBER) *(double *)p = (double)lua_tonumber(L, -1);
+      else if ((err = dtype_store(L, -1, dt, p)) != NULL) {
+        if (luaL_testudata(L, -1, GPU_ARRAY_T))
+          luaL_error(L, "element %s is a device array: copy it to the host with a:tohost()",
+                     element_path(L, idx, level));
+        const char *v = luaL_tolstring(L, -1, NULL);
+        luaL_error(L, "element %s (%s) %s for %s", element_path(L, idx, level), v, err,
+                   dtypes[dt].name);
+      }
+      p += es;
+    }
+    lua_pop(L, 1);
+  }
+  *dst = p;
+}
+
+void table_read(lua_State *L, int idx, const GpuShape *s, GpuDtype dt, void *dst) {
+  int64_t at[GPU_MAXDIM] = {0};
+  char *p = dst;
+  lua_pushvalue(L, idx);
+  if (s->size > 0) read_level(L, s, 0, dt, &p, at);
+  lua_pop(L, 1);
+}
+
+static void push_level(lua_State *L, const char **src, const GpuShape *s, int level, GpuDtype dt) {
+  int64_t n = s->dim[level];
+  lua_createtable(L, n < 1000000 ? (int)n : 0, 0);
+  for (int64_t i = 1; i <= n; i++) {
+    if (level + 1 < s->ndim) push_level(L, src, s, level + 1, dt);
+    else { dtype_push(L, dt, *src); *src += dtypes[dt].size; }
+    lua_rawseti(L, -2, i);
+  }
+}
+
+void table_push(lua_State *L, const void *src, const GpuShape *s, GpuDtype dt) {
+  const char *p = src;
+  if (s->ndim == 0) { dtype_push(L, dt, src); return; }   /* a 0-d array: its one value */
+  luaL_checkstack(L, s->ndim + 4, "nested table");
+  push_level(L, &p, s, 0, dt);
+}
+

@@ -1,0 +1,338 @@
+/* ufunc.c: elementwise operations as Lua values ("gpu.ufunc": gpu.add, gpu.sqrt, and what
+ * gpu.fuse and gpu.elementwise make). Each keeps the kernels generated for it: one program
+ * per combination of operand dtypes (lua/codegen.lua writes the source, program.c compiles
+ * it or finds it in the disk cache), holding one kernel per layout. A call (ops.c) checks
+ * the operands; this file picks the layout's kernel and launches it:
+ *   - C-ordered operands of one shape: the flat kernel, 16 bytes a load where aligned;
+ *   - a copy that transposes (one input, one output): 32x32 tiles in shared memory;
+ *   - otherwise the strided kernel for the number of dimensions left after merging the
+ *     ones every operand walks in step (layout_collapse). */
+#include <stdlib.h>
+#include <string.h>
+#include "gpu.h"
+
+enum { V_FLAT, V_S1, V_S2, V_S3, V_S4, V_SN, V_TILE, NVARIANT };
+#define BLOCK 256
+#define ITEMS 4          /* elements a thread of a strided kernel takes (lua/codegen.lua) */
+#define KEYLEN (GPU_MAXOPS + 1)
+
+typedef struct UEntry {
+  uint8_t key[KEYLEN];   /* per operand 1 + dtype (+ 64: a scalar); then the count */
+  int used, program, device, vec;
+  CUfunction fn[NVARIANT];   /* on `device`, loaded on first use */
+} UEntry;
+
+static const char BUILD_KEY = 0;   /* registry: lua/arrays.lua's function that makes a program */
+enum { UV_DESC = 1, UV_PROGRAMS };
+
+#define toufunc(L, i) ((Ufunc *)luaL_checkudata(L, i, GPU_UFUNC_T))
+Ufunc *ufunc_check(lua_State *L, int idx) { return toufunc(L, idx); }
+
+Ufunc *ufunc_new(lua_State *L, const char *name, int nin, int nout, int rule, const char *expr) {
+  Ufunc *u = lua_newuserdatauv(L, sizeof *u, 2);
+  memset(u, 0, sizeof *u);
+  luaL_setmetatable(L, GPU_UFUNC_T);
+  u->nin = nin;
+  u->nout = nout;
+  u->rule = rule;
+  snprintf(u->name, sizeof u->name, "%s", name);
+  snprintf(u->expr, sizeof u->expr, "%s", expr ? expr : "");
+  lua_newtable(L);
+  lua_setiuservalue(L, -2, UV_PROGRAMS);
+  return u;
+}
+
+static int ufunc_gc(lua_State *L) {
+  Ufunc *u = toufunc(L, 1);
+  free(u->entries);
+  u->entries = NULL;
+  u->capacity = u->nentries = 0;
+  return 0;
+}
+
+/* Elements a thread of the flat kernel takes: 16 bytes of the widest array operand. */
+static int vec_for(const Ufunc *u, const Operand *ops) {
+  size_t widest = 1;
+  for (int i = 0; i < u->nin + u->nout; i++)
+    if (ops[i].kind == OPK_ARRAY && dtypes[ops[i].dtype].size > widest) widest = dtypes[ops[i].dtype].size;
+  return (int)(16 / widest);
+}
+
+static int tile_possible(const Ufunc *u, const Operand *ops) {
+  return u->nin == 1 && u->nout == 1 && ops[0].kind == OPK_ARRAY;
+}
+
+/* [-0, +0, e] Makes the program for these operands (lua/arrays.lua, through codegen);
+ * returns its index among u's programs. */
+static int program_make(lua_State *L, int uidx, Ufunc *u, const Operand *ops, int vec) {
+  int n = u->nin + u->nout;
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &BUILD_KEY);
+  lua_pushvalue(L, uidx);
+  lua_createtable(L, n, 0);
+  for (int i = 0; i < n; i++) {
+    lua_createtable(L, 0, 3);
+    lua_pushstring(L, dtypes[ops[i].dtype].name);
+    lua_setfield(L, -2, "dtype");
+    lua_pushstring(L, dtypes[ops[i].loop].name);
+    lua_setfield(L, -2, "loop");
+    lua_pushboolean(L, ops[i].kind != OPK_ARRAY);
+    lua_setfield(L, -2, "scalar");
+    lua_rawseti(L, -2, i + 1);
+  }
+  lua_pushinteger(L, vec);
+  lua_pushboolean(L, tile_possible(u, ops));
+  lua_call(L, 4, 1);
+  lua_getiuservalue(L, uidx, UV_PROGRAMS);
+  lua_insert(L, -2);
+  lua_rawseti(L, -2, ++u->nprograms);
+  lua_pop(L, 1);
+  return u->nprograms;
+}
+
+static size_t slot_of(const Ufunc *u, const uint8_t *key) {
+  return (size_t)fnv1a(key, KEYLEN, FNV_OFFSET) & (size_t)(u->capacity - 1);
+}
+
+static void table_grow(lua_State *L, Ufunc *u) {
+  int cap = u->capacity ? 2 * u->capacity : 16;
+  UEntry *old = u->entries, *fresh = calloc((size_t)cap, sizeof *fresh);
+  if (fresh == NULL) luaL_error(L, "not enough memory for the kernels of gpu.%s", u->name);
+  int oldcap = u->capacity;
+  u->entries = fresh;
+  u->capacity = cap;
+  for (int i = 0; i < oldcap; i++) {
+    if (!old[i].used) continue;
+    size_t h = slot_of(u, old[i].key);
+    while (fresh[h].used) h = (h + 1) & (size_t)(cap - 1);
+    fresh[h] = old[i];
+  }
+  free(old);
+}
+
+/* [-0, +0, e] u's kernels for these operands, made on first use. */
+static UEntry *entry_get(lua_State *L, int uidx, Ufunc *u, const Operand *ops) {
+  uint8_t key[KEYLEN] = {0};
+  int n = u->nin + u->nout;
+  for (int i = 0; i < n; i++)
+    key[i] = (uint8_t)(1 + ops[i].dtype + (ops[i].kind == OPK_ARRAY ? 0 : 64));
+  key[GPU_MAXOPS] = (uint8_t)n;
+  if (u->capacity) {
+    for (size_t h = slot_of(u, key); u->entries[h].used; h = (h + 1) & (size_t)(u->capacity - 1))
+      if (memcmp(u->entries[h].key, key, KEYLEN) == 0) return &u->entries[h];
+  }
+  int vec = vec_for(u, ops);
+  int program = program_make(L, uidx, u, ops, vec);   /* may raise: nothing inserted yet */
+  if (2 * (u->nentries + 1) > u->capacity) table_grow(L, u);
+  size_t h = slot_of(u, key);
+  while (u->entries[h].used) h = (h + 1) & (size_t)(u->capacity - 1);
+  UEntry *e = &u->entries[h];
+  memset(e, 0, sizeof *e);
+  memcpy(e->key, key, KEYLEN);
+  e->used = 1;
+  e->program = program;
+  e->device = -1;
+  e->vec = vec;
+  u->nentries++;
+  return e;
+}
+
+/* [-0, +0, e] Kernel v of entry e on the current device. */
+static CUfunction entry_function(lua_State *L, int uidx, UEntry *e, int v) {
+  int dev = backend_get()->current_device();
+  if (e->device != dev) {
+    memset(e->fn, 0, sizeof e->fn);
+    e->device = dev;
+  }
+  if (e->fn[v] == NULL) {
+    const char *origin;
+    lua_getiuservalue(L, uidx, UV_PROGRAMS);
+    lua_rawgeti(L, -1, e->program);
+    e->fn[v] = program_function(L, lua_gettop(L), v, &origin);
+    lua_pop(L, 2);
+  }
+  return e->fn[v];
+}
+
+/* What a launch passes: a slot per operand (pointer or scalar), and the layout. */
+typedef struct Launch {
+  uint64_t slot[GPU_MAXOPS];
+  void *argv[GPU_MAXOPS + 3];
+  int64_t layout[2 + GPU_MAXDIM + GPU_MAXOPS * GPU_MAXDIM];
+  long long n;
+  int vec;
+  unsigned grid[3], block[3];
+} Launch;
+
+static unsigned blocks_for(lua_State *L, int64_t threads) {
+  int64_t b = (threads + BLOCK - 1) / BLOCK;
+  if (b > 0x7fffffff) luaL_error(L, "an array of this size needs more blocks than a grid has");
+  return (unsigned)(b > 0 ? b : 1);
+}
+
+/* The tiled transpose applies to a copy whose merged layout is rows x cols (x batch), the
+ * input walking rows with stride 1 and the output cols. */
+static int tile_fits(const GpuLayout *in, const GpuLayout *out, int nd) {
+  if (nd != 2 && nd != 3) return 0;
+  int r = nd - 2, c = nd - 1;
+  return in->strides[r] == 1 && in->strides[c] != 1 && out->strides[c] == 1 &&
+         (nd == 2 || in->shape.dim[0] <= 65535);
+}
+
+static void set_tile(Launch *g, const GpuLayout *in, const GpuLayout *out, int nd) {
+  int b = nd == 3, r = nd - 2, c = nd - 1;
+  int64_t t[9] = {in->shape.dim[r], in->shape.dim[c], b ? in->shape.dim[0] : 1,
+                  b ? in->strides[0] : 0, in->strides[r], in->strides[c],
+                  b ? out->strides[0] : 0, out->strides[r], out->strides[c]};
+  memcpy(g->layout, t, sizeof t);
+  g->grid[0] = (unsigned)((t[1] + 31) / 32);
+  g->grid[1] = (unsigned)((t[0] + 31) / 32);
+  g->grid[2] = (unsigned)t[2];
+  g->block[0] = 32;
+  g->block[1] = 8;
+}
+
+/* ew::strided<ND, NA>: n, nd (and padding), shape[ND], stride[NA][ND]. */
+static void set_strided(lua_State *L, Launch *g, const GpuLayout *ls, int na, int nd, int64_t n) {
+  int ND = nd <= 4 ? nd : 8;
+  int32_t dims[2] = {nd, 0};
+  g->layout[0] = n;
+  memcpy(&g->layout[1], dims, sizeof dims);
+  for (int d = 0; d < ND; d++) {
+    g->layout[2 + d] = d < nd ? ls[0].shape.dim[d] : 1;
+    for (int a = 0; a < na; a++) g->layout[2 + ND + a * ND + d] = d < nd ? ls[a].strides[d] : 0;
+  }
+  g->grid[0] = blocks_for(L, (n + ITEMS - 1) / ITEMS);
+}
+
+void ufunc_launch(lua_State *L, int uidx, Ufunc *u, Operand *ops, CUstream stream) {
+  int n_ops = u->nin + u->nout, na = 0, flat = 1, variant;
+  int64_t n = ops[u->nin].lay.shape.size;
+  if (n == 0) return;
+  UEntry *e = entry_get(L, uidx, u, ops);
+  Launch g;
+  GpuLayout ls[GPU_MAXOPS];
+  size_t align = 16;
+  for (int i = 0; i < n_ops; i++) {
+    g.argv[i] = &g.slot[i];
+    if (ops[i].kind != OPK_ARRAY) { g.slot[i] = ops[i].value.u; continue; }
+    if (graph_capturing) graph_keep(L, ops[i].idx);   /* a graph keeps what it runs on */
+    size_t es = dtypes[ops[i].dtype].size;
+    ls[na] = ops[i].lay;
+    g.slot[i] = (uint64_t)(ops[i].a->base + (CUdeviceptr)(ops[i].lay.offset * (int64_t)es));
+    size_t need = (size_t)e->vec * es > 16 ? 16 : (size_t)e->vec * es;
+    if (g.slot[i] % need) align = 0;
+    if (!layout_contiguous(&ls[na])) flat = 0;
+    na++;
+  }
+  g.grid[1] = g.grid[2] = g.block[1] = g.block[2] = 1;
+  g.block[0] = BLOCK;
+  g.n = n;
+  if (flat) {
+    variant = V_FLAT;
+    g.vec = align != 0;
+    g.argv[n_ops] = &g.n;
+    g.argv[n_ops + 1] = &g.vec;
+    g.grid[0] = blocks_for(L, (n + e->vec - 1) / e->vec);
+  } else {
+    int nd = layout_collapse(na, ls);
+    if (tile_possible(u, ops) && tile_fits(&ls[0], &ls[1], nd)) {
+      variant = V_TILE;
+      set_tile(&g, &ls[0], &ls[1], nd);
+    } else {
+      variant = nd <= 4 ? V_S1 + nd - 1 : V_SN;
+      set_strided(L, &g, ls, na, nd, n);
+    }
+    g.argv[n_ops] = g.layout;
+  }
+  CUfunction f = entry_function(L, uidx, e, variant);
+  GpuResult r = backend_get()->launch(f, g.grid, g.block, 0, stream, g.argv);
+  if (r.code) {
+    const char *more = r.detail;
+    errors_raise(L, r, more ? lua_pushfstring(L, "gpu.%s %s", u->name, more) : u->name);
+  }
+}
+
+/* gpu._set_builder(f): f(ufunc, operands, vec, tile) makes a program (lua/arrays.lua) */
+static int gpu_set_builder(lua_State *L) {
+  luaL_checktype(L, 1, LUA_TFUNCTION);
+  lua_settop(L, 1);
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &BUILD_KEY);
+  return 0;
+}
+
+/* gpu._ufunc(desc): a ufunc of declared types (gpu.fuse, gpu.elementwise); desc = {name =,
+ * nin =, nout =, dtypes = {...} (inputs, then outputs), ...} is kept for the builder */
+static int gpu_ufunc(lua_State *L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  lua_getfield(L, 1, "name");
+  lua_getfield(L, 1, "nin");
+  lua_getfield(L, 1, "nout");
+  const char *name = luaL_checkstring(L, -3);
+  lua_Integer nin = luaL_checkinteger(L, -2), nout = luaL_checkinteger(L, -1);
+  if (nin < 0 || nout < 1 || nin + nout > GPU_MAXOPS)
+    return luaL_error(L, "an elementwise kernel has at most %d operands (inputs and outputs)", GPU_MAXOPS);
+  Ufunc *u = ufunc_new(L, name, (int)nin, (int)nout, RULE_CUSTOM, NULL);
+  lua_getfield(L, 1, "dtypes");
+  for (int i = 0; i < nin + nout; i++) {
+    lua_geti(L, -1, i + 1);
+    u->declared[i] = dtype_check(L, lua_gettop(L), DT_FLOAT32);
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+  lua_pushvalue(L, 1);
+  lua_setiuservalue(L, -2, UV_DESC);
+  return 1;
+}
+
+static const char *const rule_names[] = {
+  "arith", "sub", "div", "intdiv", "bitwise", "shift", "float", "keep", "sign", "round",
+  "compare", "logical", "predicate", "where", "cast", "custom"
+};
+
+static int ufunc_index(lua_State *L) {
+  Ufunc *u = toufunc(L, 1);
+  const char *k = luaL_checkstring(L, 2);
+  if (method_push(L, 1, k)) return 1;
+  if (strcmp(k, "name") == 0) lua_pushstring(L, u->name);
+  else if (strcmp(k, "nin") == 0) lua_pushinteger(L, u->nin);
+  else if (strcmp(k, "nout") == 0) lua_pushinteger(L, u->nout);
+  else if (strcmp(k, "expr") == 0) lua_pushstring(L, u->expr);
+  else if (strcmp(k, "rule") == 0) lua_pushstring(L, rule_names[u->rule]);
+  else if (strcmp(k, "_desc") == 0) lua_getiuservalue(L, 1, UV_DESC);
+  else return luaL_error(L, "gpu.ufunc has no field or method '%s'", k);
+  return 1;
+}
+
+static int ufunc_call(lua_State *L) {
+  Ufunc *u = toufunc(L, 1);
+  return ops_call(L, 1, u, 2, lua_gettop(L) - 1);
+}
+
+static int ufunc_tostring(lua_State *L) {
+  lua_pushfstring(L, "gpu.ufunc(%s)", toufunc(L, 1)->name);
+  return 1;
+}
+
+static const luaL_Reg ufunc_funcs[] = {
+  {"_set_builder", gpu_set_builder},
+  {"_ufunc", gpu_ufunc},
+  {NULL, NULL}
+};
+
+static const luaL_Reg ufunc_meta[] = {
+  {"__index", ufunc_index},
+  {"__call", ufunc_call},
+  {"__tostring", ufunc_tostring},
+  {"__gc", ufunc_gc},
+  {NULL, NULL}
+};
+
+/* Expects the gpu table on top. ops_open adds the methods (result_dtype). */
+void ufunc_open(lua_State *L) {
+  luaL_setfuncs(L, ufunc_funcs, 0);
+  luaL_newmetatable(L, GPU_UFUNC_T);
+  luaL_setfuncs(L, ufunc_meta, 0);
+  lua_newtable(L);
+  lua_setfield(L, -2, "methods");
+  lua_pop(L, 1);
+}

@@ -1,0 +1,370 @@
+/* view.c: views of device and host arrays, which share their owner's memory: indexing
+ * with a table, 1-based as Torch7's (a[{ {1, 10}, {}, 3 }]), and the view methods
+ * (narrow, select, reshape, transpose, squeeze, unsqueeze, expand, flatten, item, ...).
+ * The arithmetic is layout.c's; this file reads the arguments and makes the views. */
+#include <string.h>
+#include "gpu.h"
+
+/* Either kind of array, seen as a layout over its owner's memory. */
+typedef struct Arr { GpuArray *d; HostArray *h; GpuLayout l; GpuDtype dt; } Arr;
+
+static Arr arr_check(lua_State *L, int idx) {
+  Arr a;
+  memset(&a, 0, sizeof a);
+  if ((a.d = array_test(L, idx)) != NULL) {
+    if (!a.d->alive) errors_freed(L, NULL);
+    a.l = array_layout(a.d);
+    a.dt = a.d->dtype;
+  } else if ((a.h = hostarray_test(L, idx)) != NULL) {
+    if (!a.h->alive) errors_freed(L, NULL);
+    a.l = hostarray_layout(a.h);
+    a.dt = a.h->dtype;
+  } else {
+    luaL_argerror(L, idx, lua_pushfstring(L, "array expected, got %s", luaL_typename(L, idx)));
+  }
+  return a;
+}
+
+/* [-0, +1, e] */
+static void push_view(lua_State *L, int idx, const Arr *a, const GpuLayout *l) {
+  if (a->d) array_view(L, idx, l);
+  else hostarray_view(L, idx, l);
+}
+
+/* An integer argument or table entry at idx, for messages named `what`. */
+static int64_t integer_at(lua_State *L, int idx, const char *what) {
+  int isint;
+  lua_Integer v = lua_tointegerx(L, idx, &isint);
+  if (!isint)
+    luaL_error(L, "%s must be an integer, got %s", what,
+               lua_type(L, idx) == LUA_TNUMBER ? lua_tostring(L, idx) : luaL_typename(L, idx));
+  return v;
+}
+
+/* Dimension argument `arg` (1-based, or negative from the end) as 0-based, among n. */
+static int dim_arg(lua_State *L, int arg, int n) {
+  int64_t d = integer_at(L, arg, "dimension");
+  if (d < 0) d += n + 1;
+  if (d < 1 || d > n)
+    luaL_argerror(L, arg, lua_pushfstring(L, "dimension %I out of range (1 to %d)",
+                                          (lua_Integer)integer_at(L, arg, "dimension"), n));
+  return (int)d - 1;
+}
+
+/* Index v (1-based, negative from the end) of a dimension of size n, as 0-based. */
+static int64_t position(lua_State *L, int64_t v, int64_t n, int dim) {
+  int64_t p = v < 0 ? v + n : v - 1;
+  if (p < 0 || p >= n)
+    luaL_error(L, "index %I out of range for dimension %d of size %I", (lua_Integer)v, dim,
+               (lua_Integer)n);
+  return p;
+}
+
+/* A range {first, last [, step]} (the table on top) applied to dimension d of l; dim is
+ * the dimension's number in the key, for messages. */
+static void apply_range(lua_State *L, GpuLayout *l, int d, int dim) {
+  int t = lua_gettop(L);
+  lua_Integer k = luaL_len(L, t);
+  int64_t n = l->shape.dim[d], step = 1, first, last;
+  if (k > 3) luaL_error(L, "index %d: a range is {first, last [, step]}, got %I numbers", dim, k);
+  if (k >= 3 && lua_geti(L, t, 3) != LUA_TNIL) step = integer_at(L, -1, "slice step");
+  if (step == 0) luaL_error(L, "slice step must not be 0 (index %d)", dim);
+  first = step > 0 ? 1 : n;
+  last = step > 0 ? n : 1;
+  if (k >= 1 && lua_geti(L, t, 1) != LUA_TNIL) last = first = integer_at(L, -1, "slice start");
+  if (k >= 2 && lua_geti(L, t, 2) != LUA_TNIL) last = integer_at(L, -1, "slice end");
+  else if (k == 0) last = step > 0 ? n : 1;
+  int64_t f = first < 0 ? first + n + 1 : first, e = last < 0 ? last + n + 1 : last;
+  int64_t len = step > 0 ? (e >= f ? (e - f) / step + 1 : 0) : (f >= e ? (f - e) / -step + 1 : 0);
+  if (len > 0) {
+    position(L, first, n, dim);
+    position(L, last, n, dim);
+  }
+  lua_settop(L, t);
+  layout_slice(l, d, len > 0 ? f - 1 : 0, len, step);
+}
+
+/* Applies key (a table at idx) to l; returns how many dimensions were selected by a
+ * number. */
+static int apply_key(lua_State *L, int key, GpuLayout *l) {
+  lua_Integer n = luaL_len(L, key);
+  int ndim = l->shape.ndim, d = 0, selected = 0;
+  if (n > ndim)
+    luaL_error(L, "too many indices (%I) for an array of %d dimension%s", n, ndim,
+               ndim == 1 ? "" : "s");
+  luaL_checkstack(L, 6, "index");
+  for (int i = 1; i <= n; i++) {
+    int t = lua_geti(L, key, i);
+    if (t == LUA_TNUMBER) {
+      layout_select(l, d, position(L, integer_at(L, -1, "an index"), l->shape.dim[d], i));
+      selected++;
+    } else if (t == LUA_TTABLE) {
+      apply_range(L, l, d++, i);
+    } else {
+      luaL_error(L, "index %d must be a number or a range {first, last [, step]}, got %s", i,
+                 luaL_typename(L, -1));
+    }
+    lua_pop(L, 1);
+  }
+  return selected;
+}
+
+int view_index(lua_State *L) {
+  Arr a = arr_check(L, 1);
+  GpuLayout l = a.l;
+  int selected = apply_key(L, 2, &l);
+  if (a.h && selected == a.l.shape.ndim && selected > 0) {   /* a host element: its value */
+    dtype_push(L, a.dt, (char *)a.h->base + l.offset * (int64_t)dtypes[a.dt].size);
+    return 1;
+  }
+  push_view(L, 1, &a, &l);
+  return 1;
+}
+
+int view_assign(lua_State *L) {
+  Arr a = arr_check(L, 1);
+  GpuLayout l = a.l;
+  apply_key(L, 2, &l);
+  lua_settop(L, 3);
+  push_view(L, 1, &a, &l);
+  copy_assign(L, 4, 3);
+  return 0;
+}
+
+/* a:narrow(dim, first, len): len elements of dim from first on */
+static int view_narrow(lua_State *L) {
+  Arr a = arr_check(L, 1);
+  int d = dim_arg(L, 2, a.l.shape.ndim);
+  int64_t n = a.l.shape.dim[d], first = integer_at(L, 3, "first"), len = integer_at(L, 4, "length");
+  int64_t f = first < 0 ? first + n + 1 : first;
+  if (len < 0 || f < 1 || f + len - 1 > n)
+    return luaL_error(L, "narrow: %I elements from %I do not fit in dimension %d of size %I",
+                      (lua_Integer)len, (lua_Integer)first, d + 1, (lua_Integer)n);
+  GpuLayout l = a.l;
+  layout_slice(&l, d, f - 1, len, 1);
+  push_view(L, 1, &a, &l);
+  return 1;
+}
+
+/* a:select(dim, i): element i of dim, that dimension dropped */
+static int view_select(lua_State *L) {
+  Arr a = arr_check(L, 1);
+  int d = dim_arg(L, 2, a.l.shape.ndim);
+  GpuLayout l = a.l;
+  layout_select(&l, d, position(L, integer_at(L, 3, "index"), l.shape.dim[d], d + 1));
+  push_view(L, 1, &a, &l);
+  return 1;
+}
+
+/* A shape given as a table at first or as numbers from first on; -1 entries are left as
+ * -1 (reshape infers one, expand keeps the size). */
+static void shape_args(lua_State *L, int first, GpuShape *s) {
+  int table = lua_istable(L, first);
+  int n = table ? (int)luaL_len(L, first) : lua_gettop(L) - first + 1;
+  if (n > GPU_MAXDIM) luaL_error(L, "shape must have 0 to %d dimensions, got %d", GPU_MAXDIM, n);
+  memset(s, 0, sizeof *s);
+  s->ndim = n;
+  s->size = 1;
+  for (int i = 0; i < n; i++) {
+    if (table) lua_geti(L, first, i + 1);
+    else lua_pushvalue(L, first + i);
+    int isint;
+    lua_Integer v = lua_tointegerx(L, -1, &isint);
+    lua_pop(L, 1);
+    if (!isint || v < -1) luaL_error(L, "shape[%d] must be a size or -1", i + 1);
+    s->dim[i] = v;
+    s->size *= v;
+  }
+}
+
+/* a:reshape(shape) or a:reshape(d1, d2, ...): a view when the strides allow, else a copy */
+static int view_reshape(lua_State *L) {
+  Arr a = arr_check(L, 1);
+  GpuShape to;
+  shape_args(L, 2, &to);
+  int infer = -1;
+  int64_t known = 1;
+  for (int i = 0; i < to.ndim; i++) {
+    if (to.dim[i] != -1) { known *= to.dim[i]; continue; }
+    if (infer >= 0) return luaL_error(L, "reshape: only one dimension can be -1");
+    infer = i;
+  }
+  if (infer >= 0 && known > 0 && a.l.shape.size % known == 0) to.dim[infer] = a.l.shape.size / known;
+  to.size = infer >= 0 && known > 0 ? a.l.shape.size : known;
+  if (to.size != a.l.shape.size || (infer >= 0 && known == 0)) {
+    char from[160], want[160];
+    shape_format(&a.l.shape, from, sizeof from);
+    shape_format(&to, want, sizeof want);
+    return luaL_error(L, "cannot reshape an array of shape %s (%I elements) to %s", from,
+                      (lua_Integer)a.l.shape.size, want);
+  }
+  GpuLayout l;
+  if (layout_reshape(&a.l, &to, &l)) { push_view(L, 1, &a, &l); return 1; }
+  copy_contiguous(L, 1);
+  Arr c = arr_check(L, -1);
+  layout_reshape(&c.l, &to, &l);
+  push_view(L, lua_gettop(L), &c, &l);
+  return 1;
+}
+
+/* a:flatten(): one dimension; a view when the strides allow, else a copy */
+static int view_flatten(lua_State *L) {
+  Arr a = arr_check(L, 1);
+  lua_settop(L, 1);
+  lua_pushinteger(L, a.l.shape.size);
+  return view_reshape(L);
+}
+
+void view_transposed(lua_State *L, int idx) {
+  Arr a = arr_check(L, idx);
+  int perm[GPU_MAXDIM], n = a.l.shape.ndim;
+  for (int k = 0; k < n; k++) perm[k] = n - 1 - k;
+  GpuLayout l = a.l;
+  layout_permute(&l, perm);
+  push_view(L, idx, &a, &l);
+}
+
+/* a:transpose() reverses the dimensions (a.T); a:transpose(d1, d2) swaps two;
+ * a:transpose({p1, ..., pn}) puts old dimension pk at k */
+static int view_transpose(lua_State *L) {
+  Arr a = arr_check(L, 1);
+  int n = a.l.shape.ndim, perm[GPU_MAXDIM], seen[GPU_MAXDIM] = {0};
+  if (lua_isnoneornil(L, 2)) { view_transposed(L, 1); return 1; }
+  for (int k = 0; k < n; k++) perm[k] = k;
+  if (lua_istable(L, 2)) {
+    if (luaL_len(L, 2) != n)
+      return luaL_error(L, "transpose: the permutation has %I entries for %d dimensions",
+                        luaL_len(L, 2), n);
+    for (int k = 0; k < n; k++) {
+      lua_geti(L, 2, k + 1);
+      perm[k] = dim_arg(L, lua_gettop(L), n);
+      lua_pop(L, 1);
+      if (seen[perm[k]]++) return luaL_error(L, "transpose: dimension %d appears twice", perm[k] + 1);
+    }
+  } else {
+    int d1 = dim_arg(L, 2, n), d2 = dim_arg(L, 3, n);
+    perm[d1] = d2;
+    perm[d2] = d1;
+  }
+  GpuLayout l = a.l;
+  layout_permute(&l, perm);
+  push_view(L, 1, &a, &l);
+  return 1;
+}
+
+/* a:squeeze([dim]): without the dimensions of size 1 (or only dim, which must be 1) */
+static int view_squeeze(lua_State *L) {
+  Arr a = arr_check(L, 1);
+  GpuLayout l = a.l;
+  if (!lua_isnoneornil(L, 2)) {
+    int d = dim_arg(L, 2, l.shape.ndim);
+    if (l.shape.dim[d] != 1)
+      return luaL_error(L, "cannot squeeze dimension %d of size %I", d + 1, (lua_Integer)l.shape.dim[d]);
+    layout_select(&l, d, 0);
+  } else {
+    for (int d = l.shape.ndim - 1; d >= 0; d--)
+      if (l.shape.dim[d] == 1) layout_select(&l, d, 0);
+  }
+  push_view(L, 1, &a, &l);
+  return 1;
+}
+
+/* a:unsqueeze(dim): a new dimension of size 1 at dim (1 to ndim + 1) */
+static int view_unsqueeze(lua_State *L) {
+  Arr a = arr_check(L, 1);
+  if (a.l.shape.ndim == GPU_MAXDIM)
+    return luaL_error(L, "unsqueeze: an array has at most %d dimensions", GPU_MAXDIM);
+  GpuLayout l = a.l;
+  layout_insert(&l, dim_arg(L, 2, l.shape.ndim + 1));
+  push_view(L, 1, &a, &l);
+  return 1;
+}
+
+/* a:expand(shape) or a:expand(d1, d2, ...): dimensions of size 1 repeated (stride 0) to
+ * the sizes given (-1 keeps one), new leading dimensions too; no memory is copied */
+static int view_expand(lua_State *L) {
+  Arr a = arr_check(L, 1);
+  GpuShape to;
+  shape_args(L, 2, &to);
+  int lead = to.ndim - a.l.shape.ndim, ok = lead >= 0;
+  to.size = 1;
+  for (int k = 0; ok && k < to.ndim; k++) {
+    int64_t have = k >= lead ? a.l.shape.dim[k - lead] : 1;
+    if (to.dim[k] == -1) { to.dim[k] = have; ok = k >= lead; }
+    else if (have != 1 && have != to.dim[k]) ok = 0;
+    to.size *= to.dim[k];
+  }
+  if (!ok) {
+    char from[160], want[160];
+    shape_format(&a.l.shape, from, sizeof from);
+    shape_args(L, 2, &to);
+    shape_format(&to, want, sizeof want);
+    return luaL_error(L, "cannot expand shape %s to %s", from, want);
+  }
+  GpuLayout l = a.l;
+  layout_broadcast(&l, &to);
+  push_view(L, 1, &a, &l);
+  return 1;
+}
+
+static int view_is_contiguous(lua_State *L) {
+  Arr a = arr_check(L, 1);
+  lua_pushboolean(L, layout_contiguous(&a.l));
+  return 1;
+}
+
+/* a:contiguous(): a itself when in C order, else a C-ordered copy */
+static int view_contiguous(lua_State *L) {
+  arr_check(L, 1);
+  copy_contiguous(L, 1);
+  return 1;
+}
+
+/* a:item(i, j, ...): one element as a Lua value (a device array: a copy, which waits for
+ * the work before it); a:item() for an array of one element */
+static int view_item(lua_State *L) {
+  Arr a = arr_check(L, 1);
+  int n = lua_gettop(L) - 1, ndim = a.l.shape.ndim;
+  int64_t at = a.l.offset;
+  if (n == 0 && a.l.shape.size != 1)
+    return luaL_error(L, "item: an array of %I elements needs one index per dimension (%d)",
+                      (lua_Integer)a.l.shape.size, ndim);
+  if (n != 0 && n != ndim)
+    return luaL_error(L, "item: %d ind%s for an array of %d dimension%s", n, n == 1 ? "ex" : "ices",
+                      ndim, ndim == 1 ? "" : "s");
+  for (int k = 0; n && k < ndim; k++)
+    at += position(L, integer_at(L, k + 2, "an index"), a.l.shape.dim[k], k + 1) * a.l.strides[k];
+  if (n == 0) at = layout_at(&a.l, 0);
+  size_t es = dtypes[a.dt].size;
+  if (a.h) { dtype_push(L, a.dt, (char *)a.h->base + at * (int64_t)es); return 1; }
+  char buf[16];
+  GPU_CHECK(L, backend_get()->dtoh(buf, a.d->base + (CUdeviceptr)(at * (int64_t)es), es));
+  dtype_push(L, a.dt, buf);
+  return 1;
+}
+
+static const luaL_Reg view_methods[] = {
+  {"narrow", view_narrow},
+  {"select", view_select},
+  {"reshape", view_reshape},
+  {"flatten", view_flatten},
+  {"transpose", view_transpose},
+  {"squeeze", view_squeeze},
+  {"unsqueeze", view_unsqueeze},
+  {"expand", view_expand},
+  {"is_contiguous", view_is_contiguous},
+  {"contiguous", view_contiguous},
+  {"item", view_item},
+  {NULL, NULL}
+};
+
+/* Adds the view methods to the methods of both kinds of array. */
+void view_open(lua_State *L) {
+  const char *types[] = {GPU_ARRAY_T, GPU_HOSTARRAY_T};
+  for (int i = 0; i < 2; i++) {
+    luaL_getmetatable(L, types[i]);
+    lua_getfield(L, -1, "methods");
+    luaL_setfuncs(L, view_methods, 0);
+    lua_pop(L, 2);
+  }
+}

@@ -1,0 +1,283 @@
+// ew.cuh: what gpuhost's generated elementwise kernels are made of (lua/codegen.lua puts
+// it before each one): NumPy's semantics for every operation, in plain CUDA C that the
+// CPU backend's C++ compiler reads too, so both backends give the same bits.
+//  - Integers wrap (computed in unsigned types, so no signed overflow); integer division
+//    and remainder by 0 give 0, as NumPy's do (with a warning there).
+//  - Conversions (cast): to bool is `!= 0`; a float to an integer truncates, saturates at
+//    the type's range and gives 0 for NaN (CUDA's rule; host/strided.c does the same).
+//  - maximum, minimum and clip propagate NaN; floor_divide and remainder of floats follow
+//    Python's floor and sign rules exactly (fmod is exact on both backends).
+
+namespace ew {
+
+template <class A, class B> struct same { enum { value = 0 }; };
+template <class A> struct same<A, A> { enum { value = 1 }; };
+
+// fp: a float; sgn: signed; bits; U: the unsigned type integer arithmetic wraps in
+template <class T> struct info;
+#define EW_INT(T, S, B, UT, LO, HI) template <> struct info<T> { \
+    enum { fp = 0, sgn = S, bits = B }; typedef UT U; \
+    __device__ __forceinline__ static T lo() { return LO; } \
+    __device__ __forceinline__ static T hi() { return HI; } };
+EW_INT(signed char, 1, 8, unsigned int, -128, 127)
+EW_INT(short, 1, 16, unsigned int, -32768, 32767)
+EW_INT(int, 1, 32, unsigned int, -2147483647 - 1, 2147483647)
+EW_INT(long long, 1, 64, unsigned long long, -9223372036854775807LL - 1, 9223372036854775807LL)
+EW_INT(unsigned char, 0, 8, unsigned int, 0, 255)
+EW_INT(unsigned short, 0, 16, unsigned int, 0, 65535)
+EW_INT(unsigned int, 0, 32, unsigned int, 0, 4294967295u)
+EW_INT(unsigned long long, 0, 64, unsigned long long, 0, 18446744073709551615ull)
+EW_INT(bool, 0, 1, unsigned int, false, true)
+#undef EW_INT
+template <> struct info<float> { enum { fp = 1, sgn = 1, bits = 32 }; };
+template <> struct info<double> { enum { fp = 1, sgn = 1, bits = 64 }; };
+
+template <class To, class From> __device__ __forceinline__ To cast(From v) {
+  if constexpr (same<To, bool>::value) {
+    return v != From(0);
+  } else if constexpr (info<From>::fp && !info<To>::fp) {
+    if (v != v) return To(0);
+    if (v <= (From)info<To>::lo()) return info<To>::lo();
+    if (v >= (From)info<To>::hi()) return info<To>::hi();
+    return (To)v;
+  } else {
+    return (To)v;
+  }
+}
+
+// ---- arithmetic ----
+template <class T> __device__ __forceinline__ T add(T a, T b) {
+  if constexpr (same<T, bool>::value) return a || b;
+  else if constexpr (!info<T>::fp) return (T)((typename info<T>::U)a + (typename info<T>::U)b);
+  else return a + b;
+}
+template <class T> __device__ __forceinline__ T subtract(T a, T b) {
+  if constexpr (!info<T>::fp) return (T)((typename info<T>::U)a - (typename info<T>::U)b);
+  else return a - b;
+}
+template <class T> __device__ __forceinline__ T multiply(T a, T b) {
+  if constexpr (same<T, bool>::value) return a && b;
+  else if constexpr (!info<T>::fp) return (T)((typename info<T>::U)a * (typename info<T>::U)b);
+  else return a * b;
+}
+template <class T> __device__ __forceinline__ T divide(T a, T b) { return a / b; }
+template <class T> __device__ __forceinline__ T negative(T a) {
+  if constexpr (!info<T>::fp) return (T)((typename info<T>::U)0 - (typename info<T>::U)a);
+  else return -a;
+}
+
+__device__ __forceinline__ float fmod_(float a, float b) { return fmodf(a, b); }
+__device__ __forceinline__ double fmod_(double a, double b) { return ::fmod(a, b); }
+__device__ __forceinline__ float floor_(float a) { return floorf(a); }
+__device__ __forceinline__ double floor_(double a) { return ::floor(a); }
+template <class T> __device__ __forceinline__ T copysign_(T a, T b) { return (b < 0 || (b == 0 && 1 / b < 0)) ? -(a < 0 ? -a : a) : (a < 0 ? -a : a); }
+
+// Python's divmod of floats: the quotient floored, the remainder with the divisor's sign
+template <class T> __device__ __forceinline__ T float_mod(T a, T b, T *div) {
+  T mod = fmod_(a, b);
+  if (b == 0) { *div = a / b; return mod; }
+  T d = (a - mod) / b;
+  if (mod != 0) {
+    if ((b < 0) != (mod < 0)) { mod += b; d -= 1; }
+  } else {
+    mod = copysign_((T)0, b);
+  }
+  if (d != 0) {
+    T f = floor_(d);
+    if (d - f > (T)0.5) f += 1;
+    d = f;
+  } else {
+    d = copysign_((T)0, a / b);
+  }
+  *div = d;
+  return mod;
+}
+
+template <class T> __device__ __forceinline__ T floor_divide(T a, T b) {
+  if constexpr (info<T>::fp) {
+    T d;
+    float_mod(a, b, &d);
+    return d;
+  } else {
+    if (b == 0) return 0;
+    if constexpr (info<T>::sgn) {
+      if (b == -1) return negative(a);
+      T q = a / b;
+      if (a % b != 0 && ((a < 0) != (b < 0))) q = q - 1;
+      return q;
+    } else {
+      return a / b;
+    }
+  }
+}
+template <class T> __device__ __forceinline__ T remainder(T a, T b) {
+  if constexpr (info<T>::fp) {
+    T d;
+    return float_mod(a, b, &d);
+  } else {
+    if (b == 0) return 0;
+    if constexpr (info<T>::sgn) {
+      if (b == -1) return 0;
+      T r = a % b;
+      if (r != 0 && ((r < 0) != (b < 0))) r = r + b;
+      return r;
+    } else {
+      return a % b;
+    }
+  }
+}
+
+__device__ __forceinline__ float pow_(float a, float b) { return powf(a, b); }
+__device__ __forceinline__ double pow_(double a, double b) { return ::pow(a, b); }
+template <class T> __device__ __forceinline__ T power(T a, T b) {
+  if constexpr (info<T>::fp) {
+    return pow_(a, b);
+  } else {
+    if constexpr (info<T>::sgn) {
+      if (b < 0) return a == 1 ? (T)1 : a == -1 ? (T)((b & 1) ? -1 : 1) : (T)0;
+    }
+    typedef typename info<T>::U U;
+    U r = 1, x = (U)a;
+    for (unsigned long long e = (unsigned long long)b; e; e >>= 1) {
+      if (e & 1) r *= x;
+      x *= x;
+    }
+    return (T)r;
+  }
+}
+
+template <class T> __device__ __forceinline__ T maximum(T a, T b) {
+  if constexpr (info<T>::fp) return a != a ? a : b != b ? b : a >= b ? a : b;
+  else return a >= b ? a : b;
+}
+template <class T> __device__ __forceinline__ T minimum(T a, T b) {
+  if constexpr (info<T>::fp) return a != a ? a : b != b ? b : a <= b ? a : b;
+  else return a <= b ? a : b;
+}
+template <class T> __device__ __forceinline__ T clip(T a, T lo, T hi) { return minimum(maximum(a, lo), hi); }
+
+// ---- bits ----
+template <class T> __device__ __forceinline__ T bitwise_and(T a, T b) {
+  if constexpr (same<T, bool>::value) return a && b; else return a & b;
+}
+template <class T> __device__ __forceinline__ T bitwise_or(T a, T b) {
+  if constexpr (same<T, bool>::value) return a || b; else return a | b;
+}
+template <class T> __device__ __forceinline__ T bitwise_xor(T a, T b) {
+  if constexpr (same<T, bool>::value) return a != b; else return a ^ b;
+}
+template <class T> __device__ __forceinline__ T invert(T a) {
+  if constexpr (same<T, bool>::value) return !a; else return (T)~a;
+}
+// a shift by a negative amount or by the width or more gives 0 (or -1: a negative number
+// shifted right), as NumPy's do
+template <class T> __device__ __forceinline__ bool shift_out(T b) {
+  if constexpr (info<T>::sgn) { if (b < 0) return true; }
+  return (unsigned long long)b >= (unsigned long long)info<T>::bits;
+}
+template <class T> __device__ __forceinline__ T left_shift(T a, T b) {
+  return shift_out(b) ? (T)0 : (T)((typename info<T>::U)a << b);
+}
+template <class T> __device__ __forceinline__ T right_shift(T a, T b) {
+  if constexpr (info<T>::sgn) return shift_out(b) ? (T)(a < 0 ? -1 : 0) : (T)(a >> b);
+  else return shift_out(b) ? (T)0 : (T)(a >> b);
+}
+
+// ---- comparisons: integers of any two types exactly; floats in one type ----
+template <class A, class B> __device__ __forceinline__ bool lt(A a, B b) {
+  if constexpr (!info<A>::fp && !info<B>::fp && (int)info<A>::sgn != (int)info<B>::sgn) {
+    if constexpr (info<A>::sgn) return a < 0 || (unsigned long long)a < (unsigned long long)b;
+    else return b > 0 && (unsigned long long)a < (unsigned long long)b;
+  } else {
+    return a < b;
+  }
+}
+template <class A, class B> __device__ __forceinline__ bool eq(A a, B b) {
+  if constexpr (!info<A>::fp && !info<B>::fp && (int)info<A>::sgn != (int)info<B>::sgn) {
+    if constexpr (info<A>::sgn) return a >= 0 && (unsigned long long)a == (unsigned long long)b;
+    else return b >= 0 && (unsigned long long)a == (unsigned long long)b;
+  } else {
+    return a == b;
+  }
+}
+template <class A, class B> __device__ __forceinline__ bool ne(A a, B b) { return !eq(a, b) ; }
+template <class A, class B> __device__ __forceinline__ bool gt(A a, B b) { return lt(b, a); }
+template <class A, class B> __device__ __forceinline__ bool le(A a, B b) {
+  if constexpr (info<A>::fp || info<B>::fp) return a <= b;   // NaN: false, as IEEE says
+  else return !lt(b, a);
+}
+template <class A, class B> __device__ __forceinline__ bool ge(A a, B b) { return le(b, a); }
+
+template <class A, class B> __device__ __forceinline__ bool logical_and(A a, B b) { return a != A(0) && b != B(0); }
+template <class A, class B> __device__ __forceinline__ bool logical_or(A a, B b) { return a != A(0) || b != B(0); }
+template <class A, class B> __device__ __forceinline__ bool logical_xor(A a, B b) { return (a != A(0)) != (b != B(0)); }
+template <class A> __device__ __forceinline__ bool logical_not(A a) { return a == A(0); }
+template <class C, class T> __device__ __forceinline__ T where(C c, T x, T y) { return c != C(0) ? x : y; }
+
+template <class T> __device__ __forceinline__ bool isnan(T a) {
+  if constexpr (info<T>::fp) return a != a; else return false;
+}
+template <class T> __device__ __forceinline__ bool isfinite(T a) {
+  if constexpr (info<T>::fp) return a - a == a - a; else return true;   // inf - inf is NaN
+}
+template <class T> __device__ __forceinline__ bool isinf(T a) {
+  if constexpr (info<T>::fp) return a == a && !(a - a == a - a); else return false;
+}
+
+// ---- math: the C library's float and double functions; integers keep their values
+// where NumPy keeps their type (floor, ceil, trunc, round) ----
+#define EW_MATH1(NAME, F, D) \
+  __device__ __forceinline__ float NAME(float x) { return F(x); } \
+  __device__ __forceinline__ double NAME(double x) { return D(x); }
+EW_MATH1(sqrt, sqrtf, ::sqrt) EW_MATH1(exp, expf, ::exp) EW_MATH1(exp2, exp2f, ::exp2)
+EW_MATH1(log, logf, ::log) EW_MATH1(log2, log2f, ::log2) EW_MATH1(log10, log10f, ::log10)
+EW_MATH1(log1p, log1pf, ::log1p) EW_MATH1(expm1, expm1f, ::expm1)
+EW_MATH1(sin, sinf, ::sin) EW_MATH1(cos, cosf, ::cos) EW_MATH1(tan, tanf, ::tan)
+EW_MATH1(asin, asinf, ::asin) EW_MATH1(acos, acosf, ::acos) EW_MATH1(atan, atanf, ::atan)
+EW_MATH1(sinh, sinhf, ::sinh) EW_MATH1(cosh, coshf, ::cosh) EW_MATH1(tanh, tanhf, ::tanh)
+#undef EW_MATH1
+__device__ __forceinline__ float atan2(float y, float x) { return atan2f(y, x); }
+__device__ __forceinline__ double atan2(double y, double x) { return ::atan2(y, x); }
+
+#define EW_ROUND(NAME, F, D) \
+  template <class T> __device__ __forceinline__ T NAME(T x) { return x; } \
+  template <> __device__ __forceinline__ float NAME(float x) { return F(x); } \
+  template <> __device__ __forceinline__ double NAME(double x) { return D(x); }
+EW_ROUND(floor, floorf, ::floor) EW_ROUND(ceil, ceilf, ::ceil) EW_ROUND(trunc, truncf, ::trunc)
+EW_ROUND(round, rintf, ::rint)   // half to even, as NumPy's round
+#undef EW_ROUND
+
+template <class T> __device__ __forceinline__ T abs(T a) {
+  if constexpr (info<T>::fp) return a < 0 ? -a : a == 0 ? (T)0 : a;   // -0 gives 0; NaN stays
+  else if constexpr (info<T>::sgn) return a < 0 ? negative(a) : a;
+  else return a;
+}
+template <class T> __device__ __forceinline__ T sign(T a) {
+  if constexpr (info<T>::fp) return a > 0 ? (T)1 : a < 0 ? (T)-1 : a == 0 ? (T)0 : a;
+  else return (T)((a > 0) - (a < 0));
+}
+template <class T> __device__ __forceinline__ T identity(T a) { return a; }
+
+// ---- the layouts the kernels loop over (host/ufunc.c writes these) ----
+template <class T, int V> struct alignas(sizeof(T) * V > 16 ? 16 : sizeof(T) * V) vec { T v[V]; };
+template <int V, class T> __device__ __forceinline__ vec<T, V> vload(const T *p) {
+  return *reinterpret_cast<const vec<T, V> *>(p);
+}
+template <int V, class T> __device__ __forceinline__ void vstore(T *p, const vec<T, V> &x) {
+  *reinterpret_cast<vec<T, V> *>(p) = x;
+}
+
+// nd dimensions (ND of them, or up to 8 when ND is 8), NA arrays' strides, in elements
+template <int ND, int NA> struct strided {
+  long long n;
+  int nd, pad_;
+  long long shape[ND];
+  long long stride[NA][ND];
+};
+
+// a transposing copy: rows x cols (x batch), the input walking rows with stride 1
+struct tile {
+  long long rows, cols, batch, in_s[3], out_s[3];
+};
+
+}  // namespace ew

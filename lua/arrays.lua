@@ -1,0 +1,45 @@
+-- arrays.lua: the Lua side of array operations: making a ufunc's program from the source
+-- codegen.lua writes (host/ufunc.c asks for one the first time a combination of dtypes is
+-- launched), gpu.clip (either bound may be nil), and the NumPy names that are aliases.
+local gpu, codegen = ...
+
+local function builtin_names(nin)
+  local names = {}
+  for i = 1, nin do names[i] = "x" .. (i - 1) end
+  names[nin + 1] = "o0"
+  return names
+end
+
+gpu._set_builder(function(u, ops, vec, tile)
+  local d
+  if u.rule == "custom" then
+    local desc = u._desc
+    d = {names = desc.names, body = desc.body, typedefs = desc.typedefs,
+         load_outputs = desc.load_outputs}
+  else
+    d = {names = builtin_names(u.nin), body = codegen.builtin_body(u.expr, ops, u.nin)}
+  end
+  d.nin, d.ops, d.vec, d.tile = u.nin, ops, vec, tile
+  local source, names = codegen.source(d)
+  -- no fused multiply-add, so that a * b + c gives the same bits as the CPU backend
+  return gpu._program({source = source, names = names, options = {"--fmad=false"},
+                       debug = false, prefix = ""})
+end)
+
+-- gpu.clip(a, lo, hi [, {out =}]): a limited to [lo, hi]; nil for either leaves that side
+function gpu.clip(a, lo, hi, opts)
+  if lo == nil and hi == nil then error("bad argument to 'clip' (lo or hi expected)", 2) end
+  local f, x, y = gpu._clip, lo, hi
+  if lo == nil then f, x, y = gpu.minimum, hi, nil
+  elseif hi == nil then f, x, y = gpu.maximum, lo, nil end
+  if y == nil then
+    if opts then return f(a, x, opts) end
+    return f(a, x)
+  end
+  if opts then return f(a, x, y, opts) end
+  return f(a, x, y)
+end
+
+gpu.power, gpu.mod, gpu.bitwise_not, gpu.true_divide = gpu.pow, gpu.remainder, gpu.invert, gpu.divide
+local methods = gpu._meta.array.methods
+methods.clip = gpu.clip

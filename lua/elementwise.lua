@@ -1,0 +1,128 @@
+-- elementwise.lua: gpu.elementwise(inputs, outputs, operation, name), CuPy's
+-- ElementwiseKernel: C statements that compute one element, run over arrays with
+-- broadcasting, outputs made when not given, and type placeholders ("T x, T y") bound
+-- from the arrays passed. Each binding of the placeholders is one ufunc (host/ufunc.c),
+-- whose kernels codegen.lua writes around the operation.
+local gpu, codegen = ...
+
+local canonical = {}
+for _, d in ipairs(gpu._dtypes) do
+  canonical[d.name] = d.name
+  for _, a in ipairs(d.aliases) do canonical[a] = d.name end
+end
+
+local reserved = {i = true, n = true}
+
+-- "float32 x, T y" -> {{type = "float32", name = "x"}, {var = "T", name = "y"}}
+local function parse(list, what, seen)
+  if type(list) ~= "string" then
+    error(("bad argument to 'elementwise' (%s: a string of parameters expected, got %s)"):format(what, type(list)), 3)
+  end
+  local params = {}
+  for text in (list .. ","):gmatch("([^,]*),") do
+    local words = {}
+    for w in text:gmatch("%S+") do words[#words + 1] = w end
+    if #words > 0 then
+      if words[1] == "raw" then
+        error(("gpu.elementwise: raw parameters are not supported (%s)"):format(text:match("^%s*(.-)%s*$")), 3)
+      end
+      if #words ~= 2 or not words[2]:match("^[%a_][%w_]*$") or not words[1]:match("^[%a_][%w_]*$") then
+        error(("gpu.elementwise: bad %s parameter '%s' (write 'dtype name' or 'T name')")
+              :format(what, text:match("^%s*(.-)%s*$")), 3)
+      end
+      local name = words[2]
+      if reserved[name] then error(("gpu.elementwise: the name '%s' is reserved (the index i and the size n)"):format(name), 3) end
+      if seen[name] then error(("gpu.elementwise: parameter '%s' appears twice"):format(name), 3) end
+      seen[name] = true
+      local p = {name = name}
+      if canonical[words[1]] then p.type = canonical[words[1]] else p.var = words[1] end
+      params[#params + 1] = p
+    end
+  end
+  return params
+end
+
+-- Does the operation read output `name` (anything but a plain `name = ...`)?
+local function reads(body, name)
+  local count, plain = 0, 0
+  for pre, post in body:gmatch("()" .. name .. "()") do
+    local before, after = body:sub(pre - 1, pre - 1), body:sub(post, post + 1)
+    if not before:match("[%w_]") and not after:sub(1, 1):match("[%w_]") then
+      count = count + 1
+      if after:match("^%s*=") and not body:sub(post):match("^%s*==") then plain = plain + 1 end
+    end
+  end
+  return count ~= plain or count == 0
+end
+
+-- gpu.elementwise(inputs, outputs, operation [, name]) -> kernel; kernel(x, y [, z ...])
+function gpu.elementwise(inputs, outputs, operation, name)
+  local seen = {}
+  local ins, outs = parse(inputs, "input", seen), parse(outputs, "output", seen)
+  if #outs == 0 then error("gpu.elementwise: at least one output parameter is needed", 2) end
+  if type(operation) ~= "string" then
+    error(("bad argument #3 to 'elementwise' (operation string expected, got %s)"):format(type(operation)), 2)
+  end
+  name = name or "elementwise"
+  if type(name) ~= "string" or not name:match("^[%a_][%w_]*$") then
+    error("bad argument #4 to 'elementwise' (a C identifier expected for the name)", 2)
+  end
+  local all, names, load = {}, {}, {}
+  for _, p in ipairs(ins) do all[#all + 1] = p; names[#names + 1] = p.name end
+  for j, p in ipairs(outs) do all[#all + 1] = p; names[#names + 1] = p.name; load[j] = reads(operation, p.name) end
+  local ufuncs = {}
+
+  local function bind(args, n)
+    local vars = {}
+    for k = 1, n do
+      local p, v = all[k], args[k]
+      if p.var and type(v) == "userdata" and getmetatable(v) == gpu._meta.array then
+        if vars[p.var] and vars[p.var] ~= v.dtype then
+          error(("gpu.%s: %s is %s from '%s' but %s from an earlier argument"):format(name, p.var, v.dtype, p.name, vars[p.var]), 3)
+        end
+        vars[p.var] = v.dtype
+      end
+    end
+    local dtypes = {}
+    for k, p in ipairs(all) do
+      dtypes[k] = p.type or vars[p.var] or error(("gpu.%s: cannot tell what %s is: pass an array for '%s'")
+                                                :format(name, p.var, p.name), 3)
+    end
+    return vars, dtypes
+  end
+
+  return setmetatable({}, {
+    __call = function(_, ...)
+      local args = table.pack(...)
+      local opts
+      if args.n > 0 and type(args[args.n]) == "table" and getmetatable(args[args.n]) == nil then
+        opts = args[args.n]
+        args.n = args.n - 1
+      end
+      if args.n ~= #ins and args.n ~= #all then
+        error(("gpu.%s takes %d inputs (and optionally its %d outputs), got %d arguments")
+              :format(name, #ins, #outs, args.n), 2)
+      end
+      local vars, dtypes = bind(args, args.n)
+      local key = table.concat(dtypes, ",")
+      local u = ufuncs[key]
+      if not u then
+        local typedefs = {}
+        for var, dt in pairs(vars) do typedefs[#typedefs + 1] = ("typedef %s %s;\n"):format(codegen.ctype[dt], var) end
+        table.sort(typedefs)
+        u = gpu._ufunc({name = name, nin = #ins, nout = #outs, dtypes = dtypes, names = names,
+                        body = operation .. ";", typedefs = table.concat(typedefs), load_outputs = load})
+        ufuncs[key] = u
+      end
+      local call = {table.unpack(args, 1, #ins)}
+      local o = {}
+      for k, v in pairs(opts or {}) do o[k] = v end
+      if args.n == #all then
+        o.out = {table.unpack(args, #ins + 1, #all)}
+      end
+      call[#ins + 1] = o
+      return u(table.unpack(call, 1, #ins + 1))
+    end,
+    __tostring = function() return ("gpu.elementwise(%s)"):format(name) end,
+  })
+end

@@ -1,0 +1,280 @@
+-- Views of device and host arrays: 1-based slicing a[{ {first, last, step}, {}, i }] and the
+-- view methods, checked against the same selections made on nested Lua tables; strides,
+-- offsets, lifetimes, assignment into views, kernels reading views, and the bad inputs.
+local S = require("spec.support")
+
+-- The reference: a key applied to a nested table, as the README defines it.
+local function ref(node, key, k)
+  k = k or 1
+  local e = key[k]
+  if e == nil then return node end
+  local n = #node
+  if type(e) == "number" then return ref(node[e < 0 and n + e + 1 or e], key, k + 1) end
+  local f, l, s
+  if #e == 0 then f, l, s = 1, n, 1
+  elseif #e == 1 then f, l, s = e[1], e[1], 1
+  else f, l, s = e[1], e[2], e[3] or 1 end
+  if s < 0 and #e == 0 then f, l = n, 1 end
+  if f < 0 then f = n + f + 1 end
+  if l < 0 then l = n + l + 1 end
+  local out = {}
+  for i = f, l, s do out[#out + 1] = ref(node[i], key, k + 1) end
+  return out
+end
+
+local function cube()   -- 2 x 3 x 4, element (i, j, k) = 100 i + 10 j + k
+  local t = {}
+  for i = 1, 2 do
+    t[i] = {}
+    for j = 1, 3 do
+      t[i][j] = {}
+      for k = 1, 4 do t[i][j][k] = 100 * i + 10 * j + k end
+    end
+  end
+  return t
+end
+
+local function keytext(key)
+  local parts = {}
+  for i, e in ipairs(key) do
+    parts[i] = type(e) == "number" and tostring(e) or "{" .. table.concat(e, ", ") .. "}"
+  end
+  return "{" .. table.concat(parts, ", ") .. "}"
+end
+
+local KEYS = {
+  {1}, {-1}, {{}}, {{2}}, {{}, 2}, {{}, {}, 3}, {2, 3, 4}, {{}, {2, 3}}, {{}, {1, 3, 2}},
+  {{}, {3, 1, -1}}, {{}, {}, {4, 1, -2}}, {-1, {-2, -1}, {2, -1}}, {{1, 2}, -3, {}},
+  {{2, 1, -1}, {}, {1, 4, 3}}, {{}, {2, 1}},   -- the last: an empty range
+}
+
+describe("views", function()
+  local t = cube()
+  local a = gpu.array(t, "float32")
+  local h = gpu.host.array(t, "int32")
+
+  it("select what the same key selects from a nested table, on the device and the host", function()
+    for _, key in ipairs(KEYS) do
+      local want = ref(t, key)
+      local name = keytext(key)
+      local v, hv = a[key], h[key]
+      if type(want) == "number" then
+        assert.are.same({}, v.shape)
+        assert.are.equal(want, v:item())
+        assert.are.equal(want, hv)                      -- a host element is its value
+      else
+        assert.are.same(want, v:totable(), name)
+        assert.are.same(want, hv:totable(), name)
+        assert.are.same(want, v:contiguous():totable(), name)
+      end
+    end
+  end)
+
+  it("share memory with their owner and say how: strides, offset, base", function()
+    local v = a[{2, {}, {2, 4, 2}}]
+    assert.are.same({3, 2}, v.shape)
+    assert.are.same({4, 2}, v.strides)
+    assert.are.equal(13, v.offset)
+    assert.are.equal(a, v.base)
+    assert.is_nil(a.base)
+    assert.are.same({12, 4, 1}, a.strides)
+    assert.is_false(v:is_contiguous())
+    assert.is_true(a[{2}]:is_contiguous())
+    local m = gpu.zeros({2, 3})
+    m[{1, 2}] = 5
+    assert.are.same({{0, 5, 0}, {0, 0, 0}}, m:totable())
+    local w = m[{{}, {2, 3}}][{2}]            -- a view of a view: the same owner
+    assert.are.equal(m, w.base)
+    w:fill(7)
+    assert.are.same({{0, 5, 0}, {0, 7, 7}}, m:totable())
+  end)
+
+  it("narrow, select, transpose, squeeze, unsqueeze, expand, flatten", function()
+    assert.are.same(ref(t, {{}, {2, 3}}), a:narrow(2, 2, 2):totable())
+    assert.are.same(ref(t, {{}, {}, 4}), a:select(3, 4):totable())
+    assert.are.same(ref(t, {{}, -1}), a:select(-2, 3):totable())
+    local m = gpu.array({{1, 2, 3}, {4, 5, 6}})
+    assert.are.same({{1, 4}, {2, 5}, {3, 6}}, m.T:totable())
+    assert.are.same({{1, 4}, {2, 5}, {3, 6}}, m:transpose():totable())
+    assert.are.same({{1, 4}, {2, 5}, {3, 6}}, m:transpose(1, 2):totable())
+    local p = a:transpose({3, 1, 2})
+    assert.are.same({4, 2, 3}, p.shape)
+    assert.are.equal(a:item(2, 3, 1), p:item(1, 2, 3))
+    assert.are.same({2, 1, 3}, m:unsqueeze(2).shape)
+    assert.are.same({2, 3, 1}, m:unsqueeze(-1).shape)
+    assert.are.same({3}, gpu.zeros({1, 3, 1}):squeeze().shape)
+    assert.are.same({3, 1}, gpu.zeros({1, 3, 1}):squeeze(1).shape)
+    local e = gpu.array({{1}, {2}}):expand(3, 2, 4)
+    assert.are.same({3, 2, 4}, e.shape)
+    assert.are.same({0, 1, 0}, e.strides)
+    assert.are.same({{2, 2, 2, 2}}, e[{3, {2}}]:totable())
+    assert.are.same({2, 3}, gpu.zeros({2, 1}):expand({-1, 3}).shape)
+    assert.are.same({1, 4, 2, 5, 3, 6}, m.T:flatten():totable())
+    assert.are.same({6}, m:flatten().shape)
+    assert.are.equal(m, m:flatten().base)                     -- C order: a view
+  end)
+
+  it("reshape: a view when the strides allow, else a copy", function()
+    local r = a:reshape(6, 4)
+    assert.are.equal(a, r.base)
+    assert.are.same(ref(t, {2, 3}), r[{6}]:totable())
+    assert.are.same({4, 3, 2}, a:reshape({4, -1, 2}).shape)
+    local s = a[{{}, {}, {1, 4, 2}}]:reshape(12)                 -- strided, still a view
+    assert.are.equal(a, s.base)
+    assert.are.same({111, 113, 121, 123, 131, 133, 211, 213, 221, 223, 231, 233}, s:totable())
+    local c = a:transpose({3, 2, 1}):reshape(24)                 -- needs a copy
+    assert.are_not.equal(a, c.base)
+    assert.are.same(121, c:item(3))                            -- (1, 2, 1) of the transpose
+    assert.are.same({{1, 2}, {3, 4}}, gpu.array({1, 2, 3, 4}):reshape(2, 2):totable())
+    assert.are.same({{111, 112}, {113, 114}}, h[{1, 1}]:reshape(2, 2):totable())
+  end)
+
+  it("assign arrays (broadcast), numbers, host arrays and tables into views", function()
+    local m = gpu.zeros({3, 4}, "int32")
+    m[{{}, 2}] = 5
+    m[{3}] = gpu.array({1, 2, 3, 4}, "int32")
+    m[{{1, 2}, {3, 4}}] = gpu.array({{-1}, {-2}}, "float64")      -- broadcast and convert
+    m[{1, 1}] = gpu.host.array({9}, "int32"):reshape()            -- a 0-d host array
+    m[{2, {}}] = {6, 7, 8, 9}
+    assert.are.same({{9, 5, -1, -1}, {6, 7, 8, 9}, {1, 2, 3, 4}}, m:totable())
+    local hm = gpu.host.zeros({2, 3}, "float64")
+    hm[{{}, {2, 3}}] = 1.5
+    hm[{2}] = m[{3, {1, 3}}]
+    hm[{1, 1}] = -1
+    assert.are.same({{-1, 1.5, 1.5}, {1, 2, 3}}, hm:totable())
+    hm[{}] = gpu.host.array({7, 8, 9}, "int8")                   -- broadcast over rows
+    assert.are.same({{7, 8, 9}, {7, 8, 9}}, hm:totable())
+  end)
+
+  it("copy first when a view assigned into overlaps its source", function()
+    local m = gpu.array({{1, 2, 3}, {4, 5, 6}, {7, 8, 9}})
+    m[{}] = m.T
+    assert.are.same({{1, 4, 7}, {2, 5, 8}, {3, 6, 9}}, m:totable())
+    local v = gpu.arange(6, "int32")
+    v[{{2, 6}}] = v[{{1, 5}}]
+    assert.are.same({0, 0, 1, 2, 3, 4}, v:totable())
+    gpu.add(m, m.T, {out = m})
+    assert.are.same({{2, 6, 10}, {6, 10, 14}, {10, 14, 18}}, m:totable())
+  end)
+
+  it("keep their owner's memory alive, and an owner with live views is not freed", function()
+    local v
+    do
+      local owner = gpu.arange(10, "int32")
+      v = owner[{{4, 6}}]
+    end
+    collectgarbage()
+    collectgarbage()
+    assert.are.same({3, 4, 5}, v:totable())
+    local owner = v.base
+    assert.matches("cannot free an array while 1 view of it is alive: free the views first",
+                   S.errof(owner.free, owner), 1, true)
+    v:free()
+    assert.matches("attempt to use a freed array", S.errof(v.totable, v), 1, true)
+    owner:free()
+    local h = gpu.host.zeros(4)
+    local hv = h[{{2, 3}}]
+    assert.matches("cannot free an array while 1 view of it is alive", S.errof(h.free, h), 1, true)
+    hv = nil
+    h:free()     -- the dropped view is collected first
+    assert.is_nil(hv)
+  end)
+
+  it("read one element with item (a copy from the device)", function()
+    assert.are.equal(234, a:item(2, 3, 4))
+    assert.are.equal(111, a:item(1, 1, 1))
+    assert.are.equal(234, a:item(-1, -1, -1))
+    assert.are.equal(5, gpu.array({5}):item())
+    assert.are.equal(221, h:item(2, 2, 1))
+    assert.matches("item: an array of 24 elements needs one index per dimension (3)", S.errof(a.item, a), 1, true)
+    assert.matches("item: 2 indices for an array of 3 dimensions", S.errof(a.item, a, 1, 1), 1, true)
+    assert.matches("index 5 out of range for dimension 3 of size 4", S.errof(a.item, a, 1, 1, 5), 1, true)
+  end)
+
+  it("refuse keys and arguments that do not fit", function()
+    assert.matches("too many indices (4) for an array of 3 dimensions", S.errof(function() return a[{1, 1, 1, 1}] end), 1, true)
+    assert.matches("index 3 out of range for dimension 1 of size 2", S.errof(function() return a[{3}] end), 1, true)
+    assert.matches("index -3 out of range for dimension 1 of size 2", S.errof(function() return a[{-3}] end), 1, true)
+    assert.matches("index 0 out of range for dimension 2 of size 3", S.errof(function() return a[{{}, {0, 2}}] end), 1, true)
+    assert.matches("index 5 out of range for dimension 3 of size 4", S.errof(function() return h[{{}, {}, {2, 5}}] end), 1, true)
+    assert.matches("slice step must not be 0 (index 2)", S.errof(function() return a[{{}, {1, 3, 0}}] end), 1, true)
+    assert.matches("an index must be an integer, got 1.5", S.errof(function() return a[{1.5}] end), 1, true)
+    assert.matches("index 1 must be a number or a range {first, last [, step]}, got string",
+                   S.errof(function() return a[{"x"}] end), 1, true)
+    assert.matches("narrow: 3 elements from 2 do not fit in dimension 2 of size 3", S.errof(a.narrow, a, 2, 2, 3), 1, true)
+    assert.matches("dimension 4 out of range (1 to 3)", S.errof(a.select, a, 4, 1), 1, true)
+    assert.matches("cannot reshape an array of shape {2, 3, 4} (24 elements) to {5, 5}", S.errof(a.reshape, a, 5, 5), 1, true)
+    assert.matches("reshape: only one dimension can be -1", S.errof(a.reshape, a, -1, -1), 1, true)
+    assert.matches("cannot expand shape {2, 3, 4} to {2, 2, 4}", S.errof(a.expand, a, 2, 2, 4), 1, true)
+    assert.matches("cannot squeeze dimension 2 of size 3", S.errof(a.squeeze, a, 2), 1, true)
+    assert.matches("transpose: dimension 1 appears twice", S.errof(a.transpose, a, {1, 1, 2}), 1, true)
+    assert.matches("transpose: the permutation has 2 entries for 3 dimensions", S.errof(a.transpose, a, {1, 2}), 1, true)
+    local e = gpu.zeros({3, 1}):expand(3, 4)
+    assert.matches("cannot write into an expanded view (a stride of 0)", S.errof(function() e[{1}] = 1 end), 1, true)
+    assert.matches("cannot write into an expanded view (a stride of 0)", S.errof(e.fill, e, 2), 1, true)
+    assert.matches("cannot write into an expanded view", S.errof(gpu.add, e, 1, {out = e}), 1, true)
+    local he = gpu.host.zeros({3, 1}):expand(3, 4)
+    assert.matches("cannot write into an expanded view", S.errof(function() he[{2}] = 1 end), 1, true)
+    local f = gpu.zeros(4)
+    local fv = f[{{1, 2}}]
+    fv:free()
+    assert.matches("attempt to use a freed array", S.errof(function() return fv[{1}] end), 1, true)
+    assert.matches("attempt to index a device array from Lua", S.errof(function() return f[1] end), 1, true)
+  end)
+end)
+
+describe("kernels receive views", function()
+  local COPY = [[
+extern "C" __global__ void flat(gpu::array<float> a, gpu::array<float> out) {
+  long long i = gpu::grid(1);
+  out[i] = a[i];          // a[i]: flat, in C order over a's shape, strides followed
+}
+extern "C" __global__ void twod(gpu::array<float> a, gpu::array<float> out) {
+  long long i = gpu::grid(1);
+  if (i < out.size) out[i] = a(i / a.shape[1], i % a.shape[1]);
+}
+extern "C" __global__ void raw(const float *a, float *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = a[i];
+}
+]]
+  local m = gpu.module(COPY)
+  local src = gpu.arange(20):reshape(4, 5)
+
+  it("follow strides in a[i] and a(i, j): transposed, stepped, reversed", function()
+    for _, v in ipairs({src.T, src[{{}, {1, 5, 2}}], src[{{4, 1, -1}, {2, 4}}], src:expand(2, 4, 5)[{2}]}) do
+      local want = v:contiguous():totable()
+      local out = gpu.zeros(v.shape)
+      m.flat[{1, 64}](v, out)
+      assert.are.same(want, out:totable())
+      if v.ndim == 2 then
+        out:fill(0)
+        m.twod[{1, 64}](v, out)
+        assert.are.same(want, out:totable())
+      end
+    end
+  end)
+
+  it("take a C-ordered view as a raw pointer, and refuse a strided one", function()
+    local out = gpu.zeros(5)
+    m.raw[{1, 32}](src[{3}], out, 5)
+    assert.are.same({10, 11, 12, 13, 14}, out:totable())
+    assert.matches("kernel 'raw' argument 1 (float* a) is a view that is not contiguous: "
+                   .. "pass a:contiguous() (a copy), or declare the parameter gpu::array<T>",
+                   S.errof(function() m.raw[{1, 32}](src.T, out, 5) end), 1, true)
+  end)
+
+  it("take &a[i] as a real pointer: atomics on gpu::array, out of range a harmless sink", function()
+    local k = gpu.kernel([==[
+extern "C" __global__ void hist(gpu::array<int> bins, gpu::array<int> x) {
+  long long i = gpu::grid(1);
+  if (i < x.size) atomicAdd(&bins[x[i]], 1);   // x[i] past bins: the sink
+}]==])
+    local bins = gpu.zeros(4, "int32")
+    k[{2, 32}](bins, gpu.array({0, 1, 1, 3, 3, 3, 9, -1}, "int32"))
+    assert.are.same({1, 2, 0, 3}, bins:totable())
+    local even = gpu.zeros(8, "int32")[{{1, 8, 2}}]       -- atomics through a strided view
+    k[{1, 32}](even, gpu.array({0, 0, 2}, "int32"))
+    assert.are.same({2, 0, 0, 0, 1, 0, 0, 0}, even.base:totable())
+  end)
+end)
