@@ -169,6 +169,7 @@ static Side side(lua_State *L, int idx) {
 /* The one transfer whose both sides are C-ordered with one dtype. */
 static GpuResult direct(const Side *d, const Side *s, size_t n, CUstream stream) {
   const GpuBackend *be = backend_get();
+  if (!d->dev && !s->dev) { memmove(d->h->data, s->h->data, n); return GPU_OK; }
   if (d->dev && s->dev) return be->dtod_async(d->d->ptr, s->d->ptr, n, stream);
   if (d->dev) return stream && s->h->pinned ? be->htod_async(d->d->ptr, s->h->data, n, stream)
                                             : be->htod(d->d->ptr, s->h->data, n);

@@ -168,7 +168,9 @@ static void read_options(lua_State *L, const Ufunc *u, int opts, Operand *given,
     else if (j == 0) lua_pushvalue(L, top);
     else luaL_error(L, "gpu.%s has %d outputs: give out = {a, b, ...}", u->name, u->nout);
     GpuArray *a = array_test(L, -1);
-    if (a == NULL) luaL_error(L, "gpu.%s: out must be a device array, got %s", u->name, luaL_typename(L, -1));
+    if (a == NULL)
+      luaL_error(L, "gpu.%s: out must be a device array%s, got %s", u->name,
+                 u->nout > 1 ? " or a table of them" : "", luaL_typename(L, t == LUA_TTABLE ? -1 : top));
     if (!a->alive) errors_freed(L, lua_pushfstring(L, "gpu.%s out", u->name));
     given[j].a = a;
     given[j].idx = lua_gettop(L);   /* left on the stack: it is returned */

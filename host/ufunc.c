@@ -6,12 +6,12 @@
  *   - C-ordered operands of one shape: the flat kernel, 16 bytes a load where aligned;
  *   - a copy that transposes (one input, one output): 32x32 tiles in shared memory;
  *   - otherwise the strided kernel for the number of dimensions left after merging the
- *     ones every operand walks in step (layout_collapse). */
+ *     ones every operand walks in step (layout_collapse): 1, 2, 3, or up to 8. */
 #include <stdlib.h>
 #include <string.h>
 #include "gpu.h"
 
-enum { V_FLAT, V_S1, V_S2, V_S3, V_S4, V_SN, V_TILE, NVARIANT };
+enum { V_FLAT, V_S1, V_S2, V_S3, V_SN, V_TILE, NVARIANT };
 #define BLOCK 256
 #define ITEMS 4          /* elements a thread of a strided kernel takes (lua/codegen.lua) */
 #define KEYLEN (GPU_MAXOPS + 1)
@@ -193,7 +193,7 @@ static void set_tile(Launch *g, const GpuLayout *in, const GpuLayout *out, int n
 
 /* ew::strided<ND, NA>: n, nd (and padding), shape[ND], stride[NA][ND]. */
 static void set_strided(lua_State *L, Launch *g, const GpuLayout *ls, int na, int nd, int64_t n) {
-  int ND = nd <= 4 ? nd : 8;
+  int ND = nd <= 3 ? nd : 8;
   int32_t dims[2] = {nd, 0};
   g->layout[0] = n;
   memcpy(&g->layout[1], dims, sizeof dims);
@@ -239,7 +239,7 @@ void ufunc_launch(lua_State *L, int uidx, Ufunc *u, Operand *ops, CUstream strea
       variant = V_TILE;
       set_tile(&g, &ls[0], &ls[1], nd);
     } else {
-      variant = nd <= 4 ? V_S1 + nd - 1 : V_SN;
+      variant = nd <= 3 ? V_S1 + nd - 1 : V_SN;
       set_strided(L, &g, ls, na, nd, n);
     }
     g.argv[n_ops] = g.layout;

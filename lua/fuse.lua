@@ -112,8 +112,8 @@ Traced.__bnot = function(a) return apply(gpu.invert, a) end
 local function refuse(what)
   return function() error(("gpu.fuse: %s cannot be traced"):format(what), 2) end
 end
-Traced.__lt = refuse("x < y (Lua's comparisons give one boolean): use x:lt(y)")
-Traced.__le = refuse("x <= y (Lua's comparisons give one boolean): use x:le(y)")
+Traced.__lt = refuse("x < y (Lua's comparisons give one boolean; use x:lt(y))")
+Traced.__le = refuse("x <= y (Lua's comparisons give one boolean; use x:le(y))")
 Traced.__eq = nil
 Traced.__len = refuse("#x (the size is not known while tracing)")
 Traced.__concat = refuse("..")
@@ -205,10 +205,16 @@ function gpu.fuse(f, name)
     local info = debug.getinfo(f, "S")
     name = ("fused_%s_%d"):format((info.short_src:match("([%w_]+)[^/]*$") or "f"), info.linedefined)
   end
-  local traces = {}
+  local traces, nparams = {}, debug.getinfo(f, "u").nparams
   return setmetatable({}, {
     __call = function(_, ...)
       local args = table.pack(...)
+      local opts = args[args.n]
+      if args.n > nparams and type(opts) == "table" and getmetatable(opts) == nil then
+        args.n = args.n - 1     -- {out = ..., stream = ...}
+      else
+        opts = nil
+      end
       local key = signature(args)
       local t = traces[key]
       if not t then
@@ -223,6 +229,10 @@ function gpu.fuse(f, name)
             error(("fused function argument %d: %d is out of range for %s"):format(s[1], v, loop), 2)
           end
         end
+      end
+      if opts then
+        args[args.n + 1] = opts
+        return t.ufunc(table.unpack(args, 1, args.n + 1))
       end
       return t.ufunc(...)
     end,

@@ -225,8 +225,10 @@ static char **build_argv(Command *c, Workdir *w, const GpuCompileJob *job) {
   snprintf(c->words, sizeof c->words, "%s", compiler());   /* $CXX may be "ccache g++" */
   for (char *save = NULL, *t = strtok_r(c->words, " \t", &save); t && n < 16; t = strtok_r(NULL, " \t", &save))
     argv[n++] = t;
+  /* -fno-gnu-unique: a library with unique symbols can never be unloaded, and a later one
+   * loaded from a reused /proc/self/fd/N would be taken for it */
   static const char *const fixed[] = {"-std=c++17", "-O2", "-fPIC", "-shared", "-fno-strict-aliasing",
-                                      "-U_FORTIFY_SOURCE", "-ffp-contract=off", "-w"};
+                                      "-U_FORTIFY_SOURCE", "-ffp-contract=off", "-fno-gnu-unique", "-w"};
   for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) argv[n++] = unconst(fixed[i]);
   snprintf(c->incl, sizeof c->incl, "-I%s", w->dir);
   argv[n++] = c->incl;

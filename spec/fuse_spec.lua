@@ -1,0 +1,106 @@
+-- gpu.fuse (one kernel for a traced Lua function) and gpu.elementwise (CuPy's
+-- ElementwiseKernel): the same results and types as the eager operations, one trace per
+-- kind of arguments, broadcasting and views, and the refusals.
+local S = require("spec.support")
+
+describe("gpu.fuse", function()
+  local x, y = gpu.array({3, 6, -1.5}), gpu.array({4, 8, 2})
+
+  it("gives the eager result, bit for bit, with one kernel", function()
+    local body = function(a, b) return gpu.sqrt(a * a + b * b) * 0.5 end
+    local f = gpu.fuse(body)
+    assert.are.same(body(x, y):totable(), f(x, y):totable())
+    assert.are.equal("float32", f(x, y).dtype)
+    local g = gpu.fuse(function(a, b) return (a - b) / (a + 1) ^ 2, a:lt(b) end)
+    local r, m = g(x, y)
+    assert.are.same(((x - y) / (x + 1) ^ 2):totable(), r:totable())
+    assert.are.same({true, true, true}, m:totable())
+    assert.are.equal("bool", m.dtype)
+  end)
+
+  it("types each step as the eager operations do, weak scalars included", function()
+    local f = gpu.fuse(function(a, s) return a * s + 1 end)
+    local i = gpu.array({1, 2}, "int32")
+    assert.are.equal("int32", f(i, 3).dtype)
+    assert.are.same({4, 7}, f(i, 3):totable())
+    assert.are.equal("float64", f(i, 0.5).dtype)                 -- a second trace
+    assert.are.same({1.5, 2}, f(i, 0.5):totable())
+    assert.are.equal("float32", f(x, 2).dtype)
+    local c = gpu.fuse(function(a) return gpu.where(a:gt(0), a, 0):astype("int16") end)
+    assert.are.same({3, 6, 0}, c(x):totable())
+    assert.are.equal("int16", c(x).dtype)
+    local u = gpu.fuse(function(a, k) return a + k end)
+    assert.matches("fused function argument 2: 300 is out of range for uint8",
+                   S.errof(u, gpu.zeros(2, "uint8"), 300), 1, true)
+  end)
+
+  it("broadcasts, takes views and {out = }", function()
+    local f = gpu.fuse(function(a, b) return a * 10 + b end)
+    local col, row = gpu.arange(3):reshape(3, 1), gpu.arange(4)
+    assert.are.same((col * 10 + row):totable(), f(col, row):totable())
+    local m = gpu.arange(12):reshape(3, 4)
+    assert.are.same((m.T * 10 + 1):totable(), f(m.T, 1):totable())
+    local out = gpu.zeros({3, 4})
+    f(col, row, {out = out})
+    assert.are.equal(22, out:item(3, 3))
+  end)
+
+  it("refuses what cannot be traced, naming it", function()
+    local captured = gpu.zeros(3)
+    assert.matches("gpu.fuse: could not trace", S.errof(gpu.fuse(function(a) return math.sqrt(a) end), x), 1, true)
+    assert.matches("use x:lt(y)", S.errof(gpu.fuse(function(a) return a < 1 end), x), 1, true)
+    assert.matches("x.sum cannot be traced", S.errof(gpu.fuse(function(a) return a:sum() end), x), 1, true)
+    assert.matches("a fused function computes with its arguments and numbers only",
+                   S.errof(gpu.fuse(function(a) return a + captured end), x), 1, true)
+    assert.matches("returned a number as result 1", S.errof(gpu.fuse(function() return 1 end), x), 1, true)
+    assert.matches("returned nothing", S.errof(gpu.fuse(function() end), x), 1, true)
+    assert.matches("bad argument #1 to fused function (device array or number expected, got table)",
+                   S.errof(gpu.fuse(function(a) return a end), {1}), 1, true)
+    assert.matches("bad argument #1 to 'fuse' (function expected, got number)", S.errof(gpu.fuse, 3), 1, true)
+  end)
+end)
+
+describe("gpu.elementwise", function()
+  it("runs CuPy's squared difference, making the output", function()
+    local k = gpu.elementwise("float32 x, float32 y", "float32 z", "z = (x - y) * (x - y)", "sqdiff")
+    assert.are.same({4, 9}, k(gpu.array({1, 2}), gpu.array({3, 5})):totable())
+    local row, col = gpu.array({1, 2, 3}), gpu.array({{1}, {2}})
+    assert.are.same({{0, 1, 4}, {1, 0, 1}}, k(row, col):totable())       -- broadcast
+    local z = gpu.zeros(2)
+    assert.are.equal(z, k(gpu.array({0, 0}), gpu.array({1, 2}), z))      -- into an output
+    assert.are.same({1, 4}, z:totable())
+  end)
+
+  it("binds type placeholders from the arrays, and takes numbers, i and n", function()
+    local k = gpu.elementwise("T x, T y", "T z", "z = x * y + (T)1", "mul_add")
+    local r = k(gpu.array({1, 2}, "int32"), gpu.array({3, 5}, "int32"))
+    assert.are.equal("int32", r.dtype)
+    assert.are.same({4, 11}, r:totable())
+    assert.are.same({2.5, 4}, k(gpu.array({1, 2}, "float64"), 1.5):totable())
+    local idx = gpu.elementwise("float32 x", "int64 j, float32 w", "j = i; w = x * n", "index")
+    local j, w = idx(gpu.array({7, 7, 7}))
+    assert.are.same({0, 1, 2}, j:totable())
+    assert.are.same({21, 21, 21}, w:totable())
+    local acc = gpu.elementwise("float32 x", "float32 y", "y += x", "accumulate")
+    local y = gpu.ones(3)
+    acc(gpu.array({1, 2, 3}), y)
+    assert.are.same({2, 3, 4}, y:totable())                  -- an output it reads is read first
+  end)
+
+  it("refuses what does not fit, naming it", function()
+    local k = gpu.elementwise("T x, T y", "T z", "z = x + y", "tsum")
+    assert.matches("gpu.tsum: T is float64 from 'y' but float32 from an earlier argument",
+                   S.errof(k, gpu.zeros(2), gpu.zeros(2, "float64")), 1, true)
+    assert.matches("gpu.tsum: cannot tell what T is: pass an array for 'x'", S.errof(k, 1, 2), 1, true)
+    local f = gpu.elementwise("float32 x", "float32 y", "y = x", "f32only")
+    assert.matches("gpu.f32only argument 1 is a int32 array; it takes float32", S.errof(f, gpu.zeros(2, "int32")), 1, true)
+    assert.matches("gpu.f32only takes 1 inputs", S.errof(f), 1, true)
+    assert.matches("bad input parameter 'float32'", S.errof(gpu.elementwise, "float32", "float32 y", "y = 1"), 1, true)
+    assert.matches("raw parameters are not supported", S.errof(gpu.elementwise, "raw float32 x", "float32 y", "y = 1"), 1, true)
+    assert.matches("the name 'i' is reserved", S.errof(gpu.elementwise, "float32 i", "float32 y", "y = 1"), 1, true)
+    assert.matches("parameter 'x' appears twice", S.errof(gpu.elementwise, "float32 x", "float32 x", "x = 1"), 1, true)
+    local bad = gpu.elementwise("float32 x", "float32 y", "y = x +", "broken")
+    assert.matches(gpu.backend() == "cpu" and "GPUHOST_CPU_COMPILATION" or "NVRTC_ERROR_COMPILATION",
+                   S.errof(bad, gpu.zeros(1)), 1, true)
+  end)
+end)

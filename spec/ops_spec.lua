@@ -1,0 +1,276 @@
+-- Elementwise operations on device arrays: each operator and function against the same
+-- computation done in Lua (float32 results rounded as float32 rounds, integers wrapping
+-- as they wrap), broadcasting, out=, streams, layouts (contiguous, strided over 1 to 8
+-- dimensions, transposing copies), and the bad inputs.
+local S = require("spec.support")
+
+local function f32(x) return (string.unpack("<f", string.pack("<f", x))) end
+local function wrap(x, bits, signed)   -- an integer as a C integer of `bits` bits holds it
+  local m = 1 << bits
+  x = x & (m - 1)
+  if signed and x >= m >> 1 then x = x - m end
+  return x
+end
+local function map(t, f) local r = {} for i, v in ipairs(t) do r[i] = f(v, i) end return r end
+local function zip(a, b, f) local r = {} for i = 1, #a do r[i] = f(a[i], b[i]) end return r end
+
+local A = {1.5, -2.25, 3, 1e-3, -7.75, 100, 0.1, -0.5, 12345.678}
+local B = {0.5, 4, -3, 2.5e-2, 0.3, -8, 3.3, 7, -0.125}
+
+describe("arithmetic", function()
+  local a, b = gpu.array(A), gpu.array(B)
+  local fa, fb = map(A, f32), map(B, f32)
+
+  it("+ - * / on float32 round as float32 does", function()
+    assert.are.same(zip(fa, fb, function(x, y) return f32(x + y) end), (a + b):totable())
+    assert.are.same(zip(fa, fb, function(x, y) return f32(x - y) end), (a - b):totable())
+    assert.are.same(zip(fa, fb, function(x, y) return f32(x * y) end), (a * b):totable())
+    assert.are.same(zip(fa, fb, function(x, y) return f32(x / y) end), (a / b):totable())
+    assert.are.same(map(fa, function(x) return f32(x * 2.5) end), (a * 2.5):totable())
+    assert.are.same(map(fa, function(x) return f32(1 - x) end), (1 - a):totable())
+    assert.are.same(map(fa, function(x) return -x end), (-a):totable())
+    assert.are.equal("float32", (a * 2.5).dtype)
+  end)
+
+  it("keep integer types, wrapping, with Python's floor division and remainder", function()
+    local I, J = {7, -7, 100, -128, 127, 5, 0, -1}, {2, 2, -3, -1, 1, 0, 3, 2}
+    local x, y = gpu.array(I, "int8"), gpu.array(J, "int8")
+    assert.are.same(zip(I, J, function(p, q) return wrap(p + q, 8, true) end), (x + y):totable())
+    assert.are.same(zip(I, J, function(p, q) return wrap(p * q, 8, true) end), (x * y):totable())
+    assert.are.same(zip(I, J, function(p, q) return q == 0 and 0 or wrap(p // q, 8, true) end), (x // y):totable())
+    assert.are.same(zip(I, J, function(p, q) return q == 0 and 0 or p % q end), (x % y):totable())
+    assert.are.equal("int8", (x + 1).dtype)
+    assert.are.same({-128, 127, 1}, (gpu.array({127, -128, 0}, "int8") + gpu.array({1, -1, 1}, "int8")):totable())
+    local u = gpu.array({250, 3}, "uint8")
+    assert.are.same({4, 13}, (u + 10):totable())
+    assert.are.same({252, 0}, (u - u + 252 * gpu.array({1, 0}, "uint8")):totable())
+    local big = gpu.array({math.maxinteger, math.mininteger}, "int64")
+    assert.are.same({math.mininteger, math.maxinteger}, (big + gpu.array({1, -1}, "int64")):totable())
+    assert.are.same({3.5, -3.5}, (gpu.array({7, -7}, "int32") / 2):totable())
+  end)
+
+  it("raise to powers: floats and integers (by squaring, wrapping)", function()
+    assert.are.same({1, 8, 81}, (gpu.array({1, 2, 3}, "int32") ^ gpu.array({5, 3, 4}, "int32")):totable())
+    assert.are.same({0, 1, 4, 9}, (gpu.arange(4, "int64") ^ 2):totable())
+    assert.are.equal("int64", (gpu.arange(4, "int64") ^ 2).dtype)
+    assert.are.equal("float64", (gpu.arange(4, "int64") ^ 2.0).dtype)
+    local p = (gpu.array({2, 9}) ^ 0.5):totable()
+    assert.is_true(math.abs(p[1] - math.sqrt(2)) < 1e-6 and p[2] == 3)
+    assert.are.same({1, 0, -1}, (gpu.array({1, 2, -1}, "int32") ^ gpu.array({-1, -1, -1}, "int32")):totable())
+    assert.matches("gpu.pow: integers to negative integer powers are not allowed",
+                   S.errof(function() return gpu.arange(3, "int32") ^ -1 end), 1, true)
+  end)
+
+  it("bitwise and shift integers and bools, NumPy's way past the width", function()
+    local x = gpu.array({12, -5, 255}, "int16")
+    assert.are.same({8, 3, 0}, (x & gpu.array({10, 3, 256}, "int16")):totable())
+    assert.are.same({14, -5, 255}, (x | 2):totable())
+    assert.are.same({6, 4, 254}, (x ~ gpu.array({10, -1, 1}, "int16")):totable())
+    assert.are.same({-13, 4, -256}, (~x):totable())
+    assert.are.same({48, -20, 0}, (x << gpu.array({2, 2, 16}, "int16")):totable())
+    assert.are.same({3, -1, 0}, (x >> gpu.array({2, 20, 9}, "int16")):totable())
+    local t, f = gpu.array({true, true, false}, "bool"), gpu.array({true, false, false}, "bool")
+    assert.are.same({true, false, false}, (t & f):totable())
+    assert.are.same({false, true, false}, (t ~ f):totable())
+    assert.are.same({false, false, true}, (~t):totable())
+    assert.are.same({true, true, false}, (t + f):totable())   -- bool + bool: or, as NumPy
+  end)
+
+  it("compare into bool arrays, integers of any two types exactly", function()
+    local x = gpu.array({1, 2, 3}, "int32")
+    assert.are.same({true, false, false}, x:lt(2):totable())
+    assert.are.same({true, true, false}, x:le(2):totable())
+    assert.are.same({false, false, true}, x:gt(2):totable())
+    assert.are.same({false, true, true}, x:ge(2):totable())
+    assert.are.same({false, true, false}, x:eq(2):totable())
+    assert.are.same({true, false, true}, gpu.ne(x, 2):totable())
+    assert.are.equal("bool", x:eq(2).dtype)
+    assert.are.same({true, true, true}, gpu.array({1, 2, 3}, "uint8"):lt(300):totable())   -- NumPy 2 too
+    assert.are.same({false, false}, gpu.array({0, 2^63}, "uint64"):eq(gpu.array({-1, math.mininteger}, "int64")):totable())
+    assert.are.same({true, false}, gpu.array({-1, 5}, "int64"):lt(gpu.array({0, 5}, "uint64")):totable())
+    local nan = gpu.array({0 / 0, 1})
+    assert.are.same({false, true}, nan:eq(nan):totable())
+    assert.are.same({false, false}, nan:lt(0):totable())
+    assert.are.same({true, false}, nan:ne(nan):totable())
+    assert.matches("compare arrays with a:lt(b)", S.errof(function() return x < x end), 1, true)
+  end)
+
+  it("where, logical_and/or/xor/not, maximum, minimum, clip (NaN propagates)", function()
+    local c = gpu.array({true, false, true}, "bool")
+    assert.are.same({1, -2, 3}, gpu.where(c, gpu.array({1, 2, 3}), gpu.array({-1, -2, -3})):totable())
+    assert.are.equal("int64", gpu.where(c, 1, 0).dtype)
+    assert.are.same({1, 0, 1}, gpu.where(c, 1, 0):totable())
+    assert.are.same({true, false, false}, gpu.logical_and(c, gpu.array({1, 1, 0})):totable())
+    assert.are.same({true, true, true}, gpu.logical_or(c, gpu.array({0, 2, 0})):totable())
+    assert.are.same({false, true, true}, gpu.logical_xor(c, gpu.array({1, 2, 0})):totable())
+    assert.are.same({false, true, false}, gpu.logical_not(c):totable())
+    local n = gpu.array({1, 0 / 0, 5})
+    local mx = gpu.maximum(n, 2):totable()
+    assert.are.equal(2, mx[1]); assert.is_true(mx[2] ~= mx[2]); assert.are.equal(5, mx[3])
+    assert.are.same({1, 2}, gpu.minimum(gpu.array({1, 4}), gpu.array({3, 2})):totable())
+    assert.are.same({2, 2.5, 3}, gpu.array({1, 2.5, 9}):clip(2, 3):totable())
+    assert.are.same({1, 2.5, 3}, gpu.array({1, 2.5, 9}):clip(nil, 3):totable())
+    assert.are.same({2, 2.5, 9}, gpu.clip(gpu.array({1, 2.5, 9}), 2):totable())
+  end)
+end)
+
+describe("math functions", function()
+  local X = {0.25, 0.5, 0.75, 1.5, 2, 3.75}
+  local x32, x64 = gpu.array(X), gpu.array(X, "float64")
+  -- CUDA's bounds (programming guide, maximum ulp error) are at most 4 ulp for these in
+  -- float32 and 2 in float64; compare relatively, with room
+  local function close(want, got, tol)
+    for i = 1, #want do
+      local w, g = want[i], got[i]
+      assert.is_true(math.abs(w - g) <= tol * math.max(1, math.abs(w)), ("%d: %.17g vs %.17g"):format(i, w, g))
+    end
+  end
+  local fns = {
+    sqrt = math.sqrt, exp = math.exp, exp2 = function(v) return 2 ^ v end, log = math.log,
+    log2 = function(v) return math.log(v, 2) end, log10 = function(v) return math.log(v, 10) end,
+    log1p = function(v) return math.log(1 + v) end, expm1 = function(v) return math.exp(v) - 1 end,
+    sin = math.sin, cos = math.cos, tan = math.tan, atan = math.atan,
+    sinh = function(v) return (math.exp(v) - math.exp(-v)) / 2 end,
+    cosh = function(v) return (math.exp(v) + math.exp(-v)) / 2 end,
+    tanh = function(v) return (math.exp(v) - math.exp(-v)) / (math.exp(v) + math.exp(-v)) end,
+  }
+
+  it("agree with Lua's math within CUDA's error bounds, in float32 and float64", function()
+    for name, f in pairs(fns) do
+      local want = map(X, function(v) return f(v) end)
+      close(want, gpu[name](x32):totable(), 4e-6)
+      if name == "sqrt" or name == "exp" or name == "log" or name == "sin" then
+        close(want, x64[name](x64):totable(), 1e-13)
+      end
+      assert.are.equal("float32", gpu[name](x32).dtype, name)
+    end
+    close({math.asin(0.25), math.asin(0.5)}, gpu.asin(gpu.array({0.25, 0.5})):totable(), 4e-6)
+    close({math.acos(0.25), math.acos(0.5)}, gpu.acos(gpu.array({0.25, 0.5})):totable(), 4e-6)
+    close({math.atan(1, -2), math.atan(-3, 0.5)}, gpu.atan2(gpu.array({1, -3}), gpu.array({-2, 0.5})):totable(), 4e-6)
+    assert.are.equal("float64", gpu.sqrt(gpu.arange(3, "int32")).dtype)
+    assert.are.equal("float32", gpu.sqrt(gpu.arange(3, "uint8")).dtype)   -- NumPy: float16
+  end)
+
+  it("round, floor, ceil, trunc, abs, sign, isnan, isinf, isfinite", function()
+    local v = gpu.array({-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 2.7})
+    assert.are.same({-2, -2, -0.0, 0, 2, 2, 3}, v:round():totable())    -- half to even
+    assert.are.same({-3, -2, -1, 0, 1, 2, 2}, gpu.floor(v):totable())
+    assert.are.same({-2, -1, -0.0, 1, 2, 3, 3}, gpu.ceil(v):totable())
+    assert.are.same({-2, -1, -0.0, 0, 1, 2, 2}, gpu.trunc(v):totable())
+    assert.are.same(map({2.5, 1.5, 0.5, 0.5, 1.5, 2.5, 2.7}, f32), gpu.abs(v):totable())
+    assert.are.same({-1, 1, 0}, gpu.sign(gpu.array({-3, 2, 0}, "int32")):totable())
+    local w = gpu.array({0 / 0, 1 / 0, -1 / 0, 1})
+    assert.are.same({true, false, false, false}, w:isnan():totable())
+    assert.are.same({false, true, true, false}, w:isinf():totable())
+    assert.are.same({false, false, false, true}, w:isfinite():totable())
+    assert.are.same({false, false}, gpu.isnan(gpu.array({1, 2}, "int32")):totable())
+    assert.are.equal("int16", gpu.abs(gpu.array({-3}, "int16")).dtype)
+    assert.are.same({3, 128 - 256}, gpu.abs(gpu.array({-3, -128}, "int8")):totable())
+  end)
+
+  it("take {out = c}: no allocation, the result cast to c's dtype when the kind allows", function()
+    local x = gpu.array({1, 4, 9})
+    local c = gpu.zeros(3, "float64")
+    assert.are.equal(c, gpu.sqrt(x, {out = c}))
+    assert.are.same({1, 2, 3}, c:totable())
+    x:sqrt({out = x})
+    assert.are.same({1, 2, 3}, x:totable())
+    local i = gpu.zeros(3, "int64")
+    gpu.add(gpu.array({1, 2, 3}, "int8"), 1, {out = i})
+    assert.are.same({2, 3, 4}, i:totable())
+    local grid = gpu.zeros({2, 3})
+    gpu.multiply(gpu.array({1, 2, 3}), gpu.array({{1}, {10}}), {out = grid})
+    assert.are.same({{1, 2, 3}, {10, 20, 30}}, grid:totable())
+  end)
+end)
+
+describe("broadcasting", function()
+  it("follows NumPy's rules up to 8 dimensions", function()
+    local col, row = gpu.arange(3):reshape(3, 1), gpu.arange(4):reshape(1, 4) * 10
+    assert.are.same({{0, 10, 20, 30}, {1, 11, 21, 31}, {2, 12, 22, 32}}, (col + row):totable())
+    assert.are.same({3, 4}, (col + gpu.arange(4)).shape)
+    local s = gpu.array({5}):reshape()                  -- 0-d
+    assert.are.same({}, s.shape)
+    assert.are.same({6, 7}, (s + gpu.array({1, 2})):totable())
+    local d8 = gpu.ones({2, 1, 2, 1, 2, 1, 2, 1})
+    local d8b = gpu.arange(2):reshape(2, 1, 1, 1, 1, 1, 1, 1)
+    local r = d8 + d8b
+    assert.are.same({2, 1, 2, 1, 2, 1, 2, 1}, r.shape)
+    assert.are.equal(1, r:item(1, 1, 2, 1, 2, 1, 1, 1))
+    assert.are.equal(2, r:item(2, 1, 2, 1, 2, 1, 1, 1))
+    local e = gpu.ones({2, 3, 2, 3, 2}) * gpu.arange(3):reshape(3, 1, 1, 1)
+    assert.are.equal(2, e:item(2, 3, 2, 3, 2))
+    assert.are.equal(0, e:item(2, 1, 2, 3, 2))
+  end)
+
+  it("runs on views of any layout: strided, reversed, transposed, 5 to 8 dimensions", function()
+    local m = gpu.arange(60):reshape(3, 4, 5)
+    local t = m:transpose({3, 1, 2})
+    local want = {}
+    for i = 1, 5 do for j = 1, 3 do for k = 1, 4 do want[#want + 1] = 2 * m:item(j, k, i) end end end
+    assert.are.same(want, (t + t):flatten():totable())
+    local r = m[{{3, 1, -1}, {}, {5, 1, -2}}]
+    assert.are.same(r:contiguous():totable(), (r * 1):totable())
+    local six = gpu.arange(64):reshape(2, 2, 2, 2, 2, 2):transpose({6, 5, 4, 3, 2, 1})
+    assert.are.same(six:contiguous():flatten():totable(), (six + 0):flatten():totable())
+    local tt = gpu.arange(70 * 45):reshape(70, 45)           -- a tiled transposing copy
+    local tr = tt.T:contiguous()
+    assert.are.equal(tt:item(70, 1), tr:item(1, 70))
+    assert.are.equal(tt:item(33, 41), tr:item(41, 33))
+    local batch = gpu.arange(3 * 40 * 33, "int32"):reshape(3, 40, 33):transpose({1, 3, 2}):contiguous()
+    assert.are.equal(2 * 40 * 33 + 39 * 33 + 32, batch:item(3, 33, 40))
+  end)
+
+  it("refuses shapes that do not broadcast, naming both", function()
+    assert.matches("gpu.add: shapes {2, 3} and {4} do not broadcast",
+                   S.errof(function() return gpu.zeros({2, 3}) + gpu.zeros(4) end), 1, true)
+    assert.matches("gpu.where: shapes {3} and {2} do not broadcast",
+                   S.errof(gpu.where, gpu.zeros(3, "bool"), gpu.zeros(2), 1), 1, true)
+  end)
+end)
+
+describe("operations refuse", function()
+  local a = gpu.zeros(3)
+  it("freed arrays, host arrays, tables and strings as operands", function()
+    local f = gpu.zeros(2)
+    f:free()
+    assert.matches("attempt to use a freed array (gpu.add argument 1)", S.errof(function() return f + 1 end), 1, true)
+    assert.matches("gpu.add argument 2 is a host array: copy it to the device with gpu.array(h)",
+                   S.errof(function() return a + gpu.host.zeros(3) end), 1, true)
+    assert.matches("gpu.multiply argument 2 is a Lua table: copy it to the device with gpu.array(t)",
+                   S.errof(function() return a * {1, 2, 3} end), 1, true)
+    assert.matches("gpu.add argument 2 must be a device array or a number, got string",
+                   S.errof(function() return a + "x" end), 1, true)
+  end)
+
+  it("bitwise operators on floats and weak scalars that do not fit", function()
+    assert.matches("gpu.bitwise_and: bitwise operations need integer or bool arrays, not float",
+                   S.errof(function() return a & 1 end), 1, true)
+    assert.matches("gpu.left_shift: shifts need integer arrays, not float", S.errof(function() return a << 1 end), 1, true)
+    assert.matches("gpu.add argument 2: 300 is out of range for uint8",
+                   S.errof(function() return gpu.zeros(2, "uint8") + 300 end), 1, true)
+    assert.matches("gpu.subtract argument 2: -1 is out of range for uint64",
+                   S.errof(function() return gpu.zeros(2, "uint64") - (-1) end), 1, true)
+    assert.matches("gpu.negative: bool arrays cannot be subtracted or negated",
+                   S.errof(function() return -gpu.zeros(2, "bool") end), 1, true)
+  end)
+
+  it("an out of the wrong shape, dtype, or that is not an array; wrong argument counts", function()
+    assert.matches("gpu.add: out has shape {4} but the result has shape {3}",
+                   S.errof(gpu.add, a, a, {out = gpu.zeros(4)}), 1, true)
+    assert.matches("gpu.add: out is int32, and the result (float32) cannot be cast to it",
+                   S.errof(gpu.add, a, a, {out = gpu.zeros(3, "int32")}), 1, true)
+    assert.matches("gpu.sqrt: out must be a device array, got nil", S.errof(gpu.sqrt, a, {out = {}}), 1, true)
+    assert.matches("gpu.add takes 2 arguments (and an options table), got 1", S.errof(gpu.add, a), 1, true)
+  end)
+end)
+
+describe("operations on streams", function()
+  it("queue on the stream given", function()
+    local s = gpu.stream()
+    local x = gpu.arange(1000)
+    local y = gpu.multiply(x, 2, {stream = s})
+    s:synchronize()
+    assert.are.equal(1998, y:item(1000))
+  end)
+end)
