@@ -50,12 +50,18 @@ static int ufunc_gc(lua_State *L) {
   return 0;
 }
 
-/* Elements a thread of the flat kernel takes: 16 bytes of the widest array operand. */
+/* Elements a thread of the flat kernel takes. */
 static int vec_for(const Ufunc *u, const Operand *ops) {
-  size_t widest = 1;
-  for (int i = 0; i < u->nin + u->nout; i++)
-    if (ops[i].kind == OPK_ARRAY && dtypes[ops[i].dtype].size > widest) widest = dtypes[ops[i].dtype].size;
-  return (int)(16 / widest);
+  size_t widest = 1, narrowest = 16;
+  for (int i = 0; i < u->nin + u->nout; i++) {
+    if (ops[i].kind != OPK_ARRAY) continue;
+    size_t es = dtypes[ops[i].dtype].size;
+    if (es > widest) widest = es;
+    if (es < narrowest) narrowest = es;
+  }
+  size_t vec = 16 / narrowest;                  /* 16 bytes of the narrowest, */
+  if (vec * widest > 64) vec = 64 / widest;     /* at most 64 of the widest */
+  return (int)vec;
 }
 
 static int tile_possible(const Ufunc *u, const Operand *ops) {
@@ -157,7 +163,7 @@ static CUfunction entry_function(lua_State *L, int uidx, UEntry *e, int v) {
 typedef struct Launch {
   uint64_t slot[GPU_MAXOPS];
   void *argv[GPU_MAXOPS + 3];
-  int64_t layout[2 + GPU_MAXDIM + GPU_MAXOPS * GPU_MAXDIM];
+  int64_t layout[2 + GPU_MAXDIM + GPU_MAXOPS * GPU_MAXDIM + GPU_MAXDIM];
   long long n;
   int vec;
   unsigned grid[3], block[3];
@@ -191,15 +197,26 @@ static void set_tile(Launch *g, const GpuLayout *in, const GpuLayout *out, int n
   g->block[1] = 8;
 }
 
-/* ew::strided<ND, NA>: n, nd (and padding), shape[ND], stride[NA][ND]. */
+/* The magic number and shift that divide a 31-bit index by d (ew::divide_by). */
+static void magic_for(int64_t d, uint32_t *magic, uint32_t *shift) {
+  uint32_t s = 0;
+  while (s < 31 && ((int64_t)1 << s) < d) s++;
+  *shift = s;
+  *magic = d < 1 ? 0 : (uint32_t)(((uint64_t)1 << 32) * (((uint64_t)1 << s) - (uint64_t)d) / (uint64_t)d + 1);
+}
+
+/* ew::strided<ND, NA>: n, nd (and padding), shape[ND], stride[NA][ND], magic[ND], shift[ND]. */
 static void set_strided(lua_State *L, Launch *g, const GpuLayout *ls, int na, int nd, int64_t n) {
   int ND = nd <= 3 ? nd : 8;
   int32_t dims[2] = {nd, 0};
+  uint32_t *tail = (uint32_t *)&g->layout[2 + ND + na * ND];
   g->layout[0] = n;
   memcpy(&g->layout[1], dims, sizeof dims);
   for (int d = 0; d < ND; d++) {
-    g->layout[2 + d] = d < nd ? ls[0].shape.dim[d] : 1;
+    int64_t size = d < nd ? ls[0].shape.dim[d] : 1;
+    g->layout[2 + d] = size;
     for (int a = 0; a < na; a++) g->layout[2 + ND + a * ND + d] = d < nd ? ls[a].strides[d] : 0;
+    magic_for(size, &tail[d], &tail[ND + d]);
   }
   g->grid[0] = blocks_for(L, (n + ITEMS - 1) / ITEMS);
 }

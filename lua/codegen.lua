@@ -103,33 +103,34 @@ local function flat_kernel(P)
   return table.concat(L, "\n") .. "\n"
 end
 
--- Strided: each thread takes ITEMS consecutive elements (C order over the merged shape),
--- finding the first by division and the rest by stepping an odometer; 32-bit index
--- arithmetic while the size allows.
+-- Strided: a block takes ITEMS * blockDim consecutive elements (C order over the merged
+-- shape), each thread every blockDim-th of them, so that a warp's accesses are
+-- consecutive wherever the layout allows; an element's place comes from dividing its
+-- index by each dimension, by multiplying with a precomputed magic number (32-bit
+-- indices) or by dividing (64-bit).
 local function strided_kernel(P)
   local A = {}   -- the array operands, in order: their stride rows
   for _, p in ipairs(P) do if not p.scalar then A[#A + 1] = p end end
   local na = #A
   local L = {}
   local function add(s) L[#L + 1] = s end
-  local function each(fmt) for a, p in ipairs(A) do add(fmt:gsub("@", tostring(a - 1)):gsub("%$", p.param)) end end
+  local function each(fmt) for a, p in ipairs(A) do add((fmt:gsub("@", tostring(a - 1)))) end end
   add("template <class I, int ND>")
   add(("__device__ __forceinline__ void ew_run(%s, const ew::strided<ND, %d> &st) {"):format(params(P), na))
   add("  const int nd = ND == 8 ? st.nd : ND;")
   add("  const long long n = st.n;")
-  add(("  I first = ((I)blockIdx.x * (I)blockDim.x + (I)threadIdx.x) * (I)%d;"):format(ITEMS))
-  add("  if (first >= (I)n) return;")
-  add("  I idx[ND], rem = first;")
-  each("  long long f@ = 0;")
-  add("  for (int d = nd - 1; d > 0; d--) {")
-  add("    I s = (I)st.shape[d], q = rem / s;")
-  add("    idx[d] = rem - q * s;")
-  add("    rem = q;")
-  each("    f@ += (long long)idx[d] * st.stride[@][d];")
-  add("  }")
-  add("  idx[0] = rem;")
-  each("  f@ += (long long)rem * st.stride[@][0];")
-  add(("  for (int k = 0; k < %d && first + (I)k < (I)n; k++) {"):format(ITEMS))
+  add(("  const I base = (I)blockIdx.x * ((I)blockDim.x * (I)%d) + (I)threadIdx.x;"):format(ITEMS))
+  add(("  for (int k = 0; k < %d; k++) {"):format(ITEMS))
+  add("    const I i = base + (I)k * (I)blockDim.x;")
+  add("    if (i >= (I)n) break;")
+  add("    I rem = i;")
+  each("    long long f@ = 0;")
+  add("    for (int d = nd - 1; d > 0; d--) {")
+  add("      const I q = ew::divide_by(rem, st, d), r = rem - q * (I)st.shape[d];")
+  add("      rem = q;")
+  each("      f@ += (long long)r * st.stride[@][d];")
+  add("    }")
+  each("    f@ += (long long)rem * st.stride[@][0];")
   local fi = {}
   for a, p in ipairs(A) do fi[p] = "f" .. (a - 1) end
   for _, p in ipairs(P) do
@@ -137,31 +138,18 @@ local function strided_kernel(P)
   end
   add("    " .. call(P, function(p)
     return p.out and p.var or p.scalar and p.param or ("%s[%s]"):format(p.param, fi[p]) end,
-    "(long long)(first + (I)k)") .. ";")
+    "(long long)i") .. ";")
   for _, p in ipairs(P) do
     if p.out then add(("    %s[%s] = %s;"):format(p.param, fi[p], p.var)) end
   end
-  add("    int d = nd - 1;")
-  add("    idx[d]++;")
-  each("    f@ += st.stride[@][d];")
-  add("    while (d > 0 && idx[d] == (I)st.shape[d]) {")
-  add("      idx[d] = 0;")
-  each("      f@ -= st.shape[d] * st.stride[@][d];")
-  add("      d--;")
-  add("      idx[d]++;")
-  each("      f@ += st.stride[@][d];")
-  add("    }")
   add("  }")
   add("}")
   local names = list(#P, function(i) return P[i + 1].param end)
   add("template <int ND>")
   add(("__global__ void ew_s(%s, ew::strided<ND, %d> st) {"):format(params(P), na))
-  -- 32-bit index arithmetic where the size allows (a GPU divides those far faster); the
-  -- CPU backend's compiler is spared the second copy
-  add("#ifndef GPUHOST_CPU")
-  add(("  if (st.n <= 0x7fffffffLL) ew_run<unsigned, ND>(%s, st); else"):format(table.concat(names, ", ")))
-  add("#endif")
-  add(("  ew_run<unsigned long long, ND>(%s, st);"):format(table.concat(names, ", ")))
+  -- 32-bit index arithmetic where the size allows (a GPU divides those far faster)
+  add(("  if (st.n <= 0x7fffffffLL) ew_run<unsigned, ND>(%s, st);"):format(table.concat(names, ", ")))
+  add(("  else ew_run<unsigned long long, ND>(%s, st);"):format(table.concat(names, ", ")))
   add("}")
   return table.concat(L, "\n") .. "\n"
 end

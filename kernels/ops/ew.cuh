@@ -267,13 +267,22 @@ template <int V, class T> __device__ __forceinline__ void vstore(T *p, const vec
   *reinterpret_cast<vec<T, V> *>(p) = x;
 }
 
-// nd dimensions (ND of them, or up to 8 when ND is 8), NA arrays' strides, in elements
+// nd dimensions (ND of them, or up to 8 when ND is 8), NA arrays' strides in elements, and
+// for each dimension the magic number and shift that divide a 32-bit index by its size
+// (Granlund and Montgomery, "Division by invariant integers using multiplication", 1994)
 template <int ND, int NA> struct strided {
   long long n;
   int nd, pad_;
   long long shape[ND];
   long long stride[NA][ND];
+  unsigned magic[ND], shift[ND];
 };
+// i / shape[d], for i below 2^31 (32-bit) or any (64-bit)
+template <class I, int ND, int NA>
+__device__ __forceinline__ I divide_by(I i, const strided<ND, NA> &st, int d) {
+  if constexpr (sizeof(I) == 4) return (__umulhi(i, st.magic[d]) + i) >> st.shift[d];
+  else return i / (I)st.shape[d];
+}
 
 // a transposing copy: rows x cols (x batch), the input walking rows with stride 1
 struct tile {
