@@ -244,12 +244,13 @@ void ufunc_launch(lua_State *L, int uidx, Ufunc *u, Operand *ops, CUstream strea
   g.grid[1] = g.grid[2] = g.block[1] = g.block[2] = 1;
   g.block[0] = BLOCK;
   g.n = n;
-  if (flat) {
+  if (flat) {   /* the CPU backend's flat kernel takes one element a thread (codegen.lua) */
+    int vec = strcmp(backend_get()->name, "cpu") == 0 ? 1 : e->vec;
     variant = V_FLAT;
     g.vec = align != 0;
     g.argv[n_ops] = &g.n;
     g.argv[n_ops + 1] = &g.vec;
-    g.grid[0] = blocks_for(L, (n + e->vec - 1) / e->vec);
+    g.grid[0] = blocks_for(L, (n + vec - 1) / vec);
   } else {
     int nd = layout_collapse(na, ls);
     if (tile_possible(u, ops) && tile_fits(&ls[0], &ls[1], nd)) {

@@ -62,9 +62,8 @@ struct array {
     __device__ T *address() const { return p; }   // nullptr when out of range
   };
 
-  // the address of flat element i (C order over the shape), in range
-  __device__ T *at(long long i) const {
-    if (contiguous) return data + i;
+  // the address of flat element i (C order over the shape) of a strided view, in range
+  __device__ T *strided_at(long long i) const {
     long long off = 0;
     for (int d = ndim - 1; d > 0; d--) {
       long long q = i / shape[d];
@@ -74,7 +73,7 @@ struct array {
     return data + off + (ndim > 0 ? i * stride[0] : 0);
   }
   __device__ ref operator[](long long i) const {
-    if (i >= 0 && i < size) return ref{at(i)};
+    if (i >= 0 && i < size) return ref{contiguous ? data + i : strided_at(i)};
     out_of_range(i, size);
     return ref{nullptr};
   }

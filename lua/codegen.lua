@@ -65,10 +65,26 @@ local function call(P, arg, index)
   return ("ew_body(%s, %s, n)"):format(table.concat(list(#P, function(i) return arg(P[i + 1]) end), ", "), index)
 end
 
+-- The flat kernel: on a GPU each thread takes EW_VEC elements with 16-byte loads and
+-- stores (when vec says the pointers allow); the CPU backend, which runs a block's threads
+-- as a loop for the compiler to vectorise, gets one element a thread.
 local function flat_kernel(P)
   local L = {}
   local function add(s) L[#L + 1] = s end
   add(("extern \"C\" __global__ void ew_c(%s, long long n, int vec) {"):format(params(P)))
+  add("#if EW_VEC == 1")
+  add("  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;")
+  add("  if (i >= n) return;")
+  for _, p in ipairs(P) do
+    if p.out then add(("  %s %s%s;"):format(p.type, p.var, p.load and (" = %s[i]"):format(p.param) or "")) end
+  end
+  add("  " .. call(P, function(p)
+    return p.out and p.var or p.scalar and p.param or p.param .. "[i]" end, "i") .. ";")
+  for _, p in ipairs(P) do
+    if p.out then add(("  %s[i] = %s;"):format(p.param, p.var)) end
+  end
+  add("  (void)vec;")
+  add("#else")
   add("  long long base = ((long long)blockIdx.x * blockDim.x + threadIdx.x) * EW_VEC;")
   add("  if (vec && base + EW_VEC <= n) {")
   for _, p in ipairs(P) do
@@ -99,6 +115,7 @@ local function flat_kernel(P)
   end
   add("    }")
   add("  }")
+  add("#endif")
   add("}")
   return table.concat(L, "\n") .. "\n"
 end
@@ -191,7 +208,7 @@ function M.source(d)
   local parts = {gpu._embedded("kernels/ops/ew.cuh")}
   for _, p in ipairs(P) do parts[#parts + 1] = ("typedef %s %s;\n"):format(ctype[p.dtype], p.type) end
   parts[#parts + 1] = d.typedefs or ""
-  parts[#parts + 1] = ("#define EW_VEC %d\n"):format(d.vec)
+  parts[#parts + 1] = ("#ifdef GPUHOST_CPU\n#define EW_VEC 1\n#else\n#define EW_VEC %d\n#endif\n"):format(d.vec)
   parts[#parts + 1] = body_fn(d, P)
   parts[#parts + 1] = flat_kernel(P)
   parts[#parts + 1] = strided_kernel(P)

@@ -118,3 +118,34 @@ for _ in range(cycles):
     del t_
 cp.cuda.Device().synchronize()
 out("alloc_free_us", (time.perf_counter() - s) / cycles * 1e6)
+
+
+# array operations (gpuhost's bench.lua has the same figures)
+del a, b, c, x, dev
+n = 2**24 + 11
+a = cp.random.uniform(-1, 1, n).astype(cp.float32)
+b = cp.random.uniform(-1, 1, n).astype(cp.float32)
+out("ew_add_GBps", 12 * n / (device_ms(lambda: a + b, 20) * 1e-3) / 1e9)
+s1, s2 = cp.ones(1000, cp.float32), cp.ones(1000, cp.float32)
+out("ew_add_small_us", per_launch(lambda: s1 + s2))
+del a, b
+F = 2**26
+xf = cp.random.uniform(-1, 1, F).astype(cp.float32)
+yf = cp.random.uniform(-1, 1, F).astype(cp.float32)
+
+
+def chain(p, q):
+    return ((p * 1.5 + q) * (p - q) / (q * q + 1.0) - p) * 0.5 + q
+
+
+fused = cp.fuse(chain)
+out("fuse10_GBps", 12 * F / (device_ms(lambda: fused(xf, yf), 10) * 1e-3) / 1e9)
+out("unfused10_GBps", 12 * F / (device_ms(lambda: chain(xf, yf), 5) * 1e-3) / 1e9)
+out("astype_GBps", 12 * F / (device_ms(lambda: xf.astype(cp.float64), 10) * 1e-3) / 1e9)
+del xf, yf
+T = cp.random.random((8192, 8192), dtype=cp.float32)
+out("transpose_GBps", 8 * 8192 * 8192 / (device_ms(lambda: cp.ascontiguousarray(T.T), 10) * 1e-3) / 1e9)
+del T
+col = cp.random.random((8192, 1), dtype=cp.float32)
+row = cp.random.random((1, 8192), dtype=cp.float32)
+out("broadcast_GBps", 4 * 8192 * 8192 / (device_ms(lambda: col + row, 10) * 1e-3) / 1e9)

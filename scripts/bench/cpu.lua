@@ -1,6 +1,7 @@
 -- cpu.lua: the CPU backend's speed. vecadd on 2^22 float32 against a plain C loop doing the
--- same work (built here with $CC, else cc, -O2), as a ratio; and a shared-memory reduction
--- of 2^20 float32 in 256-thread blocks, whose barriers make every thread a fiber.
+-- same work (built here with $CC, else cc, -O2), as a ratio; a shared-memory reduction
+-- of 2^20 float32 in 256-thread blocks, whose barriers make every thread a fiber; and the
+-- array operation a + b on 2^24 float32 against numpy's (python3 with numpy, when there).
 -- Run: build/gpuhost --cpu scripts/bench/cpu.lua
 if gpu.backend() ~= "cpu" then error("run on the CPU backend: gpuhost --cpu scripts/bench/cpu.lua", 0) end
 
@@ -89,3 +90,22 @@ print(("  vecadd kernel (float *)       %8.2f ms   %.2fx the C loop"):format(g_m
 print(("  vecadd kernel (gpu::array)    %8.2f ms   %.2fx the C loop"):format(g2_ms, g2_ms / c_ms))
 print(("  reduction of 2^20 in 256-thread blocks with __syncthreads: %.1f ms (%d barriers a block)")
       :format(r_ms, 9))
+
+-- a + b on 2^24 float32, a new array each time as numpy's a + b makes one
+local A, B = gpu.arange(2^24), gpu.ones(2^24)
+local add_ms = time(function() local d = A + B; d:free() end, 9)
+local np = io.popen([[python3 -c "
+import statistics, time
+import numpy as np
+a = np.arange(2**24, dtype=np.float32); b = np.ones(2**24, np.float32); ts = []
+for _ in range(10):
+    s = time.perf_counter(); c = a + b; ts.append(time.perf_counter() - s)
+print(statistics.median(ts[1:]) * 1e3)" 2>/dev/null]])
+local np_ms = tonumber(np:read("a") or "")
+np:close()
+if np_ms then
+  print(("  a + b, 2^24 float32 (array op) %7.2f ms   numpy %.2f ms: %.2fx numpy's speed (target: 0.8 or more)")
+        :format(add_ms, np_ms, np_ms / add_ms))
+else
+  print(("  a + b, 2^24 float32 (array op) %7.2f ms   (no numpy to compare with)"):format(add_ms))
+end

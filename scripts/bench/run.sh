@@ -1,7 +1,8 @@
 #!/bin/sh
 # run.sh: runs the benchmarks of gpuhost (bench.lua), the C floor (bench.c), CuPy and
-# numba.cuda on this machine's GPU and prints one table, and draws it as a chart
-# (scripts/bench/chart.svg, where python3 has matplotlib). Needs build/gpuhost; CuPy and
+# numba.cuda on this machine's GPU and prints one table, then the array operations' targets
+# (issue 10) met or missed, and draws the table as a chart (scripts/bench/chart.svg, where
+# python3 has matplotlib). Needs build/gpuhost; CuPy and
 # numba are used when python3 has them. Raw figures go to $BENCH_OUT (default build/bench).
 cd "$(dirname "$0")/../.." || exit 1
 out=${BENCH_OUT:-build/bench}
@@ -40,10 +41,14 @@ end
 table.sort(t)
 print(("startup_ms\t%.4f"):format(t[11]))' >> "$out/gpuhost.tsv"
 GPUHOST_CACHE_DIR=off $host scripts/bench/bench.lua startup | grep first_launch >> "$out/gpuhost.tsv"
+GPUHOST_CACHE_DIR=off $host scripts/bench/bench.lua startup_ops >> "$out/gpuhost.tsv"
 cache=$(mktemp -d)
 GPUHOST_CACHE_DIR=$cache $host scripts/bench/bench.lua startup > /dev/null
-for i in 1 2 3 4 5; do GPUHOST_CACHE_DIR=$cache $host scripts/bench/bench.lua startup; done \
-  > "$out/startup.tsv"
+GPUHOST_CACHE_DIR=$cache $host scripts/bench/bench.lua startup_ops > /dev/null
+for i in 1 2 3 4 5; do
+  GPUHOST_CACHE_DIR=$cache $host scripts/bench/bench.lua startup
+  GPUHOST_CACHE_DIR=$cache $host scripts/bench/bench.lua startup_ops
+done > "$out/startup.tsv"
 rm -rf "$cache"
 $host scripts/bench/median.lua "$out/startup.tsv" >> "$out/gpuhost.tsv"
 
