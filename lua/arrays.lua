@@ -40,6 +40,6 @@ function gpu.clip(a, lo, hi, opts)
   return f(a, x, y)
 end
 
-gpu.power, gpu.mod, gpu.bitwise_not, gpu.true_divide = gpu.pow, gpu.remainder, gpu.invert, gpu.divide
+gpu.power, gpu.mod, gpu.bitwise_not = gpu.pow, gpu.remainder, gpu.invert
 local methods = gpu._meta.array.methods
 methods.clip = gpu.clip
