@@ -268,8 +268,8 @@ void copy_contiguous(lua_State *L, int idx);
  * array (device or host) at dst, broadcasting it. */
 void copy_assign(lua_State *L, int dst, int v);
 void copy_open(lua_State *L);
-/* [-0, +1, m] h's elements packed in C order: its memory, or a copy left on the stack
- * (nil is pushed when none is needed). */
+/* [-0, +1, m] (hostarray.c) The host array at idx's elements packed in C order: its
+ * memory, or a copy left on the stack (nil is pushed when none is needed). */
 const void *hostarray_packed(lua_State *L, int idx);
 
 /* ---- devices and memory (device.c) ---- */
