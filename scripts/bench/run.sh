@@ -65,7 +65,8 @@ if command -v valgrind >/dev/null 2>&1; then
   echo "bench: launch instructions" >&2
   sh scripts/bench/launch_count.sh > "$out/instr.tsv" &&
     grep -v '^launch_c_instr' "$out/instr.tsv" >> "$out/gpuhost.tsv" &&
-    sed -n 's/^launch_c_instr\t/launch_prepared_instr\t/p; s/^launch_c_instr\t/launch_args_instr\t/p' "$out/instr.tsv" >> "$out/c.tsv"
+    awk -F '\t' '$1 == "launch_c_instr" { print "launch_prepared_instr\t" $2; print "launch_args_instr\t" $2 }' \
+      "$out/instr.tsv" >> "$out/c.tsv"
 fi
 
 if python3 -c 'import cupy' 2>/dev/null; then
