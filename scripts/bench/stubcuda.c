@@ -28,6 +28,8 @@ static CUresult s_cuMemHostAlloc(void **p, size_t n, unsigned f) { (void)f; *p =
 static CUresult s_cuMemFreeHost(void *p) { free(p); return 0; }
 static CUresult s_cuMemcpyHtoD(CUdeviceptr d, const void *s, size_t n) { memcpy((void *)d, s, n); return 0; }
 static CUresult s_cuMemcpyDtoH(void *d, CUdeviceptr s, size_t n) { memcpy(d, (void *)s, n); return 0; }
+static CUresult s_cuMemcpyHtoDAsync(CUdeviceptr d, const void *s, size_t n, CUstream st) { (void)st; return s_cuMemcpyHtoD(d, s, n); }
+static CUresult s_cuMemcpyDtoHAsync(void *d, CUdeviceptr s, size_t n, CUstream st) { (void)st; return s_cuMemcpyDtoH(d, s, n); }
 static CUresult s_cuModuleLoadData(CUmodule *m, const void *i) { (void)i; *m = (CUmodule)0x2; return 0; }
 static CUresult s_cuModuleGetFunction(CUfunction *f, CUmodule m, const char *n) { (void)m; (void)n; *f = (CUfunction)0x3; return 0; }
 static CUresult s_cuModuleGetGlobal(CUdeviceptr *p, size_t *n, CUmodule m, const char *s) {
@@ -48,7 +50,7 @@ static CUresult s_cuDeviceGetDefaultMemPool(CUmemoryPool *p, CUdevice d) { (void
 static const struct { const char *name; void *fn; } table[] = {
   F(cuDeviceGetCount) F(cuDeviceGet) F(cuDeviceGetName) F(cuDeviceGetAttribute) F(cuDeviceTotalMem)
   F(cuDevicePrimaryCtxRetain) F(cuMemGetInfo) F(cuMemAlloc) F(cuMemAllocAsync) F(cuMemFree)
-  F(cuMemFreeAsync) F(cuMemHostAlloc) F(cuMemFreeHost) F(cuMemcpyHtoD) F(cuMemcpyDtoH)
+  F(cuMemFreeAsync) F(cuMemHostAlloc) F(cuMemFreeHost) F(cuMemcpyHtoD) F(cuMemcpyDtoH) F(cuMemcpyHtoDAsync) F(cuMemcpyDtoHAsync)
   F(cuModuleLoadData) F(cuModuleGetFunction) F(cuModuleGetGlobal) F(cuLaunchKernel) F(cuStreamCreate)
   F(cuEventCreate) F(cuEventElapsedTime) F(cuDeviceGetDefaultMemPool)
   OK(cuInit) OK(cuDriverGetVersion) OK(cuCtxSetCurrent) OK(cuCtxSynchronize) OK(cuMemcpyDtoDAsync)
