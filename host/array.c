@@ -27,6 +27,8 @@ GpuLayout array_layout(const GpuArray *a) {
 }
 
 static void array_set_layout(GpuArray *a, const GpuLayout *l) {
+  a->magic = GPU_ARRAY_MAGIC;
+  a->header_ready = 0;
   a->shape = l->shape;
   memcpy(a->strides, l->strides, sizeof a->strides);
   a->offset = l->offset;

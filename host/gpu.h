@@ -128,7 +128,9 @@ void errors_open(lua_State *L);
  * holds its owner as its user value, so the memory lives as long as any view does, and
  * freeing an owner while views of it are alive is an error. */
 #define GPU_ARRAY_T "gpu.array"
+#define GPU_ARRAY_MAGIC 0x6770756172726179ULL   /* "gpuarray": kernel.c's quick check */
 typedef struct GpuArray {
+  uint64_t magic;      /* GPU_ARRAY_MAGIC, set where arrays are made (array.c) */
   CUdeviceptr ptr;     /* element 0; 0 while unallocated, after free, and for size 0 */
   size_t nbytes;       /* size * element size */
   GpuShape shape;
@@ -142,6 +144,9 @@ typedef struct GpuArray {
   int64_t offset;      /* elements from base to element 0 */
   struct GpuArray *owner;        /* a view's owner (its user value), NULL for an owner */
   CUdeviceptr base;    /* the owner's allocation */
+  int header_ready;    /* header holds what a gpu::array<T> argument's bytes after the
+                        * pointer are (kernel.c builds it at the first launch) */
+  unsigned char header[144];   /* = ARRAY_ARG_SIZE - 8 (kernel.c checks) */
 } GpuArray;
 GpuArray *array_check(lua_State *L, int idx);                    /* [-0, +0, v] a live device array */
 GpuArray *array_test(lua_State *L, int idx);                     /* [-0, +0, -] NULL when not one */

@@ -9,6 +9,8 @@
 #include "gpu.h"
 
 #define ARRAY_ARG_SIZE 152      /* sizeof(gpu::array<T>): kernels/gpuhost.cuh pins it */
+_Static_assert(sizeof(((GpuArray *)0)->header) == ARRAY_ARG_SIZE - 8,
+               "GpuArray's header is a gpu::array<T> argument after its pointer");
 
 enum { PARAM_SCALAR, PARAM_POINTER, PARAM_ARRAY };
 typedef struct KParam {
@@ -18,7 +20,10 @@ typedef struct KParam {
   char ctype[40];
 } KParam;
 
+#define GPU_KERNEL_MAGIC 0x6770756b65726e6cULL   /* "gpukernl": kernel_index's quick check */
+typedef struct GpuLauncher GpuLauncher;
 typedef struct GpuKernel {
+  uint64_t magic;                 /* GPU_KERNEL_MAGIC */
   int index;                      /* which of the program's names */
   int debug;                      /* the program's: check bounds after each launch */
   int nparams;
@@ -28,27 +33,24 @@ typedef struct GpuKernel {
   KParam *params;
   void **argv;                    /* argv[i] points into argbuf */
   char *argbuf;
+  const GpuLauncher *last;        /* the configuration of its last launcher (KU_LAUNCHER) */
 } GpuKernel;
 
-typedef struct GpuLauncher {
+struct GpuLauncher {
   unsigned grid[3], block[3], shared;
   int has_stream;
-} GpuLauncher;
+  GpuKernel *kernel;              /* its kernel, kept alive by the closure's LU_KERNEL */
+};
 
-/* kernel_index checks types against metatables held as its upvalues, which is cheaper
- * than looking them up by name; a launcher is a closure over these upvalues. */
-enum { UV_ARRAY_MT = 1, UV_KERNEL_MT };
-enum { LU_CONFIG = 1, LU_KERNEL, LU_STREAM, LU_ARRAY_MT };
+/* kernel_index's upvalues: the names of a configuration's fields, so that reading them
+ * makes and looks up no string; a launcher is a closure over its configuration (a
+ * userdata), its kernel and its stream. Arguments are told by magic numbers in their
+ * structs, cheaper than comparing metatables (array_arg, kernel_arg). */
+enum { UV_SHARED = 1, UV_STREAM };
+enum { LU_CONFIG = 1, LU_KERNEL, LU_STREAM };
 /* a kernel's user values */
 enum { KU_PROGRAM = 1, KU_NAME, KU_LAUNCHER };
 
-static void *fast_udata(lua_State *L, int idx, int uv) {
-  void *p = lua_touserdata(L, idx);
-  if (p == NULL || !lua_getmetatable(L, idx)) return NULL;
-  int same = lua_rawequal(L, -1, lua_upvalueindex(uv));
-  lua_pop(L, 1);
-  return same ? p : NULL;
-}
 
 #define tokernel(L, i) ((GpuKernel *)luaL_checkudata(L, i, GPU_KERNEL_T))
 
@@ -67,6 +69,7 @@ static int gpu_kernel(lua_State *L) {
   GpuKernel *k = lua_newuserdatauv(L, size, 3);   /* program, name, last launcher */
   memset(k, 0, size);
   luaL_setmetatable(L, GPU_KERNEL_T);
+  k->magic = GPU_KERNEL_MAGIC;
   k->index = (int)index - 1;
   k->debug = program_debug(p);
   k->nparams = (int)n;
@@ -149,16 +152,57 @@ static int bad_array_arg(lua_State *L, int idx, const char *kname, int i, const 
 
 /* What follows the pointer of a gpu::array<T> argument (kernels/gpuhost.cuh): size,
  * shape[8], stride[8], ndim, contiguous. */
-static void array_header(char *dst, const GpuArray *a) {
-  int64_t hdr[1 + 2 * GPU_MAXDIM];
-  int32_t tail[2] = {a->shape.ndim, a->contiguous};
-  hdr[0] = a->shape.size;
-  for (int d = 0; d < GPU_MAXDIM; d++) {
-    hdr[1 + d] = d < a->shape.ndim ? a->shape.dim[d] : 0;
-    hdr[1 + GPU_MAXDIM + d] = d < a->shape.ndim ? a->strides[d] : 0;
+/* What a gpu::array<T> argument holds after its pointer: size, shape, strides, ndim and
+ * whether it is contiguous; built once an array (its layout never changes). */
+static const unsigned char *array_header(GpuArray *a) {
+  if (!a->header_ready) {
+    int64_t hdr[1 + 2 * GPU_MAXDIM];
+    int32_t tail[2] = {a->shape.ndim, a->contiguous};
+    _Static_assert(sizeof hdr + sizeof tail == sizeof a->header, "the header's layout");
+    hdr[0] = a->shape.size;
+    for (int d = 0; d < GPU_MAXDIM; d++) {
+      hdr[1 + d] = d < a->shape.ndim ? a->shape.dim[d] : 0;
+      hdr[1 + GPU_MAXDIM + d] = d < a->shape.ndim ? a->strides[d] : 0;
+    }
+    memcpy(a->header, hdr, sizeof hdr);
+    memcpy(a->header + sizeof hdr, tail, sizeof tail);
+    a->header_ready = 1;
   }
-  memcpy(dst, hdr, sizeof hdr);
-  memcpy(dst + sizeof hdr, tail, sizeof tail);
+  return a->header;
+}
+
+/* A device array argument, told without its metatable: a full userdata of GpuArray's size
+ * that holds GPU_ARRAY_MAGIC (only gpuhost's C code can make one, so Lua cannot forge it). */
+static GpuArray *array_arg(lua_State *L, int idx) {
+  GpuArray *a = lua_touserdata(L, idx);
+  if (a == NULL || lua_rawlen(L, idx) != sizeof *a || a->magic != GPU_ARRAY_MAGIC) return NULL;
+  return a;
+}
+
+/* The common scalars stored without dtype_store's generality, as it would store them: a
+ * Lua integer for an int32, int64 or float parameter, a number for a float one. 0 when the
+ * value needs the general path (which checks it and says what is wrong). */
+static int scalar_fast(lua_State *L, int idx, int dt, char *dst) {
+  if (lua_isinteger(L, idx)) {
+    lua_Integer v = lua_tointeger(L, idx);
+    switch (dt) {
+      case DT_INT32: {
+        if (v < INT32_MIN || v > INT32_MAX) return 0;
+        int32_t x = (int32_t)v;
+        memcpy(dst, &x, sizeof x);
+        return 1;
+      }
+      case DT_INT64: memcpy(dst, &v, sizeof v); return 1;
+      case DT_FLOAT32: { float x = (float)(lua_Number)v; memcpy(dst, &x, sizeof x); return 1; }
+      case DT_FLOAT64: { double x = (double)(lua_Number)v; memcpy(dst, &x, sizeof x); return 1; }
+      default: return 0;
+    }
+  }
+  if ((dt != DT_FLOAT32 && dt != DT_FLOAT64) || lua_type(L, idx) != LUA_TNUMBER) return 0;
+  lua_Number v = lua_tonumber(L, idx);
+  if (dt == DT_FLOAT32) { float x = (float)v; memcpy(dst, &x, sizeof x); }
+  else { double x = (double)v; memcpy(dst, &x, sizeof x); }
+  return 1;
 }
 
 /* Writes the arguments at first.. into k's buffer. */
@@ -171,12 +215,13 @@ static void marshal(lua_State *L, int kidx, GpuKernel *k, int first, int nargs, 
     int idx = first + i;
     char *dst = k->argbuf + (size_t)i * ARRAY_ARG_SIZE;
     if (q->kind == PARAM_SCALAR) {
-      const char *err = dtype_store(L, idx, q->dtype, dst);
+      if (scalar_fast(L, idx, q->dtype, dst)) continue;
+      const char *err = dtype_store(L, idx, (GpuDtype)q->dtype, dst);
       if (err) luaL_error(L, "kernel '%s' argument %d (%s %s): %s %s", kernel_name(L, kidx),
                           i + 1, q->ctype, q->name, luaL_tolstring(L, idx, NULL), err);
       continue;
     }
-    GpuArray *a = fast_udata(L, idx, LU_ARRAY_MT);
+    GpuArray *a = array_arg(L, idx);
     if (a == NULL) bad_array_arg(L, idx, kernel_name(L, kidx), i + 1, q);
     if (!a->alive) errors_freed(L, lua_pushfstring(L, "kernel '%s' argument %d",
                                                    kernel_name(L, kidx), i + 1));
@@ -194,7 +239,7 @@ static void marshal(lua_State *L, int kidx, GpuKernel *k, int first, int nargs, 
     if (graph_capturing) graph_keep(L, idx);   /* the graph keeps what it launches on */
     uint64_t ptr = a->ptr;
     memcpy(dst, &ptr, sizeof ptr);
-    if (q->kind == PARAM_ARRAY) array_header(dst + 8, a);
+    if (q->kind == PARAM_ARRAY) memcpy(dst + 8, array_header(a), sizeof a->header);
   }
 }
 
@@ -240,8 +285,10 @@ static void check_bounds(lua_State *L, int kidx) {
 static void kernel_launch(lua_State *L, int kidx, GpuKernel *k, const GpuLauncher *g,
                           CUstream stream, int first, int nargs) {
   const GpuBackend *be = backend_get();   /* asked once a launch */
-  CUfunction f = kernel_function(L, kidx, k, be->current_device());
-  marshal(L, kidx, k, first, nargs, be->current_device());
+  int dev = be->current_device();
+  CUfunction f = kernel_function(L, kidx, k, dev);
+  if (dev < 0) dev = be->current_device();   /* kernel_function made one current */
+  marshal(L, kidx, k, first, nargs, dev);
   GpuResult r = be->launch(f, g->grid, g->block, g->shared, stream, k->argv);
   if (r.code) {
     const char *more = r.detail;   /* copied before anything else calls the backend */
@@ -252,20 +299,38 @@ static void kernel_launch(lua_State *L, int kidx, GpuKernel *k, const GpuLaunche
 }
 
 /* launcher(args...): the launch itself; the closure's upvalues hold the configuration,
- * the kernel, the stream and the array metatable. */
+ * the kernel and the stream. */
 static int launcher_call(lua_State *L) {
   GpuLauncher *g = lua_touserdata(L, lua_upvalueindex(LU_CONFIG));
-  GpuKernel *k = lua_touserdata(L, lua_upvalueindex(LU_KERNEL));
   CUstream stream = g->has_stream ? stream_check(L, lua_upvalueindex(LU_STREAM)) : NULL;
-  kernel_launch(L, lua_upvalueindex(LU_KERNEL), k, g, stream, 1, lua_gettop(L));
+  kernel_launch(L, lua_upvalueindex(LU_KERNEL), g->kernel, g, stream, 1, lua_gettop(L));
   return 0;
 }
 
 /* The stack slots of kernel_index once it has read a configuration. */
 enum { KI_KERNEL = 1, KI_CONFIG, KI_GRID, KI_BLOCK, KI_SHARED, KI_STREAM, KI_LAST };
 
+/* The kernel at idx, told without its metatable (see array_arg), or NULL. */
+static GpuKernel *kernel_arg(lua_State *L, int idx) {
+  GpuKernel *k = lua_touserdata(L, idx);
+  if (k == NULL || lua_rawlen(L, idx) < sizeof *k || k->magic != GPU_KERNEL_MAGIC) return NULL;
+  return k;
+}
+
+/* A grid or block given as one integer, the common case, without read_dims' generality;
+ * 0 when it needs that. */
+static int dims_fast(lua_State *L, int idx, unsigned out[3]) {
+  if (!lua_isinteger(L, idx)) return 0;
+  lua_Integer v = lua_tointeger(L, idx);
+  if (v < 0 || v > 0xffffffffLL) return 0;
+  out[0] = (unsigned)v;
+  out[1] = out[2] = 1;
+  return 1;
+}
+
 /* [-0, +0, e] Reads the configuration table at KI_CONFIG into *c, leaving its fields in
- * the slots KI_GRID .. KI_STREAM. */
+ * the slots KI_GRID .. KI_STREAM. Its fields are read raw (the keys are upvalues, so no
+ * string is made or looked up per launch). */
 static void read_config(lua_State *L, GpuLauncher *c) {
   memset(c, 0, sizeof *c);
   lua_settop(L, KI_CONFIG);
@@ -273,15 +338,17 @@ static void read_config(lua_State *L, GpuLauncher *c) {
   lua_rawgeti(L, KI_CONFIG, 2);
   if (lua_isnil(L, KI_GRID) || lua_isnil(L, KI_BLOCK))
     luaL_error(L, "launch configuration must be {grid, block}");
-  read_dims(L, KI_GRID, "grid", c->grid);
-  read_dims(L, KI_BLOCK, "block", c->block);
-  if (lua_getfield(L, KI_CONFIG, "shared") != LUA_TNIL) {
+  if (!dims_fast(L, KI_GRID, c->grid)) read_dims(L, KI_GRID, "grid", c->grid);
+  if (!dims_fast(L, KI_BLOCK, c->block)) read_dims(L, KI_BLOCK, "block", c->block);
+  lua_pushvalue(L, lua_upvalueindex(UV_SHARED));
+  if (lua_rawget(L, KI_CONFIG) != LUA_TNIL) {
     int64_t shared = size_check(L, KI_SHARED, "shared memory size");
     if (shared > 0xffffffffLL)
       luaL_error(L, "shared memory size is too large: %I bytes", (lua_Integer)shared);
     c->shared = (unsigned)shared;
   }
-  if (lua_getfield(L, KI_CONFIG, "stream") != LUA_TNIL) {
+  lua_pushvalue(L, lua_upvalueindex(UV_STREAM));
+  if (lua_rawget(L, KI_CONFIG) != LUA_TNIL) {
     if (!luaL_testudata(L, KI_STREAM, GPU_STREAM_T))
       luaL_error(L, "launch stream must be a gpu.stream, got %s", luaL_typename(L, KI_STREAM));
     stream_check(L, KI_STREAM);
@@ -289,19 +356,18 @@ static void read_config(lua_State *L, GpuLauncher *c) {
   }
 }
 
-/* Is the kernel's last launcher (at KI_LAST) one for configuration c? */
-static int same_launcher(lua_State *L, const GpuLauncher *c) {
-  lua_getupvalue(L, KI_LAST, LU_CONFIG);
-  const GpuLauncher *last = lua_touserdata(L, -1);
-  lua_pop(L, 1);
-  if (memcmp(last->grid, c->grid, sizeof c->grid) != 0 ||
+/* Is the kernel's last launcher one for configuration c (the stream at KI_STREAM)? */
+static int same_launcher(lua_State *L, const GpuKernel *k, const GpuLauncher *c) {
+  const GpuLauncher *last = k->last;
+  if (last == NULL || memcmp(last->grid, c->grid, sizeof c->grid) != 0 ||
       memcmp(last->block, c->block, sizeof c->block) != 0 || last->shared != c->shared ||
       last->has_stream != c->has_stream)
     return 0;
   if (!c->has_stream) return 1;
-  lua_getupvalue(L, KI_LAST, LU_STREAM);
+  lua_getiuservalue(L, KI_KERNEL, KU_LAUNCHER);
+  lua_getupvalue(L, -1, LU_STREAM);
   int same = lua_rawequal(L, -1, KI_STREAM);
-  lua_pop(L, 1);
+  lua_pop(L, 2);
   return same;
 }
 
@@ -309,29 +375,34 @@ static int same_launcher(lua_State *L, const GpuLauncher *c) {
  * keeps its last launcher and gives it again for the same configuration, so a loop of
  * k[{g, b}](...) makes no launcher after the first. */
 static int kernel_index(lua_State *L) {
-  if (fast_udata(L, KI_KERNEL, UV_KERNEL_MT) == NULL) tokernel(L, KI_KERNEL);   /* raises */
-  if (lua_type(L, KI_CONFIG) == LUA_TSTRING) {
+  GpuKernel *k = kernel_arg(L, KI_KERNEL);
+  if (k == NULL) tokernel(L, KI_KERNEL);   /* raises */
+  int t = lua_type(L, KI_CONFIG);
+  if (t == LUA_TSTRING) {
     const char *key = lua_tostring(L, KI_CONFIG);
     if (strcmp(key, "name") == 0) { lua_getiuservalue(L, KI_KERNEL, KU_NAME); return 1; }
     if (method_push(L, KI_KERNEL, key)) return 1;
     return luaL_error(L, "gpu.kernel has no field or method '%s'", key);
   }
-  if (!lua_istable(L, KI_CONFIG))
+  if (t != LUA_TTABLE)
     return luaL_error(L, "launch configuration must be {grid, block}, got %s",
                       luaL_typename(L, KI_CONFIG));
   GpuLauncher c;
   read_config(L, &c);
-  if (lua_getiuservalue(L, KI_KERNEL, KU_LAUNCHER) == LUA_TFUNCTION && same_launcher(L, &c))
+  if (same_launcher(L, k, &c)) {
+    lua_getiuservalue(L, KI_KERNEL, KU_LAUNCHER);
     return 1;
+  }
   lua_settop(L, KI_STREAM);
   GpuLauncher *g = lua_newuserdatauv(L, sizeof *g, 0);
   *g = c;
+  g->kernel = k;
   lua_pushvalue(L, KI_KERNEL);
   lua_pushvalue(L, KI_STREAM);
-  lua_pushvalue(L, lua_upvalueindex(UV_ARRAY_MT));
-  lua_pushcclosure(L, launcher_call, 4);   /* upvalues: LU_CONFIG .. LU_ARRAY_MT */
+  lua_pushcclosure(L, launcher_call, 3);   /* upvalues: LU_CONFIG .. LU_STREAM */
   lua_pushvalue(L, -1);
   lua_setiuservalue(L, KI_KERNEL, KU_LAUNCHER);
+  k->last = g;                             /* alive while its closure is the kernel's */
   return 1;
 }
 
@@ -367,9 +438,9 @@ static const luaL_Reg kernel_methods[] = {
 void kernel_open(lua_State *L) {
   luaL_setfuncs(L, kernel_funcs, 0);
   luaL_newmetatable(L, GPU_KERNEL_T);
-  luaL_getmetatable(L, GPU_ARRAY_T);
-  lua_pushvalue(L, -2);
-  lua_pushcclosure(L, kernel_index, 2);   /* upvalues: UV_ARRAY_MT, UV_KERNEL_MT */
+  lua_pushliteral(L, "shared");
+  lua_pushliteral(L, "stream");
+  lua_pushcclosure(L, kernel_index, 2);   /* upvalues: UV_SHARED, UV_STREAM */
   lua_setfield(L, -2, "__index");
   lua_pushcfunction(L, kernel_call);
   lua_setfield(L, -2, "__call");

@@ -140,7 +140,9 @@ void cuda_range_push(const char *name);
 void cuda_range_pop(void);
 void cuda_mark(const char *name);
 void cuda_trace(int on);
-int cuda_tracing(void);
+void cuda_trace_init(void);
+extern int cuda_trace_on;
+#define cuda_tracing() (cuda_trace_on)
 void cuda_trace_copy(const char *what, size_t n);   /* pushes a range; pop it after */
 
 #endif

@@ -111,6 +111,7 @@ GpuResult cuda_load(void) {
     return driver.result;
   }
   driver.loaded = 1;
+  cuda_trace_init();
   return GPU_OK;
 }
 

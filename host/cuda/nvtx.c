@@ -8,18 +8,17 @@
 #include <nvtx3/nvToolsExt.h>
 #include "cuda_internal.h"
 
-static int tracing = -1;   /* -1 until GPUHOST_TRACE has been read */
+int cuda_trace_on;   /* read on each launch and copy: set by gpu.trace and cuda_trace_init */
 
 void cuda_range_push(const char *name) { nvtxRangePushA(name); }
 void cuda_range_pop(void) { nvtxRangePop(); }
 void cuda_mark(const char *name) { nvtxMarkA(name); }
-void cuda_trace(int on) { tracing = on != 0; }
-int cuda_tracing(void) {
-  if (tracing < 0) {
-    const char *env = getenv("GPUHOST_TRACE");
-    tracing = env != NULL && strcmp(env, "1") == 0;
-  }
-  return tracing;
+void cuda_trace(int on) { cuda_trace_on = on != 0; }
+
+/* GPUHOST_TRACE=1 turns tracing on from the start (cuda_load calls this once). */
+void cuda_trace_init(void) {
+  const char *env = getenv("GPUHOST_TRACE");
+  if (env != NULL && strcmp(env, "1") == 0) cuda_trace_on = 1;
 }
 
 /* "htod 4.0 MiB": the range a copy of n bytes gets */
