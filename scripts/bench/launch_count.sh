@@ -4,7 +4,10 @@
 # libcuda.so.1 (stubcuda.c) whose cuLaunchKernel returns at once. Each form of launch runs
 # N1 and N2 times in separate processes; the difference over N2 - N1 is the cost of one
 # launch, the Lua loop included. The same for a C loop calling the stub's cuLaunchKernel
-# gives the floor. Needs valgrind and build/gpuhost; NVRTC compiles the kernels.
+# gives the floor. What gpuhost adds to a launch is its count less Lua's own part (the call
+# of a C function with the same arguments, lua_call_instr; for k[{1, 32}](...) the table
+# and the __index call too, lua_index_call_instr) and less the floor.
+# Needs valgrind and build/gpuhost; NVRTC compiles the kernels.
 cd "$(dirname "$0")/../.." || exit 1
 cuda=${CUDA_HOME:-/usr/local/cuda}
 dir=$(mktemp -d)
@@ -33,6 +36,13 @@ per_launch launch_prepared_instr "$SETUP for _ = 1, N do run(a, b, c, 32) end"
 per_launch launch_args_instr "$SETUP for _ = 1, N do k[{1, 32}](a, b, c, 32) end"
 per_launch launch_empty_instr "$SETUP for _ = 1, N do e[{1, 32}]() end"
 per_launch lua_loop_instr "$SETUP for _ = 1, N do end"
+# what Lua itself spends on calling a C function with these arguments (one that does
+# nothing with them), and on k[{1, 32}](...) when k's __index is such a function: the
+# parts of a launch that any Lua binding pays
+per_launch lua_call_instr "$SETUP local f = gpu.capturing for _ = 1, N do f(a, b, c, 32) end"
+per_launch lua_index_call_instr "$SETUP local f = gpu.capturing
+local t = setmetatable({}, {__index = function() return f end})
+for _ = 1, N do t[{1, 32}](a, b, c, 32) end"
 
 # the floor: C calling the stub's cuLaunchKernel with the same arguments, through the
 # pointer cuGetProcAddress gives, as gpuhost calls it

@@ -42,6 +42,8 @@ local rows = {
   {"launch_args_instr", "instructions of k[{1, 32}](a, b, c, n) (stub driver; C: the call alone)", "instr", "lower"},
   {"launch_empty_instr", "instructions of k[{1, 32}]() (stub driver)", "instr", "lower"},
   {"lua_loop_instr", "instructions of the Lua loop around a launch", "instr", "lower"},
+  {"lua_call_instr", "instructions Lua spends calling an empty C function with the same arguments", "instr", "lower"},
+  {"lua_index_call_instr", "instructions of t[{1, 32}](a, b, c, n) with a Lua __index giving that function", "instr", "lower"},
   {"ew_add_GBps", "c = a + b, 2^24+11 float32 (C: vecadd kernel)", "GB/s", "higher"},
   {"ew_add_small_us", "c = a + b, 1000 float32, end to end", "µs", "lower"},
   {"fuse10_GBps", "10 operations fused, 2^26 float32 (C: one hand-written kernel)", "GB/s", "higher"},
