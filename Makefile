@@ -29,7 +29,7 @@ BACKEND_CFLAGS = -DGPUHOST_NO_LUA
 LUA_SIDE = host/rewrite.c host/loader.c host/errors.c host/device.c host/stream.c host/event.c \
            host/array.c host/hostarray.c host/program.c host/kernel.c host/dtype.c host/gpu.c \
            host/profile.c host/jit.c host/graph.c host/layout.c host/view.c host/table.c \
-           host/strided.c host/copy.c host/promote.c host/ufunc.c host/ops.c
+           host/strided.c host/copy.c host/promote.c host/ufunc.c host/ops.c host/npy.c host/npz.c
 SHARED   = host/backend.c host/util.c host/results.c host/cache.c host/embed.c
 BACKENDS = host/cuda/cuda.c host/cuda/driver.c host/cuda/memory.c host/cuda/graph.c \
            host/cuda/nvrtc.c host/cuda/nvtx.c \
@@ -44,7 +44,8 @@ JIT_LUA  = lua/jit/jit.lua lua/jit/lex.lua lua/jit/parse.lua lua/jit/scan.lua lu
 JIT_LUAC = $(JIT_LUA:lua/jit/%.lua=build/jit/%.luac) build/jit/stamp
 EMBEDDED = lua/gpu.lua lua/signature.lua lua/format.lua lua/complete.lua kernels/gpuhost.cuh kernels/builtin.cu \
            kernels/cpu.h kernels/cpu_cooperative_groups.h kernels/gpuhost_cpu_abi.h $(JIT_LUAC) \
-           lua/arrays.lua lua/codegen.lua lua/fuse.lua lua/elementwise.lua kernels/ops/ew.cuh
+           lua/arrays.lua lua/codegen.lua lua/fuse.lua lua/elementwise.lua kernels/ops/ew.cuh \
+           lua/npy.lua
 
 MOD_OBJ  = $(MOD_SRC:host/%.c=build/obj/%.o)
 PIC_OBJ  = $(MOD_SRC:host/%.c=build/pic/%.o)

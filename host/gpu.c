@@ -55,6 +55,8 @@ int luaopen_gpu(lua_State *L) {
   program_open(L);
   kernel_open(L);
   profile_open(L);
+  npy_open(L);
+  npz_open(L);
   jit_open(L);
   graph_open(L);
   lua_pushcfunction(L, gpu_clock);

@@ -303,6 +303,18 @@ void event_open(lua_State *L);
 void kernel_open(lua_State *L);
 void program_open(lua_State *L);
 void profile_open(lua_State *L);
+void npy_open(lua_State *L);
+void npz_open(lua_State *L);
+/* npy.c, for npz.c: a .npy file's header, in memory */
+typedef struct NpyHeader {
+  GpuDtype dtype;
+  int swap;                  /* big-endian elements */
+  int fortran;
+  GpuShape shape;
+} NpyHeader;
+void npy_push_header(lua_State *L, const HostArray *h);   /* [-0, +1, m] */
+const char *npy_parse(const char *p, size_t len, NpyHeader *h, size_t *offset);
+void npy_swap(unsigned char *p, size_t n, size_t size);
 void jit_open(lua_State *L);   /* gpu.jit's dispatcher (jit.c) */
 void graph_open(lua_State *L);
 /* graph.c: while gpu.graph records, every array the recorded work uses is kept (and

@@ -13,6 +13,7 @@ local codegen = embedded("lua/codegen.lua")
 embedded("lua/arrays.lua", codegen)
 embedded("lua/fuse.lua", codegen)
 embedded("lua/elementwise.lua", codegen)
+embedded("lua/npy.lua")
 
 gpu._meta.array.__tostring = format.array
 gpu._meta.hostarray.__tostring = format.hostarray

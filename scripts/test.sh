@@ -3,7 +3,8 @@
 # picks here (GPU_BACKEND=cuda or cpu to choose): every spec runs on either, but for the few
 # tagged #cuda or #cpu (meaningful on one backend only), #nodriver (only where no CUDA
 # driver is installed), #stocklua (only where lua5.4 is), #rock (where luarocks is) and
-# #seconduid (only as root, with setpriv) and #libedit (where libedit and script(1) are).
+# #seconduid (only as root, with setpriv), #libedit (where libedit and script(1) are) and
+# #numpy (where python3 has numpy).
 # Writes build/test-summary
 # ("passed failed skipped") for .ci/run.
 # BUSTED_BUNDLE=DIR runs the busted copied by ../shared/tools/lua-test-bundle DIR instead of
@@ -28,6 +29,7 @@ if GPU_BACKEND=cuda "$host" -e 'local ok, e = pcall(gpu.device_count) os.exit(ok
 fi
 if ! command -v lua5.4 >/dev/null 2>&1; then exclude="$exclude,stocklua"; fi
 if ! command -v luarocks >/dev/null 2>&1 || ! command -v lua5.4 >/dev/null 2>&1; then exclude="$exclude,rock"; fi
+if ! python3 -c 'import numpy' >/dev/null 2>&1; then exclude="$exclude,numpy"; fi
 if ! command -v script >/dev/null 2>&1 || ! ldconfig -p 2>/dev/null | grep -q 'libedit\.so'; then exclude="$exclude,libedit"; fi
 # #seconduid specs act as a second user (uid 65534, by setpriv): only as root, with setpriv,
 # and where that user can run build/gpuhost

@@ -738,6 +738,20 @@ local rows = {
    "bad argument #1 to '_jit_memo' (string expected, got no value)"},
   {"gpu._jit_memo('k', {})", function() return gpu._jit_memo('k', {}) end,
    "bad argument #2 to '_jit_memo' (string expected, got table)"},
+  {"gpu.save(3, a)", function() return gpu.save(3, a) end,
+   "bad argument #1 to 'save' (file name expected, got number)"},
+  {"gpu.save('/tmp/x.npy', 'a')", function() return gpu.save('/tmp/x.npy', 'a') end,
+   "bad argument #2 to 'save' (array expected, got string)"},
+  {"gpu.load({})", function() return gpu.load({}) end,
+   "bad argument #1 to 'load' (file name expected, got table)"},
+  {"gpu.load('/nonexistent/x.npy')", function() return gpu.load('/nonexistent/x.npy') end,
+   "cannot open '/nonexistent/x.npy'"},
+  {"gpu.load('/tmp', 3)", function() return gpu.load('/tmp', 3) end,
+   "bad argument #2 to 'load' (options table expected, got number)"},
+  {"gpu.savez('/tmp/x.npz', 3)", function() return gpu.savez('/tmp/x.npz', 3) end,
+   "bad argument #2 to 'savez' (table of arrays expected, got number)"},
+  {"gpu.loadz('/nonexistent/x.npz')", function() return gpu.loadz('/nonexistent/x.npz') end,
+   "cannot read '/nonexistent/x.npz'"},
 }
 
 describe("bad input", function()

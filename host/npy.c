@@ -1,0 +1,254 @@
+/* npy.c: NumPy's .npy files (format 1.0 written; 1.0, 2.0 and 3.0 read), so that arrays go
+ * to and from NumPy without a loop: gpu._npy_write(path, h) writes a contiguous host array
+ * whole, atomically (a temporary file beside path, then rename, so a failure never leaves
+ * half a file under path); gpu._npy_read(path) gives a host array and whether the file was
+ * in Fortran order. lua/npy.lua (gpu.save, gpu.load) makes views contiguous, copies to and
+ * from the device and turns a Fortran-order array into the view it is. Elements are
+ * little-endian on every machine gpuhost runs on; big-endian files are read and swapped. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "gpu.h"
+
+static const char MAGIC[6] = {'\x93', 'N', 'U', 'M', 'P', 'Y'};
+#define MAX_HEADER 65536   /* NumPy's own reader refuses longer ones too */
+
+/* NumPy's type character for a dtype: kind and size give "<f4", "|b1", "<i8" ... */
+static void descr_of(GpuDtype dt, char out[8]) {
+  const DtypeInfo *d = &dtypes[dt];
+  snprintf(out, 8, "%c%c%zu", d->size == 1 ? '|' : '<', d->kind, d->size);
+}
+
+/* [-0, +1, m] The header: magic, version 1.0, its length, and the dict padded with spaces
+ * to a multiple of 64 bytes, ending in a newline. */
+void npy_push_header(lua_State *L, const HostArray *h) {
+  char descr[8];
+  descr_of(h->dtype, descr);
+  luaL_Buffer b;
+  luaL_buffinit(L, &b);
+  lua_pushfstring(L, "{'descr': '%s', 'fortran_order': False, 'shape': (", descr);
+  luaL_addvalue(&b);
+  for (int i = 0; i < h->shape.ndim; i++) {   /* (), (3,), (3, 4) as Python writes them */
+    lua_pushfstring(L, i ? ", %I" : "%I", (lua_Integer)h->shape.dim[i]);
+    luaL_addvalue(&b);
+  }
+  luaL_addstring(&b, h->shape.ndim == 1 ? ",), }" : "), }");
+  luaL_pushresult(&b);
+  size_t n;
+  const char *dict = lua_tolstring(L, -1, &n);
+  size_t total = (10 + n + 1 + 63) / 64 * 64, pad = total - 10 - n - 1;
+  luaL_buffinit(L, &b);
+  luaL_addlstring(&b, MAGIC, 6);
+  luaL_addchar(&b, '\1');
+  luaL_addchar(&b, '\0');
+  luaL_addchar(&b, (char)((total - 10) & 0xff));
+  luaL_addchar(&b, (char)((total - 10) >> 8));
+  luaL_addlstring(&b, dict, n);
+  for (size_t i = 0; i < pad; i++) luaL_addchar(&b, ' ');
+  luaL_addchar(&b, '\n');
+  luaL_pushresult(&b);
+  lua_remove(L, -2);
+}
+
+/* gpu._npy_write(path, h): h contiguous; raises naming the path when it cannot */
+static int npy_write(lua_State *L) {
+  const char *path = luaL_checkstring(L, 1);
+  HostArray *h = hostarray_check(L, 2);
+  if (!h->contiguous) return luaL_argerror(L, 2, "a contiguous host array expected");
+  npy_push_header(L, h);
+  size_t hn;
+  const char *hdr = lua_tolstring(L, -1, &hn);
+  char *tmp = malloc(strlen(path) + 16);
+  if (tmp == NULL) return luaL_error(L, "cannot write '%s': out of memory", path);
+  sprintf(tmp, "%s.tmp-XXXXXX", path);
+  int fd = mkstemp(tmp), err = 0;
+  mode_t mask = umask(0);   /* the file gets the mode a new file would, not mkstemp's 0600 */
+  umask(mask);
+  if (fd < 0) err = errno;
+  else if (fchmod(fd, 0666 & ~mask) != 0) err = errno;
+  else if (fd_write_all(fd, hdr, hn) != 0 || fd_write_all(fd, h->data, h->nbytes) != 0) err = errno ? errno : EIO;
+  if (fd >= 0 && fsync(fd) != 0 && !err) err = errno;
+  if (fd >= 0 && close(fd) != 0 && !err) err = errno;
+  if (!err && rename(tmp, path) != 0) err = errno;
+  if (err && fd >= 0) unlink(tmp);
+  free(tmp);
+  if (err) return luaL_error(L, "cannot write '%s': %s", path, strerror(err));
+  return 0;
+}
+
+/* ---- reading ---- */
+
+
+static const char *skip_space(const char *p) {
+  while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;
+  return p;
+}
+
+/* The value of key in the dict text: a pointer just after "'key':" (spaces skipped). */
+static const char *field(const char *dict, const char *key) {
+  char quoted[32];
+  snprintf(quoted, sizeof quoted, "'%s'", key);
+  const char *p = strstr(dict, quoted);
+  if (p == NULL) {
+    snprintf(quoted, sizeof quoted, "\"%s\"", key);
+    p = strstr(dict, quoted);
+  }
+  if (p == NULL) return NULL;
+  p = skip_space(p + strlen(quoted));
+  return *p == ':' ? skip_space(p + 1) : NULL;
+}
+
+/* NumPy's descr ("<f4") as a dtype; why not, or NULL. */
+static const char *read_descr(const char *p, NpyHeader *h) {
+  char q = *p;
+  if (q != '\'' && q != '"') return "its descr is not a simple type string (structured arrays are not read)";
+  char order = p[1], kind = p[2];
+  char *end;
+  long size = strtol(p + 3, &end, 10);
+  if (*end != q || (order != '<' && order != '>' && order != '|' && order != '='))
+    return "its descr is not a type gpuhost reads";
+  for (int i = 0; i < DT_COUNT; i++)
+    if (dtypes[i].kind == kind && (long)dtypes[i].size == size) {
+      h->dtype = (GpuDtype)i;
+      h->swap = order == '>' && size > 1;
+      return NULL;
+    }
+  return "its dtype has no gpuhost dtype";
+}
+
+static const char *read_shape(const char *p, NpyHeader *h) {
+  if (*p != '(') return "its shape is not a tuple";
+  memset(&h->shape, 0, sizeof h->shape);
+  h->shape.size = 1;
+  for (p = skip_space(p + 1); *p != ')'; p = skip_space(p)) {
+    char *end;
+    long long v = strtoll(p, &end, 10);
+    if (end == p || v < 0) return "its shape holds something other than sizes";
+    if (h->shape.ndim == GPU_MAXDIM) return "it has more dimensions than gpuhost's 8";
+    if (v != 0 && h->shape.size > ((int64_t)1 << 48) / v) return "its shape is too large";
+    h->shape.dim[h->shape.ndim++] = v;
+    h->shape.size *= v;
+    p = skip_space(end);
+    if (*p == ',') p++;
+    else if (*p != ')') return "its shape is not a tuple of sizes";
+  }
+  return NULL;
+}
+
+/* Parses the dict; why it cannot, or NULL. */
+static const char *parse_header(const char *dict, NpyHeader *h) {
+  const char *p, *why;
+  if ((p = field(dict, "descr")) == NULL) return "its header has no descr";
+  if ((why = read_descr(p, h)) != NULL) return why;
+  if ((p = field(dict, "fortran_order")) == NULL) return "its header has no fortran_order";
+  if (strncmp(p, "True", 4) == 0) h->fortran = 1;
+  else if (strncmp(p, "False", 5) == 0) h->fortran = 0;
+  else return "its fortran_order is neither True nor False";
+  if ((p = field(dict, "shape")) == NULL) return "its header has no shape";
+  return read_shape(p, h);
+}
+
+void npy_swap(unsigned char *p, size_t n, size_t size) {
+  for (size_t i = 0; i < n; i++, p += size)
+    for (size_t a = 0, b = size - 1; a < b; a++, b--) {
+      unsigned char t = p[a]; p[a] = p[b]; p[b] = t;
+    }
+}
+
+/* The header at the start of the len bytes at p (a whole .npy file in memory): fills *h and
+ * *offset (where the data starts); why it cannot, or NULL. */
+const char *npy_parse(const char *p, size_t len, NpyHeader *h, size_t *offset) {
+  const unsigned char *u = (const unsigned char *)p;
+  if (len < 10 || memcmp(p, MAGIC, 6) != 0) return "it is not a .npy file (no \\x93NUMPY magic)";
+  size_t hl = (size_t)u[8] | (size_t)u[9] << 8, at = 10;
+  if (u[6] >= 2) {
+    if (len < 12) return "its header is truncated";
+    hl |= (size_t)u[10] << 16 | (size_t)u[11] << 24;
+    at = 12;
+  } else if (u[6] != 1) {
+    return "its .npy version is not one gpuhost reads";
+  }
+  if (hl > MAX_HEADER || len - at < hl) return "its header is truncated";
+  char *dict = malloc(hl + 1);
+  if (dict == NULL) return "out of memory";
+  memcpy(dict, p + at, hl);
+  dict[hl] = '\0';
+  const char *why = parse_header(dict, h);
+  free(dict);
+  if (why) return why;
+  size_t want = (size_t)h->shape.size * dtypes[h->dtype].size;
+  if (len - at - hl != want) return "its data is not the size its shape says";
+  *offset = at + hl;
+  return NULL;
+}
+
+/* Reads the magic, version and header text of f; raises with what is wrong. Returns the
+ * header (malloc'd, NUL-terminated) and leaves f at the data. */
+static char *read_preamble(lua_State *L, FILE *f, const char *path) {
+  unsigned char pre[12];
+  if (fread(pre, 1, 10, f) != 10 || memcmp(pre, MAGIC, 6) != 0) {
+    fclose(f);
+    luaL_error(L, "'%s' is not a .npy file (no \\x93NUMPY magic)", path);
+  }
+  size_t len = (size_t)pre[8] | (size_t)pre[9] << 8;
+  if (pre[6] >= 2) {   /* versions 2.0 and 3.0: a 4-byte length */
+    if (fread(pre + 10, 1, 2, f) != 2) { fclose(f); luaL_error(L, "'%s': truncated header", path); }
+    len |= (size_t)pre[10] << 16 | (size_t)pre[11] << 24;
+  } else if (pre[6] != 1) {
+    fclose(f);
+    luaL_error(L, "'%s': .npy version %d.%d, which gpuhost does not read", path, pre[6], pre[7]);
+  }
+  char *dict = len <= MAX_HEADER ? malloc(len + 1) : NULL;
+  if (dict == NULL || fread(dict, 1, len, f) != len) {
+    free(dict);
+    fclose(f);
+    luaL_error(L, "'%s': truncated or oversized header", path);
+  }
+  dict[len] = '\0';
+  return dict;
+}
+
+/* gpu._npy_read(path): a host array and whether the file is in Fortran order */
+static int npy_read(lua_State *L) {
+  const char *path = luaL_checkstring(L, 1);
+  FILE *f = fopen(path, "rb");
+  if (f == NULL) return luaL_error(L, "cannot open '%s': %s", path, strerror(errno));
+  char *dict = read_preamble(L, f, path);
+  NpyHeader h;
+  const char *why = parse_header(dict, &h);
+  free(dict);
+  if (why) { fclose(f); return luaL_error(L, "cannot read '%s': %s", path, why); }
+  long at = ftell(f);
+  struct stat st;
+  size_t want = (size_t)h.shape.size * dtypes[h.dtype].size;
+  int sized = at >= 0 && fstat(fileno(f), &st) == 0 && (size_t)st.st_size - (size_t)at == want;
+  fclose(f);   /* before anything that may raise; opened again for the data */
+  if (!sized)
+    return luaL_error(L, "cannot read '%s': its shape says %I bytes of data, the file holds %I",
+                      path, (lua_Integer)want, (lua_Integer)(at < 0 ? 0 : st.st_size - at));
+  GpuShape s = h.shape;
+  if (h.fortran)   /* read as the C-order array of reversed shape whose transpose it is */
+    for (int i = 0; i < s.ndim / 2; i++) {
+      int64_t t = s.dim[i]; s.dim[i] = s.dim[s.ndim - 1 - i]; s.dim[s.ndim - 1 - i] = t;
+    }
+  HostArray *a = hostarray_new(L, &s, h.dtype);
+  f = fopen(path, "rb");
+  size_t got = f && fseek(f, at, SEEK_SET) == 0 && want ? fread(a->data, 1, want, f) : 0;
+  if (f) fclose(f);
+  if (got != want) return luaL_error(L, "cannot read '%s': the data is truncated", path);
+  if (h.swap) npy_swap(a->data, (size_t)s.size, dtypes[h.dtype].size);
+  lua_pushboolean(L, h.fortran);
+  return 2;
+}
+
+static const luaL_Reg npy_funcs[] = {
+  {"_npy_write", npy_write},
+  {"_npy_read", npy_read},
+  {NULL, NULL}
+};
+
+/* Expects the gpu table on top. */
+void npy_open(lua_State *L) { luaL_setfuncs(L, npy_funcs, 0); }

@@ -1,0 +1,151 @@
+-- NumPy's files: gpu.save/gpu.load (.npy) and gpu.savez/gpu.loadz (.npz, through libzip),
+-- round trips for every dtype, what NumPy writes read bit for bit and what gpuhost writes
+-- read by NumPy bit for bit (#numpy: where python3 has numpy), and every bad file.
+local S = require("spec.support")
+
+local function tmpdir()
+  local d = os.tmpname()
+  os.remove(d)
+  assert(os.execute("mkdir -p " .. d))
+  return d
+end
+
+local function files_in(d)
+  local t = {}
+  for name in io.popen("ls -A " .. d):lines() do t[#t + 1] = name end
+  table.sort(t)
+  return t
+end
+
+-- a host array of dtype dt with some values, including a negative, an extreme and a 0
+local function sample(dt)
+  local v = ({bool = {true, false, true, true, false, false},
+              float32 = {1.5, -2.25, 3e38, 0, 1 / 3, -0.0},
+              float64 = {1.5, -2.25, 1e308, 0, 1 / 3, 2^-1074}})[dt]
+  if not v then
+    local info
+    for _, d in ipairs(gpu._dtypes) do if d.name == dt then info = d end end
+    local bits = info.size * 8
+    local hi = bits >= 64 and math.maxinteger or (1 << (bits - (info.kind == "i" and 1 or 0))) - 1
+    local lo = info.kind == "i" and (bits >= 64 and math.mininteger or -(1 << (bits - 1))) or 0
+    v = {0, 1, hi, lo, 7, 42}
+  end
+  return gpu.host.array({{v[1], v[2], v[3]}, {v[4], v[5], v[6]}}, dt)
+end
+
+local function same_bytes(a, b)
+  return a.dtype == b.dtype and table.concat(a.shape, ",") == table.concat(b.shape, ",") and
+         a:contiguous():bytes() == b:contiguous():bytes()
+end
+
+describe("gpu.save and gpu.load", function()
+  it("keep every dtype, shape and value, from device and host arrays", function()
+    local d = tmpdir()
+    for _, dt in ipairs(gpu.dtypes) do
+      local h = sample(dt)
+      gpu.save(d .. "/h.npy", h)
+      assert.is_true(same_bytes(h, gpu.load(d .. "/h.npy")), dt)
+      gpu.save(d .. "/d.npy", gpu.array(h))
+      local back = gpu.load(d .. "/d.npy", {device = true})
+      assert.are.equal("gpu.array", tostring(back):match("^gpu%.array"))
+      assert.is_true(same_bytes(h, back:tohost()), dt)
+    end
+    os.execute("rm -rf " .. d)
+  end)
+
+  it("write views as the arrays they show, and 0-D and empty arrays", function()
+    local d = tmpdir()
+    local a = gpu.arange(12, "int32"):reshape({3, 4})
+    gpu.save(d .. "/t.npy", a.T)
+    assert.are.same({{0, 4, 8}, {1, 5, 9}, {2, 6, 10}, {3, 7, 11}}, gpu.load(d .. "/t.npy"):totable())
+    gpu.save(d .. "/e.npy", gpu.zeros({0, 3}))
+    assert.are.same({0, 3}, gpu.load(d .. "/e.npy").shape)
+    os.execute("rm -rf " .. d)
+  end)
+
+  it("refuse bad files with a clear error, and leave nothing behind a failed write", function()
+    local d = tmpdir()
+    local function write(name, bytes) local f = assert(io.open(d .. "/" .. name, "wb")); f:write(bytes); f:close() end
+    local good = d .. "/good.npy"
+    gpu.save(good, gpu.arange(4, "int32"))
+    local f = assert(io.open(good, "rb")); local bytes = f:read("a"); f:close()
+    write("magic.npy", "NOTNUMPY" .. bytes:sub(9))
+    write("short.npy", bytes:sub(1, 20))
+    write("data.npy", bytes:sub(1, #bytes - 3))
+    write("u4.npy", (bytes:gsub("<i4", "<U1")))
+    write("shape.npy", (bytes:gsub("%(4,%)", "(9,)")))
+    for _, case in ipairs({
+      {"magic.npy", "is not a .npy file"},
+      {"short.npy", "truncated or oversized header"},
+      {"data.npy", "its shape says 16 bytes of data, the file holds 13"},
+      {"u4.npy", "its dtype has no gpuhost dtype"},
+      {"shape.npy", "its shape says 36 bytes of data, the file holds 16"},
+      {"none.npy", "cannot open"},
+    }) do
+      assert.matches(case[2], S.errof(gpu.load, d .. "/" .. case[1]), 1, true)
+    end
+    assert.matches("cannot write '" .. d .. "/no/such/dir/x.npy'", S.errof(gpu.save, d .. "/no/such/dir/x.npy", gpu.zeros(2)), 1, true)
+    os.execute("mkdir " .. d .. "/adir")
+    assert.matches("Is a directory", S.errof(gpu.save, d .. "/adir", gpu.zeros(2)), 1, true)
+    assert.are.same({"adir", "data.npy", "good.npy", "magic.npy", "shape.npy", "short.npy", "u4.npy"}, files_in(d))
+    assert.matches("bad argument #2 to 'save' (array expected, got table)", S.errof(gpu.save, good, {1}), 1, true)
+    assert.matches("bad argument #1 to 'load' (file name expected, got number)", S.errof(gpu.load, 3), 1, true)
+    os.execute("rm -rf " .. d)
+  end)
+end)
+
+describe("gpu.savez and gpu.loadz", function()
+  it("keep named arrays and name a list's as numpy.savez does", function()
+    local d = tmpdir()
+    gpu.savez(d .. "/z.npz", {x = gpu.arange(5), y = sample("int64"), gpu.zeros(2, "bool")})
+    local t = gpu.loadz(d .. "/z.npz")
+    assert.are.same({0, 1, 2, 3, 4}, t.x:totable())
+    assert.is_true(same_bytes(sample("int64"), t.y))
+    assert.are.same({false, false}, t.arr_0:totable())
+    assert.are.equal("gpu.array", tostring(gpu.loadz(d .. "/z.npz", {device = true}).x):match("^gpu%.array"))
+    assert.matches("not a zip file", S.errof(gpu.loadz, d .. "/none.npz"), 1, true)
+    assert.matches("(x is a number, not an array)", S.errof(gpu.savez, d .. "/b.npz", {x = 1}), 1, true)
+    assert.matches("(a/b is not a member name)", S.errof(gpu.savez, d .. "/b.npz", {["a/b"] = gpu.zeros(1)}), 1, true)
+    os.execute("rm -rf " .. d)
+  end)
+end)
+
+describe("NumPy #numpy", function()
+  local function py(code) return S.run("python3 -c " .. S.quote(code)) end
+
+  it("reads what gpuhost writes, and gpuhost what NumPy writes, bit for bit", function()
+    local d = tmpdir()
+    for _, dt in ipairs(gpu.dtypes) do
+      local h = sample(dt)
+      gpu.save(d .. "/" .. dt .. ".npy", h)
+      local f = assert(io.open(d .. "/" .. dt .. ".raw", "wb")); f:write(h:bytes()); f:close()
+    end
+    local out, status, err = py(([[
+import numpy as np, sys
+d = %q
+for dt in %q.split():
+    a = np.load(d + "/" + dt + ".npy")
+    raw = open(d + "/" + dt + ".raw", "rb").read()
+    assert a.dtype == np.dtype(dt) and a.shape == (2, 3) and a.tobytes() == raw, dt
+    np.save(d + "/np_" + dt + ".npy", a)
+    np.save(d + "/npf_" + dt + ".npy", np.asfortranarray(a))
+    np.save(d + "/npb_" + dt + ".npy", a.astype(a.dtype.newbyteorder(">")))
+np.savez(d + "/np.npz", *[np.load(d + "/" + dt + ".npy") for dt in %q.split()])
+print("ok")]]):format(d, table.concat(gpu.dtypes, " "), table.concat(gpu.dtypes, " ")))
+    assert.are.equal(0, status, err)
+    assert.are.equal("ok\n", out)
+    local z = gpu.loadz(d .. "/np.npz")
+    for i, dt in ipairs(gpu.dtypes) do
+      local h = sample(dt)
+      for _, prefix in ipairs({"np_", "npf_", "npb_"}) do
+        assert.is_true(same_bytes(h, gpu.load(d .. "/" .. prefix .. dt .. ".npy")), prefix .. dt)
+      end
+      assert.is_true(same_bytes(h, z["arr_" .. (i - 1)]), "npz " .. dt)
+    end
+    gpu.savez(d .. "/g.npz", {a = sample("float64"), b = sample("uint16")})
+    out, status, err = py(("import numpy as np; z = np.load(%q); print(z['a'][0, 1], z['b'].dtype, z['b'][0, 2])"):format(d .. "/g.npz"))
+    assert.are.equal(0, status, err)
+    assert.are.equal("-2.25 uint16 65535\n", out)
+    os.execute("rm -rf " .. d)
+  end)
+end)
