@@ -29,7 +29,8 @@ BACKEND_CFLAGS = -DGPUHOST_NO_LUA
 LUA_SIDE = host/rewrite.c host/loader.c host/errors.c host/device.c host/stream.c host/event.c \
            host/array.c host/hostarray.c host/program.c host/kernel.c host/dtype.c host/gpu.c \
            host/profile.c host/jit.c host/graph.c host/layout.c host/view.c host/table.c \
-           host/strided.c host/copy.c host/promote.c host/ufunc.c host/ops.c host/npy.c host/npz.c
+           host/strided.c host/copy.c host/promote.c host/ufunc.c host/ops.c host/npy.c host/npz.c \
+           host/embedapi.c
 SHARED   = host/backend.c host/util.c host/results.c host/cache.c host/embed.c
 BACKENDS = host/cuda/cuda.c host/cuda/driver.c host/cuda/memory.c host/cuda/graph.c \
            host/cuda/nvrtc.c host/cuda/nvtx.c \
@@ -52,11 +53,19 @@ PIC_OBJ  = $(MOD_SRC:host/%.c=build/pic/%.o)
 HOST_OBJ = $(HOST_SRC:host/%.c=build/obj/%.o)
 GENERATED = build/cuda_errors.h build/nvrtc_errors.h
 
-all: build/gpuhost build/gpu.so
+all: build/gpuhost build/gpu.so build/libgpuhost.a build/embed_example
 
 # CFLAGS go on the link lines too (-fsanitize=..., -flto, -pg need them there)
 build/gpuhost: $(MOD_OBJ) $(HOST_OBJ)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LUA_A) -Wl,-E -lm -ldl -lpthread
+
+# the C API for programs that embed gpuhost (host/gpuhost.h), and the example of it
+build/libgpuhost.a: $(PIC_OBJ)
+	rm -f $@ && ar rcs $@ $^
+
+build/embed_example: scripts/embed/embed.c host/gpuhost.h build/libgpuhost.a
+	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(LDFLAGS) -I$(LUA_INC) -isystem $(CUDA_HOME)/include -Ihost \
+	  -o $@ $< build/libgpuhost.a $(LUA_A) -Wl,-E -lm -ldl -lpthread
 
 build/gpu.so: $(PIC_OBJ)
 	$(CC) $(CFLAGS) $(LDFLAGS) $(LIBFLAG) -o $@ $^ -lm -ldl -lpthread
@@ -131,6 +140,9 @@ install: all
 	mkdir -p $(DESTDIR)$(INST_LIBDIR) $(DESTDIR)$(INST_BINDIR)
 	cp build/gpu.so $(DESTDIR)$(INST_LIBDIR)/gpu.so
 	cp build/gpuhost $(DESTDIR)$(INST_BINDIR)/gpuhost
+	mkdir -p $(DESTDIR)$(INST_PREFIX)/include $(DESTDIR)$(INST_PREFIX)/lib
+	cp host/gpuhost.h $(DESTDIR)$(INST_PREFIX)/include/gpuhost.h
+	cp build/libgpuhost.a $(DESTDIR)$(INST_PREFIX)/lib/libgpuhost.a
 
 clean:
 	rm -rf build

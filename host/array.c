@@ -65,6 +65,21 @@ GpuArray *array_new(lua_State *L, const GpuShape *s, GpuDtype dt) {
   return a;
 }
 
+GpuArray *array_lend(lua_State *L, CUdeviceptr p, const GpuLayout *l, GpuDtype dt) {
+  GPU_CHECK(L, backend_get()->ensure_context());
+  GpuArray *a = lua_newuserdatauv(L, sizeof *a, 1);
+  memset(a, 0, sizeof *a);
+  luaL_setmetatable(L, GPU_ARRAY_T);
+  a->dtype = dt;
+  a->base = p;
+  a->lent = 1;
+  array_set_layout(a, l);
+  a->device = backend_get()->current_device();
+  a->alive = 1;
+  if (graph_capturing) graph_keep(L, -1);
+  return a;
+}
+
 GpuArray *array_view(lua_State *L, int idx, const GpuLayout *l) {
   idx = lua_absindex(L, idx);
   GpuArray *src = array_check(L, idx);
@@ -91,6 +106,8 @@ static GpuResult array_release(GpuArray *a) {
   GpuResult r = GPU_OK;
   if (a->owner) {
     if (a->alive) a->owner->nviews--;
+  } else if (a->lent) {
+    if (a->alive && a->release) a->release(a->release_ud, a->base);
   } else if (a->base) {
     r = mem_free(a->base, a->device, a->nbytes);
   }

@@ -95,6 +95,11 @@ typedef struct GpuBackend {
    * for an ordinal out of range. */
   GpuResult (*use_device)(int ordinal);
   GpuResult (*ensure_context)(void);
+  /* Before the device is first used: use context (a CUcontext of the embedding program's,
+   * which keeps owning it) for it, instead of the device's primary context.
+   * CUDA_ERROR_INVALID_VALUE when the device already has one in use. NULL where there are
+   * no contexts (the CPU backend). */
+  GpuResult (*adopt_context)(int ordinal, void *context);
   int (*current_device)(void);  /* -1 before ensure_context or use_device succeeded */
   /* Blocks until the current device is idle. Waits (this, stream_synchronize,
    * event_synchronize, and htod/dtoh behind a running kernel) poll backend_interrupted. */

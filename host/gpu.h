@@ -144,6 +144,9 @@ typedef struct GpuArray {
   int64_t offset;      /* elements from base to element 0 */
   struct GpuArray *owner;        /* a view's owner (its user value), NULL for an owner */
   CUdeviceptr base;    /* the owner's allocation */
+  void (*release)(void *ud, CUdeviceptr p);   /* for memory an embedding program lent */
+  void *release_ud;
+  int lent;            /* 1: ptr is the program's (gpuhost_push_array): release, not freed */
   int header_ready;    /* header holds what a gpu::array<T> argument's bytes after the
                         * pointer are (kernel.c builds it at the first launch) */
   unsigned char header[144];   /* = ARRAY_ARG_SIZE - 8 (kernel.c checks) */
@@ -151,6 +154,9 @@ typedef struct GpuArray {
 GpuArray *array_check(lua_State *L, int idx);                    /* [-0, +0, v] a live device array */
 GpuArray *array_test(lua_State *L, int idx);                     /* [-0, +0, -] NULL when not one */
 GpuArray *array_new(lua_State *L, const GpuShape *s, GpuDtype dt);  /* [-0, +1, e] */
+/* [-0, +1, e] An array over memory an embedding program lends (embedapi.c): it is not
+ * freed here; its release callback is called instead. */
+GpuArray *array_lend(lua_State *L, CUdeviceptr p, const GpuLayout *l, GpuDtype dt);
 /* [-0, +1, e] A view of the array at idx with layout l (offsets from its owner's base). */
 GpuArray *array_view(lua_State *L, int idx, const GpuLayout *l);
 GpuLayout array_layout(const GpuArray *a);
@@ -298,6 +304,8 @@ GpuResult mem_free(CUdeviceptr p, int device, size_t n);   /* the backend's free
 #define GPU_KERNEL_T "gpu.kernel"
 #define GPU_PROGRAM_T "gpu.program"
 CUstream stream_check(lua_State *L, int idx);   /* [-0, +0, v] a live stream */
+/* [-0, +1, m] A gpu.stream for a stream of the embedding program's, never destroyed here. */
+void stream_push_borrowed(lua_State *L, CUstream s);
 void stream_open(lua_State *L);
 void event_open(lua_State *L);
 void kernel_open(lua_State *L);

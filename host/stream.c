@@ -1,7 +1,11 @@
 /* stream.c: streams ("gpu.stream"). */
 #include "gpu.h"
 
-typedef struct GpuStream { CUstream s; int alive; } GpuStream;
+typedef struct GpuStream {
+  CUstream s;
+  int alive;
+  int borrowed;       /* the embedding program's (stream_push_borrowed): never destroyed here */
+} GpuStream;
 
 #define tostream(L, i) ((GpuStream *)luaL_checkudata(L, i, GPU_STREAM_T))
 
@@ -9,6 +13,14 @@ CUstream stream_check(lua_State *L, int idx) {
   GpuStream *s = tostream(L, idx);
   if (!s->alive) luaL_error(L, "attempt to use a destroyed stream");
   return s->s;
+}
+
+void stream_push_borrowed(lua_State *L, CUstream cs) {
+  GpuStream *s = lua_newuserdatauv(L, sizeof *s, 0);
+  s->s = cs;
+  s->alive = 1;
+  s->borrowed = 1;
+  luaL_setmetatable(L, GPU_STREAM_T);
 }
 
 /* gpu.stream(): a new stream; it orders with the default stream as CUDA's blocking
@@ -31,7 +43,7 @@ static int stream_synchronize(lua_State *L) {
 
 /* The one release path; idempotent. */
 static GpuResult stream_release(GpuStream *s) {
-  GpuResult r = s->alive ? backend_get()->stream_destroy(s->s) : GPU_OK;
+  GpuResult r = s->alive && !s->borrowed ? backend_get()->stream_destroy(s->s) : GPU_OK;
   s->alive = 0;
   return r;
 }

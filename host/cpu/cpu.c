@@ -92,6 +92,7 @@ const GpuBackend cpu_backend = {
   .name = "cpu", .compiler = "c++", .pinned_host = 0,
   .device_count = cpu_device_count, .device_info = cpu_device_info,
   .use_device = cpu_use_device, .ensure_context = cpu_ensure_context,
+  .adopt_context = NULL,   /* no contexts */
   .current_device = cpu_current_device, .synchronize = cpu_rec_synchronize,
   .mem_info = cpu_mem_info, .alloc = cpu_alloc, .free = cpu_free,
   .host_alloc = cpu_host_alloc, .host_free = cpu_host_free,

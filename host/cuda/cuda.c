@@ -105,6 +105,7 @@ const GpuBackend cuda_backend = {
   .name = "cuda", .compiler = "nvrtc", .pinned_host = 1,
   .device_count = cuda_device_count, .device_info = cuda_device_info,
   .use_device = cuda_use_device, .ensure_context = cuda_ensure_context,
+  .adopt_context = cuda_adopt_context,
   .current_device = cuda_current_device, .synchronize = cuda_synchronize,
   .mem_info = cuda_mem_info, .alloc = cuda_alloc, .free = cuda_free, .trim = cuda_trim,
   .host_alloc = cuda_host_alloc, .host_free = cuda_host_free,

@@ -118,6 +118,7 @@ CUmemoryPool cuda_use_pool(CUdevice dev);
 /* driver.c: the rest of the table */
 GpuResult cuda_device_count(int *n);
 GpuResult cuda_ensure_context(void);
+GpuResult cuda_adopt_context(int ordinal, void *context);
 int cuda_current_device(void);
 GpuResult cuda_synchronize(void);
 GpuResult cuda_arch(char *out, size_t n);

@@ -167,6 +167,25 @@ GpuResult cuda_use_device(int ordinal) {
   return GPU_OK;
 }
 
+GpuResult cuda_adopt_context(int ordinal, void *context) {
+  GpuResult r = cuda_load();
+  if (r.code) return r;
+  int n;
+  TRY(drv.cuDeviceGetCount(&n));
+  if (ordinal < 0 || ordinal >= n || ordinal >= GPU_MAX_DEVICES || context == NULL)
+    return GPU_FAIL(CUDA_ERROR_INVALID_VALUE, GPU_SRC_CUDA, "gpuhost_use_context(device, context)");
+  CudaDevice *d = &devices[ordinal];
+  if (d->context != NULL)
+    return GPU_FAIL(CUDA_ERROR_INVALID_VALUE, GPU_SRC_CUDA, "gpuhost_use_context(device, context)");
+  CUdevice dev;
+  TRY(drv.cuDeviceGet(&dev, ordinal));
+  d->context = (CUcontext)context;   /* not retained: the program owns it */
+  TRY(drv.cuCtxSetCurrent(d->context));
+  d->pool = cuda_use_pool(dev);
+  current = ordinal;
+  return GPU_OK;
+}
+
 GpuResult cuda_ensure_context(void) {
   if (current >= 0) return GPU_OK;
   GpuResult r = cuda_load();

@@ -1,0 +1,70 @@
+/* embedapi.c: the C API of gpuhost.h, for programs that embed the gpu module (see there).
+ * It is a thin layer over the module's own types: a lent buffer is an ordinary device
+ * array whose memory the program releases. */
+#include <string.h>
+#include "gpu.h"
+#include "gpuhost.h"
+#include "rewrite.h"
+
+int gpuhost_open(lua_State *L) {
+  luaL_requiref(L, "gpu", luaopen_gpu, 1);
+  loader_open(L);
+  return 1;
+}
+
+const char *gpuhost_backend(void) { return backend_get()->name; }
+
+int gpuhost_use_context(int device, void *cucontext) {
+  const GpuBackend *be = backend_get();
+  if (be->adopt_context == NULL || cucontext == NULL) return -1;
+  return be->adopt_context(device, cucontext).code == 0 ? 0 : -1;
+}
+
+/* [-0, +0, v] The layout of a lent buffer, checked. */
+static GpuLayout lent_layout(lua_State *L, int ndim, const int64_t *shape, const int64_t *strides) {
+  GpuLayout l;
+  memset(&l, 0, sizeof l);
+  if (ndim < 0 || ndim > GPU_MAXDIM || (ndim > 0 && shape == NULL))
+    luaL_error(L, "gpuhost_push_array: ndim must be 0 to %d, with a shape", GPU_MAXDIM);
+  l.shape.ndim = ndim;
+  l.shape.size = 1;
+  for (int d = ndim - 1; d >= 0; d--) {
+    if (shape[d] < 0) luaL_error(L, "gpuhost_push_array: shape[%d] is negative", d);
+    l.strides[d] = strides ? strides[d] : (d == ndim - 1 ? 1 : l.strides[d + 1] * shape[d + 1]);
+    l.shape.dim[d] = shape[d];
+    l.shape.size *= shape[d];
+  }
+  return l;
+}
+
+void gpuhost_push_array(lua_State *L, gpuhost_deviceptr ptr, const char *dtype, int ndim,
+                        const int64_t *shape, const int64_t *strides,
+                        void (*release)(void *ud, gpuhost_deviceptr ptr), void *ud) {
+  int dt = dtype ? dtype_from_name(dtype) : -1;
+  if (dt < 0) luaL_error(L, "gpuhost_push_array: unknown dtype '%s'", dtype ? dtype : "(null)");
+  GpuLayout l = lent_layout(L, ndim, shape, strides);
+  if (ptr == 0 && l.shape.size > 0) luaL_error(L, "gpuhost_push_array: a NULL pointer");
+  GpuArray *a = array_lend(L, (CUdeviceptr)ptr, &l, (GpuDtype)dt);
+  a->release = (void (*)(void *, CUdeviceptr))release;
+  a->release_ud = ud;
+}
+
+int gpuhost_array_info(lua_State *L, int idx, gpuhost_info *out) {
+  GpuArray *a = out ? array_test(L, idx) : NULL;
+  if (a == NULL || !a->alive) return 0;
+  memset(out, 0, sizeof *out);
+  out->ptr = a->ptr;
+  out->dtype = dtypes[a->dtype].name;
+  out->ndim = a->shape.ndim;
+  for (int d = 0; d < a->shape.ndim; d++) {
+    out->shape[d] = a->shape.dim[d];
+    out->strides[d] = a->strides[d];
+  }
+  out->device = a->device;
+  out->contiguous = a->contiguous;
+  return 1;
+}
+
+void gpuhost_push_stream(lua_State *L, void *custream) {
+  stream_push_borrowed(L, (CUstream)custream);
+}

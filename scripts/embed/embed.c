@@ -1,0 +1,125 @@
+/* embed.c: a C program that embeds gpuhost (host/gpuhost.h). It makes a buffer of its own
+ * (device memory from its own CUDA context on a GPU, plain memory on the CPU backend),
+ * lends it to a Lua script as a device array, lets the script scale it with a kernel on
+ * the program's stream, reads an array the script made, and checks the results. Built by
+ * `make` as build/embed_example; it prints "embed: ok (BACKEND)" and exits 0 when all is
+ * right. The CUDA driver is opened with dlopen, as gpuhost itself opens it, so the program
+ * runs where there is none. */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cudaTypedefs.h>
+#include "lua.h"
+#include "lauxlib.h"
+#include "lualib.h"
+#include "gpuhost.h"
+
+#define N 1000
+
+static struct {   /* the few driver calls the program makes itself */
+  PFN_cuDeviceGet_v2000 cuDeviceGet;
+  PFN_cuCtxCreate_v3020 cuCtxCreate;
+  PFN_cuCtxDestroy_v4000 cuCtxDestroy;
+  PFN_cuMemAlloc_v3020 cuMemAlloc;
+  PFN_cuMemFree_v3020 cuMemFree;
+  PFN_cuMemcpyHtoD_v3020 cuMemcpyHtoD;
+  PFN_cuMemcpyDtoH_v3020 cuMemcpyDtoH;
+  PFN_cuStreamCreate_v2000 cuStreamCreate;
+  PFN_cuStreamDestroy_v4000 cuStreamDestroy;
+} cu;
+
+static int load_driver(void) {
+  void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  PFN_cuGetProcAddress_v12000 get = lib ? (PFN_cuGetProcAddress_v12000)dlsym(lib, "cuGetProcAddress_v2") : NULL;
+  if (get == NULL) return -1;
+#define GET(name, ver) if (get(#name, (void **)&cu.name, ver, CU_GET_PROC_ADDRESS_LEGACY_STREAM, NULL)) return -1;
+  GET(cuDeviceGet, 2000) GET(cuCtxCreate, 3020) GET(cuCtxDestroy, 4000) GET(cuMemAlloc, 3020)
+  GET(cuMemFree, 3020) GET(cuMemcpyHtoD, 3020) GET(cuMemcpyDtoH, 3020)
+  GET(cuStreamCreate, 2000) GET(cuStreamDestroy, 4000)
+#undef GET
+  return 0;
+}
+
+static int released;   /* how many times gpuhost gave the buffer back */
+static void release(void *ud, gpuhost_deviceptr p) {
+  (void)p;
+  released++;
+  *(int *)ud = 1;
+}
+
+static int fail(const char *what) {
+  fprintf(stderr, "embed: FAILED: %s\n", what);
+  return 1;
+}
+
+static const char *SCRIPT =
+  "local scale = gpu.kernel([[extern \"C\" __global__ void scale(gpu::array<float> x, float f) {\n"
+  "  long long i = gpu::grid(1); x[i] = f * x[i]; }]])\n"
+  "scale[{(#x + 255) // 256, 256, stream = s}](x, 2)\n"
+  "s:synchronize()\n"
+  "made = gpu.arange(6, 'int32'):reshape({2, 3})\n";
+
+int main(void) {
+  lua_State *L = luaL_newstate();
+  luaL_openlibs(L);
+  gpuhost_open(L);
+  lua_pop(L, 1);
+  const char *backend = gpuhost_backend();
+  int cuda = strcmp(backend, "cuda") == 0, gone = 0;
+  float host[N];
+  for (int i = 0; i < N; i++) host[i] = (float)i;
+  CUcontext ctx = NULL;
+  CUstream stream = NULL;
+  gpuhost_deviceptr buf;
+  if (cuda) {   /* the program's own context, memory and stream */
+    CUdevice dev;
+    CUdeviceptr p;
+    if (load_driver() || cu.cuDeviceGet(&dev, 0) || cu.cuCtxCreate(&ctx, 0, dev)) return fail("a context");
+    if (gpuhost_use_context(0, ctx) != 0) return fail("gpuhost_use_context");
+    if (cu.cuMemAlloc(&p, sizeof host) || cu.cuMemcpyHtoD(p, host, sizeof host)) return fail("memory");
+    if (cu.cuStreamCreate(&stream, CU_STREAM_DEFAULT)) return fail("a stream");
+    buf = p;
+  } else {
+    if (gpuhost_use_context(0, (void *)1) != -1) return fail("gpuhost_use_context on the CPU");
+    float *p = malloc(sizeof host);
+    if (p == NULL) return fail("memory");
+    memcpy(p, host, sizeof host);
+    buf = (gpuhost_deviceptr)(uintptr_t)p;
+  }
+  int64_t shape[1] = {N};
+  gpuhost_push_array(L, buf, "float32", 1, shape, NULL, release, &gone);
+  lua_setglobal(L, "x");
+  gpuhost_push_stream(L, stream);
+  lua_setglobal(L, "s");
+  if (luaL_dostring(L, SCRIPT) != LUA_OK) {
+    fprintf(stderr, "embed: %s\n", lua_tostring(L, -1));
+    return fail("the script");
+  }
+  gpuhost_info info;
+  lua_getglobal(L, "made");
+  if (!gpuhost_array_info(L, -1, &info) || strcmp(info.dtype, "int32") != 0 || info.ndim != 2 ||
+      info.shape[0] != 2 || info.shape[1] != 3 || info.strides[0] != 3 || !info.contiguous)
+    return fail("gpuhost_array_info of the script's array");
+  if (gpuhost_array_info(L, 1, NULL) || gpuhost_array_info(L, 100, &info)) return fail("bad indices");
+  lua_pop(L, 1);
+  float back[N];
+  if (cuda) {
+    if (cu.cuMemcpyDtoH(back, (CUdeviceptr)buf, sizeof back)) return fail("the copy back");
+  } else {
+    memcpy(back, (void *)(uintptr_t)buf, sizeof back);
+  }
+  for (int i = 0; i < N; i++)
+    if (back[i] != 2.0f * (float)i) return fail("the kernel's results");
+  lua_close(L);   /* gpuhost gives the buffer back: once */
+  if (released != 1 || !gone) return fail("the release callback");
+  if (cuda) {
+    cu.cuMemFree((CUdeviceptr)buf);
+    cu.cuStreamDestroy(stream);
+    cu.cuCtxDestroy(ctx);
+  } else {
+    free((void *)(uintptr_t)buf);
+  }
+  printf("embed: ok (%s)\n", backend);
+  return 0;
+}
