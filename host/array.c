@@ -172,8 +172,9 @@ static int array_peek(lua_State *L) {
   lua_Integer first = luaL_checkinteger(L, 2), count = luaL_checkinteger(L, 3);
   if (first < 0 || count < 0 || first > a->shape.size || count > a->shape.size - first)
     return luaL_error(L, "peek out of range");
+  lua_settop(L, 3);
+  if (a->device != backend_get()->current_device()) device_scope(L, a->device);
   if (!a->contiguous) {   /* a view: peek at a C-ordered copy */
-    lua_settop(L, 3);
     copy_contiguous(L, 1);
     lua_replace(L, 1);
     a = array_check(L, 1);

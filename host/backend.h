@@ -30,7 +30,16 @@ enum {
   GPU_ERR_INTERRUPTED,          /* a wait was cut short by Ctrl-C (backend_interrupted) */
   GPU_ERR_CONTEXT_LOST,         /* an earlier sticky error lost the device's context */
   GPU_ERR_MEMORY_LIMIT,         /* GPUHOST_MEMORY_LIMIT refuses it, or cannot be read */
-  GPU_ERR_NOT_CAPTURABLE        /* what a graph capture cannot record (detail: what) */
+  GPU_ERR_NOT_CAPTURABLE,       /* what a graph capture cannot record (detail: what) */
+  GPU_ERR_BAD_SETTING,          /* an environment variable gpuhost reads is malformed */
+  GPU_ERR_NO_NCCL,              /* libnccl.so.2 could not be loaded (detail: why) */
+  GPU_ERR_NO_MPI,               /* libmpi could not be loaded or initialized */
+  GPU_ERR_NCCL,                 /* NCCL failed (detail: its result and last error) */
+  GPU_ERR_MPI,                  /* MPI failed (detail: its error string) */
+  GPU_ERR_COMM_FAILED,          /* a communicator broke: a rank died or aborted, or a
+                                 * collective timed out */
+  GPU_ERR_COMM_MISMATCH         /* the ranks' calls do not match (found before any data
+                                 * moved: the communicator is still usable) */
 };
 
 typedef struct GpuResult {
@@ -53,6 +62,27 @@ typedef struct GpuDeviceInfo {
   int major, minor, multiprocessors, max_threads_per_block, warp_size;
   size_t total_memory;
 } GpuDeviceInfo;
+
+/* ---- collectives (NCCL's vocabulary; host/comm.c is the Lua side) ----
+ * A communicator is one backend handle per rank this process drives: several for a
+ * communicator over devices of this process, one per process under a launcher. */
+typedef struct GpuComm GpuComm;     /* the backend's; opaque here */
+typedef struct GpuCommId { char bytes[128]; } GpuCommId;   /* ncclUniqueId's size */
+enum { GPU_RED_SUM, GPU_RED_PROD, GPU_RED_MIN, GPU_RED_MAX, GPU_RED_AVG };
+enum { GPU_COLL_ALL_REDUCE, GPU_COLL_ALL_GATHER, GPU_COLL_REDUCE_SCATTER, GPU_COLL_BROADCAST,
+       GPU_COLL_REDUCE, GPU_COLL_SEND, GPU_COLL_RECV };
+/* Element types of collectives; data movement of any other dtype goes as GPU_CT_BYTE. */
+enum { GPU_CT_INT8, GPU_CT_UINT8, GPU_CT_INT32, GPU_CT_UINT32, GPU_CT_INT64, GPU_CT_UINT64,
+       GPU_CT_FLOAT32, GPU_CT_FLOAT64, GPU_CT_BYTE };
+typedef struct GpuCollArgs {
+  int kind;                     /* GPU_COLL_* */
+  CUdeviceptr send, recv;       /* send: what this rank gives; recv: where its result goes */
+  size_t count;                 /* elements: of send for all_gather, of recv for
+                                 * reduce_scatter, of the buffer otherwise */
+  int type, op;                 /* GPU_CT_*, GPU_RED_* (reductions) */
+  int peer;                     /* root (broadcast, reduce) or peer (send, recv) */
+  CUstream stream;              /* NULL: the rank's device's default stream */
+} GpuCollArgs;
 
 typedef struct GpuCompileJob {
   const char *source;           /* the kernel source, after its #line prefix */
@@ -133,6 +163,13 @@ typedef struct GpuBackend {
   GpuResult (*htod_async)(CUdeviceptr dst, const void *src, size_t n, CUstream stream);
   GpuResult (*dtoh_async)(void *dst, CUdeviceptr src, size_t n, CUstream stream);
   GpuResult (*dtod_async)(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream stream);
+  /* n bytes from src on device src_dev to dst on device dst_dev, queued on stream (which
+   * belongs to one of the two; NULL: src_dev's default stream) after the work queued
+   * before on both devices' default streams, and before what they are given after it.
+   * Peer access is enabled for the pair when the hardware allows it; otherwise the driver
+   * stages the copy through the host. May change the current device (callers restore). */
+  GpuResult (*peer_copy)(CUdeviceptr dst, int dst_dev, CUdeviceptr src, int src_dev, size_t n,
+                         CUstream stream);
 
   /* Compiling. arch writes what compile targets now ("sm_90", "cpu-x86_64"), and
    * compiler_id a line naming the compiler (path, size, date): both go into cache keys.
@@ -197,6 +234,31 @@ typedef struct GpuBackend {
   GpuResult (*graph_update)(CUgraphExec exec, CUgraph graph, int *updated);
   GpuResult (*graph_launch)(CUgraphExec exec, CUstream s);
   GpuResult (*graph_destroy)(CUgraph graph, CUgraphExec exec);
+
+  /* Collectives: NCCL (libnccl.so.2, loaded at the first call: GPU_ERR_NO_NCCL when it
+   * cannot be) on CUDA; host memory in one process and MPI between processes on the CPU.
+   * comm_id makes the unique id rank 0 gives the others (through MPI). comm_init_all
+   * makes n communicators over devices[0..n-1] of this process (rank i on devices[i]);
+   * comm_init_rank one for rank `rank` of nranks processes on device `device` (mpi: 1
+   * when the ranks are MPI_COMM_WORLD's, which the CPU backend talks through). Each
+   * collective is queued like a kernel, on the device of its communicator (made current).
+   * group_start/group_end bracket calls that must be issued together (NCCL's groups; a
+   * send and its recv in one process). comm_check fails with GPU_ERR_COMM_FAILED, and
+   * aborts every communicator of the process, once one has broken: NCCL's asynchronous
+   * error, a peer process that is gone, or queued work older than the timeout; the CUDA
+   * backend's waits call it while they wait. comm_abort ends a communicator without
+   * waiting for anyone; comm_destroy frees one whose work is done (it may not block).
+   * comm_count and comm_rank say what the backend holds. */
+  GpuResult (*comm_id)(GpuCommId *id);
+  GpuResult (*comm_init_all)(GpuComm **comms, int n, const int *devices);
+  GpuResult (*comm_init_rank)(GpuComm **comm, int nranks, int rank, const GpuCommId *id,
+                              int device);
+  GpuResult (*coll)(GpuComm *comm, const GpuCollArgs *args);
+  GpuResult (*group_start)(void);
+  GpuResult (*group_end)(void);
+  GpuResult (*comm_check)(GpuComm *comm);
+  GpuResult (*comm_abort)(GpuComm *comm);
+  GpuResult (*comm_destroy)(GpuComm *comm);
 } GpuBackend;
 
 /* Set (to 1) by the host program's SIGINT handler, asynchronously. A backend that waits

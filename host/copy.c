@@ -177,13 +177,44 @@ static GpuResult direct(const Side *d, const Side *s, size_t n, CUstream stream)
                                 : be->dtoh(d->h->data, s->d->ptr, n);
 }
 
+/* [-0, +0, e] A copy between two devices: one peer copy, on s (of the source's device) */
+static void between_devices(lua_State *L, const Side *d, const Side *s, size_t n, int sidx,
+                            CUstream stream) {
+  if (d->dt != s->dt || !layout_contiguous(&d->l) || !layout_contiguous(&s->l))
+    luaL_error(L, "copy: between devices (%d to %d) arrays must be C-ordered with one dtype, "
+               "got %s to %s: make a:contiguous() or a:astype(...) on one device first",
+               s->d->device, d->d->device, dtypes[s->dt].name, dtypes[d->dt].name);
+  if (stream && sidx && stream_device(L, sidx) != s->d->device)
+    luaL_error(L, "copy: the stream must be of the source's device %d, got one of device %d",
+               s->d->device, stream_device(L, sidx));
+  device_scope(L, s->d->device);
+  GPU_CHECK(L, backend_get()->peer_copy(d->d->ptr, d->d->device, s->d->ptr, s->d->device, n, stream));
+  lua_pop(L, 1);   /* the scope: the current device again */
+}
+
 /* [-0, +0, e] dst (at dst) = src (at src), element for element in C order (the same
- * size), converted to dst's dtype; either may be a device or a host array. */
-static void transfer(lua_State *L, int dst, int src, CUstream stream) {
+ * size), converted to dst's dtype; either may be a device or a host array. Devices arrays
+ * on another device than the current one are copied there (made current meanwhile); two
+ * devices make a peer copy. sidx: the stream's index when there is one. */
+static void transfer_on(lua_State *L, int dst, int src, CUstream stream, int sidx) {
   dst = lua_absindex(L, dst);
   src = lua_absindex(L, src);
   int top = lua_gettop(L);
   Side d = side(L, dst), s = side(L, src);
+  if (d.dev && s.dev && d.d->device != s.d->device) {
+    if (graph_capturing) graph_keep(L, dst), graph_keep(L, src);
+    size_t bytes = (size_t)d.l.shape.size * dtypes[d.dt].size;
+    if (d.l.shape.size != s.l.shape.size)
+      luaL_error(L, "copy: %I elements into an array of %I", (lua_Integer)s.l.shape.size,
+                 (lua_Integer)d.l.shape.size);
+    if (bytes) between_devices(L, &d, &s, bytes, sidx, stream);
+    return;
+  }
+  int dev = d.dev ? d.d->device : s.dev ? s.d->device : -1;
+  if (dev >= 0 && dev != backend_get()->current_device()) {
+    if (stream && sidx) stream_here(L, sidx);   /* its device must be the arrays. */
+    device_scope(L, dev);             /* closed by the settop at the end */
+  }
   if (d.l.shape.size != s.l.shape.size)
     luaL_error(L, "copy: %I elements into an array of %I", (lua_Integer)s.l.shape.size,
                (lua_Integer)d.l.shape.size);
@@ -191,9 +222,10 @@ static void transfer(lua_State *L, int dst, int src, CUstream stream) {
   if (graph_capturing && d.dev) graph_keep(L, dst);   /* a graph keeps what it copies */
   if (graph_capturing && s.dev) graph_keep(L, src);
   size_t n = (size_t)d.l.shape.size * dtypes[d.dt].size;
-  if (n == 0) return;
+  if (n == 0) { lua_settop(L, top); return; }
   if (d.dt == s.dt && layout_contiguous(&d.l) && layout_contiguous(&s.l)) {
     GPU_CHECK(L, direct(&d, &s, n, stream));
+    lua_settop(L, top);
     return;
   }
   if (d.dev) {                       /* to the device: upload packed, then convert there */
@@ -212,6 +244,10 @@ static void transfer(lua_State *L, int dst, int src, CUstream stream) {
     host_assign(L, d.h, hostarray_check(L, -1));
   }
   lua_settop(L, top);
+}
+
+static void transfer(lua_State *L, int dst, int src, CUstream stream) {
+  transfer_on(L, dst, src, stream, 0);
 }
 
 /* The stream of an options table at idx ({stream = s}), or NULL. */
@@ -271,6 +307,8 @@ static int array_tohost(lua_State *L) {
 /* a:totable(): a (nested) Lua table */
 static int array_totable(lua_State *L) {
   GpuArray *a = array_check(L, 1);
+  lua_settop(L, 1);
+  if (a->device != backend_get()->current_device()) device_scope(L, a->device);
   download(L, 1);
   table_push(L, hostarray_check(L, -1)->data, &a->shape, a->dtype);
   return 1;
@@ -337,8 +375,38 @@ static int copy_into(lua_State *L) {
 static int gpu_copy(lua_State *L) {
   is_device(L, 1, "gpu.copy");
   is_device(L, 2, "gpu.copy");
-  transfer(L, 1, 2, stream_opt(L, 3));
+  lua_settop(L, 3);
+  CUstream s = stream_opt(L, 3);
+  if (s) lua_getfield(L, 3, "stream");
+  transfer_on(L, 1, 2, s, s ? 4 : 0);
   lua_settop(L, 1);
+  return 1;
+}
+
+/* a:to(dev [, {stream = s}]): a copy of a on device dev (a number or gpu.device(i)), a
+ * peer copy queued on s (of a's device; default: its default stream); a itself when it is
+ * on dev already */
+static int array_to(lua_State *L) {
+  GpuArray *a = array_check(L, 1);
+  int dev = device_ordinal(L, 2);
+  lua_settop(L, 3);
+  CUstream s = stream_opt(L, 3);
+  if (s) lua_getfield(L, 3, "stream");
+  if (a->device == dev) { lua_settop(L, 1); return 1; }
+  int sidx = s ? 4 : 0;
+  if (!a->contiguous) {              /* packed on its own device first */
+    device_scope(L, a->device);
+    copy_contiguous(L, 1);
+    lua_replace(L, 1);
+    lua_pop(L, 1);
+    a = array_check(L, 1);
+  }
+  device_scope(L, dev);
+  array_new(L, &a->shape, a->dtype);
+  lua_replace(L, 2);
+  lua_pop(L, 1);
+  transfer_on(L, 2, 1, s, sidx);
+  lua_settop(L, 2);
   return 1;
 }
 
@@ -349,6 +417,7 @@ static const luaL_Reg copy_funcs[] = {
 };
 
 static const luaL_Reg device_methods[] = {
+  {"to", array_to},
   {"tohost", array_tohost},
   {"totable", array_totable},
   {NULL, NULL}

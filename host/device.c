@@ -230,6 +230,34 @@ void gc_account(lua_State *L, long kbytes) {
   if (kbytes > 0) lua_gc(L, LUA_GCSTEP, (int)(kbytes > (1L << 30) ? (1L << 30) : kbytes));
 }
 
+/* ---- a device made current for the rest of a C function (device_scope) ---- */
+#define GPU_SCOPE_T "gpu.devicescope"
+
+static int scope_close(lua_State *L) {
+  int *was = luaL_checkudata(L, 1, GPU_SCOPE_T);
+  if (*was >= 0) backend_get()->use_device(*was);
+  *was = -1;
+  return 0;
+}
+
+void device_scope(lua_State *L, int dev) {
+  int *was = lua_newuserdatauv(L, sizeof *was, 0);
+  *was = -1;
+  luaL_setmetatable(L, GPU_SCOPE_T);
+  lua_toclose(L, -1);
+  int cur = backend_get()->current_device();
+  if (cur != dev) GPU_CHECK(L, backend_get()->use_device(dev));
+  if (cur != dev) *was = cur;
+}
+
+int device_ordinal(lua_State *L, int idx) {
+  if (lua_istable(L, idx)) {
+    lua_getfield(L, idx, "id");
+    lua_replace(L, idx);
+  }
+  return check_ordinal(L, idx);
+}
+
 /* gpu.backend(): "cuda" or "cpu", the backend that runs this process's kernels */
 static int gpu_backend(lua_State *L) {
   lua_pushstring(L, backend_get()->name);
@@ -260,5 +288,9 @@ void device_open(lua_State *L) {
   lua_setfield(L, -2, "__index");
   lua_pushcfunction(L, device_tostring);
   lua_setfield(L, -2, "__tostring");
+  lua_pop(L, 1);
+  luaL_newmetatable(L, GPU_SCOPE_T);
+  lua_pushcfunction(L, scope_close);
+  lua_setfield(L, -2, "__close");
   lua_pop(L, 1);
 }

@@ -19,7 +19,8 @@ static const char *plain_call(const char *call) {
  * detail, such as the kernel a launch was for, goes into the detail field). */
 static int worded(GpuResult r) {
   return r.source == GPU_SRC_HOST && r.detail != NULL && (r.code == GPU_ERR_CONTEXT_LOST ||
-         r.code == GPU_ERR_MEMORY_LIMIT || r.code == GPU_ERR_INTERRUPTED);
+         r.code == GPU_ERR_MEMORY_LIMIT || r.code == GPU_ERR_INTERRUPTED ||
+         r.code >= GPU_ERR_BAD_SETTING);
 }
 
 /* The message of a failed result: for CUDA codes, cuda.h's description; for NVRTC, the

@@ -1,7 +1,8 @@
-/* event.c: events ("gpu.event"), recorded in streams, and gpu.elapsed between two. */
+/* event.c: events ("gpu.event"), each of the device current when it was made, recorded in
+ * that device's streams, and gpu.elapsed between two. */
 #include "gpu.h"
 
-typedef struct GpuEvent { CUevent e; int alive; } GpuEvent;
+typedef struct GpuEvent { CUevent e; int alive, device; } GpuEvent;
 
 #define toevent(L, i) ((GpuEvent *)luaL_checkudata(L, i, GPU_EVENT_T))
 
@@ -17,6 +18,7 @@ static int gpu_event(lua_State *L) {
   GpuEvent *e = lua_newuserdatauv(L, sizeof *e, 0);
   e->e = NULL;
   e->alive = 0;
+  e->device = backend_get()->current_device();
   luaL_setmetatable(L, GPU_EVENT_T);
   GPU_CHECK(L, backend_get()->event_create(&e->e));
   e->alive = 1;
@@ -27,6 +29,9 @@ static int gpu_event(lua_State *L) {
 static int event_record(lua_State *L) {
   GpuEvent *e = event_check(L, 1);
   CUstream s = lua_isnoneornil(L, 2) ? NULL : stream_check(L, 2);
+  if (s && stream_device(L, 2) != e->device)
+    return luaL_error(L, "e:record: the event is of device %d, the stream of device %d",
+                      e->device, stream_device(L, 2));
   GPU_CHECK(L, backend_get()->event_record(e->e, s));
   lua_settop(L, 1);
   return 1;

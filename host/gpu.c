@@ -59,6 +59,7 @@ int luaopen_gpu(lua_State *L) {
   npz_open(L);
   jit_open(L);
   graph_open(L);
+  comm_open(L);
   lua_pushcfunction(L, gpu_clock);
   lua_setfield(L, gpu, "clock");
   lua_pushcfunction(L, gpu_rewrite);

@@ -286,6 +286,13 @@ const void *hostarray_packed(lua_State *L, int idx);
 /* ---- devices and memory (device.c) ---- */
 #define GPU_DEVICE_T "gpu.device"
 void device_open(lua_State *L);
+/* [-0, +1, e] Makes device dev current until the slot pushed (to be closed) leaves the
+ * stack: when the calling C function returns or raises, or lua_settop pops it; the device
+ * that was current is then current again. */
+void device_scope(lua_State *L, int dev);
+/* [-0, +0, v] A device id at idx (a number, or a gpu.device table: replaced by its id),
+ * checked against the device count */
+int device_ordinal(lua_State *L, int idx);
 /* [-0, +0, -] Tells the collector about kbytes of memory it cannot see. */
 void gc_account(lua_State *L, long kbytes);
 /* [-0, +0, -] The backend's alloc (host = 0, *out a CUdeviceptr) or host_alloc (host = 1,
@@ -306,6 +313,7 @@ GpuResult mem_free(CUdeviceptr p, int device, size_t n);   /* the backend's free
 CUstream stream_check(lua_State *L, int idx);   /* [-0, +0, v] a live stream */
 /* [-0, +1, m] A gpu.stream for a stream of the embedding program's, never destroyed here. */
 void stream_push_borrowed(lua_State *L, CUstream s);
+CUstream stream_here(lua_State *L, int idx);    /* [-0, +0, v] a live stream of the current device */
 void stream_open(lua_State *L);
 void event_open(lua_State *L);
 void kernel_open(lua_State *L);
@@ -342,6 +350,25 @@ CUfunction program_function(lua_State *L, int idx, int index, const char **origi
 /* [-0, +0, e] The device address of the program's bounds record (debug programs). */
 CUdeviceptr program_oob(const GpuProgram *p, int device);
 int program_compile(lua_State *L);   /* p:compile(); k:compile() calls it too */
+
+/* ---- communicators (comm.c) and their collectives (collective.c) ---- */
+#define GPU_COMM_T "gpu.nccl.comm"
+typedef struct LuaComm {
+  int n;                        /* ranks this process drives: one per device, or 1 */
+  int size, rank;               /* all ranks; the first one this process drives */
+  int alive, broken;
+  int devices[GPU_MAX_DEVICES]; /* local rank i's device */
+  GpuComm *h[GPU_MAX_DEVICES];  /* the backend's handles */
+} LuaComm;
+LuaComm *comm_check(lua_State *L, int idx);   /* [-0, +0, v] a live, unbroken communicator */
+/* [-0, +0, e] c broke (r a GPU_ERR_COMM_FAILED): aborts it, raises r */
+void comm_broke(lua_State *L, LuaComm *c, GpuResult r);
+void comm_open(lua_State *L);
+/* [-0, +0, -] / [-0, +0, e] gpu.nccl.group's two ends (finish raises unless failed) */
+void coll_group_begin(lua_State *L);
+void coll_group_finish(lua_State *L, int failed);
+void coll_methods(lua_State *L);   /* [-0, +0, m] the collectives, into the table on top */
+int stream_device(lua_State *L, int idx);   /* [-0, +0, v] the device a stream belongs to */
 
 int luaopen_gpu(lua_State *L);
 

@@ -230,8 +230,10 @@ static void marshal(lua_State *L, int kidx, GpuKernel *k, int first, int nargs, 
                  kernel_name(L, kidx), i + 1, q->ctype, q->name, dtypes[a->dtype].name,
                  dtypes[q->dtype].name);
     if (a->device != dev)
-      luaL_error(L, "kernel '%s' argument %d (%s) lives on device %d, not the current device %d",
-                 kernel_name(L, kidx), i + 1, q->name, a->device, dev);
+      luaL_error(L, "kernel '%s' argument %d (%s) is on device %d, and device %d is current: "
+                 "launch it with device %d current (gpu.with_device(%d, f)), or copy the array "
+                 "with a:to(%d)", kernel_name(L, kidx), i + 1, q->name, a->device, dev,
+                 a->device, a->device, dev);
     if (q->kind == PARAM_POINTER && !a->contiguous)
       luaL_error(L, "kernel '%s' argument %d (%s %s) is a view that is not contiguous: pass "
                  "a:contiguous() (a copy), or declare the parameter gpu::array<T>, which "
@@ -302,7 +304,7 @@ static void kernel_launch(lua_State *L, int kidx, GpuKernel *k, const GpuLaunche
  * the kernel and the stream. */
 static int launcher_call(lua_State *L) {
   GpuLauncher *g = lua_touserdata(L, lua_upvalueindex(LU_CONFIG));
-  CUstream stream = g->has_stream ? stream_check(L, lua_upvalueindex(LU_STREAM)) : NULL;
+  CUstream stream = g->has_stream ? stream_here(L, lua_upvalueindex(LU_STREAM)) : NULL;
   kernel_launch(L, lua_upvalueindex(LU_KERNEL), g->kernel, g, stream, 1, lua_gettop(L));
   return 0;
 }

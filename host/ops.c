@@ -158,7 +158,7 @@ static void broadcast(lua_State *L, const Ufunc *u, const Operand *ops, GpuShape
 static void read_options(lua_State *L, const Ufunc *u, int opts, Operand *given, CUstream *stream) {
   for (int j = 0; j < u->nout; j++) given[j].a = NULL;
   if (!opts) return;
-  if (lua_getfield(L, opts, "stream") != LUA_TNIL) *stream = stream_check(L, -1);
+  if (lua_getfield(L, opts, "stream") != LUA_TNIL) *stream = stream_here(L, -1);
   lua_pop(L, 1);
   int t = lua_getfield(L, opts, "out");
   int top = lua_gettop(L);
@@ -245,9 +245,15 @@ static void separate(lua_State *L, const Ufunc *u, Operand *ops, CUstream stream
 static void check_devices(lua_State *L, const Ufunc *u, const Operand *ops, int n) {
   int dev = backend_get()->current_device();
   for (int i = 0; i < n; i++)
+    for (int j = 0; j < i; j++)
+      if (ops[i].kind == OPK_ARRAY && ops[j].kind == OPK_ARRAY && ops[i].a->device != ops[j].a->device)
+        luaL_error(L, "gpu.%s: arrays on device %d and device %d: copy one to the other's "
+                   "device first (a:to(dev))", u->name, ops[j].a->device, ops[i].a->device);
+  for (int i = 0; i < n; i++)
     if (ops[i].kind == OPK_ARRAY && ops[i].a->device != dev)
-      luaL_error(L, "gpu.%s: an array on device %d, and device %d is current (arrays on "
-                 "different devices cannot be combined)", u->name, ops[i].a->device, dev);
+      luaL_error(L, "gpu.%s: the arrays are on device %d, and device %d is current: run it "
+                 "with gpu.with_device(%d, f) or gpu.device(%d):use()", u->name, ops[i].a->device,
+                 dev, ops[i].a->device, ops[i].a->device);
 }
 
 /* The common path once the inputs are read: types, shapes, outputs (given[j].a NULL: make
@@ -259,6 +265,7 @@ static int run(lua_State *L, int uidx, Ufunc *u, Operand *ops, Operand *given, C
   for (int i = 0; i < u->nin; i++)
     if (ops[i].kind != OPK_ARRAY) scalar_value(L, u, &ops[i], i + 1);
   broadcast(L, u, ops, &s);
+  check_devices(L, u, ops, u->nin);   /* before outputs are made on the current device */
   outputs(L, u, ops, given, dt, &s);
   for (int i = 0; i < u->nin; i++)
     if (ops[i].kind == OPK_ARRAY) layout_broadcast(&ops[i].lay, &s);

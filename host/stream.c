@@ -1,10 +1,12 @@
-/* stream.c: streams ("gpu.stream"). */
+/* stream.c: streams ("gpu.stream"), each on the device that was current when it was made. */
+#include <string.h>
 #include "gpu.h"
 
 typedef struct GpuStream {
   CUstream s;
   int alive;
   int borrowed;       /* the embedding program's (stream_push_borrowed): never destroyed here */
+  int device;         /* the device current when it was made */
 } GpuStream;
 
 #define tostream(L, i) ((GpuStream *)luaL_checkudata(L, i, GPU_STREAM_T))
@@ -15,11 +17,26 @@ CUstream stream_check(lua_State *L, int idx) {
   return s->s;
 }
 
+CUstream stream_here(lua_State *L, int idx) {
+  CUstream s = stream_check(L, idx);
+  int dev = backend_get()->current_device(), mine = tostream(L, idx)->device;
+  if (dev >= 0 && mine != dev)
+    luaL_error(L, "a stream of device %d, and device %d is current: use it with its device "
+               "current (gpu.with_device(%d, f))", mine, dev, mine);
+  return s;
+}
+
+int stream_device(lua_State *L, int idx) {
+  stream_check(L, idx);
+  return tostream(L, idx)->device;
+}
+
 void stream_push_borrowed(lua_State *L, CUstream cs) {
   GpuStream *s = lua_newuserdatauv(L, sizeof *s, 0);
   s->s = cs;
   s->alive = 1;
   s->borrowed = 1;
+  s->device = backend_get()->current_device();
   luaL_setmetatable(L, GPU_STREAM_T);
 }
 
@@ -30,6 +47,7 @@ static int gpu_stream(lua_State *L) {
   GpuStream *s = lua_newuserdatauv(L, sizeof *s, 0);
   s->s = NULL;
   s->alive = 0;
+  s->device = backend_get()->current_device();
   luaL_setmetatable(L, GPU_STREAM_T);
   GPU_CHECK(L, backend_get()->stream_create(&s->s));
   s->alive = 1;
@@ -39,6 +57,16 @@ static int gpu_stream(lua_State *L) {
 static int stream_synchronize(lua_State *L) {
   GPU_CHECK(L, backend_get()->stream_synchronize(stream_check(L, 1)));
   return 0;
+}
+
+/* s.device: the device it belongs to */
+static int stream_index(lua_State *L) {
+  GpuStream *s = tostream(L, 1);
+  const char *k = luaL_checkstring(L, 2);
+  if (strcmp(k, "device") == 0) { lua_pushinteger(L, s->device); return 1; }
+  luaL_getmetafield(L, 1, "methods");
+  lua_getfield(L, -1, k);
+  return 1;
 }
 
 /* The one release path; idempotent. */
@@ -76,6 +104,8 @@ void stream_open(lua_State *L) {
   luaL_setfuncs(L, stream_funcs, 0);
   luaL_newmetatable(L, GPU_STREAM_T);
   luaL_newlib(L, stream_methods);
+  lua_setfield(L, -2, "methods");
+  lua_pushcfunction(L, stream_index);
   lua_setfield(L, -2, "__index");
   lua_pushcfunction(L, stream_gc);
   lua_setfield(L, -2, "__gc");

@@ -428,3 +428,25 @@ function random.normal(mean, stddev, shape, dtype)
   local a = generate("normal", "normal", 3, shape, dtype, mean, stddev)
   return a
 end
+
+------------------------------------------------------------------------------------
+-- devices
+
+-- gpu.with_device(id, f, ...): f(...) with device id current; the device current before
+-- is current again afterwards, also when f raises (the error goes on)
+function gpu.with_device(id, f, ...)
+  local n = gpu.device_count()
+  if math.type(id) ~= "integer" or id < 0 or id >= n then
+    error(("gpu.with_device: no device %s (%d device%s, numbered from 0)"):format(
+      tostring(id), n, n == 1 and "" or "s"), 2)
+  end
+  if type(f) ~= "function" then
+    error("gpu.with_device: a function expected as argument 2, got " .. type(f), 2)
+  end
+  local prev = gpu.device()
+  gpu.device(id):use()
+  local r = table.pack(pcall(f, ...))
+  prev:use()
+  if not r[1] then error(r[2], 0) end
+  return table.unpack(r, 2, r.n)
+end

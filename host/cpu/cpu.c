@@ -1,7 +1,8 @@
 /* cpu.c: the CPU backend's table. Kernels are the same CUDA C, compiled by the host's C++
  * compiler (compile.c) and run on a pool of worker threads (pool.c, sched.c, fiber.c);
- * device memory is host memory between guard pages (mem.c). There is one device, the
- * machine; streams run in order and events are times. */
+ * device memory is host memory between guard pages (mem.c). Its devices are the machine
+ * (devices.c); collectives run in host memory or over MPI (coll.c); streams run in order
+ * and events are times. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,23 +22,7 @@ GpuResult cpu_fail(GpuResult r, const char *fmt, ...) {
   return r;
 }
 
-/* ---- the device: one, the machine itself ---- */
-static GpuResult cpu_device_count(int *n) { *n = 1; return GPU_OK; }
-static GpuResult cpu_device_info(int ordinal, GpuDeviceInfo *info) {
-  if (ordinal != 0) return GPU_FAIL(CUDA_ERROR_INVALID_DEVICE, GPU_SRC_CUDA, "cuDeviceGet (CPU backend)");
-  memset(info, 0, sizeof *info);
-  snprintf(info->name, sizeof info->name, "CPU (%ld cores)", sysconf(_SC_NPROCESSORS_ONLN));
-  info->major = 0;
-  info->minor = 0;
-  info->multiprocessors = (int)sysconf(_SC_NPROCESSORS_ONLN);
-  info->max_threads_per_block = MAX_BLOCK_THREADS;
-  info->warp_size = 32;
-  info->total_memory = (size_t)sysconf(_SC_PHYS_PAGES) * (size_t)sysconf(_SC_PAGESIZE);
-  return GPU_OK;
-}
-static GpuResult cpu_use_device(int ordinal) { return cpu_device_info(ordinal, &(GpuDeviceInfo){0}); }
-static GpuResult cpu_ensure_context(void) { return GPU_OK; }
-static int cpu_current_device(void) { return 0; }
+/* ---- devices: devices.c ---- */
 static GpuResult cpu_mem_info(size_t *free_bytes, size_t *total_bytes) {
   *total_bytes = (size_t)sysconf(_SC_PHYS_PAGES) * (size_t)sysconf(_SC_PAGESIZE);
   *free_bytes = (size_t)sysconf(_SC_AVPHYS_PAGES) * (size_t)sysconf(_SC_PAGESIZE);
@@ -111,4 +96,8 @@ const GpuBackend cpu_backend = {
   .graph_instantiate = cpu_graph_instantiate, .graph_update = cpu_graph_update,
   .graph_launch = cpu_graph_launch, .graph_destroy = cpu_graph_destroy,
   .htod_async = cpu_htod_async, .dtoh_async = cpu_dtoh_async, .dtod_async = cpu_dtod_async,
+  .peer_copy = cpu_peer_copy,
+  .comm_id = cpu_comm_id, .comm_init_all = cpu_comm_init_all, .comm_init_rank = cpu_comm_init_rank,
+  .coll = cpu_coll, .group_start = cpu_group_start, .group_end = cpu_group_end,
+  .comm_check = cpu_comm_check, .comm_abort = cpu_comm_abort, .comm_destroy = cpu_comm_destroy,
 };

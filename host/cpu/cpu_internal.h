@@ -5,7 +5,9 @@
  *   mem.c     device memory between guard pages;
  *   compile.c CUDA C to a shared library with the host's C++ compiler;
  *   module.c  loading that library from memory;
- *   cpu.c     the backend table, the one device, streams and events.
+ *   devices.c its devices (GPUHOST_CPU_DEVICES of them, each the machine);
+ *   coll.c    collectives: in host memory within a process, over MPI between processes;
+ *   cpu.c     the backend table, streams and events.
  * The kernel library's side of the runtime is kernels/gpuhost_cpu_abi.h. */
 #ifndef GPUHOST_CPU_INTERNAL_H
 #define GPUHOST_CPU_INTERNAL_H
@@ -136,6 +138,26 @@ GpuResult cpu_graph_update(CUgraphExec exec, CUgraph graph, int *updated);
 GpuResult cpu_graph_launch(CUgraphExec exec, CUstream s);
 GpuResult cpu_graph_destroy(CUgraph graph, CUgraphExec exec);
 GpuResult cpu_event_record(CUevent e, CUstream s);   /* cpu.c */
+
+/* devices.c */
+GpuResult cpu_device_count(int *n);
+GpuResult cpu_device_info(int ordinal, GpuDeviceInfo *info);
+GpuResult cpu_use_device(int ordinal);
+GpuResult cpu_ensure_context(void);
+int cpu_current_device(void);
+GpuResult cpu_peer_copy(CUdeviceptr dst, int dst_dev, CUdeviceptr src, int src_dev, size_t n,
+                        CUstream stream);
+
+/* coll.c */
+GpuResult cpu_comm_id(GpuCommId *id);
+GpuResult cpu_comm_init_all(GpuComm **comms, int n, const int *devices);
+GpuResult cpu_comm_init_rank(GpuComm **comm, int nranks, int rank, const GpuCommId *id, int device);
+GpuResult cpu_coll(GpuComm *comm, const GpuCollArgs *args);
+GpuResult cpu_group_start(void);
+GpuResult cpu_group_end(void);
+GpuResult cpu_comm_check(GpuComm *comm);
+GpuResult cpu_comm_abort(GpuComm *comm);
+GpuResult cpu_comm_destroy(GpuComm *comm);
 
 /* cpu.c: r with a detail written into this thread's buffer (printf format) */
 GpuResult cpu_fail(GpuResult r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

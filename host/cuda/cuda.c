@@ -125,4 +125,8 @@ const GpuBackend cuda_backend = {
   .graph_instantiate = cuda_graph_instantiate, .graph_update = cuda_graph_update,
   .graph_launch = cuda_graph_launch, .graph_destroy = cuda_graph_destroy,
   .htod_async = cuda_htod_async, .dtoh_async = cuda_dtoh_async, .dtod_async = cuda_dtod_async,
+  .peer_copy = cuda_peer_copy,
+  .comm_id = nccl_comm_id, .comm_init_all = nccl_comm_init_all, .comm_init_rank = nccl_comm_init_rank,
+  .coll = nccl_coll, .group_start = nccl_group_start, .group_end = nccl_group_end,
+  .comm_check = nccl_comm_check, .comm_abort = nccl_comm_abort, .comm_destroy = nccl_comm_destroy,
 };

@@ -44,7 +44,8 @@ GpuResult library_fail(Library *lib, int code, GpuSource source, const char *cal
   X(cuMemPoolSetAttribute, 11020) X(cuMemPoolTrimTo, 11020) X(cuFuncGetName, 12030) \
   X(cuStreamBeginCapture, 10010) X(cuStreamEndCapture, 10000) X(cuGraphInstantiateWithFlags, 11040) \
   X(cuGraphExecUpdate, 12000) X(cuGraphLaunch, 10000) X(cuGraphDestroy, 10000) \
-  X(cuGraphExecDestroy, 10000)
+  X(cuGraphExecDestroy, 10000) \
+  X(cuDeviceCanAccessPeer, 4000) X(cuCtxEnablePeerAccess, 4000) X(cuMemcpyPeerAsync, 4000)
 
 #define CUDA_DECLARE(name, ver) PFN_##name##_v##ver name;
 typedef struct CudaDriver {
@@ -58,6 +59,8 @@ typedef struct CudaDevice {
   CUcontext context;          /* the primary context, once retained */
   CUmemoryPool pool;          /* allocate from it (stream-ordered), or NULL */
   CUevent waiter;             /* recorded to wait for the whole device */
+  CUevent peer;               /* orders copies between devices with the default streams */
+  unsigned char peers[GPU_MAX_DEVICES];   /* peer access to device i: 0 not tried, 1 on, 2 not possible */
   GpuResult lost;             /* the sticky failure that lost the context (code 0: alive) */
   char note[400], detail[400];
 } CudaDevice;
@@ -113,6 +116,8 @@ GpuResult cuda_htod_async(CUdeviceptr dst, const void *src, size_t n, CUstream s
 GpuResult cuda_dtoh_async(void *dst, CUdeviceptr src, size_t n, CUstream s);
 GpuResult cuda_dtod_async(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s);
 GpuResult cuda_mem_info(size_t *free_bytes, size_t *total_bytes);
+GpuResult cuda_peer_copy(CUdeviceptr dst, int dst_dev, CUdeviceptr src, int src_dev, size_t n,
+                         CUstream s);
 CUmemoryPool cuda_use_pool(CUdevice dev);
 
 /* driver.c: the rest of the table */
@@ -131,6 +136,20 @@ GpuResult cuda_graph_instantiate(CUgraphExec *exec, CUgraph graph);
 GpuResult cuda_graph_update(CUgraphExec exec, CUgraph graph, int *updated);
 GpuResult cuda_graph_launch(CUgraphExec exec, CUstream s);
 GpuResult cuda_graph_destroy(CUgraph graph, CUgraphExec exec);
+
+/* nccl.c: NCCL, and the watch the waits keep on its communicators */
+GpuResult nccl_comm_id(GpuCommId *id);
+GpuResult nccl_comm_init_all(GpuComm **comms, int n, const int *devices);
+GpuResult nccl_comm_init_rank(GpuComm **comm, int nranks, int rank, const GpuCommId *id, int device);
+GpuResult nccl_coll(GpuComm *comm, const GpuCollArgs *args);
+GpuResult nccl_group_start(void);
+GpuResult nccl_group_end(void);
+GpuResult nccl_comm_check(GpuComm *comm);
+GpuResult nccl_comm_abort(GpuComm *comm);
+GpuResult nccl_comm_destroy(GpuComm *comm);
+/* While a wait polls: fails (GPUHOST_COMM_FAILED), aborting the communicator, when one
+ * with unfinished work has broken (NCCL's asynchronous error, a peer gone, the timeout) */
+GpuResult nccl_watch(void);
 
 /* nvrtc.c */
 GpuResult nvrtc_identity(char *out, size_t n);

@@ -142,3 +142,51 @@ GpuResult cuda_memset0(CUdeviceptr p, size_t n) {
   TRY(drv.cuMemsetD8Async(p, 0, n, cuda_implicit));
   return GPU_OK;
 }
+
+/* Peer access between two devices, tried once per direction (the current one to peer) */
+static void enable_peer(int peer) {
+  CudaDevice *d = &devices[current];
+  if (d->peers[peer]) return;
+  int can = 0;
+  CUdevice a, b;
+  d->peers[peer] = 2;
+  if (drv.cuDeviceGet(&a, current) != CUDA_SUCCESS || drv.cuDeviceGet(&b, peer) != CUDA_SUCCESS ||
+      drv.cuDeviceCanAccessPeer(&can, a, b) != CUDA_SUCCESS || !can) return;
+  CUresult r = drv.cuCtxEnablePeerAccess(devices[peer].context, 0);
+  if (r == CUDA_SUCCESS || r == CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED) d->peers[peer] = 1;
+}
+
+/* Made current: device dev, with its peer event */
+static GpuResult enter(int dev) {
+  GpuResult r = cuda_use_device(dev);
+  if (r.code) return r;
+  ALIVE("cuMemcpyPeerAsync(dst, dctx, src, sctx, n, s)");
+  if (!devices[dev].peer) TRY(drv.cuEventCreate(&devices[dev].peer, CU_EVENT_DISABLE_TIMING));
+  return GPU_OK;
+}
+
+/* On src_dev's stream s (NULL: its default stream), after the work queued on both
+ * devices' default streams, and before what they are given next */
+GpuResult cuda_peer_copy(CUdeviceptr dst, int dst_dev, CUdeviceptr src, int src_dev, size_t n,
+                         CUstream s) {
+  if (!drv.cuMemcpyPeerAsync || !drv.cuCtxEnablePeerAccess || !drv.cuDeviceCanAccessPeer)
+    return (GpuResult){GPU_ERR_NO_SYMBOL, GPU_SRC_HOST, "cuGetProcAddress(\"cuMemcpyPeerAsync\")",
+                       "the CUDA driver has no peer copies", NULL};
+  if (cuda_implicit) return cuda_not_while_capturing("a copy between devices", "cuMemcpyPeerAsync");
+  GpuResult r = enter(dst_dev);
+  if (r.code) return r;
+  enable_peer(src_dev);
+  TRY(drv.cuEventRecord(devices[dst_dev].peer, NULL));
+  if ((r = enter(src_dev)).code) return r;
+  enable_peer(dst_dev);
+  if (cuda_tracing()) cuda_trace_copy("peer", n);
+  CUresult c = drv.cuStreamWaitEvent(s, devices[dst_dev].peer, 0);
+  if (c == CUDA_SUCCESS)
+    c = drv.cuMemcpyPeerAsync(dst, devices[dst_dev].context, src, devices[src_dev].context, n, s);
+  if (cuda_tracing()) cuda_range_pop();
+  if (c != CUDA_SUCCESS) return cuda_failed(c, "cuMemcpyPeerAsync(dst, dctx, src, sctx, n, s)");
+  TRY(drv.cuEventRecord(devices[src_dev].peer, s));
+  if ((r = enter(dst_dev)).code) return r;
+  TRY(drv.cuStreamWaitEvent(NULL, devices[src_dev].peer, 0));
+  return GPU_OK;
+}

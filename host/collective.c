@@ -1,0 +1,406 @@
+/* collective.c: the collectives of a communicator (comm.c): comm:all_reduce, all_gather,
+ * reduce_scatter, broadcast, reduce, send, recv, barrier. Each reads its buffers (a device
+ * array, or for a communicator over several devices of this process a table of them, one
+ * per device in order), checks what can be checked here (devices, sizes and dtypes alike
+ * across this process's ranks, C order), and issues one backend call per rank, grouped
+ * when there are several. Sends and recvs between devices of this process are kept until
+ * their group ends and paired first: one without its partner is an error, not a hang. */
+#include <string.h>
+#include "gpu.h"
+
+static const char *const coll_names[] = {"all_reduce", "all_gather", "reduce_scatter",
+                                         "broadcast", "reduce", "send", "recv"};
+static const char *const op_names[] = {"sum", "prod", "min", "max", "avg", NULL};
+
+typedef struct Call {
+  LuaComm *c;
+  int kind, op, root;
+  int opts;                      /* the options table's index, or 0 */
+  GpuArray *x[GPU_MAX_DEVICES], *out[GPU_MAX_DEVICES];
+  int peer[GPU_MAX_DEVICES];
+  CUstream stream[GPU_MAX_DEVICES];
+} Call;
+
+/* sends and recvs waiting for their group's end (one-process communicators) */
+typedef struct Pending { LuaComm *c; int local; GpuCollArgs a; } Pending;
+static Pending pending[256];
+static int npending, depth;
+static const char PENDING_KEY = 0;   /* registry: what the pending calls use, kept alive */
+
+/* The collective type of a dtype, or -1 (NCCL has no int16, uint16 or bool) */
+static int coll_type(GpuDtype dt) {
+  switch (dt) {
+    case DT_INT8: return GPU_CT_INT8;
+    case DT_UINT8: return GPU_CT_UINT8;
+    case DT_INT32: return GPU_CT_INT32;
+    case DT_UINT32: return GPU_CT_UINT32;
+    case DT_INT64: return GPU_CT_INT64;
+    case DT_UINT64: return GPU_CT_UINT64;
+    case DT_FLOAT32: return GPU_CT_FLOAT32;
+    case DT_FLOAT64: return GPU_CT_FLOAT64;
+    default: return -1;
+  }
+}
+
+/* [-0, +0, v] Local rank i's array from the argument at idx: an array (one rank), or entry
+ * i + 1 of a table (false: none, where allowed) */
+static GpuArray *buffer(lua_State *L, int idx, const Call *k, int i, const char *what, int none_ok) {
+  const LuaComm *c = k->c;
+  const char *name = coll_names[k->kind];
+  GpuArray *a;
+  if (lua_istable(L, idx) && !array_test(L, idx)) {
+    if (luaL_len(L, idx) != c->n && !none_ok)
+      luaL_error(L, "comm:%s: %s has %d entries for %d device%s of this process", name, what,
+                 (int)luaL_len(L, idx), c->n, c->n == 1 ? "" : "s");
+    lua_geti(L, idx, i + 1);
+    int absent = lua_isnil(L, -1) || (lua_isboolean(L, -1) && !lua_toboolean(L, -1));
+    if (absent && none_ok) { lua_pop(L, 1); return NULL; }
+    a = array_test(L, -1);
+    if (!a) luaL_error(L, "comm:%s: %s entry %d must be a device array, got %s", name, what, i + 1, luaL_typename(L, -1));
+    array_check(L, -1);
+    lua_pop(L, 1);
+  } else {
+    if (c->n > 1)
+      luaL_error(L, "comm:%s: %s must be a table of %d arrays, one per device (%d...)", name,
+                 what, c->n, c->devices[0]);
+    a = array_test(L, idx);
+    if (!a) luaL_error(L, "comm:%s: %s must be a device array, got %s", name, what, luaL_typename(L, idx));
+    array_check(L, idx);
+  }
+  if (a->device != c->devices[i])
+    luaL_error(L, "comm:%s: %s%s is on device %d, and rank %d of the communicator is on device "
+               "%d: copy it there with a:to(%d)", name, what, c->n > 1 ? lua_pushfstring(L, " entry %d", i + 1) : "",
+               a->device, c->rank + i, c->devices[i], c->devices[i]);
+  if (!a->contiguous)
+    luaL_error(L, "comm:%s: %s must be C-ordered: pass a:contiguous()", name, what);
+  return a;
+}
+
+/* [-0, +0, v] {op =, root =, out =, stream =} at k->opts */
+static void read_options(lua_State *L, Call *k) {
+  int o = k->opts;
+  k->op = GPU_RED_SUM;
+  k->root = 0;
+  if (!o) return;
+  if (lua_getfield(L, o, "op") != LUA_TNIL) k->op = luaL_checkoption(L, -1, NULL, op_names);
+  lua_pop(L, 1);
+  if (lua_getfield(L, o, "root") != LUA_TNIL) {
+    int isint;
+    lua_Integer r = lua_tointegerx(L, -1, &isint);
+    if (!isint || r < 0 || r >= k->c->size)
+      luaL_error(L, "comm:%s: root must be a rank from 0 to %d", coll_names[k->kind], k->c->size - 1);
+    k->root = (int)r;
+  }
+  lua_pop(L, 1);
+  int st = lua_getfield(L, o, "stream");
+  for (int i = 0; i < k->c->n && st != LUA_TNIL; i++) {
+    int at = lua_gettop(L);
+    if (k->c->n > 1) {
+      if (st != LUA_TTABLE) luaL_error(L, "comm:%s: stream must be a table of streams, one per device", coll_names[k->kind]);
+      lua_geti(L, at, i + 1);
+    } else lua_pushvalue(L, at);
+    k->stream[i] = stream_check(L, -1);
+    if (stream_device(L, -1) != k->c->devices[i])
+      luaL_error(L, "comm:%s: the stream for rank %d is on device %d, the rank on device %d",
+                 coll_names[k->kind], k->c->rank + i, stream_device(L, -1), k->c->devices[i]);
+    lua_settop(L, at);
+  }
+  lua_pop(L, 1);
+}
+
+/* The elements and type every rank's call moves, checked alike across this process */
+static void check_alike(lua_State *L, const Call *k, int reducing) {
+  const char *name = coll_names[k->kind];
+  for (int i = 0; i < k->c->n; i++) {
+    if (!k->x[i]) continue;
+    if (reducing && coll_type(k->x[i]->dtype) < 0)
+      luaL_error(L, "comm:%s: NCCL cannot reduce %s arrays (int8, uint8, int32, uint32, int64, "
+                 "uint64, float32 and float64 it can)", name, dtypes[k->x[i]->dtype].name);
+    if (reducing && k->op == GPU_RED_AVG && dtypes[k->x[i]->dtype].kind != 'f')
+      luaL_error(L, "comm:%s: op 'avg' takes float32 or float64 arrays, got %s", name, dtypes[k->x[i]->dtype].name);
+    const GpuArray *f = k->x[0];
+    if (f && (f->dtype != k->x[i]->dtype || f->shape.size != k->x[i]->shape.size))
+      luaL_error(L, "comm:%s: the ranks' arrays differ: %I %s elements on device %d, %I %s on "
+                 "device %d", name, (lua_Integer)f->shape.size, dtypes[f->dtype].name, f->device,
+                 (lua_Integer)k->x[i]->shape.size, dtypes[k->x[i]->dtype].name, k->x[i]->device);
+  }
+}
+
+/* Rank i's backend arguments */
+static GpuCollArgs args_of(const Call *k, int i) {
+  const GpuArray *x = k->x[i], *out = k->out[i] ? k->out[i] : x;
+  GpuCollArgs a = {k->kind, x->ptr, out->ptr, (size_t)x->shape.size, coll_type(x->dtype),
+                   k->op, k->root, k->stream[i]};
+  if (a.type < 0) { a.type = GPU_CT_BYTE; a.count *= dtypes[x->dtype].size; }
+  if (k->kind == GPU_COLL_REDUCE_SCATTER) a.count /= (size_t)k->c->size;
+  if (k->kind >= GPU_COLL_SEND) a.peer = k->peer[i];
+  if (k->kind == GPU_COLL_RECV) a.recv = x->ptr;
+  return a;
+}
+
+/* A failed backend call: a broken communicator is aborted; the device is restored */
+static void raise_failure(lua_State *L, LuaComm *c, GpuResult r, int was) {
+  if (was >= 0) backend_get()->use_device(was);
+  if (r.source == GPU_SRC_HOST && r.code == GPU_ERR_COMM_FAILED) comm_broke(L, c, r);
+  errors_raise(L, r, NULL);
+}
+
+/* [-0, +0, m] What a pending call uses stays alive until its group ends */
+static void keep(lua_State *L, int idx) {
+  if (lua_rawgetp(L, LUA_REGISTRYINDEX, &PENDING_KEY) != LUA_TTABLE) {
+    lua_pop(L, 1);
+    lua_newtable(L);
+    lua_pushvalue(L, -1);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &PENDING_KEY);
+  }
+  lua_pushvalue(L, idx);
+  lua_rawseti(L, -2, (lua_Integer)luaL_len(L, -2) + 1);
+  lua_pop(L, 1);
+}
+
+/* Issues the call on every rank (grouped when there are several) */
+static void issue(lua_State *L, Call *k) {
+  const GpuBackend *be = backend_get();
+  LuaComm *c = k->c;
+  int was = be->current_device(), grouped = c->n > 1 || depth > 0;
+  GpuResult r = GPU_OK;
+  for (int i = 0; i < c->n && r.code == 0; i++) r = be->comm_check(c->h[i]);
+  if (r.code) raise_failure(L, c, r, was);
+  if (grouped) coll_group_begin(L);
+  for (int i = 0; i < c->n && r.code == 0; i++) {
+    if (!k->x[i]) continue;
+    if (c->n > 1 && k->kind >= GPU_COLL_SEND) {      /* paired at the group's end */
+      if (npending == (int)(sizeof pending / sizeof pending[0]))
+        r = (GpuResult){GPU_ERR_COMM_FAILED, GPU_SRC_HOST, "gpu.nccl.group", "more than 256 sends and recvs in one group", NULL};
+      else pending[npending++] = (Pending){c, i, args_of(k, i)};
+      keep(L, 2);
+      continue;
+    }
+    GpuCollArgs a = args_of(k, i);
+    r = be->use_device(c->devices[i]);
+    if (r.code == 0) r = be->coll(c->h[i], &a);
+  }
+  if (grouped) coll_group_finish(L, r.code != 0);   /* pairs the sends of a lone call */
+  if (r.code) raise_failure(L, c, r, was);
+  if (was >= 0) GPU_CHECK(L, be->use_device(was));
+}
+
+void coll_group_begin(lua_State *L) {
+  (void)L;
+  if (depth++ == 0) npending = 0;
+  backend_get()->group_start();
+}
+
+/* [-0, +0, e] Each pending send with its recv; NULL, or why not */
+static const char *pair_up(lua_State *L) {
+  for (int i = 0; i < npending; i++) {
+    Pending *s = &pending[i];
+    if (s->a.kind != GPU_COLL_SEND) continue;
+    int found = 0;
+    for (int j = 0; j < npending && !found; j++) {
+      Pending *q = &pending[j];
+      if (q->c == s->c && q->a.kind == GPU_COLL_RECV && q->local == s->a.peer && q->a.peer == s->local) {
+        size_t sb = s->a.count, rb = q->a.count;
+        if (sb != rb || s->a.type != q->a.type)
+          return lua_pushfstring(L, "rank %d sends %I elements to rank %d, which receives %I "
+                                 "(or another dtype)", s->local, (lua_Integer)sb, q->local, (lua_Integer)rb);
+        found = 1;
+      }
+    }
+    if (!found)
+      return lua_pushfstring(L, "rank %d's send to rank %d has no recv in the same group "
+                             "(it would wait forever)", s->local, s->a.peer);
+  }
+  for (int j = 0; j < npending; j++) {
+    Pending *q = &pending[j];
+    int found = q->a.kind != GPU_COLL_RECV;
+    for (int i = 0; i < npending && !found; i++)
+      found = pending[i].c == q->c && pending[i].a.kind == GPU_COLL_SEND &&
+              pending[i].local == q->a.peer && pending[i].a.peer == q->local;
+    if (!found)
+      return lua_pushfstring(L, "rank %d's recv from rank %d has no send in the same group "
+                             "(it would wait forever)", q->local, q->a.peer);
+  }
+  return NULL;
+}
+
+void coll_group_finish(lua_State *L, int failed) {
+  const GpuBackend *be = backend_get();
+  const char *why = NULL;
+  GpuResult r = GPU_OK;
+  int was = be->current_device();
+  if (--depth == 0 && !failed && npending > 0) {
+    why = pair_up(L);
+    for (int i = 0; !why && i < npending && r.code == 0; i++) {
+      r = be->use_device(pending[i].c->devices[pending[i].local]);
+      if (r.code == 0) r = be->coll(pending[i].c->h[pending[i].local], &pending[i].a);
+    }
+  }
+  if (depth == 0) {
+    npending = 0;
+    lua_pushnil(L);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &PENDING_KEY);
+  }
+  GpuResult e = be->group_end();
+  if (was >= 0) be->use_device(was);
+  if (failed) return;
+  if (why) luaL_error(L, "gpu.nccl: %s", why);
+  GPU_CHECK(L, r);
+  GPU_CHECK(L, e);
+}
+
+/* [-0, +1, e] Rank i's new output: shape s, x's dtype, on x's device */
+static GpuArray *new_output(lua_State *L, const GpuArray *x, const GpuShape *s) {
+  int was = backend_get()->current_device();
+  GPU_CHECK(L, backend_get()->use_device(x->device));
+  GpuArray *a = array_new(L, s, x->dtype);
+  if (was >= 0) GPU_CHECK(L, backend_get()->use_device(was));
+  return a;
+}
+
+/* The shape of a new output of rank i */
+static GpuShape out_shape(const Call *k, const GpuArray *x) {
+  GpuShape s = x->shape;
+  int n = k->c->size;
+  if (k->kind == GPU_COLL_ALL_GATHER && s.ndim < GPU_MAXDIM) {
+    memmove(s.dim + 1, s.dim, sizeof s.dim[0] * (size_t)s.ndim);
+    s.dim[0] = n;
+    s.ndim++;
+  } else if (k->kind == GPU_COLL_ALL_GATHER) {
+    s.ndim = 1;
+    s.dim[0] = x->shape.size * n;
+  } else if (s.ndim >= 1 && s.dim[0] % n == 0) {
+    s.dim[0] /= n;
+  } else {
+    s.ndim = 1;
+    s.dim[0] = x->shape.size / n;
+  }
+  s.size = k->kind == GPU_COLL_ALL_GATHER ? x->shape.size * n : x->shape.size / n;
+  return s;
+}
+
+/* [-0, +1, e] The outputs: {out =} (checked), x itself (in place), or new arrays */
+static void outputs(lua_State *L, Call *k) {
+  int kind = k->kind, n = k->c->size, gathers = kind == GPU_COLL_ALL_GATHER;
+  int scatters = kind == GPU_COLL_REDUCE_SCATTER;
+  if (scatters && k->x[0] && k->x[0]->shape.size % n != 0)
+    luaL_error(L, "comm:reduce_scatter: %I elements do not split among %d ranks",
+               (lua_Integer)k->x[0]->shape.size, n);
+  if (k->opts && lua_getfield(L, k->opts, "out") != LUA_TNIL) {
+    int at = lua_gettop(L);
+    for (int i = 0; i < k->c->n; i++) {
+      GpuArray *o = k->out[i] = buffer(L, at, k, i, "out", 0), *x = k->x[i];
+      int64_t want = gathers ? x->shape.size * n : scatters ? x->shape.size / n : x->shape.size;
+      if (o->dtype != x->dtype || o->shape.size != want)
+        luaL_error(L, "comm:%s: out must hold %I %s elements, got %I %s", coll_names[kind],
+                   (lua_Integer)want, dtypes[x->dtype].name, (lua_Integer)o->shape.size, dtypes[o->dtype].name);
+      if ((gathers || scatters) && o->base == x->base)
+        luaL_error(L, "comm:%s: out shares memory with the input", coll_names[kind]);
+    }
+    return;
+  }
+  lua_pop(L, 1);
+  if (!gathers && !scatters) { lua_pushvalue(L, 2); return; }
+  if (k->c->n > 1) lua_createtable(L, k->c->n, 0);
+  for (int i = 0; i < k->c->n; i++) {
+    GpuShape s = out_shape(k, k->x[i]);
+    k->out[i] = new_output(L, k->x[i], &s);
+    if (k->c->n > 1) lua_rawseti(L, -2, i + 1);
+  }
+}
+
+/* [-0, +0, v] The peers of send/recv at idx: a rank, or a table of them (one per device) */
+static void read_peers(lua_State *L, Call *k, int idx) {
+  for (int i = 0; i < k->c->n; i++) {
+    if (!k->x[i]) continue;
+    if (lua_istable(L, idx)) lua_geti(L, idx, i + 1);
+    else lua_pushvalue(L, idx);
+    int isint;
+    lua_Integer p = lua_tointegerx(L, -1, &isint);
+    if (!isint || p < 0 || p >= k->c->size || p == k->c->rank + i)
+      luaL_error(L, "comm:%s: the peer of rank %d must be another rank from 0 to %d, got %s",
+                 coll_names[k->kind], k->c->rank + i, k->c->size - 1, luaL_tolstring(L, -1, NULL));
+    k->peer[i] = (int)p;
+    lua_pop(L, 1);
+  }
+}
+
+static int run_call(lua_State *L, int kind) {
+  Call k;
+  memset(&k, 0, sizeof k);
+  k.c = comm_check(L, 1);
+  k.kind = kind;
+  int p2p = kind >= GPU_COLL_SEND, o = p2p ? 4 : 3;
+  if (!lua_isnoneornil(L, o)) { luaL_checktype(L, o, LUA_TTABLE); k.opts = o; }
+  lua_settop(L, o);
+  read_options(L, &k);
+  int any = 0;
+  for (int i = 0; i < k.c->n; i++) any |= (k.x[i] = buffer(L, 2, &k, i, "argument 1", p2p)) != NULL;
+  if (!any) return luaL_error(L, "comm:%s: no array to %s", coll_names[kind], kind == GPU_COLL_RECV ? "receive into" : "send");
+  if (p2p) read_peers(L, &k, 3);
+  int reducing = kind == GPU_COLL_ALL_REDUCE || kind == GPU_COLL_REDUCE || kind == GPU_COLL_REDUCE_SCATTER;
+  if (!reducing && k.op != GPU_RED_SUM) return luaL_error(L, "comm:%s takes no op", coll_names[kind]);
+  if (!p2p) check_alike(L, &k, reducing);
+  if (p2p) lua_pushvalue(L, 2);
+  else outputs(L, &k);
+  issue(L, &k);
+  return 1;
+}
+
+static int coll_all_reduce(lua_State *L) { return run_call(L, GPU_COLL_ALL_REDUCE); }
+static int coll_all_gather(lua_State *L) { return run_call(L, GPU_COLL_ALL_GATHER); }
+static int coll_reduce_scatter(lua_State *L) { return run_call(L, GPU_COLL_REDUCE_SCATTER); }
+static int coll_broadcast(lua_State *L) { return run_call(L, GPU_COLL_BROADCAST); }
+static int coll_reduce(lua_State *L) { return run_call(L, GPU_COLL_REDUCE); }
+static int coll_send(lua_State *L) { return run_call(L, GPU_COLL_SEND); }
+static int coll_recv(lua_State *L) { return run_call(L, GPU_COLL_RECV); }
+
+/* comm:barrier(): returns when every rank has reached it (an all_reduce of one element on
+ * each device, waited for) */
+static int coll_barrier(lua_State *L) {
+  LuaComm *c = comm_check(L, 1);
+  lua_settop(L, 1);
+  lua_getiuservalue(L, 1, 1);
+  lua_createtable(L, c->n, 0);   /* the buffers, as all_reduce reads them */
+  for (int i = 0; i < c->n; i++) {
+    if (lua_geti(L, 2, i + 1) == LUA_TNIL) {
+      lua_pop(L, 1);
+      GpuShape one = {1, {1}, 1};
+      GpuArray x = {0};
+      x.device = c->devices[i];
+      x.dtype = DT_INT32;
+      GpuArray *a = new_output(L, &x, &one);
+      GPU_CHECK(L, backend_get()->memset0(a->ptr, a->nbytes));
+      lua_pushvalue(L, -1);
+      lua_rawseti(L, 2, i + 1);
+    }
+    lua_rawseti(L, 3, i + 1);
+  }
+  lua_replace(L, 2);
+  if (c->n == 1) lua_geti(L, 2, 1), lua_replace(L, 2);
+  run_call(L, GPU_COLL_ALL_REDUCE);
+  int was = backend_get()->current_device();
+  for (int i = 0; i < c->n; i++) {
+    GpuResult r = backend_get()->use_device(c->devices[i]);
+    if (r.code == 0) r = backend_get()->synchronize();
+    if (r.code) raise_failure(L, c, r, was);
+  }
+  if (was >= 0) GPU_CHECK(L, backend_get()->use_device(was));
+  return 0;
+}
+
+static const luaL_Reg coll_funcs[] = {
+  {"all_reduce", coll_all_reduce},
+  {"all_gather", coll_all_gather},
+  {"reduce_scatter", coll_reduce_scatter},
+  {"broadcast", coll_broadcast},
+  {"reduce", coll_reduce},
+  {"send", coll_send},
+  {"recv", coll_recv},
+  {"barrier", coll_barrier},
+  {NULL, NULL}
+};
+
+void coll_methods(lua_State *L) {
+  luaL_setfuncs(L, coll_funcs, 0);
+}

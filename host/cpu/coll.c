@@ -1,0 +1,367 @@
+/* coll.c: the CPU backend's collectives, standing in for NCCL. Within one process the
+ * ranks are devices of this process sharing a clique: their calls are gathered until the
+ * group ends, matched rank against rank (k-th collective with k-th, each send with its
+ * recv), and computed in host memory, where the CPU's device memory lies. Between
+ * processes each rank posts MPI's nonblocking operation (host/mpi.c) after checking that
+ * every rank makes the same call, and waits for it while watching for peers that died,
+ * for the timeout and for Ctrl-C: a failure breaks the communicator, never hangs. */
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "cpu_internal.h"
+#include "mpi.h"
+
+typedef struct Clique { int n, refs, ncalls, cap; GpuCollArgs *calls; int *rank_of; } Clique;
+struct GpuComm {
+  Clique *clique;               /* one process: the ranks' shared state; NULL over MPI */
+  int rank, nranks, device, broken;
+  double timeout;
+};
+
+static const size_t type_size[] = {1, 1, 4, 4, 8, 8, 4, 8, 1};
+static const char *const coll_name[] = {"all_reduce", "all_gather", "reduce_scatter",
+                                        "broadcast", "reduce", "send", "recv"};
+static int depth;               /* nesting of group_start */
+static Clique **open_cliques;   /* cliques with calls waiting for the group's end */
+static int nopen;
+/* MPI work posted inside a group, waited for at its end */
+typedef struct Posted { GpuComm *comm; MpiRequest req; GpuCollArgs args; } Posted;
+static Posted *posted;
+static int nposted, capposted;
+
+#define COMM_FAIL(call) ((GpuResult){GPU_ERR_COMM_FAILED, GPU_SRC_HOST, call, NULL, NULL})
+#define MISMATCH(call) ((GpuResult){GPU_ERR_COMM_MISMATCH, GPU_SRC_HOST, call, NULL, NULL})
+static const char *const type_name[] = {"int8", "uint8", "int32", "uint32", "int64", "uint64",
+                                        "float32", "float64", "byte"};
+static const char *const op_name[] = {"sum", "prod", "min", "max", "avg"};
+#define NOMEM GPU_FAIL(CUDA_ERROR_OUT_OF_MEMORY, GPU_SRC_CUDA, "malloc (CPU backend)")
+
+GpuResult cpu_comm_id(GpuCommId *id) {
+  memset(id, 0, sizeof *id);   /* MPI's world is the id here */
+  return GPU_OK;
+}
+
+GpuResult cpu_comm_init_all(GpuComm **comms, int n, const int *devices) {
+  double timeout;
+  GpuResult r = comm_timeout(&timeout);
+  if (r.code) return r;
+  Clique *q = calloc(1, sizeof *q);
+  if (q == NULL) return NOMEM;
+  q->n = q->refs = n;
+  for (int i = 0; i < n; i++) {
+    comms[i] = calloc(1, sizeof **comms);
+    if (comms[i] == NULL) {
+      while (i-- > 0) free(comms[i]);
+      free(q);
+      return NOMEM;
+    }
+    *comms[i] = (GpuComm){q, i, n, devices[i], 0, timeout};
+  }
+  return GPU_OK;
+}
+
+GpuResult cpu_comm_init_rank(GpuComm **comm, int nranks, int rank, const GpuCommId *id, int device) {
+  (void)id;
+  double timeout;
+  GpuResult r = comm_timeout(&timeout);
+  if (r.code == 0) r = mpi_start();
+  if (r.code) return r;
+  *comm = calloc(1, sizeof **comm);
+  if (*comm == NULL) return NOMEM;
+  **comm = (GpuComm){NULL, rank, nranks, device, 0, timeout};
+  return GPU_OK;
+}
+
+/* ---- in host memory, within one process ---- */
+
+#define REDUCE_LOOP(T) { T *d = (T *)dst; const T *s = (const T *)src; \
+    for (size_t i = 0; i < n; i++) switch (op) { \
+      case GPU_RED_PROD: d[i] = (T)(d[i] * s[i]); break; \
+      case GPU_RED_MIN: if (s[i] < d[i] || s[i] != s[i]) d[i] = s[i]; break; \
+      case GPU_RED_MAX: if (s[i] > d[i] || s[i] != s[i]) d[i] = s[i]; break; \
+      default: d[i] = (T)(d[i] + s[i]); } }
+
+/* dst[i] = dst[i] op src[i] for n elements of type t */
+static void combine(void *dst, const void *src, size_t n, int t, int op) {
+  switch (t) {
+    case GPU_CT_INT8: REDUCE_LOOP(int8_t) break;
+    case GPU_CT_UINT8: REDUCE_LOOP(uint8_t) break;
+    case GPU_CT_INT32: REDUCE_LOOP(int32_t) break;
+    case GPU_CT_UINT32: REDUCE_LOOP(uint32_t) break;
+    case GPU_CT_INT64: REDUCE_LOOP(int64_t) break;
+    case GPU_CT_UINT64: REDUCE_LOOP(uint64_t) break;
+    case GPU_CT_FLOAT32: REDUCE_LOOP(float) break;
+    case GPU_CT_FLOAT64: REDUCE_LOOP(double) break;
+    default: break;
+  }
+}
+
+/* GPU_RED_AVG's division (floats only: the Lua side refuses the rest) */
+static void divide(void *buf, size_t n, int t, int by) {
+  if (t == GPU_CT_FLOAT32) for (size_t i = 0; i < n; i++) ((float *)buf)[i] /= (float)by;
+  if (t == GPU_CT_FLOAT64) for (size_t i = 0; i < n; i++) ((double *)buf)[i] /= by;
+}
+
+#define PTR(p) ((void *)(uintptr_t)(p))
+
+/* The reduction of n elements at offset `at` (elements) of every rank's send into tmp */
+static void reduce_all(void *tmp, GpuCollArgs *const *c, int nr, size_t at, size_t n) {
+  size_t es = type_size[c[0]->type];
+  memcpy(tmp, (char *)PTR(c[0]->send) + at * es, n * es);
+  for (int k = 1; k < nr; k++) combine(tmp, (char *)PTR(c[k]->send) + at * es, n, c[0]->type, c[0]->op);
+  if (c[0]->op == GPU_RED_AVG) divide(tmp, n, c[0]->type, nr);
+}
+
+/* One collective, c[k] being rank k's call (checked alike) */
+static GpuResult run_collective(GpuCollArgs *const *c, int nr) {
+  const GpuCollArgs *a = c[0];
+  size_t es = type_size[a->type], n = a->count, total = a->kind == GPU_COLL_REDUCE_SCATTER ? n * (size_t)nr : n;
+  char *tmp = malloc(total * es != 0 ? total * es : 1);
+  if (tmp == NULL) return NOMEM;
+  switch (a->kind) {
+    case GPU_COLL_ALL_REDUCE:
+    case GPU_COLL_REDUCE:
+      reduce_all(tmp, c, nr, 0, n);
+      for (int k = 0; k < nr; k++)
+        if (a->kind == GPU_COLL_ALL_REDUCE || k == a->peer) memcpy(PTR(c[k]->recv), tmp, n * es);
+      break;
+    case GPU_COLL_REDUCE_SCATTER:
+      for (int k = 0; k < nr; k++) reduce_all(tmp + (size_t)k * n * es, c, nr, (size_t)k * n, n);
+      for (int k = 0; k < nr; k++) memcpy(PTR(c[k]->recv), tmp + (size_t)k * n * es, n * es);
+      break;
+    case GPU_COLL_BROADCAST:
+      memcpy(tmp, PTR(c[a->peer]->send), n * es);
+      for (int k = 0; k < nr; k++) memcpy(PTR(c[k]->recv), tmp, n * es);
+      break;
+    case GPU_COLL_ALL_GATHER:
+      for (int k = 0; k < nr; k++)
+        for (int j = 0; j < nr; j++)
+          memmove((char *)PTR(c[k]->recv) + (size_t)j * n * es, PTR(c[j]->send), n * es);
+      break;
+    default: break;
+  }
+  free(tmp);
+  return GPU_OK;
+}
+
+static int same_call(const GpuCollArgs *a, const GpuCollArgs *b) {
+  return a->kind == b->kind && a->count == b->count && a->type == b->type &&
+         a->op == b->op && a->peer == b->peer;
+}
+
+/* The clique's calls of one group: collectives k-th against k-th, sends against recvs.
+ * rank_of[i] is the rank that made calls[i]. */
+static GpuResult run_clique(Clique *q) {
+  GpuCollArgs *c[GPU_MAX_DEVICES];
+  int next[GPU_MAX_DEVICES] = {0};
+  GpuResult r = GPU_OK;
+  for (;;) {                     /* the collectives, in each rank's order */
+    int found = 0;
+    for (int k = 0; k < q->n; k++) {
+      c[k] = NULL;
+      for (int i = next[k]; i < q->ncalls && !c[k]; i++)
+        if (q->rank_of[i] == k && q->calls[i].kind < GPU_COLL_SEND) { c[k] = &q->calls[i]; next[k] = i + 1; }
+      found += c[k] != NULL;
+    }
+    if (found == 0) break;
+    for (int k = 0; k < q->n && r.code == 0; k++)
+      if (!c[k] || !same_call(c[k], c[0]))
+        r = cpu_fail(MISMATCH("group end"), "rank %d's %s does not match rank %d's %s", 0,
+                     coll_name[c[0] ? c[0]->kind : 0], k, c[k] ? coll_name[c[k]->kind] : "nothing");
+    if (r.code == 0) r = run_collective(c, q->n);
+    if (r.code) break;
+  }
+  for (int i = 0; i < q->ncalls && r.code == 0; i++) {   /* each send with its recv */
+    GpuCollArgs *s = &q->calls[i];
+    if (s->kind != GPU_COLL_SEND) continue;
+    int from = q->rank_of[i], match = -1;
+    for (int j = 0; j < q->ncalls && match < 0; j++)
+      if (q->calls[j].kind == GPU_COLL_RECV && q->rank_of[j] == s->peer && q->calls[j].peer == from)
+        match = j;
+    if (match < 0 || q->calls[match].count * type_size[q->calls[match].type] != s->count * type_size[s->type])
+      r = cpu_fail(MISMATCH("group end"), "rank %d's send to rank %d has no matching recv", from, s->peer);
+    else {
+      memmove(PTR(q->calls[match].recv), PTR(s->send), s->count * type_size[s->type]);
+      q->calls[match].kind = -1;   /* taken */
+    }
+  }
+  for (int i = 0; i < q->ncalls && r.code == 0; i++)
+    if (q->calls[i].kind == GPU_COLL_RECV)
+      r = cpu_fail(MISMATCH("group end"), "rank %d's recv from rank %d has no matching send",
+                   q->rank_of[i], q->calls[i].peer);
+  q->ncalls = 0;
+  return r;
+}
+
+static GpuResult gather_call(GpuComm *c, const GpuCollArgs *a) {
+  Clique *q = c->clique;
+  if (q->ncalls == q->cap) {
+    int cap = q->cap ? 2 * q->cap : 16;
+    GpuCollArgs *calls = realloc(q->calls, sizeof *calls * (size_t)cap);
+    if (calls) q->calls = calls;
+    int *ranks = realloc(q->rank_of, sizeof *ranks * (size_t)cap);
+    if (ranks) q->rank_of = ranks;
+    if (!calls || !ranks) return NOMEM;
+    q->cap = cap;
+  }
+  if (q->ncalls == 0) {          /* the group's end runs it */
+    Clique **o = realloc(open_cliques, sizeof *o * (size_t)(nopen + 1));
+    if (o == NULL) return NOMEM;
+    open_cliques = o;
+    open_cliques[nopen++] = q;
+  }
+  q->calls[q->ncalls] = *a;
+  q->rank_of[q->ncalls++] = c->rank;
+  return GPU_OK;
+}
+
+/* ---- over MPI, between processes ---- */
+
+/* A failure that breaks c (printf arguments after call) */
+#define BROKEN(c, call, ...) ((c)->broken = 1, mpi_skip_finalize(), \
+                              cpu_fail(COMM_FAIL(call), __VA_ARGS__))
+
+/* Waits for n requests, watching the peers, the timeout and Ctrl-C */
+static GpuResult wait_all(GpuComm *c, MpiRequest *reqs, size_t stride, int n, const char *what) {
+  double t0 = mpi_now();
+  for (int spin = 0; ; spin++) {
+    int all = 1;
+    for (int i = 0; i < n; i++) {
+      int done;
+      GpuResult r = mpi_test((MpiRequest *)((char *)reqs + (size_t)i * stride), &done);
+      if (r.code) { c->broken = 1; return r; }
+      all &= done;
+    }
+    if (all) return GPU_OK;
+    int gone = mpi_peer_gone();
+    if (gone >= 0)
+      return BROKEN(c, "MPI_Test", "%s: rank %d has ended (its process is gone) while rank %d "
+                    "waited for it; the communicator is broken", what, gone, c->rank);
+    if (backend_take_interrupt())
+      return BROKEN(c, "MPI_Test", "%s: interrupted (Ctrl-C) while rank %d waited; the ranks "
+                    "are out of step and the communicator is broken", what, c->rank);
+    double waited = mpi_now() - t0;
+    if (waited > c->timeout)
+      return BROKEN(c, "MPI_Test", "%s: not finished after %.0f s (GPUHOST_COMM_TIMEOUT) on "
+                    "rank %d: a rank is stuck elsewhere, has died on another host, or calls "
+                    "another collective; the communicator is broken", what, c->timeout, c->rank);
+    if (waited < 2e-3) { sched_yield(); continue; }
+    struct timespec nap = {0, waited < 0.1 ? 50000 : 1000000};
+    nanosleep(&nap, NULL);
+  }
+}
+
+/* Every rank's call must be the same collective on the same count and type: exchanged
+ * first, so that a mismatch is an error on every rank, not a hang or a wrong result. */
+static GpuResult check_alike(GpuComm *c, const GpuCollArgs *a) {
+  long mine[5] = {a->kind, (long)a->count, a->type, a->op, a->peer}, *all;
+  all = malloc(sizeof mine * (size_t)c->nranks);
+  if (all == NULL) return NOMEM;
+  MpiRequest req = {0};
+  GpuResult r = mpi_post_allgather(mine, all, sizeof mine, &req);
+  if (r.code == 0) r = wait_all(c, &req, sizeof req, 1, coll_name[a->kind]);
+  for (int k = 0; r.code == 0 && k < c->nranks; k++)
+    if (memcmp(all + 5 * k, mine, sizeof mine) != 0) {
+      long *o = all + 5 * k;
+      r = cpu_fail(MISMATCH(coll_name[a->kind]), "the ranks' calls do not match: rank %d "
+                   "calls %s of %ld %s elements (op %s, root %ld), rank %d %s of %ld %s "
+                   "elements (op %s, root %ld)", c->rank, coll_name[a->kind], mine[1],
+                   type_name[mine[2]], op_name[mine[3]], mine[4], k, o[0] >= 0 && o[0] < 7 ?
+                   coll_name[o[0]] : "?", o[1], o[2] >= 0 && o[2] < 9 ? type_name[o[2]] : "?",
+                   o[3] >= 0 && o[3] < 5 ? op_name[o[3]] : "?", o[4]);
+    }
+  free(all);
+  return r;
+}
+
+static GpuResult finish(GpuComm *c, const GpuCollArgs *a) {
+  if (a->op == GPU_RED_AVG && (a->kind == GPU_COLL_ALL_REDUCE || a->kind == GPU_COLL_REDUCE_SCATTER ||
+                               (a->kind == GPU_COLL_REDUCE && c->rank == a->peer)))
+    divide(PTR(a->recv), a->count, a->type, c->nranks);
+  return GPU_OK;
+}
+
+static GpuResult mpi_coll(GpuComm *c, const GpuCollArgs *a) {
+  GpuResult r = a->kind < GPU_COLL_SEND ? check_alike(c, a) : GPU_OK;
+  if (r.code) return r;
+  if (a->kind == GPU_COLL_BROADCAST && c->rank == a->peer && a->send != a->recv)
+    memmove(PTR(a->recv), PTR(a->send), a->count * type_size[a->type]);
+  if (nposted == capposted) {
+    int cap = capposted ? 2 * capposted : 16;
+    Posted *p = realloc(posted, sizeof *p * (size_t)cap);
+    if (p == NULL) return NOMEM;
+    posted = p;
+    capposted = cap;
+  }
+  Posted *p = &posted[nposted];
+  *p = (Posted){c, {0}, *a};
+  r = mpi_post(a, PTR(a->send), PTR(a->recv), &p->req);
+  if (r.code) { c->broken = 1; return r; }
+  nposted++;
+  if (depth > 0) return GPU_OK;
+  r = wait_all(c, &p->req, sizeof *p, 1, coll_name[a->kind]);
+  nposted = 0;
+  return r.code ? r : finish(c, a);
+}
+
+/* ---- the table's members ---- */
+
+GpuResult cpu_coll(GpuComm *c, const GpuCollArgs *a) {
+  if (c->broken) return cpu_fail(COMM_FAIL(coll_name[a->kind]), "the communicator is broken by an earlier failure");
+  if (c->clique == NULL) return mpi_coll(c, a);
+  GpuResult r = gather_call(c, a);
+  if (r.code || depth > 0) return r;
+  nopen = 0;
+  return run_clique(c->clique);
+}
+
+GpuResult cpu_group_start(void) {
+  depth++;
+  return GPU_OK;
+}
+
+GpuResult cpu_group_end(void) {
+  if (depth == 0) return GPU_FAIL(CUDA_ERROR_ILLEGAL_STATE, GPU_SRC_CUDA, "group end (CPU backend)");
+  if (--depth > 0) return GPU_OK;
+  GpuResult r = GPU_OK;
+  for (int i = 0; i < nopen; i++) {
+    GpuResult q = run_clique(open_cliques[i]);
+    if (r.code == 0) r = q;
+  }
+  nopen = 0;
+  if (nposted > 0) {
+    GpuResult w = GPU_OK;
+    for (int i = 0; i < nposted && w.code == 0; i++)
+      w = wait_all(posted[i].comm, &posted[i].req, sizeof posted[i], 1, coll_name[posted[i].args.kind]);
+    for (int i = 0; i < nposted && w.code == 0; i++) finish(posted[i].comm, &posted[i].args);
+    if (r.code == 0) r = w;
+    nposted = 0;
+  }
+  return r;
+}
+
+GpuResult cpu_comm_check(GpuComm *c) {
+  if (c->broken) return cpu_fail(COMM_FAIL("comm"), "the communicator is broken by an earlier failure");
+  int gone = c->clique ? -1 : mpi_peer_gone();
+  if (gone >= 0) return BROKEN(c, "comm", "rank %d has ended (its process is gone); rank %d's "
+                               "communicator is broken", gone, c->rank);
+  return GPU_OK;
+}
+
+GpuResult cpu_comm_abort(GpuComm *c) {
+  if (c->clique == NULL) mpi_skip_finalize();   /* a peer may still be waiting for us */
+  return cpu_comm_destroy(c);
+}
+
+GpuResult cpu_comm_destroy(GpuComm *c) {
+  Clique *q = c->clique;
+  if (q && --q->refs == 0) {         /* the last rank of the process frees what they share */
+    free(q->calls);
+    free(q->rank_of);
+    free(q);
+  }
+  free(c);
+  return GPU_OK;
+}

@@ -1,0 +1,280 @@
+/* nccl.c: collectives through NCCL, libnccl.so.2 opened with dlopen at the first
+ * communicator (GPUHOST_NO_NCCL naming the library when it cannot be). The toolkit does
+ * not ship nccl.h, so the few types and entry points used are declared here as NCCL 2.28
+ * documents them (opaque handles, enums by value). NCCL_NVLS_ENABLE=0 is set before NCCL
+ * loads unless the user set it (NVLink multicast stays off, as the GPU hosts gpuhost is
+ * measured on require).
+ *
+ * Failures do not hang: each communicator keeps an event recorded after its last
+ * collective; while a wait polls (driver.c's cuda_wait) and before each collective, a
+ * communicator with unfinished work is checked: NCCL's asynchronous error, a peer process
+ * on this host that has ended (host/mpi.c), or work older than GPUHOST_COMM_TIMEOUT break
+ * it, and ncclCommAbort ends its kernels, so the wait returns the failure. */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cuda_internal.h"
+#include "mpi.h"
+
+typedef struct ncclComm *ncclComm_t;
+typedef struct { char internal[128]; } ncclUniqueId;
+typedef int ncclResult_t;      /* ncclSuccess 0 ... ncclRemoteError 6, ncclInProgress 7 */
+enum { ncclSuccess = 0, ncclInProgress = 7 };
+/* ncclDataType_t in GPU_CT_* order: Int8 0, Uint8 1, Int32 2, Uint32 3, Int64 4, Uint64 5,
+ * Float32 7, Float64 8; bytes go as Uint8 */
+static const int nccl_types[] = {0, 1, 2, 3, 4, 5, 7, 8, 1};
+/* ncclRedOp_t: Sum 0, Prod 1, Max 2, Min 3, Avg 4, in GPU_RED_* order */
+static const int nccl_ops[] = {0, 1, 3, 2, 4};
+
+#define NCCL_FUNCS(X) \
+  X(ncclGetVersion, (int *)) X(ncclGetUniqueId, (ncclUniqueId *)) \
+  X(ncclCommInitRank, (ncclComm_t *, int, ncclUniqueId, int)) \
+  X(ncclCommInitAll, (ncclComm_t *, int, const int *)) \
+  X(ncclCommDestroy, (ncclComm_t)) X(ncclCommAbort, (ncclComm_t)) \
+  X(ncclCommGetAsyncError, (ncclComm_t, ncclResult_t *)) \
+  X(ncclAllReduce, (const void *, void *, size_t, int, int, ncclComm_t, CUstream)) \
+  X(ncclAllGather, (const void *, void *, size_t, int, ncclComm_t, CUstream)) \
+  X(ncclReduceScatter, (const void *, void *, size_t, int, int, ncclComm_t, CUstream)) \
+  X(ncclBroadcast, (const void *, void *, size_t, int, int, ncclComm_t, CUstream)) \
+  X(ncclReduce, (const void *, void *, size_t, int, int, int, ncclComm_t, CUstream)) \
+  X(ncclSend, (const void *, size_t, int, int, ncclComm_t, CUstream)) \
+  X(ncclRecv, (void *, size_t, int, int, ncclComm_t, CUstream)) \
+  X(ncclGroupStart, (void)) X(ncclGroupEnd, (void))
+static struct {
+#define DECLARE(name, args) ncclResult_t (*name) args;
+  NCCL_FUNCS(DECLARE)
+#undef DECLARE
+  const char *(*ncclGetErrorString)(ncclResult_t);
+  const char *(*ncclGetLastError)(ncclComm_t);
+} nc;
+static Library nccl;
+
+struct GpuComm {
+  ncclComm_t comm;
+  int device, rank, nranks, broken, launched;   /* launched: under MPI */
+  CUevent done;                /* recorded after its last collective */
+  CUstream last;               /* where that was */
+  double since;                /* when work was queued with none unfinished before it */
+  double timeout;
+  struct GpuComm *next;        /* every live communicator, for the waits' watch */
+};
+static GpuComm *live;
+static GpuComm *touched[GPU_MAX_DEVICES * 4];   /* used in the open group */
+static int ntouched, depth;
+static char detail[600];   /* the Lua thread is the only caller */
+
+#define NCCL_FAIL(call) ((GpuResult){GPU_ERR_NCCL, GPU_SRC_HOST, call, detail, NULL})
+#define BROKE(call) ((GpuResult){GPU_ERR_COMM_FAILED, GPU_SRC_HOST, call, detail, NULL})
+
+static GpuResult nccl_failed(ncclResult_t e, ncclComm_t comm, const char *call) {
+  const char *last = nc.ncclGetLastError ? nc.ncclGetLastError(comm) : NULL;
+  snprintf(detail, sizeof detail, "%s failed: %s%s%s", call,
+           nc.ncclGetErrorString ? nc.ncclGetErrorString(e) : "NCCL error",
+           last && *last ? ": " : "", last && *last ? last : "");
+  return NCCL_FAIL(call);
+}
+#define NTRY(call, comm) do { ncclResult_t e_ = (call); \
+    if (e_ != ncclSuccess && e_ != ncclInProgress) return nccl_failed(e_, comm, #call); } while (0)
+
+static GpuResult nccl_load(void) {
+  if (nccl.loaded) return GPU_OK;
+  if (nccl.result.code) return nccl.result;
+  setenv("NCCL_NVLS_ENABLE", "0", 0);
+  const char *name = getenv("GPUHOST_NCCL_LIBRARY");
+  if (name == NULL || *name == '\0') name = "libnccl.so.2";
+  void *lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+  if (lib == NULL)
+    return library_fail(&nccl, GPU_ERR_NO_NCCL, GPU_SRC_HOST, "dlopen(\"libnccl.so.2\")",
+                        "the NCCL library %s could not be loaded (%s): install NCCL (libnccl2, or "
+                        "pip's nvidia-nccl-cu12) or set GPUHOST_NCCL_LIBRARY", name, dlerror());
+#define FETCH(fname, args) \
+  if (!(*(void **)&nc.fname = dlsym(lib, #fname))) \
+    return library_fail(&nccl, GPU_ERR_NO_NCCL, GPU_SRC_HOST, "dlsym(\"" #fname "\")", \
+                        "%s has no %s: NCCL 2.12 or later is needed", name, #fname);
+  NCCL_FUNCS(FETCH)
+#undef FETCH
+  *(void **)&nc.ncclGetErrorString = dlsym(lib, "ncclGetErrorString");
+  *(void **)&nc.ncclGetLastError = dlsym(lib, "ncclGetLastError");
+  nccl.loaded = 1;
+  return GPU_OK;
+}
+
+GpuResult nccl_comm_id(GpuCommId *id) {
+  GpuResult r = nccl_load();
+  if (r.code) return r;
+  NTRY(nc.ncclGetUniqueId((ncclUniqueId *)id->bytes), NULL);
+  return GPU_OK;
+}
+
+/* A new communicator record for an NCCL handle, made live */
+static GpuResult wrap(GpuComm **out, ncclComm_t comm, int device, int rank, int nranks, int launched) {
+  double timeout;
+  GpuResult r = comm_timeout(&timeout);
+  if (r.code) return r;
+  GpuComm *c = calloc(1, sizeof *c);
+  if (c == NULL) return GPU_FAIL(CUDA_ERROR_OUT_OF_MEMORY, GPU_SRC_CUDA, "calloc");
+  *c = (GpuComm){comm, device, rank, nranks, 0, launched, NULL, NULL, 0, timeout, live};
+  if ((r = cuda_use_device(device)).code == 0 &&
+      drv.cuEventCreate(&c->done, CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS)
+    r = GPU_FAIL(CUDA_ERROR_OUT_OF_MEMORY, GPU_SRC_CUDA, "cuEventCreate(&done)");
+  if (r.code) { free(c); return r; }
+  live = c;
+  *out = c;
+  return GPU_OK;
+}
+
+GpuResult nccl_comm_init_all(GpuComm **comms, int n, const int *devs) {
+  GpuResult r = nccl_load();
+  for (int i = 0; i < n && r.code == 0; i++) r = cuda_use_device(devs[i]);   /* contexts */
+  if (r.code) return r;
+  ncclComm_t h[GPU_MAX_DEVICES];
+  NTRY(nc.ncclCommInitAll(h, n, devs), NULL);
+  for (int i = 0; i < n && r.code == 0; i++) r = wrap(&comms[i], h[i], devs[i], i, n, 0);
+  return r;
+}
+
+GpuResult nccl_comm_init_rank(GpuComm **comm, int nranks, int rank, const GpuCommId *id, int device) {
+  GpuResult r = nccl_load();
+  if (r.code == 0) r = cuda_use_device(device);
+  if (r.code) return r;
+  ncclUniqueId uid;
+  memcpy(&uid, id->bytes, sizeof uid);
+  ncclComm_t h;
+  NTRY(nc.ncclCommInitRank(&h, nranks, uid, rank), NULL);
+  return wrap(comm, h, device, rank, nranks, 1);
+}
+
+static int unfinished(const GpuComm *c) {
+  return c->since > 0 && drv.cuEventQuery(c->done) == CUDA_ERROR_NOT_READY;
+}
+
+/* Why c is broken, or NULL: NCCL's asynchronous error, a peer gone, the timeout */
+static const char *why_broken(GpuComm *c) {
+  ncclResult_t e = ncclSuccess;
+  if (c->broken) return "the communicator is broken by an earlier failure";
+  if (nc.ncclCommGetAsyncError(c->comm, &e) == ncclSuccess && e != ncclSuccess && e != ncclInProgress) {
+    nccl_failed(e, c->comm, "NCCL (asynchronous error)");
+    return detail;
+  }
+  int gone = c->launched ? mpi_peer_gone() : -1;
+  if (gone >= 0) {
+    snprintf(detail, sizeof detail, "rank %d has ended (its process is gone) while rank %d "
+             "worked with it; the communicator is broken", gone, c->rank);
+    return detail;
+  }
+  if (unfinished(c) && mpi_now() - c->since > c->timeout) {
+    snprintf(detail, sizeof detail, "a collective on rank %d (device %d) has not finished after "
+             "%.0f s (GPUHOST_COMM_TIMEOUT): a rank is stuck elsewhere, has died on another host, "
+             "or calls another collective (or other sizes); the communicator is broken",
+             c->rank, c->device, c->timeout);
+    return detail;
+  }
+  return NULL;
+}
+
+/* Breaks c: its kernels end, its peers' waits will see it */
+static void break_comm(GpuComm *c) {
+  if (c->broken) return;
+  c->broken = 1;
+  if (c->launched) mpi_skip_finalize();
+  nc.ncclCommAbort(c->comm);
+  c->comm = NULL;
+}
+
+GpuResult nccl_comm_check(GpuComm *c) {
+  const char *why = why_broken(c);
+  if (why == NULL) return GPU_OK;
+  if (why != detail) snprintf(detail, sizeof detail, "%s", why);
+  break_comm(c);
+  return BROKE("comm");
+}
+
+GpuResult nccl_watch(void) {
+  for (GpuComm *c = live; c; c = c->next)
+    if (!c->broken && unfinished(c) && why_broken(c)) {
+      break_comm(c);
+      return BROKE("cuStreamSynchronize (a collective)");
+    }
+  return GPU_OK;
+}
+
+/* After c's work is queued (outside a group, or at its end): the event that tells */
+static void mark_queued(GpuComm *c) {
+  if (!unfinished(c)) c->since = mpi_now();
+  if (drv.cuEventRecord(c->done, c->last) != CUDA_SUCCESS) c->since = 0;
+}
+
+GpuResult nccl_coll(GpuComm *c, const GpuCollArgs *a) {
+  if (c->broken) {
+    snprintf(detail, sizeof detail, "the communicator is broken by an earlier failure");
+    return BROKE("comm");
+  }
+  GpuResult r = cuda_use_device(c->device);
+  if (r.code) return r;
+  ALIVE("ncclAllReduce");
+  CUstream s = cuda_implicit || !a->stream ? cuda_stream_for(a->stream) : a->stream;
+  const void *in = (const void *)(uintptr_t)a->send;
+  void *out = (void *)(uintptr_t)a->recv;
+  int t = nccl_types[a->type], op = nccl_ops[a->op];
+  switch (a->kind) {
+    case GPU_COLL_ALL_REDUCE: NTRY(nc.ncclAllReduce(in, out, a->count, t, op, c->comm, s), c->comm); break;
+    case GPU_COLL_ALL_GATHER: NTRY(nc.ncclAllGather(in, out, a->count, t, c->comm, s), c->comm); break;
+    case GPU_COLL_REDUCE_SCATTER: NTRY(nc.ncclReduceScatter(in, out, a->count, t, op, c->comm, s), c->comm); break;
+    case GPU_COLL_BROADCAST: NTRY(nc.ncclBroadcast(in, out, a->count, t, a->peer, c->comm, s), c->comm); break;
+    case GPU_COLL_REDUCE: NTRY(nc.ncclReduce(in, out, a->count, t, op, a->peer, c->comm, s), c->comm); break;
+    case GPU_COLL_SEND: NTRY(nc.ncclSend(in, a->count, t, a->peer, c->comm, s), c->comm); break;
+    case GPU_COLL_RECV: NTRY(nc.ncclRecv(out, a->count, t, a->peer, c->comm, s), c->comm); break;
+    default: return GPU_FAIL(CUDA_ERROR_INVALID_VALUE, GPU_SRC_CUDA, "nccl collective");
+  }
+  c->last = s;
+  if (depth == 0) mark_queued(c);
+  else if (ntouched < (int)(sizeof touched / sizeof touched[0])) touched[ntouched++] = c;
+  return GPU_OK;
+}
+
+GpuResult nccl_group_start(void) {
+  GpuResult r = nccl_load();
+  if (r.code) return r;
+  if (depth++ == 0) ntouched = 0;
+  NTRY(nc.ncclGroupStart(), NULL);
+  return GPU_OK;
+}
+
+GpuResult nccl_group_end(void) {
+  if (depth == 0) return GPU_FAIL(CUDA_ERROR_ILLEGAL_STATE, GPU_SRC_CUDA, "ncclGroupEnd()");
+  ncclResult_t e = nc.ncclGroupEnd();
+  if (--depth == 0) {           /* the group's kernels are queued now */
+    int was = current;
+    for (int i = 0; i < ntouched; i++)
+      if (cuda_use_device(touched[i]->device).code == 0) mark_queued(touched[i]);
+    ntouched = 0;
+    if (was >= 0) cuda_use_device(was);
+  }
+  if (e != ncclSuccess && e != ncclInProgress) return nccl_failed(e, NULL, "ncclGroupEnd()");
+  return GPU_OK;
+}
+
+static void unlink_comm(GpuComm *c) {
+  for (GpuComm **p = &live; *p; p = &(*p)->next)
+    if (*p == c) { *p = c->next; break; }
+  for (int i = 0; i < ntouched; i++)
+    if (touched[i] == c) touched[i] = touched[--ntouched];
+  if (c->done) drv.cuEventDestroy(c->done);
+  free(c);
+}
+
+GpuResult nccl_comm_abort(GpuComm *c) {
+  break_comm(c);
+  unlink_comm(c);
+  return GPU_OK;
+}
+
+/* Without blocking: ncclCommDestroy may wait for unfinished work and for peers that may
+ * never come; ncclCommAbort frees the same without waiting (and ends unfinished work) */
+GpuResult nccl_comm_destroy(GpuComm *c) {
+  if (!c->broken && cuda_use_device(c->device).code == 0) nc.ncclCommAbort(c->comm);
+  c->comm = NULL;
+  unlink_comm(c);
+  return GPU_OK;
+}

@@ -1,0 +1,275 @@
+/* mpi.c: libmpi opened with dlopen at the first communicator made under a launcher. Open
+ * MPI's ABI is spoken (its handles are the addresses of its predefined objects, found with
+ * dlsym; MPICH's are integers, and a library without Open MPI's objects is refused by
+ * name). gpuhost talks on its own duplicate of MPI_COMM_WORLD with errors returned, so a
+ * failure is an error object, not the end of the process. */
+#include <dlfcn.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "mpi.h"
+#include "util.h"
+
+typedef void *Handle;           /* MPI_Comm, MPI_Datatype, MPI_Op, MPI_Request: pointers */
+#define MPI_IN_PLACE ((void *)1)
+#define MPI_FUNCS(X) \
+  X(int, MPI_Initialized, (int *)) X(int, MPI_Init, (int *, char ***)) \
+  X(int, MPI_Finalized, (int *)) X(int, MPI_Finalize, (void)) \
+  X(int, MPI_Comm_rank, (Handle, int *)) X(int, MPI_Comm_size, (Handle, int *)) \
+  X(int, MPI_Comm_dup, (Handle, Handle *)) X(int, MPI_Comm_set_errhandler, (Handle, Handle)) \
+  X(int, MPI_Bcast, (void *, int, Handle, int, Handle)) \
+  X(int, MPI_Allgather, (const void *, int, Handle, void *, int, Handle, Handle)) \
+  X(int, MPI_Iallreduce, (const void *, void *, int, Handle, Handle, Handle, Handle *)) \
+  X(int, MPI_Iallgather, (const void *, int, Handle, void *, int, Handle, Handle, Handle *)) \
+  X(int, MPI_Ireduce_scatter_block, (const void *, void *, int, Handle, Handle, Handle, Handle *)) \
+  X(int, MPI_Ibcast, (void *, int, Handle, int, Handle, Handle *)) \
+  X(int, MPI_Ireduce, (const void *, void *, int, Handle, Handle, int, Handle, Handle *)) \
+  X(int, MPI_Isend, (const void *, int, Handle, int, int, Handle, Handle *)) \
+  X(int, MPI_Irecv, (void *, int, Handle, int, int, Handle, Handle *)) \
+  X(int, MPI_Test, (Handle *, int *, void *)) X(int, MPI_Error_string, (int, char *, int *))
+/* Open MPI's predefined objects, in GPU_CT_* order for the types, GPU_RED_* for the ops */
+static const char *const type_names[] = {"ompi_mpi_int8_t", "ompi_mpi_uint8_t",
+  "ompi_mpi_int32_t", "ompi_mpi_uint32_t", "ompi_mpi_int64_t", "ompi_mpi_uint64_t",
+  "ompi_mpi_float", "ompi_mpi_double", "ompi_mpi_byte"};
+static const char *const op_names[] = {"ompi_mpi_op_sum", "ompi_mpi_op_prod",
+  "ompi_mpi_op_min", "ompi_mpi_op_max"};
+
+static struct {
+#define DECLARE(ret, name, args) ret (*name) args;
+  MPI_FUNCS(DECLARE)
+#undef DECLARE
+  Handle world, errors_return, types[9], ops[4];
+  Handle comm;                  /* gpuhost's duplicate of MPI_COMM_WORLD */
+  int loaded, rank, size, skip_finalize;
+  GpuResult failed;             /* a failed load, kept */
+  char message[600];
+  pid_t *pids;                  /* every rank's process, and whether it is on this host */
+  char *local;
+} mpi;
+
+static char detail[400];   /* the Lua thread is the only caller */
+
+static GpuResult fail(int code, const char *call, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static GpuResult fail(int code, const char *call, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(detail, sizeof detail, fmt, ap);
+  va_end(ap);
+  return (GpuResult){code, GPU_SRC_HOST, call, detail, NULL};
+}
+
+/* An MPI error code as a result naming the call */
+static GpuResult mpi_failed(int err, const char *call) {
+  char text[256] = "";
+  int len = 0;
+  if (mpi.MPI_Error_string == NULL || mpi.MPI_Error_string(err, text, &len) != 0) text[0] = '\0';
+  return fail(GPU_ERR_MPI, call, "%s failed: %s (MPI error %d)", call, text, err);
+}
+#define MPI_TRY(call) do { int e_ = (call); if (e_ != 0) return mpi_failed(e_, #call); } while (0)
+
+static const char *env_first(const char *const *names, const char **which) {
+  for (int i = 0; names[i]; i++) {
+    const char *v = getenv(names[i]);
+    if (v && *v) { *which = names[i]; return v; }
+  }
+  return NULL;
+}
+
+GpuResult mpi_launcher(int *rank, int *size, int *local_rank) {
+  /* Open MPI, MPICH's hydra (and Intel MPI), Slurm's srun, PMIx */
+  static const char *const ranks[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID", "PMIX_RANK", NULL};
+  static const char *const sizes[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS", NULL};
+  static const char *const locals[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID",
+                                       "SLURM_LOCALID", "PMIX_LOCAL_RANK", NULL};
+  const char *rn = NULL, *sn = NULL, *ln = NULL;
+  const char *r = env_first(ranks, &rn), *s = env_first(sizes, &sn), *l = env_first(locals, &ln);
+  if (r == NULL || s == NULL)
+    return fail(GPU_ERR_COMM_FAILED, "gpu.nccl.comm()", "this process was not started by a "
+                "launcher (none of OMPI_COMM_WORLD_RANK, PMI_RANK, SLURM_PROCID is set): run it "
+                "with mpirun -np N or srun, or name this process's devices: gpu.nccl.comm({0, 1})");
+  long v[3];
+  if (parse_long(r, 0, INT_MAX, &v[0]) || parse_long(s, 1, INT_MAX, &v[1]) || v[0] >= v[1] ||
+      (l && parse_long(l, 0, INT_MAX, &v[2])))
+    return fail(GPU_ERR_BAD_SETTING, "gpu.nccl.comm()", "the launcher's %s='%s', %s='%s'%s%s%s%s "
+                "do not make a rank, a size and a local rank", rn, r, sn, s, l ? ", " : "",
+                l ? ln : "", l ? "=" : "", l ? l : "");
+  *rank = (int)v[0];
+  *size = (int)v[1];
+  *local_rank = l ? (int)v[2] : 0;
+  return GPU_OK;
+}
+
+static void finalize_at_exit(void) {
+  int done = 1;
+  if (mpi.loaded && !mpi.skip_finalize && mpi.MPI_Finalized(&done) == 0 && !done) mpi.MPI_Finalize();
+}
+
+void mpi_skip_finalize(void) { mpi.skip_finalize = 1; }
+int mpi_started(void) { return mpi.loaded; }
+
+/* dlopen and dlsym; the failure is kept, as the driver's is */
+static GpuResult load(void) {
+  const char *name = getenv("GPUHOST_MPI_LIBRARY");
+  const char *names[] = {name && *name ? name : "libmpi.so.40", "libmpi.so", NULL};
+  void *lib = NULL;
+  for (int i = 0; !lib && names[i]; i++) lib = dlopen(names[i], RTLD_NOW | RTLD_GLOBAL);
+  if (lib == NULL) {
+    snprintf(mpi.message, sizeof mpi.message, "the MPI library %s could not be loaded (%s): "
+             "install Open MPI (Debian: openmpi-bin libopenmpi-dev) or set GPUHOST_MPI_LIBRARY",
+             names[0], dlerror());
+    return mpi.failed = (GpuResult){GPU_ERR_NO_MPI, GPU_SRC_HOST, "dlopen(\"libmpi.so.40\")", mpi.message, NULL};
+  }
+  const char *missing = NULL;
+#define FETCH(ret, fname, args) \
+  if (!missing && !(*(void **)&mpi.fname = dlsym(lib, #fname))) missing = #fname;
+  MPI_FUNCS(FETCH)
+#undef FETCH
+  if (!missing && !(mpi.world = dlsym(lib, "ompi_mpi_comm_world"))) missing = "ompi_mpi_comm_world";
+  if (!missing && !(mpi.errors_return = dlsym(lib, "ompi_mpi_errors_return"))) missing = "ompi_mpi_errors_return";
+  for (int i = 0; !missing && i < 9; i++)
+    if (!(mpi.types[i] = dlsym(lib, type_names[i]))) missing = type_names[i];
+  for (int i = 0; !missing && i < 4; i++)
+    if (!(mpi.ops[i] = dlsym(lib, op_names[i]))) missing = op_names[i];
+  if (missing) {
+    snprintf(mpi.message, sizeof mpi.message, "the MPI library has no %s: gpuhost speaks Open "
+             "MPI's ABI (libmpi.so.40); MPICH and its kin are not supported", missing);
+    return mpi.failed = (GpuResult){GPU_ERR_NO_MPI, GPU_SRC_HOST, "dlsym", mpi.message, NULL};
+  }
+  return GPU_OK;
+}
+
+/* Every rank's pid and whether it shares this host, for mpi_peer_gone */
+static GpuResult exchange_pids(void) {
+  struct { int pid; char host[60]; } me, *all = calloc((size_t)mpi.size, sizeof me);
+  mpi.pids = calloc((size_t)mpi.size, sizeof *mpi.pids);
+  mpi.local = calloc((size_t)mpi.size, 1);
+  if (!all || !mpi.pids || !mpi.local) {
+    free(all);
+    return fail(GPU_ERR_MPI, "calloc", "out of host memory");
+  }
+  memset(&me, 0, sizeof me);
+  me.pid = (int)getpid();
+  gethostname(me.host, sizeof me.host - 1);
+  int e = mpi.MPI_Allgather(&me, (int)sizeof me, mpi.types[GPU_CT_BYTE], all, (int)sizeof me,
+                            mpi.types[GPU_CT_BYTE], mpi.comm);
+  for (int i = 0; e == 0 && i < mpi.size; i++) {
+    mpi.pids[i] = (pid_t)all[i].pid;
+    mpi.local[i] = i != mpi.rank && strcmp(all[i].host, me.host) == 0;
+  }
+  free(all);
+  return e ? mpi_failed(e, "MPI_Allgather(pids)") : GPU_OK;
+}
+
+GpuResult mpi_start(void) {
+  if (mpi.loaded) return GPU_OK;
+  if (mpi.failed.code) return mpi.failed;
+  int rank, size, local;
+  GpuResult r = mpi_launcher(&rank, &size, &local);
+  if (r.code == 0) r = load();
+  if (r.code) return r;
+  int inited = 0;
+  MPI_TRY(mpi.MPI_Initialized(&inited));
+  if (!inited) MPI_TRY(mpi.MPI_Init(NULL, NULL));
+  mpi.loaded = 1;
+  atexit(finalize_at_exit);
+  MPI_TRY(mpi.MPI_Comm_dup(mpi.world, &mpi.comm));
+  MPI_TRY(mpi.MPI_Comm_set_errhandler(mpi.comm, mpi.errors_return));
+  MPI_TRY(mpi.MPI_Comm_rank(mpi.comm, &mpi.rank));
+  MPI_TRY(mpi.MPI_Comm_size(mpi.comm, &mpi.size));
+  if (mpi.rank != rank || mpi.size != size)
+    return fail(GPU_ERR_MPI, "MPI_Comm_rank", "MPI says rank %d of %d, the launcher's "
+                "environment rank %d of %d: was this process started by another MPI's "
+                "launcher?", mpi.rank, mpi.size, rank, size);
+  return exchange_pids();
+}
+
+/* A process on this host that has ended (a zombie not yet reaped too) */
+static int ended(pid_t pid) {
+  if (kill(pid, 0) != 0) return 1;
+  char path[64], buf[256];
+  snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+  FILE *f = fopen(path, "r");
+  if (f == NULL) return 0;
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[n] = '\0';
+  char *close = strrchr(buf, ')');
+  return close && close[1] == ' ' && (close[2] == 'Z' || close[2] == 'X');
+}
+
+int mpi_peer_gone(void) {
+  for (int i = 0; mpi.loaded && mpi.pids && i < mpi.size; i++)
+    if (mpi.local[i] && ended(mpi.pids[i])) return i;
+  return -1;
+}
+
+GpuResult mpi_bcast(void *buf, size_t n, int root) {
+  if (n > INT_MAX) return fail(GPU_ERR_MPI, "MPI_Bcast", "%zu bytes is too many for one MPI call", n);
+  MPI_TRY(mpi.MPI_Bcast(buf, (int)n, mpi.types[GPU_CT_BYTE], root, mpi.comm));
+  return GPU_OK;
+}
+
+GpuResult mpi_post_allgather(const void *mine, void *all, size_t n, MpiRequest *req) {
+  Handle byte = mpi.types[GPU_CT_BYTE];
+  MPI_TRY(mpi.MPI_Iallgather(mine, (int)n, byte, all, (int)n, byte, mpi.comm, &req->handle));
+  req->active = 1;
+  return GPU_OK;
+}
+
+GpuResult mpi_post(const GpuCollArgs *a, void *send, void *recv, MpiRequest *req) {
+  if (a->count > INT_MAX)
+    return fail(GPU_ERR_MPI, "MPI", "%zu elements is more than one MPI call takes (2^31 - 1): "
+                "split the array", a->count);
+  int n = (int)a->count;
+  Handle t = mpi.types[a->type], op = mpi.ops[a->op == GPU_RED_AVG ? GPU_RED_SUM : a->op];
+  Handle *h = &req->handle;
+  const void *in = send == recv ? MPI_IN_PLACE : send;
+  switch (a->kind) {
+    case GPU_COLL_ALL_REDUCE: MPI_TRY(mpi.MPI_Iallreduce(in, recv, n, t, op, mpi.comm, h)); break;
+    case GPU_COLL_ALL_GATHER: MPI_TRY(mpi.MPI_Iallgather(send, n, t, recv, n, t, mpi.comm, h)); break;
+    case GPU_COLL_REDUCE_SCATTER:
+      MPI_TRY(mpi.MPI_Ireduce_scatter_block(send, recv, n, t, op, mpi.comm, h));
+      break;
+    case GPU_COLL_BROADCAST: MPI_TRY(mpi.MPI_Ibcast(recv, n, t, a->peer, mpi.comm, h)); break;
+    case GPU_COLL_REDUCE:
+      MPI_TRY(mpi.MPI_Ireduce(mpi.rank == a->peer ? in : send, recv, n, t, op, a->peer, mpi.comm, h));
+      break;
+    case GPU_COLL_SEND: MPI_TRY(mpi.MPI_Isend(send, n, t, a->peer, 7, mpi.comm, h)); break;
+    case GPU_COLL_RECV: MPI_TRY(mpi.MPI_Irecv(recv, n, t, a->peer, 7, mpi.comm, h)); break;
+    default: return fail(GPU_ERR_MPI, "MPI", "unknown collective %d", a->kind);
+  }
+  req->active = 1;
+  return GPU_OK;
+}
+
+GpuResult mpi_test(MpiRequest *req, int *done) {
+  *done = 1;
+  if (!req->active) return GPU_OK;
+  int flag = 0;
+  MPI_TRY(mpi.MPI_Test(&req->handle, &flag, NULL));
+  *done = flag != 0;
+  if (flag) req->active = 0;
+  return GPU_OK;
+}
+
+GpuResult comm_timeout(double *seconds) {
+  int bad;
+  long v = env_long("GPUHOST_COMM_TIMEOUT", 1, 1000000, 600, &bad);
+  if (bad)
+    return fail(GPU_ERR_BAD_SETTING, "GPUHOST_COMM_TIMEOUT", "GPUHOST_COMM_TIMEOUT='%s': a "
+                "whole number of seconds from 1 to 1000000 expected", getenv("GPUHOST_COMM_TIMEOUT"));
+  *seconds = (double)v;
+  return GPU_OK;
+}
+
+double mpi_now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}

@@ -1,0 +1,48 @@
+/* mpi.h: MPI for gpuhost's communicators, loaded with dlopen at first use (libmpi.so.40:
+ * Open MPI, whose ABI this speaks) and shared by the Lua side (host/comm.c: the launcher,
+ * the unique id's broadcast) and the backends (the CPU backend's collectives between
+ * processes; peers' liveness for both). Knows nothing of Lua. Every call is made from the
+ * thread that runs Lua. */
+#ifndef GPUHOST_MPI_H
+#define GPUHOST_MPI_H
+
+#include <stddef.h>
+#include "backend.h"
+
+/* This process's rank, size and rank within its node as the launcher (mpirun, srun)
+ * tells them in the environment; GPU_ERR_COMM_FAILED (detail: what to do) when no
+ * launcher started it. */
+GpuResult mpi_launcher(int *rank, int *size, int *local_rank);
+/* Loads libmpi and initializes MPI (once; finalized at exit), and checks that MPI's
+ * world agrees with the launcher; exchanges every rank's process id and host so that a
+ * peer that dies can be seen (mpi_peer_gone). */
+GpuResult mpi_start(void);
+int mpi_started(void);
+/* The world rank of a process on this host that has ended, or -1 (cheap: kill(pid, 0)
+ * and /proc). Peers on other hosts are not watched (NCCL's transports and the timeout
+ * are). */
+int mpi_peer_gone(void);
+/* After a broken communicator, MPI_Finalize at exit could wait for the dead: skip it. */
+void mpi_skip_finalize(void);
+
+/* n bytes from root to every rank (blocking; used once per communicator). */
+GpuResult mpi_bcast(void *buf, size_t n, int root);
+
+/* Nonblocking operations on gpuhost's own duplicate of MPI_COMM_WORLD, with errors
+ * returned (not fatal). A request is completed by mpi_test. */
+typedef struct MpiRequest { void *handle; int active; } MpiRequest;
+/* args->kind with host pointers send and recv (send == recv: in place). GPU_RED_AVG is
+ * not MPI's: it sums, and the caller divides. */
+GpuResult mpi_post(const GpuCollArgs *args, void *send, void *recv, MpiRequest *req);
+/* Posts an exchange of n bytes from every rank (all: nranks * n bytes). */
+GpuResult mpi_post_allgather(const void *mine, void *all, size_t n, MpiRequest *req);
+/* *done 1 when req has completed (it is then inactive). */
+GpuResult mpi_test(MpiRequest *req, int *done);
+
+/* GPUHOST_COMM_TIMEOUT: how long queued collective work may go unfinished before its
+ * communicator is declared broken, in seconds (default 600); GPU_ERR_BAD_SETTING when the
+ * variable is set to anything but a whole number from 1 to 10^6. */
+GpuResult comm_timeout(double *seconds);
+double mpi_now(void);           /* a monotonic clock, in seconds */
+
+#endif
