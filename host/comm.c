@@ -39,18 +39,18 @@ static void check_restoring(lua_State *L, GpuResult r, int was) {
 static void comm_local(lua_State *L, LuaComm *c) {
   int n = (int)luaL_len(L, 1), count;
   if (n < 1 || n > GPU_MAX_DEVICES)
-    luaL_argerror(L, 1, lua_pushfstring(L, "1 to %d devices expected, got %d", GPU_MAX_DEVICES, n));
+    luaL_error(L, "gpu.nccl.comm: 1 to %d devices expected, got %d", GPU_MAX_DEVICES, n);
   GPU_CHECK(L, backend_get()->device_count(&count));
   for (int i = 0; i < n; i++) {
     lua_geti(L, 1, i + 1);
     int isint;
     lua_Integer d = lua_tointegerx(L, -1, &isint);
-    if (!isint) luaL_argerror(L, 1, lua_pushfstring(L, "entry %d is not a device id (%s)", i + 1, luaL_typename(L, -1)));
+    if (!isint) luaL_error(L, "gpu.nccl.comm: entry %d is not a device id (%s)", i + 1, luaL_typename(L, -1));
     if (d < 0 || d >= count)
-      luaL_argerror(L, 1, lua_pushfstring(L, "no device %I (%d device%s, numbered from 0)", d,
-                                          count, count == 1 ? "" : "s"));
+      luaL_error(L, "gpu.nccl.comm: no device %I (%d device%s, numbered from 0)", d, count,
+                 count == 1 ? "" : "s");
     for (int j = 0; j < i; j++)
-      if (c->devices[j] == d) luaL_argerror(L, 1, lua_pushfstring(L, "device %I is named twice", d));
+      if (c->devices[j] == d) luaL_error(L, "gpu.nccl.comm: device %I is named twice", d);
     c->devices[i] = (int)d;
     lua_pop(L, 1);
   }

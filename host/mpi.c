@@ -116,7 +116,7 @@ int mpi_started(void) { return mpi.loaded; }
 /* dlopen and dlsym; the failure is kept, as the driver's is */
 static GpuResult load(void) {
   const char *name = getenv("GPUHOST_MPI_LIBRARY");
-  const char *names[] = {name && *name ? name : "libmpi.so.40", "libmpi.so", NULL};
+  const char *names[] = {name && *name ? name : "libmpi.so.40", name && *name ? NULL : "libmpi.so", NULL};
   void *lib = NULL;
   for (int i = 0; !lib && names[i]; i++) lib = dlopen(names[i], RTLD_NOW | RTLD_GLOBAL);
   if (lib == NULL) {

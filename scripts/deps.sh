@@ -3,7 +3,8 @@
 # missing (as root), or prints the apt-get line that would (otherwise). The CUDA toolkit
 # (headers; NVRTC for kernels) is expected in $CUDA_HOME, default /usr/local/cuda.
 need=""
-for p in make gcc g++ liblua5.4-dev lua5.4 lua-busted libedit-dev luarocks libzip4 python3-numpy; do
+for p in make gcc g++ liblua5.4-dev lua5.4 lua-busted libedit-dev luarocks libzip4 python3-numpy \
+         openmpi-bin libopenmpi-dev; do
   dpkg -s "$p" >/dev/null 2>&1 || need="$need $p"
 done
 cuda=${CUDA_HOME:-/usr/local/cuda}

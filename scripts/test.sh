@@ -1,7 +1,8 @@
 #!/bin/sh
 # Runs the busted specs with build/gpuhost as the Lua interpreter, on the backend gpuhost
 # picks here (GPU_BACKEND=cuda or cpu to choose): every spec runs on either, but for the few
-# tagged #cuda or #cpu (meaningful on one backend only), #nodriver (only where no CUDA
+# tagged #cuda or #cpu (meaningful on one backend only), #multi (two devices or more),
+# #mpi (where mpirun is), #nodriver (only where no CUDA
 # driver is installed), #stocklua (only where lua5.4 is), #rock (where luarocks is) and
 # #seconduid (only as root, with setpriv), #libedit (where libedit and script(1) are) and
 # #numpy (where python3 has numpy).
@@ -19,6 +20,8 @@ else
   busted() { command busted --lua="$host" "$@"; }
 fi
 
+# the CPU backend offers two devices, so that the #multi specs run there too
+export GPUHOST_CPU_DEVICES="${GPUHOST_CPU_DEVICES:-2}"
 # the specs' kernels go to a cache of their own
 export GPUHOST_CACHE_DIR="${GPUHOST_CACHE_DIR:-$PWD/build/spec-cache}"
 backend=$("$host" -e 'io.write(gpu.backend())' 2>/dev/null)
@@ -28,6 +31,9 @@ if GPU_BACKEND=cuda "$host" -e 'local ok, e = pcall(gpu.device_count) os.exit(ok
   exclude="$exclude,nodriver"
 fi
 if ! command -v lua5.4 >/dev/null 2>&1; then exclude="$exclude,stocklua"; fi
+# #multi needs two devices; #mpi needs Open MPI's mpirun
+if ! "$host" -e 'os.exit(gpu.device_count() >= 2)' 2>/dev/null; then exclude="$exclude,multi"; fi
+if ! command -v mpirun >/dev/null 2>&1; then exclude="$exclude,mpi"; fi
 if ! command -v luarocks >/dev/null 2>&1 || ! command -v lua5.4 >/dev/null 2>&1; then exclude="$exclude,rock"; fi
 if ! python3 -c 'import numpy' >/dev/null 2>&1; then exclude="$exclude,numpy"; fi
 if ! command -v script >/dev/null 2>&1 || ! ldconfig -p 2>/dev/null | grep -q 'libedit\.so'; then exclude="$exclude,libedit"; fi

@@ -1,0 +1,33 @@
+-- Two processes under mpirun (#mpi: where Open MPI's mpirun is installed): the
+-- collectives between processes, and a rank killed mid-collective, which the other must
+-- raise about within 10 s. Kept to two runs of mpirun, each about a second.
+local function mpirun(script)
+  -- as root (CI), on loopback and shared memory only; --enable-recovery keeps the
+  -- survivor alive when its peer is killed, so that it can say what it saw
+  local cmd = "OMPI_MCA_btl=self,vader OMPI_MCA_oob_tcp_if_include=lo timeout 60 mpirun " ..
+    "--allow-run-as-root --oversubscribe --enable-recovery -np 2 build/gpuhost " .. script .. " 2>&1"
+  local t0 = gpu.clock()
+  local p = io.popen(cmd)
+  local out = p:read("a")
+  p:close()
+  return out, gpu.clock() - t0
+end
+
+describe("#mpi two processes", function()
+  it("run every collective, and detect calls that do not match", function()
+    local out = mpirun("spec/mpi/colls.lua")
+    for r = 0, 1 do
+      local mismatch = gpu.backend() == "cpu" and ("GPUHOST_COMM_MISMATCH: the ranks' calls do not " ..
+        "match: rank %d calls all_reduce of %d float32"):format(r, r + 1) or "not tried %(NCCL%)"
+      assert.matches(("rank %d of 2: all collectives agree; the mismatch: "):format(r) .. mismatch, out)
+    end
+  end)
+
+  it("raise within 10 s on the survivor when a rank is killed mid-collective", function()
+    local out, took = mpirun("spec/mpi/kill.lua")
+    local after = tonumber(out:match("rank 0: raised after ([%d.]+) s"))
+    assert.is_truthy(after, out)
+    assert.is_true(after < 10 and took < 30, out)
+    assert.matches("GPUHOST_COMM_FAILED: .*rank 1 has ended %(its process is gone%)", out)
+  end)
+end)

@@ -1,0 +1,184 @@
+-- Several devices in one process (#multi: two devices or more; the CPU backend has
+-- GPUHOST_CPU_DEVICES of them, 2 in scripts/test.sh): devices, peer copies and gpu.nccl
+-- communicators over devices of this process. spec/mpi_spec.lua runs several processes.
+local support = require("spec.support")
+local errof = support.errof
+
+local function on(d, f) return gpu.with_device(d, f) end
+local function both(t0, t1)   -- the same values on devices 0 and 1
+  return {gpu.array(t0), on(1, function() return gpu.array(t1) end)}
+end
+
+describe("#multi devices", function()
+  it("put arrays, streams and events on the current device; with_device restores it, also on error", function()
+    local a = gpu.zeros(2)
+    local b, s, e = on(1, function() return gpu.zeros(2), gpu.stream(), gpu.event() end)
+    assert.are.same({0, 1, 1}, {a.device, b.device, s.device})
+    assert.are.equal(0, gpu.device().id)
+    local ok, err = pcall(gpu.with_device, 1, function() error("inside") end)
+    assert.is_false(ok)
+    assert.matches("inside", err)
+    assert.are.equal(0, gpu.device().id)
+    assert.are.same({7, 8}, {gpu.with_device(1, function(x, y) return x, y end, 7, 8)})
+    assert.matches("a stream of device 1, and device 0 is current", errof(gpu.add, a, a, {stream = s}))
+    assert.matches("e:record: the event is of device 1, the stream of device 0", errof(function() e:record(gpu.stream()) end))
+  end)
+
+  it("refuse operations on arrays of two devices, naming both", function()
+    local x = both({1, 2}, {3, 4})
+    assert.matches("gpu.add: arrays on device 0 and device 1: copy one to the other's device first",
+                   errof(function() return x[1] + x[2] end))
+    assert.matches("gpu.multiply: the arrays are on device 1, and device 0 is current: run it with gpu.with_device%(1, f%)",
+                   errof(function() return x[2] * 2 end))
+    local k = gpu.kernel("__global__ void twice(float *p) { p[threadIdx.x] *= 2; }")
+    assert.matches("kernel 'twice' argument 1 %(p%) is on device 1, and device 0 is current",
+                   errof(function() k[{1, 2}](x[2]) end))
+    on(1, function() k[{1, 2}](x[2]) end)
+    assert.are.same({6, 8}, x[2]:totable())      -- read from device 1 while 0 is current
+    assert.are.equal(8, x[2]:item(2))
+    assert.matches("gpu.with_device: no device 9", errof(gpu.with_device, 9, print))
+  end)
+
+  it("copy between devices with a:to(dev) and gpu.copy", function()
+    local a = gpu.arange(6, "int32"):reshape(2, 3)
+    local b = a:to(1)
+    assert.are.same({1, {2, 3}, "int32"}, {b.device, b.shape, b.dtype})
+    assert.are.same({{0, 1, 2}, {3, 4, 5}}, b:totable())
+    assert.are.equal(a, a:to(0))
+    assert.are.same({{0, 3}, {1, 4}, {2, 5}}, a.T:to(gpu.device(1)):totable())   -- a view: packed first
+    local d = on(1, function() return gpu.zeros({2, 3}, "int32") end)
+    assert.are.equal(d, gpu.copy(d, a))
+    assert.are.same({{0, 1, 2}, {3, 4, 5}}, d:totable())
+    local s1 = on(1, function() return gpu.stream() end)
+    gpu.copy(a, d, {stream = s1})
+    s1:synchronize()
+    assert.matches("copy: between devices %(0 to 1%) arrays must be C%-ordered with one dtype",
+                   errof(gpu.copy, on(1, function() return gpu.zeros(6) end), gpu.arange(6, "int32")))
+    assert.matches("copy: the stream must be of the source's device 0", errof(gpu.copy, d, a, {stream = s1}))
+    assert.matches("no device 5", errof(a.to, a, 5))
+  end)
+end)
+
+describe("#multi gpu.nccl.comm over devices of this process", function()
+  local comm = gpu.nccl.comm({0, 1})
+
+  it("has its ranks and devices", function()
+    assert.are.same({2, 0, {0, 1}, {0, 1}}, {comm.size, comm.rank, comm.devices, comm.ranks})
+    assert.matches("gpu.nccl.comm%(2 ranks", tostring(comm))
+  end)
+
+  it("all_reduce sums (in place or into out), and takes prod, min, max, avg", function()
+    local x = both({1, 2, 3}, {10, 20, 30})
+    assert.are.equal(x, comm:all_reduce(x))
+    assert.are.same({{11, 22, 33}, {11, 22, 33}}, {x[1]:totable(), x[2]:totable()})
+    for op, want in pairs({prod = {10, 40, 90}, min = {1, 2, 3}, max = {10, 20, 30}, avg = {5.5, 11, 16.5}}) do
+      local y = both({0, 0, 0}, {0, 0, 0})
+      comm:all_reduce(both({1, 2, 3}, {10, 20, 30}), {op = op, out = y})
+      assert.are.same(want, y[2]:totable(), op)
+    end
+    local i = comm:all_reduce(both({{1, -2}}, {{3, 4}}), {op = "max"})
+    assert.are.same({{3, 4}}, i[1]:totable())
+  end)
+
+  it("all_gather, reduce_scatter, broadcast and reduce", function()
+    local g = comm:all_gather(both({1, 2}, {3, 4}))
+    assert.are.same({{1, 2}, {3, 4}}, g[2]:totable())
+    local r = comm:reduce_scatter(both({1, 2, 3, 4}, {10, 20, 30, 40}))
+    assert.are.same({{11, 22}, {33, 44}}, {r[1]:totable(), r[2]:totable()})
+    local b = comm:broadcast(both({1, 1}, {7, 8}), {root = 1})
+    assert.are.same({7, 8}, b[1]:totable())
+    local d = comm:reduce(both({1, 2}, {3, 4}), {root = 1})
+    assert.are.same({{1, 2}, {4, 6}}, {d[1]:totable(), d[2]:totable()})
+    local bytes = comm:broadcast(both({{1, 2}}, {{0, 0}}), {root = 0})   -- any dtype moves
+    assert.are.same({{1, 2}}, bytes[2]:totable())
+    comm:barrier()
+  end)
+
+  it("sends and recvs in a group", function()
+    local x, y = both({1, 2}, {3, 4}), both({0, 0}, {0, 0})
+    gpu.nccl.group(function()
+      comm:send(x, {1, 0})
+      comm:recv(y, {1, 0})
+    end)
+    assert.are.same({{3, 4}, {1, 2}}, {y[1]:totable(), y[2]:totable()})
+    assert.matches("rank 0's send to rank 1 has no recv in the same group",
+                   errof(comm.send, comm, {x[1], false}, {1}))
+    assert.matches("rank 1's recv from rank 0 has no send in the same group",
+                   errof(gpu.nccl.group, function() comm:recv({false, y[2]}, {nil, 0}) end))
+  end)
+
+  it("refuses what would hang or mislead", function()
+    local a0, a1 = gpu.zeros(3), on(1, function() return gpu.zeros(2) end)
+    assert.matches("comm:all_reduce: argument 1 entry 2 is on device 0, and rank 1 of the communicator is on device 1",
+                   errof(comm.all_reduce, comm, {a0, a0}))
+    assert.matches("comm:all_reduce: the ranks' arrays differ: 3 float32 elements on device 0, 2 float32 on device 1",
+                   errof(comm.all_reduce, comm, {a0, a1}))
+    assert.matches("comm:all_reduce: argument 1 must be a table of 2 arrays", errof(comm.all_reduce, comm, a0))
+    assert.matches("NCCL cannot reduce int16 arrays", errof(comm.all_reduce, comm, both({{1}}, {{1}}) and
+      {gpu.zeros(1, "int16"), on(1, function() return gpu.zeros(1, "int16") end)}))
+    assert.matches("op 'avg' takes float32 or float64 arrays, got int32",
+                   errof(comm.all_reduce, comm, {gpu.zeros(1, "int32"), on(1, function() return gpu.zeros(1, "int32") end)}, {op = "avg"}))
+    assert.matches("gpu.nccl.comm: device 0 is named twice", errof(gpu.nccl.comm, {0, 0}))
+    assert.matches("gpu.nccl.comm: no device 7", errof(gpu.nccl.comm, {0, 7}))
+    assert.matches("reduce_scatter: 3 elements do not split among 2 ranks",
+                   errof(comm.reduce_scatter, comm, {a0, on(1, function() return gpu.zeros(3) end)}))
+    assert.matches("root must be a rank from 0 to 1", errof(comm.broadcast, comm, {a0, a1}, {root = 2}))
+  end)
+
+  it("is freed by free(), <close> and abort(); a freed one is refused", function()
+    local c = gpu.nccl.comm({1, 0})
+    assert.are.same({1, 0}, c.devices)
+    c:abort()
+    assert.matches("attempt to use a freed communicator", errof(c.barrier, c))
+    do local d <close> = gpu.nccl.comm({0, 1}); d:barrier() end
+    local e = gpu.nccl.comm({0}); e:free(); e:free()
+  end)
+end)
+
+describe("gpu.nccl.comm under a launcher", function()
+  it("says so outside one", function()
+    assert.matches("GPUHOST_COMM_FAILED: this process was not started by a launcher %(none of OMPI_COMM_WORLD_RANK, PMI_RANK, SLURM_PROCID is set%): run it with mpirun",
+                   errof(gpu.nccl.comm))
+  end)
+
+  it("names a missing MPI library, and malformed settings", function()
+    local function run(env, code)
+      local p = io.popen(env .. " build/gpuhost -e '" .. code .. "' 2>&1")
+      local out = p:read("a"); p:close(); return out
+    end
+    local launcher = "OMPI_COMM_WORLD_RANK=0 OMPI_COMM_WORLD_SIZE=1"
+    assert.matches("GPUHOST_NO_MPI: the MPI library /nonexistent/libmpi.so could not be loaded",
+                   run(launcher .. " GPUHOST_MPI_LIBRARY=/nonexistent/libmpi.so", "gpu.nccl.comm()"))
+    assert.matches("do not make a rank, a size and a local rank",
+                   run("OMPI_COMM_WORLD_RANK=3 OMPI_COMM_WORLD_SIZE=2", "gpu.nccl.comm()"))
+    assert.matches("GPUHOST_BAD_SETTING: GPUHOST_COMM_TIMEOUT='soon': a whole number of seconds",
+                   run("GPUHOST_COMM_TIMEOUT=soon", "gpu.nccl.comm({0})"))
+  end)
+
+  it("#cpu reads GPUHOST_CPU_DEVICES strictly", function()
+    local p = io.popen("GPUHOST_CPU_DEVICES=2x build/gpuhost --cpu -e 'gpu.device_count()' 2>&1")
+    assert.matches("GPUHOST_BAD_SETTING: GPUHOST_CPU_DEVICES='2x': a whole number of devices from 1 to 64 expected", p:read("a"))
+    p:close()
+  end)
+
+  it("#cuda names a missing NCCL library", function()
+    local p = io.popen("GPUHOST_NCCL_LIBRARY=/nonexistent/libnccl.so.2 build/gpuhost -e 'gpu.nccl.comm({0})' 2>&1")
+    assert.matches("GPUHOST_NO_NCCL: the NCCL library /nonexistent/libnccl.so.2 could not be loaded", p:read("a"))
+    p:close()
+  end)
+end)
+
+describe("#multi the examples", function()
+  local function run(script)
+    local p = io.popen("build/gpuhost " .. script .. " 2>&1")
+    local out = p:read("a"); p:close(); return out
+  end
+  it("estimate pi over every device (scripts/montecarlo.lua)", function()
+    local pi = tonumber(run("scripts/montecarlo.lua 100000"):match("pi ~ ([%d.]+) from 200000 points on 2 ranks"))
+    assert.is_true(pi and math.abs(pi - math.pi) < 0.05)
+  end)
+  it("train a linear model data-parallel (scripts/train_dp.lua)", function()
+    local err = tonumber(run("scripts/train_dp.lua"):match("over 2 ranks in 200 steps: max |w %- w_true| = (%S+)"))
+    assert.is_true(err and err < 1e-3)
+  end)
+end)
