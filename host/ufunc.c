@@ -4,14 +4,16 @@
  * it or finds it in the disk cache), holding one kernel per layout. A call (ops.c) checks
  * the operands; this file picks the layout's kernel and launches it:
  *   - C-ordered operands of one shape: the flat kernel, 16 bytes a load where aligned;
- *   - a copy that transposes (one input, one output): 32x32 tiles in shared memory;
+ *   - a copy that transposes (one input, one output): 64x64 tiles in shared memory;
+ *   - a C-ordered output of rows whose inputs walk each row with stride 1 or 0 (a
+ *     broadcast such as (N, 1) + (1, M)): a chunk of 16 bytes a thread;
  *   - otherwise the strided kernel for the number of dimensions left after merging the
  *     ones every operand walks in step (layout_collapse): 1, 2, 3, or up to 8. */
 #include <stdlib.h>
 #include <string.h>
 #include "gpu.h"
 
-enum { V_FLAT, V_S1, V_S2, V_S3, V_SN, V_TILE, NVARIANT };
+enum { V_FLAT, V_S1, V_S2, V_S3, V_SN, V_ROWS, V_TILE, NVARIANT };
 #define BLOCK 256
 #define ITEMS 4          /* elements a thread of a strided kernel takes (lua/codegen.lua) */
 #define KEYLEN (GPU_MAXOPS + 1)
@@ -19,6 +21,7 @@ enum { V_FLAT, V_S1, V_S2, V_S3, V_SN, V_TILE, NVARIANT };
 typedef struct UEntry {
   uint8_t key[KEYLEN];   /* per operand 1 + dtype (+ 64: a scalar); then the count */
   int used, program, device, vec;
+  int chunk;             /* elements in 16 bytes of the widest array operand (codegen.lua) */
   CUfunction fn[NVARIANT];   /* on `device`, loaded on first use */
 } UEntry;
 
@@ -50,8 +53,9 @@ static int ufunc_gc(lua_State *L) {
   return 0;
 }
 
-/* Elements a thread of the flat kernel takes. */
-static int vec_for(const Ufunc *u, const Operand *ops) {
+/* Elements a thread of the flat kernel takes (codegen.lua splits them into chunks of 16
+ * bytes of the widest operand); *chunk, the elements of one chunk. */
+static int vec_for(const Ufunc *u, const Operand *ops, int *chunk) {
   size_t widest = 1, narrowest = 16;
   for (int i = 0; i < u->nin + u->nout; i++) {
     if (ops[i].kind != OPK_ARRAY) continue;
@@ -61,6 +65,7 @@ static int vec_for(const Ufunc *u, const Operand *ops) {
   }
   size_t vec = 16 / narrowest;                  /* 16 bytes of the narrowest, */
   if (vec * widest > 64) vec = 64 / widest;     /* at most 64 of the widest */
+  *chunk = (int)(16 / widest < vec ? 16 / widest : vec);
   return (int)vec;
 }
 
@@ -126,7 +131,7 @@ static UEntry *entry_get(lua_State *L, int uidx, Ufunc *u, const Operand *ops) {
     for (size_t h = slot_of(u, key); u->entries[h].used; h = (h + 1) & (size_t)(u->capacity - 1))
       if (memcmp(u->entries[h].key, key, KEYLEN) == 0) return &u->entries[h];
   }
-  int vec = vec_for(u, ops);
+  int chunk, vec = vec_for(u, ops, &chunk);
   int program = program_make(L, uidx, u, ops, vec);   /* may raise: nothing inserted yet */
   if (2 * (u->nentries + 1) > u->capacity) table_grow(L, u);
   size_t h = slot_of(u, key);
@@ -138,6 +143,7 @@ static UEntry *entry_get(lua_State *L, int uidx, Ufunc *u, const Operand *ops) {
   e->program = program;
   e->device = -1;
   e->vec = vec;
+  e->chunk = chunk;
   u->nentries++;
   return e;
 }
@@ -190,8 +196,8 @@ static void set_tile(Launch *g, const GpuLayout *in, const GpuLayout *out, int n
                   b ? in->strides[0] : 0, in->strides[r], in->strides[c],
                   b ? out->strides[0] : 0, out->strides[r], out->strides[c]};
   memcpy(g->layout, t, sizeof t);
-  g->grid[0] = (unsigned)((t[1] + 31) / 32);
-  g->grid[1] = (unsigned)((t[0] + 31) / 32);
+  g->grid[0] = (unsigned)((t[1] + 63) / 64);
+  g->grid[1] = (unsigned)((t[0] + 63) / 64);
   g->grid[2] = (unsigned)t[2];
   g->block[0] = 32;
   g->block[1] = 8;
@@ -203,6 +209,39 @@ static void magic_for(int64_t d, uint32_t *magic, uint32_t *shift) {
   while (s < 31 && ((int64_t)1 << s) < d) s++;
   *shift = s;
   *magic = d < 1 ? 0 : (uint32_t)(((uint64_t)1 << 32) * (((uint64_t)1 << s) - (uint64_t)d) / (uint64_t)d + 1);
+}
+
+/* The rows kernel applies to two merged dimensions when every output is C-ordered and
+ * every input walks a row with stride 1 or 0, with whole chunks aligned to 16 bytes:
+ * the columns a multiple of the chunk, and so each walking input's row stride and start. */
+static int rows_fit(const Ufunc *u, const Operand *ops, const GpuLayout *ls, int nd, int chunk,
+                    int aligned) {
+  if (nd != 2 || !aligned || ls[0].shape.dim[1] % chunk != 0) return 0;
+  for (int i = 0, a = 0; i < u->nin + u->nout; i++) {
+    if (ops[i].kind != OPK_ARRAY) continue;
+    const int64_t *st = ls[a++].strides;
+    if (i >= u->nin ? st[1] != 1 || st[0] != ls[0].shape.dim[1]
+                    : (st[1] != 0 && st[1] != 1) || (st[1] == 1 && st[0] % chunk != 0))
+      return 0;
+  }
+  return 1;
+}
+
+/* ew::rows<NA>: chunks, per_row, cols, row_stride[NA], inner[NA] (int), magic, shift. */
+static void set_rows(lua_State *L, Launch *g, const GpuLayout *ls, int na, int chunk) {
+  char *p = (char *)g->layout;
+  int64_t cols = ls[0].shape.dim[1], per_row = cols / chunk;
+  int64_t head[3] = {ls[0].shape.dim[0] * per_row, per_row, cols};
+  uint32_t ms[2];
+  memcpy(p, head, sizeof head);
+  for (int a = 0; a < na; a++) {
+    int32_t inner = ls[a].strides[1] != 0;
+    memcpy(p + 24 + 8 * a, &ls[a].strides[0], 8);
+    memcpy(p + 24 + 8 * na + 4 * a, &inner, 4);
+  }
+  magic_for(per_row, &ms[0], &ms[1]);
+  memcpy(p + 24 + 12 * na, ms, sizeof ms);
+  g->grid[0] = blocks_for(L, head[0]);
 }
 
 /* ew::strided<ND, NA>: n, nd (and padding), shape[ND], stride[NA][ND], magic[ND], shift[ND]. */
@@ -226,6 +265,8 @@ void ufunc_launch(lua_State *L, int uidx, Ufunc *u, Operand *ops, CUstream strea
   int64_t n = ops[u->nin].lay.shape.size;
   if (n == 0) return;
   UEntry *e = entry_get(L, uidx, u, ops);
+  /* the CPU backend's kernels take one element a thread (codegen.lua) */
+  int cpu = strcmp(backend_get()->name, "cpu") == 0, chunk = cpu ? 1 : e->chunk;
   Launch g;
   GpuLayout ls[GPU_MAXOPS];
   size_t align = 16;
@@ -236,7 +277,7 @@ void ufunc_launch(lua_State *L, int uidx, Ufunc *u, Operand *ops, CUstream strea
     size_t es = dtypes[ops[i].dtype].size;
     ls[na] = ops[i].lay;
     g.slot[i] = (uint64_t)(ops[i].a->base + (CUdeviceptr)(ops[i].lay.offset * (int64_t)es));
-    size_t need = (size_t)e->vec * es > 16 ? 16 : (size_t)e->vec * es;
+    size_t need = (size_t)chunk * es;
     if (g.slot[i] % need) align = 0;
     if (!layout_contiguous(&ls[na])) flat = 0;
     na++;
@@ -244,8 +285,8 @@ void ufunc_launch(lua_State *L, int uidx, Ufunc *u, Operand *ops, CUstream strea
   g.grid[1] = g.grid[2] = g.block[1] = g.block[2] = 1;
   g.block[0] = BLOCK;
   g.n = n;
-  if (flat) {   /* the CPU backend's flat kernel takes one element a thread (codegen.lua) */
-    int vec = strcmp(backend_get()->name, "cpu") == 0 ? 1 : e->vec;
+  if (flat) {
+    int vec = cpu ? 1 : e->vec;
     variant = V_FLAT;
     g.vec = align != 0;
     g.argv[n_ops] = &g.n;
@@ -256,6 +297,9 @@ void ufunc_launch(lua_State *L, int uidx, Ufunc *u, Operand *ops, CUstream strea
     if (tile_possible(u, ops) && tile_fits(&ls[0], &ls[1], nd)) {
       variant = V_TILE;
       set_tile(&g, &ls[0], &ls[1], nd);
+    } else if (rows_fit(u, ops, ls, nd, chunk, align != 0)) {
+      variant = V_ROWS;
+      set_rows(L, &g, ls, na, chunk);
     } else {
       variant = nd <= 3 ? V_S1 + nd - 1 : V_SN;
       set_strided(L, &g, ls, na, nd, n);

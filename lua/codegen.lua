@@ -6,17 +6,19 @@
 --   ew_c        C-ordered operands, EW_VEC elements a thread with 16-byte loads/stores
 --   ew_s<1..3>  strided or broadcast operands over 1 to 3 (merged) dimensions
 --   ew_s<8>     4 to 8 dimensions
+--   ew_r        a C-ordered output of rows whose inputs walk each row with stride 1 or 0
+--               (broadcasts such as (N, 1) + (1, M)), 16 bytes a thread
 --   ew_t        (one input, one output) a tiled transposing copy through shared memory
 -- The kernels are written as simple per-thread code (no grid-stride loop, no inline PTX)
 -- so the same source compiles with NVRTC and with the CPU backend's C++ compiler.
 local gpu = ...
 local M = {}
 
-local ctype = {}
-for _, d in ipairs(gpu._dtypes) do ctype[d.name] = d.ctype end
-M.ctype = ctype
+local ctype, size = {}, {}
+for _, d in ipairs(gpu._dtypes) do ctype[d.name], size[d.name] = d.ctype, d.size end
+M.ctype, M.size = ctype, size
 
-M.NAMES = {"ew_c", "ew_s<1>", "ew_s<2>", "ew_s<3>", "ew_s<8>", "ew_t"}
+M.NAMES = {"ew_c", "ew_s<1>", "ew_s<2>", "ew_s<3>", "ew_s<8>", "ew_r", "ew_t"}
 local ITEMS = 4   -- elements a thread of a strided kernel takes (host/ufunc.c agrees)
 
 local function list(n, f)
@@ -65,55 +67,68 @@ local function call(P, arg, index)
   return ("ew_body(%s, %s, n)"):format(table.concat(list(#P, function(i) return arg(P[i + 1]) end), ", "), index)
 end
 
--- The flat kernel: on a GPU each thread takes EW_VEC elements with 16-byte loads and
--- stores (when vec says the pointers allow); the CPU backend, which runs a block's threads
--- as a loop for the compiler to vectorise, gets one element a thread.
+-- The flat kernel. On a GPU a thread takes EW_UNROLL chunks of EW_VEC elements, a chunk
+-- being 16 bytes of the widest operand (so every load and store is at most 16 bytes and
+-- each warp's accesses are consecutive), the chunks of a thread a block's width apart, all
+-- loaded before the first is used: a conversion float32 -> float64 reads 8 and writes 16
+-- bytes a chunk, two chunks a thread. The CPU backend, which runs a block's threads as a
+-- loop for the compiler to vectorise, gets one element a thread.
 local function flat_kernel(P)
   local L = {}
   local function add(s) L[#L + 1] = s end
+  local function scalar_element(indent)
+    for _, p in ipairs(P) do
+      if p.out then add(("%s%s %s%s;"):format(indent, p.type, p.var, p.load and (" = %s[i]"):format(p.param) or "")) end
+    end
+    add(indent .. call(P, function(p)
+      return p.out and p.var or p.scalar and p.param or p.param .. "[i]" end, "i") .. ";")
+    for _, p in ipairs(P) do
+      if p.out then add(("%s%s[i] = %s;"):format(indent, p.param, p.var)) end
+    end
+  end
   add(("extern \"C\" __global__ void ew_c(%s, long long n, int vec) {"):format(params(P)))
-  add("#if EW_VEC == 1")
+  add("#if EW_VEC == 1 && EW_UNROLL == 1")
   add("  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;")
   add("  if (i >= n) return;")
-  for _, p in ipairs(P) do
-    if p.out then add(("  %s %s%s;"):format(p.type, p.var, p.load and (" = %s[i]"):format(p.param) or "")) end
-  end
-  add("  " .. call(P, function(p)
-    return p.out and p.var or p.scalar and p.param or p.param .. "[i]" end, "i") .. ";")
-  for _, p in ipairs(P) do
-    if p.out then add(("  %s[i] = %s;"):format(p.param, p.var)) end
-  end
+  scalar_element("  ")
   add("  (void)vec;")
   add("#else")
-  add("  long long base = ((long long)blockIdx.x * blockDim.x + threadIdx.x) * EW_VEC;")
-  add("  if (vec && base + EW_VEC <= n) {")
+  add("  const long long step = (long long)blockDim.x * EW_VEC;")
+  add("  const long long first = (long long)blockIdx.x * step * EW_UNROLL + (long long)threadIdx.x * EW_VEC;")
+  add("  if (vec && (long long)blockIdx.x * step * EW_UNROLL + step * EW_UNROLL <= n) {")
   for _, p in ipairs(P) do
     if p.out then
-      add(("    ew::vec<%s, EW_VEC> %s%s;"):format(p.type, p.var,
-          p.load and (" = ew::vload<EW_VEC>(%s + base)"):format(p.param) or ""))
+      add(("    ew::vec<%s, EW_VEC> %s[EW_UNROLL];"):format(p.type, p.var))
     elseif not p.scalar then
-      add(("    ew::vec<%s, EW_VEC> %s = ew::vload<EW_VEC>(%s + base);"):format(p.type, p.var, p.param))
+      add(("    ew::vec<%s, EW_VEC> %s[EW_UNROLL];"):format(p.type, p.var))
     end
   end
   add("#pragma unroll")
-  add("    for (int k = 0; k < EW_VEC; k++) " .. call(P, function(p)
-    return p.scalar and p.param or p.var .. ".v[k]" end, "base + k") .. ";")
+  add("    for (int u = 0; u < EW_UNROLL; u++) {")
   for _, p in ipairs(P) do
-    if p.out then add(("    ew::vstore<EW_VEC>(%s + base, %s);"):format(p.param, p.var)) end
-  end
-  add("  } else {")
-  add("    for (int k = 0; k < EW_VEC; k++) {")
-  add("      long long i = base + k;")
-  add("      if (i >= n) break;")
-  for _, p in ipairs(P) do
-    if p.out then add(("      %s %s%s;"):format(p.type, p.var, p.load and (" = %s[i]"):format(p.param) or "")) end
-  end
-  add("      " .. call(P, function(p)
-    return p.out and p.var or p.scalar and p.param or p.param .. "[i]" end, "i") .. ";")
-  for _, p in ipairs(P) do
-    if p.out then add(("      %s[i] = %s;"):format(p.param, p.var)) end
+    if (p.out and p.load) or (not p.out and not p.scalar) then
+      add(("      %s[u] = ew::vload<EW_VEC>(%s + first + u * step);"):format(p.var, p.param))
+    end
   end
   add("    }")
+  add("#pragma unroll")
+  add("    for (int u = 0; u < EW_UNROLL; u++)")
+  add("#pragma unroll")
+  add("      for (int k = 0; k < EW_VEC; k++) " .. call(P, function(p)
+    return p.scalar and p.param or p.var .. "[u].v[k]" end, "first + u * step + k") .. ";")
+  add("#pragma unroll")
+  add("    for (int u = 0; u < EW_UNROLL; u++) {")
+  for _, p in ipairs(P) do
+    if p.out then add(("      ew::vstore<EW_VEC>(%s + first + u * step, %s[u]);"):format(p.param, p.var)) end
+  end
+  add("    }")
+  add("  } else {")
+  add("    for (int u = 0; u < EW_UNROLL; u++)")
+  add("      for (int k = 0; k < EW_VEC; k++) {")
+  add("        long long i = first + u * step + k;")
+  add("        if (i >= n) break;")
+  scalar_element("        ")
+  add("      }")
   add("  }")
   add("#endif")
   add("}")
@@ -171,33 +186,99 @@ local function strided_kernel(P)
   return table.concat(L, "\n") .. "\n"
 end
 
--- One input, one output: 32x32 tiles through shared memory, read along the input's
--- stride-1 dimension and written along the output's.
+-- Rows: C-ordered output of rows x cols (cols a multiple of EW_VEC), each input walking a
+-- row with stride 1 or 0 (a broadcast (N, 1) + (1, M) is one of each). A thread writes one
+-- chunk of EW_VEC consecutive elements of a row: an input of stride 1 is read as a vector,
+-- one of stride 0 once. One division a thread (by the chunks of a row), not one per
+-- element and dimension.
+local function rows_kernel(P)
+  local L = {}
+  local function add(s) L[#L + 1] = s end
+  local A = {}
+  for _, p in ipairs(P) do if not p.scalar then A[#A + 1] = p end end
+  add(("extern \"C\" __global__ void ew_r(%s, ew::rows<%d> r) {"):format(params(P), #A))
+  add("  const unsigned long long g = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;")
+  add("  if (g >= (unsigned long long)r.chunks) return;")
+  add("  const long long n = r.chunks * EW_VEC;")
+  add("  const long long row = (long long)(r.chunks <= 0x7fffffffLL")
+  add("      ? (unsigned long long)((__umulhi((unsigned)g, r.magic) + (unsigned)g) >> r.shift)")
+  add("      : g / (unsigned long long)r.per_row);")
+  add("  const long long col = ((long long)g - row * r.per_row) * EW_VEC;")
+  for a, p in ipairs(A) do
+    local j = a - 1
+    if p.out then
+      add(("  %s *%s_at = %s + row * r.cols + col;"):format(p.type, p.var, p.param))
+      add(("  ew::vec<%s, EW_VEC> %s%s;"):format(p.type, p.var,
+          p.load and (" = ew::vload<EW_VEC>(%s_at)"):format(p.var) or ""))
+    else
+      add(("  const %s *%s_at = %s + row * r.row_stride[%d];"):format(p.type, p.var, p.param, j))
+      add(("  ew::vec<%s, EW_VEC> %s;"):format(p.type, p.var))
+      add(("  if (r.inner[%d]) %s = ew::vload<EW_VEC>(%s_at + col);"):format(j, p.var, p.var))
+      add(("  else { const %s x = *%s_at;"):format(p.type, p.var))
+      add("#pragma unroll")
+      add(("    for (int k = 0; k < EW_VEC; k++) %s.v[k] = x; }"):format(p.var))
+    end
+  end
+  add("#pragma unroll")
+  add("  for (int k = 0; k < EW_VEC; k++) " .. call(P, function(p)
+    return p.scalar and p.param or p.var .. ".v[k]" end, "row * r.cols + col + k") .. ";")
+  for _, p in ipairs(P) do
+    if p.out then add(("  ew::vstore<EW_VEC>(%s_at, %s);"):format(p.var, p.var)) end
+  end
+  add("}")
+  return table.concat(L, "\n") .. "\n"
+end
+
+-- One input, one output: 64x64 tiles through shared memory, read along the input's
+-- stride-1 dimension and written along the output's (32x8 threads, 16 elements each, all
+-- 16 loads issued before the first store; a row of the tile is 65 wide, so neither phase
+-- has bank conflicts). Full tiles take no bounds checks.
 local function tile_kernel(P)
   local i, o = P[1], P[2]
   return ([==[
 extern "C" __global__ void ew_t(const %s *p0, %s *q0, ew::tile t) {
-  __shared__ %s tile[32][33];
+  __shared__ %s tile[64][65];
   const long long n = t.rows * t.cols * t.batch;
-  long long b = blockIdx.z, r0 = (long long)blockIdx.y * 32, c0 = (long long)blockIdx.x * 32;
-  const %s *in = p0 + b * t.in_s[0];
-  %s *out = q0 + b * t.out_s[0];
-  int tx = threadIdx.x, ty = threadIdx.y;
-  for (int j = ty; j < 32; j += 8) {
-    long long r = r0 + tx, c = c0 + j;
-    if (r < t.rows && c < t.cols) {
-      %s v;
-      ew_body(in[r * t.in_s[1] + c * t.in_s[2]], v, (b * t.rows + r) * t.cols + c, n);
-      tile[j][tx] = v;
+  const long long b = blockIdx.z, r0 = (long long)blockIdx.y * 64, c0 = (long long)blockIdx.x * 64;
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  // the input's rows have stride 1, the output's columns (host/ufunc.c's tile_fits)
+  const %s *in = p0 + b * t.in_s[0] + r0 + c0 * t.in_s[2];
+  %s *out = q0 + b * t.out_s[0] + r0 * t.out_s[1] + c0;
+  const long long first = (b * t.rows + r0) * t.cols + c0;
+  if (r0 + 64 <= t.rows && c0 + 64 <= t.cols) {
+    %s v[16];
+#pragma unroll
+    for (int k = 0; k < 16; k++) v[k] = in[(tx + 32 * (k & 1)) + (long long)(ty + 8 * (k >> 1)) * t.in_s[2]];
+#pragma unroll
+    for (int k = 0; k < 16; k++) {
+      const int r = tx + 32 * (k & 1), c = ty + 8 * (k >> 1);
+      %s o;
+      ew_body(v[k], o, first + (long long)r * t.cols + c, n);
+      tile[c][r] = o;
+    }
+    __syncthreads();
+#pragma unroll
+    for (int k = 0; k < 16; k++) {
+      const int c = tx + 32 * (k & 1), r = ty + 8 * (k >> 1);
+      out[(long long)r * t.out_s[1] + c] = tile[c][r];
+    }
+    return;
+  }
+  for (int k = 0; k < 16; k++) {
+    const int r = tx + 32 * (k & 1), c = ty + 8 * (k >> 1);
+    if (r0 + r < t.rows && c0 + c < t.cols) {
+      %s o;
+      ew_body(in[r + (long long)c * t.in_s[2]], o, first + (long long)r * t.cols + c, n);
+      tile[c][r] = o;
     }
   }
   __syncthreads();
-  for (int j = ty; j < 32; j += 8) {
-    long long r = r0 + j, c = c0 + tx;
-    if (r < t.rows && c < t.cols) out[r * t.out_s[1] + c * t.out_s[2]] = tile[tx][j];
+  for (int k = 0; k < 16; k++) {
+    const int c = tx + 32 * (k & 1), r = ty + 8 * (k >> 1);
+    if (r0 + r < t.rows && c0 + c < t.cols) out[(long long)r * t.out_s[1] + c] = tile[c][r];
   }
 }
-]==]):format(i.type, o.type, o.type, i.type, o.type, o.type)
+]==]):format(i.type, o.type, o.type, i.type, o.type, i.type, o.type, o.type)
 end
 
 -- d: {ops = {{dtype =, scalar =}, ...} (inputs, then outputs), nin =, names = {...} (the
@@ -208,14 +289,20 @@ function M.source(d)
   local parts = {gpu._embedded("kernels/ops/ew.cuh")}
   for _, p in ipairs(P) do parts[#parts + 1] = ("typedef %s %s;\n"):format(ctype[p.dtype], p.type) end
   parts[#parts + 1] = d.typedefs or ""
-  parts[#parts + 1] = ("#ifdef GPUHOST_CPU\n#define EW_VEC 1\n#else\n#define EW_VEC %d\n#endif\n"):format(d.vec)
+  -- d.vec elements a thread (host/ufunc.c's vec_for): chunks of 16 bytes of the widest array
+  local widest = 1
+  for _, p in ipairs(P) do if not p.scalar then widest = math.max(widest, size[p.dtype]) end end
+  local chunk = math.min(d.vec, 16 // widest)
+  parts[#parts + 1] = ("#ifdef GPUHOST_CPU\n#define EW_VEC 1\n#define EW_UNROLL 1\n#else\n#define EW_VEC %d\n#define EW_UNROLL %d\n#endif\n")
+                      :format(chunk, d.vec // chunk)
   parts[#parts + 1] = body_fn(d, P)
   parts[#parts + 1] = flat_kernel(P)
   parts[#parts + 1] = strided_kernel(P)
-  local names = {table.unpack(M.NAMES, 1, 5)}
+  parts[#parts + 1] = rows_kernel(P)
+  local names = {table.unpack(M.NAMES, 1, 6)}
   if d.tile then
     parts[#parts + 1] = tile_kernel(P)
-    names[6] = M.NAMES[6]
+    names[7] = M.NAMES[7]
   end
   return table.concat(parts), names
 end

@@ -221,6 +221,28 @@ describe("broadcasting", function()
     assert.are.equal(2 * 40 * 33 + 39 * 33 + 32, batch:item(3, 33, 40))
   end)
 
+  -- sizes that give a GPU's kernels full blocks and a partial one: the flat kernel's
+  -- chunks (a conversion between widths), the rows kernel ((N, 1) + (1, M)), 64x64 tiles
+  it("agrees element by element on rows, tiles and conversions between widths", function()
+    local N, M = 70, 132
+    local col = gpu.arange(N):astype("float32"):reshape(N, 1)
+    local row = (gpu.arange(M):astype("float32") * 1000):reshape(1, M)
+    local full = gpu.arange(N * M):astype("float32"):reshape(N, M)
+    local s, p, t = (col + row):totable(), (full * col):totable(), full.T:contiguous():totable()
+    for i = 1, N do
+      for j = 1, M do
+        local k = (i - 1) * M + j - 1
+        assert(s[i][j] == (i - 1) + (j - 1) * 1000 and p[i][j] == k * (i - 1) and t[j][i] == k,
+               ("at %d, %d"):format(i, j))
+      end
+    end
+    local odd = (gpu.arange(M):astype("float32") * 1000)[{{2, M}}]:reshape(1, M - 1)  -- not aligned
+    assert.are.same((col + odd):totable(), (col + odd:contiguous()):totable())
+    local x = gpu.arange(3001):astype("float32") * 0.5
+    local d, h = x:astype("float64"):totable(), x:astype("float64"):astype("float32"):totable()
+    for i = 1, 3001 do assert(d[i] == (i - 1) * 0.5 and h[i] == (i - 1) * 0.5, i) end
+  end)
+
   it("refuses shapes that do not broadcast, naming both", function()
     assert.matches("gpu.add: shapes {2, 3} and {4} do not broadcast",
                    S.errof(function() return gpu.zeros({2, 3}) + gpu.zeros(4) end), 1, true)

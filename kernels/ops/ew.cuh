@@ -260,10 +260,39 @@ template <class T> __device__ __forceinline__ T identity(T a) { return a; }
 
 // ---- the layouts the kernels loop over (host/ufunc.c writes these) ----
 template <class T, int V> struct alignas(sizeof(T) * V > 16 ? 16 : sizeof(T) * V) vec { T v[V]; };
+// On a GPU a vector moves as one access of its size: a store through __stwb (an ordinary
+// write-back store), which the compiler cannot split back into elements as it did a struct
+// copy (NVRTC 13 merged the vector path's stores with the scalar tail's); the CPU backend
+// copies the struct.
+#ifndef GPUHOST_CPU
+template <int B> struct bits_of;
+template <> struct bits_of<16> { typedef uint4 type; };
+template <> struct bits_of<8> { typedef uint2 type; };
+template <> struct bits_of<4> { typedef unsigned type; };
+template <> struct bits_of<2> { typedef unsigned short type; };
+template <> struct bits_of<1> { typedef unsigned char type; };
+#endif
 template <int V, class T> __device__ __forceinline__ vec<T, V> vload(const T *p) {
+#ifndef GPUHOST_CPU
+  if constexpr (sizeof(T) * V <= 16) {
+    typedef typename bits_of<sizeof(T) * V>::type B;
+    B b = *reinterpret_cast<const B *>(p);
+    vec<T, V> x;
+    memcpy(&x, &b, sizeof b);
+    return x;
+  } else
+#endif
   return *reinterpret_cast<const vec<T, V> *>(p);
 }
 template <int V, class T> __device__ __forceinline__ void vstore(T *p, const vec<T, V> &x) {
+#ifndef GPUHOST_CPU
+  if constexpr (sizeof(T) * V <= 16) {
+    typedef typename bits_of<sizeof(T) * V>::type B;
+    B b;
+    memcpy(&b, &x, sizeof b);
+    __stwb(reinterpret_cast<B *>(p), b);
+  } else
+#endif
   *reinterpret_cast<vec<T, V> *>(p) = x;
 }
 
@@ -283,6 +312,16 @@ __device__ __forceinline__ I divide_by(I i, const strided<ND, NA> &st, int d) {
   if constexpr (sizeof(I) == 4) return (__umulhi(i, st.magic[d]) + i) >> st.shift[d];
   else return i / (I)st.shape[d];
 }
+
+// rows of a C-ordered output (ew_r): chunks (of EW_VEC elements) in all, per_row in a row,
+// cols; each array's stride between rows and whether it walks a row (1) or repeats one
+// element (0); the magic number and shift that divide a 31-bit chunk index by per_row
+template <int NA> struct rows {
+  long long chunks, per_row, cols;
+  long long row_stride[NA];
+  int inner[NA];
+  unsigned magic, shift;
+};
 
 // a transposing copy: rows x cols (x batch), the input walking rows with stride 1
 struct tile {
