@@ -6,10 +6,20 @@
 #include <string.h>
 #include "gpu.h"
 
-#define toarray(L, i) ((GpuArray *)luaL_checkudata(L, i, GPU_ARRAY_T))
 
+/* Told by the magic number only gpuhost's C code writes (as kernel.c tells arguments):
+ * cheaper than comparing metatables, which looks the registry up by name. */
 GpuArray *array_test(lua_State *L, int idx) {
-  return (GpuArray *)luaL_testudata(L, idx, GPU_ARRAY_T);
+  GpuArray *a = lua_touserdata(L, idx);
+  if (a == NULL || lua_rawlen(L, idx) != sizeof *a || a->magic != GPU_ARRAY_MAGIC) return NULL;
+  return a;
+}
+
+/* [-0, +0, v] A device array, live or freed. */
+static GpuArray *toarray(lua_State *L, int idx) {
+  GpuArray *a = array_test(L, idx);
+  if (a == NULL) luaL_typeerror(L, idx, GPU_ARRAY_T);
+  return a;
 }
 
 GpuArray *array_check(lua_State *L, int idx) {
@@ -45,15 +55,19 @@ static void array_alloc(lua_State *L, GpuArray *a) {
     errors_raise(L, r, NULL);
   }
   a->ptr = a->base;
-  gc_account(L, (long)(a->nbytes / 1024));
+  gc_account(L, a->nbytes);
 }
+
+/* registry: the metatable of arrays, under a light userdata key (cheaper than its name) */
+static const char ARRAY_MT = 0;
 
 GpuArray *array_new(lua_State *L, const GpuShape *s, GpuDtype dt) {
   GPU_CHECK(L, backend_get()->ensure_context());
   /* safe empty state first: __gc of a half-made array frees nothing */
   GpuArray *a = lua_newuserdatauv(L, sizeof *a, 1);
   memset(a, 0, sizeof *a);
-  luaL_setmetatable(L, GPU_ARRAY_T);
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &ARRAY_MT);
+  lua_setmetatable(L, -2);
   GpuLayout l;
   layout_init(&l, s);
   a->dtype = dt;
@@ -202,12 +216,15 @@ static int array_field(lua_State *L, GpuArray *a, const char *k) {
   return 1;
 }
 
+/* __index: a closure over the methods table (upvalue 1), looked up with the key itself */
 static int array_index(lua_State *L) {
   GpuArray *a = toarray(L, 1);
   int t = lua_type(L, 2);
   if (t == LUA_TSTRING) {
     const char *k = lua_tostring(L, 2);
-    if (method_push(L, 1, k)) return 1;
+    lua_pushvalue(L, 2);
+    if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL) return 1;
+    lua_pop(L, 1);
     if (!a->alive) return errors_freed(L, NULL);
     if (!array_field(L, a, k)) return luaL_error(L, "gpu.array has no field or method '%s'", k);
     return 1;
@@ -248,7 +265,6 @@ static const luaL_Reg array_methods[] = {
 };
 
 static const luaL_Reg array_meta[] = {
-  {"__index", array_index},
   {"__newindex", array_newindex},
   {"__len", array_len},
   {"__lt", array_compare},
@@ -262,8 +278,13 @@ static const luaL_Reg array_meta[] = {
 void array_open(lua_State *L) {
   luaL_setfuncs(L, array_funcs, 0);
   luaL_newmetatable(L, GPU_ARRAY_T);
+  lua_pushvalue(L, -1);
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &ARRAY_MT);
   luaL_setfuncs(L, array_meta, 0);
   luaL_newlib(L, array_methods);
-  lua_setfield(L, -2, "methods");
+  lua_pushvalue(L, -1);
+  lua_setfield(L, -3, "methods");
+  lua_pushcclosure(L, array_index, 1);
+  lua_setfield(L, -2, "__index");
   lua_pop(L, 1);
 }

@@ -147,6 +147,13 @@ typedef struct GpuBackend {
    * again, and for gpu.empty_cache()); a device without a context is left alone. NULL
    * where freed memory is not kept (the CPU backend). */
   GpuResult (*trim)(int device);
+  /* Whether memory freed on device now could be handed out again at once, with no free
+   * queued: 1 when every stream's work that might still use it comes before the next work
+   * any stream queues (on CUDA: the last work queued went to the legacy default stream,
+   * which every stream of gpuhost's waits for and which waits for them; no capture runs).
+   * device.c then keeps small freed blocks for the next allocation of their size. NULL:
+   * never (the CPU backend). */
+  int (*ordered)(int device);
   GpuResult (*host_alloc)(void **p, size_t n);
   GpuResult (*host_free)(void *p);
   /* Copies. htod and dtoh block until the copy (and the work before it) is done; dtod and

@@ -113,6 +113,70 @@ static int gpu_synchronize(lua_State *L) {
 /* ---- device memory: what gpuhost's arrays hold, GPUHOST_MEMORY_LIMIT, the pool ----
  * Kept per device and for the whole process, as device memory is. */
 static size_t held[GPU_MAX_DEVICES];       /* bytes of live device arrays */
+
+/* Freed blocks of up to CACHE_BLOCK bytes kept for the next allocation of their size
+ * (rounded up to CACHE_ROUND), when the backend says that memory freed now may be handed
+ * out again at once (backend.h's ordered): a small array made and dropped per operation
+ * then costs no driver call for its memory (a pair of cuMemAllocAsync and cuMemFreeAsync
+ * is over a microsecond). The collector frees dropped arrays hundreds at a time, so each
+ * size keeps a stack of blocks: CACHE_SIZES sizes and CACHE_BYTES in all a device.
+ * gpu.empty_cache() and an allocation that finds the device full give them back first. */
+#define CACHE_BLOCK ((size_t)1 << 20)
+#define CACHE_ROUND ((size_t)512)
+#define CACHE_SIZES 16
+#define CACHE_BYTES ((size_t)64 << 20)
+typedef struct { size_t size; int n, cap; CUdeviceptr *p; } Blocks;
+static struct { size_t bytes; Blocks b[CACHE_SIZES]; } cache[GPU_MAX_DEVICES];
+
+static size_t cache_size(size_t n) { return (n + CACHE_ROUND - 1) & ~(CACHE_ROUND - 1); }
+
+static Blocks *cache_blocks(int dev, size_t size, int make) {
+  Blocks *free_slot = NULL;
+  for (int i = 0; i < CACHE_SIZES; i++) {
+    Blocks *b = &cache[dev].b[i];
+    if (b->size == size) return b;
+    if (b->n == 0 && free_slot == NULL) free_slot = b;
+  }
+  if (!make || free_slot == NULL) return NULL;
+  free_slot->size = size;
+  return free_slot;
+}
+
+static CUdeviceptr cache_take(int dev, size_t size) {
+  Blocks *b = cache_blocks(dev, size, 0);
+  if (b == NULL || b->n == 0) return 0;
+  cache[dev].bytes -= size;
+  return b->p[--b->n];
+}
+
+static int cache_put(int dev, CUdeviceptr p, size_t size) {
+  Blocks *b = cache[dev].bytes + size <= CACHE_BYTES ? cache_blocks(dev, size, 1) : NULL;
+  if (b == NULL) return 0;
+  if (b->n == b->cap) {
+    int cap = b->cap ? 2 * b->cap : 64;
+    CUdeviceptr *grown = realloc(b->p, sizeof *grown * (size_t)cap);
+    if (grown == NULL) return 0;
+    b->p = grown;
+    b->cap = cap;
+  }
+  b->p[b->n++] = p;
+  cache[dev].bytes += size;
+  return 1;
+}
+
+static GpuResult cache_release(int dev) {
+  GpuResult r = GPU_OK;
+  for (int i = 0; i < CACHE_SIZES; i++) {
+    Blocks *b = &cache[dev].b[i];
+    while (b->n > 0) {
+      GpuResult f = backend_get()->free(b->p[--b->n], dev);
+      if (r.code == 0) r = f;
+    }
+  }
+  cache[dev].bytes = 0;
+  return r;
+}
+
 static struct { int read; size_t bytes; } limits[GPU_MAX_DEVICES];   /* bytes 0: none */
 static _Thread_local char why[320];        /* a failure's detail, until the next one */
 
@@ -179,12 +243,18 @@ GpuResult mem_alloc(lua_State *L, int host, void *out, size_t n) {
   if (dev < 0 || dev >= GPU_MAX_DEVICES) return be->alloc((CUdeviceptr *)out, n);
   GpuResult r = check_limit(L, dev, n);
   if (r.code) return r;
-  r = be->alloc((CUdeviceptr *)out, n);
+  size_t size = n <= CACHE_BLOCK ? cache_size(n) : n;
+  if (size <= CACHE_BLOCK && !graph_capturing && (*(CUdeviceptr *)out = cache_take(dev, size))) {
+    held[dev] += n;
+    return GPU_OK;
+  }
+  r = be->alloc((CUdeviceptr *)out, size);
   if (is_oom(r)) {               /* arrays Lua no longer reaches, then the pool's reserve */
     lua_gc(L, LUA_GCCOLLECT, 0);
-    r = be->alloc((CUdeviceptr *)out, n);
+    cache_release(dev);
+    r = be->alloc((CUdeviceptr *)out, size);
   }
-  if (is_oom(r) && be->trim && be->trim(dev).code == 0) r = be->alloc((CUdeviceptr *)out, n);
+  if (is_oom(r) && be->trim && be->trim(dev).code == 0) r = be->alloc((CUdeviceptr *)out, size);
   if (r.code == 0) {
     held[dev] += n;
   } else if (is_oom(r)) {
@@ -196,9 +266,13 @@ GpuResult mem_alloc(lua_State *L, int host, void *out, size_t n) {
 }
 
 GpuResult mem_free(CUdeviceptr p, int device, size_t n) {
-  GpuResult r = backend_get()->free(p, device);
-  if (device >= 0 && device < GPU_MAX_DEVICES) held[device] -= n < held[device] ? n : held[device];
-  return r;
+  const GpuBackend *be = backend_get();
+  gc_release(n);
+  if (device < 0 || device >= GPU_MAX_DEVICES) return be->free(p, device);
+  held[device] -= n < held[device] ? n : held[device];
+  if (n <= CACHE_BLOCK && be->ordered && be->ordered(device) && cache_put(device, p, cache_size(n)))
+    return GPU_OK;
+  return be->free(p, device);
 }
 
 /* gpu.mem_info(): free and total bytes of the current device, and the bytes gpuhost's
@@ -220,14 +294,33 @@ static int gpu_empty_cache(lua_State *L) {
   int n;
   lua_gc(L, LUA_GCCOLLECT, 0);
   GPU_CHECK(L, be->device_count(&n));
-  for (int d = 0; be->trim && d < n && d < GPU_MAX_DEVICES; d++) GPU_CHECK(L, be->trim(d));
+  for (int d = 0; d < n && d < GPU_MAX_DEVICES; d++) {
+    GPU_CHECK(L, cache_release(d));
+    if (be->trim) GPU_CHECK(L, be->trim(d));
+  }
   return 0;
 }
 
-/* The collector does not see device (or pinned host) bytes; a step sized by them makes a
- * loop that drops large arrays collect them as if Lua itself had allocated that much. */
-void gc_account(lua_State *L, long kbytes) {
-  if (kbytes > 0) lua_gc(L, LUA_GCSTEP, (int)(kbytes > (1L << 30) ? (1L << 30) : kbytes));
+/* The collector does not see device (or pinned host) bytes. It is told of them in steps:
+ * once the bytes allocated since the last step and not freed since (by :free() or by the
+ * collector) reach GC_QUANTUM, the next allocation first makes a step sized by them, so a
+ * loop that drops large arrays collects them as if Lua itself had allocated that much,
+ * while one that frees what it makes, or makes small arrays, costs the collector little
+ * (a step per allocation cost more than the allocation). */
+#define GC_QUANTUM ((size_t)1 << 20)
+static size_t gc_pending;
+
+void gc_account(lua_State *L, size_t bytes) {
+  if (gc_pending >= GC_QUANTUM) {
+    size_t k = gc_pending / 1024;
+    gc_pending = 0;
+    lua_gc(L, LUA_GCSTEP, (int)(k > (1u << 30) ? (1u << 30) : k));
+  }
+  gc_pending += bytes;
+}
+
+void gc_release(size_t bytes) {
+  gc_pending -= bytes < gc_pending ? bytes : gc_pending;
 }
 
 /* ---- a device made current for the rest of a C function (device_scope) ---- */

@@ -257,6 +257,11 @@ typedef struct Ufunc {
   GpuDtype declared[GPU_MAXOPS];    /* RULE_CUSTOM: each operand's dtype */
   int nentries, capacity, nprograms;
   struct UEntry *entries;           /* its kernels, by operand dtypes (ufunc.c) */
+  struct UEntry *launched;          /* the entry of the last launch */
+  /* the last call whose operands were all arrays and whose output was made: its input
+   * dtypes, output dtype and kernels, for ufunc_quick (valid: 0 until one, and after the
+   * entries move) */
+  struct { int valid; GpuDtype in[GPU_MAXOPS], out; struct UEntry *entry; } quick;
 } Ufunc;
 Ufunc *ufunc_check(lua_State *L, int idx);   /* [-0, +0, v] */
 /* [-0, +1, m] A new ufunc (built-ins: expr names the function that computes it). */
@@ -267,6 +272,10 @@ void ufunc_launch(lua_State *L, int uidx, Ufunc *u, Operand *ops, CUstream strea
 void ufunc_open(lua_State *L);
 /* [-0, +nout, e] u (at uidx) applied to the nargs arguments from first on (ops.c). */
 int ops_call(lua_State *L, int uidx, Ufunc *u, int first, int nargs);
+/* [-0, +(0|1), e] The common case at the cost of a launch: the nargs arguments from first
+ * on are C-ordered arrays of one shape on the current device, of the dtypes of u's last
+ * such call (u->quick). Pushes the output and returns 1, or returns 0 (nothing done). */
+int ufunc_quick(lua_State *L, int uidx, Ufunc *u, int first, int nargs);
 /* [-0, +0, e] dst (a device array at dst) = src (at src: a device array broadcast to
  * dst's shape, or a number or boolean), converted to dst's dtype, on stream. */
 void ops_copy(lua_State *L, int dst, int src, CUstream stream);
@@ -293,8 +302,9 @@ void device_scope(lua_State *L, int dev);
 /* [-0, +0, v] A device id at idx (a number, or a gpu.device table: replaced by its id),
  * checked against the device count */
 int device_ordinal(lua_State *L, int idx);
-/* [-0, +0, -] Tells the collector about kbytes of memory it cannot see. */
-void gc_account(lua_State *L, long kbytes);
+/* [-0, +0, -] Tells the collector about bytes of memory it cannot see (in steps). */
+void gc_account(lua_State *L, size_t bytes);
+void gc_release(size_t bytes);            /* [-0, +0, -] bytes freed that gc_account was told of */
 /* [-0, +0, -] The backend's alloc (host = 0, *out a CUdeviceptr) or host_alloc (host = 1,
  * *out a void *); when memory is full, runs a full collection (which may free arrays Lua
  * no longer reaches) and tries once more. */

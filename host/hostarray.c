@@ -111,7 +111,7 @@ static void hostarray_alloc(lua_State *L, HostArray *h) {
       h->capacity = h->nbytes;
       GpuResult r = mem_alloc(L, 1, &h->base, h->nbytes);
       if (r.code) { h->base = NULL; errors_raise(L, r, NULL); }
-      gc_account(L, (long)(h->nbytes / 1024));
+      gc_account(L, h->nbytes);
     }
     h->pinned = backend_get()->pinned_host;
   } else {

@@ -110,6 +110,8 @@ static void table_grow(lua_State *L, Ufunc *u) {
   if (fresh == NULL) luaL_error(L, "not enough memory for the kernels of gpu.%s", u->name);
   int oldcap = u->capacity;
   u->entries = fresh;
+  u->launched = NULL;
+  u->quick.valid = 0;   /* its entry moved */
   u->capacity = cap;
   for (int i = 0; i < oldcap; i++) {
     if (!old[i].used) continue;
@@ -260,6 +262,17 @@ static void set_strided(lua_State *L, Launch *g, const GpuLayout *ls, int na, in
   g->grid[0] = blocks_for(L, (n + ITEMS - 1) / ITEMS);
 }
 
+static void launch(lua_State *L, int uidx, Ufunc *u, UEntry *e, int variant, Launch *g,
+                   CUstream stream) {
+  CUfunction f = entry_function(L, uidx, e, variant);
+  GpuResult r = backend_get()->launch(f, g->grid, g->block, 0, stream, g->argv);
+  if (r.code) {
+    const char *more = r.detail;
+    errors_raise(L, r, more ? lua_pushfstring(L, "gpu.%s %s", u->name, more) : u->name);
+  }
+  u->launched = e;
+}
+
 void ufunc_launch(lua_State *L, int uidx, Ufunc *u, Operand *ops, CUstream stream) {
   int n_ops = u->nin + u->nout, na = 0, flat = 1, variant;
   int64_t n = ops[u->nin].lay.shape.size;
@@ -306,12 +319,45 @@ void ufunc_launch(lua_State *L, int uidx, Ufunc *u, Operand *ops, CUstream strea
     }
     g.argv[n_ops] = g.layout;
   }
-  CUfunction f = entry_function(L, uidx, e, variant);
-  GpuResult r = backend_get()->launch(f, g.grid, g.block, 0, stream, g.argv);
-  if (r.code) {
-    const char *more = r.detail;
-    errors_raise(L, r, more ? lua_pushfstring(L, "gpu.%s %s", u->name, more) : u->name);
+  launch(L, uidx, u, e, variant, &g, stream);
+}
+
+int ufunc_quick(lua_State *L, int uidx, Ufunc *u, int first, int nargs) {
+  if (!u->quick.valid || nargs != u->nin || graph_capturing) return 0;
+  int dev = backend_get()->current_device();
+  const GpuArray *a0 = NULL;
+  for (int i = 0; i < nargs; i++) {
+    const GpuArray *a = array_test(L, first + i);
+    if (a == NULL || !a->alive || !a->contiguous || a->dtype != u->quick.in[i] || a->device != dev)
+      return 0;
+    if (i == 0) a0 = a;
+    else if (a->shape.ndim != a0->shape.ndim ||
+             memcmp(a->shape.dim, a0->shape.dim, sizeof a->shape.dim[0] * (size_t)a->shape.ndim))
+      return 0;
   }
+  if (a0 == NULL) return 0;
+  GpuShape s = a0->shape;
+  const GpuArray *out = array_new(L, &s, u->quick.out);   /* may collect: check again after */
+  UEntry *e = u->quick.valid ? u->quick.entry : NULL;
+  if (e == NULL) { lua_pop(L, 1); return 0; }
+  if (s.size == 0) return 1;
+  int cpu = strcmp(backend_get()->name, "cpu") == 0, vec = cpu ? 1 : e->vec, aligned = 1;
+  Launch g;
+  for (int i = 0; i <= nargs; i++) {
+    const GpuArray *a = i < nargs ? lua_touserdata(L, first + i) : out;
+    g.slot[i] = (uint64_t)a->ptr;
+    g.argv[i] = &g.slot[i];
+    if (g.slot[i] % ((size_t)(cpu ? 1 : e->chunk) * dtypes[a->dtype].size)) aligned = 0;
+  }
+  g.n = s.size;
+  g.vec = aligned;
+  g.argv[nargs + 1] = &g.n;
+  g.argv[nargs + 2] = &g.vec;
+  g.grid[0] = blocks_for(L, (s.size + vec - 1) / vec);
+  g.grid[1] = g.grid[2] = g.block[1] = g.block[2] = 1;
+  g.block[0] = BLOCK;
+  launch(L, uidx, u, e, V_FLAT, &g, NULL);
+  return 1;
 }
 
 /* gpu._set_builder(f): f(ufunc, operands, vec, tile) makes a program (lua/arrays.lua) */

@@ -49,6 +49,7 @@ static GpuResult cuda_launch(CUfunction f, const unsigned grid[3], const unsigne
   }
   CUresult c = drv.cuLaunchKernel(f, grid[0], grid[1], grid[2], block[0], block[1], block[2],
                                   shared, stream, params, NULL);
+  cuda_queued(stream);
   if (cuda_tracing()) cuda_range_pop();
   if (c != CUDA_SUCCESS) return cuda_failed(c, "cuLaunchKernel(f, grid[0], ...)");
   return GPU_OK;
@@ -85,6 +86,7 @@ static GpuResult cuda_event_record(CUevent e, CUstream s) {
   if (cuda_implicit)   /* a recorded event could not be timed: gpu.elapsed fails on it */
     return cuda_not_while_capturing("e:record()", "cuEventRecord(e, s)");
   TRY(drv.cuEventRecord(e, s));
+  cuda_queued(s);
   return GPU_OK;
 }
 static GpuResult cuda_event_synchronize(CUevent e) {
@@ -108,6 +110,7 @@ const GpuBackend cuda_backend = {
   .adopt_context = cuda_adopt_context,
   .current_device = cuda_current_device, .synchronize = cuda_synchronize,
   .mem_info = cuda_mem_info, .alloc = cuda_alloc, .free = cuda_free, .trim = cuda_trim,
+  .ordered = cuda_ordered,
   .host_alloc = cuda_host_alloc, .host_free = cuda_host_free,
   .htod = cuda_htod, .dtoh = cuda_dtoh, .dtod = cuda_dtod, .memset0 = cuda_memset0,
   .arch = cuda_arch, .compiler_id = nvrtc_identity, .compile = nvrtc_compile_cuda,

@@ -56,6 +56,7 @@ extern CudaDriver drv;
 
 /* ---- devices (driver.c) ---- */
 typedef struct CudaDevice {
+  int elsewhere;              /* the last work queued went to a stream of the user's */
   CUcontext context;          /* the primary context, once retained */
   CUmemoryPool pool;          /* allocate from it (stream-ordered), or NULL */
   CUevent waiter;             /* recorded to wait for the whole device */
@@ -66,6 +67,12 @@ typedef struct CudaDevice {
 } CudaDevice;
 extern CudaDevice devices[GPU_MAX_DEVICES];
 extern int current;           /* ordinal of the current device, -1 before the first */
+/* Work was just queued on stream s of the current device (NULL: the legacy default
+ * stream, which orders everything queued before it): what cuda_ordered answers. */
+static inline void cuda_queued(CUstream s) {
+  if (current >= 0) devices[current].elsewhere = s != NULL;
+}
+int cuda_ordered(int device);
 
 GpuResult cuda_load(void);                      /* dlopen libcuda, cuInit; idempotent */
 GpuResult cuda_use_device(int ordinal);

@@ -252,6 +252,7 @@ GpuResult cuda_wait_idle(const char *call) {
   CUresult r = d->waiter ? CUDA_SUCCESS : drv.cuEventCreate(&d->waiter, CU_EVENT_DISABLE_TIMING);
   if (r == CUDA_SUCCESS) r = drv.cuEventRecord(d->waiter, NULL);
   if (r != CUDA_SUCCESS) return cuda_failed(r, call);   /* named as the wait it is part of */
+  cuda_queued(NULL);
   return cuda_wait(d->waiter, NULL, call);
 }
 

@@ -102,6 +102,7 @@ GpuResult cuda_capture_end(CUgraph *graph) {
   cap.njoined = 0;
   cuda_implicit = NULL;
   cuda_side = NULL;
+  devices[cap.device].elsewhere = 1;   /* the side stream's frees: let the pool order them */
   CUresult sr = drv.cuStreamSynchronize(cap.side[cap.device]);   /* what was allocated, is */
   if (r == CUDA_SUCCESS) r = sr;
   if (r != CUDA_SUCCESS) {
@@ -131,6 +132,7 @@ GpuResult cuda_graph_launch(CUgraphExec exec, CUstream s) {
   ALIVE("cuGraphLaunch(exec, s)");
   if (cuda_implicit) s = cuda_stream_for(s);
   TRY(drv.cuGraphLaunch(exec, s));
+  cuda_queued(s);
   return GPU_OK;
 }
 

@@ -55,9 +55,15 @@ GpuResult cuda_free(CUdeviceptr p, int device) {
   }
   CUmemoryPool pool = devices[device].pool;
   CUresult r = pool ? drv.cuMemFreeAsync(p, cuda_side) : drv.cuMemFree(p);
+  if (pool && r == CUDA_SUCCESS) cuda_queued(cuda_side);
   GpuResult res = cuda_released(r, pool ? "cuMemFreeAsync(p, NULL)" : "cuMemFree(p)");
   if (was != current && was >= 0) cuda_use_device(was);
   return res;
+}
+
+int cuda_ordered(int device) {
+  return device >= 0 && device < GPU_MAX_DEVICES && !cuda_implicit && devices[device].pool &&
+         !devices[device].elsewhere && !devices[device].lost.code;
 }
 
 /* Gives back what the device's pool keeps, once the work before now (the frees among it)
@@ -110,6 +116,7 @@ GpuResult cuda_dtod(CUdeviceptr dst, CUdeviceptr src, size_t n) {
   ALIVE("cuMemcpyDtoDAsync(dst, src, n, NULL)");
   if (cuda_tracing()) cuda_trace_copy("dtod", n);
   CUresult c = drv.cuMemcpyDtoDAsync(dst, src, n, cuda_implicit);
+  cuda_queued(cuda_implicit);
   if (cuda_tracing()) cuda_range_pop();
   if (c != CUDA_SUCCESS) return cuda_failed(c, "cuMemcpyDtoDAsync(dst, src, n, NULL)");
   return GPU_OK;
@@ -123,23 +130,28 @@ GpuResult cuda_htod_async(CUdeviceptr dst, const void *src, size_t n, CUstream s
   if (cuda_implicit) return cuda_htod(dst, src, n);
   ALIVE("cuMemcpyHtoDAsync(dst, src, n, s)");
   TRY(drv.cuMemcpyHtoDAsync(dst, src, n, s));
+  cuda_queued(s);
   return GPU_OK;
 }
 GpuResult cuda_dtoh_async(void *dst, CUdeviceptr src, size_t n, CUstream s) {
   if (cuda_implicit) return cuda_dtoh(dst, src, n);
   ALIVE("cuMemcpyDtoHAsync(dst, src, n, s)");
   TRY(drv.cuMemcpyDtoHAsync(dst, src, n, s));
+  cuda_queued(s);
   return GPU_OK;
 }
 GpuResult cuda_dtod_async(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) {
   ALIVE("cuMemcpyDtoDAsync(dst, src, n, s)");
-  TRY(drv.cuMemcpyDtoDAsync(dst, src, n, cuda_stream_for(s)));
+  CUstream on = cuda_stream_for(s);
+  TRY(drv.cuMemcpyDtoDAsync(dst, src, n, on));
+  cuda_queued(on);
   return GPU_OK;
 }
 
 GpuResult cuda_memset0(CUdeviceptr p, size_t n) {
   ALIVE("cuMemsetD8Async(p, 0, n, NULL)");
   TRY(drv.cuMemsetD8Async(p, 0, n, cuda_implicit));
+  cuda_queued(cuda_implicit);
   return GPU_OK;
 }
 
