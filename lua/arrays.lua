@@ -1,7 +1,7 @@
 -- arrays.lua: the Lua side of array operations: making a ufunc's program from the source
 -- codegen.lua writes (host/ufunc.c asks for one the first time a combination of dtypes is
 -- launched), gpu.clip (either bound may be nil), and the NumPy names that are aliases.
-local gpu, codegen = ...
+local gpu, codegen_of = ...   -- codegen_of(): codegen.lua, loaded at the first program made
 
 local function builtin_names(nin)
   local names = {}
@@ -11,6 +11,7 @@ local function builtin_names(nin)
 end
 
 gpu._set_builder(function(u, ops, vec, tile)
+  local codegen = codegen_of()
   local d
   if u.rule == "custom" then
     local desc = u._desc

@@ -3,7 +3,8 @@
 -- broadcasting, outputs made when not given, and type placeholders ("T x, T y") bound
 -- from the arrays passed. Each binding of the placeholders is one ufunc (host/ufunc.c),
 -- whose kernels codegen.lua writes around the operation.
-local gpu, codegen = ...
+local gpu, codegen_of = ...
+local codegen = codegen_of()
 
 local canonical = {}
 for _, d in ipairs(gpu._dtypes) do

@@ -4,7 +4,8 @@
 -- the body of one elementwise kernel (codegen.lua), run like any other ufunc (broadcasting,
 -- any number of dimensions, views). Later calls of that kind launch the kernel at once.
 -- Types follow the eager operations exactly: each step asks its ufunc (u:_resolve).
-local gpu, codegen = ...
+local gpu, codegen_of = ...
+local codegen = codegen_of()
 local ctype = codegen.ctype
 
 local Traced = {}        -- the metatable of traced values (host/ops.c knows it)

@@ -7,16 +7,39 @@ local gpu = ...
 local function embedded(name, ...)
   return assert(load(gpu._embedded(name), "=[gpu] " .. name, "bt"))(gpu, ...)
 end
-local signature = embedded("lua/signature.lua")
-local format = embedded("lua/format.lua")
-local codegen = embedded("lua/codegen.lua")
-embedded("lua/arrays.lua", codegen)
-embedded("lua/fuse.lua", codegen)
-embedded("lua/elementwise.lua", codegen)
-embedded("lua/npy.lua")
+-- The parts a script may never use are loaded at their first use, so that a new process
+-- starts without compiling them: the declarations' reader (signature.lua, at the first
+-- gpu.kernel), printing (format.lua), the elementwise kernels' source (codegen.lua, at the
+-- first operation that compiles one; shared through gpu._codegen()), gpu.fuse,
+-- gpu.elementwise and the NumPy files (npy.lua).
+local loaded = {}
+local function module(name, ...)
+  local m = loaded[name]
+  if m == nil then
+    m = embedded(name, ...) or true
+    loaded[name] = m
+  end
+  return m
+end
+function gpu._codegen() return module("lua/codegen.lua") end
+local function signature() return module("lua/signature.lua") end
+local function format() return module("lua/format.lua") end
+embedded("lua/arrays.lua", gpu._codegen)
+-- The first call loads the file, which defines the function anew, and calls that: a tail
+-- call, so that its errors name the caller's line.
+local function on_first_call(name, file, ...)
+  local args = table.pack(...)
+  gpu[name] = function(...)
+    module(file, table.unpack(args, 1, args.n))
+    return gpu[name](...)
+  end
+end
+on_first_call("fuse", "lua/fuse.lua", gpu._codegen)
+on_first_call("elementwise", "lua/elementwise.lua", gpu._codegen)
+for _, name in ipairs({"save", "load", "savez", "loadz"}) do on_first_call(name, "lua/npy.lua") end
 
-gpu._meta.array.__tostring = format.array
-gpu._meta.hostarray.__tostring = format.hostarray
+gpu._meta.array.__tostring = function(a) return format().array(a) end
+gpu._meta.hostarray.__tostring = function(h) return format().hostarray(h) end
 
 -- dtypes: names, aliases and the C spelling gpuhost's own kernels use, from the one table
 -- (host/gpu.h)
@@ -122,7 +145,7 @@ local declarations = {}   -- source -> what signature.parse read in it
 local function parse(source)
   local d = declarations[source]
   if not d then
-    d = signature.parse(source)
+    d = signature().parse(source)
     declarations[source] = d
   end
   return d
@@ -145,7 +168,7 @@ local function index_of(list, x)
 end
 
 local function find_decl(decls, name)
-  local base, targs = signature.split_name(name)
+  local base, targs = signature().split_name(name)
   for _, d in ipairs(decls) do
     if d.name == base or d.name:match("([%a_][%w_]*)$") == base then return d, targs end
   end
@@ -161,7 +184,7 @@ local function kernel_of(prog, names, decls, name)
     error(("no __global__ function '%s' in the source (it has: %s)")
           :format(name, #have > 0 and table.concat(have, ", ") or "none"), 0)
   end
-  local params = signature.params(d, targs, name)
+  local params = signature().params(d, targs, name)
   k = gpu._kernel(prog.program, index_of(names, name), params, name)
   prog.kernels[name] = k
   return k
