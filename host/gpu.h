@@ -327,6 +327,9 @@ CUstream stream_here(lua_State *L, int idx);    /* [-0, +0, v] a live stream of 
 void stream_open(lua_State *L);
 void event_open(lua_State *L);
 void kernel_open(lua_State *L);
+/* A launcher's C function: its upvalues 1 to 3 are its configuration, kernel and stream. */
+int kernel_launcher_call(lua_State *L);
+#define KERNEL_LAUNCHER_UPVALUES 3
 void program_open(lua_State *L);
 void profile_open(lua_State *L);
 void npy_open(lua_State *L);

@@ -5,67 +5,120 @@
  *    costs about what a gpu.kernel launch does.
  *  - Its memo: the CUDA C it generated, kept in the disk cache (cache.c) under a key of
  *    everything that C depends on, so a new process need not load the compiler. */
+#include <string.h>
 #include "gpu.h"
 #include "cache.h"
 
 /* The type codes: an array's dtype (1 .. DT_COUNT), then these. */
 enum { CODE_INTEGER = 101, CODE_FLOAT, CODE_BOOLEAN, CODE_OTHER };
 
-/* A dispatcher's upvalues. */
-enum { DU_TREE = 1, DU_CONFIG, DU_MISS, DU_STATE, DU_ARRAY_MT, DU_LEAF, DU_LAUNCHER };
+/* A dispatcher's upvalues: first those of gpu.kernel's launcher (kernel.c), so that a
+ * launch with the argument types of the last one is that launcher's own call; then the
+ * tree, the configuration, the miss function, the state, the leaf and launcher of the last
+ * launch, and the last launch's type codes (a Last). */
+enum { DU_TREE = KERNEL_LAUNCHER_UPVALUES + 1, DU_CONFIG, DU_MISS, DU_STATE, DU_LEAF,
+       DU_LAUNCHER, DU_LAST, DU_COUNT = DU_LAST };
+#define MAX_CODES 64
+typedef struct Last {
+  int n;                 /* arguments; -1: none yet */
+  int direct;            /* the launcher is gpu.kernel's: its upvalues are ours */
+  unsigned char code[MAX_CODES];
+} Last;
 
-/* The type code of the value at idx; the array metatable is at mt. */
-static int type_code(lua_State *L, int idx, int mt) {
+/* The type code of the value at idx: arrays told by their magic number (array_test). */
+static int type_code(lua_State *L, int idx) {
   switch (lua_type(L, idx)) {
     case LUA_TNUMBER: return lua_isinteger(L, idx) ? CODE_INTEGER : CODE_FLOAT;
     case LUA_TBOOLEAN: return CODE_BOOLEAN;
     case LUA_TUSERDATA: {
-      GpuArray *a = lua_touserdata(L, idx);
-      if (!lua_getmetatable(L, idx)) return CODE_OTHER;
-      int same = lua_rawequal(L, -1, mt);
-      lua_pop(L, 1);
-      return same && a->alive ? (int)a->dtype + 1 : CODE_OTHER;
+      const GpuArray *a = array_test(L, idx);
+      return a && a->alive ? (int)a->dtype + 1 : CODE_OTHER;
     }
     default: return CODE_OTHER;
   }
 }
 
-/* dispatcher(args...): tree[code(arg1)][code(arg2)]...[0] is what compiled these types
- * (a kernel, or a table whose __index makes a launcher); its launcher for the
- * dispatcher's configuration is kept from the last call. Not found: miss(state, config,
- * args...) compiles, adds to the tree and launches. */
-static int dispatch(lua_State *L) {
-  int n = lua_gettop(L);
-  luaL_checkstack(L, 4, "too many kernel arguments");
+/* [-0, +1, e] The leaf for these codes: tree[code(arg1)]...[0], or nil. */
+static void find_leaf(lua_State *L, int n, const unsigned char *codes) {
   lua_pushvalue(L, lua_upvalueindex(DU_TREE));
-  for (int i = 1; i <= n && lua_istable(L, -1); i++) {
-    lua_rawgeti(L, -1, type_code(L, i, lua_upvalueindex(DU_ARRAY_MT)));
+  for (int i = 0; i < n && lua_istable(L, -1); i++) {
+    lua_rawgeti(L, -1, codes[i]);
     lua_remove(L, -2);
   }
   if (lua_istable(L, -1)) lua_rawgeti(L, -1, 0);
   else lua_pushnil(L);
   lua_remove(L, -2);
-  if (lua_isnil(L, -1)) {
-    lua_pop(L, 1);
-    lua_pushvalue(L, lua_upvalueindex(DU_MISS));
-    lua_pushvalue(L, lua_upvalueindex(DU_STATE));
-    lua_pushvalue(L, lua_upvalueindex(DU_CONFIG));
-    lua_rotate(L, 1, 3);
-    lua_call(L, n + 2, 0);
-    return 0;
+}
+
+/* [-1, +0, e] Makes the leaf on top the last one: its launcher for our configuration,
+ * whose upvalues become ours when it is gpu.kernel's. */
+static void adopt(lua_State *L, Last *last, int n, const unsigned char *codes) {
+  lua_pushvalue(L, -1);
+  lua_replace(L, lua_upvalueindex(DU_LEAF));
+  lua_pushvalue(L, lua_upvalueindex(DU_CONFIG));
+  lua_gettable(L, -2);
+  last->direct = lua_tocfunction(L, -1) == kernel_launcher_call;
+  for (int u = 1; last->direct && u <= KERNEL_LAUNCHER_UPVALUES; u++) {
+    lua_getupvalue(L, -1, u);
+    lua_replace(L, lua_upvalueindex(u));
   }
-  if (lua_rawequal(L, -1, lua_upvalueindex(DU_LEAF))) {
-    lua_pop(L, 1);
-    lua_pushvalue(L, lua_upvalueindex(DU_LAUNCHER));
-  } else {
-    lua_pushvalue(L, -1);
-    lua_replace(L, lua_upvalueindex(DU_LEAF));
-    lua_pushvalue(L, lua_upvalueindex(DU_CONFIG));
-    lua_gettable(L, -2);
-    lua_remove(L, -2);
-    lua_pushvalue(L, -1);
-    lua_replace(L, lua_upvalueindex(DU_LAUNCHER));
+  lua_replace(L, lua_upvalueindex(DU_LAUNCHER));
+  lua_pop(L, 1);
+  last->n = n;
+  memcpy(last->code, codes, (size_t)n);
+}
+
+/* dispatcher(args...): tree[code(arg1)][code(arg2)]...[0] is what compiled these types
+ * (a kernel, or a table whose __index makes a launcher); its launcher for the
+ * dispatcher's configuration is kept from the last call, and the same types as the last
+ * call's launch at the cost of gpu.kernel's launcher. Not found: miss(state, config,
+ * args...) compiles, adds to the tree and launches. */
+static int dispatch(lua_State *L) {
+  int n = lua_gettop(L);
+  Last *last = lua_touserdata(L, lua_upvalueindex(DU_LAST));
+  unsigned char codes[MAX_CODES];
+  int same = n == last->n && n <= MAX_CODES;
+  for (int i = 0; i < n && i < MAX_CODES; i++) {
+    codes[i] = (unsigned char)type_code(L, i + 1);
+    if (codes[i] != last->code[i]) same = 0;
   }
+  if (same && last->direct) return kernel_launcher_call(L);
+  luaL_checkstack(L, 4, "too many kernel arguments");
+  if (!same) {
+    if (n > MAX_CODES) {   /* too many to remember: walk the tree by each code */
+      lua_pushvalue(L, lua_upvalueindex(DU_TREE));
+      for (int i = 1; i <= n && lua_istable(L, -1); i++) {
+        lua_rawgeti(L, -1, type_code(L, i));
+        lua_remove(L, -2);
+      }
+      if (lua_istable(L, -1)) lua_rawgeti(L, -1, 0);
+      else lua_pushnil(L);
+      lua_remove(L, -2);
+    } else {
+      find_leaf(L, n, codes);
+    }
+    if (lua_isnil(L, -1)) {
+      lua_pop(L, 1);
+      lua_pushvalue(L, lua_upvalueindex(DU_MISS));
+      lua_pushvalue(L, lua_upvalueindex(DU_STATE));
+      lua_pushvalue(L, lua_upvalueindex(DU_CONFIG));
+      lua_rotate(L, 1, 3);
+      lua_call(L, n + 2, 0);
+      return 0;
+    }
+    if (n <= MAX_CODES) {
+      adopt(L, last, n, codes);
+      if (last->direct) return kernel_launcher_call(L);
+    } else {
+      lua_pushvalue(L, lua_upvalueindex(DU_CONFIG));
+      lua_gettable(L, -2);
+      lua_remove(L, -2);
+      lua_insert(L, 1);
+      lua_call(L, n, 0);
+      return 0;
+    }
+  }
+  lua_pushvalue(L, lua_upvalueindex(DU_LAUNCHER));
   lua_insert(L, 1);
   lua_call(L, n, 0);
   return 0;
@@ -77,19 +130,82 @@ static int gpu_jit_dispatcher(lua_State *L) {
   luaL_checkany(L, 2);
   luaL_checktype(L, 3, LUA_TFUNCTION);
   lua_settop(L, 4);
-  luaL_getmetatable(L, GPU_ARRAY_T);
+  for (int u = 1; u <= KERNEL_LAUNCHER_UPVALUES; u++) lua_pushnil(L);
+  lua_rotate(L, 1, KERNEL_LAUNCHER_UPVALUES);   /* the launcher's upvalues first */
+  lua_pushnil(L);                               /* DU_LEAF */
+  lua_pushnil(L);                               /* DU_LAUNCHER */
+  Last *last = lua_newuserdatauv(L, sizeof *last, 0);
+  memset(last, 0, sizeof *last);
+  last->n = -1;
+  lua_pushcclosure(L, dispatch, DU_COUNT);
+  return 1;
+}
+
+/* A gpu.jit object's __index (lua/jit/jit.lua): k[{grid, block}] with the numbers of the
+ * last such call on the same object is the launcher that call gave, found here at the cost
+ * of gpu.kernel's k[config]; anything else goes to the Lua __index (upvalue JI_SLOW). */
+enum { JI_SLOW = 1, JI_SHARED, JI_STREAM, JI_SEEN, JI_OBJECT, JI_LAUNCHER };
+typedef struct Seen { lua_Integer grid, block; int valid; } Seen;   /* of JI_OBJECT's call */
+
+/* [-0, +0, -] The grid and block of a config {g, b} of plain numbers, or 0. */
+static int plain_config(lua_State *L, int key, lua_Integer *g, lua_Integer *b) {
+  int ok = lua_rawgeti(L, key, 1) == LUA_TNUMBER && lua_isinteger(L, -1) &&
+           lua_rawgeti(L, key, 2) == LUA_TNUMBER && lua_isinteger(L, -1);
+  if (ok) {
+    *g = lua_tointeger(L, -2);
+    *b = lua_tointeger(L, -1);
+    lua_pushvalue(L, lua_upvalueindex(JI_SHARED));
+    ok = lua_rawget(L, key) == LUA_TNIL;
+    lua_pushvalue(L, lua_upvalueindex(JI_STREAM));
+    ok = ok && lua_rawget(L, key) == LUA_TNIL;
+  }
+  lua_settop(L, 2);
+  return ok;
+}
+
+static int jit_index(lua_State *L) {
+  lua_Integer g = 0, b = 0;
+  Seen *seen = lua_touserdata(L, lua_upvalueindex(JI_SEEN));
+  int plain = lua_type(L, 2) == LUA_TTABLE && plain_config(L, 2, &g, &b);
+  if (plain && seen->valid && seen->grid == g && seen->block == b &&
+      lua_rawequal(L, 1, lua_upvalueindex(JI_OBJECT))) {
+    lua_pushvalue(L, lua_upvalueindex(JI_LAUNCHER));
+    return 1;
+  }
+  lua_pushvalue(L, lua_upvalueindex(JI_SLOW));
+  lua_pushvalue(L, 1);
+  lua_pushvalue(L, 2);
+  lua_call(L, 2, 1);
+  if (plain) {
+    lua_pushvalue(L, 1);   /* kept alive here, so that no other object takes its place */
+    lua_replace(L, lua_upvalueindex(JI_OBJECT));
+    seen->grid = g;
+    seen->block = b;
+    seen->valid = 1;
+    lua_pushvalue(L, -1);
+    lua_replace(L, lua_upvalueindex(JI_LAUNCHER));
+  }
+  return 1;
+}
+
+/* gpu._jit_index(slow): the __index above in front of slow */
+static int gpu_jit_index(lua_State *L) {
+  luaL_checktype(L, 1, LUA_TFUNCTION);
+  lua_settop(L, 1);
+  lua_pushliteral(L, "shared");
+  lua_pushliteral(L, "stream");
+  Seen *seen = lua_newuserdatauv(L, sizeof *seen, 0);
+  memset(seen, 0, sizeof *seen);
   lua_pushnil(L);
   lua_pushnil(L);
-  lua_pushcclosure(L, dispatch, 7);   /* upvalues: DU_TREE .. DU_LAUNCHER */
+  lua_pushcclosure(L, jit_index, JI_LAUNCHER);
   return 1;
 }
 
 /* gpu._jit_code(v): the type code a dispatcher gives v */
 static int gpu_jit_code(lua_State *L) {
   luaL_checkany(L, 1);
-  lua_settop(L, 1);
-  luaL_getmetatable(L, GPU_ARRAY_T);
-  lua_pushinteger(L, type_code(L, 1, 2));
+  lua_pushinteger(L, type_code(L, 1));
   return 1;
 }
 
@@ -113,6 +229,7 @@ static int gpu_jit_memo(lua_State *L) {
 static const luaL_Reg jit_funcs[] = {
   {"_jit_dispatcher", gpu_jit_dispatcher},
   {"_jit_code", gpu_jit_code},
+  {"_jit_index", gpu_jit_index},
   {"_jit_memo", gpu_jit_memo},
   {NULL, NULL}
 };

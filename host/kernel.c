@@ -301,8 +301,9 @@ static void kernel_launch(lua_State *L, int kidx, GpuKernel *k, const GpuLaunche
 }
 
 /* launcher(args...): the launch itself; the closure's upvalues hold the configuration,
- * the kernel and the stream. */
-static int launcher_call(lua_State *L) {
+ * the kernel and the stream (jit.c's dispatchers hold the same three first, and call this
+ * as their own). */
+int kernel_launcher_call(lua_State *L) {
   GpuLauncher *g = lua_touserdata(L, lua_upvalueindex(LU_CONFIG));
   CUstream stream = g->has_stream ? stream_here(L, lua_upvalueindex(LU_STREAM)) : NULL;
   kernel_launch(L, lua_upvalueindex(LU_KERNEL), g->kernel, g, stream, 1, lua_gettop(L));
@@ -401,7 +402,7 @@ static int kernel_index(lua_State *L) {
   g->kernel = k;
   lua_pushvalue(L, KI_KERNEL);
   lua_pushvalue(L, KI_STREAM);
-  lua_pushcclosure(L, launcher_call, 3);   /* upvalues: LU_CONFIG .. LU_STREAM */
+  lua_pushcclosure(L, kernel_launcher_call, 3);   /* upvalues: LU_CONFIG .. LU_STREAM */
   lua_pushvalue(L, -1);
   lua_setiuservalue(L, KI_KERNEL, KU_LAUNCHER);
   k->last = g;                             /* alive while its closure is the kernel's */

@@ -637,6 +637,8 @@ MT.__index = function(k, key)
   if m then return m end
   error(("gpu.jit function has no field or method '%s'"):format(tostring(key)), 2)
 end
+-- in C: the common case, the last configuration again, costs what gpu.kernel's k[config] does
+MT.__index = gpu._jit_index(MT.__index)
 MT.__newindex = function() error("a gpu.jit function has no fields to set", 2) end
 MT.__call = function(k)
   error(("gpu.jit function '%s' needs a launch configuration: k[grid, block](...) (from another "
