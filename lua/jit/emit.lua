@@ -11,41 +11,55 @@ local M = {}
 -- helpers: name -> {needs, code}
 
 local helpers = {}
-local helper_order = {"base", "int", "float", "minmax", "count", "local", "dim", "atomic", "laneid",
-                      "debug"}
+local helper_order = {"base", "int_add", "int_sub", "int_mul", "int_neg", "int_iabs", "int_idiv",
+                      "int_imod", "int_ifmod", "int_shl", "int_shr", "float", "minmax", "count", "local", "dim", "atomic",
+                      "atomic_add", "atomic_sub", "atomic_exch", "atomic_min", "atomic_max",
+                      "atomic_and", "atomic_or", "atomic_xor", "atomic_inc", "atomic_dec",
+                      "atomic_cas", "laneid", "debug"}
 helpers.base = {code = [[
 typedef long long i64;
 typedef unsigned long long u64;
 template <class T> struct same { typedef T type; };]]}
-helpers.int = {needs = {"base"}, code = [[
-// Lua's integers: 64 bits, wrapping on overflow
-__device__ __forceinline__ i64 add(i64 a, i64 b) { return (i64)((u64)a + (u64)b); }
-__device__ __forceinline__ i64 sub(i64 a, i64 b) { return (i64)((u64)a - (u64)b); }
-__device__ __forceinline__ i64 mul(i64 a, i64 b) { return (i64)((u64)a * (u64)b); }
-__device__ __forceinline__ i64 neg(i64 a) { return (i64)(0ull - (u64)a); }
-__device__ __forceinline__ i64 iabs(i64 a) { return a < 0 ? neg(a) : a; }
-// a // b, a % b (the sign of b) and math.fmod (the sign of a); by 0 they give 0, where
-// Lua raises an error
+-- Lua's integers: 64 bits, wrapping on overflow. One helper a function, each emitted only
+-- where used (NVRTC's time grows with the source).
+local int_code = {
+  add = "__device__ __forceinline__ i64 add(i64 a, i64 b) { return (i64)((u64)a + (u64)b); }",
+  sub = "__device__ __forceinline__ i64 sub(i64 a, i64 b) { return (i64)((u64)a - (u64)b); }",
+  mul = "__device__ __forceinline__ i64 mul(i64 a, i64 b) { return (i64)((u64)a * (u64)b); }",
+  neg = "__device__ __forceinline__ i64 neg(i64 a) { return (i64)(0ull - (u64)a); }",
+  iabs = "__device__ __forceinline__ i64 iabs(i64 a) { return a < 0 ? neg(a) : a; }",
+  -- a // b, a % b (the sign of b) and math.fmod (the sign of a); by 0 they give 0, where
+  -- Lua raises an error
+  idiv = [[
 __device__ __forceinline__ i64 idiv(i64 a, i64 b) {
   if ((u64)b + 1u <= 1u) return b == 0 ? 0 : neg(a);
   i64 q = a / b;
   return (a % b != 0 && (a ^ b) < 0) ? q - 1 : q;
-}
+}]],
+  imod = [[
 __device__ __forceinline__ i64 imod(i64 a, i64 b) {
   if ((u64)b + 1u <= 1u) return 0;
   i64 m = a % b;
   return (m != 0 && (m ^ b) < 0) ? m + b : m;
-}
-__device__ __forceinline__ i64 ifmod(i64 a, i64 b) { return (u64)b + 1u <= 1u ? 0 : a % b; }
-// shifts are logical; 64 places or more give 0, a negative count shifts the other way
+}]],
+  ifmod = "__device__ __forceinline__ i64 ifmod(i64 a, i64 b) { return (u64)b + 1u <= 1u ? 0 : a % b; }",
+  -- shifts are logical; 64 places or more give 0, a negative count shifts the other way
+  shl = [[
 __device__ __forceinline__ i64 shl(i64 a, i64 n) {
   if (n <= -64 || n >= 64) return 0;
   return n >= 0 ? (i64)((u64)a << n) : (i64)((u64)a >> -n);
-}
+}]],
+  shr = [[
 __device__ __forceinline__ i64 shr(i64 a, i64 n) {
   if (n <= -64 || n >= 64) return 0;
   return n >= 0 ? (i64)((u64)a >> n) : (i64)((u64)a << -n);
-}]]}
+}]],
+}
+local int_order = {"add", "sub", "mul", "neg", "iabs", "idiv", "imod", "ifmod", "shl", "shr"}
+for _, f in ipairs(int_order) do
+  helpers["int_" .. f] = {needs = (f == "iabs" or f == "idiv") and {"base", "int_neg"} or {"base"},
+                          code = int_code[f]}
+end
 helpers.float = {code = [[
 // Lua's % on floats: the sign of the divisor
 __device__ __forceinline__ float mod(float a, float b) {
@@ -100,46 +114,58 @@ helpers.dim = {needs = {"base"}, code = [[
 template <class A> __device__ __forceinline__ i64 dim(const A &a, i64 d) {
   return d >= 1 && d <= a.ndim ? (i64)a.shape[d - 1] : 0;
 }]]}
+-- atomics on an element's address (null when the index was out of range: nothing happens),
+-- each operation emitted only where used, as NVRTC's time grows with the source
 helpers.atomic = {needs = {"base"}, code = [[
-// atomics on an element's address (null when the index was out of range: nothing happens)
 #define JIT_ATOMIC(op, T, expr) \
   __device__ __forceinline__ T atomic_##op(T *p, T v) { return p ? (T)(expr) : T(); }
 #define JIT_ATOMIC_INTS(op, f) \
   JIT_ATOMIC(op, int, f(p, v)) JIT_ATOMIC(op, unsigned, f(p, v)) \
-  JIT_ATOMIC(op, u64, f(p, v)) JIT_ATOMIC(op, i64, f((u64 *)p, (u64)v))
+  JIT_ATOMIC(op, u64, f(p, v)) JIT_ATOMIC(op, i64, f((u64 *)p, (u64)v))]]}
+local atomic_code = {
+  add = [[
 JIT_ATOMIC_INTS(add, atomicAdd)
-JIT_ATOMIC(add, float, atomicAdd(p, v)) JIT_ATOMIC(add, double, atomicAdd(p, v))
+JIT_ATOMIC(add, float, atomicAdd(p, v)) JIT_ATOMIC(add, double, atomicAdd(p, v))]],
+  sub = [[
 JIT_ATOMIC(sub, int, atomicSub(p, v)) JIT_ATOMIC(sub, unsigned, atomicSub(p, v))
 JIT_ATOMIC(sub, u64, atomicAdd(p, 0ull - v)) JIT_ATOMIC(sub, i64, atomicAdd((u64 *)p, 0ull - (u64)v))
-JIT_ATOMIC(sub, float, atomicAdd(p, -v)) JIT_ATOMIC(sub, double, atomicAdd(p, -v))
+JIT_ATOMIC(sub, float, atomicAdd(p, -v)) JIT_ATOMIC(sub, double, atomicAdd(p, -v))]],
+  exch = [[
 JIT_ATOMIC_INTS(exch, atomicExch)
 JIT_ATOMIC(exch, float, atomicExch(p, v))
-JIT_ATOMIC(exch, double, __longlong_as_double((i64)atomicExch((u64 *)p, (u64)__double_as_longlong(v))))
+JIT_ATOMIC(exch, double, __longlong_as_double((i64)atomicExch((u64 *)p, (u64)__double_as_longlong(v))))]],
+  min = [[
 JIT_ATOMIC(min, int, atomicMin(p, v)) JIT_ATOMIC(min, unsigned, atomicMin(p, v))
 JIT_ATOMIC(min, u64, atomicMin(p, v)) JIT_ATOMIC(min, i64, atomicMin(p, v))
-JIT_ATOMIC(max, int, atomicMax(p, v)) JIT_ATOMIC(max, unsigned, atomicMax(p, v))
-JIT_ATOMIC(max, u64, atomicMax(p, v)) JIT_ATOMIC(max, i64, atomicMax(p, v))
-JIT_ATOMIC_INTS(and, atomicAnd)
-JIT_ATOMIC_INTS(or, atomicOr)
-JIT_ATOMIC_INTS(xor, atomicXor)
-JIT_ATOMIC(inc, unsigned, atomicInc(p, v)) JIT_ATOMIC(dec, unsigned, atomicDec(p, v))
-#undef JIT_ATOMIC_INTS
-#undef JIT_ATOMIC
-// floats' min and max: a compare-and-swap loop on the bits
-__device__ __forceinline__ float atomic_max(float *p, float v) {
+// floats' min: a compare-and-swap loop on the bits
+__device__ __forceinline__ float atomic_min(float *p, float v) {
   if (!p) return 0.0f;
   unsigned *u = (unsigned *)p, old = *u;
-  while (__uint_as_float(old) < v) {
+  while (v < __uint_as_float(old)) {
     unsigned seen = atomicCAS(u, old, __float_as_uint(v));
     if (seen == old) break;
     old = seen;
   }
   return __uint_as_float(old);
 }
-__device__ __forceinline__ float atomic_min(float *p, float v) {
+__device__ __forceinline__ double atomic_min(double *p, double v) {
+  if (!p) return 0.0;
+  u64 *u = (u64 *)p, old = *u;
+  while (v < __longlong_as_double((i64)old)) {
+    u64 seen = atomicCAS(u, old, (u64)__double_as_longlong(v));
+    if (seen == old) break;
+    old = seen;
+  }
+  return __longlong_as_double((i64)old);
+}]],
+  max = [[
+JIT_ATOMIC(max, int, atomicMax(p, v)) JIT_ATOMIC(max, unsigned, atomicMax(p, v))
+JIT_ATOMIC(max, u64, atomicMax(p, v)) JIT_ATOMIC(max, i64, atomicMax(p, v))
+// floats' max: a compare-and-swap loop on the bits
+__device__ __forceinline__ float atomic_max(float *p, float v) {
   if (!p) return 0.0f;
   unsigned *u = (unsigned *)p, old = *u;
-  while (v < __uint_as_float(old)) {
+  while (__uint_as_float(old) < v) {
     unsigned seen = atomicCAS(u, old, __float_as_uint(v));
     if (seen == old) break;
     old = seen;
@@ -155,21 +181,22 @@ __device__ __forceinline__ double atomic_max(double *p, double v) {
     old = seen;
   }
   return __longlong_as_double((i64)old);
-}
-__device__ __forceinline__ double atomic_min(double *p, double v) {
-  if (!p) return 0.0;
-  u64 *u = (u64 *)p, old = *u;
-  while (v < __longlong_as_double((i64)old)) {
-    u64 seen = atomicCAS(u, old, (u64)__double_as_longlong(v));
-    if (seen == old) break;
-    old = seen;
-  }
-  return __longlong_as_double((i64)old);
-}
+}]],
+  ["and"] = "JIT_ATOMIC_INTS(and, atomicAnd)",
+  ["or"] = "JIT_ATOMIC_INTS(or, atomicOr)",
+  xor = "JIT_ATOMIC_INTS(xor, atomicXor)",
+  inc = "JIT_ATOMIC(inc, unsigned, atomicInc(p, v))",
+  dec = "JIT_ATOMIC(dec, unsigned, atomicDec(p, v))",
+  cas = [[
 template <class T> __device__ __forceinline__ T atomic_cas(T *p, T cmp, T v) { return p ? atomicCAS(p, cmp, v) : T(); }
 __device__ __forceinline__ i64 atomic_cas(i64 *p, i64 cmp, i64 v) {
   return p ? (i64)atomicCAS((u64 *)p, (u64)cmp, (u64)v) : 0;
-}]]}
+}]],
+}
+local atomic_ops = {"add", "sub", "exch", "min", "max", "and", "or", "xor", "inc", "dec", "cas"}
+for _, op in ipairs(atomic_ops) do
+  helpers["atomic_" .. op] = {needs = {"atomic"}, code = atomic_code[op]}
+end
 helpers.debug = {needs = {"base"}, code = [[
 // debug: the first out-of-range access, with the Lua source line it comes from (a site),
 // in the record lua/jit/jit.lua reads after the launch: site, index count, 1-based
@@ -467,6 +494,11 @@ function M.func(U, ctx)
         for i, n in ipairs(at_.dims) do parts[#parts + 1] = ("%s == %d ? %d : "):format(code, i, n) end
         return "(" .. table.concat(parts) .. "0)"
       end
+      -- a constant dimension: gpu::array's shape is 0 past its ndim (host/kernel.c writes
+      -- it so), so no check is needed
+      if math.type(d.const) == "integer" and d.const >= 1 and d.const <= 8 then
+        return ("(long long)%s.shape[%d]"):format(ex(arr), d.const - 1)
+      end
       need(U, "dim")
       return ("jit::dim(%s, %s)"):format(ex(arr), cv(d, "int64"))
     end
@@ -521,7 +553,7 @@ function M.func(U, ctx)
       local k = pow2(e.right.const)
       if op == "//" and k then return ("(%s >> %d)"):format(atom(a), k) end
       if op == "%" and k then return ("(%s & %s)"):format(atom(a), int_lit(e.right.const - 1)) end
-      if int_ops[op] then need(U, "int"); return ("jit::%s(%s, %s)"):format(int_ops[op], a, b) end
+      if int_ops[op] then need(U, "int_" .. int_ops[op]); return ("jit::%s(%s, %s)"):format(int_ops[op], a, b) end
       return ("(%s %s %s)"):format(a, op == "~" and "^" or op, b)
     end
     if op == "//" then return ("%s(%s / %s)"):format(t == "float32" and "floorf" or "floor", a, b) end
@@ -538,7 +570,7 @@ function M.func(U, ctx)
       return ex(e.expr) .. ".size"
     end
     if op == "~" then return "(~" .. atom(cv(e.expr, "int64")) .. ")" end
-    if t == "int64" then need(U, "int"); return ("jit::neg(%s)"):format(cv(e.expr, t)) end
+    if t == "int64" then need(U, "int_neg"); return ("jit::neg(%s)"):format(cv(e.expr, t)) end
     return "(-" .. atom(cv(e.expr, t)) .. ")"
   end
 
@@ -650,7 +682,7 @@ function M.func(U, ctx)
     if s.kind == "int" then
       -- the count of iterations first, as Lua 5.4 does: no overflow, whatever the bounds
       need(U, "count")
-      need(U, "int")
+      need(U, "int_add")
       local cur, left = fresh(name .. "_at"), fresh(name .. "_left")
       local step = s.step and cv(s.step, "int64") or "1"
       line(ind, "{")

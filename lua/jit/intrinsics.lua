@@ -304,8 +304,9 @@ for op, allowed in pairs(atomic_types) do
       for k = 2 + at.nidx, #e.args do
         vals[#vals + 1] = ("(%s)%s"):format(ct, E.cv(e.args[k], types.concrete(types.element(at.dtype))))
       end
-      E.helper("atomic")
-      return ("jit::atomic_%s(%s, %s)"):format(op:gsub("_$", ""), ptr, table.concat(vals, ", "))
+      local name = op:gsub("_$", "")
+      E.helper("atomic_" .. name)
+      return ("jit::atomic_%s(%s, %s)"):format(name, ptr, table.concat(vals, ", "))
     end,
   }
 end
@@ -473,7 +474,7 @@ entries["math.abs"] = {
   end,
   emit = function(E, e)
     local t = types.concrete(e.ty)
-    if t == "int64" then E.helper("int"); return ("jit::iabs(%s)"):format(E.cv(e.args[1], t)) end
+    if t == "int64" then E.helper("int_iabs"); return ("jit::iabs(%s)"):format(E.cv(e.args[1], t)) end
     return ("%s(%s)"):format(t == "float32" and "fabsf" or "fabs", E.cv(e.args[1], t))
   end,
 }
@@ -488,7 +489,7 @@ entries["math.fmod"] = {
   emit = function(E, e)
     local t = types.concrete(e.ty)
     local a, b = E.cv(e.args[1], t), E.cv(e.args[2], t)
-    if t == "int64" then E.helper("int"); return ("jit::ifmod(%s, %s)"):format(a, b) end
+    if t == "int64" then E.helper("int_ifmod"); return ("jit::ifmod(%s, %s)"):format(a, b) end
     return ("%s(%s, %s)"):format(t == "float32" and "fmodf" or "fmod", a, b)
   end,
 }
