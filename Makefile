@@ -44,9 +44,12 @@ HOST_SRC = host/main.c host/complete.c
 JIT_LUA  = lua/jit/jit.lua lua/jit/lex.lua lua/jit/parse.lua lua/jit/scan.lua lua/jit/types.lua \
            lua/jit/intrinsics.lua lua/jit/infer.lua lua/jit/emit.lua
 JIT_LUAC = $(JIT_LUA:lua/jit/%.lua=build/jit/%.luac) build/jit/stamp
-EMBEDDED = lua/gpu.lua lua/signature.lua lua/format.lua lua/complete.lua kernels/gpuhost.cuh kernels/builtin.cu \
+# what every process runs at start goes in as bytecode too, with its debug information
+# (messages and tracebacks name its lines as the source would): no compile at start
+START_LUAC = build/lua/gpu.luac build/lua/arrays.luac
+EMBEDDED = $(START_LUAC) lua/signature.lua lua/format.lua lua/complete.lua kernels/gpuhost.cuh kernels/builtin.cu \
            kernels/cpu.h kernels/cpu_cooperative_groups.h kernels/gpuhost_cpu_abi.h $(JIT_LUAC) \
-           lua/arrays.lua lua/codegen.lua lua/fuse.lua lua/elementwise.lua kernels/ops/ew.cuh \
+           lua/codegen.lua lua/fuse.lua lua/elementwise.lua kernels/ops/ew.cuh \
            lua/npy.lua
 
 MOD_OBJ  = $(MOD_SRC:host/%.c=build/obj/%.o)
@@ -92,6 +95,10 @@ build/luac: scripts/luac.c
 build/jit/%.luac: lua/jit/%.lua build/luac
 	@mkdir -p build/jit
 	build/luac $< $@
+
+build/lua/%.luac: lua/%.lua build/luac
+	@mkdir -p build/lua
+	build/luac -g "=[gpu] $<" $< $@
 
 # what the C gpu.jit keeps on disk was made by (a checksum of its code): in the memo's keys
 build/jit/stamp: $(JIT_LUA:lua/jit/%.lua=build/jit/%.luac)

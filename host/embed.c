@@ -7,11 +7,11 @@
 
 /* X(symbol, the name embedded_find knows it by, the file that is embedded) */
 #define EMBEDDED_FILES(X) \
-  X(embed_gpu_lua, "lua/gpu.lua", "lua/gpu.lua") \
+  X(embed_gpu_lua, "lua/gpu.lua", "build/lua/gpu.luac") \
   X(embed_signature_lua, "lua/signature.lua", "lua/signature.lua") \
   X(embed_format_lua, "lua/format.lua", "lua/format.lua") \
   X(embed_complete_lua, "lua/complete.lua", "lua/complete.lua") \
-  X(embed_arrays_lua, "lua/arrays.lua", "lua/arrays.lua") \
+  X(embed_arrays_lua, "lua/arrays.lua", "build/lua/arrays.luac") \
   X(embed_codegen_lua, "lua/codegen.lua", "lua/codegen.lua") \
   X(embed_fuse_lua, "lua/fuse.lua", "lua/fuse.lua") \
   X(embed_elementwise_lua, "lua/elementwise.lua", "lua/elementwise.lua") \
