@@ -44,13 +44,14 @@ HOST_SRC = host/main.c host/complete.c
 JIT_LUA  = lua/jit/jit.lua lua/jit/lex.lua lua/jit/parse.lua lua/jit/scan.lua lua/jit/types.lua \
            lua/jit/intrinsics.lua lua/jit/infer.lua lua/jit/emit.lua
 JIT_LUAC = $(JIT_LUA:lua/jit/%.lua=build/jit/%.luac) build/jit/stamp
-# what every process runs at start goes in as bytecode too, with its debug information
-# (messages and tracebacks name its lines as the source would): no compile at start
-START_LUAC = build/lua/gpu.luac build/lua/arrays.luac
-EMBEDDED = $(START_LUAC) lua/signature.lua lua/format.lua lua/complete.lua kernels/gpuhost.cuh kernels/builtin.cu \
+# lua/*.lua goes in as bytecode too, with its debug information (messages and tracebacks
+# name its lines as the source would): nothing is compiled at start, nor at a first use
+MOD_LUA  = lua/gpu.lua lua/arrays.lua lua/signature.lua lua/format.lua lua/codegen.lua lua/fuse.lua \
+           lua/elementwise.lua lua/npy.lua
+MOD_LUAC = $(MOD_LUA:lua/%.lua=build/lua/%.luac)
+EMBEDDED = $(MOD_LUAC) lua/complete.lua kernels/gpuhost.cuh kernels/builtin.cu \
            kernels/cpu.h kernels/cpu_cooperative_groups.h kernels/gpuhost_cpu_abi.h $(JIT_LUAC) \
-           lua/codegen.lua lua/fuse.lua lua/elementwise.lua kernels/ops/ew.cuh \
-           lua/npy.lua
+           kernels/ops/ew.cuh
 
 MOD_OBJ  = $(MOD_SRC:host/%.c=build/obj/%.o)
 PIC_OBJ  = $(MOD_SRC:host/%.c=build/pic/%.o)

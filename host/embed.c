@@ -8,14 +8,14 @@
 /* X(symbol, the name embedded_find knows it by, the file that is embedded) */
 #define EMBEDDED_FILES(X) \
   X(embed_gpu_lua, "lua/gpu.lua", "build/lua/gpu.luac") \
-  X(embed_signature_lua, "lua/signature.lua", "lua/signature.lua") \
-  X(embed_format_lua, "lua/format.lua", "lua/format.lua") \
+  X(embed_signature_lua, "lua/signature.lua", "build/lua/signature.luac") \
+  X(embed_format_lua, "lua/format.lua", "build/lua/format.luac") \
   X(embed_complete_lua, "lua/complete.lua", "lua/complete.lua") \
   X(embed_arrays_lua, "lua/arrays.lua", "build/lua/arrays.luac") \
-  X(embed_codegen_lua, "lua/codegen.lua", "lua/codegen.lua") \
-  X(embed_fuse_lua, "lua/fuse.lua", "lua/fuse.lua") \
-  X(embed_elementwise_lua, "lua/elementwise.lua", "lua/elementwise.lua") \
-  X(embed_npy_lua, "lua/npy.lua", "lua/npy.lua") \
+  X(embed_codegen_lua, "lua/codegen.lua", "build/lua/codegen.luac") \
+  X(embed_fuse_lua, "lua/fuse.lua", "build/lua/fuse.luac") \
+  X(embed_elementwise_lua, "lua/elementwise.lua", "build/lua/elementwise.luac") \
+  X(embed_npy_lua, "lua/npy.lua", "build/lua/npy.luac") \
   X(embed_jit_lua, "lua/jit/jit.lua", "build/jit/jit.luac") \
   X(embed_jit_lex_lua, "lua/jit/lex.lua", "build/jit/lex.luac") \
   X(embed_jit_parse_lua, "lua/jit/parse.lua", "build/jit/parse.luac") \

@@ -44,6 +44,29 @@ per_launch lua_index_call_instr "$SETUP local f = gpu.capturing
 local t = setmetatable({}, {__index = function() return f end})
 for _ = 1, N do t[{1, 32}](a, b, c, 32) end"
 
+# small array operations end to end (the result left to the collector, as a loop writes
+# it), an allocate + free pair, and gpu.jit launches against the same kernel in CUDA C
+OPS='local s1, s2 = gpu.ones(1000), gpu.ones(1000)
+local d0 = s1 + s2
+assert(gpu.backend() == "cuda")'
+LD_LIBRARY_PATH="$dir" GPU_BACKEND=cuda GPUHOST_CACHE_DIR="$dir/cache" build/gpuhost -e "$OPS" || exit 1
+per_launch ew_add_small_instr "$OPS for _ = 1, N do local d = s1 + s2 end"
+per_launch alloc_free_instr "$OPS for _ = 1, N do gpu.empty(2^18):free() end"
+JIT='local kc = gpu.kernel([[extern "C" __global__ void args(gpu::array<float> a, gpu::array<float> b, gpu::array<float> c, long long n) {}]])
+local kj = gpu.jit(function(a, b, c, n) end)
+local a, b, c = gpu.zeros(32), gpu.zeros(32), gpu.zeros(32)
+local pc, pj = kc[{1, 32}], kj[{1, 32}]
+pc(a, b, c, 32) pj(a, b, c, 32)
+assert(gpu.backend() == "cuda")'
+LD_LIBRARY_PATH="$dir" GPU_BACKEND=cuda GPUHOST_CACHE_DIR="$dir/cache" build/gpuhost -e "$JIT" || exit 1
+per_launch jit_c_args_instr "$JIT for _ = 1, N do kc[{1, 32}](a, b, c, 32) end"
+per_launch jit_args_instr "$JIT for _ = 1, N do kj[{1, 32}](a, b, c, 32) end"
+per_launch jit_c_prepared_instr "$JIT for _ = 1, N do pc(a, b, c, 32) end"
+per_launch jit_prepared_instr "$JIT for _ = 1, N do pj(a, b, c, 32) end"
+# a new process that does nothing: gpuhost -e '' (no driver is loaded)
+printf 'startup_instr\t%s\n' "$(valgrind --tool=callgrind --callgrind-out-file=/dev/null build/gpuhost -e '' 2>&1 |
+  sed -n 's/.*Collected : \([0-9]*\).*/\1/p')"
+
 # the floor: C calling the stub's cuLaunchKernel with the same arguments, through the
 # pointer cuGetProcAddress gives, as gpuhost calls it
 cat > "$dir/floor.c" <<'C'
