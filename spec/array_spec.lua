@@ -155,6 +155,43 @@ describe("device arrays", function()
     assert.are.same({0, 0, 0, 0}, gpu.zeros(4):totable())   -- and the host goes on
   end)
 
+  -- small blocks freed go to the next allocation of their size on CUDA (device.c): what
+  -- the arrays hold is counted the same, and a reused block holds the new array's data
+  it("count and reuse the memory of small arrays made and dropped in a loop", function()
+    collectgarbage()
+    local held0 = select(3, gpu.mem_info())
+    for _ = 1, 200 do gpu.empty(1000):free() end
+    assert.are.equal(held0, select(3, gpu.mem_info()))
+    local x = gpu.arange(1000, "float32")
+    for i = 1, 300 do
+      local y = x + i                        -- dropped: the collector frees it
+      assert(y:item(1000) == 999 + i and y:item(1) == i, i)
+    end
+    collectgarbage()
+    assert.are.equal(held0 + x.nbytes, select(3, gpu.mem_info()))
+    local s = gpu.stream()                   -- work on another stream, then a free
+    local z = gpu.add(x, 1, {stream = s})
+    s:synchronize()
+    z:free()
+    assert.are.equal(1000, (x + 1):item(1000))
+    gpu.empty_cache()
+    assert.are.equal(held0 + x.nbytes, select(3, gpu.mem_info()))
+  end)
+
+  it("repeat a call quickly only for C-ordered arrays of the same dtypes and shape", function()
+    local a, b = gpu.arange(6, "float32"):reshape(2, 3), gpu.ones({2, 3}, "float32")
+    assert.are.same({{1, 2, 3}, {4, 5, 6}}, (a + b):totable())
+    assert.are.same({{1, 2, 3}, {4, 5, 6}}, (a + b):totable())            -- the repeat
+    assert.are.equal("float64", (a + b:astype("float64")).dtype)             -- other dtypes
+    assert.are.same({{0, 4}, {3, 7}, {6, 10}}, (a.T + gpu.arange(6, "float32"):reshape(3, 2).T.T):totable())
+    assert.are.same({2, 3}, (a + gpu.ones(3, "float32")).shape)              -- broadcast
+    assert.matches("shapes {2, 3} and {4} do not broadcast",
+                   S.errof(function() return a + gpu.ones(4, "float32") end), 1, true)
+    local f = gpu.ones(2, "float32")
+    f:free()
+    assert.matches("attempt to use a freed array", S.errof(function() return f + f end), 1, true)
+  end)
+
   it("allow empty arrays", function()
     local e = gpu.zeros(0)
     assert.are.equal(0, #e)
