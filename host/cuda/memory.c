@@ -197,6 +197,7 @@ GpuResult cuda_peer_copy(CUdeviceptr dst, int dst_dev, CUdeviceptr src, int src_
     c = drv.cuMemcpyPeerAsync(dst, devices[dst_dev].context, src, devices[src_dev].context, n, s);
   if (cuda_tracing()) cuda_range_pop();
   if (c != CUDA_SUCCESS) return cuda_failed(c, "cuMemcpyPeerAsync(dst, dctx, src, sctx, n, s)");
+  cuda_queued(s);   /* dst_dev's default stream waits for the copy below; src_dev's may not */
   TRY(drv.cuEventRecord(devices[src_dev].peer, s));
   if ((r = enter(dst_dev)).code) return r;
   TRY(drv.cuStreamWaitEvent(NULL, devices[src_dev].peer, 0));

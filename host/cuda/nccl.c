@@ -228,6 +228,7 @@ GpuResult nccl_coll(GpuComm *c, const GpuCollArgs *a) {
     default: return GPU_FAIL(CUDA_ERROR_INVALID_VALUE, GPU_SRC_CUDA, "nccl collective");
   }
   c->last = s;
+  cuda_queued(s);   /* freed blocks of c->device wait for s's work before they are reused */
   if (depth == 0) mark_queued(c);
   else if (ntouched < (int)(sizeof touched / sizeof touched[0])) touched[ntouched++] = c;
   return GPU_OK;
