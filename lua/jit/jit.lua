@@ -621,7 +621,7 @@ function methods.signatures(k)
   return table.move(st.order, 1, #st.order, 1, {})
 end
 
-local MT = {}
+local MT = {__name = "gpu.jit", methods = methods}   -- methods: for spec/docs_spec.lua
 MT.__index = function(k, key)
   local st = states[k]
   if type(key) == "table" then
