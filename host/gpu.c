@@ -4,6 +4,7 @@
 #include <time.h>
 #include "gpu.h"
 #include "rewrite.h"
+#include "reduce.h"
 
 /* gpu.rewrite(source): the source as gpuhost reads it (the launch spelling made Lua) */
 static int gpu_rewrite(lua_State *L) {
@@ -50,6 +51,8 @@ int luaopen_gpu(lua_State *L) {
   copy_open(L);
   ufunc_open(L);
   ops_open(L);
+  reduce_open(L);
+  reductions_open(L);
   stream_open(L);
   event_open(L);
   program_open(L);

@@ -37,6 +37,10 @@ end
 on_first_call("fuse", "lua/fuse.lua", gpu._codegen)
 on_first_call("elementwise", "lua/elementwise.lua", gpu._codegen)
 for _, name in ipairs({"save", "load", "savez", "loadz"}) do on_first_call(name, "lua/npy.lua") end
+-- reductions' kernels (lua/reduction.lua: the builder host/reduce.c calls) and
+-- gpu.reduction, at their first use
+gpu._set_reduce_builder(function(...) return module("lua/reduction.lua").build(...) end)
+on_first_call("reduction", "lua/reduction.lua")
 
 gpu._meta.array.__tostring = function(a) return format().array(a) end
 gpu._meta.hostarray.__tostring = function(h) return format().hostarray(h) end

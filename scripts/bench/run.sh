@@ -84,3 +84,5 @@ if python3 -c 'import matplotlib' 2>/dev/null; then
   python3 scripts/bench/chart.py "$out/table.tsv" "${BENCH_CHART:-scripts/bench/chart.svg}" &&
     echo "bench: chart in ${BENCH_CHART:-scripts/bench/chart.svg}" >&2
 fi
+# issue 11's algorithms (reductions, scans, sorting, matmul, FFT) against CuPy, with targets
+sh scripts/bench/algo.sh

@@ -1,0 +1,261 @@
+-- reduction.lua: the CUDA C of reductions. host/reduce.c asks for a program the first time
+-- a reducer meets a combination of dtypes; this file writes it: a reducer struct (rd_f:
+-- the accumulator type, identity, map, combine, post) around kernels/ops/red.cuh's one
+-- kernel, red::run. The built-in reductions (gpu.sum, gpu.argmax, ...) are rows of the
+-- table below; gpu.reduction (CuPy's ReductionKernel) writes its rows from the user's C.
+local gpu = ...
+local ctype = {}
+for _, d in ipairs(gpu._dtypes) do ctype[d.name] = d.ctype end
+local M = {}
+
+local size_of = {}
+for _, d in ipairs(gpu._dtypes) do size_of[d.name] = d.size end
+
+-- Built-ins: for input dtype T and result dtype R, the accumulator (a dtype, or a C type
+-- and its size), identity, map (an expression of x, or x and m, and the index _k), combine
+-- (of a and b) and post (statements that set y from a, _n and _param).
+local function cast_post(expr) return ("y = ew::cast<rd_O0>(%s);"):format(expr) end
+local function sum_like(T, R, identity, combine)
+  return {acc = R == "float32" and "float64" or R, identity = identity, map = "x",
+          combine = combine, post = cast_post("a")}
+end
+local function minmax(T, ident, combine)
+  return {acc = T, identity = ("red::%s<rd_acc>()"):format(ident), map = "x", combine = combine,
+          post = cast_post("a")}
+end
+local function arg(T, which)
+  return {acc = "red::arg<rd_T0>", accsize = 8 * ((size_of[T] + 7) // 8) + 8,
+          identity = "rd_acc{rd_T0(), -1}", map = "rd_acc{x, _k}",
+          combine = ("red::%s_of(a, b)"):format(which), post = cast_post("a.i + 1")}
+end
+local function float_sum(map, post)
+  return {acc = "float64", identity = "0", map = map, combine = "a + b", post = post}
+end
+local VAR = "double d = (double)_n - _param[0]; double v = a / (d > 0 ? d : 0.0); "
+
+local builtins = {
+  sum = function(T, R) return sum_like(T, R, "0", "ew::add(a, b)") end,
+  prod = function(T, R) return sum_like(T, R, "1", "ew::multiply(a, b)") end,
+  min = function(T) return minmax(T, "highest", "ew::minimum(a, b)") end,
+  max = function(T) return minmax(T, "lowest", "ew::maximum(a, b)") end,
+  argmin = function(T) return arg(T, "argmin") end,
+  argmax = function(T) return arg(T, "argmax") end,
+  any = function() return {acc = "bool", identity = "false", map = "x != rd_T0(0)", combine = "a || b", post = "y = a;"} end,
+  all = function() return {acc = "bool", identity = "true", map = "x != rd_T0(0)", combine = "a && b", post = "y = a;"} end,
+  count_nonzero = function()
+    return {acc = "int64", identity = "0", map = "x != rd_T0(0)", combine = "a + b", post = cast_post("a")}
+  end,
+  mean = function() return float_sum("x", cast_post("a / (double)_n")) end,
+  -- the second pass of var and std: x and its mean m (float64), broadcast
+  var = function() return float_sum("red::sq((double)x - m)", VAR .. cast_post("v")) end,
+  std = function() return float_sum("red::sq((double)x - m)", VAR .. cast_post("sqrt(v)")) end,
+  norm2 = function() return float_sum("red::sq((double)x)", cast_post("sqrt(a)")) end,
+  norm1 = function() return float_sum("fabs((double)x)", cast_post("a")) end,
+  norm0 = function() return float_sum("(double)(x != rd_T0(0))", cast_post("a")) end,
+  normp = function() return float_sum("pow(fabs((double)x), _param[0])", cast_post("pow(a, 1.0 / _param[0])")) end,
+  norminf = function()
+    return {acc = "float64", identity = "0", map = "fabs((double)x)", combine = "ew::maximum(a, b)", post = cast_post("a")}
+  end,
+  normninf = function()
+    return {acc = "float64", identity = "red::highest<double>()", map = "fabs((double)x)",
+            combine = "ew::minimum(a, b)", post = cast_post("a")}
+  end,
+}
+M.builtins = builtins
+gpu._reduction = M   -- for specs and tools that compile its sources
+
+local function list(n, f)
+  local t = {}
+  for i = 1, n do t[i] = f(i - 1) end
+  return t
+end
+
+-- d: {ins = {dtypes}, outs = {dtypes}, names = {inputs' names, outputs' names}, acc =
+-- (a dtype or C type), accsize =, identity =, map =, combine =, post =, typedefs =}
+-- -> source, names, the accumulator's size
+function M.source(d)
+  local nin, nout = #d.ins, #d.outs
+  local accsize = d.accsize or size_of[d.acc]
+  local L = {gpu._embedded("kernels/ops/ew.cuh"), gpu._embedded("kernels/ops/red.cuh")}
+  local function add(s) L[#L + 1] = s end
+  for i, t in ipairs(d.ins) do add(("typedef %s rd_T%d;"):format(ctype[t], i - 1)) end
+  for j, t in ipairs(d.outs) do add(("typedef %s rd_O%d;"):format(ctype[t], j - 1)) end
+  add(d.typedefs or "")
+  add(("typedef %s rd_acc;"):format(ctype[d.acc] or d.acc))
+  add(("static_assert(sizeof(rd_acc) == %d, \"the accumulator's size\");"):format(accsize))
+  local ptrs = list(nin, function(i) return ("const rd_T%d *p%d;"):format(i, i) end)
+  for j = 0, nout - 1 do ptrs[#ptrs + 1] = ("rd_O%d *q%d;"):format(j, j) end
+  add(("struct rd_args { %s };"):format(table.concat(ptrs, " ")))
+  add("struct rd_f {")
+  add("  typedef rd_acc acc; typedef rd_args args;")
+  add(("  enum { NIN = %d, NOUT = %d, NOP = %d };"):format(nin, nout, nin + nout))
+  add("  __device__ __forceinline__ static acc identity() { return (acc)(" .. d.identity .. "); }")
+  add("  __device__ __forceinline__ static acc combine(const acc &a, const acc &b) { return (acc)(" .. d.combine .. "); }")
+  local margs = list(nin, function(i) return ("rd_T%d %s"):format(i, d.names[i + 1]) end)
+  add(("  __device__ __forceinline__ static acc map(%s, long long _k, const double *_param) {")
+      :format(table.concat(margs, ", ")))
+  add("    (void)_k; (void)_param;")
+  add("    return (acc)(" .. d.map .. ");")
+  add("  }")
+  if nin == 1 then
+    add("  typedef rd_T0 in0;")
+    add("  __device__ __forceinline__ static const rd_T0 *ptr0(const args &A) { return A.p0; }")
+    add("  __device__ __forceinline__ static acc map1(rd_T0 x, long long k, const double *p) { return map(x, k, p); }")
+  end
+  add("  __device__ __forceinline__ static acc load(const args &A, const long long *o, long long k, const double *p) {")
+  add(("    return map(%s, k, p);"):format(table.concat(list(nin, function(i) return ("A.p%d[o[%d]]"):format(i, i) end), ", ")))
+  add("  }")
+  add("  __device__ __forceinline__ static void post(const args &A, const long long *o, const acc &a, long long _n, const double *_param) {")
+  add("    (void)_n; (void)_param;")
+  for j = 0, nout - 1 do add(("    rd_O%d %s = rd_O%d();"):format(j, d.names[nin + j + 1], j)) end
+  add("    " .. d.post)
+  for j = 0, nout - 1 do add(("    A.q%d[o[%d]] = %s;"):format(j, nin + j, d.names[nin + j + 1])) end
+  add("  }")
+  add("};")
+  local params = list(nin, function(i) return ("const rd_T%d *p%d"):format(i, i) end)
+  for j = 0, nout - 1 do params[#params + 1] = ("rd_O%d *q%d"):format(j, j) end
+  local names = list(nin + nout, function(i) return i < nin and "p" .. i or "q" .. (i - nin) end)
+  add(("extern \"C\" __global__ void rd(%s, red::layout<%d> L, unsigned char *scratch) {")
+      :format(table.concat(params, ", "), nin + nout))
+  add(("  rd_args A = {%s};"):format(table.concat(names, ", ")))
+  add("  red::run<rd_f>(A, L, scratch);")
+  add("}")
+  return table.concat(L, "\n") .. "\n", {"rd"}, accsize
+end
+
+-- host/reduce.c's builder (lua/gpu.lua hands it over): (kind, ops, desc) -> program, the
+-- accumulator's size. ops: {{dtype =}, ...} inputs then outputs; R the result's dtype;
+-- desc (gpu.reduction's) or nil.
+function M.build(kind, ops, R, desc)
+  local d
+  if desc then
+    d = {acc = desc.acc, identity = desc.identity, map = desc.map, combine = desc.reduce,
+         post = desc.post, names = desc.names, typedefs = desc.typedefs}
+  else
+    d = builtins[kind](ops[1].dtype, R)
+    d.names = #ops == 3 and {"x", "m", "y"} or {"x", "y"}
+  end
+  d.ins, d.outs = {}, {}
+  for i = 1, #ops - 1 do d.ins[i] = ops[i].dtype end
+  d.outs[1] = ops[#ops].dtype
+  if desc then
+    d.ins, d.outs = {}, {}
+    for i = 1, desc.nin do d.ins[i] = ops[i].dtype end
+    for j = 1, #ops - desc.nin do d.outs[j] = ops[desc.nin + j].dtype end
+  end
+  local source, names, accsize = M.source(d)
+  return gpu._program({source = source, names = names, options = {"--fmad=false"},
+                       debug = false, prefix = ""}), accsize
+end
+
+
+------------------------------------------------------------------------------------
+-- gpu.reduction(inputs, outputs, map_expr, reduce_expr, post_map_expr, identity [, name]
+-- [, reduce_type]): CuPy's ReductionKernel. Parameters are written as gpu.elementwise's
+-- ("float32 x, T y"); type placeholders are bound from the arrays passed, one reducer per
+-- binding.
+
+local canonical = {}
+for _, d in ipairs(gpu._dtypes) do
+  canonical[d.name] = d.name
+  for _, a in ipairs(d.aliases) do canonical[a] = d.name end
+end
+local reserved = {a = true, b = true, _k = true, _n = true, _param = true}
+
+local function parse(list, what, seen)
+  if type(list) ~= "string" then
+    error(("bad argument to 'reduction' (%s: a string of parameters expected, got %s)"):format(what, type(list)), 3)
+  end
+  local params = {}
+  for text in (list .. ","):gmatch("([^,]*),") do
+    local words = {}
+    for w in text:gmatch("%S+") do words[#words + 1] = w end
+    if #words > 0 then
+      if #words ~= 2 or not words[2]:match("^[%a_][%w_]*$") or not words[1]:match("^[%a_][%w_]*$") then
+        error(("gpu.reduction: bad %s parameter '%s' (write 'dtype name' or 'T name')")
+              :format(what, text:match("^%s*(.-)%s*$")), 3)
+      end
+      local name = words[2]
+      if reserved[name] then
+        error(("gpu.reduction: the name '%s' is reserved (a and b in reduce_expr, _k, _n, _param)"):format(name), 3)
+      end
+      if seen[name] then error(("gpu.reduction: parameter '%s' appears twice"):format(name), 3) end
+      seen[name] = true
+      params[#params + 1] = {name = name, type = canonical[words[1]], var = not canonical[words[1]] and words[1] or nil}
+    end
+  end
+  return params
+end
+
+local function check_string(v, i, what)
+  if type(v) == "number" then return tostring(v) end
+  if type(v) ~= "string" then
+    error(("bad argument #%d to 'reduction' (%s string expected, got %s)"):format(i, what, type(v)), 3)
+  end
+  return v
+end
+
+function gpu.reduction(inputs, outputs, map_expr, reduce_expr, post_map_expr, identity, name, reduce_type)
+  local seen = {}
+  local ins, outs = parse(inputs, "input", seen), parse(outputs, "output", seen)
+  if #ins == 0 then error("gpu.reduction: at least one input parameter is needed", 2) end
+  if #outs == 0 then error("gpu.reduction: at least one output parameter is needed", 2) end
+  map_expr = check_string(map_expr, 3, "map_expr")
+  reduce_expr = check_string(reduce_expr, 4, "reduce_expr")
+  post_map_expr = check_string(post_map_expr, 5, "post_map_expr")
+  identity = check_string(identity, 6, "identity")
+  name = name or "reduction"
+  if type(name) ~= "string" or not name:match("^[%a_][%w_]*$") then
+    error("bad argument #7 to 'reduction' (a C identifier expected for the name)", 2)
+  end
+  if reduce_type ~= nil and type(reduce_type) ~= "string" then
+    error("bad argument #8 to 'reduction' (a dtype or a type placeholder expected)", 2)
+  end
+  local all, names = {}, {}
+  for _, p in ipairs(ins) do all[#all + 1] = p; names[#names + 1] = p.name end
+  for _, p in ipairs(outs) do all[#all + 1] = p; names[#names + 1] = p.name end
+  local acc_param = reduce_type and {type = canonical[reduce_type], var = not canonical[reduce_type] and reduce_type or nil, name = "reduce_type"}
+                    or outs[1]
+  local calls = {}
+  local function bind(args)
+    local vars = {}
+    for k, p in ipairs(ins) do
+      local v = args[k]
+      if p.var and type(v) == "userdata" and getmetatable(v) == gpu._meta.array then
+        if vars[p.var] and vars[p.var] ~= v.dtype then
+          error(("gpu.%s: %s is %s from '%s' but %s from an earlier argument"):format(name, p.var, v.dtype, p.name, vars[p.var]), 3)
+        end
+        vars[p.var] = v.dtype
+      end
+    end
+    local function resolve(p)
+      return p.type or vars[p.var] or error(("gpu.%s: cannot tell what %s is: pass an array for an input of type %s")
+                                            :format(name, p.var, p.var), 4)
+    end
+    local dts = {}
+    for k, p in ipairs(all) do dts[k] = resolve(p) end
+    return vars, dts, resolve(acc_param)
+  end
+  return setmetatable({}, {
+    __call = function(_, ...)
+      local args = table.pack(...)
+      local vars, dts, acc = bind(args)
+      local key = table.concat(dts, ",") .. ";" .. acc
+      local f = calls[key]
+      if not f then
+        local typedefs = {}
+        for var, dt in pairs(vars) do typedefs[#typedefs + 1] = ("typedef %s %s;\n"):format(ctype[dt], var) end
+        table.sort(typedefs)
+        local _
+        _, f = gpu._reducer({name = name, nin = #ins, nout = #outs, dtypes = dts, names = names, acc = acc,
+                             identity = identity, map = map_expr, reduce = reduce_expr,
+                             post = post_map_expr .. ";", typedefs = table.concat(typedefs)})
+        calls[key] = f
+      end
+      return f(...)
+    end,
+    __tostring = function() return ("gpu.reduction(%s)"):format(name) end,
+  })
+end
+
+return M

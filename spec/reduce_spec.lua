@@ -1,0 +1,246 @@
+-- Reductions: gpu.sum ... gpu.norm against the same sums, extremes and counts done in Lua
+-- (float32 sums accumulate in float64 and round once, so they match a Lua sum rounded to
+-- float32 to within an ulp), over every dim, along dims of views (transposed, strided),
+-- with keepdim and out=, NaN as NumPy has it, empty arrays, the result dtypes, the errors;
+-- then gpu.reduction. The kernels' GPU plan (lanes, shuffles, split blocks) also runs here
+-- on the CPU backend (gpu._reduce_plan), so CI checks the layouts a GPU takes.
+local S = require("spec.support")
+
+local function f32(x) return (string.unpack("<f", string.pack("<f", x))) end
+local function flat(t, out)
+  out = out or {}
+  for _, v in ipairs(t) do if type(v) == "table" then flat(v, out) else out[#out + 1] = v end end
+  return out
+end
+local function near(want, got, tol)
+  if type(want) == "table" then
+    assert.are.equal(#want, #got)
+    for i = 1, #want do near(want[i], got[i], tol) end
+    return
+  end
+  local ok = math.abs(want - got) <= tol * math.max(1, math.abs(want))
+  assert(ok, ("expected %.17g, got %.17g"):format(want, got))
+end
+
+-- rows, columns and all of a 2-D table
+local function sums(h)
+  local rows, cols, all = {}, {}, 0
+  for j = 1, #h[1] do cols[j] = 0 end
+  for i = 1, #h do
+    rows[i] = 0
+    for j = 1, #h[1] do rows[i] = rows[i] + h[i][j]; cols[j] = cols[j] + h[i][j]; all = all + h[i][j] end
+  end
+  return rows, cols, all
+end
+
+local function plans(body)
+  for _, plan in ipairs({"backend", "gpu"}) do
+    it(("on the %s plan"):format(plan), function()
+      gpu._reduce_plan(plan ~= "backend" and plan or nil)
+      local ok, e = pcall(body)
+      gpu._reduce_plan(nil)
+      if not ok then error(e, 0) end
+    end)
+  end
+end
+
+describe("gpu.sum", function()
+  gpu.random.seed(11)
+  local shapes = {{37, 53}, {3, 3000}, {3000, 3}, {70000, 2}, {2, 20000}}
+  plans(function()
+    for _, sh in ipairs(shapes) do
+      local a = gpu.random.uniform(-1, 1, sh)
+      local h = a:totable()
+      local rows, cols, all = sums(h)
+      near(f32(all), a:sum(), 1e-6)
+      near(cols, a:sum(1):totable(), 1e-5)
+      near(rows, a:sum(2):totable(), 1e-5)
+      near(rows, a:sum(-1):totable(), 1e-5)
+      near(cols, a.T:sum(2):totable(), 1e-5)    -- the same sums along a transposed view
+      near(rows, a.T:sum(1):totable(), 1e-5)
+      near(f32(all), a:sum({1, 2}):item(), 1e-6)
+      assert.are.same({sh[1], 1}, a:sum(2, {keepdim = true}).shape)
+      assert.are.same({1, 1}, a:sum({keepdim = true}).shape)
+    end
+  end)
+
+  it("accumulates float32 in float64: the error does not grow with the size", function()
+    local n = 2^22
+    local a = gpu.full(n, 0.1)
+    assert.are.equal(f32(n * f32(0.1)), a:sum())
+    assert.are.equal(f32(n * f32(0.1)) / n, f32(a:mean()))
+  end)
+
+  it("gives int64 for small integers, uint64 for small unsigned ones, keeps 64-bit and float types", function()
+    assert.are.equal(300, gpu.array({100, 100, 100}, "int8"):sum())
+    assert.are.equal("int64", gpu.array({1}, "int8"):sum(1).dtype)
+    assert.are.equal(2^31 + 2^31, gpu.array({2^31 - 1, 2^31 - 1, 2}, "int32"):sum())
+    assert.are.equal(260, gpu.array({250, 10}, "uint8"):sum())
+    assert.are.equal("uint64", gpu.array({1}, "uint16"):sum(1).dtype)
+    assert.are.equal(2, gpu.array({true, false, true}, "bool"):sum())
+    assert.are.equal("int64", gpu.array({true}, "bool"):sum(1).dtype)
+    assert.are.equal(math.mininteger, gpu.array({math.maxinteger, 1}, "int64"):sum())   -- wraps
+    assert.are.equal("float64", gpu.array({1}, "float64"):sum(1).dtype)
+  end)
+
+  it("writes into out= (converting within the kind), also into a view, and stays on the device", function()
+    local b = gpu.arange(6):reshape(2, 3)
+    local o = gpu.zeros(3, "float64")
+    assert.are.equal(o, gpu.sum(b, {dim = 1, out = o}))
+    assert.are.same({3, 5, 7}, o:totable())
+    local big = gpu.zeros({2, 4})
+    gpu.sum(b, {dim = 2, out = big[{{}, 2}]})
+    assert.are.same({{0, 3, 0, 0}, {0, 12, 0, 0}}, big:totable())
+    local one = gpu.zeros({})
+    assert.are.equal(one, gpu.sum(b, {out = one}))
+    assert.are.equal(15, one:item())
+    local c = gpu.arange(6):reshape(2, 3)   -- out overlapping the input: computed apart first
+    gpu.sum(c, {dim = 2, out = c[{{}, 1}]})
+    assert.are.same({{3, 1, 2}, {12, 4, 5}}, c:totable())
+  end)
+
+  it("takes a stream and the option table forms", function()
+    local s = gpu.stream()
+    local b = gpu.arange(6):reshape(2, 3)
+    assert.are.same({3, 12}, gpu.sum(b, {dim = 2, stream = s}):totable())
+    assert.are.same({{3}, {12}}, b:sum({dim = 2, keepdim = true}):totable())
+    assert.are.same({3, 12}, b:sum(-1):totable())
+  end)
+
+  it("reduces empty arrays to the identity", function()
+    assert.are.equal(0, gpu.zeros({0}):sum())
+    assert.are.equal(1, gpu.zeros({0}):prod())
+    assert.are.same({0, 0, 0}, gpu.zeros({3, 0}):sum(2):totable())
+    assert.are.same({0}, {#gpu.zeros({3, 0}):sum(1)})
+    assert.is_false(gpu.zeros({0}):any())
+    assert.is_true(gpu.zeros({0}):all())
+    assert.are.equal(0, gpu.zeros({0}):count_nonzero())
+    local m = gpu.zeros({0}):mean()
+    assert.is_true(m ~= m)
+  end)
+end)
+
+describe("gpu.min, max, argmin, argmax", function()
+  plans(function()
+    local a = gpu.random.uniform(-1, 1, {300, 7})
+    local h = a:totable()
+    local v = flat(h)
+    local mx, imx, mn, imn = -math.huge, 0, math.huge, 0
+    for i, x in ipairs(v) do
+      if x > mx then mx, imx = x, i end
+      if x < mn then mn, imn = x, i end
+    end
+    assert.are.equal(mx, a:max())
+    assert.are.equal(mn, a:min())
+    assert.are.equal(imx, a:argmax())
+    assert.are.equal(imn, a:argmin())
+    local am, ac = {}, {}
+    for i = 1, 300 do
+      local m, k = -math.huge, 0
+      for j = 1, 7 do if h[i][j] > m then m, k = h[i][j], j end end
+      am[i] = k
+    end
+    for j = 1, 7 do
+      local m, k = math.huge, 0
+      for i = 1, 300 do if h[i][j] < m then m, k = h[i][j], i end end
+      ac[j] = k
+    end
+    assert.are.same(am, a:argmax(2):totable())
+    assert.are.same(ac, a:argmin(1):totable())
+    assert.are.equal("int64", a:argmax(1).dtype)
+  end)
+
+  it("propagate NaN; argmax and argmin find the first NaN; ties go to the first", function()
+    local nan = 0 / 0
+    local a = gpu.array({1, nan, 3, nan})
+    local m = a:max()
+    assert.is_true(m ~= m)
+    m = a:min()
+    assert.is_true(m ~= m)
+    assert.are.equal(2, a:argmax())
+    assert.are.equal(2, a:argmin())
+    assert.are.equal(2, gpu.array({1, 5, 5, 5}):argmax())
+    assert.are.equal(1, gpu.array({0, 5, 0, 5}):argmin())
+    assert.are.same({2, 1}, gpu.array({{1, 5, 5}, {7, 7, 2}}):argmax(2):totable())
+  end)
+
+  it("keep integer types, exactly", function()
+    local a = gpu.array({5, -7, math.maxinteger, math.mininteger}, "int64")
+    assert.are.equal(math.maxinteger, a:max())
+    assert.are.equal(math.mininteger, a:min())
+    assert.are.equal(3, a:argmax())
+    local i = gpu.array({3, 9, -2}, "int32")
+    assert.are.equal(9, i:max())
+    assert.are.equal("int32", i:max(1).dtype)
+  end)
+
+  it("refuse an empty array, as NumPy does", function()
+    assert.matches("gpu.max of an empty array %(or along a dim of size 0%): max has no identity",
+                   S.errof(gpu.max, gpu.zeros({0})))
+    assert.matches("argmax has no identity", S.errof(gpu.argmax, gpu.zeros({2, 0}), 2))
+    assert.are.same({}, gpu.zeros({0, 3}):max(2):totable())   -- nothing to compute
+  end)
+end)
+
+describe("gpu.prod, any, all, count_nonzero, mean, var, std", function()
+  local b = gpu.arange(12):reshape(3, 4) + 1
+
+  it("multiply, and test for truth (NaN counts as true)", function()
+    assert.are.same({24, 1680, 11880}, b:prod(2):totable())
+    assert.is_true(gpu.array({0, 0 / 0}):any())
+    assert.is_false(gpu.array({0, 0}):any())
+    assert.is_true(b:all())
+    assert.are.same({false, true, true}, (b - 1):all(2):totable())
+    assert.are.equal(11, (b - 1):count_nonzero())
+    assert.are.same({2, 3, 3, 3}, (b - 1):count_nonzero(1):totable())
+    assert.are.equal("bool", b:any(1).dtype)
+  end)
+
+  it("average, in float64 for integers, with ddof", function()
+    assert.are.equal(6.5, b:mean())
+    assert.are.same({5, 6, 7, 8}, b:mean(1):totable())
+    assert.are.equal("float64", gpu.arange(4, "int32"):mean(1).dtype)
+    assert.are.equal(1.5, gpu.arange(4, "int32"):mean())
+    local v = 0
+    for x = 1, 12 do v = v + (x - 6.5)^2 end
+    near(v / 12, b:var(), 1e-6)
+    near(v / 11, b:var({ddof = 1}), 1e-6)
+    near(math.sqrt(v / 12), b:std(), 1e-6)
+    near({1.25, 1.25, 1.25}, b:var(2):totable(), 1e-6)
+    near({4, 4, 4, 4}, b:std(1, {ddof = 1}):totable(), 1e-6)   -- columns 1, 5, 9 ...
+    assert.are.equal(math.huge, gpu.array({1, 2, 3}):var({ddof = 3}))
+    local n = gpu.array({1, 1}):var({ddof = 2})
+    assert.is_true(n ~= n)
+  end)
+end)
+
+describe("gpu.norm", function()
+  local x = gpu.array({3, -4, 0, 12})
+  it("takes NumPy's vector orders", function()
+    assert.are.equal(13, x:norm())
+    assert.are.equal(13, x:norm("fro"))
+    assert.are.equal(19, x:norm(1))
+    assert.are.equal(3, x:norm(0))
+    assert.are.equal(12, x:norm(math.huge))
+    assert.are.equal(0, x:norm(-math.huge))
+    near((27 + 64 + 1728) ^ (1 / 3), x:norm(3), 1e-6)
+    assert.are.same({5, 12}, gpu.array({{3, 4}, {0, 12}}):norm(2, 2):totable())
+    assert.are.equal("float64", gpu.arange(3, "int32"):norm(2, 1).dtype)
+  end)
+end)
+
+describe("gpu.reduction", function()
+  it("runs CuPy's ReductionKernel: map, reduce, post-map, identity, type placeholders", function()
+    local l2 = gpu.reduction("T x", "T y", "x * x", "a + b", "y = sqrt(a)", 0, "l2norm")
+    local x = gpu.arange(12):reshape(3, 4)
+    near({math.sqrt(14), math.sqrt(126), math.sqrt(366)}, l2(x, {dim = 2}):totable(), 1e-6)
+    near(math.sqrt(506), l2(x):item(), 1e-6)
+    local dot = gpu.reduction("float32 x, float32 y", "float64 z", "(double)x * y", "a + b", "z = a", "0", "dot")
+    assert.are.same({80, 107, 140, 179}, dot(x, x, {dim = 1}):totable())
+    local out = gpu.zeros({1, 4}, "float64")
+    assert.are.equal(out, dot(x, x, {dim = 1, keepdim = true, out = out}))
+    assert.are.equal("gpu.reduction(dot)", tostring(dot))
+    assert.matches("gpu.dot argument 1 is a int32 array; it takes float32",
+                   S.errof(dot, gpu.arange(3, "int32"), gpu.arange(3)))
+  end)
+end)
