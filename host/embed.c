@@ -28,6 +28,7 @@
   X(embed_gpuhost_cuh, "kernels/gpuhost.cuh", "kernels/gpuhost.cuh") \
   X(embed_builtin_cu, "kernels/builtin.cu", "kernels/builtin.cu") \
   X(embed_ew_cuh, "kernels/ops/ew.cuh", "kernels/ops/ew.cuh") \
+  X(embed_scan_cuh, "kernels/ops/scan.cuh", "kernels/ops/scan.cuh") \
   X(embed_reduction_lua, "lua/reduction.lua", "build/lua/reduction.luac") \
   X(embed_red_cuh, "kernels/ops/red.cuh", "kernels/ops/red.cuh") \
   X(embed_cpu_h, "kernels/cpu.h", "kernels/cpu.h") \

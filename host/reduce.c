@@ -24,7 +24,7 @@ typedef struct REntry {
   uint8_t key[KEYLEN];   /* 1 + each operand's dtype; the result's; the count */
   int program, device;
   size_t accsize;
-  CUfunction fn;
+  CUfunction fn[2];      /* on `device`: the program's kernels (a scan has two) */
 } REntry;
 
 static const char BUILD_KEY = 0;   /* registry: lua/reduction.lua's builder */
@@ -99,17 +99,26 @@ static REntry *entry_get(lua_State *L, int ridx, Reducer *r, const RedCall *c) {
   return e;
 }
 
-static CUfunction entry_function(lua_State *L, int ridx, REntry *e) {
+static CUfunction entry_function(lua_State *L, int ridx, REntry *e, int index) {
   int dev = backend_get()->current_device();
-  if (e->device != dev || e->fn == NULL) {
+  if (e->device != dev) {
+    e->fn[0] = e->fn[1] = NULL;
+    e->device = dev;
+  }
+  if (e->fn[index] == NULL) {
     const char *origin;
     lua_getiuservalue(L, ridx, UV_PROGRAMS);
     lua_rawgeti(L, -1, e->program);
-    e->fn = program_function(L, lua_gettop(L), 0, &origin);
-    e->device = dev;
+    e->fn[index] = program_function(L, lua_gettop(L), index, &origin);
     lua_pop(L, 2);
   }
-  return e->fn;
+  return e->fn[index];
+}
+
+CUfunction reducer_function(lua_State *L, int ridx, Reducer *r, const RedCall *c, int index, size_t *accsize) {
+  REntry *e = entry_get(L, ridx, r, c);
+  *accsize = e->accsize;
+  return entry_function(L, ridx, e, index);
 }
 
 /* ---- layouts ---- */
@@ -289,8 +298,7 @@ static size_t write_layout(const RedCall *c, const Plan *p, size_t accsize, int6
   return (size_t)h.count_at;
 }
 
-/* [-1, +0, e] Frees the array on top (a scratch buffer) now, unless a graph records it. */
-static void scratch_drop(lua_State *L) {
+void scratch_drop(lua_State *L) {
   if (!graph_capturing) {
     lua_getfield(L, -1, "free");
     lua_pushvalue(L, -2);
@@ -306,8 +314,7 @@ void reduce_launch(lua_State *L, int ridx, Reducer *r, RedCall *c) {
   plan_layouts(c, &p);
   if (p.n_out == 0) return;
   REntry *e = entry_get(L, ridx, r, c);
-  int gpu_plan = forced_plan >= 0 ? forced_plan : strcmp(be->name, "cpu") != 0;
-  if (gpu_plan) plan_gpu(c, &p); else plan_cpu(c, &p);
+  if (reduce_plan_gpu()) plan_gpu(c, &p); else plan_cpu(c, &p);
   p.grid[2] = p.block[2] = 1;
   int64_t layout[sizeof(RedHeader) / 8 + 2 * GPU_MAXOPS * GPU_MAXDIM];
   size_t count_at = write_layout(c, &p, e->accsize, layout);
@@ -330,7 +337,7 @@ void reduce_launch(lua_State *L, int ridx, Reducer *r, RedCall *c) {
   }
   argv[p.nop] = layout;
   argv[p.nop + 1] = &scratch;
-  CUfunction f = entry_function(L, ridx, e);
+  CUfunction f = entry_function(L, ridx, e, 0);
   GpuResult res = be->launch(f, p.grid, p.block, 0, c->stream, argv);
   if (res.code) {
     const char *more = res.detail;
@@ -345,6 +352,10 @@ static int gpu_set_reduce_builder(lua_State *L) {
   lua_settop(L, 1);
   lua_rawsetp(L, LUA_REGISTRYINDEX, &BUILD_KEY);
   return 0;
+}
+
+int reduce_plan_gpu(void) {
+  return forced_plan >= 0 ? forced_plan : strcmp(backend_get()->name, "cpu") != 0;
 }
 
 /* gpu._reduce_plan(which): "gpu" or "cpu" plans every reduction as on that backend

@@ -39,6 +39,14 @@ Reducer *reducer_new(lua_State *L, const char *name, const char *kind, int nin, 
 Reducer *reducer_check(lua_State *L, int idx);   /* [-0, +0, v] */
 /* [-0, +0, e] Runs r (at ridx) for c: its kernel for these dtypes made on first use. */
 void reduce_launch(lua_State *L, int ridx, Reducer *r, RedCall *c);
+/* [-0, +0, e] Kernel `index` of r's program for c's dtypes (scan.c: the scans' two), and
+ * the size of its accumulator. */
+CUfunction reducer_function(lua_State *L, int ridx, Reducer *r, const RedCall *c, int index, size_t *accsize);
+/* [-1, +0, e] Frees the array on top (a scratch buffer) now, unless a graph records it. */
+void scratch_drop(lua_State *L);
+/* Whether kernels are planned for a GPU: the backend's, unless gpu._reduce_plan says. */
+int reduce_plan_gpu(void);
+void scan_open(lua_State *L);         /* gpu.cumsum, gpu.cumprod */
 void reduce_open(lua_State *L);       /* the engine: gpu._set_reduce_builder */
 void reductions_open(lua_State *L);   /* gpu.sum ... and methods; gpu._reducer */
 

@@ -123,10 +123,38 @@ function M.source(d)
   return table.concat(L, "\n") .. "\n", {"rd"}, accsize
 end
 
+-- A scan (cumsum, cumprod) of T into O, accumulated in R: kernels/ops/scan.cuh's two
+-- kernels around the scanner struct.
+local function scan_source(kind, T, O, R)
+  local combine = kind == "cumsum" and "ew::add(a, b)" or "ew::multiply(a, b)"
+  local L = {gpu._embedded("kernels/ops/ew.cuh"), gpu._embedded("kernels/ops/red.cuh"),
+             gpu._embedded("kernels/ops/scan.cuh")}
+  L[#L + 1] = ("typedef %s sc_T; typedef %s sc_O; typedef %s sc_A;"):format(ctype[T], ctype[O], ctype[R])
+  L[#L + 1] = ("#define SCAN_ITEMS %d"):format(size_of[R] <= 4 and 16 or 8)
+  L[#L + 1] = "struct sc_f {"
+  L[#L + 1] = "  typedef sc_T in; typedef sc_O out; typedef sc_A acc;"
+  L[#L + 1] = ("  __device__ __forceinline__ static acc identity() { return (acc)%d; }"):format(kind == "cumsum" and 0 or 1)
+  L[#L + 1] = ("  __device__ __forceinline__ static acc combine(const acc &a, const acc &b) { return %s; }"):format(combine)
+  L[#L + 1] = "  __device__ __forceinline__ static acc load(in x) { return ew::cast<acc>(x); }"
+  L[#L + 1] = "  __device__ __forceinline__ static out store(const acc &a) { return ew::cast<out>(a); }"
+  L[#L + 1] = "};"
+  L[#L + 1] = "extern \"C\" __global__ void sc_rows(const sc_T *x, sc_O *y, scan::layout L) { scan::rows<sc_f>(x, y, L); }"
+  L[#L + 1] = "extern \"C\" __global__ void sc_tiles(const sc_T *x, sc_O *y, scan::layout L, unsigned char *scratch) {"
+  L[#L + 1] = "  scan::tiles<sc_f, SCAN_ITEMS>(x, y, L, scratch);"
+  L[#L + 1] = "}"
+  return table.concat(L, "\n") .. "\n", {"sc_rows", "sc_tiles"}, size_of[R]
+end
+M.scan_source = scan_source
+
 -- host/reduce.c's builder (lua/gpu.lua hands it over): (kind, ops, desc) -> program, the
 -- accumulator's size. ops: {{dtype =}, ...} inputs then outputs; R the result's dtype;
 -- desc (gpu.reduction's) or nil.
 function M.build(kind, ops, R, desc)
+  if kind == "cumsum" or kind == "cumprod" then
+    local source, names, accsize = scan_source(kind, ops[1].dtype, ops[2].dtype, R)
+    return gpu._program({source = source, names = names, options = {"--fmad=false"},
+                         debug = false, prefix = ""}), accsize
+  end
   local d
   if desc then
     d = {acc = desc.acc, identity = desc.identity, map = desc.map, combine = desc.reduce,

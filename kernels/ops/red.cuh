@@ -73,6 +73,14 @@ RED_UNROLL
   return u.v;
 }
 
+template <class T> __device__ __forceinline__ T shfl_up(const T &v, int d) {
+  union { T v; unsigned w[(sizeof(T) + 3) / 4]; } u;
+  u.v = v;
+RED_UNROLL
+  for (int i = 0; i < (int)((sizeof(T) + 3) / 4); i++) u.w[i] = __shfl_up_sync(0xffffffffu, u.w[i], d, 32);
+  return u.v;
+}
+
 // a value another block wrote (past its fence): from L2, not this SM's L1
 template <class T> __device__ __forceinline__ T load_shared_result(const T *p) {
 #ifdef GPUHOST_CPU

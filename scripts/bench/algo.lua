@@ -67,3 +67,14 @@ extern "C" __global__ void readonly(const float4 *a, long long n4, float *sink) 
   a, tall, wide, thin = nil, nil, nil, nil
   collectgarbage()
 end
+
+-- scans
+if want("scan") then
+  local N = cpu and 2^22 or 2^28
+  local a = gpu.random.uniform(-1, 1, N)
+  local o = gpu.empty(N)
+  local ms = device_ms(function() gpu.cumsum(a, {out = o}) end, 10)
+  out("cumsum_GBps", 8 * N / (ms * 1e-3) / 1e9)
+  a, o = nil, nil
+  collectgarbage()
+end

@@ -58,3 +58,10 @@ if want("reduce"):
     out("sum_wide_first_ms", device_ms(lambda: wide.sum(axis=0), 10))
     out("sum_thin_ms", device_ms(lambda: thin.sum(axis=1), 10))
     del a, tall, wide, thin
+
+if want("scan"):
+    N = 2**28
+    a = cp.random.uniform(-1, 1, N).astype(cp.float32)
+    o = cp.empty(N, cp.float32)
+    out("cumsum_GBps", 8 * N / (device_ms(lambda: cp.cumsum(a, out=o), 10) * 1e-3) / 1e9)
+    del a, o
