@@ -54,6 +54,7 @@ int luaopen_gpu(lua_State *L) {
   reduce_open(L);
   reductions_open(L);
   scan_open(L);
+  sort_open(L);
   stream_open(L);
   event_open(L);
   program_open(L);

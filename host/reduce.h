@@ -47,6 +47,7 @@ void scratch_drop(lua_State *L);
 /* Whether kernels are planned for a GPU: the backend's, unless gpu._reduce_plan says. */
 int reduce_plan_gpu(void);
 void scan_open(lua_State *L);         /* gpu.cumsum, gpu.cumprod */
+void sort_open(lua_State *L);         /* gpu.sort, argsort, topk, unique */
 void reduce_open(lua_State *L);       /* the engine: gpu._set_reduce_builder */
 void reductions_open(lua_State *L);   /* gpu.sum ... and methods; gpu._reducer */
 

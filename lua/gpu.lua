@@ -41,6 +41,8 @@ for _, name in ipairs({"save", "load", "savez", "loadz"}) do on_first_call(name,
 -- gpu.reduction, at their first use
 gpu._set_reduce_builder(function(...) return module("lua/reduction.lua").build(...) end)
 on_first_call("reduction", "lua/reduction.lua")
+-- sorts' programs (lua/sort.lua: the builder host/sort.c calls), at the first sort
+gpu._set_sort_builder(function(...) return module("lua/sort.lua").build(...) end)
 
 gpu._meta.array.__tostring = function(a) return format().array(a) end
 gpu._meta.hostarray.__tostring = function(h) return format().hostarray(h) end

@@ -139,7 +139,7 @@ local function scan_source(kind, T, O, R)
   L[#L + 1] = "  __device__ __forceinline__ static out store(const acc &a) { return ew::cast<out>(a); }"
   L[#L + 1] = "};"
   L[#L + 1] = "extern \"C\" __global__ void sc_rows(const sc_T *x, sc_O *y, scan::layout L) { scan::rows<sc_f>(x, y, L); }"
-  L[#L + 1] = "extern \"C\" __global__ void sc_tiles(const sc_T *x, sc_O *y, scan::layout L, unsigned char *scratch) {"
+  L[#L + 1] = "extern \"C\" __global__ void __launch_bounds__(256, 3) sc_tiles(const sc_T *x, sc_O *y, scan::layout L, unsigned char *scratch) {"
   L[#L + 1] = "  scan::tiles<sc_f, SCAN_ITEMS>(x, y, L, scratch);"
   L[#L + 1] = "}"
   return table.concat(L, "\n") .. "\n", {"sc_rows", "sc_tiles"}, size_of[R]

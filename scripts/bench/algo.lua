@@ -78,3 +78,15 @@ if want("scan") then
   a, o = nil, nil
   collectgarbage()
 end
+
+-- sorting: values and 1-based indices (a:sort()), values alone, indices alone
+if want("sort") then
+  local N = cpu and 2^20 or 2^26
+  local a = gpu.random.uniform(-1, 1, N)
+  local reps = cpu and 1 or 5
+  out("sort_ms", device_ms(function() local v, i = a:sort(); v:free(); i:free() end, reps))
+  out("sort_values_ms", device_ms(function() a:sort({indices = false}):free() end, reps))
+  out("argsort_ms", device_ms(function() gpu.argsort(a):free() end, reps))
+  a = nil
+  collectgarbage()
+end

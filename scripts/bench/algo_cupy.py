@@ -65,3 +65,10 @@ if want("scan"):
     o = cp.empty(N, cp.float32)
     out("cumsum_GBps", 8 * N / (device_ms(lambda: cp.cumsum(a, out=o), 10) * 1e-3) / 1e9)
     del a, o
+
+if want("sort"):
+    N = 2**26
+    a = cp.random.uniform(-1, 1, N).astype(cp.float32)
+    out("sort_values_ms", device_ms(lambda: cp.sort(a), 5))
+    out("argsort_ms", device_ms(lambda: cp.argsort(a), 5))
+    del a

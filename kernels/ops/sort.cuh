@@ -1,0 +1,326 @@
+// sort.cuh: gpuhost's sorts (host/sort.c): a stable LSD radix sort of 8-bit digits over
+// keys made unsigned in the value's order (NaN last, all NaNs equal, -0 equal to 0;
+// descending: the bits inverted), carrying each element's original index.
+//   so_hist   the histograms of every pass at once (one read of the keys);
+//   so_pass   one pass over the data (Adinets and Merrill's Onesweep, 2022): blocks take
+//             tiles in order (an atomic counter), rank their keys by digit (stable: by
+//             warp, in element order), publish their digit counts and find the counts of
+//             every tile before them by looking back, then write each key to its place,
+//             through shared memory so that each digit's run is written in one stretch;
+//   so_block  a segment of up to one tile sorted entirely in shared memory (many short
+//             rows: one block each, every pass, one launch);
+//   so_cpu    the CPU backend's: std::stable_sort on (ordered key, index) per segment.
+// Sorting along a dim sorts rows; the GPU sorts several long rows together by adding
+// passes on the row's number (from the carried index), which LSD order puts first.
+// All give the same order: stable, ties in their original order, on both backends.
+
+namespace srt {
+
+#define SRT_BLOCK 256
+#define SRT_WARPS (SRT_BLOCK / 32)
+#define SRT_NONE 256u              // the digit of an element past the end
+
+template <class K> struct key_bits { typedef unsigned U; };
+template <> struct key_bits<double> { typedef unsigned long long U; };
+template <> struct key_bits<long long> { typedef unsigned long long U; };
+template <> struct key_bits<unsigned long long> { typedef unsigned long long U; };
+
+// the key as an unsigned number in the value's order
+template <class K> __device__ __forceinline__ typename key_bits<K>::U order(K k, int desc) {
+  typedef typename key_bits<K>::U U;
+  U u;
+  if constexpr (ew::same<K, float>::value) {
+    u = k != k ? 0xffffffffu : (k == 0.0f ? 0u : (unsigned)__float_as_int(k));
+    u = k != k ? u : (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+  } else if constexpr (ew::same<K, double>::value) {
+    u = k != k ? ~0ull : (k == 0.0 ? 0ull : (unsigned long long)__double_as_longlong(k));
+    u = k != k ? u : (u >> 63) ? ~u : (u | (1ull << 63));
+  } else if constexpr (ew::same<K, bool>::value) {
+    u = k ? 1u : 0u;
+  } else if constexpr (ew::info<K>::sgn) {
+    u = (U)k ^ ((U)1 << (8 * sizeof(K) - 1));
+    if constexpr (sizeof(K) < 4) u &= (1u << (8 * sizeof(K))) - 1;
+  } else {
+    u = (U)k;
+  }
+  return desc ? (U)~u : u;
+}
+
+// the lanes of the warp whose digit (9 bits) is this lane's: a ballot per bit (as CUB's
+// MatchAny; match.any.sync is slower), which the CPU backend runs too
+__device__ __forceinline__ unsigned match_digit(unsigned d) {
+  unsigned peers = 0xffffffffu;
+#pragma unroll
+  for (int b = 0; b < 9; b++) {
+    unsigned v = __ballot_sync(0xffffffffu, (d >> b) & 1u);
+    peers &= (d >> b) & 1u ? v : ~v;
+  }
+  return peers;
+}
+
+// exclusive prefix sums over the block (one value a thread); *total gets the sum
+template <class T> __device__ T block_exclusive(T v, T *warp_sums, T *total) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  T inc = v;
+  for (int d = 1; d < 32; d *= 2) {
+    T up = __shfl_up_sync(0xffffffffu, inc, d);
+    if (lane >= d) inc += up;
+  }
+  if (lane == 31) warp_sums[warp] = inc;
+  __syncthreads();
+  T before = 0, all = 0;
+  for (int w = 0; w < SRT_WARPS; w++) {
+    if (w < warp) before += warp_sums[w];
+    all += warp_sums[w];
+  }
+  __syncthreads();
+  *total = all;
+  return before + inc - v;
+}
+
+// Ranks the tile's digits (items warp-striped: item j of lane l of warp w is element
+// w * 32 * IT + j * 32 + l): rank[j] is the number of elements before it, in element
+// order, with its digit in its warp; wc[w][d] ends as warp w's count of digit d.
+template <int IT, class D>
+__device__ void warp_rank(const D &dig, unsigned *rank, unsigned *wc) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const unsigned lt = (1u << lane) - 1u;
+  unsigned *mine = wc + warp * 256;
+  for (int j = 0; j < IT; j++) {
+    unsigned d = dig(j), peers = match_digit(d);
+    unsigned b = d < SRT_NONE ? mine[d] : 0u;
+    __syncwarp();
+    if (d < SRT_NONE && lane == __ffs(peers) - 1) mine[d] = b + __popc(peers);
+    __syncwarp();
+    rank[j] = b + __popc(peers & lt);
+  }
+}
+
+// After warp_rank: wc[w][d] becomes the count of digit d in the warps before w, and
+// thread d gets the tile's count of digit d and where its run starts in the tile.
+__device__ unsigned digit_runs(unsigned *wc, unsigned *start, unsigned *warp_sums) {
+  const int d = threadIdx.x;
+  unsigned run = 0;
+  for (int w = 0; w < SRT_WARPS; w++) {
+    unsigned c = wc[w * 256 + d];
+    wc[w * 256 + d] = run;
+    run += c;
+  }
+  unsigned total;
+  start[d] = block_exclusive(run, warp_sums, &total);
+  return run;
+}
+
+struct pass_args {
+  const void *kin;               // keys (K)
+  void *kout;
+  const unsigned *pin;           // indices carried (NULL: the element's own, first pass)
+  unsigned *pout;                // (NULL: none carried, a sort of values alone)
+  long long *iout;               // the last pass writes 1-based int64 indices here instead
+  long long n, seg_len;          // seg_len > 0: the digits are of the row (index / seg_len)
+  const unsigned long long *hist;   // this pass's 256 counts
+  unsigned long long *look;      // tiles x 256 look-back words, zeroed
+  unsigned *counter;             // tile counter, zeroed
+  int shift, desc;
+};
+
+#define SRT_AGG (1ull << 62)       // a look-back word: a tile's own count
+#define SRT_INC (2ull << 62)       //   the count of the tiles up to it, itself included
+#define SRT_COUNT(x) ((x) & ((1ull << 62) - 1))
+
+template <class K> __device__ __forceinline__ unsigned digit_of(K k, unsigned idx, const pass_args &a) {
+  if (a.seg_len > 0) return (unsigned)((((unsigned long long)idx / (unsigned long long)a.seg_len) >> a.shift) & 255u);
+  return (unsigned)((order(k, a.desc) >> a.shift) & 255u);
+}
+
+template <class K, int IT>
+__device__ void pass(const pass_args &a) {
+  const int TILE = SRT_BLOCK * IT;
+  __shared__ K sk[SRT_BLOCK * IT];
+  __shared__ unsigned sp[SRT_BLOCK * IT];
+  __shared__ unsigned wc[SRT_WARPS * 256], start[256], warp_sums[SRT_WARPS];
+  __shared__ unsigned long long offset_sums[SRT_WARPS];
+  __shared__ long long gbase[256];
+  __shared__ unsigned tile_sh;
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  if (tid == 0) tile_sh = atomicAdd(a.counter, 1u);
+  for (int i = tid; i < SRT_WARPS * 256; i += SRT_BLOCK) wc[i] = 0;
+  __syncthreads();
+  const long long t = tile_sh, base = t * TILE;
+  const K *kin = static_cast<const K *>(a.kin);
+  K key[IT];
+  unsigned idx[IT], rank[IT], valid = 0;   // valid: a bit an item
+  for (int j = 0; j < IT; j++) {
+    long long e = base + warp * 32 * IT + j * 32 + lane;
+    key[j] = e < a.n ? kin[e] : K();
+    idx[j] = e < a.n ? (a.pin ? a.pin[e] : (unsigned)e) : 0u;
+    valid |= (e < a.n ? 1u : 0u) << j;
+  }
+  auto dig = [&](int j) -> unsigned { return (valid >> j & 1u) ? digit_of(key[j], idx[j], a) : SRT_NONE; };
+  warp_rank<IT>(dig, rank, wc);
+  __syncthreads();
+  unsigned count = digit_runs(wc, start, warp_sums);
+  // publish this tile's count of digit tid, then look back for the tiles before it
+  volatile unsigned long long *look = a.look;
+  look[t * 256 + tid] = (t == 0 ? SRT_INC : SRT_AGG) | count;
+  unsigned long long total, offset = block_exclusive<unsigned long long>(a.hist[tid], offset_sums, &total);
+  unsigned long long prefix = 0;
+  for (long long p = t - 1; p >= 0; p--) {
+    unsigned long long w;
+    while (((w = look[p * 256 + tid]) >> 62) == 0) {}
+    prefix += SRT_COUNT(w);
+    if ((w >> 62) == 2) break;
+  }
+  if (t > 0) look[t * 256 + tid] = SRT_INC | (prefix + count);
+  gbase[tid] = (long long)(offset + prefix) - (long long)start[tid];
+  __syncthreads();
+  for (int j = 0; j < IT; j++) {
+    unsigned d = dig(j);
+    if (d == SRT_NONE) continue;
+    unsigned r = start[d] + wc[warp * 256 + d] + rank[j];
+    sk[r] = key[j];
+    sp[r] = idx[j];
+  }
+  __syncthreads();
+  const long long left = a.n - base, nvalid = left < TILE ? left : TILE;
+  K *kout = static_cast<K *>(a.kout);
+  for (int j = 0; j < IT; j++) {
+    int e = j * SRT_BLOCK + tid;
+    if (e >= nvalid) break;
+    K k = sk[e];
+    unsigned i = sp[e];
+    long long g = gbase[digit_of(k, i, a)] + e;
+    if (kout) kout[g] = k;
+    if (a.iout) a.iout[g] = (long long)(a.seg_len > 0 ? i % (unsigned long long)a.seg_len : i) + 1;   // within its row
+    else if (a.pout) a.pout[g] = i;
+  }
+}
+
+// The histograms of every pass: npk passes of key digits, nps of row digits.
+template <class K>
+__device__ void hist(const K *keys, long long n, int npk, int nps, long long seg_len, int desc,
+                     unsigned long long *out) {
+  __shared__ unsigned h[12 * 256];
+  const int np = npk + nps;
+  for (int i = threadIdx.x; i < np * 256; i += blockDim.x) h[i] = 0;
+  __syncthreads();
+  const long long stride = (long long)gridDim.x * blockDim.x;
+  const long long first = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  const long long rounds = (n + stride - 1) / stride;   // every lane takes part in the matches
+  for (long long r = 0; r < rounds; r++) {
+    long long i = first + r * stride;
+    bool valid = i < n;
+    auto u = order(valid ? keys[i] : K(), desc);
+    for (int p = 0; p < np; p++) {
+      unsigned d = p < npk ? (unsigned)((u >> (8 * p)) & 255u)
+                           : (unsigned)(((unsigned long long)(i / (seg_len > 0 ? seg_len : 1)) >> (8 * (p - npk))) & 255u);
+      d = valid ? d : SRT_NONE;
+      unsigned peers = match_digit(d);
+      if (d < SRT_NONE && (threadIdx.x & 31) == (unsigned)(__ffs(peers) - 1)) atomicAdd(&h[p * 256 + d], __popc(peers));
+    }
+  }
+  __syncthreads();
+  for (int i = threadIdx.x; i < np * 256; i += blockDim.x)
+    if (h[i]) atomicAdd(&out[i], (unsigned long long)h[i]);
+}
+
+// Segments of up to one tile, a block each: every pass in shared memory.
+template <class K, int IT>
+__device__ void block_sort(const K *kin, K *kout, long long *iout, long long len, int passes, int desc) {
+  const int TILE = SRT_BLOCK * IT;
+  __shared__ K sk[SRT_BLOCK * IT];
+  __shared__ unsigned sp[SRT_BLOCK * IT];
+  __shared__ unsigned wc[SRT_WARPS * 256], start[256], warp_sums[SRT_WARPS];
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const long long seg = blockIdx.x, base = seg * len;
+  K key[IT];
+  unsigned idx[IT], rank[IT];
+  int p = 0;
+  auto dig = [&](int j) -> unsigned {
+    return (long long)idx[j] < len ? (unsigned)((order(key[j], desc) >> (8 * p)) & 255u) : SRT_NONE;
+  };
+  for (int j = 0; j < IT; j++) {   // element order: warp-striped
+    int e = warp * 32 * IT + j * 32 + lane;
+    key[j] = e < len ? kin[base + e] : K();
+    idx[j] = (unsigned)e;
+  }
+  for (p = 0; p < passes; p++) {
+    for (int i = tid; i < SRT_WARPS * 256; i += SRT_BLOCK) wc[i] = 0;
+    __syncthreads();
+    warp_rank<IT>(dig, rank, wc);
+    __syncthreads();
+    unsigned count = digit_runs(wc, start, warp_sums);
+    if (__syncthreads_or(count == len)) continue;   // one digit throughout: nothing moves
+    for (int j = 0; j < IT; j++) {
+      unsigned d = dig(j);
+      if (d == SRT_NONE) continue;
+      unsigned r = start[d] + wc[warp * 256 + d] + rank[j];
+      sk[r] = key[j];
+      sp[r] = idx[j];
+    }
+    __syncthreads();
+    for (int j = 0; j < IT; j++) {   // the new order, warp-striped again
+      int e = warp * 32 * IT + j * 32 + lane;
+      key[j] = e < len ? sk[e] : K();
+      idx[j] = e < len ? sp[e] : (unsigned)e;
+    }
+    __syncthreads();
+  }
+  for (int j = 0; j < IT; j++) {
+    int e = warp * 32 * IT + j * 32 + lane;
+    if (e >= len) continue;
+    if (kout) kout[base + e] = key[j];
+    if (iout) iout[base + e] = (long long)idx[j] + 1;
+  }
+}
+
+#ifdef GPUHOST_CPU
+// The CPU backend: each segment by std::stable_sort, a thread (block) each; scratch holds
+// 16 bytes an element.
+template <class K>
+__device__ void cpu_sort(const K *kin, K *kout, long long *iout, long long len, int desc, void *scratch) {
+  typedef typename key_bits<K>::U U;
+  struct item { U u; long long i; };
+  const long long seg = blockIdx.x, base = seg * len;
+  item *v = static_cast<item *>(scratch) + base;
+  for (long long i = 0; i < len; i++) v[i] = item{order(kin[base + i], desc), i};
+  std::stable_sort(v, v + len, [](const item &x, const item &y) { return x.u < y.u; });
+  for (long long i = 0; i < len; i++) {
+    if (kout) kout[base + i] = kin[base + v[i].i];
+    if (iout) iout[base + i] = v[i].i + 1;
+  }
+}
+#endif
+
+// unique: after a sort of values s (n of them) and their 1-based indices p. flags[i] is 1
+// where s[i] starts a run of equal values (NaNs equal each other).
+template <class K> __device__ __forceinline__ bool same_value(K a, K b) {
+  if constexpr (ew::info<K>::fp) return a == b || (a != a && b != b);
+  else return a == b;
+}
+template <class K> __device__ void unique_flags(const K *s, long long n, long long *flags) {
+  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) flags[i] = i == 0 || !same_value(s[i], s[i - 1]);
+}
+// pos: the inclusive cumsum of flags (a run's 1-based number). Writes the unique values,
+// the first element's index (1-based) and each element's run (inverse), where given.
+template <class K>
+__device__ void unique_scatter(const K *s, const long long *p, const long long *pos, long long n, K *u,
+                               long long *first_sorted, long long *index, long long *inverse) {
+  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  long long r = pos[i] - 1;
+  if (i == 0 || pos[i] != pos[i - 1]) {
+    u[r] = s[i];
+    if (first_sorted) first_sorted[r] = i;
+    if (index) index[r] = p[i];
+  }
+  if (inverse) inverse[p[i] - 1] = r + 1;
+}
+// counts from where each run starts
+__device__ void unique_counts(const long long *first_sorted, long long nu, long long n, long long *counts) {
+  long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (r < nu) counts[r] = (r + 1 < nu ? first_sorted[r + 1] : n) - first_sorted[r];
+}
+
+}  // namespace srt

@@ -1,0 +1,127 @@
+-- Sorting: a:sort, gpu.argsort, a:topk and gpu.unique against Lua's own sorting (made
+-- stable by the index), with NaN, -0, ties, descending order, dims, views, empty and 0-D
+-- arrays; and the GPU's radix sort (the block sort, and Onesweep passes over one and over
+-- several rows), run on the CPU backend by gpu._reduce_plan("gpu"), giving exactly the
+-- order the CPU backend's std::stable_sort gives.
+local S = require("spec.support")
+
+-- the stable order of t by NumPy's rules (NaN last, -0 equal to 0): 1-based indices
+local function order_of(t, desc)
+  local ix = {}
+  for i = 1, #t do ix[i] = i end
+  local function key(v) return v ~= v and math.huge or v end
+  table.sort(ix, function(a, b)
+    local x, y = t[a], t[b]
+    local xn, yn = x ~= x, y ~= y
+    if xn ~= yn then return desc and xn or (not desc and yn) end
+    if not xn and x ~= y then
+      if desc then return key(x) > key(y) else return key(x) < key(y) end
+    end
+    return a < b
+  end)
+  return ix
+end
+local function pick(t, ix) local r = {} for k, i in ipairs(ix) do r[k] = t[i] end return r end
+local function same(x, y)
+  if type(x) == "table" then
+    if #x ~= #y then return false end
+    for k = 1, #x do if not same(x[k], y[k]) then return false end end
+    return true
+  end
+  return x == y or (x ~= x and y ~= y)
+end
+
+local function on_plan(plan, f)
+  gpu._reduce_plan(plan)
+  local ok, a, b = pcall(f)
+  gpu._reduce_plan(nil)
+  if not ok then error(a, 0) end
+  return a, b
+end
+
+describe("a:sort", function()
+  local T = {3, 1, 2, 0 / 0, -0.0, 0.0, 1, -5, math.huge, -math.huge}
+  local a = gpu.array(T)
+
+  for _, plan in ipairs({"backend", "gpu"}) do
+    it(("sorts values with 1-based indices, stable, NaN last (first descending) on the %s plan"):format(plan), function()
+      on_plan(plan ~= "backend" and plan or nil, function()
+        for _, desc in ipairs({false, true}) do
+          local v, i = a:sort({descending = desc})
+          local want = order_of(T, desc)
+          assert.are.same(want, i:totable())
+          assert.is_true(same(pick(T, want), v:totable()))
+          assert.are.equal("int64", i.dtype)
+          assert.are.same(want, gpu.argsort(a, {descending = desc}):totable())
+        end
+      end)
+    end)
+  end
+
+  it("sorts along a dim, of views too", function()
+    local b = gpu.array({{3, 1, 2}, {9, 8, 7}, {1, 1, 0}}, "int32")
+    local v, i = b:sort(1)
+    assert.are.same({{1, 1, 0}, {3, 1, 2}, {9, 8, 7}}, v:totable())
+    assert.are.same({{3, 1, 3}, {1, 3, 1}, {2, 2, 2}}, i:totable())
+    v, i = b:sort(2)
+    assert.are.same({{1, 2, 3}, {7, 8, 9}, {0, 1, 1}}, v:totable())
+    assert.are.same({{2, 3, 1}, {3, 2, 1}, {3, 1, 2}}, i:totable())
+    assert.are.same({{2, 3, 1}, {3, 2, 1}, {3, 1, 2}}, gpu.argsort(b.T, 1).T:totable())   -- b's rows
+    assert.are.same({{2, 3}, {7, 9}, {0, 1}}, b[{{}, {1, 3, 2}}]:sort(2):totable())
+  end)
+
+  it("gives the same order on the GPU's plan (block sort; Onesweep over one and several rows)", function()
+    gpu.random.seed(9)
+    for _, x in ipairs({gpu.random.uniform(-1, 1, {7, 300}),           -- a block a row
+                        (gpu.random.uniform(0, 16, 5000)):floor(),      -- one long row, ties
+                        gpu.random.uniform(-50, 50, {2, 4500}):astype("int32")}) do
+      for _, desc in ipairs({false, true}) do
+        local v1, i1 = x:sort({descending = desc})
+        local v2, i2 = on_plan("gpu", function() return x:sort({descending = desc}) end)
+        assert.is_true(same(v1:totable(), v2:totable()))
+        assert.are.same(i1:totable(), i2:totable())
+      end
+    end
+    local x = gpu.random.uniform(-1, 1, 4500)
+    local v = on_plan("gpu", function() return x:sort({indices = false}) end)
+    assert.is_true(same(x:sort():totable(), v:totable()))
+  end)
+
+  it("takes empty and 0-D arrays", function()
+    local v, i = gpu.zeros({0}):sort()
+    assert.are.same({}, v:totable())
+    assert.are.same({}, i:totable())
+    v, i = gpu.full({}, 7):sort()
+    assert.are.equal(7, v:item())
+    assert.are.equal(1, i:item())
+  end)
+end)
+
+describe("a:topk", function()
+  local a = gpu.array({{5, 1, 9, 3}, {2, 8, 8, 0}})
+  it("gives the k largest (or smallest) along a dim, in order, ties first come", function()
+    local v, i = a:topk(2)
+    assert.are.same({{9, 5}, {8, 8}}, v:totable())
+    assert.are.same({{3, 1}, {2, 3}}, i:totable())
+    v, i = a:topk(1, 1, {largest = false})
+    assert.are.same({{2, 1, 8, 0}}, v:totable())
+    assert.are.same({{2, 1, 2, 2}}, i:totable())
+    assert.are.same({2, 0}, a:topk(0).shape)
+    assert.matches("gpu.topk: k = 5 is out of range for a dim of size 4 %(0 to 4%)", S.errof(a.topk, a, 5))
+  end)
+end)
+
+describe("gpu.unique", function()
+  it("gives the sorted distinct values (one NaN), first indices, the inverse and counts", function()
+    local x = gpu.array({{3, 1, 3}, {0 / 0, 2, 0 / 0}})
+    local u, index, inverse, counts = gpu.unique(x, {index = true, inverse = true, counts = true})
+    assert.is_true(same({1, 2, 3, 0 / 0}, u:totable()))
+    assert.are.same({2, 5, 1, 4}, index:totable())
+    assert.are.same({{3, 1, 3}, {4, 2, 4}}, inverse:totable())
+    assert.are.same({1, 1, 2, 2}, counts:totable())
+    assert.are.same({1, 2, 3}, gpu.unique(gpu.array({3, 3, 2, 1, 2}, "int32")):totable())
+    local c = select(2, gpu.unique(gpu.array({3, 3, 2, 1, 2}, "int32"), {counts = true}))
+    assert.are.same({1, 2, 2}, c:totable())
+    assert.are.same({}, gpu.unique(gpu.zeros({0})):totable())
+  end)
+end)
