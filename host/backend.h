@@ -38,8 +38,11 @@ enum {
   GPU_ERR_MPI,                  /* MPI failed (detail: its error string) */
   GPU_ERR_COMM_FAILED,          /* a communicator broke: a rank died or aborted, or a
                                  * collective timed out */
-  GPU_ERR_COMM_MISMATCH         /* the ranks' calls do not match (found before any data
+  GPU_ERR_COMM_MISMATCH,        /* the ranks' calls do not match (found before any data
                                  * moved: the communicator is still usable) */
+  GPU_ERR_NO_LIBRARY,           /* a library an operation needs (cuBLAS, cuFFT, a BLAS, FFTW)
+                                 * could not be loaded (detail: which, why, the package) */
+  GPU_ERR_LIBRARY               /* such a library failed (detail: the call and its status) */
 };
 
 typedef struct GpuResult {
@@ -106,6 +109,22 @@ typedef struct GpuImage {
   char *log;                    /* the compiler's messages (on failure too), or NULL */
 } GpuImage;
 void image_free(GpuImage *img, int nnames);
+
+/* ---- linear algebra and FFTs, through libraries (loaded at first use) ---- */
+typedef enum { GPU_NUM_F32, GPU_NUM_F64, GPU_NUM_C64, GPU_NUM_C128 } GpuNumType;
+
+/* C = op(A) op(B), batch times, column-major as BLAS has it: C is m x n (leading dimension
+ * ldc), op(A) m x k, op(B) k x n; op transposes when trans is 1. Batch i's matrices start
+ * stride elements after batch i - 1's (a stride of 0: the same matrix for every batch).
+ * tf32: float32 may be computed on TF32 tensor cores (faster, 10-bit mantissas). */
+typedef struct GpuGemm {
+  int type;                      /* GpuNumType */
+  int transa, transb, tf32;
+  int64_t m, n, k, batch;
+  CUdeviceptr a, b, c;
+  int64_t lda, ldb, ldc, stride_a, stride_b, stride_c;
+  CUstream stream;
+} GpuGemm;
 
 /* ---- the table ----
  * Unless a member says otherwise, it acts on the current device (use_device sets it;
@@ -266,6 +285,14 @@ typedef struct GpuBackend {
   GpuResult (*comm_check)(GpuComm *comm);
   GpuResult (*comm_abort)(GpuComm *comm);
   GpuResult (*comm_destroy)(GpuComm *comm);
+
+  /* Matrix products (GpuGemm), queued on g->stream like a kernel: cuBLAS on the GPU
+   * (libcublas.so.13), a CBLAS on the CPU backend (OpenBLAS's libopenblas.so.0, else
+   * Debian's libblas.so.3). The library is loaded at the first call; when it cannot be,
+   * GPU_ERR_NO_LIBRARY, with a detail naming it and the package that has it, and every
+   * other member goes on working. A failed call is GPU_ERR_LIBRARY (detail: the call and
+   * the library's status). */
+  GpuResult (*gemm)(const GpuGemm *g);
 } GpuBackend;
 
 /* Set (to 1) by the host program's SIGINT handler, asynchronously. A backend that waits

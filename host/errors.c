@@ -62,7 +62,7 @@ int errors_raise(lua_State *L, GpuResult r, const char *detail) {
   lua_setfield(L, -2, "message");
   lua_pushstring(L, r.call ? plain_call(r.call) : "?");
   lua_setfield(L, -2, "call");
-  int loading = r.source == GPU_SRC_HOST && r.code <= GPU_ERR_NO_SYMBOL;   /* said in message */
+  int loading = r.source == GPU_SRC_HOST && (r.code <= GPU_ERR_NO_SYMBOL || r.code == GPU_ERR_NO_LIBRARY);   /* said in message */
   if (detail && !loading) {
     lua_pushstring(L, detail);
     lua_setfield(L, -2, is_log(r) ? "log" : "detail");

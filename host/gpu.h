@@ -281,6 +281,9 @@ int ufunc_quick(lua_State *L, int uidx, Ufunc *u, int first, int nargs);
 void ops_copy(lua_State *L, int dst, int src, CUstream stream);
 void ops_open(lua_State *L);
 
+/* ---- products (blas.c): gpu.matmul, gpu.dot, gpu.outer ---- */
+void blas_open(lua_State *L);
+
 /* ---- copies (copy.c) ---- */
 /* [-0, +1, e] The array at idx (device or host) when C-ordered, else a C-ordered copy. */
 void copy_contiguous(lua_State *L, int idx);

@@ -30,6 +30,8 @@ static const char *const host_errors[] = {
   [GPU_ERR_MPI] = "GPUHOST_MPI_ERROR",
   [GPU_ERR_COMM_FAILED] = "GPUHOST_COMM_FAILED",
   [GPU_ERR_COMM_MISMATCH] = "GPUHOST_COMM_MISMATCH",
+  [GPU_ERR_NO_LIBRARY] = "GPUHOST_NO_LIBRARY",
+  [GPU_ERR_LIBRARY] = "GPUHOST_LIBRARY_FAILED",
 };
 
 const char *result_name(GpuResult r) {

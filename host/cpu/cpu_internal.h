@@ -158,6 +158,8 @@ GpuResult cpu_group_end(void);
 GpuResult cpu_comm_check(GpuComm *comm);
 GpuResult cpu_comm_abort(GpuComm *comm);
 GpuResult cpu_comm_destroy(GpuComm *comm);
+/* blas.c: matrix products through a CBLAS (the table's gemm) */
+GpuResult cpu_gemm(const GpuGemm *g);
 
 /* cpu.c: r with a detail written into this thread's buffer (printf format) */
 GpuResult cpu_fail(GpuResult r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

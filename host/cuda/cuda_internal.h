@@ -162,6 +162,12 @@ GpuResult nccl_watch(void);
 GpuResult nvrtc_identity(char *out, size_t n);
 GpuResult nvrtc_compile_cuda(const GpuCompileJob *job, GpuImage *out);
 
+/* blas.c: libraries of the CUDA toolkit, opened at first use (by soname, then in
+ * $CUDA_HOME/lib64; GPU_ERR_NO_LIBRARY naming what and the package); matrix products */
+GpuResult cuda_toolkit_open(Library *lib, void **dl, const char *const *sonames, int n,
+                            const char *what, const char *package);
+GpuResult cuda_gemm(const GpuGemm *g);
+
 /* nvtx.c: NVTX ranges and marks; with tracing on, launches and copies are ranges too */
 void cuda_range_push(const char *name);
 void cuda_range_pop(void);

@@ -90,3 +90,21 @@ if want("sort") then
   a = nil
   collectgarbage()
 end
+
+-- matmul: 8192^3 float32 and float64 (and TF32), and 64 x 64 end to end
+if want("matmul") then
+  local M = cpu and 512 or 8192
+  for _, dt in ipairs({"float32", "float64"}) do
+    local a, b = gpu.random.uniform(-1, 1, {M, M}, dt), gpu.random.uniform(-1, 1, {M, M}, dt)
+    local c = gpu.empty({M, M}, dt)
+    local ms = device_ms(function() gpu.matmul(a, b, {out = c}) end, cpu and 1 or 5)
+    out("matmul_" .. (dt == "float32" and "f32" or "f64") .. "_TFLOPS", 2 * M^3 / (ms * 1e-3) / 1e12)
+    if dt == "float32" then
+      ms = device_ms(function() gpu.matmul(a, b, {out = c, tf32 = true}) end, cpu and 1 or 5)
+      out("matmul_tf32_TFLOPS", 2 * M^3 / (ms * 1e-3) / 1e12)
+    end
+  end
+  local a, b = gpu.random.uniform(-1, 1, {64, 64}), gpu.random.uniform(-1, 1, {64, 64})
+  out("matmul64_us", wall_us(function() local c = gpu.matmul(a, b) end, cpu and 1000 or 20000))
+  collectgarbage()
+end

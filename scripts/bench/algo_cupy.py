@@ -72,3 +72,16 @@ if want("sort"):
     out("sort_values_ms", device_ms(lambda: cp.sort(a), 5))
     out("argsort_ms", device_ms(lambda: cp.argsort(a), 5))
     del a
+
+if want("matmul"):
+    M = 8192
+    for dt, name in [(cp.float32, "f32"), (cp.float64, "f64")]:
+        a = cp.random.uniform(-1, 1, (M, M)).astype(dt)
+        b = cp.random.uniform(-1, 1, (M, M)).astype(dt)
+        c = cp.empty((M, M), dt)
+        ms = device_ms(lambda: cp.matmul(a, b, out=c), 5)
+        out(f"matmul_{name}_TFLOPS", 2 * M**3 / (ms * 1e-3) / 1e12)
+        del a, b, c
+    a = cp.random.uniform(-1, 1, (64, 64)).astype(cp.float32)
+    b = cp.random.uniform(-1, 1, (64, 64)).astype(cp.float32)
+    out("matmul64_us", wall_us(lambda: cp.matmul(a, b), 20000))

@@ -109,3 +109,6 @@ if np_ms then
 else
   print(("  a + b, 2^24 float32 (array op) %7.2f ms   (no numpy to compare with)"):format(add_ms))
 end
+
+-- issue 11's targets (sum and matmul against numpy)
+dofile((arg[0]:match("^(.*)/") or ".") .. "/cpu_algo.lua")

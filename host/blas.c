@@ -1,0 +1,329 @@
+/* blas.c: gpu.matmul (a:matmul), gpu.dot and gpu.outer. Products go to the backend's gemm
+ * (cuBLAS on the GPU, a CBLAS on the CPU backend): NumPy's matmul rules (a 1-D operand
+ * gets a dim of 1 put in front or behind and taken out of the result; the dims before the
+ * last two are a batch, broadcast), row-major arrays handed to the column-major library as
+ * their transposes (C^T = B^T A^T), so no operand is copied when each matrix has a stride
+ * of 1 along its rows or its columns and the batch has one stride; otherwise that operand
+ * is copied C-ordered first. */
+#include <string.h>
+#include "gpu.h"
+
+static int num_type(GpuDtype t) {
+  switch (t) {
+    case DT_FLOAT32: return GPU_NUM_F32;
+    case DT_FLOAT64: return GPU_NUM_F64;
+    default: return -1;
+  }
+}
+
+/* [-0, +0, v] The array at idx, live and on the current device. */
+static GpuArray *operand(lua_State *L, const char *name, int idx, int pos) {
+  GpuArray *a = array_test(L, idx);
+  if (a == NULL)
+    luaL_error(L, "bad argument #%d to '%s' (device array expected, got %s)", pos, name, luaL_typename(L, idx));
+  if (!a->alive) errors_freed(L, lua_pushfstring(L, "gpu.%s argument %d", name, pos));
+  if (a->device != backend_get()->current_device())
+    luaL_error(L, "gpu.%s: an array on device %d, and device %d is current", name, a->device,
+               backend_get()->current_device());
+  return a;
+}
+
+/* [-0, +1, e] The array at idx converted to dt (itself when it is dt already). */
+static void as_dtype(lua_State *L, int idx, GpuDtype dt) {
+  GpuArray *a = array_check(L, idx);
+  if (a->dtype == dt) { lua_pushvalue(L, idx); return; }
+  array_new(L, &a->shape, dt);
+  ops_copy(L, -1, idx, NULL);
+}
+
+/* How a matrix (rows x cols, strides rs, cs) is handed to BLAS: *trans 0 when it is
+ * row-major (stride 1 along a row: the library sees its transpose, leading dim rs), 1 when
+ * column-major (leading dim cs); 0 when neither. */
+static int blas_form(int64_t rows, int64_t cols, int64_t rs, int64_t cs, int *trans, int64_t *ld) {
+  if (cols == 1) cs = 1;
+  if (rows == 1) rs = cols > 1 ? cols : 1;
+  if (cs == 1 && rs >= (cols > 1 ? cols : 1)) { *trans = 0; *ld = rs; return 1; }
+  if (rs == 1 && cs >= (rows > 1 ? rows : 1)) { *trans = 1; *ld = cs; return 1; }
+  if (rows == 1 && cs >= 1) { *trans = 1; *ld = cs; return 1; }
+  return 0;
+}
+
+typedef struct Product {
+  GpuShape batch;                /* the broadcast batch dims */
+  int64_t m, n, k;
+  GpuLayout l[3];                /* A, B, C over batch + (rows, cols) */
+  int idx[3];
+} Product;
+
+/* [-0, +0, e] Operand i (A or B) made C-ordered over its broadcast shape, when it must be. */
+static void materialize(lua_State *L, Product *p, int i) {
+  array_view(L, p->idx[i], &p->l[i]);
+  copy_contiguous(L, -1);
+  lua_remove(L, -2);
+  p->idx[i] = lua_gettop(L);
+  p->l[i] = array_layout(array_check(L, -1));
+}
+
+/* The batch as one stride per operand, when the layouts allow; 0 when not. */
+static int batch_strides(const Product *p, int64_t *stride) {
+  GpuLayout b[3];
+  int nb = p->batch.ndim;
+  for (int i = 0; i < 3; i++) {
+    memset(&b[i], 0, sizeof b[i]);
+    b[i].shape = p->batch;
+    memcpy(b[i].strides, p->l[i].strides, sizeof(int64_t) * (size_t)nb);
+  }
+  if (nb == 0 || p->batch.size <= 1) { stride[0] = stride[1] = stride[2] = 0; return 1; }
+  if (layout_collapse(3, b) != 1) return 0;
+  for (int i = 0; i < 3; i++) stride[i] = b[i].strides[0];
+  return 1;
+}
+
+/* [-0, +0, e] Runs the product p on the backend (operands and result set up). */
+static void product_run(lua_State *L, Product *p, GpuDtype dt, int tf32, CUstream s) {
+  const GpuBackend *be = backend_get();
+  int nd = p->batch.ndim, ta, tb;
+  int64_t lda, ldb, st[3];
+  GpuLayout *A = &p->l[0], *B = &p->l[1];
+  for (int i = 0; i < 2; i++) {   /* copies where the layouts do not do */
+    GpuLayout *x = &p->l[i];
+    int t;
+    int64_t ld;
+    if (!blas_form(x->shape.dim[nd], x->shape.dim[nd + 1], x->strides[nd], x->strides[nd + 1], &t, &ld))
+      materialize(L, p, i);
+  }
+  if (!batch_strides(p, st)) {
+    materialize(L, p, 0);
+    materialize(L, p, 1);
+    batch_strides(p, st);
+  }
+  blas_form(p->m, p->k, A->strides[nd], A->strides[nd + 1], &tb, &ldb);
+  blas_form(p->k, p->n, B->strides[nd], B->strides[nd + 1], &ta, &lda);
+  size_t es = dtypes[dt].size;
+  CUdeviceptr ptr[3];
+  for (int i = 0; i < 3; i++) {
+    GpuArray *x = array_check(L, p->idx[i]);
+    ptr[i] = x->base + (CUdeviceptr)(p->l[i].offset * (int64_t)es);
+    if (graph_capturing) graph_keep(L, p->idx[i]);
+  }
+  if (p->m == 0 || p->n == 0 || p->batch.size == 0) return;
+  if (p->k == 0) {   /* a sum of nothing */
+    GPU_CHECK(L, be->memset0(ptr[2], (size_t)(p->batch.size * p->m * p->n) * es));
+    return;
+  }
+  GpuGemm g = {.type = num_type(dt), .transa = ta, .transb = tb, .tf32 = tf32 && dt == DT_FLOAT32,
+               .m = p->n, .n = p->m, .k = p->k, .batch = p->batch.size,
+               .a = ptr[1], .b = ptr[0], .c = ptr[2], .lda = lda, .ldb = ldb, .ldc = p->n,
+               .stride_a = st[1], .stride_b = st[0], .stride_c = st[2], .stream = s};
+  GPU_CHECK(L, be->gemm(&g));
+}
+
+/* [-0, +0, e] Shapes: NumPy's matmul rules. */
+static void product_shapes(lua_State *L, const char *name, const GpuArray *a, const GpuArray *b, Product *p,
+                           GpuShape *result) {
+  int na = a->shape.ndim, nb = b->shape.ndim;
+  char x[160], y[160];
+  shape_format(&a->shape, x, sizeof x);
+  shape_format(&b->shape, y, sizeof y);
+  if (na == 0 || nb == 0)
+    luaL_error(L, "gpu.%s: a 0-D array has no rows or columns (shapes %s and %s): multiply it with *", name, x, y);
+  int64_t ka = a->shape.dim[na - 1], kb = b->shape.dim[nb > 1 ? nb - 2 : 0];
+  if (ka != kb)
+    luaL_error(L, "gpu.%s: shapes %s and %s do not match: the first's last dim (%I) is not the second's %s (%I)",
+               name, x, y, (lua_Integer)ka, nb > 1 ? "second-to-last" : "only dim", (lua_Integer)kb);
+  GpuShape ba = {0}, bb = {0};
+  ba.ndim = na > 2 ? na - 2 : 0;
+  bb.ndim = nb > 2 ? nb - 2 : 0;
+  ba.size = bb.size = 1;
+  for (int d = 0; d < ba.ndim; d++) ba.size *= (ba.dim[d] = a->shape.dim[d]);
+  for (int d = 0; d < bb.ndim; d++) bb.size *= (bb.dim[d] = b->shape.dim[d]);
+  if (shape_broadcast(&ba, &bb, &p->batch) != 0)
+    luaL_error(L, "gpu.%s: the batch dims of shapes %s and %s do not broadcast", name, x, y);
+  p->m = na > 1 ? a->shape.dim[na - 2] : 1;
+  p->n = nb > 1 ? b->shape.dim[nb - 1] : 1;
+  p->k = ka;
+  *result = p->batch;
+  if (na > 1) result->dim[result->ndim++] = p->m;
+  if (nb > 1) result->dim[result->ndim++] = p->n;
+  result->size = p->batch.size * p->m * p->n;
+}
+
+/* [-0, +0, e] out (at oi): the result's shape, a dtype it casts to. */
+static GpuArray *check_out(lua_State *L, const char *name, int oi, const GpuShape *rs, GpuDtype dt) {
+  GpuArray *o = operand(L, name, oi, 3);
+  int same = o->shape.ndim == rs->ndim;
+  for (int d = 0; same && d < rs->ndim; d++) same = o->shape.dim[d] == rs->dim[d];
+  if (!same) {
+    char x[160], y[160];
+    shape_format(&o->shape, x, sizeof x);
+    shape_format(rs, y, sizeof y);
+    luaL_error(L, "gpu.%s: out has shape %s but the result has shape %s", name, x, y);
+  }
+  if (!can_cast_same_kind(dt, o->dtype))
+    luaL_error(L, "gpu.%s: out is %s, and the result (%s) cannot be cast to it", name, dtypes[o->dtype].name, dtypes[dt].name);
+  return o;
+}
+
+/* [-0, +1, e] a @ b (arrays at ai and bi) into out (at oi, or 0), as NumPy's matmul. */
+static void matmul(lua_State *L, const char *name, int ai, int bi, int oi, int tf32, CUstream s) {
+  GpuArray *a = operand(L, name, ai, 1), *b = operand(L, name, bi, 2);
+  GpuDtype dt = promote_types(a->dtype, b->dtype);
+  if (num_type(dt) < 0)
+    luaL_error(L, "gpu.%s: %s and %s arrays: products take float32 or float64 (convert with astype)",
+               name, dtypes[a->dtype].name, dtypes[b->dtype].name);
+  if (graph_capturing && strcmp(backend_get()->name, "cpu") == 0)
+    luaL_error(L, "gpu.%s cannot be recorded in a graph on the CPU backend (the BLAS runs at once)", name);
+  Product p;
+  GpuShape rs;
+  product_shapes(L, name, a, b, &p, &rs);
+  int top = lua_gettop(L);
+  as_dtype(L, ai, dt);
+  as_dtype(L, bi, dt);
+  p.idx[0] = top + 1;
+  p.idx[1] = top + 2;
+  GpuArray *o = oi ? check_out(L, name, oi, &rs, dt) : NULL;
+  if (o && o->dtype == dt && o->contiguous && o->base != array_check(L, p.idx[0])->base &&
+      o->base != array_check(L, p.idx[1])->base) lua_pushvalue(L, oi);
+  else array_new(L, &rs, dt);
+  p.idx[2] = lua_gettop(L);
+  GpuShape full = p.batch;   /* every operand over batch + (rows, cols) */
+  int nb = p.batch.ndim;
+  int64_t rows[3] = {p.m, p.k, p.m}, cols[3] = {p.k, p.n, p.n};
+  for (int i = 0; i < 3; i++) {
+    GpuArray *x = array_check(L, p.idx[i]);
+    GpuLayout l = array_layout(x);
+    full.ndim = nb + 2;
+    full.dim[nb] = rows[i];
+    full.dim[nb + 1] = cols[i];
+    full.size = p.batch.size * rows[i] * cols[i];
+    if (i == 2) {   /* C-ordered, whatever dims the result drops */
+      int64_t offset = l.offset;
+      layout_init(&l, &full);
+      l.offset = offset;
+    } else {
+      if (x->shape.ndim == 1) layout_insert(&l, i == 0 ? 0 : 1);
+      layout_broadcast(&l, &full);
+    }
+    p.l[i] = l;
+  }
+  product_run(L, &p, dt, tf32, s);
+  lua_pushvalue(L, p.idx[2]);
+  if (oi && !lua_rawequal(L, -1, oi)) {   /* computed apart: into out */
+    ops_copy(L, oi, -1, s);
+    lua_pushvalue(L, oi);
+  }
+  lua_replace(L, top + 1);
+  lua_settop(L, top + 1);
+}
+
+/* [-0, +0, e] opts at idx (or 0): out, tf32, stream */
+static void product_opts(lua_State *L, int idx, int *out, int *tf32, CUstream *s) {
+  *out = *tf32 = 0;
+  *s = NULL;
+  if (!idx) return;
+  if (lua_getfield(L, idx, "out") != LUA_TNIL) *out = lua_gettop(L);
+  *tf32 = lua_getfield(L, idx, "tf32") != LUA_TNIL && lua_toboolean(L, -1);
+  if (lua_getfield(L, idx, "stream") != LUA_TNIL) *s = stream_check(L, -1);
+}
+
+/* gpu.matmul(a, b [, {out =, tf32 = true, stream =}]), a:matmul(b) */
+static int gpu_matmul(lua_State *L) {
+  int out, tf32;
+  CUstream s;
+  if (lua_gettop(L) > 3 || (lua_gettop(L) == 3 && !lua_istable(L, 3)))
+    return luaL_error(L, "gpu.matmul takes two arrays and an options table");
+  product_opts(L, lua_istable(L, 3) ? 3 : 0, &out, &tf32, &s);
+  matmul(L, "matmul", 1, 2, out, tf32, s);
+  return 1;
+}
+
+/* [-0, +1, e] The array at idx reshaped (a view when it can be, else of a copy). */
+static void reshaped(lua_State *L, int idx, const GpuShape *s) {
+  GpuLayout l = array_layout(array_check(L, idx)), v;
+  if (layout_reshape(&l, s, &v)) { array_view(L, idx, &v); return; }
+  copy_contiguous(L, idx);
+  l = array_layout(array_check(L, -1));
+  layout_reshape(&l, s, &v);
+  array_view(L, -1, &v);
+  lua_remove(L, -2);
+}
+
+/* gpu.dot(a, b [, opts]): NumPy's dot: matmul's result for 1-D and 2-D operands (and N-D
+ * with 1-D); for N-D with M-D, a sum over a's last dim and b's second-to-last, the result's
+ * dims a's others, then b's others */
+static int gpu_dot(lua_State *L) {
+  int out, tf32;
+  CUstream s;
+  product_opts(L, lua_istable(L, 3) ? 3 : 0, &out, &tf32, &s);
+  if (lua_type(L, 1) == LUA_TNUMBER || lua_type(L, 2) == LUA_TNUMBER ||
+      (array_test(L, 1) && array_test(L, 1)->shape.ndim == 0) || (array_test(L, 2) && array_test(L, 2)->shape.ndim == 0)) {
+    lua_getfield(L, array_test(L, 1) ? 1 : 2, "multiply");   /* a scalar: a product */
+    lua_pushvalue(L, 1);
+    lua_pushvalue(L, 2);
+    lua_call(L, 2, 1);
+    return 1;
+  }
+  GpuArray *a = operand(L, "dot", 1, 1), *b = operand(L, "dot", 2, 2);
+  int na = a->shape.ndim, nb = b->shape.ndim;
+  if ((na <= 2 && nb <= 2) || na == 1 || nb == 1) {
+    matmul(L, "dot", 1, 2, out, tf32, s);
+    return 1;
+  }
+  Product p;
+  GpuShape rs, s2 = {.ndim = 2}, t2 = {.ndim = 2};
+  int64_t k = a->shape.dim[na - 1];
+  if (k != b->shape.dim[nb - 2]) product_shapes(L, "dot", a, b, &p, &rs);   /* says which */
+  s2.dim[0] = k ? a->shape.size / k : 0;
+  s2.dim[1] = k;
+  s2.size = s2.dim[0] * k;
+  reshaped(L, 1, &s2);                                  /* a as (rest, k) */
+  GpuLayout l = array_layout(b);
+  int perm[GPU_MAXDIM], n = 0;
+  perm[n++] = nb - 2;
+  for (int d = 0; d < nb; d++) if (d != nb - 2) perm[n++] = d;
+  layout_permute(&l, perm);
+  array_view(L, 2, &l);                                 /* b with its dim k first */
+  t2.dim[0] = k;
+  t2.dim[1] = k ? b->shape.size / k : 0;
+  t2.size = t2.dim[0] * t2.dim[1];
+  reshaped(L, -1, &t2);
+  int top = lua_gettop(L);
+  matmul(L, "dot", top - 2, top, 0, tf32, s);
+  GpuShape r = {0};
+  for (int d = 0; d < na - 1; d++) r.dim[r.ndim++] = a->shape.dim[d];
+  for (int d = 0; d < nb; d++) if (d != nb - 2) r.dim[r.ndim++] = b->shape.dim[d];
+  if (r.ndim > GPU_MAXDIM) luaL_error(L, "gpu.dot: the result would have more than %d dims", GPU_MAXDIM);
+  r.size = s2.dim[0] * t2.dim[1];
+  reshaped(L, -1, &r);
+  if (out) { ops_copy(L, out, -1, s); lua_pushvalue(L, out); }
+  return 1;
+}
+
+/* gpu.outer(a, b): every element of a (flattened) times every element of b, (m, n) */
+static int gpu_outer(lua_State *L) {
+  GpuArray *a = operand(L, "outer", 1, 1), *b = operand(L, "outer", 2, 2);
+  GpuShape sa = {.ndim = 2, .dim = {a->shape.size, 1}, .size = a->shape.size};
+  GpuShape sb = {.ndim = 2, .dim = {1, b->shape.size}, .size = b->shape.size};
+  lua_settop(L, 2);
+  reshaped(L, 1, &sa);
+  lua_getfield(L, -1, "multiply");
+  lua_insert(L, -2);
+  reshaped(L, 2, &sb);
+  lua_call(L, 2, 1);
+  return 1;
+}
+
+/* Expects the gpu table on top. */
+void blas_open(lua_State *L) {
+  static const luaL_Reg fns[] = {{"matmul", gpu_matmul}, {"dot", gpu_dot}, {"outer", gpu_outer}, {NULL, NULL}};
+  int gpu = lua_gettop(L);
+  luaL_getmetatable(L, GPU_ARRAY_T);
+  lua_getfield(L, -1, "methods");
+  for (const luaL_Reg *r = fns; r->name; r++) {
+    lua_pushcfunction(L, r->func);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, -3, r->name);
+    lua_setfield(L, gpu, r->name);
+  }
+  lua_settop(L, gpu);
+}

@@ -1,0 +1,120 @@
+/* blas.c: the CUDA backend's matrix products (the table's gemm) through cuBLAS, opened
+ * with dlopen at the first product (libcublas.so.13, from the CUDA toolkit, which brings
+ * libcublasLt), a handle per device made then. The toolkit's libraries are found as the
+ * dynamic loader finds them, then in $CUDA_HOME/lib64 (cuda_toolkit_open, which fft.c
+ * uses too). */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <cublas_v2.h>
+#include "cuda_internal.h"
+
+GpuResult cuda_toolkit_open(Library *lib, void **dl, const char *const *sonames, int n,
+                            const char *what, const char *package) {
+  if (lib->loaded) return GPU_OK;
+  if (lib->result.code) return lib->result;
+  const char *home = getenv("CUDA_HOME");
+  char path[600], first[400] = "";
+  for (int i = 0; i < n && *dl == NULL; i++) {
+    *dl = dlopen(sonames[i], RTLD_NOW | RTLD_LOCAL);
+    if (*dl == NULL && i == 0) snprintf(first, sizeof first, "%s", dlerror());
+  }
+  for (int i = 0; i < n && *dl == NULL; i++) {
+    snprintf(path, sizeof path, "%s/lib64/%s", home && *home ? home : GPUHOST_CUDA_HOME, sonames[i]);
+    *dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  }
+  if (*dl == NULL)
+    return library_fail(lib, GPU_ERR_NO_LIBRARY, GPU_SRC_HOST, "dlopen", "%s could not be loaded "
+                        "(%s): install it (%s, from the CUDA toolkit) or set CUDA_HOME",
+                        what, first, package);
+  return GPU_OK;
+}
+
+#define CUBLAS_FUNCS(X) X(cublasCreate_v2) X(cublasSetStream_v2) X(cublasSetMathMode) \
+  X(cublasSgemm_v2) X(cublasDgemm_v2) X(cublasCgemm_v2) X(cublasZgemm_v2) \
+  X(cublasSgemmStridedBatched) X(cublasDgemmStridedBatched) X(cublasCgemmStridedBatched) \
+  X(cublasZgemmStridedBatched) X(cublasGetStatusString)
+#define CUBLAS_DECLARE(name) __typeof__(name) *name;
+static struct { CUBLAS_FUNCS(CUBLAS_DECLARE) } cb;
+static Library lib;
+static void *dl;
+static cublasHandle_t handles[GPU_MAX_DEVICES];
+static int math_mode[GPU_MAX_DEVICES];   /* 1 + the mode last set */
+static char failure[300];
+
+static GpuResult cublas_load(void) {
+  static const char *const names[] = {"libcublas.so.13", "libcublas.so.12"};
+  if (lib.loaded) return GPU_OK;
+  GpuResult r = cuda_toolkit_open(&lib, &dl, names, 2, "cuBLAS (libcublas.so.13)", "the libcublas-13-0 package");
+  if (r.code) return r;
+#define FETCH(name) \
+  if ((*(void **)&cb.name = dlsym(dl, #name)) == NULL) \
+    return library_fail(&lib, GPU_ERR_NO_LIBRARY, GPU_SRC_HOST, "dlsym(\"" #name "\")", \
+                        "cuBLAS has no %s: it is too old", #name);
+  CUBLAS_FUNCS(FETCH)
+#undef FETCH
+  lib.loaded = 1;
+  return GPU_OK;
+}
+
+static GpuResult cublas_failed(cublasStatus_t s, const char *call) {
+  snprintf(failure, sizeof failure, "%s: %s", call, cb.cublasGetStatusString ? cb.cublasGetStatusString(s) : "failed");
+  return (GpuResult){GPU_ERR_LIBRARY, GPU_SRC_HOST, call, failure, NULL};
+}
+#define CB_TRY(call) do { cublasStatus_t s_ = (call); \
+    if (s_ != CUBLAS_STATUS_SUCCESS) return cublas_failed(s_, #call); } while (0)
+
+/* The current device's handle, on stream s, in the math mode asked for. */
+static GpuResult handle_for(cublasHandle_t *h, CUstream s, int tf32) {
+  ALIVE("cublasCreate");
+  GpuResult r = cublas_load();
+  if (r.code) return r;
+  int dev = current;
+  if (dev < 0 || dev >= GPU_MAX_DEVICES) return GPU_FAIL(CUDA_ERROR_INVALID_CONTEXT, GPU_SRC_CUDA, "cublasCreate");
+  if (handles[dev] == NULL) CB_TRY(cb.cublasCreate_v2(&handles[dev]));
+  *h = handles[dev];
+  CB_TRY(cb.cublasSetStream_v2(*h, (cudaStream_t)cuda_stream_for(s)));
+  int mode = tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH;
+  if (math_mode[dev] != mode + 1) {
+    CB_TRY(cb.cublasSetMathMode(*h, (cublasMath_t)mode));
+    math_mode[dev] = mode + 1;
+  }
+  return GPU_OK;
+}
+
+GpuResult cuda_gemm(const GpuGemm *g) {
+  cublasHandle_t h;
+  GpuResult r = handle_for(&h, g->stream, g->tf32);
+  if (r.code) return r;
+  if (g->m > 0x7fffffff || g->n > 0x7fffffff || g->k > 0x7fffffff || g->batch > 0x7fffffff ||
+      g->lda > 0x7fffffff || g->ldb > 0x7fffffff || g->ldc > 0x7fffffff)
+    return (GpuResult){GPU_ERR_LIBRARY, GPU_SRC_HOST, "cublasGemm", "cuBLAS takes dimensions below 2^31", NULL};
+  cublasOperation_t ta = g->transa ? CUBLAS_OP_T : CUBLAS_OP_N, tb = g->transb ? CUBLAS_OP_T : CUBLAS_OP_N;
+  int m = (int)g->m, n = (int)g->n, k = (int)g->k, lda = (int)g->lda, ldb = (int)g->ldb, ldc = (int)g->ldc;
+  int batch = (int)g->batch;
+  long long sa = g->stride_a, sb = g->stride_b, sc = g->stride_c;
+  void *A = (void *)g->a, *B = (void *)g->b, *C = (void *)g->c;
+  const float f1 = 1, f0 = 0;
+  const double d1 = 1, d0 = 0;
+  const cuComplex c1 = {1, 0}, c0 = {0, 0};
+  const cuDoubleComplex z1 = {1, 0}, z0 = {0, 0};
+  switch (g->type) {
+    case GPU_NUM_F32:
+      if (batch == 1) CB_TRY(cb.cublasSgemm_v2(h, ta, tb, m, n, k, &f1, A, lda, B, ldb, &f0, C, ldc));
+      else CB_TRY(cb.cublasSgemmStridedBatched(h, ta, tb, m, n, k, &f1, A, lda, sa, B, ldb, sb, &f0, C, ldc, sc, batch));
+      break;
+    case GPU_NUM_F64:
+      if (batch == 1) CB_TRY(cb.cublasDgemm_v2(h, ta, tb, m, n, k, &d1, A, lda, B, ldb, &d0, C, ldc));
+      else CB_TRY(cb.cublasDgemmStridedBatched(h, ta, tb, m, n, k, &d1, A, lda, sa, B, ldb, sb, &d0, C, ldc, sc, batch));
+      break;
+    case GPU_NUM_C64:
+      if (batch == 1) CB_TRY(cb.cublasCgemm_v2(h, ta, tb, m, n, k, &c1, A, lda, B, ldb, &c0, C, ldc));
+      else CB_TRY(cb.cublasCgemmStridedBatched(h, ta, tb, m, n, k, &c1, A, lda, sa, B, ldb, sb, &c0, C, ldc, sc, batch));
+      break;
+    default:
+      if (batch == 1) CB_TRY(cb.cublasZgemm_v2(h, ta, tb, m, n, k, &z1, A, lda, B, ldb, &z0, C, ldc));
+      else CB_TRY(cb.cublasZgemmStridedBatched(h, ta, tb, m, n, k, &z1, A, lda, sa, B, ldb, sb, &z0, C, ldc, sc, batch));
+      break;
+  }
+  return GPU_OK;
+}

@@ -1,0 +1,100 @@
+-- Products: gpu.matmul against the same sums of products done elementwise (a broadcast
+-- multiply and a sum), by NumPy's rules: 1-D operands, batches broadcast, views in any
+-- layout (transposed, strided, expanded: copied first when BLAS cannot take them), out=,
+-- promotion; gpu.dot's N-D rule, gpu.outer; the errors; and a BLAS that cannot be loaded.
+local S = require("spec.support")
+
+-- sum over k of a[..., m, k, 1] * b[..., 1, k, n], in float64
+local function ref(a, b) return (a:astype("float64"):unsqueeze(-1) * b:astype("float64"):unsqueeze(-3)):sum(-2) end
+local function close(want, got, tol)
+  local d = (want - got:astype("float64")):abs():max()
+  assert(d <= tol, ("off by %g"):format(d))
+end
+
+describe("gpu.matmul", function()
+  gpu.random.seed(4)
+  it("multiplies matrices, batches (broadcast) and vectors, as NumPy's matmul", function()
+    local cases = {{{5, 7}, {7, 3}}, {{2, 1, 3, 4}, {5, 4, 2}}, {{3, 4, 5}, {5, 6}}}
+    for _, c in ipairs(cases) do
+      local a, b = gpu.random.uniform(-1, 1, c[1]), gpu.random.uniform(-1, 1, c[2])
+      local r = gpu.matmul(a, b)
+      close(ref(a, b), r, 1e-5)
+      assert.are.equal("float32", r.dtype)
+    end
+    local a = gpu.arange(6):reshape(2, 3)
+    assert.are.same({8, 26}, a:matmul(gpu.array({1, 2, 3})):totable())          -- (2, 3) @ (3)
+    assert.are.same({6, 9, 12}, gpu.matmul(gpu.array({1, 2}), a):totable())      -- (2) @ (2, 3)
+    local v = gpu.matmul(gpu.array({1, 2, 3}), gpu.array({4, 5, 6}))
+    assert.are.same({}, v.shape)
+    assert.are.equal(32, v:item())
+    assert.are.same({3, 2}, gpu.matmul(gpu.ones(6), gpu.ones({3, 6, 2})).shape)
+  end)
+
+  it("takes views in any layout", function()
+    local big = gpu.random.uniform(-1, 1, {8, 10})
+    local v1, v2 = big[{{1, 8, 2}, {2, 7}}], big[{{3, 8}, {1, 10, 3}}]   -- strided rows, strided columns
+    close(ref(v1, v2), gpu.matmul(v1, v2), 1e-5)
+    close(ref(v2.T, v1.T), gpu.matmul(v2.T, v1.T), 1e-5)                  -- column-major: no copy
+    local x = gpu.random.uniform(-1, 1, {2, 3, 4, 5})
+    local w = gpu.random.uniform(-1, 1, {2, 1, 5, 2}):expand(2, 3, 5, 2)   -- a batch of no one stride
+    close(ref(x, w), gpu.matmul(x, w), 1e-5)
+    local e = gpu.random.uniform(-1, 1, {1, 4, 5}):expand(3, 4, 5)
+    local b = gpu.random.uniform(-1, 1, {3, 5, 2})
+    close(ref(e, b), gpu.matmul(e, b), 1e-5)
+  end)
+
+  it("promotes, writes into out=, and multiplies empty matrices", function()
+    local a, b = gpu.arange(6):reshape(2, 3), gpu.arange(6, "float64"):reshape(3, 2)
+    local r = gpu.matmul(a, b)
+    assert.are.equal("float64", r.dtype)
+    assert.are.same({{10, 13}, {28, 40}}, r:totable())
+    assert.are.same({{10, 13}, {28, 40}}, gpu.matmul(gpu.arange(6, "int32"):reshape(2, 3), b):totable())
+    local o = gpu.zeros({2, 2}, "float64")
+    assert.are.equal(o, gpu.matmul(a, a.T, {out = o}))
+    assert.are.same({{5, 14}, {14, 50}}, o:totable())
+    local o32 = gpu.zeros({2, 2})
+    gpu.matmul(a, a.T, {out = o32, tf32 = true})
+    assert.are.same({{5, 14}, {14, 50}}, o32:totable())   -- small integers: exact even in TF32
+    assert.are.same({{0, 0, 0}, {0, 0, 0}}, gpu.matmul(gpu.zeros({2, 0}), gpu.zeros({0, 3})):totable())
+    assert.are.same({0, 3}, gpu.matmul(gpu.zeros({0, 2}), gpu.zeros({2, 3})).shape)
+  end)
+
+  it("refuses mismatched shapes (naming both), 0-D operands, and types BLAS has not", function()
+    local a = gpu.zeros({2, 3})
+    assert.matches("gpu.matmul: shapes {2, 3} and {2, 3} do not match: the first's last dim %(3%) is not the second's second%-to%-last %(2%)",
+                   S.errof(gpu.matmul, a, a))
+    assert.matches("gpu.matmul: the batch dims of shapes {2, 2, 3} and {3, 3, 2} do not broadcast",
+                   S.errof(gpu.matmul, gpu.zeros({2, 2, 3}), gpu.zeros({3, 3, 2})))
+    assert.matches("gpu.matmul: a 0%-D array has no rows or columns", S.errof(gpu.matmul, gpu.zeros({}), a))
+    assert.matches("gpu.matmul: bool and bool arrays: products take float32 or float64",
+                   S.errof(gpu.matmul, gpu.zeros({2, 2}, "bool"), gpu.zeros({2, 2}, "bool")))
+    assert.matches("gpu.matmul: int32 and int32 arrays", S.errof(gpu.matmul, gpu.zeros({2, 2}, "int32"), gpu.zeros({2, 2}, "int32")))
+    assert.matches("gpu.matmul: out has shape {3} but the result has shape {2, 2}",
+                   S.errof(gpu.matmul, a, a.T, {out = gpu.zeros(3)}))
+  end)
+end)
+
+describe("gpu.dot and gpu.outer", function()
+  it("follow NumPy: dot sums over a's last dim and b's second-to-last", function()
+    local d = gpu.dot(gpu.arange(24):reshape(2, 3, 4), gpu.arange(8):reshape(2, 4, 1))
+    assert.are.same({2, 3, 2, 1}, d.shape)
+    assert.are.same({{{14}, {38}}, {{38}, {126}}, {{62}, {214}}}, d[{1}]:totable())
+    assert.are.equal(1992, d:sum())
+    assert.are.equal(14, gpu.dot(gpu.arange(4), gpu.arange(4)):item())
+    assert.are.same({0, 2, 4}, gpu.dot(gpu.arange(3), 2):totable())
+    assert.are.same({{1, 2, 3}, {2, 4, 6}}, gpu.outer(gpu.array({1, 2}), gpu.array({1, 2, 3})):totable())
+    assert.are.same({4, 3}, gpu.outer(gpu.ones({2, 2}), gpu.ones(3)).shape)
+  end)
+end)
+
+describe("a BLAS that cannot be loaded #cpu", function()
+  it("is an error naming it and the package, and the rest goes on working", function()
+    local out = S.run("GPUHOST_BLAS=/nonexistent/libblas.so " .. S.gpuhost .. " --cpu -e " .. S.quote([[
+      local ok, e = pcall(gpu.matmul, gpu.ones({2, 2}), gpu.ones({2, 2}))
+      print(ok, e.name, e.message)
+      print(gpu.ones(3):sum())]]) .. " 2>&1", nil)
+    assert.matches("false\tGPUHOST_NO_LIBRARY\ta BLAS with cblas_sgemm %(/nonexistent/libblas.so%) could not be loaded", out)
+    assert.matches("install OpenBLAS %(the libopenblas0 package%), or unset GPUHOST_BLAS", out)
+    assert.matches("\n3.0\n", out)
+  end)
+end)
