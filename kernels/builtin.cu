@@ -2,37 +2,15 @@
 // (lua/gpu.lua launches them). Each loops over its elements with a grid stride, so any
 // grid size is correct.
 //
-// Random numbers come from Philox4x32-10 (Salmon et al., "Parallel random numbers: as
-// easy as 1, 2, 3", SC 2011), a counter-based generator: element group g of call c under
-// seed s is philox({g, c}, s), so the numbers depend only on seed, call and index.
+// Random numbers come from Philox4x32-10 (gpuhost.cuh has it), a counter-based generator:
+// element group g of call c under seed s is philox({g, c}, s), so the numbers depend only
+// on seed, call and index.
 
-struct philox_out { unsigned int v[4]; };
-
-__device__ inline philox_out philox4x32_10(unsigned long long group, unsigned long long call,
-                                           unsigned long long seed) {
-  unsigned int c0 = (unsigned int)group, c1 = (unsigned int)(group >> 32);
-  unsigned int c2 = (unsigned int)call, c3 = (unsigned int)(call >> 32);
-  unsigned int k0 = (unsigned int)seed, k1 = (unsigned int)(seed >> 32);
-#pragma unroll
-  for (int round = 0; round < 10; round++) {
-    unsigned int hi0 = __umulhi(0xD2511F53u, c0), lo0 = 0xD2511F53u * c0;
-    unsigned int hi1 = __umulhi(0xCD9E8D57u, c2), lo1 = 0xCD9E8D57u * c2;
-    c0 = hi1 ^ c1 ^ k0;
-    c1 = lo1;
-    c2 = hi0 ^ c3 ^ k1;
-    c3 = lo0;
-    k0 += 0x9E3779B9u;
-    k1 += 0xBB67AE85u;
-  }
-  philox_out r = {{c0, c1, c2, c3}};
-  return r;
-}
-
-// [0, 1) from 24 or 53 random bits
-__device__ inline float unit_float(unsigned int a) { return (a >> 8) * (1.0f / 16777216.0f); }
-__device__ inline double unit_double(unsigned int a, unsigned int b) {
-  return ((unsigned long long)(a >> 5) * 67108864.0 + (b >> 6)) * (1.0 / 9007199254740992.0);
-}
+// Philox4x32-10 and the conversions to [0, 1) are gpuhost.cuh's (gpu::philox4x32_10).
+using gpu::philox4x32_10;
+using gpu::unit_float;
+using gpu::unit_double;
+typedef gpu::philox4 philox_out;
 
 // Most of the array is written 16 bytes at a time (allocations are 256-byte aligned).
 template <typename T>
@@ -112,5 +90,69 @@ __global__ void normal_float64(double *a, long long n, unsigned long long seed,
     sincospi(2.0 * u2, &s, &c);
     if (2 * g + 1 < n) reinterpret_cast<double2 *>(a)[g] = make_double2(mean + stddev * rad * c, mean + stddev * rad * s);
     else a[2 * g] = mean + stddev * rad * c;
+  }
+}
+
+// integers in [low, low + range): 64 random bits an element (two a group), times range,
+// the high half (a bias below range / 2^64); range 0 stands for 2^64
+template <typename T>
+__global__ void integers(T *a, long long n, unsigned long long seed, unsigned long long call, long long low,
+                         long long range_bits) {
+  const unsigned long long range = (unsigned long long)range_bits;
+  long long groups = (n + 1) / 2;
+  for (long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x; g < groups;
+       g += (long long)gridDim.x * blockDim.x) {
+    philox_out r = philox4x32_10((unsigned long long)g, call, seed);
+    for (int j = 0; j < 2 && 2 * g + j < n; j++) {
+      unsigned long long bits = (unsigned long long)r.v[2 * j] << 32 | r.v[2 * j + 1];
+      unsigned long long v = range ? __umul64hi(bits, range) : bits;
+      a[2 * g + j] = (T)(long long)((unsigned long long)low + v);
+    }
+  }
+}
+
+// 64 random bits an element, for shuffles (sorted by: permutation, choice)
+__global__ void random_bits(unsigned long long *a, long long n, unsigned long long seed, unsigned long long call) {
+  long long groups = (n + 1) / 2;
+  for (long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x; g < groups;
+       g += (long long)gridDim.x * blockDim.x) {
+    philox_out r = philox4x32_10((unsigned long long)g, call, seed);
+    for (int j = 0; j < 2 && 2 * g + j < n; j++) a[2 * g + j] = (unsigned long long)r.v[2 * j] << 32 | r.v[2 * j + 1];
+  }
+}
+
+// rows (of len elements of T, the width of the arrays' dtype) of src in the order of the
+// 1-based indices idx
+template <typename T>
+__global__ void take_rows(const void *src_, void *dst_, const long long *idx, long long rows, long long len) {
+  const T *src = static_cast<const T *>(src_);
+  T *dst = static_cast<T *>(dst_);
+  long long n = rows * len;
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
+    long long r = i / len, c = i - r * len;
+    dst[i] = src[(idx[r] - 1) * len + c];
+  }
+}
+
+// for each u, the 1-based index of the first cdf entry above it (cdf ascending, n entries)
+__global__ void search_cdf(const double *cdf, long long n, const double *u, long long m, long long *out) {
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < m; i += (long long)gridDim.x * blockDim.x) {
+    double x = u[i] * cdf[n - 1];
+    long long lo = 0, hi = n - 1;
+    while (lo < hi) {
+      long long mid = (lo + hi) / 2;
+      if (cdf[mid] > x) hi = mid; else lo = mid + 1;
+    }
+    out[i] = lo + 1;
+  }
+}
+
+// weighted sampling without replacement (Efraimidis and Spirakis): key -log(u) / w, the k
+// smallest keys taken (a weight of 0: never, while others remain)
+__global__ void weighted_keys(const double *w, long long n, unsigned long long seed, unsigned long long call, double *key) {
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
+    philox_out r = philox4x32_10((unsigned long long)i, call, seed);
+    double u = 1.0 - unit_double(r.v[0], r.v[1]);   // (0, 1]
+    key[i] = w[i] > 0 ? -log(u) / w[i] : __longlong_as_double(0x7ff0000000000000LL);
   }
 }

@@ -125,4 +125,67 @@ __device__ inline position gridsize(int ndim = 1) {
                   (long long)gridDim.z * blockDim.z};
 }
 
+// ---- random numbers: Philox4x32-10 (Salmon et al., "Parallel random numbers: as easy as
+// 1, 2, 3", SC 2011), counter-based: block c of key k is a pure function, so every thread
+// can have its own stream and a seed gives the same numbers on both backends. gpuhost's
+// own generators (gpu.random) use it too (kernels/builtin.cu).
+struct philox4 { unsigned v[4]; };
+
+__device__ inline philox4 philox4x32_10(unsigned long long lo, unsigned long long hi, unsigned long long key) {
+  unsigned c0 = (unsigned)lo, c1 = (unsigned)(lo >> 32), c2 = (unsigned)hi, c3 = (unsigned)(hi >> 32);
+  unsigned k0 = (unsigned)key, k1 = (unsigned)(key >> 32);
+  for (int round = 0; round < 10; round++) {
+    unsigned hi0 = __umulhi(0xD2511F53u, c0), lo0 = 0xD2511F53u * c0;
+    unsigned hi1 = __umulhi(0xCD9E8D57u, c2), lo1 = 0xCD9E8D57u * c2;
+    c0 = hi1 ^ c1 ^ k0;
+    c1 = lo1;
+    c2 = hi0 ^ c3 ^ k1;
+    c3 = lo0;
+    k0 += 0x9E3779B9u;
+    k1 += 0xBB67AE85u;
+  }
+  philox4 r = {{c0, c1, c2, c3}};
+  return r;
+}
+
+// [0, 1) from 24 or 53 random bits
+__device__ inline float unit_float(unsigned a) { return (a >> 8) * (1.0f / 16777216.0f); }
+__device__ inline double unit_double(unsigned a, unsigned b) {
+  return ((unsigned long long)(a >> 5) * 67108864.0 + (b >> 6)) * (1.0 / 9007199254740992.0);
+}
+
+// One thread's generator: gpu::philox r(seed, gpu::grid(1)); then r.next(), r.uniform(),
+// r.normal(). Stream `id` of `seed` (its blocks are Philox blocks 0, 1, ... with id in
+// the counter's high half), from its `offset`-th block on; four 32-bit numbers a block.
+struct philox {
+  unsigned long long key, id, block;
+  unsigned buf[4];
+  int left;
+  __device__ philox(unsigned long long seed, unsigned long long stream, unsigned long long offset = 0)
+      : key(seed), id(stream), block(offset), left(0) {}
+  __device__ unsigned next() {
+    if (left == 0) {
+      philox4 r = philox4x32_10(block++, id, key);
+      for (int j = 0; j < 4; j++) buf[j] = r.v[j];
+      left = 4;
+    }
+    return buf[4 - left--];
+  }
+  __device__ unsigned long long next64() { unsigned a = next(); return (unsigned long long)a << 32 | next(); }
+  __device__ float uniform() { return unit_float(next()); }               // [0, 1)
+  __device__ double uniform_double() { unsigned a = next(); return unit_double(a, next()); }
+  __device__ float normal() {                                            // Box-Muller
+    float u1 = 1.0f - uniform(), u2 = uniform(), s, c;
+    sincospif(2.0f * u2, &s, &c);
+    return sqrtf(-2.0f * logf(u1)) * c;
+  }
+  __device__ double normal_double() {
+    double u1 = 1.0 - uniform_double(), u2 = uniform_double(), s, c;
+    sincospi(2.0 * u2, &s, &c);
+    return sqrt(-2.0 * log(u1)) * c;
+  }
+  // an integer in [0, n): the high half of 64 random bits times n (a bias below n / 2^64)
+  __device__ unsigned long long below(unsigned long long n) { return __umul64hi(next64(), n); }
+};
+
 }  // namespace gpu

@@ -479,3 +479,16 @@ function gpu.with_device(id, f, ...)
   if not r[1] then error(r[2], 0) end
   return table.unpack(r, 2, r.n)
 end
+
+-- gpu.random.integers, permutation, choice and key (lua/random.lua, loaded at the first of
+-- them, which defines them anew): each call draws from the generator's state here
+local random_hooks = {
+  draw = function() local c = calls; calls = calls + 1; return seed, c end,
+  config = config, dtype_name = dtype_name, what = what, range_of = range_of,
+}
+for _, name in ipairs({"integers", "permutation", "choice", "key"}) do
+  random[name] = function(...)
+    module("lua/random.lua", random_hooks)
+    return random[name](...)
+  end
+end

@@ -1,0 +1,102 @@
+-- Random numbers: gpu.random.integers, permutation, choice and key, and gpu::philox inside
+-- kernels. Philox gives the same integers on every backend, so the values pinned here are
+-- what a GPU must give too; Philox4x32-10 itself is checked against Random123's known
+-- answer.
+local S = require("spec.support")
+
+describe("gpu.random.integers", function()
+  it("gives the same integers for a seed, on any backend", function()
+    gpu.random.seed(7)
+    assert.are.same({954, 114, 406, 171, 6, 807, 390, 147}, gpu.random.integers(0, 1000, 8):totable())
+    gpu.random.seed(7)
+    local again = gpu.random.integers(0, 1000, 8)
+    assert.are.same({954, 114, 406, 171, 6, 807, 390, 147}, again:totable())
+    assert.are.equal("int64", again.dtype)
+  end)
+
+  it("is uniform over [low, high), in the dtype asked for", function()
+    local a = gpu.random.integers(-3, 7, 20000, "int8")
+    assert.are.equal("int8", a.dtype)
+    assert.are.equal(-3, a:min())
+    assert.are.equal(6, a:max())
+    local counts = select(2, gpu.unique(a, {counts = true})):totable()
+    assert.are.equal(10, #counts)
+    for _, c in ipairs(counts) do assert.is_true(c > 1700 and c < 2300, c) end
+    local big = gpu.random.integers(math.mininteger, math.maxinteger, 1000)
+    assert.is_true(big:min() < -2^62 and big:max() > 2^62)
+    assert.are.same({2, 3}, gpu.random.integers(0, 2, {2, 3}, "uint8").shape)
+  end)
+
+  it("refuses empty or unrepresentable ranges", function()
+    assert.matches("bad argument #2 to 'integers' %(high %(3%) must be above low %(3%)%)",
+                   S.errof(gpu.random.integers, 3, 3, 4))
+    assert.matches("%[0, 300%) is out of range for uint8", S.errof(gpu.random.integers, 0, 300, 4, "uint8"))
+    assert.matches("an integer dtype expected, got float32", S.errof(gpu.random.integers, 0, 3, 4, "float32"))
+    assert.matches("integer expected, got 1.5", S.errof(gpu.random.integers, 1.5, 3, 4))
+  end)
+end)
+
+describe("gpu.random.permutation and choice", function()
+  it("permute 1 .. n (the same for a seed), and the rows of an array", function()
+    gpu.random.seed(7)
+    assert.are.same({5, 2, 8, 4, 7, 3, 6, 1}, gpu.random.permutation(8):totable())
+    local p = gpu.random.permutation(1000):totable()
+    table.sort(p)
+    for i = 1, 1000 do assert.are.equal(i, p[i]) end
+    local rows = gpu.random.permutation(gpu.arange(12):reshape(4, 3)):totable()
+    table.sort(rows, function(x, y) return x[1] < y[1] end)
+    assert.are.same({{0, 1, 2}, {3, 4, 5}, {6, 7, 8}, {9, 10, 11}}, rows)
+    assert.are.same({}, gpu.random.permutation(0):totable())
+  end)
+
+  it("choose with and without replacement, and by probabilities", function()
+    local c = gpu.random.choice(5, 1000)
+    assert.are.equal(1, c:min())
+    assert.are.equal(5, c:max())
+    local d = gpu.random.choice(50, 50, {replace = false}):totable()
+    table.sort(d)
+    for i = 1, 50 do assert.are.equal(i, d[i]) end
+    local pool = gpu.array({10, 20, 30})
+    local w = gpu.random.choice(pool, {50, 2}, {p = gpu.array({0.25, 0, 0.75})})
+    assert.are.same({50, 2}, w.shape)
+    assert.are.equal(0, (w:eq(20)):count_nonzero())
+    assert.is_true(w:eq(30):count_nonzero() > 50)
+    local once = gpu.random.choice(pool, 2, {replace = false, p = gpu.array({0.5, 0, 0.5})}):totable()
+    table.sort(once)
+    assert.are.same({10, 30}, once)
+    assert.are.same({}, gpu.random.choice(4).shape)
+    assert.matches("cannot take 6 of 5 without replacement", S.errof(gpu.random.choice, 5, 6, {replace = false}))
+    assert.matches("probabilities do not sum to 1", S.errof(gpu.random.choice, 3, 2, {p = gpu.array({0.5, 0.2, 0.2})}))
+    assert.matches("p has 1 nonzero entries", S.errof(gpu.random.choice, 3, 2, {replace = false, p = gpu.array({1, 0, 0})}))
+  end)
+end)
+
+describe("gpu::philox in kernels", function()
+  local k = gpu.kernel([[
+extern "C" __global__ void draws(unsigned long long seed, unsigned *bits, float *u, float *z, unsigned *known) {
+  long long i = gpu::grid(1);
+  gpu::philox r(seed, i);
+  bits[i] = r.next();
+  u[i] = r.uniform();
+  z[i] = r.normal();
+  if (i == 0) {
+    gpu::philox4 v = gpu::philox4x32_10(0, 0, 0);   // Random123's known answer
+    for (int j = 0; j < 4; j++) known[j] = v.v[j];
+  }
+}]])
+  it("is Philox4x32-10, a stream a thread, seeded from gpu.random.key()", function()
+    local n = 4096
+    local bits, u, z, known = gpu.zeros(n, "uint32"), gpu.zeros(n), gpu.zeros(n), gpu.zeros(4, "uint32")
+    gpu.random.seed(3)
+    local key = gpu.random.key()
+    assert.is_true(math.type(key) == "integer" and key >= 0)
+    k[{n // 256, 256}](key, bits, u, z, known)
+    assert.are.same({0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8}, known:totable())
+    assert.is_true(u:min() >= 0 and u:max() < 1 and math.abs(u:mean() - 0.5) < 0.02)
+    assert.is_true(math.abs(z:mean()) < 0.05 and math.abs(z:std() - 1) < 0.05)
+    assert.are.equal(n, gpu.unique(bits).size)   -- distinct streams
+    gpu.random.seed(3)
+    assert.are.equal(key, gpu.random.key())
+    assert.are_not.equal(key, gpu.random.key())
+  end)
+end)
