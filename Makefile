@@ -30,7 +30,7 @@ LUA_SIDE = host/rewrite.c host/loader.c host/errors.c host/device.c host/stream.
            host/array.c host/hostarray.c host/program.c host/kernel.c host/dtype.c host/gpu.c \
            host/profile.c host/jit.c host/graph.c host/layout.c host/view.c host/table.c \
            host/strided.c host/copy.c host/promote.c host/ufunc.c host/ops.c host/npy.c host/npz.c \
-           host/embedapi.c host/comm.c host/collective.c host/reduce.c host/reductions.c host/scan.c host/sort.c host/blas.c
+           host/embedapi.c host/comm.c host/collective.c host/reduce.c host/reductions.c host/scan.c host/sort.c host/blas.c host/complex.c
 SHARED   = host/backend.c host/util.c host/results.c host/cache.c host/embed.c host/mpi.c
 BACKENDS = host/cuda/cuda.c host/cuda/driver.c host/cuda/memory.c host/cuda/graph.c \
            host/cuda/nvrtc.c host/cuda/nvtx.c host/cuda/nccl.c \
@@ -51,7 +51,7 @@ MOD_LUA  = lua/gpu.lua lua/arrays.lua lua/signature.lua lua/format.lua lua/codeg
 MOD_LUAC = $(MOD_LUA:lua/%.lua=build/lua/%.luac)
 EMBEDDED = $(MOD_LUAC) lua/complete.lua kernels/gpuhost.cuh kernels/builtin.cu \
            kernels/cpu.h kernels/cpu_cooperative_groups.h kernels/gpuhost_cpu_abi.h $(JIT_LUAC) \
-           kernels/ops/ew.cuh kernels/ops/red.cuh kernels/ops/scan.cuh kernels/ops/sort.cuh
+           kernels/ops/ew.cuh kernels/ops/red.cuh kernels/ops/scan.cuh kernels/ops/sort.cuh kernels/ops/complex.cuh
 
 MOD_OBJ  = $(MOD_SRC:host/%.c=build/obj/%.o)
 PIC_OBJ  = $(MOD_SRC:host/%.c=build/pic/%.o)

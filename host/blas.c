@@ -12,6 +12,8 @@ static int num_type(GpuDtype t) {
   switch (t) {
     case DT_FLOAT32: return GPU_NUM_F32;
     case DT_FLOAT64: return GPU_NUM_F64;
+    case DT_COMPLEX64: return GPU_NUM_C64;
+    case DT_COMPLEX128: return GPU_NUM_C128;
     default: return -1;
   }
 }
@@ -169,7 +171,8 @@ static void matmul(lua_State *L, const char *name, int ai, int bi, int oi, int t
   GpuArray *a = operand(L, name, ai, 1), *b = operand(L, name, bi, 2);
   GpuDtype dt = promote_types(a->dtype, b->dtype);
   if (num_type(dt) < 0)
-    luaL_error(L, "gpu.%s: %s and %s arrays: products take float32 or float64 (convert with astype)",
+    luaL_error(L, "gpu.%s: %s and %s arrays: products take float32, float64, complex64 or complex128 "
+               "(convert with astype)",
                name, dtypes[a->dtype].name, dtypes[b->dtype].name);
   if (graph_capturing && strcmp(backend_get()->name, "cpu") == 0)
     luaL_error(L, "gpu.%s cannot be recorded in a graph on the CPU backend (the BLAS runs at once)", name);

@@ -110,6 +110,13 @@ const char *dtype_store(lua_State *L, int idx, GpuDtype dt, void *dst) {
     else return "expected a boolean";
     return NULL;
   }
+  if (d->kind == 'c') {   /* a number, or a gpu.complex */
+    double re, im;
+    if (!complex_get(L, idx, &re, &im)) return "expected a number or a gpu.complex";
+    store_float(re, d->size / 2, dst);
+    store_float(im, d->size / 2, (char *)dst + d->size / 2);
+    return NULL;
+  }
   if (t != LUA_TNUMBER) return "expected a number";
   if (d->kind == 'f') {
     store_float(lua_tonumber(L, idx), d->size, dst);
@@ -123,6 +130,11 @@ const char *dtype_store(lua_State *L, int idx, GpuDtype dt, void *dst) {
 void dtype_push(lua_State *L, GpuDtype dt, const void *src) {
   const DtypeInfo *d = &dtypes[dt];
   if (d->kind == 'b') { lua_pushboolean(L, *(const uint8_t *)src != 0); return; }
+  if (d->kind == 'c') {
+    if (d->size == 8) { float z[2]; memcpy(z, src, 8); complex_push(L, z[0], z[1]); }
+    else { double z[2]; memcpy(z, src, 16); complex_push(L, z[0], z[1]); }
+    return;
+  }
   if (d->kind == 'f') {
     if (d->size == 4) { float f; memcpy(&f, src, 4); lua_pushnumber(L, f); }
     else if (d->size == 8) { double f; memcpy(&f, src, 8); lua_pushnumber(L, f); }

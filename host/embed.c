@@ -28,6 +28,7 @@
   X(embed_gpuhost_cuh, "kernels/gpuhost.cuh", "kernels/gpuhost.cuh") \
   X(embed_builtin_cu, "kernels/builtin.cu", "kernels/builtin.cu") \
   X(embed_ew_cuh, "kernels/ops/ew.cuh", "kernels/ops/ew.cuh") \
+  X(embed_complex_cuh, "kernels/ops/complex.cuh", "kernels/ops/complex.cuh") \
   X(embed_random_lua, "lua/random.lua", "lua/random.lua") \
   X(embed_sort_cuh, "kernels/ops/sort.cuh", "kernels/ops/sort.cuh") \
   X(embed_sort_lua, "lua/sort.lua", "lua/sort.lua") \

@@ -56,6 +56,7 @@ int luaopen_gpu(lua_State *L) {
   scan_open(L);
   sort_open(L);
   blas_open(L);
+  complex_open(L);
   stream_open(L);
   event_open(L);
   program_open(L);

@@ -22,7 +22,8 @@
  * X(ENUM, name, host type, kind, aliases, spellings):
  *   name       what Lua calls it; aliases: other names Lua accepts, '|' between;
  *   host type  what holds one element on the host (its size is the element's size);
- *   kind       'f' float, 'i' signed integer, 'u' unsigned integer, 'b' bool;
+ *   kind       'f' float, 'i' signed integer, 'u' unsigned integer, 'b' bool, 'c' complex
+ *              (two floats: real, imaginary);
  *   spellings  the C types a kernel parameter may use for it, '|' between; the first is
  *              how gpuhost's own generated kernels spell it.
  * Everything else (gpu.dtypes, gpu.float32 ..., the C spellings lua/signature.lua reads,
@@ -40,7 +41,9 @@
   X(UINT32,  "uint32",  uint32_t, 'u', "", "unsigned int|unsigned|uint32_t") \
   X(UINT64,  "uint64",  uint64_t, 'u', "", "unsigned long long|unsigned long long int|unsigned long|" \
                                            "unsigned long int|uint64_t|size_t|uintptr_t") \
-  X(BOOL,    "bool",    uint8_t,  'b', "", "bool")
+  X(BOOL,    "bool",    uint8_t,  'b', "", "bool") \
+  X(COMPLEX64,  "complex64",  float _Complex,  'c', "", "gpu::complex64|gpu::complex<float>") \
+  X(COMPLEX128, "complex128", double _Complex, 'c', "", "gpu::complex128|gpu::complex<double>")
 
 #define DTYPE_ENUM(E, name, T, kind, aliases, spellings) DT_##E,
 typedef enum { GPU_DTYPES(DTYPE_ENUM) DT_COUNT } GpuDtype;
@@ -231,7 +234,7 @@ enum {
   RULE_ARITH,      /* add multiply maximum minimum clip: the common type */
   RULE_SUB,        /* subtract negative: not bool */
   RULE_DIV,        /* divide: integers give float64 */
-  RULE_INTDIV,     /* floor_divide remainder pow: bool gives int8 */
+  RULE_INTDIV,     /* floor_divide remainder pow conj: bool gives int8 */
   RULE_BITWISE,    /* bitwise_* invert: integers and bool */
   RULE_SHIFT,      /* left_shift right_shift: integers; bool gives int8 */
   RULE_FLOAT,      /* sqrt exp ... atan2: integers give float32 (up to 16 bits) or float64 */
@@ -253,6 +256,7 @@ const char *resolve_types(int rule, int nin, Operand *ops, GpuDtype *out);
 
 typedef struct Ufunc {
   int nin, nout, rule;
+  int cx;                           /* complex operands: UFUNC_CX_* (built-ins) */
   char name[40], expr[40];          /* expr: built-ins' function of kernels/ops/ew.cuh */
   GpuDtype declared[GPU_MAXOPS];    /* RULE_CUSTOM: each operand's dtype */
   int nentries, capacity, nprograms;
@@ -263,6 +267,7 @@ typedef struct Ufunc {
    * entries move) */
   struct { int valid; GpuDtype in[GPU_MAXOPS], out; struct UEntry *entry; } quick;
 } Ufunc;
+enum { UFUNC_CX_YES, UFUNC_CX_NO, UFUNC_CX_REAL };   /* its rule; refused; a real result */
 Ufunc *ufunc_check(lua_State *L, int idx);   /* [-0, +0, v] */
 /* [-0, +1, m] A new ufunc (built-ins: expr names the function that computes it). */
 Ufunc *ufunc_new(lua_State *L, const char *name, int nin, int nout, int rule, const char *expr);
@@ -280,6 +285,14 @@ int ufunc_quick(lua_State *L, int uidx, Ufunc *u, int first, int nargs);
  * dst's shape, or a number or boolean), converted to dst's dtype, on stream. */
 void ops_copy(lua_State *L, int dst, int src, CUstream stream);
 void ops_open(lua_State *L);
+
+/* ---- complex numbers as Lua values (complex.c): gpu.complex(re, im) ---- */
+#define GPU_COMPLEX_T "gpu.complex"
+void complex_push(lua_State *L, double re, double im);          /* [-0, +1, m] */
+/* [-0, +0, -] The complex value (or number) at idx: 1 and its parts, else 0. */
+int complex_get(lua_State *L, int idx, double *re, double *im);
+GpuDtype dtype_real(GpuDtype dt);   /* a complex dtype's parts' (float32, float64); others itself */
+void complex_open(lua_State *L);
 
 /* ---- products (blas.c): gpu.matmul, gpu.dot, gpu.outer ---- */
 void blas_open(lua_State *L);

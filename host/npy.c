@@ -239,7 +239,10 @@ static int npy_read(lua_State *L) {
   size_t got = f && fseek(f, at, SEEK_SET) == 0 && want ? fread(a->data, 1, want, f) : 0;
   if (f) fclose(f);
   if (got != want) return luaL_error(L, "cannot read '%s': the data is truncated", path);
-  if (h.swap) npy_swap(a->data, (size_t)s.size, dtypes[h.dtype].size);
+  if (h.swap) {   /* each part of a complex on its own */
+    size_t parts = dtypes[h.dtype].kind == 'c' ? 2 : 1;
+    npy_swap(a->data, (size_t)s.size * parts, dtypes[h.dtype].size / parts);
+  }
   lua_pushboolean(L, h.fortran);
   return 2;
 }

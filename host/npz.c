@@ -146,7 +146,10 @@ static void push_member_array(lua_State *L, const char *p, size_t n, const char 
     }
   HostArray *a = hostarray_new(L, &s, h.dtype);
   if (a->nbytes) memcpy(a->data, p + at, a->nbytes);
-  if (h.swap) npy_swap(a->data, (size_t)s.size, dtypes[h.dtype].size);
+  if (h.swap) {   /* each part of a complex on its own */
+    size_t parts = dtypes[h.dtype].kind == 'c' ? 2 : 1;
+    npy_swap(a->data, (size_t)s.size * parts, dtypes[h.dtype].size / parts);
+  }
   if (h.fortran) {   /* as lua/npy.lua does for a .npy: the transpose is the array */
     lua_getfield(L, -1, "transpose");
     lua_insert(L, -2);

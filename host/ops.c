@@ -7,50 +7,60 @@
 #include <string.h>
 #include "gpu.h"
 
-typedef struct OpDef { const char *name; int nin; int rule; const char *expr; const char *meta; } OpDef;
+/* cx: what complex operands do (UFUNC_CX_*), as in NumPy: refused, the rule, or a real
+ * result (abs, real, imag) */
+typedef struct OpDef {
+  const char *name;
+  int nin, rule;
+  const char *expr, *meta;
+  int cx;
+} OpDef;
+enum { CX = UFUNC_CX_YES, NOCX = UFUNC_CX_NO, REAL = UFUNC_CX_REAL };
 static const OpDef builtins[] = {
-  {"add", 2, RULE_ARITH, "ew::add", "__add"},
-  {"subtract", 2, RULE_SUB, "ew::subtract", "__sub"},
-  {"multiply", 2, RULE_ARITH, "ew::multiply", "__mul"},
-  {"divide", 2, RULE_DIV, "ew::divide", "__div"},
-  {"floor_divide", 2, RULE_INTDIV, "ew::floor_divide", "__idiv"},
-  {"remainder", 2, RULE_INTDIV, "ew::remainder", "__mod"},
-  {"pow", 2, RULE_INTDIV, "ew::power", "__pow"},
-  {"negative", 1, RULE_SUB, "ew::negative", "__unm"},
-  {"bitwise_and", 2, RULE_BITWISE, "ew::bitwise_and", "__band"},
-  {"bitwise_or", 2, RULE_BITWISE, "ew::bitwise_or", "__bor"},
-  {"bitwise_xor", 2, RULE_BITWISE, "ew::bitwise_xor", "__bxor"},
-  {"invert", 1, RULE_BITWISE, "ew::invert", "__bnot"},
-  {"left_shift", 2, RULE_SHIFT, "ew::left_shift", "__shl"},
-  {"right_shift", 2, RULE_SHIFT, "ew::right_shift", "__shr"},
-  {"eq", 2, RULE_COMPARE, "ew::eq", NULL}, {"ne", 2, RULE_COMPARE, "ew::ne", NULL},
-  {"lt", 2, RULE_COMPARE, "ew::lt", NULL}, {"le", 2, RULE_COMPARE, "ew::le", NULL},
-  {"gt", 2, RULE_COMPARE, "ew::gt", NULL}, {"ge", 2, RULE_COMPARE, "ew::ge", NULL},
-  {"logical_and", 2, RULE_LOGICAL, "ew::logical_and", NULL},
-  {"logical_or", 2, RULE_LOGICAL, "ew::logical_or", NULL},
-  {"logical_xor", 2, RULE_LOGICAL, "ew::logical_xor", NULL},
-  {"logical_not", 1, RULE_LOGICAL, "ew::logical_not", NULL},
-  {"where", 3, RULE_WHERE, "ew::where", NULL},
-  {"maximum", 2, RULE_ARITH, "ew::maximum", NULL},
-  {"minimum", 2, RULE_ARITH, "ew::minimum", NULL},
-  {"_clip", 3, RULE_ARITH, "ew::clip", NULL},
-  {"atan2", 2, RULE_FLOAT, "ew::atan2", NULL},
-  {"sqrt", 1, RULE_FLOAT, "ew::sqrt", NULL}, {"exp", 1, RULE_FLOAT, "ew::exp", NULL},
-  {"exp2", 1, RULE_FLOAT, "ew::exp2", NULL}, {"log", 1, RULE_FLOAT, "ew::log", NULL},
-  {"log2", 1, RULE_FLOAT, "ew::log2", NULL}, {"log10", 1, RULE_FLOAT, "ew::log10", NULL},
-  {"log1p", 1, RULE_FLOAT, "ew::log1p", NULL}, {"expm1", 1, RULE_FLOAT, "ew::expm1", NULL},
-  {"sin", 1, RULE_FLOAT, "ew::sin", NULL}, {"cos", 1, RULE_FLOAT, "ew::cos", NULL},
-  {"tan", 1, RULE_FLOAT, "ew::tan", NULL}, {"asin", 1, RULE_FLOAT, "ew::asin", NULL},
-  {"acos", 1, RULE_FLOAT, "ew::acos", NULL}, {"atan", 1, RULE_FLOAT, "ew::atan", NULL},
-  {"sinh", 1, RULE_FLOAT, "ew::sinh", NULL}, {"cosh", 1, RULE_FLOAT, "ew::cosh", NULL},
-  {"tanh", 1, RULE_FLOAT, "ew::tanh", NULL},
-  {"abs", 1, RULE_KEEP, "ew::abs", NULL}, {"sign", 1, RULE_SIGN, "ew::sign", NULL},
-  {"floor", 1, RULE_KEEP, "ew::floor", NULL}, {"ceil", 1, RULE_KEEP, "ew::ceil", NULL},
-  {"trunc", 1, RULE_KEEP, "ew::trunc", NULL}, {"round", 1, RULE_ROUND, "ew::round", NULL},
-  {"isnan", 1, RULE_PREDICATE, "ew::isnan", NULL},
-  {"isinf", 1, RULE_PREDICATE, "ew::isinf", NULL},
-  {"isfinite", 1, RULE_PREDICATE, "ew::isfinite", NULL},
-  {"_copy", 1, RULE_CAST, "ew::identity", NULL},
+  {"add", 2, RULE_ARITH, "ew::add", "__add", CX},
+  {"subtract", 2, RULE_SUB, "ew::subtract", "__sub", CX},
+  {"multiply", 2, RULE_ARITH, "ew::multiply", "__mul", CX},
+  {"divide", 2, RULE_DIV, "ew::divide", "__div", CX},
+  {"floor_divide", 2, RULE_INTDIV, "ew::floor_divide", "__idiv", NOCX},
+  {"remainder", 2, RULE_INTDIV, "ew::remainder", "__mod", NOCX},
+  {"pow", 2, RULE_INTDIV, "ew::power", "__pow", CX},
+  {"negative", 1, RULE_SUB, "ew::negative", "__unm", CX},
+  {"bitwise_and", 2, RULE_BITWISE, "ew::bitwise_and", "__band", NOCX},
+  {"bitwise_or", 2, RULE_BITWISE, "ew::bitwise_or", "__bor", NOCX},
+  {"bitwise_xor", 2, RULE_BITWISE, "ew::bitwise_xor", "__bxor", NOCX},
+  {"invert", 1, RULE_BITWISE, "ew::invert", "__bnot", NOCX},
+  {"left_shift", 2, RULE_SHIFT, "ew::left_shift", "__shl", NOCX},
+  {"right_shift", 2, RULE_SHIFT, "ew::right_shift", "__shr", NOCX},
+  {"eq", 2, RULE_COMPARE, "ew::eq", NULL, CX}, {"ne", 2, RULE_COMPARE, "ew::ne", NULL, CX},
+  {"lt", 2, RULE_COMPARE, "ew::lt", NULL, CX}, {"le", 2, RULE_COMPARE, "ew::le", NULL, CX},
+  {"gt", 2, RULE_COMPARE, "ew::gt", NULL, CX}, {"ge", 2, RULE_COMPARE, "ew::ge", NULL, CX},
+  {"logical_and", 2, RULE_LOGICAL, "ew::logical_and", NULL, CX},
+  {"logical_or", 2, RULE_LOGICAL, "ew::logical_or", NULL, CX},
+  {"logical_xor", 2, RULE_LOGICAL, "ew::logical_xor", NULL, CX},
+  {"logical_not", 1, RULE_LOGICAL, "ew::logical_not", NULL, CX},
+  {"where", 3, RULE_WHERE, "ew::where", NULL, CX},
+  {"maximum", 2, RULE_ARITH, "ew::maximum", NULL, CX},
+  {"minimum", 2, RULE_ARITH, "ew::minimum", NULL, CX},
+  {"_clip", 3, RULE_ARITH, "ew::clip", NULL, CX},
+  {"atan2", 2, RULE_FLOAT, "ew::atan2", NULL, NOCX},
+  {"sqrt", 1, RULE_FLOAT, "ew::sqrt", NULL, CX}, {"exp", 1, RULE_FLOAT, "ew::exp", NULL, CX},
+  {"exp2", 1, RULE_FLOAT, "ew::exp2", NULL, CX}, {"log", 1, RULE_FLOAT, "ew::log", NULL, CX},
+  {"log2", 1, RULE_FLOAT, "ew::log2", NULL, CX}, {"log10", 1, RULE_FLOAT, "ew::log10", NULL, CX},
+  {"log1p", 1, RULE_FLOAT, "ew::log1p", NULL, CX}, {"expm1", 1, RULE_FLOAT, "ew::expm1", NULL, CX},
+  {"sin", 1, RULE_FLOAT, "ew::sin", NULL, CX}, {"cos", 1, RULE_FLOAT, "ew::cos", NULL, CX},
+  {"tan", 1, RULE_FLOAT, "ew::tan", NULL, CX}, {"asin", 1, RULE_FLOAT, "ew::asin", NULL, CX},
+  {"acos", 1, RULE_FLOAT, "ew::acos", NULL, CX}, {"atan", 1, RULE_FLOAT, "ew::atan", NULL, CX},
+  {"sinh", 1, RULE_FLOAT, "ew::sinh", NULL, CX}, {"cosh", 1, RULE_FLOAT, "ew::cosh", NULL, CX},
+  {"tanh", 1, RULE_FLOAT, "ew::tanh", NULL, CX},
+  {"abs", 1, RULE_KEEP, "ew::abs", NULL, REAL}, {"sign", 1, RULE_SIGN, "ew::sign", NULL, CX},
+  {"floor", 1, RULE_KEEP, "ew::floor", NULL, NOCX}, {"ceil", 1, RULE_KEEP, "ew::ceil", NULL, NOCX},
+  {"trunc", 1, RULE_KEEP, "ew::trunc", NULL, NOCX}, {"round", 1, RULE_ROUND, "ew::round", NULL, CX},
+  {"isnan", 1, RULE_PREDICATE, "ew::isnan", NULL, CX},
+  {"isinf", 1, RULE_PREDICATE, "ew::isinf", NULL, CX},
+  {"isfinite", 1, RULE_PREDICATE, "ew::isfinite", NULL, CX},
+  {"real", 1, RULE_KEEP, "ew::real", NULL, REAL}, {"imag", 1, RULE_KEEP, "ew::imag", NULL, REAL},
+  {"conj", 1, RULE_INTDIV, "ew::conj", NULL, CX},
+  {"_copy", 1, RULE_CAST, "ew::identity", NULL, CX},
 };
 #define NBUILTINS ((int)(sizeof builtins / sizeof builtins[0]))
 
@@ -91,7 +101,9 @@ static void operand_read(lua_State *L, const Ufunc *u, int idx, int pos, Operand
 
 /* [-0, +0, v] A scalar's value as its loop type: a Lua number must fit it (NEP 50). */
 static void scalar_value(lua_State *L, const Ufunc *u, Operand *o, int pos) {
-  o->dtype = o->loop;
+  if (dtypes[o->loop].kind == 'c' && u->rule == RULE_CUSTOM)
+    luaL_error(L, "gpu.%s argument %d: a complex input takes a device array, not a number", u->name, pos);
+  o->dtype = dtype_real(o->loop);   /* a complex loop takes a real number: its real part */
   o->value.u = 0;
   if (o->kind == OPK_BOOL) {
     uint8_t b = (uint8_t)lua_toboolean(L, o->idx);
@@ -101,12 +113,13 @@ static void scalar_value(lua_State *L, const Ufunc *u, Operand *o, int pos) {
   /* a negative Lua integer never fits an unsigned type here (dtype_store would take its
    * bits for uint64, as tables do) */
   const char *err = o->kind == OPK_INT && dtypes[o->loop].kind == 'u' && lua_tointeger(L, o->idx) < 0
-      ? "out of range" : dtype_store(L, o->idx, o->loop, &o->value);
+      ? "out of range" : dtype_store(L, o->idx, o->dtype, &o->value);
   if (err)
     luaL_error(L, "gpu.%s argument %d: %s is %s for %s (a Lua number takes the array's "
                "dtype, as a Python number does in NumPy 2)", u->name, pos,
                luaL_tolstring(L, o->idx, NULL), err, dtypes[o->loop].name);
-  if (strcmp(u->expr, "ew::power") == 0 && pos == 2 && dtypes[o->loop].kind != 'f' &&
+  char k = dtypes[o->loop].kind;
+  if (strcmp(u->expr, "ew::power") == 0 && pos == 2 && k != 'f' && k != 'c' &&
       lua_isinteger(L, o->idx) && lua_tointeger(L, o->idx) < 0)
     luaL_error(L, "gpu.%s: integers to negative integer powers are not allowed", u->name);
 }
@@ -131,6 +144,11 @@ static void resolve(lua_State *L, const Ufunc *u, Operand *ops, const Operand *g
   }
   const char *err = resolve_types(u->rule, nin, ops, out);
   if (err) luaL_error(L, "gpu.%s: %s", u->name, err);
+  if (dtypes[out[0]].kind == 'c' || (u->cx == UFUNC_CX_REAL && dtypes[ops[0].loop].kind == 'c')) {
+    if (u->cx == UFUNC_CX_NO)
+      luaL_error(L, "gpu.%s is not defined for complex arrays (as in NumPy)", u->name);
+    if (u->cx == UFUNC_CX_REAL) out[0] = dtype_real(out[0]);
+  }
 }
 
 /* The shape the array inputs broadcast to. */
@@ -423,7 +441,7 @@ void ops_open(lua_State *L) {
   int methods = lua_gettop(L);
   for (int i = 0; i < NBUILTINS; i++) {
     const OpDef *d = &builtins[i];
-    ufunc_new(L, d->name, d->nin, 1, d->rule, d->expr);
+    ((Ufunc *)ufunc_new(L, d->name, d->nin, 1, d->rule, d->expr))->cx = d->cx;
     if (d->meta) {
       lua_pushvalue(L, -1);
       lua_pushcclosure(L, ops_meta, 1);

@@ -15,6 +15,10 @@ static GpuDtype signed_of(size_t size) {
 GpuDtype promote_types(GpuDtype a, GpuDtype b) {
   if (a == b) return a;
   const DtypeInfo *x = &dtypes[a], *y = &dtypes[b];
+  if (x->kind == 'c' || y->kind == 'c') {   /* the complex whose parts hold both */
+    GpuDtype p = promote_types(dtype_real(a), dtype_real(b));
+    return p == DT_FLOAT32 ? DT_COMPLEX64 : DT_COMPLEX128;
+  }
   if (x->kind == 'b') return b;
   if (y->kind == 'b') return a;
   if (x->kind == 'f' || y->kind == 'f') {
@@ -33,8 +37,9 @@ int can_cast_same_kind(GpuDtype from, GpuDtype to) {
   char f = dtypes[from].kind, t = dtypes[to].kind;
   if (f == 'b') return 1;
   if (f == 'u') return t != 'b';
-  if (f == 'i') return t == 'i' || t == 'f';
-  return t == 'f';
+  if (f == 'i') return t == 'i' || t == 'f' || t == 'c';
+  if (f == 'f') return t == 'f' || t == 'c';
+  return t == 'c';
 }
 
 GpuDtype result_type(int n, const Operand *ops) {
@@ -48,7 +53,7 @@ GpuDtype result_type(int n, const Operand *ops) {
   if (strong < 0)
     return weak == OPK_FLOAT ? DT_FLOAT64 : weak == OPK_INT ? DT_INT64 : DT_BOOL;
   char k = dtypes[strong].kind;
-  if (weak == OPK_FLOAT && k != 'f') return DT_FLOAT64;
+  if (weak == OPK_FLOAT && k != 'f' && k != 'c') return DT_FLOAT64;
   if (weak == OPK_INT && k == 'b') return DT_INT64;
   return (GpuDtype)strong;
 }
@@ -56,7 +61,7 @@ GpuDtype result_type(int n, const Operand *ops) {
 /* The float an integer type computes in where only floats make sense (NumPy's float16
  * for bool, int8 and uint8 is float32 here). */
 static GpuDtype float_for(GpuDtype t) {
-  if (dtypes[t].kind == 'f') return t;
+  if (dtypes[t].kind == 'f' || dtypes[t].kind == 'c') return t;
   return dtypes[t].size <= 2 ? DT_FLOAT32 : DT_FLOAT64;
 }
 
@@ -78,14 +83,14 @@ static const char *common_rule(int rule, GpuDtype c, GpuDtype *loop, GpuDtype *o
       return no_bool(c, "bool arrays cannot be subtracted or negated: use gpu.logical_xor "
                         "or gpu.logical_not");
     case RULE_DIV:
-      *loop = *out = k == 'f' ? c : DT_FLOAT64;
+      *loop = *out = k == 'f' || k == 'c' ? c : DT_FLOAT64;
       return NULL;
     case RULE_INTDIV: case RULE_SHIFT:
-      if (rule == RULE_SHIFT && k == 'f') return "shifts need integer arrays, not float";
+      if (rule == RULE_SHIFT && (k == 'f' || k == 'c')) return "shifts need integer arrays, not float";
       if (k == 'b') *loop = *out = DT_INT8;
       return NULL;
     case RULE_BITWISE:
-      return k == 'f' ? "bitwise operations need integer or bool arrays, not float" : NULL;
+      return k == 'f' || k == 'c' ? "bitwise operations need integer or bool arrays, not float" : NULL;
     case RULE_SIGN:
       return no_bool(c, "sign is not defined for bool arrays");
     case RULE_ROUND:
@@ -102,7 +107,8 @@ const char *resolve_types(int rule, int nin, Operand *ops, GpuDtype *out) {
   switch (rule) {
     case RULE_COMPARE:   /* integers exactly in their own types; floats in the common one */
       for (int i = 0; i < nin; i++)
-        ops[i].loop = dtypes[c].kind == 'f' ? c : ops[i].kind == OPK_ARRAY ? ops[i].dtype : scalar_own(&ops[i]);
+        ops[i].loop = dtypes[c].kind == 'f' || dtypes[c].kind == 'c' ? c
+                    : ops[i].kind == OPK_ARRAY ? ops[i].dtype : scalar_own(&ops[i]);
       *out = DT_BOOL;
       return NULL;
     case RULE_LOGICAL: case RULE_PREDICATE:
@@ -116,7 +122,7 @@ const char *resolve_types(int rule, int nin, Operand *ops, GpuDtype *out) {
       ops[1].loop = ops[2].loop = *out = c;
       return NULL;
     case RULE_FLOAT:   /* the smallest float every input converts to exactly */
-      if (dtypes[c].kind != 'f') {   /* a weak scalar counts as the common type */
+      if (dtypes[c].kind != 'f' && dtypes[c].kind != 'c') {   /* a weak scalar counts as the common type */
         GpuDtype f = DT_FLOAT32;
         for (int i = 0; i < nin; i++)
           if (float_for(ops[i].kind == OPK_ARRAY ? ops[i].dtype : c) == DT_FLOAT64) f = DT_FLOAT64;

@@ -9,7 +9,7 @@
 #include <string.h>
 #include "reduce.h"
 
-enum { RR_WIDE, RR_SAME, RR_INDEX, RR_BOOL, RR_COUNT, RR_FLOAT };
+enum { RR_WIDE, RR_SAME, RR_INDEX, RR_BOOL, RR_COUNT, RR_FLOAT, RR_REAL };
 typedef struct RedDef { const char *name; int rule, identity, one_dim; } RedDef;
 static const RedDef defs[] = {
   {"sum", RR_WIDE, 1, 0}, {"prod", RR_WIDE, 1, 0}, {"min", RR_SAME, 0, 0}, {"max", RR_SAME, 0, 0},
@@ -18,8 +18,9 @@ static const RedDef defs[] = {
 };
 #define NDEFS ((int)(sizeof defs / sizeof defs[0]))
 
-/* NumPy's result types: sums and products of small integers in 64 bits; means, variances
- * and norms in float64 unless float32. */
+/* NumPy's result types: sums and products of small integers in 64 bits; means in float64
+ * unless float32 or complex; variances and norms real: float32 for float32 and complex64,
+ * float64 otherwise. */
 static GpuDtype result_of(int rule, GpuDtype t) {
   const DtypeInfo *d = &dtypes[t];
   switch (rule) {
@@ -29,7 +30,8 @@ static GpuDtype result_of(int rule, GpuDtype t) {
       return t;
     case RR_INDEX: case RR_COUNT: return DT_INT64;
     case RR_BOOL: return DT_BOOL;
-    case RR_FLOAT: return t == DT_FLOAT32 ? DT_FLOAT32 : DT_FLOAT64;
+    case RR_FLOAT: return d->kind == 'c' ? t : t == DT_FLOAT32 ? DT_FLOAT32 : DT_FLOAT64;
+    case RR_REAL: return t == DT_FLOAT32 || t == DT_COMPLEX64 ? DT_FLOAT32 : DT_FLOAT64;
     default: return t;
   }
 }
@@ -256,14 +258,14 @@ static int red_var(lua_State *L) {
   int pos[1];
   read_args(L, name, 1, pos, 0, 0, &g);
   GpuShape rs, ms, full = g.a->shape;
-  GpuDtype dt = result_of(RR_FLOAT, g.a->dtype);
+  GpuDtype dt = result_of(RR_REAL, g.a->dtype), mt = dtypes[g.a->dtype].kind == 'c' ? DT_COMPLEX128 : DT_FLOAT64;
   result_shape(&full, &g, &rs);
   Args keep = g;
   keep.keepdim = 1;
   result_shape(&full, &keep, &ms);
-  array_new(L, &ms, DT_FLOAT64);
+  array_new(L, &ms, mt);
   int ins[2] = {g.arr, lua_gettop(L)};
-  engine(L, lua_upvalueindex(1), 1, ins, ins[1], &full, &keep, DT_FLOAT64, 0);
+  engine(L, lua_upvalueindex(1), 1, ins, ins[1], &full, &keep, mt, 0);
   make_output(L, name, &g, &rs, dt, 1, ins);
   engine(L, lua_upvalueindex(2), 2, ins, lua_gettop(L), &full, &g, dt, g.ddof);
   return finish(L, &g, name);
@@ -285,7 +287,7 @@ static int red_norm(lua_State *L) {
   if (isnan(p)) luaL_error(L, "gpu.norm: ord must not be nan");
   which = p == 2 ? 1 : p == 1 ? 2 : p == 0 ? 3 : isinf(p) ? (p > 0 ? 5 : 6) : 4;
   GpuShape rs, full = g.a->shape;
-  GpuDtype dt = result_of(RR_FLOAT, g.a->dtype);
+  GpuDtype dt = result_of(RR_REAL, g.a->dtype);
   check_empty(L, "norm", &full, &g, which < 5);
   result_shape(&full, &g, &rs);
   int in = g.arr;

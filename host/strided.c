@@ -1,18 +1,24 @@
 /* strided.c: host-side loops over views: copying between any two layouts (broadcasting
  * the source) with dtype conversion. Conversions follow the generated kernels' ew::cast
  * (kernels/ops/ew.cuh) bit for bit: to bool is `!= 0`; float to integer truncates,
- * saturates at the type's range and gives 0 for NaN; integers wrap; the rest is C's
- * rounding conversion. No Lua here. */
+ * saturates at the type's range and gives 0 for NaN; integers wrap; a complex becomes its
+ * real part (NumPy drops the imaginary part, with a warning), and anything complex with
+ * an imaginary part of 0; the rest is C's rounding conversion. No Lua here. */
 #include <math.h>
 #include <string.h>
 #include "gpu.h"
 
-typedef struct Value { char kind; int64_t i; uint64_t u; double f; float f32; } Value;
+/* An element: kind 'F' float32, 'f' float64, 'i', 'u'; a complex's real part is f (or
+ * f32, kind 'F') and its imaginary part im. */
+typedef struct Value { char kind; int64_t i; uint64_t u; double f; float f32; double im; float im32; } Value;
 
 static Value load(const void *p, GpuDtype dt) {
-  Value v = {dtypes[dt].kind, 0, 0, 0, 0};
+  Value v = {dtypes[dt].kind, 0, 0, 0, 0, 0, 0};
   size_t n = dtypes[dt].size;
-  if (v.kind == 'f') {
+  if (v.kind == 'c') {   /* its parts: float32 parts stay float32 */
+    if (n == 8) { float z[2]; memcpy(z, p, 8); v.f32 = z[0]; v.im32 = z[1]; v.f = z[0]; v.im = z[1]; v.kind = 'F'; }
+    else { memcpy(&v.f, p, 8); memcpy(&v.im, (const char *)p + 8, 8); v.f32 = (float)v.f; v.im32 = (float)v.im; v.kind = 'f'; }
+  } else if (v.kind == 'f') {
     if (n == 4) { memcpy(&v.f32, p, 4); v.f = v.f32; v.kind = 'F'; }
     else memcpy(&v.f, p, 8);
   } else if (v.kind == 'i') {
@@ -47,8 +53,13 @@ static uint64_t float_to_int(double f, int is_signed, int bits) {
 static void store(void *p, GpuDtype dt, const Value *v) {
   const DtypeInfo *d = &dtypes[dt];
   int isfloat = v->kind == 'f' || v->kind == 'F';
-  if (d->kind == 'b') {
-    uint8_t b = isfloat ? v->f != 0 : v->kind == 'i' ? v->i != 0 : v->u != 0;
+  if (d->kind == 'c') {   /* the real part as a float of the part's size, the imaginary part */
+    Value re = *v, im = {v->kind, 0, 0, v->im, v->im32, 0, 0};
+    if (!isfloat) im = (Value){'u', 0, 0, 0, 0, 0, 0};
+    store(p, dtype_real(dt), &re);
+    store((char *)p + d->size / 2, dtype_real(dt), &im);
+  } else if (d->kind == 'b') {
+    uint8_t b = isfloat ? v->f != 0 || v->im != 0 : v->kind == 'i' ? v->i != 0 : v->u != 0;
     memcpy(p, &b, 1);
   } else if (d->kind == 'f' && d->size == 4) {
     /* from float32 exactly; from the others, one rounding (never through double) */
@@ -69,7 +80,7 @@ void element_convert(void *dst, GpuDtype dt, const void *src, GpuDtype st) {
   if (dt == st) { memcpy(dst, src, dtypes[dt].size); return; }
   if (dtypes[st].kind == 'b') {   /* a bool is 0 or 1 whatever its byte holds */
     uint8_t b = *(const uint8_t *)src != 0;
-    Value v = {'u', 0, b, 0, 0};
+    Value v = {'u', 0, b, 0, 0, 0, 0};
     store(dst, dt, &v);
     return;
   }

@@ -125,6 +125,43 @@ __device__ inline position gridsize(int ndim = 1) {
                   (long long)gridDim.z * blockDim.z};
 }
 
+// ---- complex numbers: what complex64 and complex128 arrays hold (real, imaginary; the
+// layout of CUDA's float2/double2 and of C's float _Complex), with the arithmetic of
+// NumPy (the product (ac - bd) + (ad + bc)i, the quotient by Smith's method) ----
+template <class T> struct alignas(2 * sizeof(T)) complex {
+  T re, im;
+  complex() = default;
+  __device__ constexpr complex(T r, T i = T(0)) : re(r), im(i) {}
+  template <class U> __device__ explicit constexpr complex(const complex<U> &o) : re((T)o.re), im((T)o.im) {}
+  __device__ complex &operator+=(const complex &o) { re += o.re; im += o.im; return *this; }
+  __device__ complex &operator-=(const complex &o) { re -= o.re; im -= o.im; return *this; }
+  __device__ complex &operator*=(const complex &o) { return *this = *this * o; }
+  __device__ complex &operator/=(const complex &o) { return *this = *this / o; }
+  __device__ friend complex operator+(complex a, complex b) { return complex(a.re + b.re, a.im + b.im); }
+  __device__ friend complex operator-(complex a, complex b) { return complex(a.re - b.re, a.im - b.im); }
+  __device__ friend complex operator-(complex a) { return complex(-a.re, -a.im); }
+  __device__ friend complex operator*(complex a, complex b) {
+    return complex(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re);
+  }
+  __device__ friend complex operator/(complex a, complex b) {
+    T ar = b.re < 0 ? -b.re : b.re, ai = b.im < 0 ? -b.im : b.im;
+    if (ar >= ai) {
+      if (ar == 0 && ai == 0) return complex(a.re / ar, a.im / ar);   // inf or nan, as NumPy
+      T r = b.im / b.re, d = b.re + b.im * r;
+      return complex((a.re + a.im * r) / d, (a.im - a.re * r) / d);
+    }
+    T r = b.re / b.im, d = b.re * r + b.im;
+    return complex((a.re * r + a.im) / d, (a.im * r - a.re) / d);
+  }
+  __device__ friend bool operator==(complex a, complex b) { return a.re == b.re && a.im == b.im; }
+  __device__ friend bool operator!=(complex a, complex b) { return !(a == b); }
+};
+typedef complex<float> complex64;
+typedef complex<double> complex128;
+__device__ inline float abs(complex64 z) { return hypotf(z.re, z.im); }
+__device__ inline double abs(complex128 z) { return hypot(z.re, z.im); }
+template <class T> __device__ inline complex<T> conj(complex<T> z) { return complex<T>(z.re, -z.im); }
+
 // ---- random numbers: Philox4x32-10 (Salmon et al., "Parallel random numbers: as easy as
 // 1, 2, 3", SC 2011), counter-based: block c of key k is a pure function, so every thread
 // can have its own stream and a seed gives the same numbers on both backends. gpuhost's

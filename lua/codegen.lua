@@ -286,7 +286,7 @@ end
 -- tile = bool} -> source, kernel names
 function M.source(d)
   local P = pieces(d)
-  local parts = {gpu._embedded("kernels/ops/ew.cuh")}
+  local parts = {gpu._embedded("kernels/ops/ew.cuh"), gpu._embedded("kernels/ops/complex.cuh")}
   for _, p in ipairs(P) do parts[#parts + 1] = ("typedef %s %s;\n"):format(ctype[p.dtype], p.type) end
   parts[#parts + 1] = d.typedefs or ""
   -- d.vec elements a thread (host/ufunc.c's vec_for): chunks of 16 bytes of the widest array

@@ -314,7 +314,8 @@ end
 local function full(name, level, vpos, shape, value, dtype)
   dtype = dtype_name(dtype, level + 1)
   local vt = type(value)
-  if vt ~= "number" and not (dtype == "bool" and vt == "boolean") then
+  if vt ~= "number" and not (dtype == "bool" and vt == "boolean") and
+     not (dtype:find("^complex") and getmetatable(value) == getmetatable(gpu.complex(0))) then
     error(("bad argument #%d to '%s' (%s expected, got %s)"):format(vpos, name,
           dtype == "bool" and "boolean or number" or "number", what(value)), level)
   end

@@ -15,16 +15,18 @@ for _, d in ipairs(gpu._dtypes) do size_of[d.name] = d.size end
 -- and its size), identity, map (an expression of x, or x and m, and the index _k), combine
 -- (of a and b) and post (statements that set y from a, _n and _param).
 local function cast_post(expr) return ("y = ew::cast<rd_O0>(%s);"):format(expr) end
+-- float32 accumulates in float64, complex64 in complex128
+local WIDE = {float32 = "float64", complex64 = "complex128"}
 local function sum_like(T, R, identity, combine)
-  return {acc = R == "float32" and "float64" or R, identity = identity, map = "x",
-          combine = combine, post = cast_post("a")}
+  return {acc = WIDE[R] or R, identity = identity, map = "x", combine = combine, post = cast_post("a")}
 end
 local function minmax(T, ident, combine)
   return {acc = T, identity = ("red::%s<rd_acc>()"):format(ident), map = "x", combine = combine,
           post = cast_post("a")}
 end
 local function arg(T, which)
-  return {acc = "red::arg<rd_T0>", accsize = 8 * ((size_of[T] + 7) // 8) + 8,
+  local al = size_of[T] >= 16 and 16 or 8   -- the struct's alignment: complex128's, else the index's
+  return {acc = "red::arg<rd_T0>", accsize = ((8 * ((size_of[T] + 7) // 8) + 8 + al - 1) // al) * al,
           identity = "rd_acc{rd_T0(), -1}", map = "rd_acc{x, _k}",
           combine = ("red::%s_of(a, b)"):format(which), post = cast_post("a.i + 1")}
 end
@@ -45,19 +47,24 @@ local builtins = {
   count_nonzero = function()
     return {acc = "int64", identity = "0", map = "x != rd_T0(0)", combine = "a + b", post = cast_post("a")}
   end,
-  mean = function() return float_sum("x", cast_post("a / (double)_n")) end,
-  -- the second pass of var and std: x and its mean m (float64), broadcast
-  var = function() return float_sum("red::sq((double)x - m)", VAR .. cast_post("v")) end,
-  std = function() return float_sum("red::sq((double)x - m)", VAR .. cast_post("sqrt(v)")) end,
-  norm2 = function() return float_sum("red::sq((double)x)", cast_post("sqrt(a)")) end,
-  norm1 = function() return float_sum("fabs((double)x)", cast_post("a")) end,
+  mean = function(T, R)
+    if R:find("^complex") then
+      return {acc = "complex128", identity = "0", map = "x", combine = "a + b", post = cast_post("a / rd_acc(_n)")}
+    end
+    return float_sum("x", cast_post("a / (double)_n"))
+  end,
+  -- the second pass of var and std: x and its mean m (float64, complex128), broadcast
+  var = function() return float_sum("red::mag2(ew::cast<rd_T1>(x) - m)", VAR .. cast_post("v")) end,
+  std = function() return float_sum("red::mag2(ew::cast<rd_T1>(x) - m)", VAR .. cast_post("sqrt(v)")) end,
+  norm2 = function() return float_sum("red::mag2(x)", cast_post("sqrt(a)")) end,
+  norm1 = function() return float_sum("red::mag(x)", cast_post("a")) end,
   norm0 = function() return float_sum("(double)(x != rd_T0(0))", cast_post("a")) end,
-  normp = function() return float_sum("pow(fabs((double)x), _param[0])", cast_post("pow(a, 1.0 / _param[0])")) end,
+  normp = function() return float_sum("pow(red::mag(x), _param[0])", cast_post("pow(a, 1.0 / _param[0])")) end,
   norminf = function()
-    return {acc = "float64", identity = "0", map = "fabs((double)x)", combine = "ew::maximum(a, b)", post = cast_post("a")}
+    return {acc = "float64", identity = "0", map = "red::mag(x)", combine = "ew::maximum(a, b)", post = cast_post("a")}
   end,
   normninf = function()
-    return {acc = "float64", identity = "red::highest<double>()", map = "fabs((double)x)",
+    return {acc = "float64", identity = "red::highest<double>()", map = "red::mag(x)",
             combine = "ew::minimum(a, b)", post = cast_post("a")}
   end,
 }
@@ -76,7 +83,8 @@ end
 function M.source(d)
   local nin, nout = #d.ins, #d.outs
   local accsize = d.accsize or size_of[d.acc]
-  local L = {gpu._embedded("kernels/ops/ew.cuh"), gpu._embedded("kernels/ops/red.cuh")}
+  local L = {gpu._embedded("kernels/ops/ew.cuh"), gpu._embedded("kernels/ops/complex.cuh"),
+             gpu._embedded("kernels/ops/red.cuh")}
   local function add(s) L[#L + 1] = s end
   for i, t in ipairs(d.ins) do add(("typedef %s rd_T%d;"):format(ctype[t], i - 1)) end
   for j, t in ipairs(d.outs) do add(("typedef %s rd_O%d;"):format(ctype[t], j - 1)) end
@@ -127,8 +135,8 @@ end
 -- kernels around the scanner struct.
 local function scan_source(kind, T, O, R)
   local combine = kind == "cumsum" and "ew::add(a, b)" or "ew::multiply(a, b)"
-  local L = {gpu._embedded("kernels/ops/ew.cuh"), gpu._embedded("kernels/ops/red.cuh"),
-             gpu._embedded("kernels/ops/scan.cuh")}
+  local L = {gpu._embedded("kernels/ops/ew.cuh"), gpu._embedded("kernels/ops/complex.cuh"),
+             gpu._embedded("kernels/ops/red.cuh"), gpu._embedded("kernels/ops/scan.cuh")}
   L[#L + 1] = ("typedef %s sc_T; typedef %s sc_O; typedef %s sc_A;"):format(ctype[T], ctype[O], ctype[R])
   L[#L + 1] = ("#define SCAN_ITEMS %d"):format(size_of[R] <= 4 and 16 or 8)
   L[#L + 1] = "struct sc_f {"

@@ -17,7 +17,7 @@ warnings.simplefilter("ignore")
 assert np.__version__.split(".")[0] == "2", "NumPy 2 is needed (NEP 50 promotion)"
 
 DTYPES = ["float32", "float64", "int8", "int16", "int32", "int64",
-          "uint8", "uint16", "uint32", "uint64", "bool"]
+          "uint8", "uint16", "uint32", "uint64", "bool", "complex64", "complex128"]
 # gpuhost's name -> NumPy's ufunc (np.round is not a ufunc but its types are the rule)
 BINARY = {"add": np.add, "subtract": np.subtract, "multiply": np.multiply,
           "divide": np.true_divide, "floor_divide": np.floor_divide,
@@ -35,7 +35,8 @@ UNARY = {"negative": np.negative, "invert": np.invert, "logical_not": np.logical
 for name in ["sqrt", "exp", "exp2", "log", "log2", "log10", "log1p", "expm1", "sin", "cos",
              "tan", "sinh", "cosh", "tanh"]:
     UNARY[name] = getattr(np, name)
-UNARY.update({"asin": np.arcsin, "acos": np.arccos, "atan": np.arctan})
+UNARY.update({"asin": np.arcsin, "acos": np.arccos, "atan": np.arctan,
+              "real": np.real, "imag": np.imag, "conj": np.conjugate})
 
 
 def name(dt):
@@ -82,7 +83,7 @@ def main():
     for op, f in sorted(UNARY.items()):
         ops[op] = {a: outcome(f, arr(a)) for a in DTYPES}
     overflow = {}
-    for a in DTYPES[2:10]:
+    for a in DTYPES[2:10]:   # the integer dtypes
         info = np.iinfo(a)
         for v in (int(info.max) + 1, int(info.min) - 1):
             if -2**63 <= v < 2**63:   # what a Lua integer can be

@@ -66,7 +66,7 @@ describe("gpu.matmul", function()
     assert.matches("gpu.matmul: the batch dims of shapes {2, 2, 3} and {3, 3, 2} do not broadcast",
                    S.errof(gpu.matmul, gpu.zeros({2, 2, 3}), gpu.zeros({3, 3, 2})))
     assert.matches("gpu.matmul: a 0%-D array has no rows or columns", S.errof(gpu.matmul, gpu.zeros({}), a))
-    assert.matches("gpu.matmul: bool and bool arrays: products take float32 or float64",
+    assert.matches("gpu.matmul: bool and bool arrays: products take float32, float64, complex64 or complex128",
                    S.errof(gpu.matmul, gpu.zeros({2, 2}, "bool"), gpu.zeros({2, 2}, "bool")))
     assert.matches("gpu.matmul: int32 and int32 arrays", S.errof(gpu.matmul, gpu.zeros({2, 2}, "int32"), gpu.zeros({2, 2}, "int32")))
     assert.matches("gpu.matmul: out has shape {3} but the result has shape {2, 2}",

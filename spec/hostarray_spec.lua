@@ -129,7 +129,7 @@ describe("sizes, shapes and dtypes", function()
 
   it("names the dtypes", function()
     assert.are.same({"float32", "float64", "int8", "int16", "int32", "int64",
-                     "uint8", "uint16", "uint32", "uint64", "bool"}, gpu.dtypes)
+                     "uint8", "uint16", "uint32", "uint64", "bool", "complex64", "complex128"}, gpu.dtypes)
     assert.are.equal("float64", gpu.float64)
     assert.are.equal("float64", gpu.host.zeros(1, "double").dtype)
   end)

@@ -54,12 +54,14 @@ template <class T> __device__ __forceinline__ arg<T> argmin_of(const arg<T> &a, 
 
 // the identities of min and max: the type's largest and smallest values
 template <class T> __device__ __forceinline__ T highest() {
-  if constexpr (ew::same<T, float>::value) return __int_as_float(0x7f800000);
+  if constexpr (ew::is_complex<T>::value) { auto h = highest<decltype(T().re)>(); return T(h, h); }
+  else if constexpr (ew::same<T, float>::value) return __int_as_float(0x7f800000);
   else if constexpr (ew::same<T, double>::value) return __longlong_as_double(0x7ff0000000000000LL);
   else return ew::info<T>::hi();
 }
 template <class T> __device__ __forceinline__ T lowest() {
-  if constexpr (ew::same<T, float>::value) return __int_as_float((int)0xff800000u);
+  if constexpr (ew::is_complex<T>::value) { auto l = lowest<decltype(T().re)>(); return T(l, l); }
+  else if constexpr (ew::same<T, float>::value) return __int_as_float((int)0xff800000u);
   else if constexpr (ew::same<T, double>::value) return __longlong_as_double((long long)0xfff0000000000000ULL);
   else return ew::info<T>::lo();
 }
@@ -271,5 +273,14 @@ __device__ void run(const typename F::args &A, const layout<F::NOP> &L, unsigned
 }
 
 template <class T> __device__ __forceinline__ T sq(T x) { return x * x; }
+// |x| and |x|^2 as doubles, for reals and complex numbers alike (norms, variances)
+template <class T> __device__ __forceinline__ double mag(T x) {
+  if constexpr (ew::is_complex<T>::value) return hypot((double)x.re, (double)x.im);
+  else return fabs((double)x);
+}
+template <class T> __device__ __forceinline__ double mag2(T x) {
+  if constexpr (ew::is_complex<T>::value) return (double)x.re * x.re + (double)x.im * x.im;
+  else return (double)x * (double)x;
+}
 
 }  // namespace red

@@ -198,6 +198,7 @@ local dtype_aliases = {
   double = "float64", float = "float32",
 }
 for _, d in ipairs(gpu.dtypes) do dtype_aliases[d] = d end
+dtype_aliases.complex64, dtype_aliases.complex128 = nil, nil   -- gpu.jit has no complex type
 
 -- "void(float32[:], float32[:], int32)" (numba's spelling; "void" may be left out) ->
 -- list of {dtype =, array =}
@@ -479,9 +480,13 @@ local function arg_param(st, v, i)
   if mt == "integer" then return {dtype = st.integer} end
   if mt == "float" then return {dtype = st.float} end
   if type(v) == "boolean" then return {dtype = "bool"} end
-  if getmetatable(v) == array_mt then return {dtype = v.dtype, array = true} end
   local why
-  if gpu._meta.hostarray == getmetatable(v) then why = "is a host array: copy it to the device first with gpu.array(h)"
+  if getmetatable(v) == array_mt then
+    if not v.dtype:find("^complex") then return {dtype = v.dtype, array = true} end
+    why = ("is a %s array: gpu.jit has no complex type (write the kernel in CUDA C, on gpu::%s)"):format(v.dtype, v.dtype)
+  end
+  if why then -- said above
+  elseif gpu._meta.hostarray == getmetatable(v) then why = "is a host array: copy it to the device first with gpu.array(h)"
   elseif type(v) == "table" then why = "is a Lua table: copy it to the device first with gpu.array(t)"
   else why = ("must be a number, a boolean or a device array, got %s"):format(type(v)) end
   -- as the C launcher says it (kernel.c), at the launch (miss < dispatcher < the caller)

@@ -1,0 +1,99 @@
+/* complex.c: complex numbers as Lua values ("gpu.complex"): what reading an element of a
+ * complex64 or complex128 array gives (a:item(), a:totable(), h[i]) and what writing one
+ * takes besides a number. gpu.complex(re [, im]); z.re, z.im; arithmetic with numbers and
+ * each other, ==, tostring as NumPy writes them ("1+2j"). */
+#include <complex.h>
+#include <math.h>
+#include <string.h>
+#include "gpu.h"
+
+typedef struct Complex { double re, im; } Complex;
+
+void complex_push(lua_State *L, double re, double im) {
+  Complex *z = lua_newuserdatauv(L, sizeof *z, 0);
+  z->re = re;
+  z->im = im;
+  luaL_setmetatable(L, GPU_COMPLEX_T);
+}
+
+int complex_get(lua_State *L, int idx, double *re, double *im) {
+  if (lua_type(L, idx) == LUA_TNUMBER) { *re = lua_tonumber(L, idx); *im = 0; return 1; }
+  Complex *z = luaL_testudata(L, idx, GPU_COMPLEX_T);
+  if (z == NULL) return 0;
+  *re = z->re;
+  *im = z->im;
+  return 1;
+}
+
+GpuDtype dtype_real(GpuDtype dt) {
+  return dt == DT_COMPLEX64 ? DT_FLOAT32 : dt == DT_COMPLEX128 ? DT_FLOAT64 : dt;
+}
+
+/* [-0, +0, v] Argument i as a complex number. */
+static double _Complex arg(lua_State *L, int i) {
+  double re, im;
+  if (!complex_get(L, i, &re, &im))
+    luaL_error(L, "attempt to do arithmetic with a gpu.complex and a %s", luaL_typename(L, i));
+  return CMPLX(re, im);
+}
+static int push(lua_State *L, double _Complex z) { complex_push(L, creal(z), cimag(z)); return 1; }
+static int cx_add(lua_State *L) { return push(L, arg(L, 1) + arg(L, 2)); }
+static int cx_sub(lua_State *L) { return push(L, arg(L, 1) - arg(L, 2)); }
+static int cx_mul(lua_State *L) { return push(L, arg(L, 1) * arg(L, 2)); }
+static int cx_div(lua_State *L) { return push(L, arg(L, 1) / arg(L, 2)); }
+static int cx_unm(lua_State *L) { return push(L, -arg(L, 1)); }
+static int cx_eq(lua_State *L) {
+  double a, b, c, d;
+  lua_pushboolean(L, complex_get(L, 1, &a, &b) && complex_get(L, 2, &c, &d) && a == c && b == d);
+  return 1;
+}
+
+/* a part as NumPy writes it: %g, nan, inf */
+static void part(luaL_Buffer *b, double x, int sign) {
+  char s[40];
+  if (isnan(x)) snprintf(s, sizeof s, "%snan", sign ? "+" : "");
+  else if (isinf(x)) snprintf(s, sizeof s, "%s", x > 0 ? (sign ? "+inf" : "inf") : "-inf");
+  else snprintf(s, sizeof s, sign ? "%+.6g" : "%.6g", x);
+  luaL_addstring(b, s);
+}
+
+static int cx_tostring(lua_State *L) {
+  Complex *z = luaL_checkudata(L, 1, GPU_COMPLEX_T);
+  luaL_Buffer b;
+  luaL_buffinit(L, &b);
+  part(&b, z->re, 0);
+  part(&b, z->im, 1);
+  luaL_addchar(&b, 'j');
+  luaL_pushresult(&b);
+  return 1;
+}
+
+static int cx_index(lua_State *L) {
+  Complex *z = luaL_checkudata(L, 1, GPU_COMPLEX_T);
+  const char *k = luaL_checkstring(L, 2);
+  if (strcmp(k, "re") == 0) lua_pushnumber(L, z->re);
+  else if (strcmp(k, "im") == 0) lua_pushnumber(L, z->im);
+  else return luaL_error(L, "gpu.complex has no field '%s' (it has re and im)", k);
+  return 1;
+}
+
+/* gpu.complex(re [, im]) */
+static int gpu_complex(lua_State *L) {
+  double re = luaL_checknumber(L, 1), im = luaL_optnumber(L, 2, 0);
+  complex_push(L, re, im);
+  return 1;
+}
+
+static const luaL_Reg complex_meta[] = {
+  {"__add", cx_add}, {"__sub", cx_sub}, {"__mul", cx_mul}, {"__div", cx_div}, {"__unm", cx_unm},
+  {"__eq", cx_eq}, {"__tostring", cx_tostring}, {"__index", cx_index}, {NULL, NULL}
+};
+
+/* Expects the gpu table on top. */
+void complex_open(lua_State *L) {
+  luaL_newmetatable(L, GPU_COMPLEX_T);
+  luaL_setfuncs(L, complex_meta, 0);
+  lua_pop(L, 1);
+  lua_pushcfunction(L, gpu_complex);
+  lua_setfield(L, -2, "complex");
+}

@@ -1,0 +1,101 @@
+// complex.cuh: complex64 and complex128 in gpuhost's generated kernels (after ew.cuh): the
+// traits ew.cuh's templates ask, the conversions (a complex to a real type is its real
+// part, as NumPy gives with a warning; to bool, whether either part is nonzero), NumPy's
+// order of complex numbers (by the real part, then the imaginary: comparisons, maximum,
+// minimum), and the functions NumPy defines on them, from the real ones of both backends.
+
+namespace gpu {
+template <class T> __device__ __forceinline__ bool operator<(complex<T> a, complex<T> b) {
+  return a.re < b.re || (a.re == b.re && a.im < b.im);
+}
+template <class T> __device__ __forceinline__ bool operator>(complex<T> a, complex<T> b) { return b < a; }
+template <class T> __device__ __forceinline__ bool operator<=(complex<T> a, complex<T> b) {
+  return a.re < b.re || (a.re == b.re && a.im <= b.im);
+}
+template <class T> __device__ __forceinline__ bool operator>=(complex<T> a, complex<T> b) { return b <= a; }
+}  // namespace gpu
+
+namespace ew {
+
+template <class T> struct info<gpu::complex<T>> { enum { fp = 1, sgn = 1, bits = 16 * sizeof(T) }; };
+template <class T> struct is_complex { enum { value = 0 }; };
+template <class T> struct is_complex<gpu::complex<T>> { enum { value = 1 }; };
+
+template <class To, class T> __device__ __forceinline__ To cast(gpu::complex<T> v) {
+  if constexpr (same<To, bool>::value) return v.re != 0 || v.im != 0;
+  else if constexpr (is_complex<To>::value) return To(v);
+  else return cast<To>(v.re);
+}
+
+template <class T> __device__ __forceinline__ T real(T a) { return a; }
+template <class T> __device__ __forceinline__ T real(gpu::complex<T> a) { return a.re; }
+template <class T> __device__ __forceinline__ T imag(T a) { return T(0); }
+template <class T> __device__ __forceinline__ T imag(gpu::complex<T> a) { return a.im; }
+template <class T> __device__ __forceinline__ T conj(T a) { return a; }
+template <class T> __device__ __forceinline__ gpu::complex<T> conj(gpu::complex<T> a) { return gpu::conj(a); }
+template <class T> __device__ __forceinline__ T abs(gpu::complex<T> a) { return gpu::abs(a); }
+template <class T> __device__ __forceinline__ gpu::complex<T> sign(gpu::complex<T> a) {   // NumPy 2: z / |z|
+  T m = gpu::abs(a);
+  if (m == 0) return gpu::complex<T>(0, 0);
+  return m != m ? gpu::complex<T>(m, m) : gpu::complex<T>(a.re / m, a.im / m);
+}
+template <class T> __device__ __forceinline__ gpu::complex<T> round(gpu::complex<T> a) {
+  return gpu::complex<T>(round(a.re), round(a.im));
+}
+
+// functions of z = x + iy, by their textbook formulas over the real functions
+template <class T> struct cx_ops {
+  typedef gpu::complex<T> C;
+  __device__ static C exp(C z) { T e = ew::exp(z.re); return C(e * ew::cos(z.im), e * ew::sin(z.im)); }
+  __device__ static C log(C z) { return C(ew::log(gpu::abs(z)), ew::atan2(z.im, z.re)); }
+  __device__ static C sqrt(C z) {
+    if (z.re == 0 && z.im == 0) return C(0, z.im);
+    T t = ew::sqrt(((z.re < 0 ? -z.re : z.re) + gpu::abs(z)) / 2);
+    if (z.re >= 0) return C(t, z.im / (2 * t));
+    return C((z.im < 0 ? -z.im : z.im) / (2 * t), z.im < 0 ? -t : t);
+  }
+  __device__ static C sin(C z) { return C(ew::sin(z.re) * ew::cosh(z.im), ew::cos(z.re) * ew::sinh(z.im)); }
+  __device__ static C cos(C z) { return C(ew::cos(z.re) * ew::cosh(z.im), -(ew::sin(z.re) * ew::sinh(z.im))); }
+  __device__ static C sinh(C z) { return C(ew::sinh(z.re) * ew::cos(z.im), ew::cosh(z.re) * ew::sin(z.im)); }
+  __device__ static C cosh(C z) { return C(ew::cosh(z.re) * ew::cos(z.im), ew::sinh(z.re) * ew::sin(z.im)); }
+  __device__ static C mul_i(C z) { return C(-z.im, z.re); }
+  __device__ static C asin(C z) { C w = log(mul_i(z) + sqrt(C(1) - z * z)); return C(w.im, -w.re); }   // -i log(iz + sqrt(1 - z^2))
+  __device__ static C atan(C z) {   // (i / 2) log((i + z) / (i - z))
+    C w = log((C(0, 1) + z) / (C(0, 1) - z));
+    return C(-w.im / 2, w.re / 2);
+  }
+};
+
+#define EW_CX1(NAME, EXPR) \
+  __device__ __forceinline__ gpu::complex64 NAME(gpu::complex64 z) { typedef cx_ops<float> O; return EXPR; } \
+  __device__ __forceinline__ gpu::complex128 NAME(gpu::complex128 z) { typedef cx_ops<double> O; return EXPR; }
+EW_CX1(exp, O::exp(z)) EW_CX1(log, O::log(z)) EW_CX1(sqrt, O::sqrt(z))
+EW_CX1(sin, O::sin(z)) EW_CX1(cos, O::cos(z)) EW_CX1(tan, O::sin(z) / O::cos(z))
+EW_CX1(sinh, O::sinh(z)) EW_CX1(cosh, O::cosh(z)) EW_CX1(tanh, O::sinh(z) / O::cosh(z))
+EW_CX1(exp2, O::exp(z * typename O::C(0.6931471805599453)))
+EW_CX1(log2, O::log(z) / typename O::C(0.6931471805599453))
+EW_CX1(log10, O::log(z) / typename O::C(2.302585092994046))
+EW_CX1(log1p, O::log(typename O::C(1) + z)) EW_CX1(expm1, O::exp(z) - typename O::C(1))
+EW_CX1(asin, O::asin(z)) EW_CX1(acos, typename O::C(1.5707963267948966) - O::asin(z)) EW_CX1(atan, O::atan(z))
+#undef EW_CX1
+
+// a^b = exp(b log a); 0^b is 1 for b == 0 and 0 for a positive real part (NumPy's)
+template <class T> __device__ __forceinline__ gpu::complex<T> power(gpu::complex<T> a, gpu::complex<T> b) {
+  typedef gpu::complex<T> C;
+  if (b.im == 0 && b.re == (T)(int)b.re && b.re > -100 && b.re < 100) {   // an integer: by squaring
+    int n = (int)b.re, m = n < 0 ? -n : n;
+    C r(1, 0), x = a;
+    for (; m; m >>= 1) {
+      if (m & 1) r = r * x;
+      x = x * x;
+    }
+    return n < 0 ? C(1, 0) / r : r;
+  }
+  if (a.re == 0 && a.im == 0) {
+    if (b.re == 0 && b.im == 0) return gpu::complex<T>(1, 0);
+    if (b.re > 0 && b.im == 0) return gpu::complex<T>(0, 0);
+  }
+  return exp(b * log(a));
+}
+
+}  // namespace ew

@@ -1,0 +1,87 @@
+-- Complex dtypes (complex64, complex128): values to and from Lua (gpu.complex), printing,
+-- NumPy's promotion (spec/data/promotion.lua has complex too), arithmetic and functions
+-- against the same computed in Lua, conversions, reductions and products; the operations
+-- NumPy refuses on complex numbers are refused.
+local S = require("spec.support")
+local C = gpu.complex
+
+local function near(want, got, tol)
+  assert(math.abs(want.re - got.re) <= tol and math.abs(want.im - got.im) <= tol,
+         ("expected %s, got %s"):format(tostring(want), tostring(got)))
+end
+
+describe("complex arrays", function()
+  local zs = {C(1, 2), C(-0.5, 0.25), C(0, -1), 3}
+  local z = gpu.array(zs, "complex128")
+
+  it("take numbers and gpu.complex values, and give gpu.complex values back", function()
+    assert.are.equal("complex128", z.dtype)
+    assert.are.equal(C(1, 2), z:item(1))
+    assert.are.equal(C(3, 0), z:totable()[4])
+    assert.are.equal(-0.5, z:item(2).re)
+    assert.are.equal(0.25, z:item(2).im)
+    local h = z:tohost()
+    h[4] = C(5, -5)
+    assert.are.equal(C(5, -5), h[4])
+    assert.are.equal(16, gpu.zeros(2, "complex64").nbytes)
+    assert.are.equal("gpu.array(complex128, {4}) [1+2j, -0.5+0.25j, 0-1j, 3+0j]", tostring(z))
+    assert.are.equal("nan+infj", tostring(C(0 / 0, math.huge)))
+    assert.are.equal(C(4, 2), C(1, 2) + 3)
+    assert.are.equal(C(-3, 4), C(1, 2) * C(1, 2))
+    assert.matches("element %[1%] %(x%) expected a number or a gpu.complex for complex64",
+                   S.errof(gpu.array, {"x"}, "complex64"))
+  end)
+
+  it("promote as NumPy's do, and convert to real types by their real part", function()
+    assert.are.equal("complex64", gpu.result_type("complex64", 1.5))
+    assert.are.equal("complex128", gpu.result_type("complex64", "float64"))
+    assert.are.equal("complex128", gpu.result_type("complex64", "int32"))
+    assert.are.equal("complex64", (gpu.array({1}, "complex64") * 2.5).dtype)
+    assert.are.same({1, -0.5, 0, 3}, z:astype("float64"):totable())
+    assert.are.same({true, true, true, true}, z:astype("bool"):totable())
+    assert.are.equal(C(2, 0), gpu.arange(3):astype("complex64"):item(3))
+  end)
+
+  it("compute +, *, / and the functions as NumPy does", function()
+    local w = gpu.array({C(2, -1), C(1, 1), C(0.5, 0), C(0, 2)}, "complex128")
+    for i, v in ipairs((z * w):totable()) do
+      local a, b = z:item(i), w:item(i)
+      near(C(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re), v, 1e-15)
+    end
+    for i, v in ipairs((z / w):totable()) do
+      local a, b = z:item(i), w:item(i)
+      local d = b.re * b.re + b.im * b.im
+      near(C((a.re * b.re + a.im * b.im) / d, (a.im * b.re - a.re * b.im) / d), v, 1e-15)
+    end
+    near(C(1.272019649514069, 0.7861513777574233), gpu.sqrt(z):item(1), 1e-12)   -- NumPy's values
+    near(C(-1.1312043837568135, 2.4717266720048188), gpu.exp(z):item(1), 1e-12)
+    near(C(0.8047189562170503, 1.1071487177940904), gpu.log(z):item(1), 1e-12)
+    assert.are.same({math.sqrt(5), math.sqrt(0.3125), 1, 3}, gpu.abs(z):totable())
+    assert.are.equal("float64", gpu.abs(z).dtype)
+    assert.are.same({1, -0.5, 0, 3}, gpu.real(z):totable())
+    assert.are.same({2, 0.25, -1, 0}, gpu.imag(z):totable())
+    assert.are.equal(C(1, -2), gpu.conj(z):item(1))
+    assert.are.equal(C(-3, 4), (z ^ 2):item(1))
+    assert.are.same({false, true, true, false}, z:lt(gpu.full({}, C(0, 0), "complex128")):totable())
+  end)
+
+  it("refuse what NumPy refuses", function()
+    assert.matches("gpu.floor is not defined for complex arrays", S.errof(gpu.floor, z))
+    assert.matches("gpu.floor_divide is not defined for complex arrays", S.errof(gpu.floor_divide, z, z))
+    assert.matches("gpu.atan2 is not defined for complex arrays", S.errof(gpu.atan2, z, z))
+    assert.matches("gpu.sort: complex arrays are not ordered here", S.errof(gpu.sort, z))
+    assert.matches("gpu.jit has no complex type", S.errof(gpu.jit(function(a) a[1] = 1 end)[{1, 1}], z))
+  end)
+
+  it("reduce, scan and multiply as matrices", function()
+    near(C(3.5, 1.25), z:sum(), 1e-15)
+    near(C(0.875, 0.3125), z:mean(), 1e-15)
+    assert.are.equal(C(3, 0), z:max())
+    assert.are.equal(2, z:argmin())
+    assert.is_true(math.abs(z:norm() - math.sqrt(5 + 0.3125 + 1 + 9)) < 1e-12)
+    assert.are.equal("float64", z:var(1).dtype)
+    assert.are.equal(C(0.5, 2.25), z:cumsum():item(2))
+    local a = gpu.array({{C(1, 1), 2}, {0, C(0, 1)}}, "complex64")
+    assert.are.same({{C(0, 2), C(2, 4)}, {C(0, 0), C(-1, 0)}}, gpu.matmul(a, a):totable())
+  end)
+end)
