@@ -30,13 +30,14 @@ LUA_SIDE = host/rewrite.c host/loader.c host/errors.c host/device.c host/stream.
            host/array.c host/hostarray.c host/program.c host/kernel.c host/dtype.c host/gpu.c \
            host/profile.c host/jit.c host/graph.c host/layout.c host/view.c host/table.c \
            host/strided.c host/copy.c host/promote.c host/ufunc.c host/ops.c host/npy.c host/npz.c \
-           host/embedapi.c host/comm.c host/collective.c host/reduce.c host/reductions.c host/scan.c host/sort.c host/blas.c host/complex.c
+           host/embedapi.c host/comm.c host/collective.c \
+           host/reduce.c host/reductions.c host/scan.c host/sort.c host/blas.c host/complex.c host/fft.c
 SHARED   = host/backend.c host/util.c host/results.c host/cache.c host/embed.c host/mpi.c
 BACKENDS = host/cuda/cuda.c host/cuda/driver.c host/cuda/memory.c host/cuda/graph.c \
-           host/cuda/nvrtc.c host/cuda/nvtx.c host/cuda/nccl.c \
+           host/cuda/nvrtc.c host/cuda/nvtx.c host/cuda/nccl.c host/cuda/blas.c host/cuda/fft.c \
            host/cpu/cpu.c host/cpu/fiber.c host/cpu/sched.c host/cpu/pool.c host/cpu/mem.c \
            host/cpu/compile.c host/cpu/module.c host/cpu/graph.c host/cpu/devices.c \
-           host/cpu/coll.c host/cuda/blas.c host/cpu/blas.c
+           host/cpu/coll.c host/cpu/blas.c host/cpu/fft.c
 MOD_SRC  = $(LUA_SIDE) $(SHARED) $(BACKENDS)
 HOST_SRC = host/main.c host/complete.c
 # gpu.jit (lua/jit/) is embedded as bytecode, which loads in a fifth of the time its

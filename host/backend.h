@@ -126,6 +126,19 @@ typedef struct GpuGemm {
   CUstream stream;
 } GpuGemm;
 
+/* Discrete Fourier transforms over the last `rank` dims (1 to 3, sizes n; for R2C and C2R
+ * the real side's) of `batch` C-ordered arrays one after another: C2C (complex to complex,
+ * forward with e^-2pi i jk/n, inverse with e^+2pi i jk/n, neither scaled), R2C (real to
+ * the n[rank-1]/2 + 1 first complex values of the last dim), C2R (their inverse, which may
+ * overwrite its input). */
+typedef enum { GPU_FFT_C2C, GPU_FFT_R2C, GPU_FFT_C2R } GpuFftKind;
+typedef struct GpuFft {
+  int kind, dbl, inverse, rank;  /* dbl: float64 parts, else float32 */
+  int64_t n[3], batch;
+  CUdeviceptr in, out;
+  CUstream stream;
+} GpuFft;
+
 /* ---- the table ----
  * Unless a member says otherwise, it acts on the current device (use_device sets it;
  * ensure_context makes device 0 current when none is), returns GPU_OK or the CUresult a
@@ -293,6 +306,11 @@ typedef struct GpuBackend {
    * other member goes on working. A failed call is GPU_ERR_LIBRARY (detail: the call and
    * the library's status). */
   GpuResult (*gemm)(const GpuGemm *g);
+  /* FFTs (GpuFft), queued on f->stream: cuFFT on the GPU (libcufft.so.12 of CUDA 13, or
+   * .11), FFTW on the CPU backend (libfftw3.so.3, libfftw3f.so.3); plans made at the first
+   * transform of a shape and kept (16 a device, the least recently used dropped). Library
+   * failures as gemm's. */
+  GpuResult (*fft)(const GpuFft *f);
 } GpuBackend;
 
 /* Set (to 1) by the host program's SIGINT handler, asynchronously. A backend that waits

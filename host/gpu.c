@@ -57,6 +57,7 @@ int luaopen_gpu(lua_State *L) {
   sort_open(L);
   blas_open(L);
   complex_open(L);
+  fft_open(L);
   stream_open(L);
   event_open(L);
   program_open(L);

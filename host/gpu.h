@@ -294,8 +294,9 @@ int complex_get(lua_State *L, int idx, double *re, double *im);
 GpuDtype dtype_real(GpuDtype dt);   /* a complex dtype's parts' (float32, float64); others itself */
 void complex_open(lua_State *L);
 
-/* ---- products (blas.c): gpu.matmul, gpu.dot, gpu.outer ---- */
+/* ---- products (blas.c): gpu.matmul, gpu.dot, gpu.outer; FFTs (fft.c): gpu.fft ---- */
 void blas_open(lua_State *L);
+void fft_open(lua_State *L);
 
 /* ---- copies (copy.c) ---- */
 /* [-0, +1, e] The array at idx (device or host) when C-ordered, else a C-ordered copy. */

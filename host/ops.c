@@ -89,6 +89,9 @@ static void operand_read(lua_State *L, const Ufunc *u, int idx, int pos, Operand
       if (hostarray_test(L, idx))
         luaL_error(L, "gpu.%s argument %d is a host array: copy it to the device with gpu.array(h)",
                    u->name, pos);
+      if (luaL_testudata(L, idx, GPU_COMPLEX_T))
+        luaL_error(L, "gpu.%s argument %d is a gpu.complex: make it an array, gpu.full({}, z, "
+                   "\"complex128\")", u->name, pos);
       break;
     case LUA_TTABLE:
       luaL_error(L, "gpu.%s argument %d is a Lua table: copy it to the device with gpu.array(t)",

@@ -100,5 +100,5 @@ const GpuBackend cpu_backend = {
   .comm_id = cpu_comm_id, .comm_init_all = cpu_comm_init_all, .comm_init_rank = cpu_comm_init_rank,
   .coll = cpu_coll, .group_start = cpu_group_start, .group_end = cpu_group_end,
   .comm_check = cpu_comm_check, .comm_abort = cpu_comm_abort, .comm_destroy = cpu_comm_destroy,
-  .gemm = cpu_gemm,
+  .gemm = cpu_gemm, .fft = cpu_fft,
 };

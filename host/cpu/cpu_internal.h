@@ -160,6 +160,7 @@ GpuResult cpu_comm_abort(GpuComm *comm);
 GpuResult cpu_comm_destroy(GpuComm *comm);
 /* blas.c: matrix products through a CBLAS (the table's gemm) */
 GpuResult cpu_gemm(const GpuGemm *g);
+GpuResult cpu_fft(const GpuFft *f);    /* fft.c: FFTW */
 
 /* cpu.c: r with a detail written into this thread's buffer (printf format) */
 GpuResult cpu_fail(GpuResult r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

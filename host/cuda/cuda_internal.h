@@ -167,6 +167,7 @@ GpuResult nvrtc_compile_cuda(const GpuCompileJob *job, GpuImage *out);
 GpuResult cuda_toolkit_open(Library *lib, void **dl, const char *const *sonames, int n,
                             const char *what, const char *package);
 GpuResult cuda_gemm(const GpuGemm *g);
+GpuResult cuda_fft(const GpuFft *f);   /* fft.c: cuFFT */
 
 /* nvtx.c: NVTX ranges and marks; with tracing on, launches and copies are ranges too */
 void cuda_range_push(const char *name);

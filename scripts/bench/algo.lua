@@ -108,3 +108,12 @@ if want("matmul") then
   out("matmul64_us", wall_us(function() local c = gpu.matmul(a, b) end, cpu and 1000 or 20000))
   collectgarbage()
 end
+
+-- FFT of 2^24 complex64
+if want("fft") then
+  local N = cpu and 2^20 or 2^24
+  local x = gpu.random.uniform(-1, 1, N):astype("complex64")
+  out("fft_c64_ms", device_ms(function() gpu.fft.fft(x):free() end, cpu and 1 or 20))
+  x = nil
+  collectgarbage()
+end

@@ -85,3 +85,9 @@ if want("matmul"):
     a = cp.random.uniform(-1, 1, (64, 64)).astype(cp.float32)
     b = cp.random.uniform(-1, 1, (64, 64)).astype(cp.float32)
     out("matmul64_us", wall_us(lambda: cp.matmul(a, b), 20000))
+
+if want("fft"):
+    N = 2**24
+    x = cp.random.uniform(-1, 1, N).astype(cp.complex64)
+    out("fft_c64_ms", device_ms(lambda: cp.fft.fft(x), 20))
+    del x

@@ -1,0 +1,106 @@
+/* fft.c: the CUDA backend's FFTs (the table's fft) through cuFFT, opened with dlopen at the
+ * first transform (libcufft.so.12, which CUDA 13 ships, or .11). Plans are made once per
+ * shape, kind and device and kept, 16 at most, the least recently used destroyed first
+ * (as CuPy's plan cache); a plan takes its stream at each execution. */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <string.h>
+#include <cufft.h>
+#include "cuda_internal.h"
+
+#define CUFFT_FUNCS(X) X(cufftCreate) X(cufftDestroy) X(cufftSetStream) X(cufftMakePlanMany64) \
+  X(cufftExecC2C) X(cufftExecR2C) X(cufftExecC2R) X(cufftExecZ2Z) X(cufftExecD2Z) X(cufftExecZ2D)
+#define CUFFT_DECLARE(name) __typeof__(name) *name;
+static struct { CUFFT_FUNCS(CUFFT_DECLARE) } cf;
+static Library lib;
+static void *dl;
+static char failure[300];
+
+#define NPLANS 16
+typedef struct Plan {
+  int used, device, kind, dbl, rank;
+  int64_t n[3], batch;
+  unsigned long long last;   /* when it was last used */
+  cufftHandle h;
+} Plan;
+static Plan plans[NPLANS];
+static unsigned long long tick;
+
+static GpuResult cufft_load(void) {
+  static const char *const names[] = {"libcufft.so.12", "libcufft.so.11"};
+  if (lib.loaded) return GPU_OK;
+  GpuResult r = cuda_toolkit_open(&lib, &dl, names, 2, "cuFFT (libcufft.so.12)", "the libcufft-13-0 package");
+  if (r.code) return r;
+#define FETCH(name) \
+  if ((*(void **)&cf.name = dlsym(dl, #name)) == NULL) \
+    return library_fail(&lib, GPU_ERR_NO_LIBRARY, GPU_SRC_HOST, "dlsym(\"" #name "\")", \
+                        "cuFFT has no %s: it is too old", #name);
+  CUFFT_FUNCS(FETCH)
+#undef FETCH
+  lib.loaded = 1;
+  return GPU_OK;
+}
+
+static GpuResult cufft_failed(cufftResult s, const char *call) {
+  static const char *const names[] = {"CUFFT_SUCCESS", "CUFFT_INVALID_PLAN", "CUFFT_ALLOC_FAILED",
+    "CUFFT_INVALID_TYPE", "CUFFT_INVALID_VALUE", "CUFFT_INTERNAL_ERROR", "CUFFT_EXEC_FAILED",
+    "CUFFT_SETUP_FAILED", "CUFFT_INVALID_SIZE", "CUFFT_UNALIGNED_DATA"};
+  snprintf(failure, sizeof failure, "%s: %s (%d)", call,
+           (int)s >= 0 && (size_t)s < sizeof names / sizeof names[0] ? names[s] : "cuFFT error", (int)s);
+  return (GpuResult){GPU_ERR_LIBRARY, GPU_SRC_HOST, call, failure, NULL};
+}
+#define CF_TRY(call) do { cufftResult s_ = (call); \
+    if (s_ != CUFFT_SUCCESS) return cufft_failed(s_, #call); } while (0)
+
+static cufftType type_of(const GpuFft *f) {
+  if (f->kind == GPU_FFT_R2C) return f->dbl ? CUFFT_D2Z : CUFFT_R2C;
+  if (f->kind == GPU_FFT_C2R) return f->dbl ? CUFFT_Z2D : CUFFT_C2R;
+  return f->dbl ? CUFFT_Z2Z : CUFFT_C2C;
+}
+
+/* The plan for f on the current device: found, or made (evicting the least recently used). */
+static GpuResult plan_for(const GpuFft *f, cufftHandle *h) {
+  Plan *free_slot = NULL, *oldest = &plans[0];
+  for (int i = 0; i < NPLANS; i++) {
+    Plan *p = &plans[i];
+    if (p->used && p->device == current && p->kind == f->kind && p->dbl == f->dbl && p->rank == f->rank &&
+        p->batch == f->batch && memcmp(p->n, f->n, sizeof p->n) == 0) {
+      p->last = ++tick;
+      *h = p->h;
+      return GPU_OK;
+    }
+    if (!p->used && !free_slot) free_slot = p;
+    if (p->last < oldest->last) oldest = p;
+  }
+  Plan *p = free_slot ? free_slot : oldest;
+  if (p->used) { cf.cufftDestroy(p->h); p->used = 0; }
+  long long n[3] = {f->n[0], f->n[1], f->n[2]};
+  size_t work;
+  cufftHandle fresh;
+  CF_TRY(cf.cufftCreate(&fresh));
+  cufftResult s = cf.cufftMakePlanMany64(fresh, f->rank, n, NULL, 1, 0, NULL, 1, 0, type_of(f), f->batch, &work);
+  if (s != CUFFT_SUCCESS) { cf.cufftDestroy(fresh); return cufft_failed(s, "cufftMakePlanMany64"); }
+  *p = (Plan){1, current, f->kind, f->dbl, f->rank, {f->n[0], f->n[1], f->n[2]}, f->batch, ++tick, fresh};
+  *h = fresh;
+  return GPU_OK;
+}
+
+GpuResult cuda_fft(const GpuFft *f) {
+  ALIVE("cufftExec");
+  GpuResult r = cufft_load();
+  if (r.code) return r;
+  cufftHandle h;
+  if ((r = plan_for(f, &h)).code) return r;
+  CF_TRY(cf.cufftSetStream(h, (cudaStream_t)cuda_stream_for(f->stream)));
+  void *in = (void *)f->in, *out = (void *)f->out;
+  int dir = f->inverse ? CUFFT_INVERSE : CUFFT_FORWARD;
+  switch (type_of(f)) {
+    case CUFFT_C2C: CF_TRY(cf.cufftExecC2C(h, in, out, dir)); break;
+    case CUFFT_Z2Z: CF_TRY(cf.cufftExecZ2Z(h, in, out, dir)); break;
+    case CUFFT_R2C: CF_TRY(cf.cufftExecR2C(h, in, out)); break;
+    case CUFFT_D2Z: CF_TRY(cf.cufftExecD2Z(h, in, out)); break;
+    case CUFFT_C2R: CF_TRY(cf.cufftExecC2R(h, in, out)); break;
+    default: CF_TRY(cf.cufftExecZ2D(h, in, out)); break;
+  }
+  return GPU_OK;
+}

@@ -1,0 +1,290 @@
+/* fft.c: gpu.fft, NumPy's numpy.fft: fft, ifft, rfft, irfft (one dim), fft2, ifft2 (two),
+ * fftn, ifftn, rfftn, irfftn (any). Transforms go to the backend's fft (cuFFT, FFTW): when
+ * the dims transformed are the last ones (up to 3) of a C-ordered array, one call does
+ * them all; otherwise one dim at a time, each moved last in a C-ordered copy and back.
+ * Sizes given (n, s) crop or pad with zeros along their dims first, as NumPy's; the
+ * scaling of `norm` ("backward", "ortho", "forward") is one multiply afterwards. */
+#include <math.h>
+#include <string.h>
+#include "gpu.h"
+
+enum { NORM_BACKWARD, NORM_ORTHO, NORM_FORWARD };
+
+typedef struct FftCall {
+  const char *name;
+  int kind, inverse, naxes, norm;
+  int axes[GPU_MAXDIM];          /* 0-based, increasing */
+  int64_t s[GPU_MAXDIM];         /* the sizes of the transforms (-1: the input's) */
+  CUstream stream;
+} FftCall;
+
+/* [-0, +1, e] The array at idx with dim d cropped or padded with zeros to n. */
+static void resized(lua_State *L, int idx, int d, int64_t n) {
+  idx = lua_absindex(L, idx);
+  GpuArray *a = array_check(L, idx);
+  GpuLayout l = array_layout(a);
+  int64_t have = a->shape.dim[d];
+  if (n <= have) {
+    layout_slice(&l, d, 0, n, 1);
+    array_view(L, idx, &l);
+    return;
+  }
+  GpuShape s = a->shape;
+  s.dim[d] = n;
+  s.size = s.size / (have ? have : 1) * n;
+  if (have == 0) { s.size = 1; for (int k = 0; k < s.ndim; k++) s.size *= s.dim[k]; }
+  GpuArray *z = array_new(L, &s, a->dtype);
+  if (z->nbytes) GPU_CHECK(L, backend_get()->memset0(z->ptr, z->nbytes));
+  GpuLayout zl = array_layout(z);
+  layout_slice(&zl, d, 0, have, 1);
+  array_view(L, -1, &zl);
+  ops_copy(L, -1, idx, NULL);
+  lua_pop(L, 1);
+}
+
+/* [-0, +1, e] A view of the array at idx with dims `move` (k of them, increasing) last, in
+ * their order; back: the inverse. */
+static void moved(lua_State *L, int idx, const int *move, int k, int back) {
+  idx = lua_absindex(L, idx);
+  GpuArray *a = array_check(L, idx);
+  GpuLayout l = array_layout(a);
+  int nd = l.shape.ndim, perm[GPU_MAXDIM], n = 0, is[GPU_MAXDIM] = {0};
+  for (int i = 0; i < k; i++) is[move[i]] = 1;
+  for (int d = 0; d < nd; d++) if (!is[d]) perm[n++] = d;
+  for (int i = 0; i < k; i++) perm[n++] = move[i];
+  if (back) {
+    int inv[GPU_MAXDIM];
+    for (int d = 0; d < nd; d++) inv[perm[d]] = d;
+    memcpy(perm, inv, sizeof inv);
+  }
+  layout_permute(&l, perm);
+  array_view(L, idx, &l);
+}
+
+/* [-0, +1, e] One backend transform of the trailing `rank` dims of the C-ordered array at
+ * idx (the real sizes n); the result is new. */
+static void transform(lua_State *L, const FftCall *c, int idx, int kind, int rank, const int64_t *n) {
+  GpuArray *a = array_check(L, idx);
+  int nd = a->shape.ndim, dbl = dtypes[a->dtype].size == (dtypes[a->dtype].kind == 'c' ? 16 : 8);
+  GpuShape s = a->shape;
+  GpuDtype out = kind == GPU_FFT_C2R ? (dbl ? DT_FLOAT64 : DT_FLOAT32) : (dbl ? DT_COMPLEX128 : DT_COMPLEX64);
+  if (kind == GPU_FFT_R2C) s.dim[nd - 1] = n[rank - 1] / 2 + 1;
+  if (kind == GPU_FFT_C2R) s.dim[nd - 1] = n[rank - 1];
+  s.size = 1;
+  for (int d = 0; d < nd; d++) s.size *= s.dim[d];
+  GpuArray *o = array_new(L, &s, out);
+  int64_t per = 1;
+  for (int i = 0; i < rank; i++) per *= n[i];
+  if (s.size == 0) return;
+  int64_t in_per = kind == GPU_FFT_C2R ? per / n[rank - 1] * (n[rank - 1] / 2 + 1) : per;
+  GpuFft f = {.kind = kind, .dbl = dbl, .inverse = c->inverse, .rank = rank,
+              .batch = a->shape.size / in_per, .in = a->ptr, .out = o->ptr, .stream = c->stream};
+  for (int i = 0; i < 3; i++) f.n[i] = i < rank ? n[i] : 1;
+  if (graph_capturing) { graph_keep(L, idx); graph_keep(L, -1); }
+  GPU_CHECK(L, backend_get()->fft(&f));
+}
+
+/* [-0, +1, e] The transform of dims `dims` (k, increasing, at most 3) of the array at idx,
+ * taken to the end of a C-ordered copy when they are not there, and back. */
+static void transform_dims(lua_State *L, const FftCall *c, int idx, int kind, const int *dims, int k, const int64_t *n) {
+  idx = lua_absindex(L, idx);
+  GpuArray *a = array_check(L, idx);
+  int nd = a->shape.ndim, trailing = 1;
+  for (int i = 0; i < k; i++) trailing = trailing && dims[i] == nd - k + i;
+  int top = lua_gettop(L);
+  if (trailing) copy_contiguous(L, idx);
+  else { moved(L, idx, dims, k, 0); copy_contiguous(L, -1); }
+  if (kind == GPU_FFT_C2R && array_check(L, -1)->ptr == a->ptr) {   /* C2R may overwrite its input */
+    lua_getfield(L, -1, "copy");
+    lua_insert(L, -2);
+    lua_call(L, 1, 1);
+  }
+  transform(L, c, lua_gettop(L), kind, k, n);
+  if (!trailing) {
+    moved(L, -1, dims, k, 1);
+    copy_contiguous(L, -1);
+  }
+  lua_replace(L, top + 1);
+  lua_settop(L, top + 1);
+}
+
+/* [-0, +1, e] The whole transform of the array at idx (already of a dtype it takes). */
+static void run_fft(lua_State *L, FftCall *c, int idx) {
+  int top = lua_gettop(L), nd = array_check(L, idx)->shape.ndim, last = c->axes[c->naxes - 1];
+  int64_t n[GPU_MAXDIM];
+  lua_pushvalue(L, idx);
+  for (int i = 0; i < c->naxes; i++) {   /* crop or pad to the sizes (C2R: its half) */
+    GpuArray *a = array_check(L, -1);
+    n[i] = c->s[i] >= 0 ? c->s[i] : a->shape.dim[c->axes[i]];
+    if (c->kind == GPU_FFT_C2R && i == c->naxes - 1 && c->s[i] < 0) n[i] = 2 * (a->shape.dim[last] - 1);
+    if (n[i] < 1) luaL_error(L, "gpu.fft.%s: invalid number of data points (%I) along dim %d", c->name, (lua_Integer)n[i], c->axes[i] + 1);
+    int64_t want = c->kind == GPU_FFT_C2R && i == c->naxes - 1 ? n[i] / 2 + 1 : n[i];
+    if (want != a->shape.dim[c->axes[i]]) { resized(L, -1, c->axes[i], want); lua_remove(L, -2); }
+  }
+  int trailing = c->naxes <= 3;
+  for (int i = 0; trailing && i < c->naxes; i++) trailing = c->axes[i] == nd - c->naxes + i;
+  if (trailing) {
+    transform_dims(L, c, lua_gettop(L), c->kind, c->axes, c->naxes, n);
+  } else {   /* a dim at a time: R2C first, C2R last, as NumPy's rfftn and irfftn */
+    int order[GPU_MAXDIM], k = 0;
+    if (c->kind != GPU_FFT_C2R) order[k++] = c->naxes - 1;
+    for (int i = 0; i < c->naxes - 1; i++) order[k++] = i;
+    if (c->kind == GPU_FFT_C2R) order[k++] = c->naxes - 1;
+    for (int j = 0; j < k; j++) {
+      int i = order[j], kind = i == c->naxes - 1 ? c->kind : GPU_FFT_C2C;
+      transform_dims(L, c, lua_gettop(L), kind, &c->axes[i], 1, &n[i]);
+    }
+  }
+  double total = 1;
+  for (int i = 0; i < c->naxes; i++) total *= (double)n[i];
+  double f = c->norm == NORM_ORTHO ? 1 / sqrt(total) : (c->norm == NORM_FORWARD) != c->inverse ? 1 / total : 1;
+  if (f != 1) {   /* the scaling, in place */
+    lua_getfield(L, -1, "multiply");
+    lua_pushvalue(L, -2);
+    lua_pushnumber(L, f);
+    lua_createtable(L, 0, 1);
+    lua_pushvalue(L, -3);
+    lua_setfield(L, -2, "out");
+    lua_call(L, 3, 0);
+  }
+  lua_replace(L, top + 1);
+  lua_settop(L, top + 1);
+}
+
+/* ---- arguments ---- */
+
+static int dim_at(lua_State *L, const FftCall *c, int idx, int nd) {
+  int isint;
+  lua_Integer d = lua_tointegerx(L, idx, &isint), k;
+  if (!isint) luaL_error(L, "gpu.fft.%s: a dim must be an integer, got %s", c->name, luaL_tolstring(L, idx, NULL));
+  k = d < 0 ? d + nd + 1 : d;
+  if (k < 1 || k > nd)
+    luaL_error(L, "gpu.fft.%s: dim %I is out of range for an array of %d dimension%s", c->name, d, nd, nd == 1 ? "" : "s");
+  return (int)k - 1;
+}
+
+/* [-0, +0, e] The dims at di (a number, a table, or nil: `def` of them, last; -1: every
+ * one, or as many as the sizes at si) and the sizes at si (a number, a table, or nil). */
+static void read_dims(lua_State *L, FftCall *c, int di, int si, int nd, int def) {
+  int ns = -1;
+  if (si && lua_type(L, si) == LUA_TTABLE) ns = (int)luaL_len(L, si);
+  else if (si && !lua_isnil(L, si)) ns = 1;
+  if (di && lua_type(L, di) == LUA_TTABLE) {
+    c->naxes = (int)luaL_len(L, di);
+    if (c->naxes > nd || c->naxes < 1) luaL_error(L, "gpu.fft.%s: %d dims for an array of %d", c->name, c->naxes, nd);
+    for (int i = 0; i < c->naxes; i++) { lua_geti(L, di, i + 1); c->axes[i] = dim_at(L, c, -1, nd); lua_pop(L, 1); }
+  } else if (di && !lua_isnil(L, di)) {
+    c->naxes = 1;
+    c->axes[0] = dim_at(L, c, di, nd);
+  } else {
+    c->naxes = def < 0 ? (ns > 0 ? ns : nd) : def;
+    if (c->naxes > nd) luaL_error(L, "gpu.fft.%s takes an array of %d or more dimensions, got %d", c->name, c->naxes, nd);
+    for (int i = 0; i < c->naxes; i++) c->axes[i] = nd - c->naxes + i;
+  }
+  for (int i = 0; i < c->naxes; i++)
+    for (int j = 0; j < i; j++)
+      if (c->axes[i] == c->axes[j]) luaL_error(L, "gpu.fft.%s: dim %d is given twice", c->name, c->axes[i] + 1);
+  if (ns >= 0 && ns != c->naxes) luaL_error(L, "gpu.fft.%s: %d sizes for %d dims", c->name, ns, c->naxes);
+  for (int i = 0; i < c->naxes; i++) {
+    c->s[i] = -1;
+    if (ns < 0) continue;
+    if (lua_type(L, si) == LUA_TTABLE) lua_geti(L, si, i + 1); else lua_pushvalue(L, si);
+    int isint;
+    lua_Integer v = lua_tointegerx(L, -1, &isint);
+    if (!isint) luaL_error(L, "gpu.fft.%s: a size must be an integer, got %s", c->name, luaL_tolstring(L, -1, NULL));
+    c->s[i] = v;
+    lua_pop(L, 1);
+  }
+  for (int i = 1; i < c->naxes; i++)   /* increasing, sizes along */
+    for (int j = i; j > 0 && c->axes[j] < c->axes[j - 1]; j--) {
+      int t = c->axes[j]; c->axes[j] = c->axes[j - 1]; c->axes[j - 1] = t;
+      int64_t u = c->s[j]; c->s[j] = c->s[j - 1]; c->s[j - 1] = u;
+    }
+}
+
+static int read_norm(lua_State *L, const FftCall *c, int idx) {
+  if (!idx || lua_isnil(L, idx)) return NORM_BACKWARD;
+  const char *s = lua_tostring(L, idx);
+  if (s && strcmp(s, "backward") == 0) return NORM_BACKWARD;
+  if (s && strcmp(s, "ortho") == 0) return NORM_ORTHO;
+  if (s && strcmp(s, "forward") == 0) return NORM_FORWARD;
+  return luaL_error(L, "gpu.fft.%s: norm must be \"backward\", \"ortho\" or \"forward\", got %s", c->name,
+                    luaL_tolstring(L, idx, NULL));
+}
+
+/* [-0, +1, e] The input at 1 as the dtype the transform takes. */
+static void input(lua_State *L, const FftCall *c) {
+  GpuArray *a = array_test(L, 1);
+  if (a == NULL) luaL_error(L, "bad argument #1 to '%s' (device array expected, got %s)", c->name, luaL_typename(L, 1));
+  if (!a->alive) errors_freed(L, lua_pushfstring(L, "gpu.fft.%s argument 1", c->name));
+  char k = dtypes[a->dtype].kind;
+  if (k != 'f' && k != 'c')
+    luaL_error(L, "gpu.fft.%s: %s arrays: FFTs take float32, float64, complex64 or complex128 (convert with astype)",
+               c->name, dtypes[a->dtype].name);
+  if (c->kind == GPU_FFT_R2C && k == 'c')
+    luaL_error(L, "gpu.fft.%s takes a real array (float32 or float64), got %s", c->name, dtypes[a->dtype].name);
+  if (graph_capturing && strcmp(backend_get()->name, "cpu") == 0)
+    luaL_error(L, "gpu.fft.%s cannot be recorded in a graph on the CPU backend (FFTW runs at once)", c->name);
+  GpuDtype want = c->kind == GPU_FFT_R2C ? a->dtype
+                : a->dtype == DT_FLOAT32 ? DT_COMPLEX64 : a->dtype == DT_FLOAT64 ? DT_COMPLEX128 : a->dtype;
+  if (want == a->dtype) { lua_pushvalue(L, 1); return; }
+  array_new(L, &a->shape, want);
+  ops_copy(L, -1, 1, NULL);
+}
+
+/* gpu.fft.<name>(a [, n or s [, dim or dims [, norm]]] [, {stream =}]): upvalue 1 the kind
+ * (0 c2c, 1 r2c, 2 c2r), 2 inverse, 3 how many dims by default (-1: every), 4 the name */
+static int fft_call(lua_State *L) {
+  FftCall c;
+  memset(&c, 0, sizeof c);
+  int kinds[3] = {GPU_FFT_C2C, GPU_FFT_R2C, GPU_FFT_C2R};
+  c.kind = kinds[lua_tointeger(L, lua_upvalueindex(1))];
+  c.inverse = lua_toboolean(L, lua_upvalueindex(2));
+  c.name = lua_tostring(L, lua_upvalueindex(4));
+  if (!array_test(L, 1)) luaL_error(L, "bad argument #1 to '%s' (device array expected, got %s)", c.name, luaL_typename(L, 1));
+  int n = lua_gettop(L), opts = 0;
+  if (n >= 2 && lua_type(L, n) == LUA_TTABLE) {   /* an options table has no [1] (sizes, dims do) */
+    if (lua_geti(L, n, 1) == LUA_TNIL) opts = n--;
+    lua_pop(L, 1);
+  }
+  if (n > 4) luaL_error(L, "gpu.fft.%s takes an array, sizes, dims, a norm and an options table", c.name);
+  lua_settop(L, 5);
+  if (opts) {   /* {n = or s =, dim = or dims =, norm =, stream =} for what is not given */
+    lua_pushvalue(L, opts);
+    lua_pushnil(L);
+    lua_replace(L, opts);
+    lua_replace(L, 5);
+    static const char *const keys[3][2] = {{"n", "s"}, {"dim", "dims"}, {"norm", "norm"}};
+    for (int i = 0; i < 3; i++)
+      for (int j = 0; j < 2 && lua_isnil(L, i + 2); j++)
+        if (lua_getfield(L, 5, keys[i][j]) != LUA_TNIL) lua_replace(L, i + 2); else lua_pop(L, 1);
+    if (lua_getfield(L, 5, "stream") != LUA_TNIL) c.stream = stream_check(L, -1);
+  }
+  lua_settop(L, 4);
+  input(L, &c);
+  int nd = array_check(L, -1)->shape.ndim;
+  if (nd == 0) luaL_error(L, "gpu.fft.%s: a 0-D array has no dim to transform", c.name);
+  read_dims(L, &c, 3, 2, nd, (int)lua_tointeger(L, lua_upvalueindex(3)));
+  c.norm = read_norm(L, &c, 4);
+  run_fft(L, &c, 5);
+  return 1;
+}
+
+/* Expects the gpu table on top: gpu.fft */
+void fft_open(lua_State *L) {
+  static const struct { const char *name; int kind, inverse, dims; } fns[] = {
+    {"fft", 0, 0, 1}, {"ifft", 0, 1, 1}, {"rfft", 1, 0, 1}, {"irfft", 2, 1, 1},
+    {"fft2", 0, 0, 2}, {"ifft2", 0, 1, 2}, {"fftn", 0, 0, -1}, {"ifftn", 0, 1, -1},
+    {"rfftn", 1, 0, -1}, {"irfftn", 2, 1, -1},
+  };
+  lua_createtable(L, 0, (int)(sizeof fns / sizeof fns[0]));
+  for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++) {
+    lua_pushinteger(L, fns[i].kind);
+    lua_pushboolean(L, fns[i].inverse);
+    lua_pushinteger(L, fns[i].dims);
+    lua_pushstring(L, fns[i].name);
+    lua_pushcclosure(L, fft_call, 4);
+    lua_setfield(L, -2, fns[i].name);
+  }
+  lua_setfield(L, -2, "fft");
+}

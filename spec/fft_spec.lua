@@ -1,0 +1,121 @@
+-- FFTs: gpu.fft against a discrete Fourier transform computed in Lua (the definition,
+-- e^-2pi i jk/n), by NumPy's rules: sizes that crop or pad, dims (trailing in one call,
+-- others one at a time), the three norms, real transforms and their inverses, dtypes; the
+-- errors; and an FFTW that cannot be loaded.
+local S = require("spec.support")
+local C = gpu.complex
+
+-- the DFT of a list of gpu.complex (or numbers); inverse: e^+, unscaled
+local function dft(x, inverse)
+  local n, out = #x, {}
+  for k = 0, n - 1 do
+    local re, im = 0, 0
+    for j = 0, n - 1 do
+      local v = type(x[j + 1]) == "number" and C(x[j + 1], 0) or x[j + 1]
+      local t = (inverse and 2 or -2) * math.pi * j * k / n
+      re = re + v.re * math.cos(t) - v.im * math.sin(t)
+      im = im + v.re * math.sin(t) + v.im * math.cos(t)
+    end
+    out[k + 1] = C(re, im)
+  end
+  return out
+end
+local function close(want, got, tol)
+  assert.are.equal(#want, #got)
+  for i = 1, #want do
+    if type(want[i]) == "table" then close(want[i], got[i], tol)
+    else
+      local w = type(want[i]) == "number" and C(want[i], 0) or want[i]
+      local g = type(got[i]) == "number" and C(got[i], 0) or got[i]
+      assert(math.abs(w.re - g.re) <= tol and math.abs(w.im - g.im) <= tol,
+             ("element %d: expected %s, got %s"):format(i, tostring(w), tostring(g)))
+    end
+  end
+end
+local function scale(t, f) local r = {} for i, v in ipairs(t) do r[i] = type(v) == "table" and scale(v, f) or v * f end return r end
+
+describe("gpu.fft.fft and ifft", function()
+  gpu.random.seed(8)
+  local x = gpu.random.uniform(-1, 1, 12, "float64") + gpu.random.uniform(-1, 1, 12, "float64") * gpu.full({}, C(0, 1), "complex128")
+  local xs = x:totable()
+
+  it("are the DFT and its inverse, scaled by NumPy's norms", function()
+    assert.are.equal("complex128", x.dtype)
+    close(dft(xs), gpu.fft.fft(x):totable(), 1e-12)
+    close(scale(dft(xs, true), 1 / 12), gpu.fft.ifft(x):totable(), 1e-12)
+    close(scale(dft(xs), 1 / math.sqrt(12)), gpu.fft.fft(x, nil, nil, "ortho"):totable(), 1e-12)
+    close(scale(dft(xs), 1 / 12), gpu.fft.fft(x, {norm = "forward"}):totable(), 1e-12)
+    close(dft(xs, true), gpu.fft.ifft(x, {norm = "forward"}):totable(), 1e-12)
+    close(xs, gpu.fft.ifft(gpu.fft.fft(x)):totable(), 1e-12)
+  end)
+
+  it("crop and pad to n, and take float32 to complex64", function()
+    local padded = {table.unpack(xs)}
+    for i = 13, 16 do padded[i] = 0 end
+    close(dft(padded), gpu.fft.fft(x, 16):totable(), 1e-12)
+    close(dft({table.unpack(xs, 1, 5)}), gpu.fft.fft(x, 5):totable(), 1e-12)
+    local f = gpu.array({1, 2, 3, 4, 5})
+    local r = gpu.fft.fft(f)
+    assert.are.equal("complex64", r.dtype)
+    close(dft({1, 2, 3, 4, 5}), r:totable(), 1e-5)
+  end)
+
+  it("transform along a dim, and several dims (fft2, fftn), trailing or not", function()
+    local m = gpu.random.uniform(-1, 1, {3, 4, 5}, "float64")
+    local h = m:totable()
+    local cols = {}   -- along dim 1 of m[{{}, 2, 3}]
+    for i = 1, 3 do cols[i] = h[i][2][3] end
+    close(dft(cols), gpu.fft.fft(m, nil, 1)[{{}, 2, 3}]:totable(), 1e-12)
+    -- fft2 over the last two dims is the DFT along dim 3, then along dim 2
+    local step = gpu.fft.fft(gpu.fft.fft(m, nil, 3), nil, 2)
+    close(step:totable(), gpu.fft.fft2(m):totable(), 1e-12)
+    local all = gpu.fft.fft(step, nil, 1)
+    close(all:totable(), gpu.fft.fftn(m):totable(), 1e-12)
+    close(gpu.fft.fft(gpu.fft.fft(m, nil, 3), nil, 1):totable(), gpu.fft.fftn(m, nil, {1, 3}):totable(), 1e-12)
+    close(m:totable(), gpu.real(gpu.fft.ifftn(gpu.fft.fftn(m))):totable(), 1e-12)
+    assert.are.same({3, 6, 7}, gpu.fft.fftn(m, {6, 7}).shape)
+  end)
+end)
+
+describe("gpu.fft.rfft and irfft", function()
+  it("keep the first n // 2 + 1 values, and invert them (n even or odd)", function()
+    local r = {0.5, -1, 2, 0.25, 3, -2, 1}
+    local a = gpu.array(r, "float64")
+    local want = dft(r)
+    close({table.unpack(want, 1, 4)}, gpu.fft.rfft(a):totable(), 1e-12)
+    close(r, gpu.fft.irfft(gpu.fft.rfft(a), 7):totable(), 1e-12)
+    close({table.unpack(r, 1, 6)}, gpu.fft.irfft(gpu.fft.rfft(a, 6)):totable(), 1e-12)
+    assert.are.equal("float64", gpu.fft.irfft(gpu.fft.rfft(a)).dtype)
+    local m = gpu.random.uniform(-1, 1, {4, 6})
+    assert.are.same({4, 4}, gpu.fft.rfftn(m).shape)
+    assert.are.same({3, 6}, gpu.fft.rfft(m, nil, 1).shape)
+    close(m:totable(), gpu.fft.irfftn(gpu.fft.rfftn(m), {4, 6}):totable(), 1e-5)
+    close(gpu.fft.fft(m, nil, 1)[{{1, 3}}]:totable(), gpu.fft.rfft(m, nil, 1):totable(), 1e-5)
+  end)
+end)
+
+describe("gpu.fft errors", function()
+  it("refuse integer arrays, complex rfft input, bad sizes, dims and norms", function()
+    assert.matches("gpu.fft.fft: int32 arrays: FFTs take float32, float64, complex64 or complex128",
+                   S.errof(gpu.fft.fft, gpu.arange(4, "int32")))
+    assert.matches("gpu.fft.rfft takes a real array %(float32 or float64%), got complex64",
+                   S.errof(gpu.fft.rfft, gpu.zeros(4, "complex64")))
+    assert.matches("gpu.fft.fft: invalid number of data points %(0%) along dim 1", S.errof(gpu.fft.fft, gpu.zeros(4), 0))
+    assert.matches("gpu.fft.fft: dim 2 is out of range for an array of 1 dimension", S.errof(gpu.fft.fft, gpu.zeros(4), nil, 2))
+    assert.matches("gpu.fft.fft2 takes an array of 2 or more dimensions, got 1", S.errof(gpu.fft.fft2, gpu.zeros(4)))
+    assert.matches("gpu.fft.fft: norm must be \"backward\", \"ortho\" or \"forward\", got x",
+                   S.errof(gpu.fft.fft, gpu.zeros(4), nil, nil, "x"))
+  end)
+end)
+
+describe("an FFTW that cannot be loaded #cpu", function()
+  it("is an error naming it and the package, and the rest goes on working", function()
+    local out = S.run("GPUHOST_FFTW=/nonexistent " .. S.gpuhost .. " --cpu -e " .. S.quote([[
+      local ok, e = pcall(gpu.fft.fft, gpu.ones(4))
+      print(ok, e.name, e.message)
+      print(gpu.ones(3):sum())]]) .. " 2>&1")
+    assert.matches("false\tGPUHOST_NO_LIBRARY\tFFTW %(/nonexistent/libfftw3f.so.3%) could not be loaded", out)
+    assert.matches("install it %(the libfftw3%-single3 package%), or unset GPUHOST_FFTW", out)
+    assert.matches("\n3.0\n", out)
+  end)
+end)
