@@ -233,8 +233,10 @@ static void plan_gpu(const RedCall *c, Plan *p) {
     plan_split(p, ceil_div(p->n_out, 256 / bx), target, bx, 16 * v, v);
   } else {                                     /* mode 1: x along the outputs */
     p->mode = 1;
-    int64_t bx = 1;
-    while (bx < 256 && bx < p->n_out) bx *= 2;
+    /* a warp along the outputs (128 bytes of a row of float32), and lanes of y along the
+     * elements when there are enough of them: so that splits are combined by 8 lanes */
+    int64_t bx = 1, cap = p->n_red >= 64 ? 32 : 256;
+    while (bx < cap && bx < p->n_out) bx *= 2;
     int64_t by = 256 / bx;
     while (by > 1 && p->n_red < by * 4) by /= 2;
     p->block[0] = (unsigned)bx;
