@@ -73,7 +73,7 @@ static GpuResult handle_for(cublasHandle_t *h, CUstream s, int tf32) {
   if (dev < 0 || dev >= GPU_MAX_DEVICES) return GPU_FAIL(CUDA_ERROR_INVALID_CONTEXT, GPU_SRC_CUDA, "cublasCreate");
   if (handles[dev] == NULL) CB_TRY(cb.cublasCreate_v2(&handles[dev]));
   *h = handles[dev];
-  CB_TRY(cb.cublasSetStream_v2(*h, (cudaStream_t)cuda_stream_for(s)));
+  CB_TRY(cb.cublasSetStream_v2(*h, (cudaStream_t)s));
   int mode = tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH;
   if (math_mode[dev] != mode + 1) {
     CB_TRY(cb.cublasSetMathMode(*h, (cublasMath_t)mode));
@@ -84,7 +84,8 @@ static GpuResult handle_for(cublasHandle_t *h, CUstream s, int tf32) {
 
 GpuResult cuda_gemm(const GpuGemm *g) {
   cublasHandle_t h;
-  GpuResult r = handle_for(&h, g->stream, g->tf32);
+  CUstream s = cuda_implicit ? cuda_stream_for(g->stream) : g->stream;   /* a capture's, when capturing */
+  GpuResult r = handle_for(&h, s, g->tf32);
   if (r.code) return r;
   if (g->m > 0x7fffffff || g->n > 0x7fffffff || g->k > 0x7fffffff || g->batch > 0x7fffffff ||
       g->lda > 0x7fffffff || g->ldb > 0x7fffffff || g->ldc > 0x7fffffff)
@@ -116,5 +117,6 @@ GpuResult cuda_gemm(const GpuGemm *g) {
       else CB_TRY(cb.cublasZgemmStridedBatched(h, ta, tb, m, n, k, &z1, A, lda, sa, B, ldb, sb, &z0, C, ldc, sc, batch));
       break;
   }
+  cuda_queued(s);   /* freed blocks wait for s's work before they are reused */
   return GPU_OK;
 }

@@ -91,7 +91,8 @@ GpuResult cuda_fft(const GpuFft *f) {
   if (r.code) return r;
   cufftHandle h;
   if ((r = plan_for(f, &h)).code) return r;
-  CF_TRY(cf.cufftSetStream(h, (cudaStream_t)cuda_stream_for(f->stream)));
+  CUstream s = cuda_implicit ? cuda_stream_for(f->stream) : f->stream;   /* a capture's, when capturing */
+  CF_TRY(cf.cufftSetStream(h, (cudaStream_t)s));
   void *in = (void *)f->in, *out = (void *)f->out;
   int dir = f->inverse ? CUFFT_INVERSE : CUFFT_FORWARD;
   switch (type_of(f)) {
@@ -102,5 +103,6 @@ GpuResult cuda_fft(const GpuFft *f) {
     case CUFFT_C2R: CF_TRY(cf.cufftExecC2R(h, in, out)); break;
     default: CF_TRY(cf.cufftExecZ2D(h, in, out)); break;
   }
+  cuda_queued(s);   /* freed blocks wait for s's work before they are reused */
   return GPU_OK;
 }
