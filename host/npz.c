@@ -7,6 +7,8 @@
  * collector. Declared here, not from zip.h: the few entry points and
  * constants gpuhost calls, as libzip 1.x's stable ABI has them. */
 #include <dlfcn.h>
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "gpu.h"
@@ -160,6 +162,9 @@ static void push_member_array(lua_State *L, const char *p, size_t n, const char 
 /* gpu._npz_read(path): {name = host array, ...} */
 static int npz_read(lua_State *L) {
   const char *path = luaL_checkstring(L, 1);
+  FILE *probe = fopen(path, "rb");   /* a missing file is named as such, libzip or not */
+  if (probe == NULL) return luaL_error(L, "cannot read '%s': %s", path, strerror(errno));
+  fclose(probe);
   zip_load(L);
   zip_t **box = push_box(L);
   int err = 0;

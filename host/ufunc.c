@@ -69,8 +69,10 @@ static int vec_for(const Ufunc *u, const Operand *ops, int *chunk) {
   return (int)vec;
 }
 
+/* The tile (64 x 65 of the output's type) fits the 48 KiB of static shared memory for
+ * outputs of up to 8 bytes; complex128 takes the strided kernel. */
 static int tile_possible(const Ufunc *u, const Operand *ops) {
-  return u->nin == 1 && u->nout == 1 && ops[0].kind == OPK_ARRAY;
+  return u->nin == 1 && u->nout == 1 && ops[0].kind == OPK_ARRAY && dtypes[ops[1].dtype].size <= 8;
 }
 
 /* [-0, +0, e] Makes the program for these operands (lua/arrays.lua, through codegen);

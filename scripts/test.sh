@@ -5,7 +5,7 @@
 # #mpi (where mpirun is), #nodriver (only where no CUDA
 # driver is installed), #stocklua (only where lua5.4 is), #rock (where luarocks is) and
 # #seconduid (only as root, with setpriv), #libedit (where libedit and script(1) are) and
-# #numpy (where python3 has numpy).
+# #numpy (where python3 has numpy), #libzip (where libzip is).
 # Writes build/test-summary
 # ("passed failed skipped") for .ci/run.
 # BUSTED_BUNDLE=DIR runs the busted copied by ../shared/tools/lua-test-bundle DIR instead of
@@ -33,9 +33,15 @@ fi
 if ! command -v lua5.4 >/dev/null 2>&1; then exclude="$exclude,stocklua"; fi
 # #multi needs two devices; #mpi needs Open MPI's mpirun
 if ! "$host" -e 'os.exit(gpu.device_count() >= 2)' 2>/dev/null; then exclude="$exclude,multi"; fi
-if ! command -v mpirun >/dev/null 2>&1; then exclude="$exclude,mpi"; fi
+# (on a GPU, one process a device: two devices or more)
+if ! command -v mpirun >/dev/null 2>&1 ||
+   { [ "$backend" = cuda ] && ! "$host" -e 'os.exit(gpu.device_count() >= 2)' 2>/dev/null; }; then
+  exclude="$exclude,mpi"
+fi
 if ! command -v luarocks >/dev/null 2>&1 || ! command -v lua5.4 >/dev/null 2>&1; then exclude="$exclude,rock"; fi
 if ! python3 -c 'import numpy' >/dev/null 2>&1; then exclude="$exclude,numpy"; fi
+# #libzip: .npz files (libzip4, which deps.sh installs)
+if ! ldconfig -p 2>/dev/null | grep -q 'libzip\.so\.[45]'; then exclude="$exclude,libzip"; fi
 if ! command -v script >/dev/null 2>&1 || ! ldconfig -p 2>/dev/null | grep -q 'libedit\.so'; then exclude="$exclude,libedit"; fi
 # #seconduid specs act as a second user (uid 65534, by setpriv): only as root, with setpriv,
 # and where that user can run build/gpuhost

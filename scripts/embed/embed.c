@@ -18,8 +18,9 @@
 #define N 1000
 
 static struct {   /* the few driver calls the program makes itself */
+  PFN_cuInit_v2000 cuInit;
   PFN_cuDeviceGet_v2000 cuDeviceGet;
-  PFN_cuCtxCreate_v3020 cuCtxCreate;
+  PFN_cuCtxCreate_v12050 cuCtxCreate;   /* CUDA 13 keeps only this one's signature */
   PFN_cuCtxDestroy_v4000 cuCtxDestroy;
   PFN_cuMemAlloc_v3020 cuMemAlloc;
   PFN_cuMemFree_v3020 cuMemFree;
@@ -34,7 +35,7 @@ static int load_driver(void) {
   PFN_cuGetProcAddress_v12000 get = lib ? (PFN_cuGetProcAddress_v12000)dlsym(lib, "cuGetProcAddress_v2") : NULL;
   if (get == NULL) return -1;
 #define GET(name, ver) if (get(#name, (void **)&cu.name, ver, CU_GET_PROC_ADDRESS_LEGACY_STREAM, NULL)) return -1;
-  GET(cuDeviceGet, 2000) GET(cuCtxCreate, 3020) GET(cuCtxDestroy, 4000) GET(cuMemAlloc, 3020)
+  GET(cuInit, 2000) GET(cuDeviceGet, 2000) GET(cuCtxCreate, 12050) GET(cuCtxDestroy, 4000) GET(cuMemAlloc, 3020)
   GET(cuMemFree, 3020) GET(cuMemcpyHtoD, 3020) GET(cuMemcpyDtoH, 3020)
   GET(cuStreamCreate, 2000) GET(cuStreamDestroy, 4000)
 #undef GET
@@ -75,7 +76,9 @@ int main(void) {
   if (cuda) {   /* the program's own context, memory and stream */
     CUdevice dev;
     CUdeviceptr p;
-    if (load_driver() || cu.cuDeviceGet(&dev, 0) || cu.cuCtxCreate(&ctx, 0, dev)) return fail("a context");
+    if (load_driver()) return fail("the driver's entry points");
+    if (cu.cuInit(0) || cu.cuDeviceGet(&dev, 0)) return fail("cuInit, cuDeviceGet");
+    if (cu.cuCtxCreate(&ctx, NULL, 0, dev)) return fail("cuCtxCreate (a context of the program's own)");
     if (gpuhost_use_context(0, ctx) != 0) return fail("gpuhost_use_context");
     if (cu.cuMemAlloc(&p, sizeof host) || cu.cuMemcpyHtoD(p, host, sizeof host)) return fail("memory");
     if (cu.cuStreamCreate(&stream, CU_STREAM_DEFAULT)) return fail("a stream");
