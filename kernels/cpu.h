@@ -1,10 +1,30 @@
 // cpu.h: what the CPU backend includes before a kernel source so that the host's C++
 // compiler reads CUDA C: the qualifiers, the thread indices, barriers and warp functions
-// (which call the runtime in host/cpu/sched.c), atomics, intrinsics and vector types. Each thread
-// of a block runs the kernel function on a fiber of the worker that runs the block, so
-// `__shared__` (a `static thread_local`) is one copy per block, and the indices live in a
-// thread-local struct the runtime writes before each thread runs.
+// (which call the runtime in host/cpu/sched.c), atomics, intrinsics, the device heap,
+// assert, and the loops that run a block's threads. The toolkit's own headers supply the
+// vector types (and __half, libcu++), as they do for host code, when they are installed.
+//
+// A block runs on one worker thread. Kernels that name no barrier or warp function run as
+// plain loops over the block's threads, the kernel inlined into the innermost loop over
+// threadIdx.x, which the compiler vectorises (host/cpu/source.c writes those loops); the
+// others run their threads on fibers that park at barriers. The indices are this library's
+// own static thread-locals: nothing outside can reach them, so the compiler keeps them in
+// registers; `__shared__` is a static thread-local too, one copy per worker, shared by the
+// fibers of the block it runs.
 #pragma once
+
+#define __global__
+#define __device__
+#define __host__
+#define __constant__
+#define __managed__
+#define __shared__ static thread_local
+#define __grid_constant__
+#define __noinline__ __attribute__((noinline))
+#define __launch_bounds__(...)
+#define __cluster_dims__(...)
+#define GPUHOST_CPU 1
+
 #include <algorithm>
 #include <cfloat>
 #include <climits>
@@ -15,79 +35,146 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <limits>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include "gpuhost_cpu_abi.h"
 
-#define __global__
-#define __device__
-#define __host__
-#define __constant__
-#define __managed__
-#define __shared__ static thread_local
-#define __forceinline__ inline __attribute__((always_inline))
-#define __noinline__ __attribute__((noinline))
-#define __restrict__ __restrict
-#define __launch_bounds__(...)
-#define __maxnreg__(...)
-#define __cluster_dims__(...)
-#define __align__(n) alignas(n)
-#define __grid_constant__
-#define __CUDA_ARCH__ 900
-#define GPUHOST_CPU 1
-
-// ---- indices ----
-typedef gpuhost_uint3 uint3;
+#if __has_include(<vector_types.h>)
+// the toolkit's vector types and make_* functions, as host code sees them
+#include <vector_types.h>
+#include <vector_functions.h>
+#else
+// no toolkit: the same types, declared here
+struct uint3 { unsigned int x, y, z; };
 struct dim3 {
   unsigned int x, y, z;
-  constexpr dim3(unsigned int x_ = 1, unsigned int y_ = 1, unsigned int z_ = 1) : x(x_), y(y_), z(z_) {}
+  constexpr dim3(unsigned int vx = 1, unsigned int vy = 1, unsigned int vz = 1) : x(vx), y(vy), z(vz) {}
   constexpr dim3(uint3 v) : x(v.x), y(v.y), z(v.z) {}
   constexpr operator uint3() const { return uint3{x, y, z}; }
 };
+#define GPUHOST_VEC2(T, N, A) struct alignas(A) N##2 { T x, y; }; \
+  inline N##2 make_##N##2(T x, T y) { return N##2{x, y}; }
+#define GPUHOST_VEC3(T, N) struct N##3 { T x, y, z; }; \
+  inline N##3 make_##N##3(T x, T y, T z) { return N##3{x, y, z}; }
+#define GPUHOST_VEC4(T, N, A) struct alignas(A) N##4 { T x, y, z, w; }; \
+  inline N##4 make_##N##4(T x, T y, T z, T w) { return N##4{x, y, z, w}; }
+GPUHOST_VEC2(float, float, 8) GPUHOST_VEC3(float, float) GPUHOST_VEC4(float, float, 16)
+GPUHOST_VEC2(double, double, 16) GPUHOST_VEC3(double, double) GPUHOST_VEC4(double, double, 16)
+GPUHOST_VEC2(int, int, 8) GPUHOST_VEC3(int, int) GPUHOST_VEC4(int, int, 16)
+GPUHOST_VEC2(unsigned int, uint, 8) GPUHOST_VEC4(unsigned int, uint, 16)
+GPUHOST_VEC2(long long, longlong, 16) GPUHOST_VEC2(unsigned long long, ulonglong, 16)
+GPUHOST_VEC2(short, short, 4) GPUHOST_VEC4(short, short, 8)
+GPUHOST_VEC2(char, char, 2) GPUHOST_VEC4(char, char, 4)
+GPUHOST_VEC2(unsigned char, uchar, 2) GPUHOST_VEC4(unsigned char, uchar, 4)
+inline uint3 make_uint3(unsigned x, unsigned y, unsigned z) { return uint3{x, y, z}; }
+#endif
+#undef __maxnreg__
+#define __maxnreg__(...)
+#ifndef __forceinline__
+#define __forceinline__ inline __attribute__((always_inline))
+#endif
+#ifndef __align__
+#define __align__(n) __attribute__((aligned(n)))
+#endif
 
-// The indices of the running thread (gpuhost_cpu_abi.h): host/cpu/pool.c defines them in
-// the static TLS of the process, so reading one is one %fs-relative load, not a call.
-extern "C" {
-extern __thread gpuhost_thread_state gpuhost_tls __attribute__((tls_model("initial-exec")));
-}
-#define threadIdx (gpuhost_tls.thread)
-#define blockIdx (gpuhost_tls.block)
-#define blockDim (gpuhost_tls.block_dim)
-#define gridDim (gpuhost_tls.grid_dim)
+// the C math library's classification functions, unqualified, as CUDA has them
+using std::isfinite;
+using std::isinf;
+using std::isnan;
+using std::signbit;
+
+// ---- indices: this library's own (see the top) ----
+static thread_local uint3 gpuhost_threadIdx, gpuhost_blockIdx;
+static thread_local dim3 gpuhost_blockDim, gpuhost_gridDim;
+#define threadIdx gpuhost_threadIdx
+#define blockIdx gpuhost_blockIdx
+#define blockDim gpuhost_blockDim
+#define gridDim gpuhost_gridDim
 #define warpSize 32
 
 // ---- the runtime (gpuhost_cpu_abi.h's gpuhost_runtime, given at load) ----
-extern "C" const gpuhost_runtime *gpuhost_rt;
+static const gpuhost_runtime *gpuhost_rt;
+extern "C" __attribute__((visibility("default"))) void gpuhost_cpu_bind(const gpuhost_runtime *rt) {
+  gpuhost_rt = rt;
+}
 
-inline void __syncthreads() { gpuhost_rt->barrier(GPUHOST_SYNC, 0); }
-inline int __syncthreads_count(int p) { return gpuhost_rt->barrier(GPUHOST_SYNC_COUNT, p); }
-inline int __syncthreads_and(int p) { return gpuhost_rt->barrier(GPUHOST_SYNC_AND, p); }
-inline int __syncthreads_or(int p) { return gpuhost_rt->barrier(GPUHOST_SYNC_OR, p); }
-inline void __syncwarp(unsigned mask = 0xffffffffu) { gpuhost_rt->warp(GPUHOST_SYNCWARP, mask, 0, 0, 32); }
-inline void *gpuhost_dynamic_shared() { return gpuhost_rt->dynamic_shared(); }
-
-template <class T>
-inline T gpuhost_shuffle(int op, unsigned mask, T v, int arg, int width) {
-  static_assert(sizeof(T) <= 8, "the CPU backend shuffles values of up to 8 bytes");
+namespace gpuhost_cpu {
+// A thread that parks comes back after others ran: it restores its own index.
+inline int barrier(int op, int pred) {
+  uint3 me = gpuhost_threadIdx;
+  int r = gpuhost_rt->barrier(op, pred);
+  gpuhost_threadIdx = me;
+  return r;
+}
+inline unsigned long long warp(int op, unsigned mask, unsigned long long v, int arg, int width) {
+  uint3 me = gpuhost_threadIdx;
+  unsigned long long r = gpuhost_rt->warp(op, mask, v, arg, width);
+  gpuhost_threadIdx = me;
+  return r;
+}
+template <class T> inline unsigned long long bits(T v) {
+  static_assert(sizeof(T) <= 8, "the CPU backend exchanges values of up to 8 bytes between lanes");
   unsigned long long raw = 0;
   std::memcpy(&raw, &v, sizeof(T));
-  raw = gpuhost_rt->warp(op, mask, raw, arg, width);
+  return raw;
+}
+template <class T> inline T from_bits(unsigned long long raw) {
   T r;
   std::memcpy(&r, &raw, sizeof(T));
   return r;
+}
+[[noreturn]] inline void stop(int why, const char *what, const char *file, unsigned line) {
+  gpuhost_rt->stop(why, what, file, line);
+  __builtin_unreachable();
+}
+}  // namespace gpuhost_cpu
+
+inline void __syncthreads() { gpuhost_cpu::barrier(GPUHOST_SYNC, 0); }
+inline int __syncthreads_count(int p) { return gpuhost_cpu::barrier(GPUHOST_SYNC_COUNT, p); }
+inline int __syncthreads_and(int p) { return gpuhost_cpu::barrier(GPUHOST_SYNC_AND, p); }
+inline int __syncthreads_or(int p) { return gpuhost_cpu::barrier(GPUHOST_SYNC_OR, p); }
+inline void __syncwarp(unsigned mask = 0xffffffffu) { gpuhost_cpu::warp(GPUHOST_SYNCWARP, mask, 0, 0, 32); }
+inline void *gpuhost_dynamic_shared() { return gpuhost_rt->dynamic_shared(); }
+
+// ---- warp functions: the lanes of a warp exchange through the runtime ----
+template <class T> inline T gpuhost_shuffle(int op, unsigned mask, T v, int arg, int width) {
+  return gpuhost_cpu::from_bits<T>(gpuhost_cpu::warp(op, mask, gpuhost_cpu::bits(v), arg, width));
 }
 template <class T> inline T __shfl_sync(unsigned m, T v, int src, int w = 32) { return gpuhost_shuffle(GPUHOST_SHFL_IDX, m, v, src, w); }
 template <class T> inline T __shfl_up_sync(unsigned m, T v, unsigned d, int w = 32) { return gpuhost_shuffle(GPUHOST_SHFL_UP, m, v, (int)d, w); }
 template <class T> inline T __shfl_down_sync(unsigned m, T v, unsigned d, int w = 32) { return gpuhost_shuffle(GPUHOST_SHFL_DOWN, m, v, (int)d, w); }
 template <class T> inline T __shfl_xor_sync(unsigned m, T v, int l, int w = 32) { return gpuhost_shuffle(GPUHOST_SHFL_XOR, m, v, l, w); }
-inline unsigned __ballot_sync(unsigned m, int p) { return (unsigned)gpuhost_rt->warp(GPUHOST_BALLOT, m, p != 0, 0, 32); }
-inline int __any_sync(unsigned m, int p) { return (int)gpuhost_rt->warp(GPUHOST_ANY, m, p != 0, 0, 32); }
-inline int __all_sync(unsigned m, int p) { return (int)gpuhost_rt->warp(GPUHOST_ALL, m, p != 0, 0, 32); }
-inline unsigned __activemask() { return (unsigned)gpuhost_rt->warp(GPUHOST_ACTIVEMASK, 0, 0, 0, 32); }
-// what this backend lacks: an error naming it when the kernel runs
-template <class T> inline unsigned __match_any_sync(unsigned, T) { gpuhost_rt->unsupported("__match_any_sync"); return 0; }
-template <class T> inline unsigned __match_all_sync(unsigned, T, int *) { gpuhost_rt->unsupported("__match_all_sync"); return 0; }
-inline unsigned __reduce_add_sync(unsigned, unsigned) { gpuhost_rt->unsupported("__reduce_add_sync"); return 0; }
+inline unsigned __ballot_sync(unsigned m, int p) { return (unsigned)gpuhost_cpu::warp(GPUHOST_BALLOT, m, p != 0, 0, 32); }
+inline int __any_sync(unsigned m, int p) { return (int)gpuhost_cpu::warp(GPUHOST_ANY, m, p != 0, 0, 32); }
+inline int __all_sync(unsigned m, int p) { return (int)gpuhost_cpu::warp(GPUHOST_ALL, m, p != 0, 0, 32); }
+inline unsigned __activemask() { return (unsigned)gpuhost_cpu::warp(GPUHOST_ACTIVEMASK, 0, 0, 0, 32); }
+// __match_*: values of 4 or 8 bytes; the width tells 0x1 from 0x100000001 apart
+template <class T> inline unsigned __match_any_sync(unsigned m, T v) {
+  return (unsigned)gpuhost_cpu::warp(GPUHOST_MATCH_ANY, m, gpuhost_cpu::bits(v), (int)sizeof(T), 32);
+}
+template <class T> inline unsigned __match_all_sync(unsigned m, T v, int *pred) {
+  unsigned long long r = gpuhost_cpu::warp(GPUHOST_MATCH_ALL, m, gpuhost_cpu::bits(v), (int)sizeof(T), 32);
+  *pred = (int)(r >> 32);
+  return (unsigned)r;
+}
+#define GPUHOST_REDUCE(name, T, op) \
+  inline T name(unsigned m, T v) { return (T)gpuhost_cpu::warp(op, m, (unsigned)v, 0, 32); }
+GPUHOST_REDUCE(__reduce_add_sync, unsigned, GPUHOST_REDUCE_ADD)
+GPUHOST_REDUCE(__reduce_add_sync, int, GPUHOST_REDUCE_ADD)
+GPUHOST_REDUCE(__reduce_min_sync, unsigned, GPUHOST_REDUCE_UMIN)
+GPUHOST_REDUCE(__reduce_min_sync, int, GPUHOST_REDUCE_MIN)
+GPUHOST_REDUCE(__reduce_max_sync, unsigned, GPUHOST_REDUCE_UMAX)
+GPUHOST_REDUCE(__reduce_max_sync, int, GPUHOST_REDUCE_MAX)
+GPUHOST_REDUCE(__reduce_and_sync, unsigned, GPUHOST_REDUCE_AND)
+GPUHOST_REDUCE(__reduce_or_sync, unsigned, GPUHOST_REDUCE_OR)
+GPUHOST_REDUCE(__reduce_xor_sync, unsigned, GPUHOST_REDUCE_XOR)
+
+// ---- stopping: assert, __trap ----
+inline void __trap() { gpuhost_cpu::stop(GPUHOST_STOP_TRAP, "__trap()", nullptr, 0); }
+inline void __brkpt() { gpuhost_cpu::stop(GPUHOST_STOP_TRAP, "__brkpt()", nullptr, 0); }
+#include "gpuhost_cpu_assert.h"   // assert (kernels/cpu_assert.h)
 
 // ---- fences and clocks ----
 inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
@@ -98,6 +185,7 @@ inline long long clock64() {
   clock_gettime(CLOCK_MONOTONIC, &t);
   return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
 }
+inline long long __globaltimer() { return clock64(); }
 inline void __nanosleep(unsigned) {}
 
 // ---- atomics: blocks run on several cores at once, so these are real atomics ----
@@ -120,6 +208,9 @@ GPUHOST_ATOMIC_INT(int)
 GPUHOST_ATOMIC_INT(unsigned int)
 GPUHOST_ATOMIC_INT(long long)
 GPUHOST_ATOMIC_INT(unsigned long long)
+// int64_t and uint64_t are long and unsigned long here (long long under NVRTC)
+GPUHOST_ATOMIC_INT(long)
+GPUHOST_ATOMIC_INT(unsigned long)
 inline unsigned short atomicCAS(unsigned short *p, unsigned short cmp, unsigned short v) {
   __atomic_compare_exchange_n(p, &cmp, v, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
   return cmp;
@@ -143,6 +234,8 @@ inline double atomicAdd(double *p, double v) { return gpuhost_atomic_float<doubl
 inline float atomicExch(float *p, float v) { return gpuhost_atomic_float<float, unsigned>(p, v, 1); }
 inline float atomicMin(float *p, float v) { return gpuhost_atomic_float<float, unsigned>(p, v, 2); }
 inline float atomicMax(float *p, float v) { return gpuhost_atomic_float<float, unsigned>(p, v, 3); }
+inline double atomicMin(double *p, double v) { return gpuhost_atomic_float<double, unsigned long long>(p, v, 2); }
+inline double atomicMax(double *p, double v) { return gpuhost_atomic_float<double, unsigned long long>(p, v, 3); }
 inline unsigned atomicInc(unsigned *p, unsigned limit) {
   unsigned old = __atomic_load_n(p, __ATOMIC_RELAXED);
   while (!__atomic_compare_exchange_n(p, &old, old >= limit ? 0u : old + 1, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {}
@@ -163,19 +256,28 @@ inline unsigned atomicDec(unsigned *p, unsigned limit) {
 
 // ---- math and intrinsics ----
 inline float __expf(float x) { return expf(x); }
+inline float __exp10f(float x) { return powf(10.0f, x); }
 inline float __logf(float x) { return logf(x); }
 inline float __log2f(float x) { return log2f(x); }
+inline float __log10f(float x) { return log10f(x); }
 inline float __sinf(float x) { return sinf(x); }
 inline float __cosf(float x) { return cosf(x); }
 inline float __tanf(float x) { return tanf(x); }
+inline void __sincosf(float x, float *s, float *c) { *s = sinf(x); *c = cosf(x); }
+inline void sincosf(float x, float *s, float *c) { *s = sinf(x); *c = cosf(x); }
 inline float __powf(float x, float y) { return powf(x, y); }
 inline float __fdividef(float a, float b) { return a / b; }
 inline float __frcp_rn(float x) { return 1.0f / x; }
 inline float __fsqrt_rn(float x) { return sqrtf(x); }
 inline float __saturatef(float x) { return x < 0.0f ? 0.0f : x > 1.0f ? 1.0f : x; }
 inline float __fmaf_rn(float a, float b, float c) { return fmaf(a, b, c); }
+inline double __fma_rn(double a, double b, double c) { return fma(a, b, c); }
 inline float __fadd_rn(float a, float b) { return a + b; }
+inline float __fsub_rn(float a, float b) { return a - b; }
 inline float __fmul_rn(float a, float b) { return a * b; }
+inline float __fdiv_rn(float a, float b) { return a / b; }
+inline double __dadd_rn(double a, double b) { return a + b; }
+inline double __dmul_rn(double a, double b) { return a * b; }
 inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
 inline double rsqrt(double x) { return 1.0 / sqrt(x); }
 inline float rcbrtf(float x) { return 1.0f / cbrtf(x); }
@@ -187,6 +289,7 @@ inline float cospif(float x) { return cosf((float)M_PI * x); }
 inline double sinpi(double x) { return sin(M_PI * x); }
 inline double cospi(double x) { return cos(M_PI * x); }
 inline float normcdff(float x) { return 0.5f * erfcf(-x * (float)M_SQRT1_2); }
+inline double normcdf(double x) { return 0.5 * erfc(-x * M_SQRT1_2); }
 inline int __popc(unsigned x) { return __builtin_popcount(x); }
 inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
 inline int __clz(int x) { return x == 0 ? 32 : __builtin_clz((unsigned)x); }
@@ -199,16 +302,38 @@ inline unsigned __brev(unsigned x) {
   x = ((x >> 4) & 0x0f0f0f0fu) | ((x & 0x0f0f0f0fu) << 4);
   return __builtin_bswap32(x);
 }
+inline unsigned long long __brevll(unsigned long long x) {
+  return ((unsigned long long)__brev((unsigned)x) << 32) | __brev((unsigned)(x >> 32));
+}
+inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s) {
+  unsigned long long v = ((unsigned long long)y << 32) | x;
+  unsigned r = 0;
+  for (int i = 0; i < 4; i++) r |= (unsigned)((v >> (8 * ((s >> (4 * i)) & 7))) & 0xff) << (8 * i);
+  return r;
+}
+inline unsigned __funnelshift_l(unsigned lo, unsigned hi, unsigned s) {
+  unsigned long long v = ((unsigned long long)hi << 32) | lo;
+  return (unsigned)((v << (s & 31)) >> 32);
+}
+inline unsigned __funnelshift_r(unsigned lo, unsigned hi, unsigned s) {
+  unsigned long long v = ((unsigned long long)hi << 32) | lo;
+  return (unsigned)(v >> (s & 31));
+}
 inline unsigned __umulhi(unsigned a, unsigned b) { return (unsigned)(((unsigned long long)a * b) >> 32); }
 inline int __mulhi(int a, int b) { return (int)(((long long)a * b) >> 32); }
 inline unsigned long long __umul64hi(unsigned long long a, unsigned long long b) {
   return (unsigned long long)(((unsigned __int128)a * b) >> 64);
 }
+inline long long __mul64hi(long long a, long long b) { return (long long)(((__int128)a * b) >> 64); }
 inline int __mul24(int a, int b) { return a * b; }
 inline unsigned __umul24(unsigned a, unsigned b) { return a * b; }
+inline unsigned __usad(unsigned a, unsigned b, unsigned c) { return (a > b ? a - b : b - a) + c; }
 inline int __float2int_rn(float x) { return (int)nearbyintf(x); }
 inline int __float2int_rz(float x) { return (int)x; }
+inline int __float2int_rd(float x) { return (int)floorf(x); }
+inline int __float2int_ru(float x) { return (int)ceilf(x); }
 inline float __int2float_rn(int x) { return (float)x; }
+inline int __double2int_rn(double x) { return (int)nearbyint(x); }
 inline int __float_as_int(float x) { int i; std::memcpy(&i, &x, 4); return i; }
 inline unsigned __float_as_uint(float x) { unsigned i; std::memcpy(&i, &x, 4); return i; }
 inline float __int_as_float(int i) { float x; std::memcpy(&x, &i, 4); return x; }
@@ -216,6 +341,10 @@ inline float __uint_as_float(unsigned i) { float x; std::memcpy(&x, &i, 4); retu
 inline long long __double_as_longlong(double x) { long long i; std::memcpy(&i, &x, 8); return i; }
 inline double __longlong_as_double(long long i) { double x; std::memcpy(&x, &i, 8); return x; }
 template <class T> inline T __ldg(const T *p) { return *p; }
+template <class T> inline T __ldcg(const T *p) { return *p; }
+template <class T> inline T __ldcs(const T *p) { return *p; }
+template <class T> inline void __stcg(T *p, T v) { *p = v; }
+template <class T> inline void __stcs(T *p, T v) { *p = v; }
 
 // min and max for the mixes CUDA C allows
 inline int min(int a, int b) { return a < b ? a : b; }
@@ -230,6 +359,10 @@ inline long long min(long long a, long long b) { return a < b ? a : b; }
 inline long long max(long long a, long long b) { return a > b ? a : b; }
 inline unsigned long long min(unsigned long long a, unsigned long long b) { return a < b ? a : b; }
 inline unsigned long long max(unsigned long long a, unsigned long long b) { return a > b ? a : b; }
+inline long min(long a, long b) { return a < b ? a : b; }
+inline long max(long a, long b) { return a > b ? a : b; }
+inline unsigned long min(unsigned long a, unsigned long b) { return a < b ? a : b; }
+inline unsigned long max(unsigned long a, unsigned long b) { return a > b ? a : b; }
 inline float min(float a, float b) { return fminf(a, b); }
 inline float max(float a, float b) { return fmaxf(a, b); }
 inline double min(double a, double b) { return fmin(a, b); }
@@ -239,59 +372,120 @@ inline double min(double a, float b) { return fmin(a, b); }
 inline double max(float a, double b) { return fmax(a, b); }
 inline double max(double a, float b) { return fmax(a, b); }
 
-// ---- vector types ----
-#define GPUHOST_VEC2(T, N, A) struct alignas(A) N##2 { T x, y; }; \
-  inline N##2 make_##N##2(T x, T y) { return N##2{x, y}; }
-#define GPUHOST_VEC3(T, N) struct N##3 { T x, y, z; }; \
-  inline N##3 make_##N##3(T x, T y, T z) { return N##3{x, y, z}; }
-#define GPUHOST_VEC4(T, N, A) struct alignas(A) N##4 { T x, y, z, w; }; \
-  inline N##4 make_##N##4(T x, T y, T z, T w) { return N##4{x, y, z, w}; }
-GPUHOST_VEC2(float, float, 8) GPUHOST_VEC3(float, float) GPUHOST_VEC4(float, float, 16)
-GPUHOST_VEC2(double, double, 16) GPUHOST_VEC3(double, double) GPUHOST_VEC4(double, double, 16)
-GPUHOST_VEC2(int, int, 8) GPUHOST_VEC3(int, int) GPUHOST_VEC4(int, int, 16)
-GPUHOST_VEC2(unsigned int, uint, 8) GPUHOST_VEC4(unsigned int, uint, 16)
-GPUHOST_VEC2(long long, longlong, 16) GPUHOST_VEC2(unsigned long long, ulonglong, 16)
-GPUHOST_VEC2(short, short, 4) GPUHOST_VEC4(short, short, 8)
-GPUHOST_VEC2(char, char, 2) GPUHOST_VEC4(char, char, 4)
-GPUHOST_VEC2(unsigned char, uchar, 2) GPUHOST_VEC4(unsigned char, uchar, 4)
-inline uint3 make_uint3(unsigned x, unsigned y, unsigned z) { return uint3{x, y, z}; }
+// ---- the device heap: malloc and free in kernel code (bound here, -Wl,-Bsymbolic) ----
+extern "C" void *malloc(size_t n) noexcept { return gpuhost_rt->device_malloc(n); }
+extern "C" void free(void *p) noexcept { gpuhost_rt->device_free(p); }
 
-// ---- what the runtime finds in every kernel library ----
-extern "C" const gpuhost_runtime *gpuhost_rt = nullptr;
-extern "C" void gpuhost_cpu_bind(const gpuhost_runtime *rt) { gpuhost_rt = rt; }
+// ---- what a GPU does not have, refused when kernel code calls it, as NVRTC refuses it:
+// exit and abort here (a call that is compiled is an error), throw by -fno-exceptions ----
+#define GPUHOST_REFUSE(name) \
+  [[noreturn]] void gpuhost_refused_##name(...) \
+      __attribute__((error(#name "() is host code: kernel code cannot call it")));
+GPUHOST_REFUSE(exit)
+GPUHOST_REFUSE(abort)
+GPUHOST_REFUSE(quick_exit)
+GPUHOST_REFUSE(_Exit)
+namespace std {
+using ::gpuhost_refused_exit;
+using ::gpuhost_refused_abort;
+using ::gpuhost_refused_quick_exit;
+using ::gpuhost_refused__Exit;
+}
+#define exit(...) gpuhost_refused_exit(__VA_ARGS__)
+#define abort(...) gpuhost_refused_abort(__VA_ARGS__)
+#define quick_exit(...) gpuhost_refused_quick_exit(__VA_ARGS__)
+#define _Exit(...) gpuhost_refused__Exit(__VA_ARGS__)
 
+// ---- the loops that run a kernel (host/cpu/source.c instantiates them per kernel) ----
 namespace gpuhost_cpu {
-template <class F> struct signature;
-template <class... A> struct signature<void (*)(A...)> {
+template <class F> struct kernel;
+template <class... A> struct kernel<void (*)(A...)> {
   static constexpr int count = sizeof...(A);
   static constexpr long sizes[sizeof...(A) + 1] = {(long)sizeof(A)..., 0};
-};
-template <class... A, std::size_t... I>
-inline void invoke_with(void (*f)(A...), void **a, std::index_sequence<I...>) {
-  f(*static_cast<std::remove_reference_t<A> *>(a[I])...);
-}
-// Runs the block's threads not yet started, one after another, in the calling fiber: a
-// thread that reaches a barrier parks this fiber, and the runtime starts another on the
-// rest. The kernel is inlined here, so a kernel with no barrier is a plain loop.
-template <class... A>
-inline void run_threads(void (*f)(A...), gpuhost_block *b, void **a) {
-  gpuhost_thread_state &s = gpuhost_tls;
-  while (b->next_unstarted < b->nthreads) {
-    int t = b->next_unstarted++;
-    b->current = t;
-    if (b->by == 1 && t < (int)b->bx) {
-      s.thread.x = (unsigned)t;
-    } else {
-      s.thread.x = (unsigned)t % b->bx;
-      s.thread.y = ((unsigned)t / b->bx) % b->by;
-      s.thread.z = (unsigned)t / (b->bx * b->by);
-    }
-    invoke_with(f, a, std::index_sequence_for<A...>{});
-    b->done[t] = 1;
-    b->finished++;
+  using args = std::tuple<std::decay_t<A>...>;
+  template <std::size_t... I> static args load(void **a, std::index_sequence<I...>) {
+    return args(*static_cast<std::decay_t<A> *>(a[I])...);
   }
+  static args load(void **a) { return load(a, std::index_sequence_for<A...>{}); }
+};
+
+inline void set_launch(const gpuhost_launch *l) {
+  gpuhost_blockDim = dim3(l->block.x, l->block.y, l->block.z);
+  gpuhost_gridDim = dim3(l->grid.x, l->grid.y, l->grid.z);
 }
-template <class F> inline gpuhost_entry make_entry(void (*run)(gpuhost_block *, void **)) {
-  return gpuhost_entry{run, signature<F>::count, signature<F>::sizes};
+
+// The fiber path: one thread of block b, on the fiber that thread has (a thread that
+// reaches a barrier parks it, and the runtime resumes it when the barrier is passed).
+template <auto F> void run_thread(const gpuhost_block *b) {
+  const gpuhost_launch *l = b->launch;
+  set_launch(l);
+  gpuhost_blockIdx = uint3{b->index.x, b->index.y, b->index.z};
+  gpuhost_threadIdx = uint3{b->thread.x, b->thread.y, b->thread.z};
+  std::apply(F, kernel<decltype(F)>::load(l->args));
+}
+
+// The loop path: a launch's blocks first..last-1 with the arguments in locals.
+template <auto F> struct blocks {
+  typename kernel<decltype(F)>::args args;
+  const gpuhost_launch *l;
+  unsigned bx, by, bz;
+  explicit blocks(const gpuhost_launch *launch)
+      : args(kernel<decltype(F)>::load(launch->args)), l(launch), bx(launch->block.x),
+        by(launch->block.y), bz(launch->block.z) {
+    set_launch(launch);
+  }
+  // Enters block b; false when the launch must stop (a failure elsewhere, Ctrl-C).
+  bool enter(long b) {
+    if (*l->stop | *l->interrupt) return false;
+    *l->entered = b;
+    long gx = l->grid.x, gy = l->grid.y;
+    gpuhost_blockIdx = uint3{(unsigned)(b % gx), (unsigned)(b / gx % gy), (unsigned)(b / (gx * gy))};
+    return true;
+  }
+  void call() { std::apply(F, args); }
+};
+
+// The loops over a chunk of blocks, each block's threads innermost along x, with the kernel
+// inlined: host/cpu/source.c expands each on a line of its own, so that the compiler's
+// report of vectorised loops says which it vectorised. GPUHOST_LOOP_G's index is an int
+// (base + x), which the compiler sees cannot wrap, as `int i = blockIdx.x * blockDim.x +
+// threadIdx.x` needs to vectorise; the runtime uses it when grid.x * block.x fits an int.
+// GPUHOST_LOOP_X's is the unsigned x, as 64-bit indices (gpu::grid) need.
+#define GPUHOST_LOOP_X(name, F) \
+  static void name(const gpuhost_launch *gpuhost_l, long gpuhost_first, long gpuhost_last) { \
+    gpuhost_cpu::blocks<F> gpuhost_k(gpuhost_l); \
+    for (long gpuhost_b = gpuhost_first; gpuhost_b < gpuhost_last && gpuhost_k.enter(gpuhost_b); gpuhost_b++) \
+      for (unsigned gpuhost_z = 0; gpuhost_z < gpuhost_k.bz; gpuhost_z++) \
+        for (unsigned gpuhost_y = 0; gpuhost_y < gpuhost_k.by; gpuhost_y++) { \
+          _Pragma("GCC ivdep") \
+          for (unsigned gpuhost_x = 0; gpuhost_x < gpuhost_k.bx; gpuhost_x++) { \
+            gpuhost_threadIdx = uint3{gpuhost_x, gpuhost_y, gpuhost_z}; \
+            gpuhost_k.call(); \
+          } \
+          gpuhost_threadIdx = uint3{0, 0, 0}; /* the last thread's index is not needed after */ \
+        } \
+  }
+#define GPUHOST_LOOP_G(name, F) \
+  static void name(const gpuhost_launch *gpuhost_l, long gpuhost_first, long gpuhost_last) { \
+    gpuhost_cpu::blocks<F> gpuhost_k(gpuhost_l); \
+    for (long gpuhost_b = gpuhost_first; gpuhost_b < gpuhost_last && gpuhost_k.enter(gpuhost_b); gpuhost_b++) { \
+      unsigned gpuhost_base = gpuhost_blockIdx.x * gpuhost_k.bx; \
+      for (unsigned gpuhost_z = 0; gpuhost_z < gpuhost_k.bz; gpuhost_z++) \
+        for (unsigned gpuhost_y = 0; gpuhost_y < gpuhost_k.by; gpuhost_y++) { \
+          _Pragma("GCC ivdep") \
+          for (int gpuhost_g = (int)gpuhost_base; gpuhost_g < (int)(gpuhost_base + gpuhost_k.bx); gpuhost_g++) { \
+            gpuhost_threadIdx = uint3{(unsigned)gpuhost_g - gpuhost_base, gpuhost_y, gpuhost_z}; \
+            gpuhost_k.call(); \
+          } \
+          gpuhost_threadIdx = uint3{0, 0, 0}; \
+        } \
+    } \
+  }
+
+template <auto F> constexpr gpuhost_entry entry(void (*x)(const gpuhost_launch *, long, long),
+                                                void (*g)(const gpuhost_launch *, long, long),
+                                                long max_threads) {
+  return gpuhost_entry{run_thread<F>, {x, g}, kernel<decltype(F)>::count, kernel<decltype(F)>::sizes,
+                       max_threads};
 }
 }  // namespace gpuhost_cpu

@@ -1,28 +1,48 @@
-/* compile.c: CUDA C to a shared library, by the host's C++ compiler ($CXX, else c++): the
- * source is written to a private temporary folder with kernels/cpu.h (which makes C++ read
- * CUDA C) and an entry table the runtime finds each kernel by, compiled, and the library
- * read back into memory; the folder is removed. */
+/* compile.c: CUDA C to a shared library, by the host's C++ compiler ($CXX, else c++; GCC
+ * 11 or later, for the reports it writes): the translation unit (source.c) is written to a
+ * private temporary folder with the headers that make C++ read CUDA C, compiled under a
+ * time limit (GPUHOST_CXX_TIMEOUT seconds, 300 unless set), and the library read back
+ * into memory with what the compiler reported (frame sizes, vectorised loops); the folder
+ * is removed. */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include "cpu_internal.h"
 #include "util.h"
 
 extern char **environ;
 
-/* the files a kernel's folder holds besides its source: name there, embedded file */
-static const struct { const char *name, *embedded; } support_files[] = {
-  {"gpuhost_cpu.h", "kernels/cpu.h"},
-  {"gpuhost_cpu_abi.h", "kernels/gpuhost_cpu_abi.h"},
-  {"cooperative_groups.h", "kernels/cpu_cooperative_groups.h"},
+/* the files a kernel's folder holds besides its source: the name there, and the embedded
+ * file or the text it holds */
+static const struct { const char *name, *embedded, *text; } support_files[] = {
+  {"gpuhost_cpu.h", "kernels/cpu.h", NULL},
+  {"gpuhost_cpu_abi.h", "kernels/gpuhost_cpu_abi.h", NULL},
+  {"gpuhost_cpu_half.h", "kernels/cpu_half.h", NULL},
+  {"gpuhost_cpu_assert.h", "kernels/cpu_assert.h", NULL},
+  {"cooperative_groups.h", "kernels/cpu_cooperative_groups.h", NULL},
+  {"assert.h", NULL, "#include \"gpuhost_cpu_assert.h\"\n"},
+  {"cassert", NULL, "#include \"gpuhost_cpu_assert.h\"\n"},
+  {"cuda_fp16.h", NULL, "#pragma once\n#include_next <cuda_fp16.h>\n#include \"gpuhost_cpu_half.h\"\n"},
+  {"cuda_bf16.h", NULL, "#pragma once\n#include \"cuda_fp16.h\"\n#include_next <cuda_bf16.h>\n"
+                        "#include \"gpuhost_cpu_half.h\"\n"},
+  {"cuda_runtime.h", NULL, "#pragma once\n"},
 };
 #define NSUPPORT (sizeof support_files / sizeof support_files[0])
+
+static const char *support_text(size_t i, size_t *n) {
+  if (support_files[i].text) { *n = strlen(support_files[i].text); return support_files[i].text; }
+  const EmbeddedFile *f = embedded_find(support_files[i].embedded);
+  *n = f->size;
+  return f->data;
+}
 
 static const char *compiler(void) {
   const char *cxx = getenv("CXX");
@@ -45,24 +65,84 @@ static void compiler_path(char *path, size_t n) {
   path[0] = '\0';
 }
 
-/* The compiler's path, size and time, and a hash of the prelude: what the cache key needs
- * to know of how kernels are compiled here. */
+/* The toolkit's include folder (vector_types.h, cuda_fp16.h, libcu++), or NULL. */
+static const char *toolkit_include(void) {
+  static char dir[600];
+  const char *home = getenv("CUDA_HOME"), *candidates[3] = {home, GPUHOST_CUDA_HOME, "/usr/local/cuda"};
+  for (int i = 0; i < 3; i++) {
+    if (candidates[i] == NULL || !*candidates[i]) continue;
+    snprintf(dir, sizeof dir, "%s/include/vector_types.h", candidates[i]);
+    if (access(dir, R_OK) == 0) {
+      snprintf(dir, sizeof dir, "%s/include", candidates[i]);
+      return dir;
+    }
+  }
+  return NULL;
+}
+
+/* The first processor's part of /proc/cpuinfo (whose size stat does not tell), or NULL. */
+static char *cpuinfo(void) {
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  if (f == NULL) return NULL;
+  char *text = calloc(1, 16384);
+  if (text) text[fread(text, 1, 16383, f)] = '\0';
+  fclose(f);
+  char *next = text ? strstr(text, "\n\n") : NULL;
+  if (next) *next = '\0';
+  return text;
+}
+
+/* A hash of this machine's processor (kernels are compiled for it: -march=native). */
+static uint64_t processor_id(void) {
+  char *info = cpuinfo();
+  uint64_t h = FNV_OFFSET;
+  if (info == NULL) return h;
+  const char *keys[] = {"model name", "flags"};
+  for (int k = 0; k < 2; k++) {
+    const char *p = strstr(info, keys[k]), *e = p ? strchr(p, '\n') : NULL;
+    if (p && e) h = fnv1a(p, (size_t)(e - p), h);
+  }
+  free(info);
+  return h;
+}
+
+/* AVX-512 on AMD processors (Zen 4 and 5), whose masked stores are slow: the kernels'
+ * loops, masked where threads check bounds, ran 2 to 3 times slower with AVX-512 than with
+ * AVX2 there (measured on an EPYC with vecadd on gpu::array and on `if (i < n)`). */
+static int amd_avx512(void) {
+  static int known = -1;
+  if (known >= 0) return known;
+  char *info = cpuinfo();
+  const char *flags = info ? strstr(info, "\nflags") : NULL, *eol = flags ? strchr(flags + 1, '\n') : NULL;
+  const char *avx = flags ? strstr(flags, " avx512f") : NULL;
+  known = info && strstr(info, "AuthenticAMD") && avx && (!eol || avx < eol);
+  free(info);
+  return known;
+}
+
+/* The compiler's path, size and time, the processor, the toolkit's headers and a hash of
+ * the prelude: what the cache key needs to know of how kernels are compiled here. */
 GpuResult cpu_compiler_id(char *out, size_t n) {
-  char path[1200], real[1024] = "";
+  char path[1200], real[1024] = "", hdr[700];
   struct stat st;
-  long long size = 0, mtime = 0;
+  long long size = 0, mtime = 0, tk = 0;
   compiler_path(path, sizeof path);
   if (path[0] && stat(path, &st) == 0) {
     size = (long long)st.st_size;
     mtime = (long long)st.st_mtime;
     if (!realpath(path, real)) snprintf(real, sizeof real, "%s", path);
   }
+  const char *inc = toolkit_include();
+  snprintf(hdr, sizeof hdr, "%s/cuda_fp16.h", inc ? inc : "");
+  if (inc && stat(hdr, &st) == 0) tk = (long long)st.st_mtime;
   uint64_t h = FNV_OFFSET;
   for (size_t i = 0; i < NSUPPORT; i++) {
-    const EmbeddedFile *f = embedded_find(support_files[i].embedded);
-    h = fnv1a(f->data, f->size, h);
+    size_t len;
+    const char *text = support_text(i, &len);
+    h = fnv1a(text, len, h);
   }
-  snprintf(out, n, "cxx %s %s %lld %lld prelude %016llx", compiler(), real, size, mtime,
+  snprintf(out, n, "cxx %s %s %lld %lld cpu %016llx toolkit %s %lld prelude %016llx", compiler(),
+           real, size, mtime, (unsigned long long)processor_id(), inc ? inc : "-", tk,
            (unsigned long long)h);
   return GPU_OK;
 }
@@ -78,109 +158,26 @@ GpuResult cpu_arch(char *out, size_t n) {
   return GPU_OK;
 }
 
-static int is_ident(char c) { return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
-
-/* One `extern __shared__ T name[];` at e, up to semi: written as
- * `T *name = reinterpret_cast<T *>(gpuhost_dynamic_shared());`, __align__(n) dropped. */
-static void rewrite_extern_shared(Buf *out, const char *q, const char *br) {
-  const char *ne = br;   /* the name ends before '[' */
-  while (ne > q && !is_ident(ne[-1])) ne--;
-  const char *ns = ne;
-  while (ns > q && is_ident(ns[-1])) ns--;
-  Buf type = {0};
-  for (const char *t = q + 10; t < ns;) {   /* the type, without __align__(n) */
-    if (strncmp(t, "__align__", 9) == 0) {
-      const char *c = strchr(t, ')');
-      t = c && c < ns ? c + 1 : ns;
-      continue;
-    }
-    buf_add(&type, t++, 1);
-  }
-  const char *tname = type.data ? type.data : "char ";
-  buf_str(out, tname);
-  buf_str(out, "*");
-  buf_add(out, ns, (size_t)(ne - ns));
-  buf_str(out, " = reinterpret_cast<");
-  buf_str(out, tname);
-  buf_str(out, "*>(gpuhost_dynamic_shared());");
-  buf_free(&type);
-}
-
-/* The source with each `extern __shared__` array made a pointer to the block's dynamic
- * shared memory; the rest is copied as it is. */
-static void rewrite_source(Buf *out, const char *s) {
-  const char *p = s;
-  for (;;) {
-    const char *e = strstr(p, "extern");
-    if (!e) break;
-    const char *q = e + 6;
-    while (*q == ' ' || *q == '\t' || *q == '\n') q++;
-    int boundary = (e == s || !is_ident(e[-1])) && !is_ident(e[6]);
-    const char *semi = strchr(q, ';');
-    const char *br = semi ? memchr(q, '[', (size_t)(semi - q)) : NULL;
-    if (!boundary || strncmp(q, "__shared__", 10) != 0 || is_ident(q[10]) || !br) {
-      buf_add(out, p, (size_t)(e + 6 - p));
-      p = e + 6;
-      continue;
-    }
-    buf_add(out, p, (size_t)(e - p));
-    rewrite_extern_shared(out, q, br);
-    p = semi + 1;
-  }
-  buf_str(out, p);
-}
-
-/* Inline PTX cannot run here: say so before the compiler does, less clearly. */
-static const char *uses_asm(const char *s) {
-  for (const char *p = s; (p = strstr(p, "asm")) != NULL; p += 3) {
-    if (p > s && is_ident(p[-1])) continue;
-    const char *q = p + 3;
-    if (strncmp(q, "__", 2) == 0) q += 2;
-    while (*q == ' ' || *q == '\t') q++;
-    if (strncmp(q, "volatile", 8) == 0) { q += 8; while (*q == ' ' || *q == '\t') q++; }
-    if (*q == '(') return "inline PTX assembly (asm)";
-  }
-  return NULL;
-}
-
-/* The whole translation unit: the prelude, the source, and the entry table. */
-static void emit_source(Buf *src, const GpuCompileJob *job) {
-  char line[600];
-  buf_str(src, "#include \"gpuhost_cpu.h\"\n#include \"gpuhost.cuh\"\n");
-  rewrite_source(src, job->source);
-  buf_str(src, "\n// entry points for the CPU backend\n");
-  for (int i = 0; i < job->nnames; i++) {
-    snprintf(line, sizeof line,
-             "static void gpuhost_call_%d(gpuhost_block *b, void **a) { gpuhost_cpu::run_threads(&%s, b, a); }\n",
-             i, job->names[i]);
-    buf_str(src, line);
-  }
-  snprintf(line, sizeof line, "extern \"C\" const int gpuhost_entry_count = %d;\n"
-           "extern \"C\" const gpuhost_entry gpuhost_entries[] = {\n", job->nnames);
-  buf_str(src, line);
-  for (int i = 0; i < job->nnames; i++) {
-    snprintf(line, sizeof line, "  gpuhost_cpu::make_entry<decltype(&%s)>(gpuhost_call_%d),\n",
-             job->names[i], i);
-    buf_str(src, line);
-  }
-  buf_str(src, "  {nullptr, 0, nullptr}};\n");
-}
-
 /* A kernel's temporary folder and the paths in it. */
-typedef struct Workdir { char dir[32], path[256]; } Workdir;
+typedef struct Workdir { char dir[32], path[64]; } Workdir;
 static const char *in_dir(Workdir *w, const char *name) {
   snprintf(w->path, sizeof w->path, "%s/%s", w->dir, name);
   return w->path;
 }
 
+/* what the compiler writes besides the library: its messages, its report of vectorised
+ * loops, its frame sizes (GCC 11 and later name them after the output, older ones not) */
+static const char *const outputs[] = {"kernel.cpp", "kernel.so", "log", "vec", "kernel.so-kernel.su",
+                                      "kernel.su", "gpuhost.cuh"};
+
 /* Writes the source and its support files into the folder; 0 or -1. */
 static int write_files(Workdir *w, const GpuCompileJob *job, const Buf *src) {
   for (size_t i = 0; i < NSUPPORT; i++) {
-    const EmbeddedFile *f = embedded_find(support_files[i].embedded);
-    if (file_write(in_dir(w, support_files[i].name), f->data, f->size) != 0) return -1;
+    size_t len;
+    const char *text = support_text(i, &len);
+    if (file_write(in_dir(w, support_files[i].name), text, len) != 0) return -1;
   }
   if (file_write(in_dir(w, "gpuhost.cuh"), job->header, job->header_size) != 0 ||
-      file_write(in_dir(w, "cuda_runtime.h"), "#pragma once\n", 13) != 0 ||
       file_write(in_dir(w, "kernel.cpp"), src->data, src->n) != 0)
     return -1;
   return 0;
@@ -188,26 +185,53 @@ static int write_files(Workdir *w, const GpuCompileJob *job, const Buf *src) {
 
 /* Removes the folder and everything in it. */
 static void remove_dir(Workdir *w) {
-  const char *names[] = {"gpuhost.cuh", "cuda_runtime.h", "kernel.cpp", "kernel.so", "log"};
   for (size_t i = 0; i < NSUPPORT; i++) unlink(in_dir(w, support_files[i].name));
-  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) unlink(in_dir(w, names[i]));
+  for (size_t i = 0; i < sizeof outputs / sizeof outputs[0]; i++) unlink(in_dir(w, outputs[i]));
   rmdir(w->dir);
 }
 
-/* Runs argv with stdout and stderr into the file log; its exit status, or -errno. */
-static int run_compiler(char *const argv[], const char *log) {
+/* How a compiler run ended. */
+enum { RUN_EXITED, RUN_SPAWN_FAILED, RUN_KILLED, RUN_TIMED_OUT, RUN_INTERRUPTED };
+typedef struct Run { int how, status; } Run;
+
+/* Waits for pid (a process group of its own) up to timeout seconds, or until Ctrl-C. */
+static Run wait_compiler(pid_t pid, long timeout) {
+  struct timespec start, now, nap = {0, 1000000};
+  clock_gettime(CLOCK_MONOTONIC, &start);
+  for (;;) {
+    int status;
+    pid_t r = waitpid(pid, &status, WNOHANG);
+    if (r == pid) return WIFEXITED(status) ? (Run){RUN_EXITED, WEXITSTATUS(status)}
+                                           : (Run){RUN_KILLED, WTERMSIG(status)};
+    if (r < 0 && errno != EINTR) return (Run){RUN_KILLED, 0};
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    int late = now.tv_sec - start.tv_sec >= timeout, interrupted = backend_interrupted != 0;
+    if (late || interrupted) {
+      kill(-pid, SIGKILL);
+      while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+      return (Run){late ? RUN_TIMED_OUT : RUN_INTERRUPTED, 0};
+    }
+    nanosleep(&nap, NULL);
+    if (nap.tv_nsec < 10000000) nap.tv_nsec += 1000000;
+  }
+}
+
+/* Runs argv in a process group of its own with stdout and stderr into the file log. */
+static Run run_compiler(char *const argv[], const char *log, long timeout) {
   posix_spawn_file_actions_t fa;
+  posix_spawnattr_t attr;
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
   posix_spawn_file_actions_adddup2(&fa, 1, 2);
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);   /* so that a time-out kills it all */
+  posix_spawnattr_setpgroup(&attr, 0);
   pid_t pid;
-  int r = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+  int r = posix_spawnp(&pid, argv[0], &fa, &attr, argv, environ);
   posix_spawn_file_actions_destroy(&fa);
-  if (r != 0) return -r;
-  int status;
-  while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) return -1;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+  posix_spawnattr_destroy(&attr);
+  if (r != 0) return (Run){RUN_SPAWN_FAILED, r};
+  return wait_compiler(pid, timeout);
 }
 
 /* posix_spawn takes argv as char *const[] for history's sake; it writes to no string */
@@ -217,9 +241,9 @@ static char *unconst(const char *s) {
 }
 
 /* The compiler's command line (malloc'd; free it); its strings point into c, w and job. */
-typedef struct Command { char words[512], incl[64], out[64], src[64]; } Command;
+typedef struct Command { char words[512], incl[64], tk[620], cccl[640], out[64], src[64], vec[128]; } Command;
 static char **build_argv(Command *c, Workdir *w, const GpuCompileJob *job) {
-  char **argv = malloc(((size_t)job->nopts + 32) * sizeof *argv);
+  char **argv = malloc(((size_t)job->nopts + 48) * sizeof *argv);
   if (argv == NULL) return NULL;
   int n = 0;
   snprintf(c->words, sizeof c->words, "%s", compiler());   /* $CXX may be "ccache g++" */
@@ -227,17 +251,30 @@ static char **build_argv(Command *c, Workdir *w, const GpuCompileJob *job) {
     argv[n++] = t;
   /* -fno-gnu-unique: a library with unique symbols can never be unloaded, and a later one
    * loaded from a reused /proc/self/fd/N would be taken for it */
-  static const char *const fixed[] = {"-std=c++17", "-O2", "-fPIC", "-shared", "-fno-strict-aliasing",
-                                      "-U_FORTIFY_SOURCE", "-ffp-contract=off", "-fno-gnu-unique", "-w"};
+  static const char *const fixed[] = {
+    "-std=c++17", "-O3", "-march=native", "-fPIC", "-shared", "-fno-strict-aliasing",
+    "-fno-semantic-interposition", "-fno-exceptions", "-fno-rtti", "-fno-math-errno",
+    "-ffp-contract=off", "-fstack-clash-protection", "-fstack-usage", "-U_FORTIFY_SOURCE",
+    "-fno-gnu-unique", "-Wl,-Bsymbolic", "-w"};
   for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) argv[n++] = unconst(fixed[i]);
   snprintf(c->incl, sizeof c->incl, "-I%s", w->dir);
   argv[n++] = c->incl;
+  const char *tk = toolkit_include();
+  if (tk) {
+    snprintf(c->tk, sizeof c->tk, "-I%s", tk);
+    snprintf(c->cccl, sizeof c->cccl, "-I%s/cccl", tk);
+    argv[n++] = c->tk;
+    argv[n++] = c->cccl;
+  }
+  if (amd_avx512()) argv[n++] = unconst("-mno-avx512f");
   if (job->debug) argv[n++] = unconst("-DGPUHOST_DEBUG");
   /* the user's -D, -U and -I options; NVRTC's code generation options mean nothing here */
   for (int i = 0; i < job->nopts; i++)
     if (strncmp(job->opts[i], "-D", 2) == 0 || strncmp(job->opts[i], "-U", 2) == 0 ||
         strncmp(job->opts[i], "-I", 2) == 0)
       argv[n++] = unconst(job->opts[i]);
+  snprintf(c->vec, sizeof c->vec, "-fopt-info-vec-optimized=%s", in_dir(w, "vec"));
+  argv[n++] = c->vec;
   argv[n++] = unconst("-o");
   argv[n++] = strcpy(c->out, in_dir(w, "kernel.so"));
   argv[n++] = strcpy(c->src, in_dir(w, "kernel.cpp"));
@@ -246,50 +283,97 @@ static char **build_argv(Command *c, Workdir *w, const GpuCompileJob *job) {
 }
 
 static GpuResult compile_error(GpuImage *out, int code, const char *log) {
+  free(out->log);
   out->log = strdup(log);
-  return GPU_FAIL(code, GPU_SRC_HOST, code == GPU_ERR_CPU_UNSUPPORTED ? "gpu.kernel (CPU backend)"
-                                                                      : "c++ (CPU backend)");
+  return GPU_FAIL(code, GPU_SRC_HOST, code == GPU_ERR_CPU_COMPILE ? "c++ (CPU backend)"
+                                                                  : "gpu.kernel (CPU backend)");
 }
 
-/* The library the compiler made, with a lowered name ("0", "1", ...) per kernel. */
-static GpuResult read_library(Workdir *w, const GpuCompileJob *job, GpuImage *out) {
+/* What the compiler learned of the library: refuses frames and static shared memory no
+ * thread or block could have; fills info. */
+static GpuResult library_info(Workdir *w, GpuImage *out, CpuLibraryInfo *info) {
+  char largest[600], msg[900];
+  size_t n;
+  char *su = file_read(in_dir(w, "kernel.so-kernel.su"), &n);
+  if (su == NULL) su = file_read(in_dir(w, "kernel.su"), &n);
+  source_frames(su ? su : "", info, largest, sizeof largest);
+  free(su);
+  if (info->max_frame > (size_t)MAX_FRAME) {
+    snprintf(msg, sizeof msg, "%s: a stack frame of %zu bytes: a thread's frames may take at most "
+             "%ld bytes on the CPU backend", largest, info->max_frame, MAX_FRAME);
+    return compile_error(out, GPU_ERR_CPU_UNSUPPORTED, msg);
+  }
+  size_t tls = source_tls_size(out->data, out->size), own = 48;   /* the library's indices */
+  info->static_shared = tls > own ? tls - own : 0;
+  if (info->static_shared > MAX_SHARED) {
+    snprintf(msg, sizeof msg, "the kernels use too much shared data: %zu bytes of static __shared__ "
+             "memory, at most %d (a GPU refuses it too)", info->static_shared, MAX_SHARED);
+    return compile_error(out, GPU_ERR_CPU_COMPILE, msg);
+  }
+  return GPU_OK;
+}
+
+/* The library the compiler made, with a lowered name per kernel (module.c reads it). */
+static GpuResult read_library(Workdir *w, const GpuCompileJob *job, const int *loops, GpuImage *out) {
   out->data = file_read(in_dir(w, "kernel.so"), &out->size);
   if (!out->data) return compile_error(out, GPU_ERR_CPU_COMPILE, "the compiler made no library");
+  CpuLibraryInfo info;
+  GpuResult r = library_info(w, out, &info);
+  if (r.code) return r;
+  size_t n;
+  char *report = file_read(in_dir(w, "vec"), &n);
   out->lowered = calloc((size_t)job->nnames + 1, sizeof(char *));
   for (int i = 0; out->lowered && i < job->nnames; i++) {
-    char idx[16];
-    snprintf(idx, sizeof idx, "%d", i);
-    if ((out->lowered[i] = strdup(idx)) == NULL) break;
+    char name[96];
+    int variant = !loops[i] ? -1 : report && source_vectorised(report, 2 * i + 2) ? 1 : 0;
+    lowered_name(name, sizeof name, i, variant, &info);
+    if ((out->lowered[i] = strdup(name)) == NULL) break;
   }
+  free(report);
   if (out->lowered == NULL || (job->nnames > 0 && out->lowered[job->nnames - 1] == NULL))
     return compile_error(out, GPU_ERR_CPU_COMPILE, "out of memory reading the library");
   return GPU_OK;
 }
 
+/* Why a run of the compiler that made no library failed, when its log says nothing. */
+static void run_failure(const Run *run, long timeout, char *msg, size_t n) {
+  if (run->how == RUN_SPAWN_FAILED)
+    snprintf(msg, n, "cannot run the C++ compiler '%s' (%s); set CXX", compiler(), strerror(run->status));
+  else if (run->how == RUN_TIMED_OUT)
+    snprintf(msg, n, "the C++ compiler '%s' did not finish in %ld s and was stopped (GPUHOST_CXX_TIMEOUT "
+             "sets the limit)", compiler(), timeout);
+  else if (run->how == RUN_KILLED)
+    snprintf(msg, n, "the C++ compiler '%s' was killed by signal %d (%s)", compiler(), run->status,
+             strsignal(run->status));
+  else
+    snprintf(msg, n, "the C++ compiler '%s' failed (exit status %d) and said nothing", compiler(),
+             run->status);
+}
+
 /* Runs the compiler in w and reads back what it made (or its messages) into out. */
-static GpuResult compile_in(Workdir *w, const GpuCompileJob *job, GpuImage *out) {
+static GpuResult compile_in(Workdir *w, const GpuCompileJob *job, const int *loops, GpuImage *out) {
+  char msg[600], logpath[sizeof w->path];
+  long timeout = cpu_env_number("GPUHOST_CXX_TIMEOUT", 1, 86400, 300, msg, sizeof msg);
+  if (timeout < 0) return compile_error(out, GPU_ERR_CPU_COMPILE, msg);
   Command c;
-  char **argv = build_argv(&c, w, job), logpath[sizeof w->path];
+  char **argv = build_argv(&c, w, job);
   if (argv == NULL) return compile_error(out, GPU_ERR_CPU_COMPILE, "out of memory");
   snprintf(logpath, sizeof logpath, "%s", in_dir(w, "log"));
-  int status = run_compiler(argv, logpath);
+  Run run = run_compiler(argv, logpath, timeout);
   free(argv);
+  if (run.how == RUN_INTERRUPTED)
+    return compile_error(out, GPU_ERR_INTERRUPTED, "compiling was interrupted (Ctrl-C)");
   size_t len = 0;
   char *log = file_read(logpath, &len);
-  GpuResult result = GPU_OK;
-  if (status < 0) {
-    char msg[300];
-    snprintf(msg, sizeof msg, "cannot run the C++ compiler '%s' (%s); set CXX", compiler(),
-             strerror(-status));
-    result = compile_error(out, GPU_ERR_CPU_COMPILE, msg);
-  } else if (status != 0) {
-    char msg[300];
-    snprintf(msg, sizeof msg, "the C++ compiler '%s' failed (exit status %d) and said nothing",
-             compiler(), status);
-    result = compile_error(out, GPU_ERR_CPU_COMPILE, log && log[0] ? log : msg);
-  } else {
-    result = read_library(w, job, out);
+  GpuResult result;
+  if (run.how == RUN_EXITED && run.status == 0) {
+    result = read_library(w, job, loops, out);
     if (result.code == 0) { out->log = log; log = NULL; }
+  } else {
+    run_failure(&run, timeout, msg, sizeof msg);
+    /* the compiler's own messages when it said something and ran to the end */
+    int said = log && log[0] && (run.how == RUN_EXITED || run.how == RUN_KILLED);
+    result = compile_error(out, GPU_ERR_CPU_COMPILE, said ? log : msg);
   }
   free(log);
   return result;
@@ -297,7 +381,9 @@ static GpuResult compile_in(Workdir *w, const GpuCompileJob *job, GpuImage *out)
 
 GpuResult cpu_compile(const GpuCompileJob *job, GpuImage *out) {
   memset(out, 0, sizeof *out);
-  const char *what = uses_asm(job->source);
+  char *stripped = source_strip(job->source);
+  const char *what = stripped ? source_refused(stripped) : NULL;
+  free(stripped);
   if (what) {
     char msg[200];
     snprintf(msg, sizeof msg, "the CPU backend does not support %s", what);
@@ -307,13 +393,15 @@ GpuResult cpu_compile(const GpuCompileJob *job, GpuImage *out) {
   snprintf(w.dir, sizeof w.dir, "/tmp/gpuhost-cpu-XXXXXX");
   if (!mkdtemp(w.dir)) return compile_error(out, GPU_ERR_CPU_COMPILE, "cannot make a temporary folder");
   Buf src = {0};
-  emit_source(&src, job);
+  int *loops = calloc((size_t)job->nnames + 1, sizeof *loops);
   GpuResult result;
-  if (src.failed) result = compile_error(out, GPU_ERR_CPU_COMPILE, "out of memory");
+  if (loops == NULL || source_emit(&src, job, loops) != 0)
+    result = compile_error(out, GPU_ERR_CPU_COMPILE, "out of memory");
   else if (write_files(&w, job, &src) != 0)
     result = compile_error(out, GPU_ERR_CPU_COMPILE, "cannot write the kernel's source");
-  else result = compile_in(&w, job, out);
+  else result = compile_in(&w, job, loops, out);
   buf_free(&src);
+  free(loops);
   remove_dir(&w);
   return result;
 }

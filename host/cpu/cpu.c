@@ -3,6 +3,7 @@
  * device memory is host memory between guard pages (mem.c). Its devices are the machine
  * (devices.c); collectives run in host memory or over MPI (coll.c); streams run in order
  * and events are times. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,17 @@ GpuResult cpu_fail(GpuResult r, const char *fmt, ...) {
   va_end(ap);
   r.detail = detail;
   return r;
+}
+
+long cpu_env_number(const char *name, long lo, long hi, long def, char *why, size_t n) {
+  const char *s = getenv(name);
+  if (s == NULL || *s == '\0') return def;
+  char *end;
+  errno = 0;
+  long v = strtol(s, &end, 10);
+  if (*s >= '0' && *s <= '9' && errno == 0 && *end == '\0' && v >= lo && v <= hi) return v;
+  snprintf(why, n, "%s must be a whole number from %ld to %ld, not '%.40s'", name, lo, hi, s);
+  return -1;
 }
 
 /* ---- devices: devices.c ---- */

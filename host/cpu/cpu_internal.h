@@ -1,9 +1,12 @@
 /* cpu_internal.h: what the CPU backend's files share. How it runs a launch:
- *   pool.c    spreads the blocks over worker threads and catches faults;
- *   sched.c   runs a block: its threads on fibers, resolving barriers and warp functions;
+ *   pool.c    spreads the blocks over worker threads in chunks and catches faults;
+ *   sched.c   runs a block's threads on fibers, resolving barriers and warp functions;
  *   fiber.c   the fibers themselves (a context switch of our own on x86-64);
- *   mem.c     device memory between guard pages;
- *   compile.c CUDA C to a shared library with the host's C++ compiler;
+ *   mem.c     device memory (guarded mappings, packed small arrays) and the device heap;
+ *   compile.c CUDA C to a shared library with the host's C++ compiler, under a time limit;
+ *   source.c  what the compiler is given (the source rewritten, the loops, the entry table)
+ *             and what it reports back (frame sizes, vectorised loops);
+ *   scan.c    which kernels reach a barrier or warp function (those run on fibers);
  *   module.c  loading that library from memory;
  *   devices.c its devices (GPUHOST_CPU_DEVICES of them, each the machine);
  *   coll.c    collectives: in host memory within a process, over MPI between processes;
@@ -21,13 +24,23 @@
 #include "gpuhost_cpu_abi.h"
 
 #define MAX_BLOCK_THREADS 1024
-#define MAX_SHARED (48 * 1024)      /* what a launch may ask without opting in, as on a GPU */
-#define FIBER_STACK (256 * 1024)
+#define MAX_SHARED (48 * 1024)        /* shared memory a block may have, as on a GPU */
+#define FIBER_STACK (256 * 1024)      /* a fiber's stack when the kernel's frames are small
+                                       * (the first 16 KiB of it are left for cache colouring) */
+#define MAX_FRAME (16L * 1024 * 1024) /* the largest stack frame a kernel may have */
 #define ALT_STACK (64 * 1024)
+#define DEVICE_HEAP (8L * 1024 * 1024) /* device malloc's heap, as CUDA's default */
 
 /* ---- modules (module.c) ---- */
 typedef struct CpuModule CpuModule;
-typedef struct CpuFunction { CpuModule *module; const gpuhost_entry *entry; } CpuFunction;
+typedef struct CpuFunction {
+  CpuModule *module;
+  const gpuhost_entry *entry;
+  int variant;                 /* run_blocks[variant] runs its blocks; -1: fibers only */
+  size_t stack;                /* a fiber's stack, from the library's largest frame */
+  size_t guard;                /* the guard below it: larger than any frame */
+  size_t static_shared;        /* the library's static __shared__ (thread-local) bytes */
+} CpuFunction;
 struct CpuModule {
   void *dl;
   int fd;                      /* the memfd it was loaded from: open while it is, so that
@@ -36,70 +49,156 @@ struct CpuModule {
   CpuFunction *functions;
 };
 
+/* What compile.c learns of a library and module.c reads back from its lowered names. */
+typedef struct CpuLibraryInfo {
+  size_t max_frame, static_shared;
+  int dynamic_frames;          /* some frame has a size only known when it runs */
+} CpuLibraryInfo;
+
 /* ---- fibers (fiber.c) ---- */
 typedef struct Fiber {
-  void *sp;
+  void *sp;                    /* what a switch touches first, together */
+  int thread;                  /* the thread it runs (its own for the launch), -1: the loops */
+  int state;                   /* FIBER_* */
+  unsigned long long result;
+  gpuhost_uint3 index;         /* the thread's threadIdx */
+  int op, arg, width, pred;    /* what it is parked in */
+  unsigned mask;
+  unsigned long long value;
+  struct Fiber *next_free;
+  char *map;                   /* the mapping: guard, then stack, then this record */
+  size_t map_size, guard;
 #if !defined(__x86_64__)
   ucontext_t uc;
 #endif
-  char *stack;
-  int thread;                 /* the thread it runs, -1 between threads */
-  int state;                  /* FIBER_* */
-  int op, arg, width, pred;   /* what it is parked in */
-  unsigned mask;
-  unsigned long long value, result;
-  struct Fiber *next_free;
 } Fiber;
-enum { FIBER_RUNNING, FIBER_PARKED_BLOCK, FIBER_PARKED_WARP, FIBER_DONE };
+/* AT_END: its thread returned; it waits for the next block (or launch) to run its thread
+ * there. IDLE: the loops' fiber, between chunks. DONE: abandoned by a stopped block. */
+enum { FIBER_RUNNING, FIBER_PARKED_BLOCK, FIBER_PARKED_WARP, FIBER_AT_END, FIBER_IDLE, FIBER_DONE };
+
+/* Why a block stopped, before it is said where. */
+typedef struct Stop {
+  GpuResult result;
+  char message[300];
+} Stop;
 
 /* ---- a launch and the threads that run it (pool.c) ---- */
 typedef struct Job {
   const CpuFunction *fn;
-  void **args;
-  gpuhost_uint3 grid, block;
+  int variant;                 /* fn's loops to run: fn->variant, or 0 where the grid's
+                              * x extent does not fit the int loop */
+  gpuhost_launch launch;
   unsigned shared;
-  long nblocks;
+  long nblocks, chunk;
+  int threads;                 /* per block */
   atomic_long next_block;
+  volatile int stop;           /* launch.stop: set with failed */
   atomic_int failed;
   int nworkers;
   GpuResult result;            /* the first failure, written by the worker that set failed */
-  char detail[400];
+  char detail[480];
 } Job;
 
 typedef struct Worker {
   int id;
   Job *job;
-  gpuhost_thread_state *tls;   /* the kernel library's thread-local indices, on this thread */
+  gpuhost_launch launch;       /* the job's, with this worker's block record */
+  volatile long block;         /* the block the loops entered last (linear) */
   void *sched_sp;              /* the scheduler's context while a fiber runs */
+  int from_sched;              /* a fiber is being switched to from the scheduler */
+  const void *sched_bottom;    /* the scheduler's stack, for ASan */
+  size_t sched_size;
 #if !defined(__x86_64__)
   ucontext_t sched_uc;
 #endif
   Fiber *current;
-  Fiber *free_fibers;
-  Fiber **parked;              /* by thread, while parked */
-  gpuhost_block blk;           /* the running block's threads: which are started, done */
-  Fiber **block_fibers;        /* every fiber the block used, to reclaim after a fault */
-  int nblock_fibers;
-  void *shared;                /* extern __shared__ memory of the running block */
-  size_t shared_cap;
+  Fiber *free_fibers;          /* abandoned ones, to start afresh */
+  unsigned fibers_made;
+  int fast;                    /* running the loop path: a fiber runs whole blocks */
+  long last;                   /* the chunk runs blocks w->block .. last-1 */
+  Fiber *loop_fiber;           /* the loop path's fiber */
+  /* the fiber path: a fiber for each thread, kept from block to block and launch to
+   * launch (for kernels with the same block size and stack) */
+  Fiber **thread_fiber;
+  int nthread_fibers;          /* how many exist, with these: */
+  size_t fiber_stack, fiber_guard;
+  gpuhost_uint3 fiber_dims;
+  gpuhost_block blk;           /* the block, and the thread that starts (for the library) */
+  int nthreads, finished, current_thread;
+  unsigned char *done;         /* by thread: it returned */
+  unsigned char *warp_done;    /* by warp: lanes returned */
+  unsigned char *warp_waiting; /* by warp: lanes waiting in a warp function */
+  Fiber **ready;               /* a ring of fibers ready to resume */
+  int rhead, rcount;
+  Fiber **at_barrier;          /* fibers waiting at the barrier, in arrival order */
+  int nbarrier;
+  int bar_op, bar_count, bar_all, bar_any;
+  /* extern __shared__ memory: the end of a mapping, before a guard page */
+  char *shared_map, *shared;
+  size_t shared_map_size, shared_cap;
+  /* stopping */
   sigjmp_buf jb;
   volatile int in_kernel;
-  void *fault_addr;
-  char message[200];           /* why the block stopped, for unsupported and deadlocks */
+  Stop stop;
   char *altstack;
 } Worker;
 
 extern _Thread_local Worker *cpu_self;   /* the worker this thread is */
 
-/* fiber.c */
-Fiber *fiber_new(Worker *w);               /* NULL when no stack could be mapped */
+/* fiber.c. fiber_new gives a fiber that starts in fiber_main (NULL when none could be
+ * mapped); fiber_release takes back one that will not be resumed. */
+Fiber *fiber_new(Worker *w, size_t stack, size_t guard);
 void fiber_release(Worker *w, Fiber *f);
-void fiber_switch_to(Worker *w, Fiber *f); /* runs f until it parks or finishes */
-void fiber_yield(Worker *w, Fiber *f);     /* back to w's scheduler */
+void fiber_free_all(Worker *w);               /* unmaps the released fibers */
+void fiber_unmap(Fiber *f);
+/* Under AddressSanitizer every switch between stacks is announced (fiber.c), or ASan takes
+ * a fiber's stack for the worker's and reports false errors. */
+#if defined(__SANITIZE_ADDRESS__)
+#define FIBER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define FIBER_ASAN 1
+#endif
+#endif
+#ifdef FIBER_ASAN
+void fiber_asan_to(Worker *w, const Fiber *to);   /* before a switch to to (NULL: the scheduler) */
+void fiber_asan_on(Worker *w);                    /* after it, on the stack switched to */
+#else
+#define fiber_asan_to(w, to) ((void)0)
+#define fiber_asan_on(w) ((void)0)
+#endif
+void fiber_after_jump(Worker *w);   /* on the worker's stack again, by siglongjmp */
+#if defined(__x86_64__)
+void gpuhost_fiber_switch(void **save, void *load);
+/* From the scheduler: runs f until one of the block's fibers switches back. */
+static inline void fiber_run(Worker *w, Fiber *f) {
+  w->from_sched = 1;
+  fiber_asan_to(w, f);
+  gpuhost_fiber_switch(&w->sched_sp, f->sp);
+  fiber_asan_on(w);
+}
+/* From fiber `from` to `to`, or to the scheduler when to is NULL. */
+static inline void fiber_switch(Worker *w, Fiber *from, Fiber *to) {
+  fiber_asan_to(w, to);
+  gpuhost_fiber_switch(&from->sp, to ? to->sp : w->sched_sp);
+  fiber_asan_on(w);
+}
+#else
+void fiber_run(Worker *w, Fiber *f);
+void fiber_switch(Worker *w, Fiber *from, Fiber *to);
+#endif
+int fiber_in_guard(const Fiber *f, const void *addr);   /* addr is below f's stack */
 
-/* sched.c */
+/* sched.c. run_blocks runs blocks first..last-1 of w's job on fibers, run_loops on the
+ * loop path; both siglongjmp to w->jb when a block stops. */
 extern const gpuhost_runtime cpu_runtime;
-void run_block(Worker *w, long b);         /* siglongjmps to w->jb when the block stops */
+void run_blocks(Worker *w, long first, long last);
+void run_loops(Worker *w, long first, long last);
+void fiber_main(Worker *w, Fiber *f);         /* what a new fiber runs */
+void block_stop(Worker *w, GpuResult r, const char *fmt, ...)
+    __attribute__((noreturn, format(printf, 3, 4)));
+int block_prepare(Worker *w);                 /* -1 without memory for the bookkeeping */
+void fibers_abandon(Worker *w);               /* after a stop: no fiber will be resumed */
 
 /* pool.c, mem.c, module.c, compile.c: the table's members */
 GpuResult cpu_launch(CUfunction f, const unsigned grid[3], const unsigned block[3],
@@ -162,7 +261,36 @@ GpuResult cpu_comm_destroy(GpuComm *comm);
 GpuResult cpu_gemm(const GpuGemm *g);
 GpuResult cpu_fft(const GpuFft *f);    /* fft.c: FFTW */
 
+/* mem.c: the device heap of kernel code's malloc and free */
+void *cpu_device_malloc(size_t n);            /* NULL when the heap is full */
+int cpu_device_free(void *p);                 /* -1: the heap did not give p */
+
+/* source.c: what the compiler gets and reports (compile.c runs it) */
+typedef struct Buf Buf;
+char *source_strip(const char *s);            /* comments and literals blanked; malloc'd */
+void source_rewrite(Buf *out, const char *s); /* extern __shared__ made pointers */
+const char *source_refused(const char *stripped);   /* what the CPU cannot run, or NULL */
+/* the unit; loops[i]: kernel i has loops (it names no barrier or warp function); 0 or -1 */
+int source_emit(Buf *src, const GpuCompileJob *job, int *loops);
+int source_vectorised(const char *report, int line); /* the loop at gpuhost-loops:line was */
+int source_frames(const char *su, CpuLibraryInfo *info, char *largest, size_t n);
+size_t source_tls_size(const char *image, size_t n); /* the library's thread-locals */
+int is_ident(char c);
+const char *find_word(const char *s, const char *w);   /* w in s as a whole word, or NULL */
+
+/* scan.c: which kernels reach a barrier or warp function */
+typedef struct Scan Scan;
+Scan *scan_new(const char *stripped, const GpuCompileJob *job);   /* NULL without memory */
+int scan_syncs(const Scan *s, const char *decl);   /* the kernel declared at decl does */
+void scan_free(Scan *s);
+
 /* cpu.c: r with a detail written into this thread's buffer (printf format) */
 GpuResult cpu_fail(GpuResult r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A whole decimal number from the environment in [lo, hi]: def when unset or empty, -1
+ * (and a message in why) when set to anything else. */
+long cpu_env_number(const char *name, long lo, long hi, long def, char *why, size_t n);
+
+/* module.c: the lowered name of kernel i of a library with info, and back */
+void lowered_name(char *out, size_t n, int index, int variant, const CpuLibraryInfo *info);
 
 #endif

@@ -1,62 +1,201 @@
-/* mem.c: device memory of the CPU backend. Each allocation lies between guard pages and
- * ends at the one after it, so a kernel that runs past its end through a raw pointer
- * faults (pool.c reports it). Copies are plain memory copies. */
+/* mem.c: device memory of the CPU backend. An array gets a mapping of its own that ends
+ * at a guard page (with one before it too), so a kernel that runs past its end through a
+ * raw pointer faults (pool.c reports it). Each such array costs the process three memory
+ * mappings, and Linux allows about 65,530 (vm.max_map_count): once an eighth of that many
+ * guarded arrays are alive, new arrays under 64 KiB are carved from shared 4 MiB slabs,
+ * packed without guards between them, and larger ones get a mapping without guards, so a
+ * million small arrays fit. Kernel code's malloc and free use the same memory, from a heap
+ * of DEVICE_HEAP bytes, as CUDA's. Copies are plain memory copies. */
 #include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 #include "cpu_internal.h"
 
-typedef struct Mapping { char *base; size_t total; uintptr_t data; } Mapping;
-static Mapping *maps;
-static size_t nmaps, capmaps;
-static pthread_mutex_t maps_mu = PTHREAD_MUTEX_INITIALIZER;
+enum { A_GUARDED = 1, A_PLAIN, A_SLAB };
+#define MIN_CLASS 8                   /* 256 bytes: device memory is 256-byte aligned */
+#define NCLASSES 9                    /* 256 B .. 64 KiB */
+#define SLAB_SIZE (4L * 1024 * 1024)
 
-/* Remembers a mapping; 0, or -1 when the list cannot grow. */
-static int remember(Mapping m) {
-  int ok = 0;
-  pthread_mutex_lock(&maps_mu);
-  if (nmaps == capmaps) {
-    size_t cap = capmaps ? 2 * capmaps : 64;
-    Mapping *grown = realloc(maps, cap * sizeof *maps);
-    if (grown) { maps = grown; capmaps = cap; } else ok = -1;
+typedef struct Alloc {
+  uintptr_t data;                     /* 0: an empty slot, 1: a removed one */
+  char *map;                          /* its own mapping (guarded, plain), else NULL */
+  size_t map_size, size;
+  unsigned char kind, cls, heap;
+} Alloc;
+
+static struct {
+  pthread_mutex_t mu;
+  Alloc *slots;                       /* open addressing on data */
+  size_t cap, used;                   /* used counts removed slots too */
+  long guarded, guard_limit;
+  void *free_list[NCLASSES];          /* freed slab pieces, linked through their first word */
+  char *slab_next[NCLASSES], *slab_end[NCLASSES];
+  size_t heap_used;
+} mem = {PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0, 0, -1, {0}, {0}, {0}, 0};
+
+static size_t hash(uintptr_t p) { return (size_t)((p >> 8) * 0x9e3779b97f4a7c15ull); }
+
+/* The slot of p, or NULL. */
+static Alloc *find(uintptr_t p) {
+  if (mem.cap == 0) return NULL;
+  for (size_t i = hash(p) & (mem.cap - 1);; i = (i + 1) & (mem.cap - 1)) {
+    if (mem.slots[i].data == p) return &mem.slots[i];
+    if (mem.slots[i].data == 0) return NULL;
   }
-  if (ok == 0) maps[nmaps++] = m;
-  pthread_mutex_unlock(&maps_mu);
-  return ok;
+}
+
+static int insert(Alloc a);
+/* Rehashes into a table twice as large, or as large when most slots are removed ones. */
+static int grow(void) {
+  size_t live = 0, oldcap = mem.cap;
+  for (size_t i = 0; i < oldcap; i++) live += mem.slots[i].data > 1;
+  size_t cap = oldcap == 0 ? 1024 : live * 4 > oldcap ? 2 * oldcap : oldcap;
+  Alloc *old = mem.slots, *slots = calloc(cap, sizeof *slots);
+  if (slots == NULL) return -1;
+  mem.slots = slots;
+  mem.cap = cap;
+  mem.used = 0;
+  for (size_t i = 0; i < oldcap; i++)
+    if (old[i].data > 1) insert(old[i]);
+  free(old);
+  return 0;
+}
+
+static int insert(Alloc a) {
+  if ((mem.used + 1) * 2 > mem.cap && grow() != 0) return -1;
+  size_t i = hash(a.data) & (mem.cap - 1);
+  while (mem.slots[i].data > 1) i = (i + 1) & (mem.cap - 1);
+  if (mem.slots[i].data == 0) mem.used++;
+  mem.slots[i] = a;
+  return 0;
+}
+
+static long guard_limit(void) {
+  long limit = 65530;
+  FILE *f = fopen("/proc/sys/vm/max_map_count", "r");
+  if (f) {
+    if (fscanf(f, "%ld", &limit) != 1) limit = 65530;
+    fclose(f);
+  }
+  return limit / 8;
+}
+
+/* A piece of class c from a slab; NULL when no slab can be mapped. */
+static char *slab_piece(int c) {
+  size_t size = (size_t)1 << (c + MIN_CLASS), page = (size_t)sysconf(_SC_PAGESIZE);
+  if (mem.free_list[c]) {
+    char *p = mem.free_list[c];
+    mem.free_list[c] = *(void **)p;
+    return p;
+  }
+  if (mem.slab_next[c] == NULL || mem.slab_next[c] + size > mem.slab_end[c]) {
+    char *m = mmap(NULL, SLAB_SIZE + 2 * page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (m == MAP_FAILED) return NULL;
+    if (mprotect(m + page, SLAB_SIZE, PROT_READ | PROT_WRITE) != 0) { munmap(m, SLAB_SIZE + 2 * page); return NULL; }
+    mem.slab_next[c] = m + page;
+    mem.slab_end[c] = m + page + SLAB_SIZE;
+  }
+  char *p = mem.slab_next[c];
+  mem.slab_next[c] += size;
+  return p;
+}
+
+/* n bytes in a mapping of their own, ending at a guard page when guarded. */
+static int own_mapping(Alloc *a, size_t n, int guarded) {
+  size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  size_t data = (n + 15) / 16 * 16, body = (data + page - 1) / page * page;
+  a->map_size = guarded ? body + 2 * page : body;
+  a->map = mmap(NULL, a->map_size, guarded ? PROT_NONE : PROT_READ | PROT_WRITE,
+                MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (a->map == MAP_FAILED) return -1;
+  if (guarded && mprotect(a->map + page, body, PROT_READ | PROT_WRITE) != 0) {
+    munmap(a->map, a->map_size);
+    return -1;
+  }
+  a->data = (uintptr_t)(guarded ? a->map + page + body - data : a->map);
+  a->kind = guarded ? A_GUARDED : A_PLAIN;
+  return 0;
+}
+
+/* Allocates n > 0 bytes, holding mem.mu; 0 when there is no memory. */
+static uintptr_t alloc_locked(size_t n, int heap) {
+  Alloc a = {0};
+  a.size = n;
+  a.heap = (unsigned char)heap;
+  if (mem.guard_limit < 0) mem.guard_limit = guard_limit();
+  int small = n <= ((size_t)1 << (MIN_CLASS + NCLASSES - 1));
+  if (mem.guarded < mem.guard_limit || !small) {
+    if (own_mapping(&a, n, mem.guarded < mem.guard_limit) != 0) return 0;
+  } else {
+    int c = 0;
+    while (((size_t)1 << (c + MIN_CLASS)) < n) c++;
+    char *p = slab_piece(c);
+    if (p == NULL) return 0;
+    a.data = (uintptr_t)p;
+    a.kind = A_SLAB;
+    a.cls = (unsigned char)c;
+  }
+  if (insert(a) != 0) {
+    if (a.map) munmap(a.map, a.map_size);
+    return 0;
+  }
+  if (a.kind == A_GUARDED) mem.guarded++;
+  return a.data;
+}
+
+static void release_locked(Alloc *a) {
+  if (a->kind == A_SLAB) {
+    *(void **)a->data = mem.free_list[a->cls];
+    mem.free_list[a->cls] = (void *)a->data;
+  } else {
+    munmap(a->map, a->map_size);
+    if (a->kind == A_GUARDED) mem.guarded--;
+  }
+  if (a->heap) mem.heap_used -= a->size;
+  a->data = 1;
 }
 
 GpuResult cpu_alloc(CUdeviceptr *p, size_t n) {
   GpuResult oom = GPU_FAIL(CUDA_ERROR_OUT_OF_MEMORY, GPU_SRC_CUDA, "mmap (CPU backend)");
-  size_t page = (size_t)sysconf(_SC_PAGESIZE);
-  if (n > (size_t)sysconf(_SC_PHYS_PAGES) * page) return oom;   /* as a GPU would */
-  size_t data = (n + 15) / 16 * 16, body = (data + page - 1) / page * page, total = body + 2 * page;
-  char *base = mmap(NULL, total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (base == MAP_FAILED) return oom;
-  uintptr_t d = (uintptr_t)(base + page + body - data);
-  if (mprotect(base + page, body, PROT_READ | PROT_WRITE) != 0 ||
-      remember((Mapping){base, total, d}) != 0) {
-    munmap(base, total);
-    return oom;
-  }
+  if (n > (size_t)sysconf(_SC_PHYS_PAGES) * (size_t)sysconf(_SC_PAGESIZE)) return oom;   /* as a GPU would */
+  pthread_mutex_lock(&mem.mu);
+  uintptr_t d = alloc_locked(n, 0);
+  pthread_mutex_unlock(&mem.mu);
+  if (d == 0) return oom;
   *p = (CUdeviceptr)d;
   return GPU_OK;
 }
 
 GpuResult cpu_free(CUdeviceptr p, int device) {
   (void)device;
-  pthread_mutex_lock(&maps_mu);
-  for (size_t i = nmaps; i-- > 0;)
-    if (maps[i].data == (uintptr_t)p) {
-      munmap(maps[i].base, maps[i].total);
-      maps[i] = maps[--nmaps];
-      pthread_mutex_unlock(&maps_mu);
-      return GPU_OK;
-    }
-  pthread_mutex_unlock(&maps_mu);
-  return GPU_FAIL(CUDA_ERROR_INVALID_VALUE, GPU_SRC_CUDA, "cuMemFree (CPU backend)");
+  pthread_mutex_lock(&mem.mu);
+  Alloc *a = find((uintptr_t)p);
+  if (a && !a->heap) release_locked(a);
+  pthread_mutex_unlock(&mem.mu);
+  return a && !a->heap ? GPU_OK : GPU_FAIL(CUDA_ERROR_INVALID_VALUE, GPU_SRC_CUDA, "cuMemFree (CPU backend)");
+}
+
+void *cpu_device_malloc(size_t n) {
+  uintptr_t d = 0;
+  if (n == 0) n = 1;
+  pthread_mutex_lock(&mem.mu);
+  if (n <= DEVICE_HEAP - mem.heap_used && (d = alloc_locked(n, 1)) != 0) mem.heap_used += n;
+  pthread_mutex_unlock(&mem.mu);
+  return (void *)d;
+}
+
+int cpu_device_free(void *p) {
+  if (p == NULL) return 0;
+  pthread_mutex_lock(&mem.mu);
+  Alloc *a = find((uintptr_t)p);
+  int ok = a && a->heap;
+  if (ok) release_locked(a);
+  pthread_mutex_unlock(&mem.mu);
+  return ok ? 0 : -1;
 }
 
 GpuResult cpu_host_alloc(void **p, size_t n) {

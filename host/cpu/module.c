@@ -33,7 +33,7 @@ static CpuModule *module_of(void *dl, int fd) {
   mod->dl = dl;
   mod->fd = fd;
   mod->nentries = *count;
-  for (int i = 0; i < mod->nentries; i++) mod->functions[i] = (CpuFunction){mod, &entries[i]};
+  for (int i = 0; i < mod->nentries; i++) mod->functions[i] = (CpuFunction){mod, &entries[i], -1, FIBER_STACK, 4096, 0};
   return mod;
 }
 
@@ -66,12 +66,28 @@ GpuResult cpu_module_unload(CUmodule m) {
   return GPU_OK;
 }
 
+/* A kernel's lowered name says which it is and what compile.c learned of its library:
+ * "index variant max_frame static_shared". */
+void lowered_name(char *out, size_t n, int index, int variant, const CpuLibraryInfo *info) {
+  snprintf(out, n, "%d %d %zu %zu", index, variant, info->max_frame, info->static_shared);
+}
+
 GpuResult cpu_module_function(CUfunction *f, CUmodule m, const char *lowered) {
   CpuModule *mod = (CpuModule *)m;
-  int i = atoi(lowered);
-  if (i < 0 || i >= mod->nentries)
+  int i, variant;
+  size_t frame, shared, page = (size_t)sysconf(_SC_PAGESIZE);
+  if (sscanf(lowered, "%d %d %zu %zu", &i, &variant, &frame, &shared) != 4 || i < 0 ||
+      i >= mod->nentries || variant < -1 || variant > 1 ||
+      (variant >= 0 && mod->functions[i].entry->run_blocks[variant] == NULL) || frame > (size_t)MAX_FRAME)
     return GPU_FAIL(CUDA_ERROR_NOT_FOUND, GPU_SRC_CUDA, "cuModuleGetFunction (CPU backend)");
-  *f = (CUfunction)&mod->functions[i];
+  CpuFunction *fn = &mod->functions[i];
+  fn->variant = variant;
+  /* room for two of the largest frame and the runtime's, above a guard larger than any */
+  size_t stack = 2 * frame + 64 * 1024;
+  fn->stack = (stack < FIBER_STACK ? FIBER_STACK : stack + page - 1) / page * page;
+  fn->guard = (frame + page - 1) / page * page + page;
+  fn->static_shared = shared;
+  *f = (CUfunction)fn;
   return GPU_OK;
 }
 

@@ -1,86 +1,143 @@
 /* pool.c: a launch. Its blocks are spread over a pool of worker threads (the calling
- * thread works too) and run synchronously: the launch is done when cpu_launch returns.
- * A fault inside a kernel (a stray pointer reaching a guard page) is caught on the
- * worker's signal stack and reported as CUDA_ERROR_ILLEGAL_ADDRESS with the block and
- * thread; any other fault is not ours. */
+ * thread works too) in chunks, several blocks to a chunk so that a block costs little,
+ * and run synchronously: the launch is done when cpu_launch returns. A fault inside a
+ * kernel (a stray pointer reaching a guard page, an integer division by zero), a failed
+ * assert or a stop of the runtime's ends the block on the worker's signal stack and is
+ * reported with the block and thread; Ctrl-C stops the launch at the next block or
+ * barrier. Any other fault is not ours. */
 #undef _FORTIFY_SOURCE   /* siglongjmp leaves a fiber's stack for the worker's own */
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #include "cpu_internal.h"
 
-/* what kernels read as threadIdx, blockIdx, blockDim, gridDim: in static TLS (the
- * executable's, or gpu.so's, made global when a kernel library is first loaded) */
-__attribute__((tls_model("initial-exec"), visibility("default")))
-_Thread_local gpuhost_thread_state gpuhost_tls;
-
 _Thread_local Worker *cpu_self;
 
-/* A fault in a kernel: back to the worker's block loop. Any other fault is not ours. */
+#define LAUNCH_CALL "cuLaunchKernel (CPU backend)"
+
+/* addr is in the guard below one of w's fibers' stacks */
+static int in_a_guard(const Worker *w, const void *addr) {
+  if (fiber_in_guard(w->loop_fiber, addr)) return 1;
+  for (int t = 0; t < w->nthread_fibers; t++)
+    if (fiber_in_guard(w->thread_fiber[t], addr)) return 1;
+  return 0;
+}
+
+/* A fault in a kernel: back to the worker's chunk loop. Any other fault is not ours. */
 static void on_fault(int sig, siginfo_t *info, void *uc) {
   (void)uc;
   Worker *w = cpu_self;
-  if (w && w->in_kernel) {
-    w->fault_addr = info->si_addr;
-    siglongjmp(w->jb, 1);
+  if (!w || !w->in_kernel) {
+    signal(sig, SIG_DFL);   /* returning re-runs the instruction, which now ends the process */
+    return;
   }
-  signal(sig, SIG_DFL);   /* returning re-runs the access, which now ends the process */
+  Stop *s = &w->stop;
+  if (sig == SIGFPE) {
+    s->result = GPU_FAIL(GPU_ERR_CPU_UNSUPPORTED, GPU_SRC_HOST, LAUNCH_CALL);
+    snprintf(s->message, sizeof s->message, "integer division by zero, or INT_MIN / -1 (SIGFPE): "
+             "a GPU gives an unspecified value and goes on; the CPU backend stops the kernel");
+  } else if (in_a_guard(w, info->si_addr)) {
+    s->result = GPU_FAIL(CUDA_ERROR_ILLEGAL_ADDRESS, GPU_SRC_CUDA, LAUNCH_CALL);
+    snprintf(s->message, sizeof s->message, "stack overflow: address %p is in the guard below "
+             "a thread's stack of %zu bytes", info->si_addr, w->job->fn->stack);
+  } else {
+    s->result = GPU_FAIL(CUDA_ERROR_ILLEGAL_ADDRESS, GPU_SRC_CUDA, LAUNCH_CALL);
+    snprintf(s->message, sizeof s->message, "address %p", info->si_addr);
+  }
+  siglongjmp(w->jb, 1);
 }
 
-/* After a block stopped (why: 1 a fault, 2 block_abort): records the job's failure. */
-static void block_failed(Worker *w, Job *j, int why) {
-  /* the block's fibers are abandoned where they stand: take their stacks back */
-  for (int i = 0; i < w->nblock_fibers; i++) {
-    Fiber *f = w->block_fibers[i];   /* a reused fiber is listed twice: release it once */
-    if (f->state != FIBER_DONE) { f->state = FIBER_DONE; fiber_release(w, f); }
-  }
-  int thread = w->current ? w->blk.current : -1;
-  w->current = NULL;
+/* Records why w's block stopped as the job's failure, unless another worker's came first. */
+static void record(Worker *w, Job *j, const Stop *s, int with_thread) {
   int expected = 0;
   if (!atomic_compare_exchange_strong(&j->failed, &expected, 1)) return;
-  gpuhost_uint3 bi = w->tls->block;
-  char where[120];
-  if (thread >= 0)
-    snprintf(where, sizeof where, "block (%u, %u, %u) thread (%u, %u, %u)", bi.x, bi.y, bi.z,
-             (unsigned)thread % j->block.x, (unsigned)thread / j->block.x % j->block.y,
-             (unsigned)thread / (j->block.x * j->block.y));
-  else
-    snprintf(where, sizeof where, "block (%u, %u, %u)", bi.x, bi.y, bi.z);
-  if (why == 1) {
-    j->result = GPU_FAIL(CUDA_ERROR_ILLEGAL_ADDRESS, GPU_SRC_CUDA, "cuLaunchKernel (CPU backend)");
-    snprintf(j->detail, sizeof j->detail, "%s: address %p", where, w->fault_addr);
-  } else {
-    j->result = GPU_FAIL(GPU_ERR_CPU_UNSUPPORTED, GPU_SRC_HOST, "cuLaunchKernel (CPU backend)");
-    snprintf(j->detail, sizeof j->detail, "%s: %s", where, w->message);
+  j->stop = 1;
+  long b = w->block;
+  gpuhost_uint3 g = j->launch.grid, k = j->launch.block;
+  char where[160];
+  int n = snprintf(where, sizeof where, "block (%ld, %ld, %ld)", b % g.x, b / g.x % g.y,
+                   b / ((long)g.x * g.y));
+  if (with_thread) {
+    unsigned t = (unsigned)w->current_thread;
+    snprintf(where + n, sizeof where - (size_t)n, " thread (%u, %u, %u)", t % k.x, t / k.x % k.y,
+             t / (k.x * k.y));
   }
+  j->result = s->result;
+  snprintf(j->detail, sizeof j->detail, "%s: %s", where, s->message);
+}
+
+/* A block stopped. On the loop path the thread is not known: the block runs again on the
+ * fiber path, which stops at the same thread if the kernel does the same again (a launch
+ * that failed leaves device memory undefined, on a GPU too). */
+static void stopped(Worker *w, Job *j) {
+  fiber_after_jump(w);
+  fibers_abandon(w);
+  if (!w->fast) { record(w, j, &w->stop, 1); return; }
+  Stop first = w->stop;
+  long b = w->block;
+  if (sigsetjmp(w->jb, 0) == 0) {
+    w->in_kernel = 1;
+    run_blocks(w, b, b + 1);
+    w->in_kernel = 0;
+    record(w, j, &first, 0);
+    return;
+  }
+  w->in_kernel = 0;
+  fiber_after_jump(w);
+  fibers_abandon(w);
+  int same = w->stop.result.code == first.result.code;
+  record(w, j, same ? &w->stop : &first, same);
+}
+
+/* extern __shared__ memory for j: the end of a mapping, just before a guard page. */
+static int shared_for(Worker *w, const Job *j) {
+  size_t page = (size_t)sysconf(_SC_PAGESIZE), want = ((size_t)j->shared + 15) / 16 * 16;
+  if (w->shared_map == NULL || want > w->shared_cap) {
+    size_t body = (want + page - 1) / page * page, total = body + 2 * page;
+    if (w->shared_map) munmap(w->shared_map, w->shared_map_size);
+    w->shared_map = mmap(NULL, total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (w->shared_map == MAP_FAILED) { w->shared_map = NULL; return -1; }
+    if (body && mprotect(w->shared_map + page, body, PROT_READ | PROT_WRITE) != 0) return -1;
+    w->shared_map_size = total;
+    w->shared_cap = body;
+  }
+  w->shared = w->shared_map + page + w->shared_cap - want;
+  return 0;
+}
+
+static void interrupted(Worker *w, Job *j) {
+  Stop s = {GPU_FAIL(GPU_ERR_INTERRUPTED, GPU_SRC_HOST, LAUNCH_CALL), "interrupted (Ctrl-C)"};
+  record(w, j, &s, 0);
 }
 
 static void run_job(Worker *w, Job *j) {
   w->job = j;
-  w->tls = &gpuhost_tls;
-  w->tls->block_dim = j->block;
-  w->tls->grid_dim = j->grid;
-  if (j->shared > w->shared_cap) {
-    free(w->shared);
-    w->shared = aligned_alloc(64, ((size_t)j->shared + 63) / 64 * 64);
-    w->shared_cap = w->shared ? j->shared : 0;
+  w->launch = j->launch;
+  w->launch.entered = &w->block;
+  if (shared_for(w, j) != 0 || block_prepare(w) != 0) {
+    Stop s = {GPU_FAIL(CUDA_ERROR_OUT_OF_MEMORY, GPU_SRC_CUDA, LAUNCH_CALL), "no memory for a block"};
+    record(w, j, &s, 0);
+    return;
   }
   for (;;) {
-    long b = atomic_fetch_add(&j->next_block, 1);
-    if (b >= j->nblocks || atomic_load(&j->failed)) break;
-    int why = sigsetjmp(w->jb, 0);
-    if (why == 0) {
-      w->in_kernel = 1;
-      run_block(w, b);
+    long first = atomic_fetch_add(&j->next_block, j->chunk);
+    if (first >= j->nblocks || j->stop) break;
+    long last = first + j->chunk < j->nblocks ? first + j->chunk : j->nblocks;
+    if (backend_interrupted) { w->block = first; interrupted(w, j); break; }
+    if (sigsetjmp(w->jb, 0) != 0) {
       w->in_kernel = 0;
-      continue;
+      stopped(w, j);
+      break;
     }
+    w->in_kernel = 1;
+    if (j->variant >= 0) run_loops(w, first, last);
+    else run_blocks(w, first, last);
     w->in_kernel = 0;
-    block_failed(w, j, why);
-    break;
+    if (backend_interrupted) { interrupted(w, j); break; }
   }
 }
 
@@ -88,14 +145,8 @@ static Worker *worker_new(int id) {
   Worker *w = calloc(1, sizeof *w);
   if (w == NULL) return NULL;
   w->id = id;
-  w->parked = calloc(MAX_BLOCK_THREADS, sizeof(Fiber *));
-  w->blk.done = calloc(MAX_BLOCK_THREADS, 1);
-  w->block_fibers = calloc(MAX_BLOCK_THREADS + 1, sizeof(Fiber *));
   w->altstack = malloc(ALT_STACK);
-  if (!w->parked || !w->blk.done || !w->block_fibers || !w->altstack) {
-    free(w->parked); free(w->blk.done); free(w->block_fibers); free(w->altstack); free(w);
-    return NULL;
-  }
+  if (!w->altstack) { free(w); return NULL; }
   return w;
 }
 
@@ -114,11 +165,16 @@ static struct {
   unsigned long generation;
   int running;
   Job *job;
+  char error[200];            /* why the pool could not start (GPUHOST_CPU_THREADS) */
 } pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER, -1,
-          NULL, 0, 0, NULL};
+          NULL, 0, 0, NULL, ""};
 
 static void *pool_main(void *arg) {
   Worker *w = arg;
+  sigset_t set;   /* Ctrl-C goes to the host's thread, whose handler sets the flag we poll */
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &set, NULL);
   worker_enter(w);
   unsigned long seen = 0;
   pthread_mutex_lock(&pool.mu);
@@ -134,15 +190,7 @@ static void *pool_main(void *arg) {
   return NULL;
 }
 
-/* Starts the pool and the fault handler once: GPUHOST_CPU_THREADS workers, else one a
- * core; 0, or -1 when not even the caller's worker could be made. */
-static int pool_start(void) {
-  if (pool.nthreads >= 0) return 0;
-  long n = sysconf(_SC_NPROCESSORS_ONLN);
-  const char *env = getenv("GPUHOST_CPU_THREADS");
-  if (env && atoi(env) > 0) n = atoi(env);
-  if (n < 1) n = 1;
-  if ((pool.caller = worker_new(0)) == NULL) return -1;
+static void catch_faults(void) {
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_sigaction = on_fault;
@@ -150,6 +198,23 @@ static int pool_start(void) {
   sigemptyset(&sa.sa_mask);
   sigaction(SIGSEGV, &sa, NULL);
   sigaction(SIGBUS, &sa, NULL);
+  sigaction(SIGFPE, &sa, NULL);
+}
+
+/* Starts the pool and the fault handler once: GPUHOST_CPU_THREADS workers (at most 4 a
+ * core), else one a core; 0, or -1 (pool.error says why). */
+static int pool_start(void) {
+  if (pool.nthreads >= 0) return 0;
+  if (pool.error[0]) return -1;
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  if (cores < 1) cores = 1;
+  long n = cpu_env_number("GPUHOST_CPU_THREADS", 1, 4 * cores, cores, pool.error, sizeof pool.error);
+  if (n < 0) return -1;
+  if ((pool.caller = worker_new(0)) == NULL) {
+    snprintf(pool.error, sizeof pool.error, "no memory for the worker threads");
+    return -1;
+  }
+  catch_faults();
   pool.nthreads = 0;
   for (int i = 1; i < n; i++) {
     Worker *w = worker_new(i);
@@ -159,16 +224,10 @@ static int pool_start(void) {
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
     if (pthread_create(&t, &attr, pool_main, w) == 0) pool.nthreads++;
+    else free(w);
     pthread_attr_destroy(&attr);
   }
   return 0;
-}
-
-static int bad_config(const unsigned grid[3], const unsigned block[3], unsigned shared) {
-  unsigned long threads = (unsigned long)block[0] * block[1] * block[2];
-  return grid[0] == 0 || grid[1] == 0 || grid[2] == 0 || block[0] == 0 || block[1] == 0 ||
-         block[2] == 0 || threads > MAX_BLOCK_THREADS || block[2] > 64 || grid[0] > 0x7fffffffu ||
-         grid[1] > 65535 || grid[2] > 65535 || shared > MAX_SHARED;
 }
 
 /* Runs job j on the pool and the calling thread; returns when every block is done. */
@@ -191,25 +250,59 @@ static void run_on_pool(Job *j) {
   }
 }
 
+/* Why a launch configuration is one a GPU refuses too (CUDA_ERROR_INVALID_VALUE), or NULL. */
+static const char *bad_config(const CpuFunction *fn, const unsigned grid[3], const unsigned block[3],
+                              unsigned shared, char *why, size_t n) {
+  unsigned long threads = (unsigned long)block[0] * block[1] * block[2];
+  if (grid[0] == 0 || grid[1] == 0 || grid[2] == 0 || block[0] == 0 || block[1] == 0 || block[2] == 0)
+    return "a grid or block dimension is 0";
+  if (grid[0] > 0x7fffffffu || grid[1] > 65535 || grid[2] > 65535)
+    return "the grid is larger than a GPU's (2^31-1, 65535, 65535)";
+  if (threads > MAX_BLOCK_THREADS || block[2] > 64) {
+    snprintf(why, n, "a block of %lu threads (%u, %u, %u): at most 1024, and 64 along z", threads,
+             block[0], block[1], block[2]);
+    return why;
+  }
+  if (fn->entry->max_threads > 0 && (long)threads > fn->entry->max_threads) {
+    snprintf(why, n, "a block of %lu threads, more than the kernel's __launch_bounds__(%ld)",
+             threads, fn->entry->max_threads);
+    return why;
+  }
+  if ((size_t)shared + fn->static_shared > MAX_SHARED) {
+    snprintf(why, n, "%u bytes of dynamic and %zu of static shared memory, more than a block's "
+             "%d", shared, fn->static_shared, MAX_SHARED);
+    return why;
+  }
+  return NULL;
+}
+
 GpuResult cpu_launch(CUfunction f, const unsigned grid[3], const unsigned block[3],
                      unsigned shared, CUstream stream, void **params) {
   (void)stream;   /* streams run in order: the launch is done when this returns */
-  if (bad_config(grid, block, shared))
-    return GPU_FAIL(CUDA_ERROR_INVALID_VALUE, GPU_SRC_CUDA, "cuLaunchKernel (CPU backend)");
+  const CpuFunction *fn = (const CpuFunction *)f;
+  char why[200];
+  const char *bad = bad_config(fn, grid, block, shared, why, sizeof why);
+  if (bad) return cpu_fail(GPU_FAIL(CUDA_ERROR_INVALID_VALUE, GPU_SRC_CUDA, LAUNCH_CALL), "%s", bad);
   if (pool_start() != 0)
-    return GPU_FAIL(CUDA_ERROR_OUT_OF_MEMORY, GPU_SRC_CUDA, "cuLaunchKernel (CPU backend)");
+    return cpu_fail(GPU_FAIL(CUDA_ERROR_INVALID_VALUE, GPU_SRC_CUDA, LAUNCH_CALL), "%s", pool.error);
   Job j;
   memset(&j, 0, sizeof j);
-  j.fn = (const CpuFunction *)f;
-  j.args = params;
-  j.grid = (gpuhost_uint3){grid[0], grid[1], grid[2]};
-  j.block = (gpuhost_uint3){block[0], block[1], block[2]};
+  j.fn = fn;
+  j.variant = fn->variant == 1 && (long)grid[0] * block[0] > 0x7fffffffL ? 0 : fn->variant;
+  j.launch = (gpuhost_launch){{grid[0], grid[1], grid[2]}, {block[0], block[1], block[2]}, params,
+                              &j.stop, &backend_interrupted, NULL};   /* entered: each worker's */
   j.shared = shared;
+  j.threads = (int)(block[0] * block[1] * block[2]);
   j.nblocks = (long)grid[0] * grid[1] * grid[2];
+  int workers = pool.nthreads + 1;
+  j.nworkers = j.nblocks < workers ? (int)j.nblocks : workers;
+  /* about 8 chunks a worker, fewer when the blocks are few and small */
+  j.chunk = j.nblocks / ((long)j.nworkers * 8);
+  if (j.chunk < 1) j.chunk = 1;
   atomic_init(&j.next_block, 0);
   atomic_init(&j.failed, 0);
-  j.nworkers = j.nblocks < pool.nthreads + 1 ? (int)j.nblocks : pool.nthreads + 1;
   run_on_pool(&j);
-  if (atomic_load(&j.failed)) return cpu_fail(j.result, "%s", j.detail);
-  return GPU_OK;
+  if (!atomic_load(&j.failed)) return GPU_OK;
+  if (j.result.code == GPU_ERR_INTERRUPTED && j.result.source == GPU_SRC_HOST) backend_take_interrupt();
+  return cpu_fail(j.result, "%s", j.detail);
 }

@@ -1,190 +1,359 @@
-/* sched.c: running one block. A block starts as one fiber that runs its threads one after
- * another as a plain loop (the kernel library's); only a thread that reaches a barrier or
- * a warp function parks, and a new fiber takes up the threads not yet started. When every
- * live thread is parked, the barrier (or the warp's exchange) is resolved and the parked
- * threads resume in order. What kernels call in the runtime is here too. */
+/* sched.c: running blocks. On the fiber path every thread of a block has a fiber of its
+ * own, kept from block to block (and launch to launch): a block starts with all of them
+ * ready, in order; each runs its thread until it returns or reaches a barrier or a warp
+ * function, where it parks and switches straight to the next ready fiber. The last thread
+ * to arrive at a barrier (or the last lane of a warp in a warp function) resolves it and
+ * makes the waiting threads ready, in order; the last to return starts the next block of
+ * the chunk, or goes back to the scheduler. So a block costs every thread one switch more
+ * than its barriers, all alike. On the loop path one fiber runs whole blocks (the
+ * library's vectorised loops). What kernels call in the runtime is here too. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include "cpu_internal.h"
 
-static void set_thread(Worker *w, int t) {
-  gpuhost_uint3 b = w->job->block;
-  w->tls->thread.x = (unsigned)t % b.x;
-  w->tls->thread.y = ((unsigned)t / b.x) % b.y;
-  w->tls->thread.z = (unsigned)t / (b.x * b.y);
-  w->blk.current = t;
+#define RING (MAX_BLOCK_THREADS - 1)
+#define UNSUPPORTED GPU_FAIL(GPU_ERR_CPU_UNSUPPORTED, GPU_SRC_HOST, "cuLaunchKernel (CPU backend)")
+#define NO_STACK GPU_FAIL(CUDA_ERROR_OUT_OF_MEMORY, GPU_SRC_CUDA, "mmap (CPU backend)")
+
+void block_stop(Worker *w, GpuResult r, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(w->stop.message, sizeof w->stop.message, fmt, ap);
+  va_end(ap);
+  w->stop.result = r;
+  siglongjmp(w->jb, 1);
 }
 
-/* Switches to f and back; f has parked or finished when this returns. */
-static void resume(Worker *w, Fiber *f) {
-  w->current = f;
-  f->state = FIBER_RUNNING;
-  if (f->thread >= 0) set_thread(w, f->thread);
-  fiber_switch_to(w, f);
+int block_prepare(Worker *w) {
+  if (w->thread_fiber) return 0;
+  w->thread_fiber = calloc(MAX_BLOCK_THREADS, sizeof(Fiber *));
+  w->ready = calloc(MAX_BLOCK_THREADS, sizeof(Fiber *));
+  w->at_barrier = calloc(MAX_BLOCK_THREADS, sizeof(Fiber *));
+  w->done = calloc(MAX_BLOCK_THREADS, 1);
+  w->warp_done = calloc(MAX_BLOCK_THREADS / 32, 1);
+  w->warp_waiting = calloc(MAX_BLOCK_THREADS / 32, 1);
+  if (w->thread_fiber && w->ready && w->at_barrier && w->done && w->warp_done && w->warp_waiting)
+    return 0;
+  free(w->thread_fiber); free(w->ready); free(w->at_barrier); free(w->done);
+  free(w->warp_done); free(w->warp_waiting);
+  w->thread_fiber = NULL;
+  return -1;
+}
+
+void fibers_abandon(Worker *w) {
+  for (int t = 0; t < w->nthread_fibers; t++) fiber_release(w, w->thread_fiber[t]);
+  w->nthread_fibers = 0;
+  if (w->loop_fiber) fiber_release(w, w->loop_fiber);
+  w->loop_fiber = NULL;
   w->current = NULL;
-  if (f->state == FIBER_DONE) fiber_release(w, f);
 }
 
-/* Stops the block: unsupported use or a deadlock; the message says which. */
-static void block_abort(Worker *w, const char *fmt, const char *what) {
-  snprintf(w->message, sizeof w->message, fmt, what);
-  siglongjmp(w->jb, 2);
+static void make_ready(Worker *w, Fiber *f) { w->ready[(w->rhead + w->rcount++) & RING] = f; }
+
+static int lanes(const Worker *w, int warp) {
+  int n = w->nthreads - warp * 32;
+  return n < 32 ? n : 32;
+}
+
+/* ---- blocks ---- */
+
+/* Starts block w->block: every thread's fiber ready, in order. */
+static void block_begin(Worker *w) {
+  const Job *j = w->job;
+  long b = w->block;
+  w->blk.index.x = (unsigned)(b % j->launch.grid.x);
+  w->blk.index.y = (unsigned)(b / j->launch.grid.x % j->launch.grid.y);
+  w->blk.index.z = (unsigned)(b / ((long)j->launch.grid.x * j->launch.grid.y));
+  w->finished = w->rhead = w->nbarrier = w->bar_count = w->bar_any = 0;
+  w->bar_all = 1;
+  memset(w->done, 0, (size_t)w->nthreads);
+  memset(w->warp_done, 0, (size_t)(w->nthreads + 31) / 32);
+  memset(w->warp_waiting, 0, (size_t)(w->nthreads + 31) / 32);
+  for (int t = 0; t < w->nthreads; t++) w->ready[t] = w->thread_fiber[t];
+  w->rcount = w->nthreads;
+}
+
+/* The fibers for j's threads: those of the last launch when they fit, else new ones. */
+static void thread_fibers(Worker *w, const Job *j) {
+  const CpuFunction *fn = j->fn;
+  gpuhost_uint3 d = j->launch.block;
+  if (fn->stack != w->fiber_stack || fn->guard != w->fiber_guard) {
+    for (int t = 0; t < w->nthread_fibers; t++) fiber_unmap(w->thread_fiber[t]);
+    w->nthread_fibers = 0;
+    w->fiber_stack = fn->stack;
+    w->fiber_guard = fn->guard;
+  }
+  for (; w->nthread_fibers < j->threads; w->nthread_fibers++) {
+    Fiber *f = fiber_new(w, fn->stack, fn->guard);
+    if (f == NULL) block_stop(w, NO_STACK, "no memory for a thread's stack");
+    f->thread = w->nthread_fibers;
+    w->thread_fiber[f->thread] = f;
+    w->fiber_dims.x = 0;   /* its index is set below */
+  }
+  if (d.x != w->fiber_dims.x || d.y != w->fiber_dims.y || d.z != w->fiber_dims.z) {
+    for (int t = 0; t < w->nthread_fibers; t++) {
+      unsigned u = (unsigned)t;
+      w->thread_fiber[t]->index = (gpuhost_uint3){u % d.x, u / d.x % d.y, u / (d.x * d.y)};
+    }
+    w->fiber_dims = d;
+  }
+}
+
+void run_blocks(Worker *w, long first, long last) {
+  w->fast = 0;
+  w->nthreads = w->job->threads;
+  w->blk.launch = &w->launch;
+  thread_fibers(w, w->job);
+  w->block = first;
+  w->last = last;
+  block_begin(w);
+  Fiber *f = w->ready[w->rhead++];
+  w->rcount--;
+  w->current = f;
+  w->current_thread = f->thread;
+  fiber_run(w, f);
+}
+
+void run_loops(Worker *w, long first, long last) {
+  const CpuFunction *fn = w->job->fn;
+  w->fast = 1;
+  w->block = first;
+  w->last = last;
+  if (w->loop_fiber && (w->loop_fiber->map_size != fn->stack + fn->guard || w->loop_fiber->guard != fn->guard)) {
+    fiber_unmap(w->loop_fiber);
+    w->loop_fiber = NULL;
+  }
+  if (w->loop_fiber == NULL) {
+    if ((w->loop_fiber = fiber_new(w, fn->stack, fn->guard)) == NULL)
+      block_stop(w, NO_STACK, "no memory for a thread's stack");
+    w->loop_fiber->thread = -1;
+  }
+  w->current = w->loop_fiber;
+  fiber_run(w, w->loop_fiber);
+}
+
+/* ---- resolving what parked threads wait for ---- */
+
+static void release_barrier(Worker *w) {
+  int r = w->bar_op == GPUHOST_SYNC_COUNT ? w->bar_count : w->bar_op == GPUHOST_SYNC_AND ? w->bar_all
+        : w->bar_op == GPUHOST_SYNC_OR ? w->bar_any : 0;
+  for (int i = 0; i < w->nbarrier; i++) {
+    w->at_barrier[i]->result = (unsigned long long)r;
+    make_ready(w, w->at_barrier[i]);
+  }
+  w->nbarrier = 0;
+  w->bar_count = w->bar_any = 0;
+  w->bar_all = 1;
+  if (backend_interrupted)
+    block_stop(w, GPU_FAIL(GPU_ERR_INTERRUPTED, GPU_SRC_HOST, "cuLaunchKernel (CPU backend)"),
+               "interrupted at a barrier (Ctrl-C)");
+}
+
+/* What lane l of the warp at base gets from a shuffle; l's own value when the source is
+ * out of the lane's segment (or has returned). */
+static unsigned long long shuffled(const Worker *w, int base, int n, int l, const Fiber *f) {
+  int seg = l / f->width * f->width, src = l;
+  switch (f->op) {
+    case GPUHOST_SHFL_IDX: src = seg + (f->arg % f->width + f->width) % f->width; break;
+    case GPUHOST_SHFL_UP: src = l - f->arg >= seg ? l - f->arg : l; break;
+    case GPUHOST_SHFL_DOWN: src = l + f->arg < seg + f->width ? l + f->arg : l; break;
+    default: src = (l ^ f->arg) < seg + f->width ? (l ^ f->arg) : l; break;
+  }
+  return src < n && !w->done[base + src] ? w->thread_fiber[base + src]->value : f->value;
+}
+
+/* The result of a vote, match or reduction for the lane of f, over the lanes in its mask. */
+static unsigned long long combined(const Worker *w, int base, int n, const Fiber *f) {
+  unsigned long long acc = f->op == GPUHOST_REDUCE_AND ? ~0ull : 0, first = 0;
+  unsigned in = 0, same = 0, umin = 0xffffffffu, umax = 0;
+  int smin = 0x7fffffff, smax = -0x7fffffff - 1, all = 1, seen = 0;
+  for (int m = 0; m < n; m++) {
+    if (!(f->mask >> m & 1) || w->done[base + m]) continue;
+    const Fiber *o = w->thread_fiber[base + m];
+    unsigned v = (unsigned)o->value;
+    in |= 1u << m;
+    if (o->value == f->value) same |= 1u << m;
+    if (!seen++) first = o->value; else if (o->value != first) all = 0;
+    acc = f->op == GPUHOST_REDUCE_ADD ? (unsigned)(acc + v) : f->op == GPUHOST_REDUCE_AND ? (acc & v)
+        : f->op == GPUHOST_REDUCE_OR ? (acc | v) : f->op == GPUHOST_REDUCE_XOR ? (acc ^ v)
+        : (acc | ((unsigned long long)(o->value != 0) << m));
+    if ((int)v < smin) smin = (int)v;
+    if ((int)v > smax) smax = (int)v;
+    if (v < umin) umin = v;
+    if (v > umax) umax = v;
+  }
+  switch (f->op) {
+    case GPUHOST_ANY: return acc != 0;
+    case GPUHOST_ALL: return acc == in;
+    case GPUHOST_MATCH_ANY: return same;
+    case GPUHOST_MATCH_ALL: return all ? (1ull << 32) | in : 0;
+    case GPUHOST_REDUCE_MIN: return (unsigned)smin;
+    case GPUHOST_REDUCE_MAX: return (unsigned)smax;
+    case GPUHOST_REDUCE_UMIN: return umin;
+    case GPUHOST_REDUCE_UMAX: return umax;
+    default: return acc;   /* ballot and the bitwise reductions */
+  }
+}
+
+/* Every live lane of warp wp waits in a warp function: resolve it, make them ready. */
+static void exchange(Worker *w, int wp) {
+  int base = wp * 32, n = lanes(w, wp), op = -1;
+  for (int l = 0; l < n; l++) {
+    if (w->done[base + l]) continue;
+    if (op >= 0 && w->thread_fiber[base + l]->op != op)
+      block_stop(w, UNSUPPORTED, "divergence: threads of one warp wait in different warp functions");
+    op = w->thread_fiber[base + l]->op;
+  }
+  for (int l = 0; l < n; l++) {
+    if (w->done[base + l]) continue;
+    Fiber *f = w->thread_fiber[base + l];
+    f->result = op <= GPUHOST_SHFL_XOR ? shuffled(w, base, n, l, f)
+              : op == GPUHOST_SYNCWARP ? 0 : combined(w, base, n, f);
+  }
+  for (int l = 0; l < n; l++)
+    if (!w->done[base + l]) make_ready(w, w->thread_fiber[base + l]);
+  w->warp_waiting[wp] = 0;
+}
+
+/* After threads returned, a barrier or a warp may have all its live threads: resolve
+ * one; 0 when none could be. */
+static int release_waiting(Worker *w) {
+  if (w->nbarrier > 0 && w->nbarrier == w->nthreads - w->finished) {
+    release_barrier(w);
+    return 1;
+  }
+  for (int wp = 0; wp * 32 < w->nthreads; wp++)
+    if (w->warp_waiting[wp] > 0 && w->warp_waiting[wp] == lanes(w, wp) - w->warp_done[wp]) {
+      exchange(w, wp);
+      return 1;
+    }
+  return 0;
+}
+
+/* The next block of the chunk, begun; 0 at the chunk's end or when the launch must stop. */
+static int next_block(Worker *w) {
+  if (w->block + 1 >= w->last || w->job->stop || backend_interrupted) return 0;
+  w->block++;
+  block_begin(w);
+  return 1;
+}
+
+/* From fiber `from` (parked, or its thread returned) to the next ready one; when every
+ * thread returned, on to the next block, or back to the scheduler. */
+static inline __attribute__((always_inline)) void next(Worker *w, Fiber *from) {
+  Fiber *to = NULL;
+  for (;;) {
+    if (w->rcount > 0) {
+      to = w->ready[w->rhead];
+      w->rhead = (w->rhead + 1) & RING;
+      w->rcount--;
+      w->current_thread = to->thread;
+      break;
+    }
+    if (w->finished == w->nthreads) {
+      if (next_block(w)) continue;
+      break;
+    }
+    if (!release_waiting(w))
+      block_stop(w, UNSUPPORTED, "deadlock: %s",
+                 w->nbarrier > 0 ? "some threads wait at __syncthreads() while others wait in a warp function"
+                                 : "the threads of a warp wait in a warp function some of them never reach");
+  }
+  w->current = to;
+  fiber_switch(w, from, to);
+}
+
+/* What every fiber runs: its thread, block after block; or the loops over a chunk. */
+void fiber_main(Worker *w, Fiber *f) {
+  for (;;) {
+    if (w->fast) {
+      w->job->fn->entry->run_blocks[w->job->variant](&w->launch, w->block, w->last);
+      f->state = FIBER_IDLE;
+      w->current = NULL;
+      fiber_switch(w, f, NULL);
+      f->state = FIBER_RUNNING;
+      continue;
+    }
+    w->blk.thread = f->index;
+    w->job->fn->entry->run_thread(&w->blk);
+    w->done[f->thread] = 1;
+    w->warp_done[f->thread / 32]++;
+    w->finished++;
+    f->state = FIBER_AT_END;
+    next(w, f);
+    f->state = FIBER_RUNNING;
+  }
 }
 
 /* ---- what kernels call ---- */
 
-static int rt_barrier(int op, int pred) {
-  Worker *w = cpu_self;
+static Fiber *park(Worker *w, int state) {
   Fiber *f = w->current;
-  f->thread = w->blk.current;
-  f->state = FIBER_PARKED_BLOCK;
-  f->op = op;
-  f->pred = pred;
-  w->parked[f->thread] = f;
-  fiber_yield(w, f);
-  return (int)f->result;
+  if (w->fast)
+    block_stop(w, UNSUPPORTED, "a barrier or warp function reached from code the CPU backend "
+               "did not see (a header outside the kernel's source and -I folders)");
+  f->state = state;
+  return f;
 }
 
-/* The live threads of the calling thread's warp; no exchange. */
-static unsigned active_mask(Worker *w, int thread) {
-  int base = thread / 32 * 32;
-  unsigned m = 0;
-  for (int l = 0; l < 32 && base + l < w->blk.nthreads; l++)
-    if (!w->blk.done[base + l]) m |= 1u << l;
-  return m;
+static int rt_barrier(int op, int pred) {
+  Worker *w = cpu_self;
+  Fiber *f = park(w, FIBER_PARKED_BLOCK);
+  w->at_barrier[w->nbarrier++] = f;
+  w->bar_op = op;
+  w->bar_count += pred != 0;
+  w->bar_all &= pred != 0;
+  w->bar_any |= pred != 0;
+  if (w->nbarrier == w->nthreads - w->finished) release_barrier(w);
+  next(w, f);
+  f->state = FIBER_RUNNING;
+  return (int)f->result;
 }
 
 static unsigned long long rt_warp(int op, unsigned mask, unsigned long long value, int arg, int width) {
   Worker *w = cpu_self;
-  Fiber *f = w->current;
-  f->thread = w->blk.current;
-  if (op == GPUHOST_ACTIVEMASK) return active_mask(w, f->thread);
-  if (width < 1 || width > 32 || (width & (width - 1)))
-    block_abort(w, "%s: a warp function's width must be a power of two up to 32", "width");
-  f->state = FIBER_PARKED_WARP;
+  int wp = w->current_thread / 32;
+  if (op == GPUHOST_ACTIVEMASK) {   /* the live lanes; no exchange */
+    unsigned m = 0;
+    for (int l = 0; l < lanes(w, wp); l++)
+      if (!w->done[wp * 32 + l]) m |= 1u << l;
+    return m;
+  }
+  if (op <= GPUHOST_SHFL_XOR && (width < 1 || width > 32 || (width & (width - 1))))
+    block_stop(w, UNSUPPORTED, "width: a warp function's width must be a power of two up to 32");
+  Fiber *f = park(w, FIBER_PARKED_WARP);
   f->op = op;
   f->mask = mask;
   f->value = value;
   f->arg = arg;
   f->width = width;
-  w->parked[f->thread] = f;
-  fiber_yield(w, f);
+  if (++w->warp_waiting[wp] == lanes(w, wp) - w->warp_done[wp]) exchange(w, wp);
+  next(w, f);
+  f->state = FIBER_RUNNING;
   return f->result;
 }
 
 static void *rt_dynamic_shared(void) { return cpu_self->shared; }
 
-static void rt_unsupported(const char *what) {
-  block_abort(cpu_self, "the CPU backend does not support %s", what);
+static void rt_stop(int why, const char *what, const char *file, unsigned line) {
+  Worker *w = cpu_self;
+  if (why == GPUHOST_STOP_ASSERT)
+    block_stop(w, GPU_FAIL(CUDA_ERROR_ASSERT, GPU_SRC_CUDA, "cuLaunchKernel (CPU backend)"),
+               "%s:%u: Assertion `%s` failed.", file ? file : "?", line, what);
+  if (why == GPUHOST_STOP_TRAP)
+    block_stop(w, GPU_FAIL(CUDA_ERROR_LAUNCH_FAILED, GPU_SRC_CUDA, "cuLaunchKernel (CPU backend)"),
+               "%s", what);
+  block_stop(w, UNSUPPORTED, "the CPU backend does not support %s", what);
 }
 
-const gpuhost_runtime cpu_runtime = {rt_barrier, rt_warp, rt_dynamic_shared, rt_unsupported};
+static void *rt_device_malloc(unsigned long n) { return cpu_device_malloc(n); }
 
-/* ---- resolving what parked threads wait for ---- */
-
-static Fiber *parked_at(Worker *w, int t) { return w->blk.done[t] ? NULL : w->parked[t]; }
-
-/* The op every live thread of the warp at base waits in; -1 when some live thread does not
- * wait in a warp function (or the warp has none live). */
-static int warp_op(Worker *w, int base, int n) {
-  int op = -1;
-  for (int l = 0; l < n; l++) {
-    if (w->blk.done[base + l]) continue;
-    Fiber *f = w->parked[base + l];
-    if (f == NULL || f->state != FIBER_PARKED_WARP) return -1;
-    if (op >= 0 && f->op != op)
-      block_abort(w, "%s: threads of one warp wait in different warp functions", "divergence");
-    op = f->op;
-  }
-  return op;
+static void rt_device_free(void *p) {
+  if (cpu_device_free(p) != 0)
+    block_stop(cpu_self, GPU_FAIL(CUDA_ERROR_ILLEGAL_ADDRESS, GPU_SRC_CUDA, "free (CPU backend)"),
+               "free(%p): not a pointer device malloc gave (or freed already)", p);
 }
 
-/* Gives every waiting lane of the warp at base its result, then resumes them. */
-static void exchange(Worker *w, int base, int n, int op) {
-  unsigned long long vote = 0;
-  int any = 0, all = 1;
-  for (int l = 0; l < n; l++) {
-    Fiber *f = parked_at(w, base + l);
-    if (f && (f->mask >> l & 1)) {
-      if (f->value) { vote |= 1ull << l; any = 1; } else all = 0;
-    }
-  }
-  for (int l = 0; l < n; l++) {
-    Fiber *f = parked_at(w, base + l);
-    if (!f) continue;
-    int seg = l / f->width * f->width, src = l;
-    switch (op) {
-      case GPUHOST_SHFL_IDX: src = seg + (f->arg % f->width + f->width) % f->width; break;
-      case GPUHOST_SHFL_UP: src = l - f->arg >= seg ? l - f->arg : l; break;
-      case GPUHOST_SHFL_DOWN: src = l + f->arg < seg + f->width ? l + f->arg : l; break;
-      case GPUHOST_SHFL_XOR: src = (l ^ f->arg) < seg + f->width ? (l ^ f->arg) : l; break;
-      default: break;
-    }
-    Fiber *s = src < n ? parked_at(w, base + src) : NULL;
-    f->result = op <= GPUHOST_SHFL_XOR ? (s ? s->value : f->value)
-              : op == GPUHOST_BALLOT ? vote : op == GPUHOST_ANY ? (unsigned long long)any
-              : op == GPUHOST_ALL ? (unsigned long long)all : 0;
-  }
-  for (int l = 0; l < n; l++) {
-    Fiber *f = parked_at(w, base + l);
-    if (f) { w->parked[base + l] = NULL; resume(w, f); }
-  }
-}
-
-/* Resolves the first warp whose live threads all wait in a warp function; 1 if one was. */
-static int resolve_warp(Worker *w) {
-  for (int base = 0; base < w->blk.nthreads; base += 32) {
-    int n = w->blk.nthreads - base < 32 ? w->blk.nthreads - base : 32;
-    int op = warp_op(w, base, n);
-    if (op < 0) continue;
-    exchange(w, base, n, op);
-    return 1;
-  }
-  return 0;
-}
-
-static void resolve_barrier(Worker *w) {
-  int count = 0, all = 1, any = 0, op = -1;
-  for (int t = 0; t < w->blk.nthreads; t++) {
-    if (w->blk.done[t]) continue;
-    Fiber *f = w->parked[t];
-    if (f == NULL || f->state != FIBER_PARKED_BLOCK)
-      block_abort(w, "%s: some threads wait at __syncthreads() while others wait in a warp function",
-                  "deadlock");
-    op = f->op;
-    count += f->pred != 0;
-    all &= f->pred != 0;
-    any |= f->pred != 0;
-  }
-  int result = op == GPUHOST_SYNC_COUNT ? count : op == GPUHOST_SYNC_AND ? all
-             : op == GPUHOST_SYNC_OR ? any : 0;
-  for (int t = 0; t < w->blk.nthreads; t++) {
-    Fiber *f = parked_at(w, t);
-    if (f) { f->result = (unsigned long long)result; w->parked[t] = NULL; resume(w, f); }
-  }
-}
-
-void run_block(Worker *w, long b) {
-  Job *j = w->job;
-  w->tls->block.x = (unsigned)(b % j->grid.x);
-  w->tls->block.y = (unsigned)(b / j->grid.x % j->grid.y);
-  w->tls->block.z = (unsigned)(b / ((long)j->grid.x * j->grid.y));
-  w->blk.nthreads = (int)(j->block.x * j->block.y * j->block.z);
-  w->blk.next_unstarted = 0;
-  w->blk.finished = 0;
-  w->nblock_fibers = 0;
-  w->blk.bx = j->block.x;
-  w->blk.by = j->block.y;
-  w->tls->thread.y = w->tls->thread.z = 0;   /* the library's fast path sets only x */
-  memset(w->blk.done, 0, (size_t)w->blk.nthreads);
-  memset(w->parked, 0, sizeof(Fiber *) * (size_t)w->blk.nthreads);
-  while (w->blk.finished < w->blk.nthreads) {
-    if (w->blk.next_unstarted < w->blk.nthreads) {
-      Fiber *f = fiber_new(w);
-      if (f == NULL) block_abort(w, "%s: no memory for a fiber stack", "memory");
-      resume(w, f);
-    } else if (!resolve_warp(w)) {
-      resolve_barrier(w);
-    }
-  }
-}
+const gpuhost_runtime cpu_runtime = {rt_barrier, rt_warp, rt_dynamic_shared, rt_stop,
+                                     rt_device_malloc, rt_device_free};

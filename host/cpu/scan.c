@@ -1,0 +1,182 @@
+/* scan.c: which kernels of a source reach a barrier or a warp function. Those run their
+ * threads on fibers; the others as loops the compiler vectorises. The source (comments
+ * and literals blanked) is cut into its top-level definitions, each a name and a body (a
+ * function, a struct, a #define); a definition reaches a barrier when its body names one,
+ * or names a definition that does. Names are matched as words, so the answer errs towards
+ * fibers (an overload, a field of the same name), which are correct for every kernel. A
+ * header the source includes from the user's -I folders that names one makes every kernel
+ * of the source take fibers. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cpu_internal.h"
+#include "util.h"
+
+static const char *const sync_names[] = {
+  "__sync", "__shfl", "__ballot", "__any_sync", "__all_sync", "__activemask", "__match_",
+  "__reduce_", "cooperative_groups", "this_thread_block", "tiled_partition", "gpuhost_rt",
+};
+
+typedef struct Def { char name[128]; const char *body, *end; size_t len; int syncs; } Def;
+struct Scan {
+  Def *defs;
+  int n, cap;
+  int all;                      /* a header from the -I folders names a barrier */
+};
+
+/* a barrier or warp function named in [p, end) */
+static int names_sync(const char *p, const char *end) {
+  for (size_t i = 0; i < sizeof sync_names / sizeof sync_names[0]; i++) {
+    const char *q = strstr(p, sync_names[i]);
+    if (q && q < end) return 1;
+  }
+  return 0;
+}
+
+/* the word w (of length n) in [p, end) */
+static int names_word(const char *p, const char *end, const char *w, size_t n) {
+  if (n == 0) return 0;
+  for (const char *q = p; (q = strstr(q, w)) != NULL && q < end; q += n)
+    if ((q == p || !is_ident(q[-1])) && !is_ident(q[n]) && q + n <= end) return 1;
+  return 0;
+}
+
+static int scan_headers(const char *text, const GpuCompileJob *job, int depth);
+
+/* A header the text includes, found in the user's -I folders, names a barrier. */
+static int header_syncs(const char *name, const GpuCompileJob *job, int depth) {
+  for (int o = 0; o < job->nopts; o++) {
+    const char *dir = strncmp(job->opts[o], "-I", 2) == 0 ? job->opts[o] + 2
+                    : strncmp(job->opts[o], "--include-path=", 15) == 0 ? job->opts[o] + 15 : NULL;
+    char path[1200];
+    size_t len;
+    char *h;
+    if (dir == NULL || snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path) continue;
+    if ((h = file_read(path, &len)) == NULL) continue;
+    char *st = source_strip(h);
+    int found = st == NULL || names_sync(st, st + strlen(st)) || scan_headers(h, job, depth + 1);
+    free(st);
+    free(h);
+    if (found) return 1;
+  }
+  return 0;
+}
+
+static int scan_headers(const char *text, const GpuCompileJob *job, int depth) {
+  for (const char *p = text; depth < 8 && (p = strstr(p, "#include")) != NULL; p += 8) {
+    char name[256];
+    if ((sscanf(p + 8, " \"%255[^\"\n]\"", name) == 1 || sscanf(p + 8, " <%255[^>\n]>", name) == 1) &&
+        header_syncs(name, job, depth))
+      return 1;
+  }
+  return 0;
+}
+
+static int add(Scan *s, const char *name, size_t len, const char *body, const char *end) {
+  if (s->n == s->cap) {
+    int cap = s->cap ? 2 * s->cap : 64;
+    Def *d = realloc(s->defs, (size_t)cap * sizeof *d);
+    if (d == NULL) return -1;
+    s->defs = d;
+    s->cap = cap;
+  }
+  Def *d = &s->defs[s->n++];
+  if (len >= sizeof d->name) { s->all = 1; len = 0; }   /* too long to match: say fibers */
+  memcpy(d->name, name, len);
+  d->name[len] = '\0';
+  d->len = len;
+  d->body = body;
+  d->end = end;
+  d->syncs = names_sync(body, end);
+  return 0;
+}
+
+/* The name a definition whose body opens at brace declares: the identifier before the
+ * last parenthesised list before it (a function), else the last identifier before it (a
+ * struct); its length in *len, 0 when there is none. */
+static const char *def_name(const char *start, const char *brace, size_t *len) {
+  const char *p = brace;
+  while (p > start && strchr(" \t\n", p[-1])) p--;
+  const char *close = NULL;
+  for (const char *q = p; q > start && !strchr(";}", q[-1]); q--)
+    if (q[-1] == ')') { close = q - 1; break; }
+  if (close) {
+    int depth = 0;
+    for (p = close; p > start; p--) {
+      depth += (*p == ')') - (*p == '(');
+      if (depth == 0) break;
+    }
+  }
+  while (p > start && !is_ident(p[-1]) && !strchr(";}", p[-1])) p--;
+  const char *e = p;
+  while (p > start && is_ident(p[-1])) p--;
+  *len = (size_t)(e - p);
+  return p;
+}
+
+/* Cuts stripped text s into definitions: top-level braces (namespaces are seen through)
+ * and #define lines. */
+static int cut(Scan *sc, const char *s) {
+  int depth = 0, ns = 0;   /* ns: open namespace braces, at depth 0 */
+  const char *open = NULL;
+  for (const char *p = s; *p; p++) {
+    if (*p == '#' && (p == s || p[-1] == '\n') && strncmp(p, "#define", 7) == 0) {
+      const char *n = p + 7, *e = p;
+      while (*n == ' ' || *n == '\t') n++;
+      const char *ne = n;
+      while (is_ident(*ne)) ne++;
+      while (*e && !(*e == '\n' && e[-1] != '\\')) e++;
+      if (add(sc, n, (size_t)(ne - n), ne, e) != 0) return -1;
+      p = *e ? e : e - 1;
+    } else if (*p == '{' && depth == 0) {
+      size_t len;
+      const char *name = def_name(s, p, &len), *kw = name;
+      while (kw > s && strchr(" \t\n", kw[-1])) kw--;
+      if ((kw - s >= 9 && strncmp(kw - 9, "namespace", 9) == 0) ||   /* seen through */
+          (len == 9 && strncmp(name, "namespace", 9) == 0) || (len == 6 && strncmp(name, "extern", 6) == 0)) {
+        ns++;
+        continue;
+      }
+      depth = 1;
+      open = p;
+      if (add(sc, name, len, p, p) != 0) return -1;
+    } else if (*p == '{') {
+      depth++;
+    } else if (*p == '}' && depth > 0) {
+      if (--depth == 0) sc->defs[sc->n - 1].end = p, sc->defs[sc->n - 1].syncs = names_sync(open, p);
+    } else if (*p == '}' && ns > 0) {
+      ns--;
+    }
+  }
+  return 0;
+}
+
+Scan *scan_new(const char *stripped, const GpuCompileJob *job) {
+  Scan *s = calloc(1, sizeof *s);
+  if (s == NULL) return NULL;
+  s->all = scan_headers(job->source, job, 0);
+  if (cut(s, stripped) != 0) { scan_free(s); return NULL; }
+  for (int changed = 1; changed;) {   /* what reaches a definition that syncs, syncs */
+    changed = 0;
+    for (int i = 0; i < s->n; i++) {
+      if (s->defs[i].syncs) continue;
+      for (int k = 0; k < s->n && !s->defs[i].syncs; k++)
+        if (s->defs[k].syncs && s->defs[k].len > 0 &&
+            names_word(s->defs[i].body, s->defs[i].end, s->defs[k].name, s->defs[k].len))
+          s->defs[i].syncs = changed = 1;
+    }
+  }
+  return s;
+}
+
+int scan_syncs(const Scan *s, const char *decl) {
+  if (s->all) return 1;
+  for (int i = 0; i < s->n; i++)   /* the first definition whose body opens after decl */
+    if (s->defs[i].body > decl) return s->defs[i].syncs;
+  return 1;
+}
+
+void scan_free(Scan *s) {
+  if (s) free(s->defs);
+  free(s);
+}

@@ -1,0 +1,324 @@
+/* source.c: the translation unit the host's C++ compiler gets for a kernel source, and
+ * what it reports back. The source is copied with each `extern __shared__` array made a
+ * pointer to the block's dynamic shared memory; after it come, for each kernel, its entry
+ * (at the line of its declaration in the script, so that an error there points at it), the
+ * loops that run whole blocks when it names no barrier or warp function (two
+ * variants, each on a line of its own in "gpuhost-loops", so that the compiler's report
+ * of the loops it vectorised says which did), and the entry table. */
+#include <elf.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cpu_internal.h"
+#include "util.h"
+
+int is_ident(char c) { return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
+
+static void bufprintf(Buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void bufprintf(Buf *b, const char *fmt, ...) {
+  char line[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(line, sizeof line, fmt, ap);
+  va_end(ap);
+  if (n >= (int)sizeof line) { b->failed = 1; return; }
+  buf_add(b, line, (size_t)n);
+}
+
+/* s with comments, string and character literals blanked (newlines kept), malloc'd. */
+char *source_strip(const char *s) {
+  char *t = strdup(s);
+  if (t == NULL) return NULL;
+  for (char *p = t; *p;) {
+    char *e = p;
+    if (p[0] == '/' && p[1] == '/') { while (*e && *e != '\n') e++; }
+    else if (p[0] == '/' && p[1] == '*') { e = strstr(p + 2, "*/"); e = e ? e + 2 : p + strlen(p); }
+    else if (*p == '"' || *p == '\'') {
+      for (e = p + 1; *e && *e != *p && *e != '\n'; e++)
+        if (*e == '\\' && e[1]) e++;
+      if (*e == *p) e++;
+      if (e - p >= 2) p++, e--;   /* keep the quotes */
+    } else { p++; continue; }
+    for (; p < e; p++) if (*p != '\n') *p = ' ';
+    if (*p == '"' || *p == '\'') p++;
+  }
+  return t;
+}
+
+/* One `extern __shared__ T name[];` (q after `extern`, br at its '['): written as
+ * `T *name = reinterpret_cast<T *>(gpuhost_dynamic_shared());`, __align__(n) dropped. */
+static void rewrite_extern_shared(Buf *out, const char *q, const char *br) {
+  const char *ne = br;   /* the name ends before '[' */
+  while (ne > q && !is_ident(ne[-1])) ne--;
+  const char *ns = ne;
+  while (ns > q && is_ident(ns[-1])) ns--;
+  Buf type = {0};
+  for (const char *t = q + 10; t < ns;) {   /* the type, without __align__(n) */
+    if (strncmp(t, "__align__", 9) == 0) {
+      const char *c = strchr(t, ')');
+      t = c && c < ns ? c + 1 : ns;
+      continue;
+    }
+    buf_add(&type, t++, 1);
+  }
+  const char *tname = type.data ? type.data : "char ";
+  bufprintf(out, "%s*", tname);
+  buf_add(out, ns, (size_t)(ne - ns));
+  bufprintf(out, " = reinterpret_cast<%s*>(gpuhost_dynamic_shared());", tname);
+  buf_free(&type);
+}
+
+void source_rewrite(Buf *out, const char *s) {
+  const char *p = s;
+  for (;;) {
+    const char *e = strstr(p, "extern");
+    if (!e) break;
+    const char *q = e + 6;
+    while (*q == ' ' || *q == '\t' || *q == '\n') q++;
+    int boundary = (e == s || !is_ident(e[-1])) && !is_ident(e[6]);
+    const char *semi = strchr(q, ';');
+    const char *br = semi ? memchr(q, '[', (size_t)(semi - q)) : NULL;
+    if (!boundary || strncmp(q, "__shared__", 10) != 0 || is_ident(q[10]) || !br) {
+      buf_add(out, p, (size_t)(e + 6 - p));
+      p = e + 6;
+      continue;
+    }
+    buf_add(out, p, (size_t)(e - p));
+    rewrite_extern_shared(out, q, br);
+    p = semi + 1;
+  }
+  buf_str(out, p);
+}
+
+/* the word w in s, as a whole identifier; NULL when it is not there */
+const char *find_word(const char *s, const char *w) {
+  size_t n = strlen(w);
+  for (const char *p = s; (p = strstr(p, w)) != NULL; p += n)
+    if ((p == s || !is_ident(p[-1])) && !is_ident(p[n])) return p;
+  return NULL;
+}
+
+/* an asm statement: asm, __asm or __asm__, maybe volatile, then '(' */
+static int names_asm(const char *stripped) {
+  static const char *const words[] = {"asm", "__asm", "__asm__"};
+  for (size_t i = 0; i < 3; i++)
+    for (const char *p = stripped; (p = find_word(p, words[i])) != NULL; p++) {
+      const char *q = p + strlen(words[i]);
+      while (*q == ' ' || *q == '\t' || *q == '\n') q++;
+      if (strncmp(q, "volatile", 8) == 0) q += 8;
+      else if (strncmp(q, "__volatile__", 12) == 0) q += 12;
+      while (*q == ' ' || *q == '\t' || *q == '\n') q++;
+      if (*q == '(') return 1;
+    }
+  return 0;
+}
+
+const char *source_refused(const char *stripped) {
+  if (names_asm(stripped)) return "inline PTX assembly (asm)";
+  static const struct { const char *header, *what; } headers[] = {
+    {"<cub/", "CUB's headers (cub/...): their block and warp algorithms are PTX"},
+    {"<thrust/", "Thrust's headers (thrust/...)"},
+    {"<cuda/barrier>", "cuda::barrier (<cuda/barrier>)"},
+    {"<cuda/pipeline>", "cuda::pipeline (<cuda/pipeline>)"},
+    {"<cuda_fp8.h>", "8-bit floating point (<cuda_fp8.h>)"},
+    {"<mma.h>", "warp matrix functions (<mma.h>)"},
+  };
+  for (size_t i = 0; i < sizeof headers / sizeof headers[0]; i++)
+    if (strstr(stripped, headers[i].header)) return headers[i].what;
+  return NULL;
+}
+
+/* ---- where each kernel is declared ---- */
+
+/* The #line prefix gpu.lua puts before a source: its line and (escaped) file; the text
+ * after it. */
+static const char *prefix_of(const char *s, long *line, char *file, size_t n) {
+  *line = 1;
+  snprintf(file, n, "kernel.cu");
+  if (strncmp(s, "#line ", 6) != 0) return s;
+  const char *q = strchr(s, '"'), *nl = strchr(s, '\n'), *e = nl;
+  if (!q || !nl || q > nl) return s;
+  *line = strtol(s + 6, NULL, 10);
+  while (e > q && *e != '"') e--;
+  snprintf(file, n, "%.*s", (int)(e - q - 1 > 0 ? e - q - 1 : 0), q + 1);
+  return nl + 1;
+}
+
+/* The namespaces open at position at of stripped text s, as "a::b::" (empty at global scope). */
+static void namespaces_at(const char *s, const char *at, char *out, size_t n) {
+  int depth = 0, ns_depth[16], nns = 0;
+  char names[16][64];
+  for (const char *p = s; p < at; p++) {
+    if (*p == '{') depth++;
+    else if (*p == '}') { depth--; while (nns > 0 && ns_depth[nns - 1] > depth) nns--; }
+    else if (strncmp(p, "namespace", 9) == 0 && (p == s || !is_ident(p[-1])) && !is_ident(p[9])) {
+      char name[64] = "";
+      int end = 0;
+      if (sscanf(p + 9, " %63[A-Za-z0-9_:] %n", name, &end) == 1 && end > 0 && p[9 + end] == '{' && nns < 16) {
+        snprintf(names[nns], sizeof names[nns], "%s", name);
+        ns_depth[nns++] = depth + 1;
+      }
+    }
+  }
+  out[0] = '\0';
+  for (int i = 0; i < nns; i++)
+    if (strlen(out) + strlen(names[i]) + 3 < n) { strcat(out, names[i]); strcat(out, "::"); }
+}
+
+/* The argument of a `__launch_bounds__(` at p, up to its first top-level comma. */
+static void bounds_arg(const char *p, char *out, size_t n) {
+  const char *q = strchr(p, '(') + 1, *e = q;
+  for (int depth = 0; *e && !(depth == 0 && (*e == ')' || *e == ',')); e++)
+    depth += (*e == '(' || *e == '<') - (*e == ')' || *e == '>');
+  snprintf(out, n, "%.*s", (int)(e - q), q);
+}
+
+/* The name a `__global__` at g declares: the first identifier before a '(' that is not an
+ * attribute's; its start, and its length in *len. NULL when there is none. */
+static const char *declared_name(const char *g, size_t *len) {
+  static const char *const attributes[] = {"__launch_bounds__", "__attribute__", "__maxnreg__",
+                                           "__cluster_dims__", "alignas", "__declspec"};
+  for (const char *p = g + 10; *p && *p != ';' && *p != '{';) {
+    if (!is_ident(*p) || (p > g && is_ident(p[-1]))) { p++; continue; }
+    const char *e = p;
+    while (is_ident(*e) || (e[0] == ':' && e[1] == ':')) e += e[0] == ':' ? 2 : 1;
+    const char *q = e;
+    while (*q == ' ' || *q == '\t' || *q == '\n') q++;
+    if (*q != '(') { p = e; continue; }
+    int attr = 0;
+    for (size_t i = 0; i < sizeof attributes / sizeof attributes[0]; i++)
+      attr |= (size_t)(e - p) == strlen(attributes[i]) && strncmp(p, attributes[i], (size_t)(e - p)) == 0;
+    if (!attr) { *len = (size_t)(e - p); return p; }
+    for (int depth = 0; *q; q++) {   /* past the attribute's parentheses */
+      depth += (*q == '(') - (*q == ')');
+      if (depth == 0) break;
+    }
+    p = *q ? q + 1 : q;
+  }
+  return NULL;
+}
+
+/* The declaration of kernel `name` ("k", "ns::k", "scale<float>") in stripped body s: the
+ * position of its name, the namespaces around it, and its __launch_bounds__, if any ("0"
+ * if none, or if it depends on a template's parameters). NULL when it is not found. */
+static const char *find_decl(const char *s, const char *name, char *ns, size_t nns, char *bounds, size_t nb) {
+  char base[200];
+  snprintf(base, sizeof base, "%s", name);
+  base[strcspn(base, "<")] = '\0';
+  const char *last = base;
+  for (const char *c = base; (c = strstr(c, "::")) != NULL; c += 2) last = c + 2;
+  for (const char *g = s; (g = find_word(g, "__global__")) != NULL; g += 10) {
+    size_t len;
+    const char *p = declared_name(g, &len), *plast = p;
+    if (p == NULL) continue;
+    for (const char *c = p; (c = strstr(c, "::")) != NULL && c < p + len; c += 2) plast = c + 2;
+    if ((size_t)(p + len - plast) != strlen(last) || strncmp(plast, last, strlen(last)) != 0) continue;
+    const char *stmt = g;
+    while (stmt > s && !strchr(";{}", stmt[-1])) stmt--;
+    const char *lb = find_word(stmt, "__launch_bounds__");
+    snprintf(bounds, nb, "0");
+    if (lb && lb < p) {
+      const char *t = find_word(stmt, "template");
+      bounds_arg(lb, bounds, nb);
+      if (t && t < g && strspn(bounds, " 0123456789") != strlen(bounds)) snprintf(bounds, nb, "0");
+    }
+    namespaces_at(s, p, ns, nns);
+    return p;
+  }
+  return NULL;
+}
+
+/* ---- the translation unit ---- */
+
+/* Kernel i: its entry at the line of its declaration, and its loops when it names no
+ * barrier or warp function (scan.c); returns whether it has loops. */
+static int emit_kernel(Buf *src, int i, const char *name, const char *stripped, const Scan *scan,
+                       long line, const char *file) {
+  char ns[256], bounds[200];
+  const char *p = find_decl(stripped, name, ns, sizeof ns, bounds, sizeof bounds);
+  int loops = p && scan && !scan_syncs(scan, p);
+  if (p == NULL) { ns[0] = '\0'; snprintf(bounds, sizeof bounds, "0"); }
+  for (const char *c = stripped; p && c < p; c++) line += *c == '\n';
+  bufprintf(src, "#line %ld \"%s\"\n", line, file);
+  bufprintf(src, "constexpr auto gpuhost_f%d = &%s%s; constexpr long gpuhost_lb%d = (long)(%s);\n",
+            i, strstr(name, "::") ? "" : ns, name, i, bounds);
+  if (loops)
+    bufprintf(src, "#line %d \"gpuhost-loops\"\nGPUHOST_LOOP_X(gpuhost_x%d, gpuhost_f%d)\n"
+              "GPUHOST_LOOP_G(gpuhost_g%d, gpuhost_f%d)\n", 2 * i + 1, i, i, i, i);
+  return loops;
+}
+
+int source_emit(Buf *src, const GpuCompileJob *job, int *loops) {
+  long line;
+  char file[1024];
+  const char *body = prefix_of(job->source, &line, file, sizeof file);
+  char *stripped = source_strip(body);
+  if (stripped == NULL) return -1;
+  Scan *scan = scan_new(stripped, job);
+  buf_str(src, "#include \"gpuhost_cpu.h\"\n#include \"gpuhost.cuh\"\n");
+  source_rewrite(src, job->source);
+  buf_str(src, "\n// entry points for the CPU backend\n");
+  for (int i = 0; i < job->nnames; i++)
+    loops[i] = emit_kernel(src, i, job->names[i], stripped, scan, line, file);
+  scan_free(scan);
+  free(stripped);
+  bufprintf(src, "#line 1 \"gpuhost-entries\"\n"
+            "extern \"C\" __attribute__((visibility(\"default\"))) const int gpuhost_entry_count = %d;\n"
+            "extern \"C\" __attribute__((visibility(\"default\"))) const gpuhost_entry gpuhost_entries[] = {\n",
+            job->nnames);
+  for (int i = 0; i < job->nnames; i++) {
+    if (loops[i]) bufprintf(src, "  gpuhost_cpu::entry<gpuhost_f%d>(gpuhost_x%d, gpuhost_g%d, gpuhost_lb%d),\n", i, i, i, i);
+    else bufprintf(src, "  gpuhost_cpu::entry<gpuhost_f%d>(nullptr, nullptr, gpuhost_lb%d),\n", i, i);
+  }
+  buf_str(src, "  {nullptr, {nullptr, nullptr}, 0, nullptr, 0}};\n");
+  return src->failed ? -1 : 0;
+}
+
+/* ---- what the compiler reports ---- */
+
+int source_vectorised(const char *report, int line) {
+  char want[48];
+  snprintf(want, sizeof want, "gpuhost-loops:%d:", line);
+  for (const char *p = report; p && (p = strstr(p, want)) != NULL; p++) {
+    const char *nl = strchr(p, '\n');
+    const char *v = strstr(p, "loop vectorized");
+    if (v && (!nl || v < nl) && (p == report || p[-1] == '\n')) return 1;
+  }
+  return 0;
+}
+
+int source_frames(const char *su, CpuLibraryInfo *info, char *largest, size_t n) {
+  info->max_frame = 0;
+  info->dynamic_frames = 0;
+  largest[0] = '\0';
+  for (const char *p = su; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+    const char *tab = strchr(p, '\t'), *nl = strchr(p, '\n');
+    if (tab == NULL || (nl && tab > nl)) continue;
+    size_t bytes = strtoul(tab + 1, NULL, 10);
+    const char *quals = strchr(tab + 1, '\t');
+    if (quals && (!nl || quals < nl) && strncmp(quals + 1, "dynamic", 7) == 0 &&
+        strncmp(quals + 1, "dynamic,bounded", 15) != 0)
+      info->dynamic_frames = 1;
+    if (bytes > info->max_frame) {
+      info->max_frame = bytes;
+      snprintf(largest, n, "%.*s", (int)(tab - p), p);
+    }
+  }
+  return 0;
+}
+
+size_t source_tls_size(const char *image, size_t n) {
+  Elf64_Ehdr eh;
+  if (n < sizeof eh) return 0;
+  memcpy(&eh, image, sizeof eh);
+  if (memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64) return 0;
+  for (size_t i = 0; i < eh.e_phnum; i++) {
+    Elf64_Phdr ph;
+    size_t at = eh.e_phoff + i * eh.e_phentsize;
+    if (at + sizeof ph > n) return 0;
+    memcpy(&ph, image + at, sizeof ph);
+    if (ph.p_type == PT_TLS) return ph.p_memsz;
+  }
+  return 0;
+}
