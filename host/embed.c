@@ -38,6 +38,7 @@
   X(embed_cpu_h, "kernels/cpu.h", "kernels/cpu.h") \
   X(embed_cpu_cg_h, "kernels/cpu_cooperative_groups.h", "kernels/cpu_cooperative_groups.h") \
   X(embed_cpu_abi_h, "kernels/gpuhost_cpu_abi.h", "kernels/gpuhost_cpu_abi.h") \
+  X(embed_portable_h, "kernels/gpuhost_portable.h", "kernels/gpuhost_portable.h") \
   X(embed_cpu_half_h, "kernels/cpu_half.h", "kernels/cpu_half.h") \
   X(embed_cpu_assert_h, "kernels/cpu_assert.h", "kernels/cpu_assert.h")
 

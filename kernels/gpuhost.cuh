@@ -5,6 +5,7 @@
 // is recorded and raised as a Lua error after the launch. gpu::grid(n) is numba's
 // cuda.grid(n): the global index of this thread.
 #pragma once
+#include "gpuhost_portable.h"   // INFINITY, INT_MAX, int64_t, std::min ... on both backends
 
 #ifdef GPUHOST_DEBUG
 // [0] set once, [1] index, [2] size, [3] block << 32 | thread (linear ids)

@@ -25,6 +25,7 @@ extern char **environ;
 static const struct { const char *name, *embedded, *text; } support_files[] = {
   {"gpuhost_cpu.h", "kernels/cpu.h", NULL},
   {"gpuhost_cpu_abi.h", "kernels/gpuhost_cpu_abi.h", NULL},
+  {"gpuhost_portable.h", "kernels/gpuhost_portable.h", NULL},
   {"gpuhost_cpu_half.h", "kernels/cpu_half.h", NULL},
   {"gpuhost_cpu_assert.h", "kernels/cpu_assert.h", NULL},
   {"cooperative_groups.h", "kernels/cpu_cooperative_groups.h", NULL},

@@ -117,7 +117,7 @@ static int search_soname(const char *soname, char *out, size_t n) {
   return 0;
 }
 
-GpuResult nvrtc_identity(char *out, size_t n) {
+static GpuResult nvrtc_library_id(char *out, size_t n) {
   char path[4096];
   if (search_soname("libnvrtc.so.13", out, n) || search_soname("libnvrtc.so.12", out, n))
     return GPU_OK;
@@ -126,6 +126,17 @@ GpuResult nvrtc_identity(char *out, size_t n) {
   int major, minor;   /* not found as the loader would: open it and ask */
   GpuResult r = nvrtc_version(&major, &minor);
   if (r.code == 0) snprintf(out, n, "nvrtc %d.%d", major, minor);
+  return r;
+}
+
+/* Which NVRTC, and a hash of the headers gpuhost gives it besides gpuhost.cuh. */
+GpuResult nvrtc_identity(char *out, size_t n) {
+  GpuResult r = nvrtc_library_id(out, n);
+  const EmbeddedFile *portable = embedded_find("kernels/gpuhost_portable.h");
+  size_t len = strlen(out);
+  if (r.code == 0 && len < n)
+    snprintf(out + len, n - len, " headers %016llx",
+             (unsigned long long)fnv1a(portable->data, portable->size, FNV_OFFSET));
   return r;
 }
 
@@ -143,12 +154,36 @@ done:
   return result;
 }
 
+/* The headers NVRTC is given besides the toolkit's: kernels/gpuhost.cuh (included first)
+ * and kernels/gpuhost_portable.h, which it includes, and the C and C++ library headers
+ * kernels include for what gpuhost_portable.h defines, so that including them works. */
+static const char *const std_headers[] = {
+  "cstdint", "stdint.h", "climits", "limits.h", "cfloat", "float.h", "cmath", "math.h",
+  "cassert", "assert.h", "cstddef", "stddef.h",
+};
+#define NSTD (sizeof std_headers / sizeof std_headers[0])
+#define NHEADERS (NSTD + 3)
+static void header_table(const GpuCompileJob *job, const char **text, const char **names) {
+  const EmbeddedFile *portable = embedded_find("kernels/gpuhost_portable.h");
+  names[0] = "gpuhost.cuh";
+  text[0] = job->header;
+  names[1] = "gpuhost_portable.h";
+  text[1] = portable->data;
+  names[2] = "limits";
+  text[2] = "#define GPUHOST_NUMERIC_LIMITS\n#include \"gpuhost_portable.h\"\n";
+  for (size_t i = 0; i < NSTD; i++) {
+    names[3 + i] = std_headers[i];
+    text[3 + i] = "#pragma once\n";
+  }
+}
+
 /* The options NVRTC gets: the architecture, the toolkit's include directories (and CUDA
- * 13's libcu++ under cccl/), kernels/gpuhost.cuh included first, then the user's. The
- * strings it points to live in *o; free the array. */
+ * 13's libcu++ under cccl/), kernels/gpuhost.cuh included first, libcu++'s
+ * numeric_limits for a source that names it (see gpuhost_portable.h), then the user's.
+ * The strings it points to live in *o; free the array. */
 typedef struct Options { char arch[64], inc[700], cccl[720]; } Options;
 static const char **build_options(const GpuCompileJob *job, Options *o, int *count) {
-  const char **opts = malloc(((size_t)job->nopts + 8) * sizeof *opts);
+  const char **opts = malloc(((size_t)job->nopts + 9) * sizeof *opts);
   if (opts == NULL) return NULL;
   int n = 0;
   snprintf(o->arch, sizeof o->arch, "--gpu-architecture=%s", job->arch);
@@ -162,6 +197,7 @@ static const char **build_options(const GpuCompileJob *job, Options *o, int *cou
   }
   opts[n++] = "--pre-include=gpuhost.cuh";
   opts[n++] = "-std=c++17";
+  if (strstr(job->source, "numeric_limits")) opts[n++] = "-DGPUHOST_NUMERIC_LIMITS";
   if (job->debug) { opts[n++] = "-DGPUHOST_DEBUG"; opts[n++] = "-lineinfo"; }
   for (int i = 0; i < job->nopts; i++) opts[n++] = job->opts[i];
   *count = n;
@@ -191,13 +227,15 @@ GpuResult nvrtc_compile_cuda(const GpuCompileJob *job, GpuImage *out) {
   if (result.code) return result;
   nvrtcProgram prog = NULL;
   memset(out, 0, sizeof *out);
-  const char *headers[1] = {job->header}, *header_names[1] = {"gpuhost.cuh"};
+  const char *headers[NHEADERS], *header_names[NHEADERS];
+  header_table(job, headers, header_names);
   Options o;
   int n;
   const char **opts = build_options(job, &o, &n);
   out->lowered = calloc((size_t)job->nnames + 1, sizeof(char *));
   if (opts == NULL || out->lowered == NULL) { free(opts); return OOM; }
-  TRY_GOTO(nv.nvrtcCreateProgram(&prog, job->source, job->progname, 1, headers, header_names));
+  TRY_GOTO(nv.nvrtcCreateProgram(&prog, job->source, job->progname, (int)NHEADERS, headers,
+                                  header_names));
   for (int i = 0; i < job->nnames; i++) TRY_GOTO(nv.nvrtcAddNameExpression(prog, job->names[i]));
   nvrtcResult cr = nv.nvrtcCompileProgram(prog, n, opts);
   size_t logsize = 0;
