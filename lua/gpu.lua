@@ -212,6 +212,12 @@ function gpu.kernel(source, name, options)
     name = decls[1].name
   elseif type(name) ~= "string" then
     error(("bad argument #2 to 'kernel' (name string expected, got %s)"):format(type(name)), 2)
+  else
+    -- "k" for a kernel declared in a namespace is "ns::k", the name expression compilers take
+    local d = find_decl(decls, name)
+    if d and d.name:find("::", 1, true) and not name:find("::", 1, true) then
+      name = d.name:match("^(.*::)") .. name
+    end
   end
   local names = program_names(decls, {name})
   local prog = program(source, names, options, 3)

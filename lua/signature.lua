@@ -115,9 +115,36 @@ local function template_names(list)
   return names
 end
 
--- parse(src) -> list of {name = , params = "(...)", template = {names} or nil}, in order.
+-- A reader of the namespaces open at increasing positions of stripped source s:
+-- at(pos) -> "a::b::" ("" at global scope); anonymous namespaces and extern "C" blocks add
+-- nothing.
+local function namespaces(s)
+  local stack, depth, at = {}, 0, 1
+  return function(pos)
+    while true do
+      local b = s:find("[{}]", at)
+      if not b or b >= pos then break end
+      if s:sub(b, b) == "{" then
+        depth = depth + 1
+        local name = s:sub(math.max(1, b - 300), b - 1):match("%f[%w_]namespace%s+([%a_][%w_:]*)%s*$")
+        if name then stack[#stack + 1] = {name = name, depth = depth} end
+      else
+        if #stack > 0 and stack[#stack].depth == depth then stack[#stack] = nil end
+        depth = depth - 1
+      end
+      at = b + 1
+    end
+    local prefix = {}
+    for i, n in ipairs(stack) do prefix[i] = n.name .. "::" end
+    return table.concat(prefix)
+  end
+end
+
+-- parse(src) -> list of {name = , params = "(...)", template = {names} or nil}, in order;
+-- a kernel declared in a namespace is named with it ("ns::k"), as a name expression is.
 function M.parse(src)
   local s = M.strip(src)
+  local ns = namespaces(s)
   local kernels, seen, pos = {}, {}, 1
   local stmt, scanned = 1, 1   -- where the statement holding the last __global__ starts
   while true do
@@ -143,6 +170,7 @@ function M.parse(src)
         break
       end
     end
+    if name and not name:find("::", 1, true) then name = ns(gs) .. name end
     if name and params and not seen[name] then
       seen[name] = true
       kernels[#kernels + 1] = {name = name, params = params,

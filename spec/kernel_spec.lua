@@ -128,6 +128,29 @@ __global__ void add(int *x, int v) { x[threadIdx.x] += v; }
     m.add[{1, 4}](x, 2)
     assert.are.same({7, 7, 7, 7}, x:totable())
   end)
+
+  it("name kernels in namespaces as their name expressions, and take any name", function()
+    local src = [[
+namespace ns {
+__global__ void k(int *x) { x[0] = 1; }
+namespace inner { template <class T> __global__ void t(T *x) { x[0] = 2; } }
+}
+extern "C" __global__ void a(int *x) { x[1] = 3; }
+__global__ void b(int *x) { x[2] = 4; }
+]]
+    local x = gpu.zeros(3, "int32")
+    gpu.kernel(src, "k")[{1, 1}](x)          -- "k" is ns::k
+    assert.are.equal("ns::k", gpu.kernel(src, "k").name)
+    gpu.kernel(src, "a")[{1, 1}](x)
+    gpu.kernel(src, "b")[{1, 1}](x)
+    assert.are.same({1, 3, 4}, x:totable())
+    gpu.kernel(src, "ns::inner::t<int>")[{1, 1}](x)
+    assert.are.same({2, 3, 4}, x:totable())
+    local m = gpu.module(src)
+    assert.are.equal("gpu.module(ns::k, a, b)", tostring(m))
+    m["ns::k"][{1, 1}](x)
+    assert.are.equal(1, x:totable()[1])
+  end)
 end)
 
 describe("kernel arguments", function()
