@@ -2,7 +2,8 @@
  * (gpuhost -e 'print(1)' chooses nothing): GPU_BACKEND=cuda insists on the GPU,
  * GPU_BACKEND=cpu takes the CPU; unset or empty, the CUDA driver when it finds a device,
  * else the CPU, with one line on stderr saying why; anything else is an error (gpu.c raises
- * it when the module opens). The only file that names both backends. */
+ * it when the module opens). And the CPU backend's check of kernels with NVRTC. The only
+ * file that names both backends. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,29 @@ const GpuBackend *backend_get(void) {
   fprintf(stderr, "gpuhost: %s; kernels run on the CPU backend (GPU_BACKEND=cuda to insist on a GPU)\n",
           why ? why : "no CUDA device");
   return chosen = &cpu_backend;
+}
+
+int backend_check_enabled(const char **why) {
+  if (backend_get() != &cpu_backend) return 0;
+  const char *s = getenv("GPUHOST_CHECK");
+  if (s == NULL || *s == '\0' || strcmp(s, "1") == 0) return 1;
+  if (strcmp(s, "0") == 0) return 0;
+  *why = "GPUHOST_CHECK must be 1 (the CPU backend checks kernels with NVRTC) or 0";
+  return -1;
+}
+
+GpuResult backend_check_compile(const GpuCompileJob *job, GpuImage *out) {
+  char arch[64];
+  GpuCompileJob check = *job;
+  GpuResult r = cuda_backend.arch(arch, sizeof arch);   /* the default: there is no device */
+  if (r.code) return r;
+  check.arch = arch;
+  r = cuda_backend.compile(&check, out);
+  if (r.code == 0 || r.source == GPU_SRC_HOST) {   /* compiled, or no NVRTC to check with */
+    image_free(out, job->nnames);
+    return GPU_OK;
+  }
+  return r;
 }
 
 void image_free(GpuImage *img, int nnames) {

@@ -319,6 +319,16 @@ typedef struct GpuBackend {
 extern volatile sig_atomic_t backend_interrupted;
 int backend_take_interrupt(void);   /* 1 (and cleared) when an interrupt was pending */
 
+/* The CPU backend's check of a kernel source with NVRTC, so that a kernel a GPU would
+ * refuse is refused on the CPU too, with NVRTC's own error. backend_check_enabled: 1 when
+ * the CPU backend runs and GPUHOST_CHECK is unset or 1, 0 on the CUDA backend or with
+ * GPUHOST_CHECK=0, -1 (and *why) for any other GPUHOST_CHECK. backend_check_compile
+ * compiles job with NVRTC for its default architecture: GPU_OK when it compiles or when
+ * NVRTC cannot be loaded here, else NVRTC's failure with its messages in out->log (free
+ * out with image_free). */
+int backend_check_enabled(const char **why);
+GpuResult backend_check_compile(const GpuCompileJob *job, GpuImage *out);
+
 /* The two implementations; only backend.c names them. */
 extern const GpuBackend cuda_backend, cpu_backend;
 

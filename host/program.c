@@ -13,6 +13,7 @@ struct GpuProgram {
   int nnames;
   int debug;                          /* compiled with GPUHOST_DEBUG: bounds errors reported */
   int finalized;                      /* __gc ran: its modules are unloaded (see program_gc) */
+  int check;                          /* checked with NVRTC on the CPU backend (backend.h) */
   CUmodule module[GPU_MAX_DEVICES];
   CUfunction *functions[GPU_MAX_DEVICES];
   CUdeviceptr oob[GPU_MAX_DEVICES];   /* the kernel header's __gpuhost_oob record */
@@ -27,7 +28,7 @@ int program_finalized(const GpuProgram *p) { return p->finalized; }
 int program_nnames(const GpuProgram *p) { return p->nnames; }
 CUdeviceptr program_oob(const GpuProgram *p, int device) { return p->oob[device]; }
 
-/* gpu._program(spec): spec = {source=, names={...}, options={...}, debug=, prefix=}; the
+/* gpu._program(spec): spec = {source=, names={...}, options={...}, debug=, check=, prefix=}; the
  * spec is kept as the program's user value. */
 static int gpu_program(lua_State *L) {
   luaL_checktype(L, 1, LUA_TTABLE);
@@ -42,7 +43,9 @@ static int gpu_program(lua_State *L) {
   lua_pop(L, 1);
   lua_getfield(L, 1, "debug");
   p->debug = lua_toboolean(L, -1);
-  lua_pop(L, 1);
+  lua_getfield(L, 1, "check");
+  p->check = lua_isnil(L, -1) || lua_toboolean(L, -1);
+  lua_pop(L, 2);
   lua_pushvalue(L, 1);
   lua_setiuservalue(L, -2, 1);
   return 1;
@@ -109,12 +112,12 @@ static void spec_read(lua_State *L, int idx, Spec *s) {
 /* [-0, +1, m] The cache key: everything the compiled code depends on, and the user, so
  * that no two users of one installation share an entry's name. */
 static void push_key(lua_State *L, const GpuBackend *be, const Spec *s, const char *arch,
-                     const char *compiler, int debug) {
+                     const char *compiler, int debug, int check) {
   const EmbeddedFile *hdr = embedded_find("kernels/gpuhost.cuh");
   luaL_Buffer b;
   luaL_buffinit(L, &b);
-  lua_pushfstring(L, "gpuhost-cache 3\nuid %I\n%s\n%s\n%s\n%s\n", (lua_Integer)geteuid(),
-                  be->name, compiler, arch, debug ? "debug" : "");
+  lua_pushfstring(L, "gpuhost-cache 3\nuid %I\n%s\n%s\n%s\n%s%s\n", (lua_Integer)geteuid(),
+                  be->name, compiler, arch, debug ? "debug" : "", check ? " check" : "");
   luaL_addvalue(&b);
   for (int i = 0; i < s->nopts; i++) { luaL_addstring(&b, s->opts[i]); luaL_addchar(&b, '\n'); }
   luaL_addchar(&b, '\1');
@@ -125,8 +128,17 @@ static void push_key(lua_State *L, const GpuBackend *be, const Spec *s, const ch
   luaL_pushresult(&b);
 }
 
-/* [-0, +1, e] Compiles s into *img; raises with the compiler's log on failure. */
-static void compile_spec(lua_State *L, const Spec *s, const char *arch, int debug, GpuImage *img) {
+/* [-0, +1, e] Raises r with the log of img (freed first). */
+static void compile_failed(lua_State *L, GpuResult r, GpuImage *img, int nnames) {
+  lua_pushstring(L, img->log ? img->log : "");
+  image_free(img, nnames);
+  errors_raise(L, r, lua_tostring(L, -1));
+}
+
+/* [-0, +1, e] Compiles s into *img, after NVRTC's check when asked (check); raises with
+ * the compiler's log on failure. */
+static void compile_spec(lua_State *L, const Spec *s, const char *arch, int debug, int check,
+                         GpuImage *img) {
   const EmbeddedFile *hdr = embedded_find("kernels/gpuhost.cuh");
   lua_pushfstring(L, "%s%s", s->prefix, s->source);
   GpuCompileJob job = {
@@ -134,13 +146,10 @@ static void compile_spec(lua_State *L, const Spec *s, const char *arch, int debu
     .header = hdr->data, .header_size = hdr->size, .nopts = s->nopts, .opts = s->opts,
     .nnames = s->nnames, .names = s->names, .debug = debug, .arch = arch,
   };
-  GpuResult r = backend_get()->compile(&job, img);
-  if (r.code) {
-    /* copy what we need onto the Lua stack, free, then raise (errors_raise does not return) */
-    lua_pushstring(L, img->log ? img->log : "");
-    image_free(img, s->nnames);
-    errors_raise(L, r, lua_tostring(L, -1));
-  }
+  GpuResult r = check ? backend_check_compile(&job, img) : GPU_OK;
+  if (r.code) compile_failed(L, r, img, s->nnames);
+  r = backend_get()->compile(&job, img);
+  if (r.code) compile_failed(L, r, img, s->nnames);   /* frees, then raises (no return) */
 }
 
 /* [-0, +0, e] Compiles the program at idx for the backend's current target, or takes it
@@ -155,7 +164,10 @@ static const char *program_build(lua_State *L, int idx, GpuImage *img) {
   char arch[64], compiler[4200];
   GPU_CHECK(L, be->arch(arch, sizeof arch));
   GPU_CHECK(L, be->compiler_id(compiler, sizeof compiler));
-  push_key(L, be, &s, arch, compiler, p->debug);
+  const char *why = NULL;
+  int check = p->check ? backend_check_enabled(&why) : 0;
+  if (check < 0) luaL_error(L, "%s", why);
+  push_key(L, be, &s, arch, compiler, p->debug, check);
   size_t keylen;
   const char *key = lua_tolstring(L, -1, &keylen);
   CacheEntry e;
@@ -166,7 +178,7 @@ static const char *program_build(lua_State *L, int idx, GpuImage *img) {
     img->size = e.cubin_size;
     img->lowered = e.lowered;
   } else {
-    compile_spec(L, &s, arch, p->debug, img);
+    compile_spec(L, &s, arch, p->debug, check, img);
     cache_store(key, keylen, img->data, img->size, img->lowered, s.nnames);
     origin = be->compiler;
   }

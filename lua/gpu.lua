@@ -135,12 +135,13 @@ local programs = {}
 local function program(source, names, options, level)
   local flags = options.options or {}
   local key = table.concat({source, table.concat(flags, "\1"), table.concat(names, "\1"),
-                            options.debug and "debug" or ""}, "\0")
+                            options.debug and "debug" or "", options.check == false and "" or "check"}, "\0")
   local p = programs[key]
   if not p then
     p = {kernels = {},
          program = gpu._program({source = source, names = names, options = flags,
                                  debug = options.debug and true or false,
+                                 check = options.check ~= false,
                                  prefix = location(source, level + 1)})}
     programs[key] = p
   end
