@@ -3,7 +3,6 @@
  * device memory is host memory between guard pages (mem.c). Its devices are the machine
  * (devices.c); collectives run in host memory or over MPI (coll.c); streams run in order
  * and events are times. */
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "cpu_internal.h"
+#include "util.h"
 
 static _Thread_local char detail[512];
 
@@ -24,13 +24,10 @@ GpuResult cpu_fail(GpuResult r, const char *fmt, ...) {
 }
 
 long cpu_env_number(const char *name, long lo, long hi, long def, char *why, size_t n) {
-  const char *s = getenv(name);
-  if (s == NULL || *s == '\0') return def;
-  char *end;
-  errno = 0;
-  long v = strtol(s, &end, 10);
-  if (*s >= '0' && *s <= '9' && errno == 0 && *end == '\0' && v >= lo && v <= hi) return v;
-  snprintf(why, n, "%s must be a whole number from %ld to %ld, not '%.40s'", name, lo, hi, s);
+  int bad;
+  long v = env_long(name, lo, hi, def, &bad);
+  if (!bad) return v;
+  snprintf(why, n, "%s must be a whole number from %ld to %ld, not '%.40s'", name, lo, hi, getenv(name));
   return -1;
 }
 

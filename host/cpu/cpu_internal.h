@@ -286,8 +286,8 @@ void scan_free(Scan *s);
 
 /* cpu.c: r with a detail written into this thread's buffer (printf format) */
 GpuResult cpu_fail(GpuResult r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* A whole decimal number from the environment in [lo, hi]: def when unset or empty, -1
- * (and a message in why) when set to anything else. */
+/* env_long (util.h) with the message: a whole decimal number from the environment in
+ * [lo, hi], def when unset or empty, -1 (and why) when set to anything else. */
 long cpu_env_number(const char *name, long lo, long hi, long def, char *why, size_t n);
 
 /* module.c: the lowered name of kernel i of a library with info, and back */

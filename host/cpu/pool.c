@@ -76,7 +76,8 @@ static void record(Worker *w, Job *j, const Stop *s, int with_thread) {
 static void stopped(Worker *w, Job *j) {
   fiber_after_jump(w);
   fibers_abandon(w);
-  if (!w->fast) { record(w, j, &w->stop, 1); return; }
+  int interrupt = w->stop.result.code == GPU_ERR_INTERRUPTED && w->stop.result.source == GPU_SRC_HOST;
+  if (!w->fast || interrupt) { record(w, j, &w->stop, !interrupt); return; }
   Stop first = w->stop;
   long b = w->block;
   if (sigsetjmp(w->jb, 0) == 0) {
@@ -93,11 +94,12 @@ static void stopped(Worker *w, Job *j) {
   record(w, j, same ? &w->stop : &first, same);
 }
 
-/* extern __shared__ memory for j: the end of a mapping, just before a guard page. */
+/* extern __shared__ memory for j: the end of a mapping, just before a guard of 64 KiB. */
+#define SHARED_GUARD (64 * 1024)
 static int shared_for(Worker *w, const Job *j) {
   size_t page = (size_t)sysconf(_SC_PAGESIZE), want = ((size_t)j->shared + 15) / 16 * 16;
   if (w->shared_map == NULL || want > w->shared_cap) {
-    size_t body = (want + page - 1) / page * page, total = body + 2 * page;
+    size_t body = (want + page - 1) / page * page, total = body + page + SHARED_GUARD;
     if (w->shared_map) munmap(w->shared_map, w->shared_map_size);
     w->shared_map = mmap(NULL, total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (w->shared_map == MAP_FAILED) { w->shared_map = NULL; return -1; }
@@ -283,8 +285,11 @@ GpuResult cpu_launch(CUfunction f, const unsigned grid[3], const unsigned block[
   char why[200];
   const char *bad = bad_config(fn, grid, block, shared, why, sizeof why);
   if (bad) return cpu_fail(GPU_FAIL(CUDA_ERROR_INVALID_VALUE, GPU_SRC_CUDA, LAUNCH_CALL), "%s", bad);
-  if (pool_start() != 0)
-    return cpu_fail(GPU_FAIL(CUDA_ERROR_INVALID_VALUE, GPU_SRC_CUDA, LAUNCH_CALL), "%s", pool.error);
+  if (pool_start() != 0) {   /* said in the message: it is not this kernel's doing */
+    GpuResult r = GPU_FAIL(CUDA_ERROR_INVALID_VALUE, GPU_SRC_CUDA, LAUNCH_CALL);
+    r.note = pool.error;
+    return r;
+  }
   Job j;
   memset(&j, 0, sizeof j);
   j.fn = fn;

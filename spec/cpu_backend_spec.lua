@@ -1,0 +1,259 @@
+-- The CPU backend where a kernel goes wrong or asks too much: stack frames, faults, integer
+-- division, shared memory, the device heap, assert, Ctrl-C, the compiler's limits, its
+-- environment, and many small arrays. Specs that hold on a GPU too are untagged.
+local S = require("spec.support")
+
+-- Runs a gpuhost child on the CPU backend with the given environment, code on stdin.
+local function cpu_child(env, code)
+  local f = S.tmpfile(code)
+  local out, status, err = S.run("env GPU_BACKEND=cpu " .. (env or "") .. " " .. S.gpuhost .. " " .. f)
+  os.remove(f)
+  return out, status, err
+end
+
+describe("stack frames", function()
+  -- Before: a frame larger than a fiber's 256 KiB stack stepped over its one guard page and
+  -- wrote into the device arrays mapped below (8,207 elements changed, no error).
+  local BIG = [[
+__global__ void big(float *out, int n) {
+  float local[120000];   // 480 KB, under a GPU's 512 KB of local memory a thread
+  for (int i = 0; i < n; i++) local[i] = i * 0.5f + threadIdx.x;
+  float s = 0;
+  for (int i = 0; i < n; i += 1000) s += local[i];
+  out[blockIdx.x * blockDim.x + threadIdx.x] = s;
+}
+__global__ void big_sync(float *out, int n) {
+  float local[120000];
+  for (int i = 0; i < n; i++) local[i] = i * 0.5f + threadIdx.x;
+  __syncthreads();
+  float s = 0;
+  for (int i = 0; i < n; i += 1000) s += local[i];
+  out[blockIdx.x * blockDim.x + threadIdx.x] = s;
+}
+]]
+
+  it("of half a megabyte run, and leave neighbouring arrays alone", function()
+    local m = gpu.module(BIG)
+    for _, name in ipairs({"big", "big_sync"}) do
+      local before = {}
+      for i = 1, 16 do before[i] = gpu.full(4096, i) end
+      local out = gpu.zeros(64)
+      m[name][{2, 32}](out, 120000)
+      local t = out:totable()
+      -- sum over i = 0, 1000, ... 119000 of (i / 2 + thread) = 120 * (59500 / 2 + thread)
+      for b = 0, 1 do
+        for th = 0, 31 do assert.are.equal(120 * (29750 + th), t[b * 32 + th + 1], name) end
+      end
+      for i = 1, 16 do
+        local h = before[i]:totable()
+        assert.are.equal(i, h[1])
+        assert.are.equal(i, h[4096])
+      end
+    end
+  end)
+
+  it("#cpu larger than a thread may have are refused naming the function", function()
+    local k = gpu.kernel([=[__global__ void huge(float *x) {
+  volatile float local[5000000];   // 20 MB
+  local[(int)x[0]] = 1; x[1] = local[(int)x[2]]; }]=])
+    local msg, err = S.errof(function() k:compile() end)
+    assert.are.equal("GPUHOST_CPU_UNSUPPORTED", err.name)
+    assert.matches("cpu_backend_spec%.lua:%d+:%d+:void huge%(float%*%): a stack frame of %d+ bytes: a " ..
+                   "thread's frames may take at most 16777216 bytes on the CPU backend", msg)
+  end)
+
+  it("#cpu that overflow a thread's stack at run time are caught by the guard", function()
+    local k = gpu.kernel([[
+__device__ int deep(int n, volatile int *x) {
+  volatile char pad[8192];
+  pad[0] = (char)n;
+  return n == 0 ? x[0] : deep(n - 1, x) + pad[0];
+}
+__global__ void recurse(int *x, int n) { x[1] = deep(n, x); }]])
+    local x = gpu.zeros(2, "int32")
+    k[{1, 1}](x, 10)
+    local _, err = S.errof(function() k[{1, 1}](x, 100000) end)
+    assert.are.equal("CUDA_ERROR_ILLEGAL_ADDRESS", err.name)
+    assert.matches("^kernel 'recurse' block %(0, 0, 0%) thread %(0, 0, 0%): stack overflow: address " ..
+                   "0x%x+ is in the guard below a thread's stack of %d+ bytes$", err.detail)
+    k[{1, 1}](x, 10)   -- and the host goes on
+  end)
+end)
+
+describe("faults #cpu", function()
+  it("of integer division by zero and INT_MIN / -1 stop the kernel and say where", function()
+    local k = gpu.kernel([[
+__global__ void divide(int *x, int a, int b) { if (threadIdx.x == 3) x[0] = a / b; }]])
+    local x = gpu.zeros(1, "int32")
+    k[{2, 32}](x, 7, 2)
+    assert.are.equal(3, x:totable()[1])
+    for _, args in ipairs({{7, 0}, {-2147483648, -1}}) do
+      local msg, err = S.errof(function() k[{2, 32}](x, args[1], args[2]) end)
+      assert.are.equal("GPUHOST_CPU_UNSUPPORTED", err.name)
+      assert.matches("^kernel 'divide' block %([01], 0, 0%) thread %(3, 0, 0%): integer division by " ..
+                     "zero, or INT_MIN / %-1 %(SIGFPE%)", err.detail)
+      assert.matches("a GPU gives an unspecified value and goes on", msg, 1, true)
+    end
+  end)
+
+  it("past extern __shared__ memory reach a guard page, not the heap", function()
+    local k = gpu.kernel([[
+__global__ void spill(float *out, int reach) {
+  extern __shared__ float s[];
+  s[threadIdx.x] = threadIdx.x;
+  __syncthreads();
+  out[threadIdx.x] = s[(threadIdx.x + reach) % 4096];
+}]])
+    local out = gpu.zeros(64)
+    k[{1, 64, shared = 64 * 4}](out, 0)
+    assert.are.equal(63, out:totable()[64])
+    local _, err = S.errof(function() k[{1, 64, shared = 64 * 4}](out, 100) end)
+    assert.are.equal("CUDA_ERROR_ILLEGAL_ADDRESS", err.name)
+    assert.matches("^kernel 'spill' block %(0, 0, 0%) thread %(0, 0, 0%): address 0x%x+$", err.detail)
+    k[{1, 64, shared = 64 * 4}](out, 0)   -- and the host goes on
+    assert.are.equal(63, out:totable()[64])
+  end)
+
+  it("of a failed assert raise CUDA_ERROR_ASSERT with the kernel, block, thread, text and line", function()
+    local k = gpu.kernel([[
+__global__ void checked(const int *x) {
+  assert(x[threadIdx.x] >= 0);
+}]])
+    k[{1, 8}](gpu.array({1, 2, 3, 4, 5, 6, 7, 8}, "int32"))
+    local msg, err = S.errof(function() k[{1, 8}](gpu.array({1, 2, 3, 4, 5, -6, 7, 8}, "int32")) end)
+    assert.are.equal("CUDA_ERROR_ASSERT", err.name)
+    assert.matches("^CUDA_ERROR_ASSERT: ", msg)
+    assert.matches("^kernel 'checked' block %(0, 0, 0%) thread %(5, 0, 0%): .*cpu_backend_spec%.lua:%d+: " ..
+                   "Assertion `x%[threadIdx%.x%] >= 0` failed%.$", err.detail)
+  end)
+
+  it("of free() on a pointer device malloc did not give name the kernel", function()
+    local k = gpu.kernel([[
+__global__ void heap(int *x, int bad) {
+  int *p = (int *)malloc(16 * sizeof(int));
+  p[threadIdx.x % 16] = threadIdx.x;
+  x[threadIdx.x] = p[threadIdx.x % 16];
+  free(bad ? x : p);
+}]])
+    local x = gpu.zeros(32, "int32")
+    k[{1, 32}](x, 0)
+    assert.are.equal(31, x:totable()[32])
+    local _, err = S.errof(function() k[{1, 32}](x, 1) end)
+    assert.are.equal("CUDA_ERROR_ILLEGAL_ADDRESS", err.name)
+    assert.matches("^kernel 'heap' block %(0, 0, 0%) thread %(0, 0, 0%): free%(0x%x+%): not a pointer " ..
+                   "device malloc gave %(or freed already%)$", err.detail)
+  end)
+
+  it("of Ctrl-C stop a long kernel at its next block or barrier, and the prompt goes on", function()
+    local fifo = os.tmpname()
+    os.remove(fifo)
+    for _, kernel in ipairs({
+      -- many blocks that each spin for 20 ms: stopped at a block boundary
+      "k = gpu.kernel('__global__ void spin() { long long t = clock64(); while (clock64() - t < 20000000) {} }'); k[{100000, 1}]()",
+      -- one block that passes a barrier for 100 s: stopped at a barrier
+      "k = gpu.kernel('__global__ void bars() { long long t = clock64(); while (clock64() - t < 100000000000LL) __syncthreads(); }'); k[{1, 64}]()",
+    }) do
+      local t0 = os.time()
+      local out, _, err = S.run("sh -c 'mkfifo " .. fifo .. "; (printf \"%s\\n\" " .. S.quote(kernel):gsub("'", "'\\''") ..
+        "; sleep 3; printf \"print(40 + 2, os.time())\\n\") > " .. fifo .. " & env GPU_BACKEND=cpu " .. S.gpuhost ..
+        " -i < " .. fifo .. " & pid=$!; sleep 1.5; kill -INT $pid; wait $pid; rm -f " .. fifo .. "'")
+      assert.matches("GPUHOST_INTERRUPTED: block %(%d+, 0, 0%): interrupted", err)
+      assert.is_nil(err:find("GPUHOST_INTERRUPTED.*GPUHOST_INTERRUPTED"))   -- said once
+      local answered = tonumber(out:match("42\t(%d+)\n"))
+      assert.is_not_nil(answered, out .. err)
+      assert.is_true(answered - t0 < 20, "the prompt answered after " .. (answered - t0) .. " s")
+    end
+  end)
+end)
+
+describe("limits the GPU has too", function()
+  it("refuse blocks beyond __launch_bounds__", function()
+    local k = gpu.kernel([[
+#define BLOCK 128
+__global__ void __launch_bounds__(BLOCK) bounded(int *x) { x[threadIdx.x] = 1; }]])
+    local x = gpu.zeros(256, "int32")
+    k[{1, 128}](x)
+    local _, err = S.errof(function() k[{1, 256}](x) end)
+    assert.are.equal("CUDA_ERROR_INVALID_VALUE", err.name)
+  end)
+
+  it("#cpu say which bound a block passed", function()
+    local k = gpu.kernel("__global__ void __launch_bounds__(64, 2) b64(int *x) { x[0] = 1; }")
+    local _, err = S.errof(function() k[{1, 65}](gpu.zeros(1, "int32")) end)
+    assert.are.equal("kernel 'b64' a block of 65 threads, more than the kernel's __launch_bounds__(64)", err.detail)
+  end)
+
+  it("give device malloc a heap of 8 MiB", function()
+    local k = gpu.kernel([[
+__global__ void grab(unsigned long long *out) {
+  void *a = malloc(6 << 20), *b = malloc(6 << 20);
+  out[0] = a != 0; out[1] = b != 0;
+  free(a); free(b);
+}]])
+    local out = gpu.zeros(2, "uint64")
+    k[{1, 1}](out)
+    assert.are.same({1, 0}, out:totable())
+  end)
+end)
+
+describe("the compiler #cpu", function()
+  it("that says nothing, crashes or never ends gives a clear error", function()
+    local crash = S.tmpfile("#!/bin/sh\nkill -SEGV $$\n", ".sh")
+    local hang = S.tmpfile("#!/bin/sh\nsleep 30\n", ".sh")
+    os.execute("chmod +x " .. crash .. " " .. hang)
+    local code = [[
+local ok, e = pcall(function() gpu.kernel("__global__ void k(int *x) { x[0] = 1; }", {check = false}):compile() end)
+print(e.name, e.log)]]
+    local out = cpu_child("CXX=false", code)
+    assert.are.equal("GPUHOST_CPU_COMPILATION\tthe C++ compiler 'false' failed (exit status 1) and said nothing\n", out)
+    out = cpu_child("CXX=" .. crash, code)
+    assert.are.equal("GPUHOST_CPU_COMPILATION\tthe C++ compiler '" .. crash .. "' was killed by signal 11 " ..
+                     "(Segmentation fault)\n", out)
+    local t0 = os.time()
+    out = cpu_child("GPUHOST_CXX_TIMEOUT=1 CXX=" .. hang, code)
+    assert.are.equal("GPUHOST_CPU_COMPILATION\tthe C++ compiler '" .. hang .. "' did not finish in 1 s and was " ..
+                     "stopped (GPUHOST_CXX_TIMEOUT sets the limit)\n", out)
+    assert.is_true(os.time() - t0 < 10)
+    out = cpu_child("GPUHOST_CXX_TIMEOUT=1s", code)
+    assert.are.equal("GPUHOST_CPU_COMPILATION\tGPUHOST_CXX_TIMEOUT must be a whole number from 1 to 86400, not '1s'\n", out)
+    os.remove(crash)
+    os.remove(hang)
+  end)
+
+  it("points errors in a kernel's entry at the script's line of its declaration", function()
+    local src = [[
+template <class T>
+__global__ void scale(T *x) { x[0] *= 2; }
+]]
+    local msg = S.errof(function() gpu.kernel(src, "scale<struct nosuch>", {check = false}):compile() end)
+    local line = debug.getinfo(1, "l").currentline - 3   -- the line of `__global__ void scale`
+    assert.matches("cpu_backend_spec%.lua:" .. line .. ":%d+:%s+required from here", msg)
+  end)
+end)
+
+describe("the environment #cpu", function()
+  it("GPUHOST_CPU_THREADS is a whole number up to four a core", function()
+    local code = "local ok, e = pcall(gpu.full, 4, 1); print(ok or e.message)"
+    local cores = tonumber((S.run("nproc")))
+    assert.are.equal("true\n", cpu_child("GPUHOST_CPU_THREADS=3", code))
+    for _, bad in ipairs({"abc", "8x", "0", "100000", "99999999999999999999"}) do
+      assert.matches("GPUHOST_CPU_THREADS must be a whole number from 1 to " .. 4 * cores .. ", not '" .. bad .. "'\n$",
+                     cpu_child("GPUHOST_CPU_THREADS=" .. bad, code))
+    end
+  end)
+end)
+
+describe("many arrays", function()
+  it("more than the process may map one by one (vm.max_map_count) are fine", function()
+    local f = io.open("/proc/sys/vm/max_map_count")
+    local limit = f and tonumber(f:read("l")) or 65530
+    if f then f:close() end
+    local n = limit // 2 + 1000   -- guarded one by one, three mappings each, half would not fit
+    local arrays = {}
+    for i = 1, n do arrays[i] = gpu.empty(16, "int32") end
+    local k = gpu.kernel("__global__ void put(int *x, int v) { x[threadIdx.x] = v; }")
+    for _, i in ipairs({1, n // 2, n}) do k[{1, 16}](arrays[i], i) end
+    for _, i in ipairs({1, n // 2, n}) do assert.are.equal(i, arrays[i]:totable()[16]) end
+    for i = 1, n do arrays[i]:free() end
+  end)
+end)
