@@ -399,6 +399,9 @@ using ::gpuhost_refused__Exit;
 // ---- the loops that run a kernel (host/cpu/source.c instantiates them per kernel) ----
 namespace gpuhost_cpu {
 template <class F> struct kernel;
+template <class R, class... A> struct kernel<R (*)(A...)> {
+  static_assert(std::is_void<R>::value, "a __global__ function must have a void return type");
+};
 template <class... A> struct kernel<void (*)(A...)> {
   static constexpr int count = sizeof...(A);
   static constexpr long sizes[sizeof...(A) + 1] = {(long)sizeof(A)..., 0};

@@ -246,7 +246,7 @@ describe("the CPU backend #cpu", function()
   end)
 
   it("checks each new kernel with NVRTC first, unless told not to", function()
-    local src = "__global__ void k(int *x) { exit(1); }"
+    local src = "__global__ void k(int *x) { exit(1); }   // samples"
     local msg, err = S.errof(function() gpu.kernel(src):compile() end)
     assert.are.equal("NVRTC_ERROR_COMPILATION", err.name)
     assert.matches('samples_spec%.lua%(%d+%): error: identifier "exit" is undefined', msg)

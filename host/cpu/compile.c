@@ -304,11 +304,12 @@ static GpuResult library_info(Workdir *w, GpuImage *out, CpuLibraryInfo *info) {
              "%ld bytes on the CPU backend", largest, info->max_frame, MAX_FRAME);
     return compile_error(out, GPU_ERR_CPU_UNSUPPORTED, msg);
   }
-  size_t tls = source_tls_size(out->data, out->size), own = 48;   /* the library's indices */
+  /* thread-locals: the static __shared__ arrays, and the library's indices (64 bytes) */
+  size_t tls = source_tls_size(out->data, out->size), own = 64;
   info->static_shared = tls > own ? tls - own : 0;
   if (info->static_shared > MAX_SHARED) {
-    snprintf(msg, sizeof msg, "the kernels use too much shared data: %zu bytes of static __shared__ "
-             "memory, at most %d (a GPU refuses it too)", info->static_shared, MAX_SHARED);
+    snprintf(msg, sizeof msg, "the kernels use too much shared data: about %zu bytes of static "
+             "__shared__ memory, at most %d (a GPU refuses it too)", info->static_shared, MAX_SHARED);
     return compile_error(out, GPU_ERR_CPU_COMPILE, msg);
   }
   return GPU_OK;

@@ -1,0 +1,678 @@
+-- One language on both backends: a corpus of kernels that must compile and give the same
+-- results on the CPU backend and on a GPU (each spec pins the exact results, so a pass on
+-- both is "identical"), and a corpus of kernels both must refuse, with an error naming the
+-- problem. On the CPU backend NVRTC checks every kernel first (where it is installed, as in
+-- CI), so the refusals are NVRTC's own words on both. Kernels are grouped into a few
+-- modules so that the corpus compiles in a few runs of the compilers.
+local S = require("spec.support")
+
+local INF = math.huge
+
+-- Launches k and returns the contents of its array arguments that follow its inputs (the
+-- first `inputs` arguments).
+local function run_in(k, config, inputs, ...)
+  k[config](...)
+  local out, args = {}, table.pack(...)
+  for i = inputs + 1, args.n do
+    if type(args[i]) == "userdata" then out[#out + 1] = args[i]:totable() end
+  end
+  return table.unpack(out)
+end
+local function run(k, config, ...) return run_in(k, config, 0, ...) end
+
+local function ints(t) for i, v in ipairs(t) do t[i] = math.tointeger(v) or v end return t end
+
+describe("the corpus: the conveniences", function()
+  local m = gpu.module([[
+__global__ void inf_nan(float *f, double *d, int *flags) {
+  f[0] = INFINITY; f[1] = -INFINITY; f[2] = HUGE_VALF; d[0] = HUGE_VAL;
+  float n = NAN;
+  flags[0] = isnan(n); flags[1] = isinf(f[0]); flags[2] = isfinite(f[0]); flags[3] = signbit(f[1]) != 0;
+  flags[4] = n != n; flags[5] = isfinite(1.5f);
+}
+__global__ void float_limits(float *f, double *d, int *digits) {
+  f[0] = FLT_MAX; f[1] = FLT_MIN; f[2] = FLT_EPSILON; f[3] = -FLT_MAX;
+  d[0] = DBL_MAX; d[1] = DBL_MIN; d[2] = DBL_EPSILON;
+  digits[0] = FLT_DIG; digits[1] = DBL_DIG; digits[2] = FLT_MANT_DIG; digits[3] = DBL_MANT_DIG;
+  digits[4] = FLT_MAX_EXP; digits[5] = DBL_MAX_EXP; digits[6] = FLT_RADIX;
+}
+__global__ void int_limits(int *i, unsigned *u, long long *ll, unsigned long long *ull) {
+  i[0] = INT_MAX; i[1] = INT_MIN; i[2] = CHAR_BIT; i[3] = SCHAR_MAX; i[4] = SCHAR_MIN;
+  i[5] = SHRT_MAX; i[6] = SHRT_MIN; i[7] = USHRT_MAX; i[8] = UCHAR_MAX;
+  u[0] = UINT_MAX;
+  ll[0] = LLONG_MAX; ll[1] = LLONG_MIN; ll[2] = LONG_MAX; ll[3] = INT64_MIN;
+  ull[0] = ULLONG_MAX; ull[1] = UINT64_MAX; ull[2] = UINT32_MAX;
+}
+__global__ void constants(double *d, float *f) {
+  d[0] = M_PI; d[1] = M_E; d[2] = M_SQRT2; d[3] = M_LN2; d[4] = M_PI_2; d[5] = M_1_PI;
+  d[6] = M_LOG2E; d[7] = M_SQRT1_2; d[8] = M_LN10; d[9] = M_2_SQRTPI;
+  f[0] = (float)M_PI;
+}
+__global__ void fixed_width(int64_t *a, uint64_t *b, int32_t *c, uint8_t *d, int16_t *e, int8_t *f) {
+  int64_t x = 1;
+  a[0] = x << 40; a[1] = -(x << 50);
+  uint64_t y = 3;
+  b[0] = y << 62;
+  c[0] = INT32_MAX; c[1] = INT32_MIN;
+  uint8_t u = 250; u += 10; d[0] = u;
+  int16_t s = INT16_MAX; s++; e[0] = s;
+  int8_t q = INT8_MIN; f[0] = q;
+  intptr_t p = 1; size_t z = sizeof(int64_t); a[2] = p + (int64_t)z;
+}
+__global__ void std_minmax(int *i, float *f) {
+  i[0] = std::min(3, 7); i[1] = std::max(-2, 5);
+  f[0] = std::min(1.5f, -2.5f); f[1] = std::max(1.5f, 2.5f);
+  i[2] = std::max(4, 9, [](int a, int b) { return a > b; });   // "max" by a reversed order
+  i[3] = min(5, 2) + max(5, 2);                                 // CUDA's own overloads
+}
+__global__ void limits(float *f, int *i, unsigned *u, double *d) {
+  f[0] = std::numeric_limits<float>::max(); f[1] = std::numeric_limits<float>::lowest();
+  f[2] = std::numeric_limits<float>::epsilon(); f[3] = std::numeric_limits<float>::infinity();
+  f[4] = std::numeric_limits<float>::denorm_min();
+  i[0] = std::numeric_limits<int>::min(); i[1] = std::numeric_limits<int>::max();
+  i[2] = std::numeric_limits<int>::digits; i[3] = std::numeric_limits<float>::is_integer;
+  u[0] = std::numeric_limits<unsigned>::max();
+  d[0] = std::numeric_limits<double>::epsilon(); d[1] = std::numeric_limits<double>::max();
+}
+__global__ void classify(const float *x, int *out) {
+  int t = threadIdx.x;
+  out[4 * t] = isnan(x[t]); out[4 * t + 1] = isinf(x[t]);
+  out[4 * t + 2] = isfinite(x[t]); out[4 * t + 3] = signbit(x[t]) != 0;
+}
+]])
+
+  it("INFINITY, NAN, HUGE_VAL(F), isnan, isinf, isfinite, signbit", function()
+    local f, d, flags = run(m.inf_nan, {1, 1}, gpu.zeros(3), gpu.zeros(1, "float64"), gpu.zeros(6, "int32"))
+    assert.are.same({INF, -INF, INF}, f)
+    assert.are.same({INF}, d)
+    assert.are.same({1, 1, 0, 1, 1, 1}, flags)
+  end)
+
+  it("<cfloat>'s limits", function()
+    local f, d, digits = run(m.float_limits, {1, 1}, gpu.zeros(4), gpu.zeros(3, "float64"), gpu.zeros(7, "int32"))
+    assert.are.same({3.4028234663852886e38, 1.1754943508222875e-38, 1.1920928955078125e-07, -3.4028234663852886e38}, f)
+    assert.are.same({1.7976931348623157e308, 2.2250738585072014e-308, 2.220446049250313e-16}, d)
+    assert.are.same({6, 15, 24, 53, 128, 1024, 2}, digits)
+  end)
+
+  it("<climits>'s and <cstdint>'s limits", function()
+    local i, u, ll, ull = run(m.int_limits, {1, 1}, gpu.zeros(9, "int32"), gpu.zeros(1, "uint32"),
+                              gpu.zeros(4, "int64"), gpu.zeros(3, "uint64"))
+    assert.are.same({2147483647, -2147483648, 8, 127, -128, 32767, -32768, 65535, 255}, i)
+    assert.are.same({4294967295}, u)
+    assert.are.same({math.maxinteger, math.mininteger, math.maxinteger, math.mininteger}, ll)
+    assert.are.same({-1, -1, 4294967295}, ull)   -- uint64 bits as Lua integers
+  end)
+
+  it("M_PI and the other constants of <math.h>", function()
+    local d, f = run(m.constants, {1, 1}, gpu.zeros(10, "float64"), gpu.zeros(1))
+    assert.are.same({3.14159265358979323846, 2.7182818284590452354, 1.41421356237309504880,
+                     0.69314718055994530942, 1.57079632679489661923, 0.31830988618379067154,
+                     1.4426950408889634074, 0.70710678118654752440, 2.30258509299404568402,
+                     1.12837916709551257390}, d)
+    assert.are.same({3.1415927410125732}, f)
+  end)
+
+  it("the fixed-width integer types", function()
+    local a, b, c, d, e, f = run(m.fixed_width, {1, 1}, gpu.zeros(3, "int64"), gpu.zeros(1, "uint64"),
+      gpu.zeros(2, "int32"), gpu.zeros(1, "uint8"), gpu.zeros(1, "int16"), gpu.zeros(1, "int8"))
+    assert.are.same({1 << 40, -(1 << 50), 9}, a)
+    assert.are.same({3 << 62}, b)
+    assert.are.same({2147483647, -2147483648}, c)
+    assert.are.same({4}, d)
+    assert.are.same({-32768}, e)
+    assert.are.same({-128}, f)
+  end)
+
+  it("std::min and std::max, and CUDA's min and max", function()
+    local i, f = run(m.std_minmax, {1, 1}, gpu.zeros(4, "int32"), gpu.zeros(2))
+    assert.are.same({3, 5, 4, 7}, i)
+    assert.are.same({-2.5, 2.5}, f)
+  end)
+
+  it("std::numeric_limits", function()
+    local f, i, u, d = run(m.limits, {1, 1}, gpu.zeros(5), gpu.zeros(4, "int32"), gpu.zeros(1, "uint32"),
+                           gpu.zeros(2, "float64"))
+    assert.are.same({3.4028234663852886e38, -3.4028234663852886e38, 1.1920928955078125e-07, INF,
+                     1.401298464324817e-45}, f)
+    assert.are.same({-2147483648, 2147483647, 31, 0}, i)
+    assert.are.same({4294967295}, u)
+    assert.are.same({2.220446049250313e-16, 1.7976931348623157e308}, d)
+  end)
+
+  it("classifies floats unqualified, as CUDA does", function()
+    local x = gpu.array({1.5, INF, -INF, -0.0})
+    local out = run_in(m.classify, {1, 4}, 1, x, gpu.zeros(16, "int32"))
+    assert.are.same({0, 0, 1, 0, 0, 1, 0, 0, 0, 1, 0, 1, 0, 0, 1, 1}, out)
+  end)
+end)
+
+describe("the corpus: the C and C++ headers", function()
+  local m = gpu.module([[
+#include <cstdint>
+#include <cstddef>
+#include <cmath>
+#include <climits>
+#include <cfloat>
+#include <cassert>
+#include <limits>
+#include <stdint.h>
+#include <math.h>
+__global__ void std_math(float *f, double *d) {
+  f[0] = std::sqrt(16.0f); f[1] = std::fabs(-2.5f); f[2] = std::floor(2.7f); f[3] = std::ceil(2.2f);
+  f[4] = std::fmax(1.0f, 3.0f); f[5] = std::trunc(-2.7f); f[6] = std::fmin(-1.0f, 3.0f);
+  d[0] = std::sqrt(2.0); d[1] = std::fma(2.0, 3.0, 1.0); d[2] = std::round(2.5); d[3] = std::abs(-4.0);
+  d[4] = std::ldexp(1.0, 10); d[5] = std::copysign(3.0, -1.0);
+}
+__global__ void headers(uint64_t *u, int *i, float *f) {
+  u[0] = UINT64_MAX >> 1; u[1] = sizeof(size_t);
+  i[0] = INT_MAX - 1; i[1] = std::numeric_limits<short>::max();
+  f[0] = FLT_EPSILON * 2;
+}
+__global__ void asserted(const int *x, int *out) {
+  assert(x != nullptr);
+  assert(x[threadIdx.x] >= 0 && "values are counts");
+  out[threadIdx.x] = 2 * x[threadIdx.x];
+}
+]])
+
+  it("<cmath> in std::", function()
+    local f, d = run(m.std_math, {1, 1}, gpu.zeros(7), gpu.zeros(6, "float64"))
+    assert.are.same({4, 2.5, 2, 3, 3, -2, -1}, f)
+    assert.are.same({math.sqrt(2), 7, 3, 4, 1024, -3}, d)
+  end)
+
+  it("<cstdint>, <climits>, <cfloat> and <limits> included", function()
+    local u, i, f = run(m.headers, {1, 1}, gpu.zeros(2, "uint64"), gpu.zeros(2, "int32"), gpu.zeros(1))
+    assert.are.same({math.maxinteger, 8}, u)
+    assert.are.same({2147483646, 32767}, i)
+    assert.are.same({2.384185791015625e-07}, f)
+  end)
+
+  it("assert that holds", function()
+    local out = run_in(m.asserted, {1, 8}, 1, gpu.array({1, 2, 3, 4, 5, 6, 7, 8}, "int32"), gpu.zeros(8, "int32"))
+    assert.are.same({2, 4, 6, 8, 10, 12, 14, 16}, out)
+  end)
+end)
+
+describe("the corpus: libcu++", function()
+  local m = gpu.module([[
+#include <cuda/std/limits>
+#include <cuda/std/cstdint>
+#include <cuda/std/utility>
+#include <cuda/std/array>
+#include <cuda/std/bit>
+#include <cuda/std/complex>
+#include <cuda/std/span>
+#include <cuda/std/tuple>
+#include <cuda/std/functional>
+#include <cuda/std/numeric>
+#include <cuda/std/cmath>
+#include <cuda/std/type_traits>
+__global__ void cudastd(int *i, float *f) {
+  i[0] = cuda::std::numeric_limits<int>::max();
+  cuda::std::pair<int, float> p(3, 1.5f); i[1] = p.first; f[0] = p.second;
+  int a = 1, b = 2; cuda::std::swap(a, b); i[2] = a; i[3] = b;
+  cuda::std::array<int, 4> arr = {4, 3, 2, 1};
+  int s = 0;
+  for (int v : arr) s += v;
+  i[4] = s;
+  i[5] = cuda::std::popcount(0xF0F0u);
+  f[1] = cuda::std::bit_cast<float>(0x3f800000u);
+  cuda::std::uint64_t big = 1ull << 40; i[6] = (int)(big >> 38);
+  cuda::std::complex<float> z(3.0f, 4.0f); f[2] = cuda::std::abs(z);
+  cuda::std::span<int> sp(i, 16); i[7] = (int)sp.size();
+  auto t = cuda::std::make_tuple(5, 6.0f); i[8] = cuda::std::get<0>(t);
+  i[9] = cuda::std::plus<int>()(2, 3);
+  i[10] = cuda::std::gcd(12, 18);
+  f[3] = cuda::std::sqrt(16.0f);
+  i[11] = cuda::std::is_same<int, cuda::std::int32_t>::value;
+  i[12] = cuda::std::min(4, 9) + cuda::std::max(4, 9);
+  i[13] = cuda::std::countl_zero(1u);
+}
+]])
+
+  it("cuda::std: limits, utility, array, bit, complex, span, tuple, functional, numeric, cmath", function()
+    local i, f = run(m.cudastd, {1, 1}, gpu.zeros(16, "int32"), gpu.zeros(4))
+    assert.are.same({2147483647, 3, 2, 1, 10, 8, 4, 16, 5, 5, 6, 1, 13, 31, 0, 0}, i)
+    assert.are.same({1.5, 1, 5, 4}, f)
+  end)
+end)
+
+describe("the corpus: half precision", function()
+  local m = gpu.module([[
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+__global__ void half_arith(const float *in, float *out) {
+  int i = threadIdx.x;
+  __half a = __float2half(in[i]), b = __float2half(0.5f);
+  out[i] = __half2float(a * b + a - b);
+  out[32 + i] = __half2float(__hmax(a, b)) + (a > b ? 100.0f : 0.0f);
+}
+__global__ void half2_arith(const float *in, float *out) {
+  int i = threadIdx.x;
+  __half2 h = __floats2half2_rn(in[i], 2.0f);
+  h = __hmul2(h, h);
+  h = __hadd2(h, __float2half2_rn(1.0f));
+  out[i] = __low2float(h) + __high2float(h);
+}
+__global__ void bf16_arith(const float *in, float *out) {
+  int i = threadIdx.x;
+  __nv_bfloat16 c = __float2bfloat16(in[i]), d = __float2bfloat16(3.0f);
+  out[i] = __bfloat162float(c * d - c);
+}
+__global__ void half_math(const float *in, float *out) {
+  int i = threadIdx.x;
+  out[i] = __half2float(__habs(__float2half(in[i])));
+  out[32 + i] = __half2float(hfloor(__float2half(in[i] + 0.25f))) + __half2float(htrunc(__float2half(-in[i] - 0.5f)));
+  out[64 + i] = __half2float(__hfma(__float2half(in[i]), __float2half(2.0f), __float2half(1.0f)));
+}
+]])
+  local input = {}
+  for i = 1, 32 do input[i] = i - 16 end   -- small integers: exact in half and bfloat16
+
+  it("__half arithmetic and comparisons", function()
+    local out = run_in(m.half_arith, {1, 32}, 1, gpu.array(input), gpu.zeros(64))
+    for i = 1, 32 do
+      local x = input[i]
+      assert.are.equal(x * 0.5 + x - 0.5, out[i])
+      assert.are.equal(math.max(x, 0.5) + (x > 0.5 and 100 or 0), out[32 + i])
+    end
+  end)
+
+  it("__half2 arithmetic", function()
+    local out = run_in(m.half2_arith, {1, 32}, 1, gpu.array(input), gpu.zeros(32))
+    for i = 1, 32 do assert.are.equal(input[i] ^ 2 + 1 + 5, out[i]) end
+  end)
+
+  it("__nv_bfloat16 arithmetic", function()
+    local out = run_in(m.bf16_arith, {1, 32}, 1, gpu.array(input), gpu.zeros(32))
+    for i = 1, 32 do assert.are.equal(input[i] * 2, out[i]) end
+  end)
+
+  it("half math: __habs, hfloor, htrunc, __hfma", function()
+    local out = run_in(m.half_math, {1, 32}, 1, gpu.array(input), gpu.zeros(96))
+    for i = 1, 32 do
+      local x = input[i]
+      assert.are.equal(math.abs(x), out[i])
+      local tr = -x - 0.5
+      assert.are.equal(math.floor(x + 0.25) + (tr < 0 and math.ceil(tr) or math.floor(tr)), out[32 + i])
+      assert.are.equal(2 * x + 1, out[64 + i])
+    end
+  end)
+end)
+
+describe("the corpus: warps and blocks", function()
+  local m = gpu.module([[
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+__global__ void warp_sum(const int *in, int *out) {
+  int v = in[blockIdx.x * blockDim.x + threadIdx.x];
+  for (int o = 16; o > 0; o /= 2) v += __shfl_down_sync(0xffffffff, v, o);
+  if (threadIdx.x % 32 == 0) out[(blockIdx.x * blockDim.x + threadIdx.x) / 32] = v;
+}
+__global__ void shuffles(const int *in, int *out) {
+  int t = threadIdx.x, v = in[t];
+  out[t] = __shfl_sync(0xffffffff, v, 3);
+  out[32 + t] = __shfl_up_sync(0xffffffff, v, 1);
+  out[64 + t] = __shfl_xor_sync(0xffffffff, v, 1);
+  out[96 + t] = __shfl_sync(0xffffffff, v, t + 1, 8);
+}
+__global__ void votes(const int *in, unsigned *out) {
+  int t = threadIdx.x;
+  unsigned b = __ballot_sync(0xffffffff, in[t] > 0);
+  int any = __any_sync(0xffffffff, in[t] > 100), all = __all_sync(0xffffffff, in[t] > -100);
+  if (t == 0) { out[0] = b; out[1] = __popc(b); out[2] = any; out[3] = all; }
+}
+__global__ void matches(const int *in, unsigned *out) {
+  int t = threadIdx.x, pred;
+  out[t] = __match_any_sync(0xffffffff, in[t] % 4);
+  unsigned all = __match_all_sync(0xffffffff, in[t] / 100, &pred);
+  if (t == 0) { out[32] = all; out[33] = pred; }
+  unsigned long long wide = (unsigned long long)(in[t] % 2) << 40;
+  out[34 + t] = __match_any_sync(0xffffffff, wide);
+}
+__global__ void reductions(const int *in, int *out) {
+  int t = threadIdx.x, v = in[t];
+  int s = __reduce_add_sync(0xffffffff, v), lo = __reduce_min_sync(0xffffffff, v);
+  int hi = __reduce_max_sync(0xffffffff, v);
+  unsigned a = __reduce_and_sync(0xffffffff, (unsigned)v | 0x100u);
+  unsigned o = __reduce_or_sync(0xffffffff, (unsigned)v & 0xf0u);
+  unsigned x = __reduce_xor_sync(0xffffffff, (unsigned)t);
+  unsigned umin = __reduce_min_sync(0xffffffff, (unsigned)v);
+  if (t == 5) { out[0] = s; out[1] = lo; out[2] = hi; out[3] = a; out[4] = o; out[5] = x; out[6] = umin; }
+}
+__global__ void counts(const int *in, int *out) {
+  int t = threadIdx.x;
+  int c = __syncthreads_count(in[t] > 0), a = __syncthreads_and(in[t] > -5), o = __syncthreads_or(in[t] > 60);
+  if (t == 0) { out[0] = c; out[1] = a; out[2] = o; }
+}
+__global__ void tiles(const int *in, int *out) {
+  cg::thread_block block = cg::this_thread_block();
+  cg::thread_block_tile<16> tile = cg::tiled_partition<16>(block);
+  int v = in[block.thread_rank()];
+  for (int o = tile.size() / 2; o > 0; o /= 2) v += tile.shfl_down(v, o);
+  if (tile.thread_rank() == 0) out[tile.meta_group_rank()] = v;
+  block.sync();
+}
+__global__ void block_sum(const float *in, float *out, int n) {
+  __shared__ float s[256];
+  unsigned t = threadIdx.x, i = blockIdx.x * blockDim.x + t;
+  s[t] = i < n ? in[i] : 0.0f;
+  __syncthreads();
+  for (unsigned stride = blockDim.x / 2; stride > 0; stride /= 2) {
+    if (t < stride) s[t] += s[t + stride];
+    __syncthreads();
+  }
+  if (t == 0) out[blockIdx.x] = s[0];
+}
+__global__ void reverse(int *x, int n) {
+  extern __shared__ int tmp[];
+  int t = threadIdx.x;
+  tmp[t] = x[t];
+  __syncthreads();
+  x[t] = tmp[n - 1 - t];
+}
+__global__ void warp_size(int *out) { if (threadIdx.x == 0) out[0] = warpSize; out[1 + threadIdx.x] = threadIdx.x / warpSize; }
+]])
+  local seq = {}
+  for i = 1, 256 do seq[i] = i - 1 end
+
+  it("a warp's sum by __shfl_down_sync", function()
+    local out = run_in(m.warp_sum, {2, 128}, 1, gpu.array(seq, "int32"), gpu.zeros(8, "int32"))
+    for w = 0, 7 do assert.are.equal(32 * 32 * w + 496, out[w + 1]) end
+  end)
+
+  it("__shfl_sync, __shfl_up_sync, __shfl_xor_sync and widths", function()
+    local out = run_in(m.shuffles, {1, 32}, 1, gpu.array({table.unpack(seq, 1, 32)}, "int32"), gpu.zeros(128, "int32"))
+    for t = 0, 31 do
+      assert.are.equal(3, out[t + 1])
+      assert.are.equal(t == 0 and 0 or t - 1, out[33 + t])
+      assert.are.equal(t ~ 1, out[65 + t])
+      assert.are.equal(t // 8 * 8 + (t + 1) % 8, out[97 + t])
+    end
+  end)
+
+  it("__ballot_sync, __any_sync, __all_sync and __popc", function()
+    local v = {}
+    for i = 1, 32 do v[i] = (i % 3 == 0) and 5 or -1 end
+    local out = run_in(m.votes, {1, 32}, 1, gpu.array(v, "int32"), gpu.zeros(4, "uint32"))
+    local mask = 0
+    for i = 1, 32 do if v[i] > 0 then mask = mask | (1 << (i - 1)) end end
+    assert.are.same({mask, 10, 0, 1}, out)
+  end)
+
+  it("__match_any_sync and __match_all_sync", function()
+    local out = run_in(m.matches, {1, 32}, 1, gpu.array({table.unpack(seq, 1, 32)}, "int32"), gpu.zeros(66, "uint32"))
+    for t = 0, 31 do
+      local want = 0
+      for l = 0, 31 do if l % 4 == t % 4 then want = want | (1 << l) end end
+      assert.are.equal(want, out[t + 1])
+      local wide = 0
+      for l = 0, 31 do if l % 2 == t % 2 then wide = wide | (1 << l) end end
+      assert.are.equal(wide, out[35 + t])
+    end
+    assert.are.same({0xffffffff, 1}, {out[33], out[34]})
+  end)
+
+  it("__reduce_*_sync", function()
+    local v = {}
+    for i = 1, 32 do v[i] = (i * 37) % 101 - 50 end
+    local out = run_in(m.reductions, {1, 32}, 1, gpu.array(v, "int32"), gpu.zeros(7, "int32"))
+    local s, lo, hi, a, o, umin = 0, math.huge, -math.huge, 0xffffffff, 0, 0xffffffff
+    for i = 1, 32 do
+      local u = v[i] & 0xffffffff
+      s, lo, hi = s + v[i], math.min(lo, v[i]), math.max(hi, v[i])
+      a, o, umin = a & (u | 0x100), o | (u & 0xf0), math.min(umin, u)
+    end
+    local function i32(x) x = x & 0xffffffff; return x >= 2^31 and x - (1 << 32) or x end
+    assert.are.same({s, lo, hi, i32(a), o, 0, i32(umin)}, out)
+  end)
+
+  it("__syncthreads_count, _and and _or", function()
+    local v = {}
+    for i = 1, 96 do v[i] = i % 3 == 0 and 50 or -1 end
+    local out = run_in(m.counts, {1, 96}, 1, gpu.array(v, "int32"), gpu.zeros(3, "int32"))
+    assert.are.same({32, 1, 0}, out)
+  end)
+
+  it("cooperative groups' tiles", function()
+    local out = run_in(m.tiles, {1, 64}, 1, gpu.array({table.unpack(seq, 1, 64)}, "int32"), gpu.zeros(4, "int32"))
+    assert.are.same({120, 376, 632, 888}, out)
+  end)
+
+  it("a block's sum in shared memory", function()
+    local out = run_in(m.block_sum, {4, 256}, 1, gpu.array(seq, "float32"), gpu.zeros(4), 256)
+    assert.are.same({32640, 0, 0, 0}, out)
+  end)
+
+  it("extern __shared__ memory sized at launch", function()
+    local x = gpu.array({table.unpack(seq, 1, 100)}, "int32")
+    m.reverse[{1, 100, shared = 100 * 4}](x, 100)
+    local t = x:totable()
+    assert.are.same({99, 98, 0}, {t[1], t[2], t[100]})
+  end)
+
+  it("warpSize", function()
+    local out = run(m.warp_size, {1, 64}, gpu.zeros(65, "int32"))
+    assert.are.equal(32, out[1])
+    assert.are.same({0, 1}, {out[2], out[65]})
+  end)
+end)
+
+describe("the corpus: idioms", function()
+  local m = gpu.module([[
+struct Pair { int a; float b; };
+template <typename T> __global__ void scale(T *x, T s) { x[threadIdx.x] *= s; }
+__device__ int fib(int n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
+__device__ __forceinline__ int square(int x) { return x * x; }
+constexpr int WIDTH = 4;
+static_assert(sizeof(float4) == 16, "float4 is 16 bytes");
+__constant__ int table[4] = {10, 20, 30, 40};
+__device__ int counter;
+
+__global__ void histogram(const int *in, int *bins, int n) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+    atomicAdd(&bins[in[i] % 8], 1);
+}
+__global__ void atomics(int *x, float *f, unsigned *u, unsigned long long *ull) {
+  int t = threadIdx.x;
+  atomicMax(&x[0], t); atomicMin(&x[1], -t); atomicExch(&x[2], 7);
+  int old = x[3], assumed;
+  do { assumed = old; old = atomicCAS(&x[3], assumed, assumed + t); } while (old != assumed);
+  atomicAdd(&f[0], 1.0f); atomicSub(&x[4], 2); atomicOr(&x[5], 1 << (t % 8));
+  atomicInc(&u[0], 1000u); atomicAdd(&ull[0], 1ull << 33);
+}
+__global__ void transpose(const float *in, float *out, int n) {
+  __shared__ float tile[16][17];
+  int x = blockIdx.x * 16 + threadIdx.x, y = blockIdx.y * 16 + threadIdx.y;
+  if (x < n && y < n) tile[threadIdx.y][threadIdx.x] = in[y * n + x];
+  __syncthreads();
+  x = blockIdx.y * 16 + threadIdx.x; y = blockIdx.x * 16 + threadIdx.y;
+  if (x < n && y < n) out[y * n + x] = tile[threadIdx.x][threadIdx.y];
+}
+__global__ void device_calls(int *out) {
+  int t = threadIdx.x;
+  out[t] = fib(t) + square(t) * WIDTH + table[t % 4];
+}
+__global__ void structs_lambdas(float *out) {
+  Pair p{3, 0.5f};
+  auto twice = [](float v) { return 2.0f * v; };
+  float4 v = make_float4(1.0f, 2.0f, 3.0f, 4.0f);
+  int2 q = make_int2(5, 6);
+  out[0] = twice(p.b) + p.a;
+  out[1] = v.x + v.y + v.z + v.w;
+  out[2] = q.x * q.y;
+  dim3 d(2, 3);
+  out[3] = d.x * d.y * d.z;
+}
+__global__ void indices3d(int *out) {
+  int t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+  int b = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+  out[b * blockDim.x * blockDim.y * blockDim.z + t] = (b << 16) | (threadIdx.z << 8) | (threadIdx.y << 4) | threadIdx.x;
+}
+__global__ void grid_2d(gpu::array<float> a) {
+  auto p = gpu::grid(2);
+  a(p.y, p.x) = p.y * 10 + p.x;
+}
+__global__ void heap(int *out) {
+  int *p = (int *)malloc(4 * sizeof(int));
+  for (int i = 0; i < 4; i++) p[i] = threadIdx.x * i;
+  out[threadIdx.x] = p[3];
+  free(p);
+  int *q = new int[2];
+  q[1] = 9;
+  out[32 + threadIdx.x] = q[1];
+  delete[] q;
+}
+__global__ void bits(unsigned *u, int *i, unsigned long long *ull) {
+  u[0] = __brev(1u); u[1] = __byte_perm(0x11223344u, 0x55667788u, 0x0123); u[2] = __umulhi(0x80000000u, 6u);
+  i[0] = __clz(1); i[1] = __ffs(8); i[2] = __popc(0xffu); i[3] = __popcll(0xffffffffffull);
+  i[4] = __float_as_int(1.0f); i[5] = __mulhi(-2, 0x40000000); i[6] = __clzll(1ll);
+  ull[0] = __umul64hi(1ull << 63, 4ull);
+  u[3] = __float_as_uint(__int_as_float(0x40490fdb));
+}
+__global__ void math_exact(float *f, double *d) {
+  f[0] = sqrtf(2.0f); f[1] = fmaf(1.5f, 2.0f, 0.25f); f[2] = rintf(2.5f); f[3] = floorf(-1.5f);
+  f[4] = fminf(NAN, 1.0f); f[5] = 1.0f / 3.0f; f[6] = __fdiv_rn(1.0f, 3.0f); f[7] = fabsf(-0.0f);
+  d[0] = sqrt(2.0); d[1] = fma(0.1, 10.0, -1.0); d[2] = 1.0 / 3.0; d[3] = rint(-2.5);
+}
+__global__ void loads(const float *__restrict__ in, float *out) {
+  out[threadIdx.x] = __ldg(&in[threadIdx.x]) + 1.0f;
+}
+__global__ void globals(int *out) {
+  if (threadIdx.x == 0) counter = 0;
+  __syncthreads();
+  atomicAdd(&counter, 1);
+  __syncthreads();
+  if (threadIdx.x == 0) out[0] = counter;
+}
+]], {names = {"scale<float>", "scale<double>"}})
+
+  it("atomics in a grid-stride loop: a histogram", function()
+    local v = {}
+    for i = 1, 1000 do v[i] = i end
+    local bins = run_in(m.histogram, {4, 64}, 1, gpu.array(v, "int32"), gpu.zeros(8, "int32"), 1000)
+    assert.are.same({125, 125, 125, 125, 125, 125, 125, 125}, bins)
+  end)
+
+  it("atomicMax, Min, Exch, CAS, Add (float), Sub, Or, Inc and Add (64-bit)", function()
+    local x, f, u, ull = run(m.atomics, {1, 64}, gpu.zeros(6, "int32"), gpu.zeros(1), gpu.zeros(1, "uint32"),
+                             gpu.zeros(1, "uint64"))
+    assert.are.same({63, -63, 7, 2016, -128, 255}, x)
+    assert.are.same({64}, f)
+    assert.are.same({64}, u)
+    assert.are.same({64 << 33}, ull)
+  end)
+
+  it("a tiled transpose in shared memory on a 2-D grid", function()
+    local n = 40
+    local v = {}
+    for i = 1, n * n do v[i] = i end
+    local out = run_in(m.transpose, {{3, 3}, {16, 16}}, 1, gpu.array(v), gpu.zeros(n * n), n)
+    for y = 0, n - 1, 13 do
+      for x = 0, n - 1, 7 do assert.are.equal(v[x * n + y + 1], out[y * n + x + 1]) end
+    end
+  end)
+
+  it("templates", function()
+    local x = gpu.array({1, 2, 3})
+    m["scale<float>"][{1, 3}](x, 2.5)
+    assert.are.same({2.5, 5, 7.5}, x:totable())
+    local d = gpu.array({1, 2}, "float64")
+    m["scale<double>"][{1, 2}](d, 0.5)
+    assert.are.same({0.5, 1}, d:totable())
+  end)
+
+  it("device functions, recursion, constexpr and __constant__", function()
+    local out = run(m.device_calls, {1, 12}, gpu.zeros(12, "int32"))
+    local fib = {[0] = 0, 1}
+    for i = 2, 11 do fib[i] = fib[i - 1] + fib[i - 2] end
+    for t = 0, 11 do assert.are.equal(fib[t] + t * t * 4 + (t % 4 + 1) * 10, out[t + 1]) end
+  end)
+
+  it("structs, lambdas, vector types and dim3", function()
+    assert.are.same({4, 10, 30, 6}, run(m.structs_lambdas, {1, 1}, gpu.zeros(4)))
+  end)
+
+  it("3-D grids and blocks", function()
+    local out = run(m.indices3d, {{2, 1, 2}, {4, 2, 2}}, gpu.zeros(64, "int32"))
+    assert.are.equal((3 << 16) | (1 << 8) | (1 << 4) | 3, out[64])
+    assert.are.equal((1 << 16) | 2, out[16 + 3])
+  end)
+
+  it("gpu::array and gpu::grid in two dimensions", function()
+    local a = gpu.zeros({3, 5})
+    m.grid_2d[{{1, 1}, {8, 8}}](a)
+    assert.are.same({{0, 1, 2, 3, 4}, {10, 11, 12, 13, 14}, {20, 21, 22, 23, 24}}, a:totable())
+  end)
+
+  it("device malloc, free, new and delete", function()
+    local out = run(m.heap, {1, 32}, gpu.zeros(64, "int32"))
+    for t = 0, 31 do
+      assert.are.equal(3 * t, out[t + 1])
+      assert.are.equal(9, out[33 + t])
+    end
+  end)
+
+  it("integer intrinsics and bit casts", function()
+    local u, i, ull = run(m.bits, {1, 1}, gpu.zeros(4, "uint32"), gpu.zeros(7, "int32"), gpu.zeros(1, "uint64"))
+    assert.are.same({0x80000000, 0x44332211, 3, 0x40490fdb}, u)
+    assert.are.same({31, 4, 8, 40, 0x3f800000, -1, 63}, i)
+    assert.are.same({2}, ull)
+  end)
+
+  it("correctly rounded float and double arithmetic", function()
+    local f, d = run(m.math_exact, {1, 1}, gpu.zeros(8), gpu.zeros(4, "float64"))
+    assert.are.same({1.4142135381698608, 3.25, 2, -2, 1, 0.3333333432674408, 0.3333333432674408, 0}, f)
+    assert.are.same({math.sqrt(2), 5.551115123125783e-17, 1 / 3, -2}, d)
+  end)
+
+  it("__ldg and __restrict__", function()
+    assert.are.same({2, 3, 4}, run_in(m.loads, {1, 3}, 1, gpu.array({1, 2, 3}), gpu.zeros(3)))
+  end)
+
+  it("__device__ variables", function()
+    assert.are.same({128}, run(m.globals, {1, 128}, gpu.zeros(1, "int32")))
+  end)
+end)
+
+describe("the refused corpus: both backends refuse, naming the problem", function()
+  local refused = {
+    {"exit", "__global__ void k(int *x) { exit(1); }", 'identifier "exit" is undefined'},
+    {"abort", "__global__ void k(int *x) { abort(); }", 'identifier "abort" is undefined'},
+    {"throw", "__global__ void k(int *x) { if (x[0]) throw 1; }", "device code does not support exception handling"},
+    {"try", "__global__ void k(int *x) { try { x[0] = 1; } catch (...) {} }", "device code does not support exception handling"},
+    {"a host function", "int f(int v) { return v; }\n__global__ void k(int *x) { x[0] = f(1); }",
+     "host functions are not allowed in JIT mode"},
+    {"a host variable", "int g;\n__global__ void k(int *x) { x[0] = g; }",
+     "A namespace scope variable without memory space annotations"},
+    {"an undeclared name", "__global__ void k(int *x) { x[0] = nosuch; }", 'identifier "nosuch" is undefined'},
+    {"<vector>", "#include <vector>\n__global__ void k(int *x) { x[0] = 1; }", 'cannot open source file "vector"'},
+    {"<iostream>", "#include <iostream>\n__global__ void k(int *x) { x[0] = 1; }", 'cannot open source file "iostream"'},
+    {"std::cout", "__global__ void k(int *x) { std::cout << x[0]; }", 'namespace "std" has no member "cout"'},
+    {"std::vector", "__global__ void k(int *x) { std::vector<int> v; }", 'namespace "std" has no member "vector"'},
+    {"std::sort", "__global__ void k(int *x) { std::sort(x, x + 4); }", 'namespace "std" has no member "sort"'},
+    {"a variable-length array", "__global__ void k(int *x, int n) { int a[n]; a[0] = 1; x[0] = a[0]; }",
+     "expression must have a constant value"},
+    {"__int128", "__global__ void k(unsigned long long *x) { unsigned __int128 a = x[0]; x[0] = (unsigned long long)(a >> 1); }",
+     "128-bit integer type is only supported"},
+    {"typeid", "__global__ void k(int *x) { x[0] = sizeof(typeid(int)); }", "<typeinfo> must be included before typeid is used"},
+    {"a __global__ returning a value", "__global__ int k(int *x) { return 1; }", 'a __global__ function must have a void return type'},
+    {"64 MB of static __shared__", "__global__ void k(float *x) { __shared__ float s[16 * 1024 * 1024]; s[threadIdx.x] = 1; x[0] = s[(int)x[1]]; }",
+     "uses too much shared data"},
+    {"an initialised __shared__", "__global__ void k(int *x) { __shared__ int s = 3; x[0] = s; }",
+     'initializer not allowed for __shared__ variable'},
+    {"static_assert", "__global__ void k(int *x) { static_assert(sizeof(int) == 8, \"ints are 8 bytes\"); }",
+     "ints are 8 bytes"},
+    {"a wrong argument type", "__device__ void f(int *p) {}\n__global__ void k(float *x) { f(x); }",
+     'argument of type "float *" is incompatible with parameter of type "int *"'},
+  }
+  for _, r in ipairs(refused) do
+    it(r[1], function()
+      local msg, err = S.errof(function() gpu.kernel(r[2]):compile() end)
+      assert.matches("COMPILATION$", err.name)
+      assert.matches(r[3], msg, 1, true)
+    end)
+  end
+end)
