@@ -155,7 +155,7 @@ __global__ void heap(int *x, int bad) {
     }) do
       local t0 = os.time()
       local out, _, err = S.run("sh -c 'mkfifo " .. fifo .. "; (printf \"%s\\n\" " .. S.quote(kernel):gsub("'", "'\\''") ..
-        "; sleep 3; printf \"print(40 + 2, os.time())\\n\") > " .. fifo .. " & env GPU_BACKEND=cpu " .. S.gpuhost ..
+        "; sleep 2; printf \"print(40 + 2, os.time())\\n\") > " .. fifo .. " & env GPU_BACKEND=cpu " .. S.gpuhost ..
         " -i < " .. fifo .. " & pid=$!; sleep 1.5; kill -INT $pid; wait $pid; rm -f " .. fifo .. "'")
       assert.matches("GPUHOST_INTERRUPTED: block %(%d+, 0, 0%): interrupted", err)
       assert.is_nil(err:find("GPUHOST_INTERRUPTED.*GPUHOST_INTERRUPTED"))   -- said once

@@ -1,9 +1,10 @@
 /* compile.c: CUDA C to a shared library, by the host's C++ compiler ($CXX, else c++; GCC
  * 11 or later, for the reports it writes): the translation unit (source.c) is written to a
- * private temporary folder with the headers that make C++ read CUDA C, compiled under a
- * time limit (GPUHOST_CXX_TIMEOUT seconds, 300 unless set), and the library read back
- * into memory with what the compiler reported (frame sizes, vectorised loops); the folder
- * is removed. */
+ * private temporary folder, compiled with the prelude (prelude.c) under a time limit
+ * (GPUHOST_CXX_TIMEOUT seconds, 300 unless set), and the library read back into memory
+ * with what the compiler reported (frame sizes, vectorised loops); the folder is removed.
+ * From a process's third compile on, the prelude is precompiled (it is most of a small
+ * kernel's compile time). */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -20,145 +21,6 @@
 
 extern char **environ;
 
-/* the files a kernel's folder holds besides its source: the name there, and the embedded
- * file or the text it holds */
-static const struct { const char *name, *embedded, *text; } support_files[] = {
-  {"gpuhost_cpu.h", "kernels/cpu.h", NULL},
-  {"gpuhost_cpu_abi.h", "kernels/gpuhost_cpu_abi.h", NULL},
-  {"gpuhost_portable.h", "kernels/gpuhost_portable.h", NULL},
-  {"gpuhost_cpu_half.h", "kernels/cpu_half.h", NULL},
-  {"gpuhost_cpu_assert.h", "kernels/cpu_assert.h", NULL},
-  {"cooperative_groups.h", "kernels/cpu_cooperative_groups.h", NULL},
-  {"assert.h", NULL, "#include \"gpuhost_cpu_assert.h\"\n"},
-  {"cassert", NULL, "#include \"gpuhost_cpu_assert.h\"\n"},
-  {"cuda_fp16.h", NULL, "#pragma once\n#include_next <cuda_fp16.h>\n#include \"gpuhost_cpu_half.h\"\n"},
-  {"cuda_bf16.h", NULL, "#pragma once\n#include \"cuda_fp16.h\"\n#include_next <cuda_bf16.h>\n"
-                        "#include \"gpuhost_cpu_half.h\"\n"},
-  {"cuda_runtime.h", NULL, "#pragma once\n"},
-};
-#define NSUPPORT (sizeof support_files / sizeof support_files[0])
-
-static const char *support_text(size_t i, size_t *n) {
-  if (support_files[i].text) { *n = strlen(support_files[i].text); return support_files[i].text; }
-  const EmbeddedFile *f = embedded_find(support_files[i].embedded);
-  *n = f->size;
-  return f->data;
-}
-
-static const char *compiler(void) {
-  const char *cxx = getenv("CXX");
-  return cxx && *cxx ? cxx : "c++";
-}
-
-/* The path of the compiler's first word, looked up on PATH as execvp would; "" if none. */
-static void compiler_path(char *path, size_t n) {
-  char first[256];
-  path[0] = '\0';
-  if (sscanf(compiler(), "%255s", first) != 1) return;
-  if (strchr(first, '/')) { snprintf(path, n, "%s", first); return; }
-  const char *p = getenv("PATH");
-  char dirs[2048];
-  snprintf(dirs, sizeof dirs, "%s", p ? p : "/usr/bin:/bin");
-  for (char *save = NULL, *d = strtok_r(dirs, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
-    snprintf(path, n, "%s/%s", d, first);
-    if (access(path, X_OK) == 0) return;
-  }
-  path[0] = '\0';
-}
-
-/* The toolkit's include folder (vector_types.h, cuda_fp16.h, libcu++), or NULL. */
-static const char *toolkit_include(void) {
-  static char dir[600];
-  const char *home = getenv("CUDA_HOME"), *candidates[3] = {home, GPUHOST_CUDA_HOME, "/usr/local/cuda"};
-  for (int i = 0; i < 3; i++) {
-    if (candidates[i] == NULL || !*candidates[i]) continue;
-    snprintf(dir, sizeof dir, "%s/include/vector_types.h", candidates[i]);
-    if (access(dir, R_OK) == 0) {
-      snprintf(dir, sizeof dir, "%s/include", candidates[i]);
-      return dir;
-    }
-  }
-  return NULL;
-}
-
-/* The first processor's part of /proc/cpuinfo (whose size stat does not tell), or NULL. */
-static char *cpuinfo(void) {
-  FILE *f = fopen("/proc/cpuinfo", "r");
-  if (f == NULL) return NULL;
-  char *text = calloc(1, 16384);
-  if (text) text[fread(text, 1, 16383, f)] = '\0';
-  fclose(f);
-  char *next = text ? strstr(text, "\n\n") : NULL;
-  if (next) *next = '\0';
-  return text;
-}
-
-/* A hash of this machine's processor (kernels are compiled for it: -march=native). */
-static uint64_t processor_id(void) {
-  char *info = cpuinfo();
-  uint64_t h = FNV_OFFSET;
-  if (info == NULL) return h;
-  const char *keys[] = {"model name", "flags"};
-  for (int k = 0; k < 2; k++) {
-    const char *p = strstr(info, keys[k]), *e = p ? strchr(p, '\n') : NULL;
-    if (p && e) h = fnv1a(p, (size_t)(e - p), h);
-  }
-  free(info);
-  return h;
-}
-
-/* AVX-512 on AMD processors (Zen 4 and 5), whose masked stores are slow: the kernels'
- * loops, masked where threads check bounds, ran 2 to 3 times slower with AVX-512 than with
- * AVX2 there (measured on an EPYC with vecadd on gpu::array and on `if (i < n)`). */
-static int amd_avx512(void) {
-  static int known = -1;
-  if (known >= 0) return known;
-  char *info = cpuinfo();
-  const char *flags = info ? strstr(info, "\nflags") : NULL, *eol = flags ? strchr(flags + 1, '\n') : NULL;
-  const char *avx = flags ? strstr(flags, " avx512f") : NULL;
-  known = info && strstr(info, "AuthenticAMD") && avx && (!eol || avx < eol);
-  free(info);
-  return known;
-}
-
-/* The compiler's path, size and time, the processor, the toolkit's headers and a hash of
- * the prelude: what the cache key needs to know of how kernels are compiled here. */
-GpuResult cpu_compiler_id(char *out, size_t n) {
-  char path[1200], real[1024] = "", hdr[700];
-  struct stat st;
-  long long size = 0, mtime = 0, tk = 0;
-  compiler_path(path, sizeof path);
-  if (path[0] && stat(path, &st) == 0) {
-    size = (long long)st.st_size;
-    mtime = (long long)st.st_mtime;
-    if (!realpath(path, real)) snprintf(real, sizeof real, "%s", path);
-  }
-  const char *inc = toolkit_include();
-  snprintf(hdr, sizeof hdr, "%s/cuda_fp16.h", inc ? inc : "");
-  if (inc && stat(hdr, &st) == 0) tk = (long long)st.st_mtime;
-  uint64_t h = FNV_OFFSET;
-  for (size_t i = 0; i < NSUPPORT; i++) {
-    size_t len;
-    const char *text = support_text(i, &len);
-    h = fnv1a(text, len, h);
-  }
-  snprintf(out, n, "cxx %s %s %lld %lld cpu %016llx toolkit %s %lld prelude %016llx", compiler(),
-           real, size, mtime, (unsigned long long)processor_id(), inc ? inc : "-", tk,
-           (unsigned long long)h);
-  return GPU_OK;
-}
-
-GpuResult cpu_arch(char *out, size_t n) {
-#if defined(__x86_64__)
-  snprintf(out, n, "cpu-x86_64");
-#elif defined(__aarch64__)
-  snprintf(out, n, "cpu-aarch64");
-#else
-  snprintf(out, n, "cpu");
-#endif
-  return GPU_OK;
-}
-
 /* A kernel's temporary folder and the paths in it. */
 typedef struct Workdir { char dir[32], path[64]; } Workdir;
 static const char *in_dir(Workdir *w, const char *name) {
@@ -171,13 +33,8 @@ static const char *in_dir(Workdir *w, const char *name) {
 static const char *const outputs[] = {"kernel.cpp", "kernel.so", "log", "vec", "kernel.so-kernel.su",
                                       "kernel.su", "gpuhost.cuh"};
 
-/* Writes the source and its support files into the folder; 0 or -1. */
+/* Writes the source and gpuhost.cuh into the folder; 0 or -1. */
 static int write_files(Workdir *w, const GpuCompileJob *job, const Buf *src) {
-  for (size_t i = 0; i < NSUPPORT; i++) {
-    size_t len;
-    const char *text = support_text(i, &len);
-    if (file_write(in_dir(w, support_files[i].name), text, len) != 0) return -1;
-  }
   if (file_write(in_dir(w, "gpuhost.cuh"), job->header, job->header_size) != 0 ||
       file_write(in_dir(w, "kernel.cpp"), src->data, src->n) != 0)
     return -1;
@@ -186,7 +43,6 @@ static int write_files(Workdir *w, const GpuCompileJob *job, const Buf *src) {
 
 /* Removes the folder and everything in it. */
 static void remove_dir(Workdir *w) {
-  for (size_t i = 0; i < NSUPPORT; i++) unlink(in_dir(w, support_files[i].name));
   for (size_t i = 0; i < sizeof outputs / sizeof outputs[0]; i++) unlink(in_dir(w, outputs[i]));
   rmdir(w->dir);
 }
@@ -242,32 +98,19 @@ static char *unconst(const char *s) {
 }
 
 /* The compiler's command line (malloc'd; free it); its strings point into c, w and job. */
-typedef struct Command { char words[512], incl[64], tk[620], cccl[640], out[64], src[64], vec[128]; } Command;
+typedef struct Command { char words[512], incl[64], out[64], src[64], vec[128]; } Command;
 static char **build_argv(Command *c, Workdir *w, const GpuCompileJob *job) {
   char **argv = malloc(((size_t)job->nopts + 48) * sizeof *argv);
   if (argv == NULL) return NULL;
   int n = 0;
-  snprintf(c->words, sizeof c->words, "%s", compiler());   /* $CXX may be "ccache g++" */
+  snprintf(c->words, sizeof c->words, "%s", cpu_compiler());   /* $CXX may be "ccache g++" */
   for (char *save = NULL, *t = strtok_r(c->words, " \t", &save); t && n < 16; t = strtok_r(NULL, " \t", &save))
     argv[n++] = t;
-  /* -fno-gnu-unique: a library with unique symbols can never be unloaded, and a later one
-   * loaded from a reused /proc/self/fd/N would be taken for it */
-  static const char *const fixed[] = {
-    "-std=c++17", "-O3", "-march=native", "-fPIC", "-shared", "-fno-strict-aliasing",
-    "-fno-semantic-interposition", "-fno-exceptions", "-fno-rtti", "-fno-math-errno",
-    "-ffp-contract=off", "-fstack-clash-protection", "-fstack-usage", "-U_FORTIFY_SOURCE",
-    "-fno-gnu-unique", "-Wl,-Bsymbolic", "-w"};
-  for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) argv[n++] = unconst(fixed[i]);
   snprintf(c->incl, sizeof c->incl, "-I%s", w->dir);
   argv[n++] = c->incl;
-  const char *tk = toolkit_include();
-  if (tk) {
-    snprintf(c->tk, sizeof c->tk, "-I%s", tk);
-    snprintf(c->cccl, sizeof c->cccl, "-I%s/cccl", tk);
-    argv[n++] = c->tk;
-    argv[n++] = c->cccl;
-  }
-  if (amd_avx512()) argv[n++] = unconst("-mno-avx512f");
+  n = prelude_args(argv, n);
+  static const char *const more[] = {"-shared", "-fstack-usage", "-Wl,-Bsymbolic"};
+  for (size_t i = 0; i < sizeof more / sizeof more[0]; i++) argv[n++] = unconst(more[i]);
   if (job->debug) argv[n++] = unconst("-DGPUHOST_DEBUG");
   /* the user's -D, -U and -I options; NVRTC's code generation options mean nothing here */
   for (int i = 0; i < job->nopts; i++)
@@ -281,6 +124,38 @@ static char **build_argv(Command *c, Workdir *w, const GpuCompileJob *job) {
   argv[n++] = strcpy(c->src, in_dir(w, "kernel.cpp"));
   argv[n] = NULL;
   return argv;
+}
+
+/* The prelude, precompiled once (a process's third compile does it; it costs about two):
+ * the compiler uses it wherever it is valid (it checks; not with -D options, say) and
+ * reads the headers otherwise. A failure leaves the headers. */
+static void precompile(long timeout) {
+  static int compiles;
+  if (++compiles != 3) return;
+  char words[512], hdr[200], gch[200], log[200];
+  char *argv[48];
+  int n = 0;
+  const char *dir = prelude_dir();
+  if (dir == NULL) return;
+  snprintf(words, sizeof words, "%s", cpu_compiler());
+  for (char *save = NULL, *t = strtok_r(words, " \t", &save); t && n < 16; t = strtok_r(NULL, " \t", &save))
+    argv[n++] = t;
+  n = prelude_args(argv, n);
+  snprintf(hdr, sizeof hdr, "%s/gpuhost_cpu.h", dir);
+  snprintf(gch, sizeof gch, "%s/gpuhost_cpu.h.gch.tmp", dir);
+  snprintf(log, sizeof log, "%s/gch.log", dir);
+  argv[n++] = unconst("-x");
+  argv[n++] = unconst("c++-header");
+  argv[n++] = hdr;
+  argv[n++] = unconst("-o");
+  argv[n++] = gch;
+  argv[n] = NULL;
+  Run run = run_compiler(argv, log, timeout);
+  unlink(log);
+  char done[200];
+  snprintf(done, sizeof done, "%s/gpuhost_cpu.h.gch", dir);
+  if (run.how == RUN_EXITED && run.status == 0) rename(gch, done);
+  else unlink(gch);
 }
 
 static GpuResult compile_error(GpuImage *out, int code, const char *log) {
@@ -340,15 +215,15 @@ static GpuResult read_library(Workdir *w, const GpuCompileJob *job, const int *l
 /* Why a run of the compiler that made no library failed, when its log says nothing. */
 static void run_failure(const Run *run, long timeout, char *msg, size_t n) {
   if (run->how == RUN_SPAWN_FAILED)
-    snprintf(msg, n, "cannot run the C++ compiler '%s' (%s); set CXX", compiler(), strerror(run->status));
+    snprintf(msg, n, "cannot run the C++ compiler '%s' (%s); set CXX", cpu_compiler(), strerror(run->status));
   else if (run->how == RUN_TIMED_OUT)
     snprintf(msg, n, "the C++ compiler '%s' did not finish in %ld s and was stopped (GPUHOST_CXX_TIMEOUT "
-             "sets the limit)", compiler(), timeout);
+             "sets the limit)", cpu_compiler(), timeout);
   else if (run->how == RUN_KILLED)
-    snprintf(msg, n, "the C++ compiler '%s' was killed by signal %d (%s)", compiler(), run->status,
+    snprintf(msg, n, "the C++ compiler '%s' was killed by signal %d (%s)", cpu_compiler(), run->status,
              strsignal(run->status));
   else
-    snprintf(msg, n, "the C++ compiler '%s' failed (exit status %d) and said nothing", compiler(),
+    snprintf(msg, n, "the C++ compiler '%s' failed (exit status %d) and said nothing", cpu_compiler(),
              run->status);
 }
 
@@ -357,6 +232,8 @@ static GpuResult compile_in(Workdir *w, const GpuCompileJob *job, const int *loo
   char msg[600], logpath[sizeof w->path];
   long timeout = cpu_env_number("GPUHOST_CXX_TIMEOUT", 1, 86400, 300, msg, sizeof msg);
   if (timeout < 0) return compile_error(out, GPU_ERR_CPU_COMPILE, msg);
+  if (prelude_dir() == NULL) return compile_error(out, GPU_ERR_CPU_COMPILE, "cannot write the prelude's headers");
+  precompile(timeout);
   Command c;
   char **argv = build_argv(&c, w, job);
   if (argv == NULL) return compile_error(out, GPU_ERR_CPU_COMPILE, "out of memory");

@@ -4,6 +4,7 @@
  *   fiber.c   the fibers themselves (a context switch of our own on x86-64);
  *   mem.c     device memory (guarded mappings, packed small arrays) and the device heap;
  *   compile.c CUDA C to a shared library with the host's C++ compiler, under a time limit;
+ *   prelude.c the compiler, its flags and the headers every kernel includes;
  *   source.c  what the compiler is given (the source rewritten, the loops, the entry table)
  *             and what it reports back (frame sizes, vectorised loops);
  *   scan.c    which kernels reach a barrier or warp function (those run on fibers);
@@ -264,6 +265,13 @@ GpuResult cpu_fft(const GpuFft *f);    /* fft.c: FFTW */
 /* mem.c: the device heap of kernel code's malloc and free */
 void *cpu_device_malloc(size_t n);            /* NULL when the heap is full */
 int cpu_device_free(void *p);                 /* -1: the heap did not give p */
+
+/* prelude.c: the compiler, the flags every compile shares (appended to argv at n: the new
+ * count), and the folder of the prelude's headers (made at the first call; NULL if it
+ * cannot be) */
+const char *cpu_compiler(void);
+int prelude_args(char **argv, int n);
+const char *prelude_dir(void);
 
 /* source.c: what the compiler gets and reports (compile.c runs it) */
 typedef struct Buf Buf;
