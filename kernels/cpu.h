@@ -417,14 +417,19 @@ inline void set_launch(const gpuhost_launch *l) {
   gpuhost_gridDim = dim3(l->grid.x, l->grid.y, l->grid.z);
 }
 
-// The fiber path: one thread of block b, on the fiber that thread has (a thread that
-// reaches a barrier parks it, and the runtime resumes it when the barrier is passed).
-template <auto F> void run_thread(const gpuhost_block *b) {
-  const gpuhost_launch *l = b->launch;
-  set_launch(l);
-  gpuhost_blockIdx = uint3{b->index.x, b->index.y, b->index.z};
-  gpuhost_threadIdx = uint3{b->thread.x, b->thread.y, b->thread.z};
-  std::apply(F, kernel<decltype(F)>::load(l->args));
+// The fiber path: a thread of block b, and of the blocks after it, on the fiber that thread
+// has (a thread that reaches a barrier parks it, and the runtime resumes it when the barrier
+// is passed). The kernel is inlined here and a returned thread parks here too, so that
+// every switch between a block's fibers leaves and resumes the same chain of calls, whose
+// returns the processor predicts.
+template <auto F> __attribute__((flatten)) void run_thread(const gpuhost_block *b) {
+  do {
+    const gpuhost_launch *l = b->launch;
+    set_launch(l);
+    gpuhost_blockIdx = uint3{b->index.x, b->index.y, b->index.z};
+    gpuhost_threadIdx = uint3{b->thread.x, b->thread.y, b->thread.z};
+    std::apply(F, kernel<decltype(F)>::load(l->args));
+  } while (gpuhost_rt->barrier(GPUHOST_EXIT, 0));
 }
 
 // The loop path: a launch's blocks first..last-1 with the arguments in locals.

@@ -40,7 +40,9 @@ typedef struct gpuhost_runtime {
   void (*device_free)(void *p);      /* stops the block for a pointer the heap did not give */
 } gpuhost_runtime;
 
-enum { GPUHOST_SYNC, GPUHOST_SYNC_COUNT, GPUHOST_SYNC_AND, GPUHOST_SYNC_OR };
+/* GPUHOST_EXIT: the thread returned; barrier() then parks it until the same thread of the
+ * next block is to run (it returns 1), or the fiber is wanted for another kernel (0). */
+enum { GPUHOST_SYNC, GPUHOST_SYNC_COUNT, GPUHOST_SYNC_AND, GPUHOST_SYNC_OR, GPUHOST_EXIT };
 enum { GPUHOST_SHFL_IDX, GPUHOST_SHFL_UP, GPUHOST_SHFL_DOWN, GPUHOST_SHFL_XOR, GPUHOST_BALLOT,
        GPUHOST_ANY, GPUHOST_ALL, GPUHOST_MATCH_ANY, GPUHOST_MATCH_ALL, GPUHOST_REDUCE_ADD,
        GPUHOST_REDUCE_MIN, GPUHOST_REDUCE_MAX, GPUHOST_REDUCE_UMIN, GPUHOST_REDUCE_UMAX,
@@ -48,8 +50,9 @@ enum { GPUHOST_SHFL_IDX, GPUHOST_SHFL_UP, GPUHOST_SHFL_DOWN, GPUHOST_SHFL_XOR, G
        GPUHOST_ACTIVEMASK };
 enum { GPUHOST_STOP_UNSUPPORTED, GPUHOST_STOP_ASSERT, GPUHOST_STOP_TRAP };
 
-/* One kernel of a library. run_thread runs one thread of a block (the fiber path: each
- * thread has a fiber, and barriers and warp functions park it). run_blocks[v] runs blocks
+/* One kernel of a library. run_thread runs one thread of a block, then, as long as
+ * barrier(GPUHOST_EXIT) says so, the same thread of the blocks that follow (the fiber path:
+ * each thread has a fiber, and barriers and warp functions park it). run_blocks[v] runs blocks
  * first..last-1 of a launch, whole, as plain loops over the threads (NULL for kernels that
  * name a barrier or warp function); v = 1 is the variant for launches whose grid.x *
  * block.x fits an int. nparams and sizes[] are the parameters' count and sizes;

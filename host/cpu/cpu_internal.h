@@ -60,6 +60,7 @@ typedef struct CpuLibraryInfo {
 typedef struct Fiber {
   void *sp;                    /* what a switch touches first, together */
   int thread;                  /* the thread it runs (its own for the launch), -1: the loops */
+  const gpuhost_entry *entry;  /* the kernel whose run_thread it is in */
   int state;                   /* FIBER_* */
   unsigned long long result;
   gpuhost_uint3 index;         /* the thread's threadIdx */
@@ -200,6 +201,7 @@ void block_stop(Worker *w, GpuResult r, const char *fmt, ...)
     __attribute__((noreturn, format(printf, 3, 4)));
 int block_prepare(Worker *w);                 /* -1 without memory for the bookkeeping */
 void fibers_abandon(Worker *w);               /* after a stop: no fiber will be resumed */
+void pool_forget_fibers(void);                /* a library is unloaded: no fiber in it stays */
 
 /* pool.c, mem.c, module.c, compile.c: the table's members */
 GpuResult cpu_launch(CUfunction f, const unsigned grid[3], const unsigned block[3],

@@ -59,6 +59,7 @@ GpuResult cpu_module_load(CUmodule *m, const GpuImage *img) {
 
 GpuResult cpu_module_unload(CUmodule m) {
   CpuModule *mod = (CpuModule *)m;
+  pool_forget_fibers();   /* fibers wait inside a library's loops: none may outlive it */
   dlclose(mod->dl);
   close(mod->fd);
   free(mod->functions);

@@ -164,12 +164,14 @@ static struct {
   pthread_cond_t wake, idle;
   int nthreads;               /* pool threads, besides the caller; -1 before the start */
   Worker *caller;
+  Worker **workers;           /* all of them, the caller's first */
+  int nworkers;
   unsigned long generation;
   int running;
   Job *job;
   char error[200];            /* why the pool could not start (GPUHOST_CPU_THREADS) */
 } pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER, -1,
-          NULL, 0, 0, NULL, ""};
+          NULL, NULL, 0, 0, 0, NULL, ""};
 
 static void *pool_main(void *arg) {
   Worker *w = arg;
@@ -212,10 +214,12 @@ static int pool_start(void) {
   if (cores < 1) cores = 1;
   long n = cpu_env_number("GPUHOST_CPU_THREADS", 1, 4 * cores, cores, pool.error, sizeof pool.error);
   if (n < 0) return -1;
-  if ((pool.caller = worker_new(0)) == NULL) {
+  if ((pool.workers = calloc((size_t)n, sizeof *pool.workers)) == NULL ||
+      (pool.caller = worker_new(0)) == NULL) {
     snprintf(pool.error, sizeof pool.error, "no memory for the worker threads");
     return -1;
   }
+  pool.workers[pool.nworkers++] = pool.caller;
   catch_faults();
   pool.nthreads = 0;
   for (int i = 1; i < n; i++) {
@@ -225,11 +229,19 @@ static int pool_start(void) {
     if (w == NULL) break;
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    if (pthread_create(&t, &attr, pool_main, w) == 0) pool.nthreads++;
+    if (pthread_create(&t, &attr, pool_main, w) == 0) pool.nthreads++, pool.workers[pool.nworkers++] = w;
     else free(w);
     pthread_attr_destroy(&attr);
   }
   return 0;
+}
+
+void pool_forget_fibers(void) {
+  /* between launches every worker waits: their fibers can be taken from this thread */
+  for (int i = 0; i < pool.nworkers; i++) {
+    Worker *w = pool.workers[i];
+    if (w->thread_fiber) fibers_abandon(w);
+  }
 }
 
 /* Runs job j on the pool and the calling thread; returns when every block is done. */

@@ -276,13 +276,8 @@ void fiber_main(Worker *w, Fiber *f) {
       continue;
     }
     w->blk.thread = f->index;
-    w->job->fn->entry->run_thread(&w->blk);
-    w->done[f->thread] = 1;
-    w->warp_done[f->thread / 32]++;
-    w->finished++;
-    f->state = FIBER_AT_END;
-    next(w, f);
-    f->state = FIBER_RUNNING;
+    f->entry = w->job->fn->entry;
+    f->entry->run_thread(&w->blk);   /* its threads, block after block (rt_barrier's EXIT) */
   }
 }
 
@@ -297,18 +292,32 @@ static Fiber *park(Worker *w, int state) {
   return f;
 }
 
+/* A barrier, or (GPUHOST_EXIT) a thread that returned: it waits for the next block, to
+ * run the same thread there (1), or for a launch of another kernel, when it leaves the
+ * library for fiber_main (0). Both park at the same call, so that a switch from one to the
+ * other returns where the processor expects. */
 static int rt_barrier(int op, int pred) {
   Worker *w = cpu_self;
-  Fiber *f = park(w, FIBER_PARKED_BLOCK);
-  w->at_barrier[w->nbarrier++] = f;
-  w->bar_op = op;
-  w->bar_count += pred != 0;
-  w->bar_all &= pred != 0;
-  w->bar_any |= pred != 0;
-  if (w->nbarrier == w->nthreads - w->finished) release_barrier(w);
+  Fiber *f = w->current;
+  if (op == GPUHOST_EXIT) {
+    w->done[f->thread] = 1;
+    w->warp_done[f->thread / 32]++;
+    w->finished++;
+    f->state = FIBER_AT_END;
+  } else {
+    park(w, FIBER_PARKED_BLOCK);
+    w->at_barrier[w->nbarrier++] = f;
+    w->bar_op = op;
+    w->bar_count += pred != 0;
+    w->bar_all &= pred != 0;
+    w->bar_any |= pred != 0;
+    if (w->nbarrier == w->nthreads - w->finished) release_barrier(w);
+  }
   next(w, f);
   f->state = FIBER_RUNNING;
-  return (int)f->result;
+  if (op != GPUHOST_EXIT) return (int)f->result;
+  w->blk.thread = f->index;
+  return f->entry == w->job->fn->entry;
 }
 
 static unsigned long long rt_warp(int op, unsigned mask, unsigned long long value, int arg, int width) {
