@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 #include "cpu_internal.h"
 
@@ -166,12 +167,29 @@ static struct {
   Worker *caller;
   Worker **workers;           /* all of them, the caller's first */
   int nworkers;
-  unsigned long generation;
-  int running;
+  atomic_ulong generation;     /* a new job each increment */
+  atomic_int running;         /* pool threads still on the job */
   Job *job;
   char error[200];            /* why the pool could not start (GPUHOST_CPU_THREADS) */
 } pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER, -1,
           NULL, NULL, 0, 0, 0, NULL, ""};
+
+/* Waits up to 50 microseconds for *v to differ from old (0), else returns 1: between the
+ * launches of a loop the workers stay awake, and a launch costs no wake-up. */
+static int spin_while(atomic_ulong *v, unsigned long old) {
+  struct timespec t0, t;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  for (int i = 1;; i++) {
+    if (atomic_load_explicit(v, memory_order_acquire) != old) return 0;
+#if defined(__x86_64__)
+    __builtin_ia32_pause();
+#endif
+    if (i % 64 == 0) {
+      clock_gettime(CLOCK_MONOTONIC, &t);
+      if ((t.tv_sec - t0.tv_sec) * 1000000000L + t.tv_nsec - t0.tv_nsec > 50000) return 1;
+    }
+  }
+}
 
 static void *pool_main(void *arg) {
   Worker *w = arg;
@@ -181,15 +199,19 @@ static void *pool_main(void *arg) {
   pthread_sigmask(SIG_BLOCK, &set, NULL);
   worker_enter(w);
   unsigned long seen = 0;
-  pthread_mutex_lock(&pool.mu);
   for (;;) {
-    while (pool.generation == seen) pthread_cond_wait(&pool.wake, &pool.mu);
-    seen = pool.generation;
+    spin_while(&pool.generation, seen);
+    pthread_mutex_lock(&pool.mu);
+    while (atomic_load(&pool.generation) == seen) pthread_cond_wait(&pool.wake, &pool.mu);
+    seen = atomic_load(&pool.generation);
     Job *j = pool.job;
     pthread_mutex_unlock(&pool.mu);
     if (w->id < j->nworkers) run_job(w, j);
-    pthread_mutex_lock(&pool.mu);
-    if (--pool.running == 0) pthread_cond_signal(&pool.idle);
+    if (atomic_fetch_sub(&pool.running, 1) == 1) {   /* the last: the launch may return */
+      pthread_mutex_lock(&pool.mu);
+      pthread_cond_signal(&pool.idle);
+      pthread_mutex_unlock(&pool.mu);
+    }
   }
   return NULL;
 }
@@ -251,15 +273,20 @@ static void run_on_pool(Job *j) {
   if (j->nworkers > 1) {
     pthread_mutex_lock(&pool.mu);
     pool.job = j;
-    pool.running = pool.nthreads;
-    pool.generation++;
+    atomic_store(&pool.running, pool.nthreads);
+    atomic_fetch_add_explicit(&pool.generation, 1, memory_order_release);
     pthread_cond_broadcast(&pool.wake);
     pthread_mutex_unlock(&pool.mu);
   }
   run_job(me, j);
   if (j->nworkers > 1) {
+    for (int i = 0; atomic_load(&pool.running) > 0 && i < 20000; i++) {   /* they end soon */
+#if defined(__x86_64__)
+      __builtin_ia32_pause();
+#endif
+    }
     pthread_mutex_lock(&pool.mu);
-    while (pool.running > 0) pthread_cond_wait(&pool.idle, &pool.mu);
+    while (atomic_load(&pool.running) > 0) pthread_cond_wait(&pool.idle, &pool.mu);
     pthread_mutex_unlock(&pool.mu);
   }
 }
