@@ -473,20 +473,26 @@ template <auto F> struct blocks {
           gpuhost_threadIdx = uint3{0, 0, 0}; /* the last thread's index is not needed after */ \
         } \
   }
+#define GPUHOST_THREADS_G(F) \
+  for (unsigned gpuhost_z = 0; gpuhost_z < gpuhost_k.bz; gpuhost_z++) \
+    for (unsigned gpuhost_y = 0; gpuhost_y < gpuhost_k.by; gpuhost_y++) { \
+      _Pragma("GCC ivdep") \
+      for (int gpuhost_g = (int)gpuhost_base; gpuhost_g < (int)(gpuhost_base + gpuhost_k.bx); gpuhost_g++) { \
+        gpuhost_threadIdx = uint3{(unsigned)gpuhost_g - gpuhost_base, gpuhost_y, gpuhost_z}; \
+        gpuhost_k.call(); \
+      } \
+      gpuhost_threadIdx = uint3{0, 0, 0}; \
+    }
+/* Block 0 apart: in the others the compiler knows the index is at least 1 (the launch
+ * keeps grid.x * block.x within an int), so a kernel's `if (i > 0 && i < n - 1)` leaves it
+ * one bound to split the loop at, and the loop runs unmasked. */
 #define GPUHOST_LOOP_G(name, F) \
   static void name(const gpuhost_launch *gpuhost_l, long gpuhost_first, long gpuhost_last) { \
     gpuhost_cpu::blocks<F> gpuhost_k(gpuhost_l); \
     for (long gpuhost_b = gpuhost_first; gpuhost_b < gpuhost_last && gpuhost_k.enter(gpuhost_b); gpuhost_b++) { \
       unsigned gpuhost_base = gpuhost_blockIdx.x * gpuhost_k.bx; \
-      for (unsigned gpuhost_z = 0; gpuhost_z < gpuhost_k.bz; gpuhost_z++) \
-        for (unsigned gpuhost_y = 0; gpuhost_y < gpuhost_k.by; gpuhost_y++) { \
-          _Pragma("GCC ivdep") \
-          for (int gpuhost_g = (int)gpuhost_base; gpuhost_g < (int)(gpuhost_base + gpuhost_k.bx); gpuhost_g++) { \
-            gpuhost_threadIdx = uint3{(unsigned)gpuhost_g - gpuhost_base, gpuhost_y, gpuhost_z}; \
-            gpuhost_k.call(); \
-          } \
-          gpuhost_threadIdx = uint3{0, 0, 0}; \
-        } \
+      if ((int)gpuhost_base < 0 || (int)(gpuhost_base + gpuhost_k.bx) < 0) __builtin_unreachable(); \
+      if (gpuhost_base == 0) GPUHOST_THREADS_G(F) else GPUHOST_THREADS_G(F) \
     } \
   }
 
