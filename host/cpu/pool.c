@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
+#include <ucontext.h>
 #include <unistd.h>
 #include "cpu_internal.h"
 
@@ -28,9 +29,31 @@ static int in_a_guard(const Worker *w, const void *addr) {
   return 0;
 }
 
+#if defined(__x86_64__)
+/* Where a fault on a fiber leaves the signal stack for: the worker's own stack. */
+static void fault_exit(Worker *w) {
+  fiber_after_jump(w);
+  siglongjmp(w->jb, 1);
+}
+
+/* Returning from the handler resumes fault_exit on the worker's stack, below the suspended
+ * scheduler, rather than jumping from the signal stack: AddressSanitizer can then tell which
+ * stack the jump leaves (it cannot from a signal stack, and reports). */
+static int leave_for_worker(Worker *w, void *uc) {
+  if (w->current == NULL || w->sched_sp == NULL) return 0;
+  ucontext_t *u = uc;
+  uintptr_t sp = (((uintptr_t)w->sched_sp - 1024) & ~(uintptr_t)15) - 8;   /* as after a call */
+  u->uc_mcontext.gregs[REG_RSP] = (greg_t)sp;
+  u->uc_mcontext.gregs[REG_RIP] = (greg_t)(uintptr_t)fault_exit;
+  u->uc_mcontext.gregs[REG_RDI] = (greg_t)(uintptr_t)w;
+  return 1;
+}
+#else
+static int leave_for_worker(Worker *w, void *uc) { (void)w; (void)uc; return 0; }
+#endif
+
 /* A fault in a kernel: back to the worker's chunk loop. Any other fault is not ours. */
 static void on_fault(int sig, siginfo_t *info, void *uc) {
-  (void)uc;
   Worker *w = cpu_self;
   if (!w || !w->in_kernel) {
     signal(sig, SIG_DFL);   /* returning re-runs the instruction, which now ends the process */
@@ -49,7 +72,7 @@ static void on_fault(int sig, siginfo_t *info, void *uc) {
     s->result = GPU_FAIL(CUDA_ERROR_ILLEGAL_ADDRESS, GPU_SRC_CUDA, LAUNCH_CALL);
     snprintf(s->message, sizeof s->message, "address %p", info->si_addr);
   }
-  siglongjmp(w->jb, 1);
+  if (!leave_for_worker(w, uc)) siglongjmp(w->jb, 1);
 }
 
 /* Records why w's block stopped as the job's failure, unless another worker's came first. */
