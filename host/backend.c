@@ -57,6 +57,7 @@ GpuResult backend_check_compile(const GpuCompileJob *job, GpuImage *out) {
   GpuResult r = cuda_backend.arch(arch, sizeof arch);   /* the default: there is no device */
   if (r.code) return r;
   check.arch = arch;
+  check.check_only = 1;
   r = cuda_backend.compile(&check, out);
   if (r.code == 0 || r.source == GPU_SRC_HOST) {   /* compiled, or no NVRTC to check with */
     image_free(out, job->nnames);

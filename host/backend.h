@@ -98,6 +98,8 @@ typedef struct GpuCompileJob {
   const char *const *names;     /* kernel name expressions ("scale<float>") */
   int debug;                    /* compile with GPUHOST_DEBUG (bounds reports) */
   const char *arch;             /* what arch() gave */
+  int check_only;               /* NVRTC stops after its front end's checks: no image
+                                 * (backend_check_compile) */
 } GpuCompileJob;
 
 /* What compile makes. Every pointer is malloc'd and owned by whoever holds the image:

@@ -454,26 +454,11 @@ template <auto F> struct blocks {
 };
 
 // The loops over a chunk of blocks, each block's threads innermost along x, with the kernel
-// inlined: host/cpu/source.c expands each on a line of its own, so that the compiler's
-// report of vectorised loops says which it vectorised. GPUHOST_LOOP_G's index is an int
-// (base + x), which the compiler sees cannot wrap, as `int i = blockIdx.x * blockDim.x +
-// threadIdx.x` needs to vectorise; the runtime uses it when grid.x * block.x fits an int.
-// GPUHOST_LOOP_X's is the unsigned x, as 64-bit indices (gpu::grid) need.
-#define GPUHOST_LOOP_X(name, F) \
-  static void name(const gpuhost_launch *gpuhost_l, long gpuhost_first, long gpuhost_last) { \
-    gpuhost_cpu::blocks<F> gpuhost_k(gpuhost_l); \
-    for (long gpuhost_b = gpuhost_first; gpuhost_b < gpuhost_last && gpuhost_k.enter(gpuhost_b); gpuhost_b++) \
-      for (unsigned gpuhost_z = 0; gpuhost_z < gpuhost_k.bz; gpuhost_z++) \
-        for (unsigned gpuhost_y = 0; gpuhost_y < gpuhost_k.by; gpuhost_y++) { \
-          _Pragma("GCC ivdep") \
-          for (unsigned gpuhost_x = 0; gpuhost_x < gpuhost_k.bx; gpuhost_x++) { \
-            gpuhost_threadIdx = uint3{gpuhost_x, gpuhost_y, gpuhost_z}; \
-            gpuhost_k.call(); \
-          } \
-          gpuhost_threadIdx = uint3{0, 0, 0}; /* the last thread's index is not needed after */ \
-        } \
-  }
-#define GPUHOST_THREADS_G(F) \
+// inlined: host/cpu/source.c expands them per kernel. The index along x is an int (base +
+// x), which the compiler sees cannot wrap, as `int i = blockIdx.x * blockDim.x +
+// threadIdx.x` needs to vectorise; the runtime uses the loops when grid.x * block.x fits
+// an int (fibers otherwise).
+#define GPUHOST_THREADS(F) \
   for (unsigned gpuhost_z = 0; gpuhost_z < gpuhost_k.bz; gpuhost_z++) \
     for (unsigned gpuhost_y = 0; gpuhost_y < gpuhost_k.by; gpuhost_y++) { \
       _Pragma("GCC ivdep") \
@@ -481,25 +466,24 @@ template <auto F> struct blocks {
         gpuhost_threadIdx = uint3{(unsigned)gpuhost_g - gpuhost_base, gpuhost_y, gpuhost_z}; \
         gpuhost_k.call(); \
       } \
-      gpuhost_threadIdx = uint3{0, 0, 0}; \
+      gpuhost_threadIdx = uint3{0, 0, 0}; /* the last thread's index is not needed after */ \
     }
 /* Block 0 apart: in the others the compiler knows the index is at least 1 (the launch
  * keeps grid.x * block.x within an int), so a kernel's `if (i > 0 && i < n - 1)` leaves it
  * one bound to split the loop at, and the loop runs unmasked. */
-#define GPUHOST_LOOP_G(name, F) \
+#define GPUHOST_LOOPS(name, F) \
   static void name(const gpuhost_launch *gpuhost_l, long gpuhost_first, long gpuhost_last) { \
     gpuhost_cpu::blocks<F> gpuhost_k(gpuhost_l); \
     for (long gpuhost_b = gpuhost_first; gpuhost_b < gpuhost_last && gpuhost_k.enter(gpuhost_b); gpuhost_b++) { \
       unsigned gpuhost_base = gpuhost_blockIdx.x * gpuhost_k.bx; \
       if ((int)gpuhost_base < 0 || (int)(gpuhost_base + gpuhost_k.bx) < 0) __builtin_unreachable(); \
-      if (gpuhost_base == 0) GPUHOST_THREADS_G(F) else GPUHOST_THREADS_G(F) \
+      if (gpuhost_base == 0) GPUHOST_THREADS(F) else GPUHOST_THREADS(F) \
     } \
   }
 
-template <auto F> constexpr gpuhost_entry entry(void (*x)(const gpuhost_launch *, long, long),
-                                                void (*g)(const gpuhost_launch *, long, long),
+template <auto F> constexpr gpuhost_entry entry(void (*loops)(const gpuhost_launch *, long, long),
                                                 long max_threads) {
-  return gpuhost_entry{run_thread<F>, {x, g}, kernel<decltype(F)>::count, kernel<decltype(F)>::sizes,
+  return gpuhost_entry{run_thread<F>, loops, kernel<decltype(F)>::count, kernel<decltype(F)>::sizes,
                        max_threads};
 }
 }  // namespace gpuhost_cpu

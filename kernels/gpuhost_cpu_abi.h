@@ -19,7 +19,7 @@ typedef struct gpuhost_launch {
   void **args;                       /* args[i] points to argument i */
   const volatile int *stop;          /* nonzero: start no further block (a failure elsewhere) */
   const volatile int *interrupt;     /* nonzero: Ctrl-C (backend_interrupted) */
-  volatile long *entered;            /* run_blocks writes the block it enters (for reports) */
+  volatile long *entered;            /* loops writes the block it enters (for reports) */
 } gpuhost_launch;
 
 /* A block on the fiber path, and the thread of it that run_thread is to run. */
@@ -52,14 +52,13 @@ enum { GPUHOST_STOP_UNSUPPORTED, GPUHOST_STOP_ASSERT, GPUHOST_STOP_TRAP };
 
 /* One kernel of a library. run_thread runs one thread of a block, then, as long as
  * barrier(GPUHOST_EXIT) says so, the same thread of the blocks that follow (the fiber path:
- * each thread has a fiber, and barriers and warp functions park it). run_blocks[v] runs blocks
- * first..last-1 of a launch, whole, as plain loops over the threads (NULL for kernels that
- * name a barrier or warp function); v = 1 is the variant for launches whose grid.x *
- * block.x fits an int. nparams and sizes[] are the parameters' count and sizes;
+ * each thread has a fiber, and barriers and warp functions park it). loops runs blocks
+ * first..last-1 of a launch, whole, as plain loops over the threads, for launches whose
+ * grid.x * block.x fits an int (NULL for kernels that name a barrier or warp function). nparams and sizes[] are the parameters' count and sizes;
  * max_threads is __launch_bounds__' first argument (0: none). */
 typedef struct gpuhost_entry {
   void (*run_thread)(const gpuhost_block *b);
-  void (*run_blocks[2])(const gpuhost_launch *launch, long first, long last);
+  void (*loops)(const gpuhost_launch *launch, long first, long last);
   int nparams;
   const long *sizes;
   long max_threads;

@@ -100,7 +100,9 @@ describe("gpu.elementwise", function()
     assert.matches("the name 'i' is reserved", S.errof(gpu.elementwise, "float32 i", "float32 y", "y = 1"), 1, true)
     assert.matches("parameter 'x' appears twice", S.errof(gpu.elementwise, "float32 x", "float32 x", "x = 1"), 1, true)
     local bad = gpu.elementwise("float32 x", "float32 y", "y = x +", "broken")
-    assert.matches(gpu.backend() == "cpu" and "GPUHOST_CPU_COMPILATION" or "NVRTC_ERROR_COMPILATION",
-                   S.errof(bad, gpu.zeros(1)), 1, true)
+    -- the CPU backend checks sources with NVRTC first where NVRTC is installed
+    local err = S.errof(bad, gpu.zeros(1))
+    assert.truthy(err:find("NVRTC_ERROR_COMPILATION", 1, true) or
+                  gpu.backend() == "cpu" and err:find("GPUHOST_CPU_COMPILATION", 1, true), err)
   end)
 end)

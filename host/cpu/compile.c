@@ -2,7 +2,7 @@
  * 11 or later, for the reports it writes): the translation unit (source.c) is written to a
  * private temporary folder, compiled with the prelude (prelude.c) under a time limit
  * (GPUHOST_CXX_TIMEOUT seconds, 300 unless set), and the library read back into memory
- * with what the compiler reported (frame sizes, vectorised loops); the folder is removed.
+ * with the frame sizes the compiler reported; the folder is removed.
  * From a process's third compile on, the prelude is precompiled (it is most of a small
  * kernel's compile time). */
 #include <errno.h>
@@ -28,9 +28,8 @@ static const char *in_dir(Workdir *w, const char *name) {
   return w->path;
 }
 
-/* what the compiler writes besides the library: its messages, its report of vectorised
- * loops, its frame sizes (GCC 11 and later name them after the output, older ones not) */
-static const char *const outputs[] = {"kernel.cpp", "kernel.so", "log", "vec", "kernel.so-kernel.su",
+/* what the compiler writes besides the library: its messages and its frame sizes (GCC 11 and later name them after the output, older ones not) */
+static const char *const outputs[] = {"kernel.cpp", "kernel.so", "log", "kernel.so-kernel.su",
                                       "kernel.su", "gpuhost.cuh"};
 
 /* Writes the source and gpuhost.cuh into the folder; 0 or -1. */
@@ -98,7 +97,7 @@ static char *unconst(const char *s) {
 }
 
 /* The compiler's command line (malloc'd; free it); its strings point into c, w and job. */
-typedef struct Command { char words[512], incl[64], out[64], src[64], vec[128]; } Command;
+typedef struct Command { char words[512], incl[64], out[64], src[64]; } Command;
 static char **build_argv(Command *c, Workdir *w, const GpuCompileJob *job) {
   char **argv = malloc(((size_t)job->nopts + 48) * sizeof *argv);
   if (argv == NULL) return NULL;
@@ -117,8 +116,6 @@ static char **build_argv(Command *c, Workdir *w, const GpuCompileJob *job) {
     if (strncmp(job->opts[i], "-D", 2) == 0 || strncmp(job->opts[i], "-U", 2) == 0 ||
         strncmp(job->opts[i], "-I", 2) == 0)
       argv[n++] = unconst(job->opts[i]);
-  snprintf(c->vec, sizeof c->vec, "-fopt-info-vec-optimized=%s", in_dir(w, "vec"));
-  argv[n++] = c->vec;
   argv[n++] = unconst("-o");
   argv[n++] = strcpy(c->out, in_dir(w, "kernel.so"));
   argv[n++] = strcpy(c->src, in_dir(w, "kernel.cpp"));
@@ -183,7 +180,7 @@ static GpuResult library_info(Workdir *w, GpuImage *out, CpuLibraryInfo *info) {
   size_t tls = source_tls_size(out->data, out->size), own = 64;
   info->static_shared = tls > own ? tls - own : 0;
   if (info->static_shared > MAX_SHARED) {
-    snprintf(msg, sizeof msg, "the kernels use too much shared data: about %zu bytes of static "
+    snprintf(msg, sizeof msg, "kernel code uses too much shared data: about %zu bytes of static "
              "__shared__ memory, at most %d (a GPU refuses it too)", info->static_shared, MAX_SHARED);
     return compile_error(out, GPU_ERR_CPU_COMPILE, msg);
   }
@@ -197,16 +194,13 @@ static GpuResult read_library(Workdir *w, const GpuCompileJob *job, const int *l
   CpuLibraryInfo info;
   GpuResult r = library_info(w, out, &info);
   if (r.code) return r;
-  size_t n;
-  char *report = file_read(in_dir(w, "vec"), &n);
   out->lowered = calloc((size_t)job->nnames + 1, sizeof(char *));
   for (int i = 0; out->lowered && i < job->nnames; i++) {
     char name[96];
-    int variant = !loops[i] ? -1 : report && source_vectorised(report, 2 * i + 2) ? 1 : 0;
+    int variant = loops[i] ? 0 : -1;
     lowered_name(name, sizeof name, i, variant, &info);
     if ((out->lowered[i] = strdup(name)) == NULL) break;
   }
-  free(report);
   if (out->lowered == NULL || (job->nnames > 0 && out->lowered[job->nnames - 1] == NULL))
     return compile_error(out, GPU_ERR_CPU_COMPILE, "out of memory reading the library");
   return GPU_OK;

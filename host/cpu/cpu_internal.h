@@ -37,7 +37,7 @@ typedef struct CpuModule CpuModule;
 typedef struct CpuFunction {
   CpuModule *module;
   const gpuhost_entry *entry;
-  int variant;                 /* run_blocks[variant] runs its blocks; -1: fibers only */
+  int variant;                 /* 0: entry->loops runs its blocks; -1: fibers only */
   size_t stack;                /* a fiber's stack, from the library's largest frame */
   size_t guard;                /* the guard below it: larger than any frame */
   size_t static_shared;        /* the library's static __shared__ (thread-local) bytes */
@@ -282,7 +282,6 @@ void source_rewrite(Buf *out, const char *s); /* extern __shared__ made pointers
 const char *source_refused(const char *stripped);   /* what the CPU cannot run, or NULL */
 /* the unit; loops[i]: kernel i has loops (it names no barrier or warp function); 0 or -1 */
 int source_emit(Buf *src, const GpuCompileJob *job, int *loops);
-int source_vectorised(const char *report, int line); /* the loop at gpuhost-loops:line was */
 int source_frames(const char *su, CpuLibraryInfo *info, char *largest, size_t n);
 size_t source_tls_size(const char *image, size_t n); /* the library's thread-locals */
 int is_ident(char c);

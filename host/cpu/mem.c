@@ -19,6 +19,7 @@ enum { A_GUARDED = 1, A_PLAIN, A_SLAB };
 #define MIN_CLASS 8                   /* 256 bytes: device memory is 256-byte aligned */
 #define NCLASSES 9                    /* 256 B .. 64 KiB */
 #define SLAB_SIZE (4L * 1024 * 1024)
+#define HUGE_FROM ((size_t)4 << 20)   /* arrays from 4 MiB on are advised to use huge pages */
 
 typedef struct Alloc {
   uintptr_t data;                     /* 0: an empty slot, 1: a removed one */
@@ -118,6 +119,9 @@ static int own_mapping(Alloc *a, size_t n, int guarded) {
   }
   a->data = (uintptr_t)(guarded ? a->map + page + body - data : a->map);
   a->kind = guarded ? A_GUARDED : A_PLAIN;
+  /* large arrays in 2 MiB pages where the kernel allows (as numpy's): a first touch then
+   * faults once per 2 MiB, not per 4 KiB */
+  if (body >= HUGE_FROM) madvise(guarded ? a->map + page : a->map, body, MADV_HUGEPAGE);
   return 0;
 }
 

@@ -78,8 +78,8 @@ GpuResult cpu_module_function(CUfunction *f, CUmodule m, const char *lowered) {
   int i, variant;
   size_t frame, shared, page = (size_t)sysconf(_SC_PAGESIZE);
   if (sscanf(lowered, "%d %d %zu %zu", &i, &variant, &frame, &shared) != 4 || i < 0 ||
-      i >= mod->nentries || variant < -1 || variant > 1 ||
-      (variant >= 0 && mod->functions[i].entry->run_blocks[variant] == NULL) || frame > (size_t)MAX_FRAME)
+      i >= mod->nentries || variant < -1 || variant > 0 ||
+      (variant == 0 && mod->functions[i].entry->loops == NULL) || frame > (size_t)MAX_FRAME)
     return GPU_FAIL(CUDA_ERROR_NOT_FOUND, GPU_SRC_CUDA, "cuModuleGetFunction (CPU backend)");
   CpuFunction *fn = &mod->functions[i];
   fn->variant = variant;

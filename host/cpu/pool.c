@@ -355,7 +355,8 @@ GpuResult cpu_launch(CUfunction f, const unsigned grid[3], const unsigned block[
   Job j;
   memset(&j, 0, sizeof j);
   j.fn = fn;
-  j.variant = fn->variant == 1 && (long)grid[0] * block[0] > 0x7fffffffL ? 0 : fn->variant;
+  /* the loops' index is an int */
+  j.variant = (long)grid[0] * block[0] > 0x7fffffffL ? -1 : fn->variant;
   j.launch = (gpuhost_launch){{grid[0], grid[1], grid[2]}, {block[0], block[1], block[2]}, params,
                               &j.stop, &backend_interrupted, NULL};   /* entered: each worker's */
   j.shared = shared;

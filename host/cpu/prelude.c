@@ -111,8 +111,20 @@ static int amd_avx512(void) {
   return known;
 }
 
+/* The flags every compile of a kernel and of the prelude shares. -fno-gnu-unique: a
+ * library with unique symbols can never be unloaded, and a later one loaded from a reused
+ * /proc/self/fd/N would be taken for it. */
+static const char *const fixed_flags[] = {
+  "-std=c++17", "-O3", "-march=native", "-fPIC", "-fno-strict-aliasing",
+  "-fno-semantic-interposition", "-fno-exceptions", "-fno-rtti", "-fno-math-errno",
+  "-ffp-contract=off", "-fno-trapping-math", "-fstack-clash-protection", "-U_FORTIFY_SOURCE", "-fno-gnu-unique",
+  "-w"};
+#define NFIXED (sizeof fixed_flags / sizeof fixed_flags[0])
+
 /* The compiler's path, size and time, the processor, the toolkit's headers and a hash of
- * the prelude: what the cache key needs to know of how kernels are compiled here. */
+ * the prelude, the flags and the form of the unit source.c writes (UNIT_FORM, to change
+ * with it): what the cache key needs to know of how kernels are compiled here. */
+#define UNIT_FORM "unit 2"
 GpuResult cpu_compiler_id(char *out, size_t n) {
   char path[1200], real[1024] = "", hdr[700];
   struct stat st;
@@ -132,6 +144,8 @@ GpuResult cpu_compiler_id(char *out, size_t n) {
     const char *text = support_text(i, &len);
     h = fnv1a(text, len, h);
   }
+  for (size_t i = 0; i < NFIXED; i++) h = fnv1a(fixed_flags[i], strlen(fixed_flags[i]) + 1, h);
+  h = fnv1a(UNIT_FORM, sizeof UNIT_FORM, h);
   snprintf(out, n, "cxx %s %s %lld %lld cpu %016llx toolkit %s %lld prelude %016llx", cpu_compiler(),
            real, size, mtime, (unsigned long long)processor_id(), inc ? inc : "-", tk,
            (unsigned long long)h);
@@ -188,14 +202,6 @@ const char *prelude_dir(void) {
   return prelude;
 }
 
-/* The flags every compile of a kernel and of the prelude shares. -fno-gnu-unique: a
- * library with unique symbols can never be unloaded, and a later one loaded from a reused
- * /proc/self/fd/N would be taken for it. */
-static const char *const fixed_flags[] = {
-  "-std=c++17", "-O3", "-march=native", "-fPIC", "-fno-strict-aliasing",
-  "-fno-semantic-interposition", "-fno-exceptions", "-fno-rtti", "-fno-math-errno",
-  "-ffp-contract=off", "-fstack-clash-protection", "-U_FORTIFY_SOURCE", "-fno-gnu-unique", "-w"};
-#define NFIXED (sizeof fixed_flags / sizeof fixed_flags[0])
 
 int prelude_args(char **argv, int n) {
   static char inc[64], tk[620], cccl[640];

@@ -268,7 +268,7 @@ static inline __attribute__((always_inline)) void next(Worker *w, Fiber *from) {
 void fiber_main(Worker *w, Fiber *f) {
   for (;;) {
     if (w->fast) {
-      w->job->fn->entry->run_blocks[w->job->variant](&w->launch, w->block, w->last);
+      w->job->fn->entry->loops(&w->launch, w->block, w->last);
       f->state = FIBER_IDLE;
       w->current = NULL;
       fiber_switch(w, f, NULL);

@@ -2,9 +2,8 @@
  * what it reports back. The source is copied with each `extern __shared__` array made a
  * pointer to the block's dynamic shared memory; after it come, for each kernel, its entry
  * (at the line of its declaration in the script, so that an error there points at it), the
- * loops that run whole blocks when it names no barrier or warp function (two
- * variants, each on a line of its own in "gpuhost-loops", so that the compiler's report
- * of the loops it vectorised says which did), and the entry table. */
+ * loops that run whole blocks when it names no barrier or warp function (on a line of
+ * its own in "gpuhost-loops"), and the entry table. */
 #include <elf.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -244,8 +243,7 @@ static int emit_kernel(Buf *src, int i, const char *name, const char *stripped, 
   bufprintf(src, "constexpr auto gpuhost_f%d = &%s%s; constexpr long gpuhost_lb%d = (long)(%s);\n",
             i, strstr(name, "::") ? "" : ns, name, i, bounds);
   if (loops)
-    bufprintf(src, "#line %d \"gpuhost-loops\"\nGPUHOST_LOOP_X(gpuhost_x%d, gpuhost_f%d)\n"
-              "GPUHOST_LOOP_G(gpuhost_g%d, gpuhost_f%d)\n", 2 * i + 1, i, i, i, i);
+    bufprintf(src, "#line %d \"gpuhost-loops\"\nGPUHOST_LOOPS(gpuhost_x%d, gpuhost_f%d)\n", i + 1, i, i);
   return loops;
 }
 
@@ -268,25 +266,14 @@ int source_emit(Buf *src, const GpuCompileJob *job, int *loops) {
             "extern \"C\" __attribute__((visibility(\"default\"))) const gpuhost_entry gpuhost_entries[] = {\n",
             job->nnames);
   for (int i = 0; i < job->nnames; i++) {
-    if (loops[i]) bufprintf(src, "  gpuhost_cpu::entry<gpuhost_f%d>(gpuhost_x%d, gpuhost_g%d, gpuhost_lb%d),\n", i, i, i, i);
-    else bufprintf(src, "  gpuhost_cpu::entry<gpuhost_f%d>(nullptr, nullptr, gpuhost_lb%d),\n", i, i);
+    if (loops[i]) bufprintf(src, "  gpuhost_cpu::entry<gpuhost_f%d>(gpuhost_x%d, gpuhost_lb%d),\n", i, i, i);
+    else bufprintf(src, "  gpuhost_cpu::entry<gpuhost_f%d>(nullptr, gpuhost_lb%d),\n", i, i);
   }
-  buf_str(src, "  {nullptr, {nullptr, nullptr}, 0, nullptr, 0}};\n");
+  buf_str(src, "  {nullptr, nullptr, 0, nullptr, 0}};\n");
   return src->failed ? -1 : 0;
 }
 
 /* ---- what the compiler reports ---- */
-
-int source_vectorised(const char *report, int line) {
-  char want[48];
-  snprintf(want, sizeof want, "gpuhost-loops:%d:", line);
-  for (const char *p = report; p && (p = strstr(p, want)) != NULL; p++) {
-    const char *nl = strchr(p, '\n');
-    const char *v = strstr(p, "loop vectorized");
-    if (v && (!nl || v < nl) && (p == report || p[-1] == '\n')) return 1;
-  }
-  return 0;
-}
 
 int source_frames(const char *su, CpuLibraryInfo *info, char *largest, size_t n) {
   size_t named = 0, ours_named = 0;   /* the largest frames of the script's and of ours */
