@@ -115,24 +115,29 @@ static const char *def_name(const char *start, const char *brace, size_t *len) {
 }
 
 /* Cuts stripped text s into definitions: top-level braces (namespaces are seen through)
- * and #define lines. */
+ * and #define lines. A definition's name is looked for after the last preprocessor line
+ * (a `#define M _Pragma("unroll")` before `namespace n {` names nothing). */
 static int cut(Scan *sc, const char *s) {
   int depth = 0, ns = 0;   /* ns: open namespace braces, at depth 0 */
-  const char *open = NULL;
+  const char *open = NULL, *from = s;
   for (const char *p = s; *p; p++) {
-    if (*p == '#' && (p == s || p[-1] == '\n') && strncmp(p, "#define", 7) == 0) {
-      const char *n = p + 7, *e = p;
-      while (*n == ' ' || *n == '\t') n++;
-      const char *ne = n;
-      while (is_ident(*ne)) ne++;
+    if (*p == '#' && (p == s || p[-1] == '\n')) {   /* a directive: skipped, a #define kept */
+      const char *e = p;
       while (*e && !(*e == '\n' && e[-1] != '\\')) e++;
-      if (add(sc, n, (size_t)(ne - n), ne, e) != 0) return -1;
+      if (depth == 0 && strncmp(p, "#define", 7) == 0) {
+        const char *n = p + 7;
+        while (*n == ' ' || *n == '\t') n++;
+        const char *ne = n;
+        while (is_ident(*ne)) ne++;
+        if (add(sc, n, (size_t)(ne - n), ne, e) != 0) return -1;
+      }
+      if (depth == 0) from = e;
       p = *e ? e : e - 1;
     } else if (*p == '{' && depth == 0) {
       size_t len;
-      const char *name = def_name(s, p, &len), *kw = name;
-      while (kw > s && strchr(" \t\n", kw[-1])) kw--;
-      if ((kw - s >= 9 && strncmp(kw - 9, "namespace", 9) == 0) ||   /* seen through */
+      const char *name = def_name(from, p, &len), *kw = name;
+      while (kw > from && strchr(" \t\n", kw[-1])) kw--;
+      if ((kw - from >= 9 && strncmp(kw - 9, "namespace", 9) == 0) ||   /* seen through */
           (len == 9 && strncmp(name, "namespace", 9) == 0) || (len == 6 && strncmp(name, "extern", 6) == 0)) {
         ns++;
         continue;
