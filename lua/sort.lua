@@ -40,7 +40,10 @@ local function build(dtype, gpu_plan)
     WRAPPERS})
   local names = gpu_plan and {"so_hist", "so_pass", "so_block", "so_flags", "so_scatter", "so_counts"}
                 or {"so_cpu", "so_flags", "so_scatter", "so_counts"}
-  p = gpu._program({source = source, names = names, options = {}, debug = false, prefix = ""})
+  -- the CPU plan's so_cpu exists only under GPUHOST_CPU, so NVRTC cannot check that plan
+  -- (the CPU backend's check, backend.h); the GPU plan is checked
+  p = gpu._program({source = source, names = names, options = {}, debug = false, prefix = "",
+                    check = gpu_plan})
   programs[key] = p
   return p
 end

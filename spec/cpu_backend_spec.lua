@@ -183,6 +183,22 @@ __global__ void __launch_bounds__(BLOCK) bounded(int *x) { x[threadIdx.x] = 1; }
     assert.are.equal("kernel 'b64' a block of 65 threads, more than the kernel's __launch_bounds__(64)", err.detail)
   end)
 
+  -- Before: the library's static __shared__ arrays were summed over all its kernels, so
+  -- two kernels of 40 KB each (each under a GPU's 48 KiB) were refused together.
+  it("count static shared memory a kernel, not summed over a source's kernels", function()
+    local k = gpu.module([[
+__device__ float twice(float v) { __shared__ float t[10000]; t[threadIdx.x] = 2 * v; __syncthreads(); return t[threadIdx.x]; }
+__global__ void one(float *x) { __shared__ float s[10000]; s[threadIdx.x] = x[threadIdx.x]; __syncthreads(); x[threadIdx.x] = s[threadIdx.x] + 1; }
+__global__ void two(float *x) { __shared__ float s[2000]; s[threadIdx.x] = x[threadIdx.x]; __syncthreads(); x[threadIdx.x] = twice(s[threadIdx.x]); }
+]])
+    local x = gpu.array({1, 2, 3, 4}, "float32")
+    k.one[{1, 4}](x)
+    k.two[{1, 4}](x)
+    assert.are.same({4, 6, 8, 10}, x:totable())
+    local big = gpu.kernel("__global__ void big(float *x) { __shared__ float s[13000]; s[threadIdx.x] = 1; x[0] = s[0]; }")
+    assert.matches("shared", (S.errof(function() big[{1, 1}](x) end)))
+  end)
+
   it("give device malloc a heap of 8 MiB", function()
     local k = gpu.kernel([[
 __global__ void grab(unsigned long long *out) {
@@ -255,5 +271,30 @@ describe("many arrays", function()
     for _, i in ipairs({1, n // 2, n}) do k[{1, 16}](arrays[i], i) end
     for _, i in ipairs({1, n // 2, n}) do assert.are.equal(i, arrays[i]:totable()[16]) end
     for i = 1, n do arrays[i]:free() end
+  end)
+end)
+
+describe("barriers the CPU backend must find", function()
+  -- Before: a macro with parentheses before `namespace n {` was read as the namespace's
+  -- name, so the barrier in n::reverse went unseen, the kernel ran as a loop and stopped
+  -- with "a barrier or warp function reached from code the CPU backend did not see".
+  it("behind a namespace after a macro, run as barriers", function()
+    local k = gpu.kernel([[
+#define UNROLLED _Pragma("unroll")
+namespace n {
+__device__ void reverse(int *x) {
+  __shared__ int s[64];
+  s[threadIdx.x] = x[threadIdx.x];
+  __syncthreads();
+  x[threadIdx.x] = s[blockDim.x - 1 - threadIdx.x];
+}
+}
+__global__ void rev(int *x) { n::reverse(x); }
+]])
+    local x = gpu.arange(64, "int32")
+    k[{1, 64}](x)
+    local want = {}
+    for i = 1, 64 do want[i] = 64 - i end
+    assert.are.same(want, x:totable())
   end)
 end)

@@ -176,9 +176,9 @@ static GpuResult library_info(Workdir *w, GpuImage *out, CpuLibraryInfo *info) {
              "%ld bytes on the CPU backend", largest, info->max_frame, MAX_FRAME);
     return compile_error(out, GPU_ERR_CPU_UNSUPPORTED, msg);
   }
-  /* thread-locals: the static __shared__ arrays, and the library's indices (64 bytes) */
-  size_t tls = source_tls_size(out->data, out->size), own = 64;
-  info->static_shared = tls > own ? tls - own : 0;
+  /* the static __shared__ arrays are thread-locals: the most one kernel has (a guess, from
+   * the symbols: a GPU counts a kernel's own and its callees') */
+  info->static_shared = source_static_shared(out->data, out->size);
   if (info->static_shared > MAX_SHARED) {
     snprintf(msg, sizeof msg, "kernel code uses too much shared data: about %zu bytes of static "
              "__shared__ memory, at most %d (a GPU refuses it too)", info->static_shared, MAX_SHARED);

@@ -283,7 +283,7 @@ const char *source_refused(const char *stripped);   /* what the CPU cannot run, 
 /* the unit; loops[i]: kernel i has loops (it names no barrier or warp function); 0 or -1 */
 int source_emit(Buf *src, const GpuCompileJob *job, int *loops);
 int source_frames(const char *su, CpuLibraryInfo *info, char *largest, size_t n);
-size_t source_tls_size(const char *image, size_t n); /* the library's thread-locals */
+size_t source_static_shared(const char *image, size_t n); /* a kernel's most, at a guess */
 int is_ident(char c);
 const char *find_word(const char *s, const char *w);   /* w in s as a whole word, or NULL */
 

@@ -300,17 +300,78 @@ int source_frames(const char *su, CpuLibraryInfo *info, char *largest, size_t n)
   return 0;
 }
 
-size_t source_tls_size(const char *image, size_t n) {
+/* The owner's length in sym[0..len) as "_ZZ<owner>E<length><name>", or 0. */
+static size_t owner_in(const char *sym, size_t len) {
+  for (size_t name = 1; name + 4 < len; name++) {   /* E, the name's length, then the name */
+    size_t at = len - name, digits = 0, value = 0, scale = 1;
+    while (digits < 6 && digits < at && sym[at - 1 - digits] >= '0' && sym[at - 1 - digits] <= '9') {
+      value += (size_t)(sym[at - 1 - digits] - '0') * scale;
+      scale *= 10;
+      digits++;
+    }
+    if (digits && value == name && at > digits + 4 && sym[at - 1 - digits] == 'E')
+      return at - 1 - digits - 3;
+  }
+  return 0;
+}
+
+/* The length of the part of a function-local static's symbol that names its function
+ * ("_ZZ<function>E<length><name>", then maybe a discriminator "_<n>" or "__<n>_"), or 0
+ * for any other symbol. */
+static size_t local_owner(const char *sym) {
+  if (strncmp(sym, "_ZZ", 3) != 0) return 0;
+  size_t len = strlen(sym), own = owner_in(sym, len);
+  if (own || len < 8) return own;
+  size_t closed = sym[len - 1] == '_', d = len - closed;
+  while (d > 4 && sym[d - 1] >= '0' && sym[d - 1] <= '9') d--;
+  if (d == len - closed || sym[d - 1] != '_') return 0;   /* no digits, or not after '_' */
+  if (closed) return sym[d - 2] == '_' ? owner_in(sym, d - 2) : 0;
+  return owner_in(sym, d - 1);
+}
+
+/* The section header i of the image, or 0 when it lies outside. */
+static int section(const char *image, size_t n, const Elf64_Ehdr *eh, size_t i, Elf64_Shdr *sh) {
+  size_t at = eh->e_shoff + i * eh->e_shentsize;
+  if (i >= eh->e_shnum || at + sizeof *sh > n) return 0;
+  memcpy(sh, image + at, sizeof *sh);
+  return sh->sh_offset + sh->sh_size <= n;
+}
+
+/* Static __shared__ memory is thread-local in the library. A block's kernel has its own
+ * statics (the symbols of function-local ones name their function) and those at namespace
+ * scope; the largest such sum over the functions of the library, less the runtime's own
+ * (gpuhost_*). Statics of a __device__ function count apart from its callers'. */
+size_t source_static_shared(const char *image, size_t n) {
   Elf64_Ehdr eh;
+  Elf64_Shdr sym, str;
   if (n < sizeof eh) return 0;
   memcpy(&eh, image, sizeof eh);
   if (memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64) return 0;
-  for (size_t i = 0; i < eh.e_phnum; i++) {
-    Elf64_Phdr ph;
-    size_t at = eh.e_phoff + i * eh.e_phentsize;
-    if (at + sizeof ph > n) return 0;
-    memcpy(&ph, image + at, sizeof ph);
-    if (ph.p_type == PT_TLS) return ph.p_memsz;
+  size_t i = 0, global = 0, best = 0;
+  while (i < eh.e_shnum && !(section(image, n, &eh, i, &sym) && sym.sh_type == SHT_SYMTAB)) i++;
+  if (i >= eh.e_shnum || !section(image, n, &eh, sym.sh_link, &str)) return 0;
+  const char *names = image + str.sh_offset;
+  size_t count = sym.sh_size / sizeof(Elf64_Sym);
+  for (size_t a = 0; a < count; a++) {   /* namespace scope: every kernel may use them */
+    Elf64_Sym s;
+    memcpy(&s, image + sym.sh_offset + a * sizeof s, sizeof s);
+    const char *nm = s.st_name < str.sh_size ? names + s.st_name : "";
+    if (ELF64_ST_TYPE(s.st_info) == STT_TLS && !local_owner(nm) && strstr(nm, "gpuhost_") == NULL)
+      global += s.st_size;
   }
-  return 0;
+  for (size_t a = 0; a < count; a++) {   /* each function's: summed over its symbols */
+    Elf64_Sym s, t;
+    memcpy(&s, image + sym.sh_offset + a * sizeof s, sizeof s);
+    const char *nm = s.st_name < str.sh_size ? names + s.st_name : "";
+    size_t own = local_owner(nm), sum = 0;
+    if (ELF64_ST_TYPE(s.st_info) != STT_TLS || own == 0) continue;
+    for (size_t b = 0; b < count; b++) {
+      memcpy(&t, image + sym.sh_offset + b * sizeof t, sizeof t);
+      const char *tn = t.st_name < str.sh_size ? names + t.st_name : "";
+      if (ELF64_ST_TYPE(t.st_info) == STT_TLS && local_owner(tn) == own && strncmp(tn, nm, own + 3) == 0)
+        sum += t.st_size;
+    }
+    if (sum > best) best = sum;
+  }
+  return global + best;
 }
