@@ -13,6 +13,27 @@
 // fibers of the block it runs.
 #pragma once
 
+// The C++ library first, before the qualifiers are macros: GCC 13's <string> and <memory>
+// write __attribute__((__noinline__)), which the __noinline__ macro below would break
+// ("'noinline' was not declared"); included here, a kernel's own includes of them (libcu++
+// reaches <string>) are no-ops.
+#include <algorithm>
+#include <cfloat>
+#include <climits>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <limits>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
 #define __global__
 #define __device__
 #define __host__
@@ -25,20 +46,6 @@
 #define __cluster_dims__(...)
 #define GPUHOST_CPU 1
 
-#include <algorithm>
-#include <cfloat>
-#include <climits>
-#include <cmath>
-#include <cstddef>
-#include <cstdint>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <ctime>
-#include <limits>
-#include <tuple>
-#include <type_traits>
-#include <utility>
 #include "gpuhost_cpu_abi.h"
 
 #if __has_include(<vector_types.h>)

@@ -247,6 +247,17 @@ __global__ void scale(T *x) { x[0] *= 2; }
   end)
 end)
 
+describe("the C++ library #cpu", function()
+  -- Before: <memory> here (and <string>, which libcu++ reaches, with GCC 13) write
+  -- __attribute__((__noinline__)), which the prelude's __noinline__ macro broke.
+  it("reads headers that write __attribute__((__noinline__))", function()
+    local k = gpu.kernel("#include <memory>\n#include <string>\n__global__ void k(int *x) { x[0] = 1; }", {check = false})
+    local x = gpu.zeros(1, "int32")
+    k[{1, 1}](x)
+    assert.are.same({1}, x:totable())
+  end)
+end)
+
 describe("the environment #cpu", function()
   it("GPUHOST_CPU_THREADS is a whole number up to four a core", function()
     local code = "local ok, e = pcall(gpu.full, 4, 1); print(ok or e.message)"

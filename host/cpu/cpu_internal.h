@@ -247,6 +247,7 @@ GpuResult cpu_device_info(int ordinal, GpuDeviceInfo *info);
 GpuResult cpu_use_device(int ordinal);
 GpuResult cpu_ensure_context(void);
 int cpu_current_device(void);
+long cpu_cores(void);   /* the cores the process may run on (its affinity), at least 1 */
 GpuResult cpu_peer_copy(CUdeviceptr dst, int dst_dev, CUdeviceptr src, int src_dev, size_t n,
                         CUstream stream);
 

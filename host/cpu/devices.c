@@ -2,6 +2,7 @@
  * of them (1 to GPU_MAX_DEVICES, read strictly): each is the whole machine, with arrays,
  * streams and kernels of its own as far as gpuhost's checks go, so that scripts and specs
  * for several GPUs run here. A copy between two of them is a plain copy. */
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,16 @@
 #include "util.h"
 
 static int ndevices;           /* 0 until read */
+
+/* The cores this process may run on (its affinity: taskset, a container's cpuset), as
+ * nproc counts them; the machine's online cores where the mask cannot be read. */
+long cpu_cores(void) {
+  cpu_set_t set;
+  long n = 0;
+  if (sched_getaffinity(0, sizeof set, &set) == 0) n = CPU_COUNT(&set);
+  if (n < 1) n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n < 1 ? 1 : n;
+}
 static int current_dev;
 
 GpuResult cpu_device_count(int *n) {
@@ -33,8 +44,8 @@ GpuResult cpu_device_info(int ordinal, GpuDeviceInfo *info) {
   if (ordinal < 0 || ordinal >= n)
     return GPU_FAIL(CUDA_ERROR_INVALID_DEVICE, GPU_SRC_CUDA, "cuDeviceGet (CPU backend)");
   memset(info, 0, sizeof *info);
-  snprintf(info->name, sizeof info->name, "CPU (%ld cores)", sysconf(_SC_NPROCESSORS_ONLN));
-  info->multiprocessors = (int)sysconf(_SC_NPROCESSORS_ONLN);
+  snprintf(info->name, sizeof info->name, "CPU (%ld cores)", cpu_cores());
+  info->multiprocessors = (int)cpu_cores();
   info->max_threads_per_block = MAX_BLOCK_THREADS;
   info->warp_size = 32;
   info->total_memory = (size_t)sysconf(_SC_PHYS_PAGES) * (size_t)sysconf(_SC_PAGESIZE);

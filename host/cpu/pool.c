@@ -251,12 +251,11 @@ static void catch_faults(void) {
 }
 
 /* Starts the pool and the fault handler once: GPUHOST_CPU_THREADS workers (at most 4 a
- * core), else one a core; 0, or -1 (pool.error says why). */
+ * core), else one a core (cores: those the process may run on); 0, or -1 (pool.error says why). */
 static int pool_start(void) {
   if (pool.nthreads >= 0) return 0;
   if (pool.error[0]) return -1;
-  long cores = sysconf(_SC_NPROCESSORS_ONLN);
-  if (cores < 1) cores = 1;
+  long cores = cpu_cores();
   long n = cpu_env_number("GPUHOST_CPU_THREADS", 1, 4 * cores, cores, pool.error, sizeof pool.error);
   if (n < 0) return -1;
   if ((pool.workers = calloc((size_t)n, sizeof *pool.workers)) == NULL ||
