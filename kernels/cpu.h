@@ -380,8 +380,12 @@ inline double max(float a, double b) { return fmax(a, b); }
 inline double max(double a, float b) { return fmax(a, b); }
 
 // ---- the device heap: malloc and free in kernel code (bound here, -Wl,-Bsymbolic) ----
-extern "C" void *malloc(size_t n) noexcept { return gpuhost_rt->device_malloc(n); }
-extern "C" void free(void *p) noexcept { gpuhost_rt->device_free(p); }
+// Before the runtime is bound (the library's constructors, which GCC 13's C++ library may
+// give it), glibc's own.
+extern "C" void *__libc_malloc(size_t n);
+extern "C" void __libc_free(void *p);
+extern "C" void *malloc(size_t n) noexcept { return gpuhost_rt ? gpuhost_rt->device_malloc(n) : __libc_malloc(n); }
+extern "C" void free(void *p) noexcept { if (gpuhost_rt) gpuhost_rt->device_free(p); else __libc_free(p); }
 
 // ---- what a GPU does not have, refused when kernel code calls it, as NVRTC refuses it:
 // exit and abort here (a call that is compiled is an error), throw by -fno-exceptions ----

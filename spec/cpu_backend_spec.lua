@@ -96,6 +96,54 @@ __global__ void divide(int *x, int a, int b) { if (threadIdx.x == 3) x[0] = a / 
     end
   end)
 
+  it("of an illegal instruction stop the kernel and say so", function()
+    local k = gpu.kernel("__global__ void trapped(int *x) { if (threadIdx.x == 1) __builtin_trap(); x[0] = 1; }", {check = false})
+    local _, err = S.errof(function() k[{1, 4}](gpu.zeros(1, "int32")) end)
+    assert.are.equal("CUDA_ERROR_ILLEGAL_INSTRUCTION", err.name)
+    assert.matches("^kernel 'trapped' block %(0, 0, 0%) thread %(1, 0, 0%): illegal instruction", err.detail)
+  end)
+
+  -- Before: the process died with SIGSEGV and no word of where.
+  it("outside a kernel end the process with the stack on stderr", function()
+    local dir = os.tmpname() .. ".d"
+    os.execute("mkdir -p " .. dir)
+    local f = assert(io.open(dir .. "/crash.c", "w"))
+    f:write("int luaopen_crash(void *L) { (void)L; volatile int *p = 0; return *p; }\n")
+    f:close()
+    assert.is_true(os.execute("cc -shared -fPIC -o " .. dir .. "/crash.so " .. dir .. "/crash.c"))
+    local _, status, err = cpu_child("", ([[
+gpu.kernel("__global__ void k(int *x) { x[0] = 1; }")[{1, 1}](gpu.zeros(1, "int32"))
+package.loadlib("%s/crash.so", "luaopen_crash")()
+]]):format(dir))
+    os.execute("rm -rf " .. dir)
+    assert.are_not.equal(0, status)
+    assert.matches("gpuhost: SIGSEGV at address (nil) outside a kernel", err, 1, true)
+    assert.matches("luaopen_crash", err, 1, true)
+  end)
+
+  -- Before: a block of one thread that met a barrier or went on to its next block switched
+  -- from its fiber to itself, which resumed where it had last left: with one worker the
+  -- process died of SIGILL (gpu.cumsum of 250,000 elements did).
+  it("of none: blocks of one thread on one worker go from block to block", function()
+    local out, status, err = cpu_child("GPUHOST_CPU_THREADS=1", [[
+local k = gpu.kernel("__global__ void k(int *x) { __shared__ int s; s = blockIdx.x; __syncthreads(); x[blockIdx.x] = s + 1; }")
+local x = gpu.zeros(64, "int32")
+k[{64, 1}](x)
+print(x:sum(), gpu.cumsum(gpu.ones(250000, "int32")):item(250000))
+]])
+    assert.are.equal(0, status, err)
+    assert.are.equal("2080\t250000\n", out)
+  end)
+
+  -- Before: a constructor of the kernel's library that allocated called the device heap
+  -- before the runtime was bound, and the process died (GCC 13's C++ library did).
+  it("of none: a kernel library's constructor may allocate", function()
+    local k = gpu.kernel("static int *early = (int *)malloc(64);\n__global__ void k(int *x) { x[0] = early != 0; }", {check = false})
+    local x = gpu.zeros(1, "int32")
+    k[{1, 1}](x)
+    assert.are.same({1}, x:totable())
+  end)
+
   it("past extern __shared__ memory reach a guard page, not the heap", function()
     local k = gpu.kernel([[
 __global__ void spill(float *out, int reach) {

@@ -181,6 +181,9 @@ static inline void fiber_run(Worker *w, Fiber *f) {
 }
 /* From fiber `from` to `to`, or to the scheduler when to is NULL. */
 static inline void fiber_switch(Worker *w, Fiber *from, Fiber *to) {
+  /* to itself (a block of one thread going on to the next block): nothing to do; switching
+   * would load the stack pointer saved the last time it left, and resume there */
+  if (from == to) return;
   fiber_asan_to(w, to);
   gpuhost_fiber_switch(&from->sp, to ? to->sp : w->sched_sp);
   fiber_asan_on(w);

@@ -6,6 +6,7 @@
  * reported with the block and thread; Ctrl-C stops the launch at the next block or
  * barrier. Any other fault is not ours. */
 #undef _FORTIFY_SOURCE   /* siglongjmp leaves a fiber's stack for the worker's own */
+#include <execinfo.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -53,9 +54,22 @@ static int leave_for_worker(Worker *w, void *uc) { (void)w; (void)uc; return 0; 
 #endif
 
 /* A fault in a kernel: back to the worker's chunk loop. Any other fault is not ours. */
+/* A fault outside a kernel is a bug in gpuhost or a library it called: say where, on
+ * stderr (the frames' names: the program exports its symbols), before the process ends. */
+static void report_fatal(int sig, const siginfo_t *info) {
+  char msg[160];
+  int n = snprintf(msg, sizeof msg, "gpuhost: %s at address %p outside a kernel (a bug: please "
+                   "report it with this stack)\n", sig == SIGSEGV ? "SIGSEGV" : sig == SIGBUS ?
+                   "SIGBUS" : sig == SIGILL ? "SIGILL" : "SIGFPE", info->si_addr);
+  if (n > 0 && write(2, msg, (size_t)n) < 0) return;
+  void *frames[48];
+  backtrace_symbols_fd(frames, backtrace(frames, 48), 2);
+}
+
 static void on_fault(int sig, siginfo_t *info, void *uc) {
   Worker *w = cpu_self;
   if (!w || !w->in_kernel) {
+    report_fatal(sig, info);
     signal(sig, SIG_DFL);   /* returning re-runs the instruction, which now ends the process */
     return;
   }
@@ -64,6 +78,10 @@ static void on_fault(int sig, siginfo_t *info, void *uc) {
     s->result = GPU_FAIL(GPU_ERR_CPU_UNSUPPORTED, GPU_SRC_HOST, LAUNCH_CALL);
     snprintf(s->message, sizeof s->message, "integer division by zero, or INT_MIN / -1 (SIGFPE): "
              "a GPU gives an unspecified value and goes on; the CPU backend stops the kernel");
+  } else if (sig == SIGILL) {   /* __builtin_trap(), or a trap GCC put where code must not go */
+    s->result = GPU_FAIL(CUDA_ERROR_ILLEGAL_INSTRUCTION, GPU_SRC_CUDA, LAUNCH_CALL);
+    snprintf(s->message, sizeof s->message, "illegal instruction at %p (SIGILL): a trap, or a "
+             "function that returns a value reaching its end without a return", info->si_addr);
   } else if (in_a_guard(w, info->si_addr)) {
     s->result = GPU_FAIL(CUDA_ERROR_ILLEGAL_ADDRESS, GPU_SRC_CUDA, LAUNCH_CALL);
     snprintf(s->message, sizeof s->message, "stack overflow: address %p is in the guard below "
@@ -240,6 +258,8 @@ static void *pool_main(void *arg) {
 }
 
 static void catch_faults(void) {
+  void *frame;
+  backtrace(&frame, 1);   /* loads libgcc now: a signal handler must not */
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_sigaction = on_fault;
@@ -248,6 +268,7 @@ static void catch_faults(void) {
   sigaction(SIGSEGV, &sa, NULL);
   sigaction(SIGBUS, &sa, NULL);
   sigaction(SIGFPE, &sa, NULL);
+  sigaction(SIGILL, &sa, NULL);
 }
 
 /* Starts the pool and the fault handler once: GPUHOST_CPU_THREADS workers (at most 4 a
