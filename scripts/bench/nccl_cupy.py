@@ -19,10 +19,13 @@ if rank_env is not None:
         os.rename(path + ".tmp", path)
     else:
         while not os.path.exists(path): time.sleep(0.01)
-    with open(path, "rb") as f: uid = tuple(b if b < 128 else b - 256 for b in f.read())
+    with open(path, "rb") as f: raw = f.read()
     cp.cuda.Device(local).use()
     devices = [local]
-    comms = [nccl.NcclCommunicator(n, uid, rank)]
+    try:   # CuPy 14 takes the id as bytes, older ones as a tuple of signed bytes
+        comms = [nccl.NcclCommunicator(n, raw, rank)]
+    except TypeError:
+        comms = [nccl.NcclCommunicator(n, tuple(b if b < 128 else b - 256 for b in raw), rank)]
 else:
     rank, n = 0, cp.cuda.runtime.getDeviceCount()
     devices = list(range(n))
