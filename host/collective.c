@@ -370,14 +370,9 @@ static int coll_barrier(lua_State *L) {
       x.device = c->devices[i];
       x.dtype = DT_INT32;
       GpuArray *a = new_output(L, &x, &one);
-      int was = backend_get()->current_device();   /* cleared on its own device */
-      GpuResult r = backend_get()->use_device(x.device);
-      if (r.code == 0) r = backend_get()->memset0(a->ptr, a->nbytes);
-      if (was >= 0) {
-        GpuResult u = backend_get()->use_device(was);
-        if (r.code == 0) r = u;
-      }
-      GPU_CHECK(L, r);
+      device_scope(L, x.device);   /* cleared on its own device */
+      GPU_CHECK(L, backend_get()->memset0(a->ptr, a->nbytes));
+      lua_pop(L, 1);               /* the scope: back on the device before */
       lua_pushvalue(L, -1);
       lua_rawseti(L, 2, i + 1);
     }

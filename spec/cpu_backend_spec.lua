@@ -11,6 +11,14 @@ local function cpu_child(env, code)
   return out, status, err
 end
 
+-- Compiles src unchecked by NVRTC (what only the CPU backend meets), runs its one kernel
+-- on one thread and gives what it wrote into x[0].
+local function run_unchecked(src)
+  local x = gpu.zeros(1, "int32")
+  gpu.kernel(src, {check = false})[{1, 1}](x)
+  return x:totable()[1]
+end
+
 describe("stack frames", function()
   -- Before: a frame larger than a fiber's 256 KiB stack stepped over its one guard page and
   -- wrote into the device arrays mapped below (8,207 elements changed, no error).
@@ -138,10 +146,7 @@ print(x:sum(), gpu.cumsum(gpu.ones(250000, "int32")):item(250000))
   -- Before: a constructor of the kernel's library that allocated called the device heap
   -- before the runtime was bound, and the process died (GCC 13's C++ library did).
   it("of none: a kernel library's constructor may allocate", function()
-    local k = gpu.kernel("static int *early = (int *)malloc(64);\n__global__ void k(int *x) { x[0] = early != 0; }", {check = false})
-    local x = gpu.zeros(1, "int32")
-    k[{1, 1}](x)
-    assert.are.same({1}, x:totable())
+    assert.are.equal(1, run_unchecked("static int *early = (int *)malloc(64);\n__global__ void k(int *x) { x[0] = early != 0; }"))
   end)
 
   it("past extern __shared__ memory reach a guard page, not the heap", function()
@@ -299,10 +304,7 @@ describe("the C++ library #cpu", function()
   -- Before: <memory> here (and <string>, which libcu++ reaches, with GCC 13) write
   -- __attribute__((__noinline__)), which the prelude's __noinline__ macro broke.
   it("reads headers that write __attribute__((__noinline__))", function()
-    local k = gpu.kernel("#include <memory>\n#include <string>\n__global__ void k(int *x) { x[0] = 1; }", {check = false})
-    local x = gpu.zeros(1, "int32")
-    k[{1, 1}](x)
-    assert.are.same({1}, x:totable())
+    assert.are.equal(1, run_unchecked("#include <memory>\n#include <string>\n__global__ void k(int *x) { x[0] = 1; }"))
   end)
 end)
 
