@@ -45,7 +45,7 @@ static GpuResult cuda_launch(CUfunction f, const unsigned grid[3], const unsigne
   if (cuda_tracing()) {   /* the range is named by the kernel */
     const char *name = NULL;
     if (!drv.cuFuncGetName || drv.cuFuncGetName(&name, f) != CUDA_SUCCESS) name = "kernel";
-    cuda_range_push(name);
+    cuda_trace_launch(name);
   }
   CUresult c = drv.cuLaunchKernel(f, grid[0], grid[1], grid[2], block[0], block[1], block[2],
                                   shared, stream, params, NULL);

@@ -178,5 +178,6 @@ void cuda_trace_init(void);
 extern int cuda_trace_on;
 #define cuda_tracing() (cuda_trace_on)
 void cuda_trace_copy(const char *what, size_t n);   /* pushes a range; pop it after */
+void cuda_trace_launch(const char *name);         /* likewise, for a launch of the named kernel */
 
 #endif

@@ -21,6 +21,31 @@ void cuda_trace_init(void) {
   if (env != NULL && strcmp(env, "1") == 0) cuda_trace_on = 1;
 }
 
+/* A kernel launch's range: the kernel's name as its source spells it. A mangled name
+ * (a kernel not declared extern "C") is read back to its identifier, with its namespaces:
+ * _Z15uniform_float32Pfx... gives uniform_float32, _ZN3gpu4fillE... gives gpu::fill. */
+void cuda_trace_launch(const char *name) {
+  char out[128];
+  size_t o = 0;
+  const char *p = name;
+  if (strncmp(p, "_Z", 2) != 0) { nvtxRangePushA(name); return; }
+  p += 2;
+  int nested = *p == 'N';
+  if (nested) p++;
+  while (*p >= '1' && *p <= '9') {   /* <length><identifier>, once or (nested) more */
+    char *end;
+    unsigned long len = strtoul(p, &end, 10);
+    if (strnlen(end, len) < len || o + len + 3 > sizeof out) break;
+    if (o > 0) { out[o++] = ':'; out[o++] = ':'; }
+    memcpy(out + o, end, len);
+    o += len;
+    p = end + len;
+    if (!nested) break;
+  }
+  out[o] = '\0';
+  nvtxRangePushA(o > 0 ? out : name);
+}
+
 /* "htod 4.0 MiB": the range a copy of n bytes gets */
 void cuda_trace_copy(const char *what, size_t n) {
   char name[64];
