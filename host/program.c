@@ -15,7 +15,8 @@ struct GpuProgram {
   int finalized;                      /* __gc ran: its modules are unloaded (see program_gc) */
   int check;                          /* checked with NVRTC on the CPU backend (backend.h) */
   CUmodule module[GPU_MAX_DEVICES];
-  CUfunction *functions[GPU_MAX_DEVICES];
+  CUfunction *functions[GPU_MAX_DEVICES];   /* each looked up at its first use */
+  char **lowered;                     /* the kernels' names in the module (the first image's) */
   CUdeviceptr oob[GPU_MAX_DEVICES];   /* the kernel header's __gpuhost_oob record */
 };
 
@@ -67,6 +68,10 @@ static int program_gc(lua_State *L) {
     p->module[d] = NULL;
     p->functions[d] = NULL;
   }
+  if (p->lowered)
+    for (int i = 0; i < p->nnames; i++) free(p->lowered[i]);
+  free(p->lowered);
+  p->lowered = NULL;
   return 0;
 }
 
@@ -187,7 +192,10 @@ static const char *program_build(lua_State *L, int idx, GpuImage *img) {
 }
 
 /* Loads img on the current device as program p's module there (dev); raises on failure,
- * with img freed. */
+ * with img freed. The program keeps the first image's kernel names; each kernel is looked
+ * up at its first use (program_function), since a lookup loads the kernel's code on the
+ * device (CUDA's lazy loading): the first a + b of a process loads one of the seven
+ * kernels of its program, not all of them. */
 static void program_load(lua_State *L, GpuProgram *p, GpuImage *img, int dev) {
   const GpuBackend *be = backend_get();
   CUmodule m;
@@ -195,11 +203,13 @@ static void program_load(lua_State *L, GpuProgram *p, GpuImage *img, int dev) {
   if (r.code) { image_free(img, p->nnames); errors_raise(L, r, NULL); }
   CUfunction *fns = calloc((size_t)p->nnames + 1, sizeof *fns);
   if (fns == NULL) r = GPU_FAIL(CUDA_ERROR_OUT_OF_MEMORY, GPU_SRC_CUDA, "calloc");
-  for (int i = 0; i < p->nnames && r.code == 0; i++)
-    r = be->module_function(&fns[i], m, img->lowered[i]);
   if (r.code == 0 && p->debug) {
     size_t n;
     r = be->module_global(&p->oob[dev], &n, m, "__gpuhost_oob");
+  }
+  if (r.code == 0 && p->lowered == NULL) {   /* the names stay with the program */
+    p->lowered = img->lowered;
+    img->lowered = NULL;
   }
   image_free(img, p->nnames);
   if (r.code) { free(fns); be->module_unload(m); errors_raise(L, r, NULL); }
@@ -223,7 +233,10 @@ CUfunction program_function(lua_State *L, int idx, int index, const char **origi
     *origin = program_build(L, idx, &img);
     program_load(L, p, &img, dev);
   }
-  return p->functions[dev][index];
+  CUfunction *f = &p->functions[dev][index];
+  if (*f == NULL && index < p->nnames)
+    GPU_CHECK(L, be->module_function(f, p->module[dev], p->lowered[index]));
+  return *f;
 }
 
 /* p:compile(): compiles for the current device, or (CUDA without a GPU) for a default
