@@ -231,21 +231,21 @@ static int rows_fit(const Ufunc *u, const Operand *ops, const GpuLayout *ls, int
   return 1;
 }
 
-/* ew::rows<NA>: chunks, per_row, cols, row_stride[NA], inner[NA] (int), magic, shift. */
+/* ew::rows<NA>: rows, per_row, cols, row_stride[NA], inner[NA] (int). Blocks of x take a
+ * row's chunks, blocks of y groups of EW_ROWS (4) rows, at most 65535 of them (the kernel
+ * strides over more). */
 static void set_rows(lua_State *L, Launch *g, const GpuLayout *ls, int na, int chunk) {
   char *p = (char *)g->layout;
-  int64_t cols = ls[0].shape.dim[1], per_row = cols / chunk;
-  int64_t head[3] = {ls[0].shape.dim[0] * per_row, per_row, cols};
-  uint32_t ms[2];
+  int64_t rows = ls[0].shape.dim[0], cols = ls[0].shape.dim[1], per_row = cols / chunk;
+  int64_t head[3] = {rows, per_row, cols}, groups = (rows + 3) / 4;
   memcpy(p, head, sizeof head);
   for (int a = 0; a < na; a++) {
     int32_t inner = ls[a].strides[1] != 0;
     memcpy(p + 24 + 8 * a, &ls[a].strides[0], 8);
     memcpy(p + 24 + 8 * na + 4 * a, &inner, 4);
   }
-  magic_for(per_row, &ms[0], &ms[1]);
-  memcpy(p + 24 + 12 * na, ms, sizeof ms);
-  g->grid[0] = blocks_for(L, head[0]);
+  g->grid[0] = blocks_for(L, per_row);
+  g->grid[1] = (unsigned)(groups < 65535 ? groups : 65535);
 }
 
 /* ew::strided<ND, NA>: n, nd (and padding), shape[ND], stride[NA][ND], magic[ND], shift[ND]. */

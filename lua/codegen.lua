@@ -7,7 +7,7 @@
 --   ew_s<1..3>  strided or broadcast operands over 1 to 3 (merged) dimensions
 --   ew_s<8>     4 to 8 dimensions
 --   ew_r        a C-ordered output of rows whose inputs walk each row with stride 1 or 0
---               (broadcasts such as (N, 1) + (1, M)), 16 bytes a thread
+--               (broadcasts such as (N, 1) + (1, M)), 16 bytes of EW_ROWS rows a thread
 --   ew_t        (one input, one output) a tiled transposing copy through shared memory
 -- The kernels are written as simple per-thread code (no grid-stride loop, no inline PTX)
 -- so the same source compiles with NVRTC and with the CPU backend's C++ compiler.
@@ -187,44 +187,53 @@ local function strided_kernel(P)
 end
 
 -- Rows: C-ordered output of rows x cols (cols a multiple of EW_VEC), each input walking a
--- row with stride 1 or 0 (a broadcast (N, 1) + (1, M) is one of each). A thread writes one
--- chunk of EW_VEC consecutive elements of a row: an input of stride 1 is read as a vector,
--- one of stride 0 once. One division a thread (by the chunks of a row), not one per
--- element and dimension.
+-- row with stride 1 or 0 (a broadcast (N, 1) + (1, M) is one of each). blockIdx.x and the
+-- threads take a row's chunks of EW_VEC consecutive elements, blockIdx.y groups of
+-- EW_ROWS rows (grid-striding past 65535 groups): a thread loads its chunk of each of its
+-- rows (a vector from an input of stride 1, one element from one of stride 0), then
+-- computes and stores them, with no division for the place.
 local function rows_kernel(P)
   local L = {}
   local function add(s) L[#L + 1] = s end
   local A = {}
   for _, p in ipairs(P) do if not p.scalar then A[#A + 1] = p end end
   add(("extern \"C\" __global__ void ew_r(%s, ew::rows<%d> r) {"):format(params(P), #A))
-  add("  const unsigned long long g = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;")
-  add("  if (g >= (unsigned long long)r.chunks) return;")
-  add("  const long long n = r.chunks * EW_VEC;")
-  add("  const long long row = (long long)(r.chunks <= 0x7fffffffLL")
-  add("      ? (unsigned long long)((__umulhi((unsigned)g, r.magic) + (unsigned)g) >> r.shift)")
-  add("      : g / (unsigned long long)r.per_row);")
-  add("  const long long col = ((long long)g - row * r.per_row) * EW_VEC;")
+  add("  const long long c = (long long)blockIdx.x * blockDim.x + threadIdx.x;")
+  add("  if (c >= r.per_row) return;")
+  add("  const long long n = r.rows * r.cols, col = c * EW_VEC;")
+  add("  for (long long row0 = (long long)blockIdx.y * EW_ROWS; row0 < r.rows; row0 += (long long)gridDim.y * EW_ROWS) {")
+  for a, p in ipairs(A) do
+    add(("    ew::vec<%s, EW_VEC> %s[EW_ROWS];"):format(p.type, p.var))
+  end
+  add("#pragma unroll")
+  add("    for (int k = 0; k < EW_ROWS; k++) {")
+  add("      const long long row = row0 + k;")
+  add("      if (row >= r.rows) break;")
   for a, p in ipairs(A) do
     local j = a - 1
     if p.out then
-      add(("  %s *%s_at = %s + row * r.cols + col;"):format(p.type, p.var, p.param))
-      add(("  ew::vec<%s, EW_VEC> %s%s;"):format(p.type, p.var,
-          p.load and (" = ew::vload<EW_VEC>(%s_at)"):format(p.var) or ""))
+      if p.load then add(("      %s[k] = ew::vload<EW_VEC>(%s + row * r.cols + col);"):format(p.var, p.param)) end
     else
-      add(("  const %s *%s_at = %s + row * r.row_stride[%d];"):format(p.type, p.var, p.param, j))
-      add(("  ew::vec<%s, EW_VEC> %s;"):format(p.type, p.var))
-      add(("  if (r.inner[%d]) %s = ew::vload<EW_VEC>(%s_at + col);"):format(j, p.var, p.var))
-      add(("  else { const %s x = *%s_at;"):format(p.type, p.var))
+      add(("      const %s *%s_at = %s + row * r.row_stride[%d];"):format(p.type, p.var, p.param, j))
+      add(("      if (r.inner[%d]) %s[k] = ew::vload<EW_VEC>(%s_at + col);"):format(j, p.var, p.var))
+      add(("      else { const %s x = *%s_at;"):format(p.type, p.var))
       add("#pragma unroll")
-      add(("    for (int k = 0; k < EW_VEC; k++) %s.v[k] = x; }"):format(p.var))
+      add(("        for (int e = 0; e < EW_VEC; e++) %s[k].v[e] = x; }"):format(p.var))
     end
   end
+  add("    }")
   add("#pragma unroll")
-  add("  for (int k = 0; k < EW_VEC; k++) " .. call(P, function(p)
-    return p.scalar and p.param or p.var .. ".v[k]" end, "row * r.cols + col + k") .. ";")
+  add("    for (int k = 0; k < EW_ROWS; k++) {")
+  add("      const long long row = row0 + k;")
+  add("      if (row >= r.rows) break;")
+  add("#pragma unroll")
+  add("      for (int e = 0; e < EW_VEC; e++) " .. call(P, function(p)
+    return p.scalar and p.param or p.var .. "[k].v[e]" end, "row * r.cols + col + e") .. ";")
   for _, p in ipairs(P) do
-    if p.out then add(("  ew::vstore<EW_VEC>(%s_at, %s);"):format(p.var, p.var)) end
+    if p.out then add(("      ew::vstore<EW_VEC>(%s + row * r.cols + col, %s[k]);"):format(p.param, p.var)) end
   end
+  add("    }")
+  add("  }")
   add("}")
   return table.concat(L, "\n") .. "\n"
 end
@@ -293,7 +302,7 @@ function M.source(d)
   local widest = 1
   for _, p in ipairs(P) do if not p.scalar then widest = math.max(widest, size[p.dtype]) end end
   local chunk = math.min(d.vec, 16 // widest)
-  parts[#parts + 1] = ("#ifdef GPUHOST_CPU\n#define EW_VEC 1\n#define EW_UNROLL 1\n#else\n#define EW_VEC %d\n#define EW_UNROLL %d\n#endif\n")
+  parts[#parts + 1] = ("#define EW_ROWS 4\n#ifdef GPUHOST_CPU\n#define EW_VEC 1\n#define EW_UNROLL 1\n#else\n#define EW_VEC %d\n#define EW_UNROLL %d\n#endif\n")
                       :format(chunk, d.vec // chunk)
   parts[#parts + 1] = body_fn(d, P)
   parts[#parts + 1] = flat_kernel(P)

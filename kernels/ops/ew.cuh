@@ -313,14 +313,12 @@ __device__ __forceinline__ I divide_by(I i, const strided<ND, NA> &st, int d) {
   else return i / (I)st.shape[d];
 }
 
-// rows of a C-ordered output (ew_r): chunks (of EW_VEC elements) in all, per_row in a row,
-// cols; each array's stride between rows and whether it walks a row (1) or repeats one
-// element (0); the magic number and shift that divide a 31-bit chunk index by per_row
+// rows of a C-ordered output (ew_r): rows, the chunks (of EW_VEC elements) of a row, cols;
+// each array's stride between rows and whether it walks a row (1) or repeats one element (0)
 template <int NA> struct rows {
-  long long chunks, per_row, cols;
+  long long rows, per_row, cols;
   long long row_stride[NA];
   int inner[NA];
-  unsigned magic, shift;
 };
 
 // a transposing copy: rows x cols (x batch), the input walking rows with stride 1
