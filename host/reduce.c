@@ -11,7 +11,10 @@
  *     y split the elements;
  *   - blockIdx.y splits the elements of each output over several blocks when there are too
  *     few outputs to fill the device, so a reduction along a long dim into a few outputs
- *     does not run on a few blocks; the last block to finish combines (one launch).
+ *     does not run on a few blocks; the last block to finish combines (one launch). On a
+ *     GPU the splits interleave (block y's lanes take every gridDim.y-th turn), so that
+ *     the blocks sweep the data together (a full sum reads 0.87x as fast in contiguous
+ *     stretches on an H200); on the CPU each split is one stretch, which stays in cache.
  * On the CPU backend a block's lanes run one after another, so there each output has one
  * lane (a plain loop), and blocks of 256 threads take 256 outputs. */
 #include <stdlib.h>
@@ -126,7 +129,7 @@ CUfunction reducer_function(lua_State *L, int ridx, Reducer *r, const RedCall *c
 /* red::layout<NOP> (kernels/ops/red.cuh): this header, then ostride[NOP][8], rstride[NOP][8] */
 typedef struct RedHeader {
   int64_t n_out, n_red, k_split, count_at;
-  int32_t od, rd, mode, vec;
+  int32_t od, rd, mode, vec, interleave, pad_;
   double param[2];
   int64_t oshape[GPU_MAXDIM], rshape[GPU_MAXDIM];
 } RedHeader;
@@ -136,7 +139,7 @@ typedef struct Plan {
   int od, rd, nop, nin;
   int64_t n_out, n_red;
   unsigned grid[3], block[3];
-  int mode, vec;
+  int mode, vec, interleave;
   int64_t k_split;
 } Plan;
 
@@ -220,14 +223,20 @@ static int plan_vec(const RedCall *c, const Plan *p) {
 }
 
 static void plan_gpu(const RedCall *c, Plan *p) {
-  int64_t target = 8 * (int64_t)units_of_device();
+  /* blocks enough for several waves, so that the last one's tail is short whatever the
+   * kernel's occupancy */
+  int64_t target = 32 * (int64_t)units_of_device();
   int64_t inner_stride = p->r[0].strides[p->rd - 1];
+  p->interleave = 1;   /* the splits of an output take turns, so all blocks sweep it together */
   if (inner_stride == 1 && p->n_red >= 32) {   /* mode 0: x along the elements */
     p->mode = 0;
     p->vec = plan_vec(c, p);
     int64_t v = p->vec ? 16 / (int64_t)dtypes[c->ops[0].dtype].size : 1, units = ceil_div(p->n_red, v);
-    int64_t bx = 32;
-    while (bx < 256 && units > bx * 16) bx *= 2;
+    /* lanes enough for 8 loads each (4 at least, 256 at most): a short row takes a few
+     * lanes of a warp, which takes several rows, so that what each output costs besides
+     * its loads (its place, the combine, the store) is shared by fewer lanes */
+    int64_t bx = 4;
+    while (bx < 256 && units > bx * 8) bx *= 2;
     p->block[0] = (unsigned)bx;
     p->block[1] = (unsigned)(256 / bx);
     plan_split(p, ceil_div(p->n_out, 256 / bx), target, bx, 16 * v, v);
@@ -284,6 +293,7 @@ static size_t write_layout(const RedCall *c, const Plan *p, size_t accsize, int6
   h.rd = p->rd;
   h.mode = p->mode;
   h.vec = p->vec;
+  h.interleave = p->interleave;
   h.param[0] = c->param[0];
   h.param[1] = c->param[1];
   for (int d = 0; d < GPU_MAXDIM; d++) {

@@ -28,7 +28,10 @@ local function arg(T, which)
   local al = size_of[T] >= 16 and 16 or 8   -- the struct's alignment: complex128's, else the index's
   return {acc = "red::arg<rd_T0>", accsize = ((8 * ((size_of[T] + 7) // 8) + 8 + al - 1) // al) * al,
           identity = "rd_acc{rd_T0(), -1}", map = "rd_acc{x, _k}",
-          combine = ("red::%s_of(a, b)"):format(which), post = cast_post("a.i + 1")}
+          combine = ("red::%s_of(a, b)"):format(which), post = cast_post("a.i + 1"),
+          -- in index order: the first NaN stays; else a NaN, or a strictly better value, wins
+          step = ("(a.i < 0 || (!red::isnan_(a.v) && (red::isnan_(x) || x %s a.v))) ? rd_acc{x, _k} : a")
+                 :format(which == "argmax" and ">" or "<")}
 end
 local function float_sum(map, post)
   return {acc = "float64", identity = "0", map = map, combine = "a + b", post = post}
@@ -78,7 +81,8 @@ local function list(n, f)
 end
 
 -- d: {ins = {dtypes}, outs = {dtypes}, names = {inputs' names, outputs' names}, acc =
--- (a dtype or C type), accsize =, identity =, map =, combine =, post =, typedefs =}
+-- (a dtype or C type), accsize =, identity =, map =, combine =, post =, typedefs =, step =
+-- (optional: an element x of index _k into a, all of whose elements come before it)}
 -- -> source, names, the accumulator's size
 function M.source(d)
   local nin, nout = #d.ins, #d.outs
@@ -109,6 +113,10 @@ function M.source(d)
     add("  typedef rd_T0 in0;")
     add("  __device__ __forceinline__ static const rd_T0 *ptr0(const args &A) { return A.p0; }")
     add("  __device__ __forceinline__ static acc map1(rd_T0 x, long long k, const double *p) { return map(x, k, p); }")
+    -- step: element x (index _k) into a, whose elements all come before it
+    add("  __device__ __forceinline__ static acc step(const acc &a, rd_T0 x, long long _k, const double *_param) {")
+    add("    " .. (d.step and ("(void)_param; return " .. d.step .. ";") or "return combine(a, map1(x, _k, _param));"))
+    add("  }")
   end
   add("  __device__ __forceinline__ static acc load(const args &A, const long long *o, long long k, const double *p) {")
   add(("    return map(%s, k, p);"):format(table.concat(list(nin, function(i) return ("A.p%d[o[%d]]"):format(i, i) end), ", ")))

@@ -9,8 +9,8 @@
 //   - mode 0: the threads of x walk the reduced elements of one output (blockDim.x lanes,
 //     16-byte loads when the one input is contiguous there), y takes blockDim.y outputs;
 //   - mode 1: x takes consecutive outputs, the lanes of y walk their reduced elements;
-//   - blockIdx.y splits the reduced elements (k_split each) over several blocks, which
-//     leave partial results in scratch; the last block of each blockIdx.x to finish (an
+//   - blockIdx.y splits the reduced elements over several blocks (k_split each, or taking
+//     turns with interleave), which leave partial results in scratch; the last block of each blockIdx.x to finish (an
 //     atomic counter) combines them, so a reduction is one launch however it is split.
 // The order of every combine is fixed by the layout, so a launch gives the same bits each
 // time. On the CPU backend blocks have one lane (host/reduce.c), so no barrier is met
@@ -29,6 +29,7 @@ template <int NOP> struct layout {
   long long n_out, n_red, k_split;
   long long count_at;        // bytes into scratch where the counters of the splits are
   int od, rd, mode, vec;
+  int interleave, pad_;      // splits: 1, block y's lanes take every gridDim.y-th turn; 0, a stretch each
   double param[2];           // the reducer's parameters (ddof, the p of a norm)
   long long oshape[8], rshape[8];
   long long ostride[NOP][8];
@@ -123,7 +124,9 @@ RED_UNROLL
   return s[0];
 }
 
-// The reduced elements [k0, k1) of the output at off, every nlanes-th from lane on.
+// The reduced elements [k0, k1) of the output at off, every nlanes-th from lane on. An
+// accumulator takes its elements in index order, so a reducer's step (an element into an
+// accumulator) may rely on that: argmax's is a comparison, not a general combine.
 template <class F>
 __device__ typename F::acc accumulate(const typename F::args &A, const layout<F::NOP> &L, const long long *off,
                                       long long k0, long long k1, int lane, int nlanes) {
@@ -151,28 +154,27 @@ RED_UNROLL
 RED_UNROLL
           for (int e = 0; e < V; e++) {
             const long long k = k0 + (j + u * (long long)nlanes) * V + e;
-            t[u][e] = F::combine(t[u][e], F::map1(p[k], k, L.param));
+            t[u][e] = F::step(t[u][e], p[k], k, L.param);
           }
       }
 RED_UNROLL
       for (int e = 0; e < V; e++) s[e % RED_U] = F::combine(s[e % RED_U], F::combine(t[0][e], t[1][e]));
 #endif
-      for (; j + (RED_U - 1) * (long long)nlanes < nv; j += RED_U * (long long)nlanes) {
+      // RED_U loads issued before the first is used, the last round's guarded, so that a
+      // lane with a few vectors (a short row) still has them all in flight at once
+      for (; j < nv; j += RED_U * (long long)nlanes) {
         ew::vec<T, V> v[RED_U];
 RED_UNROLL
-        for (int u = 0; u < RED_U; u++) v[u] = ew::vload<V>(p + k0 + (j + u * (long long)nlanes) * V);
+        for (int u = 0; u < RED_U; u++)
+          if (j + u * (long long)nlanes < nv) v[u] = ew::vload<V>(p + k0 + (j + u * (long long)nlanes) * V);
 RED_UNROLL
         for (int u = 0; u < RED_U; u++)
+          if (j + u * (long long)nlanes < nv)
 RED_UNROLL
-          for (int e = 0; e < V; e++)
-            s[u] = F::combine(s[u], F::map1(v[u].v[e], k0 + (j + u * (long long)nlanes) * V + e, L.param));
+            for (int e = 0; e < V; e++)
+              s[u] = F::step(s[u], v[u].v[e], k0 + (j + u * (long long)nlanes) * V + e, L.param);
       }
-      for (; j < nv; j += nlanes) {
-        ew::vec<T, V> v = ew::vload<V>(p + k0 + j * V);
-RED_UNROLL
-        for (int e = 0; e < V; e++) s[0] = F::combine(s[0], F::map1(v.v[e], k0 + j * V + e, L.param));
-      }
-      for (long long k = kv + lane; k < k1; k += nlanes) s[0] = F::combine(s[0], F::map1(p[k], k, L.param));
+      for (long long k = kv + lane; k < k1; k += nlanes) s[0] = F::step(s[0], p[k], k, L.param);
       return fold<F>(s);
     }
   }
@@ -244,10 +246,17 @@ __device__ void run(const typename F::args &A, const layout<F::NOP> &L, unsigned
   const bool live = out < L.n_out;
   long long off[F::NOP];
   output_offsets(L, live ? out : 0, off);
-  const long long k0 = (long long)blockIdx.y * L.k_split;
-  const long long k1 = k0 + L.k_split < L.n_red ? k0 + L.k_split : L.n_red;
+  long long k0 = 0, k1 = L.n_red;
+  int klane = lane, klanes = nlanes;
+  if (L.interleave) {
+    klane = (int)blockIdx.y * nlanes + lane;
+    klanes = (int)gridDim.y * nlanes;
+  } else {
+    k0 = (long long)blockIdx.y * L.k_split;
+    k1 = k0 + L.k_split < L.n_red ? k0 + L.k_split : L.n_red;
+  }
   acc s = F::identity();
-  if (live && k0 < k1) s = accumulate<F>(A, L, off, k0, k1, lane, nlanes);
+  if (live && k0 < k1) s = accumulate<F>(A, L, off, k0, k1, klane, klanes);
   s = combine_lanes<F>(s, mode, lane, nlanes);
   if (gridDim.y == 1) {
     if (live && lane == 0) F::post(A, off, s, L.n_red, L.param);
