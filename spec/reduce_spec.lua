@@ -164,6 +164,38 @@ describe("gpu.min, max, argmin, argmax", function()
     assert.are.same({2, 1}, gpu.array({{1, 5, 5}, {7, 7, 2}}):argmax(2):totable())
   end)
 
+  -- long enough for the vector loads, the lanes' rounds and the splits: an accumulator
+  -- takes its elements in order (argmax's step), and -inf or a late NaN must still count
+  it("find the first best of long arrays: ties, -inf throughout, a NaN late", function()
+    local function first(t, better)
+      local b = 1
+      for i = 2, #t do
+        if t[b] == t[b] and (t[i] ~= t[i] or better(t[i], t[b])) then b = i end
+      end
+      return b
+    end
+    local gt, lt = function(x, y) return x > y end, function(x, y) return x < y end
+    for _, n in ipairs({5, 4099, 70001}) do
+      local ties, ninf, nan = {}, {}, {}
+      for i = 1, n do
+        ties[i] = (i * 7919) % 4
+        ninf[i] = -math.huge
+        nan[i] = (i * 31) % 1000 / 8
+      end
+      nan[n - 1], nan[n] = 0 / 0, 0 / 0
+      for _, dt in ipairs({"float32", "float64"}) do
+        local a = gpu.array(ties, dt)
+        assert.are.equal(first(ties, gt), a:argmax())
+        assert.are.equal(first(ties, lt), a:argmin())
+        assert.are.equal(1, gpu.array(ninf, dt):argmax())
+        assert.are.equal(1, gpu.array(ninf, dt):argmin())
+        assert.are.equal(n - 1, gpu.array(nan, dt):argmax())
+        assert.are.equal(n - 1, gpu.array(nan, dt):argmin())
+      end
+      assert.are.equal(first(ties, gt), gpu.array(ties, "int32"):argmax())
+    end
+  end)
+
   it("keep integer types, exactly", function()
     local a = gpu.array({5, -7, math.maxinteger, math.mininteger}, "int64")
     assert.are.equal(math.maxinteger, a:max())
