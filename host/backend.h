@@ -178,8 +178,9 @@ typedef struct GpuBackend {
   GpuResult (*free)(CUdeviceptr p, int device);
   /* Gives the memory a device's pool keeps for reuse back to the driver, once the work
    * queued before it is done (device.c calls it when an allocation fails, then tries
-   * again, and for gpu.empty_cache()); a device without a context is left alone. NULL
-   * where freed memory is not kept (the CPU backend). */
+   * again, and for gpu.empty_cache()); a device without a context is left alone (the CPU
+   * backend's memory is the process's: it gives back what any device kept). NULL where
+   * freed memory is not kept. */
   GpuResult (*trim)(int device);
   /* Whether memory freed on device now could be handed out again at once, with no free
    * queued: 1 when every stream's work that might still use it comes before the next work

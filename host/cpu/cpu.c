@@ -88,7 +88,7 @@ const GpuBackend cpu_backend = {
   .use_device = cpu_use_device, .ensure_context = cpu_ensure_context,
   .adopt_context = NULL,   /* no contexts */
   .current_device = cpu_current_device, .synchronize = cpu_rec_synchronize,
-  .mem_info = cpu_mem_info, .alloc = cpu_alloc, .free = cpu_free,
+  .mem_info = cpu_mem_info, .alloc = cpu_alloc, .free = cpu_free, .trim = cpu_trim,
   .host_alloc = cpu_host_alloc, .host_free = cpu_host_free,
   .htod = cpu_htod, .dtoh = cpu_rec_dtoh, .dtod = cpu_rec_dtod, .memset0 = cpu_rec_memset0,
   .arch = cpu_arch, .compiler_id = cpu_compiler_id, .compile = cpu_compile,

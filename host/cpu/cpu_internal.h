@@ -211,6 +211,7 @@ GpuResult cpu_launch(CUfunction f, const unsigned grid[3], const unsigned block[
                      unsigned shared, CUstream stream, void **params);
 GpuResult cpu_alloc(CUdeviceptr *p, size_t n);
 GpuResult cpu_free(CUdeviceptr p, int device);
+GpuResult cpu_trim(int device);               /* unmaps the freed mappings mem.c keeps */
 GpuResult cpu_host_alloc(void **p, size_t n);
 GpuResult cpu_host_free(void *p);
 GpuResult cpu_htod(CUdeviceptr dst, const void *src, size_t n);

@@ -4,8 +4,14 @@
  * mappings, and Linux allows about 65,530 (vm.max_map_count): once an eighth of that many
  * guarded arrays are alive, new arrays under 64 KiB are carved from shared 4 MiB slabs,
  * packed without guards between them, and larger ones get a mapping without guards, so a
- * million small arrays fit. Kernel code's malloc and free use the same memory, from a heap
- * of DEVICE_HEAP bytes, as CUDA's. Copies are plain memory copies. */
+ * million small arrays fit. A freed mapping is kept, its pages in place, for the next
+ * array of about its size (as CUDA's pool keeps freed blocks): up to KEEP_BLOCKS of them
+ * and a sixteenth of the machine's memory, the oldest unmapped first; cpu_trim unmaps
+ * them all. Without it every new array's pages were faulted in and zeroed by the kernel
+ * again as they were first written (a 4 MiB matrix product's result: about 1 ms on 2
+ * cores, more on many, where each unmapping also interrupts every core the process runs
+ * on). Kernel code's malloc and free use the same memory, from a heap of DEVICE_HEAP
+ * bytes, as CUDA's. Copies are plain memory copies. */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -20,6 +26,10 @@ enum { A_GUARDED = 1, A_PLAIN, A_SLAB };
 #define NCLASSES 9                    /* 256 B .. 64 KiB */
 #define SLAB_SIZE (4L * 1024 * 1024)
 #define HUGE_FROM ((size_t)4 << 20)   /* arrays from 4 MiB on are advised to use huge pages */
+#define KEEP_BLOCKS 64                /* freed mappings kept at most */
+#define FREE_FROM ((size_t)1 << 20)   /* kept mappings from 1 MiB on are reclaimable */
+
+typedef struct Kept { char *map; size_t map_size; unsigned char kind; } Kept;
 
 typedef struct Alloc {
   uintptr_t data;                     /* 0: an empty slot, 1: a removed one */
@@ -36,7 +46,10 @@ static struct {
   void *free_list[NCLASSES];          /* freed slab pieces, linked through their first word */
   char *slab_next[NCLASSES], *slab_end[NCLASSES];
   size_t heap_used;
-} mem = {PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0, 0, -1, {0}, {0}, {0}, 0};
+  Kept kept[KEEP_BLOCKS];             /* freed mappings, the oldest first */
+  int nkept;
+  size_t kept_bytes, keep_limit;      /* keep_limit 0: not yet read */
+} mem = {PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0, 0, -1, {0}, {0}, {0}, 0, {{0}}, 0, 0, 0};
 
 static size_t hash(uintptr_t p) { return (size_t)((p >> 8) * 0x9e3779b97f4a7c15ull); }
 
@@ -105,24 +118,82 @@ static char *slab_piece(int c) {
   return p;
 }
 
-/* n bytes in a mapping of their own, ending at a guard page when guarded. */
+/* Takes kept[i] out of the kept mappings. */
+static Kept unkeep(int i) {
+  Kept k = mem.kept[i];
+  memmove(&mem.kept[i], &mem.kept[i + 1], sizeof k * (size_t)(mem.nkept - i - 1));
+  mem.nkept--;
+  mem.kept_bytes -= k.map_size;
+  return k;
+}
+
+/* Keeps a freed mapping for reuse; 0 when it is not kept (the caller unmaps it). */
+static int keep(char *map, size_t map_size, unsigned char kind) {
+  if (mem.keep_limit == 0)
+    mem.keep_limit = (size_t)sysconf(_SC_PHYS_PAGES) * (size_t)sysconf(_SC_PAGESIZE) / 16;
+  if (map_size > mem.keep_limit) return 0;
+  while (mem.nkept == KEEP_BLOCKS || mem.kept_bytes + map_size > mem.keep_limit) {
+    Kept old = unkeep(0);
+    munmap(old.map, old.map_size);
+  }
+  /* the kernel may take a large one's pages back when memory runs short (reading zeros
+   * after), instead of swapping or stopping a process: until then they stay in place */
+  size_t page = (size_t)sysconf(_SC_PAGESIZE), guards = kind == A_GUARDED ? page : 0;
+  if (map_size - 2 * guards >= FREE_FROM) madvise(map + guards, map_size - 2 * guards, MADV_FREE);
+  mem.kept[mem.nkept++] = (Kept){map, map_size, kind};
+  mem.kept_bytes += map_size;
+  return 1;
+}
+
+/* The smallest kept mapping of kind whose map_size is from want to an eighth over it (of
+ * those, the last freed: its pages are the likeliest to be in memory and in the caches),
+ * taken out of the kept ones; map NULL when none. */
+static Kept kept_take(size_t want, unsigned char kind) {
+  int best = -1;
+  for (int i = 0; i < mem.nkept; i++) {
+    const Kept *k = &mem.kept[i];
+    if (k->kind == kind && k->map_size >= want && k->map_size - want <= want / 8 &&
+        (best < 0 || k->map_size <= mem.kept[best].map_size))
+      best = i;
+  }
+  return best < 0 ? (Kept){NULL, 0, 0} : unkeep(best);
+}
+
+/* n bytes in a mapping of their own, ending at a guard page when guarded: a kept one of
+ * about that size, else a new one. */
 static int own_mapping(Alloc *a, size_t n, int guarded) {
   size_t page = (size_t)sysconf(_SC_PAGESIZE);
   size_t data = (n + 15) / 16 * 16, body = (data + page - 1) / page * page;
-  a->map_size = guarded ? body + 2 * page : body;
-  a->map = mmap(NULL, a->map_size, guarded ? PROT_NONE : PROT_READ | PROT_WRITE,
-                MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (a->map == MAP_FAILED) return -1;
-  if (guarded && mprotect(a->map + page, body, PROT_READ | PROT_WRITE) != 0) {
-    munmap(a->map, a->map_size);
-    return -1;
+  unsigned char kind = guarded ? A_GUARDED : A_PLAIN;
+  Kept k = kept_take(guarded ? body + 2 * page : body, kind);
+  if (k.map) {
+    body = guarded ? k.map_size - 2 * page : k.map_size;
+  } else {
+    k.map_size = guarded ? body + 2 * page : body;
+    k.map = mmap(NULL, k.map_size, guarded ? PROT_NONE : PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (k.map == MAP_FAILED) return -1;
+    if (guarded && mprotect(k.map + page, body, PROT_READ | PROT_WRITE) != 0) {
+      munmap(k.map, k.map_size);
+      return -1;
+    }
+    /* large arrays in 2 MiB pages where the kernel allows (as numpy's): a first touch then
+     * faults once per 2 MiB, not per 4 KiB */
+    if (body >= HUGE_FROM) madvise(guarded ? k.map + page : k.map, body, MADV_HUGEPAGE);
   }
-  a->data = (uintptr_t)(guarded ? a->map + page + body - data : a->map);
-  a->kind = guarded ? A_GUARDED : A_PLAIN;
-  /* large arrays in 2 MiB pages where the kernel allows (as numpy's): a first touch then
-   * faults once per 2 MiB, not per 4 KiB */
-  if (body >= HUGE_FROM) madvise(guarded ? a->map + page : a->map, body, MADV_HUGEPAGE);
+  a->map = k.map;
+  a->map_size = k.map_size;
+  a->data = (uintptr_t)(guarded ? k.map + page + body - data : k.map);
+  a->kind = kind;
   return 0;
+}
+
+/* Unmaps every kept mapping, holding mem.mu. */
+static void unkeep_all(void) {
+  while (mem.nkept > 0) {
+    Kept k = unkeep(mem.nkept - 1);
+    munmap(k.map, k.map_size);
+  }
 }
 
 /* Allocates n > 0 bytes, holding mem.mu; 0 when there is no memory. */
@@ -156,11 +227,21 @@ static void release_locked(Alloc *a) {
     *(void **)a->data = mem.free_list[a->cls];
     mem.free_list[a->cls] = (void *)a->data;
   } else {
-    munmap(a->map, a->map_size);
+    if (!keep(a->map, a->map_size, a->kind)) munmap(a->map, a->map_size);
     if (a->kind == A_GUARDED) mem.guarded--;
   }
   if (a->heap) mem.heap_used -= a->size;
   a->data = 1;
+}
+
+/* Gives the kept mappings back (gpu.empty_cache(), an allocation that failed): memory is
+ * the whole process's here, so for every device. */
+GpuResult cpu_trim(int device) {
+  (void)device;
+  pthread_mutex_lock(&mem.mu);
+  unkeep_all();
+  pthread_mutex_unlock(&mem.mu);
+  return GPU_OK;
 }
 
 GpuResult cpu_alloc(CUdeviceptr *p, size_t n) {
