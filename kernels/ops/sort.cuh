@@ -1,7 +1,8 @@
 // sort.cuh: gpuhost's sorts (host/sort.c): a stable LSD radix sort of 8-bit digits over
 // keys made unsigned in the value's order (NaN last, all NaNs equal, -0 equal to 0;
 // descending: the bits inverted), carrying each element's original index.
-//   so_hist   the histograms of every pass at once (one read of the keys);
+//   so_hist   the histograms of every pass at once (one read of the keys; key digits by
+//             shared atomics spread over copies, row digits by warp matches);
 //   so_pass   one pass over the data (Adinets and Merrill's Onesweep, 2022): blocks take
 //             tiles in order (an atomic counter), rank their keys by digit (stable: by
 //             warp, in element order), publish their digit counts and find the counts of
@@ -48,10 +49,10 @@ template <class K> __device__ __forceinline__ typename key_bits<K>::U order(K k,
 
 // the lanes of the warp whose digit (9 bits) is this lane's: a ballot per bit (as CUB's
 // MatchAny; match.any.sync is slower), which the CPU backend runs too
-__device__ __forceinline__ unsigned match_digit(unsigned d) {
+template <int BITS = 9> __device__ __forceinline__ unsigned match_digit(unsigned d) {
   unsigned peers = 0xffffffffu;
 #pragma unroll
-  for (int b = 0; b < 9; b++) {
+  for (int b = 0; b < BITS; b++) {
     unsigned v = __ballot_sync(0xffffffffu, (d >> b) & 1u);
     peers &= (d >> b) & 1u ? v : ~v;
   }
@@ -81,13 +82,14 @@ template <class T> __device__ T block_exclusive(T v, T *warp_sums, T *total) {
 // Ranks the tile's digits (items warp-striped: item j of lane l of warp w is element
 // w * 32 * IT + j * 32 + l): rank[j] is the number of elements before it, in element
 // order, with its digit in its warp; wc[w][d] ends as warp w's count of digit d.
-template <int IT, class D>
+// FULL: every item is valid (a digit below 256), so 8 ballots tell the peers, not 9.
+template <int IT, bool FULL = false, class D>
 __device__ void warp_rank(const D &dig, unsigned *rank, unsigned *wc) {
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const unsigned lt = (1u << lane) - 1u;
   unsigned *mine = wc + warp * 256;
   for (int j = 0; j < IT; j++) {
-    unsigned d = dig(j), peers = match_digit(d);
+    unsigned d = dig(j), peers = match_digit<FULL ? 8 : 9>(d);
     unsigned b = d < SRT_NONE ? mine[d] : 0u;
     __syncwarp();
     if (d < SRT_NONE && lane == __ffs(peers) - 1) mine[d] = b + __popc(peers);
@@ -157,7 +159,8 @@ __device__ void pass(const pass_args &a) {
     valid |= (e < a.n ? 1u : 0u) << j;
   }
   auto dig = [&](int j) -> unsigned { return (valid >> j & 1u) ? digit_of(key[j], idx[j], a) : SRT_NONE; };
-  warp_rank<IT>(dig, rank, wc);
+  if (base + TILE <= a.n) warp_rank<IT, true>(dig, rank, wc);   // a full tile
+  else warp_rank<IT>(dig, rank, wc);
   __syncthreads();
   unsigned count = digit_runs(wc, start, warp_sums);
   // publish this tile's count of digit tid, then look back for the tiles before it
@@ -196,32 +199,47 @@ __device__ void pass(const pass_args &a) {
   }
 }
 
-// The histograms of every pass: npk passes of key digits, nps of row digits.
+// The histograms of every pass: npk passes of key digits, nps of row digits. A key digit
+// is counted by a shared atomic into one of SRT_PARTS copies of the histograms (by lane),
+// so that lanes with one digit (a float's top byte takes a few values) meet on a few
+// counters only; a row digit, which every element of a row shares, by one atomic for the
+// lanes that have it (match_digit).
+#define SRT_PARTS 4
 template <class K>
 __device__ void hist(const K *keys, long long n, int npk, int nps, long long seg_len, int desc,
                      unsigned long long *out) {
-  __shared__ unsigned h[12 * 256];
-  const int np = npk + nps;
-  for (int i = threadIdx.x; i < np * 256; i += blockDim.x) h[i] = 0;
+  __shared__ unsigned hk[SRT_PARTS][8 * 256];
+  __shared__ unsigned hs[4 * 256];
+  for (int i = threadIdx.x; i < SRT_PARTS * 8 * 256; i += blockDim.x) (&hk[0][0])[i] = 0;
+  for (int i = threadIdx.x; i < 4 * 256; i += blockDim.x) hs[i] = 0;
   __syncthreads();
+  unsigned *mine = hk[threadIdx.x % SRT_PARTS];
   const long long stride = (long long)gridDim.x * blockDim.x;
   const long long first = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-  const long long rounds = (n + stride - 1) / stride;   // every lane takes part in the matches
-  for (long long r = 0; r < rounds; r++) {
-    long long i = first + r * stride;
-    bool valid = i < n;
-    auto u = order(valid ? keys[i] : K(), desc);
-    for (int p = 0; p < np; p++) {
-      unsigned d = p < npk ? (unsigned)((u >> (8 * p)) & 255u)
-                           : (unsigned)(((unsigned long long)(i / (seg_len > 0 ? seg_len : 1)) >> (8 * (p - npk))) & 255u);
-      d = valid ? d : SRT_NONE;
-      unsigned peers = match_digit(d);
-      if (d < SRT_NONE && (threadIdx.x & 31) == (unsigned)(__ffs(peers) - 1)) atomicAdd(&h[p * 256 + d], __popc(peers));
+  for (long long i = first; i < n; i += stride) {
+    auto u = order(keys[i], desc);
+    for (int p = 0; p < npk; p++) atomicAdd(&mine[p * 256 + (unsigned)((u >> (8 * p)) & 255u)], 1u);
+  }
+  if (nps > 0) {
+    const long long rounds = (n + stride - 1) / stride;   // every lane takes part in the matches
+    for (long long r = 0; r < rounds; r++) {
+      long long i = first + r * stride;
+      bool valid = i < n;
+      for (int p = 0; p < nps; p++) {
+        unsigned d = valid ? (unsigned)(((unsigned long long)(i / seg_len) >> (8 * p)) & 255u) : SRT_NONE;
+        unsigned peers = match_digit(d);
+        if (d < SRT_NONE && (threadIdx.x & 31) == (unsigned)(__ffs(peers) - 1)) atomicAdd(&hs[p * 256 + d], __popc(peers));
+      }
     }
   }
   __syncthreads();
-  for (int i = threadIdx.x; i < np * 256; i += blockDim.x)
-    if (h[i]) atomicAdd(&out[i], (unsigned long long)h[i]);
+  for (int i = threadIdx.x; i < npk * 256; i += blockDim.x) {
+    unsigned c = 0;
+    for (int q = 0; q < SRT_PARTS; q++) c += hk[q][i];
+    if (c) atomicAdd(&out[i], (unsigned long long)c);
+  }
+  for (int i = threadIdx.x; i < nps * 256; i += blockDim.x)
+    if (hs[i]) atomicAdd(&out[npk * 256 + i], (unsigned long long)hs[i]);
 }
 
 // Segments of up to one tile, a block each: every pass in shared memory.
