@@ -25,7 +25,7 @@
 #include "util.h"
 
 #define MAGIC "GPUHOSTC"
-#define FORMAT 1u
+#define FORMAT 2u   /* 2: names and checksums by hash64 */
 #define MAX_ENTRY ((off_t)1 << 30)   /* no cubin or kernel library comes near it */
 /* magic, format, key length, name count, image length, checksum: 8 bytes each */
 #define OVERHEAD (6 * sizeof(uint64_t))
@@ -87,10 +87,10 @@ static int open_dir(void) {
   return fd;
 }
 
-/* The entry's file name, from two FNV-1a hashes of the key. */
+/* The entry's file name, from two hashes of the key. */
 static void entry_name(char out[48], const char *key, size_t keylen) {
-  uint64_t a = fnv1a(key, keylen, FNV_OFFSET);
-  uint64_t b = fnv1a(key, keylen, 0x84222325cbf29ce4ULL ^ (uint64_t)keylen);
+  uint64_t a = hash64(key, keylen, 0);
+  uint64_t b = hash64(key, keylen, 0x84222325cbf29ce4ULL ^ (uint64_t)keylen);
   snprintf(out, 48, "%016llx%016llx.cubin", (unsigned long long)a, (unsigned long long)b);
 }
 
@@ -148,7 +148,7 @@ static int parse_entry(const char *data, size_t size, const char *key, size_t ke
                        int nnames, CacheEntry *e) {
   uint64_t sum;
   memcpy(&sum, data + size - sizeof sum, sizeof sum);
-  if (fnv1a(data, size - sizeof sum, FNV_OFFSET) != sum) return 0;
+  if (hash64(data, size - sizeof sum, 0) != sum) return 0;
   Reader r = {data, data + size - sizeof sum, 0};
   const char *magic = take(&r, 8);
   if (magic == NULL || memcmp(magic, MAGIC, 8) != 0 || take_u64(&r) != FORMAT) return 0;
@@ -227,7 +227,7 @@ void cache_store(const char *key, size_t keylen, const char *cubin, size_t cubin
   }
   put_u64(&w, cubin_size);
   buf_add(&w, cubin, cubin_size);
-  put_u64(&w, fnv1a(w.data, w.n, FNV_OFFSET));
+  put_u64(&w, hash64(w.data, w.n, 0));
   int dir = w.failed || (off_t)w.n > MAX_ENTRY ? -1 : open_dir();
   if (dir >= 0) {
     char name[48];

@@ -18,6 +18,8 @@ const char *cuda_description(int code);
 /* ---- FNV-1a, 64 bits; chain calls by passing the last hash as h ---- */
 #define FNV_OFFSET 0xcbf29ce484222325ULL
 uint64_t fnv1a(const void *data, size_t n, uint64_t h);
+/* a fast 64-bit hash of n bytes from seed (file names and checksums; not for security) */
+uint64_t hash64(const void *data, size_t n, uint64_t seed);
 
 /* ---- a growable byte buffer, always NUL-terminated; on out-of-memory it stops growing
  * and sets failed (writes are dropped), so callers check once at the end ---- */

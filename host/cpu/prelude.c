@@ -91,7 +91,7 @@ static uint64_t processor_id(void) {
   const char *keys[] = {"model name", "flags"};
   for (int k = 0; k < 2; k++) {
     const char *p = strstr(info, keys[k]), *e = p ? strchr(p, '\n') : NULL;
-    if (p && e) h = fnv1a(p, (size_t)(e - p), h);
+    if (p && e) h = hash64(p, (size_t)(e - p), h);
   }
   free(info);
   return h;
@@ -142,10 +142,10 @@ GpuResult cpu_compiler_id(char *out, size_t n) {
   for (size_t i = 0; i < NSUPPORT; i++) {
     size_t len;
     const char *text = support_text(i, &len);
-    h = fnv1a(text, len, h);
+    h = hash64(text, len, h);
   }
-  for (size_t i = 0; i < NFIXED; i++) h = fnv1a(fixed_flags[i], strlen(fixed_flags[i]) + 1, h);
-  h = fnv1a(UNIT_FORM, sizeof UNIT_FORM, h);
+  for (size_t i = 0; i < NFIXED; i++) h = hash64(fixed_flags[i], strlen(fixed_flags[i]) + 1, h);
+  h = hash64(UNIT_FORM, sizeof UNIT_FORM, h);
   snprintf(out, n, "cxx %s %s %lld %lld cpu %016llx toolkit %s %lld prelude %016llx", cpu_compiler(),
            real, size, mtime, (unsigned long long)processor_id(), inc ? inc : "-", tk,
            (unsigned long long)h);

@@ -136,7 +136,7 @@ GpuResult nvrtc_identity(char *out, size_t n) {
   size_t len = strlen(out);
   if (r.code == 0 && len < n)
     snprintf(out + len, n - len, " headers %016llx",
-             (unsigned long long)fnv1a(portable->data, portable->size, FNV_OFFSET));
+             (unsigned long long)hash64(portable->data, portable->size, 0));
   return r;
 }
 
