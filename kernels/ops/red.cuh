@@ -10,8 +10,9 @@
 //     16-byte loads when the one input is contiguous there), y takes blockDim.y outputs;
 //   - mode 1: x takes consecutive outputs, the lanes of y walk their reduced elements;
 //   - blockIdx.y splits the reduced elements over several blocks (k_split each, or taking
-//     turns with interleave), which leave partial results in scratch; the last block of each blockIdx.x to finish (an
-//     atomic counter) combines them, so a reduction is one launch however it is split.
+//     turns with interleave), which leave partial results in scratch; the last block of
+//     each blockIdx.x to finish (an atomic counter) combines them, so a reduction is one
+//     launch however it is split.
 // The order of every combine is fixed by the layout, so a launch gives the same bits each
 // time. On the CPU backend blocks have one lane (host/reduce.c), so no barrier is met
 // there, and each lane runs a plain loop with several accumulators.
