@@ -50,12 +50,13 @@
 EMBEDDED_FILES(EMBED)
 #undef EMBED
 
-const EmbeddedFile *embedded_find(const char *name) {
+/* The embedded files, sized (a section's size is known at link time, not as a constant). */
+static const EmbeddedFile *embedded_table(size_t *n) {
 #define ENTRY(sym, name, path) {name, sym, 0},
   static EmbeddedFile files[] = { EMBEDDED_FILES(ENTRY) };
 #undef ENTRY
   static int sized;
-  if (!sized) {   /* a section's size is known at link time, not as a constant */
+  if (!sized) {
     const char *ends[] = {
 #define END(sym, name, path) sym##_end,
       EMBEDDED_FILES(END)
@@ -65,7 +66,29 @@ const EmbeddedFile *embedded_find(const char *name) {
       files[i].size = (size_t)(ends[i] - files[i].data);
     sized = 1;
   }
-  for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
+  *n = sizeof files / sizeof files[0];
+  return files;
+}
+
+const EmbeddedFile *embedded_find(const char *name) {
+  size_t n;
+  const EmbeddedFile *files = embedded_table(&n);
+  for (size_t i = 0; i < n; i++)
     if (strcmp(files[i].name, name) == 0) return &files[i];
   return NULL;
+}
+
+uint64_t embedded_id(void) {
+  static uint64_t id;
+  if (id == 0) {
+    size_t n;
+    const EmbeddedFile *files = embedded_table(&n);
+    uint64_t h = 0;
+    for (size_t i = 0; i < n; i++) {
+      h = hash64(files[i].name, strlen(files[i].name), h);
+      h = hash64(files[i].data, files[i].size, h);
+    }
+    id = h ? h : 1;
+  }
+  return id;
 }

@@ -3,6 +3,7 @@
  * cache (cache.c), and loaded as a module on each device that launches one of its
  * kernels. lua/gpu.lua keeps programs per source and options; kernel.c asks a program for
  * its functions. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -78,6 +79,8 @@ static int program_gc(lua_State *L) {
 /* What a compile takes from the spec. Every string it points to is on the Lua stack. */
 typedef struct Spec {
   const char *source, *prefix;
+  const char *key;              /* a recipe that names the program instead of its source, or NULL */
+  int source_fn;                /* with a key: the stack index of the function that writes the source (0: given) */
   int nopts, nnames;
   const char **opts, **names;   /* in userdata on the stack */
 } Spec;
@@ -105,9 +108,14 @@ static const char **push_strings(lua_State *L, int spec, const char *field, int 
 static void spec_read(lua_State *L, int idx, Spec *s) {
   lua_getiuservalue(L, idx, 1);
   int spec = lua_gettop(L);
-  if (lua_getfield(L, spec, "source") != LUA_TSTRING)
+  int kt = lua_getfield(L, spec, "key");
+  s->key = kt == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+  int st = lua_getfield(L, spec, "source");
+  s->source_fn = 0;
+  if (st == LUA_TFUNCTION && s->key) s->source_fn = lua_gettop(L);
+  else if (st != LUA_TSTRING)
     luaL_error(L, "a program's source must be a string, got %s", luaL_typename(L, -1));
-  s->source = lua_tostring(L, -1);
+  s->source = s->source_fn ? NULL : lua_tostring(L, -1);
   lua_getfield(L, spec, "prefix");
   s->prefix = lua_isstring(L, -1) ? lua_tostring(L, -1) : "";
   s->opts = push_strings(L, spec, "options", &s->nopts);
@@ -115,7 +123,10 @@ static void spec_read(lua_State *L, int idx, Spec *s) {
 }
 
 /* [-0, +1, m] The cache key: everything the compiled code depends on, and the user, so
- * that no two users of one installation share an entry's name. */
+ * that no two users of one installation share an entry's name. A program the module
+ * writes itself (an elementwise or reduction kernel) may be named by its recipe (the
+ * operation, the operands' dtypes, the layouts) with this build's embedded files, which
+ * write the source from it: then a cached program is loaded without writing its source. */
 static void push_key(lua_State *L, const GpuBackend *be, const Spec *s, const char *arch,
                      const char *compiler, int debug, int check) {
   const EmbeddedFile *hdr = embedded_find("kernels/gpuhost.cuh");
@@ -129,7 +140,15 @@ static void push_key(lua_State *L, const GpuBackend *be, const Spec *s, const ch
   for (int i = 0; i < s->nnames; i++) { luaL_addstring(&b, s->names[i]); luaL_addchar(&b, '\n'); }
   luaL_addlstring(&b, hdr->data, hdr->size);
   luaL_addchar(&b, '\0');
-  luaL_addstring(&b, s->source);
+  if (s->key) {
+    char id[17];
+    snprintf(id, sizeof id, "%016llx", (unsigned long long)embedded_id());
+    lua_pushfstring(L, "recipe of build %s\n", id);
+    luaL_addvalue(&b);
+    luaL_addstring(&b, s->key);
+  } else {
+    luaL_addstring(&b, s->source);
+  }
   luaL_pushresult(&b);
 }
 
@@ -183,6 +202,13 @@ static const char *program_build(lua_State *L, int idx, GpuImage *img) {
     img->size = e.cubin_size;
     img->lowered = e.lowered;
   } else {
+    if (s.source_fn) {   /* named by its recipe: the source is written now */
+      lua_pushvalue(L, s.source_fn);
+      lua_call(L, 0, 1);
+      if (lua_type(L, -1) != LUA_TSTRING)
+        luaL_error(L, "a program's source function must return a string, got %s", luaL_typename(L, -1));
+      s.source = lua_tostring(L, -1);
+    }
     compile_spec(L, &s, arch, p->debug, check, img);
     cache_store(key, keylen, img->data, img->size, img->lowered, s.nnames);
     origin = be->compiler;

@@ -14,6 +14,11 @@
 #include "gpu.h"
 
 enum { V_FLAT, V_S1, V_S2, V_S3, V_SN, V_ROWS, V_TILE, NVARIANT };
+/* each variant's kernel in a ufunc's program (gpu._ew_kernels: lua/codegen.lua writes them,
+ * lua/arrays.lua names a program by them) */
+static const char *const variant_kernels[NVARIANT] = {
+  "ew_c", "ew_s<1>", "ew_s<2>", "ew_s<3>", "ew_s<8>", "ew_r", "ew_t"
+};
 #define BLOCK 256
 #define ITEMS 4          /* elements a thread of a strided kernel takes (lua/codegen.lua) */
 #define KEYLEN (GPU_MAXOPS + 1)
@@ -440,6 +445,12 @@ static const luaL_Reg ufunc_meta[] = {
 /* Expects the gpu table on top. ops_open adds the methods (result_dtype). */
 void ufunc_open(lua_State *L) {
   luaL_setfuncs(L, ufunc_funcs, 0);
+  lua_createtable(L, NVARIANT, 0);
+  for (int v = 0; v < NVARIANT; v++) {
+    lua_pushstring(L, variant_kernels[v]);
+    lua_rawseti(L, -2, v + 1);
+  }
+  lua_setfield(L, -2, "_ew_kernels");
   luaL_newmetatable(L, GPU_UFUNC_T);
   luaL_setfuncs(L, ufunc_meta, 0);
   lua_newtable(L);

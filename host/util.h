@@ -51,5 +51,8 @@ int fd_write_all(int fd, const void *data, size_t n);
 /* ---- files of lua/ and kernels/ compiled into the binary (embed.c) ---- */
 typedef struct EmbeddedFile { const char *name; const char *data; size_t size; } EmbeddedFile;
 const EmbeddedFile *embedded_find(const char *name);   /* NULL when there is none */
+/* A hash of every embedded file, names and contents (this build's Lua parts and kernel
+ * sources): what a program named by a recipe instead of its source depends on besides */
+uint64_t embedded_id(void);
 
 #endif

@@ -10,21 +10,40 @@ local function builtin_names(nin)
   return names
 end
 
+-- A built-in operation's program is named by its recipe (host/program.c's key: the
+-- operation, each operand's dtype, the type it computes in and whether it is a scalar,
+-- the vector width, the tile), so a program the disk cache has is loaded without loading
+-- codegen.lua or writing the source; gpu.elementwise's and gpu.fuse's are named by their
+-- source, which holds the user's code.
+local function recipe(u, ops, vec, tile)
+  local r = {"ufunc", u.name, u.expr or "-", u.nin, vec, tile and "tile" or "-"}
+  for _, op in ipairs(ops) do r[#r + 1] = ("%s/%s/%s"):format(op.dtype, op.loop, op.scalar and "s" or "a") end
+  return table.concat(r, " ")
+end
+
 gpu._set_builder(function(u, ops, vec, tile)
-  local codegen = codegen_of()
-  local d
-  if u.rule == "custom" then
-    local desc = u._desc
-    d = {names = desc.names, body = desc.body, typedefs = desc.typedefs,
-         load_outputs = desc.load_outputs}
-  else
-    d = {names = builtin_names(u.nin), body = codegen.builtin_body(u.expr, ops, u.nin)}
+  local function source()
+    local codegen = codegen_of()
+    local d
+    if u.rule == "custom" then
+      local desc = u._desc
+      d = {names = desc.names, body = desc.body, typedefs = desc.typedefs,
+           load_outputs = desc.load_outputs}
+    else
+      d = {names = builtin_names(u.nin), body = codegen.builtin_body(u.expr, ops, u.nin)}
+    end
+    d.nin, d.ops, d.vec, d.tile = u.nin, ops, vec, tile
+    return codegen.source(d)
   end
-  d.nin, d.ops, d.vec, d.tile = u.nin, ops, vec, tile
-  local source, names = codegen.source(d)
   -- no fused multiply-add, so that a * b + c gives the same bits as the CPU backend
-  return gpu._program({source = source, names = names, options = {"--fmad=false"},
-                       debug = false, prefix = ""})
+  local spec = {options = {"--fmad=false"}, debug = false, prefix = ""}
+  if u.rule == "custom" then
+    spec.source, spec.names = source()
+  else
+    spec.key, spec.source = recipe(u, ops, vec, tile), function() return (source()) end
+    spec.names = {table.unpack(gpu._ew_kernels, 1, tile and 7 or 6)}
+  end
+  return gpu._program(spec)
 end)
 
 -- gpu.clip(a, lo, hi [, {out =}]): a limited to [lo, hi]; nil for either leaves that side

@@ -18,7 +18,7 @@ local ctype, size = {}, {}
 for _, d in ipairs(gpu._dtypes) do ctype[d.name], size[d.name] = d.ctype, d.size end
 M.ctype, M.size = ctype, size
 
-M.NAMES = {"ew_c", "ew_s<1>", "ew_s<2>", "ew_s<3>", "ew_s<8>", "ew_r", "ew_t"}
+M.NAMES = gpu._ew_kernels   -- {"ew_c", "ew_s<1>", ..., "ew_r", "ew_t"}: host/ufunc.c's variants
 local ITEMS = 4   -- elements a thread of a strided kernel takes (host/ufunc.c agrees)
 
 local function list(n, f)

@@ -166,10 +166,15 @@ M.scan_source = scan_source
 -- accumulator's size. ops: {{dtype =}, ...} inputs then outputs; R the result's dtype;
 -- desc (gpu.reduction's) or nil.
 function M.build(kind, ops, R, desc)
+  local spec = {options = {"--fmad=false"}, debug = false, prefix = ""}
+  local dtypes = {}
+  for i, op in ipairs(ops) do dtypes[i] = op.dtype end
   if kind == "cumsum" or kind == "cumprod" then
-    local source, names, accsize = scan_source(kind, ops[1].dtype, ops[2].dtype, R)
-    return gpu._program({source = source, names = names, options = {"--fmad=false"},
-                         debug = false, prefix = ""}), accsize
+    -- named by its recipe (host/program.c): a cached program is loaded without writing it
+    spec.key = ("scan %s %s %s"):format(kind, table.concat(dtypes, ","), R)
+    spec.source = function() return (scan_source(kind, ops[1].dtype, ops[2].dtype, R)) end
+    spec.names = {"sc_rows", "sc_tiles"}
+    return gpu._program(spec), size_of[R]
   end
   local d
   if desc then
@@ -186,10 +191,15 @@ function M.build(kind, ops, R, desc)
     d.ins, d.outs = {}, {}
     for i = 1, desc.nin do d.ins[i] = ops[i].dtype end
     for j = 1, #ops - desc.nin do d.outs[j] = ops[desc.nin + j].dtype end
+    local source, names, accsize = M.source(d)
+    spec.source, spec.names = source, names
+    return gpu._program(spec), accsize
   end
-  local source, names, accsize = M.source(d)
-  return gpu._program({source = source, names = names, options = {"--fmad=false"},
-                       debug = false, prefix = ""}), accsize
+  -- a built-in: named by its recipe, as a scan
+  spec.key = ("reduce %s %s %s"):format(kind, table.concat(dtypes, ","), R)
+  spec.source = function() return (M.source(d)) end
+  spec.names = {"rd"}
+  return gpu._program(spec), d.accsize or size_of[d.acc]
 end
 
 

@@ -44,6 +44,27 @@ describe("the compile cache", function()
     end)
   end)
 
+  -- an elementwise or reduction program of the module is named by its recipe (operation,
+  -- dtypes, layout) and this build, so a new process finds it without writing its source
+  -- (which reads kernels/ops/ew.cuh and red.cuh through gpu._embedded)
+  it("loads the module's own programs by their recipe, without writing their source", function()
+    local dir = os.tmpname() .. "-cache"
+    local code = [[
+local seen, raw = {}, gpu._embedded
+gpu._embedded = function(name) seen[name] = true; return raw(name) end
+local a = gpu.array({1, 2, 3}, "int16")
+local c = (a + a):totable()
+print(c[3], a:sum(), seen["kernels/ops/ew.cuh"] and "ew written" or "ew cached",
+      seen["kernels/ops/red.cuh"] and "red written" or "red cached")]]
+    with_dir(dir, function()
+      local first = S.host("-e " .. S.quote(code))
+      assert.are.equal("6\t6\tew written\tred written\n", first)
+      local n = #entries(dir)
+      assert.are.equal("6\t6\tew cached\tred cached\n", (S.host("-e " .. S.quote(code))))
+      assert.are.equal(n, #entries(dir))
+    end)
+  end)
+
   it("keys on options", function()
     local dir = os.tmpname() .. "-cache"
     with_dir(dir, function()
