@@ -40,7 +40,7 @@ gpu._set_builder(function(u, ops, vec, tile)
   if u.rule == "custom" then
     spec.source, spec.names = source()
   else
-    spec.key, spec.source = recipe(u, ops, vec, tile), function() return (source()) end
+    spec.key, spec.source = recipe(u, ops, vec, tile), source   -- its first result: the source
     spec.names = {table.unpack(gpu._ew_kernels, 1, tile and 7 or 6)}
   end
   return gpu._program(spec)

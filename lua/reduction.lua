@@ -80,13 +80,17 @@ local function list(n, f)
   return t
 end
 
+-- the kernels of a reduction's program and of a scan's (host/reduce.c and scan.c's order)
+local RD_KERNELS, SC_KERNELS = {"rd"}, {"sc_rows", "sc_tiles"}
+local function accsize_of(d) return d.accsize or size_of[d.acc] end
+
 -- d: {ins = {dtypes}, outs = {dtypes}, names = {inputs' names, outputs' names}, acc =
 -- (a dtype or C type), accsize =, identity =, map =, combine =, post =, typedefs =, step =
 -- (optional: an element x of index _k into a, all of whose elements come before it)}
 -- -> source, names, the accumulator's size
 function M.source(d)
   local nin, nout = #d.ins, #d.outs
-  local accsize = d.accsize or size_of[d.acc]
+  local accsize = accsize_of(d)
   local L = {gpu._embedded("kernels/ops/ew.cuh"), gpu._embedded("kernels/ops/complex.cuh"),
              gpu._embedded("kernels/ops/red.cuh")}
   local function add(s) L[#L + 1] = s end
@@ -136,7 +140,7 @@ function M.source(d)
   add(("  rd_args A = {%s};"):format(table.concat(names, ", ")))
   add("  red::run<rd_f>(A, L, scratch);")
   add("}")
-  return table.concat(L, "\n") .. "\n", {"rd"}, accsize
+  return table.concat(L, "\n") .. "\n", RD_KERNELS, accsize
 end
 
 -- A scan (cumsum, cumprod) of T into O, accumulated in R: kernels/ops/scan.cuh's two
@@ -158,7 +162,7 @@ local function scan_source(kind, T, O, R)
   L[#L + 1] = "extern \"C\" __global__ void __launch_bounds__(256, 3) sc_tiles(const sc_T *x, sc_O *y, scan::layout L, unsigned char *scratch) {"
   L[#L + 1] = "  scan::tiles<sc_f, SCAN_ITEMS>(x, y, L, scratch);"
   L[#L + 1] = "}"
-  return table.concat(L, "\n") .. "\n", {"sc_rows", "sc_tiles"}, size_of[R]
+  return table.concat(L, "\n") .. "\n", SC_KERNELS, size_of[R]
 end
 M.scan_source = scan_source
 
@@ -173,7 +177,7 @@ function M.build(kind, ops, R, desc)
     -- named by its recipe (host/program.c): a cached program is loaded without writing it
     spec.key = ("scan %s %s %s"):format(kind, table.concat(dtypes, ","), R)
     spec.source = function() return (scan_source(kind, ops[1].dtype, ops[2].dtype, R)) end
-    spec.names = {"sc_rows", "sc_tiles"}
+    spec.names = SC_KERNELS
     return gpu._program(spec), size_of[R]
   end
   local d
@@ -198,8 +202,8 @@ function M.build(kind, ops, R, desc)
   -- a built-in: named by its recipe, as a scan
   spec.key = ("reduce %s %s %s"):format(kind, table.concat(dtypes, ","), R)
   spec.source = function() return (M.source(d)) end
-  spec.names = {"rd"}
-  return gpu._program(spec), d.accsize or size_of[d.acc]
+  spec.names = RD_KERNELS
+  return gpu._program(spec), accsize_of(d)
 end
 
 
