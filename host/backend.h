@@ -182,6 +182,10 @@ typedef struct GpuBackend {
    * backend's memory is the process's: it gives back what any device kept). NULL where
    * freed memory is not kept. */
   GpuResult (*trim)(int device);
+  /* device.c tells what the arrays of device hold, after an allocation or a free that
+   * reached alloc or free: a pool that gives memory back past a synchronization keeps
+   * that much plus its margin (CUDA: the release threshold). NULL: nothing to tell. */
+  void (*hold)(int device, size_t held);
   /* Whether memory freed on device now could be handed out again at once, with no free
    * queued: 1 when every stream's work that might still use it comes before the next work
    * any stream queues (on CUDA: the last work queued went to the legacy default stream,

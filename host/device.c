@@ -257,6 +257,7 @@ GpuResult mem_alloc(lua_State *L, int host, void *out, size_t n) {
   if (is_oom(r) && be->trim && be->trim(dev).code == 0) r = be->alloc((CUdeviceptr *)out, size);
   if (r.code == 0) {
     held[dev] += n;
+    if (be->hold) be->hold(dev, held[dev]);
   } else if (is_oom(r)) {
     snprintf(why, sizeof why, "allocating %zu bytes on device %d, where gpuhost's arrays hold "
              "%zu bytes", n, dev, held[dev]);
@@ -272,6 +273,7 @@ GpuResult mem_free(CUdeviceptr p, int device, size_t n) {
   held[device] -= n < held[device] ? n : held[device];
   if (n <= CACHE_BLOCK && be->ordered && be->ordered(device) && cache_put(device, p, cache_size(n)))
     return GPU_OK;
+  if (be->hold) be->hold(device, held[device]);
   return be->free(p, device);
 }
 

@@ -178,6 +178,23 @@ describe("device arrays", function()
     assert.are.equal(held0 + x.nbytes, select(3, gpu.mem_info()))
   end)
 
+  -- CUDA's pool keeps, past a synchronization, what the arrays hold plus a sixteenth of the
+  -- device's memory (host/cuda/memory.c): a large array dropped while others hold more than
+  -- that sixteenth serves the next one, and what the arrays no longer hold goes back
+  it("#cuda keep a dropped array's memory for the next one while other arrays hold much", function()
+    collectgarbage()
+    local _, total = gpu.mem_info()
+    local live = gpu.empty(total // 8, "uint8")
+    gpu.empty(2^29, "uint8"):free()
+    gpu.synchronize()
+    local before = gpu.mem_info()
+    local y = gpu.empty(2^29, "uint8")       -- from the pool: no memory mapped anew
+    assert.is_true(before - gpu.mem_info() < 2^28)
+    live:free(); y:free()
+    gpu.synchronize()
+    assert.is_true(gpu.mem_info() - before > total // 16)
+  end)
+
   it("repeat a call quickly only for C-ordered arrays of the same dtypes and shape", function()
     local a, b = gpu.arange(6, "float32"):reshape(2, 3), gpu.ones({2, 3}, "float32")
     assert.are.same({{1, 2, 3}, {4, 5, 6}}, (a + b):totable())

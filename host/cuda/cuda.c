@@ -109,7 +109,7 @@ const GpuBackend cuda_backend = {
   .use_device = cuda_use_device, .ensure_context = cuda_ensure_context,
   .adopt_context = cuda_adopt_context,
   .current_device = cuda_current_device, .synchronize = cuda_synchronize,
-  .mem_info = cuda_mem_info, .alloc = cuda_alloc, .free = cuda_free, .trim = cuda_trim,
+  .mem_info = cuda_mem_info, .alloc = cuda_alloc, .free = cuda_free, .trim = cuda_trim, .hold = cuda_hold,
   .ordered = cuda_ordered,
   .host_alloc = cuda_host_alloc, .host_free = cuda_host_free,
   .htod = cuda_htod, .dtoh = cuda_dtoh, .dtod = cuda_dtod, .memset0 = cuda_memset0,

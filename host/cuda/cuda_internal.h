@@ -59,6 +59,8 @@ typedef struct CudaDevice {
   int elsewhere;              /* the last work queued went to a stream of the user's */
   CUcontext context;          /* the primary context, once retained */
   CUmemoryPool pool;          /* allocate from it (stream-ordered), or NULL */
+  size_t total;               /* the device's memory, with a pool */
+  unsigned long long keep;    /* the pool's release threshold (memory.c) */
   CUevent waiter;             /* recorded to wait for the whole device */
   CUevent peer;               /* orders copies between devices with the default streams */
   unsigned char peers[GPU_MAX_DEVICES];   /* peer access to device i: 0 not tried, 1 on, 2 not possible */
@@ -125,7 +127,8 @@ GpuResult cuda_dtod_async(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s
 GpuResult cuda_mem_info(size_t *free_bytes, size_t *total_bytes);
 GpuResult cuda_peer_copy(CUdeviceptr dst, int dst_dev, CUdeviceptr src, int src_dev, size_t n,
                          CUstream s);
-CUmemoryPool cuda_use_pool(CUdevice dev);
+void cuda_use_pool(CudaDevice *d, CUdevice dev);
+void cuda_hold(int device, size_t held);
 
 /* driver.c: the rest of the table */
 GpuResult cuda_device_count(int *n);

@@ -160,7 +160,7 @@ GpuResult cuda_use_device(int ordinal) {
     TRY(drv.cuDeviceGet(&dev, ordinal));
     TRY(drv.cuDevicePrimaryCtxRetain(&d->context, dev));
     TRY(drv.cuCtxSetCurrent(d->context));
-    d->pool = cuda_use_pool(dev);
+    cuda_use_pool(d, dev);
   }
   TRY(drv.cuCtxSetCurrent(d->context));
   current = ordinal;
@@ -181,7 +181,7 @@ GpuResult cuda_adopt_context(int ordinal, void *context) {
   TRY(drv.cuDeviceGet(&dev, ordinal));
   d->context = (CUcontext)context;   /* not retained: the program owns it */
   TRY(drv.cuCtxSetCurrent(d->context));
-  d->pool = cuda_use_pool(dev);
+  cuda_use_pool(d, dev);
   current = ordinal;
   return GPU_OK;
 }
