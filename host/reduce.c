@@ -188,7 +188,7 @@ static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 static int64_t clamp64(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo : v > hi ? hi : v; }
 
 /* multiprocessors (or cores) of the current device, once per device */
-static int units_of_device(void) {
+int units_of_device(void) {
   static int known[GPU_MAX_DEVICES];
   int dev = backend_get()->current_device();
   if (dev < 0 || dev >= GPU_MAX_DEVICES) return 8;

@@ -46,6 +46,7 @@ CUfunction reducer_function(lua_State *L, int ridx, Reducer *r, const RedCall *c
 void scratch_drop(lua_State *L);
 /* Whether kernels are planned for a GPU: the backend's, unless gpu._reduce_plan says. */
 int reduce_plan_gpu(void);
+int units_of_device(void);   /* multiprocessors (or cores) of the current device */
 void scan_open(lua_State *L);         /* gpu.cumsum, gpu.cumprod */
 void sort_open(lua_State *L);         /* gpu.sort, argsort, topk, unique */
 void reduce_open(lua_State *L);       /* the engine: gpu._set_reduce_builder */

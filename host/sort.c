@@ -5,18 +5,19 @@
  *   - the GPU, rows of up to a tile (4096 elements, 2048 for 8-byte keys): a block each,
  *     every radix pass in shared memory, one launch;
  *   - the GPU, longer rows: a histogram kernel and one Onesweep pass per 8 bits of key
- *     (4 for float32), then passes on the row's number when there are several rows.
+ *     (4 for float32), then passes on the row's number when there are several rows; a
+ *     sort of values alone over one row carries no index (so_pass_keys).
  * All are stable, so ties keep their order, and NaN sorts last (first when descending) on
  * both backends. Indices are 1-based int64, as Torch7's. */
 #include <string.h>
 #include "reduce.h"
 
 static const char BUILD_KEY = 0;   /* registry: lua/sort.lua's program maker */
-enum { SK_HIST, SK_PASS, SK_BLOCK, SK_CPU, SK_FLAGS, SK_SCATTER, SK_COUNTS };
+enum { SK_HIST, SK_PASS, SK_BLOCK, SK_CPU, SK_FLAGS, SK_SCATTER, SK_COUNTS, SK_PASS_KEYS };
 
 /* [-0, +0, e] Kernel `which` of the sort program for dt (the GPU's plan or the CPU's). */
 static CUfunction sort_kernel(lua_State *L, GpuDtype dt, int gpu_plan, int which) {
-  static const int gpu_index[] = {0, 1, 2, -1, 3, 4, 5}, cpu_index[] = {-1, -1, -1, 0, 1, 2, 3};
+  static const int gpu_index[] = {0, 1, 2, -1, 3, 4, 5, 6}, cpu_index[] = {-1, -1, -1, 0, 1, 2, 3, -1};
   int index = gpu_plan ? gpu_index[which] : cpu_index[which];
   const char *origin;
   lua_rawgetp(L, LUA_REGISTRYINDEX, &BUILD_KEY);
@@ -64,7 +65,7 @@ static void onesweep(lua_State *L, const GpuArray *a, CUdeviceptr v, CUdeviceptr
   int64_t n = a->shape.size, m = n / len, tiles = (n + tile_of(a->dtype) - 1) / tile_of(a->dtype);
   int npk = key_passes(a->dtype), nps = 0;
   for (int64_t r = m - 1; r > 0; r >>= 8) nps++;
-  int np = npk + nps, carry = ix != 0 || nps > 0, top = lua_gettop(L);
+  int np = npk + nps, carry = ix != 0 || nps > 0 || v == 0, top = lua_gettop(L);
   size_t es = dtypes[a->dtype].size, hist_b = (size_t)np * 256 * 8, look_b = (size_t)np * (size_t)tiles * 256 * 8;
   CUdeviceptr board = scratch(L, hist_b + look_b + 8 * (size_t)np);
   GPU_CHECK(L, be->memset0(board, hist_b + look_b + 8 * (size_t)np));
@@ -75,9 +76,12 @@ static void onesweep(lua_State *L, const GpuArray *a, CUdeviceptr v, CUdeviceptr
   CUdeviceptr kin = a->ptr, hist = board;
   int32_t ipk = npk, ips = nps, idesc = desc;
   void *hargs[7] = {&kin, &n, &ipk, &ips, &len, &idesc, &hist};
-  int64_t hb = (n + 255) / 256;
-  launch(L, sort_kernel(L, a->dtype, 1, SK_HIST), hb < 1024 ? hb : 1024, 256, s, hargs);
-  CUfunction pass = sort_kernel(L, a->dtype, 1, SK_PASS);
+  /* one wave: 4 blocks an SM fit (37 KB of shared memory and 40 registers a thread each);
+   * more made a second wave, mostly empty, in which few blocks did a whole block's part */
+  int64_t hb = (n + 255) / 256, wave = 4 * (int64_t)units_of_device();
+  launch(L, sort_kernel(L, a->dtype, 1, SK_HIST), hb < wave ? hb : wave, 256, s, hargs);
+  /* values alone: a pass that carries no index */
+  CUfunction pass = sort_kernel(L, a->dtype, 1, carry ? SK_PASS : SK_PASS_KEYS);
   for (int p = 0; p < np; p++) {
     int last = p == np - 1;
     PassArgs g = {

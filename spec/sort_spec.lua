@@ -82,9 +82,19 @@ describe("a:sort", function()
         assert.are.same(i1:totable(), i2:totable())
       end
     end
-    local x = gpu.random.uniform(-1, 1, 4500)
-    local v = on_plan("gpu", function() return x:sort({indices = false}) end)
-    assert.is_true(same(x:sort():totable(), v:totable()))
+    -- values alone (no index carried: so_pass_keys), full tiles and a partial one, NaN,
+    -- -0, inf and ties, 4-, 8- and 2-byte keys, both directions
+    local y = gpu.random.uniform(-3, 3, 9001):floor()
+    y[{{5, 300, 7}}] = 0 / 0
+    y[{{301, 600, 5}}] = -0.0
+    y[{{601, 700}}] = math.huge
+    for _, dt in ipairs({"float32", "float64", "int16"}) do
+      local z = y:astype(dt)
+      for _, desc in ipairs({false, true}) do
+        local v = on_plan("gpu", function() return z:sort({descending = desc, indices = false}) end)
+        assert.is_true(same(z:sort({descending = desc}):totable(), v:totable()), dt)
+      end
+    end
   end)
 
   it("takes empty and 0-D arrays", function()

@@ -26,16 +26,22 @@ template <> struct key_bits<double> { typedef unsigned long long U; };
 template <> struct key_bits<long long> { typedef unsigned long long U; };
 template <> struct key_bits<unsigned long long> { typedef unsigned long long U; };
 
-// the key as an unsigned number in the value's order
+// the key as an unsigned number in the value's order, without branches: a float's bits
+// with the sign bit set for positive values and all of them inverted for negative ones;
+// -0 as 0 and every NaN as the largest
 template <class K> __device__ __forceinline__ typename key_bits<K>::U order(K k, int desc) {
   typedef typename key_bits<K>::U U;
   U u;
   if constexpr (ew::same<K, float>::value) {
-    u = k != k ? 0xffffffffu : (k == 0.0f ? 0u : (unsigned)__float_as_int(k));
-    u = k != k ? u : (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+    unsigned b = (unsigned)__float_as_int(k);
+    b = (b << 1) == 0u ? 0u : b;
+    u = b ^ ((unsigned)((int)b >> 31) | 0x80000000u);
+    u = k != k ? 0xffffffffu : u;
   } else if constexpr (ew::same<K, double>::value) {
-    u = k != k ? ~0ull : (k == 0.0 ? 0ull : (unsigned long long)__double_as_longlong(k));
-    u = k != k ? u : (u >> 63) ? ~u : (u | (1ull << 63));
+    unsigned long long b = (unsigned long long)__double_as_longlong(k);
+    b = (b << 1) == 0ull ? 0ull : b;
+    u = b ^ ((unsigned long long)((long long)b >> 63) | (1ull << 63));
+    u = k != k ? ~0ull : u;
   } else if constexpr (ew::same<K, bool>::value) {
     u = k ? 1u : 0u;
   } else if constexpr (ew::info<K>::sgn) {
@@ -48,13 +54,14 @@ template <class K> __device__ __forceinline__ typename key_bits<K>::U order(K k,
 }
 
 // the lanes of the warp whose digit (9 bits) is this lane's: a ballot per bit (as CUB's
-// MatchAny; match.any.sync is slower), which the CPU backend runs too
+// MatchAny; match.any.sync is slower), which the CPU backend runs too. A set bit keeps
+// the ballot, a clear one its complement (bit - 1 is all ones then).
 template <int BITS = 9> __device__ __forceinline__ unsigned match_digit(unsigned d) {
   unsigned peers = 0xffffffffu;
 #pragma unroll
   for (int b = 0; b < BITS; b++) {
-    unsigned v = __ballot_sync(0xffffffffu, (d >> b) & 1u);
-    peers &= (d >> b) & 1u ? v : ~v;
+    unsigned bit = (d >> b) & 1u;
+    peers &= __ballot_sync(0xffffffffu, bit) ^ (bit - 1u);
   }
   return peers;
 }
@@ -98,8 +105,9 @@ __device__ void warp_rank(const D &dig, unsigned *rank, unsigned *wc) {
   }
 }
 
-// After warp_rank: wc[w][d] becomes the count of digit d in the warps before w, and
-// thread d gets the tile's count of digit d and where its run starts in the tile.
+// After warp_rank: wc[w][d] becomes where warp w's run of digit d starts in the tile (the
+// digit's start there and the counts of the warps before w), start[d] where the digit's
+// run starts, and thread d gets the tile's count of digit d.
 __device__ unsigned digit_runs(unsigned *wc, unsigned *start, unsigned *warp_sums) {
   const int d = threadIdx.x;
   unsigned run = 0;
@@ -108,8 +116,9 @@ __device__ unsigned digit_runs(unsigned *wc, unsigned *start, unsigned *warp_sum
     wc[w * 256 + d] = run;
     run += c;
   }
-  unsigned total;
-  start[d] = block_exclusive(run, warp_sums, &total);
+  unsigned total, s = block_exclusive(run, warp_sums, &total);
+  start[d] = s;
+  for (int w = 0; w < SRT_WARPS; w++) wc[w * 256 + d] += s;
   return run;
 }
 
@@ -130,16 +139,23 @@ struct pass_args {
 #define SRT_INC (2ull << 62)       //   the count of the tiles up to it, itself included
 #define SRT_COUNT(x) ((x) & ((1ull << 62) - 1))
 
-template <class K> __device__ __forceinline__ unsigned digit_of(K k, unsigned idx, const pass_args &a) {
-  if (a.seg_len > 0) return (unsigned)((((unsigned long long)idx / (unsigned long long)a.seg_len) >> a.shift) & 255u);
+// the digit a pass sorts on: of the key, or (CARRY, seg_len > 0) of the element's row
+template <class K, bool CARRY>
+__device__ __forceinline__ unsigned digit_of(K k, unsigned idx, const pass_args &a) {
+  if (CARRY && a.seg_len > 0) return (unsigned)((((unsigned long long)idx / (unsigned long long)a.seg_len) >> a.shift) & 255u);
   return (unsigned)((order(k, a.desc) >> a.shift) & 255u);
 }
 
-template <class K, int IT>
+// CARRY: each element's index goes along (read from pin, or the element's own; written to
+// pout, or 1-based and within its row to iout on the last pass), and digits may be of the
+// row. Otherwise the keys alone move (a sort of values): no index is loaded, kept or
+// written. A full tile is loaded without bounds checks; each item's digit is found once
+// (kept 4 to a register).
+template <class K, int IT, bool CARRY>
 __device__ void pass(const pass_args &a) {
   const int TILE = SRT_BLOCK * IT;
   __shared__ K sk[SRT_BLOCK * IT];
-  __shared__ unsigned sp[SRT_BLOCK * IT];
+  __shared__ unsigned sp[CARRY ? SRT_BLOCK * IT : 1];
   __shared__ unsigned wc[SRT_WARPS * 256], start[256], warp_sums[SRT_WARPS];
   __shared__ unsigned long long offset_sums[SRT_WARPS];
   __shared__ long long gbase[256];
@@ -148,19 +164,33 @@ __device__ void pass(const pass_args &a) {
   if (tid == 0) tile_sh = atomicAdd(a.counter, 1u);
   for (int i = tid; i < SRT_WARPS * 256; i += SRT_BLOCK) wc[i] = 0;
   __syncthreads();
-  const long long t = tile_sh, base = t * TILE;
-  const K *kin = static_cast<const K *>(a.kin);
+  const long long t = tile_sh, base = t * TILE, left = a.n - base;
+  const int first = warp * 32 * IT + lane;   // this lane's first element in the tile
+  const K *kin = static_cast<const K *>(a.kin) + base + first;
   K key[IT];
-  unsigned idx[IT], rank[IT], valid = 0;   // valid: a bit an item
-  for (int j = 0; j < IT; j++) {
-    long long e = base + warp * 32 * IT + j * 32 + lane;
-    key[j] = e < a.n ? kin[e] : K();
-    idx[j] = e < a.n ? (a.pin ? a.pin[e] : (unsigned)e) : 0u;
-    valid |= (e < a.n ? 1u : 0u) << j;
+  unsigned idx[CARRY ? IT : 1], rank[IT], dgp[(IT + 3) / 4] = {}, valid = 0;   // digits, 4 a word
+  auto dig = [&](int j) -> unsigned { return (valid >> j & 1u) ? (dgp[j >> 2] >> (8 * (j & 3))) & 255u : SRT_NONE; };
+  auto keep = [&](int j, unsigned i) { dgp[j >> 2] |= digit_of<K, CARRY>(key[j], i, a) << (8 * (j & 3)); };
+  if (left >= TILE) {
+    for (int j = 0; j < IT; j++) key[j] = kin[j * 32];
+    for (int j = 0; j < IT; j++) {
+      unsigned i = 0;
+      if constexpr (CARRY) i = idx[j] = a.pin ? a.pin[base + first + j * 32] : (unsigned)(base + first + j * 32);
+      keep(j, i);
+    }
+    valid = (1u << IT) - 1u;
+    warp_rank<IT, true>(dig, rank, wc);
+  } else {
+    for (int j = 0; j < IT; j++) {
+      const bool in = first + j * 32 < left;
+      unsigned i = 0;
+      key[j] = in ? kin[j * 32] : K();
+      if constexpr (CARRY) i = idx[j] = in ? (a.pin ? a.pin[base + first + j * 32] : (unsigned)(base + first + j * 32)) : 0u;
+      if (in) keep(j, i);
+      valid |= (in ? 1u : 0u) << j;
+    }
+    warp_rank<IT>(dig, rank, wc);
   }
-  auto dig = [&](int j) -> unsigned { return (valid >> j & 1u) ? digit_of(key[j], idx[j], a) : SRT_NONE; };
-  if (base + TILE <= a.n) warp_rank<IT, true>(dig, rank, wc);   // a full tile
-  else warp_rank<IT>(dig, rank, wc);
   __syncthreads();
   unsigned count = digit_runs(wc, start, warp_sums);
   // publish this tile's count of digit tid, then look back for the tiles before it
@@ -180,46 +210,71 @@ __device__ void pass(const pass_args &a) {
   for (int j = 0; j < IT; j++) {
     unsigned d = dig(j);
     if (d == SRT_NONE) continue;
-    unsigned r = start[d] + wc[warp * 256 + d] + rank[j];
+    unsigned r = wc[warp * 256 + d] + rank[j];
     sk[r] = key[j];
-    sp[r] = idx[j];
+    if constexpr (CARRY) sp[r] = idx[j];
   }
   __syncthreads();
-  const long long left = a.n - base, nvalid = left < TILE ? left : TILE;
+  const int nvalid = left < TILE ? (int)left : TILE;
   K *kout = static_cast<K *>(a.kout);
   for (int j = 0; j < IT; j++) {
     int e = j * SRT_BLOCK + tid;
     if (e >= nvalid) break;
     K k = sk[e];
-    unsigned i = sp[e];
-    long long g = gbase[digit_of(k, i, a)] + e;
-    if (kout) kout[g] = k;
-    if (a.iout) a.iout[g] = (long long)(a.seg_len > 0 ? i % (unsigned long long)a.seg_len : i) + 1;   // within its row
-    else if (a.pout) a.pout[g] = i;
+    if constexpr (CARRY) {
+      unsigned i = sp[e];
+      long long g = gbase[digit_of<K, true>(k, i, a)] + e;
+      if (kout) kout[g] = k;
+      if (a.iout) a.iout[g] = (long long)(a.seg_len > 0 ? i % (unsigned long long)a.seg_len : i) + 1;   // within its row
+      else if (a.pout) a.pout[g] = i;
+    } else {
+      kout[gbase[digit_of<K, false>(k, 0u, a)] + e] = k;
+    }
   }
 }
 
 // The histograms of every pass: npk passes of key digits, nps of row digits. A key digit
-// is counted by a shared atomic into one of SRT_PARTS copies of the histograms (by lane),
-// so that lanes with one digit (a float's top byte takes a few values) meet on a few
-// counters only; a row digit, which every element of a row shares, by one atomic for the
-// lanes that have it (match_digit).
-#define SRT_PARTS 4
+// is counted by a shared atomic into one of the copies of the histograms (by lane; as many
+// as 32 KB hold: 8 for keys of up to 4 bytes, 4 for 8), so that lanes with one digit (a
+// float's top byte takes a few values) meet on a few counters only, each copy a word
+// further along the banks than the one before, so that those counters are in different
+// banks; a row digit, which every element of a row shares, by one atomic for the lanes
+// that have it (match_digit). host/sort.c launches one wave of blocks. (On an H200, for
+// 2^26 float32: 160 us with 4 copies in step; 151 to 165 us so, whatever the wave;
+// 203 us with 8 copies in step; two loads in flight a round were slower.)
+struct alignas(16) srt_v16 { unsigned w[4]; };
 template <class K>
 __device__ void hist(const K *keys, long long n, int npk, int nps, long long seg_len, int desc,
                      unsigned long long *out) {
-  __shared__ unsigned hk[SRT_PARTS][8 * 256];
+  constexpr int PARTS = sizeof(K) <= 4 ? 8 : 4, SPAN = 256 * sizeof(K) + 1;   // a copy: a pass a byte
+  __shared__ unsigned hk[PARTS * SPAN];
   __shared__ unsigned hs[4 * 256];
-  for (int i = threadIdx.x; i < SRT_PARTS * 8 * 256; i += blockDim.x) (&hk[0][0])[i] = 0;
+  for (int i = threadIdx.x; i < PARTS * SPAN; i += blockDim.x) hk[i] = 0;
   for (int i = threadIdx.x; i < 4 * 256; i += blockDim.x) hs[i] = 0;
   __syncthreads();
-  unsigned *mine = hk[threadIdx.x % SRT_PARTS];
+  unsigned *mine = hk + (threadIdx.x % PARTS) * SPAN;
   const long long stride = (long long)gridDim.x * blockDim.x;
   const long long first = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-  for (long long i = first; i < n; i += stride) {
-    auto u = order(keys[i], desc);
+  auto count = [&](K k) {
+    auto u = order(k, desc);
     for (int p = 0; p < npk; p++) atomicAdd(&mine[p * 256 + (unsigned)((u >> (8 * p)) & 255u)], 1u);
+  };
+  // 16 bytes a load where the keys are aligned to them (a view's may not be), so that
+  // enough bytes are in flight to keep the memory busy; the rest one by one
+  constexpr int V = 16 / sizeof(K);
+  long long done = 0;
+  if (((unsigned long long)keys & 15u) == 0) {
+    const srt_v16 *kv = reinterpret_cast<const srt_v16 *>(keys);
+    const long long nv = n / V;
+    for (long long i = first; i < nv; i += stride) {
+      srt_v16 v = kv[i];
+      K k[V];
+      memcpy(k, &v, sizeof v);
+      for (int q = 0; q < V; q++) count(k[q]);
+    }
+    done = nv * V;
   }
+  for (long long i = done + first; i < n; i += stride) count(keys[i]);
   if (nps > 0) {
     const long long rounds = (n + stride - 1) / stride;   // every lane takes part in the matches
     for (long long r = 0; r < rounds; r++) {
@@ -235,7 +290,7 @@ __device__ void hist(const K *keys, long long n, int npk, int nps, long long seg
   __syncthreads();
   for (int i = threadIdx.x; i < npk * 256; i += blockDim.x) {
     unsigned c = 0;
-    for (int q = 0; q < SRT_PARTS; q++) c += hk[q][i];
+    for (int q = 0; q < PARTS; q++) c += hk[q * SPAN + i];
     if (c) atomicAdd(&out[i], (unsigned long long)c);
   }
   for (int i = threadIdx.x; i < nps * 256; i += blockDim.x)
@@ -272,7 +327,7 @@ __device__ void block_sort(const K *kin, K *kout, long long *iout, long long len
     for (int j = 0; j < IT; j++) {
       unsigned d = dig(j);
       if (d == SRT_NONE) continue;
-      unsigned r = start[d] + wc[warp * 256 + d] + rank[j];
+      unsigned r = wc[warp * 256 + d] + rank[j];
       sk[r] = key[j];
       sp[r] = idx[j];
     }
