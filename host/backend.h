@@ -239,6 +239,9 @@ typedef struct GpuBackend {
    * and a detail naming the block and thread. */
   GpuResult (*launch)(CUfunction f, const unsigned grid[3], const unsigned block[3],
                       unsigned shared, CUstream stream, void **params);
+  /* Blocks of `threads` threads of f that a multiprocessor holds at once (f's registers
+   * and shared memory allow), 0 where unknown. NULL: unknown (the CPU backend). */
+  int (*occupancy)(CUfunction f, unsigned threads);
 
   /* Streams order with the default stream, as CUDA's blocking streams do. */
   GpuResult (*stream_create)(CUstream *s);

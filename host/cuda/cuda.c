@@ -57,6 +57,15 @@ static GpuResult cuda_launch(CUfunction f, const unsigned grid[3], const unsigne
 
 /* ---- streams and events ---- */
 
+/* blocks of `threads` threads of f resident on a multiprocessor at once (0: unknown) */
+static int cuda_occupancy(CUfunction f, unsigned threads) {
+  int n = 0;
+  if (!drv.cuOccupancyMaxActiveBlocksPerMultiprocessor ||
+      drv.cuOccupancyMaxActiveBlocksPerMultiprocessor(&n, f, (int)threads, 0) != CUDA_SUCCESS)
+    return 0;
+  return n;
+}
+
 static GpuResult cuda_stream_create(CUstream *s) {
   ALIVE("cuStreamCreate(s, CU_STREAM_DEFAULT)");
   TRY(drv.cuStreamCreate(s, CU_STREAM_DEFAULT));
@@ -116,7 +125,7 @@ const GpuBackend cuda_backend = {
   .arch = cuda_arch, .compiler_id = nvrtc_identity, .compile = nvrtc_compile_cuda,
   .module_load = cuda_module_load, .module_unload = cuda_module_unload,
   .module_function = cuda_module_function, .module_global = cuda_module_global,
-  .param_size = cuda_param_size, .launch = cuda_launch,
+  .param_size = cuda_param_size, .launch = cuda_launch, .occupancy = cuda_occupancy,
   .stream_create = cuda_stream_create, .stream_destroy = cuda_stream_destroy,
   .stream_synchronize = cuda_stream_synchronize,
   .event_create = cuda_event_create, .event_destroy = cuda_event_destroy,

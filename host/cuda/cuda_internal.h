@@ -45,7 +45,8 @@ GpuResult library_fail(Library *lib, int code, GpuSource source, const char *cal
   X(cuStreamBeginCapture, 10010) X(cuStreamEndCapture, 10000) X(cuGraphInstantiateWithFlags, 11040) \
   X(cuGraphExecUpdate, 12000) X(cuGraphLaunch, 10000) X(cuGraphDestroy, 10000) \
   X(cuGraphExecDestroy, 10000) \
-  X(cuDeviceCanAccessPeer, 4000) X(cuCtxEnablePeerAccess, 4000) X(cuMemcpyPeerAsync, 4000)
+  X(cuDeviceCanAccessPeer, 4000) X(cuCtxEnablePeerAccess, 4000) X(cuMemcpyPeerAsync, 4000) \
+  X(cuOccupancyMaxActiveBlocksPerMultiprocessor, 6050)
 
 #define CUDA_DECLARE(name, ver) PFN_##name##_v##ver name;
 typedef struct CudaDriver {
