@@ -232,12 +232,22 @@ void shape_check(lua_State *L, int idx, GpuShape *s) {
     luaL_argerror(L, idx, lua_pushfstring(L, "shape (a number or a table of numbers) expected, "
                                           "got %s", luaL_typename(L, idx)));
   }
+  if (!shape_fits(s)) luaL_error(L, "shape is too large");
   s->size = 1;
+  for (int i = 0; i < s->ndim; i++) s->size *= s->dim[i];
+}
+
+/* The product of the nonzero dims (what strides reach, even with no elements) stays
+ * within MAX_SIZE, and no dim is negative. */
+int shape_fits(const GpuShape *s) {
+  int64_t reach = 1;
   for (int i = 0; i < s->ndim; i++) {
-    if (s->dim[i] != 0 && s->size > MAX_SIZE / s->dim[i])
-      luaL_error(L, "shape is too large");
-    s->size *= s->dim[i];
+    if (s->dim[i] < 0 || s->dim[i] > MAX_SIZE) return 0;
+    if (s->dim[i] == 0) continue;
+    if (reach > MAX_SIZE / s->dim[i]) return 0;
+    reach *= s->dim[i];
   }
+  return 1;
 }
 
 void shape_push(lua_State *L, const GpuShape *s) {

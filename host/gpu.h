@@ -74,6 +74,7 @@ typedef struct GpuShape {
 } GpuShape;
 void shape_check(lua_State *L, int idx, GpuShape *s);      /* [-0, +0, v] a number or a table of them */
 int64_t size_check(lua_State *L, int idx, const char *what); /* [-0, +0, v] a non-negative integral size */
+int shape_fits(const GpuShape *s);   /* no negative dim, and the nonzero ones' product at most 2^48 */
 void shape_push(lua_State *L, const GpuShape *s);          /* [-0, +1, m] */
 /* [-0, +(0|1), m] Pushes array field k (shape, dtype, size, ndim, nbytes); 0 when k is
  * none of them. */

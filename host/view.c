@@ -74,14 +74,16 @@ static void apply_range(lua_State *L, GpuLayout *l, int d, int dim) {
   if (k >= 1 && lua_geti(L, t, 1) != LUA_TNIL) last = first = integer_at(L, -1, "slice start");
   if (k >= 2 && lua_geti(L, t, 2) != LUA_TNIL) last = integer_at(L, -1, "slice end");
   else if (k == 0) last = step > 0 ? n : 1;
-  int64_t f = first < 0 ? first + n + 1 : first, e = last < 0 ? last + n + 1 : last;
-  int64_t len = step > 0 ? (e >= f ? (e - f) / step + 1 : 0) : (f >= e ? (f - e) / -step + 1 : 0);
-  if (len > 0) {
+  int64_t f = first < 0 ? first + n + 1 : first, e = last < 0 ? last + n + 1 : last, len = 0;
+  if (step > 0 ? e >= f : f >= e) {   /* not empty: both ends inside, so no overflow below */
     position(L, first, n, dim);
     position(L, last, n, dim);
+    int64_t mag = step > 0 ? step : step == INT64_MIN ? INT64_MAX : -step;
+    len = (step > 0 ? e - f : f - e) / mag + 1;
   }
   lua_settop(L, t);
-  layout_slice(l, d, len > 0 ? f - 1 : 0, len, step);
+  /* one element (or none) steps nowhere: a step past the dim would overflow the stride */
+  layout_slice(l, d, len > 0 ? f - 1 : 0, len, len > 1 ? step : 1);
 }
 
 /* Applies key (a table at idx) to l; returns how many dimensions were selected by a
@@ -137,7 +139,7 @@ static int view_narrow(lua_State *L) {
   int d = dim_arg(L, 2, a.l.shape.ndim);
   int64_t n = a.l.shape.dim[d], first = integer_at(L, 3, "first"), len = integer_at(L, 4, "length");
   int64_t f = first < 0 ? first + n + 1 : first;
-  if (len < 0 || f < 1 || f + len - 1 > n)
+  if (len < 0 || f < 1 || f > n + 1 || len > n - f + 1)
     return luaL_error(L, "narrow: %I elements from %I do not fit in dimension %d of size %I",
                       (lua_Integer)len, (lua_Integer)first, d + 1, (lua_Integer)n);
   GpuLayout l = a.l;
@@ -173,8 +175,11 @@ static void shape_args(lua_State *L, int first, GpuShape *s) {
     lua_pop(L, 1);
     if (!isint || v < -1) luaL_error(L, "shape[%d] must be a size or -1", i + 1);
     s->dim[i] = v;
-    s->size *= v;
   }
+  GpuShape known = *s;   /* -1 entries aside, the sizes must be ones an array can have */
+  for (int i = 0; i < n; i++) known.dim[i] = known.dim[i] == -1 ? 1 : known.dim[i];
+  if (!shape_fits(&known)) luaL_error(L, "shape is too large");
+  for (int i = 0; i < n; i++) s->size *= s->dim[i];
 }
 
 /* a:reshape(shape) or a:reshape(d1, d2, ...): a view when the strides allow, else a copy */
@@ -294,6 +299,7 @@ static int view_expand(lua_State *L) {
     else if (have != 1 && have != to.dim[k]) ok = 0;
     to.size *= to.dim[k];
   }
+  if (ok && !shape_fits(&to)) return luaL_error(L, "expand: shape is too large");
   if (!ok) {
     char from[160], want[160];
     shape_format(&a.l.shape, from, sizeof from);

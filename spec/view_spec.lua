@@ -221,6 +221,31 @@ describe("views", function()
     assert.matches("attempt to use a freed array", S.errof(function() return fv[{1}] end), 1, true)
     assert.matches("attempt to index a device array from Lua", S.errof(function() return f[1] end), 1, true)
   end)
+
+  it("refuse sizes, lengths and steps that would overflow, and print an empty array as []", function()
+    local maxi, mini = math.maxinteger, math.mininteger
+    assert.matches("narrow: " .. maxi .. " elements from 3 do not fit in dimension 3 of size 4",
+                   S.errof(a.narrow, a, 3, 3, maxi), 1, true)
+    assert.matches("narrow: 1 elements from " .. maxi, S.errof(a.narrow, a, 3, maxi, 1), 1, true)
+    -- a step past the dim takes one element, with a stride that does not wrap
+    local v = a[{{1, 2, maxi}, {}, {-1, 1, mini}}]
+    assert.same({1, 3, 1}, v.shape)
+    assert.same({12, 4, 1}, v.strides)
+    assert.same({{{114}, {124}, {134}}}, v:totable())
+    assert.same({{{114}, {124}, {134}}}, h[{{1, 2, 2^62}, {}, {-1, 1, mini}}]:totable())
+    assert.matches("index " .. mini .. " out of range", S.errof(function() return a[{{mini, maxi}}] end), 1, true)
+    for _, f in ipairs({
+      function() return gpu.zeros(1):expand(2^40, 2^40) end,
+      function() return gpu.zeros(0):reshape(0, 2^40, 2^40) end,
+      function() return a:reshape(2^32, 2^32, 24) end,
+      function() return gpu.zeros({0, 2^40, 2^40}) end,
+      function() return gpu.host.zeros({0, 2^40, 2^40}) end,
+    }) do
+      assert.matches("shape is too large", S.errof(f), 1, true)
+    end
+    assert.equal("gpu.array(float32, {1099511627776, 0}) []", tostring(gpu.zeros(0):reshape(2^40, -1)))
+    assert.equal("gpu.hostarray(int32, {3, 0, 2}) []", tostring(gpu.host.zeros({3, 0, 2}, "int32")))
+  end)
 end)
 
 describe("kernels receive views", function()
