@@ -107,7 +107,7 @@ local function show(kind, a)
   local head = ("%s(%s, %s)"):format(kind, a.dtype, shape_text(shape))
   if #shape == 0 then return head .. " " .. value(a:item()) end
   if #shape == 1 then return head .. " " .. line(a, n) end
-  if n == 0 then return head .. " []" end   -- as NumPy: a dim of 2^40 rows of nothing is no 2^40 lines
+  if n == 0 then return head .. "\n[]" end   -- as NumPy: a dim of 2^40 rows of nothing is no 2^40 lines
   return head .. "\n" .. rows(a, shape)
 end
 
