@@ -260,13 +260,13 @@ static int fft_call(lua_State *L) {
         if (lua_getfield(L, 5, keys[i][j]) != LUA_TNIL) lua_replace(L, i + 2); else lua_pop(L, 1);
     if (lua_getfield(L, 5, "stream") != LUA_TNIL) c.stream = stream_check(L, -1);
   }
-  lua_settop(L, 4);
+  lua_settop(L, 5);   /* the options stay at 5: they keep the stream from the collector */
   input(L, &c);
   int nd = array_check(L, -1)->shape.ndim;
   if (nd == 0) luaL_error(L, "gpu.fft.%s: a 0-D array has no dim to transform", c.name);
   read_dims(L, &c, 3, 2, nd, (int)lua_tointeger(L, lua_upvalueindex(3)));
   c.norm = read_norm(L, &c, 4);
-  run_fft(L, &c, 5);
+  run_fft(L, &c, 6);
   return 1;
 }
 

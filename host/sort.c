@@ -271,6 +271,8 @@ static int gpu_topk(lua_State *L) {
   if (!isint) luaL_error(L, "gpu.topk: k must be an integer, got %s", luaL_tolstring(L, 2, NULL));
   int nd = g.a->shape.ndim;
   int64_t len = nd ? g.a->shape.dim[g.dim] : 1;
+  if (nd == 0 && k != 1)   /* a 0-D result holds one element: none is no 0-D array */
+    luaL_error(L, "gpu.topk: k = %I is out of range for a 0-D array (1 only)", k);
   if (k < 0 || k > len)
     luaL_error(L, "gpu.topk: k = %I is out of range for a dim of size %I (0 to %I)", k, (lua_Integer)len, (lua_Integer)len);
   g.indices = g.values = 1;
@@ -314,28 +316,31 @@ static int gpu_unique(lua_State *L) {
   sort_args(L, "unique", 0, &g);
   int want[3] = {0, 0, 0};
   static const char *const keys[3] = {"index", "inverse", "counts"};
-  if (lua_gettop(L) >= 2 && lua_istable(L, 2))
+  if (lua_gettop(L) >= 2 && lua_istable(L, 2)) {
+    if (lua_getfield(L, 2, "dim") != LUA_TNIL)
+      luaL_error(L, "gpu.unique takes no dim: it finds the distinct values of the flattened array");
     for (int i = 0; i < 3; i++) want[i] = lua_getfield(L, 2, keys[i]) != LUA_TNIL && lua_toboolean(L, -1);
+  }
   GpuShape shape = g.a->shape;
-  lua_settop(L, 1);
+  lua_settop(L, 2);   /* the options stay at 2: they keep the stream from the collector */
   flattened(L);
   lua_replace(L, 1);
   g.a = array_check(L, 1);
   g.dim = 0;
   g.values = g.indices = 1;
-  sort_push(L, &g);                                   /* 2: sorted values, 3: their indices */
+  sort_push(L, &g);                                   /* 3: sorted values, 4: their indices */
   int64_t n = shape.size, nu = 0;
   int gp = reduce_plan_gpu();
-  CUdeviceptr sp = array_check(L, 2)->ptr, pp = array_check(L, 3)->ptr, fp = int64s(L, n)->ptr;   /* 4 */
+  CUdeviceptr sp = array_check(L, 3)->ptr, pp = array_check(L, 4)->ptr, fp = int64s(L, n)->ptr;   /* 5 */
   void *fargs[3] = {&sp, &n, &fp};
   if (n) launch(L, sort_kernel(L, g.a->dtype, gp, SK_FLAGS), (n + 255) / 256, 256, g.stream, fargs);
-  lua_getfield(L, 4, "cumsum");
-  lua_pushvalue(L, 4);
-  lua_call(L, 1, 1);                                  /* 5: each element's value's number */
-  CUdeviceptr pos = array_check(L, 5)->ptr;
+  lua_getfield(L, 5, "cumsum");
+  lua_pushvalue(L, 5);
+  lua_call(L, 1, 1);                                  /* 6: each element's value's number */
+  CUdeviceptr pos = array_check(L, 6)->ptr;
   if (n) GPU_CHECK(L, backend_get()->dtoh(&nu, pos + (CUdeviceptr)(n - 1) * 8, 8));
   GpuShape us = {.ndim = 1, .dim = {nu}, .size = nu};
-  CUdeviceptr u = array_new(L, &us, g.a->dtype)->ptr, first = 0, index = 0, inverse = 0;   /* 6 */
+  CUdeviceptr u = array_new(L, &us, g.a->dtype)->ptr, first = 0, index = 0, inverse = 0;   /* 7 */
   int at[3] = {0, 0, 0};
   if (want[0]) { index = int64s(L, nu)->ptr; at[0] = lua_gettop(L); }
   if (want[1]) { inverse = array_new(L, &shape, DT_INT64)->ptr; at[1] = lua_gettop(L); }
@@ -348,7 +353,7 @@ static int gpu_unique(lua_State *L) {
     launch(L, sort_kernel(L, g.a->dtype, gp, SK_COUNTS), (nu + 255) / 256, 256, g.stream, cargs);
   }
   int nret = 1;
-  lua_pushvalue(L, 6);
+  lua_pushvalue(L, 7);
   for (int i = 0; i < 3; i++)
     if (want[i]) { lua_pushvalue(L, at[i]); nret++; }
   return nret;

@@ -118,6 +118,9 @@ describe("a:topk", function()
     assert.are.same({{2, 1, 2, 2}}, i:totable())
     assert.are.same({2, 0}, a:topk(0).shape)
     assert.matches("gpu.topk: k = 5 is out of range for a dim of size 4 %(0 to 4%)", S.errof(a.topk, a, 5))
+    local z = gpu.full({}, 7)   -- a 0-D array: k is 1 (no 0-D array holds nothing)
+    assert.are.equal(7, z:topk(1):item())
+    assert.matches("gpu.topk: k = 0 is out of range for a 0-D array (1 only)", S.errof(z.topk, z, 0), 1, true)
   end)
 end)
 
@@ -133,5 +136,27 @@ describe("gpu.unique", function()
     local c = select(2, gpu.unique(gpu.array({3, 3, 2, 1, 2}, "int32"), {counts = true}))
     assert.are.same({1, 2, 2}, c:totable())
     assert.are.same({}, gpu.unique(gpu.zeros({0})):totable())
+  end)
+
+  it("takes no dim (NumPy's axis finds distinct rows; this flattens)", function()
+    assert.matches("gpu.unique takes no dim: it finds the distinct values of the flattened array",
+                   S.errof(gpu.unique, gpu.zeros({2, 2}), {dim = 1}), 1, true)
+  end)
+
+  -- the options table (and the stream only it holds) must outlive the call's allocations:
+  -- a collection in between destroyed the stream the kernels were then queued on
+  it("#cuda keeps the stream of its options through the call, as gpu.fft does", function()
+    local x = gpu.arange(3000):remainder(7)
+    local mode = collectgarbage("incremental", 0, 1000)
+    local ok, err = pcall(function()
+      for _ = 1, 20 do
+        local u, c = gpu.unique(x, {counts = true, stream = gpu.stream()})
+        assert.are.same({0, 1, 2, 3, 4, 5, 6}, u:totable())
+        assert.are.equal(3000, c:sum())
+        assert.are.equal(x:sum(), gpu.real(gpu.fft.fft(x, {stream = gpu.stream()})):item(1))
+      end
+    end)
+    collectgarbage(mode)
+    assert(ok, err)
   end)
 end)
