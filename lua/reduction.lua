@@ -245,8 +245,20 @@ local function parse(list, what, seen)
   return params
 end
 
+-- a Lua number as a C literal with the same value: every bit of a float (tostring keeps
+-- 14 digits), inf and nan (tostring's "inf" is no C), and the least integer, whose digits
+-- without the sign are no long long
+local function literal(v)
+  if math.type(v) == "integer" then
+    return v == math.mininteger and "(-9223372036854775807LL - 1)" or ("%dLL"):format(v)
+  end
+  if v ~= v then return "(0.0 / 0.0)" end
+  if v == math.huge or v == -math.huge then return v > 0 and "(1.0 / 0.0)" or "(-1.0 / 0.0)" end
+  return ("%.17g"):format(v)
+end
+
 local function check_string(v, i, what)
-  if type(v) == "number" then return tostring(v) end
+  if type(v) == "number" then return literal(v) end
   if type(v) ~= "string" then
     error(("bad argument #%d to 'reduction' (%s string expected, got %s)"):format(i, what, type(v)), 3)
   end

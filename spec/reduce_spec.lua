@@ -275,4 +275,11 @@ describe("gpu.reduction", function()
     assert.matches("gpu.dot argument 1 is a int32 array; it takes float32",
                    S.errof(dot, gpu.arange(3, "int32"), gpu.arange(3)))
   end)
+
+  it("takes any Lua number as the identity: inf, and floats and integers to the last bit", function()
+    local mx = gpu.reduction("T x", "T y", "x", "a > b ? a : b", "y = a", -math.huge, "maxof")
+    assert.are.equal(-6, mx(gpu.arange(5, "float64") - 10):item())
+    assert.are.equal(-math.huge, mx(gpu.zeros(0, "float64")):item())
+    assert.are.equal(0.1, gpu.reduction("T x", "T y", "x", "a + b", "y = a", 0.1, "from01")(gpu.zeros(0, "float64")):item())
+  end)
 end)
