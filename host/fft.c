@@ -192,6 +192,8 @@ static void read_dims(lua_State *L, FftCall *c, int di, int si, int nd, int def)
     int isint;
     lua_Integer v = lua_tointegerx(L, -1, &isint);
     if (!isint) luaL_error(L, "gpu.fft.%s: a size must be an integer, got %s", c->name, luaL_tolstring(L, -1, NULL));
+    if (v < 1)   /* -1 would read as "not given" below */
+      luaL_error(L, "gpu.fft.%s: invalid number of data points (%I) along dim %d", c->name, v, c->axes[i] + 1);
     c->s[i] = v;
     lua_pop(L, 1);
   }

@@ -457,11 +457,17 @@ function random.random(shape, dtype)
 end
 -- gpu.random.uniform(low, high, shape [, dtype]): uniform on [low, high)
 function random.uniform(low, high, shape, dtype)
+  if type(low) == "number" and type(high) == "number" and not (math.abs(high - low) < math.huge) then
+    error(("bad argument #2 to 'uniform' (high - low (%s - %s) must be finite, as NumPy's)"):format(high, low), 2)
+  end
   local a = generate("uniform", "uniform", 3, shape, dtype, low, high)
   return a
 end
 -- gpu.random.normal(mean, stddev, shape [, dtype])
 function random.normal(mean, stddev, shape, dtype)
+  if type(stddev) == "number" and stddev < 0 then
+    error(("bad argument #2 to 'normal' (stddev must be non-negative, got %s)"):format(stddev), 2)
+  end
   local a = generate("normal", "normal", 3, shape, dtype, mean, stddev)
   return a
 end

@@ -101,6 +101,8 @@ describe("gpu.fft errors", function()
     assert.matches("gpu.fft.rfft takes a real array %(float32 or float64%), got complex64",
                    S.errof(gpu.fft.rfft, gpu.zeros(4, "complex64")))
     assert.matches("gpu.fft.fft: invalid number of data points %(0%) along dim 1", S.errof(gpu.fft.fft, gpu.zeros(4), 0))
+    assert.matches("gpu.fft.fft: invalid number of data points %(%-1%) along dim 1", S.errof(gpu.fft.fft, gpu.zeros(4), -1))
+    assert.matches("gpu.fft.fftn: invalid number of data points %(%-1%) along dim 2", S.errof(gpu.fft.fftn, gpu.zeros({2, 3}), {2, -1}))
     assert.matches("gpu.fft.fft: dim 2 is out of range for an array of 1 dimension", S.errof(gpu.fft.fft, gpu.zeros(4), nil, 2))
     assert.matches("gpu.fft.fft2 takes an array of 2 or more dimensions, got 1", S.errof(gpu.fft.fft2, gpu.zeros(4)))
     assert.matches("gpu.fft.fft: norm must be \"backward\", \"ortho\" or \"forward\", got x",

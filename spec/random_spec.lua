@@ -34,6 +34,14 @@ describe("gpu.random.integers", function()
     assert.matches("an integer dtype expected, got float32", S.errof(gpu.random.integers, 0, 3, 4, "float32"))
     assert.matches("integer expected, got 1.5", S.errof(gpu.random.integers, 1.5, 3, 4))
   end)
+
+  it("refuses a negative stddev and an infinite or NaN range for floats, as NumPy's", function()
+    assert.matches("bad argument #2 to 'normal' (stddev must be non-negative, got -1)",
+                   S.errof(gpu.random.normal, 0, -1, 4), 1, true)
+    assert.matches("high - low (inf - 0) must be finite", S.errof(gpu.random.uniform, 0, math.huge, 4), 1, true)
+    assert.matches("must be finite", S.errof(gpu.random.uniform, 0 / 0, 1, 4), 1, true)
+    assert.are.same({0, 0}, gpu.random.normal(0, 0, 2):totable())
+  end)
 end)
 
 describe("gpu.random.permutation and choice", function()
