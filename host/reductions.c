@@ -45,8 +45,9 @@ typedef struct Args {
   int reduced[GPU_MAXDIM], all;  /* all: no dim given (every dim reduced) */
 } Args;
 
+/* a table of dims (an options table has no [1]: {"x"} is a bad dim, not options) */
 static int is_dims(lua_State *L, int idx) {
-  int r = lua_geti(L, idx, 1) == LUA_TNUMBER;
+  int r = lua_geti(L, idx, 1) != LUA_TNIL;
   lua_pop(L, 1);
   return r;
 }
