@@ -155,6 +155,16 @@ describe("views", function()
     assert.are.same({0, 0, 1, 2, 3, 4}, v:totable())
     gpu.add(m, m.T, {out = m})
     assert.are.same({{2, 6, 10}, {6, 10, 14}, {10, 14, 18}}, m:totable())
+    -- host arrays too: assignment, copy_ and gpu.copy (they read what they had written)
+    for _, put in ipairs({function(h) h[{}] = h.T end, function(h) h:copy_(h.T) end,
+                          function(h) gpu.copy(h, h.T) end}) do
+      local h = gpu.host.array({{1, 2, 3}, {4, 5, 6}, {7, 8, 9}}, "int32")
+      put(h)
+      assert.are.same({{1, 4, 7}, {2, 5, 8}, {3, 6, 9}}, h:totable())
+    end
+    local h = gpu.host.array({1, 2, 3, 4, 5, 6})
+    h[{{-1, 1, -1}}] = h
+    assert.are.same({6, 5, 4, 3, 2, 1}, h:totable())
   end)
 
   it("keep their owner's memory alive, and an owner with live views is not freed", function()
