@@ -109,13 +109,13 @@ void layout_insert(GpuLayout *l, int d) {
  * one block of memory in C order; the new dims of the run then get the strides that walk
  * that block. Size-1 dims are left out first (their strides mean nothing). */
 int layout_reshape(const GpuLayout *l, const GpuShape *to, GpuLayout *out) {
-  int64_t odim[GPU_MAXDIM], ostr[GPU_MAXDIM];
+  int64_t odim[GPU_MAXDIM], ostr[GPU_MAXDIM], offset = l->offset, size = l->shape.size;
   int on = 0;
   for (int d = 0; d < l->shape.ndim; d++)
     if (l->shape.dim[d] != 1) { odim[on] = l->shape.dim[d]; ostr[on++] = l->strides[d]; }
-  layout_init(out, to);
-  out->offset = l->offset;
-  if (l->shape.size == 0 || on == 0) return 1;
+  layout_init(out, to);   /* out may be l: what is needed of l was read above */
+  out->offset = offset;
+  if (size == 0 || on == 0) return 1;
   int oi = 0, oj = 1, ni = 0, nj = 1, nn = to->ndim;
   while (ni < nn && oi < on) {
     int64_t np = to->dim[ni], op = odim[oi];

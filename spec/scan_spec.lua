@@ -67,6 +67,15 @@ describe("gpu.cumsum", function()
     local v = gpu.arange(4)   -- out a shifted view of the input: read from a copy
     gpu.cumsum(v[{{1, 3}}], {out = v[{{2, 4}}]})
     assert.are.same({0, 0, 1, 3}, v:totable())
+    v = gpu.arange(4)         -- and shifted the other way (flattened: no dim)
+    gpu.cumsum(v[{{2, 4}}], {out = v[{{1, 3}}]})
+    assert.are.same({1, 3, 6, 3}, v:totable())
+  end)
+
+  it("scans a C-ordered view from its first element, flattened (a row, a tail)", function()
+    local m = gpu.arange(12):reshape(3, 4)
+    assert.are.same({8, 17, 27, 38}, m[{3}]:cumsum():totable())
+    assert.are.same({5, 11, 18, 26, 35, 45, 56}, m:flatten()[{{6, 12}}]:cumsum():totable())
   end)
 
   it("refuses bad dims and outputs", function()
