@@ -199,9 +199,9 @@ static void sort_args(lua_State *L, const char *name, int dimarg, SortArgs *g) {
       if (dims) luaL_error(L, "gpu.%s: dim is given twice (as an argument and as an option)", name);
       dims = lua_gettop(L);
     }
-    g->desc = lua_getfield(L, opts, "descending") != LUA_TNIL && lua_toboolean(L, -1);
-    if (lua_getfield(L, opts, "largest") != LUA_TNIL) g->desc = lua_toboolean(L, -1);
-    else if (strcmp(name, "topk") == 0) g->desc = 1;
+    int topk = strcmp(name, "topk") == 0;   /* largest is topk's; descending the others' */
+    g->desc = !topk && lua_getfield(L, opts, "descending") != LUA_TNIL && lua_toboolean(L, -1);
+    if (topk) g->desc = lua_getfield(L, opts, "largest") == LUA_TNIL || lua_toboolean(L, -1);
     if (lua_getfield(L, opts, "indices") != LUA_TNIL) g->indices = lua_toboolean(L, -1);
     if (lua_getfield(L, opts, "stream") != LUA_TNIL) g->stream = stream_check(L, -1);
   } else if (strcmp(name, "topk") == 0) {

@@ -58,6 +58,10 @@ describe("a:sort", function()
     end)
   end
 
+  it("takes descending, not topk's largest (which turned {descending = true, largest = false} ascending)", function()
+    assert.are.same({3, 2, 1}, gpu.array({3, 1, 2}):sort({descending = true, largest = false}):totable())
+  end)
+
   it("sorts along a dim, of views too", function()
     local b = gpu.array({{3, 1, 2}, {9, 8, 7}, {1, 1, 0}}, "int32")
     local v, i = b:sort(1)
