@@ -129,7 +129,8 @@ function random.choice(a, size, opts)
   local replace = opts.replace ~= false
   local idx
   if opts.p == nil then
-    if replace then idx = random.integers(1, n + 1, shape)
+    if replace then   -- 1 .. n (n + 1 wraps for math.maxinteger)
+      idx = n < math.maxinteger and random.integers(1, n + 1, shape) or random.integers(0, n, shape) + 1
     elseif k > n then
       error(("gpu.random.choice: cannot take %d of %d without replacement"):format(k, n), 2)
     else idx = perm(n)[{{1, k}}]:contiguous():reshape(shape) end

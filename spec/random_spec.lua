@@ -64,6 +64,7 @@ describe("gpu.random.permutation and choice", function()
     local d = gpu.random.choice(50, 50, {replace = false}):totable()
     table.sort(d)
     for i = 1, 50 do assert.are.equal(i, d[i]) end
+    assert.is_true(gpu.random.choice(math.maxinteger, 8):ge(1):all())   -- n + 1 would wrap
     local pool = gpu.array({10, 20, 30})
     local w = gpu.random.choice(pool, {50, 2}, {p = gpu.array({0.25, 0, 0.75})})
     assert.are.same({50, 2}, w.shape)
