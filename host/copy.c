@@ -41,15 +41,6 @@ static void new_like(lua_State *L, int idx, int dt) {
   }
 }
 
-/* Whether two host layouts over the same memory touch a common element. */
-static int host_overlap(const HostArray *a, const GpuLayout *al, const HostArray *b, const GpuLayout *bl) {
-  if (a->base != b->base || layout_same(al, bl) || al->shape.size == 0 || bl->shape.size == 0) return 0;
-  int64_t lo1, hi1, lo2, hi2;
-  layout_extent(al, &lo1, &hi1);
-  layout_extent(bl, &lo2, &hi2);
-  return lo1 < hi2 && lo2 < hi1;
-}
-
 /* [-0, +0, e] Host to host: src broadcast to dst's shape, converted; a source that shares
  * memory with dst in another layout (h:copy_(h.T)) is packed first, as on the device. */
 static void host_assign(lua_State *L, HostArray *dst, HostArray *src) {
@@ -61,7 +52,7 @@ static void host_assign(lua_State *L, HostArray *dst, HostArray *src) {
     shape_format(&dl.shape, b, sizeof b);
     luaL_error(L, "cannot assign an array of shape %s to one of shape %s", a, b);
   }
-  if (host_overlap(dst, &dl, src, &sl)) {
+  if (dst->base == src->base && layout_overlap(&dl, &sl) && !layout_same(&dl, &sl)) {
     HostArray *c = hostarray_new(L, &sl.shape, src->dtype);
     GpuLayout cl = hostarray_layout(c);
     strided_copy(c->base, &cl, c->dtype, src->base, &sl, src->dtype);

@@ -96,6 +96,7 @@ int layout_contiguous(const GpuLayout *l);                  /* C order: flat = m
 int layout_expanded(const GpuLayout *l);                    /* a stride 0 over more than one element */
 int layout_same(const GpuLayout *a, const GpuLayout *b);    /* the same elements in the same places */
 void layout_extent(const GpuLayout *l, int64_t *lo, int64_t *hi);   /* elements touched: [lo, hi) */
+int layout_overlap(const GpuLayout *a, const GpuLayout *b);   /* extents meet (over one memory) */
 int64_t layout_at(const GpuLayout *l, int64_t flat);       /* where flat element `flat` (C order) is */
 /* Dimension d (0-based) becomes first, first + step, ... (len of them); select drops it. */
 void layout_slice(GpuLayout *l, int d, int64_t first, int64_t len, int64_t step);

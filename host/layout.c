@@ -48,6 +48,14 @@ int layout_same(const GpuLayout *a, const GpuLayout *b) {
   return 1;
 }
 
+/* Whether two layouts over the same memory touch a common element: their extents meet. */
+int layout_overlap(const GpuLayout *a, const GpuLayout *b) {
+  int64_t lo1, hi1, lo2, hi2;
+  layout_extent(a, &lo1, &hi1);
+  layout_extent(b, &lo2, &hi2);
+  return lo1 < hi2 && lo2 < hi1;
+}
+
 void layout_extent(const GpuLayout *l, int64_t *lo, int64_t *hi) {
   *lo = *hi = l->offset;
   if (l->shape.size == 0) return;

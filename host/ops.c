@@ -237,10 +237,7 @@ static void outputs(lua_State *L, const Ufunc *u, Operand *ops, Operand *given, 
 
 static int overlaps(const Operand *in, const Operand *out) {
   if (in->a->base == 0 || in->a->base != out->a->base) return 0;
-  int64_t lo1, hi1, lo2, hi2;
-  layout_extent(&in->lay, &lo1, &hi1);
-  layout_extent(&out->lay, &lo2, &hi2);
-  return lo1 < hi2 && lo2 < hi1 && !layout_same(&in->lay, &out->lay);
+  return layout_overlap(&in->lay, &out->lay) && !layout_same(&in->lay, &out->lay);
 }
 
 /* Inputs that share memory with an output in another layout are copied first, so that

@@ -136,10 +136,7 @@ static void result_shape(const GpuShape *full, const Args *g, GpuShape *s) {
 static int overlaps(const GpuArray *a, const GpuArray *b) {
   if (a->base == 0 || a->base != b->base) return 0;
   GpuLayout la = array_layout(a), lb = array_layout(b);
-  int64_t lo1, hi1, lo2, hi2;
-  layout_extent(&la, &lo1, &hi1);
-  layout_extent(&lb, &lo2, &hi2);
-  return lo1 < hi2 && lo2 < hi1;
+  return layout_overlap(&la, &lb);
 }
 
 /* [-0, +1, e] The array the kernel writes: out (checked) when given and apart from the

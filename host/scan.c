@@ -137,10 +137,7 @@ static void scan_plan(lua_State *L, int ridx, ScanArgs *g) {
 static int overlapping(const GpuArray *a, const GpuArray *b) {
   if (a->base == 0 || a->base != b->base) return 0;
   GpuLayout la = array_layout(a), lb = array_layout(b);
-  int64_t lo1, hi1, lo2, hi2;
-  layout_extent(&la, &lo1, &hi1);
-  layout_extent(&lb, &lo2, &hi2);
-  return lo1 < hi2 && lo2 < hi1 && !layout_same(&la, &lb);
+  return layout_overlap(&la, &lb) && !layout_same(&la, &lb);
 }
 
 /* [-0, +0, e] The options: dim (also the second argument), out, stream. */

@@ -297,9 +297,9 @@ static int view_expand(lua_State *L) {
     int64_t have = k >= lead ? a.l.shape.dim[k - lead] : 1;
     if (to.dim[k] == -1) { to.dim[k] = have; ok = k >= lead; }
     else if (have != 1 && have != to.dim[k]) ok = 0;
-    to.size *= to.dim[k];
   }
   if (ok && !shape_fits(&to)) return luaL_error(L, "expand: shape is too large");
+  for (int k = 0; ok && k < to.ndim; k++) to.size *= to.dim[k];   /* fits: no overflow */
   if (!ok) {
     char from[160], want[160];
     shape_format(&a.l.shape, from, sizeof from);
