@@ -98,3 +98,26 @@ describe("a BLAS that cannot be loaded #cpu", function()
     assert.matches("\n3.0\n", out)
   end)
 end)
+
+-- A BLAS built with 64-bit integers: Debian's libopenblas64-0 keeps the plain cblas_sgemm
+-- names (its openblas_get_config says USE64BITINT), numpy's wheels name them
+-- scipy_cblas_sgemm64_; 32-bit dimensions passed to either are read as garbage.
+local blas64 = io.popen("ldconfig -p 2>/dev/null"):read("a"):match("libopenblas64%.so%.0") and "libopenblas64.so.0"
+describe("a BLAS of 64-bit integers (GPUHOST_BLAS=libopenblas64.so.0, Debian's libopenblas64-0) #cpu", function()
+  it("gives the products of each dtype, batched and transposed", function()
+    if not blas64 then return pending("no libopenblas64.so.0 here (scripts/deps.sh installs it)") end
+    local out = S.run("GPUHOST_BLAS=" .. blas64 .. " " .. S.gpuhost .. " --cpu -e " .. S.quote([[
+      local function ref(a, b) return (a:astype("complex128"):unsqueeze(-1) * b:astype("complex128"):unsqueeze(-3)):sum(-2) end
+      for _, dt in ipairs({"float32", "float64", "complex64", "complex128"}) do
+        local a = gpu.random.uniform(-1, 1, {3, 70, 50}):astype(dt)
+        local b = gpu.random.uniform(-1, 1, {50, 30}):astype(dt)
+        local at = gpu.random.uniform(-1, 1, {50, 70}):astype(dt).T
+        local d1 = (ref(a, b) - gpu.matmul(a, b)):abs():max()
+        local d2 = (ref(at, b) - gpu.matmul(at, b)):abs():max()
+        print(dt, d1 < 1e-3 and d2 < 1e-3, d1, d2)
+      end]]) .. " 2>&1", nil)
+    for _, dt in ipairs({"float32", "float64", "complex64", "complex128"}) do
+      assert.matches(dt .. "\ttrue\t", out)
+    end
+  end)
+end)

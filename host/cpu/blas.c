@@ -1,24 +1,67 @@
 /* blas.c: the CPU backend's matrix products (the table's gemm) through a CBLAS opened with
  * dlopen at the first product: OpenBLAS (libopenblas.so.0, Debian's libopenblas0), else
  * whatever BLAS provides Debian's libblas.so.3 (it carries the cblas_* entry points);
- * GPUHOST_BLAS names another library to use instead (MKL's libmkl_rt.so, say).
+ * GPUHOST_BLAS names another library to use instead (MKL's libmkl_rt.so, say, or the
+ * OpenBLAS a pip numpy ships, numpy.libs/libscipy_openblas64_*.so). A library's entry
+ * points are looked for as cblas_sgemm, cblas_sgemm64_ and scipy_cblas_sgemm64_ (numpy's
+ * and scipy's); the last two take 64-bit integers, and so does the first where OpenBLAS
+ * says it was built so (Debian's libopenblas64-0).
  * Streams run in order here, so the product is done before this returns. */
 #include <dlfcn.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "cpu_internal.h"
 
 enum { ROW_MAJOR = 101, COL_MAJOR = 102, NO_TRANS = 111, TRANS = 112 };   /* CBLAS's */
-typedef void (*sgemm_fn)(int, int, int, int, int, int, float, const float *, int, const float *, int,
-                         float, float *, int);
-typedef void (*dgemm_fn)(int, int, int, int, int, int, double, const double *, int, const double *, int,
-                         double, double *, int);
-typedef void (*cgemm_fn)(int, int, int, int, int, int, const void *, const void *, int, const void *, int,
-                         const void *, void *, int);
-static struct { sgemm_fn s; dgemm_fn d; cgemm_fn c, z; } blas;
+/* the four products with the BLAS's integer type I (int, or int64_t for an ILP64 one) */
+#define GEMM_TYPES(I, tag)                                                                        \
+  typedef void (*sgemm_##tag)(int, int, int, I, I, I, float, const float *, I, const float *, I,  \
+                              float, float *, I);                                                 \
+  typedef void (*dgemm_##tag)(int, int, int, I, I, I, double, const double *, I, const double *,  \
+                              I, double, double *, I);                                            \
+  typedef void (*cgemm_##tag)(int, int, int, I, I, I, const void *, const void *, I, const void *, \
+                              I, const void *, void *, I);
+GEMM_TYPES(int, lp64)
+GEMM_TYPES(int64_t, ilp64)
+static struct {
+  void *s, *d, *c, *z;   /* cblas_[sdcz]gemm, of the integer type below */
+  int ilp64;
+} blas;
 static GpuResult failed;   /* the first failure to load, kept */
 static char message[600];
+
+/* Whether an OpenBLAS says it was built with 64-bit integers (Debian's libopenblas64-0
+ * keeps the plain cblas_sgemm names for them) */
+static int says_ilp64(void *dl, const char *config) {
+  const char *(*get)(void);
+  *(void **)&get = dlsym(dl, config);
+  return get && strstr(get(), "USE64BITINT") != NULL;
+}
+
+/* The four entry points of dl under one of the names BLASes give them; 0 when none */
+static int entry_points(void *dl) {
+  static const struct { const char *prefix, *suffix; int ilp64; } names[] = {
+    {"cblas_", "", 0}, {"cblas_", "64_", 1}, {"scipy_cblas_", "64_", 1}};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+    void **slot[4] = {&blas.s, &blas.d, &blas.c, &blas.z};
+    const char *which = "sdcz";
+    int all = 1;
+    for (int j = 0; j < 4; j++) {
+      char sym[64];
+      snprintf(sym, sizeof sym, "%s%cgemm%s", names[i].prefix, which[j], names[i].suffix);
+      *slot[j] = dlsym(dl, sym);
+      all &= *slot[j] != NULL;
+    }
+    if (all) {
+      blas.ilp64 = names[i].ilp64 || says_ilp64(dl, "openblas_get_config");
+      return 1;
+    }
+  }
+  blas.s = NULL;
+  return 0;
+}
 
 static GpuResult blas_load(void) {
   if (blas.s) return GPU_OK;
@@ -33,51 +76,58 @@ static GpuResult blas_load(void) {
       if (i == 0) snprintf(first, sizeof first, "%s", dlerror());
       continue;
     }
-    *(void **)&blas.s = dlsym(dl, "cblas_sgemm");
-    *(void **)&blas.d = dlsym(dl, "cblas_dgemm");
-    *(void **)&blas.c = dlsym(dl, "cblas_cgemm");
-    *(void **)&blas.z = dlsym(dl, "cblas_zgemm");
-    if (blas.s && blas.d && blas.c && blas.z) return GPU_OK;
-    blas.s = NULL;
+    if (entry_points(dl)) return GPU_OK;
     dlclose(dl);
   }
   snprintf(message, sizeof message, "a BLAS with cblas_sgemm (%s) could not be loaded (%s): install "
            "OpenBLAS (the libopenblas0 package)%s", n == 1 ? names[0] : "libopenblas.so.0, or libblas.so.3",
-           first[0] ? first : "no cblas_sgemm, cblas_dgemm, cblas_cgemm and cblas_zgemm in it",
+           first[0] ? first : "no cblas_sgemm, cblas_dgemm, cblas_cgemm and cblas_zgemm in it, "
+           "nor their 64-bit integer forms (cblas_sgemm64_, scipy_cblas_sgemm64_)",
            n == 1 ? ", or unset GPUHOST_BLAS" : "");
   failed = (GpuResult){GPU_ERR_NO_LIBRARY, GPU_SRC_HOST, "dlopen(\"libopenblas.so.0\")", message, NULL};
   return failed;
 }
 
+/* One product of the batch with the BLAS's integer type I (tag: its function types) */
+#define GEMM_CALL(I, tag)                                                                          \
+  switch (g->type) {                                                                               \
+    case GPU_NUM_F32:                                                                              \
+      ((sgemm_##tag)blas.s)(COL_MAJOR, ta, tb, (I)g->m, (I)g->n, (I)g->k, 1.0f,                    \
+                            (float *)(void *)A + i * g->stride_a, (I)g->lda,                       \
+                            (float *)(void *)B + i * g->stride_b, (I)g->ldb, 0.0f,                 \
+                            (float *)(void *)C + i * g->stride_c, (I)g->ldc);                      \
+      break;                                                                                       \
+    case GPU_NUM_F64:                                                                              \
+      ((dgemm_##tag)blas.d)(COL_MAJOR, ta, tb, (I)g->m, (I)g->n, (I)g->k, 1.0,                     \
+                            (double *)(void *)A + i * g->stride_a, (I)g->lda,                      \
+                            (double *)(void *)B + i * g->stride_b, (I)g->ldb, 0.0,                 \
+                            (double *)(void *)C + i * g->stride_c, (I)g->ldc);                     \
+      break;                                                                                       \
+    case GPU_NUM_C64:                                                                              \
+      ((cgemm_##tag)blas.c)(COL_MAJOR, ta, tb, (I)g->m, (I)g->n, (I)g->k, c1,                      \
+                            A + 8 * i * g->stride_a, (I)g->lda, B + 8 * i * g->stride_b,           \
+                            (I)g->ldb, c0, C + 8 * i * g->stride_c, (I)g->ldc);                    \
+      break;                                                                                       \
+    default:                                                                                       \
+      ((cgemm_##tag)blas.z)(COL_MAJOR, ta, tb, (I)g->m, (I)g->n, (I)g->k, z1,                      \
+                            A + 16 * i * g->stride_a, (I)g->lda, B + 16 * i * g->stride_b,         \
+                            (I)g->ldb, z0, C + 16 * i * g->stride_c, (I)g->ldc);                   \
+      break;                                                                                       \
+  }
+
 GpuResult cpu_gemm(const GpuGemm *g) {
   GpuResult r = blas_load();
   if (r.code) return r;
-  if (g->m > INT_MAX || g->n > INT_MAX || g->k > INT_MAX || g->lda > INT_MAX || g->ldb > INT_MAX || g->ldc > INT_MAX)
+  if (!blas.ilp64 && (g->m > INT_MAX || g->n > INT_MAX || g->k > INT_MAX || g->lda > INT_MAX ||
+                      g->ldb > INT_MAX || g->ldc > INT_MAX))
     return (GpuResult){GPU_ERR_LIBRARY, GPU_SRC_HOST, "cblas_sgemm", "the BLAS takes dimensions below 2^31", NULL};
   int ta = g->transa ? TRANS : NO_TRANS, tb = g->transb ? TRANS : NO_TRANS;
-  int m = (int)g->m, n = (int)g->n, k = (int)g->k, lda = (int)g->lda, ldb = (int)g->ldb, ldc = (int)g->ldc;
   static const float c1[2] = {1, 0}, c0[2] = {0, 0};
   static const double z1[2] = {1, 0}, z0[2] = {0, 0};
+  char *A = (char *)g->a, *B = (char *)g->b, *C = (char *)g->c;
   for (int64_t i = 0; i < g->batch; i++) {
-    char *A = (char *)g->a, *B = (char *)g->b, *C = (char *)g->c;
-    switch (g->type) {
-      case GPU_NUM_F32:
-        blas.s(COL_MAJOR, ta, tb, m, n, k, 1.0f, (float *)(void *)A + i * g->stride_a, lda,
-               (float *)(void *)B + i * g->stride_b, ldb, 0.0f, (float *)(void *)C + i * g->stride_c, ldc);
-        break;
-      case GPU_NUM_F64:
-        blas.d(COL_MAJOR, ta, tb, m, n, k, 1.0, (double *)(void *)A + i * g->stride_a, lda,
-               (double *)(void *)B + i * g->stride_b, ldb, 0.0, (double *)(void *)C + i * g->stride_c, ldc);
-        break;
-      case GPU_NUM_C64:
-        blas.c(COL_MAJOR, ta, tb, m, n, k, c1, A + 8 * i * g->stride_a, lda, B + 8 * i * g->stride_b, ldb,
-               c0, C + 8 * i * g->stride_c, ldc);
-        break;
-      default:
-        blas.z(COL_MAJOR, ta, tb, m, n, k, z1, A + 16 * i * g->stride_a, lda, B + 16 * i * g->stride_b, ldb,
-               z0, C + 16 * i * g->stride_c, ldc);
-        break;
-    }
+    if (blas.ilp64) GEMM_CALL(int64_t, ilp64)
+    else GEMM_CALL(int, lp64)
   }
   return GPU_OK;
 }
