@@ -201,8 +201,8 @@ static GpuResult enter(int dev) {
 
 /* On src_dev's stream s (NULL: its default stream), after the work queued on both
  * devices' default streams, and before what they are given next */
-GpuResult cuda_peer_copy(CUdeviceptr dst, int dst_dev, CUdeviceptr src, int src_dev, size_t n,
-                         CUstream s) {
+static GpuResult peer_copy(CUdeviceptr dst, int dst_dev, CUdeviceptr src, int src_dev, size_t n,
+                           CUstream s) {
   if (!drv.cuMemcpyPeerAsync || !drv.cuCtxEnablePeerAccess || !drv.cuDeviceCanAccessPeer)
     return (GpuResult){GPU_ERR_NO_SYMBOL, GPU_SRC_HOST, "cuGetProcAddress(\"cuMemcpyPeerAsync\")",
                        "the CUDA driver has no peer copies", NULL};
@@ -224,4 +224,17 @@ GpuResult cuda_peer_copy(CUdeviceptr dst, int dst_dev, CUdeviceptr src, int src_
   if ((r = enter(dst_dev)).code) return r;
   TRY(drv.cuStreamWaitEvent(NULL, devices[src_dev].peer, 0));
   return GPU_OK;
+}
+
+/* The copy, with the device that was current made current again (a copy to device 1 left
+ * device 1 current, and the caller's next call then ran there) */
+GpuResult cuda_peer_copy(CUdeviceptr dst, int dst_dev, CUdeviceptr src, int src_dev, size_t n,
+                         CUstream s) {
+  int was = current;
+  GpuResult r = peer_copy(dst, dst_dev, src, src_dev, n, s);
+  if (was >= 0 && current != was) {
+    GpuResult back = cuda_use_device(was);
+    if (r.code == 0) r = back;
+  }
+  return r;
 }
