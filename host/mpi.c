@@ -203,9 +203,19 @@ static int ended(pid_t pid) {
   return close && close[1] == ' ' && (close[2] == 'Z' || close[2] == 'X');
 }
 
+/* Looked at most every 10 ms: a look reads /proc for each peer (some microseconds), and
+ * every collective asks before it is queued (an 8-byte all_reduce took 17 us under mpirun
+ * on two H200s with a look each call, against CuPy's 11). A peer that ends between looks is
+ * seen by the next look of the wait that hangs on it. */
 int mpi_peer_gone(void) {
-  for (int i = 0; mpi.loaded && mpi.pids && i < mpi.size; i++)
-    if (mpi.local[i] && ended(mpi.pids[i])) return i;
+  static double next;
+  static int gone = -1;
+  if (gone >= 0 || !mpi.loaded || !mpi.pids) return gone;
+  double now = mpi_now();
+  if (now < next) return -1;
+  next = now + 0.01;
+  for (int i = 0; i < mpi.size; i++)
+    if (mpi.local[i] && ended(mpi.pids[i])) return gone = i;
   return -1;
 }
 

@@ -163,7 +163,7 @@ static const char *why_broken(GpuComm *c) {
              "worked with it; the communicator is broken", gone, c->rank);
     return detail;
   }
-  if (unfinished(c) && mpi_now() - c->since > c->timeout) {
+  if (c->since > 0 && mpi_now() - c->since > c->timeout && unfinished(c)) {
     snprintf(detail, sizeof detail, "a collective on rank %d (device %d) has not finished after "
              "%.0f s (GPUHOST_COMM_TIMEOUT): a rank is stuck elsewhere, has died on another host, "
              "or calls another collective (or other sizes); the communicator is broken",
@@ -199,9 +199,14 @@ GpuResult nccl_watch(void) {
   return GPU_OK;
 }
 
-/* After c's work is queued (outside a group, or at its end): the event that tells */
+/* After c's work is queued (outside a group, or at its end): the event that tells, and
+ * since, when the work not yet done began. Whether the earlier work is done is asked only
+ * when since is older than an eighth of the timeout (a query per call cost a collective
+ * microseconds), so since may be that much early: the timeout then fires after seven
+ * eighths of it at the least. */
 static void mark_queued(GpuComm *c) {
-  if (!unfinished(c)) c->since = mpi_now();
+  double now = mpi_now();
+  if ((c->since <= 0 || now - c->since > c->timeout / 8) && !unfinished(c)) c->since = now;
   if (drv.cuEventRecord(c->done, c->last) != CUDA_SUCCESS) c->since = 0;
 }
 
