@@ -190,10 +190,18 @@ RED_UNROLL
         s[u] = F::combine(s[u], F::load(A, o, k + u * step, L.param));
       }
     }
-    for (; k < k1; k += step) {
+    if (k < k1) {   // the last few, all loaded before the first is used (a short row's
+      acc v[RED_U];   // loads in flight together: the sum(2) of (10^6, 2) waited for each)
 RED_UNROLL
-      for (int i = 0; i < F::NIN; i++) o[i] = off[i] + k * L.rstride[i][0];
-      s[0] = F::combine(s[0], F::load(A, o, k, L.param));
+      for (int u = 0; u < RED_U; u++)
+        if (k + u * step < k1) {
+RED_UNROLL
+          for (int i = 0; i < F::NIN; i++) o[i] = off[i] + (k + u * step) * L.rstride[i][0];
+          v[u] = F::load(A, o, k + u * step, L.param);
+        }
+RED_UNROLL
+      for (int u = 0; u < RED_U; u++)
+        if (k + u * step < k1) s[u] = F::combine(s[u], v[u]);
     }
     return fold<F>(s);
   }
