@@ -249,12 +249,15 @@ void coll_group_finish(lua_State *L, int failed) {
   GPU_CHECK(L, e);
 }
 
-/* [-0, +1, e] Rank i's new output: shape s, x's dtype, on x's device */
+/* [-0, +1, e] Rank i's new output: shape s, x's dtype, on x's device (made current in a
+ * scope, so that an allocation that fails leaves the current device as it was) */
 static GpuArray *new_output(lua_State *L, const GpuArray *x, const GpuShape *s) {
-  int was = backend_get()->current_device();
-  GPU_CHECK(L, backend_get()->use_device(x->device));
+  int slot = lua_gettop(L) + 1;
+  lua_pushnil(L);
+  device_scope(L, x->device);
   GpuArray *a = array_new(L, s, x->dtype);
-  if (was >= 0) GPU_CHECK(L, backend_get()->use_device(was));
+  lua_replace(L, slot);
+  lua_pop(L, 1);   /* the scope: the device before */
   return a;
 }
 

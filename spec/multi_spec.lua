@@ -132,6 +132,18 @@ describe("#multi gpu.nccl.comm over devices of this process", function()
     assert.matches("root must be a rank from 0 to 1", errof(comm.broadcast, comm, {a0, a1}, {root = 2}))
   end)
 
+  it("leaves the current device as it was when an output cannot be allocated", function()
+    -- 1.5 MB a device: all_gather's new output (800 KB) fits on device 0 and not on
+    -- device 1, which holds 400 KB more
+    local out = support.run("GPUHOST_MEMORY_LIMIT=1500000 " .. support.gpuhost .. " -e " .. support.quote([[
+      local comm = gpu.nccl.comm({0, 1})
+      local x = {gpu.ones(100000), gpu.with_device(1, function() return gpu.ones(100000) end)}
+      local more = gpu.with_device(1, function() return gpu.ones(100000) end)
+      local ok, e = pcall(comm.all_gather, comm, x)
+      print(ok, e and e.name, gpu.device().id)]]) .. " 2>&1", nil)
+    assert.matches("false\tGPUHOST_MEMORY_LIMIT\t0\n", out)
+  end)
+
   it("is freed by free(), <close> and abort(); a freed one is refused", function()
     local c = gpu.nccl.comm({1, 0})
     assert.are.same({1, 0}, c.devices)
