@@ -180,9 +180,12 @@ static void issue(lua_State *L, Call *k) {
     r = be->use_device(c->devices[i]);
     if (r.code == 0) r = be->coll(c->h[i], &a);
   }
+  /* back on the device before first: the group's end may raise (its own failure), and it
+   * restores only the device it found */
+  GpuResult back = was >= 0 ? be->use_device(was) : GPU_OK;
   if (grouped) coll_group_finish(L, r.code != 0);   /* pairs the sends of a lone call */
   if (r.code) raise_failure(L, c, r, was);
-  if (was >= 0) GPU_CHECK(L, be->use_device(was));
+  GPU_CHECK(L, back);
 }
 
 void coll_group_begin(lua_State *L) {

@@ -144,6 +144,25 @@ describe("#multi gpu.nccl.comm over devices of this process", function()
     assert.matches("false\tGPUHOST_MEMORY_LIMIT\t0\n", out)
   end)
 
+  it("#cpu leaves the current device as it was when a collective fails at its group's end", function()
+    -- a lone all_reduce over two devices is a group; the CPU backend's group end takes a
+    -- buffer of the arrays' size (256 MiB), refused under an address-space limit (ulimit -v)
+    -- 128 MiB above what the process holds once it has made the arrays
+    local code = [[
+      local comm = gpu.nccl.comm({0, 1})
+      local x = {gpu.empty(2^26), gpu.with_device(1, function() return gpu.empty(2^26) end)}
+      if os.getenv("MEASURE") then
+        for l in io.lines("/proc/self/status") do io.write(l:match("^VmSize:%s*(%d+)") or "") end
+        return
+      end
+      local ok, e = pcall(comm.all_reduce, comm, x)
+      print(ok, tostring(e):match("^[%w_]+"), gpu.device().id)]]
+    local kb = assert(tonumber((support.run("MEASURE=1 " .. support.gpuhost .. " -e " .. support.quote(code)))))
+    local out = support.run("ulimit -v " .. (kb + 131072) .. "; " .. support.gpuhost .. " -e " ..
+                            support.quote(code) .. " 2>&1", nil)
+    assert.matches("false\tCUDA_ERROR_OUT_OF_MEMORY\t0\n", out)
+  end)
+
   it("is freed by free(), <close> and abort(); a freed one is refused", function()
     local c = gpu.nccl.comm({1, 0})
     assert.are.same({1, 0}, c.devices)
