@@ -6,13 +6,15 @@
 #   ASAN_OPTIONS: the CPU backend catches its own guard-page faults (handle_segv=0,
 #   allow_user_segv_handler=1); its fibers keep no fake stacks across switches
 #   (detect_stack_use_after_return=0, GCC's default); memory the process keeps until exit
-#   (the CPU backend's worker pool) is not a leak worth failing for (detect_leaks=0).
+#   (the CPU backend's worker pool) is not a leak worth failing for (detect_leaks=0); a
+#   malloc that fails returns NULL, as without ASan, so the specs of what gpuhost does when
+#   host memory runs out (multi_spec, under ulimit -v) test that (allocator_may_return_null=1).
 #   #stocklua specs are left out: stock lua5.4 cannot load an ASan-built gpu.so.
 cd "$(dirname "$0")/.." || exit 1
 make --no-print-directory asan >/dev/null || { echo "sanitize: make asan failed" >&2; exit 1; }
 reports="$PWD/build/sanitizer"
 rm -rf "$reports" && mkdir -p "$reports"
-export ASAN_OPTIONS="handle_segv=0:allow_user_segv_handler=1:detect_stack_use_after_return=0:detect_leaks=0:log_path=$reports/asan"
+export ASAN_OPTIONS="handle_segv=0:allow_user_segv_handler=1:detect_stack_use_after_return=0:detect_leaks=0:allocator_may_return_null=1:log_path=$reports/asan"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:log_path=$reports/ubsan"
 export GPU_BACKEND=cpu GPUHOST_SPEC_EXCLUDE=stocklua
 sh scripts/test.sh
