@@ -28,6 +28,19 @@ GpuArray *array_check(lua_State *L, int idx) {
   return a;
 }
 
+GpuArray *array_operand(lua_State *L, int idx, const char *name, int pos) {
+  GpuArray *a = array_test(L, idx);
+  if (a == NULL)
+    luaL_error(L, "bad argument #%d to '%s' (device array expected, got %s)", pos, name, luaL_typename(L, idx));
+  if (!a->alive) errors_freed(L, lua_pushfstring(L, "gpu.%s argument %d", name, pos));
+  int dev = backend_get()->current_device();
+  if (a->device != dev)
+    luaL_error(L, "gpu.%s: an array on device %d, and device %d is current: run it with "
+               "gpu.with_device(%d, f), or copy it here with a:to(%d)", name, a->device, dev,
+               a->device, dev);
+  return a;
+}
+
 GpuLayout array_layout(const GpuArray *a) {
   GpuLayout l;
   l.shape = a->shape;

@@ -18,18 +18,6 @@ static int num_type(GpuDtype t) {
   }
 }
 
-/* [-0, +0, v] The array at idx, live and on the current device. */
-static GpuArray *operand(lua_State *L, const char *name, int idx, int pos) {
-  GpuArray *a = array_test(L, idx);
-  if (a == NULL)
-    luaL_error(L, "bad argument #%d to '%s' (device array expected, got %s)", pos, name, luaL_typename(L, idx));
-  if (!a->alive) errors_freed(L, lua_pushfstring(L, "gpu.%s argument %d", name, pos));
-  if (a->device != backend_get()->current_device())
-    luaL_error(L, "gpu.%s: an array on device %d, and device %d is current", name, a->device,
-               backend_get()->current_device());
-  return a;
-}
-
 /* [-0, +1, e] The array at idx converted to dt (itself when it is dt already). */
 static void as_dtype(lua_State *L, int idx, GpuDtype dt) {
   GpuArray *a = array_check(L, idx);
@@ -152,7 +140,7 @@ static void product_shapes(lua_State *L, const char *name, const GpuArray *a, co
 
 /* [-0, +0, e] out (at oi): the result's shape, a dtype it casts to. */
 static GpuArray *check_out(lua_State *L, const char *name, int oi, const GpuShape *rs, GpuDtype dt) {
-  GpuArray *o = operand(L, name, oi, 3);
+  GpuArray *o = array_operand(L, oi, name, 3);
   int same = o->shape.ndim == rs->ndim;
   for (int d = 0; same && d < rs->ndim; d++) same = o->shape.dim[d] == rs->dim[d];
   if (!same) {
@@ -168,7 +156,7 @@ static GpuArray *check_out(lua_State *L, const char *name, int oi, const GpuShap
 
 /* [-0, +1, e] a @ b (arrays at ai and bi) into out (at oi, or 0), as NumPy's matmul. */
 static void matmul(lua_State *L, const char *name, int ai, int bi, int oi, int tf32, CUstream s) {
-  GpuArray *a = operand(L, name, ai, 1), *b = operand(L, name, bi, 2);
+  GpuArray *a = array_operand(L, ai, name, 1), *b = array_operand(L, bi, name, 2);
   GpuDtype dt = promote_types(a->dtype, b->dtype);
   if (num_type(dt) < 0)
     luaL_error(L, "gpu.%s: %s and %s arrays: products take float32, float64, complex64 or complex128 "
@@ -266,7 +254,7 @@ static int gpu_dot(lua_State *L) {
     lua_call(L, 2, 1);
     return 1;
   }
-  GpuArray *a = operand(L, "dot", 1, 1), *b = operand(L, "dot", 2, 2);
+  GpuArray *a = array_operand(L, 1, "dot", 1), *b = array_operand(L, 2, "dot", 2);
   int na = a->shape.ndim, nb = b->shape.ndim;
   if ((na <= 2 && nb <= 2) || na == 1 || nb == 1) {
     matmul(L, "dot", 1, 2, out, tf32, s);
@@ -304,7 +292,7 @@ static int gpu_dot(lua_State *L) {
 
 /* gpu.outer(a, b): every element of a (flattened) times every element of b, (m, n) */
 static int gpu_outer(lua_State *L) {
-  GpuArray *a = operand(L, "outer", 1, 1), *b = operand(L, "outer", 2, 2);
+  GpuArray *a = array_operand(L, 1, "outer", 1), *b = array_operand(L, 2, "outer", 2);
   GpuShape sa = {.ndim = 2, .dim = {a->shape.size, 1}, .size = a->shape.size};
   GpuShape sb = {.ndim = 2, .dim = {1, b->shape.size}, .size = b->shape.size};
   lua_settop(L, 2);

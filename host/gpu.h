@@ -158,6 +158,9 @@ typedef struct GpuArray {
 } GpuArray;
 GpuArray *array_check(lua_State *L, int idx);                    /* [-0, +0, v] a live device array */
 GpuArray *array_test(lua_State *L, int idx);                     /* [-0, +0, -] NULL when not one */
+/* [-0, +0, v] The array at idx as argument pos of gpu.name: a live device array on the
+ * current device (kernels read only the current device's memory) */
+GpuArray *array_operand(lua_State *L, int idx, const char *name, int pos);
 GpuArray *array_new(lua_State *L, const GpuShape *s, GpuDtype dt);  /* [-0, +1, e] */
 /* [-0, +1, e] An array over memory an embedding program lends (embedapi.c): it is not
  * freed here; its release callback is called instead. */
@@ -391,6 +394,7 @@ typedef struct LuaComm {
   int alive, broken;
   int devices[GPU_MAX_DEVICES]; /* local rank i's device */
   GpuComm *h[GPU_MAX_DEVICES];  /* the backend's handles */
+  unsigned group;               /* the gpu.nccl.group it was last called in (coll_queued) */
 } LuaComm;
 LuaComm *comm_check(lua_State *L, int idx);   /* [-0, +0, v] a live, unbroken communicator */
 /* [-0, +0, e] c broke (r a GPU_ERR_COMM_FAILED): aborts it, raises r */
@@ -399,6 +403,8 @@ void comm_open(lua_State *L);
 /* [-0, +0, -] / [-0, +0, e] gpu.nccl.group's two ends (finish raises unless failed) */
 void coll_group_begin(lua_State *L);
 void coll_group_finish(lua_State *L, int failed);
+/* Whether c has calls queued in the open group (run at its end): not to be freed before */
+int coll_queued(const LuaComm *c);
 void coll_methods(lua_State *L);   /* [-0, +0, m] the collectives, into the table on top */
 int stream_device(lua_State *L, int idx);   /* [-0, +0, v] the device a stream belongs to */
 

@@ -192,7 +192,9 @@ static void engine(lua_State *L, int ridx, int nin, const int *ins, int oidx, co
     o->lay = array_layout(o->a);
     if (i < nin) layout_broadcast(&o->lay, full);
     if (o->a->device != dev)
-      luaL_error(L, "gpu.%s: an array on device %d, and device %d is current", r->name, o->a->device, dev);
+      luaL_error(L, "gpu.%s: an array on device %d, and device %d is current: run it with "
+                 "gpu.with_device(%d, f), or copy it here with a:to(%d)", r->name, o->a->device,
+                 dev, o->a->device, dev);
   }
   reduce_launch(L, ridx, r, &c);
 }
@@ -299,10 +301,7 @@ static int red_norm(lua_State *L) {
 /* [-0, +0, e] The inputs (arguments 1 to nin) checked against r; their broadcast shape. */
 static void custom_inputs(lua_State *L, const Reducer *r, GpuShape *full) {
   for (int i = 0; i < r->nin; i++) {
-    GpuArray *a = array_test(L, i + 1);
-    if (a == NULL)
-      luaL_error(L, "gpu.%s argument %d must be a device array, got %s", r->name, i + 1, luaL_typename(L, i + 1));
-    if (!a->alive) errors_freed(L, lua_pushfstring(L, "gpu.%s argument %d", r->name, i + 1));
+    GpuArray *a = array_operand(L, i + 1, r->name, i + 1);
     if (a->dtype != r->declared[i])
       luaL_error(L, "gpu.%s argument %d is a %s array; it takes %s", r->name, i + 1,
                  dtypes[a->dtype].name, dtypes[r->declared[i]].name);

@@ -164,6 +164,8 @@ static void scan_output(lua_State *L, const char *name, int in, int outidx) {
   GpuArray *o = array_test(L, outidx);
   if (o == NULL) luaL_error(L, "gpu.%s: out must be a device array, got %s", name, luaL_typename(L, outidx));
   if (!o->alive) errors_freed(L, lua_pushfstring(L, "gpu.%s out", name));
+  if (o->device != a->device)
+    luaL_error(L, "gpu.%s: out is on device %d, the array on device %d", name, o->device, a->device);
   int same = o->shape.ndim == a->shape.ndim;
   for (int d = 0; same && d < a->shape.ndim; d++) same = o->shape.dim[d] == a->shape.dim[d];
   if (!same) {
@@ -183,9 +185,7 @@ static void scan_output(lua_State *L, const char *name, int in, int outidx) {
 static int scan_call(lua_State *L) {
   Reducer *r = reducer_check(L, lua_upvalueindex(1));
   const char *name = r->name;
-  GpuArray *a = array_test(L, 1);
-  if (a == NULL) luaL_error(L, "bad argument #1 to '%s' (device array expected, got %s)", name, luaL_typename(L, 1));
-  if (!a->alive) errors_freed(L, lua_pushfstring(L, "gpu.%s argument 1", name));
+  GpuArray *a = array_operand(L, 1, name, 1);
   ScanArgs g = {1, 0, 0, NULL};
   int dimidx, outidx;
   scan_options(L, name, &dimidx, &outidx, &g.stream);

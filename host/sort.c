@@ -183,9 +183,7 @@ static int checked_dim(lua_State *L, const char *name, int idx, int ndim) {
  * opts.dim; default the last), and the options. */
 static void sort_args(lua_State *L, const char *name, int dimarg, SortArgs *g) {
   memset(g, 0, sizeof *g);
-  g->a = array_test(L, 1);
-  if (g->a == NULL) luaL_error(L, "bad argument #1 to '%s' (device array expected, got %s)", name, luaL_typename(L, 1));
-  if (!g->a->alive) errors_freed(L, lua_pushfstring(L, "gpu.%s argument 1", name));
+  g->a = array_operand(L, 1, name, 1);
   if (dtypes[g->a->dtype].kind == 'c')
     luaL_error(L, "gpu.%s: complex arrays are not ordered here (sort gpu.real(a) or gpu.abs(a))", name);
   int n = lua_gettop(L), opts = n >= 2 && lua_type(L, n) == LUA_TTABLE ? n : 0, dims = 0;
