@@ -25,6 +25,7 @@ typedef struct Call {
 typedef struct Pending { LuaComm *c; int local; GpuCollArgs a; } Pending;
 static Pending pending[256];
 static int npending, depth;
+static unsigned group_serial;          /* counts the outermost groups opened */
 static const char PENDING_KEY = 0;   /* registry: what the pending calls use, kept alive */
 
 /* The collective type of a dtype, or -1 (NCCL has no int16, uint16 or bool) */
@@ -166,6 +167,13 @@ static void issue(lua_State *L, Call *k) {
   GpuResult r = GPU_OK;
   for (int i = 0; i < c->n && r.code == 0; i++) r = be->comm_check(c->h[i]);
   if (r.code) raise_failure(L, c, r, was);
+  if (depth > 0) {   /* run at the open group's end: what it uses stays until then */
+    c->group = group_serial;
+    keep(L, 1);                                    /* the communicator */
+    keep(L, 2);                                    /* the arrays */
+    if (k->opts) keep(L, k->opts);                 /* out = */
+    keep(L, lua_gettop(L));                        /* the outputs */
+  }
   if (grouped) coll_group_begin(L);
   for (int i = 0; i < c->n && r.code == 0; i++) {
     if (!k->x[i]) continue;
@@ -173,7 +181,6 @@ static void issue(lua_State *L, Call *k) {
       if (npending == (int)(sizeof pending / sizeof pending[0]))
         r = (GpuResult){GPU_ERR_COMM_FAILED, GPU_SRC_HOST, "gpu.nccl.group", "more than 256 sends and recvs in one group", NULL};
       else pending[npending++] = (Pending){c, i, args_of(k, i)};
-      keep(L, 2);
       continue;
     }
     GpuCollArgs a = args_of(k, i);
@@ -190,8 +197,15 @@ static void issue(lua_State *L, Call *k) {
 
 void coll_group_begin(lua_State *L) {
   (void)L;
-  if (depth++ == 0) npending = 0;
+  if (depth++ == 0) {
+    npending = 0;
+    group_serial++;
+  }
   backend_get()->group_start();
+}
+
+int coll_queued(const LuaComm *c) {
+  return depth > 0 && c->group == group_serial;
 }
 
 /* [-0, +0, e] Each pending send with its recv; NULL, or why not */

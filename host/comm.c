@@ -112,17 +112,28 @@ static int comm_gc(lua_State *L) {
   return 0;
 }
 
+/* [-0, +0, v] The communicator at 1, unless the open group has calls of it queued */
+static LuaComm *releasable(lua_State *L, const char *what) {
+  LuaComm *c = tocomm(L, 1);
+  if (c->alive && coll_queued(c))
+    luaL_error(L, "comm:%s: the communicator has calls queued in the open gpu.nccl.group, "
+               "which runs them at its end: %s it after the group", what, what);
+  return c;
+}
+
 /* comm:free() and __close: as __gc, raising what it can only warn of */
 static int comm_free(lua_State *L) {
+  LuaComm *c = releasable(L, "free");
   int was = backend_get()->current_device();
-  check_restoring(L, comm_release(tocomm(L, 1), 0), was);
+  check_restoring(L, comm_release(c, 0), was);
   return 0;
 }
 
 /* comm:abort(): ends the communicator now, without waiting for its work or its peers */
 static int comm_abort(lua_State *L) {
+  LuaComm *c = releasable(L, "abort");
   int was = backend_get()->current_device();
-  check_restoring(L, comm_release(tocomm(L, 1), 1), was);
+  check_restoring(L, comm_release(c, 1), was);
   return 0;
 }
 

@@ -37,6 +37,18 @@ describe("#multi devices", function()
     assert.are.same({6, 8}, x[2]:totable())      -- read from device 1 while 0 is current
     assert.are.equal(8, x[2]:item(2))
     assert.matches("gpu.with_device: no device 9", errof(gpu.with_device, 9, print))
+    -- sorts, scans, products and user reductions too (they ran on the current device,
+    -- reading the other's memory)
+    local r = gpu.reduction("float32 x", "float32 y", "x", "a + b", "y = a", 0, "mysum")
+    for name, f in pairs({sort = function() return x[2]:sort() end, argsort = function() return gpu.argsort(x[2]) end,
+                          topk = function() return x[2]:topk(1) end, unique = function() return gpu.unique(x[2]) end,
+                          cumsum = function() return x[2]:cumsum() end, matmul = function() return gpu.matmul(x[2], x[2]) end,
+                          mysum = function() return r(x[2]) end}) do
+      assert.matches("gpu." .. name .. ": an array on device 1, and device 0 is current: run it with " ..
+                     "gpu.with_device%(1, f%), or copy it here with a:to%(0%)", errof(f))
+    end
+    assert.matches("gpu.cumsum: out is on device 1, the array on device 0",
+                   errof(function() return gpu.cumsum(gpu.zeros(2), {out = x[2]}) end))
   end)
 
   it("copy between devices with a:to(dev) and gpu.copy", function()
@@ -161,6 +173,26 @@ describe("#multi gpu.nccl.comm over devices of this process", function()
     local out = support.run("ulimit -v " .. (kb + 131072) .. "; " .. support.gpuhost .. " -e " ..
                             support.quote(code) .. " 2>&1", nil)
     assert.matches("false\tCUDA_ERROR_OUT_OF_MEMORY\t0\n", out)
+  end)
+
+  it("keeps what a group's calls use until its end, and refuses to free their communicator before", function()
+    -- in a subprocess: freeing it, or collecting what a queued call reads, read freed
+    -- memory at the group's end (a segfault on the CPU backend)
+    local out = support.run(support.gpuhost .. " -e " .. support.quote([[
+      local comm = gpu.nccl.comm({0, 1})
+      local x = {gpu.ones(4), gpu.with_device(1, function() return gpu.ones(4) end)}
+      local ok, e = pcall(gpu.nccl.group, function() comm:all_reduce(x); comm:abort() end)
+      print(ok, e)
+      local outs
+      gpu.nccl.group(function()
+        outs = gpu.nccl.comm({0, 1}):all_gather({gpu.full(4, 3), gpu.with_device(1, function() return gpu.full(4, 5) end)})
+        collectgarbage(); collectgarbage()
+      end)
+      print(x[1]:item(1), x[2]:item(1), outs[1]:item(1, 1), outs[1]:item(2, 4), outs[2]:item(2, 1))
+      comm:free()]]) .. " 2>&1", nil)
+    assert.matches("false\t[^\n]*comm:abort: the communicator has calls queued in the open gpu.nccl.group, " ..
+                   "which runs them at its end: abort it after the group\n", out)
+    assert.matches("\n2.0\t2.0\t3.0\t5.0\t5.0\n", out)
   end)
 
   it("is freed by free(), <close> and abort(); a freed one is refused", function()
