@@ -476,7 +476,9 @@ end
 -- devices
 
 -- gpu.with_device(id, f, ...): f(...) with device id current; the device current before
--- is current again afterwards, also when f raises (the error goes on)
+-- is current again afterwards, also when f raises (the error goes on) and when a coroutine
+-- suspended in f is closed (a to-be-closed guard; pcall left that device current)
+local restore_mt = {__close = function(guard) guard[1]:use() end}
 function gpu.with_device(id, f, ...)
   local n = gpu.device_count()
   if math.type(id) ~= "integer" or id < 0 or id >= n then
@@ -486,12 +488,9 @@ function gpu.with_device(id, f, ...)
   if type(f) ~= "function" then
     error("gpu.with_device: a function expected as argument 2, got " .. type(f), 2)
   end
-  local prev = gpu.device()
+  local prev <close> = setmetatable({gpu.device()}, restore_mt)
   gpu.device(id):use()
-  local r = table.pack(pcall(f, ...))
-  prev:use()
-  if not r[1] then error(r[2], 0) end
-  return table.unpack(r, 2, r.n)
+  return f(...)
 end
 
 -- gpu.random.integers, permutation, choice and key (lua/random.lua, loaded at the first of
