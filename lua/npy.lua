@@ -5,9 +5,10 @@ local gpu = ...
 local function is_device(a) return getmetatable(a) == gpu._meta.array end
 local function is_host(a) return getmetatable(a) == gpu._meta.hostarray end
 
--- A contiguous host array holding a's elements in C order, or nil.
+-- A contiguous host array holding a's elements in C order, or nil. (a:tohost() packs a
+-- view, on the array's own device; a:contiguous() first ran on the current one.)
 local function host_contiguous(a)
-  if is_device(a) then return a:contiguous():tohost() end
+  if is_device(a) then return a:tohost() end
   if is_host(a) then return a:is_contiguous() and a or a:contiguous() end
 end
 

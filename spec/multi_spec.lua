@@ -81,6 +81,11 @@ describe("#multi devices", function()
                    errof(gpu.copy, on(1, function() return gpu.zeros(6) end), gpu.arange(6, "int32")))
     assert.matches("copy: the stream must be of the source's device 0", errof(gpu.copy, d, a, {stream = s1}))
     assert.matches("no device 5", errof(a.to, a, 5))
+    -- saved from its own device, a view too
+    local path = os.tmpname()
+    gpu.save(path, b.T)
+    assert.are.same({{0, 3}, {1, 4}, {2, 5}}, gpu.load(path):totable())
+    os.remove(path)
   end)
 end)
 
