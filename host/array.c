@@ -71,10 +71,21 @@ static void array_alloc(lua_State *L, GpuArray *a) {
   gc_account(L, a->nbytes);
 }
 
+/* A shape an operation computed (a broadcast, an outer product, an FFT's padding) whose
+ * element count passes what gpu.empty takes: an error, before its size (a product that
+ * wraps around int64) sizes an allocation too small for what is written into it. */
+void array_shape_fits(lua_State *L, const GpuShape *s) {
+  if (shape_fits(s)) return;
+  char b[200];
+  shape_format(s, b, sizeof b);
+  luaL_error(L, "shape %s is too large (more than 2^48 elements)", b);
+}
+
 /* registry: the metatable of arrays, under a light userdata key (cheaper than its name) */
 static const char ARRAY_MT = 0;
 
 GpuArray *array_new(lua_State *L, const GpuShape *s, GpuDtype dt) {
+  array_shape_fits(L, s);
   GPU_CHECK(L, backend_get()->ensure_context());
   /* safe empty state first: __gc of a half-made array frees nothing */
   GpuArray *a = lua_newuserdatauv(L, sizeof *a, 1);

@@ -162,6 +162,7 @@ GpuArray *array_test(lua_State *L, int idx);                     /* [-0, +0, -] 
  * current device (kernels read only the current device's memory) */
 GpuArray *array_operand(lua_State *L, int idx, const char *name, int pos);
 GpuArray *array_new(lua_State *L, const GpuShape *s, GpuDtype dt);  /* [-0, +1, e] */
+void array_shape_fits(lua_State *L, const GpuShape *s);  /* [-0, +0, e] more than 2^48 elements: an error */
 /* [-0, +1, e] An array over memory an embedding program lends (embedapi.c): it is not
  * freed here; its release callback is called instead. */
 GpuArray *array_lend(lua_State *L, CUdeviceptr p, const GpuLayout *l, GpuDtype dt);

@@ -927,6 +927,21 @@ local rows = {
    "gpu.fft.fft: a 0-D array has no dim to transform"},
   {"gpu.fft.fft(a, 1, 1, 'ortho', {}, 3)", function() return gpu.fft.fft(a, 1, 1, 'ortho', {}, 3) end,
    "gpu.fft.fft takes an array, sizes, dims, a norm and an options table"},
+  {"gpu.fft.fft(a, 2^62)", function() return gpu.fft.fft(a, 2^62) end,
+   "shape {4611686018427387904} is too large (more than 2^48 elements)"},
+  {"gpu.outer(x, x), x of 2^40 elements (expanded)", function()
+     local x = gpu.zeros(1):expand(2^40)
+     return gpu.outer(x, x)
+   end,
+   "shape {1099511627776, 1099511627776} is too large (more than 2^48 elements)"},
+  {"gpu.add(col, row) broadcast to {2^35, 2^35}", function()
+     return gpu.add(gpu.zeros({1, 1}):expand(2^35, 1), gpu.zeros({1, 1}):expand(1, 2^35))
+   end,
+   "shape {34359738368, 34359738368} is too large (more than 2^48 elements)"},
+  {"gpu.matmul(col, row) of {2^35, 2^35}", function()
+     return gpu.matmul(gpu.zeros({1, 1}):expand(2^35, 1), gpu.zeros({1, 1}):expand(1, 2^35))
+   end,
+   "shape {34359738368, 34359738368} is too large (more than 2^48 elements)"},
   {"gpu.complex('x')", function() return gpu.complex('x') end,
    "bad argument #1 to 'complex' (number expected, got string)"},
   {"gpu.complex(1).x", function() return gpu.complex(1).x end,
