@@ -370,9 +370,10 @@ void npy_swap(unsigned char *p, size_t n, size_t size);
 void jit_open(lua_State *L);   /* gpu.jit's dispatcher (jit.c) */
 void graph_open(lua_State *L);
 /* graph.c: while gpu.graph records, every array the recorded work uses is kept (and
- * pinned) by the graph: array_new, launches and device copies call graph_keep. */
+ * pinned) by the graph, and so is what owns each launched kernel's program: array_new,
+ * launches and device copies call graph_keep. */
 extern int graph_capturing;
-void graph_keep(lua_State *L, int idx);   /* [-0, +0, m] the array at idx */
+void graph_keep(lua_State *L, int idx);   /* [-0, +0, m] the array (pinned) or the owner of launched code at idx */
 
 /* ---- programs (program.c), for kernel.c ---- */
 typedef struct GpuProgram GpuProgram;

@@ -3,7 +3,9 @@
  * and gives a graph that g:launch() replays with one call. g:update(f, ...) records again
  * and updates the graph in place when the work has the same shape. Every array the
  * recorded work uses (arrays made inside, arrays passed to launches and copies) is kept
- * by the graph, and pinned: it cannot be freed while the graph lives. */
+ * by the graph, and pinned: it cannot be freed while the graph lives. So is what owns the
+ * code of each recorded launch (a kernel, an operation, a fused function, a reduction):
+ * collecting it would unload the module the replay runs. */
 #include <string.h>
 #include "gpu.h"
 
@@ -34,7 +36,8 @@ void graph_keep(lua_State *L, int idx) {
     lua_pushvalue(L, idx);
     lua_pushboolean(L, 1);
     lua_rawset(L, -4);
-    ((GpuArray *)lua_touserdata(L, idx))->pins++;
+    GpuArray *a = array_test(L, idx);
+    if (a) a->pins++;
   }
   lua_pop(L, 2);
 }
@@ -45,7 +48,7 @@ static void unpin(lua_State *L) {
     lua_pushnil(L);
     while (lua_next(L, -2)) {
       lua_pop(L, 1);
-      GpuArray *a = lua_touserdata(L, -1);
+      GpuArray *a = array_test(L, -1);
       if (a && a->pins > 0) a->pins--;
     }
   }

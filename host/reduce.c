@@ -343,6 +343,7 @@ void reduce_launch(lua_State *L, int ridx, Reducer *r, RedCall *c) {
   if (p.n_out == 0) return;
   REntry *e = entry_get(L, ridx, r, c);
   CUfunction f = entry_function(L, ridx, e, 0);
+  if (graph_capturing) graph_keep(L, ridx);   /* its programs: a replay runs their code */
   if (reduce_plan_gpu()) {
     if (e->resident == 0) {   /* asked once; 4 where the backend cannot tell (the CPU's) */
       int n = be->occupancy ? be->occupancy(f, 256) : 0;

@@ -88,7 +88,7 @@ static void scan_run(lua_State *L, int ridx, const ScanArgs *g, int tiles, int g
   void *argv[4] = {&x, &y, &s, &scratch};
   unsigned grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
   int top = lua_gettop(L);
-  if (graph_capturing) { graph_keep(L, g->in); graph_keep(L, g->out); }
+  if (graph_capturing) { graph_keep(L, g->in); graph_keep(L, g->out); graph_keep(L, ridx); }
   if (!tiles) {
     int64_t per = gpu_plan ? 256 : s.lines >= 1024 ? 256 : 1;
     block[0] = (unsigned)per;

@@ -272,6 +272,7 @@ static void set_strided(lua_State *L, Launch *g, const GpuLayout *ls, int na, in
 static void launch(lua_State *L, int uidx, Ufunc *u, UEntry *e, int variant, Launch *g,
                    CUstream stream) {
   CUfunction f = entry_function(L, uidx, e, variant);
+  if (graph_capturing) graph_keep(L, uidx);   /* its programs: a replay runs their code */
   GpuResult r = backend_get()->launch(f, g->grid, g->block, 0, stream, g->argv);
   if (r.code) {
     const char *more = r.detail;

@@ -112,6 +112,26 @@ describe("gpu.graph", function()
     g2:free()
   end)
 
+  it("keeps the code it launches: a fused function, elementwise kernel, reduction or kernel dropped after recording", function()
+    local a, o = gpu.zeros(4), gpu.zeros({})
+    local f = gpu.fuse(function(x) return x * 3 + 1 end, "graph_kept_fuse")
+    local ew = gpu.elementwise("float32 x", "float32 z", "z = x + 2", "graph_kept_ew")
+    local r = gpu.reduction("T x", "T y", "x", "a + b", "y = a", 0, "graph_kept_red")
+    local k = gpu.kernel([[extern "C" __global__ void graph_kept_k(gpu::array<float> a) { a[gpu::grid(1)] -= 1; }]])
+    local j = gpu.jit(function(x) local i = gpu.grid(1); x[i] = x[i] * 2 end)
+    local gs = {gpu.graph(function() f(a, {out = a}) end), gpu.graph(function() ew(a, a) end),
+                gpu.graph(function() k[{1, 4}](a) end), gpu.graph(function() j[{1, 4}](a) end),
+                gpu.graph(function() r(a, {out = o}) end)}
+    f, ew, r, k, j = nil, nil, nil, nil, nil
+    for _ = 1, 4 do collectgarbage() end   -- their programs went, and their modules with them
+    for _, g in ipairs(gs) do g:launch() end
+    assert.are.same({4, 4, 4, 4}, a:totable())   -- ((0 * 3 + 1) + 2 - 1) * 2
+    assert.are.equal(16, o:item())
+    for _, g in ipairs(gs) do g:free() end
+    a:free()
+    o:free()
+  end)
+
   it("is captured while the collector frees other arrays", function()
     local a = gpu.zeros(4)
     local g = gpu.graph(function()
