@@ -282,6 +282,9 @@ end
 
 local function dtype_name(dtype, level)
   local name = canonical[dtype or "float32"]
+  if not name and type(dtype) ~= "string" then   -- an options table, a number: not a name
+    error(("dtype expected, got %s"):format(type(dtype)), level)
+  end
   if not name then
     error(("unknown dtype '%s' (%s)"):format(tostring(dtype), table.concat(gpu.dtypes, ", ")), level)
   end

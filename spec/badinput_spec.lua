@@ -942,6 +942,12 @@ local rows = {
      return gpu.matmul(gpu.zeros({1, 1}):expand(2^35, 1), gpu.zeros({1, 1}):expand(1, 2^35))
    end,
    "shape {34359738368, 34359738368} is too large (more than 2^48 elements)"},
+  {"gpu.random.random(3, {out = a})", function() return gpu.random.random(3, {out = a}) end,
+   "dtype expected, got table"},
+  {"gpu.random.integers(0, 3, 3, {})", function() return gpu.random.integers(0, 3, 3, {}) end,
+   "dtype expected, got table"},
+  {"gpu.arange(0, 3, 1, 5)", function() return gpu.arange(0, 3, 1, 5) end,
+   "dtype expected, got number"},
   {"gpu.complex('x')", function() return gpu.complex('x') end,
    "bad argument #1 to 'complex' (number expected, got string)"},
   {"gpu.complex(1).x", function() return gpu.complex(1).x end,
