@@ -135,7 +135,7 @@ static void product_shapes(lua_State *L, const char *name, const GpuArray *a, co
   *result = p->batch;
   if (na > 1) result->dim[result->ndim++] = p->m;
   if (nb > 1) result->dim[result->ndim++] = p->n;
-  result->size = p->batch.size * p->m * p->n;
+  result->size = shape_count(result);
 }
 
 /* [-0, +0, e] out (at oi): the result's shape, a dtype it casts to. */

@@ -107,6 +107,9 @@ void layout_insert(GpuLayout *l, int d);                    /* a new dim of size
 int layout_reshape(const GpuLayout *l, const GpuShape *to, GpuLayout *out);
 /* Broadcasting (NumPy's rules): the shape a and b broadcast to (0), or -1. */
 int shape_broadcast(const GpuShape *a, const GpuShape *b, GpuShape *out);
+/* The product of s's dims; INT64_MAX where it passes that (a broadcast or product of
+ * expanded operands can: array_new then refuses the shape), 0 where a dim is 0 */
+int64_t shape_count(const GpuShape *s);
 /* l seen with shape `to` (which it broadcasts to): new and size-1 dims get stride 0. */
 void layout_broadcast(GpuLayout *l, const GpuShape *to);
 /* n layouts of one shape with their common dims merged and size-1 dims dropped (as CuPy

@@ -5,9 +5,18 @@
 #include <string.h>
 #include "gpu.h"
 
+int64_t shape_count(const GpuShape *s) {
+  int64_t size = 1;
+  int over = 0;
+  for (int d = 0; d < s->ndim; d++) {
+    if (s->dim[d] == 0) return 0;
+    over |= __builtin_mul_overflow(size, s->dim[d], &size);
+  }
+  return over ? INT64_MAX : size;
+}
+
 static void shape_resize(GpuShape *s) {
-  s->size = 1;
-  for (int d = 0; d < s->ndim; d++) s->size *= s->dim[d];
+  s->size = shape_count(s);
   for (int d = s->ndim; d < GPU_MAXDIM; d++) s->dim[d] = 0;
 }
 
