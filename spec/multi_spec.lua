@@ -216,6 +216,35 @@ describe("#multi gpu.nccl.comm over devices of this process", function()
   end)
 end)
 
+describe("gpu.nccl.comm over one device", function()
+  -- The host runs up to a thousand launches (a tenth of a second of work) ahead of the
+  -- device here, so the collective just queued is never done when the next is: the
+  -- timeout must count from a collective that stays unfinished, not from the first of a
+  -- run that never drains (which broke every loop of collectives kept busy for longer than
+  -- GPUHOST_COMM_TIMEOUT).
+  it("#cuda keeps a loop of collectives that never drains alive past the timeout", function()
+    local out, _, err = support.run("GPUHOST_COMM_TIMEOUT=1 " .. support.gpuhost .. " -e " .. support.quote([[
+      local comm = gpu.nccl.comm({0})
+      local spin = gpu.kernel("__global__ void spin(long long n) { long long t = clock64(); while (clock64() - t < n) {} }")
+      local x, n, t0 = gpu.ones(4), 0, gpu.clock()
+      local ok, err = pcall(function()
+        while gpu.clock() - t0 < 2.5 do spin[{1, 1}](200000); comm:all_reduce(x); n = n + 1 end
+        gpu.synchronize()
+      end)
+      print(ok, err, n > 1000, x:item(1))]]))
+    assert.matches("^true\tnil\ttrue\t1.0\n", out .. err)
+    -- and a collective that stays unfinished (behind 2 s of work) still breaks it
+    out, _, err = support.run("GPUHOST_COMM_TIMEOUT=1 " .. support.gpuhost .. " -e " .. support.quote([[
+      local comm = gpu.nccl.comm({0})
+      local spin = gpu.kernel("__global__ void spin(long long n) { long long t = clock64(); while (clock64() - t < n) {} }")
+      local x = gpu.ones(4)
+      comm:all_reduce(x); gpu.synchronize()
+      spin[{1, 1}](4000000000); comm:all_reduce(x)
+      print(pcall(gpu.synchronize))]]))
+    assert.matches("^false\tGPUHOST_COMM_FAILED: a collective on rank 0 %(device 0%) has not finished after 1 s", out .. err)
+  end)
+end)
+
 describe("gpu.nccl.comm under a launcher", function()
   it("says so outside one", function()
     assert.matches("GPUHOST_COMM_FAILED: this process was not started by a launcher %(none of OMPI_COMM_WORLD_RANK, PMI_RANK, SLURM_PROCID is set%): run it with mpirun",
