@@ -94,6 +94,29 @@ describe("gpu.fft.rfft and irfft", function()
   end)
 end)
 
+describe("gpu.fft in a graph #cuda", function()
+  -- a replay runs on the plan's tables and work area: the plan cache (16 plans) must not
+  -- destroy a plan while a graph that recorded it lives, whatever else is transformed
+  it("keeps the plans it recorded past the cache's evictions", function()
+    local n = 1000
+    local x = gpu.arange(n):astype("complex128") * gpu.full({}, gpu.complex(0.5, -0.25), "complex128")
+    local want = gpu.fft.fft(x):totable()
+    local y = gpu.zeros(n, "complex128")
+    local g = gpu.graph(function() gpu.copy(y, gpu.fft.fft(x)) end)
+    gpu.copy(y, gpu.zeros(n, "complex128"))
+    for m = 1, 40 do gpu.fft.fft(gpu.ones(n + 3 * m, "complex128")) end   -- 40 other plans
+    g:launch()
+    close(want, y:totable(), 1e-6)
+    g:update(function() gpu.copy(y, gpu.fft.ifft(x)) end)   -- the first plan goes back to the cache
+    for m = 1, 40 do gpu.fft.fft(gpu.ones(n + 3 * m + 1, "complex128")) end
+    g:launch()
+    close(gpu.fft.ifft(x):totable(), y:totable(), 1e-6)
+    g:free()
+    for m = 1, 20 do gpu.fft.fft(gpu.ones(2 * m, "complex128")) end
+    close(want, gpu.fft.fft(x):totable(), 1e-6)
+  end)
+end)
+
 describe("gpu.fft errors", function()
   it("refuse integer arrays, complex rfft input, bad sizes, dims and norms", function()
     assert.matches("gpu.fft.fft: int32 arrays: FFTs take float32, float64, complex64 or complex128",

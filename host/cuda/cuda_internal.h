@@ -173,6 +173,10 @@ GpuResult cuda_toolkit_open(Library *lib, void **dl, const char *const *sonames,
                             const char *what, const char *package);
 GpuResult cuda_gemm(const GpuGemm *g);
 GpuResult cuda_fft(const GpuFft *f);   /* fft.c: cuFFT */
+/* fft.c: the plans a capture used are held by the graph it made (NULL: none), until the
+ * graph is destroyed */
+GpuResult cuda_fft_captured(CUgraph graph);
+void cuda_fft_graph_gone(CUgraph graph);
 
 /* nvtx.c: NVTX ranges and marks; with tracing on, launches and copies are ranges too */
 void cuda_range_push(const char *name);

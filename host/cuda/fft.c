@@ -1,9 +1,12 @@
 /* fft.c: the CUDA backend's FFTs (the table's fft) through cuFFT, opened with dlopen at the
  * first transform (libcufft.so.12, which CUDA 13 ships, or .11). Plans are made once per
  * shape, kind and device and kept, 16 at most, the least recently used destroyed first
- * (as CuPy's plan cache); a plan takes its stream at each execution. */
+ * (as CuPy's plan cache); a plan takes its stream at each execution. A plan a graph
+ * recorded is the graph's too: a replay runs on its tables and work area, so it is not
+ * destroyed while a graph that recorded it lives (the cache grows past 16 for it). */
 #include <dlfcn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cufft.h>
 #include "cuda_internal.h"
@@ -16,15 +19,47 @@ static Library lib;
 static void *dl;
 static char failure[300];
 
-#define NPLANS 16
+#define NPLANS 16          /* plans kept that no graph holds */
 typedef struct Plan {
   int used, device, kind, dbl, rank;
   int64_t n[3], batch;
   unsigned long long last;   /* when it was last used */
   cufftHandle h;
+  int graphs;                /* live graphs that recorded it */
+  int captured;              /* used by the capture under way */
 } Plan;
-static Plan plans[NPLANS];
+static Plan *plans;          /* nplans of them, some unused */
+static int nplans;
+typedef struct Hold { CUgraph graph; int plan; } Hold;   /* graph recorded plans[plan] */
+static Hold *holds;
+static int nholds, hold_cap;
 static unsigned long long tick;
+
+static int held(const Plan *p) { return p->graphs > 0 || p->captured; }
+
+/* A slot for a new plan: an unused one, else the least recently used of those no graph
+ * holds once NPLANS of them are kept, else a new one; NULL when out of memory */
+static Plan *slot(void) {
+  Plan *oldest = NULL;
+  int kept = 0;
+  for (int i = 0; i < nplans; i++) {
+    Plan *p = &plans[i];
+    if (!p->used) return p;
+    if (held(p)) continue;
+    kept++;
+    if (!oldest || p->last < oldest->last) oldest = p;
+  }
+  if (oldest && kept >= NPLANS) {
+    cf.cufftDestroy(oldest->h);
+    oldest->used = 0;
+    return oldest;
+  }
+  Plan *more = realloc(plans, sizeof *more * (size_t)(nplans + 1));
+  if (more == NULL) return NULL;
+  plans = more;
+  memset(&plans[nplans], 0, sizeof plans[0]);
+  return &plans[nplans++];
+}
 
 static GpuResult cufft_load(void) {
   static const char *const names[] = {"libcufft.so.12", "libcufft.so.11"};
@@ -60,29 +95,59 @@ static cufftType type_of(const GpuFft *f) {
 
 /* The plan for f on the current device: found, or made (evicting the least recently used). */
 static GpuResult plan_for(const GpuFft *f, cufftHandle *h) {
-  Plan *free_slot = NULL, *oldest = &plans[0];
-  for (int i = 0; i < NPLANS; i++) {
+  for (int i = 0; i < nplans; i++) {
     Plan *p = &plans[i];
     if (p->used && p->device == current && p->kind == f->kind && p->dbl == f->dbl && p->rank == f->rank &&
         p->batch == f->batch && memcmp(p->n, f->n, sizeof p->n) == 0) {
       p->last = ++tick;
+      p->captured |= cuda_implicit != NULL;
       *h = p->h;
       return GPU_OK;
     }
-    if (!p->used && !free_slot) free_slot = p;
-    if (p->last < oldest->last) oldest = p;
   }
-  Plan *p = free_slot ? free_slot : oldest;
-  if (p->used) { cf.cufftDestroy(p->h); p->used = 0; }
+  Plan *p = slot();
+  if (p == NULL) return GPU_FAIL(CUDA_ERROR_OUT_OF_MEMORY, GPU_SRC_CUDA, "realloc(plans)");
   long long n[3] = {f->n[0], f->n[1], f->n[2]};
   size_t work;
   cufftHandle fresh;
   CF_TRY(cf.cufftCreate(&fresh));
   cufftResult s = cf.cufftMakePlanMany64(fresh, f->rank, n, NULL, 1, 0, NULL, 1, 0, type_of(f), f->batch, &work);
   if (s != CUFFT_SUCCESS) { cf.cufftDestroy(fresh); return cufft_failed(s, "cufftMakePlanMany64"); }
-  *p = (Plan){1, current, f->kind, f->dbl, f->rank, {f->n[0], f->n[1], f->n[2]}, f->batch, ++tick, fresh};
+  *p = (Plan){1, current, f->kind, f->dbl, f->rank, {f->n[0], f->n[1], f->n[2]}, f->batch, ++tick,
+              fresh, 0, cuda_implicit != NULL};
   *h = fresh;
   return GPU_OK;
+}
+
+/* A capture ended (graph: what it recorded, NULL when it failed): the plans it used are
+ * held by graph until cuda_fft_graph_gone(graph) */
+GpuResult cuda_fft_captured(CUgraph graph) {
+  GpuResult r = GPU_OK;
+  for (int i = 0; i < nplans; i++) {
+    if (!plans[i].captured) continue;
+    plans[i].captured = 0;
+    if (graph == NULL || r.code) continue;
+    if (nholds == hold_cap) {
+      int n = hold_cap ? 2 * hold_cap : 8;
+      Hold *more = realloc(holds, sizeof *more * (size_t)n);
+      if (more == NULL) { r = GPU_FAIL(CUDA_ERROR_OUT_OF_MEMORY, GPU_SRC_CUDA, "realloc(holds)"); continue; }
+      holds = more;
+      hold_cap = n;
+    }
+    holds[nholds++] = (Hold){graph, i};
+    plans[i].graphs++;
+  }
+  return r;
+}
+
+/* graph is destroyed: the plans it held go back to the cache (kept, or destroyed when it
+ * holds more than NPLANS, at its next new plan) */
+void cuda_fft_graph_gone(CUgraph graph) {
+  for (int i = 0; i < nholds;) {
+    if (holds[i].graph != graph) { i++; continue; }
+    plans[holds[i].plan].graphs--;
+    holds[i] = holds[--nholds];
+  }
 }
 
 GpuResult cuda_fft(const GpuFft *f) {

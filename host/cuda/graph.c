@@ -108,9 +108,16 @@ GpuResult cuda_capture_end(CUgraph *graph) {
   if (r != CUDA_SUCCESS) {
     if (*graph) drv.cuGraphDestroy(*graph);
     *graph = NULL;
+    cuda_fft_captured(NULL);
     return cuda_failed(r, "cuStreamEndCapture(s, &g)");
   }
-  return GPU_OK;
+  GpuResult held = cuda_fft_captured(*graph);
+  if (held.code) {
+    cuda_fft_graph_gone(*graph);
+    drv.cuGraphDestroy(*graph);
+    *graph = NULL;
+  }
+  return held;
 }
 
 GpuResult cuda_graph_instantiate(CUgraphExec *exec, CUgraph graph) {
@@ -140,6 +147,7 @@ GpuResult cuda_graph_destroy(CUgraph graph, CUgraphExec exec) {
   GpuResult r = GPU_OK;
   if (exec) r = cuda_released(drv.cuGraphExecDestroy(exec), "cuGraphExecDestroy(exec)");
   if (graph) {
+    cuda_fft_graph_gone(graph);
     GpuResult g = cuda_released(drv.cuGraphDestroy(graph), "cuGraphDestroy(graph)");
     if (r.code == 0) r = g;
   }
