@@ -182,19 +182,14 @@ static void engine(lua_State *L, int ridx, int nin, const int *ins, int oidx, co
   c.result = result;
   c.param[0] = p0;
   c.stream = g->stream;
-  int dev = backend_get()->current_device();
   for (int i = 0; i <= nin; i++) {
     Operand *o = &c.ops[i];
     o->idx = i < nin ? ins[i] : oidx;
-    o->a = array_check(L, o->idx);
+    o->a = array_operand(L, o->idx, r->name, i + 1);   /* on the current device */
     o->kind = OPK_ARRAY;
     o->dtype = o->loop = o->a->dtype;
     o->lay = array_layout(o->a);
     if (i < nin) layout_broadcast(&o->lay, full);
-    if (o->a->device != dev)
-      luaL_error(L, "gpu.%s: an array on device %d, and device %d is current: run it with "
-                 "gpu.with_device(%d, f), or copy it here with a:to(%d)", r->name, o->a->device,
-                 dev, o->a->device, dev);
   }
   reduce_launch(L, ridx, r, &c);
 }
@@ -375,7 +370,7 @@ static int reducer_call(lua_State *L) {
     if (i < r->nin) o->idx = i + 1;
     else custom_output(L, r, &g, &rs, o, i);
     if (i == r->nin) first_out = o->idx;
-    o->a = array_check(L, o->idx);
+    o->a = array_operand(L, o->idx, r->name, i + 1);   /* on the current device */
     o->kind = OPK_ARRAY;
     o->dtype = o->loop = o->a->dtype;
     o->lay = array_layout(o->a);
