@@ -148,6 +148,11 @@ GpuResult cuda_device_info(int ordinal, GpuDeviceInfo *info) {
 }
 
 GpuResult cuda_use_device(int ordinal) {
+  if (ordinal >= 0 && ordinal < GPU_MAX_DEVICES && devices[ordinal].context) {   /* seen before */
+    TRY(drv.cuCtxSetCurrent(devices[ordinal].context));
+    current = ordinal;
+    return GPU_OK;
+  }
   GpuResult r = cuda_load();
   if (r.code) return r;
   int n;
