@@ -345,10 +345,19 @@ static void read_peers(lua_State *L, Call *k, int idx) {
   }
 }
 
+/* [-0, +0, v] Collectives are not recorded: a replay would run them on a communicator
+ * that may be gone by then, with nothing watching for a dead peer */
+static void not_in_graph(lua_State *L, const char *name) {
+  if (graph_capturing)
+    luaL_error(L, "comm:%s cannot be recorded in a graph (gpu.graph): run collectives "
+               "between replays", name);
+}
+
 static int run_call(lua_State *L, int kind) {
   Call k;
   memset(&k, 0, sizeof k);
   k.c = comm_check(L, 1);
+  not_in_graph(L, coll_names[kind]);
   k.kind = kind;
   int p2p = kind >= GPU_COLL_SEND, o = p2p ? 4 : 3;
   if (!lua_isnoneornil(L, o)) { luaL_checktype(L, o, LUA_TTABLE); k.opts = o; }
@@ -379,6 +388,7 @@ static int coll_recv(lua_State *L) { return run_call(L, GPU_COLL_RECV); }
  * each device, waited for) */
 static int coll_barrier(lua_State *L) {
   LuaComm *c = comm_check(L, 1);
+  not_in_graph(L, "barrier");
   lua_settop(L, 1);
   lua_getiuservalue(L, 1, 1);
   lua_createtable(L, c->n, 0);   /* the buffers, as all_reduce reads them */

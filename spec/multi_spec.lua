@@ -217,6 +217,18 @@ describe("#multi gpu.nccl.comm over devices of this process", function()
 end)
 
 describe("gpu.nccl.comm over one device", function()
+  it("refuses to be recorded in a graph", function()
+    local comm, x = gpu.nccl.comm({0}), gpu.ones(4)
+    for _, f in ipairs({function() comm:all_reduce(x) end, function() comm:barrier() end,
+                        function() gpu.nccl.group(function() comm:broadcast(x) end) end}) do
+      assert.matches("cannot be recorded in a graph %(gpu.graph%): run collectives between replays",
+                     errof(gpu.graph, f))
+    end
+    comm:all_reduce(x)   -- and goes on working after
+    assert.are.same({1, 1, 1, 1}, x:totable())
+    comm:free()
+  end)
+
   -- The host runs up to a thousand launches (a tenth of a second of work) ahead of the
   -- device here, so the collective just queued is never done when the next is: the
   -- timeout must count from a collective that stays unfinished, not from the first of a

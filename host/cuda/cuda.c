@@ -72,7 +72,6 @@ static GpuResult cuda_stream_create(CUstream *s) {
   return GPU_OK;
 }
 static GpuResult cuda_stream_destroy(CUstream s) {
-  nccl_stream_gone(s);
   return cuda_released(drv.cuStreamDestroy(s), "cuStreamDestroy(s)");
 }
 static GpuResult cuda_stream_synchronize(CUstream s) {

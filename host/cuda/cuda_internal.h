@@ -161,7 +161,6 @@ GpuResult nccl_comm_destroy(GpuComm *comm);
 /* While a wait polls: fails (GPUHOST_COMM_FAILED), aborting the communicator, when one
  * with unfinished work has broken (NCCL's asynchronous error, a peer gone, the timeout) */
 GpuResult nccl_watch(void);
-void nccl_stream_gone(CUstream s);   /* before cuStreamDestroy(s) */
 
 /* nvrtc.c */
 GpuResult nvrtc_identity(char *out, size_t n);

@@ -5,12 +5,12 @@
  * loads unless the user set it (NVLink multicast stays off, as the GPU hosts gpuhost is
  * measured on require).
  *
- * Failures do not hang: each communicator keeps a probe, an event recorded after one of
- * its collectives; while a wait polls (driver.c's cuda_wait) and before each collective,
+ * Failures do not hang: each communicator keeps a probe, an event recorded after its
+ * last collective; while a wait polls (driver.c's cuda_wait) and before each collective,
  * a communicator with unfinished work is checked: NCCL's asynchronous error, a peer
- * process on this host that has ended (host/mpi.c), or a probe unfinished for longer than
- * GPUHOST_COMM_TIMEOUT break it, and ncclCommAbort ends its kernels, so the wait returns
- * the failure. */
+ * process on this host that has ended (host/mpi.c), or a last collective unfinished
+ * GPUHOST_COMM_TIMEOUT seconds after it was queued break it, and ncclCommAbort ends its
+ * kernels, so the wait returns the failure. */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,17 +54,15 @@ static Library nccl;
 struct GpuComm {
   ncclComm_t comm;
   int device, rank, nranks, broken, launched;   /* launched: under MPI */
-  CUevent probe;               /* recorded after one of its collectives (track) */
+  CUevent probe;               /* recorded after its last collective */
   double probed;               /* when, while it is not known to be done; 0: none out */
-  int untracked;               /* collectives queued after the probe */
-  CUstream last;               /* where the last collective was queued */
   double timeout;
   struct GpuComm *next;        /* every live communicator, for the waits' watch */
   double next_look;            /* when NCCL's error and the peers are looked at again */
-  double next_probe;           /* when the probe is asked about again */
 };
 static GpuComm *live;
-static GpuComm *touched[GPU_MAX_DEVICES * 4];   /* used in the open group */
+typedef struct Touched { GpuComm *c; CUstream s; } Touched;
+static Touched touched[GPU_MAX_DEVICES * 4];   /* used in the open group, and where last */
 static int ntouched, depth;
 static char detail[600];   /* the Lua thread is the only caller */
 
@@ -118,7 +116,7 @@ static GpuResult wrap(GpuComm **out, ncclComm_t comm, int device, int rank, int 
   if (r.code) return r;
   GpuComm *c = calloc(1, sizeof *c);
   if (c == NULL) return GPU_FAIL(CUDA_ERROR_OUT_OF_MEMORY, GPU_SRC_CUDA, "calloc");
-  *c = (GpuComm){comm, device, rank, nranks, 0, launched, NULL, 0, 0, NULL, timeout, live, 0, 0};
+  *c = (GpuComm){comm, device, rank, nranks, 0, launched, NULL, 0, timeout, live, 0};
   if ((r = cuda_use_device(device)).code == 0 &&
       drv.cuEventCreate(&c->probe, CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS)
     r = GPU_FAIL(CUDA_ERROR_OUT_OF_MEMORY, GPU_SRC_CUDA, "cuEventCreate(&probe)");
@@ -149,18 +147,12 @@ GpuResult nccl_comm_init_rank(GpuComm **comm, int nranks, int rank, const GpuCom
   return wrap(comm, h, device, rank, nranks, 1);
 }
 
-/* Whether c's probe is out and not done (one that is done is cleared) */
-static int probe_out(GpuComm *c) {
+/* Whether c's last collective is not known to be done (once it is, that is kept) */
+static int unfinished(GpuComm *c) {
   if (c->probed <= 0) return 0;
   if (drv.cuEventQuery(c->probe) == CUDA_ERROR_NOT_READY) return 1;
   c->probed = 0;
   return 0;
-}
-
-/* Records the probe after the work queued so far on c->last (c's device current) */
-static void record_probe(GpuComm *c, double now) {
-  c->untracked = 0;
-  c->probed = drv.cuEventRecord(c->probe, c->last) == CUDA_SUCCESS ? now : 0;
 }
 
 /* Why c is broken, or NULL: NCCL's asynchronous error, a peer gone, the timeout. The
@@ -184,7 +176,7 @@ static const char *why_broken(GpuComm *c) {
       return detail;
     }
   }
-  if (c->probed > 0 && now - c->probed > c->timeout && probe_out(c)) {
+  if (c->probed > 0 && now - c->probed > c->timeout && unfinished(c)) {
     snprintf(detail, sizeof detail, "a collective on rank %d (device %d) has not finished after "
              "%.0f s (GPUHOST_COMM_TIMEOUT): a rank is stuck elsewhere, has died on another host, "
              "or calls another collective (or other sizes); the communicator is broken",
@@ -211,29 +203,6 @@ GpuResult nccl_comm_check(GpuComm *c) {
   return BROKE("comm");
 }
 
-/* Whether c has work not known to be done: its probe is out, or, once that is done, the
- * collectives queued after it, which a new probe now follows */
-static int unfinished(GpuComm *c) {
-  if (probe_out(c)) return 1;
-  if (!c->untracked) return 0;
-  int was = current;
-  if (c->device != current && cuda_use_device(c->device).code) return 0;
-  record_probe(c, mpi_now());
-  if (was >= 0 && was != current) cuda_use_device(was);
-  return c->probed > 0;
-}
-
-/* Stream s is about to be destroyed: a probe due after the collectives queued on it is
- * recorded now, and s is forgotten */
-void nccl_stream_gone(CUstream s) {
-  for (GpuComm *c = live; c; c = c->next) {
-    if (c->last != s || s == NULL) continue;
-    if (!c->broken && c->untracked) record_probe(c, mpi_now());
-    c->untracked = 0;
-    c->last = NULL;
-  }
-}
-
 GpuResult nccl_watch(void) {
   for (GpuComm *c = live; c; c = c->next)
     if (!c->broken && unfinished(c) && why_broken(c)) {
@@ -243,22 +212,14 @@ GpuResult nccl_watch(void) {
   return GPU_OK;
 }
 
-/* After c's work is queued (outside a group, or at its end; c's device current). A probe
- * follows one collective at a time: the next is recorded after the collective queued
- * once the last is seen done, and whether it is is asked every 10 ms at most (an event
- * recorded each call cost a collective half a microsecond). A collective that never
- * ends leaves its probe out, and the timeout counts from it. (An event recorded after
- * every call, with the time since the first of them not done, broke a loop that never
- * let the device drain once it ran longer than the timeout.) */
-static void mark_queued(GpuComm *c) {
-  if (cuda_implicit) return;   /* recorded in a graph, not run: nothing to follow */
-  double now = mpi_now();
-  if (c->probed > 0 && now >= c->next_probe) {
-    c->next_probe = now + 0.01;
-    probe_out(c);
-  }
-  if (c->probed > 0) c->untracked = 1;
-  else record_probe(c, now);
+/* After c's work is queued on s (outside a group, or at its end; c's device current):
+ * the probe follows it, and the timeout counts from now. (It once counted from the first
+ * collective not seen done, which, in a loop that kept the host a queue ahead of the
+ * device, was the first of the loop: it broke the communicator once the loop ran longer
+ * than the timeout.) Recording it later, only when a wait needs it, would save half a
+ * microsecond a call, but s may be gone by then (a stream the embedding program lent). */
+static void mark_queued(GpuComm *c, CUstream s) {
+  c->probed = drv.cuEventRecord(c->probe, s) == CUDA_SUCCESS ? mpi_now() : 0;
 }
 
 GpuResult nccl_coll(GpuComm *c, const GpuCollArgs *a) {
@@ -266,6 +227,7 @@ GpuResult nccl_coll(GpuComm *c, const GpuCollArgs *a) {
     snprintf(detail, sizeof detail, "the communicator is broken by an earlier failure");
     return BROKE("comm");
   }
+  if (cuda_implicit) return cuda_not_while_capturing("a collective", "ncclAllReduce");
   GpuResult r = cuda_use_device(c->device);
   if (r.code) return r;
   ALIVE("ncclAllReduce");
@@ -283,10 +245,11 @@ GpuResult nccl_coll(GpuComm *c, const GpuCollArgs *a) {
     case GPU_COLL_RECV: NTRY(nc.ncclRecv(out, a->count, t, a->peer, c->comm, s), c->comm); break;
     default: return GPU_FAIL(CUDA_ERROR_INVALID_VALUE, GPU_SRC_CUDA, "nccl collective");
   }
-  if (!cuda_implicit) c->last = s;
   cuda_queued(s);   /* freed blocks of c->device wait for s's work before they are reused */
-  if (depth == 0) mark_queued(c);
-  else if (ntouched < (int)(sizeof touched / sizeof touched[0])) touched[ntouched++] = c;
+  if (depth == 0) { mark_queued(c, s); return GPU_OK; }
+  for (int i = 0; i < ntouched; i++)
+    if (touched[i].c == c) { touched[i].s = s; return GPU_OK; }
+  if (ntouched < (int)(sizeof touched / sizeof touched[0])) touched[ntouched++] = (Touched){c, s};
   return GPU_OK;
 }
 
@@ -304,7 +267,7 @@ GpuResult nccl_group_end(void) {
   if (--depth == 0) {           /* the group's kernels are queued now */
     int was = current;
     for (int i = 0; i < ntouched; i++)
-      if (cuda_use_device(touched[i]->device).code == 0) mark_queued(touched[i]);
+      if (cuda_use_device(touched[i].c->device).code == 0) mark_queued(touched[i].c, touched[i].s);
     ntouched = 0;
     if (was >= 0) cuda_use_device(was);
   }
@@ -316,7 +279,7 @@ static void unlink_comm(GpuComm *c) {
   for (GpuComm **p = &live; *p; p = &(*p)->next)
     if (*p == c) { *p = c->next; break; }
   for (int i = 0; i < ntouched; i++)
-    if (touched[i] == c) touched[i] = touched[--ntouched];
+    if (touched[i].c == c) touched[i] = touched[--ntouched];
   if (c->probe) drv.cuEventDestroy(c->probe);
   free(c);
 }
