@@ -94,6 +94,25 @@ describe("gpu.fft.rfft and irfft", function()
   end)
 end)
 
+describe("gpu.fft on streams #cuda", function()
+  -- one plan serves every stream, and its executions share its work area: one on another
+  -- stream than the last waits for it
+  it("gives each stream's transform its own result", function()
+    local n = 3^12 * 2   -- a size cuFFT does in several passes, through its work area
+    local x = {gpu.random.uniform(-1, 1, {4, n}):astype("complex128"), gpu.random.uniform(-1, 1, {4, n}):astype("complex128")}
+    local want = {gpu.fft.fft(x[1]), gpu.fft.fft(x[2])}
+    local s = {gpu.stream(), gpu.stream()}
+    local got = {}
+    for r = 1, 8 do
+      for i = 1, 2 do got[i] = gpu.fft.fft(x[i], {stream = s[i]}) end
+      for i = 1, 2 do
+        s[i]:synchronize()
+        assert.is_true(gpu.abs(got[i] - want[i]):max() < 1e-9, ("round %d, stream %d"):format(r, i))
+      end
+    end
+  end)
+end)
+
 describe("gpu.fft in a graph #cuda", function()
   -- a replay runs on the plan's tables and work area: the plan cache (16 plans) must not
   -- destroy a plan while a graph that recorded it lives, whatever else is transformed

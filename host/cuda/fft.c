@@ -3,7 +3,8 @@
  * shape, kind and device and kept, 16 at most, the least recently used destroyed first
  * (as CuPy's plan cache); a plan takes its stream at each execution. A plan a graph
  * recorded is the graph's too: a replay runs on its tables and work area, so it is not
- * destroyed while a graph that recorded it lives (the cache grows past 16 for it). */
+ * destroyed while a graph that recorded it lives (the cache grows past 16 for it). Its
+ * executions share its work area, so one on another stream than the last waits for it. */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +28,8 @@ typedef struct Plan {
   cufftHandle h;
   int graphs;                /* live graphs that recorded it */
   int captured;              /* used by the capture under way */
+  CUstream stream;           /* where its last execution was queued (outside captures) */
+  CUevent done;              /* recorded after it, or NULL */
 } Plan;
 static Plan *plans;          /* nplans of them, some unused */
 static int nplans;
@@ -37,23 +40,34 @@ static unsigned long long tick;
 
 static int held(const Plan *p) { return p->graphs > 0 || p->captured; }
 
-/* A slot for a new plan: an unused one, else the least recently used of those no graph
- * holds once NPLANS of them are kept, else a new one; NULL when out of memory */
+static void destroy(Plan *p) {
+  cf.cufftDestroy(p->h);
+  if (p->done) drv.cuEventDestroy(p->done);
+  memset(p, 0, sizeof *p);
+}
+
+/* Destroys the least recently used plans no graph holds while more than keep are kept */
+static void trim(int keep) {
+  for (;;) {
+    Plan *oldest = NULL;
+    int kept = 0;
+    for (int i = 0; i < nplans; i++) {
+      Plan *p = &plans[i];
+      if (!p->used || held(p)) continue;
+      kept++;
+      if (!oldest || p->last < oldest->last) oldest = p;
+    }
+    if (kept <= keep) return;
+    destroy(oldest);
+  }
+}
+
+/* A slot for a new plan, with at most NPLANS - 1 others that no graph holds kept: an
+ * unused one, else a new one; NULL when out of memory */
 static Plan *slot(void) {
-  Plan *oldest = NULL;
-  int kept = 0;
-  for (int i = 0; i < nplans; i++) {
-    Plan *p = &plans[i];
-    if (!p->used) return p;
-    if (held(p)) continue;
-    kept++;
-    if (!oldest || p->last < oldest->last) oldest = p;
-  }
-  if (oldest && kept >= NPLANS) {
-    cf.cufftDestroy(oldest->h);
-    oldest->used = 0;
-    return oldest;
-  }
+  trim(NPLANS - 1);
+  for (int i = 0; i < nplans; i++)
+    if (!plans[i].used) return &plans[i];
   Plan *more = realloc(plans, sizeof *more * (size_t)(nplans + 1));
   if (more == NULL) return NULL;
   plans = more;
@@ -94,14 +108,14 @@ static cufftType type_of(const GpuFft *f) {
 }
 
 /* The plan for f on the current device: found, or made (evicting the least recently used). */
-static GpuResult plan_for(const GpuFft *f, cufftHandle *h) {
+static GpuResult plan_for(const GpuFft *f, Plan **out) {
   for (int i = 0; i < nplans; i++) {
     Plan *p = &plans[i];
     if (p->used && p->device == current && p->kind == f->kind && p->dbl == f->dbl && p->rank == f->rank &&
         p->batch == f->batch && memcmp(p->n, f->n, sizeof p->n) == 0) {
       p->last = ++tick;
       p->captured |= cuda_implicit != NULL;
-      *h = p->h;
+      *out = p;
       return GPU_OK;
     }
   }
@@ -114,8 +128,8 @@ static GpuResult plan_for(const GpuFft *f, cufftHandle *h) {
   cufftResult s = cf.cufftMakePlanMany64(fresh, f->rank, n, NULL, 1, 0, NULL, 1, 0, type_of(f), f->batch, &work);
   if (s != CUFFT_SUCCESS) { cf.cufftDestroy(fresh); return cufft_failed(s, "cufftMakePlanMany64"); }
   *p = (Plan){1, current, f->kind, f->dbl, f->rank, {f->n[0], f->n[1], f->n[2]}, f->batch, ++tick,
-              fresh, 0, cuda_implicit != NULL};
-  *h = fresh;
+              fresh, 0, cuda_implicit != NULL, NULL, NULL};
+  *out = p;
   return GPU_OK;
 }
 
@@ -140,23 +154,47 @@ GpuResult cuda_fft_captured(CUgraph graph) {
   return r;
 }
 
-/* graph is destroyed: the plans it held go back to the cache (kept, or destroyed when it
- * holds more than NPLANS, at its next new plan) */
+/* graph is destroyed: the plans it held go back to the cache (the least recently used
+ * destroyed past NPLANS) */
 void cuda_fft_graph_gone(CUgraph graph) {
+  int any = 0;
   for (int i = 0; i < nholds;) {
     if (holds[i].graph != graph) { i++; continue; }
     plans[holds[i].plan].graphs--;
     holds[i] = holds[--nholds];
+    any = 1;
   }
+  if (any) trim(NPLANS);
+}
+
+/* Orders an execution of p on s after its last one, when that was on another stream
+ * (their work areas are one); not while capturing: the graph's replays are ordered by
+ * the stream they are launched on */
+static GpuResult order(Plan *p, CUstream s) {
+  if (cuda_implicit) return GPU_OK;
+  if (p->done && p->stream != s) TRY(drv.cuStreamWaitEvent(s, p->done, 0));
+  return GPU_OK;
+}
+
+static void executed(Plan *p, CUstream s) {
+  if (cuda_implicit) return;
+  if (!p->done && drv.cuEventCreate(&p->done, CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS) p->done = NULL;
+  if (p->done && drv.cuEventRecord(p->done, s) != CUDA_SUCCESS) {
+    drv.cuEventDestroy(p->done);
+    p->done = NULL;
+  }
+  p->stream = s;
 }
 
 GpuResult cuda_fft(const GpuFft *f) {
   ALIVE("cufftExec");
   GpuResult r = cufft_load();
   if (r.code) return r;
-  cufftHandle h;
-  if ((r = plan_for(f, &h)).code) return r;
+  Plan *p;
+  if ((r = plan_for(f, &p)).code) return r;
+  cufftHandle h = p->h;
   CUstream s = cuda_implicit ? cuda_stream_for(f->stream) : f->stream;   /* a capture's, when capturing */
+  if ((r = order(p, s)).code) return r;
   CF_TRY(cf.cufftSetStream(h, (cudaStream_t)s));
   void *in = (void *)f->in, *out = (void *)f->out;
   int dir = f->inverse ? CUFFT_INVERSE : CUFFT_FORWARD;
@@ -168,6 +206,7 @@ GpuResult cuda_fft(const GpuFft *f) {
     case CUFFT_C2R: CF_TRY(cf.cufftExecC2R(h, in, out)); break;
     default: CF_TRY(cf.cufftExecZ2D(h, in, out)); break;
   }
+  executed(p, s);
   cuda_queued(s);   /* freed blocks wait for s's work before they are reused */
   return GPU_OK;
 }
