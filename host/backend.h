@@ -294,10 +294,11 @@ typedef struct GpuBackend {
    * group_start/group_end bracket calls that must be issued together (NCCL's groups; a
    * send and its recv in one process). comm_check fails with GPU_ERR_COMM_FAILED, and
    * aborts every communicator of the process, once one has broken: NCCL's asynchronous
-   * error, a peer process that is gone, or queued work older than the timeout; the CUDA
-   * backend's waits call it while they wait. comm_abort ends a communicator without
-   * waiting for anyone; comm_destroy frees one whose work is done (it may not block).
-   * comm_count and comm_rank say what the backend holds. */
+   * error, a peer process that is gone, or a last collective unfinished for longer than
+   * the timeout; the CUDA backend's waits call it while they wait. comm_abort ends a
+   * communicator without waiting for anyone; comm_destroy frees one whose work is done
+   * (it may not block). comm_version gives the library's version code (NCCL's 22803 for
+   * 2.28.3), loading it; 0 where there is none (the CPU backend). */
   GpuResult (*comm_id)(GpuCommId *id);
   GpuResult (*comm_init_all)(GpuComm **comms, int n, const int *devices);
   GpuResult (*comm_init_rank)(GpuComm **comm, int nranks, int rank, const GpuCommId *id,
@@ -308,6 +309,7 @@ typedef struct GpuBackend {
   GpuResult (*comm_check)(GpuComm *comm);
   GpuResult (*comm_abort)(GpuComm *comm);
   GpuResult (*comm_destroy)(GpuComm *comm);
+  GpuResult (*comm_version)(int *version);
 
   /* Matrix products (GpuGemm), queued on g->stream like a kernel: cuBLAS on the GPU
    * (libcublas.so.13), a CBLAS on the CPU backend (OpenBLAS's libopenblas.so.0, else

@@ -200,8 +200,19 @@ static int gpu_nccl_group(lua_State *L) {
   return lua_gettop(L);
 }
 
+/* gpu.nccl.version(): NCCL's version code (22803 for 2.28.3), loading it; nil on the CPU
+ * backend, which has none */
+static int gpu_nccl_version(lua_State *L) {
+  int v = 0;
+  GPU_CHECK(L, backend_get()->comm_version(&v));
+  if (v == 0) lua_pushnil(L);
+  else lua_pushinteger(L, v);
+  return 1;
+}
+
 static const luaL_Reg nccl_funcs[] = {
   {"comm", gpu_nccl_comm},
+  {"version", gpu_nccl_version},
   {"group", gpu_nccl_group},
   {NULL, NULL}
 };

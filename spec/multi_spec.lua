@@ -284,9 +284,17 @@ describe("gpu.nccl.comm under a launcher", function()
   end)
 
   it("#cuda names a missing NCCL library", function()
-    local p = io.popen("GPUHOST_NCCL_LIBRARY=/nonexistent/libnccl.so.2 build/gpuhost -e 'gpu.nccl.comm({0})' 2>&1")
-    assert.matches("GPUHOST_NO_NCCL: the NCCL library /nonexistent/libnccl.so.2 could not be loaded", p:read("a"))
-    p:close()
+    for _, code in ipairs({"gpu.nccl.comm({0})", "gpu.nccl.version()"}) do
+      local p = io.popen("GPUHOST_NCCL_LIBRARY=/nonexistent/libnccl.so.2 build/gpuhost -e '" .. code .. "' 2>&1")
+      assert.matches("GPUHOST_NO_NCCL: the NCCL library /nonexistent/libnccl.so.2 could not be loaded", p:read("a"))
+      p:close()
+    end
+  end)
+
+  it("gives NCCL's version (none on the CPU backend)", function()
+    local v = gpu.nccl.version()
+    if gpu.backend() == "cpu" then assert.is_nil(v)
+    else assert.is_true(math.type(v) == "integer" and v >= 21200) end
   end)
 end)
 

@@ -82,6 +82,8 @@ static GpuResult cpu_dtod_async(CUdeviceptr dst, CUdeviceptr src, size_t n, CUst
   return cpu_rec_dtod(dst, src, n);   /* recorded while a capture runs */
 }
 
+static GpuResult cpu_comm_version(int *version) { *version = 0; return GPU_OK; }   /* no NCCL */
+
 const GpuBackend cpu_backend = {
   .name = "cpu", .compiler = "c++", .pinned_host = 0,
   .device_count = cpu_device_count, .device_info = cpu_device_info,
@@ -109,5 +111,6 @@ const GpuBackend cpu_backend = {
   .comm_id = cpu_comm_id, .comm_init_all = cpu_comm_init_all, .comm_init_rank = cpu_comm_init_rank,
   .coll = cpu_coll, .group_start = cpu_group_start, .group_end = cpu_group_end,
   .comm_check = cpu_comm_check, .comm_abort = cpu_comm_abort, .comm_destroy = cpu_comm_destroy,
+  .comm_version = cpu_comm_version,
   .gemm = cpu_gemm, .fft = cpu_fft,
 };

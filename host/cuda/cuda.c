@@ -141,5 +141,6 @@ const GpuBackend cuda_backend = {
   .comm_id = nccl_comm_id, .comm_init_all = nccl_comm_init_all, .comm_init_rank = nccl_comm_init_rank,
   .coll = nccl_coll, .group_start = nccl_group_start, .group_end = nccl_group_end,
   .comm_check = nccl_comm_check, .comm_abort = nccl_comm_abort, .comm_destroy = nccl_comm_destroy,
+  .comm_version = nccl_version,
   .gemm = cuda_gemm, .fft = cuda_fft,
 };

@@ -150,6 +150,7 @@ GpuResult cuda_graph_destroy(CUgraph graph, CUgraphExec exec);
 
 /* nccl.c: NCCL, and the watch the waits keep on its communicators */
 GpuResult nccl_comm_id(GpuCommId *id);
+GpuResult nccl_version(int *version);
 GpuResult nccl_comm_init_all(GpuComm **comms, int n, const int *devices);
 GpuResult nccl_comm_init_rank(GpuComm **comm, int nranks, int rank, const GpuCommId *id, int device);
 GpuResult nccl_coll(GpuComm *comm, const GpuCollArgs *args);

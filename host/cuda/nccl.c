@@ -102,6 +102,13 @@ static GpuResult nccl_load(void) {
   return GPU_OK;
 }
 
+GpuResult nccl_version(int *version) {
+  GpuResult r = nccl_load();
+  if (r.code) return r;
+  NTRY(nc.ncclGetVersion(version), NULL);
+  return GPU_OK;
+}
+
 GpuResult nccl_comm_id(GpuCommId *id) {
   GpuResult r = nccl_load();
   if (r.code) return r;

@@ -36,6 +36,7 @@ local function time(f, reps)
 end
 local function out(name, v) if comm.rank == 0 then io.write(("%s\t%.4f\n"):format(name, v)); io.stdout:flush() end end
 
+if comm.rank == 0 then io.write(("nccl_version\t%d\n"):format(gpu.nccl.version())) end
 local count = BYTES // 4
 local x = per_device(function() return gpu.ones(count) end)
 local t = time(function() comm:all_reduce(x) end, REPS)

@@ -4,6 +4,7 @@
 # (nccl_cupy.py), in one process over every GPU and in one process per GPU under mpirun,
 # and gpuhost's peer copy against cuMemcpyPeer from C (peer.c). Prints each target, the
 # ratio and whether it is met. NVLink multicast (NVLS) stays off: NCCL_NVLS_ENABLE=0.
+# Both load the same NCCL: the one CuPy finds (GPUHOST_NCCL_LIBRARY names it to gpuhost).
 #   sh scripts/bench/nccl.sh [bytes] [reps]        (default 1 GiB, 20)
 cd "$(dirname "$0")/../.." || exit 1
 export NCCL_NVLS_ENABLE=0
@@ -13,7 +14,15 @@ np=$(build/gpuhost -e 'io.write(gpu.device_count())')
 out=build/bench-nccl
 mkdir -p "$out"
 cc -O2 -o build/bench_peer scripts/bench/peer.c -I"$cuda/include" -L"$cuda/lib64/stubs" -lcuda || exit 1
-mpi="mpirun --allow-run-as-root --oversubscribe -x NCCL_NVLS_ENABLE -np $np"
+# The NCCL CuPy loads (pip's nvidia-nccl, often newer than the system's libnccl2) is the
+# one gpuhost loads here too, so that the figures compare the bindings, not two NCCLs
+lib=$(python3 -c '
+import cupy.cuda.nccl as n
+n.NcclCommunicator.initAll([0])
+print(next((l.split()[-1] for l in open("/proc/self/maps") if "/libnccl.so" in l), ""))' 2>/dev/null)
+if [ -n "$lib" ]; then export GPUHOST_NCCL_LIBRARY="$lib"; fi
+echo "NCCL: $(build/gpuhost -e 'io.write(gpu.nccl.version())') from ${GPUHOST_NCCL_LIBRARY:-libnccl.so.2}; CuPy's: $(python3 -c 'import cupy.cuda.nccl as n; print(n.get_version())')"
+mpi="mpirun --allow-run-as-root --oversubscribe -x NCCL_NVLS_ENABLE -x GPUHOST_NCCL_LIBRARY -np $np"
 build/bench_peer "$bytes" > "$out/c.tsv" || exit 1
 build/gpuhost scripts/bench/nccl.lua "$bytes" "$reps" > "$out/g1.tsv" || exit 1
 python3 scripts/bench/nccl_cupy.py "$bytes" "$reps" > "$out/p1.tsv" || exit 1
