@@ -219,6 +219,11 @@ static void input(lua_State *L, const FftCall *c) {
   GpuArray *a = array_test(L, 1);
   if (a == NULL) luaL_error(L, "bad argument #1 to '%s' (device array expected, got %s)", c->name, luaL_typename(L, 1));
   if (!a->alive) errors_freed(L, lua_pushfstring(L, "gpu.fft.%s argument 1", c->name));
+  if (a->device != backend_get()->current_device()) {
+    char what[48];
+    snprintf(what, sizeof what, "gpu.fft.%s", c->name);
+    array_here(L, a, what);
+  }
   char k = dtypes[a->dtype].kind;
   if (k != 'f' && k != 'c')
     luaL_error(L, "gpu.fft.%s: %s arrays: FFTs take float32, float64, complex64 or complex128 (convert with astype)",
@@ -260,7 +265,7 @@ static int fft_call(lua_State *L) {
     for (int i = 0; i < 3; i++)
       for (int j = 0; j < 2 && lua_isnil(L, i + 2); j++)
         if (lua_getfield(L, 5, keys[i][j]) != LUA_TNIL) lua_replace(L, i + 2); else lua_pop(L, 1);
-    if (lua_getfield(L, 5, "stream") != LUA_TNIL) c.stream = stream_check(L, -1);
+    if (lua_getfield(L, 5, "stream") != LUA_TNIL) c.stream = stream_here(L, -1);
   }
   lua_settop(L, 5);   /* the options stay at 5: they keep the stream from the collector */
   input(L, &c);

@@ -49,7 +49,8 @@ describe("#multi devices", function()
     for name, f in pairs({sort = function() return x[2]:sort() end, argsort = function() return gpu.argsort(x[2]) end,
                           topk = function() return x[2]:topk(1) end, unique = function() return gpu.unique(x[2]) end,
                           cumsum = function() return x[2]:cumsum() end, matmul = function() return gpu.matmul(x[2], x[2]) end,
-                          mysum = function() return r(x[2]) end}) do
+                          mysum = function() return r(x[2]) end,
+                          ["fft.fft"] = function() return gpu.fft.fft(x[2]) end}) do
       assert.matches("gpu." .. name .. ": an array on device 1, and device 0 is current: run it with " ..
                      "gpu.with_device%(1, f%), or copy it here with a:to%(0%)", errof(f))
     end
