@@ -134,6 +134,24 @@ describe("gpu.fft in a graph #cuda", function()
     for m = 1, 20 do gpu.fft.fft(gpu.ones(2 * m, "complex128")) end
     close(want, gpu.fft.fft(x):totable(), 1e-6)
   end)
+
+  it("has plans of its own: replays beside calls of the same shape, two streams in one graph", function()
+    local n = 3^12 * 2
+    local x = {gpu.random.uniform(-1, 1, {4, n}):astype("complex128"), gpu.random.uniform(-1, 1, {4, n}):astype("complex128")}
+    local want = {gpu.fft.fft(x[1]), gpu.fft.fft(x[2])}
+    local s = {gpu.stream(), gpu.stream()}
+    local y = {gpu.zeros({4, n}, "complex128"), gpu.zeros({4, n}, "complex128")}
+    local g = gpu.graph(function()
+      for i = 1, 2 do gpu.copy(y[i], gpu.fft.fft(x[i], {stream = s[i]}), {stream = s[i]}) end
+    end)
+    for _ = 1, 4 do
+      g:launch(s[1])
+      local z = gpu.fft.fft(x[2], {stream = s[2]})
+      gpu.synchronize()
+      for i = 1, 2 do assert.is_true(gpu.abs(y[i] - want[i]):max() < 1e-9) end
+      assert.is_true(gpu.abs(z - want[2]):max() < 1e-9)
+    end
+  end)
 end)
 
 describe("gpu.fft errors", function()

@@ -1,10 +1,14 @@
 /* fft.c: the CUDA backend's FFTs (the table's fft) through cuFFT, opened with dlopen at the
  * first transform (libcufft.so.12, which CUDA 13 ships, or .11). Plans are made once per
  * shape, kind and device and kept, 16 at most, the least recently used destroyed first
- * (as CuPy's plan cache); a plan takes its stream at each execution. A plan a graph
- * recorded is the graph's too: a replay runs on its tables and work area, so it is not
- * destroyed while a graph that recorded it lives (the cache grows past 16 for it). Its
- * executions share its work area, so one on another stream than the last waits for it. */
+ * (as CuPy's plan cache); a plan takes its stream at each execution, and its executions
+ * share its work area, so one on another stream than the last waits for it.
+ *
+ * A graph's FFTs have plans of their own: a replay runs on the plan's tables and work area,
+ * which nothing else may use meanwhile. A capture makes its plans (one per shape and
+ * stream of the capture, so that two branches of the graph do not share one), the graph
+ * made holds them, and once no graph does they are destroyed (not while a capture runs:
+ * cuFFT's frees cannot be recorded). */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,40 +24,48 @@ static Library lib;
 static void *dl;
 static char failure[300];
 
-#define NPLANS 16          /* plans kept that no graph holds */
+#define NPLANS 16          /* plans kept for calls outside graphs */
 typedef struct Plan {
   int used, device, kind, dbl, rank;
   int64_t n[3], batch;
   unsigned long long last;   /* when it was last used */
   cufftHandle h;
-  int graphs;                /* live graphs that recorded it */
-  int captured;              /* used by the capture under way */
-  CUstream stream;           /* where its last execution was queued (outside captures) */
-  CUevent done;              /* recorded after it, or NULL */
+  int graphs;                /* made by a capture: the live graphs that hold it */
+  int owned;                 /* made by a capture (never used outside one) */
+  int captured;              /* made by the capture under way */
+  CUstream stream;           /* outside: where its last execution was queued; in a
+                              * capture: the capture's stream it serves */
+  CUevent done;              /* recorded after its last execution outside graphs, or NULL */
 } Plan;
 static Plan *plans;          /* nplans of them, some unused */
 static int nplans;
-typedef struct Hold { CUgraph graph; int plan; } Hold;   /* graph recorded plans[plan] */
+typedef struct Hold { CUgraph graph; int plan; } Hold;   /* graph holds plans[plan] */
 static Hold *holds;
 static int nholds, hold_cap;
 static unsigned long long tick;
 
-static int held(const Plan *p) { return p->graphs > 0 || p->captured; }
-
+/* Destroys p on its device (cuFFT frees its work area there) */
 static void destroy(Plan *p) {
+  int was = current;
+  if (p->device != current) cuda_use_device(p->device);
   cf.cufftDestroy(p->h);
   if (p->done) drv.cuEventDestroy(p->done);
+  if (was >= 0 && was != current) cuda_use_device(was);
   memset(p, 0, sizeof *p);
 }
 
-/* Destroys the least recently used plans no graph holds while more than keep are kept */
-static void trim(int keep) {
+/* Outside a capture: destroys the plans no graph holds any more, and the least recently
+ * used of the others while more than keep are kept */
+static void sweep(int keep) {
+  if (cuda_implicit) return;
+  for (int i = 0; i < nplans; i++)
+    if (plans[i].used && plans[i].owned && plans[i].graphs == 0 && !plans[i].captured) destroy(&plans[i]);
   for (;;) {
     Plan *oldest = NULL;
     int kept = 0;
     for (int i = 0; i < nplans; i++) {
       Plan *p = &plans[i];
-      if (!p->used || held(p)) continue;
+      if (!p->used || p->owned) continue;
       kept++;
       if (!oldest || p->last < oldest->last) oldest = p;
     }
@@ -62,10 +74,9 @@ static void trim(int keep) {
   }
 }
 
-/* A slot for a new plan, with at most NPLANS - 1 others that no graph holds kept: an
- * unused one, else a new one; NULL when out of memory */
+/* A slot for a new plan: an unused one, else a new one; NULL when out of memory */
 static Plan *slot(void) {
-  trim(NPLANS - 1);
+  sweep(NPLANS - 1);
   for (int i = 0; i < nplans; i++)
     if (!plans[i].used) return &plans[i];
   Plan *more = realloc(plans, sizeof *more * (size_t)(nplans + 1));
@@ -107,14 +118,16 @@ static cufftType type_of(const GpuFft *f) {
   return f->dbl ? CUFFT_Z2Z : CUFFT_C2C;
 }
 
-/* The plan for f on the current device: found, or made (evicting the least recently used). */
-static GpuResult plan_for(const GpuFft *f, Plan **out) {
+/* The plan for f on the current device and stream s: outside a capture one of the cache,
+ * in a capture one this capture made for s; found, or made */
+static GpuResult plan_for(const GpuFft *f, CUstream s, Plan **out) {
+  int capturing = cuda_implicit != NULL;
   for (int i = 0; i < nplans; i++) {
     Plan *p = &plans[i];
     if (p->used && p->device == current && p->kind == f->kind && p->dbl == f->dbl && p->rank == f->rank &&
-        p->batch == f->batch && memcmp(p->n, f->n, sizeof p->n) == 0) {
+        p->batch == f->batch && memcmp(p->n, f->n, sizeof p->n) == 0 &&
+        (capturing ? p->captured && p->stream == s : !p->owned)) {
       p->last = ++tick;
-      p->captured |= cuda_implicit != NULL;
       *out = p;
       return GPU_OK;
     }
@@ -125,16 +138,16 @@ static GpuResult plan_for(const GpuFft *f, Plan **out) {
   size_t work;
   cufftHandle fresh;
   CF_TRY(cf.cufftCreate(&fresh));
-  cufftResult s = cf.cufftMakePlanMany64(fresh, f->rank, n, NULL, 1, 0, NULL, 1, 0, type_of(f), f->batch, &work);
-  if (s != CUFFT_SUCCESS) { cf.cufftDestroy(fresh); return cufft_failed(s, "cufftMakePlanMany64"); }
+  cufftResult e = cf.cufftMakePlanMany64(fresh, f->rank, n, NULL, 1, 0, NULL, 1, 0, type_of(f), f->batch, &work);
+  if (e != CUFFT_SUCCESS) { cf.cufftDestroy(fresh); return cufft_failed(e, "cufftMakePlanMany64"); }
   *p = (Plan){1, current, f->kind, f->dbl, f->rank, {f->n[0], f->n[1], f->n[2]}, f->batch, ++tick,
-              fresh, 0, cuda_implicit != NULL, NULL, NULL};
+              fresh, 0, capturing, capturing, capturing ? s : NULL, NULL};
   *out = p;
   return GPU_OK;
 }
 
-/* A capture ended (graph: what it recorded, NULL when it failed): the plans it used are
- * held by graph until cuda_fft_graph_gone(graph) */
+/* A capture ended (graph: what it recorded, NULL when it failed): the plans it made are
+ * held by graph until cuda_fft_graph_gone(graph); a failed one's are destroyed */
 GpuResult cuda_fft_captured(CUgraph graph) {
   GpuResult r = GPU_OK;
   for (int i = 0; i < nplans; i++) {
@@ -151,11 +164,12 @@ GpuResult cuda_fft_captured(CUgraph graph) {
     holds[nholds++] = (Hold){graph, i};
     plans[i].graphs++;
   }
+  sweep(NPLANS);
   return r;
 }
 
-/* graph is destroyed: the plans it held go back to the cache (the least recently used
- * destroyed past NPLANS) */
+/* graph is destroyed: the plans no graph holds any more are destroyed (now, or after the
+ * capture under way) */
 void cuda_fft_graph_gone(CUgraph graph) {
   int any = 0;
   for (int i = 0; i < nholds;) {
@@ -164,12 +178,12 @@ void cuda_fft_graph_gone(CUgraph graph) {
     holds[i] = holds[--nholds];
     any = 1;
   }
-  if (any) trim(NPLANS);
+  if (any) sweep(NPLANS);
 }
 
 /* Orders an execution of p on s after its last one, when that was on another stream
- * (their work areas are one); not while capturing: the graph's replays are ordered by
- * the stream they are launched on */
+ * (their work areas are one); in a capture p serves s alone, and replays of one graph
+ * are ordered by CUDA */
 static GpuResult order(Plan *p, CUstream s) {
   if (cuda_implicit) return GPU_OK;
   if (p->done && p->stream != s) TRY(drv.cuStreamWaitEvent(s, p->done, 0));
@@ -190,10 +204,10 @@ GpuResult cuda_fft(const GpuFft *f) {
   ALIVE("cufftExec");
   GpuResult r = cufft_load();
   if (r.code) return r;
-  Plan *p;
-  if ((r = plan_for(f, &p)).code) return r;
-  cufftHandle h = p->h;
   CUstream s = cuda_implicit ? cuda_stream_for(f->stream) : f->stream;   /* a capture's, when capturing */
+  Plan *p;
+  if ((r = plan_for(f, s, &p)).code) return r;
+  cufftHandle h = p->h;
   if ((r = order(p, s)).code) return r;
   CF_TRY(cf.cufftSetStream(h, (cudaStream_t)s));
   void *in = (void *)f->in, *out = (void *)f->out;
