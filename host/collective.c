@@ -101,6 +101,7 @@ static void read_options(lua_State *L, Call *k) {
       lua_geti(L, at, i + 1);
     } else lua_pushvalue(L, at);
     k->stream[i] = stream_check(L, -1);
+    stream_in_group(L, -1);
     if (stream_device(L, -1) != k->c->devices[i])
       luaL_error(L, "comm:%s: the stream for rank %d is on device %d, the rank on device %d",
                  coll_names[k->kind], k->c->rank + i, stream_device(L, -1), k->c->devices[i]);
@@ -196,17 +197,22 @@ static void issue(lua_State *L, Call *k) {
 }
 
 void coll_group_begin(lua_State *L) {
-  (void)L;
   if (depth++ == 0) {
     npending = 0;
     group_serial++;
   }
-  backend_get()->group_start();
+  GpuResult r = backend_get()->group_start();
+  if (r.code) {   /* no NCCL, say: nothing was opened */
+    depth--;
+    GPU_CHECK(L, r);
+  }
 }
 
 int coll_queued(const LuaComm *c) {
   return depth > 0 && c->group == group_serial;
 }
+
+unsigned coll_open_group(void) { return depth > 0 ? group_serial : 0; }
 
 /* [-0, +0, e] Each pending send with its recv; NULL, or why not */
 static const char *pair_up(lua_State *L) {
@@ -241,6 +247,20 @@ static const char *pair_up(lua_State *L) {
   return NULL;
 }
 
+/* [-0, +0, -] At the outermost group's end: the communicators that broke inside it are
+ * aborted now that NCCL has let go of their calls (comm_broke) */
+static void release_broken(lua_State *L) {
+  if (lua_rawgetp(L, LUA_REGISTRYINDEX, &PENDING_KEY) == LUA_TTABLE) {
+    for (lua_Integer i = 1; lua_rawgeti(L, -1, i) != LUA_TNIL; i++) {
+      LuaComm *c = luaL_testudata(L, -1, GPU_COMM_T);
+      if (c && c->alive && c->broken) comm_release_broken(c);
+      lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+}
+
 void coll_group_finish(lua_State *L, int failed) {
   const GpuBackend *be = backend_get();
   const char *why = NULL;
@@ -249,16 +269,20 @@ void coll_group_finish(lua_State *L, int failed) {
   if (--depth == 0 && !failed && npending > 0) {
     why = pair_up(L);
     for (int i = 0; !why && i < npending && r.code == 0; i++) {
-      r = be->use_device(pending[i].c->devices[pending[i].local]);
-      if (r.code == 0) r = be->coll(pending[i].c->h[pending[i].local], &pending[i].a);
+      LuaComm *c = pending[i].c;
+      if (!c->alive || c->broken)
+        why = "a communicator broke inside the group: its sends and recvs were not issued";
+      else if ((r = be->use_device(c->devices[pending[i].local])).code == 0)
+        r = be->coll(c->h[pending[i].local], &pending[i].a);
     }
   }
+  GpuResult e = be->group_end();
   if (depth == 0) {
     npending = 0;
+    release_broken(L);
     lua_pushnil(L);
     lua_rawsetp(L, LUA_REGISTRYINDEX, &PENDING_KEY);
   }
-  GpuResult e = be->group_end();
   if (was >= 0) be->use_device(was);
   if (failed) return;
   if (why) luaL_error(L, "gpu.nccl: %s", why);
@@ -389,6 +413,9 @@ static int coll_recv(lua_State *L) { return run_call(L, GPU_COLL_RECV); }
 static int coll_barrier(lua_State *L) {
   LuaComm *c = comm_check(L, 1);
   not_in_graph(L, "barrier");
+  if (depth > 0)
+    luaL_error(L, "comm:barrier cannot wait inside a gpu.nccl.group (the group runs its calls "
+               "at its end): call it after the group");
   lua_settop(L, 1);
   lua_getiuservalue(L, 1, 1);
   lua_createtable(L, c->n, 0);   /* the buffers, as all_reduce reads them */

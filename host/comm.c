@@ -138,11 +138,15 @@ static int comm_abort(lua_State *L) {
 }
 
 void comm_broke(lua_State *L, LuaComm *c, GpuResult r) {
-  int was = backend_get()->current_device();
   c->broken = 1;
+  if (!coll_queued(c)) comm_release_broken(c);   /* else at the group's end */
+  errors_raise(L, r, NULL);
+}
+
+void comm_release_broken(LuaComm *c) {
+  int was = backend_get()->current_device();
   comm_release(c, 1);
   if (was >= 0) backend_get()->use_device(was);
-  errors_raise(L, r, NULL);
 }
 
 static void push_ints(lua_State *L, const int *v, int n) {

@@ -352,6 +352,7 @@ CUstream stream_check(lua_State *L, int idx);   /* [-0, +0, v] a live stream */
 /* [-0, +1, m] A gpu.stream for a stream of the embedding program's, never destroyed here. */
 void stream_push_borrowed(lua_State *L, CUstream s);
 CUstream stream_here(lua_State *L, int idx);    /* [-0, +0, v] a live stream of the current device */
+void stream_in_group(lua_State *L, int idx);    /* [-0, +0, -] it has calls queued in the open gpu.nccl.group */
 void stream_open(lua_State *L);
 void event_open(lua_State *L);
 void kernel_open(lua_State *L);
@@ -404,14 +405,18 @@ typedef struct LuaComm {
   unsigned group;               /* the gpu.nccl.group it was last called in (coll_queued) */
 } LuaComm;
 LuaComm *comm_check(lua_State *L, int idx);   /* [-0, +0, v] a live, unbroken communicator */
-/* [-0, +0, e] c broke (r a GPU_ERR_COMM_FAILED): aborts it, raises r */
+/* [-0, +0, e] c broke (r a GPU_ERR_COMM_FAILED): aborts it (at the open group's end when
+ * the group has calls of it queued: NCCL holds them till then), raises r */
 void comm_broke(lua_State *L, LuaComm *c, GpuResult r);
+void comm_release_broken(LuaComm *c);   /* [-0, +0, -] aborts a broken one now */
 void comm_open(lua_State *L);
-/* [-0, +0, -] / [-0, +0, e] gpu.nccl.group's two ends (finish raises unless failed) */
+/* [-0, +0, e] gpu.nccl.group's two ends (begin raises when the backend cannot open one;
+ * finish raises unless failed) */
 void coll_group_begin(lua_State *L);
 void coll_group_finish(lua_State *L, int failed);
 /* Whether c has calls queued in the open group (run at its end): not to be freed before */
 int coll_queued(const LuaComm *c);
+unsigned coll_open_group(void);   /* the open gpu.nccl.group's serial, 0 when none is open */
 void coll_methods(lua_State *L);   /* [-0, +0, m] the collectives, into the table on top */
 int stream_device(lua_State *L, int idx);   /* [-0, +0, v] the device a stream belongs to */
 

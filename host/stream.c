@@ -7,6 +7,7 @@ typedef struct GpuStream {
   int alive;
   int borrowed;       /* the embedding program's (stream_push_borrowed): never destroyed here */
   int device;         /* the device current when it was made */
+  unsigned group;     /* the gpu.nccl.group it was last given to (coll_open_group) */
 } GpuStream;
 
 #define tostream(L, i) ((GpuStream *)luaL_checkudata(L, i, GPU_STREAM_T))
@@ -24,6 +25,10 @@ CUstream stream_here(lua_State *L, int idx) {
     luaL_error(L, "a stream of device %d, and device %d is current: use it with its device "
                "current (gpu.with_device(%d, f))", mine, dev, mine);
   return s;
+}
+
+void stream_in_group(lua_State *L, int idx) {
+  tostream(L, idx)->group = coll_open_group();
 }
 
 int stream_device(lua_State *L, int idx) {
@@ -84,7 +89,11 @@ static int stream_gc(lua_State *L) {
 
 /* s:destroy() and __close raise what __gc can only warn of */
 static int stream_destroy(lua_State *L) {
-  GPU_CHECK(L, stream_release(tostream(L, 1)));
+  GpuStream *s = tostream(L, 1);
+  if (s->alive && s->group && s->group == coll_open_group())
+    luaL_error(L, "s:destroy: the stream has collectives queued in the open gpu.nccl.group, "
+               "which runs them at its end: destroy it after the group");
+  GPU_CHECK(L, stream_release(s));
   return 0;
 }
 

@@ -230,6 +230,25 @@ describe("gpu.nccl.comm over one device", function()
     comm:free()
   end)
 
+  it("keeps a group's streams until its end, and refuses a barrier inside one", function()
+    local comm, x, s = gpu.nccl.comm({0}), gpu.ones(4), gpu.stream()
+    local ok, err = pcall(gpu.nccl.group, function()
+      comm:all_reduce(x, {stream = s})
+      s:destroy()
+    end)
+    assert.is_false(ok)
+    assert.matches("s:destroy: the stream has collectives queued in the open gpu.nccl.group, which runs them " ..
+                   "at its end: destroy it after the group", err)
+    s:synchronize()
+    s:destroy()          -- after the group, it may go
+    local other = gpu.stream()
+    gpu.nccl.group(function() comm:all_reduce(x) other:destroy() end)   -- one the group does not use
+    assert.matches("comm:barrier cannot wait inside a gpu.nccl.group", errof(gpu.nccl.group, function() comm:barrier() end))
+    comm:barrier()
+    assert.are.same({1, 1, 1, 1}, x:totable())
+    comm:free()
+  end)
+
   -- The host runs up to a thousand launches (a tenth of a second of work) ahead of the
   -- device here, so the collective just queued is never done when the next is: the
   -- timeout must count from a collective that stays unfinished, not from the first of a

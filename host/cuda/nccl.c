@@ -54,6 +54,7 @@ static Library nccl;
 struct GpuComm {
   ncclComm_t comm;
   int device, rank, nranks, broken, launched;   /* launched: under MPI */
+  int abort_due;               /* broken inside the open group: aborted at its end */
   CUevent probe;               /* recorded after its last collective */
   double probed;               /* when, while it is not known to be done; 0: none out */
   double timeout;
@@ -123,7 +124,7 @@ static GpuResult wrap(GpuComm **out, ncclComm_t comm, int device, int rank, int 
   if (r.code) return r;
   GpuComm *c = calloc(1, sizeof *c);
   if (c == NULL) return GPU_FAIL(CUDA_ERROR_OUT_OF_MEMORY, GPU_SRC_CUDA, "calloc");
-  *c = (GpuComm){comm, device, rank, nranks, 0, launched, NULL, 0, timeout, live, 0};
+  *c = (GpuComm){comm, device, rank, nranks, 0, launched, 0, NULL, 0, timeout, live, 0};
   if ((r = cuda_use_device(device)).code == 0 &&
       drv.cuEventCreate(&c->probe, CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS)
     r = GPU_FAIL(CUDA_ERROR_OUT_OF_MEMORY, GPU_SRC_CUDA, "cuEventCreate(&probe)");
@@ -193,11 +194,19 @@ static const char *why_broken(GpuComm *c) {
   return NULL;
 }
 
-/* Breaks c: its kernels end, its peers' waits will see it */
+static int in_open_group(const GpuComm *c) {
+  for (int i = 0; depth > 0 && i < ntouched; i++)
+    if (touched[i].c == c) return 1;
+  return 0;
+}
+
+/* Breaks c: its kernels end, its peers' waits will see it. One with calls in the open
+ * group is aborted at the group's end: NCCL holds them till then. */
 static void break_comm(GpuComm *c) {
   if (c->broken) return;
   c->broken = 1;
   if (c->launched) mpi_skip_finalize();
+  if (in_open_group(c)) { c->abort_due = 1; return; }
   nc.ncclCommAbort(c->comm);
   c->comm = NULL;
 }
@@ -275,6 +284,12 @@ GpuResult nccl_group_end(void) {
     int was = current;
     for (int i = 0; i < ntouched; i++)
       if (cuda_use_device(touched[i].c->device).code == 0) mark_queued(touched[i].c, touched[i].s);
+    for (int i = 0; i < ntouched; i++)
+      if (touched[i].c->abort_due) {
+        touched[i].c->abort_due = 0;
+        nc.ncclCommAbort(touched[i].c->comm);
+        touched[i].c->comm = NULL;
+      }
     ntouched = 0;
     if (was >= 0) cuda_use_device(was);
   }
