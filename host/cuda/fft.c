@@ -5,10 +5,11 @@
  * share its work area, so one on another stream than the last waits for it.
  *
  * A graph's FFTs have plans of their own: a replay runs on the plan's tables and work area,
- * which nothing else may use meanwhile. A capture makes its plans (one per shape and
- * stream of the capture, so that two branches of the graph do not share one), the graph
- * made holds them, and once no graph does they are destroyed (not while a capture runs:
- * cuFFT's frees cannot be recorded). */
+ * which nothing else may use meanwhile. A capture takes the cache's plan for a shape (the
+ * cache makes another for later calls; the capture's end waits for the plan's last call
+ * outside) or makes one (which cuFFT cannot always do while a capture runs), uses it on
+ * every stream of the capture in turn, and the graph made holds it; once no graph does,
+ * it is destroyed (not while a capture runs: cuFFT's frees cannot be recorded). */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,12 +31,14 @@ typedef struct Plan {
   int64_t n[3], batch;
   unsigned long long last;   /* when it was last used */
   cufftHandle h;
-  int graphs;                /* made by a capture: the live graphs that hold it */
-  int owned;                 /* made by a capture (never used outside one) */
-  int captured;              /* made by the capture under way */
-  CUstream stream;           /* outside: where its last execution was queued; in a
-                              * capture: the capture's stream it serves */
-  CUevent done;              /* recorded after its last execution outside graphs, or NULL */
+  int graphs;                /* a graph's: the live graphs that hold it */
+  int owned;                 /* a graph's (never used outside a capture again) */
+  int captured;              /* the capture under way's */
+  int adopted;               /* taken from the cache by the capture under way */
+  CUstream stream;           /* where its last execution outside graphs was queued */
+  CUevent done;              /* recorded after it, or NULL */
+  CUstream cap_stream;       /* in the capture under way: the same, recorded */
+  CUevent cap_done;
 } Plan;
 static Plan *plans;          /* nplans of them, some unused */
 static int nplans;
@@ -50,6 +53,7 @@ static void destroy(Plan *p) {
   if (p->device != current) cuda_use_device(p->device);
   cf.cufftDestroy(p->h);
   if (p->done) drv.cuEventDestroy(p->done);
+  if (p->cap_done) drv.cuEventDestroy(p->cap_done);
   if (was >= 0 && was != current) cuda_use_device(was);
   memset(p, 0, sizeof *p);
 }
@@ -118,19 +122,27 @@ static cufftType type_of(const GpuFft *f) {
   return f->dbl ? CUFFT_Z2Z : CUFFT_C2C;
 }
 
-/* The plan for f on the current device and stream s: outside a capture one of the cache,
- * in a capture one this capture made for s; found, or made */
-static GpuResult plan_for(const GpuFft *f, CUstream s, Plan **out) {
+/* The plan for f on the current device: outside a capture one of the cache's; in a
+ * capture this capture's, else one taken from the cache, else a new one */
+static GpuResult plan_for(const GpuFft *f, Plan **out) {
   int capturing = cuda_implicit != NULL;
+  Plan *cached = NULL;
   for (int i = 0; i < nplans; i++) {
     Plan *p = &plans[i];
-    if (p->used && p->device == current && p->kind == f->kind && p->dbl == f->dbl && p->rank == f->rank &&
-        p->batch == f->batch && memcmp(p->n, f->n, sizeof p->n) == 0 &&
-        (capturing ? p->captured && p->stream == s : !p->owned)) {
+    if (!p->used || p->device != current || p->kind != f->kind || p->dbl != f->dbl ||
+        p->rank != f->rank || p->batch != f->batch || memcmp(p->n, f->n, sizeof p->n) != 0)
+      continue;
+    if (capturing ? p->captured : !p->owned) {
       p->last = ++tick;
       *out = p;
       return GPU_OK;
     }
+    if (!p->owned) cached = p;
+  }
+  if (cached) {   /* capturing: the graph's from now on */
+    cached->owned = cached->captured = cached->adopted = 1;
+    *out = cached;
+    return GPU_OK;
   }
   Plan *p = slot();
   if (p == NULL) return GPU_FAIL(CUDA_ERROR_OUT_OF_MEMORY, GPU_SRC_CUDA, "realloc(plans)");
@@ -139,9 +151,16 @@ static GpuResult plan_for(const GpuFft *f, CUstream s, Plan **out) {
   cufftHandle fresh;
   CF_TRY(cf.cufftCreate(&fresh));
   cufftResult e = cf.cufftMakePlanMany64(fresh, f->rank, n, NULL, 1, 0, NULL, 1, 0, type_of(f), f->batch, &work);
-  if (e != CUFFT_SUCCESS) { cf.cufftDestroy(fresh); return cufft_failed(e, "cufftMakePlanMany64"); }
+  if (e != CUFFT_SUCCESS) {
+    cf.cufftDestroy(fresh);
+    GpuResult r = cufft_failed(e, "cufftMakePlanMany64");
+    if (capturing)
+      snprintf(failure + strlen(failure), sizeof failure - strlen(failure), ": cuFFT could not make "
+               "the plan while a graph records; transform the shape once before gpu.graph");
+    return r;
+  }
   *p = (Plan){1, current, f->kind, f->dbl, f->rank, {f->n[0], f->n[1], f->n[2]}, f->batch, ++tick,
-              fresh, 0, capturing, capturing, capturing ? s : NULL, NULL};
+              fresh, 0, capturing, capturing, 0, NULL, NULL, NULL, NULL};
   *out = p;
   return GPU_OK;
 }
@@ -153,6 +172,9 @@ GpuResult cuda_fft_captured(CUgraph graph) {
   for (int i = 0; i < nplans; i++) {
     if (!plans[i].captured) continue;
     plans[i].captured = 0;
+    plans[i].cap_stream = NULL;
+    if (plans[i].adopted && plans[i].done) drv.cuEventSynchronize(plans[i].done);   /* its last call outside */
+    plans[i].adopted = 0;
     if (graph == NULL || r.code) continue;
     if (nholds == hold_cap) {
       int n = hold_cap ? 2 * hold_cap : 8;
@@ -181,23 +203,26 @@ void cuda_fft_graph_gone(CUgraph graph) {
   if (any) sweep(NPLANS);
 }
 
-/* Orders an execution of p on s after its last one, when that was on another stream
- * (their work areas are one); in a capture p serves s alone, and replays of one graph
- * are ordered by CUDA */
+/* Orders an execution of p on s after its last one, when that was on another stream:
+ * their work areas are one (in a capture, edges of the graph) */
 static GpuResult order(Plan *p, CUstream s) {
-  if (cuda_implicit) return GPU_OK;
-  if (p->done && p->stream != s) TRY(drv.cuStreamWaitEvent(s, p->done, 0));
+  if (cuda_implicit) {   /* cap_stream is NULL until this capture used p */
+    if (p->cap_stream && p->cap_stream != s) TRY(drv.cuStreamWaitEvent(s, p->cap_done, 0));
+  } else if (p->done && p->stream != s) {
+    TRY(drv.cuStreamWaitEvent(s, p->done, 0));
+  }
   return GPU_OK;
 }
 
 static void executed(Plan *p, CUstream s) {
-  if (cuda_implicit) return;
-  if (!p->done && drv.cuEventCreate(&p->done, CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS) p->done = NULL;
-  if (p->done && drv.cuEventRecord(p->done, s) != CUDA_SUCCESS) {
-    drv.cuEventDestroy(p->done);
-    p->done = NULL;
+  CUevent *e = cuda_implicit ? &p->cap_done : &p->done;
+  if (!*e && drv.cuEventCreate(e, CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS) *e = NULL;
+  if (*e && drv.cuEventRecord(*e, s) != CUDA_SUCCESS) {
+    drv.cuEventDestroy(*e);
+    *e = NULL;
   }
-  p->stream = s;
+  if (cuda_implicit) p->cap_stream = *e ? s : NULL;
+  else p->stream = s;
 }
 
 GpuResult cuda_fft(const GpuFft *f) {
@@ -206,7 +231,7 @@ GpuResult cuda_fft(const GpuFft *f) {
   if (r.code) return r;
   CUstream s = cuda_implicit ? cuda_stream_for(f->stream) : f->stream;   /* a capture's, when capturing */
   Plan *p;
-  if ((r = plan_for(f, s, &p)).code) return r;
+  if ((r = plan_for(f, &p)).code) return r;
   cufftHandle h = p->h;
   if ((r = order(p, s)).code) return r;
   CF_TRY(cf.cufftSetStream(h, (cudaStream_t)s));
