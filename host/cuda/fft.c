@@ -173,7 +173,8 @@ GpuResult cuda_fft_captured(CUgraph graph) {
     if (!plans[i].captured) continue;
     plans[i].captured = 0;
     plans[i].cap_stream = NULL;
-    if (plans[i].adopted && plans[i].done) drv.cuEventSynchronize(plans[i].done);   /* its last call outside */
+    if (plans[i].adopted && plans[i].done && r.code == 0)   /* its last call outside */
+      r = cuda_wait(plans[i].done, NULL, "cuEventSynchronize(done)");
     plans[i].adopted = 0;
     if (graph == NULL || r.code) continue;
     if (nholds == hold_cap) {

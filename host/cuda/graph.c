@@ -103,13 +103,14 @@ GpuResult cuda_capture_end(CUgraph *graph) {
   cuda_implicit = NULL;
   cuda_side = NULL;
   devices[cap.device].elsewhere = 1;   /* the side stream's frees: let the pool order them */
-  CUresult sr = drv.cuStreamSynchronize(cap.side[cap.device]);   /* what was allocated, is */
-  if (r == CUDA_SUCCESS) r = sr;
-  if (r != CUDA_SUCCESS) {
+  /* what was allocated, is (polled: the side stream follows the work queued before the
+   * capture, which may be a collective that never ends) */
+  GpuResult sr = cuda_wait(NULL, cap.side[cap.device], "cuStreamSynchronize(side)");
+  if (r != CUDA_SUCCESS || sr.code) {
     if (*graph) drv.cuGraphDestroy(*graph);
     *graph = NULL;
     cuda_fft_captured(NULL);
-    return cuda_failed(r, "cuStreamEndCapture(s, &g)");
+    return r != CUDA_SUCCESS ? cuda_failed(r, "cuStreamEndCapture(s, &g)") : sr;
   }
   GpuResult held = cuda_fft_captured(*graph);
   if (held.code) {
