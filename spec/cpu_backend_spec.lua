@@ -198,18 +198,31 @@ __global__ void heap(int *x, int bad) {
   end)
 
   it("of Ctrl-C stop a long kernel at its next block or barrier, and the prompt goes on", function()
-    local fifo = os.tmpname()
-    os.remove(fifo)
     for _, kernel in ipairs({
       -- many blocks that each spin for 20 ms: stopped at a block boundary
-      "k = gpu.kernel('__global__ void spin() { long long t = clock64(); while (clock64() - t < 20000000) {} }'); k[{100000, 1}]()",
+      {"__global__ void spin(long long n) { long long t = clock64(); while (clock64() - t < n) {} }",
+       "{100000, 1}", "20000000"},
       -- one block that passes a barrier for 100 s: stopped at a barrier
-      "k = gpu.kernel('__global__ void bars() { long long t = clock64(); while (clock64() - t < 100000000000LL) __syncthreads(); }'); k[{1, 64}]()",
+      {"__global__ void bars(long long n) { long long t = clock64(); while (clock64() - t < n) __syncthreads(); }",
+       "{1, 64}", "100000000000"},
     }) do
+      -- the kernel is compiled and run once briefly first, and Ctrl-C comes half a second
+      -- after the long launch began (a compile under load took more than the 1.5 s this
+      -- test once waited blindly, and Ctrl-C stopped the compile instead)
+      local ready = os.tmpname(); os.remove(ready)
+      local script = S.tmpfile(("k = gpu.kernel(%q); k[%s](0); io.open(%q, 'w'):close(); k[%s](%s)\n")
+                               :format(kernel[1], kernel[2], ready, kernel[2], kernel[3]))
+      local fifo = os.tmpname(); os.remove(fifo)
+      local sh = S.tmpfile(([[
+mkfifo %s
+(printf 'dofile(%%s)\n' "'%s'"; sleep 2; printf 'print(40 + 2, os.time())\n') > %s &
+env GPU_BACKEND=cpu %s -i < %s & pid=$!
+i=0; while [ ! -e %s ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i + 1)); done
+sleep 0.5; kill -INT $pid; wait $pid; rm -f %s %s
+]]):format(fifo, script, fifo, S.gpuhost, fifo, ready, fifo, ready), ".sh")
       local t0 = os.time()
-      local out, _, err = S.run("sh -c 'mkfifo " .. fifo .. "; (printf \"%s\\n\" " .. S.quote(kernel):gsub("'", "'\\''") ..
-        "; sleep 2; printf \"print(40 + 2, os.time())\\n\") > " .. fifo .. " & env GPU_BACKEND=cpu " .. S.gpuhost ..
-        " -i < " .. fifo .. " & pid=$!; sleep 1.5; kill -INT $pid; wait $pid; rm -f " .. fifo .. "'")
+      local out, _, err = S.run("sh " .. sh)
+      os.remove(sh); os.remove(script)
       assert.matches("GPUHOST_INTERRUPTED: block %(%d+, 0, 0%): interrupted", err)
       assert.is_nil(err:find("GPUHOST_INTERRUPTED.*GPUHOST_INTERRUPTED"))   -- said once
       local answered = tonumber(out:match("42\t(%d+)\n"))
