@@ -54,7 +54,6 @@ static Library nccl;
 struct GpuComm {
   ncclComm_t comm;
   int device, rank, nranks, broken, launched;   /* launched: under MPI */
-  int abort_due;               /* broken inside the open group: aborted at its end */
   CUevent probe;               /* recorded after its last collective */
   double probed;               /* when, while it is not known to be done; 0: none out */
   double timeout;
@@ -124,7 +123,7 @@ static GpuResult wrap(GpuComm **out, ncclComm_t comm, int device, int rank, int 
   if (r.code) return r;
   GpuComm *c = calloc(1, sizeof *c);
   if (c == NULL) return GPU_FAIL(CUDA_ERROR_OUT_OF_MEMORY, GPU_SRC_CUDA, "calloc");
-  *c = (GpuComm){comm, device, rank, nranks, 0, launched, 0, NULL, 0, timeout, live, 0};
+  *c = (GpuComm){comm, device, rank, nranks, 0, launched, NULL, 0, timeout, live, 0};
   if ((r = cuda_use_device(device)).code == 0 &&
       drv.cuEventCreate(&c->probe, CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS)
     r = GPU_FAIL(CUDA_ERROR_OUT_OF_MEMORY, GPU_SRC_CUDA, "cuEventCreate(&probe)");
@@ -201,12 +200,13 @@ static int in_open_group(const GpuComm *c) {
 }
 
 /* Breaks c: its kernels end, its peers' waits will see it. One with calls in the open
- * group is aborted at the group's end: NCCL holds them till then. */
+ * group is aborted at the group's end (broken with its comm kept): NCCL holds them till
+ * then. */
 static void break_comm(GpuComm *c) {
   if (c->broken) return;
   c->broken = 1;
   if (c->launched) mpi_skip_finalize();
-  if (in_open_group(c)) { c->abort_due = 1; return; }
+  if (in_open_group(c)) return;
   nc.ncclCommAbort(c->comm);
   c->comm = NULL;
 }
@@ -285,8 +285,7 @@ GpuResult nccl_group_end(void) {
     for (int i = 0; i < ntouched; i++)
       if (cuda_use_device(touched[i].c->device).code == 0) mark_queued(touched[i].c, touched[i].s);
     for (int i = 0; i < ntouched; i++)
-      if (touched[i].c->abort_due) {
-        touched[i].c->abort_due = 0;
+      if (touched[i].c->broken && touched[i].c->comm) {   /* broke inside the group */
         nc.ncclCommAbort(touched[i].c->comm);
         touched[i].c->comm = NULL;
       }
