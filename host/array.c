@@ -28,12 +28,12 @@ GpuArray *array_check(lua_State *L, int idx) {
   return a;
 }
 
-void array_here(lua_State *L, const GpuArray *a, const char *what) {
+void array_here(lua_State *L, const GpuArray *a, const char *prefix, const char *name) {
   int dev = backend_get()->current_device();
   if (a->device != dev)
-    luaL_error(L, "%s: an array on device %d, and device %d is current: run it with "
-               "gpu.with_device(%d, f), or copy it here with a:to(%d)", what, a->device, dev,
-               a->device, dev);
+    luaL_error(L, "%s%s: an array on device %d, and device %d is current: run it with "
+               "gpu.with_device(%d, f), or copy it here with a:to(%d)", prefix, name, a->device,
+               dev, a->device, dev);
 }
 
 GpuArray *array_operand(lua_State *L, int idx, const char *name, int pos) {
@@ -41,11 +41,7 @@ GpuArray *array_operand(lua_State *L, int idx, const char *name, int pos) {
   if (a == NULL)
     luaL_error(L, "bad argument #%d to '%s' (device array expected, got %s)", pos, name, luaL_typename(L, idx));
   if (!a->alive) errors_freed(L, lua_pushfstring(L, "gpu.%s argument %d", name, pos));
-  if (a->device != backend_get()->current_device()) {
-    char what[64];
-    snprintf(what, sizeof what, "gpu.%s", name);
-    array_here(L, a, what);
-  }
+  array_here(L, a, "gpu.", name);
   return a;
 }
 

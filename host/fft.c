@@ -219,11 +219,7 @@ static void input(lua_State *L, const FftCall *c) {
   GpuArray *a = array_test(L, 1);
   if (a == NULL) luaL_error(L, "bad argument #1 to '%s' (device array expected, got %s)", c->name, luaL_typename(L, 1));
   if (!a->alive) errors_freed(L, lua_pushfstring(L, "gpu.fft.%s argument 1", c->name));
-  if (a->device != backend_get()->current_device()) {
-    char what[48];
-    snprintf(what, sizeof what, "gpu.fft.%s", c->name);
-    array_here(L, a, what);
-  }
+  array_here(L, a, "gpu.fft.", c->name);
   char k = dtypes[a->dtype].kind;
   if (k != 'f' && k != 'c')
     luaL_error(L, "gpu.fft.%s: %s arrays: FFTs take float32, float64, complex64 or complex128 (convert with astype)",

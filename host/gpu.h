@@ -164,8 +164,9 @@ GpuArray *array_test(lua_State *L, int idx);                     /* [-0, +0, -] 
 /* [-0, +0, v] The array at idx as argument pos of gpu.name: a live device array on the
  * current device (kernels read only the current device's memory) */
 GpuArray *array_operand(lua_State *L, int idx, const char *name, int pos);
-/* [-0, +0, v] Raises, naming `what` ("gpu.fft.fft"), unless a is on the current device */
-void array_here(lua_State *L, const GpuArray *a, const char *what);
+/* [-0, +0, v] Raises, naming the operation (prefix "gpu.fft.", name "fft"), unless a is on
+ * the current device */
+void array_here(lua_State *L, const GpuArray *a, const char *prefix, const char *name);
 GpuArray *array_new(lua_State *L, const GpuShape *s, GpuDtype dt);  /* [-0, +1, e] */
 void array_shape_fits(lua_State *L, const GpuShape *s);  /* [-0, +0, e] more than 2^48 elements: an error */
 /* [-0, +1, e] An array over memory an embedding program lends (embedapi.c): it is not
