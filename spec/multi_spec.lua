@@ -275,6 +275,25 @@ describe("gpu.nccl.comm over one device", function()
       print(pcall(gpu.synchronize))]]))
     assert.matches("^false\tGPUHOST_COMM_FAILED: a collective on rank 0 %(device 0%) has not finished after 1 s", out .. err)
   end)
+
+  -- A device queues about a thousand calls; the next would block inside CUDA, where no
+  -- wait watches, until the collective ahead ends: the throttle waits (watched) first.
+  -- Loading a new kernel's module waits for the device too. Before the throttle both ran
+  -- to the end of the spin and returned true.
+  it("#cuda raises behind an unfinished collective instead of blocking in a launch", function()
+    for _, case in ipairs{"for _ = 1, 3000 do tiny[{1, 1}](x) end",
+                          "local k = gpu.kernel('__global__ void k2(float *x) { x[1] = 2; }'); k[{1, 1}](x)"} do
+      local out, _, err = support.run("GPUHOST_COMM_TIMEOUT=1 " .. support.gpuhost .. " -e " .. support.quote([[
+        local comm = gpu.nccl.comm({0})
+        local spin = gpu.kernel("__global__ void spin(long long n) { long long t = clock64(); while (clock64() - t < n) {} }")
+        local tiny = gpu.kernel("__global__ void tiny(float *x) { if (x[0] < -1) x[0] = 0; }")
+        local x = gpu.ones(4)
+        tiny[{1, 1}](x); comm:all_reduce(x); gpu.synchronize()
+        spin[{1, 1}](4000000000); comm:all_reduce(x)
+        print(pcall(function() ]] .. case .. [[ end))]]))
+      assert.matches("^false\tGPUHOST_COMM_FAILED: a collective on rank 0 %(device 0%) has not finished after 1 s", out .. err)
+    end
+  end)
 end)
 
 describe("gpu.nccl.comm under a launcher", function()

@@ -66,12 +66,15 @@ static GpuResult cublas_failed(cublasStatus_t s, const char *call) {
 
 /* The current device's handle, on stream s, in the math mode asked for. */
 static GpuResult handle_for(cublasHandle_t *h, CUstream s, int tf32) {
-  ALIVE("cublasCreate");
+  QUEUES("cublasGemm", 4);
   GpuResult r = cublas_load();
   if (r.code) return r;
   int dev = current;
   if (dev < 0 || dev >= GPU_MAX_DEVICES) return GPU_FAIL(CUDA_ERROR_INVALID_CONTEXT, GPU_SRC_CUDA, "cublasCreate");
-  if (handles[dev] == NULL) CB_TRY(cb.cublasCreate_v2(&handles[dev]));
+  if (handles[dev] == NULL) {
+    SETTLES("cublasCreate");   /* it waits for the device */
+    CB_TRY(cb.cublasCreate_v2(&handles[dev]));
+  }
   *h = handles[dev];
   CB_TRY(cb.cublasSetStream_v2(*h, (cudaStream_t)s));
   int mode = tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH;

@@ -8,7 +8,7 @@
 /* ---- modules and launches ---- */
 
 static GpuResult cuda_module_load(CUmodule *m, const GpuImage *img) {
-  ALIVE("cuModuleLoadData(m, img->data)");
+  SETTLES("cuModuleLoadData(m, img->data)");
   TRY(drv.cuModuleLoadData(m, img->data));
   return GPU_OK;
 }
@@ -16,7 +16,7 @@ static GpuResult cuda_module_unload(CUmodule m) {
   return cuda_released(drv.cuModuleUnload(m), "cuModuleUnload(m)");
 }
 static GpuResult cuda_module_function(CUfunction *f, CUmodule m, const char *name) {
-  ALIVE("cuModuleGetFunction(f, m, name)");
+  SETTLES("cuModuleGetFunction(f, m, name)");
   TRY(drv.cuModuleGetFunction(f, m, name));
   return GPU_OK;
 }
@@ -40,7 +40,7 @@ static GpuResult cuda_param_size(CUfunction f, int i, long *size, int *known) {
 
 static GpuResult cuda_launch(CUfunction f, const unsigned grid[3], const unsigned block[3],
                              unsigned shared, CUstream stream, void **params) {
-  ALIVE("cuLaunchKernel(f, grid[0], ...)");
+  QUEUES("cuLaunchKernel(f, grid[0], ...)", 1);
   if (cuda_implicit) stream = cuda_stream_for(stream);
   if (cuda_tracing()) {   /* the range is named by the kernel */
     const char *name = NULL;
@@ -91,7 +91,7 @@ static GpuResult cuda_event_destroy(CUevent e) {
   return cuda_released(drv.cuEventDestroy(e), "cuEventDestroy(e)");
 }
 static GpuResult cuda_event_record(CUevent e, CUstream s) {
-  ALIVE("cuEventRecord(e, s)");
+  QUEUES("cuEventRecord(e, s)", 1);
   if (cuda_implicit)   /* a recorded event could not be timed: gpu.elapsed fails on it */
     return cuda_not_while_capturing("e:record()", "cuEventRecord(e, s)");
   TRY(drv.cuEventRecord(e, s));

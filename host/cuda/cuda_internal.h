@@ -162,6 +162,23 @@ GpuResult nccl_comm_destroy(GpuComm *comm);
 /* While a wait polls: fails (GPUHOST_COMM_FAILED), aborting the communicator, when one
  * with unfinished work has broken (NCCL's asynchronous error, a peer gone, the timeout) */
 GpuResult nccl_watch(void);
+/* The throttle. A device queues about a thousand calls (1022 launches, copies or event
+ * records alike on an H200); the next blocks in the driver until the device takes one,
+ * and behind a collective that never ends (a peer stuck) it would block forever, where no
+ * wait polls the watch. So while a collective may be out, each call that queues work
+ * counts its entries (a guess, from above) in nccl_ahead, and past NCCL_AHEAD the host
+ * first waits, polled and watched, until the collectives out are done (which resets it).
+ * Loading a module or making a library handle can wait for the device too: those wait
+ * for the collectives first (SETTLES). 0: no collective has gone out since the last. */
+#define NCCL_AHEAD 256
+extern int nccl_ahead;
+GpuResult nccl_throttle(const char *call);
+/* At the top of a call that queues n entries of work on the current device */
+#define QUEUES(call, n) do { ALIVE(call); \
+    if (nccl_ahead && (nccl_ahead += (n)) > NCCL_AHEAD && !cuda_implicit) { \
+      GpuResult q_ = nccl_throttle(call); if (q_.code) return q_; } } while (0)
+/* At the top of a call that may wait for the device's work */
+#define SETTLES(call) QUEUES(call, NCCL_AHEAD)
 
 /* nvrtc.c */
 GpuResult nvrtc_identity(char *out, size_t n);

@@ -253,6 +253,7 @@ GpuResult cuda_wait(CUevent e, CUstream s, const char *call) {
 /* An event recorded in the default stream, which waits for every blocking stream (all of
  * gpuhost's). */
 GpuResult cuda_wait_idle(const char *call) {
+  QUEUES(call, 1);
   CudaDevice *d = &devices[current];
   CUresult r = d->waiter ? CUDA_SUCCESS : drv.cuEventCreate(&d->waiter, CU_EVENT_DISABLE_TIMING);
   if (r == CUDA_SUCCESS) r = drv.cuEventRecord(d->waiter, NULL);

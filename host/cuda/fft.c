@@ -144,6 +144,7 @@ static GpuResult plan_for(const GpuFft *f, Plan **out) {
     *out = cached;
     return GPU_OK;
   }
+  SETTLES("cufftMakePlanMany64");   /* its work area's allocation may wait for the device */
   Plan *p = slot();
   if (p == NULL) return GPU_FAIL(CUDA_ERROR_OUT_OF_MEMORY, GPU_SRC_CUDA, "realloc(plans)");
   long long n[3] = {f->n[0], f->n[1], f->n[2]};
@@ -227,7 +228,7 @@ static void executed(Plan *p, CUstream s) {
 }
 
 GpuResult cuda_fft(const GpuFft *f) {
-  ALIVE("cufftExec");
+  QUEUES("cufftExec", 4);
   GpuResult r = cufft_load();
   if (r.code) return r;
   CUstream s = cuda_implicit ? cuda_stream_for(f->stream) : f->stream;   /* a capture's, when capturing */

@@ -46,7 +46,7 @@ static GpuResult streams(int dev) {
 GpuResult cuda_capture_begin(void) {
   GpuResult r = cuda_ensure_context();
   if (r.code) return r;
-  ALIVE("cuStreamBeginCapture(s, mode)");
+  QUEUES("cuStreamBeginCapture(s, mode)", 2);
   if (!have_graphs())
     return (GpuResult){GPU_ERR_NO_SYMBOL, GPU_SRC_HOST, "cuGetProcAddress(\"cuStreamBeginCapture\")",
                        "graphs need a CUDA 12 driver", NULL};
@@ -137,7 +137,7 @@ GpuResult cuda_graph_update(CUgraphExec exec, CUgraph graph, int *updated) {
 }
 
 GpuResult cuda_graph_launch(CUgraphExec exec, CUstream s) {
-  ALIVE("cuGraphLaunch(exec, s)");
+  QUEUES("cuGraphLaunch(exec, s)", 8);
   if (cuda_implicit) s = cuda_stream_for(s);
   TRY(drv.cuGraphLaunch(exec, s));
   cuda_queued(s);

@@ -57,7 +57,7 @@ GpuResult cuda_mem_info(size_t *free_bytes, size_t *total_bytes) {
 }
 
 GpuResult cuda_alloc(CUdeviceptr *p, size_t n) {
-  ALIVE("cuMemAllocAsync(p, n, NULL)");
+  QUEUES("cuMemAllocAsync(p, n, NULL)", 1);
   CUmemoryPool pool = devices[current].pool;
   if (cuda_side && !pool)
     return cuda_not_while_capturing("an allocation outside the stream-ordered pool",
@@ -76,6 +76,9 @@ GpuResult cuda_free(CUdeviceptr p, int device) {
     if (r.code) return r;
   }
   CUmemoryPool pool = devices[device].pool;
+  /* a free is queued too; it cannot fail for the throttle's sake, but the throttle's wait
+   * breaks (and so ends) a collective that never finishes */
+  if (nccl_ahead && ++nccl_ahead > NCCL_AHEAD && !cuda_implicit) (void)nccl_throttle("cuMemFreeAsync(p, NULL)");
   CUresult r = pool ? drv.cuMemFreeAsync(p, cuda_side) : drv.cuMemFree(p);
   if (pool && r == CUDA_SUCCESS) cuda_queued(cuda_side);
   GpuResult res = cuda_released(r, pool ? "cuMemFreeAsync(p, NULL)" : "cuMemFree(p)");
@@ -135,7 +138,7 @@ GpuResult cuda_dtoh(void *dst, CUdeviceptr src, size_t n) {
 
 /* ordered in the default stream like a kernel; the host does not wait */
 GpuResult cuda_dtod(CUdeviceptr dst, CUdeviceptr src, size_t n) {
-  ALIVE("cuMemcpyDtoDAsync(dst, src, n, NULL)");
+  QUEUES("cuMemcpyDtoDAsync(dst, src, n, NULL)", 1);
   if (cuda_tracing()) cuda_trace_copy("dtod", n);
   CUresult c = drv.cuMemcpyDtoDAsync(dst, src, n, cuda_implicit);
   cuda_queued(cuda_implicit);
@@ -150,20 +153,20 @@ GpuResult cuda_dtod(CUdeviceptr dst, CUdeviceptr src, size_t n) {
  * recorded. */
 GpuResult cuda_htod_async(CUdeviceptr dst, const void *src, size_t n, CUstream s) {
   if (cuda_implicit) return cuda_htod(dst, src, n);
-  ALIVE("cuMemcpyHtoDAsync(dst, src, n, s)");
+  QUEUES("cuMemcpyHtoDAsync(dst, src, n, s)", 1);
   TRY(drv.cuMemcpyHtoDAsync(dst, src, n, s));
   cuda_queued(s);
   return GPU_OK;
 }
 GpuResult cuda_dtoh_async(void *dst, CUdeviceptr src, size_t n, CUstream s) {
   if (cuda_implicit) return cuda_dtoh(dst, src, n);
-  ALIVE("cuMemcpyDtoHAsync(dst, src, n, s)");
+  QUEUES("cuMemcpyDtoHAsync(dst, src, n, s)", 1);
   TRY(drv.cuMemcpyDtoHAsync(dst, src, n, s));
   cuda_queued(s);
   return GPU_OK;
 }
 GpuResult cuda_dtod_async(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) {
-  ALIVE("cuMemcpyDtoDAsync(dst, src, n, s)");
+  QUEUES("cuMemcpyDtoDAsync(dst, src, n, s)", 1);
   CUstream on = cuda_stream_for(s);
   TRY(drv.cuMemcpyDtoDAsync(dst, src, n, on));
   cuda_queued(on);
@@ -171,7 +174,7 @@ GpuResult cuda_dtod_async(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s
 }
 
 GpuResult cuda_memset0(CUdeviceptr p, size_t n) {
-  ALIVE("cuMemsetD8Async(p, 0, n, NULL)");
+  QUEUES("cuMemsetD8Async(p, 0, n, NULL)", 1);
   TRY(drv.cuMemsetD8Async(p, 0, n, cuda_implicit));
   cuda_queued(cuda_implicit);
   return GPU_OK;
@@ -194,7 +197,7 @@ static void enable_peer(int peer) {
 static GpuResult enter(int dev) {
   GpuResult r = cuda_use_device(dev);
   if (r.code) return r;
-  ALIVE("cuMemcpyPeerAsync(dst, dctx, src, sctx, n, s)");
+  QUEUES("cuMemcpyPeerAsync(dst, dctx, src, sctx, n, s)", 3);
   if (!devices[dev].peer) TRY(drv.cuEventCreate(&devices[dev].peer, CU_EVENT_DISABLE_TIMING));
   return GPU_OK;
 }

@@ -236,6 +236,21 @@ GpuResult nccl_watch(void) {
  * microsecond a call, but s may be gone by then (a stream the embedding program lent). */
 static void mark_queued(GpuComm *c, CUstream s) {
   c->probed = drv.cuEventRecord(c->probe, s) == CUDA_SUCCESS ? mpi_now() : 0;
+  if (nccl_ahead == 0) nccl_ahead = 1;
+}
+
+int nccl_ahead;
+
+/* Waits for every communicator's last collective (see cuda_internal.h). A wait that fails
+ * returns the failure: the watch broke a communicator, or Ctrl-C. */
+GpuResult nccl_throttle(const char *call) {
+  for (GpuComm *c = live; c; c = c->next)
+    if (!c->broken && unfinished(c)) {
+      GpuResult r = cuda_wait(c->probe, NULL, call);
+      if (r.code) return r;
+    }
+  nccl_ahead = 0;
+  return GPU_OK;
 }
 
 GpuResult nccl_coll(GpuComm *c, const GpuCollArgs *a) {
@@ -246,7 +261,7 @@ GpuResult nccl_coll(GpuComm *c, const GpuCollArgs *a) {
   if (cuda_implicit) return cuda_not_while_capturing("a collective", "ncclAllReduce");
   GpuResult r = cuda_use_device(c->device);
   if (r.code) return r;
-  ALIVE("ncclAllReduce");
+  QUEUES("ncclAllReduce", 4);
   CUstream s = cuda_implicit || !a->stream ? cuda_stream_for(a->stream) : a->stream;
   const void *in = (const void *)(uintptr_t)a->send;
   void *out = (void *)(uintptr_t)a->recv;
