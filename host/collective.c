@@ -5,6 +5,7 @@
  * across this process's ranks, C order), and issues one backend call per rank, grouped
  * when there are several. Sends and recvs between devices of this process are kept until
  * their group ends and paired first: one without its partner is an error, not a hang. */
+#include <stdio.h>
 #include <string.h>
 #include "gpu.h"
 
@@ -140,10 +141,22 @@ static GpuCollArgs args_of(const Call *k, int i) {
   return a;
 }
 
-/* A failed backend call: a broken communicator is aborted; the device is restored */
+/* A failed backend call raises; c is aborted when it is the communicator that broke (a
+ * wait, or the throttle before a collective, may have found another one broken: that one
+ * is refused when next used). The device is restored. */
 static void raise_failure(lua_State *L, LuaComm *c, GpuResult r, int was) {
-  if (was >= 0) backend_get()->use_device(was);
-  if (r.source == GPU_SRC_HOST && r.code == GPU_ERR_COMM_FAILED) comm_broke(L, c, r);
+  const GpuBackend *be = backend_get();
+  char why[600];   /* comm_check may write over the backend's detail */
+  if (was >= 0) be->use_device(was);
+  if (r.source == GPU_SRC_HOST && r.code == GPU_ERR_COMM_FAILED && c->alive && !c->broken) {
+    if (r.detail) {
+      snprintf(why, sizeof why, "%s", r.detail);
+      r.detail = why;
+    }
+    int own = 0;
+    for (int i = 0; i < c->n && !own; i++) own = be->comm_check(c->h[i]).code != 0;
+    if (own) comm_broke(L, c, r);
+  }
   errors_raise(L, r, NULL);
 }
 

@@ -294,6 +294,24 @@ describe("gpu.nccl.comm over one device", function()
       assert.matches("^false\tGPUHOST_COMM_FAILED: a collective on rank 0 %(device 0%) has not finished after 1 s", out .. err)
     end
   end)
+
+  -- b's collective is stuck behind the spin on s1; a's run on s2, which does not wait for
+  -- s1. The throttle before one of a's collectives finds b broken: b is refused from then
+  -- on, a goes on.
+  it("#cuda breaks only the communicator that broke when another's collective finds it", function()
+    local out, _, err = support.run("GPUHOST_COMM_TIMEOUT=1 " .. support.gpuhost .. " -e " .. support.quote([[
+      local a, b = gpu.nccl.comm({0}), gpu.nccl.comm({0})
+      local spin = gpu.kernel("__global__ void spin(long long n) { long long t = clock64(); while (clock64() - t < n) {} }")
+      local s1, s2, x, y = gpu.stream(), gpu.stream(), gpu.ones(4), gpu.ones(4)
+      a:all_reduce(x, {stream = s2}); b:all_reduce(y, {stream = s1}); gpu.synchronize()
+      spin[{1, 1, stream = s1}](4000000000); b:all_reduce(y, {stream = s1})
+      print(pcall(function() for _ = 1, 3000 do a:all_reduce(x, {stream = s2}) end end))
+      print(pcall(a.all_reduce, a, x, {stream = s2}))
+      print(pcall(b.all_reduce, b, y, {stream = s1}))]]))
+    assert.matches("^false\tGPUHOST_COMM_FAILED: a collective on rank 0 %(device 0%) has not finished after 1 s "
+                   .. "%(GPUHOST_COMM_TIMEOUT%): a rank is stuck elsewhere.-\n"
+                   .. "true\tgpu.array%(float32, {4}%) %[1, 1, 1, 1%]\nfalse\t.-broken", out .. err)
+  end)
 end)
 
 describe("gpu.nccl.comm under a launcher", function()

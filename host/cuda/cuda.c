@@ -13,6 +13,7 @@ static GpuResult cuda_module_load(CUmodule *m, const GpuImage *img) {
   return GPU_OK;
 }
 static GpuResult cuda_module_unload(CUmodule m) {
+  if (nccl_out) nccl_throttle_quietly(1, "cuModuleUnload(m)");   /* it may synchronize */
   return cuda_released(drv.cuModuleUnload(m), "cuModuleUnload(m)");
 }
 static GpuResult cuda_module_function(CUfunction *f, CUmodule m, const char *name) {

@@ -165,20 +165,28 @@ GpuResult nccl_watch(void);
 /* The throttle. A device queues about a thousand calls (1022 launches, copies or event
  * records alike on an H200); the next blocks in the driver until the device takes one,
  * and behind a collective that never ends (a peer stuck) it would block forever, where no
- * wait polls the watch. So while a collective may be out, each call that queues work
- * counts its entries (a guess, from above) in nccl_ahead, and past NCCL_AHEAD the host
- * first waits, polled and watched, until the collectives out are done (which resets it).
- * Loading a module or making a library handle can wait for the device too: those wait
- * for the collectives first (SETTLES). 0: no collective has gone out since the last. */
-#define NCCL_AHEAD 256
-extern int nccl_ahead;
-GpuResult nccl_throttle(const char *call);
-/* At the top of a call that queues n entries of work on the current device */
+ * wait polls the watch. So while a collective is out, each call that queues work adds
+ * its entries (a guess, from above) to nccl_entries, and once a collective out was queued
+ * NCCL_AHEAD entries ago (nccl_due), the host waits, polled and watched, until none out is
+ * older than half that: it stays a few hundred entries ahead of the device, never the
+ * thousand that would block. Loading a module, making a cuBLAS handle, a cuFFT plan or a
+ * communicator, and the frees that synchronize, can wait for the device's work: those
+ * wait for every collective out first (settle). nccl_out: some collective may be out. */
+#define NCCL_AHEAD 384
+extern int nccl_out;
+extern long long nccl_entries, nccl_due;
+GpuResult nccl_throttle(int settle, const char *call);
+/* The same where a failure cannot be returned (a __gc): the wait still breaks a
+ * collective that never ends; Ctrl-C is kept for the next wait */
+void nccl_throttle_quietly(int settle, const char *call);
+/* At the top of a call that queues n entries of work on the current device (a capture
+ * queues nothing: what it records counts when it runs) */
 #define QUEUES(call, n) do { ALIVE(call); \
-    if (nccl_ahead && (nccl_ahead += (n)) > NCCL_AHEAD && !cuda_implicit) { \
-      GpuResult q_ = nccl_throttle(call); if (q_.code) return q_; } } while (0)
+    if (nccl_out && (nccl_entries += (n)) > nccl_due && !cuda_implicit) { \
+      GpuResult q_ = nccl_throttle(0, call); if (q_.code) return q_; } } while (0)
 /* At the top of a call that may wait for the device's work */
-#define SETTLES(call) QUEUES(call, NCCL_AHEAD)
+#define SETTLES(call) do { ALIVE(call); \
+    if (nccl_out) { GpuResult q_ = nccl_throttle(1, call); if (q_.code) return q_; } } while (0)
 
 /* nvrtc.c */
 GpuResult nvrtc_identity(char *out, size_t n);

@@ -51,6 +51,7 @@ static unsigned long long tick;
 static void destroy(Plan *p) {
   int was = current;
   if (p->device != current) cuda_use_device(p->device);
+  if (nccl_out) nccl_throttle_quietly(1, "cufftDestroy");   /* freeing its work area synchronizes */
   cf.cufftDestroy(p->h);
   if (p->done) drv.cuEventDestroy(p->done);
   if (p->cap_done) drv.cuEventDestroy(p->cap_done);

@@ -76,9 +76,10 @@ GpuResult cuda_free(CUdeviceptr p, int device) {
     if (r.code) return r;
   }
   CUmemoryPool pool = devices[device].pool;
-  /* a free is queued too; it cannot fail for the throttle's sake, but the throttle's wait
-   * breaks (and so ends) a collective that never finishes */
-  if (nccl_ahead && ++nccl_ahead > NCCL_AHEAD && !cuda_implicit) (void)nccl_throttle("cuMemFreeAsync(p, NULL)");
+  if (nccl_out && !cuda_implicit) {   /* a free is queued too; cuMemFree synchronizes */
+    if (!pool) nccl_throttle_quietly(1, "cuMemFree(p)");
+    else if (++nccl_entries > nccl_due) nccl_throttle_quietly(0, "cuMemFreeAsync(p, NULL)");
+  }
   CUresult r = pool ? drv.cuMemFreeAsync(p, cuda_side) : drv.cuMemFree(p);
   if (pool && r == CUDA_SUCCESS) cuda_queued(cuda_side);
   GpuResult res = cuda_released(r, pool ? "cuMemFreeAsync(p, NULL)" : "cuMemFree(p)");
@@ -107,7 +108,10 @@ GpuResult cuda_trim(int device) {
 }
 
 GpuResult cuda_host_alloc(void **p, size_t n) { TRY(drv.cuMemHostAlloc(p, n, 0)); return GPU_OK; }
-GpuResult cuda_host_free(void *p) { return cuda_released(drv.cuMemFreeHost(p), "cuMemFreeHost(p)"); }
+GpuResult cuda_host_free(void *p) {
+  if (nccl_out) nccl_throttle_quietly(1, "cuMemFreeHost(p)");   /* it synchronizes */
+  return cuda_released(drv.cuMemFreeHost(p), "cuMemFreeHost(p)");
+}
 
 /* Synchronous copies wait for the work before them: interruptibly, first. A copy to the
  * device runs at once during a capture too (it is not recorded); a copy to the host
@@ -197,7 +201,7 @@ static void enable_peer(int peer) {
 static GpuResult enter(int dev) {
   GpuResult r = cuda_use_device(dev);
   if (r.code) return r;
-  QUEUES("cuMemcpyPeerAsync(dst, dctx, src, sctx, n, s)", 3);
+  ALIVE("cuMemcpyPeerAsync(dst, dctx, src, sctx, n, s)");
   if (!devices[dev].peer) TRY(drv.cuEventCreate(&devices[dev].peer, CU_EVENT_DISABLE_TIMING));
   return GPU_OK;
 }
@@ -210,6 +214,7 @@ static GpuResult peer_copy(CUdeviceptr dst, int dst_dev, CUdeviceptr src, int sr
     return (GpuResult){GPU_ERR_NO_SYMBOL, GPU_SRC_HOST, "cuGetProcAddress(\"cuMemcpyPeerAsync\")",
                        "the CUDA driver has no peer copies", NULL};
   if (cuda_implicit) return cuda_not_while_capturing("a copy between devices", "cuMemcpyPeerAsync");
+  QUEUES("cuMemcpyPeerAsync(dst, dctx, src, sctx, n, s)", 6);
   GpuResult r = enter(dst_dev);
   if (r.code) return r;
   enable_peer(src_dev);

@@ -5,12 +5,15 @@
  * loads unless the user set it (NVLink multicast stays off, as the GPU hosts gpuhost is
  * measured on require).
  *
- * Failures do not hang: each communicator keeps a probe, an event recorded after its
- * last collective; while a wait polls (driver.c's cuda_wait) and before each collective,
- * a communicator with unfinished work is checked: NCCL's asynchronous error, a peer
+ * Failures do not hang: each communicator keeps probes, events recorded after its last
+ * collectives; while a wait polls (driver.c's cuda_wait) and before each collective, a
+ * communicator with unfinished work is checked: NCCL's asynchronous error, a peer
  * process on this host that has ended (host/mpi.c), or a last collective unfinished
  * GPUHOST_COMM_TIMEOUT seconds after it was queued break it, and ncclCommAbort ends its
- * kernels, so the wait returns the failure. */
+ * kernels, so the wait returns the failure. The throttle (cuda_internal.h) keeps the host
+ * from queueing so far past an unfinished collective that a launch would block in CUDA,
+ * where no wait polls: it waits, watched, for the probes of collectives queued more than
+ * NCCL_AHEAD entries ago. */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,11 +54,18 @@ static struct {
 } nc;
 static Library nccl;
 
+#define NPROBES 16
+
 struct GpuComm {
   ncclComm_t comm;
   int device, rank, nranks, broken, launched;   /* launched: under MPI */
-  CUevent probe;               /* recorded after its last collective */
-  double probed;               /* when, while it is not known to be done; 0: none out */
+  /* A ring of the collectives not known done, oldest first: the probe recorded after
+   * each, and nccl_entries then. A later one done means the earlier are (NCCL runs a
+   * communicator's work in the order it was queued). */
+  CUevent probes[NPROBES];
+  long long stamps[NPROBES];
+  int first, out;
+  double probed;               /* when the newest was queued, while out > 0; else 0 */
   double timeout;
   struct GpuComm *next;        /* every live communicator, for the waits' watch */
   double next_look;            /* when NCCL's error and the peers are looked at again */
@@ -123,11 +133,17 @@ static GpuResult wrap(GpuComm **out, ncclComm_t comm, int device, int rank, int 
   if (r.code) return r;
   GpuComm *c = calloc(1, sizeof *c);
   if (c == NULL) return GPU_FAIL(CUDA_ERROR_OUT_OF_MEMORY, GPU_SRC_CUDA, "calloc");
-  *c = (GpuComm){comm, device, rank, nranks, 0, launched, NULL, 0, timeout, live, 0};
-  if ((r = cuda_use_device(device)).code == 0 &&
-      drv.cuEventCreate(&c->probe, CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS)
-    r = GPU_FAIL(CUDA_ERROR_OUT_OF_MEMORY, GPU_SRC_CUDA, "cuEventCreate(&probe)");
-  if (r.code) { free(c); return r; }
+  *c = (GpuComm){.comm = comm, .device = device, .rank = rank, .nranks = nranks,
+                 .launched = launched, .timeout = timeout, .next = live};
+  r = cuda_use_device(device);
+  for (int i = 0; i < NPROBES && r.code == 0; i++)
+    if (drv.cuEventCreate(&c->probes[i], CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS)
+      r = GPU_FAIL(CUDA_ERROR_OUT_OF_MEMORY, GPU_SRC_CUDA, "cuEventCreate(&probe)");
+  if (r.code) {
+    for (int i = 0; i < NPROBES && c->probes[i]; i++) drv.cuEventDestroy(c->probes[i]);
+    free(c);
+    return r;
+  }
   live = c;
   *out = c;
   return GPU_OK;
@@ -137,6 +153,7 @@ GpuResult nccl_comm_init_all(GpuComm **comms, int n, const int *devs) {
   GpuResult r = nccl_load();
   for (int i = 0; i < n && r.code == 0; i++) r = cuda_use_device(devs[i]);   /* contexts */
   if (r.code) return r;
+  SETTLES("ncclCommInitAll");   /* NCCL allocates, and may wait for the devices */
   ncclComm_t h[GPU_MAX_DEVICES];
   NTRY(nc.ncclCommInitAll(h, n, devs), NULL);
   for (int i = 0; i < n && r.code == 0; i++) r = wrap(&comms[i], h[i], devs[i], i, n, 0);
@@ -147,6 +164,7 @@ GpuResult nccl_comm_init_rank(GpuComm **comm, int nranks, int rank, const GpuCom
   GpuResult r = nccl_load();
   if (r.code == 0) r = cuda_use_device(device);
   if (r.code) return r;
+  SETTLES("ncclCommInitRank");   /* NCCL allocates, and may wait for the device */
   ncclUniqueId uid;
   memcpy(&uid, id->bytes, sizeof uid);
   ncclComm_t h;
@@ -154,10 +172,18 @@ GpuResult nccl_comm_init_rank(GpuComm **comm, int nranks, int rank, const GpuCom
   return wrap(comm, h, device, rank, nranks, 1);
 }
 
-/* Whether c's last collective is not known to be done (once it is, that is kept) */
+/* c's oldest collective out is known done: it leaves the ring */
+static void retire(GpuComm *c) {
+  c->first = (c->first + 1) % NPROBES;
+  if (--c->out == 0) c->probed = 0;
+}
+
+/* Whether c's last collective is not known to be done (once it is, that is kept; a probe
+ * that cannot be queried counts as done) */
 static int unfinished(GpuComm *c) {
-  if (c->probed <= 0) return 0;
-  if (drv.cuEventQuery(c->probe) == CUDA_ERROR_NOT_READY) return 1;
+  if (c->out == 0) return 0;
+  if (drv.cuEventQuery(c->probes[(c->first + c->out - 1) % NPROBES]) == CUDA_ERROR_NOT_READY) return 1;
+  c->out = 0;
   c->probed = 0;
   return 0;
 }
@@ -235,22 +261,81 @@ GpuResult nccl_watch(void) {
  * than the timeout.) Recording it later, only when a wait needs it, would save half a
  * microsecond a call, but s may be gone by then (a stream the embedding program lent). */
 static void mark_queued(GpuComm *c, CUstream s) {
-  c->probed = drv.cuEventRecord(c->probe, s) == CUDA_SUCCESS ? mpi_now() : 0;
-  if (nccl_ahead == 0) nccl_ahead = 1;
+  if (c->out == NPROBES) retire(c);   /* nccl_coll makes room; a last resort */
+  int i = (c->first + c->out) % NPROBES;
+  if (drv.cuEventRecord(c->probes[i], s) != CUDA_SUCCESS) return;
+  c->stamps[i] = nccl_entries;
+  c->out++;
+  c->probed = mpi_now();
+  if (!nccl_out || nccl_entries + NCCL_AHEAD < nccl_due) nccl_due = nccl_entries + NCCL_AHEAD;
+  nccl_out = 1;
 }
 
-int nccl_ahead;
+int nccl_out;
+long long nccl_entries, nccl_due;
 
-/* Waits for every communicator's last collective (see cuda_internal.h). A wait that fails
- * returns the failure: the watch broke a communicator, or Ctrl-C. */
-GpuResult nccl_throttle(const char *call) {
-  for (GpuComm *c = live; c; c = c->next)
-    if (!c->broken && unfinished(c)) {
-      GpuResult r = cuda_wait(c->probe, NULL, call);
+/* Waits, polled and watched, for probe i of c, on c's device */
+static GpuResult wait_probe(GpuComm *c, int i, const char *call) {
+  int was = current;
+  GpuResult r = cuda_use_device(c->device);
+  if (r.code == 0) r = cuda_wait(c->probes[i], NULL, call);
+  if (was >= 0 && current != was) {
+    GpuResult back = cuda_use_device(was);
+    if (r.code == 0) r = back;
+  }
+  return r;
+}
+
+/* Retires c's collectives that are done, waiting for those queued more than `age`
+ * entries ago (-1: for all) */
+static GpuResult catch_up(GpuComm *c, long long age, const char *call) {
+  if (c->broken || !unfinished(c)) return GPU_OK;   /* the newest done: all are */
+  while (!c->broken && c->out > 0) {
+    int i = c->first;
+    if (drv.cuEventQuery(c->probes[i]) == CUDA_ERROR_NOT_READY) {
+      if (age >= 0 && nccl_entries - c->stamps[i] <= age) break;
+      GpuResult r = wait_probe(c, i, call);
       if (r.code) return r;
     }
-  nccl_ahead = 0;
+    retire(c);
+  }
   return GPU_OK;
+}
+
+/* Room in c's ring for one more probe: the done retire; when none is, the oldest is
+ * waited for */
+static GpuResult make_room(GpuComm *c, const char *call) {
+  if (c->out < NPROBES || !unfinished(c)) return GPU_OK;
+  while (c->out > 0 && drv.cuEventQuery(c->probes[c->first]) != CUDA_ERROR_NOT_READY) retire(c);
+  if (c->out < NPROBES) return GPU_OK;
+  GpuResult r = wait_probe(c, c->first, call);
+  if (r.code == 0) retire(c);
+  return r;
+}
+
+/* See cuda_internal.h. Past the due count, waits until no collective out was queued more
+ * than half of NCCL_AHEAD entries ago (so the host stays that far ahead of the device),
+ * settle: until none is out. Then sets when to look again. A wait that fails returns the
+ * failure: the watch broke a communicator, or Ctrl-C. */
+GpuResult nccl_throttle(int settle, const char *call) {
+  GpuResult r = GPU_OK;
+  int out = 0;
+  long long due = 0;
+  for (GpuComm *c = live; c; c = c->next) {
+    if (r.code == 0) r = catch_up(c, settle ? -1 : NCCL_AHEAD / 2, call);
+    if (c->broken || c->out == 0) continue;
+    long long d = c->stamps[c->first] + NCCL_AHEAD;
+    if (!out || d < due) due = d;
+    out = 1;
+  }
+  nccl_out = out;
+  nccl_due = due;
+  return r;
+}
+
+void nccl_throttle_quietly(int settle, const char *call) {
+  GpuResult r = nccl_throttle(settle, call);
+  if (r.code == GPU_ERR_INTERRUPTED && r.source == GPU_SRC_HOST) backend_interrupted = 1;
 }
 
 GpuResult nccl_coll(GpuComm *c, const GpuCollArgs *a) {
@@ -262,6 +347,7 @@ GpuResult nccl_coll(GpuComm *c, const GpuCollArgs *a) {
   GpuResult r = cuda_use_device(c->device);
   if (r.code) return r;
   QUEUES("ncclAllReduce", 4);
+  if ((r = make_room(c, "ncclAllReduce")).code) return r;
   CUstream s = cuda_implicit || !a->stream ? cuda_stream_for(a->stream) : a->stream;
   const void *in = (const void *)(uintptr_t)a->send;
   void *out = (void *)(uintptr_t)a->recv;
@@ -316,7 +402,7 @@ static void unlink_comm(GpuComm *c) {
     if (*p == c) { *p = c->next; break; }
   for (int i = 0; i < ntouched; i++)
     if (touched[i].c == c) touched[i] = touched[--ntouched];
-  if (c->probe) drv.cuEventDestroy(c->probe);
+  for (int i = 0; i < NPROBES; i++) drv.cuEventDestroy(c->probes[i]);
   free(c);
 }
 
