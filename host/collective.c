@@ -141,18 +141,24 @@ static GpuCollArgs args_of(const Call *k, int i) {
   return a;
 }
 
+/* r with its detail copied into buf: the backend reuses its own at its next call */
+static GpuResult kept(GpuResult r, char *buf, size_t n) {
+  if (r.detail) {
+    snprintf(buf, n, "%s", r.detail);
+    r.detail = buf;
+  }
+  return r;
+}
+
 /* A failed backend call raises; c is aborted when it is the communicator that broke (a
  * wait, or the throttle before a collective, may have found another one broken: that one
  * is refused when next used). The device is restored. */
 static void raise_failure(lua_State *L, LuaComm *c, GpuResult r, int was) {
   const GpuBackend *be = backend_get();
-  char why[600];   /* comm_check may write over the backend's detail */
+  char why[600];   /* the calls below may write over the backend's detail */
+  r = kept(r, why, sizeof why);
   if (was >= 0) be->use_device(was);
   if (r.source == GPU_SRC_HOST && r.code == GPU_ERR_COMM_FAILED && c->alive && !c->broken) {
-    if (r.detail) {
-      snprintf(why, sizeof why, "%s", r.detail);
-      r.detail = why;
-    }
     int own = 0;
     for (int i = 0; i < c->n && !own; i++) own = be->comm_check(c->h[i]).code != 0;
     if (own) comm_broke(L, c, r);
@@ -201,6 +207,8 @@ static void issue(lua_State *L, Call *k) {
     r = be->use_device(c->devices[i]);
     if (r.code == 0) r = be->coll(c->h[i], &a);
   }
+  char why[600];   /* the group's end may write over the backend's detail */
+  if (r.code) r = kept(r, why, sizeof why);
   /* back on the device before first: the group's end may raise (its own failure), and it
    * restores only the device it found */
   GpuResult back = was >= 0 ? be->use_device(was) : GPU_OK;

@@ -179,10 +179,11 @@ GpuResult nccl_throttle(int settle, const char *call);
 /* The same where a failure cannot be returned (a __gc): the wait still breaks a
  * collective that never ends; Ctrl-C is kept for the next wait */
 void nccl_throttle_quietly(int settle, const char *call);
-/* At the top of a call that queues n entries of work on the current device (a capture
- * queues nothing: what it records counts when it runs) */
+/* At the top of a call that queues n entries of work on the current device (during a
+ * capture it may only record them, but a capture's allocations and frees are queued; the
+ * throttle only polls events, which a relaxed capture allows) */
 #define QUEUES(call, n) do { ALIVE(call); \
-    if (nccl_out && (nccl_entries += (n)) > nccl_due && !cuda_implicit) { \
+    if (nccl_out && (nccl_entries += (n)) > nccl_due) { \
       GpuResult q_ = nccl_throttle(0, call); if (q_.code) return q_; } } while (0)
 /* At the top of a call that may wait for the device's work */
 #define SETTLES(call) do { ALIVE(call); \

@@ -76,7 +76,7 @@ GpuResult cuda_free(CUdeviceptr p, int device) {
     if (r.code) return r;
   }
   CUmemoryPool pool = devices[device].pool;
-  if (nccl_out && !cuda_implicit) {   /* a free is queued too; cuMemFree synchronizes */
+  if (nccl_out) {   /* a free is queued too; cuMemFree synchronizes */
     if (!pool) nccl_throttle_quietly(1, "cuMemFree(p)");
     else if (++nccl_entries > nccl_due) nccl_throttle_quietly(0, "cuMemFreeAsync(p, NULL)");
   }

@@ -172,8 +172,10 @@ GpuResult nccl_comm_init_rank(GpuComm **comm, int nranks, int rank, const GpuCom
   return wrap(comm, h, device, rank, nranks, 1);
 }
 
-/* c's oldest collective out is known done: it leaves the ring */
+/* c's oldest collective out is known done: it leaves the ring (a wait's watch may have
+ * emptied it already) */
 static void retire(GpuComm *c) {
+  if (c->out == 0) return;
   c->first = (c->first + 1) % NPROBES;
   if (--c->out == 0) c->probed = 0;
 }
@@ -333,9 +335,18 @@ GpuResult nccl_throttle(int settle, const char *call) {
   return r;
 }
 
+/* Each failure of the watch broke a communicator: the rest are waited for still, and a
+ * Ctrl-C does not cut the wait short (the call after it would block, unwatched) but is
+ * kept for the next wait */
 void nccl_throttle_quietly(int settle, const char *call) {
-  GpuResult r = nccl_throttle(settle, call);
-  if (r.code == GPU_ERR_INTERRUPTED && r.source == GPU_SRC_HOST) backend_interrupted = 1;
+  int interrupted = 0;
+  for (;;) {
+    GpuResult r = nccl_throttle(settle, call);
+    if (r.source != GPU_SRC_HOST) break;
+    if (r.code == GPU_ERR_INTERRUPTED) interrupted = 1;
+    else if (r.code != GPU_ERR_COMM_FAILED) break;
+  }
+  if (interrupted) backend_interrupted = 1;
 }
 
 GpuResult nccl_coll(GpuComm *c, const GpuCollArgs *a) {
