@@ -171,10 +171,15 @@ GpuResult nccl_watch(void);
  * older than half that: it stays a few hundred entries ahead of the device, never the
  * thousand that would block. Loading a module, making a cuBLAS handle, a cuFFT plan or a
  * communicator, and the frees that synchronize, can wait for the device's work: those
- * wait for every collective out first (settle). nccl_out: some collective may be out. */
+ * wait for every collective out first (settle). nccl_out: some collective may be out.
+ * A collective on the legacy stream gets its probe later (nccl.c's mark_queued): once
+ * NCCL_PROBE_EVERY entries have followed it, before a wait (nccl_flush), or a capture.
+ * nccl_pending: communicators with collectives waiting for their probe. */
 #define NCCL_AHEAD 384
-extern int nccl_out;
+#define NCCL_PROBE_EVERY 64
+extern int nccl_out, nccl_pending;
 extern long long nccl_entries, nccl_due;
+void nccl_flush(void);
 GpuResult nccl_throttle(int settle, const char *call);
 /* The same where a failure cannot be returned (a __gc): the wait still breaks a
  * collective that never ends; Ctrl-C is kept for the next wait */

@@ -235,6 +235,7 @@ static double seconds(void) {
  * at a time. Gives up when backend_interrupted is set. */
 GpuResult cuda_wait(CUevent e, CUstream s, const char *call) {
   double t0 = seconds(), waited = 0;
+  if (nccl_pending) nccl_flush();   /* the watch sees the collectives waited for */
   for (int i = 0; ; i++) {
     CUresult r = e ? drv.cuEventQuery(e) : drv.cuStreamQuery(s);
     if (r != CUDA_ERROR_NOT_READY) return r == CUDA_SUCCESS ? GPU_OK : cuda_failed(r, call);

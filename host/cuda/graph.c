@@ -52,6 +52,7 @@ GpuResult cuda_capture_begin(void) {
                        "graphs need a CUDA 12 driver", NULL};
   if (cuda_implicit) return cuda_not_while_capturing("a graph inside a graph", "cuStreamBeginCapture(s, mode)");
   if ((r = streams(current)).code) return r;
+  if (nccl_pending) nccl_flush();   /* it uses the legacy stream, which a capture cannot */
   TRY(drv.cuEventRecord(cap.start, NULL));
   TRY(drv.cuStreamWaitEvent(cap.side[current], cap.start, 0));
   TRY(drv.cuStreamBeginCapture(cap.capture[current], CU_STREAM_CAPTURE_MODE_RELAXED));

@@ -66,6 +66,11 @@ struct GpuComm {
   long long stamps[NPROBES];
   int first, out;
   double probed;               /* when the newest was queued, while out > 0; else 0 */
+  /* Collectives on the legacy stream not yet followed by a probe (mark_queued): how many,
+   * nccl_entries at the first, when the last was queued */
+  int pending;
+  long long pending_stamp;
+  double pending_time;
   double timeout;
   struct GpuComm *next;        /* every live communicator, for the waits' watch */
   double next_look;            /* when NCCL's error and the peers are looked at again */
@@ -233,6 +238,10 @@ static int in_open_group(const GpuComm *c) {
 static void break_comm(GpuComm *c) {
   if (c->broken) return;
   c->broken = 1;
+  if (c->pending) {
+    c->pending = 0;
+    nccl_pending--;
+  }
   if (c->launched) mpi_skip_finalize();
   if (in_open_group(c)) return;
   nc.ncclCommAbort(c->comm);
@@ -256,25 +265,65 @@ GpuResult nccl_watch(void) {
   return GPU_OK;
 }
 
-/* After c's work is queued on s (outside a group, or at its end; c's device current):
- * the probe follows it, and the timeout counts from now. (It once counted from the first
- * collective not seen done, which, in a loop that kept the host a queue ahead of the
- * device, was the first of the loop: it broke the communicator once the loop ran longer
- * than the timeout.) Recording it later, only when a wait needs it, would save half a
- * microsecond a call, but s may be gone by then (a stream the embedding program lent). */
-static void mark_queued(GpuComm *c, CUstream s) {
-  if (c->out == NPROBES) retire(c);   /* nccl_coll makes room; a last resort */
-  int i = (c->first + c->out) % NPROBES;
+int nccl_out, nccl_pending;
+long long nccl_entries, nccl_due;
+
+/* The probe follows what is queued on s (c's device current) and covers c's collectives
+ * queued from `stamp` on, the last at `when`. In a full ring the newest probe moves on to
+ * cover them too, keeping its stamp. */
+static void record(GpuComm *c, CUstream s, long long stamp, double when) {
+  int full = c->out == NPROBES;
+  int i = (c->first + c->out - full) % NPROBES;
   if (drv.cuEventRecord(c->probes[i], s) != CUDA_SUCCESS) return;
-  c->stamps[i] = nccl_entries;
-  c->out++;
-  c->probed = mpi_now();
-  if (!nccl_out || nccl_entries + NCCL_AHEAD < nccl_due) nccl_due = nccl_entries + NCCL_AHEAD;
+  if (!full) {
+    c->stamps[i] = stamp;
+    c->out++;
+  }
+  c->probed = when;
+  long long due = c->stamps[c->first] + NCCL_AHEAD;
+  if (!nccl_out || due < nccl_due) nccl_due = due;
   nccl_out = 1;
 }
 
-int nccl_out;
-long long nccl_entries, nccl_due;
+/* c's collectives on the legacy stream get their probe now */
+static void flush(GpuComm *c) {
+  int was = current;
+  c->pending = 0;
+  nccl_pending--;
+  if (cuda_use_device(c->device).code == 0) record(c, NULL, c->pending_stamp, c->pending_time);
+  if (was >= 0 && current != was) cuda_use_device(was);
+}
+
+void nccl_flush(void) {
+  if (cuda_implicit) return;   /* the legacy stream cannot be used while a capture runs */
+  for (GpuComm *c = live; c && nccl_pending > 0; c = c->next)
+    if (c->pending) flush(c);
+}
+
+/* After c's work is queued on s (outside a group, or at its end; c's device current): the
+ * timeout counts from now. (It once counted from the first collective not seen done,
+ * which, in a loop that kept the host a queue ahead of the device, was the first of the
+ * loop: it broke the communicator once the loop ran longer than the timeout.) On a stream
+ * of the user's the probe follows at once: the stream may be gone later (one the
+ * embedding program lent). On the legacy stream it waits (NCCL_PROBE_EVERY): an event
+ * recorded between two kernels costs the device some 2 us (an H200, 10 us kernels: 11.6
+ * us an iteration, 13.6 with a record between), which an 8-byte all_reduce in a loop paid
+ * on every call. */
+static void mark_queued(GpuComm *c, CUstream s) {
+  double now = mpi_now();
+  if (s != NULL || cuda_implicit) {
+    record(c, s, nccl_entries, now);
+    return;
+  }
+  if (c->pending++ == 0) {
+    c->pending_stamp = nccl_entries;
+    nccl_pending++;
+  }
+  c->pending_time = now;
+  long long due = c->pending_stamp + NCCL_PROBE_EVERY;
+  if (!nccl_out || due < nccl_due) nccl_due = due;
+  nccl_out = 1;
+}
 
 /* Waits, polled and watched, for probe i of c, on c's device */
 static GpuResult wait_probe(GpuComm *c, int i, const char *call) {
@@ -304,31 +353,31 @@ static GpuResult catch_up(GpuComm *c, long long age, const char *call) {
   return GPU_OK;
 }
 
-/* Room in c's ring for one more probe: the done retire; when none is, the oldest is
- * waited for */
-static GpuResult make_room(GpuComm *c, const char *call) {
-  if (c->out < NPROBES || !unfinished(c)) return GPU_OK;
-  while (c->out > 0 && drv.cuEventQuery(c->probes[c->first]) != CUDA_ERROR_NOT_READY) retire(c);
-  if (c->out < NPROBES) return GPU_OK;
-  GpuResult r = wait_probe(c, c->first, call);
-  if (r.code == 0) retire(c);
-  return r;
-}
-
-/* See cuda_internal.h. Past the due count, waits until no collective out was queued more
- * than half of NCCL_AHEAD entries ago (so the host stays that far ahead of the device),
- * settle: until none is out. Then sets when to look again. A wait that fails returns the
- * failure: the watch broke a communicator, or Ctrl-C. */
+/* See cuda_internal.h. Past the due count: the collectives on the legacy stream queued
+ * NCCL_PROBE_EVERY entries ago get their probe; then waits until no collective out was
+ * queued more than half of NCCL_AHEAD entries ago (so the host stays that far ahead of
+ * the device); settle: probes all, and waits until none is out. Then sets when to look
+ * again. A wait that fails returns the failure: the watch broke a communicator, or
+ * Ctrl-C. */
 GpuResult nccl_throttle(int settle, const char *call) {
   GpuResult r = GPU_OK;
   int out = 0;
   long long due = 0;
   for (GpuComm *c = live; c; c = c->next) {
+    if (c->pending && !cuda_implicit && (settle || nccl_entries - c->pending_stamp >= NCCL_PROBE_EVERY))
+      flush(c);
     if (r.code == 0) r = catch_up(c, settle ? -1 : NCCL_AHEAD / 2, call);
-    if (c->broken || c->out == 0) continue;
-    long long d = c->stamps[c->first] + NCCL_AHEAD;
-    if (!out || d < due) due = d;
-    out = 1;
+    if (c->broken) continue;
+    if (c->out > 0) {
+      long long d = c->stamps[c->first] + NCCL_AHEAD;
+      if (!out || d < due) due = d;
+      out = 1;
+    }
+    if (c->pending) {
+      long long d = c->pending_stamp + NCCL_PROBE_EVERY;
+      if (!out || d < due) due = d;
+      out = 1;
+    }
   }
   nccl_out = out;
   nccl_due = due;
@@ -358,7 +407,6 @@ GpuResult nccl_coll(GpuComm *c, const GpuCollArgs *a) {
   GpuResult r = cuda_use_device(c->device);
   if (r.code) return r;
   QUEUES("ncclAllReduce", 4);
-  if ((r = make_room(c, "ncclAllReduce")).code) return r;
   CUstream s = cuda_implicit || !a->stream ? cuda_stream_for(a->stream) : a->stream;
   const void *in = (const void *)(uintptr_t)a->send;
   void *out = (void *)(uintptr_t)a->recv;
@@ -409,6 +457,7 @@ GpuResult nccl_group_end(void) {
 }
 
 static void unlink_comm(GpuComm *c) {
+  if (c->pending) nccl_pending--;
   for (GpuComm **p = &live; *p; p = &(*p)->next)
     if (*p == c) { *p = c->next; break; }
   for (int i = 0; i < ntouched; i++)
