@@ -295,6 +295,23 @@ describe("gpu.nccl.comm over one device", function()
     end
   end)
 
+  -- A collective on the default stream gets its probe at the next wait, after whatever was
+  -- queued since: the timeout counts from there, not from the collective (which blamed a
+  -- collective long done for a kernel launched a timeout later).
+  it("#cuda does not blame a collective long done for work queued after it", function()
+    local out, _, err = support.run("GPUHOST_COMM_TIMEOUT=1 " .. support.gpuhost .. " -e " .. support.quote([[
+      local comm = gpu.nccl.comm({0})
+      local spin = gpu.kernel("__global__ void spin(long long n) { long long t = clock64(); while (clock64() - t < n) {} }")
+      local x = gpu.ones(4)
+      spin[{1, 1}](1000); comm:all_reduce(x); gpu.synchronize()
+      comm:all_reduce(x)
+      local t0 = gpu.clock()
+      while gpu.clock() - t0 < 1.2 do end
+      spin[{1, 1}](1200000000)
+      print(pcall(function() return x:tohost()[1] end))]]))
+    assert.matches("^true\t1.0\n", out .. err)
+  end)
+
   -- b's collective is stuck behind the spin on s1; a's run on s2, which does not wait for
   -- s1. The throttle before one of a's collectives finds b broken: b is refused from then
   -- on, a goes on.

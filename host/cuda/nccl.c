@@ -65,12 +65,11 @@ struct GpuComm {
   CUevent probes[NPROBES];
   long long stamps[NPROBES];
   int first, out;
-  double probed;               /* when the newest was queued, while out > 0; else 0 */
+  double probed;               /* when the newest was recorded, while out > 0; else 0 */
   /* Collectives on the legacy stream not yet followed by a probe (mark_queued): how many,
-   * nccl_entries at the first, when the last was queued */
+   * and nccl_entries at the first */
   int pending;
   long long pending_stamp;
-  double pending_time;
   double timeout;
   struct GpuComm *next;        /* every live communicator, for the waits' watch */
   double next_look;            /* when NCCL's error and the peers are looked at again */
@@ -269,28 +268,32 @@ int nccl_out, nccl_pending;
 long long nccl_entries, nccl_due;
 
 /* The probe follows what is queued on s (c's device current) and covers c's collectives
- * queued from `stamp` on, the last at `when`. In a full ring the newest probe moves on to
- * cover them too, keeping its stamp. */
-static void record(GpuComm *c, CUstream s, long long stamp, double when) {
+ * queued from `stamp` on; the timeout counts from now (it also covers the work queued
+ * after them on s, and must not count that). In a full ring the newest probe moves on to
+ * cover them too, keeping its stamp. 0: it could not be recorded. */
+static int record(GpuComm *c, CUstream s, long long stamp) {
   int full = c->out == NPROBES;
   int i = (c->first + c->out - full) % NPROBES;
-  if (drv.cuEventRecord(c->probes[i], s) != CUDA_SUCCESS) return;
+  if (drv.cuEventRecord(c->probes[i], s) != CUDA_SUCCESS) return 0;
   if (!full) {
     c->stamps[i] = stamp;
     c->out++;
   }
-  c->probed = when;
+  c->probed = mpi_now();
   long long due = c->stamps[c->first] + NCCL_AHEAD;
   if (!nccl_out || due < nccl_due) nccl_due = due;
   nccl_out = 1;
+  return 1;
 }
 
-/* c's collectives on the legacy stream get their probe now */
+/* c's collectives on the legacy stream get their probe now (kept pending if it cannot be
+ * recorded) */
 static void flush(GpuComm *c) {
   int was = current;
-  c->pending = 0;
-  nccl_pending--;
-  if (cuda_use_device(c->device).code == 0) record(c, NULL, c->pending_stamp, c->pending_time);
+  if (cuda_use_device(c->device).code == 0 && record(c, NULL, c->pending_stamp)) {
+    c->pending = 0;
+    nccl_pending--;
+  }
   if (was >= 0 && current != was) cuda_use_device(was);
 }
 
@@ -300,26 +303,26 @@ void nccl_flush(void) {
     if (c->pending) flush(c);
 }
 
-/* After c's work is queued on s (outside a group, or at its end; c's device current): the
- * timeout counts from now. (It once counted from the first collective not seen done,
- * which, in a loop that kept the host a queue ahead of the device, was the first of the
- * loop: it broke the communicator once the loop ran longer than the timeout.) On a stream
- * of the user's the probe follows at once: the stream may be gone later (one the
- * embedding program lent). On the legacy stream it waits (NCCL_PROBE_EVERY): an event
+/* After c's work is queued on s (outside a group, or at its end; c's device current).
+ * The timeout counts from the probe's record. (It once counted from the first collective
+ * not seen done, which, in a loop that kept the host a queue ahead of the device, was the
+ * first of the loop: it broke the communicator once the loop ran longer than the
+ * timeout.) On a stream of the user's the probe follows at once (after the pending ones',
+ * so that the newest probe follows every collective): the stream may be gone later (one
+ * the embedding program lent). On the legacy stream it waits (NCCL_PROBE_EVERY): an event
  * recorded between two kernels costs the device some 2 us (an H200, 10 us kernels: 11.6
  * us an iteration, 13.6 with a record between), which an 8-byte all_reduce in a loop paid
  * on every call. */
 static void mark_queued(GpuComm *c, CUstream s) {
-  double now = mpi_now();
   if (s != NULL || cuda_implicit) {
-    record(c, s, nccl_entries, now);
+    if (c->pending) flush(c);
+    record(c, s, nccl_entries);
     return;
   }
   if (c->pending++ == 0) {
     c->pending_stamp = nccl_entries;
     nccl_pending++;
   }
-  c->pending_time = now;
   long long due = c->pending_stamp + NCCL_PROBE_EVERY;
   if (!nccl_out || due < nccl_due) nccl_due = due;
   nccl_out = 1;
@@ -443,7 +446,8 @@ GpuResult nccl_group_end(void) {
   if (--depth == 0) {           /* the group's kernels are queued now */
     int was = current;
     for (int i = 0; i < ntouched; i++)
-      if (cuda_use_device(touched[i].c->device).code == 0) mark_queued(touched[i].c, touched[i].s);
+      if (!touched[i].c->broken && cuda_use_device(touched[i].c->device).code == 0)
+        mark_queued(touched[i].c, touched[i].s);
     for (int i = 0; i < ntouched; i++)
       if (touched[i].c->broken && touched[i].c->comm) {   /* broke inside the group */
         nc.ncclCommAbort(touched[i].c->comm);
