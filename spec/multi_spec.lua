@@ -138,6 +138,19 @@ describe("#multi gpu.nccl.comm over devices of this process", function()
                    errof(gpu.nccl.group, function() comm:recv({false, y[2]}, {nil, 0}) end))
   end)
 
+  -- the limit is gpuhost's own list of pending pairs: the group is dropped, nothing was
+  -- given to NCCL, and the communicator is not broken
+  it("refuses more than 256 sends and recvs in one group, and goes on", function()
+    local x, y = both({1, 2}, {3, 4}), both({0, 0}, {0, 0})
+    assert.matches("more than 256 sends and recvs in one group", errof(gpu.nccl.group, function()
+      for _ = 1, 65 do comm:send(x, {1, 0}); comm:recv(y, {1, 0}) end
+    end))
+    gpu.nccl.group(function() comm:send(x, {1, 0}); comm:recv(y, {1, 0}) end)
+    assert.are.same({{3, 4}, {1, 2}}, {y[1]:totable(), y[2]:totable()})
+    local z = comm:all_reduce(both({1, 2}, {3, 4}))
+    assert.are.same({{4, 6}, {4, 6}}, {z[1]:totable(), z[2]:totable()})
+  end)
+
   it("refuses what would hang or mislead", function()
     local a0, a1 = gpu.zeros(3), on(1, function() return gpu.zeros(2) end)
     assert.matches("comm:all_reduce: argument 1 entry 2 is on device 0, and rank 1 of the communicator is on device 1",
