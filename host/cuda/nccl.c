@@ -66,8 +66,8 @@ struct GpuComm {
   long long stamps[NPROBES];
   int first, out;
   double probed;               /* when the newest was recorded, while out > 0; else 0 */
-  /* Collectives on the legacy stream not yet followed by a probe (mark_queued): how many,
-   * and nccl_entries at the first */
+  /* Whether collectives on the legacy stream wait for their probe (mark_queued), and
+   * nccl_entries at the first of them */
   int pending;
   long long pending_stamp;
   double timeout;
@@ -267,6 +267,12 @@ GpuResult nccl_watch(void) {
 int nccl_out, nccl_pending;
 long long nccl_entries, nccl_due;
 
+/* The throttle looks again at nccl_entries `due` at the latest */
+static void look_by(long long due) {
+  if (!nccl_out || due < nccl_due) nccl_due = due;
+  nccl_out = 1;
+}
+
 /* The probe follows what is queued on s (c's device current) and covers c's collectives
  * queued from `stamp` on; the timeout counts from now (it also covers the work queued
  * after them on s, and must not count that). In a full ring the newest probe moves on to
@@ -280,9 +286,7 @@ static int record(GpuComm *c, CUstream s, long long stamp) {
     c->out++;
   }
   c->probed = mpi_now();
-  long long due = c->stamps[c->first] + NCCL_AHEAD;
-  if (!nccl_out || due < nccl_due) nccl_due = due;
-  nccl_out = 1;
+  look_by(c->stamps[c->first] + NCCL_AHEAD);
   return 1;
 }
 
@@ -319,13 +323,12 @@ static void mark_queued(GpuComm *c, CUstream s) {
     record(c, s, nccl_entries);
     return;
   }
-  if (c->pending++ == 0) {
+  if (!c->pending) {
+    c->pending = 1;
     c->pending_stamp = nccl_entries;
     nccl_pending++;
   }
-  long long due = c->pending_stamp + NCCL_PROBE_EVERY;
-  if (!nccl_out || due < nccl_due) nccl_due = due;
-  nccl_out = 1;
+  look_by(c->pending_stamp + NCCL_PROBE_EVERY);
 }
 
 /* Waits, polled and watched, for probe i of c, on c's device */
