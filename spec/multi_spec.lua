@@ -291,16 +291,21 @@ describe("gpu.nccl.comm over one device", function()
 
   -- A device queues about a thousand calls; the next would block inside CUDA, where no
   -- wait watches, until the collective ahead ends: the throttle waits (watched) first.
-  -- Loading a new kernel's module waits for the device too. Before the throttle both ran
-  -- to the end of the spin and returned true.
+  -- Loading a new kernel's module waits for the device too, and so does cuBLAS's first
+  -- launch of a kernel it had not used (CUDA loads it then). Before the throttle, and
+  -- before products of a new kind settled, each ran to the end of the spin and returned
+  -- true. (The error itself comes at the spin's end: ncclCommAbort waits for the device,
+  -- which a stuck NCCL kernel, unlike the spin, leaves when aborted.)
   it("#cuda raises behind an unfinished collective instead of blocking in a launch", function()
     for _, case in ipairs{"for _ = 1, 3000 do tiny[{1, 1}](x) end",
-                          "local k = gpu.kernel('__global__ void k2(float *x) { x[1] = 2; }'); k[{1, 1}](x)"} do
+                          "local k = gpu.kernel('__global__ void k2(float *x) { x[1] = 2; }'); k[{1, 1}](x)",
+                          "local b = gpu.ones({2048, 2048}); b = b:matmul(b)"} do
       local out, _, err = support.run("GPUHOST_COMM_TIMEOUT=1 " .. support.gpuhost .. " -e " .. support.quote([[
         local comm = gpu.nccl.comm({0})
         local spin = gpu.kernel("__global__ void spin(long long n) { long long t = clock64(); while (clock64() - t < n) {} }")
         local tiny = gpu.kernel("__global__ void tiny(float *x) { if (x[0] < -1) x[0] = 0; }")
         local x = gpu.ones(4)
+        local m = gpu.ones({8, 8}); m = m:matmul(m)
         tiny[{1, 1}](x); comm:all_reduce(x); gpu.synchronize()
         spin[{1, 1}](4000000000); comm:all_reduce(x)
         print(pcall(function() ]] .. case .. [[ end))]]))

@@ -5,7 +5,9 @@
  * uses too). */
 #include <dlfcn.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <cublas_v2.h>
 #include "cuda_internal.h"
 
@@ -85,6 +87,47 @@ static GpuResult handle_for(cublasHandle_t *h, CUstream s, int tf32) {
   return GPU_OK;
 }
 
+/* cuBLAS picks a kernel for each kind of product, and CUDA loads it at its first launch
+ * (lazy loading, CUDA's default), which waits for the device's work: behind a collective
+ * that never ends, for ever, inside cuBLAS where the watch cannot see (2048 x 2048 after
+ * 8 x 8 float32 on an H200 waited out 2 s of spinning). So a product of a kind not seen
+ * before settles first. The kind: what cuBLAS chooses its kernel by (sizes, strides,
+ * transposes, type, math mode, batched, the operands' alignment). Seen kinds are kept in
+ * an open hash set, emptied when half full (new kinds then settle once more). */
+#define KINDS 1024
+static uint64_t kinds[KINDS];
+
+static uint64_t mix(uint64_t h, uint64_t v) {
+  h ^= v + 0x9e3779b97f4a7c15u + (h << 6) + (h >> 2);
+  return h * 0xff51afd7ed558ccdu;
+}
+
+/* g's kind, a hash of it (never 0, which marks an empty slot) */
+static uint64_t kind_of(const GpuGemm *g) {
+  const int64_t fields[] = {current, g->type, g->transa, g->transb, g->tf32, g->m, g->n, g->k,
+                            g->batch, g->lda, g->ldb, g->ldc, g->stride_a, g->stride_b,
+                            g->stride_c, (int64_t)((g->a | g->b | g->c) & 255)};
+  uint64_t h = 0;
+  for (size_t f = 0; f < sizeof fields / sizeof fields[0]; f++) h = mix(h, (uint64_t)fields[f]);
+  return h ? h : 1;
+}
+
+/* Whether kind h was seen; if not and `add`, it is now */
+static int seen(uint64_t h, int add) {
+  static int used;
+  size_t i = (size_t)(h % KINDS);
+  for (; kinds[i]; i = (i + 1) % KINDS)
+    if (kinds[i] == h) return 1;
+  if (!add) return 0;
+  if (++used > KINDS / 2) {
+    memset(kinds, 0, sizeof kinds);
+    used = 1;
+    i = (size_t)(h % KINDS);
+  }
+  kinds[i] = h;
+  return 0;
+}
+
 GpuResult cuda_gemm(const GpuGemm *g) {
   cublasHandle_t h;
   CUstream s = cuda_implicit ? cuda_stream_for(g->stream) : g->stream;   /* a capture's, when capturing */
@@ -93,6 +136,11 @@ GpuResult cuda_gemm(const GpuGemm *g) {
   if (g->m > 0x7fffffff || g->n > 0x7fffffff || g->k > 0x7fffffff || g->batch > 0x7fffffff ||
       g->lda > 0x7fffffff || g->ldb > 0x7fffffff || g->ldc > 0x7fffffff)
     return (GpuResult){GPU_ERR_LIBRARY, GPU_SRC_HOST, "cublasGemm", "cuBLAS takes dimensions below 2^31", NULL};
+  uint64_t kind = kind_of(g);
+  if (!seen(kind, 0)) {
+    SETTLES("cublasGemm (a new kind of product)");
+    seen(kind, 1);
+  }
   cublasOperation_t ta = g->transa ? CUBLAS_OP_T : CUBLAS_OP_N, tb = g->transb ? CUBLAS_OP_T : CUBLAS_OP_N;
   int m = (int)g->m, n = (int)g->n, k = (int)g->k, lda = (int)g->lda, ldb = (int)g->ldb, ldc = (int)g->ldc;
   int batch = (int)g->batch;
