@@ -164,7 +164,8 @@ typedef struct GpuBackend {
    * CUDA_ERROR_INVALID_VALUE when the device already has one in use. NULL where there are
    * no contexts (the CPU backend). */
   GpuResult (*adopt_context)(int ordinal, void *context);
-  int (*current_device)(void);  /* -1 before ensure_context or use_device succeeded */
+  int (*current_device)(void);  /* 0 until use_device made another current (whether or not
+                                 * a context was made yet: ensure_context makes one) */
   /* Blocks until the current device is idle. Waits (this, stream_synchronize,
    * event_synchronize, and htod/dtoh behind a running kernel) poll backend_interrupted. */
   GpuResult (*synchronize)(void);

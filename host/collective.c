@@ -157,7 +157,7 @@ static void raise_failure(lua_State *L, LuaComm *c, GpuResult r, int was) {
   const GpuBackend *be = backend_get();
   char why[600];   /* the calls below may write over the backend's detail */
   r = kept(r, why, sizeof why);
-  if (was >= 0) be->use_device(was);
+  be->use_device(was);
   if (r.source == GPU_SRC_HOST && r.code == GPU_ERR_COMM_FAILED && c->alive && !c->broken) {
     int own = 0;
     for (int i = 0; i < c->n && !own; i++) own = be->comm_check(c->h[i]).code != 0;
@@ -211,7 +211,7 @@ static void issue(lua_State *L, Call *k) {
   if (r.code) r = kept(r, why, sizeof why);
   /* back on the device before first: the group's end may raise (its own failure), and it
    * restores only the device it found */
-  GpuResult back = was >= 0 ? be->use_device(was) : GPU_OK;
+  GpuResult back = be->use_device(was);
   if (grouped) coll_group_finish(L, r.code != 0);   /* pairs the sends of a lone call */
   if (r.code) raise_failure(L, c, r, was);
   GPU_CHECK(L, back);
@@ -304,7 +304,7 @@ void coll_group_finish(lua_State *L, int failed) {
     lua_pushnil(L);
     lua_rawsetp(L, LUA_REGISTRYINDEX, &PENDING_KEY);
   }
-  if (was >= 0) be->use_device(was);
+  be->use_device(was);
   if (failed) return;
   if (why) luaL_error(L, "gpu.nccl: %s", why);
   GPU_CHECK(L, r);
@@ -465,7 +465,7 @@ static int coll_barrier(lua_State *L) {
     if (r.code == 0) r = backend_get()->synchronize();
     if (r.code) raise_failure(L, c, r, was);
   }
-  if (was >= 0) GPU_CHECK(L, backend_get()->use_device(was));
+  GPU_CHECK(L, backend_get()->use_device(was));
   return 0;
 }
 

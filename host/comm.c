@@ -28,7 +28,7 @@ static LuaComm *comm_new(lua_State *L) {
 
 /* Restores the current device after a backend call that may change it; raises r. */
 static void check_restoring(lua_State *L, GpuResult r, int was) {
-  if (was >= 0 && backend_get()->current_device() != was) {
+  if (backend_get()->current_device() != was) {
     GpuResult u = backend_get()->use_device(was);
     if (r.code == 0) r = u;
   }
@@ -107,7 +107,7 @@ static GpuResult comm_release(LuaComm *c, int abort) {
 static int comm_gc(lua_State *L) {
   int was = backend_get()->current_device();
   GpuResult r = comm_release(tocomm(L, 1), 0);
-  if (was >= 0) backend_get()->use_device(was);
+  backend_get()->use_device(was);
   if (r.code) errors_warn(L, r, "destroying a communicator");
   return 0;
 }
@@ -146,7 +146,7 @@ void comm_broke(lua_State *L, LuaComm *c, GpuResult r) {
 void comm_release_broken(LuaComm *c) {
   int was = backend_get()->current_device();
   comm_release(c, 1);
-  if (was >= 0) backend_get()->use_device(was);
+  backend_get()->use_device(was);
 }
 
 static void push_ints(lua_State *L, const int *v, int n) {

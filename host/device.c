@@ -81,7 +81,7 @@ static int device_synchronize(lua_State *L) {
   int id = device_id(L), was = backend_get()->current_device();
   GPU_CHECK(L, backend_get()->use_device(id));
   GpuResult r = backend_get()->synchronize();
-  if (was >= 0 && was != id) backend_get()->use_device(was);
+  if (was != id) backend_get()->use_device(was);
   GPU_CHECK(L, r);
   return 0;
 }

@@ -289,7 +289,6 @@ static void kernel_launch(lua_State *L, int kidx, GpuKernel *k, const GpuLaunche
   const GpuBackend *be = backend_get();   /* asked once a launch */
   int dev = be->current_device();
   CUfunction f = kernel_function(L, kidx, k, dev);
-  if (dev < 0) dev = be->current_device();   /* kernel_function made one current */
   marshal(L, kidx, k, first, nargs, dev);
   if (graph_capturing) graph_keep(L, kidx);   /* its program: a replay runs its code */
   GpuResult r = be->launch(f, g->grid, g->block, g->shared, stream, k->argv);

@@ -30,6 +30,16 @@ describe("#multi devices", function()
     assert.matches("e:record: the event is of device 1, the stream of device 0", errof(function() e:record(gpu.stream()) end))
   end)
 
+  -- In a fresh process on CUDA nothing was current yet, so each of these found nothing to
+  -- go back to and left device 1 current: the arrays made next went there.
+  it("leave device 0 current when a process's first call used device 1", function()
+    for _, first in ipairs{"gpu.nccl.comm({0, 1})", "gpu.with_device(1, gpu.zeros, 2)",
+                           "gpu.device(1):synchronize()", "local c = gpu.nccl.comm({1}); c:free()"} do
+      local out, _, err = support.host("-e " .. support.quote(first .. "; print(gpu.device().id, gpu.zeros(2).device)"))
+      assert.are.equal("0\t0\n", out, first .. ": " .. err)
+    end
+  end)
+
   it("refuse operations on arrays of two devices, naming both", function()
     local x = both({1, 2}, {3, 4})
     assert.matches("gpu.add: arrays on device 0 and device 1: copy one to the other's device first",

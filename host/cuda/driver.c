@@ -201,7 +201,10 @@ GpuResult cuda_ensure_context(void) {
   return cuda_use_device(0);
 }
 
-int cuda_current_device(void) { return current; }
+/* Device 0 until another was made current, as in CUDA's runtime (before, -1 here left a
+ * first gpu.nccl.comm({0, 1}), gpu.with_device(1, f) or gpu.device(1):synchronize() with
+ * device 1 current: there was nothing to go back to) */
+int cuda_current_device(void) { return current < 0 ? 0 : current; }
 
 #define DEFAULT_ARCH "sm_90"    /* what compile targets when there is no GPU */
 

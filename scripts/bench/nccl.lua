@@ -51,8 +51,9 @@ local tiny = per_device(function() return gpu.ones(2) end)   -- 8 bytes
 t = time(function() comm:all_reduce(tiny) end, 1000)
 out("all_reduce_8B_us", t * 1e6)
 if not launched and #devs >= 2 then
-  local a = gpu.ones(count)
+  local a = gpu.with_device(0, function() return gpu.ones(count) end)   -- whatever is current
   local b = gpu.with_device(1, function() return gpu.empty(count) end)
+  assert(a.device == 0 and b.device == 1)
   t = time(function() gpu.copy(b, a) end, REPS)
   out("peer_copy_GBs", BYTES / t / 1e9)
 end
