@@ -20,18 +20,27 @@ int gpuhost_use_context(int device, void *cucontext) {
   return be->adopt_context(device, cucontext).code == 0 ? 0 : -1;
 }
 
-/* [-0, +0, v] The layout of a lent buffer, checked. */
+/* [-0, +0, v] The layout of a lent buffer, checked: sizes as gpuhost's own arrays (at
+ * most 2^48 elements), strides within as many elements either way, so that what the
+ * layout code computes from them cannot overflow. */
+#define LENT_STRIDE ((int64_t)1 << 48)
 static GpuLayout lent_layout(lua_State *L, int ndim, const int64_t *shape, const int64_t *strides) {
   GpuLayout l;
   memset(&l, 0, sizeof l);
   if (ndim < 0 || ndim > GPU_MAXDIM || (ndim > 0 && shape == NULL))
     luaL_error(L, "gpuhost_push_array: ndim must be 0 to %d, with a shape", GPU_MAXDIM);
   l.shape.ndim = ndim;
+  for (int d = 0; d < ndim; d++) {
+    if (shape[d] < 0) luaL_error(L, "gpuhost_push_array: shape[%d] is negative", d);
+    l.shape.dim[d] = shape[d];
+  }
+  array_shape_fits(L, &l.shape);   /* before the products below, which could overflow */
   l.shape.size = 1;
   for (int d = ndim - 1; d >= 0; d--) {
-    if (shape[d] < 0) luaL_error(L, "gpuhost_push_array: shape[%d] is negative", d);
     l.strides[d] = strides ? strides[d] : (d == ndim - 1 ? 1 : l.strides[d + 1] * shape[d + 1]);
-    l.shape.dim[d] = shape[d];
+    if (l.strides[d] > LENT_STRIDE || l.strides[d] < -LENT_STRIDE)
+      luaL_error(L, "gpuhost_push_array: strides[%d] is %I elements, beyond 2^48", d,
+                 (lua_Integer)l.strides[d]);
     l.shape.size *= shape[d];
   }
   return l;

@@ -54,6 +54,24 @@ static int fail(const char *what) {
   return 1;
 }
 
+/* Lends buf with a shape or strides past gpuhost's limits: a Lua error, nothing lent */
+static int push_bad(lua_State *L) {
+  int64_t shape[2] = {(int64_t)1 << 40, (int64_t)1 << 40}, one[1] = {4}, far[1] = {(int64_t)1 << 62};
+  gpuhost_deviceptr buf = (gpuhost_deviceptr)lua_tointeger(L, lua_upvalueindex(1));
+  if (lua_toboolean(L, 1)) gpuhost_push_array(L, buf, "float32", 1, one, far, release, NULL);
+  else gpuhost_push_array(L, buf, "float32", 2, shape, NULL, release, NULL);
+  return 1;
+}
+
+static int refused(lua_State *L, gpuhost_deviceptr buf, int strides, const char *says) {
+  lua_pushinteger(L, (lua_Integer)buf);
+  lua_pushcclosure(L, push_bad, 1);
+  lua_pushboolean(L, strides);
+  int ok = lua_pcall(L, 1, 1, 0) != LUA_OK && strstr(lua_tostring(L, -1), says) != NULL;
+  lua_pop(L, 1);
+  return ok;
+}
+
 static const char *SCRIPT =
   "local scale = gpu.kernel([[extern \"C\" __global__ void scale(gpu::array<float> x, float f) {\n"
   "  long long i = gpu::grid(1); x[i] = f * x[i]; }]])\n"
@@ -90,6 +108,9 @@ int main(void) {
     memcpy(p, host, sizeof host);
     buf = (gpuhost_deviceptr)(uintptr_t)p;
   }
+  if (!refused(L, buf, 0, "shape {1099511627776, 1099511627776} is too large") ||
+      !refused(L, buf, 1, "strides[0] is 4611686018427387904 elements, beyond 2^48"))
+    return fail("a lent array past the limits");
   int64_t shape[1] = {N};
   gpuhost_push_array(L, buf, "float32", 1, shape, NULL, release, &gone);
   lua_setglobal(L, "x");
