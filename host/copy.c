@@ -189,10 +189,18 @@ static GpuResult direct(const Side *d, const Side *s, size_t n, CUstream stream)
 /* [-0, +0, e] A copy between two devices: one peer copy, on s (of the source's device) */
 static void between_devices(lua_State *L, const Side *d, const Side *s, size_t n, int sidx,
                             CUstream stream) {
-  if (d->dt != s->dt || !layout_contiguous(&d->l) || !layout_contiguous(&s->l))
-    luaL_error(L, "copy: between devices (%d to %d) arrays must be C-ordered with one dtype, "
-               "got %s to %s: make a:contiguous() or a:astype(...) on one device first",
-               s->d->device, d->d->device, dtypes[s->dt].name, dtypes[d->dt].name);
+  if (d->dt != s->dt)
+    luaL_error(L, "copy: between devices (%d to %d) the arrays must have one dtype, got %s to "
+               "%s: make a:astype(...) on one device first", s->d->device, d->d->device,
+               dtypes[s->dt].name, dtypes[d->dt].name);
+  if (!layout_contiguous(&s->l))
+    luaL_error(L, "copy: between devices (%d to %d) the arrays must be C-ordered, and the "
+               "source is a view that is not: pack it with a:contiguous() on its device first "
+               "(a:to(dev) does)", s->d->device, d->d->device);
+  if (!layout_contiguous(&d->l))
+    luaL_error(L, "copy: between devices (%d to %d) the arrays must be C-ordered, and the "
+               "destination is a view that is not: copy into a C-ordered array on device %d, "
+               "then into the view there", s->d->device, d->d->device, d->d->device);
   if (stream && sidx && stream_device(L, sidx) != s->d->device)
     luaL_error(L, "copy: the stream must be of the source's device %d, got one of device %d",
                s->d->device, stream_device(L, sidx));

@@ -484,6 +484,7 @@ end
 local restore_mt = {__close = function(guard) guard[1]:use() end}
 function gpu.with_device(id, f, ...)
   local n = gpu.device_count()
+  id = math.tointeger(id) or id   -- 1.0 names device 1, as gpu.device(1.0) does
   if math.type(id) ~= "integer" or id < 0 or id >= n then
     error(("gpu.with_device: no device %s (%d device%s, numbered from 0)"):format(
       tostring(id), n, n == 1 and "" or "s"), 2)

@@ -53,6 +53,8 @@ describe("#multi devices", function()
     assert.are.same({6, 8}, x[2]:totable())      -- read from device 1 while 0 is current
     assert.are.equal(8, x[2]:item(2))
     assert.matches("gpu.with_device: no device 9", errof(gpu.with_device, 9, print))
+    assert.matches("gpu.with_device: no device 1.5", errof(gpu.with_device, 1.5, print))
+    assert.are.equal(1, gpu.with_device(1.0, function() return gpu.device().id end))   -- as gpu.device(1.0)
     -- sorts, scans, products and user reductions too (they ran on the current device,
     -- reading the other's memory)
     local r = gpu.reduction("float32 x", "float32 y", "x", "a + b", "y = a", 0, "mysum")
@@ -88,8 +90,12 @@ describe("#multi devices", function()
     local s1 = on(1, function() return gpu.stream() end)
     gpu.copy(a, d, {stream = s1})
     s1:synchronize()
-    assert.matches("copy: between devices %(0 to 1%) arrays must be C%-ordered with one dtype",
+    assert.matches("copy: between devices %(0 to 1%) the arrays must have one dtype, got int32 to float32",
                    errof(gpu.copy, on(1, function() return gpu.zeros(6) end), gpu.arange(6, "int32")))
+    assert.matches("copy: between devices %(0 to 1%) the arrays must be C%-ordered, and the source is a view",
+                   errof(gpu.copy, on(1, function() return gpu.zeros({3, 2}, "int32") end), a.T))
+    assert.matches("copy: between devices %(0 to 1%) the arrays must be C%-ordered, and the destination is a view",
+                   errof(gpu.copy, on(1, function() return gpu.zeros({3, 2}, "int32") end).T, a))
     assert.matches("copy: the stream must be of the source's device 0", errof(gpu.copy, d, a, {stream = s1}))
     assert.matches("no device 5", errof(a.to, a, 5))
     -- saved from its own device, a view too
