@@ -194,9 +194,12 @@ static int view_reshape(lua_State *L) {
     if (infer >= 0) return luaL_error(L, "reshape: only one dimension can be -1");
     infer = i;
   }
-  if (infer >= 0 && known > 0 && a.l.shape.size % known == 0) to.dim[infer] = a.l.shape.size / known;
-  to.size = infer >= 0 && known > 0 ? a.l.shape.size : known;
-  if (to.size != a.l.shape.size || (infer >= 0 && known == 0)) {
+  int fits = infer >= 0 ? known > 0 && a.l.shape.size % known == 0 : known == a.l.shape.size;
+  if (infer >= 0 && fits) to.dim[infer] = a.l.shape.size / known;
+  to.size = fits ? a.l.shape.size : known;   /* (a -1 left in a shape that does not fit once
+                                              * passed the size check, and reshaping read
+                                              * past the shape's dims: a segfault) */
+  if (!fits) {
     char from[160], want[160];
     shape_format(&a.l.shape, from, sizeof from);
     shape_format(&to, want, sizeof want);
