@@ -87,16 +87,29 @@ static void download(lua_State *L, int idx) {
   lua_remove(L, -2);
 }
 
-/* [-0, +0, e] A number or boolean into every element of host array h. */
-static void host_fill(lua_State *L, HostArray *h, int v) {
-  uint64_t one = 0;
-  const char *err = dtype_store(L, v, h->dtype, &one);
+/* Whether the value at idx is one element's worth: a number, a boolean or a gpu.complex */
+static int is_scalar(lua_State *L, int idx) {
+  int t = lua_type(L, idx);
+  return t == LUA_TNUMBER || t == LUA_TBOOLEAN || luaL_testudata(L, idx, GPU_COMPLEX_T) != NULL;
+}
+
+/* [-0, +0, e] The scalar at v as one element of dtype dt, at one (16 bytes: a complex128;
+ * it was 8, and storing a complex128 wrote past it) */
+static void scalar_store(lua_State *L, int v, GpuDtype dt, uint64_t one[2]) {
+  one[0] = one[1] = 0;
+  const char *err = dtype_store(L, v, dt, one);
   if (err) luaL_error(L, "cannot store %s in a %s array: %s", luaL_tolstring(L, v, NULL),
-                      dtypes[h->dtype].name, err);
+                      dtypes[dt].name, err);
+}
+
+/* [-0, +0, e] A scalar into every element of host array h. */
+static void host_fill(lua_State *L, HostArray *h, int v) {
+  uint64_t one[2];
+  scalar_store(L, v, h->dtype, one);
   GpuShape s0 = {0, {0}, 1};
   GpuLayout dl = hostarray_layout(h), sl;
   layout_init(&sl, &s0);
-  strided_copy(h->base, &dl, h->dtype, &one, &sl, h->dtype);
+  strided_copy(h->base, &dl, h->dtype, one, &sl, h->dtype);
 }
 
 /* [-0, +1, e] The table at idx as a host array of dtype dt (its own shape). */
@@ -121,6 +134,13 @@ void copy_assign(lua_State *L, int dst, int v) {
     if (t == LUA_TTABLE) {
       from_table(L, v, array_check(L, dst)->dtype);
       v = lua_gettop(L);
+    } else if (t == LUA_TUSERDATA && is_scalar(L, v)) {   /* a gpu.complex: one element */
+      GpuShape s0 = {0, {0}, 1};
+      GpuDtype dt = array_check(L, dst)->dtype;
+      uint64_t one[2];
+      scalar_store(L, v, dt, one);
+      memcpy(hostarray_new(L, &s0, dt)->data, one, dtypes[dt].size);
+      v = lua_gettop(L);
     }
     if (hostarray_test(L, v)) {
       upload(L, v, NULL);
@@ -131,7 +151,7 @@ void copy_assign(lua_State *L, int dst, int v) {
     HostArray *h = hostarray_check(L, dst);
     GpuLayout hl = hostarray_layout(h);
     check_writable(L, &hl);
-    if (t == LUA_TNUMBER || t == LUA_TBOOLEAN) {
+    if (is_scalar(L, v)) {
       host_fill(L, h, v);
     } else {
       if (t == LUA_TTABLE) from_table(L, v, h->dtype);
@@ -351,9 +371,9 @@ static int copy_astype(lua_State *L) {
 
 /* a:fill(v): every element of a (a view too) set to v; returns a */
 static int copy_fill(lua_State *L) {
-  int t = lua_type(L, 2);
-  if (t != LUA_TNUMBER && t != LUA_TBOOLEAN)
-    return luaL_argerror(L, 2, lua_pushfstring(L, "number or boolean expected, got %s", luaL_typename(L, 2)));
+  if (!is_scalar(L, 2))
+    return luaL_argerror(L, 2, lua_pushfstring(L, "number, boolean or gpu.complex expected, got %s",
+                                               luaL_typename(L, 2)));
   copy_assign(L, 1, 2);
   lua_settop(L, 1);
   return 1;

@@ -32,6 +32,23 @@ describe("complex arrays", function()
                    S.errof(gpu.array, {"x"}, "complex64"))
   end)
 
+  -- a:fill(z) took only numbers and booleans; a number into a complex128 host array wrote
+  -- its imaginary part past an 8-byte buffer (ASan) and read it back from there
+  it("fill and assign gpu.complex values and numbers, on the device and the host", function()
+    local h = gpu.host.zeros({3}, "complex128")
+    h:fill(1.5)
+    assert.are.same({C(1.5, 0), C(1.5, 0), C(1.5, 0)}, h:totable())
+    h[{{1, 2}}] = C(1, 2)
+    assert.are.same({C(1, 2), C(1, 2), C(1.5, 0)}, h:totable())
+    assert.are.same({C(1, 2), C(1, 2)}, gpu.zeros({2}, "complex64"):fill(C(1, 2)):totable())
+    local d = gpu.zeros({2, 2}, "complex128")
+    d[{{}, 1}] = C(3, -1)
+    assert.are.same({{C(3, -1), C(0, 0)}, {C(3, -1), C(0, 0)}}, d:totable())
+    assert.matches("cannot store 1%+2j in a float32 array", S.errof(function() gpu.zeros(2):fill(C(1, 2)) end))
+    assert.matches("cannot store 1%+2j in a float32 array", S.errof(function() gpu.host.zeros(2):fill(C(1, 2)) end))
+    assert.matches("number, boolean or gpu.complex expected, got string", S.errof(function() gpu.zeros(2):fill("x") end))
+  end)
+
   it("promote as NumPy's do, and convert to real types by their real part", function()
     assert.are.equal("complex64", gpu.result_type("complex64", 1.5))
     assert.are.equal("complex128", gpu.result_type("complex64", "float64"))
