@@ -269,10 +269,16 @@ static void set_strided(lua_State *L, Launch *g, const GpuLayout *ls, int na, in
   g->grid[0] = blocks_for(L, (n + ITEMS - 1) / ITEMS);
 }
 
+/* Launches variant of e with g's arguments; arrays[0..n) are those whose pointers g holds.
+ * Building the kernel and keeping it for a graph allocate, and so may run finalizers, one
+ * of which may free an operand after its pointer was read: they are checked last (a freed
+ * operand's pointer was 0, and the kernel faulted). */
 static void launch(lua_State *L, int uidx, Ufunc *u, UEntry *e, int variant, Launch *g,
-                   CUstream stream) {
+                   CUstream stream, const GpuArray *const *arrays, int n) {
   CUfunction f = entry_function(L, uidx, e, variant);
   if (graph_capturing) graph_keep(L, uidx);   /* its programs: a replay runs their code */
+  for (int i = 0; i < n; i++)
+    if (!arrays[i]->alive) errors_freed(L, lua_pushfstring(L, "gpu.%s, freed while it started", u->name));
   GpuResult r = backend_get()->launch(f, g->grid, g->block, 0, stream, g->argv);
   if (r.code) {
     const char *more = r.detail;
@@ -290,12 +296,14 @@ void ufunc_launch(lua_State *L, int uidx, Ufunc *u, Operand *ops, CUstream strea
   int cpu = strcmp(backend_get()->name, "cpu") == 0, chunk = cpu ? 1 : e->chunk;
   Launch g;
   GpuLayout ls[GPU_MAXOPS];
+  const GpuArray *arrays[GPU_MAXOPS];
   size_t align = 16;
   for (int i = 0; i < n_ops; i++) {
     g.argv[i] = &g.slot[i];
     if (ops[i].kind != OPK_ARRAY) { g.slot[i] = ops[i].value.u; continue; }
     if (graph_capturing) graph_keep(L, ops[i].idx);   /* a graph keeps what it runs on */
     size_t es = dtypes[ops[i].dtype].size;
+    arrays[na] = ops[i].a;
     ls[na] = ops[i].lay;
     g.slot[i] = (uint64_t)(ops[i].a->base + (CUdeviceptr)(ops[i].lay.offset * (int64_t)es));
     size_t need = (size_t)chunk * es;
@@ -327,7 +335,7 @@ void ufunc_launch(lua_State *L, int uidx, Ufunc *u, Operand *ops, CUstream strea
     }
     g.argv[n_ops] = g.layout;
   }
-  launch(L, uidx, u, e, variant, &g, stream);
+  launch(L, uidx, u, e, variant, &g, stream, arrays, na);
 }
 
 int ufunc_quick(lua_State *L, int uidx, Ufunc *u, int first, int nargs) {
@@ -351,8 +359,10 @@ int ufunc_quick(lua_State *L, int uidx, Ufunc *u, int first, int nargs) {
   if (s.size == 0) return 1;
   int cpu = strcmp(backend_get()->name, "cpu") == 0, vec = cpu ? 1 : e->vec, aligned = 1;
   Launch g;
+  const GpuArray *arrays[GPU_MAXOPS];
   for (int i = 0; i <= nargs; i++) {
     const GpuArray *a = i < nargs ? lua_touserdata(L, first + i) : out;
+    arrays[i] = a;
     g.slot[i] = (uint64_t)a->ptr;
     g.argv[i] = &g.slot[i];
     if (g.slot[i] % ((size_t)(cpu ? 1 : e->chunk) * dtypes[a->dtype].size)) aligned = 0;
@@ -364,7 +374,7 @@ int ufunc_quick(lua_State *L, int uidx, Ufunc *u, int first, int nargs) {
   g.grid[0] = blocks_for(L, (s.size + vec - 1) / vec);
   g.grid[1] = g.grid[2] = g.block[1] = g.block[2] = 1;
   g.block[0] = BLOCK;
-  launch(L, uidx, u, e, V_FLAT, &g, NULL);
+  launch(L, uidx, u, e, V_FLAT, &g, NULL, arrays, nargs + 1);
   return 1;
 }
 

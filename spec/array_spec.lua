@@ -207,6 +207,13 @@ describe("device arrays", function()
     local f = gpu.ones(2, "float32")
     f:free()
     assert.matches("attempt to use a freed array", S.errof(function() return f + f end), 1, true)
+    -- freed by a finalizer that making the output ran (the limit forces a full collection
+    -- there): the operands were checked before, and the kernel read address 0
+    local out = S.run("GPUHOST_MEMORY_LIMIT=3000000 " .. S.gpuhost .. " -e " .. S.quote([[
+      local x, y = gpu.ones(2^18), gpu.ones(2^18)
+      setmetatable({}, {__gc = function() x:free() end})
+      print(pcall(function() return x + y end))]]))
+    assert.matches("^false\t%(command line%):3: attempt to use a freed array %(gpu.add, freed while it started%)", out)
   end)
 
   it("allow empty arrays", function()
