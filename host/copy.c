@@ -117,7 +117,7 @@ static void from_table(lua_State *L, int idx, GpuDtype dt) {
   GpuShape s;
   table_shape(L, idx, &s);
   HostArray *h = hostarray_new(L, &s, dt);
-  if (h->nbytes) table_read(L, idx, &s, dt, h->data);
+  table_read(L, idx, &s, dt, h->data);
 }
 
 static void check_writable(lua_State *L, const GpuLayout *l) {

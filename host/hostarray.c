@@ -306,7 +306,7 @@ static int host_array(lua_State *L) {
   GpuShape s;
   table_shape(L, 1, &s);
   HostArray *h = hostarray_new(L, &s, dt);
-  if (h->nbytes) table_read(L, 1, &s, dt, h->data);
+  table_read(L, 1, &s, dt, h->data);
   return 1;
 }
 

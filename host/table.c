@@ -12,11 +12,12 @@ void table_shape(lua_State *L, int idx, GpuShape *s) {
   while (lua_istable(L, -1)) {
     if (s->ndim == GPU_MAXDIM)
       luaL_error(L, "tables nested deeper than %d levels", GPU_MAXDIM);
-    s->dim[s->ndim++] = (int64_t)luaL_len(L, -1);
+    s->dim[s->ndim++] = (int64_t)lua_rawlen(L, -1);   /* raw, as read_level reads it */
     if (s->dim[s->ndim - 1] == 0) break;
-    lua_geti(L, -1, 1);
+    lua_rawgeti(L, -1, 1);
   }
   lua_settop(L, top);
+  array_shape_fits(L, s);   /* before the product, which could overflow */
   s->size = 1;
   for (int i = 0; i < s->ndim; i++) s->size *= s->dim[i];
 }
@@ -80,7 +81,7 @@ void table_read(lua_State *L, int idx, const GpuShape *s, GpuDtype dt, void *dst
   int64_t at[GPU_MAXDIM] = {0};
   char *p = dst;
   lua_pushvalue(L, idx);
-  if (s->size > 0) read_level(L, s, 0, dt, &p, at);
+  read_level(L, s, 0, dt, &p, at);   /* with no elements too: {{}, {1, 2}} is ragged */
   lua_pop(L, 1);
 }
 

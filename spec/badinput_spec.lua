@@ -258,6 +258,11 @@ local rows = {
    "ragged table: [2] has 1 elements, expected 2"},
   {"gpu.array({{1}, 2})", function() return gpu.array({{1}, 2}) end,
    "ragged table: element [2] is a number, expected a table"},
+  -- an empty first row made shape {2, 0}, and nothing read the rest
+  {"gpu.array({{}, {1, 2}})", function() return gpu.array({{}, {1, 2}}) end,
+   "ragged table: [2] has 2 elements, expected 0"},
+  {"gpu.host.array({{{}}, {{1}}})", function() return gpu.host.array({{{}}, {{1}}}) end,
+   "ragged table: [2][1] has 1 elements, expected 0"},
   {"gpu.array({{{{{{{{{1}}}}}}}}})", function() return gpu.array({{{{{{{{{1}}}}}}}}}) end,
    "tables nested deeper than 8 levels"},
   {"gpu.array({1, 2}, 'nope')", function() return gpu.array({1, 2}, 'nope') end,

@@ -74,6 +74,13 @@ describe("gpu.host", function()
                    S.errof(gpu.host.array, {{1, 2}, 3}), 1, true)
   end)
 
+  -- the shape came from __len (2^32 x 2^32 x 4 overflowed int64 there), the elements raw
+  it("reads a table's shape as it reads its elements, without __len", function()
+    local function long(t) return setmetatable(t, {__len = function() return 2^32 end}) end
+    assert.are.same({1, 2}, gpu.host.array(long({long({1, 2})})).shape)
+    assert.are.same({2}, gpu.array(setmetatable({1, 2}, {__len = function() return -5 end})).shape)
+  end)
+
   it("checks indices", function()
     local h = gpu.host.zeros(3)
     assert.matches("index 4 out of range for a host array of 3 elements", S.errof(function() return h[4] end), 1, true)
