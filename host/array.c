@@ -133,6 +133,7 @@ GpuArray *array_view(lua_State *L, int idx, const GpuLayout *l) {
   v->device = src->device;
   v->base = own->base;
   array_set_layout(v, l);
+  v->shares = src->shares || layout_expanded(l);   /* a row of an expanded view shares too */
   if (src->owner) lua_getiuservalue(L, idx, 1);
   else lua_pushvalue(L, idx);
   lua_setiuservalue(L, -2, 1);   /* the owner lives as long as its views */
@@ -140,6 +141,11 @@ GpuArray *array_view(lua_State *L, int idx, const GpuLayout *l) {
   v->alive = 1;
   own->nviews++;
   return v;
+}
+
+int array_shares(const GpuArray *a) {
+  GpuLayout l = array_layout(a);
+  return a->shares || layout_expanded(&l);
 }
 
 /* The one release path, shared by __gc, __close and :free(); idempotent. A view gives

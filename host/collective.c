@@ -361,11 +361,17 @@ static void outputs(lua_State *L, Call *k) {
                    (lua_Integer)want, dtypes[x->dtype].name, (lua_Integer)o->shape.size, dtypes[o->dtype].name);
       if ((gathers || scatters) && o->base == x->base)
         luaL_error(L, "comm:%s: out shares memory with the input", coll_names[kind]);
+      if (array_shares(o)) errors_shared(L, lua_pushfstring(L, "comm:%s: out", coll_names[kind]));
     }
     return;
   }
   lua_pop(L, 1);
-  if (!gathers && !scatters) { lua_pushvalue(L, 2); return; }
+  if (!gathers && !scatters) {   /* in place */
+    for (int i = 0; i < k->c->n; i++)
+      if (array_shares(k->x[i])) errors_shared(L, lua_pushfstring(L, "comm:%s: in place", coll_names[kind]));
+    lua_pushvalue(L, 2);
+    return;
+  }
   if (k->c->n > 1) lua_createtable(L, k->c->n, 0);
   for (int i = 0; i < k->c->n; i++) {
     GpuShape s = out_shape(k, k->x[i]);
@@ -412,6 +418,8 @@ static int run_call(lua_State *L, int kind) {
   for (int i = 0; i < k.c->n; i++) any |= (k.x[i] = buffer(L, 2, &k, i, "argument 1", p2p)) != NULL;
   if (!any) return luaL_error(L, "comm:%s: no array to %s", coll_names[kind], kind == GPU_COLL_RECV ? "receive into" : "send");
   if (p2p) read_peers(L, &k, 3);
+  for (int i = 0; kind == GPU_COLL_RECV && i < k.c->n; i++)
+    if (k.x[i] && array_shares(k.x[i])) errors_shared(L, "comm:recv");
   int reducing = kind == GPU_COLL_ALL_REDUCE || kind == GPU_COLL_REDUCE || kind == GPU_COLL_REDUCE_SCATTER;
   if (!reducing && k.op != GPU_RED_SUM) return luaL_error(L, "comm:%s takes no op", coll_names[kind]);
   if (!p2p) check_alike(L, &k, reducing);

@@ -120,12 +120,6 @@ static void from_table(lua_State *L, int idx, GpuDtype dt) {
   table_read(L, idx, &s, dt, h->data);
 }
 
-static void check_writable(lua_State *L, const GpuLayout *l) {
-  if (layout_expanded(l))
-    luaL_error(L, "cannot write into an expanded view (a stride of 0): its elements share "
-               "memory; write into a:contiguous()");
-}
-
 void copy_assign(lua_State *L, int dst, int v) {
   dst = lua_absindex(L, dst);
   v = lua_absindex(L, v);
@@ -149,8 +143,7 @@ void copy_assign(lua_State *L, int dst, int v) {
     ops_copy(L, dst, v, NULL);
   } else {
     HostArray *h = hostarray_check(L, dst);
-    GpuLayout hl = hostarray_layout(h);
-    check_writable(L, &hl);
+    if (hostarray_shares(h)) errors_shared(L, NULL);
     if (is_scalar(L, v)) {
       host_fill(L, h, v);
     } else {
@@ -193,6 +186,10 @@ static Side side(lua_State *L, int idx) {
   if (s.dev) { s.d = array_check(L, idx); s.l = array_layout(s.d); s.dt = s.d->dtype; }
   else { s.h = hostarray_check(L, idx); s.l = hostarray_layout(s.h); s.dt = s.h->dtype; }
   return s;
+}
+
+static void check_writable(lua_State *L, const Side *s) {
+  if (s->dev ? array_shares(s->d) : hostarray_shares(s->h)) errors_shared(L, NULL);
 }
 
 /* The one transfer whose both sides are C-ordered with one dtype. */
@@ -255,7 +252,7 @@ static void transfer_on(lua_State *L, int dst, int src, CUstream stream, int sid
   if (d.l.shape.size != s.l.shape.size)
     luaL_error(L, "copy: %I elements into an array of %I", (lua_Integer)s.l.shape.size,
                (lua_Integer)d.l.shape.size);
-  check_writable(L, &d.l);
+  check_writable(L, &d);
   if (graph_capturing && d.dev) graph_keep(L, dst);   /* a graph keeps what it copies */
   if (graph_capturing && s.dev) graph_keep(L, src);
   size_t n = (size_t)d.l.shape.size * dtypes[d.dt].size;

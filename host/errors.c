@@ -76,6 +76,12 @@ int errors_freed(lua_State *L, const char *what) {
   return luaL_error(L, "attempt to use a freed array");
 }
 
+int errors_shared(lua_State *L, const char *what) {
+  return luaL_error(L, "%s%scannot write into an expanded view (a stride of 0) or a view of one: "
+                    "its elements share memory; write into a:contiguous()", what ? what : "",
+                    what ? ": " : "");
+}
+
 void errors_warn(lua_State *L, GpuResult r, const char *what) {
   const char *name = result_name(r);
   char code[32];

@@ -127,6 +127,9 @@ int errors_raise(lua_State *L, GpuResult r, const char *detail);
     if (r_.code != 0) errors_raise(L, r_, NULL); } while (0)
 /* [-0, +0, v] "attempt to use a freed array", with what (or nothing) in parentheses. */
 int errors_freed(lua_State *L, const char *what);
+/* [-0, +0, v] "what: cannot write into an expanded view ...": a write into an array whose
+ * elements share memory (array_shares). what may be NULL. */
+int errors_shared(lua_State *L, const char *what);
 /* [-0, +0, -] A cleanup failed where nothing can be raised (__gc): a warning (lua_warning). */
 void errors_warn(lua_State *L, GpuResult r, const char *what);
 void errors_open(lua_State *L);
@@ -148,6 +151,9 @@ typedef struct GpuArray {
   int pins;            /* graphs that use it (graph.c): it cannot be freed while any does */
   int contiguous;      /* C order from ptr on */
   int nviews;          /* an owner's live views */
+  int shares;          /* 1: an expanded view (a stride 0), or a view of one: its elements
+                        * share memory, and nothing writes into it (NumPy's read-only
+                        * broadcast views); array_shares() */
   int64_t strides[GPU_MAXDIM];   /* in elements; may be 0 (expand) or negative */
   int64_t offset;      /* elements from base to element 0 */
   struct GpuArray *owner;        /* a view's owner (its user value), NULL for an owner */
@@ -168,6 +174,7 @@ GpuArray *array_operand(lua_State *L, int idx, const char *name, int pos);
  * the current device */
 void array_here(lua_State *L, const GpuArray *a, const char *prefix, const char *name);
 GpuArray *array_new(lua_State *L, const GpuShape *s, GpuDtype dt);  /* [-0, +1, e] */
+int array_shares(const GpuArray *a);   /* whether a is (a view of) an expanded view: not written */
 void array_shape_fits(lua_State *L, const GpuShape *s);  /* [-0, +0, e] more than 2^48 elements: an error */
 /* [-0, +1, e] An array over memory an embedding program lends (embedapi.c): it is not
  * freed here; its release callback is called instead. */
@@ -190,6 +197,7 @@ typedef struct HostArray {
   int alive;
   int contiguous;
   int nviews;
+  int shares;          /* as GpuArray's: hostarray_shares() */
   int64_t strides[GPU_MAXDIM];
   int64_t offset;
   struct HostArray *owner;
@@ -200,6 +208,7 @@ HostArray *hostarray_check(lua_State *L, int idx);  /* [-0, +0, v] a live host a
 HostArray *hostarray_new(lua_State *L, const GpuShape *s, GpuDtype dt);   /* [-0, +1, e] */
 HostArray *hostarray_view(lua_State *L, int idx, const GpuLayout *l);      /* [-0, +1, m] */
 GpuLayout hostarray_layout(const HostArray *h);
+int hostarray_shares(const HostArray *h);
 void hostarray_open(lua_State *L);
 
 /* ---- tables <-> packed elements (table.c) ---- */

@@ -147,6 +147,7 @@ HostArray *hostarray_view(lua_State *L, int idx, const GpuLayout *l) {
   v->pinned = src->pinned;
   v->base = own->base;
   hostarray_set_layout(v, l);
+  v->shares = src->shares || layout_expanded(l);
   if (src->owner) lua_getiuservalue(L, idx, 1);
   else lua_pushvalue(L, idx);
   lua_setiuservalue(L, -2, 1);   /* the owner lives as long as its views */
@@ -154,6 +155,11 @@ HostArray *hostarray_view(lua_State *L, int idx, const GpuLayout *l) {
   v->alive = 1;
   own->nviews++;
   return v;
+}
+
+int hostarray_shares(const HostArray *h) {
+  GpuLayout l = hostarray_layout(h);
+  return h->shares || layout_expanded(&l);
 }
 
 /* The one release path; the backend's result. A view gives back its claim on its owner. */
@@ -241,6 +247,7 @@ static int hostarray_index(lua_State *L) {
 static int hostarray_newindex(lua_State *L) {
   if (lua_type(L, 2) == LUA_TTABLE) return view_assign(L);
   HostArray *h = hostarray_check(L, 1);
+  if (hostarray_shares(h)) return errors_shared(L, NULL);
   void *p = element(L, h, 2);
   const char *err = dtype_store(L, 3, h->dtype, p);
   if (err) return luaL_error(L, "cannot store %s in a %s host array: %s",

@@ -228,9 +228,7 @@ static void outputs(lua_State *L, const Ufunc *u, Operand *ops, Operand *given, 
     if (!ok)
       luaL_error(L, "gpu.%s: out is %s, and the result (%s) cannot be cast to it", u->name,
                  dtypes[o->dtype].name, dtypes[dt[j]].name);
-    if (layout_expanded(&o->lay))
-      luaL_error(L, "gpu.%s: cannot write into an expanded view (a stride of 0): its elements "
-                 "share memory; write into a:contiguous()", u->name);
+    if (array_shares(o->a)) errors_shared(L, lua_pushfstring(L, "gpu.%s", u->name));
     if (j == 0) *s = o->lay.shape;
   }
 }

@@ -158,9 +158,7 @@ static GpuArray *make_output(lua_State *L, const char *name, const Args *g, cons
     if (!can_cast_same_kind(dt, o->dtype))
       luaL_error(L, "gpu.%s: out is %s, and the result (%s) cannot be cast to it", name,
                  dtypes[o->dtype].name, dtypes[dt].name);
-    GpuLayout l = array_layout(o);
-    if (layout_expanded(&l))
-      luaL_error(L, "gpu.%s: cannot write into an expanded view (a stride of 0)", name);
+    if (array_shares(o)) errors_shared(L, lua_pushfstring(L, "gpu.%s", name));
     int apart = 1;
     for (int i = 0; i < nin; i++) apart = apart && !overlaps(o, array_check(L, ins[i]));
     if (apart) { lua_pushvalue(L, g->out); return o; }

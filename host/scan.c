@@ -176,8 +176,7 @@ static void scan_output(lua_State *L, const char *name, int in, int outidx) {
   }
   if (!can_cast_same_kind(dt, o->dtype))
     luaL_error(L, "gpu.%s: out is %s, and the result (%s) cannot be cast to it", name, dtypes[o->dtype].name, dtypes[dt].name);
-  GpuLayout l = array_layout(o);
-  if (layout_expanded(&l)) luaL_error(L, "gpu.%s: cannot write into an expanded view (a stride of 0)", name);
+  if (array_shares(o)) errors_shared(L, lua_pushfstring(L, "gpu.%s", name));
   lua_pushvalue(L, outidx);
 }
 

@@ -322,9 +322,21 @@ static int view_is_contiguous(lua_State *L) {
   return 1;
 }
 
-/* a:contiguous(): a itself when in C order, else a C-ordered copy */
+/* a:contiguous(): a itself when in C order, else a C-ordered copy; a copy too for a view
+ * of an expanded view, which is not written (the error says to write into a:contiguous()) */
 static int view_contiguous(lua_State *L) {
-  arr_check(L, 1);
+  Arr a = arr_check(L, 1);
+  if (a.d ? a.d->shares : a.h->shares) {
+    if (a.d) {
+      array_new(L, &a.l.shape, a.dt);
+      ops_copy(L, -1, 1, NULL);
+    } else {
+      HostArray *c = hostarray_new(L, &a.l.shape, a.dt);
+      GpuLayout dl = hostarray_layout(c);
+      strided_copy(c->base, &dl, c->dtype, a.h->base, &a.l, a.dt);
+    }
+    return 1;
+  }
   copy_contiguous(L, 1);
   return 1;
 }

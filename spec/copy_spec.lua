@@ -59,7 +59,7 @@ describe("copies into existing memory", function()
     assert.matches("copy: 4 elements into an array of 6", S.errof(a.copy_, a, gpu.zeros(4)), 1, true)
     assert.matches("copy_: a string of 3 bytes into 24 bytes of int32", S.errof(a.copy_, a, "abc"), 1, true)
     assert.matches("cannot store 300 in a uint8 array", S.errof(gpu.host.zeros(2, "uint8").fill, gpu.host.zeros(2, "uint8"), 300), 1, true)
-    assert.matches("number or boolean expected, got string", S.errof(a.fill, a, "x"), 1, true)
+    assert.matches("number, boolean or gpu.complex expected, got string", S.errof(a.fill, a, "x"), 1, true)
   end)
 
   it("gpu.copy between any two of device and host arrays, on a stream", function()

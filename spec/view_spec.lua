@@ -230,6 +230,27 @@ describe("views", function()
     assert.matches("cannot write into an expanded view", S.errof(gpu.add, e, 1, {out = e}), 1, true)
     local he = gpu.host.zeros({3, 1}):expand(3, 4)
     assert.matches("cannot write into an expanded view", S.errof(function() he[{2}] = 1 end), 1, true)
+    -- nor into views of one, whose own strides are not 0 (a row, one element): they wrote
+    -- into every row (NumPy's broadcast views are read-only, and their views too)
+    local row = gpu.zeros({1, 3}):expand(2, 3)[{1}]
+    local hrow = gpu.host.zeros({1, 3}):expand(2, 3)[{1}]
+    for what, f in pairs({["a[{1, 1}] = 5"] = function() e[{1, 1}] = 5 end, fill = function() row:fill(7) end,
+                          ["h[1] = 5"] = function() hrow[1] = 5 end, ["h[{2}] = 5"] = function() hrow[{2}] = 5 end,
+                          out = function() gpu.add(gpu.ones(3), 1, {out = row}) end,
+                          cumsum = function() gpu.cumsum(gpu.ones(3), {out = row}) end,
+                          sum = function() gpu.sum(gpu.ones({3, 2}), 2, {out = row}) end,
+                          copy = function() gpu.copy(row, gpu.ones(3)) end,
+                          copy_ = function() row:copy_({1, 2, 3}) end,
+                          all_reduce = function() gpu.nccl.comm({0}):all_reduce(row) end}) do
+      assert.matches("cannot write into an expanded view %(a stride of 0%) or a view of one", S.errof(f), nil, what)
+    end
+    assert.are.same({0, 0, 0}, row:totable())
+    assert.are.same({7, 7, 7}, row:contiguous():fill(7):totable())   -- a copy, which is written
+    assert.are.same({7, 7, 7}, hrow:contiguous():fill(7):totable())
+    local base = gpu.zeros({1, 3})
+    local wide = base:expand(2, 3)
+    base:fill(9)                                                      -- the owner is written
+    assert.are.same({{9, 9, 9}, {9, 9, 9}}, wide:totable())
     local f = gpu.zeros(4)
     local fv = f[{{1, 2}}]
     fv:free()
