@@ -21,6 +21,7 @@
 #include <cfloat>
 #include <climits>
 #include <cmath>
+#include <cstdarg>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -386,6 +387,28 @@ extern "C" void *__libc_malloc(size_t n);
 extern "C" void __libc_free(void *p);
 extern "C" void *malloc(size_t n) noexcept { return gpuhost_rt ? gpuhost_rt->device_malloc(n) : __libc_malloc(n); }
 extern "C" void free(void *p) noexcept { if (gpuhost_rt) gpuhost_rt->device_free(p); else __libc_free(p); }
+
+// ---- printf: formatted first into memory of the thread's own (vsnprintf takes no lock),
+// then written out. Through glibc's printf, a fault while formatting (a %s of a bad
+// pointer) jumped out of printf with stdout's lock held, and the next kernel's printf
+// waited for it for ever. A macro, so that the compiler does not turn a printf into a puts
+// (which would fault inside the lock the same way). ----
+inline int gpuhost_printf(const char *fmt, ...) {
+  char small[1024], *text = small;
+  va_list ap, again;
+  va_start(ap, fmt);
+  va_copy(again, ap);
+  int n = vsnprintf(small, sizeof small, fmt, ap);
+  va_end(ap);
+  if (n >= (int)sizeof small && (text = (char *)__libc_malloc((size_t)n + 1)) != nullptr)
+    vsnprintf(text, (size_t)n + 1, fmt, again);
+  va_end(again);
+  if (text == nullptr) text = small, n = (int)sizeof small - 1;   /* cut short */
+  if (n > 0) fwrite(text, 1, (size_t)n, stdout);
+  if (text != small) __libc_free(text);
+  return n;
+}
+#define printf gpuhost_printf
 
 // ---- what a GPU does not have, refused when kernel code calls it, as NVRTC refuses it:
 // exit and abort here (a call that is compiled is an error), throw by -fno-exceptions ----

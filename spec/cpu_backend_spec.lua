@@ -111,6 +111,18 @@ __global__ void divide(int *x, int a, int b) { if (threadIdx.x == 3) x[0] = a / 
     assert.matches("^kernel 'trapped' block %(0, 0, 0%) thread %(1, 0, 0%): illegal instruction", err.detail)
   end)
 
+  -- glibc's printf held stdout's lock when the fault jumped out of it: the next kernel
+  -- printf waited for ever (in a child process, so that a hang fails by the timeout)
+  it("inside printf leave the next printf working", function()
+    local out, status, err = S.run("timeout -s KILL 60 " .. S.gpuhost .. " -e " .. S.quote([[
+      local k = gpu.kernel('__global__ void bad(long long p) { if (threadIdx.x == 0) printf("s=%s.\\n", (const char *)p); }')
+      for i = 1, 2 do print(pcall(function() k[64, 32](16) end)) end
+      local g = gpu.kernel('__global__ void good(int x) { printf("%d %s %5.2f%%\\n", x, "ok", 3.14159); }')
+      g[1, 2](7); gpu.synchronize()]]))
+    assert.are.equal(0, status, err)
+    assert.matches("^false\tCUDA_ERROR_ILLEGAL_ADDRESS.-\nfalse\tCUDA_ERROR_ILLEGAL_ADDRESS.-\n7 ok  3.14%%\n7 ok  3.14%%\n$", out)
+  end)
+
   -- Before: the process died with SIGSEGV and no word of where.
   it("outside a kernel end the process with the stack on stderr", function()
     local dir = os.tmpname() .. ".d"
@@ -247,6 +259,20 @@ __global__ void __launch_bounds__(BLOCK) bounded(int *x) { x[threadIdx.x] = 1; }
     local k = gpu.kernel("__global__ void __launch_bounds__(64, 2) b64(int *x) { x[0] = 1; }")
     local _, err = S.errof(function() k[{1, 65}](gpu.zeros(1, "int32")) end)
     assert.are.equal("kernel 'b64' a block of 65 threads, more than the kernel's __launch_bounds__(64)", err.detail)
+  end)
+
+  -- (2^29 + 2^15 + 1) x (2^29 - 2^15 + 1) x 64 threads wrapped around to 64 and ran; and a
+  -- graph recorded a launch a GPU refuses, which failed only at its replay
+  it("refuse a block too large along one dimension, also while a graph records", function()
+    local k = gpu.kernel("__global__ void one(unsigned *o) { atomicAdd(o, 1u); }")
+    local o = gpu.zeros(1, "uint32")
+    for _, f in ipairs{function() k[1, {2^29 + 2^15 + 1, 2^29 - 2^15 + 1, 64}](o) end,
+                       function() return gpu.graph(function() k[1, {1, 1, 65}](o) end) end,
+                       function() return gpu.graph(function() k[0, 64](o) end) end} do
+      local _, err = S.errof(f)
+      assert.are.equal("CUDA_ERROR_INVALID_VALUE", err.name)
+    end
+    assert.are.equal(0, o:item(1))
   end)
 
   -- Before: the library's static __shared__ arrays were summed over all its kernels, so
