@@ -209,6 +209,10 @@ void pool_forget_fibers(void);                /* a library is unloaded: no fiber
 /* pool.c, mem.c, module.c, compile.c: the table's members */
 GpuResult cpu_launch(CUfunction f, const unsigned grid[3], const unsigned block[3],
                      unsigned shared, CUstream stream, void **params);
+/* pool.c: CUDA_ERROR_INVALID_VALUE for a launch configuration a GPU refuses (graph.c asks
+ * while recording, where CUDA refuses it too) */
+GpuResult cpu_launch_check(CUfunction f, const unsigned grid[3], const unsigned block[3],
+                           unsigned shared);
 GpuResult cpu_alloc(CUdeviceptr *p, size_t n);
 GpuResult cpu_free(CUdeviceptr p, int device);
 GpuResult cpu_trim(int device);               /* unmaps the freed mappings mem.c keeps */

@@ -72,6 +72,8 @@ static void **copy_args(CUfunction f, void **params, int *nargs) {
 GpuResult cpu_rec_launch(CUfunction f, const unsigned grid[3], const unsigned block[3],
                          unsigned shared, CUstream stream, void **params) {
   if (!rec) return cpu_launch(f, grid, block, shared, stream, params);
+  GpuResult r = cpu_launch_check(f, grid, block, shared);   /* refused now, as CUDA does */
+  if (r.code) return r;
   Step *s = push(rec);
   if (s == NULL) return NOMEM("cuLaunchKernel");
   s->kind = STEP_LAUNCH;

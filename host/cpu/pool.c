@@ -342,9 +342,11 @@ static const char *bad_config(const CpuFunction *fn, const unsigned grid[3], con
     return "a grid or block dimension is 0";
   if (grid[0] > 0x7fffffffu || grid[1] > 65535 || grid[2] > 65535)
     return "the grid is larger than a GPU's (2^31-1, 65535, 65535)";
-  if (threads > MAX_BLOCK_THREADS || block[2] > 64) {
-    snprintf(why, n, "a block of %lu threads (%u, %u, %u): at most 1024, and 64 along z", threads,
-             block[0], block[1], block[2]);
+  /* each dimension too: 2^29 x 2^29 x 64 wrapped around to 64 threads */
+  if (threads > MAX_BLOCK_THREADS || block[0] > MAX_BLOCK_THREADS || block[1] > MAX_BLOCK_THREADS ||
+      block[2] > 64) {
+    snprintf(why, n, "a block of %.0f threads (%u, %u, %u): at most 1024, and 64 along z",
+             (double)block[0] * block[1] * block[2], block[0], block[1], block[2]);
     return why;
   }
   if (fn->entry->max_threads > 0 && (long)threads > fn->entry->max_threads) {
@@ -360,15 +362,22 @@ static const char *bad_config(const CpuFunction *fn, const unsigned grid[3], con
   return NULL;
 }
 
+GpuResult cpu_launch_check(CUfunction f, const unsigned grid[3], const unsigned block[3],
+                           unsigned shared) {
+  char why[200];
+  const char *bad = bad_config((const CpuFunction *)f, grid, block, shared, why, sizeof why);
+  if (bad) return cpu_fail(GPU_FAIL(CUDA_ERROR_INVALID_VALUE, GPU_SRC_CUDA, LAUNCH_CALL), "%s", bad);
+  return GPU_OK;
+}
+
 GpuResult cpu_launch(CUfunction f, const unsigned grid[3], const unsigned block[3],
                      unsigned shared, CUstream stream, void **params) {
   (void)stream;   /* streams run in order: the launch is done when this returns */
   const CpuFunction *fn = (const CpuFunction *)f;
-  char why[200];
-  const char *bad = bad_config(fn, grid, block, shared, why, sizeof why);
-  if (bad) return cpu_fail(GPU_FAIL(CUDA_ERROR_INVALID_VALUE, GPU_SRC_CUDA, LAUNCH_CALL), "%s", bad);
+  GpuResult r = cpu_launch_check(f, grid, block, shared);
+  if (r.code) return r;
   if (pool_start() != 0) {   /* said in the message: it is not this kernel's doing */
-    GpuResult r = GPU_FAIL(CUDA_ERROR_INVALID_VALUE, GPU_SRC_CUDA, LAUNCH_CALL);
+    r = GPU_FAIL(CUDA_ERROR_INVALID_VALUE, GPU_SRC_CUDA, LAUNCH_CALL);
     r.note = pool.error;
     return r;
   }
