@@ -217,8 +217,14 @@ static void marshal(lua_State *L, int kidx, GpuKernel *k, int first, int nargs, 
     if (q->kind == PARAM_SCALAR) {
       if (scalar_fast(L, idx, q->dtype, dst)) continue;
       const char *err = dtype_store(L, idx, (GpuDtype)q->dtype, dst);
-      if (err) luaL_error(L, "kernel '%s' argument %d (%s %s): %s %s", kernel_name(L, kidx),
-                          i + 1, q->ctype, q->name, luaL_tolstring(L, idx, NULL), err);
+      int t = lua_type(L, idx);
+      if (err && (t == LUA_TNUMBER || t == LUA_TBOOLEAN))
+        luaL_error(L, "kernel '%s' argument %d (%s %s): %s %s", kernel_name(L, kidx),
+                   i + 1, q->ctype, q->name, luaL_tolstring(L, idx, NULL), err);
+      if (err)   /* named, not printed: printing a device array copies it (not while capturing) */
+        luaL_error(L, "kernel '%s' argument %d (%s %s): %s, got %s", kernel_name(L, kidx),
+                   i + 1, q->ctype, q->name, err,
+                   luaL_getmetafield(L, idx, "__name") == LUA_TSTRING ? lua_tostring(L, -1) : luaL_typename(L, idx));
       continue;
     }
     GpuArray *a = array_arg(L, idx);
