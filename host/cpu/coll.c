@@ -114,11 +114,13 @@ static void reduce_all(void *tmp, GpuCollArgs *const *c, int nr, size_t at, size
   if (c[0]->op == GPU_RED_AVG) divide(tmp, n, c[0]->type, nr);
 }
 
-/* One collective, c[k] being rank k's call (checked alike) */
+/* One collective, c[k] being rank k's call (checked alike). Empty arrays move nothing:
+ * their memory may be no pointer at all, which memcpy may not be given even for 0 bytes. */
 static GpuResult run_collective(GpuCollArgs *const *c, int nr) {
   const GpuCollArgs *a = c[0];
   size_t es = type_size[a->type], n = a->count, total = a->kind == GPU_COLL_REDUCE_SCATTER ? n * (size_t)nr : n;
-  char *tmp = malloc(total * es != 0 ? total * es : 1);
+  if (n == 0) return GPU_OK;
+  char *tmp = malloc(total * es);
   if (tmp == NULL) return NOMEM;
   switch (a->kind) {
     case GPU_COLL_ALL_REDUCE:
@@ -183,7 +185,8 @@ static GpuResult run_clique(Clique *q) {
     if (match < 0 || q->calls[match].count * type_size[q->calls[match].type] != s->count * type_size[s->type])
       r = cpu_fail(MISMATCH("group end"), "rank %d's send to rank %d has no matching recv", from, s->peer);
     else {
-      memmove(PTR(q->calls[match].recv), PTR(s->send), s->count * type_size[s->type]);
+      if (s->count > 0)          /* an empty array may have no memory (NULL) */
+        memmove(PTR(q->calls[match].recv), PTR(s->send), s->count * type_size[s->type]);
       q->calls[match].kind = -1;   /* taken */
     }
   }
@@ -286,7 +289,7 @@ static GpuResult finish(GpuComm *c, const GpuCollArgs *a) {
 static GpuResult mpi_coll(GpuComm *c, const GpuCollArgs *a) {
   GpuResult r = a->kind < GPU_COLL_SEND ? check_alike(c, a) : GPU_OK;
   if (r.code) return r;
-  if (a->kind == GPU_COLL_BROADCAST && c->rank == a->peer && a->send != a->recv)
+  if (a->kind == GPU_COLL_BROADCAST && c->rank == a->peer && a->send != a->recv && a->count > 0)
     memmove(PTR(a->recv), PTR(a->send), a->count * type_size[a->type]);
   if (nposted == capposted) {
     int cap = capposted ? 2 * capposted : 16;
