@@ -45,8 +45,9 @@ static struct {
 #undef DECLARE
   Handle world, errors_return, types[9], ops[4];
   Handle comm;                  /* gpuhost's duplicate of MPI_COMM_WORLD */
-  int loaded, rank, size, skip_finalize;
-  GpuResult failed;             /* a failed load, kept */
+  int started;                  /* MPI is up and agrees with the launcher */
+  int initialized, rank, size, skip_finalize;
+  GpuResult failed;             /* a failed start, kept */
   char message[600];
   pid_t *pids;                  /* every rank's process, and whether it is on this host */
   char *local;
@@ -107,11 +108,11 @@ GpuResult mpi_launcher(int *rank, int *size, int *local_rank) {
 
 static void finalize_at_exit(void) {
   int done = 1;
-  if (mpi.loaded && !mpi.skip_finalize && mpi.MPI_Finalized(&done) == 0 && !done) mpi.MPI_Finalize();
+  if (mpi.initialized && !mpi.skip_finalize && mpi.MPI_Finalized(&done) == 0 && !done) mpi.MPI_Finalize();
 }
 
 void mpi_skip_finalize(void) { mpi.skip_finalize = 1; }
-int mpi_started(void) { return mpi.loaded; }
+int mpi_started(void) { return mpi.started; }
 
 /* dlopen and dlsym; the failure is kept, as the driver's is */
 static GpuResult load(void) {
@@ -166,17 +167,13 @@ static GpuResult exchange_pids(void) {
   return e ? mpi_failed(e, "MPI_Allgather(pids)") : GPU_OK;
 }
 
-GpuResult mpi_start(void) {
-  if (mpi.loaded) return GPU_OK;
-  if (mpi.failed.code) return mpi.failed;
-  int rank, size, local;
-  GpuResult r = mpi_launcher(&rank, &size, &local);
-  if (r.code == 0) r = load();
-  if (r.code) return r;
+/* MPI_Init (unless the program did) and gpuhost's duplicate of its world, checked
+ * against the launcher's rank and size */
+static GpuResult init(int rank, int size) {
   int inited = 0;
   MPI_TRY(mpi.MPI_Initialized(&inited));
   if (!inited) MPI_TRY(mpi.MPI_Init(NULL, NULL));
-  mpi.loaded = 1;
+  mpi.initialized = 1;
   atexit(finalize_at_exit);
   MPI_TRY(mpi.MPI_Comm_dup(mpi.world, &mpi.comm));
   MPI_TRY(mpi.MPI_Comm_set_errhandler(mpi.comm, mpi.errors_return));
@@ -186,7 +183,28 @@ GpuResult mpi_start(void) {
     return fail(GPU_ERR_MPI, "MPI_Comm_rank", "MPI says rank %d of %d, the launcher's "
                 "environment rank %d of %d: was this process started by another MPI's "
                 "launcher?", mpi.rank, mpi.size, rank, size);
-  return exchange_pids();
+  return GPU_OK;
+}
+
+/* A start that failed stays failed: MPI cannot be initialized twice, and a second try
+ * found MPI up and went on as the launcher's rank over a world that disagreed with it
+ * (rank 1 of 2 over a world of one, whose collectives then read what no rank wrote). */
+GpuResult mpi_start(void) {
+  if (mpi.started) return GPU_OK;
+  if (mpi.failed.code) return mpi.failed;
+  int rank, size, local;
+  GpuResult r = mpi_launcher(&rank, &size, &local);
+  if (r.code) return r;            /* nothing was tried: no launcher, or its settings */
+  r = load();                      /* keeps its own failure */
+  if (r.code == 0) r = init(rank, size);
+  if (r.code == 0) r = exchange_pids();
+  if (r.code == 0) {
+    mpi.started = 1;
+    return GPU_OK;
+  }
+  if (r.detail != mpi.message) snprintf(mpi.message, sizeof mpi.message, "%s", r.detail ? r.detail : "");
+  r.detail = mpi.message;          /* `detail` is written over by the next failure */
+  return mpi.failed = r;
 }
 
 /* A process on this host that has ended (a zombie not yet reaped too) */
@@ -210,7 +228,7 @@ static int ended(pid_t pid) {
 int mpi_peer_gone(void) {
   static double next;
   static int gone = -1;
-  if (gone >= 0 || !mpi.loaded || !mpi.pids) return gone;
+  if (gone >= 0 || !mpi.started || !mpi.pids) return gone;
   double now = mpi_now();
   if (now < next) return -1;
   next = now + 0.01;

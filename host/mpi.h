@@ -15,7 +15,8 @@
 GpuResult mpi_launcher(int *rank, int *size, int *local_rank);
 /* Loads libmpi and initializes MPI (once; finalized at exit), and checks that MPI's
  * world agrees with the launcher; exchanges every rank's process id and host so that a
- * peer that dies can be seen (mpi_peer_gone). */
+ * peer that dies can be seen (mpi_peer_gone). A failure is kept: every later call
+ * returns it. */
 GpuResult mpi_start(void);
 int mpi_started(void);
 /* The world rank of a process on this host that has ended, or -1 (cheap: kill(pid, 0)

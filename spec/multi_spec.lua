@@ -398,6 +398,20 @@ describe("gpu.nccl.comm under a launcher", function()
                    run("GPUHOST_COMM_TIMEOUT=soon", "gpu.nccl.comm({0})"))
   end)
 
+  -- MPI's world (one process, started without mpirun) disagrees with the launcher's
+  -- environment: the second try made rank 1 of 2 over a world of one, whose all_reduce
+  -- then compared headers no rank had written
+  it("#mpi keeps a start that failed failed", function()
+    local code = "for i = 1, 3 do print(select(2, pcall(gpu.nccl.comm))) end"
+    local out, _, err = support.run("OMPI_COMM_WORLD_RANK=1 OMPI_COMM_WORLD_SIZE=2 timeout 60 " ..
+                                    support.gpuhost .. " -e " .. support.quote(code))
+    local lines = {}
+    for line in out:gmatch("[^\n]+") do lines[#lines + 1] = line end
+    assert.are.equal(3, #lines, out .. err)
+    assert.matches("^GPUHOST_MPI_ERROR: MPI says rank 0 of 1, the launcher's environment rank 1 of 2", lines[1])
+    assert.are.same({lines[1], lines[1]}, {lines[2], lines[3]})
+  end)
+
   it("#cpu reads GPUHOST_CPU_DEVICES strictly", function()
     local p = io.popen("GPUHOST_CPU_DEVICES=2x build/gpuhost --cpu -e 'gpu.device_count()' 2>&1")
     assert.matches("GPUHOST_BAD_SETTING: GPUHOST_CPU_DEVICES='2x': a whole number of devices from 1 to 64 expected", p:read("a"))
