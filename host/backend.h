@@ -289,8 +289,8 @@ typedef struct GpuBackend {
    * cannot be) on CUDA; host memory in one process and MPI between processes on the CPU.
    * comm_id makes the unique id rank 0 gives the others (through MPI). comm_init_all
    * makes n communicators over devices[0..n-1] of this process (rank i on devices[i]);
-   * comm_init_rank one for rank `rank` of nranks processes on device `device` (mpi: 1
-   * when the ranks are MPI_COMM_WORLD's, which the CPU backend talks through). Each
+   * comm_init_rank one for rank `rank` of nranks processes on device `device`, made by
+   * every rank (the CPU backend gives each an MPI communicator of its own). Each
    * collective is queued like a kernel, on the device of its communicator (made current).
    * group_start/group_end bracket calls that must be issued together (NCCL's groups; a
    * send and its recv in one process). comm_check fails with GPU_ERR_COMM_FAILED, and

@@ -1,8 +1,9 @@
 /* mpi.c: libmpi opened with dlopen at the first communicator made under a launcher. Open
  * MPI's ABI is spoken (its handles are the addresses of its predefined objects, found with
  * dlsym; MPICH's are integers, and a library without Open MPI's objects is refused by
- * name). gpuhost talks on its own duplicate of MPI_COMM_WORLD with errors returned, so a
- * failure is an error object, not the end of the process. */
+ * name). gpuhost talks on duplicates of MPI_COMM_WORLD with errors returned, so a failure
+ * is an error object, not the end of the process: one of its own (the unique id, the
+ * peers' process ids) and one per communicator (mpi_comm_dup). */
 #include <dlfcn.h>
 #include <limits.h>
 #include <signal.h>
@@ -22,6 +23,7 @@ typedef void *Handle;           /* MPI_Comm, MPI_Datatype, MPI_Op, MPI_Request: 
   X(int, MPI_Finalized, (int *)) X(int, MPI_Finalize, (void)) \
   X(int, MPI_Comm_rank, (Handle, int *)) X(int, MPI_Comm_size, (Handle, int *)) \
   X(int, MPI_Comm_dup, (Handle, Handle *)) X(int, MPI_Comm_set_errhandler, (Handle, Handle)) \
+  X(int, MPI_Comm_free, (Handle *)) \
   X(int, MPI_Bcast, (void *, int, Handle, int, Handle)) \
   X(int, MPI_Allgather, (const void *, int, Handle, void *, int, Handle, Handle)) \
   X(int, MPI_Iallreduce, (const void *, void *, int, Handle, Handle, Handle, Handle *)) \
@@ -44,7 +46,7 @@ static struct {
   MPI_FUNCS(DECLARE)
 #undef DECLARE
   Handle world, errors_return, types[9], ops[4];
-  Handle comm;                  /* gpuhost's duplicate of MPI_COMM_WORLD */
+  Handle comm;                  /* gpuhost's own duplicate of MPI_COMM_WORLD */
   int started;                  /* MPI is up and agrees with the launcher */
   int initialized, rank, size, skip_finalize;
   GpuResult failed;             /* a failed start, kept */
@@ -243,14 +245,31 @@ GpuResult mpi_bcast(void *buf, size_t n, int root) {
   return GPU_OK;
 }
 
-GpuResult mpi_post_allgather(const void *mine, void *all, size_t n, MpiRequest *req) {
+/* A duplicate of gpuhost's world, which inherits its error handler (errors returned) */
+GpuResult mpi_comm_dup(void **comm) {
+  Handle c = NULL;
+  MPI_TRY(mpi.MPI_Comm_dup(mpi.comm, &c));
+  *comm = c;
+  return GPU_OK;
+}
+
+/* MPI_Comm_free is collective in the standard, but Open MPI's (the ABI spoken here) only
+ * drops this process's reference: it waits for no other rank, and requests still out keep
+ * the communicator until they end. After MPI_Finalize there is nothing to free. */
+void mpi_comm_free(void *comm) {
+  int done = 1;
+  Handle c = comm;
+  if (c && mpi.MPI_Finalized(&done) == 0 && !done) mpi.MPI_Comm_free(&c);
+}
+
+GpuResult mpi_post_allgather(void *comm, const void *mine, void *all, size_t n, MpiRequest *req) {
   Handle byte = mpi.types[GPU_CT_BYTE];
-  MPI_TRY(mpi.MPI_Iallgather(mine, (int)n, byte, all, (int)n, byte, mpi.comm, &req->handle));
+  MPI_TRY(mpi.MPI_Iallgather(mine, (int)n, byte, all, (int)n, byte, comm, &req->handle));
   req->active = 1;
   return GPU_OK;
 }
 
-GpuResult mpi_post(const GpuCollArgs *a, void *send, void *recv, MpiRequest *req) {
+GpuResult mpi_post(void *comm, const GpuCollArgs *a, void *send, void *recv, MpiRequest *req) {
   if (a->count > INT_MAX)
     return fail(GPU_ERR_MPI, "MPI", "%zu elements is more than one MPI call takes (2^31 - 1): "
                 "split the array", a->count);
@@ -259,17 +278,17 @@ GpuResult mpi_post(const GpuCollArgs *a, void *send, void *recv, MpiRequest *req
   Handle *h = &req->handle;
   const void *in = send == recv ? MPI_IN_PLACE : send;
   switch (a->kind) {
-    case GPU_COLL_ALL_REDUCE: MPI_TRY(mpi.MPI_Iallreduce(in, recv, n, t, op, mpi.comm, h)); break;
-    case GPU_COLL_ALL_GATHER: MPI_TRY(mpi.MPI_Iallgather(send, n, t, recv, n, t, mpi.comm, h)); break;
+    case GPU_COLL_ALL_REDUCE: MPI_TRY(mpi.MPI_Iallreduce(in, recv, n, t, op, comm, h)); break;
+    case GPU_COLL_ALL_GATHER: MPI_TRY(mpi.MPI_Iallgather(send, n, t, recv, n, t, comm, h)); break;
     case GPU_COLL_REDUCE_SCATTER:
-      MPI_TRY(mpi.MPI_Ireduce_scatter_block(send, recv, n, t, op, mpi.comm, h));
+      MPI_TRY(mpi.MPI_Ireduce_scatter_block(send, recv, n, t, op, comm, h));
       break;
-    case GPU_COLL_BROADCAST: MPI_TRY(mpi.MPI_Ibcast(recv, n, t, a->peer, mpi.comm, h)); break;
+    case GPU_COLL_BROADCAST: MPI_TRY(mpi.MPI_Ibcast(recv, n, t, a->peer, comm, h)); break;
     case GPU_COLL_REDUCE:
-      MPI_TRY(mpi.MPI_Ireduce(mpi.rank == a->peer ? in : send, recv, n, t, op, a->peer, mpi.comm, h));
+      MPI_TRY(mpi.MPI_Ireduce(mpi.rank == a->peer ? in : send, recv, n, t, op, a->peer, comm, h));
       break;
-    case GPU_COLL_SEND: MPI_TRY(mpi.MPI_Isend(send, n, t, a->peer, 7, mpi.comm, h)); break;
-    case GPU_COLL_RECV: MPI_TRY(mpi.MPI_Irecv(recv, n, t, a->peer, 7, mpi.comm, h)); break;
+    case GPU_COLL_SEND: MPI_TRY(mpi.MPI_Isend(send, n, t, a->peer, 7, comm, h)); break;
+    case GPU_COLL_RECV: MPI_TRY(mpi.MPI_Irecv(recv, n, t, a->peer, 7, comm, h)); break;
     default: return fail(GPU_ERR_MPI, "MPI", "unknown collective %d", a->kind);
   }
   req->active = 1;

@@ -29,14 +29,20 @@ void mpi_skip_finalize(void);
 /* n bytes from root to every rank (blocking; used once per communicator). */
 GpuResult mpi_bcast(void *buf, size_t n, int root);
 
-/* Nonblocking operations on gpuhost's own duplicate of MPI_COMM_WORLD, with errors
- * returned (not fatal). A request is completed by mpi_test. */
+/* Each communicator of gpuhost's has an MPI communicator of its own, a duplicate of
+ * MPI_COMM_WORLD (MPI_Comm_dup: collective, as ncclCommInitRank is), so that the calls of
+ * two never pair with each other. mpi_comm_free does not wait for the other ranks. */
+GpuResult mpi_comm_dup(void **comm);
+void mpi_comm_free(void *comm);
+
+/* Nonblocking operations on such a communicator, with errors returned (not fatal). A
+ * request is completed by mpi_test. */
 typedef struct MpiRequest { void *handle; int active; } MpiRequest;
 /* args->kind with host pointers send and recv (send == recv: in place). GPU_RED_AVG is
  * not MPI's: it sums, and the caller divides. */
-GpuResult mpi_post(const GpuCollArgs *args, void *send, void *recv, MpiRequest *req);
+GpuResult mpi_post(void *comm, const GpuCollArgs *args, void *send, void *recv, MpiRequest *req);
 /* Posts an exchange of n bytes from every rank (all: nranks * n bytes). */
-GpuResult mpi_post_allgather(const void *mine, void *all, size_t n, MpiRequest *req);
+GpuResult mpi_post_allgather(void *comm, const void *mine, void *all, size_t n, MpiRequest *req);
 /* *done 1 when req has completed (it is then inactive). */
 GpuResult mpi_test(MpiRequest *req, int *done);
 

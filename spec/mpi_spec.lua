@@ -14,7 +14,7 @@ local function mpirun(script)
 end
 
 describe("#mpi two processes", function()
-  it("run every collective, and detect calls that do not match", function()
+  it("run every collective, keep two communicators apart, and detect calls that do not match", function()
     local out = mpirun("spec/mpi/colls.lua")
     for r = 0, 1 do
       local mismatch = gpu.backend() == "cpu" and ("GPUHOST_COMM_MISMATCH: the ranks' calls do not " ..

@@ -16,6 +16,7 @@
 typedef struct Clique { int n, refs, ncalls, cap; GpuCollArgs *calls; int *rank_of; } Clique;
 struct GpuComm {
   Clique *clique;               /* one process: the ranks' shared state; NULL over MPI */
+  void *mpi;                    /* over MPI: the communicator's own (mpi_comm_dup) */
   int rank, nranks, device, broken;
   double timeout;
 };
@@ -26,10 +27,6 @@ static const char *const coll_name[] = {"all_reduce", "all_gather", "reduce_scat
 static int depth;               /* nesting of group_start */
 static Clique **open_cliques;   /* cliques with calls waiting for the group's end */
 static int nopen;
-/* MPI work posted inside a group, waited for at its end */
-typedef struct Posted { GpuComm *comm; MpiRequest req; GpuCollArgs args; } Posted;
-static Posted *posted;
-static int nposted, capposted;
 
 #define COMM_FAIL(call) ((GpuResult){GPU_ERR_COMM_FAILED, GPU_SRC_HOST, call, NULL, NULL})
 #define MISMATCH(call) ((GpuResult){GPU_ERR_COMM_MISMATCH, GPU_SRC_HOST, call, NULL, NULL})
@@ -39,7 +36,7 @@ static const char *const op_name[] = {"sum", "prod", "min", "max", "avg"};
 #define NOMEM GPU_FAIL(CUDA_ERROR_OUT_OF_MEMORY, GPU_SRC_CUDA, "malloc (CPU backend)")
 
 GpuResult cpu_comm_id(GpuCommId *id) {
-  memset(id, 0, sizeof *id);   /* MPI's world is the id here */
+  memset(id, 0, sizeof *id);   /* unused: each communicator duplicates MPI's world */
   return GPU_OK;
 }
 
@@ -57,7 +54,7 @@ GpuResult cpu_comm_init_all(GpuComm **comms, int n, const int *devices) {
       free(q);
       return NOMEM;
     }
-    *comms[i] = (GpuComm){q, i, n, devices[i], 0, timeout};
+    *comms[i] = (GpuComm){q, NULL, i, n, devices[i], 0, timeout};
   }
   return GPU_OK;
 }
@@ -65,12 +62,17 @@ GpuResult cpu_comm_init_all(GpuComm **comms, int n, const int *devices) {
 GpuResult cpu_comm_init_rank(GpuComm **comm, int nranks, int rank, const GpuCommId *id, int device) {
   (void)id;
   double timeout;
+  void *own = NULL;
   GpuResult r = comm_timeout(&timeout);
   if (r.code == 0) r = mpi_start();
+  if (r.code == 0) r = mpi_comm_dup(&own);   /* every rank makes it, as ncclCommInitRank */
   if (r.code) return r;
   *comm = calloc(1, sizeof **comm);
-  if (*comm == NULL) return NOMEM;
-  **comm = (GpuComm){NULL, rank, nranks, device, 0, timeout};
+  if (*comm == NULL) {
+    mpi_comm_free(own);
+    return NOMEM;
+  }
+  **comm = (GpuComm){NULL, own, rank, nranks, device, 0, timeout};
   return GPU_OK;
 }
 
@@ -222,62 +224,24 @@ static GpuResult gather_call(GpuComm *c, const GpuCollArgs *a) {
 
 /* ---- over MPI, between processes ---- */
 
-/* A failure that breaks c (printf arguments after call) */
-#define BROKEN(c, call, ...) ((c)->broken = 1, mpi_skip_finalize(), \
-                              cpu_fail(COMM_FAIL(call), __VA_ARGS__))
-
-/* Waits for n requests, watching the peers, the timeout and Ctrl-C */
-static GpuResult wait_all(GpuComm *c, MpiRequest *reqs, size_t stride, int n, const char *what) {
-  double t0 = mpi_now();
-  for (int spin = 0; ; spin++) {
-    int all = 1;
-    for (int i = 0; i < n; i++) {
-      int done;
-      GpuResult r = mpi_test((MpiRequest *)((char *)reqs + (size_t)i * stride), &done);
-      if (r.code) { c->broken = 1; return r; }
-      all &= done;
-    }
-    if (all) return GPU_OK;
-    int gone = mpi_peer_gone();
-    if (gone >= 0)
-      return BROKEN(c, "MPI_Test", "%s: rank %d has ended (its process is gone) while rank %d "
-                    "waited for it; the communicator is broken", what, gone, c->rank);
-    if (backend_take_interrupt())
-      return BROKEN(c, "MPI_Test", "%s: interrupted (Ctrl-C) while rank %d waited; the ranks "
-                    "are out of step and the communicator is broken", what, c->rank);
-    double waited = mpi_now() - t0;
-    if (waited > c->timeout)
-      return BROKEN(c, "MPI_Test", "%s: not finished after %.0f s (GPUHOST_COMM_TIMEOUT) on "
-                    "rank %d: a rank is stuck elsewhere, has died on another host, or calls "
-                    "another collective; the communicator is broken", what, c->timeout, c->rank);
-    if (waited < 2e-3) { sched_yield(); continue; }
-    struct timespec nap = {0, waited < 0.1 ? 50000 : 1000000};
-    nanosleep(&nap, NULL);
-  }
-}
-
-/* Every rank's call must be the same collective on the same count and type: exchanged
- * first, so that a mismatch is an error on every rank, not a hang or a wrong result. */
-static GpuResult check_alike(GpuComm *c, const GpuCollArgs *a) {
-  long mine[5] = {a->kind, (long)a->count, a->type, a->op, a->peer}, *all;
-  all = malloc(sizeof mine * (size_t)c->nranks);
-  if (all == NULL) return NOMEM;
-  MpiRequest req = {0};
-  GpuResult r = mpi_post_allgather(mine, all, sizeof mine, &req);
-  if (r.code == 0) r = wait_all(c, &req, sizeof req, 1, coll_name[a->kind]);
-  for (int k = 0; r.code == 0 && k < c->nranks; k++)
-    if (memcmp(all + 5 * k, mine, sizeof mine) != 0) {
-      long *o = all + 5 * k;
-      r = cpu_fail(MISMATCH(coll_name[a->kind]), "the ranks' calls do not match: rank %d "
-                   "calls %s of %ld %s elements (op %s, root %ld), rank %d %s of %ld %s "
-                   "elements (op %s, root %ld)", c->rank, coll_name[a->kind], mine[1],
-                   type_name[mine[2]], op_name[mine[3]], mine[4], k, o[0] >= 0 && o[0] < 7 ?
-                   coll_name[o[0]] : "?", o[1], o[2] >= 0 && o[2] < 9 ? type_name[o[2]] : "?",
-                   o[3] >= 0 && o[3] < 5 ? op_name[o[3]] : "?", o[4]);
-    }
-  free(all);
-  return r;
-}
+/* A call between processes goes in two steps, each nonblocking: the ranks' headers (what
+ * each calls: kind, count, type, op, root) are gathered first, and the data moves only
+ * once they agree, so that a mismatch is an error on every rank, not a hang or a wrong
+ * result. A group's calls move on together, so their communicators' calls may come in any
+ * order (as NCCL's groups allow): each communicator's are kept apart by its own MPI
+ * communicator. */
+enum { HEADERS, DATA, SETTLED };
+#define HEADER 5                /* longs: kind, count, type, op, root or peer */
+typedef struct Op {
+  GpuComm *comm;
+  GpuCollArgs args;
+  int step;
+  MpiRequest req[2];
+  long mine[HEADER];
+  long theirs[];                /* every rank's header */
+} Op;
+static Op **posted;             /* the calls of the open group, moved on at its end */
+static int nposted, capposted;
 
 static GpuResult finish(GpuComm *c, const GpuCollArgs *a) {
   if (a->op == GPU_RED_AVG && (a->kind == GPU_COLL_ALL_REDUCE || a->kind == GPU_COLL_REDUCE_SCATTER ||
@@ -286,27 +250,141 @@ static GpuResult finish(GpuComm *c, const GpuCollArgs *a) {
   return GPU_OK;
 }
 
-static GpuResult mpi_coll(GpuComm *c, const GpuCollArgs *a) {
-  GpuResult r = a->kind < GPU_COLL_SEND ? check_alike(c, a) : GPU_OK;
-  if (r.code) return r;
-  if (a->kind == GPU_COLL_BROADCAST && c->rank == a->peer && a->send != a->recv && a->count > 0)
+static GpuResult post_data(Op *op) {
+  const GpuCollArgs *a = &op->args;
+  op->step = DATA;
+  if (a->kind == GPU_COLL_BROADCAST && op->comm->rank == a->peer && a->send != a->recv && a->count > 0)
     memmove(PTR(a->recv), PTR(a->send), a->count * type_size[a->type]);
-  if (nposted == capposted) {
+  return mpi_post(op->comm->mpi, a, PTR(a->send), PTR(a->recv), &op->req[0]);
+}
+
+static GpuResult post_headers(Op *op) {
+  if (op->args.kind >= GPU_COLL_SEND) return post_data(op);
+  return mpi_post_allgather(op->comm->mpi, op->mine, op->theirs, sizeof op->mine, &op->req[0]);
+}
+
+/* The first rank whose header differs from this one's, or -1 */
+static int differing(const Op *op) {
+  for (int k = 0; k < op->comm->nranks; k++)
+    if (memcmp(op->theirs + HEADER * k, op->mine, sizeof op->mine) != 0) return k;
+  return -1;
+}
+
+static GpuResult mismatch(const Op *op, int k) {
+  const long *m = op->mine, *o = op->theirs + HEADER * k;
+  return cpu_fail(MISMATCH(coll_name[m[0]]), "the ranks' calls do not match: rank %d calls %s "
+                  "of %ld %s elements (op %s, root %ld), rank %d %s of %ld %s elements (op %s, "
+                  "root %ld)", op->comm->rank, coll_name[m[0]], m[1], type_name[m[2]],
+                  op_name[m[3]], m[4], k, o[0] >= 0 && o[0] < 7 ? coll_name[o[0]] : "?", o[1],
+                  o[2] >= 0 && o[2] < 9 ? type_name[o[2]] : "?",
+                  o[3] >= 0 && o[3] < 5 ? op_name[o[3]] : "?", o[4]);
+}
+
+/* Moves op on as far as it goes without waiting; *bad: the rank that disagrees, if any.
+ * Its data is posted only once the calls before it on its communicator have posted theirs
+ * (first), so that every rank posts them in the same order, as MPI's collectives need. */
+static GpuResult advance(Op *op, int first, int *bad) {
+  int done = 1;
+  for (int i = 0; i < 2; i++) {
+    int d;
+    GpuResult r = mpi_test(&op->req[i], &d);
+    if (r.code) return r;
+    done &= d;
+  }
+  if (!done || (op->step == HEADERS && !first)) return GPU_OK;
+  if (op->step == DATA) {
+    op->step = SETTLED;
+    return finish(op->comm, &op->args);
+  }
+  if ((*bad = differing(op)) >= 0) {
+    op->step = SETTLED;          /* on every rank: each has every header */
+    return GPU_OK;
+  }
+  return post_data(op);
+}
+
+/* A failure that leaves ops unfinished: the communicator of each one not settled is
+ * broken (its ranks are out of step). Those are left to MPI, which may still write into
+ * them; the rest are freed. */
+static GpuResult abandon(Op **ops, int n, GpuResult r) {
+  for (int i = 0; i < n; i++) {
+    if (ops[i]->step == SETTLED) free(ops[i]);
+    else ops[i]->comm->broken = 1;
+  }
+  mpi_skip_finalize();
+  return r;
+}
+
+/* Between looks at the calls: a peer gone, Ctrl-C or the timeout (of op, the first call
+ * not settled) is a failure; else a nap, longer as the wait goes on */
+static GpuResult watch(const Op *op, double t0) {
+  const char *what = coll_name[op->args.kind];
+  int rank = op->comm->rank, gone = mpi_peer_gone();
+  if (gone >= 0)
+    return cpu_fail(COMM_FAIL("MPI_Test"), "%s: rank %d has ended (its process is gone) while "
+                    "rank %d waited for it; the communicator is broken", what, gone, rank);
+  if (backend_take_interrupt())
+    return cpu_fail(COMM_FAIL("MPI_Test"), "%s: interrupted (Ctrl-C) while rank %d waited; "
+                    "the ranks are out of step and the communicator is broken", what, rank);
+  double waited = mpi_now() - t0;
+  if (waited > op->comm->timeout)
+    return cpu_fail(COMM_FAIL("MPI_Test"), "%s: not finished after %.0f s "
+                    "(GPUHOST_COMM_TIMEOUT) on rank %d: a rank is stuck elsewhere, has died on "
+                    "another host, or calls another collective; the communicator is broken",
+                    what, op->comm->timeout, rank);
+  if (waited < 2e-3) sched_yield();
+  else nanosleep(&(struct timespec){0, waited < 0.1 ? 50000 : 1000000}, NULL);
+  return GPU_OK;
+}
+
+/* Waits for ops[0..n-1] (consumed), moving each on. A call whose ranks disagree settles
+ * with nothing moved and is raised once the rest are done (its communicator goes on). */
+static GpuResult wait_ops(Op **ops, int n) {
+  double t0 = mpi_now();
+  GpuResult r = GPU_OK;
+  for (;;) {
+    const Op *waiting = NULL;
+    for (int i = 0; i < n; i++) {
+      int first = 1, bad = -1;
+      for (int j = 0; j < i && first; j++) first = ops[j]->comm != ops[i]->comm || ops[j]->step != HEADERS;
+      GpuResult q = ops[i]->step == SETTLED ? GPU_OK : advance(ops[i], first, &bad);
+      if (q.code) return abandon(ops, n, q);
+      if (bad >= 0 && r.code == 0) r = mismatch(ops[i], bad);
+      if (!waiting && ops[i]->step != SETTLED) waiting = ops[i];
+    }
+    if (!waiting) break;
+    GpuResult w = watch(waiting, t0);
+    if (w.code) return abandon(ops, n, w);
+  }
+  for (int i = 0; i < n; i++) free(ops[i]);
+  return r;
+}
+
+static GpuResult mpi_coll(GpuComm *c, const GpuCollArgs *a) {
+  if (depth > 0 && nposted == capposted) {
     int cap = capposted ? 2 * capposted : 16;
-    Posted *p = realloc(posted, sizeof *p * (size_t)cap);
+    Op **p = realloc(posted, sizeof *p * (size_t)cap);
     if (p == NULL) return NOMEM;
     posted = p;
     capposted = cap;
   }
-  Posted *p = &posted[nposted];
-  *p = (Posted){c, {0}, *a};
-  r = mpi_post(a, PTR(a->send), PTR(a->recv), &p->req);
-  if (r.code) { c->broken = 1; return r; }
-  nposted++;
-  if (depth > 0) return GPU_OK;
-  r = wait_all(c, &p->req, sizeof *p, 1, coll_name[a->kind]);
-  nposted = 0;
-  return r.code ? r : finish(c, a);
+  Op *op = calloc(1, sizeof *op + sizeof op->mine * (size_t)c->nranks);
+  if (op == NULL) return NOMEM;
+  op->comm = c;
+  op->args = *a;
+  long mine[HEADER] = {a->kind, (long)a->count, a->type, a->op, a->peer};
+  memcpy(op->mine, mine, sizeof mine);
+  GpuResult r = post_headers(op);
+  if (r.code) {                  /* op is left to MPI: a request may be out */
+    c->broken = 1;
+    mpi_skip_finalize();
+    return r;
+  }
+  if (depth > 0) {
+    posted[nposted++] = op;
+    return GPU_OK;
+  }
+  return wait_ops(&op, 1);
 }
 
 /* ---- the table's members ---- */
@@ -335,12 +413,10 @@ GpuResult cpu_group_end(void) {
   }
   nopen = 0;
   if (nposted > 0) {
-    GpuResult w = GPU_OK;
-    for (int i = 0; i < nposted && w.code == 0; i++)
-      w = wait_all(posted[i].comm, &posted[i].req, sizeof posted[i], 1, coll_name[posted[i].args.kind]);
-    for (int i = 0; i < nposted && w.code == 0; i++) finish(posted[i].comm, &posted[i].args);
-    if (r.code == 0) r = w;
+    int n = nposted;
     nposted = 0;
+    GpuResult w = wait_ops(posted, n);
+    if (r.code == 0) r = w;
   }
   return r;
 }
@@ -348,18 +424,26 @@ GpuResult cpu_group_end(void) {
 GpuResult cpu_comm_check(GpuComm *c) {
   if (c->broken) return cpu_fail(COMM_FAIL("comm"), "the communicator is broken by an earlier failure");
   int gone = c->clique ? -1 : mpi_peer_gone();
-  if (gone >= 0) return BROKEN(c, "comm", "rank %d has ended (its process is gone); rank %d's "
-                               "communicator is broken", gone, c->rank);
-  return GPU_OK;
+  if (gone < 0) return GPU_OK;
+  c->broken = 1;
+  mpi_skip_finalize();
+  return cpu_fail(COMM_FAIL("comm"), "rank %d has ended (its process is gone); rank %d's "
+                  "communicator is broken", gone, c->rank);
 }
 
 GpuResult cpu_comm_abort(GpuComm *c) {
   if (c->clique == NULL) mpi_skip_finalize();   /* a peer may still be waiting for us */
+  c->broken = 1;
   return cpu_comm_destroy(c);
 }
 
+/* A broken or aborted communicator's MPI communicator is kept, not freed: a peer that has
+ * not aborted may still send on it, and a context id freed here could be given to a later
+ * communicator, which would take those messages for its own; calls a failure left
+ * unfinished may also still be on it. */
 GpuResult cpu_comm_destroy(GpuComm *c) {
   Clique *q = c->clique;
+  if (c->mpi && !c->broken) mpi_comm_free(c->mpi);
   if (q && --q->refs == 0) {         /* the last rank of the process frees what they share */
     free(q->calls);
     free(q->rank_of);

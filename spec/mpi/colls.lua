@@ -1,5 +1,6 @@
 -- Run by spec/mpi_spec.lua under mpirun -np 2: every collective between two processes,
--- each rank checking its own results; prints one line per rank.
+-- and two communicators kept apart, each rank checking its own results; prints one line
+-- per rank.
 local comm = gpu.nccl.comm()
 local r, n = comm.rank, comm.size
 assert(n == 2 and comm.device == gpu.device().id)
@@ -23,6 +24,27 @@ gpu.nccl.group(function()
 end)
 same(y, {1 - r, 1 - r}, "send/recv")
 comm:barrier()
+-- two communicators are kept apart: rank 0 calls on c1 then c2, rank 1 on c2 then c1, in
+-- a group (whose calls may come in any order). They shared one MPI communicator before,
+-- and the all_reduces and the sends paired across the two (sums mixed, messages swapped).
+-- CPU only: NCCL's communicators never shared anything.
+if gpu.backend() == "cpu" then
+  local c1, c2 = gpu.nccl.comm(), gpu.nccl.comm()
+  local a, b, got1, got2 = gpu.array({r + 1}), gpu.array({10 * (r + 1)}), gpu.zeros(2), gpu.zeros(2)
+  gpu.nccl.group(function()
+    if r == 0 then
+      c1:all_reduce(a); c2:all_reduce(b)
+      c1:send(gpu.array({1, 1}), 1); c2:send(gpu.array({2, 2}), 1)
+    else
+      c2:all_reduce(b); c1:all_reduce(a)
+      c2:recv(got2, 0); c1:recv(got1, 0)
+    end
+  end)
+  same(a, {3}, "all_reduce on c1")
+  same(b, {30}, "all_reduce on c2")
+  if r == 1 then same(got1, {1, 1}, "recv on c1"); same(got2, {2, 2}, "recv on c2") end
+  c1:free(); c2:free()
+end
 -- mismatched sizes: the CPU backend compares the ranks' calls first; NCCL cannot tell
 local err = "not tried (NCCL)"
 if gpu.backend() == "cpu" then
