@@ -287,10 +287,19 @@ GpuResult mpi_post(void *comm, const GpuCollArgs *a, void *send, void *recv, Mpi
     case GPU_COLL_REDUCE:
       MPI_TRY(mpi.MPI_Ireduce(mpi.rank == a->peer ? in : send, recv, n, t, op, a->peer, comm, h));
       break;
-    case GPU_COLL_SEND: MPI_TRY(mpi.MPI_Isend(send, n, t, a->peer, 7, comm, h)); break;
-    case GPU_COLL_RECV: MPI_TRY(mpi.MPI_Irecv(recv, n, t, a->peer, 7, comm, h)); break;
+    case GPU_COLL_SEND: MPI_TRY(mpi.MPI_Isend(send, n, t, a->peer, GPU_TAG_DATA, comm, h)); break;
+    case GPU_COLL_RECV: MPI_TRY(mpi.MPI_Irecv(recv, n, t, a->peer, GPU_TAG_DATA, comm, h)); break;
     default: return fail(GPU_ERR_MPI, "MPI", "unknown collective %d", a->kind);
   }
+  req->active = 1;
+  return GPU_OK;
+}
+
+GpuResult mpi_post_bytes(void *comm, void *buf, size_t n, int peer, int tag, int sending,
+                         MpiRequest *req) {
+  Handle byte = mpi.types[GPU_CT_BYTE];
+  if (sending) MPI_TRY(mpi.MPI_Isend(buf, (int)n, byte, peer, tag, comm, &req->handle));
+  else MPI_TRY(mpi.MPI_Irecv(buf, (int)n, byte, peer, tag, comm, &req->handle));
   req->active = 1;
   return GPU_OK;
 }

@@ -43,6 +43,12 @@ typedef struct MpiRequest { void *handle; int active; } MpiRequest;
 GpuResult mpi_post(void *comm, const GpuCollArgs *args, void *send, void *recv, MpiRequest *req);
 /* Posts an exchange of n bytes from every rank (all: nranks * n bytes). */
 GpuResult mpi_post_allgather(void *comm, const void *mine, void *all, size_t n, MpiRequest *req);
+/* The tags of messages between two ranks: the data of mpi_post's sends and recvs, and
+ * before it the sender's and the receiver's headers (mpi_post_bytes) */
+enum { GPU_TAG_DATA = 7, GPU_TAG_SENT = 8, GPU_TAG_WANTED = 9 };
+/* Posts n bytes to peer (sending) or from it, with tag */
+GpuResult mpi_post_bytes(void *comm, void *buf, size_t n, int peer, int tag, int sending,
+                         MpiRequest *req);
 /* *done 1 when req has completed (it is then inactive). */
 GpuResult mpi_test(MpiRequest *req, int *done);
 

@@ -17,6 +17,7 @@ typedef struct Clique { int n, refs, ncalls, cap; GpuCollArgs *calls; int *rank_
 struct GpuComm {
   Clique *clique;               /* one process: the ranks' shared state; NULL over MPI */
   void *mpi;                    /* over MPI: the communicator's own (mpi_comm_dup) */
+  unsigned held;                /* the last pass of wait_ops where a call of it awaited headers */
   int rank, nranks, device, broken;
   double timeout;
 };
@@ -54,7 +55,7 @@ GpuResult cpu_comm_init_all(GpuComm **comms, int n, const int *devices) {
       free(q);
       return NOMEM;
     }
-    *comms[i] = (GpuComm){q, NULL, i, n, devices[i], 0, timeout};
+    *comms[i] = (GpuComm){q, NULL, 0, i, n, devices[i], 0, timeout};
   }
   return GPU_OK;
 }
@@ -72,7 +73,7 @@ GpuResult cpu_comm_init_rank(GpuComm **comm, int nranks, int rank, const GpuComm
     mpi_comm_free(own);
     return NOMEM;
   }
-  **comm = (GpuComm){NULL, own, rank, nranks, device, 0, timeout};
+  **comm = (GpuComm){NULL, own, 0, rank, nranks, device, 0, timeout};
   return GPU_OK;
 }
 
@@ -225,9 +226,12 @@ static GpuResult gather_call(GpuComm *c, const GpuCollArgs *a) {
 /* ---- over MPI, between processes ---- */
 
 /* A call between processes goes in two steps, each nonblocking: the ranks' headers (what
- * each calls: kind, count, type, op, root) are gathered first, and the data moves only
- * once they agree, so that a mismatch is an error on every rank, not a hang or a wrong
- * result. A group's calls move on together, so their communicators' calls may come in any
+ * each calls: kind, count, type, op, root or peer) are exchanged first, and the data moves
+ * only once they agree, so that a mismatch is an error on every rank it concerns, not a
+ * hang, a truncation or bits read as another dtype. A collective's headers are gathered
+ * from every rank; a send's and its recv's are swapped between the two (GPU_TAG_SENT,
+ * GPU_TAG_WANTED: the k-th send's pairs with the peer's k-th recv's, MPI keeping their
+ * order). A group's calls move on together, so their communicators' calls may come in any
  * order (as NCCL's groups allow): each communicator's are kept apart by its own MPI
  * communicator. */
 enum { HEADERS, DATA, SETTLED };
@@ -238,7 +242,7 @@ typedef struct Op {
   int step;
   MpiRequest req[2];
   long mine[HEADER];
-  long theirs[];                /* every rank's header */
+  long theirs[];                /* every rank's header (a send's or recv's: its peer's) */
 } Op;
 static Op **posted;             /* the calls of the open group, moved on at its end */
 static int nposted, capposted;
@@ -259,19 +263,50 @@ static GpuResult post_data(Op *op) {
 }
 
 static GpuResult post_headers(Op *op) {
-  if (op->args.kind >= GPU_COLL_SEND) return post_data(op);
-  return mpi_post_allgather(op->comm->mpi, op->mine, op->theirs, sizeof op->mine, &op->req[0]);
+  GpuComm *c = op->comm;
+  const GpuCollArgs *a = &op->args;
+  if (a->kind < GPU_COLL_SEND)
+    return mpi_post_allgather(c->mpi, op->mine, op->theirs, sizeof op->mine, &op->req[0]);
+  int sends = a->kind == GPU_COLL_SEND;
+  GpuResult r = mpi_post_bytes(c->mpi, op->mine, sizeof op->mine, a->peer,
+                               sends ? GPU_TAG_SENT : GPU_TAG_WANTED, 1, &op->req[0]);
+  if (r.code == 0)
+    r = mpi_post_bytes(c->mpi, op->theirs, sizeof op->mine, a->peer,
+                       sends ? GPU_TAG_WANTED : GPU_TAG_SENT, 0, &op->req[1]);
+  return r;
 }
 
-/* The first rank whose header differs from this one's, or -1 */
+/* The first rank whose header differs from this one's (a send's peer: its recv's count or
+ * dtype), or -1 */
 static int differing(const Op *op) {
+  if (op->args.kind >= GPU_COLL_SEND)
+    return op->theirs[1] != op->mine[1] || op->theirs[2] != op->mine[2] ? op->args.peer : -1;
   for (int k = 0; k < op->comm->nranks; k++)
     if (memcmp(op->theirs + HEADER * k, op->mine, sizeof op->mine) != 0) return k;
   return -1;
 }
 
+/* "2 float32 elements", or "8 bytes" (a dtype moved as bytes) */
+static const char *elements(char *buf, size_t n, long count, long type) {
+  if (type == GPU_CT_BYTE) snprintf(buf, n, "%ld bytes", count);
+  else snprintf(buf, n, "%ld %s elements", count, type >= 0 && type < 9 ? type_name[type] : "?");
+  return buf;
+}
+
+/* The same words on both ranks, the one-process path's with the dtypes */
+static GpuResult p2p_mismatch(const Op *op) {
+  int sends = op->args.kind == GPU_COLL_SEND, me = op->comm->rank, peer = op->args.peer;
+  const long *s = sends ? op->mine : op->theirs, *w = sends ? op->theirs : op->mine;
+  char sb[48], wb[48];
+  return cpu_fail(MISMATCH(coll_name[op->args.kind]), "the ranks' calls do not match: rank %d "
+                  "sends %s to rank %d, which receives %s: nothing was sent", sends ? me : peer,
+                  elements(sb, sizeof sb, s[1], s[2]), sends ? peer : me,
+                  elements(wb, sizeof wb, w[1], w[2]));
+}
+
 static GpuResult mismatch(const Op *op, int k) {
   const long *m = op->mine, *o = op->theirs + HEADER * k;
+  if (m[0] >= GPU_COLL_SEND) return p2p_mismatch(op);
   return cpu_fail(MISMATCH(coll_name[m[0]]), "the ranks' calls do not match: rank %d calls %s "
                   "of %ld %s elements (op %s, root %ld), rank %d %s of %ld %s elements (op %s, "
                   "root %ld)", op->comm->rank, coll_name[m[0]], m[1], type_name[m[2]],
@@ -340,16 +375,19 @@ static GpuResult watch(const Op *op, double t0) {
 /* Waits for ops[0..n-1] (consumed), moving each on. A call whose ranks disagree settles
  * with nothing moved and is raised once the rest are done (its communicator goes on). */
 static GpuResult wait_ops(Op **ops, int n) {
+  static unsigned pass;
   double t0 = mpi_now();
   GpuResult r = GPU_OK;
   for (;;) {
     const Op *waiting = NULL;
+    pass++;
     for (int i = 0; i < n; i++) {
-      int first = 1, bad = -1;
-      for (int j = 0; j < i && first; j++) first = ops[j]->comm != ops[i]->comm || ops[j]->step != HEADERS;
-      GpuResult q = ops[i]->step == SETTLED ? GPU_OK : advance(ops[i], first, &bad);
+      GpuComm *c = ops[i]->comm;
+      int bad = -1;
+      GpuResult q = ops[i]->step == SETTLED ? GPU_OK : advance(ops[i], c->held != pass, &bad);
       if (q.code) return abandon(ops, n, q);
       if (bad >= 0 && r.code == 0) r = mismatch(ops[i], bad);
+      if (ops[i]->step == HEADERS) c->held = pass;   /* the calls after it wait for it */
       if (!waiting && ops[i]->step != SETTLED) waiting = ops[i];
     }
     if (!waiting) break;

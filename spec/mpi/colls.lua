@@ -52,5 +52,27 @@ if gpu.backend() == "cpu" then
   ok, err = pcall(comm.all_reduce, comm, gpu.zeros(r + 1))
   assert(not ok)
   same(comm:all_reduce(gpu.ones(3)), {2, 2, 2}, "all_reduce after a mismatch")
+  -- a send and its recv are compared too, and refused on both ranks with nothing moved
+  -- (the recv took 2 of its 4 elements silently, read float32 bits as int32, or raised
+  -- MPI's truncation, in C's words)
+  for _, case in ipairs({{gpu.array({1, 2}), gpu.array({7, 7, 7, 7}), "2 float32 elements", "4 float32 elements"},
+                         {gpu.array({1, 2}), gpu.array({7, 7}, "int32"), "2 float32 elements", "2 int32 elements"},
+                         {gpu.array({1, 2, 3, 4}), gpu.array({7, 7}), "4 float32 elements", "2 float32 elements"}}) do
+    local sent, into, s, w = table.unpack(case)
+    local why = select(2, pcall(gpu.nccl.group, function()
+      if r == 0 then comm:send(sent, 1) else comm:recv(into, 0) end
+    end))
+    local want = ("GPUHOST_COMM_MISMATCH: the ranks' calls do not match: rank 0 sends %s to rank 1, "
+                  .. "which receives %s"):format(s, w)
+    assert(tostring(why):find(want, 1, true), ("rank %d: %s, not %s"):format(r, tostring(why), want))
+    for _, v in ipairs(into:totable()) do assert(v == 7, ("rank %d: the refused recv wrote %s"):format(r, v)) end
+  end
+  -- a send is done once its recv has taken it: it returned at once, its message left for
+  -- whichever recv came next
+  local t0, z = gpu.clock(), gpu.zeros(2)
+  if r == 1 then os.execute("sleep 0.3") end
+  gpu.nccl.group(function() if r == 0 then comm:send(gpu.array({5, 6}), 1) else comm:recv(z, 0) end end)
+  assert(r == 1 or gpu.clock() - t0 > 0.2, "rank 0's send returned before rank 1's recv")
+  same(z, r == 1 and {5, 6} or {0, 0}, "the recv after the refusals")
 end
 print(("rank %d of %d: all collectives agree; the mismatch: %s"):format(r, n, tostring(err)))
