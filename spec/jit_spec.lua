@@ -118,6 +118,83 @@ describe("gpu.jit", function()
     end
   end)
 
+  -- % and // against Lua's own results: every pair of a table of values, for int64,
+  -- float64 and float32 arrays, and with the divisor a constant (the C takes shortcuts there)
+  it("gives Lua 5.4's % and // for every pair of signs, 0, -0.0, inf, nan and the integer limits", function()
+    local function same(a, b)   -- the same number, -0.0 apart from 0.0, nan equal to nan
+      if a ~= a or b ~= b then return a ~= a and b ~= b end
+      return a == b and math.type(a) == math.type(b) and (a ~= 0 or 1 / a == 1 / b)
+    end
+    local function pairs_of(vals, skip)
+      local as, bs = {}, {}
+      for _, x in ipairs(vals) do
+        for _, y in ipairs(vals) do
+          if not (skip and skip(x, y)) then as[#as + 1] = x; bs[#bs + 1] = y end
+        end
+      end
+      return as, bs
+    end
+    local modiv = gpu.jit(function(a, b, o)
+      local i = gpu.grid(1)
+      if i <= #a then
+        o[i][1] = a[i] % b[i]
+        o[i][2] = a[i] // b[i]
+      end
+    end)
+    local mn, mx = math.mininteger, math.maxinteger
+    -- integers (not by 0: Lua raises an error there)
+    local ia, ib = pairs_of({-7, 7, -2, 2, -3, 3, -1, 1, 0, 5, -5, 1000000007, 1 << 62, mn, mn + 1, mx, mx - 1},
+                            function(_, y) return y == 0 end)
+    local out = gpu.zeros({#ia, 2}, gpu.int64)
+    modiv[{math.ceil(#ia / 128), 128}](gpu.array(ia, gpu.int64), gpu.array(ib, gpu.int64), out)
+    for i, row in ipairs(out:totable()) do
+      local x, y = ia[i], ib[i]
+      assert.is_true(row[1] == x % y and row[2] == x // y,
+                     ("%d %% %d, %d // %d: got %d, %d, Lua %d, %d"):format(x, y, x, y, row[1], row[2], x % y, x // y))
+    end
+    -- floats: float64 exactly; float32 as Lua's result rounded to float32 (the values are
+    -- float32's own, and their quotients round alike)
+    local inf, nan = math.huge, 0 / 0
+    local fvals = {-7.5, 7.5, -2.0, 2.0, -0.75, 0.75, 5.25, -5.25, 3.0, -3.0, 1.0, 0.0, -0.0, inf, -inf, nan}
+    local fa, fb = pairs_of(fvals)
+    local function f32(v) return (string.unpack("f", string.pack("f", v))) end
+    for _, dt in ipairs({"float64", "float32"}) do
+      local o = gpu.zeros({#fa, 2}, dt)
+      modiv[{math.ceil(#fa / 128), 128}](gpu.array(fa, dt), gpu.array(fb, dt), o)
+      for i, row in ipairs(o:totable()) do
+        local x, y = fa[i], fb[i]
+        local m, q = x % y, x // y
+        if dt == "float32" then m, q = f32(m), f32(q) end
+        assert.is_true(same(row[1], m) and same(row[2], q),
+                       ("%s: %s %% %s, %s // %s: got %s, %s, Lua %s, %s"):format(dt, x, y, x, y, row[1], row[2], m, q))
+      end
+    end
+    -- a constant divisor (powers of 2 are a shift and a mask), an integer with a float
+    local consts = gpu.jit(function(a, oi, of)
+      local i = gpu.grid(1)
+      if i <= #a then
+        local x = a[i]
+        oi[i][1] = x % 4;  oi[i][2] = x // 4;  oi[i][3] = x % -4; oi[i][4] = x // -4
+        oi[i][5] = x % 3;  oi[i][6] = x // -3; oi[i][7] = x % 1;  oi[i][8] = x // -1
+        oi[i][9] = x % mn; oi[i][10] = x // mn; oi[i][11] = x % mx; oi[i][12] = x // (1 << 62)
+        of[i][1] = x % -2.5; of[i][2] = x // 2.5; of[i][3] = x % -0.0; of[i][4] = x // inf
+        of[i][5] = x % -inf; of[i][6] = x % inf
+      end
+    end)
+    local xs = {-9, -4, -1, 0, 1, 3, 4, 9, mn, mn + 1, mx}
+    local oi, of = gpu.zeros({#xs, 12}, gpu.int64), gpu.zeros({#xs, 6}, gpu.float64)
+    consts[{1, 32}](gpu.array(xs, gpu.int64), oi, of)
+    oi, of = oi:totable(), of:totable()
+    for i, x in ipairs(xs) do
+      local want = {x % 4, x // 4, x % -4, x // -4, x % 3, x // -3, x % 1, x // -1, x % mn, x // mn, x % mx,
+                    x // (1 << 62), x % -2.5, x // 2.5, x % -0.0, x // inf, x % -inf, x % inf}
+      for j, w in ipairs(want) do
+        local got = j <= 12 and oi[i][j] or of[i][j - 12]
+        assert.is_true(same(got, w), ("x = %d, column %d: got %s, Lua %s"):format(x, j, got, w))
+      end
+    end
+  end)
+
   it("has if, numeric for (integer and float), while, repeat, break, goto and early return", function()
     local flow = gpu.jit(function(a, out)
       local i = gpu.grid(1)

@@ -61,14 +61,15 @@ for _, f in ipairs(int_order) do
                           code = int_code[f]}
 end
 helpers.float = {code = [[
-// Lua's % on floats: the sign of the divisor
+// Lua's % on floats (luai_nummod): fmod, which has the sign of a, corrected when the
+// remainder and b have different signs
 __device__ __forceinline__ float mod(float a, float b) {
   float m = fmodf(a, b);
-  return ((m > 0) ? b < 0 : (m < 0 && b != m)) ? m + b : m;
+  return ((m > 0) ? b < 0 : (m < 0 && b > 0)) ? m + b : m;
 }
 __device__ __forceinline__ double mod(double a, double b) {
   double m = ::fmod(a, b);
-  return ((m > 0) ? b < 0 : (m < 0 && b != m)) ? m + b : m;
+  return ((m > 0) ? b < 0 : (m < 0 && b > 0)) ? m + b : m;
 }
 template <class T> __device__ __forceinline__ T sq(T a) { return a * a; }]]}
 helpers.minmax = {needs = {"base"}, code = [[
