@@ -195,6 +195,86 @@ describe("gpu.jit", function()
     end
   end)
 
+  -- an integer and a float compare exactly, as Lua 5.4 does (lvm.c's LTintfloat, LEintfloat,
+  -- LTfloatint, LEfloatint, luaV_equalobj), not as two doubles
+  it("compares integers with floats exactly, as Lua 5.4 does: (1 << 53) + 1 ~= 2^53", function()
+    local two53, mn, mx, inf, nan = 1 << 53, math.mininteger, math.maxinteger, math.huge, 0 / 0
+    local ints = {two53, two53 + 1, two53 - 1, -two53, -two53 - 1, mx, mx - 1, mn, mn + 1, 0, 1, -1,
+                  (1 << 24) + 1, 1 << 24, 1 << 62}
+    local floats = {2.0 ^ 53, 2.0 ^ 53 + 2, 2.0 ^ 63, -2.0 ^ 63, 2.0 ^ 62, nan, inf, -inf, -0.0, 0.0, 0.5, -0.5, 1.0,
+                    mx + 0.0, 2.0 ^ 24, 2.0 ^ 24 + 2, 2.0 ^ 64, 1e300}
+    local both = gpu.jit(function(ia, fa, o)
+      local k = gpu.grid(1)
+      if k <= #ia then
+        local i, f = ia[k], fa[k]
+        o[k][1] = i == f;  o[k][2] = i ~= f;  o[k][3] = i < f;  o[k][4] = i <= f;  o[k][5] = i > f
+        o[k][6] = i >= f;  o[k][7] = f == i;  o[k][8] = f ~= i; o[k][9] = f < i;  o[k][10] = f <= i
+        o[k][11] = f > i;  o[k][12] = f >= i
+      end
+    end)
+    local function f32(v) return (string.unpack("f", string.pack("f", v))) end
+    for _, dt in ipairs({"float64", "float32"}) do
+      local ia, fa = {}, {}
+      for _, i in ipairs(ints) do
+        for _, f in ipairs(floats) do ia[#ia + 1] = i; fa[#fa + 1] = dt == "float32" and f32(f) or f end
+      end
+      local o = gpu.zeros({#ia, 12}, gpu.bool)
+      both[{math.ceil(#ia / 128), 128}](gpu.array(ia, gpu.int64), gpu.array(fa, dt), o)
+      for k, row in ipairs(o:totable()) do
+        local i, f = ia[k], fa[k]
+        local want = {i == f, i ~= f, i < f, i <= f, i > f, i >= f, f == i, f ~= i, f < i, f <= i, f > i, f >= i}
+        for j = 1, 12 do
+          assert.are.equal(want[j], row[j], ("%s: %d and %s, column %d"):format(dt, i, f, j))
+        end
+      end
+    end
+    -- with constants (weak literals and upvalues), on either side, and of constants alone
+    local consts = gpu.jit(function(ia, fa, o)
+      local k = gpu.grid(1)
+      if k <= #ia then
+        local i, f = ia[k], fa[k]
+        o[k][1] = i == 2 ^ 53;     o[k][2] = 2 ^ 53 ~= i;    o[k][3] = i < 2 ^ 63;    o[k][4] = i >= -2 ^ 63
+        o[k][5] = i <= 0.5;        o[k][6] = i > -0.0;       o[k][7] = i == -0.0;     o[k][8] = i < inf
+        o[k][9] = i < nan;         o[k][10] = i ~= nan;      o[k][11] = nan >= i;     o[k][12] = -inf < i
+        o[k][13] = f < two53 + 1;  o[k][14] = f == two53 + 1; o[k][15] = two53 + 1 <= f; o[k][16] = f == 16777217
+        o[k][17] = f < mx;         o[k][18] = mn <= f;       o[k][19] = f == 0;        o[k][20] = f >= 16777217
+        o[k][21] = (1 << 53) + 1 == 2 ^ 53; o[k][22] = math.maxinteger < 2 ^ 63; o[k][23] = math.mininteger == -2 ^ 63
+        o[k][24] = math.maxinteger + 0.0 == math.maxinteger; o[k][25] = (1 << 53) + 1 > 2 ^ 53
+        o[k][26] = 2 ^ 53 + 1 > 2 ^ 53
+      end
+    end)
+    local ia = {two53, two53 + 1, mx, mn, 0, -1, 1, (1 << 24) + 1}
+    local fa = {2.0 ^ 53, 2.0 ^ 53 + 2, 2.0 ^ 63, -2.0 ^ 63, 0.0, -0.0, 2.0 ^ 24, nan}
+    for _, dt in ipairs({"float64", "float32"}) do
+      local o = gpu.zeros({#ia, 26}, gpu.bool)
+      consts[{1, 32}](gpu.array(ia, gpu.int64), gpu.array(fa, dt), o)
+      for k, row in ipairs(o:totable()) do
+        local i, f = ia[k], dt == "float32" and f32(fa[k]) or fa[k]
+        local want = {i == 2 ^ 53, 2 ^ 53 ~= i, i < 2 ^ 63, i >= -2 ^ 63, i <= 0.5, i > -0.0, i == -0.0, i < inf,
+                      i < nan, i ~= nan, nan >= i, -inf < i,
+                      f < two53 + 1, f == two53 + 1, two53 + 1 <= f, f == 16777217, f < mx, mn <= f, f == 0,
+                      f >= 16777217, (1 << 53) + 1 == 2 ^ 53, math.maxinteger < 2 ^ 63, math.mininteger == -2 ^ 63,
+                      math.maxinteger + 0.0 == math.maxinteger, (1 << 53) + 1 > 2 ^ 53, 2 ^ 53 + 1 > 2 ^ 53}
+        for j = 1, 26 do
+          assert.are.equal(want[j], row[j], ("%s: i = %d, f = %s, column %d"):format(dt, i, f, j))
+        end
+      end
+    end
+    assert.are.same({false, true, true}, {(1 << 53) + 1 == 2 ^ 53, math.maxinteger < 2 ^ 63, f32(16777216) < 16777217})
+    -- integers with integers and floats with floats stay plain C comparisons
+    local src = consts:source()
+    assert.matches("= i == 9007199254740992LL;", src, 1, true)
+    assert.matches("= f == 0.0f;", src, 1, true)
+    assert.matches("jit::lt_if(i, ", src, 1, true)
+    local plain = gpu.jit(function(a, b, x, y, o) o[1] = a < b; o[2] = x < y; o[3] = x < 1 end)
+    plain[{1, 1}](1, 2, 1.5, 2.5, gpu.zeros(3, gpu.bool))
+    local psrc = plain:source()
+    assert.matches("o[0] = a < b;", psrc, 1, true)
+    assert.matches("o[1] = x < y;", psrc, 1, true)
+    assert.matches("o[2] = x < 1.0;", psrc, 1, true)
+    assert.is_nil(psrc:find("_if(", 1, true))
+  end)
+
   it("has if, numeric for (integer and float), while, repeat, break, goto and early return", function()
     local flow = gpu.jit(function(a, out)
       local i = gpu.grid(1)
