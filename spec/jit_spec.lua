@@ -616,6 +616,29 @@ gpu.synchronize()
     assert.are.equal("i = 2, x = 2.50, true, ok %\n", out)
   end)
 
+  it("reads gpu.printf's format as string.format does: %% is a percent sign, extra arguments are ignored", function()
+    local script = S.tmpfile([[
+local k = gpu.jit(function(a, c)
+  gpu.printf("progress 50%% done, x=%d\n", 7)
+  gpu.printf("%%d=%d\n", 5, 6)
+  gpu.printf("%5.1f%%|%%%%|%-3d%% %u %#x %+d % i|%-6s|%5s|\n", a[1], 42, 3, 255, 4, 5, true, "ok")
+  gpu.printf("%%%d%%%%\n", 9, gpu.atomic.add(c, 1, 1))
+  gpu.printf("no conversions\n", a[1], true, "x")
+end)
+local c = gpu.zeros(1, gpu.int32)
+k[{1, 1}](gpu.array({2.25, 3}), c)
+gpu.synchronize()
+print(c:totable()[1])   -- the extra argument was evaluated, as Lua evaluates it
+]])
+    local out, status = S.host(S.quote(script))
+    os.remove(script)
+    assert.is_true(status == 0 or status == nil)
+    local want = string.format("progress 50%% done, x=%d\n", 7) .. string.format("%%d=%d\n", 5, 6)
+      .. string.format("%5.1f%%|%%%%|%-3d%% %u %#x %+d % i|%-6s|%5s|\n", 2.25, 42, 3, 255, 4, 5, true, "ok")
+      .. string.format("%%%d%%%%\n", 9, 1) .. string.format("no conversions\n", 2.25, true, "x") .. "1\n"
+    assert.are.equal(want, out)
+  end)
+
   it("reads functions defined at the prompt, with -e, on stdin and in load(s)", function()
     local prog = "k = gpu.jit(function(a) a[gpu.grid(1)] = 7 end)\na = gpu.zeros(2)\nk[{1, 2}](a)\nprint(a[1] == nil)\n"
     local out = S.host("-i", "k = gpu.jit(function(a) a[gpu.grid(1)] = 7 end)\na = gpu.zeros(2)\nk[{1, 2}](a)\nprint(a:totable()[2])\n")
@@ -796,6 +819,34 @@ describe("gpu.jit refuses", function()
             function(a, n) local s = gpu.shared.array(n, gpu.float32) end, "compile", "void(float32[:], int64)")
     refuses("gpu%.atomic%.add on an int8 array: it takes float32, float64, int32, int64, uint32, uint64 arrays",
             function(a) gpu.atomic.add(a, 1, 2) end, "compile", "void(int8[:])")
+  end)
+
+  it("gpu.printf formats string.format refuses, and too few arguments for one", function()
+    refuses("gpu%.printf: bad argument #3 %(no value%)$",
+            function(a) gpu.printf("%d and %d\n", 1) end, "compile")
+    refuses("gpu%.printf: bad argument #2 %(no value%)$",
+            function(a) gpu.printf("100%% of %d\n") end, "compile")
+    refuses("gpu%.printf: invalid conversion '%%y' to 'format'$",
+            function(a) gpu.printf("%y\n", 1) end, "compile")
+    refuses("gpu%.printf: invalid conversion '%%' to 'format'$",
+            function(a) gpu.printf("100%", 1) end, "compile")
+    refuses("gpu%.printf: invalid conversion '%%5%%' to 'format'$",
+            function(a) gpu.printf("%5%", 1) end, "compile")
+    refuses("gpu%.printf: invalid conversion specification: '%%#d'$",
+            function(a) gpu.printf("%#d", 1) end, "compile")
+    refuses("gpu%.printf: invalid conversion specification: '%%123d'$",
+            function(a) gpu.printf("%123d", 1) end, "compile")
+    refuses("gpu%.printf: conversion '%%q' is not supported",
+            function(a) gpu.printf("%q", 1) end, "compile")
+    refuses("gpu%.printf: %%s takes a string constant, a boolean or a number",
+            function(a) gpu.printf("%s", a) end, "compile")
+    refuses("gpu%.printf: %%s with a precision %(%%5%.1s%) takes a string constant or a boolean",
+            function(a) gpu.printf("%5.1s", a[1]) end, "compile")
+    -- what string.format says of the same formats
+    for _, f in ipairs({{"%d and %d\n", 1}, {"100%% of %d\n"}, {"%y\n", 1}, {"100%", 1}, {"%5%", 1}, {"%#d", 1},
+                        {"%123d", 1}}) do
+      assert.is_false(pcall(string.format, table.unpack(f)))
+    end
   end)
 
   it("kernels that return values, recursion and wrong argument counts", function()
