@@ -849,6 +849,45 @@ describe("gpu.jit refuses", function()
     end
   end)
 
+  it("freed arrays, naming the argument, upvalue or global at the launch's line", function()
+    local function at(l, pattern) return "^" .. here:gsub("%p", "%%%0") .. ":" .. l .. ": " .. pattern .. "$" end
+    -- an argument: by its number and name, on the first launch and on later ones
+    local k = gpu.jit(function(a, b) a[1] = b end)
+    local freed = gpu.zeros(1)
+    freed:free()
+    assert.matches(at(line_of("-- freed-arg-1"), "attempt to use a freed array %(kernel 'k' argument 1 %(a%)%)"),
+                   S.errof(function() k[{1, 1}](freed, 1) end))   -- freed-arg-1
+    k[{1, 1}](gpu.zeros(1), 1)
+    assert.matches(at(line_of("-- freed-arg-2"), "attempt to use a freed array %(kernel 'k' argument 1 %(a%)%)"),
+                   S.errof(function() k[{1, 1}](freed, 1) end))   -- freed-arg-2
+    local run = k[{1, 1}]
+    assert.matches(at(line_of("-- freed-arg-3"), "attempt to use a freed array %(kernel 'k' argument 1 %(a%)%)"),
+                   S.errof(function() run(freed, 2) end))         -- freed-arg-3
+    -- an upvalue (a global) the kernel reads: by its name, not as an argument the user never passed
+    local x = gpu.zeros(4)
+    local up = gpu.jit(function(a) a[1] = x[1] end)
+    local checked = gpu.jit(function(a) a[1] = x[2] end, {debug = true})
+    local fixed = gpu.jit(function(a) a[1] = x[3] end, {signature = "void(float32[:])"})
+    JIT_SPEC_FREED = gpu.zeros(4)
+    local global = gpu.jit(function(a) a[1] = JIT_SPEC_FREED[1] end)
+    up[{1, 1}](gpu.zeros(4))
+    checked[{1, 1}](gpu.zeros(4))
+    global[{1, 1}](gpu.zeros(4))
+    x:free()
+    JIT_SPEC_FREED:free()
+    for _ = 1, 2 do
+      assert.matches(at(line_of("-- freed-up-1"), "attempt to use a freed array %(upvalue 'x' of the gpu.jit function 'up'%)"),
+                     S.errof(function() up[{1, 1}](gpu.zeros(4)) end))        -- freed-up-1
+      assert.matches(at(line_of("-- freed-up-2"), "attempt to use a freed array %(upvalue 'x' of the gpu.jit function 'checked'%)"),
+                     S.errof(function() checked[{1, 1}](gpu.zeros(4)) end))   -- freed-up-2
+      assert.matches(at(line_of("-- freed-up-3"), "attempt to use a freed array %(upvalue 'x' of the gpu.jit function 'fixed'%)"),
+                     S.errof(function() fixed[{1, 1}](gpu.zeros(4)) end))     -- freed-up-3
+      assert.matches(at(line_of("-- freed-up-4"), "attempt to use a freed array %(global 'JIT_SPEC_FREED' of the gpu.jit function 'global'%)"),
+                     S.errof(function() global[{1, 1}](gpu.zeros(4)) end))    -- freed-up-4
+    end
+    JIT_SPEC_FREED = nil
+  end)
+
   it("kernels that return values, recursion and wrong argument counts", function()
     refuses("a kernel returns nothing",
             function(a) return a[1] end, "compile")
