@@ -888,6 +888,19 @@ describe("gpu.jit refuses", function()
     JIT_SPEC_FREED = nil
   end)
 
+  it("a signature whose types do not match the parameters, where the signature is read", function()
+    local function f(a) a[1] = 1 end
+    assert.matches(here .. ":" .. line_of("-- sig-count-1") .. ": gpu.jit: signature 'void%(float32%[:%], int64%)' has 2 "
+                   .. "types for the 1 parameter of 'f' %(a%)$",
+                   S.errof(function() local k = gpu.jit(f, {signature = "void(float32[:], int64)"}) return k end))   -- sig-count-1
+    local two = gpu.jit(function(a, b) end)
+    assert.matches(here .. ":" .. line_of("-- sig-count-2") .. ": gpu.jit: signature 'void%(float32%[:%]%)' has 1 "
+                   .. "type for the 2 parameters of 'two' %(a, b%)$",
+                   S.errof(function() local src = two:source("void(float32[:])") return src end))   -- sig-count-2
+    assert.matches("gpu.jit: signature 'void%(%)' has 0 types for the 2 parameters of 'two' %(a, b%)$",
+                   S.errof(function() return two:compile("void()") end))
+  end)
+
   it("kernels that return values, recursion and wrong argument counts", function()
     refuses("a kernel returns nothing",
             function(a) return a[1] end, "compile")

@@ -650,9 +650,22 @@ local function state(k, what)
   return st
 end
 
+-- A signature's parameters, refused unless it has a type for each parameter of st's
+-- function, where it is read (an error at level, from here)
+local function signature_for(st, sig, level)
+  local params = parse_signature(sig, level + 1)
+  if #params ~= st.nparams then
+    local names = table.concat(st.found.fn.params, ", ")
+    error(("gpu.jit: signature '%s' has %d type%s for the %d parameter%s of '%s'%s"):format(sig, #params,
+          #params == 1 and "" or "s", st.nparams, st.nparams == 1 and "" or "s", st.name,
+          names ~= "" and " (" .. names .. ")" or ""), level)
+  end
+  return params
+end
+
 -- The spec a method names: a signature string, or the last compiled (or fixed) one.
 local function spec_named(st, sig, what)
-  if sig ~= nil then return specialize(st, parse_signature(sig, 4)) end
+  if sig ~= nil then return specialize(st, signature_for(st, sig, 4)) end
   local spec = st.fixed or st.last
   if not spec then
     error(("gpu.jit function '%s' has no signature compiled yet: launch it, or name one: "
@@ -740,7 +753,7 @@ function M.new(f, options)
   local k = setmetatable({}, MT)
   states[k] = st
   if options.signature ~= nil then
-    local params = parse_signature(options.signature, 3)
+    local params = signature_for(st, options.signature, 3)
     st.fixed = specialize(st, params)
   end
   return k
