@@ -118,6 +118,163 @@ describe("gpu.jit", function()
     end
   end)
 
+  -- % and // against Lua's own results: every pair of a table of values, for int64,
+  -- float64 and float32 arrays, and with the divisor a constant (the C takes shortcuts there)
+  it("gives Lua 5.4's % and // for every pair of signs, 0, -0.0, inf, nan and the integer limits", function()
+    local function same(a, b)   -- the same number, -0.0 apart from 0.0, nan equal to nan
+      if a ~= a or b ~= b then return a ~= a and b ~= b end
+      return a == b and math.type(a) == math.type(b) and (a ~= 0 or 1 / a == 1 / b)
+    end
+    local function pairs_of(vals, skip)
+      local as, bs = {}, {}
+      for _, x in ipairs(vals) do
+        for _, y in ipairs(vals) do
+          if not (skip and skip(x, y)) then as[#as + 1] = x; bs[#bs + 1] = y end
+        end
+      end
+      return as, bs
+    end
+    local modiv = gpu.jit(function(a, b, o)
+      local i = gpu.grid(1)
+      if i <= #a then
+        o[i][1] = a[i] % b[i]
+        o[i][2] = a[i] // b[i]
+      end
+    end)
+    local mn, mx = math.mininteger, math.maxinteger
+    -- integers (not by 0: Lua raises an error there)
+    local ia, ib = pairs_of({-7, 7, -2, 2, -3, 3, -1, 1, 0, 5, -5, 1000000007, 1 << 62, mn, mn + 1, mx, mx - 1},
+                            function(_, y) return y == 0 end)
+    local out = gpu.zeros({#ia, 2}, gpu.int64)
+    modiv[{math.ceil(#ia / 128), 128}](gpu.array(ia, gpu.int64), gpu.array(ib, gpu.int64), out)
+    for i, row in ipairs(out:totable()) do
+      local x, y = ia[i], ib[i]
+      assert.is_true(row[1] == x % y and row[2] == x // y,
+                     ("%d %% %d, %d // %d: got %d, %d, Lua %d, %d"):format(x, y, x, y, row[1], row[2], x % y, x // y))
+    end
+    -- floats: float64 exactly; float32 as Lua's result rounded to float32 (the values are
+    -- float32's own, and their quotients round alike)
+    local inf, nan = math.huge, 0 / 0
+    local fvals = {-7.5, 7.5, -2.0, 2.0, -0.75, 0.75, 5.25, -5.25, 3.0, -3.0, 1.0, 0.0, -0.0, inf, -inf, nan}
+    local fa, fb = pairs_of(fvals)
+    local function f32(v) return (string.unpack("f", string.pack("f", v))) end
+    for _, dt in ipairs({"float64", "float32"}) do
+      local o = gpu.zeros({#fa, 2}, dt)
+      modiv[{math.ceil(#fa / 128), 128}](gpu.array(fa, dt), gpu.array(fb, dt), o)
+      for i, row in ipairs(o:totable()) do
+        local x, y = fa[i], fb[i]
+        local m, q = x % y, x // y
+        if dt == "float32" then m, q = f32(m), f32(q) end
+        assert.is_true(same(row[1], m) and same(row[2], q),
+                       ("%s: %s %% %s, %s // %s: got %s, %s, Lua %s, %s"):format(dt, x, y, x, y, row[1], row[2], m, q))
+      end
+    end
+    -- a constant divisor (powers of 2 are a shift and a mask), an integer with a float
+    local consts = gpu.jit(function(a, oi, of)
+      local i = gpu.grid(1)
+      if i <= #a then
+        local x = a[i]
+        oi[i][1] = x % 4;  oi[i][2] = x // 4;  oi[i][3] = x % -4; oi[i][4] = x // -4
+        oi[i][5] = x % 3;  oi[i][6] = x // -3; oi[i][7] = x % 1;  oi[i][8] = x // -1
+        oi[i][9] = x % mn; oi[i][10] = x // mn; oi[i][11] = x % mx; oi[i][12] = x // (1 << 62)
+        of[i][1] = x % -2.5; of[i][2] = x // 2.5; of[i][3] = x % -0.0; of[i][4] = x // inf
+        of[i][5] = x % -inf; of[i][6] = x % inf
+      end
+    end)
+    local xs = {-9, -4, -1, 0, 1, 3, 4, 9, mn, mn + 1, mx}
+    local oi, of = gpu.zeros({#xs, 12}, gpu.int64), gpu.zeros({#xs, 6}, gpu.float64)
+    consts[{1, 32}](gpu.array(xs, gpu.int64), oi, of)
+    oi, of = oi:totable(), of:totable()
+    for i, x in ipairs(xs) do
+      local want = {x % 4, x // 4, x % -4, x // -4, x % 3, x // -3, x % 1, x // -1, x % mn, x // mn, x % mx,
+                    x // (1 << 62), x % -2.5, x // 2.5, x % -0.0, x // inf, x % -inf, x % inf}
+      for j, w in ipairs(want) do
+        local got = j <= 12 and oi[i][j] or of[i][j - 12]
+        assert.is_true(same(got, w), ("x = %d, column %d: got %s, Lua %s"):format(x, j, got, w))
+      end
+    end
+  end)
+
+  -- an integer and a float compare exactly, as Lua 5.4 does (lvm.c's LTintfloat, LEintfloat,
+  -- LTfloatint, LEfloatint, luaV_equalobj), not as two doubles
+  it("compares integers with floats exactly, as Lua 5.4 does: (1 << 53) + 1 ~= 2^53", function()
+    local two53, mn, mx, inf, nan = 1 << 53, math.mininteger, math.maxinteger, math.huge, 0 / 0
+    local ints = {two53, two53 + 1, two53 - 1, -two53, -two53 - 1, mx, mx - 1, mn, mn + 1, 0, 1, -1,
+                  (1 << 24) + 1, 1 << 24, 1 << 62}
+    local floats = {2.0 ^ 53, 2.0 ^ 53 + 2, 2.0 ^ 63, -2.0 ^ 63, 2.0 ^ 62, nan, inf, -inf, -0.0, 0.0, 0.5, -0.5, 1.0,
+                    mx + 0.0, 2.0 ^ 24, 2.0 ^ 24 + 2, 2.0 ^ 64, 1e300}
+    local both = gpu.jit(function(ia, fa, o)
+      local k = gpu.grid(1)
+      if k <= #ia then
+        local i, f = ia[k], fa[k]
+        o[k][1] = i == f;  o[k][2] = i ~= f;  o[k][3] = i < f;  o[k][4] = i <= f;  o[k][5] = i > f
+        o[k][6] = i >= f;  o[k][7] = f == i;  o[k][8] = f ~= i; o[k][9] = f < i;  o[k][10] = f <= i
+        o[k][11] = f > i;  o[k][12] = f >= i
+      end
+    end)
+    local function f32(v) return (string.unpack("f", string.pack("f", v))) end
+    for _, dt in ipairs({"float64", "float32"}) do
+      local ia, fa = {}, {}
+      for _, i in ipairs(ints) do
+        for _, f in ipairs(floats) do ia[#ia + 1] = i; fa[#fa + 1] = dt == "float32" and f32(f) or f end
+      end
+      local o = gpu.zeros({#ia, 12}, gpu.bool)
+      both[{math.ceil(#ia / 128), 128}](gpu.array(ia, gpu.int64), gpu.array(fa, dt), o)
+      for k, row in ipairs(o:totable()) do
+        local i, f = ia[k], fa[k]
+        local want = {i == f, i ~= f, i < f, i <= f, i > f, i >= f, f == i, f ~= i, f < i, f <= i, f > i, f >= i}
+        for j = 1, 12 do
+          assert.are.equal(want[j], row[j], ("%s: %d and %s, column %d"):format(dt, i, f, j))
+        end
+      end
+    end
+    -- with constants (weak literals and upvalues), on either side, and of constants alone
+    local consts = gpu.jit(function(ia, fa, o)
+      local k = gpu.grid(1)
+      if k <= #ia then
+        local i, f = ia[k], fa[k]
+        o[k][1] = i == 2 ^ 53;     o[k][2] = 2 ^ 53 ~= i;    o[k][3] = i < 2 ^ 63;    o[k][4] = i >= -2 ^ 63
+        o[k][5] = i <= 0.5;        o[k][6] = i > -0.0;       o[k][7] = i == -0.0;     o[k][8] = i < inf
+        o[k][9] = i < nan;         o[k][10] = i ~= nan;      o[k][11] = nan >= i;     o[k][12] = -inf < i
+        o[k][13] = f < two53 + 1;  o[k][14] = f == two53 + 1; o[k][15] = two53 + 1 <= f; o[k][16] = f == 16777217
+        o[k][17] = f < mx;         o[k][18] = mn <= f;       o[k][19] = f == 0;        o[k][20] = f >= 16777217
+        o[k][21] = (1 << 53) + 1 == 2 ^ 53; o[k][22] = math.maxinteger < 2 ^ 63; o[k][23] = math.mininteger == -2 ^ 63
+        o[k][24] = math.maxinteger + 0.0 == math.maxinteger; o[k][25] = (1 << 53) + 1 > 2 ^ 53
+        o[k][26] = 2 ^ 53 + 1 > 2 ^ 53
+      end
+    end)
+    local ia = {two53, two53 + 1, mx, mn, 0, -1, 1, (1 << 24) + 1}
+    local fa = {2.0 ^ 53, 2.0 ^ 53 + 2, 2.0 ^ 63, -2.0 ^ 63, 0.0, -0.0, 2.0 ^ 24, nan}
+    for _, dt in ipairs({"float64", "float32"}) do
+      local o = gpu.zeros({#ia, 26}, gpu.bool)
+      consts[{1, 32}](gpu.array(ia, gpu.int64), gpu.array(fa, dt), o)
+      for k, row in ipairs(o:totable()) do
+        local i, f = ia[k], dt == "float32" and f32(fa[k]) or fa[k]
+        local want = {i == 2 ^ 53, 2 ^ 53 ~= i, i < 2 ^ 63, i >= -2 ^ 63, i <= 0.5, i > -0.0, i == -0.0, i < inf,
+                      i < nan, i ~= nan, nan >= i, -inf < i,
+                      f < two53 + 1, f == two53 + 1, two53 + 1 <= f, f == 16777217, f < mx, mn <= f, f == 0,
+                      f >= 16777217, (1 << 53) + 1 == 2 ^ 53, math.maxinteger < 2 ^ 63, math.mininteger == -2 ^ 63,
+                      math.maxinteger + 0.0 == math.maxinteger, (1 << 53) + 1 > 2 ^ 53, 2 ^ 53 + 1 > 2 ^ 53}
+        for j = 1, 26 do
+          assert.are.equal(want[j], row[j], ("%s: i = %d, f = %s, column %d"):format(dt, i, f, j))
+        end
+      end
+    end
+    assert.are.same({false, true, true}, {(1 << 53) + 1 == 2 ^ 53, math.maxinteger < 2 ^ 63, f32(16777216) < 16777217})
+    -- integers with integers and floats with floats stay plain C comparisons
+    local src = consts:source()
+    assert.matches("= i == 9007199254740992LL;", src, 1, true)
+    assert.matches("= f == 0.0f;", src, 1, true)
+    assert.matches("jit::lt_if(i, ", src, 1, true)
+    local plain = gpu.jit(function(a, b, x, y, o) o[1] = a < b; o[2] = x < y; o[3] = x < 1 end)
+    plain[{1, 1}](1, 2, 1.5, 2.5, gpu.zeros(3, gpu.bool))
+    local psrc = plain:source()
+    assert.matches("o[0] = a < b;", psrc, 1, true)
+    assert.matches("o[1] = x < y;", psrc, 1, true)
+    assert.matches("o[2] = x < 1.0;", psrc, 1, true)
+    assert.is_nil(psrc:find("_if(", 1, true))
+  end)
+
   it("has if, numeric for (integer and float), while, repeat, break, goto and early return", function()
     local flow = gpu.jit(function(a, out)
       local i = gpu.grid(1)
@@ -459,6 +616,29 @@ gpu.synchronize()
     assert.are.equal("i = 2, x = 2.50, true, ok %\n", out)
   end)
 
+  it("reads gpu.printf's format as string.format does: %% is a percent sign, extra arguments are ignored", function()
+    local script = S.tmpfile([[
+local k = gpu.jit(function(a, c)
+  gpu.printf("progress 50%% done, x=%d\n", 7)
+  gpu.printf("%%d=%d\n", 5, 6)
+  gpu.printf("%5.1f%%|%%%%|%-3d%% %u %#x %+d % i|%-6s|%5s|\n", a[1], 42, 3, 255, 4, 5, true, "ok")
+  gpu.printf("%%%d%%%%\n", 9, gpu.atomic.add(c, 1, 1))
+  gpu.printf("no conversions\n", a[1], true, "x")
+end)
+local c = gpu.zeros(1, gpu.int32)
+k[{1, 1}](gpu.array({2.25, 3}), c)
+gpu.synchronize()
+print(c:totable()[1])   -- the extra argument was evaluated, as Lua evaluates it
+]])
+    local out, status = S.host(S.quote(script))
+    os.remove(script)
+    assert.is_true(status == 0 or status == nil)
+    local want = string.format("progress 50%% done, x=%d\n", 7) .. string.format("%%d=%d\n", 5, 6)
+      .. string.format("%5.1f%%|%%%%|%-3d%% %u %#x %+d % i|%-6s|%5s|\n", 2.25, 42, 3, 255, 4, 5, true, "ok")
+      .. string.format("%%%d%%%%\n", 9, 1) .. string.format("no conversions\n", 2.25, true, "x") .. "1\n"
+    assert.are.equal(want, out)
+  end)
+
   it("reads functions defined at the prompt, with -e, on stdin and in load(s)", function()
     local prog = "k = gpu.jit(function(a) a[gpu.grid(1)] = 7 end)\na = gpu.zeros(2)\nk[{1, 2}](a)\nprint(a[1] == nil)\n"
     local out = S.host("-i", "k = gpu.jit(function(a) a[gpu.grid(1)] = 7 end)\na = gpu.zeros(2)\nk[{1, 2}](a)\nprint(a:totable()[2])\n")
@@ -639,6 +819,86 @@ describe("gpu.jit refuses", function()
             function(a, n) local s = gpu.shared.array(n, gpu.float32) end, "compile", "void(float32[:], int64)")
     refuses("gpu%.atomic%.add on an int8 array: it takes float32, float64, int32, int64, uint32, uint64 arrays",
             function(a) gpu.atomic.add(a, 1, 2) end, "compile", "void(int8[:])")
+  end)
+
+  it("gpu.printf formats string.format refuses, and too few arguments for one", function()
+    refuses("gpu%.printf: bad argument #3 %(no value%)$",
+            function(a) gpu.printf("%d and %d\n", 1) end, "compile")
+    refuses("gpu%.printf: bad argument #2 %(no value%)$",
+            function(a) gpu.printf("100%% of %d\n") end, "compile")
+    refuses("gpu%.printf: invalid conversion '%%y' to 'format'$",
+            function(a) gpu.printf("%y\n", 1) end, "compile")
+    refuses("gpu%.printf: invalid conversion '%%' to 'format'$",
+            function(a) gpu.printf("100%", 1) end, "compile")
+    refuses("gpu%.printf: invalid conversion '%%5%%' to 'format'$",
+            function(a) gpu.printf("%5%", 1) end, "compile")
+    refuses("gpu%.printf: invalid conversion specification: '%%#d'$",
+            function(a) gpu.printf("%#d", 1) end, "compile")
+    refuses("gpu%.printf: invalid conversion specification: '%%123d'$",
+            function(a) gpu.printf("%123d", 1) end, "compile")
+    refuses("gpu%.printf: conversion '%%q' is not supported",
+            function(a) gpu.printf("%q", 1) end, "compile")
+    refuses("gpu%.printf: %%s takes a string constant, a boolean or a number",
+            function(a) gpu.printf("%s", a) end, "compile")
+    refuses("gpu%.printf: %%s with a precision %(%%5%.1s%) takes a string constant or a boolean",
+            function(a) gpu.printf("%5.1s", a[1]) end, "compile")
+    -- what string.format says of the same formats
+    for _, f in ipairs({{"%d and %d\n", 1}, {"100%% of %d\n"}, {"%y\n", 1}, {"100%", 1}, {"%5%", 1}, {"%#d", 1},
+                        {"%123d", 1}}) do
+      assert.is_false(pcall(string.format, table.unpack(f)))
+    end
+  end)
+
+  it("freed arrays, naming the argument, upvalue or global at the launch's line", function()
+    local function at(l, pattern) return "^" .. here:gsub("%p", "%%%0") .. ":" .. l .. ": " .. pattern .. "$" end
+    -- an argument: by its number and name, on the first launch and on later ones
+    local k = gpu.jit(function(a, b) a[1] = b end)
+    local freed = gpu.zeros(1)
+    freed:free()
+    assert.matches(at(line_of("-- freed-arg-1"), "attempt to use a freed array %(kernel 'k' argument 1 %(a%)%)"),
+                   S.errof(function() k[{1, 1}](freed, 1) end))   -- freed-arg-1
+    k[{1, 1}](gpu.zeros(1), 1)
+    assert.matches(at(line_of("-- freed-arg-2"), "attempt to use a freed array %(kernel 'k' argument 1 %(a%)%)"),
+                   S.errof(function() k[{1, 1}](freed, 1) end))   -- freed-arg-2
+    local run = k[{1, 1}]
+    assert.matches(at(line_of("-- freed-arg-3"), "attempt to use a freed array %(kernel 'k' argument 1 %(a%)%)"),
+                   S.errof(function() run(freed, 2) end))         -- freed-arg-3
+    -- an upvalue (a global) the kernel reads: by its name, not as an argument the user never passed
+    local x = gpu.zeros(4)
+    local up = gpu.jit(function(a) a[1] = x[1] end)
+    local checked = gpu.jit(function(a) a[1] = x[2] end, {debug = true})
+    local fixed = gpu.jit(function(a) a[1] = x[3] end, {signature = "void(float32[:])"})
+    JIT_SPEC_FREED = gpu.zeros(4)
+    local global = gpu.jit(function(a) a[1] = JIT_SPEC_FREED[1] end)
+    up[{1, 1}](gpu.zeros(4))
+    checked[{1, 1}](gpu.zeros(4))
+    global[{1, 1}](gpu.zeros(4))
+    x:free()
+    JIT_SPEC_FREED:free()
+    for _ = 1, 2 do
+      assert.matches(at(line_of("-- freed-up-1"), "attempt to use a freed array %(upvalue 'x' of the gpu.jit function 'up'%)"),
+                     S.errof(function() up[{1, 1}](gpu.zeros(4)) end))        -- freed-up-1
+      assert.matches(at(line_of("-- freed-up-2"), "attempt to use a freed array %(upvalue 'x' of the gpu.jit function 'checked'%)"),
+                     S.errof(function() checked[{1, 1}](gpu.zeros(4)) end))   -- freed-up-2
+      assert.matches(at(line_of("-- freed-up-3"), "attempt to use a freed array %(upvalue 'x' of the gpu.jit function 'fixed'%)"),
+                     S.errof(function() fixed[{1, 1}](gpu.zeros(4)) end))     -- freed-up-3
+      assert.matches(at(line_of("-- freed-up-4"), "attempt to use a freed array %(global 'JIT_SPEC_FREED' of the gpu.jit function 'global'%)"),
+                     S.errof(function() global[{1, 1}](gpu.zeros(4)) end))    -- freed-up-4
+    end
+    JIT_SPEC_FREED = nil
+  end)
+
+  it("a signature whose types do not match the parameters, where the signature is read", function()
+    local function f(a) a[1] = 1 end
+    assert.matches(here .. ":" .. line_of("-- sig-count-1") .. ": gpu.jit: signature 'void%(float32%[:%], int64%)' has 2 "
+                   .. "types for the 1 parameter of 'f' %(a%)$",
+                   S.errof(function() local k = gpu.jit(f, {signature = "void(float32[:], int64)"}) return k end))   -- sig-count-1
+    local two = gpu.jit(function(a, b) end)
+    assert.matches(here .. ":" .. line_of("-- sig-count-2") .. ": gpu.jit: signature 'void%(float32%[:%]%)' has 1 "
+                   .. "type for the 2 parameters of 'two' %(a, b%)$",
+                   S.errof(function() local src = two:source("void(float32[:])") return src end))   -- sig-count-2
+    assert.matches("gpu.jit: signature 'void%(%)' has 0 types for the 2 parameters of 'two' %(a, b%)$",
+                   S.errof(function() return two:compile("void()") end))
   end)
 
   it("kernels that return values, recursion and wrong argument counts", function()

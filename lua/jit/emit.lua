@@ -12,7 +12,7 @@ local M = {}
 
 local helpers = {}
 local helper_order = {"base", "int_add", "int_sub", "int_mul", "int_neg", "int_iabs", "int_idiv",
-                      "int_imod", "int_ifmod", "int_shl", "int_shr", "float", "minmax", "count", "local", "dim", "atomic",
+                      "int_imod", "int_ifmod", "int_shl", "int_shr", "float", "intfloat", "minmax", "count", "local", "dim", "atomic",
                       "atomic_add", "atomic_sub", "atomic_exch", "atomic_min", "atomic_max",
                       "atomic_and", "atomic_or", "atomic_xor", "atomic_inc", "atomic_dec",
                       "atomic_cas", "laneid", "debug"}
@@ -61,16 +61,37 @@ for _, f in ipairs(int_order) do
                           code = int_code[f]}
 end
 helpers.float = {code = [[
-// Lua's % on floats: the sign of the divisor
+// Lua's % on floats (luai_nummod): fmod, which has the sign of a, corrected when the
+// remainder and b have different signs
 __device__ __forceinline__ float mod(float a, float b) {
   float m = fmodf(a, b);
-  return ((m > 0) ? b < 0 : (m < 0 && b != m)) ? m + b : m;
+  return ((m > 0) ? b < 0 : (m < 0 && b > 0)) ? m + b : m;
 }
 __device__ __forceinline__ double mod(double a, double b) {
   double m = ::fmod(a, b);
-  return ((m > 0) ? b < 0 : (m < 0 && b != m)) ? m + b : m;
+  return ((m > 0) ? b < 0 : (m < 0 && b > 0)) ? m + b : m;
 }
 template <class T> __device__ __forceinline__ T sq(T a) { return a * a; }]]}
+helpers.intfloat = {needs = {"base"}, code = [[
+// an integer and a float compare exactly, as Lua 5.4 does (lvm.c's LTintfloat, LEintfloat,
+// luaV_equalobj ...), not as two doubles: (1 << 53) + 1 == 2^53 is false. icmp is -1, 0
+// or 1 as i is less than, equal to or greater than f, and 2 when f is nan
+__device__ __forceinline__ int icmp(i64 i, double f) {
+  if (f != f) return 2;
+  if (f >= 9223372036854775808.0) return -1;
+  if (f < -9223372036854775808.0) return 1;
+  double fl = floor(f);
+  i64 fi = (i64)fl;
+  return i < fi ? -1 : i > fi ? 1 : fl == f ? 0 : -1;
+}
+// an integer in [-2^53, 2^53] is a double exactly: compared as one
+__device__ __forceinline__ bool fits(i64 i) { return (u64)i + (1ull << 53) <= (2ull << 53); }
+__device__ __forceinline__ bool lt_if(i64 i, double f) { return fits(i) ? (double)i < f : icmp(i, f) == -1; }
+__device__ __forceinline__ bool le_if(i64 i, double f) { return fits(i) ? (double)i <= f : icmp(i, f) <= 0; }
+__device__ __forceinline__ bool gt_if(i64 i, double f) { return fits(i) ? (double)i > f : icmp(i, f) == 1; }
+__device__ __forceinline__ bool ge_if(i64 i, double f) { return fits(i) ? (double)i >= f : (unsigned)icmp(i, f) <= 1u; }
+__device__ __forceinline__ bool eq_if(i64 i, double f) { return fits(i) ? (double)i == f : icmp(i, f) == 0; }
+__device__ __forceinline__ bool ne_if(i64 i, double f) { return !eq_if(i, f); }]]}
 helpers.minmax = {needs = {"base"}, code = [[
 // math.max and math.min: the first argument unless a later one is greater (smaller)
 template <class T> __device__ __forceinline__ T max(T a, typename same<T>::type b) { return a < b ? b : a; }
@@ -372,7 +393,7 @@ function M.func(U, ctx)
   local out, names, expect = {}, {}, nil
   local file = ctx.file:gsub('[\\"]', "\\%0")
   local E = {}
-  local ex, cv, cond, stat, block
+  local ex, cv, cond, stat, block, mixed_cmp
 
   ctx.cname = unique(U.names, c_ident(ctx.name))
   for k in pairs(U.names) do names[k] = true end
@@ -529,6 +550,33 @@ function M.func(U, ctx)
     return k
   end
 
+  -- an integer and a float compared exactly (infer.lua's "mixed"): i op f, the operands
+  -- swapped when the float is on the left. A float constant with an integer value compares
+  -- as that integer, an integer constant the float's type holds exactly as that float;
+  -- else jit::lt_if and its kin
+  local mirror = {["<"] = ">", ["<="] = ">=", [">"] = "<", [">="] = "<=", ["=="] = "==", ["~="] = "~="}
+  local cmp_names = {["<"] = "lt", ["<="] = "le", [">"] = "gt", [">="] = "ge", ["=="] = "eq", ["~="] = "ne"}
+  function mixed_cmp(e)
+    local op, i, f = e.op, e.left, e.right
+    local swapped = types.float(i.ty)
+    if swapped then i, f = f, i end
+    local function plain(icode, fcode)
+      if swapped then icode, fcode = fcode, icode end
+      return ("(%s %s %s)"):format(icode, op == "~=" and "!=" or op, fcode)
+    end
+    local n = f.const ~= nil and math.tointeger(f.const)
+    if n then return plain(cv(i, "int64"), int_lit(n)) end
+    local ft = types.concrete(f.ty)
+    if i.const ~= nil then
+      local v = i.const + 0.0
+      if ft == "float32" then v = as_float32(v) end
+      if math.tointeger(v) == i.const then return plain(literal(i.const, ft), cv(f, ft)) end
+    end
+    need(U, "intfloat")
+    if swapped then op = mirror[op] end
+    return ("jit::%s_if(%s, %s)"):format(cmp_names[op], strip(cv(i, "int64")), strip(cv(f, "float64")))
+  end
+
   local int_ops = {["+"] = "add", ["-"] = "sub", ["*"] = "mul", ["//"] = "idiv", ["%"] = "imod",
                    ["<<"] = "shl", [">>"] = "shr"}
   local function binop(e)
@@ -540,6 +588,7 @@ function M.func(U, ctx)
     if op == "and" or op == "or" then
       return ("(%s %s %s)"):format(cond(e.left), op == "and" and "&&" or "||", cond(e.right))
     end
+    if e.cmp == "mixed" then return mixed_cmp(e) end
     if e.cmp then
       return ("(%s %s %s)"):format(cv(e.left, e.cmp), op == "~=" and "!=" or op, cv(e.right, e.cmp))
     end

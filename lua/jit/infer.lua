@@ -211,6 +211,14 @@ local function const_type(v)
 end
 M.const_type = const_type
 
+-- What two numbers are compared as: their common type, or "mixed" for an integer and a
+-- float, which Lua 5.4 compares exactly (lvm.c's LTintfloat ..., luaV_equalobj), not as two
+-- doubles: (1 << 53) + 1 == 2^53 is false (emit.lua's jit::lt_if ...)
+local function cmp_type(lt, rt)
+  if types.integer(lt) ~= types.integer(rt) then return "mixed" end
+  return types.concrete(types.promote(lt, rt))
+end
+
 -- A type for messages, and with its article.
 local function tname(t) return types.name(t) end
 local function a(t)
@@ -348,7 +356,7 @@ function M.infer(ctx)
       if lt == nil or rt == nil then return nil end
       if lt == "bool" and rt == "bool" then e.cmp = "bool"; return "bool" end
       if types.numeric(lt) and types.numeric(rt) then
-        e.cmp = types.concrete(types.promote(lt, rt))
+        e.cmp = cmp_type(lt, rt)
         return "bool"
       end
       fail(ctx, e.line, "comparing %s with %s with '%s' is not supported", a(lt), a(rt), op)
@@ -363,7 +371,7 @@ function M.infer(ctx)
       return const_type(v)
     end
     if order[op] then
-      e.cmp = types.concrete(types.promote(lt, rt))
+      e.cmp = cmp_type(lt, rt)
       return "bool"
     end
     if bitwise[op] then

@@ -323,66 +323,147 @@ local function c_string(s)
 end
 M.c_string = c_string
 
+-- The format read as Lua 5.4's string.format reads it (lstrlib.c's str_format, getformat,
+-- checkformat): a list of literal text ("%%" is a percent sign, kept as C's "%%") and
+-- conversions {spec = flags, width and precision, conv = the letter, form = the whole};
+-- string.format's errors, as fail's arguments, for the first that is wrong.
+local fmt_flags = {c = "-", s = "-", p = "-", d = "-+ 0", i = "-+ 0", u = "-0", o = "-#0", x = "-#0",
+                   X = "-#0", q = ""}
+for c in ("aAeEfFgG"):gmatch(".") do fmt_flags[c] = "-+ #0" end
+
+local function format_items(fmt)
+  local items, pos = {}, 1
+  while pos <= #fmt do
+    local at = fmt:find("%", pos, true)
+    if not at then items[#items + 1] = fmt:sub(pos); break end
+    if at > pos then items[#items + 1] = fmt:sub(pos, at - 1) end
+    if fmt:sub(at + 1, at + 1) == "%" then
+      items[#items + 1] = "%%"
+      pos = at + 2
+    else
+      local spec = fmt:match("^[-+ #0-9.]*", at + 1)
+      local conv = fmt:sub(at + 1 + #spec, at + 1 + #spec)
+      items[#items + 1] = {spec = spec, conv = conv, form = "%" .. spec .. conv}
+      pos = at + 2 + #spec
+    end
+  end
+  return items
+end
+
+-- Is a conversion's spec one string.format takes (flags of its conversion, then a width and
+-- a precision of 2 digits at most, a width not starting with 0)?
+local function spec_ok(spec, flags, precision)
+  local i = 1
+  while i <= #spec and flags:find(spec:sub(i, i), 1, true) do i = i + 1 end
+  local function digits(j)
+    if spec:find("^%d", j) then j = j + 1; if spec:find("^%d", j) then j = j + 1 end end
+    return j
+  end
+  if spec:sub(i, i) ~= "0" then
+    i = digits(i)
+    if spec:sub(i, i) == "." and precision then i = digits(i + 1) end
+  end
+  return i > #spec
+end
+
+-- The checks string.format makes of conversion k (its argument #k + 1), in its order.
+local function check_conversion(ctx, e, item, k)
+  if not e.args[k + 1] then fail(ctx, e.line, "gpu.printf: bad argument #%d (no value)", k + 1) end
+  if #item.spec + 1 >= 22 then fail(ctx, e.line, "gpu.printf: invalid format (too long)") end
+  local flags = fmt_flags[item.conv]
+  if not flags then fail(ctx, e.line, "gpu.printf: invalid conversion '%s' to 'format'", item.form) end
+  if item.conv == "q" or item.conv == "p" then
+    fail(ctx, e.line, "gpu.printf: conversion '%%%s' is not supported", item.conv)
+  end
+  if not spec_ok(item.spec, flags, item.conv ~= "c") then
+    fail(ctx, e.line, "gpu.printf: invalid conversion specification: '%s'", item.form)
+  end
+end
+
 entries["gpu.printf"] = {
   call = function(ctx, e, typeof)
     nargs(ctx, e, 1, math.huge)
     local fmt = const_of(ctx, e.args[1], typeof, "gpu.printf's format")
     if type(fmt) ~= "string" then fail(ctx, e.line, "gpu.printf's format must be a string") end
-    local specs, k = {}, 1
-    local out = fmt:gsub("%%([-+ #0]*%d*%.?%d*)(%a?)", function(flags, conv)
-      if flags == "" and conv == "" then return nil end
-      k = k + 1
-      local a = e.args[k]
-      if not a then fail(ctx, e.line, "gpu.printf: bad argument #%d (no value)", k) end
-      local t = typeof(a)
-      specs[#specs + 1] = {conv = conv, flags = flags, arg = a, ty = t}
-      if conv == "s" then
-        if t ~= "str" and t ~= "bool" and t ~= nil and not types.numeric(t) then
-          fail(ctx, a.line, "gpu.printf: %%s takes a string constant, a boolean or a number")
-        end
-        if t == "str" then specs[#specs].str = const_of(ctx, a, typeof, "a %s string") end
-      elseif conv:find("^[diouxXc]$") or conv:find("^[eEfFgGaA]$") then
-        if t ~= nil and not types.numeric(t) then
+    local items, specs, k = format_items(fmt), {}, 1
+    for _, item in ipairs(items) do
+      if type(item) == "table" then
+        check_conversion(ctx, e, item, k)
+        k = k + 1
+        local a, conv = e.args[k], item.conv
+        local t = typeof(a)
+        specs[#specs + 1] = {arg = a, ty = t}
+        if conv == "s" then
+          if t ~= "str" and t ~= "bool" and t ~= nil and not types.numeric(t) then
+            fail(ctx, a.line, "gpu.printf: %%s takes a string constant, a boolean or a number")
+          end
+          if t == "str" then specs[#specs].str = const_of(ctx, a, typeof, "a %s string") end
+          if t ~= "str" and t ~= "bool" and item.spec:find(".", 1, true) then
+            fail(ctx, a.line, "gpu.printf: %%s with a precision (%s) takes a string constant or a boolean",
+                 item.form)
+          end
+        elseif t ~= nil and not types.numeric(t) then
           fail(ctx, a.line, "gpu.printf: %%%s takes a number, got %s", conv, types.a(t))
         end
-      else
-        fail(ctx, e.line, "gpu.printf: conversion '%%%s' is not supported", conv)
       end
-      return nil
-    end)
-    local _ = out
-    for i = k + 1, #e.args do typeof(e.args[i]) end
-    if #e.args > k then fail(ctx, e.line, "gpu.printf: %d arguments for %d conversions", #e.args - 1, k - 1) end
-    e.printf = {fmt = fmt, specs = specs}
+    end
+    -- arguments past the conversions are evaluated and not printed, as string.format does
+    local extra = {}
+    for i = k + 1, #e.args do
+      local t = typeof(e.args[i])
+      local a = e.args[i]
+      if (t == "bool" or types.numeric(t)) and a.const == nil and a.tag ~= "True" and a.tag ~= "False" then
+        extra[#extra + 1] = a
+      end
+    end
+    e.printf = {items = items, specs = specs, extra = extra}
     return "void"
   end,
   emit = function(E, e)
-    local p, i, args = e.printf, 0, {}
-    local fmt = p.fmt:gsub("%%([-+ #0]*%d*%.?%d*)(%a?)", function(flags, conv)
-      if flags == "" and conv == "" then return nil end
-      i = i + 1
-      local s = p.specs[i]
-      if conv == "s" then
-        if s.str then args[#args + 1] = c_string(s.str); return "%" .. flags .. "s" end
-        if s.ty == "bool" then
-          args[#args + 1] = ("(%s ? \"true\" : \"false\")"):format(E.cv(s.arg, "bool"))
-          return "%" .. flags .. "s"
+    local p, i, args, fmt = e.printf, 0, {}, {}
+    for _, item in ipairs(p.items) do
+      if type(item) == "string" then
+        fmt[#fmt + 1] = item
+      else
+        i = i + 1
+        local s, spec, conv = p.specs[i], item.spec, item.conv
+        local c
+        if conv == "s" then
+          if s.str then
+            args[#args + 1] = c_string(s.str)
+            c = "s"
+          elseif s.ty == "bool" then
+            args[#args + 1] = ("(%s ? \"true\" : \"false\")"):format(E.cv(s.arg, "bool"))
+            c = "s"
+          elseif types.integer(s.ty) then
+            args[#args + 1] = E.cv(s.arg, "int64")
+            c = "lld"
+          else
+            args[#args + 1] = ("(double)%s"):format(E.cv(s.arg, types.concrete(s.ty)))
+            c = ".14g"
+          end
+        elseif conv:find("^[diuoxX]$") then
+          args[#args + 1] = ("(long long)%s"):format(E.cv(s.arg, types.concrete(s.ty)))
+          c = "ll" .. (conv == "i" and "d" or conv)
+        elseif conv == "c" then
+          args[#args + 1] = ("(int)%s"):format(E.cv(s.arg, types.concrete(s.ty)))
+          c = "c"
+        else
+          args[#args + 1] = ("(double)%s"):format(E.cv(s.arg, types.concrete(s.ty)))
+          c = conv
         end
-        if types.integer(s.ty) then args[#args + 1] = E.cv(s.arg, "int64"); return "%" .. flags .. "lld" end
-        args[#args + 1] = ("(double)%s"):format(E.cv(s.arg, types.concrete(s.ty)))
-        return "%" .. flags .. ".14g"
-      elseif conv:find("^[diouxX]$") then
-        args[#args + 1] = ("(long long)%s"):format(E.cv(s.arg, types.concrete(s.ty)))
-        return "%" .. flags .. "ll" .. (conv == "i" and "d" or conv)
-      elseif conv == "c" then
-        args[#args + 1] = ("(int)%s"):format(E.cv(s.arg, types.concrete(s.ty)))
-        return "%" .. flags .. "c"
+        fmt[#fmt + 1] = "%" .. spec .. c
       end
-      args[#args + 1] = ("(double)%s"):format(E.cv(s.arg, types.concrete(s.ty)))
-      return "%" .. flags .. conv
-    end)
+    end
     local list = #args > 0 and (", " .. table.concat(args, ", ")) or ""
-    return ("printf(%s%s)"):format(c_string(fmt), list)
+    local call = ("printf(%s%s)"):format(c_string(table.concat(fmt)), list)
+    if #p.extra == 0 then return call end
+    local parts = {}
+    for k, a in ipairs(p.extra) do
+      parts[k] = ("(void)(%s)"):format(E.cv(a, types.concrete(a.ty)))
+    end
+    parts[#parts + 1] = call
+    return "(" .. table.concat(parts, ", ") .. ")"
   end,
 }
 

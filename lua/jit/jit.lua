@@ -475,6 +475,10 @@ end
 ------------------------------------------------------------------------------------
 -- launches
 
+-- Is v, a device array, freed? (a dispatcher's type code for a live array is its dtype's,
+-- 1 to 100; anything else is above)
+local function freed(v) return gpu._jit_code(v) > 100 end
+
 local function arg_param(st, v, i)
   local mt = mtype(v)
   if mt == "integer" then return {dtype = st.integer} end
@@ -482,6 +486,11 @@ local function arg_param(st, v, i)
   if type(v) == "boolean" then return {dtype = "bool"} end
   local why
   if getmetatable(v) == array_mt then
+    if freed(v) then
+      -- as the C launcher says it (kernel.c), with the parameter's name
+      error(("attempt to use a freed array (kernel '%s' argument %d (%s))"):format(st.name, i,
+            st.found.fn.params[i] or "?"), 4)
+    end
     if not v.dtype:find("^complex") then return {dtype = v.dtype, array = true} end
     why = ("is a %s array: gpu.jit has no complex type (write the kernel in CUDA C, on gpu::%s)"):format(v.dtype, v.dtype)
   end
@@ -491,6 +500,36 @@ local function arg_param(st, v, i)
   else why = ("must be a number, a boolean or a device array, got %s"):format(type(v)) end
   -- as the C launcher says it (kernel.c), at the launch (miss < dispatcher < the caller)
   error(("kernel '%s' argument %d (%s) %s"):format(st.name, i, st.found.fn.params[i] or "?", why), 4)
+end
+
+-- "file:line: " of the launch: the first caller that is neither C nor this file
+local here = debug.getinfo(1, "S").source
+local function launch_site()
+  for level = 3, math.huge do
+    local info = debug.getinfo(level, "Sl")
+    if not info then return "" end
+    if info.what ~= "C" and info.source ~= here then
+      return info.currentline > 0 and ("%s:%d: "):format(info.short_src, info.currentline) or ""
+    end
+  end
+end
+
+-- The arrays a kernel reads from outside (its extra arguments) are alive, or an error at
+-- the launch naming the upvalue or global (the C launcher would name an argument the user
+-- never passed)
+local function check_extra(st, spec)
+  for i, a in ipairs(spec.extra) do
+    if freed(a) then
+      local name, what = spec.hidden[i] or "?", "global"
+      for u = 1, math.huge do
+        local n = debug.getupvalue(st.f, u)
+        if n == nil then break end
+        if n == name then what = "upvalue"; break end
+      end
+      error(("%sattempt to use a freed array (%s '%s' of the gpu.jit function '%s')")
+            :format(launch_site(), what, name, st.name), 0)
+    end
+  end
 end
 
 local function with_extra(run, extra, ...)
@@ -535,8 +574,16 @@ local function leaf_of(st, spec)
   if not spec.extra and not st.debug then return spec.kernel end
   return setmetatable({}, {__index = function(_, config)
     local run = spec.kernel[config]
-    if st.debug then return function(...) return debug_launch(st, spec, run, ...) end end
-    return function(...) return with_extra(run, spec.extra, ...) end
+    if st.debug then
+      return function(...)
+        if spec.extra then check_extra(st, spec) end
+        return debug_launch(st, spec, run, ...)
+      end
+    end
+    return function(...)
+      check_extra(st, spec)
+      return with_extra(run, spec.extra, ...)
+    end
   end})
 end
 
@@ -603,9 +650,22 @@ local function state(k, what)
   return st
 end
 
+-- A signature's parameters, refused unless it has a type for each parameter of st's
+-- function, where it is read (an error at level, from here)
+local function signature_for(st, sig, level)
+  local params = parse_signature(sig, level + 1)
+  if #params ~= st.nparams then
+    local names = table.concat(st.found.fn.params, ", ")
+    error(("gpu.jit: signature '%s' has %d type%s for the %d parameter%s of '%s'%s"):format(sig, #params,
+          #params == 1 and "" or "s", st.nparams, st.nparams == 1 and "" or "s", st.name,
+          names ~= "" and " (" .. names .. ")" or ""), level)
+  end
+  return params
+end
+
 -- The spec a method names: a signature string, or the last compiled (or fixed) one.
 local function spec_named(st, sig, what)
-  if sig ~= nil then return specialize(st, parse_signature(sig, 4)) end
+  if sig ~= nil then return specialize(st, signature_for(st, sig, 4)) end
   local spec = st.fixed or st.last
   if not spec then
     error(("gpu.jit function '%s' has no signature compiled yet: launch it, or name one: "
@@ -693,7 +753,7 @@ function M.new(f, options)
   local k = setmetatable({}, MT)
   states[k] = st
   if options.signature ~= nil then
-    local params = parse_signature(options.signature, 3)
+    local params = signature_for(st, options.signature, 3)
     st.fixed = specialize(st, params)
   end
   return k
