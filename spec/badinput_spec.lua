@@ -707,7 +707,7 @@ local rows = {
   {"gpu.jit(jf, {signature = 'void(float33[:])'})", function() return gpu.jit(jf, {signature = 'void(float33[:])'}) end,
    "signature 'void(float33[:])': unknown type 'float33[:]'"},
   {"gpu.jit(jf, {signature = 'void(float32[:], int32)'})", function() return gpu.jit(jf, {signature = 'void(float32[:], int32)'}) end,
-   "kernel 'jf' takes 1 argument, got 2"},
+   "gpu.jit: signature 'void(float32[:], int32)' has 2 types for the 1 parameter of 'jf' (x)"},
   {"jk(a)", function() return jk(a) end,
    "gpu.jit function 'jf' needs a launch configuration"},
   {"jk[{1, 1}]()", function() return jk[{1, 1}]() end,
