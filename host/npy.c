@@ -105,7 +105,9 @@ static const char *field(const char *dict, const char *key) {
 static const char *read_descr(const char *p, NpyHeader *h) {
   char q = *p;
   if (q != '\'' && q != '"') return "its descr is not a simple type string (structured arrays are not read)";
-  char order = p[1], kind = p[2];
+  char order = p[1], kind = order ? p[2] : '\0';
+  if (kind == '\0')   /* the header ends inside the quotes: nothing past its NUL is read */
+    return "its descr is not a type gpuhost reads";
   char *end;
   long size = strtol(p + 3, &end, 10);
   if (*end != q || (order != '<' && order != '>' && order != '|' && order != '='))

@@ -38,6 +38,57 @@ local function same_bytes(a, b)
          a:contiguous():bytes() == b:contiguous():bytes()
 end
 
+local function write(path, bytes) local f = assert(io.open(path, "wb")); f:write(bytes); f:close() end
+
+-- a .npy file's bytes: the magic, version major.minor (1.0 unless given), the header's
+-- length and text as given (no padding added), then data
+local function npy_bytes(text, data, major, minor)
+  major = major or 1
+  return "\x93NUMPY" .. string.char(major, minor or 0) ..
+         string.pack(major == 1 and "<I2" or "<I4", #text) .. text .. (data or "")
+end
+
+local CRC = {}
+for i = 0, 255 do
+  local c = i
+  for _ = 1, 8 do c = c & 1 == 1 and 0xEDB88320 ~ (c >> 1) or c >> 1 end
+  CRC[i] = c
+end
+local function crc32(s)
+  local c = 0xFFFFFFFF
+  for i = 1, #s do c = CRC[(c ~ s:byte(i)) & 0xFF] ~ (c >> 8) end
+  return c ~ 0xFFFFFFFF
+end
+
+-- a zip archive's bytes, of members {name =, data =} (stored; crc = to give a wrong one) or
+-- {name =, deflated =, size =, crc =} (what gzip_member gives)
+local function zip(members)
+  local body, central, at = {}, {}, 0
+  for _, m in ipairs(members) do
+    local method, bytes = m.deflated and 8 or 0, m.deflated or m.data
+    local size, crc = m.size or #bytes, m.crc or crc32(m.data)
+    local head = string.pack("<I4I2I2I2I2I2I4I4I4I2I2", 0x04034b50, 20, 0, method, 0, 0x21,
+                             crc, #bytes, size, #m.name, 0) .. m.name
+    central[#central + 1] = string.pack("<I4I2I2I2I2I2I2I4I4I4I2I2I2I2I2I4I4", 0x02014b50, 20,
+      20, 0, method, 0, 0x21, crc, #bytes, size, #m.name, 0, 0, 0, 0, 0, at) .. m.name
+    body[#body + 1] = head .. bytes
+    at = at + #head + #bytes
+  end
+  local cd = table.concat(central)
+  return table.concat(body) .. cd ..
+         string.pack("<I4I2I2I2I2I4I4I2", 0x06054b50, 0, 0, #members, #members, #cd, at, 0)
+end
+
+-- a deflated member (by gzip(1), without its 10-byte header and 8-byte trailer, which gives
+-- the CRC and size) of the bytes prefix and then n zero bytes
+local function gzip_member(d, name, prefix, n)
+  write(d .. "/prefix", prefix)
+  assert(os.execute(("(cat %s/prefix; head -c %d /dev/zero) | gzip -1 -n -c > %s/m.gz"):format(d, n, d)))
+  local f = assert(io.open(d .. "/m.gz", "rb")); local gz = f:read("a"); f:close()
+  local crc, size = string.unpack("<I4I4", gz, #gz - 7)
+  return {name = name, deflated = gz:sub(11, -9), crc = crc, size = size}
+end
+
 describe("gpu.save and gpu.load", function()
   it("keep every dtype, shape and value, from device and host arrays", function()
     local d = tmpdir()
@@ -90,6 +141,18 @@ describe("gpu.save and gpu.load", function()
     assert.are.same({"adir", "data.npy", "good.npy", "magic.npy", "shape.npy", "short.npy", "u4.npy"}, files_in(d))
     assert.matches("bad argument #2 to 'save' (array expected, got table)", S.errof(gpu.save, good, {1}), 1, true)
     assert.matches("bad argument #1 to 'load' (file name expected, got number)", S.errof(gpu.load, 3), 1, true)
+    os.execute("rm -rf " .. d)
+  end)
+
+  it("refuse a header that ends inside its descr's quotes, reading nothing past it", function()
+    local d = tmpdir()
+    for i, text in ipairs({"{'shape': (1,), 'fortran_order': False, 'descr':'",
+                           "{'shape': (1,), 'fortran_order': False, 'descr':'<",
+                           "{'shape': (1,), 'fortran_order': False, 'descr':'<i"}) do
+      write(d .. "/" .. i .. ".npy", npy_bytes(text, "\0\0\0\0"))
+      assert.matches("cannot read '" .. d .. "/" .. i .. ".npy': its descr is not a type gpuhost reads",
+                     S.errof(gpu.load, d .. "/" .. i .. ".npy"), 1, true)
+    end
     os.execute("rm -rf " .. d)
   end)
 end)
