@@ -381,7 +381,11 @@ typedef struct NpyHeader {
   GpuShape shape;
 } NpyHeader;
 void npy_push_header(lua_State *L, const HostArray *h);   /* [-0, +1, m] */
-const char *npy_parse(const char *p, size_t len, NpyHeader *h, size_t *offset);
+#define NPY_WHY 112   /* room for a message that names what is wrong */
+const char *npy_parse(const char *p, size_t len, NpyHeader *h, size_t *offset, char why[NPY_WHY]);
+/* npyhead.c: the dict of a .npy header (n bytes at text; format version major.0) into *h;
+ * why not (maybe written in why), or NULL */
+const char *npy_parse_header(const char *text, size_t n, int major, NpyHeader *h, char why[NPY_WHY]);
 void npy_swap(unsigned char *p, size_t n, size_t size);
 void jit_open(lua_State *L);   /* gpu.jit's dispatcher (jit.c) */
 void graph_open(lua_State *L);

@@ -82,77 +82,6 @@ static int npy_write(lua_State *L) {
 /* ---- reading ---- */
 
 
-static const char *skip_space(const char *p) {
-  while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;
-  return p;
-}
-
-/* The value of key in the dict text: a pointer just after "'key':" (spaces skipped). */
-static const char *field(const char *dict, const char *key) {
-  char quoted[32];
-  snprintf(quoted, sizeof quoted, "'%s'", key);
-  const char *p = strstr(dict, quoted);
-  if (p == NULL) {
-    snprintf(quoted, sizeof quoted, "\"%s\"", key);
-    p = strstr(dict, quoted);
-  }
-  if (p == NULL) return NULL;
-  p = skip_space(p + strlen(quoted));
-  return *p == ':' ? skip_space(p + 1) : NULL;
-}
-
-/* NumPy's descr ("<f4") as a dtype; why not, or NULL. */
-static const char *read_descr(const char *p, NpyHeader *h) {
-  char q = *p;
-  if (q != '\'' && q != '"') return "its descr is not a simple type string (structured arrays are not read)";
-  char order = p[1], kind = order ? p[2] : '\0';
-  if (kind == '\0')   /* the header ends inside the quotes: nothing past its NUL is read */
-    return "its descr is not a type gpuhost reads";
-  char *end;
-  long size = strtol(p + 3, &end, 10);
-  if (*end != q || (order != '<' && order != '>' && order != '|' && order != '='))
-    return "its descr is not a type gpuhost reads";
-  for (int i = 0; i < DT_COUNT; i++)
-    if (dtypes[i].kind == kind && (long)dtypes[i].size == size) {
-      h->dtype = (GpuDtype)i;
-      h->swap = order == '>' && size > 1;
-      return NULL;
-    }
-  return "its dtype has no gpuhost dtype";
-}
-
-static const char *read_shape(const char *p, NpyHeader *h) {
-  if (*p != '(') return "its shape is not a tuple";
-  memset(&h->shape, 0, sizeof h->shape);
-  h->shape.size = 1;
-  for (p = skip_space(p + 1); *p != ')'; p = skip_space(p)) {
-    char *end;
-    long long v = strtoll(p, &end, 10);
-    if (end == p || v < 0) return "its shape holds something other than sizes";
-    if (h->shape.ndim == GPU_MAXDIM) return "it has more dimensions than gpuhost's 8";
-    if (v != 0 && h->shape.size > ((int64_t)1 << 48) / v) return "its shape is too large";
-    h->shape.dim[h->shape.ndim++] = v;
-    h->shape.size *= v;
-    p = skip_space(end);
-    if (*p == ',') p++;
-    else if (*p != ')') return "its shape is not a tuple of sizes";
-  }
-  return NULL;
-}
-
-/* Parses the dict; why it cannot, or NULL. */
-static const char *parse_header(const char *dict, NpyHeader *h) {
-  const char *p, *why;
-  if ((p = field(dict, "descr")) == NULL) return "its header has no descr";
-  if ((why = read_descr(p, h)) != NULL) return why;
-  if ((p = field(dict, "fortran_order")) == NULL) return "its header has no fortran_order";
-  if (strncmp(p, "True", 4) == 0) h->fortran = 1;
-  else if (strncmp(p, "False", 5) == 0) h->fortran = 0;
-  else return "its fortran_order is neither True nor False";
-  if ((p = field(dict, "shape")) == NULL) return "its header has no shape";
-  return read_shape(p, h);
-}
-
 void npy_swap(unsigned char *p, size_t n, size_t size) {
   for (size_t i = 0; i < n; i++, p += size)
     for (size_t a = 0, b = size - 1; a < b; a++, b--) {
@@ -160,48 +89,49 @@ void npy_swap(unsigned char *p, size_t n, size_t size) {
     }
 }
 
+/* The version in a .npy file's magic: why it is not one NumPy reads, or NULL. */
+static const char *check_version(const unsigned char *pre, char why[NPY_WHY]) {
+  if (pre[7] == 0 && pre[6] >= 1 && pre[6] <= 3) return NULL;
+  snprintf(why, NPY_WHY, "its .npy version is %d.%d: gpuhost reads 1.0, 2.0 and 3.0", pre[6], pre[7]);
+  return why;
+}
+
 /* The header at the start of the len bytes at p (a whole .npy file in memory): fills *h and
- * *offset (where the data starts); why it cannot, or NULL. */
-const char *npy_parse(const char *p, size_t len, NpyHeader *h, size_t *offset) {
+ * *offset (where the data starts); why it cannot (maybe in why), or NULL. */
+const char *npy_parse(const char *p, size_t len, NpyHeader *h, size_t *offset, char why[NPY_WHY]) {
   const unsigned char *u = (const unsigned char *)p;
   if (len < 10 || memcmp(p, MAGIC, 6) != 0) return "it is not a .npy file (no \\x93NUMPY magic)";
+  const char *bad = check_version(u, why);
+  if (bad) return bad;
   size_t hl = (size_t)u[8] | (size_t)u[9] << 8, at = 10;
   if (u[6] >= 2) {
     if (len < 12) return "its header is truncated";
     hl |= (size_t)u[10] << 16 | (size_t)u[11] << 24;
     at = 12;
-  } else if (u[6] != 1) {
-    return "its .npy version is not one gpuhost reads";
   }
   if (hl > MAX_HEADER || len - at < hl) return "its header is truncated";
-  char *dict = malloc(hl + 1);
-  if (dict == NULL) return "out of memory";
-  memcpy(dict, p + at, hl);
-  dict[hl] = '\0';
-  const char *why = parse_header(dict, h);
-  free(dict);
-  if (why) return why;
+  if ((bad = npy_parse_header(p + at, hl, u[6], h, why)) != NULL) return bad;
   size_t want = (size_t)h->shape.size * dtypes[h->dtype].size;
   if (len - at - hl != want) return "its data is not the size its shape says";
   *offset = at + hl;
   return NULL;
 }
 
-/* Reads the magic, version and header text of f; raises with what is wrong. Returns the
- * header (malloc'd, NUL-terminated) and leaves f at the data. */
-static char *read_preamble(lua_State *L, FILE *f, const char *path) {
+/* Reads the magic, version and header text of f and parses it into *h; raises with what is
+ * wrong, leaves f at the data. */
+static void read_preamble(lua_State *L, FILE *f, const char *path, NpyHeader *h) {
   unsigned char pre[12];
+  char why[NPY_WHY];
   if (fread(pre, 1, 10, f) != 10 || memcmp(pre, MAGIC, 6) != 0) {
     fclose(f);
     luaL_error(L, "'%s' is not a .npy file (no \\x93NUMPY magic)", path);
   }
+  const char *bad = check_version(pre, why);
+  if (bad) { fclose(f); luaL_error(L, "cannot read '%s': %s", path, bad); }
   size_t len = (size_t)pre[8] | (size_t)pre[9] << 8;
   if (pre[6] >= 2) {   /* versions 2.0 and 3.0: a 4-byte length */
     if (fread(pre + 10, 1, 2, f) != 2) { fclose(f); luaL_error(L, "'%s': truncated header", path); }
     len |= (size_t)pre[10] << 16 | (size_t)pre[11] << 24;
-  } else if (pre[6] != 1) {
-    fclose(f);
-    luaL_error(L, "'%s': .npy version %d.%d, which gpuhost does not read", path, pre[6], pre[7]);
   }
   char *dict = len <= MAX_HEADER ? malloc(len + 1) : NULL;
   if (dict == NULL || fread(dict, 1, len, f) != len) {
@@ -209,8 +139,9 @@ static char *read_preamble(lua_State *L, FILE *f, const char *path) {
     fclose(f);
     luaL_error(L, "'%s': truncated or oversized header", path);
   }
-  dict[len] = '\0';
-  return dict;
+  bad = npy_parse_header(dict, len, pre[6], h, why);
+  free(dict);
+  if (bad) { fclose(f); luaL_error(L, "cannot read '%s': %s", path, bad); }
 }
 
 /* gpu._npy_read(path): a host array and whether the file is in Fortran order */
@@ -218,11 +149,8 @@ static int npy_read(lua_State *L) {
   const char *path = luaL_checkstring(L, 1);
   FILE *f = fopen(path, "rb");
   if (f == NULL) return luaL_error(L, "cannot open '%s': %s", path, strerror(errno));
-  char *dict = read_preamble(L, f, path);
   NpyHeader h;
-  const char *why = parse_header(dict, &h);
-  free(dict);
-  if (why) { fclose(f); return luaL_error(L, "cannot read '%s': %s", path, why); }
+  read_preamble(L, f, path, &h);
   long at = ftell(f);
   struct stat st;
   size_t want = (size_t)h.shape.size * dtypes[h.dtype].size;

@@ -139,7 +139,8 @@ static void push_member_array(lua_State *L, const char *p, size_t n, const char 
                               const char *name) {
   NpyHeader h;
   size_t at;
-  const char *why = npy_parse(p, n, &h, &at);
+  char buf[NPY_WHY];
+  const char *why = npy_parse(p, n, &h, &at, buf);
   if (why) luaL_error(L, "cannot read '%s' in '%s': %s", name, path, why);
   GpuShape s = h.shape;
   if (h.fortran)

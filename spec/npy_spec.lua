@@ -155,6 +155,61 @@ describe("gpu.save and gpu.load", function()
     end
     os.execute("rm -rf " .. d)
   end)
+
+  it("read a header as NumPy does: the last of a key given twice, any order, quotes and spacing", function()
+    local d = tmpdir()
+    for i, case in ipairs({
+      {"{'descr': '<f4', 'descr': '<i4', 'fortran_order': False, 'shape': (1,), }"},
+      {'{"shape": (1,), "fortran_order": False, "descr": "<i4"}'},
+      {"{'descr':'<i4','fortran_order':False,'shape':(1,)}\n"},
+      {"  {'descr': 'i4', # a comment\n 'fortran_order': False,\n 'shape': (+0x1,)}   \n"},
+      {"{'descr': u'<i4', 'fortran_order': False, 'shape': (1,)}"},
+      {"{'descr': '<' 'i4', 'fortran_order': False, 'shape': (0b1,)}"},
+      {"{'descr': '<i4', 'fortran_order': False, 'shape': (1L,), }", major = 1},
+      {"{'descr': '<i4', 'fortran_order': False, 'shape': (1L,), }", major = 2},
+      {"{'descr': '<i4', 'fortran_order': True, 'shape': (1,), }", major = 3},
+      {"{'descr': '<i4', 'fortran_order': False, 'shape': (), }", major = 3},
+    }) do
+      local path = d .. "/" .. i .. ".npy"
+      write(path, npy_bytes(case[1], string.pack("<i4", 7), case.major))
+      local a = gpu.load(path)
+      assert.are.equal("int32", a.dtype, case[1])
+      assert.are.equal(7, a[1], case[1])
+    end
+    os.execute("rm -rf " .. d)
+  end)
+
+  it("refuse what NumPy refuses: other keys (one hidden in a string too), a misspelt bool, a shape not a tuple, other versions", function()
+    local d = tmpdir()
+    local data = string.pack("<i4i4", 7, 8)
+    for i, case in ipairs({
+      {"{'descr': '<i4', 'fortran_order': False, 'shape': (2,), 'x': 1}", "its header has a key other than descr, fortran_order and shape: 'x'"},
+      {"{'descr': '<i4', 'fortran_order': False, 'x': \"'shape': (2,)\", 'shape': (1,)}", "its header has a key other than descr, fortran_order and shape: 'x'"},
+      {"{'descr': '<i4', 'fortran_order': Truee, 'shape': (2,)}", "its fortran_order is neither True nor False"},
+      {"{'descr': '<i4', 'fortran_order': 1, 'shape': (2,)}", "its fortran_order is neither True nor False"},
+      {"{'descr': '<i4', 'fortran_order': False, 'shape': (2)}", "its shape is not a tuple of sizes"},
+      {"{'descr': '<i4', 'fortran_order': False, 'shape': [2]}", "its shape is not a tuple of sizes"},
+      {"{'descr': '<i4', 'fortran_order': False, 'shape': (02,)}", "its shape is not a tuple of sizes"},
+      {"{'descr': '<i4', 'fortran_order': False, 'shape': (2.0,)}", "its shape is not a tuple of sizes"},
+      {"{'descr': '<i4', 'fortran_order': False, 'shape': (-2,)}", "its shape holds a negative size"},
+      {"{'descr': '<i4', 'fortran_order': False, 'shape': (4 // 2,)}", "its shape is not a tuple of sizes"},
+      {"{'descr': '<i4', 'fortran_order': False, 'shape': (2L,)}", "its shape is not a tuple of sizes", major = 3},
+      {"{'descr': '<i4', 'fortran_order': False, 'shape': (2,)} x", "its header is not a Python dict"},
+      {"{'descr': '<i4', 'fortran_order': False, 'shape': (2,)}\0 junk", "its header holds a zero byte"},
+      {"{'descr': '<i4', 'fortran_order': False, 'shape': (2,)", "its header is not a Python dict"},
+      {"{'descr': '<i4' 'fortran_order': False, 'shape': (2,)}", "its header is not a Python dict"},
+      {"{'descr': '<i4', 'fortran_order': False}", "its header has no shape"},
+      {"{'descr': [('a', '<i4')], 'fortran_order': False, 'shape': (2,)}", "its descr is not a simple type string"},
+      {"{'descr': '<i4 ', 'fortran_order': False, 'shape': (2,)}", "its descr is not a type gpuhost reads"},
+      {"{'descr': '<i4', 'fortran_order': False, 'shape': (2,)}", "its .npy version is 1.1: gpuhost reads 1.0, 2.0 and 3.0", minor = 1},
+      {"{'descr': '<i4', 'fortran_order': False, 'shape': (2,)}", "its .npy version is 4.0: gpuhost reads 1.0, 2.0 and 3.0", major = 4},
+    }) do
+      local path = d .. "/" .. i .. ".npy"
+      write(path, npy_bytes(case[1], data, case.major, case.minor))
+      assert.matches("cannot read '" .. path .. "': " .. case[2], S.errof(gpu.load, path), 1, true)
+    end
+    os.execute("rm -rf " .. d)
+  end)
 end)
 
 describe("gpu.savez and gpu.loadz #libzip", function()
