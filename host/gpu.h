@@ -381,6 +381,19 @@ typedef struct NpyHeader {
   GpuShape shape;
 } NpyHeader;
 void npy_push_header(lua_State *L, const HostArray *h);   /* [-0, +1, m] */
+/* A .npy being read, from a file or an archive's member: read puts n bytes in buf, fewer at
+ * the end or on an error (then it sets error: why). */
+typedef struct NpySource {
+  size_t (*read)(struct NpySource *s, void *buf, size_t n);
+  const char *error;
+  const char *who;     /* for messages: "'f.npy'", "'x.npy' in 'f.npz'" */
+  const char *what;    /* "the file", "the member" */
+  int64_t size;        /* its bytes, or -1 when it cannot be known before (a pipe) */
+} NpySource;
+/* [-0, +1, e] The array in s (header, then the data its shape needs, no more allocated
+ * whatever s holds, then the end of s), byte order swapped; of the reversed
+ * shape when the file is in Fortran order. Returns whether it is; raises "cannot read ...". */
+int npy_read_array(lua_State *L, NpySource *s);
 #define NPY_WHY 112   /* room for a message that names what is wrong */
 const char *npy_parse(const char *p, size_t len, NpyHeader *h, size_t *offset, char why[NPY_WHY]);
 /* npyhead.c: the dict of a .npy header (n bytes at text; format version major.0) into *h;

@@ -6,6 +6,7 @@
  * from the device and turns a Fortran-order array into the view it is. Elements are
  * little-endian on every machine gpuhost runs on; big-endian files are read and swapped. */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,63 +118,116 @@ const char *npy_parse(const char *p, size_t len, NpyHeader *h, size_t *offset, c
   return NULL;
 }
 
-/* Reads the magic, version and header text of f and parses it into *h; raises with what is
- * wrong, leaves f at the data. */
-static void read_preamble(lua_State *L, FILE *f, const char *path, NpyHeader *h) {
-  unsigned char pre[12];
-  char why[NPY_WHY];
-  if (fread(pre, 1, 10, f) != 10 || memcmp(pre, MAGIC, 6) != 0) {
-    fclose(f);
-    luaL_error(L, "'%s' is not a .npy file (no \\x93NUMPY magic)", path);
-  }
-  const char *bad = check_version(pre, why);
-  if (bad) { fclose(f); luaL_error(L, "cannot read '%s': %s", path, bad); }
-  size_t len = (size_t)pre[8] | (size_t)pre[9] << 8;
-  if (pre[6] >= 2) {   /* versions 2.0 and 3.0: a 4-byte length */
-    if (fread(pre + 10, 1, 2, f) != 2) { fclose(f); luaL_error(L, "'%s': truncated header", path); }
-    len |= (size_t)pre[10] << 16 | (size_t)pre[11] << 24;
-  }
-  char *dict = len <= MAX_HEADER ? malloc(len + 1) : NULL;
-  if (dict == NULL || fread(dict, 1, len, f) != len) {
-    free(dict);
-    fclose(f);
-    luaL_error(L, "'%s': truncated or oversized header", path);
-  }
-  bad = npy_parse_header(dict, len, pre[6], h, why);
-  free(dict);
-  if (bad) { fclose(f); luaL_error(L, "cannot read '%s': %s", path, bad); }
+/* Raises "cannot read <who>: <fmt ...>". */
+static int source_error(lua_State *L, NpySource *s, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  lua_pushfstring(L, "cannot read %s: ", s->who);
+  lua_pushvfstring(L, fmt, ap);
+  va_end(ap);
+  lua_concat(L, 2);
+  return lua_error(L);
 }
 
-/* gpu._npy_read(path): a host array and whether the file is in Fortran order */
-static int npy_read(lua_State *L) {
-  const char *path = luaL_checkstring(L, 1);
-  FILE *f = fopen(path, "rb");
-  if (f == NULL) return luaL_error(L, "cannot open '%s': %s", path, strerror(errno));
+/* n bytes of s into buf, or an error: why s fell short, else short_why. */
+static void source_need(lua_State *L, NpySource *s, void *buf, size_t n, const char *short_why) {
+  if (s->read(s, buf, n) != n) source_error(L, s, "%s", s->error ? s->error : short_why);
+}
+
+/* The magic, version and header of s, parsed into *h; *at: the bytes read. Raises with what is
+ * wrong. */
+static void read_header(lua_State *L, NpySource *s, NpyHeader *h, size_t *at) {
+  unsigned char pre[12];
+  char why[NPY_WHY];
+  size_t got = s->read(s, pre, 10);
+  if (got < 10 && s->error) source_error(L, s, "%s", s->error);
+  if (got == 0) source_error(L, s, "it is empty");
+  if (memcmp(pre, MAGIC, got < 6 ? got : 6) != 0)
+    source_error(L, s, "it is not a .npy file (no \\x93NUMPY magic)");
+  if (got < 10) source_error(L, s, "it is truncated (it ends before its header)");
+  const char *bad = check_version(pre, why);
+  if (bad) source_error(L, s, "%s", bad);
+  size_t len = (size_t)pre[8] | (size_t)pre[9] << 8;
+  if (pre[6] >= 2) {   /* versions 2.0 and 3.0: a 4-byte length */
+    source_need(L, s, pre + 10, 2, "its header is truncated");
+    len |= (size_t)pre[10] << 16 | (size_t)pre[11] << 24;
+  }
+  if (len > MAX_HEADER) source_error(L, s, "its header is over %d bytes", MAX_HEADER);
+  char *text = lua_newuserdatauv(L, len, 0);   /* collected, should anything raise */
+  source_need(L, s, text, len, "its header is truncated");
+  bad = npy_parse_header(text, len, pre[6], h, why);
+  lua_pop(L, 1);
+  if (bad) source_error(L, s, "%s", bad);
+  *at = (pre[6] >= 2 ? 12 : 10) + len;
+}
+
+int npy_read_array(lua_State *L, NpySource *s) {
   NpyHeader h;
-  read_preamble(L, f, path, &h);
-  long at = ftell(f);
-  struct stat st;
+  size_t at;
+  read_header(L, s, &h, &at);
   size_t want = (size_t)h.shape.size * dtypes[h.dtype].size;
-  int sized = at >= 0 && fstat(fileno(f), &st) == 0 && (size_t)st.st_size - (size_t)at == want;
-  fclose(f);   /* before anything that may raise; opened again for the data */
-  if (!sized)
-    return luaL_error(L, "cannot read '%s': its shape says %I bytes of data, the file holds %I",
-                      path, (lua_Integer)want, (lua_Integer)(at < 0 ? 0 : st.st_size - at));
-  GpuShape s = h.shape;
+  const char *says = "its shape says %I bytes of data, %s holds %I";
+  if (s->size >= 0 && (uint64_t)s->size != at + want)   /* before allocating what it says */
+    source_error(L, s, says, (lua_Integer)want, s->what, (lua_Integer)s->size - (lua_Integer)at);
+  GpuShape shape = h.shape;
   if (h.fortran)   /* read as the C-order array of reversed shape whose transpose it is */
-    for (int i = 0; i < s.ndim / 2; i++) {
-      int64_t t = s.dim[i]; s.dim[i] = s.dim[s.ndim - 1 - i]; s.dim[s.ndim - 1 - i] = t;
+    for (int i = 0; i < shape.ndim / 2; i++) {
+      int64_t t = shape.dim[i]; shape.dim[i] = shape.dim[shape.ndim - 1 - i]; shape.dim[shape.ndim - 1 - i] = t;
     }
-  HostArray *a = hostarray_new(L, &s, h.dtype);
-  f = fopen(path, "rb");
-  size_t got = f && fseek(f, at, SEEK_SET) == 0 && want ? fread(a->data, 1, want, f) : 0;
-  if (f) fclose(f);
-  if (got != want) return luaL_error(L, "cannot read '%s': the data is truncated", path);
+  HostArray *a = hostarray_new(L, &shape, h.dtype);
+  char more;
+  size_t got = want ? s->read(s, a->data, want) : 0;
+  size_t extra = got == want && !s->error ? s->read(s, &more, 1) : 0;   /* the end, not more */
+  if (s->error) source_error(L, s, "%s", s->error);
+  if (got < want) source_error(L, s, says, (lua_Integer)want, s->what, (lua_Integer)got);
+  if (extra) source_error(L, s, "its shape says %I bytes of data, %s holds more", (lua_Integer)want, s->what);
   if (h.swap) {   /* each part of a complex on its own */
     size_t parts = dtypes[h.dtype].kind == 'c' ? 2 : 1;
-    npy_swap(a->data, (size_t)s.size * parts, dtypes[h.dtype].size / parts);
+    npy_swap(a->data, (size_t)shape.size * parts, dtypes[h.dtype].size / parts);
   }
-  lua_pushboolean(L, h.fortran);
+  return h.fortran;
+}
+
+/* ---- a file: gpu._npy_read ---- */
+
+typedef struct FileSource { NpySource s; FILE *f; } FileSource;
+
+static size_t stdio_read(NpySource *s, void *buf, size_t n) {
+  FILE *f = ((FileSource *)s)->f;
+  size_t got = fread(buf, 1, n, f);
+  if (got < n && ferror(f)) s->error = strerror(errno);
+  return got;
+}
+
+static int file_gc(lua_State *L) {
+  FILE **box = lua_touserdata(L, 1);
+  if (*box) fclose(*box);
+  *box = NULL;
+  return 0;
+}
+
+/* gpu._npy_read(path): a host array and whether the file is in Fortran order. One open file
+ * for the header and the data, so that a file renamed over path in between cannot mix two. */
+static int npy_read(lua_State *L) {
+  const char *path = luaL_checkstring(L, 1);
+  FILE **box = lua_newuserdatauv(L, sizeof *box, 0);   /* closed by the collector on an error */
+  *box = NULL;
+  if (luaL_newmetatable(L, "gpu.npyfile")) {
+    lua_pushcfunction(L, file_gc);
+    lua_setfield(L, -2, "__gc");
+  }
+  lua_setmetatable(L, -2);
+  FILE *f = *box = fopen(path, "rb");
+  if (f == NULL) return luaL_error(L, "cannot open '%s': %s", path, strerror(errno));
+  struct stat st;
+  if (fstat(fileno(f), &st) != 0) return luaL_error(L, "cannot read '%s': %s", path, strerror(errno));
+  if (S_ISDIR(st.st_mode)) return luaL_error(L, "cannot read '%s': it is a directory", path);
+  FileSource src = {{stdio_read, NULL, lua_pushfstring(L, "'%s'", path), "the file",
+                     S_ISREG(st.st_mode) ? (int64_t)st.st_size : -1}, f};   /* a pipe: -1 */
+  int fortran = npy_read_array(L, &src.s);
+  fclose(f);
+  *box = NULL;
+  lua_pushboolean(L, fortran);
   return 2;
 }
 

@@ -127,7 +127,7 @@ describe("gpu.save and gpu.load", function()
     write("shape.npy", (bytes:gsub("%(4,%)", "(9,)")))
     for _, case in ipairs({
       {"magic.npy", "is not a .npy file"},
-      {"short.npy", "truncated or oversized header"},
+      {"short.npy", "its header is truncated"},
       {"data.npy", "its shape says 16 bytes of data, the file holds 13"},
       {"u4.npy", "its dtype has no gpuhost dtype"},
       {"shape.npy", "its shape says 36 bytes of data, the file holds 16"},
@@ -153,6 +153,19 @@ describe("gpu.save and gpu.load", function()
       assert.matches("cannot read '" .. d .. "/" .. i .. ".npy': its descr is not a type gpuhost reads",
                      S.errof(gpu.load, d .. "/" .. i .. ".npy"), 1, true)
     end
+    os.execute("rm -rf " .. d)
+  end)
+
+  it("read the header and the data through one open file (a FIFO, fed once)", function()
+    local d = tmpdir()
+    gpu.save(d .. "/a.npy", gpu.arange(5, "int16"))
+    assert(os.execute("mkfifo " .. d .. "/fifo"))
+    assert(os.execute(("cat %s/a.npy > %s/fifo &"):format(d, d)))
+    assert.are.same({0, 1, 2, 3, 4}, gpu.load(d .. "/fifo"):totable())
+    write(d .. "/long.npy", npy_bytes("{'descr': '<i2', 'fortran_order': False, 'shape': (1,)}", "\1\0\2\0"))
+    assert(os.execute(("cat %s/long.npy > %s/fifo &"):format(d, d)))
+    assert.matches("its shape says 2 bytes of data, the file holds more",
+                   S.errof(gpu.load, d .. "/fifo"), 1, true)
     os.execute("rm -rf " .. d)
   end)
 
@@ -208,6 +221,17 @@ describe("gpu.save and gpu.load", function()
       write(path, npy_bytes(case[1], data, case.major, case.minor))
       assert.matches("cannot read '" .. path .. "': " .. case[2], S.errof(gpu.load, path), 1, true)
     end
+    os.execute("rm -rf " .. d)
+  end)
+
+  it("say that a directory is one, and that a file cut short in its magic is truncated", function()
+    local d = tmpdir()
+    assert.matches("cannot read '" .. d .. "': it is a directory", S.errof(gpu.load, d), 1, true)
+    write(d .. "/m.npy", "\x93NUMPY\1")
+    assert.matches("cannot read '" .. d .. "/m.npy': it is truncated (it ends before its header)",
+                   S.errof(gpu.load, d .. "/m.npy"), 1, true)
+    write(d .. "/e.npy", "")
+    assert.matches("cannot read '" .. d .. "/e.npy': it is empty", S.errof(gpu.load, d .. "/e.npy"), 1, true)
     os.execute("rm -rf " .. d)
   end)
 end)
