@@ -373,7 +373,7 @@ void program_open(lua_State *L);
 void profile_open(lua_State *L);
 void npy_open(lua_State *L);
 void npz_open(lua_State *L);
-/* npy.c, for npz.c: a .npy file's header, in memory */
+/* npy.c and npyhead.c: what a .npy file's header says */
 typedef struct NpyHeader {
   GpuDtype dtype;
   int swap;                  /* big-endian elements */
@@ -395,11 +395,9 @@ typedef struct NpySource {
  * shape when the file is in Fortran order. Returns whether it is; raises "cannot read ...". */
 int npy_read_array(lua_State *L, NpySource *s);
 #define NPY_WHY 112   /* room for a message that names what is wrong */
-const char *npy_parse(const char *p, size_t len, NpyHeader *h, size_t *offset, char why[NPY_WHY]);
 /* npyhead.c: the dict of a .npy header (n bytes at text; format version major.0) into *h;
  * why not (maybe written in why), or NULL */
 const char *npy_parse_header(const char *text, size_t n, int major, NpyHeader *h, char why[NPY_WHY]);
-void npy_swap(unsigned char *p, size_t n, size_t size);
 void jit_open(lua_State *L);   /* gpu.jit's dispatcher (jit.c) */
 void graph_open(lua_State *L);
 /* graph.c: while gpu.graph records, every array the recorded work uses is kept (and

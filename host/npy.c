@@ -83,7 +83,7 @@ static int npy_write(lua_State *L) {
 /* ---- reading ---- */
 
 
-void npy_swap(unsigned char *p, size_t n, size_t size) {
+static void npy_swap(unsigned char *p, size_t n, size_t size) {
   for (size_t i = 0; i < n; i++, p += size)
     for (size_t a = 0, b = size - 1; a < b; a++, b--) {
       unsigned char t = p[a]; p[a] = p[b]; p[b] = t;
@@ -95,27 +95,6 @@ static const char *check_version(const unsigned char *pre, char why[NPY_WHY]) {
   if (pre[7] == 0 && pre[6] >= 1 && pre[6] <= 3) return NULL;
   snprintf(why, NPY_WHY, "its .npy version is %d.%d: gpuhost reads 1.0, 2.0 and 3.0", pre[6], pre[7]);
   return why;
-}
-
-/* The header at the start of the len bytes at p (a whole .npy file in memory): fills *h and
- * *offset (where the data starts); why it cannot (maybe in why), or NULL. */
-const char *npy_parse(const char *p, size_t len, NpyHeader *h, size_t *offset, char why[NPY_WHY]) {
-  const unsigned char *u = (const unsigned char *)p;
-  if (len < 10 || memcmp(p, MAGIC, 6) != 0) return "it is not a .npy file (no \\x93NUMPY magic)";
-  const char *bad = check_version(u, why);
-  if (bad) return bad;
-  size_t hl = (size_t)u[8] | (size_t)u[9] << 8, at = 10;
-  if (u[6] >= 2) {
-    if (len < 12) return "its header is truncated";
-    hl |= (size_t)u[10] << 16 | (size_t)u[11] << 24;
-    at = 12;
-  }
-  if (hl > MAX_HEADER || len - at < hl) return "its header is truncated";
-  if ((bad = npy_parse_header(p + at, hl, u[6], h, why)) != NULL) return bad;
-  size_t want = (size_t)h->shape.size * dtypes[h->dtype].size;
-  if (len - at - hl != want) return "its data is not the size its shape says";
-  *offset = at + hl;
-  return NULL;
 }
 
 /* Raises "cannot read <who>: <fmt ...>". */

@@ -252,6 +252,39 @@ describe("gpu.savez and gpu.loadz #libzip", function()
     assert.matches("(a/b is not a member name)", S.errof(gpu.savez, d .. "/b.npz", {["a/b"] = gpu.zeros(1)}), 1, true)
     os.execute("rm -rf " .. d)
   end)
+
+  it("read a member's header first: a member larger than its shape (a zip bomb) is refused unread", function()
+    local d = tmpdir()
+    local text = "{'descr': '<i4', 'fortran_order': False, 'shape': (4,)}"
+    local npy = npy_bytes(text, ("\0"):rep(16))
+    -- 64 MiB of zeros deflated into some 300 KB, after a header that says 16 bytes
+    write(d .. "/bomb.npz", zip({{name = "ok.npy", data = npy}, gzip_member(d, "x.npy", npy_bytes(text), 64 << 20)}))
+    assert.matches("cannot read 'x.npy' in '" .. d .. "/bomb.npz': its shape says 16 bytes of data, the member holds 67108864",
+                   S.errof(gpu.loadz, d .. "/bomb.npz"), 1, true)
+    -- the same with a central directory that says the right size: 16 bytes read, then one more found
+    local m = gzip_member(d, "x.npy", npy_bytes(text), 64 << 20)
+    m.size = #npy
+    write(d .. "/liar.npz", zip({m}))
+    assert.matches("cannot read 'x.npy' in '" .. d .. "/liar.npz': its shape says 16 bytes of data, the member holds more",
+                   S.errof(gpu.loadz, d .. "/liar.npz"), 1, true)
+    write(d .. "/short.npz", zip({{name = "x.npy", data = npy:sub(1, -2)}}))
+    assert.matches("its shape says 16 bytes of data, the member holds 15", S.errof(gpu.loadz, d .. "/short.npz"), 1, true)
+    os.execute("rm -rf " .. d)
+  end)
+
+  it("say why a member cannot be read (a bad CRC), and that a directory is one", function()
+    local d = tmpdir()
+    local npy = npy_bytes("{'descr': '<i4', 'fortran_order': False, 'shape': (1,)}", "\7\0\0\0")
+    write(d .. "/good.npz", zip({{name = "x.npy", data = npy}}))
+    assert.are.same({7}, gpu.loadz(d .. "/good.npz").x:totable())
+    write(d .. "/crc.npz", zip({{name = "x.npy", data = npy, crc = crc32(npy) ~ 1}}))
+    assert.matches("cannot read 'x.npy' in '" .. d .. "/crc.npz': CRC error", S.errof(gpu.loadz, d .. "/crc.npz"), 1, true)
+    assert.matches("cannot read '" .. d .. "': it is a directory", S.errof(gpu.loadz, d), 1, true)
+    assert.matches("cannot write '" .. d .. "': Is a directory", S.errof(gpu.savez, d, {x = gpu.zeros(1)}), 1, true)
+    write(d .. "/bad.npz", zip({{name = "x.npy", data = npy:sub(1, 20)}}))
+    assert.matches("cannot read 'x.npy' in '" .. d .. "/bad.npz': its header is truncated", S.errof(gpu.loadz, d .. "/bad.npz"), 1, true)
+    os.execute("rm -rf " .. d)
+  end)
 end)
 
 describe("NumPy #numpy #libzip", function()
