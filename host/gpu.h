@@ -209,6 +209,9 @@ HostArray *hostarray_new(lua_State *L, const GpuShape *s, GpuDtype dt);   /* [-0
 HostArray *hostarray_view(lua_State *L, int idx, const GpuLayout *l);      /* [-0, +1, m] */
 GpuLayout hostarray_layout(const HostArray *h);
 int hostarray_shares(const HostArray *h);
+/* A new array's raw bytes as bools: each nonzero one becomes 1, as every other way to a bool
+ * makes it (kernels read the byte as a number: a 2 would convert to 2 and logical_not to false) */
+void hostarray_bools(HostArray *h);
 void hostarray_open(lua_State *L);
 
 /* ---- tables <-> packed elements (table.c) ---- */
@@ -391,7 +394,7 @@ typedef struct NpySource {
   int64_t size;        /* its bytes, or -1 when it cannot be known before (a pipe) */
 } NpySource;
 /* [-0, +1, e] The array in s (header, then the data its shape needs, no more allocated
- * whatever s holds, then the end of s), byte order swapped; of the reversed
+ * whatever s holds, then the end of s), byte order swapped, bools 0 and 1; of the reversed
  * shape when the file is in Fortran order. Returns whether it is; raises "cannot read ...". */
 int npy_read_array(lua_State *L, NpySource *s);
 #define NPY_WHY 112   /* room for a message that names what is wrong */

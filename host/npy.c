@@ -164,6 +164,7 @@ int npy_read_array(lua_State *L, NpySource *s) {
     size_t parts = dtypes[h.dtype].kind == 'c' ? 2 : 1;
     npy_swap(a->data, (size_t)shape.size * parts, dtypes[h.dtype].size / parts);
   }
+  hostarray_bools(a);
   return h.fortran;
 }
 
