@@ -239,6 +239,17 @@ describe("gpu.save and gpu.load", function()
     os.execute("rm -rf " .. d)
   end)
 
+  it("refuse a path with a zero byte in it, which the system would cut short", function()
+    local d = tmpdir()
+    assert.matches("bad argument #1 to 'save' (file name holds a zero byte)",
+                   S.errof(gpu.save, d .. "/x.npy\0.txt", gpu.zeros(2)), 1, true)
+    gpu.save(d .. "/x.npy", gpu.zeros(2))
+    assert.matches("bad argument #1 to 'load' (file name holds a zero byte)",
+                   S.errof(gpu.load, d .. "/x.npy\0.txt"), 1, true)
+    assert.are.same({"x.npy"}, files_in(d))
+    os.execute("rm -rf " .. d)
+  end)
+
   it("say that a directory is one, and that a file cut short in its magic is truncated", function()
     local d = tmpdir()
     assert.matches("cannot read '" .. d .. "': it is a directory", S.errof(gpu.load, d), 1, true)
@@ -265,6 +276,20 @@ describe("gpu.savez and gpu.loadz #libzip", function()
     assert.matches("not a zip file", S.errof(gpu.loadz, d .. "/text.npz"), 1, true)
     assert.matches("(x is a number, not an array)", S.errof(gpu.savez, d .. "/b.npz", {x = 1}), 1, true)
     assert.matches("(a/b is not a member name)", S.errof(gpu.savez, d .. "/b.npz", {["a/b"] = gpu.zeros(1)}), 1, true)
+    os.execute("rm -rf " .. d)
+  end)
+
+  it("refuse a name that is both a key and a list's (arr_0), and a name with a zero byte", function()
+    local d = tmpdir()
+    assert.matches("bad argument #2 to 'savez' (key arr_0 is also the name of the list's entry 1)",
+                   S.errof(gpu.savez, d .. "/b.npz", {gpu.arange(3), arr_0 = gpu.ones(5)}), 1, true)
+    assert.matches([[bad argument #2 to 'savez' ("a\0b" is not a member name)]],
+                   S.errof(gpu.savez, d .. "/b.npz", {["a\0b"] = gpu.zeros(1)}), 1, true)
+    assert.matches("bad argument #1 to 'savez' (file name holds a zero byte)",
+                   S.errof(gpu.savez, d .. "/b.npz\0.txt", {x = gpu.zeros(1)}), 1, true)
+    assert.matches("bad argument #1 to 'loadz' (file name holds a zero byte)",
+                   S.errof(gpu.loadz, d .. "/b.npz\0.txt"), 1, true)
+    assert.are.same({}, files_in(d))
     os.execute("rm -rf " .. d)
   end)
 
