@@ -54,6 +54,16 @@ void npy_push_header(lua_State *L, const HostArray *h) {
   lua_remove(L, -2);
 }
 
+/* The mode for the file that replaces path, not mkstemp's 0600: the mode of the file there
+ * (as libzip keeps it for gpu.savez), or a new file's. */
+static mode_t new_mode(const char *path) {
+  struct stat st;
+  if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) return st.st_mode & 07777;
+  mode_t mask = umask(0);
+  umask(mask);
+  return 0666 & ~mask;
+}
+
 /* gpu._npy_write(path, h): h contiguous; raises naming the path when it cannot */
 static int npy_write(lua_State *L) {
   const char *path = luaL_checkstring(L, 1);
@@ -66,10 +76,8 @@ static int npy_write(lua_State *L) {
   if (tmp == NULL) return luaL_error(L, "cannot write '%s': out of memory", path);
   sprintf(tmp, "%s.tmp-XXXXXX", path);
   int fd = mkstemp(tmp), err = 0;
-  mode_t mask = umask(0);   /* the file gets the mode a new file would, not mkstemp's 0600 */
-  umask(mask);
   if (fd < 0) err = errno;
-  else if (fchmod(fd, 0666 & ~mask) != 0) err = errno;
+  else if (fchmod(fd, new_mode(path)) != 0) err = errno;
   else if (fd_write_all(fd, hdr, hn) != 0 || fd_write_all(fd, h->data, h->nbytes) != 0) err = errno ? errno : EIO;
   if (fd >= 0 && fsync(fd) != 0 && !err) err = errno;
   if (fd >= 0 && close(fd) != 0 && !err) err = errno;
