@@ -15,7 +15,7 @@
 #include "gpu.h"
 
 static const char MAGIC[6] = {'\x93', 'N', 'U', 'M', 'P', 'Y'};
-#define MAX_HEADER 65536   /* NumPy's own reader refuses longer ones too */
+#define MAX_HEADER 65536   /* over version 1.0's 65535 (NumPy's reader refuses over 10000 unless told) */
 
 /* NumPy's type character for a dtype: kind and size give "<f4", "|b1", "<i8" ... */
 static void descr_of(GpuDtype dt, char out[8]) {
@@ -90,7 +90,6 @@ static int npy_write(lua_State *L) {
 
 /* ---- reading ---- */
 
-
 static void npy_swap(unsigned char *p, size_t n, size_t size) {
   for (size_t i = 0; i < n; i++, p += size)
     for (size_t a = 0, b = size - 1; a < b; a++, b--) {
@@ -156,21 +155,22 @@ int npy_read_array(lua_State *L, NpySource *s) {
   const char *says = "its shape says %I bytes of data, %s holds %I";
   if (s->size >= 0 && (uint64_t)s->size != at + want)   /* before allocating what it says */
     source_error(L, s, says, (lua_Integer)want, s->what, (lua_Integer)s->size - (lua_Integer)at);
-  GpuShape shape = h.shape;
+  GpuShape d = h.shape;
   if (h.fortran)   /* read as the C-order array of reversed shape whose transpose it is */
-    for (int i = 0; i < shape.ndim / 2; i++) {
-      int64_t t = shape.dim[i]; shape.dim[i] = shape.dim[shape.ndim - 1 - i]; shape.dim[shape.ndim - 1 - i] = t;
+    for (int i = 0; i < d.ndim / 2; i++) {
+      int64_t t = d.dim[i]; d.dim[i] = d.dim[d.ndim - 1 - i]; d.dim[d.ndim - 1 - i] = t;
     }
-  HostArray *a = hostarray_new(L, &shape, h.dtype);
+  HostArray *a = hostarray_new(L, &d, h.dtype);
   char more;
   size_t got = want ? s->read(s, a->data, want) : 0;
   size_t extra = got == want && !s->error ? s->read(s, &more, 1) : 0;   /* the end, not more */
   if (s->error) source_error(L, s, "%s", s->error);
   if (got < want) source_error(L, s, says, (lua_Integer)want, s->what, (lua_Integer)got);
-  if (extra) source_error(L, s, "its shape says %I bytes of data, %s holds more", (lua_Integer)want, s->what);
+  if (extra)
+    source_error(L, s, "its shape says %I bytes of data, %s holds more", (lua_Integer)want, s->what);
   if (h.swap) {   /* each part of a complex on its own */
     size_t parts = dtypes[h.dtype].kind == 'c' ? 2 : 1;
-    npy_swap(a->data, (size_t)shape.size * parts, dtypes[h.dtype].size / parts);
+    npy_swap(a->data, (size_t)d.size * parts, dtypes[h.dtype].size / parts);
   }
   hostarray_bools(a);
   return h.fortran;
