@@ -392,6 +392,7 @@ static int copy_into(lua_State *L) {
                         dtypes[dt].name);
     HostArray *h = hostarray_new(L, &l.shape, dt);
     if (len) memcpy(h->data, bytes, len);
+    hostarray_bools(h);
   } else if (lua_istable(L, 2)) {
     from_table(L, 2, dt);
   } else {

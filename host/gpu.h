@@ -209,6 +209,9 @@ HostArray *hostarray_new(lua_State *L, const GpuShape *s, GpuDtype dt);   /* [-0
 HostArray *hostarray_view(lua_State *L, int idx, const GpuLayout *l);      /* [-0, +1, m] */
 GpuLayout hostarray_layout(const HostArray *h);
 int hostarray_shares(const HostArray *h);
+/* A new array's raw bytes as bools: each nonzero one becomes 1, as every other way to a bool
+ * makes it (kernels read the byte as a number: a 2 would convert to 2 and logical_not to false) */
+void hostarray_bools(HostArray *h);
 void hostarray_open(lua_State *L);
 
 /* ---- tables <-> packed elements (table.c) ---- */
@@ -373,7 +376,7 @@ void program_open(lua_State *L);
 void profile_open(lua_State *L);
 void npy_open(lua_State *L);
 void npz_open(lua_State *L);
-/* npy.c, for npz.c: a .npy file's header, in memory */
+/* npy.c and npyhead.c: what a .npy file's header says */
 typedef struct NpyHeader {
   GpuDtype dtype;
   int swap;                  /* big-endian elements */
@@ -381,8 +384,23 @@ typedef struct NpyHeader {
   GpuShape shape;
 } NpyHeader;
 void npy_push_header(lua_State *L, const HostArray *h);   /* [-0, +1, m] */
-const char *npy_parse(const char *p, size_t len, NpyHeader *h, size_t *offset);
-void npy_swap(unsigned char *p, size_t n, size_t size);
+/* A .npy being read, from a file or an archive's member: read puts n bytes in buf, fewer at
+ * the end or on an error (then it sets error: why). */
+typedef struct NpySource {
+  size_t (*read)(struct NpySource *s, void *buf, size_t n);
+  const char *error;
+  const char *who;     /* for messages: "'f.npy'", "'x.npy' in 'f.npz'" */
+  const char *what;    /* "the file", "the member" */
+  int64_t size;        /* its bytes, or -1 when it cannot be known before (a pipe) */
+} NpySource;
+/* [-0, +1, e] The array in s (header, then the data its shape needs, no more allocated
+ * whatever s holds, then the end of s), byte order swapped, bools 0 and 1; of the reversed
+ * shape when the file is in Fortran order. Returns whether it is; raises "cannot read ...". */
+int npy_read_array(lua_State *L, NpySource *s);
+#define NPY_WHY 112   /* room for a message that names what is wrong */
+/* npyhead.c: the dict of a .npy header (n bytes at text; format version major.0) into *h;
+ * why not (maybe written in why), or NULL */
+const char *npy_parse_header(const char *text, size_t n, int major, NpyHeader *h, char why[NPY_WHY]);
 void jit_open(lua_State *L);   /* gpu.jit's dispatcher (jit.c) */
 void graph_open(lua_State *L);
 /* graph.c: while gpu.graph records, every array the recorded work uses is kept (and

@@ -317,6 +317,12 @@ static int host_array(lua_State *L) {
   return 1;
 }
 
+void hostarray_bools(HostArray *h) {
+  if (h->dtype != DT_BOOL) return;
+  unsigned char *p = h->data;
+  for (size_t i = 0; i < h->nbytes; i++) p[i] = p[i] != 0;
+}
+
 /* gpu.host.frombytes(s [, dtype [, shape]]): a host array holding the bytes of string s
  * (as h:bytes() gives them); the shape defaults to one dimension */
 static int host_frombytes(lua_State *L) {
@@ -331,6 +337,7 @@ static int host_frombytes(lua_State *L) {
                       (lua_Integer)s.size, dtypes[dt].name, (int)es);
   HostArray *h = hostarray_new(L, &s, dt);
   if (len) memcpy(h->data, bytes, len);
+  hostarray_bools(h);
   return 1;
 }
 

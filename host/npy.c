@@ -6,6 +6,7 @@
  * from the device and turns a Fortran-order array into the view it is. Elements are
  * little-endian on every machine gpuhost runs on; big-endian files are read and swapped. */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +15,7 @@
 #include "gpu.h"
 
 static const char MAGIC[6] = {'\x93', 'N', 'U', 'M', 'P', 'Y'};
-#define MAX_HEADER 65536   /* NumPy's own reader refuses longer ones too */
+#define MAX_HEADER 65536   /* over version 1.0's 65535 (NumPy's reader refuses over 10000 unless told) */
 
 /* NumPy's type character for a dtype: kind and size give "<f4", "|b1", "<i8" ... */
 static void descr_of(GpuDtype dt, char out[8]) {
@@ -53,6 +54,16 @@ void npy_push_header(lua_State *L, const HostArray *h) {
   lua_remove(L, -2);
 }
 
+/* The mode for the file that replaces path, not mkstemp's 0600: the mode of the file there
+ * (as libzip keeps it for gpu.savez), or a new file's. */
+static mode_t new_mode(const char *path) {
+  struct stat st;
+  if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) return st.st_mode & 07777;
+  mode_t mask = umask(0);
+  umask(mask);
+  return 0666 & ~mask;
+}
+
 /* gpu._npy_write(path, h): h contiguous; raises naming the path when it cannot */
 static int npy_write(lua_State *L) {
   const char *path = luaL_checkstring(L, 1);
@@ -65,10 +76,8 @@ static int npy_write(lua_State *L) {
   if (tmp == NULL) return luaL_error(L, "cannot write '%s': out of memory", path);
   sprintf(tmp, "%s.tmp-XXXXXX", path);
   int fd = mkstemp(tmp), err = 0;
-  mode_t mask = umask(0);   /* the file gets the mode a new file would, not mkstemp's 0600 */
-  umask(mask);
   if (fd < 0) err = errno;
-  else if (fchmod(fd, 0666 & ~mask) != 0) err = errno;
+  else if (fchmod(fd, new_mode(path)) != 0) err = errno;
   else if (fd_write_all(fd, hdr, hn) != 0 || fd_write_all(fd, h->data, h->nbytes) != 0) err = errno ? errno : EIO;
   if (fd >= 0 && fsync(fd) != 0 && !err) err = errno;
   if (fd >= 0 && close(fd) != 0 && !err) err = errno;
@@ -81,169 +90,132 @@ static int npy_write(lua_State *L) {
 
 /* ---- reading ---- */
 
-
-static const char *skip_space(const char *p) {
-  while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;
-  return p;
-}
-
-/* The value of key in the dict text: a pointer just after "'key':" (spaces skipped). */
-static const char *field(const char *dict, const char *key) {
-  char quoted[32];
-  snprintf(quoted, sizeof quoted, "'%s'", key);
-  const char *p = strstr(dict, quoted);
-  if (p == NULL) {
-    snprintf(quoted, sizeof quoted, "\"%s\"", key);
-    p = strstr(dict, quoted);
-  }
-  if (p == NULL) return NULL;
-  p = skip_space(p + strlen(quoted));
-  return *p == ':' ? skip_space(p + 1) : NULL;
-}
-
-/* NumPy's descr ("<f4") as a dtype; why not, or NULL. */
-static const char *read_descr(const char *p, NpyHeader *h) {
-  char q = *p;
-  if (q != '\'' && q != '"') return "its descr is not a simple type string (structured arrays are not read)";
-  char order = p[1], kind = p[2];
-  char *end;
-  long size = strtol(p + 3, &end, 10);
-  if (*end != q || (order != '<' && order != '>' && order != '|' && order != '='))
-    return "its descr is not a type gpuhost reads";
-  for (int i = 0; i < DT_COUNT; i++)
-    if (dtypes[i].kind == kind && (long)dtypes[i].size == size) {
-      h->dtype = (GpuDtype)i;
-      h->swap = order == '>' && size > 1;
-      return NULL;
-    }
-  return "its dtype has no gpuhost dtype";
-}
-
-static const char *read_shape(const char *p, NpyHeader *h) {
-  if (*p != '(') return "its shape is not a tuple";
-  memset(&h->shape, 0, sizeof h->shape);
-  h->shape.size = 1;
-  for (p = skip_space(p + 1); *p != ')'; p = skip_space(p)) {
-    char *end;
-    long long v = strtoll(p, &end, 10);
-    if (end == p || v < 0) return "its shape holds something other than sizes";
-    if (h->shape.ndim == GPU_MAXDIM) return "it has more dimensions than gpuhost's 8";
-    if (v != 0 && h->shape.size > ((int64_t)1 << 48) / v) return "its shape is too large";
-    h->shape.dim[h->shape.ndim++] = v;
-    h->shape.size *= v;
-    p = skip_space(end);
-    if (*p == ',') p++;
-    else if (*p != ')') return "its shape is not a tuple of sizes";
-  }
-  return NULL;
-}
-
-/* Parses the dict; why it cannot, or NULL. */
-static const char *parse_header(const char *dict, NpyHeader *h) {
-  const char *p, *why;
-  if ((p = field(dict, "descr")) == NULL) return "its header has no descr";
-  if ((why = read_descr(p, h)) != NULL) return why;
-  if ((p = field(dict, "fortran_order")) == NULL) return "its header has no fortran_order";
-  if (strncmp(p, "True", 4) == 0) h->fortran = 1;
-  else if (strncmp(p, "False", 5) == 0) h->fortran = 0;
-  else return "its fortran_order is neither True nor False";
-  if ((p = field(dict, "shape")) == NULL) return "its header has no shape";
-  return read_shape(p, h);
-}
-
-void npy_swap(unsigned char *p, size_t n, size_t size) {
+static void npy_swap(unsigned char *p, size_t n, size_t size) {
   for (size_t i = 0; i < n; i++, p += size)
     for (size_t a = 0, b = size - 1; a < b; a++, b--) {
       unsigned char t = p[a]; p[a] = p[b]; p[b] = t;
     }
 }
 
-/* The header at the start of the len bytes at p (a whole .npy file in memory): fills *h and
- * *offset (where the data starts); why it cannot, or NULL. */
-const char *npy_parse(const char *p, size_t len, NpyHeader *h, size_t *offset) {
-  const unsigned char *u = (const unsigned char *)p;
-  if (len < 10 || memcmp(p, MAGIC, 6) != 0) return "it is not a .npy file (no \\x93NUMPY magic)";
-  size_t hl = (size_t)u[8] | (size_t)u[9] << 8, at = 10;
-  if (u[6] >= 2) {
-    if (len < 12) return "its header is truncated";
-    hl |= (size_t)u[10] << 16 | (size_t)u[11] << 24;
-    at = 12;
-  } else if (u[6] != 1) {
-    return "its .npy version is not one gpuhost reads";
-  }
-  if (hl > MAX_HEADER || len - at < hl) return "its header is truncated";
-  char *dict = malloc(hl + 1);
-  if (dict == NULL) return "out of memory";
-  memcpy(dict, p + at, hl);
-  dict[hl] = '\0';
-  const char *why = parse_header(dict, h);
-  free(dict);
-  if (why) return why;
-  size_t want = (size_t)h->shape.size * dtypes[h->dtype].size;
-  if (len - at - hl != want) return "its data is not the size its shape says";
-  *offset = at + hl;
-  return NULL;
+/* The version in a .npy file's magic: why it is not one NumPy reads, or NULL. */
+static const char *check_version(const unsigned char *pre, char why[NPY_WHY]) {
+  if (pre[7] == 0 && pre[6] >= 1 && pre[6] <= 3) return NULL;
+  snprintf(why, NPY_WHY, "its .npy version is %d.%d: gpuhost reads 1.0, 2.0 and 3.0", pre[6], pre[7]);
+  return why;
 }
 
-/* Reads the magic, version and header text of f; raises with what is wrong. Returns the
- * header (malloc'd, NUL-terminated) and leaves f at the data. */
-static char *read_preamble(lua_State *L, FILE *f, const char *path) {
+/* Raises "cannot read <who>: <fmt ...>". */
+static int source_error(lua_State *L, NpySource *s, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  lua_pushfstring(L, "cannot read %s: ", s->who);
+  lua_pushvfstring(L, fmt, ap);
+  va_end(ap);
+  lua_concat(L, 2);
+  return lua_error(L);
+}
+
+/* n bytes of s into buf, or an error: why s fell short, else short_why. */
+static void source_need(lua_State *L, NpySource *s, void *buf, size_t n, const char *short_why) {
+  if (s->read(s, buf, n) != n) source_error(L, s, "%s", s->error ? s->error : short_why);
+}
+
+/* The magic, version and header of s, parsed into *h; *at: the bytes read. Raises with what is
+ * wrong. */
+static void read_header(lua_State *L, NpySource *s, NpyHeader *h, size_t *at) {
   unsigned char pre[12];
-  if (fread(pre, 1, 10, f) != 10 || memcmp(pre, MAGIC, 6) != 0) {
-    fclose(f);
-    luaL_error(L, "'%s' is not a .npy file (no \\x93NUMPY magic)", path);
-  }
+  char why[NPY_WHY];
+  size_t got = s->read(s, pre, 10);
+  if (got < 10 && s->error) source_error(L, s, "%s", s->error);
+  if (got == 0) source_error(L, s, "it is empty");
+  if (memcmp(pre, MAGIC, got < 6 ? got : 6) != 0)
+    source_error(L, s, "it is not a .npy file (no \\x93NUMPY magic)");
+  if (got < 10) source_error(L, s, "it is truncated (it ends before its header)");
+  const char *bad = check_version(pre, why);
+  if (bad) source_error(L, s, "%s", bad);
   size_t len = (size_t)pre[8] | (size_t)pre[9] << 8;
   if (pre[6] >= 2) {   /* versions 2.0 and 3.0: a 4-byte length */
-    if (fread(pre + 10, 1, 2, f) != 2) { fclose(f); luaL_error(L, "'%s': truncated header", path); }
+    source_need(L, s, pre + 10, 2, "its header is truncated");
     len |= (size_t)pre[10] << 16 | (size_t)pre[11] << 24;
-  } else if (pre[6] != 1) {
-    fclose(f);
-    luaL_error(L, "'%s': .npy version %d.%d, which gpuhost does not read", path, pre[6], pre[7]);
   }
-  char *dict = len <= MAX_HEADER ? malloc(len + 1) : NULL;
-  if (dict == NULL || fread(dict, 1, len, f) != len) {
-    free(dict);
-    fclose(f);
-    luaL_error(L, "'%s': truncated or oversized header", path);
-  }
-  dict[len] = '\0';
-  return dict;
+  if (len > MAX_HEADER) source_error(L, s, "its header is over %d bytes", MAX_HEADER);
+  char *text = lua_newuserdatauv(L, len, 0);   /* collected, should anything raise */
+  source_need(L, s, text, len, "its header is truncated");
+  bad = npy_parse_header(text, len, pre[6], h, why);
+  lua_pop(L, 1);
+  if (bad) source_error(L, s, "%s", bad);
+  *at = (pre[6] >= 2 ? 12 : 10) + len;
 }
 
-/* gpu._npy_read(path): a host array and whether the file is in Fortran order */
-static int npy_read(lua_State *L) {
-  const char *path = luaL_checkstring(L, 1);
-  FILE *f = fopen(path, "rb");
-  if (f == NULL) return luaL_error(L, "cannot open '%s': %s", path, strerror(errno));
-  char *dict = read_preamble(L, f, path);
+int npy_read_array(lua_State *L, NpySource *s) {
   NpyHeader h;
-  const char *why = parse_header(dict, &h);
-  free(dict);
-  if (why) { fclose(f); return luaL_error(L, "cannot read '%s': %s", path, why); }
-  long at = ftell(f);
-  struct stat st;
+  size_t at;
+  read_header(L, s, &h, &at);
   size_t want = (size_t)h.shape.size * dtypes[h.dtype].size;
-  int sized = at >= 0 && fstat(fileno(f), &st) == 0 && (size_t)st.st_size - (size_t)at == want;
-  fclose(f);   /* before anything that may raise; opened again for the data */
-  if (!sized)
-    return luaL_error(L, "cannot read '%s': its shape says %I bytes of data, the file holds %I",
-                      path, (lua_Integer)want, (lua_Integer)(at < 0 ? 0 : st.st_size - at));
-  GpuShape s = h.shape;
+  const char *says = "its shape says %I bytes of data, %s holds %I";
+  if (s->size >= 0 && (uint64_t)s->size != at + want)   /* before allocating what it says */
+    source_error(L, s, says, (lua_Integer)want, s->what, (lua_Integer)s->size - (lua_Integer)at);
+  GpuShape d = h.shape;
   if (h.fortran)   /* read as the C-order array of reversed shape whose transpose it is */
-    for (int i = 0; i < s.ndim / 2; i++) {
-      int64_t t = s.dim[i]; s.dim[i] = s.dim[s.ndim - 1 - i]; s.dim[s.ndim - 1 - i] = t;
+    for (int i = 0; i < d.ndim / 2; i++) {
+      int64_t t = d.dim[i]; d.dim[i] = d.dim[d.ndim - 1 - i]; d.dim[d.ndim - 1 - i] = t;
     }
-  HostArray *a = hostarray_new(L, &s, h.dtype);
-  f = fopen(path, "rb");
-  size_t got = f && fseek(f, at, SEEK_SET) == 0 && want ? fread(a->data, 1, want, f) : 0;
-  if (f) fclose(f);
-  if (got != want) return luaL_error(L, "cannot read '%s': the data is truncated", path);
+  HostArray *a = hostarray_new(L, &d, h.dtype);
+  char more;
+  size_t got = want ? s->read(s, a->data, want) : 0;
+  size_t extra = got == want && !s->error ? s->read(s, &more, 1) : 0;   /* the end, not more */
+  if (s->error) source_error(L, s, "%s", s->error);
+  if (got < want) source_error(L, s, says, (lua_Integer)want, s->what, (lua_Integer)got);
+  if (extra)
+    source_error(L, s, "its shape says %I bytes of data, %s holds more", (lua_Integer)want, s->what);
   if (h.swap) {   /* each part of a complex on its own */
     size_t parts = dtypes[h.dtype].kind == 'c' ? 2 : 1;
-    npy_swap(a->data, (size_t)s.size * parts, dtypes[h.dtype].size / parts);
+    npy_swap(a->data, (size_t)d.size * parts, dtypes[h.dtype].size / parts);
   }
-  lua_pushboolean(L, h.fortran);
+  hostarray_bools(a);
+  return h.fortran;
+}
+
+/* ---- a file: gpu._npy_read ---- */
+
+typedef struct FileSource { NpySource s; FILE *f; } FileSource;
+
+static size_t stdio_read(NpySource *s, void *buf, size_t n) {
+  FILE *f = ((FileSource *)s)->f;
+  size_t got = fread(buf, 1, n, f);
+  if (got < n && ferror(f)) s->error = strerror(errno);
+  return got;
+}
+
+static int file_gc(lua_State *L) {
+  FILE **box = lua_touserdata(L, 1);
+  if (*box) fclose(*box);
+  *box = NULL;
+  return 0;
+}
+
+/* gpu._npy_read(path): a host array and whether the file is in Fortran order. One open file
+ * for the header and the data, so that a file renamed over path in between cannot mix two. */
+static int npy_read(lua_State *L) {
+  const char *path = luaL_checkstring(L, 1);
+  FILE **box = lua_newuserdatauv(L, sizeof *box, 0);   /* closed by the collector on an error */
+  *box = NULL;
+  if (luaL_newmetatable(L, "gpu.npyfile")) {
+    lua_pushcfunction(L, file_gc);
+    lua_setfield(L, -2, "__gc");
+  }
+  lua_setmetatable(L, -2);
+  FILE *f = *box = fopen(path, "rb");
+  if (f == NULL) return luaL_error(L, "cannot open '%s': %s", path, strerror(errno));
+  struct stat st;
+  if (fstat(fileno(f), &st) != 0) return luaL_error(L, "cannot read '%s': %s", path, strerror(errno));
+  if (S_ISDIR(st.st_mode)) return luaL_error(L, "cannot read '%s': it is a directory", path);
+  FileSource src = {{stdio_read, NULL, lua_pushfstring(L, "'%s'", path), "the file",
+                     S_ISREG(st.st_mode) ? (int64_t)st.st_size : -1}, f};   /* a pipe: -1 */
+  int fortran = npy_read_array(L, &src.s);
+  fclose(f);
+  *box = NULL;
+  lua_pushboolean(L, fortran);
   return 2;
 }
 

@@ -8,15 +8,30 @@
  * constants gpuhost calls, as libzip 1.x's stable ABI has them. */
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 #include "gpu.h"
 
 typedef struct zip zip_t;
 typedef struct zip_file zip_file_t;
 typedef struct zip_source zip_source_t;
-enum { ZIP_CREATE = 1, ZIP_TRUNCATE = 8, ZIP_RDONLY = 16, ZIP_CM_STORE = 0 };
+typedef struct zip_error { int zip_err, sys_err; char *str; } zip_error_t;
+typedef struct zip_stat {
+  uint64_t valid;
+  const char *name;
+  uint64_t index, size, comp_size;
+  time_t mtime;
+  uint32_t crc;
+  uint16_t comp_method, encryption_method;
+  uint32_t flags;
+} zip_stat_t;
+enum { ZIP_CREATE = 1, ZIP_TRUNCATE = 8, ZIP_RDONLY = 16, ZIP_CM_STORE = 0, ZIP_ER_NOZIP = 19,
+       ZIP_STAT_SIZE = 4 };
 
 static struct {
   int tried;
@@ -33,12 +48,24 @@ static struct {
   int64_t (*fread)(zip_file_t *, void *, uint64_t);
   int (*fclose)(zip_file_t *);
   const char *(*strerror)(zip_t *);
+  zip_t *(*fdopen)(int, int, int *);
+  int (*stat_index)(zip_t *, uint64_t, uint32_t, zip_stat_t *);
+  const char *(*file_strerror)(zip_file_t *);
+  void (*error_init_with_code)(zip_error_t *, int);
+  const char *(*error_strerror)(zip_error_t *);
+  void (*error_fini)(zip_error_t *);
 } z;
 
+/* An open archive and the member being read, closed by the collector if an error leaves
+ * them open; whoever closes one first sets it to NULL. */
+typedef struct ZipBox { zip_t *zip; zip_file_t *file; } ZipBox;
+
 static int box_gc(lua_State *L) {
-  zip_t **box = lua_touserdata(L, 1);
-  if (*box) z.discard(*box);
-  *box = NULL;
+  ZipBox *box = lua_touserdata(L, 1);
+  if (box->file) z.fclose(box->file);
+  if (box->zip) z.discard(box->zip);
+  box->file = NULL;
+  box->zip = NULL;
   return 0;
 }
 
@@ -56,21 +83,34 @@ static void zip_load(lua_State *L) {
   SYM(set_file_compression, "zip_set_file_compression") SYM(source_free, "zip_source_free")
   SYM(close, "zip_close") SYM(discard, "zip_discard") SYM(get_num_entries, "zip_get_num_entries")
   SYM(get_name, "zip_get_name") SYM(fopen_index, "zip_fopen_index") SYM(fread, "zip_fread")
-  SYM(fclose, "zip_fclose") SYM(strerror, "zip_strerror") SYM(open, "zip_open")
+  SYM(fclose, "zip_fclose") SYM(strerror, "zip_strerror") SYM(fdopen, "zip_fdopen")
+  SYM(stat_index, "zip_stat_index") SYM(file_strerror, "zip_file_strerror")
+  SYM(error_init_with_code, "zip_error_init_with_code") SYM(error_strerror, "zip_error_strerror")
+  SYM(error_fini, "zip_error_fini") SYM(open, "zip_open")   /* open last: loaded means all are */
 #undef SYM
 }
 
-/* [-0, +1, e] An open zip archive, closed (discarded) by the collector if an error leaves
- * it behind; *box is set to NULL by whoever closes it first. */
-static zip_t **push_box(lua_State *L) {
-  zip_t **box = lua_newuserdatauv(L, sizeof *box, 0);
-  *box = NULL;
+/* [-0, +1, m] An empty ZipBox. */
+static ZipBox *push_box(lua_State *L) {
+  ZipBox *box = lua_newuserdatauv(L, sizeof *box, 0);
+  box->zip = NULL;
+  box->file = NULL;
   if (luaL_newmetatable(L, "gpu.zipfile")) {
     lua_pushcfunction(L, box_gc);
     lua_setfield(L, -2, "__gc");
   }
   lua_setmetatable(L, -2);
   return box;
+}
+
+/* [-0, +1, m] libzip's words for the error code zip_open gave. */
+static const char *open_error(lua_State *L, int code) {
+  zip_error_t e;
+  z.error_init_with_code(&e, code);
+  const char *s = lua_pushfstring(L, code == ZIP_ER_NOZIP ? "it is not a zip file (libzip: %s)"
+                                                          : "libzip: %s", z.error_strerror(&e));
+  z.error_fini(&e);
+  return s;
 }
 
 /* [-0, +1, m] One member: the .npy bytes of host array h. */
@@ -91,10 +131,13 @@ static int npz_write(lua_State *L) {
   zip_load(L);
   lua_settop(L, 2);
   lua_newtable(L);                 /* 3: the members' bytes, alive until zip_close */
-  zip_t **box = push_box(L);       /* 4 */
+  ZipBox *box = push_box(L);       /* 4 */
+  struct stat st;
+  if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))   /* which libzip calls an operation not supported */
+    return luaL_error(L, "cannot write '%s': %s", path, strerror(EISDIR));
   int err = 0;
-  zip_t *zf = *box = z.open(path, ZIP_CREATE | ZIP_TRUNCATE, &err);
-  if (zf == NULL) return luaL_error(L, "cannot write '%s': libzip error %d", path, err);
+  zip_t *zf = box->zip = z.open(path, ZIP_CREATE | ZIP_TRUNCATE, &err);
+  if (zf == NULL) return luaL_error(L, "cannot write '%s': %s", path, open_error(L, err));
   for (lua_pushnil(L); lua_next(L, 2); lua_pop(L, 1)) {
     HostArray *h = hostarray_test(L, -1);
     if (lua_type(L, -2) != LUA_TSTRING || h == NULL || !h->alive || !h->contiguous)
@@ -114,78 +157,77 @@ static int npz_write(lua_State *L) {
   }
   if (z.close(zf) != 0)   /* on failure zf is still open: the box discards it */
     return luaL_error(L, "cannot write '%s': %s", path, z.strerror(zf));
-  *box = NULL;
+  box->zip = NULL;
   return 0;
 }
 
-/* [-0, +1, e] The whole member i of zf as a string; NULL (nothing pushed) when it cannot
- * be read. */
-static const char *read_member(lua_State *L, zip_t *zf, uint64_t i, size_t *n) {
-  zip_file_t *f = z.fopen_index(zf, i, 0);
-  if (f == NULL) return NULL;
-  luaL_Buffer b;
-  luaL_buffinit(L, &b);
-  int64_t got;
-  char chunk[65536];
-  while ((got = z.fread(f, chunk, sizeof chunk)) > 0) luaL_addlstring(&b, chunk, (size_t)got);
-  z.fclose(f);
-  luaL_pushresult(&b);
-  if (got < 0) { lua_pop(L, 1); return NULL; }
-  return lua_tolstring(L, -1, n);
+typedef struct ZipSource { NpySource s; zip_file_t *f; } ZipSource;
+
+static size_t member_read(NpySource *s, void *buf, size_t n) {
+  zip_file_t *f = ((ZipSource *)s)->f;
+  size_t got = 0;
+  while (got < n) {
+    int64_t r = z.fread(f, (char *)buf + got, n - got);
+    if (r < 0) s->error = z.file_strerror(f);   /* a bad CRC shows at the end, here */
+    if (r <= 0) break;
+    got += (size_t)r;
+  }
+  return got;
 }
 
-/* [-0, +1, e] The host array in the .npy bytes at p (n of them), named for errors. */
-static void push_member_array(lua_State *L, const char *p, size_t n, const char *path,
-                              const char *name) {
-  NpyHeader h;
-  size_t at;
-  const char *why = npy_parse(p, n, &h, &at);
-  if (why) luaL_error(L, "cannot read '%s' in '%s': %s", name, path, why);
-  GpuShape s = h.shape;
-  if (h.fortran)
-    for (int i = 0; i < s.ndim / 2; i++) {
-      int64_t t = s.dim[i]; s.dim[i] = s.dim[s.ndim - 1 - i]; s.dim[s.ndim - 1 - i] = t;
-    }
-  HostArray *a = hostarray_new(L, &s, h.dtype);
-  if (a->nbytes) memcpy(a->data, p + at, a->nbytes);
-  if (h.swap) {   /* each part of a complex on its own */
-    size_t parts = dtypes[h.dtype].kind == 'c' ? 2 : 1;
-    npy_swap(a->data, (size_t)s.size * parts, dtypes[h.dtype].size / parts);
-  }
-  if (h.fortran) {   /* as lua/npy.lua does for a .npy: the transpose is the array */
+/* [-0, +2, e] Member i (name, a .npy) of box->zip: its name less .npy, and its host array.
+ * The header comes first, and the size the archive gives for the member must be the header's
+ * and its shape's before any data is read: a small deflated member of gigabytes is refused
+ * unread, and never more than the shape needs is allocated. */
+static void read_member(lua_State *L, ZipBox *box, uint64_t i, const char *name, const char *path) {
+  zip_stat_t st;
+  int sized = z.stat_index(box->zip, i, 0, &st) == 0 && (st.valid & ZIP_STAT_SIZE) &&
+              st.size <= INT64_MAX;
+  lua_pushlstring(L, name, strlen(name) - 4);
+  const char *who = lua_pushfstring(L, "'%s' in '%s'", name, path);
+  if ((box->file = z.fopen_index(box->zip, i, 0)) == NULL)
+    luaL_error(L, "cannot read %s: %s", who, z.strerror(box->zip));
+  ZipSource src = {{member_read, NULL, who, "the member", sized ? (int64_t)st.size : -1}, box->file};
+  int fortran = npy_read_array(L, &src.s);
+  z.fclose(box->file);
+  box->file = NULL;
+  lua_remove(L, -2);   /* who */
+  if (fortran) {   /* as lua/npy.lua does for a .npy: the transpose is the array */
     lua_getfield(L, -1, "transpose");
     lua_insert(L, -2);
     lua_call(L, 1, 1);
   }
 }
 
-/* gpu._npz_read(path): {name = host array, ...} */
+/* gpu._npz_read(path): {name = host array, ...}. The path is opened once, here, so that a
+ * missing file and a directory are named as such. */
 static int npz_read(lua_State *L) {
   const char *path = luaL_checkstring(L, 1);
-  FILE *probe = fopen(path, "rb");   /* a missing file is named as such, libzip or not */
-  if (probe == NULL) return luaL_error(L, "cannot read '%s': %s", path, strerror(errno));
-  fclose(probe);
   zip_load(L);
-  zip_t **box = push_box(L);
-  int err = 0;
-  zip_t *zf = *box = z.open(path, ZIP_RDONLY, &err);
-  if (zf == NULL)
-    return luaL_error(L, "cannot read '%s': not a zip file, or not there (libzip error %d)", path, err);
+  ZipBox *box = push_box(L);
+  int fd = open(path, O_RDONLY | O_CLOEXEC), err = 0;
+  struct stat st;
+  if (fd < 0 || fstat(fd, &st) != 0) err = errno;
+  else if (S_ISDIR(st.st_mode)) err = EISDIR;
+  if (err) {
+    if (fd >= 0) close(fd);
+    return luaL_error(L, "cannot read '%s': %s", path, err == EISDIR ? "it is a directory" : strerror(err));
+  }
+  if ((box->zip = z.fdopen(fd, ZIP_RDONLY, &err)) == NULL) {   /* which closes fd when it opens */
+    close(fd);
+    return luaL_error(L, "cannot read '%s': %s", path, open_error(L, err));
+  }
   lua_newtable(L);
-  int64_t count = z.get_num_entries(zf, 0);
+  int64_t count = z.get_num_entries(box->zip, 0);
   for (int64_t i = 0; i < count; i++) {
-    const char *name = z.get_name(zf, (uint64_t)i, 0);
-    size_t len = name ? strlen(name) : 0, n;
+    const char *name = z.get_name(box->zip, (uint64_t)i, 0);
+    size_t len = name ? strlen(name) : 0;
     if (len < 5 || strcmp(name + len - 4, ".npy") != 0) continue;   /* not an array */
-    lua_pushlstring(L, name, len - 4);
-    const char *p = read_member(L, zf, (uint64_t)i, &n);
-    if (p == NULL) return luaL_error(L, "cannot read '%s': member %s", path, name);
-    push_member_array(L, p, n, path, name);
-    lua_remove(L, -2);            /* the bytes */
+    read_member(L, box, (uint64_t)i, name, path);
     lua_rawset(L, -3);
   }
-  z.discard(zf);
-  *box = NULL;
+  z.discard(box->zip);
+  box->zip = NULL;
   return 1;
 }
 

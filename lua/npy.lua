@@ -12,12 +12,21 @@ local function host_contiguous(a)
   if is_host(a) then return a:is_contiguous() and a or a:contiguous() end
 end
 
+-- path, a file name; a zero byte in it would cut it short where the system reads it, so it
+-- is refused (an error for the caller of gpu.<fname>)
+local function check_path(path, fname)
+  if type(path) ~= "string" then
+    error(("bad argument #1 to '%s' (file name expected, got %s)"):format(fname, type(path)), 3)
+  end
+  if path:find("\0", 1, true) then
+    error(("bad argument #1 to '%s' (file name holds a zero byte)"):format(fname), 3)
+  end
+end
+
 -- gpu.save(path, a): a device or host array, in C order (views are written as the array
 -- they show); written whole or not at all
 function gpu.save(path, a)
-  if type(path) ~= "string" then
-    error(("bad argument #1 to 'save' (file name expected, got %s)"):format(type(path)), 2)
-  end
+  check_path(path, "save")
   local h = host_contiguous(a)
   if not h then error(("bad argument #2 to 'save' (array expected, got %s)"):format(type(a)), 2) end
   local ok, err = pcall(gpu._npy_write, path, h)
@@ -26,9 +35,7 @@ end
 
 -- gpu.load(path [, {device = true}]): a host array (a device array with device = true)
 function gpu.load(path, opts)
-  if type(path) ~= "string" then
-    error(("bad argument #1 to 'load' (file name expected, got %s)"):format(type(path)), 2)
-  end
+  check_path(path, "load")
   if opts ~= nil and type(opts) ~= "table" then
     error(("bad argument #2 to 'load' (options table expected, got %s)"):format(type(opts)), 2)
   end
@@ -43,17 +50,21 @@ end
 -- the archive) and of arrays in a list ({a, b}: arr_0.npy, arr_1.npy, as numpy.savez names
 -- positional ones); stored uncompressed, as numpy.savez does
 function gpu.savez(path, arrays)
-  if type(path) ~= "string" then
-    error(("bad argument #1 to 'savez' (file name expected, got %s)"):format(type(path)), 2)
-  end
+  check_path(path, "savez")
   if type(arrays) ~= "table" then
     error(("bad argument #2 to 'savez' (table of arrays expected, got %s)"):format(type(arrays)), 2)
   end
   local hosts = {}
   for k, a in pairs(arrays) do
     local name = math.type(k) == "integer" and k >= 1 and ("arr_%d"):format(k - 1) or k
-    if type(name) ~= "string" or name == "" or name:find("[/\\]") then
-      error(("bad argument #2 to 'savez' (%s is not a member name)"):format(tostring(k)), 2)
+    if type(name) ~= "string" or name == "" or name:find("[/\\\0]") then
+      local shown = type(name) == "string" and name:find("\0", 1, true) and ("%q"):format(name)
+                    or tostring(k)
+      error(("bad argument #2 to 'savez' (%s is not a member name)"):format(shown), 2)
+    end
+    if hosts[name] then   -- a key arr_0 and a list's first array: numpy.savez refuses it too
+      error(("bad argument #2 to 'savez' (key %s is also the name of the list's entry %d)")
+            :format(name, tonumber(name:match("^arr_(%d+)$")) + 1), 2)
     end
     local h = host_contiguous(a)
     if not h then
@@ -67,9 +78,7 @@ end
 
 -- gpu.loadz(path [, {device = true}]): {name = host array (device array), ...}
 function gpu.loadz(path, opts)
-  if type(path) ~= "string" then
-    error(("bad argument #1 to 'loadz' (file name expected, got %s)"):format(type(path)), 2)
-  end
+  check_path(path, "loadz")
   if opts ~= nil and type(opts) ~= "table" then
     error(("bad argument #2 to 'loadz' (options table expected, got %s)"):format(type(opts)), 2)
   end
