@@ -310,7 +310,7 @@ function gpu.fuse(f, name)
   end
   local traces, nparams = {}, debug.getinfo(f, "u").nparams
   return setmetatable({}, {
-    __call = function(_, ...)
+    __call = gpu._api(function(_, ...)   -- errors at the caller's line
       local args = table.pack(...)
       local opts = args[args.n]
       if args.n > nparams and type(opts) == "table" and getmetatable(opts) == nil then
@@ -352,7 +352,8 @@ function gpu.fuse(f, name)
       end
       if n == args.n then return t.ufunc(...) end
       return t.ufunc(table.unpack(args, 1, n))
-    end,
+    end),
     __tostring = function() return ("gpu.fuse(%s)"):format(name) end,
   })
 end
+gpu.fuse = gpu._api(gpu.fuse)

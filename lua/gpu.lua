@@ -4,6 +4,31 @@
 -- dtype names and printing. The C parts (host/*.c) run first and pass the table in.
 local gpu = ...
 
+-- gpu._api(f [, level]): f, for a public function written in Lua, whose errors name the
+-- caller's line as a C function's do. An error naming a line of gpuhost's own Lua files (a
+-- C function or an array's method called there, a check raised at a level that counted
+-- wrong) or no line at all is raised again at the caller's line (`level`, from the
+-- wrapper: 2, its caller; 3 where C calls it for the user, as a dispatcher does), without
+-- gpuhost's line; one naming another line (the caller's own, a line of a function it
+-- passed) and error objects go on unchanged.
+local function relocate(level, ok, ...)
+  if ok then return ... end
+  local e = ...
+  if type(e) == "string" then
+    local s, own, k = e, 0, 0
+    repeat s, k = s:gsub("^%[gpu%] lua/[%w_/]+%.lua:%d+: ", ""); own = own + k until k == 0
+    local chunk = s:match("^(.-):%d+: ")
+    if own > 0 or not chunk or chunk:find(": ", 1, true) then error(s, level) end
+  end
+  error(e, 0)
+end
+function gpu._api(f, level)
+  level = level or 2
+  return function(...) return relocate(level, pcall(f, ...)) end
+end
+
+local API = debug.getinfo(gpu._api(print), "S")   -- the wrapper's function, for location below
+
 local function embedded(name, ...)
   return assert(load(gpu._embedded(name), "=[gpu] " .. name, "bt"))(gpu, ...)
 end
@@ -80,6 +105,11 @@ end
 local files = setmetatable({}, {__mode = "v"})
 local function location(source, level)
   local info = debug.getinfo(level, "Sl")
+  while info and (info.what == "C" or (info.source == API.source and info.linedefined == API.linedefined)) do
+    -- pcall and gpu._api's wrapper, between gpu.kernel and its caller
+    level = level + 1
+    info = debug.getinfo(level, "Sl")
+  end
   if not info then return "" end
   local chunk, text, name = info.source, nil, info.short_src
   if chunk:sub(1, 1) == "@" then
@@ -496,6 +526,13 @@ function gpu.with_device(id, f, ...)
   gpu.device(id):use()
   return f(...)
 end
+
+-- errors at the caller's line, also those of the calls these make
+for _, name in ipairs({"kernel", "module", "jit", "full", "ones", "zeros_like", "empty_like", "ones_like",
+                       "full_like", "arange"}) do
+  gpu[name] = gpu._api(gpu[name])
+end
+for _, name in ipairs({"seed", "random", "uniform", "normal"}) do random[name] = gpu._api(random[name]) end
 
 -- gpu.random.integers, permutation, choice and key (lua/random.lua, loaded at the first of
 -- them, which defines them anew): each call draws from the generator's state here

@@ -163,3 +163,7 @@ function random.key()
   z = (z ~ (z >> 27)) * 0x94D049BB133111EB
   return (z ~ (z >> 31)) & math.maxinteger
 end
+
+-- errors at the caller's line, also those of the checks above (through int_arg: a level
+-- deeper) and of an array's methods called here (a freed array)
+for _, name in ipairs({"integers", "permutation", "choice", "key"}) do random[name] = gpu._api(random[name]) end
