@@ -491,7 +491,7 @@ end
 -- gpu.random.uniform(low, high, shape [, dtype]): uniform on [low, high)
 function random.uniform(low, high, shape, dtype)
   if type(low) == "number" and type(high) == "number" and not (math.abs(high - low) < math.huge) then
-    error(("bad argument #2 to 'uniform' (high - low (%s - %s) must be finite, as NumPy's)"):format(high, low), 2)
+    error(("bad argument #2 to 'uniform' (high - low (%s - %s) must be finite, as NumPy's)"):format(show(high), show(low)), 2)
   end
   local a = generate("uniform", "uniform", 3, shape, dtype, low, high)
   return a
@@ -499,7 +499,7 @@ end
 -- gpu.random.normal(mean, stddev, shape [, dtype])
 function random.normal(mean, stddev, shape, dtype)
   if type(stddev) == "number" and stddev < 0 then
-    error(("bad argument #2 to 'normal' (stddev must be non-negative, got %s)"):format(stddev), 2)
+    error(("bad argument #2 to 'normal' (stddev must be non-negative, got %s)"):format(show(stddev)), 2)
   end
   local a = generate("normal", "normal", 3, shape, dtype, mean, stddev)
   return a
@@ -517,7 +517,7 @@ function gpu.with_device(id, f, ...)
   id = math.tointeger(id) or id   -- 1.0 names device 1, as gpu.device(1.0) does
   if math.type(id) ~= "integer" or id < 0 or id >= n then
     error(("gpu.with_device: no device %s (%d device%s, numbered from 0)"):format(
-      tostring(id), n, n == 1 and "" or "s"), 2)
+      type(id) == "number" and show(id) or tostring(id), n, n == 1 and "" or "s"), 2)
   end
   if type(f) ~= "function" then
     error("gpu.with_device: a function expected as argument 2, got " .. type(f), 2)

@@ -960,6 +960,18 @@ local rows = {
    "gpu.floor is not defined for complex arrays (as in NumPy)"},
   {"gpu.sort(gpu.zeros(2, 'complex64'))", function() return gpu.sort(gpu.zeros(2, 'complex64')) end,
    "gpu.sort: complex arrays are not ordered here (sort gpu.real(a) or gpu.abs(a))"},
+  -- NaN shows as nan (0/0 has the sign bit set, which C's printf shows as -nan)
+  {"gpu.array({0/0}, 'int8')", function() return gpu.array({0 / 0}, "int8") end,
+   "element [1] (nan) not an integer for int8"},
+  {"hi[1] = 0/0", function() hi[1] = 0 / 0 end, "cannot store nan in a int32 host array: not an integer"},
+  {"gpu.zeros(2, 'int8'):fill(0/0)", function() return gpu.zeros(2, "int8"):fill(0 / 0) end, ": nan is not an integer for int8"},
+  {"gpu.full(2, 0/0, 'int8')", function() return gpu.full(2, 0 / 0, "int8") end, "(nan not an integer for int8)"},
+  {"gpu.random.uniform(0/0, 1, 3)", function() return gpu.random.uniform(0 / 0, 1, 3) end, "(high - low (1 - nan) must be finite"},
+  {"run(ai, 0/0, 1)", function() return run(ai, 0 / 0, 1) end, "(int n): nan not an integer"},
+  {"gpu.random.choice(2, 1, {p = {0/0, 0.5}})", function() return gpu.random.choice(2, 1, {p = gpu.array({0 / 0, 0.5})}) end,
+   "gpu.random.choice: probabilities must be finite numbers (p has NaN)"},
+  {"gpu.random.choice(2, 1, {p = {inf, 0.5}})", function() return gpu.random.choice(2, 1, {p = gpu.array({1 / 0, 0.5})}) end,
+   "gpu.random.choice: probabilities must be finite numbers (p has an infinity)"},
   {"gpu.reduction('float32 x', 'float32 y', 'x', 'a + b', 'y = a', 0)()", function() return gpu.reduction('float32 x', 'float32 y', 'x', 'a + b', 'y = a', 0)() end,
    "gpu.reduction takes 1 input (and an options table), got 0"},
 }
