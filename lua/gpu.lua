@@ -483,6 +483,29 @@ local function generate(name, kind, spos, shape, dtype, p1, p2)
   return a
 end
 
+-- The float32 kernels take their parameters as float32 and compute in it: parameters
+-- (and for uniform high - low) finite in float64 that overflow float32 are refused, not
+-- turned into inf and NaN (inf and NaN given go on as in float64).
+local F32_ROUNDS_TO_INF = 0x1.ffffffp127   -- FLT_MAX and half its ulp: from here on, inf
+local function float32_params(name, dtype, params, what, diff, high, low)
+  if canonical[dtype or "float32"] ~= "float32" then return end
+  for i = 1, 2 do if type(params[i]) ~= "number" then return end end   -- said by generate
+  for i = 1, 2 do
+    local v = params[i]
+    if math.abs(v) >= F32_ROUNDS_TO_INF and math.abs(v) < math.huge then
+      error(("bad argument to '%s' (%s must be finite in float32 (|x| <= 3.4028235e+38), got %s: "
+             .. "use float64)"):format(name, what, show(v)), 3)
+    end
+  end
+  if diff then
+    local f32 = function(x) return (string.unpack("f", string.pack("f", x))) end
+    if math.abs(f32(high) - f32(low)) >= F32_ROUNDS_TO_INF then
+      error(("bad argument to '%s' (%s (%s - %s) must be finite in float32 (|x| <= 3.4028235e+38): "
+             .. "use float64)"):format(name, diff, show(high), show(low)), 3)
+    end
+  end
+end
+
 -- gpu.random.random(shape [, dtype]): uniform on [0, 1)
 function random.random(shape, dtype)
   local a = generate("random", "uniform", 1, shape, dtype, 0, 1)
@@ -493,6 +516,7 @@ function random.uniform(low, high, shape, dtype)
   if type(low) == "number" and type(high) == "number" and not (math.abs(high - low) < math.huge) then
     error(("bad argument #2 to 'uniform' (high - low (%s - %s) must be finite, as NumPy's)"):format(show(high), show(low)), 2)
   end
+  float32_params("uniform", dtype, {low, high}, "low and high", "high - low", high, low)
   local a = generate("uniform", "uniform", 3, shape, dtype, low, high)
   return a
 end
@@ -501,6 +525,7 @@ function random.normal(mean, stddev, shape, dtype)
   if type(stddev) == "number" and stddev < 0 then
     error(("bad argument #2 to 'normal' (stddev must be non-negative, got %s)"):format(show(stddev)), 2)
   end
+  float32_params("normal", dtype, {mean, stddev}, "mean and stddev")
   local a = generate("normal", "normal", 3, shape, dtype, mean, stddev)
   return a
 end
