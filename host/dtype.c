@@ -124,7 +124,13 @@ const char *dtype_store(lua_State *L, int idx, GpuDtype dt, void *dst) {
   }
   /* integer dtypes: integral and in range, or an error (no silent truncation) */
   if (lua_isinteger(L, idx)) return store_integer(lua_tointeger(L, idx), d, dst);
-  return store_integral_float(lua_tonumber(L, idx), d, dst);
+  double v = lua_tonumber(L, idx);
+  if (isnan(v)) {   /* the callers' messages show the value (luaL_tolstring): as "nan", not as */
+    idx = lua_absindex(L, idx);   /* "-nan" for 0/0's sign bit, which NaN's meaning lacks */
+    lua_pushnumber(L, (lua_Number)NAN);
+    lua_replace(L, idx);
+  }
+  return store_integral_float(v, d, dst);
 }
 
 void dtype_push(lua_State *L, GpuDtype dt, const void *src) {

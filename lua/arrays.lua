@@ -60,6 +60,8 @@ function gpu.clip(a, lo, hi, opts)
   return f(a, x, y)
 end
 
+gpu.clip = gpu._api(gpu.clip)   -- errors at the caller's line, not at the calls above
+
 gpu.power, gpu.mod, gpu.bitwise_not = gpu.pow, gpu.remainder, gpu.invert
 local methods = gpu._meta.array.methods
 methods.clip = gpu.clip

@@ -93,7 +93,7 @@ function gpu.elementwise(inputs, outputs, operation, name)
   end
 
   return setmetatable({}, {
-    __call = function(_, ...)
+    __call = gpu._api(function(_, ...)   -- errors at the caller's line
       local args = table.pack(...)
       local opts
       if args.n > 0 and type(args[args.n]) == "table" and getmetatable(args[args.n]) == nil then
@@ -123,7 +123,8 @@ function gpu.elementwise(inputs, outputs, operation, name)
       end
       call[#ins + 1] = o
       return u(table.unpack(call, 1, #ins + 1))
-    end,
+    end),
     __tostring = function() return ("gpu.elementwise(%s)"):format(name) end,
   })
 end
+gpu.elementwise = gpu._api(gpu.elementwise)

@@ -11,13 +11,56 @@ local M = {}
 local HEAD, TAIL = 6, 3
 local THRESHOLD, EDGE = 1000, 3
 
-local function value(v)
-  if math.type(v) == "float" then
-    if v ~= v then return "nan" end
-    if v == math.huge then return "inf" elseif v == -math.huge then return "-inf" end
-    return ("%.6g"):format(v)
+-- A float with the fewest significant digits (6 at least, as %.6g has always shown them;
+-- up to 9 for float32, 17 for float64) that read back as the same value in its dtype, as
+-- NumPy shows the shortest repr: distinct values never look equal.
+local function unpack_f(s) return (string.unpack("f", s)) end
+local function float_text(v, single)
+  if v ~= v then return "nan" end
+  if v == math.huge then return "inf" elseif v == -math.huge then return "-inf" end
+  local most = single and 9 or 17
+  local s, p = nil, 6
+  while true do
+    s = ("%." .. p .. "g"):format(v)
+    local back = tonumber(s) + 0.0
+    if single then back = unpack_f(string.pack("f", back)) end
+    if back == v or p == most then break end
+    p = p + 1
   end
-  return tostring(v)
+  local x = tonumber(s:match("e%+(%d+)$"))
+  if p > 6 and x and x < most then          -- past 6 digits, a whole number shows all of them
+    s = ("%." .. (x + 1) .. "g"):format(v)  -- (16777220, not 1.677722e+07)
+  end
+  return s
+end
+
+-- A uint64 element (a Lua integer holding its 64 bits) in decimal.
+local function unsigned_text(v)
+  if v >= 0 then return tostring(v) end
+  local q = (v >> 1) // 5                  -- the unsigned value // 10
+  return tostring(q) .. tostring(v - q * 10)
+end
+
+-- The function that writes one element of an array of dtype dt.
+local function formatter(dt)
+  local single = dt == "float32" or dt == "complex64"
+  local cache = {}
+  local function part(x, sign)
+    local t = float_text(x, single)
+    if sign and t:sub(1, 1) ~= "-" then t = "+" .. t end
+    return t
+  end
+  return function(v)
+    local t = cache[v]
+    if t then return t end
+    if math.type(v) == "float" then t = float_text(v, single)
+    elseif dt == "uint64" and math.type(v) == "integer" then t = unsigned_text(v)
+    elseif type(v) == "userdata" and (dt == "complex64" or dt == "complex128") then
+      t = part(v.re) .. part(v.im, true) .. "j"     -- as gpu.complex's tostring, every digit needed
+    else t = tostring(v) end
+    if v ~= 0 and v == v and type(v) ~= "userdata" then cache[v] = t end   -- -0.0 and 0 share a key
+    return t
+  end
 end
 
 local function shape_text(s)
@@ -26,7 +69,7 @@ local function shape_text(s)
   return "{" .. table.concat(parts, ", ") .. "}"
 end
 
-local function line(a, n)
+local function line(a, n, value)
   local vals = {}
   if n <= HEAD + TAIL then
     for i, v in ipairs(n > 0 and a:totable() or {}) do vals[i] = value(v) end
@@ -79,7 +122,7 @@ local function shown(a, shape)
   return pos, vals
 end
 
-local function rows(a, shape)
+local function rows(a, shape, value)
   local pos, vals = shown(a, shape)
   local ndim, width = #shape, 0
   local function measure(t, d)
@@ -105,10 +148,11 @@ end
 local function show(kind, a)
   local shape, n = a.shape, a.size
   local head = ("%s(%s, %s)"):format(kind, a.dtype, shape_text(shape))
+  local value = formatter(a.dtype)
   if #shape == 0 then return head .. " " .. value(a:item()) end
-  if #shape == 1 then return head .. " " .. line(a, n) end
+  if #shape == 1 then return head .. " " .. line(a, n, value) end
   if n == 0 then return head .. "\n[]" end   -- as NumPy: a dim of 2^40 rows of nothing is no 2^40 lines
-  return head .. "\n" .. rows(a, shape)
+  return head .. "\n" .. rows(a, shape, value)
 end
 
 function M.array(a)

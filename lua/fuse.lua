@@ -44,6 +44,21 @@ function Trace:emit(dtype, code)
   return new_value(self, var, dtype)
 end
 
+-- A traced Lua number (an argument, or one computed from numbers only) as a kernel
+-- variable: one computed from numbers becomes an extra input of the kernel the first time
+-- an array operation (or astype, or a return) uses it; its value is computed by Lua itself
+-- at each call (see `derive`).
+function Trace:var_of(v)
+  local var = rawget(v, "var")
+  if not var then
+    self.extra[#self.extra + 1] = rawget(v, "derived")
+    var = "x" .. (self.nargs + #self.extra - 1)
+    rawset(v, "var", var)
+    self.uses[var] = {}
+  end
+  return var
+end
+
 -- What a value is for u:_resolve: a dtype name (arrays), or a number standing for a weak
 -- scalar (a scalar argument of the fused function, or a constant).
 local function resolve_arg(v)
@@ -86,8 +101,9 @@ local function apply(u, ...)
   for i = 1, args.n do
     local v, loop = args[i], r[2 + i]
     if is_traced(v) then
+      local var = trace:var_of(v)
       if v.kind == "int" or v.kind == "float" then trace:scalar_use(v, loop) end
-      operands[i] = ("ew::cast<%s>(%s)"):format(ctype[loop], v.var)
+      operands[i] = ("ew::cast<%s>(%s)"):format(ctype[loop], var)
     else
       operands[i] = literal(v, loop)
     end
@@ -101,15 +117,93 @@ function Trace:scalar_use(v, loop)
   uses[#uses + 1] = loop
 end
 
-local function binary(name) return function(a, b) return apply(gpu[name], a, b) end end
+-- Lua's operators on numbers alone (eagerly `y + 1` for a number y is Lua arithmetic and
+-- stays a weak Lua number): the traced result is such a number too, computed by Lua at each
+-- call, so its kind (integer or float), its value (integer wrap-around, // and % of Lua)
+-- and its errors (n//0, a float with no integer representation) are Lua's.
+local lua_op = {
+  __add = function(a, b) return a + b end, __sub = function(a, b) return a - b end,
+  __mul = function(a, b) return a * b end, __div = function(a, b) return a / b end,
+  __idiv = function(a, b) return a // b end, __mod = function(a, b) return a % b end,
+  __pow = function(a, b) return a ^ b end, __band = function(a, b) return a & b end,
+  __bor = function(a, b) return a | b end, __bxor = function(a, b) return a ~ b end,
+  __shl = function(a, b) return a << b end, __shr = function(a, b) return a >> b end,
+  __unm = function(a) return -a end, __bnot = function(a) return ~a end,
+}
+local bitwise = {__band = true, __bor = true, __bxor = true, __shl = true, __shr = true, __bnot = true}
+
+local function is_number(v)
+  return type(v) == "number" or (is_traced(v) and v.kind ~= "array")
+end
+
+-- The traced number `meta`(a [, b]) gives, for operands that are all numbers.
+local function derive(meta, a, b)
+  local operands = {a, b}
+  local n = meta == "__unm" and 1 or meta == "__bnot" and 1 or 2
+  local trace, kinds = nil, {}
+  for i = 1, n do
+    local v = operands[i]
+    if is_traced(v) then
+      trace = trace or v.trace
+      if v.trace ~= trace then error("gpu.fuse: a value from another trace", 3) end
+      if v.kind == "bool" then
+        error(("attempt to perform %s on a boolean value"):format(bitwise[meta] and "bitwise operation" or "arithmetic"), 3)
+      end
+      kinds[i] = v.kind
+    else
+      kinds[i] = math.type(v) == "integer" and "int" or "float"
+    end
+  end
+  local kind
+  if bitwise[meta] then kind = "int"
+  elseif meta == "__div" or meta == "__pow" then kind = "float"
+  else kind = (kinds[1] == "int" and (n == 1 or kinds[2] == "int")) and "int" or "float" end
+  local refs = {}
+  for i = 1, n do
+    local v = operands[i]
+    refs[i] = is_traced(v) and {arg = rawget(v, "arg"), derived = rawget(v, "derived")} or {value = v}
+  end
+  local derived = trace.derived
+  local v = new_value(trace, nil, kind == "int" and "int64" or "float64", kind)
+  derived[#derived + 1] = {op = lua_op[meta], refs = refs, n = n, dtype = v.dtype}
+  rawset(v, "derived", #derived)
+  return v
+end
+
+local function binary(meta, name)
+  return function(a, b)
+    if is_number(a) and is_number(b) then return derive(meta, a, b) end
+    return apply(gpu[name], a, b)
+  end
+end
 for meta, name in pairs({__add = "add", __sub = "subtract", __mul = "multiply", __div = "divide",
                          __idiv = "floor_divide", __mod = "remainder", __pow = "pow",
                          __band = "bitwise_and", __bor = "bitwise_or", __bxor = "bitwise_xor",
                          __shl = "left_shift", __shr = "right_shift"}) do
-  Traced[meta] = binary(name)
+  Traced[meta] = binary(meta, name)
 end
-Traced.__unm = function(a) return apply(gpu.negative, a) end
-Traced.__bnot = function(a) return apply(gpu.invert, a) end
+Traced.__unm = function(a)
+  if a.kind ~= "array" then return derive("__unm", a) end
+  return apply(gpu.negative, a)
+end
+Traced.__bnot = function(a)
+  if a.kind ~= "array" then return derive("__bnot", a) end
+  return apply(gpu.invert, a)
+end
+
+-- The values of a trace's numbers computed from numbers, for a call's arguments.
+local function derived_values(derived, args)
+  local vals = {}
+  for j, d in ipairs(derived) do
+    local x = {}
+    for i = 1, d.n do
+      local r = d.refs[i]
+      if r.arg then x[i] = args[r.arg] elseif r.derived then x[i] = vals[r.derived] else x[i] = r.value end
+    end
+    vals[j] = d.op(x[1], x[2])
+  end
+  return vals
+end
 local function refuse(what)
   return function() error(("gpu.fuse: %s cannot be traced"):format(what), 2) end
 end
@@ -125,7 +219,7 @@ Traced.__index = function(v, k)
   if k == "astype" then
     return function(self, dtype)
       local dt = gpu.result_type(dtype)   -- checks the name
-      return self.trace:emit(dt, ("ew::cast<%s>(%s)"):format(ctype[dt], self.var))
+      return self.trace:emit(dt, ("ew::cast<%s>(%s)"):format(ctype[dt], self.trace:var_of(self)))
     end
   elseif k == "dtype" then
     return rawget(v, "dtype")
@@ -158,7 +252,7 @@ end
 
 -- Traces f for arguments like args; returns {ufunc =, scalars = {{index, loops}}}.
 local function trace_for(f, name, args)
-  local trace = setmetatable({n = 0, lines = {}, uses = {}}, Trace)
+  local trace = setmetatable({n = 0, lines = {}, uses = {}, nargs = args.n, derived = {}, extra = {}}, Trace)
   local inputs, names, dtypes = {}, {}, {}
   for i = 1, args.n do
     local v, var = args[i], "x" .. (i - 1)
@@ -169,6 +263,7 @@ local function trace_for(f, name, args)
     else
       local kind = math.type(v) == "integer" and "int" or math.type(v) == "float" and "float" or "bool"
       inputs[i] = new_value(trace, var, kind == "int" and "int64" or kind == "float" and "float64" or "bool", kind)
+      rawset(inputs[i], "arg", i)
       dtypes[i] = inputs[i].dtype
       trace.uses[var] = {}
     end
@@ -183,18 +278,25 @@ local function trace_for(f, name, args)
       error(("gpu.fuse: %s returned a %s as result %d; a fused function returns values computed "
              .. "from its arguments"):format(name, is_traced(v) and "value of another trace" or type(v), j - 1), 0)
     end
-    names[#names + 1] = "o" .. (j - 2)
-    dtypes[#dtypes + 1] = v.dtype
-    body[#body + 1] = ("  o%d = %s;"):format(j - 2, v.var)
+    body[#body + 1] = ("  o%d = %s;"):format(j - 2, trace:var_of(v))
   end
-  local u = gpu._ufunc({name = name, nin = args.n, nout = r.n - 1, dtypes = dtypes,
+  local nin = args.n + #trace.extra    -- the numbers computed from numbers that the kernel reads
+  for k, j in ipairs(trace.extra) do
+    names[args.n + k] = "x" .. (args.n + k - 1)
+    dtypes[args.n + k] = trace.derived[j].dtype
+  end
+  for j = 2, r.n do
+    names[nin + j - 1] = "o" .. (j - 2)
+    dtypes[nin + j - 1] = r[j].dtype
+  end
+  local u = gpu._ufunc({name = name, nin = nin, nout = r.n - 1, dtypes = dtypes,
                         names = names, body = table.concat(body, "\n")})
   local scalars = {}
-  for i = 1, args.n do
+  for i = 1, nin do
     local uses = trace.uses["x" .. (i - 1)]
     if uses then scalars[#scalars + 1] = {i, uses} end
   end
-  return {ufunc = u, scalars = scalars}
+  return {ufunc = u, scalars = scalars, derived = trace.derived, extra = trace.extra}
 end
 
 -- gpu.fuse(f [, name]) -> a function that runs f as one kernel
@@ -208,7 +310,7 @@ function gpu.fuse(f, name)
   end
   local traces, nparams = {}, debug.getinfo(f, "u").nparams
   return setmetatable({}, {
-    __call = function(_, ...)
+    __call = gpu._api(function(_, ...)   -- errors at the caller's line
       local args = table.pack(...)
       local opts = args[args.n]
       if args.n > nparams and type(opts) == "table" and getmetatable(opts) == nil then
@@ -222,21 +324,36 @@ function gpu.fuse(f, name)
         t = trace_for(f, name, args)
         traces[key] = t
       end
+      local n = args.n
+      if #t.derived > 0 then             -- numbers computed from numbers, by Lua
+        local ok, vals = pcall(derived_values, t.derived, args)
+        if not ok then   -- Lua's message (n//0, no integer representation), without fuse.lua's line
+          error(("gpu.fuse: %s: %s"):format(name, (tostring(vals):gsub("^[^:]*fuse%.lua:%d+: ", ""):gsub(" %(local '[ab]'%)", ""))), 2)
+        end
+        for k, j in ipairs(t.extra) do args[n + k] = vals[j] end
+        n = n + #t.extra
+      end
       for _, s in ipairs(t.scalars) do   -- a Lua integer must fit each integer type it meets
         local v = args[s[1]]
         for _, loop in ipairs(s[2]) do
           if math.type(v) == "integer" and loop ~= "float32" and loop ~= "float64" and
              not pcall(gpu.add.result_dtype, gpu.add, loop, v) then
-            error(("fused function argument %d: %d is out of range for %s"):format(s[1], v, loop), 2)
+            if s[1] <= args.n then
+              error(("fused function argument %d: %d is out of range for %s"):format(s[1], v, loop), 2)
+            end
+            error(("fused function: %d (computed from its number arguments) is out of range for %s")
+                  :format(v, loop), 2)
           end
         end
       end
       if opts then
-        args[args.n + 1] = opts
-        return t.ufunc(table.unpack(args, 1, args.n + 1))
+        args[n + 1] = opts
+        return t.ufunc(table.unpack(args, 1, n + 1))
       end
-      return t.ufunc(...)
-    end,
+      if n == args.n then return t.ufunc(...) end
+      return t.ufunc(table.unpack(args, 1, n))
+    end),
     __tostring = function() return ("gpu.fuse(%s)"):format(name) end,
   })
 end
+gpu.fuse = gpu._api(gpu.fuse)

@@ -4,6 +4,31 @@
 -- dtype names and printing. The C parts (host/*.c) run first and pass the table in.
 local gpu = ...
 
+-- gpu._api(f [, level]): f, for a public function written in Lua, whose errors name the
+-- caller's line as a C function's do. An error naming a line of gpuhost's own Lua files (a
+-- C function or an array's method called there, a check raised at a level that counted
+-- wrong) or no line at all is raised again at the caller's line (`level`, from the
+-- wrapper: 2, its caller; 3 where C calls it for the user, as a dispatcher does), without
+-- gpuhost's line; one naming another line (the caller's own, a line of a function it
+-- passed) and error objects go on unchanged.
+local function relocate(level, ok, ...)
+  if ok then return ... end
+  local e = ...
+  if type(e) == "string" then
+    local s, own, k = e, 0, 0
+    repeat s, k = s:gsub("^%[gpu%] lua/[%w_/]+%.lua:%d+: ", ""); own = own + k until k == 0
+    local chunk = s:match("^(.-):%d+: ")
+    if own > 0 or not chunk or chunk:find(": ", 1, true) then error(s, level) end
+  end
+  error(e, 0)
+end
+function gpu._api(f, level)
+  level = level or 2
+  return function(...) return relocate(level, pcall(f, ...)) end
+end
+
+local API = debug.getinfo(gpu._api(print), "S")   -- the wrapper's function, for location below
+
 local function embedded(name, ...)
   return assert(load(gpu._embedded(name), "=[gpu] " .. name, "bt"))(gpu, ...)
 end
@@ -80,6 +105,11 @@ end
 local files = setmetatable({}, {__mode = "v"})
 local function location(source, level)
   local info = debug.getinfo(level, "Sl")
+  while info and (info.what == "C" or (info.source == API.source and info.linedefined == API.linedefined)) do
+    -- pcall and gpu._api's wrapper, between gpu.kernel and its caller
+    level = level + 1
+    info = debug.getinfo(level, "Sl")
+  end
   if not info then return "" end
   local chunk, text, name = info.source, nil, info.short_src
   if chunk:sub(1, 1) == "@" then
@@ -453,6 +483,29 @@ local function generate(name, kind, spos, shape, dtype, p1, p2)
   return a
 end
 
+-- The float32 kernels take their parameters as float32 and compute in it: parameters
+-- (and for uniform high - low) finite in float64 that overflow float32 are refused, not
+-- turned into inf and NaN (inf and NaN given go on as in float64).
+local F32_ROUNDS_TO_INF = 0x1.ffffffp127   -- FLT_MAX and half its ulp: from here on, inf
+local function float32_params(name, dtype, params, what, diff, high, low)
+  if canonical[dtype or "float32"] ~= "float32" then return end
+  for i = 1, 2 do if type(params[i]) ~= "number" then return end end   -- said by generate
+  for i = 1, 2 do
+    local v = params[i]
+    if math.abs(v) >= F32_ROUNDS_TO_INF and math.abs(v) < math.huge then
+      error(("bad argument to '%s' (%s must be finite in float32 (|x| <= 3.4028235e+38), got %s: "
+             .. "use float64)"):format(name, what, show(v)), 3)
+    end
+  end
+  if diff then
+    local f32 = function(x) return (string.unpack("f", string.pack("f", x))) end
+    if math.abs(f32(high) - f32(low)) >= F32_ROUNDS_TO_INF then
+      error(("bad argument to '%s' (%s (%s - %s) must be finite in float32 (|x| <= 3.4028235e+38): "
+             .. "use float64)"):format(name, diff, show(high), show(low)), 3)
+    end
+  end
+end
+
 -- gpu.random.random(shape [, dtype]): uniform on [0, 1)
 function random.random(shape, dtype)
   local a = generate("random", "uniform", 1, shape, dtype, 0, 1)
@@ -461,16 +514,18 @@ end
 -- gpu.random.uniform(low, high, shape [, dtype]): uniform on [low, high)
 function random.uniform(low, high, shape, dtype)
   if type(low) == "number" and type(high) == "number" and not (math.abs(high - low) < math.huge) then
-    error(("bad argument #2 to 'uniform' (high - low (%s - %s) must be finite, as NumPy's)"):format(high, low), 2)
+    error(("bad argument #2 to 'uniform' (high - low (%s - %s) must be finite, as NumPy's)"):format(show(high), show(low)), 2)
   end
+  float32_params("uniform", dtype, {low, high}, "low and high", "high - low", high, low)
   local a = generate("uniform", "uniform", 3, shape, dtype, low, high)
   return a
 end
 -- gpu.random.normal(mean, stddev, shape [, dtype])
 function random.normal(mean, stddev, shape, dtype)
   if type(stddev) == "number" and stddev < 0 then
-    error(("bad argument #2 to 'normal' (stddev must be non-negative, got %s)"):format(stddev), 2)
+    error(("bad argument #2 to 'normal' (stddev must be non-negative, got %s)"):format(show(stddev)), 2)
   end
+  float32_params("normal", dtype, {mean, stddev}, "mean and stddev")
   local a = generate("normal", "normal", 3, shape, dtype, mean, stddev)
   return a
 end
@@ -487,7 +542,7 @@ function gpu.with_device(id, f, ...)
   id = math.tointeger(id) or id   -- 1.0 names device 1, as gpu.device(1.0) does
   if math.type(id) ~= "integer" or id < 0 or id >= n then
     error(("gpu.with_device: no device %s (%d device%s, numbered from 0)"):format(
-      tostring(id), n, n == 1 and "" or "s"), 2)
+      type(id) == "number" and show(id) or tostring(id), n, n == 1 and "" or "s"), 2)
   end
   if type(f) ~= "function" then
     error("gpu.with_device: a function expected as argument 2, got " .. type(f), 2)
@@ -496,6 +551,13 @@ function gpu.with_device(id, f, ...)
   gpu.device(id):use()
   return f(...)
 end
+
+-- errors at the caller's line, also those of the calls these make
+for _, name in ipairs({"kernel", "module", "jit", "full", "ones", "zeros_like", "empty_like", "ones_like",
+                       "full_like", "arange"}) do
+  gpu[name] = gpu._api(gpu[name])
+end
+for _, name in ipairs({"seed", "random", "uniform", "normal"}) do random[name] = gpu._api(random[name]) end
 
 -- gpu.random.integers, permutation, choice and key (lua/random.lua, loaded at the first of
 -- them, which defines them anew): each call draws from the generator's state here

@@ -89,3 +89,6 @@ function gpu.loadz(path, opts)
   end
   return t
 end
+
+-- errors at the caller's line, also those of an array's methods called here
+for _, name in ipairs({"save", "load", "savez", "loadz"}) do gpu[name] = gpu._api(gpu[name]) end

@@ -101,7 +101,11 @@ local function probabilities(p, n)
   end
   local w = p:astype("float64")
   local total, least = w:sum(), n > 0 and w:min() or 0
-  if least < 0 or total ~= total then error("gpu.random.choice: probabilities must be non-negative", 3) end
+  if total ~= total or total == math.huge then   -- NumPy: "probabilities contain NaN"
+    error(("gpu.random.choice: probabilities must be finite numbers (p has %s)")
+          :format(w:isnan():any() and "NaN" or "an infinity"), 3)
+  end
+  if least < 0 then error("gpu.random.choice: probabilities must be non-negative", 3) end
   if math.abs(total - 1) > (p.dtype == "float32" and 1e-6 or 1e-8) then
     error(("gpu.random.choice: probabilities do not sum to 1 (they sum to %.17g)"):format(total), 3)
   end
@@ -163,3 +167,7 @@ function random.key()
   z = (z ~ (z >> 27)) * 0x94D049BB133111EB
   return (z ~ (z >> 31)) & math.maxinteger
 end
+
+-- errors at the caller's line, also those of the checks above (through int_arg: a level
+-- deeper) and of an array's methods called here (a freed array)
+for _, name in ipairs({"integers", "permutation", "choice", "key"}) do random[name] = gpu._api(random[name]) end

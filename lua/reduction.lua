@@ -307,7 +307,7 @@ function gpu.reduction(inputs, outputs, map_expr, reduce_expr, post_map_expr, id
     return vars, dts, resolve(acc_param)
   end
   return setmetatable({}, {
-    __call = function(_, ...)
+    __call = gpu._api(function(_, ...)   -- errors at the caller's line
       local args = table.pack(...)
       local vars, dts, acc = bind(args)
       local key = table.concat(dts, ",") .. ";" .. acc
@@ -323,9 +323,10 @@ function gpu.reduction(inputs, outputs, map_expr, reduce_expr, post_map_expr, id
         calls[key] = f
       end
       return f(...)
-    end,
+    end),
     __tostring = function() return ("gpu.reduction(%s)"):format(name) end,
   })
 end
+gpu.reduction = gpu._api(gpu.reduction)
 
 return M

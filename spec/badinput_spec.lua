@@ -968,6 +968,18 @@ local rows = {
    "gpu.floor is not defined for complex arrays (as in NumPy)"},
   {"gpu.sort(gpu.zeros(2, 'complex64'))", function() return gpu.sort(gpu.zeros(2, 'complex64')) end,
    "gpu.sort: complex arrays are not ordered here (sort gpu.real(a) or gpu.abs(a))"},
+  -- NaN shows as nan (0/0 has the sign bit set, which C's printf shows as -nan)
+  {"gpu.array({0/0}, 'int8')", function() return gpu.array({0 / 0}, "int8") end,
+   "element [1] (nan) not an integer for int8"},
+  {"hi[1] = 0/0", function() hi[1] = 0 / 0 end, "cannot store nan in a int32 host array: not an integer"},
+  {"gpu.zeros(2, 'int8'):fill(0/0)", function() return gpu.zeros(2, "int8"):fill(0 / 0) end, ": nan is not an integer for int8"},
+  {"gpu.full(2, 0/0, 'int8')", function() return gpu.full(2, 0 / 0, "int8") end, "(nan not an integer for int8)"},
+  {"gpu.random.uniform(0/0, 1, 3)", function() return gpu.random.uniform(0 / 0, 1, 3) end, "(high - low (1 - nan) must be finite"},
+  {"run(ai, 0/0, 1)", function() return run(ai, 0 / 0, 1) end, "(int n): nan not an integer"},
+  {"gpu.random.choice(2, 1, {p = {0/0, 0.5}})", function() return gpu.random.choice(2, 1, {p = gpu.array({0 / 0, 0.5})}) end,
+   "gpu.random.choice: probabilities must be finite numbers (p has NaN)"},
+  {"gpu.random.choice(2, 1, {p = {inf, 0.5}})", function() return gpu.random.choice(2, 1, {p = gpu.array({1 / 0, 0.5})}) end,
+   "gpu.random.choice: probabilities must be finite numbers (p has an infinity)"},
   {"gpu.reduction('float32 x', 'float32 y', 'x', 'a + b', 'y = a', 0)()", function() return gpu.reduction('float32 x', 'float32 y', 'x', 'a + b', 'y = a', 0)() end,
    "gpu.reduction takes 1 input (and an options table), got 0"},
 }
@@ -981,8 +993,48 @@ describe("bad input", function()
       local ok, err = pcall(row[2])
       assert.is_false(ok, row[1] .. " raised no error")
       assert.matches(row[3], tostring(err), 1, true)
+      assert.is_nil(tostring(err):find("[gpu] lua/", 1, true), "names gpuhost's own line: " .. tostring(err))
     end)
   end
+  it("names the caller's line for functions written in Lua, not gpuhost's own", function()
+    -- each call is not a tail call, and its error must name this file at the call's line
+    local function at(f, ...)
+      local args = table.pack(...)
+      local ok, err = pcall(function() local r = f(table.unpack(args, 1, args.n)); return r end); local line = debug.getinfo(1, "l").currentline
+      assert.is_false(ok)
+      err = tostring(err)
+      assert.matches("^[^\n]*_spec%.lua:" .. line .. ": ", err)
+      assert.is_nil(err:find("lua/", 1, true), err)
+      return err
+    end
+    local l2norm = gpu.reduction("T x", "T y", "x * x", "a + b", "y = sqrt(a)", 0, "l2norm")
+    local ew = gpu.elementwise("T x, T y", "T z", "z = x + y", "addk")
+    local fused = gpu.fuse(function(x, y) return x + y end)
+    local jitk = gpu.jit(function(x) x[gpu.grid(1)] = 1 end)
+    assert.matches("bad argument #1 to 'integers' (integer expected, got 0.5)", at(gpu.random.integers, 0.5, 3, 3), 1, true)
+    assert.matches("attempt to use a freed array", at(gpu.random.permutation, dead), 1, true)
+    assert.matches("attempt to use a freed array", at(gpu.random.choice, dead, 1), 1, true)
+    assert.matches("gpu.l2norm: dim 3 is out of range", at(l2norm, gpu.zeros({2, 2}), {dim = 3}), 1, true)
+    assert.matches("attempt to use a freed array", at(l2norm, dead), 1, true)
+    assert.matches("gpu.addk: shapes {3} and {4} do not broadcast", at(ew, gpu.zeros(3), gpu.zeros(4)), 1, true)
+    assert.matches("attempt to use a freed array", at(ew, dead, dead), 1, true)
+    assert.matches("shapes {3} and {4} do not broadcast", at(fused, gpu.zeros(3), gpu.zeros(4)), 1, true)
+    assert.matches("attempt to use a freed array", at(fused, dead, 1), 1, true)
+    assert.matches("out has shape {4}", at(fused, gpu.zeros(3), 1, {out = gpu.zeros(4)}), 1, true)
+    assert.matches("is out of range for uint8", at(fused, gpu.zeros(2, "uint8"), 300), 1, true)
+    assert.matches("gpu.fuse: could not trace", at(gpu.fuse(function(x) return math.sqrt(x) end), a), 1, true)
+    assert.matches("out has shape {4}", at(gpu.clip, gpu.zeros(3), 0, 1, {out = gpu.zeros(4)}), 1, true)
+    assert.matches("out has shape {4}", at(gpu.clip, gpu.zeros(3), nil, 1, {out = gpu.zeros(4)}), 1, true)
+    assert.matches("attempt to use a freed array", at(gpu.save, os.tmpname(), dead), 1, true)
+    assert.matches("attempt to use a freed array", at(jitk[{1}, {1}], dead), 1, true)
+    local ok, err = pcall(function() return jitk.foo end); local line = debug.getinfo(1, "l").currentline
+    assert.is_false(ok)
+    assert.matches("_spec%.lua:" .. line .. ": gpu.jit function has no field or method 'foo'", err)
+    assert.matches("no __global__ function 'g'", at(gpu.kernel, SRC1, "g"), 1, true)
+    assert.matches("number expected, got nan", at(gpu.arange, 0 / 0), 1, true)
+    assert.matches("out of range for uint8", at(gpu.full, {2}, 300, "uint8"), 1, true)
+  end)
+
   it("leaves the host working after all of them", function()
     local b = gpu.arange(4, "int32")
     run(b, 4, 1)

@@ -152,6 +152,38 @@ describe("printing", function()
                      tostring(gpu.array({{0.5, 0 / 0}, {-1 / 0, 1}}, "float64")))
   end)
 
+  it("shows uint64 past 2^63 unsigned, as NumPy", function()
+    assert.are.equal("gpu.array(uint64, {3}) [18446744073709551615, 5, 9223372036854775808]",
+                     tostring(gpu.array({-1, 5, math.mininteger}, "uint64")))
+    assert.are.equal("gpu.hostarray(uint64, {2, 1})\n[[18446744073709551615],\n [                  10]]",
+                     tostring(gpu.host.array({{-1}, {10}}, "uint64")))
+    assert.are.equal("gpu.array(uint64, {}) 18446744073709551614",
+                     tostring(gpu.array({-2}, "uint64"):reshape()))
+  end)
+
+  it("shows each float with the fewest digits (6 at least) that read back to it in its dtype", function()
+    assert.are.equal("gpu.array(float32, {4}) [16777216, 16777216, 16777218, 16777220]",
+                     tostring(gpu.arange(16777216, 16777220, 1, "float32")))
+    assert.are.equal("gpu.array(float32, {6}) [-0, 0.1, 0.33333334, 1e+20, 3.4028235e+38, 1e-05]",
+                     tostring(gpu.array({-0.0, 0.1, 1 / 3, 1e20, 3.4028234663852886e38, 1e-5}, "float32")))
+    assert.are.equal("gpu.array(float64, {6}) [0, 0.1, 0.3333333333333333, 0.30000000000000004, 1e+06, 123456789]",
+                     tostring(gpu.array({0, 0.1, 1 / 3, 0.1 + 0.2, 1e6, 123456789}, "float64")))
+    assert.are.equal("gpu.array(complex64, {2}) [0.33333334+0.1j, nan-infj]",
+                     tostring(gpu.array({gpu.complex(1 / 3, 0.1), gpu.complex(0 / 0, -1 / 0)}, "complex64")))
+    for _, dt in ipairs({"float32", "float64"}) do      -- every value printed reads back to itself
+      local a = gpu.random.uniform(-1e6, 1e6, {200}, dt) / gpu.random.uniform(1, 1e9, {200}, dt)
+      local vals = a:totable()
+      local i = 0
+      for text in tostring(a:reshape(20, 10)):match("\n(.*)"):gmatch("[^][, \n]+") do
+        i = i + 1
+        local back = tonumber(text)
+        if dt == "float32" then back = string.unpack("f", string.pack("f", back)) end
+        assert.are.equal(vals[i], back, text)
+      end
+      assert.are.equal(200, i)
+    end
+  end)
+
   it("shows the first and last three along each dimension past 1000 elements", function()
     local s = tostring(gpu.arange(2000, "int32"):reshape(40, 50))
     assert.are.equal(table.concat({

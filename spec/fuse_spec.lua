@@ -34,6 +34,76 @@ describe("gpu.fuse", function()
                    S.errof(u, gpu.zeros(2, "uint8"), 300), 1, true)
   end)
 
+  it("keeps Lua arithmetic on numbers alone weak, as eagerly: the same dtypes and values", function()
+    local bodies = {
+      function(a, s) return a + (s + 1) end,
+      function(a, s) return gpu.sqrt(a * a + s * s) * 0.5 end,
+      function(a, s) return a * (s // 2) - s % 3 end,
+      function(a, s) return a + s / 2 end,
+      function(a, s) return a - (-s) ^ 2 end,
+      function(a, s) return (a + (s * 3 - 1)) * 2 end,
+      function(a, s) return a + ((s << 2) | 1) end,
+      function(a, s, t) return a * (s + t) + (s - t) // 2 end,
+    }
+    local arrays = {gpu.array({127, 1, 3}, "int8"), gpu.array({255, 0, 7}, "uint8"),
+                    gpu.array({1.5, -2, 3e38}, "float32"), gpu.array({-1, 2, 2^40}, "int64")}
+    local numbers = {0, 1, -3, 2.5, 126, 2^62}
+    local compared = 0
+    for b, body in ipairs(bodies) do
+      local f = gpu.fuse(body)
+      for _, a in ipairs(arrays) do
+        for _, s in ipairs(numbers) do
+          local t = 2
+          local ok1, e = pcall(body, a, s, t)
+          local ok2, r = pcall(f, a, s, t)
+          local what = ("body %d, %s, %s"):format(b, a.dtype, tostring(s))
+          assert.are.equal(ok1, ok2, what .. ": " .. tostring(ok1 and r or e))
+          if ok1 then
+            assert.are.equal(e.dtype, r.dtype, what)
+            assert.are.same(e:totable(), r:totable(), what)
+            compared = compared + 1
+          end
+        end
+      end
+    end
+    assert.is_true(compared > 100)
+    local x = gpu.array({3, 4}, "float32")       -- the README's example, with a number for y
+    local g = gpu.fuse(function(p, q) return gpu.sqrt(p * p + q * q) * 0.5 end)
+    assert.are.equal("float32", g(x, 4).dtype)
+    assert.are.same({2.5, gpu.sqrt(x * x + 16):totable()[2] * 0.5}, g(x, 4):totable())
+    local i8 = gpu.array({127, 1}, "int8")
+    assert.are.same({-128, 2}, gpu.fuse(function(p, q) return p + (q + 1) end)(i8, 0):totable())
+  end)
+
+  it("computes numbers from numbers by Lua's rules, with Lua's errors", function()
+    local i8 = gpu.array({1, 2}, "int8")
+    local f = gpu.fuse(function(a, s) return a + (s + 1) end)
+    assert.matches("fused function: 128 (computed from its number arguments) is out of range for int8",
+                   S.errof(f, i8, 127), 1, true)
+    local d = gpu.fuse(function(a, s) return a + s // 0 end)
+    local ok, eager = pcall(function(s) return s // 0 end, 1)
+    assert.is_false(ok)
+    assert.matches(eager:gsub("^.-:%d+: ", ""), S.errof(d, i8, 1), 1, true)
+    assert.are.same({math.huge, math.huge}, d(i8, 1.0):totable())     -- 1.0 // 0 is inf: float64
+    assert.are.equal("float64", d(i8, 1.0).dtype)
+    assert.matches("number has no integer representation",
+                   S.errof(gpu.fuse(function(a, s) return a + (s & 1) end), i8, 1.5), 1, true)
+    assert.matches("attempt to perform arithmetic on a boolean value",
+                   S.errof(gpu.fuse(function(a, s) return a + (s + 1) end), i8, true), 1, true)
+    -- integers wrap as Lua's do, // and % floor
+    local w = gpu.fuse(function(a, s) return a:astype("int64") + (s + 1), a:astype("int64") + (-s) // 4, a + (-s) % 4 end)
+    local r1, r2, r3 = w(i8, math.maxinteger)
+    assert.are.same({math.mininteger + 1, math.mininteger + 2}, r1:totable())
+    assert.are.equal("int64", r1.dtype)
+    assert.are.equal(math.mininteger // 4 + 1, r2:totable()[1])
+    assert.are.same({2, 3}, r3:totable())
+    -- a number computed from numbers may be returned: as its Lua type's dtype
+    local two, n = gpu.fuse(function(a, s) return a * 2, s * 2 end)(i8, 3)
+    assert.are.same({2, 4}, two:totable())
+    assert.are.same({6, 6}, n:totable())
+    assert.are.equal("int64", n.dtype)
+  end)
+
   it("broadcasts, takes views and {out = }", function()
     local f = gpu.fuse(function(a, b) return a * 10 + b end)
     local col, row = gpu.arange(3):reshape(3, 1), gpu.arange(4)

@@ -42,6 +42,19 @@ describe("gpu.random.integers", function()
     assert.matches("must be finite", S.errof(gpu.random.uniform, 0 / 0, 1, 4), 1, true)
     assert.are.same({0, 0}, gpu.random.normal(0, 0, 2):totable())
   end)
+
+  it("refuses float32 parameters that overflow float32 (they gave NaN), not float64's", function()
+    assert.matches("bad argument to 'uniform' (low and high must be finite in float32 (|x| <= 3.4028235e+38), got -1e+300",
+                   S.errof(gpu.random.uniform, -1e300, 1e300, 3, "float32"), 1, true)
+    assert.matches("low and high must be finite in float32", S.errof(gpu.random.uniform, -1e300, 1e300, 3), 1, true)
+    assert.matches("high - low (3e+38 - -3e+38) must be finite in float32",
+                   S.errof(gpu.random.uniform, -3e38, 3e38, 3, "float32"), 1, true)
+    assert.matches("mean and stddev must be finite in float32", S.errof(gpu.random.normal, 0, 1e39, 3), 1, true)
+    local big = gpu.random.uniform(-1.7e38, 1.7e38, 1000, "float32")   -- within float32: values
+    assert.is_true(big:isfinite():all())
+    assert.is_true(gpu.random.uniform(-1e300, 1e300, 1000, "float64"):isfinite():all())
+    assert.is_true(gpu.random.normal(0, 1e300, 1000, "float64"):isfinite():all())
+  end)
 end)
 
 describe("gpu.random.permutation and choice", function()

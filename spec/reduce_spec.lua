@@ -110,6 +110,22 @@ describe("gpu.sum", function()
     assert.matches("gpu.max: dim must be an integer, got table", S.errof(b.max, b, {{1}}), 1, true)
   end)
 
+  it("reduces over no dim for {dim = {}} or ({}, opts), as NumPy's axis=(); {} alone is options", function()
+    local b = gpu.arange(6, "int32"):reshape(2, 3)
+    -- an empty table alone cannot be told from an empty options table: every dim
+    assert.are.equal(15, b:sum({}))
+    assert.are.equal(15, gpu.sum(b, {}))
+    for _, r in ipairs({b:sum({dim = {}}), b:sum({}, {}), gpu.sum(b, {dim = {}})}) do
+      assert.are.equal("int64", r.dtype)                 -- sum's type, as NumPy's
+      assert.are.same({{0, 1, 2}, {3, 4, 5}}, r:totable())
+    end
+    assert.are.equal("int32", b:max({dim = {}}).dtype)
+    assert.are.same({{0, 1, 2}, {3, 4, 5}}, b:max({dim = {}}):totable())
+    assert.are.same({{0, 0, 0}, {0, 0, 0}}, b:var({dim = {}}):totable())
+    assert.are.same({2, 3}, b:mean({}, {keepdim = true}).shape)
+    assert.are.same({0}, gpu.zeros(0):max({dim = {}}).shape)   -- nothing reduced: no error
+  end)
+
   it("reduces empty arrays to the identity", function()
     assert.are.equal(0, gpu.zeros({0}):sum())
     assert.are.equal(1, gpu.zeros({0}):prod())

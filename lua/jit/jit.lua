@@ -611,6 +611,10 @@ local function miss(st, config, ...)
   return spec.leaf[config](...)
 end
 
+-- miss's errors (a freed array, an array's method called here) at the launch's line: the
+-- dispatcher (C) calls it for the caller
+local miss_at_caller = gpu._api(miss, 3)
+
 local function same_dims(a, b)
   if a == b then return true end
   if type(a) ~= "table" or type(b) ~= "table" or #a ~= #b then return false end
@@ -632,7 +636,7 @@ local function launcher(st, config)
     fixed.leaf = fixed.leaf or leaf_of(st, fixed)
     run = fixed.leaf[config]
   else
-    run = gpu._jit_dispatcher(st.tree, config, miss, st)
+    run = gpu._jit_dispatcher(st.tree, config, miss_at_caller, st)
   end
   st.last_config, st.last_launcher = {config[1], config[2], shared = config.shared,
                                       stream = config.stream}, run
@@ -686,6 +690,8 @@ function methods.signatures(k)
   return table.move(st.order, 1, #st.order, 1, {})
 end
 
+for name, m in pairs(methods) do methods[name] = gpu._api(m) end   -- errors at the caller's line
+
 local MT = {__name = "gpu.jit", methods = methods}   -- methods: for spec/docs_spec.lua
 MT.__index = function(k, key)
   local st = states[k]
@@ -700,7 +706,7 @@ MT.__index = function(k, key)
   if key == "name" then return st.name end
   local m = methods[key]
   if m then return m end
-  error(("gpu.jit function has no field or method '%s'"):format(tostring(key)), 2)
+  error(("gpu.jit function has no field or method '%s'"):format(tostring(key)), 3)   -- < jit_index (C) < caller
 end
 -- in C: the common case, the last configuration again, costs what gpu.kernel's k[config] does
 MT.__index = gpu._jit_index(MT.__index)
