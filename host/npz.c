@@ -200,13 +200,15 @@ static void read_member(lua_State *L, ZipBox *box, uint64_t i, const char *name,
 }
 
 /* gpu._npz_read(path): {name = host array, ...}. The path is opened once, here, so that a
- * missing file and a directory are named as such. */
+ * missing file and a directory are named as such; a missing file is named before libzip
+ * is looked for, where libzip is missing too. */
 static int npz_read(lua_State *L) {
   const char *path = luaL_checkstring(L, 1);
+  struct stat st;
+  if (stat(path, &st) != 0) return luaL_error(L, "cannot read '%s': %s", path, strerror(errno));
   zip_load(L);
   ZipBox *box = push_box(L);
   int fd = open(path, O_RDONLY | O_CLOEXEC), err = 0;
-  struct stat st;
   if (fd < 0 || fstat(fd, &st) != 0) err = errno;
   else if (S_ISDIR(st.st_mode)) err = EISDIR;
   if (err) {
