@@ -14,20 +14,25 @@ static int is_device(lua_State *L, int idx, const char *what) {
   return luaL_error(L, "%s: a device or host array expected, got %s", what, luaL_typename(L, idx));
 }
 
-void copy_contiguous(lua_State *L, int idx) {
+void copy_packed(lua_State *L, int idx) {
   idx = lua_absindex(L, idx);
   if (is_device(L, idx, "contiguous")) {
     GpuArray *a = array_check(L, idx);
-    if (a->contiguous) { lua_pushvalue(L, idx); return; }
     array_new(L, &a->shape, a->dtype);
     ops_copy(L, -1, idx, NULL);
     return;
   }
   HostArray *h = hostarray_check(L, idx);
-  if (h->contiguous) { lua_pushvalue(L, idx); return; }
   HostArray *c = hostarray_new(L, &h->shape, h->dtype);
   GpuLayout dl = hostarray_layout(c), sl = hostarray_layout(h);
   strided_copy(c->base, &dl, c->dtype, h->base, &sl, h->dtype);
+}
+
+void copy_contiguous(lua_State *L, int idx) {
+  idx = lua_absindex(L, idx);
+  int dev = is_device(L, idx, "contiguous");
+  if (dev ? array_check(L, idx)->contiguous : hostarray_check(L, idx)->contiguous) lua_pushvalue(L, idx);
+  else copy_packed(L, idx);
 }
 
 /* [-0, +1, e] A new array of the kind, shape and dtype dt (or its own) of the array at idx. */

@@ -325,6 +325,7 @@ void fft_open(lua_State *L);
 /* ---- copies (copy.c) ---- */
 /* [-0, +1, e] The array at idx (device or host) when C-ordered, else a C-ordered copy. */
 void copy_contiguous(lua_State *L, int idx);
+void copy_packed(lua_State *L, int idx);   /* [-0, +1, e] a C-ordered copy, always */
 /* [-0, +0, e] Assigns the value at v (array, number, boolean, host array, table) to the
  * array (device or host) at dst, broadcasting it. */
 void copy_assign(lua_State *L, int dst, int v);

@@ -326,18 +326,8 @@ static int view_is_contiguous(lua_State *L) {
  * of an expanded view, which is not written (the error says to write into a:contiguous()) */
 static int view_contiguous(lua_State *L) {
   Arr a = arr_check(L, 1);
-  if (a.d ? a.d->shares : a.h->shares) {
-    if (a.d) {
-      array_new(L, &a.l.shape, a.dt);
-      ops_copy(L, -1, 1, NULL);
-    } else {
-      HostArray *c = hostarray_new(L, &a.l.shape, a.dt);
-      GpuLayout dl = hostarray_layout(c);
-      strided_copy(c->base, &dl, c->dtype, a.h->base, &a.l, a.dt);
-    }
-    return 1;
-  }
-  copy_contiguous(L, 1);
+  if (a.d ? a.d->shares : a.h->shares) copy_packed(L, 1);
+  else copy_contiguous(L, 1);
   return 1;
 }
 
