@@ -161,4 +161,18 @@ describe("gpu.graph", function()
     assert.are.equal("GPUHOST_NOT_CAPTURABLE", err.name)
     assert.matches("e:record() cannot be captured", msg, 1, true)
   end)
+
+  -- (on a GPU a fault loses the context, and the driver cannot say which node faulted)
+  it("#cpu names the kernel that faults in a replay, and says what it knows of the address", function()
+    local bad = gpu.kernel([[extern "C" __global__ void wild(long long at) { *(volatile float *)at = 1; }]])
+    local a = gpu.zeros(4)
+    for _, at in ipairs({64, 1 << 62}) do   -- a page never mapped; past the address space
+      local g = gpu.graph(function() inc[{1, 4}](a, 1) bad[{1, 1}](at) end)
+      local _, err = S.errof(function() g:launch() gpu.synchronize() end)
+      assert.are.equal("CUDA_ERROR_ILLEGAL_ADDRESS", err.name)
+      assert.matches("kernel 'wild' (in a graph's replay) block (0, 0, 0) thread (0, 0, 0): ", err.detail, 1, true)
+      assert.matches(at == 64 and "address 0x40$" or "outside the address space", err.detail)
+    end
+    assert.are.same({2, 2, 2, 2}, a:totable())   -- the work before the fault ran; the host goes on
+  end)
 end)

@@ -196,9 +196,9 @@ static GpuResult read_library(Workdir *w, const GpuCompileJob *job, const int *l
   if (r.code) return r;
   out->lowered = calloc((size_t)job->nnames + 1, sizeof(char *));
   for (int i = 0; out->lowered && i < job->nnames; i++) {
-    char name[96];
+    char name[160];
     int variant = loops[i] ? 0 : -1;
-    lowered_name(name, sizeof name, i, variant, &info);
+    lowered_name(name, sizeof name, i, variant, &info, job->names[i]);
     if ((out->lowered[i] = strdup(name)) == NULL) break;
   }
   if (out->lowered == NULL || (job->nnames > 0 && out->lowered[job->nnames - 1] == NULL))

@@ -41,6 +41,8 @@ typedef struct CpuFunction {
   size_t stack;                /* a fiber's stack, from the library's largest frame */
   size_t guard;                /* the guard below it: larger than any frame */
   size_t static_shared;        /* the library's static __shared__ (thread-local) bytes */
+  char label[64];              /* the kernel's name, for a fault in a graph's replay ("" if
+                                * its lowered name has none) */
 } CpuFunction;
 struct CpuModule {
   void *dl;
@@ -309,6 +311,7 @@ GpuResult cpu_fail(GpuResult r, const char *fmt, ...) __attribute__((format(prin
 long cpu_env_number(const char *name, long lo, long hi, long def, char *why, size_t n);
 
 /* module.c: the lowered name of kernel i of a library with info, and back */
-void lowered_name(char *out, size_t n, int index, int variant, const CpuLibraryInfo *info);
+void lowered_name(char *out, size_t n, int index, int variant, const CpuLibraryInfo *info,
+                  const char *label);
 
 #endif

@@ -180,6 +180,18 @@ GpuResult cpu_graph_update(CUgraphExec exec, CUgraph graph, int *updated) {
   return GPU_OK;
 }
 
+/* A launch of a replay; its failure names the kernel, as a launch's does (kernel.c) */
+static GpuResult replay_launch(const Step *s, CUstream st) {
+  GpuResult r = cpu_launch(s->f, s->grid, s->block, s->shared, st, s->args);
+  const char *label = ((CpuFunction *)s->f)->label;
+  if (r.code && label[0]) {
+    snprintf(detail, sizeof detail, "kernel '%s' (in a graph's replay)%s%s", label,
+             r.detail ? " " : "", r.detail ? r.detail : "");
+    r.detail = detail;
+  }
+  return r;
+}
+
 GpuResult cpu_graph_launch(CUgraphExec exec, CUstream st) {
   if (rec) return not_capturable("a graph's launch", "cuGraphLaunch (CPU backend)");
   CpuGraph *g = (CpuGraph *)exec;
@@ -187,7 +199,7 @@ GpuResult cpu_graph_launch(CUgraphExec exec, CUstream st) {
   for (int i = 0; i < g->n && r.code == 0; i++) {
     Step *s = &g->steps[i];
     switch (s->kind) {
-      case STEP_LAUNCH: r = cpu_launch(s->f, s->grid, s->block, s->shared, st, s->args); break;
+      case STEP_LAUNCH: r = replay_launch(s, st); break;
       case STEP_COPY: r = cpu_dtod(s->dst, s->src, s->n); break;
       default: r = cpu_memset0(s->dst, s->n); break;
     }

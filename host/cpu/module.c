@@ -33,7 +33,7 @@ static CpuModule *module_of(void *dl, int fd) {
   mod->dl = dl;
   mod->fd = fd;
   mod->nentries = *count;
-  for (int i = 0; i < mod->nentries; i++) mod->functions[i] = (CpuFunction){mod, &entries[i], -1, FIBER_STACK, 4096, 0};
+  for (int i = 0; i < mod->nentries; i++) mod->functions[i] = (CpuFunction){mod, &entries[i], -1, FIBER_STACK, 4096, 0, ""};
   return mod;
 }
 
@@ -68,16 +68,18 @@ GpuResult cpu_module_unload(CUmodule m) {
 }
 
 /* A kernel's lowered name says which it is and what compile.c learned of its library:
- * "index variant max_frame static_shared". */
-void lowered_name(char *out, size_t n, int index, int variant, const CpuLibraryInfo *info) {
-  snprintf(out, n, "%d %d %zu %zu", index, variant, info->max_frame, info->static_shared);
+ * "index variant max_frame static_shared label" (the label, its name expression, names
+ * it when it faults in a graph's replay, where no caller does). */
+void lowered_name(char *out, size_t n, int index, int variant, const CpuLibraryInfo *info,
+                  const char *label) {
+  snprintf(out, n, "%d %d %zu %zu %.63s", index, variant, info->max_frame, info->static_shared, label);
 }
 
 GpuResult cpu_module_function(CUfunction *f, CUmodule m, const char *lowered) {
   CpuModule *mod = (CpuModule *)m;
-  int i, variant;
+  int i, variant, end = 0;
   size_t frame, shared, page = (size_t)sysconf(_SC_PAGESIZE);
-  if (sscanf(lowered, "%d %d %zu %zu", &i, &variant, &frame, &shared) != 4 || i < 0 ||
+  if (sscanf(lowered, "%d %d %zu %zu%n", &i, &variant, &frame, &shared, &end) != 4 || i < 0 ||
       i >= mod->nentries || variant < -1 || variant > 0 ||
       (variant == 0 && mod->functions[i].entry->loops == NULL) || frame > (size_t)MAX_FRAME)
     return GPU_FAIL(CUDA_ERROR_NOT_FOUND, GPU_SRC_CUDA, "cuModuleGetFunction (CPU backend)");
@@ -88,6 +90,7 @@ GpuResult cpu_module_function(CUfunction *f, CUmodule m, const char *lowered) {
   fn->stack = (stack < FIBER_STACK ? FIBER_STACK : stack + page - 1) / page * page;
   fn->guard = (frame + page - 1) / page * page + page;
   fn->static_shared = shared;
+  snprintf(fn->label, sizeof fn->label, "%s", lowered[end] == ' ' ? lowered + end + 1 : "");
   *f = (CUfunction)fn;
   return GPU_OK;
 }

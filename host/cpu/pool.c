@@ -88,7 +88,11 @@ static void on_fault(int sig, siginfo_t *info, void *uc) {
              "a thread's stack of %zu bytes", info->si_addr, w->job->fn->stack);
   } else {
     s->result = GPU_FAIL(CUDA_ERROR_ILLEGAL_ADDRESS, GPU_SRC_CUDA, LAUNCH_CALL);
-    snprintf(s->message, sizeof s->message, "address %p", info->si_addr);
+    if (info->si_code == SI_KERNEL)   /* x86: past the address space; si_addr says nothing */
+      snprintf(s->message, sizeof s->message, "an address outside the address space (a general "
+               "protection fault: the processor does not say which)");
+    else
+      snprintf(s->message, sizeof s->message, "address %p", info->si_addr);
   }
   if (!leave_for_worker(w, uc)) siglongjmp(w->jb, 1);
 }

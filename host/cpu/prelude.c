@@ -146,7 +146,7 @@ GpuResult cpu_compiler_id(char *out, size_t n) {
   }
   for (size_t i = 0; i < NFIXED; i++) h = hash64(fixed_flags[i], strlen(fixed_flags[i]) + 1, h);
   h = hash64(UNIT_FORM, sizeof UNIT_FORM, h);
-  snprintf(out, n, "cxx %s %s %lld %lld cpu %016llx toolkit %s %lld prelude %016llx", cpu_compiler(),
+  snprintf(out, n, "cxx %s %s %lld %lld cpu %016llx toolkit %s %lld prelude %016llx labels", cpu_compiler(),
            real, size, mtime, (unsigned long long)processor_id(), inc ? inc : "-", tk,
            (unsigned long long)h);
   return GPU_OK;
