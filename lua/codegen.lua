@@ -18,6 +18,58 @@ local ctype, size = {}, {}
 for _, d in ipairs(gpu._dtypes) do ctype[d.name], size[d.name] = d.ctype, d.size end
 M.ctype, M.size = ctype, size
 
+-- The parameters of gpu.elementwise and gpu.reduction (CuPy's kernels): "float32 x, T y" ->
+-- {{type = "float32", name = "x"}, {var = "T", name = "y"}}. api names the caller in errors,
+-- raised at the level of its own caller; reserved (names) and why say what it keeps; seen
+-- (names) is shared by the inputs and the outputs.
+local canonical = {}
+for _, d in ipairs(gpu._dtypes) do
+  canonical[d.name] = d.name
+  for _, a in ipairs(d.aliases) do canonical[a] = d.name end
+end
+M.canonical = canonical   -- a dtype's name or alias -> its name
+-- Words C++ keeps (a parameter or placeholder named so cannot compile), and the dtype a C
+-- type name means where it is one
+local cwords = {}
+for w in ([[auto break case catch char class const constexpr continue default delete do else enum
+  explicit extern false for friend goto if inline int long mutable namespace new operator private
+  protected public register return short signed sizeof static struct switch template this throw
+  true try typedef typename union unsigned using virtual void volatile while float half size_t
+  nullptr]]):gmatch("%S+") do cwords[w] = true end
+local ctypes = {float = "float32", int = "int32", long = "int64", short = "int16", char = "int8",
+                signed = "int32", unsigned = "uint32", half = "float32 or float64", size_t = "uint64"}
+M.ctypes = ctypes
+
+function M.params(list, api, what, seen, reserved, why)
+  if type(list) ~= "string" then
+    error(("bad argument to '%s' (%s: a string of parameters expected, got %s)"):format(api, what, type(list)), 3)
+  end
+  local params = {}
+  for text in (list .. ","):gmatch("([^,]*),") do
+    local words, spelled = {}, text:match("^%s*(.-)%s*$")
+    for w in text:gmatch("%S+") do words[#words + 1] = w end
+    if words[1] == "raw" then error(("gpu.%s: raw parameters are not supported (%s)"):format(api, spelled), 3) end
+    if #words > 0 and (#words ~= 2 or not words[2]:match("^[%a_][%w_]*$") or not words[1]:match("^[%a_][%w_]*$")) then
+      error(("gpu.%s: bad %s parameter '%s' (write 'dtype name' or 'T name')"):format(api, what, spelled), 3)
+    end
+    local t, name = words[1], words[2]
+    if ctypes[t] then
+      error(("gpu.%s: '%s' in %s parameter '%s' is a C type, not a dtype: write %s (a placeholder "
+             .. "cannot be named after a C type)"):format(api, t, what, name, ctypes[t]), 3)
+    end
+    for _, w in ipairs(words) do
+      if cwords[w] then error(("gpu.%s: '%s' is a C++ keyword: it cannot name a parameter or a placeholder"):format(api, w), 3) end
+    end
+    if reserved[name] then error(("gpu.%s: the name '%s' is reserved (%s)"):format(api, name, why), 3) end
+    if name and seen[name] then error(("gpu.%s: parameter '%s' appears twice"):format(api, name), 3) end
+    if name then
+      seen[name] = true
+      params[#params + 1] = {name = name, type = canonical[t], var = not canonical[t] and t or nil}
+    end
+  end
+  return params
+end
+
 M.NAMES = gpu._ew_kernels   -- {"ew_c", "ew_s<1>", ..., "ew_r", "ew_t"}: host/ufunc.c's variants
 local ITEMS = 4   -- elements a thread of a strided kernel takes (host/ufunc.c agrees)
 

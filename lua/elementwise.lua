@@ -6,41 +6,9 @@
 local gpu, codegen_of = ...
 local codegen = codegen_of()
 
-local canonical = {}
-for _, d in ipairs(gpu._dtypes) do
-  canonical[d.name] = d.name
-  for _, a in ipairs(d.aliases) do canonical[a] = d.name end
-end
-
 local reserved = {i = true, n = true}
-
--- "float32 x, T y" -> {{type = "float32", name = "x"}, {var = "T", name = "y"}}
 local function parse(list, what, seen)
-  if type(list) ~= "string" then
-    error(("bad argument to 'elementwise' (%s: a string of parameters expected, got %s)"):format(what, type(list)), 3)
-  end
-  local params = {}
-  for text in (list .. ","):gmatch("([^,]*),") do
-    local words = {}
-    for w in text:gmatch("%S+") do words[#words + 1] = w end
-    if #words > 0 then
-      if words[1] == "raw" then
-        error(("gpu.elementwise: raw parameters are not supported (%s)"):format(text:match("^%s*(.-)%s*$")), 3)
-      end
-      if #words ~= 2 or not words[2]:match("^[%a_][%w_]*$") or not words[1]:match("^[%a_][%w_]*$") then
-        error(("gpu.elementwise: bad %s parameter '%s' (write 'dtype name' or 'T name')")
-              :format(what, text:match("^%s*(.-)%s*$")), 3)
-      end
-      local name = words[2]
-      if reserved[name] then error(("gpu.elementwise: the name '%s' is reserved (the index i and the size n)"):format(name), 3) end
-      if seen[name] then error(("gpu.elementwise: parameter '%s' appears twice"):format(name), 3) end
-      seen[name] = true
-      local p = {name = name}
-      if canonical[words[1]] then p.type = canonical[words[1]] else p.var = words[1] end
-      params[#params + 1] = p
-    end
-  end
-  return params
+  return codegen.params(list, "elementwise", what, seen, reserved, "the index i and the size n")
 end
 
 -- Does the operation read output `name` (anything but a plain `name = ...`)?

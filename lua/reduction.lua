@@ -213,36 +213,9 @@ end
 -- ("float32 x, T y"); type placeholders are bound from the arrays passed, one reducer per
 -- binding.
 
-local canonical = {}
-for _, d in ipairs(gpu._dtypes) do
-  canonical[d.name] = d.name
-  for _, a in ipairs(d.aliases) do canonical[a] = d.name end
-end
 local reserved = {a = true, b = true, _k = true, _n = true, _param = true}
-
 local function parse(list, what, seen)
-  if type(list) ~= "string" then
-    error(("bad argument to 'reduction' (%s: a string of parameters expected, got %s)"):format(what, type(list)), 3)
-  end
-  local params = {}
-  for text in (list .. ","):gmatch("([^,]*),") do
-    local words = {}
-    for w in text:gmatch("%S+") do words[#words + 1] = w end
-    if #words > 0 then
-      if #words ~= 2 or not words[2]:match("^[%a_][%w_]*$") or not words[1]:match("^[%a_][%w_]*$") then
-        error(("gpu.reduction: bad %s parameter '%s' (write 'dtype name' or 'T name')")
-              :format(what, text:match("^%s*(.-)%s*$")), 3)
-      end
-      local name = words[2]
-      if reserved[name] then
-        error(("gpu.reduction: the name '%s' is reserved (a and b in reduce_expr, _k, _n, _param)"):format(name), 3)
-      end
-      if seen[name] then error(("gpu.reduction: parameter '%s' appears twice"):format(name), 3) end
-      seen[name] = true
-      params[#params + 1] = {name = name, type = canonical[words[1]], var = not canonical[words[1]] and words[1] or nil}
-    end
-  end
-  return params
+  return gpu._codegen().params(list, "reduction", what, seen, reserved, "a and b in reduce_expr, _k, _n, _param")
 end
 
 -- a Lua number as a C literal with the same value: every bit of a float (tostring keeps
@@ -284,6 +257,10 @@ function gpu.reduction(inputs, outputs, map_expr, reduce_expr, post_map_expr, id
   local all, names = {}, {}
   for _, p in ipairs(ins) do all[#all + 1] = p; names[#names + 1] = p.name end
   for _, p in ipairs(outs) do all[#all + 1] = p; names[#names + 1] = p.name end
+  local canonical, ctypes = gpu._codegen().canonical, gpu._codegen().ctypes
+  if ctypes[reduce_type] then
+    error(("gpu.reduction: reduce_type '%s' is a C type, not a dtype: write %s"):format(reduce_type, ctypes[reduce_type]), 2)
+  end
   local acc_param = reduce_type and {type = canonical[reduce_type], var = not canonical[reduce_type] and reduce_type or nil, name = "reduce_type"}
                     or outs[1]
   local calls = {}

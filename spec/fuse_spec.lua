@@ -169,6 +169,14 @@ describe("gpu.elementwise", function()
     assert.matches("raw parameters are not supported", S.errof(gpu.elementwise, "raw float32 x", "float32 y", "y = 1"), 1, true)
     assert.matches("the name 'i' is reserved", S.errof(gpu.elementwise, "float32 i", "float32 y", "y = 1"), 1, true)
     assert.matches("parameter 'x' appears twice", S.errof(gpu.elementwise, "float32 x", "float32 x", "x = 1"), 1, true)
+    assert.matches("'float' in input parameter 'x' is a C type, not a dtype: write float32",
+                   S.errof(gpu.elementwise, "float x", "float32 y", "y = x"), 1, true)
+    assert.matches("'int' is a C++ keyword", S.errof(gpu.elementwise, "float32 x", "float32 int", "int = x"), 1, true)
+    assert.matches("'const' is a C++ keyword", S.errof(gpu.elementwise, "const x", "float32 y", "y = x"), 1, true)
+    assert.matches("gpu.reduction: 'long' in output parameter 'y' is a C type, not a dtype: write int64",
+                   S.errof(gpu.reduction, "T x", "long y", "x", "a + b", "y = a", "0"), 1, true)
+    assert.matches("gpu.reduction: reduce_type 'float' is a C type, not a dtype: write float32",
+                   S.errof(gpu.reduction, "T x", "T y", "x", "a + b", "y = a", "0", "r", "float"), 1, true)
     local bad = gpu.elementwise("float32 x", "float32 y", "y = x +", "broken")
     -- the CPU backend checks sources with NVRTC first where NVRTC is installed
     local err = S.errof(bad, gpu.zeros(1))
