@@ -1,0 +1,189 @@
+-- compose.lua: NumPy functions that are compositions of the module's own operations and
+-- views, with no kernel of their own: gpu.linspace, gpu.eye and gpu.identity, gpu.concatenate
+-- and gpu.stack, gpu.flip, gpu.isclose and gpu.allclose. Loaded at the first call of one
+-- (lua/gpu.lua). Dimensions are 1-based, negative ones counting from the end, as
+-- everywhere in gpuhost.
+local gpu = ...
+local array_meta = gpu._meta.array
+
+local function is_array(v) return type(v) == "userdata" and getmetatable(v) == array_meta end
+
+local function show(v) return v ~= v and "nan" or tostring(v) end
+
+local function count(v, api, what)
+  if math.type(v) == "float" and v == math.floor(v) and v >= 0 and v < 2 ^ 63 then v = math.tointeger(v) end
+  if math.type(v) ~= "integer" or v < 0 then
+    error(("gpu.%s: %s must be a non-negative integer, got %s"):format(api, what, show(v)), 3)
+  end
+  return v
+end
+
+local function finite(v, api, what)
+  if type(v) ~= "number" or v ~= v or v == math.huge or v == -math.huge then
+    error(("gpu.%s: %s must be a finite number, got %s"):format(api, what, show(v)), 3)
+  end
+  return v + 0.0
+end
+
+-- gpu.linspace(start, stop, num [, opts]): num numbers from start to stop, evenly spaced
+-- (opts.endpoint = false leaves stop out), computed in float64 as NumPy does
+-- (start + i * step, the last one stop itself), then made opts.dtype (float32 by default)
+function gpu.linspace(start, stop, num, opts)
+  start, stop = finite(start, "linspace", "start"), finite(stop, "linspace", "stop")
+  num = count(num, "linspace", "num")
+  opts = opts or {}
+  if type(opts) ~= "table" then error("gpu.linspace: argument 4 must be a table of options", 2) end
+  local endpoint = opts.endpoint ~= false
+  local div = endpoint and num - 1 or num
+  local y = gpu.arange(num, "float64")
+  if div > 0 then y = y * ((stop - start) / div) + start else y = y + start end
+  if endpoint and num > 1 then y[{ -1 }] = stop end
+  local dtype = opts.dtype or "float32"
+  return dtype == "float64" and y or y:astype(dtype)
+end
+
+-- gpu.eye(n [, m [, k]] [, dtype]): n x m (m = n) zeros with ones on diagonal k (0 the main
+-- one, k > 0 above it, k < 0 below); gpu.identity(n [, dtype])
+function gpu.eye(n, m, k, dtype)
+  if type(m) == "string" then m, k, dtype = nil, nil, m elseif type(k) == "string" then k, dtype = nil, k end
+  n = count(n, "eye", "n")
+  m = m == nil and n or count(m, "eye", "m")
+  k = k or 0
+  if math.type(k) == "float" and k == math.floor(k) then k = math.tointeger(k) or k end
+  if math.type(k) ~= "integer" then error(("gpu.eye: k must be an integer, got %s"):format(show(k)), 2) end
+  local a = gpu.zeros({n, m}, dtype)
+  local first = k >= 0 and k or -k * m                       -- 0-based, in C order
+  local len = k >= 0 and math.min(n, m - k) or math.min(n + k, m)
+  if len > 0 then
+    local flat = a:reshape(n * m)
+    flat[{ {first + 1, first + 1 + (len - 1) * (m + 1), m + 1} }] = 1
+  end
+  return a
+end
+
+function gpu.identity(n, dtype) return gpu.eye(n, nil, 0, dtype) end
+
+-- A dimension of an ndim-D array as a 1-based number (negative from the end)
+local function dim_of(d, ndim, api)
+  if math.type(d) == "float" and d == math.floor(d) then d = math.tointeger(d) or d end
+  if math.type(d) ~= "integer" or d == 0 or d > ndim or d < -ndim then
+    error(("gpu.%s: dimension %s is out of range for %d-D arrays"):format(api, show(d), ndim), 3)
+  end
+  return d < 0 and ndim + 1 + d or d
+end
+
+local function arrays_of(list, api)
+  if type(list) ~= "table" or is_array(list) then
+    error(("gpu.%s: a table of arrays expected as argument 1, got %s"):format(api, is_array(list) and "an array" or type(list)), 3)
+  end
+  if #list == 0 then error(("gpu.%s: no arrays to join"):format(api), 3) end
+  for i = 1, #list do
+    if not is_array(list[i]) then
+      error(("gpu.%s: element %d of the table is a %s, not a device array"):format(api, i, type(list[i])), 3)
+    end
+  end
+  return list
+end
+
+-- gpu.concatenate(arrays [, dim]): the arrays joined along dim (1 by default), which is
+-- the only dimension whose sizes may differ; the dtype is their result_type, on their device
+function gpu.concatenate(list, dim)
+  arrays_of(list, "concatenate")
+  local first = list[1]
+  if first.ndim == 0 then error("gpu.concatenate: 0-D arrays cannot be joined (use gpu.stack)", 2) end
+  dim = dim_of(dim or 1, first.ndim, "concatenate")
+  local shape, total = first.shape, 0
+  for i, a in ipairs(list) do
+    if a.ndim ~= first.ndim or a.device ~= first.device then
+      error(("gpu.concatenate: array %d is %d-D on device %d, array 1 %d-D on device %d"):format(
+        i, a.ndim, a.device, first.ndim, first.device), 2)
+    end
+    local s = a.shape
+    for d = 1, first.ndim do
+      if d ~= dim and s[d] ~= shape[d] then
+        error(("gpu.concatenate: array %d has size %d in dimension %d, array 1 %d (only dimension %d may differ)"):format(
+          i, s[d], d, shape[d], dim), 2)
+      end
+    end
+    total = total + s[dim]
+  end
+  shape[dim] = total
+  local out = gpu.with_device(first.device, gpu.empty, shape, gpu.result_type(table.unpack(list)))
+  local at = 1
+  for _, a in ipairs(list) do
+    local len = a.shape[dim]
+    if len > 0 and a.size > 0 then out:narrow(dim, at, len):copy_(a) end
+    at = at + len
+  end
+  return out
+end
+
+-- gpu.stack(arrays [, dim]): arrays of one shape joined along a new dimension dim (1 by
+-- default; -1 is after the last)
+function gpu.stack(list, dim)
+  arrays_of(list, "stack")
+  local shape = list[1].shape
+  local ndim = #shape
+  for i, a in ipairs(list) do
+    local s = a.shape
+    local same = #s == ndim
+    for d = 1, ndim do same = same and s[d] == shape[d] end
+    if not same then
+      error(("gpu.stack: array %d has shape {%s}, array 1 {%s}: stacked arrays must have one shape"):format(
+        i, table.concat(s, ", "), table.concat(shape, ", ")), 2)
+    end
+  end
+  dim = dim_of(dim or 1, ndim + 1, "stack")
+  local views = {}
+  for i, a in ipairs(list) do views[i] = a:unsqueeze(dim) end
+  return gpu.concatenate(views, dim)
+end
+
+-- gpu.flip(a [, dims]): a view with dims (a number or a table; every one by default)
+-- reversed
+function gpu.flip(a, dims)
+  if not is_array(a) then error(("gpu.flip: a device array expected, got %s"):format(type(a)), 2) end
+  local ndim, flip = a.ndim, {}
+  if dims == nil then
+    for d = 1, ndim do flip[d] = true end
+  else
+    if type(dims) ~= "table" then dims = {dims} end
+    for _, d in ipairs(dims) do
+      d = dim_of(d, ndim, "flip")
+      if flip[d] then error(("gpu.flip: dimension %d appears twice"):format(d), 2) end
+      flip[d] = true
+    end
+  end
+  local key, shape = {}, a.shape
+  for d = 1, ndim do key[d] = (flip[d] and shape[d] > 0) and {-1, 1, -1} or {} end
+  return a[key]
+end
+
+-- gpu.isclose(a, b [, opts]): where |a - b| <= atol + rtol * |b| (opts.rtol 1e-5, opts.atol
+-- 1e-8, as NumPy), infinities equal only to themselves, NaN to nothing unless
+-- opts.equal_nan; computed in result_type(a, b, 1.0); gpu.allclose: whether everywhere
+function gpu.isclose(a, b, opts)
+  opts = opts or {}
+  if type(opts) ~= "table" then error("gpu.isclose: argument 3 must be a table of options", 2) end
+  local rtol, atol = opts.rtol or 1e-5, opts.atol or 1e-8
+  if type(rtol) ~= "number" or type(atol) ~= "number" then error("gpu.isclose: rtol and atol must be numbers", 2) end
+  for _, v in ipairs({a, b}) do
+    if not is_array(v) and type(v) ~= "number" then
+      error(("gpu.isclose: arrays or numbers expected, got %s"):format(type(v)), 2)
+    end
+  end
+  local dt = gpu.result_type(a, b, 1.0)
+  local x = is_array(a) and a.dtype ~= dt and a:astype(dt) or a
+  local y = is_array(b) and b.dtype ~= dt and b:astype(dt) or b
+  local close = gpu.abs(x - y):le(gpu.abs(y) * rtol + atol)
+  local r = gpu.where(gpu.logical_and(gpu.isfinite(x), gpu.isfinite(y)), close, gpu.eq(x, y))
+  if opts.equal_nan then r = gpu.logical_or(r, gpu.logical_and(gpu.isnan(x), gpu.isnan(y))) end
+  return r
+end
+
+function gpu.allclose(a, b, opts) return gpu.isclose(a, b, opts):all() end
+
+for _, name in ipairs({"linspace", "eye", "identity", "concatenate", "stack", "flip", "isclose", "allclose"}) do
+  gpu[name] = gpu._api(gpu[name])
+end
+array_meta.methods.flip = gpu.flip

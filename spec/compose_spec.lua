@@ -1,0 +1,128 @@
+-- gpu.linspace, eye, identity, concatenate, stack, flip, isclose, allclose (lua/compose.lua):
+-- NumPy's results, NumPy's errors where it has them. On both backends.
+local S = require("spec.support")
+
+describe("gpu.linspace", function()
+  it("gives NumPy's numbers: start + i * step in float64, the last one stop", function()
+    for _, c in ipairs({{0, 1, 7, true}, {-3.3, 17.1, 50, true}, {1e10, -2.5e-3, 33, false}, {0.1, 0.7, 3, false}}) do
+      local start, stop, num, endpoint = c[1], c[2], c[3], c[4]
+      local step = (stop - start) / (endpoint and num - 1 or num)
+      local got = gpu.linspace(start, stop, num, {endpoint = endpoint, dtype = "float64"}):totable()
+      assert.are.equal(num, #got)
+      for i = 1, num do
+        local want = (endpoint and i == num) and stop or (i - 1) * step + start
+        assert.are.equal(want, got[i])
+      end
+    end
+    assert.are.same({0, 0.25, 0.5, 0.75, 1}, gpu.linspace(0, 1, 5):totable())
+    assert.are.equal("float32", gpu.linspace(0, 1, 5).dtype)
+    assert.are.same({0, 3, 6, 10}, gpu.linspace(0, 10, 4, {dtype = "int32"}):totable())
+    assert.are.same({2}, gpu.linspace(2, 3, 1):totable())
+    assert.are.same({5, 5, 5}, gpu.linspace(5, 5, 3):totable())
+    assert.are.same({0}, gpu.linspace(0, 1, 0).shape)
+  end)
+
+  it("refuses what NumPy refuses, naming it", function()
+    assert.matches("gpu.linspace: num must be a non-negative integer, got -1", S.errof(gpu.linspace, 0, 1, -1), 1, true)
+    assert.matches("num must be a non-negative integer, got 2.5", S.errof(gpu.linspace, 0, 1, 2.5), 1, true)
+    assert.matches("stop must be a finite number, got nan", S.errof(gpu.linspace, 0, 0 / 0, 2), 1, true)
+    assert.matches("start must be a finite number, got inf", S.errof(gpu.linspace, math.huge, 0, 2), 1, true)
+  end)
+end)
+
+describe("gpu.eye", function()
+  it("puts ones on diagonal k of an n x m array", function()
+    assert.are.same({{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}, gpu.eye(3):totable())
+    assert.are.same({{0, 1, 0, 0}, {0, 0, 1, 0}}, gpu.eye(2, 4, 1):totable())
+    assert.are.same({{0, 0}, {1, 0}, {0, 1}}, gpu.eye(3, 2, -1):totable())
+    assert.are.same({{0, 0}, {0, 0}}, gpu.eye(2, 2, 5):totable())
+    assert.are.same({{0, 0}, {0, 0}}, gpu.eye(2, 2, -2):totable())
+    assert.are.same({0, 3}, gpu.eye(0, 3).shape)
+    assert.are.equal("int32", gpu.eye(2, "int32").dtype)
+    assert.are.equal("float64", gpu.eye(2, 3, "float64").dtype)
+    assert.are.same({{1, 0}, {0, 1}}, gpu.identity(2, "uint8"):totable())
+    assert.matches("gpu.eye: k must be an integer, got 0.5", S.errof(gpu.eye, 2, 2, 0.5), 1, true)
+    assert.matches("gpu.eye: n must be a non-negative integer", S.errof(gpu.eye, -1), 1, true)
+  end)
+end)
+
+describe("gpu.concatenate and gpu.stack", function()
+  local a = gpu.arange(6, "float32"):reshape(2, 3)
+
+  it("join along a dimension, in the arrays' result type", function()
+    local c = gpu.concatenate({a, gpu.arange(3, "int64"):reshape(1, 3)})
+    assert.are.equal("float64", c.dtype)
+    assert.are.same({{0, 1, 2}, {3, 4, 5}, {0, 1, 2}}, c:totable())
+    assert.are.same({{0, 1, 2, 0, 1, 2}, {3, 4, 5, 3, 4, 5}}, gpu.concatenate({a, a}, 2):totable())
+    assert.are.same({{0, 3, 0}, {1, 4, 1}, {2, 5, 2}},
+                    gpu.concatenate({a.T, a[{1}]:unsqueeze(2)}, -1):totable())   -- views
+    assert.are.same({2, 3}, gpu.concatenate({gpu.zeros({0, 3}), a}).shape)
+    assert.are.same({{0, 1, 2}, {3, 4, 5}}, gpu.concatenate({a}):totable())
+  end)
+
+  it("#multi make the result on the arrays' device, and refuse arrays of two", function()
+    local b = gpu.with_device(1, gpu.ones, {2, 2})
+    local c = gpu.concatenate({b, b})
+    assert.are.same({1, 0}, {c.device, gpu.device().id})
+    assert.are.same({4, 2}, c.shape)
+    assert.matches("array 2 is 2-D on device 1, array 1 2-D on device 0", S.errof(gpu.concatenate, {gpu.ones({2, 2}), b}), 1, true)
+  end)
+
+  it("stack along a new dimension", function()
+    local s = gpu.stack({a, a + 10})
+    assert.are.same({2, 2, 3}, s.shape)
+    assert.are.same({{10, 11, 12}, {13, 14, 15}}, s[{2}]:totable())
+    assert.are.same({{{0, 10}, {1, 11}, {2, 12}}, {{3, 13}, {4, 14}, {5, 15}}}, gpu.stack({a, a + 10}, -1):totable())
+    assert.are.same({1, 2}, gpu.stack({gpu.full({}, 1), gpu.full({}, 2)}):totable())
+  end)
+
+  it("refuse arrays that do not fit, naming them", function()
+    assert.matches("gpu.concatenate: no arrays to join", S.errof(gpu.concatenate, {}), 1, true)
+    assert.matches("a table of arrays expected as argument 1, got an array", S.errof(gpu.concatenate, a), 1, true)
+    assert.matches("element 2 of the table is a number", S.errof(gpu.concatenate, {a, 3}), 1, true)
+    assert.matches("array 2 has size 2 in dimension 2, array 1 3 (only dimension 1 may differ)",
+                   S.errof(gpu.concatenate, {a, gpu.zeros({2, 2})}), 1, true)
+    assert.matches("array 2 is 1-D on device 0, array 1 2-D", S.errof(gpu.concatenate, {a, gpu.zeros(3)}), 1, true)
+    assert.matches("dimension 3 is out of range for 2-D arrays", S.errof(gpu.concatenate, {a, a}, 3), 1, true)
+    assert.matches("0-D arrays cannot be joined", S.errof(gpu.concatenate, {gpu.zeros({})}), 1, true)
+    assert.matches("gpu.stack: array 2 has shape {3, 2}, array 1 {2, 3}", S.errof(gpu.stack, {a, a.T}), 1, true)
+    assert.matches("dimension 4 is out of range for 3-D arrays", S.errof(gpu.stack, {a, a}, 4), 1, true)
+    local f = gpu.zeros(2)
+    f:free()
+    assert.matches("freed", S.errof(gpu.concatenate, {a:flatten(), f}), 1, true)
+  end)
+end)
+
+describe("gpu.flip", function()
+  it("is a view with the dimensions reversed", function()
+    local a = gpu.arange(6, "int32"):reshape(2, 3)
+    assert.are.same({{5, 4, 3}, {2, 1, 0}}, gpu.flip(a):totable())
+    assert.are.same({{2, 1, 0}, {5, 4, 3}}, a:flip(2):totable())
+    assert.are.same({{3, 4, 5}, {0, 1, 2}}, gpu.flip(a, {-2}):totable())
+    local v = gpu.flip(a, 1)
+    v[{1, 1}] = 42
+    assert.are.equal(42, a:item(2, 1))   -- shares a's memory
+    assert.are.same({0, 2}, gpu.flip(gpu.zeros({0, 2})).shape)
+    assert.are.equal(3, gpu.flip(gpu.full({}, 3)):item())
+    assert.matches("gpu.flip: dimension 1 appears twice", S.errof(gpu.flip, a, {1, -2}), 1, true)
+    assert.matches("dimension 3 is out of range for 2-D arrays", S.errof(gpu.flip, a, 3), 1, true)
+    assert.matches("gpu.flip: a device array expected, got number", S.errof(gpu.flip, 3), 1, true)
+  end)
+end)
+
+describe("gpu.isclose and gpu.allclose", function()
+  it("compare as NumPy does: tolerances, infinities, NaN", function()
+    local x = gpu.array({1, 1 / 0, 0 / 0, 1e-9, 1, -1 / 0}, "float64")
+    local y = gpu.array({1 + 1e-6, 1 / 0, 0 / 0, 0, 1.1, 1 / 0}, "float64")
+    assert.are.same({true, true, false, true, false, false}, gpu.isclose(x, y):totable())
+    assert.are.same({true, true, true, true, false, false}, gpu.isclose(x, y, {equal_nan = true}):totable())
+    assert.are.same({true, true, false, true, true, false}, gpu.isclose(x, y, {rtol = 0.1}):totable())
+    assert.are.same({false, true, false, false, false, false}, gpu.isclose(x, y, {rtol = 0, atol = 0}):totable())
+    assert.are.same({false, true, false}, gpu.isclose(gpu.arange(3, "int32"), 1):totable())   -- broadcast
+    assert.is_false(gpu.allclose(x, x))
+    assert.is_true(gpu.allclose(x, x, {equal_nan = true}))
+    assert.is_true(gpu.allclose(gpu.ones(4), 1 + 1e-7))
+    assert.matches("gpu.isclose: arrays or numbers expected, got string", S.errof(gpu.isclose, x, "y"), 1, true)
+    assert.matches("rtol and atol must be numbers", S.errof(gpu.isclose, x, y, {atol = "0"}), 1, true)
+  end)
+end)
