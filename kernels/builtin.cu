@@ -134,6 +134,42 @@ __global__ void take_rows(const void *src_, void *dst_, const long long *idx, lo
   }
 }
 
+// gpu.take: src is (outer, n, inner) and dst (outer, m, inner), in words of T (an element,
+// or 8 bytes of one); dst[o][j] = src[o][idx[j]] for 1-based indices (negative ones count
+// from the end). An index out of range leaves its elements unwritten and is recorded in
+// bad ({1, the index}: some one of them), for the host to raise.
+template <typename T>
+__global__ void take_dim(const void *src_, void *dst_, const long long *idx, long long outer, long long n,
+                         long long m, long long inner, long long *bad) {
+  const T *src = static_cast<const T *>(src_);
+  T *dst = static_cast<T *>(dst_);
+  long long total = outer * m * inner;
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (long long)gridDim.x * blockDim.x) {
+    long long r = i / inner, c = i - r * inner, o = r / m, j = r - o * m;
+    long long k = idx[j], at = k > 0 ? k - 1 : k + n;
+    if (k == 0 || at < 0 || at >= n) {
+      bad[1] = k;
+      bad[0] = 1;
+    } else {
+      dst[i] = src[(o * n + at) * inner + c];
+    }
+  }
+}
+
+// gpu.extract: the rows (inner words of T) of src whose mask is set go to dst in order: row r
+// to row pos[r] - 1 (pos: the mask's inclusive cumulative sum)
+template <typename T>
+__global__ void extract_rows(const void *src_, void *dst_, const bool *mask, const long long *pos, long long rows,
+                             long long inner) {
+  const T *src = static_cast<const T *>(src_);
+  T *dst = static_cast<T *>(dst_);
+  long long total = rows * inner;
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (long long)gridDim.x * blockDim.x) {
+    long long r = i / inner, c = i - r * inner;
+    if (mask[r]) dst[(pos[r] - 1) * inner + c] = src[i];
+  }
+}
+
 // for each u, the 1-based index of the first cdf entry above it (cdf ascending, n entries)
 __global__ void search_cdf(const double *cdf, long long n, const double *u, long long m, long long *out) {
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < m; i += (long long)gridDim.x * blockDim.x) {

@@ -1,8 +1,9 @@
--- compose.lua: NumPy functions that are compositions of the module's own operations and
--- views, with no kernel of their own: gpu.linspace, gpu.eye and gpu.identity, gpu.concatenate
--- and gpu.stack, gpu.flip, gpu.isclose and gpu.allclose. Loaded at the first call of one
--- (lua/gpu.lua). Dimensions are 1-based, negative ones counting from the end, as
--- everywhere in gpuhost.
+-- compose.lua: NumPy functions made of the module's own operations and views (gpu.linspace,
+-- gpu.eye and gpu.identity, gpu.concatenate and gpu.stack, gpu.flip, gpu.isclose and
+-- gpu.allclose), and indexing with arrays (gpu.take, gpu.extract: kernels/builtin.cu's
+-- take_dim and extract_rows, a module compiled at the first of them). Loaded at the first
+-- call of one (lua/gpu.lua). Dimensions are 1-based, negative ones counting from the end,
+-- as everywhere in gpuhost.
 local gpu = ...
 local array_meta = gpu._meta.array
 
@@ -183,7 +184,107 @@ end
 
 function gpu.allclose(a, b, opts) return gpu.isclose(a, b, opts):all() end
 
-for _, name in ipairs({"linspace", "eye", "identity", "concatenate", "stack", "flip", "isclose", "allclose"}) do
+-- Kernels move words: an element of 1, 2, 4 or 8 bytes, or 8 bytes of a complex128
+local WORD = {[1] = "unsigned char", [2] = "unsigned short", [4] = "unsigned int", [8] = "unsigned long long"}
+local module
+local function kernel(name, bytes)
+  if not module then
+    local names = {}
+    for _, t in pairs(WORD) do
+      names[#names + 1] = ("take_dim<%s>"):format(t)
+      names[#names + 1] = ("extract_rows<%s>"):format(t)
+    end
+    table.sort(names)
+    module = gpu.module(gpu._embedded("kernels/builtin.cu"), {names = names})
+  end
+  return module[("%s<%s>"):format(name, WORD[bytes] or WORD[8])]
+end
+local function config(n) return {math.max(1, math.min(65536, (n + 255) // 256)), 256} end
+
+local SIZE = {}
+for _, d in ipairs(gpu._dtypes) do SIZE[d.name] = d.size end
+-- The element size of a, and inner (a count of its elements) in words
+local function words(a, inner)
+  local bytes = SIZE[a.dtype]
+  return bytes, WORD[bytes] and inner or inner * bytes // 8
+end
+
+local function product(t, i, j)
+  local p = 1
+  for k = i, j do p = p * t[k] end
+  return p
+end
+
+-- gpu.take(a, indices [, dim]): the elements of a at the 1-based indices (negative ones
+-- from the end) along dim, or of a flattened without dim, as NumPy's take: dimension dim
+-- is replaced by the indices' shape. indices: an integer array, a table or a number. An
+-- index out of range is an error (read back after the kernel, so take waits for it).
+function gpu.take(a, indices, dim)
+  if not is_array(a) then error(("gpu.take: a device array expected as argument 1, got %s"):format(type(a)), 2) end
+  local idx = indices
+  if type(idx) == "number" then idx = gpu.full({}, idx, "int64")
+  elseif type(idx) == "table" and not is_array(idx) then idx = gpu.array(idx, "int64") end
+  if not is_array(idx) or not idx.dtype:match("int") then
+    error(("gpu.take: the indices must be an integer array, a table or a number, got %s"):format(
+      is_array(idx) and idx.dtype .. " array" or type(idx)), 2)
+  end
+  local src = dim == nil and a:reshape(-1) or a
+  if src.ndim == 0 then error("gpu.take: a 0-D array has no dimension to take from", 2) end
+  local d = dim_of(dim or 1, src.ndim, "take")
+  local shape, ishape, oshape = src.shape, idx.shape, {}
+  for k = 1, d - 1 do oshape[#oshape + 1] = shape[k] end
+  for _, s in ipairs(ishape) do oshape[#oshape + 1] = s end
+  for k = d + 1, #shape do oshape[#oshape + 1] = shape[k] end
+  local out = gpu.empty(oshape, src.dtype)
+  if out.size == 0 and idx.size > 0 and shape[d] > 0 then return out end
+  if idx.size > 0 and shape[d] == 0 then
+    error(("gpu.take: index %d is out of range for dimension %d of size 0"):format(idx:reshape(-1):item(1), d), 2)
+  end
+  if out.size == 0 then return out end
+  local bytes, inner = words(src, product(shape, d + 1, #shape))
+  local bad = gpu.zeros(2, "int64")
+  kernel("take_dim", bytes)[config(out.size)](src:contiguous(), out, idx:astype("int64"):contiguous(),
+    product(shape, 1, d - 1), shape[d], idx.size, inner, bad)
+  local flag = bad:totable()
+  if flag[1] ~= 0 then
+    error(("gpu.take: index %d is out of range for dimension %d of size %d (1-based; -%d to -1 from the end)"):format(
+      flag[2], d, shape[d], shape[d]), 2)
+  end
+  return out
+end
+
+-- gpu.extract(mask, a): the elements of a where mask is true (nonzero), in C order, as
+-- NumPy's a[mask]: mask has a's shape (a 1-D result) or that of its first k dimensions
+-- (the selected subarrays, stacked). Counting them reads a number back: extract waits.
+function gpu.extract(mask, a)
+  if not is_array(mask) or not is_array(a) then
+    error(("gpu.extract: device arrays expected (mask, a), got %s and %s"):format(type(mask), type(a)), 2)
+  end
+  local ms, as = mask.shape, a.shape
+  local fits = #ms <= #as and (#ms > 0 or #as == 0)
+  for k = 1, #ms do fits = fits and ms[k] == as[k] end
+  if not fits then
+    error(("gpu.extract: the mask's shape {%s} is not a's {%s} nor that of its first dimensions"):format(
+      table.concat(ms, ", "), table.concat(as, ", ")), 2)
+  end
+  if mask.dtype ~= "bool" then mask = mask:ne(0) end
+  mask = mask:contiguous()
+  local rows = mask.size
+  local oshape = {0}
+  for k = #ms + 1, #as do oshape[#oshape + 1] = as[k] end
+  if rows == 0 then return gpu.empty(oshape, a.dtype) end
+  local pos = mask:reshape(-1):cumsum()
+  oshape[1] = pos:item(rows)
+  local out = gpu.empty(oshape, a.dtype)
+  if out.size == 0 then return out end
+  local bytes, inner = words(a, a.size // rows)
+  kernel("extract_rows", bytes)[config(a.size)](a:contiguous(), out, mask, pos, rows, inner)
+  return out
+end
+
+for _, name in ipairs({"linspace", "eye", "identity", "concatenate", "stack", "flip", "isclose", "allclose",
+                       "take", "extract"}) do
   gpu[name] = gpu._api(gpu[name])
 end
 array_meta.methods.flip = gpu.flip
+array_meta.methods.take = gpu.take

@@ -62,10 +62,12 @@ end
 on_first_call("fuse", "lua/fuse.lua", gpu._codegen)
 on_first_call("elementwise", "lua/elementwise.lua", gpu._codegen)
 for _, name in ipairs({"save", "load", "savez", "loadz"}) do on_first_call(name, "lua/npy.lua") end
-for _, name in ipairs({"linspace", "eye", "identity", "concatenate", "stack", "flip", "isclose", "allclose"}) do
+for _, name in ipairs({"linspace", "eye", "identity", "concatenate", "stack", "flip", "isclose", "allclose",
+                       "take", "extract"}) do
   on_first_call(name, "lua/compose.lua")
 end
 gpu._meta.array.methods.flip = function(...) return gpu.flip(...) end
+gpu._meta.array.methods.take = function(...) return gpu.take(...) end
 -- reductions' kernels (lua/reduction.lua: the builder host/reduce.c calls) and
 -- gpu.reduction, at their first use
 gpu._set_reduce_builder(function(...) return module("lua/reduction.lua").build(...) end)

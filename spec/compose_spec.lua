@@ -126,3 +126,49 @@ describe("gpu.isclose and gpu.allclose", function()
     assert.matches("rtol and atol must be numbers", S.errof(gpu.isclose, x, y, {atol = "0"}), 1, true)
   end)
 end)
+
+describe("gpu.take and gpu.extract", function()
+  local a = gpu.arange(12, "float32"):reshape(3, 4)
+
+  it("take elements at 1-based indices along a dimension, or of the flattened array", function()
+    assert.are.same({0, 11, 4}, gpu.take(a, {1, -1, 5}):totable())
+    assert.are.same({{8, 9, 10, 11}, {0, 1, 2, 3}}, gpu.take(a, {3, 1}, 1):totable())
+    assert.are.same({{{1, 1}, {0, 3}}, {{5, 5}, {4, 7}}, {{9, 9}, {8, 11}}},
+                    a:take(gpu.array({{2, 2}, {1, 4}}, "int32"), 2):totable())
+    assert.are.same({1, 5, 9}, gpu.take(a, 2, 2):totable())
+    assert.are.same({6}, gpu.take(a.T, {8}):totable())   -- a view, flattened in C order
+    assert.are.same({3, 0}, gpu.take(a, {}, 2).shape)
+    for _, dt in ipairs({"int8", "uint16", "float64", "complex128", "bool"}) do
+      local x = gpu.arange(5, "int64"):astype(dt)
+      assert.are.same(gpu.arange(5, "int64"):astype(dt):totable()[5], gpu.take(x, {-1}):totable()[1])
+    end
+  end)
+
+  it("refuse indices out of range, naming the first it met", function()
+    assert.matches("gpu.take: index 13 is out of range for dimension 1 of size 12 (1-based; -12 to -1 from the end)",
+                   S.errof(gpu.take, a, {13}), 1, true)
+    assert.matches("index 0 is out of range", S.errof(gpu.take, a, {2, 0}), 1, true)
+    assert.matches("index -4 is out of range for dimension 1 of size 3", S.errof(gpu.take, a, {-4}, 1), 1, true)
+    assert.matches("index 1 is out of range for dimension 1 of size 0", S.errof(gpu.take, gpu.zeros({0, 3}), {1}, 1), 1, true)
+    assert.matches("the indices must be an integer array, a table or a number, got float32 array",
+                   S.errof(gpu.take, a, gpu.array({1.5})), 1, true)
+    assert.matches("a 0-D array has no dimension", S.errof(gpu.take, gpu.zeros({}), {1}, 1), 1, true)
+    assert.matches("dimension 3 is out of range for 2-D arrays", S.errof(gpu.take, a, {1}, 3), 1, true)
+  end)
+
+  it("extract the elements, or the subarrays, where a mask is true", function()
+    assert.are.same({6, 7, 8, 9, 10, 11}, gpu.extract(a:gt(5), a):totable())
+    assert.are.same({{0, 1, 2, 3}, {8, 9, 10, 11}}, gpu.extract(gpu.array({true, false, true}, "bool"), a):totable())
+    assert.are.same({{4, 5, 6, 7}}, gpu.extract(gpu.array({0, 3, 0}, "int32"), a):totable())
+    assert.are.same({0}, gpu.extract(a:gt(100), a).shape)
+    assert.are.same({0, 2}, gpu.extract(gpu.zeros({0}, "bool"), gpu.zeros({0, 2})).shape)
+    local odd = gpu.arange(1000, "int64") % 3
+    local want = {}
+    for i = 0, 999 do if i % 3 ~= 0 then want[#want + 1] = i end end
+    assert.are.same(want, gpu.extract(odd, gpu.arange(1000, "int64")):totable())
+    local c = gpu.array({gpu.complex(1, 2), gpu.complex(3, 4)}, "complex128")
+    assert.are.equal(3, gpu.extract(gpu.real(c):gt(2), c):totable()[1].re)
+    assert.matches("gpu.extract: the mask's shape {2} is not a's {3, 4} nor that of its first dimensions",
+                   S.errof(gpu.extract, gpu.array({true, false}, "bool"), a), 1, true)
+  end)
+end)
