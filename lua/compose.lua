@@ -19,6 +19,12 @@ local function count(v, api, what)
   return v
 end
 
+local function integer(v, api, what)
+  if math.type(v) == "float" and v == math.floor(v) then v = math.tointeger(v) or v end
+  if math.type(v) ~= "integer" then error(("gpu.%s: %s must be an integer, got %s"):format(api, what, show(v)), 3) end
+  return v
+end
+
 local function finite(v, api, what)
   if type(v) ~= "number" or v ~= v or v == math.huge or v == -math.huge then
     error(("gpu.%s: %s must be a finite number, got %s"):format(api, what, show(v)), 3)
@@ -49,9 +55,7 @@ function gpu.eye(n, m, k, dtype)
   if type(m) == "string" then m, k, dtype = nil, nil, m elseif type(k) == "string" then k, dtype = nil, k end
   n = count(n, "eye", "n")
   m = m == nil and n or count(m, "eye", "m")
-  k = k or 0
-  if math.type(k) == "float" and k == math.floor(k) then k = math.tointeger(k) or k end
-  if math.type(k) ~= "integer" then error(("gpu.eye: k must be an integer, got %s"):format(show(k)), 2) end
+  k = integer(k or 0, "eye", "k")
   local a = gpu.zeros({n, m}, dtype)
   local first = k >= 0 and k or -k * m                       -- 0-based, in C order
   local len = k >= 0 and math.min(n, m - k) or math.min(n + k, m)
@@ -282,9 +286,123 @@ function gpu.extract(mask, a)
   return out
 end
 
+-- gpu.nonzero(a): the 1-based indices of a's nonzero elements, one int64 array a dimension
+-- (as many results), in C order, as NumPy's nonzero
+function gpu.nonzero(a)
+  if not is_array(a) then error(("gpu.nonzero: a device array expected, got %s"):format(type(a)), 2) end
+  if a.ndim == 0 then error("gpu.nonzero: a 0-D array has no indices (use a:item())", 2) end
+  local flat = gpu.extract(a:ne(0):reshape(-1), gpu.arange(a.size, "int64")) -- 0-based, C order
+  local shape, out, stride = a.shape, {}, 1
+  for d = #shape, 1, -1 do
+    out[d] = (d == 1 and flat // stride or flat // stride % shape[d]) + 1
+    stride = stride * shape[d]
+  end
+  return table.unpack(out, 1, #shape)
+end
+
+-- gpu.diff(a [, n [, dim]]): the n-th difference (1 by default) along dim (the last by
+-- default): a[i + 1] - a[i], n times; bools give a[i + 1] ~= a[i], as NumPy's
+function gpu.diff(a, n, dim)
+  if not is_array(a) then error(("gpu.diff: a device array expected, got %s"):format(type(a)), 2) end
+  n = count(n or 1, "diff", "n")
+  if a.ndim == 0 then error("gpu.diff: a 0-D array has no dimension to difference", 2) end
+  local d = dim_of(dim or -1, a.ndim, "diff")
+  for _ = 1, n do
+    local len = a.shape[d]
+    if len == 0 then break end
+    local hi, lo = a:narrow(d, 2, len - 1), a:narrow(d, 1, len - 1)
+    a = a.dtype == "bool" and hi:ne(lo) or hi - lo
+  end
+  return n == 0 and a:copy() or a
+end
+
+-- The lower (k and below) or upper triangle of the last two dimensions of a, zeros elsewhere
+local function triangle(a, k, api, lower)
+  if not is_array(a) then error(("gpu.%s: a device array expected, got %s"):format(api, type(a)), 3) end
+  if a.ndim < 2 then error(("gpu.%s: a matrix (or a stack of them) expected, got a %d-D array"):format(api, a.ndim), 3) end
+  k = integer(k or 0, api, "k")
+  local shape = a.shape
+  local rows = gpu.arange(shape[#shape - 1], "int64"):unsqueeze(2)
+  local cols = gpu.arange(shape[#shape], "int64"):unsqueeze(1)
+  local keep = lower and (cols - rows):le(k) or (cols - rows):ge(k)
+  return gpu.where(keep, a, 0)
+end
+function gpu.tril(a, k) return triangle(a, k, "tril", true) end
+function gpu.triu(a, k) return triangle(a, k, "triu", false) end
+
+-- gpu.diagonal(a [, k]): a new 1-D array, diagonal k of matrix a (0 the main one, above it
+-- for k > 0); gpu.trace(a [, k]): its sum, a Lua number
+function gpu.diagonal(a, k)
+  if not is_array(a) or a.ndim ~= 2 then
+    error(("gpu.diagonal: a matrix expected, got %s"):format(is_array(a) and a.ndim .. "-D array" or type(a)), 2)
+  end
+  k = integer(k or 0, "diagonal", "k")
+  local n, m = a.shape[1], a.shape[2]
+  local len = k >= 0 and math.min(n, m - k) or math.min(n + k, m)
+  if len <= 0 then return gpu.empty(0, a.dtype) end
+  local first = k >= 0 and k or -k * m   -- 0-based, in C order
+  return gpu.take(a, gpu.arange(len, "int64") * (m + 1) + (first + 1))
+end
+function gpu.trace(a, k) return gpu.diagonal(a, k):sum() end
+
+-- gpu.meshgrid(x1, ..., xn [, {indexing = "xy"}]): n arrays of the grid's shape, array k
+-- holding xk along its dimension, as NumPy's (copies; "xy" swaps the first two
+-- dimensions, as NumPy does by default; "ij" does not)
+function gpu.meshgrid(...)
+  local xs, opts = {...}, {}
+  if type(xs[#xs]) == "table" and not is_array(xs[#xs]) then opts = table.remove(xs) end
+  local indexing = opts.indexing or "xy"
+  if indexing ~= "xy" and indexing ~= "ij" then
+    error(("gpu.meshgrid: indexing must be \"xy\" or \"ij\", got %s"):format(tostring(indexing)), 2)
+  end
+  local shape = {}
+  for i, x in ipairs(xs) do
+    if not is_array(x) then error(("gpu.meshgrid: argument %d is a %s, not a device array"):format(i, type(x)), 2) end
+    shape[i] = x.size
+  end
+  local xy = indexing == "xy" and #xs >= 2
+  if xy then shape[1], shape[2] = shape[2], shape[1] end
+  local out = {}
+  for i, x in ipairs(xs) do
+    local at = xy and i <= 2 and 3 - i or i
+    local view = {}
+    for d = 1, #xs do view[d] = d == at and x.size or 1 end
+    out[i] = x:reshape(view):expand(shape):contiguous()
+  end
+  return table.unpack(out, 1, #xs)
+end
+
+-- gpu.repeat_interleave(a, repeats [, dim]): each element (or each slice along dim) repeats
+-- times in a row, as NumPy's repeat (a flattened without dim); gpu.tile(a, reps): a
+-- repeated reps times (a number, or a table a dimension, leading 1s added as NumPy's)
+function gpu.repeat_interleave(a, repeats, dim)
+  if not is_array(a) then error(("gpu.repeat_interleave: a device array expected, got %s"):format(type(a)), 2) end
+  local r = count(repeats, "repeat_interleave", "repeats")
+  local src = dim == nil and a:reshape(-1) or a
+  if src.ndim == 0 then error("gpu.repeat_interleave: a 0-D array has no dimension", 2) end
+  local d = dim_of(dim or 1, src.ndim, "repeat_interleave")
+  return gpu.take(src, gpu.arange(src.shape[d] * r, "int64") // math.max(r, 1) + 1, d)
+end
+
+function gpu.tile(a, reps)
+  if not is_array(a) then error(("gpu.tile: a device array expected, got %s"):format(type(a)), 2) end
+  if type(reps) ~= "table" then reps = {reps} end
+  local nd = math.max(a.ndim, #reps)
+  local shape = a.shape
+  for _ = a.ndim + 1, nd do table.insert(shape, 1, 1) end
+  local out = a:reshape(shape)
+  for d = 1, nd do
+    local r = count(reps[d - (nd - #reps)] or 1, "tile", "each repetition")
+    if r ~= 1 then out = gpu.take(out, gpu.arange(shape[d] * r, "int64") % math.max(shape[d], 1) + 1, d) end
+  end
+  return out == a and a:copy() or out
+end
+
 for _, name in ipairs({"linspace", "eye", "identity", "concatenate", "stack", "flip", "isclose", "allclose",
-                       "take", "extract"}) do
+                       "take", "extract", "nonzero", "diff", "tril", "triu", "diagonal", "trace",
+                       "meshgrid", "repeat_interleave", "tile"}) do
   gpu[name] = gpu._api(gpu[name])
 end
 array_meta.methods.flip = gpu.flip
 array_meta.methods.take = gpu.take
+array_meta.methods.nonzero, array_meta.methods.diagonal, array_meta.methods.trace = gpu.nonzero, gpu.diagonal, gpu.trace

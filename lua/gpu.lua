@@ -63,11 +63,13 @@ on_first_call("fuse", "lua/fuse.lua", gpu._codegen)
 on_first_call("elementwise", "lua/elementwise.lua", gpu._codegen)
 for _, name in ipairs({"save", "load", "savez", "loadz"}) do on_first_call(name, "lua/npy.lua") end
 for _, name in ipairs({"linspace", "eye", "identity", "concatenate", "stack", "flip", "isclose", "allclose",
-                       "take", "extract"}) do
+                       "take", "extract", "nonzero", "diff", "tril", "triu", "diagonal", "trace", "meshgrid",
+                       "repeat_interleave", "tile"}) do
   on_first_call(name, "lua/compose.lua")
 end
-gpu._meta.array.methods.flip = function(...) return gpu.flip(...) end
-gpu._meta.array.methods.take = function(...) return gpu.take(...) end
+for _, name in ipairs({"flip", "take", "nonzero", "diagonal", "trace"}) do
+  gpu._meta.array.methods[name] = function(...) return gpu[name](...) end
+end
 -- reductions' kernels (lua/reduction.lua: the builder host/reduce.c calls) and
 -- gpu.reduction, at their first use
 gpu._set_reduce_builder(function(...) return module("lua/reduction.lua").build(...) end)
