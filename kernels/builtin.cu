@@ -1,5 +1,6 @@
 // builtin.cu: the kernels behind gpu.full, gpu.ones, gpu.arange and gpu.random
-// (lua/gpu.lua launches them). Each loops over its elements with a grid stride, so any
+// (lua/gpu.lua launches them), and gpu.take, extract, searchsorted and histogram
+// (lua/compose.lua). Each loops over its elements with a grid stride, so any
 // grid size is correct.
 //
 // Random numbers come from Philox4x32-10 (gpuhost.cuh has it), a counter-based generator:
@@ -167,6 +168,44 @@ __global__ void extract_rows(const void *src_, void *dst_, const bool *mask, con
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (long long)gridDim.x * blockDim.x) {
     long long r = i / inner, c = i - r * inner;
     if (mask[r]) dst[(pos[r] - 1) * inner + c] = src[i];
+  }
+}
+
+// NumPy's order of sorting: NaN after every number
+template <typename T> __device__ bool sorts_before(T x, T y) { return x < y || (y != y && x == x); }
+
+// gpu.searchsorted: for each of v's m values, the 1-based place in sorted a (n values)
+// where it would go: before the first element not before it (left), or after the last
+// element not after it (right)
+template <typename T>
+__global__ void search_sorted(const T *a, long long n, const T *v, long long m, int right, long long *out) {
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < m; i += (long long)gridDim.x * blockDim.x) {
+    T x = v[i];
+    long long lo = 0, hi = n;
+    while (lo < hi) {
+      long long mid = lo + (hi - lo) / 2;
+      bool go_right = right ? !sorts_before(x, a[mid]) : sorts_before(a[mid], x);
+      if (go_right) lo = mid + 1; else hi = mid;
+    }
+    out[i] = lo + 1;
+  }
+}
+
+// gpu.histogram: counts of x's n values in bins equal bins with edges (bins + 1 of them,
+// ascending, of type E: float for float32 data, else double, as NumPy's), the last bin
+// closed; values outside (and NaN) are not counted. The bin is found as NumPy finds it:
+// from (x - lo) / (hi - lo) * bins, then moved by one where the edges say so.
+template <typename T, typename E>
+__global__ void histogram_even(const T *x, long long n, const E *edges, long long bins, unsigned long long *counts) {
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
+    E v = (E)x[i];
+    if (!(v >= edges[0] && v <= edges[bins])) continue;
+    long long b = (long long)((double)(v - edges[0]) / (double)(edges[bins] - edges[0]) * (double)bins);
+    if (b >= bins) b = bins - 1;
+    if (b < 0) b = 0;
+    if (b > 0 && v < edges[b]) b--;
+    else if (b < bins - 1 && v >= edges[b + 1]) b++;
+    atomicAdd(&counts[b], 1ULL);
   }
 }
 

@@ -8,8 +8,24 @@ local gpu = ...
 local array_meta = gpu._meta.array
 
 local function is_array(v) return type(v) == "userdata" and getmetatable(v) == array_meta end
+-- What v is, for a message that wanted a device array
+local function described(v)
+  if type(v) == "userdata" and getmetatable(v) == gpu._meta.hostarray then
+    return "host array (make a device array of it with gpu.array(h))"
+  end
+  return type(v)
+end
 
-local function show(v) return v ~= v and "nan" or tostring(v) end
+-- A number as it reads shortest (2, not 2.0; nan, not -nan), anything else as tostring
+local function show(v)
+  if type(v) ~= "number" or math.type(v) == "integer" then return tostring(v) end
+  if v ~= v then return "nan" end
+  if v == math.huge or v == -math.huge then return v > 0 and "inf" or "-inf" end
+  for digits = 15, 17 do
+    local t = ("%." .. digits .. "g"):format(v)
+    if tonumber(t) == v then return t end
+  end
+end
 
 local function count(v, api, what)
   if math.type(v) == "float" and v == math.floor(v) and v >= 0 and v < 2 ^ 63 then v = math.tointeger(v) end
@@ -79,12 +95,12 @@ end
 
 local function arrays_of(list, api)
   if type(list) ~= "table" or is_array(list) then
-    error(("gpu.%s: a table of arrays expected as argument 1, got %s"):format(api, is_array(list) and "an array" or type(list)), 3)
+    error(("gpu.%s: a table of arrays expected as argument 1, got %s"):format(api, is_array(list) and "an array" or described(list)), 3)
   end
   if #list == 0 then error(("gpu.%s: no arrays to join"):format(api), 3) end
   for i = 1, #list do
     if not is_array(list[i]) then
-      error(("gpu.%s: element %d of the table is a %s, not a device array"):format(api, i, type(list[i])), 3)
+      error(("gpu.%s: element %d of the table is a %s, not a device array"):format(api, i, described(list[i])), 3)
     end
   end
   return list
@@ -147,7 +163,7 @@ end
 -- gpu.flip(a [, dims]): a view with dims (a number or a table; every one by default)
 -- reversed
 function gpu.flip(a, dims)
-  if not is_array(a) then error(("gpu.flip: a device array expected, got %s"):format(type(a)), 2) end
+  if not is_array(a) then error(("gpu.flip: a device array expected, got %s"):format(described(a)), 2) end
   local ndim, flip = a.ndim, {}
   if dims == nil then
     for d = 1, ndim do flip[d] = true end
@@ -174,7 +190,7 @@ function gpu.isclose(a, b, opts)
   if type(rtol) ~= "number" or type(atol) ~= "number" then error("gpu.isclose: rtol and atol must be numbers", 2) end
   for _, v in ipairs({a, b}) do
     if not is_array(v) and type(v) ~= "number" then
-      error(("gpu.isclose: arrays or numbers expected, got %s"):format(type(v)), 2)
+      error(("gpu.isclose: arrays or numbers expected, got %s"):format(described(v)), 2)
     end
   end
   local dt = gpu.result_type(a, b, 1.0)
@@ -224,7 +240,7 @@ end
 -- is replaced by the indices' shape. indices: an integer array, a table or a number. An
 -- index out of range is an error (read back after the kernel, so take waits for it).
 function gpu.take(a, indices, dim)
-  if not is_array(a) then error(("gpu.take: a device array expected as argument 1, got %s"):format(type(a)), 2) end
+  if not is_array(a) then error(("gpu.take: a device array expected as argument 1, got %s"):format(described(a)), 2) end
   local idx = indices
   if type(idx) == "number" then idx = gpu.full({}, idx, "int64")
   elseif type(idx) == "table" and not is_array(idx) then idx = gpu.array(idx, "int64") end
@@ -262,7 +278,7 @@ end
 -- (the selected subarrays, stacked). Counting them reads a number back: extract waits.
 function gpu.extract(mask, a)
   if not is_array(mask) or not is_array(a) then
-    error(("gpu.extract: device arrays expected (mask, a), got %s and %s"):format(type(mask), type(a)), 2)
+    error(("gpu.extract: device arrays expected (mask, a), got %s and %s"):format(described(mask), described(a)), 2)
   end
   local ms, as = mask.shape, a.shape
   local fits = #ms <= #as and (#ms > 0 or #as == 0)
@@ -289,7 +305,7 @@ end
 -- gpu.nonzero(a): the 1-based indices of a's nonzero elements, one int64 array a dimension
 -- (as many results), in C order, as NumPy's nonzero
 function gpu.nonzero(a)
-  if not is_array(a) then error(("gpu.nonzero: a device array expected, got %s"):format(type(a)), 2) end
+  if not is_array(a) then error(("gpu.nonzero: a device array expected, got %s"):format(described(a)), 2) end
   if a.ndim == 0 then error("gpu.nonzero: a 0-D array has no indices (use a:item())", 2) end
   local flat = gpu.extract(a:ne(0):reshape(-1), gpu.arange(a.size, "int64")) -- 0-based, C order
   local shape, out, stride = a.shape, {}, 1
@@ -303,7 +319,7 @@ end
 -- gpu.diff(a [, n [, dim]]): the n-th difference (1 by default) along dim (the last by
 -- default): a[i + 1] - a[i], n times; bools give a[i + 1] ~= a[i], as NumPy's
 function gpu.diff(a, n, dim)
-  if not is_array(a) then error(("gpu.diff: a device array expected, got %s"):format(type(a)), 2) end
+  if not is_array(a) then error(("gpu.diff: a device array expected, got %s"):format(described(a)), 2) end
   n = count(n or 1, "diff", "n")
   if a.ndim == 0 then error("gpu.diff: a 0-D array has no dimension to difference", 2) end
   local d = dim_of(dim or -1, a.ndim, "diff")
@@ -318,7 +334,7 @@ end
 
 -- The lower (k and below) or upper triangle of the last two dimensions of a, zeros elsewhere
 local function triangle(a, k, api, lower)
-  if not is_array(a) then error(("gpu.%s: a device array expected, got %s"):format(api, type(a)), 3) end
+  if not is_array(a) then error(("gpu.%s: a device array expected, got %s"):format(api, described(a)), 3) end
   if a.ndim < 2 then error(("gpu.%s: a matrix (or a stack of them) expected, got a %d-D array"):format(api, a.ndim), 3) end
   k = integer(k or 0, api, "k")
   local shape = a.shape
@@ -334,7 +350,7 @@ function gpu.triu(a, k) return triangle(a, k, "triu", false) end
 -- for k > 0); gpu.trace(a [, k]): its sum, a Lua number
 function gpu.diagonal(a, k)
   if not is_array(a) or a.ndim ~= 2 then
-    error(("gpu.diagonal: a matrix expected, got %s"):format(is_array(a) and a.ndim .. "-D array" or type(a)), 2)
+    error(("gpu.diagonal: a matrix expected, got %s"):format(is_array(a) and a.ndim .. "-D array" or described(a)), 2)
   end
   k = integer(k or 0, "diagonal", "k")
   local n, m = a.shape[1], a.shape[2]
@@ -357,7 +373,7 @@ function gpu.meshgrid(...)
   end
   local shape = {}
   for i, x in ipairs(xs) do
-    if not is_array(x) then error(("gpu.meshgrid: argument %d is a %s, not a device array"):format(i, type(x)), 2) end
+    if not is_array(x) then error(("gpu.meshgrid: argument %d is a %s, not a device array"):format(i, described(x)), 2) end
     shape[i] = x.size
   end
   local xy = indexing == "xy" and #xs >= 2
@@ -376,7 +392,7 @@ end
 -- times in a row, as NumPy's repeat (a flattened without dim); gpu.tile(a, reps): a
 -- repeated reps times (a number, or a table a dimension, leading 1s added as NumPy's)
 function gpu.repeat_interleave(a, repeats, dim)
-  if not is_array(a) then error(("gpu.repeat_interleave: a device array expected, got %s"):format(type(a)), 2) end
+  if not is_array(a) then error(("gpu.repeat_interleave: a device array expected, got %s"):format(described(a)), 2) end
   local r = count(repeats, "repeat_interleave", "repeats")
   local src = dim == nil and a:reshape(-1) or a
   if src.ndim == 0 then error("gpu.repeat_interleave: a 0-D array has no dimension", 2) end
@@ -385,7 +401,7 @@ function gpu.repeat_interleave(a, repeats, dim)
 end
 
 function gpu.tile(a, reps)
-  if not is_array(a) then error(("gpu.tile: a device array expected, got %s"):format(type(a)), 2) end
+  if not is_array(a) then error(("gpu.tile: a device array expected, got %s"):format(described(a)), 2) end
   if type(reps) ~= "table" then reps = {reps} end
   local nd = math.max(a.ndim, #reps)
   local shape = a.shape
@@ -398,11 +414,88 @@ function gpu.tile(a, reps)
   return out == a and a:copy() or out
 end
 
+-- One module an instantiation, for kernels of many types of which a script uses few
+local CTYPE, typed_modules = {}, {}
+for _, d in ipairs(gpu._dtypes) do CTYPE[d.name] = d.ctype end
+local function typed(name)
+  local m = typed_modules[name]
+  if not m then
+    m = gpu.module(gpu._embedded("kernels/builtin.cu"), {names = {name}})
+    typed_modules[name] = m
+  end
+  return m[name]
+end
+
+local function real_array(a, api, what)
+  if not is_array(a) then error(("gpu.%s: %s must be a device array, got %s"):format(api, what, described(a)), 3) end
+  if a.dtype:match("complex") then error(("gpu.%s: %s is complex: it has no order"):format(api, what), 3) end
+  return a
+end
+
+-- gpu.searchsorted(a, v [, {side = "right"}]): for each value of v (an array, a table or a
+-- number), the 1-based place in the sorted 1-D array a where it would go, as NumPy's
+-- searchsorted plus 1 (NaN sorts last): an int64 array of v's shape, a Lua integer for a number
+function gpu.searchsorted(a, v, opts)
+  real_array(a, "searchsorted", "a")
+  if a.ndim ~= 1 then error(("gpu.searchsorted: a must be 1-D, got %d-D"):format(a.ndim), 2) end
+  opts = opts or {}
+  local side = opts.side or "left"
+  if side ~= "left" and side ~= "right" then
+    error(("gpu.searchsorted: side must be \"left\" or \"right\", got %s"):format(tostring(side)), 2)
+  end
+  if type(v) == "table" and not is_array(v) then v = gpu.array(v, "float64") end
+  if type(v) ~= "number" then real_array(v, "searchsorted", "v") end
+  local dt = gpu.result_type(a, v)
+  local x = type(v) == "number" and gpu.full({}, v, dt) or v.dtype == dt and v:contiguous() or v:astype(dt)
+  local sorted = a.dtype == dt and a:contiguous() or a:astype(dt)
+  local out = gpu.empty(x.shape, "int64")
+  if x.size > 0 then
+    typed(("search_sorted<%s>"):format(CTYPE[dt]))[config(x.size)](sorted, a.size, x, x.size, side == "right" and 1 or 0, out)
+  end
+  if type(v) == "number" then return math.tointeger(out:item()) end
+  return out
+end
+
+-- gpu.histogram(a [, bins [, {range = {lo, hi}}]]): counts (int64) of a's values in bins
+-- equal bins (10 by default) from lo to hi (a's least and greatest by default), and the
+-- bins + 1 edges (float32 for float32 data, else float64), as NumPy's: the last bin
+-- closed, values outside not counted
+function gpu.histogram(a, bins, opts)
+  real_array(a, "histogram", "a")
+  bins = count(bins or 10, "histogram", "bins")
+  if bins == 0 then error("gpu.histogram: bins must be positive", 2) end
+  opts = opts or {}
+  local lo, hi
+  if opts.range ~= nil then
+    if type(opts.range) ~= "table" then error("gpu.histogram: range must be a table {lo, hi}", 2) end
+    lo, hi = finite(opts.range[1], "histogram", "range[1]"), finite(opts.range[2], "histogram", "range[2]")
+    if lo > hi then error(("gpu.histogram: range's lo %s is above its hi %s"):format(show(lo), show(hi)), 2) end
+  elseif a.size == 0 then
+    lo, hi = 0.0, 1.0
+  else
+    lo, hi = a:min() + 0.0, a:max() + 0.0
+    if lo ~= lo or hi ~= hi or lo == -math.huge or hi == math.huge then
+      error(("gpu.histogram: the range found in the data, [%s, %s], is not finite: give {range = {lo, hi}}"):format(
+        show(lo), show(hi)), 2)
+    end
+  end
+  if lo == hi then lo, hi = lo - 0.5, hi + 0.5 end
+  local et = a.dtype == "float32" and "float32" or "float64"
+  local edges = gpu.linspace(lo, hi, bins + 1, {dtype = et})
+  local counts = gpu.zeros(bins, "uint64")
+  if a.size > 0 then
+    typed(("histogram_even<%s, %s>"):format(CTYPE[a.dtype], CTYPE[et]))[config(a.size)](a:contiguous(), a.size,
+      edges, bins, counts)
+  end
+  return counts:astype("int64"), edges
+end
+
 for _, name in ipairs({"linspace", "eye", "identity", "concatenate", "stack", "flip", "isclose", "allclose",
                        "take", "extract", "nonzero", "diff", "tril", "triu", "diagonal", "trace",
-                       "meshgrid", "repeat_interleave", "tile"}) do
+                       "meshgrid", "repeat_interleave", "tile", "searchsorted", "histogram"}) do
   gpu[name] = gpu._api(gpu[name])
 end
 array_meta.methods.flip = gpu.flip
 array_meta.methods.take = gpu.take
 array_meta.methods.nonzero, array_meta.methods.diagonal, array_meta.methods.trace = gpu.nonzero, gpu.diagonal, gpu.trace
+array_meta.methods.searchsorted = gpu.searchsorted

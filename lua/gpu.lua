@@ -64,10 +64,10 @@ on_first_call("elementwise", "lua/elementwise.lua", gpu._codegen)
 for _, name in ipairs({"save", "load", "savez", "loadz"}) do on_first_call(name, "lua/npy.lua") end
 for _, name in ipairs({"linspace", "eye", "identity", "concatenate", "stack", "flip", "isclose", "allclose",
                        "take", "extract", "nonzero", "diff", "tril", "triu", "diagonal", "trace", "meshgrid",
-                       "repeat_interleave", "tile"}) do
+                       "repeat_interleave", "tile", "searchsorted", "histogram"}) do
   on_first_call(name, "lua/compose.lua")
 end
-for _, name in ipairs({"flip", "take", "nonzero", "diagonal", "trace"}) do
+for _, name in ipairs({"flip", "take", "nonzero", "diagonal", "trace", "searchsorted"}) do
   gpu._meta.array.methods[name] = function(...) return gpu[name](...) end
 end
 -- reductions' kernels (lua/reduction.lua: the builder host/reduce.c calls) and

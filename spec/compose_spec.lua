@@ -222,3 +222,49 @@ describe("gpu.nonzero, diff, tril, triu, diagonal, trace, meshgrid, repeat_inter
     assert.matches("gpu.tile: each repetition must be a non-negative integer", S.errof(gpu.tile, a, {2, -1}), 1, true)
   end)
 end)
+
+describe("gpu.searchsorted and gpu.histogram", function()
+  it("find places as NumPy's searchsorted (plus 1), NaN last", function()
+    local a = gpu.array({1, 2, 2, 3, 5, 0 / 0}, "float64")
+    local v = gpu.array({0, 2, 2.5, 6, 0 / 0}, "float64")
+    assert.are.same({1, 2, 4, 6, 6}, gpu.searchsorted(a, v):totable())
+    assert.are.same({1, 4, 4, 6, 7}, a:searchsorted(v, {side = "right"}):totable())
+    local r = gpu.arange(10, "int32")
+    assert.are.same({6, 5, 6}, {gpu.searchsorted(r, 4.5), gpu.searchsorted(r, 4), gpu.searchsorted(r, 4, {side = "right"})})
+    assert.are.equal("integer", math.type(gpu.searchsorted(r, 4)))
+    assert.are.same({{1, 11}}, gpu.searchsorted(r, gpu.array({{-1, 100}}, "int64")):totable())
+    assert.are.same({1}, gpu.searchsorted(gpu.zeros(0), {7}):totable())
+    assert.matches("gpu.searchsorted: a must be 1-D, got 2-D", S.errof(gpu.searchsorted, gpu.zeros({2, 2}), 1), 1, true)
+    assert.matches("side must be \"left\" or \"right\"", S.errof(gpu.searchsorted, r, 1, {side = "up"}), 1, true)
+    assert.matches("a is complex: it has no order", S.errof(gpu.searchsorted, gpu.zeros(2, "complex64"), 1), 1, true)
+  end)
+
+  it("count as NumPy's histogram: even bins, the last closed, edges of the data's float type", function()
+    local x = gpu.array({0.5, 1, 1.5, 2, 2.5, 3, 3, 0 / 0, 10, -1}, "float64")
+    local c, e = gpu.histogram(x, 4, {range = {0, 4}})
+    assert.are.same({{1, 2, 2, 2}, "int64", {0, 1, 2, 3, 4}}, {c:totable(), c.dtype, e:totable()})
+    c, e = gpu.histogram(gpu.arange(100, "int32"), 7)
+    assert.are.same({15, 14, 14, 14, 14, 14, 15}, c:totable())
+    assert.are.same({"float64", 99}, {e.dtype, e:totable()[8]})
+    c, e = gpu.histogram(gpu.full(5, 3), 2)   -- one value: a bin of width 1 around it
+    assert.are.same({{0, 5}, {2.5, 3, 3.5}, "float32"}, {c:totable(), e:totable(), e.dtype})
+    -- every value in the bin its edges say, on a large sample: a count a bin, checked on the host
+    gpu.random.seed(7)
+    local r = gpu.random.normal(0, 1, 20000)
+    c, e = gpu.histogram(r, 37)
+    local values, edges, want = r:totable(), e:totable(), {}
+    for b = 1, 37 do want[b] = 0 end
+    for _, v in ipairs(values) do
+      local b = 1
+      while b < 37 and v >= edges[b + 1] do b = b + 1 end
+      want[b] = want[b] + 1
+    end
+    assert.are.same(want, c:totable())
+    assert.are.same({10}, gpu.histogram(gpu.zeros(0)).shape)
+    assert.matches("the range found in the data, [nan, nan], is not finite", S.errof(gpu.histogram, x), 1, true)
+    assert.matches("gpu.histogram: bins must be positive", S.errof(gpu.histogram, x, 0), 1, true)
+    assert.matches("range's lo 2 is above its hi 1", S.errof(gpu.histogram, x, 3, {range = {2, 1}}), 1, true)
+    assert.matches("got host array (make a device array of it with gpu.array(h))",
+                   S.errof(gpu.histogram, gpu.zeros(2):tohost()), 1, true)
+  end)
+end)
