@@ -146,7 +146,7 @@ __global__ void take_dim(const void *src_, void *dst_, const long long *idx, lon
   T *dst = static_cast<T *>(dst_);
   long long total = outer * m * inner;
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (long long)gridDim.x * blockDim.x) {
-    long long r = i / inner, c = i - r * inner, o = r / m, j = r - o * m;
+    long long r = inner == 1 ? i : i / inner, c = i - r * inner, o = outer == 1 ? 0 : r / m, j = r - o * m;
     long long k = idx[j], at = k > 0 ? k - 1 : k + n;
     if (k == 0 || at < 0 || at >= n) {
       bad[1] = k;
@@ -166,7 +166,7 @@ __global__ void extract_rows(const void *src_, void *dst_, const bool *mask, con
   T *dst = static_cast<T *>(dst_);
   long long total = rows * inner;
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (long long)gridDim.x * blockDim.x) {
-    long long r = i / inner, c = i - r * inner;
+    long long r = inner == 1 ? i : i / inner, c = i - r * inner;
     if (mask[r]) dst[(pos[r] - 1) * inner + c] = src[i];
   }
 }
@@ -196,16 +196,39 @@ __global__ void search_sorted(const T *a, long long n, const T *v, long long m, 
 // closed; values outside (and NaN) are not counted. The bin is found as NumPy finds it:
 // from (x - lo) / (hi - lo) * bins, then moved by one where the edges say so.
 template <typename T, typename E>
-__global__ void histogram_even(const T *x, long long n, const E *edges, long long bins, unsigned long long *counts) {
+__device__ long long histogram_bin(T x, const E *edges, long long bins) {
+  E v = (E)x;
+  if (!(v >= edges[0] && v <= edges[bins])) return -1;
+  long long b = (long long)((double)(v - edges[0]) / (double)(edges[bins] - edges[0]) * (double)bins);
+  if (b >= bins) b = bins - 1;
+  if (b < 0) b = 0;
+  if (b > 0 && v < edges[b]) b--;
+  else if (b < bins - 1 && v >= edges[b + 1]) b++;
+  return b;
+}
+
+// Many values, few bins: each block counts in shared memory (bins 32-bit counters, the
+// launch's dynamic shared memory), then adds its counts to the global ones
+template <typename T, typename E>
+__global__ void histogram_shared(const T *x, long long n, const E *edges, long long bins, unsigned long long *counts) {
+  extern __shared__ unsigned int block_counts[];
+  for (long long b = threadIdx.x; b < bins; b += blockDim.x) block_counts[b] = 0;
+  __syncthreads();
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
-    E v = (E)x[i];
-    if (!(v >= edges[0] && v <= edges[bins])) continue;
-    long long b = (long long)((double)(v - edges[0]) / (double)(edges[bins] - edges[0]) * (double)bins);
-    if (b >= bins) b = bins - 1;
-    if (b < 0) b = 0;
-    if (b > 0 && v < edges[b]) b--;
-    else if (b < bins - 1 && v >= edges[b + 1]) b++;
-    atomicAdd(&counts[b], 1ULL);
+    long long b = histogram_bin(x[i], edges, bins);
+    if (b >= 0) atomicAdd(&block_counts[b], 1u);
+  }
+  __syncthreads();
+  for (long long b = threadIdx.x; b < bins; b += blockDim.x)
+    if (block_counts[b]) atomicAdd(&counts[b], (unsigned long long)block_counts[b]);
+}
+
+// Many bins: straight to the global counts
+template <typename T, typename E>
+__global__ void histogram_global(const T *x, long long n, const E *edges, long long bins, unsigned long long *counts) {
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
+    long long b = histogram_bin(x[i], edges, bins);
+    if (b >= 0) atomicAdd(&counts[b], 1ULL);
   }
 }
 

@@ -483,9 +483,12 @@ function gpu.histogram(a, bins, opts)
   local et = a.dtype == "float32" and "float32" or "float64"
   local edges = gpu.linspace(lo, hi, bins + 1, {dtype = et})
   local counts = gpu.zeros(bins, "uint64")
-  if a.size > 0 then
-    typed(("histogram_even<%s, %s>"):format(CTYPE[a.dtype], CTYPE[et]))[config(a.size)](a:contiguous(), a.size,
-      edges, bins, counts)
+  if a.size > 0 then   -- up to 8192 bins counted in a block's shared memory first
+    local shared = bins <= 8192
+    local c = config(a.size)
+    if shared then c = {math.min(c[1], 1024), c[2], shared = bins * 4} end
+    typed(("histogram_%s<%s, %s>"):format(shared and "shared" or "global", CTYPE[a.dtype], CTYPE[et]))[c](
+      a:contiguous(), a.size, edges, bins, counts)
   end
   return counts:astype("int64"), edges
 end
