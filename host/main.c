@@ -190,9 +190,10 @@ static int run_args(lua_State *L, char **argv, int n) {
   return 1;
 }
 
+/* arg[0] is the script, its arguments are positive and what came before it negative; with
+ * no script, arg[0] is the program's name and the options are positive, as in lua5.4 */
 static void create_arg_table(lua_State *L, char **argv, int argc, int script) {
-  if (script == 0) script = argc;   /* no script: everything is negative */
-  lua_createtable(L, argc - script, script + 1);
+  lua_createtable(L, argc - script - 1, script + 1);
   for (int i = 0; i < argc; i++) {
     lua_pushstring(L, argv[i]);
     lua_rawseti(L, -2, i - script);

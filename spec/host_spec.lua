@@ -15,6 +15,13 @@ describe("gpuhost", function()
     assert.are.equal("2\ttrue\tone\ttwo\ttrue\none\ttwo\n", out)
   end)
 
+  it("sets arg as lua5.4 does without a script: the program at 0, options after it", function()
+    local out = S.host("-e 'print(arg[0], arg[1], arg[2] ~= nil, arg[-1], #arg)'")
+    assert.are.equal(S.gpuhost .. "\t-e\ttrue\tnil\t2\n", out)
+    out = S.host("--", "print(arg[0], arg[1], arg[-1])\n")
+    assert.are.equal(S.gpuhost .. "\t--\tnil\n", out)
+  end)
+
   it("skips a first line starting with #", function()
     local f = S.tmpfile("#!/usr/bin/env gpuhost\nprint(debug.getinfo(1, 'l').currentline)\n")
     local out = S.host(f)
