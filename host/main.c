@@ -24,8 +24,10 @@ static lua_State *running;   /* the state a Ctrl-C interrupts */
 
 /* ---- errors and protected calls ---- */
 
+/* progname is NULL at the prompt, whose messages have no prefix (as lua.c's) */
 static void print_message(const char *msg) {
-  fprintf(stderr, "%s: %s\n", progname, msg);
+  if (progname) fprintf(stderr, "%s: ", progname);
+  fprintf(stderr, "%s\n", msg);
   fflush(stderr);
 }
 

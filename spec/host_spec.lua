@@ -89,6 +89,11 @@ describe("gpuhost", function()
     assert.matches("still here", out, 1, true)
   end)
 
+  it("prints the prompt's messages without a program name", function()
+    local _, _, err = S.host("-i", "print = nil\n1\n")
+    assert.are.equal("error calling 'print' (attempt to call a nil value)\n", err)
+  end)
+
   it("reads the launch spelling at the prompt", function()
     local out = S.host("-i", "k = setmetatable({}, {__index = function(_, c) return function() return c[1] + c[2] end end})\nk[3, 4]()\n")
     assert.matches("\n?7\n", out)
