@@ -56,9 +56,10 @@ static int msghandler(lua_State *L) {
 }
 
 /* Raises "interrupted!" at the chunk's next step; but not on the call of the message
- * handler of an error already under way (a wait that Ctrl-C ended raises
- * GPUHOST_INTERRUPTED), which would replace that error with this one: the handler clears
- * the hook. */
+ * handler of an error already under way, which would replace that error with this one
+ * (the handler clears the hook), and not when a backend's wait has answered the Ctrl-C
+ * with GPUHOST_INTERRUPTED already (it cleared backend_interrupted): one Ctrl-C, one error,
+ * which a pcall catches. */
 static void interrupt_hook(lua_State *L, lua_Debug *ar) {
   if (ar->event == LUA_HOOKCALL && lua_getinfo(L, "f", ar)) {
     int handler = lua_tocfunction(L, -1) == msghandler;
@@ -66,7 +67,7 @@ static void interrupt_hook(lua_State *L, lua_Debug *ar) {
     if (handler) return;
   }
   lua_sethook(L, NULL, 0, 0);
-  luaL_error(L, "interrupted!");
+  if (backend_take_interrupt()) luaL_error(L, "interrupted!");
 }
 
 /* Ctrl-C while a chunk runs: stop it at its next instruction, not the program; a backend

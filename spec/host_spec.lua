@@ -105,6 +105,42 @@ describe("gpuhost", function()
     assert.matches("interrupted!", err, 1, true)
   end)
 
+  -- Runs script until it writes "ready" on stderr, then sends it one Ctrl-C.
+  local function interrupt_when_ready(script)
+    local f, err = S.tmpfile(script), os.tmpname()
+    local out, status = S.run("sh -c '" .. S.gpuhost .. " " .. f .. " 2>" .. err .. " & pid=$!; "
+      .. "until grep -q ready " .. err .. "; do sleep 0.1; done; sleep 0.5; kill -INT $pid; wait $pid'")
+    local e = assert(io.open(err)):read("a")
+    os.remove(f); os.remove(err)
+    return out, status, e
+  end
+
+  it("answers one Ctrl-C with one error, which pcall catches", function()
+    local out, status = interrupt_when_ready([[
+local a = gpu.arange(100) + 1
+io.stderr:write("ready\n")
+print(pcall(function() while true do end end))
+print(pcall(function() return (a + 1):sum() end))
+]])
+    assert.are.equal(0, status)
+    assert.matches("^false\t[^\n]*interrupted!\ntrue\t5150%.0\n$", out)
+  end)
+
+  it("lets pcall catch GPUHOST_INTERRUPTED from a long kernel, and goes on", function()
+    local out, status, err = interrupt_when_ready([[
+local k = gpu.kernel([=[extern "C" __global__ void spin(long long *x, long long n) {
+  long long s = 0; for (long long i = 0; i < n; i++) s += i ^ (s >> 3); x[0] = s; }]=])
+local a = gpu.zeros(1, "int64")
+k[{1, 1}](a, 1)
+io.stderr:write("ready\n")
+local ok, e = pcall(function() k[{1000000, 1}](a, 10000000); gpu.synchronize() end)
+print(ok, e.name)
+print("next")
+]])
+    assert.are.equal(0, status, err)
+    assert.are.equal("false\tGPUHOST_INTERRUPTED\nnext\n", out)
+  end)
+
   it("keeps the prompt after Ctrl-C", function()
     local fifo = os.tmpname()
     os.remove(fifo)
