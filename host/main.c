@@ -315,14 +315,14 @@ static int incomplete(lua_State *L, int status) {
   const char *msg = lua_tolstring(L, -1, &len);
   static const char mark[] = "<eof>";
   size_t ml = sizeof mark - 1;
-  if (len >= ml && strcmp(msg + len - ml, mark) == 0) { lua_pop(L, 1); return 1; }
-  return 0;
+  return len >= ml && strcmp(msg + len - ml, mark) == 0;
 }
 
-/* Tries the line on top as an expression: "return <line>". */
+/* Tries the line on top as an expression: "return <line>"; "=<expr>" is "return <expr>",
+ * as in lua5.4's prompt. */
 static int try_expression(lua_State *L) {
   const char *line = lua_tostring(L, -1);
-  const char *retline = lua_pushfstring(L, "return %s;", line);
+  const char *retline = lua_pushfstring(L, "return %s;", line + (line[0] == '='));
   int status = gpuhost_loadbuffer(L, retline, strlen(retline), "=stdin", NULL);
   if (status == LUA_OK) {
     lua_remove(L, -2);   /* the return line */
@@ -339,10 +339,11 @@ static int multiline(lua_State *L) {
     size_t len;
     const char *code = lua_tolstring(L, 1, &len);
     int status = gpuhost_loadbuffer(L, code, len, "=stdin", NULL);
-    if (!incomplete(L, status) || !read_line(L, 0)) {
+    if (!incomplete(L, status) || !read_line(L, 0)) {   /* at the end of input, its error */
       if (edit.readline) edit.add_history(code);
       return status;
     }
+    lua_remove(L, -2);   /* the syntax error: the statement goes on */
     lua_pushliteral(L, "\n");
     lua_insert(L, -2);
     lua_concat(L, 3);

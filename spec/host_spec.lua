@@ -89,6 +89,18 @@ describe("gpuhost", function()
     assert.matches("still here", out, 1, true)
   end)
 
+  it("reads =expr at the prompt as return expr, as lua5.4 does", function()
+    local out, _, err = S.host("-i", "=1 + 1\n= 'a', 3\n")
+    assert.are.equal("", err)
+    assert.matches("> 2\n> a\t3\n", out, 1, true)
+  end)
+
+  it("says why a statement left unfinished at the end of input fails", function()
+    local _, status, err = S.host("-i", "print(1,\n")
+    assert.are.equal(0, status)
+    assert.are.equal("stdin:1: unexpected symbol near <eof>\n", err)
+  end)
+
   it("prints the prompt's messages without a program name", function()
     local _, _, err = S.host("-i", "print = nil\n1\n")
     assert.are.equal("error calling 'print' (attempt to call a nil value)\n", err)
