@@ -91,6 +91,19 @@ __global__ void broken(float *x) {
                    S.errof(gpu.kernel, VECADD, {options = {1}}), 1, true)
   end)
 
+  it("refuses misspelt options and NUL bytes, which the compiler would drop unread", function()
+    assert.matches("unknown option 'option'",
+                   S.errof(gpu.kernel, VECADD, {option = {"-DN=4"}}), 1, true)
+    assert.matches("unknown option 'nmes'", S.errof(gpu.module, VECADD, {nmes = {}}), 1, true)
+    assert.matches("the source has a NUL byte at position 3",
+                   S.errof(gpu.kernel, "//\0" .. VECADD), 1, true)
+    assert.matches("the source has a NUL byte", S.errof(gpu.module, VECADD .. "\0x"), 1, true)
+    assert.matches("options.options[2] has a NUL byte at position 4",
+                   S.errof(gpu.kernel, VECADD, {options = {"-DA", "-DB\0-DC"}}), 1, true)
+    assert.matches("options.names[1] has a NUL byte",
+                   S.errof(gpu.module, VECADD, {names = {"k\0"}}), 1, true)
+  end)
+
   it("passes NVRTC options", function()
     local src = "__global__ void k(int *x) {\n#ifndef MY_FLAG\n#error MY_FLAG is not set\n#endif\n}\n"
     assert.matches("MY_FLAG is not set", S.errof(function() gpu.kernel(src):compile() end), 1, true)
