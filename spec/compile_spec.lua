@@ -117,6 +117,15 @@ __global__ void broken(float *x) {
                    S.errof(function() return gpu.kernel(VECADD)[3] end), 1, true)
   end)
 
+  it("refuses launch configuration fields a launch would ignore", function()
+    local k = gpu.kernel(VECADD)
+    assert.matches("launch configuration has an unknown field [3]",
+                   S.errof(function() return k[{1, 32, 1024}] end), 1, true)
+    assert.matches("unknown field ['sharde']", S.errof(function() return k[{1, 32, sharde = 4}] end), 1, true)
+    assert.matches("unknown field [true]", S.errof(function() return k[{1, 32, [true] = 1}] end), 1, true)
+    assert.is_function(k[{1, 32, shared = 0, stream = gpu.stream()}])
+  end)
+
   it("checks launch configurations before anything runs", function()
     local k = gpu.kernel(VECADD)
     assert.matches("launch configuration must be {grid, block}", S.errof(function() return k[{4}] end), 1, true)
