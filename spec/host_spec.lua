@@ -29,6 +29,23 @@ describe("gpuhost", function()
     assert.are.equal("2\n", out)
   end)
 
+  it("skips a UTF-8 byte order mark, then a # line, as lua5.4 does", function()
+    local f = S.tmpfile("\239\187\191#!/usr/bin/env gpuhost\nprint(debug.getinfo(1, 'l').currentline)\n")
+    local out, status, err = S.host(f)
+    os.remove(f)
+    assert.are.equal(0, status, err)
+    assert.are.equal("2\n", out)
+  end)
+
+  it("says why a script cannot be read", function()
+    local dir = os.tmpname() .. "-dir"
+    os.execute("mkdir " .. dir)
+    local _, status, err = S.host(dir)
+    os.execute("rmdir " .. dir)
+    assert.are.equal(1, status)
+    assert.matches("cannot read " .. dir .. ": Is a directory", err, 1, true)
+  end)
+
   it("reads the script from stdin with -", function()
     local out = S.host("-", "print('from stdin')\n")
     assert.are.equal("from stdin\n", out)
