@@ -77,6 +77,18 @@ print(c[3], a:sum(), seen["kernels/ops/ew.cuh"] and "ew written" or "ew cached",
     end)
   end)
 
+  it("keys on each option, not on the options joined", function()
+    local dir = os.tmpname() .. "-cache"
+    with_dir(dir, function()
+      local code = "print(gpu.kernel(%q, {options = %s, check = false}):compile())"
+      local two = code:format(SRC, "{'-DX=1', '-DY'}")
+      assert.matches("\t" .. S.compiler():gsub("%p", "%%%0") .. "\n$", (S.host("-e " .. S.quote(two))))
+      -- one option with a newline in it is another program (one that does not compile)
+      local one = code:format(SRC, "{'-DX=1\\n-DY'}")
+      assert.are_not.matches("\tdisk\n$", (S.host("-e " .. S.quote(one))))
+    end)
+  end)
+
   it("rebuilds truncated and corrupt entries", function()
     local dir = os.tmpname() .. "-cache"
     with_dir(dir, function()
