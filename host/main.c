@@ -261,14 +261,29 @@ static void edit_open(lua_State *L) {
   }
 }
 
+static int prompt_string(lua_State *L) {
+  luaL_tolstring(L, 1, NULL);
+  return 1;
+}
+
+/* Pushes the prompt; it stays on the stack until the line is read. _PROMPT's __tostring
+ * runs protected: one that fails is said, and the default prompt shown, so that a bad
+ * _PROMPT cannot end the prompt. */
 static const char *get_prompt(lua_State *L, int first) {
+  const char *plain = first ? "> " : ">> ";
   if (lua_getglobal(L, first ? "_PROMPT" : "_PROMPT2") == LUA_TNIL) {
     lua_pop(L, 1);
-    return lua_pushstring(L, first ? "> " : ">> ");
+    return lua_pushstring(L, plain);
   }
-  const char *p = luaL_tolstring(L, -1, NULL);
-  lua_remove(L, -2);
-  return p;   /* stays on the stack until the line is read */
+  lua_pushcfunction(L, prompt_string);
+  lua_insert(L, -2);
+  if (lua_pcall(L, 1, 1, 0) == LUA_OK) return lua_tostring(L, -1);
+  int error = lua_gettop(L);
+  const char *why = lua_tostring(L, error);
+  if (why == NULL) why = lua_pushfstring(L, "an error object that is a %s", luaL_typename(L, error));
+  print_message(lua_pushfstring(L, "%s cannot be shown (%s)", first ? "_PROMPT" : "_PROMPT2", why));
+  lua_settop(L, error - 1);
+  return lua_pushstring(L, plain);
 }
 
 /* [-0, +(0|1), m] Reads a line of any length from stdin onto the stack, without its

@@ -118,6 +118,14 @@ describe("gpuhost", function()
     assert.are.equal("stdin:1: unexpected symbol near <eof>\n", err)
   end)
 
+  it("keeps the prompt when _PROMPT cannot be made a string", function()
+    local out, status, err = S.host("-i", "_PROMPT = setmetatable({}, {__tostring = function() error('no') end})\n"
+                                    .. "print(40 + 2)\n")
+    assert.are.equal(0, status)
+    assert.matches("42\n", out, 1, true)
+    assert.matches("_PROMPT cannot be shown (stdin:1: no)", err, 1, true)
+  end)
+
   it("prints the prompt's messages without a program name", function()
     local _, _, err = S.host("-i", "print = nil\n1\n")
     assert.are.equal("error calling 'print' (attempt to call a nil value)\n", err)
