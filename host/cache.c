@@ -45,13 +45,15 @@ static int make_dirs(char *path) {
 }
 
 /* The cache directory's path ($GPUHOST_CACHE_DIR, else $XDG_CACHE_HOME/gpuhost, else
- * ~/.cache/gpuhost), malloc'd, any length; NULL when there is none or it is "off". */
+ * ~/.cache/gpuhost), malloc'd, any length; NULL when there is none or it is "off". A
+ * relative XDG_CACHE_HOME is not used (the XDG spec calls it invalid): it would put a
+ * cache in whatever directory gpuhost runs in. */
 static char *cache_path(void) {
   const char *dir = getenv("GPUHOST_CACHE_DIR");
   Buf b = {0};
   if (dir && strcmp(dir, "off") == 0) return NULL;
   if (dir && *dir) buf_str(&b, dir);
-  else if ((dir = getenv("XDG_CACHE_HOME")) && *dir) { buf_str(&b, dir); buf_str(&b, "/gpuhost"); }
+  else if ((dir = getenv("XDG_CACHE_HOME")) && *dir == '/') { buf_str(&b, dir); buf_str(&b, "/gpuhost"); }
   else if ((dir = getenv("HOME")) && *dir) { buf_str(&b, dir); buf_str(&b, "/.cache/gpuhost"); }
   if (b.failed || b.data == NULL) { buf_free(&b); return NULL; }
   return b.data;

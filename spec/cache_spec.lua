@@ -112,6 +112,19 @@ print(c[3], a:sum(), seen["kernels/ops/ew.cuh"] and "ew written" or "ew cached",
     end)
   end)
 
+  it("takes ~/.cache/gpuhost when XDG_CACHE_HOME is relative, as the XDG spec says", function()
+    local dir = os.tmpname() .. "-xdg"
+    local code = ("print(gpu.kernel(%q):compile())"):format(SRC)
+    local g = S.gpuhost:sub(1, 1) == "/" and S.gpuhost or "$PWD/" .. S.gpuhost
+    local _, status, err = S.run(("G=%s; mkdir -p %s/home && cd %s && env -u GPUHOST_CACHE_DIR "
+      .. "XDG_CACHE_HOME=rel HOME=%s/home $G -e %s"):format(g, dir, dir, dir, S.quote(code)))
+    local home, rel = #entries(dir .. "/home/.cache/gpuhost"), #entries(dir .. "/rel/gpuhost")
+    os.execute("rm -rf " .. dir)
+    assert.are.equal(0, status, err)
+    assert.are.equal(1, home)
+    assert.are.equal(0, rel)
+  end)
+
   it("is off with GPUHOST_CACHE_DIR=off", function()
     with_dir("off", function()
       assert.matches("\t" .. S.compiler():gsub("%p", "%%%0") .. "\n$", compile_in("off", SRC))
