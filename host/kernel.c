@@ -217,8 +217,7 @@ static void marshal(lua_State *L, int kidx, GpuKernel *k, int first, int nargs, 
     if (q->kind == PARAM_SCALAR) {
       if (scalar_fast(L, idx, q->dtype, dst)) continue;
       const char *err = dtype_store(L, idx, (GpuDtype)q->dtype, dst);
-      int t = lua_type(L, idx);
-      if (err && (t == LUA_TNUMBER || t == LUA_TBOOLEAN))
+      if (err && lua_type(L, idx) == LUA_TNUMBER)   /* a value out of range: shown */
         luaL_error(L, "kernel '%s' argument %d (%s %s): %s %s", kernel_name(L, kidx),
                    i + 1, q->ctype, q->name, luaL_tolstring(L, idx, NULL), err);
       if (err)   /* named, not printed: printing a device array copies it (not while capturing) */
