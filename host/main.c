@@ -239,7 +239,7 @@ static struct {
   void (*add_history)(const char *);
   int (*read_history)(const char *);
   int (*write_history)(const char *);
-  char history[1024];
+  char *history;   /* ~/.gpuhost_history, malloc'd: a HOME of any length */
 } edit;
 
 static void edit_open(lua_State *L) {
@@ -255,8 +255,9 @@ static void edit_open(lua_State *L) {
   if (edit.readline == NULL || edit.add_history == NULL) { edit.readline = NULL; return; }
   complete_open(L, lib);
   const char *home = getenv("HOME");
-  if (home && edit.read_history) {
-    snprintf(edit.history, sizeof edit.history, "%s/%s", home, HISTORY_FILE);
+  size_t size = home ? strlen(home) + sizeof HISTORY_FILE + 1 : 0;
+  if (home && edit.read_history && (edit.history = malloc(size)) != NULL) {
+    snprintf(edit.history, size, "%s/%s", home, HISTORY_FILE);
     edit.read_history(edit.history);
   }
 }
@@ -403,7 +404,9 @@ static void repl(lua_State *L) {
   lua_settop(L, 0);
   fputc('\n', stdout);
   fflush(stdout);
-  if (edit.write_history && edit.history[0]) edit.write_history(edit.history);
+  if (edit.write_history && edit.history) edit.write_history(edit.history);
+  free(edit.history);
+  edit.history = NULL;
   progname = saved;
 }
 
