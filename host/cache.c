@@ -193,6 +193,18 @@ void cache_entry_free(CacheEntry *e, int nnames) {
   memset(e, 0, sizeof *e);
 }
 
+/* Says once a process that the cache cannot be written in (its mode, a read-only file
+ * system): every run would compile afresh what it lacks, with no word of why. A full disk
+ * or a file size limit is passing, and said nothing of. */
+static void unwritable(int err) {
+  static int said;
+  if ((err != EACCES && err != EPERM && err != EROFS) || said++) return;
+  char *path = cache_path();
+  fprintf(stderr, "gpuhost: cannot write in the compile cache %s: %s (kernels compiled now "
+          "are not kept)\n", path ? path : "", strerror(err));
+  free(path);
+}
+
 /* Writes the entry w into the directory under name, through a temporary file renamed
  * into place; failures leave the directory as it was. */
 static void write_entry(int dir, const char *name, const Buf *w) {
@@ -204,7 +216,7 @@ static void write_entry(int dir, const char *name, const Buf *w) {
     snprintf(tmp, sizeof tmp, "%s.tmp-%ld-%lx-%d", name, (long)getpid(),
              (unsigned long)t.tv_nsec, i);
     fd = openat(dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (fd < 0 && errno != EEXIST) return;
+    if (fd < 0 && errno != EEXIST) { unwritable(errno); return; }
   }
   if (fd < 0) return;
   int ok = fd_write_all(fd, w->data, w->n) == 0;

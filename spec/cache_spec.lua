@@ -255,4 +255,23 @@ describe("the compile cache and another user #seconduid", function()
       assert.matches("not using the compile cache .*: it belongs to uid 65534, not to you %(uid 0%)", err)
     end
   end)
+
+  it("reads a directory it cannot write in, and says once that what it compiles is not kept", function()
+    local dir = os.tmpname() .. "-readonly"
+    finally(function() os.execute("rm -rf " .. dir) end)
+    local _, status, err = compile_as(NOBODY, dir)
+    assert.are.equal(0, status, err)
+    os.execute("chmod 0500 " .. dir)
+    local out
+    out, status, err = compile_as(NOBODY, dir)
+    assert.are.equal(0, status, err)
+    assert.matches("\tdisk\n$", out)
+    assert.are.equal("", err)
+    local code = ("print(gpu.kernel(%q):compile()) print(gpu.kernel(%q):compile())"):format(SRC .. " ", SRC .. "  ")
+    out, status, err = S.run(NOBODY .. "env GPU_BACKEND=" .. gpu.backend() .. " GPUHOST_CACHE_DIR=" .. dir
+                             .. " " .. S.gpuhost .. " -e " .. S.quote(code))
+    assert.are.equal(0, status, err)
+    assert.are.equal("gpuhost: cannot write in the compile cache " .. dir .. ": Permission denied "
+                     .. "(kernels compiled now are not kept)\n", err)
+  end)
 end)
