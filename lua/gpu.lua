@@ -160,6 +160,12 @@ local function check_list(list, field, level)
     local what = ("options.%s[%d]"):format(field, i)
     if type(f) ~= "string" then error(what .. " must be a string", level + 1) end
     no_nul(f, what, level + 1)
+    if field == "options" and (f == "-D" or f == "-U" or f == "-I") then
+      -- each option is one string to NVRTC; the CPU backend's compiler would take the
+      -- next word of its own command line as the value
+      error(("%s is '%s' alone: give it and its value in one string ('%sX')"):format(what, f, f),
+            level + 1)
+    end
   end
 end
 

@@ -102,6 +102,8 @@ __global__ void broken(float *x) {
                    S.errof(gpu.kernel, VECADD, {options = {"-DA", "-DB\0-DC"}}), 1, true)
     assert.matches("options.names[1] has a NUL byte",
                    S.errof(gpu.module, VECADD, {names = {"k\0"}}), 1, true)
+    assert.matches("options.options[1] is '-I' alone: give it and its value in one string ('-IX')",
+                   S.errof(gpu.kernel, VECADD, {options = {"-I", "/usr/include"}}), 1, true)
   end)
 
   it("passes NVRTC options", function()
