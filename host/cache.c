@@ -45,13 +45,15 @@ static int make_dirs(char *path) {
 }
 
 /* The cache directory's path ($GPUHOST_CACHE_DIR, else $XDG_CACHE_HOME/gpuhost, else
- * ~/.cache/gpuhost), malloc'd, any length; NULL when there is none or it is "off". */
+ * ~/.cache/gpuhost), malloc'd, any length; NULL when there is none or it is "off". A
+ * relative XDG_CACHE_HOME is not used (the XDG spec calls it invalid): it would put a
+ * cache in whatever directory gpuhost runs in. */
 static char *cache_path(void) {
   const char *dir = getenv("GPUHOST_CACHE_DIR");
   Buf b = {0};
   if (dir && strcmp(dir, "off") == 0) return NULL;
   if (dir && *dir) buf_str(&b, dir);
-  else if ((dir = getenv("XDG_CACHE_HOME")) && *dir) { buf_str(&b, dir); buf_str(&b, "/gpuhost"); }
+  else if ((dir = getenv("XDG_CACHE_HOME")) && *dir == '/') { buf_str(&b, dir); buf_str(&b, "/gpuhost"); }
   else if ((dir = getenv("HOME")) && *dir) { buf_str(&b, dir); buf_str(&b, "/.cache/gpuhost"); }
   if (b.failed || b.data == NULL) { buf_free(&b); return NULL; }
   return b.data;
@@ -191,6 +193,18 @@ void cache_entry_free(CacheEntry *e, int nnames) {
   memset(e, 0, sizeof *e);
 }
 
+/* Says once a process that the cache cannot be written in (its mode, a read-only file
+ * system): every run would compile afresh what it lacks, with no word of why. A full disk
+ * or a file size limit is passing, and said nothing of. */
+static void unwritable(int err) {
+  static int said;
+  if ((err != EACCES && err != EPERM && err != EROFS) || said++) return;
+  char *path = cache_path();
+  fprintf(stderr, "gpuhost: cannot write in the compile cache %s: %s (kernels compiled now "
+          "are not kept)\n", path ? path : "", strerror(err));
+  free(path);
+}
+
 /* Writes the entry w into the directory under name, through a temporary file renamed
  * into place; failures leave the directory as it was. */
 static void write_entry(int dir, const char *name, const Buf *w) {
@@ -202,7 +216,7 @@ static void write_entry(int dir, const char *name, const Buf *w) {
     snprintf(tmp, sizeof tmp, "%s.tmp-%ld-%lx-%d", name, (long)getpid(),
              (unsigned long)t.tv_nsec, i);
     fd = openat(dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (fd < 0 && errno != EEXIST) return;
+    if (fd < 0 && errno != EEXIST) { unwritable(errno); return; }
   }
   if (fd < 0) return;
   int ok = fd_write_all(fd, w->data, w->n) == 0;

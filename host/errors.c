@@ -45,6 +45,8 @@ static int is_log(GpuResult r) {
 }
 
 int errors_raise(lua_State *L, GpuResult r, const char *detail) {
+  /* this error answers the Ctrl-C: the host's hook must not raise a second one */
+  if (r.code == GPU_ERR_INTERRUPTED && r.source == GPU_SRC_HOST) backend_take_interrupt();
   const char *name = result_name(r), *message = result_message(r, detail);
   if (detail == NULL) detail = r.detail;
   lua_createtable(L, 0, 6);

@@ -217,8 +217,7 @@ static void marshal(lua_State *L, int kidx, GpuKernel *k, int first, int nargs, 
     if (q->kind == PARAM_SCALAR) {
       if (scalar_fast(L, idx, q->dtype, dst)) continue;
       const char *err = dtype_store(L, idx, (GpuDtype)q->dtype, dst);
-      int t = lua_type(L, idx);
-      if (err && (t == LUA_TNUMBER || t == LUA_TBOOLEAN))
+      if (err && lua_type(L, idx) == LUA_TNUMBER)   /* a value out of range: shown */
         luaL_error(L, "kernel '%s' argument %d (%s %s): %s %s", kernel_name(L, kidx),
                    i + 1, q->ctype, q->name, luaL_tolstring(L, idx, NULL), err);
       if (err)   /* named, not printed: printing a device array copies it (not while capturing) */
@@ -337,6 +336,24 @@ static int dims_fast(lua_State *L, int idx, unsigned out[3]) {
   return 1;
 }
 
+/* [-0, +0, e] Refuses a configuration field other than grid, block, shared and stream,
+ * which a launch would ignore: k[g, b, 1024] (CUDA's <<<g, b, shared>>>) or a misspelt
+ * key would run without the shared memory or stream it meant. */
+static void config_fields(lua_State *L) {
+  lua_pushnil(L);
+  while (lua_next(L, KI_CONFIG)) {
+    lua_pop(L, 1);
+    int isint = lua_isinteger(L, -1);
+    lua_Integer i = isint ? lua_tointeger(L, -1) : 0;
+    if ((isint && (i == 1 || i == 2)) || lua_rawequal(L, -1, lua_upvalueindex(UV_SHARED)) ||
+        lua_rawequal(L, -1, lua_upvalueindex(UV_STREAM)))
+      continue;
+    const char *key = luaL_tolstring(L, -1, NULL);
+    luaL_error(L, "launch configuration has an unknown field [%s]: it is {grid, block, "
+               "shared = bytes, stream = s}", lua_type(L, -2) == LUA_TSTRING ? lua_pushfstring(L, "'%s'", key) : key);
+  }
+}
+
 /* [-0, +0, e] Reads the configuration table at KI_CONFIG into *c, leaving its fields in
  * the slots KI_GRID .. KI_STREAM. Its fields are read raw (the keys are upvalues, so no
  * string is made or looked up per launch). */
@@ -363,6 +380,7 @@ static void read_config(lua_State *L, GpuLauncher *c) {
     stream_check(L, KI_STREAM);
     c->has_stream = 1;
   }
+  config_fields(L);
 }
 
 /* Is the kernel's last launcher one for configuration c (the stream at KI_STREAM)? */

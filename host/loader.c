@@ -54,19 +54,20 @@ int gpuhost_loadfile(lua_State *L, const char *filename, const char *mode) {
   char chunk[8192];
   size_t r;
   while ((r = fread(chunk, 1, sizeof chunk, f)) > 0) luaL_addlstring(&b, chunk, r);
-  int err = ferror(f);
+  int err = ferror(f) ? errno : 0;
   if (filename) fclose(f);
   luaL_pushresult(&b);
   if (err) {
     lua_pop(L, 1);
-    lua_pushfstring(L, "cannot read %s", filename ? filename : "stdin");
+    lua_pushfstring(L, "cannot read %s: %s", filename ? filename : "stdin", strerror(err));
     return LUA_ERRFILE;
   }
   size_t len;
   const char *text = lua_tolstring(L, -1, &len);
-  /* a first line starting with '#' (#!/usr/bin/env gpuhost) is not Lua; keep its newline */
-  size_t skip = 0;
-  if (len > 0 && text[0] == '#') {
+  /* a UTF-8 byte order mark (an editor's) is skipped, as lua5.4 does; a first line starting
+   * with '#' (#!/usr/bin/env gpuhost) is not Lua: it is skipped, keeping its newline */
+  size_t skip = len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+  if (skip < len && text[skip] == '#') {
     while (skip < len && text[skip] != '\n') skip++;
   }
   if (filename) lua_pushfstring(L, "@%s", filename);

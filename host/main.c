@@ -24,8 +24,10 @@ static lua_State *running;   /* the state a Ctrl-C interrupts */
 
 /* ---- errors and protected calls ---- */
 
+/* progname is NULL at the prompt, whose messages have no prefix (as lua.c's) */
 static void print_message(const char *msg) {
-  fprintf(stderr, "%s: %s\n", progname, msg);
+  if (progname) fprintf(stderr, "%s: ", progname);
+  fprintf(stderr, "%s\n", msg);
   fflush(stderr);
 }
 
@@ -54,9 +56,10 @@ static int msghandler(lua_State *L) {
 }
 
 /* Raises "interrupted!" at the chunk's next step; but not on the call of the message
- * handler of an error already under way (a wait that Ctrl-C ended raises
- * GPUHOST_INTERRUPTED), which would replace that error with this one: the handler clears
- * the hook. */
+ * handler of an error already under way, which would replace that error with this one
+ * (the handler clears the hook), and not when a backend's wait has answered the Ctrl-C
+ * with GPUHOST_INTERRUPTED already (it cleared backend_interrupted): one Ctrl-C, one error,
+ * which a pcall catches. */
 static void interrupt_hook(lua_State *L, lua_Debug *ar) {
   if (ar->event == LUA_HOOKCALL && lua_getinfo(L, "f", ar)) {
     int handler = lua_tocfunction(L, -1) == msghandler;
@@ -64,7 +67,7 @@ static void interrupt_hook(lua_State *L, lua_Debug *ar) {
     if (handler) return;
   }
   lua_sethook(L, NULL, 0, 0);
-  luaL_error(L, "interrupted!");
+  if (backend_take_interrupt()) luaL_error(L, "interrupted!");
 }
 
 /* Ctrl-C while a chunk runs: stop it at its next instruction, not the program; a backend
@@ -190,9 +193,10 @@ static int run_args(lua_State *L, char **argv, int n) {
   return 1;
 }
 
+/* arg[0] is the script, its arguments are positive and what came before it negative; with
+ * no script, arg[0] is the program's name and the options are positive, as in lua5.4 */
 static void create_arg_table(lua_State *L, char **argv, int argc, int script) {
-  if (script == 0) script = argc;   /* no script: everything is negative */
-  lua_createtable(L, argc - script, script + 1);
+  lua_createtable(L, argc - script - 1, script + 1);
   for (int i = 0; i < argc; i++) {
     lua_pushstring(L, argv[i]);
     lua_rawseti(L, -2, i - script);
@@ -235,7 +239,7 @@ static struct {
   void (*add_history)(const char *);
   int (*read_history)(const char *);
   int (*write_history)(const char *);
-  char history[1024];
+  char *history;   /* ~/.gpuhost_history, malloc'd: a HOME of any length */
 } edit;
 
 static void edit_open(lua_State *L) {
@@ -251,20 +255,36 @@ static void edit_open(lua_State *L) {
   if (edit.readline == NULL || edit.add_history == NULL) { edit.readline = NULL; return; }
   complete_open(L, lib);
   const char *home = getenv("HOME");
-  if (home && edit.read_history) {
-    snprintf(edit.history, sizeof edit.history, "%s/%s", home, HISTORY_FILE);
+  size_t size = home ? strlen(home) + sizeof HISTORY_FILE + 1 : 0;
+  if (home && edit.read_history && (edit.history = malloc(size)) != NULL) {
+    snprintf(edit.history, size, "%s/%s", home, HISTORY_FILE);
     edit.read_history(edit.history);
   }
 }
 
+static int prompt_string(lua_State *L) {
+  luaL_tolstring(L, 1, NULL);
+  return 1;
+}
+
+/* Pushes the prompt; it stays on the stack until the line is read. _PROMPT's __tostring
+ * runs protected: one that fails is said, and the default prompt shown, so that a bad
+ * _PROMPT cannot end the prompt. */
 static const char *get_prompt(lua_State *L, int first) {
+  const char *plain = first ? "> " : ">> ";
   if (lua_getglobal(L, first ? "_PROMPT" : "_PROMPT2") == LUA_TNIL) {
     lua_pop(L, 1);
-    return lua_pushstring(L, first ? "> " : ">> ");
+    return lua_pushstring(L, plain);
   }
-  const char *p = luaL_tolstring(L, -1, NULL);
-  lua_remove(L, -2);
-  return p;   /* stays on the stack until the line is read */
+  lua_pushcfunction(L, prompt_string);
+  lua_insert(L, -2);
+  if (lua_pcall(L, 1, 1, 0) == LUA_OK) return lua_tostring(L, -1);
+  int error = lua_gettop(L);
+  const char *why = lua_tostring(L, error);
+  if (why == NULL) why = lua_pushfstring(L, "an error object that is a %s", luaL_typename(L, error));
+  print_message(lua_pushfstring(L, "%s cannot be shown (%s)", first ? "_PROMPT" : "_PROMPT2", why));
+  lua_settop(L, error - 1);
+  return lua_pushstring(L, plain);
 }
 
 /* [-0, +(0|1), m] Reads a line of any length from stdin onto the stack, without its
@@ -311,14 +331,14 @@ static int incomplete(lua_State *L, int status) {
   const char *msg = lua_tolstring(L, -1, &len);
   static const char mark[] = "<eof>";
   size_t ml = sizeof mark - 1;
-  if (len >= ml && strcmp(msg + len - ml, mark) == 0) { lua_pop(L, 1); return 1; }
-  return 0;
+  return len >= ml && strcmp(msg + len - ml, mark) == 0;
 }
 
-/* Tries the line on top as an expression: "return <line>". */
+/* Tries the line on top as an expression: "return <line>"; "=<expr>" is "return <expr>",
+ * as in lua5.4's prompt. */
 static int try_expression(lua_State *L) {
   const char *line = lua_tostring(L, -1);
-  const char *retline = lua_pushfstring(L, "return %s;", line);
+  const char *retline = lua_pushfstring(L, "return %s;", line + (line[0] == '='));
   int status = gpuhost_loadbuffer(L, retline, strlen(retline), "=stdin", NULL);
   if (status == LUA_OK) {
     lua_remove(L, -2);   /* the return line */
@@ -335,10 +355,11 @@ static int multiline(lua_State *L) {
     size_t len;
     const char *code = lua_tolstring(L, 1, &len);
     int status = gpuhost_loadbuffer(L, code, len, "=stdin", NULL);
-    if (!incomplete(L, status) || !read_line(L, 0)) {
+    if (!incomplete(L, status) || !read_line(L, 0)) {   /* at the end of input, its error */
       if (edit.readline) edit.add_history(code);
       return status;
     }
+    lua_remove(L, -2);   /* the syntax error: the statement goes on */
     lua_pushliteral(L, "\n");
     lua_insert(L, -2);
     lua_concat(L, 3);
@@ -383,7 +404,9 @@ static void repl(lua_State *L) {
   lua_settop(L, 0);
   fputc('\n', stdout);
   fflush(stdout);
-  if (edit.write_history && edit.history[0]) edit.write_history(edit.history);
+  if (edit.write_history && edit.history) edit.write_history(edit.history);
+  free(edit.history);
+  edit.history = NULL;
   progname = saved;
 }
 

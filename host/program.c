@@ -122,6 +122,17 @@ static void spec_read(lua_State *L, int idx, Spec *s) {
   s->names = push_strings(L, spec, "names", &s->nnames);
 }
 
+/* Adds n strings to b, each after its length: no two lists make the same text (options
+ * {"-DA=1\n-DB"} and {"-DA=1", "-DB"} did, and the second's entry was loaded for the first). */
+static void add_list(luaL_Buffer *b, const char *const *list, int n) {
+  char len[24];
+  for (int i = 0; i < n; i++) {
+    snprintf(len, sizeof len, "%zu:", strlen(list[i]));
+    luaL_addstring(b, len);
+    luaL_addstring(b, list[i]);
+  }
+}
+
 /* [-0, +1, m] The cache key: everything the compiled code depends on, and the user, so
  * that no two users of one installation share an entry's name. A program the module
  * writes itself (an elementwise or reduction kernel) may be named by its recipe (the
@@ -132,12 +143,12 @@ static void push_key(lua_State *L, const GpuBackend *be, const Spec *s, const ch
   const EmbeddedFile *hdr = embedded_find("kernels/gpuhost.cuh");
   luaL_Buffer b;
   luaL_buffinit(L, &b);
-  lua_pushfstring(L, "gpuhost-cache 3\nuid %I\n%s\n%s\n%s\n%s%s\n", (lua_Integer)geteuid(),
-                  be->name, compiler, arch, debug ? "debug" : "", check ? " check" : "");
+  lua_pushfstring(L, "gpuhost-cache 4\nuid %I\n%s\n%s\n%s\n%s%s\n%d options %d names\n",
+                  (lua_Integer)geteuid(), be->name, compiler, arch, debug ? "debug" : "",
+                  check ? " check" : "", s->nopts, s->nnames);
   luaL_addvalue(&b);
-  for (int i = 0; i < s->nopts; i++) { luaL_addstring(&b, s->opts[i]); luaL_addchar(&b, '\n'); }
-  luaL_addchar(&b, '\1');
-  for (int i = 0; i < s->nnames; i++) { luaL_addstring(&b, s->names[i]); luaL_addchar(&b, '\n'); }
+  add_list(&b, s->opts, s->nopts);
+  add_list(&b, s->names, s->nnames);
   luaL_addlstring(&b, hdr->data, hdr->size);
   luaL_addchar(&b, '\0');
   if (s->key) {

@@ -49,8 +49,21 @@ static size_t skip_short_string(const char *s, size_t n, size_t i) {
   return i + 1;
 }
 
+/* Adds pos to the marks; 0, or -1 (the marks freed) when out of memory. */
+static int add_mark(size_t **marks, size_t *nmarks, size_t *cap, size_t pos) {
+  if (*nmarks + 1 > *cap) {
+    size_t *grown = realloc(*marks, (*cap = *cap ? 2 * *cap : 16) * sizeof **marks);
+    if (grown == NULL) { free(*marks); *marks = NULL; return -1; }
+    *marks = grown;
+  }
+  (*marks)[(*nmarks)++] = pos;
+  return 0;
+}
+
 /* The positions where braces go: pairs of '[' (after which '{' goes) and ']' (before which
- * '}' goes) of index brackets holding a comma at their own level; malloc'd, *count of them. */
+ * '}' goes) of index brackets holding a comma at their own level, and the '[' of such a
+ * bracket still open at the end, so that an unfinished launch (k[grid, on a prompt line)
+ * reads as unfinished and the prompt asks for more; malloc'd, *count of them. */
 static size_t *find_marks(const char *s, size_t n, size_t *count) {
   size_t *marks = NULL, nmarks = 0, cap = 0;
   struct { char kind; size_t pos; int comma; } stack[MAXDEPTH];
@@ -71,14 +84,10 @@ static size_t *find_marks(const char *s, size_t n, size_t *count) {
       depth++;
       i++;
     } else if (c == ')' || c == '}' || c == ']') {
-      if (depth > 0 && --depth < MAXDEPTH && c == ']' && stack[depth].kind == '[' && stack[depth].comma) {
-        if (nmarks + 2 > cap) {
-          size_t *grown = realloc(marks, (cap = cap ? 2 * cap : 16) * sizeof *marks);
-          if (grown == NULL) { free(marks); *count = 0; return NULL; }
-          marks = grown;
-        }
-        marks[nmarks++] = stack[depth].pos;
-        marks[nmarks++] = i;
+      if (depth > 0 && --depth < MAXDEPTH && c == ']' && stack[depth].kind == '[' && stack[depth].comma &&
+          (add_mark(&marks, &nmarks, &cap, stack[depth].pos) || add_mark(&marks, &nmarks, &cap, i))) {
+        *count = 0;
+        return NULL;
       }
       i++;
     } else {
@@ -86,6 +95,11 @@ static size_t *find_marks(const char *s, size_t n, size_t *count) {
       i++;
     }
   }
+  for (int d = 0; d < depth && d < MAXDEPTH; d++)
+    if (stack[d].kind == '[' && stack[d].comma && add_mark(&marks, &nmarks, &cap, stack[d].pos)) {
+      *count = 0;
+      return NULL;
+    }
   *count = nmarks;
   return marks;
 }

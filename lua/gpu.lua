@@ -147,23 +147,48 @@ local function location(source, level)
   return ('#line %d "%s"\n'):format(line, (name:gsub('[\\"]', "\\%0")))
 end
 
+-- The compilers read sources, options and names as C strings: what follows a NUL byte
+-- would be dropped without a word, so a NUL is an error.
+local function no_nul(s, what, level)
+  local at = s:find("\0", 1, true)
+  if at then
+    error(("%s has a NUL byte at position %d (the compiler would stop reading there)")
+          :format(what, at), level + 1)
+  end
+end
+
+local option_names = {options = true, names = true, debug = true, check = true}
+
+-- A list of strings without NUL bytes, or nil.
+local function check_list(list, field, level)
+  if list ~= nil and type(list) ~= "table" then
+    error(("options.%s must be a list of strings"):format(field), level + 1)
+  end
+  for i, f in ipairs(list or {}) do
+    local what = ("options.%s[%d]"):format(field, i)
+    if type(f) ~= "string" then error(what .. " must be a string", level + 1) end
+    no_nul(f, what, level + 1)
+    if field == "options" and (f == "-D" or f == "-U" or f == "-I") then
+      -- each option is one string to NVRTC; the CPU backend's compiler would take the
+      -- next word of its own command line as the value
+      error(("%s is '%s' alone: give it and its value in one string ('%sX')"):format(what, f, f),
+            level + 1)
+    end
+  end
+end
+
 local function check_options(options, level)
   if options == nil then return {} end
   if type(options) ~= "table" then
     error(("options must be a table, got %s"):format(type(options)), level)
   end
-  local flags = options.options or {}
-  if type(flags) ~= "table" then error("options.options must be a list of strings", level) end
-  for i, f in ipairs(flags) do
-    if type(f) ~= "string" then error(("options.options[%d] must be a string"):format(i), level) end
+  for k in pairs(options) do   -- a misspelt option would be ignored silently
+    if not option_names[k] then
+      error(("unknown option '%s' (options, names, debug, check)"):format(tostring(k)), level)
+    end
   end
-  local names = options.names
-  if names ~= nil and type(names) ~= "table" then
-    error("options.names must be a list of strings", level)
-  end
-  for i, n in ipairs(names or {}) do
-    if type(n) ~= "string" then error(("options.names[%d] must be a string"):format(i), level) end
-  end
+  check_list(options.options, "options", level)
+  check_list(options.names, "names", level)
   return options
 end
 
@@ -240,6 +265,7 @@ function gpu.kernel(source, name, options)
   if type(source) ~= "string" then
     error(("bad argument #1 to 'kernel' (source string expected, got %s)"):format(type(source)), 2)
   end
+  no_nul(source, "the source", 2)
   if type(name) == "table" then name, options = nil, name end
   options = check_options(options, 3)
   local decls = parse(source)
@@ -271,6 +297,7 @@ function gpu.module(source, options)
   if type(source) ~= "string" then
     error(("bad argument #1 to 'module' (source string expected, got %s)"):format(type(source)), 2)
   end
+  no_nul(source, "the source", 2)
   options = check_options(options, 3)
   local decls = parse(source)
   local names = program_names(decls, options.names or {})

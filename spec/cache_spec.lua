@@ -77,6 +77,18 @@ print(c[3], a:sum(), seen["kernels/ops/ew.cuh"] and "ew written" or "ew cached",
     end)
   end)
 
+  it("keys on each option, not on the options joined", function()
+    local dir = os.tmpname() .. "-cache"
+    with_dir(dir, function()
+      local code = "print(gpu.kernel(%q, {options = %s, check = false}):compile())"
+      local two = code:format(SRC, "{'-DX=1', '-DY'}")
+      assert.matches("\t" .. S.compiler():gsub("%p", "%%%0") .. "\n$", (S.host("-e " .. S.quote(two))))
+      -- one option with a newline in it is another program (one that does not compile)
+      local one = code:format(SRC, "{'-DX=1\\n-DY'}")
+      assert.are_not.matches("\tdisk\n$", (S.host("-e " .. S.quote(one))))
+    end)
+  end)
+
   it("rebuilds truncated and corrupt entries", function()
     local dir = os.tmpname() .. "-cache"
     with_dir(dir, function()
@@ -98,6 +110,19 @@ print(c[3], a:sum(), seen["kernels/ops/ew.cuh"] and "ew written" or "ew cached",
       f = assert(io.open(file, "wb")); f:close()
       assert.matches("\t" .. S.compiler():gsub("%p", "%%%0") .. "\n$", compile_in(dir, SRC))
     end)
+  end)
+
+  it("takes ~/.cache/gpuhost when XDG_CACHE_HOME is relative, as the XDG spec says", function()
+    local dir = os.tmpname() .. "-xdg"
+    local code = ("print(gpu.kernel(%q):compile())"):format(SRC)
+    local g = S.gpuhost:sub(1, 1) == "/" and S.gpuhost or "$PWD/" .. S.gpuhost
+    local _, status, err = S.run(("G=%s; mkdir -p %s/home && cd %s && env -u GPUHOST_CACHE_DIR "
+      .. "XDG_CACHE_HOME=rel HOME=%s/home $G -e %s"):format(g, dir, dir, dir, S.quote(code)))
+    local home, rel = #entries(dir .. "/home/.cache/gpuhost"), #entries(dir .. "/rel/gpuhost")
+    os.execute("rm -rf " .. dir)
+    assert.are.equal(0, status, err)
+    assert.are.equal(1, home)
+    assert.are.equal(0, rel)
   end)
 
   it("is off with GPUHOST_CACHE_DIR=off", function()
@@ -229,5 +254,24 @@ describe("the compile cache and another user #seconduid", function()
       assert.matches("\t" .. S.compiler():gsub("%p", "%%%0") .. "\n$", out)
       assert.matches("not using the compile cache .*: it belongs to uid 65534, not to you %(uid 0%)", err)
     end
+  end)
+
+  it("reads a directory it cannot write in, and says once that what it compiles is not kept", function()
+    local dir = os.tmpname() .. "-readonly"
+    finally(function() os.execute("rm -rf " .. dir) end)
+    local _, status, err = compile_as(NOBODY, dir)
+    assert.are.equal(0, status, err)
+    os.execute("chmod 0500 " .. dir)
+    local out
+    out, status, err = compile_as(NOBODY, dir)
+    assert.are.equal(0, status, err)
+    assert.matches("\tdisk\n$", out)
+    assert.are.equal("", err)
+    local code = ("print(gpu.kernel(%q):compile()) print(gpu.kernel(%q):compile())"):format(SRC .. " ", SRC .. "  ")
+    out, status, err = S.run(NOBODY .. "env GPU_BACKEND=" .. gpu.backend() .. " GPUHOST_CACHE_DIR=" .. dir
+                             .. " " .. S.gpuhost .. " -e " .. S.quote(code))
+    assert.are.equal(0, status, err)
+    assert.are.equal("gpuhost: cannot write in the compile cache " .. dir .. ": Permission denied "
+                     .. "(kernels compiled now are not kept)\n", err)
   end)
 end)

@@ -91,6 +91,21 @@ __global__ void broken(float *x) {
                    S.errof(gpu.kernel, VECADD, {options = {1}}), 1, true)
   end)
 
+  it("refuses misspelt options and NUL bytes, which the compiler would drop unread", function()
+    assert.matches("unknown option 'option'",
+                   S.errof(gpu.kernel, VECADD, {option = {"-DN=4"}}), 1, true)
+    assert.matches("unknown option 'nmes'", S.errof(gpu.module, VECADD, {nmes = {}}), 1, true)
+    assert.matches("the source has a NUL byte at position 3",
+                   S.errof(gpu.kernel, "//\0" .. VECADD), 1, true)
+    assert.matches("the source has a NUL byte", S.errof(gpu.module, VECADD .. "\0x"), 1, true)
+    assert.matches("options.options[2] has a NUL byte at position 4",
+                   S.errof(gpu.kernel, VECADD, {options = {"-DA", "-DB\0-DC"}}), 1, true)
+    assert.matches("options.names[1] has a NUL byte",
+                   S.errof(gpu.module, VECADD, {names = {"k\0"}}), 1, true)
+    assert.matches("options.options[1] is '-I' alone: give it and its value in one string ('-IX')",
+                   S.errof(gpu.kernel, VECADD, {options = {"-I", "/usr/include"}}), 1, true)
+  end)
+
   it("passes NVRTC options", function()
     local src = "__global__ void k(int *x) {\n#ifndef MY_FLAG\n#error MY_FLAG is not set\n#endif\n}\n"
     assert.matches("MY_FLAG is not set", S.errof(function() gpu.kernel(src):compile() end), 1, true)
@@ -102,6 +117,15 @@ __global__ void broken(float *x) {
                    S.errof(function() gpu.kernel(VECADD)(1, 2, 3) end), 1, true)
     assert.matches("launch configuration must be {grid, block}, got number",
                    S.errof(function() return gpu.kernel(VECADD)[3] end), 1, true)
+  end)
+
+  it("refuses launch configuration fields a launch would ignore", function()
+    local k = gpu.kernel(VECADD)
+    assert.matches("launch configuration has an unknown field [3]",
+                   S.errof(function() return k[{1, 32, 1024}] end), 1, true)
+    assert.matches("unknown field ['sharde']", S.errof(function() return k[{1, 32, sharde = 4}] end), 1, true)
+    assert.matches("unknown field [true]", S.errof(function() return k[{1, 32, [true] = 1}] end), 1, true)
+    assert.is_function(k[{1, 32, shared = 0, stream = gpu.stream()}])
   end)
 
   it("checks launch configurations before anything runs", function()

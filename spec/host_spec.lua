@@ -15,11 +15,35 @@ describe("gpuhost", function()
     assert.are.equal("2\ttrue\tone\ttwo\ttrue\none\ttwo\n", out)
   end)
 
+  it("sets arg as lua5.4 does without a script: the program at 0, options after it", function()
+    local out = S.host("-e 'print(arg[0], arg[1], arg[2] ~= nil, arg[-1], #arg)'")
+    assert.are.equal(S.gpuhost .. "\t-e\ttrue\tnil\t2\n", out)
+    out = S.host("--", "print(arg[0], arg[1], arg[-1])\n")
+    assert.are.equal(S.gpuhost .. "\t--\tnil\n", out)
+  end)
+
   it("skips a first line starting with #", function()
     local f = S.tmpfile("#!/usr/bin/env gpuhost\nprint(debug.getinfo(1, 'l').currentline)\n")
     local out = S.host(f)
     os.remove(f)
     assert.are.equal("2\n", out)
+  end)
+
+  it("skips a UTF-8 byte order mark, then a # line, as lua5.4 does", function()
+    local f = S.tmpfile("\239\187\191#!/usr/bin/env gpuhost\nprint(debug.getinfo(1, 'l').currentline)\n")
+    local out, status, err = S.host(f)
+    os.remove(f)
+    assert.are.equal(0, status, err)
+    assert.are.equal("2\n", out)
+  end)
+
+  it("says why a script cannot be read", function()
+    local dir = os.tmpname() .. "-dir"
+    os.execute("mkdir " .. dir)
+    local _, status, err = S.host(dir)
+    os.execute("rmdir " .. dir)
+    assert.are.equal(1, status)
+    assert.matches("cannot read " .. dir .. ": Is a directory", err, 1, true)
   end)
 
   it("reads the script from stdin with -", function()
@@ -82,6 +106,31 @@ describe("gpuhost", function()
     assert.matches("still here", out, 1, true)
   end)
 
+  it("reads =expr at the prompt as return expr, as lua5.4 does", function()
+    local out, _, err = S.host("-i", "=1 + 1\n= 'a', 3\n")
+    assert.are.equal("", err)
+    assert.matches("> 2\n> a\t3\n", out, 1, true)
+  end)
+
+  it("says why a statement left unfinished at the end of input fails", function()
+    local _, status, err = S.host("-i", "print(1,\n")
+    assert.are.equal(0, status)
+    assert.are.equal("stdin:1: unexpected symbol near <eof>\n", err)
+  end)
+
+  it("keeps the prompt when _PROMPT cannot be made a string", function()
+    local out, status, err = S.host("-i", "_PROMPT = setmetatable({}, {__tostring = function() error('no') end})\n"
+                                    .. "print(40 + 2)\n")
+    assert.are.equal(0, status)
+    assert.matches("42\n", out, 1, true)
+    assert.matches("_PROMPT cannot be shown (stdin:1: no)", err, 1, true)
+  end)
+
+  it("prints the prompt's messages without a program name", function()
+    local _, _, err = S.host("-i", "print = nil\n1\n")
+    assert.are.equal("error calling 'print' (attempt to call a nil value)\n", err)
+  end)
+
   it("reads the launch spelling at the prompt", function()
     local out = S.host("-i", "k = setmetatable({}, {__index = function(_, c) return function() return c[1] + c[2] end end})\nk[3, 4]()\n")
     assert.matches("\n?7\n", out)
@@ -91,6 +140,42 @@ describe("gpuhost", function()
     local _, status, err = S.run("sh -c '" .. S.gpuhost .. " -e \"while true do end\" & pid=$!; sleep 0.5; kill -INT $pid; wait $pid'")
     assert.are.equal(1, status)
     assert.matches("interrupted!", err, 1, true)
+  end)
+
+  -- Runs script until it writes "ready" on stderr, then sends it one Ctrl-C.
+  local function interrupt_when_ready(script)
+    local f, err = S.tmpfile(script), os.tmpname()
+    local out, status = S.run("sh -c '" .. S.gpuhost .. " " .. f .. " 2>" .. err .. " & pid=$!; "
+      .. "until grep -q ready " .. err .. "; do sleep 0.1; done; sleep 0.5; kill -INT $pid; wait $pid'")
+    local e = assert(io.open(err)):read("a")
+    os.remove(f); os.remove(err)
+    return out, status, e
+  end
+
+  it("answers one Ctrl-C with one error, which pcall catches", function()
+    local out, status = interrupt_when_ready([[
+local a = gpu.arange(100) + 1
+io.stderr:write("ready\n")
+print(pcall(function() while true do end end))
+print(pcall(function() return (a + 1):sum() end))
+]])
+    assert.are.equal(0, status)
+    assert.matches("^false\t[^\n]*interrupted!\ntrue\t5150%.0\n$", out)
+  end)
+
+  it("lets pcall catch GPUHOST_INTERRUPTED from a long kernel, and goes on", function()
+    local out, status, err = interrupt_when_ready([[
+local k = gpu.kernel([=[extern "C" __global__ void spin(long long *x, long long n) {
+  long long s = 0; for (long long i = 0; i < n; i++) s += i ^ (s >> 3); x[0] = s; }]=])
+local a = gpu.zeros(1, "int64")
+k[{1, 1}](a, 1)
+io.stderr:write("ready\n")
+local ok, e = pcall(function() k[{1000000, 1}](a, 10000000); gpu.synchronize() end)
+print(ok, e.name)
+print("next")
+]])
+    assert.are.equal(0, status, err)
+    assert.are.equal("false\tGPUHOST_INTERRUPTED\nnext\n", out)
   end)
 
   it("keeps the prompt after Ctrl-C", function()

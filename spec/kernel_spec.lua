@@ -178,6 +178,7 @@ __global__ void f(gpu::array<float> a, double *b, int n, unsigned char u) {}
     assert.matches("argument 3 (int n): 1099511627776 out of range", S.errof(function() k[cfg](a, b, 1 << 40, 1) end), 1, true)
     assert.matches("argument 4 (unsigned char u): -1 out of range", S.errof(function() k[cfg](a, b, 1, -1) end), 1, true)
     assert.matches("argument 3 (int n): expected a number, got string", S.errof(function() k[cfg](a, b, "x", 1) end), 1, true)
+    assert.matches("argument 3 (int n): expected a number, got boolean", S.errof(function() k[cfg](a, b, true, 1) end), 1, true)
   end)
 
   it("say which copy to make", function()

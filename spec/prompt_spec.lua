@@ -1,6 +1,6 @@
--- Tab completion at the prompt: lua/complete.lua decides what to offer (tested directly
--- here), host/complete.c hands it to libedit (tested through a terminal: #libedit, where
--- libedit and script(1) are installed).
+-- The prompt's Tab completion and history. lua/complete.lua decides what to offer (tested
+-- directly here), host/complete.c hands it to libedit (tested through a terminal: #libedit,
+-- where libedit and script(1) are installed).
 local S = require("spec.support")
 
 local complete = assert(load(gpu._embedded("lua/complete.lua")))()
@@ -47,5 +47,23 @@ describe("completion at the prompt", function()
                               .. S.quote(S.gpuhost) .. " /dev/null")
     assert.are.equal(0, status)
     assert.matches("true\t42", out, 1, true)
+  end)
+end)
+
+describe("the prompt's history", function()
+  it("keeps history in $HOME/.gpuhost_history for a HOME of any length #libedit", function()
+    local base = os.tmpname() .. "-home"
+    local home = base .. ("/" .. ("d"):rep(99)):rep(11)
+    os.execute("mkdir -p " .. home)
+    local _, status = S.run("printf 'x = 41\\nprint(x + 1)\\n' | HOME=" .. home .. " script -qc "
+                            .. S.quote(S.gpuhost) .. " /dev/null")
+    local f = io.open(home .. "/.gpuhost_history")
+    local history = f and f:read("a")
+    if f then f:close() end
+    local files = S.run("find " .. base .. " -type f | wc -l")
+    os.execute("rm -rf " .. base)
+    assert.are.equal(0, status)
+    assert.matches("print(x", history or "", 1, true)
+    assert.are.equal("1", (files:gsub("%s", "")))   -- that file only, none at a cut path
   end)
 end)

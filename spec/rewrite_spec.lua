@@ -26,6 +26,10 @@ describe("gpu.rewrite", function()
     {"s = 'a\\\r\nk[1, 2]' k[3, 4]()", "s = 'a\\\r\nk[1, 2]' k[{3, 4}]()"},
     {"s = 'a\\\n\rk[1, 2]' k[3, 4]()", "s = 'a\\\n\rk[1, 2]' k[{3, 4}]()"},
     {"s = 'a\\\\' k[3, 4]()", "s = 'a\\\\' k[{3, 4}]()"},
+    -- a launch still open at the end (a prompt line) gets its '{', so that it is unfinished
+    {"k[g,", "k[{g,"},
+    {"k[1, 2](x) t[a[3,", "k[{1, 2}](x) t[a[{3,"},
+    {"t[a[1], f(2,", "t[{a[1], f(2,"},
   }
   for _, c in ipairs(cases) do
     it("reads " .. c[1]:gsub("\n", "\\n"), function()
@@ -119,6 +123,14 @@ end})
     local out = S.host("-e " .. S.quote("loadfile('" .. f .. "')() dofile('" .. f .. "')"))
     os.remove(f)
     assert.are.equal("2\t7\t8\tnil\n2\t7\t8\tnil\n", out)
+  end)
+
+  it("at the prompt, over several lines", function()
+    local script = launcher_script("k[1,\n2](3)\nk[{4,\n5}](6)\n"):gsub("^local k", "k")
+    local out, _, err = S.host("-i", script)
+    assert.are.equal("", err)
+    assert.matches("2\t1\t2\tnil\t3\n", out, 1, true)
+    assert.matches("2\t4\t5\tnil\t6\n", out, 1, true)
   end)
 
   it("reports syntax errors at the user's line", function()
