@@ -13,7 +13,7 @@ enum { NORM_BACKWARD, NORM_ORTHO, NORM_FORWARD };
 typedef struct FftCall {
   const char *name;
   int kind, inverse, naxes, norm;
-  int axes[GPU_MAXDIM];          /* 0-based, increasing */
+  int axes[GPU_MAXDIM];          /* 0-based, increasing (but a real dim last) */
   int64_t s[GPU_MAXDIM];         /* the sizes of the transforms (-1: the input's) */
   CUstream stream;
 } FftCall;
@@ -197,7 +197,10 @@ static void read_dims(lua_State *L, FftCall *c, int di, int si, int nd, int def)
     c->s[i] = v;
     lua_pop(L, 1);
   }
-  for (int i = 1; i < c->naxes; i++)   /* increasing, sizes along */
+  /* increasing, sizes along; but rfftn's and irfftn's real dim is the last one given, as
+   * NumPy's, so it stays last */
+  int sorted = c->kind == GPU_FFT_C2C ? c->naxes : c->naxes - 1;
+  for (int i = 1; i < sorted; i++)
     for (int j = i; j > 0 && c->axes[j] < c->axes[j - 1]; j--) {
       int t = c->axes[j]; c->axes[j] = c->axes[j - 1]; c->axes[j - 1] = t;
       int64_t u = c->s[j]; c->s[j] = c->s[j - 1]; c->s[j - 1] = u;

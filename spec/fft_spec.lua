@@ -92,6 +92,16 @@ describe("gpu.fft.rfft and irfft", function()
     close(m:totable(), gpu.fft.irfftn(gpu.fft.rfftn(m), {4, 6}):totable(), 1e-5)
     close(gpu.fft.fft(m, nil, 1)[{{1, 3}}]:totable(), gpu.fft.rfft(m, nil, 1):totable(), 1e-5)
   end)
+
+  it("take the last dim given as the real one (rfftn and irfftn), as NumPy's", function()
+    local m = gpu.random.uniform(-1, 1, {4, 6}, "float64")
+    local h = gpu.fft.rfftn(m, nil, {2, 1})   -- the real transform along dim 1: {3, 6}
+    assert.are.same({3, 6}, h.shape)
+    close(gpu.fft.fft(gpu.fft.rfft(m, nil, 1), nil, 2):totable(), h:totable(), 1e-12)
+    assert.are.same({3, 8}, gpu.fft.rfftn(m, {8, 4}, {2, 1}).shape)
+    assert.are.same({3, 10}, gpu.fft.irfftn(h, nil, {1, 2}).shape)
+    close(m:totable(), gpu.fft.irfftn(h, {6, 4}, {2, 1}):totable(), 1e-12)
+  end)
 end)
 
 describe("gpu.fft on streams #cuda", function()
