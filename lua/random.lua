@@ -118,6 +118,7 @@ function random.choice(a, size, opts)
   if type(size) == "table" and opts == nil and getmetatable(size) == nil and size[1] == nil and next(size) ~= nil then
     size, opts = nil, size
   end
+  if opts ~= nil and type(opts) ~= "table" then fail("choice", 3, "an options table expected, got " .. hooks.what(opts)) end
   opts = opts or {}
   local n, pool
   if type(a) == "number" then

@@ -90,6 +90,7 @@ describe("gpu.random.permutation and choice", function()
     assert.matches("cannot take 6 of 5 without replacement", S.errof(gpu.random.choice, 5, 6, {replace = false}))
     assert.matches("probabilities do not sum to 1", S.errof(gpu.random.choice, 3, 2, {p = gpu.array({0.5, 0.2, 0.2})}))
     assert.matches("p has 1 nonzero entries", S.errof(gpu.random.choice, 3, 2, {replace = false, p = gpu.array({1, 0, 0})}))
+    assert.matches("bad argument #3 to 'choice' %(an options table expected, got 5%)", S.errof(gpu.random.choice, 3, 2, 5))
   end)
 end)
 
