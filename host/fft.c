@@ -156,7 +156,7 @@ static void run_fft(lua_State *L, FftCall *c, int idx) {
 static int dim_at(lua_State *L, const FftCall *c, int idx, int nd) {
   int isint;
   lua_Integer d = lua_tointegerx(L, idx, &isint), k;
-  if (!isint) luaL_error(L, "gpu.fft.%s: a dim must be an integer, got %s", c->name, luaL_tolstring(L, idx, NULL));
+  if (!isint) luaL_error(L, "gpu.fft.%s: a dim must be an integer, got %s", c->name, errors_value(L, idx));
   k = d < 0 ? d + nd + 1 : d;
   if (k < 1 || k > nd)
     luaL_error(L, "gpu.fft.%s: dim %I is out of range for an array of %d dimension%s", c->name, d, nd, nd == 1 ? "" : "s");
@@ -191,7 +191,7 @@ static void read_dims(lua_State *L, FftCall *c, int di, int si, int nd, int def)
     if (lua_type(L, si) == LUA_TTABLE) lua_geti(L, si, i + 1); else lua_pushvalue(L, si);
     int isint;
     lua_Integer v = lua_tointegerx(L, -1, &isint);
-    if (!isint) luaL_error(L, "gpu.fft.%s: a size must be an integer, got %s", c->name, luaL_tolstring(L, -1, NULL));
+    if (!isint) luaL_error(L, "gpu.fft.%s: a size must be an integer, got %s", c->name, errors_value(L, -1));
     if (v < 1)   /* -1 would read as "not given" below */
       luaL_error(L, "gpu.fft.%s: invalid number of data points (%I) along dim %d", c->name, v, c->axes[i] + 1);
     c->s[i] = v;
@@ -209,12 +209,12 @@ static void read_dims(lua_State *L, FftCall *c, int di, int si, int nd, int def)
 
 static int read_norm(lua_State *L, const FftCall *c, int idx) {
   if (!idx || lua_isnil(L, idx)) return NORM_BACKWARD;
-  const char *s = lua_tostring(L, idx);
+  const char *s = lua_type(L, idx) == LUA_TSTRING ? lua_tostring(L, idx) : NULL;   /* a number stays one */
   if (s && strcmp(s, "backward") == 0) return NORM_BACKWARD;
   if (s && strcmp(s, "ortho") == 0) return NORM_ORTHO;
   if (s && strcmp(s, "forward") == 0) return NORM_FORWARD;
   return luaL_error(L, "gpu.fft.%s: norm must be \"backward\", \"ortho\" or \"forward\", got %s", c->name,
-                    luaL_tolstring(L, idx, NULL));
+                    errors_value(L, idx));
 }
 
 /* [-0, +1, e] The input at 1 as the dtype the transform takes. */

@@ -130,6 +130,9 @@ int errors_freed(lua_State *L, const char *what);
 /* [-0, +0, v] "what: cannot write into an expanded view ...": a write into an array whose
  * elements share memory (array_shares). what may be NULL. */
 int errors_shared(lua_State *L, const char *what);
+/* [-0, +1, m] The value at idx as messages show it: luaL_tolstring's text, but a NaN as
+ * "nan", as printing shows it (0/0 has the sign bit, which luaL_tolstring shows as "-nan"). */
+const char *errors_value(lua_State *L, int idx);
 /* [-0, +0, -] A cleanup failed where nothing can be raised (__gc): a warning (lua_warning). */
 void errors_warn(lua_State *L, GpuResult r, const char *what);
 void errors_open(lua_State *L);

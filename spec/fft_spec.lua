@@ -177,6 +177,12 @@ describe("gpu.fft errors", function()
     assert.matches("gpu.fft.fft2 takes an array of 2 or more dimensions, got 1", S.errof(gpu.fft.fft2, gpu.zeros(4)))
     assert.matches("gpu.fft.fft: norm must be \"backward\", \"ortho\" or \"forward\", got x",
                    S.errof(gpu.fft.fft, gpu.zeros(4), nil, nil, "x"))
+    -- NaN shows as printing shows it, nan (0/0 has the sign bit: Lua's own text is -nan)
+    local x = gpu.zeros(4)
+    assert.are.equal("gpu.fft.fft: a size must be an integer, got nan", S.errof(gpu.fft.fft, x, 0 / 0):match("gpu%..*"))
+    assert.are.equal("gpu.fft.fft: a dim must be an integer, got nan", S.errof(gpu.fft.fft, x, nil, 0 / 0):match("gpu%..*"))
+    assert.are.equal('gpu.fft.fft: norm must be "backward", "ortho" or "forward", got nan',
+                     S.errof(gpu.fft.fft, x, nil, nil, 0 / 0):match("gpu%..*"))
   end)
 end)
 
