@@ -88,6 +88,7 @@ const char *errors_value(lua_State *L, int idx) {
     lua_pushliteral(L, "nan");
     return lua_tostring(L, -1);
   }
+  if (lua_isnone(L, idx)) return lua_pushliteral(L, "no value");   /* not luaL_tolstring's "no value: (nil)" */
   return luaL_tolstring(L, idx, NULL);
 }
 

@@ -128,6 +128,8 @@ describe("a:topk", function()
     -- NaN shows as printing shows it, nan (0/0 has the sign bit: Lua's own text is -nan)
     assert.are.equal("gpu.topk: k must be an integer, got nan", S.errof(a.topk, a, 0 / 0):match("gpu%..*"))
     assert.are.equal("gpu.sort: dim must be an integer, got nan", S.errof(a.sort, a, 0 / 0):match("gpu%..*"))
+    assert.are.equal("gpu.topk: k must be an integer, got no value", S.errof(a.topk, a):match("gpu%..*"))
+    assert.matches("bad option 'stream' %(gpu.stream expected, got number%)", S.errof(a.sort, a, {stream = 1}))
   end)
 end)
 
