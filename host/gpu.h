@@ -316,6 +316,7 @@ void ops_open(lua_State *L);
 /* ---- complex numbers as Lua values (complex.c): gpu.complex(re, im) ---- */
 #define GPU_COMPLEX_T "gpu.complex"
 void complex_push(lua_State *L, double re, double im);          /* [-0, +1, m] */
+void complex_push_single(lua_State *L, float re, float im);     /* [-0, +1, m] a complex64 element */
 /* [-0, +0, -] The complex value (or number) at idx: 1 and its parts, else 0. */
 int complex_get(lua_State *L, int idx, double *re, double *im);
 GpuDtype dtype_real(GpuDtype dt);   /* a complex dtype's parts' (float32, float64); others itself */

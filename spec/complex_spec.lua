@@ -26,6 +26,12 @@ describe("complex arrays", function()
     assert.are.equal(16, gpu.zeros(2, "complex64").nbytes)
     assert.are.equal("gpu.array(complex128, {4}) [1+2j, -0.5+0.25j, 0-1j, 3+0j]", tostring(z))
     assert.are.equal("nan+infj", tostring(C(0 / 0, math.huge)))
+    -- as printing shows elements: every digit needed (it showed %.6g: 1.23457e+08+0.333333j)
+    local w = C(123456789, 1 / 3)
+    assert.are.equal("123456789+0.3333333333333333j", tostring(w))
+    assert.are.equal("123456789+0.3333333333333333j", tostring(gpu.array({w}, "complex128"):item(1)))
+    assert.are.equal("123456792+0.33333334j", tostring(gpu.array({w}, "complex64"):item(1)))   -- float32's digits
+    assert.are.equal("0.1-1e+20j", tostring(C(0.1, -1e20)))
     assert.are.equal(C(4, 2), C(1, 2) + 3)
     assert.are.equal(C(-3, 4), C(1, 2) * C(1, 2))
     assert.matches("element %[1%] %(x%) expected a number or a gpu.complex for complex64",
