@@ -238,6 +238,22 @@ static void input(lua_State *L, const FftCall *c) {
   ops_copy(L, -1, 1, NULL);
 }
 
+/* [-0, +0, e] The options table at 5: {n = or s =, dim = or dims =, norm =, stream =} into
+ * arguments 2 to 4; one given both ways is an error (as a sort's dim), not a silent choice. */
+static void read_options(lua_State *L, FftCall *c) {
+  static const char *const keys[3][2] = {{"n", "s"}, {"dim", "dims"}, {"norm", NULL}};
+  static const char *const what[3] = {"the size (n or s)", "the dim (dim or dims)", "norm"};
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 2 && keys[i][j]; j++) {
+      if (lua_getfield(L, 5, keys[i][j]) == LUA_TNIL) { lua_pop(L, 1); continue; }
+      if (!lua_isnil(L, i + 2))
+        luaL_error(L, "gpu.fft.%s: %s is given twice (as an argument and as an option, or as both options)",
+                   c->name, what[i]);
+      lua_replace(L, i + 2);
+    }
+  if (lua_getfield(L, 5, "stream") != LUA_TNIL) c->stream = stream_here(L, -1);
+}
+
 /* gpu.fft.<name>(a [, n or s [, dim or dims [, norm]]] [, {stream =}]): upvalue 1 the kind
  * (0 c2c, 1 r2c, 2 c2r), 2 inverse, 3 how many dims by default (-1: every), 4 the name */
 static int fft_call(lua_State *L) {
@@ -255,16 +271,12 @@ static int fft_call(lua_State *L) {
   }
   if (n > 4) luaL_error(L, "gpu.fft.%s takes an array, sizes, dims, a norm and an options table", c.name);
   lua_settop(L, 5);
-  if (opts) {   /* {n = or s =, dim = or dims =, norm =, stream =} for what is not given */
+  if (opts) {
     lua_pushvalue(L, opts);
     lua_pushnil(L);
     lua_replace(L, opts);
     lua_replace(L, 5);
-    static const char *const keys[3][2] = {{"n", "s"}, {"dim", "dims"}, {"norm", "norm"}};
-    for (int i = 0; i < 3; i++)
-      for (int j = 0; j < 2 && lua_isnil(L, i + 2); j++)
-        if (lua_getfield(L, 5, keys[i][j]) != LUA_TNIL) lua_replace(L, i + 2); else lua_pop(L, 1);
-    if (lua_getfield(L, 5, "stream") != LUA_TNIL) c.stream = stream_here(L, -1);
+    read_options(L, &c);
   }
   lua_settop(L, 5);   /* the options stay at 5: they keep the stream from the collector */
   input(L, &c);

@@ -183,6 +183,12 @@ describe("gpu.fft errors", function()
     assert.are.equal("gpu.fft.fft: a dim must be an integer, got nan", S.errof(gpu.fft.fft, x, nil, 0 / 0):match("gpu%..*"))
     assert.are.equal('gpu.fft.fft: norm must be "backward", "ortho" or "forward", got nan',
                      S.errof(gpu.fft.fft, x, nil, nil, 0 / 0):match("gpu%..*"))
+    -- a value given twice is refused (fft(x, 2, {n = 8}) took 2 and dropped 8 silently)
+    assert.matches("gpu.fft.fft: the size %(n or s%) is given twice", S.errof(gpu.fft.fft, x, 2, {n = 8}))
+    assert.matches("gpu.fft.fftn: the size %(n or s%) is given twice", S.errof(gpu.fft.fftn, x, {n = 8, s = {4}}))
+    assert.matches("gpu.fft.fft: the dim %(dim or dims%) is given twice", S.errof(gpu.fft.fft, x, nil, 1, {dim = 1}))
+    assert.matches("gpu.fft.fft: norm is given twice", S.errof(gpu.fft.fft, x, nil, nil, "ortho", {norm = "ortho"}))
+    assert.are.same({8}, gpu.fft.fft(x, {n = 8, dim = 1, norm = "forward"}).shape)
   end)
 end)
 
