@@ -91,6 +91,8 @@ describe("gpu.random.permutation and choice", function()
     assert.matches("probabilities do not sum to 1", S.errof(gpu.random.choice, 3, 2, {p = gpu.array({0.5, 0.2, 0.2})}))
     assert.matches("p has 1 nonzero entries", S.errof(gpu.random.choice, 3, 2, {replace = false, p = gpu.array({1, 0, 0})}))
     assert.matches("bad argument #3 to 'choice' %(an options table expected, got 5%)", S.errof(gpu.random.choice, 3, 2, 5))
+    -- a shape's message is kept whole (it was cut after its first colon: '(1.1258999068426e+15)')
+    assert.matches("bad argument #2 to 'choice' %(size is too large: 1.12", S.errof(gpu.random.choice, 3, 2 ^ 50))
   end)
 end)
 
