@@ -77,6 +77,11 @@ describe("complex arrays", function()
       near(C((a.re * b.re + a.im * b.im) / d, (a.im * b.re - a.re * b.im) / d), v, 1e-15)
     end
     near(C(1.272019649514069, 0.7861513777574233), gpu.sqrt(z):item(1), 1e-12)   -- NumPy's values
+    -- the branch cut: sqrt(-4 - 0i) is 0 - 2i, sqrt(-4 + 0i) 0 + 2i (the -0 gave -0 + 2i)
+    for _, dt in ipairs({"complex64", "complex128"}) do
+      local r = gpu.sqrt(gpu.array({C(-4, -0.0), C(-4, 0)}, dt)):totable()
+      assert.are.same({"0-2j", "0+2j"}, {tostring(r[1]), tostring(r[2])})
+    end
     near(C(-1.1312043837568135, 2.4717266720048188), gpu.exp(z):item(1), 1e-12)
     near(C(0.8047189562170503, 1.1071487177940904), gpu.log(z):item(1), 1e-12)
     assert.are.same({math.sqrt(5), math.sqrt(0.3125), 1, 3}, gpu.abs(z):totable())
