@@ -285,7 +285,8 @@ static int gpu_dot(lua_State *L) {
     return luaL_error(L, "gpu.dot takes two arrays and an options table");
   product_opts(L, lua_istable(L, 3) ? 3 : 0, &out, &tf32, &s);
   int sa = dot_scalar_arg(L, 1), sb = dot_scalar_arg(L, 2);
-  if ((sa > 0 || sb > 0) && sa >= 0 && sb >= 0) {
+  if (sa < 0 || sb < 0) array_operand(L, sa < 0 ? 1 : 2, "dot", sa < 0 ? 1 : 2);   /* the one that is wrong */
+  if (sa > 0 || sb > 0) {
     dot_scalar(L, out);
     return 1;
   }

@@ -107,6 +107,7 @@ describe("gpu.dot and gpu.outer", function()
     assert.matches("gpu.dot: out is int32, and the result %(float32%) cannot be cast to it",
                    S.errof(gpu.dot, x, y, {out = gpu.zeros({2, 2, 2, 1}, "int32")}))
     assert.matches("gpu.dot takes two arrays and an options table", S.errof(gpu.dot, a, a.T, 7))
+    assert.matches("bad argument #2 to 'dot' %(device array expected, got string%)", S.errof(gpu.dot, 2, "x"))
   end)
 end)
 
