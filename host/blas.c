@@ -239,19 +239,55 @@ static void reshaped(lua_State *L, int idx, const GpuShape *s) {
   lua_remove(L, -2);
 }
 
+/* Whether argument i is a number or a 0-D array (dot multiplies then); -1 when it is
+ * neither a number nor an array. */
+static int dot_scalar_arg(lua_State *L, int i) {
+  if (lua_type(L, i) == LUA_TNUMBER) return 1;
+  GpuArray *a = array_test(L, i);
+  return a == NULL ? -1 : a->alive && a->shape.ndim == 0;
+}
+
+/* [-0, +1, e] gpu.dot with a number or a 0-D operand: gpu.multiply(a, b, {out = out}) */
+static void dot_scalar(lua_State *L, int out) {
+  if (array_test(L, 1) || array_test(L, 2)) {
+    lua_getfield(L, array_test(L, 1) ? 1 : 2, "multiply");
+  } else {   /* two numbers: gpu.multiply gives their 0-D product */
+    luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+    lua_getfield(L, -1, "gpu");
+    lua_getfield(L, -1, "multiply");
+    lua_replace(L, -3);
+    lua_pop(L, 1);
+  }
+  lua_pushvalue(L, 1);
+  lua_pushvalue(L, 2);
+  if (out) {
+    lua_createtable(L, 0, 1);
+    lua_pushvalue(L, out);
+    lua_setfield(L, -2, "out");
+  }
+  lua_call(L, out ? 3 : 2, 1);
+}
+
+/* The product of the dims of s but `skip`. */
+static int64_t dims_but(const GpuShape *s, int skip) {
+  GpuShape r = {0};
+  for (int d = 0; d < s->ndim; d++) if (d != skip) r.dim[r.ndim++] = s->dim[d];
+  return shape_count(&r);
+}
+
 /* gpu.dot(a, b [, opts]): NumPy's dot: matmul's result for 1-D and 2-D operands (and N-D
  * with 1-D); for N-D with M-D, a sum over a's last dim and b's second-to-last, the result's
  * dims a's others, then b's others */
 static int gpu_dot(lua_State *L) {
   int out, tf32;
   CUstream s;
+  if (lua_gettop(L) > 3 || (lua_gettop(L) == 3 && !lua_istable(L, 3)))
+    return luaL_error(L, "gpu.dot takes two arrays and an options table");
   product_opts(L, lua_istable(L, 3) ? 3 : 0, &out, &tf32, &s);
-  if (lua_type(L, 1) == LUA_TNUMBER || lua_type(L, 2) == LUA_TNUMBER ||
-      (array_test(L, 1) && array_test(L, 1)->shape.ndim == 0) || (array_test(L, 2) && array_test(L, 2)->shape.ndim == 0)) {
-    lua_getfield(L, array_test(L, 1) ? 1 : 2, "multiply");   /* a scalar: a product */
-    lua_pushvalue(L, 1);
-    lua_pushvalue(L, 2);
-    lua_call(L, 2, 1);
+  int sa = dot_scalar_arg(L, 1), sb = dot_scalar_arg(L, 2);
+  if (sa < 0 || sb < 0) array_operand(L, sa < 0 ? 1 : 2, "dot", sa < 0 ? 1 : 2);   /* the one that is wrong */
+  if (sa > 0 || sb > 0) {
+    dot_scalar(L, out);
     return 1;
   }
   GpuArray *a = array_operand(L, 1, "dot", 1), *b = array_operand(L, 2, "dot", 2);
@@ -261,10 +297,19 @@ static int gpu_dot(lua_State *L) {
     return 1;
   }
   Product p;
-  GpuShape rs, s2 = {.ndim = 2}, t2 = {.ndim = 2};
+  GpuShape rs, s2 = {.ndim = 2}, t2 = {.ndim = 2}, r = {0};
   int64_t k = a->shape.dim[na - 1];
   if (k != b->shape.dim[nb - 2]) product_shapes(L, "dot", a, b, &p, &rs);   /* says which */
-  s2.dim[0] = k ? a->shape.size / k : 0;
+  for (int d = 0; d < na - 1; d++) r.dim[r.ndim++] = a->shape.dim[d];
+  for (int d = 0; d < nb; d++)
+    if (d != nb - 2) {
+      if (r.ndim == GPU_MAXDIM) luaL_error(L, "gpu.dot: the result would have more than %d dims", GPU_MAXDIM);
+      r.dim[r.ndim++] = b->shape.dim[d];
+    }
+  r.size = shape_count(&r);
+  if (out) check_out(L, "dot", out, &r, promote_types(a->dtype, b->dtype));
+  /* the others' products, not size / k: k may be 0 */
+  s2.dim[0] = dims_but(&a->shape, na - 1);
   s2.dim[1] = k;
   s2.size = s2.dim[0] * k;
   reshaped(L, 1, &s2);                                  /* a as (rest, k) */
@@ -275,16 +320,11 @@ static int gpu_dot(lua_State *L) {
   layout_permute(&l, perm);
   array_view(L, 2, &l);                                 /* b with its dim k first */
   t2.dim[0] = k;
-  t2.dim[1] = k ? b->shape.size / k : 0;
+  t2.dim[1] = dims_but(&b->shape, nb - 2);
   t2.size = t2.dim[0] * t2.dim[1];
   reshaped(L, -1, &t2);
   int top = lua_gettop(L);
   matmul(L, "dot", top - 2, top, 0, tf32, s);
-  GpuShape r = {0};
-  for (int d = 0; d < na - 1; d++) r.dim[r.ndim++] = a->shape.dim[d];
-  for (int d = 0; d < nb; d++) if (d != nb - 2) r.dim[r.ndim++] = b->shape.dim[d];
-  if (r.ndim > GPU_MAXDIM) luaL_error(L, "gpu.dot: the result would have more than %d dims", GPU_MAXDIM);
-  r.size = s2.dim[0] * t2.dim[1];
   reshaped(L, -1, &r);
   if (out) { ops_copy(L, out, -1, s); lua_pushvalue(L, out); }
   return 1;

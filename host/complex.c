@@ -4,16 +4,26 @@
  * each other, ==, tostring as NumPy writes them ("1+2j"). */
 #include <complex.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include "gpu.h"
 
-typedef struct Complex { double re, im; } Complex;
+typedef struct Complex {
+  double re, im;
+  int single;   /* an element of a complex64 array: shown with float32's digits */
+} Complex;
 
 void complex_push(lua_State *L, double re, double im) {
   Complex *z = lua_newuserdatauv(L, sizeof *z, 0);
   z->re = re;
   z->im = im;
+  z->single = 0;
   luaL_setmetatable(L, GPU_COMPLEX_T);
+}
+
+void complex_push_single(lua_State *L, float re, float im) {
+  complex_push(L, re, im);
+  ((Complex *)lua_touserdata(L, -1))->single = 1;
 }
 
 int complex_get(lua_State *L, int idx, double *re, double *im) {
@@ -48,12 +58,26 @@ static int cx_eq(lua_State *L) {
   return 1;
 }
 
-/* a part as NumPy writes it: %g, nan, inf */
-static void part(luaL_Buffer *b, double x, int sign) {
-  char s[40];
+/* x with the fewest significant digits, 6 at least (up to 9 for float32, 17), that read
+ * back as x, as lua/format.lua shows array elements (so distinct values never look equal);
+ * past 6 digits a whole number shows all of them (123456789, not 1.23456789e+08) */
+static void shortest(char *s, size_t n, double x, int single, int sign) {
+  int most = single ? 9 : 17, p = 6;
+  for (;; p++) {
+    snprintf(s, n, sign ? "%+.*g" : "%.*g", p, x);
+    double back = strtod(s, NULL);
+    if ((single ? (double)(float)back : back) == x || p == most) break;
+  }
+  const char *e = strstr(s, "e+");
+  if (p > 6 && e && atoi(e + 2) < most) snprintf(s, n, sign ? "%+.*g" : "%.*g", atoi(e + 2) + 1, x);
+}
+
+/* a part as NumPy writes it: the shortest digits, nan, inf */
+static void part(luaL_Buffer *b, double x, int single, int sign) {
+  char s[48];
   if (isnan(x)) snprintf(s, sizeof s, "%snan", sign ? "+" : "");
   else if (isinf(x)) snprintf(s, sizeof s, "%s", x > 0 ? (sign ? "+inf" : "inf") : "-inf");
-  else snprintf(s, sizeof s, sign ? "%+.6g" : "%.6g", x);
+  else shortest(s, sizeof s, x, single, sign);
   luaL_addstring(b, s);
 }
 
@@ -61,8 +85,8 @@ static int cx_tostring(lua_State *L) {
   Complex *z = luaL_checkudata(L, 1, GPU_COMPLEX_T);
   luaL_Buffer b;
   luaL_buffinit(L, &b);
-  part(&b, z->re, 0);
-  part(&b, z->im, 1);
+  part(&b, z->re, z->single, 0);
+  part(&b, z->im, z->single, 1);
   luaL_addchar(&b, 'j');
   luaL_pushresult(&b);
   return 1;

@@ -137,7 +137,7 @@ void dtype_push(lua_State *L, GpuDtype dt, const void *src) {
   const DtypeInfo *d = &dtypes[dt];
   if (d->kind == 'b') { lua_pushboolean(L, *(const uint8_t *)src != 0); return; }
   if (d->kind == 'c') {
-    if (d->size == 8) { float z[2]; memcpy(z, src, 8); complex_push(L, z[0], z[1]); }
+    if (d->size == 8) { float z[2]; memcpy(z, src, 8); complex_push_single(L, z[0], z[1]); }
     else { double z[2]; memcpy(z, src, 16); complex_push(L, z[0], z[1]); }
     return;
   }

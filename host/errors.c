@@ -4,6 +4,7 @@
  *    with fields code, name, message, call (and log for compile errors) whose metatable
  *    "gpu.error" gives tostring(err) == name .. ": " .. message and lets `"x" .. err`
  *    concatenate. The message of a CUDA failure is the description cuda.h documents. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include "gpu.h"
@@ -82,6 +83,15 @@ int errors_shared(lua_State *L, const char *what) {
   return luaL_error(L, "%s%scannot write into an expanded view (a stride of 0) or a view of one: "
                     "its elements share memory; write into a:contiguous()", what ? what : "",
                     what ? ": " : "");
+}
+
+const char *errors_value(lua_State *L, int idx) {
+  if (lua_type(L, idx) == LUA_TNUMBER && isnan(lua_tonumber(L, idx))) {
+    lua_pushliteral(L, "nan");
+    return lua_tostring(L, -1);
+  }
+  if (lua_isnone(L, idx)) return lua_pushliteral(L, "no value");   /* not luaL_tolstring's "no value: (nil)" */
+  return luaL_tolstring(L, idx, NULL);
 }
 
 void errors_warn(lua_State *L, GpuResult r, const char *what) {

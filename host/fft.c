@@ -13,7 +13,7 @@ enum { NORM_BACKWARD, NORM_ORTHO, NORM_FORWARD };
 typedef struct FftCall {
   const char *name;
   int kind, inverse, naxes, norm;
-  int axes[GPU_MAXDIM];          /* 0-based, increasing */
+  int axes[GPU_MAXDIM];          /* 0-based, increasing (but a real dim last) */
   int64_t s[GPU_MAXDIM];         /* the sizes of the transforms (-1: the input's) */
   CUstream stream;
 } FftCall;
@@ -156,7 +156,7 @@ static void run_fft(lua_State *L, FftCall *c, int idx) {
 static int dim_at(lua_State *L, const FftCall *c, int idx, int nd) {
   int isint;
   lua_Integer d = lua_tointegerx(L, idx, &isint), k;
-  if (!isint) luaL_error(L, "gpu.fft.%s: a dim must be an integer, got %s", c->name, luaL_tolstring(L, idx, NULL));
+  if (!isint) luaL_error(L, "gpu.fft.%s: a dim must be an integer, got %s", c->name, errors_value(L, idx));
   k = d < 0 ? d + nd + 1 : d;
   if (k < 1 || k > nd)
     luaL_error(L, "gpu.fft.%s: dim %I is out of range for an array of %d dimension%s", c->name, d, nd, nd == 1 ? "" : "s");
@@ -191,13 +191,16 @@ static void read_dims(lua_State *L, FftCall *c, int di, int si, int nd, int def)
     if (lua_type(L, si) == LUA_TTABLE) lua_geti(L, si, i + 1); else lua_pushvalue(L, si);
     int isint;
     lua_Integer v = lua_tointegerx(L, -1, &isint);
-    if (!isint) luaL_error(L, "gpu.fft.%s: a size must be an integer, got %s", c->name, luaL_tolstring(L, -1, NULL));
+    if (!isint) luaL_error(L, "gpu.fft.%s: a size must be an integer, got %s", c->name, errors_value(L, -1));
     if (v < 1)   /* -1 would read as "not given" below */
       luaL_error(L, "gpu.fft.%s: invalid number of data points (%I) along dim %d", c->name, v, c->axes[i] + 1);
     c->s[i] = v;
     lua_pop(L, 1);
   }
-  for (int i = 1; i < c->naxes; i++)   /* increasing, sizes along */
+  /* increasing, sizes along; but rfftn's and irfftn's real dim is the last one given, as
+   * NumPy's, so it stays last */
+  int sorted = c->kind == GPU_FFT_C2C ? c->naxes : c->naxes - 1;
+  for (int i = 1; i < sorted; i++)
     for (int j = i; j > 0 && c->axes[j] < c->axes[j - 1]; j--) {
       int t = c->axes[j]; c->axes[j] = c->axes[j - 1]; c->axes[j - 1] = t;
       int64_t u = c->s[j]; c->s[j] = c->s[j - 1]; c->s[j - 1] = u;
@@ -206,12 +209,12 @@ static void read_dims(lua_State *L, FftCall *c, int di, int si, int nd, int def)
 
 static int read_norm(lua_State *L, const FftCall *c, int idx) {
   if (!idx || lua_isnil(L, idx)) return NORM_BACKWARD;
-  const char *s = lua_tostring(L, idx);
+  const char *s = lua_type(L, idx) == LUA_TSTRING ? lua_tostring(L, idx) : NULL;   /* a number stays one */
   if (s && strcmp(s, "backward") == 0) return NORM_BACKWARD;
   if (s && strcmp(s, "ortho") == 0) return NORM_ORTHO;
   if (s && strcmp(s, "forward") == 0) return NORM_FORWARD;
   return luaL_error(L, "gpu.fft.%s: norm must be \"backward\", \"ortho\" or \"forward\", got %s", c->name,
-                    luaL_tolstring(L, idx, NULL));
+                    errors_value(L, idx));
 }
 
 /* [-0, +1, e] The input at 1 as the dtype the transform takes. */
@@ -235,6 +238,22 @@ static void input(lua_State *L, const FftCall *c) {
   ops_copy(L, -1, 1, NULL);
 }
 
+/* [-0, +0, e] The options table at 5: {n = or s =, dim = or dims =, norm =, stream =} into
+ * arguments 2 to 4; one given both ways is an error (as a sort's dim), not a silent choice. */
+static void read_options(lua_State *L, FftCall *c) {
+  static const char *const keys[3][2] = {{"n", "s"}, {"dim", "dims"}, {"norm", NULL}};
+  static const char *const what[3] = {"the size (n or s)", "the dim (dim or dims)", "norm"};
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 2 && keys[i][j]; j++) {
+      if (lua_getfield(L, 5, keys[i][j]) == LUA_TNIL) { lua_pop(L, 1); continue; }
+      if (!lua_isnil(L, i + 2))
+        luaL_error(L, "gpu.fft.%s: %s is given twice (as an argument and as an option, or as both options)",
+                   c->name, what[i]);
+      lua_replace(L, i + 2);
+    }
+  if (lua_getfield(L, 5, "stream") != LUA_TNIL) c->stream = stream_here(L, -1);
+}
+
 /* gpu.fft.<name>(a [, n or s [, dim or dims [, norm]]] [, {stream =}]): upvalue 1 the kind
  * (0 c2c, 1 r2c, 2 c2r), 2 inverse, 3 how many dims by default (-1: every), 4 the name */
 static int fft_call(lua_State *L) {
@@ -252,16 +271,12 @@ static int fft_call(lua_State *L) {
   }
   if (n > 4) luaL_error(L, "gpu.fft.%s takes an array, sizes, dims, a norm and an options table", c.name);
   lua_settop(L, 5);
-  if (opts) {   /* {n = or s =, dim = or dims =, norm =, stream =} for what is not given */
+  if (opts) {
     lua_pushvalue(L, opts);
     lua_pushnil(L);
     lua_replace(L, opts);
     lua_replace(L, 5);
-    static const char *const keys[3][2] = {{"n", "s"}, {"dim", "dims"}, {"norm", "norm"}};
-    for (int i = 0; i < 3; i++)
-      for (int j = 0; j < 2 && lua_isnil(L, i + 2); j++)
-        if (lua_getfield(L, 5, keys[i][j]) != LUA_TNIL) lua_replace(L, i + 2); else lua_pop(L, 1);
-    if (lua_getfield(L, 5, "stream") != LUA_TNIL) c.stream = stream_here(L, -1);
+    read_options(L, &c);
   }
   lua_settop(L, 5);   /* the options stay at 5: they keep the stream from the collector */
   input(L, &c);

@@ -130,6 +130,9 @@ int errors_freed(lua_State *L, const char *what);
 /* [-0, +0, v] "what: cannot write into an expanded view ...": a write into an array whose
  * elements share memory (array_shares). what may be NULL. */
 int errors_shared(lua_State *L, const char *what);
+/* [-0, +1, m] The value at idx as messages show it: luaL_tolstring's text, but a NaN as
+ * "nan", as printing shows it (0/0 has the sign bit, which luaL_tolstring shows as "-nan"). */
+const char *errors_value(lua_State *L, int idx);
 /* [-0, +0, -] A cleanup failed where nothing can be raised (__gc): a warning (lua_warning). */
 void errors_warn(lua_State *L, GpuResult r, const char *what);
 void errors_open(lua_State *L);
@@ -313,6 +316,7 @@ void ops_open(lua_State *L);
 /* ---- complex numbers as Lua values (complex.c): gpu.complex(re, im) ---- */
 #define GPU_COMPLEX_T "gpu.complex"
 void complex_push(lua_State *L, double re, double im);          /* [-0, +1, m] */
+void complex_push_single(lua_State *L, float re, float im);     /* [-0, +1, m] a complex64 element */
 /* [-0, +0, -] The complex value (or number) at idx: 1 and its parts, else 0. */
 int complex_get(lua_State *L, int idx, double *re, double *im);
 GpuDtype dtype_real(GpuDtype dt);   /* a complex dtype's parts' (float32, float64); others itself */

@@ -57,7 +57,7 @@ static int dim_of(lua_State *L, const char *name, int idx, int ndim) {
   lua_Integer d = lua_tointegerx(L, idx, &isint);
   if (!isint)
     luaL_error(L, "gpu.%s: dim must be an integer, got %s", name,
-               lua_type(L, idx) == LUA_TNUMBER ? lua_tostring(L, idx) : luaL_typename(L, idx));
+               lua_type(L, idx) == LUA_TNUMBER ? errors_value(L, idx) : luaL_typename(L, idx));
   lua_Integer k = d < 0 ? d + ndim + 1 : d;
   if (k < 1 || k > ndim)
     luaL_error(L, "gpu.%s: dim %I is out of range for an array of %d dimension%s", name, d, ndim,

@@ -191,7 +191,7 @@ static int scan_call(lua_State *L) {
   if (dimidx) {
     int isint;
     lua_Integer d = lua_tointegerx(L, dimidx, &isint), k;
-    if (!isint) luaL_error(L, "gpu.%s: dim must be an integer, got %s", name, luaL_tolstring(L, dimidx, NULL));
+    if (!isint) luaL_error(L, "gpu.%s: dim must be an integer, got %s", name, errors_value(L, dimidx));
     k = d < 0 ? d + a->shape.ndim + 1 : d;
     if (k < 1 || k > a->shape.ndim)
       luaL_error(L, "gpu.%s: dim %I is out of range for an array of %d dimension%s", name, d,

@@ -31,7 +31,8 @@ end
 
 local function shaped(name, pos, shape)
   local ok, a = pcall(gpu.empty, shape, "int64")
-  if not ok then error(("bad argument #%d to '%s' (%s)"):format(pos, name, tostring(a):gsub("^.-: ", "")), 3) end
+  -- without a position ("file:12: "), if any: not up to any colon ("size is too large: 1e+15")
+  if not ok then error(("bad argument #%d to '%s' (%s)"):format(pos, name, tostring(a):gsub("^[^:\n]*:%d+: ", "")), 3) end
   return a.shape, a.size
 end
 
@@ -118,6 +119,7 @@ function random.choice(a, size, opts)
   if type(size) == "table" and opts == nil and getmetatable(size) == nil and size[1] == nil and next(size) ~= nil then
     size, opts = nil, size
   end
+  if opts ~= nil and type(opts) ~= "table" then fail("choice", 3, "an options table expected, got " .. hooks.what(opts)) end
   opts = opts or {}
   local n, pool
   if type(a) == "number" then

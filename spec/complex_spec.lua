@@ -26,6 +26,12 @@ describe("complex arrays", function()
     assert.are.equal(16, gpu.zeros(2, "complex64").nbytes)
     assert.are.equal("gpu.array(complex128, {4}) [1+2j, -0.5+0.25j, 0-1j, 3+0j]", tostring(z))
     assert.are.equal("nan+infj", tostring(C(0 / 0, math.huge)))
+    -- as printing shows elements: every digit needed (it showed %.6g: 1.23457e+08+0.333333j)
+    local w = C(123456789, 1 / 3)
+    assert.are.equal("123456789+0.3333333333333333j", tostring(w))
+    assert.are.equal("123456789+0.3333333333333333j", tostring(gpu.array({w}, "complex128"):item(1)))
+    assert.are.equal("123456792+0.33333334j", tostring(gpu.array({w}, "complex64"):item(1)))   -- float32's digits
+    assert.are.equal("0.1-1e+20j", tostring(C(0.1, -1e20)))
     assert.are.equal(C(4, 2), C(1, 2) + 3)
     assert.are.equal(C(-3, 4), C(1, 2) * C(1, 2))
     assert.matches("element %[1%] %(x%) expected a number or a gpu.complex for complex64",
@@ -71,6 +77,11 @@ describe("complex arrays", function()
       near(C((a.re * b.re + a.im * b.im) / d, (a.im * b.re - a.re * b.im) / d), v, 1e-15)
     end
     near(C(1.272019649514069, 0.7861513777574233), gpu.sqrt(z):item(1), 1e-12)   -- NumPy's values
+    -- the branch cut: sqrt(-4 - 0i) is 0 - 2i, sqrt(-4 + 0i) 0 + 2i (the -0 gave -0 + 2i)
+    for _, dt in ipairs({"complex64", "complex128"}) do
+      local r = gpu.sqrt(gpu.array({C(-4, -0.0), C(-4, 0)}, dt)):totable()
+      assert.are.same({"0-2j", "0+2j"}, {tostring(r[1]), tostring(r[2])})
+    end
     near(C(-1.1312043837568135, 2.4717266720048188), gpu.exp(z):item(1), 1e-12)
     near(C(0.8047189562170503, 1.1071487177940904), gpu.log(z):item(1), 1e-12)
     assert.are.same({math.sqrt(5), math.sqrt(0.3125), 1, 3}, gpu.abs(z):totable())

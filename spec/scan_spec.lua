@@ -85,6 +85,11 @@ describe("gpu.cumsum", function()
                    S.errof(gpu.cumsum, a, 1, {out = gpu.zeros(3)}))
     assert.matches("gpu.cumsum: out is int32, and the result %(float32%) cannot be cast to it",
                    S.errof(gpu.cumsum, a, 1, {out = gpu.zeros({2, 3}, "int32")}))
+    -- NaN shows as printing shows it, nan (0/0 has the sign bit: Lua's own text is -nan)
+    assert.are.equal("gpu.cumsum: dim must be an integer, got nan", S.errof(gpu.cumsum, a, 0 / 0):match("gpu%..*"))
+    assert.are.equal("gpu.sum: dim must be an integer, got nan", S.errof(gpu.sum, a, 0 / 0):match("gpu%..*"))
+    -- an option that is no stream is named (luaL_checkudata said 'bad argument #-2 to 'cumsum'')
+    assert.matches("bad option 'stream' %(gpu.stream expected, got number%)", S.errof(gpu.cumsum, a, 1, {stream = 3}))
   end)
 end)
 

@@ -52,7 +52,8 @@ template <class T> struct cx_ops {
     if (z.re == 0 && z.im == 0) return C(0, z.im);
     T t = ew::sqrt(((z.re < 0 ? -z.re : z.re) + gpu::abs(z)) / 2);
     if (z.re >= 0) return C(t, z.im / (2 * t));
-    return C((z.im < 0 ? -z.im : z.im) / (2 * t), z.im < 0 ? -t : t);
+    bool below = z.im < 0 || (z.im == 0 && 1 / z.im < 0);   // -0 too: sqrt(-4 - 0i) is -2i, as NumPy's
+    return C((below ? -z.im : z.im) / (2 * t), below ? -t : t);
   }
   __device__ static C sin(C z) { return C(ew::sin(z.re) * ew::cosh(z.im), ew::cos(z.re) * ew::sinh(z.im)); }
   __device__ static C cos(C z) { return C(ew::cos(z.re) * ew::cosh(z.im), -(ew::sin(z.re) * ew::sinh(z.im))); }
