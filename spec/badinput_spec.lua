@@ -794,6 +794,11 @@ local rows = {
    "option 'stream': gpu.stream expected, got number"},
   {"gpu.copy(a, a, {stream = 'x'})", function() return gpu.copy(a, a, {stream = 'x'}) end,
    "option 'stream': gpu.stream expected, got string"},
+  -- a third argument that is no options table was ignored
+  {"gpu.copy(a, a, 5)", function() return gpu.copy(a, a, 5) end,
+   "bad argument #3 to 'copy' (options table ({stream = s}) expected, got number)"},
+  {"a:to(0, 'x')", function() return a:to(0, 'x') end,
+   "options table ({stream = s}) expected, got string"},
   {"a:tohost(nil, {stream = 5})", function() return a:tohost(nil, {stream = 5}) end,
    "option 'stream': gpu.stream expected, got number"},
   {"gpu.max(gpu.zeros({0}))", function() return gpu.max(gpu.zeros({0})) end,
