@@ -453,6 +453,8 @@ void ops_open(lua_State *L) {
     if (d->name[0] != '_') {
       lua_pushvalue(L, -1);
       lua_setfield(L, methods, d->name);
+    } else {   /* gpu._clip is gpu.clip's: its messages name what the user called */
+      snprintf(((Ufunc *)lua_touserdata(L, -1))->name, sizeof ((Ufunc *)0)->name, "%s", d->name + 1);
     }
     lua_setfield(L, gpu, d->name);
   }
