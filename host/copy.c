@@ -298,6 +298,14 @@ static CUstream stream_opt(lua_State *L, int idx) {
   return s;
 }
 
+/* The options of gpu.copy and a:to, at idx: a table ({stream = s}) or nothing; a number or
+ * a string there was ignored. */
+static CUstream options_stream(lua_State *L, int idx) {
+  if (!lua_isnoneornil(L, idx) && (!lua_istable(L, idx) || hostarray_test(L, idx)))
+    luaL_typeerror(L, idx, "options table ({stream = s})");
+  return stream_opt(L, idx);
+}
+
 /* gpu.array(src [, dtype]): a new device array holding src, a (nested) Lua table, a host
  * array or a device array, converted to dtype when one is given */
 static int gpu_array(lua_State *L) {
@@ -416,7 +424,7 @@ static int gpu_copy(lua_State *L) {
   is_device(L, 1, "gpu.copy");
   is_device(L, 2, "gpu.copy");
   lua_settop(L, 3);
-  CUstream s = stream_opt(L, 3);
+  CUstream s = options_stream(L, 3);
   if (s) lua_getfield(L, 3, "stream");
   transfer_on(L, 1, 2, s, s ? 4 : 0);
   lua_settop(L, 1);
@@ -430,7 +438,7 @@ static int array_to(lua_State *L) {
   GpuArray *a = array_check(L, 1);
   int dev = device_ordinal(L, 2);
   lua_settop(L, 3);
-  CUstream s = stream_opt(L, 3);
+  CUstream s = options_stream(L, 3);
   if (s) lua_getfield(L, 3, "stream");
   if (a->device == dev) { lua_settop(L, 1); return 1; }
   int sidx = s ? 4 : 0;

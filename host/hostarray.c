@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
 #include "gpu.h"
 
 #define tohostarray(L, i) ((HostArray *)luaL_checkudata(L, i, GPU_HOSTARRAY_T))
@@ -200,8 +201,9 @@ static int hostarray_free(lua_State *L) {
 static void *element(lua_State *L, HostArray *h, int idx) {
   int isint;
   lua_Integer i = lua_tointegerx(L, idx, &isint);
-  if (!isint) luaL_error(L, "host array index must be an integer, got %s",
-                         lua_type(L, idx) == LUA_TNUMBER ? lua_tostring(L, idx) : luaL_typename(L, idx));
+  if (!isint)   /* NaN as "nan": 0/0 has the sign bit, which "%.14g" shows as "-nan" */
+    luaL_error(L, "host array index must be an integer, got %s", lua_type(L, idx) != LUA_TNUMBER
+               ? luaL_typename(L, idx) : isnan(lua_tonumber(L, idx)) ? "nan" : lua_tostring(L, idx));
   if (i < 1 || i > h->shape.size)
     luaL_error(L, "index %I out of range for a host array of %I elements", i, h->shape.size);
   size_t es = dtypes[h->dtype].size;

@@ -113,9 +113,9 @@ static void scalar_value(lua_State *L, const Ufunc *u, Operand *o, int pos) {
     element_convert(&o->value, o->loop, &b, DT_BOOL);
     return;
   }
-  /* a negative Lua integer never fits an unsigned type here (dtype_store would take its
-   * bits for uint64, as tables do) */
-  const char *err = o->kind == OPK_INT && dtypes[o->loop].kind == 'u' && lua_tointeger(L, o->idx) < 0
+  /* a negative Lua number, integer or float, never fits an unsigned type here (dtype_store
+   * would take its bits for uint64, as tables do: -1.0 would be 2^64 - 1) */
+  const char *err = o->kind != OPK_BOOL && dtypes[o->loop].kind == 'u' && lua_tonumber(L, o->idx) < 0
       ? "out of range" : dtype_store(L, o->idx, o->dtype, &o->value);
   if (err)
     luaL_error(L, "gpu.%s argument %d: %s is %s for %s (a Lua number takes the array's "
@@ -453,6 +453,8 @@ void ops_open(lua_State *L) {
     if (d->name[0] != '_') {
       lua_pushvalue(L, -1);
       lua_setfield(L, methods, d->name);
+    } else {   /* gpu._clip is gpu.clip's: its messages name what the user called */
+      snprintf(((Ufunc *)lua_touserdata(L, -1))->name, sizeof ((Ufunc *)0)->name, "%s", d->name + 1);
     }
     lua_setfield(L, gpu, d->name);
   }

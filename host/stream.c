@@ -10,7 +10,14 @@ typedef struct GpuStream {
   unsigned group;     /* the gpu.nccl.group it was last given to (coll_open_group) */
 } GpuStream;
 
-#define tostream(L, i) ((GpuStream *)luaL_checkudata(L, i, GPU_STREAM_T))
+/* A negative index is an options table's field (lua_getfield(L, opts, "stream") left on
+ * the stack): luaL_checkudata would call it 'bad argument #-1'. */
+static GpuStream *tostream(lua_State *L, int idx) {
+  GpuStream *s = luaL_testudata(L, idx, GPU_STREAM_T);
+  if (!s && idx < 0)
+    luaL_error(L, "option 'stream': gpu.stream expected, got %s", luaL_typename(L, idx));
+  return s ? s : (GpuStream *)luaL_checkudata(L, idx, GPU_STREAM_T);
+}
 
 CUstream stream_check(lua_State *L, int idx) {
   /* a negative index is an options table's field: luaL_checkudata would say 'bad argument #-1' */

@@ -3,6 +3,7 @@
  * (narrow, select, reshape, transpose, squeeze, unsqueeze, expand, flatten, item, ...).
  * The arithmetic is layout.c's; this file reads the arguments and makes the views. */
 #include <string.h>
+#include <math.h>
 #include "gpu.h"
 
 /* Either kind of array, seen as a layout over its owner's memory. */
@@ -35,9 +36,9 @@ static void push_view(lua_State *L, int idx, const Arr *a, const GpuLayout *l) {
 static int64_t integer_at(lua_State *L, int idx, const char *what) {
   int isint;
   lua_Integer v = lua_tointegerx(L, idx, &isint);
-  if (!isint)
-    luaL_error(L, "%s must be an integer, got %s", what,
-               lua_type(L, idx) == LUA_TNUMBER ? lua_tostring(L, idx) : luaL_typename(L, idx));
+  if (!isint)   /* NaN as "nan": 0/0 has the sign bit, which "%.14g" shows as "-nan" */
+    luaL_error(L, "%s must be an integer, got %s", what, lua_type(L, idx) != LUA_TNUMBER
+               ? luaL_typename(L, idx) : isnan(lua_tonumber(L, idx)) ? "nan" : lua_tostring(L, idx));
   return v;
 }
 

@@ -52,9 +52,17 @@ function gpu.clip(a, lo, hi, opts)
   local f, x, y = gpu._clip, lo, hi
   if lo == nil then f, x, y = gpu.minimum, hi, nil
   elseif hi == nil then f, x, y = gpu.maximum, lo, nil end
-  if y == nil then
-    if opts then return f(a, x, opts) end
-    return f(a, x)
+  if y == nil then   -- maximum's or minimum's messages name clip and its argument
+    local pos = lo == nil and "3" or "2"
+    local function named(ok, ...)
+      if ok then return ... end
+      local e = ...
+      if type(e) ~= "string" then error(e, 0) end
+      e = e:gsub("gpu%.m%l+mum argument 2", "gpu.clip argument " .. pos):gsub("gpu%.m%l+mum", "gpu.clip")
+      error(e, 0)
+    end
+    if opts then return named(pcall(f, a, x, opts)) end
+    return named(pcall(f, a, x))
   end
   if opts then return f(a, x, y, opts) end
   return f(a, x, y)

@@ -111,6 +111,12 @@ describe("arithmetic", function()
     assert.are.same({2, 2.5, 3}, gpu.array({1, 2.5, 9}):clip(2, 3):totable())
     assert.are.same({1, 2.5, 3}, gpu.array({1, 2.5, 9}):clip(nil, 3):totable())
     assert.are.same({2, 2.5, 9}, gpu.clip(gpu.array({1, 2.5, 9}), 2):totable())
+    -- its messages name clip and the argument given, not gpu._clip or gpu.minimum's
+    local u = gpu.arange(5, "uint8")
+    assert.matches("gpu.clip argument 2: -1 is out of range for uint8", S.errof(gpu.clip, u, -1, 3), 1, true)
+    assert.matches("gpu.clip argument 3: 300 is out of range for uint8", S.errof(gpu.clip, u, 1, 300), 1, true)
+    assert.matches("gpu.clip argument 3: 300 is out of range for uint8", S.errof(gpu.clip, u, nil, 300), 1, true)
+    assert.matches("gpu.clip: out has shape {3}", S.errof(gpu.clip, u, 1, nil, {out = gpu.zeros(3)}), 1, true)
   end)
 end)
 
@@ -279,6 +285,12 @@ describe("operations refuse", function()
                    S.errof(function() return gpu.zeros(2, "uint8") + 300 end), 1, true)
     assert.matches("gpu.subtract argument 2: -1 is out of range for uint64",
                    S.errof(function() return gpu.zeros(2, "uint64") - (-1) end), 1, true)
+    -- a negative float is no more an unsigned value than a negative integer (fill(-1.0)
+    -- of a uint64 array wrote 2^64 - 1)
+    assert.matches("gpu.copy argument 1: -1.0 is out of range for uint64",
+                   S.errof(function() return gpu.zeros(2, "uint64"):fill(-1.0) end), 1, true)
+    assert.matches("is out of range for uint64",
+                   S.errof(function() return gpu.zeros(2, "uint64"):fill(-2.0^63) end), 1, true)
     assert.matches("gpu.negative: bool arrays cannot be subtracted or negated",
                    S.errof(function() return -gpu.zeros(2, "bool") end), 1, true)
   end)
