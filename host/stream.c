@@ -15,14 +15,11 @@ typedef struct GpuStream {
 static GpuStream *tostream(lua_State *L, int idx) {
   GpuStream *s = luaL_testudata(L, idx, GPU_STREAM_T);
   if (!s && idx < 0)
-    luaL_error(L, "option 'stream': gpu.stream expected, got %s", luaL_typename(L, idx));
+    luaL_error(L, "bad option 'stream' (gpu.stream expected, got %s)", luaL_typename(L, idx));
   return s ? s : (GpuStream *)luaL_checkudata(L, idx, GPU_STREAM_T);
 }
 
 CUstream stream_check(lua_State *L, int idx) {
-  /* a negative index is an options table's field: luaL_checkudata would say 'bad argument #-1' */
-  if (idx < 0 && idx > LUA_REGISTRYINDEX && !luaL_testudata(L, idx, GPU_STREAM_T))
-    luaL_error(L, "bad option 'stream' (gpu.stream expected, got %s)", luaL_typename(L, idx));
   GpuStream *s = tostream(L, idx);
   if (!s->alive) luaL_error(L, "attempt to use a destroyed stream");
   return s->s;
