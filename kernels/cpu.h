@@ -145,6 +145,16 @@ inline int __syncthreads_and(int p) { return gpuhost_cpu::barrier(GPUHOST_SYNC_A
 inline int __syncthreads_or(int p) { return gpuhost_cpu::barrier(GPUHOST_SYNC_OR, p); }
 inline void __syncwarp(unsigned mask = 0xffffffffu) { gpuhost_cpu::warp(GPUHOST_SYNCWARP, mask, 0, 0, 32); }
 inline void *gpuhost_dynamic_shared() { return gpuhost_rt->dynamic_shared(); }
+namespace gpuhost_cpu {
+// An `extern __shared__` array at namespace scope is a thread-local pointer with a hook
+// (host/cpu/source.c writes both) that set_launch runs as a launch begins on a worker.
+struct dynamic_hook {
+  void (*set)(void *);
+  const dynamic_hook *next;
+  static inline const dynamic_hook *first = nullptr;
+  explicit dynamic_hook(void (*s)(void *)) : set(s), next(first) { first = this; }
+};
+}  // namespace gpuhost_cpu
 
 // ---- warp functions: the lanes of a warp exchange through the runtime ----
 template <class T> inline T gpuhost_shuffle(int op, unsigned mask, T v, int arg, int width) {
@@ -449,6 +459,7 @@ template <class... A> struct kernel<void (*)(A...)> {
 inline void set_launch(const gpuhost_launch *l) {
   gpuhost_blockDim = dim3(l->block.x, l->block.y, l->block.z);
   gpuhost_gridDim = dim3(l->grid.x, l->grid.y, l->grid.z);
+  for (const dynamic_hook *h = dynamic_hook::first; h != nullptr; h = h->next) h->set(gpuhost_dynamic_shared());
 }
 
 // The fiber path: a thread of block b, and of the blocks after it, on the fiber that thread

@@ -676,3 +676,25 @@ describe("the refused corpus: both backends refuse, naming the problem", functio
     end)
   end
 end)
+
+describe("the corpus: shared memory and tiles as CUDA defines them", function()
+  local m = gpu.module([[
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+extern __shared__ float dyn[];   // at namespace scope, as CUDA samples declare it
+__global__ void reverse_global(float *o) {
+  dyn[threadIdx.x] = threadIdx.x * 2.0f;
+  __syncthreads();
+  o[threadIdx.x] = dyn[blockDim.x - 1 - threadIdx.x];
+}
+__global__ void copy_global(float *o) {   // no barrier: the loops, with the same array
+  dyn[threadIdx.x] = threadIdx.x + 0.5f;
+  o[threadIdx.x] = dyn[threadIdx.x];
+}
+]])
+
+  it("an extern __shared__ array at namespace scope", function()
+    assert.are.same({6, 4, 2, 0}, run(m.reverse_global, {1, 4, shared = 16}, gpu.zeros(4)))
+    assert.are.same({0.5, 1.5, 2.5}, run(m.copy_global, {2, 3, shared = 12}, gpu.zeros(3)))
+  end)
+end)
