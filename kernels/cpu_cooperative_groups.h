@@ -22,18 +22,23 @@ inline void sync(const thread_block &b) { b.sync(); }
 template <unsigned N>
 struct thread_block_tile {
   static_assert(N >= 1 && N <= 32 && (N & (N - 1)) == 0, "tile sizes are powers of two up to 32");
-  void sync() const { __syncwarp(); }
+  // the tile's lanes in its warp: votes are over them, a ballot's bits count from the tile's
+  // first (a tile under 32 threads is not its whole warp)
+  unsigned first_lane() const { return this_thread_block().thread_rank() % 32 / N * N; }
+  unsigned lanes() const { return (unsigned)((1ull << N) - 1) << first_lane(); }
+  void sync() const { __syncwarp(lanes()); }
   unsigned thread_rank() const { return this_thread_block().thread_rank() % N; }
   unsigned size() const { return N; }
   unsigned num_threads() const { return N; }
   unsigned meta_group_rank() const { return this_thread_block().thread_rank() / N; }
-  template <class T> T shfl(T v, int src) const { return __shfl_sync(0xffffffffu, v, src, N); }
-  template <class T> T shfl_up(T v, unsigned d) const { return __shfl_up_sync(0xffffffffu, v, d, N); }
-  template <class T> T shfl_down(T v, unsigned d) const { return __shfl_down_sync(0xffffffffu, v, d, N); }
-  template <class T> T shfl_xor(T v, int m) const { return __shfl_xor_sync(0xffffffffu, v, m, N); }
-  int any(int p) const { return __any_sync(0xffffffffu, p); }
-  int all(int p) const { return __all_sync(0xffffffffu, p); }
-  unsigned ballot(int p) const { return __ballot_sync(0xffffffffu, p); }
+  unsigned meta_group_size() const { return (this_thread_block().size() + N - 1) / N; }
+  template <class T> T shfl(T v, int src) const { return __shfl_sync(lanes(), v, src, N); }
+  template <class T> T shfl_up(T v, unsigned d) const { return __shfl_up_sync(lanes(), v, d, N); }
+  template <class T> T shfl_down(T v, unsigned d) const { return __shfl_down_sync(lanes(), v, d, N); }
+  template <class T> T shfl_xor(T v, int m) const { return __shfl_xor_sync(lanes(), v, m, N); }
+  int any(int p) const { return __any_sync(lanes(), p); }
+  int all(int p) const { return __all_sync(lanes(), p); }
+  unsigned ballot(int p) const { return __ballot_sync(lanes(), p) >> first_lane(); }
 };
 
 template <unsigned N>

@@ -691,10 +691,31 @@ __global__ void copy_global(float *o) {   // no barrier: the loops, with the sam
   dyn[threadIdx.x] = threadIdx.x + 0.5f;
   o[threadIdx.x] = dyn[threadIdx.x];
 }
+__global__ void tiles8(unsigned *ballot, int *any, int *all, unsigned *meta) {
+  cg::thread_block b = cg::this_thread_block();
+  cg::thread_block_tile<8> t = cg::tiled_partition<8>(b);
+  ballot[threadIdx.x] = t.ballot(threadIdx.x % 11 == 3);
+  any[threadIdx.x] = t.any(threadIdx.x == 3);
+  all[threadIdx.x] = t.all(threadIdx.x < 8);
+  meta[threadIdx.x] = t.meta_group_rank() * 100 + t.meta_group_size();
+}
 ]])
 
   it("an extern __shared__ array at namespace scope", function()
     assert.are.same({6, 4, 2, 0}, run(m.reverse_global, {1, 4, shared = 16}, gpu.zeros(4)))
     assert.are.same({0.5, 1.5, 2.5}, run(m.copy_global, {2, 3, shared = 12}, gpu.zeros(3)))
+  end)
+
+  it("a tile's votes and ballots cover the tile alone", function()
+    local ballot, any, all, meta = run(m.tiles8, {1, 64}, gpu.zeros(64, "uint32"), gpu.zeros(64, "int32"),
+                                       gpu.zeros(64, "int32"), gpu.zeros(64, "uint32"))
+    for t = 0, 63 do
+      local first, b = t // 8 * 8, 0
+      for r = 0, 7 do if (first + r) % 11 == 3 then b = b | (1 << r) end end
+      assert.are.equal(b, ballot[t + 1])
+      assert.are.equal(t < 8 and 1 or 0, any[t + 1])
+      assert.are.equal(t < 8 and 1 or 0, all[t + 1])
+      assert.are.equal(t // 8 * 100 + 8, meta[t + 1])
+    end
   end)
 end)
