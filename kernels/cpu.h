@@ -18,6 +18,7 @@
 // ("'noinline' was not declared"); included here, a kernel's own includes of them (libcu++
 // reaches <string>) are no-ops.
 #include <algorithm>
+#include <cfenv>
 #include <cfloat>
 #include <climits>
 #include <cmath>
@@ -285,17 +286,6 @@ inline void __sincosf(float x, float *s, float *c) { *s = sinf(x); *c = cosf(x);
 inline void sincosf(float x, float *s, float *c) { *s = sinf(x); *c = cosf(x); }
 inline float __powf(float x, float y) { return powf(x, y); }
 inline float __fdividef(float a, float b) { return a / b; }
-inline float __frcp_rn(float x) { return 1.0f / x; }
-inline float __fsqrt_rn(float x) { return sqrtf(x); }
-inline float __saturatef(float x) { return x < 0.0f ? 0.0f : x > 1.0f ? 1.0f : x; }
-inline float __fmaf_rn(float a, float b, float c) { return fmaf(a, b, c); }
-inline double __fma_rn(double a, double b, double c) { return fma(a, b, c); }
-inline float __fadd_rn(float a, float b) { return a + b; }
-inline float __fsub_rn(float a, float b) { return a - b; }
-inline float __fmul_rn(float a, float b) { return a * b; }
-inline float __fdiv_rn(float a, float b) { return a / b; }
-inline double __dadd_rn(double a, double b) { return a + b; }
-inline double __dmul_rn(double a, double b) { return a * b; }
 inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
 inline double rsqrt(double x) { return 1.0 / sqrt(x); }
 inline float rcbrtf(float x) { return 1.0f / cbrtf(x); }
@@ -343,15 +333,7 @@ inline unsigned long long __umul64hi(unsigned long long a, unsigned long long b)
   return (unsigned long long)(((unsigned __int128)a * b) >> 64);
 }
 inline long long __mul64hi(long long a, long long b) { return (long long)(((__int128)a * b) >> 64); }
-inline int __mul24(int a, int b) { return a * b; }
-inline unsigned __umul24(unsigned a, unsigned b) { return a * b; }
 inline unsigned __usad(unsigned a, unsigned b, unsigned c) { return (a > b ? a - b : b - a) + c; }
-inline int __float2int_rn(float x) { return (int)nearbyintf(x); }
-inline int __float2int_rz(float x) { return (int)x; }
-inline int __float2int_rd(float x) { return (int)floorf(x); }
-inline int __float2int_ru(float x) { return (int)ceilf(x); }
-inline float __int2float_rn(int x) { return (float)x; }
-inline int __double2int_rn(double x) { return (int)nearbyint(x); }
 inline int __float_as_int(float x) { int i; std::memcpy(&i, &x, 4); return i; }
 inline unsigned __float_as_uint(float x) { unsigned i; std::memcpy(&i, &x, 4); return i; }
 inline float __int_as_float(int i) { float x; std::memcpy(&x, &i, 4); return x; }
@@ -363,6 +345,143 @@ template <class T> inline T __ldcg(const T *p) { return *p; }
 template <class T> inline T __ldcs(const T *p) { return *p; }
 template <class T> inline void __stcg(T *p, T v) { *p = v; }
 template <class T> inline void __stcs(T *p, T v) { *p = v; }
+
+// ---- rounding modes and conversions, as a GPU's instructions define them ----
+namespace gpuhost_cpu {
+// Rounded r of F to integer I: NaN gives 0 and what is out of range the nearest bound, as
+// a GPU's cvt does (the host's own conversion is undefined there: INT_MIN for 1e10f).
+template <class I, class F> inline I to_int(F r) {
+  if (r != r) return 0;
+  if (r <= (F)std::numeric_limits<I>::min()) return std::numeric_limits<I>::min();
+  if (r >= (F)std::numeric_limits<I>::max()) return std::numeric_limits<I>::max();
+  return (I)r;
+}
+// op() in rounding mode m. op reads its operands from volatile copies and stores its result
+// to one, so the compiler can neither compute it before the mode is set nor after it is
+// restored (it assumes the default mode otherwise).
+template <class T, class Op> inline T in_mode(int m, Op op) {
+  int old = fegetround();
+  fesetround(m);
+  T r = op();
+  fesetround(old);
+  return r;
+}
+}  // namespace gpuhost_cpu
+#define GPUHOST_MODE_rn FE_TONEAREST
+#define GPUHOST_MODE_rz FE_TOWARDZERO
+#define GPUHOST_MODE_rd FE_DOWNWARD
+#define GPUHOST_MODE_ru FE_UPWARD
+#define GPUHOST_ROUND_rn nearbyint
+#define GPUHOST_ROUND_rz trunc
+#define GPUHOST_ROUND_rd floor
+#define GPUHOST_ROUND_ru ceil
+// name##_rn ... _ru(params) computing expr over the volatile copies of the arguments
+#define GPUHOST_IN_MODES(R, name, params, copies, expr) \
+  GPUHOST_IN_MODE(R, name, rn, params, copies, expr) GPUHOST_IN_MODE(R, name, rz, params, copies, expr) \
+  GPUHOST_IN_MODE(R, name, rd, params, copies, expr) GPUHOST_IN_MODE(R, name, ru, params, copies, expr)
+#define GPUHOST_IN_MODE(R, name, m, params, copies, expr) \
+  inline R name##_##m params { copies; \
+    return gpuhost_cpu::in_mode<R>(GPUHOST_MODE_##m, [&] { volatile R r = (expr); return r; }); }
+#define GPUHOST_V1(T) volatile T x = a
+#define GPUHOST_V2(T) volatile T x = a; volatile T y = b
+#define GPUHOST_V3(T) volatile T x = a; volatile T y = b; volatile T z = c
+GPUHOST_IN_MODES(float, __fadd, (float a, float b), GPUHOST_V2(float), x + y)
+GPUHOST_IN_MODES(float, __fsub, (float a, float b), GPUHOST_V2(float), x - y)
+GPUHOST_IN_MODES(float, __fmul, (float a, float b), GPUHOST_V2(float), x * y)
+GPUHOST_IN_MODES(float, __fdiv, (float a, float b), GPUHOST_V2(float), x / y)
+GPUHOST_IN_MODES(float, __fmaf, (float a, float b, float c), GPUHOST_V3(float), fmaf(x, y, z))
+GPUHOST_IN_MODES(float, __fmaf_ieee, (float a, float b, float c), GPUHOST_V3(float), fmaf(x, y, z))
+GPUHOST_IN_MODES(float, __frcp, (float a), GPUHOST_V1(float), 1.0f / x)
+GPUHOST_IN_MODES(float, __fsqrt, (float a), GPUHOST_V1(float), sqrtf(x))
+GPUHOST_IN_MODES(double, __dadd, (double a, double b), GPUHOST_V2(double), x + y)
+GPUHOST_IN_MODES(double, __dsub, (double a, double b), GPUHOST_V2(double), x - y)
+GPUHOST_IN_MODES(double, __dmul, (double a, double b), GPUHOST_V2(double), x * y)
+GPUHOST_IN_MODES(double, __ddiv, (double a, double b), GPUHOST_V2(double), x / y)
+GPUHOST_IN_MODES(double, __fma, (double a, double b, double c), GPUHOST_V3(double), fma(x, y, z))
+GPUHOST_IN_MODES(double, __drcp, (double a), GPUHOST_V1(double), 1.0 / x)
+GPUHOST_IN_MODES(double, __dsqrt, (double a), GPUHOST_V1(double), sqrt(x))
+GPUHOST_IN_MODES(float, __double2float, (double a), GPUHOST_V1(double), (float)x)
+GPUHOST_IN_MODES(float, __int2float, (int a), GPUHOST_V1(int), (float)x)
+GPUHOST_IN_MODES(float, __uint2float, (unsigned a), GPUHOST_V1(unsigned), (float)x)
+GPUHOST_IN_MODES(float, __ll2float, (long long a), GPUHOST_V1(long long), (float)x)
+GPUHOST_IN_MODES(float, __ull2float, (unsigned long long a), GPUHOST_V1(unsigned long long), (float)x)
+GPUHOST_IN_MODES(double, __ll2double, (long long a), GPUHOST_V1(long long), (double)x)
+GPUHOST_IN_MODES(double, __ull2double, (unsigned long long a), GPUHOST_V1(unsigned long long), (double)x)
+inline double __int2double_rn(int a) { return a; }
+inline double __uint2double_rn(unsigned a) { return a; }
+// one rounding to float from the double result (that one exact or nearly so)
+inline float __frsqrt_rn(float x) { return (float)(1.0 / sqrt((double)x)); }
+inline float __saturatef(float x) { return x > 0.0f ? (x < 1.0f ? x : 1.0f) : 0.0f; }   // NaN: 0
+// float and double to integers, rounded each way
+#define GPUHOST_TO_INT(F, P, I, suffix) \
+  inline I P##2##suffix##_rn(F x) { return gpuhost_cpu::to_int<I>(GPUHOST_ROUND_rn(x)); } \
+  inline I P##2##suffix##_rz(F x) { return gpuhost_cpu::to_int<I>(GPUHOST_ROUND_rz(x)); } \
+  inline I P##2##suffix##_rd(F x) { return gpuhost_cpu::to_int<I>(GPUHOST_ROUND_rd(x)); } \
+  inline I P##2##suffix##_ru(F x) { return gpuhost_cpu::to_int<I>(GPUHOST_ROUND_ru(x)); }
+GPUHOST_TO_INT(float, __float, int, int) GPUHOST_TO_INT(float, __float, unsigned, uint)
+GPUHOST_TO_INT(float, __float, long long, ll) GPUHOST_TO_INT(float, __float, unsigned long long, ull)
+GPUHOST_TO_INT(double, __double, int, int) GPUHOST_TO_INT(double, __double, unsigned, uint)
+GPUHOST_TO_INT(double, __double, long long, ll) GPUHOST_TO_INT(double, __double, unsigned long long, ull)
+inline int __double2hiint(double x) { return (int)(__double_as_longlong(x) >> 32); }
+inline int __double2loint(double x) { return (int)__double_as_longlong(x); }
+inline double __hiloint2double(int hi, int lo) {
+  return __longlong_as_double((long long)((unsigned long long)(unsigned)hi << 32 | (unsigned)lo));
+}
+
+// ---- integer intrinsics ----
+// __mul24: the low 24 bits of each operand, as signed (or unsigned) 24-bit numbers
+inline int __mul24(int a, int b) {
+  long long x = (int)((unsigned)a << 8) >> 8, y = (int)((unsigned)b << 8) >> 8;
+  return (int)(unsigned long long)(x * y);
+}
+inline unsigned __umul24(unsigned a, unsigned b) {
+  return (unsigned)((unsigned long long)(a & 0xffffffu) * (b & 0xffffffu));
+}
+inline int __hadd(int a, int b) { return (int)(((long long)a + b) >> 1); }
+inline int __rhadd(int a, int b) { return (int)(((long long)a + b + 1) >> 1); }
+inline unsigned __uhadd(unsigned a, unsigned b) { return (unsigned)(((unsigned long long)a + b) >> 1); }
+inline unsigned __urhadd(unsigned a, unsigned b) { return (unsigned)(((unsigned long long)a + b + 1) >> 1); }
+inline unsigned __sad(int a, int b, unsigned c) { return (a > b ? (unsigned)a - (unsigned)b : (unsigned)b - (unsigned)a) + c; }
+inline unsigned __funnelshift_lc(unsigned lo, unsigned hi, unsigned s) {
+  unsigned long long v = ((unsigned long long)hi << 32) | lo;
+  return (unsigned)((v << (s < 32 ? s : 32)) >> 32);
+}
+inline unsigned __funnelshift_rc(unsigned lo, unsigned hi, unsigned s) {
+  unsigned long long v = ((unsigned long long)hi << 32) | lo;
+  return (unsigned)(v >> (s < 32 ? s : 32));
+}
+// dot products of packed bytes (and 16-bit halves) with a 32-bit accumulator, wrapping
+template <class B> inline long long gpuhost_dp(unsigned a, unsigned b, int pairs, int wide, int hi) {
+  long long sum = 0;
+  for (int i = 0; i < pairs; i++) {
+    long long x = wide ? (long long)(B)(short)(a >> (16 * i)) : (long long)(B)(a >> (8 * i));
+    long long y = (long long)(B)(b >> (8 * (i + 2 * hi)));
+    if (wide && !std::is_signed<B>::value) x = (unsigned short)(a >> (16 * i));
+    sum += x * y;
+  }
+  return sum;
+}
+inline int __dp4a(int a, int b, int c) { return (int)(unsigned)(gpuhost_dp<signed char>((unsigned)a, (unsigned)b, 4, 0, 0) + c); }
+inline unsigned __dp4a(unsigned a, unsigned b, unsigned c) { return (unsigned)(gpuhost_dp<unsigned char>(a, b, 4, 0, 0) + c); }
+inline int __dp2a_lo(int a, int b, int c) { return (int)(unsigned)(gpuhost_dp<signed char>((unsigned)a, (unsigned)b, 2, 1, 0) + c); }
+inline int __dp2a_hi(int a, int b, int c) { return (int)(unsigned)(gpuhost_dp<signed char>((unsigned)a, (unsigned)b, 2, 1, 1) + c); }
+inline unsigned __dp2a_lo(unsigned a, unsigned b, unsigned c) { return (unsigned)(gpuhost_dp<unsigned char>(a, b, 2, 1, 0) + c); }
+inline unsigned __dp2a_hi(unsigned a, unsigned b, unsigned c) { return (unsigned)(gpuhost_dp<unsigned char>(a, b, 2, 1, 1) + c); }
+inline unsigned short __nv_bswap16(unsigned short x) { return __builtin_bswap16(x); }
+inline unsigned __nv_bswap32(unsigned x) { return __builtin_bswap32(x); }
+inline unsigned long long __nv_bswap64(unsigned long long x) { return __builtin_bswap64(x); }
+inline unsigned umin(unsigned a, unsigned b) { return a < b ? a : b; }
+inline unsigned umax(unsigned a, unsigned b) { return a > b ? a : b; }
+inline long long llmin(long long a, long long b) { return a < b ? a : b; }
+inline long long llmax(long long a, long long b) { return a > b ? a : b; }
+inline unsigned long long ullmin(unsigned long long a, unsigned long long b) { return a < b ? a : b; }
+inline unsigned long long ullmax(unsigned long long a, unsigned long long b) { return a > b ? a : b; }
+template <class T> inline T __ldca(const T *p) { return *p; }
+template <class T> inline T __ldcv(const T *p) { return *p; }
+template <class T> inline T __ldlu(const T *p) { return *p; }
+template <class T> inline void __stwb(T *p, T v) { *p = v; }
+template <class T> inline void __stwt(T *p, T v) { *p = v; }
+inline void __prof_trigger(int) {}
 
 // min and max for the mixes CUDA C allows
 inline int min(int a, int b) { return a < b ? a : b; }

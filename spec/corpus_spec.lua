@@ -719,3 +719,59 @@ __global__ void tiles8(unsigned *ballot, int *any, int *all, unsigned *meta) {
     end
   end)
 end)
+
+describe("the corpus: intrinsics as CUDA defines them", function()
+  local m = gpu.module([[
+__global__ void to_int(const float *f, const double *d, int *o, unsigned *u, long long *ll, unsigned long long *ull) {
+  o[0] = __float2int_rn(f[0]); o[1] = __float2int_rz(f[1]); o[2] = __float2int_rd(f[2]); o[3] = __float2int_ru(f[1]);
+  o[4] = __double2int_rn(d[0]); o[5] = __float2int_rn(f[3]); o[6] = __float2int_rn(f[4]);
+  o[7] = __float_as_int(__saturatef(f[1])); o[8] = __double2int_rz(d[1]);
+  u[0] = __float2uint_rn(f[5]); u[1] = __double2uint_ru(d[0]);
+  ll[0] = __float2ll_rn(f[0]); ll[1] = __double2ll_rz(d[1]); ll[2] = __float2ll_rd(f[2]);
+  ull[0] = __float2ull_ru(f[4]); ull[1] = __double2ull_rn(d[2]);
+}
+__global__ void integers(const int *i, int *o, unsigned *u) {
+  o[0] = __mul24(i[0], 2); o[1] = __mul24(i[1], i[2]); o[2] = __hadd(INT_MAX, i[4]); o[3] = __rhadd(i[2], 2);
+  o[4] = __dp4a(0x01020304, -1, 10); o[5] = __dp2a_lo(0x0002fffe, 0x00000301, 0);
+  o[6] = __dp2a_hi(0x0002fffe, 0x03010000, 5);
+  u[0] = __umul24(i[0] | 1, 3u); u[1] = __uhadd(0xffffffffu, (unsigned)i[2]);
+  u[2] = __funnelshift_lc(1u, 2u, (unsigned)i[3]); u[3] = __funnelshift_rc(1u, 2u, (unsigned)i[3]);
+  u[4] = __sad(-5, i[2] * 3, 1u); u[5] = __dp4a(0x01020304u, 0xffffffffu, 0u); u[6] = __urhadd(1u, (unsigned)i[2]);
+  u[7] = __nv_bswap32(0x11223344u); u[8] = umax(3u, (unsigned)i[2]);
+}
+__global__ void rounded(const float *f, const double *d, const int *i, float *of, double *od) {
+  of[0] = __fadd_rd(1.0f, f[6]); of[1] = __fadd_ru(1.0f, f[6]); of[2] = __fdiv_rz(1.0f, f[7]);
+  of[3] = __fdiv_ru(1.0f, f[7]); of[4] = __int2float_rd(i[5]); of[5] = __int2float_ru(i[5]);
+  of[6] = __double2float_rd(d[3]); of[7] = __double2float_ru(d[3]); of[8] = __fsqrt_rd(f[8]);
+  of[9] = __fsqrt_ru(f[8]); of[10] = __frsqrt_rn(f[10]); of[11] = __ll2float_rz(-(long long)i[5]);
+  od[0] = __dadd_rd(1.0, d[4]); od[1] = __dadd_ru(1.0, d[4]); od[2] = __ddiv_rn(1.0, 3.0 * d[5]);
+  od[3] = __hiloint2double(__double2hiint(d[6]), __double2loint(d[6]));
+}
+]])
+  local f = gpu.array({1e10, 0 / 0, -1e10, 2.5, -3.5, -1, 1e-10, 3, 2, 1.1, 4}, "float32")
+  local d = gpu.array({3e9, 0 / 0, 1e30, 1 / 3, 1e-30, 1, 2}, "float64")
+  local i = gpu.array({0x1000000, 0xFFFFFF, 5, 40, 1, 16777217}, "int32")
+
+  it("conversions to integers saturate, NaN to 0, and __saturatef(NaN) is 0", function()
+    local o, u, ll, ull = run_in(m.to_int, {1, 1}, 2, f, d, gpu.zeros(9, "int32"), gpu.zeros(2, "uint32"),
+                                 gpu.zeros(3, "int64"), gpu.zeros(2, "uint64"))
+    assert.are.same({2147483647, 0, -2147483648, 0, 2147483647, 2, -4, 0, 0}, o)
+    assert.are.same({0, 3000000000}, u)
+    assert.are.same({10000000000, 0, -10000000000}, ll)
+    assert.are.same({0, -1}, ull)   -- 2^64 - 1, as Lua shows it
+  end)
+
+  it("24-bit products, halving adds, funnel shifts that clamp, byte dot products", function()
+    local o, u = run_in(m.integers, {1, 1}, 1, i, gpu.zeros(7, "int32"), gpu.zeros(9, "uint32"))
+    assert.are.same({0, -5, 1073741824, 4, 0, 4, 9}, o)
+    assert.are.same({3, 2147483650, 1, 2, 21, 2550, 3, 0x44332211, 5}, u)
+  end)
+
+  it("arithmetic and conversions rounded down, up and toward zero", function()
+    local of, od = run_in(m.rounded, {1, 1}, 3, f, d, i, gpu.zeros(12), gpu.zeros(4, "float64"))
+    local third_down, third_up = 0.3333333134651184, 0.3333333432674408
+    assert.are.same({1, 1.0000001192092896, third_down, third_up, 16777216, 16777218, third_down, third_up,
+                     1.4142135381698608, 1.4142136573791504, 0.5, -16777216}, of)
+    assert.are.same({1, 1.0000000000000002, 1 / 3, 2}, od)
+  end)
+end)
