@@ -265,13 +265,29 @@ inline unsigned atomicDec(unsigned *p, unsigned limit) {
   while (!__atomic_compare_exchange_n(p, &old, (old == 0 || old > limit) ? limit : old - 1, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {}
   return old;
 }
+// the _block and _system scopes: every atomic here is atomic for the whole process
 #define atomicAdd_block atomicAdd
 #define atomicAdd_system atomicAdd
+#define atomicSub_block atomicSub
+#define atomicSub_system atomicSub
 #define atomicCAS_block atomicCAS
 #define atomicCAS_system atomicCAS
 #define atomicExch_block atomicExch
+#define atomicExch_system atomicExch
 #define atomicMin_block atomicMin
+#define atomicMin_system atomicMin
 #define atomicMax_block atomicMax
+#define atomicMax_system atomicMax
+#define atomicInc_block atomicInc
+#define atomicInc_system atomicInc
+#define atomicDec_block atomicDec
+#define atomicDec_system atomicDec
+#define atomicAnd_block atomicAnd
+#define atomicAnd_system atomicAnd
+#define atomicOr_block atomicOr
+#define atomicOr_system atomicOr
+#define atomicXor_block atomicXor
+#define atomicXor_system atomicXor
 
 // ---- math and intrinsics ----
 inline float __expf(float x) { return expf(x); }
@@ -286,6 +302,7 @@ inline void __sincosf(float x, float *s, float *c) { *s = sinf(x); *c = cosf(x);
 inline void sincosf(float x, float *s, float *c) { *s = sinf(x); *c = cosf(x); }
 inline float __powf(float x, float y) { return powf(x, y); }
 inline float __fdividef(float a, float b) { return a / b; }
+inline float fdividef(float a, float b) { return a / b; }
 inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
 inline double rsqrt(double x) { return 1.0 / sqrt(x); }
 inline float rcbrtf(float x) { return 1.0f / cbrtf(x); }

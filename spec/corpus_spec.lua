@@ -747,6 +747,12 @@ __global__ void rounded(const float *f, const double *d, const int *i, float *of
   od[0] = __dadd_rd(1.0, d[4]); od[1] = __dadd_ru(1.0, d[4]); od[2] = __ddiv_rn(1.0, 3.0 * d[5]);
   od[3] = __hiloint2double(__double2hiint(d[6]), __double2loint(d[6]));
 }
+__global__ void scoped_atomics(unsigned *u, unsigned long long *ull, float *f) {
+  int t = threadIdx.x;
+  atomicInc_block(&u[0], 9u); atomicDec_system(&u[1], 9u); atomicSub_block(&u[2], 1u);
+  atomicAnd_system(&u[3], ~(1u << t)); atomicOr_block(&ull[0], 1ull << (t + 20)); atomicXor_system(&ull[1], 3ull);
+  atomicMax_system(&u[4], (unsigned)t); atomicExch_system(&u[5], 7u); f[0] = fdividef(1.0f, 4.0f);
+}
 ]])
   local f = gpu.array({1e10, 0 / 0, -1e10, 2.5, -3.5, -1, 1e-10, 3, 2, 1.1, 4}, "float32")
   local d = gpu.array({3e9, 0 / 0, 1e30, 1 / 3, 1e-30, 1, 2}, "float64")
@@ -773,5 +779,13 @@ __global__ void rounded(const float *f, const double *d, const int *i, float *of
     assert.are.same({1, 1.0000001192092896, third_down, third_up, 16777216, 16777218, third_down, third_up,
                      1.4142135381698608, 1.4142136573791504, 0.5, -16777216}, of)
     assert.are.same({1, 1.0000000000000002, 1 / 3, 2}, od)
+  end)
+
+  it("atomics of each scope, _block and _system", function()
+    local u, ull, f = run(m.scoped_atomics, {1, 32}, gpu.array({0, 0, 0, 0xffffffff, 0, 0}, "uint32"),
+                          gpu.zeros(2, "uint64"), gpu.zeros(1))
+    assert.are.same({2, 8, 0xffffffe0, 0, 31, 7}, u)
+    assert.are.same({0xffffffff << 20, 0}, ull)
+    assert.are.same({0.25}, f)
   end)
 end)
