@@ -691,6 +691,22 @@ __global__ void copy_global(float *o) {   // no barrier: the loops, with the sam
   dyn[threadIdx.x] = threadIdx.x + 0.5f;
   o[threadIdx.x] = dyn[threadIdx.x];
 }
+__global__ void half_warp(int *o) {   // lanes 16-31 wait at the barrier meanwhile
+  int v = threadIdx.x;
+  if (threadIdx.x % 32 < 16) v += __shfl_down_sync(0xffffu, v, 4, 16);
+  __syncthreads();
+  o[threadIdx.x] = v;
+}
+__global__ void tiles_apart(int *o) {   // the tiles of a warp in different warp functions
+  auto t = cg::tiled_partition<8>(cg::this_thread_block());
+  int r = t.meta_group_rank() % 2 ? t.shfl_xor((int)threadIdx.x, 1) : (int)t.ballot(threadIdx.x % 3 == 0);
+  o[threadIdx.x] = r;
+}
+__global__ void offsets(int *o) {   // a shuffle reads its offset's low 5 bits, as PTX does
+  int v = threadIdx.x;
+  o[threadIdx.x] = __shfl_down_sync(0xffffffffu, v, 33) * 10000 + __shfl_xor_sync(0xffffffffu, v, 34) * 100 +
+                   __shfl_up_sync(0xffffffffu, v, 35);
+}
 __global__ void tiles8(unsigned *ballot, int *any, int *all, unsigned *meta) {
   cg::thread_block b = cg::this_thread_block();
   cg::thread_block_tile<8> t = cg::tiled_partition<8>(b);
@@ -704,6 +720,29 @@ __global__ void tiles8(unsigned *ballot, int *any, int *all, unsigned *meta) {
   it("an extern __shared__ array at namespace scope", function()
     assert.are.same({6, 4, 2, 0}, run(m.reverse_global, {1, 4, shared = 16}, gpu.zeros(4)))
     assert.are.same({0.5, 1.5, 2.5}, run(m.copy_global, {2, 3, shared = 12}, gpu.zeros(3)))
+  end)
+
+  it("warp functions whose mask leaves out lanes that are elsewhere", function()
+    local o = run(m.half_warp, {1, 64}, gpu.zeros(64, "int32"))
+    for t = 0, 63 do
+      local l = t % 32
+      assert.are.equal(l >= 16 and t or (l % 16 < 12 and 2 * t + 4 or t + t), o[t + 1])
+    end
+    o = run(m.tiles_apart, {1, 32}, gpu.zeros(32, "int32"))
+    for t = 0, 31 do
+      local b = 0
+      for r = 0, 7 do if (t // 8 * 8 + r) % 3 == 0 then b = b | (1 << r) end end
+      assert.are.equal(t // 8 % 2 == 1 and t ~ 1 or b, o[t + 1])
+    end
+  end)
+
+  it("shuffle offsets of 32 and more", function()
+    local o = run(m.offsets, {1, 32}, gpu.zeros(32, "int32"))
+    for l = 0, 31 do
+      local down = l + 1 < 32 and l + 1 or l
+      local up = l - 3 >= 0 and l - 3 or l
+      assert.are.equal(down * 10000 + (l ~ 2) * 100 + up, o[l + 1])
+    end
   end)
 
   it("a tile's votes and ballots cover the tile alone", function()
