@@ -828,3 +828,50 @@ __global__ void scoped_atomics(unsigned *u, unsigned long long *ull, float *f) {
     assert.are.same({0.25}, f)
   end)
 end)
+
+describe("the corpus: cooperative groups", function()
+  local m = gpu.module([[
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+#include <cooperative_groups/scan.h>
+namespace cg = cooperative_groups;
+__global__ void grid(int *o) {
+  cg::grid_group g = cg::this_grid();
+  o[g.thread_rank()] = (int)(g.size() * 1000 + g.block_rank() * 10 + g.is_valid()) + g.thread_index().x * 100000;
+}
+__global__ void reduce_scan(int *o) {
+  cg::thread_block_tile<32> w = cg::tiled_partition<32>(cg::this_thread_block());
+  auto t = cg::tiled_partition<16>(w);   // a tile of a tile
+  int sum = cg::reduce(t, (int)threadIdx.x, cg::plus<int>());
+  int most = cg::reduce(t, (int)threadIdx.x, cg::greater<int>());
+  o[threadIdx.x] = sum * 1000000 + most * 10000 + cg::exclusive_scan(t, 1) * 100 + cg::inclusive_scan(t, 2);
+}
+__global__ void dynamic_tiles(int *o) {
+  cg::thread_group g = cg::tiled_partition(cg::this_thread_block(), 16);
+  g.sync();
+  cg::thread_group b = cg::this_thread_block();
+  b.sync();
+  o[threadIdx.x] = g.thread_rank() + g.size() * 100 + b.size() * 10000;
+}
+]])
+
+  it("the grid: sizes and ranks, not valid without a cooperative launch", function()
+    local o = run(m.grid, {4, 16}, gpu.zeros(64, "int32"))
+    for t = 0, 63 do assert.are.equal(64000 + t // 16 * 10 + t * 100000, o[t + 1]) end
+  end)
+
+  it("reduce and the scans over a tile of a tile", function()
+    local o = run(m.reduce_scan, {1, 32}, gpu.zeros(32, "int32"))
+    for t = 0, 31 do
+      local first, r = t // 16 * 16, t % 16
+      local sum = 0
+      for i = first, first + 15 do sum = sum + i end
+      assert.are.equal(sum * 1000000 + (first + 15) * 10000 + r * 100 + 2 * (r + 1), o[t + 1])
+    end
+  end)
+
+  it("thread_group: a dynamic tile and the block", function()
+    local o = run(m.dynamic_tiles, {1, 32}, gpu.zeros(32, "int32"))
+    for t = 0, 31 do assert.are.equal(t % 16 + 1600 + 320000, o[t + 1]) end
+  end)
+end)

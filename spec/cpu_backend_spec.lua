@@ -450,3 +450,16 @@ __global__ void rev(int *x) { n::reverse(x); }
     assert.are.same(want, x:totable())
   end)
 end)
+
+describe("cooperative groups #cpu", function()
+  it("grid_group::sync() without a cooperative launch stops the kernel, as CUDA's headers trap", function()
+    local k = gpu.kernel([[
+#include <cooperative_groups.h>
+__global__ void k(int *o) { cooperative_groups::this_grid().sync(); o[0] = 1; }]])
+    local o = gpu.zeros(1, "int32")
+    local _, err = S.errof(function() k[{2, 2}](o); gpu.synchronize() end)
+    assert.are.equal("CUDA_ERROR_LAUNCH_FAILED", err.name)
+    assert.matches("grid_group::sync() in a launch that is not cooperative", err.detail, 1, true)
+    assert.are.same({0}, o:totable())
+  end)
+end)
