@@ -539,7 +539,7 @@ extern "C" void free(void *p) noexcept { if (gpuhost_rt) gpuhost_rt->device_free
 // pointer) jumped out of printf with stdout's lock held, and the next kernel's printf
 // waited for it for ever. A macro, so that the compiler does not turn a printf into a puts
 // (which would fault inside the lock the same way). ----
-inline int gpuhost_printf(const char *fmt, ...) {
+inline void gpuhost_print(const char *fmt, ...) {
   char small[1024], *text = small;
   va_list ap, again;
   va_start(ap, fmt);
@@ -552,7 +552,12 @@ inline int gpuhost_printf(const char *fmt, ...) {
   if (text == nullptr) text = small, n = (int)sizeof small - 1;   /* cut short */
   if (n > 0) fwrite(text, 1, (size_t)n, stdout);
   if (text != small) __libc_free(text);
-  return n;
+}
+// CUDA's printf returns the number of arguments after the format (-1 for no format)
+template <class... A> inline int gpuhost_printf(const char *fmt, A... args) {
+  if (fmt == nullptr) return -1;
+  gpuhost_print(fmt, args...);
+  return (int)sizeof...(A);
 }
 #define printf gpuhost_printf
 

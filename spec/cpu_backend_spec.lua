@@ -463,3 +463,16 @@ __global__ void k(int *o) { cooperative_groups::this_grid().sync(); o[0] = 1; }]
     assert.are.same({0}, o:totable())
   end)
 end)
+
+describe("printf", function()
+  -- Before: it returned the characters written (13 here), where CUDA's returns the count of
+  -- arguments after the format.
+  it("returns the number of arguments, as CUDA's does, and prints them", function()
+    local out = cpu_child(nil, [[
+local k = gpu.kernel('__global__ void k(int *o) { o[0] = printf("plain\\n"); o[1] = printf("%d %s %4.1f\\n", 7, "x", 2.5f); }')
+local o = gpu.zeros(2, "int32")
+k[{1, 1}](o)
+print(table.concat(o:totable(), ","))]])
+    assert.are.equal("plain\n7 x  2.5\n0,3\n", out)
+  end)
+end)
