@@ -307,14 +307,125 @@ inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
 inline double rsqrt(double x) { return 1.0 / sqrt(x); }
 inline float rcbrtf(float x) { return 1.0f / cbrtf(x); }
 inline float exp10f(float x) { return powf(10.0f, x); }
-inline void sincospif(float x, float *s, float *c) { *s = sinf((float)M_PI * x); *c = cosf((float)M_PI * x); }
-inline void sincospi(double x, double *s, double *c) { *s = sin(M_PI * x); *c = cos(M_PI * x); }
-inline float sinpif(float x) { return sinf((float)M_PI * x); }
-inline float cospif(float x) { return cosf((float)M_PI * x); }
-inline double sinpi(double x) { return sin(M_PI * x); }
-inline double cospi(double x) { return cos(M_PI * x); }
+// sin(pi x) and cos(pi x): x reduced exactly to [-1/2, 1/2] first, so integers give 0
+// and halves give 0 and 1 exactly, as CUDA's do (sinf((float)M_PI * x) gave -8.7e-8 at 1)
+namespace gpuhost_cpu {
+inline long double sinpi_reduced(long double r) {   // |r| <= 1/2
+  return sinl(3.141592653589793238462643383279502884L * r);
+}
+inline long double sinpi(long double x) {
+  long double r = fmodl(x, 2.0L);   // exact, in (-2, 2)
+  if (r > 1.0L) r -= 2.0L; else if (r < -1.0L) r += 2.0L;
+  if (r > 0.5L) r = 1.0L - r; else if (r < -0.5L) r = -1.0L - r;
+  return r == 0 ? x * 0.0L : sinpi_reduced(r);   // 0 with x's sign (NaN for inf)
+}
+inline long double cospi(long double x) {
+  long double r = fabsl(fmodl(x, 2.0L));   // exact, in [0, 2)
+  if (r > 1.0L) r = 2.0L - r;
+  return x - x == 0 ? sinpi_reduced(0.5L - r) + 0.0L : NAN;
+}
+}  // namespace gpuhost_cpu
+inline float sinpif(float x) { return (float)gpuhost_cpu::sinpi(x); }
+inline float cospif(float x) { return (float)gpuhost_cpu::cospi(x); }
+inline double sinpi(double x) { return (double)gpuhost_cpu::sinpi(x); }
+inline double cospi(double x) { return (double)gpuhost_cpu::cospi(x); }
+inline float sinpi(float x) { return sinpif(x); }
+inline float cospi(float x) { return cospif(x); }
+inline void sincospif(float x, float *s, float *c) { *s = sinpif(x); *c = cospif(x); }
+inline void sincospi(double x, double *s, double *c) { *s = sinpi(x); *c = cospi(x); }
+inline void sincospi(float x, float *s, float *c) { sincospif(x, s, c); }
 inline float normcdff(float x) { return 0.5f * erfcf(-x * (float)M_SQRT1_2); }
 inline double normcdf(double x) { return 0.5 * erfc(-x * M_SQRT1_2); }
+
+// ---- math functions CUDA has and the C library has not, in long double (to a double's
+// last bit or so; a float one is the double one rounded) ----
+namespace gpuhost_cpu {
+constexpr long double two_over_sqrt_pi = 1.128379167095512573896158903121545172L;
+// erfc(x) = y for y in (0, 0.5]: Newton on log(erfc), which is smooth for the tiny y
+inline long double erfcinv_small(long double y) {
+  long double x = sqrtl(-logl(y));
+  for (int i = 0; i < 60; i++) {
+    long double e = erfcl(x), dx = (logl(e) - logl(y)) * e / (two_over_sqrt_pi * expl(-x * x));
+    x += dx;
+    if (fabsl(dx) <= 1e-19L * x) break;
+  }
+  return x;
+}
+inline long double erfinv(long double y) {
+  if (!(fabsl(y) <= 1.0L)) return NAN;
+  if (fabsl(y) == 1.0L) return y * INFINITY;
+  if (fabsl(y) > 0.5L) return (y < 0 ? -1 : 1) * erfcinv_small(1.0L - fabsl(y));   // 1 - |y| exact
+  long double x = y * 0.886226925452758013649L;
+  for (int i = 0; i < 8; i++) x -= (erfl(x) - y) / (two_over_sqrt_pi * expl(-x * x));
+  return x;
+}
+inline long double erfcinv(long double y) {
+  if (!(y >= 0.0L && y <= 2.0L)) return NAN;
+  if (y == 0.0L) return INFINITY;
+  if (y == 2.0L) return -INFINITY;
+  if (y <= 0.5L) return erfcinv_small(y);
+  if (y < 1.5L) return erfinv(1.0L - y);   // exact: y in (0.5, 1.5)
+  return -erfcinv_small(2.0L - y);          // exact: y in [1.5, 2)
+}
+inline long double erfcx(long double x) {
+  if (x < 100.0L) return expl(x * x) * erfcl(x);
+  long double r = 1.0L / (2.0L * x * x);   // the asymptotic series: its terms fall fast here
+  return (1.0L - r + 3.0L * r * r - 15.0L * r * r * r) / (x * 1.772453850905516027298L);
+}
+// I0 and I1 by their power series: positive terms, so the sum is stable
+inline long double bessel_i(long double x, int order) {
+  if (fabsl(x) > 720.0L) return order && x < 0 ? -INFINITY : INFINITY;
+  long double q = x * x / 4.0L, term = order ? x / 2.0L : 1.0L, sum = term;
+  for (int k = 1; k < 2000 && fabsl(term) > 1e-21L * fabsl(sum); k++) {
+    term *= q / ((long double)k * (k + order));
+    sum += term;
+  }
+  return sum;
+}
+template <class T> inline long double sum_squares(int n, const T *a) {
+  long double s = 0;
+  for (int i = 0; i < n; i++) s += (long double)a[i] * a[i];
+  return s;
+}
+}  // namespace gpuhost_cpu
+inline double erfinv(double y) { return (double)gpuhost_cpu::erfinv(y); }
+inline float erfinvf(float y) { return (float)(double)gpuhost_cpu::erfinv(y); }
+inline double erfcinv(double y) { return (double)gpuhost_cpu::erfcinv(y); }
+inline float erfcinvf(float y) { return (float)(double)gpuhost_cpu::erfcinv(y); }
+inline double normcdfinv(double p) { return (double)(-1.414213562373095048802L * gpuhost_cpu::erfcinv(2.0L * p)); }
+inline float normcdfinvf(float p) { return (float)normcdfinv(p); }
+inline double erfcx(double x) { return (double)gpuhost_cpu::erfcx(x); }
+inline float erfcxf(float x) { return (float)erfcx(x); }
+inline double cyl_bessel_i0(double x) { return (double)gpuhost_cpu::bessel_i(x, 0); }
+inline double cyl_bessel_i1(double x) { return (double)gpuhost_cpu::bessel_i(x, 1); }
+inline float cyl_bessel_i0f(float x) { return (float)cyl_bessel_i0(x); }
+inline float cyl_bessel_i1f(float x) { return (float)cyl_bessel_i1(x); }
+inline double rcbrt(double x) { return (double)(1.0L / cbrtl(x)); }
+inline double rhypot(double x, double y) { return (double)(1.0L / hypotl(x, y)); }
+inline float rhypotf(float x, float y) { return (float)(1.0 / hypot(x, y)); }
+inline double norm3d(double a, double b, double c) { double v[3] = {a, b, c}; return (double)sqrtl(gpuhost_cpu::sum_squares(3, v)); }
+inline double rnorm3d(double a, double b, double c) { double v[3] = {a, b, c}; return (double)(1.0L / sqrtl(gpuhost_cpu::sum_squares(3, v))); }
+inline double norm4d(double a, double b, double c, double d) { double v[4] = {a, b, c, d}; return (double)sqrtl(gpuhost_cpu::sum_squares(4, v)); }
+inline double rnorm4d(double a, double b, double c, double d) { double v[4] = {a, b, c, d}; return (double)(1.0L / sqrtl(gpuhost_cpu::sum_squares(4, v))); }
+inline float norm3df(float a, float b, float c) { return (float)norm3d(a, b, c); }
+inline float rnorm3df(float a, float b, float c) { return (float)rnorm3d(a, b, c); }
+inline float norm4df(float a, float b, float c, float d) { return (float)norm4d(a, b, c, d); }
+inline float rnorm4df(float a, float b, float c, float d) { return (float)rnorm4d(a, b, c, d); }
+inline double norm(int n, const double *a) { return (double)sqrtl(gpuhost_cpu::sum_squares(n, a)); }
+inline double rnorm(int n, const double *a) { return (double)(1.0L / sqrtl(gpuhost_cpu::sum_squares(n, a))); }
+inline float normf(int n, const float *a) { return (float)(double)sqrtl(gpuhost_cpu::sum_squares(n, a)); }
+inline float rnormf(int n, const float *a) { return (float)(double)(1.0L / sqrtl(gpuhost_cpu::sum_squares(n, a))); }
+// the float overloads CUDA's C++ gives these (a float argument gives a float, computed so)
+inline float erfinv(float y) { return erfinvf(y); }
+inline float erfcinv(float y) { return erfcinvf(y); }
+inline float normcdfinv(float p) { return normcdfinvf(p); }
+inline float normcdf(float x) { return normcdff(x); }
+inline float erfcx(float x) { return erfcxf(x); }
+inline float cyl_bessel_i0(float x) { return cyl_bessel_i0f(x); }
+inline float cyl_bessel_i1(float x) { return cyl_bessel_i1f(x); }
+inline float rcbrt(float x) { return rcbrtf(x); }
+inline float rsqrt(float x) { return rsqrtf(x); }
+inline float exp10(float x) { return exp10f(x); }
 inline int __popc(unsigned x) { return __builtin_popcount(x); }
 inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
 inline int __clz(int x) { return x == 0 ? 32 : __builtin_clz((unsigned)x); }

@@ -786,6 +786,14 @@ __global__ void rounded(const float *f, const double *d, const int *i, float *of
   od[0] = __dadd_rd(1.0, d[4]); od[1] = __dadd_ru(1.0, d[4]); od[2] = __ddiv_rn(1.0, 3.0 * d[5]);
   od[3] = __hiloint2double(__double2hiint(d[6]), __double2loint(d[6]));
 }
+__global__ void cuda_math(const double *x, double *o, float *f) {
+  o[0] = erfinv(x[0]); o[1] = erfcinv(x[1]); o[2] = erfcx(x[2]); o[3] = cyl_bessel_i0(x[3]);
+  o[4] = cyl_bessel_i1(x[4]); o[5] = normcdfinv(x[5]); o[6] = erfinv(x[6]); o[7] = erfcinv(x[7]);
+  o[8] = rhypot(x[8], x[9]); o[9] = rcbrt(x[10]); o[10] = sinpi(x[11]); o[11] = cospi(x[12]);
+  o[12] = sinpi(x[13]); o[13] = norm3d(x[8], x[9], x[14]);
+  f[0] = sinpif((float)x[11]); f[1] = cospif((float)x[12]); f[2] = norm4df(1, 2, 2, 4); f[3] = erfinv((float)x[0]);
+  f[4] = cospif(1e30f); f[5] = erfinvf(1.5f); f[6] = erfcinvf(0.0f);
+}
 __global__ void scoped_atomics(unsigned *u, unsigned long long *ull, float *f) {
   int t = threadIdx.x;
   atomicInc_block(&u[0], 9u); atomicDec_system(&u[1], 9u); atomicSub_block(&u[2], 1u);
@@ -826,6 +834,18 @@ __global__ void scoped_atomics(unsigned *u, unsigned long long *ull, float *f) {
     assert.are.same({2, 8, 0xffffffe0, 0, 31, 7}, u)
     assert.are.same({0xffffffff << 20, 0}, ull)
     assert.are.same({0.25}, f)
+  end)
+
+  it("the math CUDA has beyond C's: erfinv, erfcinv, erfcx, Bessel I0/I1, sinpi, cospi ...", function()
+    local x = gpu.array({0.5, 1e-300, 200, 700, -3.5, 0.975, -0.999999, 1.7, 3, 4, 8, 1, 0.5, 1e10 + 0.5, 12}, "float64")
+    local o, f = run_in(m.cuda_math, {1, 1}, 1, x, gpu.zeros(14, "float64"), gpu.zeros(7))
+    local want = {0.4769362762044699, 26.209469960516124, 0.0028209126572120466, 1.5295933476718737e+302,
+                  -6.2058349222583651, 1.959963984540054, -3.4589107372754988, -0.7328690779592167}
+    for i, w in ipairs(want) do assert.is_true(math.abs(o[i] - w) <= 2e-15 * math.abs(w), i .. ": " .. o[i]) end
+    assert.are.same({0.2, 0.5, 0, 0, 1, 13}, {table.unpack(o, 9, 14)})
+    assert.are.same({0, 0, 5, 0.4769362807273865, 1}, {table.unpack(f, 1, 5)})
+    assert.is_true(f[6] ~= f[6])
+    assert.are.equal(INF, f[7])
   end)
 end)
 
