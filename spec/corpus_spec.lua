@@ -847,6 +847,24 @@ __global__ void scoped_atomics(unsigned *u, unsigned long long *ull, float *f) {
     assert.is_true(f[6] ~= f[6])
     assert.are.equal(INF, f[7])
   end)
+
+  it("half and bfloat16: __hfma2_sat, __hfma2_relu, __hcmadd, integers to bfloat16 rounded each way", function()
+    local k = gpu.kernel([[
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+__global__ void halves(const int *i, float *o) {
+  o[0] = __bfloat162float(__int2bfloat16_rd(i[0])); o[1] = __bfloat162float(__int2bfloat16_ru(i[0]));
+  o[2] = __bfloat162float(__int2bfloat16_rz(-i[0])); o[3] = __bfloat162float(__int2bfloat16_rd(-i[0]));
+  o[4] = __bfloat162float(__ll2bfloat16_ru((long long)i[1] << 40)); o[5] = __bfloat162float(__uint2bfloat16_ru(256u));
+  __half2 a = __floats2half2_rn(0.5f, 0.75f), b = __floats2half2_rn(2.0f, -2.0f), c = __floats2half2_rn(-0.5f, 0.25f);
+  __half2 s = __hfma2_sat(a, b, c), r = __hfma2_relu(a, b, c);
+  o[6] = __low2float(s); o[7] = __high2float(s); o[8] = __low2float(r); o[9] = __high2float(r);
+  __half2 z = __hcmadd(__floats2half2_rn(1, 2), __floats2half2_rn(3, 4), __floats2half2_rn(10, 20));
+  o[10] = __low2float(z); o[11] = __high2float(z);
+}]])
+    local o = run_in(k, {1, 1}, 1, gpu.array({257, 1}, "int32"), gpu.zeros(12))
+    assert.are.same({256, 258, -256, -258, 2 ^ 40, 256, 0.5, 0, 0.5, 0, 5, 30}, o)
+  end)
 end)
 
 describe("the corpus: cooperative groups", function()
