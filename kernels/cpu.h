@@ -199,6 +199,7 @@ inline void __brkpt() { gpuhost_cpu::stop(GPUHOST_STOP_TRAP, "__brkpt()", nullpt
 inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 inline void __threadfence_block() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 inline void __threadfence_system() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+inline void __threadfence_cluster() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 inline long long clock64() {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
@@ -628,6 +629,15 @@ inline long min(long a, long b) { return a < b ? a : b; }
 inline long max(long a, long b) { return a > b ? a : b; }
 inline unsigned long min(unsigned long a, unsigned long b) { return a < b ? a : b; }
 inline unsigned long max(unsigned long a, unsigned long b) { return a > b ? a : b; }
+// the signed and unsigned mixes of CUDA's, compared as unsigned (as its int ones above)
+inline unsigned long min(long a, unsigned long b) { return min((unsigned long)a, b); }
+inline unsigned long min(unsigned long a, long b) { return min(a, (unsigned long)b); }
+inline unsigned long max(long a, unsigned long b) { return max((unsigned long)a, b); }
+inline unsigned long max(unsigned long a, long b) { return max(a, (unsigned long)b); }
+inline unsigned long long min(long long a, unsigned long long b) { return min((unsigned long long)a, b); }
+inline unsigned long long min(unsigned long long a, long long b) { return min(a, (unsigned long long)b); }
+inline unsigned long long max(long long a, unsigned long long b) { return max((unsigned long long)a, b); }
+inline unsigned long long max(unsigned long long a, long long b) { return max(a, (unsigned long long)b); }
 inline float min(float a, float b) { return fminf(a, b); }
 inline float max(float a, float b) { return fmaxf(a, b); }
 inline double min(double a, double b) { return fmin(a, b); }

@@ -794,6 +794,10 @@ __global__ void cuda_math(const double *x, double *o, float *f) {
   f[0] = sinpif((float)x[11]); f[1] = cospif((float)x[12]); f[2] = norm4df(1, 2, 2, 4); f[3] = erfinv((float)x[0]);
   f[4] = cospif(1e30f); f[5] = erfinvf(1.5f); f[6] = erfcinvf(0.0f);
 }
+__global__ void mixed_minmax(const long long *a, unsigned long long *o) {
+  o[0] = min(a[0], 2ULL); o[1] = max(a[0], 2ULL); o[2] = min(3ULL, a[1]); o[3] = max((long)a[1], 5UL);
+  __threadfence_cluster();
+}
 __global__ void scoped_atomics(unsigned *u, unsigned long long *ull, float *f) {
   int t = threadIdx.x;
   atomicInc_block(&u[0], 9u); atomicDec_system(&u[1], 9u); atomicSub_block(&u[2], 1u);
@@ -864,6 +868,11 @@ __global__ void halves(const int *i, float *o) {
 }]])
     local o = run_in(k, {1, 1}, 1, gpu.array({257, 1}, "int32"), gpu.zeros(12))
     assert.are.same({256, 258, -256, -258, 2 ^ 40, 256, 0.5, 0, 0.5, 0, 5, 30}, o)
+  end)
+
+  it("min and max of a signed and an unsigned 64-bit integer, compared as unsigned", function()
+    local o = run_in(m.mixed_minmax, {1, 1}, 1, gpu.array({-1, 7}, "int64"), gpu.zeros(4, "uint64"))
+    assert.are.same({2, -1, 3, 7}, o)   -- -1: 2^64 - 1 as Lua shows it
   end)
 end)
 
