@@ -691,6 +691,21 @@ __global__ void copy_global(float *o) {   // no barrier: the loops, with the sam
   dyn[threadIdx.x] = threadIdx.x + 0.5f;
   o[threadIdx.x] = dyn[threadIdx.x];
 }
+template <class T> __global__ void aligned_dyn(T *o) {   // CUDA's samples' SharedMemory idiom
+  extern __shared__ __align__(sizeof(T)) unsigned char smem[];
+  T *s = reinterpret_cast<T *>(smem);
+  s[threadIdx.x] = (T)threadIdx.x;
+  __syncthreads();
+  o[threadIdx.x] = s[blockDim.x - 1 - threadIdx.x];
+}
+template __global__ void aligned_dyn<double>(double *);
+__device__ auto dyn_at(int i) -> float { extern __shared__ float d2[]; return d2[i]; }
+__global__ void trailing(float *o) {
+  extern __shared__ float d2[];
+  d2[threadIdx.x] = 2.0f * threadIdx.x;
+  __syncthreads();
+  o[threadIdx.x] = dyn_at(blockDim.x - 1 - threadIdx.x);
+}
 __global__ void half_warp(int *o) {   // lanes 16-31 wait at the barrier meanwhile
   int v = threadIdx.x;
   if (threadIdx.x % 32 < 16) v += __shfl_down_sync(0xffffu, v, 4, 16);
@@ -715,7 +730,7 @@ __global__ void tiles8(unsigned *ballot, int *any, int *all, unsigned *meta) {
   all[threadIdx.x] = t.all(threadIdx.x < 8);
   meta[threadIdx.x] = t.meta_group_rank() * 100 + t.meta_group_size();
 }
-]])
+]], {names = {"aligned_dyn<double>"}})
 
   it("an extern __shared__ array at namespace scope", function()
     assert.are.same({6, 4, 2, 0}, run(m.reverse_global, {1, 4, shared = 16}, gpu.zeros(4)))
@@ -743,6 +758,11 @@ __global__ void tiles8(unsigned *ballot, int *any, int *all, unsigned *meta) {
       local up = l - 3 >= 0 and l - 3 or l
       assert.are.equal(down * 10000 + (l ~ 2) * 100 + up, o[l + 1])
     end
+  end)
+
+  it("extern __shared__ with __align__(sizeof(T)), and in a function with a trailing return type", function()
+    assert.are.same({3, 2, 1, 0}, run(m["aligned_dyn<double>"], {1, 4, shared = 32}, gpu.zeros(4, "float64")))
+    assert.are.same({6, 4, 2, 0}, run(m.trailing, {1, 4, shared = 16}, gpu.zeros(4)))
   end)
 
   it("a tile's votes and ballots cover the tile alone", function()

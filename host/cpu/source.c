@@ -54,9 +54,13 @@ const char *find_word(const char *s, const char *w) {
 }
 
 /* Whether the '{' at p of stripped text s opens a function's body: it follows ')' (or
- * const, noexcept ... after one); a namespace's, extern "C"'s or a class's does not. */
+ * const, noexcept ... or a trailing return type after one); a namespace's, extern "C"'s
+ * or a class's does not. */
 static int opens_function(const char *s, const char *p) {
   static const char *const words[] = {"const", "noexcept", "override", "final", "mutable", "volatile"};
+  const char *q = p;   /* a trailing return type: `) -> T {` */
+  while (q > s && !strchr(";{}()", q[-1])) q--;
+  if (q > s && q[-1] == ')' && memmem(q, (size_t)(p - q), "->", 2) != NULL) return 1;
   while (p > s && (p[-1] == ' ' || p[-1] == '\t' || p[-1] == '\n')) p--;
   if (p > s && p[-1] == ')') return 1;
   const char *w = p;
@@ -93,9 +97,14 @@ static void rewrite_extern_shared(Buf *out, const char *q, const char *br, int l
   while (ns > q && is_ident(ns[-1])) ns--;
   Buf type = {0};
   for (const char *t = q + 10; t < ns;) {   /* the type, without __align__(n) */
-    if (strncmp(t, "__align__", 9) == 0) {
-      const char *c = strchr(t, ')');
-      t = c && c < ns ? c + 1 : ns;
+    if (strncmp(t, "__align__", 9) == 0) {   /* past its balanced parentheses: sizeof(T) */
+      const char *c = t + 9;
+      int depth = 0;
+      for (; c < ns; c++) {
+        depth += (*c == '(') - (*c == ')');
+        if (depth == 0 && *c == ')') break;
+      }
+      t = c < ns ? c + 1 : ns;
       continue;
     }
     buf_add(&type, t++, 1);
