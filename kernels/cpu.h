@@ -266,6 +266,80 @@ inline unsigned atomicDec(unsigned *p, unsigned limit) {
   while (!__atomic_compare_exchange_n(p, &old, (old == 0 || old > limit) ? limit : old - 1, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {}
   return old;
 }
+// float2 and float4 (sm_90): each element atomic apart, as CUDA promises no more
+inline float2 atomicAdd(float2 *p, float2 v) {
+  return make_float2(atomicAdd(&p->x, v.x), atomicAdd(&p->y, v.y));
+}
+inline float4 atomicAdd(float4 *p, float4 v) {
+  return make_float4(atomicAdd(&p->x, v.x), atomicAdd(&p->y, v.y), atomicAdd(&p->z, v.z), atomicAdd(&p->w, v.w));
+}
+
+// CUDA 12.8's __nv_atomic_* builtins, over GCC's __atomic ones: the orders are GCC's, and
+// every scope is the whole process (a scope allows a wider one)
+#define __NV_ATOMIC_RELAXED __ATOMIC_RELAXED
+#define __NV_ATOMIC_CONSUME __ATOMIC_CONSUME
+#define __NV_ATOMIC_ACQUIRE __ATOMIC_ACQUIRE
+#define __NV_ATOMIC_RELEASE __ATOMIC_RELEASE
+#define __NV_ATOMIC_ACQ_REL __ATOMIC_ACQ_REL
+#define __NV_ATOMIC_SEQ_CST __ATOMIC_SEQ_CST
+#define __NV_THREAD_SCOPE_THREAD 0
+#define __NV_THREAD_SCOPE_BLOCK 1
+#define __NV_THREAD_SCOPE_CLUSTER 2
+#define __NV_THREAD_SCOPE_DEVICE 3
+#define __NV_THREAD_SCOPE_SYSTEM 4
+namespace gpuhost_cpu {
+// *p = f(*p) atomically by compare-and-swap on its bits; the old value
+template <class T, class F> inline T atomic_update(T *p, F f, int order) {
+  using U = std::conditional_t<sizeof(T) == 4, unsigned, unsigned long long>;
+  static_assert(sizeof(T) == sizeof(U), "atomics of 4 or 8 bytes");
+  U *u = reinterpret_cast<U *>(p), old = __atomic_load_n(u, __ATOMIC_RELAXED), next;
+  T t;
+  do {
+    std::memcpy(&t, &old, sizeof t);
+    T r = f(t);
+    std::memcpy(&next, &r, sizeof next);
+  } while (!__atomic_compare_exchange_n(u, &old, next, true, order, __ATOMIC_RELAXED));
+  return t;
+}
+}  // namespace gpuhost_cpu
+// fetch_<name>: integers by GCC's builtin, floating point (add, sub) by compare-and-swap
+#define GPUHOST_NV_FETCH(name, expr) \
+  template <class T, class V> inline T __nv_atomic_fetch_##name(T *p, V v, int order, int = 4) { \
+    T w = (T)v; \
+    if constexpr (std::is_integral<T>::value) return __atomic_fetch_##name(p, w, order); \
+    else return gpuhost_cpu::atomic_update(p, [w](T o) { return (T)(expr); }, order); }
+GPUHOST_NV_FETCH(add, o + w)
+GPUHOST_NV_FETCH(sub, o - w)
+GPUHOST_NV_FETCH(and, o & w)
+GPUHOST_NV_FETCH(or, o | w)
+GPUHOST_NV_FETCH(xor, o ^ w)
+// min and max (integers only, as NVRTC has them) by compare-and-swap
+template <class T, class V> inline T __nv_atomic_fetch_min(T *p, V v, int order, int = 4) {
+  T w = (T)v;
+  return gpuhost_cpu::atomic_update(p, [w](T o) { return w < o ? w : o; }, order);
+}
+template <class T, class V> inline T __nv_atomic_fetch_max(T *p, V v, int order, int = 4) {
+  T w = (T)v;
+  return gpuhost_cpu::atomic_update(p, [w](T o) { return w > o ? w : o; }, order);
+}
+template <class T> inline T __nv_atomic_load_n(const T *p, int order, int = 4) { return __atomic_load_n(p, order); }
+template <class T> inline void __nv_atomic_load(const T *p, T *r, int order, int = 4) { __atomic_load(p, r, order); }
+template <class T, class V> inline void __nv_atomic_store_n(T *p, V v, int order, int = 4) { __atomic_store_n(p, (T)v, order); }
+template <class T> inline void __nv_atomic_store(T *p, T *v, int order, int = 4) { __atomic_store(p, v, order); }
+template <class T, class V> inline T __nv_atomic_exchange_n(T *p, V v, int order, int = 4) {
+  return __atomic_exchange_n(p, (T)v, order);
+}
+template <class T> inline void __nv_atomic_exchange(T *p, T *v, T *r, int order, int = 4) { __atomic_exchange(p, v, r, order); }
+template <class T, class V>
+inline bool __nv_atomic_compare_exchange_n(T *p, T *expected, V desired, bool weak, int ok, int fail, int = 4) {
+  return __atomic_compare_exchange_n(p, expected, (T)desired, weak, ok, fail);
+}
+template <class T>
+inline bool __nv_atomic_compare_exchange(T *p, T *expected, T *desired, bool weak, int ok, int fail, int = 4) {
+  return __atomic_compare_exchange(p, expected, desired, weak, ok, fail);
+}
+inline void __nv_atomic_thread_fence(int order, int = 4) { __atomic_thread_fence(order); }
+
 // the _block and _system scopes: every atomic here is atomic for the whole process
 #define atomicAdd_block atomicAdd
 #define atomicAdd_system atomicAdd

@@ -818,6 +818,23 @@ __global__ void mixed_minmax(const long long *a, unsigned long long *o) {
   o[0] = min(a[0], 2ULL); o[1] = max(a[0], 2ULL); o[2] = min(3ULL, a[1]); o[3] = max((long)a[1], 5UL);
   __threadfence_cluster();
 }
+__global__ void nv_atomics(int *p, float *f, unsigned *u, unsigned long long *q) {   // CUDA 12.8's
+  __nv_atomic_fetch_add(&p[0], 1, __NV_ATOMIC_RELAXED, __NV_THREAD_SCOPE_DEVICE);
+  __nv_atomic_fetch_add(&f[0], 0.5f, __NV_ATOMIC_SEQ_CST, __NV_THREAD_SCOPE_BLOCK);
+  __nv_atomic_fetch_min(&p[1], -(int)threadIdx.x, __NV_ATOMIC_RELAXED, __NV_THREAD_SCOPE_DEVICE);
+  __nv_atomic_fetch_max(&u[0], threadIdx.x, __NV_ATOMIC_RELAXED);
+  __nv_atomic_fetch_sub(&u[1], 1, __NV_ATOMIC_ACQ_REL, __NV_THREAD_SCOPE_SYSTEM);
+  __nv_atomic_fetch_or(&q[0], 1ull << threadIdx.x, __NV_ATOMIC_RELAXED, __NV_THREAD_SCOPE_SYSTEM);
+  int e = 0;
+  if (__nv_atomic_compare_exchange_n(&p[2], &e, 100, false, __NV_ATOMIC_ACQ_REL, __NV_ATOMIC_RELAXED, __NV_THREAD_SCOPE_DEVICE))
+    __nv_atomic_store_n(&p[3], __nv_atomic_load_n(&p[2], __NV_ATOMIC_ACQUIRE, __NV_THREAD_SCOPE_DEVICE) + 1,
+                        __NV_ATOMIC_RELEASE, __NV_THREAD_SCOPE_DEVICE);
+  __nv_atomic_thread_fence(__NV_ATOMIC_SEQ_CST, __NV_THREAD_SCOPE_DEVICE);
+  int x = 7, r;
+  __nv_atomic_exchange(&p[4], &x, &r, __NV_ATOMIC_ACQ_REL, __NV_THREAD_SCOPE_DEVICE);
+  atomicAdd((float2 *)&f[2], make_float2(1, 2));
+  atomicAdd((float4 *)&f[4], make_float4(1, 2, 3, 4));
+}
 __global__ void scoped_atomics(unsigned *u, unsigned long long *ull, float *f) {
   int t = threadIdx.x;
   atomicInc_block(&u[0], 9u); atomicDec_system(&u[1], 9u); atomicSub_block(&u[2], 1u);
@@ -893,6 +910,15 @@ __global__ void halves(const int *i, float *o) {
   it("min and max of a signed and an unsigned 64-bit integer, compared as unsigned", function()
     local o = run_in(m.mixed_minmax, {1, 1}, 1, gpu.array({-1, 7}, "int64"), gpu.zeros(4, "uint64"))
     assert.are.same({2, -1, 3, 7}, o)   -- -1: 2^64 - 1 as Lua shows it
+  end)
+
+  it("the __nv_atomic_* builtins, and atomicAdd on float2 and float4", function()
+    local p, f, u, q = run(m.nv_atomics, {1, 32}, gpu.zeros(5, "int32"), gpu.zeros(8), gpu.zeros(2, "uint32"),
+                           gpu.zeros(1, "uint64"))
+    assert.are.same({32, -31, 100, 101, 7}, p)
+    assert.are.same({16, 0, 32, 64, 32, 64, 96, 128}, f)
+    assert.are.same({31, 0xffffffe0}, u)
+    assert.are.same({0xffffffff}, q)
   end)
 end)
 
