@@ -368,7 +368,8 @@ static unsigned long long rt_warp(int op, unsigned mask, unsigned long long valu
   if (++w->warp_waiting[wp] == lanes(w, wp) - w->warp_done[wp]) exchange(w, wp, live_lanes(w, wp));
   /* a group smaller than the warp, checked when its last lane arrives (lanes run in order;
    * release_waiting finds one completed otherwise) */
-  else if (~mask != 0 && w->current_thread % 32 == 31 - __builtin_clz(mask) && group_waits(w, wp, mask))
+  else if (mask != 0 && ~mask != 0 && w->current_thread % 32 == 31 - __builtin_clz(mask) &&
+           group_waits(w, wp, mask))
     exchange(w, wp, mask & live_lanes(w, wp));
   next(w, f);
   f->state = FIBER_RUNNING;
