@@ -376,7 +376,9 @@ inline float __tanf(float x) { return tanf(x); }
 inline void __sincosf(float x, float *s, float *c) { *s = sinf(x); *c = cosf(x); }
 inline void sincosf(float x, float *s, float *c) { *s = sinf(x); *c = cosf(x); }
 inline float __powf(float x, float y) { return powf(x, y); }
-inline float __fdividef(float a, float b) { return a / b; }
+// a times the reciprocal of b, which a GPU flushes to 0 past 2^126: there the quotient is
+// a signed 0 (NaN for an infinite a), as CUDA documents it
+inline float __fdividef(float a, float b) { return fabsf(b) > 0x1p126f ? a * copysignf(0.0f, b) : a / b; }
 inline float fdividef(float a, float b) { return a / b; }
 inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
 inline double rsqrt(double x) { return 1.0 / sqrt(x); }

@@ -835,6 +835,10 @@ __global__ void nv_atomics(int *p, float *f, unsigned *u, unsigned long long *q)
   atomicAdd((float2 *)&f[2], make_float2(1, 2));
   atomicAdd((float4 *)&f[4], make_float4(1, 2, 3, 4));
 }
+__global__ void fast_divide(const float *x, float *o) {
+  o[0] = __fdividef(x[0], x[1]); o[1] = __fdividef(x[0], -x[2]); o[2] = __fdividef(x[3], x[2]);
+  o[3] = __fdividef(x[4], x[5]);
+}
 __global__ void scoped_atomics(unsigned *u, unsigned long long *ull, float *f) {
   int t = threadIdx.x;
   atomicInc_block(&u[0], 9u); atomicDec_system(&u[1], 9u); atomicSub_block(&u[2], 1u);
@@ -919,6 +923,14 @@ __global__ void halves(const int *i, float *o) {
     assert.are.same({16, 0, 32, 64, 32, 64, 96, 128}, f)
     assert.are.same({31, 0xffffffe0}, u)
     assert.are.same({0xffffffff}, q)
+  end)
+
+  it("__fdividef by a divisor over 2^126 is 0 (NaN for infinity), as CUDA documents", function()
+    local x = gpu.array({1, 3e38, 2 ^ 127, INF, 6, 3}, "float32")
+    local o = run_in(m.fast_divide, {1, 1}, 1, x, gpu.zeros(4))
+    assert.are.equal(0, o[1]); assert.are.equal(-0.0, o[2]); assert.is_true(1 / o[2] < 0)
+    assert.is_true(o[3] ~= o[3])
+    assert.are.equal(2, o[4])
   end)
 end)
 
