@@ -18,6 +18,7 @@
 // ("'noinline' was not declared"); included here, a kernel's own includes of them (libcu++
 // reaches <string>) are no-ops.
 #include <algorithm>
+#include <cfenv>
 #include <cfloat>
 #include <climits>
 #include <cmath>
@@ -145,6 +146,16 @@ inline int __syncthreads_and(int p) { return gpuhost_cpu::barrier(GPUHOST_SYNC_A
 inline int __syncthreads_or(int p) { return gpuhost_cpu::barrier(GPUHOST_SYNC_OR, p); }
 inline void __syncwarp(unsigned mask = 0xffffffffu) { gpuhost_cpu::warp(GPUHOST_SYNCWARP, mask, 0, 0, 32); }
 inline void *gpuhost_dynamic_shared() { return gpuhost_rt->dynamic_shared(); }
+namespace gpuhost_cpu {
+// An `extern __shared__` array at namespace scope is a thread-local pointer with a hook
+// (host/cpu/source.c writes both) that set_launch runs as a launch begins on a worker.
+struct dynamic_hook {
+  void (*set)(void *);
+  const dynamic_hook *next;
+  static inline const dynamic_hook *first = nullptr;
+  explicit dynamic_hook(void (*s)(void *)) : set(s), next(first) { first = this; }
+};
+}  // namespace gpuhost_cpu
 
 // ---- warp functions: the lanes of a warp exchange through the runtime ----
 template <class T> inline T gpuhost_shuffle(int op, unsigned mask, T v, int arg, int width) {
@@ -188,6 +199,7 @@ inline void __brkpt() { gpuhost_cpu::stop(GPUHOST_STOP_TRAP, "__brkpt()", nullpt
 inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 inline void __threadfence_block() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 inline void __threadfence_system() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+inline void __threadfence_cluster() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 inline long long clock64() {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
@@ -254,13 +266,103 @@ inline unsigned atomicDec(unsigned *p, unsigned limit) {
   while (!__atomic_compare_exchange_n(p, &old, (old == 0 || old > limit) ? limit : old - 1, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {}
   return old;
 }
+// float2 and float4 (sm_90): each element atomic apart, as CUDA promises no more
+inline float2 atomicAdd(float2 *p, float2 v) {
+  return make_float2(atomicAdd(&p->x, v.x), atomicAdd(&p->y, v.y));
+}
+inline float4 atomicAdd(float4 *p, float4 v) {
+  return make_float4(atomicAdd(&p->x, v.x), atomicAdd(&p->y, v.y), atomicAdd(&p->z, v.z), atomicAdd(&p->w, v.w));
+}
+
+// CUDA 12.8's __nv_atomic_* builtins, over GCC's __atomic ones: the orders are GCC's, and
+// every scope is the whole process (a scope allows a wider one)
+#define __NV_ATOMIC_RELAXED __ATOMIC_RELAXED
+#define __NV_ATOMIC_CONSUME __ATOMIC_CONSUME
+#define __NV_ATOMIC_ACQUIRE __ATOMIC_ACQUIRE
+#define __NV_ATOMIC_RELEASE __ATOMIC_RELEASE
+#define __NV_ATOMIC_ACQ_REL __ATOMIC_ACQ_REL
+#define __NV_ATOMIC_SEQ_CST __ATOMIC_SEQ_CST
+#define __NV_THREAD_SCOPE_THREAD 0
+#define __NV_THREAD_SCOPE_BLOCK 1
+#define __NV_THREAD_SCOPE_CLUSTER 2
+#define __NV_THREAD_SCOPE_DEVICE 3
+#define __NV_THREAD_SCOPE_SYSTEM 4
+namespace gpuhost_cpu {
+// *p = f(*p) atomically by compare-and-swap on its bits; the old value
+template <class T, class F> inline T atomic_update(T *p, F f, int order) {
+  using U = std::conditional_t<sizeof(T) == 4, unsigned, unsigned long long>;
+  static_assert(sizeof(T) == sizeof(U), "atomics of 4 or 8 bytes");
+  U *u = reinterpret_cast<U *>(p), old = __atomic_load_n(u, __ATOMIC_RELAXED), next;
+  T t;
+  do {
+    std::memcpy(&t, &old, sizeof t);
+    T r = f(t);
+    std::memcpy(&next, &r, sizeof next);
+  } while (!__atomic_compare_exchange_n(u, &old, next, true, order, __ATOMIC_RELAXED));
+  return t;
+}
+}  // namespace gpuhost_cpu
+// fetch_<name>: integers by GCC's builtin, floating point (add, sub) by compare-and-swap
+#define GPUHOST_NV_FETCH(name, expr) \
+  template <class T, class V> inline T __nv_atomic_fetch_##name(T *p, V v, int order, int = 4) { \
+    T w = (T)v; \
+    if constexpr (std::is_integral<T>::value) return __atomic_fetch_##name(p, w, order); \
+    else return gpuhost_cpu::atomic_update(p, [w](T o) { return (T)(expr); }, order); }
+GPUHOST_NV_FETCH(add, o + w)
+GPUHOST_NV_FETCH(sub, o - w)
+GPUHOST_NV_FETCH(and, o & w)
+GPUHOST_NV_FETCH(or, o | w)
+GPUHOST_NV_FETCH(xor, o ^ w)
+// min and max (integers only, as NVRTC has them) by compare-and-swap
+template <class T, class V> inline T __nv_atomic_fetch_min(T *p, V v, int order, int = 4) {
+  T w = (T)v;
+  return gpuhost_cpu::atomic_update(p, [w](T o) { return w < o ? w : o; }, order);
+}
+template <class T, class V> inline T __nv_atomic_fetch_max(T *p, V v, int order, int = 4) {
+  T w = (T)v;
+  return gpuhost_cpu::atomic_update(p, [w](T o) { return w > o ? w : o; }, order);
+}
+template <class T> inline T __nv_atomic_load_n(const T *p, int order, int = 4) { return __atomic_load_n(p, order); }
+template <class T> inline void __nv_atomic_load(const T *p, T *r, int order, int = 4) { __atomic_load(p, r, order); }
+template <class T, class V> inline void __nv_atomic_store_n(T *p, V v, int order, int = 4) { __atomic_store_n(p, (T)v, order); }
+template <class T> inline void __nv_atomic_store(T *p, T *v, int order, int = 4) { __atomic_store(p, v, order); }
+template <class T, class V> inline T __nv_atomic_exchange_n(T *p, V v, int order, int = 4) {
+  return __atomic_exchange_n(p, (T)v, order);
+}
+template <class T> inline void __nv_atomic_exchange(T *p, T *v, T *r, int order, int = 4) { __atomic_exchange(p, v, r, order); }
+template <class T, class V>
+inline bool __nv_atomic_compare_exchange_n(T *p, T *expected, V desired, bool weak, int ok, int fail, int = 4) {
+  return __atomic_compare_exchange_n(p, expected, (T)desired, weak, ok, fail);
+}
+template <class T>
+inline bool __nv_atomic_compare_exchange(T *p, T *expected, T *desired, bool weak, int ok, int fail, int = 4) {
+  return __atomic_compare_exchange(p, expected, desired, weak, ok, fail);
+}
+inline void __nv_atomic_thread_fence(int order, int = 4) { __atomic_thread_fence(order); }
+
+// the _block and _system scopes: every atomic here is atomic for the whole process
 #define atomicAdd_block atomicAdd
 #define atomicAdd_system atomicAdd
+#define atomicSub_block atomicSub
+#define atomicSub_system atomicSub
 #define atomicCAS_block atomicCAS
 #define atomicCAS_system atomicCAS
 #define atomicExch_block atomicExch
+#define atomicExch_system atomicExch
 #define atomicMin_block atomicMin
+#define atomicMin_system atomicMin
 #define atomicMax_block atomicMax
+#define atomicMax_system atomicMax
+#define atomicInc_block atomicInc
+#define atomicInc_system atomicInc
+#define atomicDec_block atomicDec
+#define atomicDec_system atomicDec
+#define atomicAnd_block atomicAnd
+#define atomicAnd_system atomicAnd
+#define atomicOr_block atomicOr
+#define atomicOr_system atomicOr
+#define atomicXor_block atomicXor
+#define atomicXor_system atomicXor
 
 // ---- math and intrinsics ----
 inline float __expf(float x) { return expf(x); }
@@ -274,30 +376,133 @@ inline float __tanf(float x) { return tanf(x); }
 inline void __sincosf(float x, float *s, float *c) { *s = sinf(x); *c = cosf(x); }
 inline void sincosf(float x, float *s, float *c) { *s = sinf(x); *c = cosf(x); }
 inline float __powf(float x, float y) { return powf(x, y); }
-inline float __fdividef(float a, float b) { return a / b; }
-inline float __frcp_rn(float x) { return 1.0f / x; }
-inline float __fsqrt_rn(float x) { return sqrtf(x); }
-inline float __saturatef(float x) { return x < 0.0f ? 0.0f : x > 1.0f ? 1.0f : x; }
-inline float __fmaf_rn(float a, float b, float c) { return fmaf(a, b, c); }
-inline double __fma_rn(double a, double b, double c) { return fma(a, b, c); }
-inline float __fadd_rn(float a, float b) { return a + b; }
-inline float __fsub_rn(float a, float b) { return a - b; }
-inline float __fmul_rn(float a, float b) { return a * b; }
-inline float __fdiv_rn(float a, float b) { return a / b; }
-inline double __dadd_rn(double a, double b) { return a + b; }
-inline double __dmul_rn(double a, double b) { return a * b; }
+// a times the reciprocal of b, which a GPU flushes to 0 past 2^126: there the quotient is
+// a signed 0 (NaN for an infinite a), as CUDA documents it
+inline float __fdividef(float a, float b) { return fabsf(b) > 0x1p126f ? a * copysignf(0.0f, b) : a / b; }
+inline float fdividef(float a, float b) { return a / b; }
 inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
 inline double rsqrt(double x) { return 1.0 / sqrt(x); }
 inline float rcbrtf(float x) { return 1.0f / cbrtf(x); }
 inline float exp10f(float x) { return powf(10.0f, x); }
-inline void sincospif(float x, float *s, float *c) { *s = sinf((float)M_PI * x); *c = cosf((float)M_PI * x); }
-inline void sincospi(double x, double *s, double *c) { *s = sin(M_PI * x); *c = cos(M_PI * x); }
-inline float sinpif(float x) { return sinf((float)M_PI * x); }
-inline float cospif(float x) { return cosf((float)M_PI * x); }
-inline double sinpi(double x) { return sin(M_PI * x); }
-inline double cospi(double x) { return cos(M_PI * x); }
+// sin(pi x) and cos(pi x): x reduced exactly to [-1/2, 1/2] first, so integers give 0
+// and halves give 0 and 1 exactly, as CUDA's do (sinf((float)M_PI * x) gave -8.7e-8 at 1)
+namespace gpuhost_cpu {
+inline long double sinpi_reduced(long double r) {   // |r| <= 1/2
+  return sinl(3.141592653589793238462643383279502884L * r);
+}
+inline long double sinpi(long double x) {
+  long double r = fmodl(x, 2.0L);   // exact, in (-2, 2)
+  if (r > 1.0L) r -= 2.0L; else if (r < -1.0L) r += 2.0L;
+  if (r > 0.5L) r = 1.0L - r; else if (r < -0.5L) r = -1.0L - r;
+  return r == 0 ? x * 0.0L : sinpi_reduced(r);   // 0 with x's sign (NaN for inf)
+}
+inline long double cospi(long double x) {
+  long double r = fabsl(fmodl(x, 2.0L));   // exact, in [0, 2)
+  if (r > 1.0L) r = 2.0L - r;
+  return x - x == 0 ? sinpi_reduced(0.5L - r) + 0.0L : NAN;
+}
+}  // namespace gpuhost_cpu
+inline float sinpif(float x) { return (float)gpuhost_cpu::sinpi(x); }
+inline float cospif(float x) { return (float)gpuhost_cpu::cospi(x); }
+inline double sinpi(double x) { return (double)gpuhost_cpu::sinpi(x); }
+inline double cospi(double x) { return (double)gpuhost_cpu::cospi(x); }
+inline float sinpi(float x) { return sinpif(x); }
+inline float cospi(float x) { return cospif(x); }
+inline void sincospif(float x, float *s, float *c) { *s = sinpif(x); *c = cospif(x); }
+inline void sincospi(double x, double *s, double *c) { *s = sinpi(x); *c = cospi(x); }
+inline void sincospi(float x, float *s, float *c) { sincospif(x, s, c); }
 inline float normcdff(float x) { return 0.5f * erfcf(-x * (float)M_SQRT1_2); }
 inline double normcdf(double x) { return 0.5 * erfc(-x * M_SQRT1_2); }
+
+// ---- math functions CUDA has and the C library has not, in long double (to a double's
+// last bit or so; a float one is the double one rounded) ----
+namespace gpuhost_cpu {
+constexpr long double two_over_sqrt_pi = 1.128379167095512573896158903121545172L;
+// erfc(x) = y for y in (0, 0.5]: Newton on log(erfc), which is smooth for the tiny y
+inline long double erfcinv_small(long double y) {
+  long double x = sqrtl(-logl(y));
+  for (int i = 0; i < 60; i++) {
+    long double e = erfcl(x), dx = (logl(e) - logl(y)) * e / (two_over_sqrt_pi * expl(-x * x));
+    x += dx;
+    if (fabsl(dx) <= 1e-19L * x) break;
+  }
+  return x;
+}
+inline long double erfinv(long double y) {
+  if (!(fabsl(y) <= 1.0L)) return NAN;
+  if (fabsl(y) == 1.0L) return y * INFINITY;
+  if (fabsl(y) > 0.5L) return (y < 0 ? -1 : 1) * erfcinv_small(1.0L - fabsl(y));   // 1 - |y| exact
+  long double x = y * 0.886226925452758013649L;
+  for (int i = 0; i < 8; i++) x -= (erfl(x) - y) / (two_over_sqrt_pi * expl(-x * x));
+  return x;
+}
+inline long double erfcinv(long double y) {
+  if (!(y >= 0.0L && y <= 2.0L)) return NAN;
+  if (y == 0.0L) return INFINITY;
+  if (y == 2.0L) return -INFINITY;
+  if (y <= 0.5L) return erfcinv_small(y);
+  if (y < 1.5L) return erfinv(1.0L - y);   // exact: y in (0.5, 1.5)
+  return -erfcinv_small(2.0L - y);          // exact: y in [1.5, 2)
+}
+inline long double erfcx(long double x) {
+  if (x < 100.0L) return expl(x * x) * erfcl(x);
+  long double r = 1.0L / (2.0L * x * x);   // the asymptotic series: its terms fall fast here
+  return (1.0L - r + 3.0L * r * r - 15.0L * r * r * r) / (x * 1.772453850905516027298L);
+}
+// I0 and I1 by their power series: positive terms, so the sum is stable
+inline long double bessel_i(long double x, int order) {
+  if (fabsl(x) > 720.0L) return order && x < 0 ? -INFINITY : INFINITY;
+  long double q = x * x / 4.0L, term = order ? x / 2.0L : 1.0L, sum = term;
+  for (int k = 1; k < 2000 && fabsl(term) > 1e-21L * fabsl(sum); k++) {
+    term *= q / ((long double)k * (k + order));
+    sum += term;
+  }
+  return sum;
+}
+template <class T> inline long double sum_squares(int n, const T *a) {
+  long double s = 0;
+  for (int i = 0; i < n; i++) s += (long double)a[i] * a[i];
+  return s;
+}
+}  // namespace gpuhost_cpu
+inline double erfinv(double y) { return (double)gpuhost_cpu::erfinv(y); }
+inline float erfinvf(float y) { return (float)(double)gpuhost_cpu::erfinv(y); }
+inline double erfcinv(double y) { return (double)gpuhost_cpu::erfcinv(y); }
+inline float erfcinvf(float y) { return (float)(double)gpuhost_cpu::erfcinv(y); }
+inline double normcdfinv(double p) { return (double)(-1.414213562373095048802L * gpuhost_cpu::erfcinv(2.0L * p)); }
+inline float normcdfinvf(float p) { return (float)normcdfinv(p); }
+inline double erfcx(double x) { return (double)gpuhost_cpu::erfcx(x); }
+inline float erfcxf(float x) { return (float)erfcx(x); }
+inline double cyl_bessel_i0(double x) { return (double)gpuhost_cpu::bessel_i(x, 0); }
+inline double cyl_bessel_i1(double x) { return (double)gpuhost_cpu::bessel_i(x, 1); }
+inline float cyl_bessel_i0f(float x) { return (float)cyl_bessel_i0(x); }
+inline float cyl_bessel_i1f(float x) { return (float)cyl_bessel_i1(x); }
+inline double rcbrt(double x) { return (double)(1.0L / cbrtl(x)); }
+inline double rhypot(double x, double y) { return (double)(1.0L / hypotl(x, y)); }
+inline float rhypotf(float x, float y) { return (float)(1.0 / hypot(x, y)); }
+inline double norm3d(double a, double b, double c) { double v[3] = {a, b, c}; return (double)sqrtl(gpuhost_cpu::sum_squares(3, v)); }
+inline double rnorm3d(double a, double b, double c) { double v[3] = {a, b, c}; return (double)(1.0L / sqrtl(gpuhost_cpu::sum_squares(3, v))); }
+inline double norm4d(double a, double b, double c, double d) { double v[4] = {a, b, c, d}; return (double)sqrtl(gpuhost_cpu::sum_squares(4, v)); }
+inline double rnorm4d(double a, double b, double c, double d) { double v[4] = {a, b, c, d}; return (double)(1.0L / sqrtl(gpuhost_cpu::sum_squares(4, v))); }
+inline float norm3df(float a, float b, float c) { return (float)norm3d(a, b, c); }
+inline float rnorm3df(float a, float b, float c) { return (float)rnorm3d(a, b, c); }
+inline float norm4df(float a, float b, float c, float d) { return (float)norm4d(a, b, c, d); }
+inline float rnorm4df(float a, float b, float c, float d) { return (float)rnorm4d(a, b, c, d); }
+inline double norm(int n, const double *a) { return (double)sqrtl(gpuhost_cpu::sum_squares(n, a)); }
+inline double rnorm(int n, const double *a) { return (double)(1.0L / sqrtl(gpuhost_cpu::sum_squares(n, a))); }
+inline float normf(int n, const float *a) { return (float)(double)sqrtl(gpuhost_cpu::sum_squares(n, a)); }
+inline float rnormf(int n, const float *a) { return (float)(double)(1.0L / sqrtl(gpuhost_cpu::sum_squares(n, a))); }
+// the float overloads CUDA's C++ gives these (a float argument gives a float, computed so)
+inline float erfinv(float y) { return erfinvf(y); }
+inline float erfcinv(float y) { return erfcinvf(y); }
+inline float normcdfinv(float p) { return normcdfinvf(p); }
+inline float normcdf(float x) { return normcdff(x); }
+inline float erfcx(float x) { return erfcxf(x); }
+inline float cyl_bessel_i0(float x) { return cyl_bessel_i0f(x); }
+inline float cyl_bessel_i1(float x) { return cyl_bessel_i1f(x); }
+inline float rcbrt(float x) { return rcbrtf(x); }
+inline float rsqrt(float x) { return rsqrtf(x); }
+inline float exp10(float x) { return exp10f(x); }
 inline int __popc(unsigned x) { return __builtin_popcount(x); }
 inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
 inline int __clz(int x) { return x == 0 ? 32 : __builtin_clz((unsigned)x); }
@@ -333,15 +538,7 @@ inline unsigned long long __umul64hi(unsigned long long a, unsigned long long b)
   return (unsigned long long)(((unsigned __int128)a * b) >> 64);
 }
 inline long long __mul64hi(long long a, long long b) { return (long long)(((__int128)a * b) >> 64); }
-inline int __mul24(int a, int b) { return a * b; }
-inline unsigned __umul24(unsigned a, unsigned b) { return a * b; }
 inline unsigned __usad(unsigned a, unsigned b, unsigned c) { return (a > b ? a - b : b - a) + c; }
-inline int __float2int_rn(float x) { return (int)nearbyintf(x); }
-inline int __float2int_rz(float x) { return (int)x; }
-inline int __float2int_rd(float x) { return (int)floorf(x); }
-inline int __float2int_ru(float x) { return (int)ceilf(x); }
-inline float __int2float_rn(int x) { return (float)x; }
-inline int __double2int_rn(double x) { return (int)nearbyint(x); }
 inline int __float_as_int(float x) { int i; std::memcpy(&i, &x, 4); return i; }
 inline unsigned __float_as_uint(float x) { unsigned i; std::memcpy(&i, &x, 4); return i; }
 inline float __int_as_float(int i) { float x; std::memcpy(&x, &i, 4); return x; }
@@ -353,6 +550,143 @@ template <class T> inline T __ldcg(const T *p) { return *p; }
 template <class T> inline T __ldcs(const T *p) { return *p; }
 template <class T> inline void __stcg(T *p, T v) { *p = v; }
 template <class T> inline void __stcs(T *p, T v) { *p = v; }
+
+// ---- rounding modes and conversions, as a GPU's instructions define them ----
+namespace gpuhost_cpu {
+// Rounded r of F to integer I: NaN gives 0 and what is out of range the nearest bound, as
+// a GPU's cvt does (the host's own conversion is undefined there: INT_MIN for 1e10f).
+template <class I, class F> inline I to_int(F r) {
+  if (r != r) return 0;
+  if (r <= (F)std::numeric_limits<I>::min()) return std::numeric_limits<I>::min();
+  if (r >= (F)std::numeric_limits<I>::max()) return std::numeric_limits<I>::max();
+  return (I)r;
+}
+// op() in rounding mode m. op reads its operands from volatile copies and stores its result
+// to one, so the compiler can neither compute it before the mode is set nor after it is
+// restored (it assumes the default mode otherwise).
+template <class T, class Op> inline T in_mode(int m, Op op) {
+  int old = fegetround();
+  fesetround(m);
+  T r = op();
+  fesetround(old);
+  return r;
+}
+}  // namespace gpuhost_cpu
+#define GPUHOST_MODE_rn FE_TONEAREST
+#define GPUHOST_MODE_rz FE_TOWARDZERO
+#define GPUHOST_MODE_rd FE_DOWNWARD
+#define GPUHOST_MODE_ru FE_UPWARD
+#define GPUHOST_ROUND_rn nearbyint
+#define GPUHOST_ROUND_rz trunc
+#define GPUHOST_ROUND_rd floor
+#define GPUHOST_ROUND_ru ceil
+// name##_rn ... _ru(params) computing expr over the volatile copies of the arguments
+#define GPUHOST_IN_MODES(R, name, params, copies, expr) \
+  GPUHOST_IN_MODE(R, name, rn, params, copies, expr) GPUHOST_IN_MODE(R, name, rz, params, copies, expr) \
+  GPUHOST_IN_MODE(R, name, rd, params, copies, expr) GPUHOST_IN_MODE(R, name, ru, params, copies, expr)
+#define GPUHOST_IN_MODE(R, name, m, params, copies, expr) \
+  inline R name##_##m params { copies; \
+    return gpuhost_cpu::in_mode<R>(GPUHOST_MODE_##m, [&] { volatile R r = (expr); return r; }); }
+#define GPUHOST_V1(T) volatile T x = a
+#define GPUHOST_V2(T) volatile T x = a; volatile T y = b
+#define GPUHOST_V3(T) volatile T x = a; volatile T y = b; volatile T z = c
+GPUHOST_IN_MODES(float, __fadd, (float a, float b), GPUHOST_V2(float), x + y)
+GPUHOST_IN_MODES(float, __fsub, (float a, float b), GPUHOST_V2(float), x - y)
+GPUHOST_IN_MODES(float, __fmul, (float a, float b), GPUHOST_V2(float), x * y)
+GPUHOST_IN_MODES(float, __fdiv, (float a, float b), GPUHOST_V2(float), x / y)
+GPUHOST_IN_MODES(float, __fmaf, (float a, float b, float c), GPUHOST_V3(float), fmaf(x, y, z))
+GPUHOST_IN_MODES(float, __fmaf_ieee, (float a, float b, float c), GPUHOST_V3(float), fmaf(x, y, z))
+GPUHOST_IN_MODES(float, __frcp, (float a), GPUHOST_V1(float), 1.0f / x)
+GPUHOST_IN_MODES(float, __fsqrt, (float a), GPUHOST_V1(float), sqrtf(x))
+GPUHOST_IN_MODES(double, __dadd, (double a, double b), GPUHOST_V2(double), x + y)
+GPUHOST_IN_MODES(double, __dsub, (double a, double b), GPUHOST_V2(double), x - y)
+GPUHOST_IN_MODES(double, __dmul, (double a, double b), GPUHOST_V2(double), x * y)
+GPUHOST_IN_MODES(double, __ddiv, (double a, double b), GPUHOST_V2(double), x / y)
+GPUHOST_IN_MODES(double, __fma, (double a, double b, double c), GPUHOST_V3(double), fma(x, y, z))
+GPUHOST_IN_MODES(double, __drcp, (double a), GPUHOST_V1(double), 1.0 / x)
+GPUHOST_IN_MODES(double, __dsqrt, (double a), GPUHOST_V1(double), sqrt(x))
+GPUHOST_IN_MODES(float, __double2float, (double a), GPUHOST_V1(double), (float)x)
+GPUHOST_IN_MODES(float, __int2float, (int a), GPUHOST_V1(int), (float)x)
+GPUHOST_IN_MODES(float, __uint2float, (unsigned a), GPUHOST_V1(unsigned), (float)x)
+GPUHOST_IN_MODES(float, __ll2float, (long long a), GPUHOST_V1(long long), (float)x)
+GPUHOST_IN_MODES(float, __ull2float, (unsigned long long a), GPUHOST_V1(unsigned long long), (float)x)
+GPUHOST_IN_MODES(double, __ll2double, (long long a), GPUHOST_V1(long long), (double)x)
+GPUHOST_IN_MODES(double, __ull2double, (unsigned long long a), GPUHOST_V1(unsigned long long), (double)x)
+inline double __int2double_rn(int a) { return a; }
+inline double __uint2double_rn(unsigned a) { return a; }
+// one rounding to float from the double result (that one exact or nearly so)
+inline float __frsqrt_rn(float x) { return (float)(1.0 / sqrt((double)x)); }
+inline float __saturatef(float x) { return x > 0.0f ? (x < 1.0f ? x : 1.0f) : 0.0f; }   // NaN: 0
+// float and double to integers, rounded each way
+#define GPUHOST_TO_INT(F, P, I, suffix) \
+  inline I P##2##suffix##_rn(F x) { return gpuhost_cpu::to_int<I>(GPUHOST_ROUND_rn(x)); } \
+  inline I P##2##suffix##_rz(F x) { return gpuhost_cpu::to_int<I>(GPUHOST_ROUND_rz(x)); } \
+  inline I P##2##suffix##_rd(F x) { return gpuhost_cpu::to_int<I>(GPUHOST_ROUND_rd(x)); } \
+  inline I P##2##suffix##_ru(F x) { return gpuhost_cpu::to_int<I>(GPUHOST_ROUND_ru(x)); }
+GPUHOST_TO_INT(float, __float, int, int) GPUHOST_TO_INT(float, __float, unsigned, uint)
+GPUHOST_TO_INT(float, __float, long long, ll) GPUHOST_TO_INT(float, __float, unsigned long long, ull)
+GPUHOST_TO_INT(double, __double, int, int) GPUHOST_TO_INT(double, __double, unsigned, uint)
+GPUHOST_TO_INT(double, __double, long long, ll) GPUHOST_TO_INT(double, __double, unsigned long long, ull)
+inline int __double2hiint(double x) { return (int)(__double_as_longlong(x) >> 32); }
+inline int __double2loint(double x) { return (int)__double_as_longlong(x); }
+inline double __hiloint2double(int hi, int lo) {
+  return __longlong_as_double((long long)((unsigned long long)(unsigned)hi << 32 | (unsigned)lo));
+}
+
+// ---- integer intrinsics ----
+// __mul24: the low 24 bits of each operand, as signed (or unsigned) 24-bit numbers
+inline int __mul24(int a, int b) {
+  long long x = (int)((unsigned)a << 8) >> 8, y = (int)((unsigned)b << 8) >> 8;
+  return (int)(unsigned long long)(x * y);
+}
+inline unsigned __umul24(unsigned a, unsigned b) {
+  return (unsigned)((unsigned long long)(a & 0xffffffu) * (b & 0xffffffu));
+}
+inline int __hadd(int a, int b) { return (int)(((long long)a + b) >> 1); }
+inline int __rhadd(int a, int b) { return (int)(((long long)a + b + 1) >> 1); }
+inline unsigned __uhadd(unsigned a, unsigned b) { return (unsigned)(((unsigned long long)a + b) >> 1); }
+inline unsigned __urhadd(unsigned a, unsigned b) { return (unsigned)(((unsigned long long)a + b + 1) >> 1); }
+inline unsigned __sad(int a, int b, unsigned c) { return (a > b ? (unsigned)a - (unsigned)b : (unsigned)b - (unsigned)a) + c; }
+inline unsigned __funnelshift_lc(unsigned lo, unsigned hi, unsigned s) {
+  unsigned long long v = ((unsigned long long)hi << 32) | lo;
+  return (unsigned)((v << (s < 32 ? s : 32)) >> 32);
+}
+inline unsigned __funnelshift_rc(unsigned lo, unsigned hi, unsigned s) {
+  unsigned long long v = ((unsigned long long)hi << 32) | lo;
+  return (unsigned)(v >> (s < 32 ? s : 32));
+}
+// dot products of packed bytes (and 16-bit halves) with a 32-bit accumulator, wrapping
+template <class B> inline long long gpuhost_dp(unsigned a, unsigned b, int pairs, int wide, int hi) {
+  long long sum = 0;
+  for (int i = 0; i < pairs; i++) {
+    long long x = wide ? (long long)(B)(short)(a >> (16 * i)) : (long long)(B)(a >> (8 * i));
+    long long y = (long long)(B)(b >> (8 * (i + 2 * hi)));
+    if (wide && !std::is_signed<B>::value) x = (unsigned short)(a >> (16 * i));
+    sum += x * y;
+  }
+  return sum;
+}
+inline int __dp4a(int a, int b, int c) { return (int)(unsigned)(gpuhost_dp<signed char>((unsigned)a, (unsigned)b, 4, 0, 0) + c); }
+inline unsigned __dp4a(unsigned a, unsigned b, unsigned c) { return (unsigned)(gpuhost_dp<unsigned char>(a, b, 4, 0, 0) + c); }
+inline int __dp2a_lo(int a, int b, int c) { return (int)(unsigned)(gpuhost_dp<signed char>((unsigned)a, (unsigned)b, 2, 1, 0) + c); }
+inline int __dp2a_hi(int a, int b, int c) { return (int)(unsigned)(gpuhost_dp<signed char>((unsigned)a, (unsigned)b, 2, 1, 1) + c); }
+inline unsigned __dp2a_lo(unsigned a, unsigned b, unsigned c) { return (unsigned)(gpuhost_dp<unsigned char>(a, b, 2, 1, 0) + c); }
+inline unsigned __dp2a_hi(unsigned a, unsigned b, unsigned c) { return (unsigned)(gpuhost_dp<unsigned char>(a, b, 2, 1, 1) + c); }
+inline unsigned short __nv_bswap16(unsigned short x) { return __builtin_bswap16(x); }
+inline unsigned __nv_bswap32(unsigned x) { return __builtin_bswap32(x); }
+inline unsigned long long __nv_bswap64(unsigned long long x) { return __builtin_bswap64(x); }
+inline unsigned umin(unsigned a, unsigned b) { return a < b ? a : b; }
+inline unsigned umax(unsigned a, unsigned b) { return a > b ? a : b; }
+inline long long llmin(long long a, long long b) { return a < b ? a : b; }
+inline long long llmax(long long a, long long b) { return a > b ? a : b; }
+inline unsigned long long ullmin(unsigned long long a, unsigned long long b) { return a < b ? a : b; }
+inline unsigned long long ullmax(unsigned long long a, unsigned long long b) { return a > b ? a : b; }
+template <class T> inline T __ldca(const T *p) { return *p; }
+template <class T> inline T __ldcv(const T *p) { return *p; }
+template <class T> inline T __ldlu(const T *p) { return *p; }
+template <class T> inline void __stwb(T *p, T v) { *p = v; }
+template <class T> inline void __stwt(T *p, T v) { *p = v; }
+inline void __prof_trigger(int) {}
 
 // min and max for the mixes CUDA C allows
 inline int min(int a, int b) { return a < b ? a : b; }
@@ -371,6 +705,15 @@ inline long min(long a, long b) { return a < b ? a : b; }
 inline long max(long a, long b) { return a > b ? a : b; }
 inline unsigned long min(unsigned long a, unsigned long b) { return a < b ? a : b; }
 inline unsigned long max(unsigned long a, unsigned long b) { return a > b ? a : b; }
+// the signed and unsigned mixes of CUDA's, compared as unsigned (as its int ones above)
+inline unsigned long min(long a, unsigned long b) { return min((unsigned long)a, b); }
+inline unsigned long min(unsigned long a, long b) { return min(a, (unsigned long)b); }
+inline unsigned long max(long a, unsigned long b) { return max((unsigned long)a, b); }
+inline unsigned long max(unsigned long a, long b) { return max(a, (unsigned long)b); }
+inline unsigned long long min(long long a, unsigned long long b) { return min((unsigned long long)a, b); }
+inline unsigned long long min(unsigned long long a, long long b) { return min(a, (unsigned long long)b); }
+inline unsigned long long max(long long a, unsigned long long b) { return max((unsigned long long)a, b); }
+inline unsigned long long max(unsigned long long a, long long b) { return max(a, (unsigned long long)b); }
 inline float min(float a, float b) { return fminf(a, b); }
 inline float max(float a, float b) { return fmaxf(a, b); }
 inline double min(double a, double b) { return fmin(a, b); }
@@ -393,7 +736,7 @@ extern "C" void free(void *p) noexcept { if (gpuhost_rt) gpuhost_rt->device_free
 // pointer) jumped out of printf with stdout's lock held, and the next kernel's printf
 // waited for it for ever. A macro, so that the compiler does not turn a printf into a puts
 // (which would fault inside the lock the same way). ----
-inline int gpuhost_printf(const char *fmt, ...) {
+inline void gpuhost_print(const char *fmt, ...) {
   char small[1024], *text = small;
   va_list ap, again;
   va_start(ap, fmt);
@@ -406,7 +749,12 @@ inline int gpuhost_printf(const char *fmt, ...) {
   if (text == nullptr) text = small, n = (int)sizeof small - 1;   /* cut short */
   if (n > 0) fwrite(text, 1, (size_t)n, stdout);
   if (text != small) __libc_free(text);
-  return n;
+}
+// CUDA's printf returns the number of arguments after the format (-1 for no format)
+template <class... A> inline int gpuhost_printf(const char *fmt, A... args) {
+  if (fmt == nullptr) return -1;
+  gpuhost_print(fmt, args...);
+  return (int)sizeof...(A);
 }
 #define printf gpuhost_printf
 
@@ -449,6 +797,7 @@ template <class... A> struct kernel<void (*)(A...)> {
 inline void set_launch(const gpuhost_launch *l) {
   gpuhost_blockDim = dim3(l->block.x, l->block.y, l->block.z);
   gpuhost_gridDim = dim3(l->grid.x, l->grid.y, l->grid.z);
+  for (const dynamic_hook *h = dynamic_hook::first; h != nullptr; h = h->next) h->set(gpuhost_dynamic_shared());
 }
 
 // The fiber path: a thread of block b, and of the blocks after it, on the fiber that thread

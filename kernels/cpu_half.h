@@ -42,6 +42,14 @@
     float r = TOF(__hfma(a, b, c)); return FROMF(r < 0.0f ? 0.0f : r); } \
   inline H2 __hfma2(const H2 a, const H2 b, const H2 c) { \
     return PAIR(__hfma(LO(a), LO(b), LO(c)), __hfma(HI(a), HI(b), HI(c))); } \
+  inline H2 __hfma2_sat(const H2 a, const H2 b, const H2 c) { \
+    return PAIR(__hfma_sat(LO(a), LO(b), LO(c)), __hfma_sat(HI(a), HI(b), HI(c))); } \
+  inline H2 __hfma2_relu(const H2 a, const H2 b, const H2 c) { \
+    return PAIR(__hfma_relu(LO(a), LO(b), LO(c)), __hfma_relu(HI(a), HI(b), HI(c))); } \
+  /* complex a * b + c, (re, im) in (low, high) */ \
+  inline H2 __hcmadd(const H2 a, const H2 b, const H2 c) { \
+    float ar = TOF(LO(a)), ai = TOF(HI(a)), br = TOF(LO(b)), bi = TOF(HI(b)); \
+    return PAIR(FROMF(fmaf(-ai, bi, fmaf(ar, br, TOF(LO(c))))), FROMF(fmaf(ai, br, fmaf(ar, bi, TOF(HI(c)))))); } \
   inline H atomicAdd(H *p, H v) { \
     U *u = reinterpret_cast<U *>(p); \
     U old = __atomic_load_n(u, __ATOMIC_RELAXED), next; \
@@ -72,4 +80,24 @@ GPUHOST_HALF_OPS(__half, __half2, __half2float, __float2half, __halves2half2, __
 #define GPUHOST_CPU_BF16_DONE
 GPUHOST_HALF_OPS(__nv_bfloat16, __nv_bfloat162, __bfloat162float, __float2bfloat16,
                  __halves2bfloat162, __low2bfloat16, __high2bfloat16, __bfloat162, unsigned short)
+// integers to bfloat16 rounded down, up or toward zero (the toolkit gives host code _rn):
+// the value exact in long double, its bfloat16 toward zero, then one step out if asked
+inline __nv_bfloat16 gpuhost_bf16_directed(long double v, int mode) {
+  float f = gpuhost_cpu::in_mode<float>(FE_TOWARDZERO, [&] { volatile long double x = v; volatile float r = (float)x; return r; });
+  unsigned bits;
+  std::memcpy(&bits, &f, 4);
+  unsigned short t = (unsigned short)(bits >> 16);
+  float back;
+  unsigned full = (unsigned)t << 16;
+  std::memcpy(&back, &full, 4);
+  if ((long double)back != v && ((mode == FE_DOWNWARD && v < 0) || (mode == FE_UPWARD && v > 0))) t++;
+  return __ushort_as_bfloat16(t);
+}
+#define GPUHOST_BF16_FROM(T, P) \
+  inline __nv_bfloat16 P##2bfloat16_rd(T x) { return gpuhost_bf16_directed(x, FE_DOWNWARD); } \
+  inline __nv_bfloat16 P##2bfloat16_ru(T x) { return gpuhost_bf16_directed(x, FE_UPWARD); } \
+  inline __nv_bfloat16 P##2bfloat16_rz(T x) { return gpuhost_bf16_directed(x, FE_TOWARDZERO); }
+GPUHOST_BF16_FROM(int, __int) GPUHOST_BF16_FROM(unsigned int, __uint) GPUHOST_BF16_FROM(short, __short)
+GPUHOST_BF16_FROM(unsigned short, __ushort) GPUHOST_BF16_FROM(long long, __ll)
+GPUHOST_BF16_FROM(unsigned long long, __ull)
 #endif

@@ -158,9 +158,10 @@ function M.parse(src)
     local pre = s:sub(stmt, gs - 1)
     local tlist = pre:match("template%s*(%b<>)")
     local i, name, params = ge + 1, nil, nil
+    local stop = s:find("[;{]", ge) or #s + 1   -- the name is in this declaration, or none is
     while true do
       local _, b, ident = s:find("([%a_][%w_:]*)%s*%(", i)
-      if not ident then break end
+      if not ident or b > stop then break end   -- (an explicit instantiation, "k<float>(", names none)
       if attributes[ident] then
         local _, pe = s:find("%b()", b)
         i = (pe or b) + 1

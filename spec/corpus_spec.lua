@@ -676,3 +676,307 @@ describe("the refused corpus: both backends refuse, naming the problem", functio
     end)
   end
 end)
+
+describe("the corpus: shared memory and tiles as CUDA defines them", function()
+  local m = gpu.module([[
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+extern __shared__ float dyn[];   // at namespace scope, as CUDA samples declare it
+__global__ void reverse_global(float *o) {
+  dyn[threadIdx.x] = threadIdx.x * 2.0f;
+  __syncthreads();
+  o[threadIdx.x] = dyn[blockDim.x - 1 - threadIdx.x];
+}
+__global__ void copy_global(float *o) {   // no barrier: the loops, with the same array
+  dyn[threadIdx.x] = threadIdx.x + 0.5f;
+  o[threadIdx.x] = dyn[threadIdx.x];
+}
+template <class T> __global__ void aligned_dyn(T *o) {   // CUDA's samples' SharedMemory idiom
+  extern __shared__ __align__(sizeof(T)) unsigned char smem[];
+  T *s = reinterpret_cast<T *>(smem);
+  s[threadIdx.x] = (T)threadIdx.x;
+  __syncthreads();
+  o[threadIdx.x] = s[blockDim.x - 1 - threadIdx.x];
+}
+template __global__ void aligned_dyn<double>(double *);
+__device__ auto dyn_at(int i) -> float { extern __shared__ float d2[]; return d2[i]; }
+__global__ void trailing(float *o) {
+  extern __shared__ float d2[];
+  d2[threadIdx.x] = 2.0f * threadIdx.x;
+  __syncthreads();
+  o[threadIdx.x] = dyn_at(blockDim.x - 1 - threadIdx.x);
+}
+__global__ void half_warp(int *o) {   // lanes 16-31 wait at the barrier meanwhile
+  int v = threadIdx.x;
+  if (threadIdx.x % 32 < 16) v += __shfl_down_sync(0xffffu, v, 4, 16);
+  __syncthreads();
+  o[threadIdx.x] = v;
+}
+__global__ void tiles_apart(int *o) {   // the tiles of a warp in different warp functions
+  auto t = cg::tiled_partition<8>(cg::this_thread_block());
+  int r = t.meta_group_rank() % 2 ? t.shfl_xor((int)threadIdx.x, 1) : (int)t.ballot(threadIdx.x % 3 == 0);
+  o[threadIdx.x] = r;
+}
+__global__ void offsets(int *o) {   // a shuffle reads its offset's low 5 bits, as PTX does
+  int v = threadIdx.x;
+  o[threadIdx.x] = __shfl_down_sync(0xffffffffu, v, 33) * 10000 + __shfl_xor_sync(0xffffffffu, v, 34) * 100 +
+                   __shfl_up_sync(0xffffffffu, v, 35);
+}
+__global__ void tiles8(unsigned *ballot, int *any, int *all, unsigned *meta) {
+  cg::thread_block b = cg::this_thread_block();
+  cg::thread_block_tile<8> t = cg::tiled_partition<8>(b);
+  ballot[threadIdx.x] = t.ballot(threadIdx.x % 11 == 3);
+  any[threadIdx.x] = t.any(threadIdx.x == 3);
+  all[threadIdx.x] = t.all(threadIdx.x < 8);
+  meta[threadIdx.x] = t.meta_group_rank() * 100 + t.meta_group_size();
+}
+]], {names = {"aligned_dyn<double>"}})
+
+  it("an extern __shared__ array at namespace scope", function()
+    assert.are.same({6, 4, 2, 0}, run(m.reverse_global, {1, 4, shared = 16}, gpu.zeros(4)))
+    assert.are.same({0.5, 1.5, 2.5}, run(m.copy_global, {2, 3, shared = 12}, gpu.zeros(3)))
+  end)
+
+  it("warp functions whose mask leaves out lanes that are elsewhere", function()
+    local o = run(m.half_warp, {1, 64}, gpu.zeros(64, "int32"))
+    for t = 0, 63 do
+      local l = t % 32
+      assert.are.equal(l >= 16 and t or (l % 16 < 12 and 2 * t + 4 or t + t), o[t + 1])
+    end
+    o = run(m.tiles_apart, {1, 32}, gpu.zeros(32, "int32"))
+    for t = 0, 31 do
+      local b = 0
+      for r = 0, 7 do if (t // 8 * 8 + r) % 3 == 0 then b = b | (1 << r) end end
+      assert.are.equal(t // 8 % 2 == 1 and t ~ 1 or b, o[t + 1])
+    end
+  end)
+
+  it("shuffle offsets of 32 and more", function()
+    local o = run(m.offsets, {1, 32}, gpu.zeros(32, "int32"))
+    for l = 0, 31 do
+      local down = l + 1 < 32 and l + 1 or l
+      local up = l - 3 >= 0 and l - 3 or l
+      assert.are.equal(down * 10000 + (l ~ 2) * 100 + up, o[l + 1])
+    end
+  end)
+
+  it("extern __shared__ with __align__(sizeof(T)), and in a function with a trailing return type", function()
+    assert.are.same({3, 2, 1, 0}, run(m["aligned_dyn<double>"], {1, 4, shared = 32}, gpu.zeros(4, "float64")))
+    assert.are.same({6, 4, 2, 0}, run(m.trailing, {1, 4, shared = 16}, gpu.zeros(4)))
+  end)
+
+  it("a tile's votes and ballots cover the tile alone", function()
+    local ballot, any, all, meta = run(m.tiles8, {1, 64}, gpu.zeros(64, "uint32"), gpu.zeros(64, "int32"),
+                                       gpu.zeros(64, "int32"), gpu.zeros(64, "uint32"))
+    for t = 0, 63 do
+      local first, b = t // 8 * 8, 0
+      for r = 0, 7 do if (first + r) % 11 == 3 then b = b | (1 << r) end end
+      assert.are.equal(b, ballot[t + 1])
+      assert.are.equal(t < 8 and 1 or 0, any[t + 1])
+      assert.are.equal(t < 8 and 1 or 0, all[t + 1])
+      assert.are.equal(t // 8 * 100 + 8, meta[t + 1])
+    end
+  end)
+end)
+
+describe("the corpus: intrinsics as CUDA defines them", function()
+  local m = gpu.module([[
+__global__ void to_int(const float *f, const double *d, int *o, unsigned *u, long long *ll, unsigned long long *ull) {
+  o[0] = __float2int_rn(f[0]); o[1] = __float2int_rz(f[1]); o[2] = __float2int_rd(f[2]); o[3] = __float2int_ru(f[1]);
+  o[4] = __double2int_rn(d[0]); o[5] = __float2int_rn(f[3]); o[6] = __float2int_rn(f[4]);
+  o[7] = __float_as_int(__saturatef(f[1])); o[8] = __double2int_rz(d[1]);
+  u[0] = __float2uint_rn(f[5]); u[1] = __double2uint_ru(d[0]);
+  ll[0] = __float2ll_rn(f[0]); ll[1] = __double2ll_rz(d[1]); ll[2] = __float2ll_rd(f[2]);
+  ull[0] = __float2ull_ru(f[4]); ull[1] = __double2ull_rn(d[2]);
+}
+__global__ void integers(const int *i, int *o, unsigned *u) {
+  o[0] = __mul24(i[0], 2); o[1] = __mul24(i[1], i[2]); o[2] = __hadd(INT_MAX, i[4]); o[3] = __rhadd(i[2], 2);
+  o[4] = __dp4a(0x01020304, -1, 10); o[5] = __dp2a_lo(0x0002fffe, 0x00000301, 0);
+  o[6] = __dp2a_hi(0x0002fffe, 0x03010000, 5);
+  u[0] = __umul24(i[0] | 1, 3u); u[1] = __uhadd(0xffffffffu, (unsigned)i[2]);
+  u[2] = __funnelshift_lc(1u, 2u, (unsigned)i[3]); u[3] = __funnelshift_rc(1u, 2u, (unsigned)i[3]);
+  u[4] = __sad(-5, i[2] * 3, 1u); u[5] = __dp4a(0x01020304u, 0xffffffffu, 0u); u[6] = __urhadd(1u, (unsigned)i[2]);
+  u[7] = __nv_bswap32(0x11223344u); u[8] = umax(3u, (unsigned)i[2]);
+}
+__global__ void rounded(const float *f, const double *d, const int *i, float *of, double *od) {
+  of[0] = __fadd_rd(1.0f, f[6]); of[1] = __fadd_ru(1.0f, f[6]); of[2] = __fdiv_rz(1.0f, f[7]);
+  of[3] = __fdiv_ru(1.0f, f[7]); of[4] = __int2float_rd(i[5]); of[5] = __int2float_ru(i[5]);
+  of[6] = __double2float_rd(d[3]); of[7] = __double2float_ru(d[3]); of[8] = __fsqrt_rd(f[8]);
+  of[9] = __fsqrt_ru(f[8]); of[10] = __frsqrt_rn(f[10]); of[11] = __ll2float_rz(-(long long)i[5]);
+  od[0] = __dadd_rd(1.0, d[4]); od[1] = __dadd_ru(1.0, d[4]); od[2] = __ddiv_rn(1.0, 3.0 * d[5]);
+  od[3] = __hiloint2double(__double2hiint(d[6]), __double2loint(d[6]));
+}
+__global__ void cuda_math(const double *x, double *o, float *f) {
+  o[0] = erfinv(x[0]); o[1] = erfcinv(x[1]); o[2] = erfcx(x[2]); o[3] = cyl_bessel_i0(x[3]);
+  o[4] = cyl_bessel_i1(x[4]); o[5] = normcdfinv(x[5]); o[6] = erfinv(x[6]); o[7] = erfcinv(x[7]);
+  o[8] = rhypot(x[8], x[9]); o[9] = rcbrt(x[10]); o[10] = sinpi(x[11]); o[11] = cospi(x[12]);
+  o[12] = sinpi(x[13]); o[13] = norm3d(x[8], x[9], x[14]);
+  f[0] = sinpif((float)x[11]); f[1] = cospif((float)x[12]); f[2] = norm4df(1, 2, 2, 4); f[3] = erfinv((float)x[0]);
+  f[4] = cospif(1e30f); f[5] = erfinvf(1.5f); f[6] = erfcinvf(0.0f);
+}
+__global__ void mixed_minmax(const long long *a, unsigned long long *o) {
+  o[0] = min(a[0], 2ULL); o[1] = max(a[0], 2ULL); o[2] = min(3ULL, a[1]); o[3] = max((long)a[1], 5UL);
+  __threadfence_cluster();
+}
+__global__ void nv_atomics(int *p, float *f, unsigned *u, unsigned long long *q) {   // CUDA 12.8's
+  __nv_atomic_fetch_add(&p[0], 1, __NV_ATOMIC_RELAXED, __NV_THREAD_SCOPE_DEVICE);
+  __nv_atomic_fetch_add(&f[0], 0.5f, __NV_ATOMIC_SEQ_CST, __NV_THREAD_SCOPE_BLOCK);
+  __nv_atomic_fetch_min(&p[1], -(int)threadIdx.x, __NV_ATOMIC_RELAXED, __NV_THREAD_SCOPE_DEVICE);
+  __nv_atomic_fetch_max(&u[0], threadIdx.x, __NV_ATOMIC_RELAXED);
+  __nv_atomic_fetch_sub(&u[1], 1, __NV_ATOMIC_ACQ_REL, __NV_THREAD_SCOPE_SYSTEM);
+  __nv_atomic_fetch_or(&q[0], 1ull << threadIdx.x, __NV_ATOMIC_RELAXED, __NV_THREAD_SCOPE_SYSTEM);
+  int e = 0;
+  if (__nv_atomic_compare_exchange_n(&p[2], &e, 100, false, __NV_ATOMIC_ACQ_REL, __NV_ATOMIC_RELAXED, __NV_THREAD_SCOPE_DEVICE))
+    __nv_atomic_store_n(&p[3], __nv_atomic_load_n(&p[2], __NV_ATOMIC_ACQUIRE, __NV_THREAD_SCOPE_DEVICE) + 1,
+                        __NV_ATOMIC_RELEASE, __NV_THREAD_SCOPE_DEVICE);
+  __nv_atomic_thread_fence(__NV_ATOMIC_SEQ_CST, __NV_THREAD_SCOPE_DEVICE);
+  int x = 7, r;
+  __nv_atomic_exchange(&p[4], &x, &r, __NV_ATOMIC_ACQ_REL, __NV_THREAD_SCOPE_DEVICE);
+  atomicAdd((float2 *)&f[2], make_float2(1, 2));
+  atomicAdd((float4 *)&f[4], make_float4(1, 2, 3, 4));
+}
+__global__ void fast_divide(const float *x, float *o) {
+  o[0] = __fdividef(x[0], x[1]); o[1] = __fdividef(x[0], -x[2]); o[2] = __fdividef(x[3], x[2]);
+  o[3] = __fdividef(x[4], x[5]);
+}
+__global__ void scoped_atomics(unsigned *u, unsigned long long *ull, float *f) {
+  int t = threadIdx.x;
+  atomicInc_block(&u[0], 9u); atomicDec_system(&u[1], 9u); atomicSub_block(&u[2], 1u);
+  atomicAnd_system(&u[3], ~(1u << t)); atomicOr_block(&ull[0], 1ull << (t + 20)); atomicXor_system(&ull[1], 3ull);
+  atomicMax_system(&u[4], (unsigned)t); atomicExch_system(&u[5], 7u); f[0] = fdividef(1.0f, 4.0f);
+}
+]])
+  local f = gpu.array({1e10, 0 / 0, -1e10, 2.5, -3.5, -1, 1e-10, 3, 2, 1.1, 4}, "float32")
+  local d = gpu.array({3e9, 0 / 0, 1e30, 1 / 3, 1e-30, 1, 2}, "float64")
+  local i = gpu.array({0x1000000, 0xFFFFFF, 5, 40, 1, 16777217}, "int32")
+
+  it("conversions to integers saturate, NaN to 0, and __saturatef(NaN) is 0", function()
+    local o, u, ll, ull = run_in(m.to_int, {1, 1}, 2, f, d, gpu.zeros(9, "int32"), gpu.zeros(2, "uint32"),
+                                 gpu.zeros(3, "int64"), gpu.zeros(2, "uint64"))
+    assert.are.same({2147483647, 0, -2147483648, 0, 2147483647, 2, -4, 0, 0}, o)
+    assert.are.same({0, 3000000000}, u)
+    assert.are.same({10000000000, 0, -10000000000}, ll)
+    assert.are.same({0, -1}, ull)   -- 2^64 - 1, as Lua shows it
+  end)
+
+  it("24-bit products, halving adds, funnel shifts that clamp, byte dot products", function()
+    local o, u = run_in(m.integers, {1, 1}, 1, i, gpu.zeros(7, "int32"), gpu.zeros(9, "uint32"))
+    assert.are.same({0, -5, 1073741824, 4, 0, 4, 9}, o)
+    assert.are.same({3, 2147483650, 1, 2, 21, 2550, 3, 0x44332211, 5}, u)
+  end)
+
+  it("arithmetic and conversions rounded down, up and toward zero", function()
+    local of, od = run_in(m.rounded, {1, 1}, 3, f, d, i, gpu.zeros(12), gpu.zeros(4, "float64"))
+    local third_down, third_up = 0.3333333134651184, 0.3333333432674408
+    assert.are.same({1, 1.0000001192092896, third_down, third_up, 16777216, 16777218, third_down, third_up,
+                     1.4142135381698608, 1.4142136573791504, 0.5, -16777216}, of)
+    assert.are.same({1, 1.0000000000000002, 1 / 3, 2}, od)
+  end)
+
+  it("atomics of each scope, _block and _system", function()
+    local u, ull, f = run(m.scoped_atomics, {1, 32}, gpu.array({0, 0, 0, 0xffffffff, 0, 0}, "uint32"),
+                          gpu.zeros(2, "uint64"), gpu.zeros(1))
+    assert.are.same({2, 8, 0xffffffe0, 0, 31, 7}, u)
+    assert.are.same({0xffffffff << 20, 0}, ull)
+    assert.are.same({0.25}, f)
+  end)
+
+  it("the math CUDA has beyond C's: erfinv, erfcinv, erfcx, Bessel I0/I1, sinpi, cospi ...", function()
+    local x = gpu.array({0.5, 1e-300, 200, 700, -3.5, 0.975, -0.999999, 1.7, 3, 4, 8, 1, 0.5, 1e10 + 0.5, 12}, "float64")
+    local o, f = run_in(m.cuda_math, {1, 1}, 1, x, gpu.zeros(14, "float64"), gpu.zeros(7))
+    local want = {0.4769362762044699, 26.209469960516124, 0.0028209126572120466, 1.5295933476718737e+302,
+                  -6.2058349222583651, 1.959963984540054, -3.4589107372754988, -0.7328690779592167}
+    for i, w in ipairs(want) do assert.is_true(math.abs(o[i] - w) <= 2e-15 * math.abs(w), i .. ": " .. o[i]) end
+    assert.are.same({0.2, 0.5, 0, 0, 1, 13}, {table.unpack(o, 9, 14)})
+    assert.are.same({0, 0, 5, 0.4769362807273865, 1}, {table.unpack(f, 1, 5)})
+    assert.is_true(f[6] ~= f[6])
+    assert.are.equal(INF, f[7])
+  end)
+
+  it("half and bfloat16: __hfma2_sat, __hfma2_relu, __hcmadd, integers to bfloat16 rounded each way", function()
+    local k = gpu.kernel([[
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+__global__ void halves(const int *i, float *o) {
+  o[0] = __bfloat162float(__int2bfloat16_rd(i[0])); o[1] = __bfloat162float(__int2bfloat16_ru(i[0]));
+  o[2] = __bfloat162float(__int2bfloat16_rz(-i[0])); o[3] = __bfloat162float(__int2bfloat16_rd(-i[0]));
+  o[4] = __bfloat162float(__ll2bfloat16_ru((long long)i[1] << 40)); o[5] = __bfloat162float(__uint2bfloat16_ru(256u));
+  __half2 a = __floats2half2_rn(0.5f, 0.75f), b = __floats2half2_rn(2.0f, -2.0f), c = __floats2half2_rn(-0.5f, 0.25f);
+  __half2 s = __hfma2_sat(a, b, c), r = __hfma2_relu(a, b, c);
+  o[6] = __low2float(s); o[7] = __high2float(s); o[8] = __low2float(r); o[9] = __high2float(r);
+  __half2 z = __hcmadd(__floats2half2_rn(1, 2), __floats2half2_rn(3, 4), __floats2half2_rn(10, 20));
+  o[10] = __low2float(z); o[11] = __high2float(z);
+}]])
+    local o = run_in(k, {1, 1}, 1, gpu.array({257, 1}, "int32"), gpu.zeros(12))
+    assert.are.same({256, 258, -256, -258, 2 ^ 40, 256, 0.5, 0, 0.5, 0, 5, 30}, o)
+  end)
+
+  it("min and max of a signed and an unsigned 64-bit integer, compared as unsigned", function()
+    local o = run_in(m.mixed_minmax, {1, 1}, 1, gpu.array({-1, 7}, "int64"), gpu.zeros(4, "uint64"))
+    assert.are.same({2, -1, 3, 7}, o)   -- -1: 2^64 - 1 as Lua shows it
+  end)
+
+  it("the __nv_atomic_* builtins, and atomicAdd on float2 and float4", function()
+    local p, f, u, q = run(m.nv_atomics, {1, 32}, gpu.zeros(5, "int32"), gpu.zeros(8), gpu.zeros(2, "uint32"),
+                           gpu.zeros(1, "uint64"))
+    assert.are.same({32, -31, 100, 101, 7}, p)
+    assert.are.same({16, 0, 32, 64, 32, 64, 96, 128}, f)
+    assert.are.same({31, 0xffffffe0}, u)
+    assert.are.same({0xffffffff}, q)
+  end)
+
+  it("__fdividef by a divisor over 2^126 is 0 (NaN for infinity), as CUDA documents", function()
+    local x = gpu.array({1, 3e38, 2 ^ 127, INF, 6, 3}, "float32")
+    local o = run_in(m.fast_divide, {1, 1}, 1, x, gpu.zeros(4))
+    assert.are.equal(0, o[1]); assert.are.equal(-0.0, o[2]); assert.is_true(1 / o[2] < 0)
+    assert.is_true(o[3] ~= o[3])
+    assert.are.equal(2, o[4])
+  end)
+end)
+
+describe("the corpus: cooperative groups", function()
+  local m = gpu.module([[
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+#include <cooperative_groups/scan.h>
+namespace cg = cooperative_groups;
+__global__ void grid(int *o) {
+  cg::grid_group g = cg::this_grid();
+  o[g.thread_rank()] = (int)(g.size() * 1000 + g.block_rank() * 10 + g.is_valid()) + g.thread_index().x * 100000;
+}
+__global__ void reduce_scan(int *o) {
+  cg::thread_block_tile<32> w = cg::tiled_partition<32>(cg::this_thread_block());
+  auto t = cg::tiled_partition<16>(w);   // a tile of a tile
+  int sum = cg::reduce(t, (int)threadIdx.x, cg::plus<int>());
+  int most = cg::reduce(t, (int)threadIdx.x, cg::greater<int>());
+  o[threadIdx.x] = sum * 1000000 + most * 10000 + cg::exclusive_scan(t, 1) * 100 + cg::inclusive_scan(t, 2);
+}
+__global__ void dynamic_tiles(int *o) {
+  cg::thread_group g = cg::tiled_partition(cg::this_thread_block(), 16);
+  g.sync();
+  cg::thread_group b = cg::this_thread_block();
+  b.sync();
+  o[threadIdx.x] = g.thread_rank() + g.size() * 100 + b.size() * 10000;
+}
+]])
+
+  it("the grid: sizes and ranks, not valid without a cooperative launch", function()
+    local o = run(m.grid, {4, 16}, gpu.zeros(64, "int32"))
+    for t = 0, 63 do assert.are.equal(64000 + t // 16 * 10 + t * 100000, o[t + 1]) end
+  end)
+
+  it("reduce and the scans over a tile of a tile", function()
+    local o = run(m.reduce_scan, {1, 32}, gpu.zeros(32, "int32"))
+    for t = 0, 31 do
+      local first, r = t // 16 * 16, t % 16
+      local sum = 0
+      for i = first, first + 15 do sum = sum + i end
+      assert.are.equal(sum * 1000000 + (first + 15) * 10000 + r * 100 + 2 * (r + 1), o[t + 1])
+    end
+  end)
+
+  it("thread_group: a dynamic tile and the block", function()
+    local o = run(m.dynamic_tiles, {1, 32}, gpu.zeros(32, "int32"))
+    for t = 0, 31 do assert.are.equal(t % 16 + 1600 + 320000, o[t + 1]) end
+  end)
+end)

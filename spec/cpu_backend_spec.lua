@@ -450,3 +450,29 @@ __global__ void rev(int *x) { n::reverse(x); }
     assert.are.same(want, x:totable())
   end)
 end)
+
+describe("cooperative groups #cpu", function()
+  it("grid_group::sync() without a cooperative launch stops the kernel, as CUDA's headers trap", function()
+    local k = gpu.kernel([[
+#include <cooperative_groups.h>
+__global__ void k(int *o) { cooperative_groups::this_grid().sync(); o[0] = 1; }]])
+    local o = gpu.zeros(1, "int32")
+    local _, err = S.errof(function() k[{2, 2}](o); gpu.synchronize() end)
+    assert.are.equal("CUDA_ERROR_LAUNCH_FAILED", err.name)
+    assert.matches("grid_group::sync() in a launch that is not cooperative", err.detail, 1, true)
+    assert.are.same({0}, o:totable())
+  end)
+end)
+
+describe("printf", function()
+  -- Before: it returned the characters written (13 here), where CUDA's returns the count of
+  -- arguments after the format.
+  it("returns the number of arguments, as CUDA's does, and prints them", function()
+    local out = cpu_child(nil, [[
+local k = gpu.kernel('__global__ void k(int *o) { o[0] = printf("plain\\n"); o[1] = printf("%d %s %4.1f\\n", 7, "x", 2.5f); }')
+local o = gpu.zeros(2, "int32")
+k[{1, 1}](o)
+print(table.concat(o:totable(), ","))]])
+    assert.are.equal("plain\n7 x  2.5\n0,3\n", out)
+  end)
+end)

@@ -278,3 +278,21 @@ describe("streams and events", function()
                      select(2, S.errof(gpu.elapsed, e, gpu.event():record())).name)
   end)
 end)
+
+describe("module kernels", function()
+  -- Before: after an explicit instantiation ("template __global__ void a<double>(...);")
+  -- the next function's name was taken for a kernel (here the __device__ g), and the
+  -- module's compile failed: "Name expression cannot form address of a non-__global__ function".
+  it("are not read past a template's explicit instantiation", function()
+    local m = gpu.module([[
+template <class T> __global__ void a(T *o) { o[0] = 2; }
+template __global__ void a<double>(double *);
+__device__ float g(int i) { return i; }
+__global__ void b(float *o) { o[0] = g(1); }
+]], {names = {"a<double>"}})
+    assert.are.equal("gpu.module(b, a<double>)", tostring(m))
+    local o = gpu.zeros(1)
+    m.b[{1, 1}](o)
+    assert.are.same({1}, o:totable())
+  end)
+end)

@@ -25,7 +25,11 @@ static const struct { const char *name, *embedded, *text; } support_files[] = {
   {"cuda_bf16.h", NULL, "#pragma once\n#include \"cuda_fp16.h\"\n#include_next <cuda_bf16.h>\n"
                         "#include \"gpuhost_cpu_half.h\"\n"},
   {"cuda_runtime.h", NULL, "#pragma once\n"},
+  {"cooperative_groups/reduce.h", NULL, "#pragma once\n#include <cooperative_groups.h>\n"},
+  {"cooperative_groups/scan.h", NULL, "#pragma once\n#include <cooperative_groups.h>\n"},
+  {"cooperative_groups/functional.h", NULL, "#pragma once\n#include <cooperative_groups.h>\n"},
 };
+#define SUPPORT_SUBDIR "cooperative_groups"   /* the folder in the prelude's of the last three */
 #define NSUPPORT (sizeof support_files / sizeof support_files[0])
 
 static const char *support_text(size_t i, size_t *n) {
@@ -124,7 +128,7 @@ static const char *const fixed_flags[] = {
 /* The compiler's path, size and time, the processor, the toolkit's headers and a hash of
  * the prelude, the flags and the form of the unit source.c and scan.c write (UNIT_FORM, to change
  * with it): what the cache key needs to know of how kernels are compiled here. */
-#define UNIT_FORM "unit 3"
+#define UNIT_FORM "unit 4"
 GpuResult cpu_compiler_id(char *out, size_t n) {
   char path[1200], real[1024] = "", hdr[700];
   struct stat st;
@@ -174,6 +178,8 @@ static void prelude_remove(void) {
     snprintf(path, sizeof path, "%s/%s", prelude, support_files[i].name);
     unlink(path);
   }
+  snprintf(path, sizeof path, "%s/%s", prelude, SUPPORT_SUBDIR);
+  rmdir(path);
   const char *more[] = {"gpuhost_cpu.h.gch", "gpuhost_cpu.h.gch.tmp", "gch.log"};
   for (size_t i = 0; i < 3; i++) {
     snprintf(path, sizeof path, "%s/%s", prelude, more[i]);
@@ -186,6 +192,8 @@ const char *prelude_dir(void) {
   if (prelude[0]) return prelude;
   char dir[40] = "/tmp/gpuhost-prelude-XXXXXX", path[200];
   if (!mkdtemp(dir)) return NULL;
+  snprintf(path, sizeof path, "%s/%s", dir, SUPPORT_SUBDIR);
+  mkdir(path, 0700);   /* a failure shows as the write below failing */
   for (size_t i = 0; i < NSUPPORT; i++) {
     size_t len;
     const char *text = support_text(i, &len);

@@ -150,17 +150,17 @@ static void release_barrier(Worker *w) {
                "interrupted at a barrier (Ctrl-C)");
 }
 
-/* What lane l of the warp at base gets from a shuffle; l's own value when the source is
- * out of the lane's segment (or has returned). */
-static unsigned long long shuffled(const Worker *w, int base, int n, int l, const Fiber *f) {
-  int seg = l / f->width * f->width, src = l;
+/* What lane l of the warp at base gets from a shuffle among the lanes of set; l's own
+ * value when the source is out of the lane's segment or not in the set. */
+static unsigned long long shuffled(const Worker *w, int base, unsigned set, int l, const Fiber *f) {
+  int seg = l / f->width * f->width, src = l, b = f->arg & 31;   /* PTX reads the low 5 bits */
   switch (f->op) {
-    case GPUHOST_SHFL_IDX: src = seg + (f->arg % f->width + f->width) % f->width; break;
-    case GPUHOST_SHFL_UP: src = l - f->arg >= seg ? l - f->arg : l; break;
-    case GPUHOST_SHFL_DOWN: src = l + f->arg < seg + f->width ? l + f->arg : l; break;
-    default: src = (l ^ f->arg) < seg + f->width ? (l ^ f->arg) : l; break;
+    case GPUHOST_SHFL_IDX: src = seg + (f->arg & (f->width - 1)); break;
+    case GPUHOST_SHFL_UP: src = l - b >= seg ? l - b : l; break;
+    case GPUHOST_SHFL_DOWN: src = l + b < seg + f->width ? l + b : l; break;
+    default: src = (l ^ b) < seg + f->width ? (l ^ b) : l; break;
   }
-  return src < n && !w->done[base + src] ? w->thread_fiber[base + src]->value : f->value;
+  return set >> src & 1 ? w->thread_fiber[base + src]->value : f->value;
 }
 
 /* The result of a vote, match or reduction for the lane of f, over the lanes in its mask. */
@@ -196,24 +196,55 @@ static unsigned long long combined(const Worker *w, int base, int n, const Fiber
   }
 }
 
-/* Every live lane of warp wp waits in a warp function: resolve it, make them ready. */
-static void exchange(Worker *w, int wp) {
-  int base = wp * 32, n = lanes(w, wp), op = -1;
-  for (int l = 0; l < n; l++) {
-    if (w->done[base + l]) continue;
-    if (op >= 0 && w->thread_fiber[base + l]->op != op)
+/* The live lanes of warp wp (not returned). */
+static unsigned live_lanes(const Worker *w, int wp) {
+  unsigned m = 0, n = (unsigned)lanes(w, wp);
+  if (w->warp_done[wp] == 0) return n == 32 ? ~0u : (1u << n) - 1;
+  for (unsigned l = 0; l < n; l++)
+    if (!w->done[wp * 32 + (int)l]) m |= 1u << l;
+  return m;
+}
+
+/* Whether every live lane of mask waits in a warp function (mask names f's group). */
+static int group_waits(const Worker *w, int wp, unsigned mask) {
+  unsigned group = mask & live_lanes(w, wp);
+  for (unsigned g = group; g != 0; g &= g - 1)
+    if (w->thread_fiber[wp * 32 + __builtin_ctz(g)]->state != FIBER_PARKED_WARP) return 0;
+  return group != 0;
+}
+
+/* The lanes of set (live, each waiting in a warp function) resolve it: their results, and
+ * they are made ready. All the warp's live lanes, or the lanes a mask names, which CUDA
+ * lets go on while the warp's other lanes are elsewhere. */
+static void exchange(Worker *w, int wp, unsigned set) {
+  int base = wp * 32, op = w->thread_fiber[base + __builtin_ctz(set)]->op;
+  for (unsigned s = set; s != 0; s &= s - 1)
+    if (w->thread_fiber[base + __builtin_ctz(s)]->op != op)
       block_stop(w, UNSUPPORTED, "divergence: threads of one warp wait in different warp functions");
-    op = w->thread_fiber[base + l]->op;
+  for (unsigned s = set; s != 0; s &= s - 1) {
+    Fiber *f = w->thread_fiber[base + __builtin_ctz(s)];
+    f->result = op <= GPUHOST_SHFL_XOR ? shuffled(w, base, set, __builtin_ctz(s), f)
+              : op == GPUHOST_SYNCWARP ? 0 : combined(w, base, lanes(w, wp), f);
   }
-  for (int l = 0; l < n; l++) {
-    if (w->done[base + l]) continue;
-    Fiber *f = w->thread_fiber[base + l];
-    f->result = op <= GPUHOST_SHFL_XOR ? shuffled(w, base, n, l, f)
-              : op == GPUHOST_SYNCWARP ? 0 : combined(w, base, n, f);
+  for (unsigned s = set; s != 0; s &= s - 1) {   /* ready: group_waits no longer counts it */
+    Fiber *f = w->thread_fiber[base + __builtin_ctz(s)];
+    f->state = FIBER_RUNNING;
+    make_ready(w, f);
+    w->warp_waiting[wp]--;
   }
-  for (int l = 0; l < n; l++)
-    if (!w->done[base + l]) make_ready(w, w->thread_fiber[base + l]);
-  w->warp_waiting[wp] = 0;
+}
+
+/* A warp function of a group smaller than the warp: lanes that wait, whose mask's live
+ * lanes all wait too, resolve it; 0 when none can. */
+static int release_group(Worker *w, int wp) {
+  for (int l = 0; l < lanes(w, wp); l++) {
+    const Fiber *f = w->thread_fiber[wp * 32 + l];
+    if (!w->done[wp * 32 + l] && f->state == FIBER_PARKED_WARP && group_waits(w, wp, f->mask)) {
+      exchange(w, wp, f->mask & live_lanes(w, wp));
+      return 1;
+    }
+  }
+  return 0;
 }
 
 /* After threads returned, a barrier or a warp may have all its live threads: resolve
@@ -223,11 +254,13 @@ static int release_waiting(Worker *w) {
     release_barrier(w);
     return 1;
   }
-  for (int wp = 0; wp * 32 < w->nthreads; wp++)
+  for (int wp = 0; wp * 32 < w->nthreads; wp++) {
     if (w->warp_waiting[wp] > 0 && w->warp_waiting[wp] == lanes(w, wp) - w->warp_done[wp]) {
-      exchange(w, wp);
+      exchange(w, wp, live_lanes(w, wp));
       return 1;
     }
+    if (w->warp_waiting[wp] > 0 && release_group(w, wp)) return 1;
+  }
   return 0;
 }
 
@@ -323,12 +356,7 @@ static int rt_barrier(int op, int pred) {
 static unsigned long long rt_warp(int op, unsigned mask, unsigned long long value, int arg, int width) {
   Worker *w = cpu_self;
   int wp = w->current_thread / 32;
-  if (op == GPUHOST_ACTIVEMASK) {   /* the live lanes; no exchange */
-    unsigned m = 0;
-    for (int l = 0; l < lanes(w, wp); l++)
-      if (!w->done[wp * 32 + l]) m |= 1u << l;
-    return m;
-  }
+  if (op == GPUHOST_ACTIVEMASK) return live_lanes(w, wp);   /* no exchange */
   if (op <= GPUHOST_SHFL_XOR && (width < 1 || width > 32 || (width & (width - 1))))
     block_stop(w, UNSUPPORTED, "width: a warp function's width must be a power of two up to 32");
   Fiber *f = park(w, FIBER_PARKED_WARP);
@@ -337,7 +365,12 @@ static unsigned long long rt_warp(int op, unsigned mask, unsigned long long valu
   f->value = value;
   f->arg = arg;
   f->width = width;
-  if (++w->warp_waiting[wp] == lanes(w, wp) - w->warp_done[wp]) exchange(w, wp);
+  if (++w->warp_waiting[wp] == lanes(w, wp) - w->warp_done[wp]) exchange(w, wp, live_lanes(w, wp));
+  /* a group smaller than the warp, checked when its last lane arrives (lanes run in order;
+   * release_waiting finds one completed otherwise) */
+  else if (mask != 0 && ~mask != 0 && w->current_thread % 32 == 31 - __builtin_clz(mask) &&
+           group_waits(w, wp, mask))
+    exchange(w, wp, mask & live_lanes(w, wp));
   next(w, f);
   f->state = FIBER_RUNNING;
   return f->result;
