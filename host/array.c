@@ -250,6 +250,24 @@ static int array_field(lua_State *L, GpuArray *a, const char *k) {
   return 1;
 }
 
+/* a[k] or a[k] = v for a device array k: a mask (bool) or 1-based indices along the first
+ * dimension (integers), through the methods lua/compose.lua gives (upvalue 1 of __index;
+ * the metatable's methods for __newindex): _take_rows(a, k), _extract(a, k), _put_mask(a, k, v) */
+static int array_by_array(lua_State *L, int methods, int nargs, int assign) {
+  GpuArray *k = array_test(L, 2);
+  char kind = dtypes[k->dtype].kind;
+  if (kind != 'b' && kind != 'i' && kind != 'u')
+    return luaL_error(L, "an array as an index must be a bool mask or hold 1-based integer indices, got a %s "
+                      "array", dtypes[k->dtype].name);
+  if (assign && kind != 'b')
+    return luaL_error(L, "a[indices] = v is not supported: assign through a mask (a[mask] = v), a view, or a kernel");
+  lua_pushstring(L, assign ? "_put_mask" : kind == 'b' ? "_extract" : "_take_rows");
+  lua_rawget(L, methods);
+  for (int i = 1; i <= nargs; i++) lua_pushvalue(L, i);
+  lua_call(L, nargs, assign ? 0 : 1);
+  return assign ? 0 : 1;
+}
+
 /* __index: a closure over the methods table (upvalue 1), looked up with the key itself */
 static int array_index(lua_State *L) {
   GpuArray *a = toarray(L, 1);
@@ -264,12 +282,22 @@ static int array_index(lua_State *L) {
     return 1;
   }
   if (t == LUA_TTABLE) return view_index(L);
+  if (array_test(L, 2)) {
+    lua_settop(L, 2);
+    return array_by_array(L, lua_upvalueindex(1), 2, 0);
+  }
   return luaL_error(L, "attempt to index a device array from Lua: copy it to the host "
-                    "first (h = a:tohost(); h[i]), use a:item(i), or take a view a[{i}]");
+                    "first (h = a:tohost(); h[i]), use a:item(i), take a view a[{i}], or index "
+                    "with an array (a mask, or 1-based indices)");
 }
 
 static int array_newindex(lua_State *L) {
   if (lua_type(L, 2) == LUA_TTABLE) return view_assign(L);
+  if (array_test(L, 2)) {
+    lua_settop(L, 3);
+    luaL_getmetafield(L, 1, "methods");
+    return array_by_array(L, 4, 3, 1);
+  }
   return luaL_error(L, "attempt to write a device array from Lua: build the data on the "
                     "host and copy it with gpu.array(t), assign a view (a[{i}] = v), or "
                     "write it in a kernel");

@@ -347,7 +347,7 @@ function gpu.tril(a, k) return triangle(a, k, "tril", true) end
 function gpu.triu(a, k) return triangle(a, k, "triu", false) end
 
 -- gpu.diagonal(a [, k]): a new 1-D array, diagonal k of matrix a (0 the main one, above it
--- for k > 0); gpu.trace(a [, k]): its sum, a Lua number
+-- for k > 0); a:trace([k]): its sum, a Lua number (gpu.trace is the profiler's switch)
 function gpu.diagonal(a, k)
   if not is_array(a) or a.ndim ~= 2 then
     error(("gpu.diagonal: a matrix expected, got %s"):format(is_array(a) and a.ndim .. "-D array" or described(a)), 2)
@@ -359,7 +359,7 @@ function gpu.diagonal(a, k)
   local first = k >= 0 and k or -k * m   -- 0-based, in C order
   return gpu.take(a, gpu.arange(len, "int64") * (m + 1) + (first + 1))
 end
-function gpu.trace(a, k) return gpu.diagonal(a, k):sum() end
+local function trace(a, k) return gpu.diagonal(a, k):sum() end
 
 -- gpu.meshgrid(x1, ..., xn [, {indexing = "xy"}]): n arrays of the grid's shape, array k
 -- holding xk along its dimension, as NumPy's (copies; "xy" swaps the first two
@@ -494,11 +494,35 @@ function gpu.histogram(a, bins, opts)
 end
 
 for _, name in ipairs({"linspace", "eye", "identity", "concatenate", "stack", "flip", "isclose", "allclose",
-                       "take", "extract", "nonzero", "diff", "tril", "triu", "diagonal", "trace",
+                       "take", "extract", "nonzero", "diff", "tril", "triu", "diagonal",
                        "meshgrid", "repeat_interleave", "tile", "searchsorted", "histogram"}) do
   gpu[name] = gpu._api(gpu[name])
 end
 array_meta.methods.flip = gpu.flip
 array_meta.methods.take = gpu.take
-array_meta.methods.nonzero, array_meta.methods.diagonal, array_meta.methods.trace = gpu.nonzero, gpu.diagonal, gpu.trace
+array_meta.methods.nonzero, array_meta.methods.diagonal = gpu.nonzero, gpu.diagonal
+array_meta.methods.trace = gpu._api(trace)
 array_meta.methods.searchsorted = gpu.searchsorted
+-- a[indices] (along the first dimension), a[mask], a[mask] = v (a number, boolean or
+-- gpu.complex): host/array.c's __index and __newindex call these
+array_meta.methods._take_rows = gpu._api(function(a, idx) return gpu.take(a, idx, 1) end, 3)
+array_meta.methods._extract = gpu._api(function(a, mask) return gpu.extract(mask, a) end, 3)
+array_meta.methods._put_mask = gpu._api(function(a, mask, v)
+  if type(v) ~= "number" and type(v) ~= "boolean" and getmetatable(v) ~= getmetatable(gpu.complex(0)) then
+    error(("a[mask] = v takes a number, a boolean or a gpu.complex, got %s: for arrays use gpu.where(mask, v, a, {out = a})"):format(
+      is_array(v) and "an array" or described(v)), 2)
+  end
+  local ms, as = mask.shape, a.shape
+  local fits = #ms <= #as
+  for k = 1, #ms do fits = fits and ms[k] == as[k] end
+  if not fits then
+    error(("a[mask] = v: the mask's shape {%s} is not a's {%s} nor that of its first dimensions"):format(
+      table.concat(ms, ", "), table.concat(as, ", ")), 2)
+  end
+  if mask.dtype ~= "bool" then mask = mask:ne(0) end
+  for _ = #ms + 1, #as do mask = mask:unsqueeze(-1) end
+  if type(v) ~= "number" and type(v) ~= "boolean" then   -- a gpu.complex: where takes arrays
+    v = gpu.full({}, v, a.dtype:match("complex") and a.dtype or "complex128")
+  end
+  gpu.where(mask, v, a, {out = a})
+end, 3)

@@ -63,12 +63,21 @@ on_first_call("fuse", "lua/fuse.lua", gpu._codegen)
 on_first_call("elementwise", "lua/elementwise.lua", gpu._codegen)
 for _, name in ipairs({"save", "load", "savez", "loadz"}) do on_first_call(name, "lua/npy.lua") end
 for _, name in ipairs({"linspace", "eye", "identity", "concatenate", "stack", "flip", "isclose", "allclose",
-                       "take", "extract", "nonzero", "diff", "tril", "triu", "diagonal", "trace", "meshgrid",
+                       "take", "extract", "nonzero", "diff", "tril", "triu", "diagonal", "meshgrid",
                        "repeat_interleave", "tile", "searchsorted", "histogram"}) do
+  assert(gpu[name] == nil, name)   -- a name the C parts took already
   on_first_call(name, "lua/compose.lua")
 end
-for _, name in ipairs({"flip", "take", "nonzero", "diagonal", "trace", "searchsorted"}) do
+for _, name in ipairs({"flip", "take", "nonzero", "diagonal", "searchsorted"}) do
   gpu._meta.array.methods[name] = function(...) return gpu[name](...) end
+end
+-- a:trace(), a[indices], a[mask], a[mask] = v (host/array.c calls the last three;
+-- compose.lua defines them anew)
+for _, name in ipairs({"trace", "_take_rows", "_extract", "_put_mask"}) do
+  gpu._meta.array.methods[name] = function(...)
+    module("lua/compose.lua")
+    return gpu._meta.array.methods[name](...)
+  end
 end
 -- reductions' kernels (lua/reduction.lua: the builder host/reduce.c calls) and
 -- gpu.reduction, at their first use

@@ -173,7 +173,7 @@ describe("gpu.take and gpu.extract", function()
   end)
 end)
 
-describe("gpu.nonzero, diff, tril, triu, diagonal, trace, meshgrid, repeat_interleave, tile", function()
+describe("gpu.nonzero, diff, tril, triu, diagonal, a:trace, meshgrid, repeat_interleave, tile", function()
   local a = gpu.arange(12, "float32"):reshape(3, 4)
 
   it("give NumPy's results, with 1-based indices", function()
@@ -195,7 +195,7 @@ describe("gpu.nonzero, diff, tril, triu, diagonal, trace, meshgrid, repeat_inter
     assert.are.same({8}, gpu.diagonal(a, -2):totable())
     assert.are.same({0}, gpu.diagonal(a, 5).shape)
     assert.are.same({0, 5, 10}, gpu.diagonal(a.T):totable())   -- a view
-    assert.are.same({15, 18}, {gpu.trace(a), a:trace(1)})
+    assert.are.same({15, 18}, {a:trace(), a:trace(1)})
     local x, y = gpu.meshgrid(gpu.arange(3), gpu.arange(2) + 10)
     assert.are.same({{{0, 1, 2}, {0, 1, 2}}, {{10, 10, 10}, {11, 11, 11}}}, {x:totable(), y:totable()})
     local p, q = gpu.meshgrid(gpu.arange(3), gpu.arange(2) + 10, {indexing = "ij"})
@@ -266,5 +266,28 @@ describe("gpu.searchsorted and gpu.histogram", function()
     assert.matches("range's lo 2 is above its hi 1", S.errof(gpu.histogram, x, 3, {range = {2, 1}}), 1, true)
     assert.matches("got host array (make a device array of it with gpu.array(h))",
                    S.errof(gpu.histogram, gpu.zeros(2):tohost()), 1, true)
+  end)
+end)
+
+describe("indexing with arrays", function()
+  it("a[indices] takes rows, a[mask] extracts, a[mask] = v sets, as NumPy's", function()
+    local a = gpu.arange(12, "float32"):reshape(3, 4)
+    assert.are.same({{8, 9, 10, 11}, {0, 1, 2, 3}}, a[gpu.array({3, 1}, "int64")]:totable())
+    assert.are.same({{8, 9, 10, 11}}, a[gpu.array({-1}, "int8")]:totable())
+    assert.are.same({9, 10, 11}, a[a:gt(8)]:totable())
+    assert.are.same({{0, 1, 2, 3}, {8, 9, 10, 11}}, a[gpu.array({true, false, true}, "bool")]:totable())
+    a[a:gt(8)] = -1
+    a[gpu.array({0, 1, 0}, "int32"):ne(0)] = 7
+    assert.are.same({{0, 1, 2, 3}, {7, 7, 7, 7}, {8, -1, -1, -1}}, a:totable())
+    local c = gpu.zeros(3, "complex64")
+    c[gpu.array({true, false, true}, "bool")] = gpu.complex(1, 2)
+    assert.are.same({1, 0, 1}, {c:totable()[1].re, c:totable()[2].re, c:totable()[3].re})
+    assert.matches("must be a bool mask or hold 1-based integer indices, got a float32 array",
+                   S.errof(function() return a[gpu.array({1.5})] end), 1, true)
+    assert.matches("a[indices] = v is not supported", S.errof(function() a[gpu.array({1}, "int32")] = 3 end), 1, true)
+    assert.matches("a[mask] = v takes a number, a boolean or a gpu.complex, got an array",
+                   S.errof(function() a[a:gt(0)] = gpu.ones(12) end), 1, true)
+    assert.matches("index 9 is out of range for dimension 1 of size 3", S.errof(function() return a[gpu.array({9}, "int32")] end), 1, true)
+    assert.are.equal(6, a:trace())
   end)
 end)
