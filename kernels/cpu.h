@@ -553,10 +553,11 @@ template <class T> inline void __stcs(T *p, T v) { *p = v; }
 
 // ---- rounding modes and conversions, as a GPU's instructions define them ----
 namespace gpuhost_cpu {
-// Rounded r of F to integer I: NaN gives 0 and what is out of range the nearest bound, as
-// a GPU's cvt does (the host's own conversion is undefined there: INT_MIN for 1e10f).
+// Rounded r of F to integer I: what is out of range gives the nearest bound, and NaN 0 for a
+// float to a 32-bit integer but the top bit alone otherwise (INT_MIN, 2^31, 2^63), as an
+// H200's cvt does (the host's own conversion is undefined there: INT_MIN for 1e10f).
 template <class I, class F> inline I to_int(F r) {
-  if (r != r) return 0;
+  if (r != r) return sizeof(F) == 4 && sizeof(I) == 4 ? (I)0 : (I)(1ULL << (8 * sizeof(I) - 1));
   if (r <= (F)std::numeric_limits<I>::min()) return std::numeric_limits<I>::min();
   if (r >= (F)std::numeric_limits<I>::max()) return std::numeric_limits<I>::max();
   return (I)r;
@@ -619,10 +620,10 @@ inline float __frsqrt_rn(float x) { return (float)(1.0 / sqrt((double)x)); }
 inline float __saturatef(float x) { return x > 0.0f ? (x < 1.0f ? x : 1.0f) : 0.0f; }   // NaN: 0
 // float and double to integers, rounded each way
 #define GPUHOST_TO_INT(F, P, I, suffix) \
-  inline I P##2##suffix##_rn(F x) { return gpuhost_cpu::to_int<I>(GPUHOST_ROUND_rn(x)); } \
-  inline I P##2##suffix##_rz(F x) { return gpuhost_cpu::to_int<I>(GPUHOST_ROUND_rz(x)); } \
-  inline I P##2##suffix##_rd(F x) { return gpuhost_cpu::to_int<I>(GPUHOST_ROUND_rd(x)); } \
-  inline I P##2##suffix##_ru(F x) { return gpuhost_cpu::to_int<I>(GPUHOST_ROUND_ru(x)); }
+  inline I P##2##suffix##_rn(F x) { return gpuhost_cpu::to_int<I>((F)GPUHOST_ROUND_rn(x)); } \
+  inline I P##2##suffix##_rz(F x) { return gpuhost_cpu::to_int<I>((F)GPUHOST_ROUND_rz(x)); } \
+  inline I P##2##suffix##_rd(F x) { return gpuhost_cpu::to_int<I>((F)GPUHOST_ROUND_rd(x)); } \
+  inline I P##2##suffix##_ru(F x) { return gpuhost_cpu::to_int<I>((F)GPUHOST_ROUND_ru(x)); }
 GPUHOST_TO_INT(float, __float, int, int) GPUHOST_TO_INT(float, __float, unsigned, uint)
 GPUHOST_TO_INT(float, __float, long long, ll) GPUHOST_TO_INT(float, __float, unsigned long long, ull)
 GPUHOST_TO_INT(double, __double, int, int) GPUHOST_TO_INT(double, __double, unsigned, uint)

@@ -850,12 +850,13 @@ __global__ void scoped_atomics(unsigned *u, unsigned long long *ull, float *f) {
   local d = gpu.array({3e9, 0 / 0, 1e30, 1 / 3, 1e-30, 1, 2}, "float64")
   local i = gpu.array({0x1000000, 0xFFFFFF, 5, 40, 1, 16777217}, "int32")
 
-  it("conversions to integers saturate, NaN to 0, and __saturatef(NaN) is 0", function()
+  -- (NaN: as an H200 gives it, 0 from a float to 32 bits, else the top bit alone)
+  it("conversions to integers saturate, NaN as a GPU converts it, and __saturatef(NaN) is 0", function()
     local o, u, ll, ull = run_in(m.to_int, {1, 1}, 2, f, d, gpu.zeros(9, "int32"), gpu.zeros(2, "uint32"),
                                  gpu.zeros(3, "int64"), gpu.zeros(2, "uint64"))
-    assert.are.same({2147483647, 0, -2147483648, 0, 2147483647, 2, -4, 0, 0}, o)
+    assert.are.same({2147483647, 0, -2147483648, 0, 2147483647, 2, -4, 0, -2147483648}, o)
     assert.are.same({0, 3000000000}, u)
-    assert.are.same({10000000000, 0, -10000000000}, ll)
+    assert.are.same({10000000000, math.mininteger, -10000000000}, ll)
     assert.are.same({0, -1}, ull)   -- 2^64 - 1, as Lua shows it
   end)
 
