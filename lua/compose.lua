@@ -263,7 +263,7 @@ function gpu.take(a, indices, dim)
   if out.size == 0 then return out end
   local bytes, inner = words(src, product(shape, d + 1, #shape))
   local bad = gpu.zeros(2, "int64")
-  kernel("take_dim", bytes)[config(out.size)](src:contiguous(), out, idx:astype("int64"):contiguous(),
+  kernel("take_dim", bytes)[config(out.size)](src:contiguous(), out, (idx.dtype == "int64" and idx or idx:astype("int64")):contiguous(),
     product(shape, 1, d - 1), shape[d], idx.size, inner, bad)
   local flag = bad:totable()
   if flag[1] ~= 0 then
