@@ -216,9 +216,13 @@ describe("the compile cache's trust", function()
   it("survives a file size limit (ulimit -f) while writing an entry", function()
     local dir = os.tmpname() .. "-cache"
     with_dir(dir, function()
-      -- an option of 100 kB goes into the key, so the entry is larger than the limit
-      local code = ("print(gpu.kernel(%q, {options = {'-DPAD=' .. ('x'):rep(100000)}}):compile())"):format(SRC)
-      local out, status, err = S.run("ulimit -f 64; GPUHOST_CACHE_DIR=" .. dir .. " " .. S.gpuhost ..
+      -- the key holds a source of 90 kB (a comment) and an option of 110 kB (an argument's
+      -- limit is 128 KiB), so the entry (over 200 kB) is larger than the limit (100 KiB in
+      -- dash's 512-byte blocks, 200 in bash's kibibytes), while each file the compile
+      -- writes fits: the source, the library, the prelude's headers (cpu.h, near 50 kB)
+      local code = ("print(gpu.kernel(%q .. '\\n// ' .. ('x'):rep(90000) .. '\\n', "
+                    .. "{options = {'-DPAD=' .. ('x'):rep(110000)}}):compile())"):format(SRC)
+      local out, status, err = S.run("ulimit -f 200; GPUHOST_CACHE_DIR=" .. dir .. " " .. S.gpuhost ..
                                      " -e " .. S.quote(code))
       assert.are.equal(0, status, err)
       assert.matches("\t" .. C .. "\n$", out)
