@@ -273,6 +273,19 @@ function gpu.take(a, indices, dim)
   return out
 end
 
+-- mask as a bool array (nonzero is true), if its shape is a's or that of a's first
+-- dimensions (a 0-D one only for a 0-D a, unless scalar_ok); what names the caller
+local function bool_mask(mask, a, what, scalar_ok)
+  local ms, as = mask.shape, a.shape
+  local fits = #ms <= #as and (#ms > 0 or #as == 0 or scalar_ok)
+  for k = 1, #ms do fits = fits and ms[k] == as[k] end
+  if not fits then
+    error(("%s: the mask's shape {%s} is not a's {%s} nor that of its first dimensions"):format(
+      what, table.concat(ms, ", "), table.concat(as, ", ")), 3)
+  end
+  return mask.dtype == "bool" and mask or mask:ne(0)
+end
+
 -- gpu.extract(mask, a): the elements of a where mask is true (nonzero), in C order, as
 -- NumPy's a[mask]: mask has a's shape (a 1-D result) or that of its first k dimensions
 -- (the selected subarrays, stacked). Counting them reads a number back: extract waits.
@@ -281,14 +294,7 @@ function gpu.extract(mask, a)
     error(("gpu.extract: device arrays expected (mask, a), got %s and %s"):format(described(mask), described(a)), 2)
   end
   local ms, as = mask.shape, a.shape
-  local fits = #ms <= #as and (#ms > 0 or #as == 0)
-  for k = 1, #ms do fits = fits and ms[k] == as[k] end
-  if not fits then
-    error(("gpu.extract: the mask's shape {%s} is not a's {%s} nor that of its first dimensions"):format(
-      table.concat(ms, ", "), table.concat(as, ", ")), 2)
-  end
-  if mask.dtype ~= "bool" then mask = mask:ne(0) end
-  mask = mask:contiguous()
+  mask = bool_mask(mask, a, "gpu.extract", false):contiguous()
   local rows = mask.size
   local oshape = {0}
   for k = #ms + 1, #as do oshape[#oshape + 1] = as[k] end
@@ -513,13 +519,7 @@ array_meta.methods._put_mask = gpu._api(function(a, mask, v)
       is_array(v) and "an array" or described(v)), 2)
   end
   local ms, as = mask.shape, a.shape
-  local fits = #ms <= #as
-  for k = 1, #ms do fits = fits and ms[k] == as[k] end
-  if not fits then
-    error(("a[mask] = v: the mask's shape {%s} is not a's {%s} nor that of its first dimensions"):format(
-      table.concat(ms, ", "), table.concat(as, ", ")), 2)
-  end
-  if mask.dtype ~= "bool" then mask = mask:ne(0) end
+  mask = bool_mask(mask, a, "a[mask] = v", true)
   for _ = #ms + 1, #as do mask = mask:unsqueeze(-1) end
   if type(v) ~= "number" and type(v) ~= "boolean" then   -- a gpu.complex: where takes arrays
     v = gpu.full({}, v, a.dtype:match("complex") and a.dtype or "complex128")
