@@ -449,6 +449,7 @@ function gpu.searchsorted(a, v, opts)
   if side ~= "left" and side ~= "right" then
     error(("gpu.searchsorted: side must be \"left\" or \"right\", got %s"):format(tostring(side)), 2)
   end
+  if type(v) == "boolean" then v = v and 1 or 0 end
   if type(v) == "table" and not is_array(v) then v = gpu.array(v, "float64") end
   if type(v) ~= "number" then real_array(v, "searchsorted", "v") end
   local dt = gpu.result_type(a, v)
@@ -468,6 +469,7 @@ end
 -- closed, values outside not counted
 function gpu.histogram(a, bins, opts)
   real_array(a, "histogram", "a")
+  if a.dtype == "bool" then a = a:astype("uint8") end   -- as NumPy converts it
   bins = count(bins or 10, "histogram", "bins")
   if bins == 0 then error("gpu.histogram: bins must be positive", 2) end
   opts = opts or {}
