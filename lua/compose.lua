@@ -1,7 +1,8 @@
 -- compose.lua: NumPy functions made of the module's own operations and views (gpu.linspace,
 -- gpu.eye and gpu.identity, gpu.concatenate and gpu.stack, gpu.flip, gpu.isclose and
 -- gpu.allclose), and indexing with arrays (gpu.take, gpu.extract: kernels/builtin.cu's
--- take_dim and extract_rows, a module compiled at the first of them). Loaded at the first
+-- take_dim and extract_rows; searchsorted and histogram: a module an instantiation, at its
+-- first use). Loaded at the first
 -- call of one (lua/gpu.lua). Dimensions are 1-based, negative ones counting from the end,
 -- as everywhere in gpuhost.
 local gpu = ...
@@ -206,19 +207,20 @@ function gpu.allclose(a, b, opts) return gpu.isclose(a, b, opts):all() end
 
 -- Kernels move words: an element of 1, 2, 4 or 8 bytes, or 8 bytes of a complex128
 local WORD = {[1] = "unsigned char", [2] = "unsigned short", [4] = "unsigned int", [8] = "unsigned long long"}
-local module
-local function kernel(name, bytes)
-  if not module then
-    local names = {}
-    for _, t in pairs(WORD) do
-      names[#names + 1] = ("take_dim<%s>"):format(t)
-      names[#names + 1] = ("extract_rows<%s>"):format(t)
-    end
-    table.sort(names)
-    module = gpu.module(gpu._embedded("kernels/builtin.cu"), {names = names})
+-- One module an instantiation, for kernels of many types of which a script uses few
+local CTYPE, typed_modules = {}, {}
+for _, d in ipairs(gpu._dtypes) do CTYPE[d.name] = d.ctype end
+local function typed(name)
+  local m = typed_modules[name]
+  if not m then
+    m = gpu.module(gpu._embedded("kernels/builtin.cu"), {names = {name}})
+    typed_modules[name] = m
   end
-  return module[("%s<%s>"):format(name, WORD[bytes] or WORD[8])]
+  return m[name]
 end
+
+-- take_dim or extract_rows for elements of bytes bytes
+local function kernel(name, bytes) return typed(("%s<%s>"):format(name, WORD[bytes] or WORD[8])) end
 local function config(n) return {math.max(1, math.min(65536, (n + 255) // 256)), 256} end
 
 local SIZE = {}
@@ -418,18 +420,6 @@ function gpu.tile(a, reps)
     if r ~= 1 then out = gpu.take(out, gpu.arange(shape[d] * r, "int64") % math.max(shape[d], 1) + 1, d) end
   end
   return out == a and a:copy() or out
-end
-
--- One module an instantiation, for kernels of many types of which a script uses few
-local CTYPE, typed_modules = {}, {}
-for _, d in ipairs(gpu._dtypes) do CTYPE[d.name] = d.ctype end
-local function typed(name)
-  local m = typed_modules[name]
-  if not m then
-    m = gpu.module(gpu._embedded("kernels/builtin.cu"), {names = {name}})
-    typed_modules[name] = m
-  end
-  return m[name]
 end
 
 local function real_array(a, api, what)
