@@ -275,10 +275,9 @@ static void check_devices(lua_State *L, const Ufunc *u, const Operand *ops, int 
 /* A launch of arrays only, into an output it made: what ufunc_quick repeats. */
 static void remember(Ufunc *u, const Operand *ops, const Operand *given) {
   if (u->nout != 1 || given[0].a || u->launched == NULL || ops[u->nin].lay.shape.size == 0) return;
-  for (int i = 0; i < u->nin; i++) {
-    if (ops[i].kind != OPK_ARRAY) return;
-    u->quick.in[i] = ops[i].dtype;
-  }
+  for (int i = 0; i < u->nin; i++)
+    if (ops[i].kind != OPK_ARRAY) return;   /* before any is written: what is there stays whole */
+  for (int i = 0; i < u->nin; i++) u->quick.in[i] = ops[i].dtype;
   u->quick.out = ops[u->nin].dtype;
   u->quick.entry = u->launched;
   u->quick.valid = 1;

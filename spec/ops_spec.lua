@@ -32,6 +32,18 @@ describe("arithmetic", function()
     assert.are.equal("float32", (a * 2.5).dtype)
   end)
 
+  it("take each call's own kernel when a call with a number came between calls with arrays", function()
+    -- the fast path for repeated calls of arrays only once kept a number's call's dtypes with
+    -- the kernel of the call before: float64 * int64 ran float32 * int64's kernel
+    local f64 = gpu.array({70, 560}, "float64")
+    assert.are.same({3}, (gpu.array({3}, "float32") * gpu.array({1}, "int64")):totable())
+    assert.are.same({140, 1120}, (f64 * 2):totable())
+    assert.are.same({70, 560}, (f64 * gpu.array({1, 1}, "int64")):totable())
+    assert.are.same({140, 1120}, (f64 + f64):totable())
+    assert.are.same({1, 1}, (1 + gpu.array({0, 0}, "int8")):totable())
+    assert.are.same({71, 561}, (f64 + gpu.array({1, 1}, "int8")):totable())
+  end)
+
   it("keep integer types, wrapping, with Python's floor division and remainder", function()
     local I, J = {7, -7, 100, -128, 127, 5, 0, -1}, {2, 2, -3, -1, 1, 0, 3, 2}
     local x, y = gpu.array(I, "int8"), gpu.array(J, "int8")
