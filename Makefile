@@ -31,13 +31,13 @@ LUA_SIDE = host/rewrite.c host/loader.c host/errors.c host/device.c host/stream.
            host/profile.c host/jit.c host/graph.c host/layout.c host/view.c host/table.c \
            host/strided.c host/copy.c host/promote.c host/ufunc.c host/ops.c host/npy.c host/npyhead.c host/npz.c \
            host/embedapi.c host/comm.c host/collective.c \
-           host/reduce.c host/reductions.c host/scan.c host/sort.c host/blas.c host/complex.c host/fft.c
+           host/reduce.c host/reductions.c host/scan.c host/sort.c host/blas.c host/complex.c host/fft.c host/linalg.c
 SHARED   = host/backend.c host/util.c host/results.c host/cache.c host/embed.c host/mpi.c
 BACKENDS = host/cuda/cuda.c host/cuda/driver.c host/cuda/memory.c host/cuda/graph.c \
-           host/cuda/nvrtc.c host/cuda/nvtx.c host/cuda/nccl.c host/cuda/blas.c host/cuda/fft.c \
+           host/cuda/nvrtc.c host/cuda/nvtx.c host/cuda/nccl.c host/cuda/blas.c host/cuda/fft.c host/cuda/solver.c \
            host/cpu/cpu.c host/cpu/fiber.c host/cpu/sched.c host/cpu/pool.c host/cpu/mem.c \
            host/cpu/compile.c host/cpu/prelude.c host/cpu/source.c host/cpu/scan.c host/cpu/module.c host/cpu/graph.c \
-           host/cpu/devices.c host/cpu/coll.c host/cpu/blas.c host/cpu/fft.c
+           host/cpu/devices.c host/cpu/coll.c host/cpu/blas.c host/cpu/fft.c host/cpu/lapack.c
 MOD_SRC  = $(LUA_SIDE) $(SHARED) $(BACKENDS)
 HOST_SRC = host/main.c host/complete.c
 # gpu.jit (lua/jit/) is embedded as bytecode, which loads in a fifth of the time its
@@ -48,7 +48,8 @@ JIT_LUAC = $(JIT_LUA:lua/jit/%.lua=build/jit/%.luac) build/jit/stamp
 # lua/*.lua goes in as bytecode too, with its debug information (messages and tracebacks
 # name its lines as the source would): nothing is compiled at start, nor at a first use
 MOD_LUA  = lua/gpu.lua lua/arrays.lua lua/signature.lua lua/format.lua lua/codegen.lua lua/fuse.lua \
-           lua/elementwise.lua lua/npy.lua lua/reduction.lua lua/sort.lua lua/random.lua lua/compose.lua
+           lua/elementwise.lua lua/npy.lua lua/reduction.lua lua/sort.lua lua/random.lua lua/compose.lua \
+           lua/linalg.lua
 MOD_LUAC = $(MOD_LUA:lua/%.lua=build/lua/%.luac)
 EMBEDDED = $(MOD_LUAC) lua/complete.lua kernels/gpuhost.cuh kernels/builtin.cu \
            kernels/gpuhost_portable.h kernels/cpu.h kernels/cpu_cooperative_groups.h kernels/gpuhost_cpu_abi.h \

@@ -141,6 +141,35 @@ typedef struct GpuFft {
   CUstream stream;
 } GpuFft;
 
+/* Dense linear algebra: one LAPACK routine on one column-major matrix a (m x n, leading
+ * dimension m) of `type`, queued on `stream`. a is overwritten with:
+ *   GETRF  its LU factors, the pivots in ipiv (min(m, n) int64, 1-based, LAPACK's);
+ *   GETRS  (a: GETRF's factors, n x n) nothing: b (n x k) becomes the solution x of
+ *          a x = b (a^T x = b when `trans`);
+ *   POTRF  L of a = L L^H, in its lower triangle (the upper one is left as it was);
+ *   GEQRF  R in and above the diagonal, Q's reflectors below it, their factors in tau
+ *          (min(m, n) of them);
+ *   ORGQR  (a: m x n, m >= n >= k, its first k columns GEQRF's reflectors, tau their
+ *          factors) Q's first n columns;
+ *   SYEVD  (Hermitian, its lower triangle read) the eigenvectors when `vectors`; the
+ *          eigenvalues go to w (real, ascending);
+ *   GESVD  (m >= n) anything: the singular values go to w (real, descending) and, when
+ *          `vectors`, U to u (m x m when `full`, else m x n) and V^H to vt (n x n).
+ * The status goes to *info (an int32 on the device): 0, or LAPACK's info: i > 0 where
+ * GETRF met U(i,i) = 0, POTRF a minor not positive definite, SYEVD and GESVD no
+ * convergence. workspace gives the bytes of device memory the call needs, which the
+ * caller passes as work. */
+typedef enum { GPU_LA_GETRF, GPU_LA_GETRS, GPU_LA_POTRF, GPU_LA_GEQRF, GPU_LA_ORGQR,
+               GPU_LA_SYEVD, GPU_LA_GESVD } GpuLaOp;
+typedef struct GpuLinalg {
+  int op, type;                  /* GpuLaOp, GpuNumType */
+  int vectors, full, trans;
+  int64_t m, n, k;
+  CUdeviceptr a, b, ipiv, tau, w, u, vt, info, work;
+  size_t work_bytes;
+  CUstream stream;
+} GpuLinalg;
+
 /* ---- the table ----
  * Unless a member says otherwise, it acts on the current device (use_device sets it;
  * ensure_context makes device 0 current when none is), returns GPU_OK or the CUresult a
@@ -324,6 +353,12 @@ typedef struct GpuBackend {
    * transform of a shape and kept (16 a device, the least recently used dropped). Library
    * failures as gemm's. */
   GpuResult (*fft)(const GpuFft *f);
+  /* Dense linear algebra (GpuLinalg): cuSOLVER on the GPU (libcusolver.so.12), LAPACK on
+   * the CPU backend (OpenBLAS's libopenblas.so.0, else liblapack.so.3), loaded at the
+   * first call; failures as gemm's. linalg_workspace sets *bytes to the device workspace
+   * l needs (l->work unused). */
+  GpuResult (*linalg_workspace)(const GpuLinalg *l, size_t *bytes);
+  GpuResult (*linalg)(const GpuLinalg *l);
 } GpuBackend;
 
 /* Set (to 1) by the host program's SIGINT handler, asynchronously. A backend that waits

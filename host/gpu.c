@@ -58,6 +58,7 @@ int luaopen_gpu(lua_State *L) {
   blas_open(L);
   complex_open(L);
   fft_open(L);
+  linalg_open(L);
   stream_open(L);
   event_open(L);
   program_open(L);

@@ -325,6 +325,7 @@ void complex_open(lua_State *L);
 /* ---- products (blas.c): gpu.matmul, gpu.dot, gpu.outer; FFTs (fft.c): gpu.fft ---- */
 void blas_open(lua_State *L);
 void fft_open(lua_State *L);
+void linalg_open(lua_State *L);
 
 /* ---- copies (copy.c) ---- */
 /* [-0, +1, e] The array at idx (device or host) when C-ordered, else a C-ordered copy. */

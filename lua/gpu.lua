@@ -79,6 +79,15 @@ for _, name in ipairs({"trace", "_take_rows", "_extract", "_put_mask"}) do
     return gpu._meta.array.methods[name](...)
   end
 end
+-- gpu.linalg (lua/linalg.lua), each function loading the file at its first call
+gpu.linalg = {}
+for _, name in ipairs({"solve", "inv", "det", "slogdet", "cholesky", "qr", "eigh", "eigvalsh", "svd",
+                       "pinv", "matrix_rank", "matrix_power", "norm"}) do
+  gpu.linalg[name] = function(...)
+    module("lua/linalg.lua")
+    return gpu.linalg[name](...)
+  end
+end
 -- reductions' kernels (lua/reduction.lua: the builder host/reduce.c calls) and
 -- gpu.reduction, at their first use
 gpu._set_reduce_builder(function(...) return module("lua/reduction.lua").build(...) end)

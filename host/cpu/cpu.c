@@ -113,4 +113,5 @@ const GpuBackend cpu_backend = {
   .comm_check = cpu_comm_check, .comm_abort = cpu_comm_abort, .comm_destroy = cpu_comm_destroy,
   .comm_version = cpu_comm_version,
   .gemm = cpu_gemm, .fft = cpu_fft,
+  .linalg_workspace = cpu_linalg_workspace, .linalg = cpu_linalg,
 };

@@ -274,6 +274,8 @@ GpuResult cpu_comm_destroy(GpuComm *comm);
 /* blas.c: matrix products through a CBLAS (the table's gemm) */
 GpuResult cpu_gemm(const GpuGemm *g);
 GpuResult cpu_fft(const GpuFft *f);    /* fft.c: FFTW */
+GpuResult cpu_linalg_workspace(const GpuLinalg *l, size_t *bytes);   /* lapack.c: LAPACK */
+GpuResult cpu_linalg(const GpuLinalg *l);
 
 /* mem.c: the device heap of kernel code's malloc and free */
 void *cpu_device_malloc(size_t n);            /* NULL when the heap is full */

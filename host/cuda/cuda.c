@@ -144,4 +144,5 @@ const GpuBackend cuda_backend = {
   .comm_check = nccl_comm_check, .comm_abort = nccl_comm_abort, .comm_destroy = nccl_comm_destroy,
   .comm_version = nccl_version,
   .gemm = cuda_gemm, .fft = cuda_fft,
+  .linalg_workspace = cuda_linalg_workspace, .linalg = cuda_linalg,
 };

@@ -204,6 +204,8 @@ GpuResult cuda_toolkit_open(Library *lib, void **dl, const char *const *sonames,
                             const char *what, const char *package);
 GpuResult cuda_gemm(const GpuGemm *g);
 GpuResult cuda_fft(const GpuFft *f);   /* fft.c: cuFFT */
+GpuResult cuda_linalg_workspace(const GpuLinalg *l, size_t *bytes);   /* solver.c: cuSOLVER */
+GpuResult cuda_linalg(const GpuLinalg *l);
 /* fft.c: the plans a capture used are held by the graph it made (NULL: none), until the
  * graph is destroyed */
 GpuResult cuda_fft_captured(CUgraph graph);

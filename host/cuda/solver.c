@@ -1,0 +1,205 @@
+/* solver.c: the CUDA backend's dense linear algebra (the table's linalg) through cuSOLVER,
+ * opened with dlopen at the first call (libcusolver.so.12, from the CUDA toolkit, found as
+ * cuBLAS is), a handle per device made then. The 64-bit API (cusolverDnX*) takes the
+ * dtype as a value, so one call serves float32 to complex128; ORGQR has no such form and
+ * goes to the four typed ones. */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cusolverDn.h>
+#include "cuda_internal.h"
+
+#define CUSOLVER_FUNCS(X) X(cusolverDnCreate) X(cusolverDnSetStream) X(cusolverDnCreateParams) \
+  X(cusolverDnXgetrf_bufferSize) X(cusolverDnXgetrf) X(cusolverDnXgetrs) \
+  X(cusolverDnXpotrf_bufferSize) X(cusolverDnXpotrf) X(cusolverDnXgeqrf_bufferSize) \
+  X(cusolverDnXgeqrf) X(cusolverDnSorgqr_bufferSize) X(cusolverDnDorgqr_bufferSize) \
+  X(cusolverDnCungqr_bufferSize) X(cusolverDnZungqr_bufferSize) X(cusolverDnSorgqr) \
+  X(cusolverDnDorgqr) X(cusolverDnCungqr) X(cusolverDnZungqr) X(cusolverDnXsyevd_bufferSize) \
+  X(cusolverDnXsyevd) X(cusolverDnXgesvd_bufferSize) X(cusolverDnXgesvd)
+#define CUSOLVER_DECLARE(name) __typeof__(name) *name;
+static struct { CUSOLVER_FUNCS(CUSOLVER_DECLARE) } cs;
+static Library lib;
+static void *dl;
+static cusolverDnHandle_t handles[GPU_MAX_DEVICES];
+static cusolverDnParams_t params[GPU_MAX_DEVICES];
+static char failure[300];
+
+static GpuResult cusolver_load(void) {
+  static const char *const names[] = {"libcusolver.so.12", "libcusolver.so.11"};
+  if (lib.loaded) return GPU_OK;
+  GpuResult r = cuda_toolkit_open(&lib, &dl, names, 2, "cuSOLVER (libcusolver.so.12)",
+                                  "the libcusolver-13-0 package");
+  if (r.code) return r;
+#define FETCH(name) \
+  if ((*(void **)&cs.name = dlsym(dl, #name)) == NULL) \
+    return library_fail(&lib, GPU_ERR_NO_LIBRARY, GPU_SRC_HOST, "dlsym(\"" #name "\")", \
+                        "cuSOLVER has no %s: it is too old", #name);
+  CUSOLVER_FUNCS(FETCH)
+#undef FETCH
+  lib.loaded = 1;
+  return GPU_OK;
+}
+
+/* cuSOLVER has no string for its statuses: their names, from cusolver_common.h */
+static const char *status_name(cusolverStatus_t s) {
+  static const char *const names[] = {"SUCCESS", "NOT_INITIALIZED", "ALLOC_FAILED",
+    "INVALID_VALUE", "ARCH_MISMATCH", "MAPPING_ERROR", "EXECUTION_FAILED", "INTERNAL_ERROR",
+    "MATRIX_TYPE_NOT_SUPPORTED", "NOT_SUPPORTED"};
+  return (unsigned)s < sizeof names / sizeof names[0] ? names[s] : "an unknown status";
+}
+
+static GpuResult cusolver_failed(cusolverStatus_t s, const char *call) {
+  snprintf(failure, sizeof failure, "%s: CUSOLVER_STATUS_%s (%d)", call, status_name(s), (int)s);
+  return (GpuResult){GPU_ERR_LIBRARY, GPU_SRC_HOST, call, failure, NULL};
+}
+#define CS_TRY(call) do { cusolverStatus_t s_ = (call); \
+    if (s_ != CUSOLVER_STATUS_SUCCESS) return cusolver_failed(s_, #call); } while (0)
+
+/* The current device's handle and parameters, on stream s */
+static GpuResult handle_for(cusolverDnHandle_t *h, cusolverDnParams_t *p, CUstream s) {
+  GpuResult r = cusolver_load();
+  if (r.code) return r;
+  int dev = current;
+  if (dev < 0 || dev >= GPU_MAX_DEVICES) return GPU_FAIL(CUDA_ERROR_INVALID_CONTEXT, GPU_SRC_CUDA, "cusolverDnCreate");
+  if (handles[dev] == NULL) {
+    SETTLES("cusolverDnCreate");   /* it waits for the device */
+    CS_TRY(cs.cusolverDnCreate(&handles[dev]));
+    CS_TRY(cs.cusolverDnCreateParams(&params[dev]));
+  }
+  *h = handles[dev];
+  *p = params[dev];
+  CS_TRY(cs.cusolverDnSetStream(*h, (cudaStream_t)s));
+  return GPU_OK;
+}
+
+static const cudaDataType types[] = {CUDA_R_32F, CUDA_R_64F, CUDA_C_32F, CUDA_C_64F};
+static const cudaDataType reals[] = {CUDA_R_32F, CUDA_R_64F, CUDA_R_32F, CUDA_R_64F};
+static const size_t elem_size[] = {4, 8, 8, 16};
+#define LOWER CUBLAS_FILL_MODE_LOWER
+
+static signed char jobu(const GpuLinalg *l) { return !l->vectors ? 'N' : l->full ? 'A' : 'S'; }
+
+/* ORGQR's workspace, in bytes, from the typed call of l's type */
+static GpuResult orgqr_size(cusolverDnHandle_t h, const GpuLinalg *l, size_t *dev) {
+  int m = (int)l->m, n = (int)l->n, k = (int)l->k, lwork = 0;
+  void *a = (void *)l->a, *tau = (void *)l->tau;
+  switch (l->type) {
+    case GPU_NUM_F32: CS_TRY(cs.cusolverDnSorgqr_bufferSize(h, m, n, k, a, m, tau, &lwork)); break;
+    case GPU_NUM_F64: CS_TRY(cs.cusolverDnDorgqr_bufferSize(h, m, n, k, a, m, tau, &lwork)); break;
+    case GPU_NUM_C64: CS_TRY(cs.cusolverDnCungqr_bufferSize(h, m, n, k, a, m, tau, &lwork)); break;
+    default: CS_TRY(cs.cusolverDnZungqr_bufferSize(h, m, n, k, a, m, tau, &lwork)); break;
+  }
+  *dev = (size_t)lwork * elem_size[l->type];
+  return GPU_OK;
+}
+
+/* The workspaces l needs: on the device and on the host */
+static GpuResult sizes(cusolverDnHandle_t h, cusolverDnParams_t p, const GpuLinalg *l,
+                       size_t *dev, size_t *host) {
+  cudaDataType t = types[l->type], w = reals[l->type];
+  void *a = (void *)l->a;
+  int64_t m = l->m, n = l->n;
+  *dev = *host = 0;
+  switch (l->op) {
+    case GPU_LA_GETRF: CS_TRY(cs.cusolverDnXgetrf_bufferSize(h, p, m, n, t, a, m, t, dev, host)); break;
+    case GPU_LA_GETRS: break;
+    case GPU_LA_POTRF: CS_TRY(cs.cusolverDnXpotrf_bufferSize(h, p, LOWER, n, t, a, n, t, dev, host)); break;
+    case GPU_LA_GEQRF:
+      CS_TRY(cs.cusolverDnXgeqrf_bufferSize(h, p, m, n, t, a, m, t, (void *)l->tau, t, dev, host));
+      break;
+    case GPU_LA_ORGQR: return orgqr_size(h, l, dev);
+    case GPU_LA_SYEVD:
+      CS_TRY(cs.cusolverDnXsyevd_bufferSize(h, p, l->vectors ? CUSOLVER_EIG_MODE_VECTOR : CUSOLVER_EIG_MODE_NOVECTOR,
+                                            LOWER, n, t, a, n, w, (void *)l->w, t, dev, host));
+      break;
+    default:
+      CS_TRY(cs.cusolverDnXgesvd_bufferSize(h, p, jobu(l), l->vectors ? 'A' : 'N', m, n, t, a, m, w,
+                                            (void *)l->w, t, (void *)l->u, m, t, (void *)l->vt, n, t,
+                                            dev, host));
+      break;
+  }
+  return GPU_OK;
+}
+
+static GpuResult too_large(const GpuLinalg *l) {
+  if (l->m > 0x7fffffff || l->n > 0x7fffffff || l->k > 0x7fffffff)
+    return (GpuResult){GPU_ERR_LIBRARY, GPU_SRC_HOST, "cusolverDn", "cuSOLVER takes dimensions below 2^31", NULL};
+  return GPU_OK;
+}
+
+GpuResult cuda_linalg_workspace(const GpuLinalg *l, size_t *bytes) {
+  cusolverDnHandle_t h;
+  cusolverDnParams_t p;
+  size_t host;
+  GpuResult r = too_large(l);
+  if (r.code == 0) r = handle_for(&h, &p, cuda_implicit ? cuda_stream_for(l->stream) : l->stream);
+  return r.code ? r : sizes(h, p, l, bytes, &host);
+}
+
+static GpuResult orgqr(cusolverDnHandle_t h, const GpuLinalg *l) {
+  int m = (int)l->m, n = (int)l->n, k = (int)l->k, lwork = (int)(l->work_bytes / elem_size[l->type]);
+  void *a = (void *)l->a, *tau = (void *)l->tau, *work = (void *)l->work;
+  int *info = (int *)l->info;
+  switch (l->type) {
+    case GPU_NUM_F32: CS_TRY(cs.cusolverDnSorgqr(h, m, n, k, a, m, tau, work, lwork, info)); break;
+    case GPU_NUM_F64: CS_TRY(cs.cusolverDnDorgqr(h, m, n, k, a, m, tau, work, lwork, info)); break;
+    case GPU_NUM_C64: CS_TRY(cs.cusolverDnCungqr(h, m, n, k, a, m, tau, work, lwork, info)); break;
+    default: CS_TRY(cs.cusolverDnZungqr(h, m, n, k, a, m, tau, work, lwork, info)); break;
+  }
+  return GPU_OK;
+}
+
+/* l, its host workspace (hw, hbytes) given */
+static GpuResult run(cusolverDnHandle_t h, cusolverDnParams_t p, const GpuLinalg *l, void *hw, size_t hbytes) {
+  cudaDataType t = types[l->type], w = reals[l->type];
+  void *a = (void *)l->a, *work = (void *)l->work;
+  int64_t m = l->m, n = l->n, *ipiv = (int64_t *)l->ipiv;
+  int *info = (int *)l->info;
+  size_t wb = l->work_bytes;
+  switch (l->op) {
+    case GPU_LA_GETRF: CS_TRY(cs.cusolverDnXgetrf(h, p, m, n, t, a, m, ipiv, t, work, wb, hw, hbytes, info)); break;
+    case GPU_LA_GETRS:
+      CS_TRY(cs.cusolverDnXgetrs(h, p, l->trans ? CUBLAS_OP_T : CUBLAS_OP_N, n, l->k, t, a, n, ipiv, t, (void *)l->b, n, info));
+      break;
+    case GPU_LA_POTRF: CS_TRY(cs.cusolverDnXpotrf(h, p, LOWER, n, t, a, n, t, work, wb, hw, hbytes, info)); break;
+    case GPU_LA_GEQRF:
+      CS_TRY(cs.cusolverDnXgeqrf(h, p, m, n, t, a, m, t, (void *)l->tau, t, work, wb, hw, hbytes, info));
+      break;
+    case GPU_LA_ORGQR: return orgqr(h, l);
+    case GPU_LA_SYEVD:
+      CS_TRY(cs.cusolverDnXsyevd(h, p, l->vectors ? CUSOLVER_EIG_MODE_VECTOR : CUSOLVER_EIG_MODE_NOVECTOR, LOWER,
+                                 n, t, a, n, w, (void *)l->w, t, work, wb, hw, hbytes, info));
+      break;
+    default:
+      CS_TRY(cs.cusolverDnXgesvd(h, p, jobu(l), l->vectors ? 'A' : 'N', m, n, t, a, m, w, (void *)l->w, t,
+                                 (void *)l->u, m, t, (void *)l->vt, n, t, work, wb, hw, hbytes, info));
+      break;
+  }
+  return GPU_OK;
+}
+
+GpuResult cuda_linalg(const GpuLinalg *l) {
+  QUEUES("cusolverDn", 8);
+  cusolverDnHandle_t h;
+  cusolverDnParams_t p;
+  CUstream s = cuda_implicit ? cuda_stream_for(l->stream) : l->stream;
+  size_t dev, host;
+  GpuResult r = too_large(l);
+  if (r.code == 0) r = handle_for(&h, &p, s);
+  if (r.code == 0) r = sizes(h, p, l, &dev, &host);
+  if (r.code) return r;
+  if (dev > l->work_bytes)
+    return (GpuResult){GPU_ERR_LIBRARY, GPU_SRC_HOST, "cusolverDn", "the workspace given is too small", NULL};
+  void *hw = host ? malloc(host) : NULL;
+  if (host && hw == NULL) return GPU_FAIL(CUDA_ERROR_OUT_OF_MEMORY, GPU_SRC_HOST, "malloc");
+  r = run(h, p, l, hw, host);
+  cuda_queued(s);   /* freed blocks wait for s's work before they are reused */
+  if (hw) {         /* the host workspace is freed once the call is done with it */
+    SETTLES("cuStreamSynchronize (cuSOLVER's host workspace)");
+    CUresult e = drv.cuStreamSynchronize(s);
+    free(hw);
+    if (r.code == 0 && e != CUDA_SUCCESS) r = GPU_FAIL(e, GPU_SRC_CUDA, "cuStreamSynchronize");
+  }
+  return r;
+}

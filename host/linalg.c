@@ -1,0 +1,126 @@
+/* linalg.c: gpu._linalg, the one call lua/linalg.lua makes of the backend's LAPACK routines
+ * (cuSOLVER on the GPU, LAPACK on the CPU backend; host/backend.h, GpuLinalg, says what
+ * each does): a batch of column-major matrices, one after another in C-ordered arrays,
+ * one call a matrix, each writing its status to its element of an int32 array. The Lua
+ * side makes the copies the routines overwrite, checks the statuses and shapes the
+ * results; this file checks that each array is what the call will read and write. */
+#include <string.h>
+#include "gpu.h"
+
+static const char *const op_names[] = {"getrf", "getrs", "potrf", "geqrf", "orgqr", "syevd", "gesvd", NULL};
+enum { A_A, A_B, A_IPIV, A_TAU, A_W, A_U, A_VT, A_INFO, NARRAYS };
+static const char *const fields[NARRAYS] = {"a", "b", "ipiv", "tau", "w", "u", "vt", "info"};
+
+typedef struct Call {
+  GpuLinalg l;
+  int64_t batch;
+  GpuArray *arr[NARRAYS];
+  int64_t per[NARRAYS];          /* bytes a matrix of the batch takes in each */
+} Call;
+
+static int64_t int_field(lua_State *L, int t, const char *name) {
+  lua_getfield(L, t, name);
+  lua_Integer v = lua_isinteger(L, -1) ? lua_tointeger(L, -1) : -1;
+  lua_pop(L, 1);
+  if (v < 0) luaL_error(L, "gpu._linalg: field '%s' must be a non-negative integer", name);
+  return v;
+}
+
+/* The bytes a matrix takes in each array the call uses (0: unused) */
+static void per_matrix(Call *c, size_t es) {
+  const GpuLinalg *l = &c->l;
+  int64_t m = l->m, n = l->n, mn = m < n ? m : n, real = (int64_t)(l->type >= GPU_NUM_C64 ? es / 2 : es);
+  memset(c->per, 0, sizeof c->per);
+  c->per[A_A] = m * n * (int64_t)es;
+  c->per[A_INFO] = 4;
+  switch (l->op) {
+    case GPU_LA_GETRF: c->per[A_IPIV] = 8 * mn; break;
+    case GPU_LA_GETRS: c->per[A_IPIV] = 8 * n; c->per[A_B] = n * l->k * (int64_t)es; break;
+    case GPU_LA_GEQRF: c->per[A_TAU] = mn * (int64_t)es; break;
+    case GPU_LA_ORGQR: c->per[A_TAU] = l->k * (int64_t)es; break;
+    case GPU_LA_SYEVD: c->per[A_W] = n * real; break;
+    case GPU_LA_GESVD:
+      c->per[A_W] = n * real;
+      if (l->vectors) { c->per[A_U] = m * (l->full ? m : n) * (int64_t)es; c->per[A_VT] = n * n * (int64_t)es; }
+      break;
+  }
+}
+
+/* [-0, +0, e] The arrays of table t: each one the call uses C-ordered, on this device, of
+ * the batch's size (the dtype of a, or int64 pivots, real values, int32 statuses) */
+static void read_arrays(lua_State *L, int t, Call *c) {
+  GpuDtype real = dtype_real(c->arr[A_A]->dtype);
+  for (int i = 1; i < NARRAYS; i++) {
+    lua_getfield(L, t, fields[i]);
+    c->arr[i] = NULL;
+    if (c->per[i]) {
+      GpuArray *x = array_operand(L, -1, "_linalg", 2);
+      GpuDtype want = i == A_IPIV ? DT_INT64 : i == A_INFO ? DT_INT32 : i == A_W ? real : c->arr[A_A]->dtype;
+      if (x->dtype != want || !x->contiguous || (int64_t)x->nbytes != c->per[i] * c->batch)
+        luaL_error(L, "gpu._linalg: '%s' must be a C-ordered %s array of %I bytes", fields[i],
+                   dtypes[want].name, (lua_Integer)(c->per[i] * c->batch));
+      c->arr[i] = x;
+    }
+    lua_pop(L, 1);
+  }
+}
+
+/* [-0, +0, e] The call of op described by the table at t */
+static void read_call(lua_State *L, int t, int op, Call *c) {
+  memset(c, 0, sizeof *c);
+  c->l.op = op;
+  lua_getfield(L, t, "a");
+  GpuArray *a = c->arr[A_A] = array_operand(L, -1, "_linalg", 2);
+  lua_pop(L, 1);
+  switch (a->dtype) {
+    case DT_FLOAT32: c->l.type = GPU_NUM_F32; break;
+    case DT_FLOAT64: c->l.type = GPU_NUM_F64; break;
+    case DT_COMPLEX64: c->l.type = GPU_NUM_C64; break;
+    case DT_COMPLEX128: c->l.type = GPU_NUM_C128; break;
+    default: luaL_error(L, "gpu._linalg: 'a' must be float32, float64, complex64 or complex128");
+  }
+  c->l.m = int_field(L, t, "m");
+  c->l.n = int_field(L, t, "n");
+  c->l.k = int_field(L, t, "k");
+  c->batch = int_field(L, t, "batch");
+  c->l.vectors = lua_getfield(L, t, "vectors") != LUA_TNIL && lua_toboolean(L, -1);
+  c->l.full = lua_getfield(L, t, "full") != LUA_TNIL && lua_toboolean(L, -1);
+  c->l.trans = lua_getfield(L, t, "trans") != LUA_TNIL && lua_toboolean(L, -1);
+  if (lua_getfield(L, t, "stream") != LUA_TNIL) c->l.stream = stream_check(L, -1);
+  lua_pop(L, 4);
+  per_matrix(c, dtypes[a->dtype].size);
+  if (!a->contiguous || (int64_t)a->nbytes != c->per[A_A] * c->batch)
+    luaL_error(L, "gpu._linalg: 'a' must be a C-ordered array of %I bytes", (lua_Integer)(c->per[A_A] * c->batch));
+  read_arrays(L, t, c);
+}
+
+/* gpu._linalg(op, {a =, b =, ipiv =, tau =, w =, u =, vt =, info =, m =, n =, k =, batch =,
+ * vectors =, full =, trans =, stream =}): op ("getrf", ...) on each matrix of the batch */
+static int gpu_linalg(lua_State *L) {
+  int op = luaL_checkoption(L, 1, NULL, op_names);
+  luaL_checktype(L, 2, LUA_TTABLE);
+  if (graph_capturing) luaL_error(L, "gpu.linalg cannot be recorded in a graph (it reads its status back)");
+  Call c;
+  read_call(L, 2, op, &c);
+  const GpuBackend *be = backend_get();
+  size_t bytes = 0;
+  GPU_CHECK(L, be->linalg_workspace(&c.l, &bytes));
+  GpuShape ws = {.ndim = 1, .dim = {(int64_t)bytes}, .size = (int64_t)bytes};
+  GpuArray *work = bytes ? array_new(L, &ws, DT_UINT8) : NULL;   /* kept on the stack until the calls are queued */
+  for (int64_t i = 0; i < c.batch; i++) {
+    GpuLinalg l = c.l;
+    CUdeviceptr *ptr[NARRAYS] = {&l.a, &l.b, &l.ipiv, &l.tau, &l.w, &l.u, &l.vt, &l.info};
+    for (int j = 0; j < NARRAYS; j++)
+      if (c.arr[j]) *ptr[j] = c.arr[j]->ptr + (CUdeviceptr)(i * c.per[j]);
+    l.work = work ? work->ptr : 0;
+    l.work_bytes = bytes;
+    GPU_CHECK(L, be->linalg(&l));
+  }
+  return 0;
+}
+
+/* Expects the gpu table on top. */
+void linalg_open(lua_State *L) {
+  lua_pushcfunction(L, gpu_linalg);
+  lua_setfield(L, -2, "_linalg");
+}

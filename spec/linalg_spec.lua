@@ -1,0 +1,258 @@
+-- gpu.linalg (lua/linalg.lua over host/linalg.c: cuSOLVER on the GPU, LAPACK on the CPU
+-- backend): NumPy's numbers (computed with numpy 1.24 and written here), the identities
+-- each factorization must satisfy, NumPy's errors. On both backends.
+local S = require("spec.support")
+local L = gpu.linalg
+local C = gpu.complex
+
+local A = {{4, 1, 2}, {1, 5, 3}, {2, 3, 6}}
+local B = {{2, -1, 0, 3}, {1, 4, -2, 0}, {0, 3, 5, 1}, {2, 0, 1, 6}}
+local H = {{C(2, 0), C(0, 1), C(0, 0)}, {C(0, -1), C(3, 0), C(1, 1)}, {C(0, 0), C(1, -1), C(4, 0)}}
+
+-- every element of got (a device array, a number or a gpu.complex) within tol of want
+local function near(want, got, tol)
+  if type(want) == "table" and not (getmetatable(want) and want.re) then
+    local t = type(got) == "userdata" and got.totable and got:totable() or got
+    assert.are.equal(#want, #t)
+    for i = 1, #want do near(want[i], t[i], tol) end
+    return
+  end
+  local wr, wi = type(want) == "number" and want or want.re, type(want) == "number" and 0 or want.im
+  local gr, gi = type(got) == "number" and got or got.re, type(got) == "number" and 0 or got.im
+  local scale = math.max(1, math.abs(wr), math.abs(wi))
+  if not (math.abs(wr - gr) <= tol * scale and math.abs(wi - gi) <= tol * scale) then
+    error(("expected %s%+gj, got %s%+gj"):format(wr, wi, gr, gi), 2)
+  end
+end
+
+-- the largest |x - y| of two device arrays
+local function gap(x, y) return gpu.abs(x - y):max() end
+local function ht(x) return gpu.conj(x):transpose(-1, -2) end
+
+describe("gpu.linalg.solve and inv", function()
+  it("give NumPy's solutions and inverses", function()
+    local a = gpu.array(A, "float64")
+    near({0, 0.14285714285714282, 0.4285714285714286}, L.solve(a, gpu.array({1, 2, 3}, "float64")), 1e-14)
+    near({{0.9268292682926829, 0.12195121951219512, 0.14634146341463414, -0.4878048780487804},
+          {-0.15243902439024384, 0.17073170731707316, 0.0548780487804878, 0.0670731707317073},
+          {0.15853658536585366, -0.0975609756097561, 0.18292682926829268, -0.10975609756097561},
+          {-0.33536585365853655, -0.024390243902439022, -0.07926829268292683, 0.3475609756097561}},
+         L.inv(gpu.array(B, "float64")), 1e-14)
+    local h = gpu.array(H, "complex128")
+    assert.is_true(gap(gpu.matmul(h, L.inv(h)), gpu.eye(3, "complex128")) < 1e-14)
+    local x = L.solve(h, gpu.array({C(1, 0), C(0, 2), C(-1, 1)}, "complex128"))
+    near({C(1, 0), C(0, 2), C(-1, 1)}, gpu.matmul(h, x), 1e-14)
+  end)
+
+  it("take batches, broadcast their batch dims, and matrices of right-hand sides", function()
+    local a = gpu.random.normal(0, 1, {4, 3, 3}, "float64") + gpu.eye(3, "float64") * 4
+    local b = gpu.random.normal(0, 1, {3, 2}, "float64")
+    local x = L.solve(a, b)
+    assert.are.same({4, 3, 2}, x.shape)
+    assert.is_true(gap(gpu.matmul(a, x), b:expand(4, 3, 2)) < 1e-12)
+    local v = L.solve(a, gpu.array({1, 2, 3}, "float64"))   -- b 1-D: one vector for every matrix
+    assert.are.same({4, 3}, v.shape)
+    assert.is_true(gap(gpu.matmul(a, v:unsqueeze(-1)):squeeze(-1), gpu.array({1, 2, 3}, "float64"):expand(4, 3)) < 1e-12)
+    local inv = L.inv(a)
+    assert.is_true(gap(gpu.matmul(a, inv), gpu.eye(3, "float64"):expand(4, 3, 3)) < 1e-12)
+  end)
+
+  it("keep float32 and complex64, make integers float64, and leave the operands as they were", function()
+    local a32 = gpu.array(A, "float32")
+    assert.are.equal("float32", L.inv(a32).dtype)
+    assert.are.equal("float32", L.solve(a32, gpu.ones(3, "float32")).dtype)
+    assert.are.equal("float64", L.solve(a32, gpu.ones(3, "float64")).dtype)
+    assert.are.equal("complex64", L.inv(gpu.array(H, "complex64")).dtype)
+    local ai = gpu.array({{1, 2}, {3, 4}}, "int32")
+    near({{-2, 1}, {1.5, -0.5}}, L.inv(ai), 1e-14)
+    assert.are.equal("float64", L.inv(ai).dtype)
+    local t = gpu.array(A, "float64").T          -- a view: read, not overwritten
+    local before = t:totable()
+    near({{0.3, 0, -0.1}, {0, 0.2857142857142857, -0.14285714285714285}, {-0.1, -0.14285714285714285, 0.2714285714285714}},
+         L.inv(t), 1e-14)
+    assert.are.same(before, t:totable())
+    local r = gpu.array(B, "float64")[{ {-1, 1, -1}, {-1, 1, -1} }]   -- reversed strides
+    assert.is_true(gap(gpu.matmul(r, L.inv(r)), gpu.eye(4, "float64")) < 1e-14)
+  end)
+
+  it("say singular and name the matrix of a batch, as NumPy's LinAlgError", function()
+    assert.matches("gpu.linalg.inv: singular matrix", S.errof(L.inv, gpu.zeros({3, 3})), 1, true)
+    assert.matches("gpu.linalg.solve: singular matrix", S.errof(L.solve, gpu.array({{1, 2}, {2, 4}}), gpu.ones(2)), 1, true)
+    local batch = gpu.stack({gpu.eye(2), gpu.zeros({2, 2}), gpu.eye(2)})
+    assert.matches("singular matrix (matrix 2 of the batch)", S.errof(L.inv, batch), 1, true)
+  end)
+end)
+
+describe("gpu.linalg.det and slogdet", function()
+  it("give NumPy's determinants, a number for one matrix and an array for a batch", function()
+    near(164.00000000000006, L.det(gpu.array(B, "float64")), 1e-13)
+    near(70, L.det(gpu.array(A, "float64")), 1e-13)
+    near(-2, L.det(gpu.array({{1, 2}, {3, 4}}, "int64")), 1e-14)
+    near(C(16, 0), L.det(gpu.array(H, "complex128")), 1e-13)
+    near(0, L.det(gpu.zeros({2, 2})), 0)
+    near(1, L.det(gpu.zeros({0, 0})), 0)
+    local d = L.det(gpu.stack({gpu.array(A, "float64"), gpu.array(A, "float64") * 2}))
+    assert.are.equal("float64", d.dtype)
+    near({70, 560}, d, 1e-13)
+    assert.are.same({2, 0}, L.det(gpu.zeros({2, 0, 3, 3})).shape)
+  end)
+
+  it("give the sign and the log of the absolute value", function()
+    local s, l = L.slogdet(gpu.array(B, "float64"))
+    near(1, s, 0); near(5.099866427824199, l, 1e-14)
+    local a3 = gpu.array({{-2, 1, 0}, {-1, -4, 2}, {0, -3, -5}}, "float64")
+    s, l = L.slogdet(a3)
+    near(-1, s, 0); near(4.04305126783455, l, 1e-14)
+    s, l = L.slogdet(gpu.zeros({2, 2}, "float64"))
+    assert.are.same({0, -math.huge}, {s, l})
+    s, l = L.slogdet(gpu.array(H, "complex64"))
+    near(C(1, 0), s, 1e-6); near(2.7725887, l, 1e-6)
+  end)
+end)
+
+describe("gpu.linalg.cholesky", function()
+  it("gives L, lower triangular, with a = L L^H", function()
+    near({{2, 0, 0}, {0.5, 2.179449471770337, 0}, {1, 1.1470786693528088, 1.9194297398747862}},
+         L.cholesky(gpu.array(A, "float64")), 1e-14)
+    near({{C(1.4142135623730951, 0), C(0, 0), C(0, 0)}, {C(0, -0.7071067811865475), C(1.5811388300841898, 0), C(0, 0)},
+          {C(0, 0), C(0.6324555320336759, -0.6324555320336759), C(1.7888543819998317, 0)}},
+         L.cholesky(gpu.array(H, "complex128")), 1e-14)
+    local m = gpu.random.normal(0, 1, {5, 4, 4}, "float64")
+    local spd = gpu.matmul(m, m:transpose(-1, -2)) + gpu.eye(4, "float64")
+    local l = L.cholesky(spd)
+    assert.is_true(gap(gpu.matmul(l, l:transpose(-1, -2)), spd) < 1e-12)
+    assert.is_true(gap(l, gpu.tril(l)) == 0)
+  end)
+
+  it("reads the lower triangle only and refuses a matrix not positive definite", function()
+    local a = gpu.array({{4, 99}, {2, 5}}, "float64")
+    near({{2, 0}, {1, 2}}, L.cholesky(a), 1e-15)
+    assert.matches("gpu.linalg.cholesky: the matrix is not positive definite",
+                   S.errof(L.cholesky, gpu.array({{1, 2}, {2, 1}})), 1, true)
+  end)
+end)
+
+describe("gpu.linalg.qr", function()
+  it("gives Q with orthonormal columns and R upper triangular, a = Q R, in NumPy's shapes", function()
+    for _, shape in ipairs({{3, 3}, {5, 3}, {3, 5}, {2, 4, 3}}) do
+      local a = gpu.random.normal(0, 1, shape, "float64")
+      local m, n = shape[#shape - 1], shape[#shape]
+      local k = math.min(m, n)
+      for _, mode in ipairs({"reduced", "complete"}) do
+        local q, r = L.qr(a, mode)
+        local qc = mode == "complete" and m or k
+        assert.are.same({qc, n}, {r.shape[r.ndim - 1], r.shape[r.ndim]})
+        assert.are.same({m, qc}, {q.shape[q.ndim - 1], q.shape[q.ndim]})
+        assert.is_true(gap(gpu.matmul(q, r), a) < 1e-13)
+        assert.is_true(gap(gpu.matmul(ht(q), q), gpu.eye(qc, "float64")) < 1e-13)
+        assert.is_true(gap(r, gpu.triu(r)) == 0)
+      end
+      assert.is_true(gap(L.qr(a, "r"), select(2, L.qr(a))) == 0)
+    end
+    local h = gpu.array(H, "complex64")
+    local q, r = L.qr(h)
+    assert.are.equal("complex64", q.dtype)
+    assert.is_true(gap(gpu.matmul(q, r), h) < 1e-5)
+  end)
+
+  it("gives NumPy's shapes for empty matrices and refuses an unknown mode", function()
+    local q, r = L.qr(gpu.zeros({3, 0}))
+    assert.are.same({{3, 0}, {0, 0}}, {q.shape, r.shape})
+    q, r = L.qr(gpu.zeros({3, 0}), "complete")
+    assert.are.same({{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}, q:totable())
+    assert.are.same({3, 0}, r.shape)
+    assert.matches('mode must be "reduced", "complete" or "r", got raw', S.errof(L.qr, gpu.eye(2), "raw"), 1, true)
+  end)
+end)
+
+describe("gpu.linalg.eigh and eigvalsh", function()
+  it("give NumPy's eigenvalues, ascending, and eigenvectors with a v = v diag(w)", function()
+    near({2.194397167422409, 3.3867701566075485, 9.418832675970037}, L.eigvalsh(gpu.array(A, "float64")), 1e-14)
+    near({1.1391941468882965, 2.7458983116349476, 5.1149075414767555}, L.eigvalsh(gpu.array(H, "complex128")), 1e-14)
+    assert.are.equal("float32", L.eigvalsh(gpu.array(H, "complex64")).dtype)
+    for _, dt in ipairs({"float64", "complex128"}) do
+      local x = gpu.random.normal(0, 1, {3, 4, 4}, "float64"):astype(dt)
+      local a = x + ht(x)
+      local w, v = L.eigh(a)
+      assert.are.same({3, 4}, w.shape)
+      assert.is_true(gap(gpu.matmul(a, v), v * w:unsqueeze(-2)) < 1e-12)
+      assert.is_true(gap(gpu.matmul(ht(v), v), gpu.eye(4, dt)) < 1e-12)
+    end
+  end)
+
+  it("read the lower triangle, or the upper with UPLO \"U\"", function()
+    near({1, 2}, L.eigvalsh(gpu.array({{1, 5}, {0, 2}}, "float64")), 1e-15)
+    near({-3.52493781, 6.52493781}, L.eigvalsh(gpu.array({{1, 5}, {0, 2}}, "float64"), "U"), 1e-8)
+    assert.matches('UPLO must be "L" or "U", got X', S.errof(L.eigh, gpu.eye(2), "X"), 1, true)
+  end)
+end)
+
+describe("gpu.linalg.svd, pinv and matrix_rank", function()
+  local W = {{1, 2, 3, 4}, {5, 6, 7, 8}, {9, 10, 11, 13}}
+  it("give NumPy's singular values and u diag(s) vh = a, tall and wide", function()
+    near({25.934601505165624, 1.528177820124978, 0.24721917065433827}, L.svd(gpu.array(W, "float64"), {compute_uv = false}), 1e-13)
+    for _, shape in ipairs({{4, 3}, {3, 4}, {2, 5, 2}, {2, 2, 5}}) do
+      local a = gpu.random.normal(0, 1, shape, "float64")
+      local m, n = shape[#shape - 1], shape[#shape]
+      local k = math.min(m, n)
+      local u, s, vh = L.svd(a)
+      assert.are.same({m, m, n, n}, {u.shape[u.ndim - 1], u.shape[u.ndim], vh.shape[vh.ndim - 1], vh.shape[vh.ndim]})
+      assert.is_true(gap(gpu.matmul(ht(u), u), gpu.eye(m, "float64")) < 1e-13)
+      assert.is_true(gap(gpu.matmul(ht(vh), vh), gpu.eye(n, "float64")) < 1e-13)
+      u, s, vh = L.svd(a, {full_matrices = false})
+      assert.are.equal(k, s.shape[s.ndim])
+      assert.is_true(gap(gpu.matmul(u * s:unsqueeze(-2), vh), a) < 1e-13)
+    end
+    local c = gpu.array(H, "complex64")
+    local u, s, vh = L.svd(c)
+    assert.are.equal("float32", s.dtype)
+    assert.is_true(gap(gpu.matmul(u * s:unsqueeze(-2), vh), c) < 1e-5)
+  end)
+
+  it("give NumPy's pseudo-inverse and rank", function()
+    near({{-0.1666666666666695, -0.9999999999999959, 0.6666666666666649}, {-0.41666666666666263, 0.7499999999999901, -0.33333333333332826},
+          {-0.6666666666666651, 2.500000000000006, -1.3333333333333373}, {0.9999999999999974, -2.0000000000000004, 1.0000000000000007}},
+         L.pinv(gpu.array(W, "float64")), 1e-12)
+    assert.are.equal(2, L.matrix_rank(gpu.array({{1, 2, 3}, {2, 4, 6}, {1, 0, 1}}, "float64")))
+    assert.are.equal(3, L.matrix_rank(gpu.array(A)))
+    assert.are.same({1, 0}, L.matrix_rank(gpu.stack({gpu.ones({2, 2}), gpu.zeros({2, 2})})):totable())
+    assert.are.equal(1, L.matrix_rank(gpu.array({0, 3})))
+    assert.are.same({3, 0}, L.pinv(gpu.zeros({0, 3})).shape)
+  end)
+
+  it("give NumPy's identities for empty matrices", function()
+    local u, s, vh = L.svd(gpu.zeros({0, 3}))
+    assert.are.same({{0, 0}, {0}}, {u.shape, s.shape})
+    assert.are.same({{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}, vh:totable())
+  end)
+end)
+
+describe("gpu.linalg.matrix_power", function()
+  it("multiplies by repeated squaring; 0 gives I, negative powers inv(a)'s", function()
+    local f = gpu.array({{1, 1}, {1, 0}}, "float64")
+    assert.are.same({{89, 55}, {55, 34}}, L.matrix_power(f, 10):totable())
+    assert.are.same({{1, 0}, {0, 1}}, L.matrix_power(f, 0):totable())
+    local p1 = L.matrix_power(f, 1)
+    p1[{1, 1}] = 7                                  -- a new array, not f
+    assert.are.equal(1, f:item(1, 1))
+    near({{0, 1}, {1, -1}}, L.matrix_power(f, -1), 1e-15)
+    assert.matches("the exponent must be an integer, got 1.5", S.errof(L.matrix_power, f, 1.5), 1, true)
+  end)
+end)
+
+describe("gpu.linalg's errors", function()
+  it("name the function and what is wrong", function()
+    assert.matches("gpu.linalg.inv: argument 1 must be a device array, got table", S.errof(L.inv, {{1}}), 1, true)
+    assert.matches("gpu.linalg.det: argument 1 is 1-dimensional: it must have at least two dimensions",
+                   S.errof(L.det, gpu.ones(3)), 1, true)
+    assert.matches("the last two dimensions of argument 1 must be square, got 2 x 3", S.errof(L.cholesky, gpu.ones({2, 3})), 1, true)
+    assert.matches("gpu.linalg.solve: a is 3 x 3 but b has 2 rows", S.errof(L.solve, gpu.eye(3), gpu.ones(2)), 1, true)
+    assert.matches("the batch dims of the operands do not broadcast (2 against 3 at dim 1)",
+                   S.errof(L.solve, gpu.zeros({2, 2, 2}), gpu.zeros({3, 2, 1})), 1, true)
+    assert.matches("argument 2 must be a table of options", S.errof(L.svd, gpu.eye(2), true), 1, true)
+    local f = gpu.eye(3)
+    f:free()
+    assert.matches("freed", S.errof(L.inv, f), 1, true)
+    assert.matches("gpu._linalg: 'a' must be a C-ordered array of 16 bytes", S.errof(gpu._linalg, "getrf", {a = gpu.ones(3), m = 2, n = 2, k = 0, batch = 1}), 1, true)
+  end)
+end)
