@@ -389,6 +389,8 @@ typedef struct NpyHeader {
   GpuShape shape;
 } NpyHeader;
 void npy_push_header(lua_State *L, const HostArray *h);   /* [-0, +1, m] */
+/* path replaced atomically by the two parts' bytes (npy.c); 0, or errno */
+int npy_replace(const char *path, const void *a, size_t an, const void *b, size_t bn);
 /* A .npy being read, from a file or an archive's member: read puts n bytes in buf, fewer at
  * the end or on an error (then it sets error: why). */
 typedef struct NpySource {

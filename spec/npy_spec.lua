@@ -270,6 +270,8 @@ describe("gpu.save and gpu.load", function()
   it("say that a directory is one, and that a file cut short in its magic is truncated", function()
     local d = tmpdir()
     assert.matches("cannot read '" .. d .. "': it is a directory", S.errof(gpu.load, d), 1, true)
+    assert.matches("cannot write '" .. d .. "/': Is a directory", S.errof(gpu.save, d .. "/", gpu.zeros(1)), 1, true)
+    assert.are.same({}, files_in(d))   -- nothing written into it either
     write(d .. "/m.npy", "\x93NUMPY\1")
     assert.matches("cannot read '" .. d .. "/m.npy': it is truncated (it ends before its header)",
                    S.errof(gpu.load, d .. "/m.npy"), 1, true)
