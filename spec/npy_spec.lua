@@ -298,6 +298,16 @@ describe("gpu.savez and gpu.loadz #libzip", function()
     os.execute("rm -rf " .. d)
   end)
 
+  it("write an archive of no arrays as numpy.savez does, over a file there too", function()
+    local d = tmpdir()
+    write(d .. "/e.npz", "old")
+    gpu.savez(d .. "/e.npz", {})
+    assert.are.equal("PK\5\6" .. ("\0"):rep(18), assert(io.open(d .. "/e.npz", "rb")):read("a"))
+    assert.are.same({}, gpu.loadz(d .. "/e.npz"))
+    assert.matches("cannot write '" .. d .. "': Is a directory", S.errof(gpu.savez, d, {}), 1, true)
+    os.execute("rm -rf " .. d)
+  end)
+
   it("refuse a name that is both a key and a list's (arr_0), and a name with a zero byte", function()
     local d = tmpdir()
     assert.matches("bad argument #2 to 'savez' (key arr_0 is also the name of the list's entry 1)",
