@@ -28,6 +28,12 @@ describe("#multi devices", function()
     assert.are.equal(0, gpu.device().id)
     assert.matches("a stream of device 1, and device 0 is current", errof(gpu.add, a, a, {stream = s}))
     assert.matches("e:record: the event is of device 1, the stream of device 0", errof(function() e:record(gpu.stream()) end))
+    -- the default stream is the current device's: an event of device 1 was recorded on
+    -- device 0's (CUDA refuses it as an invalid handle), and timed against device 0's events
+    assert.matches("e:record: the event is of device 1, and device 0 is current", errof(function() e:record() end))
+    local e0 = gpu.event():record()
+    on(1, function() e:record() end)
+    assert.matches("gpu.elapsed: the events are of devices 0 and 1", errof(gpu.elapsed, e0, e))
   end)
 
   -- In a fresh process on CUDA nothing was current yet, so each of these found nothing to
