@@ -372,6 +372,7 @@ void stream_push_borrowed(lua_State *L, CUstream s);
 CUstream stream_here(lua_State *L, int idx);    /* [-0, +0, v] a live stream of the current device */
 void stream_in_group(lua_State *L, int idx);    /* [-0, +0, -] it has calls queued in the open gpu.nccl.group */
 void stream_open(lua_State *L);
+GpuResult stream_end_capture(void);   /* destroys the streams released while a graph recorded */
 void event_open(lua_State *L);
 void kernel_open(lua_State *L);
 /* A launcher's C function: its upvalues 1 to 3 are its configuration, kernel and stream. */

@@ -162,6 +162,27 @@ describe("gpu.graph", function()
     assert.matches("e:record() cannot be captured", msg, 1, true)
   end)
 
+  -- Before, on CUDA, a stream that joined the recording and was destroyed inside it made
+  -- the recording's end (which records an event on each joined stream) crash the process.
+  it("takes a stream of the user's destroyed or collected inside, and destroys it after", function()
+    local a = gpu.zeros(4)
+    local dead
+    local g = gpu.graph(function()
+      local s = gpu.stream()
+      inc[{1, 4, stream = s}](a, 1)
+      s:destroy()
+      dead = s
+      inc[{1, 4, stream = gpu.stream()}](a, 2)
+      collectgarbage()
+      collectgarbage()
+    end)
+    assert.matches("attempt to use a destroyed stream", S.errof(dead.synchronize, dead), 1, true)
+    g:launch()
+    g:launch()
+    assert.are.same({6, 6, 6, 6}, a:totable())
+    g:free()
+  end)
+
   -- (on a GPU a fault loses the context, and the driver cannot say which node faulted)
   it("#cpu names the kernel that faults in a replay, and says what it knows of the address", function()
     local bad = gpu.kernel([[extern "C" __global__ void wild(long long at) { *(volatile float *)at = 1; }]])
