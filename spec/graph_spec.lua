@@ -70,6 +70,9 @@ describe("gpu.graph", function()
       {function() a:totable() end, "a copy from the device to the host cannot be captured"},
       {function() gpu.stream():synchronize() end, "s:synchronize() cannot be captured"},
       {function() gpu.event():synchronize() end, "e:synchronize() cannot be captured"},
+      -- the script's line, not the module's (was "[gpu] lua/format.lua:75:")
+      {function() print(a) end, "a copy from the device to the host cannot be captured"},
+      {function() gpu.with_device(0, gpu.synchronize) end, "gpu.synchronize() cannot be captured"},
     }) do
       local msg, err = S.errof(gpu.graph, case[1])
       assert.are.equal("GPUHOST_NOT_CAPTURABLE", err.name)
