@@ -214,7 +214,7 @@ static void product_opts(lua_State *L, int idx, int *out, int *tf32, CUstream *s
   if (!idx) return;
   if (lua_getfield(L, idx, "out") != LUA_TNIL) *out = lua_gettop(L);
   *tf32 = lua_getfield(L, idx, "tf32") != LUA_TNIL && lua_toboolean(L, -1);
-  if (lua_getfield(L, idx, "stream") != LUA_TNIL) *s = stream_check(L, -1);
+  if (lua_getfield(L, idx, "stream") != LUA_TNIL) *s = stream_here(L, -1);
 }
 
 /* gpu.matmul(a, b [, {out =, tf32 = true, stream =}]), a:matmul(b) */

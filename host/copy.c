@@ -250,10 +250,11 @@ static void transfer_on(lua_State *L, int dst, int src, CUstream stream, int sid
     return;
   }
   int dev = d.dev ? d.d->device : s.dev ? s.d->device : -1;
-  if (dev >= 0 && dev != backend_get()->current_device()) {
-    if (stream && sidx) stream_here(L, sidx);   /* its device must be the arrays. */
+  if (stream && sidx && dev >= 0 && stream_device(L, sidx) != dev)   /* the arrays' device's */
+    luaL_error(L, "copy: the stream must be of the arrays' device %d, got one of device %d",
+               dev, stream_device(L, sidx));
+  if (dev >= 0 && dev != backend_get()->current_device())
     device_scope(L, dev);             /* closed by the settop at the end */
-  }
   if (d.l.shape.size != s.l.shape.size)
     luaL_error(L, "copy: %I elements into an array of %I", (lua_Integer)s.l.shape.size,
                (lua_Integer)d.l.shape.size);
@@ -289,11 +290,14 @@ static void transfer(lua_State *L, int dst, int src, CUstream stream) {
   transfer_on(L, dst, src, stream, 0);
 }
 
-/* The stream of an options table at idx ({stream = s}), or NULL. */
-static CUstream stream_opt(lua_State *L, int idx) {
+/* The stream of an options table at idx ({stream = s}), or NULL; of device dev (-1: any). */
+static CUstream stream_opt(lua_State *L, int idx, int dev) {
   CUstream s = NULL;
   if (!lua_istable(L, idx) || hostarray_test(L, idx)) return NULL;
   if (lua_getfield(L, idx, "stream") != LUA_TNIL) s = stream_check(L, -1);
+  if (s && dev >= 0 && stream_device(L, -1) != dev)
+    luaL_error(L, "a:tohost: the stream must be of the array's device %d, got one of device %d",
+               dev, stream_device(L, -1));
   lua_pop(L, 1);
   return s;
 }
@@ -303,7 +307,7 @@ static CUstream stream_opt(lua_State *L, int idx) {
 static CUstream options_stream(lua_State *L, int idx) {
   if (!lua_isnoneornil(L, idx) && (!lua_istable(L, idx) || hostarray_test(L, idx)))
     luaL_typeerror(L, idx, "options table ({stream = s})");
-  return stream_opt(L, idx);
+  return stream_opt(L, idx, -1);
 }
 
 /* gpu.array(src [, dtype]): a new device array holding src, a (nested) Lua table, a host
@@ -335,7 +339,7 @@ static int gpu_array(lua_State *L) {
  * stream is given and h is pinned: then it is queued on that stream */
 static int array_tohost(lua_State *L) {
   GpuArray *a = array_check(L, 1);
-  CUstream stream = stream_opt(L, lua_gettop(L));
+  CUstream stream = stream_opt(L, lua_gettop(L), a->device);   /* the copy makes it current */
   if (!lua_isnoneornil(L, 2) && !(lua_istable(L, 2) && lua_gettop(L) == 2))
     hostarray_check(L, 2);   /* a host array, or an error naming what came */
   if (hostarray_test(L, 2)) {

@@ -46,9 +46,18 @@ static GpuLayout lent_layout(lua_State *L, int ndim, const int64_t *shape, const
   return l;
 }
 
+/* [-0, +0, v] Raises unless gpuhost_open ran in L: an array or stream pushed without the
+ * module's metatables has no methods and no __gc (a lent buffer's release never came). */
+static void check_opened(lua_State *L, const char *fname) {
+  if (luaL_getmetatable(L, GPU_ARRAY_T) == LUA_TNIL)
+    luaL_error(L, "%s: the gpu module is not open in this Lua state (call gpuhost_open first)", fname);
+  lua_pop(L, 1);
+}
+
 void gpuhost_push_array(lua_State *L, gpuhost_deviceptr ptr, const char *dtype, int ndim,
                         const int64_t *shape, const int64_t *strides,
                         void (*release)(void *ud, gpuhost_deviceptr ptr), void *ud) {
+  check_opened(L, "gpuhost_push_array");
   int dt = dtype ? dtype_from_name(dtype) : -1;
   if (dt < 0) luaL_error(L, "gpuhost_push_array: unknown dtype '%s'", dtype ? dtype : "(null)");
   GpuLayout l = lent_layout(L, ndim, shape, strides);
@@ -75,5 +84,6 @@ int gpuhost_array_info(lua_State *L, int idx, gpuhost_info *out) {
 }
 
 void gpuhost_push_stream(lua_State *L, void *custream) {
+  check_opened(L, "gpuhost_push_stream");
   stream_push_borrowed(L, (CUstream)custream);
 }

@@ -45,6 +45,18 @@ static int is_log(GpuResult r) {
   return r.source == GPU_SRC_NVRTC || (r.source == GPU_SRC_HOST && r.code == GPU_ERR_CPU_COMPILE);
 }
 
+/* [-0, +1, m] "file:line: " of the script's line that led here: the first Lua function
+ * that is not one of the module's own ("[gpu] lua/format.lua" prints an array), or "". */
+static void where_asked(lua_State *L) {
+  lua_Debug ar;
+  for (int level = 1; lua_getstack(L, level, &ar); level++)
+    if (lua_getinfo(L, "Sl", &ar) && ar.currentline > 0 && strncmp(ar.short_src, "[gpu]", 5) != 0) {
+      lua_pushfstring(L, "%s:%d: ", ar.short_src, ar.currentline);
+      return;
+    }
+  lua_pushliteral(L, "");
+}
+
 int errors_raise(lua_State *L, GpuResult r, const char *detail) {
   /* this error answers the Ctrl-C: the host's hook must not raise a second one */
   if (r.code == GPU_ERR_INTERRUPTED && r.source == GPU_SRC_HOST) backend_take_interrupt();
@@ -58,7 +70,7 @@ int errors_raise(lua_State *L, GpuResult r, const char *detail) {
   lua_setfield(L, -2, "name");
   if (r.note) lua_pushfstring(L, "%s %s", message ? message : "unknown error", r.note);
   else if (r.source == GPU_SRC_HOST && r.code == GPU_ERR_NOT_CAPTURABLE) {
-    luaL_where(L, 1);           /* where in the recorded function it was asked */
+    where_asked(L);             /* where in the recorded function it was asked */
     lua_pushstring(L, message ? message : "unknown error");
     lua_concat(L, 2);
   } else lua_pushstring(L, message ? message : "unknown error");

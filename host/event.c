@@ -2,7 +2,11 @@
  * that device's streams, and gpu.elapsed between two. */
 #include "gpu.h"
 
-typedef struct GpuEvent { CUevent e; int alive, device; } GpuEvent;
+typedef struct GpuEvent {
+  CUevent e;
+  int alive, device;
+  int recorded;       /* once: gpu.elapsed of an event never recorded names it */
+} GpuEvent;
 
 #define toevent(L, i) ((GpuEvent *)luaL_checkudata(L, i, GPU_EVENT_T))
 
@@ -17,7 +21,7 @@ static int gpu_event(lua_State *L) {
   GPU_CHECK(L, backend_get()->ensure_context());
   GpuEvent *e = lua_newuserdatauv(L, sizeof *e, 0);
   e->e = NULL;
-  e->alive = 0;
+  e->alive = e->recorded = 0;
   e->device = backend_get()->current_device();
   luaL_setmetatable(L, GPU_EVENT_T);
   GPU_CHECK(L, backend_get()->event_create(&e->e));
@@ -29,10 +33,16 @@ static int gpu_event(lua_State *L) {
 static int event_record(lua_State *L) {
   GpuEvent *e = event_check(L, 1);
   CUstream s = lua_isnoneornil(L, 2) ? NULL : stream_check(L, 2);
-  if (s && stream_device(L, 2) != e->device)
+  int dev = s ? stream_device(L, 2) : backend_get()->current_device();
+  if (s && dev != e->device)
     return luaL_error(L, "e:record: the event is of device %d, the stream of device %d",
-                      e->device, stream_device(L, 2));
+                      e->device, dev);
+  if (dev >= 0 && dev != e->device)   /* the default stream: the current device's */
+    return luaL_error(L, "e:record: the event is of device %d, and device %d is current: record "
+                      "it with its device current (gpu.with_device(%d, f)) or on a stream of it",
+                      e->device, dev, e->device);
   GPU_CHECK(L, backend_get()->event_record(e->e, s));
+  e->recorded = 1;
   lua_settop(L, 1);
   return 1;
 }
@@ -61,11 +71,21 @@ static int event_destroy(lua_State *L) {
   return 0;
 }
 
-/* gpu.elapsed(e0, e1): milliseconds between two recorded events */
+/* gpu.elapsed(e0, e1): milliseconds between two recorded events of one device, once both
+ * are done (CUDA answers CUDA_ERROR_NOT_READY before; the CPU backend's are done at once).
+ * Inside a capture, where waiting is refused, it does not wait. */
 static int gpu_elapsed(lua_State *L) {
-  GpuEvent *a = event_check(L, 1), *b = event_check(L, 2);
+  GpuEvent *e[2] = {event_check(L, 1), event_check(L, 2)};
+  for (int i = 0; i < 2; i++)
+    if (!e[i]->recorded)
+      return luaL_error(L, "gpu.elapsed: event %d was never recorded (e:record() it first)", i + 1);
+  if (e[0]->device != e[1]->device)
+    return luaL_error(L, "gpu.elapsed: the events are of devices %d and %d: time two events of "
+                      "one device", e[0]->device, e[1]->device);
+  for (int i = 0; i < 2 && !graph_capturing; i++)
+    GPU_CHECK(L, backend_get()->event_synchronize(e[i]->e));
   float ms;
-  GPU_CHECK(L, backend_get()->event_elapsed(&ms, a->e, b->e));
+  GPU_CHECK(L, backend_get()->event_elapsed(&ms, e[0]->e, e[1]->e));
   lua_pushnumber(L, ms);
   return 1;
 }

@@ -373,6 +373,7 @@ void stream_push_borrowed(lua_State *L, CUstream s);
 CUstream stream_here(lua_State *L, int idx);    /* [-0, +0, v] a live stream of the current device */
 void stream_in_group(lua_State *L, int idx);    /* [-0, +0, -] it has calls queued in the open gpu.nccl.group */
 void stream_open(lua_State *L);
+GpuResult stream_end_capture(void);   /* destroys the streams released while a graph recorded */
 void event_open(lua_State *L);
 void kernel_open(lua_State *L);
 /* A launcher's C function: its upvalues 1 to 3 are its configuration, kernel and stream. */
@@ -390,6 +391,8 @@ typedef struct NpyHeader {
   GpuShape shape;
 } NpyHeader;
 void npy_push_header(lua_State *L, const HostArray *h);   /* [-0, +1, m] */
+/* path replaced atomically by the two parts' bytes (npy.c); 0, or errno */
+int npy_replace(const char *path, const void *a, size_t an, const void *b, size_t bn);
 /* A .npy being read, from a file or an archive's member: read puts n bytes in buf, fewer at
  * the end or on an error (then it sets error: why). */
 typedef struct NpySource {

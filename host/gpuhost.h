@@ -56,8 +56,9 @@ void gpuhost_push_array(lua_State *L, gpuhost_deviceptr ptr, const char *dtype, 
 /* The array at idx, if it is a live device array (1); else 0 and *out untouched. */
 int gpuhost_array_info(lua_State *L, int idx, gpuhost_info *out);
 
-/* [-0, +1, m] Pushes a gpu.stream for one of the program's CUstreams, so that scripts can
- * launch on it (k[{grid, block, stream = s}]); gpuhost never destroys it. */
+/* [-0, +1, e] Pushes a gpu.stream for one of the program's CUstreams, so that scripts can
+ * launch on it (k[{grid, block, stream = s}]); gpuhost never destroys it. This and
+ * gpuhost_push_array raise in a state where gpuhost_open has not run. */
 void gpuhost_push_stream(lua_State *L, void *custream);
 
 #ifdef __cplusplus

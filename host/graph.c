@@ -72,7 +72,8 @@ static CUgraph record(lua_State *L, int idx) {
   lua_pushnil(L);
   lua_rawsetp(L, LUA_REGISTRYINDEX, &KEEP_KEY);
   CUgraph graph = NULL;
-  GpuResult r = be->capture_end(&graph);
+  GpuResult r = be->capture_end(&graph), sr = stream_end_capture();
+  if (sr.code) errors_warn(L, sr, "destroying a stream");
   if (status != LUA_OK || r.code) {
     if (graph) be->graph_destroy(graph, NULL);
     if (status != LUA_OK) {     /* the error, with the set under it unpinned */

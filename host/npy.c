@@ -64,6 +64,27 @@ static mode_t new_mode(const char *path) {
   return 0666 & ~mask;
 }
 
+/* Replaces path with the n bytes at each of two parts, atomically: a temporary file beside
+ * it, then rename, so a failure leaves nothing under path. 0, or errno. A directory at path
+ * is EISDIR (rename would call "dir/" ENOTDIR, after writing the file into it). */
+int npy_replace(const char *path, const void *a, size_t an, const void *b, size_t bn) {
+  struct stat st;
+  if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) return EISDIR;
+  char *tmp = malloc(strlen(path) + 16);
+  if (tmp == NULL) return ENOMEM;
+  sprintf(tmp, "%s.tmp-XXXXXX", path);
+  int fd = mkstemp(tmp), err = 0;
+  if (fd < 0) err = errno;
+  else if (fchmod(fd, new_mode(path)) != 0) err = errno;
+  else if (fd_write_all(fd, a, an) != 0 || fd_write_all(fd, b, bn) != 0) err = errno ? errno : EIO;
+  if (fd >= 0 && fsync(fd) != 0 && !err) err = errno;
+  if (fd >= 0 && close(fd) != 0 && !err) err = errno;
+  if (!err && rename(tmp, path) != 0) err = errno;
+  if (err && fd >= 0) unlink(tmp);
+  free(tmp);
+  return err;
+}
+
 /* gpu._npy_write(path, h): h contiguous; raises naming the path when it cannot */
 static int npy_write(lua_State *L) {
   const char *path = luaL_checkstring(L, 1);
@@ -72,18 +93,7 @@ static int npy_write(lua_State *L) {
   npy_push_header(L, h);
   size_t hn;
   const char *hdr = lua_tolstring(L, -1, &hn);
-  char *tmp = malloc(strlen(path) + 16);
-  if (tmp == NULL) return luaL_error(L, "cannot write '%s': out of memory", path);
-  sprintf(tmp, "%s.tmp-XXXXXX", path);
-  int fd = mkstemp(tmp), err = 0;
-  if (fd < 0) err = errno;
-  else if (fchmod(fd, new_mode(path)) != 0) err = errno;
-  else if (fd_write_all(fd, hdr, hn) != 0 || fd_write_all(fd, h->data, h->nbytes) != 0) err = errno ? errno : EIO;
-  if (fd >= 0 && fsync(fd) != 0 && !err) err = errno;
-  if (fd >= 0 && close(fd) != 0 && !err) err = errno;
-  if (!err && rename(tmp, path) != 0) err = errno;
-  if (err && fd >= 0) unlink(tmp);
-  free(tmp);
+  int err = npy_replace(path, hdr, hn, h->data, h->nbytes);
   if (err) return luaL_error(L, "cannot write '%s': %s", path, strerror(err));
   return 0;
 }

@@ -124,6 +124,10 @@ static void push_npy(lua_State *L, HostArray *h) {
   luaL_pushresult(&b);
 }
 
+/* An archive of no members: its end of central directory record alone, as numpy.savez
+ * writes it. libzip writes no file for it (and removes the one under path). */
+static const char EMPTY_ZIP[22] = "PK\5\6";
+
 /* gpu._npz_write(path, arrays): arrays maps names to contiguous host arrays */
 static int npz_write(lua_State *L) {
   const char *path = luaL_checkstring(L, 1);
@@ -135,6 +139,13 @@ static int npz_write(lua_State *L) {
   struct stat st;
   if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))   /* which libzip calls an operation not supported */
     return luaL_error(L, "cannot write '%s': %s", path, strerror(EISDIR));
+  lua_pushnil(L);
+  if (!lua_next(L, 2)) {
+    int err = npy_replace(path, EMPTY_ZIP, sizeof EMPTY_ZIP, NULL, 0);
+    if (err) return luaL_error(L, "cannot write '%s': %s", path, strerror(err));
+    return 0;
+  }
+  lua_pop(L, 2);
   int err = 0;
   zip_t *zf = box->zip = z.open(path, ZIP_CREATE | ZIP_TRUNCATE, &err);
   if (zf == NULL) return luaL_error(L, "cannot write '%s': %s", path, open_error(L, err));

@@ -5,6 +5,16 @@
 #include <string.h>
 #include "gpu.h"
 
+/* After f in gpu.range: the range closes, and f's results or its error go on. Also the
+ * continuation of f when it yielded (a coroutine), as gpu.with_device allows. */
+static int range_done(lua_State *L, int status, lua_KContext ctx) {
+  (void)ctx;
+  const GpuBackend *be = backend_get();
+  if (be->range_pop) be->range_pop();
+  if (status != LUA_OK && status != LUA_YIELD) return lua_error(L);
+  return lua_gettop(L) - 1;
+}
+
 /* gpu.range(name, f, ...): f(...) inside a range named name; its results. The range is
  * closed also when f raises, and the error goes on. */
 static int gpu_range(lua_State *L) {
@@ -12,10 +22,7 @@ static int gpu_range(lua_State *L) {
   luaL_checktype(L, 2, LUA_TFUNCTION);
   const GpuBackend *be = backend_get();
   if (be->range_push) be->range_push(name);
-  int status = lua_pcall(L, lua_gettop(L) - 2, LUA_MULTRET, 0);
-  if (be->range_pop) be->range_pop();
-  if (status != LUA_OK) return lua_error(L);
-  return lua_gettop(L) - 1;
+  return range_done(L, lua_pcallk(L, lua_gettop(L) - 2, LUA_MULTRET, 0, 0, range_done), 0);
 }
 
 /* gpu.range_push(name), gpu.range_pop(): a range around what lies between them */

@@ -153,7 +153,7 @@ static void scan_options(lua_State *L, const char *name, int *dimidx, int *outid
     *dimidx = lua_gettop(L);
   }
   if (lua_getfield(L, opts, "out") != LUA_TNIL) *outidx = lua_gettop(L);
-  if (lua_getfield(L, opts, "stream") != LUA_TNIL) *stream = stream_check(L, -1);
+  if (lua_getfield(L, opts, "stream") != LUA_TNIL) *stream = stream_here(L, -1);
 }
 
 /* [-0, +1, e] The output: out (checked) or a new array like the input at in. */

@@ -1,4 +1,5 @@
 /* stream.c: streams ("gpu.stream"), each on the device that was current when it was made. */
+#include <stdlib.h>
 #include <string.h>
 #include "gpu.h"
 
@@ -81,9 +82,36 @@ static int stream_index(lua_State *L) {
   return 1;
 }
 
+/* Streams destroyed or collected while a graph records: one that joined the recording is
+ * joined back when it ends (an event recorded on it), so destroying it before made CUDA
+ * crash there. They are destroyed when it has ended (stream_end_capture); a list that
+ * cannot grow keeps its stream alive, which is only a leak. */
+static struct { CUstream *s; int n, cap; } later;
+
+static void defer(CUstream cs) {
+  if (later.n == later.cap) {
+    int cap = later.cap ? 2 * later.cap : 8;
+    CUstream *grown = realloc(later.s, sizeof *grown * (size_t)cap);
+    if (grown == NULL) return;
+    later.s = grown;
+    later.cap = cap;
+  }
+  later.s[later.n++] = cs;
+}
+
+GpuResult stream_end_capture(void) {
+  GpuResult r = GPU_OK, e;
+  for (int i = 0; i < later.n; i++)
+    if ((e = backend_get()->stream_destroy(later.s[i])).code && !r.code) r = e;
+  later.n = 0;
+  return r;
+}
+
 /* The one release path; idempotent. */
 static GpuResult stream_release(GpuStream *s) {
-  GpuResult r = s->alive && !s->borrowed ? backend_get()->stream_destroy(s->s) : GPU_OK;
+  GpuResult r = GPU_OK;
+  if (s->alive && !s->borrowed && graph_capturing) defer(s->s);
+  else if (s->alive && !s->borrowed) r = backend_get()->stream_destroy(s->s);
   s->alive = 0;
   return r;
 }

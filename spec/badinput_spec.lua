@@ -601,7 +601,7 @@ local rows = {
   {"gpu.elapsed(e, edead)", function() return gpu.elapsed(e, edead) end,
    "attempt to use a destroyed event"},
   {"gpu.elapsed(e, gpu.event())", function() return gpu.elapsed(e, gpu.event()) end,
-   "CUDA_ERROR_INVALID_HANDLE: This indicates that a resource handle passed to the API call was not valid. Resource handles are opaque types like CUstream and CUevent."},
+   "gpu.elapsed: event 1 was never recorded (e:record() it first)"},
   {"gpu.device(true)", function() return gpu.device(true) end,
    "bad argument #1 to 'device' (number expected, got boolean)"},
   {"gpu.device('x')", function() return gpu.device('x') end,

@@ -70,6 +70,9 @@ describe("gpu.graph", function()
       {function() a:totable() end, "a copy from the device to the host cannot be captured"},
       {function() gpu.stream():synchronize() end, "s:synchronize() cannot be captured"},
       {function() gpu.event():synchronize() end, "e:synchronize() cannot be captured"},
+      -- the script's line, not the module's (was "[gpu] lua/format.lua:75:")
+      {function() print(a) end, "a copy from the device to the host cannot be captured"},
+      {function() gpu.with_device(0, gpu.synchronize) end, "gpu.synchronize() cannot be captured"},
     }) do
       local msg, err = S.errof(gpu.graph, case[1])
       assert.are.equal("GPUHOST_NOT_CAPTURABLE", err.name)
@@ -160,6 +163,27 @@ describe("gpu.graph", function()
     local msg, err = S.errof(gpu.graph, function() e0:record() end)
     assert.are.equal("GPUHOST_NOT_CAPTURABLE", err.name)
     assert.matches("e:record() cannot be captured", msg, 1, true)
+  end)
+
+  -- Before, on CUDA, a stream that joined the recording and was destroyed inside it made
+  -- the recording's end (which records an event on each joined stream) crash the process.
+  it("takes a stream of the user's destroyed or collected inside, and destroys it after", function()
+    local a = gpu.zeros(4)
+    local dead
+    local g = gpu.graph(function()
+      local s = gpu.stream()
+      inc[{1, 4, stream = s}](a, 1)
+      s:destroy()
+      dead = s
+      inc[{1, 4, stream = gpu.stream()}](a, 2)
+      collectgarbage()
+      collectgarbage()
+    end)
+    assert.matches("attempt to use a destroyed stream", S.errof(dead.synchronize, dead), 1, true)
+    g:launch()
+    g:launch()
+    assert.are.same({6, 6, 6, 6}, a:totable())
+    g:free()
   end)
 
   -- (on a GPU a fault loses the context, and the driver cannot say which node faulted)

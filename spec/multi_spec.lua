@@ -28,6 +28,35 @@ describe("#multi devices", function()
     assert.are.equal(0, gpu.device().id)
     assert.matches("a stream of device 1, and device 0 is current", errof(gpu.add, a, a, {stream = s}))
     assert.matches("e:record: the event is of device 1, the stream of device 0", errof(function() e:record(gpu.stream()) end))
+    -- the default stream is the current device's: an event of device 1 was recorded on
+    -- device 0's (CUDA refuses it as an invalid handle), and timed against device 0's events
+    assert.matches("e:record: the event is of device 1, and device 0 is current", errof(function() e:record() end))
+    local e0 = gpu.event():record()
+    on(1, function() e:record() end)
+    assert.matches("gpu.elapsed: the events are of devices 0 and 1", errof(gpu.elapsed, e0, e))
+  end)
+
+  -- Before, these took a stream of the other device (a launch there, on CUDA, is refused
+  -- as an invalid handle), and gpu.copy into an array of device 1 refused device 1's stream
+  -- and took the current device 0's.
+  it("take in an operation's options only a stream of the device it runs on", function()
+    local a, h = gpu.arange(4), gpu.array({1, 2, 3, 4}):tohost()
+    local s1, d1 = on(1, function() return gpu.stream(), gpu.zeros(4) end)
+    local other = "a stream of device 1, and device 0 is current"
+    assert.matches(other, errof(gpu.sum, a, {stream = s1}))
+    assert.matches(other, errof(gpu.cumsum, a, nil, {stream = s1}))
+    assert.matches(other, errof(gpu.sort, a, nil, {stream = s1}))
+    assert.matches(other, errof(gpu.matmul, a:reshape({2, 2}), a:reshape({2, 2}), {stream = s1}))
+    assert.matches("a:tohost: the stream must be of the array's device 0, got one of device 1",
+                   errof(function() return a:tohost(nil, {stream = s1}) end))
+    assert.matches("copy: the stream must be of the arrays' device 0, got one of device 1",
+                   errof(gpu.copy, a, h, {stream = s1}))
+    assert.matches("copy: the stream must be of the arrays' device 1, got one of device 0",
+                   errof(gpu.copy, d1, h, {stream = gpu.stream()}))
+    assert.are.equal(d1, gpu.copy(d1, h, {stream = s1}))
+    s1:synchronize()
+    assert.are.same({1, 2, 3, 4}, d1:tohost(nil, {stream = s1}):totable())
+    assert.are.equal(0, gpu.device().id)
   end)
 
   -- In a fresh process on CUDA nothing was current yet, so each of these found nothing to

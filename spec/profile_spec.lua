@@ -15,6 +15,22 @@ describe("profiler ranges", function()
     assert.are.same({1}, {gpu.range("after", function() return 1 end)})
   end)
 
+  -- Before, a yield inside raised "attempt to yield across a C-call boundary"
+  it("gpu.range lets its function yield, as gpu.with_device does", function()
+    local co = coroutine.wrap(function(x)
+      return gpu.range("yields", function(y) return coroutine.yield(y + 1) * 2 end, x)
+    end)
+    assert.are.equal(2, co(1))
+    assert.are.equal(10, co(5))
+    local failing = coroutine.wrap(function()
+      return pcall(gpu.range, "fails later", function() coroutine.yield() error("after") end)
+    end)
+    failing()
+    local ok, e = failing()
+    assert.is_false(ok)
+    assert.matches("after", e)
+  end)
+
   it("take names, and gpu.trace a boolean", function()
     assert.matches("bad argument #1 to 'gpu.range' (string expected, got no value)",
                    S.errof(gpu.range), 1, true)

@@ -72,6 +72,30 @@ static int refused(lua_State *L, gpuhost_deviceptr buf, int strides, const char 
   return ok;
 }
 
+static int push_early(lua_State *L) {
+  int64_t one[1] = {1};
+  gpuhost_deviceptr buf = (gpuhost_deviceptr)lua_tointeger(L, lua_upvalueindex(1));
+  if (lua_toboolean(L, 1)) gpuhost_push_stream(L, NULL);
+  else gpuhost_push_array(L, buf, "float32", 1, one, NULL, release, NULL);
+  return 1;
+}
+
+/* In a state where gpuhost_open has not run, lending is an error (the array would have
+ * no __gc: release would never come), for the array and for the stream. */
+static int refused_before_open(gpuhost_deviceptr buf) {
+  lua_State *L = luaL_newstate();
+  int ok = 1;
+  for (int stream = 0; stream < 2; stream++) {
+    lua_pushinteger(L, (lua_Integer)buf);
+    lua_pushcclosure(L, push_early, 1);
+    lua_pushboolean(L, stream);
+    ok = ok && lua_pcall(L, 1, 1, 0) != LUA_OK && strstr(lua_tostring(L, -1), "call gpuhost_open first");
+    lua_pop(L, 1);
+  }
+  lua_close(L);
+  return ok;
+}
+
 static const char *SCRIPT =
   "local scale = gpu.kernel([[extern \"C\" __global__ void scale(gpu::array<float> x, float f) {\n"
   "  long long i = gpu::grid(1); x[i] = f * x[i]; }]])\n"
@@ -111,6 +135,7 @@ int main(void) {
   if (!refused(L, buf, 0, "shape {1099511627776, 1099511627776} is too large") ||
       !refused(L, buf, 1, "strides[0] is 4611686018427387904 elements, beyond 2^48"))
     return fail("a lent array past the limits");
+  if (!refused_before_open(buf) || released != 0) return fail("lending before gpuhost_open");
   int64_t shape[1] = {N};
   gpuhost_push_array(L, buf, "float32", 1, shape, NULL, release, &gone);
   lua_setglobal(L, "x");
