@@ -429,7 +429,9 @@ describe("gpu.logspace and gpu.geomspace", function()
     local g = gpu.geomspace(2, 7, 6, {dtype = "float64"}):totable()
     near({2.0, 2.5694703142468787, 3.3010888478979767, 4.24102489968264, 5.448593790858196, 7.0}, g)
     assert.are.same({2, 7}, {g[1], g[6]})   -- the ends exactly
-    assert.are.same({-1, -10, -100, -1000}, gpu.geomspace(-1, -1000, 4, {dtype = "float64"}):totable())
+    local n = gpu.geomspace(-1, -1000, 4, {dtype = "float64"}):totable()
+    near({-1, -10, -100, -1000}, n)
+    assert.are.same({-1, -1000}, {n[1], n[4]})
     near({0.001, 0.009170040432046712, 0.08408964152537145, 0.7711054127039704, 7.071067811865475, 64.84197773255048,
           594.6035575013605, 5452.538663326288, 50000.0}, gpu.geomspace(1e-3, 5e4, 9, {dtype = "float64"}):totable())
     near({3.0, 1.8250930256796172, 1.11032151746146, 0.6754800192603065, 0.41093795737930633},
