@@ -71,6 +71,19 @@ end
 for _, name in ipairs({"flip", "take", "nonzero", "diagonal", "searchsorted"}) do
   gpu._meta.array.methods[name] = function(...) return gpu[name](...) end
 end
+-- NumPy's functions of shapes and layouts (lua/shape.lua, which defines them anew)
+for _, name in ipairs({"expand_dims", "squeeze", "swapaxes", "moveaxis", "ravel", "ascontiguousarray",
+                       "broadcast_to", "broadcast_arrays", "atleast_1d", "atleast_2d", "atleast_3d", "hstack",
+                       "vstack", "dstack", "column_stack", "append", "split", "array_split", "hsplit", "vsplit",
+                       "dsplit", "roll", "pad", "rot90", "fliplr", "flipud", "diag", "diagflat", "indices",
+                       "tril_indices", "triu_indices", "unravel_index", "ravel_multi_index", "array_equal",
+                       "logspace", "geomspace"}) do
+  assert(gpu[name] == nil, name)
+  on_first_call(name, "lua/shape.lua")
+end
+for _, name in ipairs({"swapaxes", "ravel", "moveaxis"}) do
+  gpu._meta.array.methods[name] = function(...) return gpu[name](...) end
+end
 -- a:trace(), a[indices], a[mask], a[mask] = v (host/array.c calls the last three;
 -- compose.lua defines them anew)
 for _, name in ipairs({"trace", "_take_rows", "_extract", "_put_mask"}) do
