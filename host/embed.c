@@ -17,6 +17,7 @@
   X(embed_elementwise_lua, "lua/elementwise.lua", "build/lua/elementwise.luac") \
   X(embed_npy_lua, "lua/npy.lua", "build/lua/npy.luac") \
   X(embed_compose_lua, "lua/compose.lua", "build/lua/compose.luac") \
+  X(embed_stats_lua, "lua/stats.lua", "build/lua/stats.luac") \
   X(embed_jit_lua, "lua/jit/jit.lua", "build/jit/jit.luac") \
   X(embed_jit_lex_lua, "lua/jit/lex.lua", "build/jit/lex.luac") \
   X(embed_jit_parse_lua, "lua/jit/parse.lua", "build/jit/parse.luac") \

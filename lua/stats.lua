@@ -1,0 +1,382 @@
+-- stats.lua: NumPy's statistics made of the module's reductions, sorts and operations:
+-- the NaN-ignoring reductions (gpu.nansum ... gpu.nanargmax), order statistics (median,
+-- percentile, quantile, their nan forms) on gpu.sort, ptp and average. Loaded at the
+-- first call of one (lua/gpu.lua). Dimensions are 1-based, negative ones counting from the
+-- end, as everywhere in gpuhost.
+local gpu = ...
+local array_meta = gpu._meta.array
+
+local function is_array(v) return type(v) == "userdata" and getmetatable(v) == array_meta end
+local function described(v)
+  if type(v) == "userdata" and getmetatable(v) == gpu._meta.hostarray then
+    return "host array (make a device array of it with gpu.array(h))"
+  end
+  return type(v)
+end
+
+local KIND = {}
+for _, d in ipairs(gpu._dtypes) do KIND[d.name] = d.kind end
+-- NumPy's same_kind casting between kinds: bool to anything, unsigned to signed, up to complex
+local KIND_RANK = {b = 1, u = 2, i = 3, f = 4, c = 5}
+local function floating(a) return KIND[a.dtype] == "f" or KIND[a.dtype] == "c" end
+-- The real dtype of a float or complex dtype
+local REAL = {float32 = "float32", float64 = "float64", complex64 = "float32", complex128 = "float64"}
+
+local function device_array(a, api)
+  if not is_array(a) then error(("gpu.%s: a device array expected as argument 1, got %s"):format(api, described(a)), 3) end
+  return a
+end
+
+local function dim_of(d, ndim, api)
+  if math.type(d) == "float" and d == math.floor(d) then d = math.tointeger(d) or d end
+  if math.type(d) ~= "integer" then
+    error(("gpu.%s: dim must be an integer, got %s"):format(api, type(d) == "number" and tostring(d) or type(d)), 4)
+  end
+  local k = d < 0 and d + ndim + 1 or d
+  if k < 1 or k > ndim then
+    error(("gpu.%s: dim %d is out of range for an array of %d dimension%s"):format(api, d, ndim, ndim == 1 and "" or "s"), 4)
+  end
+  return k
+end
+
+-- (a [, dim] [, opts]) read as gpu.sum reads them (an options table has no [1]; {} alone is
+-- options, {} before options reduces no dim); one: a single dim (a number), as argmax's.
+-- The reduction R: reduced[d], dims (the list), all (no dim given), keepdim, out, ddof,
+-- n (elements reduced into each result), m (results), kshape (dims kept as 1s), shape.
+local function reduction(api, a, dim, opts, one)
+  device_array(a, api)
+  if opts == nil and type(dim) == "table" and not is_array(dim) and dim[1] == nil then dim, opts = nil, dim end
+  opts = opts or {}
+  if type(opts) ~= "table" then error(("gpu.%s: the options must be a table, got %s"):format(api, type(opts)), 3) end
+  if opts.dim ~= nil then
+    if dim ~= nil then error(("gpu.%s: dim is given twice (as an argument and as an option)"):format(api), 3) end
+    dim = opts.dim
+  end
+  if opts.ddof ~= nil and type(opts.ddof) ~= "number" then
+    error(("gpu.%s: ddof must be a number, got %s"):format(api, type(opts.ddof)), 3)
+  end
+  local ndim, reduced = a.ndim, {}
+  if dim == nil then
+    for d = 1, ndim do reduced[d] = true end
+  elseif type(dim) == "number" then
+    reduced[dim_of(dim, ndim, api)] = true
+  elseif type(dim) == "table" and not is_array(dim) and not one then
+    for _, d in ipairs(dim) do
+      d = dim_of(d, ndim, api)
+      if reduced[d] then error(("gpu.%s: dim %d is given twice"):format(api, d), 3) end
+      reduced[d] = true
+    end
+  else
+    error((one and "gpu.%s takes one dim (a number), got %s" or "gpu.%s: dim must be a number or a table of numbers, got %s"):format(
+      api, type(dim)), 3)
+  end
+  local R = {api = api, dim = dim, reduced = reduced, all = dim == nil, keepdim = opts.keepdim and true or false,
+             out = opts.out, ddof = opts.ddof or 0, dims = {}, n = 1, m = 1, kshape = {}, shape = {}}
+  for d, size in ipairs(a.shape) do
+    R.kshape[d] = reduced[d] and 1 or size
+    if reduced[d] then
+      R.dims[#R.dims + 1], R.n = d, R.n * size
+    else
+      R.shape[#R.shape + 1], R.m = size, R.m * size
+    end
+  end
+  if R.keepdim then R.shape = R.kshape end
+  return R
+end
+
+local function same_shape(s, t)
+  if #s ~= #t then return false end
+  for k = 1, #s do if s[k] ~= t[k] then return false end end
+  return true
+end
+
+-- r (of R's shape with the reduced dims kept, after lead when given: percentiles' q) as the
+-- caller asked: without those dims unless keepdim, copied into out (checked as gpu.sum
+-- checks it), or a Lua value for a reduction over every dim
+local function finish(R, r, lead)
+  local shape = {table.unpack(R.keepdim and R.kshape or R.shape)}
+  if lead then table.insert(shape, 1, lead) end
+  r = r:reshape(shape)
+  local out = R.out
+  if out ~= nil then
+    if not is_array(out) then error(("gpu.%s: out must be a device array, got %s"):format(R.api, described(out)), 3) end
+    if not same_shape(out.shape, shape) and not (R.all and not R.keepdim and not lead and out.size == 1) then
+      error(("gpu.%s: out has shape {%s} but the result has shape {%s}"):format(
+        R.api, table.concat(out.shape, ", "), table.concat(shape, ", ")), 3)
+    end
+    if KIND_RANK[KIND[out.dtype]] < KIND_RANK[KIND[r.dtype]] or (KIND[out.dtype] == "u" and KIND[r.dtype] == "i") then
+      error(("gpu.%s: out is %s, and the result (%s) cannot be cast to it"):format(R.api, out.dtype, r.dtype), 3)
+    end
+    return out:copy_(r)
+  end
+  if R.all and not R.keepdim and not lead then return r:item() end
+  return r
+end
+
+-- Raised where a reducer without an identity meets no elements for a result (NumPy's
+-- "zero-size array to reduction operation ...")
+local function nonempty(R)
+  if R.n == 0 and R.m > 0 then
+    error(("gpu.%s of an empty array (or along a dim of size 0): it has no identity"):format(R.api), 3)
+  end
+end
+
+-- a with its NaNs replaced by v (a number; both parts v for complex arrays)
+local function nan_to(a, v)
+  if KIND[a.dtype] == "c" then v = gpu.full({}, gpu.complex(v, v), a.dtype) end
+  return gpu.where(gpu.isnan(a), v, a)
+end
+-- Whether each result's elements are all NaN (dims kept)
+local function all_nan(a, R) return gpu.all(gpu.isnan(a), R.dims, {keepdim = true}) end
+
+-- gpu.nansum, gpu.nanprod: NaNs counted as 0 (1); integers as gpu.sum (prod)
+local function nan_identity(api, plain, identity)
+  return function(a, dim, opts)
+    local R = reduction(api, a, dim, opts)
+    local x = floating(a) and nan_to(a, identity) or a
+    return finish(R, plain(x, R.dims, {keepdim = true}))
+  end
+end
+
+-- gpu.nanmax, gpu.nanmin: NaNs left out; NaN for a slice of NaNs alone, as NumPy's
+local function nan_extreme(api, plain, fill)
+  return function(a, dim, opts)
+    local R = reduction(api, a, dim, opts)
+    nonempty(R)
+    if not floating(a) then return finish(R, plain(a, R.dims, {keepdim = true})) end
+    local m = plain(nan_to(a, fill), R.dims, {keepdim = true})
+    return finish(R, gpu.where(all_nan(a, R), 0 / 0, m))
+  end
+end
+
+-- gpu.nanargmax, gpu.nanargmin: NaNs read as -inf (inf) as NumPy does; a slice of NaNs
+-- alone is an error, as NumPy's
+local function nan_arg(api, plain, fill)
+  return function(a, dim, opts)
+    local R = reduction(api, a, dim, opts, true)
+    if R.n == 0 and R.m > 0 then error(("gpu.%s: attempt to get %s of an empty sequence"):format(api, api:sub(4)), 2) end
+    local x = a
+    if floating(a) then
+      if R.m > 0 and gpu.any(all_nan(a, R)) then error(("gpu.%s: All-NaN slice encountered"):format(api), 2) end
+      x = nan_to(a, fill)
+    end
+    return plain(x, R.dim, {keepdim = R.keepdim, out = R.out})
+  end
+end
+
+-- The sum of a's non-NaN elements and their count, dims kept: in float64 (complex128) for
+-- float32 (complex64) when wide, as gpu.var computes its mean
+local WIDE = {float32 = "float64", complex64 = "complex128"}
+local function nan_sum_count(a, R, wide)
+  local x = wide and WIDE[a.dtype] and a:astype(WIDE[a.dtype]) or a
+  local s = gpu.sum(nan_to(x, 0), R.dims, {keepdim = true})
+  local c = gpu.sum(gpu.logical_not(gpu.isnan(a)), R.dims, {keepdim = true})
+  return s, c:astype(REAL[s.dtype]), x
+end
+
+-- gpu.nanmean: the mean of the non-NaN elements (NaN where there are none); integers as gpu.mean
+local function nanmean(a, dim, opts)
+  local R = reduction("nanmean", a, dim, opts)
+  if not floating(a) then return finish(R, gpu.mean(a, R.dims, {keepdim = true})) end
+  local s, c = nan_sum_count(a, R)
+  return finish(R, s / c)
+end
+
+-- The variance of the non-NaN elements over count - ddof (NaN where that is not positive),
+-- in float64 for float32 (two passes, as gpu.var); integers as gpu.var
+local function nan_variance(R, a)
+  if not floating(a) then return gpu.var(a, R.dims, {keepdim = true, ddof = R.ddof}) end
+  local s, c, x = nan_sum_count(a, R, true)
+  local d = nan_to(x - s / c, 0)
+  local sq = KIND[d.dtype] == "c" and gpu.real(d) * gpu.real(d) + gpu.imag(d) * gpu.imag(d) or d * d
+  local dof = c - R.ddof
+  local v = gpu.where(dof:le(0), 0 / 0, gpu.sum(sq, R.dims, {keepdim = true}) / dof)
+  return v:astype(REAL[a.dtype])
+end
+
+local function nanvar(a, dim, opts)
+  local R = reduction("nanvar", a, dim, opts)
+  return finish(R, nan_variance(R, a))
+end
+
+local function nanstd(a, dim, opts)
+  local R = reduction("nanstd", a, dim, opts)
+  return finish(R, gpu.sqrt(nan_variance(R, a)))
+end
+
+gpu.nansum = nan_identity("nansum", gpu.sum, 0)
+gpu.nanprod = nan_identity("nanprod", gpu.prod, 1)
+gpu.nanmax = nan_extreme("nanmax", gpu.max, -math.huge)
+gpu.nanmin = nan_extreme("nanmin", gpu.min, math.huge)
+gpu.nanargmax = nan_arg("nanargmax", gpu.argmax, -math.huge)
+gpu.nanargmin = nan_arg("nanargmin", gpu.argmin, math.huge)
+gpu.nanmean, gpu.nanvar, gpu.nanstd = nanmean, nanvar, nanstd
+
+------------------------------------------------------------------------------------
+-- order statistics: the reduced elements of each result made a row, sorted (NaN last)
+
+-- a as (results, reduced) rows, C-ordered, sorted along each row (an orderable dtype)
+local function sorted_rows(a, R)
+  if KIND[a.dtype] == "c" then error(("gpu.%s: a is complex: it has no order"):format(R.api), 3) end
+  if a.dtype == "bool" then a = a:astype("uint8") end
+  local perm = {}
+  for d = 1, a.ndim do if not R.reduced[d] then perm[#perm + 1] = d end end
+  for d = 1, a.ndim do if R.reduced[d] then perm[#perm + 1] = d end end
+  local rows = (a.ndim > 1 and a:transpose(perm) or a):reshape(R.m, R.n)
+  if R.n == 0 then return rows end
+  return gpu.sort(rows, 2, {indices = false})
+end
+
+-- The elements at 0-based places pos (int64, one per row) of rows (m, n), flat
+local function at(rows, pos)
+  local m, n = rows.shape[1], rows.shape[2]
+  return gpu.take(rows:reshape(-1), gpu.arange(m, "int64") * n + pos + 1)
+end
+
+-- How many elements of each sorted row count: all of them, or the non-NaN ones (nan)
+local function counts(rows, nan)
+  if not nan or not floating(rows) then return gpu.full({rows.shape[1]}, rows.shape[2], "int64") end
+  return gpu.sum(gpu.logical_not(gpu.isnan(rows)), 2)
+end
+
+-- NaN for the rows with no element to count (nan) or a NaN among them (not nan: it sorted last)
+local function nan_rows(r, rows, k, nan)
+  if not floating(r) then return r end
+  local bad = k:eq(0)
+  if not nan and floating(rows) and rows.shape[2] > 0 then bad = gpu.logical_or(bad, gpu.isnan(rows[{ {}, -1 }])) end
+  return gpu.where(bad, 0 / 0, r)
+end
+
+-- The median of each sorted row's first k elements, as NumPy's mean of the middle one or
+-- two: in the dtype for floats, float64 for integers
+local function row_median(rows, k, nan)
+  local lo, hi = gpu.maximum((k - 1) // 2, 0), gpu.maximum(k // 2, 0)
+  local a, b = at(rows, lo), at(rows, hi)
+  if not floating(rows) then a, b = a:astype("float64"), b:astype("float64") end
+  return nan_rows(gpu.where(lo:eq(hi), a, (a + b) / 2), rows, k, nan)
+end
+
+local function median_of(api, nan)
+  return function(a, dim, opts)
+    local R = reduction(api, a, dim, opts)
+    local rows = sorted_rows(a, R)
+    if R.n == 0 then   -- NumPy's mean of nothing
+      return finish(R, gpu.full({R.m}, 0 / 0, floating(a) and a.dtype or "float64"))
+    end
+    return finish(R, row_median(rows, counts(rows, nan), nan))
+  end
+end
+
+-- The q-th quantiles (q from 0 to 1) of each sorted row's first k elements, by NumPy's
+-- default ('linear') method, with its arithmetic: the difference in the dtype (float64 for
+-- integers), the rest in float64
+local function row_quantile(rows, k, q, nan)
+  local last = gpu.maximum(k - 1, 0):astype("float64")
+  local vi = (k - 1):astype("float64") * q
+  local above = vi:ge(last)
+  local lo = gpu.where(above, last, gpu.maximum(gpu.floor(vi), 0))   -- below 0 only where k is 0
+  local hi = gpu.where(above, last, lo + 1)
+  local g = vi - lo
+  local a, b = at(rows, lo:astype("int64")), at(rows, hi:astype("int64"))
+  local diff = floating(rows) and (b - a):astype("float64") or b:astype("float64") - a:astype("float64")
+  a, b = a:astype("float64"), b:astype("float64")
+  local r = nan_rows(gpu.where(g:ge(0.5), b - diff * (1 - g), a + diff * g), rows, k, nan)
+  return rows.dtype == "float32" and r:astype("float32") or r
+end
+
+-- q (a number, a table of them or a 1-D device array) as a table of fractions from 0 to
+-- 1 (percentiles: / 100), and whether it was a number
+local function fractions(q, api, scale)
+  local one = type(q) == "number"
+  if is_array(q) then
+    if q.ndim > 1 then error(("gpu.%s: q must be a number or 1-D, got a %d-D array"):format(api, q.ndim), 3) end
+    q = q:astype("float64"):totable()
+  elseif one then
+    q = {q}
+  elseif type(q) ~= "table" then
+    error(("gpu.%s: q must be a number, a table of numbers or a 1-D device array, got %s"):format(api, type(q)), 3)
+  end
+  local f = {}
+  for i, v in ipairs(q) do
+    if type(v) ~= "number" or not (v >= 0 and v <= scale) then
+      error(("gpu.%s: %s must be in the range [0, %d], got %s"):format(api, scale == 100 and "percentiles" or "quantiles",
+        scale, tostring(v)), 3)
+    end
+    f[i] = scale == 100 and v / 100 or v + 0.0
+  end
+  return f, one
+end
+
+local function quantile_of(api, scale, nan)
+  return function(a, q, dim, opts)
+    local R = reduction(api, a, dim, opts)
+    local f, one = fractions(q, api, scale)
+    local rows = sorted_rows(a, R)
+    if R.n == 0 and R.m > 0 and not nan then
+      error(("gpu.%s: no elements to take a quantile of (a dim of size 0)"):format(api), 2)
+    end
+    local k = counts(rows, nan)
+    local r = {}
+    for i, v in ipairs(f) do
+      r[i] = R.n == 0 and gpu.full({R.m}, 0 / 0, a.dtype == "float32" and "float32" or "float64")
+             or row_quantile(rows, k, v, nan)
+    end
+    if one then return finish(R, r[1]) end
+    if #r == 0 then return finish(R, gpu.empty({0, R.m}, a.dtype == "float32" and "float32" or "float64"), 0) end
+    return finish(R, gpu.stack(r), #r)
+  end
+end
+
+gpu.median = median_of("median", false)
+gpu.nanmedian = median_of("nanmedian", true)
+gpu.percentile = quantile_of("percentile", 100, false)
+gpu.quantile = quantile_of("quantile", 1, false)
+gpu.nanpercentile = quantile_of("nanpercentile", 100, true)
+gpu.nanquantile = quantile_of("nanquantile", 1, true)
+
+-- gpu.ptp(a [, dim] [, opts]): max - min, in a's dtype (integers wrap, as NumPy's)
+function gpu.ptp(a, dim, opts)
+  local R = reduction("ptp", a, dim, opts)
+  if a.dtype == "bool" then error("gpu.ptp: bool arrays cannot be subtracted (NumPy refuses them too)", 2) end
+  nonempty(R)
+  return finish(R, gpu.max(a, R.dims, {keepdim = true}) - gpu.min(a, R.dims, {keepdim = true}))
+end
+
+-- The weights of gpu.average, broadcast to a's shape: a's shape, or 1-D along the one dim
+local function weights_for(a, w, R)
+  if not is_array(w) then error(("gpu.average: weights must be a device array, got %s"):format(described(w)), 3) end
+  if same_shape(w.shape, a.shape) then return w end
+  if R.all or #R.dims ~= 1 then
+    error("gpu.average: weights of another shape than a's need one dim (a number) to lie along", 3)
+  end
+  local d = R.dims[1]
+  if w.ndim ~= 1 or w.size ~= a.shape[d] then
+    error(("gpu.average: 1-D weights must have the length of dim %d (%d), got shape {%s}"):format(
+      d, a.shape[d], table.concat(w.shape, ", ")), 3)
+  end
+  local shape = {}
+  for k = 1, a.ndim do shape[k] = k == d and w.size or 1 end
+  return w:reshape(shape)
+end
+
+-- gpu.average(a [, opts]): the mean over opts.dim, weighted by opts.weights, as NumPy's:
+-- computed in result_type(a, weights) (float64 at least for integers and bool)
+function gpu.average(a, opts)
+  if opts ~= nil and type(opts) ~= "table" then error("gpu.average: argument 2 must be a table of options", 2) end
+  opts = opts or {}
+  local R = reduction("average", a, nil, {dim = opts.dim, keepdim = opts.keepdim, out = opts.out})
+  if opts.weights == nil then return finish(R, gpu.mean(a, R.dims, {keepdim = true})) end
+  local w = weights_for(a, opts.weights, R)
+  local dt = floating(a) and gpu.result_type(a, w) or gpu.result_type(a, w, "float64")
+  local scl = gpu.sum(w:astype(dt), R.dims, {keepdim = true})
+  if gpu.any(scl:eq(0)) then error("gpu.average: weights sum to zero, can't be normalized", 2) end
+  return finish(R, gpu.sum(a:astype(dt) * w:astype(dt), R.dims, {keepdim = true}) / scl)
+end
+
+local API = {"nansum", "nanprod", "nanmax", "nanmin", "nanargmax", "nanargmin", "nanmean", "nanvar", "nanstd",
+             "median", "nanmedian", "percentile", "quantile", "nanpercentile", "nanquantile", "ptp", "average"}
+for _, name in ipairs(API) do gpu[name] = gpu._api(gpu[name]) end
+for _, name in ipairs({"nansum", "nanprod", "nanmax", "nanmin", "nanargmax", "nanargmin", "nanmean", "nanvar",
+                       "nanstd", "ptp"}) do
+  array_meta.methods[name] = gpu[name]
+end
