@@ -73,7 +73,8 @@ for _, name in ipairs({"flip", "take", "nonzero", "diagonal", "searchsorted"}) d
 end
 -- statistics (lua/stats.lua): NaN-ignoring reductions, order statistics, ...
 local STATS = {"nansum", "nanprod", "nanmax", "nanmin", "nanargmax", "nanargmin", "nanmean", "nanvar", "nanstd",
-               "median", "nanmedian", "percentile", "quantile", "nanpercentile", "nanquantile", "ptp", "average"}
+               "median", "nanmedian", "percentile", "quantile", "nanpercentile", "nanquantile", "ptp", "average",
+               "argwhere", "flatnonzero", "isin", "bincount", "interp"}
 for _, name in ipairs(STATS) do
   assert(gpu[name] == nil, name)
   on_first_call(name, "lua/stats.lua")

@@ -373,8 +373,136 @@ function gpu.average(a, opts)
   return finish(R, gpu.sum(a:astype(dt) * w:astype(dt), R.dims, {keepdim = true}) / scl)
 end
 
+------------------------------------------------------------------------------------
+-- counting and searching, on gpu.nonzero, gpu.sort, gpu.searchsorted and gpu.histogram
+
+-- gpu.argwhere(a): the 1-based indices of a's nonzero elements, a row each (N, ndim), int64
+function gpu.argwhere(a)
+  device_array(a, "argwhere")
+  if a.ndim == 0 then return gpu.empty({a:ne(0):item() and 1 or 0, 0}, "int64") end
+  return gpu.stack({gpu.nonzero(a)}, 2)
+end
+
+-- gpu.flatnonzero(a): the 1-based indices of a's nonzero elements in a flattened (C order)
+function gpu.flatnonzero(a)
+  device_array(a, "flatnonzero")
+  return (gpu.nonzero(a:reshape(-1)))
+end
+
+local function options(opts, api, at)
+  if opts ~= nil and type(opts) ~= "table" then error(("gpu.%s: argument %d must be a table of options"):format(api, at), 3) end
+  return opts or {}
+end
+
+-- gpu.isin(elements, test_elements [, {invert = true}]): whether each element is among
+-- test_elements (bool, elements' shape), by a sort of test_elements and a binary search
+function gpu.isin(elements, test, opts)
+  device_array(elements, "isin")
+  opts = options(opts, "isin", 3)
+  if type(test) == "table" and not is_array(test) then test = gpu.array(test, "float64") end
+  if not is_array(test) then error(("gpu.isin: test_elements must be a device array or a table, got %s"):format(described(test)), 2) end
+  for _, v in ipairs({elements, test}) do
+    if KIND[v.dtype] == "c" then error("gpu.isin: complex arrays are not supported (compare gpu.real and gpu.imag)", 2) end
+  end
+  local found
+  if test.size == 0 or elements.size == 0 then
+    found = gpu.zeros(elements.shape, "bool")
+  else
+    local s = gpu.sort(test:reshape(-1), {indices = false})
+    local pos = gpu.minimum(gpu.searchsorted(s, elements), s.size)
+    found = gpu.eq(gpu.take(s, pos), elements)
+  end
+  return opts.invert and gpu.logical_not(found) or found
+end
+
+-- gpu.bincount(x [, {weights =, minlength =}]): how many times each of 0, 1, ... max(x)
+-- occurs in the 1-D non-negative integer array x (int64; at least minlength of them), or
+-- the sums of the weights of those elements (float64), as NumPy's
+function gpu.bincount(x, opts)
+  device_array(x, "bincount")
+  opts = options(opts, "bincount", 2)
+  if x.ndim ~= 1 then error(("gpu.bincount: x must be 1-D, got %d-D"):format(x.ndim), 2) end
+  if KIND[x.dtype] ~= "i" and KIND[x.dtype] ~= "u" and KIND[x.dtype] ~= "b" or x.dtype == "uint64" then
+    error(("gpu.bincount: x must hold integers (safely int64), got %s"):format(x.dtype), 2)
+  end
+  local minlength = opts.minlength or 0
+  if math.type(minlength) == "float" and minlength == math.floor(minlength) then minlength = math.tointeger(minlength) end
+  if math.type(minlength) ~= "integer" or minlength < 0 then
+    error(("gpu.bincount: minlength must be a non-negative integer, got %s"):format(tostring(opts.minlength)), 2)
+  end
+  local w = opts.weights
+  if w ~= nil and (not is_array(w) or not same_shape(w.shape, x.shape)) then
+    error(("gpu.bincount: weights must be a device array of x's shape {%d}"):format(x.size), 2)
+  end
+  if w ~= nil and KIND[w.dtype] == "c" then error("gpu.bincount: complex weights are not supported", 2) end
+  if x.dtype == "bool" then x = x:astype("uint8") end
+  local n = minlength
+  if x.size > 0 then
+    local lo, hi = math.tointeger(gpu.min(x) + 0), math.tointeger(gpu.max(x) + 0)
+    if lo < 0 then error(("gpu.bincount: x must have no negative elements, got %d"):format(lo), 2) end
+    n = math.max(n, hi + 1)
+  end
+  if x.size == 0 or n == 0 then return gpu.zeros(n, w and "float64" or "int64") end
+  if w == nil then   -- bins of width 1 centred on the integers hold them exactly
+    return (gpu.histogram(x, n, {range = {-0.5, n - 0.5}}))
+  end
+  -- the weights in x's order summed up; each bin the difference at its ends
+  local xs, order = gpu.sort(x)
+  local sums = gpu.concatenate({gpu.zeros(1, "float64"), gpu.cumsum(gpu.take(w:astype("float64"), order))})
+  local ends = gpu.searchsorted(xs, gpu.arange(n, "int64"), {side = "right"})   -- 1 + how many are <= each
+  local starts = gpu.concatenate({gpu.ones(1, "int64"), ends[{ {1, n - 1} }]})
+  return gpu.take(sums, ends) - gpu.take(sums, starts)
+end
+
+local function finite_number(v, api, what)
+  if type(v) ~= "number" then error(("gpu.%s: %s must be a number, got %s"):format(api, what, type(v)), 3) end
+  return v
+end
+
+-- gpu.interp(x, xp, fp [, {left =, right =}]): the piecewise-linear function through the
+-- points (xp, fp) (xp increasing) at x, as NumPy's (float64; left and right, fp's first
+-- and last by default, outside xp); x a device array or a number (a Lua number back)
+function gpu.interp(x, xp, fp, opts)
+  opts = options(opts, "interp", 4)
+  local number = type(x) == "number"
+  if number then x = gpu.full({}, x, "float64") end
+  device_array(x, "interp")
+  for _, v in ipairs({{xp, "xp"}, {fp, "fp"}}) do
+    if not is_array(v[1]) or v[1].ndim ~= 1 then
+      error(("gpu.interp: %s must be a 1-D device array, got %s"):format(v[2], is_array(v[1]) and v[1].ndim .. "-D" or described(v[1])), 2)
+    end
+    if KIND[v[1].dtype] == "c" then error(("gpu.interp: %s is complex: not supported"):format(v[2]), 2) end
+  end
+  local n = xp.size
+  if fp.size ~= n then error(("gpu.interp: fp and xp are not of the same length (%d and %d)"):format(fp.size, n), 2) end
+  if n == 0 then error("gpu.interp: array of sample points is empty", 2) end
+  local left = opts.left ~= nil and finite_number(opts.left, "interp", "left") or nil
+  local right = opts.right ~= nil and finite_number(opts.right, "interp", "right") or nil
+  xp, fp, x = xp:astype("float64"), fp:astype("float64"), x:astype("float64")
+  local r
+  if n == 1 then
+    r = fp:reshape({}):expand(x.shape)
+  else
+    local lo = gpu.clip(gpu.searchsorted(xp, x, {side = "right"}) - 1, 1, n - 1)   -- 1-based: xp[lo] <= x < xp[lo + 1]
+    local xl, xh, yl, yh = gpu.take(xp, lo), gpu.take(xp, lo + 1), gpu.take(fp, lo), gpu.take(fp, lo + 1)
+    local slope = (yh - yl) / (xh - xl)
+    r = slope * (x - xl) + yl
+    -- NumPy's fallbacks where that is NaN (an infinite slope or value), and its exact points
+    r = gpu.where(gpu.isnan(r), slope * (x - xh) + yh, r)
+    r = gpu.where(gpu.logical_and(gpu.isnan(r), yl:eq(yh)), yl, r)
+    r = gpu.where(x:eq(xl), yl, r)
+  end
+  local first, last = xp[{ {1} }], xp[{ {n} }]
+  r = gpu.where(x:eq(last), fp[{ {n} }], r)
+  r = gpu.where(x:gt(last), right or fp[{ {n} }], r)
+  r = gpu.where(x:lt(first), left or fp[{ {1} }], r)
+  if number then return r:item() end
+  return r
+end
+
 local API = {"nansum", "nanprod", "nanmax", "nanmin", "nanargmax", "nanargmin", "nanmean", "nanvar", "nanstd",
-             "median", "nanmedian", "percentile", "quantile", "nanpercentile", "nanquantile", "ptp", "average"}
+             "median", "nanmedian", "percentile", "quantile", "nanpercentile", "nanquantile", "ptp", "average",
+             "argwhere", "flatnonzero", "isin", "bincount", "interp"}
 for _, name in ipairs(API) do gpu[name] = gpu._api(gpu[name]) end
 for _, name in ipairs({"nansum", "nanprod", "nanmax", "nanmin", "nanargmax", "nanargmin", "nanmean", "nanvar",
                        "nanstd", "ptp"}) do
