@@ -74,7 +74,8 @@ end
 -- statistics (lua/stats.lua): NaN-ignoring reductions, order statistics, ...
 local STATS = {"nansum", "nanprod", "nanmax", "nanmin", "nanargmax", "nanargmin", "nanmean", "nanvar", "nanstd",
                "median", "nanmedian", "percentile", "quantile", "nanpercentile", "nanquantile", "ptp", "average",
-               "argwhere", "flatnonzero", "isin", "bincount", "interp"}
+               "argwhere", "flatnonzero", "isin", "bincount", "interp", "cov", "corrcoef", "convolve",
+               "correlate", "trapezoid", "trapz"}
 for _, name in ipairs(STATS) do
   assert(gpu[name] == nil, name)
   on_first_call(name, "lua/stats.lua")

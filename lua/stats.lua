@@ -500,9 +500,116 @@ function gpu.interp(x, xp, fp, opts)
   return r
 end
 
+------------------------------------------------------------------------------------
+-- covariance and 1-D signals, on gpu.matmul, gpu.take and reductions
+
+-- gpu.cov(m [, {rowvar =, bias =, ddof =}]): NumPy's covariance matrix of the variables
+-- (m's rows; its columns with rowvar = false; a 1-D m is one variable), float64 at least
+function gpu.cov(m, opts)
+  device_array(m, "cov")
+  opts = options(opts, "cov", 2)
+  if m.ndim > 2 then error(("gpu.cov: m must be 1-D or 2-D, got %d-D"):format(m.ndim), 2) end
+  local x = m.ndim == 1 and m:reshape(1, -1) or (opts.rowvar == false and m.T or m)
+  local ddof = opts.ddof
+  if ddof == nil then ddof = opts.bias and 0 or 1 end
+  if type(ddof) ~= "number" then error(("gpu.cov: ddof must be a number, got %s"):format(type(ddof)), 2) end
+  x = x:astype(gpu.result_type(x, "float64"))
+  local d = x - x:mean(2, {keepdim = true})
+  local c = gpu.matmul(d, gpu.conj(d).T) / (x.shape[2] - ddof)
+  return m.ndim == 1 and c:reshape({}) or c
+end
+
+-- gpu.corrcoef(x [, {rowvar =}]): NumPy's correlation coefficients (cov over the product of
+-- the standard deviations; real parts clipped to [-1, 1])
+function gpu.corrcoef(x, opts)
+  device_array(x, "corrcoef")
+  opts = options(opts, "corrcoef", 2)
+  local c = gpu.cov(x, {rowvar = opts.rowvar})
+  if c.ndim == 0 then return c / c end
+  local sd = gpu.sqrt(gpu.real(gpu.diagonal(c)))
+  c = c / sd:unsqueeze(2) / sd:unsqueeze(1)
+  if KIND[c.dtype] == "c" then
+    return gpu.clip(gpu.real(c), -1, 1) + gpu.imag(c) * gpu.full({}, gpu.complex(0, 1), c.dtype)
+  end
+  return gpu.clip(c, -1, 1)
+end
+
+local MODES = {full = true, same = true, valid = true}
+-- The 1-D operands of convolve and correlate, checked
+local function signal(v, api, what)
+  if not is_array(v) or v.ndim ~= 1 then
+    error(("gpu.%s: %s must be a 1-D device array, got %s"):format(api, what, is_array(v) and v.ndim .. "-D" or described(v)), 3)
+  end
+  if v.size == 0 then error(("gpu.%s: %s cannot be empty"):format(api, what), 3) end
+  return v
+end
+
+-- The full convolution of a (n) and v (m): row k of a matrix of a's padded elements
+-- times v reversed, summed (direct: n + m - 1 rows of m), in result_type(a, v); then the
+-- part mode keeps, as NumPy's (same: max(n, m) centred; valid: where they overlap wholly)
+local function convolution(a, v, mode, api)
+  if not MODES[mode] then error(("gpu.%s: mode must be \"full\", \"same\" or \"valid\", got %s"):format(api, tostring(mode)), 3) end
+  local dt = gpu.result_type(a, v)
+  local n, m = a.size, v.size
+  if m > n then a, v, n, m = v, a, m, n end
+  local len = n + m - 1
+  local pad = gpu.concatenate({gpu.zeros(m - 1, a.dtype), a, gpu.zeros(m - 1, a.dtype)})
+  local idx = gpu.arange(len, "int64"):unsqueeze(2) + (m - gpu.arange(m, "int64"):unsqueeze(1))   -- 1-based
+  local prod = gpu.take(pad, idx) * v:unsqueeze(1)
+  local full = (dt == "bool" and gpu.any(prod, 2) or gpu.sum(prod, 2)):astype(dt)
+  if mode == "full" then return full end
+  if mode == "same" then return full:narrow(1, (m - 1) // 2 + 1, n):copy() end
+  return full:narrow(1, m, n - m + 1):copy()
+end
+
+-- gpu.convolve(a, v [, mode]): NumPy's convolve of two 1-D arrays (mode "full" by default)
+function gpu.convolve(a, v, mode)
+  return convolution(signal(a, "convolve", "a"), signal(v, "convolve", "v"), mode or "full", "convolve")
+end
+
+-- gpu.correlate(a, v [, mode]): NumPy's correlate, sum_n a[n + k] * conj(v[n]) (mode
+-- "valid" by default): the convolution with v conjugated and reversed
+function gpu.correlate(a, v, mode)
+  signal(a, "correlate", "a"); signal(v, "correlate", "v")
+  local w = gpu.flip(v)
+  if KIND[v.dtype] == "c" then w = gpu.conj(w) end
+  return convolution(a, w:contiguous(), mode or "valid", "correlate")
+end
+
+-- gpu.trapezoid(y [, x] [, {dx =, dim =}]) (also gpu.trapz): NumPy's trapezoidal rule along
+-- dim (the last by default): sum(d * (y[i + 1] + y[i]) / 2), d the differences of x (of y's
+-- shape, or 1-D along dim) or dx (1); a Lua number for a 1-D y
+function gpu.trapezoid(y, x, opts)
+  device_array(y, "trapezoid")
+  if type(x) == "table" and not is_array(x) then x, opts = nil, x end
+  opts = options(opts, "trapezoid", 3)
+  if y.ndim == 0 then error("gpu.trapezoid: y must have a dimension to integrate along", 2) end
+  local d = dim_of(opts.dim or -1, y.ndim, "trapezoid")
+  local n = y.shape[d]
+  local step = opts.dx or 1.0
+  if x ~= nil then
+    if not is_array(x) then error(("gpu.trapezoid: x must be a device array, got %s"):format(described(x)), 2) end
+    if x.ndim == 1 then
+      if x.size ~= n then error(("gpu.trapezoid: x has %d elements, y %d along dim %d"):format(x.size, n, d), 2) end
+      local shape = {}
+      for k = 1, y.ndim do shape[k] = k == d and n or 1 end
+      x = x:reshape(shape)
+    end
+    step = gpu.diff(x, 1, d)
+  elseif type(step) ~= "number" then
+    error(("gpu.trapezoid: dx must be a number, got %s"):format(type(step)), 2)
+  end
+  local len = math.max(n - 1, 0)
+  local t = step * (y:narrow(d, len > 0 and 2 or 1, len) + y:narrow(d, 1, len)) / 2.0
+  if y.ndim == 1 then return t:sum() end
+  return t:sum(d)
+end
+gpu.trapz = gpu.trapezoid
+
 local API = {"nansum", "nanprod", "nanmax", "nanmin", "nanargmax", "nanargmin", "nanmean", "nanvar", "nanstd",
              "median", "nanmedian", "percentile", "quantile", "nanpercentile", "nanquantile", "ptp", "average",
-             "argwhere", "flatnonzero", "isin", "bincount", "interp"}
+             "argwhere", "flatnonzero", "isin", "bincount", "interp", "cov", "corrcoef", "convolve", "correlate",
+             "trapezoid", "trapz"}
 for _, name in ipairs(API) do gpu[name] = gpu._api(gpu[name]) end
 for _, name in ipairs({"nansum", "nanprod", "nanmax", "nanmin", "nanargmax", "nanargmin", "nanmean", "nanvar",
                        "nanstd", "ptp"}) do

@@ -207,3 +207,48 @@ describe("gpu.bincount, isin, argwhere, flatnonzero and interp", function()
                    S.errof(gpu.interp, x, gpu.zeros(0, "float64"), gpu.zeros(0, "float64")), 1, true)
   end)
 end)
+
+describe("gpu.cov, corrcoef, convolve, correlate and trapezoid", function()
+  local m = gpu.array({{1, 4, 2.5, 0}, {3, -1, 2, 5}, {0.5, 0.5, 1, -2}}, "float64")
+
+  it("cov and corrcoef: NumPy's matrices (rows the variables unless rowvar = false)", function()
+    same({3.0625, -4.291666666666666, 1.6666666666666665, -4.291666666666666, 6.25, -2.333333333333333,
+          1.6666666666666665, -2.333333333333333, 1.8333333333333333}, gpu.cov(m):reshape(-1):totable())
+    local c = gpu.cov(m[{1}])
+    assert.are.same({}, c.shape)
+    same(3.0625, c:item())
+    same({1.1666666666666665, -1.3333333333333333, 0.25, 3.1666666666666665},
+         gpu.cov(m, {rowvar = false, bias = true})[{1}]:totable())
+    same({1, -0.9809523809523808, 0.7033799484533299, -0.9809523809523808, 1, -0.6893123494842632,
+          0.7033799484533299, -0.6893123494842632, 1}, gpu.corrcoef(m):reshape(-1):totable())
+    assert.are.equal("float64", gpu.cov(gpu.ones({2, 3}, "float32")).dtype)
+  end)
+
+  it("convolve and correlate: NumPy's modes, dtypes and conjugation", function()
+    local a, v = gpu.array({1, 2, 3, 4}, "int32"), gpu.array({0, 1, -1}, "int32")
+    assert.are.same({0, 1, 1, 1, 1, -4}, gpu.convolve(a, v):totable())
+    assert.are.equal("int32", gpu.convolve(a, v).dtype)
+    assert.are.same({1, 1, 1, 1}, gpu.convolve(a, v, "same"):totable())
+    assert.are.same({1, 1}, gpu.convolve(a, v, "valid"):totable())
+    assert.are.same({-1, -1}, gpu.correlate(a, v):totable())
+    assert.are.same({-1, -1, -1, -1, 4, 0}, gpu.correlate(a, v, "full"):totable())
+    assert.are.same({4, -1, -1, -1}, gpu.correlate(v, a, "same"):totable())
+    local z = gpu.correlate(gpu.array({1, 2, 3}, "complex128"), gpu.array({gpu.complex(1, 2), gpu.complex(3, -1)}, "complex128"), "full")
+    local want = {{3, 1}, {7, 0}, {11, -1}, {3, -6}}
+    for i, w in ipairs(want) do
+      local e = z:item(i)
+      assert.are.same(w, {e.re, e.im})
+    end
+    assert.matches("gpu.convolve: v cannot be empty", S.errof(gpu.convolve, a, gpu.zeros(0, "int32")), 1, true)
+    assert.matches("gpu.correlate: mode must be \"full\", \"same\" or \"valid\", got middle", S.errof(gpu.correlate, a, v, "middle"), 1, true)
+  end)
+
+  it("trapezoid (trapz): NumPy's trapezoidal rule, by dx or x, along a dim", function()
+    local y = gpu.array({{1, 2, 4}, {0, 3, 9}}, "int64")
+    same({4.5, 7.5}, gpu.trapz(y):totable())
+    same({0.25, 1.25, 3.25}, gpu.trapezoid(y, {dx = 0.5, dim = 1}):totable())
+    same(5.25, gpu.trapz(y[{1}], gpu.array({0, 0.5, 2.0}, "float64")))
+    assert.are.equal("float32", gpu.trapz(gpu.ones({2, 3}, "float32")).dtype)
+    assert.are.equal(0.0, gpu.trapz(gpu.zeros(0, "float64")))
+  end)
+end)
