@@ -75,7 +75,7 @@ end
 local STATS = {"nansum", "nanprod", "nanmax", "nanmin", "nanargmax", "nanargmin", "nanmean", "nanvar", "nanstd",
                "median", "nanmedian", "percentile", "quantile", "nanpercentile", "nanquantile", "ptp", "average",
                "argwhere", "flatnonzero", "isin", "bincount", "interp", "cov", "corrcoef", "convolve",
-               "correlate", "trapezoid", "trapz"}
+               "correlate", "trapezoid", "trapz", "tensordot", "inner", "kron", "cross", "vander", "polyval"}
 for _, name in ipairs(STATS) do
   assert(gpu[name] == nil, name)
   on_first_call(name, "lua/stats.lua")

@@ -606,10 +606,144 @@ function gpu.trapezoid(y, x, opts)
 end
 gpu.trapz = gpu.trapezoid
 
+------------------------------------------------------------------------------------
+-- products and polynomials, on gpu.matmul, broadcasting and views
+
+-- gpu.tensordot(a, b [, dims]): NumPy's tensordot: the sum over a's dims dims[1] and b's
+-- dims[2] (1-based; a number n: a's last n with b's first n, 2 by default), the result's
+-- dims a's others then b's others; by gpu.matmul (floats) or a broadcast product summed
+function gpu.tensordot(a, b, dims)
+  device_array(a, "tensordot")
+  if not is_array(b) then error(("gpu.tensordot: b must be a device array, got %s"):format(described(b)), 2) end
+  dims = dims or 2
+  local da, db = {}, {}
+  if type(dims) == "number" then
+    if dims < 0 or dims > a.ndim or dims > b.ndim or dims ~= math.floor(dims) then
+      error(("gpu.tensordot: %s dims cannot be summed over for %d-D and %d-D arrays"):format(tostring(dims), a.ndim, b.ndim), 2)
+    end
+    for k = 1, dims do da[k], db[k] = a.ndim - dims + k, k end
+  elseif type(dims) == "table" and #dims == 2 then
+    local pa = type(dims[1]) == "table" and dims[1] or {dims[1]}
+    local pb = type(dims[2]) == "table" and dims[2] or {dims[2]}
+    if #pa ~= #pb then error("gpu.tensordot: the two lists of dims differ in length", 2) end
+    for k = 1, #pa do da[k], db[k] = dim_of(pa[k], a.ndim, "tensordot"), dim_of(pb[k], b.ndim, "tensordot") end
+  else
+    error("gpu.tensordot: dims must be a number or a table {dims of a, dims of b}", 2)
+  end
+  local sa, sb, k = a.shape, b.shape, 1
+  for i = 1, #da do
+    if sa[da[i]] ~= sb[db[i]] then
+      error(("gpu.tensordot: dim %d of a (%d) and dim %d of b (%d) differ"):format(da[i], sa[da[i]], db[i], sb[db[i]]), 2)
+    end
+    k = k * sa[da[i]]
+  end
+  local function split(x, summed, last)   -- x's free dims and x transposed to (free, summed) or (summed, free)
+    local used, free, perm, shape = {}, {}, {}, x.shape
+    for _, d in ipairs(summed) do used[d] = true end
+    for d = 1, x.ndim do if not used[d] then free[#free + 1] = d end end
+    if last then table.move(free, 1, #free, 1, perm); table.move(summed, 1, #summed, #free + 1, perm)
+    else table.move(summed, 1, #summed, 1, perm); table.move(free, 1, #free, #summed + 1, perm) end
+    local fshape, n = {}, 1
+    for i, d in ipairs(free) do fshape[i], n = shape[d], n * shape[d] end
+    return fshape, n, (x.ndim > 1 and x:transpose(perm) or x)
+  end
+  local fa, m, ta = split(a, da, true)
+  local fb, n, tb = split(b, db, false)
+  local dt = gpu.result_type(a, b)
+  local A, B = ta:reshape(m, k):astype(dt), tb:reshape(k, n):astype(dt)
+  local r
+  if floating(A) then r = gpu.matmul(A, B)
+  else r = (A:unsqueeze(3) * B:unsqueeze(1)):sum(2):astype(dt) end
+  local shape = {table.unpack(fa)}
+  table.move(fb, 1, #fb, #shape + 1, shape)
+  return r:reshape(shape)
+end
+
+-- gpu.inner(a, b): NumPy's inner: the sum over the last dims of both
+function gpu.inner(a, b)
+  device_array(a, "inner")
+  if not is_array(b) then error(("gpu.inner: b must be a device array, got %s"):format(described(b)), 2) end
+  if a.ndim == 0 or b.ndim == 0 then return a * b end
+  return gpu.tensordot(a, b, {-1, -1})
+end
+
+-- gpu.kron(a, b): NumPy's Kronecker product: blocks a[i, j] * b (dims padded with leading 1s)
+function gpu.kron(a, b)
+  device_array(a, "kron")
+  if not is_array(b) then error(("gpu.kron: b must be a device array, got %s"):format(described(b)), 2) end
+  local nd = math.max(a.ndim, b.ndim, 1)
+  local sa, sb = a.shape, b.shape
+  while #sa < nd do table.insert(sa, 1, 1) end
+  while #sb < nd do table.insert(sb, 1, 1) end
+  local va, vb, shape = {}, {}, {}
+  for d = 1, nd do
+    va[2 * d - 1], va[2 * d] = sa[d], 1
+    vb[2 * d - 1], vb[2 * d] = 1, sb[d]
+    shape[d] = sa[d] * sb[d]
+  end
+  return (a:reshape(va) * b:reshape(vb)):reshape(shape)
+end
+
+-- gpu.cross(a, b): NumPy's cross product of 3-vectors (or 2-vectors: the z component) along
+-- the last dim, broadcast
+function gpu.cross(a, b)
+  device_array(a, "cross")
+  if not is_array(b) then error(("gpu.cross: b must be a device array, got %s"):format(described(b)), 2) end
+  local na, nb = a.ndim > 0 and a.shape[a.ndim] or 0, b.ndim > 0 and b.shape[b.ndim] or 0
+  if (na ~= 2 and na ~= 3) or (nb ~= 2 and nb ~= 3) then
+    error(("gpu.cross: incompatible dimensions for cross product (dimension must be 2 or 3), got %d and %d"):format(na, nb), 2)
+  end
+  local function c(x, i, n) return i <= n and x:select(x.ndim, i) or 0 end
+  local a1, a2, a3, b1, b2, b3 = c(a, 1, na), c(a, 2, na), c(a, 3, na), c(b, 1, nb), c(b, 2, nb), c(b, 3, nb)
+  if na == 2 and nb == 2 then return a1 * b2 - a2 * b1 end
+  -- each component holds a product of both, so all three have the broadcast shape
+  local parts = {a2 * b3 - a3 * b2, a3 * b1 - a1 * b3, a1 * b2 - a2 * b1}
+  return gpu.stack(parts, -1)
+end
+
+-- gpu.vander(x [, n [, {increasing = true}]]): NumPy's Vandermonde matrix: columns x^(n-1)
+-- ... x^0 (n = #x), products accumulated as NumPy's, in promote(x, int64)
+function gpu.vander(x, n, opts)
+  device_array(x, "vander")
+  if type(n) == "table" then n, opts = nil, n end
+  opts = options(opts, "vander", 3)
+  if x.ndim ~= 1 then error(("gpu.vander: x must be 1-D, got %d-D"):format(x.ndim), 2) end
+  n = n or x.size
+  if math.type(n) ~= "integer" and not (type(n) == "number" and n == math.floor(n)) or n < 0 then
+    error(("gpu.vander: n must be a non-negative integer, got %s"):format(tostring(n)), 2)
+  end
+  n = math.tointeger(n)
+  local dt = gpu.result_type(x.dtype, "int64")
+  local cols = {gpu.ones({x.size, math.min(n, 1)}, dt)}
+  if n > 1 then cols[2] = gpu.cumprod(x:astype(dt):unsqueeze(2):expand(x.size, n - 1), 2) end
+  local v = gpu.concatenate(cols, 2)
+  return opts.increasing and v or gpu.flip(v, 2):contiguous()
+end
+
+-- gpu.polyval(p, x): NumPy's polyval, Horner's rule with p's coefficients (highest power
+-- first; a device array or a table) as Lua numbers: y = y * x + p[i]
+function gpu.polyval(p, x)
+  if is_array(p) then
+    if p.ndim ~= 1 then error(("gpu.polyval: p must be 1-D, got %d-D"):format(p.ndim), 2) end
+    if KIND[p.dtype] == "c" then error("gpu.polyval: complex coefficients are not supported", 2) end
+    p = p:totable()
+  end
+  if type(p) ~= "table" then error(("gpu.polyval: p must be a device array or a table, got %s"):format(described(p)), 2) end
+  if type(x) == "number" then
+    local y = 0
+    for _, c in ipairs(p) do y = y * x + c end
+    return y
+  end
+  device_array(x, "polyval")
+  local y = gpu.zeros_like(x)
+  for _, c in ipairs(p) do y = y * x + c end
+  return y
+end
+
 local API = {"nansum", "nanprod", "nanmax", "nanmin", "nanargmax", "nanargmin", "nanmean", "nanvar", "nanstd",
              "median", "nanmedian", "percentile", "quantile", "nanpercentile", "nanquantile", "ptp", "average",
              "argwhere", "flatnonzero", "isin", "bincount", "interp", "cov", "corrcoef", "convolve", "correlate",
-             "trapezoid", "trapz"}
+             "trapezoid", "trapz", "tensordot", "inner", "kron", "cross", "vander", "polyval"}
 for _, name in ipairs(API) do gpu[name] = gpu._api(gpu[name]) end
 for _, name in ipairs({"nansum", "nanprod", "nanmax", "nanmin", "nanargmax", "nanargmin", "nanmean", "nanvar",
                        "nanstd", "ptp"}) do
