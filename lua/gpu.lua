@@ -84,6 +84,19 @@ end
 for _, name in ipairs({"swapaxes", "ravel", "moveaxis"}) do
   gpu._meta.array.methods[name] = function(...) return gpu[name](...) end
 end
+-- statistics (lua/stats.lua): NaN-ignoring reductions, order statistics, ...
+local STATS = {"nansum", "nanprod", "nanmax", "nanmin", "nanargmax", "nanargmin", "nanmean", "nanvar", "nanstd",
+               "median", "nanmedian", "percentile", "quantile", "nanpercentile", "nanquantile", "ptp", "average",
+               "argwhere", "flatnonzero", "isin", "bincount", "interp", "cov", "corrcoef", "convolve",
+               "correlate", "trapezoid", "trapz", "tensordot", "inner", "kron", "cross", "vander", "polyval"}
+for _, name in ipairs(STATS) do
+  assert(gpu[name] == nil, name)
+  on_first_call(name, "lua/stats.lua")
+end
+for _, name in ipairs({"nansum", "nanprod", "nanmax", "nanmin", "nanargmax", "nanargmin", "nanmean", "nanvar",
+                       "nanstd", "ptp"}) do
+  gpu._meta.array.methods[name] = function(...) return gpu[name](...) end
+end
 -- a:trace(), a[indices], a[mask], a[mask] = v (host/array.c calls the last three;
 -- compose.lua defines them anew)
 for _, name in ipairs({"trace", "_take_rows", "_extract", "_put_mask"}) do

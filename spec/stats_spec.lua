@@ -1,0 +1,283 @@
+-- gpu.nansum ... gpu.nanargmax, median, percentile, quantile, ptp, average (lua/stats.lua):
+-- NumPy's results (the literals computed with NumPy), NumPy's errors where it has them.
+local S = require("spec.support")
+
+local nan = 0 / 0
+local function same(want, got, tol)
+  tol = tol or 1e-12
+  if type(want) == "table" then
+    assert.are.equal(#want, #got)
+    for i = 1, #want do same(want[i], got[i], tol) end
+  elseif want ~= want then
+    assert.is_true(got ~= got, ("NaN expected, got %s"):format(tostring(got)))
+  else
+    assert.is_true(math.abs(got - want) <= tol * math.max(1, math.abs(want)),
+                   ("%s expected, got %s"):format(tostring(want), tostring(got)))
+  end
+end
+
+-- a row of NaNs alone, NaNs scattered elsewhere
+local M = {{1, nan, 3, 4}, {nan, nan, nan, nan}, {-2, 5, nan, 0.5}}
+
+describe("NaN-ignoring reductions", function()
+  local m = gpu.array(M, "float64")
+
+  it("leave NaNs out, over every dim (a Lua number) or some", function()
+    assert.are.equal(11.5, gpu.nansum(m))
+    same({8, 0, 3.5}, gpu.nansum(m, 2):totable())
+    same({-1, 5, 3, 4.5}, m:nansum(1):totable())
+    same({12, 1, -5}, gpu.nanprod(m, 2):totable())
+    same({4, nan, 5}, gpu.nanmax(m, 2):totable())
+    same({-2, 5, 3, 0.5}, m:nanmin(1):totable())
+    assert.are.equal(5, gpu.nanmax(m))
+    same({2.6666666666666665, nan, 1.1666666666666667}, gpu.nanmean(m, {dim = 2}):totable())
+    same(1.9166666666666667, m:nanmean())
+    same({2.333333333333333, nan, 12.583333333333332}, gpu.nanvar(m, 2, {ddof = 1}):totable())
+    same({1.5, 0, 0, 1.75}, gpu.nanstd(m, 1):totable())
+    same(5.534722222222222, gpu.nanvar(m))
+  end)
+
+  it("give the 1-based index of the extreme, NaNs read as -inf (inf)", function()
+    assert.are.same({1, 3, 1, 1}, gpu.nanargmax(m, 1):totable())
+    assert.are.same({3, 3, 1, 3}, m:nanargmin(1):totable())
+    assert.are.equal(10, gpu.nanargmax(m))
+    assert.are.equal("int64", gpu.nanargmax(m, 1).dtype)
+    assert.are.equal(1, gpu.nanargmax(gpu.array({nan, -math.huge})))   -- as NumPy's
+    assert.matches("gpu.nanargmax: All-NaN slice encountered", S.errof(gpu.nanargmax, m, 2), 1, true)
+    assert.matches("gpu.nanargmin: attempt to get argmin of an empty sequence", S.errof(gpu.nanargmin, gpu.zeros({0, 2}), 1), 1, true)
+  end)
+
+  it("take keepdim and out as gpu.sum does", function()
+    local r = gpu.nanmax(m, 2, {keepdim = true})
+    assert.are.same({3, 1}, r.shape)
+    assert.are.same({1, 1}, gpu.nansum(m, {keepdim = true}).shape)
+    local o = gpu.zeros({4}, "float64")
+    assert.are.equal(o, gpu.nanmean(m, 1, {out = o}))
+    same({-0.5, 5, 3, 2.25}, o:totable())
+    assert.matches("gpu.nanmean: out has shape {3} but the result has shape {4}",
+                   S.errof(gpu.nanmean, m, 1, {out = gpu.zeros(3, "float64")}), 1, true)
+    assert.matches("gpu.nansum: out is int32, and the result (float64) cannot be cast to it",
+                   S.errof(gpu.nansum, m, 1, {out = gpu.zeros(4, "int32")}), 1, true)
+    assert.matches("gpu.nanmax: dim 3 is out of range for an array of 2 dimensions", S.errof(gpu.nanmax, m, 3), 1, true)
+    assert.matches("gpu.nansum: dim 1 is given twice", S.errof(gpu.nansum, m, {1, -2}), 1, true)
+    assert.matches("gpu.nanargmax takes one dim (a number), got table", S.errof(gpu.nanargmax, m, {1}), 1, true)
+  end)
+
+  it("keep NumPy's dtypes; integers reduce as the plain reductions", function()
+    local f = gpu.array({3.5, nan, -1.25, 8, 2}, "float32")
+    assert.are.equal("float32", gpu.nanmean(f, 1).dtype)
+    same(3.0625, f:nanmean())
+    same(11.074219, f:nanvar(), 1e-7)
+    same(3.3277948, f:nanstd(), 1e-7)
+    assert.are.equal("float32", gpu.nanstd(f, 1).dtype)
+    local i = gpu.array({{3, -7, 2}, {5, 0, 9}}, "int32")
+    assert.are.equal("int64", gpu.nansum(i, 2).dtype)
+    assert.are.same({-2, 14}, gpu.nansum(i, 2):totable())
+    assert.are.same({4, -3.5, 5.5}, gpu.nanmean(i, 1):totable())
+    assert.are.equal(24.0, gpu.nanvar(i))
+    assert.are.same({3, 9}, gpu.nanmax(i, 2):totable())
+    assert.are.equal("int32", gpu.nanmax(i, 2).dtype)
+    assert.are.same({2, 2}, gpu.nanargmin(i, 2):totable())
+    assert.are.same({15, 0, 18}, gpu.nanprod(i, 1):totable())
+  end)
+
+  it("give NumPy's answers for no elements", function()
+    local e = gpu.zeros({0}, "float64")
+    assert.are.equal(0, gpu.nansum(e))
+    assert.are.equal(1, gpu.nanprod(e))
+    same(nan, gpu.nanmean(e))
+    same(nan, gpu.nanvar(e))
+    assert.are.same({0}, gpu.nanmax(gpu.zeros({0, 3}), 2).shape)
+    assert.matches("gpu.nanmax of an empty array", S.errof(gpu.nanmax, e), 1, true)
+    assert.matches("gpu.nanmin of an empty array", S.errof(gpu.nanmin, gpu.zeros({0, 3}), 1), 1, true)
+  end)
+end)
+
+describe("gpu.median, percentile and quantile", function()
+  local x = gpu.array({7, 1, 3.5, 10, -2, 4}, "float64")
+
+  it("give NumPy's values ('linear' method)", function()
+    assert.are.equal(3.75, gpu.median(x))
+    assert.are.equal(3.5, gpu.median(x[{ {1, 5} }]))
+    same(2.25, gpu.percentile(x, 30))
+    same({-2, 1.625, 9.925, 10}, gpu.percentile(x, {0, 25, 99.5, 100}):totable())
+    same(3.125, gpu.quantile(x, 0.37))
+    same({3, 6}, gpu.median(gpu.array({{4, 1, 3}, {2, 8, 6}}, "int64"), 2):totable())
+    assert.are.equal("float64", gpu.median(gpu.array({{4, 1, 3}}, "int64"), 2).dtype)
+    assert.are.equal(2.5, gpu.quantile(gpu.array({1, 2, 3, 4}, "int16"), 0.5))
+  end)
+
+  it("reduce over dims, q's dimension first", function()
+    local y = gpu.arange(24, "float64"):reshape(2, 3, 4) ^ 1.5
+    same({42.62980882152882, 65.21855912710005, 90.8009931988078}, gpu.percentile(y, 60, {1, 3}):totable())
+    local p = gpu.percentile(y, {10, 90}, 2, {keepdim = true})
+    assert.are.same({2, 2, 1, 4}, p.shape)
+    same({1.6, 3.03606797749979, 5.202129391136767, 7.860973773655733, 46.055375505322445, 51.51629239192553,
+          57.180069205497574, 63.03961613994356, 19.701933598375618, 23.83606797749979, 28.23760897268685,
+          32.89034999061795, 84.35417527999327, 91.00583080235816, 97.82482384652178, 104.80711601440859},
+         p:reshape(-1):totable())
+  end)
+
+  it("propagate NaN, or leave it out in the nan forms", function()
+    local n = gpu.array({{1, nan, 5, 2}, {nan, nan, nan, nan}}, "float64")
+    same({nan, nan}, gpu.median(n, 2):totable())
+    same({2, nan}, gpu.nanmedian(n, 2):totable())
+    same(1.8, gpu.nanpercentile(n[{1}], 40))
+    same({1.8, nan}, gpu.nanquantile(n, 0.4, 2):totable())
+    same(nan, gpu.percentile(gpu.array({1, nan, 3}), 50))
+  end)
+
+  it("keep float32 (computed in float64, rounded once)", function()
+    local f = gpu.array({0.1, 0.7, 0.2}, "float32")
+    assert.are.equal("float32", gpu.median(f, 1).dtype)
+    assert.are.equal("float32", gpu.percentile(f, 30, 1).dtype)
+    same(0.16, gpu.percentile(f, 30), 1e-7)
+  end)
+
+  it("refuse what NumPy refuses", function()
+    assert.matches("gpu.percentile: percentiles must be in the range [0, 100], got 101", S.errof(gpu.percentile, x, 101), 1, true)
+    assert.matches("gpu.quantile: quantiles must be in the range [0, 1], got -0.5", S.errof(gpu.quantile, x, {0.5, -0.5}), 1, true)
+    assert.matches("gpu.median: a is complex", S.errof(gpu.median, gpu.zeros(3, "complex64")), 1, true)
+    assert.matches("gpu.percentile: no elements", S.errof(gpu.percentile, gpu.zeros(0), 50), 1, true)
+    same(nan, gpu.median(gpu.zeros(0, "float64")))
+  end)
+end)
+
+describe("gpu.ptp and gpu.average", function()
+  it("ptp: max - min in the dtype, as NumPy's", function()
+    local i = gpu.array({{3, -7, 2}, {5, 0, 9}}, "int32")
+    assert.are.same({10, 9}, gpu.ptp(i, 2):totable())
+    assert.are.equal(16, i:ptp())
+    assert.are.equal(-56, gpu.ptp(gpu.array({-100, 100}, "int8")))   -- wraps, as NumPy's
+    assert.matches("gpu.ptp: bool arrays cannot be subtracted", S.errof(gpu.ptp, gpu.zeros(2, "bool")), 1, true)
+  end)
+
+  it("average: the mean, or weighted along a dim or over all", function()
+    local a = gpu.array({{1, 2, 3}, {4, 5, 6}}, "float32")
+    assert.are.equal(3.5, gpu.average(a))
+    local r = gpu.average(a, {dim = 2, weights = gpu.array({3, 1, 0.5}, "float32")})
+    assert.are.equal("float32", r.dtype)
+    same({1.4444444, 4.4444447}, r:totable(), 1e-7)
+    local i = gpu.array({{3, -7, 2}, {5, 0, 9}}, "int32")
+    assert.are.equal(2.0, gpu.average(i, {weights = gpu.full({2, 3}, 2, "int64")}))
+    assert.matches("gpu.average: weights sum to zero", S.errof(gpu.average, a, {weights = gpu.zeros({2, 3})}), 1, true)
+    assert.matches("gpu.average: 1-D weights must have the length of dim 2 (3)",
+                   S.errof(gpu.average, a, {dim = 2, weights = gpu.ones(2)}), 1, true)
+  end)
+end)
+
+describe("gpu.bincount, isin, argwhere, flatnonzero and interp", function()
+  it("bincount: counts (int64) or sums of weights (float64) of 0 ... max, as NumPy's", function()
+    local x = gpu.array({3, 0, 1, 3, 7, 3, 1}, "int64")
+    assert.are.same({1, 2, 0, 3, 0, 0, 0, 1}, gpu.bincount(x):totable())
+    assert.are.equal("int64", gpu.bincount(x).dtype)
+    assert.are.same({1, 2, 0, 3, 0, 0, 0, 1, 0, 0}, gpu.bincount(x, {minlength = 10}):totable())
+    local w = gpu.array({0.5, 2, -1, 0.25, 1, 0.125, 3}, "float64")
+    same({2, 2, 0, 0.875, 0, 0, 0, 1}, gpu.bincount(x, {weights = w}):totable())
+    assert.are.same({0, 0, 0}, gpu.bincount(gpu.zeros(0, "int64"), {minlength = 3}):totable())
+    assert.matches("gpu.bincount: x must have no negative elements, got -1", S.errof(gpu.bincount, gpu.array({1, -1}, "int64")), 1, true)
+    assert.matches("gpu.bincount: x must hold integers", S.errof(gpu.bincount, gpu.array({1.5})), 1, true)
+  end)
+
+  it("isin: whether each element is among the test elements (NaN never is)", function()
+    local e = gpu.array({{1, 5, -2}, {7, nan, 3}}, "float64")
+    assert.are.same({{true, false, false}, {false, false, true}}, gpu.isin(e, {3, 1, 9, nan}):totable())
+    assert.are.same({{false, true, true}, {true, true, false}},
+                    gpu.isin(e, gpu.array({3, 1, 9}, "int64"), {invert = true}):totable())
+    assert.are.same({false, false}, gpu.isin(gpu.arange(2, "float64"), gpu.zeros(0, "float64")):totable())
+  end)
+
+  it("argwhere and flatnonzero: 1-based indices", function()
+    local a = gpu.array({{0, 2, 0}, {1, 0, 3}}, "float64")
+    assert.are.same({{1, 2}, {2, 1}, {2, 3}}, gpu.argwhere(a):totable())
+    assert.are.same({0, 2}, gpu.argwhere(gpu.zeros({2, 2}, "float64")).shape)
+    assert.are.same({2, 4, 6}, gpu.flatnonzero(a):totable())
+  end)
+
+  it("interp: NumPy's piecewise-linear values, left and right outside", function()
+    local xp = gpu.array({-1.0, 0.5, 0.5, 2, 4.25, 7}, "float64")
+    local fp = gpu.array({3.0, -1, 2, 2, 10, 0}, "float64")
+    local x = gpu.array({-3, -1, 0, 0.5, 1.7, 2, 3, 7, 9, nan}, "float64")
+    same({3, 3, 0.3333333333333335, 2, 2, 2, 5.555555555555555, 0, 0, nan}, gpu.interp(x, xp, fp):totable())
+    same({-9, 3, 0.3333333333333335, 2, 2, 2, 5.555555555555555, 0, 99, nan},
+         gpu.interp(x, xp, fp, {left = -9, right = 99}):totable())
+    same(5.555555555555555, gpu.interp(3, xp, fp))
+    assert.matches("gpu.interp: fp and xp are not of the same length (5 and 6)", S.errof(gpu.interp, x, xp, fp[{ {1, 5} }]), 1, true)
+    assert.matches("gpu.interp: array of sample points is empty",
+                   S.errof(gpu.interp, x, gpu.zeros(0, "float64"), gpu.zeros(0, "float64")), 1, true)
+  end)
+end)
+
+describe("gpu.cov, corrcoef, convolve, correlate and trapezoid", function()
+  local m = gpu.array({{1, 4, 2.5, 0}, {3, -1, 2, 5}, {0.5, 0.5, 1, -2}}, "float64")
+
+  it("cov and corrcoef: NumPy's matrices (rows the variables unless rowvar = false)", function()
+    same({3.0625, -4.291666666666666, 1.6666666666666665, -4.291666666666666, 6.25, -2.333333333333333,
+          1.6666666666666665, -2.333333333333333, 1.8333333333333333}, gpu.cov(m):reshape(-1):totable())
+    local c = gpu.cov(m[{1}])
+    assert.are.same({}, c.shape)
+    same(3.0625, c:item())
+    same({1.1666666666666665, -1.3333333333333333, 0.25, 3.1666666666666665},
+         gpu.cov(m, {rowvar = false, bias = true})[{1}]:totable())
+    same({1, -0.9809523809523808, 0.7033799484533299, -0.9809523809523808, 1, -0.6893123494842632,
+          0.7033799484533299, -0.6893123494842632, 1}, gpu.corrcoef(m):reshape(-1):totable())
+    assert.are.equal("float64", gpu.cov(gpu.ones({2, 3}, "float32")).dtype)
+  end)
+
+  it("convolve and correlate: NumPy's modes, dtypes and conjugation", function()
+    local a, v = gpu.array({1, 2, 3, 4}, "int32"), gpu.array({0, 1, -1}, "int32")
+    assert.are.same({0, 1, 1, 1, 1, -4}, gpu.convolve(a, v):totable())
+    assert.are.equal("int32", gpu.convolve(a, v).dtype)
+    assert.are.same({1, 1, 1, 1}, gpu.convolve(a, v, "same"):totable())
+    assert.are.same({1, 1}, gpu.convolve(a, v, "valid"):totable())
+    assert.are.same({-1, -1}, gpu.correlate(a, v):totable())
+    assert.are.same({-1, -1, -1, -1, 4, 0}, gpu.correlate(a, v, "full"):totable())
+    assert.are.same({4, -1, -1, -1}, gpu.correlate(v, a, "same"):totable())
+    local z = gpu.correlate(gpu.array({1, 2, 3}, "complex128"), gpu.array({gpu.complex(1, 2), gpu.complex(3, -1)}, "complex128"), "full")
+    local want = {{3, 1}, {7, 0}, {11, -1}, {3, -6}}
+    for i, w in ipairs(want) do
+      local e = z:item(i)
+      assert.are.same(w, {e.re, e.im})
+    end
+    assert.matches("gpu.convolve: v cannot be empty", S.errof(gpu.convolve, a, gpu.zeros(0, "int32")), 1, true)
+    assert.matches("gpu.correlate: mode must be \"full\", \"same\" or \"valid\", got middle", S.errof(gpu.correlate, a, v, "middle"), 1, true)
+  end)
+
+  it("trapezoid (trapz): NumPy's trapezoidal rule, by dx or x, along a dim", function()
+    local y = gpu.array({{1, 2, 4}, {0, 3, 9}}, "int64")
+    same({4.5, 7.5}, gpu.trapz(y):totable())
+    same({0.25, 1.25, 3.25}, gpu.trapezoid(y, {dx = 0.5, dim = 1}):totable())
+    same(5.25, gpu.trapz(y[{1}], gpu.array({0, 0.5, 2.0}, "float64")))
+    assert.are.equal("float32", gpu.trapz(gpu.ones({2, 3}, "float32")).dtype)
+    assert.are.equal(0.0, gpu.trapz(gpu.zeros(0, "float64")))
+  end)
+end)
+
+describe("gpu.tensordot, inner, kron, cross, vander and polyval", function()
+  it("tensordot and inner: sums over dims, by matmul or, for integers, a product summed", function()
+    local a, b = gpu.arange(6, "float64"):reshape(2, 3), gpu.arange(12, "float64"):reshape(3, 4) - 5
+    same({5, 8, 11, 14, -4, 8, 20, 32}, gpu.tensordot(a, b, 1):reshape(-1):totable())
+    same({5, 14, 14, 50}, gpu.inner(a, a):reshape(-1):totable())
+    local A, B = gpu.arange(24, "int64"):reshape(2, 3, 4), gpu.arange(24, "int64"):reshape(4, 2, 3)
+    local r = gpu.tensordot(A, B, {{1, 3}, {2, 1}})
+    assert.are.equal("int64", r.dtype)
+    assert.are.same({{762, 822, 882}, {1098, 1190, 1282}, {1434, 1558, 1682}}, r:totable())
+    assert.matches("gpu.tensordot: dim 1 of a (2) and dim 1 of b (4) differ", S.errof(gpu.tensordot, A, B, {1, 1}), 1, true)
+  end)
+
+  it("kron, cross, vander and polyval: NumPy's values and dtypes", function()
+    assert.are.same({{0, 1, 0, 2}, {1, 0, 2, 0}, {0, 3, 0, 4}, {3, 0, 4, 0}},
+                    gpu.kron(gpu.array({{1, 2}, {3, 4}}, "int64"), gpu.array({{0, 1}, {1, 0}}, "int64")):totable())
+    assert.are.same({-3, 6, -3}, gpu.cross(gpu.array({1, 2, 3}, "int64"), gpu.array({4, 5, 6}, "int64")):totable())
+    assert.are.same({{0, -1, 0}, {1, 0, 0}},
+                    gpu.cross(gpu.array({{1, 0, 0}, {0, 1, 0}}, "int64"), gpu.array({0, 0, 1}, "int64")):totable())
+    assert.are.equal(-2, gpu.cross(gpu.array({1, 2}, "int64"), gpu.array({3, 4}, "int64")):item())
+    assert.matches("gpu.cross: incompatible dimensions", S.errof(gpu.cross, gpu.ones(4), gpu.ones(3)), 1, true)
+    local v = gpu.vander(gpu.array({1, 2, 3}, "int32"))
+    assert.are.same({{1, 1, 1}, {4, 2, 1}, {9, 3, 1}}, v:totable())
+    assert.are.equal("int64", v.dtype)
+    assert.are.same({{1, 2, 4}, {1, 3, 9}}, gpu.vander(gpu.array({2, 3}, "float64"), 3, {increasing = true}):totable())
+    same({2.5, 21.5, 2.125}, gpu.polyval({3, 0, -2, 1.5}, gpu.array({1, 2, -0.5}, "float64")):totable())
+    assert.are.equal(5, gpu.polyval(gpu.array({1, 2}, "int64"), 3))
+  end)
+end)
