@@ -65,20 +65,36 @@ template <class T> struct cx_ops {
   }
   // asinh(z) = log(z + sqrt(z^2 + 1)), from the right half plane (asinh(-z) = -asinh(z)),
   // where the sum does not cancel; z^2 + 1 keeps the sign of a zero imaginary part (2xy),
-  // which says which side of the cut -0 + 3i is on
+  // which says which side of the cut -0 + 3i is on.
+  // As log1p(z + z^2 / (s + 1)), s = sqrt(z^2 + 1), so a small z keeps its digits.
   __device__ static C asinh(C z) {
+    if (z.im == 0) return C(ew::asinh(z.re), z.im);   // a real z: the real function, its zero kept
     if (z.re < 0) return -asinh(-z);
-    return log(z + sqrt(C(z.re * z.re - z.im * z.im + 1, 2 * z.re * z.im)));
+    C z2(z.re * z.re - z.im * z.im, 2 * z.re * z.im), s = sqrt(C(z2.re + 1, z2.im));
+    return log1p(z + z2 / C(s.re + 1, s.im));
   }
-  __device__ static C acosh(C z) { return log(z + sqrt(z + C(1)) * sqrt(z - C(1))); }
+  // log(z + sqrt(z + 1) sqrt(z - 1)), z + 1 made by parts: C(1) would add +0 to a -0
+  // imaginary part, and 3 - 0i would land on the cut's other side
+  __device__ static C acosh(C z) {
+    return log(z + sqrt(C(z.re + 1, z.im)) * sqrt(C(z.re - 1, z.im)));
+  }
   __device__ static C atanh(C z) {   // (log(1 + z) - log(1 - z)) / 2: each side of the cuts
+    if (z.im == 0 && z.re >= -1 && z.re <= 1) return C(ew::atanh(z.re), z.im);
     C w = log1p(z) - log1p(-z);
     return C(w.re / 2, w.im / 2);
   }
   // iz as C99 takes it, (-y, x), so that the cuts' signed zeros carry over
   __device__ static C times_i(C z) { return C(-z.im, z.re); }
-  __device__ static C asin(C z) { C w = asinh(times_i(z)); return C(w.im, -w.re); }   // -i asinh(iz)
-  __device__ static C atan(C z) { C w = atanh(times_i(z)); return C(w.im, -w.re); }   // -i atanh(iz)
+  __device__ static C asin(C z) {   // -i asinh(iz)
+    if (z.im == 0 && z.re >= -1 && z.re <= 1) return C(ew::asin(z.re), z.im);
+    C w = asinh(times_i(z));
+    return C(w.im, -w.re);
+  }
+  __device__ static C atan(C z) {   // -i atanh(iz)
+    if (z.im == 0) return C(ew::atan(z.re), z.im);
+    C w = atanh(times_i(z));
+    return C(w.im, -w.re);
+  }
 };
 
 #define EW_CX1(NAME, EXPR) \
