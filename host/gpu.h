@@ -266,8 +266,10 @@ enum {
   RULE_SHIFT,      /* left_shift right_shift: integers; bool gives int8 */
   RULE_FLOAT,      /* sqrt exp ... atan2: integers give float32 (up to 16 bits) or float64 */
   RULE_KEEP,       /* abs floor ceil trunc: the type itself */
-  RULE_SIGN,       /* sign: not bool */
+  RULE_SIGN,       /* sign positive: not bool */
   RULE_ROUND,      /* round: bool gives float32 */
+  RULE_INTEGER,    /* gcd lcm: integers only */
+  RULE_FLOAT64,    /* float_power: float64, or complex128 */
   RULE_COMPARE,    /* eq ne lt le gt ge: bool; integers compared exactly */
   RULE_LOGICAL,    /* logical_*: bool */
   RULE_PREDICATE,  /* isnan isinf isfinite: bool */
@@ -295,6 +297,16 @@ typedef struct Ufunc {
   struct { int valid; GpuDtype in[GPU_MAXOPS], out; struct UEntry *entry; } quick;
 } Ufunc;
 enum { UFUNC_CX_YES, UFUNC_CX_NO, UFUNC_CX_REAL };   /* its rule; refused; a real result */
+/* A built-in operation (opdefs.c): meta, the operator's metamethod or NULL; cx, what
+ * complex operands do (UFUNC_CX_*), as in NumPy */
+typedef struct OpDef {
+  const char *name;
+  int nin, rule;
+  const char *expr, *meta;
+  int cx;
+} OpDef;
+extern const OpDef ops_builtins[];
+extern const int ops_nbuiltins;
 Ufunc *ufunc_check(lua_State *L, int idx);   /* [-0, +0, v] */
 /* [-0, +1, m] A new ufunc (built-ins: expr names the function that computes it). */
 Ufunc *ufunc_new(lua_State *L, const char *name, int nin, int nout, int rule, const char *expr);

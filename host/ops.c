@@ -4,65 +4,10 @@
  * (promote.c), broadcasts the shapes, checks or makes the outputs ({out = c}), copies an
  * input first when it overlaps an output in another layout, and launches (ufunc.c). All
  * of it is C, so a small operation costs little more than its launch. */
+#include <float.h>
 #include <string.h>
 #include "gpu.h"
 
-/* cx: what complex operands do (UFUNC_CX_*), as in NumPy: refused, the rule, or a real
- * result (abs, real, imag) */
-typedef struct OpDef {
-  const char *name;
-  int nin, rule;
-  const char *expr, *meta;
-  int cx;
-} OpDef;
-enum { CX = UFUNC_CX_YES, NOCX = UFUNC_CX_NO, REAL = UFUNC_CX_REAL };
-static const OpDef builtins[] = {
-  {"add", 2, RULE_ARITH, "ew::add", "__add", CX},
-  {"subtract", 2, RULE_SUB, "ew::subtract", "__sub", CX},
-  {"multiply", 2, RULE_ARITH, "ew::multiply", "__mul", CX},
-  {"divide", 2, RULE_DIV, "ew::divide", "__div", CX},
-  {"floor_divide", 2, RULE_INTDIV, "ew::floor_divide", "__idiv", NOCX},
-  {"remainder", 2, RULE_INTDIV, "ew::remainder", "__mod", NOCX},
-  {"pow", 2, RULE_INTDIV, "ew::power", "__pow", CX},
-  {"negative", 1, RULE_SUB, "ew::negative", "__unm", CX},
-  {"bitwise_and", 2, RULE_BITWISE, "ew::bitwise_and", "__band", NOCX},
-  {"bitwise_or", 2, RULE_BITWISE, "ew::bitwise_or", "__bor", NOCX},
-  {"bitwise_xor", 2, RULE_BITWISE, "ew::bitwise_xor", "__bxor", NOCX},
-  {"invert", 1, RULE_BITWISE, "ew::invert", "__bnot", NOCX},
-  {"left_shift", 2, RULE_SHIFT, "ew::left_shift", "__shl", NOCX},
-  {"right_shift", 2, RULE_SHIFT, "ew::right_shift", "__shr", NOCX},
-  {"eq", 2, RULE_COMPARE, "ew::eq", NULL, CX}, {"ne", 2, RULE_COMPARE, "ew::ne", NULL, CX},
-  {"lt", 2, RULE_COMPARE, "ew::lt", NULL, CX}, {"le", 2, RULE_COMPARE, "ew::le", NULL, CX},
-  {"gt", 2, RULE_COMPARE, "ew::gt", NULL, CX}, {"ge", 2, RULE_COMPARE, "ew::ge", NULL, CX},
-  {"logical_and", 2, RULE_LOGICAL, "ew::logical_and", NULL, CX},
-  {"logical_or", 2, RULE_LOGICAL, "ew::logical_or", NULL, CX},
-  {"logical_xor", 2, RULE_LOGICAL, "ew::logical_xor", NULL, CX},
-  {"logical_not", 1, RULE_LOGICAL, "ew::logical_not", NULL, CX},
-  {"where", 3, RULE_WHERE, "ew::where", NULL, CX},
-  {"maximum", 2, RULE_ARITH, "ew::maximum", NULL, CX},
-  {"minimum", 2, RULE_ARITH, "ew::minimum", NULL, CX},
-  {"_clip", 3, RULE_ARITH, "ew::clip", NULL, CX},
-  {"atan2", 2, RULE_FLOAT, "ew::atan2", NULL, NOCX},
-  {"sqrt", 1, RULE_FLOAT, "ew::sqrt", NULL, CX}, {"exp", 1, RULE_FLOAT, "ew::exp", NULL, CX},
-  {"exp2", 1, RULE_FLOAT, "ew::exp2", NULL, CX}, {"log", 1, RULE_FLOAT, "ew::log", NULL, CX},
-  {"log2", 1, RULE_FLOAT, "ew::log2", NULL, CX}, {"log10", 1, RULE_FLOAT, "ew::log10", NULL, CX},
-  {"log1p", 1, RULE_FLOAT, "ew::log1p", NULL, CX}, {"expm1", 1, RULE_FLOAT, "ew::expm1", NULL, CX},
-  {"sin", 1, RULE_FLOAT, "ew::sin", NULL, CX}, {"cos", 1, RULE_FLOAT, "ew::cos", NULL, CX},
-  {"tan", 1, RULE_FLOAT, "ew::tan", NULL, CX}, {"asin", 1, RULE_FLOAT, "ew::asin", NULL, CX},
-  {"acos", 1, RULE_FLOAT, "ew::acos", NULL, CX}, {"atan", 1, RULE_FLOAT, "ew::atan", NULL, CX},
-  {"sinh", 1, RULE_FLOAT, "ew::sinh", NULL, CX}, {"cosh", 1, RULE_FLOAT, "ew::cosh", NULL, CX},
-  {"tanh", 1, RULE_FLOAT, "ew::tanh", NULL, CX},
-  {"abs", 1, RULE_KEEP, "ew::abs", NULL, REAL}, {"sign", 1, RULE_SIGN, "ew::sign", NULL, CX},
-  {"floor", 1, RULE_KEEP, "ew::floor", NULL, NOCX}, {"ceil", 1, RULE_KEEP, "ew::ceil", NULL, NOCX},
-  {"trunc", 1, RULE_KEEP, "ew::trunc", NULL, NOCX}, {"round", 1, RULE_ROUND, "ew::round", NULL, CX},
-  {"isnan", 1, RULE_PREDICATE, "ew::isnan", NULL, CX},
-  {"isinf", 1, RULE_PREDICATE, "ew::isinf", NULL, CX},
-  {"isfinite", 1, RULE_PREDICATE, "ew::isfinite", NULL, CX},
-  {"real", 1, RULE_KEEP, "ew::real", NULL, REAL}, {"imag", 1, RULE_KEEP, "ew::imag", NULL, REAL},
-  {"conj", 1, RULE_INTDIV, "ew::conj", NULL, CX},
-  {"_copy", 1, RULE_CAST, "ew::identity", NULL, CX},
-};
-#define NBUILTINS ((int)(sizeof builtins / sizeof builtins[0]))
 
 static const char COPY_KEY = 0;     /* registry: the _copy ufunc */
 static const char TRACER_KEY = 0;   /* registry: {mt = tracer metatable, apply = f} (lua/fuse.lua) */
@@ -147,7 +92,9 @@ static void resolve(lua_State *L, const Ufunc *u, Operand *ops, const Operand *g
   }
   const char *err = resolve_types(u->rule, nin, ops, out);
   if (err) luaL_error(L, "gpu.%s: %s", u->name, err);
-  if (dtypes[out[0]].kind == 'c' || (u->cx == UFUNC_CX_REAL && dtypes[ops[0].loop].kind == 'c')) {
+  int cx = dtypes[out[0]].kind == 'c';   /* or a complex input of a real result (abs, signbit) */
+  for (int i = 0; i < nin; i++) cx |= dtypes[ops[i].loop].kind == 'c';
+  if (cx) {
     if (u->cx == UFUNC_CX_NO)
       luaL_error(L, "gpu.%s is not defined for complex arrays (as in NumPy)", u->name);
     if (u->cx == UFUNC_CX_REAL) out[0] = dtype_real(out[0]);
@@ -415,6 +362,37 @@ static int ops_meta(lua_State *L) {
   return ops_call(L, lua_upvalueindex(1), u, 1, nargs);
 }
 
+/* gpu.nan_to_num(x [, {nan =, posinf =, neginf =, out =, stream =}]): NumPy's: NaN and
+ * infinities of float and complex arrays (each part) replaced, by 0 and the dtype's
+ * largest finite numbers unless given; other dtypes copied. The _nan_to_num ufunc
+ * (upvalue 1) takes the three values as weak scalars, which take x's dtype. */
+static int gpu_nan_to_num(lua_State *L) {
+  static const char *const keys[] = {"nan", "posinf", "neginf"};
+  int opts = lua_istable(L, 2) ? 2 : 0, n = lua_gettop(L);
+  if (n < 1 || n > 2 || (n == 2 && !opts))
+    return luaL_error(L, "gpu.nan_to_num takes an array and an options table {nan =, posinf =, neginf =}");
+  GpuArray *a = array_test(L, 1);
+  GpuDtype dt = a ? a->dtype : lua_isinteger(L, 1) ? DT_INT64 : DT_FLOAT64;
+  int fp = dtypes[dt].kind == 'f' || dtypes[dt].kind == 'c';
+  double big = dtype_real(dt) == DT_FLOAT32 ? FLT_MAX : DBL_MAX, value[] = {0, big, -big};
+  lua_pushvalue(L, lua_upvalueindex(1));
+  int uidx = lua_gettop(L);
+  lua_pushvalue(L, 1);
+  for (int i = 0; i < 3; i++) {
+    if (opts && lua_getfield(L, opts, keys[i]) != LUA_TNIL) {
+      if (!lua_isnumber(L, -1))
+        return luaL_error(L, "gpu.nan_to_num: %s must be a number, got %s", keys[i], luaL_typename(L, -1));
+      value[i] = lua_tonumber(L, -1);
+    }
+    if (opts) lua_pop(L, 1);
+    if (!fp && dt == DT_BOOL) lua_pushboolean(L, 0);   /* unused: a weak scalar of x's kind */
+    else if (!fp) lua_pushinteger(L, 0);
+    else lua_pushnumber(L, value[i]);
+  }
+  if (opts) lua_pushvalue(L, opts);   /* out and stream */
+  return ops_call(L, uidx, lua_touserdata(L, uidx), uidx + 1, opts ? 5 : 4);
+}
+
 /* gpu._set_tracer(mt, apply): calls with an argument of metatable mt go to apply */
 static int gpu_set_tracer(lua_State *L) {
   luaL_checktype(L, 1, LUA_TTABLE);
@@ -436,8 +414,8 @@ void ops_open(lua_State *L) {
   int mt = lua_gettop(L);
   lua_getfield(L, mt, "methods");
   int methods = lua_gettop(L);
-  for (int i = 0; i < NBUILTINS; i++) {
-    const OpDef *d = &builtins[i];
+  for (int i = 0; i < ops_nbuiltins; i++) {
+    const OpDef *d = &ops_builtins[i];
     ((Ufunc *)ufunc_new(L, d->name, d->nin, 1, d->rule, d->expr))->cx = d->cx;
     if (d->meta) {
       lua_pushvalue(L, -1);
@@ -457,6 +435,11 @@ void ops_open(lua_State *L) {
     }
     lua_setfield(L, gpu, d->name);
   }
+  lua_getfield(L, gpu, "_nan_to_num");
+  lua_pushcclosure(L, gpu_nan_to_num, 1);
+  lua_pushvalue(L, -1);
+  lua_setfield(L, methods, "nan_to_num");
+  lua_setfield(L, gpu, "nan_to_num");
   lua_settop(L, gpu);
   luaL_getmetatable(L, GPU_UFUNC_T);
   lua_getfield(L, -1, "methods");

@@ -92,7 +92,12 @@ static const char *common_rule(int rule, GpuDtype c, GpuDtype *loop, GpuDtype *o
     case RULE_BITWISE:
       return k == 'f' || k == 'c' ? "bitwise operations need integer or bool arrays, not float" : NULL;
     case RULE_SIGN:
-      return no_bool(c, "sign is not defined for bool arrays");
+      return no_bool(c, "not defined for bool arrays (as in NumPy)");
+    case RULE_INTEGER:
+      return k == 'i' || k == 'u' ? NULL : "takes integer arrays only, as NumPy's";
+    case RULE_FLOAT64:
+      *loop = *out = k == 'c' ? DT_COMPLEX128 : DT_FLOAT64;
+      return NULL;
     case RULE_ROUND:
       if (k == 'b') *loop = *out = DT_FLOAT32;
       return NULL;

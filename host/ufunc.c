@@ -412,7 +412,7 @@ static int gpu_ufunc(lua_State *L) {
 
 static const char *const rule_names[] = {
   "arith", "sub", "div", "intdiv", "bitwise", "shift", "float", "keep", "sign", "round",
-  "compare", "logical", "predicate", "where", "cast", "custom"
+  "integer", "float64", "compare", "logical", "predicate", "where", "cast", "custom"
 };
 
 static int ufunc_index(lua_State *L) {

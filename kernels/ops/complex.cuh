@@ -59,11 +59,41 @@ template <class T> struct cx_ops {
   __device__ static C cos(C z) { return C(ew::cos(z.re) * ew::cosh(z.im), -(ew::sin(z.re) * ew::sinh(z.im))); }
   __device__ static C sinh(C z) { return C(ew::sinh(z.re) * ew::cos(z.im), ew::cosh(z.re) * ew::sin(z.im)); }
   __device__ static C cosh(C z) { return C(ew::cosh(z.re) * ew::cos(z.im), ew::sinh(z.re) * ew::sin(z.im)); }
-  __device__ static C mul_i(C z) { return C(-z.im, z.re); }
-  __device__ static C asin(C z) { C w = log(mul_i(z) + sqrt(C(1) - z * z)); return C(w.im, -w.re); }   // -i log(iz + sqrt(1 - z^2))
-  __device__ static C atan(C z) {   // (i / 2) log((i + z) / (i - z))
-    C w = log((C(0, 1) + z) / (C(0, 1) - z));
-    return C(-w.im / 2, w.re / 2);
+  // log(1 + z) without losing a small z: log|1 + z| as log1p(2x + x^2 + y^2) / 2
+  __device__ static C log1p(C z) {
+    return C(ew::log1p(z.re * (2 + z.re) + z.im * z.im) / 2, ew::atan2(z.im, 1 + z.re));
+  }
+  // asinh(z) = log(z + sqrt(z^2 + 1)), from the right half plane (asinh(-z) = -asinh(z)),
+  // where the sum does not cancel; z^2 + 1 keeps the sign of a zero imaginary part (2xy),
+  // which says which side of the cut -0 + 3i is on.
+  // As log1p(z + z^2 / (s + 1)), s = sqrt(z^2 + 1), so a small z keeps its digits.
+  __device__ static C asinh(C z) {
+    if (z.im == 0) return C(ew::asinh(z.re), z.im);   // a real z: the real function, its zero kept
+    if (z.re < 0) return -asinh(-z);
+    C z2(z.re * z.re - z.im * z.im, 2 * z.re * z.im), s = sqrt(C(z2.re + 1, z2.im));
+    return log1p(z + z2 / C(s.re + 1, s.im));
+  }
+  // log(z + sqrt(z + 1) sqrt(z - 1)), z + 1 made by parts: C(1) would add +0 to a -0
+  // imaginary part, and 3 - 0i would land on the cut's other side
+  __device__ static C acosh(C z) {
+    return log(z + sqrt(C(z.re + 1, z.im)) * sqrt(C(z.re - 1, z.im)));
+  }
+  __device__ static C atanh(C z) {   // (log(1 + z) - log(1 - z)) / 2: each side of the cuts
+    if (z.im == 0 && z.re >= -1 && z.re <= 1) return C(ew::atanh(z.re), z.im);
+    C w = log1p(z) - log1p(-z);
+    return C(w.re / 2, w.im / 2);
+  }
+  // iz as C99 takes it, (-y, x), so that the cuts' signed zeros carry over
+  __device__ static C times_i(C z) { return C(-z.im, z.re); }
+  __device__ static C asin(C z) {   // -i asinh(iz)
+    if (z.im == 0 && z.re >= -1 && z.re <= 1) return C(ew::asin(z.re), z.im);
+    C w = asinh(times_i(z));
+    return C(w.im, -w.re);
+  }
+  __device__ static C atan(C z) {   // -i atanh(iz)
+    if (z.im == 0) return C(ew::atan(z.re), z.im);
+    C w = atanh(times_i(z));
+    return C(w.im, -w.re);
   }
 };
 
@@ -78,7 +108,27 @@ EW_CX1(log2, O::log(z) / typename O::C(0.6931471805599453))
 EW_CX1(log10, O::log(z) / typename O::C(2.302585092994046))
 EW_CX1(log1p, O::log(typename O::C(1) + z)) EW_CX1(expm1, O::exp(z) - typename O::C(1))
 EW_CX1(asin, O::asin(z)) EW_CX1(acos, typename O::C(1.5707963267948966) - O::asin(z)) EW_CX1(atan, O::atan(z))
+EW_CX1(asinh, O::asinh(z)) EW_CX1(acosh, O::acosh(z)) EW_CX1(atanh, O::atanh(z))
+EW_CX1(sinc, z == typename O::C(0) ? typename O::C(1)
+             : O::sin(z * typename O::C(3.141592653589793)) / (z * typename O::C(3.141592653589793)))
 #undef EW_CX1
+
+// NumPy's reciprocal (Smith's, as its loop has it: 1 / 0 is NaN there, unlike 1 / z)
+template <class T> __device__ __forceinline__ gpu::complex<T> reciprocal(gpu::complex<T> z) {
+  T ar = z.re < 0 ? -z.re : z.re, ai = z.im < 0 ? -z.im : z.im;
+  if (ai <= ar) {
+    T r = z.im / z.re, d = z.re + z.im * r;
+    return gpu::complex<T>(1 / d, -r / d);
+  }
+  T r = z.re / z.im, d = z.re * r + z.im;
+  return gpu::complex<T>(r / d, -1 / d);
+}
+template <class T> __device__ __forceinline__ T angle(gpu::complex<T> z) { return atan2(z.im, z.re); }
+template <class T> __device__ __forceinline__ gpu::complex<T> nan_to_num(gpu::complex<T> z,
+    gpu::complex<T> nan, gpu::complex<T> posinf, gpu::complex<T> neginf) {   // each part
+  return gpu::complex<T>(nan_to_num(z.re, nan.re, posinf.re, neginf.re),
+                         nan_to_num(z.im, nan.re, posinf.re, neginf.re));
+}
 
 // a^b = exp(b log a); 0^b is 1 for b == 0 and 0 for a positive real part (NumPy's)
 template <class T> __device__ __forceinline__ gpu::complex<T> power(gpu::complex<T> a, gpu::complex<T> b) {

@@ -31,6 +31,9 @@ EW_INT(bool, 0, 1, unsigned int, false, true)
 #undef EW_INT
 template <> struct info<float> { enum { fp = 1, sgn = 1, bits = 32 }; };
 template <> struct info<double> { enum { fp = 1, sgn = 1, bits = 64 }; };
+template <int N> struct bits_for;
+template <> struct bits_for<4> { typedef unsigned int type; };
+template <> struct bits_for<8> { typedef unsigned long long type; };
 
 template <class To, class From> __device__ __forceinline__ To cast(From v) {
   if constexpr (same<To, bool>::value) {
@@ -235,9 +238,59 @@ EW_MATH1(log1p, log1pf, ::log1p) EW_MATH1(expm1, expm1f, ::expm1)
 EW_MATH1(sin, sinf, ::sin) EW_MATH1(cos, cosf, ::cos) EW_MATH1(tan, tanf, ::tan)
 EW_MATH1(asin, asinf, ::asin) EW_MATH1(acos, acosf, ::acos) EW_MATH1(atan, atanf, ::atan)
 EW_MATH1(sinh, sinhf, ::sinh) EW_MATH1(cosh, coshf, ::cosh) EW_MATH1(tanh, tanhf, ::tanh)
+EW_MATH1(asinh, asinhf, ::asinh) EW_MATH1(acosh, acoshf, ::acosh) EW_MATH1(atanh, atanhf, ::atanh)
+EW_MATH1(cbrt, cbrtf, ::cbrt)
 #undef EW_MATH1
-__device__ __forceinline__ float atan2(float y, float x) { return atan2f(y, x); }
-__device__ __forceinline__ double atan2(double y, double x) { return ::atan2(y, x); }
+#define EW_MATH2(NAME, F, D) \
+  __device__ __forceinline__ float NAME(float x, float y) { return F(x, y); } \
+  __device__ __forceinline__ double NAME(double x, double y) { return D(x, y); }
+EW_MATH2(atan2, atan2f, ::atan2) EW_MATH2(hypot, hypotf, ::hypot)
+EW_MATH2(copysign, copysignf, ::copysign) EW_MATH2(nextafter, nextafterf, ::nextafter)
+#undef EW_MATH2
+
+// log(e^x + e^y) and log2(2^x + 2^y) without overflow, as NumPy computes them: equal
+// arguments (infinities too) add log(2) or 1; a NaN gives NaN
+template <class T> __device__ __forceinline__ T logaddexp(T x, T y) {
+  if (x == y) return x + (T)0.6931471805599453;
+  T d = x - y;
+  if (d > 0) return x + log1p(exp(-d));
+  if (d <= 0) return y + log1p(exp(d));
+  return d;
+}
+template <class T> __device__ __forceinline__ T logaddexp2(T x, T y) {
+  if (x == y) return x + 1;
+  T d = x - y;
+  if (d > 0) return x + (T)1.4426950408889634 * log1p(exp2(-d));
+  if (d <= 0) return y + (T)1.4426950408889634 * log1p(exp2(d));
+  return d;
+}
+// the factors in the type itself, as NumPy's float32 loops take them
+template <class T> __device__ __forceinline__ T deg2rad(T x) { return x * ((T)3.141592653589793 / (T)180); }
+template <class T> __device__ __forceinline__ T rad2deg(T x) { return x * ((T)180 / (T)3.141592653589793); }
+// sin(pi x) / (pi x), 1 at 0 (NumPy's sinc, normalized); complex.cuh has the complex one
+template <class T> __device__ __forceinline__ T sinc(T x) {
+  if (x == 0) return (T)1;
+  T y = x * (T)3.141592653589793;
+  return sin(y) / y;
+}
+template <class T> __device__ __forceinline__ T heaviside(T x, T h0) {
+  return x < 0 ? (T)0 : x > 0 ? (T)1 : x == 0 ? h0 : x;   // NaN stays
+}
+// the sign bit itself: -0.0 and -NaN have it
+template <class T> __device__ __forceinline__ bool signbit(T a) {
+  if constexpr (info<T>::fp) {
+    typedef typename bits_for<sizeof(T)>::type B;
+    B b;
+    memcpy(&b, &a, sizeof b);
+    return (b >> (8 * sizeof b - 1)) != 0;
+  } else if constexpr (info<T>::sgn) {
+    return a < 0;
+  } else {
+    return false;
+  }
+}
+// the argument of a real number: pi for negative ones and -0.0, as atan2(0, x)
+template <class T> __device__ __forceinline__ T angle(T x) { return atan2((T)0, x); }
 
 #define EW_ROUND(NAME, F, D) \
   template <class T> __device__ __forceinline__ T NAME(T x) { return x; } \
@@ -257,6 +310,58 @@ template <class T> __device__ __forceinline__ T sign(T a) {
   else return (T)((a > 0) - (a < 0));
 }
 template <class T> __device__ __forceinline__ T identity(T a) { return a; }
+
+template <class T> __device__ __forceinline__ T square(T a) { return multiply(a, a); }
+// of an integer: 1 / a truncated, and 0 for 0 (CuPy's; NumPy's is undefined there)
+template <class T> __device__ __forceinline__ T reciprocal(T a) {
+  if constexpr (info<T>::fp) return T(1) / a;
+  else return a == 0 ? (T)0 : (T)(1 / a);
+}
+// C's fmod: the dividend's sign; integers by 0 give 0, as NumPy's
+template <class T> __device__ __forceinline__ T fmod(T a, T b) {
+  if constexpr (info<T>::fp) {
+    return fmod_(a, b);
+  } else {
+    if (b == 0) return 0;
+    if constexpr (info<T>::sgn) { if (b == -1) return 0; }
+    return (T)(a % b);
+  }
+}
+// maximum and minimum that take the other argument where one is NaN (both: the first)
+template <class T> __device__ __forceinline__ T fmax(T a, T b) {
+  if constexpr (info<T>::fp) return b != b ? a : a != a ? b : a >= b ? a : b;
+  else return a >= b ? a : b;
+}
+template <class T> __device__ __forceinline__ T fmin(T a, T b) {
+  if constexpr (info<T>::fp) return b != b ? a : a != a ? b : a <= b ? a : b;
+  else return a <= b ? a : b;
+}
+// Euclid's on the magnitudes, in the unsigned type: gcd(-128, 0) of int8 wraps to -128,
+// and lcm is |a| / gcd * |b| wrapped, as NumPy's
+template <class T> __device__ __forceinline__ typename info<T>::U magnitude(T a) {
+  typedef typename info<T>::U U;
+  if constexpr (info<T>::sgn) return a < 0 ? (U)0 - (U)a : (U)a;
+  else return (U)a;
+}
+template <class T> __device__ __forceinline__ typename info<T>::U gcd_u(T a, T b) {
+  typename info<T>::U x = magnitude(a), y = magnitude(b);
+  while (y != 0) {
+    typename info<T>::U t = x % y;
+    x = y;
+    y = t;
+  }
+  return x;
+}
+template <class T> __device__ __forceinline__ T gcd(T a, T b) { return (T)gcd_u(a, b); }
+template <class T> __device__ __forceinline__ T lcm(T a, T b) {
+  typename info<T>::U g = gcd_u(a, b);
+  return g == 0 ? (T)0 : (T)(magnitude(a) / g * magnitude(b));
+}
+// NaN to nan, infinities to posinf and neginf; integers as they are
+template <class T> __device__ __forceinline__ T nan_to_num(T x, T nan, T posinf, T neginf) {
+  if constexpr (info<T>::fp) return x != x ? nan : x - x == x - x ? x : x > 0 ? posinf : neginf;
+  else return x;
+}
 
 // ---- the layouts the kernels loop over (host/ufunc.c writes these) ----
 template <class T, int V> struct alignas(sizeof(T) * V > 16 ? 16 : sizeof(T) * V) vec { T v[V]; };
