@@ -152,7 +152,7 @@ local function lu_sign(a, api)
   local dt = la_dtype(a.dtype)
   local lu = fresh(a, shape_of({count}, n, n), dt)
   local ipiv = gpu.empty({count, n}, "int64")
-  run("getrf", count, {a = lu, ipiv = ipiv, m = n, n = n, k = 0})   -- U(i,i) = 0: a 0 determinant
+  if n > 0 then run("getrf", count, {a = lu, ipiv = ipiv, m = n, n = n, k = 0}) end   -- U(i,i) = 0: det 0
   local swaps = ipiv:ne(gpu.arange(1, n + 1, "int64")):sum(-1)
   local diag = n > 0 and lu:reshape(count, n * n)[{ {}, {1, n * n, n + 1} }] or gpu.empty({count, 0}, dt)
   return batch, diag, 1 - 2 * (swaps % 2), dt
