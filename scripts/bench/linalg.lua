@@ -1,0 +1,33 @@
+-- linalg.lua: gpu.linalg (cuSOLVER) against CuPy's cupy.linalg, with
+-- scripts/bench/linalg_cupy.py giving CuPy's under the same names. Prints "name<TAB>ms a
+-- call" (wall time of repeated calls and a synchronization, median of 5 rounds); never
+-- asserts a time. Run:
+--   build/gpuhost scripts/bench/linalg.lua; python3 scripts/bench/linalg_cupy.py
+local L = gpu.linalg
+local function median(t) table.sort(t); return t[(#t + 1) // 2] end
+local function bench(name, f, reps)
+  f(); gpu.synchronize()
+  local times = {}
+  for _ = 1, 5 do
+    local t0 = gpu.clock()
+    for _ = 1, reps do f() end
+    gpu.synchronize()
+    times[#times + 1] = (gpu.clock() - t0) / reps * 1e3
+  end
+  print(("%s\t%.3f"):format(name, median(times)))
+  io.stdout:flush()
+end
+local N = gpu.backend() == "cpu" and 256 or 2048
+gpu.random.seed(1)
+local a = gpu.random.normal(0, 1, {N, N}, "float64") + gpu.eye(N, "float64") * N
+local spd = gpu.matmul(a, a.T)
+local b = gpu.random.normal(0, 1, {N, 16}, "float64")
+local small = gpu.random.normal(0, 1, {64, 64}, "float64") + gpu.eye(64, "float64") * 64
+bench(("solve %d x %d, 16 rhs"):format(N, N), function() return L.solve(a, b) end, 5)
+bench(("inv %d"):format(N), function() return L.inv(a) end, 5)
+bench(("det %d"):format(N), function() return L.det(a) end, 5)
+bench(("cholesky %d"):format(N), function() return L.cholesky(spd) end, 5)
+bench(("qr %d"):format(N), function() return L.qr(a) end, 3)
+bench(("eigh %d"):format(N), function() return L.eigh(spd) end, 2)
+bench(("svd %d"):format(N), function() return L.svd(a) end, 1)
+bench("inv 64", function() return L.inv(small) end, 50)
