@@ -22,6 +22,9 @@ local function literal(v, dt)
   local c = ctype[dt]
   if type(v) == "boolean" then v = v and 1 or 0 end
   if dt == "bool" then return v ~= 0 and "true" or "false" end
+  if dt == "complex64" or dt == "complex128" then   -- a real number: the real part
+    return ("%s(%s)"):format(c, literal(v, dt == "complex64" and "float32" or "float64"))
+  end
   if dt == "float32" or dt == "float64" then
     local x = v + 0.0
     if x ~= x then return dt == "float32" and "__int_as_float(0x7fc00000)" or "__longlong_as_double(0x7ff8000000000000LL)" end

@@ -115,6 +115,17 @@ describe("gpu.fuse", function()
     assert.are.equal(22, out:item(3, 3))
   end)
 
+  it("takes a Lua number with a complex array, as its real part (it said 'not an integer: 1.5')", function()
+    local C = gpu.complex
+    local z = gpu.array({C(1, 2), C(-1, 0.5)}, "complex64")
+    local f = gpu.fuse(function(x) return x * 1.5 + 2 end)
+    assert.are.equal(tostring(z * 1.5 + 2), tostring(f(z)))
+    local g = gpu.fuse(function(x, m) return gpu.where(m, x, true) - 0.25 end)
+    local w = gpu.array({C(3, -4), C(0, 1)}, "complex128")
+    local m = gpu.array({false, true}, "bool")
+    assert.are.equal(tostring(gpu.where(m, w, true) - 0.25), tostring(g(w, m)))
+  end)
+
   it("refuses what cannot be traced, naming it", function()
     local captured = gpu.zeros(3)
     assert.matches("gpu.fuse: could not trace", S.errof(gpu.fuse(function(a) return math.sqrt(a) end), x), 1, true)
