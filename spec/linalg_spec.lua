@@ -255,4 +255,19 @@ describe("gpu.linalg's errors", function()
     assert.matches("freed", S.errof(L.inv, f), 1, true)
     assert.matches("gpu._linalg: 'a' must be a C-ordered array of 16 bytes", S.errof(gpu._linalg, "getrf", {a = gpu.ones(3), m = 2, n = 2, k = 0, batch = 1}), 1, true)
   end)
+
+  it("gpu._linalg refuses shapes its routines cannot take, and pivots that are not rows", function()
+    local info = gpu.empty(1, "int32")
+    local function call(op, t) t.info = t.info or info; t.batch = t.batch or 1; t.k = t.k or 0; return gpu._linalg(op, t) end
+    assert.matches("orgqr takes k <= n <= m", S.errof(call, "orgqr", {a = gpu.zeros({2, 2}), tau = gpu.zeros(3), m = 2, n = 2, k = 3}), 1, true)
+    assert.matches("potrf takes a square matrix", S.errof(call, "potrf", {a = gpu.zeros({1, 2}), m = 1, n = 2}), 1, true)
+    assert.matches("gesvd takes m >= n", S.errof(call, "gesvd", {a = gpu.zeros({3, 2}), w = gpu.zeros(3), u = gpu.zeros({2, 3}),
+                                                                 vt = gpu.zeros({3, 3}), m = 2, n = 3, vectors = true}), 1, true)
+    assert.matches("would not fit in memory", S.errof(call, "getrf", {a = gpu.zeros(0), ipiv = gpu.zeros(0, "int64"),
+                                                                      info = gpu.empty(0, "int32"), m = 0, n = 1, batch = 1 << 62}), 1, true)
+    if gpu.backend() == "cpu" then   -- cuSOLVER reads the pivots on the device, unchecked
+      assert.matches("a pivot is not a row of the matrix", S.errof(call, "getrs", {a = gpu.eye(2), ipiv = gpu.array({1000, -5}, "int64"),
+                                                                                   b = gpu.ones({1, 2}), m = 2, n = 2, k = 1}), 1, true)
+    end
+  end)
 end)
