@@ -237,6 +237,8 @@ describe("gpu.linalg.matrix_power", function()
     assert.are.equal(1, f:item(1, 1))
     near({{0, 1}, {1, -1}}, L.matrix_power(f, -1), 1e-15)
     assert.matches("the exponent must be an integer, got 1.5", S.errof(L.matrix_power, f, 1.5), 1, true)
+    -- math.mininteger: -2^63, whose absolute value is itself (read unsigned, 2^63)
+    assert.are.same({{1, 0}, {0, 1}}, L.matrix_power(gpu.eye(2, "float64"), math.mininteger):totable())
   end)
 end)
 
@@ -268,6 +270,34 @@ describe("gpu.linalg's errors", function()
     if gpu.backend() == "cpu" then   -- cuSOLVER reads the pivots on the device, unchecked
       assert.matches("a pivot is not a row of the matrix", S.errof(call, "getrs", {a = gpu.eye(2), ipiv = gpu.array({1000, -5}, "int64"),
                                                                                    b = gpu.ones({1, 2}), m = 2, n = 2, k = 1}), 1, true)
+    end
+  end)
+
+  it("name the caller's line, from every function and every helper", function()
+    local function line_of(f, ...)
+      local ok, e = pcall(function(...) local r = f(...) return r end, ...)   -- not a tail call: the line is this one
+      assert.is_false(ok)
+      return tostring(e)
+    end
+    local here = "linalg_spec.lua:%d+: gpu.linalg."
+    local nan = gpu.full({3, 3}, 0 / 0, "float64")
+    for _, case in ipairs({{L.eigh, gpu.ones({2, 2}), "X"}, {L.eigh, gpu.ones(3)}, {L.eigvalsh, gpu.ones(3)},
+                           {L.eigvalsh, nan}, {L.det, gpu.ones(3)}, {L.slogdet, gpu.ones({2, 3})},
+                           {L.solve, gpu.ones({2, 3, 3}), gpu.ones({4, 3, 1})}, {L.matrix_power, gpu.zeros({2, 2}), -1},
+                           {L.pinv, nan}, {L.matrix_rank, nan}, {L.svd, nan}, {L.inv, gpu.zeros({2, 2})}}) do
+      assert.matches(here, line_of(table.unpack(case)))
+    end
+  end)
+
+  it("a NaN or an infinity in svd, pinv and matrix_rank is NumPy's LinAlgError, not LAPACK's garbage", function()
+    for _, dt in ipairs({"float32", "float64", "complex64", "complex128"}) do
+      for _, v in ipairs({0 / 0, 1 / 0}) do
+        local a = gpu.eye(3, dt)
+        a[{2, 3}] = v
+        for _, f in ipairs({L.svd, L.pinv, L.matrix_rank}) do
+          assert.matches("the SVD did not converge", S.errof(f, a), 1, true)
+        end
+      end
     end
   end)
 end)
