@@ -71,21 +71,26 @@ static void per_matrix(lua_State *L, Call *c, int64_t es) {
                        (lua_Integer)c->batch, (lua_Integer)m, (lua_Integer)n);
 }
 
+/* [-0, +1, e] Field name of table t, pushed: a device array (an error naming the field if not) */
+static GpuArray *array_field(lua_State *L, int t, const char *name) {
+  if (lua_getfield(L, t, name) != LUA_TUSERDATA)
+    luaL_error(L, "gpu._linalg: field '%s' must be a device array, got %s", name, luaL_typename(L, -1));
+  return array_operand(L, -1, "_linalg", 2);
+}
+
 /* [-0, +0, e] The arrays of table t: each one the call uses C-ordered, on this device, of
  * the batch's size (the dtype of a, or int64 pivots, real values, int32 statuses) */
 static void read_arrays(lua_State *L, int t, Call *c) {
   GpuDtype real = dtype_real(c->arr[A_A]->dtype);
   for (int i = 1; i < NARRAYS; i++) {
-    lua_getfield(L, t, fields[i]);
     c->arr[i] = NULL;
-    if (c->per[i]) {
-      GpuArray *x = array_operand(L, -1, "_linalg", 2);
-      GpuDtype want = i == A_IPIV ? DT_INT64 : i == A_INFO ? DT_INT32 : i == A_W ? real : c->arr[A_A]->dtype;
-      if (x->dtype != want || !x->contiguous || (int64_t)x->nbytes != c->per[i] * c->batch)
-        luaL_error(L, "gpu._linalg: '%s' must be a C-ordered %s array of %I bytes", fields[i],
-                   dtypes[want].name, (lua_Integer)(c->per[i] * c->batch));
-      c->arr[i] = x;
-    }
+    if (!c->per[i]) continue;
+    GpuArray *x = array_field(L, t, fields[i]);
+    GpuDtype want = i == A_IPIV ? DT_INT64 : i == A_INFO ? DT_INT32 : i == A_W ? real : c->arr[A_A]->dtype;
+    if (x->dtype != want || !x->contiguous || (int64_t)x->nbytes != c->per[i] * c->batch)
+      luaL_error(L, "gpu._linalg: '%s' must be a C-ordered %s array of %I bytes", fields[i],
+                 dtypes[want].name, (lua_Integer)(c->per[i] * c->batch));
+    c->arr[i] = x;
     lua_pop(L, 1);
   }
 }
@@ -94,8 +99,7 @@ static void read_arrays(lua_State *L, int t, Call *c) {
 static void read_call(lua_State *L, int t, int op, Call *c) {
   memset(c, 0, sizeof *c);
   c->l.op = op;
-  lua_getfield(L, t, "a");
-  GpuArray *a = c->arr[A_A] = array_operand(L, -1, "_linalg", 2);
+  GpuArray *a = c->arr[A_A] = array_field(L, t, "a");
   lua_pop(L, 1);
   switch (a->dtype) {
     case DT_FLOAT32: c->l.type = GPU_NUM_F32; break;

@@ -261,6 +261,8 @@ describe("gpu.linalg's errors", function()
   it("gpu._linalg refuses shapes its routines cannot take, and pivots that are not rows", function()
     local info = gpu.empty(1, "int32")
     local function call(op, t) t.info = t.info or info; t.batch = t.batch or 1; t.k = t.k or 0; return gpu._linalg(op, t) end
+    assert.matches("gpu._linalg: field 'info' must be a device array, got nil",
+                   S.errof(gpu._linalg, "potrf", {a = gpu.eye(2), m = 2, n = 2, k = 0, batch = 1}), 1, true)
     assert.matches("orgqr takes k <= n <= m", S.errof(call, "orgqr", {a = gpu.zeros({2, 2}), tau = gpu.zeros(3), m = 2, n = 2, k = 3}), 1, true)
     assert.matches("potrf takes a square matrix", S.errof(call, "potrf", {a = gpu.zeros({1, 2}), m = 1, n = 2}), 1, true)
     assert.matches("gesvd takes m >= n", S.errof(call, "gesvd", {a = gpu.zeros({3, 2}), w = gpu.zeros(3), u = gpu.zeros({2, 3}),
