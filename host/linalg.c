@@ -26,24 +26,56 @@ static int64_t int_field(lua_State *L, int t, const char *name) {
   return v;
 }
 
-/* The bytes a matrix takes in each array the call uses (0: unused) */
-static void per_matrix(Call *c, size_t es) {
+/* [-0, +0, e] The shapes each op takes: square ones for getrs, potrf and syevd, k <= n <= m
+ * for orgqr, m >= n for gesvd (cuSOLVER's rule); below 2^31 (LAPACK's and cuSOLVER's int).
+ * LAPACK would print its own complaint (and read past a) otherwise. */
+static void check_shape(lua_State *L, const Call *c) {
   const GpuLinalg *l = &c->l;
-  int64_t m = l->m, n = l->n, mn = m < n ? m : n, real = (int64_t)(l->type >= GPU_NUM_C64 ? es / 2 : es);
+  if (l->m > INT32_MAX || l->n > INT32_MAX || l->k > INT32_MAX)
+    luaL_error(L, "gpu._linalg: m, n and k must be below 2^31");
+  int op = l->op, square = op == GPU_LA_GETRS || op == GPU_LA_POTRF || op == GPU_LA_SYEVD;
+  if (square && l->m != l->n) luaL_error(L, "gpu._linalg: %s takes a square matrix (m = n)", op_names[op]);
+  if (op == GPU_LA_ORGQR && !(l->k <= l->n && l->n <= l->m)) luaL_error(L, "gpu._linalg: orgqr takes k <= n <= m");
+  if (op == GPU_LA_GESVD && l->m < l->n) luaL_error(L, "gpu._linalg: gesvd takes m >= n");
+}
+
+/* x * y * z, setting *over when it does not fit in 63 bits */
+static int64_t times(int *over, int64_t x, int64_t y, int64_t z) {
+  int64_t r = 0;
+  *over |= __builtin_mul_overflow(x, y, &r) | __builtin_mul_overflow(r, z, &r);
+  return r;
+}
+
+/* [-0, +0, e] The bytes a matrix takes in each array the call uses (0: unused); the
+ * batch's bytes in each must fit in 63 bits, so the checks of read_arrays cannot wrap */
+static void per_matrix(lua_State *L, Call *c, int64_t es) {
+  const GpuLinalg *l = &c->l;
+  int64_t m = l->m, n = l->n, mn = m < n ? m : n, real = l->type >= GPU_NUM_C64 ? es / 2 : es;
+  int over = 0;
   memset(c->per, 0, sizeof c->per);
-  c->per[A_A] = m * n * (int64_t)es;
+  c->per[A_A] = times(&over, m, n, es);
   c->per[A_INFO] = 4;
   switch (l->op) {
     case GPU_LA_GETRF: c->per[A_IPIV] = 8 * mn; break;
-    case GPU_LA_GETRS: c->per[A_IPIV] = 8 * n; c->per[A_B] = n * l->k * (int64_t)es; break;
-    case GPU_LA_GEQRF: c->per[A_TAU] = mn * (int64_t)es; break;
-    case GPU_LA_ORGQR: c->per[A_TAU] = l->k * (int64_t)es; break;
+    case GPU_LA_GETRS: c->per[A_IPIV] = 8 * n; c->per[A_B] = times(&over, n, l->k, es); break;
+    case GPU_LA_GEQRF: c->per[A_TAU] = mn * es; break;
+    case GPU_LA_ORGQR: c->per[A_TAU] = l->k * es; break;
     case GPU_LA_SYEVD: c->per[A_W] = n * real; break;
     case GPU_LA_GESVD:
       c->per[A_W] = n * real;
-      if (l->vectors) { c->per[A_U] = m * (l->full ? m : n) * (int64_t)es; c->per[A_VT] = n * n * (int64_t)es; }
+      if (l->vectors) { c->per[A_U] = times(&over, m, l->full ? m : n, es); c->per[A_VT] = times(&over, n, n, es); }
       break;
   }
+  for (int i = 0; i < NARRAYS; i++) times(&over, c->per[i], c->batch, 1);
+  if (over) luaL_error(L, "gpu._linalg: the arrays of %I matrices of %I x %I would not fit in memory",
+                       (lua_Integer)c->batch, (lua_Integer)m, (lua_Integer)n);
+}
+
+/* [-0, +1, e] Field name of table t, pushed: a device array (an error naming the field if not) */
+static GpuArray *array_field(lua_State *L, int t, const char *name) {
+  if (lua_getfield(L, t, name) != LUA_TUSERDATA)
+    luaL_error(L, "gpu._linalg: field '%s' must be a device array, got %s", name, luaL_typename(L, -1));
+  return array_operand(L, -1, "_linalg", 2);
 }
 
 /* [-0, +0, e] The arrays of table t: each one the call uses C-ordered, on this device, of
@@ -51,16 +83,14 @@ static void per_matrix(Call *c, size_t es) {
 static void read_arrays(lua_State *L, int t, Call *c) {
   GpuDtype real = dtype_real(c->arr[A_A]->dtype);
   for (int i = 1; i < NARRAYS; i++) {
-    lua_getfield(L, t, fields[i]);
     c->arr[i] = NULL;
-    if (c->per[i]) {
-      GpuArray *x = array_operand(L, -1, "_linalg", 2);
-      GpuDtype want = i == A_IPIV ? DT_INT64 : i == A_INFO ? DT_INT32 : i == A_W ? real : c->arr[A_A]->dtype;
-      if (x->dtype != want || !x->contiguous || (int64_t)x->nbytes != c->per[i] * c->batch)
-        luaL_error(L, "gpu._linalg: '%s' must be a C-ordered %s array of %I bytes", fields[i],
-                   dtypes[want].name, (lua_Integer)(c->per[i] * c->batch));
-      c->arr[i] = x;
-    }
+    if (!c->per[i]) continue;
+    GpuArray *x = array_field(L, t, fields[i]);
+    GpuDtype want = i == A_IPIV ? DT_INT64 : i == A_INFO ? DT_INT32 : i == A_W ? real : c->arr[A_A]->dtype;
+    if (x->dtype != want || !x->contiguous || (int64_t)x->nbytes != c->per[i] * c->batch)
+      luaL_error(L, "gpu._linalg: '%s' must be a C-ordered %s array of %I bytes", fields[i],
+                 dtypes[want].name, (lua_Integer)(c->per[i] * c->batch));
+    c->arr[i] = x;
     lua_pop(L, 1);
   }
 }
@@ -69,8 +99,7 @@ static void read_arrays(lua_State *L, int t, Call *c) {
 static void read_call(lua_State *L, int t, int op, Call *c) {
   memset(c, 0, sizeof *c);
   c->l.op = op;
-  lua_getfield(L, t, "a");
-  GpuArray *a = c->arr[A_A] = array_operand(L, -1, "_linalg", 2);
+  GpuArray *a = c->arr[A_A] = array_field(L, t, "a");
   lua_pop(L, 1);
   switch (a->dtype) {
     case DT_FLOAT32: c->l.type = GPU_NUM_F32; break;
@@ -88,7 +117,8 @@ static void read_call(lua_State *L, int t, int op, Call *c) {
   c->l.trans = lua_getfield(L, t, "trans") != LUA_TNIL && lua_toboolean(L, -1);
   if (lua_getfield(L, t, "stream") != LUA_TNIL) c->l.stream = stream_check(L, -1);
   lua_pop(L, 4);
-  per_matrix(c, dtypes[a->dtype].size);
+  check_shape(L, c);
+  per_matrix(L, c, (int64_t)dtypes[a->dtype].size);
   if (!a->contiguous || (int64_t)a->nbytes != c->per[A_A] * c->batch)
     luaL_error(L, "gpu._linalg: 'a' must be a C-ordered array of %I bytes", (lua_Integer)(c->per[A_A] * c->batch));
   read_arrays(L, t, c);

@@ -25,18 +25,19 @@ local real_of = {float32 = "float32", float64 = "float64", complex64 = "float32"
 local eps_of = {float32 = 2 ^ -23, float64 = 2 ^ -52}
 
 -- a, checked: a device array of at least two dims (square ones when `square`); its batch
--- dims (a table), their product and the matrices' rows and columns
-local function matrices(a, api, square, pos)
-  pos = pos or 1
+-- dims (a table), their product and the matrices' rows and columns. `up`: how many helpers
+-- lie between the public function and this call (errors name the user's line).
+local function matrices(a, api, square, up)
+  local level = 3 + (up or 0)
   if not is_array(a) then
-    fail(api, 3, "argument %d must be a device array, got %s", pos, type(a))
+    fail(api, level, "argument 1 must be a device array, got %s", type(a))
   end
   if a.ndim < 2 then
-    fail(api, 3, "argument %d is %d-dimensional: it must have at least two dimensions", pos, a.ndim)
+    fail(api, level, "argument 1 is %d-dimensional: it must have at least two dimensions", a.ndim)
   end
   local m, n = a.shape[a.ndim - 1], a.shape[a.ndim]
   if square and m ~= n then
-    fail(api, 3, "the last two dimensions of argument %d must be square, got %d x %d", pos, m, n)
+    fail(api, level, "the last two dimensions of argument 1 must be square, got %d x %d", m, n)
   end
   local batch, count = {}, 1
   for d = 1, a.ndim - 2 do batch[d] = a.shape[d]; count = count * a.shape[d] end
@@ -76,13 +77,14 @@ local function run(op, count, args)
 end
 
 -- The statuses of op read back: a failure is an error naming the matrix of the batch
-local function check(api, op, info)
-  local t = info:totable()
+-- (`up` as matrices')
+local function check(api, op, info, up)
+  local t, level = info:totable(), 3 + (up or 0)
   for i = 1, #t do
     if t[i] ~= 0 then
       local which = #t > 1 and (" (matrix %d of the batch)"):format(i) or ""
-      if t[i] < 0 then fail(api, 3, "%s: argument %d was invalid%s", op, -t[i], which) end
-      fail(api, 3, "%s%s", messages[op], which)
+      if t[i] < 0 then fail(api, level, "%s: argument %d was invalid%s", op, -t[i], which) end
+      fail(api, level, "%s%s", messages[op], which)
     end
   end
 end
@@ -95,7 +97,7 @@ local function broadcast_batch(api, a, keep_a, b, keep_b)
     local x = i - (n - na) >= 1 and a.shape[i - (n - na)] or 1
     local y = i - (n - nb) >= 1 and b.shape[i - (n - nb)] or 1
     if x ~= y and x ~= 1 and y ~= 1 then
-      fail(api, 4, "the batch dims of the operands do not broadcast (%d against %d at dim %d)", x, y, i)
+      fail(api, 3, "the batch dims of the operands do not broadcast (%d against %d at dim %d)", x, y, i)
     end
     s[i] = x == 1 and y or x
   end
@@ -130,25 +132,32 @@ function linalg.solve(a, b)
   return tr(x)
 end
 
--- gpu.linalg.inv(a): a's inverse, (..., n, n). The C-ordered copy of a is a^T column-major;
--- solving a^T y = I gives y = inv(a)^T column-major, which is inv(a) C-ordered.
-function linalg.inv(a)
-  local batch, count, n = matrices(a, "inv", true)
+-- The inverses of a's matrices (inv's, and matrix_power's for p < 0; `up` as matrices').
+-- The C-ordered copy of a is a^T column-major; solving a^T y = I gives y = inv(a)^T
+-- column-major, which is inv(a) C-ordered.
+local function inverse(a, api, batch, count, n, up)
   local dt = la_dtype(a.dtype)
   local lu, ipiv = fresh(a, a.shape, dt), gpu.empty(shape_of(batch, n), "int64")
   local x = fresh(gpu.eye(n, dt):expand(a.shape), a.shape, dt)
   if n > 0 then
     local info = run("getrf", count, {a = lu, ipiv = ipiv, m = n, n = n, k = 0})
     run("getrs", count, {a = lu, ipiv = ipiv, b = x, m = n, n = n, k = n})
-    check("inv", "getrf", info)
+    check(api, "getrf", info, up)
   end
+  return x
+end
+
+-- gpu.linalg.inv(a): a's inverse, (..., n, n)
+function linalg.inv(a)
+  local batch, count, n = matrices(a, "inv", true)
+  local x = inverse(a, "inv", batch, count, n, 1)
   return x
 end
 
 -- The LU factors of a's matrices (of a^T: the same determinant) and the sign of each
 -- one's row swaps, (count, n, n) and (count)
 local function lu_sign(a, api)
-  local batch, count, n = matrices(a, api, true)
+  local batch, count, n = matrices(a, api, true, 1)
   local dt = la_dtype(a.dtype)
   local lu = fresh(a, shape_of({count}, n, n), dt)
   local ipiv = gpu.empty({count, n}, "int64")
@@ -223,32 +232,31 @@ end
 -- "L") or upper ("U") triangle. The column-major copy of a has its lower triangle; that
 -- of conj(a)^T (the C-ordered copy of conj(a)) has the upper one, as a lower triangle.
 local function syevd(a, api, uplo, vectors)
-  local batch, count, n = matrices(a, api, true)
+  local batch, count, n = matrices(a, api, true, 1)
   uplo = uplo or "L"
   if uplo ~= "L" and uplo ~= "U" then fail(api, 3, "UPLO must be \"L\" or \"U\", got %s", tostring(uplo)) end
   local dt = la_dtype(a.dtype)
   local w = uplo == "L" and colmajor(a, batch, n, n, dt) or fresh(gpu.conj(a), a.shape, dt)
   local vals = gpu.empty(shape_of(batch, n), real_of[dt])
-  if n > 0 then check(api, "syevd", run("syevd", count, {a = w, w = vals, m = n, n = n, k = 0, vectors = vectors})) end
+  if n > 0 then check(api, "syevd", run("syevd", count, {a = w, w = vals, m = n, n = n, k = 0, vectors = vectors}), 1) end
   return vals, tr(w)
 end
 
 -- gpu.linalg.eigh(a [, UPLO]): the eigenvalues (ascending, real) and eigenvectors (the
 -- columns of v) of Hermitian (real symmetric) a, from its lower triangle ("U": upper)
-function linalg.eigh(a, uplo) return syevd(a, "eigh", uplo, true) end
+function linalg.eigh(a, uplo)
+  local w, v = syevd(a, "eigh", uplo, true)   -- not a tail call: syevd's errors count this frame
+  return w, v
+end
 -- gpu.linalg.eigvalsh(a [, UPLO]): the eigenvalues alone
 function linalg.eigvalsh(a, uplo) return (syevd(a, "eigvalsh", uplo, false)) end
 
--- gpu.linalg.svd(a [, {full_matrices = false, compute_uv = false}]): u, s, vh with a = u
--- diag(s) vh, s descending (real); u (m, m) and vh (n, n), or (m, k) and (k, n) without
--- full matrices; s alone without compute_uv. gesvd wants m >= n: a taller matrix goes
--- column-major as it is; a wider one goes C-ordered, which is a^T column-major (n x m),
--- whose u and vt, read C-ordered, are a's vh and u.
-function linalg.svd(a, opts)
-  local batch, count, m, n = matrices(a, "svd")
-  if opts ~= nil and type(opts) ~= "table" then fail("svd", 2, "argument 2 must be a table of options") end
-  opts = opts or {}
-  local full, uv = opts.full_matrices ~= false, opts.compute_uv ~= false
+-- The work of svd, pinv and matrix_rank (a checked by the caller, matrices): u, s, vt of
+-- a's matrices. gesvd wants m >= n: a taller matrix goes column-major as it is; a wider
+-- one goes C-ordered, which is a^T column-major (n x m), whose u and vt, read C-ordered,
+-- are a's vh and u. A NaN or an infinity is NumPy's LinAlgError ("SVD did not converge"),
+-- checked first: LAPACK's scaling would print its own complaint and return garbage.
+local function svd_of(a, api, batch, count, m, n, full, uv)
   local dt, k = la_dtype(a.dtype), math.min(m, n)
   local tall = m >= n
   local rows, cols = tall and m or n, tall and n or m   -- what gesvd sees
@@ -256,9 +264,10 @@ function linalg.svd(a, opts)
   local s = gpu.empty(shape_of(batch, k), real_of[dt])
   local u = uv and gpu.empty(shape_of(batch, full and rows or cols, rows), dt)
   local vt = uv and gpu.empty(shape_of(batch, cols, cols), dt)
-  if k > 0 then
-    check("svd", "gesvd", run("gesvd", count, {a = w, w = s, u = u, vt = vt, m = rows, n = cols, k = 0,
-                                               vectors = uv, full = full}))
+  if k > 0 and count > 0 then
+    if not gpu.isfinite(w):all() then fail(api, 3, "%s (the matrix has a NaN or an infinity)", messages.gesvd) end
+    check(api, "gesvd", run("gesvd", count, {a = w, w = s, u = u, vt = vt, m = rows, n = cols, k = 0,
+                                             vectors = uv, full = full}), 1)
   elseif uv then   -- an empty matrix: NumPy's identities
     for _, x in ipairs({u, vt}) do
       if x.size > 0 then x:copy_(gpu.eye(x.shape[x.ndim], dt):expand(x.shape)) end
@@ -269,15 +278,28 @@ function linalg.svd(a, opts)
   return vt, s, u
 end
 
+-- gpu.linalg.svd(a [, {full_matrices = false, compute_uv = false}]): u, s, vh with a = u
+-- diag(s) vh, s descending (real); u (m, m) and vh (n, n), or (m, k) and (k, n) without
+-- full matrices; s alone without compute_uv
+function linalg.svd(a, opts)
+  local batch, count, m, n = matrices(a, "svd")
+  if opts ~= nil and type(opts) ~= "table" then fail("svd", 2, "argument 2 must be a table of options") end
+  opts = opts or {}
+  local uv = opts.compute_uv ~= false
+  local u, s, vh = svd_of(a, "svd", batch, count, m, n, opts.full_matrices ~= false, uv)
+  if not uv then return u end
+  return u, s, vh
+end
+
 -- gpu.linalg.pinv(a [, rcond]): the Moore-Penrose pseudo-inverse, (..., n, m), from the SVD:
 -- singular values at or below rcond (1e-15) times the largest are taken as 0, as NumPy
 function linalg.pinv(a, rcond)
-  local _, _, m, n = matrices(a, "pinv")
+  local batch, count, m, n = matrices(a, "pinv")
   rcond = rcond or 1e-15
   if type(rcond) ~= "number" then fail("pinv", 2, "rcond must be a number, got %s", type(rcond)) end
   local dt = la_dtype(a.dtype)
   if m == 0 or n == 0 then return gpu.zeros(shape_of({table.unpack(a.shape, 1, a.ndim - 2)}, n, m), dt) end
-  local u, s, vh = linalg.svd(a, {full_matrices = false})
+  local u, s, vh = svd_of(a, "pinv", batch, count, m, n, false, true)
   local cutoff = s:max(-1, {keepdim = true}) * rcond
   local sinv = gpu.where(s:gt(cutoff), 1 / gpu.where(s:gt(cutoff), s, 1), 0):astype(s.dtype)
   local vs = tr(gpu.conj(vh)) * sinv:unsqueeze(-2)
@@ -292,9 +314,9 @@ function linalg.matrix_rank(a, tol)
     if a.ndim == 0 then fail("matrix_rank", 2, "argument 1 must have at least one dimension") end
     return a:ne(0):any() and 1 or 0
   end
-  local batch, _, m, n = matrices(a, "matrix_rank")
+  local batch, count, m, n = matrices(a, "matrix_rank")
   if tol ~= nil and type(tol) ~= "number" then fail("matrix_rank", 2, "tol must be a number, got %s", type(tol)) end
-  local s = linalg.svd(a, {compute_uv = false})
+  local s = svd_of(a, "matrix_rank", batch, count, m, n, false, false)
   if s.shape[s.ndim] == 0 then return per_matrix(gpu.zeros(math.max(product(batch), 1), "int64"), batch) end
   local t = tol or s:max(-1, {keepdim = true}) * (math.max(m, n) * eps_of[s.dtype])
   return per_matrix(s:gt(t):sum(-1), batch)
@@ -303,19 +325,19 @@ end
 -- gpu.linalg.matrix_power(a, p): a @ a @ ... (p times; p = 0 the identity, p < 0 powers of
 -- inv(a)), by repeated squaring with gpu.matmul
 function linalg.matrix_power(a, p)
-  local batch = matrices(a, "matrix_power", true)
+  local batch, count = matrices(a, "matrix_power", true)
   if math.type(p) ~= "integer" then
     fail("matrix_power", 2, "the exponent must be an integer, got %s", tostring(p))
   end
   local n = a.shape[a.ndim]
   if p == 0 then return fresh(gpu.eye(n, la_dtype(a.dtype)):expand(a.shape), a.shape, a.dtype) end
-  local base = p < 0 and linalg.inv(a) or a
-  p = math.abs(p)
+  local base = p < 0 and inverse(a, "matrix_power", batch, count, n, 1) or a
+  p = math.abs(p)   -- read as unsigned (>>, &): math.mininteger's stays -2^63, which is 2^63
   local result
-  while p > 0 do
-    if p % 2 == 1 then result = result and gpu.matmul(result, base) or base end
-    p = p // 2
-    if p > 0 then base = gpu.matmul(base, base) end
+  while p ~= 0 do
+    if p & 1 == 1 then result = result and gpu.matmul(result, base) or base end
+    p = p >> 1
+    if p ~= 0 then base = gpu.matmul(base, base) end
   end
   return result == a and fresh(a, shape_of(batch, n, n), a.dtype) or result
 end

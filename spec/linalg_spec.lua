@@ -237,6 +237,8 @@ describe("gpu.linalg.matrix_power", function()
     assert.are.equal(1, f:item(1, 1))
     near({{0, 1}, {1, -1}}, L.matrix_power(f, -1), 1e-15)
     assert.matches("the exponent must be an integer, got 1.5", S.errof(L.matrix_power, f, 1.5), 1, true)
+    -- math.mininteger: -2^63, whose absolute value is itself (read unsigned, 2^63)
+    assert.are.same({{1, 0}, {0, 1}}, L.matrix_power(gpu.eye(2, "float64"), math.mininteger):totable())
   end)
 end)
 
@@ -254,5 +256,50 @@ describe("gpu.linalg's errors", function()
     f:free()
     assert.matches("freed", S.errof(L.inv, f), 1, true)
     assert.matches("gpu._linalg: 'a' must be a C-ordered array of 16 bytes", S.errof(gpu._linalg, "getrf", {a = gpu.ones(3), m = 2, n = 2, k = 0, batch = 1}), 1, true)
+  end)
+
+  it("gpu._linalg refuses shapes its routines cannot take, and pivots that are not rows", function()
+    local info = gpu.empty(1, "int32")
+    local function call(op, t) t.info = t.info or info; t.batch = t.batch or 1; t.k = t.k or 0; return gpu._linalg(op, t) end
+    assert.matches("gpu._linalg: field 'info' must be a device array, got nil",
+                   S.errof(gpu._linalg, "potrf", {a = gpu.eye(2), m = 2, n = 2, k = 0, batch = 1}), 1, true)
+    assert.matches("orgqr takes k <= n <= m", S.errof(call, "orgqr", {a = gpu.zeros({2, 2}), tau = gpu.zeros(3), m = 2, n = 2, k = 3}), 1, true)
+    assert.matches("potrf takes a square matrix", S.errof(call, "potrf", {a = gpu.zeros({1, 2}), m = 1, n = 2}), 1, true)
+    assert.matches("gesvd takes m >= n", S.errof(call, "gesvd", {a = gpu.zeros({3, 2}), w = gpu.zeros(3), u = gpu.zeros({2, 3}),
+                                                                 vt = gpu.zeros({3, 3}), m = 2, n = 3, vectors = true}), 1, true)
+    assert.matches("would not fit in memory", S.errof(call, "getrf", {a = gpu.zeros(0), ipiv = gpu.zeros(0, "int64"),
+                                                                      info = gpu.empty(0, "int32"), m = 0, n = 1, batch = 1 << 62}), 1, true)
+    if gpu.backend() == "cpu" then   -- cuSOLVER reads the pivots on the device, unchecked
+      assert.matches("a pivot is not a row of the matrix", S.errof(call, "getrs", {a = gpu.eye(2), ipiv = gpu.array({1000, -5}, "int64"),
+                                                                                   b = gpu.ones({1, 2}), m = 2, n = 2, k = 1}), 1, true)
+    end
+  end)
+
+  it("name the caller's line, from every function and every helper", function()
+    local function line_of(f, ...)
+      local ok, e = pcall(function(...) local r = f(...) return r end, ...)   -- not a tail call: the line is this one
+      assert.is_false(ok)
+      return tostring(e)
+    end
+    local here = "linalg_spec.lua:%d+: gpu.linalg."
+    local nan = gpu.full({3, 3}, 0 / 0, "float64")
+    for _, case in ipairs({{L.eigh, gpu.ones({2, 2}), "X"}, {L.eigh, gpu.ones(3)}, {L.eigvalsh, gpu.ones(3)},
+                           {L.eigvalsh, nan}, {L.det, gpu.ones(3)}, {L.slogdet, gpu.ones({2, 3})},
+                           {L.solve, gpu.ones({2, 3, 3}), gpu.ones({4, 3, 1})}, {L.matrix_power, gpu.zeros({2, 2}), -1},
+                           {L.pinv, nan}, {L.matrix_rank, nan}, {L.svd, nan}, {L.inv, gpu.zeros({2, 2})}}) do
+      assert.matches(here, line_of(table.unpack(case)))
+    end
+  end)
+
+  it("a NaN or an infinity in svd, pinv and matrix_rank is NumPy's LinAlgError, not LAPACK's garbage", function()
+    for _, dt in ipairs({"float32", "float64", "complex64", "complex128"}) do
+      for _, v in ipairs({0 / 0, 1 / 0}) do
+        local a = gpu.eye(3, dt)
+        a[{2, 3}] = v
+        for _, f in ipairs({L.svd, L.pinv, L.matrix_rank}) do
+          assert.matches("the SVD did not converge", S.errof(f, a), 1, true)
+        end
+      end
+    end
   end)
 end)

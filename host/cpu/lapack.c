@@ -95,7 +95,14 @@ static GpuResult getrs(const GpuLinalg *l, int *info) {
   int n = (int)l->n, k = (int)l->k;
   int *piv = malloc((size_t)(n ? n : 1) * sizeof *piv);
   if (piv == NULL) return GPU_FAIL(CUDA_ERROR_OUT_OF_MEMORY, GPU_SRC_HOST, "malloc");
-  for (int i = 0; i < n; i++) piv[i] = (int)((const int64_t *)l->ipiv)[i];
+  for (int i = 0; i < n; i++) {
+    int64_t p = ((const int64_t *)l->ipiv)[i];
+    if (p < 1 || p > n) {   /* getrs would swap a row that is not there: not getrf's pivots */
+      free(piv);
+      return (GpuResult){GPU_ERR_LIBRARY, GPU_SRC_HOST, "LAPACK", "getrs: a pivot is not a row of the matrix", NULL};
+    }
+    piv[i] = (int)p;
+  }
   ((getrs_fn)fns[GPU_LA_GETRS][l->type])(l->trans ? "T" : "N", &n, &k, (void *)l->a, &n, piv, (void *)l->b, &n, info, 1);
   free(piv);
   return GPU_OK;
