@@ -392,6 +392,11 @@ function gpu.pad(a, width, opts)
     error(("gpu.pad: mode must be \"constant\", \"edge\", \"reflect\", \"symmetric\" or \"wrap\", got %s"):format(tostring(mode)), 2)
   end
   local w, shape = pad_widths(width, a.ndim), a.shape
+  for d = 1, a.ndim do   -- before Lua's integers wrap in the sums below
+    if w[d][1] > math.maxinteger - shape[d] - w[d][2] then
+      error(("gpu.pad: widths %s and %s make dimension %d too large"):format(w[d][1], w[d][2], d), 2)
+    end
+  end
   if mode == "constant" then
     local oshape = {}
     for d = 1, a.ndim do oshape[d] = shape[d] + w[d][1] + w[d][2] end

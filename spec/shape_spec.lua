@@ -286,6 +286,10 @@ describe("gpu.pad", function()
     assert.matches("gpu.pad: 3 pairs of widths for a 2-D array", err(gpu.pad, m, {{1, 1}, {1, 1}, {1, 1}}), 1, true)
     assert.matches("gpu.pad: each width must be a non-negative integer, got -1", err(gpu.pad, m, -1), 1, true)
     assert.matches("gpu.pad: width must be n, {before, after}", err(gpu.pad, m, {1, 2, 3}), 1, true)
+    -- widths whose sum wraps Lua's integers: once a negative shape, or a narrow of the whole
+    assert.matches("gpu.pad: widths 4611686018427387904 and 4611686018427387904 make dimension 1 too large",
+                   err(gpu.pad, m, 2 ^ 62), 1, true)
+    assert.matches("make dimension 2 too large", err(gpu.pad, m, {{0, 0}, {0, math.maxinteger}}, {mode = "edge"}), 1, true)
   end)
 end)
 
