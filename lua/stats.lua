@@ -415,6 +415,31 @@ function gpu.isin(elements, test, opts)
   return opts.invert and gpu.logical_not(found) or found
 end
 
+-- The number of bins for bincount: x's greatest value + 1, or minlength (above: it is
+-- more), refused before anything is allocated where the five int64 arrays of that many it
+-- makes would not fit in the device's free memory (NumPy's MemoryError); so hi + 1 cannot overflow
+local function bins_that_fit(top, above)
+  local free = gpu.mem_info()
+  if top >= free // 40 then
+    error(("gpu.bincount: %s %d: that many bins would not fit in the device's free memory (%d bytes)"):format(
+      above and "minlength is" or "x's greatest element is", top, free), 3)
+  end
+  return above and top or top + 1
+end
+
+-- The inclusive sums of v (float64) along each run of equal elements of the sorted keys,
+-- by log2(n) shifted adds (Hillis and Steele), so that a sum mixes no other run's elements
+local function run_sums(keys, v)
+  local n, step = v.size, 1
+  while step < n do
+    local same = keys:narrow(1, step + 1, n - step):eq(keys:narrow(1, 1, n - step))
+    local add = gpu.where(same, v:narrow(1, 1, n - step), 0.0)
+    v = gpu.concatenate({v:narrow(1, 1, step), v:narrow(1, step + 1, n - step) + add})
+    step = step * 2
+  end
+  return v
+end
+
 -- gpu.bincount(x [, {weights =, minlength =}]): how many times each of 0, 1, ... max(x)
 -- occurs in the 1-D non-negative integer array x (int64; at least minlength of them), or
 -- the sums of the weights of those elements (float64), as NumPy's
@@ -436,22 +461,20 @@ function gpu.bincount(x, opts)
   end
   if w ~= nil and KIND[w.dtype] == "c" then error("gpu.bincount: complex weights are not supported", 2) end
   if x.dtype == "bool" then x = x:astype("uint8") end
-  local n = minlength
-  if x.size > 0 then
-    local lo, hi = math.tointeger(gpu.min(x) + 0), math.tointeger(gpu.max(x) + 0)
-    if lo < 0 then error(("gpu.bincount: x must have no negative elements, got %d"):format(lo), 2) end
-    n = math.max(n, hi + 1)
-  end
+  local lo, hi = 0, -1
+  if x.size > 0 then lo, hi = math.tointeger(gpu.min(x) + 0), math.tointeger(gpu.max(x) + 0) end
+  if lo < 0 then error(("gpu.bincount: x must have no negative elements, got %d"):format(lo), 2) end
+  local n = bins_that_fit(math.max(minlength, hi), hi < minlength)
   if x.size == 0 or n == 0 then return gpu.zeros(n, w and "float64" or "int64") end
-  if w == nil then   -- bins of width 1 centred on the integers hold them exactly
-    return (gpu.histogram(x, n, {range = {-0.5, n - 0.5}}))
-  end
-  -- the weights in x's order summed up; each bin the difference at its ends
+  -- each value's elements lie together once x is sorted: its count, where they start and end
   local xs, order = gpu.sort(x)
-  local sums = gpu.concatenate({gpu.zeros(1, "float64"), gpu.cumsum(gpu.take(w:astype("float64"), order))})
-  local ends = gpu.searchsorted(xs, gpu.arange(n, "int64"), {side = "right"})   -- 1 + how many are <= each
-  local starts = gpu.concatenate({gpu.ones(1, "int64"), ends[{ {1, n - 1} }]})
-  return gpu.take(sums, ends) - gpu.take(sums, starts)
+  local values = gpu.arange(n, "int64")
+  local starts = gpu.searchsorted(xs, values)
+  local ends = gpu.searchsorted(xs, values, {side = "right"})
+  if w == nil then return ends - starts end
+  -- the weights summed within each run of equal values alone (a NaN or inf reaches no other bin)
+  local sums = run_sums(xs, gpu.take(w:astype("float64"), order))
+  return gpu.where(ends:gt(starts), gpu.take(sums, gpu.maximum(ends - 1, 1)), 0.0)   -- 1-based: a run ends before ends
 end
 
 local function finite_number(v, api, what)

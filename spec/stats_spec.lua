@@ -179,6 +179,22 @@ describe("gpu.bincount, isin, argwhere, flatnonzero and interp", function()
     assert.matches("gpu.bincount: x must hold integers", S.errof(gpu.bincount, gpu.array({1.5})), 1, true)
   end)
 
+  it("bincount: each bin sums its own weights alone (an inf, NaN or huge weight reaches no other)", function()
+    local x = gpu.array({0, 2, 1, 2, 0}, "int64")
+    same({1e20, 1, 2}, gpu.bincount(x, {weights = gpu.array({1e20, 1, 1, 1, 0}, "float64")}):totable())
+    local r = gpu.bincount(x, {weights = gpu.array({math.huge, 1, nan, 1, 1}, "float64")}):totable()
+    assert.are.equal(math.huge, r[1]); same({nan, 2}, {r[2], r[3]})
+  end)
+
+  it("bincount: a greatest element or minlength too big for memory is an error before any allocation", function()
+    for _, v in ipairs({math.tointeger(2 ^ 50), math.maxinteger}) do
+      assert.matches(("gpu.bincount: x's greatest element is %d: that many bins would not fit"):format(v),
+                     S.errof(gpu.bincount, gpu.array({0, v}, "int64")), 1, true)
+    end
+    assert.matches("gpu.bincount: minlength is 1125899906842624: that many bins would not fit",
+                   S.errof(gpu.bincount, gpu.zeros(1, "int64"), {minlength = math.tointeger(2 ^ 50)}), 1, true)
+  end)
+
   it("isin: whether each element is among the test elements (NaN never is)", function()
     local e = gpu.array({{1, 5, -2}, {7, nan, 3}}, "float64")
     assert.are.same({{true, false, false}, {false, false, true}}, gpu.isin(e, {3, 1, 9, nan}):totable())
