@@ -396,10 +396,23 @@ end
 
 -- gpu.isin(elements, test_elements [, {invert = true}]): whether each element is among
 -- test_elements (bool, elements' shape), by a sort of test_elements and a binary search
+-- The dtype a table of test elements is taken in: int64 when every value is a Lua integer
+-- (exact past 2^53), else float64
+local function table_dtype(t)
+  for _, v in ipairs(t) do
+    if type(v) == "table" then
+      if table_dtype(v) ~= "int64" then return "float64" end
+    elseif math.type(v) ~= "integer" then
+      return "float64"
+    end
+  end
+  return "int64"
+end
+
 function gpu.isin(elements, test, opts)
   device_array(elements, "isin")
   opts = options(opts, "isin", 3)
-  if type(test) == "table" and not is_array(test) then test = gpu.array(test, "float64") end
+  if type(test) == "table" and not is_array(test) then test = gpu.array(test, table_dtype(test)) end
   if not is_array(test) then error(("gpu.isin: test_elements must be a device array or a table, got %s"):format(described(test)), 2) end
   for _, v in ipairs({elements, test}) do
     if KIND[v.dtype] == "c" then error("gpu.isin: complex arrays are not supported (compare gpu.real and gpu.imag)", 2) end

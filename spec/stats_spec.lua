@@ -201,6 +201,10 @@ describe("gpu.bincount, isin, argwhere, flatnonzero and interp", function()
     assert.are.same({{false, true, true}, {true, true, false}},
                     gpu.isin(e, gpu.array({3, 1, 9}, "int64"), {invert = true}):totable())
     assert.are.same({false, false}, gpu.isin(gpu.arange(2, "float64"), gpu.zeros(0, "float64")):totable())
+    -- a table of integers is taken as int64, exact past 2^53 (as float64, 2^53 + 1 was 2^53)
+    local big = math.tointeger(2 ^ 53)
+    assert.are.same({false, true}, gpu.isin(gpu.array({big + 1, big}, "int64"), {big}):totable())
+    assert.are.same({true}, gpu.isin(gpu.array({2.5}, "float64"), {1, 2.5}):totable())
   end)
 
   it("argwhere and flatnonzero: 1-based indices", function()
