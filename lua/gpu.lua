@@ -27,6 +27,16 @@ function gpu._api(f, level)
   return function(...) return relocate(level, pcall(f, ...)) end
 end
 
+-- What the Lua files check arguments with (compose.lua, shape.lua, stats.lua, linalg.lua):
+-- whether v is a device array, and what v is, for a message that wanted one
+function gpu._is_array(v) return type(v) == "userdata" and getmetatable(v) == gpu._meta.array end
+function gpu._described(v)
+  if type(v) == "userdata" and getmetatable(v) == gpu._meta.hostarray then
+    return "host array (make a device array of it with gpu.array(h))"
+  end
+  return type(v)
+end
+
 local API = debug.getinfo(gpu._api(print), "S")   -- the wrapper's function, for location below
 
 local function embedded(name, ...)

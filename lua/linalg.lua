@@ -8,9 +8,8 @@
 -- call waits for the device.
 local gpu = ...
 local linalg = gpu.linalg
-local array_meta = gpu._meta.array
 
-local function is_array(v) return type(v) == "userdata" and getmetatable(v) == array_meta end
+local is_array = gpu._is_array
 
 local function fail(api, level, fmt, ...)
   error(("gpu.linalg.%s: " .. fmt):format(api, ...), level + 1)

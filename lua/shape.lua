@@ -6,14 +6,7 @@
 local gpu = ...
 local array_meta = gpu._meta.array
 
-local function is_array(v) return type(v) == "userdata" and getmetatable(v) == array_meta end
--- What v is, for a message that wanted a device array
-local function described(v)
-  if type(v) == "userdata" and getmetatable(v) == gpu._meta.hostarray then
-    return "host array (make a device array of it with gpu.array(h))"
-  end
-  return type(v)
-end
+local is_array, described = gpu._is_array, gpu._described
 
 local function shown(v)
   if math.type(v) == "float" and v == math.floor(v) and math.abs(v) < 2 ^ 63 then return ("%.0f"):format(v) end

@@ -6,13 +6,7 @@
 local gpu = ...
 local array_meta = gpu._meta.array
 
-local function is_array(v) return type(v) == "userdata" and getmetatable(v) == array_meta end
-local function described(v)
-  if type(v) == "userdata" and getmetatable(v) == gpu._meta.hostarray then
-    return "host array (make a device array of it with gpu.array(h))"
-  end
-  return type(v)
-end
+local is_array, described = gpu._is_array, gpu._described
 
 local KIND = {}
 for _, d in ipairs(gpu._dtypes) do KIND[d.name] = d.kind end
