@@ -154,13 +154,17 @@ typedef struct GpuFft {
  *   SYEVD  (Hermitian, its lower triangle read) the eigenvectors when `vectors`; the
  *          eigenvalues go to w (real, ascending);
  *   GESVD  (m >= n) anything: the singular values go to w (real, descending) and, when
- *          `vectors`, U to u (m x m when `full`, else m x n) and V^H to vt (n x n).
+ *          `vectors`, U to u (m x m when `full`, else m x n) and V^H to vt (n x n);
+ *   GEEV   (square) anything: the eigenvalues go to w (n complex numbers of a's precision,
+ *          a conjugate pair of a real a's with the positive imaginary part first) and,
+ *          when `vectors`, the right eigenvectors to vt (n x n, a's type, norm 1; of a real
+ *          a's pair j, j+1: columns j + i * column j+1 and its conjugate, as LAPACK's).
  * The status goes to *info (an int32 on the device): 0, or LAPACK's info: i > 0 where
- * GETRF met U(i,i) = 0, POTRF a minor not positive definite, SYEVD and GESVD no
+ * GETRF met U(i,i) = 0, POTRF a minor not positive definite, SYEVD, GESVD and GEEV no
  * convergence. workspace gives the bytes of device memory the call needs, which the
  * caller passes as work. */
 typedef enum { GPU_LA_GETRF, GPU_LA_GETRS, GPU_LA_POTRF, GPU_LA_GEQRF, GPU_LA_ORGQR,
-               GPU_LA_SYEVD, GPU_LA_GESVD } GpuLaOp;
+               GPU_LA_SYEVD, GPU_LA_GESVD, GPU_LA_GEEV } GpuLaOp;
 typedef struct GpuLinalg {
   int op, type;                  /* GpuLaOp, GpuNumType */
   int vectors, full, trans;

@@ -7,7 +7,7 @@
 #include <string.h>
 #include "gpu.h"
 
-static const char *const op_names[] = {"getrf", "getrs", "potrf", "geqrf", "orgqr", "syevd", "gesvd", NULL};
+static const char *const op_names[] = {"getrf", "getrs", "potrf", "geqrf", "orgqr", "syevd", "gesvd", "geev", NULL};
 enum { A_A, A_B, A_IPIV, A_TAU, A_W, A_U, A_VT, A_INFO, NARRAYS };
 static const char *const fields[NARRAYS] = {"a", "b", "ipiv", "tau", "w", "u", "vt", "info"};
 
@@ -33,7 +33,7 @@ static void check_shape(lua_State *L, const Call *c) {
   const GpuLinalg *l = &c->l;
   if (l->m > INT32_MAX || l->n > INT32_MAX || l->k > INT32_MAX)
     luaL_error(L, "gpu._linalg: m, n and k must be below 2^31");
-  int op = l->op, square = op == GPU_LA_GETRS || op == GPU_LA_POTRF || op == GPU_LA_SYEVD;
+  int op = l->op, square = op == GPU_LA_GETRS || op == GPU_LA_POTRF || op == GPU_LA_SYEVD || op == GPU_LA_GEEV;
   if (square && l->m != l->n) luaL_error(L, "gpu._linalg: %s takes a square matrix (m = n)", op_names[op]);
   if (op == GPU_LA_ORGQR && !(l->k <= l->n && l->n <= l->m)) luaL_error(L, "gpu._linalg: orgqr takes k <= n <= m");
   if (op == GPU_LA_GESVD && l->m < l->n) luaL_error(L, "gpu._linalg: gesvd takes m >= n");
@@ -65,6 +65,10 @@ static void per_matrix(lua_State *L, Call *c, int64_t es) {
       c->per[A_W] = n * real;
       if (l->vectors) { c->per[A_U] = times(&over, m, l->full ? m : n, es); c->per[A_VT] = times(&over, n, n, es); }
       break;
+    case GPU_LA_GEEV:   /* complex eigenvalues: two reals each */
+      c->per[A_W] = 2 * n * real;
+      if (l->vectors) c->per[A_VT] = times(&over, n, n, es);
+      break;
   }
   for (int i = 0; i < NARRAYS; i++) times(&over, c->per[i], c->batch, 1);
   if (over) luaL_error(L, "gpu._linalg: the arrays of %I matrices of %I x %I would not fit in memory",
@@ -87,6 +91,7 @@ static void read_arrays(lua_State *L, int t, Call *c) {
     if (!c->per[i]) continue;
     GpuArray *x = array_field(L, t, fields[i]);
     GpuDtype want = i == A_IPIV ? DT_INT64 : i == A_INFO ? DT_INT32 : i == A_W ? real : c->arr[A_A]->dtype;
+    if (i == A_W && c->l.op == GPU_LA_GEEV) want = real == DT_FLOAT32 ? DT_COMPLEX64 : DT_COMPLEX128;
     if (x->dtype != want || !x->contiguous || (int64_t)x->nbytes != c->per[i] * c->batch)
       luaL_error(L, "gpu._linalg: '%s' must be a C-ordered %s array of %I bytes", fields[i],
                  dtypes[want].name, (lua_Integer)(c->per[i] * c->batch));

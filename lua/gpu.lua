@@ -78,6 +78,7 @@ for _, name in ipairs({"linspace", "eye", "identity", "concatenate", "stack", "f
   assert(gpu[name] == nil, name)   -- a name the C parts took already
   on_first_call(name, "lua/compose.lua")
 end
+on_first_call("_int_matmul", "lua/compose.lua")   -- integer and bool products (host/blas.c)
 for _, name in ipairs({"flip", "take", "nonzero", "diagonal", "searchsorted"}) do
   gpu._meta.array.methods[name] = function(...) return gpu[name](...) end
 end
@@ -118,11 +119,16 @@ end
 -- gpu.linalg (lua/linalg.lua), each function loading the file at its first call
 gpu.linalg = {}
 for _, name in ipairs({"solve", "inv", "det", "slogdet", "cholesky", "qr", "eigh", "eigvalsh", "svd",
-                       "pinv", "matrix_rank", "matrix_power", "norm"}) do
+                       "pinv", "matrix_rank", "matrix_power", "norm", "eig", "eigvals", "lstsq", "cond",
+                       "multi_dot", "tensorinv", "tensorsolve"}) do
   gpu.linalg[name] = function(...)
     module("lua/linalg.lua")
     return gpu.linalg[name](...)
   end
+end
+for _, name in ipairs({"polyfit", "roots"}) do
+  assert(gpu[name] == nil, name)
+  on_first_call(name, "lua/linalg.lua")
 end
 -- reductions' kernels (lua/reduction.lua: the builder host/reduce.c calls) and
 -- gpu.reduction, at their first use

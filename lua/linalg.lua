@@ -341,5 +341,320 @@ function linalg.matrix_power(a, p)
   return result == a and fresh(a, shape_of(batch, n, n), a.dtype) or result
 end
 
--- gpu.linalg.norm: gpu.norm (vector norms; "fro" for matrices)
-linalg.norm = gpu.norm
+-- The complex dtype of a real one's precision
+local complex_of = {float32 = "complex64", float64 = "complex128"}
+
+-- The right eigenvectors of a real matrix as geev packs them (x: (..., n, n), column j a
+-- vector), made complex: of a conjugate pair j, j+1 (im > 0 at j, < 0 at j+1), columns j
+-- and j+1 are x_j + i x_{j+1} and x_j - i x_{j+1}; im (..., n) the eigenvalues' imaginary parts
+local function unpack_pairs(x, im, cx)
+  local n = x.shape[x.ndim]
+  local zero = gpu.zeros_like(x:narrow(-1, 1, 1))
+  local next = n > 1 and gpu.concatenate({x:narrow(-1, 2, n - 1), zero}, -1) or zero
+  local prev = n > 1 and gpu.concatenate({zero, x:narrow(-1, 1, n - 1)}, -1) or zero
+  im = im:unsqueeze(-2)
+  local re = gpu.where(im:lt(0), prev, x)
+  local imv = gpu.where(im:gt(0), next, gpu.where(im:lt(0), -x, 0))
+  local i = gpu.full({}, gpu.complex(0, 1), cx)
+  return re:astype(cx) + imv:astype(cx) * i
+end
+
+-- The work of eig and eigvals: geev on a column-major copy of a. A real a whose
+-- eigenvalues are all real (over the whole batch) gives real results, as NumPy's.
+local function geev(a, api, vectors)
+  local batch, count, n = matrices(a, api, true, 1)
+  local dt = la_dtype(a.dtype)
+  local cx = complex_of[real_of[dt]]
+  local w = colmajor(a, batch, n, n, dt)
+  if n > 0 and count > 0 and not gpu.isfinite(w):all() then
+    fail(api, 3, "the matrix has a NaN or an infinity")
+  end
+  local vals = gpu.empty(shape_of(batch, n), cx)
+  local vr = vectors and gpu.empty(shape_of(batch, n, n), dt)
+  if n > 0 then
+    check(api, "geev", run("geev", count, {a = w, w = vals, vt = vr, m = n, n = n, k = 0, vectors = vectors}), 1)
+  end
+  local v = vectors and tr(vr)
+  if dt == cx then return vals, v end
+  local im = gpu.imag(vals)
+  if vals.size == 0 or not im:ne(0):any() then return gpu.real(vals):astype(dt), v end
+  return vals, vectors and unpack_pairs(v, im, cx)
+end
+messages.geev = "the eigenvalues did not converge"
+
+-- gpu.linalg.eig(a): the eigenvalues and right eigenvectors (the columns of v, each of norm
+-- 1) of square a, in no particular order; complex unless a is real and they all are real
+function linalg.eig(a)
+  local w, v = geev(a, "eig", true)   -- not a tail call: geev's errors count this frame
+  return w, v
+end
+-- gpu.linalg.eigvals(a): the eigenvalues alone
+function linalg.eigvals(a) return (geev(a, "eigvals", false)) end
+
+local function dims_of(x) return {table.unpack(x.shape, 1, x.ndim)} end
+
+-- gpu.linalg.lstsq(a, b [, rcond]): x minimizing |b - a x| (a (m, n), b (m) or (m, k)),
+-- the least-norm one when a has not full rank; the sums of squared residuals (shape (k),
+-- or (1) for a 1-D b; empty unless the rank is n < m), the rank and a's singular values, as
+-- NumPy's. Singular values at or below rcond (by default eps * max(m, n)) times the largest
+-- count as 0. From the SVD: x = V diag(1/s) U^H b.
+function linalg.lstsq(a, b, rcond)
+  local _, _, m, n = matrices(a, "lstsq")
+  if a.ndim ~= 2 then fail("lstsq", 2, "argument 1 must be 2-dimensional, got %d dimensions", a.ndim) end
+  if not is_array(b) then fail("lstsq", 2, "argument 2 must be a device array, got %s", type(b)) end
+  if b.ndim < 1 or b.ndim > 2 then fail("lstsq", 2, "argument 2 must be 1- or 2-dimensional, got %d", b.ndim) end
+  if b.shape[1] ~= m then fail("lstsq", 2, "a has %d rows but b has %d", m, b.shape[1]) end
+  if rcond ~= nil and type(rcond) ~= "number" then fail("lstsq", 2, "rcond must be a number, got %s", type(rcond)) end
+  local dt = la_dtype(gpu.result_type(a, b))
+  local real = real_of[dt]
+  local vector, k = b.ndim == 1, b.ndim == 1 and 1 or b.shape[2]
+  local bm = (vector and b:reshape(m, 1) or b):astype(dt)
+  rcond = rcond or eps_of[real] * math.max(m, n)
+  local x, s, rank
+  if m == 0 or n == 0 then
+    x, s, rank = gpu.zeros({n, k}, dt), gpu.empty(0, real), 0
+  else
+    local u, sv, vh = svd_of(a, "lstsq", {}, 1, m, n, false, true)
+    local keep = sv:gt(sv:max() * rcond)
+    local sinv = gpu.where(keep, 1 / gpu.where(keep, sv, 1), 0):astype(real)
+    local ub = gpu.matmul(tr(gpu.conj(u)), bm) * sinv:unsqueeze(-1)
+    x, s, rank = gpu.matmul(tr(gpu.conj(vh)), ub:astype(dt)), sv, keep:sum()
+  end
+  local resid = gpu.empty(0, real)
+  if rank == n and m > n then
+    local r = gpu.abs(bm - (n > 0 and gpu.matmul(a:astype(dt), x) or 0))
+    resid = (r * r):sum(1):astype(real)
+  end
+  if vector then x = x:reshape(n) end
+  return x, resid, rank, s
+end
+
+-- Matrix norms (NumPy's ord for matrices) of x over its dims r and c (distinct, positive):
+-- 'fro', 'nuc', 1, -1, 2, -2, inf, -inf; keepdim as the reductions'
+local function matrix_norm(x, ord, r, c, keepdim, api)
+  local absx = function() return gpu.abs(x) end
+  local function reduce(y, how, d, keep) return y[how](y, d, {keepdim = keep}) end
+  if ord == nil or ord == "fro" then
+    local a = absx()
+    return gpu.sqrt(reduce(a * a, "sum", {r, c}, keepdim))
+  elseif ord == 1 or ord == -1 or ord == math.huge or ord == -math.huge then
+    local sum_dim, pick_dim = r, c                     -- 1: column sums, their max
+    if math.abs(ord) == math.huge then sum_dim, pick_dim = c, r end
+    local sums = reduce(absx(), "sum", sum_dim, true)
+    local picked = reduce(sums, ord > 0 and "max" or "min", pick_dim, true)
+    if keepdim then return picked end
+    local d1, d2 = math.max(r, c), math.min(r, c)
+    return picked:squeeze(d1):squeeze(d2)
+  elseif ord == 2 or ord == -2 or ord == "nuc" then
+    local moved = gpu.moveaxis(x, {r, c}, {-2, -1})
+    local batch, count, m, n = matrices(moved, api, false, 1)
+    local s = svd_of(moved, api, batch, count, m, n, false, false)
+    local v = ord == "nuc" and s:sum(-1) or s[ord == 2 and "max" or "min"](s, -1)
+    if keepdim then v = v:unsqueeze(math.min(r, c)):unsqueeze(math.max(r, c)) end
+    return v
+  end
+  fail(api, 3, "invalid norm order %s for matrices", tostring(ord))
+end
+
+local function norm_dim(d, ndim, i)
+  if math.type(d) ~= "integer" then fail("norm", 3, "argument 3 must hold integer dims, got %s", tostring(d)) end
+  local k = d < 0 and d + ndim + 1 or d
+  if k < 1 or k > ndim then fail("norm", 3, "dim %d is out of range for %d dimensions", d, ndim) end
+  return k, i
+end
+
+-- A reduction to a 0-D array read as a Lua number, as gpu.norm's full reductions are
+local function plain(v) return (is_array(v) and v.ndim == 0) and v:item() or v end
+
+-- gpu.linalg.norm(x [, ord [, dim]] [, {keepdim =}]): NumPy's numpy.linalg.norm. No dim:
+-- the 2-norm of every element when ord is nil, else a vector norm of 1-D x or a matrix norm
+-- of 2-D x. dim an integer: vector norms along it (gpu.norm); a pair {r, c}: matrix norms
+-- over those dims ('fro', 'nuc', 1, -1, 2, -2, inf, -inf: NumPy's).
+function linalg.norm(x, ord, dim, opts)
+  if type(ord) == "table" and dim == nil and opts == nil then ord, opts = nil, ord end
+  if type(dim) == "table" and #dim == 0 and opts == nil then dim, opts = nil, dim end
+  if not is_array(x) then fail("norm", 2, "argument 1 must be a device array, got %s", type(x)) end
+  if opts ~= nil and type(opts) ~= "table" then fail("norm", 2, "the options must be a table") end
+  local keepdim = opts and opts.keepdim or false
+  if dim == nil then
+    if ord == nil then return opts and gpu.norm(x, 2, opts) or gpu.norm(x, 2) end
+    if x.ndim == 1 then return opts and gpu.norm(x, ord, 1, opts) or gpu.norm(x, ord, 1) end
+    if x.ndim ~= 2 then fail("norm", 2, "ord %s needs a dim for %d dimensions (1 or 2 without)", tostring(ord), x.ndim) end
+    dim = {1, 2}
+  end
+  if type(dim) == "table" and #dim == 1 then dim = dim[1] end
+  if type(dim) ~= "table" then
+    if opts then return gpu.norm(x, ord or 2, dim, opts) end
+    return gpu.norm(x, ord or 2, dim)
+  end
+  if #dim ~= 2 then fail("norm", 2, "dim must be an integer or two of them, got %d", #dim) end
+  local r, c = norm_dim(dim[1], x.ndim), norm_dim(dim[2], x.ndim)
+  if r == c then fail("norm", 2, "the two dims are both %d", r) end
+  return plain(matrix_norm(x, ord, r, c, keepdim, "norm"))
+end
+
+-- gpu.linalg.cond(x [, p]): the condition number of each matrix: by the SVD (the largest
+-- singular value over the smallest; p = -2 the inverse) for p nil, 2, -2; else norm(x, p)
+-- times norm(inv(x), p), infinite for a singular matrix, as NumPy's
+function linalg.cond(x, p)
+  local batch, count, m, n = matrices(x, "cond")
+  if p == nil or p == 2 or p == -2 then
+    local s = svd_of(x, "cond", batch, count, m, n, false, false)
+    local big, small = s:max(-1), s:min(-1)
+    return per_matrix(p == -2 and small / big or big / small, batch)
+  end
+  if m ~= n then fail("cond", 2, "the last two dimensions of argument 1 must be square for p = %s", tostring(p)) end
+  local dt = la_dtype(x.dtype)
+  local lu, ipiv = fresh(x, x.shape, dt), gpu.empty(shape_of(batch, n), "int64")
+  local inv, info = fresh(gpu.eye(n, dt):expand(x.shape), x.shape, dt), gpu.zeros(math.max(count, 1), "int32")
+  if n > 0 then
+    info = run("getrf", count, {a = lu, ipiv = ipiv, m = n, n = n, k = 0})
+    run("getrs", count, {a = lu, ipiv = ipiv, b = inv, m = n, n = n, k = n})
+  end
+  local nd = x.ndim
+  local r = matrix_norm(x, p, nd - 1, nd, false, "cond") * matrix_norm(inv, p, nd - 1, nd, false, "cond")
+  local singular = info:ne(0):reshape(#batch > 0 and batch or {})
+  return per_matrix(gpu.where(singular, math.huge, r):astype(real_of[dt]), batch)
+end
+
+-- gpu.linalg.multi_dot(arrays): arrays[1] @ arrays[2] @ ..., in the order of products
+-- that costs the fewest multiplications (the textbook chain order); a first 1-D array
+-- is a row, a last one a column, and those dims are dropped from the result, as NumPy's
+function linalg.multi_dot(arrays)
+  if type(arrays) ~= "table" then fail("multi_dot", 2, "argument 1 must be a table of device arrays") end
+  local k = #arrays
+  if k < 2 then fail("multi_dot", 2, "expecting at least two arrays, got %d", k) end
+  local mats = {}
+  for i, a in ipairs(arrays) do
+    if not is_array(a) then fail("multi_dot", 2, "element %d must be a device array, got %s", i, type(a)) end
+    local want = (i == 1 or i == k) and "1 or 2" or "2"
+    if not (a.ndim == 2 or (a.ndim == 1 and (i == 1 or i == k))) then
+      fail("multi_dot", 2, "element %d must have %s dimensions, got %d", i, want, a.ndim)
+    end
+    mats[i] = a.ndim == 2 and a or (i == 1 and a:reshape(1, a.shape[1]) or a:reshape(a.shape[1], 1))
+  end
+  local p = {mats[1].shape[1]}
+  for i, a in ipairs(mats) do
+    if a.shape[1] ~= p[i] then
+      fail("multi_dot", 2, "element %d has %d rows where element %d has %d columns", i, a.shape[1], i - 1, p[i])
+    end
+    p[i + 1] = a.shape[2]
+  end
+  local cost, split = {}, {}
+  for i = 1, k do cost[i] = {[i] = 0}; split[i] = {} end
+  for len = 2, k do
+    for i = 1, k - len + 1 do
+      local j = i + len - 1
+      for s = i, j - 1 do
+        local c = cost[i][s] + cost[s + 1][j] + p[i] * p[s + 1] * p[j + 1]
+        if not cost[i][j] or c < cost[i][j] then cost[i][j], split[i][j] = c, s end
+      end
+    end
+  end
+  local function chain(i, j)
+    if i == j then return mats[i] end
+    return gpu.matmul(chain(i, split[i][j]), chain(split[i][j] + 1, j))
+  end
+  local r = chain(1, k)
+  if arrays[k].ndim == 1 then r = r:squeeze(2) end
+  if arrays[1].ndim == 1 then r = r:squeeze(1) end
+  return r
+end
+
+local function count_of(shape, from, to)
+  local c = 1
+  for i = from, to do c = c * shape[i] end
+  return c
+end
+
+-- gpu.linalg.tensorinv(a [, ind]): the inverse of a as an operator from its last dims to
+-- its first ind (2 by default): a:reshape(p, q) inverted (p = q), shaped
+-- (a.shape[ind+1 ..], a.shape[1 .. ind])
+function linalg.tensorinv(a, ind)
+  ind = ind or 2
+  if not is_array(a) then fail("tensorinv", 2, "argument 1 must be a device array, got %s", type(a)) end
+  if math.type(ind) ~= "integer" or ind <= 0 or ind > a.ndim then
+    fail("tensorinv", 2, "ind must be a positive integer no larger than the dimensions (%d), got %s", a.ndim, tostring(ind))
+  end
+  local rows, cols = count_of(a.shape, 1, ind), count_of(a.shape, ind + 1, a.ndim)
+  if rows ~= cols then fail("tensorinv", 2, "the first %d dims hold %d elements and the others %d: they must be equal", ind, rows, cols) end
+  local shape = {table.unpack(a.shape, ind + 1, a.ndim)}
+  for i = 1, ind do shape[#shape + 1] = a.shape[i] end
+  local inv = linalg.inv(a:reshape(rows, cols))
+  return inv:reshape(shape)
+end
+
+-- gpu.linalg.tensorsolve(a, b [, dims]): x with tensordot(a, x, x.ndim) = b, x of a's last
+-- dims (after moving `dims` of a to the end, in order), as NumPy's
+function linalg.tensorsolve(a, b, dims)
+  if not is_array(a) then fail("tensorsolve", 2, "argument 1 must be a device array, got %s", type(a)) end
+  if not is_array(b) then fail("tensorsolve", 2, "argument 2 must be a device array, got %s", type(b)) end
+  if dims ~= nil then
+    if type(dims) ~= "table" then fail("tensorsolve", 2, "argument 3 must be a table of dims") end
+    a = gpu.moveaxis(a, dims, (function() local t = {} for i = 1, #dims do t[i] = a.ndim - #dims + i end return t end)())
+  end
+  local xdims = a.ndim - b.ndim
+  if xdims < 0 then fail("tensorsolve", 2, "b has more dimensions (%d) than a (%d)", b.ndim, a.ndim) end
+  for i = 1, b.ndim do
+    if a.shape[i] ~= b.shape[i] then fail("tensorsolve", 2, "a's dim %d is %d but b's is %d", i, a.shape[i], b.shape[i]) end
+  end
+  local shape = {table.unpack(a.shape, b.ndim + 1, a.ndim)}
+  local rows, cols = b.size, count_of(a.shape, b.ndim + 1, a.ndim)
+  if rows ~= cols then fail("tensorsolve", 2, "a is not square as an operator (%d x %d)", rows, cols) end
+  return linalg.solve(a:reshape(rows, cols), b:reshape(rows)):reshape(shape)
+end
+
+-- gpu.polyfit(x, y, deg [, {rcond =, w =, full =}]): the least-squares polynomial of degree
+-- deg through (x, y) (y (m) or (m, k): a fit per column), coefficients highest power first,
+-- float64 (float32 for float32 inputs), as NumPy's: lstsq on the Vandermonde matrix with its
+-- columns scaled to norm 1; with full, also residuals, rank, singular values and rcond
+function gpu.polyfit(x, y, deg, opts)
+  local function bad(fmt, ...) error(("gpu.polyfit: " .. fmt):format(...), 3) end
+  if not is_array(x) or x.ndim ~= 1 then bad("x must be a 1-D device array") end
+  if not is_array(y) or (y.ndim ~= 1 and y.ndim ~= 2) then bad("y must be a 1-D or 2-D device array") end
+  if y.shape[1] ~= x.shape[1] then bad("x and y must have the same length (%d and %d)", x.shape[1], y.shape[1]) end
+  if math.type(deg) ~= "integer" or deg < 0 then bad("deg must be a non-negative integer, got %s", tostring(deg)) end
+  if x.shape[1] == 0 then bad("x is empty") end
+  opts = opts or {}
+  local dt = la_dtype(gpu.result_type(x, y))
+  local m = x.shape[1]
+  local rcond = opts.rcond or m * eps_of[real_of[dt]]
+  local lhs = gpu.vander(x:astype(dt), deg + 1)
+  local rhs = y:astype(dt)
+  if opts.w ~= nil then
+    if not is_array(opts.w) or opts.w.ndim ~= 1 or opts.w.shape[1] ~= m then bad("w must be a 1-D device array of x's length") end
+    local w = opts.w:astype(dt)
+    lhs = lhs * w:unsqueeze(-1)
+    rhs = y.ndim == 2 and rhs * w:unsqueeze(-1) or rhs * w
+  end
+  local a2 = gpu.abs(lhs)
+  local scale = gpu.sqrt((a2 * a2):sum(1)):astype(real_of[dt])
+  scale = gpu.where(scale:eq(0), 1, scale):astype(real_of[dt])
+  local c, resids, rank, s = linalg.lstsq(lhs / scale, rhs, rcond)
+  c = (y.ndim == 2 and c / scale:unsqueeze(-1) or c / scale):astype(dt)
+  if opts.full then return c, resids, rank, s, rcond end
+  return c
+end
+
+-- gpu.roots(p): the roots of the polynomial with coefficients p (highest power first), as
+-- NumPy's: the eigenvalues of its companion matrix, with a zero root for each trailing zero
+function gpu.roots(p)
+  if not is_array(p) or p.ndim ~= 1 then error("gpu.roots: argument 1 must be a 1-D device array", 2) end
+  local dt = la_dtype(p.dtype)
+  local nz = gpu.flatnonzero(p:ne(0)):totable()
+  if #nz == 0 then return gpu.empty(0, dt) end
+  local first, last = nz[1], nz[#nz]
+  local trailing = p.shape[1] - last
+  local c = p:narrow(1, first, last - first + 1):astype(dt)
+  local n = c.shape[1] - 1
+  local roots
+  if n < 1 then roots = gpu.empty(0, dt)
+  else
+    local comp = gpu.zeros({n, n}, dt)
+    if n > 1 then comp:narrow(1, 2, n - 1):copy_(gpu.eye(n - 1, n, dt)) end
+    comp:narrow(1, 1, 1):copy_((-c:narrow(1, 2, n) / c:narrow(1, 1, 1)):reshape(1, n))
+    roots = linalg.eigvals(comp)
+  end
+  if trailing == 0 then return roots end
+  return gpu.concatenate({roots, gpu.zeros(trailing, roots.dtype)})
+end

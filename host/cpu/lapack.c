@@ -25,6 +25,10 @@ typedef void (*heevd_fn)(const char *, const char *, const int *, void *, const 
                          const int *, void *, const int *, int *, const int *, int *, size_t, size_t);
 typedef void (*gesvd_fn)(const char *, const char *, const int *, const int *, void *, const int *, void *,
                          void *, const int *, void *, const int *, void *, const int *, int *, size_t, size_t);
+typedef void (*geev_fn)(const char *, const char *, const int *, void *, const int *, void *, void *, void *,
+                        const int *, void *, const int *, void *, const int *, int *, size_t, size_t);
+typedef void (*cgeev_fn)(const char *, const char *, const int *, void *, const int *, void *, void *,
+                         const int *, void *, const int *, void *, const int *, void *, int *, size_t, size_t);
 typedef void (*cgesvd_fn)(const char *, const char *, const int *, const int *, void *, const int *, void *,
                           void *, const int *, void *, const int *, void *, const int *, void *, int *,
                           size_t, size_t);
@@ -34,7 +38,7 @@ static const char *const names[][4] = {
   {"sgetrf_", "dgetrf_", "cgetrf_", "zgetrf_"}, {"sgetrs_", "dgetrs_", "cgetrs_", "zgetrs_"},
   {"spotrf_", "dpotrf_", "cpotrf_", "zpotrf_"}, {"sgeqrf_", "dgeqrf_", "cgeqrf_", "zgeqrf_"},
   {"sorgqr_", "dorgqr_", "cungqr_", "zungqr_"}, {"ssyevd_", "dsyevd_", "cheevd_", "zheevd_"},
-  {"sgesvd_", "dgesvd_", "cgesvd_", "zgesvd_"}};
+  {"sgesvd_", "dgesvd_", "cgesvd_", "zgesvd_"}, {"sgeev_", "dgeev_", "cgeev_", "zgeev_"}};
 #define NOPS ((int)(sizeof names / sizeof names[0]))
 static void *fns[NOPS][4];
 static GpuResult failed;   /* the first failure to load, kept */
@@ -165,6 +169,41 @@ static GpuResult gesvd(const GpuLinalg *l, int *info) {
   return GPU_OK;
 }
 
+/* The real parts (wr) and imaginary parts (wi) of n eigenvalues, interleaved into w */
+static void interleave(void *w, const void *wr, const void *wi, int n, int type) {
+  for (int j = 0; j < n; j++) {
+    if (type == GPU_NUM_F32) ((float *)w)[2 * j] = ((const float *)wr)[j], ((float *)w)[2 * j + 1] = ((const float *)wi)[j];
+    else ((double *)w)[2 * j] = ((const double *)wr)[j], ((double *)w)[2 * j + 1] = ((const double *)wi)[j];
+  }
+}
+
+/* GEEV (real: eigenvalues in two arrays, interleaved after; complex: with a real
+ * workspace of 2n): a query, then the call. Left eigenvectors are never wanted. */
+static GpuResult geev(const GpuLinalg *l, int *info) {
+  int n = (int)l->n, lda = n > 1 ? n : 1, one = 1, ldvr = l->vectors ? lda : 1, query = -1, lwork;
+  int cx = l->type >= GPU_NUM_C64;
+  const char *jv = l->vectors ? "V" : "N";
+  size_t real = elem_size[l->type] / (cx ? 2 : 1);
+  double q[2] = {0, 0}, dummy[4];
+  void *a = (void *)l->a, *vr = l->vectors ? (void *)l->vt : dummy, *work;
+  void *side = malloc((size_t)2 * (size_t)lda * real);   /* wr and wi, or rwork */
+  if (side == NULL) return GPU_FAIL(CUDA_ERROR_OUT_OF_MEMORY, GPU_SRC_HOST, "malloc");
+  void *wr = side, *wi = (char *)side + (size_t)lda * real, *w = (void *)l->w;
+  if (cx) ((cgeev_fn)fns[l->op][l->type])("N", jv, &n, a, &lda, w, dummy, &one, vr, &ldvr, q, &query, side, info, 1, 1);
+  else ((geev_fn)fns[l->op][l->type])("N", jv, &n, a, &lda, wr, wi, dummy, &one, vr, &ldvr, q, &query, info, 1, 1);
+  if ((work = sized(q, l->type, &lwork, 4 * lda)) == NULL) {
+    free(side);
+    return GPU_FAIL(CUDA_ERROR_OUT_OF_MEMORY, GPU_SRC_HOST, "malloc");
+  }
+  if (cx) ((cgeev_fn)fns[l->op][l->type])("N", jv, &n, a, &lda, w, dummy, &one, vr, &ldvr, work, &lwork, side, info, 1, 1);
+  else {
+    ((geev_fn)fns[l->op][l->type])("N", jv, &n, a, &lda, wr, wi, dummy, &one, vr, &ldvr, work, &lwork, info, 1, 1);
+    interleave(w, wr, wi, n, l->type);
+  }
+  free(work), free(side);
+  return GPU_OK;
+}
+
 GpuResult cpu_linalg(const GpuLinalg *l) {
   GpuResult r = lapack_load();
   if (r.code) return r;
@@ -180,6 +219,7 @@ GpuResult cpu_linalg(const GpuLinalg *l) {
     case GPU_LA_POTRF: ((potrf_fn)fns[l->op][l->type])("L", &n, (void *)l->a, &lda, &info, 1); break;
     case GPU_LA_GEQRF: case GPU_LA_ORGQR: r = qr(l, &info); break;
     case GPU_LA_SYEVD: r = syevd(l, &info); break;
+    case GPU_LA_GEEV: r = geev(l, &info); break;
     default: r = gesvd(l, &info); break;
   }
   *(int *)l->info = info;

@@ -19,6 +19,8 @@
   X(cusolverDnXsyevd) X(cusolverDnXgesvd_bufferSize) X(cusolverDnXgesvd)
 #define CUSOLVER_DECLARE(name) __typeof__(name) *name;
 static struct { CUSOLVER_FUNCS(CUSOLVER_DECLARE) } cs;
+/* GEEV came in cuSOLVER 11.7 (CUDA 12.6): without it, gpu.linalg.eig alone fails */
+static struct { __typeof__(cusolverDnXgeev_bufferSize) *size; __typeof__(cusolverDnXgeev) *run; } geev;
 static Library lib;
 static void *dl;
 static cusolverDnHandle_t handles[GPU_MAX_DEVICES];
@@ -37,6 +39,8 @@ static GpuResult cusolver_load(void) {
                         "cuSOLVER has no %s: it is too old", #name);
   CUSOLVER_FUNCS(FETCH)
 #undef FETCH
+  *(void **)&geev.size = dlsym(dl, "cusolverDnXgeev_bufferSize");
+  *(void **)&geev.run = dlsym(dl, "cusolverDnXgeev");
   lib.loaded = 1;
   return GPU_OK;
 }
@@ -75,7 +79,9 @@ static GpuResult handle_for(cusolverDnHandle_t *h, cusolverDnParams_t *p, CUstre
 
 static const cudaDataType types[] = {CUDA_R_32F, CUDA_R_64F, CUDA_C_32F, CUDA_C_64F};
 static const cudaDataType reals[] = {CUDA_R_32F, CUDA_R_64F, CUDA_R_32F, CUDA_R_64F};
+static const cudaDataType complexes[] = {CUDA_C_32F, CUDA_C_64F, CUDA_C_32F, CUDA_C_64F};
 static const size_t elem_size[] = {4, 8, 8, 16};
+#define NOVEC CUSOLVER_EIG_MODE_NOVECTOR
 #define LOWER CUBLAS_FILL_MODE_LOWER
 
 static signed char jobu(const GpuLinalg *l) { return !l->vectors ? 'N' : l->full ? 'A' : 'S'; }
@@ -109,6 +115,13 @@ static GpuResult sizes(cusolverDnHandle_t h, cusolverDnParams_t p, const GpuLina
       CS_TRY(cs.cusolverDnXgeqrf_bufferSize(h, p, m, n, t, a, m, t, (void *)l->tau, t, dev, host));
       break;
     case GPU_LA_ORGQR: return orgqr_size(h, l, dev);
+    case GPU_LA_GEEV:
+      if (geev.size == NULL || geev.run == NULL)
+        return (GpuResult){GPU_ERR_NO_LIBRARY, GPU_SRC_HOST, "dlsym(\"cusolverDnXgeev\")",
+                           "cuSOLVER has no cusolverDnXgeev: eig needs CUDA 12.6 or later", NULL};
+      CS_TRY(geev.size(h, p, NOVEC, l->vectors ? CUSOLVER_EIG_MODE_VECTOR : NOVEC, n, t, a, n, complexes[l->type],
+                       (void *)l->w, t, NULL, 1, t, (void *)l->vt, n, t, dev, host));
+      break;
     case GPU_LA_SYEVD:
       CS_TRY(cs.cusolverDnXsyevd_bufferSize(h, p, l->vectors ? CUSOLVER_EIG_MODE_VECTOR : CUSOLVER_EIG_MODE_NOVECTOR,
                                             LOWER, n, t, a, n, w, (void *)l->w, t, dev, host));
@@ -167,6 +180,10 @@ static GpuResult run(cusolverDnHandle_t h, cusolverDnParams_t p, const GpuLinalg
       CS_TRY(cs.cusolverDnXgeqrf(h, p, m, n, t, a, m, t, (void *)l->tau, t, work, wb, hw, hbytes, info));
       break;
     case GPU_LA_ORGQR: return orgqr(h, l);
+    case GPU_LA_GEEV:
+      CS_TRY(geev.run(h, p, NOVEC, l->vectors ? CUSOLVER_EIG_MODE_VECTOR : NOVEC, n, t, a, n, complexes[l->type],
+                      (void *)l->w, t, NULL, 1, t, (void *)l->vt, n, t, work, wb, hw, hbytes, info));
+      break;
     case GPU_LA_SYEVD:
       CS_TRY(cs.cusolverDnXsyevd(h, p, l->vectors ? CUSOLVER_EIG_MODE_VECTOR : CUSOLVER_EIG_MODE_NOVECTOR, LOWER,
                                  n, t, a, n, w, (void *)l->w, t, work, wb, hw, hbytes, info));
