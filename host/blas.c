@@ -4,7 +4,8 @@
  * last two are a batch, broadcast), row-major arrays handed to the column-major library as
  * their transposes (C^T = B^T A^T), so no operand is copied when each matrix has a stride
  * of 1 along its rows or its columns and the batch has one stride; otherwise that operand
- * is copied C-ordered first. */
+ * is copied C-ordered first. Integer and bool products, which no BLAS has, go to a kernel
+ * (gpu._int_matmul, lua/compose.lua). */
 #include <string.h>
 #include "gpu.h"
 
@@ -154,14 +155,38 @@ static GpuArray *check_out(lua_State *L, const char *name, int oi, const GpuShap
   return o;
 }
 
+/* [-0, +1, e] a @ b of integer or bool arrays (at ai and bi; dt their promoted dtype)
+ * into out (at oi, or 0): no BLAS has them, so gpu._int_matmul (lua/compose.lua) runs a
+ * kernel of its own, on the default stream; the shapes are checked here, as for the others. */
+static void int_matmul(lua_State *L, const char *name, int ai, int bi, int oi, GpuDtype dt, CUstream s) {
+  GpuArray *a = array_check(L, ai), *b = array_check(L, bi);
+  Product p;
+  GpuShape rs;
+  product_shapes(L, name, a, b, &p, &rs);
+  if (oi) check_out(L, name, oi, &rs, dt);
+  if (s) luaL_error(L, "gpu.%s: products of %s arrays run on the default stream: leave out the stream",
+                    name, dtypes[dt].name);
+  int top = lua_gettop(L);
+  luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+  lua_getfield(L, -1, "gpu");
+  lua_getfield(L, -1, "_int_matmul");
+  lua_pushvalue(L, ai);
+  lua_pushvalue(L, bi);
+  lua_pushstring(L, dtypes[dt].name);
+  lua_call(L, 3, 1);
+  if (oi) { ops_copy(L, oi, -1, NULL); lua_pushvalue(L, oi); }
+  lua_replace(L, top + 1);
+  lua_settop(L, top + 1);
+}
+
 /* [-0, +1, e] a @ b (arrays at ai and bi) into out (at oi, or 0), as NumPy's matmul. */
 static void matmul(lua_State *L, const char *name, int ai, int bi, int oi, int tf32, CUstream s) {
   GpuArray *a = array_operand(L, ai, name, 1), *b = array_operand(L, bi, name, 2);
   GpuDtype dt = promote_types(a->dtype, b->dtype);
-  if (num_type(dt) < 0)
-    luaL_error(L, "gpu.%s: %s and %s arrays: products take float32, float64, complex64 or complex128 "
-               "(convert with astype)",
-               name, dtypes[a->dtype].name, dtypes[b->dtype].name);
+  if (num_type(dt) < 0) {
+    int_matmul(L, name, ai, bi, oi, dt, s);
+    return;
+  }
   if (graph_capturing && strcmp(backend_get()->name, "cpu") == 0)
     luaL_error(L, "gpu.%s cannot be recorded in a graph on the CPU backend (the BLAS runs at once)", name);
   Product p;

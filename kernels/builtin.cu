@@ -1,6 +1,6 @@
 // builtin.cu: the kernels behind gpu.full, gpu.ones, gpu.arange and gpu.random
-// (lua/gpu.lua launches them), and gpu.take, extract, searchsorted and histogram
-// (lua/compose.lua). Each loops over its elements with a grid stride, so any
+// (lua/gpu.lua launches them), and gpu.take, extract, searchsorted, histogram and integer
+// products (lua/compose.lua). Each loops over its elements with a grid stride, so any
 // grid size is correct.
 //
 // Random numbers come from Philox4x32-10 (gpuhost.cuh has it), a counter-based generator:
@@ -253,4 +253,41 @@ __global__ void weighted_keys(const double *w, long long n, unsigned long long s
     double u = 1.0 - unit_double(r.v[0], r.v[1]);   // (0, 1]
     key[i] = w[i] > 0 ? -log(u) / w[i] : __longlong_as_double(0x7ff0000000000000LL);
   }
+}
+
+// gpu.matmul of integer and bool arrays (no BLAS has them; lua/compose.lua launches it): c =
+// a @ b for each of `batch` C-ordered (m, k) and (k, n) matrices, in 16 x 16 tiles through
+// shared memory, the grid striding over tiles and batch. The sums are made in U, unsigned,
+// so that they wrap as NumPy's do (the result's bits are the low ones of the sum); bools
+// are or-ed ands.
+template <typename T, typename U> struct MatmulSum {
+  static __device__ U add(U acc, T x, T y) { return acc + (U)x * (U)y; }
+  static __device__ T result(U acc) { return (T)acc; }
+};
+template <> struct MatmulSum<bool, unsigned int> {
+  static __device__ unsigned int add(unsigned int acc, bool x, bool y) { return acc | (unsigned int)(x && y); }
+  static __device__ bool result(unsigned int acc) { return acc != 0; }
+};
+
+template <typename T, typename U>
+__global__ void int_matmul(const T *a, const T *b, T *c, long long batch, long long m, long long n, long long k) {
+  __shared__ T ta[16][17];
+  __shared__ T tb[16][17];
+  int tx = threadIdx.x, ty = threadIdx.y;
+  long long tiles_m = (m + 15) / 16, tiles_n = (n + 15) / 16;
+  for (long long z = blockIdx.z; z < batch; z += gridDim.z)
+    for (long long bi = blockIdx.y; bi < tiles_m; bi += gridDim.y)
+      for (long long bj = blockIdx.x; bj < tiles_n; bj += gridDim.x) {
+        const T *az = a + z * m * k, *bz = b + z * k * n;
+        long long i = bi * 16 + ty, j = bj * 16 + tx;
+        U acc = 0;
+        for (long long t = 0; t < k; t += 16) {
+          ta[ty][tx] = i < m && t + tx < k ? az[i * k + t + tx] : T(0);
+          tb[ty][tx] = t + ty < k && j < n ? bz[(t + ty) * n + j] : T(0);
+          __syncthreads();
+          for (int q = 0; q < 16; q++) acc = MatmulSum<T, U>::add(acc, ta[ty][q], tb[q][tx]);
+          __syncthreads();
+        }
+        if (i < m && j < n) c[z * m * n + i * n + j] = MatmulSum<T, U>::result(acc);
+      }
 }

@@ -484,6 +484,42 @@ function gpu.histogram(a, bins, opts)
   return counts:astype("int64"), edges
 end
 
+-- gpu._int_matmul(a, b, dt): a @ b of integer and bool arrays (host/blas.c calls it, the
+-- shapes checked, dt their promoted dtype): kernels/builtin.cu's int_matmul on C-ordered
+-- copies over the broadcast batch; a 1-D operand is a row (a) or a column (b), dropped after
+function gpu._int_matmul(a, b, dt)
+  local a2 = a.ndim == 1 and a:unsqueeze(1) or a
+  local b2 = b.ndim == 1 and b:unsqueeze(-1) or b
+  local m, k, n = a2.shape[a2.ndim - 1], a2.shape[a2.ndim], b2.shape[b2.ndim]
+  local nb = math.max(a2.ndim, b2.ndim) - 2
+  local batch = {}
+  local function dim(x, i)   -- x's batch dim at the broadcast batch's dim i, 1 if none
+    local j = i - nb + x.ndim - 2
+    return j >= 1 and x.shape[j] or 1
+  end
+  for i = 1, nb do batch[i] = dim(a2, i) == 1 and dim(b2, i) or dim(a2, i) end
+  local function shaped(r, c)
+    local s = table.move(batch, 1, nb, 1, {})
+    s[nb + 1], s[nb + 2] = r, c
+    return s
+  end
+  local function operand(x, r, c)
+    local w = gpu.empty(shaped(r, c), dt)
+    if w.size > 0 then w:copy_(x:expand(w.shape)) end
+    return w
+  end
+  local A, B, C = operand(a2, m, k), operand(b2, k, n), gpu.empty(shaped(m, n), dt)
+  if C.size > 0 then
+    local count = product(batch, 1, nb)
+    local grid = {math.min((n + 15) // 16, 65535), math.min((m + 15) // 16, 65535), math.min(count, 65535)}
+    local sum = SIZE[dt] == 8 and "unsigned long long" or "unsigned int"
+    typed(("int_matmul<%s, %s>"):format(CTYPE[dt], sum))[{grid, {16, 16}}](A, B, C, count, m, n, k)
+  end
+  if a.ndim == 1 then C = C:squeeze(-2) end
+  if b.ndim == 1 then C = C:squeeze(-1) end
+  return C
+end
+
 for _, name in ipairs({"linspace", "eye", "identity", "concatenate", "stack", "flip", "isclose", "allclose",
                        "take", "extract", "nonzero", "diff", "tril", "triu", "diagonal",
                        "meshgrid", "repeat_interleave", "tile", "searchsorted", "histogram"}) do

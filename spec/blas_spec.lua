@@ -59,16 +59,47 @@ describe("gpu.matmul", function()
     assert.are.same({0, 3}, gpu.matmul(gpu.zeros({0, 2}), gpu.zeros({2, 3})).shape)
   end)
 
-  it("refuses mismatched shapes (naming both), 0-D operands, and types BLAS has not", function()
+  it("multiplies integers and bools with NumPy's numbers: sums wrap in the dtype, bools or ands", function()
+    local a = gpu.arange(-6, 6, "int8"):reshape(2, 2, 3)
+    local b = gpu.arange(12, "int32"):reshape(3, 4) * 37
+    local c = gpu.matmul(a, b)                            -- int32: a batch broadcast against a matrix
+    assert.are.equal("int32", c.dtype)
+    assert.are.same({{{-1924, -2479, -3034, -3589}, {-592, -814, -1036, -1258}},
+                     {{740, 851, 962, 1073}, {2072, 2516, 2960, 3404}}}, c:totable())
+    local x = gpu.array({{100, -128}, {127, 5}}, "int8")
+    assert.are.same({{-112, -128}, {23, -103}}, gpu.matmul(x, x):totable())
+    local u = gpu.array({{200, 255}, {3, 4}}, "uint8")
+    assert.are.same({{61, 52}, {100, 13}}, gpu.matmul(u, u):totable())
+    local big = gpu.array({{1 << 62, 3}, {5, 1 << 40}}, "int64")
+    assert.are.same({{15, -4611682719892504576}, {4611691515985526784, 15}}, gpu.matmul(big, big):totable())
+    local m = gpu.array({{true, false}, {false, false}}, "bool")
+    local n = gpu.array({{false, true}, {true, true}}, "bool")
+    assert.are.same({{false, true}, {false, false}}, gpu.matmul(m, n):totable())
+    local v = gpu.arange(1, 4, "int16")
+    assert.are.same({16, 22}, gpu.matmul(v, gpu.arange(6, "int16"):reshape(3, 2)):totable())
+    assert.are.equal(14, gpu.matmul(v, v):item())       -- two vectors: 0-D
+    assert.are.same({{{70, 76, 82, 88, 94}, {190, 212, 234, 256, 278}, {310, 348, 386, 424, 462}},
+                     {{430, 484, 538, 592, 646}, {550, 620, 690, 760, 830}, {670, 756, 842, 928, 1014}}},
+                    gpu.dot(gpu.arange(24, "int64"):reshape(2, 3, 4), gpu.arange(20, "int64"):reshape(4, 5)):totable())
+    local o = gpu.zeros({2, 2}, "int64")                -- out= of a wider dtype, a transposed view
+    gpu.matmul(x.T, x, {out = o})
+    assert.are.same({{17, 123}, {123, 25}}, o:totable())   -- NumPy: int8 products, then cast
+    assert.are.same({{0, 0}, {0, 0}}, gpu.matmul(gpu.ones({2, 0}, "int32"), gpu.ones({0, 2}, "int32")):totable())
+    -- tiles past the edges, and a batch: against float64's exact products
+    local p = gpu.random.integers(-1000, 1000, {3, 37, 53})
+    local q = gpu.random.integers(-1000, 1000, {53, 19})
+    assert.is_true(gpu.matmul(p, q):astype("float64"):eq(gpu.matmul(p:astype("float64"), q:astype("float64"))):all())
+  end)
+
+  it("refuses mismatched shapes (naming both), 0-D operands, and a stream for integer products", function()
     local a = gpu.zeros({2, 3})
     assert.matches("gpu.matmul: shapes {2, 3} and {2, 3} do not match: the first's last dim %(3%) is not the second's second%-to%-last %(2%)",
                    S.errof(gpu.matmul, a, a))
     assert.matches("gpu.matmul: the batch dims of shapes {2, 2, 3} and {3, 3, 2} do not broadcast",
                    S.errof(gpu.matmul, gpu.zeros({2, 2, 3}), gpu.zeros({3, 3, 2})))
     assert.matches("gpu.matmul: a 0%-D array has no rows or columns", S.errof(gpu.matmul, gpu.zeros({}), a))
-    assert.matches("gpu.matmul: bool and bool arrays: products take float32, float64, complex64 or complex128",
-                   S.errof(gpu.matmul, gpu.zeros({2, 2}, "bool"), gpu.zeros({2, 2}, "bool")))
-    assert.matches("gpu.matmul: int32 and int32 arrays", S.errof(gpu.matmul, gpu.zeros({2, 2}, "int32"), gpu.zeros({2, 2}, "int32")))
+    assert.matches("gpu.matmul: products of int32 arrays run on the default stream: leave out the stream",
+                   S.errof(gpu.matmul, gpu.zeros({2, 2}, "int32"), gpu.zeros({2, 2}, "int32"), {stream = gpu.stream()}), 1, true)
     assert.matches("gpu.matmul: out has shape {3} but the result has shape {2, 2}",
                    S.errof(gpu.matmul, a, a.T, {out = gpu.zeros(3)}))
   end)
