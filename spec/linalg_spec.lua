@@ -20,6 +20,7 @@ local function near(want, got, tol)
   local wr, wi = type(want) == "number" and want or want.re, type(want) == "number" and 0 or want.im
   local gr, gi = type(got) == "number" and got or got.re, type(got) == "number" and 0 or got.im
   local scale = math.max(1, math.abs(wr), math.abs(wi))
+  if wr == gr and wi == gi then return end   -- infinities too
   if not (math.abs(wr - gr) <= tol * scale and math.abs(wi - gi) <= tol * scale) then
     error(("expected %s%+gj, got %s%+gj"):format(wr, wi, gr, gi), 2)
   end
@@ -242,6 +243,146 @@ describe("gpu.linalg.matrix_power", function()
   end)
 end)
 
+-- each of want's numbers (real or gpu.complex) matched by one of got's within tol, in any order
+local function same_set(want, got, tol)
+  local t, used = got:totable(), {}
+  assert.are.equal(#want, #t)
+  for _, w in ipairs(want) do
+    local wr, wi = type(w) == "number" and w or w.re, type(w) == "number" and 0 or w.im
+    local found
+    for j, g in ipairs(t) do
+      local gr, gi = type(g) == "number" and g or g.re, type(g) == "number" and 0 or g.im
+      if not used[j] and math.abs(gr - wr) <= tol * math.max(1, math.abs(wr)) and math.abs(gi - wi) <= tol * math.max(1, math.abs(wi)) then
+        found = j
+        break
+      end
+    end
+    if not found then error(("%s%+gj is not among the eigenvalues"):format(wr, wi), 2) end
+    used[found] = true
+  end
+end
+
+describe("gpu.linalg.eig and eigvals", function()
+  it("give NumPy's eigenvalues, complex pairs of a real matrix, and vectors of norm 1 with a v = v diag(w)", function()
+    local b = gpu.array(B, "float64")
+    local w, v = L.eig(b)
+    assert.are.same({"complex128", "complex128"}, {w.dtype, v.dtype})
+    same_set({0.8684108300165843, 7.466410972997772, C(4.332589098492816, 2.55382916227274),
+              C(4.332589098492816, -2.55382916227274)}, w, 1e-13)
+    local bc = b:astype("complex128")
+    assert.is_true(gap(gpu.matmul(bc, v), v * w:unsqueeze(-2)) < 1e-12)
+    near({1, 1, 1, 1}, gpu.norm(v, 2, 1), 1e-14)
+    same_set({C(-0.4422495703074081, 2.4980495329668124), C(-0.4422495703074081, -2.4980495329668124), 3.8844991406148153},
+             L.eigvals(gpu.array({{1, 2, 0}, {0, 1, 3}, {4, 0, 1}}, "int32")), 1e-13)
+  end)
+
+  it("give real results when every eigenvalue is real, keep float32 and take complex matrices and batches", function()
+    local w, v = L.eig(gpu.array({{2, 1}, {1, 2}}, "float32"))
+    assert.are.same({"float32", "float32"}, {w.dtype, v.dtype})
+    same_set({3, 1}, w, 1e-6)
+    local w64 = L.eigvals(gpu.array(A, "float64"))
+    assert.are.equal("float64", w64.dtype)
+    local h = gpu.array(H, "complex64")
+    local hw, hv = L.eig(h)
+    assert.are.same({"complex64", "complex64"}, {hw.dtype, hv.dtype})
+    assert.is_true(gap(gpu.matmul(h, hv), hv * hw:unsqueeze(-2)) < 1e-5)
+    local batch = gpu.stack({gpu.array({{0, 1}, {-1, 0}}, "float64"), gpu.array({{2, 0}, {0, 3}}, "float64")})
+    local bw, bv = L.eig(batch)
+    assert.are.same({2, 2}, bw.shape)
+    assert.is_true(gap(gpu.matmul(batch:astype("complex128"), bv), bv * bw:unsqueeze(-2)) < 1e-14)
+    assert.are.same({0}, L.eigvals(gpu.zeros({0, 0}, "float64")).shape)
+    assert.matches("gpu.linalg.eig: the matrix has a NaN or an infinity", S.errof(L.eig, gpu.full({2, 2}, 0 / 0)), 1, true)
+    assert.matches("must be square, got 2 x 3", S.errof(L.eigvals, gpu.ones({2, 3})), 1, true)
+  end)
+end)
+
+describe("gpu.linalg.lstsq, cond, norm, multi_dot, tensorinv and tensorsolve", function()
+  it("lstsq gives NumPy's solution, residuals, rank and singular values", function()
+    local a = gpu.array({{1, 1}, {1, 2}, {1, 3}, {1, 4}}, "float64")
+    local x, res, rank, s = L.lstsq(a, gpu.array({6, 5, 7, 10}, "float64"))
+    near({3.4999999999999996, 1.4000000000000004}, x, 1e-14)
+    near({4.199999999999999}, res, 1e-14)
+    assert.are.equal(2, rank)
+    near({5.779378813233887, 0.773809106397227}, s, 1e-14)
+    local x2, res2 = L.lstsq(a, gpu.array({{6, 1}, {5, 2}, {7, 3}, {10, 4}}, "float64"))
+    near({{3.4999999999999996, 0}, {1.4000000000000004, 1}}, x2, 1e-14)
+    near({4.199999999999999, 0}, res2, 1e-13)
+    -- rank-deficient: the least-norm solution, no residuals
+    local r = gpu.array({{1, 2, 3}, {2, 4, 6}, {1, 0, 1}}, "float64")
+    local x3, res3, rank3 = L.lstsq(r, gpu.array({1, 2, 3}, "float64"))
+    near({2.3333333333333353, -1.6666666666666663, 0.6666666666666665}, x3, 1e-13)
+    assert.are.same({{0}, 2}, {res3.shape, rank3})
+    local xe, rese = L.lstsq(gpu.zeros({3, 0}, "float64"), gpu.ones({3, 2}, "float64"))
+    assert.are.same({{0, 2}, {3, 3}}, {xe.shape, rese:totable()})
+    assert.matches("gpu.linalg.lstsq: a has 4 rows but b has 3", S.errof(L.lstsq, a, gpu.ones(3)), 1, true)
+  end)
+
+  it("cond and norm give NumPy's matrix norms and condition numbers, infinite for a singular matrix", function()
+    local m = gpu.array({{1, 2}, {3, 4}}, "float64")
+    local ords = {"fro", "nuc", 1, -1, 2, -2, math.huge, -math.huge}
+    local norms = {5.477225575051661, 5.8309518948453, 6, 4, 5.464985704219043, 0.36596619062625746, 7, 3}
+    local conds = {14.999999999999998, 16.999999999999996, 20.999999999999993, 5.999999999999998,
+                   14.933034373659268, 0.06696562634074717, 20.999999999999993, 5.999999999999998}
+    for i, p in ipairs(ords) do
+      near(norms[i], L.norm(m, p), 1e-14)
+      near(conds[i], L.cond(m, p), 1e-14)
+    end
+    near(14.933034373659268, L.cond(m), 1e-14)
+    near(5.477225575051661, L.norm(m), 1e-14)
+    near({20.999999999999993, math.huge}, L.cond(gpu.stack({m, gpu.array({{1, 2}, {2, 4}}, "float64")}), 1), 1e-14)
+    local x = gpu.arange(24, "float64"):reshape(2, 3, 4)
+    near({22.409298163270435, 61.785896875070776}, L.norm(x, 2, {2, 3}), 1e-13)
+    near({29.24604696228176, 38.253513079454414, 48.24242181856119}, L.norm(x, "nuc", {3, 1}), 1e-13)
+    near({{8.94427190999916, 10.344080432788601, 11.832159566199232, 13.379088160259652},
+          {28.284271247461902, 29.9833287011299, 31.68595903550972, 33.391615714128}}, L.norm(x, nil, 2), 1e-14)
+    assert.are.same({2, 1, 1}, L.norm(x, 1, {2, 3}, {keepdim = true}).shape)
+    assert.matches("invalid norm order 3 for matrices", S.errof(L.norm, m, 3), 1, true)
+    assert.matches("needs a dim for 3 dimensions", S.errof(L.norm, x, 1), 1, true)
+  end)
+
+  it("multi_dot multiplies in the cheapest order; tensorinv and tensorsolve invert reshaped operators", function()
+    local a, b, c = gpu.random.normal(0, 1, {10, 100}, "float64"), gpu.random.normal(0, 1, {100, 5}, "float64"),
+                    gpu.random.normal(0, 1, {5, 50}, "float64")
+    local want = gpu.matmul(gpu.matmul(a, b), c)
+    assert.is_true(gap(L.multi_dot({a, b, c}), want) < 1e-11)
+    local v = L.multi_dot({gpu.arange(3, "float64"), gpu.ones({3, 4}, "float64"), gpu.ones({4, 5}, "float64"), gpu.arange(5, "float64")})
+    assert.are.same({{}, 120}, {v.shape, v:item()})
+    assert.matches("element 2 must have 2 dimensions, got 1", S.errof(L.multi_dot, {a, gpu.ones(100), c}), 1, true)
+    assert.matches("element 2 has 5 rows where element 1 has 100 columns", S.errof(L.multi_dot, {a, c}), 1, true)
+    local t = gpu.eye(24, "float64"):reshape(4, 6, 8, 3) * 2
+    local ti = L.tensorinv(t)
+    assert.are.same({8, 3, 4, 6}, ti.shape)
+    assert.is_true(gap(gpu.tensordot(t, ti, 2), gpu.eye(24, "float64"):reshape(4, 6, 4, 6)) < 1e-15)
+    local k = gpu.random.normal(0, 1, {2, 3, 6}, "float64") + gpu.eye(6, "float64"):reshape(2, 3, 6) * 5
+    local rhs = gpu.random.normal(0, 1, {2, 3}, "float64")
+    local x = L.tensorsolve(k, rhs)
+    assert.are.same({6}, x.shape)
+    assert.is_true(gap(gpu.tensordot(k, x, 1), rhs) < 1e-13)
+    assert.matches("they must be equal", S.errof(L.tensorinv, gpu.ones({2, 3})), 1, true)
+  end)
+end)
+
+describe("gpu.matrix_power of integers, gpu.polyfit and gpu.roots", function()
+  it("give NumPy's numbers", function()
+    local a = gpu.array({{1, 2}, {3, 4}}, "int32")
+    local p = L.matrix_power(a, 5)
+    assert.are.equal("int32", p.dtype)
+    assert.are.same({{1069, 1558}, {2337, 3406}}, p:totable())
+    assert.are.equal("float64", L.matrix_power(a, -1).dtype)
+    near({0.6035714285714291, -0.30928571428571516, 1.4071428571428604},
+         gpu.polyfit(gpu.array({0, 1, 2, 3, 4, 5}, "float64"), gpu.array({1, 2.5, 2.9, 6.1, 9.2, 15.3}, "float64"), 2), 1e-13)
+    local r = gpu.roots(gpu.array({1, -6, 11, -6}, "float64"))
+    assert.are.equal("float64", r.dtype)
+    same_set({3, 2, 1}, r, 1e-13)
+    local z = gpu.roots(gpu.array({0, 1, 0, 4, 0, 0}, "float64"))   -- leading zeros dropped, trailing ones are roots
+    assert.are.equal("complex128", z.dtype)
+    same_set({C(0, 2), C(0, -2), 0, 0}, z, 1e-13)
+    assert.are.same({0}, gpu.roots(gpu.zeros(3)).shape)
+    assert.matches("gpu.polyfit: x and y must have the same length (3 and 2)",
+                   S.errof(gpu.polyfit, gpu.ones(3), gpu.ones(2), 1), 1, true)
+  end)
+end)
+
 describe("gpu.linalg's errors", function()
   it("name the function and what is wrong", function()
     assert.matches("gpu.linalg.inv: argument 1 must be a device array, got table", S.errof(L.inv, {{1}}), 1, true)
@@ -286,7 +427,11 @@ describe("gpu.linalg's errors", function()
     for _, case in ipairs({{L.eigh, gpu.ones({2, 2}), "X"}, {L.eigh, gpu.ones(3)}, {L.eigvalsh, gpu.ones(3)},
                            {L.eigvalsh, nan}, {L.det, gpu.ones(3)}, {L.slogdet, gpu.ones({2, 3})},
                            {L.solve, gpu.ones({2, 3, 3}), gpu.ones({4, 3, 1})}, {L.matrix_power, gpu.zeros({2, 2}), -1},
-                           {L.pinv, nan}, {L.matrix_rank, nan}, {L.svd, nan}, {L.inv, gpu.zeros({2, 2})}}) do
+                           {L.pinv, nan}, {L.matrix_rank, nan}, {L.svd, nan}, {L.inv, gpu.zeros({2, 2})},
+                           {L.eig, nan}, {L.eigvals, gpu.ones(3)}, {L.lstsq, gpu.ones({2, 2}), gpu.ones(3)},
+                           {L.cond, gpu.ones(3)}, {L.cond, gpu.ones({2, 3}), 1}, {L.norm, gpu.ones({2, 2}), 3},
+                           {L.norm, gpu.ones({2, 2}), "nuc", {1, 5}}, {L.multi_dot, {gpu.ones(2)}},
+                           {L.tensorinv, gpu.ones({2, 3})}, {L.tensorsolve, gpu.ones({2, 3}), gpu.ones(2)}}) do
       assert.matches(here, line_of(table.unpack(case)))
     end
   end)
