@@ -96,6 +96,15 @@ local function cycled(v, n, api)
   return gpu.take(v, gpu.arange(n, "int64") % v.size + 1)
 end
 
+-- v broadcast to shape (a view), or an error of api's naming v as what
+local function broadcast(v, shape, api, what)
+  local ok, b = pcall(gpu.broadcast_to, v, shape)
+  if not ok then
+    fail(api, "%s of shape {%s} does not broadcast to {%s}", what, table.concat(v.shape, ", "), table.concat(shape, ", "))
+  end
+  return b
+end
+
 ------------------------------------------------------------------------------------
 -- writes at computed places
 
@@ -169,14 +178,15 @@ function gpu.copyto(dst, src, opts)
     fail("copyto", "cannot cast %s to %s under the same_kind rule", is_array(src) and src.dtype or type(src), dst.dtype)
   end
   local where = opts.where
+  if where == false then return end
+  local v = broadcast(values_of(src, dst.dtype, "copyto", "src"), dst.shape, "copyto", "src")
   if where ~= nil and where ~= true then
     if type(where) == "table" and not is_array(where) then where = gpu.array(where, "bool") end
     array_arg(where, "copyto", "where")
-    gpu.broadcast_to(where, dst.shape)      -- its error names a mask that does not fit
-    gpu.where(where, gpu.broadcast_to(values_of(src, dst.dtype, "copyto", "src"), dst.shape), dst, {out = dst})
+    gpu.where(broadcast(where, dst.shape, "copyto", "where"), v, dst, {out = dst})
     return
   end
-  dst:copy_(gpu.broadcast_to(values_of(src, dst.dtype, "copyto", "src"), dst.shape))
+  dst:copy_(v)
 end
 
 ------------------------------------------------------------------------------------
@@ -231,12 +241,7 @@ function gpu.put_along_axis(a, indices, values, dim)
   local dst, idx, d = along_args(a, indices, dim, "put_along_axis")
   local pos = along(dst, idx, d, "put_along_axis")
   local v = values_of(values, a.dtype, "put_along_axis", "values")
-  local ok, vals = pcall(gpu.broadcast_to, v, pos.shape)
-  if not ok then
-    fail("put_along_axis", "values of shape {%s} do not broadcast to the indices' {%s}",
-         table.concat(v.shape, ", "), table.concat(pos.shape, ", "))
-  end
-  scatter(a, pos, vals)   -- on a, whose C-order positions are those of a flattened
+  scatter(a, pos, broadcast(v, pos.shape, "put_along_axis", "values"))   -- on a, whose C-order positions are those of a flattened
 end
 
 -- gpu.compress(condition, a [, dim]): the slices along dim (of a flattened without) where
@@ -291,6 +296,10 @@ function gpu.select(condlist, choicelist, default)
     if not is_array(c) or c.dtype ~= "bool" then
       fail("select", "condlist[%d] must be a bool array, got %s", j, is_array(c) and c.dtype .. " array" or described(c))
     end
+    local v = choicelist[j]
+    if not is_array(v) and type(v) ~= "number" and type(v) ~= "boolean" then
+      fail("select", "choicelist[%d] must be a device array or a number, got %s", j, described(v))
+    end
   end
   local out = default == nil and 0 or default
   for j = #condlist, 1, -1 do out = gpu.where(condlist[j], choicelist[j], out) end
@@ -344,10 +353,7 @@ function gpu.insert(a, obj, values, dim)
   local tshape = src.shape
   tshape[d] = one and v.shape[d] or q.size
   if one then q = gpu.full({tshape[d]}, q:item(1), "int64") end
-  local ok, vb = pcall(gpu.broadcast_to, v, tshape)
-  if not ok then
-    fail("insert", "values of shape {%s} do not fit shape {%s}", table.concat(v.shape, ", "), table.concat(tshape, ", "))
-  end
+  local vb = broadcast(v, tshape, "insert", "values")
   -- a stable sort of the keys 2i + 1 (a's slice i) and 2q (an inserted one, before slice q)
   local keys = gpu.concatenate({gpu.arange(n, "int64") * 2 + 1, q * 2})
   return gpu.take(gpu.concatenate({src, vb}, d), gpu.argsort(keys), d)
@@ -539,6 +545,7 @@ function gpu.digitize(x, bins, right)
   ordered(bins, "digitize", "bins")
   if bins.ndim ~= 1 then fail("digitize", "bins must be 1-D, got %d-D", bins.ndim) end
   if type(x) == "table" and not is_array(x) then x = gpu.array(x, "float64") end
+  if type(x) ~= "number" and not is_array(x) then fail("digitize", "x must be a device array or a number, got %s", described(x)) end
   if type(x) ~= "number" then ordered(x, "digitize", "x") end
   local n, side = bins.size, right and "left" or "right"
   local decreasing = false
