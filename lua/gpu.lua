@@ -108,6 +108,16 @@ for _, name in ipairs({"nansum", "nanprod", "nanmax", "nanmin", "nanargmax", "na
                        "nanstd", "ptp"}) do
   gpu._meta.array.methods[name] = function(...) return gpu[name](...) end
 end
+-- sets, sorts and index functions (lua/sets.lua); `repeat`, a Lua keyword, is
+-- gpu["repeat"] and a["repeat"]
+for _, name in ipairs({"in1d", "intersect1d", "union1d", "setdiff1d", "setxor1d", "lexsort", "partition",
+                       "argpartition", "digitize", "take_along_axis", "put_along_axis", "put", "place", "putmask",
+                       "compress", "choose", "select", "delete", "insert", "resize", "repeat", "trim_zeros",
+                       "copyto"}) do
+  assert(gpu[name] == nil, name)
+  on_first_call(name, "lua/sets.lua")
+end
+gpu._meta.array.methods["repeat"] = function(...) return gpu["repeat"](...) end
 -- a:trace(), a[indices], a[mask], a[mask] = v (host/array.c calls the last three;
 -- compose.lua defines them anew)
 for _, name in ipairs({"trace", "_take_rows", "_extract", "_put_mask"}) do

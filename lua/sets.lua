@@ -1,0 +1,567 @@
+-- sets.lua: NumPy's set functions (in1d, intersect1d, union1d, setdiff1d, setxor1d), the
+-- sorts made of gpu.sort (lexsort, partition, digitize) and the index functions (take_along_axis,
+-- put, place, compress, choose, select, delete, insert, resize, repeat, ...), all composed of
+-- the module's sorts, searches, gathers and gpu.where. Loaded at the first call of one
+-- (lua/gpu.lua). Indices and dimensions are 1-based, negative ones counting from the end.
+local gpu = ...
+local array_meta = gpu._meta.array
+
+local is_array, described = gpu._is_array, gpu._described
+
+local KIND = {}
+for _, d in ipairs(gpu._dtypes) do KIND[d.name] = d.kind end
+
+-- Every check raises through here: level 0, so gpu._api puts the caller's line on it
+local function fail(api, fmt, ...) error(("gpu.%s: " .. fmt):format(api, ...), 0) end
+
+local function array_arg(v, api, what)
+  if not is_array(v) then fail(api, "%s must be a device array, got %s", what, described(v)) end
+  return v
+end
+
+local function ordered(v, api, what)
+  array_arg(v, api, what)
+  if KIND[v.dtype] == "c" then fail(api, "%s is complex: it has no order", what) end
+  return v
+end
+
+local function options(opts, api, at)
+  if opts ~= nil and type(opts) ~= "table" then fail(api, "argument %d must be a table of options, got %s", at, type(opts)) end
+  return opts or {}
+end
+
+local function integer(v, api, what)
+  if type(v) == "number" and v == math.floor(v) then v = math.tointeger(v) or v end
+  if math.type(v) ~= "integer" then fail(api, "%s must be an integer, got %s", what, tostring(v)) end
+  return v
+end
+
+local function dim_of(d, ndim, api)
+  d = integer(d, api, "dim")
+  local k = d < 0 and d + ndim + 1 or d
+  if k < 1 or k > ndim then
+    fail(api, "dim %d is out of range for an array of %d dimension%s", d, ndim, ndim == 1 and "" or "s")
+  end
+  return k
+end
+
+-- indices (an integer array, a table or a number) as an int64 array
+local function index_array(v, api, what)
+  if type(v) == "number" then return gpu.full({}, integer(v, api, what), "int64") end
+  if type(v) == "table" and not is_array(v) then
+    for k, x in ipairs(v) do integer(x, api, ("%s[%d]"):format(what, k)) end
+    return gpu.array(v, "int64")
+  end
+  if not is_array(v) or (KIND[v.dtype] ~= "i" and KIND[v.dtype] ~= "u") then
+    fail(api, "%s must be an integer array, a table or a number, got %s", what, is_array(v) and v.dtype .. " array" or described(v))
+  end
+  return v.dtype == "int64" and v or v:astype("int64")
+end
+
+-- k (int64) made 0-based, after checking each is among 1..hi (n by default) or -n..-1 (it
+-- reads one back)
+local function zero_based(k, n, api, what, hi)
+  hi = hi or n
+  local bad = gpu.logical_or(gpu.logical_or(k:lt(-n), k:gt(hi)), k:eq(0))
+  if k.size > 0 and gpu.any(bad) then
+    fail(api, "index %d is out of range for %s of size %d (1-based%s; -%d to -1 from the end)",
+         gpu.extract(bad:reshape(-1), k:reshape(-1)):item(1), what, n, hi > n and ", n + 1 after the last" or "", n)
+  end
+  return gpu.where(k:lt(0), k + n, k - 1)
+end
+
+-- values (an array, a table, a number, a boolean or a gpu.complex) as an array of dtype
+local function values_of(v, dtype, api, what)
+  if is_array(v) then return v.dtype == dtype and v or v:astype(dtype) end
+  if type(v) == "table" then return gpu.array(v, dtype) end
+  if type(v) == "number" or type(v) == "boolean" or getmetatable(v) == getmetatable(gpu.complex(0)) then
+    return gpu.full({}, v, dtype)
+  end
+  fail(api, "%s must be a device array, a table or a number, got %s", what, described(v))
+end
+
+-- a mask (bool array, or nonzero) of a's shape, or a table of one
+local function mask_of(m, a, api)
+  if type(m) == "table" and not is_array(m) then m = gpu.array(m, "bool") end
+  array_arg(m, api, "mask")
+  if m.size ~= a.size then fail(api, "mask has %d elements but a has %d", m.size, a.size) end
+  return (m.dtype == "bool" and m or m:ne(0)):reshape(a.shape)
+end
+
+-- v flattened and repeated (or cut) to n elements, as NumPy's put and putmask cycle values
+local function cycled(v, n, api)
+  v = v:reshape(-1)
+  if v.size == n then return v end
+  if v.size == 0 then fail(api, "cannot take values from an empty array") end
+  return gpu.take(v, gpu.arange(n, "int64") % v.size + 1)
+end
+
+-- v broadcast to shape (a view), or an error of api's naming v as what
+local function broadcast(v, shape, api, what)
+  local ok, b = pcall(gpu.broadcast_to, v, shape)
+  if not ok then
+    fail(api, "%s of shape {%s} does not broadcast to {%s}", what, table.concat(v.shape, ", "), table.concat(shape, ", "))
+  end
+  return b
+end
+
+------------------------------------------------------------------------------------
+-- writes at computed places
+
+-- a's elements at the 0-based C-order flat positions pos set to vals (pos's shape, a's
+-- dtype), in place: for each element, a binary search for the last position equal to its
+-- own in the stably sorted positions. A place named twice gets the later value, as NumPy's
+-- sequential writes give, on the GPU too, where a scatter kernel's order would not be fixed.
+local function scatter(a, pos, vals)
+  pos, vals = pos:reshape(-1), vals:reshape(-1)
+  if pos.size == 0 or a.size == 0 then return end
+  local s, order = gpu.sort(pos)
+  local places = gpu.arange(a.size, "int64")
+  local at = gpu.searchsorted(s, places, {side = "right"}) - 1   -- the last one <= each (0: none)
+  local j = gpu.maximum(at, 1)
+  local hit = gpu.logical_and(at:gt(0), gpu.take(s, j):eq(places))
+  gpu.where(hit:reshape(a.shape), gpu.take(vals, gpu.take(order, j)):reshape(a.shape), a, {out = a})
+end
+
+-- gpu.put(a, ind, v): a's elements at the 1-based flat (C-order) indices ind set to v's, v
+-- repeated as needed, in place
+function gpu.put(a, ind, v)
+  array_arg(a, "put", "a")
+  local k = zero_based(index_array(ind, "put", "ind"), a.size, "put", "a flattened")
+  scatter(a, k, cycled(values_of(v, a.dtype, "put", "v"), k.size, "put"))
+end
+
+-- gpu.place(a, mask, vals): a's elements where mask is true set to vals' in turn (repeated)
+function gpu.place(a, mask, vals)
+  array_arg(a, "place", "a")
+  local m = mask_of(mask, a, "place")
+  local v = values_of(vals, a.dtype, "place", "vals"):reshape(-1)
+  if v.size == 0 then
+    if gpu.any(m) then fail("place", "cannot insert from an empty array") end
+    return
+  end
+  local nth = m:reshape(-1):cumsum() - 1          -- 0-based: which true element each is
+  gpu.where(m, gpu.take(v, nth % v.size + 1):reshape(a.shape), a, {out = a})
+end
+
+-- gpu.putmask(a, mask, values): a[i] = values[i] where mask[i], values repeated over a flattened
+function gpu.putmask(a, mask, values)
+  array_arg(a, "putmask", "a")
+  local m = mask_of(mask, a, "putmask")
+  local v = values_of(values, a.dtype, "putmask", "values")
+  if v.size == 0 then return end        -- NumPy's leaves a as it is
+  gpu.where(m, cycled(v, a.size, "putmask"):reshape(a.shape), a, {out = a})
+end
+
+-- NumPy's same_kind casting: from kind to the kind of dtype
+local RANK = {b = 1, u = 2, i = 3, f = 4, c = 5}
+local function same_kind(from, to) return from == to or (RANK[from] < RANK[to] and not (from == "i" and to == "u")) end
+
+-- The kind of a copyto source: a Lua value's is that of the least dtype that holds it
+local function kind_of(v)
+  if is_array(v) then return KIND[v.dtype] end
+  if type(v) == "boolean" then return "b" end
+  if math.type(v) == "integer" then return v >= 0 and "u" or "i" end
+  if type(v) == "number" then return "f" end
+  return "c"
+end
+
+-- gpu.copyto(dst, src [, {where = mask}]): src (broadcast) into dst, where mask is true
+function gpu.copyto(dst, src, opts)
+  array_arg(dst, "copyto", "dst")
+  opts = options(opts, "copyto", 3)
+  if not is_array(src) and type(src) ~= "number" and type(src) ~= "boolean" and
+     getmetatable(src) ~= getmetatable(gpu.complex(0)) then
+    fail("copyto", "src must be a device array or a number, got %s", described(src))
+  end
+  if not same_kind(kind_of(src), KIND[dst.dtype]) then
+    fail("copyto", "cannot cast %s to %s under the same_kind rule", is_array(src) and src.dtype or type(src), dst.dtype)
+  end
+  local where = opts.where
+  if where == false then return end
+  local v = broadcast(values_of(src, dst.dtype, "copyto", "src"), dst.shape, "copyto", "src")
+  if where ~= nil and where ~= true then
+    if type(where) == "table" and not is_array(where) then where = gpu.array(where, "bool") end
+    array_arg(where, "copyto", "where")
+    gpu.where(broadcast(where, dst.shape, "copyto", "where"), v, dst, {out = dst})
+    return
+  end
+  dst:copy_(v)
+end
+
+------------------------------------------------------------------------------------
+-- gathers
+
+-- The 0-based flat positions in C-ordered a of NumPy's arr[..., idx, ...] along d (idx
+-- of a's ndim, broadcast against a's other dimensions)
+local function along(a, idx, d, api)
+  if idx.ndim ~= a.ndim then
+    fail(api, "indices and a must have the same number of dimensions, got %d and %d", idx.ndim, a.ndim)
+  end
+  local shape, ishape, stride = a.shape, idx.shape, 1
+  local pos = zero_based(idx, shape[d], api, ("dimension %d"):format(d))
+  for j = a.ndim, 1, -1 do
+    if j == d then
+      pos = pos * stride
+    elseif shape[j] ~= ishape[j] and shape[j] ~= 1 and ishape[j] ~= 1 then
+      fail(api, "indices' dimension %d (%d) does not match a's (%d)", j, ishape[j], shape[j])
+    end
+    stride = stride * shape[j]
+  end
+  stride = 1
+  for j = a.ndim, 1, -1 do
+    if j ~= d then
+      local view = {}
+      for i = 1, a.ndim do view[i] = i == j and shape[j] or 1 end
+      pos = pos + gpu.arange(shape[j], "int64"):reshape(view) * stride
+    end
+    stride = stride * shape[j]
+  end
+  return pos
+end
+
+-- (a, idx, dim) of take_along_axis and put_along_axis: without dim, a flattened
+local function along_args(a, idx, dim, api)
+  array_arg(a, api, "a")
+  idx = index_array(array_arg(idx, api, "indices"), api, "indices")
+  if dim == nil then
+    if idx.ndim ~= 1 then fail(api, "indices must be 1-D without dim, got %d-D", idx.ndim) end
+    return a:reshape(-1), idx, 1
+  end
+  if a.ndim == 0 then fail(api, "a 0-D array has no dimension") end
+  return a, idx, dim_of(dim, a.ndim, api)
+end
+
+function gpu.take_along_axis(a, indices, dim)
+  local src, idx, d = along_args(a, indices, dim, "take_along_axis")
+  return gpu.take(src:contiguous():reshape(-1), along(src, idx, d, "take_along_axis") + 1)
+end
+
+function gpu.put_along_axis(a, indices, values, dim)
+  local dst, idx, d = along_args(a, indices, dim, "put_along_axis")
+  local pos = along(dst, idx, d, "put_along_axis")
+  local v = values_of(values, a.dtype, "put_along_axis", "values")
+  scatter(a, pos, broadcast(v, pos.shape, "put_along_axis", "values"))   -- on a, whose C-order positions are those of a flattened
+end
+
+-- gpu.compress(condition, a [, dim]): the slices along dim (of a flattened without) where
+-- the 1-D condition is true
+function gpu.compress(condition, a, dim)
+  if type(condition) == "table" and not is_array(condition) then condition = gpu.array(condition, "bool") end
+  array_arg(condition, "compress", "condition")
+  array_arg(a, "compress", "a")
+  if condition.ndim ~= 1 then fail("compress", "condition must be 1-D, got %d-D", condition.ndim) end
+  local src = dim == nil and a:reshape(-1) or a
+  if src.ndim == 0 then fail("compress", "a 0-D array has no dimension") end
+  local d = dim_of(dim or 1, src.ndim, "compress")
+  local n = src.shape[d]
+  local picked = condition.size == 0 and gpu.empty({0}, "int64") or (gpu.nonzero(condition))
+  if picked.size > 0 and picked:item(picked.size) > n then
+    fail("compress", "condition is true at %d, past dimension %d's %d elements", picked:item(picked.size), d, n)
+  end
+  return gpu.take(src, picked, d)
+end
+
+-- gpu.choose(a, choices): choices[a[i]][i] (1-based, negative from the end), a and the
+-- choices (a table of arrays or numbers) broadcast together
+function gpu.choose(a, choices)
+  local k = index_array(a, "choose", "a")
+  if type(choices) ~= "table" or is_array(choices) then
+    fail("choose", "choices must be a table of arrays or numbers, got %s", is_array(choices) and "an array" or type(choices))
+  end
+  local n = #choices
+  if n == 0 then fail("choose", "choices is empty") end
+  for j = 1, n do
+    if not is_array(choices[j]) and type(choices[j]) ~= "number" then
+      fail("choose", "choices[%d] must be a device array or a number, got %s", j, described(choices[j]))
+    end
+  end
+  k = zero_based(k, n, "choose", "choices") + 1
+  local out = gpu.where(k:eq(1), choices[1], choices[n])
+  for j = 2, n - 1 do out = gpu.where(k:eq(j), choices[j], out) end
+  return out
+end
+
+-- gpu.select(condlist, choicelist [, default]): where each element's first true condition
+-- points, default (0) where none is
+function gpu.select(condlist, choicelist, default)
+  if type(condlist) ~= "table" or is_array(condlist) or type(choicelist) ~= "table" or is_array(choicelist) then
+    fail("select", "condlist and choicelist must be tables, got %s and %s", type(condlist), type(choicelist))
+  end
+  if #condlist ~= #choicelist then
+    fail("select", "condlist and choicelist must be of one length, got %d and %d", #condlist, #choicelist)
+  end
+  if #condlist == 0 then fail("select", "condlist is empty") end
+  for j, c in ipairs(condlist) do
+    if not is_array(c) or c.dtype ~= "bool" then
+      fail("select", "condlist[%d] must be a bool array, got %s", j, is_array(c) and c.dtype .. " array" or described(c))
+    end
+    local v = choicelist[j]
+    if not is_array(v) and type(v) ~= "number" and type(v) ~= "boolean" then
+      fail("select", "choicelist[%d] must be a device array or a number, got %s", j, described(v))
+    end
+  end
+  local out = default == nil and 0 or default
+  for j = #condlist, 1, -1 do out = gpu.where(condlist[j], choicelist[j], out) end
+  return out
+end
+
+-- (a, dim) of delete and insert: a flattened without dim
+local function flat_or_dim(a, dim, api)
+  array_arg(a, api, "a")
+  local src = dim == nil and a:reshape(-1) or a
+  if src.ndim == 0 then fail(api, "a 0-D array has no dimension") end
+  return src, dim_of(dim or 1, src.ndim, api)
+end
+
+-- gpu.delete(a, obj [, dim]): a new array without the slices at obj (1-based indices, or a
+-- bool mask of the dim's length) along dim, or of a flattened
+function gpu.delete(a, obj, dim)
+  local src, d = flat_or_dim(a, dim, "delete")
+  local n, keep = src.shape[d], nil
+  if is_array(obj) and obj.dtype == "bool" then
+    if obj.ndim ~= 1 or obj.size ~= n then
+      fail("delete", "a mask must be 1-D of dimension %d's length %d, got shape {%s}", d, n, table.concat(obj.shape, ", "))
+    end
+    keep = gpu.logical_not(obj)
+  else
+    local k = zero_based(index_array(obj, "delete", "obj"), n, "delete", ("dimension %d"):format(d))
+    keep = gpu.isin(gpu.arange(n, "int64"), k:reshape(-1), {invert = true})
+  end
+  return gpu.take(src, n == 0 and gpu.empty({0}, "int64") or (gpu.nonzero(keep)), d)
+end
+
+-- values for insert: NumPy's array(values, ndmin = ndim) in a's dtype; for one place (a
+-- number) its first dimension moved to dim, as NumPy's
+local function insert_values(values, src, d, one)
+  local v = values_of(values, src.dtype, "insert", "values")
+  local shape = v.shape
+  while #shape < src.ndim do table.insert(shape, 1, 1) end
+  v = v:reshape(shape)
+  if one and v.ndim > 0 then v = gpu.moveaxis(v, 1, d) end
+  return v
+end
+
+-- gpu.insert(a, obj, values [, dim]): a new array with values before the 1-based indices obj
+-- (a number, a table or an integer array; n + 1 is after the last) along dim
+function gpu.insert(a, obj, values, dim)
+  local src, d = flat_or_dim(a, dim, "insert")
+  local n, one = src.shape[d], type(obj) == "number" or (is_array(obj) and obj.ndim == 0)
+  local q = index_array(obj, "insert", "obj"):reshape(-1)
+  q = zero_based(q, n, "insert", ("dimension %d"):format(d), n + 1)   -- 0-based, 0..n
+  local v = insert_values(values, src, d, one)
+  local tshape = src.shape
+  tshape[d] = one and v.shape[d] or q.size
+  if one then q = gpu.full({tshape[d]}, q:item(1), "int64") end
+  local vb = broadcast(v, tshape, "insert", "values")
+  -- a stable sort of the keys 2i + 1 (a's slice i) and 2q (an inserted one, before slice q)
+  local keys = gpu.concatenate({gpu.arange(n, "int64") * 2 + 1, q * 2})
+  return gpu.take(gpu.concatenate({src, vb}, d), gpu.argsort(keys), d)
+end
+
+-- gpu.resize(a, shape): a flattened, repeated as needed to fill shape (zeros for an empty a)
+function gpu.resize(a, shape)
+  array_arg(a, "resize", "a")
+  if type(shape) == "number" then shape = {shape} end
+  if type(shape) ~= "table" or is_array(shape) then fail("resize", "shape must be a number or a table, got %s", described(shape)) end
+  local size = 1
+  for j, s in ipairs(shape) do
+    s = integer(s, "resize", ("shape[%d]"):format(j))
+    if s < 0 then fail("resize", "shape[%d] is negative (%d)", j, s) end
+    size = size * s
+  end
+  if a.size == 0 then return gpu.zeros(shape, a.dtype) end
+  return gpu.take(a:reshape(-1), gpu.arange(size, "int64") % a.size + 1):reshape(shape)
+end
+
+-- gpu["repeat"](a, repeats [, dim]): each slice along dim (element of a flattened) repeats
+-- times in a row: repeats a number, or one a slice (the place of output j is found by a
+-- binary search in repeats' cumulative sum)
+local function repeat_(a, repeats, dim)
+  local src, d = flat_or_dim(a, dim, "repeat")
+  local n = src.shape[d]
+  local r = repeats
+  if type(r) ~= "number" then
+    r = index_array(r, "repeat", "repeats"):reshape(-1)
+    if r.size == 1 then r = r:item(1) elseif r.size ~= n then
+      fail("repeat", "repeats has %d elements for dimension %d of %d", r.size, d, n)
+    end
+  end
+  if type(r) == "number" then
+    r = integer(r, "repeat", "repeats")
+    if r < 0 then fail("repeat", "repeats must not be negative, got %d", r) end
+    return gpu.take(src, gpu.arange(n * r, "int64") // math.max(r, 1) + 1, d)
+  end
+  if n > 0 and gpu.any(r:lt(0)) then fail("repeat", "repeats must not be negative") end
+  local ends = r:cumsum()
+  local total = n > 0 and ends:item(n) or 0
+  return gpu.take(src, gpu.searchsorted(ends, gpu.arange(total, "int64"), {side = "right"}), d)
+end
+gpu["repeat"] = repeat_
+
+-- gpu.trim_zeros(a [, trim]): a view of 1-D a without its leading ("f") and trailing ("b") zeros
+function gpu.trim_zeros(a, trim)
+  array_arg(a, "trim_zeros", "a")
+  if a.ndim ~= 1 then fail("trim_zeros", "a must be 1-D, got %d-D", a.ndim) end
+  trim = trim or "fb"
+  if type(trim) ~= "string" or not trim:upper():match("^[FB]*$") then
+    fail("trim_zeros", "trim must be a string of \"f\" and \"b\", got %s", tostring(trim))
+  end
+  trim = trim:upper()
+  local nz = a.size > 0 and (gpu.nonzero(a)) or gpu.empty({0}, "int64")
+  if nz.size == 0 then return (trim == "" and a) or a:narrow(1, 1, 0) end
+  local first = trim:find("F") and nz:item(1) or 1
+  local last = trim:find("B") and nz:item(nz.size) or a.size
+  return a:narrow(1, first, last - first + 1)
+end
+
+------------------------------------------------------------------------------------
+-- sets: on gpu.unique, gpu.sort and gpu.isin; complex arrays are refused (no order)
+
+local function two(api, a, b)
+  ordered(a, api, "ar1")
+  ordered(b, api, "ar2")
+  return a:reshape(-1), b:reshape(-1)
+end
+
+-- gpu.in1d(ar1, ar2 [, {invert =, assume_unique =}]): gpu.isin of ar1 flattened
+function gpu.in1d(a, b, opts)
+  a, b = two("in1d", a, b)
+  return gpu.isin(a, b, {invert = options(opts, "in1d", 3).invert})
+end
+
+-- gpu.union1d(ar1, ar2): the sorted distinct values of both
+function gpu.union1d(a, b)
+  a, b = two("union1d", a, b)
+  return (gpu.unique(gpu.concatenate({a, b})))
+end
+
+-- gpu.setdiff1d(ar1, ar2 [, {assume_unique = true}]): ar1's distinct values not in ar2
+-- (assume_unique: ar1's values in their order, not sorted, as NumPy's)
+function gpu.setdiff1d(a, b, opts)
+  a, b = two("setdiff1d", a, b)
+  local u = options(opts, "setdiff1d", 3).assume_unique and a or (gpu.unique(a))
+  return gpu.extract(gpu.isin(u, b, {invert = true}), u)
+end
+
+-- The sorted values of ar1 and ar2 together, made distinct in each unless assume_unique
+-- (with their first indices), and their positions in the concatenation (1-based)
+local function merged(a, b, assume_unique)
+  local i1, i2
+  if not assume_unique then
+    a, i1 = gpu.unique(a, {index = true})
+    b, i2 = gpu.unique(b, {index = true})
+  end
+  local s, perm = gpu.sort(gpu.concatenate({a, b}))
+  return s, perm, a.size, i1, i2
+end
+
+-- gpu.intersect1d(ar1, ar2 [, {assume_unique =, return_indices =}]): the sorted values in
+-- both; with return_indices also the 1-based indices of their first places in each
+function gpu.intersect1d(a, b, opts)
+  a, b = two("intersect1d", a, b)
+  opts = options(opts, "intersect1d", 3)
+  local s, perm, na, i1, i2 = merged(a, b, opts.assume_unique)
+  local n = s.size
+  if n < 2 then
+    local none = gpu.empty({0}, "int64")
+    if opts.return_indices then return s:narrow(1, 1, 0), none, none end
+    return s:narrow(1, 1, 0)
+  end
+  local pair = s:narrow(1, 2, n - 1):eq(s:narrow(1, 1, n - 1))   -- NaN pairs with nothing, as NumPy's
+  local common = gpu.extract(pair, s:narrow(1, 1, n - 1))
+  if not opts.return_indices then return common end
+  local p1 = gpu.extract(pair, perm:narrow(1, 1, n - 1))
+  local p2 = gpu.extract(pair, perm:narrow(1, 2, n - 1)) - na
+  if i1 then p1, p2 = gpu.take(i1, p1), gpu.take(i2, p2) end
+  return common, p1, p2
+end
+
+-- gpu.setxor1d(ar1, ar2 [, {assume_unique = true}]): the sorted values in exactly one of them
+function gpu.setxor1d(a, b, opts)
+  a, b = two("setxor1d", a, b)
+  local s = merged(a, b, options(opts, "setxor1d", 3).assume_unique)
+  local n = s.size
+  if n < 2 then return s end
+  local yes = gpu.ones(1, "bool")
+  local new = gpu.concatenate({yes, s:narrow(1, 2, n - 1):ne(s:narrow(1, 1, n - 1)), yes})
+  return gpu.extract(gpu.logical_and(new:narrow(1, 1, n), new:narrow(1, 2, n)), s)
+end
+
+------------------------------------------------------------------------------------
+-- sorts
+
+-- gpu.lexsort(keys): the 1-based indices that sort by the last key, ties by the one before,
+-- ...: keys a table of 1-D arrays of one length, or a 2-D array (its rows). A stable sort
+-- a key, from the first (least significant) to the last.
+function gpu.lexsort(keys)
+  local list = keys
+  if is_array(keys) then
+    if keys.ndim > 2 or keys.ndim == 0 then fail("lexsort", "keys must be 1-D or 2-D arrays, got %d-D", keys.ndim) end
+    list = {}
+    if keys.ndim == 1 then list[1] = keys else for k = 1, keys.shape[1] do list[k] = keys:select(1, k) end end
+  elseif type(keys) ~= "table" then
+    fail("lexsort", "keys must be a table of arrays or a 2-D array, got %s", described(keys))
+  end
+  if #list == 0 then fail("lexsort", "keys is empty") end
+  for k, key in ipairs(list) do
+    ordered(key, "lexsort", ("keys[%d]"):format(k))
+    if key.ndim ~= 1 or key.size ~= list[1].size then
+      fail("lexsort", "keys[%d] has shape {%s}: every key must be 1-D of length %d", k, table.concat(key.shape, ", "), list[1].size)
+    end
+  end
+  local idx = gpu.argsort(list[1])
+  for k = 2, #list do idx = gpu.take(idx, gpu.argsort(gpu.take(list[k], idx))) end
+  return idx
+end
+
+-- (a, kth, dim) of partition and argpartition: kth 1-based places (a number or a table)
+local function partition_args(a, kth, dim, api)
+  ordered(a, api, "a")
+  if a.ndim == 0 then fail(api, "a 0-D array has no dimension to partition") end
+  local d = dim_of(dim or -1, a.ndim, api)
+  local n = a.shape[d]
+  for j, k in ipairs(type(kth) == "table" and kth or {kth}) do
+    k = integer(k, api, type(kth) == "table" and ("kth[%d]"):format(j) or "kth")
+    if k == 0 or k > n or k < -n then fail(api, "kth %d is out of range for dimension %d of size %d", k, d, n) end
+  end
+  return d
+end
+
+-- gpu.partition(a, kth [, dim]), gpu.argpartition: a full (stable) sort along dim (the last),
+-- which is one of the partitions NumPy may return for any kth
+function gpu.partition(a, kth, dim)
+  return (gpu.sort(a, partition_args(a, kth, dim, "partition"), {indices = false}))
+end
+
+function gpu.argpartition(a, kth, dim)
+  return gpu.argsort(a, partition_args(a, kth, dim, "argpartition"))
+end
+
+-- gpu.digitize(x, bins [, right]): how many of the (monotonic) bins are <= each x (< when
+-- right; >= and > for decreasing bins): NumPy's numbers (int64; a Lua integer for a number x)
+function gpu.digitize(x, bins, right)
+  if type(bins) == "table" and not is_array(bins) then bins = gpu.array(bins, "float64") end
+  ordered(bins, "digitize", "bins")
+  if bins.ndim ~= 1 then fail("digitize", "bins must be 1-D, got %d-D", bins.ndim) end
+  if type(x) == "table" and not is_array(x) then x = gpu.array(x, "float64") end
+  if type(x) ~= "number" and not is_array(x) then fail("digitize", "x must be a device array or a number, got %s", described(x)) end
+  if type(x) ~= "number" then ordered(x, "digitize", "x") end
+  local n, side = bins.size, right and "left" or "right"
+  local decreasing = false
+  if n >= 2 then
+    local step = gpu.diff(bins)
+    if not gpu.all(step:ge(0)) then
+      decreasing = gpu.all(step:le(0))
+      if not decreasing then fail("digitize", "bins must be monotonically increasing or decreasing") end
+    end
+  end
+  if decreasing then return n - (gpu.searchsorted(gpu.flip(bins), x, {side = side}) - 1) end
+  return gpu.searchsorted(bins, x, {side = side}) - 1
+end
+
+local API = {"put", "place", "putmask", "copyto", "take_along_axis", "put_along_axis", "compress", "choose",
+             "select", "delete", "insert", "resize", "repeat", "trim_zeros", "in1d", "union1d", "setdiff1d",
+             "intersect1d", "setxor1d", "lexsort", "partition", "argpartition", "digitize"}
+for _, name in ipairs(API) do gpu[name] = gpu._api(gpu[name]) end
+array_meta.methods["repeat"] = gpu["repeat"]

@@ -1,0 +1,253 @@
+-- lua/sets.lua: set functions, lexsort, partition, digitize and the index functions. The
+-- literals are NumPy 1.24's results for the same inputs (indices plus 1, gpuhost's 1-based
+-- ones); partitions are checked by their property, as NumPy leaves the halves' order open.
+local S = require("spec.support")
+
+local nan = 0 / 0
+local function same(want, got)
+  if type(want) == "table" then
+    assert.are.equal(#want, #got)
+    for i = 1, #want do same(want[i], got[i]) end
+  elseif want ~= want then
+    assert.is_true(got ~= got, ("NaN expected, got %s"):format(tostring(got)))
+  else
+    assert.are.equal(want, got)
+  end
+end
+local function err(msg, f, ...) assert.matches(msg, S.errof(f, ...), 1, true) end
+
+-- n values of f(i), i = 0 .. n - 1, as the NumPy side made them
+local function seq(n, f, dtype)
+  local t = {}
+  for i = 0, n - 1 do t[#t + 1] = f(i) end
+  return gpu.array(t, dtype)
+end
+
+describe("set functions", function()
+  local A = seq(40, function(i) return i * 7 % 13 end, "int64")
+  local B = seq(25, function(i) return i * 5 % 11 + 3 end, "int32")
+
+  it("give NumPy's sorted results and dtypes", function()
+    local u = gpu.union1d(A, B)
+    assert.are.equal("int64", u.dtype)
+    same({0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13}, u:totable())
+    local c, i1, i2 = gpu.intersect1d(A, B, {return_indices = true})
+    same({3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, c:totable())
+    same({7, 9, 11, 13, 2, 4, 6, 8, 10, 12}, i1:totable())
+    same({1, 10, 8, 6, 4, 2, 11, 9, 7, 5}, i2:totable())
+    same(c:totable(), gpu.intersect1d(A, B):totable())
+    local d = gpu.setdiff1d(A, B)
+    assert.are.equal("int64", d.dtype)
+    same({0, 1, 2}, d:totable())
+    local e = gpu.setdiff1d(B, A)
+    assert.are.equal("int32", e.dtype)
+    same({13}, e:totable())
+    same({0, 1, 2, 13}, gpu.setxor1d(A, B):totable())
+    same({1, 2, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24},
+         gpu.flatnonzero(gpu.in1d(B, A)):totable())
+    same({3, 14, 25}, gpu.flatnonzero(gpu.in1d(B, A, {invert = true})):totable())
+  end)
+
+  it("treat NaN as NumPy does, and promote as its concatenate", function()
+    local a = gpu.array({5, 1, 3, 3, 7, nan, 2}, "float64")
+    local b = gpu.array({3, 2, 2, 9, nan}, "float32")
+    same({false, false, true, true, false, false, true}, gpu.in1d(a, b):totable())
+    same({1, 2, 3, 5, 7, 9, nan}, gpu.union1d(a, b):totable())
+    same({1, 5, 7, nan}, gpu.setdiff1d(a, b):totable())
+    same({1, 5, 7, 9, nan, nan}, gpu.setxor1d(a, b):totable())
+    local c, i1, i2 = gpu.intersect1d(a, b, {return_indices = true})
+    assert.are.equal("float64", c.dtype)
+    same({2, 3}, c:totable()); same({7, 3}, i1:totable()); same({2, 1}, i2:totable())
+    assert.are.equal("float64", gpu.union1d(gpu.empty({0}, "int64"), gpu.array({1.5}, "float32")).dtype)
+  end)
+
+  it("keep assume_unique's order and handle empty arrays", function()
+    same({4, 1}, gpu.setdiff1d(gpu.array({4, 1, 3}, "int64"), gpu.array({3}, "int64"), {assume_unique = true}):totable())
+    local c, i1, i2 = gpu.intersect1d(gpu.empty({0}), gpu.arange(3), {return_indices = true})
+    assert.are.same({{0}, {0}, {0}}, {c.shape, i1.shape, i2.shape})
+    assert.are.equal(0, gpu.setxor1d(gpu.empty({0}), gpu.empty({0})).size)
+    assert.are.equal(0, gpu.setdiff1d(gpu.empty({0}), gpu.arange(3)).size)
+    same({1, 2}, gpu.union1d(gpu.empty({0}), gpu.array({{2, 1}})):totable())
+  end)
+
+  it("refuse what has no order or is not an array", function()
+    err("gpu.union1d: ar2 must be a device array, got table", gpu.union1d, A, {1, 2})
+    err("gpu.intersect1d: ar1 is complex: it has no order", gpu.intersect1d, gpu.zeros(1, "complex64"), A)
+    err("gpu.setdiff1d: argument 3 must be a table of options, got boolean", gpu.setdiff1d, A, B, true)
+  end)
+end)
+
+describe("sorts", function()
+  local function keys()
+    return seq(30, function(i) return i * 3 % 5 end, "int64"), seq(30, function(i) return i * 7 % 4 end, "int32"),
+           seq(30, function(i) return i * 11 % 3 end, "float32")
+  end
+
+  it("lexsort: the last key first, as NumPy's", function()
+    local k1, k2, k3 = keys()
+    same({1, 13, 25, 16, 28, 4, 7, 19, 10, 22, 21, 9, 12, 24, 3, 15, 27, 6, 18, 30, 5, 17, 29, 8, 20, 11, 23, 26, 2, 14},
+         gpu.lexsort({k1, k2, k3}):totable())
+    same({1, 21, 13, 5, 25, 17, 9, 29, 16, 8, 28, 20, 12, 4, 24, 11, 3, 23, 15, 7, 27, 19, 6, 26, 18, 10, 30, 2, 22, 14},
+         gpu.lexsort(gpu.stack({k1, k2:astype("int64")})):totable())
+    err("gpu.lexsort: keys is empty", gpu.lexsort, {})
+    err("gpu.lexsort: keys[2] has shape {4}: every key must be 1-D of length 3", gpu.lexsort, {gpu.arange(3), gpu.arange(4)})
+  end)
+
+  -- v (a 1-D table) is partitioned at k: nothing before is above v[k], nothing after below
+  local function partitioned(v, k, all)
+    local sorted = {table.unpack(all)}
+    table.sort(sorted)
+    assert.are.equal(sorted[k], v[k])
+    for i = 1, #v do
+      if i < k then assert.is_true(v[i] <= v[k]) elseif i > k then assert.is_true(v[i] >= v[k]) end
+    end
+  end
+
+  it("partition and argpartition: the kth element in place, the rest on its sides", function()
+    local a = seq(31, function(i) return i * 17 % 31 - 10 end, "float32")
+    local all = a:totable()
+    for _, k in ipairs({1, 10, 31, -1}) do
+      local kk = k < 0 and 31 + k + 1 or k
+      partitioned(gpu.partition(a, k):totable(), kk, all)
+      partitioned(gpu.take(a, gpu.argpartition(a, k)):totable(), kk, all)
+    end
+    local m = a:narrow(1, 1, 30):reshape(5, 6)
+    local p = gpu.partition(m, {2, 4}, 1)
+    for j = 1, 6 do partitioned(p:select(2, j):totable(), 2, m:select(2, j):totable()) end
+    err("gpu.partition: kth 32 is out of range for dimension 1 of size 31", gpu.partition, a, 32)
+    err("gpu.argpartition: a 0-D array has no dimension to partition", gpu.argpartition, gpu.full({}, 1), 1)
+  end)
+
+  it("digitize: NumPy's bin numbers, increasing or decreasing bins, right or not", function()
+    local x = gpu.array({-1.5, 0, 0.5, 1, 2.49, 2.5, 3, 9.99, 10, 11, nan}, "float64")
+    local bins = gpu.array({0, 1, 2.5, 4, 10}, "float64")
+    local down = gpu.flip(bins)
+    same({0, 1, 1, 2, 2, 3, 3, 4, 5, 5, 5}, gpu.digitize(x, bins):totable())
+    same({0, 0, 1, 1, 2, 2, 3, 4, 4, 5, 5}, gpu.digitize(x, bins, true):totable())
+    same({5, 4, 4, 3, 3, 2, 2, 1, 0, 0, 0}, gpu.digitize(x, down):totable())
+    same({5, 5, 4, 4, 3, 3, 2, 1, 1, 0, 0}, gpu.digitize(x, down, true):totable())
+    assert.are.equal(3, gpu.digitize(2.5, {0, 1, 2.5}))
+    assert.are.equal("int64", gpu.digitize(x, bins).dtype)
+    err("gpu.digitize: bins must be monotonically increasing or decreasing", gpu.digitize, x, {1, 3, 2})
+  end)
+end)
+
+describe("gathers and writes along a dimension", function()
+  local a3 = seq(24, function(i) return i % 5 end, "float64"):reshape(2, 3, 4)
+
+  it("take_along_axis: NumPy's result, indices broadcast against the other dims", function()
+    local idx = gpu.argsort(a3, 2)
+    same({{{1, 2, 3, 3}, {3, 1, 2, 2}, {2, 3, 1, 1}}, {{3, 3, 3, 1}, {2, 2, 2, 3}, {1, 1, 1, 2}}}, idx:totable())
+    same({{{0, 0, 0, 1}, {3, 1, 1, 2}, {4, 4, 2, 3}}, {{0, 1, 2, 0}, {1, 2, 3, 3}, {2, 3, 4, 4}}},
+         gpu.take_along_axis(a3, idx, 2):totable())
+    local b = gpu.take_along_axis(a3, gpu.array({{{1}, {3}, {-3}}}, "int64"), 3)
+    assert.are.same({2, 3, 1}, b.shape)
+    same({{{0}, {1}, {4}}, {{2}, {3}, {1}}}, b:totable())
+    same({4, 0}, gpu.take_along_axis(gpu.arange(5), gpu.array({-1, 1}, "int64")):totable())
+    err("gpu.take_along_axis: index 5 is out of range for dimension 3 of size 4", gpu.take_along_axis, a3,
+        gpu.array({{{5}}}, "int64"), 3)
+    err("gpu.take_along_axis: indices and a must have the same number of dimensions, got 1 and 3",
+        gpu.take_along_axis, a3, gpu.array({1}, "int64"), 1)
+    err("gpu.take_along_axis: indices must be an integer array, a table or a number, got float32 array",
+        gpu.take_along_axis, a3, gpu.ones({1, 1, 1}), 1)
+  end)
+
+  it("put_along_axis: in place, values broadcast, the later of two writes kept", function()
+    local b = a3:copy()
+    gpu.put_along_axis(b, gpu.array({{{4, 1}}, {{2, 2}}}, "int64"), gpu.array({{{-1, -2}}}, "float64"), 3)
+    same({{{-2, 1, 2, -1}, {-2, 0, 1, -1}, {-2, 4, 0, -1}}, {{2, -2, 4, 0}, {1, -2, 3, 4}, {0, -2, 2, 3}}}, b:totable())
+    err("gpu.put_along_axis: values of shape {3} does not broadcast to {2, 1}", gpu.put_along_axis,
+        gpu.zeros({2, 3}), gpu.array({{1}, {1}}, "int64"), gpu.arange(3), 2)
+  end)
+end)
+
+describe("writes at indices and masks", function()
+  it("put: flat indices, values cycled, the last of repeated indices kept", function()
+    local c = gpu.arange(5, "int64")
+    gpu.put(c, {1, 3, 1}, {-44, -55, -66})
+    same({-66, 1, -55, 3, 4}, c:totable())
+    local m = gpu.zeros({2, 3}, "float32"):transpose()      -- C order of the view, as NumPy's
+    gpu.put(m, gpu.array({-1, 2}, "int32"), 7.5)
+    same({{0, 7.5}, {0, 0}, {0, 7.5}}, m:totable())
+    err("gpu.put: index 7 is out of range for a flattened of size 6 (1-based; -6 to -1 from the end)",
+        gpu.put, gpu.zeros({2, 3}), {7}, 1)
+  end)
+
+  it("place cycles values over the true elements, putmask over all", function()
+    local d = gpu.arange(6, "int64"):reshape(2, 3)
+    gpu.place(d, d:gt(2), {44, 55})
+    same({{0, 1, 2}, {44, 55, 44}}, d:totable())
+    local e = gpu.arange(6, "int64"):reshape(2, 3)
+    gpu.putmask(e, e:gt(2), gpu.array({-33, -44}, "int64"))
+    same({{0, 1, 2}, {-44, -33, -44}}, e:totable())
+    err("gpu.place: cannot insert from an empty array", gpu.place, d, gpu.ones(6, "bool"), {})
+    err("gpu.putmask: mask has 2 elements but a has 6", gpu.putmask, e, {true, false}, 1)
+  end)
+
+  it("copyto: broadcast, where, NumPy's same_kind casting", function()
+    local f = gpu.zeros({2, 3}, "float32")
+    gpu.copyto(f, gpu.array({1, 2, 3}, "int64"))
+    same({{1, 2, 3}, {1, 2, 3}}, f:totable())
+    gpu.copyto(f, 7, {where = gpu.array({true, false, true}, "bool")})
+    same({{7, 2, 7}, {7, 2, 7}}, f:totable())
+    err("gpu.copyto: cannot cast float32 to int64 under the same_kind rule", gpu.copyto, gpu.zeros(3, "int64"), gpu.ones(3))
+    err("gpu.copyto: cannot cast number to uint8 under the same_kind rule", gpu.copyto, gpu.zeros(3, "uint8"), -1)
+    err("gpu.copyto: where of shape {4} does not broadcast to {2, 3}", gpu.copyto, f, 1, {where = gpu.ones(4, "bool")})
+    gpu.copyto(f, 0, {where = false})
+    same({{7, 2, 7}, {7, 2, 7}}, f:totable())
+  end)
+end)
+
+describe("selections", function()
+  local a = gpu.array({{10, 30, 20}, {60, 40, 50}}, "int64")
+
+  it("compress: the slices where the condition is true", function()
+    same({{30, 20}, {40, 50}}, gpu.compress({false, true, true}, a, 2):totable())
+    same({{60, 40, 50}}, gpu.compress({false, true}, a, 1):totable())
+    same({30, 20}, gpu.compress(gpu.array({false, true, true}, "bool"), a):totable())
+    err("gpu.compress: condition is true at 3, past dimension 1's 2 elements", gpu.compress, {true, true, true}, a, 1)
+  end)
+
+  it("choose and select", function()
+    local ch = {}
+    for k = 0, 3 do ch[k + 1] = gpu.arange(4, "int64") + 10 * k end
+    same({0, 31, 12, 23}, gpu.choose(gpu.array({1, 4, 2, -2}, "int64"), ch):totable())
+    err("gpu.choose: index 3 is out of range for choices of size 2", gpu.choose, gpu.array({1, 3}, "int64"), {ch[1], ch[2]})
+    local x = gpu.arange(6, "float32")
+    local s = gpu.select({x:lt(3), x:gt(3)}, {x, x * x}, 42)
+    assert.are.equal("float32", s.dtype)
+    same({0, 1, 2, 42, 16, 25}, s:totable())
+    same({0, 1, 2, 0, 4, 5}, gpu.select({x:ne(3)}, {x}):totable())
+    err("gpu.select: condlist[1] must be a bool array, got float32 array", gpu.select, {x}, {x})
+    err("gpu.select: condlist and choicelist must be of one length, got 1 and 0", gpu.select, {x:gt(0)}, {})
+    err("gpu.select: choicelist[1] must be a device array or a number, got string", gpu.select, {x:gt(0)}, {"x"})
+  end)
+
+  it("delete and insert: 1-based places, NumPy's shapes of values", function()
+    same({{10, 20}, {60, 50}}, gpu.delete(a, 2, 2):totable())
+    same({1, 2, 3, 4}, gpu.delete(gpu.arange(6, "int64"), {1, -1}):totable())
+    same({{60, 40, 50}}, gpu.delete(a, gpu.array({true, false}, "bool"), 1):totable())
+    same({0, 99, 1, 2, 3, 4}, gpu.insert(gpu.arange(5, "int64"), 2, 99):totable())
+    same({0, 90, 91, 1, 2, 3, 93, 4, 92}, gpu.insert(gpu.arange(5, "int64"), {2, 2, 6, -1}, {90, 91, 92, 93}):totable())
+    same({{10, 5, 30, 20}, {60, 5, 40, 50}}, gpu.insert(a, 2, 5, 2):totable())
+    same({{10, 7, 30, 20}, {60, 8, 40, 50}}, gpu.insert(a, 2, {7, 8}, 2):totable())
+    same({{10, 7, 30, 20}, {60, 8, 40, 50}}, gpu.insert(a, {2}, {{7}, {8}}, 2):totable())
+    err("gpu.delete: index 4 is out of range for dimension 2 of size 3", gpu.delete, a, 4, 2)
+    err("gpu.insert: index 5 is out of range for dimension 2 of size 3", gpu.insert, a, 5, 1, 2)
+    err("gpu.insert: values of shape {1, 3} does not broadcast to {2, 1}", gpu.insert, a, {2}, {1, 2, 3}, 2)
+  end)
+
+  it("resize, repeat (gpu[\"repeat\"] and a[\"repeat\"]) and trim_zeros", function()
+    same({{0, 1, 2}, {3, 0, 1}}, gpu.resize(gpu.array({{0, 1}, {2, 3}}, "int64"), {2, 3}):totable())
+    same({0, 0, 0}, gpu.resize(gpu.empty({0}), 3):totable())
+    same({10, 10, 30, 30, 20, 20, 60, 60, 40, 40, 50, 50}, gpu["repeat"](a, 2):totable())
+    same({{10, 30, 20}, {60, 40, 50}, {60, 40, 50}}, gpu["repeat"](a, {1, 2}, 1):totable())
+    same({{30, 30, 20}, {40, 40, 50}}, a["repeat"](a, gpu.array({0, 2, 1}, "int64"), 2):totable())
+    err("gpu.repeat: repeats has 3 elements for dimension 1 of 6", gpu["repeat"], a, {1, 2, 3})
+    local z = gpu.array({0, 0, 0, 1, 2, 3, 0, 2, 1, 0})
+    same({1, 2, 3, 0, 2, 1}, gpu.trim_zeros(z):totable())
+    same({0, 0, 0, 1, 2, 3, 0, 2, 1}, gpu.trim_zeros(z, "b"):totable())
+    assert.are.equal(0, gpu.trim_zeros(gpu.zeros(3)).size)
+    err("gpu.resize: shape[1] is negative (-1)", gpu.resize, a, {-1})
+  end)
+end)
