@@ -118,6 +118,17 @@ for _, name in ipairs({"in1d", "intersect1d", "union1d", "setdiff1d", "setxor1d"
   on_first_call(name, "lua/sets.lua")
 end
 gpu._meta.array.methods["repeat"] = function(...) return gpu["repeat"](...) end
+-- numerical helpers (lua/numeric.lua): gradients, histograms in D dimensions, polynomials,
+-- windows, small constructors and shape queries
+for _, name in ipairs({"gradient", "ediff1d", "unwrap", "nancumsum", "nancumprod", "histogram_bin_edges",
+                       "histogram2d", "histogramdd", "polyadd", "polysub", "polymul", "polyder", "polyint",
+                       "polydiv", "bartlett", "blackman", "hamming", "hanning", "kaiser", "tri", "diag_indices",
+                       "diag_indices_from", "tril_indices_from", "triu_indices_from", "fill_diagonal", "ix_",
+                       "block", "broadcast_shapes", "may_share_memory", "shares_memory", "transpose", "reshape",
+                       "ndim", "shape", "size", "asarray"}) do
+  assert(gpu[name] == nil, name)
+  on_first_call(name, "lua/numeric.lua")
+end
 -- a:trace(), a[indices], a[mask], a[mask] = v (host/array.c calls the last three;
 -- compose.lua defines them anew)
 for _, name in ipairs({"trace", "_take_rows", "_extract", "_put_mask"}) do
