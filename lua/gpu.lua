@@ -107,6 +107,11 @@ for _, name in ipairs({"nansum", "nanprod", "nanmax", "nanmin", "nanargmax", "na
                        "nanstd", "ptp"}) do
   gpu._meta.array.methods[name] = function(...) return gpu[name](...) end
 end
+-- Einstein summation and vdot (lua/einsum.lua)
+for _, name in ipairs({"einsum", "vdot"}) do
+  assert(gpu[name] == nil, name)
+  on_first_call(name, "lua/einsum.lua")
+end
 -- a:trace(), a[indices], a[mask], a[mask] = v (host/array.c calls the last three;
 -- compose.lua defines them anew)
 for _, name in ipairs({"trace", "_take_rows", "_extract", "_put_mask"}) do
