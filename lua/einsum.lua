@@ -128,7 +128,8 @@ local function output_labels(rhs, labels, E)
   if rhs == nil then return implicit_output(labels, E) end
   local before, after, ellipsis = read_term(rhs, ("the output's subscripts ('%s')"):format(rhs))
   if E > 0 and not ellipsis then
-    error("gpu.einsum: an ellipsis ('...') stands for dims of the operands, but the output's subscripts have none to put them")
+    error("gpu.einsum: an ellipsis ('...') stands for dims of the operands, " ..
+      "but the output's subscripts have none to put them")
   end
   local known, out = {}, {}
   for _, ls in ipairs(labels) do
@@ -262,7 +263,8 @@ end
 -- Summed indices: (nb, m, k) times (nb, k, n), by gpu.matmul for floats; integers and bool
 -- (which gemm has not) as a broadcast product summed over k
 local function matrix_product(A, B, g, sizes, dt)
-  local nb, m, k, n = product(sizes, g.batch), product(sizes, g.afree), product(sizes, g.summed), product(sizes, g.bfree)
+  local nb, m = product(sizes, g.batch), product(sizes, g.afree)
+  local k, n = product(sizes, g.summed), product(sizes, g.bfree)
   local order_a, order_b = {table.unpack(g.batch)}, {table.unpack(g.batch)}
   for _, l in ipairs(g.afree) do order_a[#order_a + 1] = l end
   for _, l in ipairs(g.summed) do order_a[#order_a + 1], order_b[#order_b + 1] = l, l end
@@ -294,9 +296,10 @@ local function roles(A, B, needed)
 end
 
 local function contract(A, B, needed, sizes, dt)
-  local both = {}
+  -- an index neither needed after nor in the other operand is summed first
+  local both, inb = {}, set_of(B.ls)
   for l in pairs(needed) do both[l] = true end
-  for _, l in ipairs(A.ls) do both[l] = both[l] or set_of(B.ls)[l] end
+  for _, l in ipairs(A.ls) do both[l] = both[l] or inb[l] end
   A, B = sum_out(A, both, sizes, dt), sum_out(B, both, sizes, dt)
   local g = roles(A, B, needed)
   local ls = {table.unpack(g.batch)}
@@ -336,7 +339,9 @@ local function next_pair(ops, out, sizes)
       for l in pairs(kept) do size = size * sizes[l] end
       local cost = size - ops[i].x.size - ops[j].x.size
       local key = {shared and 0 or 1, cost}
-      if not best or key[1] < best[1] or (key[1] == best[1] and key[2] < best[2]) then best = {key[1], key[2], i, j, needed} end
+      if not best or key[1] < best[1] or (key[1] == best[1] and key[2] < best[2]) then
+        best = {key[1], key[2], i, j, needed}
+      end
     end
   end
   return best[3], best[4], best[5]
@@ -375,7 +380,8 @@ local function into(out, r, fresh)
   local same = #so == #sr
   for d = 1, #so do same = same and so[d] == sr[d] end
   if not same then
-    error(("gpu.einsum: out has shape {%s} but the result has shape {%s}"):format(table.concat(so, ", "), table.concat(sr, ", ")))
+    error(("gpu.einsum: out has shape {%s} but the result has shape {%s}"):format(
+      table.concat(so, ", "), table.concat(sr, ", ")))
   end
   if KIND_RANK[KIND[out.dtype]] < KIND_RANK[KIND[r.dtype]] or (KIND[out.dtype] == "u" and KIND[r.dtype] == "i") then
     error(("gpu.einsum: out is %s, and the result (%s) cannot be cast to it"):format(out.dtype, r.dtype))

@@ -223,6 +223,8 @@ describe("gpu.einsum", function()
     assert.are.equal("float32", gpu.einsum("i,->i", x, 2).dtype)
     assert.are.same({0, 2, 4}, gpu.einsum(",i->i", 2, x):totable())
     assert.are.equal("float64", gpu.einsum("i,", gpu.arange(3, "int32"), 0.5).dtype)
+    -- a 0-D array is not weak (NumPy 2's result_type; NumPy 1.24's einsum gave float32 here)
+    assert.are.equal("float64", gpu.einsum(",i", gpu.full({}, 2, "float64"), x).dtype)
   end)
 
   it("refuses bad subscripts and operands, naming the index and the caller's line", function()
