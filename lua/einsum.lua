@@ -260,8 +260,22 @@ local function broadcast_product(A, B, batch, afree, bfree, sizes)
   return arrange(A, order_a):reshape(sa) * arrange(B, order_b):reshape(sb)
 end
 
--- Summed indices: (nb, m, k) times (nb, k, n), by gpu.matmul for floats; integers and bool
--- (which gemm has not) as a broadcast product summed over k
+-- Integers and bool, which gemm has not: a broadcast product summed over k, k taken in
+-- slices so that a product holds about 2^24 elements at most (not nb * m * k * n at once)
+local SLICE = 1 << 24
+local function summed_product(a, b, nb, m, k, n, dt)
+  local a4, b4 = a:reshape(nb, m, k, 1), b:reshape(nb, 1, k, n)
+  local step = math.max(1, SLICE // math.max(1, nb * m * n))
+  local r = nil
+  for first = 1, k, step do
+    local len = math.min(step, k - first + 1)
+    local part = gpu.sum(a4:narrow(3, first, len) * b4:narrow(3, first, len), 3)
+    r = r and r + part or part   -- int64 (uint64) sums: wrapping as dt's would
+  end
+  return r and as(r, dt) or gpu.zeros({nb, m, n}, dt)
+end
+
+-- Summed indices: (nb, m, k) times (nb, k, n), by gpu.matmul for floats
 local function matrix_product(A, B, g, sizes, dt)
   local nb, m = product(sizes, g.batch), product(sizes, g.afree)
   local k, n = product(sizes, g.summed), product(sizes, g.bfree)
@@ -275,7 +289,7 @@ local function matrix_product(A, B, g, sizes, dt)
     if nb == 1 then r = gpu.matmul(a:reshape(m, k), b:reshape(k, n))
     else r = gpu.matmul(a:reshape(nb, m, k), b:reshape(nb, k, n)) end
   else
-    r = as(gpu.sum(a:reshape(nb, m, k, 1) * b:reshape(nb, 1, k, n), 3), dt)
+    r = summed_product(a, b, nb, m, k, n, dt)
   end
   return r:reshape(shape_of(sizes, g.batch, g.afree, g.bfree))
 end
