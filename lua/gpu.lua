@@ -129,6 +129,11 @@ for _, name in ipairs({"gradient", "ediff1d", "unwrap", "nancumsum", "nancumprod
   assert(gpu[name] == nil, name)
   on_first_call(name, "lua/numeric.lua")
 end
+-- Einstein summation and vdot (lua/einsum.lua)
+for _, name in ipairs({"einsum", "vdot"}) do
+  assert(gpu[name] == nil, name)
+  on_first_call(name, "lua/einsum.lua")
+end
 -- a:trace(), a[indices], a[mask], a[mask] = v (host/array.c calls the last three;
 -- compose.lua defines them anew)
 for _, name in ipairs({"trace", "_take_rows", "_extract", "_put_mask"}) do
