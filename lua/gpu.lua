@@ -107,6 +107,14 @@ for _, name in ipairs({"nansum", "nanprod", "nanmax", "nanmin", "nanargmax", "na
                        "nanstd", "ptp"}) do
   gpu._meta.array.methods[name] = function(...) return gpu[name](...) end
 end
+-- numpy.fft's helpers (lua/fft.lua, which defines them anew in gpu.fft, host/fft.c's table)
+for _, name in ipairs({"fftfreq", "rfftfreq", "fftshift", "ifftshift"}) do
+  assert(gpu.fft[name] == nil, name)
+  gpu.fft[name] = function(...)
+    module("lua/fft.lua")
+    return gpu.fft[name](...)
+  end
+end
 -- a:trace(), a[indices], a[mask], a[mask] = v (host/array.c calls the last three;
 -- compose.lua defines them anew)
 for _, name in ipairs({"trace", "_take_rows", "_extract", "_put_mask"}) do
