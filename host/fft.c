@@ -1,7 +1,7 @@
 /* fft.c: gpu.fft, NumPy's numpy.fft: fft, ifft, rfft, irfft, hfft, ihfft (one dim), fft2,
  * ifft2, rfft2, irfft2 (two), fftn, ifftn, rfftn, irfftn (any). hfft and ihfft are irfft and
- * rfft of the conjugate, with the direction of `norm` swapped, as NumPy defines them. Transforms go to the backend's fft (cuFFT, FFTW): when
- * the dims transformed are the last ones (up to 3) of a C-ordered array, one call does
+ * rfft of the conjugate, with the direction of `norm` swapped, as NumPy defines them.
+ * Transforms go to the backend's fft (cuFFT, FFTW): when the dims transformed are the last ones (up to 3) of a C-ordered array, one call does
  * them all; otherwise one dim at a time, each moved last in a C-ordered copy and back.
  * Sizes given (n, s) crop or pad with zeros along their dims first, as NumPy's; the
  * scaling of `norm` ("backward", "ortho", "forward") is one multiply afterwards. */
