@@ -410,16 +410,18 @@ __global__ void continuous(T *a, long long n, unsigned long long seed, unsigned 
 }
 
 // The discrete ones (T: long long, int64 as NumPy's; a template for the reason above):
-// 1 poisson(p), 2 binomial(count, p), 3 geometric(p)
+// poisson(p), binomial(count, p), geometric(p); lua/random.lua's numbers (DISCRETE there)
+enum { DISCRETE_POISSON = 1, DISCRETE_BINOMIAL, DISCRETE_GEOMETRIC };
+
 template <typename T>
 __global__ void discrete(T *a, long long n, unsigned long long seed, unsigned long long call, int kind,
                          long long count, double p) {
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
     sampler s(seed, call, i);
     long long v = 1;
-    if (kind == 1) v = s.poisson(p);
-    else if (kind == 2) v = s.binomial(count, p);
-    else if (p < 1.0) {   // inversion: the first success after an exponential time
+    if (kind == DISCRETE_POISSON) v = s.poisson(p);
+    else if (kind == DISCRETE_BINOMIAL) v = s.binomial(count, p);
+    else if (p < 1.0) {   // geometric by inversion: the first success after an exponential time
       double g = ceil(s.exponential() / -log1p(-p));
       v = g < 1.0 ? 1 : g >= 9.2e18 ? 9223372036854775807LL : (long long)g;
     }

@@ -34,8 +34,9 @@ end
 
 local function made(y, dtype) return dtype == "float64" and y or y:astype(dtype) end
 
--- gpu.fft.fftfreq(n [, d [, {dtype =}]]): 0, 1, ..., -(n // 2), ..., -1 over n * d
+-- gpu.fft.fftfreq(n [, d] [, {dtype =}]): 0, 1, ..., -(n // 2), ..., -1 over n * d
 function fft.fftfreq(n, d, opts)
+  if type(d) == "table" and opts == nil then d, opts = nil, d end
   local val
   n, val = window("fftfreq", n, d)
   local dtype = dtype_of("fftfreq", opts)
@@ -43,8 +44,9 @@ function fft.fftfreq(n, d, opts)
   return made(k * val, dtype)
 end
 
--- gpu.fft.rfftfreq(n [, d [, {dtype =}]]): 0, 1, ..., n // 2 over n * d
+-- gpu.fft.rfftfreq(n [, d] [, {dtype =}]): 0, 1, ..., n // 2 over n * d
 function fft.rfftfreq(n, d, opts)
+  if type(d) == "table" and opts == nil then d, opts = nil, d end
   local val
   n, val = window("rfftfreq", n, d)
   local dtype = dtype_of("rfftfreq", opts)

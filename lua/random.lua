@@ -180,9 +180,8 @@ for _, name in ipairs({"integers", "permutation", "choice", "key"}) do random[na
 -- own, compiled at the first draw from one: their samplers take the CPU backend's compiler
 -- longer than the kernels above, which integers and shuffles need alone): each element its
 -- own Philox stream, so the numbers depend only on the seed, the call and the index, on
--- either backend. The parameters are Lua numbers
--- (NumPy's also take arrays), checked here as NumPy checks them, and NaN refused (a
--- rejection loop would never end on it).
+-- either backend. The parameters are Lua numbers (NumPy's also take arrays), checked here
+-- as NumPy checks them, and NaN refused (a rejection loop would never end on it).
 
 local dist_module
 local function dists()
@@ -191,7 +190,7 @@ local function dists()
   return dist_module
 end
 
--- builtin.cu's DIST_ numbers
+-- builtin.cu's DIST_ numbers (continuous) and DISCRETE_ numbers
 local KIND = {exponential = 1, gamma = 2, beta = 3, chisquare = 4, lognormal = 5, laplace = 6, logistic = 7,
               gumbel = 8, rayleigh = 9, weibull = 10, pareto = 11, power = 12, standard_cauchy = 13,
               standard_t = 14, triangular = 15}
