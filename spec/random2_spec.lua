@@ -1,8 +1,8 @@
 -- NumPy's distributions in gpu.random (lua/random.lua, kernels/builtin.cu's continuous and
 -- discrete kernels): the mean and variance of 10^5 seeded draws against each
--- distribution's exact ones, the support, a probability or two, reproducibility after
--- gpu.random.seed, shuffle and the legacy names (rand, randn, randint, random_sample), and
--- the parameters NumPy refuses.
+-- distribution's exact ones, the share at or below a point against the exact distribution
+-- function, the support, reproducibility after gpu.random.seed, shuffle and the legacy
+-- names (rand, randn, randint, random_sample), and the parameters NumPy refuses.
 local S = require("spec.support")
 local R = gpu.random
 local N = 100000
@@ -49,6 +49,13 @@ describe("gpu.random's continuous distributions", function()
     moments("standard_normal", R.standard_normal(N, "float64"), 0, 1)
   end)
 
+  it("have their exact distribution functions at a point (computed with Python's math)", function()
+    R.seed(15)
+    share("gamma(0.5, 2) <= 1", R.gamma(0.5, 2, N, "float64"):le(1), 0.682689492137086)
+    share("gamma(3.5, 1) <= 3", R.gamma(3.5, 1, N, "float64"):le(3), 0.4602506496044427)
+    share("beta(2, 5) <= 0.2", R.beta(2, 5, N, "float64"):le(0.2), 0.34464)
+  end)
+
   it("stay in their support, and the Cauchy's quartiles are -1 and 1", function()
     R.seed(12)
     local b = R.beta(0.3, 0.2, N, "float64")
@@ -91,6 +98,9 @@ describe("gpu.random's discrete distributions", function()
     share("binomial(10, 0.3) = 0", b:eq(0), 0.7 ^ 10)
     moments("binomial(1000, 0.4)", R.binomial(1000, 0.4, N), 400, 240)
     moments("binomial(1000, 0.9)", R.binomial(1000, 0.9, N), 900, 90)
+    share("binomial(1000, 0.4) <= 390", R.binomial(1000, 0.4, N):le(390), 0.27031962529018644)
+    share("binomial(1000, 0.9) <= 895", R.binomial(1000, 0.9, N):le(895), 0.31377421017657925)
+    share("poisson(50) <= 45", R.poisson(50, N):le(45), 0.2668664740596435)
     moments("binomial(10^9, 0.7)", R.binomial(1000000000, 0.7, N), 7e8, 2.1e8)
     local g = R.geometric(0.2, N)
     moments("geometric(0.2)", g, 5, 20)
