@@ -8,6 +8,7 @@ local is_array, described = gpu._is_array, gpu._described
 
 local function shown(v)
   if type(v) ~= "number" then return described(v) end
+  if v ~= v then return "nan" end   -- as printing shows it (Lua's own text for 0/0 is -nan)
   if math.type(v) == "float" and v == math.floor(v) and math.abs(v) < 2 ^ 63 then return ("%.0f"):format(v) end
   return tostring(v)
 end
