@@ -1,6 +1,7 @@
-/* fft.c: gpu.fft, NumPy's numpy.fft: fft, ifft, rfft, irfft (one dim), fft2, ifft2 (two),
- * fftn, ifftn, rfftn, irfftn (any). Transforms go to the backend's fft (cuFFT, FFTW): when
- * the dims transformed are the last ones (up to 3) of a C-ordered array, one call does
+/* fft.c: gpu.fft, NumPy's numpy.fft: fft, ifft, rfft, irfft, hfft, ihfft (one dim), fft2,
+ * ifft2, rfft2, irfft2 (two), fftn, ifftn, rfftn, irfftn (any). hfft and ihfft are irfft and
+ * rfft of the conjugate, with the direction of `norm` swapped, as NumPy defines them.
+ * Transforms go to the backend's fft (cuFFT, FFTW): when the dims transformed are the last ones (up to 3) of a C-ordered array, one call does
  * them all; otherwise one dim at a time, each moved last in a C-ordered copy and back.
  * Sizes given (n, s) crop or pad with zeros along their dims first, as NumPy's; the
  * scaling of `norm` ("backward", "ortho", "forward") is one multiply afterwards. */
@@ -12,7 +13,7 @@ enum { NORM_BACKWARD, NORM_ORTHO, NORM_FORWARD };
 
 typedef struct FftCall {
   const char *name;
-  int kind, inverse, naxes, norm;
+  int kind, inverse, naxes, norm, hermitian;
   int axes[GPU_MAXDIM];          /* 0-based, increasing (but a real dim last) */
   int64_t s[GPU_MAXDIM];         /* the sizes of the transforms (-1: the input's) */
   CUstream stream;
@@ -151,6 +152,21 @@ static void run_fft(lua_State *L, FftCall *c, int idx) {
   lua_settop(L, top + 1);
 }
 
+/* [-0, +0, e] The array at idx conjugated (a:conj()): into itself with `inplace`, else
+ * the new one replaces it there. */
+static void conjugated(lua_State *L, int idx, int inplace) {
+  idx = lua_absindex(L, idx);
+  lua_getfield(L, idx, "conj");
+  lua_pushvalue(L, idx);
+  if (inplace) {
+    lua_createtable(L, 0, 1);
+    lua_pushvalue(L, idx);
+    lua_setfield(L, -2, "out");
+  }
+  lua_call(L, inplace ? 2 : 1, 1);
+  if (inplace) lua_pop(L, 1); else lua_replace(L, idx);
+}
+
 /* ---- arguments ---- */
 
 static int dim_at(lua_State *L, const FftCall *c, int idx, int nd) {
@@ -207,12 +223,18 @@ static void read_dims(lua_State *L, FftCall *c, int di, int si, int nd, int def)
     }
 }
 
+/* hfft and ihfft swap the direction ("backward" scales ihfft, as NumPy's) */
+static int swapped(const FftCall *c, int norm) {
+  if (!c->hermitian || norm == NORM_ORTHO) return norm;
+  return norm == NORM_BACKWARD ? NORM_FORWARD : NORM_BACKWARD;
+}
+
 static int read_norm(lua_State *L, const FftCall *c, int idx) {
-  if (!idx || lua_isnil(L, idx)) return NORM_BACKWARD;
+  if (!idx || lua_isnil(L, idx)) return swapped(c, NORM_BACKWARD);
   const char *s = lua_type(L, idx) == LUA_TSTRING ? lua_tostring(L, idx) : NULL;   /* a number stays one */
-  if (s && strcmp(s, "backward") == 0) return NORM_BACKWARD;
+  if (s && strcmp(s, "backward") == 0) return swapped(c, NORM_BACKWARD);
   if (s && strcmp(s, "ortho") == 0) return NORM_ORTHO;
-  if (s && strcmp(s, "forward") == 0) return NORM_FORWARD;
+  if (s && strcmp(s, "forward") == 0) return swapped(c, NORM_FORWARD);
   return luaL_error(L, "gpu.fft.%s: norm must be \"backward\", \"ortho\" or \"forward\", got %s", c->name,
                     errors_value(L, idx));
 }
@@ -255,7 +277,8 @@ static void read_options(lua_State *L, FftCall *c) {
 }
 
 /* gpu.fft.<name>(a [, n or s [, dim or dims [, norm]]] [, {stream =}]): upvalue 1 the kind
- * (0 c2c, 1 r2c, 2 c2r), 2 inverse, 3 how many dims by default (-1: every), 4 the name */
+ * (0 c2c, 1 r2c, 2 c2r), 2 inverse, 3 how many dims by default (-1: every), 4 the name,
+ * 5 hermitian (hfft, ihfft) */
 static int fft_call(lua_State *L) {
   FftCall c;
   memset(&c, 0, sizeof c);
@@ -263,6 +286,7 @@ static int fft_call(lua_State *L) {
   c.kind = kinds[lua_tointeger(L, lua_upvalueindex(1))];
   c.inverse = lua_toboolean(L, lua_upvalueindex(2));
   c.name = lua_tostring(L, lua_upvalueindex(4));
+  c.hermitian = lua_toboolean(L, lua_upvalueindex(5));
   if (!array_test(L, 1)) luaL_error(L, "bad argument #1 to '%s' (device array expected, got %s)", c.name, luaL_typename(L, 1));
   int n = lua_gettop(L), opts = 0;
   if (n >= 2 && lua_type(L, n) == LUA_TTABLE) {   /* an options table has no [1] (sizes, dims do) */
@@ -284,16 +308,19 @@ static int fft_call(lua_State *L) {
   if (nd == 0) luaL_error(L, "gpu.fft.%s: a 0-D array has no dim to transform", c.name);
   read_dims(L, &c, 3, 2, nd, (int)lua_tointeger(L, lua_upvalueindex(3)));
   c.norm = read_norm(L, &c, 4);
+  if (c.hermitian && c.kind == GPU_FFT_C2R) conjugated(L, 6, 0);   /* not in place: it may be a's */
   run_fft(L, &c, 6);
+  if (c.hermitian && c.kind == GPU_FFT_R2C) conjugated(L, -1, 1);
   return 1;
 }
 
 /* Expects the gpu table on top: gpu.fft */
 void fft_open(lua_State *L) {
-  static const struct { const char *name; int kind, inverse, dims; } fns[] = {
-    {"fft", 0, 0, 1}, {"ifft", 0, 1, 1}, {"rfft", 1, 0, 1}, {"irfft", 2, 1, 1},
-    {"fft2", 0, 0, 2}, {"ifft2", 0, 1, 2}, {"fftn", 0, 0, -1}, {"ifftn", 0, 1, -1},
-    {"rfftn", 1, 0, -1}, {"irfftn", 2, 1, -1},
+  static const struct { const char *name; int kind, inverse, dims, hermitian; } fns[] = {
+    {"fft", 0, 0, 1, 0}, {"ifft", 0, 1, 1, 0}, {"rfft", 1, 0, 1, 0}, {"irfft", 2, 1, 1, 0},
+    {"hfft", 2, 1, 1, 1}, {"ihfft", 1, 0, 1, 1},
+    {"fft2", 0, 0, 2, 0}, {"ifft2", 0, 1, 2, 0}, {"rfft2", 1, 0, 2, 0}, {"irfft2", 2, 1, 2, 0},
+    {"fftn", 0, 0, -1, 0}, {"ifftn", 0, 1, -1, 0}, {"rfftn", 1, 0, -1, 0}, {"irfftn", 2, 1, -1, 0},
   };
   lua_createtable(L, 0, (int)(sizeof fns / sizeof fns[0]));
   for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++) {
@@ -301,7 +328,8 @@ void fft_open(lua_State *L) {
     lua_pushboolean(L, fns[i].inverse);
     lua_pushinteger(L, fns[i].dims);
     lua_pushstring(L, fns[i].name);
-    lua_pushcclosure(L, fft_call, 4);
+    lua_pushboolean(L, fns[i].hermitian);
+    lua_pushcclosure(L, fft_call, 5);
     lua_setfield(L, -2, fns[i].name);
   }
   lua_setfield(L, -2, "fft");

@@ -1,7 +1,7 @@
 // builtin.cu: the kernels behind gpu.full, gpu.ones, gpu.arange and gpu.random
-// (lua/gpu.lua launches them), and gpu.take, extract, searchsorted, histogram and integer
-// products (lua/compose.lua). Each loops over its elements with a grid stride, so any
-// grid size is correct.
+// (lua/gpu.lua and lua/random.lua launch them), and gpu.take, extract, searchsorted,
+// histogram and integer products (lua/compose.lua). Each loops over its elements with a
+// grid stride, so any grid size is correct.
 //
 // Random numbers come from Philox4x32-10 (gpuhost.cuh has it), a counter-based generator:
 // element group g of call c under seed s is philox({g, c}, s), so the numbers depend only
@@ -290,4 +290,178 @@ __global__ void int_matmul(const T *a, const T *b, T *c, long long batch, long l
         }
         if (i < m && j < n) c[z * m * n + i * n + j] = MatmulSum<T, U>::result(acc);
       }
+}
+
+// ---- gpu.random's distributions (lua/random.lua): element i of call c draws from a
+// Philox stream of its own (gpu::philox(seed, c, i << 24): 2^24 blocks an element, more
+// than any loop here takes, for up to 2^40 elements), so that a rejection loop's length
+// changes no other element's numbers and every backend gives the same ones. They compute in
+// double (float32 output is the double rounded). The algorithms are NumPy's legacy ones
+// except for gamma (Marsaglia and Tsang) and large binomials (Knuth's splitting by beta
+// order statistics, in place of BTPE): the same distributions, not the same numbers.
+struct sampler {
+  gpu::philox r;
+  __device__ sampler(unsigned long long seed, unsigned long long call, long long i)
+      : r(seed, call, (unsigned long long)i << 24) {}
+  __device__ double u() { return r.uniform_double(); }   // [0, 1)
+  __device__ double open() {                             // (0, 1)
+    double x;
+    do x = u(); while (x == 0.0);
+    return x;
+  }
+  __device__ double normal() { return r.normal_double(); }
+  __device__ double exponential() { return -log(1.0 - u()); }
+  // Marsaglia and Tsang (2000), k >= 1: a normal squeezed, accepted 96% of the time or more
+  __device__ double gamma_ge1(double k) {
+    double d = k - 1.0 / 3.0, c = 1.0 / sqrt(9.0 * d);
+    for (;;) {
+      double x, v;
+      do { x = normal(); v = 1.0 + c * x; } while (v <= 0.0);
+      v = v * v * v;
+      double w = u();
+      if (w < 1.0 - 0.0331 * (x * x) * (x * x)) return d * v;
+      if (log(w) < 0.5 * x * x + d * (1.0 - v + log(v))) return d * v;
+    }
+  }
+  // k < 1 from k + 1 (Marsaglia and Tsang's boost: times u^(1/k)); k = 0 gives 0, as NumPy's
+  __device__ double gamma(double k) {
+    if (k <= 0.0) return 0.0;
+    if (k == 1.0) return exponential();
+    if (k > 1.0) return gamma_ge1(k);
+    return gamma_ge1(k + 1.0) * pow(open(), 1.0 / k);
+  }
+  // Johnk's algorithm for a, b <= 1 (in logs where both powers underflow), as NumPy's;
+  // else the ratio of gammas
+  __device__ double beta(double a, double b) {
+    if (a > 1.0 || b > 1.0) {
+      double x = gamma(a), y = gamma(b);
+      return x / (x + y);
+    }
+    for (;;) {
+      double s = u(), t = u(), x = pow(s, 1.0 / a), y = pow(t, 1.0 / b);
+      if (x + y > 1.0 || s + t <= 0.0) continue;
+      if (x + y > 0.0) return x / (x + y);
+      double lx = log(s) / a, ly = log(t) / b, m = lx > ly ? lx : ly;
+      lx -= m;
+      ly -= m;
+      return exp(lx - log(exp(lx) + exp(ly)));
+    }
+  }
+  // Poisson: multiplication of uniforms below 10 (Knuth), else Hoermann's PTRS (1993), as NumPy's
+  __device__ long long poisson(double lam) {
+    if (lam < 10.0) {
+      double limit = exp(-lam), prod = 1.0;
+      long long x = 0;
+      for (;;) {
+        prod *= u();
+        if (prod <= limit) return x;
+        x++;
+      }
+    }
+    double slam = sqrt(lam), loglam = log(lam), b = 0.931 + 2.53 * slam, a = -0.059 + 0.02483 * b;
+    double invalpha = 1.1239 + 1.1328 / (b - 3.4), vr = 0.9277 - 3.6224 / (b - 2.0);
+    for (;;) {
+      double h = u() - 0.5, v = u(), us = 0.5 - fabs(h);
+      if (us <= 0.0) continue;   // u = 0: the hat's edge, of no mass
+      double kd = floor((2.0 * a / us + b) * h + lam + 0.43);
+      if (us >= 0.07 && v <= vr) return (long long)kd;
+      if (kd < 0.0 || kd >= 9.2e18 || (us < 0.013 && v > us)) continue;
+      if (log(v) + log(invalpha) - log(a / (us * us) + b) <= -lam + kd * loglam - lgamma(kd + 1.0)) return (long long)kd;
+    }
+  }
+  // inversion, p <= 1/2 and n * p <= 30 (q^n stays above e^-42): NumPy's, with its bound
+  __device__ long long binomial_inversion(long long n, double p) {
+    double q = 1.0 - p, qn = exp((double)n * log(q)), np = (double)n * p;
+    double bound = fmin((double)n, np + 10.0 * sqrt(np * q + 1.0)), px = qn, w = u();
+    long long x = 0;
+    while (w > px) {
+      x++;
+      if ((double)x > bound) { x = 0; px = qn; w = u(); }
+      else { w -= px; px = ((double)(n - x + 1) * p * px) / ((double)x * q); }
+    }
+    return x;
+  }
+  // Knuth (TAOCP 3.4.1): the a-th smallest of n uniforms is beta(a, n + 1 - a); those
+  // below p are then a binomial of the a - 1 below it or of the n - a above it, so n halves
+  __device__ long long binomial(long long n, double p) {
+    long long k = 0;
+    while (n > 0 && (double)n * fmin(p, 1.0 - p) > 30.0) {
+      long long a = 1 + n / 2, b = n + 1 - a;
+      double x = beta((double)a, (double)b);
+      if (x >= p) { n = a - 1; p = p / x; }
+      else { k += a; n = b - 1; p = (p - x) / (1.0 - x); }
+    }
+    if (p > 0.5) return k + n - binomial_inversion(n, 1.0 - p);
+    return k + binomial_inversion(n, p);
+  }
+};
+
+// The continuous distributions; the numbers are lua/random.lua's (KIND there), which checks
+// the parameters first
+enum {
+  DIST_EXPONENTIAL = 1, DIST_GAMMA, DIST_BETA, DIST_CHISQUARE, DIST_LOGNORMAL, DIST_LAPLACE, DIST_LOGISTIC,
+  DIST_GUMBEL, DIST_RAYLEIGH, DIST_WEIBULL, DIST_PARETO, DIST_POWER, DIST_CAUCHY, DIST_STUDENT_T, DIST_TRIANGULAR
+};
+
+// A template (S: sampler) so that the modules of this file that draw none compile none of
+// it; not inlined, so that continuous<float> and continuous<double> share it
+template <typename S>
+__device__ __noinline__ double continuous_value(S &s, int kind, double p1, double p2, double p3) {
+  switch (kind) {
+  case DIST_EXPONENTIAL: return p1 * s.exponential();                 // scale
+  case DIST_GAMMA: return p2 * s.gamma(p1);                           // shape, scale
+  case DIST_BETA: return s.beta(p1, p2);
+  case DIST_CHISQUARE: return 2.0 * s.gamma(p1 / 2.0);                // df
+  case DIST_LOGNORMAL: return exp(p1 + p2 * s.normal());              // mean, sigma
+  case DIST_LAPLACE: {                                                // loc, scale
+    double w = s.open();
+    return w >= 0.5 ? p1 - p2 * log(2.0 - 2.0 * w) : p1 + p2 * log(2.0 * w);
+  }
+  case DIST_LOGISTIC: { double w = s.open(); return p1 + p2 * log(w / (1.0 - w)); }
+  case DIST_GUMBEL: return p1 - p2 * log(-log(s.open()));
+  case DIST_RAYLEIGH: return p1 * sqrt(2.0 * s.exponential());        // scale
+  case DIST_WEIBULL: return p1 == 0.0 ? 0.0 : pow(s.exponential(), 1.0 / p1);
+  case DIST_PARETO: return expm1(s.exponential() / p1);
+  case DIST_POWER: return pow(-expm1(-s.exponential()), 1.0 / p1);
+  case DIST_CAUCHY: { double x = s.normal(); return x / s.normal(); }
+  case DIST_STUDENT_T: {                                              // df
+    double x = s.normal();
+    return sqrt(p1 / 2.0) * x / sqrt(s.gamma(p1 / 2.0));
+  }
+  case DIST_TRIANGULAR: {                                             // left, mode, right
+    double base = p3 - p1, w = s.u();
+    if (w <= (p2 - p1) / base) return p1 + sqrt(w * (p2 - p1) * base);
+    return p3 - sqrt((1.0 - w) * (p3 - p2) * base);
+  }
+  }
+  return 0.0;
+}
+
+template <typename T>
+__global__ void continuous(T *a, long long n, unsigned long long seed, unsigned long long call, int kind, double p1,
+                           double p2, double p3) {
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
+    sampler s(seed, call, i);
+    a[i] = (T)continuous_value(s, kind, p1, p2, p3);
+  }
+}
+
+// The discrete ones (T: long long, int64 as NumPy's; a template for the reason above):
+// poisson(p), binomial(count, p), geometric(p); lua/random.lua's numbers (DISCRETE there)
+enum { DISCRETE_POISSON = 1, DISCRETE_BINOMIAL, DISCRETE_GEOMETRIC };
+
+template <typename T>
+__global__ void discrete(T *a, long long n, unsigned long long seed, unsigned long long call, int kind,
+                         long long count, double p) {
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
+    sampler s(seed, call, i);
+    long long v = 1;
+    if (kind == DISCRETE_POISSON) v = s.poisson(p);
+    else if (kind == DISCRETE_BINOMIAL) v = s.binomial(count, p);
+    else if (p < 1.0) {   // geometric by inversion: the first success after an exponential time
+      double g = ceil(s.exponential() / -log1p(-p));
+      v = g < 1.0 ? 1 : g >= 9.2e18 ? 9223372036854775807LL : (long long)g;
+    }
+    a[i] = v;
+  }
 }

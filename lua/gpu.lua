@@ -134,6 +134,14 @@ for _, name in ipairs({"einsum", "vdot"}) do
   assert(gpu[name] == nil, name)
   on_first_call(name, "lua/einsum.lua")
 end
+-- numpy.fft's helpers (lua/fft.lua, which defines them anew in gpu.fft, host/fft.c's table)
+for _, name in ipairs({"fftfreq", "rfftfreq", "fftshift", "ifftshift"}) do
+  assert(gpu.fft[name] == nil, name)
+  gpu.fft[name] = function(...)
+    module("lua/fft.lua")
+    return gpu.fft[name](...)
+  end
+end
 -- a:trace(), a[indices], a[mask], a[mask] = v (host/array.c calls the last three;
 -- compose.lua defines them anew)
 for _, name in ipairs({"trace", "_take_rows", "_extract", "_put_mask"}) do
@@ -680,13 +688,18 @@ for _, name in ipairs({"kernel", "module", "jit", "full", "ones", "zeros_like", 
 end
 for _, name in ipairs({"seed", "random", "uniform", "normal"}) do random[name] = gpu._api(random[name]) end
 
--- gpu.random.integers, permutation, choice and key (lua/random.lua, loaded at the first of
--- them, which defines them anew): each call draws from the generator's state here
+-- gpu.random.integers, permutation, choice, key and NumPy's distributions (lua/random.lua,
+-- loaded at the first of them, which defines them anew): each call draws from the
+-- generator's state here
 local random_hooks = {
   draw = function() local c = calls; calls = calls + 1; return seed, c end,
   config = config, dtype_name = dtype_name, what = what, range_of = range_of,
 }
-for _, name in ipairs({"integers", "permutation", "choice", "key"}) do
+for _, name in ipairs({"integers", "permutation", "choice", "key", "exponential", "standard_exponential", "gamma",
+                       "standard_gamma", "beta", "chisquare", "lognormal", "laplace", "logistic", "gumbel", "rayleigh",
+                       "weibull", "pareto", "power", "standard_cauchy", "standard_t", "triangular", "poisson",
+                       "binomial", "geometric", "shuffle", "rand", "randn", "random_sample", "standard_normal",
+                       "randint"}) do
   random[name] = function(...)
     module("lua/random.lua", random_hooks)
     return random[name](...)

@@ -1,7 +1,8 @@
--- random.lua: gpu.random.integers, permutation, choice and key, on kernels/builtin.cu's
--- Philox kernels (a module of their own, compiled at the first use of one of these) and
--- gpuhost's sort: a permutation is the order of random 64-bit keys, a choice without
--- replacement the first of a permutation (or of keys -log(u)/p with probabilities).
+-- random.lua: gpu.random.integers, permutation, choice, key, shuffle and NumPy's
+-- distributions (gamma, poisson, binomial, ...), on kernels/builtin.cu's Philox kernels (a
+-- module of their own, compiled at the first use of one of these) and gpuhost's sort: a
+-- permutation is the order of random 64-bit keys, a choice without replacement the first
+-- of a permutation (or of keys -log(u)/p with probabilities).
 local gpu, hooks = ...
 local random = gpu.random
 local ctype = {}
@@ -173,3 +174,200 @@ end
 -- errors at the caller's line, also those of the checks above (through int_arg: a level
 -- deeper) and of an array's methods called here (a freed array)
 for _, name in ipairs({"integers", "permutation", "choice", "key"}) do random[name] = gpu._api(random[name]) end
+
+------------------------------------------------------------------------------------
+-- NumPy's distributions, on builtin.cu's continuous and discrete kernels (a module of their
+-- own, compiled at the first draw from one: their samplers take the CPU backend's compiler
+-- longer than the kernels above, which integers and shuffles need alone): each element its
+-- own Philox stream, so the numbers depend only on the seed, the call and the index, on
+-- either backend. The parameters are Lua numbers (NumPy's also take arrays), checked here
+-- as NumPy checks them, and NaN refused (a rejection loop would never end on it).
+
+local dist_module
+local function dists()
+  dist_module = dist_module or gpu.module(gpu._embedded("kernels/builtin.cu"),
+                                          {names = {"continuous<float>", "continuous<double>", "discrete<long long>"}})
+  return dist_module
+end
+
+-- builtin.cu's DIST_ numbers (continuous) and DISCRETE_ numbers
+local KIND = {exponential = 1, gamma = 2, beta = 3, chisquare = 4, lognormal = 5, laplace = 6, logistic = 7,
+              gumbel = 8, rayleigh = 9, weibull = 10, pareto = 11, power = 12, standard_cauchy = 13,
+              standard_t = 14, triangular = 15}
+local DISCRETE = {poisson = 1, binomial = 2, geometric = 3}
+
+local function number_arg(name, i, what, v)
+  if type(v) ~= "number" or v ~= v then fail(name, i, ("%s must be a number, got %s"):format(what, hooks.what(v))) end
+  return v
+end
+
+-- The rule each parameter keeps, as NumPy words it
+local RULES = {
+  ["non-negative"] = function(v) return v >= 0 end,
+  positive = function(v) return v > 0 end,
+}
+local function param(name, i, what, v, rule)
+  v = number_arg(name, i, what, v)
+  if rule and not RULES[rule](v) then fail(name, i, ("%s must be %s, got %s"):format(what, rule, hooks.what(v))) end
+  return v
+end
+
+-- An array of shape (argument #spos of the function `name`) and dtype (#spos + 1: float32
+-- or float64) drawn from the continuous distribution `kind` with parameters p1, p2, p3
+local function continuous(name, kind, spos, shape, dtype, p1, p2, p3)
+  dtype = hooks.dtype_name(dtype, 4)
+  if dtype ~= "float32" and dtype ~= "float64" then
+    fail(name, spos + 1, ("random numbers are float32 or float64, not %s"):format(dtype))
+  end
+  local s = shaped(name, spos, shape)
+  local a = gpu.empty(s, dtype)
+  local seed, call = hooks.draw()
+  if a.size > 0 then
+    local launch = dists()[("continuous<%s>"):format(ctype[dtype])][hooks.config(a.size)]
+    launch(a, a.size, seed, call, KIND[kind], p1 or 0, p2 or 0, p3 or 0)
+  end
+  return a
+end
+
+local function discrete(name, spos, shape, count, p)
+  local s = shaped(name, spos, shape)
+  local a = gpu.empty(s, "int64")
+  local seed, call = hooks.draw()
+  if a.size > 0 then
+    dists()["discrete<long long>"][hooks.config(a.size)](a, a.size, seed, call, DISCRETE[name], count, p)
+  end
+  return a
+end
+
+-- gpu.random.exponential(scale, shape [, dtype]) and the others of one parameter and a scale
+function random.exponential(scale, shape, dtype)
+  return continuous("exponential", "exponential", 2, shape, dtype, param("exponential", 1, "scale", scale, "non-negative"))
+end
+function random.standard_exponential(shape, dtype)
+  return continuous("standard_exponential", "exponential", 1, shape, dtype, 1)
+end
+function random.gamma(k, scale, shape, dtype)
+  k = param("gamma", 1, "shape_k", k, "non-negative")
+  scale = param("gamma", 2, "scale", scale, "non-negative")
+  return continuous("gamma", "gamma", 3, shape, dtype, k, scale)
+end
+function random.standard_gamma(k, shape, dtype)
+  return continuous("standard_gamma", "gamma", 2, shape, dtype, param("standard_gamma", 1, "shape_k", k, "non-negative"), 1)
+end
+function random.beta(a, b, shape, dtype)
+  a, b = param("beta", 1, "a", a, "positive"), param("beta", 2, "b", b, "positive")
+  return continuous("beta", "beta", 3, shape, dtype, a, b)
+end
+function random.chisquare(df, shape, dtype)
+  return continuous("chisquare", "chisquare", 2, shape, dtype, param("chisquare", 1, "df", df, "positive"))
+end
+function random.lognormal(mean, sigma, shape, dtype)
+  mean, sigma = param("lognormal", 1, "mean", mean), param("lognormal", 2, "sigma", sigma, "non-negative")
+  return continuous("lognormal", "lognormal", 3, shape, dtype, mean, sigma)
+end
+-- laplace, logistic, gumbel: (loc, scale, shape [, dtype])
+for _, name in ipairs({"laplace", "logistic", "gumbel"}) do
+  random[name] = function(loc, scale, shape, dtype)
+    loc, scale = param(name, 1, "loc", loc), param(name, 2, "scale", scale, "non-negative")
+    return continuous(name, name, 3, shape, dtype, loc, scale)
+  end
+end
+function random.rayleigh(scale, shape, dtype)
+  return continuous("rayleigh", "rayleigh", 2, shape, dtype, param("rayleigh", 1, "scale", scale, "non-negative"))
+end
+function random.weibull(a, shape, dtype)
+  return continuous("weibull", "weibull", 2, shape, dtype, param("weibull", 1, "a", a, "non-negative"))
+end
+function random.pareto(a, shape, dtype)
+  return continuous("pareto", "pareto", 2, shape, dtype, param("pareto", 1, "a", a, "positive"))
+end
+function random.power(a, shape, dtype)
+  return continuous("power", "power", 2, shape, dtype, param("power", 1, "a", a, "positive"))
+end
+function random.standard_cauchy(shape, dtype) return continuous("standard_cauchy", "standard_cauchy", 1, shape, dtype) end
+function random.standard_t(df, shape, dtype)
+  return continuous("standard_t", "standard_t", 2, shape, dtype, param("standard_t", 1, "df", df, "positive"))
+end
+function random.triangular(left, mode, right, shape, dtype)
+  left, mode = param("triangular", 1, "left", left), param("triangular", 2, "mode", mode)
+  right = param("triangular", 3, "right", right)
+  if left > mode then fail("triangular", 1, ("left (%s) must not be above mode (%s)"):format(hooks.what(left), hooks.what(mode))) end
+  if mode > right then fail("triangular", 3, ("mode (%s) must not be above right (%s)"):format(hooks.what(mode), hooks.what(right))) end
+  if left == right then fail("triangular", 3, ("left and right must differ, both are %s"):format(hooks.what(left))) end
+  return continuous("triangular", "triangular", 4, shape, dtype, left, mode, right)
+end
+
+-- NumPy's limit: above it a draw could pass int64's largest value
+local POISSON_LAM_MAX = 9223372006484771000.0
+function random.poisson(lam, shape)
+  lam = param("poisson", 1, "lam", lam, "non-negative")
+  if lam > POISSON_LAM_MAX then fail("poisson", 1, ("lam is too large (%s; at most %.17g)"):format(hooks.what(lam), POISSON_LAM_MAX)) end
+  return discrete("poisson", 2, shape, 0, lam)
+end
+function random.binomial(n, p, shape)
+  n = int_arg("binomial", 1, n)
+  if n < 0 then fail("binomial", 1, ("n must be non-negative, got %d"):format(n)) end
+  p = number_arg("binomial", 2, "p", p)
+  if p < 0 or p > 1 then fail("binomial", 2, ("p must be in [0, 1], got %s"):format(hooks.what(p))) end
+  return discrete("binomial", 3, shape, n, p)
+end
+function random.geometric(p, shape)
+  p = number_arg("geometric", 1, "p", p)
+  if p <= 0 or p > 1 then fail("geometric", 1, ("p must be in (0, 1], got %s"):format(hooks.what(p))) end
+  return discrete("geometric", 2, shape, 0, p)
+end
+
+-- gpu.random.shuffle(a): a's rows (along its first dim) put in a random order, in place
+function random.shuffle(a)
+  if type(a) ~= "userdata" or getmetatable(a) ~= gpu._meta.array then
+    fail("shuffle", 1, "a device array expected, got " .. hooks.what(a))
+  end
+  if a.ndim == 0 then fail("shuffle", 1, "a 0-D array has no rows to shuffle") end
+  a[{}] = random.permutation(a)
+end
+
+-- NumPy's legacy names: rand(d1, ..., dn), randn(d1, ..., dn) (float32; no dims: 0-D),
+-- random_sample(shape [, dtype]), randint(low [, high] [, shape [, dtype]])
+local function dims(name, ...)
+  local s = table.pack(...)
+  for i = 1, s.n do
+    if math.type(s[i]) ~= "integer" and not (type(s[i]) == "number" and math.tointeger(s[i])) then
+      fail(name, i, "a dimension (an integer) expected, got " .. hooks.what(s[i]))
+    end
+  end
+  return (shaped(name, 1, {...}))
+end
+function random.rand(...) return random.random(dims("rand", ...)) end
+function random.randn(...) return random.normal(0, 1, dims("randn", ...)) end
+
+-- f's results, or its error (one of gpu.random.`from`) said as gpu.random.name's: its
+-- arguments have the same places
+local function renamed(name, from, ok, ...)
+  if ok then return ... end
+  local e = ...
+  if type(e) == "string" then e = e:gsub("to '" .. from .. "'", "to '" .. name .. "'", 1) end
+  error(e, 0)
+end
+function random.random_sample(shape, dtype)
+  shape = shaped("random_sample", 1, shape == nil and {} or shape)
+  return renamed("random_sample", "random", pcall(random.random, shape, dtype))
+end
+function random.standard_normal(shape, dtype)
+  shape = shaped("standard_normal", 1, shape)
+  -- normal's dtype is its argument #4, here #2
+  local ok, r = pcall(random.normal, 0, 1, shape, dtype)
+  if not ok and type(r) == "string" then r = r:gsub("#([34]) to 'normal'", function(i) return ("#%d to 'normal'"):format(i - 2) end) end
+  return renamed("standard_normal", "normal", ok, r)
+end
+function random.randint(low, high, shape, dtype)
+  if high == nil then low, high = 0, int_arg("randint", 1, low) end
+  return renamed("randint", "integers", pcall(random.integers, low, high, shape == nil and {} or shape, dtype))
+end
+
+-- errors at the caller's line, also those of the checks above
+for _, name in ipairs({"exponential", "standard_exponential", "gamma", "standard_gamma", "beta", "chisquare",
+                       "lognormal", "laplace", "logistic", "gumbel", "rayleigh", "weibull", "pareto", "power",
+                       "standard_cauchy", "standard_t", "triangular", "poisson", "binomial", "geometric", "shuffle",
+                       "rand", "randn", "random_sample", "standard_normal", "randint"}) do
+  random[name] = gpu._api(random[name])
+end

@@ -1,0 +1,92 @@
+-- fft.lua: numpy.fft's helpers around the transforms (host/fft.c): the sample frequencies
+-- (fftfreq, rfftfreq, computed in float64 as NumPy's, then made the dtype asked for) and
+-- the shifts of the zero frequency to the middle and back (fftshift, ifftshift: gpu.roll).
+-- Loaded at the first call of one (lua/gpu.lua). Dims are 1-based, negative from the end.
+local gpu = ...
+local fft = gpu.fft
+local is_array, described = gpu._is_array, gpu._described
+
+local function shown(v)
+  if type(v) ~= "number" then return described(v) end
+  if v ~= v then return "nan" end   -- as printing shows it (Lua's own text for 0/0 is -nan)
+  if math.type(v) == "float" and v == math.floor(v) and math.abs(v) < 2 ^ 63 then return ("%.0f"):format(v) end
+  return tostring(v)
+end
+
+-- n and d of fftfreq and rfftfreq: NumPy raises for n = 0 and d = 0 (a division by zero)
+local function window(api, n, d)
+  if math.type(n) == "float" and n == math.floor(n) then n = math.tointeger(n) or n end
+  if math.type(n) ~= "integer" or n < 1 then
+    error(("gpu.fft.%s: n must be a positive integer, got %s"):format(api, shown(n)), 3)
+  end
+  if d == nil then d = 1.0 end
+  if type(d) ~= "number" or d == 0 or d ~= d then
+    error(("gpu.fft.%s: d (the sample spacing) must be a nonzero number, got %s"):format(api, shown(d)), 3)
+  end
+  return n, 1.0 / (n * d)   -- NumPy multiplies by this, so the values are its bit for bit
+end
+
+local function dtype_of(api, opts)
+  if opts ~= nil and type(opts) ~= "table" then
+    error(("gpu.fft.%s: an options table ({dtype =}) expected as argument 3, got %s"):format(api, described(opts)), 3)
+  end
+  return opts and opts.dtype or "float32"
+end
+
+local function made(y, dtype) return dtype == "float64" and y or y:astype(dtype) end
+
+-- gpu.fft.fftfreq(n [, d] [, {dtype =}]): 0, 1, ..., -(n // 2), ..., -1 over n * d
+function fft.fftfreq(n, d, opts)
+  if type(d) == "table" and opts == nil then d, opts = nil, d end
+  local val
+  n, val = window("fftfreq", n, d)
+  local dtype = dtype_of("fftfreq", opts)
+  local k = gpu.concatenate({gpu.arange(0, (n - 1) // 2 + 1, "float64"), gpu.arange(-(n // 2), 0, "float64")})
+  return made(k * val, dtype)
+end
+
+-- gpu.fft.rfftfreq(n [, d] [, {dtype =}]): 0, 1, ..., n // 2 over n * d
+function fft.rfftfreq(n, d, opts)
+  if type(d) == "table" and opts == nil then d, opts = nil, d end
+  local val
+  n, val = window("rfftfreq", n, d)
+  local dtype = dtype_of("rfftfreq", opts)
+  return made(gpu.arange(0, n // 2 + 1, "float64") * val, dtype)
+end
+
+-- The dims of a shift (nil: every one) as 1-based numbers, each once
+local function dims_of(api, dims, ndim)
+  if dims == nil then
+    local all = {}
+    for d = 1, ndim do all[d] = d end
+    return all
+  end
+  local list, out, seen = type(dims) == "table" and dims or {dims}, {}, {}
+  for i, d in ipairs(list) do
+    if math.type(d) == "float" and d == math.floor(d) then d = math.tointeger(d) or d end
+    if math.type(d) ~= "integer" or d == 0 or d > ndim or d < -ndim then
+      error(("gpu.fft.%s: dim %s is out of range for %d-D arrays"):format(api, shown(d), ndim), 3)
+    end
+    d = d < 0 and ndim + 1 + d or d
+    if seen[d] then error(("gpu.fft.%s: dim %d appears twice"):format(api, d), 3) end
+    seen[d], out[i] = true, d
+  end
+  return out
+end
+
+-- x rolled along dims by half their length: down (fftshift: n // 2) or up (ifftshift:
+-- -(n // 2)), so that ifftshift undoes fftshift also for odd lengths
+local function shift(api, x, dims, sign)
+  if not is_array(x) then error(("gpu.fft.%s: x must be a device array, got %s"):format(api, described(x)), 3) end
+  dims = dims_of(api, dims, x.ndim)
+  if #dims == 0 then return x:copy() end
+  local by = {}
+  for i, d in ipairs(dims) do by[i] = sign * (x.shape[d] // 2) end
+  return gpu.roll(x, by, dims)
+end
+
+-- gpu.fft.fftshift(x [, dims]), gpu.fft.ifftshift(x [, dims])
+function fft.fftshift(x, dims) return shift("fftshift", x, dims, 1) end
+function fft.ifftshift(x, dims) return shift("ifftshift", x, dims, -1) end
+
+for _, name in ipairs({"fftfreq", "rfftfreq", "fftshift", "ifftshift"}) do fft[name] = gpu._api(fft[name]) end
