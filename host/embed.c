@@ -20,6 +20,7 @@
   X(embed_linalg_lua, "lua/linalg.lua", "build/lua/linalg.luac") \
   X(embed_shape_lua, "lua/shape.lua", "build/lua/shape.luac") \
   X(embed_stats_lua, "lua/stats.lua", "build/lua/stats.luac") \
+  X(embed_ufuncs_lua, "lua/ufuncs.lua", "build/lua/ufuncs.luac") \
   X(embed_jit_lua, "lua/jit/jit.lua", "build/jit/jit.luac") \
   X(embed_jit_lex_lua, "lua/jit/lex.lua", "build/jit/lex.luac") \
   X(embed_jit_parse_lua, "lua/jit/parse.lua", "build/jit/parse.luac") \
