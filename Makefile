@@ -50,7 +50,7 @@ JIT_LUAC = $(JIT_LUA:lua/jit/%.lua=build/jit/%.luac) build/jit/stamp
 MOD_LUA  = lua/gpu.lua lua/arrays.lua lua/signature.lua lua/format.lua lua/codegen.lua lua/fuse.lua \
            lua/elementwise.lua lua/npy.lua lua/reduction.lua lua/sort.lua lua/random.lua lua/compose.lua \
            lua/linalg.lua lua/shape.lua lua/stats.lua lua/sets.lua lua/numeric.lua \
-           lua/einsum.lua lua/fft.lua
+           lua/einsum.lua lua/fft.lua lua/ufuncs.lua
 MOD_LUAC = $(MOD_LUA:lua/%.lua=build/lua/%.luac)
 EMBEDDED = $(MOD_LUAC) lua/complete.lua kernels/gpuhost.cuh kernels/builtin.cu \
            kernels/gpuhost_portable.h kernels/cpu.h kernels/cpu_cooperative_groups.h kernels/gpuhost_cpu_abi.h \

@@ -24,6 +24,7 @@
   X(embed_numeric_lua, "lua/numeric.lua", "build/lua/numeric.luac") \
   X(embed_einsum_lua, "lua/einsum.lua", "build/lua/einsum.luac") \
   X(embed_fft_lua, "lua/fft.lua", "build/lua/fft.luac") \
+  X(embed_ufuncs_lua, "lua/ufuncs.lua", "build/lua/ufuncs.luac") \
   X(embed_jit_lua, "lua/jit/jit.lua", "build/jit/jit.luac") \
   X(embed_jit_lex_lua, "lua/jit/lex.lua", "build/jit/lex.luac") \
   X(embed_jit_parse_lua, "lua/jit/parse.lua", "build/jit/parse.luac") \

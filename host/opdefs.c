@@ -81,6 +81,19 @@ const OpDef ops_builtins[] = {
   {"radians", 1, RULE_FLOAT, "ew::deg2rad", NULL, NOCX},
   {"degrees", 1, RULE_FLOAT, "ew::rad2deg", NULL, NOCX},
   {"true_divide", 2, RULE_DIV, "ew::divide", NULL, CX},
+  {"equal", 2, RULE_COMPARE, "ew::eq", NULL, CX}, {"not_equal", 2, RULE_COMPARE, "ew::ne", NULL, CX},
+  {"less", 2, RULE_COMPARE, "ew::lt", NULL, CX}, {"less_equal", 2, RULE_COMPARE, "ew::le", NULL, CX},
+  {"greater", 2, RULE_COMPARE, "ew::gt", NULL, CX},
+  {"greater_equal", 2, RULE_COMPARE, "ew::ge", NULL, CX},
+  /* NumPy's functions of a float's parts; lua/ufuncs.lua makes modf, frexp and ldexp of them */
+  {"spacing", 1, RULE_FLOAT, "ew::spacing", NULL, NOCX},
+  {"isposinf", 1, RULE_PREDICATE, "ew::isposinf", NULL, NOCX},
+  {"isneginf", 1, RULE_PREDICATE, "ew::isneginf", NULL, NOCX},
+  {"i0", 1, RULE_DIV, "ew::i0", NULL, NOCX},   /* integers and bool give float64, as NumPy's */
+  {"_modf", 1, RULE_FLOAT, "ew::modf_frac", NULL, NOCX},
+  {"_frexp", 1, RULE_FLOAT, "ew::frexp_mantissa", NULL, NOCX},
+  {"_frexp_exponent", 1, RULE_FLOAT, "ew::frexp_exponent", NULL, NOCX},
+  {"_ldexp", 2, RULE_FLOAT, "ew::ldexp", NULL, NOCX},
   {"_copy", 1, RULE_CAST, "ew::identity", NULL, CX},
 };
 const int ops_nbuiltins = (int)(sizeof ops_builtins / sizeof ops_builtins[0]);

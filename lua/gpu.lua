@@ -142,6 +142,23 @@ for _, name in ipairs({"fftfreq", "rfftfreq", "fftshift", "ifftshift"}) do
     return gpu.fft[name](...)
   end
 end
+-- NumPy's elementwise functions of two results, of decimals and of complex numbers
+-- (lua/ufuncs.lua); gpu.round(a, decimals) and a:round(decimals) are gpu.around there,
+-- gpu.round(a [, opts]) the round ufunc (also gpu._round, for result_dtype)
+for _, name in ipairs({"divmod", "modf", "frexp", "ldexp", "iscomplex", "isreal", "iscomplexobj", "isrealobj",
+                       "real_if_close", "around"}) do
+  assert(gpu[name] == nil, name)
+  on_first_call(name, "lua/ufuncs.lua")
+end
+gpu._round = gpu.round
+gpu.round = gpu._api(function(a, decimals, ...)
+  if decimals == nil then return gpu._round(a, ...) end   -- no nil passed on: a second argument
+  if type(decimals) == "table" then return gpu._round(a, decimals, ...) end
+  local ok, e = pcall(gpu.around, a, decimals, ...)
+  if ok then return e end
+  error(type(e) == "string" and e:gsub("gpu%.around:", "gpu.round:", 1) or e, 0)   -- named as called
+end)
+gpu._meta.array.methods.round = gpu.round
 -- a:trace(), a[indices], a[mask], a[mask] = v (host/array.c calls the last three;
 -- compose.lua defines them anew)
 for _, name in ipairs({"trace", "_take_rows", "_extract", "_put_mask"}) do

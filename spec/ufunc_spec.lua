@@ -370,3 +370,159 @@ describe("more elementwise functions", function()
     assert.matches("gpu.nan_to_num takes an array and an options table", S.errof(gpu.nan_to_num, x, 1))
   end)
 end)
+
+-- NumPy 1.24's values, computed once (as above); lua/ufuncs.lua and the kernels of
+-- host/opdefs.c's spacing ... _ldexp
+describe("NumPy's functions of a float's parts, of decimals and of complex numbers", function()
+  local X = {-1.5, -0.0, INF, -INF, NAN, 2.5, 1.0, 5e-324, 1e+300, -3.0, 0.0, 7.25}
+  local E = {1, -3, 2, 0, 5, -1075, 1024, 1074, -4000, 3, 0, 1099511627776}
+
+  it("give NumPy's dtypes (float16 is float32 here), and refuse what NumPy refuses", function()
+    local dts = {"bool", "int8", "int32", "uint64", "float32", "float64"}
+    local rows = {
+      {"spacing", {"float32", "float32", "float64", "float64", "float32", "float64"}},
+      {"isposinf", {"bool", "bool", "bool", "bool", "bool", "bool"}},
+      {"i0", {"float64", "float64", "float64", "float64", "float32", "float64"}},   -- NumPy's i0 takes ints as float64
+      {"equal", {"bool", "bool", "bool", "bool", "bool", "bool"}},
+    }
+    for _, row in ipairs(rows) do
+      for i, dt in ipairs(dts) do
+        local u = gpu[row[1]]
+        local got = row[1] == "equal" and u:result_dtype(dt, dt) or u:result_dtype(dt)
+        assert.are.equal(row[2][i], got, row[1] .. "(" .. dt .. ")")
+      end
+    end
+    for _, name in ipairs({"spacing", "isposinf", "isneginf", "i0"}) do
+      assert.matches("gpu." .. name .. " is not defined for complex arrays", S.errof(gpu[name], gpu.zeros(1, "complex64")))
+    end
+    assert.matches("gpu.modf is not defined for complex arrays", S.errof(gpu.modf, gpu.zeros(1, "complex128")))
+    assert.matches("gpu.frexp is not defined for complex arrays", S.errof(gpu.frexp, gpu.zeros(1, "complex128")))
+    assert.matches("gpu.ldexp: the exponent must be an integer or an integer array, got float 2.5",
+                   S.errof(gpu.ldexp, gpu.zeros(1), 2.5))
+    assert.matches("gpu.ldexp: the exponents must be integers of at most 63 bits, got uint64",
+                   S.errof(gpu.ldexp, gpu.zeros(1), gpu.zeros(1, "uint64")))
+    assert.matches("gpu.divmod: out must be a table of two arrays", S.errof(gpu.divmod, gpu.zeros(1), 1, {out = gpu.zeros(1)}))
+    assert.matches("gpu.around: decimals must be an integer, got 1.5", S.errof(gpu.around, gpu.zeros(1), 1.5))
+    assert.matches("gpu.round: bool arrays round to 0 decimals only", S.errof(gpu.round, gpu.zeros(1, "bool"), 1))
+    assert.matches("gpu.iscomplex: an array or a number expected, got string", S.errof(gpu.iscomplex, "x"))
+    assert.matches("gpu.real_if_close: an array expected as argument 1, got number", S.errof(gpu.real_if_close, 1))
+    -- errors name the caller's line
+    assert.matches("ufunc_spec.lua:%d+: gpu.modf", S.errof(function() local r = gpu.modf(gpu.zeros(1, "complex64")); return r end))
+    assert.matches("ufunc_spec.lua:%d+: gpu.ldexp", S.errof(function() local r = gpu.ldexp(gpu.zeros(1), 0.5); return r end))
+    assert.matches("ufunc_spec.lua:%d+: gpu.round", S.errof(function() local r = gpu.round(gpu.zeros(1), "x"); return r end))
+  end)
+
+  it("spacing, isposinf, isneginf, modf, frexp, ldexp as NumPy's on float64", function()
+    local x = gpu.array(X, "float64")
+    check("spacing", gpu.spacing(x), {-2.220446049250313e-16, 5e-324, NAN, NAN, NAN, 4.440892098500626e-16, 2.220446049250313e-16, 5e-324, 1.487016908477783e+284, -4.440892098500626e-16, 5e-324, 8.881784197001252e-16}, 0)
+    check("isposinf", gpu.isposinf(x), {false, false, true, false, false, false, false, false, false, false, false, false})
+    check("isneginf", x:isneginf(), {false, false, false, true, false, false, false, false, false, false, false, false})
+    local f, i = gpu.modf(x)
+    assert.are.equal("float64", f.dtype)
+    check("modf", f, {-0.5, -0.0, 0.0, -0.0, NAN, 0.5, 0.0, 5e-324, 0.0, -0.0, 0.0, 0.25}, 0)
+    check("modf integral", i, {-1.0, -0.0, INF, -INF, NAN, 2.0, 1.0, 0.0, 1e+300, -3.0, 0.0, 7.0}, 0)
+    local m, e = gpu.frexp(x)
+    assert.are.equal("int32", e.dtype)
+    check("frexp", m, {-0.75, -0.0, INF, -INF, NAN, 0.625, 0.5, 0.5, 0.7466108948025751, -0.75, 0.0, 0.90625}, 0)
+    check("frexp exponent", e, {1, 0, 0, 0, 0, 2, 1, -1073, 997, 2, 0, 3})
+    local y = gpu.ldexp(x, gpu.array(E, "int64"))
+    assert.are.equal("float64", y.dtype)
+    check("ldexp", y, {-3.0, -0.0, INF, -INF, NAN, 5e-324, INF, 1.0, 0.0, -24.0, 0.0, INF}, 0)
+    check("ldexp back", gpu.ldexp(m, e), X, 0)   -- m 2^e is x
+    assert.are.equal("float32", gpu.ldexp(gpu.array({1, 2}, "float32"), 3).dtype)
+    assert.are.equal("float32", gpu.ldexp(gpu.array({1, 2}, "int8"), 3).dtype)
+    assert.are.equal("float32", (gpu.modf(gpu.array({1}, "int8"))).dtype)
+    -- into given arrays
+    local o1, o2 = gpu.empty(12, "float64"), gpu.empty(12, "int64")
+    local m2, e2 = gpu.frexp(x, {out = {o1, o2}})
+    assert.are.equal(o1, m2)
+    assert.are.equal(o2, e2)
+    check("frexp into", e2, {1, 0, 0, 0, 0, 2, 1, -1073, 997, 2, 0, 3})
+  end)
+
+  it("i0 within 1e-15 of numpy.i0 (float64), float32 within a float32 rounding", function()
+    local x = {0.0, 1e-05, 1.0, -2.5, 7.0, 15.0, 19.99, 20.01, 30.0, 100.0, 700.0, 709.5, 710.0, NAN}
+    local want = {1.0, 1.0000000000249996, 1.2660658777520082, 3.289839144050123, 168.59390851028968, 339649.3732979138, 43135797.87064526, 43984910.83485729, 781672297823.9775, 1.0737517071310738e+42, 1.5295933476718735e+302, 2.0297630600755367e+306, INF, NAN}
+    check("i0", gpu.i0(gpu.array(x, "float64")), want, 1e-15)
+    local want32 = {0.9999999403953552, 1.0, 1.266066074371338, 3.289839267730713, 168.5939178466797, 339649.34375, 43135788.0, 43984920.0, 781672185856.0, INF, INF, INF, INF, NAN}
+    local got32 = gpu.i0(gpu.array(x, "float32"))
+    assert.are.equal("float32", got32.dtype)
+    check("i0 float32", got32, want32, 3e-7)
+    assert.are.equal(INF, gpu.i0(gpu.array({-INF})):item(1))   -- as CuPy's (NumPy's formula gives NaN)
+  end)
+
+  it("divmod, around and round(a, decimals) as NumPy's", function()
+    local q, r = gpu.divmod(gpu.array({7, -7, 7, 0, -8, 9}, "int32"), gpu.array({2, 2, 0, 3, -3, -4}, "int32"))
+    assert.are.equal("int32", q.dtype)
+    check("divmod q", q, {3, -4, 0, 0, 2, -3})
+    check("divmod r", r, {1, 1, 0, 0, -2, -3})
+    q, r = gpu.divmod(gpu.array({7.5, -7.5, 1.0, -0.0, INF}, "float32"), 2)
+    assert.are.equal("float32", r.dtype)
+    check("divmod float q", q, {3.0, -4.0, 0.0, -0.0, NAN}, 0)
+    check("divmod float r", r, {1.5, 0.5, 1.0, 0.0, NAN}, 0)
+    local rx = gpu.array({1.25, 2.675, -0.125, 12345.678, -2.5, NAN, INF, 0.5}, "float64")
+    check("round 2", gpu.round(rx, 2), {1.25, 2.68, -0.12, 12345.68, -2.5, NAN, INF, 0.5}, 0)
+    check("round 1", rx:round(1), {1.2, 2.7, -0.1, 12345.7, -2.5, NAN, INF, 0.5}, 0)
+    check("around -1", gpu.around(rx, -1), {0.0, 0.0, -0.0, 12350.0, -0.0, NAN, INF, 0.0}, 0)
+    check("around -2", gpu.around(rx, -2), {0.0, 0.0, -0.0, 12300.0, -0.0, NAN, INF, 0.0}, 0)
+    check("around 0", gpu.around(rx), {1.0, 3.0, -0.0, 12346.0, -2.0, NAN, INF, 0.0}, 0)
+    local r32 = gpu.around(rx:astype("float32"), 1)
+    assert.are.equal("float32", r32.dtype)
+    check("around float32", r32, {1.2000000476837158, 2.700000047683716, -0.10000000149011612, 12345.7001953125, -2.5, NAN, INF, 0.5}, 0)
+    local ri = gpu.array({15, 25, 35, -15, -25, 44, 50}, "int16")
+    local got = gpu.around(ri, -1)
+    assert.are.equal("int16", got.dtype)
+    check("around int16", got, {20, 20, 40, -20, -20, 40, 50})
+    check("around int16 2", gpu.around(ri, 2), {15, 25, 35, -15, -25, 44, 50})
+    local rc = gpu.around(gpu.array({C(1.55, 2.25), C(-0.125, 3.05)}, "complex128"), 1)
+    check("around complex", rc, {C(1.6, 2.2), C(-0.1, 3.0)}, 1e-15)
+    local out = gpu.empty(8, "float64")
+    assert.are.equal(out, gpu.round(rx, 1, {out = out}))
+    check("round into", out, {1.2, 2.7, -0.1, 12345.7, -2.5, NAN, INF, 0.5}, 0)
+  end)
+
+  it("iscomplex, isreal, iscomplexobj, isrealobj, real_if_close as NumPy's", function()
+    local z = gpu.array({C(1, 0), C(1, 1), C(0, -0.0), C(NAN, 2)}, "complex128")
+    check("iscomplex", gpu.iscomplex(z), {false, true, false, true})
+    check("isreal", gpu.isreal(z), {true, false, true, false})
+    check("iscomplex real", gpu.iscomplex(gpu.array({1, 2}, "int32")), {false, false})
+    check("isreal real", gpu.isreal(gpu.array({NAN}, "float32")), {true})
+    local all = gpu.isreal(gpu.zeros({2, 3}))
+    assert.are.same({"bool", {2, 3}, true}, {all.dtype, all.shape, all:all()})
+    assert.is_true(gpu.iscomplexobj(z))
+    assert.is_false(gpu.iscomplexobj(gpu.zeros(1)))
+    assert.is_true(gpu.isrealobj(3))
+    assert.is_false(gpu.isrealobj(gpu.zeros(1, "complex64")))
+    local c = gpu.real_if_close(gpu.array({C(1, 1e-14), C(2, 0)}, "complex128"))
+    assert.are.equal("float64", c.dtype)
+    check("real_if_close", c, {1.0, 2.0}, 0)
+    assert.are.equal("float32", gpu.real_if_close(gpu.array({C(1, 1e-6)}, "complex64")).dtype)   -- 100 eps of float32
+    assert.are.equal("complex128", gpu.real_if_close(gpu.array({C(1, 1e-5)}, "complex128")).dtype)
+    assert.are.equal("float64", gpu.real_if_close(gpu.array({C(1, 1e-5)}, "complex128"), 0.5).dtype)   -- below 1: absolute
+    local i = gpu.array({1, 2}, "int64")
+    assert.are.equal(i, gpu.real_if_close(i))
+  end)
+
+  it("complex asinh, atanh, log2 and log10 far out and at 0 as NumPy's (NaN here before)", function()
+    local z64 = gpu.array({C(0.0, 1e30), C(-0.0, -1e30), C(-0.0, 9000.0), C(213.64299, 217.32193), C(3e38, 1.0), C(0.0, 0.0), C(3e38, 3e38)}, "complex64")
+    check("asinh complex64", gpu.asinh(z64[{{1, 3}}]), {C(69.77069854736328, 1.5707963705062866), C(-69.77069854736328, -1.5707963705062866), C(-9.798127174377441, 1.5707963705062866)}, 1e-6)
+    check("atanh complex64", gpu.atanh(z64[{{4, 5}}]), {C(0.0023003905080258846, 1.5684562921524048), C(3.333333116818801e-39, 1.5707963705062866)}, 1e-5)
+    check("log10 complex64", gpu.log10(z64[{{6, 7}}]), {C(-INF, 0.0), C(38.62763595581055, 0.34109410643577576)}, 1e-6)
+    local z = gpu.array({C(1e300, 1e300), C(1e300, 1.0), C(INF, 1.0), C(-INF, -2.0), C(0.0, 0.0), C(-0.0, -0.0)}, "complex128")
+    local f = gpu.fuse(function(z) return gpu.asinh(z), gpu.atanh(z), gpu.log2(z) end)
+    local as, at, l2 = f(z)
+    check("asinh complex128", as[{{1, 1}}], {C(691.8152486690535, 0.7853981633974483)}, 1e-15)
+    check("atanh complex128", at[{{2, 4}}], {C(1e-300, 1.5707963267948966), C(0.0, 1.5707963267948966), C(-0.0, -1.5707963267948966)}, 1e-15)
+    check("log2 complex128", l2[{{5, 6}}], {C(-INF, 0.0), C(-INF, -4.532360141827193)}, 1e-15)
+  end)
+
+  it("equal ... greater_equal are eq ... ge, also as methods", function()
+    local a, b = gpu.array({1, 2, 3}, "int32"), gpu.array({3, 2, 1}, "uint8")
+    check("equal", gpu.equal(a, b), {false, true, false})
+    check("not_equal", a:not_equal(b), {true, false, true})
+    check("less", gpu.less(a, b), {true, false, false})
+    check("less_equal", a:less_equal(2), {true, true, false})
+    check("greater", gpu.greater(a, b), {false, false, true})
+    check("greater_equal", a:greater_equal(b), {false, true, true})
+  end)
+end)

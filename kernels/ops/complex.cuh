@@ -46,8 +46,10 @@ template <class T> __device__ __forceinline__ gpu::complex<T> round(gpu::complex
 // functions of z = x + iy, by their textbook formulas over the real functions
 template <class T> struct cx_ops {
   typedef gpu::complex<T> C;
+  typedef T R;
+  __device__ static C scaled(C z, T f) { return C(z.re * f, z.im * f); }
   __device__ static C exp(C z) { T e = ew::exp(z.re); return C(e * ew::cos(z.im), e * ew::sin(z.im)); }
-  __device__ static C log(C z) { return C(ew::log(gpu::abs(z)), ew::atan2(z.im, z.re)); }
+  __device__ static C log(C z) { return C(far(z) ? log_abs(z) : ew::log(gpu::abs(z)), ew::atan2(z.im, z.re)); }
   __device__ static C sqrt(C z) {
     if (z.re == 0 && z.im == 0) return C(0, z.im);
     T t = ew::sqrt(((z.re < 0 ? -z.re : z.re) + gpu::abs(z)) / 2);
@@ -67,9 +69,24 @@ template <class T> struct cx_ops {
   // where the sum does not cancel; z^2 + 1 keeps the sign of a zero imaginary part (2xy),
   // which says which side of the cut -0 + 3i is on.
   // As log1p(z + z^2 / (s + 1)), s = sqrt(z^2 + 1), so a small z keeps its digits.
+  // Past far(), where z^2 would overflow (1e30i of complex64), asinh(z) is log(2z) to
+  // the last digit (the next term is 1 / (4 z^2)); log|z| is taken without squaring.
+  __device__ static bool far(C z) {
+    T lim = sizeof(T) == 4 ? (T)1e4 : (T)1e9, ax = z.re < 0 ? -z.re : z.re, ay = z.im < 0 ? -z.im : z.im;
+    return ax > lim || ay > lim;
+  }
+  __device__ static T log_abs(C z) {
+    T ax = z.re < 0 ? -z.re : z.re, ay = z.im < 0 ? -z.im : z.im, big = ax > ay ? ax : ay, small = ax > ay ? ay : ax;
+    if (ew::isinf(big)) return big;
+    if (big == 0 || big != big || small != small) return ew::log(gpu::abs(z));
+    T r = small / big;
+    return ew::log(big) + ew::log1p(r * r) / 2;
+  }
   __device__ static C asinh(C z) {
     if (z.im == 0) return C(ew::asinh(z.re), z.im);   // a real z: the real function, its zero kept
-    if (z.re < 0) return -asinh(-z);
+    if (z.re < 0 || (z.re == 0 && 1 / z.re < 0)) return -asinh(-z);   // -0 too: the sum would cancel
+    if (z.re == 0 && z.im >= -1 && z.im <= 1) return C(z.re, ew::asin(z.im));   // i asin(y) exactly
+    if (far(z)) return C(log_abs(z) + (T)0.6931471805599453, ew::atan2(z.im, z.re));
     C z2(z.re * z.re - z.im * z.im, 2 * z.re * z.im), s = sqrt(C(z2.re + 1, z2.im));
     return log1p(z + z2 / C(s.re + 1, s.im));
   }
@@ -78,10 +95,23 @@ template <class T> struct cx_ops {
   __device__ static C acosh(C z) {
     return log(z + sqrt(C(z.re + 1, z.im)) * sqrt(C(z.re - 1, z.im)));
   }
+  // Past far(), where 1 + z and z^2 overflow, atanh(z) = atanh(1 / z) +- i pi / 2 is
+  // 1 / z +- i pi / 2 to the last digit; 1 / z by parts scaled by the larger
+  __device__ static C atanh_far(C z) {
+    T ax = z.re < 0 ? -z.re : z.re, ay = z.im < 0 ? -z.im : z.im, s = ax > ay ? ax : ay;
+    T half_pi = ew::copysign_((T)1.5707963267948966, z.im);
+    if (z.im != z.im) return C(ew::copysign_((T)0, z.re), z.im);
+    if (ew::isinf(s)) return C(ew::copysign_((T)0, z.re), half_pi);
+    T x = z.re / s, y = z.im / s, m = x * x + y * y;   // in [1, 2]: no overflow
+    return C(x / m / s, half_pi - y / m / s);
+  }
   __device__ static C atanh(C z) {   // (log(1 + z) - log(1 - z)) / 2: each side of the cuts
     if (z.im == 0 && z.re >= -1 && z.re <= 1) return C(ew::atanh(z.re), z.im);
-    C w = log1p(z) - log1p(-z);
-    return C(w.re / 2, w.im / 2);
+    if (far(z)) return atanh_far(z);
+    // log|1 + z| - log|1 - z| as one log1p, and arg((1 + z) / (1 - z)): the difference of
+    // the two logs cancelled where |z| is large
+    T x = z.re, y = z.im, a = 1 - x;
+    return C(ew::log1p(4 * x / (a * a + y * y)) / 4, ew::atan2(2 * y, a * (1 + x) - y * y) / 2);
   }
   // iz as C99 takes it, (-y, x), so that the cuts' signed zeros carry over
   __device__ static C times_i(C z) { return C(-z.im, z.re); }
@@ -104,8 +134,10 @@ EW_CX1(exp, O::exp(z)) EW_CX1(log, O::log(z)) EW_CX1(sqrt, O::sqrt(z))
 EW_CX1(sin, O::sin(z)) EW_CX1(cos, O::cos(z)) EW_CX1(tan, O::sin(z) / O::cos(z))
 EW_CX1(sinh, O::sinh(z)) EW_CX1(cosh, O::cosh(z)) EW_CX1(tanh, O::sinh(z) / O::cosh(z))
 EW_CX1(exp2, O::exp(z * typename O::C(0.6931471805599453)))
-EW_CX1(log2, O::log(z) / typename O::C(0.6931471805599453))
-EW_CX1(log10, O::log(z) / typename O::C(2.302585092994046))
+// log2 and log10 scale each part of log(z), as NumPy's: dividing by a complex ln 2 made
+// -inf * 0 = NaN of log(0)'s imaginary part
+EW_CX1(log2, O::scaled(O::log(z), (typename O::R)1.4426950408889634))
+EW_CX1(log10, O::scaled(O::log(z), (typename O::R)0.4342944819032518))
 EW_CX1(log1p, O::log(typename O::C(1) + z)) EW_CX1(expm1, O::exp(z) - typename O::C(1))
 EW_CX1(asin, O::asin(z)) EW_CX1(acos, typename O::C(1.5707963267948966) - O::asin(z)) EW_CX1(atan, O::atan(z))
 EW_CX1(asinh, O::asinh(z)) EW_CX1(acosh, O::acosh(z)) EW_CX1(atanh, O::atanh(z))

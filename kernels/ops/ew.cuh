@@ -363,6 +363,76 @@ template <class T> __device__ __forceinline__ T nan_to_num(T x, T nan, T posinf,
   else return x;
 }
 
+// ---- a float's parts (NumPy's modf, frexp, ldexp, spacing), signed infinities, i0 ----
+// float and double each, as the C library names them
+__device__ __forceinline__ float frexp_(float x, int *e) { return frexpf(x, e); }
+__device__ __forceinline__ double frexp_(double x, int *e) { return ::frexp(x, e); }
+__device__ __forceinline__ float ldexp_(float x, int e) { return ldexpf(x, e); }
+__device__ __forceinline__ double ldexp_(double x, int e) { return ::ldexp(x, e); }
+template <class T> __device__ __forceinline__ T inf_() {
+  if constexpr (sizeof(T) == 4) return HUGE_VALF; else return HUGE_VAL;
+}
+
+// modf's fractional part, with x's sign (-0.0 of -0.0 and -2.0 too); 0 of an infinity
+template <class T> __device__ __forceinline__ T modf_frac(T x) {
+  return isinf(x) ? copysign_((T)0, x) : copysign_(x - trunc(x), x);
+}
+// frexp: x = m 2^e with 0.5 <= |m| < 1; 0, infinities and NaN keep x and have e = 0. The
+// exponent comes as a T (exact: at most 1077 in magnitude), made int32 by the caller.
+template <class T> __device__ __forceinline__ T frexp_mantissa(T x) {
+  int e;
+  return isfinite(x) ? frexp_(x, &e) : x;
+}
+template <class T> __device__ __forceinline__ T frexp_exponent(T x) {
+  int e = 0;
+  if (isfinite(x)) frexp_(x, &e);
+  return (T)e;
+}
+// x 2^e, e an integer given as a T; beyond +-4000 every finite x has overflowed or gone
+// to 0 already, so the clamp keeps the int conversion defined
+template <class T> __device__ __forceinline__ T ldexp(T x, T e) {
+  T c = e > (T)4000 ? (T)4000 : e < (T)-4000 ? (T)-4000 : e;
+  return ldexp_(x, (int)c);
+}
+// the distance to the next float away from 0 (toward +inf for +-0), signed as x; NaN for
+// infinities, as NumPy's
+template <class T> __device__ __forceinline__ T spacing(T x) {
+  if (isinf(x)) return x - x;
+  return nextafter(x, x < 0 ? -inf_<T>() : inf_<T>()) - x;
+}
+template <class T> __device__ __forceinline__ bool isposinf(T a) { return isinf(a) && !signbit(a); }
+template <class T> __device__ __forceinline__ bool isneginf(T a) { return isinf(a) && signbit(a); }
+
+// The modified Bessel function of order 0, in double (float gives the double's value
+// rounded). Up to 20 the power series sum (x^2/4)^k / (k!)^2, whose terms are all
+// positive (no cancellation); beyond, the asymptotic series
+// e^x / sqrt(2 pi x) * sum prod_{j <= k} (2j - 1)^2 / (8 j x), whose smallest term there
+// is below 1e-17. e^x overflows past 709.78 (inf there, as NumPy's).
+// q = (x/2)^2 rounded is off by q_lo (fma gives it exactly), which the k-th term carries k
+// times: the sum is corrected by q_lo times its derivative, sum k t_k / q
+__device__ __forceinline__ double i0_series(double x) {
+  double h = x / 2, q = h * h, q_lo = ::fma(h, h, -q), term = 1, sum = 1, slope = 0;
+  for (int k = 1; term > sum * 1e-17; k++) {
+    term *= q / ((double)k * k);
+    sum += term;
+    slope += k * term;
+  }
+  return q > 0 ? sum + q_lo / q * slope : sum;
+}
+__device__ __forceinline__ double i0_asymptotic(double x) {
+  double term = 1, sum = 1;
+  for (int k = 1; k < 60 && term > sum * 1e-17; k++) {
+    term *= (2.0 * k - 1) * (2.0 * k - 1) / (8.0 * k * x);
+    sum += term;
+  }
+  return ::exp(x) * (sum / ::sqrt(2 * 3.141592653589793 * x));
+}
+template <class T> __device__ __forceinline__ T i0(T v) {
+  double x = v < 0 ? -(double)v : (double)v;
+  if (x != x || x == inf_<double>()) return (T)x;   // inf, as CuPy's (NumPy's formula gives NaN)
+  return (T)(x <= 20 ? i0_series(x) : i0_asymptotic(x));
+}
+
 // ---- the layouts the kernels loop over (host/ufunc.c writes these) ----
 template <class T, int V> struct alignas(sizeof(T) * V > 16 ? 16 : sizeof(T) * V) vec { T v[V]; };
 // On a GPU a vector moves as one access of its size: a store through __stwb (an ordinary
