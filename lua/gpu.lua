@@ -151,14 +151,20 @@ for _, name in ipairs({"divmod", "modf", "frexp", "ldexp", "iscomplex", "isreal"
   on_first_call(name, "lua/ufuncs.lua")
 end
 gpu._round = gpu.round
-gpu.round = gpu._api(function(a, decimals, ...)
+local round_decimals = gpu._api(function(_, a, decimals, ...)
   if decimals == nil then return gpu._round(a, ...) end   -- no nil passed on: a second argument
   if type(decimals) == "table" then return gpu._round(a, decimals, ...) end
   local ok, e = pcall(gpu.around, a, decimals, ...)
   if ok then return e end
   error(type(e) == "string" and e:gsub("gpu%.around:", "gpu.round:", 1) or e, 0)   -- named as called
 end)
-gpu._meta.array.methods.round = gpu.round
+-- still the ufunc's fields and methods (gpu.round:result_dtype(...), .name ...), on gpu._round
+gpu.round = setmetatable({}, {__call = round_decimals, __index = function(_, k)
+  local v = gpu._round[k]
+  if type(v) ~= "function" then return v end
+  return function(self, ...) return v(self == gpu.round and gpu._round or self, ...) end
+end})
+gpu._meta.array.methods.round = function(a, ...) return round_decimals(nil, a, ...) end
 -- a:trace(), a[indices], a[mask], a[mask] = v (host/array.c calls the last three;
 -- compose.lua defines them anew)
 for _, name in ipairs({"trace", "_take_rows", "_extract", "_put_mask"}) do
