@@ -256,10 +256,11 @@ __global__ void weighted_keys(const double *w, long long n, unsigned long long s
 }
 
 // gpu.matmul of integer and bool arrays (no BLAS has them; lua/compose.lua launches it): c =
-// a @ b for each of `batch` C-ordered (m, k) and (k, n) matrices, in 16 x 16 tiles through
-// shared memory, the grid striding over tiles and batch. The sums are made in U, unsigned,
-// so that they wrap as NumPy's do (the result's bits are the low ones of the sum); bools
-// are or-ed ands.
+// a @ b for each of `batch` C-ordered (m, k) and (k, n) matrices. A block of 16 x 16
+// threads makes a 64 x 64 tile of c, each thread 4 x 4 of its elements (rows ty + 16 r,
+// columns tx + 16 c), from 64 x 16 and 16 x 64 slices of a and b staged in shared memory;
+// the grid strides over tiles and batch. The sums are made in U, unsigned, so that they
+// wrap as NumPy's do (the result's bits are the low ones of the sum); bools are or-ed ands.
 template <typename T, typename U> struct MatmulSum {
   static __device__ U add(U acc, T x, T y) { return acc + (U)x * (U)y; }
   static __device__ T result(U acc) { return (T)acc; }
@@ -270,26 +271,43 @@ template <> struct MatmulSum<bool, unsigned int> {
 };
 
 template <typename T, typename U>
-__global__ void int_matmul(const T *a, const T *b, T *c, long long batch, long long m, long long n, long long k) {
-  __shared__ T ta[16][17];
-  __shared__ T tb[16][17];
+__device__ void int_matmul_tile(const T *a, const T *b, T *c, long long m, long long n, long long k,
+                                long long row0, long long col0, T (*sa)[17], T (*sb)[65]) {
   int tx = threadIdx.x, ty = threadIdx.y;
-  long long tiles_m = (m + 15) / 16, tiles_n = (n + 15) / 16;
+  U acc[4][4];
+  for (int r = 0; r < 4; r++)
+    for (int q = 0; q < 4; q++) acc[r][q] = 0;
+  for (long long t = 0; t < k; t += 16) {
+    for (int r = 0; r < 4; r++) {
+      long long i = row0 + ty + 16 * r, j = col0 + tx + 16 * r;
+      sa[ty + 16 * r][tx] = i < m && t + tx < k ? a[i * k + t + tx] : T(0);
+      sb[ty][tx + 16 * r] = t + ty < k && j < n ? b[(t + ty) * n + j] : T(0);
+    }
+    __syncthreads();
+    for (int q = 0; q < 16; q++) {
+      T x[4], y[4];
+      for (int r = 0; r < 4; r++) x[r] = sa[ty + 16 * r][q], y[r] = sb[q][tx + 16 * r];
+      for (int r = 0; r < 4; r++)
+        for (int s = 0; s < 4; s++) acc[r][s] = MatmulSum<T, U>::add(acc[r][s], x[r], y[s]);
+    }
+    __syncthreads();
+  }
+  for (int r = 0; r < 4; r++)
+    for (int s = 0; s < 4; s++) {
+      long long i = row0 + ty + 16 * r, j = col0 + tx + 16 * s;
+      if (i < m && j < n) c[i * n + j] = MatmulSum<T, U>::result(acc[r][s]);
+    }
+}
+
+template <typename T, typename U>
+__global__ void int_matmul(const T *a, const T *b, T *c, long long batch, long long m, long long n, long long k) {
+  __shared__ T sa[64][17];
+  __shared__ T sb[16][65];
+  long long tiles_m = (m + 63) / 64, tiles_n = (n + 63) / 64;
   for (long long z = blockIdx.z; z < batch; z += gridDim.z)
     for (long long bi = blockIdx.y; bi < tiles_m; bi += gridDim.y)
-      for (long long bj = blockIdx.x; bj < tiles_n; bj += gridDim.x) {
-        const T *az = a + z * m * k, *bz = b + z * k * n;
-        long long i = bi * 16 + ty, j = bj * 16 + tx;
-        U acc = 0;
-        for (long long t = 0; t < k; t += 16) {
-          ta[ty][tx] = i < m && t + tx < k ? az[i * k + t + tx] : T(0);
-          tb[ty][tx] = t + ty < k && j < n ? bz[(t + ty) * n + j] : T(0);
-          __syncthreads();
-          for (int q = 0; q < 16; q++) acc = MatmulSum<T, U>::add(acc, ta[ty][q], tb[q][tx]);
-          __syncthreads();
-        }
-        if (i < m && j < n) c[z * m * n + i * n + j] = MatmulSum<T, U>::result(acc);
-      }
+      for (long long bj = blockIdx.x; bj < tiles_n; bj += gridDim.x)
+        int_matmul_tile<T, U>(a + z * m * k, b + z * k * n, c + z * m * n, m, n, k, bi * 64, bj * 64, sa, sb);
 }
 
 // ---- gpu.random's distributions (lua/random.lua): element i of call c draws from a
@@ -297,8 +315,9 @@ __global__ void int_matmul(const T *a, const T *b, T *c, long long batch, long l
 // than any loop here takes, for up to 2^40 elements), so that a rejection loop's length
 // changes no other element's numbers and every backend gives the same ones. They compute in
 // double (float32 output is the double rounded). The algorithms are NumPy's legacy ones
-// except for gamma (Marsaglia and Tsang) and large binomials (Knuth's splitting by beta
-// order statistics, in place of BTPE): the same distributions, not the same numbers.
+// except for gamma (Marsaglia and Tsang), small Poisson means (inversion, one uniform in
+// place of about lam + 1) and large binomials (Knuth's splitting by beta order statistics,
+// in place of BTPE): the same distributions, not the same numbers.
 struct sampler {
   gpu::philox r;
   __device__ sampler(unsigned long long seed, unsigned long long call, long long i)
@@ -349,14 +368,15 @@ struct sampler {
   }
   // Poisson: multiplication of uniforms below 10 (Knuth), else Hoermann's PTRS (1993), as NumPy's
   __device__ long long poisson(double lam) {
-    if (lam < 10.0) {
-      double limit = exp(-lam), prod = 1.0;
+    if (lam < 10.0) {   // inversion: one uniform, the CDF summed until it passes it
+      double p = exp(-lam), cdf = p, v = u();
       long long x = 0;
-      for (;;) {
-        prod *= u();
-        if (prod <= limit) return x;
+      while (v >= cdf && x < 200) {   // past 200 the terms underflow: the CDF's rounding
         x++;
+        p *= lam / (double)x;
+        cdf += p;
       }
+      return x;
     }
     double slam = sqrt(lam), loglam = log(lam), b = 0.931 + 2.53 * slam, a = -0.059 + 0.02483 * b;
     double invalpha = 1.1239 + 1.1328 / (b - 3.4), vr = 0.9277 - 3.6224 / (b - 2.0);

@@ -511,7 +511,7 @@ function gpu._int_matmul(a, b, dt)
   local A, B, C = operand(a2, m, k), operand(b2, k, n), gpu.empty(shaped(m, n), dt)
   if C.size > 0 then
     local count = product(batch, 1, nb)
-    local grid = {math.min((n + 15) // 16, 65535), math.min((m + 15) // 16, 65535), math.min(count, 65535)}
+    local grid = {math.min((n + 63) // 64, 65535), math.min((m + 63) // 64, 65535), math.min(count, 65535)}
     local sum = SIZE[dt] == 8 and "unsigned long long" or "unsigned int"
     typed(("int_matmul<%s, %s>"):format(CTYPE[dt], sum))[{grid, {16, 16}}](A, B, C, count, m, n, k)
   end
