@@ -701,7 +701,8 @@ end
 function gpu.kron(a, b)
   device_array(a, "kron")
   if not is_array(b) then error(("gpu.kron: b must be a device array, got %s"):format(described(b)), 2) end
-  local nd = math.max(a.ndim, b.ndim, 1)
+  local nd = math.max(a.ndim, b.ndim)
+  if nd == 0 then return a * b end   -- two 0-D arrays: a 0-D product, as NumPy's
   local sa, sb = a.shape, b.shape
   while #sa < nd do table.insert(sa, 1, 1) end
   while #sb < nd do table.insert(sb, 1, 1) end
@@ -759,6 +760,9 @@ function gpu.polyval(p, x)
     p = p:totable()
   end
   if type(p) ~= "table" then error(("gpu.polyval: p must be a device array or a table, got %s"):format(described(p)), 2) end
+  for i, c in ipairs(p) do
+    if type(c) ~= "number" then error(("gpu.polyval: coefficient %d must be a number, got %s"):format(i, described(c)), 2) end
+  end
   if type(x) == "number" then
     local y = 0
     for _, c in ipairs(p) do y = y * x + c end

@@ -299,5 +299,8 @@ describe("gpu.tensordot, inner, kron, cross, vander and polyval", function()
     assert.are.same({{1, 2, 4}, {1, 3, 9}}, gpu.vander(gpu.array({2, 3}, "float64"), 3, {increasing = true}):totable())
     same({2.5, 21.5, 2.125}, gpu.polyval({3, 0, -2, 1.5}, gpu.array({1, 2, -0.5}, "float64")):totable())
     assert.are.equal(5, gpu.polyval(gpu.array({1, 2}, "int64"), 3))
+    assert.matches("gpu.polyval: coefficient 2 must be a number, got string", S.errof(gpu.polyval, {1, "a"}, 2), 1, true)
+    local k0 = gpu.kron(gpu.full({}, 2, "int64"), gpu.full({}, 3, "int64"))   -- two 0-D: 0-D, as NumPy's
+    assert.are.same({{}, 6}, {k0.shape, k0:item()})
   end)
 end)
