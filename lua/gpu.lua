@@ -165,6 +165,11 @@ gpu.round = setmetatable({}, {__call = round_decimals, __index = function(_, k)
   return function(self, ...) return v(self == gpu.round and gpu._round or self, ...) end
 end})
 gpu._meta.array.methods.round = function(a, ...) return round_decimals(nil, a, ...) end
+-- NumPy's other names of these (each looked up at the call: some load their file then)
+for alias, name in pairs({amax = "max", amin = "min", round_ = "around", row_stack = "vstack"}) do
+  assert(gpu[alias] == nil, alias)
+  gpu[alias] = function(...) return gpu[name](...) end
+end
 -- a:trace(), a[indices], a[mask], a[mask] = v (host/array.c calls the last three;
 -- compose.lua defines them anew)
 for _, name in ipairs({"trace", "_take_rows", "_extract", "_put_mask"}) do

@@ -526,3 +526,13 @@ describe("NumPy's functions of a float's parts, of decimals and of complex numbe
     check("greater_equal", a:greater_equal(b), {false, true, true})
   end)
 end)
+
+describe("NumPy's other names of functions", function()
+  it("amax, amin, round_ and row_stack are max, min, around and vstack", function()
+    local a = gpu.array({{3, 1, 2}, {0, 5, 4}}, "int32")
+    assert.are.equal(5, gpu.amax(a))
+    assert.are.same({1, 0}, gpu.amin(a, 2):totable())
+    assert.are.same({1.24, -0.5}, gpu.round_(gpu.array({1.2351, -0.5}, "float64"), 2):totable())
+    assert.are.same({{1, 2}, {3, 4}}, gpu.row_stack({gpu.array({1, 2}, "int32"), gpu.array({3, 4}, "int32")}):totable())
+  end)
+end)
