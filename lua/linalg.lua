@@ -414,7 +414,7 @@ function linalg.lstsq(a, b, rcond)
   if m == 0 or n == 0 then
     x, s, rank = gpu.zeros({n, k}, dt), gpu.empty(0, real), 0
   else
-    local u, sv, vh = svd_of(a, "lstsq", {}, 1, m, n, false, true)
+    local u, sv, vh = svd_of(a:astype(dt), "lstsq", {}, 1, m, n, false, true)   -- in b's precision too
     local keep = sv:gt(sv:max() * rcond)
     local sinv = gpu.where(keep, 1 / gpu.where(keep, sv, 1), 0):astype(real)
     local ub = gpu.matmul(tr(gpu.conj(u)), bm) * sinv:unsqueeze(-1)

@@ -304,6 +304,9 @@ describe("gpu.linalg.lstsq, cond, norm, multi_dot, tensorinv and tensorsolve", f
     near({4.199999999999999}, res, 1e-14)
     assert.are.equal(2, rank)
     near({5.779378813233887, 0.773809106397227}, s, 1e-14)
+    local xm = L.lstsq(a:astype("float32"), gpu.array({6, 5, 7, 10}, "float64"))   -- float64 throughout, as NumPy
+    assert.are.equal("float64", xm.dtype)
+    near({3.4999999999999996, 1.4000000000000004}, xm, 1e-13)
     local x2, res2 = L.lstsq(a, gpu.array({{6, 1}, {5, 2}, {7, 3}, {10, 4}}, "float64"))
     near({{3.4999999999999996, 0}, {1.4000000000000004, 1}}, x2, 1e-14)
     near({4.199999999999999, 0}, res2, 1e-13)
