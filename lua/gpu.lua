@@ -37,6 +37,41 @@ function gpu._described(v)
   return type(v)
 end
 
+-- The checks of numbers and dims that shape.lua and numeric.lua share. Each raises its
+-- error at level 3: the line that called the public function calling it.
+local arg = {}
+gpu._arg = arg
+-- a number as a message shows it: a whole float without its ".0"
+function arg.shown(v)
+  if math.type(v) == "float" and v == math.floor(v) and math.abs(v) < 2 ^ 63 then return ("%.0f"):format(v) end
+  return tostring(v)
+end
+-- a device array, else an error naming `what` (default "a")
+function arg.array(a, api, what)
+  if not gpu._is_array(a) then
+    error(("gpu.%s: %s must be a device array, got %s"):format(api, what or "a", gpu._described(a)), 3)
+  end
+  return a
+end
+function arg.integer(v, api, what)
+  if math.type(v) == "float" and v == math.floor(v) then v = math.tointeger(v) or v end
+  if math.type(v) ~= "integer" then error(("gpu.%s: %s must be an integer, got %s"):format(api, what, arg.shown(v)), 3) end
+  return v
+end
+function arg.count(v, api, what)
+  v = arg.integer(v, api, what)
+  if v < 0 then error(("gpu.%s: %s must be a non-negative integer, got %d"):format(api, what, v), 3) end
+  return v
+end
+-- A dimension of an ndim-D array as a 1-based number (negative from the end)
+function arg.dim_of(d, ndim, api)
+  if math.type(d) == "float" and d == math.floor(d) then d = math.tointeger(d) or d end
+  if math.type(d) ~= "integer" or d == 0 or d > ndim or d < -ndim then
+    error(("gpu.%s: dimension %s is out of range for %d-D arrays"):format(api, arg.shown(d), ndim), 3)
+  end
+  return d < 0 and ndim + 1 + d or d
+end
+
 local API = debug.getinfo(gpu._api(print), "S")   -- the wrapper's function, for location below
 
 local function embedded(name, ...)

@@ -103,7 +103,12 @@ local function broadcast_batch(api, a, keep_a, b, keep_b)
   return s
 end
 
-local function product(s) local c = 1 for _, d in ipairs(s) do c = c * d end return c end
+-- The product of s[from .. to] (all of s by default)
+local function product(s, from, to)
+  local c = 1
+  for i = from or 1, to or #s do c = c * s[i] end
+  return c
+end
 
 -- gpu.linalg.solve(a, b): x with a @ x = b, a (..., n, n), b (..., n, k), or (n) when b is
 -- 1-D (NumPy 2's rule); batch dims broadcast. LU with partial pivoting (getrf, getrs), in
@@ -414,7 +419,7 @@ function linalg.lstsq(a, b, rcond)
   if m == 0 or n == 0 then
     x, s, rank = gpu.zeros({n, k}, dt), gpu.empty(0, real), 0
   else
-    local u, sv, vh = svd_of(a:astype(dt), "lstsq", {}, 1, m, n, false, true)   -- in b's precision too
+    local u, sv, vh = svd_of(a.dtype == dt and a or a:astype(dt), "lstsq", {}, 1, m, n, false, true)   -- in b's precision too
     local keep = sv:gt(sv:max() * rcond)
     local sinv = gpu.where(keep, 1 / gpu.where(keep, sv, 1), 0):astype(real)
     local ub = gpu.matmul(tr(gpu.conj(u)), bm) * sinv:unsqueeze(-1)
@@ -561,12 +566,6 @@ function linalg.multi_dot(arrays)
   return r
 end
 
-local function count_of(shape, from, to)
-  local c = 1
-  for i = from, to do c = c * shape[i] end
-  return c
-end
-
 -- gpu.linalg.tensorinv(a [, ind]): the inverse of a as an operator from its last dims to
 -- its first ind (2 by default): a:reshape(p, q) inverted (p = q), shaped
 -- (a.shape[ind+1 ..], a.shape[1 .. ind])
@@ -576,7 +575,7 @@ function linalg.tensorinv(a, ind)
   if math.type(ind) ~= "integer" or ind <= 0 or ind > a.ndim then
     fail("tensorinv", 2, "ind must be a positive integer no larger than the dimensions (%d), got %s", a.ndim, tostring(ind))
   end
-  local rows, cols = count_of(a.shape, 1, ind), count_of(a.shape, ind + 1, a.ndim)
+  local rows, cols = product(a.shape, 1, ind), product(a.shape, ind + 1, a.ndim)
   if rows ~= cols then fail("tensorinv", 2, "the first %d dims hold %d elements and the others %d: they must be equal", ind, rows, cols) end
   local shape = {table.unpack(a.shape, ind + 1, a.ndim)}
   for i = 1, ind do shape[#shape + 1] = a.shape[i] end
@@ -599,7 +598,7 @@ function linalg.tensorsolve(a, b, dims)
     if a.shape[i] ~= b.shape[i] then fail("tensorsolve", 2, "a's dim %d is %d but b's is %d", i, a.shape[i], b.shape[i]) end
   end
   local shape = {table.unpack(a.shape, b.ndim + 1, a.ndim)}
-  local rows, cols = b.size, count_of(a.shape, b.ndim + 1, a.ndim)
+  local rows, cols = b.size, product(a.shape, b.ndim + 1, a.ndim)
   if rows ~= cols then fail("tensorsolve", 2, "a is not square as an operator (%d x %d)", rows, cols) end
   return linalg.solve(a:reshape(rows, cols), b:reshape(rows)):reshape(shape)
 end

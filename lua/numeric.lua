@@ -10,37 +10,9 @@ local is_array, described = gpu._is_array, gpu._described
 local KIND = {}
 for _, d in ipairs(gpu._dtypes) do KIND[d.name] = d.kind end
 
-local function show(v)
-  if math.type(v) == "float" and v == math.floor(v) and math.abs(v) < 2 ^ 53 then return ("%d"):format(v) end
-  return tostring(v)
-end
-
-local function device_array(a, api, what)
-  if not is_array(a) then
-    error(("gpu.%s: %s must be a device array, got %s"):format(api, what or "argument 1", described(a)), 3)
-  end
-  return a
-end
-
-local function integer(v, api, what)
-  if math.type(v) == "float" and v == math.floor(v) then v = math.tointeger(v) or v end
-  if math.type(v) ~= "integer" then error(("gpu.%s: %s must be an integer, got %s"):format(api, what, show(v)), 3) end
-  return v
-end
-
-local function count(v, api, what)
-  v = integer(v, api, what)
-  if v < 0 then error(("gpu.%s: %s must be a non-negative integer, got %d"):format(api, what, v), 3) end
-  return v
-end
-
-local function dim_of(d, ndim, api)
-  if math.type(d) == "float" and d == math.floor(d) then d = math.tointeger(d) or d end
-  if math.type(d) ~= "integer" or d == 0 or d > ndim or d < -ndim then
-    error(("gpu.%s: dimension %s is out of range for %d-D arrays"):format(api, show(d), ndim), 3)
-  end
-  return d < 0 and ndim + 1 + d or d
-end
+local show, integer, count, dim_of = gpu._arg.shown, gpu._arg.integer, gpu._arg.count, gpu._arg.dim_of
+-- a device array (argument 1, unless `what` names it)
+local function device_array(a, api, what) return gpu._arg.array(a, api, what or "argument 1") end
 
 local function options(opts, api, at)
   if opts == nil then return {} end

@@ -8,39 +8,8 @@ local array_meta = gpu._meta.array
 
 local is_array, described = gpu._is_array, gpu._described
 
-local function shown(v)
-  if math.type(v) == "float" and v == math.floor(v) and math.abs(v) < 2 ^ 63 then return ("%.0f"):format(v) end
-  return tostring(v)
-end
-
--- The array argument a of gpu.api
-local function array(a, api, what)
-  if not is_array(a) then
-    error(("gpu.%s: %s must be a device array, got %s"):format(api, what or "a", described(a)), 3)
-  end
-  return a
-end
-
-local function integer(v, api, what)
-  if math.type(v) == "float" and v == math.floor(v) then v = math.tointeger(v) or v end
-  if math.type(v) ~= "integer" then error(("gpu.%s: %s must be an integer, got %s"):format(api, what, shown(v)), 3) end
-  return v
-end
-
-local function count(v, api, what)
-  v = integer(v, api, what)
-  if v < 0 then error(("gpu.%s: %s must be a non-negative integer, got %d"):format(api, what, v), 3) end
-  return v
-end
-
--- A dimension of an ndim-D array as a 1-based number (negative from the end)
-local function dim_of(d, ndim, api)
-  if math.type(d) == "float" and d == math.floor(d) then d = math.tointeger(d) or d end
-  if math.type(d) ~= "integer" or d == 0 or d > ndim or d < -ndim then
-    error(("gpu.%s: dimension %s is out of range for %d-D arrays"):format(api, shown(d), ndim), 3)
-  end
-  return d < 0 and ndim + 1 + d or d
-end
+local shown, array, integer, count, dim_of = gpu._arg.shown, gpu._arg.array, gpu._arg.integer, gpu._arg.count,
+                                            gpu._arg.dim_of
 
 -- dims (a number or a table of them) as distinct 1-based dimensions of an ndim-D array
 local function dims_of(dims, ndim, api)
