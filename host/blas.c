@@ -233,10 +233,11 @@ static void matmul(lua_State *L, const char *name, int ai, int bi, int oi, int t
 }
 
 /* [-0, +0, e] opts at idx (or 0): out, tf32, stream */
-static void product_opts(lua_State *L, int idx, int *out, int *tf32, CUstream *s) {
+static void product_opts(lua_State *L, const char *name, int idx, int *out, int *tf32, CUstream *s) {
   *out = *tf32 = 0;
   *s = NULL;
   if (!idx) return;
+  errors_options(L, idx, name, "out tf32 stream");
   if (lua_getfield(L, idx, "out") != LUA_TNIL) *out = lua_gettop(L);
   *tf32 = lua_getfield(L, idx, "tf32") != LUA_TNIL && lua_toboolean(L, -1);
   if (lua_getfield(L, idx, "stream") != LUA_TNIL) *s = stream_here(L, -1);
@@ -248,7 +249,7 @@ static int gpu_matmul(lua_State *L) {
   CUstream s;
   if (lua_gettop(L) > 3 || (lua_gettop(L) == 3 && !lua_istable(L, 3)))
     return luaL_error(L, "gpu.matmul takes two arrays and an options table");
-  product_opts(L, lua_istable(L, 3) ? 3 : 0, &out, &tf32, &s);
+  product_opts(L, "matmul", lua_istable(L, 3) ? 3 : 0, &out, &tf32, &s);
   matmul(L, "matmul", 1, 2, out, tf32, s);
   return 1;
 }
@@ -308,7 +309,7 @@ static int gpu_dot(lua_State *L) {
   CUstream s;
   if (lua_gettop(L) > 3 || (lua_gettop(L) == 3 && !lua_istable(L, 3)))
     return luaL_error(L, "gpu.dot takes two arrays and an options table");
-  product_opts(L, lua_istable(L, 3) ? 3 : 0, &out, &tf32, &s);
+  product_opts(L, "dot", lua_istable(L, 3) ? 3 : 0, &out, &tf32, &s);
   int sa = dot_scalar_arg(L, 1), sb = dot_scalar_arg(L, 2);
   if (sa < 0 || sb < 0) array_operand(L, sa < 0 ? 1 : 2, "dot", sa < 0 ? 1 : 2);   /* the one that is wrong */
   if (sa > 0 || sb > 0) {

@@ -84,6 +84,9 @@ static void read_options(lua_State *L, Call *k) {
   k->op = GPU_RED_SUM;
   k->root = 0;
   if (!o) return;
+  char name[32];
+  snprintf(name, sizeof name, "comm:%s", coll_names[k->kind]);
+  errors_options(L, o, name, "op root out stream");
   if (lua_getfield(L, o, "op") != LUA_TNIL) k->op = luaL_checkoption(L, -1, NULL, op_names);
   lua_pop(L, 1);
   if (lua_getfield(L, o, "root") != LUA_TNIL) {

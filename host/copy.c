@@ -294,6 +294,7 @@ static void transfer(lua_State *L, int dst, int src, CUstream stream) {
 static CUstream stream_opt(lua_State *L, int idx, int dev) {
   CUstream s = NULL;
   if (!lua_istable(L, idx) || hostarray_test(L, idx)) return NULL;
+  errors_options(L, idx, "a:tohost", "stream");
   if (lua_getfield(L, idx, "stream") != LUA_TNIL) s = stream_check(L, -1);
   if (s && dev >= 0 && stream_device(L, -1) != dev)
     luaL_error(L, "a:tohost: the stream must be of the array's device %d, got one of device %d",
@@ -304,9 +305,10 @@ static CUstream stream_opt(lua_State *L, int idx, int dev) {
 
 /* The options of gpu.copy and a:to, at idx: a table ({stream = s}) or nothing; a number or
  * a string there was ignored. */
-static CUstream options_stream(lua_State *L, int idx) {
+static CUstream options_stream(lua_State *L, int idx, const char *name) {
   if (!lua_isnoneornil(L, idx) && (!lua_istable(L, idx) || hostarray_test(L, idx)))
     luaL_typeerror(L, idx, "options table ({stream = s})");
+  if (!lua_isnoneornil(L, idx)) errors_options(L, idx, name, "stream");
   return stream_opt(L, idx, -1);
 }
 
@@ -428,7 +430,7 @@ static int gpu_copy(lua_State *L) {
   is_device(L, 1, "gpu.copy");
   is_device(L, 2, "gpu.copy");
   lua_settop(L, 3);
-  CUstream s = options_stream(L, 3);
+  CUstream s = options_stream(L, 3, "copy");
   if (s) lua_getfield(L, 3, "stream");
   transfer_on(L, 1, 2, s, s ? 4 : 0);
   lua_settop(L, 1);
@@ -442,7 +444,7 @@ static int array_to(lua_State *L) {
   GpuArray *a = array_check(L, 1);
   int dev = device_ordinal(L, 2);
   lua_settop(L, 3);
-  CUstream s = options_stream(L, 3);
+  CUstream s = options_stream(L, 3, "a:to");
   if (s) lua_getfield(L, 3, "stream");
   if (a->device == dev) { lua_settop(L, 1); return 1; }
   int sidx = s ? 4 : 0;

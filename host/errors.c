@@ -118,6 +118,64 @@ void errors_warn(lua_State *L, GpuResult r, const char *what) {
   lua_warning(L, r.call ? plain_call(r.call) : "", 0);
 }
 
+/* Whether word is one of the names in list (separated by spaces). */
+static int listed(const char *list, const char *word, size_t n) {
+  for (const char *p = list; *p; ) {
+    size_t k = strcspn(p, " ");
+    if (k == n && memcmp(p, word, n) == 0) return 1;
+    p += k;
+    p += *p == ' ';
+  }
+  return 0;
+}
+
+/* [-0, +1, m] known as a message lists it: "a, b, c" */
+static const char *listing(lua_State *L, const char *known) {
+  luaL_Buffer b;
+  luaL_buffinit(L, &b);
+  for (const char *p = known; *p; p++) {
+    if (*p == ' ') luaL_addchar(&b, ',');
+    luaL_addchar(&b, *p);
+  }
+  luaL_pushresult(&b);
+  return lua_tostring(L, -1);
+}
+
+void errors_options(lua_State *L, int idx, const char *name, const char *known) {
+  idx = lua_absindex(L, idx);
+  lua_pushnil(L);
+  while (lua_next(L, idx)) {
+    lua_pop(L, 1);
+    size_t n = 0;
+    const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tolstring(L, -1, &n) : NULL;
+    if (k && listed(known, k, n)) continue;
+    const char *gpu = strchr(name, ':') ? "" : "gpu.";
+    if (k == NULL) {
+      const char *type = luaL_typename(L, -1);
+      luaL_error(L, "%s%s: the options table has a %s key (options are named: %s)", gpu, name, type,
+                 listing(L, known));
+    }
+    const char *hint = strcmp(k, "axis") == 0 && listed(known, "dim", 3)
+      ? "gpuhost names it dim and counts from 1: NumPy's axis=0 is dim = 1, axis=-1 is dim = -1"
+      : strcmp(k, "keepdims") == 0 && listed(known, "keepdim", 7) ? "gpuhost's is keepdim"
+      : NULL;
+    if (hint) luaL_error(L, "%s%s: unknown option '%s' (%s)", gpu, name, k, hint);
+    luaL_error(L, "%s%s: unknown option '%s' (it takes %s)", gpu, name, k, *known ? listing(L, known) : "none");
+  }
+}
+
+/* gpu._options(opts, name, known): opts (a table, or nil: an empty one) when each of its keys
+ * is among known (names separated by spaces), else errors_options' error: what the Lua
+ * files check their options with (gpu._arg.options) */
+static int gpu_options(lua_State *L) {
+  const char *name = luaL_checkstring(L, 2), *known = luaL_checkstring(L, 3);
+  if (lua_isnil(L, 1)) { lua_newtable(L); return 1; }
+  if (!lua_istable(L, 1)) return luaL_error(L, "gpu.%s: the options must be a table, got %s", name, luaL_typename(L, 1));
+  errors_options(L, 1, name, known);
+  lua_settop(L, 1);
+  return 1;
+}
+
 static int error_tostring(lua_State *L) {
   lua_getfield(L, 1, "name");
   lua_getfield(L, 1, "message");
@@ -149,7 +207,10 @@ static const luaL_Reg error_meta[] = {
   {NULL, NULL}
 };
 
+/* Expects the gpu table on top. */
 void errors_open(lua_State *L) {
+  lua_pushcfunction(L, gpu_options);
+  lua_setfield(L, -2, "_options");
   luaL_newmetatable(L, GPU_ERROR_T);
   luaL_setfuncs(L, error_meta, 0);
   lua_pop(L, 1);

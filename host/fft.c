@@ -5,6 +5,7 @@
  * them all; otherwise one dim at a time, each moved last in a C-ordered copy and back.
  * Sizes given (n, s) crop or pad with zeros along their dims first, as NumPy's; the
  * scaling of `norm` ("backward", "ortho", "forward") is one multiply afterwards. */
+#include <stdio.h>
 #include <math.h>
 #include <string.h>
 #include "gpu.h"
@@ -265,6 +266,9 @@ static void input(lua_State *L, const FftCall *c) {
 static void read_options(lua_State *L, FftCall *c) {
   static const char *const keys[3][2] = {{"n", "s"}, {"dim", "dims"}, {"norm", NULL}};
   static const char *const what[3] = {"the size (n or s)", "the dim (dim or dims)", "norm"};
+  char name[32];
+  snprintf(name, sizeof name, "fft.%s", c->name);
+  errors_options(L, 5, name, "n s dim dims norm stream");
   for (int i = 0; i < 3; i++)
     for (int j = 0; j < 2 && keys[i][j]; j++) {
       if (lua_getfield(L, 5, keys[i][j]) == LUA_TNIL) { lua_pop(L, 1); continue; }

@@ -135,6 +135,11 @@ int errors_shared(lua_State *L, const char *what);
 const char *errors_value(lua_State *L, int idx);
 /* [-0, +0, -] A cleanup failed where nothing can be raised (__gc): a warning (lua_warning). */
 void errors_warn(lua_State *L, GpuResult r, const char *what);
+/* [-0, +0, v] Each key of the options table at idx must be one of known (names separated by
+ * spaces, "" for none), else "gpu.NAME: unknown option 'k' (it takes ...)": a misspelt or a
+ * NumPy option (axis, keepdims) would otherwise be ignored without a word. A name with a
+ * colon ("comm:send") is shown as it is, without "gpu.". */
+void errors_options(lua_State *L, int idx, const char *name, const char *known);
 void errors_open(lua_State *L);
 
 /* ---- device arrays (array.c) ----

@@ -126,6 +126,7 @@ static void broadcast(lua_State *L, const Ufunc *u, const Operand *ops, GpuShape
 static void read_options(lua_State *L, const Ufunc *u, int opts, Operand *given, CUstream *stream) {
   for (int j = 0; j < u->nout; j++) given[j].a = NULL;
   if (!opts) return;
+  errors_options(L, opts, u->name, "out stream");
   if (lua_getfield(L, opts, "stream") != LUA_TNIL) *stream = stream_here(L, -1);
   lua_pop(L, 1);
   int t = lua_getfield(L, opts, "out");
@@ -371,6 +372,7 @@ static int gpu_nan_to_num(lua_State *L) {
   int opts = lua_istable(L, 2) ? 2 : 0, n = lua_gettop(L);
   if (n < 1 || n > 2 || (n == 2 && !opts))
     return luaL_error(L, "gpu.nan_to_num takes an array and an options table {nan =, posinf =, neginf =}");
+  if (opts) errors_options(L, opts, "nan_to_num", "nan posinf neginf out stream");
   GpuArray *a = array_test(L, 1);
   GpuDtype dt = a ? a->dtype : lua_isinteger(L, 1) ? DT_INT64 : DT_FLOAT64;
   int fp = dtypes[dt].kind == 'f' || dtypes[dt].kind == 'c';
@@ -389,7 +391,13 @@ static int gpu_nan_to_num(lua_State *L) {
     else if (!fp) lua_pushinteger(L, 0);
     else lua_pushnumber(L, value[i]);
   }
-  if (opts) lua_pushvalue(L, opts);   /* out and stream */
+  if (opts) {   /* out and stream, for the ufunc */
+    lua_createtable(L, 0, 2);
+    lua_getfield(L, opts, "out");
+    lua_setfield(L, -2, "out");
+    lua_getfield(L, opts, "stream");
+    lua_setfield(L, -2, "stream");
+  }
   return ops_call(L, uidx, lua_touserdata(L, uidx), uidx + 1, opts ? 5 : 4);
 }
 

@@ -106,6 +106,8 @@ static void read_args(lua_State *L, const char *name, int npos, int *pos, int di
   for (int k = 0; k < npos; k++) pos[k] = k + 2 <= n && !lua_isnil(L, k + 2) ? k + 2 : 0;
   int dims = dimpos >= 0 ? pos[dimpos] : 0;
   if (opts) {
+    int var = strcmp(name, "var") == 0 || strcmp(name, "std") == 0;
+    errors_options(L, opts, name, var ? "dim keepdim out stream ddof" : "dim keepdim out stream");
     if (lua_getfield(L, opts, "dim") != LUA_TNIL) {
       if (dims) luaL_error(L, "gpu.%s: dim is given twice (as an argument and as an option)", name);
       dims = lua_gettop(L);
@@ -345,6 +347,7 @@ static int reducer_call(lua_State *L) {
   full.size = 1;
   custom_inputs(L, r, &full);
   if (opts) {
+    errors_options(L, opts, r->name, "dim keepdim out stream");
     if (lua_getfield(L, opts, "dim") != LUA_TNIL) dims = lua_gettop(L);
     g.keepdim = lua_getfield(L, opts, "keepdim") != LUA_TNIL && lua_toboolean(L, -1);
     if (lua_getfield(L, opts, "out") != LUA_TNIL) g.out = lua_gettop(L);

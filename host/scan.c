@@ -148,6 +148,7 @@ static void scan_options(lua_State *L, const char *name, int *dimidx, int *outid
   *dimidx = n >= 2 && !lua_isnil(L, 2) ? 2 : 0;
   *outidx = 0;
   if (!opts) return;
+  errors_options(L, opts, name, "dim out stream");
   if (lua_getfield(L, opts, "dim") != LUA_TNIL) {
     if (*dimidx) luaL_error(L, "gpu.%s: dim is given twice (as an argument and as an option)", name);
     *dimidx = lua_gettop(L);

@@ -193,6 +193,11 @@ static void sort_args(lua_State *L, const char *name, int dimarg, SortArgs *g) {
   if (dimarg > 0 && n == dimarg && !lua_isnil(L, dimarg)) dims = dimarg;
   g->values = g->indices = 1;
   if (opts) {
+    static const char *const known[][2] = {{"sort", "dim descending indices stream"},
+      {"argsort", "dim descending stream"}, {"topk", "dim largest indices stream"},
+      {"unique", "dim index inverse counts stream"}};
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+      if (strcmp(name, known[i][0]) == 0) errors_options(L, opts, name, known[i][1]);
     if (lua_getfield(L, opts, "dim") != LUA_TNIL) {
       if (dims) luaL_error(L, "gpu.%s: dim is given twice (as an argument and as an option)", name);
       dims = lua_gettop(L);
@@ -310,13 +315,23 @@ static void flattened(lua_State *L) {
  * of the flattened array, then (when asked) each one's first index (1-based, flat), every
  * element's value's number (1-based, of a's shape), and how many there are of each */
 static int gpu_unique(lua_State *L) {
+  int dim = 0;
+  if (lua_gettop(L) == 2 && lua_istable(L, 2)) {
+    dim = lua_getfield(L, 2, "dim") != LUA_TNIL;
+    lua_pop(L, 1);
+  }
+  if (dim) {
+    lua_getfield(L, lua_upvalueindex(1), "_unique_dim");   /* along a dim: lua/sets.lua */
+    lua_pushvalue(L, 1);
+    lua_pushvalue(L, 2);
+    lua_call(L, 2, LUA_MULTRET);
+    return lua_gettop(L) - 2;
+  }
   SortArgs g;
   sort_args(L, "unique", 0, &g);
   int want[3] = {0, 0, 0};
   static const char *const keys[3] = {"index", "inverse", "counts"};
   if (lua_gettop(L) >= 2 && lua_istable(L, 2)) {
-    if (lua_getfield(L, 2, "dim") != LUA_TNIL)
-      luaL_error(L, "gpu.unique takes no dim: it finds the distinct values of the flattened array");
     for (int i = 0; i < 3; i++) want[i] = lua_getfield(L, 2, keys[i]) != LUA_TNIL && lua_toboolean(L, -1);
   }
   GpuShape shape = g.a->shape;
@@ -374,7 +389,8 @@ void sort_open(lua_State *L) {
   luaL_getmetatable(L, GPU_ARRAY_T);
   lua_getfield(L, -1, "methods");
   for (const luaL_Reg *r = fns; r->name; r++) {
-    lua_pushcfunction(L, r->func);
+    lua_pushvalue(L, gpu);   /* unique's upvalue (the others ignore it) */
+    lua_pushcclosure(L, r->func, 1);
     lua_pushvalue(L, -1);
     lua_setfield(L, -3, r->name);
     lua_setfield(L, gpu, r->name);

@@ -50,6 +50,7 @@ function gpu.linspace(start, stop, num, opts)
   num = count(num, "linspace", "num")
   opts = opts or {}
   if type(opts) ~= "table" then error("gpu.linspace: argument 4 must be a table of options", 2) end
+  gpu._arg.options(opts, "linspace", "endpoint dtype")
   local endpoint = opts.endpoint ~= false
   local div = endpoint and num - 1 or num
   local y = gpu.arange(num, "float64")
@@ -180,6 +181,7 @@ end
 function gpu.isclose(a, b, opts)
   opts = opts or {}
   if type(opts) ~= "table" then error("gpu.isclose: argument 3 must be a table of options", 2) end
+  gpu._arg.options(opts, "isclose", "rtol atol equal_nan")
   local rtol, atol = opts.rtol or 1e-5, opts.atol or 1e-8
   if type(rtol) ~= "number" or type(atol) ~= "number" then error("gpu.isclose: rtol and atol must be numbers", 2) end
   for _, v in ipairs({a, b}) do
@@ -367,7 +369,7 @@ local function trace(a, k) return gpu.diagonal(a, k):sum() end
 -- dimensions, as NumPy does by default; "ij" does not)
 function gpu.meshgrid(...)
   local xs, opts = {...}, {}
-  if type(xs[#xs]) == "table" and not is_array(xs[#xs]) then opts = table.remove(xs) end
+  if type(xs[#xs]) == "table" and not is_array(xs[#xs]) then opts = gpu._arg.options(table.remove(xs), "meshgrid", "indexing") end
   local indexing = opts.indexing or "xy"
   if indexing ~= "xy" and indexing ~= "ij" then
     error(("gpu.meshgrid: indexing must be \"xy\" or \"ij\", got %s"):format(tostring(indexing)), 2)
@@ -427,7 +429,8 @@ end
 function gpu.searchsorted(a, v, opts)
   real_array(a, "searchsorted", "a")
   if a.ndim ~= 1 then error(("gpu.searchsorted: a must be 1-D, got %d-D"):format(a.ndim), 2) end
-  opts = opts or {}
+  if opts ~= nil and type(opts) ~= "table" then error("gpu.searchsorted: argument 3 must be a table of options", 2) end
+  opts = gpu._arg.options(opts, "searchsorted", "side")
   local side = opts.side or "left"
   if side ~= "left" and side ~= "right" then
     error(("gpu.searchsorted: side must be \"left\" or \"right\", got %s"):format(tostring(side)), 2)
@@ -455,7 +458,8 @@ function gpu.histogram(a, bins, opts)
   if a.dtype == "bool" then a = a:astype("uint8") end   -- as NumPy converts it
   bins = count(bins or 10, "histogram", "bins")
   if bins == 0 then error("gpu.histogram: bins must be positive", 2) end
-  opts = opts or {}
+  if opts ~= nil and type(opts) ~= "table" then error("gpu.histogram: argument 3 must be a table of options", 2) end
+  opts = gpu._arg.options(opts, "histogram", "range")
   local lo, hi
   if opts.range ~= nil then
     if type(opts.range) ~= "table" then error("gpu.histogram: range must be a table {lo, hi}", 2) end

@@ -30,7 +30,7 @@ local function dtype_of(api, opts)
   if opts ~= nil and type(opts) ~= "table" then
     error(("gpu.fft.%s: an options table ({dtype =}) expected as argument 3, got %s"):format(api, described(opts)), 3)
   end
-  return opts and opts.dtype or "float32"
+  return opts and gpu._arg.options(opts, "fft." .. api, "dtype").dtype or "float32"
 end
 
 local function made(y, dtype) return dtype == "float64" and y or y:astype(dtype) end

@@ -63,6 +63,14 @@ function arg.count(v, api, what)
   if v < 0 then error(("gpu.%s: %s must be a non-negative integer, got %d"):format(api, what, v), 3) end
   return v
 end
+-- An options table (nil: an empty one) whose every key is one of `known` (names separated
+-- by spaces): a misspelt option, or NumPy's axis for gpuhost's dim, is an error, not
+-- ignored (host/errors.c words it, for the C functions too)
+function arg.options(opts, api, known)
+  local ok, r = pcall(gpu._options, opts, api, known)
+  if not ok then error(r, 3) end
+  return r
+end
 -- A dimension of an ndim-D array as a 1-based number (negative from the end)
 function arg.dim_of(d, ndim, api)
   if math.type(d) == "float" and d == math.floor(d) then d = math.tointeger(d) or d end
@@ -152,6 +160,7 @@ for _, name in ipairs({"in1d", "intersect1d", "union1d", "setdiff1d", "setxor1d"
   assert(gpu[name] == nil, name)
   on_first_call(name, "lua/sets.lua")
 end
+on_first_call("_unique_dim", "lua/sets.lua")   -- gpu.unique with a dim (host/sort.c)
 gpu._meta.array.methods["repeat"] = function(...) return gpu["repeat"](...) end
 -- numerical helpers (lua/numeric.lua): gradients, histograms in D dimensions, polynomials,
 -- windows, small constructors and shape queries

@@ -14,12 +14,12 @@ local show, integer, count, dim_of = gpu._arg.shown, gpu._arg.integer, gpu._arg.
 -- a device array (argument 1, unless `what` names it)
 local function device_array(a, api, what) return gpu._arg.array(a, api, what or "argument 1") end
 
-local function options(opts, api, at)
+local function options(opts, api, at, known)
   if opts == nil then return {} end
   if type(opts) ~= "table" or is_array(opts) then
     error(("gpu.%s: argument %d must be a table of options, got %s"):format(api, at, described(opts)), 3)
   end
-  return opts
+  return gpu._arg.options(opts, api, known)
 end
 
 -- The dtype NumPy gives a list of Lua numbers: int64 when all are integers, else float64
@@ -105,7 +105,7 @@ function gpu.gradient(f, ...)
   local opts = {}
   local last = args[args.n]
   if args.n > 0 and type(last) == "table" and not is_array(last) and #last == 0 then   -- options, not coordinates
-    opts = args[args.n]
+    opts = gpu._arg.options(args[args.n], "gradient", "dim edge_order")
     args.n = args.n - 1
   end
   if f.dtype == "bool" then error("gpu.gradient: f is bool: NumPy cannot subtract booleans", 2) end
@@ -161,7 +161,7 @@ end
 -- NumPy's: each difference taken into [-period/2, period/2), the corrections summed
 function gpu.unwrap(p, opts)
   device_array(p, "unwrap", "p")
-  opts = options(opts, "unwrap", 2)
+  opts = options(opts, "unwrap", 2, "discont dim period")
   if KIND[p.dtype] == "c" or p.dtype == "bool" then error(("gpu.unwrap: p must be real numbers, got %s"):format(p.dtype), 2) end
   if p.ndim == 0 then error("gpu.unwrap: a 0-D array has no dimension to unwrap", 2) end
   local period = opts.period or 2 * math.pi

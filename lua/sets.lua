@@ -25,9 +25,10 @@ local function ordered(v, api, what)
   return v
 end
 
-local function options(opts, api, at)
+-- the options table at argument `at`, each key one of `known` (gpu._arg.options)
+local function options(opts, api, at, known)
   if opts ~= nil and type(opts) ~= "table" then fail(api, "argument %d must be a table of options, got %s", at, type(opts)) end
-  return opts or {}
+  return gpu._arg.options(opts, api, known)
 end
 
 local function integer(v, api, what)
@@ -169,7 +170,7 @@ end
 -- gpu.copyto(dst, src [, {where = mask}]): src (broadcast) into dst, where mask is true
 function gpu.copyto(dst, src, opts)
   array_arg(dst, "copyto", "dst")
-  opts = options(opts, "copyto", 3)
+  opts = options(opts, "copyto", 3, "where")
   if not is_array(src) and type(src) ~= "number" and type(src) ~= "boolean" and
      getmetatable(src) ~= getmetatable(gpu.complex(0)) then
     fail("copyto", "src must be a device array or a number, got %s", described(src))
@@ -427,7 +428,7 @@ end
 -- gpu.in1d(ar1, ar2 [, {invert =, assume_unique =}]): gpu.isin of ar1 flattened
 function gpu.in1d(a, b, opts)
   a, b = two("in1d", a, b)
-  return gpu.isin(a, b, {invert = options(opts, "in1d", 3).invert})
+  return gpu.isin(a, b, {invert = options(opts, "in1d", 3, "invert assume_unique").invert})
 end
 
 -- gpu.union1d(ar1, ar2): the sorted distinct values of both
@@ -440,7 +441,7 @@ end
 -- (assume_unique: ar1's values in their order, not sorted, as NumPy's)
 function gpu.setdiff1d(a, b, opts)
   a, b = two("setdiff1d", a, b)
-  local u = options(opts, "setdiff1d", 3).assume_unique and a or (gpu.unique(a))
+  local u = options(opts, "setdiff1d", 3, "assume_unique").assume_unique and a or (gpu.unique(a))
   return gpu.extract(gpu.isin(u, b, {invert = true}), u)
 end
 
@@ -460,7 +461,7 @@ end
 -- both; with return_indices also the 1-based indices of their first places in each
 function gpu.intersect1d(a, b, opts)
   a, b = two("intersect1d", a, b)
-  opts = options(opts, "intersect1d", 3)
+  opts = options(opts, "intersect1d", 3, "assume_unique return_indices")
   local s, perm, na, i1, i2 = merged(a, b, opts.assume_unique)
   local n = s.size
   if n < 2 then
@@ -480,7 +481,7 @@ end
 -- gpu.setxor1d(ar1, ar2 [, {assume_unique = true}]): the sorted values in exactly one of them
 function gpu.setxor1d(a, b, opts)
   a, b = two("setxor1d", a, b)
-  local s = merged(a, b, options(opts, "setxor1d", 3).assume_unique)
+  local s = merged(a, b, options(opts, "setxor1d", 3, "assume_unique").assume_unique)
   local n = s.size
   if n < 2 then return s end
   local yes = gpu.ones(1, "bool")
@@ -560,8 +561,48 @@ function gpu.digitize(x, bins, right)
   return gpu.searchsorted(bins, x, {side = side}) - 1
 end
 
+-- gpu.unique(a, {dim = d [, index =, inverse =, counts =]}): NumPy's unique with an axis:
+-- the distinct slices along dim d, in lexicographic order (a row's first element first),
+-- each slice a whole; index (each one's first place along d), inverse (each slice's one,
+-- 1-D) and counts are 1-based and int64, as gpu.unique's. The slices are sorted by
+-- gpu.lexsort, a stable sort a column: m columns cost m sorts. NaNs differ from each
+-- other, so slices holding them are all kept, as NumPy's. (gpu.unique, a C function,
+-- hands its calls with a dim to this.)
+function gpu._unique_dim(a, opts)
+  ordered(a, "unique", "a")
+  opts = options(opts, "unique", 2, "dim index inverse counts")
+  if a.ndim == 0 then fail("unique", "a 0-D array has no dim %s", tostring(opts.dim)) end
+  local d = dim_of(opts.dim, a.ndim, "unique")
+  local moved = gpu.moveaxis(a, d, 1)
+  local n, rest, m = a.shape[d], {}, 1
+  for k = 2, moved.ndim do rest[#rest + 1] = moved.shape[k]; m = m * moved.shape[k] end
+  local rows = moved:contiguous():reshape(n, m)
+  local perm, first
+  if n == 0 or m == 0 then   -- no slices, or slices of nothing (all equal)
+    perm = gpu.arange(n, "int64") + 1
+    first = gpu.zeros(n, "bool")
+    if n > 0 then first[{1}] = true end
+  else
+    local keys = {}
+    for k = m, 1, -1 do keys[#keys + 1] = rows:select(2, k) end   -- the last key sorts first
+    perm = gpu.lexsort(keys)
+    rows = gpu.take(rows, perm, 1)
+    first = gpu.ones(n, "bool")
+    if n > 1 then first[{{2, n}}] = gpu.any(gpu.ne(rows:narrow(1, 2, n - 1), rows:narrow(1, 1, n - 1)), 2) end
+  end
+  local starts = gpu.flatnonzero(first)
+  local nu = starts.size
+  local shape = {nu, table.unpack(rest)}
+  local u = gpu.moveaxis(gpu.take(rows, starts, 1):reshape(shape), 1, d):contiguous()
+  local r = {u}
+  if opts.index then r[#r + 1] = gpu.take(perm, starts) end
+  if opts.inverse then r[#r + 1] = gpu.take(gpu.cumsum(first:astype("int64")), gpu.argsort(perm)) end
+  if opts.counts then r[#r + 1] = gpu.diff(gpu.concatenate({starts, gpu.full({1}, n + 1, "int64")})) end
+  return table.unpack(r)
+end
+
 local API = {"put", "place", "putmask", "copyto", "take_along_axis", "put_along_axis", "compress", "choose",
              "select", "delete", "insert", "resize", "repeat", "trim_zeros", "in1d", "union1d", "setdiff1d",
-             "intersect1d", "setxor1d", "lexsort", "partition", "argpartition", "digitize"}
+             "intersect1d", "setxor1d", "lexsort", "partition", "argpartition", "digitize", "_unique_dim"}
 for _, name in ipairs(API) do gpu[name] = gpu._api(gpu[name]) end
 array_meta.methods["repeat"] = gpu["repeat"]

@@ -349,6 +349,7 @@ function gpu.pad(a, width, opts)
   array(a, "pad")
   opts = opts or {}
   if type(opts) ~= "table" then error("gpu.pad: argument 3 must be a table of options", 2) end
+  gpu._arg.options(opts, "pad", "mode value")
   local mode = opts.mode or "constant"
   if mode ~= "constant" and not INDEX[mode] then
     error(("gpu.pad: mode must be \"constant\", \"edge\", \"reflect\", \"symmetric\" or \"wrap\", got %s"):format(tostring(mode)), 2)
@@ -548,7 +549,7 @@ function gpu.array_equal(a, b, opts)
   for d = 1, #sa do if sa[d] ~= sb[d] then return false end end
   if a.size == 0 then return true end
   local eq = gpu.eq(a, b)
-  if opts and opts.equal_nan then eq = gpu.logical_or(eq, gpu.logical_and(gpu.isnan(a), gpu.isnan(b))) end
+  if opts ~= nil and gpu._arg.options(opts, "array_equal", "equal_nan").equal_nan then eq = gpu.logical_or(eq, gpu.logical_and(gpu.isnan(a), gpu.isnan(b))) end
   return eq:all()
 end
 
@@ -559,10 +560,10 @@ local function finite(v, api, what)
   return v + 0.0
 end
 
-local function options(opts, api)
+local function options(opts, api, known)
   opts = opts or {}
   if type(opts) ~= "table" then error(("gpu.%s: argument 4 must be a table of options"):format(api), 3) end
-  return opts
+  return gpu._arg.options(opts, api, known)
 end
 
 -- base ^ linspace(start, stop, num) in float64, as NumPy's logspace computes
@@ -575,7 +576,7 @@ end
 -- gpu.logspace(start, stop, num [, {endpoint =, base = 10, dtype =}]): base ^ x for num x
 -- evenly spaced from start to stop, in float64 as NumPy's, then made dtype (float32)
 function gpu.logspace(start, stop, num, opts)
-  opts = options(opts, "logspace")
+  opts = options(opts, "logspace", "endpoint base dtype")
   local base = finite(opts.base or 10, "logspace", "base")
   local y = logspace64(finite(start, "logspace", "start"), finite(stop, "logspace", "stop"), num, opts.endpoint, base)
   local dtype = opts.dtype or "float32"
@@ -586,7 +587,7 @@ end
 -- (both nonzero, of one sign) evenly spaced on a log scale, in float64 as NumPy's (10 ^
 -- linspace(log10 start, log10 stop), the ends start and stop themselves), then made dtype
 function gpu.geomspace(start, stop, num, opts)
-  opts = options(opts, "geomspace")
+  opts = options(opts, "geomspace", "endpoint dtype")
   start, stop = finite(start, "geomspace", "start"), finite(stop, "geomspace", "stop")
   num = count(num, "geomspace", "num")
   if start == 0 or stop == 0 then error("gpu.geomspace: a geometric sequence cannot include 0", 2) end

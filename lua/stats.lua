@@ -42,6 +42,7 @@ local function reduction(api, a, dim, opts, one)
   if opts == nil and type(dim) == "table" and not is_array(dim) and dim[1] == nil then dim, opts = nil, dim end
   opts = opts or {}
   if type(opts) ~= "table" then error(("gpu.%s: the options must be a table, got %s"):format(api, type(opts)), 3) end
+  gpu._arg.options(opts, api, (api == "nanvar" or api == "nanstd") and "dim keepdim out ddof" or "dim keepdim out")
   if opts.dim ~= nil then
     if dim ~= nil then error(("gpu.%s: dim is given twice (as an argument and as an option)"):format(api), 3) end
     dim = opts.dim
@@ -357,7 +358,7 @@ end
 -- computed in result_type(a, weights) (float64 at least for integers and bool)
 function gpu.average(a, opts)
   if opts ~= nil and type(opts) ~= "table" then error("gpu.average: argument 2 must be a table of options", 2) end
-  opts = opts or {}
+  opts = gpu._arg.options(opts, "average", "dim weights keepdim out")
   local R = reduction("average", a, nil, {dim = opts.dim, keepdim = opts.keepdim, out = opts.out})
   if opts.weights == nil then return finish(R, gpu.mean(a, R.dims, {keepdim = true})) end
   local w = weights_for(a, opts.weights, R)
@@ -383,9 +384,9 @@ function gpu.flatnonzero(a)
   return (gpu.nonzero(a:reshape(-1)))
 end
 
-local function options(opts, api, at)
+local function options(opts, api, at, known)
   if opts ~= nil and type(opts) ~= "table" then error(("gpu.%s: argument %d must be a table of options"):format(api, at), 3) end
-  return opts or {}
+  return gpu._arg.options(opts, api, known)
 end
 
 -- gpu.isin(elements, test_elements [, {invert = true}]): whether each element is among
@@ -405,7 +406,7 @@ end
 
 function gpu.isin(elements, test, opts)
   device_array(elements, "isin")
-  opts = options(opts, "isin", 3)
+  opts = options(opts, "isin", 3, "invert assume_unique")
   if type(test) == "table" and not is_array(test) then test = gpu.array(test, table_dtype(test)) end
   if not is_array(test) then error(("gpu.isin: test_elements must be a device array or a table, got %s"):format(described(test)), 2) end
   for _, v in ipairs({elements, test}) do
@@ -452,7 +453,7 @@ end
 -- the sums of the weights of those elements (float64), as NumPy's
 function gpu.bincount(x, opts)
   device_array(x, "bincount")
-  opts = options(opts, "bincount", 2)
+  opts = options(opts, "bincount", 2, "weights minlength")
   if x.ndim ~= 1 then error(("gpu.bincount: x must be 1-D, got %d-D"):format(x.ndim), 2) end
   if KIND[x.dtype] ~= "i" and KIND[x.dtype] ~= "u" and KIND[x.dtype] ~= "b" or x.dtype == "uint64" then
     error(("gpu.bincount: x must hold integers (safely int64), got %s"):format(x.dtype), 2)
@@ -493,7 +494,7 @@ end
 -- points (xp, fp) (xp increasing) at x, as NumPy's (float64; left and right, fp's first
 -- and last by default, outside xp); x a device array or a number (a Lua number back)
 function gpu.interp(x, xp, fp, opts)
-  opts = options(opts, "interp", 4)
+  opts = options(opts, "interp", 4, "left right")
   local number = type(x) == "number"
   if number then x = gpu.full({}, x, "float64") end
   device_array(x, "interp")
@@ -537,7 +538,7 @@ end
 -- (m's rows; its columns with rowvar = false; a 1-D m is one variable), float64 at least
 function gpu.cov(m, opts)
   device_array(m, "cov")
-  opts = options(opts, "cov", 2)
+  opts = options(opts, "cov", 2, "rowvar bias ddof")
   if m.ndim > 2 then error(("gpu.cov: m must be 1-D or 2-D, got %d-D"):format(m.ndim), 2) end
   local x = m.ndim == 1 and m:reshape(1, -1) or (opts.rowvar == false and m.T or m)
   local ddof = opts.ddof
@@ -553,7 +554,7 @@ end
 -- the standard deviations; real parts clipped to [-1, 1])
 function gpu.corrcoef(x, opts)
   device_array(x, "corrcoef")
-  opts = options(opts, "corrcoef", 2)
+  opts = options(opts, "corrcoef", 2, "rowvar")
   local c = gpu.cov(x, {rowvar = opts.rowvar})
   if c.ndim == 0 then return c / c end
   local sd = gpu.sqrt(gpu.real(gpu.diagonal(c)))
@@ -612,7 +613,7 @@ end
 function gpu.trapezoid(y, x, opts)
   device_array(y, "trapezoid")
   if type(x) == "table" and not is_array(x) then x, opts = nil, x end
-  opts = options(opts, "trapezoid", 3)
+  opts = options(opts, "trapezoid", 3, "dx dim")
   if y.ndim == 0 then error("gpu.trapezoid: y must have a dimension to integrate along", 2) end
   local d = dim_of(opts.dim or -1, y.ndim, "trapezoid")
   local n = y.shape[d]
@@ -737,7 +738,7 @@ end
 function gpu.vander(x, n, opts)
   device_array(x, "vander")
   if type(n) == "table" then n, opts = nil, n end
-  opts = options(opts, "vander", 3)
+  opts = options(opts, "vander", 3, "increasing")
   if x.ndim ~= 1 then error(("gpu.vander: x must be 1-D, got %d-D"):format(x.ndim), 2) end
   n = n or x.size
   if math.type(n) ~= "integer" and not (type(n) == "number" and n == math.floor(n)) or n < 0 then

@@ -25,6 +25,7 @@ end
 local function two_options(opts, api)
   if opts == nil then return nil, nil end
   if type(opts) ~= "table" then error(("gpu.%s: the options must be a table, got %s"):format(api, type(opts)), 3) end
+  gpu._arg.options(opts, api, "out stream")
   local out = opts.out
   if out ~= nil and (type(out) ~= "table" or is_array(out) or #out ~= 2) then
     error(("gpu.%s: out must be a table of two arrays {first, second}"):format(api), 3)
@@ -86,6 +87,7 @@ end
 -- the result x's float (sqrt's rule). The exponents are passed as that float, which holds
 -- every one that matters (beyond +-4000 all have overflowed or vanished).
 function gpu.ldexp(x, e, opts)
+  if type(opts) == "table" then gpu._arg.options(opts, "ldexp", "out stream") end
   local ft = gpu.sqrt:result_dtype(is_array(x) and x.dtype or dtype_of(x, "ldexp") and x)
   if is_array(e) then
     local k = kind(e.dtype)
@@ -154,7 +156,7 @@ function gpu.around(a, decimals, opts)
   local k = kind(dtype_of(a, "around"))
   if k == "b" then error("gpu.around: bool arrays round to 0 decimals only, as NumPy's", 2) end
   local f = power_of_ten(math.abs(decimals))
-  local out = opts and opts.out
+  local out = opts and gpu._arg.options(opts, "around", "out stream").out
   if k == "i" or k == "u" then
     if not is_array(a) then a = gpu.full({}, a, "int64") end
     local r = decimals > 0 and a or gpu.multiply(round(gpu.divide(a, f)), f)

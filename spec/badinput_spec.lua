@@ -1057,3 +1057,58 @@ describe("bad input", function()
     assert.are.same({5, 5, 5, 5}, b:totable())
   end)
 end)
+
+-- An option a function does not take is an error, never ignored: NumPy's axis for gpuhost's
+-- dim would otherwise reduce over every dim without a word (host/errors.c, gpu._arg.options)
+describe("an unknown option", function()
+  local S = require("spec.support")
+  local a = gpu.array({{1, 2}, {3, 4}})
+  local function err(msg, f, ...) assert.matches(msg, S.errof(f, ...), 1, true) end
+  local AXIS = "unknown option 'axis' (gpuhost names it dim and counts from 1: NumPy's axis=0 is dim = 1"
+
+  it("is an error in the C functions, naming what they take", function()
+    err("gpu.sum: " .. AXIS, gpu.sum, a, {axis = 0})
+    err("gpu.mean: unknown option 'keepdims' (gpuhost's is keepdim)", gpu.mean, a, {keepdims = true})
+    err("gpu.sum: unknown option 'ddof' (it takes dim, keepdim, out, stream)", gpu.sum, a, {ddof = 1})
+    assert.near(5 / 3, gpu.var(a, {ddof = 1}), 1e-6)   -- var and std take it
+    err("gpu.cumsum: " .. AXIS, gpu.cumsum, a, {axis = 0})
+    err("gpu.sort: unknown option 'kind' (it takes dim, descending, indices, stream)", gpu.sort, a, {kind = "stable"})
+    err("gpu.argsort: unknown option 'indices'", gpu.argsort, a, {indices = false})
+    err("gpu.add: unknown option 'dtype' (it takes out, stream)", gpu.add, a, a, {dtype = "float64"})
+    err("gpu.matmul: unknown option 'precision' (it takes out, tf32, stream)", gpu.matmul, a, a, {precision = 1})
+    err("gpu.fft.fft: " .. AXIS, gpu.fft.fft, a, {axis = 0})
+    err("gpu.copy: unknown option 'async' (it takes stream)", gpu.copy, a, a, {async = true})
+    err("a:tohost: unknown option 'strem' (it takes stream)", a.tohost, a, {strem = 1})
+    err("gpu.nan_to_num: unknown option 'copy'", gpu.nan_to_num, a, {copy = false})
+    assert.are.same({{1, 2}, {3, 4}}, gpu.nan_to_num(a, {nan = 0, out = gpu.empty({2, 2})}):totable())
+    err("gpu.sum: the options table has a boolean key", gpu.sum, a, {[true] = 1})
+  end)
+
+  it("is an error in the Lua functions too", function()
+    err("gpu.median: " .. AXIS, gpu.median, a, {axis = 0})
+    err("gpu.nanmean: unknown option 'ddof' (it takes dim, keepdim, out)", gpu.nanmean, a, {ddof = 1})
+    err("gpu.linspace: unknown option 'retstep' (it takes endpoint, dtype)", gpu.linspace, 0, 1, 5, {retstep = true})
+    err("gpu.histogram: unknown option 'density' (it takes range)", gpu.histogram, a, 4, {density = true})
+    err("gpu.linalg.svd: unknown option 'hermitian'", gpu.linalg.svd, a, {hermitian = true})
+    err("gpu.isin: unknown option 'inverted' (it takes invert, assume_unique)", gpu.isin, a, a, {inverted = true})
+    err("gpu.divmod: unknown option 'where' (it takes out, stream)", gpu.divmod, a, a, {where = true})
+    err("gpu.pad: unknown option 'constant_values' (it takes mode, value)", gpu.pad, a, 1, {constant_values = 3})
+    err("gpu.gradient: " .. AXIS, gpu.gradient, a, {axis = 0})
+    err("gpu.unique: " .. AXIS, gpu.unique, a, {axis = 0})
+    err("gpu.fft.fftfreq: unknown option 'd' (it takes dtype)", gpu.fft.fftfreq, 4, {d = 2})
+    err("gpu.intersect1d: unknown option 'return_index'", gpu.intersect1d, a, a, {return_index = true})
+  end)
+
+  it("names the caller's line", function()
+    local ok, e = pcall(function() local r = gpu.sum(a, {axis = 0}); return r end)
+    local line = debug.getinfo(1, "l").currentline - 1
+    assert.is_false(ok)
+    assert.matches("_spec%.lua:" .. line .. ": gpu%.sum: unknown option", e)
+    ok, e = pcall(function() local r = gpu.median(a, {axis = 0}); return r end)
+    line = debug.getinfo(1, "l").currentline - 1
+    assert.matches("_spec%.lua:" .. line .. ": gpu%.median: unknown option", e)
+    ok, e = pcall(function() local r = gpu.linalg.svd(a, {x = 1}); return r end)
+    line = debug.getinfo(1, "l").currentline - 1
+    assert.matches("_spec%.lua:" .. line .. ": gpu%.linalg%.svd: unknown option", e)
+  end)
+end)

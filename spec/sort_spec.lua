@@ -58,8 +58,10 @@ describe("a:sort", function()
     end)
   end
 
-  it("takes descending, not topk's largest (which turned {descending = true, largest = false} ascending)", function()
-    assert.are.same({3, 2, 1}, gpu.array({3, 1, 2}):sort({descending = true, largest = false}):totable())
+  it("takes descending, and refuses topk's largest (which turned {descending = true, largest = false} ascending)", function()
+    assert.are.same({3, 2, 1}, gpu.array({3, 1, 2}):sort({descending = true}):totable())
+    assert.matches("gpu.sort: unknown option 'largest' (it takes dim, descending, indices, stream)",
+                   S.errof(gpu.sort, gpu.array({3, 1, 2}), {descending = true, largest = false}), 1, true)
   end)
 
   it("sorts along a dim, of views too", function()
@@ -152,9 +154,8 @@ describe("gpu.unique", function()
     assert.are.same({2, 1}, first:totable())
   end)
 
-  it("takes no dim (NumPy's axis finds distinct rows; this flattens)", function()
-    assert.matches("gpu.unique takes no dim: it finds the distinct values of the flattened array",
-                   S.errof(gpu.unique, gpu.zeros({2, 2}), {dim = 1}), 1, true)
+  it("takes a dim as NumPy's axis: the distinct rows (more in spec/sets_spec.lua)", function()
+    assert.are.same({{1, 2}}, gpu.unique(gpu.array({{1, 2}, {1, 2}}), {dim = 1}):totable())
   end)
 
   -- the options table (and the stream only it holds) must outlive the call's allocations:
