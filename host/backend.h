@@ -143,7 +143,7 @@ typedef struct GpuFft {
 
 /* Dense linear algebra: one LAPACK routine on one column-major matrix a (m x n, leading
  * dimension m) of `type`, queued on `stream`. a is overwritten with:
- *   GETRF  its LU factors, the pivots in ipiv (min(m, n) int64, 1-based, LAPACK's);
+ *   GETRF  its LU factors, the pivots in ipiv (min(m, n) int32, 1-based, LAPACK's);
  *   GETRS  (a: GETRF's factors, n x n) nothing: b (n x k) becomes the solution x of
  *          a x = b (a^T x = b when `trans`);
  *   POTRF  L of a = L L^H, in its lower triangle (the upper one is left as it was);
@@ -162,13 +162,15 @@ typedef struct GpuFft {
  * The status goes to *info (an int32 on the device): 0, or LAPACK's info: i > 0 where
  * GETRF met U(i,i) = 0, POTRF a minor not positive definite, SYEVD, GESVD and GEEV no
  * convergence. workspace gives the bytes of device memory the call needs, which the
- * caller passes as work. */
+ * caller passes as work. `batch` is the number of matrices of the call: 1, or more where
+ * the backend's linalg_batched said it takes them in one call (each array then holds
+ * them one after another, each at its one matrix's size, and info has batch statuses). */
 typedef enum { GPU_LA_GETRF, GPU_LA_GETRS, GPU_LA_POTRF, GPU_LA_GEQRF, GPU_LA_ORGQR,
                GPU_LA_SYEVD, GPU_LA_GESVD, GPU_LA_GEEV } GpuLaOp;
 typedef struct GpuLinalg {
   int op, type;                  /* GpuLaOp, GpuNumType */
   int vectors, full, trans;
-  int64_t m, n, k;
+  int64_t m, n, k, batch;
   CUdeviceptr a, b, ipiv, tau, w, u, vt, info, work;
   size_t work_bytes;
   CUstream stream;
@@ -363,6 +365,10 @@ typedef struct GpuBackend {
    * l needs (l->work unused). */
   GpuResult (*linalg_workspace)(const GpuLinalg *l, size_t *bytes);
   GpuResult (*linalg)(const GpuLinalg *l);
+  /* Whether linalg takes l (its batch 1) for `batch` matrices in one call, where a batched
+   * routine beats a call a matrix (small GETRF, GETRS and POTRF on the GPU: cuBLAS's and
+   * cuSOLVER's batched ones). NULL: never. */
+  int (*linalg_batched)(const GpuLinalg *l, int64_t batch);
 } GpuBackend;
 
 /* Set (to 1) by the host program's SIGINT handler, asynchronously. A backend that waits

@@ -56,8 +56,8 @@ static void per_matrix(lua_State *L, Call *c, int64_t es) {
   c->per[A_A] = times(&over, m, n, es);
   c->per[A_INFO] = 4;
   switch (l->op) {
-    case GPU_LA_GETRF: c->per[A_IPIV] = 8 * mn; break;
-    case GPU_LA_GETRS: c->per[A_IPIV] = 8 * n; c->per[A_B] = times(&over, n, l->k, es); break;
+    case GPU_LA_GETRF: c->per[A_IPIV] = 4 * mn; break;
+    case GPU_LA_GETRS: c->per[A_IPIV] = 4 * n; c->per[A_B] = times(&over, n, l->k, es); break;
     case GPU_LA_GEQRF: c->per[A_TAU] = mn * es; break;
     case GPU_LA_ORGQR: c->per[A_TAU] = l->k * es; break;
     case GPU_LA_SYEVD: c->per[A_W] = n * real; break;
@@ -83,14 +83,14 @@ static GpuArray *array_field(lua_State *L, int t, const char *name) {
 }
 
 /* [-0, +0, e] The arrays of table t: each one the call uses C-ordered, on this device, of
- * the batch's size (the dtype of a, or int64 pivots, real values, int32 statuses) */
+ * the batch's size (the dtype of a, or int32 pivots, real values, int32 statuses) */
 static void read_arrays(lua_State *L, int t, Call *c) {
   GpuDtype real = dtype_real(c->arr[A_A]->dtype);
   for (int i = 1; i < NARRAYS; i++) {
     c->arr[i] = NULL;
     if (!c->per[i]) continue;
     GpuArray *x = array_field(L, t, fields[i]);
-    GpuDtype want = i == A_IPIV ? DT_INT64 : i == A_INFO ? DT_INT32 : i == A_W ? real : c->arr[A_A]->dtype;
+    GpuDtype want = i == A_IPIV || i == A_INFO ? DT_INT32 : i == A_W ? real : c->arr[A_A]->dtype;
     if (i == A_W && c->l.op == GPU_LA_GEEV) want = real == DT_FLOAT32 ? DT_COMPLEX64 : DT_COMPLEX128;
     if (x->dtype != want || !x->contiguous || (int64_t)x->nbytes != c->per[i] * c->batch)
       luaL_error(L, "gpu._linalg: '%s' must be a C-ordered %s array of %I bytes", fields[i],
@@ -130,7 +130,8 @@ static void read_call(lua_State *L, int t, int op, Call *c) {
 }
 
 /* gpu._linalg(op, {a =, b =, ipiv =, tau =, w =, u =, vt =, info =, m =, n =, k =, batch =,
- * vectors =, full =, trans =, stream =}): op ("getrf", ...) on each matrix of the batch */
+ * vectors =, full =, trans =, stream =}): op ("getrf", ...) on each matrix of the batch: a
+ * call a matrix, or one for all where the backend has a batched routine for it */
 static int gpu_linalg(lua_State *L) {
   int op = luaL_checkoption(L, 1, NULL, op_names);
   luaL_checktype(L, 2, LUA_TTABLE);
@@ -138,11 +139,14 @@ static int gpu_linalg(lua_State *L) {
   Call c;
   read_call(L, 2, op, &c);
   const GpuBackend *be = backend_get();
+  c.l.batch = 1;
+  int together = c.batch > 1 && be->linalg_batched && be->linalg_batched(&c.l, c.batch);
+  if (together) c.l.batch = c.batch;
   size_t bytes = 0;
   GPU_CHECK(L, be->linalg_workspace(&c.l, &bytes));
   GpuShape ws = {.ndim = 1, .dim = {(int64_t)bytes}, .size = (int64_t)bytes};
   GpuArray *work = bytes ? array_new(L, &ws, DT_UINT8) : NULL;   /* kept on the stack until the calls are queued */
-  for (int64_t i = 0; i < c.batch; i++) {
+  for (int64_t i = 0; i < (together ? 1 : c.batch); i++) {
     GpuLinalg l = c.l;
     CUdeviceptr *ptr[NARRAYS] = {&l.a, &l.b, &l.ipiv, &l.tau, &l.w, &l.u, &l.vt, &l.info};
     for (int j = 0; j < NARRAYS; j++)

@@ -78,6 +78,7 @@ end
 -- The statuses of op read back: a failure is an error naming the matrix of the batch
 -- (`up` as matrices')
 local function check(api, op, info, up)
+  if info.size > 8 and info:count_nonzero() == 0 then return end   -- a large batch's statuses read as one number
   local t, level = info:totable(), 3 + (up or 0)
   for i = 1, #t do
     if t[i] ~= 0 then
@@ -126,7 +127,7 @@ function linalg.solve(a, b)
   local lu = fresh(a:expand(shape_of(batch, n, n)), shape_of(batch, n, n), dt)
   local bv = vector and b:reshape(n, 1) or b
   local x = colmajor(bv:expand(shape_of(batch, n, k)), batch, n, k, dt)
-  local ipiv = gpu.empty(shape_of(batch, n), "int64")
+  local ipiv = gpu.empty(shape_of(batch, n), "int32")
   if n > 0 and k > 0 then
     local info = run("getrf", count, {a = lu, ipiv = ipiv, m = n, n = n, k = 0})
     run("getrs", count, {a = lu, ipiv = ipiv, b = x, m = n, n = n, k = k, trans = true})
@@ -141,7 +142,7 @@ end
 -- column-major, which is inv(a) C-ordered.
 local function inverse(a, api, batch, count, n, up)
   local dt = la_dtype(a.dtype)
-  local lu, ipiv = fresh(a, a.shape, dt), gpu.empty(shape_of(batch, n), "int64")
+  local lu, ipiv = fresh(a, a.shape, dt), gpu.empty(shape_of(batch, n), "int32")
   local x = fresh(gpu.eye(n, dt):expand(a.shape), a.shape, dt)
   if n > 0 then
     local info = run("getrf", count, {a = lu, ipiv = ipiv, m = n, n = n, k = 0})
@@ -164,9 +165,9 @@ local function lu_sign(a, api)
   local batch, count, n = matrices(a, api, true, 1)
   local dt = la_dtype(a.dtype)
   local lu = fresh(a, shape_of({count}, n, n), dt)
-  local ipiv = gpu.empty({count, n}, "int64")
+  local ipiv = gpu.empty({count, n}, "int32")
   if n > 0 then run("getrf", count, {a = lu, ipiv = ipiv, m = n, n = n, k = 0}) end   -- U(i,i) = 0: det 0
-  local swaps = ipiv:ne(gpu.arange(1, n + 1, "int64")):sum(-1)
+  local swaps = ipiv:ne(gpu.arange(1, n + 1, "int32")):sum(-1)
   local diag = n > 0 and lu:reshape(count, n * n)[{ {}, {1, n * n, n + 1} }] or gpu.empty({count, 0}, dt)
   return batch, diag, 1 - 2 * (swaps % 2), dt
 end
@@ -288,7 +289,7 @@ end
 function linalg.svd(a, opts)
   local batch, count, m, n = matrices(a, "svd")
   if opts ~= nil and type(opts) ~= "table" then fail("svd", 2, "argument 2 must be a table of options") end
-  opts = opts or {}
+  opts = gpu._arg.options(opts, "linalg.svd", "full_matrices compute_uv")
   local uv = opts.compute_uv ~= false
   local u, s, vh = svd_of(a, "svd", batch, count, m, n, opts.full_matrices ~= false, uv)
   if not uv then return u end
@@ -480,6 +481,7 @@ function linalg.norm(x, ord, dim, opts)
   if type(dim) == "table" and #dim == 0 and opts == nil then dim, opts = nil, dim end
   if not is_array(x) then fail("norm", 2, "argument 1 must be a device array, got %s", type(x)) end
   if opts ~= nil and type(opts) ~= "table" then fail("norm", 2, "the options must be a table") end
+  if opts ~= nil then gpu._arg.options(opts, "linalg.norm", "keepdim") end
   local keepdim = opts and opts.keepdim or false
   if dim == nil then
     if ord == nil then return opts and gpu.norm(x, 2, opts) or gpu.norm(x, 2) end
@@ -510,7 +512,7 @@ function linalg.cond(x, p)
   end
   if m ~= n then fail("cond", 2, "the last two dimensions of argument 1 must be square for p = %s", tostring(p)) end
   local dt = la_dtype(x.dtype)
-  local lu, ipiv = fresh(x, x.shape, dt), gpu.empty(shape_of(batch, n), "int64")
+  local lu, ipiv = fresh(x, x.shape, dt), gpu.empty(shape_of(batch, n), "int32")
   local inv, info = fresh(gpu.eye(n, dt):expand(x.shape), x.shape, dt), gpu.zeros(math.max(count, 1), "int32")
   if n > 0 then
     info = run("getrf", count, {a = lu, ipiv = ipiv, m = n, n = n, k = 0})
@@ -614,7 +616,8 @@ function gpu.polyfit(x, y, deg, opts)
   if y.shape[1] ~= x.shape[1] then bad("x and y must have the same length (%d and %d)", x.shape[1], y.shape[1]) end
   if math.type(deg) ~= "integer" or deg < 0 then bad("deg must be a non-negative integer, got %s", tostring(deg)) end
   if x.shape[1] == 0 then bad("x is empty") end
-  opts = opts or {}
+  if opts ~= nil and type(opts) ~= "table" then bad("the options must be a table") end
+  opts = gpu._arg.options(opts, "polyfit", "rcond full w")
   local dt = la_dtype(gpu.result_type(x, y))
   local m = x.shape[1]
   local rcond = opts.rcond or m * eps_of[real_of[dt]]

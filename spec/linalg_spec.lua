@@ -411,10 +411,10 @@ describe("gpu.linalg's errors", function()
     assert.matches("potrf takes a square matrix", S.errof(call, "potrf", {a = gpu.zeros({1, 2}), m = 1, n = 2}), 1, true)
     assert.matches("gesvd takes m >= n", S.errof(call, "gesvd", {a = gpu.zeros({3, 2}), w = gpu.zeros(3), u = gpu.zeros({2, 3}),
                                                                  vt = gpu.zeros({3, 3}), m = 2, n = 3, vectors = true}), 1, true)
-    assert.matches("would not fit in memory", S.errof(call, "getrf", {a = gpu.zeros(0), ipiv = gpu.zeros(0, "int64"),
+    assert.matches("would not fit in memory", S.errof(call, "getrf", {a = gpu.zeros(0), ipiv = gpu.zeros(0, "int32"),
                                                                       info = gpu.empty(0, "int32"), m = 0, n = 1, batch = 1 << 62}), 1, true)
     if gpu.backend() == "cpu" then   -- cuSOLVER reads the pivots on the device, unchecked
-      assert.matches("a pivot is not a row of the matrix", S.errof(call, "getrs", {a = gpu.eye(2), ipiv = gpu.array({1000, -5}, "int64"),
+      assert.matches("a pivot is not a row of the matrix", S.errof(call, "getrs", {a = gpu.eye(2), ipiv = gpu.array({1000, -5}, "int32"),
                                                                                    b = gpu.ones({1, 2}), m = 2, n = 2, k = 1}), 1, true)
     end
   end)

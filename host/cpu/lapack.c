@@ -89,26 +89,12 @@ static void *sized(const void *w, int type, int *lwork, int least) {
   return malloc((size_t)*lwork * elem_size[type]);
 }
 
-/* 1-based int32 pivots widened in place to int64 (the buffer has 8 bytes a pivot), from
- * the last, which no earlier one overlaps (getrs narrows a copy) */
-static void widen(void *ipiv, int n) {
-  for (int i = n - 1; i >= 0; i--) ((int64_t *)ipiv)[i] = ((int *)ipiv)[i];
-}
-
 static GpuResult getrs(const GpuLinalg *l, int *info) {
-  int n = (int)l->n, k = (int)l->k;
-  int *piv = malloc((size_t)(n ? n : 1) * sizeof *piv);
-  if (piv == NULL) return GPU_FAIL(CUDA_ERROR_OUT_OF_MEMORY, GPU_SRC_HOST, "malloc");
-  for (int i = 0; i < n; i++) {
-    int64_t p = ((const int64_t *)l->ipiv)[i];
-    if (p < 1 || p > n) {   /* getrs would swap a row that is not there: not getrf's pivots */
-      free(piv);
+  int n = (int)l->n, k = (int)l->k, *piv = (int *)l->ipiv;
+  for (int i = 0; i < n; i++)
+    if (piv[i] < 1 || piv[i] > n)   /* getrs would swap a row that is not there: not getrf's pivots */
       return (GpuResult){GPU_ERR_LIBRARY, GPU_SRC_HOST, "LAPACK", "getrs: a pivot is not a row of the matrix", NULL};
-    }
-    piv[i] = (int)p;
-  }
   ((getrs_fn)fns[GPU_LA_GETRS][l->type])(l->trans ? "T" : "N", &n, &k, (void *)l->a, &n, piv, (void *)l->b, &n, info, 1);
-  free(piv);
   return GPU_OK;
 }
 
@@ -213,7 +199,6 @@ GpuResult cpu_linalg(const GpuLinalg *l) {
   switch (l->op) {
     case GPU_LA_GETRF:
       ((getrf_fn)fns[l->op][l->type])(&m, &n, (void *)l->a, &lda, (int *)l->ipiv, &info);
-      widen((void *)l->ipiv, m < n ? m : n);
       break;
     case GPU_LA_GETRS: r = getrs(l, &info); break;
     case GPU_LA_POTRF: ((potrf_fn)fns[l->op][l->type])("L", &n, (void *)l->a, &lda, &info, 1); break;

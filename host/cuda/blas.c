@@ -35,7 +35,9 @@ GpuResult cuda_toolkit_open(Library *lib, void **dl, const char *const *sonames,
 #define CUBLAS_FUNCS(X) X(cublasCreate_v2) X(cublasSetStream_v2) X(cublasSetMathMode) \
   X(cublasSgemm_v2) X(cublasDgemm_v2) X(cublasCgemm_v2) X(cublasZgemm_v2) \
   X(cublasSgemmStridedBatched) X(cublasDgemmStridedBatched) X(cublasCgemmStridedBatched) \
-  X(cublasZgemmStridedBatched) X(cublasGetStatusString)
+  X(cublasZgemmStridedBatched) X(cublasGetStatusString) X(cublasSgetrfBatched) X(cublasDgetrfBatched) \
+  X(cublasCgetrfBatched) X(cublasZgetrfBatched) X(cublasSgetrsBatched) X(cublasDgetrsBatched) \
+  X(cublasCgetrsBatched) X(cublasZgetrsBatched)
 #define CUBLAS_DECLARE(name) __typeof__(name) *name;
 static struct { CUBLAS_FUNCS(CUBLAS_DECLARE) } cb;
 static Library lib;
@@ -170,4 +172,33 @@ GpuResult cuda_gemm(const GpuGemm *g) {
   }
   cuda_queued(s);   /* freed blocks wait for s's work before they are reused */
   return GPU_OK;
+}
+
+GpuResult cuda_lu_batched(const GpuLinalg *l, CUdeviceptr aptrs, CUdeviceptr bptrs, CUstream s) {
+  cublasHandle_t h;
+  GpuResult r = handle_for(&h, s, 0);
+  if (r.code) return r;
+  SETTLES("cublasGetrfBatched");   /* its kernels may load lazily (see kind_of) */
+  int n = (int)l->n, k = (int)l->k, nb = (int)l->batch, *piv = (int *)l->ipiv, *info = (int *)l->info, bad = 0;
+  void *A = (void *)aptrs, *B = (void *)bptrs;
+  cublasOperation_t t = l->trans ? CUBLAS_OP_T : CUBLAS_OP_N;
+  if (!bptrs) {
+    switch (l->type) {
+      case GPU_NUM_F32: CB_TRY(cb.cublasSgetrfBatched(h, n, A, n, piv, info, nb)); break;
+      case GPU_NUM_F64: CB_TRY(cb.cublasDgetrfBatched(h, n, A, n, piv, info, nb)); break;
+      case GPU_NUM_C64: CB_TRY(cb.cublasCgetrfBatched(h, n, A, n, piv, info, nb)); break;
+      default: CB_TRY(cb.cublasZgetrfBatched(h, n, A, n, piv, info, nb)); break;
+    }
+  } else {
+    switch (l->type) {   /* bad: a parameter's number when cuBLAS refuses one (the host's int) */
+      case GPU_NUM_F32: CB_TRY(cb.cublasSgetrsBatched(h, t, n, k, A, n, piv, B, n, &bad, nb)); break;
+      case GPU_NUM_F64: CB_TRY(cb.cublasDgetrsBatched(h, t, n, k, A, n, piv, B, n, &bad, nb)); break;
+      case GPU_NUM_C64: CB_TRY(cb.cublasCgetrsBatched(h, t, n, k, A, n, piv, B, n, &bad, nb)); break;
+      default: CB_TRY(cb.cublasZgetrsBatched(h, t, n, k, A, n, piv, B, n, &bad, nb)); break;
+    }
+    if (bad) return (GpuResult){GPU_ERR_LIBRARY, GPU_SRC_HOST, "cublasGetrsBatched", "cuBLAS refused a parameter", NULL};
+    CUresult e = drv.cuMemsetD8Async(l->info, 0, (size_t)nb * 4, s);   /* getrs has no status a matrix: all solved */
+    if (e != CUDA_SUCCESS) r = cuda_failed(e, "cuMemsetD8Async");
+  }
+  return r;
 }

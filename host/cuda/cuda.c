@@ -145,4 +145,5 @@ const GpuBackend cuda_backend = {
   .comm_version = nccl_version,
   .gemm = cuda_gemm, .fft = cuda_fft,
   .linalg_workspace = cuda_linalg_workspace, .linalg = cuda_linalg,
+  .linalg_batched = cuda_linalg_batched,
 };

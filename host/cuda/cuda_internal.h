@@ -206,6 +206,10 @@ GpuResult cuda_gemm(const GpuGemm *g);
 GpuResult cuda_fft(const GpuFft *f);   /* fft.c: cuFFT */
 GpuResult cuda_linalg_workspace(const GpuLinalg *l, size_t *bytes);   /* solver.c: cuSOLVER */
 GpuResult cuda_linalg(const GpuLinalg *l);
+int cuda_linalg_batched(const GpuLinalg *l, int64_t batch);
+/* blas.c: cuBLAS's getrfBatched (bptrs 0) or getrsBatched for l's batch, the addresses of
+ * its matrices at aptrs (and of its right-hand sides at bptrs) on the device */
+GpuResult cuda_lu_batched(const GpuLinalg *l, CUdeviceptr aptrs, CUdeviceptr bptrs, CUstream s);
 /* fft.c: the plans a capture used are held by the graph it made (NULL: none), until the
  * graph is destroyed */
 GpuResult cuda_fft_captured(CUgraph graph);

@@ -2,7 +2,10 @@
  * opened with dlopen at the first call (libcusolver.so.12, from the CUDA toolkit, found as
  * cuBLAS is), a handle per device made then. The 64-bit API (cusolverDnX*) takes the
  * dtype as a value, so one call serves float32 to complex128; ORGQR has no such form and
- * goes to the four typed ones. */
+ * goes to the four typed ones, as LU does (the typed getrf and getrs take the int32 pivots
+ * cuBLAS's batched LU takes too). A batch of small matrices goes to the batched routines in
+ * one call (cuda_linalg_batched says which): cuBLAS's getrfBatched and getrsBatched,
+ * cuSOLVER's potrfBatched, given arrays of the matrices' addresses in the workspace. */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +14,6 @@
 #include "cuda_internal.h"
 
 #define CUSOLVER_FUNCS(X) X(cusolverDnCreate) X(cusolverDnSetStream) X(cusolverDnCreateParams) \
-  X(cusolverDnXgetrf_bufferSize) X(cusolverDnXgetrf) X(cusolverDnXgetrs) \
   X(cusolverDnXpotrf_bufferSize) X(cusolverDnXpotrf) X(cusolverDnXgeqrf_bufferSize) \
   X(cusolverDnXgeqrf) X(cusolverDnSorgqr_bufferSize) X(cusolverDnDorgqr_bufferSize) \
   X(cusolverDnCungqr_bufferSize) X(cusolverDnZungqr_bufferSize) X(cusolverDnSorgqr) \
@@ -21,6 +23,16 @@
 static struct { CUSOLVER_FUNCS(CUSOLVER_DECLARE) } cs;
 /* GEEV came in cuSOLVER 11.7 (CUDA 12.6): without it, gpu.linalg.eig alone fails */
 static struct { __typeof__(cusolverDnXgeev_bufferSize) *size; __typeof__(cusolverDnXgeev) *run; } geev;
+/* The typed routines, [routine][type] (S, D, C, Z), called through these types (their
+ * pointers as void *) */
+typedef cusolverStatus_t (*getrf_size_fn)(cusolverDnHandle_t, int, int, void *, int, int *);
+typedef cusolverStatus_t (*getrf_fn)(cusolverDnHandle_t, int, int, void *, int, void *, int *, int *);
+typedef cusolverStatus_t (*getrs_fn)(cusolverDnHandle_t, cublasOperation_t, int, int, const void *, int,
+                                     const int *, void *, int, int *);
+typedef cusolverStatus_t (*potrf_batched_fn)(cusolverDnHandle_t, cublasFillMode_t, int, void **, int, int *, int);
+enum { T_GETRF_SIZE, T_GETRF, T_GETRS, T_POTRF_BATCHED, NTYPED };
+static const char *const typed_names[NTYPED] = {"getrf_bufferSize", "getrf", "getrs", "potrfBatched"};
+static void *typed[NTYPED][4];
 static Library lib;
 static void *dl;
 static cusolverDnHandle_t handles[GPU_MAX_DEVICES];
@@ -39,6 +51,13 @@ static GpuResult cusolver_load(void) {
                         "cuSOLVER has no %s: it is too old", #name);
   CUSOLVER_FUNCS(FETCH)
 #undef FETCH
+  for (int f = 0; f < NTYPED; f++)
+    for (int t = 0; t < 4; t++) {
+      char name[64];
+      snprintf(name, sizeof name, "cusolverDn%c%s", "SDCZ"[t], typed_names[f]);
+      if ((typed[f][t] = dlsym(dl, name)) == NULL)
+        return library_fail(&lib, GPU_ERR_NO_LIBRARY, GPU_SRC_HOST, "dlsym", "cuSOLVER has no %s: it is too old", name);
+    }
   *(void **)&geev.size = dlsym(dl, "cusolverDnXgeev_bufferSize");
   *(void **)&geev.run = dlsym(dl, "cusolverDnXgeev");
   lib.loaded = 1;
@@ -107,8 +126,16 @@ static GpuResult sizes(cusolverDnHandle_t h, cusolverDnParams_t p, const GpuLina
   void *a = (void *)l->a;
   int64_t m = l->m, n = l->n;
   *dev = *host = 0;
+  if (l->batch > 1) {   /* the addresses of the matrices (and of getrs's right-hand sides) */
+    *dev = (size_t)l->batch * sizeof(CUdeviceptr) * (l->op == GPU_LA_GETRS ? 2 : 1);
+    return GPU_OK;
+  }
+  int lwork = 0;
   switch (l->op) {
-    case GPU_LA_GETRF: CS_TRY(cs.cusolverDnXgetrf_bufferSize(h, p, m, n, t, a, m, t, dev, host)); break;
+    case GPU_LA_GETRF:
+      CS_TRY(((getrf_size_fn)typed[T_GETRF_SIZE][l->type])(h, (int)m, (int)n, a, (int)m, &lwork));
+      *dev = (size_t)lwork * elem_size[l->type];
+      break;
     case GPU_LA_GETRS: break;
     case GPU_LA_POTRF: CS_TRY(cs.cusolverDnXpotrf_bufferSize(h, p, LOWER, n, t, a, n, t, dev, host)); break;
     case GPU_LA_GEQRF:
@@ -167,13 +194,14 @@ static GpuResult orgqr(cusolverDnHandle_t h, const GpuLinalg *l) {
 static GpuResult run(cusolverDnHandle_t h, cusolverDnParams_t p, const GpuLinalg *l, void *hw, size_t hbytes) {
   cudaDataType t = types[l->type], w = reals[l->type];
   void *a = (void *)l->a, *work = (void *)l->work;
-  int64_t m = l->m, n = l->n, *ipiv = (int64_t *)l->ipiv;
-  int *info = (int *)l->info;
+  int64_t m = l->m, n = l->n;
+  int *info = (int *)l->info, *ipiv = (int *)l->ipiv;
   size_t wb = l->work_bytes;
   switch (l->op) {
-    case GPU_LA_GETRF: CS_TRY(cs.cusolverDnXgetrf(h, p, m, n, t, a, m, ipiv, t, work, wb, hw, hbytes, info)); break;
+    case GPU_LA_GETRF: CS_TRY(((getrf_fn)typed[T_GETRF][l->type])(h, (int)m, (int)n, a, (int)m, work, ipiv, info)); break;
     case GPU_LA_GETRS:
-      CS_TRY(cs.cusolverDnXgetrs(h, p, l->trans ? CUBLAS_OP_T : CUBLAS_OP_N, n, l->k, t, a, n, ipiv, t, (void *)l->b, n, info));
+      CS_TRY(((getrs_fn)typed[T_GETRS][l->type])(h, l->trans ? CUBLAS_OP_T : CUBLAS_OP_N, (int)n, (int)l->k, a, (int)n,
+                                                 ipiv, (void *)l->b, (int)n, info));
       break;
     case GPU_LA_POTRF: CS_TRY(cs.cusolverDnXpotrf(h, p, LOWER, n, t, a, n, t, work, wb, hw, hbytes, info)); break;
     case GPU_LA_GEQRF:
@@ -196,6 +224,30 @@ static GpuResult run(cusolverDnHandle_t h, cusolverDnParams_t p, const GpuLinalg
   return GPU_OK;
 }
 
+int cuda_linalg_batched(const GpuLinalg *l, int64_t batch) {
+  int op = l->op, small = l->n >= 1 && l->n <= 128 && batch <= 0x7fffffff;
+  return small && ((op == GPU_LA_GETRF && l->m == l->n) || op == GPU_LA_GETRS || op == GPU_LA_POTRF);
+}
+
+/* l for its batch of matrices: their addresses (and getrs's right-hand sides') written to
+ * the workspace, then one batched call */
+static GpuResult batched(cusolverDnHandle_t h, const GpuLinalg *l, CUstream s) {
+  int64_t nb = l->batch, es = (int64_t)elem_size[l->type], two = l->op == GPU_LA_GETRS;
+  CUdeviceptr *at = malloc((size_t)nb * sizeof *at * (size_t)(two + 1));
+  if (at == NULL) return GPU_FAIL(CUDA_ERROR_OUT_OF_MEMORY, GPU_SRC_HOST, "malloc");
+  for (int64_t i = 0; i < nb; i++) {
+    at[i] = l->a + (CUdeviceptr)(i * l->n * l->n * es);
+    if (two) at[nb + i] = l->b + (CUdeviceptr)(i * l->n * l->k * es);
+  }
+  GpuResult r = cuda_htod_async(l->work, at, (size_t)nb * sizeof *at * (size_t)(two + 1), s);   /* staged: at may go */
+  free(at);
+  if (r.code) return r;
+  if (l->op != GPU_LA_POTRF) return cuda_lu_batched(l, l->work, two ? l->work + (CUdeviceptr)(nb * 8) : 0, s);
+  CS_TRY(((potrf_batched_fn)typed[T_POTRF_BATCHED][l->type])(h, LOWER, (int)l->n, (void **)l->work, (int)l->n,
+                                                             (int *)l->info, (int)nb));
+  return GPU_OK;
+}
+
 GpuResult cuda_linalg(const GpuLinalg *l) {
   QUEUES("cusolverDn", 8);
   cusolverDnHandle_t h;
@@ -208,6 +260,11 @@ GpuResult cuda_linalg(const GpuLinalg *l) {
   if (r.code) return r;
   if (dev > l->work_bytes)
     return (GpuResult){GPU_ERR_LIBRARY, GPU_SRC_HOST, "cusolverDn", "the workspace given is too small", NULL};
+  if (l->batch > 1) {
+    r = batched(h, l, s);
+    cuda_queued(s);
+    return r;
+  }
   void *hw = host ? malloc(host) : NULL;
   if (host && hw == NULL) return GPU_FAIL(CUDA_ERROR_OUT_OF_MEMORY, GPU_SRC_HOST, "malloc");
   r = run(h, p, l, hw, host);

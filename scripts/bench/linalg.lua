@@ -31,3 +31,15 @@ bench(("qr %d"):format(N), function() return L.qr(a) end, 3)
 bench(("eigh %d"):format(N), function() return L.eigh(spd) end, 2)
 bench(("svd %d"):format(N), function() return L.svd(a) end, 1)
 bench("inv 64", function() return L.inv(small) end, 50)
+-- batches of small matrices: one batched call (cuBLAS getrfBatched / getrsBatched,
+-- cuSOLVER potrfBatched) where a call a matrix was made before
+local B = gpu.backend() == "cpu" and 100 or 10000
+local m4 = gpu.random.normal(0, 1, {B, 4, 4}, "float64") + gpu.eye(4, "float64") * 4
+local r4 = gpu.random.normal(0, 1, {B, 4, 1}, "float64")
+local m32 = gpu.random.normal(0, 1, {B // 10, 32, 32}, "float64") + gpu.eye(32, "float64") * 32
+local s32 = gpu.matmul(m32, m32:transpose(-1, -2))
+bench(("inv %d x 4 x 4"):format(B), function() return L.inv(m4) end, 5)
+bench(("solve %d x 4 x 4"):format(B), function() return L.solve(m4, r4) end, 5)
+bench(("det %d x 4 x 4"):format(B), function() return L.det(m4) end, 5)
+bench(("inv %d x 32 x 32"):format(B // 10), function() return L.inv(m32) end, 5)
+bench(("cholesky %d x 32 x 32"):format(B // 10), function() return L.cholesky(s32) end, 5)

@@ -30,3 +30,13 @@ bench("qr %d" % N, lambda: L.qr(a), 3)
 bench("eigh %d" % N, lambda: L.eigh(spd), 2)
 bench("svd %d" % N, lambda: L.svd(a), 1)
 bench("inv 64", lambda: L.inv(small), 50)
+B = 10000
+m4 = rs.standard_normal((B, 4, 4)) + cp.eye(4) * 4
+r4 = rs.standard_normal((B, 4, 1))
+m32 = rs.standard_normal((B // 10, 32, 32)) + cp.eye(32) * 32
+s32 = m32 @ m32.transpose(0, 2, 1)
+bench("inv %d x 4 x 4" % B, lambda: L.inv(m4), 5)
+bench("solve %d x 4 x 4" % B, lambda: L.solve(m4, r4), 5)
+bench("det %d x 4 x 4" % B, lambda: L.det(m4), 5)
+bench("inv %d x 32 x 32" % (B // 10), lambda: L.inv(m32), 5)
+bench("cholesky %d x 32 x 32" % (B // 10), lambda: L.cholesky(s32), 5)
