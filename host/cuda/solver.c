@@ -5,7 +5,8 @@
  * goes to the four typed ones, as LU does (the typed getrf and getrs take the int32 pivots
  * cuBLAS's batched LU takes too). A batch of small matrices goes to the batched routines in
  * one call (cuda_linalg_batched says which): cuBLAS's getrfBatched and getrsBatched,
- * cuSOLVER's potrfBatched, given arrays of the matrices' addresses in the workspace. */
+ * cuSOLVER's potrfBatched, given arrays of the matrices' addresses in the workspace, and
+ * its syevjBatched (Jacobi's method, matrices up to 32 x 32, one after another). */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,7 +19,7 @@
   X(cusolverDnXgeqrf) X(cusolverDnSorgqr_bufferSize) X(cusolverDnDorgqr_bufferSize) \
   X(cusolverDnCungqr_bufferSize) X(cusolverDnZungqr_bufferSize) X(cusolverDnSorgqr) \
   X(cusolverDnDorgqr) X(cusolverDnCungqr) X(cusolverDnZungqr) X(cusolverDnXsyevd_bufferSize) \
-  X(cusolverDnXsyevd) X(cusolverDnXgesvd_bufferSize) X(cusolverDnXgesvd)
+  X(cusolverDnXsyevd) X(cusolverDnXgesvd_bufferSize) X(cusolverDnXgesvd) X(cusolverDnCreateSyevjInfo)
 #define CUSOLVER_DECLARE(name) __typeof__(name) *name;
 static struct { CUSOLVER_FUNCS(CUSOLVER_DECLARE) } cs;
 /* GEEV came in cuSOLVER 11.7 (CUDA 12.6): without it, gpu.linalg.eig alone fails */
@@ -30,9 +31,16 @@ typedef cusolverStatus_t (*getrf_fn)(cusolverDnHandle_t, int, int, void *, int, 
 typedef cusolverStatus_t (*getrs_fn)(cusolverDnHandle_t, cublasOperation_t, int, int, const void *, int,
                                      const int *, void *, int, int *);
 typedef cusolverStatus_t (*potrf_batched_fn)(cusolverDnHandle_t, cublasFillMode_t, int, void **, int, int *, int);
-enum { T_GETRF_SIZE, T_GETRF, T_GETRS, T_POTRF_BATCHED, NTYPED };
-static const char *const typed_names[NTYPED] = {"getrf_bufferSize", "getrf", "getrs", "potrfBatched"};
+typedef cusolverStatus_t (*syevj_size_fn)(cusolverDnHandle_t, cusolverEigMode_t, cublasFillMode_t, int, const void *,
+                                          int, const void *, int *, syevjInfo_t, int);
+typedef cusolverStatus_t (*syevj_fn)(cusolverDnHandle_t, cusolverEigMode_t, cublasFillMode_t, int, void *, int, void *,
+                                     void *, int, int *, syevjInfo_t, int);
+enum { T_GETRF_SIZE, T_GETRF, T_GETRS, T_POTRF_BATCHED, T_SYEVJ_SIZE, T_SYEVJ, NTYPED };
+/* the real types' names (S, D); the complex ones' (C, Z) differ where they have "he" */
+static const char *const typed_names[NTYPED][2] = {{"getrf_bufferSize", NULL}, {"getrf", NULL}, {"getrs", NULL},
+  {"potrfBatched", NULL}, {"syevjBatched_bufferSize", "heevjBatched_bufferSize"}, {"syevjBatched", "heevjBatched"}};
 static void *typed[NTYPED][4];
+static syevjInfo_t jacobi;   /* syevjBatched's settings: the defaults (tolerance, sweeps) */
 static Library lib;
 static void *dl;
 static cusolverDnHandle_t handles[GPU_MAX_DEVICES];
@@ -54,7 +62,8 @@ static GpuResult cusolver_load(void) {
   for (int f = 0; f < NTYPED; f++)
     for (int t = 0; t < 4; t++) {
       char name[64];
-      snprintf(name, sizeof name, "cusolverDn%c%s", "SDCZ"[t], typed_names[f]);
+      const char *base = typed_names[f][t >= 2 && typed_names[f][1] ? 1 : 0];
+      snprintf(name, sizeof name, "cusolverDn%c%s", "SDCZ"[t], base);
       if ((typed[f][t] = dlsym(dl, name)) == NULL)
         return library_fail(&lib, GPU_ERR_NO_LIBRARY, GPU_SRC_HOST, "dlsym", "cuSOLVER has no %s: it is too old", name);
     }
@@ -126,11 +135,18 @@ static GpuResult sizes(cusolverDnHandle_t h, cusolverDnParams_t p, const GpuLina
   void *a = (void *)l->a;
   int64_t m = l->m, n = l->n;
   *dev = *host = 0;
+  int lwork = 0;
+  if (l->batch > 1 && l->op == GPU_LA_SYEVD) {
+    if (jacobi == NULL) CS_TRY(cs.cusolverDnCreateSyevjInfo(&jacobi));
+    CS_TRY(((syevj_size_fn)typed[T_SYEVJ_SIZE][l->type])(h, l->vectors ? CUSOLVER_EIG_MODE_VECTOR : NOVEC, LOWER,
+                                                         (int)n, a, (int)n, (void *)l->w, &lwork, jacobi, (int)l->batch));
+    *dev = (size_t)lwork * elem_size[l->type];
+    return GPU_OK;
+  }
   if (l->batch > 1) {   /* the addresses of the matrices (and of getrs's right-hand sides) */
     *dev = (size_t)l->batch * sizeof(CUdeviceptr) * (l->op == GPU_LA_GETRS ? 2 : 1);
     return GPU_OK;
   }
-  int lwork = 0;
   switch (l->op) {
     case GPU_LA_GETRF:
       CS_TRY(((getrf_size_fn)typed[T_GETRF_SIZE][l->type])(h, (int)m, (int)n, a, (int)m, &lwork));
@@ -226,12 +242,20 @@ static GpuResult run(cusolverDnHandle_t h, cusolverDnParams_t p, const GpuLinalg
 
 int cuda_linalg_batched(const GpuLinalg *l, int64_t batch) {
   int op = l->op, small = l->n >= 1 && l->n <= 128 && batch <= 0x7fffffff;
+  if (op == GPU_LA_SYEVD) return small && l->n <= 32;
   return small && ((op == GPU_LA_GETRF && l->m == l->n) || op == GPU_LA_GETRS || op == GPU_LA_POTRF);
 }
 
 /* l for its batch of matrices: their addresses (and getrs's right-hand sides') written to
  * the workspace, then one batched call */
 static GpuResult batched(cusolverDnHandle_t h, const GpuLinalg *l, CUstream s) {
+  if (l->op == GPU_LA_SYEVD) {
+    CS_TRY(((syevj_fn)typed[T_SYEVJ][l->type])(h, l->vectors ? CUSOLVER_EIG_MODE_VECTOR : NOVEC, LOWER, (int)l->n,
+                                               (void *)l->a, (int)l->n, (void *)l->w, (void *)l->work,
+                                               (int)(l->work_bytes / elem_size[l->type]), (int *)l->info, jacobi,
+                                               (int)l->batch));
+    return GPU_OK;
+  }
   int64_t nb = l->batch, es = (int64_t)elem_size[l->type], two = l->op == GPU_LA_GETRS;
   CUdeviceptr *at = malloc((size_t)nb * sizeof *at * (size_t)(two + 1));
   if (at == NULL) return GPU_FAIL(CUDA_ERROR_OUT_OF_MEMORY, GPU_SRC_HOST, "malloc");
