@@ -204,35 +204,41 @@ local function number_arg(name, i, what, v)
   return v
 end
 
--- The rule each parameter keeps, as NumPy words it: a test of a number, the elements of an
--- array that break it (NaN too), and NumPy's words for those
-local function bad_of(test) return function(a) return gpu.logical_not(test(a)) end end
+-- The rule each parameter keeps, as NumPy words it: bounds (each open or closed; none: nil)
+-- and NumPy's words for the values outside
 local RULES = {
-  ["non-negative"] = {function(v) return v >= 0 end, bad_of(function(a) return a:ge(0) end), "%s < 0"},
-  positive = {function(v) return v > 0 end, bad_of(function(a) return a:gt(0) end), "%s <= 0"},
-  ["in [0, 1]"] = {function(v) return v >= 0 and v <= 1 end,
-                   bad_of(function(a) return gpu.logical_and(a:ge(0), a:le(1)) end), "%s < 0, > 1"},
-  ["in (0, 1]"] = {function(v) return v > 0 and v <= 1 end,
-                   bad_of(function(a) return gpu.logical_and(a:gt(0), a:le(1)) end), "%s <= 0, > 1"},
-  ["in [0, 1)"] = {function(v) return v >= 0 and v < 1 end,
-                   bad_of(function(a) return gpu.logical_and(a:ge(0), a:lt(1)) end), "%s < 0, >= 1"},
-  ["above 1"] = {function(v) return v > 1 end, bad_of(function(a) return a:gt(1) end), "%s <= 1"},
-  ["at least 1"] = {function(v) return v >= 1 end, bad_of(function(a) return a:ge(1) end), "%s < 1"},
+  ["non-negative"] = {0, true, nil, nil, "%s < 0"},
+  positive = {0, false, nil, nil, "%s <= 0"},
+  ["in [0, 1]"] = {0, true, 1, true, "%s < 0, > 1"},
+  ["in (0, 1]"] = {0, false, 1, true, "%s <= 0, > 1"},
+  ["in [0, 1)"] = {0, true, 1, false, "%s < 0, >= 1"},
+  ["above 1"] = {1, false, nil, nil, "%s <= 1"},
+  ["at least 1"] = {1, true, nil, nil, "%s < 1"},
 }
+-- whether v keeps the rule: a number, or an array's least and greatest (NaN if it has one)
+local function keeps(rule, least, most)
+  local r = RULES[rule]
+  most = most or least
+  if r[1] and not (least > r[1] or r[2] and least == r[1]) then return false end
+  if r[3] and not (most < r[3] or r[4] and most == r[3]) then return false end
+  return true
+end
 local function param(name, i, what, v, rule)
   v = number_arg(name, i, what, v)
-  if rule and not RULES[rule][1](v) then fail(name, i, ("%s must be %s, got %s"):format(what, rule, hooks.what(v))) end
+  if rule and not keeps(rule, v) then fail(name, i, ("%s must be %s, got %s"):format(what, rule, hooks.what(v))) end
   return v
 end
 
--- An array parameter's check: one reduction on the device, read back once
+-- An array parameter's check: its min (and for a rule of two bounds its max), reductions
+-- on the device, each read back once; NaN fails as either is NaN
 local function array_param(name, i, what, a, rule, integer)
   if integer and not INTEGER[a.dtype] and a.dtype ~= "bool" then
     fail(name, i, ("%s must be an integer array, got %s"):format(what, a.dtype))
   end
   if a.dtype:find("complex", 1, true) then fail(name, i, ("%s must be a real array, got %s"):format(what, a.dtype)) end
-  if rule and a.size > 0 and RULES[rule][2](a):any() then
-    fail(name, i, ("%s must be %s, got an array with %s or NaN"):format(what, rule, RULES[rule][3]:format(what)))
+  local b = a.dtype == "bool" and a:astype("int64") or a
+  if rule and a.size > 0 and not keeps(rule, RULES[rule][1] and b:min() or 0, RULES[rule][3] and b:max() or 0) then
+    fail(name, i, ("%s must be %s, got an array with %s or NaN"):format(what, rule, RULES[rule][5]:format(what)))
   end
   return a
 end
@@ -273,7 +279,7 @@ local function checked(name, ps)
       array_param(name, i, p[2], p[1], p[3], p[4])
     elseif p[4] then
       local n = int_arg(name, i, p[1])
-      if p[3] and not RULES[p[3]][1](n) then fail(name, i, ("%s must be %s, got %d"):format(p[2], p[3], n)) end
+      if p[3] and not keeps(p[3], n) then fail(name, i, ("%s must be %s, got %d"):format(p[2], p[3], n)) end
       p[1] = n
     else
       p[1] = param(name, i, p[2], p[1], p[3])
@@ -379,13 +385,15 @@ continuous_api("noncentral_f", "noncentral_f", {{"dfnum", "positive"}, {"dfden",
 continuous_api("vonmises", "vonmises", {{"mu"}, {"kappa", "non-negative"}})
 continuous_api("wald", "wald", {{"mean", "positive"}, {"scale", "positive"}})
 
--- true where any element of the arrays (or numbers) of f(...) is true: one read back
-local function any_of(f, ...)
+-- the greatest element of f(...) of the arrays (numbers made 0-D arrays): one reduction,
+-- one read back; NaN if f gives one; -inf if empty
+local function most(f, ...)
   local args = table.pack(...)
   for i = 1, args.n do if not gpu._is_array(args[i]) then args[i] = gpu.full({}, args[i], "float64") end end
   local m = f(table.unpack(args, 1, args.n))
-  return m.size > 0 and m:any()
+  return m.size > 0 and m:max() or -math.huge
 end
+local function above0(x) return not (x <= 0) end   -- NaN too
 function random.triangular(left, mode, right, shape, dtype)
   local ps = {{left, "left"}, {mode, "mode"}, {right, "right"}}
   if not checked("triangular", ps) then
@@ -394,13 +402,13 @@ function random.triangular(left, mode, right, shape, dtype)
     if mode > right then fail("triangular", 3, ("mode (%s) must not be above right (%s)"):format(hooks.what(mode), hooks.what(right))) end
     if left == right then fail("triangular", 3, ("left and right must differ, both are %s"):format(hooks.what(left))) end
   else   -- NaN fails these too
-    if any_of(function(l, m) return gpu.logical_not(l:le(m)) end, left, mode) then
+    if above0(most(function(l, m) return l - m end, left, mode)) then
       fail("triangular", 1, "left must not be above mode, got arrays with left > mode or NaN")
     end
-    if any_of(function(m, r) return gpu.logical_not(m:le(r)) end, mode, right) then
+    if above0(most(function(m, r) return m - r end, mode, right)) then
       fail("triangular", 3, "mode must not be above right, got arrays with mode > right or NaN")
     end
-    if any_of(function(l, r) return l:eq(r) end, left, right) then
+    if not (most(function(l, r) return l - r end, left, right) < 0) then
       fail("triangular", 3, "left and right must differ, got arrays with left == right")
     end
   end
@@ -464,10 +472,10 @@ function random.hypergeometric(ngood, nbad, nsample, shape)
   local ps = {{ngood, "ngood", "non-negative", true}, {nbad, "nbad", "non-negative", true},
               {nsample, "nsample", "at least 1", true}}
   if checked("hypergeometric", ps) then
-    if any_of(function(g, b, s) return gpu.add(g, b):lt(s) end, ngood, nbad, nsample) then
+    if most(function(g, b, s) return s - g - b end, ngood, nbad, nsample) > 0 then
       fail("hypergeometric", 3, "nsample must not be above ngood + nbad, got arrays with ngood + nbad < nsample")
     end
-    if any_of(function(g, b) return gpu.add(g, b):gt(HYPER_MAX) end, ngood, nbad) then
+    if most(function(g, b) return g + b end, ngood, nbad) > HYPER_MAX then
       fail("hypergeometric", 2, "ngood + nbad must be at most 2^53, got arrays with more")
     end
   else
