@@ -451,6 +451,7 @@ struct sampler {
   // zipf, a > 1: Devroye's rejection from the continuous Pareto, floored
   __device__ long long zipf(double a) {
     double am1 = a - 1.0, b = pow(2.0, am1);
+    if (am1 >= 1023.0) return 1;   // P(X > 1) below 2^-1023; b would overflow
     for (;;) {
       double x = floor(pow(1.0 - u(), -1.0 / am1)), v = u();
       if (!(x >= 1.0 && x < 9.2e18)) continue;

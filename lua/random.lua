@@ -33,7 +33,11 @@ end
 local function shaped(name, pos, shape)
   local ok, a = pcall(gpu.empty, shape, "int64")
   -- without a position ("file:12: "), if any: not up to any colon ("size is too large: 1e+15")
-  if not ok then error(("bad argument #%d to '%s' (%s)"):format(pos, name, tostring(a):gsub("^[^:\n]*:%d+: ", "")), 3) end
+  if not ok then
+    local msg = tostring(a):gsub("^[^:\n]*:%d+: ", "")
+    msg = msg:match("^bad argument #%d+ to '[^']*' %((.*)%)$") or msg   -- gpu.empty's own words
+    error(("bad argument #%d to '%s' (%s)"):format(pos, name, msg), 3)
+  end
   return a.shape, a.size
 end
 

@@ -80,6 +80,9 @@ describe("gpu.random's parameters as device arrays", function()
       {"bad argument #3 to 'normal' (a shape the parameters (shape {3}) broadcast to expected, got {2})",
        R.normal, gpu.zeros(3), 1, 2},
       {"bad argument #1 to 'normal' (parameters that broadcast together expected", R.normal, gpu.zeros(3), gpu.ones(2)},
+      {"bad argument #3 to 'normal' (shape (a number or a table of numbers) expected, got string)",
+       R.normal, gpu.zeros(3), 1, "x"},
+      {"bad argument #2 to 'zipf' (shape (a number or a table of numbers) expected, got string)", R.zipf, 2, "x"},
       {"bad argument #1 to 'triangular' (left must not be above mode", R.triangular, gpu.array({2}), 1, 3},
       {"bad argument #3 to 'hypergeometric' (nsample must not be above ngood + nbad",
        R.hypergeometric, gpu.array({1}, "int64"), 1, 3},
@@ -131,6 +134,7 @@ describe("the rest of NumPy's distributions", function()
     assert.are.same({1, 1, 1}, R.logseries(0, 3):totable())
     assert.are.same({0, 0}, R.negative_binomial(2, 1, 2):totable())
     assert.are.equal(1, R.zipf(1.5, N):min())
+    assert.are.same({1, 1}, R.zipf(math.huge, 2):totable())   -- P(X > 1) = 0: no endless rejection
   end)
 
   it("give NumPy's dtypes and shapes", function()
