@@ -414,13 +414,111 @@ struct sampler {
     if (p > 0.5) return k + n - binomial_inversion(n, 1.0 - p);
     return k + binomial_inversion(n, p);
   }
+  // hypergeometric: the good ones among nsample of ngood + nbad, by inversion searched
+  // outward from the mode; the weights are relative to the mode's (ratios of binomials),
+  // so no lgamma: their total first, then one uniform times it spent term by term
+  __device__ long long hypergeometric(double good, double bad, long long nsample) {
+    double ns = (double)nsample, lo = fmax(0.0, ns - bad), hi = fmin(ns, good);
+    double m = floor((ns + 1.0) * (good + 1.0) / (good + bad + 2.0));
+    m = fmin(fmax(m, lo), hi);
+    double total = 1.0, t = 1.0;
+    for (double k = m; k < hi && t >= total * 1e-17; k += 1.0) {
+      t *= (good - k) * (ns - k) / ((k + 1.0) * (bad - ns + k + 1.0));
+      total += t;
+    }
+    t = 1.0;
+    for (double k = m; k > lo && t >= total * 1e-17; k -= 1.0) {
+      t *= k * (bad - ns + k) / ((good - k + 1.0) * (ns - k + 1.0));
+      total += t;
+    }
+    double v = u() * total - 1.0, up = m, down = m, tu = 1.0, td = 1.0;
+    while (v >= 0.0) {
+      bool more_up = up < hi && tu >= total * 1e-17, more_down = down > lo && td >= total * 1e-17;
+      if (!more_up && !more_down) return (long long)m;   // the rounding's leftover
+      if (more_up) {
+        tu *= (good - up) * (ns - up) / ((up + 1.0) * (bad - ns + up + 1.0));
+        up += 1.0;
+        if ((v -= tu) < 0.0) return (long long)up;
+      }
+      if (more_down) {
+        td *= down * (bad - ns + down) / ((good - down + 1.0) * (ns - down + 1.0));
+        down -= 1.0;
+        if ((v -= td) < 0.0) return (long long)down;
+      }
+    }
+    return (long long)m;
+  }
+  // zipf, a > 1: Devroye's rejection from the continuous Pareto, floored
+  __device__ long long zipf(double a) {
+    double am1 = a - 1.0, b = pow(2.0, am1);
+    if (am1 >= 1023.0) return 1;   // P(X > 1) below 2^-1023; b would overflow
+    for (;;) {
+      double x = floor(pow(1.0 - u(), -1.0 / am1)), v = u();
+      if (!(x >= 1.0 && x < 9.2e18)) continue;
+      double t = pow(1.0 + 1.0 / x, am1);
+      if (v * x * (t - 1.0) / (b - 1.0) <= t / b) return (long long)x;
+    }
+  }
+  // logseries, 0 <= p < 1: Kemp's (1981) second algorithm
+  __device__ long long logseries(double p) {
+    double r = log1p(-p);
+    for (;;) {
+      double v = u();
+      if (v >= p) return 1;
+      double q = -expm1(r * u());
+      if (v <= q * q) {
+        double x = floor(1.0 + log(v) / log(q));
+        if (x < 1.0 || v == 0.0) continue;
+        return x >= 9.2e18 ? 9223372036854775807LL : (long long)x;
+      }
+      return v >= q ? 1 : 2;
+    }
+  }
+  // von Mises on [-pi, pi]: Best and Fisher's (1979) rejection; a wrapped normal for a
+  // large kappa, a uniform angle for a tiny one, as NumPy's
+  __device__ double vonmises(double mu, double kappa) {
+    const double pi = 3.141592653589793;
+    if (kappa < 1e-8) return pi * (2.0 * u() - 1.0);
+    double w;
+    if (kappa > 1e6) w = mu + sqrt(1.0 / kappa) * normal();
+    else {
+      double s;
+      if (kappa < 1e-5) s = 1.0 / kappa + kappa;
+      else {
+        double r = 1.0 + sqrt(1.0 + 4.0 * kappa * kappa), rho = (r - sqrt(2.0 * r)) / (2.0 * kappa);
+        s = (1.0 + rho * rho) / (2.0 * rho);
+      }
+      double c;
+      for (;;) {
+        double z = cos(pi * u());
+        c = (1.0 + s * z) / (s + z);
+        double y = kappa * (s - c), v = u();
+        if (y * (2.0 - y) - v >= 0.0 || log(y / v) + 1.0 - y >= 0.0) break;
+      }
+      w = acos(fmax(-1.0, fmin(1.0, c)));
+      if (u() < 0.5) w = -w;
+      w += mu;
+    }
+    double m = fmod(fabs(w) + pi, 2.0 * pi) - pi;   // back into [-pi, pi], the sign kept
+    return w < 0.0 ? -m : m;
+  }
+  // inverse Gaussian (Michael, Schucany and Haas): a root of the chi-square's equation
+  __device__ double wald(double mean, double scale) {
+    double y = normal();
+    y = mean * y * y;
+    double x = mean + mean / (2.0 * scale) * (y - sqrt(4.0 * scale * y + y * y));
+    return u() <= mean / (mean + x) ? x : mean * mean / x;
+  }
+  // a Poisson whose mean may pass the largest int64: that value then (NumPy's overflows)
+  __device__ long long poisson_capped(double lam) { return lam > 9.2e18 ? 9223372036854775807LL : poisson(lam); }
 };
 
 // The continuous distributions; the numbers are lua/random.lua's (KIND there), which checks
 // the parameters first
 enum {
   DIST_EXPONENTIAL = 1, DIST_GAMMA, DIST_BETA, DIST_CHISQUARE, DIST_LOGNORMAL, DIST_LAPLACE, DIST_LOGISTIC,
-  DIST_GUMBEL, DIST_RAYLEIGH, DIST_WEIBULL, DIST_PARETO, DIST_POWER, DIST_CAUCHY, DIST_STUDENT_T, DIST_TRIANGULAR
+  DIST_GUMBEL, DIST_RAYLEIGH, DIST_WEIBULL, DIST_PARETO, DIST_POWER, DIST_CAUCHY, DIST_STUDENT_T, DIST_TRIANGULAR,
+  DIST_F, DIST_NONCENTRAL_CHISQUARE, DIST_NONCENTRAL_F, DIST_VONMISES, DIST_WALD, DIST_NORMAL, DIST_UNIFORM
 };
 
 // A template (S: sampler) so that the modules of this file that draw none compile none of
@@ -453,6 +551,17 @@ __device__ __noinline__ double continuous_value(S &s, int kind, double p1, doubl
     if (w <= (p2 - p1) / base) return p1 + sqrt(w * (p2 - p1) * base);
     return p3 - sqrt((1.0 - w) * (p3 - p2) * base);
   }
+  case DIST_F: return s.gamma(p1 / 2.0) * p2 / (s.gamma(p2 / 2.0) * p1);   // dfnum, dfden
+  // df, nonc: a chi-square of df plus twice a Poisson(nonc / 2) degrees of freedom
+  case DIST_NONCENTRAL_CHISQUARE: return 2.0 * s.gamma(p1 / 2.0 + (double)s.poisson_capped(p2 / 2.0));
+  case DIST_NONCENTRAL_F: {                                           // dfnum, dfden, nonc
+    double t = 2.0 * s.gamma(p1 / 2.0 + (double)s.poisson_capped(p3 / 2.0));
+    return t * p2 / (2.0 * s.gamma(p2 / 2.0) * p1);
+  }
+  case DIST_VONMISES: return s.vonmises(p1, p2);                      // mu, kappa
+  case DIST_WALD: return s.wald(p1, p2);                              // mean, scale
+  case DIST_NORMAL: return p1 + p2 * s.normal();                      // for parameter arrays
+  case DIST_UNIFORM: return p1 + (p2 - p1) * s.u();
   }
   return 0.0;
 }
@@ -466,22 +575,61 @@ __global__ void continuous(T *a, long long n, unsigned long long seed, unsigned 
   }
 }
 
+// The same with parameter arrays (lua/random.lua's, of float64): element i's parameter k is
+// pk[i * sk], a stride of 0 for one value, 1 for an array of the result's size
+template <typename T>
+__global__ void continuous_at(T *a, long long n, unsigned long long seed, unsigned long long call, int kind,
+                              const double *p1, long long s1, const double *p2, long long s2, const double *p3,
+                              long long s3) {
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
+    sampler s(seed, call, i);
+    a[i] = (T)continuous_value(s, kind, p1[i * s1], p2[i * s2], p3[i * s3]);
+  }
+}
+
 // The discrete ones (T: long long, int64 as NumPy's; a template for the reason above):
-// poisson(p), binomial(count, p), geometric(p); lua/random.lua's numbers (DISCRETE there)
-enum { DISCRETE_POISSON = 1, DISCRETE_BINOMIAL, DISCRETE_GEOMETRIC };
+// poisson(p), binomial(count, p), geometric(p), negative_binomial(p, q), zipf(p),
+// logseries(p), hypergeometric(p: ngood, q: nbad, count: nsample); lua/random.lua's
+// numbers (DISCRETE there)
+enum {
+  DISCRETE_POISSON = 1, DISCRETE_BINOMIAL, DISCRETE_GEOMETRIC, DISCRETE_NEGATIVE_BINOMIAL, DISCRETE_ZIPF,
+  DISCRETE_LOGSERIES, DISCRETE_HYPERGEOMETRIC
+};
+
+template <typename S>
+__device__ __noinline__ long long discrete_value(S &s, int kind, long long count, double p, double q) {
+  switch (kind) {
+  case DISCRETE_POISSON: return s.poisson(p);
+  case DISCRETE_BINOMIAL: return s.binomial(count, p);
+  case DISCRETE_GEOMETRIC: {   // by inversion: the first success after an exponential time
+    if (p >= 1.0) return 1;
+    double g = ceil(s.exponential() / -log1p(-p));
+    return g < 1.0 ? 1 : g >= 9.2e18 ? 9223372036854775807LL : (long long)g;
+  }
+  // a Poisson of a gamma mean (n = p, success probability q)
+  case DISCRETE_NEGATIVE_BINOMIAL: return q >= 1.0 ? 0 : s.poisson_capped(s.gamma(p) * (1.0 - q) / q);
+  case DISCRETE_ZIPF: return s.zipf(p);
+  case DISCRETE_LOGSERIES: return s.logseries(p);
+  case DISCRETE_HYPERGEOMETRIC: return s.hypergeometric(p, q, count);
+  }
+  return 0;
+}
 
 template <typename T>
 __global__ void discrete(T *a, long long n, unsigned long long seed, unsigned long long call, int kind,
                          long long count, double p) {
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
     sampler s(seed, call, i);
-    long long v = 1;
-    if (kind == DISCRETE_POISSON) v = s.poisson(p);
-    else if (kind == DISCRETE_BINOMIAL) v = s.binomial(count, p);
-    else if (p < 1.0) {   // geometric by inversion: the first success after an exponential time
-      double g = ceil(s.exponential() / -log1p(-p));
-      v = g < 1.0 ? 1 : g >= 9.2e18 ? 9223372036854775807LL : (long long)g;
-    }
-    a[i] = v;
+    a[i] = discrete_value(s, kind, count, p, 0.0);
+  }
+}
+
+// With parameter arrays, as continuous_at
+template <typename T>
+__global__ void discrete_at(T *a, long long n, unsigned long long seed, unsigned long long call, int kind,
+                            const T *c, long long sc, const double *p, long long sp, const double *q, long long sq) {
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
+    sampler s(seed, call, i);
+    a[i] = discrete_value(s, kind, c[i * sc], p[i * sp], q[i * sq]);
   }
 }

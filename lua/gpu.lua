@@ -714,6 +714,7 @@ function random.random(shape, dtype)
 end
 -- gpu.random.uniform(low, high, shape [, dtype]): uniform on [low, high)
 function random.uniform(low, high, shape, dtype)
+  if gpu._is_array(low) or gpu._is_array(high) then return random._arrays("uniform", low, high, shape, dtype) end
   if type(low) == "number" and type(high) == "number" and not (math.abs(high - low) < math.huge) then
     error(("bad argument #2 to 'uniform' (high - low (%s - %s) must be finite, as NumPy's)"):format(show(high), show(low)), 2)
   end
@@ -723,6 +724,7 @@ function random.uniform(low, high, shape, dtype)
 end
 -- gpu.random.normal(mean, stddev, shape [, dtype])
 function random.normal(mean, stddev, shape, dtype)
+  if gpu._is_array(mean) or gpu._is_array(stddev) then return random._arrays("normal", mean, stddev, shape, dtype) end
   if type(stddev) == "number" and stddev < 0 then
     error(("bad argument #2 to 'normal' (stddev must be non-negative, got %s)"):format(show(stddev)), 2)
   end
@@ -771,7 +773,9 @@ for _, name in ipairs({"integers", "permutation", "choice", "key", "exponential"
                        "standard_gamma", "beta", "chisquare", "lognormal", "laplace", "logistic", "gumbel", "rayleigh",
                        "weibull", "pareto", "power", "standard_cauchy", "standard_t", "triangular", "poisson",
                        "binomial", "geometric", "shuffle", "rand", "randn", "random_sample", "standard_normal",
-                       "randint"}) do
+                       "randint", "f", "noncentral_chisquare", "noncentral_f", "vonmises", "wald", "negative_binomial",
+                       "zipf", "logseries", "hypergeometric", "_arrays", "ranf", "sample", "random_integers", "bytes",
+                       "multinomial", "dirichlet", "multivariate_normal"}) do
   random[name] = function(...)
     module("lua/random.lua", random_hooks)
     return random[name](...)

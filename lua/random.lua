@@ -33,7 +33,11 @@ end
 local function shaped(name, pos, shape)
   local ok, a = pcall(gpu.empty, shape, "int64")
   -- without a position ("file:12: "), if any: not up to any colon ("size is too large: 1e+15")
-  if not ok then error(("bad argument #%d to '%s' (%s)"):format(pos, name, tostring(a):gsub("^[^:\n]*:%d+: ", "")), 3) end
+  if not ok then
+    local msg = tostring(a):gsub("^[^:\n]*:%d+: ", "")
+    msg = msg:match("^bad argument #%d+ to '[^']*' %((.*)%)$") or msg   -- gpu.empty's own words
+    error(("bad argument #%d to '%s' (%s)"):format(pos, name, msg), 3)
+  end
   return a.shape, a.size
 end
 
@@ -180,141 +184,310 @@ for _, name in ipairs({"integers", "permutation", "choice", "key"}) do random[na
 -- own, compiled at the first draw from one: their samplers take the CPU backend's compiler
 -- longer than the kernels above, which integers and shuffles need alone): each element its
 -- own Philox stream, so the numbers depend only on the seed, the call and the index, on
--- either backend. The parameters are Lua numbers (NumPy's also take arrays), checked here
--- as NumPy checks them, and NaN refused (a rejection loop would never end on it).
+-- either backend. The parameters are Lua numbers, checked here as NumPy checks them, and
+-- NaN refused (a rejection loop would never end on it); or device arrays, broadcast as
+-- NumPy's, checked on the device (a reduction each) and drawn from by the `_at` kernels.
 
 local dist_module
 local function dists()
-  dist_module = dist_module or gpu.module(gpu._embedded("kernels/builtin.cu"),
-                                          {names = {"continuous<float>", "continuous<double>", "discrete<long long>"}})
+  dist_module = dist_module or gpu.module(gpu._embedded("kernels/builtin.cu"), {names = {
+    "continuous<float>", "continuous<double>", "discrete<long long>", "continuous_at<double>", "discrete_at<long long>"}})
   return dist_module
 end
 
 -- builtin.cu's DIST_ numbers (continuous) and DISCRETE_ numbers
 local KIND = {exponential = 1, gamma = 2, beta = 3, chisquare = 4, lognormal = 5, laplace = 6, logistic = 7,
               gumbel = 8, rayleigh = 9, weibull = 10, pareto = 11, power = 12, standard_cauchy = 13,
-              standard_t = 14, triangular = 15}
-local DISCRETE = {poisson = 1, binomial = 2, geometric = 3}
+              standard_t = 14, triangular = 15, f = 16, noncentral_chisquare = 17, noncentral_f = 18,
+              vonmises = 19, wald = 20, normal = 21, uniform = 22}
+local DISCRETE = {poisson = 1, binomial = 2, geometric = 3, negative_binomial = 4, zipf = 5, logseries = 6,
+                  hypergeometric = 7}
 
 local function number_arg(name, i, what, v)
   if type(v) ~= "number" or v ~= v then fail(name, i, ("%s must be a number, got %s"):format(what, hooks.what(v))) end
   return v
 end
 
--- The rule each parameter keeps, as NumPy words it
+-- The rule each parameter keeps, as NumPy words it: bounds (each open or closed; none: nil)
+-- and NumPy's words for the values outside
 local RULES = {
-  ["non-negative"] = function(v) return v >= 0 end,
-  positive = function(v) return v > 0 end,
+  ["non-negative"] = {0, true, nil, nil, "%s < 0"},
+  positive = {0, false, nil, nil, "%s <= 0"},
+  ["in [0, 1]"] = {0, true, 1, true, "%s < 0, > 1"},
+  ["in (0, 1]"] = {0, false, 1, true, "%s <= 0, > 1"},
+  ["in [0, 1)"] = {0, true, 1, false, "%s < 0, >= 1"},
+  ["above 1"] = {1, false, nil, nil, "%s <= 1"},
+  ["at least 1"] = {1, true, nil, nil, "%s < 1"},
 }
+-- whether v keeps the rule: a number, or an array's least and greatest (NaN if it has one)
+local function keeps(rule, least, most)
+  local r = RULES[rule]
+  most = most or least
+  if r[1] and not (least > r[1] or r[2] and least == r[1]) then return false end
+  if r[3] and not (most < r[3] or r[4] and most == r[3]) then return false end
+  return true
+end
 local function param(name, i, what, v, rule)
   v = number_arg(name, i, what, v)
-  if rule and not RULES[rule](v) then fail(name, i, ("%s must be %s, got %s"):format(what, rule, hooks.what(v))) end
+  if rule and not keeps(rule, v) then fail(name, i, ("%s must be %s, got %s"):format(what, rule, hooks.what(v))) end
   return v
 end
 
--- An array of shape (argument #spos of the function `name`) and dtype (#spos + 1: float32
--- or float64) drawn from the continuous distribution `kind` with parameters p1, p2, p3
-local function continuous(name, kind, spos, shape, dtype, p1, p2, p3)
-  dtype = hooks.dtype_name(dtype, 4)
+-- An array parameter's check: its min (and for a rule of two bounds its max), reductions
+-- on the device, each read back once; NaN fails as either is NaN
+local function array_param(name, i, what, a, rule, integer)
+  if integer and not INTEGER[a.dtype] and a.dtype ~= "bool" then
+    fail(name, i, ("%s must be an integer array, got %s"):format(what, a.dtype))
+  end
+  if a.dtype:find("complex", 1, true) then fail(name, i, ("%s must be a real array, got %s"):format(what, a.dtype)) end
+  local b = a.dtype == "bool" and a:astype("int64") or a
+  if rule and a.size > 0 and not keeps(rule, RULES[rule][1] and b:min() or 0, RULES[rule][3] and b:max() or 0) then
+    fail(name, i, ("%s must be %s, got an array with %s or NaN"):format(what, rule, RULES[rule][5]:format(what)))
+  end
+  return a
+end
+
+-- A parameter for the `_at` kernels: a float64 (int64: integer) array of the result's
+-- shape `s` (size n) and its stride, 1; or of one element and 0
+local function operand(v, s, n, integer)
+  local dt = integer and "int64" or "float64"
+  if not gpu._is_array(v) then return gpu.full({1}, v or 0, dt), 0 end
+  if v.size == 1 or n == 0 then return v:astype(dt):reshape({v.size}), 0 end
+  return gpu.broadcast_to(v:astype(dt), s):contiguous(), 1
+end
+
+-- The result's shape: `shape` (argument #spos), which the array parameters must broadcast
+-- to, or without one (nil) theirs broadcast
+local function result_shape(name, spos, shape, arrays)
+  local shapes = {}
+  for _, a in ipairs(arrays) do shapes[#shapes + 1] = a.shape end
+  local ok, b = pcall(gpu.broadcast_shapes, table.unpack(shapes))
+  if not ok then fail(name, 1, "parameters that broadcast together expected: " .. tostring(b):gsub("^[^:\n]*:%d+: ", "")) end
+  if shape == nil then return (shaped(name, spos, b)) end
+  local s = shaped(name, spos, shape)
+  local both = select(2, pcall(gpu.broadcast_shapes, s, b))
+  if type(both) ~= "table" or #both ~= #s or table.concat(both, ",") ~= table.concat(s, ",") then
+    fail(name, spos, ("a shape the parameters (shape {%s}) broadcast to expected, got {%s}")
+         :format(table.concat(b, ", "), table.concat(s, ", ")))
+  end
+  return s
+end
+
+-- Checks the parameters `ps` ({value, what, rule [, integer]}, argument #1, #2, ... of the
+-- function `name`): numbers as above, arrays on the device; whether any is an array
+local function checked(name, ps)
+  local any = false
+  for i, p in ipairs(ps) do
+    if gpu._is_array(p[1]) then
+      any = true
+      array_param(name, i, p[2], p[1], p[3], p[4])
+    elseif p[4] then
+      local n = int_arg(name, i, p[1])
+      if p[3] and not keeps(p[3], n) then fail(name, i, ("%s must be %s, got %d"):format(p[2], p[3], n)) end
+      p[1] = n
+    else
+      p[1] = param(name, i, p[2], p[1], p[3])
+    end
+  end
+  return any
+end
+
+local function float_dtype(name, spos, dtype)
+  dtype = hooks.dtype_name(dtype, 5)
   if dtype ~= "float32" and dtype ~= "float64" then
     fail(name, spos + 1, ("random numbers are float32 or float64, not %s"):format(dtype))
   end
-  local s = shaped(name, spos, shape)
-  local a = gpu.empty(s, dtype)
-  local seed, call = hooks.draw()
-  if a.size > 0 then
-    local launch = dists()[("continuous<%s>"):format(ctype[dtype])][hooks.config(a.size)]
-    launch(a, a.size, seed, call, KIND[kind], p1 or 0, p2 or 0, p3 or 0)
-  end
-  return a
+  return dtype
 end
 
-local function discrete(name, spos, shape, count, p)
-  local s = shaped(name, spos, shape)
+-- An array of shape (argument #spos of the function `name`) and dtype (#spos + 1: float32
+-- or float64) drawn from the continuous distribution `kind` with parameters p1, p2, p3:
+-- numbers, or (any of them) device arrays
+local function continuous(name, kind, spos, shape, dtype, p1, p2, p3)
+  dtype = float_dtype(name, spos, dtype)
+  local ps, arrays = {p1, p2, p3}, {}
+  for k = 1, 3 do if gpu._is_array(ps[k]) then arrays[#arrays + 1] = ps[k] end end
+  if #arrays == 0 then
+    local s = shaped(name, spos, shape)
+    local a = gpu.empty(s, dtype)
+    local seed, call = hooks.draw()
+    if a.size > 0 then
+      local launch = dists()[("continuous<%s>"):format(ctype[dtype])][hooks.config(a.size)]
+      launch(a, a.size, seed, call, KIND[kind], p1 or 0, p2 or 0, p3 or 0)
+    end
+    return a
+  end
+  local s = result_shape(name, spos, shape, arrays)
+  local a = gpu.empty(s, "float64")
+  local n = a.size
+  local o1, s1 = operand(p1, s, n)
+  local o2, s2 = operand(p2, s, n)
+  local o3, s3 = operand(p3, s, n)
+  local seed, call = hooks.draw()
+  if n > 0 then dists()["continuous_at<double>"][hooks.config(n)](a, n, seed, call, KIND[kind], o1, s1, o2, s2, o3, s3) end
+  return dtype == "float64" and a or a:astype(dtype)
+end
+
+-- int64 counts of shape (argument #spos) from the discrete distribution `name`, with the
+-- integer parameter count and the real ones p and q; number parameters of the older
+-- three (poisson, binomial, geometric) on the discrete kernel, the rest on discrete_at
+local function discrete(name, spos, shape, count, p, q)
+  local arrays = {}
+  for _, v in ipairs({count or 0, p or 0, q or 0}) do if gpu._is_array(v) then arrays[#arrays + 1] = v end end
+  if #arrays == 0 and DISCRETE[name] <= 3 then
+    local s = shaped(name, spos, shape)
+    local a = gpu.empty(s, "int64")
+    local seed, call = hooks.draw()
+    if a.size > 0 then
+      dists()["discrete<long long>"][hooks.config(a.size)](a, a.size, seed, call, DISCRETE[name], count, p)
+    end
+    return a
+  end
+  local s = #arrays > 0 and result_shape(name, spos, shape, arrays) or shaped(name, spos, shape)
   local a = gpu.empty(s, "int64")
+  local n = a.size
+  local oc, sc = operand(count, s, n, true)
+  local op, sp = operand(p, s, n)
+  local oq, sq = operand(q, s, n)
   local seed, call = hooks.draw()
-  if a.size > 0 then
-    dists()["discrete<long long>"][hooks.config(a.size)](a, a.size, seed, call, DISCRETE[name], count, p)
-  end
+  if n > 0 then dists()["discrete_at<long long>"][hooks.config(n)](a, n, seed, call, DISCRETE[name], oc, sc, op, sp, oq, sq) end
   return a
 end
 
--- gpu.random.exponential(scale, shape [, dtype]) and the others of one parameter and a scale
-function random.exponential(scale, shape, dtype)
-  return continuous("exponential", "exponential", 2, shape, dtype, param("exponential", 1, "scale", scale, "non-negative"))
-end
-function random.standard_exponential(shape, dtype)
-  return continuous("standard_exponential", "exponential", 1, shape, dtype, 1)
-end
-function random.gamma(k, scale, shape, dtype)
-  k = param("gamma", 1, "shape_k", k, "non-negative")
-  scale = param("gamma", 2, "scale", scale, "non-negative")
-  return continuous("gamma", "gamma", 3, shape, dtype, k, scale)
-end
-function random.standard_gamma(k, shape, dtype)
-  return continuous("standard_gamma", "gamma", 2, shape, dtype, param("standard_gamma", 1, "shape_k", k, "non-negative"), 1)
-end
-function random.beta(a, b, shape, dtype)
-  a, b = param("beta", 1, "a", a, "positive"), param("beta", 2, "b", b, "positive")
-  return continuous("beta", "beta", 3, shape, dtype, a, b)
-end
-function random.chisquare(df, shape, dtype)
-  return continuous("chisquare", "chisquare", 2, shape, dtype, param("chisquare", 1, "df", df, "positive"))
-end
-function random.lognormal(mean, sigma, shape, dtype)
-  mean, sigma = param("lognormal", 1, "mean", mean), param("lognormal", 2, "sigma", sigma, "non-negative")
-  return continuous("lognormal", "lognormal", 3, shape, dtype, mean, sigma)
-end
--- laplace, logistic, gumbel: (loc, scale, shape [, dtype])
-for _, name in ipairs({"laplace", "logistic", "gumbel"}) do
-  random[name] = function(loc, scale, shape, dtype)
-    loc, scale = param(name, 1, "loc", loc), param(name, 2, "scale", scale, "non-negative")
-    return continuous(name, name, 3, shape, dtype, loc, scale)
+-- Public functions of the continuous distributions: (p1, ..., pk, shape [, dtype]), each
+-- parameter {what, rule}; `fixed` the kernel's parameters after them (a standard one's)
+local function continuous_api(name, kind, params, fixed)
+  random[name] = function(...)
+    local args, ps = table.pack(...), {}
+    for i, p in ipairs(params) do ps[i] = {args[i], p[1], p[2]} end
+    checked(name, ps)
+    local k, vals = #params, {}
+    for i = 1, k do vals[i] = ps[i][1] end
+    for i, v in ipairs(fixed or {}) do vals[k + i] = v end
+    return continuous(name, kind, k + 1, args[k + 1], args[k + 2], vals[1], vals[2], vals[3])
   end
 end
-function random.rayleigh(scale, shape, dtype)
-  return continuous("rayleigh", "rayleigh", 2, shape, dtype, param("rayleigh", 1, "scale", scale, "non-negative"))
+continuous_api("exponential", "exponential", {{"scale", "non-negative"}})
+continuous_api("standard_exponential", "exponential", {}, {1})
+continuous_api("gamma", "gamma", {{"shape_k", "non-negative"}, {"scale", "non-negative"}})
+continuous_api("standard_gamma", "gamma", {{"shape_k", "non-negative"}}, {1})
+continuous_api("beta", "beta", {{"a", "positive"}, {"b", "positive"}})
+continuous_api("chisquare", "chisquare", {{"df", "positive"}})
+continuous_api("lognormal", "lognormal", {{"mean"}, {"sigma", "non-negative"}})
+for _, name in ipairs({"laplace", "logistic", "gumbel"}) do   -- (loc, scale, shape [, dtype])
+  continuous_api(name, name, {{"loc"}, {"scale", "non-negative"}})
 end
-function random.weibull(a, shape, dtype)
-  return continuous("weibull", "weibull", 2, shape, dtype, param("weibull", 1, "a", a, "non-negative"))
+continuous_api("rayleigh", "rayleigh", {{"scale", "non-negative"}})
+continuous_api("weibull", "weibull", {{"a", "non-negative"}})
+continuous_api("pareto", "pareto", {{"a", "positive"}})
+continuous_api("power", "power", {{"a", "positive"}})
+continuous_api("standard_cauchy", "standard_cauchy", {})
+continuous_api("standard_t", "standard_t", {{"df", "positive"}})
+continuous_api("f", "f", {{"dfnum", "positive"}, {"dfden", "positive"}})
+continuous_api("noncentral_chisquare", "noncentral_chisquare", {{"df", "positive"}, {"nonc", "non-negative"}})
+continuous_api("noncentral_f", "noncentral_f", {{"dfnum", "positive"}, {"dfden", "positive"}, {"nonc", "non-negative"}})
+continuous_api("vonmises", "vonmises", {{"mu"}, {"kappa", "non-negative"}})
+continuous_api("wald", "wald", {{"mean", "positive"}, {"scale", "positive"}})
+
+-- the greatest element of f(...) of the arrays (numbers made 0-D arrays): one reduction,
+-- one read back; NaN if f gives one; -inf if empty
+local function most(f, ...)
+  local args = table.pack(...)
+  for i = 1, args.n do if not gpu._is_array(args[i]) then args[i] = gpu.full({}, args[i], "float64") end end
+  local m = f(table.unpack(args, 1, args.n))
+  return m.size > 0 and m:max() or -math.huge
 end
-function random.pareto(a, shape, dtype)
-  return continuous("pareto", "pareto", 2, shape, dtype, param("pareto", 1, "a", a, "positive"))
-end
-function random.power(a, shape, dtype)
-  return continuous("power", "power", 2, shape, dtype, param("power", 1, "a", a, "positive"))
-end
-function random.standard_cauchy(shape, dtype) return continuous("standard_cauchy", "standard_cauchy", 1, shape, dtype) end
-function random.standard_t(df, shape, dtype)
-  return continuous("standard_t", "standard_t", 2, shape, dtype, param("standard_t", 1, "df", df, "positive"))
-end
+local function above0(x) return not (x <= 0) end   -- NaN too
 function random.triangular(left, mode, right, shape, dtype)
-  left, mode = param("triangular", 1, "left", left), param("triangular", 2, "mode", mode)
-  right = param("triangular", 3, "right", right)
-  if left > mode then fail("triangular", 1, ("left (%s) must not be above mode (%s)"):format(hooks.what(left), hooks.what(mode))) end
-  if mode > right then fail("triangular", 3, ("mode (%s) must not be above right (%s)"):format(hooks.what(mode), hooks.what(right))) end
-  if left == right then fail("triangular", 3, ("left and right must differ, both are %s"):format(hooks.what(left))) end
+  local ps = {{left, "left"}, {mode, "mode"}, {right, "right"}}
+  if not checked("triangular", ps) then
+    left, mode, right = ps[1][1], ps[2][1], ps[3][1]
+    if left > mode then fail("triangular", 1, ("left (%s) must not be above mode (%s)"):format(hooks.what(left), hooks.what(mode))) end
+    if mode > right then fail("triangular", 3, ("mode (%s) must not be above right (%s)"):format(hooks.what(mode), hooks.what(right))) end
+    if left == right then fail("triangular", 3, ("left and right must differ, both are %s"):format(hooks.what(left))) end
+  else   -- NaN fails these too
+    if above0(most(function(l, m) return l - m end, left, mode)) then
+      fail("triangular", 1, "left must not be above mode, got arrays with left > mode or NaN")
+    end
+    if above0(most(function(m, r) return m - r end, mode, right)) then
+      fail("triangular", 3, "mode must not be above right, got arrays with mode > right or NaN")
+    end
+    if not (most(function(l, r) return l - r end, left, right) < 0) then
+      fail("triangular", 3, "left and right must differ, got arrays with left == right")
+    end
+  end
   return continuous("triangular", "triangular", 4, shape, dtype, left, mode, right)
+end
+
+-- normal and uniform with parameter arrays (gpu.lua's take numbers and pass arrays here)
+function random._arrays(name, p1, p2, shape, dtype)
+  if name == "normal" then
+    local ps = {{p1, "mean"}, {p2, "stddev", "non-negative"}}
+    checked("normal", ps)
+    return continuous("normal", "normal", 3, shape, dtype, ps[1][1], ps[2][1])
+  end
+  local ps = {{p1, "low"}, {p2, "high"}}
+  checked("uniform", ps)
+  return continuous("uniform", "uniform", 3, shape, dtype, ps[1][1], ps[2][1])
 end
 
 -- NumPy's limit: above it a draw could pass int64's largest value
 local POISSON_LAM_MAX = 9223372006484771000.0
 function random.poisson(lam, shape)
-  lam = param("poisson", 1, "lam", lam, "non-negative")
-  if lam > POISSON_LAM_MAX then fail("poisson", 1, ("lam is too large (%s; at most %.17g)"):format(hooks.what(lam), POISSON_LAM_MAX)) end
-  return discrete("poisson", 2, shape, 0, lam)
+  local ps = {{lam, "lam", "non-negative"}}
+  if checked("poisson", ps) then
+    if lam.size > 0 and lam:astype("float64"):max() > POISSON_LAM_MAX then
+      fail("poisson", 1, ("lam is too large (at most %.17g), got an array with more"):format(POISSON_LAM_MAX))
+    end
+  elseif ps[1][1] > POISSON_LAM_MAX then
+    fail("poisson", 1, ("lam is too large (%s; at most %.17g)"):format(hooks.what(lam), POISSON_LAM_MAX))
+  end
+  return discrete("poisson", 2, shape, 0, ps[1][1])
 end
 function random.binomial(n, p, shape)
-  n = int_arg("binomial", 1, n)
-  if n < 0 then fail("binomial", 1, ("n must be non-negative, got %d"):format(n)) end
-  p = number_arg("binomial", 2, "p", p)
-  if p < 0 or p > 1 then fail("binomial", 2, ("p must be in [0, 1], got %s"):format(hooks.what(p))) end
-  return discrete("binomial", 3, shape, n, p)
+  local ps = {{n, "n", "non-negative", true}, {p, "p", "in [0, 1]"}}
+  checked("binomial", ps)
+  return discrete("binomial", 3, shape, ps[1][1], ps[2][1])
 end
 function random.geometric(p, shape)
-  p = number_arg("geometric", 1, "p", p)
-  if p <= 0 or p > 1 then fail("geometric", 1, ("p must be in (0, 1], got %s"):format(hooks.what(p))) end
-  return discrete("geometric", 2, shape, 0, p)
+  local ps = {{p, "p", "in (0, 1]"}}
+  checked("geometric", ps)
+  return discrete("geometric", 2, shape, 0, ps[1][1])
+end
+-- NumPy's legacy one takes p = 0 (and gives int64's smallest value); refused here, as its Generator does
+function random.negative_binomial(n, p, shape)
+  local ps = {{n, "n", "positive"}, {p, "p", "in (0, 1]"}}
+  checked("negative_binomial", ps)
+  return discrete("negative_binomial", 3, shape, 0, ps[1][1], ps[2][1])
+end
+function random.zipf(a, shape)
+  local ps = {{a, "a", "above 1"}}
+  checked("zipf", ps)
+  return discrete("zipf", 2, shape, 0, ps[1][1])
+end
+function random.logseries(p, shape)
+  local ps = {{p, "p", "in [0, 1)"}}
+  checked("logseries", ps)
+  return discrete("logseries", 2, shape, 0, ps[1][1])
+end
+-- above 2^53 the kernel's float64 counts would round
+local HYPER_MAX = 1 << 53
+function random.hypergeometric(ngood, nbad, nsample, shape)
+  local ps = {{ngood, "ngood", "non-negative", true}, {nbad, "nbad", "non-negative", true},
+              {nsample, "nsample", "at least 1", true}}
+  if checked("hypergeometric", ps) then
+    if most(function(g, b, s) return s - g - b end, ngood, nbad, nsample) > 0 then
+      fail("hypergeometric", 3, "nsample must not be above ngood + nbad, got arrays with ngood + nbad < nsample")
+    end
+    if most(function(g, b) return g + b end, ngood, nbad) > HYPER_MAX then
+      fail("hypergeometric", 2, "ngood + nbad must be at most 2^53, got arrays with more")
+    end
+  else
+    local g, b, s = ps[1][1], ps[2][1], ps[3][1]
+    if g + b > HYPER_MAX or g + b < 0 then fail("hypergeometric", 2, ("ngood + nbad must be at most 2^53, got %d + %d"):format(g, b)) end
+    if g + b < s then fail("hypergeometric", 3, ("nsample (%d) must not be above ngood + nbad (%d)"):format(s, g + b)) end
+  end
+  return discrete("hypergeometric", 4, shape, ps[3][1], ps[1][1], ps[2][1])
 end
 
 -- gpu.random.shuffle(a): a's rows (along its first dim) put in a random order, in place
@@ -364,10 +537,140 @@ function random.randint(low, high, shape, dtype)
   return renamed("randint", "integers", pcall(random.integers, low, high, shape == nil and {} or shape, dtype))
 end
 
+-- more of NumPy's legacy names: ranf and sample (random_sample's), random_integers (closed)
+function random.ranf(shape, dtype)
+  shape = shaped("ranf", 1, shape == nil and {} or shape)
+  return renamed("ranf", "random", pcall(random.random, shape, dtype))
+end
+function random.sample(shape, dtype)
+  shape = shaped("sample", 1, shape == nil and {} or shape)
+  return renamed("sample", "random", pcall(random.random, shape, dtype))
+end
+function random.random_integers(low, high, shape)
+  if high == nil then low, high = 1, int_arg("random_integers", 1, low) end
+  low, high = int_arg("random_integers", 1, low), int_arg("random_integers", 2, high)
+  if high < low then fail("random_integers", 2, ("high (%d) must not be below low (%d)"):format(high, low)) end
+  if high == math.maxinteger then fail("random_integers", 2, "high must be below 2^63 - 1") end
+  return renamed("random_integers", "integers", pcall(random.integers, low, high + 1, shape == nil and {} or shape))
+end
+
+-- gpu.random.bytes(n): a Lua string of n random bytes
+function random.bytes(n)
+  n = int_arg("bytes", 1, n)
+  if n < 0 then fail("bytes", 1, ("a length must be non-negative, got %d"):format(n)) end
+  if n == 0 then return "" end
+  local a = random.integers(0, 256, n, "uint8")
+  local h = a:tohost()
+  local s = h:bytes()
+  h:free()
+  a:free()
+  return s
+end
+
+-- a Lua table of numbers or a device array as a float64 device array of `ndim` dims
+local function float_array(name, i, what, v, ndim)
+  local a
+  if gpu._is_array(v) then a = v:astype("float64")
+  elseif type(v) == "table" then
+    local ok, r = pcall(gpu.array, v, "float64")
+    if not ok then fail(name, i, ("%s: a table of numbers expected (%s)"):format(what, tostring(r):gsub("^[^:\n]*:%d+: ", ""))) end
+    a = r
+  else fail(name, i, ("%s: a table of numbers or a device array expected, got %s"):format(what, hooks.what(v))) end
+  if a.ndim ~= ndim then fail(name, i, ("%s must be %d-D, got %d-D"):format(what, ndim, a.ndim)) end
+  return a
+end
+local function appended(s, k)
+  local out = {table.unpack(s)}
+  out[#out + 1] = k
+  return out
+end
+
+-- gpu.random.multinomial(n, pvals [, size]): int64 counts of shape size .. {k}, by k - 1
+-- binomials of the draws left (pvals' last is what the others leave, as NumPy's)
+function random.multinomial(n, pvals, size)
+  n = int_arg("multinomial", 1, n)
+  if n < 0 then fail("multinomial", 1, ("n must be non-negative, got %d"):format(n)) end
+  -- the probabilities on the host: k numbers, metadata for the k - 1 launches
+  local p = float_array("multinomial", 2, "pvals", pvals, 1):totable()
+  local k, before = #p, 0
+  if k == 0 then fail("multinomial", 2, "pvals must hold at least one probability") end
+  for j = 1, k do
+    if not (p[j] >= 0 and p[j] <= 1) then
+      fail("multinomial", 2, ("pvals must be in [0, 1], got %s at %d"):format(hooks.what(p[j]), j))
+    end
+    if j < k then before = before + p[j] end
+  end
+  if before > 1 + 1e-12 then
+    fail("multinomial", 2, ("pvals but the last must sum to at most 1, got %.15g"):format(before))
+  end
+  local s = shaped("multinomial", 3, size == nil and {} or size)
+  local left, cols, rest = gpu.full(s, n, "int64"), {}, 1.0
+  for j = 1, k - 1 do
+    local pj = rest > 0 and math.min(1, p[j] / rest) or 0
+    cols[j] = discrete("binomial", 3, s, left, pj)
+    left = left - cols[j]
+    rest = rest - p[j]
+  end
+  cols[k] = left
+  return gpu.stack(cols, -1)
+end
+
+-- gpu.random.dirichlet(alpha [, size]): float64 of shape size .. {k}, gammas of alpha
+-- normalized along the last dim
+function random.dirichlet(alpha, size)
+  local a = float_array("dirichlet", 1, "alpha", alpha, 1)
+  array_param("dirichlet", 1, "alpha", a, "positive")
+  local out = appended(shaped("dirichlet", 2, size == nil and {} or size), a.size)
+  local g = continuous("dirichlet", "gamma", 2, out, "float64", a, 1)
+  return g / g:sum(#out, {keepdim = true})
+end
+
+-- gpu.random.multivariate_normal(mean, cov [, size] [, {method =}]): float64 of shape
+-- size .. {k}, z @ A + mean for standard normals z and A^T A = cov, A from gpu.linalg's
+-- cholesky, svd (NumPy's default) or eigh
+local FACTOR = {
+  cholesky = function(cov) return gpu.linalg.cholesky(cov).T end,
+  svd = function(cov)
+    local _, sv, vh = gpu.linalg.svd(cov)
+    return gpu.sqrt(sv):reshape({sv.size, 1}) * vh
+  end,
+  eigh = function(cov)
+    local w, v = gpu.linalg.eigh(cov)
+    return (v * gpu.sqrt(gpu.maximum(w, 0)):reshape({1, w.size})).T
+  end,
+}
+function random.multivariate_normal(mean, cov, size, opts)
+  if type(size) == "table" and opts == nil and getmetatable(size) == nil and size[1] == nil and next(size) ~= nil then
+    size, opts = nil, size
+  end
+  if opts ~= nil and type(opts) ~= "table" then fail("multivariate_normal", 4, "an options table expected, got " .. hooks.what(opts)) end
+  local method = (opts or {}).method or "svd"
+  if not FACTOR[method] then
+    fail("multivariate_normal", 4, ("method must be \"cholesky\", \"svd\" or \"eigh\", got %s")
+         :format(type(method) == "string" and ("%q"):format(method) or hooks.what(method)))
+  end
+  local m = float_array("multivariate_normal", 1, "mean", mean, 1)
+  local c = float_array("multivariate_normal", 2, "cov", cov, 2)
+  local k = m.size
+  if c.shape[1] ~= c.shape[2] then fail("multivariate_normal", 2, ("cov must be square, got %dx%d"):format(c.shape[1], c.shape[2])) end
+  if c.shape[1] ~= k then
+    fail("multivariate_normal", 2, ("mean and cov must have the same length, got %d and %dx%d"):format(k, c.shape[1], c.shape[2]))
+  end
+  local s = shaped("multivariate_normal", 3, size == nil and {} or size)
+  local out, rows = appended(s, k), 1
+  for _, d in ipairs(s) do rows = rows * d end
+  if rows * k == 0 then return gpu.zeros(out, "float64") end
+  local z = random.normal(0, 1, {rows, k}, "float64")
+  return (gpu.matmul(z, FACTOR[method](c)) + m):reshape(out)
+end
+
 -- errors at the caller's line, also those of the checks above
 for _, name in ipairs({"exponential", "standard_exponential", "gamma", "standard_gamma", "beta", "chisquare",
                        "lognormal", "laplace", "logistic", "gumbel", "rayleigh", "weibull", "pareto", "power",
                        "standard_cauchy", "standard_t", "triangular", "poisson", "binomial", "geometric", "shuffle",
-                       "rand", "randn", "random_sample", "standard_normal", "randint"}) do
+                       "rand", "randn", "random_sample", "standard_normal", "randint", "f", "noncentral_chisquare",
+                       "noncentral_f", "vonmises", "wald", "negative_binomial", "zipf", "logseries", "hypergeometric",
+                       "_arrays", "ranf", "sample", "random_integers", "bytes", "multinomial", "dirichlet",
+                       "multivariate_normal"}) do
   random[name] = gpu._api(random[name])
 end

@@ -8,7 +8,7 @@ local complete = assert(load(gpu._embedded("lua/complete.lua")))()
 describe("completion at the prompt", function()
   it("offers fields of the gpu module and its tables", function()
     assert.are.same({"gpu.random"}, complete("gpu.rand"))
-    assert.are.same({"gpu.random.normal"}, complete("gpu.random.no"))
+    assert.are.same({"gpu.random.normal"}, complete("gpu.random.nor"))
     assert.are.same({"string.format"}, complete("string.form"))
   end)
 
