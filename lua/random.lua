@@ -125,7 +125,7 @@ function random.choice(a, size, opts)
     size, opts = nil, size
   end
   if opts ~= nil and type(opts) ~= "table" then fail("choice", 3, "an options table expected, got " .. hooks.what(opts)) end
-  opts = opts or {}
+  opts = gpu._arg.options(opts, "random.choice", "replace p")
   local n, pool
   if type(a) == "number" then
     n = int_arg("choice", 1, a)
@@ -644,7 +644,7 @@ function random.multivariate_normal(mean, cov, size, opts)
     size, opts = nil, size
   end
   if opts ~= nil and type(opts) ~= "table" then fail("multivariate_normal", 4, "an options table expected, got " .. hooks.what(opts)) end
-  local method = (opts or {}).method or "svd"
+  local method = gpu._arg.options(opts, "random.multivariate_normal", "method").method or "svd"
   if not FACTOR[method] then
     fail("multivariate_normal", 4, ("method must be \"cholesky\", \"svd\" or \"eigh\", got %s")
          :format(type(method) == "string" and ("%q"):format(method) or hooks.what(method)))

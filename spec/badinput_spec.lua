@@ -1097,6 +1097,9 @@ describe("an unknown option", function()
     err("gpu.unique: " .. AXIS, gpu.unique, a, {axis = 0})
     err("gpu.fft.fftfreq: unknown option 'd' (it takes dtype)", gpu.fft.fftfreq, 4, {d = 2})
     err("gpu.intersect1d: unknown option 'return_index'", gpu.intersect1d, a, a, {return_index = true})
+    err("gpu.random.choice: unknown option 'shuffle' (it takes replace, p)", gpu.random.choice, 5, {3}, {shuffle = true})
+    err("gpu.random.multivariate_normal: unknown option 'check_valid' (it takes method)",
+        gpu.random.multivariate_normal, gpu.zeros(2), gpu.eye(2), {3}, {check_valid = "raise"})
   end)
 
   it("names the caller's line", function()
