@@ -116,7 +116,8 @@ void image_free(GpuImage *img, int nnames);
 typedef enum { GPU_NUM_F32, GPU_NUM_F64, GPU_NUM_C64, GPU_NUM_C128 } GpuNumType;
 
 /* C = op(A) op(B), batch times, column-major as BLAS has it: C is m x n (leading dimension
- * ldc), op(A) m x k, op(B) k x n; op transposes when trans is 1. Batch i's matrices start
+ * ldc), op(A) m x k, op(B) k x n; op transposes when trans is 1, and also conjugates complex
+ * elements when it is 2. Batch i's matrices start
  * stride elements after batch i - 1's (a stride of 0: the same matrix for every batch).
  * tf32: float32 may be computed on TF32 tensor cores (faster, 10-bit mantissas). */
 typedef struct GpuGemm {

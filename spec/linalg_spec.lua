@@ -210,6 +210,33 @@ describe("gpu.linalg.svd, pinv and matrix_rank", function()
     assert.is_true(gap(gpu.matmul(u * s:unsqueeze(-2), vh), c) < 1e-5)
   end)
 
+  -- a batch is one call on the GPU (gesvdjBatched, syevjBatched, getrfBatched: up to 32 x 32
+  -- for the Jacobi ones), a call a matrix on the CPU backend: the same answers either way
+  it("give each matrix of a batch what it gives the matrix alone", function()
+    gpu.random.seed(7)
+    for _, c in ipairs({{{6, 5, 3}, "float64", 1e-12}, {{6, 3, 5}, "float32", 1e-4}, {{5, 4, 4}, "complex128", 1e-12}}) do
+      local shape, dt, tol = c[1], c[2], c[3]
+      local a = gpu.random.normal(0, 1, shape, dt == "complex128" and "float64" or dt):astype(dt)
+      if dt == "complex128" then a = a + gpu.random.normal(0, 1, shape, "float64") * gpu.full({}, C(0, 1), dt) end
+      local m, n = shape[2], shape[3]
+      for _, full in ipairs({true, false}) do
+        local u, s, vh = L.svd(a, {full_matrices = full})
+        assert.is_true(gap(gpu.matmul(u:narrow(-1, 1, math.min(m, n)) * s:unsqueeze(-2), vh:narrow(-2, 1, math.min(m, n))), a) < tol * 10)
+        assert.is_true(gap(gpu.matmul(ht(u), u), gpu.eye(u.shape[3], "float64")) < tol * 10)
+        for i = 1, shape[1] do
+          local si = L.svd(a[{i}], {compute_uv = false})
+          assert.is_true(gap(s[{i}], si) < tol * 10)
+        end
+      end
+      local h = gpu.matmul(a, ht(a))   -- Hermitian, m x m
+      local w, v = L.eigh(h)
+      assert.is_true(gap(gpu.matmul(h, v), v * w:unsqueeze(-2)) < tol * 100)
+      assert.is_true(gap(w[{2}], L.eigvalsh(h[{2}])) < tol * 100)
+      local x = L.inv(h + gpu.eye(m, dt) * m)
+      assert.is_true(gap(gpu.matmul(x, h + gpu.eye(m, dt) * m), gpu.eye(m, "float64")) < tol * 100)
+    end
+  end)
+
   it("give NumPy's pseudo-inverse and rank", function()
     near({{-0.1666666666666695, -0.9999999999999959, 0.6666666666666649}, {-0.41666666666666263, 0.7499999999999901, -0.33333333333332826},
           {-0.6666666666666651, 2.500000000000006, -1.3333333333333373}, {0.9999999999999974, -2.0000000000000004, 1.0000000000000007}},

@@ -14,7 +14,7 @@
 #include <string.h>
 #include "cpu_internal.h"
 
-enum { ROW_MAJOR = 101, COL_MAJOR = 102, NO_TRANS = 111, TRANS = 112 };   /* CBLAS's */
+enum { ROW_MAJOR = 101, COL_MAJOR = 102, NO_TRANS = 111, TRANS = 112, CONJ_TRANS = 113 };   /* CBLAS's */
 /* the four products with the BLAS's integer type I (int, or int64_t for an ILP64 one) */
 #define GEMM_TYPES(I, tag)                                                                        \
   typedef void (*sgemm_##tag)(int, int, int, I, I, I, float, const float *, I, const float *, I,  \
@@ -121,7 +121,8 @@ GpuResult cpu_gemm(const GpuGemm *g) {
   if (!blas.ilp64 && (g->m > INT_MAX || g->n > INT_MAX || g->k > INT_MAX || g->lda > INT_MAX ||
                       g->ldb > INT_MAX || g->ldc > INT_MAX))
     return (GpuResult){GPU_ERR_LIBRARY, GPU_SRC_HOST, "cblas_sgemm", "the BLAS takes dimensions below 2^31", NULL};
-  int ta = g->transa ? TRANS : NO_TRANS, tb = g->transb ? TRANS : NO_TRANS;
+  static const int op[3] = {NO_TRANS, TRANS, CONJ_TRANS};
+  int ta = op[g->transa], tb = op[g->transb];
   static const float c1[2] = {1, 0}, c0[2] = {0, 0};
   static const double z1[2] = {1, 0}, z0[2] = {0, 0};
   char *A = (char *)g->a, *B = (char *)g->b, *C = (char *)g->c;

@@ -143,7 +143,8 @@ GpuResult cuda_gemm(const GpuGemm *g) {
     SETTLES("cublasGemm (a new kind of product)");
     seen(kind, 1);
   }
-  cublasOperation_t ta = g->transa ? CUBLAS_OP_T : CUBLAS_OP_N, tb = g->transb ? CUBLAS_OP_T : CUBLAS_OP_N;
+  static const cublasOperation_t op[3] = {CUBLAS_OP_N, CUBLAS_OP_T, CUBLAS_OP_C};
+  cublasOperation_t ta = op[g->transa], tb = op[g->transb];
   int m = (int)g->m, n = (int)g->n, k = (int)g->k, lda = (int)g->lda, ldb = (int)g->ldb, ldc = (int)g->ldc;
   int batch = (int)g->batch;
   long long sa = g->stride_a, sb = g->stride_b, sc = g->stride_c;

@@ -6,7 +6,9 @@
  * cuBLAS's batched LU takes too). A batch of small matrices goes to the batched routines in
  * one call (cuda_linalg_batched says which): cuBLAS's getrfBatched and getrsBatched,
  * cuSOLVER's potrfBatched, given arrays of the matrices' addresses in the workspace, and
- * its syevjBatched (Jacobi's method, matrices up to 32 x 32, one after another). */
+ * its syevjBatched and gesvdjBatched (Jacobi's method, matrices up to 32 x 32, one after
+ * another; gesvdj gives V, whose conjugate transposes a batched product with the identity
+ * makes V^H). */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +21,8 @@
   X(cusolverDnXgeqrf) X(cusolverDnSorgqr_bufferSize) X(cusolverDnDorgqr_bufferSize) \
   X(cusolverDnCungqr_bufferSize) X(cusolverDnZungqr_bufferSize) X(cusolverDnSorgqr) \
   X(cusolverDnDorgqr) X(cusolverDnCungqr) X(cusolverDnZungqr) X(cusolverDnXsyevd_bufferSize) \
-  X(cusolverDnXsyevd) X(cusolverDnXgesvd_bufferSize) X(cusolverDnXgesvd) X(cusolverDnCreateSyevjInfo)
+  X(cusolverDnXsyevd) X(cusolverDnXgesvd_bufferSize) X(cusolverDnXgesvd) X(cusolverDnCreateSyevjInfo) \
+  X(cusolverDnCreateGesvdjInfo)
 #define CUSOLVER_DECLARE(name) __typeof__(name) *name;
 static struct { CUSOLVER_FUNCS(CUSOLVER_DECLARE) } cs;
 /* GEEV came in cuSOLVER 11.7 (CUDA 12.6): without it, gpu.linalg.eig alone fails */
@@ -35,12 +38,18 @@ typedef cusolverStatus_t (*syevj_size_fn)(cusolverDnHandle_t, cusolverEigMode_t,
                                           int, const void *, int *, syevjInfo_t, int);
 typedef cusolverStatus_t (*syevj_fn)(cusolverDnHandle_t, cusolverEigMode_t, cublasFillMode_t, int, void *, int, void *,
                                      void *, int, int *, syevjInfo_t, int);
-enum { T_GETRF_SIZE, T_GETRF, T_GETRS, T_POTRF_BATCHED, T_SYEVJ_SIZE, T_SYEVJ, NTYPED };
+typedef cusolverStatus_t (*gesvdj_size_fn)(cusolverDnHandle_t, cusolverEigMode_t, int, int, const void *, int,
+                                           const void *, const void *, int, const void *, int, int *, gesvdjInfo_t, int);
+typedef cusolverStatus_t (*gesvdj_fn)(cusolverDnHandle_t, cusolverEigMode_t, int, int, void *, int, void *, void *, int,
+                                      void *, int, void *, int, int *, gesvdjInfo_t, int);
+enum { T_GETRF_SIZE, T_GETRF, T_GETRS, T_POTRF_BATCHED, T_SYEVJ_SIZE, T_SYEVJ, T_GESVDJ_SIZE, T_GESVDJ, NTYPED };
 /* the real types' names (S, D); the complex ones' (C, Z) differ where they have "he" */
 static const char *const typed_names[NTYPED][2] = {{"getrf_bufferSize", NULL}, {"getrf", NULL}, {"getrs", NULL},
-  {"potrfBatched", NULL}, {"syevjBatched_bufferSize", "heevjBatched_bufferSize"}, {"syevjBatched", "heevjBatched"}};
+  {"potrfBatched", NULL}, {"syevjBatched_bufferSize", "heevjBatched_bufferSize"}, {"syevjBatched", "heevjBatched"},
+  {"gesvdjBatched_bufferSize", NULL}, {"gesvdjBatched", NULL}};
 static void *typed[NTYPED][4];
 static syevjInfo_t jacobi;   /* syevjBatched's settings: the defaults (tolerance, sweeps) */
+static gesvdjInfo_t svdj;    /* gesvdjBatched's (singular values sorted, descending) */
 static Library lib;
 static void *dl;
 static cusolverDnHandle_t handles[GPU_MAX_DEVICES];
@@ -128,6 +137,20 @@ static GpuResult orgqr_size(cusolverDnHandle_t h, const GpuLinalg *l, size_t *de
   return GPU_OK;
 }
 
+/* Batched GESVD's workspace: gesvdj's own, then (each at a 256-byte boundary) V, all of U
+ * (gesvdj's is m x m) and the identity V^H is made with */
+static size_t aligned(size_t n) { return (n + 255) & ~(size_t)255; }
+static GpuResult svdj_size(cusolverDnHandle_t h, const GpuLinalg *l, size_t *dev) {
+  int m = (int)l->m, n = (int)l->n, lwork = 0;
+  size_t es = elem_size[l->type], nb = (size_t)l->batch;
+  if (svdj == NULL) CS_TRY(cs.cusolverDnCreateGesvdjInfo(&svdj));
+  CS_TRY(((gesvdj_size_fn)typed[T_GESVDJ_SIZE][l->type])(h, CUSOLVER_EIG_MODE_VECTOR, m, n, (void *)l->a, m,
+                                                         (void *)l->w, (void *)l->a, m, (void *)l->a, n, &lwork, svdj, (int)nb));
+  *dev = aligned((size_t)lwork * es) + aligned(nb * (size_t)(n * n) * es) + aligned(nb * (size_t)(m * m) * es) +
+         (size_t)(n * n) * es;
+  return GPU_OK;
+}
+
 /* The workspaces l needs: on the device and on the host */
 static GpuResult sizes(cusolverDnHandle_t h, cusolverDnParams_t p, const GpuLinalg *l,
                        size_t *dev, size_t *host) {
@@ -143,6 +166,7 @@ static GpuResult sizes(cusolverDnHandle_t h, cusolverDnParams_t p, const GpuLina
     *dev = (size_t)lwork * elem_size[l->type];
     return GPU_OK;
   }
+  if (l->batch > 1 && l->op == GPU_LA_GESVD) return svdj_size(h, l, dev);
   if (l->batch > 1) {   /* the addresses of the matrices (and of getrs's right-hand sides) */
     *dev = (size_t)l->batch * sizeof(CUdeviceptr) * (l->op == GPU_LA_GETRS ? 2 : 1);
     return GPU_OK;
@@ -243,12 +267,45 @@ static GpuResult run(cusolverDnHandle_t h, cusolverDnParams_t p, const GpuLinalg
 int cuda_linalg_batched(const GpuLinalg *l, int64_t batch) {
   int op = l->op, small = l->n >= 1 && l->n <= 128 && batch <= 0x7fffffff;
   if (op == GPU_LA_SYEVD) return small && l->n <= 32;
+  if (op == GPU_LA_GESVD) return small && l->m <= 32;
   return small && ((op == GPU_LA_GETRF && l->m == l->n) || op == GPU_LA_GETRS || op == GPU_LA_POTRF);
+}
+
+/* GESVD for l's batch by gesvdjBatched (always with vectors: V is made V^H, U's first n
+ * columns kept where the call wants m x n) */
+static GpuResult svd_batched(cusolverDnHandle_t h, const GpuLinalg *l, CUstream s) {
+  int m = (int)l->m, n = (int)l->n, nb = (int)l->batch, lwork;
+  size_t es = elem_size[l->type], wb = (size_t)0, vb = (size_t)nb * (size_t)(n * n) * es;
+  CS_TRY(((gesvdj_size_fn)typed[T_GESVDJ_SIZE][l->type])(h, CUSOLVER_EIG_MODE_VECTOR, m, n, (void *)l->a, m,
+                                                         (void *)l->w, (void *)l->a, m, (void *)l->a, n, &lwork, svdj, nb));
+  wb = aligned((size_t)lwork * es);
+  CUdeviceptr v = l->work + wb, u = v + aligned(vb), eye = u + aligned((size_t)nb * (size_t)(m * m) * es);
+  int whole_u = l->vectors && (l->full || m == n);
+  CS_TRY(((gesvdj_fn)typed[T_GESVDJ][l->type])(h, CUSOLVER_EIG_MODE_VECTOR, m, n, (void *)l->a, m, (void *)l->w,
+                                               (void *)(whole_u ? l->u : u), m, (void *)v, n, (void *)l->work, lwork,
+                                               (int *)l->info, svdj, nb));
+  if (!l->vectors) return GPU_OK;
+  unsigned char one[16] = {0}, *id = calloc((size_t)(n * n), es);   /* the identity, n x n */
+  if (id == NULL) return GPU_FAIL(CUDA_ERROR_OUT_OF_MEMORY, GPU_SRC_HOST, "malloc");
+  if (l->type == GPU_NUM_F32 || l->type == GPU_NUM_C64) { float f = 1; memcpy(one, &f, 4); }
+  else { double d = 1; memcpy(one, &d, 8); }
+  for (int i = 0; i < n; i++) memcpy(id + (size_t)(i * n + i) * es, one, es);
+  GpuResult r = cuda_htod_async(eye, id, (size_t)(n * n) * es, s);   /* staged: id may go */
+  free(id);
+  if (r.code) return r;
+  GpuGemm g = {.type = l->type, .transa = 2, .m = n, .n = n, .k = n, .batch = nb, .a = v, .b = eye, .c = l->vt,
+               .lda = n, .ldb = n, .ldc = n, .stride_a = n * n, .stride_b = 0, .stride_c = n * n, .stream = s};
+  r = cuda_gemm(&g);   /* V^H = V^H I */
+  if (r.code || whole_u) return r;
+  GpuGemm c = {.type = l->type, .m = m, .n = n, .k = n, .batch = nb, .a = u, .b = eye, .c = l->u, .lda = m,
+               .ldb = n, .ldc = m, .stride_a = m * m, .stride_b = 0, .stride_c = m * n, .stream = s};
+  return cuda_gemm(&c);   /* U's first n columns: U[:, :n] I */
 }
 
 /* l for its batch of matrices: their addresses (and getrs's right-hand sides') written to
  * the workspace, then one batched call */
 static GpuResult batched(cusolverDnHandle_t h, const GpuLinalg *l, CUstream s) {
+  if (l->op == GPU_LA_GESVD) return svd_batched(h, l, s);
   if (l->op == GPU_LA_SYEVD) {
     CS_TRY(((syevj_fn)typed[T_SYEVJ][l->type])(h, l->vectors ? CUSOLVER_EIG_MODE_VECTOR : NOVEC, LOWER, (int)l->n,
                                                (void *)l->a, (int)l->n, (void *)l->w, (void *)l->work,
