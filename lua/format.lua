@@ -580,7 +580,7 @@ local function float_opts(x, opts, fname, known)
   if not o.unique and not o.precision then
     error(("bad argument #2 to '%s' (options.precision is needed when unique is false)"):format(fname), 3)
   end
-  x = x + 0.0
+  if math.type(x) == "integer" then x = x + 0.0 end   -- (not for floats: -0.0 + 0.0 is 0.0)
   return x, o
 end
 

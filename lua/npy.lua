@@ -310,7 +310,7 @@ local function percent(spec, v)
   if math.type(v) == "float" and (v ~= v or v == math.huge or v == -math.huge) then
     if conv:find("[diouxXc]") then error("cannot convert float " .. tostring(v) .. " to integer", 0) end
     local word = v ~= v and "nan" or (v < 0 and "-inf" or (spec:find("+", 1, true) and "+inf" or "inf"))
-    return (spec:gsub("[%.%d]+[eEfFgG]$", ""):gsub("[eEfFgG]$", "") .. "s"):format(word)
+    return (spec:gsub("%.%d*", ""):gsub("[eEfFgG]$", "s")):format(word)
   end
   if conv:find("[diouxXc]") and math.type(v) == "float" then
     local t = v < 0 and math.ceil(v) or math.floor(v)
