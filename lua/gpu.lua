@@ -243,7 +243,7 @@ gpu._set_sort_builder(function(...) return module("lua/sort.lua").build(...) end
 
 -- print options and NumPy's text of arrays and floats (format.lua, which prints arrays too)
 for _, name in ipairs({"set_printoptions", "get_printoptions", "printoptions", "array2string", "array_str",
-                       "array_repr", "format_float_positional", "format_float_scientific"}) do
+                       "array_repr", "format_float_positional", "format_float_scientific", "_format_repr"}) do
   on_first_call(name, "lua/format.lua")
 end
 gpu._meta.array.__tostring = function(a) return format().array(a) end

@@ -1,5 +1,7 @@
 -- npy.lua: gpu.save and gpu.load, NumPy's .npy files (host/npy.c reads and writes them),
--- and gpu.savez and gpu.loadz, .npz files of several (host/npz.c, through libzip).
+-- gpu.savez, savez_compressed and loadz, .npz files of several (host/npz.c, through
+-- libzip), and NumPy's raw and text files: fromfile/tofile, frombuffer, fromstring,
+-- tobytes, savetxt, loadtxt and genfromtxt (read and written here, on the host).
 local gpu = ...
 
 local function is_device(a) return getmetatable(a) == gpu._meta.array end
@@ -296,14 +298,21 @@ local function element_text(v, dt)
     if dt == "uint64" and v < 0 then return ("%.0f"):format(v + 2.0 ^ 64) end
     return tostring(v)
   end
-  if not gpu._format_repr then tostring(gpu.host.zeros(0)) end   -- loads format.lua
   return gpu._format_repr(v, dt == "float32")
 end
 
--- Python's % of one conversion spec: %d of a float truncates; nan and inf print as words
-local function percent(spec, v)
+-- Python's % of one conversion spec: %d of a float truncates; nan and inf print as words;
+-- a uint64 element (unsigned) at or above 2^63 as its unsigned value
+local function percent(spec, v, unsigned)
   if type(v) == "boolean" then v = v and 1 or 0 end
   local conv = spec:sub(-1)
+  if unsigned and math.type(v) == "integer" and v < 0 then
+    if not conv:find("[diu]") then v = v + 2.0 ^ 64
+    else
+      local q = (v >> 1) // 5   -- the unsigned value // 10
+      return (spec:gsub("%.%d*", ""):sub(1, -2) .. "s"):format(tostring(q) .. tostring(v - q * 10))
+    end
+  end
   if conv == "s" or conv == "r" then
     return (spec:sub(1, -2) .. "s"):format(type(v) == "string" and v or tostring(v))
   end
@@ -364,7 +373,7 @@ function gpu._tofile(a, path, sep, fmt)
   end
   local out, dt = {}, h.dtype
   for i, v in ipairs(h.size > 0 and h:reshape(h.size):totable() or {}) do
-    out[i] = parts and parts[1] .. percent(parts[2], v) .. parts[3] or element_text(v, dt)
+    out[i] = parts and parts[1] .. percent(parts[2], v, dt == "uint64") .. parts[3] or element_text(v, dt)
   end
   write_file(path, table.concat(out, sep))
 end
@@ -427,7 +436,7 @@ function gpu.savetxt(path, a, opts)
     for r = 1, rows do
       local row = h.ndim == 1 and {t[r]} or t[r]
       local line = {}
-      for c = 1, cols do line[#line + 1] = parts[2 * c - 1]; line[#line + 1] = percent(parts[2 * c], row[c]) end
+      for c = 1, cols do line[#line + 1] = parts[2 * c - 1]; line[#line + 1] = percent(parts[2 * c], row[c], h.dtype == "uint64") end
       line[#line + 1] = parts[#parts]
       out[#out + 1] = table.concat(line) .. nl
     end

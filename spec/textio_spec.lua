@@ -32,6 +32,8 @@ describe("gpu.savetxt", function()
     assert.are.equal("1|2\n3|4\n", slurp(p))
     gpu.savetxt(p, gpu.host.array({math.huge, -math.huge, 0 / 0}, "float64"), {fmt = "%8.2f"})
     assert.are.equal("     inf\n    -inf\n     nan\n", slurp(p))
+    gpu.savetxt(p, gpu.host.array({-1, 5}, "uint64"), {fmt = "%d"})
+    assert.are.equal("18446744073709551615\n5\n", slurp(p))
     os.remove(p)
   end)
 
