@@ -205,7 +205,9 @@ local function parse_number(t, d)
             t:match("^[+-]?%d+%.?%d*[eE][+-]?%d+$") or t:match("^[+-]?%.%d+[eE][+-]?%d+$")) then
       return nil
     end
-    return tonumber(t) + 0.0
+    local v = tonumber(t)
+    if v == 0 then return t:sub(1, 1) == "-" and -0.0 or 0.0 end   -- (-0.0 + 0.0 is 0.0)
+    return v + 0.0
   elseif d.kind == "c" then
     return nil
   end

@@ -68,6 +68,10 @@ describe("gpu.loadtxt", function()
     {"1 2 3\n", {ndmin = 2}, {1, 3}, {{1, 2, 3}}},
     {"nan inf -Infinity 1e3 .5 +2.\n", {}, {6}, {"nan", math.huge, -math.huge, 1000, 0.5, 2}},
     {"", {}, {0}, {}},
+    {"1, 2\n 3 ,4", {delimiter = ","}, {2, 2}, {{1, 2}, {3, 4}}},
+    {"1 2 // c\n% x\n3 4", {comments = {"//", "%"}}, {2, 2}, {{1, 2}, {3, 4}}},
+    {"1 2\n3 4\n", {usecols = 2}, {2}, {2, 4}},
+    {"1 2\n3 4\n", {max_rows = 0}, {0}, {}},
   }
   it("reads as NumPy does: comments, skiprows, max_rows, usecols (1-based), ndmin and squeezing", function()
     for _, c in ipairs(cases) do
@@ -78,7 +82,11 @@ describe("gpu.loadtxt", function()
       assert.are.same(c[4], #c[3] == 0 and h:item() or nan_table(h:totable()), c[1])
       os.remove(p)
     end
-    local p = tmp("1;2\n3;-4\n")
+    local p = tmp("-0 -0.0 0 1e-320\n")
+    local z = gpu.loadtxt(p)
+    assert.are.same({-math.huge, -math.huge, math.huge, 1e-320}, {1 / z[1], 1 / z[2], 1 / z[3], z[4]})
+    os.remove(p)
+    p = tmp("1;2\n3;-4\n")
     local h = gpu.loadtxt(p, {delimiter = ";", dtype = "int32", device = true})
     assert.are.equal("int32", h.dtype)
     assert.are.same({{1, 2}, {3, -4}}, h:totable())
