@@ -113,7 +113,10 @@ local function positional(v, o)
   local ip, fp
   if o.unique then
     ip, fp = split_positional(digits(a, o.single))
-    if o.precision and #fp > o.precision then ip, fp = fixed(a, o.precision) end
+    if o.precision and #fp > o.precision then   -- rounded at the cutoff: its zeros are not digits
+      ip, fp = fixed(a, o.precision)
+      fp = fp:gsub("0+$", "")
+    end
   else
     ip, fp = fixed(a, o.precision)
   end
@@ -136,7 +139,10 @@ local function scientific(v, o)
   end
   if o.unique then
     D, E = digits(a, o.single)
-    if o.precision and #D - 1 > o.precision then D, E = exact(o.precision) end
+    if o.precision and #D - 1 > o.precision then
+      D, E = exact(o.precision)
+      D = D:sub(1, 1) .. D:sub(2):gsub("0+$", "")
+    end
   else
     D, E = exact(o.precision)
   end
@@ -148,9 +154,8 @@ local function scientific(v, o)
     local i = m:match("^[-+]?%d+")
     m = (" "):rep(o.pad_left - #i) .. m
   end
-  local ed = math.max(o.exp_digits or 2, 2)
-  if o.exp_digits and o.exp_digits > 0 then ed = o.exp_digits end
-  return m .. ("e%s%0" .. math.max(ed, 1) .. "d"):format(E < 0 and "-" or "+", math.abs(E))
+  local ed = o.exp_digits and math.max(o.exp_digits, 1) or 2
+  return m .. ("e%s%0" .. ed .. "d"):format(E < 0 and "-" or "+", math.abs(E))
 end
 
 -- NumPy's FloatingFormat: one form for the values shown (a list), its padding shared

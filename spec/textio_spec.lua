@@ -275,6 +275,12 @@ describe("print options", function()
                     {E(math.pi, {precision = 4}), E(123456.0), E(0.5, {precision = 3, unique = false}), E(1.5, {trim = "-"}),
                      E(1e-300), E(1e5, {exp_digits = 3, sign = true}), E(12345.678, {precision = 2})})
     assert.are.same({"nan", "-inf", "+inf"}, {P(0 / 0), E(-math.huge), P(math.huge, {sign = true})})
+    assert.are.same({"1.", "1.00", "1.1", "0.50", "1.e+01", "1.e+5", "1.e+100"},   -- rounding at the cutoff
+                    {P(0.999, {precision = 2}), P(0.999, {precision = 2, min_digits = 2}), P(1.05, {precision = 1}),
+                     P(0.5, {precision = 3, min_digits = 2}), E(9.99, {precision = 1}), E(1e5, {exp_digits = 1}),
+                     E(1e100, {exp_digits = 1})})
+    assert.are.equal("[1.  0.5]", gpu.array2string(h64({0.999, 0.5}), {precision = 2}))
+    assert.are.equal("[1.0 0.5]", gpu.array2string(h64({0.999, 0.5}), {precision = 2, floatmode = "maxprec_equal"}))
   end)
 
   it("refuse bad options", function()
