@@ -89,6 +89,15 @@ local function fixed(a, p)
   return s:match("^(%d+)%.?(%d*)$")
 end
 
+-- Digits rounded at a cutoff, as dragon4 gives them: rounded down, the digits kept (zeros
+-- too); rounded up, without the zeros the carry made of trailing nines. r: the rounded
+-- fraction digits; t: the truncated ones (the first of a longer expansion).
+local function cut(r, t)
+  if r == t then return r end
+  local nines = #t:match("9*$")
+  return r:sub(1, #r - math.min(nines, #r))
+end
+
 -- trailing zeros of fraction fp cut as trim says ("k" keeps them), not below keep digits
 local function trimmed(ip, fp, trim, keep)
   if trim ~= "k" then
@@ -112,10 +121,15 @@ local function positional(v, o)
   local a = math.abs(v)
   local ip, fp
   if o.unique then
-    ip, fp = split_positional(digits(a, o.single))
-    if o.precision and #fp > o.precision then   -- rounded at the cutoff: its zeros are not digits
+    local D, E = digits(a, o.single)
+    ip, fp = split_positional(D, E)
+    -- with min_digits given, dragon4 writes the integer digits exactly (float32 82148704,
+    -- not its shortest 82148700), as NumPy's arrays show them
+    if o.min_digits and E >= #D then ip = ("%.0f"):format(a) end
+    if o.precision and #fp > o.precision then
+      local _, long = fixed(a, o.precision + 25)
       ip, fp = fixed(a, o.precision)
-      fp = fp:gsub("0+$", "")
+      fp = cut(fp, long:sub(1, o.precision))
     end
   else
     ip, fp = fixed(a, o.precision)
@@ -140,15 +154,20 @@ local function scientific(v, o)
   if o.unique then
     D, E = digits(a, o.single)
     if o.precision and #D - 1 > o.precision then
+      local long, le = exact(o.precision + 25)
       D, E = exact(o.precision)
-      D = D:sub(1, 1) .. D:sub(2):gsub("0+$", "")
+      D = D:sub(1, 1) .. cut(E == le and D:sub(2) or "", long:sub(2, o.precision + 1))
     end
   else
     D, E = exact(o.precision)
   end
+  local gen = D   -- the digits dragon4 generates: an exact value's end zeros are padding
+  if not o.unique and not exact(o.precision + 25):find("[1-9]", o.precision + 2) then gen = D:gsub("(.)0+$", "%1") end
   local keep = o.min_digits or 0
+  -- dragon4 leaves out the point only for a mantissa of one digit as generated
+  local trim = (o.trim == "-" and #gen > 1) and "." or o.trim or "k"
   if #D - 1 < keep then D, E = exact(keep) end
-  local m = trimmed(D:sub(1, 1), D:sub(2), o.trim or "k", keep)
+  local m = trimmed(D:sub(1, 1), D:sub(2), trim, keep)
   m = sign_of(v, o.sign) .. m
   if o.pad_left then
     local i = m:match("^[-+]?%d+")
@@ -285,7 +304,8 @@ local function join(words, sep, col, hang, width, closers)
   for i, w in ipairs(words) do
     if i > 1 then
       if col + #sep + #w > width - #tail - closers then
-        out[#out + 1] = tail .. "\n" .. hang
+        out[#out] = (out[#out] .. tail):gsub("%s+$", "")   -- as NumPy's: no spaces before a break
+        out[#out + 1] = "\n" .. hang
         col = #hang
       else
         out[#out + 1] = sep

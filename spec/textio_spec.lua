@@ -279,6 +279,14 @@ describe("print options", function()
                     {P(0.999, {precision = 2}), P(0.999, {precision = 2, min_digits = 2}), P(1.05, {precision = 1}),
                      P(0.5, {precision = 3, min_digits = 2}), E(9.99, {precision = 1}), E(1e5, {exp_digits = 1}),
                      E(1e100, {exp_digits = 1})})
+    assert.are.same({"-0.00", "2712643.5882170", "1.e-03", "1e+00", "1.e+00"},   -- dragon4's ways, as NumPy's
+                    {P(-4.6316986495237e-07, {precision = 2}), P(2712643.5882170154, {precision = 7}),
+                     E(0.0010000000474974513, {precision = 1, trim = "-"}), E(1.0, {precision = 3, unique = false, trim = "-"}),
+                     E(1.0000001, {precision = 3, unique = false, trim = "-"})})
+    assert.are.equal("[-82148704. -69023144.]", gpu.array2string(gpu.host.array({-82148704, -69023144}, "float32"), {floatmode = "maxprec"}))
+    assert.are.equal("[-11992.889021052233    +745.1622877146342\n  +5766.895836701853 ]",
+                     gpu.array2string(h64({-11992.889021052233, 745.1622877146342, 5766.895836701853}),
+                                      {floatmode = "unique", sign = "+", linewidth = 60}))
     assert.are.equal("[1.  0.5]", gpu.array2string(h64({0.999, 0.5}), {precision = 2}))
     assert.are.equal("[1.0 0.5]", gpu.array2string(h64({0.999, 0.5}), {precision = 2, floatmode = "maxprec_equal"}))
   end)
