@@ -1,7 +1,7 @@
-/* npz.c: NumPy's .npz files (a zip of .npy files, stored uncompressed as numpy.savez
- * writes them) through libzip (Debian's libzip4), opened with dlopen at the first use so
+/* npz.c: NumPy's .npz files (a zip of .npy files, stored as numpy.savez writes them or
+ * deflated as numpy.savez_compressed does) through libzip (Debian's libzip4), opened with dlopen at the first use so
  * that gpuhost starts without it: gpu._npz_write(path, {name = h, ...}) and
- * gpu._npz_read(path) -> {name = h, ...}, h contiguous host arrays (lua/npy.lua makes them
+ * gpu._npz_write(path, arrays, true) deflated, gpu._npz_read(path) -> {name = h, ...}, h contiguous host arrays (lua/npy.lua makes them
  * so). libzip writes to a temporary file and renames it at zip_close, so a failure never
  * leaves half a file under path; an archive an error leaves open is discarded by the
  * collector. Declared here, not from zip.h: the few entry points and
@@ -30,7 +30,7 @@ typedef struct zip_stat {
   uint16_t comp_method, encryption_method;
   uint32_t flags;
 } zip_stat_t;
-enum { ZIP_CREATE = 1, ZIP_TRUNCATE = 8, ZIP_RDONLY = 16, ZIP_CM_STORE = 0, ZIP_ER_NOZIP = 19,
+enum { ZIP_CREATE = 1, ZIP_TRUNCATE = 8, ZIP_RDONLY = 16, ZIP_CM_STORE = 0, ZIP_CM_DEFLATE = 8, ZIP_ER_NOZIP = 19,
        ZIP_STAT_SIZE = 4 };
 
 static struct {
@@ -128,10 +128,11 @@ static void push_npy(lua_State *L, HostArray *h) {
  * writes it. libzip writes no file for it (and removes the one under path). */
 static const char EMPTY_ZIP[22] = "PK\5\6";
 
-/* gpu._npz_write(path, arrays): arrays maps names to contiguous host arrays */
+/* gpu._npz_write(path, arrays [, deflate]): arrays maps names to contiguous host arrays */
 static int npz_write(lua_State *L) {
   const char *path = luaL_checkstring(L, 1);
   luaL_checktype(L, 2, LUA_TTABLE);
+  int method = lua_toboolean(L, 3) ? ZIP_CM_DEFLATE : ZIP_CM_STORE;
   zip_load(L);
   lua_settop(L, 2);
   lua_newtable(L);                 /* 3: the members' bytes, alive until zip_close */
@@ -159,7 +160,7 @@ static int npz_write(lua_State *L) {
     const char *bytes = lua_tolstring(L, -1, &n);
     zip_source_t *src = z.source_buffer(zf, bytes, n, 0);
     int64_t at = src ? z.file_add(zf, lua_tostring(L, -2), src, 0) : -1;
-    if (at < 0 || z.set_file_compression(zf, (uint64_t)at, ZIP_CM_STORE, 0) != 0) {
+    if (at < 0 || z.set_file_compression(zf, (uint64_t)at, method, 0) != 0) {
       if (src && at < 0) z.source_free(src);
       return luaL_error(L, "cannot write '%s': %s", path, z.strerror(zf));
     }

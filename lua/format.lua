@@ -5,11 +5,18 @@
 --   [[1, 2, 3],                                   past THRESHOLD elements the first and
 --    [4, 5, 6]]                                   last EDGE along each dimension
 -- The values come through views (a[{...}]:totable()), so a device array is read with at
--- most one copy per corner of what is shown.
+-- most one copy per corner of what is shown. gpu.set_printoptions and its kin (defined
+-- here) change it as NumPy's do; floats keep gpuhost's shortest form (floatmode
+-- "shortest") until a precision or one of NumPy's float modes is asked for.
+local gpu = ...
 local M = {}
 
-local HEAD, TAIL = 6, 3
-local THRESHOLD, EDGE = 1000, 3
+local HEAD, TAIL = 6, 3   -- a 1-D line's first and last values, until threshold or edgeitems are set
+
+local DEFAULTS = {precision = 8, threshold = 1000, edgeitems = 3, linewidth = 75, suppress = false,
+                  sign = "-", floatmode = "shortest", nanstr = "nan", infstr = "inf"}
+local opt, given = {}, {}   -- the options now; those set by set_printoptions (not defaults)
+for k, v in pairs(DEFAULTS) do opt[k] = v end
 
 -- A float with the fewest significant digits (6 at least, as %.6g has always shown them;
 -- up to 9 for float32, 17 for float64) that read back as the same value in its dtype, as
@@ -34,6 +41,212 @@ local function float_text(v, single)
   return s
 end
 
+-- The shortest digits of finite v >= 0 that read back as v in its dtype: D (a string of
+-- digits) and E, v = D[1].D[2..] * 10^E
+local function digits(v, single)
+  if v == 0 then return "0", 0 end
+  local most = single and 9 or 17
+  for p = 1, most do
+    local s = ("%." .. (p - 1) .. "e"):format(v)
+    local back = tonumber(s) + 0.0
+    if single then back = unpack_f(string.pack("f", back)) end
+    if back == v or p == most then
+      local m, e = s:match("^([%d%.]+)e([-+]%d+)$")
+      return (m:gsub("%.", "")), tonumber(e)
+    end
+  end
+end
+
+-- D, E as the integer and fraction digits of a positional number
+local function split_positional(D, E)
+  if E >= 0 then
+    local ip = D:sub(1, E + 1)
+    return ip .. ("0"):rep(E + 1 - #ip), D:sub(E + 2)
+  end
+  return "0", ("0"):rep(-E - 1) .. D
+end
+
+-- Python's repr of a float (NumPy's str of a scalar): shortest digits, positional from
+-- 1e-4 to 1e16, "1.0" for a whole number
+function M.repr(v, single)
+  if v ~= v then return "nan" end
+  if v == math.huge then return "inf" elseif v == -math.huge then return "-inf" end
+  local neg = v < 0 or (v == 0 and 1 / v < 0)
+  local D, E = digits(math.abs(v), single)
+  local s
+  if E < -4 or E >= 16 then
+    s = D:sub(1, 1) .. (#D > 1 and "." .. D:sub(2) or "") .. ("e%s%02d"):format(E < 0 and "-" or "+", math.abs(E))
+  else
+    local ip, fp = split_positional(D, E)
+    s = ip .. "." .. (fp == "" and "0" or fp)
+  end
+  return (neg and "-" or "") .. s
+end
+gpu._format_repr = M.repr
+
+local function fixed(a, p)
+  local s = ("%." .. p .. "f"):format(a)
+  return s:match("^(%d+)%.?(%d*)$")
+end
+
+-- Digits rounded at a cutoff, as dragon4 gives them: rounded down, the digits kept (zeros
+-- too); rounded up, without the zeros the carry made of trailing nines. r: the rounded
+-- fraction digits; t: the truncated ones (the first of a longer expansion).
+local function cut(r, t)
+  if r == t then return r end
+  local nines = #t:match("9*$")
+  return r:sub(1, #r - math.min(nines, #r))
+end
+
+-- trailing zeros of fraction fp cut as trim says ("k" keeps them), not below keep digits
+local function trimmed(ip, fp, trim, keep)
+  if trim ~= "k" then
+    while #fp > keep and fp:sub(-1) == "0" do fp = fp:sub(1, -2) end
+  end
+  if fp == "" then
+    if trim == "-" then return ip end
+    if trim == "0" then return ip .. ".0" end
+  end
+  return ip .. "." .. fp
+end
+
+local function sign_of(v, plus)
+  if v < 0 or (v == 0 and 1 / v < 0) then return "-" end
+  return plus and "+" or ""
+end
+
+-- NumPy's dragon4 positional and scientific forms of finite v (o: precision, unique,
+-- trim, sign (a boolean: "+" for v >= 0), min_digits, pad_left, pad_right, exp_digits)
+local function positional(v, o)
+  local a = math.abs(v)
+  local ip, fp
+  if o.unique then
+    local D, E = digits(a, o.single)
+    ip, fp = split_positional(D, E)
+    -- with min_digits given, dragon4 writes the integer digits exactly (float32 82148704,
+    -- not its shortest 82148700), as NumPy's arrays show them
+    if o.min_digits and E >= #D then ip = ("%.0f"):format(a) end
+    if o.precision and #fp > o.precision then
+      local _, long = fixed(a, o.precision + 25)
+      ip, fp = fixed(a, o.precision)
+      fp = cut(fp, long:sub(1, o.precision))
+    end
+  else
+    ip, fp = fixed(a, o.precision)
+  end
+  local keep = o.min_digits or 0
+  if #fp < keep then ip, fp = fixed(a, keep) end
+  local s = trimmed(ip, fp, o.trim or "k", keep)
+  local i, f = s:match("^(%d+)(.*)$")
+  i = sign_of(v, o.sign) .. i
+  if o.pad_left then i = (" "):rep(o.pad_left - #i) .. i end
+  if o.pad_right and #f > 0 then f = f .. (" "):rep(o.pad_right + 1 - #f) end
+  return i .. f
+end
+
+local function scientific(v, o)
+  local a = math.abs(v)
+  local D, E
+  local function exact(p)
+    local m, e = ("%." .. p .. "e"):format(a):match("^([%d%.]+)e([-+]%d+)$")
+    return (m:gsub("%.", "")), tonumber(e)
+  end
+  if o.unique then
+    D, E = digits(a, o.single)
+    if o.precision and #D - 1 > o.precision then
+      local long, le = exact(o.precision + 25)
+      D, E = exact(o.precision)
+      D = D:sub(1, 1) .. cut(E == le and D:sub(2) or "", long:sub(2, o.precision + 1))
+    end
+  else
+    D, E = exact(o.precision)
+  end
+  local gen = D   -- the digits dragon4 generates: an exact value's end zeros are padding
+  if not o.unique and not exact(o.precision + 25):find("[1-9]", o.precision + 2) then gen = D:gsub("(.)0+$", "%1") end
+  local keep = o.min_digits or 0
+  -- dragon4 leaves out the point only for a mantissa of one digit as generated
+  local trim = (o.trim == "-" and #gen > 1) and "." or o.trim or "k"
+  if #D - 1 < keep then D, E = exact(keep) end
+  local m = trimmed(D:sub(1, 1), D:sub(2), trim, keep)
+  m = sign_of(v, o.sign) .. m
+  if o.pad_left then
+    local i = m:match("^[-+]?%d+")
+    m = (" "):rep(o.pad_left - #i) .. m
+  end
+  local ed = o.exp_digits and math.max(o.exp_digits, 1) or 2
+  return m .. ("e%s%0" .. ed .. "d"):format(E < 0 and "-" or "+", math.abs(E))
+end
+
+-- NumPy's FloatingFormat: one form for the values shown (a list), its padding shared
+local function float_format(vals, single, sign)
+  local mode, precision = opt.floatmode, opt.precision
+  if mode == "unique" then precision = nil end
+  local finite, lo, hi, negs, neginf = {}, nil, nil, false, false
+  for _, v in ipairs(vals) do
+    if v == v and v ~= math.huge and v ~= -math.huge then
+      finite[#finite + 1] = v
+      if v < 0 or (v == 0 and 1 / v < 0) then negs = true end
+      local a = math.abs(v)
+      if a ~= 0 then lo = math.min(lo or a, a); hi = math.max(hi or a, a) end
+    elseif v == -math.huge then neginf = true end
+  end
+  local exp = hi and (hi >= 1e8 or (not opt.suppress and (lo < 1e-4 or hi / lo > 1e3)))
+  local f = {single = single, sign = sign == "+", precision = precision}
+  local pad_left, pad_right = 0, 0
+  if #finite == 0 then
+    f.trim, f.unique = ".", true
+  else
+    f.trim, f.unique = ".", true
+    if mode == "fixed" then f.trim, f.unique = "k", false end
+    local ints, fracs, exps = 0, 0, 0
+    for _, v in ipairs(finite) do
+      local t = exp and scientific(v, f) or positional(v, f)
+      local i, fr, e = t:match("^([^.e]*)%.?([^e]*)e?(.*)$")
+      ints, fracs, exps = math.max(ints, #i), math.max(fracs, #fr), math.max(exps, #e)
+    end
+    pad_left = ints
+    if exp then
+      f.exp_digits = exps - 1
+      f.trim, f.precision, f.min_digits = "k", fracs, fracs
+      pad_right = f.exp_digits + 2 + fracs
+    else
+      pad_right = fracs
+      if mode == "fixed" or mode == "maxprec_equal" then
+        f.precision, f.min_digits, f.trim = fracs, fracs, "k"
+      else
+        f.trim, f.min_digits = ".", 0
+      end
+    end
+    if sign == " " and not negs then pad_left = pad_left + 1 end
+  end
+  if #finite < #vals then
+    local offset = pad_right + 1
+    local inflen = #opt.infstr + ((sign ~= "-" or neginf) and 1 or 0)
+    pad_left = math.max(pad_left, #opt.nanstr - offset, inflen - offset)
+  end
+  f.pad_left = pad_left
+  if not exp then f.pad_right = pad_right end
+  return function(v)
+    if v ~= v or v == math.huge or v == -math.huge then
+      local t = v ~= v and (sign == "+" and "+" or "") .. opt.nanstr
+                or (v < 0 and "-" or sign == "+" and "+" or "") .. opt.infstr
+      return (" "):rep(pad_left + pad_right + 1 - #t) .. t
+    end
+    return exp and scientific(v, f) or positional(v, f)
+  end
+end
+
+-- gpuhost's own float form (floatmode "shortest") with the sign, nanstr and infstr options
+local function shortest(v, single, sign)
+  if v ~= v then return (sign == "+" and "+" or "") .. opt.nanstr end
+  if v == math.huge or v == -math.huge then
+    return (v < 0 and "-" or sign == "+" and "+" or "") .. opt.infstr
+  end
+  local t = float_text(v, single)
+  if t:sub(1, 1) ~= "-" and sign ~= "-" then t = sign .. t end
+  return t
+end
+
 -- A uint64 element (a Lua integer holding its 64 bits) in decimal.
 local function unsigned_text(v)
   if v >= 0 then return tostring(v) end
@@ -41,22 +254,35 @@ local function unsigned_text(v)
   return tostring(q) .. tostring(v - q * 10)
 end
 
--- The function that writes one element of an array of dtype dt.
-local function formatter(dt)
+-- The function that writes one element of an array of dtype dt, given the values shown
+-- (a flat list), which NumPy's float modes size their form by.
+local function formatter(dt, shown_vals)
   local single = dt == "float32" or dt == "complex64"
-  local cache = {}
-  local function part(x, sign)
-    local t = float_text(x, single)
-    if sign and t:sub(1, 1) ~= "-" then t = "+" .. t end
-    return t
+  local complex = dt == "complex64" or dt == "complex128"
+  local numpy = opt.floatmode ~= "shortest"
+  local real, re, im
+  if numpy and (dt == "float32" or dt == "float64") then real = float_format(shown_vals, single, opt.sign)
+  elseif numpy and complex then
+    local rs, is = {}, {}
+    for i, z in ipairs(shown_vals) do rs[i] = z.re; is[i] = z.im end
+    re, im = float_format(rs, single, opt.sign), float_format(is, single, "+")
   end
+  local cache = {}
   return function(v)
     local t = cache[v]
     if t then return t end
-    if math.type(v) == "float" then t = float_text(v, single)
+    if math.type(v) == "float" then t = real and real(v) or shortest(v, single, opt.sign)
     elseif dt == "uint64" and math.type(v) == "integer" then t = unsigned_text(v)
-    elseif type(v) == "userdata" and (dt == "complex64" or dt == "complex128") then
-      t = part(v.re) .. part(v.im, true) .. "j"     -- as gpu.complex's tostring, every digit needed
+    elseif type(v) == "userdata" and complex then
+      if re then
+        local i = im(v.im)
+        local n = #(i:gsub("%s+$", ""))
+        t = re(v.re) .. i:sub(1, n) .. "j" .. i:sub(n + 1)
+      else   -- as gpu.complex's tostring, every digit needed
+        local r, i = shortest(v.re, single, opt.sign), shortest(v.im, single, "+")
+        if i:sub(1, 1) ~= "-" and i:sub(1, 1) ~= "+" then i = "+" .. i end
+        t = r .. i .. "j"
+      end
     else t = tostring(v) end
     if v ~= 0 and v == v and type(v) ~= "userdata" then cache[v] = t end   -- -0.0 and 0 share a key
     return t
@@ -69,22 +295,64 @@ local function shape_text(s)
   return "{" .. table.concat(parts, ", ") .. "}"
 end
 
-local function line(a, n, value)
-  local vals = {}
-  if n <= HEAD + TAIL then
-    for i, v in ipairs(n > 0 and a:totable() or {}) do vals[i] = value(v) end
-  else
-    for _, v in ipairs(a[{{1, HEAD}}]:totable()) do vals[#vals + 1] = value(v) end
-    vals[#vals + 1] = "..."
-    for _, v in ipairs(a[{{n - TAIL + 1, n}}]:totable()) do vals[#vals + 1] = value(v) end
+-- words joined by sep, wrapped before a word that would pass the line width (nil: never),
+-- the first starting at column col, the next lines at hang; closers: the "]"s that follow
+local function join(words, sep, col, hang, width, closers)
+  if not width then return table.concat(words, sep) end
+  local tail = sep:gsub("%s+$", "")
+  local out = {}
+  for i, w in ipairs(words) do
+    if i > 1 then
+      if col + #sep + #w > width - #tail - closers then
+        out[#out] = (out[#out] .. tail):gsub("%s+$", "")   -- as NumPy's: no spaces before a break
+        out[#out + 1] = "\n" .. hang
+        col = #hang
+      else
+        out[#out + 1] = sep
+        col = col + #sep
+      end
+    end
+    out[#out + 1] = w
+    col = col + #w
   end
-  return "[" .. table.concat(vals, ", ") .. "]"
+  return table.concat(out)
+end
+
+-- How a print goes: sep between values, width (nil: no wrapping), and whether NumPy's
+-- threshold and edgeitems summarize 1-D lines (otherwise HEAD ... TAIL)
+local function style(numpy_lines, sep)
+  return {sep = sep or ", ", width = (numpy_lines or given.linewidth) and opt.linewidth or nil,
+          numpy = numpy_lines or given.threshold or given.edgeitems}
+end
+
+local function line(a, n, dt, st, col)
+  local raw, cut = {}, nil
+  local edge = opt.edgeitems
+  if st.numpy and n > opt.threshold and n > 2 * edge then
+    raw = a[{{1, edge}}]:totable()
+    cut = #raw
+    for _, v in ipairs(a[{{n - edge + 1, n}}]:totable()) do raw[#raw + 1] = v end
+  elseif st.numpy or n <= HEAD + TAIL then
+    raw = n > 0 and a:totable() or {}
+  else
+    raw = a[{{1, HEAD}}]:totable()
+    cut = #raw
+    for _, v in ipairs(a[{{n - TAIL + 1, n}}]:totable()) do raw[#raw + 1] = v end
+  end
+  local value = formatter(dt, raw)
+  local vals = {}
+  for i, v in ipairs(raw) do
+    vals[#vals + 1] = value(v)
+    if i == cut then vals[#vals + 1] = "..." end
+  end
+  return "[" .. join(vals, st.sep, (col or 0) + 1, (" "):rep((col or 0) + 1), st.width, 1) .. "]"
 end
 
 -- The positions shown along each dimension, and the values there as a nested table
 -- indexed by position.
 local function shown(a, shape)
-  local summarize = a.size > THRESHOLD
+  local summarize = a.size > opt.threshold
+  local EDGE = opt.edgeitems
   local pos, runs = {}, {}
   for d, n in ipairs(shape) do
     pos[d], runs[d] = {}, {}
@@ -122,15 +390,19 @@ local function shown(a, shape)
   return pos, vals
 end
 
-local function rows(a, shape, value)
+local function rows(a, shape, dt, st)
   local pos, vals = shown(a, shape)
   local ndim, width = #shape, 0
-  local function measure(t, d)
+  local flat = {}
+  local function gather(t, d)
     for _, x in ipairs(t) do
-      if d == ndim then width = math.max(width, #value(x)) else measure(x, d + 1) end
+      if d == ndim then flat[#flat + 1] = x else gather(x, d + 1) end
     end
   end
-  measure(vals, 1)
+  gather(vals, 1)
+  local value = formatter(dt, flat)
+  for _, x in ipairs(flat) do width = math.max(width, #value(x)) end
+  local tail = st.sep:gsub("%s+$", "")
   local function text(t, d, indent)
     local parts, n, p = {}, shape[d], pos[d]
     for i, x in ipairs(t) do
@@ -139,20 +411,33 @@ local function rows(a, shape, value)
       else parts[#parts + 1] = text(x, d + 1, indent .. " ") end
     end
     if n == 0 then return "[]" end
-    local sep = d == ndim and ", " or ",\n" .. ("\n"):rep(ndim - d - 1) .. indent .. " "
+    if d == ndim then
+      return "[" .. join(parts, st.sep, #indent + 1, indent .. " ", st.width, ndim) .. "]"
+    end
+    local sep = tail .. "\n" .. ("\n"):rep(ndim - d - 1) .. indent .. " "
     return "[" .. table.concat(parts, sep) .. "]"
   end
   return text(vals, 1, "")
 end
 
+-- The values' text (NumPy's array2string): nil for a 1-D line that goes after the head
+local function body(a, st, inline)
+  local shape, n, dt = a.shape, a.size, a.dtype
+  if #shape == 0 then return formatter(dt, {a:item()})(a:item()) end
+  if #shape == 1 then
+    local t = line(a, n, dt, st, inline)
+    if inline and not t:find("\n", 1, true) then return t, true end
+    return inline and line(a, n, dt, st, 0) or t
+  end
+  if n == 0 then return "[]" end   -- as NumPy: a dim of 2^40 rows of nothing is no 2^40 lines
+  return rows(a, shape, dt, st)
+end
+
 local function show(kind, a)
-  local shape, n = a.shape, a.size
-  local head = ("%s(%s, %s)"):format(kind, a.dtype, shape_text(shape))
-  local value = formatter(a.dtype)
-  if #shape == 0 then return head .. " " .. value(a:item()) end
-  if #shape == 1 then return head .. " " .. line(a, n, value) end
-  if n == 0 then return head .. "\n[]" end   -- as NumPy: a dim of 2^40 rows of nothing is no 2^40 lines
-  return head .. "\n" .. rows(a, shape, value)
+  local head = ("%s(%s, %s)"):format(kind, a.dtype, shape_text(a.shape))
+  if #a.shape == 0 then return head .. " " .. body(a, style(false)) end
+  local t, one_line = body(a, style(false), #head + 1)
+  return head .. (one_line and " " or "\n") .. t
 end
 
 function M.array(a)
@@ -163,6 +448,189 @@ end
 function M.hostarray(h)
   if not pcall(function() return h.size end) then return "gpu.hostarray (freed)" end
   return show("gpu.hostarray", h)
+end
+
+-- The options' checks: each returns the value, or nil and what was expected
+local MODES = {shortest = true, fixed = true, unique = true, maxprec = true, maxprec_equal = true}
+local function count(v, lo)
+  if math.type(v) == "float" and v == math.floor(v) then v = math.tointeger(v) or v end
+  if math.type(v) == "integer" and v >= lo then return v end
+end
+local CHECK = {
+  precision = function(v) return count(v, 0), "a non-negative integer" end,
+  threshold = function(v) return v == math.huge and math.maxinteger or count(v, 0), "a non-negative integer or math.huge" end,
+  edgeitems = function(v) return count(v, 0), "a non-negative integer" end,
+  linewidth = function(v) return count(v, 1), "a positive integer" end,
+  suppress = function(v) if type(v) == "boolean" then return v end return nil, "a boolean" end,
+  sign = function(v) if v == "-" or v == "+" or v == " " then return v end return nil, "'-', '+' or ' '" end,
+  floatmode = function(v) if MODES[v] then return v end
+                return nil, "'shortest', 'fixed', 'unique', 'maxprec' or 'maxprec_equal'" end,
+  nanstr = function(v) if type(v) == "string" then return v end return nil, "a string" end,
+  infstr = function(v) if type(v) == "string" then return v end return nil, "a string" end,
+}
+local NAMES = "edgeitems, floatmode, infstr, linewidth, nanstr, precision, sign, suppress, threshold"
+
+-- options table t (argument #i of fname) checked: {key = value}; extra keys allowed in `more`
+local function checked(t, fname, i, more)
+  if type(t) ~= "table" then
+    error(("bad argument #%d to '%s' (options table expected, got %s)"):format(i, fname, type(t)), 3)
+  end
+  local out = {}
+  for k, v in pairs(t) do
+    if CHECK[k] then
+      local ok, want = CHECK[k](v)
+      if ok == nil then
+        error(("bad argument #%d to '%s' (options.%s must be %s, got %s)")
+              :format(i, fname, k, want, type(v) == "string" and "'" .. v .. "'" or tostring(v)), 3)
+      end
+      out[k] = ok
+    elseif not (more and more[k]) then
+      error(("bad argument #%d to '%s' (unknown option '%s' (%s))"):format(i, fname, tostring(k), NAMES), 3)
+    end
+  end
+  -- a precision alone asks for NumPy's digits: "shortest" gives way to NumPy's default mode
+  if out.precision and not out.floatmode and opt.floatmode == "shortest" then out.floatmode = "maxprec" end
+  return out
+end
+
+local function apply(o)
+  for k, v in pairs(o) do opt[k] = v; given[k] = true end
+end
+
+local function snapshot()
+  local o, g = {}, {}
+  for k, v in pairs(opt) do o[k] = v end
+  for k, v in pairs(given) do g[k] = v end
+  return o, g
+end
+
+local function restore(o, g) opt, given = o, g end
+
+-- gpu.set_printoptions(opts): the options given change; the others stay
+function gpu.set_printoptions(opts)
+  apply(checked(opts, "set_printoptions", 1))
+end
+
+-- gpu.get_printoptions(): a copy of the options now
+function gpu.get_printoptions()
+  return (snapshot())
+end
+
+-- gpu.printoptions(opts, f, ...): f(...)'s results, printed under opts; the options before
+-- come back after, also when f raises
+function gpu.printoptions(opts, f, ...)
+  local o = checked(opts, "printoptions", 1)
+  if type(f) ~= "function" then
+    error(("bad argument #2 to 'printoptions' (function expected, got %s)"):format(type(f)), 2)
+  end
+  local saved, saved_given = snapshot()
+  apply(o)
+  local r = table.pack(pcall(f, ...))
+  restore(saved, saved_given)
+  if not r[1] then error(r[2], 0) end
+  return table.unpack(r, 2, r.n)
+end
+
+local function array_arg(a, fname)
+  local mt = getmetatable(a)
+  if type(a) ~= "userdata" or (mt ~= gpu._meta.array and mt ~= gpu._meta.hostarray) then
+    error(("bad argument #1 to '%s' (array expected, got %s)"):format(fname, type(a)), 3)
+  end
+  if not pcall(function() return a.size end) then
+    error(("bad argument #1 to '%s' (attempt to use a freed array)"):format(fname), 3)
+  end
+end
+
+-- gpu.array2string(a [, opts]): the values as NumPy's array2string writes them (separator
+-- " " unless opts.separator says), the print options overridden by opts for this call
+function gpu.array2string(a, opts)
+  array_arg(a, "array2string")
+  local o = checked(opts or {}, "array2string", 2, {separator = true})
+  local sep = opts and opts.separator
+  if sep ~= nil and type(sep) ~= "string" then
+    error(("bad argument #2 to 'array2string' (options.separator must be a string, got %s)"):format(type(sep)), 2)
+  end
+  local saved, saved_given = snapshot()
+  apply(o)
+  local ok, t = pcall(body, a, style(true, sep or " "))
+  restore(saved, saved_given)
+  if not ok then error(t, 0) end
+  return t
+end
+
+-- gpu.array_str(a [, opts]): array2string's text; gpu.array_repr(a): tostring(a)
+function gpu.array_str(a, opts)
+  array_arg(a, "array_str")
+  return gpu.array2string(a, opts)
+end
+
+function gpu.array_repr(a)
+  array_arg(a, "array_repr")
+  return tostring(a)
+end
+
+local POSITIONAL = {precision = true, unique = true, fractional = true, trim = true, sign = true,
+                    pad_left = true, pad_right = true, min_digits = true}
+local SCIENTIFIC = {precision = true, unique = true, trim = true, sign = true, pad_left = true,
+                    exp_digits = true, min_digits = true}
+
+local function float_opts(x, opts, fname, known)
+  if type(x) ~= "number" then
+    error(("bad argument #1 to '%s' (number expected, got %s)"):format(fname, type(x)), 3)
+  end
+  opts = opts or {}
+  if type(opts) ~= "table" then
+    error(("bad argument #2 to '%s' (options table expected, got %s)"):format(fname, type(opts)), 3)
+  end
+  local o = {unique = true, trim = "k"}
+  for k, v in pairs(opts) do
+    if not known[k] then
+      local names = {}
+      for n in pairs(known) do names[#names + 1] = n end
+      table.sort(names)
+      error(("bad argument #2 to '%s' (unknown option '%s' (%s))"):format(fname, tostring(k), table.concat(names, ", ")), 3)
+    end
+    local ok
+    if k == "unique" or k == "sign" or k == "fractional" then ok = type(v) == "boolean"
+    elseif k == "trim" then ok = v == "k" or v == "." or v == "0" or v == "-"
+    else ok = count(v, 0) ~= nil; v = count(v, 0) end
+    if not ok then
+      error(("bad argument #2 to '%s' (options.%s: %s is not one)"):format(fname, k, tostring(v)), 3)
+    end
+    o[k] = v
+  end
+  if o.fractional == false then
+    error(("bad argument #2 to '%s' (options.fractional = false is not supported)"):format(fname), 3)
+  end
+  if not o.unique and not o.precision then
+    error(("bad argument #2 to '%s' (options.precision is needed when unique is false)"):format(fname), 3)
+  end
+  if math.type(x) == "integer" then x = x + 0.0 end   -- (not for floats: -0.0 + 0.0 is 0.0)
+  return x, o
+end
+
+local function nonfinite(x, o)
+  if x ~= x then return (o.sign and "+" or "") .. "nan" end
+  if x == math.huge or x == -math.huge then return (x < 0 and "-" or o.sign and "+" or "") .. "inf" end
+end
+
+-- gpu.format_float_positional(x [, opts]), gpu.format_float_scientific(x [, opts]):
+-- NumPy's, of a Lua number (a float64)
+function gpu.format_float_positional(x, opts)
+  local o
+  x, o = float_opts(x, opts, "format_float_positional", POSITIONAL)
+  return nonfinite(x, o) or positional(x, o)
+end
+
+function gpu.format_float_scientific(x, opts)
+  local o
+  x, o = float_opts(x, opts, "format_float_scientific", SCIENTIFIC)
+  return nonfinite(x, o) or scientific(x, o)
+end
+
+for _, name in ipairs({"set_printoptions", "get_printoptions", "printoptions", "array2string", "array_str",
+                       "array_repr", "format_float_positional", "format_float_scientific"}) do
+  gpu[name] = gpu._api(gpu[name])
 end
 
 return M

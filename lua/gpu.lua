@@ -114,7 +114,14 @@ local function on_first_call(name, file, ...)
 end
 on_first_call("fuse", "lua/fuse.lua", gpu._codegen)
 on_first_call("elementwise", "lua/elementwise.lua", gpu._codegen)
-for _, name in ipairs({"save", "load", "savez", "loadz"}) do on_first_call(name, "lua/npy.lua") end
+for _, name in ipairs({"save", "load", "savez", "savez_compressed", "loadz", "savetxt", "loadtxt", "genfromtxt",
+                       "fromfile", "frombuffer", "fromstring", "_tofile", "_tobytes"}) do
+  on_first_call(name, "lua/npy.lua")   -- NumPy's files, binary and text (npy.lua)
+end
+for _, meta in ipairs({gpu._meta.array, gpu._meta.hostarray}) do
+  meta.methods.tofile = function(...) return gpu._tofile(...) end
+  meta.methods.tobytes = function(...) return gpu._tobytes(...) end
+end
 for _, name in ipairs({"linspace", "eye", "identity", "concatenate", "stack", "flip", "isclose", "allclose",
                        "take", "extract", "nonzero", "diff", "tril", "triu", "diagonal", "meshgrid",
                        "repeat_interleave", "tile", "searchsorted", "histogram"}) do
@@ -243,6 +250,11 @@ on_first_call("reduction", "lua/reduction.lua")
 -- sorts' programs (lua/sort.lua: the builder host/sort.c calls), at the first sort
 gpu._set_sort_builder(function(...) return module("lua/sort.lua").build(...) end)
 
+-- print options and NumPy's text of arrays and floats (format.lua, which prints arrays too)
+for _, name in ipairs({"set_printoptions", "get_printoptions", "printoptions", "array2string", "array_str",
+                       "array_repr", "format_float_positional", "format_float_scientific", "_format_repr"}) do
+  on_first_call(name, "lua/format.lua")
+end
 gpu._meta.array.__tostring = function(a) return format().array(a) end
 gpu._meta.hostarray.__tostring = function(h) return format().hostarray(h) end
 

@@ -1,5 +1,7 @@
 -- npy.lua: gpu.save and gpu.load, NumPy's .npy files (host/npy.c reads and writes them),
--- and gpu.savez and gpu.loadz, .npz files of several (host/npz.c, through libzip).
+-- gpu.savez, savez_compressed and loadz, .npz files of several (host/npz.c, through
+-- libzip), and NumPy's raw and text files: fromfile/tofile, frombuffer, fromstring,
+-- tobytes, savetxt, loadtxt and genfromtxt (read and written here, on the host).
 local gpu = ...
 
 local function is_device(a) return getmetatable(a) == gpu._meta.array end
@@ -46,13 +48,11 @@ function gpu.load(path, opts)
   return h
 end
 
--- gpu.savez(path, arrays): arrays a table of named arrays ({x = a, y = b}: x.npy, y.npy in
--- the archive) and of arrays in a list ({a, b}: arr_0.npy, arr_1.npy, as numpy.savez names
--- positional ones); stored uncompressed, as numpy.savez does
-function gpu.savez(path, arrays)
-  check_path(path, "savez")
+-- The arrays of gpu.savez's table, each a contiguous host array under its member name,
+-- for the public function `fname` (savez or savez_compressed)
+local function members(fname, arrays)
   if type(arrays) ~= "table" then
-    error(("bad argument #2 to 'savez' (table of arrays expected, got %s)"):format(type(arrays)), 2)
+    error(("bad argument #2 to '%s' (table of arrays expected, got %s)"):format(fname, type(arrays)), 3)
   end
   local hosts = {}
   for k, a in pairs(arrays) do
@@ -60,19 +60,34 @@ function gpu.savez(path, arrays)
     if type(name) ~= "string" or name == "" or name:find("[/\\\0]") then
       local shown = type(name) == "string" and name:find("\0", 1, true) and ("%q"):format(name)
                     or tostring(k)
-      error(("bad argument #2 to 'savez' (%s is not a member name)"):format(shown), 2)
+      error(("bad argument #2 to '%s' (%s is not a member name)"):format(fname, shown), 3)
     end
     if hosts[name] then   -- a key arr_0 and a list's first array: numpy.savez refuses it too
-      error(("bad argument #2 to 'savez' (key %s is also the name of the list's entry %d)")
-            :format(name, tonumber(name:match("^arr_(%d+)$")) + 1), 2)
+      error(("bad argument #2 to '%s' (key %s is also the name of the list's entry %d)")
+            :format(fname, name, tonumber(name:match("^arr_(%d+)$")) + 1), 3)
     end
     local h = host_contiguous(a)
     if not h then
-      error(("bad argument #2 to 'savez' (%s is a %s, not an array)"):format(name, type(a)), 2)
+      error(("bad argument #2 to '%s' (%s is a %s, not an array)"):format(fname, name, type(a)), 3)
     end
     hosts[name] = h
   end
-  local ok, err = pcall(gpu._npz_write, path, hosts)
+  return hosts
+end
+
+-- gpu.savez(path, arrays): arrays a table of named arrays ({x = a, y = b}: x.npy, y.npy in
+-- the archive) and of arrays in a list ({a, b}: arr_0.npy, arr_1.npy, as numpy.savez names
+-- positional ones); stored uncompressed, as numpy.savez does
+function gpu.savez(path, arrays)
+  check_path(path, "savez")
+  local ok, err = pcall(gpu._npz_write, path, members("savez", arrays))
+  if not ok then error(err, 2) end
+end
+
+-- gpu.savez_compressed(path, arrays): the same, its members deflated
+function gpu.savez_compressed(path, arrays)
+  check_path(path, "savez_compressed")
+  local ok, err = pcall(gpu._npz_write, path, members("savez_compressed", arrays), true)
   if not ok then error(err, 2) end
 end
 
@@ -90,5 +105,546 @@ function gpu.loadz(path, opts)
   return t
 end
 
+-- Raw bytes and text files (NumPy's tofile/fromfile, frombuffer, fromstring, savetxt,
+-- loadtxt, genfromtxt). Readers give host arrays, as gpu.load does; the text is read and
+-- written on the host, where the file is (a device array is copied there once).
+
+local DTYPE = {}   -- name -> {name, size, kind}
+for _, d in ipairs(gpu._dtypes) do DTYPE[d.name] = d end
+
+-- dtype argument #i of fname (default float64, as NumPy's)
+local function check_dtype(dt, fname, i)
+  if dt == nil then return DTYPE.float64 end
+  if DTYPE[dt] then return DTYPE[dt] end
+  if type(dt) ~= "string" then
+    error(("bad argument #%d to '%s' (dtype expected, got %s)"):format(i, fname, type(dt)), 3)
+  end
+  error(("bad argument #%d to '%s' (unknown dtype '%s' (%s))")
+        :format(i, fname, dt, table.concat(gpu.dtypes, ", ")), 3)
+end
+
+-- integer argument #i of fname, at least lo, or nil when v is nil
+local function check_int(v, fname, i, what, lo)
+  if v == nil then return nil end
+  if math.type(v) == "float" and v == math.floor(v) then v = math.tointeger(v) or v end
+  if math.type(v) ~= "integer" or v < lo then
+    error(("bad argument #%d to '%s' (%s expected, got %s)")
+          :format(i, fname, what, type(v) == "number" and gpu._arg.shown(v) or type(v)), 3)
+  end
+  return v
+end
+
+local function check_opts(opts, fname, i, known)
+  if opts == nil then return {} end
+  if type(opts) ~= "table" then
+    error(("bad argument #%d to '%s' (options table expected, got %s)"):format(i, fname, type(opts)), 3)
+  end
+  for k in pairs(opts) do
+    if not known[k] then
+      local names = {}
+      for n in pairs(known) do names[#names + 1] = n end
+      table.sort(names)
+      error(("bad argument #%d to '%s' (unknown option '%s' (%s))")
+            :format(i, fname, tostring(k), table.concat(names, ", ")), 3)
+    end
+  end
+  return opts
+end
+
+-- the whole of file path, or an error naming it
+local function read_file(path)
+  local f, err = io.open(path, "rb")
+  if not f then error(("cannot read '%s': %s"):format(path, err:gsub("^.-: ", "")), 0) end
+  local s, rerr = f:read("a")
+  f:close()
+  if not s then error(("cannot read '%s': %s"):format(path, rerr:gsub("^.-: ", "")), 0) end
+  return s
+end
+
+local function write_file(path, s)
+  local f, err = io.open(path, "wb")
+  if not f then error(("cannot write '%s': %s"):format(path, err:gsub("^.-: ", "")), 0) end
+  local ok, werr = f:write(s)
+  local closed, cerr = f:close()
+  if not ok or not closed then
+    error(("cannot write '%s': %s"):format(path, tostring(werr or cerr):gsub("^.-: ", "")), 0)
+  end
+end
+
+-- a host array of the bytes of s, count elements (-1: all) from byte offset; nil and why when
+-- s is too short or not a whole number of elements
+local function from_bytes(s, d, count, offset)
+  local avail = #s - offset
+  if offset > #s then return nil, ("offset %d is past its %d bytes"):format(offset, #s) end
+  if count < 0 then
+    if avail % d.size ~= 0 then
+      return nil, ("its %d bytes after offset %d are not a whole number of %s elements (%d bytes each)")
+                  :format(avail, offset, d.name, d.size)
+    end
+    count = avail // d.size
+  elseif count * d.size > avail then
+    return nil, ("%d %s elements need %d bytes after offset %d, it has %d")
+                :format(count, d.name, count * d.size, offset, avail)
+  end
+  return gpu.host.frombytes(s:sub(offset + 1, offset + count * d.size), d.name)
+end
+
+-- a number of dtype d from text t, or nil: floats as Python's float() reads them, integers
+-- for integer dtypes (and bool), never Lua's hex or spaces inside
+local function parse_number(t, d)
+  t = t:match("^%s*(.-)%s*$")
+  if d.kind == "f" then
+    local sgn, word = t:match("^([+-]?)(%a+)$")
+    if word then
+      word = word:lower()
+      if word == "nan" then return 0 / 0 end
+      if word == "inf" or word == "infinity" then return sgn == "-" and -math.huge or math.huge end
+      return nil
+    end
+    if not (t:match("^[+-]?%d+%.?%d*$") or t:match("^[+-]?%.%d+$") or
+            t:match("^[+-]?%d+%.?%d*[eE][+-]?%d+$") or t:match("^[+-]?%.%d+[eE][+-]?%d+$")) then
+      return nil
+    end
+    local v = tonumber(t)
+    if v == 0 then return t:sub(1, 1) == "-" and -0.0 or 0.0 end   -- (-0.0 + 0.0 is 0.0)
+    return v + 0.0
+  elseif d.kind == "c" then
+    return nil
+  end
+  if not t:match("^[+-]?%d+$") then return nil end
+  local v = math.tointeger(tonumber(t)) or tonumber(t)   -- past 2^63: a float, which uint64 takes
+  if d.name == "bool" then return v ~= 0 end
+  return v
+end
+
+-- items of text s separated by sep (whitespace in sep: any run of whitespace), as numbers of
+-- dtype d; count of them (-1: all). On failure: nil and why.
+local function parse_items(s, d, count, sep)
+  local items = {}
+  if sep:match("^%s*$") then
+    for w in s:gmatch("%S+") do items[#items + 1] = w end
+  else
+    local plain = sep:match("^%s*(.-)%s*$")
+    local at = 1
+    while true do
+      local i, j = s:find(plain, at, true)
+      items[#items + 1] = s:sub(at, i and i - 1 or -1)
+      if not i then break end
+      at = j + 1
+    end
+    if #items == 1 and items[1]:match("^%s*$") then items = {} end
+  end
+  local n = count < 0 and #items or count
+  if n > #items then return nil, ("%d items requested, it holds %d"):format(n, #items) end
+  local vals = {}
+  for i = 1, n do
+    local v = parse_number(items[i], d)
+    if v == nil then return nil, ("item %d ('%s') is not a %s value"):format(i, items[i], d.name) end
+    vals[i] = v
+  end
+  return gpu.host.array(vals, d.name)
+end
+
+-- gpu.frombuffer(s [, dtype [, count [, offset]]]): a host array of the bytes of string s
+function gpu.frombuffer(s, dtype, count, offset)
+  if type(s) ~= "string" then
+    error(("bad argument #1 to 'frombuffer' (string expected, got %s)"):format(type(s)), 2)
+  end
+  local d = check_dtype(dtype, "frombuffer", 2)
+  count = check_int(count, "frombuffer", 3, "count of -1 or more", -1) or -1
+  offset = check_int(offset, "frombuffer", 4, "non-negative offset", 0) or 0
+  local h, why = from_bytes(s, d, count, offset)
+  if not h then error(("bad argument #1 to 'frombuffer' (%s)"):format(why:gsub("^its", "the string's")), 2) end
+  return h
+end
+
+-- gpu.fromstring(s, dtype, count, sep): text items (sep "" or nil: s's bytes, as frombuffer)
+function gpu.fromstring(s, dtype, count, sep)
+  if type(s) ~= "string" then
+    error(("bad argument #1 to 'fromstring' (string expected, got %s)"):format(type(s)), 2)
+  end
+  local d = check_dtype(dtype, "fromstring", 2)
+  count = check_int(count, "fromstring", 3, "count of -1 or more", -1) or -1
+  if sep ~= nil and type(sep) ~= "string" then
+    error(("bad argument #4 to 'fromstring' (separator string expected, got %s)"):format(type(sep)), 2)
+  end
+  local h, why
+  if sep == nil or sep == "" then h, why = from_bytes(s, d, count, 0)
+  else h, why = parse_items(s, d, count, sep) end
+  if not h then error(("bad argument #1 to 'fromstring' (%s)"):format(why:gsub("^its", "the string's")), 2) end
+  return h
+end
+
+-- gpu.fromfile(path [, dtype [, count [, sep [, offset]]]])
+function gpu.fromfile(path, dtype, count, sep, offset)
+  check_path(path, "fromfile")
+  local d = check_dtype(dtype, "fromfile", 2)
+  count = check_int(count, "fromfile", 3, "count of -1 or more", -1) or -1
+  if sep ~= nil and type(sep) ~= "string" then
+    error(("bad argument #4 to 'fromfile' (separator string expected, got %s)"):format(type(sep)), 2)
+  end
+  offset = check_int(offset, "fromfile", 5, "non-negative offset", 0) or 0
+  local s = read_file(path)
+  local h, why
+  if sep == nil or sep == "" then h, why = from_bytes(s, d, count, offset)
+  else h, why = parse_items(s:sub(offset + 1), d, count, sep) end
+  if not h then error(("cannot read '%s': %s"):format(path, why), 2) end
+  return h
+end
+
+-- the text of one element for tofile's default '%s' and savetxt's: NumPy's str() of a
+-- scalar (Python's repr of a float: the shortest digits that read back the same)
+local function element_text(v, dt)
+  if type(v) == "boolean" then return v and "True" or "False" end
+  if math.type(v) == "integer" then
+    if dt == "uint64" and v < 0 then return ("%.0f"):format(v + 2.0 ^ 64) end
+    return tostring(v)
+  end
+  return gpu._format_repr(v, dt == "float32")
+end
+
+-- Python's % of one conversion spec: %d of a float truncates; nan and inf print as words;
+-- a uint64 element (unsigned) at or above 2^63 as its unsigned value
+local function percent(spec, v, unsigned)
+  if type(v) == "boolean" then v = v and 1 or 0 end
+  local conv = spec:sub(-1)
+  if unsigned and math.type(v) == "integer" and v < 0 then
+    if not conv:find("[diu]") then v = v + 2.0 ^ 64
+    else
+      local q = (v >> 1) // 5   -- the unsigned value // 10
+      return (spec:gsub("%.%d*", ""):sub(1, -2) .. "s"):format(tostring(q) .. tostring(v - q * 10))
+    end
+  end
+  if conv == "s" or conv == "r" then
+    return (spec:sub(1, -2) .. "s"):format(type(v) == "string" and v or tostring(v))
+  end
+  if math.type(v) == "float" and (v ~= v or v == math.huge or v == -math.huge) then
+    if conv:find("[diouxXc]") then error("cannot convert float " .. tostring(v) .. " to integer", 0) end
+    local word = v ~= v and "nan" or (v < 0 and "-inf" or (spec:find("+", 1, true) and "+inf" or "inf"))
+    return (spec:gsub("%.%d*", ""):gsub("[eEfFgG]$", "s")):format(word)
+  end
+  if conv:find("[diouxXc]") and math.type(v) == "float" then
+    local t = v < 0 and math.ceil(v) or math.floor(v)
+    v = math.tointeger(t) or t
+    if math.type(v) == "float" then return (spec:gsub("[%w]$", ".0f")):format(v) end
+  end
+  if conv == "i" or conv == "u" then spec = spec:sub(1, -2) .. "d" end
+  return spec:format(v)
+end
+
+-- the conversions of a Python % format: {literal, spec, literal, spec, ..., literal}
+local function conversions(fmt)
+  local parts, at = {}, 1
+  local lit = {}
+  while true do
+    local i = fmt:find("%", at, true)
+    if not i then lit[#lit + 1] = fmt:sub(at); break end
+    lit[#lit + 1] = fmt:sub(at, i - 1)
+    if fmt:sub(i + 1, i + 1) == "%" then lit[#lit + 1] = "%"; at = i + 2
+    else
+      local j = select(2, fmt:find("^%%[-+ #0]*%d*%.?%d*[diouxXeEfFgGcrs]", i))
+      if not j then return nil end
+      parts[#parts + 1] = table.concat(lit); lit = {}
+      parts[#parts + 1] = fmt:sub(i, j)
+      at = j + 1
+    end
+  end
+  parts[#parts + 1] = table.concat(lit)
+  return parts
+end
+
+-- a:tofile(path [, sep [, fmt]]): the elements in C order, as raw bytes (sep "" or nil) or
+-- as text separated by sep, each written with fmt (a Python % format; default '%s')
+function gpu._tofile(a, path, sep, fmt)
+  local h = host_contiguous(a)
+  if not h then error(("bad argument #1 to 'tofile' (array expected, got %s)"):format(type(a)), 2) end
+  check_path(path, "tofile")
+  if sep ~= nil and type(sep) ~= "string" then
+    error(("bad argument #2 to 'tofile' (separator string expected, got %s)"):format(type(sep)), 2)
+  end
+  if fmt ~= nil and type(fmt) ~= "string" then
+    error(("bad argument #3 to 'tofile' (format string expected, got %s)"):format(type(fmt)), 2)
+  end
+  if sep == nil or sep == "" then return write_file(path, h:bytes()) end
+  if h.dtype:find("^complex") then
+    error("bad argument #1 to 'tofile' (complex arrays are written as bytes only, with sep \"\")", 2)
+  end
+  local parts = fmt and conversions(fmt)
+  if fmt and (not parts or #parts ~= 3) then
+    error(("bad argument #3 to 'tofile' (one %% conversion expected, got '%s')"):format(fmt), 2)
+  end
+  local out, dt = {}, h.dtype
+  for i, v in ipairs(h.size > 0 and h:reshape(h.size):totable() or {}) do
+    out[i] = parts and parts[1] .. percent(parts[2], v, dt == "uint64") .. parts[3] or element_text(v, dt)
+  end
+  write_file(path, table.concat(out, sep))
+end
+
+-- a:tobytes(): the elements in C order as a Lua string
+function gpu._tobytes(a)
+  local h = host_contiguous(a)
+  if not h then error(("bad argument #1 to 'tobytes' (array expected, got %s)"):format(type(a)), 2) end
+  return h:bytes()
+end
+
+local SAVETXT = {fmt = true, delimiter = true, newline = true, header = true, footer = true, comments = true}
+
+-- gpu.savetxt(path, a [, opts]): a 1-D (one value a line) or 2-D array as text
+function gpu.savetxt(path, a, opts)
+  check_path(path, "savetxt")
+  local h = host_contiguous(a)
+  if not h then error(("bad argument #2 to 'savetxt' (array expected, got %s)"):format(type(a)), 2) end
+  if h.ndim ~= 1 and h.ndim ~= 2 then
+    error(("bad argument #2 to 'savetxt' (1-D or 2-D array expected, got %d-D)"):format(h.ndim), 2)
+  end
+  if h.dtype:find("^complex") then
+    error("bad argument #2 to 'savetxt' (real array expected, got " .. h.dtype .. ")", 2)
+  end
+  opts = check_opts(opts, "savetxt", 3, SAVETXT)
+  for _, k in ipairs({"delimiter", "newline", "header", "footer", "comments"}) do
+    if opts[k] ~= nil and type(opts[k]) ~= "string" then
+      error(("bad argument #3 to 'savetxt' (options.%s must be a string, got %s)"):format(k, type(opts[k])), 2)
+    end
+  end
+  local delim, nl, comments = opts.delimiter or " ", opts.newline or "\n", opts.comments or "# "
+  local rows = h.ndim == 1 and h.shape[1] or h.shape[1]
+  local cols = h.ndim == 1 and 1 or h.shape[2]
+  local fmt = opts.fmt or "%.18e"
+  if type(fmt) == "table" then   -- a format per column
+    if #fmt ~= cols then
+      error(("bad argument #3 to 'savetxt' (options.fmt has %d formats, the array %d columns)"):format(#fmt, cols), 2)
+    end
+    for _, f in ipairs(fmt) do
+      if type(f) ~= "string" then error("bad argument #3 to 'savetxt' (options.fmt must hold strings)", 2) end
+    end
+    fmt = table.concat(fmt, delim)
+  elseif type(fmt) ~= "string" then
+    error(("bad argument #3 to 'savetxt' (options.fmt must be a string or a list of them, got %s)"):format(type(fmt)), 2)
+  end
+  local parts = conversions(fmt)
+  if parts and #parts == 3 and cols > 1 then
+    local one = {}
+    for i = 1, cols do one[i] = fmt end
+    parts = conversions(table.concat(one, delim))
+  end
+  if not parts or (#parts - 1) // 2 ~= cols then
+    error(("bad argument #3 to 'savetxt' (options.fmt '%s' has not one %% conversion or one per column (%d))")
+          :format(fmt, cols), 2)
+  end
+  local out = {}
+  if opts.header and opts.header ~= "" then out[1] = comments .. opts.header:gsub("\n", "\n" .. comments) .. nl end
+  local t = h.size > 0 and h:totable() or {}
+  local ok, err = pcall(function()
+    for r = 1, rows do
+      local row = h.ndim == 1 and {t[r]} or t[r]
+      local line = {}
+      for c = 1, cols do line[#line + 1] = parts[2 * c - 1]; line[#line + 1] = percent(parts[2 * c], row[c], h.dtype == "uint64") end
+      line[#line + 1] = parts[#parts]
+      out[#out + 1] = table.concat(line) .. nl
+    end
+  end)
+  if not ok then error(("bad argument #3 to 'savetxt' (options.fmt '%s': %s)"):format(fmt, err), 2) end
+  if opts.footer and opts.footer ~= "" then out[#out + 1] = comments .. opts.footer:gsub("\n", "\n" .. comments) .. nl end
+  write_file(path, table.concat(out))
+end
+
+-- A list of strings from option k (a string or a list of them), or dflt
+local function strings_opt(opts, k, fname, dflt)
+  local v = opts[k]
+  if v == nil then return dflt end
+  if v == false then return {} end
+  if type(v) == "string" then return v == "" and {} or {v} end
+  if type(v) == "table" then
+    for _, x in ipairs(v) do if type(x) ~= "string" then v = nil; break end end
+    if v then return v end
+  end
+  error(("bad argument #2 to '%s' (options.%s must be a string or a list of strings)"):format(fname, k), 3)
+end
+
+-- The shared options of loadtxt and genfromtxt, checked: dtype, delimiter, comments,
+-- usecols (1-based, negative from the end), max_rows, ndmin
+local function text_options(opts, fname)
+  local o = {d = check_dtype(opts.dtype, fname, 2)}
+  if o.d.kind == "c" then error(("bad argument #2 to '%s' (options.dtype: complex text is not read)"):format(fname), 3) end
+  if opts.delimiter ~= nil and (type(opts.delimiter) ~= "string" or opts.delimiter == "") then
+    error(("bad argument #2 to '%s' (options.delimiter must be a non-empty string)"):format(fname), 3)
+  end
+  o.delimiter = opts.delimiter
+  o.comments = strings_opt(opts, "comments", fname, {"#"})
+  if opts.usecols ~= nil then
+    local u = type(opts.usecols) == "number" and {opts.usecols} or opts.usecols
+    if type(u) ~= "table" or #u == 0 then
+      error(("bad argument #2 to '%s' (options.usecols must be a column or a list of columns)"):format(fname), 3)
+    end
+    for _, c in ipairs(u) do
+      if math.type(c) ~= "integer" or c == 0 then
+        error(("bad argument #2 to '%s' (options.usecols: %s is not a column (1-based, negative from the end))")
+              :format(fname, tostring(c)), 3)
+      end
+    end
+    o.usecols = u
+  end
+  o.max_rows = check_int(opts.max_rows, fname, 2, "options.max_rows non-negative", 0)
+  o.ndmin = check_int(opts.ndmin, fname, 2, "options.ndmin of 0, 1 or 2", 0) or 0
+  if o.ndmin > 2 then error(("bad argument #2 to '%s' (options.ndmin of 0, 1 or 2 expected, got %d)"):format(fname, o.ndmin), 3) end
+  return o
+end
+
+-- The data rows of text s: {{line = n, fields...}, ...}, after `skip` lines, without
+-- comments and blank lines, at most o.max_rows of them
+local function text_rows(s, o, skip)
+  local rows, n = {}, 0
+  for line in (s:sub(-1) == "\n" and s or s .. "\n"):gmatch("(.-)\n") do
+    n = n + 1
+    if n > skip and not (o.max_rows and #rows >= o.max_rows) then
+      line = line:gsub("\r$", "")
+      for _, c in ipairs(o.comments) do
+        local i = line:find(c, 1, true)
+        if i then line = line:sub(1, i - 1) end
+      end
+      if not line:match("^%s*$") then
+        local fields = {line = n}
+        if o.delimiter == nil then
+          for w in line:gmatch("%S+") do fields[#fields + 1] = w end
+        else
+          local at = 1
+          while true do
+            local i, j = line:find(o.delimiter, at, true)
+            fields[#fields + 1] = line:sub(at, i and i - 1 or -1):match("^%s*(.-)%s*$")
+            if not i then break end
+            at = j + 1
+          end
+        end
+        rows[#rows + 1] = fields
+      end
+    end
+  end
+  return rows
+end
+
+-- The columns of each row that usecols picks (all when nil); every row the same count
+local function pick_columns(rows, usecols)
+  local ncols
+  for r, fields in ipairs(rows) do
+    if usecols then
+      local picked = {line = fields.line}
+      for k, c in ipairs(usecols) do
+        local i = c < 0 and #fields + 1 + c or c
+        if i < 1 or i > #fields then
+          error(("line %d has %d columns, usecols names column %d"):format(fields.line, #fields, c), 0)
+        end
+        picked[k] = fields[i]
+      end
+      rows[r] = picked
+      fields = picked
+    end
+    ncols = ncols or #fields
+    if #fields ~= ncols then
+      error(("line %d has %d column%s, line %d has %d"):format(fields.line, #fields, #fields == 1 and "" or "s",
+            rows[1].line, ncols), 0)
+    end
+  end
+  return ncols or 0
+end
+
+-- The host array of the parsed rows (a table of rows of values), shaped as NumPy's
+-- loadtxt shapes it: length-1 dimensions squeezed out past ndmin, and up to ndmin
+local function shaped(vals, ncols, d, ndmin)
+  local h
+  if #vals == 0 then h = gpu.host.zeros(0, d.name)
+  else h = gpu.host.array(vals, d.name) end
+  local shape = h.shape
+  if #shape > ndmin then
+    local s = {}
+    for _, n in ipairs(shape) do if n ~= 1 then s[#s + 1] = n end end
+    shape = s
+  end
+  if #shape < ndmin then
+    if ndmin == 1 then shape = {1}
+    elseif #shape == 0 then shape = {1, 1}
+    else shape = {shape[1], 1} end
+  end
+  return h:reshape(shape)
+end
+
+local function text_result(h, opts)
+  if opts.device then return gpu.array(h) end
+  return h
+end
+
+local LOADTXT = {dtype = true, delimiter = true, comments = true, skiprows = true, usecols = true,
+                 max_rows = true, ndmin = true, device = true}
+
+-- gpu.loadtxt(path [, opts]): a host array (a device array with device = true) of the
+-- numbers in a text file, a row a line
+function gpu.loadtxt(path, opts)
+  check_path(path, "loadtxt")
+  opts = check_opts(opts, "loadtxt", 2, LOADTXT)
+  local o = text_options(opts, "loadtxt")
+  local skip = check_int(opts.skiprows, "loadtxt", 2, "options.skiprows non-negative", 0) or 0
+  local text = read_file(path)
+  local ok, h = pcall(function()
+    local rows = text_rows(text, o, skip)
+    local ncols = pick_columns(rows, o.usecols)
+    local vals = {}
+    for r, fields in ipairs(rows) do
+      local row = {}
+      for c, f in ipairs(fields) do
+        local v = parse_number(f, o.d)
+        if v == nil then error(("line %d, column %d: '%s' is not a %s value"):format(fields.line, c, f, o.d.name), 0) end
+        row[c] = v
+      end
+      vals[r] = row
+    end
+    return shaped(vals, ncols, o.d, o.ndmin)
+  end)
+  if not ok then error(("cannot read '%s': %s"):format(path, tostring(h):gsub("^bad argument #%d+ to '[%w_.?]+' %((.*)%)$", "%1")), 2) end
+  return text_result(h, opts)
+end
+
+local GENFROMTXT = {dtype = true, delimiter = true, comments = true, skip_header = true, skip_footer = true,
+                    usecols = true, max_rows = true, ndmin = true, missing_values = true,
+                    filling_values = true, device = true}
+
+-- gpu.genfromtxt(path [, opts]): loadtxt's, with missing and unreadable values filled
+-- (filling_values: NaN for floats, -1 for integers, as NumPy's)
+function gpu.genfromtxt(path, opts)
+  check_path(path, "genfromtxt")
+  opts = check_opts(opts, "genfromtxt", 2, GENFROMTXT)
+  local o = text_options(opts, "genfromtxt")
+  local skip = check_int(opts.skip_header, "genfromtxt", 2, "options.skip_header non-negative", 0) or 0
+  local footer = check_int(opts.skip_footer, "genfromtxt", 2, "options.skip_footer non-negative", 0) or 0
+  local missing = {[""] = true}
+  for _, m in ipairs(strings_opt(opts, "missing_values", "genfromtxt", {})) do missing[m] = true end
+  local fill = opts.filling_values
+  if fill == nil then fill = o.d.kind == "f" and 0 / 0 or (o.d.name == "bool" and false or -1) end
+  if type(fill) ~= "number" and type(fill) ~= "boolean" then
+    error(("bad argument #2 to 'genfromtxt' (options.filling_values must be a number, got %s)"):format(type(fill)), 2)
+  end
+  local text = read_file(path)
+  local ok, h = pcall(function()
+    local rows = text_rows(text, o, skip)
+    for _ = 1, math.min(footer, #rows) do rows[#rows] = nil end
+    local ncols = pick_columns(rows, o.usecols)
+    local vals = {}
+    for r, fields in ipairs(rows) do
+      local row = {}
+      for c, f in ipairs(fields) do
+        local v
+        if not missing[f] then v = parse_number(f, o.d) end
+        if v == nil then v = fill end
+        row[c] = v
+      end
+      vals[r] = row
+    end
+    return shaped(vals, ncols, o.d, o.ndmin)
+  end)
+  if not ok then error(("cannot read '%s': %s"):format(path, tostring(h):gsub("^bad argument #%d+ to '[%w_.?]+' %((.*)%)$", "%1")), 2) end
+  return text_result(h, opts)
+end
+
 -- errors at the caller's line, also those of an array's methods called here
-for _, name in ipairs({"save", "load", "savez", "loadz"}) do gpu[name] = gpu._api(gpu[name]) end
+for _, name in ipairs({"save", "load", "savez", "savez_compressed", "loadz", "savetxt", "loadtxt", "genfromtxt",
+                       "fromfile", "frombuffer", "fromstring", "_tofile", "_tobytes"}) do
+  gpu[name] = gpu._api(gpu[name])
+end

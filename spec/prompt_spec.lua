@@ -19,8 +19,8 @@ describe("completion at the prompt", function()
 
   it("offers the methods of gpuhost's values after ':'", function()
     _G.completion_probe = gpu.zeros(2)
-    assert.are.same({"completion_probe:to", "completion_probe:tohost", "completion_probe:topk",
-                     "completion_probe:totable"},
+    assert.are.same({"completion_probe:to", "completion_probe:tobytes", "completion_probe:tofile",
+                     "completion_probe:tohost", "completion_probe:topk", "completion_probe:totable"},
                     complete("completion_probe:to"))
     _G.completion_probe = nil
   end)

@@ -1,0 +1,341 @@
+-- Text and raw files (savetxt, loadtxt, genfromtxt, fromfile/tofile, frombuffer, fromstring,
+-- tobytes), savez_compressed, and the print options (set_printoptions ... format_float_*):
+-- the expected text and values are NumPy 1.24's, written here; the #numpy block has
+-- NumPy read what gpuhost writes and the other way round.
+local S = require("spec.support")
+
+local function tmp(text)
+  local p = os.tmpname()
+  if text then local f = assert(io.open(p, "wb")); f:write(text); f:close() end
+  return p
+end
+local function slurp(p) local f = assert(io.open(p, "rb")); local s = f:read("a"); f:close(); return s end
+local function nan_table(t)   -- NaN made comparable
+  for i, v in ipairs(t) do
+    if type(v) == "table" then nan_table(v) elseif v ~= v then t[i] = "nan" end
+  end
+  return t
+end
+
+describe("gpu.savetxt", function()
+  it("writes NumPy's default '%.18e', a value a column, nan as a word", function()
+    local p = tmp()
+    gpu.savetxt(p, gpu.host.array({{1.5, -2.25, 1 / 3}, {0, 1e300, 0 / 0}}, "float64"))
+    assert.are.equal("1.500000000000000000e+00 -2.250000000000000000e+00 3.333333333333333148e-01\n" ..
+                     "0.000000000000000000e+00 1.000000000000000053e+300 nan\n", slurp(p))
+    gpu.savetxt(p, gpu.array({{1.5, -2.25}, {7, 8}}, "float64"), {fmt = {"%d", "%.2f"}, delimiter = ",",
+                header = "x,y\nunits", footer = "end", comments = "// ", newline = "\r\n"})
+    assert.are.equal("// x,y\n// units\r\n1,-2.25\r\n7,8.00\r\n// end\r\n", slurp(p))
+    gpu.savetxt(p, gpu.host.array({1, 2, 3}, "int32"), {fmt = "%5d"})
+    assert.are.equal("    1\n    2\n    3\n", slurp(p))
+    gpu.savetxt(p, gpu.host.array({{1, 2}, {3, 4}}, "int64"), {fmt = "%d|%d"})
+    assert.are.equal("1|2\n3|4\n", slurp(p))
+    gpu.savetxt(p, gpu.host.array({math.huge, -math.huge, 0 / 0}, "float64"), {fmt = "%8.2f"})
+    assert.are.equal("     inf\n    -inf\n     nan\n", slurp(p))
+    gpu.savetxt(p, gpu.host.array({-1, 5}, "uint64"), {fmt = "%d"})
+    assert.are.equal("18446744073709551615\n5\n", slurp(p))
+    os.remove(p)
+  end)
+
+  it("refuses what it cannot write", function()
+    local p = tmp()
+    assert.matches("bad argument #2 to 'savetxt' (1-D or 2-D array expected, got 3-D)",
+                   S.errof(gpu.savetxt, p, gpu.host.zeros({1, 1, 1})), 1, true)
+    assert.matches("bad argument #2 to 'savetxt' (array expected, got number)", S.errof(gpu.savetxt, p, 5), 1, true)
+    assert.matches("bad argument #3 to 'savetxt' (options.fmt '%d %d' has not one % conversion or one per column (3))",
+                   S.errof(gpu.savetxt, p, gpu.host.zeros({2, 3}), {fmt = "%d %d"}), 1, true)
+    assert.matches("bad argument #3 to 'savetxt' (options.fmt has 1 formats, the array 3 columns)",
+                   S.errof(gpu.savetxt, p, gpu.host.zeros({2, 3}), {fmt = {"%d"}}), 1, true)
+    assert.matches("bad argument #3 to 'savetxt' (unknown option 'delim'",
+                   S.errof(gpu.savetxt, p, gpu.host.zeros(2), {delim = ","}), 1, true)
+    assert.matches("bad argument #1 to 'savetxt' (file name expected, got nil)", S.errof(gpu.savetxt, nil, gpu.host.zeros(2)), 1, true)
+    assert.matches("cannot write '/nonexistent/x.txt': No such file or directory",
+                   S.errof(gpu.savetxt, "/nonexistent/x.txt", gpu.host.zeros(2)), 1, true)
+    os.remove(p)
+  end)
+end)
+
+describe("gpu.loadtxt", function()
+  local cases = {
+    {"# c\n1 2 3\n4 5 6 # x\n\n7 8 9\n", {}, {3, 3}, {{1, 2, 3}, {4, 5, 6}, {7, 8, 9}}},
+    {"h\nh\n1 2\n3 4\n5 6\n", {skiprows = 2, max_rows = 2}, {2, 2}, {{1, 2}, {3, 4}}},
+    {"1 2 3\r\n4 5 6\r\n", {usecols = {1, -1}}, {2, 2}, {{1, 3}, {4, 6}}},
+    {"5\n", {}, {}, 5},
+    {"5\n", {ndmin = 1}, {1}, {5}},
+    {"5\n", {ndmin = 2}, {1, 1}, {{5}}},
+    {"1\n2\n", {ndmin = 2}, {2, 1}, {{1}, {2}}},
+    {"1\n2\n", {}, {2}, {1, 2}},
+    {"1 2 3\n", {ndmin = 2}, {1, 3}, {{1, 2, 3}}},
+    {"nan inf -Infinity 1e3 .5 +2.\n", {}, {6}, {"nan", math.huge, -math.huge, 1000, 0.5, 2}},
+    {"", {}, {0}, {}},
+    {"1, 2\n 3 ,4", {delimiter = ","}, {2, 2}, {{1, 2}, {3, 4}}},
+    {"1 2 // c\n% x\n3 4", {comments = {"//", "%"}}, {2, 2}, {{1, 2}, {3, 4}}},
+    {"1 2\n3 4\n", {usecols = 2}, {2}, {2, 4}},
+    {"1 2\n3 4\n", {max_rows = 0}, {0}, {}},
+  }
+  it("reads as NumPy does: comments, skiprows, max_rows, usecols (1-based), ndmin and squeezing", function()
+    for _, c in ipairs(cases) do
+      local p = tmp(c[1])
+      local h = gpu.loadtxt(p, c[2])
+      assert.are.equal("float64", h.dtype)
+      assert.are.same(c[3], h.shape, c[1])
+      assert.are.same(c[4], #c[3] == 0 and h:item() or nan_table(h:totable()), c[1])
+      os.remove(p)
+    end
+    local p = tmp("-0 -0.0 0 1e-320\n")
+    local z = gpu.loadtxt(p)
+    assert.are.same({-math.huge, -math.huge, math.huge, 1e-320}, {1 / z[1], 1 / z[2], 1 / z[3], z[4]})
+    os.remove(p)
+    p = tmp("1;2\n3;-4\n")
+    local h = gpu.loadtxt(p, {delimiter = ";", dtype = "int32", device = true})
+    assert.are.equal("int32", h.dtype)
+    assert.are.same({{1, 2}, {3, -4}}, h:totable())
+    assert.are.equal("gpu.array", tostring(h):match("^gpu%.array"))
+    os.remove(p)
+  end)
+
+  it("names the file and the line of what it cannot read", function()
+    local p = tmp("1 2\n2 x\n")
+    assert.are.equal("cannot read '" .. p .. "': line 2, column 2: 'x' is not a float64 value", S.errof(gpu.loadtxt, p))
+    p = tmp("1 2\n\n3\n")
+    assert.are.equal("cannot read '" .. p .. "': line 3 has 1 column, line 1 has 2", S.errof(gpu.loadtxt, p))
+    p = tmp("1.5\n")
+    assert.are.equal("cannot read '" .. p .. "': line 1, column 1: '1.5' is not a int8 value", S.errof(gpu.loadtxt, p, {dtype = "int8"}))
+    p = tmp("300\n")
+    assert.matches("cannot read '" .. p .. "': .*300", S.errof(gpu.loadtxt, p, {dtype = "uint8"}))
+    p = tmp("1 2\n")
+    assert.are.equal("cannot read '" .. p .. "': line 1 has 2 columns, usecols names column 3",
+                     S.errof(gpu.loadtxt, p, {usecols = {3}}))
+    assert.matches("cannot read '/nonexistent.txt': No such file or directory", S.errof(gpu.loadtxt, "/nonexistent.txt"), 1, true)
+    assert.matches("bad argument #2 to 'loadtxt' (unknown dtype 'float' (float32,", S.errof(gpu.loadtxt, p, {dtype = "float"}), 1, true)
+    assert.matches("bad argument #2 to 'loadtxt' (options.ndmin of 0, 1 or 2 expected, got 3)", S.errof(gpu.loadtxt, p, {ndmin = 3}), 1, true)
+    assert.matches("bad argument #2 to 'loadtxt' (options.usecols: 0 is not a column", S.errof(gpu.loadtxt, p, {usecols = {0}}), 1, true)
+    assert.matches("bad argument #2 to 'loadtxt' (unknown option 'skip_header'", S.errof(gpu.loadtxt, p, {skip_header = 1}), 1, true)
+    os.remove(p)
+  end)
+end)
+
+describe("gpu.genfromtxt", function()
+  it("fills missing and unreadable values (NaN unless filling_values says)", function()
+    local p = tmp("1,2,3\n4,,6\n7,x,9\n")
+    local h = gpu.genfromtxt(p, {delimiter = ","})
+    assert.are.same({3, 3}, h.shape)
+    assert.are.same({{1, 2, 3}, {4, "nan", 6}, {7, "nan", 9}}, nan_table(h:totable()))
+    p = tmp("a b\n1 2\n3 N/A\n9 9\n")
+    h = gpu.genfromtxt(p, {skip_header = 1, skip_footer = 1, missing_values = "N/A", filling_values = -1})
+    assert.are.same({{1, 2}, {3, -1}}, h:totable())
+    p = tmp("1,2,\n")
+    assert.are.same({1, 2, "nan"}, nan_table(gpu.genfromtxt(p, {delimiter = ","}):totable()))
+    assert.are.same({1, 2, -1}, gpu.genfromtxt(p, {delimiter = ",", dtype = "int64"}):totable())
+    p = tmp("1,2\n2\n")
+    assert.are.equal("cannot read '" .. p .. "': line 2 has 1 column, line 1 has 2", S.errof(gpu.genfromtxt, p, {delimiter = ","}))
+    assert.matches("bad argument #2 to 'genfromtxt' (options.filling_values must be a number, got string)",
+                   S.errof(gpu.genfromtxt, p, {filling_values = "0"}), 1, true)
+    os.remove(p)
+  end)
+end)
+
+describe("raw and text files: fromfile, tofile, frombuffer, fromstring, tobytes", function()
+  it("round-trip bytes and text", function()
+    local p = tmp()
+    local a = gpu.array({{1, -2, 3}, {4, 5, 32767}}, "int16")
+    a:tofile(p)
+    assert.are.equal(string.pack("<i2i2i2i2i2i2", 1, -2, 3, 4, 5, 32767), slurp(p))
+    assert.are.equal(slurp(p), a:tobytes())
+    assert.are.equal(string.pack("<i2i2i2i2i2i2", 1, 4, -2, 5, 3, 32767), a.T:tobytes())   -- a view, in C order
+    assert.are.equal(slurp(p), a:tohost():tobytes())
+    assert.are.same({1, -2, 3, 4, 5, 32767}, gpu.fromfile(p, "int16"):totable())
+    assert.are.same({3, 4}, gpu.fromfile(p, "int16", 2, "", 4):totable())
+    a:tofile(p, ", ")
+    assert.are.equal("1, -2, 3, 4, 5, 32767", slurp(p))
+    assert.are.same({1, -2, 3, 4, 5, 32767}, gpu.fromfile(p, "int32", -1, ","):totable())
+    gpu.host.array({0.1, 1e20, 1.5e-5, 3, -0.0}, "float64"):tofile(p, " ")
+    assert.are.equal("0.1 1e+20 1.5e-05 3.0 -0.0", slurp(p))
+    gpu.host.array({1.5, 2.25}, "float32"):tofile(p, ",", "%.3f")
+    assert.are.equal("1.500,2.250", slurp(p))
+    assert.are.same({1.5, 2.25}, gpu.fromfile(p, nil, -1, ","):totable())
+    os.remove(p)
+  end)
+
+  it("read strings as NumPy's frombuffer and fromstring", function()
+    local h = gpu.frombuffer("\0\0\192\63\0\0\0\64", "float32", 1, 4)
+    assert.are.same({2}, h:totable())
+    assert.are.equal("float64", gpu.frombuffer(string.pack("<d", 0.5)).dtype)
+    assert.are.same({1, 2, 3}, gpu.fromstring("1 2\n 3", "float64", -1, " "):totable())
+    assert.are.same({1, 2}, gpu.fromstring("1,2,3,4", "int16", 2, ","):totable())
+    assert.are.same({258}, gpu.fromstring("\2\1", "int16"):totable())
+    assert.are.same({}, gpu.frombuffer("", "int8"):totable())
+  end)
+
+  it("refuse short data, bad counts and dtypes, naming the file", function()
+    local p = tmp("\1\0\2\0\3")
+    assert.are.equal("cannot read '" .. p .. "': 5 int16 elements need 10 bytes after offset 0, it has 5",
+                     S.errof(gpu.fromfile, p, "int16", 5))
+    assert.are.equal("cannot read '" .. p .. "': its 5 bytes after offset 0 are not a whole number of int16 elements (2 bytes each)",
+                     S.errof(gpu.fromfile, p, "int16"))
+    assert.are.equal("cannot read '" .. p .. "': offset 9 is past its 5 bytes", S.errof(gpu.fromfile, p, "int8", -1, "", 9))
+    assert.are.same({1, 0, 2, 0, 3}, gpu.fromfile(p, "uint8"):totable())
+    assert.matches("cannot read '/nonexistent.bin': No such file or directory", S.errof(gpu.fromfile, "/nonexistent.bin"), 1, true)
+    assert.matches("bad argument #2 to 'fromfile' (unknown dtype 'i4'", S.errof(gpu.fromfile, p, "i4"), 1, true)
+    assert.matches("bad argument #3 to 'fromfile' (count of -1 or more expected, got -2)", S.errof(gpu.fromfile, p, "int8", -2), 1, true)
+    assert.matches("bad argument #1 to 'frombuffer' (the string's 3 bytes after offset 0 are not a whole number of int16 elements (2 bytes each))",
+                   S.errof(gpu.frombuffer, "abc", "int16"), 1, true)
+    assert.matches("bad argument #1 to 'frombuffer' (3 int16 elements need 6 bytes after offset 0, it has 4)",
+                   S.errof(gpu.frombuffer, "abcd", "int16", 3), 1, true)
+    assert.matches("bad argument #1 to 'frombuffer' (string expected, got number)", S.errof(gpu.frombuffer, 5), 1, true)
+    assert.matches("bad argument #1 to 'fromstring' (item 2 ('x') is not a float64 value)",
+                   S.errof(gpu.fromstring, "1 x", "float64", -1, " "), 1, true)
+    assert.matches("bad argument #1 to 'fromstring' (5 items requested, it holds 2)",
+                   S.errof(gpu.fromstring, "1 2", "float64", 5, " "), 1, true)
+    assert.matches("bad argument #3 to 'tofile' (one % conversion expected, got '%d %d')",
+                   S.errof(function() gpu.host.zeros(2):tofile(p, " ", "%d %d") end), 1, true)
+    os.remove(p)
+  end)
+end)
+
+describe("gpu.savez_compressed #libzip", function()
+  it("deflates the members, and loadz reads them and NumPy's compressed archives", function()
+    local p = tmp()
+    gpu.savez_compressed(p, {x = gpu.zeros(1000), y = gpu.host.array({1, 2, 3}, "int8"), gpu.host.array({true}, "bool")})
+    local s = slurp(p)
+    assert.is_true(#s < 1000, #s)   -- stored, x alone is 4128 bytes
+    assert.are.equal(8, string.unpack("<I2", s, 9))   -- the first member's method: deflate
+    local t = gpu.loadz(p)
+    assert.are.equal(0, gpu.array(t.x):sum())
+    assert.are.same({1, 2, 3}, t.y:totable())
+    assert.are.same({true}, t.arr_0:totable())
+    local z = gpu.loadz("spec/data/numpy_compressed.npz")   -- numpy.savez_compressed's
+    assert.are.same({{0, 1, 2}, {3, 4, 5}}, z.x:totable())
+    assert.are.equal("int16", z.x.dtype)
+    assert.are.same({1.5, -2.25, "nan"}, nan_table(z.y:totable()))
+    assert.are.same({200}, z.z.shape)
+    assert.matches("bad argument #2 to 'savez_compressed' (x is a number, not an array)",
+                   S.errof(gpu.savez_compressed, p, {x = 1}), 1, true)
+    os.remove(p)
+  end)
+end)
+
+describe("print options", function()
+  local function h64(t) return gpu.host.array(t, "float64") end
+
+  it("leave the default print as it was, and change it as NumPy's do", function()
+    assert.are.equal("gpu.hostarray(float64, {3}) [1.5, -2.25, 0.3333333333333333]", tostring(h64({1.5, -2.25, 1 / 3})))
+    gpu.printoptions({precision = 3}, function()
+      assert.are.equal("gpu.hostarray(float64, {3}) [ 1.5  , -2.25 ,  0.333]", tostring(h64({1.5, -2.25, 1 / 3})))
+      assert.are.equal("gpu.hostarray(float64, {2, 2})\n[[ 1.500e+00, -2.250e+00],\n [ 3.333e-01,  1.000e+09]]",
+                       tostring(h64({{1.5, -2.25}, {1 / 3, 1e9}})))
+      assert.are.equal("gpu.hostarray(complex128, {2}) [ 1. +2.j  , -0.5+0.25j]",
+                       tostring(gpu.host.array({gpu.complex(1, 2), gpu.complex(-0.5, 0.25)}, "complex128")))
+      assert.are.equal(3, gpu.get_printoptions().precision)
+      assert.are.equal("maxprec", gpu.get_printoptions().floatmode)
+    end)
+    assert.are.equal(8, gpu.get_printoptions().precision)
+    assert.are.equal("shortest", gpu.get_printoptions().floatmode)
+    local ok = pcall(gpu.printoptions, {threshold = 5}, function() error("x") end)
+    assert.is_false(ok)
+    assert.are.equal(1000, gpu.get_printoptions().threshold)   -- restored on error too
+    assert.are.equal("gpu.hostarray(int32, {10}) [0, 1, 2, 3, 4, 5, ..., 7, 8, 9]",
+                     tostring(gpu.host.array({0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, "int32")))
+    gpu.printoptions({threshold = 5, edgeitems = 2}, function()
+      assert.are.equal("gpu.hostarray(int32, {10}) [0, 1, ..., 8, 9]",
+                       tostring(gpu.host.array({0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, "int32")))
+    end)
+    gpu.set_printoptions({nanstr = "NaN", infstr = "Inf", sign = "+"})
+    assert.are.equal("gpu.hostarray(float64, {3}) [+NaN, -Inf, +1.25]", tostring(h64({0 / 0, -math.huge, 1.25})))
+    gpu.set_printoptions({nanstr = "nan", infstr = "inf", sign = "-"})
+  end)
+
+  it("give NumPy's array2string", function()
+    assert.are.equal("[0.1  0.25 1.    nan -inf]", gpu.array2string(h64({0.1, 0.25, 1, 0 / 0, -math.huge}), {floatmode = "maxprec"}))
+    assert.are.equal("[  0.    1.5 100. ]", gpu.array2string(h64({1e-6, 1.5, 100}), {precision = 4, suppress = true}))
+    assert.are.equal("[ 1.5  2. ]", gpu.array2string(h64({1.5, 2}), {sign = " ", floatmode = "maxprec"}))
+    assert.are.equal("[1.500 2.000]", gpu.array2string(h64({1.5, 2}), {floatmode = "fixed", precision = 3}))
+    assert.are.equal("[0.10 0.25 1.00]", gpu.array2string(h64({0.1, 0.25, 1}), {floatmode = "maxprec_equal"}))
+    assert.are.equal("[1.   2.5  3.25]", gpu.array2string(gpu.host.array({1, 2.5, 3.25}, "float32"), {floatmode = "unique"}))
+    assert.are.equal("[0, 1, ..., 8, 9]", gpu.array2string(gpu.host.array({0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, "int32"),
+                                                          {threshold = 5, edgeitems = 2, separator = ", "}))
+    assert.are.equal("[[ 0,  1,\n   2,  3],\n [ 4,  5,\n   6,  7],\n [ 8,  9,\n  10, 11]]",
+                     gpu.array2string(gpu.host.array({{0, 1, 2, 3}, {4, 5, 6, 7}, {8, 9, 10, 11}}, "int64"),
+                                      {linewidth = 12, separator = ", "}))
+    local wrapped = gpu.array2string(gpu.arange(100), {linewidth = 40, floatmode = "maxprec"})
+    assert.are.equal("[ 0.  1.  2.  3.  4.  5.  6.  7.  8.\n  9. 10. 11. 12. 13. 14. 15. 16. 17.",
+                     wrapped:match("^[^\n]*\n[^\n]*"))
+    assert.are.equal(" 99.]", wrapped:sub(-5))
+    assert.are.equal("3.5", gpu.array_str(gpu.host.array({3.5}, "float64"):reshape({})))
+    assert.are.equal(tostring(gpu.arange(3)), gpu.array_repr(gpu.arange(3)))
+  end)
+
+  it("give NumPy's format_float_positional and format_float_scientific", function()
+    local P, E = gpu.format_float_positional, gpu.format_float_scientific
+    assert.are.same({"3.1416", "0.5", "0.500", "2.0", "-0.", "100000000000000000000.", "0.12", "  +1.5  ", "0.1", "1.", "0.10000"},
+                    {P(math.pi, {precision = 4}), P(0.5, {trim = "-"}), P(0.5, {precision = 3, unique = false}),
+                     P(2.0, {trim = "0"}), P(-0.0), P(1e20), P(0.125, {precision = 2}),
+                     P(1.5, {sign = true, pad_left = 4, pad_right = 3}), P(0.15, {precision = 1}), P(1), P(0.1, {min_digits = 5})})
+    assert.are.same({"3.1416e+00", "1.23456e+05", "5.000e-01", "1.5e+00", "1.e-300", "+1.e+005", "1.23e+04"},
+                    {E(math.pi, {precision = 4}), E(123456.0), E(0.5, {precision = 3, unique = false}), E(1.5, {trim = "-"}),
+                     E(1e-300), E(1e5, {exp_digits = 3, sign = true}), E(12345.678, {precision = 2})})
+    assert.are.same({"nan", "-inf", "+inf"}, {P(0 / 0), E(-math.huge), P(math.huge, {sign = true})})
+    assert.are.same({"1.", "1.00", "1.1", "0.50", "1.e+01", "1.e+5", "1.e+100"},   -- rounding at the cutoff
+                    {P(0.999, {precision = 2}), P(0.999, {precision = 2, min_digits = 2}), P(1.05, {precision = 1}),
+                     P(0.5, {precision = 3, min_digits = 2}), E(9.99, {precision = 1}), E(1e5, {exp_digits = 1}),
+                     E(1e100, {exp_digits = 1})})
+    assert.are.same({"-0.00", "2712643.5882170", "1.e-03", "1e+00", "1.e+00"},   -- dragon4's ways, as NumPy's
+                    {P(-4.6316986495237e-07, {precision = 2}), P(2712643.5882170154, {precision = 7}),
+                     E(0.0010000000474974513, {precision = 1, trim = "-"}), E(1.0, {precision = 3, unique = false, trim = "-"}),
+                     E(1.0000001, {precision = 3, unique = false, trim = "-"})})
+    assert.are.equal("[-82148704. -69023144.]", gpu.array2string(gpu.host.array({-82148704, -69023144}, "float32"), {floatmode = "maxprec"}))
+    assert.are.equal("[-11992.889021052233    +745.1622877146342\n  +5766.895836701853 ]",
+                     gpu.array2string(h64({-11992.889021052233, 745.1622877146342, 5766.895836701853}),
+                                      {floatmode = "unique", sign = "+", linewidth = 60}))
+    assert.are.equal("[1.  0.5]", gpu.array2string(h64({0.999, 0.5}), {precision = 2}))
+    assert.are.equal("[1.0 0.5]", gpu.array2string(h64({0.999, 0.5}), {precision = 2, floatmode = "maxprec_equal"}))
+  end)
+
+  it("refuse bad options", function()
+    assert.matches("bad argument #1 to 'set_printoptions' (options.precision must be a non-negative integer, got -1)",
+                   S.errof(gpu.set_printoptions, {precision = -1}), 1, true)
+    assert.matches("bad argument #1 to 'set_printoptions' (options.floatmode must be 'shortest', 'fixed', 'unique', 'maxprec' or 'maxprec_equal', got 'exact')",
+                   S.errof(gpu.set_printoptions, {floatmode = "exact"}), 1, true)
+    assert.matches("bad argument #1 to 'set_printoptions' (unknown option 'precission'",
+                   S.errof(gpu.set_printoptions, {precission = 3}), 1, true)
+    assert.matches("bad argument #1 to 'set_printoptions' (options table expected, got number)",
+                   S.errof(gpu.set_printoptions, 3), 1, true)
+    assert.matches("bad argument #2 to 'printoptions' (function expected, got nil)",
+                   S.errof(gpu.printoptions, {}), 1, true)
+    assert.matches("bad argument #1 to 'array2string' (array expected, got table)", S.errof(gpu.array2string, {}), 1, true)
+    assert.matches("bad argument #1 to 'format_float_positional' (number expected, got string)",
+                   S.errof(gpu.format_float_positional, "1"), 1, true)
+    assert.matches("bad argument #2 to 'format_float_scientific' (options.precision is needed when unique is false)",
+                   S.errof(gpu.format_float_scientific, 1, {unique = false}), 1, true)
+    assert.are.equal(8, gpu.get_printoptions().precision)
+  end)
+end)
+
+describe("NumPy reads and writes these files #numpy #libzip", function()
+  local function py(code) return S.run("/usr/bin/python3 -c " .. S.quote(code)) end
+
+  it("both ways", function()
+    local d = os.tmpname()
+    gpu.savetxt(d .. ".txt", gpu.host.array({{1 / 3, -2e-300}, {1e300, 0 / 0}}, "float64"), {delimiter = ","})
+    gpu.host.array({1 / 3, 7}, "float32"):tofile(d .. ".f32")
+    gpu.host.array({1 / 3, 7, -1e-7}, "float64"):tofile(d .. ".sep", " ; ")
+    gpu.savez_compressed(d .. ".npz", {a = gpu.host.array({{1, 2}, {3, 4}}, "uint16")})
+    local out, status, err = py(([==[
+import numpy as np
+d = %q
+a = np.loadtxt(d + ".txt", delimiter=",")
+assert a.tolist()[0] == [1/3, -2e-300] and a[1, 0] == 1e300 and np.isnan(a[1, 1]), a
+assert np.fromfile(d + ".f32", dtype=np.float32).tolist() == np.array([1/3, 7], dtype=np.float32).tolist()
+assert np.fromfile(d + ".sep", sep=";").tolist() == [1/3, 7, -1e-7]
+z = np.load(d + ".npz")
+assert z["a"].dtype == np.uint16 and z["a"].tolist() == [[1, 2], [3, 4]]
+np.savetxt(d + ".np.txt", np.array([[0.1, 2.5e-10], [np.inf, -3]]), header="h")
+np.array([0.1, 1e-320, -2.5], dtype=np.float64).tofile(d + ".np.sep", sep=",")
+print("ok")]==]):format(d))
+    assert.are.equal(0, status, err)
+    assert.are.equal("ok\n", out)
+    assert.are.same({{0.1, 2.5e-10}, {math.huge, -3}}, gpu.loadtxt(d .. ".np.txt"):totable())
+    assert.are.same({0.1, 1e-320, -2.5}, gpu.fromfile(d .. ".np.sep", "float64", -1, ","):totable())
+    os.execute("rm -f " .. d .. "*")
+  end)
+end)
