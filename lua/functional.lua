@@ -441,18 +441,26 @@ local function bitorder_arg(v, api, at)
   fail(api, at, "bitorder must be 'big' or 'little', got %s", type(v) == "string" and "'" .. v .. "'" or described(v))
 end
 
--- The dim argument (nil: a flattened) and the array with that dim last
+-- The dim argument (nil: a flattened) and the array with that dim last, C-ordered
 local function along_last(a, dim, api)
-  if dim == nil then return gpu.ravel(a), nil end
+  if dim == nil then return gpu.ravel(a):contiguous(), nil end
   if a.ndim == 0 then fail(api, 2, "dim given for a 0-D array") end
   local d = dim_of(dim, a.ndim, api)
-  return gpu.moveaxis(a, d, -1), d
+  return gpu.moveaxis(a, d, -1):contiguous(), d
 end
 
 local function back(r, d)
   if d == nil then return r end
   return gpu.moveaxis(r, -1, d):contiguous()
 end
+
+-- kernels/builtin.cu's packbits and unpackbits, one module, compiled at the first use
+local bits_module
+local function bits_kernel(name)
+  bits_module = bits_module or gpu.module(gpu._embedded("kernels/builtin.cu"), {names = {"packbits", "unpackbits"}})
+  return bits_module[name]
+end
+local function config(n) return {math.max(1, math.min(65536, (n + 255) // 256)), 256} end
 
 -- gpu.packbits(a [, dim] [, bitorder]): each 8 elements (nonzero or not) along dim (of a
 -- flattened) as one uint8, zeros after the last
@@ -463,25 +471,16 @@ function gpu.packbits(a, dim, bitorder)
   if k ~= "b" and k ~= "i" and k ~= "u" then fail(api, 1, "integer or bool array expected, got %s", a.dtype) end
   if type(dim) == "string" and bitorder == nil then dim, bitorder = nil, dim end
   local little = bitorder_arg(bitorder, api, 3) == "little"
-  local b, d = along_last(a, dim, api)
-  local s = b.shape
+  local b, d = along_last(k == "b" and a or a:ne(0), dim, api)
+  local s = {table.unpack(b.shape)}
   local n = s[#s]
   local m = (n + 7) // 8
-  local bits = b:ne(0)
-  if n % 8 ~= 0 then
-    local zs = {table.unpack(s)}
-    zs[#zs] = 8 * m - n
-    bits = gpu.concatenate({bits, gpu.with_device(a.device, gpu.zeros, zs, "bool")}, -1)
+  s[#s] = m
+  local out = gpu.with_device(a.device, gpu.empty, s, "uint8")
+  local rows = n > 0 and b.size // n or out.size // math.max(m, 1)
+  if out.size > 0 then
+    bits_kernel("packbits")[config(out.size)](b, out, rows, n, m, little and 1 or 0)
   end
-  local shape = {table.unpack(s)}
-  shape[#shape], shape[#shape + 1] = m, 8
-  bits = bits:reshape(shape)
-  local w = little and {1, 2, 4, 8, 16, 32, 64, 128} or {128, 64, 32, 16, 8, 4, 2, 1}
-  w = gpu.with_device(a.device, gpu.array, w, "uint8")
-  local rs = {table.unpack(s)}
-  rs[#rs] = m
-  local out = gpu.with_device(a.device, gpu.empty, rs, "uint8")
-  gpu.sum(bits * w, #shape, {out = out})
   return back(out, d)
 end
 
@@ -494,27 +493,15 @@ function gpu.unpackbits(a, dim, count, bitorder)
   local little = bitorder_arg(bitorder, api, 4) == "little"
   if count ~= nil then count = integer_arg(count, api, 3, "count") end
   local b, d = along_last(a, dim, api)
-  local s = b.shape
+  local s = {table.unpack(b.shape)}
   local n = s[#s]
-  local shifts = gpu.with_device(a.device, gpu.array, little and {0, 1, 2, 3, 4, 5, 6, 7} or {7, 6, 5, 4, 3, 2, 1, 0},
-                                 "uint8")
-  local e = {table.unpack(s)}
-  e[#e + 1] = 1
-  local bits = (b:reshape(e) >> shifts) & 1
-  local rs = {table.unpack(s)}
-  rs[#rs] = 8 * n
-  bits = bits:reshape(rs)
-  if count ~= nil then
-    local want = count >= 0 and count or math.max(8 * n + count, 0)
-    if want <= 8 * n then
-      bits = bits:narrow(#rs, 1, want)
-    else
-      local zs = {table.unpack(rs)}
-      zs[#zs] = want - 8 * n
-      bits = gpu.concatenate({bits, gpu.with_device(a.device, gpu.zeros, zs, "uint8")}, -1)
-    end
+  local want = count == nil and 8 * n or count >= 0 and count or math.max(8 * n + count, 0)
+  s[#s] = want
+  local out = gpu.with_device(a.device, gpu.empty, s, "uint8")
+  if out.size > 0 then
+    bits_kernel("unpackbits")[config(out.size)](b, out, out.size // want, n, want, little and 1 or 0)
   end
-  return back(bits:contiguous(), d)
+  return back(out, d)
 end
 
 ------------------------------------------------------------------------------------------
