@@ -247,18 +247,19 @@ function gpu.binary_repr(n, width)
     width = integer_arg(width, "binary_repr", 2, "width")
     if width < 0 then fail("binary_repr", 2, "width must be non-negative, got %d", width) end
   end
-  local m = 1   -- the fewest bits that hold n (two's complement for a negative n)
-  if n >= 0 then
+  local sign = ""
+  if n < 0 and width == nil then sign, n = "-", -n end   -- math.mininteger stays: 2^63 unsigned
+  local m = 1   -- the fewest bits that hold n (unsigned; two's complement for a negative n)
+  if sign ~= "" or n >= 0 then
     while m < 64 and (n >> m) ~= 0 do m = m + 1 end
   else
     while m < 64 and n < -(1 << (m - 1)) do m = m + 1 end
   end
-  if n < 0 and width == nil then return "-" .. gpu.binary_repr(-n) end   -- n > math.mininteger here
   local bits = {}
   for i = m - 1, 0, -1 do bits[#bits + 1] = (n >> i) & 1 end
   local s = table.concat(bits)
   if width and width > m then s = string.rep(n < 0 and "1" or "0", width - m) .. s end
-  return s   -- a width too small gives the bits that n needs, as NumPy 1.24 (with a warning there)
+  return sign .. s   -- a width too small gives the bits that n needs, as NumPy 1.24 (with a warning there)
 end
 
 -- NumPy's finfo and iinfo numbers
