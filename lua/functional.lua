@@ -525,10 +525,11 @@ function gpu.rollaxis(a, dim, start)
   return gpu.moveaxis(a, d, s)
 end
 
--- gpu.msort(a): a copy sorted along its first dimension
+-- gpu.msort(a): a copy sorted along its first dimension (complex numbers as sort_complex)
 function gpu.msort(a)
   array_arg(a, "msort", 1)
   if a.ndim == 0 then fail("msort", 1, "array of at least 1 dimension expected, got a 0-D array") end
+  if KIND[a.dtype] == "c" then return gpu.moveaxis(gpu.sort_complex(gpu.moveaxis(a, 1, -1)), -1, 1):contiguous() end
   return gpu.sort(a, 1, {indices = false})
 end
 

@@ -138,6 +138,9 @@ describe("gpu.rollaxis, gpu.msort, gpu.sort_complex", function()
 
   it("msort sorts along the first dimension", function()
     assert.are.same({{1, 1, 0}, {2, 2, 2}, {3, 5, 2}}, gpu.msort(gpu.array({{3, 1, 2}, {1, 5, 0}, {2, 2, 2}})):totable())
+    local z = gpu.msort(gpu.array({{gpu.complex(1, 2), 5}, {gpu.complex(1, -1), 4}}, "complex128")):totable()
+    assert.are.same({{1, -1}, {1, 2}, {4, 0}, {5, 0}}, {{z[1][1].re, z[1][1].im}, {z[2][1].re, z[2][1].im},
+                                                      {z[1][2].re, z[1][2].im}, {z[2][2].re, z[2][2].im}})
   end)
 
   it("sort_complex orders by the real part, then the imaginary, in NumPy's dtypes", function()
