@@ -49,6 +49,7 @@ JIT_LUAC = $(JIT_LUA:lua/jit/%.lua=build/jit/%.luac) build/jit/stamp
 # name its lines as the source would): nothing is compiled at start, nor at a first use
 MOD_LUA  = lua/gpu.lua lua/arrays.lua lua/signature.lua lua/format.lua lua/codegen.lua lua/fuse.lua \
            lua/elementwise.lua lua/npy.lua lua/reduction.lua lua/sort.lua lua/random.lua lua/compose.lua \
+           lua/functional.lua \
            lua/linalg.lua lua/shape.lua lua/stats.lua lua/sets.lua lua/numeric.lua \
            lua/einsum.lua lua/fft.lua lua/ufuncs.lua
 MOD_LUAC = $(MOD_LUA:lua/%.lua=build/lua/%.luac)

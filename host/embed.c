@@ -20,6 +20,7 @@
   X(embed_linalg_lua, "lua/linalg.lua", "build/lua/linalg.luac") \
   X(embed_shape_lua, "lua/shape.lua", "build/lua/shape.luac") \
   X(embed_stats_lua, "lua/stats.lua", "build/lua/stats.luac") \
+  X(embed_functional_lua, "lua/functional.lua", "build/lua/functional.luac") \
   X(embed_sets_lua, "lua/sets.lua", "build/lua/sets.luac") \
   X(embed_numeric_lua, "lua/numeric.lua", "build/lua/numeric.luac") \
   X(embed_einsum_lua, "lua/einsum.lua", "build/lua/einsum.luac") \

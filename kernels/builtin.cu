@@ -633,3 +633,34 @@ __global__ void discrete_at(T *a, long long n, unsigned long long seed, unsigned
     a[i] = discrete_value(s, kind, c[i * sc], p[i * sp], q[i * sq]);
   }
 }
+
+// ---------------------------------------------------------------------------------------
+// Packed bits (lua/functional.lua: gpu.packbits, gpu.unpackbits), one module for both.
+// bits is (rows, n) of 0 or 1 (a bool array), out (rows, m) with m = ceil(n / 8): byte j
+// of a row holds bits 8j .. 8j + 7, the first the highest (little: the lowest), zeros past n.
+extern "C" __global__ void packbits(const bool *bits, unsigned char *out, long long rows, long long n,
+                                    long long m, int little) {
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < rows * m;
+       i += (long long)gridDim.x * blockDim.x) {
+    long long r = i / m, j = i - r * m;
+    const bool *row = bits + r * n;
+    unsigned int v = 0;
+    for (int b = 0; b < 8; b++) {
+      long long k = 8 * j + b;
+      if (k < n && row[k]) v |= little ? 1u << b : 0x80u >> b;
+    }
+    out[i] = (unsigned char)v;
+  }
+}
+
+// a is (rows, n) uint8, out (rows, count): bit k of a row (byte k / 8, from the highest bit;
+// little: the lowest), 0 past 8n
+extern "C" __global__ void unpackbits(const unsigned char *a, unsigned char *out, long long rows, long long n,
+                                      long long count, int little) {
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < rows * count;
+       i += (long long)gridDim.x * blockDim.x) {
+    long long r = i / count, k = i - r * count;
+    unsigned int b = (unsigned int)(k & 7);
+    out[i] = k < 8 * n ? (unsigned char)((a[r * n + k / 8] >> (little ? b : 7 - b)) & 1u) : 0;
+  }
+}

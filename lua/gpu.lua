@@ -180,6 +180,16 @@ for _, name in ipairs({"gradient", "ediff1d", "unwrap", "nancumsum", "nancumprod
   assert(gpu[name] == nil, name)
   on_first_call(name, "lua/numeric.lua")
 end
+-- NumPy's remaining general functions (lua/functional.lua): applying functions along
+-- dimensions, packed bits, dtype helpers, deprecated aliases
+for _, name in ipairs({"apply_along_axis", "apply_over_axes", "piecewise", "fromfunction", "packbits", "unpackbits",
+                       "rollaxis", "msort", "sort_complex", "poly", "mask_indices", "array_equiv",
+                       "asarray_chkfinite", "require", "cumproduct", "product", "alltrue", "sometrue",
+                       "promote_types", "can_cast", "min_scalar_type", "common_type", "mintypecode", "issubdtype",
+                       "isscalar", "iterable", "typename", "base_repr", "binary_repr", "finfo", "iinfo"}) do
+  assert(gpu[name] == nil, name)
+  on_first_call(name, "lua/functional.lua")
+end
 -- Einstein summation and vdot (lua/einsum.lua)
 for _, name in ipairs({"einsum", "vdot"}) do
   assert(gpu[name] == nil, name)
