@@ -182,6 +182,8 @@ function gpu.mintypecode(typechars, typeset, default)
   if found.F and found.d then return "D" end
   -- the largest of those found (NumPy's first in its order by size)
   for c in BY_SIZE:gmatch(".") do if found[c] and not best then best = c end end
+  if not best then fail("mintypecode", 2, "no size order for the codes %s (NumPy's: %s)", table.concat((function()
+    local t = {} for c in pairs(found) do t[#t + 1] = c end table.sort(t) return t end)(), ", "), BY_SIZE) end
   return best
 end
 
@@ -410,6 +412,8 @@ function gpu.piecewise(x, condlist, funclist, ...)
       if vals.size > 0 then
         local r = item(vals, ...)
         if type(r) == "number" or type(r) == "boolean" then y[c] = r
+        elseif is_array(r) and r.size ~= 1 and r.size ~= vals.size then
+          error(("gpu.piecewise: function %d gave %d values for the %d where its condition is true"):format(k, r.size, vals.size), 0)
         elseif is_array(r) then gpu.place(y, c, r)
         else error(("gpu.piecewise: function %d must return a device array or a number, got %s"):format(k, described(r)), 0) end
       end
@@ -572,6 +576,7 @@ function gpu.poly(seq)
   for k = 1, n do
     -- c(x) (x - r_k): c shifted up one power, less r_k times c
     c = gpu.concatenate({c, zero}) - r:narrow(1, k, 1) * gpu.concatenate({zero, c})
+    c[{1}] = 1   -- exactly, also where r_k is NaN or infinite (1 - r_k * 0 is NaN), as NumPy's
   end
   if KIND[c.dtype] == "c" and gpu.array_equal(gpu.sort_complex(r), gpu.sort_complex(gpu.conj(r))) then
     c = gpu.real(c):copy()   -- roots in conjugate pairs: real coefficients, as NumPy gives

@@ -718,7 +718,10 @@ end
 -- gpu.asarray(x [, dtype]): x itself when a device array of dtype (or none given), else
 -- gpu.array(x, dtype) (a table, a host array) or a 0-D array of a number
 function gpu.asarray(x, dtype)
-  if is_array(x) then return (dtype == nil or x.dtype == dtype) and x or x:astype(dtype) end
+  if is_array(x) then
+    local _ = x.size   -- a freed array raises here, not in whatever is given it
+    return (dtype == nil or x.dtype == dtype) and x or x:astype(dtype)
+  end
   if type(x) == "number" or type(x) == "boolean" then return gpu.full({}, x, dtype or gpu.result_type(x)) end
   return gpu.array(x, dtype)
 end

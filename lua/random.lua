@@ -476,11 +476,13 @@ function random.hypergeometric(ngood, nbad, nsample, shape)
   local ps = {{ngood, "ngood", "non-negative", true}, {nbad, "nbad", "non-negative", true},
               {nsample, "nsample", "at least 1", true}}
   if checked("hypergeometric", ps) then
+    -- each at most 2^53 first, so that the sums below cannot wrap
+    if most(function(g, b) return gpu.maximum(g, b) end, ngood, nbad) > HYPER_MAX or
+       most(function(g, b) return g + b end, ngood, nbad) > HYPER_MAX then
+      fail("hypergeometric", 2, "ngood + nbad must be at most 2^53, got arrays with more")
+    end
     if most(function(g, b, s) return s - g - b end, ngood, nbad, nsample) > 0 then
       fail("hypergeometric", 3, "nsample must not be above ngood + nbad, got arrays with ngood + nbad < nsample")
-    end
-    if most(function(g, b) return g + b end, ngood, nbad) > HYPER_MAX then
-      fail("hypergeometric", 2, "ngood + nbad must be at most 2^53, got arrays with more")
     end
   else
     local g, b, s = ps[1][1], ps[2][1], ps[3][1]

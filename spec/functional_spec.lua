@@ -357,3 +357,21 @@ describe("dtype helpers", function()
     err("bad argument #1 to 'gpu.iinfo' (integer dtype expected, got bool)", gpu.iinfo, "bool")
   end)
 end)
+
+-- what an adversarial review found (lua/functional.lua, lua/numeric.lua)
+describe("NumPy's general functions at their edges", function()
+  it("refuse a piecewise result of the wrong size, keep poly's leading 1, and refuse freed arrays", function()
+    local x = gpu.linspace(-2.5, 2.5, 6)
+    err("gpu.piecewise: function 1 gave 2 values for the 3 where its condition is true",
+        gpu.piecewise, x, {x:lt(0)}, {function() return gpu.arange(2) + 5 end})
+    assert.are.same({5, 5, 5, 0, 0, 0}, gpu.piecewise(x, {x:lt(0)}, {function() return gpu.full({1}, 5) end}):totable())
+    local p = gpu.poly({0 / 0, 1}):totable()   -- NumPy: [1, nan, nan]
+    assert.are.equal(1, p[1])
+    assert.is_true(p[2] ~= p[2] and p[3] ~= p[3])
+    assert.are.same({1, -math.huge}, gpu.poly({math.huge}):totable())
+    err("no size order for the codes e", gpu.mintypecode, "e", "e")   -- NumPy: ValueError
+    local dead = gpu.zeros(3); dead:free()
+    err("attempt to use a freed array", gpu.require, dead)
+    err("attempt to use a freed array", gpu.asarray, dead)
+  end)
+end)

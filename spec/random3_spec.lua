@@ -86,6 +86,8 @@ describe("gpu.random's parameters as device arrays", function()
       {"bad argument #1 to 'triangular' (left must not be above mode", R.triangular, gpu.array({2}), 1, 3},
       {"bad argument #3 to 'hypergeometric' (nsample must not be above ngood + nbad",
        R.hypergeometric, gpu.array({1}, "int64"), 1, 3},
+      {"bad argument #2 to 'hypergeometric' (ngood + nbad must be at most 2^53",   -- not wrapped to a negative sum
+       R.hypergeometric, gpu.array({1 << 62}, "int64"), gpu.array({1 << 62}, "int64"), 5, {2}},
     }
     for _, c in ipairs(cases) do assert.matches(c[1], S.errof(table.unpack(c, 2)), 1, true) end
     -- NumPy's shape when one is given: the parameters broadcast to it
