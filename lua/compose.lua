@@ -178,15 +178,15 @@ end
 -- gpu.isclose(a, b [, opts]): where |a - b| <= atol + rtol * |b| (opts.rtol 1e-5, opts.atol
 -- 1e-8, as NumPy), infinities equal only to themselves, NaN to nothing unless
 -- opts.equal_nan; computed in result_type(a, b, 1.0); gpu.allclose: whether everywhere
-function gpu.isclose(a, b, opts)
+local function isclose(api, a, b, opts)
   opts = opts or {}
-  if type(opts) ~= "table" then error("gpu.isclose: argument 3 must be a table of options", 2) end
-  gpu._arg.options(opts, "isclose", "rtol atol equal_nan")
+  if type(opts) ~= "table" then error(("gpu.%s: argument 3 must be a table of options"):format(api), 3) end
+  gpu._arg.options(opts, api, "rtol atol equal_nan")
   local rtol, atol = opts.rtol or 1e-5, opts.atol or 1e-8
-  if type(rtol) ~= "number" or type(atol) ~= "number" then error("gpu.isclose: rtol and atol must be numbers", 2) end
+  if type(rtol) ~= "number" or type(atol) ~= "number" then error(("gpu.%s: rtol and atol must be numbers"):format(api), 3) end
   for _, v in ipairs({a, b}) do
     if not is_array(v) and type(v) ~= "number" then
-      error(("gpu.isclose: arrays or numbers expected, got %s"):format(described(v)), 2)
+      error(("gpu.%s: arrays or numbers expected, got %s"):format(api, described(v)), 3)
     end
   end
   local dt = gpu.result_type(a, b, 1.0)
@@ -197,8 +197,8 @@ function gpu.isclose(a, b, opts)
   if opts.equal_nan then r = gpu.logical_or(r, gpu.logical_and(gpu.isnan(x), gpu.isnan(y))) end
   return r
 end
-
-function gpu.allclose(a, b, opts) return gpu.isclose(a, b, opts):all() end
+function gpu.isclose(a, b, opts) return (isclose("isclose", a, b, opts)) end
+function gpu.allclose(a, b, opts) return isclose("allclose", a, b, opts):all() end
 
 -- Kernels move words: an element of 1, 2, 4 or 8 bytes, or 8 bytes of a complex128
 local WORD = {[1] = "unsigned char", [2] = "unsigned short", [4] = "unsigned int", [8] = "unsigned long long"}
