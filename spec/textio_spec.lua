@@ -371,6 +371,26 @@ describe("print options", function()
   end)
 
   it("give NumPy's format_float_positional and format_float_scientific", function()
+    -- precisions past Lua's 99, NaN without "+", min_digits past precision (NumPy 1.24's)
+    assert.are.equal("0.1000000000000000055511151231257827021181583404541015625" .. ("0"):rep(145),
+                     gpu.format_float_positional(0.1, {precision = 200, unique = false}))
+    assert.are.equal("1.000000000000000055511151231257827021181583404541015625" .. ("0"):rep(146) .. "e-01",
+                     gpu.format_float_scientific(0.1, {precision = 200, unique = false}))
+    assert.are.equal("4.940656458412465441765687928682213723650598026143247644255856825006755072702087518652998363616359924e-324",
+                     gpu.format_float_scientific(5e-324, {precision = 99, unique = false}))
+    assert.are.equal("3.333333333333333148296162562473909929394721984863281250000e-01",
+                     gpu.format_float_scientific(1 / 3, {precision = 57, unique = false}))
+    assert.are.equal("0.1", gpu.format_float_positional(0.1, {precision = 200}))
+    assert.are.equal("[0.1  0.25]", gpu.array2string(gpu.host.array({0.1, 0.25}, "float64"), {precision = 1000}))
+    assert.are.equal("[0.1000000000000000055511151231257827021181583404541015625" .. ("0"):rep(945) .. "\n 0.25" .. ("0"):rep(998) .. "]",
+                     gpu.array2string(gpu.host.array({0.1, 0.25}, "float64"), {precision = 1000, floatmode = "fixed"}))
+    assert.are.same({"nan", "nan", "+inf"}, {gpu.format_float_positional(0 / 0, {sign = true}),
+                    gpu.format_float_scientific(0 / 0, {sign = true}), gpu.format_float_positional(math.huge, {sign = true})})
+    assert.matches("bad argument #2 to 'format_float_scientific' (min_digits must be less than or equal to precision)",
+                   S.errof(gpu.format_float_scientific, 1 / 3, {precision = 2, min_digits = 5}), 1, true)
+    assert.matches("bad argument #2 to 'format_float_positional' (min_digits must be less than or equal to precision)",
+                   S.errof(gpu.format_float_positional, 1 / 3, {precision = 2, min_digits = 5}), 1, true)
+    assert.are.equal("3.333333333333333e-01", gpu.format_float_scientific(1 / 3, {min_digits = 5}))
     local P, E = gpu.format_float_positional, gpu.format_float_scientific
     assert.are.same({"3.1416", "0.5", "0.500", "2.0", "-0.", "100000000000000000000.", "0.12", "  +1.5  ", "0.1", "1.", "0.10000"},
                     {P(math.pi, {precision = 4}), P(0.5, {trim = "-"}), P(0.5, {precision = 3, unique = false}),
