@@ -156,6 +156,7 @@ local function sci_digits(a, p)
   if #r > p + 1 then r, E = r:sub(1, p + 1), E + 1 end
   return r, E
 end
+gpu._format_fixed, gpu._format_sci = fixed, sci_digits   -- (savetxt's precisions past 99)
 
 -- Digits rounded at a cutoff, as dragon4 gives them: rounded down, the digits kept (zeros
 -- too); rounded up, without the zeros the carry made of trailing nines. r: the rounded

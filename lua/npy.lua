@@ -374,8 +374,8 @@ end
 
 -- Python's % of one conversion spec: %d of a float truncates; %x %o %X of a float is an
 -- error, as Python's; nan and inf print as words; %s is str() (element_text); a uint64
--- element (unsigned) at or above 2^63 as its unsigned value. Widths may pass 99; a
--- precision past 99 of a float conversion is an error (Lua's string.format stops there).
+-- element (unsigned) at or above 2^63 as its unsigned value. Widths and precisions may pass
+-- Lua's 99 (but %g's precision not).
 local function percent(spec, v, dt, single)
   local flags, w, prec, conv = spec:match("^%%([-+ #0]*)(%d*)%.?(%d*)(.)$")
   w = tonumber(w) or 0
@@ -406,8 +406,23 @@ local function percent(spec, v, dt, single)
   end
   if conv:find("[diuxXo]") then return int_percent(flags, w, prec, conv, v, unsigned) end
   if unsigned and math.type(v) == "integer" and v < 0 then v = v + 2.0 ^ 64 end
-  if prec and prec > 99 then
-    error(("precision %d is past the most supported, 99"):format(prec), 0)
+  if prec and prec > 99 then   -- string.format stops at 99: the exact digits, built here
+    if conv == "g" or conv == "G" then error(("precision %d of %%%s is past the most supported, 99"):format(prec, conv), 0) end
+    local a, body = math.abs(v), nil
+    if gpu._format_fixed == nil then gpu._format_repr(0.0) end   -- (loads format.lua, which sets them)
+    if conv == "f" or conv == "F" then
+      local ip, fp = gpu._format_fixed(a, prec)
+      body = ip .. "." .. fp
+    else
+      local D, E = gpu._format_sci(a, prec)
+      body = D:sub(1, 1) .. "." .. D:sub(2) .. ("%s%s%02d"):format(conv, E < 0 and "-" or "+", math.abs(E))
+    end
+    local head = (v < 0 or (v == 0 and 1 / v < 0)) and "-" or flags:find("+", 1, true) and "+"
+                 or flags:find(" ", 1, true) and " " or ""
+    if flags:find("0", 1, true) and not flags:find("-", 1, true) and #head + #body < w then
+      body = ("0"):rep(w - #head - #body) .. body
+    end
+    return padded(head .. body, flags, w)
   end
   if w <= 99 then return spec:format(v) end
   local t = ("%" .. flags .. (prec and "." .. prec or "") .. conv):format(v)

@@ -301,8 +301,13 @@ describe("text files: exact integers, NumPy's % and str (review fixes)", functio
                    S.errof(gpu.savetxt, p, gpu.host.array({1.5}, "float64"), {fmt = "%x"}), 1, true)
     assert.matches("bad argument #3 to 'tofile' (format '%o': %o format: an integer is required, not float)",
                    S.errof(function() gpu.host.array({2}, "float64"):tofile(p, ",", "%o") end), 1, true)
-    assert.matches("bad argument #3 to 'savetxt' (options.fmt '%.120f': precision 120 is past the most supported, 99)",
-                   S.errof(gpu.savetxt, p, gpu.host.array({0.1}, "float64"), {fmt = "%.120f"}), 1, true)
+    gpu.savetxt(p, gpu.host.array({0.1, -2}, "float64"), {fmt = "%.120f"})
+    assert.are.equal("0.1000000000000000055511151231257827021181583404541015625" .. ("0"):rep(65) .. "\n-2." ..
+                     ("0"):rep(120) .. "\n", slurp(p))
+    gpu.savetxt(p, gpu.host.array({0.1}, "float64"), {fmt = "%.105e"})
+    assert.are.equal("1.000000000000000055511151231257827021181583404541015625" .. ("0"):rep(51) .. "e-01\n", slurp(p))
+    assert.matches("bad argument #3 to 'savetxt' (options.fmt '%.120g': precision 120 of %g is past the most supported, 99)",
+                   S.errof(gpu.savetxt, p, gpu.host.array({0.1}, "float64"), {fmt = "%.120g"}), 1, true)
     os.remove(p)
   end)
 
