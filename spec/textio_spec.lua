@@ -201,6 +201,7 @@ describe("gpu.savez_compressed #libzip", function()
     assert.is_true(#s < 1000, #s)   -- stored, x alone is 4128 bytes
     assert.are.equal(8, string.unpack("<I2", s, 9))   -- the first member's method: deflate
     local t = gpu.loadz(p)
+    assert.matches("gpu.loadz: unknown option 'bogus' (it takes device)", S.errof(gpu.loadz, p, {bogus = 1}), 1, true)
     assert.are.equal(0, gpu.array(t.x):sum())
     assert.are.same({1, 2, 3}, t.y:totable())
     assert.are.same({true}, t.arr_0:totable())
