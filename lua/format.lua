@@ -84,10 +84,79 @@ function M.repr(v, single)
 end
 gpu._format_repr = M.repr
 
-local function fixed(a, p)
-  local s = ("%." .. p .. "f"):format(a)
-  return s:match("^(%d+)%.?(%d*)$")
+-- The exact decimal digits of finite a >= 0 (a double is m * 2^e, a finite decimal): the
+-- integer and fraction digits. For precisions past 99, which string.format refuses.
+local function exact_digits(a)
+  local bits = string.unpack("<i8", string.pack("<d", a))
+  local be, m = (bits >> 52) & 0x7FF, bits & ((1 << 52) - 1)
+  local e = be == 0 and -1074 or be - 1075
+  if be ~= 0 then m = m | (1 << 52) end
+  local limbs = {}   -- base 10^7, least significant first
+  while m > 0 do limbs[#limbs + 1] = m % 10000000; m = m // 10000000 end
+  local function times(k)
+    local carry = 0
+    for i = 1, #limbs do
+      local t = limbs[i] * k + carry
+      limbs[i], carry = t % 10000000, t // 10000000
+    end
+    while carry > 0 do limbs[#limbs + 1] = carry % 10000000; carry = carry // 10000000 end
+  end
+  local left = e >= 0 and e or -e   -- doublings, or multiplications by 5 (a = m 5^k / 10^k)
+  local step, by = e >= 0 and 20 or 9, e >= 0 and (1 << 20) or 1953125
+  while left >= step do times(by); left = left - step end
+  if left > 0 then
+    local k = 1
+    for _ = 1, left do k = k * (e >= 0 and 2 or 5) end
+    times(k)
+  end
+  local t = {tostring(limbs[#limbs] or 0)}
+  for i = #limbs - 1, 1, -1 do t[#t + 1] = ("%07d"):format(limbs[i]) end
+  local s = table.concat(t)
+  if e >= 0 then return s, "" end
+  if #s <= -e then s = ("0"):rep(-e - #s + 1) .. s end
+  return s:sub(1, #s + e), s:sub(#s + e + 1)
 end
+
+-- digits ds rounded to n of them, half to even on what follows (rest); the carry makes one
+-- more digit
+local function round_digits(ds, rest)
+  local r1 = rest:sub(1, 1)
+  local up = r1 > "5" or (r1 == "5" and (rest:find("[1-9]", 2) or (tonumber(ds:sub(-1)) or 0) % 2 == 1))
+  if not up then return ds end
+  local out, i = {}, #ds
+  while i >= 1 and ds:sub(i, i) == "9" do out[#out + 1] = "0"; i = i - 1 end
+  if i == 0 then return "1" .. table.concat(out) end
+  return ds:sub(1, i - 1) .. string.char(ds:byte(i) + 1) .. table.concat(out)
+end
+
+local function fixed(a, p)
+  if p <= 99 then
+    local s = ("%." .. p .. "f"):format(a)
+    return s:match("^(%d+)%.?(%d*)$")
+  end
+  local ip, fp = exact_digits(a)
+  if #fp <= p then return ip, fp .. ("0"):rep(p - #fp) end
+  local r = round_digits(ip .. fp:sub(1, p), fp:sub(p + 1))
+  return r:sub(1, #r - p), r:sub(#r - p + 1)
+end
+
+-- mantissa digits (p + 1 of them) and exponent of a in scientific form, as "%.pe" has them
+local function sci_digits(a, p)
+  if p <= 99 then
+    local m, e = ("%." .. p .. "e"):format(a):match("^([%d%.]+)e([-+]%d+)$")
+    return (m:gsub("%.", "")), tonumber(e)
+  end
+  if a == 0 then return ("0"):rep(p + 1), 0 end
+  local ip, fp = exact_digits(a)
+  local all = ip .. fp
+  local i = all:find("[1-9]")
+  local E = #ip - i
+  local sig = all:sub(i) .. ("0"):rep(p + 1)
+  local r = round_digits(sig:sub(1, p + 1), sig:sub(p + 2))
+  if #r > p + 1 then r, E = r:sub(1, p + 1), E + 1 end
+  return r, E
+end
+gpu._format_fixed, gpu._format_sci = fixed, sci_digits   -- (savetxt's precisions past 99)
 
 -- Digits rounded at a cutoff, as dragon4 gives them: rounded down, the digits kept (zeros
 -- too); rounded up, without the zeros the carry made of trailing nines. r: the rounded
@@ -147,10 +216,7 @@ end
 local function scientific(v, o)
   local a = math.abs(v)
   local D, E
-  local function exact(p)
-    local m, e = ("%." .. p .. "e"):format(a):match("^([%d%.]+)e([-+]%d+)$")
-    return (m:gsub("%.", "")), tonumber(e)
-  end
+  local function exact(p) return sci_digits(a, p) end
   if o.unique then
     D, E = digits(a, o.single)
     if o.precision and #D - 1 > o.precision then
@@ -602,6 +668,9 @@ local function float_opts(x, opts, fname, known)
   if o.fractional == false then
     error(("bad argument #2 to '%s' (options.fractional = false is not supported)"):format(fname), 3)
   end
+  if o.precision and o.min_digits and o.min_digits > o.precision then
+    error(("bad argument #2 to '%s' (min_digits must be less than or equal to precision)"):format(fname), 3)
+  end
   if not o.unique and not o.precision then
     error(("bad argument #2 to '%s' (options.precision is needed when unique is false)"):format(fname), 3)
   end
@@ -609,8 +678,8 @@ local function float_opts(x, opts, fname, known)
   return x, o
 end
 
-local function nonfinite(x, o)
-  if x ~= x then return (o.sign and "+" or "") .. "nan" end
+local function nonfinite(x, o)   -- NumPy's dragon4 writes "nan", never "+nan"
+  if x ~= x then return "nan" end
   if x == math.huge or x == -math.huge then return (x < 0 and "-" or o.sign and "+" or "") .. "inf" end
 end
 

@@ -41,6 +41,7 @@ function gpu.load(path, opts)
   if opts ~= nil and type(opts) ~= "table" then
     error(("bad argument #2 to 'load' (options table expected, got %s)"):format(type(opts)), 2)
   end
+  gpu._arg.options(opts, "load", "device")
   local ok, h, fortran = pcall(gpu._npy_read, path)
   if not ok then error(h, 2) end
   if fortran then h = h:transpose() end   -- the file held the transpose's bytes
@@ -97,6 +98,7 @@ function gpu.loadz(path, opts)
   if opts ~= nil and type(opts) ~= "table" then
     error(("bad argument #2 to 'loadz' (options table expected, got %s)"):format(type(opts)), 2)
   end
+  gpu._arg.options(opts, "loadz", "device")
   local ok, t = pcall(gpu._npz_read, path)
   if not ok then error(t, 2) end
   if opts and opts.device then
@@ -182,11 +184,45 @@ local function from_bytes(s, d, count, offset)
                   :format(avail, offset, d.name, d.size)
     end
     count = avail // d.size
-  elseif count * d.size > avail then
-    return nil, ("%d %s elements need %d bytes after offset %d, it has %d")
-                :format(count, d.name, count * d.size, offset, avail)
+  elseif count > avail // d.size then   -- (count * d.size may pass 2^63)
+    local need = count <= math.maxinteger // d.size and ("%d"):format(count * d.size)
+                 or ("more than %d"):format(math.maxinteger)
+    return nil, ("%d %s elements need %s bytes after offset %d, it has %d")
+                :format(count, d.name, need, offset, avail)
   end
   return gpu.host.frombytes(s:sub(offset + 1, offset + count * d.size), d.name)
+end
+
+-- The integer of decimal text t ([+-]digits) for integer dtype d (or bool), exactly: a
+-- uint64 past 2^63 as the Lua integer of its 64 bits. nil when t is no integer; nil and
+-- "range" when it is one out of d's range.
+local U10 = 1844674407370955161   -- (2^64 - 1) // 10
+local function parse_integer(t, d)
+  local sign, ds = t:match("^([+-]?)(%d+)$")
+  if not ds then return nil end
+  local u = 0   -- the magnitude, unsigned, in 64 bits
+  for i = 1, #ds do
+    local k = ds:byte(i) - 48
+    if math.ult(U10, u) or (u == U10 and k > 5) then return nil, "range" end
+    u = u * 10 + k
+  end
+  local neg = sign == "-" and u ~= 0
+  if d.name == "bool" then return u ~= 0 end
+  if d.name == "uint64" then
+    if neg then return nil, "range" end
+    return u
+  end
+  if d.name == "int64" then
+    if (neg and math.ult(math.mininteger, u)) or (not neg and u < 0) then return nil, "range" end
+    return neg and -u or u
+  end
+  if u < 0 then return nil, "range" end
+  local v = neg and -u or u
+  local bits = d.size * 8
+  local lo, hi = 0, (1 << bits) - 1
+  if d.kind == "i" then lo, hi = -(1 << (bits - 1)), (1 << (bits - 1)) - 1 end
+  if v < lo or v > hi then return nil, "range" end
+  return v
 end
 
 -- a number of dtype d from text t, or nil: floats as Python's float() reads them, integers
@@ -211,10 +247,7 @@ local function parse_number(t, d)
   elseif d.kind == "c" then
     return nil
   end
-  if not t:match("^[+-]?%d+$") then return nil end
-  local v = math.tointeger(tonumber(t)) or tonumber(t)   -- past 2^63: a float, which uint64 takes
-  if d.name == "bool" then return v ~= 0 end
-  return v
+  return parse_integer(t, d)
 end
 
 -- items of text s separated by sep (whitespace in sep: any run of whitespace), as numbers of
@@ -238,8 +271,10 @@ local function parse_items(s, d, count, sep)
   if n > #items then return nil, ("%d items requested, it holds %d"):format(n, #items) end
   local vals = {}
   for i = 1, n do
-    local v = parse_number(items[i], d)
-    if v == nil then return nil, ("item %d ('%s') is not a %s value"):format(i, items[i], d.name) end
+    local v, why = parse_number(items[i], d)
+    if v == nil then
+      return nil, ("item %d ('%s') is %s"):format(i, items[i], why and "out of range for " .. d.name or "not a " .. d.name .. " value")
+    end
     vals[i] = v
   end
   return gpu.host.array(vals, d.name)
@@ -292,44 +327,110 @@ function gpu.fromfile(path, dtype, count, sep, offset)
   return h
 end
 
--- the text of one element for tofile's default '%s' and savetxt's: NumPy's str() of a
--- scalar (Python's repr of a float: the shortest digits that read back the same)
-local function element_text(v, dt)
-  if type(v) == "boolean" then return v and "True" or "False" end
-  if math.type(v) == "integer" then
-    if dt == "uint64" and v < 0 then return ("%.0f"):format(v + 2.0 ^ 64) end
-    return tostring(v)
-  end
-  return gpu._format_repr(v, dt == "float32")
+-- a uint64 element (a Lua integer holding its 64 bits) in decimal
+local function unsigned_text(v)
+  if v >= 0 then return tostring(v) end
+  local q = (v >> 1) // 5   -- the unsigned value // 10
+  return tostring(q) .. tostring(v - q * 10)
 end
 
--- Python's % of one conversion spec: %d of a float truncates; nan and inf print as words;
--- a uint64 element (unsigned) at or above 2^63 as its unsigned value
-local function percent(spec, v, unsigned)
-  if type(v) == "boolean" then v = v and 1 or 0 end
-  local conv = spec:sub(-1)
-  if unsigned and math.type(v) == "integer" and v < 0 then
-    if not conv:find("[diu]") then v = v + 2.0 ^ 64
-    else
-      local q = (v >> 1) // 5   -- the unsigned value // 10
-      return (spec:gsub("%.%d*", ""):sub(1, -2) .. "s"):format(tostring(q) .. tostring(v - q * 10))
-    end
+-- NumPy's str() of one element (Python's, of a bool, an int, a float: the shortest digits
+-- that read back the same). single: a float32's own shortest digits (savetxt's "%s"); tofile
+-- makes a Python float of it first (0.1f: 0.10000000149011612), as NumPy 1.24 does.
+local function element_text(v, dt, single)
+  if type(v) == "boolean" then return v and "True" or "False" end
+  if math.type(v) == "integer" then return dt == "uint64" and unsigned_text(v) or tostring(v) end
+  return gpu._format_repr(v, single and dt == "float32")
+end
+
+-- text s in a field of width w: left-justified with flag "-", else right (zero padding is
+-- the caller's); widths past Lua's 99 too
+local function padded(s, flags, w)
+  if #s >= w then return s end
+  if flags:find("-", 1, true) then return s .. (" "):rep(w - #s) end
+  return (" "):rep(w - #s) .. s
+end
+
+-- Python's % of an integer conversion (d i u x X o): negatives as "-" and the digits of the
+-- magnitude ("-ff", not two's complement); "#" gives 0x, 0X, 0o. v: a Lua integer (the bits
+-- of a uint64 element when unsigned)
+local function int_percent(flags, w, prec, conv, v, unsigned)
+  local neg = not unsigned and v < 0
+  local mag = neg and -v or v   -- (-mininteger wraps to its own bits, 2^63 unsigned)
+  local body
+  if conv == "x" or conv == "X" or conv == "o" then body = ("%" .. (conv == "o" and "o" or "x")):format(mag)
+  else body = (neg or unsigned) and unsigned_text(mag) or tostring(mag) end
+  if conv == "X" then body = body:upper() end
+  if prec and #body < prec then body = ("0"):rep(prec - #body) .. body end
+  local head = neg and "-" or flags:find("+", 1, true) and "+" or flags:find(" ", 1, true) and " " or ""
+  if flags:find("#", 1, true) and conv ~= "d" and conv ~= "i" and conv ~= "u" then
+    head = head .. (conv == "o" and "0o" or conv == "x" and "0x" or "0X")
   end
+  if flags:find("0", 1, true) and not flags:find("-", 1, true) and #head + #body < w then
+    body = ("0"):rep(w - #head - #body) .. body
+  end
+  return padded(head .. body, flags, w)
+end
+
+-- Python's % of one conversion spec: %d of a float truncates; %x %o %X of a float is an
+-- error, as Python's; nan and inf print as words; %s is str() (element_text); a uint64
+-- element (unsigned) at or above 2^63 as its unsigned value. Widths and precisions may pass
+-- Lua's 99 (but %g's precision not).
+local function percent(spec, v, dt, single)
+  local flags, w, prec, conv = spec:match("^%%([-+ #0]*)(%d*)%.?(%d*)(.)$")
+  w = tonumber(w) or 0
+  prec = spec:find(".", 1, true) and (tonumber(prec) or 0) or nil
+  local unsigned = dt == "uint64"
   if conv == "s" or conv == "r" then
-    return (spec:sub(1, -2) .. "s"):format(type(v) == "string" and v or tostring(v))
+    local t = type(v) == "string" and v or element_text(v, dt, single)
+    if prec then t = t:sub(1, prec) end
+    return padded(t, flags, w)
+  end
+  if type(v) == "boolean" then v = v and 1 or 0 end
+  if math.type(v) == "float" and conv:find("[xXoc]") then
+    error(("%%%s format: an integer is required, not float"):format(conv), 0)
   end
   if math.type(v) == "float" and (v ~= v or v == math.huge or v == -math.huge) then
-    if conv:find("[diouxXc]") then error("cannot convert float " .. tostring(v) .. " to integer", 0) end
-    local word = v ~= v and "nan" or (v < 0 and "-inf" or (spec:find("+", 1, true) and "+inf" or "inf"))
-    return (spec:gsub("%.%d*", ""):gsub("[eEfFgG]$", "s")):format(word)
+    if conv:find("[diu]") then error("cannot convert float " .. tostring(v) .. " to integer", 0) end
+    local word = v ~= v and "nan" or (v < 0 and "-inf" or (flags:find("+", 1, true) and "+inf" or "inf"))
+    return padded(word, flags, w)
   end
-  if conv:find("[diouxXc]") and math.type(v) == "float" then
+  if conv:find("[diu]") and math.type(v) == "float" then
     local t = v < 0 and math.ceil(v) or math.floor(v)
     v = math.tointeger(t) or t
-    if math.type(v) == "float" then return (spec:gsub("[%w]$", ".0f")):format(v) end
+    if math.type(v) == "float" then
+      local digits = ("%.0f"):format(v)
+      if flags:find("+", 1, true) and v >= 0 then digits = "+" .. digits end
+      return padded(digits, flags, w)
+    end
   end
-  if conv == "i" or conv == "u" then spec = spec:sub(1, -2) .. "d" end
-  return spec:format(v)
+  if conv:find("[diuxXo]") then return int_percent(flags, w, prec, conv, v, unsigned) end
+  if unsigned and math.type(v) == "integer" and v < 0 then v = v + 2.0 ^ 64 end
+  if prec and prec > 99 then   -- string.format stops at 99: the exact digits, built here
+    if conv == "g" or conv == "G" then error(("precision %d of %%%s is past the most supported, 99"):format(prec, conv), 0) end
+    local a, body = math.abs(v), nil
+    if gpu._format_fixed == nil then gpu._format_repr(0.0) end   -- (loads format.lua, which sets them)
+    if conv == "f" or conv == "F" then
+      local ip, fp = gpu._format_fixed(a, prec)
+      body = ip .. "." .. fp
+    else
+      local D, E = gpu._format_sci(a, prec)
+      body = D:sub(1, 1) .. "." .. D:sub(2) .. ("%s%s%02d"):format(conv, E < 0 and "-" or "+", math.abs(E))
+    end
+    local head = (v < 0 or (v == 0 and 1 / v < 0)) and "-" or flags:find("+", 1, true) and "+"
+                 or flags:find(" ", 1, true) and " " or ""
+    if flags:find("0", 1, true) and not flags:find("-", 1, true) and #head + #body < w then
+      body = ("0"):rep(w - #head - #body) .. body
+    end
+    return padded(head .. body, flags, w)
+  end
+  if w <= 99 then return spec:format(v) end
+  local t = ("%" .. flags .. (prec and "." .. prec or "") .. conv):format(v)
+  if flags:find("0", 1, true) and not flags:find("-", 1, true) and #t < w then
+    local sgn, rest = t:match("^([-+ ]?)(.*)$")
+    return sgn .. ("0"):rep(w - #t) .. rest
+  end
+  return padded(t, flags, w)
 end
 
 -- the conversions of a Python % format: {literal, spec, literal, spec, ..., literal}
@@ -374,9 +475,12 @@ function gpu._tofile(a, path, sep, fmt)
     error(("bad argument #3 to 'tofile' (one %% conversion expected, got '%s')"):format(fmt), 2)
   end
   local out, dt = {}, h.dtype
-  for i, v in ipairs(h.size > 0 and h:reshape(h.size):totable() or {}) do
-    out[i] = parts and parts[1] .. percent(parts[2], v, dt == "uint64") .. parts[3] or element_text(v, dt)
-  end
+  local ok, err = pcall(function()
+    for i, v in ipairs(h.size > 0 and h:reshape(h.size):totable() or {}) do
+      out[i] = parts and parts[1] .. percent(parts[2], v, dt) .. parts[3] or element_text(v, dt)
+    end
+  end)
+  if not ok then error(("bad argument #3 to 'tofile' (format '%s': %s)"):format(fmt, err), 2) end
   write_file(path, table.concat(out, sep))
 end
 
@@ -438,7 +542,7 @@ function gpu.savetxt(path, a, opts)
     for r = 1, rows do
       local row = h.ndim == 1 and {t[r]} or t[r]
       local line = {}
-      for c = 1, cols do line[#line + 1] = parts[2 * c - 1]; line[#line + 1] = percent(parts[2 * c], row[c], h.dtype == "uint64") end
+      for c = 1, cols do line[#line + 1] = parts[2 * c - 1]; line[#line + 1] = percent(parts[2 * c], row[c], h.dtype, true) end
       line[#line + 1] = parts[#parts]
       out[#out + 1] = table.concat(line) .. nl
     end
@@ -494,10 +598,10 @@ end
 -- comments and blank lines, at most o.max_rows of them
 local function text_rows(s, o, skip)
   local rows, n = {}, 0
+  s = s:gsub("\r\n?", "\n")   -- "\r\n", "\n" and "\r" end lines
   for line in (s:sub(-1) == "\n" and s or s .. "\n"):gmatch("(.-)\n") do
     n = n + 1
     if n > skip and not (o.max_rows and #rows >= o.max_rows) then
-      line = line:gsub("\r$", "")
       for _, c in ipairs(o.comments) do
         local i = line:find(c, 1, true)
         if i then line = line:sub(1, i - 1) end
@@ -590,8 +694,11 @@ function gpu.loadtxt(path, opts)
     for r, fields in ipairs(rows) do
       local row = {}
       for c, f in ipairs(fields) do
-        local v = parse_number(f, o.d)
-        if v == nil then error(("line %d, column %d: '%s' is not a %s value"):format(fields.line, c, f, o.d.name), 0) end
+        local v, why = parse_number(f, o.d)
+        if v == nil then
+          error(("line %d, column %d: '%s' is %s"):format(fields.line, c, f,
+                why and "out of range for " .. o.d.name or "not a " .. o.d.name .. " value"), 0)
+        end
         row[c] = v
       end
       vals[r] = row
@@ -617,9 +724,19 @@ function gpu.genfromtxt(path, opts)
   local missing = {[""] = true}
   for _, m in ipairs(strings_opt(opts, "missing_values", "genfromtxt", {})) do missing[m] = true end
   local fill = opts.filling_values
-  if fill == nil then fill = o.d.kind == "f" and 0 / 0 or (o.d.name == "bool" and false or -1) end
+  if fill == nil then   -- NumPy's -1, wrapped for unsigned dtypes (255 for uint8)
+    fill = o.d.kind == "f" and 0 / 0 or (o.d.name == "bool" and false or -1)
+    if o.d.kind == "u" and o.d.size < 8 then fill = (1 << (8 * o.d.size)) - 1 end
+  end
   if type(fill) ~= "number" and type(fill) ~= "boolean" then
     error(("bad argument #2 to 'genfromtxt' (options.filling_values must be a number, got %s)"):format(type(fill)), 2)
+  end
+  if type(fill) == "number" and o.d.kind ~= "f" and o.d.kind ~= "b" then
+    local ok = pcall(gpu.host.array, {fill}, o.d.name)
+    if not ok then
+      error(("bad argument #2 to 'genfromtxt' (options.filling_values %s is out of range for %s)")
+            :format(gpu._arg.shown(fill), o.d.name), 2)
+    end
   end
   local text = read_file(path)
   local ok, h = pcall(function()
@@ -630,8 +747,11 @@ function gpu.genfromtxt(path, opts)
     for r, fields in ipairs(rows) do
       local row = {}
       for c, f in ipairs(fields) do
-        local v
-        if not missing[f] then v = parse_number(f, o.d) end
+        local v, why
+        if not missing[f] then v, why = parse_number(f, o.d) end
+        if why then
+          error(("line %d, column %d: '%s' is out of range for %s"):format(fields.line, c, f, o.d.name), 0)
+        end
         if v == nil then v = fill end
         row[c] = v
       end

@@ -201,6 +201,7 @@ describe("gpu.savez_compressed #libzip", function()
     assert.is_true(#s < 1000, #s)   -- stored, x alone is 4128 bytes
     assert.are.equal(8, string.unpack("<I2", s, 9))   -- the first member's method: deflate
     local t = gpu.loadz(p)
+    assert.matches("gpu.loadz: unknown option 'bogus' (it takes device)", S.errof(gpu.loadz, p, {bogus = 1}), 1, true)
     assert.are.equal(0, gpu.array(t.x):sum())
     assert.are.same({1, 2, 3}, t.y:totable())
     assert.are.same({true}, t.arr_0:totable())
@@ -211,6 +212,116 @@ describe("gpu.savez_compressed #libzip", function()
     assert.are.same({200}, z.z.shape)
     assert.matches("bad argument #2 to 'savez_compressed' (x is a number, not an array)",
                    S.errof(gpu.savez_compressed, p, {x = 1}), 1, true)
+    os.remove(p)
+  end)
+end)
+
+describe("text files: exact integers, NumPy's % and str (review fixes)", function()
+  it("read int64 and uint64 in full, exactly (not through a float)", function()
+    local p = tmp("9223372036854775809\n18446744073709551615\n")
+    local u = gpu.loadtxt(p, {dtype = "uint64"})
+    assert.are.same({math.mininteger + 1, -1}, u:totable())   -- their 64 bits
+    assert.are.same({-1, math.mininteger + 1}, gpu.genfromtxt(tmp("18446744073709551615,9223372036854775809\n"),
+                    {dtype = "uint64", delimiter = ","}):totable())
+    assert.are.same({math.mininteger + 1, -1},
+                    gpu.fromstring("9223372036854775809 18446744073709551615", "uint64", -1, " "):totable())
+    assert.are.same({math.mininteger, math.maxinteger},
+                    gpu.loadtxt(tmp("-9223372036854775808 9223372036854775807\n"), {dtype = "int64"}):totable())
+    assert.are.same({-128, 127}, gpu.loadtxt(tmp("-128 127\n"), {dtype = "int8"}):totable())
+    -- NumPy 1.24 wraps these (300 as uint8: 44); gpuhost names the line and column
+    local q = tmp("1\n300\n")
+    assert.are.equal("cannot read '" .. q .. "': line 2, column 1: '300' is out of range for uint8",
+                     S.errof(gpu.loadtxt, q, {dtype = "uint8"}))
+    q = tmp("18446744073709551616\n")
+    assert.are.equal("cannot read '" .. q .. "': line 1, column 1: '18446744073709551616' is out of range for uint64",
+                     S.errof(gpu.loadtxt, q, {dtype = "uint64"}))
+    q = tmp("9223372036854775808\n")
+    assert.are.equal("cannot read '" .. q .. "': line 1, column 1: '9223372036854775808' is out of range for int64",
+                     S.errof(gpu.loadtxt, q, {dtype = "int64"}))
+    q = tmp("1,300\n")
+    assert.are.equal("cannot read '" .. q .. "': line 1, column 2: '300' is out of range for uint8",
+                     S.errof(gpu.genfromtxt, q, {dtype = "uint8", delimiter = ","}))
+    assert.matches("bad argument #1 to 'fromstring' (item 2 ('256') is out of range for uint8)",
+                   S.errof(gpu.fromstring, "1,256", "uint8", -1, ","), 1, true)
+  end)
+
+  it("fill genfromtxt's missing unsigned values with -1 wrapped, as NumPy", function()
+    local p = tmp("1,,3\n")
+    assert.are.same({1, 255, 3}, gpu.genfromtxt(p, {dtype = "uint8", delimiter = ","}):totable())
+    assert.are.same({1, 65535, 3}, gpu.genfromtxt(p, {dtype = "uint16", delimiter = ","}):totable())
+    assert.are.same({1, -1, 3}, gpu.genfromtxt(p, {dtype = "uint64", delimiter = ","}):totable())
+    assert.matches("bad argument #2 to 'genfromtxt' (options.filling_values -1 is out of range for uint8)",
+                   S.errof(gpu.genfromtxt, p, {dtype = "uint8", delimiter = ",", filling_values = -1}), 1, true)
+  end)
+
+  it("read lines ended by \\r\\n, \\n or \\r", function()
+    assert.are.same({{1, 2}, {3, 4}, {5, 6}}, gpu.loadtxt(tmp("1 2\r3 4\r\n5 6\n")):totable())
+    assert.are.same({{1, 2}, {3, 4}}, gpu.loadtxt(tmp("1 2\r3 4\r")):totable())
+  end)
+
+  it("write uint64 past 2^63 exactly, and NumPy's %x %o %s", function()
+    local p = tmp()
+    local u = gpu.host.array({math.mininteger + 1, -1, 5}, "uint64")
+    u:tofile(p, ",")
+    assert.are.equal("9223372036854775809,18446744073709551615,5", slurp(p))
+    u:tofile(p, ",", "%x")
+    assert.are.equal("8000000000000001,ffffffffffffffff,5", slurp(p))
+    u:tofile(p, ",", "%o")
+    assert.are.equal("1000000000000000000001,1777777777777777777777,5", slurp(p))
+    gpu.savetxt(p, u, {fmt = "%22d"})
+    assert.are.equal("   9223372036854775809\n  18446744073709551615\n                     5\n", slurp(p))
+    gpu.savetxt(p, gpu.host.array({0.1 + 0.2, 1e20, 1e-5, 0 / 0, math.huge, -math.huge, 2}, "float64"), {fmt = "%s"})
+    assert.are.equal("0.30000000000000004\n1e+20\n1e-05\nnan\ninf\n-inf\n2.0\n", slurp(p))
+    gpu.savetxt(p, gpu.host.array({0.1, 1 / 3}, "float32"), {fmt = "%s"})
+    assert.are.equal("0.1\n0.33333334\n", slurp(p))
+    gpu.savetxt(p, gpu.host.array({true, false}, "bool"), {fmt = "%s"})
+    assert.are.equal("True\nFalse\n", slurp(p))
+    gpu.savetxt(p, gpu.host.array({0.5}, "float64"), {fmt = "%10s"})
+    assert.are.equal("       0.5\n", slurp(p))
+    -- tofile makes a Python float of a float32 first, as NumPy 1.24
+    gpu.host.array({0.1, 1 / 3, 2}, "float32"):tofile(p, ",")
+    assert.are.equal("0.10000000149011612,0.3333333432674408,2.0", slurp(p))
+    gpu.host.array({0.1, 1 / 3}, "float32"):tofile(p, ",", "%s")
+    assert.are.equal("0.10000000149011612,0.3333333432674408", slurp(p))
+    gpu.host.array({true, false}, "bool"):tofile(p, ",")
+    assert.are.equal("True,False", slurp(p))
+    local n = gpu.host.array({-255, 255, 8}, "int64")
+    local want = {["%x"] = "-ff\nff\n8\n", ["%X"] = "-FF\nFF\n8\n", ["%o"] = "-377\n377\n10\n",
+                  ["%#o"] = "-0o377\n0o377\n0o10\n", ["%#x"] = "-0xff\n0xff\n0x8\n", ["%#X"] = "-0XFF\n0XFF\n0X8\n",
+                  ["%6x"] = "   -ff\n    ff\n     8\n", ["%06x"] = "-000ff\n0000ff\n000008\n",
+                  ["%-6x"] = "-ff   \nff    \n8     \n", ["%+05d"] = "-0255\n+0255\n+0008\n", ["%.4d"] = "-0255\n0255\n0008\n"}
+    for fmt, text in pairs(want) do
+      gpu.savetxt(p, n, {fmt = fmt})
+      assert.are.equal(text, slurp(p), fmt)
+    end
+    gpu.savetxt(p, gpu.host.array({5}, "int32"), {fmt = "%120d"})
+    assert.are.equal((" "):rep(119) .. "5\n", slurp(p))
+    gpu.savetxt(p, gpu.host.array({0.5}, "float64"), {fmt = "%105.2f"})
+    assert.are.equal((" "):rep(101) .. "0.50\n", slurp(p))
+    assert.matches("bad argument #3 to 'savetxt' (options.fmt '%x': %x format: an integer is required, not float)",
+                   S.errof(gpu.savetxt, p, gpu.host.array({1.5}, "float64"), {fmt = "%x"}), 1, true)
+    assert.matches("bad argument #3 to 'tofile' (format '%o': %o format: an integer is required, not float)",
+                   S.errof(function() gpu.host.array({2}, "float64"):tofile(p, ",", "%o") end), 1, true)
+    gpu.savetxt(p, gpu.host.array({0.1, -2}, "float64"), {fmt = "%.120f"})
+    assert.are.equal("0.1000000000000000055511151231257827021181583404541015625" .. ("0"):rep(65) .. "\n-2." ..
+                     ("0"):rep(120) .. "\n", slurp(p))
+    gpu.savetxt(p, gpu.host.array({0.1}, "float64"), {fmt = "%.105e"})
+    assert.are.equal("1.000000000000000055511151231257827021181583404541015625" .. ("0"):rep(51) .. "e-01\n", slurp(p))
+    assert.matches("bad argument #3 to 'savetxt' (options.fmt '%.120g': precision 120 of %g is past the most supported, 99)",
+                   S.errof(gpu.savetxt, p, gpu.host.array({0.1}, "float64"), {fmt = "%.120g"}), 1, true)
+    os.remove(p)
+  end)
+
+  it("refuse counts past the bytes there, and unknown options of load and loadz", function()
+    assert.matches("bad argument #1 to 'frombuffer' (2305843009213693952 float64 elements need more than " ..
+                   "9223372036854775807 bytes after offset 0, it has 8)",
+                   S.errof(gpu.frombuffer, "abcdefgh", "float64", 2 ^ 61), 1, true)
+    local p = tmp("abcdefgh")
+    assert.matches("cannot read '" .. p .. "': 1152921504606846976 float64 elements need more than 9223372036854775807 bytes",
+                   S.errof(gpu.fromfile, p, "float64", 2 ^ 60), 1, true)
+    gpu.save(p, gpu.host.array({1, 2}, "float64"))
+    assert.matches("unknown option 'bogus'", S.errof(gpu.load, p, {bogus = 1}), 1, true)
+    assert.are.same({1, 2}, gpu.load(p, {device = false}):totable())
     os.remove(p)
   end)
 end)
@@ -266,6 +377,26 @@ describe("print options", function()
   end)
 
   it("give NumPy's format_float_positional and format_float_scientific", function()
+    -- precisions past Lua's 99, NaN without "+", min_digits past precision (NumPy 1.24's)
+    assert.are.equal("0.1000000000000000055511151231257827021181583404541015625" .. ("0"):rep(145),
+                     gpu.format_float_positional(0.1, {precision = 200, unique = false}))
+    assert.are.equal("1.000000000000000055511151231257827021181583404541015625" .. ("0"):rep(146) .. "e-01",
+                     gpu.format_float_scientific(0.1, {precision = 200, unique = false}))
+    assert.are.equal("4.940656458412465441765687928682213723650598026143247644255856825006755072702087518652998363616359924e-324",
+                     gpu.format_float_scientific(5e-324, {precision = 99, unique = false}))
+    assert.are.equal("3.333333333333333148296162562473909929394721984863281250000e-01",
+                     gpu.format_float_scientific(1 / 3, {precision = 57, unique = false}))
+    assert.are.equal("0.1", gpu.format_float_positional(0.1, {precision = 200}))
+    assert.are.equal("[0.1  0.25]", gpu.array2string(gpu.host.array({0.1, 0.25}, "float64"), {precision = 1000}))
+    assert.are.equal("[0.1000000000000000055511151231257827021181583404541015625" .. ("0"):rep(945) .. "\n 0.25" .. ("0"):rep(998) .. "]",
+                     gpu.array2string(gpu.host.array({0.1, 0.25}, "float64"), {precision = 1000, floatmode = "fixed"}))
+    assert.are.same({"nan", "nan", "+inf"}, {gpu.format_float_positional(0 / 0, {sign = true}),
+                    gpu.format_float_scientific(0 / 0, {sign = true}), gpu.format_float_positional(math.huge, {sign = true})})
+    assert.matches("bad argument #2 to 'format_float_scientific' (min_digits must be less than or equal to precision)",
+                   S.errof(gpu.format_float_scientific, 1 / 3, {precision = 2, min_digits = 5}), 1, true)
+    assert.matches("bad argument #2 to 'format_float_positional' (min_digits must be less than or equal to precision)",
+                   S.errof(gpu.format_float_positional, 1 / 3, {precision = 2, min_digits = 5}), 1, true)
+    assert.are.equal("3.333333333333333e-01", gpu.format_float_scientific(1 / 3, {min_digits = 5}))
     local P, E = gpu.format_float_positional, gpu.format_float_scientific
     assert.are.same({"3.1416", "0.5", "0.500", "2.0", "-0.", "100000000000000000000.", "0.12", "  +1.5  ", "0.1", "1.", "0.10000"},
                     {P(math.pi, {precision = 4}), P(0.5, {trim = "-"}), P(0.5, {precision = 3, unique = false}),
