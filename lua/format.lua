@@ -319,6 +319,7 @@ local function unsigned_text(v)
   local q = (v >> 1) // 5                  -- the unsigned value // 10
   return tostring(q) .. tostring(v - q * 10)
 end
+gpu._format_unsigned = unsigned_text       -- (npy.lua's text files write them too)
 
 -- The function that writes one element of an array of dtype dt, given the values shown
 -- (a flat list), which NumPy's float modes size their form by.

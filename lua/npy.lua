@@ -327,11 +327,10 @@ function gpu.fromfile(path, dtype, count, sep, offset)
   return h
 end
 
--- a uint64 element (a Lua integer holding its 64 bits) in decimal
+-- a uint64 element (a Lua integer holding its 64 bits) in decimal: format.lua's
 local function unsigned_text(v)
-  if v >= 0 then return tostring(v) end
-  local q = (v >> 1) // 5   -- the unsigned value // 10
-  return tostring(q) .. tostring(v - q * 10)
+  if gpu._format_unsigned == nil then gpu._format_repr(0.0) end   -- (loads format.lua, which sets it)
+  return gpu._format_unsigned(v)
 end
 
 -- NumPy's str() of one element (Python's, of a bool, an int, a float: the shortest digits
