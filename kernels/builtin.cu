@@ -615,12 +615,73 @@ __device__ __noinline__ long long discrete_value(S &s, int kind, long long count
   return 0;
 }
 
+// With one mean for all, a small Poisson's inversion (lam < 10) and a binomial's
+// (n * min(p, 1 - p) <= 30) sum the same terms for every element: a block sums them once
+// into a table, in sampler::poisson's and binomial_inversion's order (the same numbers),
+// and each element searches it with its uniforms, with no division or exp of its own.
+enum { TABLE_NONE, TABLE_POISSON, TABLE_BINOMIAL, TABLE_SIZE = 208 };
+
+__device__ inline int discrete_table_kind(int kind, long long count, double p) {
+  if (kind == DISCRETE_POISSON && p < 10.0) return TABLE_POISSON;
+  if (kind == DISCRETE_BINOMIAL && count > 0 && (double)count * fmin(p, 1.0 - p) <= 30.0) return TABLE_BINOMIAL;
+  return TABLE_NONE;
+}
+
+// Poisson: t[x] = P(X <= x), x <= 200. Binomial of n and p <= 1/2: t[x] = P(X = x) up to
+// the bound (at most 30 + 10 sqrt(31) < 87); returns the bound.
+__device__ inline double discrete_table_fill(double *t, int table, long long n, double p) {
+  if (table == TABLE_POISSON) {
+    double px = exp(-p), cdf = px;
+    t[0] = cdf;
+    for (int x = 1; x <= 200; x++) {
+      px *= p / (double)x;
+      cdf += px;
+      t[x] = cdf;
+    }
+    return 200.0;
+  }
+  double q = 1.0 - p, np = (double)n * p, bound = fmin((double)n, np + 10.0 * sqrt(np * q + 1.0));
+  t[0] = exp((double)n * log(q));
+  for (long long x = 1; (double)x <= bound && x < TABLE_SIZE; x++)
+    t[x] = ((double)(n - x + 1) * p * t[x - 1]) / ((double)x * q);
+  return bound;
+}
+
+__device__ inline long long binomial_from_table(sampler &s, const double *t, double bound) {
+  double w = s.u();
+  long long x = 0;
+  while (w > t[x]) {
+    x++;
+    if ((double)x > bound) { x = 0; w = s.u(); }
+    else w -= t[x - 1];
+  }
+  return x;
+}
+
 template <typename T>
 __global__ void discrete(T *a, long long n, unsigned long long seed, unsigned long long call, int kind,
                          long long count, double p) {
+  __shared__ double t[TABLE_SIZE];
+  __shared__ double bound;
+  int table = discrete_table_kind(kind, count, p);
+  double pt = table == TABLE_BINOMIAL && p > 0.5 ? 1.0 - p : p;
+  if (table != TABLE_NONE) {
+    if (threadIdx.x == 0) bound = discrete_table_fill(t, table, count, pt);
+    __syncthreads();
+  }
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
     sampler s(seed, call, i);
-    a[i] = discrete_value(s, kind, count, p, 0.0);
+    if (table == TABLE_POISSON) {
+      double v = s.u();
+      long long x = 0;
+      while (x < 200 && v >= t[x]) x++;
+      a[i] = x;
+    } else if (table == TABLE_BINOMIAL) {
+      long long x = binomial_from_table(s, t, bound);
+      a[i] = pt != p ? count - x : x;
+    } else {
+      a[i] = discrete_value(s, kind, count, p, 0.0);
+    }
   }
 }
 

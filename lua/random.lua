@@ -339,7 +339,11 @@ local function discrete(name, spos, shape, count, p, q)
     local a = gpu.empty(s, "int64")
     local seed, call = hooks.draw()
     if a.size > 0 then
-      dists()["discrete<long long>"][hooks.config(a.size)](a, a.size, seed, call, DISCRETE[name], count, p)
+      -- at most 1024 blocks: a block first sums its table (kernels/builtin.cu), so each
+      -- block should then draw many elements
+      local cfg = hooks.config(a.size)
+      cfg[1] = math.min(cfg[1], 1024)
+      dists()["discrete<long long>"][cfg](a, a.size, seed, call, DISCRETE[name], count, p)
     end
     return a
   end
