@@ -141,16 +141,10 @@ local function check_opts(opts, fname, i, known)
   if type(opts) ~= "table" then
     error(("bad argument #%d to '%s' (options table expected, got %s)"):format(i, fname, type(opts)), 3)
   end
-  for k in pairs(opts) do
-    if not known[k] then
-      local names = {}
-      for n in pairs(known) do names[#names + 1] = n end
-      table.sort(names)
-      error(("bad argument #%d to '%s' (unknown option '%s' (%s))")
-            :format(i, fname, tostring(k), table.concat(names, ", ")), 3)
-    end
-  end
-  return opts
+  local names = {}
+  for n in pairs(known) do names[#names + 1] = n end
+  table.sort(names)
+  return gpu._arg.options(opts, fname, table.concat(names, " "))
 end
 
 -- the whole of file path, or an error naming it
