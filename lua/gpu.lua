@@ -71,6 +71,13 @@ function arg.options(opts, api, known)
   if not ok then error(r, 3) end
   return r
 end
+-- The product of t[from .. to] (all of t by default): how many elements a shape holds
+-- (functional.lua, linalg.lua)
+function arg.product(t, from, to)
+  local n = 1
+  for k = from or 1, to or #t do n = n * t[k] end
+  return n
+end
 -- A dimension of an ndim-D array as a 1-based number (negative from the end)
 function arg.dim_of(d, ndim, api)
   if math.type(d) == "float" and d == math.floor(d) then d = math.tointeger(d) or d end
