@@ -385,11 +385,12 @@ local function join(words, sep, col, hang, width, closers)
   return table.concat(out)
 end
 
--- How a print goes: sep between values, width (nil: no wrapping), and whether NumPy's
--- threshold and edgeitems summarize 1-D lines (otherwise HEAD ... TAIL)
+-- How a print goes: sep between values, width (nil: no wrapping), whether NumPy's
+-- threshold and edgeitems summarize 1-D lines (otherwise HEAD ... TAIL), and whether a 1-D
+-- line's values are padded to one width, as NumPy's (array2string; rows always are)
 local function style(numpy_lines, sep)
   return {sep = sep or ", ", width = (numpy_lines or given.linewidth) and opt.linewidth or nil,
-          numpy = numpy_lines or given.threshold or given.edgeitems}
+          numpy = numpy_lines or given.threshold or given.edgeitems, pad = numpy_lines}
 end
 
 local function line(a, n, dt, st, col)
@@ -407,9 +408,11 @@ local function line(a, n, dt, st, col)
     for _, v in ipairs(a[{{n - TAIL + 1, n}}]:totable()) do raw[#raw + 1] = v end
   end
   local value = formatter(dt, raw)
-  local vals = {}
+  local vals, width = {}, 0
+  if st.pad then for _, v in ipairs(raw) do width = math.max(width, #value(v)) end end
   for i, v in ipairs(raw) do
-    vals[#vals + 1] = value(v)
+    local t = value(v)
+    vals[#vals + 1] = (" "):rep(width - #t) .. t
     if i == cut then vals[#vals + 1] = "..." end
   end
   return "[" .. join(vals, st.sep, (col or 0) + 1, (" "):rep((col or 0) + 1), st.width, 1) .. "]"

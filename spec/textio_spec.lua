@@ -373,6 +373,17 @@ describe("print options", function()
                      wrapped:match("^[^\n]*\n[^\n]*"))
     assert.are.equal(" 99.]", wrapped:sub(-5))
     assert.are.equal("3.5", gpu.array_str(gpu.host.array({3.5}, "float64"):reshape({})))
+    -- a 1-D line's values padded to one width, as NumPy's: np.array2string(np.array([1, 2**64 - 1,
+    -- 7, 2**63], np.uint64)) (max_line_width=50), np.array2string(np.arange(2000)), int16 [5, -300, 12]
+    local big = gpu.array({1, -1, 7, math.mininteger}, "int64"):astype("uint64")   -- 2^64 - 1, 2^63
+    assert.are.equal("[                   1 18446744073709551615                    7\n  9223372036854775808]",
+                     gpu.array2string(big))
+    assert.are.equal("[                   1 18446744073709551615\n                    7  9223372036854775808]",
+                     gpu.array2string(big, {linewidth = 50}))
+    assert.are.equal("[                   1, 18446744073709551615]", gpu.array2string(big[{{1, 2}}], {separator = ", "}))
+    assert.are.equal("[   0    1    2 ... 1997 1998 1999]", gpu.array2string(gpu.arange(2000, "int64")))
+    assert.are.equal("[   5 -300   12]", gpu.array_str(gpu.array({5, -300, 12}, "int16")))
+    assert.are.equal("gpu.array(uint64, {2}) [1, 18446744073709551615]", tostring(big[{{1, 2}}]))   -- gpuhost's own
     assert.are.equal(tostring(gpu.arange(3)), gpu.array_repr(gpu.arange(3)))
   end)
 
