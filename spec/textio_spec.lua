@@ -182,7 +182,15 @@ describe("raw and text files: fromfile, tofile, frombuffer, fromstring, tobytes"
                    S.errof(gpu.frombuffer, "abc", "int16"), 1, true)
     assert.matches("bad argument #1 to 'frombuffer' (3 int16 elements need 6 bytes after offset 0, it has 4)",
                    S.errof(gpu.frombuffer, "abcd", "int16", 3), 1, true)
-    assert.matches("bad argument #1 to 'frombuffer' (string expected, got number)", S.errof(gpu.frombuffer, 5), 1, true)
+    for _, f in ipairs({"frombuffer", "fromstring"}) do   -- one check of the arguments both begin with
+      assert.matches("bad argument #1 to '" .. f .. "' (string expected, got number)", S.errof(gpu[f], 5), 1, true)
+      assert.matches("bad argument #2 to '" .. f .. "' (unknown dtype 'i4'", S.errof(gpu[f], "abcd", "i4"), 1, true)
+      assert.matches("bad argument #3 to '" .. f .. "' (count of -1 or more expected, got -2)",
+                     S.errof(gpu[f], "abcd", "int8", -2), 1, true)
+      local ok, e = pcall(function() local r = gpu[f]("abcd", "int8", 1.5); return r end)
+      assert.is_false(ok)
+      assert.matches("_spec%.lua:" .. debug.getinfo(1, "l").currentline - 2 .. ": bad argument #3 to '" .. f, e)
+    end
     assert.matches("bad argument #1 to 'fromstring' (item 2 ('x') is not a float64 value)",
                    S.errof(gpu.fromstring, "1 x", "float64", -1, " "), 1, true)
     assert.matches("bad argument #1 to 'fromstring' (5 items requested, it holds 2)",
