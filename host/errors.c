@@ -141,6 +141,25 @@ static const char *listing(lua_State *L, const char *known) {
   return lua_tostring(L, -1);
 }
 
+/* [-0, +1, m] an option's name as a message shows it: a byte that is not printable (a NUL
+ * would end the message there) as a decimal escape and a backslash doubled, as in a Lua
+ * string literal */
+static const char *shown_key(lua_State *L, const char *k, size_t n) {
+  luaL_Buffer b;
+  luaL_buffinit(L, &b);
+  for (size_t i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)k[i];
+    if (c == '\\') luaL_addstring(&b, "\\\\");
+    else if (c >= 0x20 && c < 0x7f) luaL_addchar(&b, (char)c);
+    else {
+      char esc[8];
+      luaL_addlstring(&b, esc, (size_t)snprintf(esc, sizeof esc, "\\%u", c));
+    }
+  }
+  luaL_pushresult(&b);
+  return lua_tostring(L, -1);
+}
+
 void errors_options(lua_State *L, int idx, const char *name, const char *known) {
   idx = lua_absindex(L, idx);
   lua_pushnil(L);
@@ -160,6 +179,7 @@ void errors_options(lua_State *L, int idx, const char *name, const char *known) 
       : strcmp(k, "keepdims") == 0 && listed(known, "keepdim", 7) ? "gpuhost's is keepdim"
       : NULL;
     if (hint) luaL_error(L, "%s%s: unknown option '%s' (%s)", gpu, name, k, hint);
+    k = shown_key(L, k, n);
     luaL_error(L, "%s%s: unknown option '%s' (it takes %s)", gpu, name, k, *known ? listing(L, known) : "none");
   }
 }

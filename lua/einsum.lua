@@ -382,10 +382,7 @@ local function arguments(...)
     end
     xs[k] = x
   end
-  for key in pairs(opts or {}) do
-    if key ~= "out" then error(("gpu.einsum: unknown option '%s' (einsum takes out)"):format(tostring(key))) end
-  end
-  return xs, opts or {}
+  return xs, gpu._arg.options(opts, "einsum", "out")
 end
 
 local function into(out, r, fresh)

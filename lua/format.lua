@@ -385,11 +385,12 @@ local function join(words, sep, col, hang, width, closers)
   return table.concat(out)
 end
 
--- How a print goes: sep between values, width (nil: no wrapping), and whether NumPy's
--- threshold and edgeitems summarize 1-D lines (otherwise HEAD ... TAIL)
+-- How a print goes: sep between values, width (nil: no wrapping), whether NumPy's
+-- threshold and edgeitems summarize 1-D lines (otherwise HEAD ... TAIL), and whether a 1-D
+-- line's values are padded to one width, as NumPy's (array2string; rows always are)
 local function style(numpy_lines, sep)
   return {sep = sep or ", ", width = (numpy_lines or given.linewidth) and opt.linewidth or nil,
-          numpy = numpy_lines or given.threshold or given.edgeitems}
+          numpy = numpy_lines or given.threshold or given.edgeitems, pad = numpy_lines}
 end
 
 local function line(a, n, dt, st, col)
@@ -407,9 +408,11 @@ local function line(a, n, dt, st, col)
     for _, v in ipairs(a[{{n - TAIL + 1, n}}]:totable()) do raw[#raw + 1] = v end
   end
   local value = formatter(dt, raw)
-  local vals = {}
+  local vals, width = {}, 0
+  if st.pad then for _, v in ipairs(raw) do width = math.max(width, #value(v)) end end
   for i, v in ipairs(raw) do
-    vals[#vals + 1] = value(v)
+    local t = value(v)
+    vals[#vals + 1] = (" "):rep(width - #t) .. t
     if i == cut then vals[#vals + 1] = "..." end
   end
   return "[" .. join(vals, st.sep, (col or 0) + 1, (" "):rep((col or 0) + 1), st.width, 1) .. "]"
@@ -535,13 +538,20 @@ local CHECK = {
   nanstr = function(v) if type(v) == "string" then return v end return nil, "a string" end,
   infstr = function(v) if type(v) == "string" then return v end return nil, "a string" end,
 }
-local NAMES = "edgeitems, floatmode, infstr, linewidth, nanstr, precision, sign, suppress, threshold"
+-- the names of a set of options, sorted, as gpu._arg.options takes them
+local function names_of(...)
+  local names = {}
+  for _, set in ipairs({...}) do for n in pairs(set) do names[#names + 1] = n end end
+  table.sort(names)
+  return table.concat(names, " ")
+end
 
 -- options table t (argument #i of fname) checked: {key = value}; extra keys allowed in `more`
 local function checked(t, fname, i, more)
   if type(t) ~= "table" then
     error(("bad argument #%d to '%s' (options table expected, got %s)"):format(i, fname, type(t)), 3)
   end
+  gpu._arg.options(t, fname, names_of(CHECK, more or {}))
   local out = {}
   for k, v in pairs(t) do
     if CHECK[k] then
@@ -551,8 +561,6 @@ local function checked(t, fname, i, more)
               :format(i, fname, k, want, type(v) == "string" and "'" .. v .. "'" or tostring(v)), 3)
       end
       out[k] = ok
-    elseif not (more and more[k]) then
-      error(("bad argument #%d to '%s' (unknown option '%s' (%s))"):format(i, fname, tostring(k), NAMES), 3)
     end
   end
   -- a precision alone asks for NumPy's digits: "shortest" gives way to NumPy's default mode
@@ -649,14 +657,9 @@ local function float_opts(x, opts, fname, known)
   if type(opts) ~= "table" then
     error(("bad argument #2 to '%s' (options table expected, got %s)"):format(fname, type(opts)), 3)
   end
+  gpu._arg.options(opts, fname, names_of(known))
   local o = {unique = true, trim = "k"}
   for k, v in pairs(opts) do
-    if not known[k] then
-      local names = {}
-      for n in pairs(known) do names[#names + 1] = n end
-      table.sort(names)
-      error(("bad argument #2 to '%s' (unknown option '%s' (%s))"):format(fname, tostring(k), table.concat(names, ", ")), 3)
-    end
     local ok
     if k == "unique" or k == "sign" or k == "fractional" then ok = type(v) == "boolean"
     elseif k == "trim" then ok = v == "k" or v == "." or v == "0" or v == "-"

@@ -38,11 +38,7 @@ local function integer_arg(v, api, at, what)
   return v
 end
 
-local function product(t, from, to)
-  local n = 1
-  for k = from or 1, to or #t do n = n * t[k] end
-  return n
-end
+local product = gpu._arg.product
 
 local function shape_text(s) return "{" .. table.concat(s, ", ") .. "}" end
 
@@ -490,7 +486,8 @@ function gpu.packbits(a, dim, bitorder)
 end
 
 -- gpu.unpackbits(a [, dim] [, count] [, bitorder]): the bits of uint8 a along dim (of a
--- flattened), 8 elements each; count keeps that many (negative: drops that many at the end)
+-- flattened), 8 elements each; count keeps that many (negative: drops that many at the end,
+-- at most all 8 * n of them, as NumPy's)
 function gpu.unpackbits(a, dim, count, bitorder)
   local api = "unpackbits"
   array_arg(a, api, 1)
@@ -500,7 +497,10 @@ function gpu.unpackbits(a, dim, count, bitorder)
   local b, d = along_last(a, dim, api)
   local s = {table.unpack(b.shape)}
   local n = s[#s]
-  local want = count == nil and 8 * n or count >= 0 and count or math.max(8 * n + count, 0)
+  if count ~= nil and count < -8 * n then
+    fail(api, 3, "count must not drop more than the %d bits there, got %d", 8 * n, count)
+  end
+  local want = count == nil and 8 * n or count >= 0 and count or 8 * n + count
   s[#s] = want
   local out = gpu.with_device(a.device, gpu.empty, s, "uint8")
   if out.size > 0 then

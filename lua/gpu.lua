@@ -71,6 +71,13 @@ function arg.options(opts, api, known)
   if not ok then error(r, 3) end
   return r
 end
+-- The product of t[from .. to] (all of t by default): how many elements a shape holds
+-- (functional.lua, linalg.lua)
+function arg.product(t, from, to)
+  local n = 1
+  for k = from or 1, to or #t do n = n * t[k] end
+  return n
+end
 -- A dimension of an ndim-D array as a 1-based number (negative from the end)
 function arg.dim_of(d, ndim, api)
   if math.type(d) == "float" and d == math.floor(d) then d = math.tointeger(d) or d end
@@ -345,8 +352,6 @@ local function no_nul(s, what, level)
   end
 end
 
-local option_names = {options = true, names = true, debug = true, check = true}
-
 -- A list of strings without NUL bytes, or nil.
 local function check_list(list, field, level)
   if list ~= nil and type(list) ~= "table" then
@@ -365,16 +370,12 @@ local function check_list(list, field, level)
   end
 end
 
-local function check_options(options, level)
+local function check_options(options, api, level)
   if options == nil then return {} end
   if type(options) ~= "table" then
     error(("options must be a table, got %s"):format(type(options)), level)
   end
-  for k in pairs(options) do   -- a misspelt option would be ignored silently
-    if not option_names[k] then
-      error(("unknown option '%s' (options, names, debug, check)"):format(tostring(k)), level)
-    end
-  end
+  arg.options(options, api, "options names debug check")   -- a misspelt one is not ignored
   check_list(options.options, "options", level)
   check_list(options.names, "names", level)
   return options
@@ -455,7 +456,7 @@ function gpu.kernel(source, name, options)
   end
   no_nul(source, "the source", 2)
   if type(name) == "table" then name, options = nil, name end
-  options = check_options(options, 3)
+  options = check_options(options, "kernel", 3)
   local decls = parse(source)
   if name == nil then
     if #decls ~= 1 then
@@ -486,7 +487,7 @@ function gpu.module(source, options)
     error(("bad argument #1 to 'module' (source string expected, got %s)"):format(type(source)), 2)
   end
   no_nul(source, "the source", 2)
-  options = check_options(options, 3)
+  options = check_options(options, "module", 3)
   local decls = parse(source)
   local names = program_names(decls, options.names or {})
   local prog = program(source, names, options, 3)

@@ -104,12 +104,7 @@ local function broadcast_batch(api, a, keep_a, b, keep_b)
   return s
 end
 
--- The product of s[from .. to] (all of s by default)
-local function product(s, from, to)
-  local c = 1
-  for i = from or 1, to or #s do c = c * s[i] end
-  return c
-end
+local product = gpu._arg.product
 
 -- gpu.linalg.solve(a, b): x with a @ x = b, a (..., n, n), b (..., n, k), or (n) when b is
 -- 1-D (NumPy 2's rule); batch dims broadcast. LU with partial pivoting (getrf, getrs), in

@@ -141,16 +141,10 @@ local function check_opts(opts, fname, i, known)
   if type(opts) ~= "table" then
     error(("bad argument #%d to '%s' (options table expected, got %s)"):format(i, fname, type(opts)), 3)
   end
-  for k in pairs(opts) do
-    if not known[k] then
-      local names = {}
-      for n in pairs(known) do names[#names + 1] = n end
-      table.sort(names)
-      error(("bad argument #%d to '%s' (unknown option '%s' (%s))")
-            :format(i, fname, tostring(k), table.concat(names, ", ")), 3)
-    end
-  end
-  return opts
+  local names = {}
+  for n in pairs(known) do names[#names + 1] = n end
+  table.sort(names)
+  return gpu._arg.options(opts, fname, table.concat(names, " "))
 end
 
 -- the whole of file path, or an error naming it
@@ -280,13 +274,19 @@ local function parse_items(s, d, count, sep)
   return gpu.host.array(vals, d.name)
 end
 
+-- The arguments frombuffer and fromstring (fname) begin with: string s, dtype (its entry
+-- in DTYPE) and count (-1, all, when nil)
+local function string_args(fname, s, dtype, count)
+  if type(s) ~= "string" then
+    error(("bad argument #1 to '%s' (string expected, got %s)"):format(fname, type(s)), 3)
+  end
+  return check_dtype(dtype, fname, 2), check_int(count, fname, 3, "count of -1 or more", -1) or -1
+end
+
 -- gpu.frombuffer(s [, dtype [, count [, offset]]]): a host array of the bytes of string s
 function gpu.frombuffer(s, dtype, count, offset)
-  if type(s) ~= "string" then
-    error(("bad argument #1 to 'frombuffer' (string expected, got %s)"):format(type(s)), 2)
-  end
-  local d = check_dtype(dtype, "frombuffer", 2)
-  count = check_int(count, "frombuffer", 3, "count of -1 or more", -1) or -1
+  local d
+  d, count = string_args("frombuffer", s, dtype, count)
   offset = check_int(offset, "frombuffer", 4, "non-negative offset", 0) or 0
   local h, why = from_bytes(s, d, count, offset)
   if not h then error(("bad argument #1 to 'frombuffer' (%s)"):format(why:gsub("^its", "the string's")), 2) end
@@ -295,11 +295,8 @@ end
 
 -- gpu.fromstring(s, dtype, count, sep): text items (sep "" or nil: s's bytes, as frombuffer)
 function gpu.fromstring(s, dtype, count, sep)
-  if type(s) ~= "string" then
-    error(("bad argument #1 to 'fromstring' (string expected, got %s)"):format(type(s)), 2)
-  end
-  local d = check_dtype(dtype, "fromstring", 2)
-  count = check_int(count, "fromstring", 3, "count of -1 or more", -1) or -1
+  local d
+  d, count = string_args("fromstring", s, dtype, count)
   if sep ~= nil and type(sep) ~= "string" then
     error(("bad argument #4 to 'fromstring' (separator string expected, got %s)"):format(type(sep)), 2)
   end

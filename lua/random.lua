@@ -118,14 +118,20 @@ local function probabilities(p, n)
   return w
 end
 
--- gpu.random.choice(a, [size] [, {replace = true, p = probs}]): elements of a (a 1-D device
--- array; or a number n: 1 .. n), with or without replacement, uniformly or by p
-function random.choice(a, size, opts)
+-- (size, opts) of a function of a size and options (argument #at): a table of named keys
+-- alone is the options; opts checked to be among `known`
+local function size_and_options(name, at, size, opts, known)
   if type(size) == "table" and opts == nil and getmetatable(size) == nil and size[1] == nil and next(size) ~= nil then
     size, opts = nil, size
   end
-  if opts ~= nil and type(opts) ~= "table" then fail("choice", 3, "an options table expected, got " .. hooks.what(opts)) end
-  opts = gpu._arg.options(opts, "random.choice", "replace p")
+  if opts ~= nil and type(opts) ~= "table" then fail(name, at, "an options table expected, got " .. hooks.what(opts)) end
+  return size, gpu._arg.options(opts, "random." .. name, known)
+end
+
+-- gpu.random.choice(a, [size] [, {replace = true, p = probs}]): elements of a (a 1-D device
+-- array; or a number n: 1 .. n), with or without replacement, uniformly or by p
+function random.choice(a, size, opts)
+  size, opts = size_and_options("choice", 3, size, opts, "replace p")
   local n, pool
   if type(a) == "number" then
     n = int_arg("choice", 1, a)
@@ -184,9 +190,11 @@ for _, name in ipairs({"integers", "permutation", "choice", "key"}) do random[na
 -- own, compiled at the first draw from one: their samplers take the CPU backend's compiler
 -- longer than the kernels above, which integers and shuffles need alone): each element its
 -- own Philox stream, so the numbers depend only on the seed, the call and the index, on
--- either backend. The parameters are Lua numbers, checked here as NumPy checks them, and
--- NaN refused (a rejection loop would never end on it); or device arrays, broadcast as
--- NumPy's, checked on the device (a reduction each) and drawn from by the `_at` kernels.
+-- either backend. The parameters are Lua numbers, checked here as NumPy checks them: a NaN
+-- one gives NaN draws for a continuous distribution without a launch (a rejection loop
+-- would never end on it), as NumPy's Generator and legacy functions give NaN, and is refused
+-- by a discrete one, as NumPy refuses it; or device arrays, broadcast as NumPy's, checked on
+-- the device (a reduction each; NaN refused where a rule is) and drawn from by the `_at` kernels.
 
 local dist_module
 local function dists()
@@ -227,7 +235,8 @@ local function keeps(rule, least, most)
   if r[3] and not (most < r[3] or r[4] and most == r[3]) then return false end
   return true
 end
-local function param(name, i, what, v, rule)
+local function param(name, i, what, v, rule, nan)
+  if nan and v ~= v then return v end   -- a NaN number, where `nan` lets it through
   v = number_arg(name, i, what, v)
   if rule and not keeps(rule, v) then fail(name, i, ("%s must be %s, got %s"):format(what, rule, hooks.what(v))) end
   return v
@@ -274,8 +283,9 @@ local function result_shape(name, spos, shape, arrays)
 end
 
 -- Checks the parameters `ps` ({value, what, rule [, integer]}, argument #1, #2, ... of the
--- function `name`): numbers as above, arrays on the device; whether any is an array
-local function checked(name, ps)
+-- function `name`): numbers as above (NaN let through with `nan`: a continuous
+-- distribution's), arrays on the device; whether any is an array
+local function checked(name, ps, nan)
   local any = false
   for i, p in ipairs(ps) do
     if gpu._is_array(p[1]) then
@@ -286,7 +296,7 @@ local function checked(name, ps)
       if p[3] and not keeps(p[3], n) then fail(name, i, ("%s must be %s, got %d"):format(p[2], p[3], n)) end
       p[1] = n
     else
-      p[1] = param(name, i, p[2], p[1], p[3])
+      p[1] = param(name, i, p[2], p[1], p[3], nan)
     end
   end
   return any
@@ -302,11 +312,20 @@ end
 
 -- An array of shape (argument #spos of the function `name`) and dtype (#spos + 1: float32
 -- or float64) drawn from the continuous distribution `kind` with parameters p1, p2, p3:
--- numbers, or (any of them) device arrays
+-- numbers, or (any of them) device arrays; a NaN number: NaN draws, as NumPy's
 local function continuous(name, kind, spos, shape, dtype, p1, p2, p3)
   dtype = float_dtype(name, spos, dtype)
-  local ps, arrays = {p1, p2, p3}, {}
-  for k = 1, 3 do if gpu._is_array(ps[k]) then arrays[#arrays + 1] = ps[k] end end
+  local ps, arrays, nan = {p1, p2, p3}, {}, false
+  for k = 1, 3 do
+    if gpu._is_array(ps[k]) then arrays[#arrays + 1] = ps[k] end
+    nan = nan or ps[k] ~= ps[k]
+  end
+  if nan then   -- the call draws still, so that the calls after it draw what they would
+    local s = #arrays == 0 and shaped(name, spos, shape) or result_shape(name, spos, shape, arrays)
+    local a = gpu.full(s, 0 / 0, dtype)
+    hooks.draw()
+    return a
+  end
   if #arrays == 0 then
     local s = shaped(name, spos, shape)
     local a = gpu.empty(s, dtype)
@@ -364,7 +383,7 @@ local function continuous_api(name, kind, params, fixed)
   random[name] = function(...)
     local args, ps = table.pack(...), {}
     for i, p in ipairs(params) do ps[i] = {args[i], p[1], p[2]} end
-    checked(name, ps)
+    checked(name, ps, true)
     local k, vals = #params, {}
     for i = 1, k do vals[i] = ps[i][1] end
     for i, v in ipairs(fixed or {}) do vals[k + i] = v end
@@ -404,12 +423,13 @@ end
 local function above0(x) return not (x <= 0) end   -- NaN too
 function random.triangular(left, mode, right, shape, dtype)
   local ps = {{left, "left"}, {mode, "mode"}, {right, "right"}}
-  if not checked("triangular", ps) then
+  if not checked("triangular", ps, true) then
     left, mode, right = ps[1][1], ps[2][1], ps[3][1]
     if left > mode then fail("triangular", 1, ("left (%s) must not be above mode (%s)"):format(hooks.what(left), hooks.what(mode))) end
     if mode > right then fail("triangular", 3, ("mode (%s) must not be above right (%s)"):format(hooks.what(mode), hooks.what(right))) end
     if left == right then fail("triangular", 3, ("left and right must differ, both are %s"):format(hooks.what(left))) end
-  else   -- NaN fails these too
+  elseif not (left ~= left or mode ~= mode or right ~= right) then   -- (a NaN number: NaN draws)
+    -- NaN in an array fails these
     if above0(most(function(l, m) return l - m end, left, mode)) then
       fail("triangular", 1, "left must not be above mode, got arrays with left > mode or NaN")
     end
@@ -427,7 +447,7 @@ end
 function random._arrays(name, p1, p2, shape, dtype)
   if name == "normal" then
     local ps = {{p1, "mean"}, {p2, "stddev", "non-negative"}}
-    checked("normal", ps)
+    checked("normal", ps, true)
     return continuous("normal", "normal", 3, shape, dtype, ps[1][1], ps[2][1])
   end
   local ps = {{p1, "low"}, {p2, "high"}}
@@ -453,27 +473,23 @@ function random.binomial(n, p, shape)
   checked("binomial", ps)
   return discrete("binomial", 3, shape, ps[1][1], ps[2][1])
 end
-function random.geometric(p, shape)
-  local ps = {{p, "p", "in (0, 1]"}}
-  checked("geometric", ps)
-  return discrete("geometric", 2, shape, 0, ps[1][1])
+-- the discrete distributions of one real parameter, (p, shape): geometric, zipf, logseries
+local function discrete_api(name, what, rule)
+  random[name] = function(p, shape)
+    local ps = {{p, what, rule}}
+    checked(name, ps)
+    return discrete(name, 2, shape, 0, ps[1][1])
+  end
 end
+discrete_api("geometric", "p", "in (0, 1]")
 -- NumPy's legacy one takes p = 0 (and gives int64's smallest value); refused here, as its Generator does
 function random.negative_binomial(n, p, shape)
   local ps = {{n, "n", "positive"}, {p, "p", "in (0, 1]"}}
   checked("negative_binomial", ps)
   return discrete("negative_binomial", 3, shape, 0, ps[1][1], ps[2][1])
 end
-function random.zipf(a, shape)
-  local ps = {{a, "a", "above 1"}}
-  checked("zipf", ps)
-  return discrete("zipf", 2, shape, 0, ps[1][1])
-end
-function random.logseries(p, shape)
-  local ps = {{p, "p", "in [0, 1)"}}
-  checked("logseries", ps)
-  return discrete("logseries", 2, shape, 0, ps[1][1])
-end
+discrete_api("zipf", "a", "above 1")
+discrete_api("logseries", "p", "in [0, 1)")
 -- above 2^53 the kernel's float64 counts would round
 local HYPER_MAX = 1 << 53
 function random.hypergeometric(ngood, nbad, nsample, shape)
@@ -646,11 +662,8 @@ local FACTOR = {
   end,
 }
 function random.multivariate_normal(mean, cov, size, opts)
-  if type(size) == "table" and opts == nil and getmetatable(size) == nil and size[1] == nil and next(size) ~= nil then
-    size, opts = nil, size
-  end
-  if opts ~= nil and type(opts) ~= "table" then fail("multivariate_normal", 4, "an options table expected, got " .. hooks.what(opts)) end
-  local method = gpu._arg.options(opts, "random.multivariate_normal", "method").method or "svd"
+  size, opts = size_and_options("multivariate_normal", 4, size, opts, "method")
+  local method = opts.method or "svd"
   if not FACTOR[method] then
     fail("multivariate_normal", 4, ("method must be \"cholesky\", \"svd\" or \"eigh\", got %s")
          :format(type(method) == "string" and ("%q"):format(method) or hooks.what(method)))

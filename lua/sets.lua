@@ -495,6 +495,14 @@ end
 -- gpu.lexsort(keys): the 1-based indices that sort by the last key, ties by the one before,
 -- ...: keys a table of 1-D arrays of one length, or a 2-D array (its rows). A stable sort
 -- a key, from the first (least significant) to the last.
+-- the order of a list of 1-D keys, the first sorting last: a stable sort a key (argsort's
+-- options `on`: a stream)
+local function lexsorted(list, on)
+  local idx = gpu.argsort(list[1], on)
+  for k = 2, #list do idx = gpu.take(idx, gpu.argsort(gpu.take(list[k], idx), on)) end
+  return idx
+end
+
 function gpu.lexsort(keys)
   local list = keys
   if is_array(keys) then
@@ -511,9 +519,7 @@ function gpu.lexsort(keys)
       fail("lexsort", "keys[%d] has shape {%s}: every key must be 1-D of length %d", k, table.concat(key.shape, ", "), list[1].size)
     end
   end
-  local idx = gpu.argsort(list[1])
-  for k = 2, #list do idx = gpu.take(idx, gpu.argsort(gpu.take(list[k], idx))) end
-  return idx
+  return lexsorted(list)
 end
 
 -- (a, kth, dim) of partition and argpartition: kth 1-based places (a number or a table)
@@ -561,16 +567,22 @@ function gpu.digitize(x, bins, right)
   return gpu.searchsorted(bins, x, {side = side}) - 1
 end
 
--- gpu.unique(a, {dim = d [, index =, inverse =, counts =]}): NumPy's unique with an axis:
+-- gpu.unique(a, {dim = d [, index =, inverse =, counts =, stream =]}): NumPy's unique with an axis:
 -- the distinct slices along dim d, in lexicographic order (a row's first element first),
 -- each slice a whole; index (each one's first place along d), inverse (each slice's one,
 -- 1-D) and counts are 1-based and int64, as gpu.unique's. The slices are sorted by
 -- gpu.lexsort, a stable sort a column: m columns cost m sorts. NaNs differ from each
--- other, so slices holding them are all kept, as NumPy's. (gpu.unique, a C function,
--- hands its calls with a dim to this.)
+-- other, so slices holding them are all kept, as NumPy's. The sorts, comparisons and sums
+-- go on `stream` (gathers and fills, which take none, on the default stream, which it
+-- orders with). (gpu.unique, a C function, hands its calls with a dim to this.)
 function gpu._unique_dim(a, opts)
   ordered(a, "unique", "a")
-  opts = options(opts, "unique", 2, "dim index inverse counts")
+  opts = options(opts, "unique", 2, "dim index inverse counts stream")
+  local s = opts.stream
+  if s ~= nil and not (type(s) == "userdata" and (getmetatable(s) or {}).__name == "gpu.stream") then
+    fail("unique", "stream must be a gpu.stream, got %s", described(s))
+  end
+  local on = {stream = s}
   if a.ndim == 0 then fail("unique", "a 0-D array has no dim %s", tostring(opts.dim)) end
   local d = dim_of(opts.dim, a.ndim, "unique")
   local moved = gpu.moveaxis(a, d, 1)
@@ -585,10 +597,13 @@ function gpu._unique_dim(a, opts)
   else
     local keys = {}
     for k = m, 1, -1 do keys[#keys + 1] = rows:select(2, k) end   -- the last key sorts first
-    perm = gpu.lexsort(keys)
+    perm = lexsorted(keys, on)
     rows = gpu.take(rows, perm, 1)
     first = gpu.ones(n, "bool")
-    if n > 1 then first[{{2, n}}] = gpu.any(gpu.ne(rows:narrow(1, 2, n - 1), rows:narrow(1, 1, n - 1)), 2) end
+    if n > 1 then
+      local step = gpu.ne(rows:narrow(1, 2, n - 1), rows:narrow(1, 1, n - 1), on)
+      first[{{2, n}}] = gpu.any(step, {dim = 2, stream = s})
+    end
   end
   local starts = gpu.flatnonzero(first)
   local nu = starts.size
@@ -596,7 +611,7 @@ function gpu._unique_dim(a, opts)
   local u = gpu.moveaxis(gpu.take(rows, starts, 1):reshape(shape), 1, d):contiguous()
   local r = {u}
   if opts.index then r[#r + 1] = gpu.take(perm, starts) end
-  if opts.inverse then r[#r + 1] = gpu.take(gpu.cumsum(first:astype("int64")), gpu.argsort(perm)) end
+  if opts.inverse then r[#r + 1] = gpu.take(gpu.cumsum(first:astype("int64"), on), gpu.argsort(perm, on)) end
   if opts.counts then r[#r + 1] = gpu.diff(gpu.concatenate({starts, gpu.full({1}, n + 1, "int64")})) end
   return table.unpack(r)
 end

@@ -1082,6 +1082,10 @@ describe("an unknown option", function()
     err("gpu.nan_to_num: unknown option 'copy'", gpu.nan_to_num, a, {copy = false})
     assert.are.same({{1, 2}, {3, 4}}, gpu.nan_to_num(a, {nan = 0, out = gpu.empty({2, 2})}):totable())
     err("gpu.sum: the options table has a boolean key", gpu.sum, a, {[true] = 1})
+    err("gpu.add: the options table has a number key (options are named: out, stream)", gpu.add, a, a, {[1] = true})
+    -- a byte a message cannot show as it is, escaped: a NUL would cut the message short
+    err("gpu.add: unknown option 'a\\0b' (it takes out, stream)", gpu.add, a, a, {["a\0b"] = 1})
+    err("gpu.add: unknown option 'x\\10\\\\' (it takes out, stream)", gpu.add, a, a, {["x\n\\"] = 1})
   end)
 
   it("is an error in the Lua functions too", function()
@@ -1100,6 +1104,18 @@ describe("an unknown option", function()
     err("gpu.random.choice: unknown option 'shuffle' (it takes replace, p)", gpu.random.choice, 5, {3}, {shuffle = true})
     err("gpu.random.multivariate_normal: unknown option 'check_valid' (it takes method)",
         gpu.random.multivariate_normal, gpu.zeros(2), gpu.eye(2), {3}, {check_valid = "raise"})
+    err("gpu.einsum: unknown option 'dtype' (it takes out)", gpu.einsum, "ij", a, {dtype = "float64"})
+    err("gpu.printoptions: unknown option 'precission' (it takes edgeitems, floatmode, infstr, linewidth, nanstr, "
+        .. "precision, sign, suppress, threshold)", gpu.printoptions, {precission = 3}, function() end)
+    err("gpu.array2string: unknown option 'sep' (it takes edgeitems, floatmode, infstr, linewidth, nanstr, "
+        .. "precision, separator, sign, suppress, threshold)", gpu.array2string, a, {sep = " "})
+    err("gpu.format_float_positional: unknown option 'exp_digits' (it takes fractional, min_digits, pad_left, "
+        .. "pad_right, precision, sign, trim, unique)", gpu.format_float_positional, 1.5, {exp_digits = 2})
+    err("gpu.format_float_scientific: unknown option 'fractional' (it takes exp_digits, min_digits, pad_left, "
+        .. "precision, sign, trim, unique)", gpu.format_float_scientific, 1.5, {fractional = true})
+    err("gpu.genfromtxt: unknown option 'skiprows' (it takes comments, delimiter, device, dtype, filling_values, "
+        .. "max_rows, missing_values, ndmin, skip_footer, skip_header, usecols)", gpu.genfromtxt, "x.txt", {skiprows = 1})
+    err("gpu.module: unknown option 'name' (it takes options, names, debug, check)", gpu.module, "", {name = "k"})
   end)
 
   it("names the caller's line", function()
@@ -1113,5 +1129,11 @@ describe("an unknown option", function()
     ok, e = pcall(function() local r = gpu.linalg.svd(a, {x = 1}); return r end)
     line = debug.getinfo(1, "l").currentline - 1
     assert.matches("_spec%.lua:" .. line .. ": gpu%.linalg%.svd: unknown option", e)
+    ok, e = pcall(function() local r = gpu.array2string(a, {sep = " "}); return r end)
+    line = debug.getinfo(1, "l").currentline - 1
+    assert.matches("_spec%.lua:" .. line .. ": gpu%.array2string: unknown option", e)
+    ok, e = pcall(function() local r = gpu.einsum("ij", a, {dtype = "float64"}); return r end)
+    line = debug.getinfo(1, "l").currentline - 1
+    assert.matches("_spec%.lua:" .. line .. ": gpu%.einsum: unknown option", e)
   end)
 end)

@@ -92,9 +92,9 @@ __global__ void broken(float *x) {
   end)
 
   it("refuses misspelt options and NUL bytes, which the compiler would drop unread", function()
-    assert.matches("unknown option 'option'",
+    assert.matches("gpu.kernel: unknown option 'option' (it takes options, names, debug, check)",
                    S.errof(gpu.kernel, VECADD, {option = {"-DN=4"}}), 1, true)
-    assert.matches("unknown option 'nmes'", S.errof(gpu.module, VECADD, {nmes = {}}), 1, true)
+    assert.matches("gpu.module: unknown option 'nmes' (it takes options, names, debug, check)", S.errof(gpu.module, VECADD, {nmes = {}}), 1, true)
     assert.matches("the source has a NUL byte at position 3",
                    S.errof(gpu.kernel, "//\0" .. VECADD), 1, true)
     assert.matches("the source has a NUL byte", S.errof(gpu.module, VECADD .. "\0x"), 1, true)

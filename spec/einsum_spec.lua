@@ -189,7 +189,7 @@ describe("gpu.einsum", function()
     assert.matches("gpu.einsum: out is int32, and the result (float32) cannot be cast to it",
       S.errof(gpu.einsum, "ij,jk", a, b, {out = gpu.zeros({2, 2}, "int32")}), 1, true)
     assert.matches("gpu.einsum: out must be a device array, got number", S.errof(gpu.einsum, "ij", a, {out = 2}), 1, true)
-    assert.matches("gpu.einsum: unknown option 'dtype' (einsum takes out)",
+    assert.matches("gpu.einsum: unknown option 'dtype' (it takes out)",
       S.errof(gpu.einsum, "ij", a, {dtype = "float64"}), 1, true)
   end)
 

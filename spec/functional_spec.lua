@@ -115,6 +115,11 @@ describe("gpu.packbits and gpu.unpackbits", function()
     assert.are.same({0, 1, 0, 0, 0, 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0},
                     gpu.unpackbits(two, nil, 20, "little"):totable())
     assert.are.equal(0, gpu.unpackbits(two, nil, 0).size)
+    -- np.unpackbits(np.array([2, 7], np.uint8), count=-16): shape (0,); count=-17 raises
+    -- "-count larger than number of elements"; along axis 1 of a (2, 2): shape (2, 0)
+    assert.are.same({0}, gpu.unpackbits(two, nil, -16).shape)
+    assert.are.same({2, 0}, gpu.unpackbits(u, 2, -16).shape)
+    assert.are.same({0}, gpu.unpackbits(gpu.empty(0, "uint8"), nil, 0).shape)
   end)
 
   it("refuse other dtypes and bit orders", function()
@@ -123,6 +128,12 @@ describe("gpu.packbits and gpu.unpackbits", function()
         gpu.packbits, gpu.empty(3, "uint8"), 1, "middle")
     err("bad argument #1 to 'gpu.unpackbits' (uint8 array expected, got int32)", gpu.unpackbits, gpu.empty(3, "int32"))
     err("bad argument #3 to 'gpu.unpackbits' (count must be an integer, got 1.5)", gpu.unpackbits, gpu.empty(3, "uint8"), 1, 1.5)
+    err("bad argument #3 to 'gpu.unpackbits' (count must not drop more than the 16 bits there, got -17)",
+        gpu.unpackbits, gpu.array({2, 7}, "uint8"), nil, -17)
+    err("bad argument #3 to 'gpu.unpackbits' (count must not drop more than the 16 bits there, got -100)",
+        gpu.unpackbits, gpu.array({{200, 3}, {255, 16}}, "uint8"), 2, -100)
+    err("bad argument #3 to 'gpu.unpackbits' (count must not drop more than the 0 bits there, got -1)",
+        gpu.unpackbits, gpu.empty(0, "uint8"), nil, -1)
   end)
 end)
 

@@ -188,13 +188,71 @@ describe("gpu.random.shuffle and NumPy's legacy names", function()
   end)
 end)
 
+-- NumPy 1.24 (default_rng(0) and the legacy np.random functions alike): a NaN parameter of a
+-- continuous distribution gives NaN draws (normal(nan), laplace(0, nan), vonmises(nan, 1),
+-- triangular(0, nan, 1), ...); the discrete ones raise ("lam < 0 or lam is NaN", "a <= 1 or
+-- a is NaN", ...), uniform raises ("high - low range exceeds valid bounds")
+describe("a NaN number parameter", function()
+  local nan = 0 / 0
+  it("gives NaN draws where NumPy's do, and an error where NumPy raises", function()
+    local continuous = {
+      {"normal", 0, 1}, {"exponential", 1}, {"gamma", 1, 1}, {"standard_gamma", 1}, {"beta", 1, 1},
+      {"chisquare", 1}, {"lognormal", 0, 1}, {"laplace", 0, 1}, {"logistic", 0, 1}, {"gumbel", 0, 1},
+      {"rayleigh", 1}, {"weibull", 1}, {"pareto", 1}, {"power", 1}, {"standard_t", 1}, {"f", 1, 1},
+      {"noncentral_chisquare", 1, 1}, {"noncentral_f", 1, 1, 1}, {"vonmises", 0, 1}, {"wald", 1, 1},
+      {"triangular", 0, 0.5, 1},
+    }
+    for _, c in ipairs(continuous) do
+      for i = 2, #c do
+        local args = {table.unpack(c, 2)}
+        args[i - 1] = nan
+        args[#args + 1] = {2, 3}
+        local a = R[c[1]](table.unpack(args))
+        assert.are.same({2, 3}, a.shape, c[1])
+        assert.are.equal("float32", a.dtype, c[1])
+        assert.are.equal(6, a:isnan():sum(), c[1] .. " with NaN as parameter " .. (i - 1))
+      end
+    end
+    local refused = {
+      {"bad argument #1 to 'poisson' (lam must be a number, got nan)", R.poisson, nan, 3},
+      {"bad argument #1 to 'binomial' (integer expected, got nan)", R.binomial, nan, 0.5, 3},
+      {"bad argument #2 to 'binomial' (p must be a number, got nan)", R.binomial, 5, nan, 3},
+      {"bad argument #1 to 'geometric' (p must be a number, got nan)", R.geometric, nan, 3},
+      {"bad argument #1 to 'negative_binomial' (n must be a number, got nan)", R.negative_binomial, nan, 0.5, 3},
+      {"bad argument #1 to 'zipf' (a must be a number, got nan)", R.zipf, nan, 3},
+      {"bad argument #1 to 'logseries' (p must be a number, got nan)", R.logseries, nan, 3},
+      {"bad argument #2 to 'uniform' (high - low (1 - nan) must be finite", R.uniform, nan, 1, 3},
+      -- the other parameter is checked still: NumPy's gamma(nan, -1) raises "scale < 0"
+      {"bad argument #2 to 'gamma' (scale must be non-negative, got -1)", R.gamma, nan, -1, 3},
+      {"bad argument #1 to 'triangular' (left (2) must not be above mode (1))", R.triangular, 2, 1, nan, 3},
+    }
+    for _, c in ipairs(refused) do assert.matches(c[1], S.errof(table.unpack(c, 2)), 1, true) end
+  end)
+
+  it("with array parameters, fills their broadcast shape; the draws after it are as they would be", function()
+    local a = R.laplace(gpu.zeros({2, 1}), nan, {2, 3}, "float64")
+    assert.are.same({2, 3}, a.shape)
+    assert.are.equal("float64", a.dtype)
+    assert.are.equal(6, a:isnan():sum())
+    assert.are.equal(2, R.normal(nan, gpu.ones(2)):isnan():sum())
+    assert.are.equal(2, R.triangular(0, gpu.full({2}, 0.5), nan):isnan():sum())
+    R.seed(7)
+    R.exponential(1, 3)
+    local want = R.exponential(1, 3):totable()
+    R.seed(7)
+    R.exponential(nan, 3)
+    assert.are.same(want, R.exponential(1, 3):totable())
+  end)
+end)
+
 describe("gpu.random's distributions refuse", function()
   it("the parameters NumPy refuses, naming the function and the argument", function()
     local cases = {
       {"bad argument #1 to 'exponential' (scale must be non-negative, got -1)", R.exponential, -1, 4},
       {"bad argument #2 to 'gamma' (scale must be non-negative, got -2)", R.gamma, 1, -2, 4},
       {"bad argument #1 to 'standard_gamma' (shape_k must be non-negative, got -1)", R.standard_gamma, -1, 4},
-      {"bad argument #1 to 'gamma' (shape_k must be a number, got nan)", R.gamma, 0 / 0, 1, 4},
+      {"bad argument #2 to 'gamma' (scale must be non-negative, got -1)", R.gamma, 0 / 0, -1, 4},
+      {"bad argument #1 to 'poisson' (lam must be a number, got nan)", R.poisson, 0 / 0, 4},
       {"bad argument #2 to 'beta' (b must be positive, got 0)", R.beta, 1, 0, 4},
       {"bad argument #1 to 'chisquare' (df must be positive, got 0)", R.chisquare, 0, 4},
       {"bad argument #2 to 'lognormal' (sigma must be non-negative, got -1)", R.lognormal, 0, -1, 4},

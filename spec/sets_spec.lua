@@ -289,6 +289,21 @@ describe("gpu.unique along a dim", function()
     same({1, 3}, gpu.unique(gpu.array({3, 1, 3}), {dim = 1}):totable())
   end)
 
+  it("takes a stream, which gives the same slices", function()
+    -- np.unique([[1, 2], [3, 4], [1, 2], [0, 9]], axis=0, return_index=True, return_inverse=True,
+    -- return_counts=True): [[0, 9], [1, 2], [3, 4]], [3, 0, 1], [1, 2, 1, 0], [1, 2, 1]
+    local s = gpu.stream()
+    local u, i, inv, c = gpu.unique(gpu.array({{1, 2}, {3, 4}, {1, 2}, {0, 9}}),
+                                    {dim = 1, index = true, inverse = true, counts = true, stream = s})
+    s:synchronize()
+    same({{0, 9}, {1, 2}, {3, 4}}, u:totable())
+    same({4, 1, 2}, i:totable())
+    same({2, 3, 2, 1}, inv:totable())
+    same({1, 2, 1}, c:totable())
+    same({0, 3}, gpu.unique(gpu.zeros({0, 3}), {dim = 1, stream = s}).shape)
+    err("gpu.unique: stream must be a gpu.stream, got number", gpu.unique, a, {dim = 1, stream = 1})
+  end)
+
   it("refuses what NumPy refuses", function()
     err("gpu.unique: dim 3 is out of range", gpu.unique, a, {dim = 3})
     err("gpu.unique: a 0-D array has no dim 1", gpu.unique, gpu.zeros({}), {dim = 1})

@@ -46,7 +46,7 @@ describe("gpu.savetxt", function()
                    S.errof(gpu.savetxt, p, gpu.host.zeros({2, 3}), {fmt = "%d %d"}), 1, true)
     assert.matches("bad argument #3 to 'savetxt' (options.fmt has 1 formats, the array 3 columns)",
                    S.errof(gpu.savetxt, p, gpu.host.zeros({2, 3}), {fmt = {"%d"}}), 1, true)
-    assert.matches("bad argument #3 to 'savetxt' (unknown option 'delim'",
+    assert.matches("gpu.savetxt: unknown option 'delim' (it takes comments, delimiter, fmt, footer, header, newline)",
                    S.errof(gpu.savetxt, p, gpu.host.zeros(2), {delim = ","}), 1, true)
     assert.matches("bad argument #1 to 'savetxt' (file name expected, got nil)", S.errof(gpu.savetxt, nil, gpu.host.zeros(2)), 1, true)
     assert.matches("cannot write '/nonexistent/x.txt': No such file or directory",
@@ -110,7 +110,7 @@ describe("gpu.loadtxt", function()
     assert.matches("bad argument #2 to 'loadtxt' (unknown dtype 'float' (float32,", S.errof(gpu.loadtxt, p, {dtype = "float"}), 1, true)
     assert.matches("bad argument #2 to 'loadtxt' (options.ndmin of 0, 1 or 2 expected, got 3)", S.errof(gpu.loadtxt, p, {ndmin = 3}), 1, true)
     assert.matches("bad argument #2 to 'loadtxt' (options.usecols: 0 is not a column", S.errof(gpu.loadtxt, p, {usecols = {0}}), 1, true)
-    assert.matches("bad argument #2 to 'loadtxt' (unknown option 'skip_header'", S.errof(gpu.loadtxt, p, {skip_header = 1}), 1, true)
+    assert.matches("gpu.loadtxt: unknown option 'skip_header' (it takes comments, ", S.errof(gpu.loadtxt, p, {skip_header = 1}), 1, true)
     os.remove(p)
   end)
 end)
@@ -182,7 +182,15 @@ describe("raw and text files: fromfile, tofile, frombuffer, fromstring, tobytes"
                    S.errof(gpu.frombuffer, "abc", "int16"), 1, true)
     assert.matches("bad argument #1 to 'frombuffer' (3 int16 elements need 6 bytes after offset 0, it has 4)",
                    S.errof(gpu.frombuffer, "abcd", "int16", 3), 1, true)
-    assert.matches("bad argument #1 to 'frombuffer' (string expected, got number)", S.errof(gpu.frombuffer, 5), 1, true)
+    for _, f in ipairs({"frombuffer", "fromstring"}) do   -- one check of the arguments both begin with
+      assert.matches("bad argument #1 to '" .. f .. "' (string expected, got number)", S.errof(gpu[f], 5), 1, true)
+      assert.matches("bad argument #2 to '" .. f .. "' (unknown dtype 'i4'", S.errof(gpu[f], "abcd", "i4"), 1, true)
+      assert.matches("bad argument #3 to '" .. f .. "' (count of -1 or more expected, got -2)",
+                     S.errof(gpu[f], "abcd", "int8", -2), 1, true)
+      local ok, e = pcall(function() local r = gpu[f]("abcd", "int8", 1.5); return r end)
+      assert.is_false(ok)
+      assert.matches("_spec%.lua:" .. debug.getinfo(1, "l").currentline - 2 .. ": bad argument #3 to '" .. f, e)
+    end
     assert.matches("bad argument #1 to 'fromstring' (item 2 ('x') is not a float64 value)",
                    S.errof(gpu.fromstring, "1 x", "float64", -1, " "), 1, true)
     assert.matches("bad argument #1 to 'fromstring' (5 items requested, it holds 2)",
@@ -373,6 +381,17 @@ describe("print options", function()
                      wrapped:match("^[^\n]*\n[^\n]*"))
     assert.are.equal(" 99.]", wrapped:sub(-5))
     assert.are.equal("3.5", gpu.array_str(gpu.host.array({3.5}, "float64"):reshape({})))
+    -- a 1-D line's values padded to one width, as NumPy's: np.array2string(np.array([1, 2**64 - 1,
+    -- 7, 2**63], np.uint64)) (max_line_width=50), np.array2string(np.arange(2000)), int16 [5, -300, 12]
+    local big = gpu.array({1, -1, 7, math.mininteger}, "int64"):astype("uint64")   -- 2^64 - 1, 2^63
+    assert.are.equal("[                   1 18446744073709551615                    7\n  9223372036854775808]",
+                     gpu.array2string(big))
+    assert.are.equal("[                   1 18446744073709551615\n                    7  9223372036854775808]",
+                     gpu.array2string(big, {linewidth = 50}))
+    assert.are.equal("[                   1, 18446744073709551615]", gpu.array2string(big[{{1, 2}}], {separator = ", "}))
+    assert.are.equal("[   0    1    2 ... 1997 1998 1999]", gpu.array2string(gpu.arange(2000, "int64")))
+    assert.are.equal("[   5 -300   12]", gpu.array_str(gpu.array({5, -300, 12}, "int16")))
+    assert.are.equal("gpu.array(uint64, {2}) [1, 18446744073709551615]", tostring(big[{{1, 2}}]))   -- gpuhost's own
     assert.are.equal(tostring(gpu.arange(3)), gpu.array_repr(gpu.arange(3)))
   end)
 
@@ -427,7 +446,7 @@ describe("print options", function()
                    S.errof(gpu.set_printoptions, {precision = -1}), 1, true)
     assert.matches("bad argument #1 to 'set_printoptions' (options.floatmode must be 'shortest', 'fixed', 'unique', 'maxprec' or 'maxprec_equal', got 'exact')",
                    S.errof(gpu.set_printoptions, {floatmode = "exact"}), 1, true)
-    assert.matches("bad argument #1 to 'set_printoptions' (unknown option 'precission'",
+    assert.matches("gpu.set_printoptions: unknown option 'precission' (it takes edgeitems, floatmode, infstr, linewidth, nanstr, precision, sign, suppress, threshold)",
                    S.errof(gpu.set_printoptions, {precission = 3}), 1, true)
     assert.matches("bad argument #1 to 'set_printoptions' (options table expected, got number)",
                    S.errof(gpu.set_printoptions, 3), 1, true)
