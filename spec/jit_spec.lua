@@ -580,6 +580,53 @@ print(y:totable()[1], origin)
     os.execute("rm -rf " .. S.quote(cache))
   end)
 
+  it("finds a function it has found before without reading it again, and never another for it", function()
+    local cache, path = os.tmpname(), os.tmpname() .. ".lua"
+    os.remove(cache)
+    -- prints whether gpu.jit loaded its reader (parse.lua), then what the kernels wrote
+    local head = [[
+local read, embedded = false, gpu._embedded
+gpu._embedded = function(name)
+  if name == "lua/jit/parse.lua" then read = true end
+  return embedded(name)
+end
+]]
+    local tail = [[
+local y = gpu.zeros(2)
+k[{1, 1}](y, 1)
+k[{1, 1}](y, 0.5)
+print(read, y:totable()[1], y:totable()[2])
+]]
+    local function run(text)
+      local f = assert(io.open(path, "w")); f:write(head, text, tail); f:close()
+      local out, status, err = S.run(("GPUHOST_CACHE_DIR=%s %s %s"):format(cache, S.gpuhost, S.quote(path)))
+      assert.are.equal(0, status, err)
+      return out
+    end
+    local k1 = "local k = gpu.jit(function(y, v)\n  y[1] = y[1] + v\nend)\n"
+    assert.are.equal("true\t1.5\t0.0\n", run(k1))
+    assert.are.equal("false\t1.5\t0.0\n", run(k1))       -- found in the memo: not read
+    -- another body on the same lines is read again
+    local k2 = "local k = gpu.jit(function(y, v)\n  y[2] = y[2] - v\nend)\n"
+    assert.are.equal("true\t0.0\t-1.5\n", run(k2))
+    assert.are.equal("false\t0.0\t-1.5\n", run(k2))
+    -- a long comment opened on the function's last line: what lexing read past it is checked
+    local k3 = "local k = gpu.jit(function(y, v)\n  y[1] = v\nend) --[[\nfirst]]\n"
+    assert.are.equal("true\t0.5\t0.0\n", run(k3))
+    assert.are.equal("false\t0.5\t0.0\n", run(k3))
+    assert.are.equal("true\t0.5\t0.0\n", run((k3:gsub("first", "second"))))
+    -- found from the memo, then a signature the C memo lacks: the compiler reads it then
+    local k4 = "local k = gpu.jit(function(y, v)\n  y[1] = y[1] + 2 * v\nend)\n"
+    run(k4)
+    local f = assert(io.open(path, "w"))
+    f:write(head, k4, "local y = gpu.zeros(1, gpu.float64)\nk[{1, 1}](y, 3)\n",
+            "print(read, y:totable()[1])\n")
+    f:close()
+    assert.are.equal("true\t6.0\n", (S.run(("GPUHOST_CACHE_DIR=%s %s %s"):format(cache, S.gpuhost, S.quote(path)))))
+    os.remove(path)
+    os.execute("rm -rf " .. S.quote(cache))
+  end)
+
   it("takes a numba signature, compiled now and launched through the C launcher", function()
     local saxpy = gpu.jit(function(a, x, y)
       local i = gpu.grid(1)

@@ -12,13 +12,17 @@ local function module(name, ...)
   return assert(load(gpu._embedded("lua/jit/" .. name .. ".lua"), "=[gpu] lua/jit/" .. name .. ".lua",
                      "bt"))(...)
 end
-local lex = module("lex")
-local parse = module("parse")
-local scan = module("scan")
--- the compiler, loaded at the first compile
+-- the reader (loaded when a function is not in the finder's memo, below) and the
+-- compiler (loaded at the first compile)
+local lex, parse, scan
+local function reader()
+  if scan then return end
+  lex, parse, scan = module("lex"), module("parse"), module("scan")
+end
 local types, intrinsics, infer, emit
 local function compiler()
   if emit then return end
+  reader()
   types = module("types")
   intrinsics = module("intrinsics", types, lex)
   infer = module("infer", types, intrinsics, scan)
@@ -132,6 +136,7 @@ end
 -- on its last line and has its parameters (and, when two do, its upvalues). Returns the
 -- Function node, its tokens and name.
 local function find(f, info, text)
+  reader()
   local function scan(toks)
     local found = {}
     for i = 1, toks.n do
@@ -150,20 +155,87 @@ local function find(f, info, text)
     end
     return found[1]
   end
-  if text:sub(1, 1) == "#" then   -- a #! line is not Lua: blanked, keeping every offset
-    text = text:gsub("^[^\n]*", function(l) return (" "):rep(#l) end)
-  end
   local pos = line_start(text, info.linedefined)
   if pos then
     local ok, toks = pcall(lex.lex, text, pos, info.linedefined, info.lastlinedefined)
     if ok then
       local found, why = scan(toks)
+      if found then found.from = pos end   -- lexed from its first line: the memo may keep it
       if found or why then return found, why end
     end
   end
   -- the function's first line may start inside a long string or comment: lex it all
   local ok, toks = pcall(lex.lex, text, 1, 1, info.lastlinedefined)
   if ok then return scan(toks) end
+end
+
+local function jit_error(e, level)
+  if type(e) == "table" and e.msg then
+    error(("%s:%d: %s"):format(e.file or "?", e.line or 0, e.msg), level)
+  end
+  error(e, level)
+end
+
+------------------------------------------------------------------------------------
+-- the finder's memo: what finding and checking a function gave (its name, the names it
+-- reads from outside, where its text is), kept in the disk cache under a key of the text
+-- it was found in (its lines, from where lexing started to where it stopped), its
+-- parameters' and upvalues' names and the build of gpu.jit; so a new process neither
+-- lexes, parses nor checks a function it has seen before (the compiler, which needs the
+-- tree, finds it again at a compile)
+
+local stamp
+local function build_stamp()
+  stamp = stamp or gpu._embedded("lua/jit/stamp")
+  return stamp
+end
+
+-- The line-end position of line `last` counted from pos (on line `first`), or #text.
+local function lines_end(text, pos, first, last)
+  for _ = first, last do
+    local nl = text:find("\n", pos, true)
+    if not nl then return #text end
+    pos = nl + 1
+  end
+  return pos - 1
+end
+
+local function finder_key(f, info, text)
+  local pos = line_start(text, info.linedefined)
+  if not pos then return nil end
+  local names = {}
+  for i = 1, info.nparams do names[#names + 1] = debug.getlocal(f, i) end
+  names[#names + 1] = info.isvararg and "..." or ""
+  for i = 1, info.nups do names[#names + 1] = "^" .. debug.getupvalue(f, i) end
+  local stop = lines_end(text, pos, info.linedefined, info.lastlinedefined)
+  return ("gpuhost-jit-find 1\n%s\n%s\n%d %d\n%s\n%s"):format(build_stamp(), info.source,
+         info.linedefined, info.lastlinedefined, table.concat(names, " "), text:sub(pos, stop)), pos, stop
+end
+
+-- What the memo keeps of found (from find and scan), or nil when it was not found from
+-- its first line; `tail` is what lexing read past the last line (a comment that runs on),
+-- `ended` whether it stopped at the end of the text.
+local function finder_entry(found, free, stop, text)
+  if not found.from then return nil end
+  local toks = found.toks
+  local after = toks.pos[toks.n]   -- where the eof token is: the first byte lexing did not read
+  local q = {}
+  for i, n in ipairs(free) do q[i] = ("%q"):format(n) end
+  return ("return {name = %s, free = {%s}, from = %d, to = %d, tail = %q, ended = %s}"):format(
+    found.name and ("%q"):format(found.name) or "nil", table.concat(q, ", "),
+    toks.pos[found.at] - found.from, toks.pos[found.fn.last] + 2 - found.from,
+    text:sub(stop + 1, after - 1), tostring(after > #text))
+end
+
+-- found (without its tree) from the memo, or nil
+local function remembered(key, pos, stop, text, info)
+  local entry = gpu._jit_memo(key)
+  local chunk = entry and load(entry, "=[gpu.jit memo]", "t", {})
+  local ok, m = pcall(chunk or error)
+  if not ok or type(m) ~= "table" or type(m.free) ~= "table" or type(m.tail) ~= "string" then return nil end
+  if text:sub(stop + 1, stop + #m.tail) ~= m.tail or (m.ended and #text ~= stop + #m.tail) then return nil end
+  return {name = m.name, free = m.free, info = info, text = text,
+          body = text:sub(pos + m.from, pos + m.to)}
 end
 
 local function source_of(f)
@@ -180,12 +252,37 @@ local function source_of(f)
            .. "at the gpuhost prompt, or in a string loaded with load(s) without a chunk name)")
           :format(info.short_src, info.linedefined), 3)
   end
-  local found, why = find(f, info, text)
+  if text:sub(1, 1) == "#" then   -- a #! line is not Lua: blanked, keeping every offset
+    text = text:gsub("^[^\n]*", function(l) return (" "):rep(#l) end)
+  end
+  local key, pos, stop = finder_key(f, info, text)
+  local found = key and remembered(key, pos, stop, text, info)
+  if found then return found end
+  local why
+  found, why = find(f, info, text)
   if not found then
     error(("gpu.jit: cannot find the function of %s:%d in its source%s"):format(info.short_src,
           info.linedefined, why and " (two functions there look the same: put one on a line of its own)" or ""), 3)
   end
-  found.info, found.text = info, text
+  -- check the constructs now, so a kernel that cannot compile fails where it is defined;
+  -- the names it reads from outside are part of its memo's key
+  local ok, free = pcall(scan.scan, found.fn, info.short_src)
+  if not ok then jit_error(free, 0) end
+  found.info, found.text, found.free = info, text, free
+  found.body = text:sub(found.toks.pos[found.at], found.toks.pos[found.fn.last] + 2)
+  local entry = key and finder_entry(found, free, stop, text)
+  if entry then gpu._jit_memo(key, entry) end
+  return found
+end
+
+-- found with its tree (the compiler's): found again when it came from the memo
+local function with_tree(st)
+  local found = st.found
+  if not found.toks then
+    local again = find(st.f, found.info, found.text)
+    assert(again, "gpu.jit: the function's text changed")
+    found.fn, found.toks, found.at = again.fn, again.toks, again.at
+  end
   return found
 end
 
@@ -249,12 +346,6 @@ end
 ------------------------------------------------------------------------------------
 -- compiling one signature
 
-local function jit_error(e, level)
-  if type(e) == "table" and e.msg then
-    error(("%s:%d: %s"):format(e.file or "?", e.line or 0, e.msg), level)
-  end
-  error(e, level)
-end
 
 local next_id = 0
 
@@ -307,7 +398,7 @@ end
 
 -- A typed function: a fresh tree of st's function, resolved and inferred for param_types.
 local function typed(st, U, param_types, kernel, device)
-  local found = st.found
+  local found = with_tree(st)
   local ok, fn = parse.function_at(found.toks, found.at)
   assert(ok, fn)
   local ctx = {file = found.info.short_src, name = st.name, fn = fn, kernel = kernel,
@@ -422,10 +513,8 @@ fingerprint = function(st, seen)
   return table.concat(parts, "\n")
 end
 
-local stamp
 local function memo_key(st, sig)
-  stamp = stamp or gpu._embedded("lua/jit/stamp")
-  return "gpuhost-jit 1\n" .. stamp .. "\n" .. sig .. "\n" .. fingerprint(st, {})
+  return "gpuhost-jit 1\n" .. build_stamp() .. "\n" .. sig .. "\n" .. fingerprint(st, {})
 end
 
 local function memo_text(spec)
@@ -489,7 +578,7 @@ local function arg_param(st, v, i)
     if freed(v) then
       -- as the C launcher says it (kernel.c), with the parameter's name
       error(("attempt to use a freed array (kernel '%s' argument %d (%s))"):format(st.name, i,
-            st.found.fn.params[i] or "?"), 4)
+            st.params[i] or "?"), 4)
     end
     if not v.dtype:find("^complex") then return {dtype = v.dtype, array = true} end
     why = ("is a %s array: gpu.jit has no complex type (write the kernel in CUDA C, on gpu::%s)"):format(v.dtype, v.dtype)
@@ -499,7 +588,7 @@ local function arg_param(st, v, i)
   elseif type(v) == "table" then why = "is a Lua table: copy it to the device first with gpu.array(t)"
   else why = ("must be a number, a boolean or a device array, got %s"):format(type(v)) end
   -- as the C launcher says it (kernel.c), at the launch (miss < dispatcher < the caller)
-  error(("kernel '%s' argument %d (%s) %s"):format(st.name, i, st.found.fn.params[i] or "?", why), 4)
+  error(("kernel '%s' argument %d (%s) %s"):format(st.name, i, st.params[i] or "?", why), 4)
 end
 
 -- "file:line: " of the launch: the first caller that is neither C nor this file
@@ -659,7 +748,7 @@ end
 local function signature_for(st, sig, level)
   local params = parse_signature(sig, level + 1)
   if #params ~= st.nparams then
-    local names = table.concat(st.found.fn.params, ", ")
+    local names = table.concat(st.params, ", ")
     error(("gpu.jit: signature '%s' has %d type%s for the %d parameter%s of '%s'%s"):format(sig, #params,
           #params == 1 and "" or "s", st.nparams, st.nparams == 1 and "" or "s", st.name,
           names ~= "" and " (" .. names .. ")" or ""), level)
@@ -746,16 +835,13 @@ function M.new(f, options)
   if type(name) ~= "string" or not name:find("^[%a_][%w_]*$") then
     error(("bad argument #2 to 'jit' (option name must be an identifier, got %s)"):format(tostring(name)), 2)
   end
+  local params = {}
+  for i = 1, found.info.nparams do params[i] = debug.getlocal(f, i) end
   local st = {f = f, found = found, name = name, id = name .. "#" .. next_id, specs = {}, order = {},
-              tree = {}, nparams = found.info.nparams, float = options.float or "float64",
+              tree = {}, nparams = found.info.nparams, params = params, float = options.float or "float64",
               integer = options.integer or "int64", debug = options.debug and true or false,
-              kernel_options = {options = options.options, debug = options.debug}}
-  -- check the constructs now, so a kernel that cannot compile fails where it is defined;
-  -- the names it reads from outside are part of its memo's key
-  local ok, free = pcall(scan.scan, found.fn, found.info.short_src)
-  if not ok then jit_error(free, 0) end
-  st.free = free
-  st.text = found.text:sub(found.toks.pos[found.at], found.toks.pos[found.fn.last] + 2)
+              kernel_options = {options = options.options, debug = options.debug},
+              free = found.free, text = found.body}
   local k = setmetatable({}, MT)
   states[k] = st
   if options.signature ~= nil then
