@@ -445,15 +445,16 @@ function gpu.setdiff1d(a, b, opts)
   return gpu.extract(gpu.isin(u, b, {invert = true}), u)
 end
 
--- The sorted values of ar1 and ar2 together, made distinct in each unless assume_unique
--- (with their first indices), and their positions in the concatenation (1-based)
-local function merged(a, b, assume_unique)
+-- The sorted values of ar1 and ar2 together, made distinct in each unless assume_unique;
+-- with `where` also their first indices in each and their positions in the concatenation
+-- (1-based): sorting values alone is the faster sort
+local function merged(a, b, assume_unique, where)
   local i1, i2
   if not assume_unique then
-    a, i1 = gpu.unique(a, {index = true})
-    b, i2 = gpu.unique(b, {index = true})
+    a, i1 = gpu.unique(a, {index = where})
+    b, i2 = gpu.unique(b, {index = where})
   end
-  local s, perm = gpu.sort(gpu.concatenate({a, b}))
+  local s, perm = gpu.sort(gpu.concatenate({a, b}), {indices = where})
   return s, perm, a.size, i1, i2
 end
 
@@ -462,7 +463,7 @@ end
 function gpu.intersect1d(a, b, opts)
   a, b = two("intersect1d", a, b)
   opts = options(opts, "intersect1d", 3, "assume_unique return_indices")
-  local s, perm, na, i1, i2 = merged(a, b, opts.assume_unique)
+  local s, perm, na, i1, i2 = merged(a, b, opts.assume_unique, opts.return_indices and true or false)
   local n = s.size
   if n < 2 then
     local none = gpu.empty({0}, "int64")
@@ -481,7 +482,7 @@ end
 -- gpu.setxor1d(ar1, ar2 [, {assume_unique = true}]): the sorted values in exactly one of them
 function gpu.setxor1d(a, b, opts)
   a, b = two("setxor1d", a, b)
-  local s = merged(a, b, options(opts, "setxor1d", 3, "assume_unique").assume_unique)
+  local s = merged(a, b, options(opts, "setxor1d", 3, "assume_unique").assume_unique, false)
   local n = s.size
   if n < 2 then return s end
   local yes = gpu.ones(1, "bool")
