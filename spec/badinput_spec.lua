@@ -695,7 +695,7 @@ local rows = {
   {"gpu.jit(jf, 3)", function() return gpu.jit(jf, 3) end,
    "bad argument #2 to 'jit' (options table expected, got number)"},
   {"gpu.jit(jf, {fast = 1})", function() return gpu.jit(jf, {fast = 1}) end,
-   "bad argument #2 to 'jit' (unknown option 'fast')"},
+   "gpu.jit: unknown option 'fast' (it takes signature, name, options, debug, float, integer)"},
   {"gpu.jit(jf, {float = 'int8'})", function() return gpu.jit(jf, {float = 'int8'}) end,
    "bad argument #2 to 'jit' (option float must be a float dtype, got int8)"},
   {"gpu.jit(jf, {integer = 'float32'})", function() return gpu.jit(jf, {integer = 'float32'}) end,

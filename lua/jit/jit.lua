@@ -806,9 +806,6 @@ MT.__call = function(k)
 end
 MT.__tostring = function(k) return ("gpu.jit(%s)"):format(states[k].name) end
 
-local option_names = {signature = true, name = true, options = true, debug = true,
-                      float = true, integer = true}
-
 -- gpu.jit(f [, options])
 function M.new(f, options)
   local found = source_of(f)
@@ -816,11 +813,7 @@ function M.new(f, options)
   if type(options) ~= "table" then
     error(("bad argument #2 to 'jit' (options table expected, got %s)"):format(type(options)), 2)
   end
-  for k in pairs(options) do
-    if not option_names[k] then
-      error(("bad argument #2 to 'jit' (unknown option '%s')"):format(tostring(k)), 2)
-    end
-  end
+  gpu._arg.options(options, "jit", "signature name options debug float integer")
   for _, which in ipairs({"float", "integer"}) do
     local d = options[which]
     local ok = d == nil or (which == "float" and (d == "float32" or d == "float64")) or
