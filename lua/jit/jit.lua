@@ -232,7 +232,12 @@ local function remembered(key, pos, stop, text, info)
   local entry = gpu._jit_memo(key)
   local chunk = entry and load(entry, "=[gpu.jit memo]", "t", {})
   local ok, m = pcall(chunk or error)
-  if not ok or type(m) ~= "table" or type(m.free) ~= "table" or type(m.tail) ~= "string" then return nil end
+  if not ok or type(m) ~= "table" or type(m.free) ~= "table" or type(m.tail) ~= "string" or
+     math.type(m.from) ~= "integer" or math.type(m.to) ~= "integer" or
+     (m.name ~= nil and type(m.name) ~= "string") then
+    return nil
+  end
+  for _, n in ipairs(m.free) do if type(n) ~= "string" then return nil end end
   if text:sub(stop + 1, stop + #m.tail) ~= m.tail or (m.ended and #text ~= stop + #m.tail) then return nil end
   return {name = m.name, free = m.free, info = info, text = text,
           body = text:sub(pos + m.from, pos + m.to)}
