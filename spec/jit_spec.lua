@@ -580,6 +580,23 @@ print(y:totable()[1], origin)
     os.execute("rm -rf " .. S.quote(cache))
   end)
 
+  it("writes C's signed + - * where the values are known small, and wraps as Lua elsewhere", function()
+    local k = gpu.jit(function(a, n)
+      local i = gpu.grid(1)
+      local m = i
+      m = m * 4611686018427387904   -- assigned again: not known small
+      a[i] = (i + 1) * 2 - 3 + n + m
+    end)
+    local a = gpu.zeros(2, gpu.int64)
+    k[{1, 2}](a, math.maxinteger)
+    local want = {}
+    for i = 1, 2 do want[i] = (i + 1) * 2 - 3 + math.maxinteger + i * 4611686018427387904 end
+    assert.are.same(want, a:totable())   -- both wrapped past 2^63, as Lua's integers do
+    local src = k:source()
+    assert.matches("a[i - 1] = jit::add(jit::add((((i + 1) * 2) - 3), n), m);", src, 1, true)
+    assert.matches("m = jit::mul(m, 4611686018427387904LL);", src, 1, true)
+  end)
+
   it("finds a function it has found before without reading it again, and never another for it", function()
     local cache, path = os.tmpname(), os.tmpname() .. ".lua"
     os.remove(cache)

@@ -119,6 +119,7 @@ function M.resolve(ctx, fn)
           refuse(ctx, s, ("local '%s <%s>'"):format(n, attrib), "only <const> is")
         end
         s.vars[i] = declare(n, s.line, "local")
+        s.vars[i].init = {exprs = s.exprs, k = i}   -- what it is given first (emit.lua's bounds)
       end
       -- `local s = gpu.shared.array(...)` declares an array
       if #s.exprs == 1 and #s.vars == 1 and s.exprs[1].tag == "Call" then
@@ -128,6 +129,7 @@ function M.resolve(ctx, fn)
       exprs(s.exprs)
       for _, t in ipairs(s.targets) do
         expr(t)
+        if t.var then t.var.reassigned = true end
         if t.tag == "Name" and not t.var then
           fail(ctx, t.line, "assigning to '%s', which is not a local of the gpu.jit function "
                .. "(kernels cannot change upvalues or globals)", t.name)
