@@ -559,7 +559,13 @@ local function specialize(st, params)
     spec = r
     gpu._jit_memo(key, memo_text(spec))
   end
-  spec.kernel = gpu.kernel(spec.source, spec.name, spec.options)
+  -- the declaration emit.lua wrote, so that gpu.kernel need not read the whole source
+  local decl = spec.source:match('\nextern "C" __global__ void ' .. spec.name .. '%b()')
+  if decl then
+    spec.kernel = gpu._kernel_declared(spec.source, decl:sub(2) .. " {}", spec.name, spec.options)
+  else
+    spec.kernel = gpu.kernel(spec.source, spec.name, spec.options)
+  end
   st.specs[sig] = spec
   st.order[#st.order + 1] = sig
   st.last = spec
