@@ -289,13 +289,29 @@ function gpu.roll(a, shift, dim)
     local d = dim_of(dims[math.min(k, #dims)], a.ndim, "roll")
     by[d] = (by[d] or 0) + integer(shifts[math.min(k, #shifts)], "roll", "shift")
   end
-  local out = a
+  local moved = {}   -- {dim, length, shift} of each dimension that moves
   for d = 1, a.ndim do
     local n = a.shape[d]
     local s = n > 0 and (by[d] or 0) % n or 0
-    if s ~= 0 then out = gpu.concatenate({out:narrow(d, n - s + 1, s), out:narrow(d, 1, n - s)}, d) end
+    if s ~= 0 then moved[#moved + 1] = {d, n, s} end
   end
-  return out == a and a:copy() or out
+  if #moved == 0 then return a:copy() end
+  -- one copy a block: along each moved dimension its last s elements go first, the rest
+  -- after them; 2^k blocks for k dimensions, each element read and written once
+  local out = gpu.empty(a.shape, a.dtype)
+  for mask = 0, (1 << #moved) - 1 do
+    local src, dst = a, out
+    for k, m in ipairs(moved) do
+      local d, n, s = m[1], m[2], m[3]
+      if mask & (1 << (k - 1)) ~= 0 then
+        src, dst = src:narrow(d, n - s + 1, s), dst:narrow(d, 1, s)
+      else
+        src, dst = src:narrow(d, 1, n - s), dst:narrow(d, s + 1, n - s)
+      end
+    end
+    dst:copy_(src)
+  end
+  return out
 end
 
 ------------------------------------------------------------------------------------
