@@ -1,10 +1,21 @@
 /* gpu.c: luaopen_gpu, which builds the gpu table from the C parts (each file's *_open)
  * and then runs the embedded lua/gpu.lua, which adds the parts written in Lua. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 #include "gpu.h"
+#include "util.h"
 #include "rewrite.h"
 #include "reduce.h"
+
+/* gpu._build: this build's embedded files (a hash), in keys of what lua/gpu.lua keeps on
+ * disk */
+static void set_build(lua_State *L, int gpu) {
+  char build[17];
+  snprintf(build, sizeof build, "%016llx", (unsigned long long)embedded_id());
+  lua_pushstring(L, build);
+  lua_setfield(L, gpu, "_build");
+}
 
 /* gpu.rewrite(source): the source as gpuhost reads it (the launch spelling made Lua) */
 static int gpu_rewrite(lua_State *L) {
@@ -75,6 +86,7 @@ int luaopen_gpu(lua_State *L) {
   lua_setfield(L, gpu, "rewrite");
   lua_pushcfunction(L, gpu_embedded);
   lua_setfield(L, gpu, "_embedded");
+  set_build(L, gpu);
   /* metatables for lua/gpu.lua to finish (printing) */
   lua_createtable(L, 0, 4);
   luaL_getmetatable(L, GPU_UFUNC_T);

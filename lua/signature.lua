@@ -126,7 +126,10 @@ local function namespaces(s)
       if not b or b >= pos then break end
       if s:sub(b, b) == "{" then
         depth = depth + 1
-        local name = s:sub(math.max(1, b - 300), b - 1):match("%f[%w_]namespace%s+([%a_][%w_:]*)%s*$")
+        local before = s:sub(math.max(1, b - 300), b - 1)
+        -- (a plain find first: the pattern, tried at each of 300 places, is slow)
+        local name = before:find("namespace", 1, true) and
+                     before:match("%f[%w_]namespace%s+([%a_][%w_:]*)%s*$")
         if name then stack[#stack + 1] = {name = name, depth = depth} end
       else
         if #stack > 0 and stack[#stack].depth == depth then stack[#stack] = nil end

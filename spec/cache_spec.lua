@@ -65,6 +65,31 @@ print(c[3], a:sum(), seen["kernels/ops/ew.cuh"] and "ew written" or "ew cached",
     end)
   end)
 
+  -- over 4 KB, a source's declarations are kept too (lua/gpu.lua's parse): a template
+  -- kernel in a namespace and a plain one, read back by the next process
+  it("keeps a long source's declarations for the next process", function()
+    local dir = os.tmpname() .. "-cache"
+    local function code(pad)
+      return ([[
+local src = ("// padding\n"):rep(%d) .. "namespace ns { template <typename T> __global__ void " ..
+  "fill(gpu::array<T> a, T v) { a[gpu::grid(1)] = v; } }\n" ..
+  "__global__ void twice(float *x, int n) { int i = gpu::grid(1); if (i < n) x[i] *= 2; }\n"
+local m = gpu.module(src, {names = {"ns::fill<float>"}})
+local a = gpu.zeros(4)
+m["ns::fill<float>"][{1, 4}](a, 3)
+gpu.kernel(src, "twice")[{1, 4}](a, 4)
+print(table.concat(a:totable(), " "))]]):format(pad)
+    end
+    with_dir(dir, function()
+      assert.are.equal("6.0 6.0 6.0 6.0\n", (S.host("-e " .. S.quote(code(1)))))
+      local short = #entries(dir)
+      assert.are.equal("6.0 6.0 6.0 6.0\n", (S.host("-e " .. S.quote(code(400)))))
+      assert.are.equal(2 * short + 1, #entries(dir))   -- its programs, and its declarations
+      assert.are.equal("6.0 6.0 6.0 6.0\n", (S.host("-e " .. S.quote(code(400)))))
+      assert.are.equal(2 * short + 1, #entries(dir))
+    end)
+  end)
+
   it("keys on options", function()
     local dir = os.tmpname() .. "-cache"
     with_dir(dir, function()
@@ -226,7 +251,11 @@ describe("the compile cache's trust", function()
                                      " -e " .. S.quote(code))
       assert.are.equal(0, status, err)
       assert.matches("\t" .. C .. "\n$", out)
-      assert.are.same({}, entries(dir))              -- no entry, no temporary file left
+      -- the program's entry is not kept and no temporary file is left; the source's
+      -- declarations (its 90 kB and a line, under the limit) are
+      local list = entries(dir)
+      assert.are.equal(1, #list)
+      assert.is_true(tonumber((S.run("stat -c %s " .. dir .. "/" .. list[1]))) < 100 * 1024)
     end)
   end)
 end)
