@@ -236,6 +236,13 @@ describe("a NaN number parameter", function()
     assert.are.equal(6, a:isnan():sum())
     assert.are.equal(2, R.normal(nan, gpu.ones(2)):isnan():sum())
     assert.are.equal(2, R.triangular(0, gpu.full({2}, 0.5), nan):isnan():sum())
+    -- the arrays' checks that do not take the NaN stay: NumPy's triangular(nan, [0.5], [0.2])
+    -- raises "mode > right"; triangular([0.7], nan, [0.2]) gives NaN (left > right is no check)
+    assert.matches("bad argument #3 to 'triangular' (mode must not be above right",
+                   S.errof(R.triangular, nan, gpu.full({1}, 0.5), gpu.full({1}, 0.2), 2), 1, true)
+    assert.matches("bad argument #3 to 'triangular' (left and right must differ",
+                   S.errof(R.triangular, gpu.full({1}, 0.5), nan, 0.5, 2), 1, true)
+    assert.are.equal(2, R.triangular(gpu.full({1}, 0.7), nan, gpu.full({1}, 0.2), 2):isnan():sum())
     R.seed(7)
     R.exponential(1, 3)
     local want = R.exponential(1, 3):totable()
