@@ -455,6 +455,11 @@ function random._arrays(name, p1, p2, shape, dtype)
   end
   local ps = {{p1, "low"}, {p2, "high"}}
   checked("uniform", ps)
+  -- as the numbers' (gpu.lua) and NumPy's ("high - low range exceeds valid bounds")
+  local function span(l, h) return gpu.abs(h:astype("float64") - l:astype("float64")) end
+  if not (most(span, ps[1][1], ps[2][1]) < math.huge) then
+    fail("uniform", 2, "high - low must be finite, as NumPy's, got arrays with an infinite or NaN difference")
+  end
   return continuous("uniform", "uniform", 3, shape, dtype, ps[1][1], ps[2][1])
 end
 

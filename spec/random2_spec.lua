@@ -262,6 +262,11 @@ describe("a NaN number parameter", function()
     assert.matches("bad argument #3 to 'triangular' (left and right must differ",
                    S.errof(R.triangular, gpu.full({1}, 0.5), nan, 0.5, 2), 1, true)
     assert.are.equal(2, R.triangular(gpu.full({1}, 0.7), nan, gpu.full({1}, 0.2), 2):isnan():sum())
+    -- uniform's arrays, as its numbers: NumPy's uniform([nan], 1) and uniform(0, [1, inf]) raise
+    assert.matches("bad argument #2 to 'uniform' (high - low must be finite",
+                   S.errof(R.uniform, gpu.full({1}, nan), 1, 2), 1, true)
+    assert.matches("bad argument #2 to 'uniform' (high - low must be finite",
+                   S.errof(R.uniform, 0, gpu.array({1, math.huge}, "float64"), 2), 1, true)
     R.seed(7)
     R.exponential(1, 3)
     local want = R.exponential(1, 3):totable()
