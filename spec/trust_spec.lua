@@ -377,9 +377,9 @@ describe("scripts/sanitize.sh", function()
     local dir = os.tmpname()
     os.remove(dir)
     local q = S.quote(dir)
-    local _, status, err = S.run(("mkdir -p %s/scripts %s/bin %s/build/spec-cache && echo kept > %s/build/spec-cache/entry" ..
-      " && cp scripts/sanitize.sh %s/scripts/ && printf '#!/bin/sh\\nrm -rf build\\nexit 2\\n' > %s/bin/make" ..
-      " && chmod +x %s/bin/make"):format(q, q, q, q, q, q, q))
+    local _, status, err = S.run(("mkdir -p %s/scripts %s/bin %s/build/spec-cache" ..
+      " && echo kept > %s/build/spec-cache/entry && cp scripts/sanitize.sh %s/scripts/" ..
+      " && printf '#!/bin/sh\\nrm -rf build\\nexit 2\\n' > %s/bin/make && chmod +x %s/bin/make"):format(q, q, q, q, q, q, q))
     assert.are.equal(0, status, err)
     local out
     out, status, err = S.run(("PATH=%s/bin:\"$PATH\" sh %s/scripts/sanitize.sh"):format(q, q))
