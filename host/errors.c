@@ -143,7 +143,7 @@ static const char *listing(lua_State *L, const char *known) {
 
 /* [-0, +1, m] an option's name as a message shows it: a byte that is not printable (a NUL
  * would end the message there) as a decimal escape and a backslash doubled, as in a Lua
- * string literal */
+ * string literal (three digits before a digit, as Lua's %q: "\0012" is 1 then '2') */
 static const char *shown_key(lua_State *L, const char *k, size_t n) {
   luaL_Buffer b;
   luaL_buffinit(L, &b);
@@ -153,7 +153,8 @@ static const char *shown_key(lua_State *L, const char *k, size_t n) {
     else if (c >= 0x20 && c < 0x7f) luaL_addchar(&b, (char)c);
     else {
       char esc[8];
-      luaL_addlstring(&b, esc, (size_t)snprintf(esc, sizeof esc, "\\%u", c));
+      int digit = i + 1 < n && k[i + 1] >= '0' && k[i + 1] <= '9';
+      luaL_addlstring(&b, esc, (size_t)snprintf(esc, sizeof esc, digit ? "\\%03u" : "\\%u", c));
     }
   }
   luaL_pushresult(&b);

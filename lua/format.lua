@@ -322,8 +322,8 @@ end
 gpu._format_unsigned = unsigned_text       -- (npy.lua's text files write them too)
 
 -- The function that writes one element of an array of dtype dt, given the values shown
--- (a flat list), which NumPy's float modes size their form by.
-local function formatter(dt, shown_vals)
+-- (a flat list), which NumPy's float modes size their form by, and the print's style st.
+local function formatter(dt, shown_vals, st)
   local single = dt == "float32" or dt == "complex64"
   local complex = dt == "complex64" or dt == "complex128"
   local numpy = opt.floatmode ~= "shortest"
@@ -350,6 +350,7 @@ local function formatter(dt, shown_vals)
         if i:sub(1, 1) ~= "-" and i:sub(1, 1) ~= "+" then i = "+" .. i end
         t = r .. i .. "j"
       end
+    elseif type(v) == "boolean" and st and st.pad then t = v and "True" or "False"   -- NumPy's words
     else t = tostring(v) end
     if v ~= 0 and v == v and type(v) ~= "userdata" then cache[v] = t end   -- -0.0 and 0 share a key
     return t
@@ -364,13 +365,15 @@ end
 
 -- words joined by sep, wrapped before a word that would pass the line width (nil: never),
 -- the first starting at column col, the next lines at hang; closers: the "]"s that follow
+-- the last line. As NumPy's: a word ends within the width less a column for each "]" but
+-- the last, and less the separator's tail or that "]", the longer
 local function join(words, sep, col, hang, width, closers)
   if not width then return table.concat(words, sep) end
   local tail = sep:gsub("%s+$", "")
-  local out = {}
+  local out, limit = {}, width - (closers - 1) - math.max(#tail, 1)
   for i, w in ipairs(words) do
     if i > 1 then
-      if col + #sep + #w > width - #tail - closers then
+      if col + #sep + #w > limit then
         out[#out] = (out[#out] .. tail):gsub("%s+$", "")   -- as NumPy's: no spaces before a break
         out[#out + 1] = "\n" .. hang
         col = #hang
@@ -387,7 +390,8 @@ end
 
 -- How a print goes: sep between values, width (nil: no wrapping), whether NumPy's
 -- threshold and edgeitems summarize 1-D lines (otherwise HEAD ... TAIL), and whether a 1-D
--- line's values are padded to one width, as NumPy's (array2string; rows always are)
+-- line's values are padded to one width and booleans written True and False, as NumPy's
+-- (array2string; rows are always padded)
 local function style(numpy_lines, sep)
   return {sep = sep or ", ", width = (numpy_lines or given.linewidth) and opt.linewidth or nil,
           numpy = numpy_lines or given.threshold or given.edgeitems, pad = numpy_lines}
@@ -407,7 +411,7 @@ local function line(a, n, dt, st, col)
     cut = #raw
     for _, v in ipairs(a[{{n - TAIL + 1, n}}]:totable()) do raw[#raw + 1] = v end
   end
-  local value = formatter(dt, raw)
+  local value = formatter(dt, raw, st)
   local vals, width = {}, 0
   if st.pad then for _, v in ipairs(raw) do width = math.max(width, #value(v)) end end
   for i, v in ipairs(raw) do
@@ -470,7 +474,7 @@ local function rows(a, shape, dt, st)
     end
   end
   gather(vals, 1)
-  local value = formatter(dt, flat)
+  local value = formatter(dt, flat, st)
   for _, x in ipairs(flat) do width = math.max(width, #value(x)) end
   local tail = st.sep:gsub("%s+$", "")
   local function text(t, d, indent)
@@ -493,7 +497,7 @@ end
 -- The values' text (NumPy's array2string): nil for a 1-D line that goes after the head
 local function body(a, st, inline)
   local shape, n, dt = a.shape, a.size, a.dtype
-  if #shape == 0 then return formatter(dt, {a:item()})(a:item()) end
+  if #shape == 0 then return formatter(dt, {a:item()}, st)(a:item()) end
   if #shape == 1 then
     local t = line(a, n, dt, st, inline)
     if inline and not t:find("\n", 1, true) then return t, true end

@@ -428,15 +428,18 @@ function random.triangular(left, mode, right, shape, dtype)
     if left > mode then fail("triangular", 1, ("left (%s) must not be above mode (%s)"):format(hooks.what(left), hooks.what(mode))) end
     if mode > right then fail("triangular", 3, ("mode (%s) must not be above right (%s)"):format(hooks.what(mode), hooks.what(right))) end
     if left == right then fail("triangular", 3, ("left and right must differ, both are %s"):format(hooks.what(left))) end
-  elseif not (left ~= left or mode ~= mode or right ~= right) then   -- (a NaN number: NaN draws)
-    -- NaN in an array fails these
-    if above0(most(function(l, m) return l - m end, left, mode)) then
+  else
+    -- NaN in an array fails these; a NaN number (NaN draws) passes those it is in, as
+    -- NumPy's comparisons with it are false, and the others are NumPy's still
+    local function nan(v) return v ~= v end
+    if not (nan(left) or nan(mode)) and above0(most(function(l, m) return l - m end, left, mode)) then
       fail("triangular", 1, "left must not be above mode, got arrays with left > mode or NaN")
     end
-    if above0(most(function(m, r) return m - r end, mode, right)) then
+    if not (nan(mode) or nan(right)) and above0(most(function(m, r) return m - r end, mode, right)) then
       fail("triangular", 3, "mode must not be above right, got arrays with mode > right or NaN")
     end
-    if not (most(function(l, r) return l - r end, left, right) < 0) then
+    -- equal ones (left above right passes when mode is a NaN number, as NumPy's)
+    if not (nan(left) or nan(right)) and not (most(function(l, r) return gpu.abs(l - r) * -1 end, left, right) < 0) then
       fail("triangular", 3, "left and right must differ, got arrays with left == right")
     end
   end
@@ -452,6 +455,11 @@ function random._arrays(name, p1, p2, shape, dtype)
   end
   local ps = {{p1, "low"}, {p2, "high"}}
   checked("uniform", ps)
+  -- as the numbers' (gpu.lua) and NumPy's ("high - low range exceeds valid bounds")
+  local function span(l, h) return gpu.abs(h:astype("float64") - l:astype("float64")) end
+  if not (most(span, ps[1][1], ps[2][1]) < math.huge) then
+    fail("uniform", 2, "high - low must be finite, as NumPy's, got arrays with an infinite or NaN difference")
+  end
   return continuous("uniform", "uniform", 3, shape, dtype, ps[1][1], ps[2][1])
 end
 

@@ -493,9 +493,6 @@ end
 ------------------------------------------------------------------------------------
 -- sorts
 
--- gpu.lexsort(keys): the 1-based indices that sort by the last key, ties by the one before,
--- ...: keys a table of 1-D arrays of one length, or a 2-D array (its rows). A stable sort
--- a key, from the first (least significant) to the last.
 -- the order of a list of 1-D keys, the first sorting last: a stable sort a key (argsort's
 -- options `on`: a stream)
 local function lexsorted(list, on)
@@ -504,6 +501,9 @@ local function lexsorted(list, on)
   return idx
 end
 
+-- gpu.lexsort(keys): the 1-based indices that sort by the last key, ties by the one before,
+-- ...: keys a table of 1-D arrays of one length, or a 2-D array (its rows). A stable sort
+-- a key, from the first (least significant) to the last.
 function gpu.lexsort(keys)
   local list = keys
   if is_array(keys) then

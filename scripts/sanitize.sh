@@ -14,14 +14,25 @@
 #   kept across the rebuild: its keys name the compiler, flags and embedded files, none of
 #   which the sanitizer changes, so the kernels test.sh compiled are not compiled again
 #   (in CI, most of its 30 minutes). Specs that compile on purpose use caches
-#   of their own or none, so the compile path still runs under the sanitizers.
+#   of their own or none, so the compile path still runs under the sanitizers. It waits
+#   beside build/ (a rename on the same file system, not a copy to /tmp) and comes back
+#   however the script ends, a failed build or an interrupt too.
 cd "$(dirname "$0")/.." || exit 1
 kept=""
+restore() {
+  [ -n "$kept" ] || return 0
+  if mkdir -p build && [ ! -e build/spec-cache ] && mv "$kept/spec-cache" build/; then rmdir "$kept"
+  else echo "sanitize: the specs' compile cache stays in $kept" >&2; fi
+  kept=""
+}
 if [ -d build/spec-cache ]; then
-  kept=$(mktemp -d) && mv build/spec-cache "$kept/" || kept=""
+  kept=$(mktemp -d "$PWD/.spec-cache.XXXXXX") || kept=""
+  if [ -n "$kept" ] && ! mv build/spec-cache "$kept/"; then rmdir "$kept"; kept=""; fi
 fi
+trap restore EXIT
+trap 'exit 1' HUP INT TERM
 make --no-print-directory asan >/dev/null || { echo "sanitize: make asan failed" >&2; exit 1; }
-if [ -n "$kept" ]; then mv "$kept/spec-cache" build/ && rmdir "$kept"; fi
+restore
 reports="$PWD/build/sanitizer"
 rm -rf "$reports" && mkdir -p "$reports"
 export ASAN_OPTIONS="handle_segv=0:allow_user_segv_handler=1:detect_stack_use_after_return=0:detect_leaks=0:allocator_may_return_null=1:log_path=$reports/asan"

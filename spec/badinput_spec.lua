@@ -1086,6 +1086,7 @@ describe("an unknown option", function()
     -- a byte a message cannot show as it is, escaped: a NUL would cut the message short
     err("gpu.add: unknown option 'a\\0b' (it takes out, stream)", gpu.add, a, a, {["a\0b"] = 1})
     err("gpu.add: unknown option 'x\\10\\\\' (it takes out, stream)", gpu.add, a, a, {["x\n\\"] = 1})
+    err("gpu.add: unknown option '\\0012\\255' (it takes out, stream)", gpu.add, a, a, {["\1" .. "2\255"] = 1})
   end)
 
   it("is an error in the Lua functions too", function()

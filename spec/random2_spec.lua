@@ -123,6 +123,25 @@ describe("gpu.random's discrete distributions", function()
     assert.are.same({0, 0, 0}, R.binomial(5, 0, 3):totable())
     assert.are.same({1, 1, 1}, R.geometric(1, 3):totable())
   end)
+
+  it("give a number parameter's draws (a block's table) as its array's (each element's own sums)", function()
+    local n = 5000   -- several blocks
+    local function same(what, f, g)
+      R.seed(17)
+      local a = f()
+      R.seed(17)
+      assert.is_true(gpu.array_equal(a, g()), what)
+    end
+    for _, lam in ipairs({0, 2.5, 10 - 2 ^ -49}) do
+      same("poisson " .. lam, function() return R.poisson(lam, n) end,
+           function() return R.poisson(gpu.full({n}, lam, "float64"), n) end)
+    end
+    -- p > 1/2 (drawn as n minus 1 - p's), n p just within 30 and just past it (no table)
+    for _, c in ipairs({{1, 0.3}, {60, 0.5}, {61, 0.5}, {100, 0.75}, {40, 0.9}, {1 << 62, 5e-18}}) do
+      same("binomial " .. c[1] .. " " .. c[2], function() return R.binomial(c[1], c[2], n) end,
+           function() return R.binomial(gpu.full({n}, c[1], "int64"), gpu.full({n}, c[2], "float64"), n) end)
+    end
+  end)
 end)
 
 describe("gpu.random.seed", function()
@@ -236,6 +255,18 @@ describe("a NaN number parameter", function()
     assert.are.equal(6, a:isnan():sum())
     assert.are.equal(2, R.normal(nan, gpu.ones(2)):isnan():sum())
     assert.are.equal(2, R.triangular(0, gpu.full({2}, 0.5), nan):isnan():sum())
+    -- the arrays' checks that do not take the NaN stay: NumPy's triangular(nan, [0.5], [0.2])
+    -- raises "mode > right"; triangular([0.7], nan, [0.2]) gives NaN (left > right is no check)
+    assert.matches("bad argument #3 to 'triangular' (mode must not be above right",
+                   S.errof(R.triangular, nan, gpu.full({1}, 0.5), gpu.full({1}, 0.2), 2), 1, true)
+    assert.matches("bad argument #3 to 'triangular' (left and right must differ",
+                   S.errof(R.triangular, gpu.full({1}, 0.5), nan, 0.5, 2), 1, true)
+    assert.are.equal(2, R.triangular(gpu.full({1}, 0.7), nan, gpu.full({1}, 0.2), 2):isnan():sum())
+    -- uniform's arrays, as its numbers: NumPy's uniform([nan], 1) and uniform(0, [1, inf]) raise
+    assert.matches("bad argument #2 to 'uniform' (high - low must be finite",
+                   S.errof(R.uniform, gpu.full({1}, nan), 1, 2), 1, true)
+    assert.matches("bad argument #2 to 'uniform' (high - low must be finite",
+                   S.errof(R.uniform, 0, gpu.array({1, math.huge}, "float64"), 2), 1, true)
     R.seed(7)
     R.exponential(1, 3)
     local want = R.exponential(1, 3):totable()

@@ -391,6 +391,18 @@ describe("print options", function()
     assert.are.equal("[                   1, 18446744073709551615]", gpu.array2string(big[{{1, 2}}], {separator = ", "}))
     assert.are.equal("[   0    1    2 ... 1997 1998 1999]", gpu.array2string(gpu.arange(2000, "int64")))
     assert.are.equal("[   5 -300   12]", gpu.array_str(gpu.array({5, -300, 12}, "int16")))
+    -- NumPy's wrapping with a separator's tail (a value may end a column before the width,
+    -- not two) and its True and False: np.array2string(np.arange(-5, 12, dtype=np.int32),
+    -- max_line_width=20, separator=', '), the same of arange(-6, 6).reshape(2, 6) at 12
+    assert.are.equal("[-5, -4, -3, -2, -1,\n  0,  1,  2,  3,  4,\n  5,  6,  7,  8,  9,\n 10, 11]",
+                     gpu.array2string(gpu.arange(-5, 12, "int32"), {linewidth = 20, separator = ", "}))
+    assert.are.equal("[[-6, -5,\n  -4, -3,\n  -2, -1],\n [ 0,  1,\n   2,  3,\n   4,  5]]",
+                     gpu.array2string(gpu.arange(-6, 6, "int64"):reshape(2, 6), {linewidth = 12, separator = ", "}))
+    local flags = gpu.array({true, false, true}, "bool")
+    assert.are.equal("[ True False  True]", gpu.array2string(flags))
+    assert.are.equal("[[ True],\n [False]]", gpu.array2string(flags[{{1, 2}}]:reshape(2, 1), {separator = ","}))
+    assert.are.equal("True", gpu.array_str(flags[{1}]))
+    assert.are.equal("gpu.array(bool, {3}) [true, false, true]", tostring(flags))   -- gpuhost's own
     assert.are.equal("gpu.array(uint64, {2}) [1, 18446744073709551615]", tostring(big[{{1, 2}}]))   -- gpuhost's own
     assert.are.equal(tostring(gpu.arange(3)), gpu.array_repr(gpu.arange(3)))
   end)

@@ -370,3 +370,27 @@ print(#c > 0)
     assert.are.equal("released\ntrue\n\ntrue\n", out)
   end)
 end)
+
+describe("scripts/sanitize.sh", function()
+  it("gives the specs' compile cache back when make asan fails", function()
+    -- a copy of the script in a tree of its own, with a make that removes build/ and fails
+    local dir = os.tmpname()
+    os.remove(dir)
+    local q = S.quote(dir)
+    local _, status, err = S.run(("mkdir -p %s/scripts %s/bin %s/build/spec-cache" ..
+      " && echo kept > %s/build/spec-cache/entry && cp scripts/sanitize.sh %s/scripts/" ..
+      " && printf '#!/bin/sh\\nrm -rf build\\nexit 2\\n' > %s/bin/make && chmod +x %s/bin/make"):format(q, q, q, q, q, q, q))
+    assert.are.equal(0, status, err)
+    local out
+    out, status, err = S.run(("PATH=%s/bin:\"$PATH\" sh %s/scripts/sanitize.sh"):format(q, q))
+    assert.are.equal(1, status, out)
+    assert.matches("make asan failed", err, 1, true)
+    local f = io.open(dir .. "/build/spec-cache/entry")
+    local kept = f and f:read("a")
+    if f then f:close() end
+    local left = S.run(("ls -A %s"):format(q))
+    S.run("rm -rf " .. q)
+    assert.are.equal("kept\n", kept)
+    assert.are.equal("bin\nbuild\nscripts\n", left)   -- no copy left beside it
+  end)
+end)
