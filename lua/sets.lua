@@ -619,6 +619,8 @@ end
 
 local API = {"put", "place", "putmask", "copyto", "take_along_axis", "put_along_axis", "compress", "choose",
              "select", "delete", "insert", "resize", "repeat", "trim_zeros", "in1d", "union1d", "setdiff1d",
-             "intersect1d", "setxor1d", "lexsort", "partition", "argpartition", "digitize", "_unique_dim"}
+             "intersect1d", "setxor1d", "lexsort", "partition", "argpartition", "digitize"}
 for _, name in ipairs(API) do gpu[name] = gpu._api(gpu[name]) end
+-- called by gpu.unique (C) for the user: its errors at the line that called gpu.unique
+gpu._unique_dim = gpu._api(gpu._unique_dim, 3)
 array_meta.methods["repeat"] = gpu["repeat"]

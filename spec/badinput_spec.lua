@@ -1043,6 +1043,9 @@ describe("bad input", function()
     assert.matches("out has shape {4}", at(gpu.clip, gpu.zeros(3), nil, 1, {out = gpu.zeros(4)}), 1, true)
     assert.matches("attempt to use a freed array", at(gpu.save, os.tmpname(), dead), 1, true)
     assert.matches("attempt to use a freed array", at(jitk[{1}, {1}], dead), 1, true)
+    -- gpu.unique (C) hands a dim to lua/sets.lua: its errors at this line too
+    assert.matches("gpu.unique: stream must be a gpu.stream", at(gpu.unique, a, {dim = 1, stream = 1}), 1, true)
+    assert.matches("gpu.unique: a 0-D array has no dim 1", at(gpu.unique, gpu.zeros({}), {dim = 1}), 1, true)
     local ok, err = pcall(function() return jitk.foo end); local line = debug.getinfo(1, "l").currentline
     assert.is_false(ok)
     assert.matches("_spec%.lua:" .. line .. ": gpu.jit function has no field or method 'foo'", err)
