@@ -8,13 +8,13 @@
 #include "rewrite.h"
 #include "reduce.h"
 
-/* gpu._build: this build's embedded files (a hash), in keys of what lua/gpu.lua keeps on
- * disk */
-static void set_build(lua_State *L, int gpu) {
+/* gpu._build(): this build's embedded files (a hash), in keys of what lua/gpu.lua keeps on
+ * disk; a function, so that a process that keeps nothing never hashes them */
+static int gpu_build(lua_State *L) {
   char build[17];
   snprintf(build, sizeof build, "%016llx", (unsigned long long)embedded_id());
   lua_pushstring(L, build);
-  lua_setfield(L, gpu, "_build");
+  return 1;
 }
 
 /* gpu.rewrite(source): the source as gpuhost reads it (the launch spelling made Lua) */
@@ -86,7 +86,8 @@ int luaopen_gpu(lua_State *L) {
   lua_setfield(L, gpu, "rewrite");
   lua_pushcfunction(L, gpu_embedded);
   lua_setfield(L, gpu, "_embedded");
-  set_build(L, gpu);
+  lua_pushcfunction(L, gpu_build);
+  lua_setfield(L, gpu, "_build");
   /* metatables for lua/gpu.lua to finish (printing) */
   lua_createtable(L, 0, 4);
   luaL_getmetatable(L, GPU_UFUNC_T);

@@ -433,7 +433,7 @@ end
 local function parse(source)
   local d = declarations[source]
   if d then return d end
-  local key = #source >= MEMO_BYTES and "gpuhost-declarations 1\n" .. gpu._build .. "\n" .. source
+  local key = #source >= MEMO_BYTES and "gpuhost-declarations 1\n" .. gpu._build() .. "\n" .. source
   d = key and decls_from(gpu._jit_memo(key))
   if not d then
     d = signature().parse(source)
