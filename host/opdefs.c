@@ -51,6 +51,10 @@ const OpDef ops_builtins[] = {
   {"asinh", 1, RULE_FLOAT, "ew::asinh", NULL, CX}, {"acosh", 1, RULE_FLOAT, "ew::acosh", NULL, CX},
   {"atanh", 1, RULE_FLOAT, "ew::atanh", NULL, CX}, {"cbrt", 1, RULE_FLOAT, "ew::cbrt", NULL, NOCX},
   {"hypot", 2, RULE_FLOAT, "ew::hypot", NULL, NOCX},
+  /* C's (and scipy.special's erf, erfc, gammaln, gamma): not NumPy's, but gpu.jit has them */
+  {"erf", 1, RULE_FLOAT, "ew::erf", NULL, NOCX}, {"erfc", 1, RULE_FLOAT, "ew::erfc", NULL, NOCX},
+  {"lgamma", 1, RULE_FLOAT, "ew::lgamma", NULL, NOCX},
+  {"tgamma", 1, RULE_FLOAT, "ew::tgamma", NULL, NOCX},
   {"copysign", 2, RULE_FLOAT, "ew::copysign", NULL, NOCX},
   {"nextafter", 2, RULE_FLOAT, "ew::nextafter", NULL, NOCX},
   {"logaddexp", 2, RULE_FLOAT, "ew::logaddexp", NULL, NOCX},

@@ -239,7 +239,8 @@ EW_MATH1(sin, sinf, ::sin) EW_MATH1(cos, cosf, ::cos) EW_MATH1(tan, tanf, ::tan)
 EW_MATH1(asin, asinf, ::asin) EW_MATH1(acos, acosf, ::acos) EW_MATH1(atan, atanf, ::atan)
 EW_MATH1(sinh, sinhf, ::sinh) EW_MATH1(cosh, coshf, ::cosh) EW_MATH1(tanh, tanhf, ::tanh)
 EW_MATH1(asinh, asinhf, ::asinh) EW_MATH1(acosh, acoshf, ::acosh) EW_MATH1(atanh, atanhf, ::atanh)
-EW_MATH1(cbrt, cbrtf, ::cbrt)
+EW_MATH1(cbrt, cbrtf, ::cbrt) EW_MATH1(erf, erff, ::erf) EW_MATH1(erfc, erfcf, ::erfc)
+EW_MATH1(lgamma, lgammaf, ::lgamma) EW_MATH1(tgamma, tgammaf, ::tgamma)
 #undef EW_MATH1
 #define EW_MATH2(NAME, F, D) \
   __device__ __forceinline__ float NAME(float x, float y) { return F(x, y); } \

@@ -15,7 +15,8 @@ local helper_order = {"base", "int_add", "int_sub", "int_mul", "int_neg", "int_i
                       "int_imod", "int_ifmod", "int_shl", "int_shr", "float", "intfloat", "minmax", "count", "local", "dim", "atomic",
                       "atomic_add", "atomic_sub", "atomic_exch", "atomic_min", "atomic_max",
                       "atomic_and", "atomic_or", "atomic_xor", "atomic_inc", "atomic_dec",
-                      "atomic_cas", "laneid", "debug"}
+                      "atomic_cas", "laneid", "debug",
+                      "npmath"}
 helpers.base = {code = [[
 typedef long long i64;
 typedef unsigned long long u64;
@@ -266,6 +267,41 @@ __device__ __forceinline__ i64 lchecked(i64 i, i64 j, i64 k, i64 site, const rec
     return -1;
   }
   return (i * C + j) * D + k;
+}]]}
+helpers.npmath = {needs = {"base"}, code = [[
+// gpu.<function> on numbers as NumPy's on arrays: maximum and minimum propagate a nan
+// (fmax and fmin drop it), sign(nan) is nan, isinf and isfinite without the C macros
+template <class T> __device__ __forceinline__ T maximum(T a, T b) { return (a >= b || a != a) ? a : b; }
+template <class T> __device__ __forceinline__ T minimum(T a, T b) { return (a <= b || a != a) ? a : b; }
+template <class T> __device__ __forceinline__ T sign(T a) { return a > 0 ? T(1) : a < 0 ? T(-1) : a == 0 ? T(0) : a; }
+template <class T> __device__ __forceinline__ T square(T a) { return a * a; }
+template <class T> __device__ __forceinline__ bool isnan(T a) { return a != a; }
+template <class T> __device__ __forceinline__ bool isfinite(T a) { return a - a == a - a; }
+template <class T> __device__ __forceinline__ bool isinf(T a) { return a == a && !(a - a == a - a); }
+__device__ __forceinline__ bool signbit(float a) { return copysignf(1.0f, a) < 0; }
+__device__ __forceinline__ bool signbit(double a) { return ::copysign(1.0, a) < 0; }
+template <class T> __device__ __forceinline__ T deg2rad(T a) { return a * ((T)3.141592653589793 / (T)180); }
+template <class T> __device__ __forceinline__ T rad2deg(T a) { return a * ((T)180 / (T)3.141592653589793); }
+// log(e^x + e^y) and log2(2^x + 2^y) without overflow
+__device__ __forceinline__ float logaddexp(float x, float y) {
+  if (x == y) return x + 0.6931471805599453f;
+  float d = x - y;
+  return d > 0 ? x + log1pf(expf(-d)) : d <= 0 ? y + log1pf(expf(d)) : d;
+}
+__device__ __forceinline__ double logaddexp(double x, double y) {
+  if (x == y) return x + 0.6931471805599453;
+  double d = x - y;
+  return d > 0 ? x + ::log1p(::exp(-d)) : d <= 0 ? y + ::log1p(::exp(d)) : d;
+}
+__device__ __forceinline__ float logaddexp2(float x, float y) {
+  if (x == y) return x + 1.0f;
+  float d = x - y;
+  return d > 0 ? x + 1.4426950408889634f * log1pf(exp2f(-d)) : d <= 0 ? y + 1.4426950408889634f * log1pf(exp2f(d)) : d;
+}
+__device__ __forceinline__ double logaddexp2(double x, double y) {
+  if (x == y) return x + 1.0;
+  double d = x - y;
+  return d > 0 ? x + 1.4426950408889634 * ::log1p(::exp2(-d)) : d <= 0 ? y + 1.4426950408889634 * ::log1p(::exp2(d)) : d;
 }]]}
 helpers.laneid = {code = [[
 // the 1-based lane of this thread in its warp

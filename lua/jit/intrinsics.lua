@@ -614,6 +614,107 @@ entries["math.ult"] = {
 }
 
 ------------------------------------------------------------------------------------
+-- gpu.<function>: the elementwise functions of arrays, on numbers (NumPy's rules: a
+-- float function of an integer is a float64, of a float32 a float32; gpu.floor, ceil,
+-- trunc, abs, sign and square keep the type, so gpu.floor(x) is a float where
+-- math.floor(x) is an integer; predicates give booleans). The C is the C library's
+-- (float32 functions on float32) or emit.lua's "npmath" helpers.
+
+local npmath = {}   -- name -> {kind, c64, c32} or {kind, jit = helper function}
+local function def(kind, names, c64, c32)
+  for name in names:gmatch("%S+") do
+    npmath[name] = {kind = kind, c64 = c64 or name, c32 = c32 or (c64 or name) .. "f"}
+  end
+end
+for _, n in ipairs({"sqrt", "exp", "exp2", "log", "log2", "log10", "log1p", "expm1", "sin",
+                    "cos", "tan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "cbrt",
+                    "erf", "erfc", "lgamma", "tgamma", "rint"}) do
+  def("float1", n)
+end
+def("float1", "asin arcsin", "asin")
+def("float1", "acos arccos", "acos")
+def("float1", "atan arctan", "atan")
+def("float1", "arcsinh", "asinh")
+def("float1", "arccosh", "acosh")
+def("float1", "arctanh", "atanh")
+def("float1", "fabs", "fabs")
+def("float1", "deg2rad radians", "jit::deg2rad", "jit::deg2rad")
+def("float1", "rad2deg degrees", "jit::rad2deg", "jit::rad2deg")
+def("float2", "atan2 arctan2", "atan2")
+def("float2", "hypot")
+def("float2", "copysign")
+def("float2", "nextafter")
+def("float2", "logaddexp", "jit::logaddexp", "jit::logaddexp")
+def("float2", "logaddexp2", "jit::logaddexp2", "jit::logaddexp2")
+def("keep1", "floor")
+def("keep1", "ceil")
+def("keep1", "trunc fix", "trunc")
+def("keep1", "abs absolute", "fabs")
+def("keep1", "sign", "jit::sign", "jit::sign")
+def("keep1", "square", "jit::square", "jit::square")
+def("keep2", "maximum", "jit::maximum", "jit::maximum")
+def("keep2", "minimum", "jit::minimum", "jit::minimum")
+def("keep2", "fmax")
+def("keep2", "fmin")
+def("pred", "isnan", "jit::isnan", "jit::isnan")
+def("pred", "isinf", "jit::isinf", "jit::isinf")
+def("pred", "isfinite", "jit::isfinite", "jit::isfinite")
+def("pred", "signbit", "jit::signbit", "jit::signbit")
+
+local arity = {float1 = 1, float2 = 2, keep1 = 1, keep2 = 2, pred = 1}
+
+for name, f in pairs(npmath) do
+  local what = "gpu." .. name
+  entries[what] = {
+    call = function(ctx, e, typeof)
+      local n = arity[f.kind]
+      nargs(ctx, e, n, n)
+      local t = numeric_arg(ctx, e.args[1], typeof, what)
+      if n == 2 then t = types.promote(t, numeric_arg(ctx, e.args[2], typeof, what)) end
+      if f.kind == "pred" then return "bool" end
+      if f.kind == "float1" or f.kind == "float2" then return t and types.floated(t) end
+      return t
+    end,
+    emit = function(E, e)
+      if f.c64:find("^jit::") then E.helper("npmath") end
+      if f.kind == "pred" then
+        local t = types.concrete(e.args[1].ty)
+        if types.integer(t) then   -- an integer is finite, not nan, and has the sign it shows
+          local x = E.cv(e.args[1], "int64")
+          if name == "isfinite" then return ("((void)%s, true)"):format(x) end
+          if name == "signbit" then return ("(%s < 0)"):format(x) end
+          return ("((void)%s, false)"):format(x)
+        end
+        return ("%s(%s)"):format(f.c64, E.cv(e.args[1], t))
+      end
+      local t = types.concrete(e.ty)
+      local args = {}
+      for i, a in ipairs(e.args) do args[i] = E.cv(a, t) end
+      if t == "int64" then   -- keep1 and keep2 on integers: Lua's integers, wrapping
+        if name == "abs" or name == "absolute" then E.helper("int_iabs"); return ("jit::iabs(%s)"):format(args[1]) end
+        if name == "square" then E.helper("int_mul"); return ("jit::mul(%s, %s)"):format(args[1], args[1]) end
+        if f.kind == "keep1" and name ~= "sign" then return args[1] end   -- floor, ceil, trunc
+        if name == "fmax" or name == "fmin" then
+          E.helper("npmath")
+          return ("jit::%s(%s)"):format(name == "fmax" and "maximum" or "minimum", table.concat(args, ", "))
+        end
+        return ("%s(%s)"):format(f.c64, table.concat(args, ", "))
+      end
+      return ("%s(%s)"):format(t == "float32" and f.c32 or f.c64, table.concat(args, ", "))
+    end,
+  }
+end
+
+-- The name of an intrinsic a host value stands for when a kernel reads it from an upvalue
+-- or a global: math.sqrt, or an elementwise function of gpu (local tanh = gpu.tanh).
+function M.function_of(v)
+  if type(v) == "function" then return M.functions[v] end
+  if type(v) ~= "userdata" then return nil end
+  local name = tostring(v):match("^gpu%.ufunc%(([%w_]+)%)$")
+  if name and npmath[name] and rawequal(gpu[name], v) then return "gpu." .. name end
+end
+
+------------------------------------------------------------------------------------
 
 -- lookup(path): "ns" for a namespace, the entry for an intrinsic, nil for neither.
 function M.lookup(path)

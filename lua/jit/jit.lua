@@ -379,7 +379,7 @@ local function free_names(st, ctx)
     elseif type(v) == "number" then d = {kind = "value", ty = infer.const_type(v), value = v}
     elseif type(v) == "boolean" then d = {kind = "value", ty = "bool", value = v}
     elseif type(v) == "string" then d = {kind = "value", ty = "str", value = v}
-    elseif type(v) == "function" and intrinsics.functions[v] then d = {kind = "intr", path = intrinsics.functions[v]}
+    elseif intrinsics.function_of(v) then d = {kind = "intr", path = intrinsics.function_of(v)}
     elseif type(v) == "table" and states[v] then d = {kind = "jit", obj = v}
     elseif getmetatable(v) == array_mt then
       if not ctx.kernel then
