@@ -558,6 +558,11 @@ function gpu.jit(f, options)
   jit = jit or embedded("lua/jit/jit.lua")
   return jit.new(f, options)
 end
+-- gpu.vectorize(f [, options]): f applied to every element of arrays (lua/jit/vectorize.lua)
+function gpu.vectorize(f, options)
+  jit = jit or embedded("lua/jit/jit.lua")
+  return jit.vectorize(f, options)
+end
 
 ------------------------------------------------------------------------------------
 -- constructors and random numbers, on kernels/builtin.cu
@@ -825,7 +830,7 @@ function gpu.with_device(id, f, ...)
 end
 
 -- errors at the caller's line, also those of the calls these make
-for _, name in ipairs({"kernel", "module", "jit", "full", "ones", "zeros_like", "empty_like", "ones_like",
+for _, name in ipairs({"kernel", "module", "jit", "vectorize", "full", "ones", "zeros_like", "empty_like", "ones_like",
                        "full_like", "arange"}) do
   gpu[name] = gpu._api(gpu[name])
 end

@@ -418,9 +418,9 @@ local function typed(st, U, param_types, kernel, device)
   return ctx
 end
 
-local function compile(st, params)
-  compiler()
-  local U = emit.unit(st.debug)
+-- The typer of the device functions a compile unit calls: each (function, argument
+-- types) typed once, recursion refused.
+local function device_typer(U)
   local devices, busy = {}, {}
   local function device(obj, argtypes, line, fname, caller)
     local dst = states[obj]
@@ -440,6 +440,13 @@ local function compile(st, params)
     devices[key] = d
     return d
   end
+  return device
+end
+
+local function compile(st, params)
+  compiler()
+  local U = emit.unit(st.debug)
+  local device = device_typer(U)
   local ptypes = {}
   for i, p in ipairs(params) do ptypes[i] = type_of_param(p) end
   local ctx = typed(st, U, ptypes, true, device)
@@ -855,5 +862,33 @@ function M.new(f, options)
   return k
 end
 
+-- What gpu.jit function k returns when called with arguments of these types ("int64",
+-- "float32", "float64", "bool"), as a device function: its type, "void" for nothing.
+-- Raises at level as a compile does when it cannot be typed. gpu.vectorize's question.
+function M.returns(k, argtypes, level)
+  local st = states[k]
+  local key = types and types.key(argtypes)
+  local r = key and st.returns and st.returns[key]
+  if r then return r end
+  compiler()
+  key = types.key(argtypes)
+  local U = emit.unit(false)
+  local ok, ctx = pcall(typed, st, U, argtypes, false, device_typer(U))
+  if not ok then jit_error(ctx, level + 1) end
+  r = ctx.ret and types.concrete(ctx.ret) or "void"
+  st.returns = st.returns or {}
+  st.returns[key] = r
+  return r
+end
+
+-- gpu.vectorize (lua/jit/vectorize.lua), loaded at its first use
+local vectorize
+function M.vectorize(f, options)
+  vectorize = vectorize or module("vectorize", gpu, M)
+  return vectorize(f, options)
+end
+
+function M.is_jit(v) return states[v] ~= nil end
+function M.nparams(k) return states[k].nparams end
 M.parse_signature = parse_signature
 return M

@@ -1,0 +1,95 @@
+-- gpu.vectorize: a gpu.jit function of numbers over every element of arrays, broadcast as
+-- NumPy broadcasts (numba's @vectorize(target="cuda"), cupy.vectorize). Few kernels: each
+-- pattern of arguments compiles one (seconds on the CPU backend).
+local S = require("spec.support")
+
+local function flat(a)
+  local h, t = a:tohost(), {}
+  for i = 1, #h do t[i] = h[i] end
+  return t
+end
+
+describe("gpu.vectorize", function()
+  local fma = gpu.vectorize(function(x, y) return x * y + 1 end)
+
+  it("applies f to every element, broadcasting, in the type f returns", function()
+    local a = gpu.array({1, 2, 3}, "float32")
+    local b = gpu.array({{10}, {-0.5}}, "float32")
+    local r = fma(a, b)
+    assert.are.equal("float32", r.dtype)
+    assert.are.same({2, 3}, r.shape)
+    assert.are.same(flat(a * b + 1), flat(r))
+    assert.are.same({11, 21, 31, 0.5, 0, -0.5}, flat(r))
+    -- a Lua number is an int64 or float64 argument, as in gpu.jit launches
+    local s = fma(a, 2)
+    assert.are.equal("float64", s.dtype)
+    assert.are.same({3, 5, 7}, flat(s))
+    -- integers are Lua's: an int32 array gives int64 results, which wrap as Lua's do
+    local i = fma(gpu.array({1, 2, math.maxinteger}, "int64"), gpu.array({3, 4, 2}, "int32"))
+    assert.are.equal("int64", i.dtype)
+    assert.are.same({4, 9, math.maxinteger * 2 + 1}, flat(i))
+    -- only numbers: a 0-D array
+    local z = fma(3, 4)
+    assert.are.same({}, z.shape)
+    assert.are.same({13}, flat(z))
+    -- no elements: no launch
+    assert.are.same({0, 3}, fma(gpu.zeros({0, 1}, "float32"), a).shape)
+  end)
+
+  it("takes gpu.jit functions, which may call others, and gives booleans", function()
+    local soft = gpu.jit(function(x) return gpu.log1p(gpu.exp(x)) end)
+    local act = gpu.jit(function(x, t)
+      if x > t then return x end
+      return soft(x) * 0.5
+    end)
+    local v = gpu.vectorize(act, {name = "act"})
+    assert.are.equal("gpu.vectorize(act)", tostring(v))
+    local x = gpu.array({-1, 0.5, 3}, "float64")
+    local r = v(x, 1.0)
+    local h = flat(r)
+    assert.are.equal(3, h[3])
+    assert.is_true(math.abs(h[1] - 0.5 * math.log(1 + math.exp(-1))) < 1e-15)
+    assert.is_true(math.abs(h[2] - 0.5 * math.log(1 + math.exp(0.5))) < 1e-15)
+    local pos = gpu.vectorize(function(x) return x > 0.5 end)
+    local p = pos(x)
+    assert.are.equal("bool", p.dtype)
+    assert.are.same({false, false, true}, flat(p))
+  end)
+
+  it("writes into out (converting, views too) and queues on a stream", function()
+    local a = gpu.array({1, 2, 3}, "float32")
+    local b = gpu.array({{10}, {20}}, "float32")
+    local o = gpu.zeros({3, 2}, "float64")
+    local r = fma(a, b, {out = o:transpose()})
+    assert.are.same({11, 21, 21, 41, 31, 61}, flat(o))
+    assert.are.same({2, 3}, r.shape)
+    local s = gpu.stream()
+    local q = fma(a, b, {stream = s})
+    s:synchronize()
+    assert.are.same({11, 21, 31, 21, 41, 61}, flat(q))
+  end)
+
+  it("refuses bad arguments with clear errors, and the host goes on", function()
+    local a = gpu.array({1, 2, 3}, "float32")
+    assert.matches("'fma' takes 2 arguments, got 1", S.errof(fma, a), 1, true)
+    assert.matches("bad argument #2 to 'fma' (a device array, number or boolean expected, got string)",
+                   S.errof(fma, a, "x"), 1, true)
+    assert.matches("got host array", S.errof(fma, a, a:tohost()), 1, true)
+    assert.matches("a complex64 array: gpu.vectorize takes integer, float and bool arrays",
+                   S.errof(fma, a, gpu.zeros(3, "complex64")), 1, true)
+    assert.matches("the arrays do not broadcast together", S.errof(fma, a, gpu.zeros(2)), 1, true)
+    assert.matches("option out has shape {2}, the result {3}", S.errof(fma, a, 1, {out = gpu.zeros(2)}), 1, true)
+    assert.matches("option out must be a device array", S.errof(fma, a, 1, {out = 3}), 1, true)
+    assert.matches("unknown option", S.errof(fma, a, 1, {outt = 3}), 1, true)
+    local dead = gpu.zeros(3)
+    dead:free()
+    assert.matches("freed", S.errof(fma, a, dead), 1, true)
+    assert.matches("bad argument #1 to 'vectorize' (a Lua function or a gpu.jit function expected, got number)",
+                   S.errof(gpu.vectorize, 5), 1, true)
+    assert.matches("unknown option", S.errof(gpu.vectorize, function(x) return x end, {nam = "x"}), 1, true)
+    local none = gpu.vectorize(function(x) local y = x end)
+    assert.matches("returns nothing for (float32): it must return a number or a boolean", S.errof(none, a), 1, true)
+    assert.matches("string concatenation", S.errof(gpu.vectorize, function(x) return x .. "s" end), 1, true)
+    assert.are.same({2, 3, 4}, flat(fma(a, 1)))
+  end)
+end)
