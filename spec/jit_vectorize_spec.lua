@@ -20,10 +20,16 @@ describe("gpu.vectorize", function()
     assert.are.same({2, 3}, r.shape)
     assert.are.same(flat(a * b + 1), flat(r))
     assert.are.same({11, 21, 31, 0.5, 0, -0.5}, flat(r))
-    -- a Lua number is an int64 or float64 argument, as in gpu.jit launches
+    -- a Lua integer is an int64 argument, as in gpu.jit launches (int64 with float32 gives
+    -- float64); a Lua float takes the arrays' float type, as gpu.multiply(a, 2.5) does
     local s = fma(a, 2)
     assert.are.equal("float64", s.dtype)
     assert.are.same({3, 5, 7}, flat(s))
+    local w = fma(a, 2.5)
+    assert.are.equal("float32", w.dtype)
+    assert.are.same(flat(a * 2.5 + 1), flat(w))
+    assert.are.equal("float64", fma(a:astype("float64"), 2.5).dtype)
+    assert.are.equal("float64", fma(gpu.array({1, 2, 3}, "int32"), 2.5).dtype)
     -- integers are Lua's: an int32 array gives int64 results, which wrap as Lua's do
     local i = fma(gpu.array({1, 2, math.maxinteger}, "int64"), gpu.array({3, 4, 2}, "int32"))
     assert.are.equal("int64", i.dtype)

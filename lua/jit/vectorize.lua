@@ -77,6 +77,20 @@ MT.__call = function(v, ...)
     end
   end
   pattern = table.concat(pattern)
+  -- a Lua float is weak, as in gpu's own functions (gpu.multiply(a, 2.5) stays float32):
+  -- float32 when the float arrays are all float32
+  local float = "float64"
+  for i = 1, n do
+    if types[i] == "float32" then float = "float32" end
+  end
+  for i = 1, n do
+    if types[i] == "float64" and pattern:sub(i, i) == "a" then float = "float64" end
+  end
+  if float == "float32" then
+    for i = 1, n do
+      if pattern:sub(i, i) == "s" and types[i] == "float64" then types[i] = "float32" end
+    end
+  end
   local ret = jit.returns(v.f, types, 2)
   if ret == "void" then
     error(("gpu.vectorize: '%s' returns nothing for (%s): it must return a number or a boolean")
@@ -103,10 +117,11 @@ MT.__call = function(v, ...)
   end
   local size = out.size
   if size == 0 then return out end
-  local k = v.kernels[pattern]
+  local key = pattern .. " " .. float
+  local k = v.kernels[key]
   if not k then
-    k = gpu.jit(load(kernel_text(pattern))(v.f), {name = v.cname, debug = v.debug})
-    v.kernels[pattern] = k
+    k = gpu.jit(load(kernel_text(pattern))(v.f), {name = v.cname, debug = v.debug, float = float})
+    v.kernels[key] = k
   end
   local grid = math.min((size + 255) // 256, 65536)
   k[{grid, 256, stream = opts and opts.stream}](out, table.unpack(args, 1, n))
