@@ -862,23 +862,40 @@ function M.new(f, options)
   return k
 end
 
--- What gpu.jit function k returns when called with arguments of these types ("int64",
--- "float32", "float64", "bool"), as a device function: its type, "void" for nothing.
--- Raises at level as a compile does when it cannot be typed. gpu.vectorize's question.
-function M.returns(k, argtypes, level)
+-- gpu.vectorize's question: the C of gpu.jit function k as a device function for
+-- arguments of these types ("int64", "float32", "float64", "bool"): its helpers, the
+-- device functions it calls and itself; with its C name and the type it returns ("void"
+-- for nothing). Raises at level as a compile does when it cannot be typed. Kept on disk
+-- as the kernels' C is (under the same kind of key), so a new process need not parse k.
+local function device_text(d) return d.ret .. "\n" .. d.name .. "\n" .. d.source end
+local function device_from(text)
+  local ret, name, source = (text or ""):match("^(%a[%w]*)\n([%a_][%w_]*)\n(.*)$")
+  if ret and (ret == "void" or ret == "bool" or ret == "int64" or ret == "float32" or ret == "float64") then
+    return {ret = ret, name = name, source = source}
+  end
+end
+
+function M.device_source(k, argtypes, level)
   local st = states[k]
-  local key = types and types.key(argtypes)
-  local r = key and st.returns and st.returns[key]
-  if r then return r end
-  compiler()
-  key = types.key(argtypes)
-  local U = emit.unit(false)
-  local ok, ctx = pcall(typed, st, U, argtypes, false, device_typer(U))
-  if not ok then jit_error(ctx, level + 1) end
-  r = ctx.ret and types.concrete(ctx.ret) or "void"
-  st.returns = st.returns or {}
-  st.returns[key] = r
-  return r
+  local sig = "device(" .. table.concat(argtypes, ", ") .. ")"
+  st.devices = st.devices or {}
+  local d = st.devices[sig]
+  if d then return d end
+  local key = memo_key(st, sig)
+  d = device_from(gpu._jit_memo(key))
+  if not d then
+    compiler()
+    local U = emit.unit(false)
+    local ok, ctx = pcall(typed, st, U, argtypes, false, device_typer(U))
+    if ok then ok, ctx = pcall(function() emit.func(U, ctx); return ctx end) end
+    if not ok then jit_error(ctx, level + 1) end
+    local comment = ("// gpu.jit: %s as a device function, %s:%d, %s"):format(st.name, ctx.file, ctx.fn.line, sig)
+    d = {ret = ctx.ret and types.concrete(ctx.ret) or "void", name = ctx.cname,
+         source = emit.source(U, comment) .. '#line 1 "[gpu.vectorize]"\n'}
+    gpu._jit_memo(key, device_text(d))
+  end
+  st.devices[sig] = d
+  return d
 end
 
 -- gpu.vectorize (lua/jit/vectorize.lua), loaded at its first use

@@ -1,9 +1,10 @@
 -- vectorize.lua: gpu.vectorize(f), numba's @vectorize(target="cuda") and cupy.vectorize:
 -- a gpu.jit function of numbers applied to every element of arrays, broadcast as NumPy
--- broadcasts them. For each pattern of arguments (which are arrays) it makes a gpu.jit
--- kernel, from Lua text, that calls f as a device function in a grid-stride loop; the
--- result's dtype is what f returns for the elements' types (jit.lua's M.returns). So
--- compiling, caches and both backends are gpu.jit's. Loaded by jit.lua at the first use.
+-- broadcasts them. gpu.jit writes f's C as a device function for the arguments' types
+-- (jit.lua's device_source), and an elementwise operation of gpu's own (gpu._ufunc, as
+-- gpu.elementwise makes them: host/ufunc.c, lua/codegen.lua) calls it, so broadcasting,
+-- views, outputs, streams and the kernels' 16-byte loads are the ufuncs'. The result's
+-- dtype is what f returns for the elements' types. Loaded by jit.lua at the first use.
 local gpu, jit = ...
 
 local type, mtype, select = type, math.type, select
@@ -14,24 +15,6 @@ local dtype_of = {int64 = "int64", float32 = "float32", float64 = "float64", boo
 local element = {int8 = "int64", int16 = "int64", int32 = "int64", int64 = "int64", uint8 = "int64",
                  uint16 = "int64", uint32 = "int64", uint64 = "int64", float32 = "float32",
                  float64 = "float64", bool = "bool"}
-
-local function same_shape(a, b)
-  if #a ~= #b then return false end
-  for d = 1, #a do if a[d] ~= b[d] then return false end end
-  return true
-end
-
--- The Lua text of the kernel for a pattern ("a" an array, "s" a number or boolean, one
--- letter an argument): f is its upvalue, so gpu.jit calls it as a device function.
-local function kernel_text(pattern)
-  local params, args = {"out"}, {}
-  for i = 1, #pattern do
-    params[i + 1] = "x" .. i
-    args[i] = pattern:sub(i, i) == "a" and ("x%d[i]"):format(i) or "x" .. i
-  end
-  return ("local f = ...\nreturn function(%s)\n  for i = gpu.grid(1), #out, gpu.gridsize(1) do\n"
-          .. "    out[i] = f(%s)\n  end\nend\n"):format(table.concat(params, ", "), table.concat(args, ", "))
-end
 
 local MT = {}
 MT.__index = MT
@@ -58,14 +41,14 @@ MT.__call = function(v, ...)
   if n ~= v.nparams then
     error(("'%s' takes %d argument%s, got %d"):format(v.name, v.nparams, v.nparams == 1 and "" or "s", n), 2)
   end
-  local args, pattern, types, shapes = {...}, {}, {}, {}
+  local args, pattern, types = {...}, {}, {}
   for i = 1, n do
     local a = args[i]
     if getmetatable(a) == array_mt then
       local dt = a.dtype
       local t = element[dt]
       if not t then fail(v, i, ("a %s array: gpu.vectorize takes integer, float and bool arrays"):format(dt), 2) end
-      pattern[i], types[i], shapes[#shapes + 1] = "a", t, a.shape
+      pattern[i], types[i] = "a", t
     elseif mtype(a) == "integer" then
       pattern[i], types[i] = "s", "int64"
     elseif mtype(a) == "float" then
@@ -86,55 +69,41 @@ MT.__call = function(v, ...)
   for i = 1, n do
     if types[i] == "float64" and pattern:sub(i, i) == "a" then float = "float64" end
   end
-  if float == "float32" then
-    for i = 1, n do
-      if pattern:sub(i, i) == "s" and types[i] == "float64" then types[i] = "float32" end
-    end
+  local dtypes = {}
+  for i = 1, n do
+    if pattern:sub(i, i) == "s" and types[i] == "float64" then types[i] = float end
+    dtypes[i] = pattern:sub(i, i) == "a" and args[i].dtype or types[i]
   end
-  local ret = jit.returns(v.f, types, 2)
-  if ret == "void" then
+  local d = jit.device_source(v.f, types, 2)
+  if d.ret == "void" then
     error(("gpu.vectorize: '%s' returns nothing for (%s): it must return a number or a boolean")
           :format(v.name, table.concat(types, ", ")), 2)
   end
-  local ok, shape = pcall(gpu.broadcast_shapes, table.unpack(shapes))
-  if not ok then
-    error(("'%s': the arrays do not broadcast together (%s)"):format(v.name, tostring(shape):gsub("^.-: ", "")), 2)
-  end
-  for i = 1, n do
-    if pattern:sub(i, i) == "a" and not same_shape(args[i].shape, shape) then
-      args[i] = gpu.broadcast_to(args[i], shape)
-    end
-  end
   local out = opts and opts.out
-  if out ~= nil then
-    if getmetatable(out) ~= array_mt then fail(v, n + 1, "option out must be a device array", 2) end
-    if not same_shape(out.shape, shape) then
-      fail(v, n + 1, ("option out has shape {%s}, the result {%s}"):format(table.concat(out.shape, ", "),
-           table.concat(shape, ", ")), 2)
-    end
-  else
-    out = gpu.empty(shape, dtype_of[ret])
+  if out ~= nil and getmetatable(out) ~= array_mt then fail(v, n + 1, "option out must be a device array", 2) end
+  dtypes[n + 1] = out and out.dtype or dtype_of[d.ret]
+  local key = table.concat(dtypes, ",")
+  local u = v.ufuncs[key]
+  if not u then
+    local names, call = {}, {}
+    for i = 1, n do names[i] = "x" .. i; call[i] = "x" .. i end
+    names[n + 1] = "out"
+    u = gpu._ufunc({name = v.name, nin = n, nout = 1, dtypes = dtypes, names = names,
+                    body = ("out = %s(%s);"):format(d.name, table.concat(call, ", ")), typedefs = d.source,
+                    load_outputs = {false}})
+    v.ufuncs[key] = u
   end
-  local size = out.size
-  if size == 0 then return out end
-  local key = pattern .. " " .. float
-  local k = v.kernels[key]
-  if not k then
-    k = gpu.jit(load(kernel_text(pattern))(v.f), {name = v.cname, debug = v.debug, float = float})
-    v.kernels[key] = k
-  end
-  local grid = math.min((size + 255) // 256, 65536)
-  k[{grid, 256, stream = opts and opts.stream}](out, table.unpack(args, 1, n))
-  return out
+  args[n + 1] = {stream = opts and opts.stream, out = out and {out}}
+  return u(table.unpack(args, 1, n + 1))
 end
 
--- gpu.vectorize(f [, {name =, debug =}])
+-- gpu.vectorize(f [, {name =}])
 return function(f, options)
   if options ~= nil and type(options) ~= "table" then
     error(("bad argument #2 to 'vectorize' (options table expected, got %s)"):format(type(options)), 3)
   end
   options = options or {}
-  gpu._arg.options(options, "vectorize", "name debug")
+  gpu._arg.options(options, "vectorize", "name")
   local k
   if jit.is_jit(f) then
     k = f
@@ -145,6 +114,9 @@ return function(f, options)
           :format(type(f)), 3)
   end
   local name = options.name or k.name
-  return setmetatable({f = k, name = name, cname = name .. "_vectorized", debug = options.debug and true or false,
-                       nparams = jit.nparams(k), kernels = {}}, MT)
+  local nparams = jit.nparams(k)
+  if nparams == 0 then
+    error("bad argument #1 to 'vectorize' (a function of at least one argument expected)", 3)
+  end
+  return setmetatable({f = k, name = name, nparams = nparams, ufuncs = {}}, MT)
 end
