@@ -301,6 +301,147 @@ for i, d in ipairs(gpu._dtypes) do
 end
 
 ------------------------------------------------------------------------------------
+-- the disk memo: small records kept in the user's compile cache (gpu._jit_memo, host/jit.c)
+-- by gpu.jit's finder and its C memo (lua/jit/jit.lua) and by parse below. A record is
+-- plain data, written as `return {...}` text and taken back only if it has the shape its
+-- reader declares: a corrupt, old or foreign entry is a miss, never an error.
+--
+-- A shape: "string", "integer", "number" or "boolean", with a trailing "?" if nil may
+-- stand for it; "{T}" (or "{T}?"): an array of T's, T one of those four; a table {S}: an
+-- array of S's (S a shape); a table of fields: a record with those fields and no others
+-- (each field's name a Lua name, not a keyword, without "function" in it).
+
+local function optional(shape) return type(shape) == "string" and shape:byte(-1) == 63 end   -- "?"
+
+-- The test of a shape (a function of v: has v the shape?), made once per shape.
+local tests = setmetatable({}, {__mode = "k"})
+local test_of
+local function size(t)
+  local n = 0
+  for _ in next, t do n = n + 1 end
+  return n
+end
+local function array_test(elem)
+  return function(v)
+    if type(v) ~= "table" then return false end
+    local n = #v
+    for i = 1, n do
+      if not elem(v[i]) then return false end
+    end
+    return size(v) == n   -- no other keys
+  end
+end
+local function record_test(shape)
+  local names, field = {}, {}
+  for k, s in pairs(shape) do names[#names + 1] = k; field[#names] = test_of(s) end
+  return function(v)
+    if type(v) ~= "table" then return false end
+    local n = 0
+    for i = 1, #names do
+      local x = v[names[i]]
+      if not field[i](x) then return false end
+      if x ~= nil then n = n + 1 end
+    end
+    return size(v) == n   -- no other fields
+  end
+end
+test_of = function(shape)
+  local t = tests[shape]
+  if t then return t end
+  if type(shape) == "table" then
+    t = shape[1] ~= nil and array_test(test_of(shape[1])) or record_test(shape)
+  else
+    local base = optional(shape) and shape:sub(1, -2) or shape
+    local elem = base:match("^{(.*)}$")
+    if elem then t = array_test(test_of(elem))
+    elseif base == "integer" then t = function(v) return math.type(v) == "integer" end
+    else t = function(v) return type(v) == base end
+    end
+    if base ~= shape then
+      local present = t
+      t = function(v) return v == nil or present(v) end
+    end
+  end
+  tests[shape] = t
+  return t
+end
+local function fits(v, shape) return test_of(shape)(v) end
+
+-- A literal Lua reads back as v: %q writes floats in hex, inf as 1e9999 and the smallest
+-- integer in hex; NaN (which it writes in parentheses) is 0/0. In a string, what `plain`
+-- refuses is written as an escape.
+local escapes = {["("] = "\\040", ["["] = "\\091", [":"] = "\\058", ["'"] = "\\039", ["-"] = "\\045"}
+local function literal(v)
+  if v ~= v then return "0/0" end
+  local q = ("%q"):format(v)
+  if type(v) == "string" then q = q:gsub("[%(%[:'%-]", escapes):gsub("function", "\\102unction") end
+  return q
+end
+
+-- v as text in out, as the shape has it: a record's fields in their names' order, those
+-- the shape lacks left out; raises where v does not have the shape
+local function write(v, shape, out)
+  if type(shape) == "string" then
+    local elem = shape:match("^{(.-)}%??$")
+    if not elem then
+      if not fits(v, shape) then error(("gpu._memo: %s where the shape has %s"):format(type(v), shape), 0) end
+      out[#out + 1] = literal(v)
+      return
+    end
+    shape = {elem}
+  end
+  if type(v) ~= "table" then error(("gpu._memo: %s where the shape has a table"):format(type(v)), 0) end
+  out[#out + 1] = "{"
+  if shape[1] ~= nil then
+    for i, x in ipairs(v) do
+      if i > 1 then out[#out + 1] = ", " end
+      write(x, shape[1], out)
+    end
+  else
+    local names = {}
+    for k, s in pairs(shape) do
+      if v[k] ~= nil then names[#names + 1] = k
+      elseif not optional(s) then error(("gpu._memo: no field %s"):format(k), 0) end
+    end
+    table.sort(names)
+    for i, k in ipairs(names) do
+      out[#out + 1] = (i > 1 and ", " or "") .. k .. " = "
+      write(v[k], shape[k], out)
+    end
+  end
+  out[#out + 1] = "}"
+end
+
+-- Is text one `return` of an expression that can neither call nor make a function? It
+-- starts with `return {` and holds no parenthesis, bracket, colon, single quote, `--` or
+-- `function` (literal writes them as escapes in strings): so there is no comment and no
+-- long string, no statement but that return (no assignment, no loop), and in it a name
+-- can only be a global of the empty env (nil), nothing can be called or indexed but nil:
+-- the one expression runs in time and memory linear in the text. (Plain finds, not a
+-- lexer: this runs at a new process's first gpu.arange, on builtin.cu's declarations.)
+local function plain(text)
+  return text:find("^%s*return%s*{") ~= nil and not (text:find("(", 1, true) or text:find("[", 1, true)
+    or text:find(":", 1, true) or text:find("'", 1, true) or text:find("--", 1, true)
+    or text:find("function", 1, true))
+end
+
+-- gpu._memo(key, shape): the record kept under key if it has the shape, else nil;
+-- gpu._memo(key, shape, v): keeps v (its fields the shape names) under key.
+function gpu._memo(key, shape, v)
+  if v ~= nil then
+    local out = {"return "}
+    write(v, shape, out)
+    return gpu._jit_memo(key, table.concat(out))
+  end
+  local text = gpu._jit_memo(key)
+  local chunk = text and plain(text) and load(text, "=[gpu memo]", "t", {})
+  if not chunk then return nil end
+  local ok, r = pcall(chunk)
+  if ok and fits(r, shape) then return r end
+  return nil
+end
+
+------------------------------------------------------------------------------------
 -- kernels
 
 -- The `#line` that makes compiler messages name the script's file and line: where in the
@@ -402,42 +543,20 @@ end
 
 local declarations = {}   -- source -> what signature.parse read in it
 
--- A long source's declarations are kept on disk too (gpu.jit's memo: the user's cache,
--- under the source and this build), as text, and taken back only if every field has its
--- type: reading builtin.cu's took 6 ms of a new process's first gpu.arange (2-core VM)
+-- A long source's declarations are kept on disk too (gpu._memo: the user's cache, under
+-- the source and this build): reading builtin.cu's took 6 ms of a new process's first
+-- gpu.arange (2-core VM)
 local MEMO_BYTES = 4096
-local function decls_text(d)
-  local q = {}
-  for i, x in ipairs(d) do
-    local t = {}
-    for j, n in ipairs(x.template or {}) do t[j] = ("%q"):format(n) end
-    q[i] = ("{name = %q, params = %q%s}"):format(x.name, x.params,
-                                                  x.template and ", template = {" .. table.concat(t, ", ") .. "}" or "")
-  end
-  return "return {" .. table.concat(q, ",\n") .. "}"
-end
-local function decls_from(text)
-  local chunk = text and load(text, "=[gpu declarations]", "t", {})
-  local ok, d = pcall(chunk or error)
-  if not ok or type(d) ~= "table" then return nil end
-  for _, x in ipairs(d) do
-    if type(x) ~= "table" or type(x.name) ~= "string" or type(x.params) ~= "string" then return nil end
-    if x.template ~= nil then
-      if type(x.template) ~= "table" then return nil end
-      for _, n in ipairs(x.template) do if type(n) ~= "string" then return nil end end
-    end
-  end
-  return d
-end
+local DECLS = {{name = "string", params = "string", template = "{string}?"}}
 
 local function parse(source)
   local d = declarations[source]
   if d then return d end
-  local key = #source >= MEMO_BYTES and "gpuhost-declarations 1\n" .. gpu._build() .. "\n" .. source
-  d = key and decls_from(gpu._jit_memo(key))
+  local key = #source >= MEMO_BYTES and "gpuhost-declarations 2\n" .. gpu._build() .. "\n" .. source
+  d = key and gpu._memo(key, DECLS)
   if not d then
     d = signature().parse(source)
-    if key then gpu._jit_memo(key, decls_text(d)) end
+    if key then gpu._memo(key, DECLS, d) end
   end
   declarations[source] = d
   return d
