@@ -313,34 +313,57 @@ end
 
 local function optional(shape) return type(shape) == "string" and shape:byte(-1) == 63 end   -- "?"
 
--- The test of a shape (a function of v: has v the shape?), made once per shape.
-local tests = setmetatable({}, {__mode = "k"})
-local test_of
+-- The test of a shape (a function of v: has v the shape?), made once per shape; a
+-- record's or an array's test checks scalars itself (a new process reads builtin.cu's
+-- declarations with it).
+local SCALAR = {string = true, integer = true, number = true, boolean = true}
+local function is(x, kind)
+  return type(x) == kind or kind == "integer" and math.type(x) == "integer"
+end
 local function size(t)
   local n = 0
   for _ in next, t do n = n + 1 end
   return n
 end
+local tests = setmetatable({}, {__mode = "k"})
+local test_of
 local function array_test(elem)
+  local kind = SCALAR[elem] and elem
+  local sub = not kind and test_of(elem)
   return function(v)
     if type(v) ~= "table" then return false end
     local n = #v
     for i = 1, n do
-      if not elem(v[i]) then return false end
+      local x = v[i]
+      if kind then   -- is(x, kind), written out: this runs per element
+        if type(x) ~= kind and (kind ~= "integer" or math.type(x) ~= "integer") then return false end
+      elseif not sub(x) then return false end
     end
     return size(v) == n   -- no other keys
   end
 end
 local function record_test(shape)
-  local names, field = {}, {}
-  for k, s in pairs(shape) do names[#names + 1] = k; field[#names] = test_of(s) end
+  local names, opt, kinds, subs = {}, {}, {}, {}
+  for k, s in pairs(shape) do
+    local i = #names + 1
+    names[i], opt[i] = k, optional(s)
+    local base = opt[i] and s:sub(1, -2) or s
+    if SCALAR[base] then kinds[i] = base else subs[i] = test_of(s) end
+  end
   return function(v)
     if type(v) ~= "table" then return false end
     local n = 0
     for i = 1, #names do
       local x = v[names[i]]
-      if not field[i](x) then return false end
-      if x ~= nil then n = n + 1 end
+      if x == nil then
+        if not opt[i] then return false end
+      else
+        n = n + 1
+        local kind = kinds[i]
+        if kind then   -- is(x, kind), written out
+          if type(x) ~= kind and (kind ~= "integer" or math.type(x) ~= "integer") then return false end
+        elseif not subs[i](x) then return false end
+      end
     end
     return size(v) == n   -- no other fields
   end
@@ -349,13 +372,12 @@ test_of = function(shape)
   local t = tests[shape]
   if t then return t end
   if type(shape) == "table" then
-    t = shape[1] ~= nil and array_test(test_of(shape[1])) or record_test(shape)
+    t = shape[1] ~= nil and array_test(shape[1]) or record_test(shape)
   else
     local base = optional(shape) and shape:sub(1, -2) or shape
     local elem = base:match("^{(.*)}$")
-    if elem then t = array_test(test_of(elem))
-    elseif base == "integer" then t = function(v) return math.type(v) == "integer" end
-    else t = function(v) return type(v) == base end
+    if elem then t = array_test(elem)
+    else t = function(v) return is(v, base) end
     end
     if base ~= shape then
       local present = t
