@@ -308,110 +308,77 @@ end
 --
 -- A shape: "string", "integer", "number" or "boolean", with a trailing "?" if nil may
 -- stand for it; "{T}" (or "{T}?"): an array of T's, T one of those four; a table {S}: an
--- array of S's (S a shape); a table of fields: a record with those fields and no others
--- (each field's name a Lua name, not a keyword, without "function" in it).
+-- array of S's (S a shape); a table of fields: a record with those fields (each field's
+-- name a Lua name, not a keyword, without "function" in it). Only what a shape names is
+-- written and looked at: a reader sees nothing else of the record.
 
-local function optional(shape) return type(shape) == "string" and shape:byte(-1) == 63 end   -- "?"
-
--- The test of a shape (a function of v: has v the shape?), made once per shape; a
--- record's or an array's test checks scalars itself (a new process reads builtin.cu's
--- declarations with it).
-local SCALAR = {string = true, integer = true, number = true, boolean = true}
-local function is(x, kind)
-  return type(x) == kind or kind == "integer" and math.type(x) == "integer"
-end
-local function size(t)
-  local n = 0
-  for _ in next, t do n = n + 1 end
-  return n
-end
-local tests = setmetatable({}, {__mode = "k"})
-local test_of
-local function array_test(elem)
-  local kind = SCALAR[elem] and elem
-  local sub = not kind and test_of(elem)
-  return function(v)
-    if type(v) ~= "table" then return false end
-    local n = #v
-    for i = 1, n do
-      local x = v[i]
-      if kind then   -- is(x, kind), written out: this runs per element
-        if type(x) ~= kind and (kind ~= "integer" or math.type(x) ~= "integer") then return false end
-      elseif not sub(x) then return false end
-    end
-    return size(v) == n   -- no other keys
-  end
-end
-local function record_test(shape)
-  local names, opt, kinds, subs = {}, {}, {}, {}
-  for k, s in pairs(shape) do
-    local i = #names + 1
-    names[i], opt[i] = k, optional(s)
-    local base = opt[i] and s:sub(1, -2) or s
-    if SCALAR[base] then kinds[i] = base else subs[i] = test_of(s) end
-  end
-  return function(v)
-    if type(v) ~= "table" then return false end
-    local n = 0
-    for i = 1, #names do
-      local x = v[names[i]]
-      if x == nil then
-        if not opt[i] then return false end
-      else
-        n = n + 1
-        local kind = kinds[i]
-        if kind then   -- is(x, kind), written out
-          if type(x) ~= kind and (kind ~= "integer" or math.type(x) ~= "integer") then return false end
-        elseif not subs[i](x) then return false end
-      end
-    end
-    return size(v) == n   -- no other fields
-  end
-end
-test_of = function(shape)
-  local t = tests[shape]
-  if t then return t end
-  if type(shape) == "table" then
-    t = shape[1] ~= nil and array_test(shape[1]) or record_test(shape)
-  else
-    local base = optional(shape) and shape:sub(1, -2) or shape
-    local elem = base:match("^{(.*)}$")
-    if elem then t = array_test(elem)
-    else t = function(v) return is(v, base) end
-    end
-    if base ~= shape then
-      local present = t
-      t = function(v) return v == nil or present(v) end
-    end
-  end
-  tests[shape] = t
-  return t
-end
-local function fits(v, shape) return test_of(shape)(v) end
-
--- A literal Lua reads back as v: %q writes floats in hex, inf as 1e9999 and the smallest
--- integer in hex; NaN (which it writes in parentheses) is 0/0. In a string, what `plain`
--- refuses is written as an escape.
-local escapes = {["("] = "\\040", ["["] = "\\091", [":"] = "\\058", ["'"] = "\\039", ["-"] = "\\045"}
-local function literal(v)
-  if v ~= v then return "0/0" end
-  local q = ("%q"):format(v)
-  if type(v) == "string" then q = q:gsub("[%(%[:'%-]", escapes):gsub("function", "\\102unction") end
-  return q
-end
-
--- v as text in out, as the shape has it: a record's fields in their names' order, those
--- the shape lacks left out; raises where v does not have the shape
-local function write(v, shape, out)
+-- What a shape says, made once per shape: for a string, {its type ("table" for an array),
+-- whether nil may stand for it, an array's shape}; for a table, false (a record's field
+-- names, sorted, go in `names`)
+local kinds, names = {}, {}
+local function kind_of(shape)
+  local k = false
   if type(shape) == "string" then
-    local elem = shape:match("^{(.-)}%??$")
-    if not elem then
-      if not fits(v, shape) then error(("gpu._memo: %s where the shape has %s"):format(type(v), shape), 0) end
-      out[#out + 1] = literal(v)
-      return
-    end
-    shape = {elem}
+    local opt = shape:byte(-1) == 63   -- "?"
+    local base = opt and shape:sub(1, -2) or shape
+    local elem = base:match("^{(.*)}$")
+    k = {elem and "table" or base, opt, elem and {elem}}
+  elseif shape[1] == nil then
+    local list = {}
+    for f in next, shape do list[#list + 1] = f end
+    table.sort(list)
+    names[shape] = list
   end
+  kinds[shape] = k
+  return k
+end
+
+-- Has v the shape? (An array is its elements 1 to #v, as ipairs and # see it.)
+local function fits(v, shape)
+  local k = kinds[shape]
+  if k == nil then k = kind_of(shape) end
+  if k then
+    if v == nil then return k[2] end
+    if not k[3] then
+      local t = type(v)
+      return t == k[1] or t == "number" and k[1] == "integer" and math.type(v) == "integer"
+    end
+    shape = k[3]
+  end
+  if type(v) ~= "table" then return false end
+  local elem = shape[1]
+  if elem ~= nil then
+    for i = 1, #v do
+      if not fits(v[i], elem) then return false end
+    end
+    return true
+  end
+  local list = names[shape]
+  for i = 1, #list do
+    local f = list[i]
+    if not fits(v[f], shape[f]) then return false end
+  end
+  return true
+end
+
+-- v as text in out, as the shape has it (a record's fields in their names' order, what the
+-- shape does not name left out), or raises where v does not have the shape. %q writes
+-- floats in hex, inf as 1e9999, the least integer in hex and NaN as (0/0): here 0/0; in a
+-- string, what `plain` refuses is an escape.
+local escapes = {["("] = "\\040", ["["] = "\\091", [":"] = "\\058", ["'"] = "\\039", ["-"] = "\\045"}
+local function write(v, shape, out)
+  local k = kinds[shape]
+  if k == nil then k = kind_of(shape) end
+  if k and not k[3] then
+    if v == nil or not fits(v, shape) then
+      error(("gpu._memo: %s where the shape has %s"):format(type(v), shape), 0)
+    end
+    local q = v ~= v and "0/0" or ("%q"):format(v)
+    if k[1] == "string" then q = q:gsub("[%(%[:'%-]", escapes):gsub("function", "\\102unction") end
+    out[#out + 1] = q
+    return
+  end
+  shape = k and k[3] or shape
   if type(v) ~= "table" then error(("gpu._memo: %s where the shape has a table"):format(type(v)), 0) end
   out[#out + 1] = "{"
   if shape[1] ~= nil then
@@ -420,15 +387,13 @@ local function write(v, shape, out)
       write(x, shape[1], out)
     end
   else
-    local names = {}
-    for k, s in pairs(shape) do
-      if v[k] ~= nil then names[#names + 1] = k
-      elseif not optional(s) then error(("gpu._memo: no field %s"):format(k), 0) end
-    end
-    table.sort(names)
-    for i, k in ipairs(names) do
-      out[#out + 1] = (i > 1 and ", " or "") .. k .. " = "
-      write(v[k], shape[k], out)
+    local sep = ""
+    for _, f in ipairs(names[shape]) do
+      if v[f] ~= nil or not fits(nil, shape[f]) then   -- an optional field left out when nil
+        out[#out + 1] = sep .. f .. " = "
+        write(v[f], shape[f], out)
+        sep = ", "
+      end
     end
   end
   out[#out + 1] = "}"
@@ -436,7 +401,7 @@ end
 
 -- Is text one `return` of an expression that can neither call nor make a function? It
 -- starts with `return {` and holds no parenthesis, bracket, colon, single quote, `--` or
--- `function` (literal writes them as escapes in strings): so there is no comment and no
+-- `function` (write makes them escapes in strings): so there is no comment and no
 -- long string, no statement but that return (no assignment, no loop), and in it a name
 -- can only be a global of the empty env (nil), nothing can be called or indexed but nil:
 -- the one expression runs in time and memory linear in the text. (Plain finds, not a

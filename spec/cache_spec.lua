@@ -189,9 +189,9 @@ local nan = gpu._memo("spec memo", {x = "number"}).x
 print(nan ~= nan)
 local bad = {'return {tags = {1}, n = 1, x = 1, on = true, rows = {}}',          -- a number for a string
              'return {tags = {}, n = 1.5, x = 1, on = true, rows = {}}',         -- a float for an integer
-             'return {tags = {}, n = 1, x = 1, on = true, rows = {}, more = 1}', -- a field too many
-             'return {tags = {"a", nil, "c"}, n = 1, x = 1, on = true, rows = {}}',
-             'return {tags = {}, n = 1, x = 1, on = true, rows = {[2] = {a = "p"}}}',
+             'return {tags = {}, n = 1, x = 1, on = true, rows = {5}}',          -- a number for a record
+             'return {tags = {}, n = 1, x = 1, on = true, rows = {{a = "p", t = {"q"}}}}',
+             'return {tags = 5, n = 1, x = 1, on = true, rows = {}}',
              'return {tags = {}, n = 1, x = 1, on = true}',                      -- a field missing
              'return {tags = {}, n = 1, x = 1, on = true, rows = {}',            -- truncated
              'return 5', 'return nil', '', 'return {tags = {}, n = 1, x = 1, on = true, rows = {}} -- note',
@@ -214,7 +214,7 @@ print(select(2, pcall(gpu._memo, "spec memo", shape, {tags = {}, x = 1, on = tru
       assert.are.equal("nil\ttrue\tfloat\ttrue\tfalse\ttrue\t2\t-3\tnil\tnil\n" ..
                        "inf -inf -0.0 9.2233720368548e+18 true\n" ..
                        ("miss "):rep(15) .. "-inf\n" ..
-                       "gpu._memo: string where the shape has boolean\ngpu._memo: no field n\n", out)
+                       "gpu._memo: string where the shape has boolean\ngpu._memo: nil where the shape has integer\n", out)
     end)
   end)
 
