@@ -301,6 +301,134 @@ for i, d in ipairs(gpu._dtypes) do
 end
 
 ------------------------------------------------------------------------------------
+-- the disk memo: small records kept in the user's compile cache (gpu._jit_memo, host/jit.c)
+-- by gpu.jit's finder and its C memo (lua/jit/jit.lua) and by parse below. A record is
+-- plain data, written as `return {...}` text and taken back only if it has the shape its
+-- reader declares: a corrupt, old or foreign entry is a miss, never an error.
+--
+-- A shape: "string", "integer", "number" or "boolean", with a trailing "?" if nil may
+-- stand for it; "{T}" (or "{T}?"): an array of T's, T one of those four; a table {S}: an
+-- array of S's (S a shape); a table of fields: a record with those fields (each field's
+-- name a Lua name, not a keyword, without "function" in it). Only what a shape names is
+-- written and looked at: a reader sees nothing else of the record.
+
+-- What a shape says, made once per shape: for a string, {its type ("table" for an array),
+-- whether nil may stand for it, an array's shape}; for a table, false (a record's field
+-- names, sorted, go in `names`)
+local kinds, names = {}, {}
+local function kind_of(shape)
+  local k = false
+  if type(shape) == "string" then
+    local opt = shape:byte(-1) == 63   -- "?"
+    local base = opt and shape:sub(1, -2) or shape
+    local elem = base:match("^{(.*)}$")
+    k = {elem and "table" or base, opt, elem and {elem}}
+  elseif shape[1] == nil then
+    local list = {}
+    for f in next, shape do list[#list + 1] = f end
+    table.sort(list)
+    names[shape] = list
+  end
+  kinds[shape] = k
+  return k
+end
+
+-- Has v the shape? (An array is its elements 1 to #v, as ipairs and # see it.)
+local function fits(v, shape)
+  local k = kinds[shape]
+  if k == nil then k = kind_of(shape) end
+  if k then
+    if v == nil then return k[2] end
+    if not k[3] then
+      local t = type(v)
+      return t == k[1] or t == "number" and k[1] == "integer" and math.type(v) == "integer"
+    end
+    shape = k[3]
+  end
+  if type(v) ~= "table" then return false end
+  local elem = shape[1]
+  if elem ~= nil then
+    for i = 1, #v do
+      if not fits(v[i], elem) then return false end
+    end
+    return true
+  end
+  local list = names[shape]
+  for i = 1, #list do
+    local f = list[i]
+    if not fits(v[f], shape[f]) then return false end
+  end
+  return true
+end
+
+-- v as text in out, as the shape has it (a record's fields in their names' order, what the
+-- shape does not name left out), or raises where v does not have the shape. %q writes
+-- floats in hex, inf as 1e9999, the least integer in hex and NaN as (0/0): here 0/0; in a
+-- string, what `plain` refuses is an escape.
+local escapes = {["("] = "\\040", ["["] = "\\091", [":"] = "\\058", ["'"] = "\\039", ["-"] = "\\045"}
+local function write(v, shape, out)
+  local k = kinds[shape]
+  if k == nil then k = kind_of(shape) end
+  if k and not k[3] then
+    if v == nil or not fits(v, shape) then
+      error(("gpu._memo: %s where the shape has %s"):format(type(v), shape), 0)
+    end
+    local q = v ~= v and "0/0" or ("%q"):format(v)
+    if k[1] == "string" then q = q:gsub("[%(%[:'%-]", escapes):gsub("function", "\\102unction") end
+    out[#out + 1] = q
+    return
+  end
+  shape = k and k[3] or shape
+  if type(v) ~= "table" then error(("gpu._memo: %s where the shape has a table"):format(type(v)), 0) end
+  out[#out + 1] = "{"
+  if shape[1] ~= nil then
+    for i, x in ipairs(v) do
+      if i > 1 then out[#out + 1] = ", " end
+      write(x, shape[1], out)
+    end
+  else
+    local sep = ""
+    for _, f in ipairs(names[shape]) do
+      if v[f] ~= nil or not fits(nil, shape[f]) then   -- an optional field left out when nil
+        out[#out + 1] = sep .. f .. " = "
+        write(v[f], shape[f], out)
+        sep = ", "
+      end
+    end
+  end
+  out[#out + 1] = "}"
+end
+
+-- Is text one `return` of an expression that can neither call nor make a function? It
+-- starts with `return {` and holds no parenthesis, bracket, colon, single quote, `--` or
+-- `function` (write makes them escapes in strings): so there is no comment and no
+-- long string, no statement but that return (no assignment, no loop), and in it a name
+-- can only be a global of the empty env (nil), nothing can be called or indexed but nil:
+-- the one expression runs in time and memory linear in the text. (Plain finds, not a
+-- lexer: this runs at a new process's first gpu.arange, on builtin.cu's declarations.)
+local function plain(text)
+  return text:find("^%s*return%s*{") ~= nil and not (text:find("(", 1, true) or text:find("[", 1, true)
+    or text:find(":", 1, true) or text:find("'", 1, true) or text:find("--", 1, true)
+    or text:find("function", 1, true))
+end
+
+-- gpu._memo(key, shape): the record kept under key if it has the shape, else nil;
+-- gpu._memo(key, shape, v): keeps v (its fields the shape names) under key.
+function gpu._memo(key, shape, v)
+  if v ~= nil then
+    local out = {"return "}
+    write(v, shape, out)
+    return gpu._jit_memo(key, table.concat(out))
+  end
+  local text = gpu._jit_memo(key)
+  local chunk = text and plain(text) and load(text, "=[gpu memo]", "t", {})
+  if not chunk then return nil end
+  local ok, r = pcall(chunk)
+  if ok and fits(r, shape) then return r end
+  return nil
+end
+
+------------------------------------------------------------------------------------
 -- kernels
 
 -- The `#line` that makes compiler messages name the script's file and line: where in the
@@ -402,42 +530,20 @@ end
 
 local declarations = {}   -- source -> what signature.parse read in it
 
--- A long source's declarations are kept on disk too (gpu.jit's memo: the user's cache,
--- under the source and this build), as text, and taken back only if every field has its
--- type: reading builtin.cu's took 6 ms of a new process's first gpu.arange (2-core VM)
+-- A long source's declarations are kept on disk too (gpu._memo: the user's cache, under
+-- the source and this build): reading builtin.cu's took 6 ms of a new process's first
+-- gpu.arange (2-core VM)
 local MEMO_BYTES = 4096
-local function decls_text(d)
-  local q = {}
-  for i, x in ipairs(d) do
-    local t = {}
-    for j, n in ipairs(x.template or {}) do t[j] = ("%q"):format(n) end
-    q[i] = ("{name = %q, params = %q%s}"):format(x.name, x.params,
-                                                  x.template and ", template = {" .. table.concat(t, ", ") .. "}" or "")
-  end
-  return "return {" .. table.concat(q, ",\n") .. "}"
-end
-local function decls_from(text)
-  local chunk = text and load(text, "=[gpu declarations]", "t", {})
-  local ok, d = pcall(chunk or error)
-  if not ok or type(d) ~= "table" then return nil end
-  for _, x in ipairs(d) do
-    if type(x) ~= "table" or type(x.name) ~= "string" or type(x.params) ~= "string" then return nil end
-    if x.template ~= nil then
-      if type(x.template) ~= "table" then return nil end
-      for _, n in ipairs(x.template) do if type(n) ~= "string" then return nil end end
-    end
-  end
-  return d
-end
+local DECLS = {{name = "string", params = "string", template = "{string}?"}}
 
 local function parse(source)
   local d = declarations[source]
   if d then return d end
-  local key = #source >= MEMO_BYTES and "gpuhost-declarations 1\n" .. gpu._build() .. "\n" .. source
-  d = key and decls_from(gpu._jit_memo(key))
+  local key = #source >= MEMO_BYTES and "gpuhost-declarations 2\n" .. gpu._build() .. "\n" .. source
+  d = key and gpu._memo(key, DECLS)
   if not d then
     d = signature().parse(source)
-    if key then gpu._jit_memo(key, decls_text(d)) end
+    if key then gpu._memo(key, DECLS, d) end
   end
   declarations[source] = d
   return d

@@ -166,6 +166,122 @@ print(table.concat(a:totable(), " "))]]):format(pad)
   end)
 end)
 
+-- The disk memo (gpu._memo in lua/gpu.lua): what gpu.jit found and wrote, and a long
+-- source's declarations, kept as text in the cache and read back only whole and of the
+-- right shape; anything else is a miss (found, written, read again), never an error.
+describe("the disk memo", function()
+  it("keeps plain data and takes back only what has the reader's shape", function()
+    local code = [=[
+local shape = {name = "string?", n = "integer", x = "number", on = "boolean", tags = "{string}",
+               rows = {{a = "string", t = "{integer}?"}}}
+local odd = "a(b)[c]:d'e--f\n\"g\\ function \0\1-2\255"
+gpu._memo("spec memo", shape, {n = math.mininteger, x = 0.1, on = false, tags = {odd, ""},
+                               rows = {{a = "p"}, {a = "q", t = {-3, 7}}}, left = "out"})
+local m = gpu._memo("spec memo", shape)
+print(m.name, m.n == math.mininteger, math.type(m.x), m.x == 0.1, m.on, m.tags[1] == odd, #m.tags,
+      m.rows[2].t[1], m.rows[1].t, m.left)
+for _, x in ipairs({1 / 0, -1 / 0, -0.0, 2 ^ 63}) do
+  gpu._memo("spec memo", {x = "number"}, {x = x})
+  io.write(tostring(gpu._memo("spec memo", {x = "number"}).x), " ")
+end
+gpu._memo("spec memo", {x = "number"}, {x = 0 / 0})
+local nan = gpu._memo("spec memo", {x = "number"}).x
+print(nan ~= nan)
+local bad = {'return {tags = {1}, n = 1, x = 1, on = true, rows = {}}',          -- a number for a string
+             'return {tags = {}, n = 1.5, x = 1, on = true, rows = {}}',         -- a float for an integer
+             'return {tags = {}, n = 1, x = 1, on = true, rows = {5}}',          -- a number for a record
+             'return {tags = {}, n = 1, x = 1, on = true, rows = {{a = "p", t = {"q"}}}}',
+             'return {tags = 5, n = 1, x = 1, on = true, rows = {}}',
+             'return {tags = {}, n = 1, x = 1, on = true}',                      -- a field missing
+             'return {tags = {}, n = 1, x = 1, on = true, rows = {}',            -- truncated
+             'return 5', 'return nil', '', 'return {tags = {}, n = 1, x = 1, on = true, rows = {}} -- note',
+             'while true do end return {}',
+             'return {tags = {}, n = (function() while true do end end)(), x = 1, on = true, rows = {}}',
+             'return {tags = {("x"):rep(2^40)}, n = 1, x = 1, on = true, rows = {}}',
+             'return setmetatable({}, {__index = function() while true do end end})'}
+for i, text in ipairs(bad) do
+  gpu._jit_memo("spec memo", text)
+  io.write(gpu._memo("spec memo", shape) == nil and "miss " or "HIT " .. i .. " ")
+end
+gpu._jit_memo("spec memo", 'return {tags = {}, n = -1, x = -1e9999, on = true, rows = {}}')
+print(gpu._memo("spec memo", shape).x)
+print(select(2, pcall(gpu._memo, "spec memo", shape, {tags = {}, n = 1, x = 1, on = "yes", rows = {}})))
+print(select(2, pcall(gpu._memo, "spec memo", shape, {tags = {}, x = 1, on = true, rows = {}})))]=]
+    local dir = os.tmpname() .. "-cache"
+    with_dir(dir, function()
+      local out, status, err = S.run("timeout 60 env " .. S.gpuhost .. " -e " .. S.quote(code))
+      assert.are.equal(0, status, err)
+      assert.are.equal("nil\ttrue\tfloat\ttrue\tfalse\ttrue\t2\t-3\tnil\tnil\n" ..
+                       "inf -inf -0.0 9.2233720368548e+18 true\n" ..
+                       ("miss "):rep(15) .. "-inf\n" ..
+                       "gpu._memo: string where the shape has boolean\ngpu._memo: nil where the shape has integer\n", out)
+    end)
+  end)
+
+  -- Each case makes one kind of entry bad just before gpuhost reads it (the script's
+  -- prelude wraps gpu._jit_memo; arg[1], the key's start; arg[2], a function of the good
+  -- text): a run prints what the kernels computed and whether that entry was written (a
+  -- miss); then a run without harm finds it again. One script file: the finder's key
+  -- holds its name.
+  local SCRIPT = [[
+local raw, wrote, prefix = gpu._jit_memo, false, arg[1]
+local bad = arg[2] and assert(load("return " .. arg[2]))()
+gpu._jit_memo = function(key, value)
+  if key:sub(1, #prefix) == prefix then
+    if value then wrote = true
+    elseif bad and raw(key) then
+      local good = raw(key)
+      local worse = bad(good)
+      assert(worse ~= good, "the entry did not change")
+      raw(key, worse)
+    end
+  end
+  return raw(key, value)
+end
+local src = ("// padding\n"):rep(400) ..
+  "__global__ void twice(float *x, int n) { int i = gpu::grid(1); if (i < n) x[i] *= 2; }\n"
+local k = gpu.jit(function(y, v)
+  local i = gpu.grid(1)
+  y[i] = y[i] + v
+end)
+local y = gpu.arange(4, "float32")
+k[{1, 4}](y, 1)
+gpu.kernel(src, "twice")[{1, 4}](y, 4)
+print(table.concat(y:totable(), " "), wrote)
+]]
+  local function run(script, prefix, bad)
+    local out, status, err = S.run(("timeout 60 env %s %s %s %s"):format(S.gpuhost, S.quote(script),
+                                   S.quote(prefix), bad and S.quote(bad) or ""))
+    assert.are.equal(0, status, err)
+    return out
+  end
+  local HARMS = {
+    "function(t) return t:sub(1, #t // 2) end",
+    "function(t) return 'return ' .. ('%q'):format(t) end",
+    "function(t) return 'local t = {} while true do end return t' end",
+    "function(t) return 'return setmetatable({}, {__index = function() while true do end end})' end",
+  }
+  it("takes a corrupt entry of any kind for a miss", function()
+    local dir, script = os.tmpname() .. "-cache", S.tmpfile(SCRIPT)
+    with_dir(dir, function()
+      local want = "2.0 4.0 6.0 8.0\t"
+      assert.are.equal(want .. "true\n", run(script, "gpuhost-jit 2\n"))     -- first: made and kept
+      for _, kind in ipairs({
+        {"gpuhost-jit-find 2\n", "function(t) return (t:gsub('free = %b{}', 'free = {1}')) end"},
+        {"gpuhost-jit 2\n", "function(t) return (t:gsub('hidden = %b{}', 'hidden = 5')) end"},
+        {"gpuhost-declarations 2\n", "function(t) return (t:gsub('params = \"[^\"]*\"', 'params = 3')) end"}}) do
+        local prefix = kind[1]
+        assert.are.equal(want .. "false\n", run(script, prefix), prefix)         -- found
+        for _, bad in ipairs({kind[2], table.unpack(HARMS)}) do
+          assert.are.equal(want .. "true\n", run(script, prefix, bad), prefix .. bad)   -- a miss, kept again
+        end
+        assert.are.equal(want .. "false\n", run(script, prefix), prefix)
+      end
+    end)
+    os.remove(script)
+  end)
+end)
+
 -- What is loaded from the cache runs as you: nobody else may be able to put it there.
 describe("the compile cache's trust", function()
   local function compile_err(dir, src, prefix)

@@ -208,37 +208,30 @@ local function finder_key(f, info, text)
   names[#names + 1] = info.isvararg and "..." or ""
   for i = 1, info.nups do names[#names + 1] = "^" .. debug.getupvalue(f, i) end
   local stop = lines_end(text, pos, info.linedefined, info.lastlinedefined)
-  return ("gpuhost-jit-find 1\n%s\n%s\n%d %d\n%s\n%s"):format(build_stamp(), info.source,
+  return ("gpuhost-jit-find 2\n%s\n%s\n%d %d\n%s\n%s"):format(build_stamp(), info.source,
          info.linedefined, info.lastlinedefined, table.concat(names, " "), text:sub(pos, stop)), pos, stop
 end
 
 -- What the memo keeps of found (from find and scan), or nil when it was not found from
 -- its first line; `tail` is what lexing read past the last line (a comment that runs on),
 -- `ended` whether it stopped at the end of the text.
+local FOUND = {name = "string?", free = "{string}", from = "integer", to = "integer",
+               tail = "string", ended = "boolean"}
 local function finder_entry(found, free, stop, text)
   if not found.from then return nil end
   local toks = found.toks
   local after = toks.pos[toks.n]   -- where the eof token is: the first byte lexing did not read
-  local q = {}
-  for i, n in ipairs(free) do q[i] = ("%q"):format(n) end
-  return ("return {name = %s, free = {%s}, from = %d, to = %d, tail = %q, ended = %s}"):format(
-    found.name and ("%q"):format(found.name) or "nil", table.concat(q, ", "),
-    toks.pos[found.at] - found.from, toks.pos[found.fn.last] + 2 - found.from,
-    text:sub(stop + 1, after - 1), tostring(after > #text))
+  return {name = found.name, free = free, from = toks.pos[found.at] - found.from,
+          to = toks.pos[found.fn.last] + 2 - found.from, tail = text:sub(stop + 1, after - 1),
+          ended = after > #text}
 end
 
 -- found (without its tree) from the memo, or nil
 local function remembered(key, pos, stop, text, info)
-  local entry = gpu._jit_memo(key)
-  local chunk = entry and load(entry, "=[gpu.jit memo]", "t", {})
-  local ok, m = pcall(chunk or error)
-  if not ok or type(m) ~= "table" or type(m.free) ~= "table" or type(m.tail) ~= "string" or
-     math.type(m.from) ~= "integer" or math.type(m.to) ~= "integer" or
-     (m.name ~= nil and type(m.name) ~= "string") then
+  local m = gpu._memo(key, FOUND)
+  if not m or text:sub(stop + 1, stop + #m.tail) ~= m.tail or (m.ended and #text ~= stop + #m.tail) then
     return nil
   end
-  for _, n in ipairs(m.free) do if type(n) ~= "string" then return nil end end
-  if text:sub(stop + 1, stop + #m.tail) ~= m.tail or (m.ended and #text ~= stop + #m.tail) then return nil end
   return {name = m.name, free = m.free, info = info, text = text,
           body = text:sub(pos + m.from, pos + m.to)}
 end
@@ -276,7 +269,7 @@ local function source_of(f)
   found.info, found.text, found.free = info, text, free
   found.body = text:sub(found.toks.pos[found.at], found.toks.pos[found.fn.last] + 2)
   local entry = key and finder_entry(found, free, stop, text)
-  if entry then gpu._jit_memo(key, entry) end
+  if entry then gpu._memo(key, FOUND, entry) end
   return found
 end
 
@@ -526,27 +519,15 @@ fingerprint = function(st, seen)
 end
 
 local function memo_key(st, sig)
-  return "gpuhost-jit 1\n" .. build_stamp() .. "\n" .. sig .. "\n" .. fingerprint(st, {})
+  return "gpuhost-jit 2\n" .. build_stamp() .. "\n" .. sig .. "\n" .. fingerprint(st, {})
 end
 
-local function memo_text(spec)
-  local function list(t)
-    local q = {}
-    for i, x in ipairs(t) do q[i] = ("%q"):format(x) end
-    return table.concat(q, ", ")
-  end
-  return ("return {name = %q, source = %q, hidden = {%s}, sites = {%s}}")
-    :format(spec.name, spec.source, list(spec.hidden), list(spec.sites))
-end
+local SPEC = {name = "string", source = "string", hidden = "{string}", sites = "{string}"}
 
 -- The spec the memo keeps under key, or nil.
 local function memo_spec(st, key, sig)
-  local text = gpu._jit_memo(key)
-  local chunk = text and load(text, "=[gpu.jit memo]", "t", {})
-  local ok, m = pcall(chunk or error)
-  if not ok or type(m) ~= "table" or type(m.source) ~= "string" or type(m.name) ~= "string" then
-    return nil
-  end
+  local m = gpu._memo(key, SPEC)
+  if not m then return nil end
   local extra = {}
   for i, n in ipairs(m.hidden) do extra[i] = value_of(st, n) end
   return {source = m.source, name = m.name, extra = #extra > 0 and extra or nil, signature = sig,
@@ -564,7 +545,7 @@ local function specialize(st, params)
     local ok, r = pcall(compile, st, params)
     if not ok then jit_error(r, 0) end
     spec = r
-    gpu._jit_memo(key, memo_text(spec))
+    gpu._memo(key, SPEC, spec)
   end
   -- the declaration emit.lua wrote, so that gpu.kernel need not read the whole source
   local decl = spec.source:match('\nextern "C" __global__ void ' .. spec.name .. '%b()')
