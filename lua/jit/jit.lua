@@ -848,13 +848,8 @@ end
 -- device functions it calls and itself; with its C name and the type it returns ("void"
 -- for nothing). Raises at level as a compile does when it cannot be typed. Kept on disk
 -- as the kernels' C is (under the same kind of key), so a new process need not parse k.
-local function device_text(d) return d.ret .. "\n" .. d.name .. "\n" .. d.source end
-local function device_from(text)
-  local ret, name, source = (text or ""):match("^(%a[%w]*)\n([%a_][%w_]*)\n(.*)$")
-  if ret and (ret == "void" or ret == "bool" or ret == "int64" or ret == "float32" or ret == "float64") then
-    return {ret = ret, name = name, source = source}
-  end
-end
+local DEVICE = {ret = "string", name = "string", source = "string"}
+local returns = {void = true, bool = true, int64 = true, float32 = true, float64 = true}
 
 function M.device_source(k, argtypes, level)
   local st = states[k]
@@ -863,8 +858,8 @@ function M.device_source(k, argtypes, level)
   local d = st.devices[sig]
   if d then return d end
   local key = memo_key(st, sig)
-  d = device_from(gpu._jit_memo(key))
-  if not d then
+  d = gpu._memo(key, DEVICE)
+  if not (d and returns[d.ret] and d.name:find("^[%a_][%w_]*$")) then
     compiler()
     local U = emit.unit(false)
     local ok, ctx = pcall(typed, st, U, argtypes, false, device_typer(U))
@@ -873,7 +868,7 @@ function M.device_source(k, argtypes, level)
     local comment = ("// gpu.jit: %s as a device function, %s:%d, %s"):format(st.name, ctx.file, ctx.fn.line, sig)
     d = {ret = ctx.ret and types.concrete(ctx.ret) or "void", name = ctx.cname,
          source = emit.source(U, comment) .. '#line 1 "[gpu.vectorize]"\n'}
-    gpu._jit_memo(key, device_text(d))
+    gpu._memo(key, DEVICE, d)
   end
   st.devices[sig] = d
   return d
