@@ -850,3 +850,8 @@ for _, name in ipairs({"integers", "permutation", "choice", "key", "exponential"
     return random[name](...)
   end
 end
+-- numba's xoroshiro128+ states for gpu.jit's gpu.random.xoroshiro128p_* (lua/random.lua too)
+function random.create_xoroshiro128p_states(...)
+  module("lua/random.lua", random_hooks)
+  return random.create_xoroshiro128p_states(...)
+end
