@@ -22,13 +22,15 @@ local draws = gpu.jit(function(states, out)
   end
 end)
 
--- numba's documentation example: pi from the share of points in the quarter circle
+-- numba's documentation example: pi from the share of points in the quarter circle (its
+-- function read from an upvalue, as numba's imported name)
+local xoroshiro128p_uniform_float32 = gpu.random.xoroshiro128p_uniform_float32
 local compute_pi = gpu.jit(function(rng_states, iterations, out)
   local thread_id = gpu.grid(1)
   local inside = 0
   for _ = 1, iterations do
-    local x = gpu.random.xoroshiro128p_uniform_float32(rng_states, thread_id)
-    local y = gpu.random.xoroshiro128p_uniform_float32(rng_states, thread_id)
+    local x = xoroshiro128p_uniform_float32(rng_states, thread_id)
+    local y = xoroshiro128p_uniform_float32(rng_states, thread_id)
     if x ^ 2 + y ^ 2 <= 1.0 then inside = inside + 1 end
   end
   out[thread_id] = 4.0 * inside / iterations
@@ -91,6 +93,9 @@ describe("gpu.random.create_xoroshiro128p_states", function()
             4, 1, {subsequence = 2})
     refused("bad argument #3 to 'create_xoroshiro128p_states' %(subsequence_start must be a non%-negative integer, got %-2%)",
             4, 1, {subsequence_start = -2})
+    -- the draws are gpu.jit's: on the host, an error
+    assert.matches("gpu.random.xoroshiro128p_normal_float64 draws inside gpu.jit kernels only",
+                   S.errof(R.xoroshiro128p_normal_float64, R.create_xoroshiro128p_states(1, 1), 1))
   end)
 end)
 
