@@ -805,13 +805,19 @@ function random.create_xoroshiro128p_states(n, seed, opts)
   if math.type(n) ~= "integer" then fail(name, 1, "an integer expected, got " .. hooks.what(n)) end
   if n < 0 then fail(name, 1, "a number of states must be non-negative, got " .. n) end
   seed = type(seed) == "number" and math.tointeger(seed) or seed
-  if math.type(seed) ~= "integer" then fail(name, 2, "an integer seed expected, got " .. hooks.what(seed)) end
+  if math.type(seed) ~= "integer" then
+    fail(name, 2, "an integer seed expected (numba's from 2^63 on are Lua's seed - 2^64), got " .. hooks.what(seed))
+  end
   if opts ~= nil and type(opts) ~= "table" then fail(name, 3, "an options table expected, got " .. hooks.what(opts)) end
   opts = gpu._arg.options(opts, "random." .. name, "subsequence_start stream")
   local start = opts.subsequence_start or 0
   start = type(start) == "number" and math.tointeger(start) or start
   if math.type(start) ~= "integer" or start < 0 then
     fail(name, 3, "subsequence_start must be a non-negative integer, got " .. hooks.what(start))
+  end
+  local stream = opts.stream
+  if stream ~= nil and not (type(stream) == "userdata" and (getmetatable(stream) or {}).__name == "gpu.stream") then
+    fail(name, 3, "stream must be a gpu.stream, got " .. hooks.what(stream))
   end
   local ok, out = pcall(gpu.empty, {n, 2}, "uint64")
   if not ok then fail(name, 1, (tostring(out):gsub("^[^:\n]*:%d+: ", ""))) end
@@ -824,7 +830,7 @@ function random.create_xoroshiro128p_states(n, seed, opts)
   while m ~= 0 do bits, m = bits + 1, m >> 1 end
   xoro_module = xoro_module or gpu.module(gpu._embedded("kernels/builtin.cu"), {names = {"xoroshiro_states"}})
   local block = math.min(1 << p, 256)
-  xoro_module.xoroshiro_states[{(1 << p) // block, block, stream = opts.stream}](
+  xoro_module.xoroshiro_states[{(1 << p) // block, block, stream = stream}](
     out, n, splitmix64(seed), start, tables_on_device(bits), p)
   return out
 end

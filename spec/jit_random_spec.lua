@@ -73,6 +73,10 @@ describe("gpu.random.create_xoroshiro128p_states", function()
     assert.are.same(big[{{999001, 1000000}}]:totable(),
                     R.create_xoroshiro128p_states(1000, 42, {subsequence_start = 999000}):totable())
     assert.are.same({0, 2}, R.create_xoroshiro128p_states(0, 1).shape)
+    local st = gpu.stream()
+    local on = R.create_xoroshiro128p_states(1001, 42, {stream = st})
+    st:synchronize()
+    assert.are.same({3960469996611835494, 6173072550953812027}, on[{1001}]:totable())
   end)
 
   it("refuses bad arguments", function()
@@ -86,13 +90,14 @@ describe("gpu.random.create_xoroshiro128p_states", function()
     refused("bad argument #1 to 'create_xoroshiro128p_states' %(an integer expected, got string%)", "4", 1)
     refused("bad argument #1 to 'create_xoroshiro128p_states' %(a number of states must be non%-negative, got %-1%)", -1, 1)
     refused("bad argument #1 to 'create_xoroshiro128p_states' %(shape%[1%] is too large", 2^60, 1)
-    refused("bad argument #2 to 'create_xoroshiro128p_states' %(an integer seed expected, got 0.5%)", 4, 0.5)
-    refused("bad argument #2 to 'create_xoroshiro128p_states' %(an integer seed expected, got nil%)", 4)
+    refused("bad argument #2 to 'create_xoroshiro128p_states' %(an integer seed expected %(numba's from 2%^63 on are Lua's seed %- 2%^64%), got 0.5%)", 4, 0.5)
+    refused("bad argument #2 to 'create_xoroshiro128p_states' %(an integer seed expected .*, got nil%)", 4)
     refused("bad argument #3 to 'create_xoroshiro128p_states' %(an options table expected, got 2%)", 4, 1, 2)
     refused("gpu.random.create_xoroshiro128p_states: unknown option 'subsequence' %(it takes subsequence_start, stream%)",
             4, 1, {subsequence = 2})
     refused("bad argument #3 to 'create_xoroshiro128p_states' %(subsequence_start must be a non%-negative integer, got %-2%)",
             4, 1, {subsequence_start = -2})
+    refused("bad argument #3 to 'create_xoroshiro128p_states' %(stream must be a gpu.stream, got 5%)", 4, 1, {stream = 5})
     -- the draws are gpu.jit's: on the host, an error
     assert.matches("gpu.random.xoroshiro128p_normal_float64 draws inside gpu.jit kernels only",
                    S.errof(R.xoroshiro128p_normal_float64, R.create_xoroshiro128p_states(1, 1), 1))
@@ -186,5 +191,10 @@ extern "C" __global__ void draws(gpu::array<unsigned long long> states, gpu::arr
     msg = S.errof(function() draws[{1, 32}](gpu.zeros({4, 2}, "int64"), out) end)
     assert.matches("gpu.random.xoroshiro128p_uniform_float32's states %('states'%) must be a uint64 device array of n x 2 "
                    .. "%(gpu.random.create_xoroshiro128p_states%), got an int64 array", msg)
+    local float_index = gpu.jit(function(states, out)
+      out[1] = gpu.random.xoroshiro128p_normal_float32(states, 1.5)
+    end)
+    msg = S.errof(function() float_index[{1, 1}](s, out) end)
+    assert.matches(here .. ":%d+: gpu.random.xoroshiro128p_normal_float32's index must be an integer", msg)
   end)
 end)
