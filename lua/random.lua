@@ -781,8 +781,11 @@ local function tables_on_device(bits)
   matrices(bits)
   local parts = {}
   for k = 1, bits do parts[k] = string.pack(("<" .. ("j"):rep(8192)), table.unpack(jump_tables[k])) end
+  -- the device synchronized around the swap (a few times a process at most): a launch on
+  -- another stream may be reading the old tables, or start before the new ones are there
+  if have then gpu.synchronize(); have.array:free() end
   local a = gpu.array(gpu.frombuffer(table.concat(parts), "uint64"))
-  if have then have.array:free() end
+  gpu.synchronize()
   device_tables[dev] = {bits = bits, array = a}
   return a
 end
