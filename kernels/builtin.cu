@@ -122,6 +122,41 @@ __global__ void random_bits(unsigned long long *a, long long n, unsigned long lo
   }
 }
 
+// numba's xoroshiro128+ states (gpu.random.create_xoroshiro128p_states, lua/random.lua):
+// state m is state 0 jumped m times by 2^64 steps, and a jump is linear over GF(2): its
+// power J^(2^k) is a 128 x 128 bit matrix, k = 0 .. 63, and comes here as 16 tables (one a
+// byte of the state s0, s1) of the 256 sums of that byte's columns, so that applying one is
+// 16 lookups. Thread t of the 2^p makes state start + t with the matrices of the set bits
+// of start + t, then the states 2^p apart from it with matrix p each.
+__device__ inline void xoroshiro_apply(const unsigned long long *t, unsigned long long &s0, unsigned long long &s1) {
+  unsigned long long a = 0, b = 0;
+  for (int j = 0; j < 16; j++) {
+    const unsigned long long *e = t + (j * 256 + (((j < 8 ? s0 : s1) >> (8 * (j & 7))) & 255)) * 2;
+    a ^= e[0];
+    b ^= e[1];
+  }
+  s0 = a;
+  s1 = b;
+}
+
+__global__ void xoroshiro_states(unsigned long long *out, long long n, unsigned long long state0,
+                                 unsigned long long start, const unsigned long long *tables, int p) {
+  const long long size = 16 * 256 * 2;   // a matrix's tables
+  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  unsigned long long s0 = state0, s1 = state0;
+  int k = 0;
+  for (unsigned long long m = start + (unsigned long long)i; m; m >>= 1, k++)
+    if (m & 1) xoroshiro_apply(tables + k * size, s0, s1);
+  for (;;) {
+    out[2 * i] = s0;
+    out[2 * i + 1] = s1;
+    i += 1ll << p;
+    if (i >= n) break;
+    xoroshiro_apply(tables + p * size, s0, s1);
+  }
+}
+
 // rows (of len elements of T, the width of the arrays' dtype) of src in the order of the
 // 1-based indices idx
 template <typename T>

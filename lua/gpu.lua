@@ -961,3 +961,15 @@ for _, name in ipairs({"integers", "permutation", "choice", "key", "exponential"
     return random[name](...)
   end
 end
+-- numba's xoroshiro128+ states for gpu.jit's gpu.random.xoroshiro128p_* (lua/random.lua too)
+function random.create_xoroshiro128p_states(...)
+  module("lua/random.lua", random_hooks)
+  return random.create_xoroshiro128p_states(...)
+end
+-- what gpu.jit kernels draw from them (lua/jit/intrinsics.lua; also read from an upvalue,
+-- as numba's imported names are: local uniform = gpu.random.xoroshiro128p_uniform_float32)
+for _, name in ipairs({"uniform_float32", "uniform_float64", "normal_float32", "normal_float64"}) do
+  random["xoroshiro128p_" .. name] = function()
+    error(("gpu.random.xoroshiro128p_%s draws inside gpu.jit kernels only"):format(name), 2)
+  end
+end

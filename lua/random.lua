@@ -701,3 +701,140 @@ for _, name in ipairs({"exponential", "standard_exponential", "gamma", "standard
                        "multivariate_normal"}) do
   random[name] = gpu._api(random[name])
 end
+
+------------------------------------------------------------------------------------
+-- numba's xoroshiro128+ generators (numba.cuda.random), the same numbers: the states that
+-- gpu.jit kernels' gpu.random.xoroshiro128p_* and gpuhost.cuh's gpu::xoroshiro128p_*
+-- advance. numba makes state i from state i - 1 with a jump of 2^64 steps, one after the
+-- other on the CPU; here each is made on the device at once from state 0, with the jump's
+-- matrices over GF(2) (builtin.cu's xoroshiro_states), made here once, lazily.
+
+-- xoroshiro128+'s step (its state's part: the output s0 + s1 is not needed here) and jump
+local function rotl(x, k) return (x << k) | (x >> (64 - k)) end
+local function step(s0, s1)
+  s1 = s1 ~ s0
+  return rotl(s0, 55) ~ s1 ~ (s1 << 14), rotl(s1, 36)
+end
+local JUMP = {0xBEAC0467EBA5FACB, 0xD86B048B86AA9922}
+local function jump(s0, s1)
+  local a, b = 0, 0
+  for w = 1, 2 do
+    for bit = 0, 63 do
+      if (JUMP[w] >> bit) & 1 == 1 then a, b = a ~ s0, b ~ s1 end
+      s0, s1 = step(s0, s1)
+    end
+  end
+  return a, b
+end
+
+-- Matrix k (J^(2^k)) as 16 tables, one a byte of the state (8 of s0, then 8 of s1), of the
+-- 256 sums of that byte's 8 columns: tables[k + 1][(j * 256 + v) * 2 + 1 .. + 2], for byte
+-- j of value v. Each matrix's columns are the last one's applied to themselves.
+local LOW = {}   -- the lowest set bit (0 to 7) of 1 .. 255
+for v = 1, 255 do local b = 0; while (v >> b) & 1 == 0 do b = b + 1 end; LOW[v] = b end
+local jump_tables, jump_columns = {}, nil
+local function byte_tables(cols)
+  local t = {}
+  for j = 0, 15 do
+    local base = j * 512
+    t[base + 1], t[base + 2] = 0, 0
+    for v = 1, 255 do
+      local c, prev = (8 * j + LOW[v]) * 2, base + (v & (v - 1)) * 2
+      t[base + v * 2 + 1], t[base + v * 2 + 2] = t[prev + 1] ~ cols[c + 1], t[prev + 2] ~ cols[c + 2]
+    end
+  end
+  return t
+end
+local function apply(t, s0, s1)
+  local a, b = 0, 0
+  for j = 0, 7 do
+    local e = j * 512 + ((s0 >> (8 * j)) & 255) * 2
+    a, b = a ~ t[e + 1], b ~ t[e + 2]
+    e = (j + 8) * 512 + ((s1 >> (8 * j)) & 255) * 2
+    a, b = a ~ t[e + 1], b ~ t[e + 2]
+  end
+  return a, b
+end
+local function matrices(bits)
+  if not jump_columns then
+    jump_columns = {}
+    for j = 0, 127 do
+      local s0, s1 = j < 64 and 1 << j or 0, j >= 64 and 1 << (j - 64) or 0
+      jump_columns[2 * j + 1], jump_columns[2 * j + 2] = jump(s0, s1)
+    end
+  end
+  for k = #jump_tables + 1, bits do
+    local t = byte_tables(jump_columns)
+    jump_tables[k] = t
+    local cols = {}
+    for c = 1, 256, 2 do cols[c], cols[c + 1] = apply(t, jump_columns[c], jump_columns[c + 1]) end
+    jump_columns = cols
+  end
+end
+
+-- the matrices of bits 0 .. bits - 1 on the current device, made at the first need
+local device_tables = {}
+local function tables_on_device(bits)
+  local dev = gpu.device().id
+  local have = device_tables[dev]
+  if have and have.bits >= bits then return have.array end
+  matrices(bits)
+  local parts = {}
+  for k = 1, bits do parts[k] = string.pack(("<" .. ("j"):rep(8192)), table.unpack(jump_tables[k])) end
+  -- the device synchronized around the swap (a few times a process at most): a launch on
+  -- another stream may be reading the old tables, or start before the new ones are there
+  if have then gpu.synchronize(); have.array:free() end
+  local a = gpu.array(gpu.frombuffer(table.concat(parts), "uint64"))
+  gpu.synchronize()
+  device_tables[dev] = {bits = bits, array = a}
+  return a
+end
+
+local xoro_module
+local function splitmix64(z)
+  z = z + 0x9E3779B97F4A7C15
+  z = (z ~ (z >> 30)) * 0xBF58476D1CE4E5B9
+  z = (z ~ (z >> 27)) * 0x94D049BB133111EB
+  return z ~ (z >> 31)
+end
+
+-- gpu.random.create_xoroshiro128p_states(n, seed [, {subsequence_start = k, stream = s}]):
+-- numba's generators as an n x 2 uint64 device array (row i: s0, s1 of generator i): state
+-- 0 from splitmix64 of seed (an integer; a negative one is seed + 2^64), jumped k times by
+-- 2^64 steps, state i state 0 jumped i times more
+function random.create_xoroshiro128p_states(n, seed, opts)
+  local name = "create_xoroshiro128p_states"
+  n = type(n) == "number" and math.tointeger(n) or n
+  if math.type(n) ~= "integer" then fail(name, 1, "an integer expected, got " .. hooks.what(n)) end
+  if n < 0 then fail(name, 1, "a number of states must be non-negative, got " .. n) end
+  seed = type(seed) == "number" and math.tointeger(seed) or seed
+  if math.type(seed) ~= "integer" then
+    fail(name, 2, "an integer seed expected (numba's from 2^63 on are Lua's seed - 2^64), got " .. hooks.what(seed))
+  end
+  if opts ~= nil and type(opts) ~= "table" then fail(name, 3, "an options table expected, got " .. hooks.what(opts)) end
+  opts = gpu._arg.options(opts, "random." .. name, "subsequence_start stream")
+  local start = opts.subsequence_start or 0
+  start = type(start) == "number" and math.tointeger(start) or start
+  if math.type(start) ~= "integer" or start < 0 then
+    fail(name, 3, "subsequence_start must be a non-negative integer, got " .. hooks.what(start))
+  end
+  local stream = opts.stream
+  if stream ~= nil and not (type(stream) == "userdata" and (getmetatable(stream) or {}).__name == "gpu.stream") then
+    fail(name, 3, "stream must be a gpu.stream, got " .. hooks.what(stream))
+  end
+  local ok, out = pcall(gpu.empty, {n, 2}, "uint64")
+  if not ok then fail(name, 1, (tostring(out):gsub("^[^:\n]*:%d+: ", ""))) end
+  if n == 0 then return out end
+  -- 2^p threads (up to 2^18, what an H200 holds at once), and the matrices of the bits of
+  -- the largest jump count (below 2^64) and of 2^p
+  local p = 0
+  while p < 18 and (1 << p) < n do p = p + 1 end
+  local bits, m = p + 1, (start + (n - 1)) >> (p + 1)
+  while m ~= 0 do bits, m = bits + 1, m >> 1 end
+  xoro_module = xoro_module or gpu.module(gpu._embedded("kernels/builtin.cu"), {names = {"xoroshiro_states"}})
+  local block = math.min(1 << p, 256)
+  xoro_module.xoroshiro_states[{(1 << p) // block, block, stream = stream}](
+    out, n, splitmix64(seed), start, tables_on_device(bits), p)
+  return out
+end
+random.create_xoroshiro128p_states = gpu._api(random.create_xoroshiro128p_states)

@@ -309,6 +309,16 @@ __device__ __forceinline__ long long laneid() {
   return (long long)((threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) & 31u) + 1;
 }]]}
 
+-- gpu.random.xoroshiro128p_*'s 0-based row of its 1-based i under the debug option
+-- (intrinsics.lua): an n x 2 array and i in range, else a miss
+helpers.rng_row = {needs = {"debug"}, code = [[
+template <class A> __device__ __forceinline__ i64 rng_row(const A &a, i64 i, i64 site, const record &r) {
+  if (!(a.ndim == 2 && a.shape[1] == 2 && i >= 1 && i <= a.shape[0]))
+    miss(r, site, 2, i - 1, 0, 0, a.ndim, a.shape[0], a.ndim > 1 ? a.shape[1] : 0, 0, a.size);
+  return i - 1;
+}]]}
+helper_order[#helper_order + 1] = "rng_row"
+
 ------------------------------------------------------------------------------------
 -- C names
 
@@ -498,6 +508,10 @@ function M.func(U, ctx)
   local function site(l)
     U.sites[#U.sites + 1] = ("%s:%d"):format(ctx.file, l)
     return #U.sites
+  end
+  -- with the debug option, what a checked access of line l adds: its site and the record
+  function E.checks(l)
+    if U.debug then need(U, "debug"); return site(l), U.record end
   end
 
   local function local_flat(at_, keys, l)

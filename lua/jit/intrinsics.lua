@@ -468,6 +468,42 @@ entries["gpu.printf"] = {
 }
 
 ------------------------------------------------------------------------------------
+-- random numbers: numba.cuda.random's xoroshiro128+ (gpuhost.cuh's gpu::xoroshiro128p_*):
+-- gpu.random.xoroshiro128p_uniform_float32(states, i) advances generator i (1-based) of
+-- states, a uint64 array of n x 2 (gpu.random.create_xoroshiro128p_states), in place
+
+namespaces["gpu.random"] = true
+for name, ret in pairs({uniform_float32 = "float32", uniform_float64 = "float64", normal_float32 = "float32",
+                        normal_float64 = "float64"}) do
+  local intr = "gpu.random.xoroshiro128p_" .. name
+  entries[intr] = {
+    call = function(ctx, e, typeof)
+      nargs(ctx, e, 2, 2)
+      local a, at = e.args[1], typeof(e.args[1])
+      if at ~= nil and not (type(at) == "table" and at.array == "uint64") then
+        fail(ctx, e.line, "%s's states%s must be a uint64 device array of n x 2 "
+             .. "(gpu.random.create_xoroshiro128p_states), got %s", intr,
+             a.tag == "Name" and " ('" .. a.name .. "')" or "", types.a(at))
+      end
+      local t = typeof(e.args[2])
+      if t ~= nil and not types.integer(t) then fail(ctx, e.args[2].line, "%s's index must be an integer", intr) end
+      return ret
+    end,
+    emit = function(E, e)
+      local states, i = E.cv(e.args[1]), E.cv(e.args[2], "int64")
+      local site, record = E.checks(e.line)
+      if site then
+        E.helper("rng_row")
+        i = ("jit::rng_row(%s, %s, %d, %s)"):format(states, i, site, record)
+      else
+        i = i .. " - 1"
+      end
+      return ("gpu::xoroshiro128p_%s(%s, %s)"):format(name, states, i)
+    end,
+  }
+end
+
+------------------------------------------------------------------------------------
 -- math
 
 entries["math.pi"] = {value = "wfloat", const = math.pi}

@@ -25,6 +25,9 @@ local function compiler()
   reader()
   types = module("types")
   intrinsics = module("intrinsics", types, lex)
+  for k, v in pairs(gpu.random) do   -- gpu.random.xoroshiro128p_* read from an upvalue
+    if intrinsics.get("gpu.random." .. k) then intrinsics.functions[v] = "gpu.random." .. k end
+  end
   infer = module("infer", types, intrinsics, scan)
   emit = module("emit", types, intrinsics)
 end
@@ -477,6 +480,7 @@ end
 
 local math_names = {}
 for k, v in pairs(math) do if type(v) == "function" then math_names[v] = "math." .. k end end
+for k, v in pairs(gpu.random) do if k:find("^xoroshiro128p_") then math_names[v] = "gpu.random." .. k end end
 
 -- The value of a name st's function reads from outside: an upvalue, else a global.
 local function value_of(st, name)
