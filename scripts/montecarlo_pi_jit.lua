@@ -10,8 +10,7 @@ local xoroshiro128p_uniform_float32 = gpu.random.xoroshiro128p_uniform_float32
 local compute_pi = gpu.jit(function(rng_states, iterations, out)
   local thread_id = gpu.grid(1)               -- numba's thread_id + 1: indices are 1-based
 
-  -- Compute pi by drawing random (x, y) points and finding what fraction lie inside a
-  -- unit circle
+  -- the share of points of the unit square that fall in the quarter circle
   local inside = 0
   for _ = 1, iterations do
     local x = xoroshiro128p_uniform_float32(rng_states, thread_id)

@@ -17,8 +17,7 @@ def compute_pi(rng_states, iterations, out):
     """out[t]: 4 times the share of thread t's random points in the quarter circle"""
     thread_id = cuda.grid(1)
 
-    # Compute pi by drawing random (x, y) points and finding what
-    # fraction lie inside a unit circle
+    # the share of points of the unit square that fall in the quarter circle
     inside = 0
     for i in range(iterations):
         x = xoroshiro128p_uniform_float32(rng_states, thread_id)
