@@ -245,41 +245,44 @@ struct philox {
 
 
 // ---- numba's xoroshiro128+ (numba.cuda.random, the same numbers): generator i's state is
-// row i (s0, s1) of an n x 2 uint64 array (gpu.random.create_xoroshiro128p_states makes
-// one), advanced in place by each call. i is 0-based. A row out of range, or an array that
-// is not n x 2, is left alone (an out-of-range access under the debug option) and the call
-// gives NaN.
+// row i (s0, s1) of an n x 2 uint64 array whose rows are contiguous (as
+// gpu.random.create_xoroshiro128p_states makes it, and a slice of its rows), advanced in
+// place by each call. i is 0-based. A row out of range, or an array of another shape or
+// layout, is left alone (an out-of-range access under the debug option) and the call gives
+// NaN. The state is loaded and stored with no branch, from the row or else from oob_sink: so
+// the compiler keeps it in registers through a loop of draws (a branch around the loads and
+// stores made it load and store them at every draw, 4x slower than numba on the H200).
 __device__ inline bool xoroshiro128p_next(const array<unsigned long long> &states, long long i,
                                           unsigned long long &out) {
-  if (states.ndim != 2 || states.shape[1] != 2 || i < 0 || i >= states.shape[0]) {
-    out_of_range(i, states.ndim == 2 ? states.shape[0] : states.size);
-    return false;
-  }
-  unsigned long long *p0 = states.data + i * states.stride[0], *p1 = p0 + states.stride[1];
-  unsigned long long s0 = *p0, s1 = *p1;
+  bool ok = states.ndim == 2 && states.shape[1] == 2 && states.stride[1] == 1 && i >= 0 &&
+            i < states.shape[0];
+  if (!ok) out_of_range(i, states.ndim == 2 ? states.shape[0] : states.size);
+  unsigned long long *p = ok ? states.data + i * states.stride[0] : oob_sink;
+  GPUHOST_ASSUME_GLOBAL(p);
+  unsigned long long s0 = p[0], s1 = p[1];
   out = s0 + s1;
   s1 ^= s0;
-  *p0 = ((s0 << 55) | (s0 >> 9)) ^ s1 ^ (s1 << 14);
-  *p1 = (s1 << 36) | (s1 >> 28);
-  return true;
+  p[0] = ((s0 << 55) | (s0 >> 9)) ^ s1 ^ (s1 << 14);
+  p[1] = (s1 << 36) | (s1 >> 28);
+  return ok;
 }
 // [0, 1) as numba's: the top 53 bits as a double, then (float32) rounded to a float, which
 // can give 1.0f
-__device__ inline double xoroshiro128p_uniform_float64(array<unsigned long long> states, long long i) {
+__device__ inline double xoroshiro128p_uniform_float64(const array<unsigned long long> &states, long long i) {
   unsigned long long r;
   if (!xoroshiro128p_next(states, i, r)) return NAN;
   return (double)(r >> 11) * (1.0 / 9007199254740992.0);
 }
-__device__ inline float xoroshiro128p_uniform_float32(array<unsigned long long> states, long long i) {
+__device__ inline float xoroshiro128p_uniform_float32(const array<unsigned long long> &states, long long i) {
   return (float)xoroshiro128p_uniform_float64(states, i);
 }
 // Box-Muller's first value from two float32 uniforms (numba's float64 one too: its log is
 // the float32 one, as numba's math.log of a float32)
-__device__ inline float xoroshiro128p_normal_float32(array<unsigned long long> states, long long i) {
+__device__ inline float xoroshiro128p_normal_float32(const array<unsigned long long> &states, long long i) {
   float u1 = xoroshiro128p_uniform_float32(states, i), u2 = xoroshiro128p_uniform_float32(states, i);
   return sqrtf(-2.0f * logf(u1)) * cosf(6.28318548202514648438f * u2);
 }
-__device__ inline double xoroshiro128p_normal_float64(array<unsigned long long> states, long long i) {
+__device__ inline double xoroshiro128p_normal_float64(const array<unsigned long long> &states, long long i) {
   float u1 = xoroshiro128p_uniform_float32(states, i), u2 = xoroshiro128p_uniform_float32(states, i);
   return sqrt(-2.0 * (double)logf(u1)) * cos(6.283185307179586 * (double)u2);
 }

@@ -172,6 +172,16 @@ extern "C" __global__ void draws(gpu::array<unsigned long long> states, gpu::arr
     assert.are.same(b:totable(), s:totable())
     -- row 5: no generator 4 (0-based): NaN, nothing written
     for _, v in ipairs(out[{5}]:totable()) do assert(v ~= v) end
+    -- rows that are not contiguous (a transposed 2 x 4 array), or 3 words a row: NaN, untouched
+    local t = gpu.array({{1, 2, 3, 4}, {5, 6, 7, 8}}, "uint64")
+    local wide = gpu.array({{1, 2, 3}, {4, 5, 6}}, "uint64")
+    out:fill(0)
+    k[{1, 32}](t.T, out)
+    for i = 1, 4 do for _, v in ipairs(out[{i}]:totable()) do assert(v ~= v) end end
+    k[{1, 32}](wide, out)
+    for _, v in ipairs(out[{1}]:totable()) do assert(v ~= v) end
+    assert.are.same({{1, 2, 3, 4}, {5, 6, 7, 8}}, t:totable())
+    assert.are.same({{1, 2, 3}, {4, 5, 6}}, wide:totable())
   end)
 
   it("leave a generator out of range alone (NaN); debug reports it; a states array must be uint64", function()
