@@ -885,6 +885,13 @@ function M.vectorize(f, options)
   return vectorize(f, options)
 end
 
+-- gpu.reduce (lua/jit/reduce.lua), loaded at its first use
+local reduce
+function M.reduce(f, options)
+  reduce = reduce or module("reduce", gpu, M)
+  return reduce(f, options)
+end
+
 function M.is_jit(v) return states[v] ~= nil end
 function M.nparams(k) return states[k].nparams end
 M.parse_signature = parse_signature
