@@ -847,7 +847,7 @@ function M.new(f, options)
   return k
 end
 
--- gpu.vectorize's question: the C of gpu.jit function k as a device function for
+-- gpu.vectorize's and gpu.reduce's question: the C of gpu.jit function k as a device function for
 -- arguments of these types ("int64", "float32", "float64", "bool"): its helpers, the
 -- device functions it calls and itself; with its C name and the type it returns ("void"
 -- for nothing). Raises at level as a compile does when it cannot be typed. Kept on disk
