@@ -43,7 +43,8 @@ HOST_SRC = host/main.c host/complete.c
 # gpu.jit (lua/jit/) is embedded as bytecode, which loads in a fifth of the time its
 # source compiles in: a new process's first gpu.jit pays for it
 JIT_LUA  = lua/jit/jit.lua lua/jit/lex.lua lua/jit/parse.lua lua/jit/scan.lua lua/jit/types.lua \
-           lua/jit/intrinsics.lua lua/jit/infer.lua lua/jit/emit.lua lua/jit/vectorize.lua
+           lua/jit/intrinsics.lua lua/jit/infer.lua lua/jit/emit.lua lua/jit/vectorize.lua \
+           lua/jit/reduce.lua
 JIT_LUAC = $(JIT_LUA:lua/jit/%.lua=build/jit/%.luac) build/jit/stamp
 # lua/*.lua goes in as bytecode too, with its debug information (messages and tracebacks
 # name its lines as the source would): nothing is compiled at start, nor at a first use

@@ -36,6 +36,7 @@
   X(embed_jit_infer_lua, "lua/jit/infer.lua", "build/jit/infer.luac") \
   X(embed_jit_emit_lua, "lua/jit/emit.lua", "build/jit/emit.luac") \
   X(embed_jit_vectorize_lua, "lua/jit/vectorize.lua", "build/jit/vectorize.luac") \
+  X(embed_jit_reduce_lua, "lua/jit/reduce.lua", "build/jit/reduce.luac") \
   X(embed_gpuhost_cuh, "kernels/gpuhost.cuh", "kernels/gpuhost.cuh") \
   X(embed_builtin_cu, "kernels/builtin.cu", "kernels/builtin.cu") \
   X(embed_ew_cuh, "kernels/ops/ew.cuh", "kernels/ops/ew.cuh") \

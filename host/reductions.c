@@ -333,10 +333,25 @@ static void custom_output(lua_State *L, const Reducer *r, const Args *g, const G
   o->idx = lua_gettop(L);
 }
 
-/* r(x, ... [, {dim =, keepdim =, out =, stream =}]): the reducer is upvalue 1 */
+/* [-0, +0, e] Option param at idx: a number, or a table of one or two, into p[0], p[1]
+ * (what the expressions read as _param[0], _param[1]). */
+static void read_param(lua_State *L, int idx, const char *name, double *p) {
+  int n = lua_istable(L, idx) ? (int)lua_rawlen(L, idx) : 1;
+  for (int i = 0; i < n && i < 3; i++) {
+    if (lua_istable(L, idx)) lua_rawgeti(L, idx, i + 1);
+    else lua_pushvalue(L, idx);
+    if (i == 2 || lua_type(L, -1) != LUA_TNUMBER)
+      luaL_error(L, "gpu.%s: option param must be a number or a table of one or two numbers", name);
+    p[i] = lua_tonumber(L, -1);
+    lua_pop(L, 1);
+  }
+}
+
+/* r(x, ... [, {dim =, keepdim =, out =, stream =, param =}]): the reducer is upvalue 1 */
 static int reducer_call(lua_State *L) {
   Reducer *r = reducer_check(L, lua_upvalueindex(1));
   int n = lua_gettop(L), opts = 0, dims = 0;
+  double param[2] = {0, 0};
   if (n >= 1 && lua_type(L, n) == LUA_TTABLE) opts = n--;
   if (n != r->nin)
     luaL_error(L, "gpu.%s takes %d input%s (and an options table), got %d", r->name, r->nin,
@@ -347,11 +362,12 @@ static int reducer_call(lua_State *L) {
   full.size = 1;
   custom_inputs(L, r, &full);
   if (opts) {
-    errors_options(L, opts, r->name, "dim keepdim out stream");
+    errors_options(L, opts, r->name, "dim keepdim out stream param");
     if (lua_getfield(L, opts, "dim") != LUA_TNIL) dims = lua_gettop(L);
     g.keepdim = lua_getfield(L, opts, "keepdim") != LUA_TNIL && lua_toboolean(L, -1);
     if (lua_getfield(L, opts, "out") != LUA_TNIL) g.out = lua_gettop(L);
     if (lua_getfield(L, opts, "stream") != LUA_TNIL) g.stream = stream_here(L, -1);
+    if (lua_getfield(L, opts, "param") != LUA_TNIL) read_param(L, lua_gettop(L), r->name, param);
   }
   if (r->nout != 1 && g.out)
     luaL_error(L, "gpu.%s: out= takes one array; this reduction has %d outputs", r->name, r->nout);
@@ -365,6 +381,7 @@ static int reducer_call(lua_State *L) {
   memcpy(c.reduced, g.reduced, sizeof c.reduced);
   c.result = r->declared[r->nin];
   c.stream = g.stream;
+  memcpy(c.param, param, sizeof param);
   int first_out = 0;
   for (int i = 0; i < r->nin + r->nout; i++) {
     Operand *o = &c.ops[i];

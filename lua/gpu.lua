@@ -669,6 +669,12 @@ function gpu.vectorize(f, options)
   jit = jit or embedded("lua/jit/jit.lua")
   return jit.vectorize(f, options)
 end
+-- gpu.reduce(f [, options]): numba's cuda.reduce, f folding an array into one value (lua/jit/reduce.lua)
+function gpu.reduce(f, options)
+  jit = jit or embedded("lua/jit/jit.lua")
+  return jit.reduce(f, options)
+end
+gpu.reduce = gpu._api(gpu.reduce)
 
 ------------------------------------------------------------------------------------
 -- constructors and random numbers, on kernels/builtin.cu

@@ -182,7 +182,7 @@ function M.build(kind, ops, R, desc)
   end
   local d
   if desc then
-    d = {acc = desc.acc, identity = desc.identity, map = desc.map, combine = desc.reduce,
+    d = {acc = desc.acc, accsize = desc.accsize, identity = desc.identity, map = desc.map, combine = desc.reduce,
          post = desc.post, names = desc.names, typedefs = desc.typedefs}
   else
     d = builtins[kind](ops[1].dtype, R)

@@ -847,7 +847,7 @@ function M.new(f, options)
   return k
 end
 
--- gpu.vectorize's question: the C of gpu.jit function k as a device function for
+-- gpu.vectorize's and gpu.reduce's question: the C of gpu.jit function k as a device function for
 -- arguments of these types ("int64", "float32", "float64", "bool"): its helpers, the
 -- device functions it calls and itself; with its C name and the type it returns ("void"
 -- for nothing). Raises at level as a compile does when it cannot be typed. Kept on disk
@@ -883,6 +883,13 @@ local vectorize
 function M.vectorize(f, options)
   vectorize = vectorize or module("vectorize", gpu, M)
   return vectorize(f, options)
+end
+
+-- gpu.reduce (lua/jit/reduce.lua), loaded at its first use
+local reduce
+function M.reduce(f, options)
+  reduce = reduce or module("reduce", gpu, M)
+  return reduce(f, options)
 end
 
 function M.is_jit(v) return states[v] ~= nil end
