@@ -293,10 +293,9 @@ end
 local dtype_aliases = {
   f4 = "float32", f8 = "float64", i1 = "int8", i2 = "int16", i4 = "int32", i8 = "int64",
   u1 = "uint8", u2 = "uint16", u4 = "uint32", u8 = "uint64", b1 = "bool", boolean = "bool",
-  double = "float64", float = "float32",
+  double = "float64", float = "float32", c8 = "complex64", c16 = "complex128",
 }
 for _, d in ipairs(gpu.dtypes) do dtype_aliases[d] = d end
-dtype_aliases.complex64, dtype_aliases.complex128 = nil, nil   -- gpu.jit has no complex type
 
 -- "void(float32[:], float32[:], int32)" (numba's spelling; "void" may be left out) ->
 -- list of {dtype =, array =}
@@ -323,6 +322,10 @@ local function parse_signature(sig, level)
         error(("signature '%s': unknown type '%s' (float32, float64, int32, int64, ..., bool; "
                .. "arrays as float32[:])"):format(sig, part:match("^%s*(.-)%s*$")), level)
       end
+      if dims == "" and dtype:find("^complex") then
+        error(("signature '%s': a complex scalar (%s) is not supported: pass its parts as two "
+               .. "floats, or a 1-element %s[:] array"):format(sig, part:match("^%s*(.-)%s*$"), dtype), level)
+      end
       list[#list + 1] = {dtype = dtype, array = dims ~= ""}
     end
   end
@@ -331,7 +334,7 @@ end
 
 local element = {int8 = "int64", int16 = "int64", int32 = "int64", int64 = "int64", uint8 = "int64",
                  uint16 = "int64", uint32 = "int64", uint64 = "int64", float32 = "float32",
-                 float64 = "float64", bool = "bool"}
+                 float64 = "float64", bool = "bool", complex64 = "complex64", complex128 = "complex128"}
 
 local function type_of_param(p)
   if p.array then return types.array(p.dtype) end
@@ -583,10 +586,11 @@ local function arg_param(st, v, i)
       error(("attempt to use a freed array (kernel '%s' argument %d (%s))"):format(st.name, i,
             st.params[i] or "?"), 4)
     end
-    if not v.dtype:find("^complex") then return {dtype = v.dtype, array = true} end
-    why = ("is a %s array: gpu.jit has no complex type (write the kernel in CUDA C, on gpu::%s)"):format(v.dtype, v.dtype)
+    return {dtype = v.dtype, array = true}
   end
-  if why then -- said above
+  if getmetatable(v) == getmetatable(gpu.complex(0)) then
+    why = "is a complex number: gpu.jit takes complex arrays, not complex scalars (pass its parts, "
+          .. "z.re and z.im, and make it in the kernel with gpu.complex(re, im))"
   elseif gpu._meta.hostarray == getmetatable(v) then why = "is a host array: copy it to the device first with gpu.array(h)"
   elseif type(v) == "table" then why = "is a Lua table: copy it to the device first with gpu.array(t)"
   else why = ("must be a number, a boolean or a device array, got %s"):format(type(v)) end
