@@ -206,6 +206,18 @@ describe("gpu.jit on complex numbers", function()
     assert.are.same(MANDEL, out:totable())
   end)
 
+  it("gpu.vectorize over complex arrays: the result's dtype is what f returns", function()
+    local sq = gpu.vectorize(function(z, s) return z * z + s end)
+    local a = cxarray({{1.5, -0.5}, {-0.25, 2}, {3, 4}}, "complex64")
+    local r = sq(a, 0.5)                       -- a Lua float is weak: complex64, as NumPy's a * a + 0.5
+    assert.are.equal("complex64", r.dtype)
+    local want = {{2.5, -1.5}, {-3.4375, -1}, {-6.5, 24}}
+    for i, z in ipairs(r:totable()) do cnear(z, want[i], 0, "z * z + 0.5") end
+    local m = gpu.vectorize(function(x) return gpu.abs(gpu.complex(x, 1)) end)(gpu.array({0, 3}, "float64"))
+    assert.are.equal("float64", m.dtype)
+    near(m:totable()[2], 3.1622776601683795, 1e-15, "|3 + 1i|")
+  end)
+
   it("takes complex arrays in a signature, and refuses complex scalars", function()
     local k = gpu.jit(function(a, b) b[1] = a[1] * 2 end, {signature = "void(c8[:], complex128[:])"})
     local b = gpu.zeros(1, "complex128")

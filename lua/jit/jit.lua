@@ -857,7 +857,8 @@ end
 -- for nothing). Raises at level as a compile does when it cannot be typed. Kept on disk
 -- as the kernels' C is (under the same kind of key), so a new process need not parse k.
 local DEVICE = {ret = "string", name = "string", source = "string"}
-local returns = {void = true, bool = true, int64 = true, float32 = true, float64 = true}
+local returns = {void = true, bool = true, int64 = true, float32 = true, float64 = true, complex64 = true,
+                 complex128 = true}
 
 function M.device_source(k, argtypes, level)
   local st = states[k]
