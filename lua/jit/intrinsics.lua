@@ -39,7 +39,13 @@ end
 
 local function numeric_arg(ctx, e, typeof, what)
   local t = typeof(e)
-  if types.complex(t) then fail(ctx, e.line, "%s needs a real number, got %s", what, types.a(t)) end
+  if types.complex(t) then
+    local name = what:match("^math%.(%a+)$")
+    local hint = (name == "abs" or name == "sqrt" or name == "exp" or name == "log" or name == "sin" or
+                  name == "cos" or name == "tan" or name == "asin" or name == "acos" or name == "atan")
+                 and (" (gpu.%s takes complex ones)"):format(name) or ""
+    fail(ctx, e.line, "%s needs a real number, got %s%s", what, types.a(t), hint)
+  end
   if t ~= nil and not types.numeric(t) then
     fail(ctx, e.line, "%s needs a number, got %s", what, types.a(t))
   end
