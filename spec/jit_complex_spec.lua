@@ -225,18 +225,17 @@ describe("gpu.jit on complex numbers", function()
     near(m:totable()[2], 3.1622776601683795, 1e-15, "|3 + 1i|")
   end)
 
-  it("takes complex arrays in a signature, and refuses complex scalars", function()
-    local k = gpu.jit(function(a, b) b[1] = a[1] * 2 end, {signature = "void(c8[:], complex128[:])"})
+  it("takes complex arrays and scalars in a signature, and gpu.complex values", function()
+    local k = gpu.jit(function(a, b, z) b[1] = a[1] * 2 + z end, {signature = "void(c8[:], complex128[:], c16)"})
     local b = gpu.zeros(1, "complex128")
-    k[1, 1](cxarray({{1, -2}}, "complex64"), b)
-    cnear(b:totable()[1], {2, -4}, 0, "c8 * 2")
-    assert.matches("a complex scalar %(complex128%) is not supported: pass its parts as two floats",
-                   S.errof(gpu.jit, function(z, b) end, {signature = "void(complex128, float64[:])"}))
-    local f = gpu.jit(function(z, b) b[1] = z end)
-    local line = debug.getinfo(1, "l").currentline + 1
-    local msg = S.errof(function() f[1, 1](gpu.complex(1, 2), b) end)
-    assert.matches(here .. ":" .. line .. ": kernel 'f' argument 1 %(z%) is a complex number: gpu.jit takes "
-                   .. "complex arrays, not complex scalars", msg)
+    k[1, 1](cxarray({{1, -2}}, "complex64"), b, gpu.complex(0.5, 0.25))
+    cnear(b:totable()[1], {2.5, -3.75}, 0, "c8 * 2 + z")
+    local f = gpu.jit(function(z, x, b) b[1] = z * x; b[2] = z.imag end)
+    f[1, 1](gpu.complex(1, 2), 3, b)    -- a gpu.complex is a complex128
+    cnear(b:totable()[1], {3, 6}, 0, "a gpu.complex argument")
+    f[1, 1](gpu.complex(-1, 0.5), 2, b) -- the same kernel, launched by the C dispatcher
+    cnear(b:totable()[1], {-2, 1}, 0, "a gpu.complex argument, again")
+    assert.are.same({"void(complex128, int64, complex128[:])"}, f:signatures())
   end)
 end)
 

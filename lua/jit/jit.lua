@@ -322,10 +322,6 @@ local function parse_signature(sig, level)
         error(("signature '%s': unknown type '%s' (float32, float64, int32, int64, ..., bool; "
                .. "arrays as float32[:])"):format(sig, part:match("^%s*(.-)%s*$")), level)
       end
-      if dims == "" and dtype:find("^complex") then
-        error(("signature '%s': a complex scalar (%s) is not supported: pass its parts as two "
-               .. "floats, or a 1-element %s[:] array"):format(sig, part:match("^%s*(.-)%s*$"), dtype), level)
-      end
       list[#list + 1] = {dtype = dtype, array = dims ~= ""}
     end
   end
@@ -574,11 +570,15 @@ end
 -- 1 to 100; anything else is above)
 local function freed(v) return gpu._jit_code(v) > 100 end
 
+local complex_mt = getmetatable(gpu.complex(0))
 local function arg_param(st, v, i)
   local mt = mtype(v)
   if mt == "integer" then return {dtype = st.integer} end
   if mt == "float" then return {dtype = st.float} end
   if type(v) == "boolean" then return {dtype = "bool"} end
+  if getmetatable(v) == complex_mt then   -- gpu.complex(re, im): complex64 under float = "float32"
+    return {dtype = st.float == "float32" and "complex64" or "complex128"}
+  end
   local why
   if getmetatable(v) == array_mt then
     if freed(v) then
@@ -588,10 +588,7 @@ local function arg_param(st, v, i)
     end
     return {dtype = v.dtype, array = true}
   end
-  if getmetatable(v) == getmetatable(gpu.complex(0)) then
-    why = "is a complex number: gpu.jit takes complex arrays, not complex scalars (pass its parts, "
-          .. "z.re and z.im, and make it in the kernel with gpu.complex(re, im))"
-  elseif gpu._meta.hostarray == getmetatable(v) then why = "is a host array: copy it to the device first with gpu.array(h)"
+  if gpu._meta.hostarray == getmetatable(v) then why = "is a host array: copy it to the device first with gpu.array(h)"
   elseif type(v) == "table" then why = "is a Lua table: copy it to the device first with gpu.array(t)"
   else why = ("must be a number, a boolean or a device array, got %s"):format(type(v)) end
   -- as the C launcher says it (kernel.c), at the launch (miss < dispatcher < the caller)
