@@ -10,7 +10,7 @@
 #include "cache.h"
 
 /* The type codes: an array's dtype (1 .. DT_COUNT), then these. */
-enum { CODE_INTEGER = 101, CODE_FLOAT, CODE_BOOLEAN, CODE_OTHER };
+enum { CODE_INTEGER = 101, CODE_FLOAT, CODE_BOOLEAN, CODE_OTHER, CODE_COMPLEX };
 
 /* A dispatcher's upvalues: first those of gpu.kernel's launcher (kernel.c), so that a
  * launch with the argument types of the last one is that launcher's own call; then the
@@ -32,7 +32,8 @@ static int type_code(lua_State *L, int idx) {
     case LUA_TBOOLEAN: return CODE_BOOLEAN;
     case LUA_TUSERDATA: {
       const GpuArray *a = array_test(L, idx);
-      return a && a->alive ? (int)a->dtype + 1 : CODE_OTHER;
+      if (a) return a->alive ? (int)a->dtype + 1 : CODE_OTHER;
+      return luaL_testudata(L, idx, GPU_COMPLEX_T) ? CODE_COMPLEX : CODE_OTHER;   /* gpu.complex */
     }
     default: return CODE_OTHER;
   }

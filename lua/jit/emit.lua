@@ -278,6 +278,7 @@ template <class T> __device__ __forceinline__ T square(T a) { return a * a; }
 template <class T> __device__ __forceinline__ bool isnan(T a) { return a != a; }
 template <class T> __device__ __forceinline__ bool isfinite(T a) { return a - a == a - a; }
 template <class T> __device__ __forceinline__ bool isinf(T a) { return a == a && !(a - a == a - a); }
+template <class T> __device__ __forceinline__ bool isinf(gpu::complex<T> a) { return isinf(a.re) || isinf(a.im); }
 __device__ __forceinline__ bool signbit(float a) { return copysignf(1.0f, a) < 0; }
 __device__ __forceinline__ bool signbit(double a) { return ::copysign(1.0, a) < 0; }
 template <class T> __device__ __forceinline__ T deg2rad(T a) { return a * ((T)3.141592653589793 / (T)180); }
@@ -395,6 +396,9 @@ end
 
 local function literal(v, t)
   if t == "bool" then return tostring(v) end
+  if types.complex(t) then   -- a real constant where a complex number is wanted: (v, 0)
+    return ("%s(%s)"):format(types.ctype[t], float_lit(v, types.real_of(t)))
+  end
   if types.float(t) then return float_lit(v, types.concrete(t)) end
   if math.type(v) == "float" then return "(long long)" .. float_lit(v, "float64") end
   return int_lit(v)
@@ -481,13 +485,22 @@ function M.func(U, ctx)
     return ("(%s)%s"):format(types.ctype[to], atom(code))
   end
 
+  -- gpu.jit's complex functions are gpu's own (kernels/ops/ew.cuh and complex.cuh, the
+  -- array functions' C), put before the helpers when used
+  function E.ew() U.ew = true end
+
   local element_ref
   cv = function(e, t)
     t = types.concrete(t)
     if e.const ~= nil and type(e.const) ~= "string" then return literal(e.const, t) end
     -- an element of a device array converts straight to t: (double)a[i]
     local ref = e.chain and not e.chain.shape and e.chain.arr.array and element_ref(e)
-    if ref then return ("(%s)%s"):format(types.ctype[t], ref) end
+    if ref then
+      -- a complex element to another complex type: to its own first (one conversion a cast)
+      local dt = e.chain.arr.array
+      if types.complex(dt) and dt ~= t then ref = ("(%s)%s"):format(types.ctype[dt], ref) end
+      return ("(%s)%s"):format(types.ctype[t], ref)
+    end
     return conv(ex(e), types.concrete(e.ty), t)
   end
   E.cv = cv
@@ -584,6 +597,7 @@ function M.func(U, ctx)
   end
 
   local function field(e)
+    if e.part then return atom(ex(e.obj)) .. "." .. e.part end   -- z.real, z.imag
     local k, t = e.key.name, e.obj.ty
     if t.local_array then
       if k == "size" then return int_lit(t.total) end
@@ -685,6 +699,7 @@ function M.func(U, ctx)
     local t = types.concrete(e.ty)
     if op == "^" then
       if e.right.const == 2 then need(U, "float"); return ("jit::sq(%s)"):format(cv(e.left, t)) end
+      if types.complex(t) then U.ew = true; return ("ew::power(%s, %s)"):format(cv(e.left, t), cv(e.right, t)) end
       return ("%s(%s, %s)"):format(t == "float32" and "powf" or "pow", cv(e.left, t), cv(e.right, t))
     end
     local a, b = cv(e.left, t), cv(e.right, t)
@@ -985,8 +1000,13 @@ function M.func(U, ctx)
 end
 
 -- The whole source: a comment, the helpers used, the device functions, the kernel.
+M.EW_BEGIN, M.EW_END = "// gpu.jit: gpu's complex functions {", "// } gpu.jit: gpu's complex functions"
 function M.source(U, comment)
   local parts = {comment}
+  if U.ew then
+    parts[#parts + 1] = ('%s\n#line 1 "kernels/ops/ew.cuh"\n%s#line 1 "kernels/ops/complex.cuh"\n%s%s')
+      :format(M.EW_BEGIN, gpu._embedded("kernels/ops/ew.cuh"), gpu._embedded("kernels/ops/complex.cuh"), M.EW_END)
+  end
   local code = {}
   for _, name in ipairs(helper_order) do
     if U.used[name] then code[#code + 1] = helpers[name].code end

@@ -254,8 +254,17 @@ function M.infer(ctx)
   end
 
   local function number(e, t, what)
-    if t ~= nil and not types.numeric(t) then
+    if t ~= nil and not types.number(t) then
       fail(ctx, e.line, "%s needs a number, got %s", what, a(t))
+    end
+    return t
+  end
+
+  -- a real number: complex ones are refused, saying why
+  local function real(e, t, what, why)
+    number(e, t, what)
+    if types.complex(t) then
+      fail(ctx, e.line, "%s on %s: %s", what, a(t), why or "complex numbers are not ordered")
     end
     return t
   end
@@ -318,6 +327,12 @@ function M.infer(ctx)
     local ot = typeof(e.obj)
     if ot == nil then return nil end
     local k = e.key.name
+    if types.complex(ot) then
+      -- z.real, z.imag (NumPy's names), z.re, z.im (gpu.complex's on the host)
+      if k == "real" or k == "re" then e.part = "re"; return types.real_of(ot) end
+      if k == "imag" or k == "im" then e.part = "im"; return types.real_of(ot) end
+      fail(ctx, e.line, "field '%s' of %s is not available (real and imag are)", k, a(ot))
+    end
     if type(ot) == "table" then
       if k == "size" or k == "ndim" then return "int64" end
       if k == "shape" then return "shape" end
@@ -357,7 +372,12 @@ function M.infer(ctx)
     if op == "==" or op == "~=" then
       if lt == nil or rt == nil then return nil end
       if lt == "bool" and rt == "bool" then e.cmp = "bool"; return "bool" end
-      if types.numeric(lt) and types.numeric(rt) then
+      if types.complex(lt) or types.complex(rt) then
+        if types.number(lt) and types.number(rt) then
+          e.cmp = types.promote(lt, rt)
+          return "bool"
+        end
+      elseif types.numeric(lt) and types.numeric(rt) then
         e.cmp = cmp_type(lt, rt)
         return "bool"
       end
@@ -366,6 +386,17 @@ function M.infer(ctx)
     number(e.left, lt, ("'%s'"):format(op))
     number(e.right, rt, ("'%s'"):format(op))
     if lt == nil or rt == nil then return nil end
+    if types.complex(lt) or types.complex(rt) then
+      local ct = types.complex(lt) and lt or rt
+      if order[op] then
+        fail(ctx, e.line, "'%s' on %s: complex numbers are not ordered (compare z.real, z.imag or "
+             .. "gpu.abs(z))", op, a(ct))
+      end
+      if op == "//" or op == "%" then
+        fail(ctx, e.line, "'%s' on %s: complex numbers have no floor division or remainder "
+             .. "(NumPy refuses them too)", op, a(ct))
+      end
+    end
     if e.left.const ~= nil and e.right.const ~= nil and folders[op] then
       local ok, v = pcall(folders[op], e.left.const, e.right.const)
       if not ok then fail(ctx, e.line, "%s", (tostring(v):gsub("^.-:%-?%d+: ", ""))) end
@@ -534,8 +565,12 @@ function M.infer(ctx)
     if et == nil or t == nil then return end
     if target.chain and target.chain.shape then fail(ctx, line, "a shape cannot be assigned") end
     if not target.chain then fail(ctx, line, "this field cannot be assigned") end
-    if (et == "bool") ~= (t == "bool") or not (t == "bool" or types.numeric(t)) then
+    if (et == "bool") ~= (t == "bool") or not (t == "bool" or types.number(t)) then
       fail(ctx, line, "storing %s in %s", a(t), a(target.chain.arr))
+    end
+    if types.complex(t) and not types.complex(et) then
+      fail(ctx, line, "storing %s in %s would drop its imaginary part: store z.real, or use a "
+           .. "complex array", a(t), a(target.chain.arr))
     end
   end
 
@@ -568,9 +603,10 @@ function M.infer(ctx)
       for i, c in ipairs(s.conds) do condition(c); block(s.blocks[i]) end
       if s.orelse then block(s.orelse) end
     elseif tag == "Fornum" then
-      local a = number(s.start, typeof(s.start), "a 'for' initial value")
-      local b = number(s.limit, typeof(s.limit), "a 'for' limit")
-      local c = s.step and number(s.step, typeof(s.step), "a 'for' step") or "wint"
+      local loop = "a numeric 'for' counts with real numbers"
+      local a = real(s.start, typeof(s.start), "a 'for' initial value", loop)
+      local b = real(s.limit, typeof(s.limit), "a 'for' limit", loop)
+      local c = s.step and real(s.step, typeof(s.step), "a 'for' step", loop) or "wint"
       if s.step and s.step.const == 0 then fail(ctx, s.line, "'for' step is zero") end
       if a and b and c then
         if types.integer(a) and types.integer(c) then
@@ -592,7 +628,7 @@ function M.infer(ctx)
         end
         local t = typeof(e)
         if t ~= nil then
-          if not (t == "bool" or types.numeric(t)) then
+          if not (t == "bool" or types.number(t)) then
             fail(ctx, s.line, "a device function returns a number or a boolean, not %s", a(t))
           end
           local u = types.unify(ctx.ret, t)

@@ -39,6 +39,13 @@ end
 
 local function numeric_arg(ctx, e, typeof, what)
   local t = typeof(e)
+  if types.complex(t) then
+    local name = what:match("^math%.(%a+)$")
+    local hint = (name == "abs" or name == "sqrt" or name == "exp" or name == "log" or name == "sin" or
+                  name == "cos" or name == "tan" or name == "asin" or name == "acos" or name == "atan")
+                 and (" (gpu.%s takes complex ones)"):format(name) or ""
+    fail(ctx, e.line, "%s needs a real number, got %s%s", what, types.a(t), hint)
+  end
   if t ~= nil and not types.numeric(t) then
     fail(ctx, e.line, "%s needs a number, got %s", what, types.a(t))
   end
@@ -193,7 +200,7 @@ entries["gpu.activemask"] = {
 
 local dtype_names = {}
 for _, d in ipairs({"float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16",
-                    "uint32", "uint64", "bool"}) do
+                    "uint32", "uint64", "bool", "complex64", "complex128"}) do
   dtype_names[d] = d
   entries["gpu." .. d] = {value = "dtype", dtype = d}
 end
@@ -392,6 +399,9 @@ entries["gpu.printf"] = {
         k = k + 1
         local a, conv = e.args[k], item.conv
         local t = typeof(a)
+        if types.complex(t) then
+          fail(ctx, a.line, "gpu.printf cannot print %s: print its parts, z.real and z.imag", types.a(t))
+        end
         specs[#specs + 1] = {arg = a, ty = t}
         if conv == "s" then
           if t ~= "str" and t ~= "bool" and t ~= nil and not types.numeric(t) then
@@ -697,7 +707,22 @@ def("pred", "isinf", "jit::isinf", "jit::isinf")
 def("pred", "isfinite", "jit::isfinite", "jit::isfinite")
 def("pred", "signbit", "jit::signbit", "jit::signbit")
 
-local arity = {float1 = 1, float2 = 2, keep1 = 1, keep2 = 2, pred = 1}
+local arity = {float1 = 1, float2 = 2, keep1 = 1, keep2 = 2, pred = 1, cx = 1}
+
+-- on complex numbers: the functions kernels/ops/complex.cuh defines (gpu's own complex
+-- array functions), abs (the real modulus), square, isnan, isinf, isfinite; and the
+-- functions of complex numbers (kind cx), which take real ones too
+local complex_ok = {square = true, abs = true, absolute = true, isnan = true, isinf = true, isfinite = true}
+for _, n in ipairs({"sqrt", "exp", "exp2", "log", "log2", "log10", "log1p", "expm1", "sin", "cos",
+                    "tan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "asin", "arcsin", "acos",
+                    "arccos", "atan", "arctan", "arcsinh", "arccosh", "arctanh"}) do
+  complex_ok[n] = "ew"
+end
+def("cx", "real")
+def("cx", "imag")
+def("cx", "conj")
+def("cx", "conjugate", "conj")
+def("cx", "angle")
 
 for name, f in pairs(npmath) do
   local what = "gpu." .. name
@@ -705,6 +730,23 @@ for name, f in pairs(npmath) do
     call = function(ctx, e, typeof)
       local n = arity[f.kind]
       nargs(ctx, e, n, n)
+      local t0 = typeof(e.args[1])
+      if f.kind == "cx" then
+        local t = t0 and (types.complex(t0) and t0 or numeric_arg(ctx, e.args[1], typeof, what))
+        if t == nil then return nil end
+        if name == "real" or name == "imag" then return types.real_of(t) end
+        if name == "angle" then return types.floated(types.real_of(t)) end
+        return t
+      end
+      if types.complex(t0) then
+        if not complex_ok[name] then
+          fail(ctx, e.line, "%s takes real numbers, got %s", what, types.a(t0))
+        end
+        if n == 2 then numeric_arg(ctx, e.args[2], typeof, what) end
+        if f.kind == "pred" then return "bool" end
+        if name == "abs" or name == "absolute" then return types.real_of(t0) end
+        return t0
+      end
       local t = numeric_arg(ctx, e.args[1], typeof, what)
       if n == 2 then t = types.promote(t, numeric_arg(ctx, e.args[2], typeof, what)) end
       if f.kind == "pred" then return "bool" end
@@ -713,6 +755,30 @@ for name, f in pairs(npmath) do
     end,
     emit = function(E, e)
       if f.c64:find("^jit::") then E.helper("npmath") end
+      local at = types.concrete(e.args[1].ty)
+      if f.kind == "cx" then
+        local t = types.concrete(e.ty)
+        if types.complex(at) then
+          local z = E.cv(e.args[1], at)
+          if name == "angle" then E.ew(); return ("ew::angle(%s)"):format(z) end
+          if name == "real" or name == "imag" then
+            return ("%s.%s"):format((z:find("^%b()$") or z:find("^[%w_]+$")) and z or "(" .. z .. ")", name == "real" and "re" or "im")
+          end
+          return ("gpu::conj(%s)"):format(z)
+        end
+        if name == "angle" then
+          return ("%s((%s)0, %s)"):format(t == "float32" and "atan2f" or "atan2", types.ctype[t], E.cv(e.args[1], t))
+        end
+        if name == "imag" then return ("((void)%s, (%s)0)"):format(E.cv(e.args[1], at), types.ctype[t]) end
+        return E.cv(e.args[1], t)   -- real and conj of a real number: itself
+      end
+      if types.complex(at) then
+        local z = E.cv(e.args[1], at)
+        if name == "abs" or name == "absolute" then return ("gpu::abs(%s)"):format(z) end
+        if complex_ok[name] == "ew" then E.ew(); return ("ew::%s(%s)"):format(f.c64, z) end
+        E.helper("npmath")
+        return ("%s(%s)"):format(f.c64, z)   -- jit::square, jit::isnan ...
+      end
       if f.kind == "pred" then
         local t = types.concrete(e.args[1].ty)
         if types.integer(t) then   -- an integer is finite, not nan, and has the sign it shows
@@ -740,6 +806,22 @@ for name, f in pairs(npmath) do
     end,
   }
 end
+
+-- gpu.complex(re [, im]): a complex64 when the parts are float32 (or one float32 and a
+-- weak number), else a complex128
+entries["gpu.complex"] = {
+  call = function(ctx, e, typeof)
+    nargs(ctx, e, 1, 2)
+    local t = numeric_arg(ctx, e.args[1], typeof, "gpu.complex")
+    if e.args[2] then t = types.promote(t, numeric_arg(ctx, e.args[2], typeof, "gpu.complex")) end
+    return t and (types.concrete(t) == "float32" and "complex64" or "complex128")
+  end,
+  emit = function(E, e)
+    local rt = types.real_of(e.ty)
+    local im = e.args[2] and ", " .. E.cv(e.args[2], rt) or ""
+    return ("%s(%s%s)"):format(types.ctype[e.ty], E.cv(e.args[1], rt), im)
+  end,
+}
 
 -- The name of an intrinsic a host value stands for when a kernel reads it from an upvalue
 -- or a global: math.sqrt, or an elementwise function of gpu (local tanh = gpu.tanh).
@@ -772,6 +854,7 @@ end
 -- Host functions that name an intrinsic when a kernel reads them from an upvalue
 -- (local sqrt = math.sqrt).
 M.functions = {}
+if gpu and gpu.complex then M.functions[gpu.complex] = "gpu.complex" end
 for k, v in pairs(math) do
   if type(v) == "function" and entries["math." .. k] then M.functions[v] = "math." .. k end
 end

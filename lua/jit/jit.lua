@@ -293,10 +293,9 @@ end
 local dtype_aliases = {
   f4 = "float32", f8 = "float64", i1 = "int8", i2 = "int16", i4 = "int32", i8 = "int64",
   u1 = "uint8", u2 = "uint16", u4 = "uint32", u8 = "uint64", b1 = "bool", boolean = "bool",
-  double = "float64", float = "float32",
+  double = "float64", float = "float32", c8 = "complex64", c16 = "complex128",
 }
 for _, d in ipairs(gpu.dtypes) do dtype_aliases[d] = d end
-dtype_aliases.complex64, dtype_aliases.complex128 = nil, nil   -- gpu.jit has no complex type
 
 -- "void(float32[:], float32[:], int32)" (numba's spelling; "void" may be left out) ->
 -- list of {dtype =, array =}
@@ -331,7 +330,7 @@ end
 
 local element = {int8 = "int64", int16 = "int64", int32 = "int64", int64 = "int64", uint8 = "int64",
                  uint16 = "int64", uint32 = "int64", uint64 = "int64", float32 = "float32",
-                 float64 = "float64", bool = "bool"}
+                 float64 = "float64", bool = "bool", complex64 = "complex64", complex128 = "complex128"}
 
 local function type_of_param(p)
   if p.array then return types.array(p.dtype) end
@@ -571,11 +570,15 @@ end
 -- 1 to 100; anything else is above)
 local function freed(v) return gpu._jit_code(v) > 100 end
 
+local complex_mt = getmetatable(gpu.complex(0))
 local function arg_param(st, v, i)
   local mt = mtype(v)
   if mt == "integer" then return {dtype = st.integer} end
   if mt == "float" then return {dtype = st.float} end
   if type(v) == "boolean" then return {dtype = "bool"} end
+  if getmetatable(v) == complex_mt then   -- gpu.complex(re, im): complex64 under float = "float32"
+    return {dtype = st.float == "float32" and "complex64" or "complex128"}
+  end
   local why
   if getmetatable(v) == array_mt then
     if freed(v) then
@@ -583,11 +586,9 @@ local function arg_param(st, v, i)
       error(("attempt to use a freed array (kernel '%s' argument %d (%s))"):format(st.name, i,
             st.params[i] or "?"), 4)
     end
-    if not v.dtype:find("^complex") then return {dtype = v.dtype, array = true} end
-    why = ("is a %s array: gpu.jit has no complex type (write the kernel in CUDA C, on gpu::%s)"):format(v.dtype, v.dtype)
+    return {dtype = v.dtype, array = true}
   end
-  if why then -- said above
-  elseif gpu._meta.hostarray == getmetatable(v) then why = "is a host array: copy it to the device first with gpu.array(h)"
+  if gpu._meta.hostarray == getmetatable(v) then why = "is a host array: copy it to the device first with gpu.array(h)"
   elseif type(v) == "table" then why = "is a Lua table: copy it to the device first with gpu.array(t)"
   else why = ("must be a number, a boolean or a device array, got %s"):format(type(v)) end
   -- as the C launcher says it (kernel.c), at the launch (miss < dispatcher < the caller)
@@ -853,7 +854,8 @@ end
 -- for nothing). Raises at level as a compile does when it cannot be typed. Kept on disk
 -- as the kernels' C is (under the same kind of key), so a new process need not parse k.
 local DEVICE = {ret = "string", name = "string", source = "string"}
-local returns = {void = true, bool = true, int64 = true, float32 = true, float64 = true}
+local returns = {void = true, bool = true, int64 = true, float32 = true, float64 = true, complex64 = true,
+                 complex128 = true}
 
 function M.device_source(k, argtypes, level)
   local st = states[k]

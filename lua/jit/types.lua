@@ -1,12 +1,14 @@
 -- types.lua: the types of gpu.jit and the rules that combine them.
---   "bool", "int64", "float32", "float64": what values and locals hold;
+--   "bool", "int64", "float32", "float64", "complex64", "complex128": what values and
+--     locals hold (complex ones are gpuhost.cuh's gpu::complex64 and gpu::complex128);
 --   "wint", "wfloat": weak numbers: literals, constant upvalues and what is made of them
 --     alone (NumPy 2's rule for Python scalars): a weak number takes the type of the other
 --     operand, so `x * 0.5` stays float32 when x is; alone it is int64 or float64;
 --   arrays: {array = dtype} (device arrays), {local_array = dtype, dims = {...}, shared =}.
 -- Integers are Lua's: every integer operation is on int64 and wraps; an array's narrower
 -- integers are widened when read. Mixed operations follow NumPy: int64 with float32 gives
--- float64.
+-- float64; a complex type with a real one gives the complex type that holds both
+-- (complex64 with float64 or int64 gives complex128, with float32 complex64).
 local M = {}
 
 local int_dtypes = {int8 = true, int16 = true, int32 = true, int64 = true, uint8 = true,
@@ -16,13 +18,20 @@ M.int_dtypes = int_dtypes
 M.ctype = {bool = "bool", int64 = "long long", float32 = "float", float64 = "double",
            wint = "long long", wfloat = "double", int8 = "signed char", int16 = "short",
            int32 = "int", uint8 = "unsigned char", uint16 = "unsigned short",
-           uint32 = "unsigned int", uint64 = "unsigned long long"}
+           uint32 = "unsigned int", uint64 = "unsigned long long", complex64 = "gpu::complex64",
+           complex128 = "gpu::complex128"}
 
 local numeric = {int64 = true, float32 = true, float64 = true, wint = true, wfloat = true}
 function M.numeric(t) return numeric[t] == true end
 function M.integer(t) return t == "int64" or t == "wint" end
 function M.float(t) return t == "float32" or t == "float64" or t == "wfloat" end
 function M.weak(t) return t == "wint" or t == "wfloat" end
+function M.complex(t) return t == "complex64" or t == "complex128" end
+-- a real number or a complex one
+function M.number(t) return numeric[t] == true or t == "complex64" or t == "complex128" end
+-- the real type of a complex one's parts, and the complex type of a real one
+function M.real_of(t) return t == "complex64" and "float32" or t == "complex128" and "float64" or t end
+function M.complex_of(t) return t == "float32" and "complex64" or "complex128" end
 
 -- What a weak type becomes where it must be stored.
 function M.concrete(t)
@@ -47,6 +56,16 @@ end
 function M.promote(a, b)
   if a == nil or b == nil then return nil end
   if a == b then return a end
+  if M.complex(a) or M.complex(b) then
+    -- the complex type that holds both: complex64 only when the other is complex64,
+    -- float32 or weak
+    local c, other = a, b
+    if not M.complex(a) then c, other = b, a end
+    if c == "complex128" or other == "complex128" or other == "float64" or other == "int64" then
+      return "complex128"
+    end
+    return "complex64"
+  end
   if M.integer(a) and M.integer(b) then return "int64" end   -- wint with int64
   if a == "float64" or b == "float64" then return "float64" end
   if a == "float32" or b == "float32" then
@@ -68,7 +87,7 @@ end
 function M.unify(a, b)
   if a == nil then return b end
   if b == nil or a == b then return a end
-  if numeric[a] and numeric[b] then return M.promote(a, b) end
+  if M.number(a) and M.number(b) then return M.promote(a, b) end
   return nil
 end
 

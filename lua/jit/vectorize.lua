@@ -10,11 +10,15 @@ local gpu, jit = ...
 local type, mtype, select = type, math.type, select
 local array_mt = gpu._meta.array
 
-local dtype_of = {int64 = "int64", float32 = "float32", float64 = "float64", bool = "bool"}
+local dtype_of = {int64 = "int64", float32 = "float32", float64 = "float64", bool = "bool",
+                  complex64 = "complex64", complex128 = "complex128"}
 -- the type of an element of an array of dtype, inside gpu.jit (integers are Lua's int64)
 local element = {int8 = "int64", int16 = "int64", int32 = "int64", int64 = "int64", uint8 = "int64",
                  uint16 = "int64", uint32 = "int64", uint64 = "int64", float32 = "float32",
-                 float64 = "float64", bool = "bool"}
+                 float64 = "float64", bool = "bool", complex64 = "complex64", complex128 = "complex128"}
+-- gpu's complex functions, which gpu.jit copies into a source that uses them: the
+-- elementwise kernel has them already
+local EW_BLOCK = "// gpu%.jit: gpu's complex functions {\n.-// } gpu%.jit: gpu's complex functions"
 
 local MT = {}
 MT.__index = MT
@@ -47,7 +51,7 @@ MT.__call = function(v, ...)
     if getmetatable(a) == array_mt then
       local dt = a.dtype
       local t = element[dt]
-      if not t then fail(v, i, ("a %s array: gpu.vectorize takes integer, float and bool arrays"):format(dt), 2) end
+      if not t then fail(v, i, ("a %s array: gpu.vectorize takes integer, float, complex and bool arrays"):format(dt), 2) end
       pattern[i], types[i] = "a", t
     elseif mtype(a) == "integer" then
       pattern[i], types[i] = "s", "int64"
@@ -61,13 +65,13 @@ MT.__call = function(v, ...)
   end
   pattern = table.concat(pattern)
   -- a Lua float is weak, as in gpu's own functions (gpu.multiply(a, 2.5) stays float32):
-  -- float32 when the float arrays are all float32
+  -- float32 when the float and complex arrays are all float32 and complex64
   local float = "float64"
   for i = 1, n do
-    if types[i] == "float32" then float = "float32" end
+    if types[i] == "float32" or types[i] == "complex64" then float = "float32" end
   end
   for i = 1, n do
-    if types[i] == "float64" and pattern:sub(i, i) == "a" then float = "float64" end
+    if (types[i] == "float64" or types[i] == "complex128") and pattern:sub(i, i) == "a" then float = "float64" end
   end
   local dtypes = {}
   for i = 1, n do
@@ -89,7 +93,8 @@ MT.__call = function(v, ...)
     for i = 1, n do names[i] = "x" .. i; call[i] = "x" .. i end
     names[n + 1] = "out"
     u = gpu._ufunc({name = v.name, nin = n, nout = 1, dtypes = dtypes, names = names,
-                    body = ("out = %s(%s);"):format(d.name, table.concat(call, ", ")), typedefs = d.source,
+                    body = ("out = %s(%s);"):format(d.name, table.concat(call, ", ")),
+                    typedefs = (d.source:gsub(EW_BLOCK, "")),
                     load_outputs = {false}})
     v.ufuncs[key] = u
   end
