@@ -9,7 +9,10 @@
 #include "gpu.h"
 #include "cache.h"
 
-/* The type codes: an array's dtype (1 .. DT_COUNT), then these. */
+/* The type codes: an array's dtype (1 .. DT_COUNT), the same plus CODE_CONTIGUOUS for a
+ * C-contiguous array (gpu.jit compiles its flat a[i] without the branch to strided views),
+ * then these. */
+#define CODE_CONTIGUOUS 32
 enum { CODE_INTEGER = 101, CODE_FLOAT, CODE_BOOLEAN, CODE_OTHER, CODE_COMPLEX };
 
 /* A dispatcher's upvalues: first those of gpu.kernel's launcher (kernel.c), so that a
@@ -32,7 +35,7 @@ static int type_code(lua_State *L, int idx) {
     case LUA_TBOOLEAN: return CODE_BOOLEAN;
     case LUA_TUSERDATA: {
       const GpuArray *a = array_test(L, idx);
-      if (a) return a->alive ? (int)a->dtype + 1 : CODE_OTHER;
+      if (a) return a->alive ? (int)a->dtype + 1 + (a->contiguous ? CODE_CONTIGUOUS : 0) : CODE_OTHER;
       return luaL_testudata(L, idx, GPU_COMPLEX_T) ? CODE_COMPLEX : CODE_OTHER;   /* gpu.complex */
     }
     default: return CODE_OTHER;

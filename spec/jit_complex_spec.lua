@@ -235,7 +235,7 @@ describe("gpu.jit on complex numbers", function()
     cnear(b:totable()[1], {3, 6}, 0, "a gpu.complex argument")
     f[1, 1](gpu.complex(-1, 0.5), 2, b) -- the same kernel, launched by the C dispatcher
     cnear(b:totable()[1], {-2, 1}, 0, "a gpu.complex argument, again")
-    assert.are.same({"void(complex128, int64, complex128[:])"}, f:signatures())
+    assert.are.same({"void(complex128, int64, complex128[::1])"}, f:signatures())
   end)
 end)
 

@@ -551,7 +551,10 @@ function M.func(U, ctx)
         need(U, "debug")
         return ("jit::checked(%s, %s, %d, %s)"):format(b, table.concat(idx, ", "), site(l), U.record)
       end
-      if #keys == 1 then return ("%s[%s]"):format(b, idx[1]) end
+      if #keys == 1 then
+        -- a C-contiguous kernel parameter: no branch to strided views (gpuhost.cuh)
+        return (at_.contiguous and "%s.contig(%s)" or "%s[%s]"):format(b, idx[1])
+      end
       return ("%s(%s)"):format(b, table.concat(idx, ", "))
     end
     return nil, b, local_flat(at_, keys, l)

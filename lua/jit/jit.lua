@@ -322,7 +322,8 @@ local function parse_signature(sig, level)
         error(("signature '%s': unknown type '%s' (float32, float64, int32, int64, ..., bool; "
                .. "arrays as float32[:])"):format(sig, part:match("^%s*(.-)%s*$")), level)
       end
-      list[#list + 1] = {dtype = dtype, array = dims ~= ""}
+      -- numba's float32[::1]: C-contiguous (what k:signatures() says of a launch with one)
+      list[#list + 1] = {dtype = dtype, array = dims ~= "", contiguous = dims:find("::%s*1%s*%]$") ~= nil}
     end
   end
   return list
@@ -333,13 +334,15 @@ local element = {int8 = "int64", int16 = "int64", int32 = "int64", int64 = "int6
                  float64 = "float64", bool = "bool", complex64 = "complex64", complex128 = "complex128"}
 
 local function type_of_param(p)
-  if p.array then return types.array(p.dtype) end
+  if p.array then return types.array(p.dtype, p.contiguous) end
   return element[p.dtype]
 end
 
 local function signature_text(params)
   local parts = {}
-  for i, p in ipairs(params) do parts[i] = p.array and p.dtype .. "[:]" or p.dtype end
+  for i, p in ipairs(params) do
+    parts[i] = p.array and p.dtype .. (p.contiguous and "[::1]" or "[:]") or p.dtype
+  end
   return "void(" .. table.concat(parts, ", ") .. ")"
 end
 
@@ -586,7 +589,8 @@ local function arg_param(st, v, i)
       error(("attempt to use a freed array (kernel '%s' argument %d (%s))"):format(st.name, i,
             st.params[i] or "?"), 4)
     end
-    return {dtype = v.dtype, array = true}
+    -- the dispatcher's code says whether it is C-contiguous (host/jit.c: 33 and up)
+    return {dtype = v.dtype, array = true, contiguous = gpu._jit_code(v) > 32}
   end
   if gpu._meta.hostarray == getmetatable(v) then why = "is a host array: copy it to the device first with gpu.array(h)"
   elseif type(v) == "table" then why = "is a Lua table: copy it to the device first with gpu.array(t)"
@@ -843,6 +847,8 @@ function M.new(f, options)
   states[k] = st
   if options.signature ~= nil then
     local params = signature_for(st, options.signature, 3)
+    -- its launcher is gpu.kernel's, which takes an array of any layout: so compiled for any
+    for _, p in ipairs(params) do p.contiguous = nil end
     st.fixed = specialize(st, params)
   end
   return k

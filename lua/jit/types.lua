@@ -45,8 +45,15 @@ function M.element(dtype)
   return dtype
 end
 
-local arrays = {}
-function M.array(dtype)
+local arrays, contiguous_arrays = {}, {}
+-- a device array of dtype; contiguous: known to be C-contiguous (a kernel's parameter, for
+-- a launch with such an array: its flat a[i] needs no branch to strided views)
+function M.array(dtype, contiguous)
+  if contiguous then
+    local a = contiguous_arrays[dtype]
+    if not a then a = {array = dtype, contiguous = true}; contiguous_arrays[dtype] = a end
+    return a
+  end
   local a = arrays[dtype]
   if not a then a = {array = dtype}; arrays[dtype] = a end
   return a
@@ -118,7 +125,7 @@ function M.key(list)
   local parts = {}
   for i, t in ipairs(list) do
     if type(t) == "table" then
-      if t.array then parts[i] = t.array .. "[]"
+      if t.array then parts[i] = t.array .. (t.contiguous and "[::1]" or "[]")
       else parts[i] = ("%s%s[%s]"):format(t.shared and "shared " or "", t.local_array,
                                          table.concat(t.dims, ",")) end
     else
