@@ -901,6 +901,19 @@ function M.reduce(f, options)
 end
 
 function M.is_jit(v) return states[v] ~= nil end
+-- The f and options of gpu.vectorize and gpu.reduce (api: which): a gpu.jit function as it
+-- is, a Lua function made one (options.name, the only option); errors at the api's caller
+function M.as_jit(f, options, api)
+  if options ~= nil and type(options) ~= "table" then
+    error(("bad argument #2 to '%s' (options table expected, got %s)"):format(api, type(options)), 4)
+  end
+  options = options or {}
+  gpu._arg.options(options, api, "name")
+  if states[f] then return f, options end
+  if type(f) == "function" then return gpu.jit(f, {name = options.name}), options end
+  error(("bad argument #1 to '%s' (a Lua function or a gpu.jit function expected, got %s)")
+        :format(api, type(f)), 4)
+end
 function M.nparams(k) return states[k].nparams end
 M.parse_signature = parse_signature
 return M

@@ -145,20 +145,8 @@ end)
 
 -- gpu.reduce(f [, {name =}])
 return function(f, options)
-  if options ~= nil and type(options) ~= "table" then
-    error(("bad argument #2 to 'reduce' (options table expected, got %s)"):format(type(options)), 3)
-  end
-  options = options or {}
-  gpu._arg.options(options, "reduce", "name")
   local k
-  if jit.is_jit(f) then
-    k = f
-  elseif type(f) == "function" then
-    k = gpu.jit(f, {name = options.name})
-  else
-    error(("bad argument #1 to 'reduce' (a Lua function or a gpu.jit function expected, got %s)")
-          :format(type(f)), 3)
-  end
+  k, options = jit.as_jit(f, options, "reduce")
   local nparams = jit.nparams(k)
   if nparams ~= 2 then
     error(("bad argument #1 to 'reduce' (a function of two arguments expected, got one of %d)"):format(nparams), 3)

@@ -104,20 +104,8 @@ end
 
 -- gpu.vectorize(f [, {name =}])
 return function(f, options)
-  if options ~= nil and type(options) ~= "table" then
-    error(("bad argument #2 to 'vectorize' (options table expected, got %s)"):format(type(options)), 3)
-  end
-  options = options or {}
-  gpu._arg.options(options, "vectorize", "name")
   local k
-  if jit.is_jit(f) then
-    k = f
-  elseif type(f) == "function" then
-    k = gpu.jit(f, {name = options.name})
-  else
-    error(("bad argument #1 to 'vectorize' (a Lua function or a gpu.jit function expected, got %s)")
-          :format(type(f)), 3)
-  end
+  k, options = jit.as_jit(f, options, "vectorize")
   local name = options.name or k.name
   local nparams = jit.nparams(k)
   if nparams == 0 then
