@@ -21,7 +21,8 @@
 /* ---- dtypes (dtype.c): this table is the one place a dtype is defined ----
  * X(ENUM, name, host type, kind, aliases, spellings):
  *   name       what Lua calls it; aliases: other names Lua accepts, '|' between;
- *   host type  what holds one element on the host (its size is the element's size);
+ *   host type  what holds one element on the host (its size is the element's size;
+ *              float16's is its bits: half_from_double and half_to_double convert);
  *   kind       'f' float, 'i' signed integer, 'u' unsigned integer, 'b' bool, 'c' complex
  *              (two floats: real, imaginary);
  *   spellings  the C types a kernel parameter may use for it, '|' between; the first is
@@ -43,7 +44,8 @@
                                            "unsigned long int|uint64_t|size_t|uintptr_t") \
   X(BOOL,    "bool",    uint8_t,  'b', "", "bool") \
   X(COMPLEX64,  "complex64",  float _Complex,  'c', "", "gpu::complex64|gpu::complex<float>") \
-  X(COMPLEX128, "complex128", double _Complex, 'c', "", "gpu::complex128|gpu::complex<double>")
+  X(COMPLEX128, "complex128", double _Complex, 'c', "", "gpu::complex128|gpu::complex<double>") \
+  X(FLOAT16, "float16", uint16_t, 'f', "half", "gpu::half|__half|half")
 
 #define DTYPE_ENUM(E, name, T, kind, aliases, spellings) DT_##E,
 typedef enum { GPU_DTYPES(DTYPE_ENUM) DT_COUNT } GpuDtype;
@@ -64,6 +66,10 @@ GpuDtype dtype_check(lua_State *L, int idx, GpuDtype def);   /* [-0, +0, v] name
 const char *dtype_store(lua_State *L, int idx, GpuDtype dt, void *dst);
 void dtype_push(lua_State *L, GpuDtype dt, const void *src);   /* [-0, +1, -] */
 void dtype_open(lua_State *L);   /* [-0, +0, m] gpu._dtypes, with the gpu table on top */
+/* float16 (IEEE binary16) to and from double: rounded to nearest, ties to even, once, as
+ * the GPU's cvt.rn.f16.f64 and gpu::half (kernels/gpuhost.cuh) round */
+uint16_t half_from_double(double v);
+double half_to_double(uint16_t h);
 
 /* ---- shapes (dtype.c) ---- */
 #define GPU_MAXDIM 8
@@ -269,10 +275,10 @@ enum {
   RULE_INTDIV,     /* floor_divide remainder pow conj: bool gives int8 */
   RULE_BITWISE,    /* bitwise_* invert: integers and bool */
   RULE_SHIFT,      /* left_shift right_shift: integers; bool gives int8 */
-  RULE_FLOAT,      /* sqrt exp ... atan2: integers give float32 (up to 16 bits) or float64 */
+  RULE_FLOAT,      /* sqrt exp ... atan2: integers give float16 (8 bits), float32 (16) or float64 */
   RULE_KEEP,       /* abs floor ceil trunc: the type itself */
   RULE_SIGN,       /* sign positive: not bool */
-  RULE_ROUND,      /* round: bool gives float32 */
+  RULE_ROUND,      /* round: bool gives float16 */
   RULE_INTEGER,    /* gcd lcm: integers only */
   RULE_FLOAT64,    /* float_power: float64, or complex128 */
   RULE_COMPARE,    /* eq ne lt le gt ge: bool; integers compared exactly */

@@ -376,7 +376,8 @@ static int gpu_nan_to_num(lua_State *L) {
   GpuArray *a = array_test(L, 1);
   GpuDtype dt = a ? a->dtype : lua_isinteger(L, 1) ? DT_INT64 : DT_FLOAT64;
   int fp = dtypes[dt].kind == 'f' || dtypes[dt].kind == 'c';
-  double big = dtype_real(dt) == DT_FLOAT32 ? FLT_MAX : DBL_MAX, value[] = {0, big, -big};
+  double big = dtype_real(dt) == DT_FLOAT32 ? FLT_MAX : dt == DT_FLOAT16 ? 65504.0 : DBL_MAX,
+         value[] = {0, big, -big};
   lua_pushvalue(L, lua_upvalueindex(1));
   int uidx = lua_gettop(L);
   lua_pushvalue(L, 1);

@@ -2,9 +2,8 @@
  * elementwise operation's rule for the types it computes in and gives. Lua numbers are
  * weak scalars, as Python's int and float: they take the array's type when its kind can
  * hold them (float32 * 2.5 is float32, int32 + 1 is int32) and otherwise give the
- * default of their kind (int32 / 2.5 is float64). gpuhost has no float16: where NumPy
- * gives float16, gpuhost gives float32. spec/data/promotion.lua holds NumPy's own answers,
- * which the specs compare with these. No Lua here. */
+ * default of their kind (int32 / 2.5 is float64). spec/data/promotion.lua holds NumPy's
+ * own answers, which the specs compare with these. No Lua here. */
 #include <string.h>
 #include "gpu.h"
 
@@ -17,14 +16,17 @@ GpuDtype promote_types(GpuDtype a, GpuDtype b) {
   const DtypeInfo *x = &dtypes[a], *y = &dtypes[b];
   if (x->kind == 'c' || y->kind == 'c') {   /* the complex whose parts hold both */
     GpuDtype p = promote_types(dtype_real(a), dtype_real(b));
-    return p == DT_FLOAT32 ? DT_COMPLEX64 : DT_COMPLEX128;
+    return p == DT_FLOAT32 || p == DT_FLOAT16 ? DT_COMPLEX64 : DT_COMPLEX128;
   }
   if (x->kind == 'b') return b;
   if (y->kind == 'b') return a;
   if (x->kind == 'f' || y->kind == 'f') {
     if (x->kind == 'f' && y->kind == 'f') return x->size >= y->size ? a : b;
+    /* the smallest float at least as wide as the float that holds the integers exactly:
+     * 8 bits in float16, 16 in float32, the rest in float64 */
     const DtypeInfo *f = x->kind == 'f' ? x : y, *n = x->kind == 'f' ? y : x;
-    return f->size == 4 && n->size <= 2 ? DT_FLOAT32 : DT_FLOAT64;
+    size_t need = f->size > 2 * n->size ? f->size : 2 * n->size;
+    return need == 2 ? DT_FLOAT16 : need == 4 ? DT_FLOAT32 : DT_FLOAT64;
   }
   if (x->kind == y->kind) return x->size >= y->size ? a : b;
   const DtypeInfo *s = x->kind == 'i' ? x : y, *u = x->kind == 'i' ? y : x;
@@ -58,11 +60,11 @@ GpuDtype result_type(int n, const Operand *ops) {
   return (GpuDtype)strong;
 }
 
-/* The float an integer type computes in where only floats make sense (NumPy's float16
- * for bool, int8 and uint8 is float32 here). */
+/* The float an integer type computes in where only floats make sense (NumPy's: float16
+ * for bool, int8 and uint8, float32 for 16 bits). */
 static GpuDtype float_for(GpuDtype t) {
   if (dtypes[t].kind == 'f' || dtypes[t].kind == 'c') return t;
-  return dtypes[t].size <= 2 ? DT_FLOAT32 : DT_FLOAT64;
+  return dtypes[t].size == 1 ? DT_FLOAT16 : dtypes[t].size == 2 ? DT_FLOAT32 : DT_FLOAT64;
 }
 
 /* What a scalar operand is passed as when it keeps its own kind. */
@@ -99,7 +101,7 @@ static const char *common_rule(int rule, GpuDtype c, GpuDtype *loop, GpuDtype *o
       *loop = *out = k == 'c' ? DT_COMPLEX128 : DT_FLOAT64;
       return NULL;
     case RULE_ROUND:
-      if (k == 'b') *loop = *out = DT_FLOAT32;
+      if (k == 'b') *loop = *out = DT_FLOAT16;
       return NULL;
     default:
       return NULL;
@@ -128,9 +130,11 @@ const char *resolve_types(int rule, int nin, Operand *ops, GpuDtype *out) {
       return NULL;
     case RULE_FLOAT:   /* the smallest float every input converts to exactly */
       if (dtypes[c].kind != 'f' && dtypes[c].kind != 'c') {   /* a weak scalar counts as the common type */
-        GpuDtype f = DT_FLOAT32;
-        for (int i = 0; i < nin; i++)
-          if (float_for(ops[i].kind == OPK_ARRAY ? ops[i].dtype : c) == DT_FLOAT64) f = DT_FLOAT64;
+        GpuDtype f = DT_FLOAT16;
+        for (int i = 0; i < nin; i++) {
+          GpuDtype g = float_for(ops[i].kind == OPK_ARRAY ? ops[i].dtype : c);
+          if (dtypes[g].size > dtypes[f].size) f = g;
+        }
         c = f;
       }
       for (int i = 0; i < nin; i++) ops[i].loop = c;

@@ -19,8 +19,8 @@ static const RedDef defs[] = {
 #define NDEFS ((int)(sizeof defs / sizeof defs[0]))
 
 /* NumPy's result types: sums and products of small integers in 64 bits; means in float64
- * unless float32 or complex; variances and norms real: float32 for float32 and complex64,
- * float64 otherwise. */
+ * unless float16, float32 or complex; variances and norms real: float16 for float16,
+ * float32 for float32 and complex64, float64 otherwise. */
 static GpuDtype result_of(int rule, GpuDtype t) {
   const DtypeInfo *d = &dtypes[t];
   switch (rule) {
@@ -30,8 +30,8 @@ static GpuDtype result_of(int rule, GpuDtype t) {
       return t;
     case RR_INDEX: case RR_COUNT: return DT_INT64;
     case RR_BOOL: return DT_BOOL;
-    case RR_FLOAT: return d->kind == 'c' ? t : t == DT_FLOAT32 ? DT_FLOAT32 : DT_FLOAT64;
-    case RR_REAL: return t == DT_FLOAT32 || t == DT_COMPLEX64 ? DT_FLOAT32 : DT_FLOAT64;
+    case RR_FLOAT: return d->kind == 'c' || t == DT_FLOAT32 || t == DT_FLOAT16 ? t : DT_FLOAT64;
+    case RR_REAL: return t == DT_FLOAT32 || t == DT_COMPLEX64 ? DT_FLOAT32 : t == DT_FLOAT16 ? t : DT_FLOAT64;
     default: return t;
   }
 }

@@ -20,6 +20,7 @@ static Value load(const void *p, GpuDtype dt) {
     else { memcpy(&v.f, p, 8); memcpy(&v.im, (const char *)p + 8, 8); v.f32 = (float)v.f; v.im32 = (float)v.im; v.kind = 'f'; }
   } else if (v.kind == 'f') {
     if (n == 4) { memcpy(&v.f32, p, 4); v.f = v.f32; v.kind = 'F'; }
+    else if (n == 2) { uint16_t h; memcpy(&h, p, 2); v.f = half_to_double(h); v.f32 = (float)v.f; v.kind = 'F'; }
     else memcpy(&v.f, p, 8);
   } else if (v.kind == 'i') {
     switch (n) {
@@ -66,6 +67,10 @@ static void store(void *p, GpuDtype dt, const Value *v) {
     float x = v->kind == 'F' ? v->f32 : v->kind == 'f' ? (float)v->f
             : v->kind == 'i' ? (float)v->i : (float)v->u;
     memcpy(p, &x, 4);
+  } else if (d->kind == 'f' && d->size == 2) {   /* one rounding: from double, exact for the rest */
+    double x = isfloat ? v->f : v->kind == 'i' ? (double)v->i : (double)v->u;
+    uint16_t h = half_from_double(x);
+    memcpy(p, &h, 2);
   } else if (d->kind == 'f') {
     double x = isfloat ? v->f : v->kind == 'i' ? (double)v->i : (double)v->u;
     memcpy(p, &x, 8);

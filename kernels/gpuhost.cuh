@@ -44,6 +44,66 @@ __device__ unsigned long long oob_sink[2];
 #define GPUHOST_ASSUME_GLOBAL(q) ((void)0)
 #endif
 
+// ---- half: what float16 arrays hold (IEEE binary16), a storage type as CuPy's float16:
+// it converts to float for arithmetic (a + b, sqrt(a) ... compute in float, as NumPy's
+// float16 loops do) and back, rounding to nearest even once, from float or double alike.
+// cuda_fp16.h's __half holds the same bits: a kernel may take a float16 array as either.
+struct alignas(2) half {
+  unsigned short bits;
+  half() = default;
+  __host__ __device__ half(float f) : bits(from_float(f)) {}
+  __host__ __device__ half(double d) : bits(from_double(d)) {}
+#define GPUHOST_HALF_FROM(I) __host__ __device__ half(I i) : bits(from_float((float)i)) {}
+  GPUHOST_HALF_FROM(bool) GPUHOST_HALF_FROM(char) GPUHOST_HALF_FROM(signed char)
+  GPUHOST_HALF_FROM(unsigned char) GPUHOST_HALF_FROM(short) GPUHOST_HALF_FROM(unsigned short)
+  GPUHOST_HALF_FROM(int) GPUHOST_HALF_FROM(unsigned) GPUHOST_HALF_FROM(long)
+  GPUHOST_HALF_FROM(unsigned long) GPUHOST_HALF_FROM(long long) GPUHOST_HALF_FROM(unsigned long long)
+#undef GPUHOST_HALF_FROM
+  __host__ __device__ operator float() const { return to_float(bits); }
+  static __host__ __device__ half from_bits(unsigned short b) { half h; h.bits = b; return h; }
+  __host__ __device__ half &operator+=(float v) { return *this = half((float)*this + v); }
+  __host__ __device__ half &operator-=(float v) { return *this = half((float)*this - v); }
+  __host__ __device__ half &operator*=(float v) { return *this = half((float)*this * v); }
+  __host__ __device__ half &operator/=(float v) { return *this = half((float)*this / v); }
+  __host__ __device__ half &operator++() { return *this += 1.0f; }
+  __host__ __device__ half &operator--() { return *this -= 1.0f; }
+
+  static __host__ __device__ unsigned short from_float(float f) {
+#if defined(__CUDA_ARCH__)
+    unsigned short h;
+    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
+    return h;
+#else
+    _Float16 x = (_Float16)f;
+    return __builtin_bit_cast(unsigned short, x);
+#endif
+  }
+  static __host__ __device__ unsigned short from_double(double d) {
+#if defined(__CUDA_ARCH__)
+    unsigned short h;
+    asm("cvt.rn.f16.f64 %0, %1;" : "=h"(h) : "d"(d));
+    return h;
+#else
+    _Float16 x = (_Float16)d;
+    return __builtin_bit_cast(unsigned short, x);
+#endif
+  }
+  static __host__ __device__ float to_float(unsigned short h) {
+#if defined(__CUDA_ARCH__)
+    float f;
+    asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
+    return f;
+#else
+    return (float)__builtin_bit_cast(_Float16, h);
+#endif
+  }
+};
+
+// What an element reads as besides T (gpu::array's ref): a half also as a float, so that
+// (float)a[i] and a[i] + 1.0f work (C++ takes one user-defined conversion, not two).
+template <class T> struct widened { struct none {}; typedef none type; };
+template <> struct widened<half> { typedef float type; };
+
 template <typename T>
 struct array {
   T *data;              // element 0 (of a view: its first element)
@@ -59,6 +119,9 @@ struct array {
   struct ref {
     T *p;
     __device__ operator T() const { return p ? *p : T(); }
+    __device__ operator typename widened<T>::type() const {
+      return (typename widened<T>::type)(p ? *p : T());
+    }
     __device__ ref &operator=(T v) { if (p) *p = v; return *this; }
     __device__ ref &operator=(const ref &o) { return *this = (T)o; }
     __device__ ref &operator+=(T v) { if (p) *p += v; return *this; }

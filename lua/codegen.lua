@@ -16,7 +16,14 @@ local M = {}
 
 local ctype, size = {}, {}
 for _, d in ipairs(gpu._dtypes) do ctype[d.name], size[d.name] = d.ctype, d.size end
-M.ctype, M.size = ctype, size
+-- the C type an operation computes in for a loop dtype: float16 is stored, not computed in
+-- (NumPy's float16 loops work in float32 and round once)
+local compute = setmetatable({float16 = "float"}, {__index = ctype})
+-- but for the operations whose answer depends on the type's precision (ew.cuh has float16
+-- versions of them): compute_of(expr)[dtype]
+local own = {["ew::nextafter"] = true, ["ew::spacing"] = true}
+function M.compute_of(expr) return own[expr] and ctype or compute end
+M.ctype, M.size, M.compute = ctype, size, compute
 
 -- The parameters of gpu.elementwise and gpu.reduction (CuPy's kernels): "float32 x, T y" ->
 -- {{type = "float32", name = "x"}, {var = "T", name = "y"}}. api names the caller in errors,
@@ -34,10 +41,10 @@ local cwords = {}
 for w in ([[auto break case catch char class const constexpr continue default delete do else enum
   explicit extern false for friend goto if inline int long mutable namespace new operator private
   protected public register return short signed sizeof static struct switch template this throw
-  true try typedef typename union unsigned using virtual void volatile while float half size_t
+  true try typedef typename union unsigned using virtual void volatile while float size_t
   nullptr]]):gmatch("%S+") do cwords[w] = true end
 local ctypes = {float = "float32", int = "int32", long = "int64", short = "int16", char = "int8",
-                signed = "int32", unsigned = "uint32", half = "float32 or float64", size_t = "uint64"}
+                signed = "int32", unsigned = "uint32", size_t = "uint64"}
 M.ctypes = ctypes
 
 function M.params(list, api, what, seen, reserved, why)
@@ -372,7 +379,8 @@ end
 -- converted to the types it computes in, the result converted to the output's.
 function M.builtin_body(expr, ops, nin)
   local args = {}
-  for i = 1, nin do args[i] = ("ew::cast<%s>(x%d)"):format(ctype[ops[i].loop], i - 1) end
+  local c = M.compute_of(expr)
+  for i = 1, nin do args[i] = ("ew::cast<%s>(x%d)"):format(c[ops[i].loop], i - 1) end
   return ("  o0 = ew::cast<ew_O0>(%s(%s));"):format(expr, table.concat(args, ", "))
 end
 

@@ -25,6 +25,7 @@ local function literal(v, dt)
   if dt == "complex64" or dt == "complex128" then   -- a real number: the real part
     return ("%s(%s)"):format(c, literal(v, dt == "complex64" and "float32" or "float64"))
   end
+  if dt == "float16" then return ("%s(%s)"):format(c, literal(v, "float64")) end   -- one rounding
   if dt == "float32" or dt == "float64" then
     local x = v + 0.0
     if x ~= x then return dt == "float32" and "__int_as_float(0x7fc00000)" or "__longlong_as_double(0x7ff8000000000000LL)" end
@@ -106,9 +107,11 @@ local function apply(u, ...)
     if is_traced(v) then
       local var = trace:var_of(v)
       if v.kind == "int" or v.kind == "float" then trace:scalar_use(v, loop) end
-      operands[i] = ("ew::cast<%s>(%s)"):format(ctype[loop], var)
+      operands[i] = ("ew::cast<%s>(%s)"):format(codegen.compute_of(u.expr)[loop], var)
     else
-      operands[i] = literal(v, loop)
+      operands[i] = literal(v, loop)   -- a float16 one rounded so, then computed in float
+      local c = codegen.compute_of(u.expr)[loop]
+      if c ~= ctype[loop] then operands[i] = ("ew::cast<%s>(%s)"):format(c, operands[i]) end
     end
   end
   return trace:emit(out, ("ew::cast<%s>(%s(%s))"):format(ctype[out], u.expr, table.concat(operands, ", ")))

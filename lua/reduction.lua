@@ -15,8 +15,8 @@ for _, d in ipairs(gpu._dtypes) do size_of[d.name] = d.size end
 -- and its size), identity, map (an expression of x, or x and m, and the index _k), combine
 -- (of a and b) and post (statements that set y from a, _n and _param).
 local function cast_post(expr) return ("y = ew::cast<rd_O0>(%s);"):format(expr) end
--- float32 accumulates in float64, complex64 in complex128
-local WIDE = {float32 = "float64", complex64 = "complex128"}
+-- float16 and float32 accumulate in float64, complex64 in complex128
+local WIDE = {float16 = "float64", float32 = "float64", complex64 = "complex128"}
 local function sum_like(T, R, identity, combine)
   return {acc = WIDE[R] or R, identity = identity, map = "x", combine = combine, post = cast_post("a")}
 end

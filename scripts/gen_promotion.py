@@ -7,8 +7,7 @@ for gpuhost's dtypes, which spec/promotion_spec.lua compares gpuhost's with:
                 (unary) or pair of dtypes, and a dtype with weak int and float scalars
                 ("error" where NumPy raises)
   overflow      weak integers out of a dtype's range, which NumPy 2 refuses
-gpuhost has no float16: where NumPy gives float16, the table says float32 (and gpuhost
-gives float32). Run once with NumPy 2 (pip install numpy); the output is checked in.
+Run once with NumPy 2 (pip install numpy); the output is checked in.
 Usage: python3 scripts/gen_promotion.py > spec/data/promotion.lua"""
 import warnings
 import numpy as np
@@ -17,7 +16,7 @@ warnings.simplefilter("ignore")
 assert np.__version__.split(".")[0] == "2", "NumPy 2 is needed (NEP 50 promotion)"
 
 DTYPES = ["float32", "float64", "int8", "int16", "int32", "int64",
-          "uint8", "uint16", "uint32", "uint64", "bool", "complex64", "complex128"]
+          "uint8", "uint16", "uint32", "uint64", "bool", "complex64", "complex128", "float16"]
 # gpuhost's name -> NumPy's ufunc (np.round is not a ufunc but its types are the rule)
 BINARY = {"add": np.add, "subtract": np.subtract, "multiply": np.multiply,
           "divide": np.true_divide, "floor_divide": np.floor_divide,
@@ -40,8 +39,7 @@ UNARY.update({"asin": np.arcsin, "acos": np.arccos, "atan": np.arctan,
 
 
 def name(dt):
-    dt = np.dtype(dt).name
-    return "float32" if dt == "float16" else dt
+    return np.dtype(dt).name
 
 
 def outcome(f, *args):
@@ -88,7 +86,7 @@ def main():
         for v in (int(info.max) + 1, int(info.min) - 1):
             if -2**63 <= v < 2**63:   # what a Lua integer can be
                 overflow["%s,%d" % (a, v)] = outcome(np.add, arr(a), v)
-    print("-- NumPy %s's type promotion for gpuhost's dtypes (float16 read as float32)." % np.__version__)
+    print("-- NumPy %s's type promotion for gpuhost's dtypes." % np.__version__)
     print("-- Written by scripts/gen_promotion.py; do not edit.")
     print("return {")
     print("result_type = {\n%s\n}," % lua_table(rt))

@@ -286,8 +286,11 @@ describe("dtype helpers", function()
     assert.are.equal("float64", gpu.promote_types("int64", "uint64"))
     assert.are.equal("int16", gpu.promote_types("int8", "uint8"))
     assert.are.equal("complex128", gpu.promote_types("complex64", "double"))
-    err("bad argument #1 to 'gpu.promote_types' (dtype name or device array expected, got 'float16')",
-        gpu.promote_types, "float16", "int8")
+    assert.are.equal("float16", gpu.promote_types("float16", "int8"))
+    assert.are.equal("float32", gpu.promote_types("float16", "uint16"))
+    assert.are.equal("complex64", gpu.promote_types("float16", "complex64"))
+    err("bad argument #1 to 'gpu.promote_types' (dtype name or device array expected, got 'bfloat16')",
+        gpu.promote_types, "bfloat16", "int8")
     local ms = {{10, "uint8"}, {-10, "int8"}, {255, "uint8"}, {256, "uint16"}, {-128, "int8"}, {-129, "int16"},
                 {1 << 40, "uint64"}, {1e5, "float32"}, {1e39, "float64"}, {true, "bool"}, {1.5, "float32"}}
     for _, c in ipairs(ms) do assert.are.equal(c[2], gpu.min_scalar_type(c[1]), tostring(c[1])) end

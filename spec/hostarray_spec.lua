@@ -123,7 +123,7 @@ describe("sizes, shapes and dtypes", function()
 
   it("reject unknown dtypes", function()
     for _, make in ipairs({gpu.zeros, gpu.empty, gpu.host.zeros}) do
-      assert.matches("unknown dtype 'float16'", S.errof(make, 4, "float16"), 1, true)
+      assert.matches("unknown dtype 'bfloat16'", S.errof(make, 4, "bfloat16"), 1, true)
       assert.matches("dtype expected, got number", S.errof(make, 4, 32), 1, true)
     end
     assert.matches("unknown dtype 'complex'", S.errof(gpu.ones, 4, "complex"), 1, true)
@@ -136,7 +136,7 @@ describe("sizes, shapes and dtypes", function()
 
   it("names the dtypes", function()
     assert.are.same({"float32", "float64", "int8", "int16", "int32", "int64",
-                     "uint8", "uint16", "uint32", "uint64", "bool", "complex64", "complex128"}, gpu.dtypes)
+                     "uint8", "uint16", "uint32", "uint64", "bool", "complex64", "complex128", "float16"}, gpu.dtypes)
     assert.are.equal("float64", gpu.float64)
     assert.are.equal("float64", gpu.host.zeros(1, "double").dtype)
   end)

@@ -7,6 +7,8 @@
 //    the type's range and gives 0 for NaN (CUDA's rule; host/strided.c does the same).
 //  - maximum, minimum and clip propagate NaN; floor_divide and remainder of floats follow
 //    Python's floor and sign rules exactly (fmod is exact on both backends).
+//  - float16 (gpu::half) is only stored: operations compute in float32 (lua/codegen.lua
+//    gives them float operands) and round back once, as NumPy's float16 loops do.
 
 namespace ew {
 
@@ -31,12 +33,20 @@ EW_INT(bool, 0, 1, unsigned int, false, true)
 #undef EW_INT
 template <> struct info<float> { enum { fp = 1, sgn = 1, bits = 32 }; };
 template <> struct info<double> { enum { fp = 1, sgn = 1, bits = 64 }; };
+template <> struct info<gpu::half> { enum { fp = 1, sgn = 1, bits = 16 }; };
 template <int N> struct bits_for;
 template <> struct bits_for<4> { typedef unsigned int type; };
 template <> struct bits_for<8> { typedef unsigned long long type; };
 
 template <class To, class From> __device__ __forceinline__ To cast(From v) {
-  if constexpr (same<To, bool>::value) {
+  if constexpr (same<To, From>::value) {
+    return v;
+  } else if constexpr (same<From, gpu::half>::value) {   // float16 goes through float
+    return cast<To>((float)v);
+  } else if constexpr (same<To, gpu::half>::value) {     // one rounding: doubles directly
+    if constexpr (same<From, double>::value) return gpu::half(v);
+    else return gpu::half(cast<float>(v));
+  } else if constexpr (same<To, bool>::value) {
     return v != From(0);
   } else if constexpr (info<From>::fp && !info<To>::fp) {
     if (v != v) return To(0);
@@ -400,6 +410,19 @@ template <class T> __device__ __forceinline__ T ldexp(T x, T e) {
 template <class T> __device__ __forceinline__ T spacing(T x) {
   if (isinf(x)) return x - x;
   return nextafter(x, x < 0 ? -inf_<T>() : inf_<T>()) - x;
+}
+// float16's own: a step of its 10-bit mantissa (these two compute in gpu::half, not float)
+__device__ __forceinline__ gpu::half nextafter(gpu::half a, gpu::half b) {
+  float x = a, y = b;
+  if (x != x || y != y) return gpu::half(x + y);
+  if (x == y) return b;
+  if (x == 0) return gpu::half::from_bits((unsigned short)((b.bits & 0x8000) | 1));
+  return gpu::half::from_bits((unsigned short)((x < y) == (x > 0) ? a.bits + 1 : a.bits - 1));
+}
+__device__ __forceinline__ gpu::half spacing(gpu::half x) {
+  float f = x;
+  if (f - f != 0) return gpu::half(f - f);   // inf or NaN: NaN
+  return gpu::half((float)nextafter(x, gpu::half::from_bits(f < 0 ? 0xfc00 : 0x7c00)) - f);
 }
 template <class T> __device__ __forceinline__ bool isposinf(T a) { return isinf(a) && !signbit(a); }
 template <class T> __device__ __forceinline__ bool isneginf(T a) { return isinf(a) && signbit(a); }

@@ -59,12 +59,14 @@ template <class T> __device__ __forceinline__ T highest() {
   if constexpr (ew::is_complex<T>::value) { auto h = highest<decltype(T().re)>(); return T(h, h); }
   else if constexpr (ew::same<T, float>::value) return __int_as_float(0x7f800000);
   else if constexpr (ew::same<T, double>::value) return __longlong_as_double(0x7ff0000000000000LL);
+  else if constexpr (ew::same<T, gpu::half>::value) return gpu::half::from_bits(0x7c00);
   else return ew::info<T>::hi();
 }
 template <class T> __device__ __forceinline__ T lowest() {
   if constexpr (ew::is_complex<T>::value) { auto l = lowest<decltype(T().re)>(); return T(l, l); }
   else if constexpr (ew::same<T, float>::value) return __int_as_float((int)0xff800000u);
   else if constexpr (ew::same<T, double>::value) return __longlong_as_double((long long)0xfff0000000000000ULL);
+  else if constexpr (ew::same<T, gpu::half>::value) return gpu::half::from_bits(0xfc00);
   else return ew::info<T>::lo();
 }
 
