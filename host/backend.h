@@ -113,7 +113,9 @@ typedef struct GpuImage {
 void image_free(GpuImage *img, int nnames);
 
 /* ---- linear algebra and FFTs, through libraries (loaded at first use) ---- */
-typedef enum { GPU_NUM_F32, GPU_NUM_F64, GPU_NUM_C64, GPU_NUM_C128 } GpuNumType;
+/* F16: float16 operands and result, computed in float32 (cuBLAS's GemmEx; the CPU backend
+ * converts to float32 around its BLAS's sgemm); gemm only */
+typedef enum { GPU_NUM_F32, GPU_NUM_F64, GPU_NUM_C64, GPU_NUM_C128, GPU_NUM_F16 } GpuNumType;
 
 /* C = op(A) op(B), batch times, column-major as BLAS has it: C is m x n (leading dimension
  * ldc), op(A) m x k, op(B) k x n; op transposes when trans is 1, and also conjugates complex

@@ -15,6 +15,7 @@ static int num_type(GpuDtype t) {
     case DT_FLOAT64: return GPU_NUM_F64;
     case DT_COMPLEX64: return GPU_NUM_C64;
     case DT_COMPLEX128: return GPU_NUM_C128;
+    case DT_FLOAT16: return GPU_NUM_F16;
     default: return -1;
   }
 }

@@ -120,8 +120,9 @@ static void check_alike(lua_State *L, const Call *k, int reducing) {
   for (int i = 0; i < k->c->n; i++) {
     if (!k->x[i]) continue;
     if (reducing && coll_type(k->x[i]->dtype) < 0)
-      luaL_error(L, "comm:%s: NCCL cannot reduce %s arrays (int8, uint8, int32, uint32, int64, "
-                 "uint64, float32 and float64 it can)", name, dtypes[k->x[i]->dtype].name);
+      luaL_error(L, "comm:%s: %s %s arrays (int8, uint8, int32, uint32, int64, uint64, float32 and "
+                 "float64 it can)", name, k->x[i]->dtype == DT_FLOAT16 ? "gpuhost does not yet reduce"
+                 : "NCCL cannot reduce", dtypes[k->x[i]->dtype].name);
     if (reducing && k->op == GPU_RED_AVG && dtypes[k->x[i]->dtype].kind != 'f')
       luaL_error(L, "comm:%s: op 'avg' takes float32 or float64 arrays, got %s", name, dtypes[k->x[i]->dtype].name);
     const GpuArray *f = k->x[0];

@@ -22,7 +22,7 @@
  * X(ENUM, name, host type, kind, aliases, spellings):
  *   name       what Lua calls it; aliases: other names Lua accepts, '|' between;
  *   host type  what holds one element on the host (its size is the element's size;
- *              float16's is its bits: half_from_double and half_to_double convert);
+ *              float16's is its bits: util.h's half_from_double and half_to_double convert);
  *   kind       'f' float, 'i' signed integer, 'u' unsigned integer, 'b' bool, 'c' complex
  *              (two floats: real, imaginary);
  *   spellings  the C types a kernel parameter may use for it, '|' between; the first is
@@ -66,10 +66,6 @@ GpuDtype dtype_check(lua_State *L, int idx, GpuDtype def);   /* [-0, +0, v] name
 const char *dtype_store(lua_State *L, int idx, GpuDtype dt, void *dst);
 void dtype_push(lua_State *L, GpuDtype dt, const void *src);   /* [-0, +1, -] */
 void dtype_open(lua_State *L);   /* [-0, +0, m] gpu._dtypes, with the gpu table on top */
-/* float16 (IEEE binary16) to and from double: rounded to nearest, ties to even, once, as
- * the GPU's cvt.rn.f16.f64 and gpu::half (kernels/gpuhost.cuh) round */
-uint16_t half_from_double(double v);
-double half_to_double(uint16_t h);
 
 /* ---- shapes (dtype.c) ---- */
 #define GPU_MAXDIM 8

@@ -1,7 +1,8 @@
-/* util.c: hashing, growable buffers, strict numbers from the environment and whole-file
- * reads (util.h). */
+/* util.c: hashing, growable buffers, strict numbers from the environment, whole-file
+ * reads and float16 conversions (util.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -147,4 +148,29 @@ int file_write(const char *path, const void *data, size_t n) {
   int ok = fd_write_all(fd, data, n);
   if (close(fd) != 0) ok = -1;
   return ok;
+}
+
+/* ---- float16 ---- */
+/* In plain C arithmetic (no _Float16, which not every compiler has): the rounding is
+ * nearbyint's (to nearest, ties to even) on the value over its ulp, a power of two, so
+ * exact; one rounding from double, as the GPU's conversion. */
+uint16_t half_from_double(double v) {
+  uint16_t sign = signbit(v) ? 0x8000 : 0;
+  double a = fabs(v);
+  if (isnan(v)) return sign | 0x7e00;
+  if (a >= 65520.0) return sign | 0x7c00;   /* past the last half, 65504, by half an ulp: inf */
+  int e;
+  frexp(a, &e);   /* a = m * 2^e, m in [0.5, 1) */
+  double ulp = e - 1 >= -14 ? ldexp(1.0, e - 11) : 0x1p-24;   /* normals: 11 bits; subnormals */
+  double r = nearbyint(a / ulp) * ulp;
+  if (r < 0x1p-14) return sign | (uint16_t)(r / 0x1p-24);     /* subnormal (or 0x400: 2^-14) */
+  frexp(r, &e);
+  return sign | (uint16_t)((e - 1 + 15) << 10) | (uint16_t)(r / ldexp(1.0, e - 1) * 1024 - 1024);
+}
+
+double half_to_double(uint16_t h) {
+  int exp = h >> 10 & 0x1f, man = h & 0x3ff;
+  double a = exp == 0 ? ldexp(man, -24) : exp == 31 ? (man ? NAN : INFINITY)
+           : ldexp(1024 + man, exp - 25);
+  return h & 0x8000 ? -a : a;
 }

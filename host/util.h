@@ -37,6 +37,11 @@ void buf_free(Buf *b);
 int parse_long(const char *s, long lo, long hi, long *out);
 long env_long(const char *name, long lo, long hi, long def, int *bad);
 
+/* ---- float16 (IEEE binary16) to and from double: rounded to nearest, ties to even, once,
+ * as the GPU's cvt.rn.f16.f64 and gpu::half (kernels/gpuhost.cuh) round ---- */
+uint16_t half_from_double(double v);
+double half_to_double(uint16_t h);
+
 /* ---- whole files ---- */
 /* The contents of path (NUL-terminated, malloc'd) and its size, or NULL. */
 char *file_read(const char *path, size_t *n);

@@ -34,6 +34,9 @@ local function matrices(a, api, square, up)
   if a.ndim < 2 then
     fail(api, level, "argument 1 is %d-dimensional: it must have at least two dimensions", a.ndim)
   end
+  if a.dtype == "float16" and api ~= "matrix_power" then   -- NumPy and CuPy refuse it too
+    fail(api, level, "float16 arrays are not supported in linear algebra: convert with a:astype('float32')")
+  end
   local m, n = a.shape[a.ndim - 1], a.shape[a.ndim]
   if square and m ~= n then
     fail(api, level, "the last two dimensions of argument 1 must be square, got %d x %d", m, n)

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cpu_internal.h"
+#include "util.h"
 
 enum { ROW_MAJOR = 101, COL_MAJOR = 102, NO_TRANS = 111, TRANS = 112, CONJ_TRANS = 113 };   /* CBLAS's */
 /* the four products with the BLAS's integer type I (int, or int64_t for an ILP64 one) */
@@ -115,7 +116,56 @@ static GpuResult blas_load(void) {
       break;                                                                                       \
   }
 
+/* The elements a matrix of the batch spans (column-major rows x cols, leading dim ld),
+ * the batch's included. */
+static int64_t span(int64_t rows, int64_t cols, int64_t ld, int64_t stride, int64_t batch) {
+  return (batch - 1) * stride + ld * (cols - 1) + rows;
+}
+
+static float *widen(const void *p, int64_t n) {
+  float *f = malloc((size_t)n * sizeof *f);
+  const uint16_t *h = p;
+  for (int64_t i = 0; f && i < n; i++) f[i] = (float)half_to_double(h[i]);
+  return f;
+}
+
+/* float16: the operands widened to float32, sgemm, the result rounded once (cuBLAS's
+ * GemmEx with float32 sums gives the same but for the order of the sums) */
+static GpuResult gemm_half(const GpuGemm *g) {
+  int64_t na = g->transa ? span(g->k, g->m, g->lda, g->stride_a, g->batch)
+                         : span(g->m, g->k, g->lda, g->stride_a, g->batch);
+  int64_t nb = g->transb ? span(g->n, g->k, g->ldb, g->stride_b, g->batch)
+                         : span(g->k, g->n, g->ldb, g->stride_b, g->batch);
+  int64_t nc = span(g->m, g->n, g->ldc, g->stride_c, g->batch);
+  float *a = widen((const void *)g->a, na), *b = widen((const void *)g->b, nb);
+  float *c = malloc((size_t)nc * sizeof *c);
+  GpuResult r = GPU_OK;
+  if (!a || !b || !c) {
+    r = GPU_FAIL(CUDA_ERROR_OUT_OF_MEMORY, GPU_SRC_CUDA, "malloc (CPU backend, float16 products)");
+  } else {
+    GpuGemm w = *g;
+    w.type = GPU_NUM_F32;
+    w.tf32 = 0;
+    w.a = (CUdeviceptr)a;
+    w.b = (CUdeviceptr)b;
+    w.c = (CUdeviceptr)c;
+    r = cpu_gemm(&w);
+    uint16_t *out = (uint16_t *)g->c;
+    for (int64_t i = 0; !r.code && i < g->batch; i++)   /* only C's elements: ld may skip some */
+      for (int64_t j = 0; j < g->n; j++)
+        for (int64_t k = 0; k < g->m; k++) {
+          int64_t at = i * g->stride_c + j * g->ldc + k;
+          out[at] = half_from_double(c[at]);
+        }
+  }
+  free(a);
+  free(b);
+  free(c);
+  return r;
+}
+
 GpuResult cpu_gemm(const GpuGemm *g) {
+  if (g->type == GPU_NUM_F16) return gemm_half(g);
   GpuResult r = blas_load();
   if (r.code) return r;
   if (!blas.ilp64 && (g->m > INT_MAX || g->n > INT_MAX || g->k > INT_MAX || g->lda > INT_MAX ||

@@ -37,7 +37,7 @@ GpuResult cuda_toolkit_open(Library *lib, void **dl, const char *const *sonames,
   X(cublasSgemmStridedBatched) X(cublasDgemmStridedBatched) X(cublasCgemmStridedBatched) \
   X(cublasZgemmStridedBatched) X(cublasGetStatusString) X(cublasSgetrfBatched) X(cublasDgetrfBatched) \
   X(cublasCgetrfBatched) X(cublasZgetrfBatched) X(cublasSgetrsBatched) X(cublasDgetrsBatched) \
-  X(cublasCgetrsBatched) X(cublasZgetrsBatched)
+  X(cublasCgetrsBatched) X(cublasZgetrsBatched) X(cublasGemmEx) X(cublasGemmStridedBatchedEx)
 #define CUBLAS_DECLARE(name) __typeof__(name) *name;
 static struct { CUBLAS_FUNCS(CUBLAS_DECLARE) } cb;
 static Library lib;
@@ -165,6 +165,15 @@ GpuResult cuda_gemm(const GpuGemm *g) {
     case GPU_NUM_C64:
       if (batch == 1) CB_TRY(cb.cublasCgemm_v2(h, ta, tb, m, n, k, &c1, A, lda, B, ldb, &c0, C, ldc));
       else CB_TRY(cb.cublasCgemmStridedBatched(h, ta, tb, m, n, k, &c1, A, lda, sa, B, ldb, sb, &c0, C, ldc, sc, batch));
+      break;
+    case GPU_NUM_F16:   /* float16 in and out, float32 sums (CuPy's default too) */
+      if (batch == 1)
+        CB_TRY(cb.cublasGemmEx(h, ta, tb, m, n, k, &f1, A, CUDA_R_16F, lda, B, CUDA_R_16F, ldb, &f0, C,
+                               CUDA_R_16F, ldc, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+      else
+        CB_TRY(cb.cublasGemmStridedBatchedEx(h, ta, tb, m, n, k, &f1, A, CUDA_R_16F, lda, sa, B, CUDA_R_16F,
+                                             ldb, sb, &f0, C, CUDA_R_16F, ldc, sc, batch,
+                                             CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
       break;
     default:
       if (batch == 1) CB_TRY(cb.cublasZgemm_v2(h, ta, tb, m, n, k, &z1, A, lda, B, ldb, &z0, C, ldc));
