@@ -76,7 +76,7 @@ enum { GPU_COLL_ALL_REDUCE, GPU_COLL_ALL_GATHER, GPU_COLL_REDUCE_SCATTER, GPU_CO
        GPU_COLL_REDUCE, GPU_COLL_SEND, GPU_COLL_RECV };
 /* Element types of collectives; data movement of any other dtype goes as GPU_CT_BYTE. */
 enum { GPU_CT_INT8, GPU_CT_UINT8, GPU_CT_INT32, GPU_CT_UINT32, GPU_CT_INT64, GPU_CT_UINT64,
-       GPU_CT_FLOAT32, GPU_CT_FLOAT64, GPU_CT_BYTE };
+       GPU_CT_FLOAT32, GPU_CT_FLOAT64, GPU_CT_BYTE, GPU_CT_FLOAT16 };
 typedef struct GpuCollArgs {
   int kind;                     /* GPU_COLL_* */
   CUdeviceptr send, recv;       /* send: what this rank gives; recv: where its result goes */

@@ -40,6 +40,7 @@ static int coll_type(GpuDtype dt) {
     case DT_UINT64: return GPU_CT_UINT64;
     case DT_FLOAT32: return GPU_CT_FLOAT32;
     case DT_FLOAT64: return GPU_CT_FLOAT64;
+    case DT_FLOAT16: return GPU_CT_FLOAT16;
     default: return -1;
   }
 }
@@ -120,11 +121,10 @@ static void check_alike(lua_State *L, const Call *k, int reducing) {
   for (int i = 0; i < k->c->n; i++) {
     if (!k->x[i]) continue;
     if (reducing && coll_type(k->x[i]->dtype) < 0)
-      luaL_error(L, "comm:%s: %s %s arrays (int8, uint8, int32, uint32, int64, uint64, float32 and "
-                 "float64 it can)", name, k->x[i]->dtype == DT_FLOAT16 ? "gpuhost does not yet reduce"
-                 : "NCCL cannot reduce", dtypes[k->x[i]->dtype].name);
+      luaL_error(L, "comm:%s: NCCL cannot reduce %s arrays (int8, uint8, int32, uint32, int64, "
+                 "uint64, float16, float32 and float64 it can)", name, dtypes[k->x[i]->dtype].name);
     if (reducing && k->op == GPU_RED_AVG && dtypes[k->x[i]->dtype].kind != 'f')
-      luaL_error(L, "comm:%s: op 'avg' takes float32 or float64 arrays, got %s", name, dtypes[k->x[i]->dtype].name);
+      luaL_error(L, "comm:%s: op 'avg' takes float16, float32 or float64 arrays, got %s", name, dtypes[k->x[i]->dtype].name);
     const GpuArray *f = k->x[0];
     if (f && (f->dtype != k->x[i]->dtype || f->shape.size != k->x[i]->shape.size))
       luaL_error(L, "comm:%s: the ranks' arrays differ: %I %s elements on device %d, %I %s on "

@@ -174,3 +174,19 @@ double half_to_double(uint16_t h) {
            : ldexp(1024 + man, exp - 25);
   return h & 0x8000 ? -a : a;
 }
+
+void half_combine(uint16_t *dst, const uint16_t *src, size_t n, int op) {
+  for (size_t i = 0; i < n; i++) {
+    float d = (float)half_to_double(dst[i]), s = (float)half_to_double(src[i]);
+    switch (op) {
+      case GPU_RED_PROD: dst[i] = half_from_double(d * s); break;
+      case GPU_RED_MIN: if (s < d || s != s) dst[i] = src[i]; break;
+      case GPU_RED_MAX: if (s > d || s != s) dst[i] = src[i]; break;
+      default: dst[i] = half_from_double(d + s);
+    }
+  }
+}
+
+void half_divide(uint16_t *buf, size_t n, int by) {
+  for (size_t i = 0; i < n; i++) buf[i] = half_from_double((float)half_to_double(buf[i]) / (float)by);
+}

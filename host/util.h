@@ -41,6 +41,10 @@ long env_long(const char *name, long lo, long hi, long def, int *bad);
  * as the GPU's cvt.rn.f16.f64 and gpu::half (kernels/gpuhost.cuh) round ---- */
 uint16_t half_from_double(double v);
 double half_to_double(uint16_t h);
+/* dst[i] = dst[i] op src[i] for n float16 elements (op GPU_RED_SUM, PROD, MIN, MAX; AVG
+ * sums), each result rounded as a GPU's float16 arithmetic rounds it; NaN propagates */
+void half_combine(uint16_t *dst, const uint16_t *src, size_t n, int op);
+void half_divide(uint16_t *buf, size_t n, int by);   /* GPU_RED_AVG's division */
 
 /* ---- whole files ---- */
 /* The contents of path (NUL-terminated, malloc'd) and its size, or NULL. */

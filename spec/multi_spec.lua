@@ -154,6 +154,14 @@ describe("#multi gpu.nccl.comm over devices of this process", function()
     end
     local i = comm:all_reduce(both({{1, -2}}, {{3, 4}}), {op = "max"})
     assert.are.same({{3, 4}}, i[1]:totable())
+    -- float16, rounded as NCCL's half arithmetic rounds: 0.1 + 0.2 in float16 is 0.2998046875
+    local h = {gpu.array({0.1, 2048, 3}, "float16"), on(1, function() return gpu.array({0.2, 1, 4}, "float16") end)}
+    comm:all_reduce(h)
+    assert.are.same({0.2998046875, 2048, 7}, h[2]:totable())
+    local m = {gpu.array({0.5, -1}, "float16"), on(1, function() return gpu.array({1.5, 0}, "float16") end)}
+    assert.are.same({1.5, 0}, comm:all_reduce(m, {op = "max"})[1]:totable())
+    local v = {gpu.array({3}, "float16"), on(1, function() return gpu.array({0}, "float16") end)}
+    assert.are.same({1.5}, comm:all_reduce(v, {op = "avg"})[2]:totable())
   end)
 
   it("all_gather, reduce_scatter, broadcast and reduce", function()
@@ -218,7 +226,7 @@ describe("#multi gpu.nccl.comm over devices of this process", function()
     assert.matches("comm:all_reduce: argument 1 must be a table of 2 arrays", errof(comm.all_reduce, comm, a0))
     assert.matches("NCCL cannot reduce int16 arrays", errof(comm.all_reduce, comm, both({{1}}, {{1}}) and
       {gpu.zeros(1, "int16"), on(1, function() return gpu.zeros(1, "int16") end)}))
-    assert.matches("op 'avg' takes float32 or float64 arrays, got int32",
+    assert.matches("op 'avg' takes float16, float32 or float64 arrays, got int32",
                    errof(comm.all_reduce, comm, {gpu.zeros(1, "int32"), on(1, function() return gpu.zeros(1, "int32") end)}, {op = "avg"}))
     assert.matches("gpu.nccl.comm: device 0 is named twice", errof(gpu.nccl.comm, {0, 0}))
     assert.matches("gpu.nccl.comm: no device 7", errof(gpu.nccl.comm, {0, 7}))

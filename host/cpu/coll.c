@@ -12,6 +12,7 @@
 #include <time.h>
 #include "cpu_internal.h"
 #include "mpi.h"
+#include "util.h"
 
 typedef struct Clique { int n, refs, ncalls, cap; GpuCollArgs *calls; int *rank_of; } Clique;
 struct GpuComm {
@@ -22,7 +23,7 @@ struct GpuComm {
   double timeout;
 };
 
-static const size_t type_size[] = {1, 1, 4, 4, 8, 8, 4, 8, 1};
+static const size_t type_size[] = {1, 1, 4, 4, 8, 8, 4, 8, 1, 2};
 static const char *const coll_name[] = {"all_reduce", "all_gather", "reduce_scatter",
                                         "broadcast", "reduce", "send", "recv"};
 static int depth;               /* nesting of group_start */
@@ -32,7 +33,7 @@ static int nopen;
 #define COMM_FAIL(call) ((GpuResult){GPU_ERR_COMM_FAILED, GPU_SRC_HOST, call, NULL, NULL})
 #define MISMATCH(call) ((GpuResult){GPU_ERR_COMM_MISMATCH, GPU_SRC_HOST, call, NULL, NULL})
 static const char *const type_name[] = {"int8", "uint8", "int32", "uint32", "int64", "uint64",
-                                        "float32", "float64", "byte"};
+                                        "float32", "float64", "byte", "float16"};
 static const char *const op_name[] = {"sum", "prod", "min", "max", "avg"};
 #define NOMEM GPU_FAIL(CUDA_ERROR_OUT_OF_MEMORY, GPU_SRC_CUDA, "malloc (CPU backend)")
 
@@ -97,6 +98,7 @@ static void combine(void *dst, const void *src, size_t n, int t, int op) {
     case GPU_CT_UINT64: REDUCE_LOOP(uint64_t) break;
     case GPU_CT_FLOAT32: REDUCE_LOOP(float) break;
     case GPU_CT_FLOAT64: REDUCE_LOOP(double) break;
+    case GPU_CT_FLOAT16: half_combine(dst, src, n, op); break;
     default: break;
   }
 }
@@ -105,6 +107,7 @@ static void combine(void *dst, const void *src, size_t n, int t, int op) {
 static void divide(void *buf, size_t n, int t, int by) {
   if (t == GPU_CT_FLOAT32) for (size_t i = 0; i < n; i++) ((float *)buf)[i] /= (float)by;
   if (t == GPU_CT_FLOAT64) for (size_t i = 0; i < n; i++) ((double *)buf)[i] /= by;
+  if (t == GPU_CT_FLOAT16) half_divide(buf, n, by);
 }
 
 #define PTR(p) ((void *)(uintptr_t)(p))
@@ -289,7 +292,7 @@ static int differing(const Op *op) {
 /* "2 float32 elements", or "8 bytes" (a dtype moved as bytes) */
 static const char *elements(char *buf, size_t n, long count, long type) {
   if (type == GPU_CT_BYTE) snprintf(buf, n, "%ld bytes", count);
-  else snprintf(buf, n, "%ld %s elements", count, type >= 0 && type < 9 ? type_name[type] : "?");
+  else snprintf(buf, n, "%ld %s elements", count, type >= 0 && type < 10 ? type_name[type] : "?");
   return buf;
 }
 

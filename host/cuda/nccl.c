@@ -26,8 +26,8 @@ typedef struct { char internal[128]; } ncclUniqueId;
 typedef int ncclResult_t;      /* ncclSuccess 0 ... ncclRemoteError 6, ncclInProgress 7 */
 enum { ncclSuccess = 0, ncclInProgress = 7 };
 /* ncclDataType_t in GPU_CT_* order: Int8 0, Uint8 1, Int32 2, Uint32 3, Int64 4, Uint64 5,
- * Float32 7, Float64 8; bytes go as Uint8 */
-static const int nccl_types[] = {0, 1, 2, 3, 4, 5, 7, 8, 1};
+ * Float32 7, Float64 8; bytes go as Uint8; Float16 6 */
+static const int nccl_types[] = {0, 1, 2, 3, 4, 5, 7, 8, 1, 6};
 /* ncclRedOp_t: Sum 0, Prod 1, Max 2, Min 3, Avg 4, in GPU_RED_* order */
 static const int nccl_ops[] = {0, 1, 3, 2, 4};
 
