@@ -199,12 +199,13 @@ entries["gpu.activemask"] = {
 -- shared and local arrays: `local s = gpu.shared.array(256, gpu.float32)`
 
 local dtype_names = {}
-for _, d in ipairs({"float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16",
+for _, d in ipairs({"float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16",
                     "uint32", "uint64", "bool", "complex64", "complex128"}) do
   dtype_names[d] = d
   entries["gpu." .. d] = {value = "dtype", dtype = d}
 end
 dtype_names.double = "float64"
+dtype_names.half = "float16"
 M.dtype_names = dtype_names
 
 local function dtype_arg(ctx, e, typeof)
@@ -589,6 +590,7 @@ for _, name in ipairs({"floor", "ceil"}) do
     emit = function(E, e)
       local t = types.concrete(e.args[1].ty)
       if types.integer(t) then return E.cv(e.args[1], "int64") end
+      if t == "float16" then t = "float32" end   -- exactly a float
       return ("(long long)%s%s(%s)"):format(name, t == "float32" and "f" or "", E.cv(e.args[1], t))
     end,
   }
@@ -787,6 +789,7 @@ for name, f in pairs(npmath) do
           if name == "signbit" then return ("(%s < 0)"):format(x) end
           return ("((void)%s, false)"):format(x)
         end
+        if t == "float16" then t = "float32" end   -- exactly a float
         return ("%s(%s)"):format(f.c64, E.cv(e.args[1], t))
       end
       local t = types.concrete(e.ty)
@@ -814,7 +817,8 @@ entries["gpu.complex"] = {
     nargs(ctx, e, 1, 2)
     local t = numeric_arg(ctx, e.args[1], typeof, "gpu.complex")
     if e.args[2] then t = types.promote(t, numeric_arg(ctx, e.args[2], typeof, "gpu.complex")) end
-    return t and (types.concrete(t) == "float32" and "complex64" or "complex128")
+    local c = types.concrete(t)
+    return t and ((c == "float32" or c == "float16") and "complex64" or "complex128")
   end,
   emit = function(E, e)
     local rt = types.real_of(e.ty)
