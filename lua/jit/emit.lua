@@ -15,7 +15,7 @@ local helper_order = {"base", "int_add", "int_sub", "int_mul", "int_neg", "int_i
                       "int_imod", "int_ifmod", "int_shl", "int_shr", "float", "intfloat", "minmax", "count", "local", "dim", "atomic",
                       "atomic_add", "atomic_sub", "atomic_exch", "atomic_min", "atomic_max",
                       "atomic_and", "atomic_or", "atomic_xor", "atomic_inc", "atomic_dec",
-                      "atomic_cas", "laneid", "debug",
+                      "atomic_cas", "atomic_half", "laneid", "debug",
                       "npmath"}
 helpers.base = {code = [[
 typedef long long i64;
@@ -219,6 +219,30 @@ local atomic_ops = {"add", "sub", "exch", "min", "max", "and", "or", "xor", "inc
 for _, op in ipairs(atomic_ops) do
   helpers["atomic_" .. op] = {needs = {"atomic"}, code = atomic_code[op]}
 end
+-- float16: a compare-and-swap loop on the 32-bit word that holds the element (CUDA's
+-- atomicAdd of a __half needs sm_70 and cuda_fp16.h), the new value computed in float and
+-- rounded once, as the operators compute: op 0 add, 1 sub, 2 max, 3 min, 4 exch
+helpers.atomic_half = {needs = {"atomic"}, code = [[
+__device__ __forceinline__ gpu::half atomic_half(gpu::half *p, gpu::half v, int op) {
+  if (!p) return gpu::half::from_bits(0);
+  unsigned *w = (unsigned *)((u64)p & ~(u64)3);
+  unsigned shift = ((u64)p & 2) ? 16 : 0, old = *w;
+  for (;;) {
+    gpu::half h = gpu::half::from_bits((unsigned short)(old >> shift));
+    float a = (float)h, b = (float)v;
+    gpu::half n = op == 0 ? gpu::half(a + b) : op == 1 ? gpu::half(a - b) :
+                  op == 2 ? (a < b ? v : h) : op == 3 ? (b < a ? v : h) : v;
+    if (n.bits == h.bits) return h;
+    unsigned seen = atomicCAS(w, old, (old & ~(0xffffu << shift)) | ((unsigned)n.bits << shift));
+    if (seen == old) return h;
+    old = seen;
+  }
+}
+__device__ __forceinline__ gpu::half atomic_add(gpu::half *p, gpu::half v) { return atomic_half(p, v, 0); }
+__device__ __forceinline__ gpu::half atomic_sub(gpu::half *p, gpu::half v) { return atomic_half(p, v, 1); }
+__device__ __forceinline__ gpu::half atomic_max(gpu::half *p, gpu::half v) { return atomic_half(p, v, 2); }
+__device__ __forceinline__ gpu::half atomic_min(gpu::half *p, gpu::half v) { return atomic_half(p, v, 3); }
+__device__ __forceinline__ gpu::half atomic_exch(gpu::half *p, gpu::half v) { return atomic_half(p, v, 4); }]]}
 helpers.debug = {needs = {"base"}, code = [[
 // debug: the first out-of-range access, with the Lua source line it comes from (a site),
 // in the record lua/jit/jit.lua reads after the launch: site, index count, 1-based
@@ -818,7 +842,7 @@ function M.func(U, ctx)
   end
 
   local function call(e, k)
-    if e.intr and e.ty == "float16" then
+    if e.intr and e.ty == "float16" and not e.atomic then
       if e.intr == "gpu.nextafter" then   -- float16's own steps (ew.cuh), as NumPy's
         U.ew = true
         return ("ew::nextafter(%s, %s)"):format(strip(cv(e.args[1], "float16")), strip(cv(e.args[2], "float16")))

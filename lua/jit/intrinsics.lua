@@ -258,11 +258,11 @@ entries["gpu.local_array"] = local_array(false)
 -- returns the old value
 
 local atomic_types = {
-  add = {int32 = 1, uint32 = 1, int64 = 1, uint64 = 1, float32 = 1, float64 = 1},
-  sub = {int32 = 1, uint32 = 1, int64 = 1, uint64 = 1, float32 = 1, float64 = 1},
-  max = {int32 = 1, uint32 = 1, int64 = 1, uint64 = 1, float32 = 1, float64 = 1},
-  min = {int32 = 1, uint32 = 1, int64 = 1, uint64 = 1, float32 = 1, float64 = 1},
-  exch = {int32 = 1, uint32 = 1, int64 = 1, uint64 = 1, float32 = 1, float64 = 1},
+  add = {int32 = 1, uint32 = 1, int64 = 1, uint64 = 1, float32 = 1, float64 = 1, float16 = 1},
+  sub = {int32 = 1, uint32 = 1, int64 = 1, uint64 = 1, float32 = 1, float64 = 1, float16 = 1},
+  max = {int32 = 1, uint32 = 1, int64 = 1, uint64 = 1, float32 = 1, float64 = 1, float16 = 1},
+  min = {int32 = 1, uint32 = 1, int64 = 1, uint64 = 1, float32 = 1, float64 = 1, float16 = 1},
+  exch = {int32 = 1, uint32 = 1, int64 = 1, uint64 = 1, float32 = 1, float64 = 1, float16 = 1},
   and_ = {int32 = 1, uint32 = 1, int64 = 1, uint64 = 1},
   or_ = {int32 = 1, uint32 = 1, int64 = 1, uint64 = 1},
   xor = {int32 = 1, uint32 = 1, int64 = 1, uint64 = 1},
@@ -313,7 +313,7 @@ for op, allowed in pairs(atomic_types) do
         vals[#vals + 1] = ("(%s)%s"):format(ct, E.cv(e.args[k], types.concrete(types.element(at.dtype))))
       end
       local name = op:gsub("_$", "")
-      E.helper("atomic_" .. name)
+      E.helper(at.dtype == "float16" and "atomic_half" or "atomic_" .. name)
       return ("jit::atomic_%s(%s, %s)"):format(name, ptr, table.concat(vals, ", "))
     end,
   }
