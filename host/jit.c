@@ -13,6 +13,7 @@
  * C-contiguous array (gpu.jit compiles its flat a[i] without the branch to strided views),
  * then these. */
 #define CODE_CONTIGUOUS 32
+_Static_assert(DT_COUNT < CODE_CONTIGUOUS, "a dtype's code (float16's, the last, too) must stay below 32");
 enum { CODE_INTEGER = 101, CODE_FLOAT, CODE_BOOLEAN, CODE_OTHER, CODE_COMPLEX };
 
 /* A dispatcher's upvalues: first those of gpu.kernel's launcher (kernel.c), so that a

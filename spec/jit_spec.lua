@@ -911,7 +911,7 @@ describe("gpu.jit refuses", function()
             function(a) a[1] = 1 // 0 end, "compile")
     refuses("gpu%.shared%.array's size must be a constant",
             function(a, n) local s = gpu.shared.array(n, gpu.float32) end, "compile", "void(float32[:], int64)")
-    refuses("gpu%.atomic%.add on an int8 array: it takes float32, float64, int32, int64, uint32, uint64 arrays",
+    refuses("gpu%.atomic%.add on an int8 array: it takes float16, float32, float64, int32, int64, uint32, uint64 arrays",
             function(a) gpu.atomic.add(a, 1, 2) end, "compile", "void(int8[:])")
   end)
 

@@ -15,7 +15,7 @@ local helper_order = {"base", "int_add", "int_sub", "int_mul", "int_neg", "int_i
                       "int_imod", "int_ifmod", "int_shl", "int_shr", "float", "intfloat", "minmax", "count", "local", "dim", "atomic",
                       "atomic_add", "atomic_sub", "atomic_exch", "atomic_min", "atomic_max",
                       "atomic_and", "atomic_or", "atomic_xor", "atomic_inc", "atomic_dec",
-                      "atomic_cas", "laneid", "debug",
+                      "atomic_cas", "atomic_half", "laneid", "debug",
                       "npmath"}
 helpers.base = {code = [[
 typedef long long i64;
@@ -219,6 +219,30 @@ local atomic_ops = {"add", "sub", "exch", "min", "max", "and", "or", "xor", "inc
 for _, op in ipairs(atomic_ops) do
   helpers["atomic_" .. op] = {needs = {"atomic"}, code = atomic_code[op]}
 end
+-- float16: a compare-and-swap loop on the 32-bit word that holds the element (CUDA's
+-- atomicAdd of a __half needs sm_70 and cuda_fp16.h), the new value computed in float and
+-- rounded once, as the operators compute: op 0 add, 1 sub, 2 max, 3 min, 4 exch
+helpers.atomic_half = {needs = {"atomic"}, code = [[
+__device__ __forceinline__ gpu::half atomic_half(gpu::half *p, gpu::half v, int op) {
+  if (!p) return gpu::half::from_bits(0);
+  unsigned *w = (unsigned *)((u64)p & ~(u64)3);
+  unsigned shift = ((u64)p & 2) ? 16 : 0, old = *w;
+  for (;;) {
+    gpu::half h = gpu::half::from_bits((unsigned short)(old >> shift));
+    float a = (float)h, b = (float)v;
+    gpu::half n = op == 0 ? gpu::half(a + b) : op == 1 ? gpu::half(a - b) :
+                  op == 2 ? (a < b ? v : h) : op == 3 ? (b < a ? v : h) : v;
+    if (n.bits == h.bits) return h;
+    unsigned seen = atomicCAS(w, old, (old & ~(0xffffu << shift)) | ((unsigned)n.bits << shift));
+    if (seen == old) return h;
+    old = seen;
+  }
+}
+__device__ __forceinline__ gpu::half atomic_add(gpu::half *p, gpu::half v) { return atomic_half(p, v, 0); }
+__device__ __forceinline__ gpu::half atomic_sub(gpu::half *p, gpu::half v) { return atomic_half(p, v, 1); }
+__device__ __forceinline__ gpu::half atomic_max(gpu::half *p, gpu::half v) { return atomic_half(p, v, 2); }
+__device__ __forceinline__ gpu::half atomic_min(gpu::half *p, gpu::half v) { return atomic_half(p, v, 3); }
+__device__ __forceinline__ gpu::half atomic_exch(gpu::half *p, gpu::half v) { return atomic_half(p, v, 4); }]]}
 helpers.debug = {needs = {"base"}, code = [[
 // debug: the first out-of-range access, with the Lua source line it comes from (a site),
 // in the record lua/jit/jit.lua reads after the launch: site, index count, 1-based
@@ -375,6 +399,36 @@ end
 
 local function as_float32(v) return (string.unpack("f", string.pack("f", v))) end
 
+-- v rounded to float16 (to nearest, ties to even, as NumPy converts a Python float), and
+-- the 16 bits of a float16 value
+local function as_float16(v)
+  v = v + 0.0
+  if v ~= v or v == 0 then return v end
+  local a = math.abs(v)
+  if a >= 65520 then return v < 0 and -math.huge or math.huge end
+  local step = 2.0 ^ -24   -- a subnormal's; a normal number's is 2^(e - 10)
+  if a >= 2.0 ^ -14 then
+    local e = math.floor(math.log(a, 2))
+    if 2.0 ^ e > a then e = e - 1 elseif 2.0 ^ (e + 1) <= a then e = e + 1 end
+    step = 2.0 ^ (e - 10)
+  end
+  local q = a / step
+  local n = math.floor(q)
+  if q - n > 0.5 or (q - n == 0.5 and n % 2 == 1) then n = n + 1 end
+  return (v < 0 and -n or n) * step
+end
+M.as_float16 = as_float16
+local function half_bits(v)
+  if v ~= v then return 0x7e00 end
+  local sign = (v < 0 or (v == 0 and 1 / v < 0)) and 0x8000 or 0
+  local a = math.abs(v)
+  if a == math.huge then return sign | 0x7c00 end
+  if a < 2.0 ^ -14 then return sign | math.tointeger(a / 2.0 ^ -24) end
+  local e = math.floor(math.log(a, 2))
+  if 2.0 ^ e > a then e = e - 1 elseif 2.0 ^ (e + 1) <= a then e = e + 1 end
+  return sign | ((e + 15) << 10) | math.tointeger((a / 2.0 ^ e - 1) * 1024)
+end
+
 local function float_lit(v, t)
   if t == "float32" then v = as_float32(v) end
   local inf = t == "float32" and "__int_as_float(0x7f800000)" or "__longlong_as_double(0x7ff0000000000000LL)"
@@ -396,6 +450,7 @@ end
 
 local function literal(v, t)
   if t == "bool" then return tostring(v) end
+  if t == "float16" then return ("gpu::half::from_bits(0x%04x)"):format(half_bits(as_float16(v))) end
   if types.complex(t) then   -- a real constant where a complex number is wanted: (v, 0)
     return ("%s(%s)"):format(types.ctype[t], float_lit(v, types.real_of(t)))
   end
@@ -482,15 +537,21 @@ function M.func(U, ctx)
 
   local function conv(code, from, to)
     if from == to or to == nil then return code end
+    -- a gpu::half converts through its one conversion, to float
+    if from == "float16" and to ~= "float32" then code = "(float)" .. atom(code) end
     return ("(%s)%s"):format(types.ctype[to], atom(code))
   end
+
+  -- a float16 array's element as a gpu::half (its ref also converts to float: named, so
+  -- that no compiler finds two ways)
+  local function half_ref(ref) return "(" .. ref .. ".operator gpu::half())" end
 
   -- gpu.jit's complex functions are gpu's own (kernels/ops/ew.cuh and complex.cuh, the
   -- array functions' C), put before the helpers when used
   function E.ew() U.ew = true end
 
   local element_ref
-  cv = function(e, t)
+  local function cv_plain(e, t)
     t = types.concrete(t)
     if e.const ~= nil and type(e.const) ~= "string" then return literal(e.const, t) end
     -- an element of a device array converts straight to t: (double)a[i]
@@ -498,12 +559,42 @@ function M.func(U, ctx)
     if ref then
       -- a complex element to another complex type: to its own first (one conversion a cast)
       local dt = e.chain.arr.array
+      if dt == "float16" then
+        if t == "float16" then return half_ref(ref) end
+        ref = "(float)" .. ref
+        if t == "float32" then return ref end
+      end
       if types.complex(dt) and dt ~= t then ref = ("(%s)%s"):format(types.ctype[dt], ref) end
       return ("(%s)%s"):format(types.ctype[t], ref)
     end
     return conv(ex(e), types.concrete(e.ty), t)
   end
+  -- U.f16: converting the operands of a float16 operation to float, which computes it: a
+  -- weak number is made float16 first, as NumPy makes a Python scalar (not the operands
+  -- of the operands, which have types of their own)
+  cv = function(e, t)
+    local f16 = U.f16
+    if not f16 then return cv_plain(e, t) end
+    U.f16 = nil
+    local code
+    if types.concrete(t) == "float32" and e.const ~= nil and type(e.const) == "number" then
+      code = float_lit(as_float16(e.const), "float32")
+    elseif types.concrete(t) == "float32" and types.weak(e.ty) then
+      code = ("(float)gpu::half(%s)"):format(strip(cv_plain(e, types.concrete(e.ty))))
+    else
+      code = cv_plain(e, t)
+    end
+    U.f16 = f16
+    return code
+  end
   E.cv = cv
+  -- an operand of a float16 operation, as a float
+  local function f32(e)
+    U.f16 = true
+    local code = cv(e, "float32")
+    U.f16 = nil
+    return code
+  end
   cond = function(e) return cv(e, "bool") end
 
   -- the C index (0-based) of a 1-based Lua index
@@ -593,6 +684,7 @@ function M.func(U, ctx)
     local dtype = at_.array or at_.local_array
     local et = types.element(dtype)
     local ref, b, flat = array_ref(ch.base, at_, ch.keys, e.line)
+    if ref and et == "float16" then return half_ref(ref) end
     if ref then return ("(%s)%s"):format(types.ctype[et], ref) end
     need(U, "local")
     local code = ("jit::ld(%s, %s)"):format(b, flat)
@@ -634,9 +726,11 @@ function M.func(U, ctx)
     local n = f.const ~= nil and math.tointeger(f.const)
     if n then return plain(cv(i, "int64"), int_lit(n)) end
     local ft = types.concrete(f.ty)
+    if ft == "float16" then ft = "float32" end   -- float16 values are floats exactly
     if i.const ~= nil then
       local v = i.const + 0.0
       if ft == "float32" then v = as_float32(v) end
+      if types.concrete(f.ty) == "float16" then v = as_float16(v) end
       if math.tointeger(v) == i.const then return plain(literal(i.const, ft), cv(f, ft)) end
     end
     need(U, "intfloat")
@@ -696,10 +790,24 @@ function M.func(U, ctx)
       return ("(%s %s %s)"):format(cond(e.left), op == "and" and "&&" or "||", cond(e.right))
     end
     if e.cmp == "mixed" then return mixed_cmp(e) end
+    if e.cmp == "float16" then
+      return ("(%s %s %s)"):format(f32(e.left), op == "~=" and "!=" or op, f32(e.right))
+    end
     if e.cmp then
       return ("(%s %s %s)"):format(cv(e.left, e.cmp), op == "~=" and "!=" or op, cv(e.right, e.cmp))
     end
     local t = types.concrete(e.ty)
+    if t == "float16" then
+      -- in float, rounded to float16 once, as NumPy's float16 loops
+      local a, b = f32(e.left), f32(e.right)
+      local code
+      if op == "^" and e.right.const == 2 then need(U, "float"); code = ("jit::sq(%s)"):format(a)
+      elseif op == "^" then code = ("powf(%s, %s)"):format(a, b)
+      elseif op == "//" then code = ("floorf(%s / %s)"):format(a, b)
+      elseif op == "%" then need(U, "float"); code = ("jit::mod(%s, %s)"):format(a, b)
+      else code = ("%s %s %s"):format(a, op, b) end
+      return ("gpu::half(%s)"):format(code)
+    end
     if op == "^" then
       if e.right.const == 2 then need(U, "float"); return ("jit::sq(%s)"):format(cv(e.left, t)) end
       if types.complex(t) then U.ew = true; return ("ew::power(%s, %s)"):format(cv(e.left, t), cv(e.right, t)) end
@@ -729,10 +837,24 @@ function M.func(U, ctx)
     end
     if op == "~" then return "(~" .. atom(cv(e.expr, "int64")) .. ")" end
     if t == "int64" then need(U, "int_neg"); return ("jit::neg(%s)"):format(cv(e.expr, t)) end
+    if t == "float16" then return ("gpu::half(-%s)"):format(atom(f32(e.expr))) end
     return "(-" .. atom(cv(e.expr, t)) .. ")"
   end
 
   local function call(e, k)
+    if e.intr and e.ty == "float16" and not e.atomic then
+      if e.intr == "gpu.nextafter" then   -- float16's own steps (ew.cuh), as NumPy's
+        U.ew = true
+        return ("ew::nextafter(%s, %s)"):format(strip(cv(e.args[1], "float16")), strip(cv(e.args[2], "float16")))
+      end
+      -- a function of float16 numbers: computed in float, rounded to float16 once
+      e.ty = "float32"
+      U.f16 = true
+      local code = intrinsics.get(e.intr).emit(E, e, k)
+      U.f16 = nil
+      e.ty = "float16"
+      return ("gpu::half(%s)"):format(strip(code))
+    end
     if e.intr then return intrinsics.get(e.intr).emit(E, e, k) end
     if e.chain then return index_read(e) end
     local callee = e.callee

@@ -614,7 +614,9 @@ function M.infer(ctx)
           set(s.v, (a == "wint" and c == "wint" and b == "wint") and "wint" or "int64", s.line)
         else
           s.kind = "float"
-          set(s.v, types.promote(types.promote(types.floated(a), types.floated(b)), types.floated(c)), s.line)
+          local t = types.promote(types.promote(types.floated(a), types.floated(b)), types.floated(c))
+          -- a float16 counter would stop at 2048 (2048 + 1 rounds back): count in float32
+          set(s.v, t == "float16" and "float32" or t, s.line)
         end
       end
       block(s.body)

@@ -199,12 +199,13 @@ entries["gpu.activemask"] = {
 -- shared and local arrays: `local s = gpu.shared.array(256, gpu.float32)`
 
 local dtype_names = {}
-for _, d in ipairs({"float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16",
+for _, d in ipairs({"float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16",
                     "uint32", "uint64", "bool", "complex64", "complex128"}) do
   dtype_names[d] = d
   entries["gpu." .. d] = {value = "dtype", dtype = d}
 end
 dtype_names.double = "float64"
+dtype_names.half = "float16"
 M.dtype_names = dtype_names
 
 local function dtype_arg(ctx, e, typeof)
@@ -257,11 +258,11 @@ entries["gpu.local_array"] = local_array(false)
 -- returns the old value
 
 local atomic_types = {
-  add = {int32 = 1, uint32 = 1, int64 = 1, uint64 = 1, float32 = 1, float64 = 1},
-  sub = {int32 = 1, uint32 = 1, int64 = 1, uint64 = 1, float32 = 1, float64 = 1},
-  max = {int32 = 1, uint32 = 1, int64 = 1, uint64 = 1, float32 = 1, float64 = 1},
-  min = {int32 = 1, uint32 = 1, int64 = 1, uint64 = 1, float32 = 1, float64 = 1},
-  exch = {int32 = 1, uint32 = 1, int64 = 1, uint64 = 1, float32 = 1, float64 = 1},
+  add = {int32 = 1, uint32 = 1, int64 = 1, uint64 = 1, float32 = 1, float64 = 1, float16 = 1},
+  sub = {int32 = 1, uint32 = 1, int64 = 1, uint64 = 1, float32 = 1, float64 = 1, float16 = 1},
+  max = {int32 = 1, uint32 = 1, int64 = 1, uint64 = 1, float32 = 1, float64 = 1, float16 = 1},
+  min = {int32 = 1, uint32 = 1, int64 = 1, uint64 = 1, float32 = 1, float64 = 1, float16 = 1},
+  exch = {int32 = 1, uint32 = 1, int64 = 1, uint64 = 1, float32 = 1, float64 = 1, float16 = 1},
   and_ = {int32 = 1, uint32 = 1, int64 = 1, uint64 = 1},
   or_ = {int32 = 1, uint32 = 1, int64 = 1, uint64 = 1},
   xor = {int32 = 1, uint32 = 1, int64 = 1, uint64 = 1},
@@ -312,7 +313,7 @@ for op, allowed in pairs(atomic_types) do
         vals[#vals + 1] = ("(%s)%s"):format(ct, E.cv(e.args[k], types.concrete(types.element(at.dtype))))
       end
       local name = op:gsub("_$", "")
-      E.helper("atomic_" .. name)
+      E.helper(at.dtype == "float16" and "atomic_half" or "atomic_" .. name)
       return ("jit::atomic_%s(%s, %s)"):format(name, ptr, table.concat(vals, ", "))
     end,
   }
@@ -589,6 +590,7 @@ for _, name in ipairs({"floor", "ceil"}) do
     emit = function(E, e)
       local t = types.concrete(e.args[1].ty)
       if types.integer(t) then return E.cv(e.args[1], "int64") end
+      if t == "float16" then t = "float32" end   -- exactly a float
       return ("(long long)%s%s(%s)"):format(name, t == "float32" and "f" or "", E.cv(e.args[1], t))
     end,
   }
@@ -787,6 +789,7 @@ for name, f in pairs(npmath) do
           if name == "signbit" then return ("(%s < 0)"):format(x) end
           return ("((void)%s, false)"):format(x)
         end
+        if t == "float16" then t = "float32" end   -- exactly a float
         return ("%s(%s)"):format(f.c64, E.cv(e.args[1], t))
       end
       local t = types.concrete(e.ty)
@@ -814,7 +817,8 @@ entries["gpu.complex"] = {
     nargs(ctx, e, 1, 2)
     local t = numeric_arg(ctx, e.args[1], typeof, "gpu.complex")
     if e.args[2] then t = types.promote(t, numeric_arg(ctx, e.args[2], typeof, "gpu.complex")) end
-    return t and (types.concrete(t) == "float32" and "complex64" or "complex128")
+    local c = types.concrete(t)
+    return t and ((c == "float32" or c == "float16") and "complex64" or "complex128")
   end,
   emit = function(E, e)
     local rt = types.real_of(e.ty)

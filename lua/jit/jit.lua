@@ -293,7 +293,8 @@ end
 local dtype_aliases = {
   f4 = "float32", f8 = "float64", i1 = "int8", i2 = "int16", i4 = "int32", i8 = "int64",
   u1 = "uint8", u2 = "uint16", u4 = "uint32", u8 = "uint64", b1 = "bool", boolean = "bool",
-  double = "float64", float = "float32", c8 = "complex64", c16 = "complex128",
+  double = "float64", float = "float32", c8 = "complex64", c16 = "complex128", f2 = "float16",
+  half = "float16",
 }
 for _, d in ipairs(gpu.dtypes) do dtype_aliases[d] = d end
 
@@ -331,7 +332,8 @@ end
 
 local element = {int8 = "int64", int16 = "int64", int32 = "int64", int64 = "int64", uint8 = "int64",
                  uint16 = "int64", uint32 = "int64", uint64 = "int64", float32 = "float32",
-                 float64 = "float64", bool = "bool", complex64 = "complex64", complex128 = "complex128"}
+                 float64 = "float64", bool = "bool", complex64 = "complex64", complex128 = "complex128",
+                 float16 = "float16"}
 
 local function type_of_param(p)
   if p.array then return types.array(p.dtype, p.contiguous) end
@@ -861,7 +863,7 @@ end
 -- as the kernels' C is (under the same kind of key), so a new process need not parse k.
 local DEVICE = {ret = "string", name = "string", source = "string"}
 local returns = {void = true, bool = true, int64 = true, float32 = true, float64 = true, complex64 = true,
-                 complex128 = true}
+                 complex128 = true, float16 = true}
 
 function M.device_source(k, argtypes, level)
   local st = states[k]

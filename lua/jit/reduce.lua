@@ -13,13 +13,13 @@ local array_mt = gpu._meta.array
 -- the type of an element of an array of dtype, inside gpu.jit (integers are Lua's int64)
 local element = {int8 = "int64", int16 = "int64", int32 = "int64", int64 = "int64", uint8 = "int64",
                  uint16 = "int64", uint32 = "int64", uint64 = "int64", float32 = "float32",
-                 float64 = "float64", bool = "bool"}
-local ctype = {int64 = "long long", float32 = "float", float64 = "double", bool = "bool"}
-local size = {int64 = 8, float32 = 4, float64 = 8, bool = 1}
+                 float64 = "float64", bool = "bool", float16 = "float16"}
+local ctype = {int64 = "long long", float32 = "float", float64 = "double", bool = "bool", float16 = "gpu::half"}
+local size = {int64 = 8, float32 = 4, float64 = 8, bool = 1, float16 = 2}
 -- init, from _param (doubles): an int64 as its high and low 32 bits, so every one is exact
 local init_of = {
   int64 = "(long long)(((unsigned long long)(long long)p[0] << 32) | (unsigned long long)p[1])",
-  float32 = "(float)p[0]", float64 = "p[0]", bool = "p[0] != 0",
+  float32 = "(float)p[0]", float64 = "p[0]", bool = "p[0] != 0", float16 = "gpu::half(p[0])",
 }
 
 local MT = {}

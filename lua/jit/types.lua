@@ -1,6 +1,8 @@
 -- types.lua: the types of gpu.jit and the rules that combine them.
---   "bool", "int64", "float32", "float64", "complex64", "complex128": what values and
---     locals hold (complex ones are gpuhost.cuh's gpu::complex64 and gpu::complex128);
+--   "bool", "int64", "float16", "float32", "float64", "complex64", "complex128": what values
+--     and locals hold (float16 is gpuhost.cuh's gpu::half, whose arithmetic emit.lua writes
+--     in float, rounded to float16 once an operation, as NumPy's float16 loops; complex ones
+--     are gpu::complex64 and gpu::complex128);
 --   "wint", "wfloat": weak numbers: literals, constant upvalues and what is made of them
 --     alone (NumPy 2's rule for Python scalars): a weak number takes the type of the other
 --     operand, so `x * 0.5` stays float32 when x is; alone it is int64 or float64;
@@ -19,19 +21,19 @@ M.ctype = {bool = "bool", int64 = "long long", float32 = "float", float64 = "dou
            wint = "long long", wfloat = "double", int8 = "signed char", int16 = "short",
            int32 = "int", uint8 = "unsigned char", uint16 = "unsigned short",
            uint32 = "unsigned int", uint64 = "unsigned long long", complex64 = "gpu::complex64",
-           complex128 = "gpu::complex128"}
+           complex128 = "gpu::complex128", float16 = "gpu::half"}
 
-local numeric = {int64 = true, float32 = true, float64 = true, wint = true, wfloat = true}
+local numeric = {int64 = true, float16 = true, float32 = true, float64 = true, wint = true, wfloat = true}
 function M.numeric(t) return numeric[t] == true end
 function M.integer(t) return t == "int64" or t == "wint" end
-function M.float(t) return t == "float32" or t == "float64" or t == "wfloat" end
+function M.float(t) return t == "float32" or t == "float64" or t == "wfloat" or t == "float16" end
 function M.weak(t) return t == "wint" or t == "wfloat" end
 function M.complex(t) return t == "complex64" or t == "complex128" end
 -- a real number or a complex one
 function M.number(t) return numeric[t] == true or t == "complex64" or t == "complex128" end
 -- the real type of a complex one's parts, and the complex type of a real one
 function M.real_of(t) return t == "complex64" and "float32" or t == "complex128" and "float64" or t end
-function M.complex_of(t) return t == "float32" and "complex64" or "complex128" end
+function M.complex_of(t) return (t == "float32" or t == "float16") and "complex64" or "complex128" end
 
 -- What a weak type becomes where it must be stored.
 function M.concrete(t)
@@ -68,6 +70,7 @@ function M.promote(a, b)
     -- float32 or weak
     local c, other = a, b
     if not M.complex(a) then c, other = b, a end
+    -- (float16 too, as NumPy's float16 with complex64)
     if c == "complex128" or other == "complex128" or other == "float64" or other == "int64" then
       return "complex128"
     end
@@ -78,6 +81,11 @@ function M.promote(a, b)
   if a == "float32" or b == "float32" then
     local other = a == "float32" and b or a
     return other == "int64" and "float64" or "float32"
+  end
+  -- float16 with a weak number stays float16; with int64 (every integer here) float64
+  if a == "float16" or b == "float16" then
+    local other = a == "float16" and b or a
+    return other == "int64" and "float64" or "float16"
   end
   -- wfloat with wint or int64
   if a == "int64" or b == "int64" then return "float64" end

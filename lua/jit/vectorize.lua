@@ -11,11 +11,12 @@ local type, mtype, select = type, math.type, select
 local array_mt = gpu._meta.array
 
 local dtype_of = {int64 = "int64", float32 = "float32", float64 = "float64", bool = "bool",
-                  complex64 = "complex64", complex128 = "complex128"}
+                  complex64 = "complex64", complex128 = "complex128", float16 = "float16"}
 -- the type of an element of an array of dtype, inside gpu.jit (integers are Lua's int64)
 local element = {int8 = "int64", int16 = "int64", int32 = "int64", int64 = "int64", uint8 = "int64",
                  uint16 = "int64", uint32 = "int64", uint64 = "int64", float32 = "float32",
-                 float64 = "float64", bool = "bool", complex64 = "complex64", complex128 = "complex128"}
+                 float64 = "float64", bool = "bool", complex64 = "complex64", complex128 = "complex128",
+                 float16 = "float16"}
 -- gpu's complex functions, which gpu.jit copies into a source that uses them: the
 -- elementwise kernel has them already
 local EW_BLOCK = "// gpu%.jit: gpu's complex functions {\n.-// } gpu%.jit: gpu's complex functions"
@@ -65,8 +66,12 @@ MT.__call = function(v, ...)
   end
   pattern = table.concat(pattern)
   -- a Lua float is weak, as in gpu's own functions (gpu.multiply(a, 2.5) stays float32):
-  -- float32 when the float and complex arrays are all float32 and complex64
+  -- float32 when the float and complex arrays are all float32 and complex64 (or float16),
+  -- float16 when they are all float16
   local float = "float64"
+  for i = 1, n do
+    if types[i] == "float16" and float == "float64" then float = "float16" end
+  end
   for i = 1, n do
     if types[i] == "float32" or types[i] == "complex64" then float = "float32" end
   end
