@@ -331,12 +331,13 @@ local function unsigned_text(v)
 end
 
 -- NumPy's str() of one element (Python's, of a bool, an int, a float: the shortest digits
--- that read back the same). single: a float32's own shortest digits (savetxt's "%s"); tofile
--- makes a Python float of it first (0.1f: 0.10000000149011612), as NumPy 1.24 does.
+-- that read back the same). single: a float32's or float16's own shortest digits (savetxt's
+-- "%s"); tofile makes a Python float of it first (0.1f: 0.10000000149011612), as NumPy 1.24
+-- does.
 local function element_text(v, dt, single)
   if type(v) == "boolean" then return v and "True" or "False" end
   if math.type(v) == "integer" then return dt == "uint64" and unsigned_text(v) or tostring(v) end
-  return gpu._format_repr(v, single and dt == "float32")
+  return gpu._format_repr(v, single and (dt == "float32" or (dt == "float16" and "half")))
 end
 
 -- text s in a field of width w: left-justified with flag "-", else right (zero padding is
