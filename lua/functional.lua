@@ -108,7 +108,10 @@ function gpu.min_scalar_type(v)
     if v.ndim > 0 or KIND[v.dtype] == "b" then return v.dtype end
     local x = v:item()   -- a 0-D array goes by its value, as NumPy's
     if v.dtype == "uint64" and math.type(x) == "integer" and x < 0 then return "uint64" end
-    return scalar_type(x, "min_scalar_type")
+    local t = scalar_type(x, "min_scalar_type")
+    -- never wider than the array's own dtype (a float16 0-D array of 65504 stays float16)
+    if KIND[t] == KIND[v.dtype] and SIZE[t] > SIZE[v.dtype] then return v.dtype end
+    return t
   end
   return scalar_type(v, "min_scalar_type")
 end

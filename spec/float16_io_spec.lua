@@ -329,6 +329,10 @@ describe("float16 in the dtype helpers", function()
                 {-65000.0, "float32"}, {3.39e38, "float32"}, {3.4e38, "float64"}, {1e300, "float64"}}
     for _, c in ipairs(ms) do assert.are.equal(c[2], gpu.min_scalar_type(c[1]), tostring(c[1])) end
     assert.are.equal("float16", gpu.min_scalar_type(gpu.full({}, 1.5, "float64")))
+    assert.are.equal("float16", gpu.min_scalar_type(gpu.full({}, 65504, "float16")))   -- never wider
+    assert.are.equal("float16", gpu.min_scalar_type(gpu.full({}, math.huge, "float32")))
+    assert.are.equal("float32", gpu.min_scalar_type(gpu.full({}, 65504, "float64")))
+    assert.are.equal("float32", gpu.min_scalar_type(gpu.full({}, 3.4028234663852886e38, "float32")))
     assert.are.equal("float16", gpu.min_scalar_type(gpu.full({2}, 1.5, "float16")))
     assert.are.equal("complex64", gpu.min_scalar_type(gpu.complex(1.5, 0)))
     assert.are.equal("complex128", gpu.min_scalar_type(gpu.complex(0 / 0, 0)))
