@@ -49,28 +49,6 @@ local function most_digits(single)
   return single == "half" and 5 or single and 9 or 17
 end
 
--- A float with the fewest significant digits (6 at least, as %.6g has always shown them,
--- but 1 for float16, whose every value 5 digits name; up to 9 for float32, 17 for
--- float64) that read back as the same value in its dtype, as NumPy shows the shortest
--- repr: distinct values never look equal.
-local function float_text(v, single)
-  if v ~= v then return "nan" end
-  if v == math.huge then return "inf" elseif v == -math.huge then return "-inf" end
-  local most, half = most_digits(single), single == "half"
-  local s, p = nil, half and 1 or 6
-  while true do
-    s = ("%." .. p .. "g"):format(v)
-    local back = narrow(tonumber(s) + 0.0, single)
-    if back == v or p == most then break end
-    p = p + 1
-  end
-  local x = tonumber(s:match("e%+(%d+)$"))
-  if (p > 6 or half) and x and x < most then   -- past 6 digits, a whole number shows all of them
-    s = ("%." .. (x + 1) .. "g"):format(v)  -- (16777220, not 1.677722e+07)
-  end
-  return s
-end
-
 -- The shortest digits of finite v >= 0 that read back as v in its dtype: D (a string of
 -- digits) and E, v = D[1].D[2..] * 10^E
 local function digits(v, single)
@@ -91,6 +69,34 @@ local function digits(v, single)
       return (od:gsub("0+$", "")), E + #od - p   -- (a carry: 999 + 1 is 1e3)
     end
   end
+end
+
+-- A float with the fewest significant digits (6 at least, as %.6g has always shown them;
+-- up to 9 for float32, 17 for float64) that read back as the same value in its dtype, as
+-- NumPy shows the shortest repr: distinct values never look equal. A float16 shows its
+-- shortest digits, from 1 (0.1, 0.3333, 6e-08), a whole number all of them (65504).
+local function float_text(v, single)
+  if v ~= v then return "nan" end
+  if v == math.huge then return "inf" elseif v == -math.huge then return "-inf" end
+  if single == "half" then
+    if v == math.floor(v) then return ("%.0f"):format(v) end
+    local D, E = digits(math.abs(v), single)
+    local x = tonumber(D .. "e" .. (E - #D + 1))
+    return ("%." .. #D .. "g"):format(v < 0 and -x or x)
+  end
+  local most = most_digits(single)
+  local s, p = nil, 6
+  while true do
+    s = ("%." .. p .. "g"):format(v)
+    local back = narrow(tonumber(s) + 0.0, single)
+    if back == v or p == most then break end
+    p = p + 1
+  end
+  local x = tonumber(s:match("e%+(%d+)$"))
+  if p > 6 and x and x < most then          -- past 6 digits, a whole number shows all of them
+    s = ("%." .. (x + 1) .. "g"):format(v)  -- (16777220, not 1.677722e+07)
+  end
+  return s
 end
 
 -- D, E as the integer and fraction digits of a positional number
