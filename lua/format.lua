@@ -18,19 +18,77 @@ local DEFAULTS = {precision = 8, threshold = 1000, edgeitems = 3, linewidth = 75
 local opt, given = {}, {}   -- the options now; those set by set_printoptions (not defaults)
 for k, v in pairs(DEFAULTS) do opt[k] = v end
 
+-- Throughout, `single` says which float a value is: true for float32 (and complex64),
+-- "half" for float16, false or nil for float64.
+
+-- x (a double) rounded to the nearest float16, half to even, as a double
+local function to_half(x)
+  local a = math.abs(x)
+  if a ~= a or a == math.huge or a == 0 then return x end
+  local e = math.max(math.floor(math.log(a, 2)), -14)
+  if e > -14 and 2.0 ^ e > a then e = e - 1 elseif 2.0 ^ (e + 1) <= a then e = e + 1 end
+  local q = 2.0 ^ (math.max(e, -14) - 10)   -- the step between float16s near a
+  local r = a / q
+  local f = math.floor(r)
+  if r - f > 0.5 or (r - f == 0.5 and f % 2 == 1) then f = f + 1 end
+  local h = f * q
+  if h > 65504 then h = math.huge end
+  return x < 0 and -h or h
+end
+gpu._format_to_half = to_half
+
+-- back (a double read from text) as the float that `single` names would hold it
+local function narrow(back, single)
+  if single == "half" then return to_half(back) end
+  if single then return (string.unpack("f", string.pack("f", back))) end
+  return back
+end
+
+-- the most significant digits the float that `single` names needs to read back the same
+local function most_digits(single)
+  return single == "half" and 5 or single and 9 or 17
+end
+
+-- The shortest digits of finite v >= 0 that read back as v in its dtype: D (a string of
+-- digits) and E, v = D[1].D[2..] * 10^E
+local function digits(v, single)
+  if v == 0 then return "0", 0 end
+  local most = most_digits(single)
+  for p = 1, most do
+    local s = ("%." .. (p - 1) .. "e"):format(v)
+    local back = narrow(tonumber(s) + 0.0, single)
+    local m, e = s:match("^([%d%.]+)e([-+]%d+)$")
+    local D, E = (m:gsub("%.", "")), tonumber(e)
+    if back == v or p == most then return D, E end
+    -- the p digits on v's other side: printf rounds a tie to even, and at a power of two
+    -- only the one above reads back (2^-24: 5.960464477539063e-08, not ...062e-08)
+    local other = math.tointeger(D) + (back < v and 1 or -1)
+    local t = ("%de%d"):format(other, E - p + 1)
+    if other > 0 and narrow(tonumber(t) + 0.0, single) == v then
+      local od = tostring(other)
+      return (od:gsub("0+$", "")), E + #od - p   -- (a carry: 999 + 1 is 1e3)
+    end
+  end
+end
+
 -- A float with the fewest significant digits (6 at least, as %.6g has always shown them;
 -- up to 9 for float32, 17 for float64) that read back as the same value in its dtype, as
--- NumPy shows the shortest repr: distinct values never look equal.
-local function unpack_f(s) return (string.unpack("f", s)) end
+-- NumPy shows the shortest repr: distinct values never look equal. A float16 shows its
+-- shortest digits, from 1 (0.1, 0.3333, 6e-08), a whole number all of them (65504).
 local function float_text(v, single)
   if v ~= v then return "nan" end
   if v == math.huge then return "inf" elseif v == -math.huge then return "-inf" end
-  local most = single and 9 or 17
+  if single == "half" then
+    if v == math.floor(v) then return ("%.0f"):format(v) end
+    local D, E = digits(math.abs(v), single)
+    local x = tonumber(D .. "e" .. (E - #D + 1))
+    return ("%." .. #D .. "g"):format(v < 0 and -x or x)
+  end
+  local most = most_digits(single)
   local s, p = nil, 6
   while true do
     s = ("%." .. p .. "g"):format(v)
-    local back = tonumber(s) + 0.0
-    if single then back = unpack_f(string.pack("f", back)) end
+    local back = narrow(tonumber(s) + 0.0, single)
     if back == v or p == most then break end
     p = p + 1
   end
@@ -39,22 +97,6 @@ local function float_text(v, single)
     s = ("%." .. (x + 1) .. "g"):format(v)  -- (16777220, not 1.677722e+07)
   end
   return s
-end
-
--- The shortest digits of finite v >= 0 that read back as v in its dtype: D (a string of
--- digits) and E, v = D[1].D[2..] * 10^E
-local function digits(v, single)
-  if v == 0 then return "0", 0 end
-  local most = single and 9 or 17
-  for p = 1, most do
-    local s = ("%." .. (p - 1) .. "e"):format(v)
-    local back = tonumber(s) + 0.0
-    if single then back = unpack_f(string.pack("f", back)) end
-    if back == v or p == most then
-      local m, e = s:match("^([%d%.]+)e([-+]%d+)$")
-      return (m:gsub("%.", "")), tonumber(e)
-    end
-  end
 end
 
 -- D, E as the integer and fraction digits of a positional number
@@ -324,11 +366,12 @@ gpu._format_unsigned = unsigned_text       -- (npy.lua's text files write them t
 -- The function that writes one element of an array of dtype dt, given the values shown
 -- (a flat list), which NumPy's float modes size their form by, and the print's style st.
 local function formatter(dt, shown_vals, st)
-  local single = dt == "float32" or dt == "complex64"
+  local single = (dt == "float32" or dt == "complex64") or (dt == "float16" and "half")
   local complex = dt == "complex64" or dt == "complex128"
   local numpy = opt.floatmode ~= "shortest"
   local real, re, im
-  if numpy and (dt == "float32" or dt == "float64") then real = float_format(shown_vals, single, opt.sign)
+  if numpy and (dt == "float16" or dt == "float32" or dt == "float64") then
+    real = float_format(shown_vals, single, opt.sign)
   elseif numpy and complex then
     local rs, is = {}, {}
     for i, z in ipairs(shown_vals) do rs[i] = z.re; is[i] = z.im end

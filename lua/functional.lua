@@ -71,16 +71,22 @@ local function dtype_arg(t, api, at)
 end
 
 -- NumPy's one-character codes, for mintypecode and typename
-local CHAR = {float32 = "f", float64 = "d", complex64 = "F", complex128 = "D", int8 = "b", uint8 = "B",
+local CHAR = {float16 = "e", float32 = "f", float64 = "d", complex64 = "F", complex128 = "D", int8 = "b", uint8 = "B",
               int16 = "h", uint16 = "H", int32 = "i", uint32 = "I", int64 = "l", uint64 = "L", bool = "?"}
 
 function gpu.promote_types(t1, t2)
   return gpu.result_type(dtype_arg(t1, "promote_types", 1), dtype_arg(t2, "promote_types", 2))
 end
 
--- NumPy's min_scalar_type of a Lua value: the smallest dtype that holds it (float32 where
--- NumPy gives float16, which gpuhost lacks)
-local function fits_float32(x) return x ~= x or math.abs(x) <= 3.4028234663852886e38 or math.abs(x) == math.huge end
+-- NumPy's min_scalar_type of a Lua value: the smallest dtype that holds it. NumPy's bounds
+-- for a float: float16 inside +-65000 (or not finite), float32 inside +-3.4e38; a complex:
+-- complex64 when both parts are inside +-3.4e38 (so not nan or inf)
+local function fits_float32(x) return math.abs(x) < 3.4e38 end
+local function float_type(x)
+  local a = math.abs(x)
+  if a < 65000 or a ~= a or a == math.huge then return "float16" end
+  return a < 3.4e38 and "float32" or "float64"
+end
 local function int_type(v)
   if v >= 0 then
     return v < 256 and "uint8" or v < 65536 and "uint16" or v < 4294967296 and "uint32" or "uint64"
@@ -90,7 +96,7 @@ end
 local function scalar_type(v, api)
   if type(v) == "boolean" then return "bool" end
   if math.type(v) == "integer" then return int_type(v) end
-  if math.type(v) == "float" then return fits_float32(v) and "float32" or "float64" end
+  if math.type(v) == "float" then return float_type(v) end
   if getmetatable(v) == getmetatable(gpu.complex(0)) then
     return fits_float32(v.re) and fits_float32(v.im) and "complex64" or "complex128"
   end
@@ -102,7 +108,10 @@ function gpu.min_scalar_type(v)
     if v.ndim > 0 or KIND[v.dtype] == "b" then return v.dtype end
     local x = v:item()   -- a 0-D array goes by its value, as NumPy's
     if v.dtype == "uint64" and math.type(x) == "integer" and x < 0 then return "uint64" end
-    return scalar_type(x, "min_scalar_type")
+    local t = scalar_type(x, "min_scalar_type")
+    -- never wider than the array's own dtype (a float16 0-D array of 65504 stays float16)
+    if KIND[t] == KIND[v.dtype] and SIZE[t] > SIZE[v.dtype] then return v.dtype end
+    return t
   end
   return scalar_type(v, "min_scalar_type")
 end
@@ -150,11 +159,11 @@ function gpu.common_type(...)
     local b = (k == "f" and SIZE[a.dtype]) or (k == "c" and SIZE[a.dtype] / 2) or 8
     bits, complex = math.max(bits, b), complex or k == "c"
   end
-  if complex then return bits == 4 and "complex64" or "complex128" end
-  return bits == 4 and "float32" or "float64"
+  if complex then return bits <= 4 and "complex64" or "complex128" end
+  return bits == 2 and "float16" or bits == 4 and "float32" or "float64"
 end
 
-local BY_SIZE = "GDFgdfQqLlIiHhBb?"   -- NumPy's codes, largest first
+local BY_SIZE = "GDFgdfQqLlIiHhBb?"   -- NumPy's codes, largest first (float16's "e" not among them)
 function gpu.mintypecode(typechars, typeset, default)
   typeset, default = typeset or "GDFgdf", default or "d"
   if type(typeset) ~= "string" then fail("mintypecode", 2, "string expected, got %s", described(typeset)) end
@@ -178,6 +187,7 @@ function gpu.mintypecode(typechars, typeset, default)
   if found.F and found.d then return "D" end
   -- the largest of those found (NumPy's first in its order by size)
   for c in BY_SIZE:gmatch(".") do if found[c] and not best then best = c end end
+  for c in pairs(found) do if not BY_SIZE:find(c, 1, true) then best = nil end end   -- NumPy raises
   if not best then fail("mintypecode", 2, "no size order for the codes %s (NumPy's: %s)", table.concat((function()
     local t = {} for c in pairs(found) do t[#t + 1] = c end table.sort(t) return t end)(), ", "), BY_SIZE) end
   return best
@@ -208,7 +218,7 @@ end
 local TYPENAME = {S1 = "character", ["?"] = "bool", b = "signed char", B = "unsigned char", h = "short",
                   H = "unsigned short", i = "integer", I = "unsigned integer", l = "long integer",
                   L = "unsigned long integer", q = "long long integer", Q = "unsigned long long integer",
-                  f = "single precision", d = "double precision", g = "long precision",
+                  e = "half precision", f = "single precision", d = "double precision", g = "long precision",
                   F = "complex single precision", D = "complex double precision",
                   G = "complex long double precision", S = "string", U = "unicode", V = "void", O = "object"}
 function gpu.typename(c)
@@ -262,6 +272,9 @@ end
 
 -- NumPy's finfo and iinfo numbers
 local FINFO = {
+  float16 = {bits = 16, eps = 0x1p-10, epsneg = 0x1p-11, max = 65504.0, min = -65504.0, tiny = 0x1p-14,
+             smallest_normal = 0x1p-14, smallest_subnormal = 0x1p-24, resolution = 0x1.064p-10, precision = 3,
+             iexp = 5, machep = -10, maxexp = 16, minexp = -14, negep = -11, nexp = 5, nmant = 10, dtype = "float16"},
   float32 = {bits = 32, eps = 0x1p-23, epsneg = 0x1p-24, max = 0x1.fffffep+127, min = -0x1.fffffep+127,
              tiny = 0x1p-126, smallest_normal = 0x1p-126, smallest_subnormal = 0x1p-149,
              resolution = 0x1.0c6f7ap-20, precision = 6, iexp = 8, machep = -23, maxexp = 128, minexp = -126,
@@ -275,7 +288,7 @@ function gpu.finfo(t)
   t = dtype_arg(t, "finfo", 1)
   local k = KIND[t]
   if k ~= "f" and k ~= "c" then fail("finfo", 1, "float or complex dtype expected, got %s", t) end
-  local f = FINFO[(t == "complex64" or t == "float32") and "float32" or "float64"]
+  local f = FINFO[t == "float16" and t or (t == "complex64" or t == "float32") and "float32" or "float64"]
   local r = {}
   for key, v in pairs(f) do r[key] = v end
   return r

@@ -111,8 +111,11 @@ end
 -- loadtxt, genfromtxt). Readers give host arrays, as gpu.load does; the text is read and
 -- written on the host, where the file is (a device array is copied there once).
 
-local DTYPE = {}   -- name -> {name, size, kind}
-for _, d in ipairs(gpu._dtypes) do DTYPE[d.name] = d end
+local DTYPE = {}   -- name or alias ("half", "double") -> {name, size, kind}
+for _, d in ipairs(gpu._dtypes) do
+  DTYPE[d.name] = d
+  for _, alias in ipairs(d.aliases) do DTYPE[alias] = d end
+end
 
 -- dtype argument #i of fname (default float64, as NumPy's)
 local function check_dtype(dt, fname, i)
@@ -219,6 +222,9 @@ local function parse_integer(t, d)
   return v
 end
 
+-- a NaN with its sign bit clear, as Python's float("nan") (Lua's 0/0 has it set on x86)
+local NAN = math.abs(0 / 0)
+
 -- a number of dtype d from text t, or nil: floats as Python's float() reads them, integers
 -- for integer dtypes (and bool), never Lua's hex or spaces inside
 local function parse_number(t, d)
@@ -227,7 +233,7 @@ local function parse_number(t, d)
     local sgn, word = t:match("^([+-]?)(%a+)$")
     if word then
       word = word:lower()
-      if word == "nan" then return 0 / 0 end
+      if word == "nan" then return sgn == "-" and -NAN or NAN end
       if word == "inf" or word == "infinity" then return sgn == "-" and -math.huge or math.huge end
       return nil
     end
@@ -266,6 +272,7 @@ local function parse_items(s, d, count, sep)
   local vals = {}
   for i = 1, n do
     local v, why = parse_number(items[i], d)
+    if v ~= v then v = NAN end   -- (NumPy's fromstring reads "-nan" as nan)
     if v == nil then
       return nil, ("item %d ('%s') is %s"):format(i, items[i], why and "out of range for " .. d.name or "not a " .. d.name .. " value")
     end
@@ -331,12 +338,13 @@ local function unsigned_text(v)
 end
 
 -- NumPy's str() of one element (Python's, of a bool, an int, a float: the shortest digits
--- that read back the same). single: a float32's own shortest digits (savetxt's "%s"); tofile
--- makes a Python float of it first (0.1f: 0.10000000149011612), as NumPy 1.24 does.
+-- that read back the same). single: a float32's or float16's own shortest digits (savetxt's
+-- "%s"); tofile makes a Python float of it first (0.1f: 0.10000000149011612), as NumPy 1.24
+-- does.
 local function element_text(v, dt, single)
   if type(v) == "boolean" then return v and "True" or "False" end
   if math.type(v) == "integer" then return dt == "uint64" and unsigned_text(v) or tostring(v) end
-  return gpu._format_repr(v, single and dt == "float32")
+  return gpu._format_repr(v, single and (dt == "float32" or (dt == "float16" and "half")))
 end
 
 -- text s in a field of width w: left-justified with flag "-", else right (zero padding is

@@ -292,7 +292,7 @@ describe("dtype helpers", function()
     err("bad argument #1 to 'gpu.promote_types' (dtype name or device array expected, got 'bfloat16')",
         gpu.promote_types, "bfloat16", "int8")
     local ms = {{10, "uint8"}, {-10, "int8"}, {255, "uint8"}, {256, "uint16"}, {-128, "int8"}, {-129, "int16"},
-                {1 << 40, "uint64"}, {1e5, "float32"}, {1e39, "float64"}, {true, "bool"}, {1.5, "float32"}}
+                {1 << 40, "uint64"}, {1e5, "float32"}, {1e39, "float64"}, {true, "bool"}, {1.5, "float16"}}
     for _, c in ipairs(ms) do assert.are.equal(c[2], gpu.min_scalar_type(c[1]), tostring(c[1])) end
     assert.are.equal("uint8", gpu.min_scalar_type(gpu.full({}, 10, "int64")))
     assert.are.equal("int64", gpu.min_scalar_type(gpu.full({1}, 10, "int64")))
