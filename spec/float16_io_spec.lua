@@ -88,9 +88,6 @@ local function npy(head, data)
 end
 
 describe("float16 printing", function()
-  after_each(function() gpu.set_printoptions({floatmode = "shortest", precision = 8, sign = "-", suppress = false,
-                                              threshold = 1000, linewidth = 75}) end)
-
   it("tostring shows each value's shortest digits in float16 (gpuhost's form)", function()
     local a = gpu.array({0.1, 1 / 3, 65504, 6e-8, math.huge, 0 / 0, -0.0}, "float16")
     assert.are.equal("gpu.array(float16, {7}) [0.1, 0.3333, 65504, 6e-08, inf, nan, -0]", tostring(a))
@@ -104,8 +101,9 @@ describe("float16 printing", function()
     assert.are.equal("[ 0.1 -2.5]", gpu.array_str(gpu.array({0.1, -2.5}, "float16")))
   end)
 
-  it("NumPy's default float mode prints float16 as NumPy 1.24 does", function()
-    gpu.set_printoptions({floatmode = "maxprec"})
+  -- (options set within gpu.printoptions(opts, f), which restores them: set once, the
+  -- threshold and linewidth would change every later spec's default print)
+  it("NumPy's default float mode prints float16 as NumPy 1.24 does", function() gpu.printoptions({floatmode = "maxprec"}, function()
     for _, c in ipairs(NUMPY_TEXT) do
       assert.are.equal(c[2], gpu.array2string(gpu.array(c[1], "float16")), c[2])
     end
@@ -115,14 +113,13 @@ describe("float16 printing", function()
     assert.are.equal(WRAPPED, gpu.array2string(gpu.arange(30, "float16") / gpu.full({}, 7, "float16"), {linewidth = 40}))
     assert.are.equal(SUMMARIZED, gpu.array2string(gpu.arange(2000, "float16"), {threshold = 10}))
     assert.are.equal("gpu.array(float16, {3}) [0.1, 0.2, 0.3]", tostring(gpu.array({0.1, 0.2, 0.3}, "float16")))
-  end)
+  end) end)
 
-  it("precision, fixed, unique, maxprec_equal, suppress and sign as NumPy's", function()
-    gpu.set_printoptions({floatmode = "maxprec"})
+  it("precision, fixed, unique, maxprec_equal, suppress and sign as NumPy's", function() gpu.printoptions({floatmode = "maxprec"}, function()
     for _, c in ipairs(NUMPY_OPTS) do
       assert.are.equal(c[3], gpu.array2string(gpu.array(c[2], "float16"), c[1]), c[3])
     end
-  end)
+  end) end)
 
   it("%s writes NumPy's str of each float16, every one of the 65536 alike", function()
     local vals = {}
