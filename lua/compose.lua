@@ -451,7 +451,7 @@ end
 
 -- gpu.histogram(a [, bins [, {range = {lo, hi}}]]): counts (int64) of a's values in bins
 -- equal bins (10 by default) from lo to hi (a's least and greatest by default), and the
--- bins + 1 edges (float32 for float32 data, else float64), as NumPy's: the last bin
+-- bins + 1 edges (float16 and float32 for such data, else float64), as NumPy's: the last bin
 -- closed, values outside not counted
 function gpu.histogram(a, bins, opts)
   real_array(a, "histogram", "a")
@@ -475,7 +475,8 @@ function gpu.histogram(a, bins, opts)
     end
   end
   if lo == hi then lo, hi = lo - 0.5, hi + 0.5 end
-  local et = a.dtype == "float32" and "float32" or "float64"
+  local et = (a.dtype == "float32" or a.dtype == "float16") and a.dtype or "float64"
+  if et == "float16" and math.max(-lo, hi) > 65504 then et = "float32" end   -- NumPy 1.24's, not inf
   local edges = gpu.linspace(lo, hi, bins + 1, {dtype = et})
   local counts = gpu.zeros(bins, "uint64")
   if a.size > 0 then   -- up to 8192 bins counted in a block's shared memory first

@@ -577,7 +577,7 @@ function gpu.poly(seq)
     r = gpu.linalg.eigvals(seq)
   elseif seq.ndim <= 1 then
     r = seq.ndim == 0 and seq:reshape(1) or seq
-    if KIND[r.dtype] ~= "f" and KIND[r.dtype] ~= "c" then r = r:astype("float64") end
+    if (KIND[r.dtype] ~= "f" and KIND[r.dtype] ~= "c") or r.dtype == "float16" then r = r:astype("float64") end
   else
     fail(api, 1, "1-D roots or a non-empty square matrix expected, got a %s array", shape_text(seq.shape))
   end

@@ -243,10 +243,13 @@ local function real(a, api, what)
 end
 
 -- gpu.histogram_bin_edges(a [, bins [, range]]): the edges gpu.histogram(a, bins,
--- {range = range}) gives (float32 for float32 data, else float64), as NumPy's
+-- {range = range}) gives (float16 and float32 for such data, else float64), as NumPy's
 function gpu.histogram_bin_edges(a, bins, range)
   a = real(a, "histogram_bin_edges", "a")
-  return edges_of(a, bins or 10, range, a.dtype == "float32" and "float32" or "float64", "histogram_bin_edges", "range")
+  local et = (a.dtype == "float32" or a.dtype == "float16") and a.dtype or "float64"
+  if et == "float16" and type(range) == "table" and type(range[1]) == "number" and type(range[2]) == "number"
+     and math.max(-range[1], range[2]) > 65504 then et = "float32" end
+  return edges_of(a, bins or 10, range, et, "histogram_bin_edges", "range")
 end
 
 -- The 0-based bin of each of x's values among edges (n + 1 of them), as NumPy's

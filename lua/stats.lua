@@ -14,7 +14,7 @@ for _, d in ipairs(gpu._dtypes) do KIND[d.name] = d.kind end
 local KIND_RANK = {b = 1, u = 2, i = 3, f = 4, c = 5}
 local function floating(a) return KIND[a.dtype] == "f" or KIND[a.dtype] == "c" end
 -- The real dtype of a float or complex dtype
-local REAL = {float32 = "float32", float64 = "float64", complex64 = "float32", complex128 = "float64"}
+local REAL = {float16 = "float16", float32 = "float32", float64 = "float64", complex64 = "float32", complex128 = "float64"}
 
 local function device_array(a, api)
   if not is_array(a) then error(("gpu.%s: a device array expected as argument 1, got %s"):format(api, described(a)), 3) end
@@ -161,20 +161,21 @@ end
 
 -- The sum of a's non-NaN elements and their count, dims kept: in float64 (complex128) for
 -- float32 (complex64) when wide, as gpu.var computes its mean
-local WIDE = {float32 = "float64", complex64 = "complex128"}
+local WIDE = {float16 = "float64", float32 = "float64", complex64 = "complex128"}
 local function nan_sum_count(a, R, wide)
   local x = wide and WIDE[a.dtype] and a:astype(WIDE[a.dtype]) or a
   local s = gpu.sum(nan_to(x, 0), R.dims, {keepdim = true})
   local c = gpu.sum(gpu.logical_not(gpu.isnan(a)), R.dims, {keepdim = true})
-  return s, c:astype(REAL[s.dtype]), x
+  return s, c:astype(s.dtype == "float16" and "float64" or REAL[s.dtype]), x
 end
 
 -- gpu.nanmean: the mean of the non-NaN elements (NaN where there are none); integers as gpu.mean
 local function nanmean(a, dim, opts)
   local R = reduction("nanmean", a, dim, opts)
   if not floating(a) then return finish(R, gpu.mean(a, R.dims, {keepdim = true})) end
-  local s, c = nan_sum_count(a, R)
-  return finish(R, s / c)
+  local s, c = nan_sum_count(a, R)   -- float16: the sum rounded, divided in float64 (NumPy's)
+  local m = s / c
+  return finish(R, m.dtype == a.dtype and m or m:astype(a.dtype))
 end
 
 -- The variance of the non-NaN elements over count - ddof (NaN where that is not positive),
@@ -276,7 +277,7 @@ local function row_quantile(rows, k, q, nan)
   local diff = floating(rows) and (b - a):astype("float64") or b:astype("float64") - a:astype("float64")
   a, b = a:astype("float64"), b:astype("float64")
   local r = nan_rows(gpu.where(g:ge(0.5), b - diff * (1 - g), a + diff * g), rows, k, nan)
-  return rows.dtype == "float32" and r:astype("float32") or r
+  return (rows.dtype == "float32" or rows.dtype == "float16") and r:astype(rows.dtype) or r
 end
 
 -- q (a number, a table of them or a 1-D device array) as a table of fractions from 0 to
@@ -302,6 +303,7 @@ local function fractions(q, api, scale)
   return f, one
 end
 
+local QDT = {float16 = "float16", float32 = "float32"}   -- the quantiles' dtype (NumPy 2's), else float64
 local function quantile_of(api, scale, nan)
   return function(a, q, dim, opts)
     local R = reduction(api, a, dim, opts)
@@ -313,11 +315,11 @@ local function quantile_of(api, scale, nan)
     local k = counts(rows, nan)
     local r = {}
     for i, v in ipairs(f) do
-      r[i] = R.n == 0 and gpu.full({R.m}, 0 / 0, a.dtype == "float32" and "float32" or "float64")
+      r[i] = R.n == 0 and gpu.full({R.m}, 0 / 0, QDT[a.dtype] or "float64")
              or row_quantile(rows, k, v, nan)
     end
     if one then return finish(R, r[1]) end
-    if #r == 0 then return finish(R, gpu.empty({0, R.m}, a.dtype == "float32" and "float32" or "float64"), 0) end
+    if #r == 0 then return finish(R, gpu.empty({0, R.m}, QDT[a.dtype] or "float64"), 0) end
     return finish(R, gpu.stack(r), #r)
   end
 end

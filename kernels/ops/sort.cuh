@@ -42,6 +42,11 @@ template <class K> __device__ __forceinline__ typename key_bits<K>::U order(K k,
     b = (b << 1) == 0ull ? 0ull : b;
     u = b ^ ((unsigned long long)((long long)b >> 63) | (1ull << 63));
     u = k != k ? ~0ull : u;
+  } else if constexpr (ew::same<K, gpu::half>::value) {   // float16: its 16 bits as float's
+    unsigned b = (unsigned)k.bits;
+    b = (b & 0x7fffu) == 0u ? 0u : b;
+    u = b ^ ((b & 0x8000u) ? 0xffffu : 0x8000u);
+    u = (b & 0x7fffu) > 0x7c00u ? 0xffffu : u;
   } else if constexpr (ew::same<K, bool>::value) {
     u = k ? 1u : 0u;
   } else if constexpr (ew::info<K>::sgn) {

@@ -1,0 +1,296 @@
+-- float16 through the algorithms: sorts (both plans), unique and the set functions, scans
+-- and differences, statistics, shapes and indexing, random numbers and polynomials, against
+-- NumPy 1.24's values (NumPy 2's dtypes, as gpuhost promotes), written in as numbers.
+local nan, inf = 0 / 0, math.huge
+local function h(t) return gpu.array(t, "float16") end
+
+-- equal tables of numbers (NaN equal to NaN, -0 to 0), nested
+local function same(x, y)
+  if type(x) == "table" then
+    if type(y) ~= "table" or #x ~= #y then return false end
+    for k = 1, #x do if not same(x[k], y[k]) then return false end end
+    return true
+  end
+  return x == y or (x ~= x and y ~= y)
+end
+-- got's dtype and values (a 0-D array: its number); a failure prints both sides
+local function check(want_dtype, want, got)
+  assert.are.equal(want_dtype, got.dtype)
+  local t = got.ndim == 0 and got:item() or got:totable()
+  if not same(want, t) then assert.are.same(want, t) end
+end
+
+-- n values ((i * 0.37) mod 1.7 - 0.6, i from 0) made float16 on the host: no kernel
+local function wave(n)
+  local t = {}
+  for i = 0, n - 1 do t[i + 1] = math.fmod(i * 0.37, 1.7) - 0.6 end
+  return h(t)
+end
+
+local function on_plan(plan, f)
+  gpu._reduce_plan(plan)
+  local ok, err = pcall(f)
+  gpu._reduce_plan(nil)
+  if not ok then error(err, 0) end
+end
+
+describe("float16 sorts", function()
+  local T = {3, 1, 2, nan, -0.0, 0.0, 1, -5, inf, -inf, 0.1, 65504}
+  local x = h(T)
+  for _, plan in ipairs({"backend", "gpu"}) do
+    it(("order as NumPy's (NaN last, -0 == 0, stable) on the %s plan"):format(plan), function()
+      on_plan(plan ~= "backend" and plan or nil, function()
+        local v, i = x:sort()
+        check("float16", {-inf, -5, -0.0, 0, 0.0999755859375, 1, 1, 2, 3, 65504, inf, nan}, v)
+        check("int64", {10, 8, 5, 6, 11, 2, 7, 3, 1, 12, 9, 4}, i)
+        v, i = x:sort({descending = true})
+        check("float16", {nan, inf, 65504, 3, 2, 1, 1, 0.0999755859375, -0.0, 0, -5, -inf}, v)
+        check("int64", {4, 9, 12, 1, 3, 2, 7, 11, 5, 6, 8, 10}, i)
+        check("int64", {10, 8, 5, 6, 11, 2, 7, 3, 1, 12, 9, 4}, gpu.argsort(x))
+        -- rows longer than a tile: the GPU plan's Onesweep passes over 16-bit keys
+        local big = wave(5000)
+        local want = big:totable()
+        table.sort(want)
+        assert.are.same(want, big:sort({indices = false}):totable())
+        check("float16", {{-1, 1}, {3, 2}}, h({{3, 1}, {-1, 2}}):sort(1))
+      end)
+    end)
+  end
+
+  it("partition, searchsorted, lexsort and topk", function()
+    check("float16", {-inf, -5, -0.0, 0, 0.0999755859375, 1, 1, 2, 3, 65504, inf, nan}, gpu.partition(x, 3))
+    check("int64", {3, 1, 5}, gpu.searchsorted(h({1, 2, 3, 4}), h({2.5, 0, 5})))
+    check("int64", {2, 4, 1, 3}, gpu.lexsort({h({1, 1, 2, 2}), h({2, 1, 2, 1})}))
+    local v, i = h({1, 5, 3, 2}):topk(2)
+    check("float16", {5, 3}, v)
+    check("int64", {2, 3}, i)
+  end)
+
+  it("unique and the set functions", function()
+    local u, first, inverse, counts = gpu.unique(x, {index = true, inverse = true, counts = true})
+    check("float16", {-inf, -5, -0.0, 0.0999755859375, 1, 2, 3, 65504, inf, nan}, u)
+    check("int64", {10, 8, 5, 11, 2, 3, 1, 12, 9, 4}, first)
+    check("int64", {7, 5, 6, 10, 3, 3, 5, 2, 9, 1, 4, 8}, inverse)
+    check("int64", {1, 1, 2, 1, 2, 1, 1, 1, 1, 1}, counts)
+    check("float16", {1, 2, 3, 4}, gpu.union1d(h({1, 2, 3}), gpu.array({3, 4}, "int8")))
+    check("float32", {1, 2, 3, 4}, gpu.union1d(h({1, 2, 3}), gpu.array({3, 4}, "int16")))
+    local c, ia, ib = gpu.intersect1d(h({1, 2, 3}), h({3, 2, 4}), {return_indices = true})
+    check("float16", {2, 3}, c)
+    check("int64", {2, 3}, ia)
+    check("int64", {2, 1}, ib)
+    check("float16", {1, 2}, gpu.setdiff1d(h({1, 2, 3}), h({3, 4})))
+  end)
+end)
+
+describe("float16 scans and differences", function()
+  local y = h({1, 2.5, 0.1, 3, 1000, 60000})
+  it("keep float16, rounding each running value as NumPy's", function()
+    check("float16", {1, 3.5, 3.599609375, 6.6015625, 1006.5, 60992}, y:cumsum())
+    check("float16", {1, 2, 6, 3}, h({1, 2, 3, 0.5}):cumprod())
+    -- 10000 values: NumPy's running float16 sum stalls at 2340 (the exact sum is 2485.9)
+    local c = wave(10000):cumsum()
+    assert.are.same({-0.60009765625, 1288, 2340}, {c:item(1), c:item(5000), c:item(10000)})
+  end)
+  it("diff, ediff1d, gradient and trapz", function()
+    check("float16", {1.5, -2.400390625, 2.900390625, 997, 59008}, gpu.diff(y))
+    check("float16", {1, 1.5, -2.400390625, 2.900390625, 997, 59008, inf}, gpu.ediff1d(y, {70000}, 1))
+    check("float16", {1.5, -0.449951171875, 0.25, 500, 30000, 59008}, gpu.gradient(y))
+    assert.are.equal(31008, gpu.trapz(y))
+    assert.are.equal(15504, gpu.trapz(y, nil, {dx = 0.5}))
+  end)
+end)
+
+describe("float16 statistics", function()
+  local s = h({3, 1, 2, 7, 0.1, 100, 5})
+  local sn = h({3, 1, nan, 7, 0.1, 100, 5})
+  it("median and quantiles (float16, NumPy 2's dtype)", function()
+    assert.are.equal(3, gpu.median(s))
+    check("float16", {2.5, 6.5}, gpu.median(h({{1, 2, 3, 4}, {5, 6, 7, 9}}), 2))
+    check("float16", nan, gpu.median(sn, 1))
+    check("float16", 4, gpu.nanmedian(sn, 1))
+    check("float16", {0.64013671875, 3, 72.125}, gpu.percentile(s, {10, 50, 95}))
+    check("float16", 1.7998046875, gpu.quantile(s, 0.3, 1))
+    check("float16", 2, gpu.nanpercentile(sn, 30, 1))
+    check("float16", {2, 6}, gpu.nanquantile(sn, {0.3, 0.7}))
+    check("float16", nan, gpu.nanpercentile(h({}), 50, 1))
+  end)
+  it("the nan reductions", function()
+    assert.are.equal(19.359375, gpu.nanmean(sn))   -- NumPy's: the float16 sum / the count
+    check("float16", 19.359375, gpu.nanmean(sn, 1))
+    check("float16", 36.125, gpu.nanstd(sn, 1))
+    check("float16", 1567, gpu.nanvar(sn, 1, {ddof = 1}))
+    check("float16", 116.125, gpu.nansum(sn, 1))
+    check("float16", 1050, gpu.nanprod(sn, 1))
+    check("float16", 100, gpu.nanmax(sn, 1))
+    check("float16", {nan, 1.5}, gpu.nanmean(h({{nan, nan}, {1, 2}}), 2))
+    -- a count past float16's 2048 integers stays exact
+    check("float16", 1, gpu.nanmean(gpu.ones(5000, "float16"), 1))
+  end)
+  it("histogram, bincount, average, ptp, cov and corrcoef", function()
+    local c, e = gpu.histogram(s, 3)
+    check("int64", {6, 0, 1}, c)
+    check("float16", {0.0999755859375, 33.40625, 66.6875, 100}, e)
+    check("float16", {0.0999755859375, 33.40625, 66.6875, 100}, gpu.histogram_bin_edges(s, 3))
+    c, e = gpu.histogram(h({0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7}), 7)
+    check("int64", {1, 1, 1, 1, 1, 1, 1}, c)
+    check("float16", {0.0999755859375, 0.1856689453125, 0.271484375, 0.357177734375, 0.44287109375,
+                      0.52880859375, 0.6142578125, 0.7001953125}, e)
+    c, e = gpu.histogram(s, 4, {range = {0, 8}})
+    check("int64", {2, 2, 1, 1}, c)
+    check("float16", {0, 2, 4, 6, 8}, e)
+    c, e = gpu.histogram(s, 3, {range = {0, 1e5}})   -- edges past float16's range: float32
+    check("int64", {7, 0, 0}, c)
+    check("float32", {0, 33333.33203125, 66666.6640625, 100000}, e)
+    check("float64", {0.5, 3, 0, 3}, gpu.bincount(gpu.array({0, 1, 1, 3}, "int64"), {weights = h({0.5, 1, 2, 3})}))
+    assert.are.equal(16.875, gpu.average(s))
+    assert.are.equal(14.890625, gpu.average(s, {weights = h({1, 2, 1, 1, 1, 1, 1})}))
+    check("float16", {2.5, 3.5}, gpu.average(h({{1, 2}, {3, 4}}), {dim = 1, weights = h({1, 3})}))
+    assert.are.equal(99.875, gpu.ptp(s))
+    check("float16", 99.875, gpu.ptp(s, 1))
+    local m = h({{1, 2, 3, 4}, {2, 1, 0.5, 8}})
+    local cv = gpu.cov(m)
+    assert.are.equal("float64", cv.dtype)
+    assert.is_true(gpu.allclose(cv, gpu.array({{1.6666666666666665, 2.9166666666666665}, {2.9166666666666665, 12.0625}})))
+    local cc = gpu.corrcoef(m)
+    assert.are.equal("float64", cc.dtype)
+    assert.is_true(math.abs(cc:item(1, 2) - 0.6504946968304127) < 1e-12)
+  end)
+  it("clip, nan_to_num, isclose and interp", function()
+    check("float16", {3, 1, 2, 5, 1, 5, 5}, gpu.clip(s, 1, 5))
+    check("float16", {3, 1, 2, 7, 1, 100, 5}, gpu.clip(s, 1, 1e6))   -- NumPy 2: a Lua number is weak
+    check("float32", {3, 1, 2, 5, 1, 5, 5}, gpu.clip(s, gpu.array({1}, "float32"), 5))
+    check("float16", {0, 65504, -65504, 1}, gpu.nan_to_num(h({nan, inf, -inf, 1})))
+    check("float16", {7, inf, -3, 1}, gpu.nan_to_num(h({nan, inf, -inf, 1}), {nan = 7, posinf = 1e6, neginf = -3}))
+    check("bool", {true, false, false, false}, gpu.isclose(h({1, 1.001, 1.01, nan}), h({1, 1, 1, nan})))
+    check("bool", {true, false, false, true}, gpu.isclose(h({1, 1.001, 1.01, nan}), h({1, 1, 1, nan}), {equal_nan = true}))
+    check("bool", {false, false}, gpu.isclose(h({0.1, 0.2}), gpu.array({0.1, 0.2}, "float32")))
+    check("bool", {false, true}, gpu.isclose(h({1000, 1}), h({1001, 1.0000001}), {rtol = 0, atol = 0.5}))
+    assert.is_false(gpu.allclose(h({0.1, 0.2}), gpu.array({0.1, 0.2})))
+    assert.is_true(gpu.allclose(h({0.1, 0.2}), gpu.array({0.1, 0.2}), {rtol = 1e-3}))
+    check("float64", {5, 7.5, 5}, gpu.interp(h({0.5, 1.5, 3}), h({0, 1, 2}), h({0, 10, 5})))
+  end)
+end)
+
+describe("float16 shapes and indexing", function()
+  local a = h({{1, 2.5, 3}, {4, 0.1, -6}})
+  local A = {{1, 2.5, 3}, {4, 0.0999755859375, -6}}
+  it("concatenate promotes as NumPy 2", function()
+    local row = {7, 8, 9}
+    for dt, want in pairs({int8 = "float16", uint8 = "float16", bool = "float16", int16 = "float32",
+                           uint16 = "float32", int32 = "float64", float32 = "float32", float64 = "float64"}) do
+      local o = dt == "bool" and gpu.array({{true, false, true}}, "bool") or gpu.array({row}, dt)
+      local r = gpu.concatenate({a, o})
+      assert.are.equal(want, r.dtype, dt)
+      assert.are.same(dt == "bool" and {1, 0, 1} or row, r[{3}]:astype("float64"):totable(), dt)
+      assert.are.equal(want, gpu.concatenate({o, a}).dtype, dt)
+    end
+    check("float32", {{1, 2.5, 3}, {7, 8, 9}}, gpu.stack({a[{1}], gpu.array({7, 8, 9}, "int16")}))
+    check("float16", {A[1], A[2], {7, 8, 9}}, gpu.vstack({a, gpu.array({{7, 8, 9}}, "int8")}))
+    check("float32", {1, 2, 3, 7, 8, 9}, gpu.append(h({1, 2, 3}), gpu.array({7, 8, 9}, "int16")))
+  end)
+  it("where, take, put, nonzero, compress, masks and fancy indexing", function()
+    check("float16", {{0, 2.5, 3}, {4, 0, 0}}, gpu.where(a:gt(1), a, 0))
+    check("float16", {{0.5, 2.5, 3}, {4, 0.5, 0.5}}, gpu.where(a:gt(1), a, 0.5))
+    check("float16", {{7, 2.5, 3}, {4, 8, 9}}, gpu.where(a:gt(1), a, gpu.array({{7, 8, 9}}, "int8")))
+    check("float32", {{7, 2.5, 3}, {4, 8, 9}}, gpu.where(a:gt(1), a, gpu.array({{7, 8, 9}}, "int16")))
+    check("float16", {{3, 1}, {-6, 4}}, gpu.take(a, gpu.array({3, 1}, "int64"), 2))
+    check("float16", {{3}, {4}}, gpu.take_along_axis(a, gpu.array({{3}, {1}}, "int64"), 2))
+    local c = a:copy()
+    gpu.put(c, gpu.array({1, 6}, "int64"), gpu.array({9, 70000}))
+    check("float16", {{9, 2.5, 3}, {4, 0.0999755859375, inf}}, c)
+    check("int64", {2, 4, 5}, gpu.nonzero(h({0, 1, -0.0, 0.5, nan})))
+    assert.are.equal(3, gpu.count_nonzero(h({0, 1, -0.0, 0.5, nan})))
+    check("int64", {{1, 2}, {2, 2}}, gpu.argwhere(h({{0, 1}, {-0.0, 0.5}})))
+    check("float16", {{1, 3}, {4, -6}}, gpu.compress(gpu.array({true, false, true}, "bool"), a, 2))
+    check("float16", {2.5, 3, 4}, a[a:gt(1)])
+    c = a:copy()
+    c[c:gt(1)] = 0.25
+    check("float16", {{1, 0.25, 0.25}, {0.25, 0.0999755859375, -6}}, c)
+    check("float16", {A[2], A[1], A[2]}, a[gpu.array({2, 1, 2}, "int64")])
+    c = a:copy()
+    gpu.putmask(c, c:lt(1), h({8, 9}))
+    check("float16", {{1, 2.5, 3}, {4, 8, 9}}, c)
+    check("float16", {1, 5, 3}, gpu.choose(gpu.array({1, 2, 1}, "int64"), {h({1, 2, 3}), h({4, 5, 6})}))
+  end)
+  it("repeat, tile, pad, flip and roll", function()
+    check("float16", {1, 1, 2.5, 2.5}, gpu["repeat"](h({1, 2.5}), 2))
+    check("float16", {1, 2.5, 1, 2.5}, gpu.tile(h({1, 2.5}), 2))
+    check("float16", {0, 0, 1, 2.5, 0, 0}, gpu.pad(h({1, 2.5}), 2))
+    check("float16", {3, 2.5, 1, 2.5, 3, 2.5, 1}, gpu.pad(h({1, 2.5, 3}), 2, {mode = "reflect"}))
+    check("float16", {2.5, 3, 1, 2.5, 3, 1, 2.5}, gpu.pad(h({1, 2.5, 3}), 2, {mode = "wrap"}))
+    check("float16", {{3, 2.5, 1}, {-6, 0.0999755859375, 4}}, gpu.flip(a, 2))
+    check("float16", {{3, 1, 2.5}, {-6, 4, 0.0999755859375}}, gpu.roll(a, 1, 2))
+    check("float16", {{0.0999755859375, -6, 1}, {2.5, 3, 4}}, gpu.roll(a, 2))
+    check("float16", {1, 0.5, 2, 3}, gpu.insert(h({1, 2, 3}), 2, 0.5))
+  end)
+end)
+
+describe("float16 random numbers", function()
+  it("the float generators refuse float16 (as NumPy's Generator and CuPy), naming their dtypes", function()
+    local R = gpu.random
+    for name, f in pairs({
+      random = function() return R.random({3}, "float16") end,
+      uniform = function() return R.uniform(0, 1, {3}, "float16") end,
+      normal = function() return R.normal(0, 1, {3}, "half") end,
+      standard_normal = function() return R.standard_normal({3}, "float16") end,
+      exponential = function() return R.exponential(1, {3}, "float16") end,
+      gamma = function() return R.gamma(2, 1, {3}, "float16") end,
+      triangular = function() return R.triangular(0, 1, 2, {3}, "float16") end,
+    }) do
+      local ok, err = pcall(f)
+      assert.is_false(ok, name)
+      assert.matches("to '" .. name .. "' %(random numbers are float32 or float64, not float16%)", err, 1, false)
+    end
+    local ok, err = pcall(R.integers, 0, 5, {3}, "float16")
+    assert.is_false(ok)
+    assert.matches("an integer dtype expected, got float16", err, 1, true)
+  end)
+  it("permutation, shuffle and choice keep float16 values; float16 p sums to 1 within 2^-5", function()
+    local x = h({1, 2.5, 3, 0.1})
+    local p = gpu.random.permutation(x)
+    assert.are.equal("float16", p.dtype)
+    check("float16", {0.0999755859375, 1, 2.5, 3}, p:sort({indices = false}))
+    local c = x:copy()
+    gpu.random.shuffle(c)
+    check("float16", {0.0999755859375, 1, 2.5, 3}, c:sort({indices = false}))
+    local k = gpu.random.choice(3, 50, {p = h({0.1, 0.2, 0.7})})   -- sums to 1.0001220703125
+    assert.is_true(gpu.all(k:ge(1)) and gpu.all(k:le(3)))
+    local ok, err = pcall(gpu.random.choice, 3, 4, {p = h({0.1, 0.2, 0.75})})
+    assert.is_false(ok)
+    assert.matches("probabilities do not sum to 1", err, 1, true)
+  end)
+end)
+
+describe("float16 polynomials and products", function()
+  local p, x = h({1, -2, 0.5}), h({0.5, 2, 3})
+  it("keep float16 as NumPy's", function()
+    check("float16", {-0.25, 0.5, 3.5}, gpu.polyval(p, x))
+    check("float16", {0.5, 1, -0.75, -5, 1.5}, gpu.convolve(p, x))
+    check("float16", {1, -0.75, -5}, gpu.convolve(p, x, "same"))
+    check("float16", {1, 0, -3.5, 1}, gpu.convolve(p, gpu.array({1, 2}, "int8")))
+    check("float16", {3, -4, -2, 0, 0.25}, gpu.correlate(p, x, "full"))
+    check("float16", {-2}, gpu.correlate(p, x))
+    check("float16", {1, -1, 1.5}, gpu.polyadd(p, h({1, 1})))
+    check("float16", {1, -1, -1.5, 0.5}, gpu.polymul(p, h({1, 1})))
+    local q, r = gpu.polydiv(p, h({1, 1}))
+    check("float16", {1, -3}, q)
+    check("float16", {3.5}, r)
+    check("float16", {-3, 6, -3}, gpu.cross(h({1, 2, 3}), h({4, 5, 6})))
+    check("float16", 32, gpu.inner(h({1, 2, 3}), h({4, 5, 6})))
+    check("float16", {0, 3, 0.21875, 1}, gpu.unwrap(h({0, 3, 6.5, 1})))
+    -- FFTs of float16 transform it as float32 (CuPy's complex64; NumPy gives complex128)
+    local f = gpu.fft.fft(h({1, 2, 3, 4}))
+    assert.are.equal("complex64", f.dtype)
+    assert.are.same({10, -2, -2, -2, 0, 2, 0, -2}, {f:item(1).re, f:item(2).re, f:item(3).re, f:item(4).re,
+                                                    f:item(1).im, f:item(2).im, f:item(3).im, f:item(4).im})
+    assert.are.equal("complex64", gpu.fft.rfft(h({1, 2, 3, 4})).dtype)
+  end)
+  it("give float64 where NumPy does", function()
+    check("float64", {2, -2}, gpu.polyder(p))
+    check("float64", {1 / 3, -1, 0.5, 0}, gpu.polyint(p))
+    check("float64", {1, -3, 2}, gpu.poly(h({1, 2})))
+    check("float64", {{1, 1, 1}, {4, 2, 1}, {9, 3, 1}}, gpu.vander(h({1, 2, 3})))
+    local _, ex = gpu.histogram2d(h({0, 1, 2}), h({0, 2, 1}), 2)
+    check("float64", {0, 1, 2}, ex)
+  end)
+end)
