@@ -254,8 +254,9 @@ static void input(lua_State *L, const FftCall *c) {
     luaL_error(L, "gpu.fft.%s takes a real array (float32 or float64), got %s", c->name, dtypes[a->dtype].name);
   if (graph_capturing && strcmp(backend_get()->name, "cpu") == 0)
     luaL_error(L, "gpu.fft.%s cannot be recorded in a graph on the CPU backend (FFTW runs at once)", c->name);
-  GpuDtype want = c->kind == GPU_FFT_R2C ? (a->dtype == DT_FLOAT16 ? DT_FLOAT32 : a->dtype)   /* float16: as CuPy */
-                : a->dtype == DT_FLOAT32 || a->dtype == DT_FLOAT16 ? DT_COMPLEX64 : a->dtype == DT_FLOAT64 ? DT_COMPLEX128 : a->dtype;
+  int f32 = a->dtype == DT_FLOAT32 || a->dtype == DT_FLOAT16;   /* float16 goes as float32, as CuPy's */
+  GpuDtype want = c->kind == GPU_FFT_R2C ? (f32 ? DT_FLOAT32 : a->dtype)
+                : f32 ? DT_COMPLEX64 : a->dtype == DT_FLOAT64 ? DT_COMPLEX128 : a->dtype;
   if (want == a->dtype) { lua_pushvalue(L, 1); return; }
   array_new(L, &a->shape, want);
   ops_copy(L, -1, 1, NULL);

@@ -160,7 +160,8 @@ local function nan_arg(api, plain, fill)
 end
 
 -- The sum of a's non-NaN elements and their count, dims kept: in float64 (complex128) for
--- float32 (complex64) when wide, as gpu.var computes its mean
+-- float16 and float32 (complex64) when wide, as gpu.var computes its mean (a float16 count
+-- is float64: float16 holds integers only up to 2048)
 local WIDE = {float16 = "float64", float32 = "float64", complex64 = "complex128"}
 local function nan_sum_count(a, R, wide)
   local x = wide and WIDE[a.dtype] and a:astype(WIDE[a.dtype]) or a
