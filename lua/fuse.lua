@@ -106,8 +106,13 @@ local function apply(u, ...)
     local v, loop = args[i], r[2 + i]
     if is_traced(v) then
       local var = trace:var_of(v)
-      if v.kind == "int" or v.kind == "float" then trace:scalar_use(v, loop) end
-      operands[i] = ("ew::cast<%s>(%s)"):format(codegen.compute_of(u.expr)[loop], var)
+      local c = codegen.compute_of(u.expr)[loop]
+      if v.kind == "int" or v.kind == "float" then
+        trace:scalar_use(v, loop)
+        -- a weak scalar takes the loop's dtype first (float16 rounds it), then computes
+        if c ~= ctype[loop] then var = ("ew::cast<%s>(%s)"):format(ctype[loop], var) end
+      end
+      operands[i] = ("ew::cast<%s>(%s)"):format(c, var)
     else
       operands[i] = literal(v, loop)   -- a float16 one rounded so, then computed in float
       local c = codegen.compute_of(u.expr)[loop]
