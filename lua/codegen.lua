@@ -21,7 +21,8 @@ for _, d in ipairs(gpu._dtypes) do ctype[d.name], size[d.name] = d.ctype, d.size
 local compute = setmetatable({float16 = "float"}, {__index = ctype})
 -- but for the operations whose answer depends on the type's precision (ew.cuh has float16
 -- versions of them): compute_of(expr)[dtype]
-local own = {["ew::nextafter"] = true, ["ew::spacing"] = true}
+-- and copies (ew::identity), which keep a float16's bits (a NaN's payload too)
+local own = {["ew::nextafter"] = true, ["ew::spacing"] = true, ["ew::identity"] = true}
 function M.compute_of(expr) return own[expr] and ctype or compute end
 M.ctype, M.size, M.compute = ctype, size, compute
 
