@@ -11,6 +11,13 @@ static GpuDtype signed_of(size_t size) {
   return size == 1 ? DT_INT8 : size == 2 ? DT_INT16 : size == 4 ? DT_INT32 : DT_INT64;
 }
 
+/* The float an integer type computes in where only floats make sense (NumPy's: float16
+ * for bool, int8 and uint8, float32 for 16 bits). */
+static GpuDtype float_for(GpuDtype t) {
+  if (dtypes[t].kind == 'f' || dtypes[t].kind == 'c') return t;
+  return dtypes[t].size == 1 ? DT_FLOAT16 : dtypes[t].size == 2 ? DT_FLOAT32 : DT_FLOAT64;
+}
+
 GpuDtype promote_types(GpuDtype a, GpuDtype b) {
   if (a == b) return a;
   const DtypeInfo *x = &dtypes[a], *y = &dtypes[b];
@@ -22,11 +29,9 @@ GpuDtype promote_types(GpuDtype a, GpuDtype b) {
   if (y->kind == 'b') return a;
   if (x->kind == 'f' || y->kind == 'f') {
     if (x->kind == 'f' && y->kind == 'f') return x->size >= y->size ? a : b;
-    /* the smallest float at least as wide as the float that holds the integers exactly:
-     * 8 bits in float16, 16 in float32, the rest in float64 */
-    const DtypeInfo *f = x->kind == 'f' ? x : y, *n = x->kind == 'f' ? y : x;
-    size_t need = f->size > 2 * n->size ? f->size : 2 * n->size;
-    return need == 2 ? DT_FLOAT16 : need == 4 ? DT_FLOAT32 : DT_FLOAT64;
+    /* the float, or the float that holds the integers exactly, whichever is wider */
+    GpuDtype f = x->kind == 'f' ? a : b, g = float_for(x->kind == 'f' ? b : a);
+    return dtypes[f].size >= dtypes[g].size ? f : g;
   }
   if (x->kind == y->kind) return x->size >= y->size ? a : b;
   const DtypeInfo *s = x->kind == 'i' ? x : y, *u = x->kind == 'i' ? y : x;
@@ -60,12 +65,6 @@ GpuDtype result_type(int n, const Operand *ops) {
   return (GpuDtype)strong;
 }
 
-/* The float an integer type computes in where only floats make sense (NumPy's: float16
- * for bool, int8 and uint8, float32 for 16 bits). */
-static GpuDtype float_for(GpuDtype t) {
-  if (dtypes[t].kind == 'f' || dtypes[t].kind == 'c') return t;
-  return dtypes[t].size == 1 ? DT_FLOAT16 : dtypes[t].size == 2 ? DT_FLOAT32 : DT_FLOAT64;
-}
 
 /* What a scalar operand is passed as when it keeps its own kind. */
 static GpuDtype scalar_own(const Operand *o) {
