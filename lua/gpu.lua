@@ -260,6 +260,16 @@ for _, name in ipairs({"polyfit", "roots"}) do
   assert(gpu[name] == nil, name)
   on_first_call(name, "lua/linalg.lua")
 end
+-- gpu.ndimage (lua/ndimage.lua): scipy.ndimage's filters, each loading the file at its first call
+gpu.ndimage = {}
+for _, name in ipairs({"correlate1d", "convolve1d", "correlate", "convolve", "gaussian_filter1d", "gaussian_filter",
+                       "uniform_filter1d", "uniform_filter", "minimum_filter1d", "maximum_filter1d",
+                       "minimum_filter", "maximum_filter", "median_filter"}) do
+  gpu.ndimage[name] = function(...)
+    module("lua/ndimage.lua")
+    return gpu.ndimage[name](...)
+  end
+end
 -- reductions' kernels (lua/reduction.lua: the builder host/reduce.c calls) and
 -- gpu.reduction, at their first use
 gpu._set_reduce_builder(function(...) return module("lua/reduction.lua").build(...) end)

@@ -1,0 +1,110 @@
+// ndimage.cu: the one kernel behind gpu.ndimage's filters (lua/ndimage.lua launches it):
+// each output element folds the input's values under a footprint of K taps (a correlation,
+// a minimum, a maximum, a mean) or gathers them in a row for a rank filter. Points whose
+// taps all lie inside the input read base + delta[k]; those near an edge map each
+// coordinate by the boundary mode first. It loops over its elements with a grid stride.
+//
+// plan (int64, made on the host from the shape, strides and footprint):
+//   plan[0..7]   lo[d]: the least offset of any tap along dim d (<= 0)
+//   plan[8..15]  hi[d]: the greatest (>= 0)
+//   plan[16 .. 16+K-1]          delta[k]: tap k's offset in elements from the centre
+//   plan[16+K .. 16+K+K*nd-1]   tap k's offset along each dim d (row k)
+// w: K weights (float64); a tap of weight 0 (|w| <= DBL_EPSILON) is left out where op
+// is NDI_SKIP0, as scipy's N-D correlate leaves it out of its footprint.
+
+namespace ndi {
+
+enum { REFLECT = 0, MIRROR = 1, NEAREST = 2, WRAP = 3, CONSTANT = 4 };
+enum { SUM = 0, SKIP0 = 1, MIN = 2, MAX = 3, MEAN = 4, GATHER = 5 };
+
+// coordinate j of a dim of n elements as the mode extends it; -1 for the constant
+__device__ inline long long map_index(long long j, long long n, int mode) {
+  if (j >= 0 && j < n) return j;
+  if (mode == NEAREST) return j < 0 ? 0 : n - 1;
+  if (mode == WRAP) { j %= n; return j < 0 ? j + n : j; }
+  if (mode == REFLECT) {   // d c b a | a b c d | d c b a
+    long long p = 2 * n;
+    j %= p; if (j < 0) j += p;
+    return j < n ? j : p - 1 - j;
+  }
+  if (mode == MIRROR) {    // d c b | a b c d | c b a
+    if (n == 1) return 0;
+    long long p = 2 * n - 2;
+    j %= p; if (j < 0) j += p;
+    return j < n ? j : p - j;
+  }
+  return -1;
+}
+
+template <typename T> __device__ inline double value(T x) { return (double)x; }
+__device__ inline double value(gpu::half x) { return (double)(float)x; }
+
+// a double stored as scipy's C casts it: integers truncated toward 0 and wrapped to the
+// width, bool true where that integer is nonzero
+template <typename O> __device__ inline void put(O *p, double v) { *p = (O)(long long)v; }
+__device__ inline void put(float *p, double v) { *p = (float)v; }
+__device__ inline void put(double *p, double v) { *p = v; }
+__device__ inline void put(gpu::half *p, double v) { *p = gpu::half(v); }
+__device__ inline void put(bool *p, double v) { *p = (long long)v != 0; }
+__device__ inline void put(unsigned long long *p, double v) {
+  *p = v >= 9223372036854775808.0 ? (unsigned long long)v : (unsigned long long)(long long)v;
+}
+
+__device__ inline double fold(int op, double acc, double wk, double x) {
+  if (op == MIN) return x < acc ? x : acc;
+  if (op == MAX) return x > acc ? x : acc;
+  return acc + wk * x;
+}
+
+}  // namespace ndi
+
+template <typename T, typename O>
+__global__ void ndi_filter(gpu::array<T> in, O *out, const long long *__restrict__ plan,
+                           const double *__restrict__ w, long long K, int op, int mode, double cval) {
+  const int nd = in.ndim;
+  const T *p = in.ptr();
+  const long long *delta = plan + 16, *off = plan + 16 + K;
+  const double start = op == ndi::MIN ? INFINITY : op == ndi::MAX ? -INFINITY : 0.0;
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < in.size;
+       i += (long long)gridDim.x * blockDim.x) {
+    long long c[8], base = 0, rem = i;
+    bool inside = true;
+#pragma unroll
+    for (int d = 7; d >= 0; d--) {
+      if (d < nd) {
+        long long n = in.shape[d], q = rem / n;
+        c[d] = rem - q * n;
+        rem = q;
+        base += c[d] * in.stride[d];
+        inside = inside && c[d] + plan[d] >= 0 && c[d] + plan[8 + d] < n;
+      }
+    }
+    double acc = start;
+    for (long long k = 0; k < K; k++) {
+      double wk = w[k];
+      if (op == ndi::SKIP0 && !(fabs(wk) > DBL_EPSILON)) continue;
+      double x;
+      if (inside) {
+        x = ndi::value(p[base + delta[k]]);
+      } else {
+        long long at = base;
+        bool outside = false;
+#pragma unroll
+        for (int d = 0; d < 8; d++) {
+          if (d < nd) {
+            long long o = off[k * nd + d];
+            if (o != 0) {
+              long long m = ndi::map_index(c[d] + o, in.shape[d], mode);
+              outside = outside || m < 0;
+              at += (m - c[d]) * in.stride[d];
+            }
+          }
+        }
+        x = outside ? cval : ndi::value(p[at]);
+      }
+      if (op == ndi::GATHER) ndi::put(out + i * K + k, x);
+      else acc = ndi::fold(op, acc, wk, x);
+    }
+    if (op != ndi::GATHER) ndi::put(out + i, op == ndi::MEAN ? acc / (double)K : acc);
+  }
+}

@@ -1,0 +1,548 @@
+-- ndimage.lua: gpu.ndimage, scipy.ndimage's filters (correlations and convolutions, the
+-- Gaussian, uniform, minimum, maximum and median filters) on kernels/ndimage.cu's one
+-- kernel: the footprint's taps are planned here from the shape and strides (tiny tables),
+-- the values never leave the device. Loaded at the first call of one (lua/gpu.lua).
+-- Dimensions are 1-based, negative from the end; every check raises through fail (level 0,
+-- gpu._api puts the caller's line on it).
+local gpu = ...
+local nd = gpu.ndimage
+local is_array, described = gpu._is_array, gpu._described
+
+local KIND, CTYPE = {}, {}
+for _, d in ipairs(gpu._dtypes) do KIND[d.name], CTYPE[d.name] = d.kind, d.ctype end
+
+local function fail(api, fmt, ...) error(("gpu.ndimage.%s: " .. fmt):format(api, ...), 0) end
+local shown = gpu._arg.shown
+
+-- scipy's boundary modes (and its grid- names, which its filters read as these) to the
+-- kernel's numbers
+local MODES = {reflect = 0, mirror = 1, nearest = 2, wrap = 3, constant = 4,
+               ["grid-mirror"] = 0, ["grid-wrap"] = 3, ["grid-constant"] = 4}
+local SUM, SKIP0, MIN, MAX, MEAN, GATHER = 0, 1, 2, 3, 4, 5
+
+------------------------------------------------------------------------------------
+-- checks
+
+local function input_of(a, api)
+  if not is_array(a) then fail(api, "input must be a device array, got %s", described(a)) end
+  if KIND[a.dtype] == "c" then fail(api, "input is %s: complex arrays are not supported", a.dtype) end
+  return a
+end
+
+local function integer(v, api, what)
+  if type(v) == "number" and v == math.floor(v) then v = math.tointeger(v) or v end
+  if math.type(v) ~= "integer" then fail(api, "%s must be an integer, got %s", what, type(v) == "number" and shown(v) or described(v)) end
+  return v
+end
+
+local function dim_of(d, ndim, api)
+  if d == nil then d = -1 end
+  d = integer(d, api, "dim")
+  local k = d < 0 and d + ndim + 1 or d
+  if k < 1 or k > ndim then fail(api, "dim %d is out of range for %d-D arrays", d, ndim) end
+  return k
+end
+
+local function mode_of(m, api)
+  if m == nil then return MODES.reflect end
+  local code = type(m) == "string" and MODES[m]
+  if not code then
+    fail(api, "mode must be 'reflect', 'constant', 'nearest', 'mirror' or 'wrap' (or 'grid-mirror', 'grid-constant', 'grid-wrap'), got %s",
+         type(m) == "string" and "'" .. m .. "'" or described(m))
+  end
+  return code
+end
+
+local function number(v, api, what, default)
+  if v == nil then return default end
+  if type(v) ~= "number" then fail(api, "%s must be a number, got %s", what, described(v)) end
+  return v + 0.0
+end
+
+-- v (nil, a value or a table of one a dim) as a list of n values, each checked by check
+local function per_dim(v, n, api, what, check)
+  local list = {}
+  if type(v) == "table" and not is_array(v) then
+    if #v ~= n then fail(api, "%s must be one value or a table of %d (one a dim), got a table of %d", what, n, #v) end
+    for i = 1, n do list[i] = check(v[i], api, ("%s[%d]"):format(what, i)) end
+  else
+    local x = check(v, api, what)
+    for i = 1, n do list[i] = x end
+  end
+  return list
+end
+
+local function origin_ok(o, size, api, what)
+  if o < -(size // 2) or o > (size - 1) // 2 then
+    fail(api, "%s must lie in -(size // 2) .. (size - 1) // 2 = %d .. %d for a filter of size %d, got %d",
+         what, -(size // 2), (size - 1) // 2, size, o)
+  end
+end
+
+-- The options table at argument `at` (keys among `known`)
+local function options(opts, api, at, known)
+  if opts ~= nil and type(opts) ~= "table" then fail(api, "argument %d must be a table of options, got %s", at, described(opts)) end
+  return gpu._arg.options(opts, "ndimage." .. api, known)
+end
+
+-- The dtype of the result and, where output is an array, that array (of input's shape)
+local function output_of(out, input, api)
+  if out == nil then return input.dtype end
+  if is_array(out) then
+    if KIND[out.dtype] == "c" then fail(api, "output is %s: complex arrays are not supported", out.dtype) end
+    local same = out.ndim == input.ndim
+    for d = 1, input.ndim do same = same and out.shape[d] == input.shape[d] end
+    if not same then fail(api, "output must have input's shape {%s}, got {%s}", table.concat(input.shape, ", "), table.concat(out.shape, ", ")) end
+    return out.dtype, out
+  end
+  local dt = type(out) == "string" and gpu[out]   -- gpu.float32 ... and the aliases ("double")
+  if type(dt) ~= "string" or not KIND[dt] then
+    fail(api, "output must be a dtype name or a device array, got %s", type(out) == "string" and "'" .. out .. "'" or described(out))
+  end
+  if KIND[dt] == "c" then fail(api, "output is %s: complex arrays are not supported", dt) end
+  return dt
+end
+
+------------------------------------------------------------------------------------
+-- the kernel
+
+local SOURCE
+local modules = {}
+local function kernel(T, O)
+  local name = ("ndi_filter<%s, %s>"):format(CTYPE[T], CTYPE[O])
+  local m = modules[name]
+  if not m then
+    SOURCE = SOURCE or gpu._embedded("kernels/ndimage.cu")
+    m = gpu.module(SOURCE, {names = {name}})
+    modules[name] = m
+  end
+  return m[name]
+end
+
+local BLOCK, MAX_GRID = 256, 65536
+
+-- One pass: input folded under taps (a list of offset rows, one entry a dim of input) with
+-- weights w (a float64 device array of #taps, or nil: ones) into a new C-ordered array of
+-- dtype dt (shape: input's, with #taps more last for GATHER)
+local function pass(input, taps, w, op, mode, cval, dt)
+  local n, K, ndim = input.ndim, #taps, input.ndim
+  local shape = {}
+  for d = 1, n do shape[d] = input.shape[d] end
+  if op == GATHER then shape[n + 1] = K end
+  local out = gpu.empty(shape, dt)
+  if input.size == 0 then return out end
+  local plan = {}
+  for d = 1, 16 do plan[d] = 0 end
+  for k, row in ipairs(taps) do
+    local delta = 0
+    for d = 1, ndim do
+      local o = row[d]
+      if o < plan[d] then plan[d] = o end
+      if o > plan[8 + d] then plan[8 + d] = o end
+      delta = delta + o * input.strides[d]
+      plan[16 + K + (k - 1) * ndim + d] = o
+    end
+    plan[16 + k] = delta
+  end
+  if not w then
+    w = gpu.ones(K, "float64")
+  end
+  local grid = math.max(1, math.min(MAX_GRID, (input.size + BLOCK - 1) // BLOCK))
+  kernel(input.dtype, dt)[{grid, BLOCK}](input, out, gpu.array(plan, "int64"), w, K, op, mode, cval)
+  return out
+end
+
+-- The taps of a 1-D filter of `size` along dim d of an ndim-D array
+local function line_taps(size, origin, d, ndim)
+  local taps = {}
+  for k = 0, size - 1 do
+    local row = {}
+    for e = 1, ndim do row[e] = 0 end
+    row[d] = k - size // 2 - origin
+    taps[k + 1] = row
+  end
+  return taps
+end
+
+-- The result r put where the caller asked: into output (an array) or returned
+local function deliver(r, out)
+  if not out then return r end
+  out[{}] = r
+  r:free()
+  return out
+end
+
+-- Weights: a table of numbers or a 1-D device array, as a float64 device array (reversed
+-- for a convolution)
+local function weights1d(w, api, reversed)
+  local t
+  if is_array(w) then
+    if KIND[w.dtype] == "c" then fail(api, "weights are %s: complex weights are not supported", w.dtype) end
+    if w.ndim ~= 1 then fail(api, "weights must be 1-D, got a %d-D array", w.ndim) end
+    if w.size == 0 then fail(api, "weights must not be empty (no filter weights given)") end
+    if reversed then w = gpu.flip(w) end
+    return gpu.ascontiguousarray(w, "float64"), w.size
+  end
+  if type(w) ~= "table" then fail(api, "weights must be a table of numbers or a 1-D device array, got %s", described(w)) end
+  if #w == 0 then fail(api, "weights must not be empty (no filter weights given)") end
+  t = {}
+  for i, x in ipairs(w) do
+    if type(x) ~= "number" then fail(api, "weights[%d] must be a number, got %s", i, described(x)) end
+    t[reversed and #w + 1 - i or i] = x
+  end
+  return gpu.array(t, "float64"), #t
+end
+
+------------------------------------------------------------------------------------
+-- 1-D filters
+
+-- args after input and the size's argument: dim, then an options table (which may come in
+-- the dim's place)
+local function dim_and_opts(api, input, dim, opts, known)
+  if type(dim) == "table" and opts == nil then dim, opts = nil, dim end
+  opts = options(opts, api, 4, known)
+  if input.ndim == 0 then fail(api, "input is 0-D: it has no dim to filter along") end
+  return dim_of(dim, input.ndim, api), opts
+end
+
+local function common(api, input, opts, size)
+  local mode = mode_of(opts.mode, api)
+  local cval = number(opts.cval, api, "cval", 0.0)
+  local origin = opts.origin == nil and 0 or integer(opts.origin, api, "origin")
+  if size then origin_ok(origin, size, api, "origin") end
+  local dt, out = output_of(opts.output, input, api)
+  return mode, cval, origin, dt, out
+end
+
+local KNOWN = "mode cval origin output"
+
+local function correlate1d(api, input, weights, dim, opts, convolve)
+  input_of(input, api)
+  local d
+  d, opts = dim_and_opts(api, input, dim, opts, KNOWN)
+  local w, K = weights1d(weights, api, convolve)
+  local origin = opts.origin == nil and 0 or integer(opts.origin, api, "origin")
+  if convolve then origin = -origin - (K % 2 == 0 and 1 or 0) end
+  local mode, cval, _, dt, out = common(api, input, {mode = opts.mode, cval = opts.cval, output = opts.output})
+  origin_ok(origin, K, api, "origin")
+  return deliver(pass(input, line_taps(K, origin, d, input.ndim), w, SUM, mode, cval, dt), out)
+end
+
+function nd.correlate1d(input, weights, dim, opts) return correlate1d("correlate1d", input, weights, dim, opts, false) end
+function nd.convolve1d(input, weights, dim, opts) return correlate1d("convolve1d", input, weights, dim, opts, true) end
+
+-- scipy's Gaussian kernel of `order` on -radius .. radius (float64, as its
+-- _gaussian_kernel1d): exp(-x^2 / (2 sigma^2)) normalised, times the derivative's polynomial
+local function gaussian_weights(sigma, order, radius)
+  local s2 = sigma * sigma
+  local phi, sum = {}, 0.0
+  for i = 1, 2 * radius + 1 do
+    local x = i - 1 - radius
+    phi[i] = math.exp(-0.5 / s2 * (x * x))
+    sum = sum + phi[i]
+  end
+  for i = 1, #phi do phi[i] = phi[i] / sum end
+  if order > 0 then
+    -- q: the coefficients of the polynomial q(x) with d^n/dx^n phi = q(x) phi; each
+    -- derivative maps q to q' - q x / sigma^2
+    local q = {[0] = 1.0}
+    for k = 1, order do q[k] = 0.0 end
+    for _ = 1, order do
+      local nq = {}
+      for k = 0, order do
+        nq[k] = (k < order and (k + 1) * q[k + 1] or 0.0) + (k > 0 and -q[k - 1] / s2 or 0.0)
+      end
+      q = nq
+    end
+    for i = 1, #phi do
+      local x, v = i - 1 - radius, 0.0
+      for k = 0, order do v = v + (x + 0.0) ^ k * q[k] end
+      phi[i] = v * phi[i]
+    end
+  end
+  local rev = {}
+  for i = 1, #phi do rev[i] = phi[#phi + 1 - i] end   -- scipy correlates with it reversed
+  return rev
+end
+
+local function sigma_of(s, api, what)
+  if type(s) ~= "number" or s ~= s then fail(api, "%s must be a number, got %s", what, type(s) == "number" and "nan" or described(s)) end
+  if s < 0 then fail(api, "%s must be non-negative, got %s", what, shown(s)) end
+  return s + 0.0
+end
+
+local function order_of(o, api, what)
+  o = integer(o == nil and 0 or o, api, what)
+  if o < 0 or o > 3 then fail(api, "%s must be 0, 1, 2 or 3, got %d", what, o) end
+  return o
+end
+
+local function radius_for(api, sigma, truncate, radius, what)
+  if radius ~= nil then
+    radius = integer(radius, api, what)
+    if radius < 0 then fail(api, "%s must be a non-negative integer, got %d", what, radius) end
+    return radius
+  end
+  local r = math.floor(truncate * sigma + 0.5)
+  if r < 0 then fail(api, "truncate must make a non-negative radius, got truncate = %s", shown(truncate)) end
+  return math.tointeger(r) or fail(api, "the radius %s is too large", shown(r))
+end
+
+local GKNOWN = "order mode cval truncate radius output"
+
+function nd.gaussian_filter1d(input, sigma, dim, opts)
+  local api = "gaussian_filter1d"
+  input_of(input, api)
+  local d
+  d, opts = dim_and_opts(api, input, dim, opts, GKNOWN)
+  sigma = sigma_of(sigma, api, "sigma")
+  if sigma == 0 then fail(api, "sigma must be positive, got 0") end
+  local order = order_of(opts.order, api, "order")
+  local truncate = number(opts.truncate, api, "truncate", 4.0)
+  local radius = radius_for(api, sigma, truncate, opts.radius, "radius")
+  local mode, cval, _, dt, out = common(api, input, opts)
+  local w = gaussian_weights(sigma, order, radius)
+  return deliver(pass(input, line_taps(#w, 0, d, input.ndim), gpu.array(w, "float64"), SUM, mode, cval, dt), out)
+end
+
+local function size_of(s, api, what)
+  s = integer(s, api, what)
+  if s < 1 then fail(api, "%s must be a positive integer, got %d", what, s) end
+  return s
+end
+
+-- uniform_filter1d, minimum_filter1d, maximum_filter1d: a window of `size` along dim
+local function window1d(api, op, input, size, dim, opts)
+  input_of(input, api)
+  local d
+  d, opts = dim_and_opts(api, input, dim, opts, KNOWN)
+  size = size_of(size, api, "size")
+  local mode, cval, origin, dt, out = common(api, input, opts, size)
+  return deliver(pass(input, line_taps(size, origin, d, input.ndim), nil, op, mode, cval, dt), out)
+end
+
+function nd.uniform_filter1d(input, size, dim, opts) return window1d("uniform_filter1d", MEAN, input, size, dim, opts) end
+function nd.minimum_filter1d(input, size, dim, opts) return window1d("minimum_filter1d", MIN, input, size, dim, opts) end
+function nd.maximum_filter1d(input, size, dim, opts) return window1d("maximum_filter1d", MAX, input, size, dim, opts) end
+
+------------------------------------------------------------------------------------
+-- filters over several dims: one 1-D pass a dim, each written in the output's dtype as
+-- scipy's are
+
+-- The dims to filter (opts.dims: a number or a table; default every one), 1-based, each once
+local function dims_of(api, dims, ndim)
+  local list = {}
+  if dims == nil then
+    for d = 1, ndim do list[d] = d end
+    return list
+  end
+  local seen = {}
+  for i, d in ipairs(type(dims) == "table" and dims or {dims}) do
+    d = dim_of(d, ndim, api)
+    if seen[d] then fail(api, "dim %d appears twice in dims", d) end
+    seen[d], list[i] = true, d
+  end
+  return list
+end
+
+-- passes: {d, taps, w, op, mode} in order; none: a copy of input in dt
+local function separable(input, passes, cval, dt, out)
+  if input.size == 0 or #passes == 0 then
+    local r = gpu.empty(input.shape, dt)
+    if input.size > 0 then r[{}] = input end
+    return deliver(r, out)
+  end
+  local x = input
+  for i, p in ipairs(passes) do
+    local y = pass(x, p.taps, p.w, p.op, p.mode, cval, dt)
+    if i > 1 then x:free() end
+    x = y
+  end
+  return deliver(x, out)
+end
+
+local function modes_of(api, m, n)
+  return per_dim(m, n, api, "mode", function(v, a) return mode_of(v, a) end)
+end
+
+function nd.gaussian_filter(input, sigma, opts)
+  local api = "gaussian_filter"
+  input_of(input, api)
+  opts = options(opts, api, 3, GKNOWN .. " dims")
+  local dims = dims_of(api, opts.dims, input.ndim)
+  local n = #dims
+  local sigmas = per_dim(sigma, n, api, "sigma", sigma_of)
+  local orders = per_dim(opts.order, n, api, "order", order_of)
+  local modes = modes_of(api, opts.mode, n)
+  local radii = per_dim(opts.radius, n, api, "radius", function(v) return v end)
+  local truncate = number(opts.truncate, api, "truncate", 4.0)
+  local cval = number(opts.cval, api, "cval", 0.0)
+  local dt, out = output_of(opts.output, input, api)
+  local passes = {}
+  for i, d in ipairs(dims) do
+    if sigmas[i] > 1e-15 then
+      local w = gaussian_weights(sigmas[i], orders[i], radius_for(api, sigmas[i], truncate, radii[i], "radius"))
+      passes[#passes + 1] = {taps = line_taps(#w, 0, d, input.ndim), w = gpu.array(w, "float64"), op = SUM, mode = modes[i]}
+    end
+  end
+  return separable(input, passes, cval, dt, out)
+end
+
+-- uniform_filter, and minimum_filter / maximum_filter with a size: windows of sizes along
+-- dims (those of size 1 skipped, as scipy's)
+local function windows(api, op, input, sizes, opts)
+  local dims = dims_of(api, opts.dims, input.ndim)
+  local n = #dims
+  sizes = per_dim(sizes, n, api, "size", size_of)
+  local origins = per_dim(opts.origin or 0, n, api, "origin", integer)
+  local modes = modes_of(api, opts.mode, n)
+  local cval = number(opts.cval, api, "cval", 0.0)
+  local dt, out = output_of(opts.output, input, api)
+  local passes = {}
+  for i, d in ipairs(dims) do
+    origin_ok(origins[i], sizes[i], api, n > 1 and ("origin[%d]"):format(i) or "origin")
+    if sizes[i] > 1 then
+      passes[#passes + 1] = {taps = line_taps(sizes[i], origins[i], d, input.ndim), op = op, mode = modes[i]}
+    end
+  end
+  return separable(input, passes, cval, dt, out)
+end
+
+function nd.uniform_filter(input, size, opts)
+  local api = "uniform_filter"
+  input_of(input, api)
+  if type(size) == "table" and not is_array(size) and #size == 0 and opts == nil then size, opts = nil, size end
+  opts = options(opts, api, 3, KNOWN .. " dims")
+  return windows(api, MEAN, input, size == nil and 3 or size, opts)
+end
+
+------------------------------------------------------------------------------------
+-- filters of an N-D footprint
+
+-- The taps of an N-D footprint of shape `shape` (C order), those where keep(k) is true, with
+-- origins: offsets k_d - shape_d // 2 - origin_d
+local function footprint_taps(shape, origins, keep)
+  local taps, n, idx = {}, #shape, {}
+  for d = 1, n do idx[d] = 0 end
+  local total = 1
+  for d = 1, n do total = total * shape[d] end
+  for k = 1, total do
+    if not keep or keep[k] then
+      local row = {}
+      for d = 1, n do row[d] = idx[d] - shape[d] // 2 - origins[d] end
+      taps[#taps + 1] = row
+    end
+    for d = n, 1, -1 do
+      idx[d] = idx[d] + 1
+      if idx[d] < shape[d] then break end
+      idx[d] = 0
+    end
+  end
+  return taps
+end
+
+local function nd_origins(api, origin, shape)
+  local origins = per_dim(origin or 0, #shape, api, "origin", integer)
+  for d = 1, #shape do origin_ok(origins[d], shape[d], api, #shape > 1 and ("origin[%d]"):format(d) or "origin") end
+  return origins
+end
+
+local function correlate(api, input, weights, opts, convolve)
+  input_of(input, api)
+  opts = options(opts, api, 3, KNOWN)
+  if type(weights) == "table" and not is_array(weights) then
+    local ok, r = pcall(gpu.array, weights, "float64")
+    if not ok then fail(api, "weights must be a device array or a nested table of numbers (%s)", tostring(r)) end
+    weights = r
+  elseif not is_array(weights) then
+    fail(api, "weights must be a device array or a nested table of numbers, got %s", described(weights))
+  elseif KIND[weights.dtype] == "c" then
+    fail(api, "weights are %s: complex weights are not supported", weights.dtype)
+  end
+  if weights.ndim ~= input.ndim then
+    fail(api, "weights must have input's number of dims (%d), got %d", input.ndim, weights.ndim)
+  end
+  if weights.size == 0 then fail(api, "weights must not be empty (no filter weights given)") end
+  local shape = weights.shape
+  local origins = per_dim(opts.origin or 0, #shape, api, "origin", integer)
+  if convolve then
+    weights = gpu.flip(weights)
+    for d = 1, #shape do origins[d] = -origins[d] - (shape[d] % 2 == 0 and 1 or 0) end
+  end
+  for d = 1, #shape do origin_ok(origins[d], shape[d], api, #shape > 1 and ("origin[%d]"):format(d) or "origin") end
+  local mode = mode_of(opts.mode, api)
+  local cval = number(opts.cval, api, "cval", 0.0)
+  local dt, out = output_of(opts.output, input, api)
+  local w = gpu.ascontiguousarray(weights, "float64"):reshape(-1)
+  if input.ndim == 0 then
+    local r = gpu.empty({}, dt)
+    r[{}] = input * w
+    return deliver(r, out)
+  end
+  return deliver(pass(input, footprint_taps(shape, origins), w, SKIP0, mode, cval, dt), out)
+end
+
+function nd.correlate(input, weights, opts) return correlate("correlate", input, weights, opts, false) end
+function nd.convolve(input, weights, opts) return correlate("convolve", input, weights, opts, true) end
+
+-- minimum_filter, maximum_filter, median_filter: size= (a box) or footprint= (a bool
+-- device array or nested table of input's ndim, read back: it decides the taps)
+local FKNOWN = KNOWN .. " size footprint"
+
+local function footprint_of(api, f, ndim)
+  if type(f) == "table" and not is_array(f) then
+    local ok, r = pcall(gpu.array, f, "bool")
+    if not ok then fail(api, "footprint must be a device array or a nested table, got %s", tostring(r)) end
+    f = r
+  elseif not is_array(f) then
+    fail(api, "footprint must be a device array or a nested table, got %s", described(f))
+  end
+  if f.ndim ~= ndim then fail(api, "footprint must have input's number of dims (%d), got %d", ndim, f.ndim) end
+  if f.size == 0 then fail(api, "footprint must not be empty") end
+  local h = (f.dtype == "bool" and f or f:ne(0)):reshape(-1):tohost()
+  local keep, count = {}, 0
+  for k = 1, f.size do keep[k] = h[k] and true or false; if keep[k] then count = count + 1 end end
+  if count == 0 then fail(api, "footprint has no true element") end
+  return f.shape, keep, count
+end
+
+-- f(input, size [, opts]) or f(input, opts): size a number or a table of one a dim
+local function footprint_filter(api, op, input, size, opts)
+  input_of(input, api)
+  if type(size) == "table" and not is_array(size) and #size == 0 and opts == nil then size, opts = nil, size end
+  opts = options(opts, api, 3, FKNOWN)
+  if size ~= nil and opts.size ~= nil then fail(api, "size given twice (as argument 2 and as option size)") end
+  size = size or opts.size
+  local shape, keep, count
+  if opts.footprint ~= nil then
+    shape, keep, count = footprint_of(api, opts.footprint, input.ndim)
+  elseif size == nil then
+    fail(api, "give a size or a footprint (argument 2, or options size = or footprint =)")
+  elseif op ~= GATHER then   -- a box: one 1-D pass a dim
+    return windows(api, op, input, size, {mode = opts.mode, cval = opts.cval, origin = opts.origin, output = opts.output})
+  else
+    shape = per_dim(size, input.ndim, api, "size", size_of)
+    count = 1
+    for d = 1, input.ndim do count = count * shape[d] end
+  end
+  local origins = nd_origins(api, opts.origin, shape)
+  local mode = mode_of(opts.mode, api)
+  local cval = number(opts.cval, api, "cval", 0.0)
+  local dt, out = output_of(opts.output, input, api)
+  if input.ndim == 0 then return deliver(input.dtype == dt and input:copy() or input:astype(dt), out) end
+  local taps = footprint_taps(shape, origins, keep)
+  if op ~= GATHER then return deliver(pass(input, taps, nil, op, mode, cval, dt), out) end
+  -- the median: each point's window gathered in a row, sorted, its middle (upper middle)
+  -- element taken, as scipy's rank filter does
+  local rows = pass(input, taps, nil, GATHER, mode, cval, input.dtype)
+  local sorted = gpu.sort(rows, -1, {indices = false})
+  rows:free()
+  local mid = sorted:select(input.ndim + 1, count // 2 + 1)
+  return deliver(mid.dtype == dt and mid:copy() or mid:astype(dt), out)
+end
+
+function nd.minimum_filter(input, size, opts) return footprint_filter("minimum_filter", MIN, input, size, opts) end
+function nd.maximum_filter(input, size, opts) return footprint_filter("maximum_filter", MAX, input, size, opts) end
+function nd.median_filter(input, size, opts) return footprint_filter("median_filter", GATHER, input, size, opts) end
+
+for name, f in pairs(nd) do nd[name] = gpu._api(f) end

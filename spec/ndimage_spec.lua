@@ -1,0 +1,271 @@
+-- gpu.ndimage: scipy.ndimage's filters against scipy 1.11.4's numbers (computed with numpy
+-- 1.26 and written below): the five boundary modes (also past the input's length), origins,
+-- convolutions, dims of strided and transposed views, scipy's casts to integer outputs,
+-- Gaussian derivatives, uniform, minimum, maximum and median filters, N-D weights and
+-- footprints; and the errors.
+local S = require("spec.support")
+local nd = gpu.ndimage
+local NAN = 0 / 0
+
+-- scipy's results, by name (REF["g2d"] is ndi.gaussian_filter(img, [1.0, 0.5]), ...; the
+-- calls are next to each test)
+local REF = {
+  ["long-reflect"] = {{100.0, 100.0, 10.0}, {10.0, 1.0, 1.0}},
+  ["long-mirror"] = {{1.0, 10.0, 100.0}, {1.0, 10.0, 100.0}},
+  ["long-nearest"] = {{1.0, 1.0, 1.0}, {100.0, 100.0, 100.0}},
+  ["long-wrap"] = {{100.0, 1.0, 10.0}, {10.0, 100.0, 1.0}},
+  ["long-constant"] = {{-1.0, -1.0, -1.0}, {-1.0, -1.0, -1.0}},
+  ["orig"] = {{30.0, 40.0, 50.0, 60.0, 38.0, 20.0, 7.0}, {20.0, 30.0, 40.0, 50.0, 60.0, 38.0, 20.0}, {11.0, 20.0, 30.0, 40.0, 50.0, 60.0, 38.0}, {4.0, 11.0, 20.0, 30.0, 40.0, 50.0, 60.0}},
+  ["conv"] = {{1.0, 4.0, 10.0, 20.0, 30.0, 40.0, 50.0}, {4.0, 10.0, 20.0, 30.0, 40.0, 50.0, 52.0}, {10.0, 20.0, 30.0, 40.0, 50.0, 52.0, 45.0}, {20.0, 30.0, 40.0, 50.0, 52.0, 45.0, 28.0}},
+  ["conv3"] = {{33.0, 25.0, 10.0, 16.0, 22.0, 28.0, 34.0}, {25.0, 10.0, 16.0, 22.0, 28.0, 34.0, 33.0}, {10.0, 16.0, 22.0, 28.0, 34.0, 33.0, 25.0}},
+  ["a2d-0"] = {{8.0, 11.5, 14.0, 15.5}, {0.0, -8.5, -18.0, -28.5}, {-80.0, -96.5, -114.0, -132.5}},
+  ["a2d-1"] = {{1.5, 0.0, -2.5, -12.0}, {5.5, -16.0, -22.5, -44.0}, {-6.5, -48.0, -58.5, -92.0}},
+  ["aT-1"] = {{8.0, 0.0, -80.0}, {11.5, -8.5, -96.5}, {14.0, -18.0, -114.0}, {15.5, -28.5, -132.5}},
+  ["b-strided"] = {{{36.0, 32.0, 28.0, 24.0}, {20.0, 16.0, 12.0, 8.0}}, {{84.0, 80.0, 76.0, 72.0}, {68.0, 64.0, 60.0, 56.0}}},
+  ["b-mid"] = {{{16.0, 26.0, 36.0, 46.0}, {36.0, 46.0, 56.0, 66.0}, {60.0, 70.0, 80.0, 90.0}}, {{136.0, 146.0, 156.0, 166.0}, {156.0, 166.0, 176.0, 186.0}, {180.0, 190.0, 200.0, 210.0}}},
+  ["g1d-0.7-0"] = {0.2635229098826589, 1.615964859406406, 3.4368051832410607, 1.5990537240411813, -0.351976285942047, 3.3355308141585223, 5.557141840081677, 2.2706980651868056, 0.7126223645359102, 1.5606365254078272},
+  ["g1d-0.7-1"] = {0.5751517908898315, 2.173003450902976, 0.3028333943458704, -3.232814377998694, 0.95614875541218, 4.569960097933222, -1.1397660673774996, -3.4301940305557226, 0.18218405588107692, 0.7965967888696778},
+  ["g1d-0.7-2"] = {1.294522355719967, 1.2955996890856878, -4.919433007973758, -0.7336302804737951, 7.9387927591510845, -2.0381135274700344, -7.5356997992487464, 3.1690245191810873, 2.7233574272775787, -1.294029048011793},
+  ["g1d-0.7-3"] = {0.8005432193317623, -3.320333269494891, -2.0167185570909725, 7.895474110354823, -0.4000059814860468, -9.49602929265868, 3.702784383824862, 5.793244908833818, -3.3477280829483416, -2.1334814754038067},
+  ["g1d-1.5-0"] = {1.1154764619961655, 1.555975697075475, 1.859401980255637, 1.8017743770353567, 1.9756604267224094, 2.661538536361758, 3.0628048004820343, 2.611924160677123, 1.872181878489616, 1.4832616809044263},
+  ["g1d-1.5-1"] = {0.2888568610981738, 0.4768301155012955, 0.0799757034771058, -0.07119385698950265, 0.4856886217849299, 0.7220963633686566, -0.034946675001966354, -0.7461269205991949, -0.612973218539161, -0.17500440846217222},
+  ["g1d-1.5-2"] = {0.501267673593537, -0.1707902019690127, -0.45557928271801035, 0.2607617438141123, 0.6374823266061461, -0.3112492181649035, -0.9803347769289779, -0.28574737454726656, 0.4224744273300061, 0.3797920684599495},
+  ["g1d-1.5-3"] = {-0.4429151463194156, -0.6982013570635294, 0.27325386608694535, 0.8846202709082411, -0.3555513233026468, -1.195270602719788, 0.08323372920000482, 0.9996095082085923, 0.27070884525134437, -0.16202784841728426},
+  ["g1d-trunc"] = {1.3584974552095779, 1.817993030651668, 1.465012058929176, 1.7087865529327835, 2.559009282911733, 2.572130393266982, 2.662832012632044, 2.940924349344011, 2.037746182814367, 1.0295378253279945},
+  ["g1d-radius"] = {0.9575033053615778, 1.9575033053615778, 2.7658256208229854, 1.3616644630922816, 0.830013221446311, 3.042496694638422, 4.489154547007549, 2.9150066107231556, 0.9575033053615778, 0.7233289261845631},
+  ["g2d"] = {{3.421430171510821, 5.470491907967653, 3.864229459792941, 8.046311245584047, 5.219509252934787, 2.1951120281374337}, {5.534308282647123, 4.9103505346477805, 4.644129423693231, 7.048789921821512, 4.255820700773782, 3.2521597554217916}, {6.067738390725492, 4.25781089610877, 6.294295793665222, 5.715802056434505, 3.3267577094111074, 5.368626196020068}, {5.011976204132962, 4.7952729788636725, 6.802538852546619, 4.414325426473367, 3.8024034634229054, 6.160051452283458}, {4.1790316854272085, 6.566601412577597, 6.391903954391876, 3.600910342066953, 5.5688421509115615, 5.812468349603751}},
+  ["g2d-skip"] = {{1.9008951018063194, 4.0852887276389485, 5.643423133244024, 6.662229235746016, 5.607428216948828, 3.4049158167351434}, {7.5950841832648575, 5.39109964618041, 4.287548149562879, 4.712451850437121, 3.60890035381959, 1.4049158167351432}, {6.188986584892606, 6.054257685273781, 6.72614892717106, 6.018262768978584, 5.508613673988801, 7.147855376014025}, {4.188986584892605, 4.05425768527378, 4.726148927171059, 4.018262768978584, 3.508613673988801, 5.147855376014025}, {4.852144623985976, 6.491386326011201, 5.981737231021416, 5.27385107282894, 5.94574231472622, 5.811013415107395}},
+  ["g2d-order"] = {{0.0, 0.0, 0.0, 0.0, 0.0, 0.0}, {0.09535824051427422, 0.20698776527574003, 0.2879677380245983, -0.2579430540084116, -0.24593007221202517, 0.18766934350283881}, {-0.40444232562132804, -0.06915040853928717, 0.14849223720499338, -0.34010293242111417, -0.158380242547499, 0.31971384334155106}, {0.03821971481956954, 0.1286517902152382, -0.10688510102037548, -0.25760641184227984, 0.15939753998049327, 0.37985698869119433}, {0.0, 0.0, 0.0, 0.0, 0.0, 0.0}},
+  ["g2d-int"] = {{39, 45, 52, 59, 49, 32}, {53, 50, 52, 55, 46, 36}, {55, 52, 54, 51, 45, 47}, {49, 52, 54, 48, 46, 53}, {48, 57, 56, 49, 51, 56}},
+  ["g2d-f32"] = {{4.514089584350586, 4.817919731140137, 5.279224872589111, 5.4293212890625, 4.760823726654053, 3.8640124797821045}, {5.04148530960083, 5.12158727645874, 5.314135551452637, 5.278894901275635, 4.731951713562012, 4.148223400115967}, {5.312032699584961, 5.328114032745361, 5.35080099105835, 5.149647235870361, 4.822506904602051, 4.685970783233643}, {5.218544960021973, 5.373306751251221, 5.376357078552246, 5.114879131317139, 5.004698276519775, 5.167718887329102}, {5.155696868896484, 5.437475204467773, 5.432873249053955, 5.16282320022583, 5.178274631500244, 5.426609039306641}},
+  ["g2d-out"] = {{4.011959596541894, 4.600463050864849, 5.301656635549415, 6.03573090786063, 5.01626290094522, 3.251010974165676}, {5.329423876655577, 5.094759630986783, 5.310557306169185, 5.570839248515595, 4.669495765659817, 3.670482791018264}, {5.5714498651997, 5.308012312945042, 5.544430116821621, 5.211631803680304, 4.582300846629728, 4.813206097088775}, {5.015975756112178, 5.32933184370869, 5.562381162366657, 4.9232171417150035, 4.715064892407344, 5.440597581413112}, {4.923800669402237, 5.753122277611276, 5.646248808512791, 4.9433709339484855, 5.188246918962375, 5.664968286541788}},
+  ["g2d-axes"] = {{2.2934668848574917, 4.116713250853011, 5.644359947616327, 6.662764558244474, 5.6262263084258715, 3.656469050002826}, {7.343530949997175, 5.372301554703367, 4.287012827064419, 4.712987172935581, 3.627698445296633, 1.6564690500028256}, {5.986183829445267, 6.036931730667499, 6.725613604672601, 6.017325954606282, 5.477189150774738, 6.756755729833615}, {3.986183829445267, 4.036931730667499, 4.725613604672601, 4.017325954606282, 3.477189150774738, 4.756755729833615}, {5.243244270166386, 6.522810849225262, 5.98267404539372, 5.274386395327399, 5.963068269332501, 6.013816170554733}},
+  ["u1d"] = {{0.5, 1.5, 2.5, 3.5, 4.5, 5.5, 6.5}, {0.3333333333333333, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0}, {1.5, 2.5, 3.5, 4.5, 5.5, 4.5, 3.25}},
+  ["u1d-int"] = {1, 2, 3, 5, 2, 0},
+  ["u2d"] = {{4.111111111111111, 3.888888888888889, 6.0, 5.666666666666667, 5.333333333333333, 2.6666666666666665}, {5.222222222222222, 5.0, 5.888888888888889, 5.555555555555556, 5.222222222222222, 3.777777777777778}, {5.666666666666667, 5.444444444444444, 5.111111111111111, 4.777777777777778, 4.444444444444444, 4.222222222222221}, {4.888888888888889, 5.888888888888889, 5.555555555555556, 5.222222222222222, 4.888888888888889, 5.888888888888889}, {4.777777777777778, 5.777777777777778, 5.444444444444444, 5.111111111111111, 4.777777777777778, 5.777777777777778}},
+  ["u2d-sizes"] = {{3.75, 3.0, 5.0, 6.5, 5.25, 4.5}, {4.5, 3.75, 5.75, 4.5, 3.25, 5.25}, {5.25, 7.25, 6.5, 5.25, 6.75, 6.0}, {3.25, 5.25, 4.5, 3.25, 4.75, 4.0}, {6.75, 6.0, 5.25, 6.75, 5.5, 4.75}},
+  ["u2d-uint8"] = {{0, 70, 100, 130, 160, 80}, {90, 105, 80, 110, 140, 60}, {160, 120, 95, 125, 100, 75}, {120, 80, 110, 140, 60, 90}, {80, 95, 125, 100, 75, 105}},
+  ["c2d"] = {{17.5, 0.5, 29.0, 8.0, 9.0, 9.0}, {7.5, 1.5, 30.0, 9.0, 10.0, 10.0}, {13.5, 13.0, 14.0, 4.0, 10.5, -0.5}, {8.5, 30.0, 9.0, 10.0, 27.5, 16.5}, {9.0, 14.0, 4.0, 10.5, 11.5, 11.5}},
+  ["c2d-origin"] = {{-1.0, 6.5, -2.5, -0.5, 3.25, 3.75}, {1.5, 30.0, 9.0, 10.0, 9.75, 4.25}, {13.0, 14.0, 4.0, 10.5, -1.25, 2.25}, {30.0, 9.0, 10.0, 27.5, -1.25, 11.25}, {14.0, 4.0, 10.5, 11.5, -1.25, 9.25}},
+  ["v2d"] = {{23.0, 12.0, 18.5, -2.5, 15.0, 9.0}, {12.5, 23.5, 13.5, 14.5, 21.0, 15.0}, {7.5, 18.5, -2.5, 15.0, 16.0, -1.0}, {13.5, 13.5, 14.5, 21.0, 11.0, 16.0}, {14.5, 3.5, 21.0, 22.0, 1.0, 22.5}},
+  ["v2d-origin"] = {{-5.5, 23.0, 13.0, 14.0, 11.5, 10.5}, {12.0, 18.5, -2.5, 15.0, 18.0, 6.0}, {23.5, 13.5, 14.5, 21.0, 13.0, 12.0}, {18.5, -2.5, 15.0, 16.0, -3.0, 12.5}, {13.5, 14.5, 21.0, 11.0, 14.0, 18.5}},
+  ["c2d-nan"] = {{NAN, NAN, 17.0, 16.0, 26.0, 14.0}, {NAN, 25.0, 13.0, 12.0, 22.0, 10.0}, {23.0, 19.0, 7.0, 28.0, 16.0, 4.0}, {17.0, 13.0, 12.0, 22.0, 10.0, 9.0}, {11.0, 7.0, 28.0, 16.0, 4.0, 25.0}},
+  ["c3d"] = {{{2.666666666666666, 3.0, 4.0, 4.333333333333333}, {2.666666666666666, 3.0, 3.9999999999999996, 4.333333333333333}, {6.666666666666666, 7.0, 7.999999999999999, 8.333333333333332}}, {{14.666666666666664, 15.0, 16.0, 16.333333333333332}, {14.666666666666664, 15.0, 15.999999999999998, 16.333333333333332}, {18.666666666666664, 19.0, 20.0, 20.333333333333332}}},
+  ["min1d"] = {5.0, 1.0, 1.0, 1.0, 0.0, 0.0},
+  ["max1d"] = {9.0, 5.0, 8.0, 8.0, 4.0, 100.0},
+  ["min2d"] = {{0.0, 0.0, 1.0, 1.0, 0.0, 0.0}, {0.0, 0.0, 1.0, 1.0, 0.0, 0.0}, {1.0, 1.0, 1.0, 0.0, 0.0, 0.0}, {1.0, 1.0, 1.0, 0.0, 0.0, 0.0}, {1.0, 1.0, 1.0, 0.0, 0.0, 0.0}},
+  ["max2d"] = {{7.0, 7.0, 10.0, 10.0, 10.0, 6.0}, {9.0, 9.0, 10.0, 10.0, 10.0, 6.0}, {9.0, 10.0, 10.0, 10.0, 9.0, 9.0}, {7.0, 10.0, 10.0, 10.0, 9.0, 9.0}, {10.0, 10.0, 10.0, 9.0, 9.0, 9.0}},
+  ["minfp"] = {{-1.0, -1.0, -1.0, -1.0, -1.0, -1.0}, {-1.0, 0.0, 1.0, 3.0, 2.0, -1.0}, {-1.0, 1.0, 5.0, 1.0, 0.0, -1.0}, {-1.0, 1.0, 3.0, 2.0, 0.0, -1.0}, {-1.0, 5.0, 1.0, 0.0, 4.0, -1.0}},
+  ["maxfp"] = {{7.0, 7.0, 7.0, 10.0, 10.0, 10.0}, {9.0, 9.0, 5.0, 10.0, 8.0, 10.0}, {9.0, 9.0, 9.0, 10.0, 6.0, 8.0}, {7.0, 7.0, 10.0, 8.0, 10.0, 9.0}, {5.0, 5.0, 10.0, 6.0, 8.0, 9.0}},
+  ["med"] = {{5.0, 3.0, 7.0, 6.0, 6.0, 2.0}, {7.0, 5.0, 6.0, 6.0, 6.0, 2.0}, {5.0, 5.0, 5.0, 4.0, 4.0, 4.0}, {5.0, 6.0, 6.0, 6.0, 5.0, 7.0}, {3.0, 6.0, 6.0, 6.0, 5.0, 5.0}},
+  ["med1"] = {3, 3, 2, 5, 5, 4, 7},
+  ["medfp"] = {{5.0, 6.0, 3.0, 9.0, 5.0, 3.0}, {7.0, 3.0, 7.0, 6.0, 4.0, 0.0}, {5.0, 3.0, 8.0, 4.0, 2.0, 9.0}, {5.0, 7.0, 6.0, 4.0, 6.0, 7.0}, {3.0, 8.0, 4.0, 2.0, 7.0, 5.0}},
+  ["i32"] = {0, 1, 1, 0, 0},
+  ["u8"] = {2, 144, 106, 9, 12},
+  ["bool"] = {true, false, false, true},
+  ["outf"] = {0.26, 1.02, 1.78, 0.45999999999999996, -0.7},
+  ["f32"] = {0.13333334028720856, 0.20000000298023224, 0.2666666805744171},
+}
+
+-- got (a device array) against want (nested tables): within tol (relative, for floats;
+-- 0: equal), NaN where want has NaN
+local function close(want, got, tol)
+  local g = got:totable()
+  local function walk(w, v, at)
+    if type(w) == "table" then
+      assert(type(v) == "table" and #v == #w, ("%s: expected %d elements, got %s"):format(at, #w, type(v) == "table" and #v or tostring(v)))
+      for i = 1, #w do walk(w[i], v[i], at .. "[" .. i .. "]") end
+    elseif w ~= w then
+      assert(v ~= v, ("%s: expected nan, got %s"):format(at, tostring(v)))
+    else
+      local ok = tol == 0 and w == v or math.abs(w - v) <= tol * math.max(1, math.abs(w))
+      assert(ok, ("%s: expected %s, got %s"):format(at, tostring(w), tostring(v)))
+    end
+  end
+  walk(want, g, "element")
+end
+
+-- img = (np.arange(30.).reshape(5, 6) * 7) % 11
+local img_t = {}
+for i = 0, 4 do
+  img_t[i + 1] = {}
+  for j = 0, 5 do img_t[i + 1][j + 1] = ((6 * i + j) * 7) % 11 end
+end
+local img = gpu.array(img_t, "float64")
+local xx = gpu.arange(1, 8, "float64")   -- np.arange(1., 8)
+local sig = gpu.array({0, 1, 5, 2, -3, 4, 8, 1, 0, 2}, "float64")
+
+describe("gpu.ndimage.correlate1d and convolve1d", function()
+  it("extend the input by scipy's five modes, also past its length", function()
+    local x = gpu.array({1, 2, 4, 8, 16}, "float64")
+    -- ndi.correlate1d([1., 2, 4, 8, 16], [1, 10, 100], mode=m, cval=-1)
+    local want = {reflect = {211, 421, 842, 1684, 1768}, mirror = {212, 421, 842, 1684, 968},
+                  nearest = {211, 421, 842, 1684, 1768}, wrap = {226, 421, 842, 1684, 268},
+                  constant = {209, 421, 842, 1684, 68}}
+    for m, w in pairs(want) do close(w, nd.correlate1d(x, {1, 10, 100}, {mode = m, cval = -1}), 0) end
+    close(want.reflect, nd.correlate1d(x, {1, 10, 100}), 0)   -- the default
+    close(want.reflect, nd.correlate1d(x, {1, 10, 100}, {mode = "grid-mirror"}), 0)
+    close(want.wrap, nd.correlate1d(x, {1, 10, 100}, {mode = "grid-wrap"}), 0)
+    close(want.constant, nd.correlate1d(x, {1, 10, 100}, {mode = "grid-constant", cval = -1}), 0)
+    -- a filter of 9 on 3 elements: ndi.correlate1d([1., 10, 100], np.eye(9)[0] and [8], mode=m, cval=-1)
+    local x3 = gpu.array({1, 10, 100}, "float64")
+    local first, last = {1, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0, 0, 0, 1}
+    for _, m in ipairs({"reflect", "mirror", "nearest", "wrap", "constant"}) do
+      close(REF["long-" .. m][1], nd.correlate1d(x3, first, -1, {mode = m, cval = -1}), 0)
+      close(REF["long-" .. m][2], nd.correlate1d(x3, gpu.array(last), 1, {mode = m, cval = -1}), 0)
+    end
+    -- one element: every mode repeats it
+    close({333}, nd.correlate1d(gpu.array({3}, "float64"), {1, 10, 100}, {mode = "mirror"}), 0)
+  end)
+
+  it("shift the window by origin, and convolve with the weights reversed", function()
+    for i, o in ipairs({-2, -1, 0, 1}) do
+      close(REF.orig[i], nd.correlate1d(xx, {1, 2, 3, 4}, {origin = o, mode = "constant"}), 0)
+      close(REF.conv[i], nd.convolve1d(xx, {1, 2, 3, 4}, {origin = o, mode = "constant"}), 0)
+    end
+    for i, o in ipairs({-1, 0, 1}) do close(REF.conv3[i], nd.convolve1d(xx, gpu.array({1, 2, 3}, "int32"), {origin = o, mode = "wrap"}), 0) end
+  end)
+
+  it("filter along any dim of N-D arrays and views", function()
+    local a = (gpu.arange(12, "float64"):reshape(3, 4)) ^ 2
+    close(REF["a2d-0"], nd.correlate1d(a, {1, -2, 0.5}, 1), 1e-15)
+    close(REF["a2d-1"], nd.correlate1d(a, {1, -2, 0.5}, -1, {mode = "mirror"}), 1e-15)
+    close(REF["aT-1"], nd.correlate1d(a.T, {1, -2, 0.5}, 2, {mode = "nearest"}), 1e-15)
+    local b = gpu.arange(24, "float64"):reshape(2, 3, 4)
+    local v = b[{{}, {1, 3, 2}}]:flip(3)   -- b[:, ::2, ::-1]
+    close(REF["b-strided"], nd.correlate1d(v, {3, 1}, 2, {mode = "wrap"}), 0)
+    close(REF["b-mid"], nd.convolve1d(b, {1, 2, 3, 4}, 2), 0)
+  end)
+
+  it("give the input's dtype, cast as scipy's C does (truncated, wrapped), or output's", function()
+    local i32 = gpu.array({1, 2, 3, -4, 5}, "int32")
+    local r = nd.correlate1d(i32, {0.5, 0.26}, {mode = "constant"})
+    assert.are.equal("int32", r.dtype)
+    close(REF.i32, r, 0)
+    close(REF.u8, nd.correlate1d(gpu.array({1, 200, 3, 4, 5}, "uint8"), {0.5, 2}, {mode = "constant"}), 0)
+    close(REF.bool, nd.correlate1d(gpu.array({true, false, true, true}, "bool"), {0.5, 0.5}), 0)
+    local f = nd.correlate1d(i32, {0.5, 0.26}, {mode = "constant", output = "float64"})
+    assert.are.equal("float64", f.dtype)
+    close(REF.outf, f, 1e-15)
+    local o = gpu.zeros({5}, "float64")
+    assert.are.equal(o, nd.correlate1d(i32, {0.5, 0.26}, {mode = "constant", output = o}))
+    close(REF.outf, o, 1e-15)
+    local f32 = nd.correlate1d(gpu.array({0.1, 0.2, 0.3}), {1 / 3, 1 / 3, 1 / 3})
+    assert.are.equal("float32", f32.dtype)
+    close(REF.f32, f32, 0)
+  end)
+
+  it("give an empty result of an empty input", function()
+    local r = nd.correlate1d(gpu.zeros({0, 3}), {1, 2}, 1)
+    assert.are.same({0, 3}, r.shape)
+    assert.are.equal("float32", r.dtype)
+  end)
+end)
+
+describe("gpu.ndimage.gaussian_filter1d and gaussian_filter", function()
+  it("are scipy's Gaussians and their derivatives (order 0 to 3)", function()
+    for _, s in ipairs({0.7, 1.5}) do
+      for o = 0, 3 do close(REF[("g1d-%s-%d"):format(s, o)], nd.gaussian_filter1d(sig, s, {order = o}), 1e-13) end
+    end
+    close(REF["g1d-trunc"], nd.gaussian_filter1d(sig, 2.0, -1, {truncate = 1.0, mode = "constant", cval = 1}), 1e-13)
+    close(REF["g1d-radius"], nd.gaussian_filter1d(sig, 2.0, {radius = 1, mode = "wrap"}), 1e-13)
+  end)
+
+  it("filter every dim in turn, one sigma, order and mode a dim, skipping sigma 0", function()
+    close(REF.g2d, nd.gaussian_filter(img, {1.0, 0.5}), 1e-13)
+    close(REF["g2d-skip"], nd.gaussian_filter(img, {0, 1.0}, {mode = {"constant", "nearest"}, cval = 2}), 1e-13)
+    close(REF["g2d-order"], nd.gaussian_filter(img, 1.0, {order = {1, 0}, mode = "mirror"}), 1e-13)
+    close(REF["g2d-axes"], nd.gaussian_filter(img, 1.0, {dims = 2}), 1e-13)
+    close(img_t, nd.gaussian_filter(img, 0), 0)
+  end)
+
+  it("write each pass in the output's dtype, as scipy does", function()
+    local i = (img * 10):astype("int32")
+    close(REF["g2d-int"], nd.gaussian_filter(i, 1.0), 0)
+    close(REF["g2d-out"], nd.gaussian_filter(img:astype("int32"), 1.0, {output = "float64"}), 1e-13)
+    local f = nd.gaussian_filter(img:astype("float32"), 1.3)
+    assert.are.equal("float32", f.dtype)
+    close(REF["g2d-f32"], f, 1e-6)
+  end)
+end)
+
+describe("gpu.ndimage.uniform_filter1d and uniform_filter", function()
+  it("are the means of windows of size, shifted by origin", function()
+    for i, so in ipairs({{2, 0}, {3, 1}, {4, -1}}) do
+      close(REF.u1d[i], nd.uniform_filter1d(xx, so[1], {origin = so[2], mode = "constant"}), 1e-15)
+    end
+    close(REF["u1d-int"], nd.uniform_filter1d(gpu.array({1, 2, 3, 4, 9, -5}, "int32"), 3), 0)
+    close(REF.u2d, nd.uniform_filter(img), 1e-14)
+    close(REF.u2d, nd.uniform_filter(img, 3), 1e-14)
+    close(REF["u2d-sizes"], nd.uniform_filter(img, {1, 4}, {mode = "wrap"}), 1e-14)
+    close(REF["u2d-uint8"], nd.uniform_filter((img * 20):astype("uint8"), 2), 0)
+  end)
+end)
+
+describe("gpu.ndimage.correlate and convolve", function()
+  local w2 = {{1, 0, 2}, {0, -1, 0.5}}
+  it("fold N-D weights, with origins a dim", function()
+    close(REF.c2d, nd.correlate(img, w2), 0)
+    close(REF["c2d-origin"], nd.correlate(img, gpu.array(w2), {origin = {0, -1}, mode = "constant", cval = 1.5}), 0)
+    close(REF.v2d, nd.convolve(img, w2, {mode = "nearest"}), 0)
+    close(REF["v2d-origin"], nd.convolve(img, w2, {origin = {-1, 1}, mode = "wrap"}), 0)
+    local b = gpu.arange(24, "float64"):reshape(2, 3, 4)
+    close(REF.c3d, nd.correlate(b, gpu.ones({1, 2, 3}, "float64") / 6, {mode = "mirror"}), 1e-14)
+  end)
+
+  it("leave out weights of 0, as scipy's footprint does (a NaN under one is not read)", function()
+    local x = img:copy()
+    x[{1, 1}] = NAN
+    close(REF["c2d-nan"], nd.correlate(x, {{0, 1}, {2, 0}}), 0)
+  end)
+end)
+
+describe("gpu.ndimage's minimum, maximum and median filters", function()
+  local fp = {{true, false, true}, {false, true, false}}
+  it("take the least, greatest or middle value of a window or footprint", function()
+    close(REF.min1d, nd.minimum_filter1d(img[{2}], 3), 0)
+    close(REF.max1d, nd.maximum_filter1d(img[{2}], 2, {origin = -1, mode = "constant", cval = 100}), 0)
+    close(REF.min2d, nd.minimum_filter(img, 3), 0)
+    close(REF.max2d, nd.maximum_filter(img, {2, 3}, {mode = "nearest"}), 0)
+    close(REF.minfp, nd.minimum_filter(img, {footprint = fp, mode = "constant", cval = -1}), 0)
+    close(REF.maxfp, nd.maximum_filter(img, {footprint = gpu.array(fp, "bool"), origin = {0, 1}}), 0)
+    close(REF.med, nd.median_filter(img, 3), 0)
+    close(REF.med1, nd.median_filter(gpu.array({3, 1, 2, 5, 4, 0, 7}, "int64"), {size = 2}), 0)
+    close(REF.medfp, nd.median_filter(img, {footprint = fp, mode = "wrap"}), 0)
+  end)
+end)
+
+describe("gpu.ndimage's errors", function()
+  local x = gpu.arange(5, "float64")
+  local function err(pattern, f, ...)
+    local ok, e = pcall(f, ...)
+    assert.is_false(ok)
+    assert.matches(pattern, tostring(e), 1, true)
+  end
+  it("name the function and what was wrong", function()
+    err("gpu.ndimage.correlate1d: input must be a device array, got table", nd.correlate1d, {1, 2}, {1})
+    err("gpu.ndimage.correlate1d: mode must be 'reflect', 'constant', 'nearest', 'mirror' or 'wrap' (or 'grid-mirror', 'grid-constant', 'grid-wrap'), got 'foo'",
+        nd.correlate1d, x, {1}, {mode = "foo"})
+    err("gpu.ndimage.correlate1d: weights must not be empty (no filter weights given)", nd.correlate1d, x, {})
+    err("gpu.ndimage.convolve1d: weights must be a table of numbers or a 1-D device array, got string", nd.convolve1d, x, "w")
+    err("gpu.ndimage.correlate1d: dim 2 is out of range for 1-D arrays", nd.correlate1d, x, {1}, 2)
+    err("gpu.ndimage.correlate1d: input is 0-D: it has no dim to filter along", nd.correlate1d, gpu.full({}, 1, "float64"), {1})
+    err("gpu.ndimage.correlate1d: origin must lie in -(size // 2) .. (size - 1) // 2 = -1 .. 1 for a filter of size 3, got 2",
+        nd.correlate1d, x, {1, 2, 3}, {origin = 2})
+    err("gpu.ndimage.correlate1d: unknown option 'axis' (it takes mode, cval, origin, output)", nd.correlate1d, x, {1}, {axis = 1})
+    err("gpu.ndimage.correlate1d: input is complex64: complex arrays are not supported", nd.correlate1d, gpu.zeros(3, "complex64"), {1})
+    err("gpu.ndimage.correlate1d: output must have input's shape {5}, got {4}", nd.correlate1d, x, {1}, {output = gpu.zeros(4)})
+    err("gpu.ndimage.correlate1d: output must be a dtype name or a device array, got 'float33'", nd.correlate1d, x, {1}, {output = "float33"})
+    err("gpu.ndimage.gaussian_filter1d: sigma must be non-negative, got -1", nd.gaussian_filter1d, x, -1)
+    err("gpu.ndimage.gaussian_filter1d: sigma must be positive, got 0", nd.gaussian_filter1d, x, 0)
+    err("gpu.ndimage.gaussian_filter1d: order must be 0, 1, 2 or 3, got 4", nd.gaussian_filter1d, x, 1, {order = 4})
+    err("gpu.ndimage.gaussian_filter: sigma must be one value or a table of 1 (one a dim), got a table of 2", nd.gaussian_filter, x, {1, 2})
+    err("gpu.ndimage.uniform_filter1d: size must be a positive integer, got 0", nd.uniform_filter1d, x, 0)
+    err("gpu.ndimage.correlate: weights must have input's number of dims (1), got 2", nd.correlate, x, {{1}})
+    err("gpu.ndimage.minimum_filter: give a size or a footprint", nd.minimum_filter, x)
+    err("gpu.ndimage.median_filter: footprint has no true element", nd.median_filter, x, {footprint = {false, false}})
+    local f = gpu.arange(3, "float64")
+    f:free()
+    err("freed", nd.uniform_filter, f)
+  end)
+end)
