@@ -10,12 +10,14 @@
 //   plan[16 .. 16+K-1]          delta[k]: tap k's offset in elements from the centre
 //   plan[16+K .. 16+K+K*nd-1]   tap k's offset along each dim d (row k)
 // w: K weights (float64); a tap of weight 0 (|w| <= DBL_EPSILON) is left out where op
-// is NDI_SKIP0, as scipy's N-D correlate leaves it out of its footprint.
+// is SKIP0, as scipy's N-D correlate leaves it out of its footprint. RANK (K <= RANK_MAX)
+// gives the value of rank `rank` among the K, GATHER writes them all (row i of out).
 
 namespace ndi {
 
 enum { REFLECT = 0, MIRROR = 1, NEAREST = 2, WRAP = 3, CONSTANT = 4 };
-enum { SUM = 0, SKIP0 = 1, MIN = 2, MAX = 3, MEAN = 4, GATHER = 5 };
+enum { SUM = 0, SKIP0 = 1, MIN = 2, MAX = 3, MEAN = 4, GATHER = 5, RANK = 6 };
+const int RANK_MAX = 64;   // the most taps RANK selects among in a thread's own memory
 
 // coordinate j of a dim of n elements as the mode extends it; -1 for the constant
 __device__ inline long long map_index(long long j, long long n, int mode) {
@@ -56,11 +58,31 @@ __device__ inline double fold(int op, double acc, double wk, double x) {
   return acc + wk * x;
 }
 
+// the element of rank r (0-based, ascending) of v[0..n-1], which it reorders (Hoare's
+// selection)
+template <typename T> __device__ inline T select(T *v, int n, int r) {
+  int lo = 0, hi = n - 1;
+  while (lo < hi) {
+    T pivot = v[(lo + hi) / 2];
+    int i = lo, j = hi;
+    while (i <= j) {
+      while (v[i] < pivot) i++;
+      while (pivot < v[j]) j--;
+      if (i <= j) { T t = v[i]; v[i] = v[j]; v[j] = t; i++; j--; }
+    }
+    if (r <= j) hi = j;
+    else if (r >= i) lo = i;
+    else break;
+  }
+  return v[r];
+}
+
 }  // namespace ndi
 
 template <typename T, typename O>
 __global__ void ndi_filter(gpu::array<T> in, O *out, const long long *__restrict__ plan,
-                           const double *__restrict__ w, long long K, int op, int mode, double cval) {
+                           const double *__restrict__ w, long long K, int op, int mode, double cval,
+                           int rank) {
   const int nd = in.ndim;
   const T *p = in.ptr();
   const long long *delta = plan + 16, *off = plan + 16 + K;
@@ -80,6 +102,7 @@ __global__ void ndi_filter(gpu::array<T> in, O *out, const long long *__restrict
       }
     }
     double acc = start;
+    double buf[ndi::RANK_MAX];
     for (long long k = 0; k < K; k++) {
       double wk = w[k];
       if (op == ndi::SKIP0 && !(fabs(wk) > DBL_EPSILON)) continue;
@@ -103,8 +126,10 @@ __global__ void ndi_filter(gpu::array<T> in, O *out, const long long *__restrict
         x = outside ? cval : ndi::value(p[at]);
       }
       if (op == ndi::GATHER) ndi::put(out + i * K + k, x);
+      else if (op == ndi::RANK) buf[k] = x;
       else acc = ndi::fold(op, acc, wk, x);
     }
+    if (op == ndi::RANK) acc = ndi::select(buf, (int)K, rank);
     if (op != ndi::GATHER) ndi::put(out + i, op == ndi::MEAN ? acc / (double)K : acc);
   }
 }

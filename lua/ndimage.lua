@@ -18,7 +18,8 @@ local shown = gpu._arg.shown
 -- kernel's numbers
 local MODES = {reflect = 0, mirror = 1, nearest = 2, wrap = 3, constant = 4,
                ["grid-mirror"] = 0, ["grid-wrap"] = 3, ["grid-constant"] = 4}
-local SUM, SKIP0, MIN, MAX, MEAN, GATHER = 0, 1, 2, 3, 4, 5
+local SUM, SKIP0, MIN, MAX, MEAN, GATHER, RANK = 0, 1, 2, 3, 4, 5, 6
+local RANK_MAX = 64   -- kernels/ndimage.cu's
 
 ------------------------------------------------------------------------------------
 -- checks
@@ -124,7 +125,7 @@ local BLOCK, MAX_GRID = 256, 65536
 -- One pass: input folded under taps (a list of offset rows, one entry a dim of input) with
 -- weights w (a float64 device array of #taps, or nil: ones) into a new C-ordered array of
 -- dtype dt (shape: input's, with #taps more last for GATHER)
-local function pass(input, taps, w, op, mode, cval, dt)
+local function pass(input, taps, w, op, mode, cval, dt, rank)
   local n, K, ndim = input.ndim, #taps, input.ndim
   local shape = {}
   for d = 1, n do shape[d] = input.shape[d] end
@@ -145,20 +146,23 @@ local function pass(input, taps, w, op, mode, cval, dt)
     plan[16 + k] = delta
   end
   if not w then
-    w = gpu.ones(K, "float64")
+    local ones = {}
+    for k = 1, K do ones[k] = 1 end
+    w = gpu.array(ones, "float64")
   end
   local grid = math.max(1, math.min(MAX_GRID, (input.size + BLOCK - 1) // BLOCK))
-  kernel(input.dtype, dt)[{grid, BLOCK}](input, out, gpu.array(plan, "int64"), w, K, op, mode, cval)
+  kernel(input.dtype, dt)[{grid, BLOCK}](input, out, gpu.array(plan, "int64"), w, K, op, mode, cval, rank or 0)
   return out
 end
 
--- The taps of a 1-D filter of `size` along dim d of an ndim-D array
-local function line_taps(size, origin, d, ndim)
+-- The taps of a 1-D filter of `size` along dim d of an ndim-D array (reversed: its weights
+-- read last to first, as a convolution does, without reversing them on the device)
+local function line_taps(size, origin, d, ndim, reversed)
   local taps = {}
   for k = 0, size - 1 do
     local row = {}
     for e = 1, ndim do row[e] = 0 end
-    row[d] = k - size // 2 - origin
+    row[d] = (reversed and size - 1 - k or k) - size // 2 - origin
     taps[k + 1] = row
   end
   return taps
@@ -180,8 +184,7 @@ local function weights1d(w, api, reversed)
     if KIND[w.dtype] == "c" then fail(api, "weights are %s: complex weights are not supported", w.dtype) end
     if w.ndim ~= 1 then fail(api, "weights must be 1-D, got a %d-D array", w.ndim) end
     if w.size == 0 then fail(api, "weights must not be empty (no filter weights given)") end
-    if reversed then w = gpu.flip(w) end
-    return gpu.ascontiguousarray(w, "float64"), w.size
+    return gpu.ascontiguousarray(w, "float64"), w.size, reversed
   end
   if type(w) ~= "table" then fail(api, "weights must be a table of numbers or a 1-D device array, got %s", described(w)) end
   if #w == 0 then fail(api, "weights must not be empty (no filter weights given)") end
@@ -220,12 +223,12 @@ local function correlate1d(api, input, weights, dim, opts, convolve)
   input_of(input, api)
   local d
   d, opts = dim_and_opts(api, input, dim, opts, KNOWN)
-  local w, K = weights1d(weights, api, convolve)
+  local w, K, flipped = weights1d(weights, api, convolve)
   local origin = opts.origin == nil and 0 or integer(opts.origin, api, "origin")
   if convolve then origin = -origin - (K % 2 == 0 and 1 or 0) end
   local mode, cval, _, dt, out = common(api, input, {mode = opts.mode, cval = opts.cval, output = opts.output})
   origin_ok(origin, K, api, "origin")
-  return deliver(pass(input, line_taps(K, origin, d, input.ndim), w, SUM, mode, cval, dt), out)
+  return deliver(pass(input, line_taps(K, origin, d, input.ndim, flipped), w, SUM, mode, cval, dt), out)
 end
 
 function nd.correlate1d(input, weights, dim, opts) return correlate1d("correlate1d", input, weights, dim, opts, false) end
@@ -421,7 +424,7 @@ end
 
 -- The taps of an N-D footprint of shape `shape` (C order), those where keep(k) is true, with
 -- origins: offsets k_d - shape_d // 2 - origin_d
-local function footprint_taps(shape, origins, keep)
+local function footprint_taps(shape, origins, keep, reversed)
   local taps, n, idx = {}, #shape, {}
   for d = 1, n do idx[d] = 0 end
   local total = 1
@@ -429,7 +432,7 @@ local function footprint_taps(shape, origins, keep)
   for k = 1, total do
     if not keep or keep[k] then
       local row = {}
-      for d = 1, n do row[d] = idx[d] - shape[d] // 2 - origins[d] end
+      for d = 1, n do row[d] = (reversed and shape[d] - 1 - idx[d] or idx[d]) - shape[d] // 2 - origins[d] end
       taps[#taps + 1] = row
     end
     for d = n, 1, -1 do
@@ -465,8 +468,7 @@ local function correlate(api, input, weights, opts, convolve)
   if weights.size == 0 then fail(api, "weights must not be empty (no filter weights given)") end
   local shape = weights.shape
   local origins = per_dim(opts.origin or 0, #shape, api, "origin", integer)
-  if convolve then
-    weights = gpu.flip(weights)
+  if convolve then   -- the weights read backwards (footprint_taps), the origins mirrored
     for d = 1, #shape do origins[d] = -origins[d] - (shape[d] % 2 == 0 and 1 or 0) end
   end
   for d = 1, #shape do origin_ok(origins[d], shape[d], api, #shape > 1 and ("origin[%d]"):format(d) or "origin") end
@@ -479,7 +481,7 @@ local function correlate(api, input, weights, opts, convolve)
     r[{}] = input * w
     return deliver(r, out)
   end
-  return deliver(pass(input, footprint_taps(shape, origins), w, SKIP0, mode, cval, dt), out)
+  return deliver(pass(input, footprint_taps(shape, origins, nil, convolve), w, SKIP0, mode, cval, dt), out)
 end
 
 function nd.correlate(input, weights, opts) return correlate("correlate", input, weights, opts, false) end
@@ -532,8 +534,10 @@ local function footprint_filter(api, op, input, size, opts)
   if input.ndim == 0 then return deliver(input.dtype == dt and input:copy() or input:astype(dt), out) end
   local taps = footprint_taps(shape, origins, keep)
   if op ~= GATHER then return deliver(pass(input, taps, nil, op, mode, cval, dt), out) end
-  -- the median: each point's window gathered in a row, sorted, its middle (upper middle)
-  -- element taken, as scipy's rank filter does
+  -- the median: the middle (upper middle) of each point's window, as scipy's rank filter
+  -- takes it: selected in the kernel, or for a large footprint each window gathered in a
+  -- row and sorted
+  if count <= RANK_MAX then return deliver(pass(input, taps, nil, RANK, mode, cval, dt, count // 2), out) end
   local rows = pass(input, taps, nil, GATHER, mode, cval, input.dtype)
   local sorted = gpu.sort(rows, -1, {indices = false})
   rows:free()
