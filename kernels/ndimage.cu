@@ -86,6 +86,7 @@ __global__ void ndi_filter(gpu::array<T> in, O *out, const long long *__restrict
   const int nd = in.ndim;
   const T *p = in.ptr();
   const long long *delta = plan + 16, *off = plan + 16 + K;
+  const bool small = in.size <= 0xffffffffLL;
   const double start = op == ndi::MIN ? INFINITY : op == ndi::MAX ? -INFINITY : 0.0;
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < in.size;
        i += (long long)gridDim.x * blockDim.x) {
@@ -94,7 +95,9 @@ __global__ void ndi_filter(gpu::array<T> in, O *out, const long long *__restrict
 #pragma unroll
     for (int d = 7; d >= 0; d--) {
       if (d < nd) {
-        long long n = in.shape[d], q = rem / n;
+        long long n = in.shape[d];
+        // 32-bit division where the sizes allow: a 64-bit one is a long sequence on a GPU
+        long long q = small ? (long long)((unsigned int)rem / (unsigned int)n) : rem / n;
         c[d] = rem - q * n;
         rem = q;
         base += c[d] * in.stride[d];

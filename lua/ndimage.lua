@@ -476,11 +476,6 @@ local function correlate(api, input, weights, opts, convolve)
   local cval = number(opts.cval, api, "cval", 0.0)
   local dt, out = output_of(opts.output, input, api)
   local w = gpu.ascontiguousarray(weights, "float64"):reshape(-1)
-  if input.ndim == 0 then
-    local r = gpu.empty({}, dt)
-    r[{}] = input * w
-    return deliver(r, out)
-  end
   return deliver(pass(input, footprint_taps(shape, origins, nil, convolve), w, SKIP0, mode, cval, dt), out)
 end
 

@@ -160,6 +160,15 @@ describe("gpu.ndimage.correlate1d and convolve1d", function()
     close(REF.f32, f32, 0)
   end)
 
+  it("take float16 (in float64, where scipy refuses it) and 0-D arrays", function()
+    -- ndi.gaussian_filter1d([1., 2, 3, 4], 1.0) = [1.42690712, 2.06312251, 2.93687749, 3.57309288]
+    local h = nd.gaussian_filter1d(gpu.array({1, 2, 3, 4}, "float16"), 1.0)
+    assert.are.equal("float16", h.dtype)
+    close({1.42690712, 2.06312251, 2.93687749, 3.57309288}, h, 1e-3)
+    -- ndi.correlate(np.array(2.), np.array(3.)) = 6.0
+    close(6, nd.correlate(gpu.full({}, 2, "float64"), gpu.full({}, 3, "float64")), 0)
+  end)
+
   it("give an empty result of an empty input", function()
     local r = nd.correlate1d(gpu.zeros({0, 3}), {1, 2}, 1)
     assert.are.same({0, 3}, r.shape)
@@ -269,6 +278,9 @@ describe("gpu.ndimage's errors", function()
     err("gpu.ndimage.uniform_filter1d: size must be a positive integer, got 0", nd.uniform_filter1d, x, 0)
     err("gpu.ndimage.correlate: weights must have input's number of dims (1), got 2", nd.correlate, x, {{1}})
     err("gpu.ndimage.minimum_filter: give a size or a footprint", nd.minimum_filter, x)
+    err("gpu.ndimage.convolve: origin[2] must lie in -(size // 2) .. (size - 1) // 2 = -1 .. 0 for a filter of size 2, got 1",
+        nd.convolve, gpu.zeros({3, 3}, "float64"), {{1, 2}}, {origin = {0, -2}})
+    err("gpu.ndimage.maximum_filter: footprint must have input's number of dims (1), got 2", nd.maximum_filter, x, {footprint = {{true}}})
     err("gpu.ndimage.median_filter: footprint has no true element", nd.median_filter, x, {footprint = {false, false}})
     local f = gpu.arange(3, "float64")
     f:free()
