@@ -84,7 +84,7 @@ __global__ void ndi_filter(gpu::array<T> in, O *out, const long long *__restrict
                            const double *__restrict__ w, long long K, int op, int mode, double cval,
                            int rank) {
   const int nd = in.ndim;
-  const T *p = in.ptr();
+  const T *__restrict__ p = in.ptr();
   const long long *delta = plan + 16, *off = plan + 16 + K;
   const bool small = in.size <= 0xffffffffLL;
   const double start = op == ndi::MIN ? INFINITY : op == ndi::MAX ? -INFINITY : 0.0;
@@ -129,7 +129,7 @@ __global__ void ndi_filter(gpu::array<T> in, O *out, const long long *__restrict
         x = outside ? cval : ndi::value(p[at]);
       }
       if (op == ndi::GATHER) ndi::put(out + i * K + k, x);
-      else if (op == ndi::RANK) buf[k] = x;
+      else if (op == ndi::RANK) { if (k < ndi::RANK_MAX) buf[k] = x; }
       else acc = ndi::fold(op, acc, wk, x);
     }
     if (op == ndi::RANK) acc = ndi::select(buf, (int)K, rank);

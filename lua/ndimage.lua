@@ -122,6 +122,21 @@ end
 
 local BLOCK, MAX_GRID = 256, 65536
 
+-- The small constant arrays of a launch (plans, weights), kept by their exact contents and
+-- device: a filter applied again to arrays of one layout copies nothing to the device
+local constants, n_constants = {}, 0
+local function constant(list, dtype, device)
+  if #list > 100000 then return gpu.array(list, dtype) end   -- past what table.unpack takes
+  local key = string.pack("s1j", dtype, device) .. string.pack((dtype == "int64" and "j" or "d"):rep(#list), table.unpack(list))
+  local a = constants[key]
+  if not a then
+    if n_constants >= 256 then constants, n_constants = {}, 0 end
+    a = gpu.array(list, dtype)
+    constants[key], n_constants = a, n_constants + 1
+  end
+  return a
+end
+
 -- One pass: input folded under taps (a list of offset rows, one entry a dim of input) with
 -- weights w (a float64 device array of #taps, or nil: ones) into a new C-ordered array of
 -- dtype dt (shape: input's, with #taps more last for GATHER)
@@ -148,10 +163,10 @@ local function pass(input, taps, w, op, mode, cval, dt, rank)
   if not w then
     local ones = {}
     for k = 1, K do ones[k] = 1 end
-    w = gpu.array(ones, "float64")
+    w = constant(ones, "float64", input.device)
   end
   local grid = math.max(1, math.min(MAX_GRID, (input.size + BLOCK - 1) // BLOCK))
-  kernel(input.dtype, dt)[{grid, BLOCK}](input, out, gpu.array(plan, "int64"), w, K, op, mode, cval, rank or 0)
+  kernel(input.dtype, dt)[{grid, BLOCK}](input, out, constant(plan, "int64", input.device), w, K, op, mode, cval, rank or 0)
   return out
 end
 
@@ -178,7 +193,7 @@ end
 
 -- Weights: a table of numbers or a 1-D device array, as a float64 device array (reversed
 -- for a convolution)
-local function weights1d(w, api, reversed)
+local function weights1d(w, api, reversed, device)
   local t
   if is_array(w) then
     if KIND[w.dtype] == "c" then fail(api, "weights are %s: complex weights are not supported", w.dtype) end
@@ -193,7 +208,7 @@ local function weights1d(w, api, reversed)
     if type(x) ~= "number" then fail(api, "weights[%d] must be a number, got %s", i, described(x)) end
     t[reversed and #w + 1 - i or i] = x
   end
-  return gpu.array(t, "float64"), #t
+  return constant(t, "float64", device), #t
 end
 
 ------------------------------------------------------------------------------------
@@ -223,7 +238,7 @@ local function correlate1d(api, input, weights, dim, opts, convolve)
   input_of(input, api)
   local d
   d, opts = dim_and_opts(api, input, dim, opts, KNOWN)
-  local w, K, flipped = weights1d(weights, api, convolve)
+  local w, K, flipped = weights1d(weights, api, convolve, input.device)
   local origin = opts.origin == nil and 0 or integer(opts.origin, api, "origin")
   if convolve then origin = -origin - (K % 2 == 0 and 1 or 0) end
   local mode, cval, _, dt, out = common(api, input, {mode = opts.mode, cval = opts.cval, output = opts.output})
@@ -305,7 +320,7 @@ function nd.gaussian_filter1d(input, sigma, dim, opts)
   local radius = radius_for(api, sigma, truncate, opts.radius, "radius")
   local mode, cval, _, dt, out = common(api, input, opts)
   local w = gaussian_weights(sigma, order, radius)
-  return deliver(pass(input, line_taps(#w, 0, d, input.ndim), gpu.array(w, "float64"), SUM, mode, cval, dt), out)
+  return deliver(pass(input, line_taps(#w, 0, d, input.ndim), constant(w, "float64", input.device), SUM, mode, cval, dt), out)
 end
 
 local function size_of(s, api, what)
@@ -385,7 +400,7 @@ function nd.gaussian_filter(input, sigma, opts)
   for i, d in ipairs(dims) do
     if sigmas[i] > 1e-15 then
       local w = gaussian_weights(sigmas[i], orders[i], radius_for(api, sigmas[i], truncate, radii[i], "radius"))
-      passes[#passes + 1] = {taps = line_taps(#w, 0, d, input.ndim), w = gpu.array(w, "float64"), op = SUM, mode = modes[i]}
+      passes[#passes + 1] = {taps = line_taps(#w, 0, d, input.ndim), w = constant(w, "float64", input.device), op = SUM, mode = modes[i]}
     end
   end
   return separable(input, passes, cval, dt, out)
