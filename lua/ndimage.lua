@@ -96,8 +96,12 @@ local function output_of(out, input, api)
     if not same then fail(api, "output must have input's shape {%s}, got {%s}", table.concat(input.shape, ", "), table.concat(out.shape, ", ")) end
     return out.dtype, out
   end
-  local dt = type(out) == "string" and gpu[out]   -- gpu.float32 ... and the aliases ("double")
-  if type(dt) ~= "string" or not KIND[dt] then
+  local dt
+  if type(out) == "string" then   -- a name or an alias ("double"), as gpu.empty reads it
+    local ok, e = pcall(gpu.empty, {0}, out)
+    dt = ok and e.dtype or nil
+  end
+  if not dt then
     fail(api, "output must be a dtype name or a device array, got %s", type(out) == "string" and "'" .. out .. "'" or described(out))
   end
   if KIND[dt] == "c" then fail(api, "output is %s: complex arrays are not supported", dt) end
