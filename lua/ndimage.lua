@@ -1,7 +1,7 @@
 -- ndimage.lua: gpu.ndimage, scipy.ndimage's filters (correlations and convolutions, the
--- Gaussian, uniform, minimum, maximum and median filters) on kernels/ndimage.cu's one
--- kernel: the footprint's taps are planned here from the shape and strides (tiny tables),
--- the values never leave the device. Loaded at the first call of one (lua/gpu.lua).
+-- Gaussian, uniform, minimum, maximum, median, rank and percentile filters) on
+-- kernels/ndimage.cu's one kernel: the footprint's taps are planned here from the shape and
+-- strides (tiny tables), the values never leave the device. Loaded at the first call of one (lua/gpu.lua).
 -- Dimensions are 1-based, negative from the end; every check raises through fail (level 0,
 -- gpu._api puts the caller's line on it).
 local gpu = ...
@@ -522,8 +522,9 @@ local function footprint_of(api, f, ndim)
   return f.shape, keep, count
 end
 
--- f(input, size [, opts]) or f(input, opts): size a number or a table of one a dim
-local function footprint_filter(api, op, input, size, opts)
+-- f(input, size [, opts]) or f(input, opts): size a number or a table of one a dim. For
+-- GATHER, rank_of(count) gives the rank (0-based) to take among a window's count values.
+local function footprint_filter(api, op, input, size, opts, rank_of)
   input_of(input, api)
   if type(size) == "table" and not is_array(size) and #size == 0 and opts == nil then size, opts = nil, size end
   opts = options(opts, api, 3, FKNOWN)
@@ -541,6 +542,7 @@ local function footprint_filter(api, op, input, size, opts)
     count = 1
     for d = 1, input.ndim do count = count * shape[d] end
   end
+  local rank = rank_of and rank_of(count)
   local origins = nd_origins(api, opts.origin, shape)
   local mode = mode_of(opts.mode, api)
   local cval = number(opts.cval, api, "cval", 0.0)
@@ -548,19 +550,45 @@ local function footprint_filter(api, op, input, size, opts)
   if input.ndim == 0 then return deliver(input.dtype == dt and input:copy() or input:astype(dt), out) end
   local taps = footprint_taps(shape, origins, keep)
   if op ~= GATHER then return deliver(pass(input, taps, nil, op, mode, cval, dt), out) end
-  -- the median: the middle (upper middle) of each point's window, as scipy's rank filter
-  -- takes it: selected in the kernel, or for a large footprint each window gathered in a
-  -- row and sorted
-  if count <= RANK_MAX then return deliver(pass(input, taps, nil, RANK, mode, cval, dt, count // 2), out) end
+  -- the value of that rank in each point's window: selected in the kernel, or for a large
+  -- footprint each window gathered in a row and sorted
+  if count <= RANK_MAX then return deliver(pass(input, taps, nil, RANK, mode, cval, dt, rank), out) end
   local rows = pass(input, taps, nil, GATHER, mode, cval, input.dtype)
   local sorted = gpu.sort(rows, -1, {indices = false})
   rows:free()
-  local mid = sorted:select(input.ndim + 1, count // 2 + 1)
+  local mid = sorted:select(input.ndim + 1, rank + 1)
   return deliver(mid.dtype == dt and mid:copy() or mid:astype(dt), out)
 end
 
 function nd.minimum_filter(input, size, opts) return footprint_filter("minimum_filter", MIN, input, size, opts) end
 function nd.maximum_filter(input, size, opts) return footprint_filter("maximum_filter", MAX, input, size, opts) end
-function nd.median_filter(input, size, opts) return footprint_filter("median_filter", GATHER, input, size, opts) end
+-- the middle value, the upper middle for an even count, as scipy's
+function nd.median_filter(input, size, opts)
+  return footprint_filter("median_filter", GATHER, input, size, opts, function(count) return count // 2 end)
+end
+
+-- rank_filter(input, rank [, size] [, opts]): the value of rank `rank` (0-based as scipy's,
+-- negative from the greatest: -1 the maximum) in each window
+function nd.rank_filter(input, rank, size, opts)
+  local api = "rank_filter"
+  rank = integer(rank, api, "rank")
+  return footprint_filter(api, GATHER, input, size, opts, function(count)
+    local r = rank < 0 and rank + count or rank
+    if r < 0 or r >= count then fail(api, "rank must lie in -%d .. %d for a footprint of %d elements, got %d", count, count - 1, count, rank) end
+    return r
+  end)
+end
+
+-- percentile_filter(input, percentile [, size] [, opts]): scipy's rank for a percentile
+-- (negative from 100): floor(count * percentile / 100), count - 1 at 100
+function nd.percentile_filter(input, percentile, size, opts)
+  local api = "percentile_filter"
+  if type(percentile) ~= "number" then fail(api, "percentile must be a number, got %s", described(percentile)) end
+  local p = percentile < 0 and percentile + 100.0 or percentile + 0.0
+  if not (p >= 0 and p <= 100) then fail(api, "percentile must lie in -100 .. 100, got %s", shown(percentile)) end
+  return footprint_filter(api, GATHER, input, size, opts, function(count)
+    return p == 100 and count - 1 or math.floor(count * p / 100.0)
+  end)
+end
 
 for name, f in pairs(nd) do nd[name] = gpu._api(f) end

@@ -1,8 +1,8 @@
 -- gpu.ndimage: scipy.ndimage's filters against scipy 1.11.4's numbers (computed with numpy
 -- 1.26 and written below): the five boundary modes (also past the input's length), origins,
 -- convolutions, dims of strided and transposed views, scipy's casts to integer outputs,
--- Gaussian derivatives, uniform, minimum, maximum and median filters, N-D weights and
--- footprints; and the errors.
+-- Gaussian derivatives, uniform, minimum, maximum, median, rank and percentile filters,
+-- N-D weights and footprints; and the errors.
 local S = require("spec.support")
 local nd = gpu.ndimage
 local NAN = 0 / 0
@@ -65,6 +65,11 @@ local REF = {
   ["bool"] = {true, false, false, true},
   ["outf"] = {0.26, 1.02, 1.78, 0.45999999999999996, -0.7},
   ["f32"] = {0.13333334028720856, 0.20000000298023224, 0.2666666805744171},
+  ["rank1"] = {{0.0, 0.0, 3.0, 3.0, 2.0, 0.0}, {0.0, 1.0, 3.0, 2.0, 2.0, 0.0}, {3.0, 1.0, 1.0, 1.0, 0.0, 0.0}, {3.0, 3.0, 2.0, 2.0, 2.0, 2.0}, {3.0, 3.0, 2.0, 2.0, 2.0, 5.0}},
+  ["rankneg"] = {{20.0, 20.0, 20.0, 20.0, 20.0, 20.0}, {9.0, 3.0, 7.0, 6.0, 4.0, 6.0}, {7.0, 3.0, 8.0, 4.0, 2.0, 9.0}, {5.0, 7.0, 6.0, 4.0, 6.0, 7.0}, {3.0, 8.0, 4.0, 2.0, 7.0, 5.0}},
+  ["pct"] = {{0.0, 0.0, 3.0, 3.0, 2.0, 2.0}, {0.0, 1.0, 3.0, 3.0, 2.0, 0.0}, {5.0, 3.0, 3.0, 2.0, 2.0, 0.0}, {3.0, 3.0, 3.0, 2.0, 2.0, 2.0}, {3.0, 3.0, 2.0, 2.0, 2.0, 5.0}},
+  ["pctneg"] = {{0.0, 7.0, 7.0, 10.0, 10.0, 6.0}, {9.0, 9.0, 7.0, 10.0, 10.0, 6.0}, {9.0, 9.0, 10.0, 10.0, 8.0, 9.0}, {7.0, 7.0, 10.0, 10.0, 6.0, 9.0}, {5.0, 10.0, 10.0, 8.0, 9.0, 9.0}},
+  ["pct100"] = {{9.0, 9.0, 10.0, 10.0, 10.0, 6.0}, {9.0, 10.0, 10.0, 10.0, 10.0, 9.0}, {9.0, 10.0, 10.0, 10.0, 9.0, 9.0}, {10.0, 10.0, 10.0, 10.0, 9.0, 9.0}, {10.0, 10.0, 10.0, 9.0, 9.0, 9.0}},
 }
 
 -- got (a device array) against want (nested tables): within tol (relative, for floats;
@@ -248,6 +253,16 @@ describe("gpu.ndimage's minimum, maximum and median filters", function()
     close(REF.med1, nd.median_filter(gpu.array({3, 1, 2, 5, 4, 0, 7}, "int64"), {size = 2}), 0)
     close(REF.medfp, nd.median_filter(img, {footprint = fp, mode = "wrap"}), 0)
   end)
+
+  it("take any rank (rank_filter) or percentile (percentile_filter), as scipy's", function()
+    -- ndi.rank_filter(img, 1, size=3), ndi.rank_filter(img, -2, footprint=fp, mode='constant', cval=20)
+    close(REF.rank1, nd.rank_filter(img, 1, 3), 0)
+    close(REF.rankneg, nd.rank_filter(img, -2, {footprint = fp, mode = "constant", cval = 20}), 0)
+    -- ndi.percentile_filter(img, 30, size=[2, 3], mode='nearest'), (img, -25, size=2), (img, 100, size=3)
+    close(REF.pct, nd.percentile_filter(img, 30, {2, 3}, {mode = "nearest"}), 0)
+    close(REF.pctneg, nd.percentile_filter(img, -25, {size = 2}), 0)
+    close(REF.pct100, nd.percentile_filter(img, 100, 3), 0)
+  end)
 end)
 
 describe("gpu.ndimage's errors", function()
@@ -281,6 +296,8 @@ describe("gpu.ndimage's errors", function()
     err("gpu.ndimage.convolve: origin[2] must lie in -(size // 2) .. (size - 1) // 2 = -1 .. 0 for a filter of size 2, got 1",
         nd.convolve, gpu.zeros({3, 3}, "float64"), {{1, 2}}, {origin = {0, -2}})
     err("gpu.ndimage.maximum_filter: footprint must have input's number of dims (1), got 2", nd.maximum_filter, x, {footprint = {{true}}})
+    err("gpu.ndimage.rank_filter: rank must lie in -9 .. 8 for a footprint of 9 elements, got 9", nd.rank_filter, img, 9, 3)
+    err("gpu.ndimage.percentile_filter: percentile must lie in -100 .. 100, got 101", nd.percentile_filter, img, 101, 3)
     err("gpu.ndimage.median_filter: footprint has no true element", nd.median_filter, x, {footprint = {false, false}})
     local f = gpu.arange(3, "float64")
     f:free()
