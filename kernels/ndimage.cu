@@ -11,7 +11,8 @@
 //   plan[16+K .. 16+K+K*nd-1]   tap k's offset along each dim d (row k)
 // w: K weights (float64); a tap of weight 0 (|w| <= DBL_EPSILON) is left out where op
 // is SKIP0, as scipy's N-D correlate leaves it out of its footprint. RANK (K <= RANK_MAX)
-// gives the value of rank `rank` among the K, GATHER writes them all (row i of out).
+// gives the value of rank `rank` among the K, GATHER writes them all (row i of out). how
+// (STORE ...) says what the result does to out's element: replaces it, or adds to it.
 
 namespace ndi {
 
@@ -52,6 +53,33 @@ __device__ inline void put(unsigned long long *p, double v) {
   *p = v >= 9223372036854775808.0 ? (unsigned long long)v : (unsigned long long)(long long)v;
 }
 
+// What a pass does with the value v it made for a point (cast to O first, as scipy's
+// passes write their output) and the output's element there, in O's arithmetic as NumPy's
+// in-place operations do: integers wrap, a float16 rounds each result
+enum { STORE = 0, ADD = 1, SQUARE = 2, ADD_SQUARE = 3, ADD_SQUARE_SQRT = 4 };
+template <typename O> __device__ inline O wrap_add(O a, O b) { return (O)((unsigned long long)a + (unsigned long long)b); }
+template <typename O> __device__ inline O wrap_mul(O a, O b) { return (O)((unsigned long long)a * (unsigned long long)b); }
+__device__ inline float wrap_add(float a, float b) { return a + b; }
+__device__ inline float wrap_mul(float a, float b) { return a * b; }
+__device__ inline double wrap_add(double a, double b) { return a + b; }
+__device__ inline double wrap_mul(double a, double b) { return a * b; }
+__device__ inline gpu::half wrap_add(gpu::half a, gpu::half b) { return gpu::half((float)a + (float)b); }
+__device__ inline gpu::half wrap_mul(gpu::half a, gpu::half b) { return gpu::half((float)a * (float)b); }
+__device__ inline bool wrap_add(bool a, bool b) { return a || b; }
+__device__ inline bool wrap_mul(bool a, bool b) { return a && b; }
+
+template <typename O> __device__ inline void combine(O *p, double v, int how) {
+  if (how == STORE) { put(p, v); return; }
+  O t;
+  put(&t, v);
+  if (how == ADD) { *p = wrap_add(*p, t); return; }
+  t = wrap_mul(t, t);
+  if (how == SQUARE) { *p = t; return; }
+  t = wrap_add(*p, t);
+  if (how == ADD_SQUARE_SQRT) put(&t, sqrt(value(t)));
+  *p = t;
+}
+
 __device__ inline double fold(int op, double acc, double wk, double x) {
   if (op == MIN) return x < acc ? x : acc;
   if (op == MAX) return x > acc ? x : acc;
@@ -82,7 +110,7 @@ template <typename T> __device__ inline T select(T *v, int n, int r) {
 template <typename T, typename O>
 __global__ void ndi_filter(gpu::array<T> in, O *out, const long long *__restrict__ plan,
                            const double *__restrict__ w, long long K, int op, int mode, double cval,
-                           int rank) {
+                           int rank, int how) {
   const int nd = in.ndim;
   const T *__restrict__ p = in.ptr();
   const long long *delta = plan + 16, *off = plan + 16 + K;
@@ -133,6 +161,6 @@ __global__ void ndi_filter(gpu::array<T> in, O *out, const long long *__restrict
       else acc = ndi::fold(op, acc, wk, x);
     }
     if (op == ndi::RANK) acc = ndi::select(buf, (int)K, rank);
-    if (op != ndi::GATHER) ndi::put(out + i, op == ndi::MEAN ? acc / (double)K : acc);
+    if (op != ndi::GATHER) ndi::combine(out + i, op == ndi::MEAN ? acc / (double)K : acc, how);
   }
 }

@@ -264,7 +264,8 @@ end
 gpu.ndimage = {}
 for _, name in ipairs({"correlate1d", "convolve1d", "correlate", "convolve", "gaussian_filter1d", "gaussian_filter",
                        "uniform_filter1d", "uniform_filter", "minimum_filter1d", "maximum_filter1d",
-                       "minimum_filter", "maximum_filter", "median_filter", "rank_filter", "percentile_filter"}) do
+                       "minimum_filter", "maximum_filter", "median_filter", "rank_filter", "percentile_filter",
+                       "sobel", "prewitt", "laplace", "gaussian_laplace", "gaussian_gradient_magnitude"}) do
   gpu.ndimage[name] = function(...)
     module("lua/ndimage.lua")
     return gpu.ndimage[name](...)

@@ -19,6 +19,7 @@ local shown = gpu._arg.shown
 local MODES = {reflect = 0, mirror = 1, nearest = 2, wrap = 3, constant = 4,
                ["grid-mirror"] = 0, ["grid-wrap"] = 3, ["grid-constant"] = 4}
 local SUM, SKIP0, MIN, MAX, MEAN, GATHER, RANK = 0, 1, 2, 3, 4, 5, 6
+local STORE, ADD, SQUARE, ADD_SQUARE, ADD_SQUARE_SQRT = 0, 1, 2, 3, 4
 local RANK_MAX = 64   -- kernels/ndimage.cu's
 
 ------------------------------------------------------------------------------------
@@ -144,12 +145,14 @@ end
 -- One pass: input folded under taps (a list of offset rows, one entry a dim of input) with
 -- weights w (a float64 device array of #taps, or nil: ones) into a new C-ordered array of
 -- dtype dt (shape: input's, with #taps more last for GATHER)
-local function pass(input, taps, w, op, mode, cval, dt, rank)
+-- (or into `into`, a C-ordered array of that dtype and shape, as `how` says: kernels/
+-- ndimage.cu's STORE, ADD, ...)
+local function pass(input, taps, w, op, mode, cval, dt, rank, into, how)
   local n, K, ndim = input.ndim, #taps, input.ndim
   local shape = {}
   for d = 1, n do shape[d] = input.shape[d] end
   if op == GATHER then shape[n + 1] = K end
-  local out = gpu.empty(shape, dt)
+  local out = into or gpu.empty(shape, dt)
   if input.size == 0 then return out end
   local plan = {}
   for d = 1, 16 do plan[d] = 0 end
@@ -170,7 +173,7 @@ local function pass(input, taps, w, op, mode, cval, dt, rank)
     w = constant(ones, "float64", input.device)
   end
   local grid = math.max(1, math.min(MAX_GRID, (input.size + BLOCK - 1) // BLOCK))
-  kernel(input.dtype, dt)[{grid, BLOCK}](input, out, constant(plan, "int64", input.device), w, K, op, mode, cval, rank or 0)
+  kernel(input.dtype, dt)[{grid, BLOCK}](input, out, constant(plan, "int64", input.device), w, K, op, mode, cval, rank or 0, how or STORE)
   return out
 end
 
@@ -187,12 +190,27 @@ local function line_taps(size, origin, d, ndim, reversed)
   return taps
 end
 
+-- Where a result may be written straight: into out when it is C-ordered and not input's
+-- memory (a filter reads its input while it writes)
+local function direct(out, input)
+  if out and out:is_contiguous() and (out.base or out) ~= (input.base or input) then return out end
+  return nil
+end
+
 -- The result r put where the caller asked: into output (an array) or returned
 local function deliver(r, out)
   if not out then return r end
   out[{}] = r
   r:free()
   return out
+end
+
+-- One pass whose result goes to out (written straight where it can be) or is returned
+local function single(input, taps, w, op, mode, cval, dt, out, rank)
+  local into = direct(out, input)
+  local r = pass(input, taps, w, op, mode, cval, dt, rank, into)
+  if into then return into end
+  return deliver(r, out)
 end
 
 -- Weights: a table of numbers or a 1-D device array, as a float64 device array (reversed
@@ -247,7 +265,7 @@ local function correlate1d(api, input, weights, dim, opts, convolve)
   if convolve then origin = -origin - (K % 2 == 0 and 1 or 0) end
   local mode, cval, _, dt, out = common(api, input, {mode = opts.mode, cval = opts.cval, output = opts.output})
   origin_ok(origin, K, api, "origin")
-  return deliver(pass(input, line_taps(K, origin, d, input.ndim, flipped), w, SUM, mode, cval, dt), out)
+  return single(input, line_taps(K, origin, d, input.ndim, flipped), w, SUM, mode, cval, dt, out)
 end
 
 function nd.correlate1d(input, weights, dim, opts) return correlate1d("correlate1d", input, weights, dim, opts, false) end
@@ -324,7 +342,7 @@ function nd.gaussian_filter1d(input, sigma, dim, opts)
   local radius = radius_for(api, sigma, truncate, opts.radius, "radius")
   local mode, cval, _, dt, out = common(api, input, opts)
   local w = gaussian_weights(sigma, order, radius)
-  return deliver(pass(input, line_taps(#w, 0, d, input.ndim), constant(w, "float64", input.device), SUM, mode, cval, dt), out)
+  return single(input, line_taps(#w, 0, d, input.ndim), constant(w, "float64", input.device), SUM, mode, cval, dt, out)
 end
 
 local function size_of(s, api, what)
@@ -340,7 +358,7 @@ local function window1d(api, op, input, size, dim, opts)
   d, opts = dim_and_opts(api, input, dim, opts, KNOWN)
   size = size_of(size, api, "size")
   local mode, cval, origin, dt, out = common(api, input, opts, size)
-  return deliver(pass(input, line_taps(size, origin, d, input.ndim), nil, op, mode, cval, dt), out)
+  return single(input, line_taps(size, origin, d, input.ndim), nil, op, mode, cval, dt, out)
 end
 
 function nd.uniform_filter1d(input, size, dim, opts) return window1d("uniform_filter1d", MEAN, input, size, dim, opts) end
@@ -368,23 +386,40 @@ local function dims_of(api, dims, ndim)
 end
 
 -- passes: {d, taps, w, op, mode} in order; none: a copy of input in dt
-local function separable(input, passes, cval, dt, out)
-  if input.size == 0 or #passes == 0 then
-    local r = gpu.empty(input.shape, dt)
-    if input.size > 0 then r[{}] = input end
-    return deliver(r, out)
+-- (none: input itself, cast, by one tap of weight 1). The last pass writes into `into`
+-- (as `how` says) where one is given, else into out where it can (direct), else into a new
+-- array that deliver copies to out.
+local function separable(input, passes, cval, dt, out, into, how)
+  if #passes == 0 then
+    local still = {}
+    for d = 1, input.ndim do still[d] = 0 end
+    passes = {{taps = {still}, w = constant({1}, "float64", input.device), op = SUM, mode = 0}}
   end
+  local last = into or direct(out, input)
   local x = input
   for i, p in ipairs(passes) do
-    local y = pass(x, p.taps, p.w, p.op, p.mode, cval, dt)
+    local y = pass(x, p.taps, p.w, p.op, p.mode, cval, dt, nil, i == #passes and last or nil, i == #passes and how or nil)
     if i > 1 then x:free() end
     x = y
   end
+  if into or x == out then return x end
   return deliver(x, out)
 end
 
 local function modes_of(api, m, n)
   return per_dim(m, n, api, "mode", function(v, a) return mode_of(v, a) end)
+end
+
+-- The passes of a Gaussian filter along dims (lists of one a dim; sigma 0 skipped)
+local function gaussian_passes(api, input, dims, sigmas, orders, modes, truncate, radii)
+  local passes = {}
+  for i, d in ipairs(dims) do
+    if sigmas[i] > 1e-15 then
+      local w = gaussian_weights(sigmas[i], orders[i], radius_for(api, sigmas[i], truncate, radii[i], "radius"))
+      passes[#passes + 1] = {taps = line_taps(#w, 0, d, input.ndim), w = constant(w, "float64", input.device), op = SUM, mode = modes[i]}
+    end
+  end
+  return passes
 end
 
 function nd.gaussian_filter(input, sigma, opts)
@@ -400,14 +435,7 @@ function nd.gaussian_filter(input, sigma, opts)
   local truncate = number(opts.truncate, api, "truncate", 4.0)
   local cval = number(opts.cval, api, "cval", 0.0)
   local dt, out = output_of(opts.output, input, api)
-  local passes = {}
-  for i, d in ipairs(dims) do
-    if sigmas[i] > 1e-15 then
-      local w = gaussian_weights(sigmas[i], orders[i], radius_for(api, sigmas[i], truncate, radii[i], "radius"))
-      passes[#passes + 1] = {taps = line_taps(#w, 0, d, input.ndim), w = constant(w, "float64", input.device), op = SUM, mode = modes[i]}
-    end
-  end
-  return separable(input, passes, cval, dt, out)
+  return separable(input, gaussian_passes(api, input, dims, sigmas, orders, modes, truncate, radii), cval, dt, out)
 end
 
 -- uniform_filter, and minimum_filter / maximum_filter with a size: windows of sizes along
@@ -436,6 +464,98 @@ function nd.uniform_filter(input, size, opts)
   if type(size) == "table" and not is_array(size) and #size == 0 and opts == nil then size, opts = nil, size end
   opts = options(opts, api, 3, KNOWN .. " dims")
   return windows(api, MEAN, input, size == nil and 3 or size, opts)
+end
+
+------------------------------------------------------------------------------------
+-- derivatives: scipy's sobel, prewitt, laplace and the Gaussian ones, made of the passes
+-- above and of the module's elementwise operations in the output's dtype, as scipy's
+
+local DKNOWN = "mode cval output"
+
+-- sobel(input [, dim [, opts]]), prewitt: the difference [-1, 0, 1] along dim, smoothed
+-- along the others ([1, 2, 1], [1, 1, 1]); mode a value or one a dim
+local function edges(api, smooth, input, dim, opts)
+  input_of(input, api)
+  local d
+  d, opts = dim_and_opts(api, input, dim, opts, DKNOWN)
+  local n = input.ndim
+  local modes = modes_of(api, opts.mode, n)
+  local cval = number(opts.cval, api, "cval", 0.0)
+  local dt, out = output_of(opts.output, input, api)
+  local passes = {{taps = line_taps(3, 0, d, n), w = constant({-1, 0, 1}, "float64", input.device), op = SUM, mode = modes[d]}}
+  for e = 1, n do
+    if e ~= d then
+      passes[#passes + 1] = {taps = line_taps(3, 0, e, n), w = constant(smooth, "float64", input.device), op = SUM, mode = modes[e]}
+    end
+  end
+  return separable(input, passes, cval, dt, out)
+end
+
+function nd.sobel(input, dim, opts) return edges("sobel", {1, 2, 1}, input, dim, opts) end
+function nd.prewitt(input, dim, opts) return edges("prewitt", {1, 1, 1}, input, dim, opts) end
+
+-- The sum over every dim of derivative(d, mode of d, into, how), each in dt, added in dt
+-- by the last pass of each (scipy's generic_laplace; squared, then the square root, for
+-- gaussian_gradient_magnitude), into out where it can be written straight
+local function summed(input, dt, out, modes, derivative, squared)
+  local acc = direct(out, input) or gpu.empty(input.shape, dt)
+  local n = input.ndim
+  if squared and n == 1 then acc:fill(0) end   -- then 0 + t * t, its square root
+  for d = 1, n do
+    local how = d == 1 and (squared and SQUARE or STORE) or not squared and ADD or d < n and ADD_SQUARE or ADD_SQUARE_SQRT
+    if squared and n == 1 then how = ADD_SQUARE_SQRT end
+    derivative(d, modes[d], acc, how)
+  end
+  if acc == out then return out end
+  return deliver(acc, out)
+end
+
+-- laplace(input [, opts]): the sum of the second differences [1, -2, 1] along every dim
+function nd.laplace(input, opts)
+  local api = "laplace"
+  input_of(input, api)
+  opts = options(opts, api, 2, DKNOWN)
+  local modes = modes_of(api, opts.mode, input.ndim)
+  local cval = number(opts.cval, api, "cval", 0.0)
+  local dt, out = output_of(opts.output, input, api)
+  if input.ndim == 0 or input.size == 0 then return separable(input, {}, cval, dt, out) end
+  local w = constant({1, -2, 1}, "float64", input.device)
+  return summed(input, dt, out, modes, function(d, mode, into, how)
+    pass(input, line_taps(3, 0, d, input.ndim), w, SUM, mode, cval, dt, nil, into, how)
+  end)
+end
+
+-- The Gaussian derivative of `order` along d (0 along the others) in every dim's mode `mode`,
+-- as scipy's derivative helpers call gaussian_filter; its last pass into `into` as `how` says
+local function gaussian_derivative(api, input, sigmas, d, order, mode, cval, dt, truncate, radii, into, how)
+  local dims, orders, modes = {}, {}, {}
+  for e = 1, input.ndim do dims[e], orders[e], modes[e] = e, e == d and order or 0, mode end
+  separable(input, gaussian_passes(api, input, dims, sigmas, orders, modes, truncate, radii), cval, dt, nil, into, how)
+end
+
+local GDKNOWN = "mode cval output truncate radius"
+
+local function gaussian_derivatives(api, order, input, sigma, opts)
+  input_of(input, api)
+  opts = options(opts, api, 3, GDKNOWN)
+  local n = input.ndim
+  local sigmas = per_dim(sigma, n, api, "sigma", sigma_of)
+  local radii = per_dim(opts.radius, n, api, "radius", function(v) return v end)
+  local modes = modes_of(api, opts.mode, n)
+  local truncate = number(opts.truncate, api, "truncate", 4.0)
+  local cval = number(opts.cval, api, "cval", 0.0)
+  local dt, out = output_of(opts.output, input, api)
+  if n == 0 or input.size == 0 then return separable(input, {}, cval, dt, out) end
+  return summed(input, dt, out, modes, function(d, mode, into, how)
+    gaussian_derivative(api, input, sigmas, d, order, mode, cval, dt, truncate, radii, into, how)
+  end, order == 1)
+end
+
+-- gaussian_laplace(input, sigma [, opts]): the sum of the second Gaussian derivatives;
+-- gaussian_gradient_magnitude: the norm of the first ones
+function nd.gaussian_laplace(input, sigma, opts) return gaussian_derivatives("gaussian_laplace", 2, input, sigma, opts) end
+function nd.gaussian_gradient_magnitude(input, sigma, opts)
+  return gaussian_derivatives("gaussian_gradient_magnitude", 1, input, sigma, opts)
 end
 
 ------------------------------------------------------------------------------------
@@ -495,7 +615,7 @@ local function correlate(api, input, weights, opts, convolve)
   local cval = number(opts.cval, api, "cval", 0.0)
   local dt, out = output_of(opts.output, input, api)
   local w = gpu.ascontiguousarray(weights, "float64"):reshape(-1)
-  return deliver(pass(input, footprint_taps(shape, origins, nil, convolve), w, SKIP0, mode, cval, dt), out)
+  return single(input, footprint_taps(shape, origins, nil, convolve), w, SKIP0, mode, cval, dt, out)
 end
 
 function nd.correlate(input, weights, opts) return correlate("correlate", input, weights, opts, false) end
@@ -547,12 +667,12 @@ local function footprint_filter(api, op, input, size, opts, rank_of)
   local mode = mode_of(opts.mode, api)
   local cval = number(opts.cval, api, "cval", 0.0)
   local dt, out = output_of(opts.output, input, api)
-  if input.ndim == 0 then return deliver(input.dtype == dt and input:copy() or input:astype(dt), out) end
+  if input.ndim == 0 then return separable(input, {}, cval, dt, out) end
   local taps = footprint_taps(shape, origins, keep)
-  if op ~= GATHER then return deliver(pass(input, taps, nil, op, mode, cval, dt), out) end
+  if op ~= GATHER then return single(input, taps, nil, op, mode, cval, dt, out) end
   -- the value of that rank in each point's window: selected in the kernel, or for a large
   -- footprint each window gathered in a row and sorted
-  if count <= RANK_MAX then return deliver(pass(input, taps, nil, RANK, mode, cval, dt, rank), out) end
+  if count <= RANK_MAX then return single(input, taps, nil, RANK, mode, cval, dt, out, rank) end
   local rows = pass(input, taps, nil, GATHER, mode, cval, input.dtype)
   local sorted = gpu.sort(rows, -1, {indices = false})
   rows:free()
