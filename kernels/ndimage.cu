@@ -7,8 +7,11 @@
 // plan (int64, made on the host from the shape, strides and footprint):
 //   plan[0..7]   lo[d]: the least offset of any tap along dim d (<= 0)
 //   plan[8..15]  hi[d]: the greatest (>= 0)
-//   plan[16 .. 16+K-1]          delta[k]: tap k's offset in elements from the centre
-//   plan[16+K .. 16+K+K*nd-1]   tap k's offset along each dim d (row k)
+//   plan[16..18] for taps in a line along one dim (a 1-D filter): that dim (0-based; -1
+//                for other footprints), tap 0's offset along it and the step (1 or -1),
+//                so that an inside point reads along the line without a table
+//   plan[20 .. 20+K-1]          delta[k]: tap k's offset in elements from the centre
+//   plan[20+K .. 20+K+K*nd-1]   tap k's offset along each dim d (row k)
 // w: K weights (float64); a tap of weight 0 (|w| <= DBL_EPSILON) is left out where op
 // is SKIP0, as scipy's N-D correlate leaves it out of its footprint. RANK (K <= RANK_MAX)
 // gives the value of rank `rank` among the K, GATHER writes them all (row i of out). how
@@ -108,12 +111,21 @@ template <typename T> __device__ inline T select(T *v, int n, int r) {
 }  // namespace ndi
 
 template <typename T, typename O>
-__global__ void ndi_filter(gpu::array<T> in, O *out, const long long *__restrict__ plan,
+__global__ void __launch_bounds__(256, 4) ndi_filter(gpu::array<T> in, O *out, const long long *__restrict__ plan,
                            const double *__restrict__ w, long long K, int op, int mode, double cval,
                            int rank, int how) {
   const int nd = in.ndim;
   const T *__restrict__ p = in.ptr();
-  const long long *delta = plan + 16, *off = plan + 16 + K;
+  const long long *delta = plan + 20, *off = plan + 20 + K;
+  const int line = (int)plan[16];
+  const long long first = plan[17], step = plan[18], along = line >= 0 ? in.stride[line] : 0;
+  // the first weights, read by every thread of the block, in shared memory
+  const int SHARED_W = 256;
+  __shared__ double sw[SHARED_W];
+  const bool weighted = op == ndi::SUM || op == ndi::SKIP0;
+  if (weighted)
+    for (int t = threadIdx.x; t < K && t < SHARED_W; t += blockDim.x) sw[t] = w[t];
+  __syncthreads();
   const bool small = in.size <= 0xffffffffLL;
   const double start = op == ndi::MIN ? INFINITY : op == ndi::MAX ? -INFINITY : 0.0;
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < in.size;
@@ -135,11 +147,11 @@ __global__ void ndi_filter(gpu::array<T> in, O *out, const long long *__restrict
     double acc = start;
     double buf[ndi::RANK_MAX];
     for (long long k = 0; k < K; k++) {
-      double wk = w[k];
+      double wk = !weighted ? 1.0 : k < SHARED_W ? sw[k] : w[k];
       if (op == ndi::SKIP0 && !(fabs(wk) > DBL_EPSILON)) continue;
       double x;
       if (inside) {
-        x = ndi::value(p[base + delta[k]]);
+        x = ndi::value(p[line >= 0 ? base + (first + k * step) * along : base + delta[k]]);
       } else {
         long long at = base;
         bool outside = false;

@@ -142,6 +142,26 @@ local function constant(list, dtype, device)
   return a
 end
 
+-- Whether taps lie in a line along one dim, one apart: that dim (0-based), the first tap's
+-- offset and the step (1 or -1); -1, 0, 0 otherwise
+local function line_of(taps, ndim)
+  local K = #taps
+  for d = 1, ndim do
+    local step = K > 1 and taps[2][d] - taps[1][d] or 1
+    local ok = step == 1 or step == -1
+    for k = 1, K do
+      if not ok then break end
+      local row = taps[k]
+      for e = 1, ndim do
+        if e ~= d and row[e] ~= 0 then ok = false end
+      end
+      ok = ok and row[d] == taps[1][d] + (k - 1) * step
+    end
+    if ok then return d - 1, taps[1][d], step end
+  end
+  return -1, 0, 0
+end
+
 -- One pass: input folded under taps (a list of offset rows, one entry a dim of input) with
 -- weights w (a float64 device array of #taps, or nil: ones) into a new C-ordered array of
 -- dtype dt (shape: input's, with #taps more last for GATHER)
@@ -155,7 +175,7 @@ local function pass(input, taps, w, op, mode, cval, dt, rank, into, how)
   local out = into or gpu.empty(shape, dt)
   if input.size == 0 then return out end
   local plan = {}
-  for d = 1, 16 do plan[d] = 0 end
+  for d = 1, 20 do plan[d] = 0 end
   for k, row in ipairs(taps) do
     local delta = 0
     for d = 1, ndim do
@@ -163,10 +183,11 @@ local function pass(input, taps, w, op, mode, cval, dt, rank, into, how)
       if o < plan[d] then plan[d] = o end
       if o > plan[8 + d] then plan[8 + d] = o end
       delta = delta + o * input.strides[d]
-      plan[16 + K + (k - 1) * ndim + d] = o
+      plan[20 + K + (k - 1) * ndim + d] = o
     end
-    plan[16 + k] = delta
+    plan[20 + k] = delta
   end
+  plan[17], plan[18], plan[19] = line_of(taps, ndim)
   if not w then
     local ones = {}
     for k = 1, K do ones[k] = 1 end
