@@ -578,7 +578,9 @@ local function add_sparse(api, A, B, negate)
   local row = gpu.concatenate({a.row, b.row})
   local col = gpu.concatenate({a.col, b.col})
   local d, ind, ptr = compress(data, row, col, A.shape[1], A.shape[2], true, false)
-  return compressed("csr", d, ind, ptr, A.shape, true)
+  local C = compressed("csr", d, ind, ptr, A.shape, true)
+  C:eliminate_zeros()   -- as scipy's sums and differences
+  return C
 end
 
 local function scale(A, s, divide)
@@ -709,6 +711,7 @@ function S.diags(diagonals, offsets, opts)
   if type(offsets) == "table" and not offsets[1] and next(offsets) ~= nil and opts == nil then offsets, opts = 0, offsets end
   local o = options(api, opts, "shape format dtype")
   offsets = offsets == nil and 0 or offsets
+  if type(diagonals) == "number" then diagonals = {diagonals} end
   if type(diagonals) ~= "table" and not is_array(diagonals) then fail(api, "diagonals must be a table or a device array, got %s", described(diagonals)) end
   local single = type(offsets) == "number"
   if single then
