@@ -19,7 +19,8 @@ for _, d in ipairs(gpu._dtypes) do CTYPE[d.name], KIND[d.name] = d.ctype, d.kind
 
 local function fail(api, fmt, ...) error(("gpu.sparse.%s: " .. fmt):format(api, ...), 0) end
 local is_array = gpu._is_array
-local described = gpu._described
+-- what v is, for a message: a device array, a host array (with its hint), a type
+local function described(v) return gpu._is_array(v) and "a device array" or gpu._described(v) end
 
 local meta = {}   -- format -> metatable
 local function is_sparse(v)
@@ -792,13 +793,47 @@ function S.random(m, n, opts)
   return as_format(A, f)
 end
 
+-- blocks stacked down (dim 1) or across (dim 2): their COO entries, shifted, joined; scipy's
+-- format (CSR for CSR blocks down, CSC for CSC blocks across, else COO) unless one is given
+local function stack(api, blocks_, dim, opts)
+  local o = options(api, opts, "format dtype")
+  if type(blocks_) ~= "table" or is_sparse(blocks_) or #blocks_ == 0 then
+    fail(api, "a table of sparse matrices expected, got %s", is_sparse(blocks_) and "a sparse matrix" or type(blocks_) == "table" and "an empty table" or described(blocks_))
+  end
+  local other = 3 - dim
+  local fmt, dts, datas, rows, cols, at = nil, {}, {}, {}, {}, 0
+  for i, B in ipairs(blocks_) do
+    if not is_sparse(B) then fail(api, "block %d is not a sparse matrix (%s)", i, described(B)) end
+    if B.shape[other] ~= blocks_[1].shape[other] then
+      fail(api, "block %d is %dx%d, block 1 %dx%d: their %s differ", i, B.shape[1], B.shape[2], blocks_[1].shape[1],
+           blocks_[1].shape[2], dim == 1 and "numbers of columns" or "numbers of rows")
+    end
+    fmt = (fmt == nil or fmt == B.format) and B.format or "mixed"
+    dts[i] = B.dtype
+    local C = B:tocoo()
+    datas[i], rows[i], cols[i] = C.data, C.row, C.col
+    if dim == 1 then rows[i] = C.row + at else cols[i] = C.col + at end
+    at = at + B.shape[dim]
+  end
+  if at > INT32_MAX then fail(api, "the result has %d %s: more than 2^31 - 1 are not supported (int32 indices)", at, dim == 1 and "rows" or "columns") end
+  local dt = check_dtype(api, o.dtype or gpu.result_type(table.unpack(dts)))
+  for i, d in ipairs(datas) do datas[i] = d:astype(dt) end
+  local shape = dim == 1 and {at, blocks_[1].shape[2]} or {blocks_[1].shape[1], at}
+  local A = coo(gpu.concatenate(datas), gpu.concatenate(rows):astype("int32"), gpu.concatenate(cols):astype("int32"),
+                shape, false)
+  local default = (dim == 1 and fmt == "csr") and "csr" or (dim == 2 and fmt == "csc") and "csc" or "coo"
+  return as_format(A, format_of(api, o.format, default))
+end
+function S.vstack(blocks_, opts) return stack("vstack", blocks_, 1, opts) end
+function S.hstack(blocks_, opts) return stack("hstack", blocks_, 2, opts) end
+
 for _, fmt in ipairs({"csr", "csc", "coo"}) do
   S[fmt .. "_matrix"] = gpu._api(function(arg1, opts) return construct(fmt, arg1, opts) end)
   S["isspmatrix_" .. fmt] = function(v) return is_sparse(v) and v.format == fmt end
 end
 S.issparse = is_sparse
 S.isspmatrix = is_sparse
-for _, name in ipairs({"eye", "identity", "diags", "random"}) do S[name] = gpu._api(S[name]) end
+for _, name in ipairs({"eye", "identity", "diags", "random", "vstack", "hstack"}) do S[name] = gpu._api(S[name]) end
 
 -- gpu.matmul(a, b [, opts]) when a or b is not a device array (host/blas.c calls this)
 gpu._sparse_matmul = gpu._api(function(a, b, opts)
