@@ -771,6 +771,19 @@ function S.diags(diagonals, offsets, opts)
   return as_format(compressed("csr", d, ind, ptr, shape, true), f)
 end
 
+-- k distinct numbers of [0, N), uniformly: a permutation's first k where N is small next to
+-- k; else draws with replacement, their distinct values (a set uniform given its size), and k
+-- of those, so that the memory is O(k), not O(N)
+local function distinct_places(N, k)
+  if k == 0 then return gpu.zeros(0, "int64") end
+  if N <= 4 * k or N <= 2 ^ 20 then return gpu.random.choice(N, k, {replace = false}) - 1 end
+  local got = gpu.zeros(0, "int64")
+  repeat
+    got = gpu.unique(gpu.concatenate({got, gpu.random.integers(0, N, k + k // 8 + 16, "int64")}))
+  until got.size >= k
+  return gpu.random.choice(got, k, {replace = false})
+end
+
 function S.random(m, n, opts)
   local api = "random"
   local o = options(api, opts, "density format dtype seed")
@@ -785,7 +798,7 @@ function S.random(m, n, opts)
   if o.seed ~= nil then gpu.random.seed(o.seed) end
   local k = math.floor(density * m * n + 0.5)
   if k > INT32_MAX then fail(api, "%d stored elements: more than 2^31 - 1 are not supported (int32 indices)", k) end
-  local pos = k > 0 and gpu.random.choice(m * n, k, {replace = false}) - 1 or gpu.zeros(0, "int64")
+  local pos = distinct_places(m * n, k)
   local row, col = (pos // n):astype("int32"), (pos % math.max(n, 1)):astype("int32")
   local real = (dt == "float32" or dt == "complex64") and "float32" or "float64"
   local vals = gpu.random.random(k, real):astype(dt)

@@ -232,6 +232,9 @@ describe("gpu.sparse matrices", function()
     assert.are.equal(5000, R3.nnz)
     assert.are.equal("float32", R3.dtype)
     assert.is_true(math.abs(R3.data:mean() - 0.5) < 0.02)
+    local R4 = sp.random(100000, 100000, {density = 1e-7, format = "csr"})   -- 10^10 places: O(nnz) memory
+    assert.are.equal(1000, R4.nnz)
+    assert.are.equal(1000, R4:tocoo():tocsr().nnz)
   end)
 
   it("stack blocks as scipy's", function()
