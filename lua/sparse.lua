@@ -536,12 +536,45 @@ local function dense_arg(api, x)
   return x
 end
 
+-- A @ B of two sparse matrices, CSR: every product of an entry (i, p) of A with an entry
+-- (p, j) of B's row p listed (their number read back), then summed by (i, j) and the zeros
+-- removed, as scipy's. Memory: the number of products. An entry of A whose column is
+-- outside B's rows, and B's row ranges, are clamped as the kernels clamp them.
+local function spgemm(api, A, B)
+  if A.shape[2] ~= B.shape[1] then
+    fail(api, "a %dx%d and a %dx%d sparse matrix do not match (%d and %d)", A.shape[1], A.shape[2], B.shape[1],
+         B.shape[2], A.shape[2], B.shape[1])
+  end
+  local dt = gpu.result_type(A.dtype, B.dtype)
+  local m, k, n = A.shape[1], A.shape[2], B.shape[2]
+  A, B = A:tocsr(), B:tocsr()
+  local dA, iA, pA, _, _, nnzA = parts(api, A)
+  local dB, iB, pB, _, _, nnzB = parts(api, B)
+  if nnzA == 0 or nnzB == 0 or k == 0 then return construct("csr", {m, n}, {dtype = dt}) end
+  local startB = gpu.clip(pB[{{1, k}}], 0, nnzB):astype("int64")
+  local lenB = gpu.clip(gpu.clip(pB[{{2, k + 1}}], 0, nnzB) - startB, 0, nil)
+  local colA = head(iA, nnzA)
+  local ok = gpu.logical_and(colA:ge(0), colA:lt(k))
+  local safe = gpu.where(ok, colA, 0):astype("int64") + 1
+  local count = gpu.where(ok, gpu.take(lenB, safe), 0):astype("int64")
+  local e = gpu["repeat"](gpu.arange(1, nnzA + 1, 1, "int64"), count)   -- 1-based entries of A
+  local total = e.size
+  if total == 0 then return construct("csr", {m, n}, {dtype = dt}) end
+  local first = gpu.cumsum(count) - count
+  local b = gpu.take(startB, gpu.take(safe, e)) + (gpu.arange(0, total, 1, "int64") - gpu.take(first, e)) + 1
+  local vals = gpu.take(head(dA, nnzA), e):astype(dt) * gpu.take(head(dB, nnzB), b):astype(dt)
+  local rows = gpu.take(rows_of(pA, nnzA, m), e)
+  local d, ind, ptr = compress(vals, rows, gpu.take(head(iB, nnzB), b), m, n, true, false)
+  if d.size > INT32_MAX then fail(api, "the product has %d stored elements: more than 2^31 - 1 are not supported", d.size) end
+  local C = compressed("csr", d, ind, ptr, {m, n}, true)
+  C:eliminate_zeros()
+  return C
+end
+
 -- a @ b with one of them sparse (gpu.matmul's path for operands that are not arrays)
 local function matmul(api, a, b)
   a, b = dense_arg(api, a), dense_arg(api, b)
-  if is_sparse(a) and is_sparse(b) then
-    fail(api, "products of two sparse matrices are not supported: make one dense (A:toarray())")
-  end
+  if is_sparse(a) and is_sparse(b) then return spgemm(api, a, b) end
   if is_sparse(a) then
     if not is_array(b) then fail(api, "a device array expected as argument 2, got %s", described(b)) end
     return spmatmul(api, a, b)
