@@ -147,7 +147,7 @@ describe("gpu.sparse matrices", function()
   end)
 
   it("give the dense product for rows of every length", function()
-    for _, case in ipairs({{60, 40, 5}, {6, 300, 2}, {33, 20, 1}, {50, 10, 4}}) do
+    for _, case in ipairs({{60, 40, 5}, {6, 300, 2}, {33, 20, 1}, {50, 10, 4}, {40, 48, 4}, {40, 6, 4}}) do
       local m, n, p = case[1], case[2], case[3]
       local i = gpu.arange(0, m, 1, "float64"):reshape(m, 1)
       local j = gpu.arange(0, n, 1, "float64"):reshape(1, n)
