@@ -496,8 +496,13 @@ local function compute_type(dt) return COMPUTE[dt] or (KIND[dt] == "c" and dt or
 
 -- A (a CSR or CSC matrix) @ x (a 1-D or 2-D device array), a new array
 local function spmatmul(api, A, x)
-  if A.format ~= "csr" then A = A:tocsr() end
   local m, n = A.shape[1], A.shape[2]
+  if A.format == "coo" then   -- sorted, the duplicates left for the kernel to add (no wait)
+    local d, ind, ptr = compress(A.data, A.row, A.col, m, n, false, A.has_canonical_format)
+    A = compressed("csr", d, ind, ptr, A.shape, false)
+  elseif A.format == "csc" then
+    A = A:tocsr()
+  end
   if x.ndim ~= 1 and x.ndim ~= 2 then fail(api, "the array must be 1-D or 2-D, got %d-D", x.ndim) end
   if x.shape[1] ~= n then
     fail(api, "a %dx%d sparse matrix and an array of shape {%s} do not match (%d and %d)", m, n,

@@ -80,6 +80,7 @@ describe("gpu.sparse matrices", function()
     local C = sp.coo_matrix({{1.0, 2.0, 3.0}, {{0, 0, 1}, {1, 1, 2}}}, {shape = {2, 3}})
     assert.are.equal(3, C.nnz)
     same({{0, 3, 0}, {0, 0, 3}}, C:toarray():totable())
+    same({6, 9}, (C * f64({1, 2, 3})):totable())   -- the duplicates added by the kernel
     local R = C:tocsr()
     assert.are.equal(2, R.nnz)
     same({3, 3}, R.data:totable())
