@@ -2,7 +2,8 @@
 // matrix is the CSR matrix of its transpose). A module per value type T, compiled at the
 // first use of that dtype. Whatever indptr and indices hold at launch (a user may write into
 // them), every kernel clamps a row's range to [0, nnz] and skips an entry whose column lies
-// outside [0, ncols): no launch reads or writes outside its arrays.
+// outside [0, ncols): no launch reads or writes outside its arrays. The inputs are read-only
+// in every launch (__restrict__: the read-only data path), which may pass one array twice.
 
 // the entries [lo, hi) of row r, clamped
 __device__ inline void sp_row(const int *indptr, long long r, long long nnz, long long &lo, long long &hi) {
@@ -26,7 +27,8 @@ template <class T> __device__ inline T sp_shfl_down(T v, int d, int w) {
 // every lanes-th entry, then summed by shuffles. The loop runs while the warp's first
 // thread has a row, so a warp's lanes shuffle together.
 template <class T>
-__global__ void csr_spmv(const int *indptr, const int *indices, const T *data, const T *x, T *y, long long m,
+__global__ void csr_spmv(const int *__restrict__ indptr, const int *__restrict__ indices,
+                         const T *__restrict__ data, const T *__restrict__ x, T *__restrict__ y, long long m,
                          long long ncols, long long nnz, int lanes, int sum_only) {
   long long stride = (long long)gridDim.x * blockDim.x;
   int lane = threadIdx.x & (lanes - 1), warp_lane = threadIdx.x & 31;
@@ -53,7 +55,8 @@ __global__ void csr_spmv(const int *indptr, const int *indices, const T *data, c
 // Y (m, k) = A @ X, X (ncols, k) and Y C-ordered: a thread an element of Y, threadIdx.x along
 // Y's row (consecutive threads read consecutive elements of X's rows), threadIdx.y a row.
 template <class T>
-__global__ void csr_spmm(const int *indptr, const int *indices, const T *data, const T *x, T *y, long long m,
+__global__ void csr_spmm(const int *__restrict__ indptr, const int *__restrict__ indices,
+                         const T *__restrict__ data, const T *__restrict__ x, T *__restrict__ y, long long m,
                          long long ncols, long long nnz, long long k) {
   for (long long r = (long long)blockIdx.y * blockDim.y + threadIdx.y; r < m; r += (long long)gridDim.y * blockDim.y) {
     long long lo, hi;
@@ -73,7 +76,8 @@ __global__ void csr_spmm(const int *indptr, const int *indices, const T *data, c
 // duplicates add up without atomics. out holds zeros (a dense matrix, C-ordered: rs = n,
 // cs = 1 for CSR; rs = 1, cs = n for CSC, whose rows are the matrix's columns).
 template <class T>
-__global__ void csr_todense(const int *indptr, const int *indices, const T *data, T *out, long long m,
+__global__ void csr_todense(const int *__restrict__ indptr, const int *__restrict__ indices,
+                            const T *__restrict__ data, T *__restrict__ out, long long m,
                             long long ncols, long long nnz, long long rs, long long cs) {
   for (long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x; r < m; r += (long long)gridDim.x * blockDim.x) {
     long long lo, hi;

@@ -325,7 +325,7 @@ local function construct(fmt, arg1, opts)
 end
 
 -- ---- methods ----
-local M = {}   -- shared methods; meta[fmt].methods adds the format's own
+local M = {}   -- the methods, shared by the three formats
 
 local function canonical_coo(A)
   -- (data, row, col) of any matrix, sorted by (row, col), duplicates summed
