@@ -53,7 +53,9 @@ __global__ void csr_spmv(const int *__restrict__ indptr, const int *__restrict__
 }
 
 // Y (m, k) = A @ X, X (ncols, k) and Y C-ordered: a thread an element of Y, threadIdx.x along
-// Y's row (consecutive threads read consecutive elements of X's rows), threadIdx.y a row.
+// Y's row (consecutive threads read consecutive elements of X's rows), threadIdx.y a row
+// (lua/sparse.lua launches blocks of w x 256 / w threads, w the power of two at or above k,
+// at most 32).
 template <class T>
 __global__ void csr_spmm(const int *__restrict__ indptr, const int *__restrict__ indices,
                          const T *__restrict__ data, const T *__restrict__ x, T *__restrict__ y, long long m,

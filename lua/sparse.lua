@@ -525,7 +525,12 @@ local function spmatmul(api, A, x)
     local k = x.shape[2]
     y = gpu.empty({m, k}, ct)
     if m > 0 and k > 0 then
-      kernel("csr_spmm", ct)[{{blocks(k, 32), blocks(m, 8)}, {32, 8}}](indptr, indices, data, x, y, m, n, nnz, k)
+      -- w threads along a row of the result (the power of two at or above k, at most 32),
+      -- 256 / w rows a block, so that narrow results keep the warps full
+      local w = 1
+      while w < 32 and w < k do w = w * 2 end
+      kernel("csr_spmm", ct)[{{blocks(k, w), blocks(m, 256 // w)}, {w, 256 // w}}](indptr, indices, data, x, y, m,
+                                                                                 n, nnz, k)
     end
   end
   if ct ~= rt then y = y:astype(rt) end

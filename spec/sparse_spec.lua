@@ -156,9 +156,11 @@ describe("gpu.sparse matrices", function()
       local x = gpu.arange(0, n, 1, "float64") * 0.1 - 1
       local X = gpu.arange(0, n * 3, 1, "float64"):reshape(n, 3) * 0.01
       local Y = gpu.arange(0, m * 3, 1, "float64"):reshape(3, m) * 0.01
+      local W = gpu.arange(0, n * 40, 1, "float64"):reshape(n, 40) * 0.001   -- wider than a warp
       for _, M in ipairs({sp.csr_matrix(d), sp.csc_matrix(d)}) do
         assert.is_true(gpu.allclose(gpu.matmul(d, x), M * x, {rtol = 1e-12}))
         assert.is_true(gpu.allclose(gpu.matmul(d, X), M * X, {rtol = 1e-12}))
+        assert.is_true(gpu.allclose(gpu.matmul(d, W), M * W, {rtol = 1e-12}))
         assert.is_true(gpu.allclose(gpu.matmul(Y, d), gpu.matmul(Y, M), {rtol = 1e-12}))
       end
     end
