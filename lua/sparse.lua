@@ -670,8 +670,11 @@ function M.multiply(A, B)
     fail(api, "an array of shape {%s} does not broadcast to %dx%d", table.concat(B.shape, ", "), A.shape[1], A.shape[2])
   end
   local C = canonical_coo(A)
-  local idx = C.row:astype("int64") * A.shape[2] + C.col + 1
-  local vals = gpu.take(full:contiguous():reshape(-1), idx)
+  -- (an entry outside the matrix, where indices were written after construction, gets 0)
+  local inside = gpu.logical_and(gpu.logical_and(C.row:ge(0), C.row:lt(A.shape[1])),
+                                 gpu.logical_and(C.col:ge(0), C.col:lt(A.shape[2])))
+  local idx = gpu.where(inside, C.row:astype("int64") * A.shape[2] + C.col + 1, 1)
+  local vals = gpu.where(inside, gpu.take(full:contiguous():reshape(-1), idx), 0)
   local d, ind, ptr = compress(C.data * vals, C.row, C.col, A.shape[1], A.shape[2], false, true)
   return compressed("csr", d, ind, ptr, A.shape, true)
 end

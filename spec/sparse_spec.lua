@@ -330,6 +330,34 @@ describe("gpu.sparse matrices", function()
     Mu.indices:copy_({0, 99, -5, 0, 1})
     same({{1, 0, 2}, {0, 0, 0}, {4, 0, 23}}, (Mu * A):toarray():totable())
     assert.are.equal(3, #B:tocsc():toarray():totable())   -- no crash; the values are not specified
+    -- indices and indptr overwritten with anything: every operation returns its shape
+    local state = 12345
+    local function rnd()   -- a small linear congruential generator, the same on every run
+      state = (state * 1103515245 + 12345) % 2147483648
+      local r = state % 7
+      return r == 0 and state - 2 ^ 30 or r == 1 and -1 or r - 2
+    end
+    local base = sp.csr_matrix(f64({{1, 0, 2, 0}, {0, 0, 3, 1}, {4, 5, 0, 0}}))
+    for it = 1, 9 do
+      local fmt = ({"csr", "csc", "coo"})[it % 3 + 1]
+      local M = fmt == "csr" and base:copy() or fmt == "csc" and base:tocsc() or base:tocoo()
+      for _, t in ipairs(fmt == "coo" and {"row", "col"} or {"indices", "indptr"}) do
+        local v = {}
+        for i = 1, M[t].size do v[i] = rnd() end
+        M[t]:copy_(i32(v))
+      end
+      same({3}, M:dot(gpu.ones(4, "float64")).shape)
+      same({3, 2}, (M * gpu.ones({4, 2}, "float64")).shape)
+      same({4}, gpu.matmul(gpu.ones(3, "float64"), M).shape)
+      same({3, 4}, M:toarray().shape)
+      for _, f in ipairs({"tocsr", "tocsc", "tocoo"}) do same({3, 4}, M[f](M):toarray().shape) end
+      same({1, 4}, M:sum(1).shape)
+      same({3}, M:diagonal().shape)
+      same({3, 4}, (M + base):toarray().shape)
+      same({3, 4}, M:multiply(base):toarray().shape)
+      same({3, 4}, M:multiply(gpu.ones(4, "float64")):toarray().shape)
+      same({3, 3}, (M * base.T):toarray().shape)
+    end
     local C = A:copy()
     C.indptr = i32({0, 1})
     err("the matrix's indptr has 2 entries, expected 4", C.dot, C, x)
