@@ -229,7 +229,7 @@ local function from_compressed(api, fmt, t, o)
   check_dtype(api, data.dtype)
   local ind = indices.dtype == "int32" and (copy and indices:copy() or indices) or indices:astype("int32")
   local ptr = indptr.dtype == "int32" and (copy and indptr:copy() or indptr) or indptr:astype("int32")
-  return compressed(fmt, data, ind, ptr, shape, false)
+  return compressed(fmt, data:contiguous(), ind:contiguous(), ptr:contiguous(), shape, false)
 end
 
 -- (data, {row, col}): a COO matrix, checked on the device
@@ -254,7 +254,7 @@ local function from_triplets(api, t, o)
   check_dtype(api, data.dtype)
   row = row.dtype == "int32" and (o.copy and row:copy() or row) or row:astype("int32")
   col = col.dtype == "int32" and (o.copy and col:copy() or col) or col:astype("int32")
-  return coo(data, row, col, shape, false)
+  return coo(data:contiguous(), row:contiguous(), col:contiguous(), shape, false)
 end
 
 -- a dense 2-D array's nonzero entries, as CSR (or CSC: of its transpose), canonical
