@@ -21,8 +21,9 @@ template <class T> __device__ inline T sp_shfl_down(T v, int d, int w) {
   return u.v;
 }
 
-// y[r] = sum over row r of data[p] * x[indices[p]] (sum_only: of data[p] alone, every entry:
-// row sums, and the runs of sum_duplicates, whose indptr is the runs' starts). `lanes`
+// y[r] = sum over row r of data[p] * x[indices[p]]; sum_only 1: of data[p] alone, every entry
+// (the runs of sum_duplicates, whose indptr is the runs' starts and indices unused); 2: of
+// data[p] alone, the entries inside the matrix (row sums). `lanes`
 // threads a row (1, 2, ..., 32: a sub-warp, chosen from the mean row length), each taking
 // every lanes-th entry, then summed by shuffles. The loop runs while the warp's first
 // thread has a row, so a warp's lanes shuffle together.
@@ -38,8 +39,13 @@ __global__ void csr_spmv(const int *__restrict__ indptr, const int *__restrict__
     if (r < m) {
       long long lo, hi;
       sp_row(indptr, r, nnz, lo, hi);
-      if (sum_only) {
+      if (sum_only == 1) {
         for (long long p = lo + lane; p < hi; p += lanes) s += data[p];
+      } else if (sum_only == 2) {
+        for (long long p = lo + lane; p < hi; p += lanes) {
+          int c = indices[p];
+          if (c >= 0 && c < ncols) s += data[p];
+        }
       } else {
         for (long long p = lo + lane; p < hi; p += lanes) {
           int c = indices[p];

@@ -454,7 +454,7 @@ local function major_sums(A, dt)
   if data.dtype ~= dt then data = data:astype(dt) end
   local out = gpu.empty(major, dt)
   if major > 0 then
-    kernel("csr_spmv", dt)[{blocks(major, 256), 256}](indptr, indices, data, data, out, major, minor, nnz, 1, 1)
+    kernel("csr_spmv", dt)[{blocks(major, 256), 256}](indptr, indices, data, data, out, major, minor, nnz, 1, 2)
   end
   return out
 end

@@ -321,6 +321,7 @@ describe("gpu.sparse matrices", function()
     local B = A:copy()
     B.indices:copy_({0, 99, -5, 0, 1})   -- entries outside the matrix are skipped
     same({1, 0, 14}, B:dot(x):totable())
+    same({{1}, {0}, {9}}, B:sum(2):totable())
     same({{1, 0, 0}, {0, 0, 0}, {4, 5, 0}}, B:toarray():totable())
     B.indptr:copy_({3, -7, 100, 2})      -- each row's range clamped to [0, nnz]
     same({0, 15, 0}, B:dot(x):totable())
