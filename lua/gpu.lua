@@ -271,6 +271,10 @@ for _, name in ipairs({"correlate1d", "convolve1d", "correlate", "convolve", "ga
     return gpu.ndimage[name](...)
   end
 end
+-- gpu.sparse, cupyx.scipy.sparse's matrices (lua/sparse.lua, loaded at the first gpu.sparse.*
+-- use), and gpu.matmul's path for a sparse operand (host/blas.c calls gpu._sparse_matmul)
+gpu.sparse = setmetatable({}, {__index = function(t, k) module("lua/sparse.lua"); return rawget(t, k) end})
+on_first_call("_sparse_matmul", "lua/sparse.lua")
 -- reductions' kernels (lua/reduction.lua: the builder host/reduce.c calls) and
 -- gpu.reduction, at their first use
 gpu._set_reduce_builder(function(...) return module("lua/reduction.lua").build(...) end)
