@@ -121,3 +121,42 @@ __global__ void csr_todense(const int *indptr, const int *indices, const T *data
     }
   }
 }
+
+// C = A + B of two CSR matrices of one shape whose rows are sorted without duplicates
+// (canonical), a thread a row merging its two rows; sums of zero are left out, as scipy's.
+// Pass 0 writes each row's count to counts[r]; pass 1, given C's indptr cp (the counts'
+// running sum), writes the row's entries into ci and cd, never past cp[r + 1] nor cnnz. Both
+// passes walk the rows alike, so their counts agree; a matrix whose arrays were written after
+// it was made (unsorted, out of range) gives unspecified entries, never a write outside C.
+template <class T>
+__global__ void csr_add(const int *ap, const int *ai, const T *ad, long long annz, const int *bp, const int *bi,
+                        const T *bd, long long bnnz, long long m, long long ncols, int *counts, const int *cp,
+                        int *ci, T *cd, long long cnnz, int pass) {
+  for (long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x; r < m; r += (long long)gridDim.x * blockDim.x) {
+    long long i, ahi, j, bhi;
+    sp_row(ap, r, annz, i, ahi);
+    sp_row(bp, r, bnnz, j, bhi);
+    long long w = 0, at = 0, end = 0;
+    if (pass == 1) {
+      at = cp[r];
+      end = cp[r + 1];
+      at = at < 0 ? 0 : at;
+      end = end > cnnz ? cnnz : end;
+    }
+    while (i < ahi || j < bhi) {
+      long long ca = i < ahi ? (long long)ai[i] : ncols, cb = j < bhi ? (long long)bi[j] : ncols;
+      if (i < ahi && (ca < 0 || ca >= ncols)) { i++; continue; }
+      if (j < bhi && (cb < 0 || cb >= ncols)) { j++; continue; }
+      T v;
+      long long c;
+      if (ca < cb) { v = ad[i++]; c = ca; }
+      else if (cb < ca) { v = bd[j++]; c = cb; }
+      else { v = ad[i++] + bd[j++]; c = ca; }
+      if (v != T(0)) {
+        if (pass == 1 && at + w < end) { ci[at + w] = (int)c; cd[at + w] = v; }
+        w++;
+      }
+    }
+    if (pass == 0) counts[r] = (int)(w < 2147483647LL ? w : 2147483647LL);
+  }
+}

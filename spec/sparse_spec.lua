@@ -349,6 +349,10 @@ describe("gpu.sparse matrices", function()
     Mu.indices:copy_({0, 99, -5, 0, 1})
     same({{1, 0, 2}, {0, 0, 0}, {4, 0, 23}}, (Mu * A):toarray():totable())
     assert.are.equal(3, #B:tocsc():toarray():totable())   -- no crash; the values are not specified
+    -- sums merge rows flagged canonical: written arrays give some entries, in the matrix
+    local S2 = B + Mu
+    assert.are.same({3, 3}, S2:toarray().shape)
+    assert.is_true(S2.nnz <= 8)
     local C = A:copy()
     C.indptr = i32({0, 1})
     err("the matrix's indptr has 2 entries, expected 4", C.dot, C, x)
