@@ -26,20 +26,23 @@ template <class T> __device__ inline T sp_shfl_down(T v, int d, int w) {
 // data[p] alone, the entries inside the matrix (row sums). `lanes`
 // threads a row (1, 2, ..., 32: a sub-warp, chosen from the mean row length), each taking
 // every lanes-th entry, then summed by shuffles. The loop runs while the warp's first
-// thread has a row, so a warp's lanes shuffle together.
+// thread has a row, so a warp's lanes shuffle together. Rows of more than long_len entries
+// (long_len > 0) are left to csr_spmv_long, which a sub-warp would hold up.
 template <class T>
 __global__ void csr_spmv(const int *__restrict__ indptr, const int *__restrict__ indices,
                          const T *__restrict__ data, const T *__restrict__ x, T *__restrict__ y, long long m,
-                         long long ncols, long long nnz, int lanes, int sum_only) {
+                         long long ncols, long long nnz, int lanes, int sum_only, long long long_len) {
   long long stride = (long long)gridDim.x * blockDim.x;
   int lane = threadIdx.x & (lanes - 1), warp_lane = threadIdx.x & 31;
   for (long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x; t - warp_lane < m * lanes; t += stride) {
     long long r = t / lanes;
     T s = T(0);
-    if (r < m) {
+    bool mine = r < m;
+    if (mine) {
       long long lo, hi;
       sp_row(indptr, r, nnz, lo, hi);
-      if (sum_only == 1) {
+      if (long_len > 0 && hi - lo > long_len) mine = false;
+      else if (sum_only == 1) {
         for (long long p = lo + lane; p < hi; p += lanes) s += data[p];
       } else if (sum_only == 2) {
         for (long long p = lo + lane; p < hi; p += lanes) {
@@ -54,7 +57,40 @@ __global__ void csr_spmv(const int *__restrict__ indptr, const int *__restrict__
       }
     }
     for (int d = lanes / 2; d > 0; d /= 2) s += sp_shfl_down(s, d, lanes);
-    if (r < m && lane == 0) y[r] = s;
+    if (mine && lane == 0) y[r] = s;
+  }
+}
+
+// The rows csr_spmv left (more than long_len entries), a warp a row: each warp reads the
+// lengths of 32 rows at a time and takes the long ones among them in turn, its 32 lanes
+// striding along the row.
+template <class T>
+__global__ void csr_spmv_long(const int *__restrict__ indptr, const int *__restrict__ indices,
+                              const T *__restrict__ data, const T *__restrict__ x, T *__restrict__ y, long long m,
+                              long long ncols, long long nnz, long long long_len) {
+  int lane = threadIdx.x & 31;
+  long long warp = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+  long long warps = ((long long)gridDim.x * blockDim.x) >> 5;
+  for (long long base = warp * 32; base < m; base += warps * 32) {
+    long long lo, hi;
+    bool is_long = false;
+    if (base + lane < m) {
+      sp_row(indptr, base + lane, nnz, lo, hi);
+      is_long = hi - lo > long_len;
+    }
+    unsigned pending = __ballot_sync(0xffffffffu, is_long);
+    while (pending) {
+      int b = __ffs((int)pending) - 1;
+      pending &= pending - 1;
+      sp_row(indptr, base + b, nnz, lo, hi);
+      T s = T(0);
+      for (long long p = lo + lane; p < hi; p += 32) {
+        int c = indices[p];
+        if (c >= 0 && c < ncols) s += data[p] * x[c];
+      }
+      for (int d = 16; d > 0; d /= 2) s += sp_shfl_down(s, d, 32);
+      if (lane == 0) y[base + b] = s;
+    }
   }
 }
 
@@ -94,5 +130,44 @@ __global__ void csr_todense(const int *__restrict__ indptr, const int *__restric
       int c = indices[p];
       if (c >= 0 && c < ncols) out[r * rs + c * cs] += data[p];
     }
+  }
+}
+
+// C = A + B of two CSR matrices of one shape whose rows are sorted without duplicates
+// (canonical), a thread a row merging its two rows; sums of zero are left out, as scipy's.
+// Pass 0 writes each row's count to counts[r]; pass 1, given C's indptr cp (the counts'
+// running sum), writes the row's entries into ci and cd, never past cp[r + 1] nor cnnz. Both
+// passes walk the rows alike, so their counts agree; a matrix whose arrays were written after
+// it was made (unsorted, out of range) gives unspecified entries, never a write outside C.
+template <class T>
+__global__ void csr_add(const int *ap, const int *ai, const T *ad, long long annz, const int *bp, const int *bi,
+                        const T *bd, long long bnnz, long long m, long long ncols, int *counts, const int *cp,
+                        int *ci, T *cd, long long cnnz, int pass) {
+  for (long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x; r < m; r += (long long)gridDim.x * blockDim.x) {
+    long long i, ahi, j, bhi;
+    sp_row(ap, r, annz, i, ahi);
+    sp_row(bp, r, bnnz, j, bhi);
+    long long w = 0, at = 0, end = 0;
+    if (pass == 1) {
+      at = cp[r];
+      end = cp[r + 1];
+      at = at < 0 ? 0 : at;
+      end = end > cnnz ? cnnz : end;
+    }
+    while (i < ahi || j < bhi) {
+      long long ca = i < ahi ? (long long)ai[i] : ncols, cb = j < bhi ? (long long)bi[j] : ncols;
+      if (i < ahi && (ca < 0 || ca >= ncols)) { i++; continue; }
+      if (j < bhi && (cb < 0 || cb >= ncols)) { j++; continue; }
+      T v;
+      long long c;
+      if (ca < cb) { v = ad[i++]; c = ca; }
+      else if (cb < ca) { v = bd[j++]; c = cb; }
+      else { v = ad[i++] + bd[j++]; c = ca; }
+      if (v != T(0)) {
+        if (pass == 1 && at + w < end) { ci[at + w] = (int)c; cd[at + w] = v; }
+        w++;
+      }
+    }
+    if (pass == 0) counts[r] = (int)(w < 2147483647LL ? w : 2147483647LL);
   }
 }

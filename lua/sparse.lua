@@ -36,7 +36,7 @@ local function kernel(name, dtype)
   local m = modules[c]
   if not m then
     local names = {}
-    for _, k in ipairs({"csr_spmv", "csr_spmm", "csr_todense"}) do names[#names + 1] = ("%s<%s>"):format(k, c) end
+    for _, k in ipairs({"csr_spmv", "csr_spmv_long", "csr_spmm", "csr_todense", "csr_add"}) do names[#names + 1] = ("%s<%s>"):format(k, c) end
     m = gpu.module(gpu._embedded("kernels/sparse.cu"), {names = names})
     modules[c] = m
   end
@@ -95,21 +95,29 @@ end
 -- Entries (data, major, minor: 1-D, major and minor int32) sorted by (major, minor), their
 -- duplicates summed when `sum` is set: data, indices, indptr of a compressed matrix of
 -- `nmajor` rows and `nminor` columns, and whether it is canonical (sorted, no duplicates).
--- Summing reads the number of distinct entries back (one wait).
-local function compress(data, major, minor, nmajor, nminor, sum, canonical)
+-- Summing reads the number of distinct entries back (one wait). `in_minor_order`: the
+-- entries come ordered by minor already (a CSR matrix's rows made a CSC's minor, and back),
+-- so a stable sort of the int32 major alone orders them (4 radix passes, not 8 of a key
+-- major * nminor + minor).
+local function compress(data, major, minor, nmajor, nminor, sum, canonical, in_minor_order)
   local n = data.size
   if n > 0 and not canonical then
-    local key = major:astype("int64") * nminor + minor
-    local order = gpu.argsort(key)
-    data, major, minor, key = gpu.take(data, order), gpu.take(major, order), gpu.take(minor, order), gpu.take(key, order)
+    local key, order
+    if in_minor_order and not sum then order = gpu.argsort(major)
+    else
+      key = major:astype("int64") * nminor + minor
+      order = gpu.argsort(key)
+    end
+    data, major, minor = gpu.take(data, order), gpu.take(major, order), gpu.take(minor, order)
     if sum and n > 1 then
+      key = gpu.take(key, order)
       local first = gpu.concatenate({gpu.ones(1, "bool"), key[{{2, n}}]:ne(key[{{1, n - 1}}])})
       local starts = gpu.flatnonzero(first)   -- 1-based
       if starts.size < n then
         local runs = gpu.concatenate({(starts - 1):astype("int32"), gpu.full(1, n, "int32")})
         local out = gpu.empty(starts.size, data.dtype)
         kernel("csr_spmv", data.dtype)[{blocks(starts.size, 256), 256}](runs, runs, data, data, out, starts.size,
-                                                                        0, n, 1, 1)
+                                                                        0, n, 1, 1, 0)
         data, major, minor = out, gpu.take(major, starts), gpu.take(minor, starts)
       end
     end
@@ -359,7 +367,7 @@ function M.tocsr(A, copy)
   if A.format == "csc" then
     local data, indices, indptr, major, minor, nnz = parts("tocsr", A)
     local col = rows_of(indptr, nnz, major)
-    local d, ind, ptr = compress(head(data, nnz), head(indices, nnz), col, minor, major, false, false)
+    local d, ind, ptr = compress(head(data, nnz), head(indices, nnz), col, minor, major, false, false, true)
     return compressed("csr", d, ind, ptr, A.shape, A.has_canonical_format)
   end
   local d, ind, ptr = compress(A.data, A.row, A.col, A.shape[1], A.shape[2], true, A.has_canonical_format)
@@ -370,7 +378,7 @@ function M.tocsc(A, copy)
   if A.format == "csr" then
     local data, indices, indptr, major, minor, nnz = parts("tocsc", A)
     local row = rows_of(indptr, nnz, major)
-    local d, ind, ptr = compress(head(data, nnz), head(indices, nnz), row, minor, major, false, false)
+    local d, ind, ptr = compress(head(data, nnz), head(indices, nnz), row, minor, major, false, false, true)
     return compressed("csc", d, ind, ptr, A.shape, A.has_canonical_format)
   end
   local d, ind, ptr = compress(A.data, A.col, A.row, A.shape[2], A.shape[1], true, false)
@@ -454,7 +462,7 @@ local function major_sums(A, dt)
   if data.dtype ~= dt then data = data:astype(dt) end
   local out = gpu.empty(major, dt)
   if major > 0 then
-    kernel("csr_spmv", dt)[{blocks(major, 256), 256}](indptr, indices, data, data, out, major, minor, nnz, 1, 2)
+    kernel("csr_spmv", dt)[{blocks(major, 256), 256}](indptr, indices, data, data, out, major, minor, nnz, 1, 2, 0)
   end
   return out
 end
@@ -494,8 +502,31 @@ local COMPUTE = {bool = "bool", float32 = "float32", float64 = "float64", comple
                  complex128 = "complex128", float16 = "float32"}
 local function compute_type(dt) return COMPUTE[dt] or (KIND[dt] == "c" and dt or "int64") end
 
+-- How csr_spmv splits CSR matrix A's rows (m of them, nnz entries): `lanes` threads a row,
+-- the power of two at or below the mean row length (up to 32: fewer idle lanes on short
+-- rows, measured faster on an H200 than the power above it), and the rows longer than
+-- long_len (0: none) left to csr_spmv_long, a warp a row, where a sub-warp would hold its
+-- warp up. The longest row is read once a matrix (one wait at its first product) and kept
+-- with the array it was read from (A's indptr; a COO matrix's row): it only chooses the split, which each kernel
+-- applies to the row lengths it reads, so a stale value costs time, never a wrong result.
+local function row_lanes(A, indptr, m, nnz)
+  local lanes = 1
+  while lanes < 32 and lanes * 2 <= nnz / m do lanes = lanes * 2 end
+  if lanes == 32 then return lanes, 0 end
+  local long_len = math.max(64, 8 * lanes)
+  if nnz <= long_len then return lanes, 0 end
+  local seen = rawget(A, "_longest")
+  local key = A.indptr or A.row
+  if not seen or seen.key ~= key then
+    seen = {key = key, rows = gpu.diff(indptr):max()}
+    rawset(A, "_longest", seen)
+  end
+  return lanes, seen.rows > long_len and long_len or 0
+end
+
 -- A (a CSR or CSC matrix) @ x (a 1-D or 2-D device array), a new array
 local function spmatmul(api, A, x)
+  local given = A   -- row_lanes keeps what it reads with the matrix given (CSC, COO: made CSR each time)
   local m, n = A.shape[1], A.shape[2]
   if A.format == "coo" then   -- sorted, the duplicates left for the kernel to add (no wait)
     local d, ind, ptr = compress(A.data, A.row, A.col, m, n, false, A.has_canonical_format)
@@ -517,9 +548,12 @@ local function spmatmul(api, A, x)
   if x.ndim == 1 then
     y = gpu.empty(m, ct)
     if m > 0 then
-      local mean, lanes = nnz / m, 1
-      while lanes < 32 and lanes < mean do lanes = lanes * 2 end
-      kernel("csr_spmv", ct)[{blocks(m * lanes, 256), 256}](indptr, indices, data, x, y, m, n, nnz, lanes, 0)
+      local lanes, long_len = row_lanes(given, indptr, m, nnz)
+      kernel("csr_spmv", ct)[{blocks(m * lanes, 256), 256}](indptr, indices, data, x, y, m, n, nnz, lanes, 0,
+                                                            long_len)
+      if long_len > 0 then
+        kernel("csr_spmv_long", ct)[{blocks(m, 256), 256}](indptr, indices, data, x, y, m, n, nnz, long_len)
+      end
     end
   else
     local k = x.shape[2]
@@ -611,20 +645,37 @@ local function same_shape(api, A, B)
   end
 end
 
--- A + s * B of two sparse matrices: CSR, canonical
+-- A + B (A - B) of two sparse matrices: CSR, canonical, zeros left out (as scipy's), by
+-- csr_add merging the rows of their canonical CSR forms: a pass counting each row's
+-- entries, their running sum (whose total is read back: one wait), a pass writing them
 local function add_sparse(api, A, B, negate)
   same_shape(api, A, B)
   local dt = gpu.result_type(A.dtype, B.dtype)
-  local a, b = A:tocoo(), B:tocoo()
-  local bd = b.data:astype(dt)
+  local function canonical_csr(X)
+    X = X:tocsr()
+    if not X.has_canonical_format then X = X:copy(); X:sum_duplicates() end
+    return X
+  end
+  local a, b = canonical_csr(A), canonical_csr(B)
+  local ad, ai, ap, m, n, annz = parts(api, a)
+  local bd, bi, bp, _, _, bnnz = parts(api, b)
+  ad, bd = head(ad, annz), head(bd, bnnz)
+  if ad.dtype ~= dt then ad = ad:astype(dt) end
+  if bd.dtype ~= dt then bd = bd:astype(dt) end
   if negate then bd = -bd end
-  local data = gpu.concatenate({a.data:astype(dt), bd})
-  local row = gpu.concatenate({a.row, b.row})
-  local col = gpu.concatenate({a.col, b.col})
-  local d, ind, ptr = compress(data, row, col, A.shape[1], A.shape[2], true, false)
-  local C = compressed("csr", d, ind, ptr, A.shape, true)
-  C:eliminate_zeros()   -- as scipy's sums and differences
-  return C
+  if m == 0 or annz + bnnz == 0 then
+    return compressed("csr", gpu.empty(0, dt), gpu.empty(0, "int32"), gpu.zeros(m + 1, "int32"), A.shape, true)
+  end
+  local add = kernel("csr_add", dt)[{blocks(m, 256), 256}]
+  local counts = gpu.empty(m, "int32")
+  add(ap, ai, ad, annz, bp, bi, bd, bnnz, m, n, counts, ap, ai, ad, 0, 0)
+  local ends = counts:cumsum()
+  local nnz = ends:item(m)
+  if nnz > INT32_MAX then fail(api, "the sum has %d entries: more than 2^31 - 1 (int32 indices)", nnz) end
+  local indptr = gpu.concatenate({gpu.zeros(1, "int32"), ends:astype("int32")})
+  local ci, cd = gpu.empty(nnz, "int32"), gpu.empty(nnz, dt)
+  if nnz > 0 then add(ap, ai, ad, annz, bp, bi, bd, bnnz, m, n, counts, indptr, ci, cd, nnz, 1) end
+  return compressed("csr", cd, ci, indptr, A.shape, true)
 end
 
 local function scale(A, s, divide)

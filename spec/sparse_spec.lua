@@ -166,6 +166,28 @@ describe("gpu.sparse matrices", function()
     end
   end)
 
+  it("give the dense product with a few long rows among short ones (a warp a long row)", function()
+    -- rows 1 and 7 (of 200) hold 300 and 150 entries, the others 2: 2 lanes a row, the two
+    -- long ones to csr_spmv_long; then the rows are moved (indptr written): still right
+    local m, n = 200, 300
+    local i = gpu.arange(0, m, 1, "float64"):reshape(m, 1)
+    local j = gpu.arange(0, n, 1, "float64"):reshape(1, n)
+    local short = gpu.logical_or((j - i):eq(0), (j - (i * 7 + 3) % n):eq(0))
+    local long = gpu.logical_or(i:eq(0), gpu.logical_and(i:eq(6), (j % 2):eq(0)))
+    local d = gpu.where(gpu.logical_or(short, long), (i + 1) * 0.5 - j * 0.25, 0)
+    local x = gpu.arange(0, n, 1, "float64") * 0.1 - 1
+    for _, dt in ipairs({"float64", "float32", "complex128"}) do
+      local A = sp.csr_matrix(d:astype(dt))
+      assert.is_true(gpu.allclose(gpu.matmul(d, x):astype(dt), A * x:astype(dt), {rtol = 1e-5}), dt)
+    end
+    local A = sp.csr_matrix(d)
+    local y = A * x
+    -- the same entries, the rows' order reversed through the arrays themselves
+    local B = sp.csr_matrix(gpu.flip(d, 1))
+    A.indptr:copy_(B.indptr); A.indices:copy_(B.indices); A.data:copy_(B.data)
+    assert.is_true(gpu.allclose(gpu.flip(y, 1), A * x, {rtol = 1e-12}))
+  end)
+
   it("multiply two sparse matrices as scipy's", function()
     local P = A * A
     assert.are.equal("csr", P.format)
@@ -359,6 +381,10 @@ describe("gpu.sparse matrices", function()
       same({3, 4}, M:multiply(gpu.ones(4, "float64")):toarray().shape)
       same({3, 3}, (M * base.T):toarray().shape)
     end
+    -- sums merge rows flagged canonical: written arrays give some entries, in the matrix
+    local S2 = B + Mu
+    assert.are.same({3, 3}, S2:toarray().shape)
+    assert.is_true(S2.nnz <= 8)
     local C = A:copy()
     C.indptr = i32({0, 1})
     err("the matrix's indptr has 2 entries, expected 4", C.dot, C, x)
