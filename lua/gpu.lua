@@ -256,6 +256,13 @@ for _, name in ipairs({"solve", "inv", "det", "slogdet", "cholesky", "qr", "eigh
     return gpu.linalg[name](...)
   end
 end
+-- gpu.sparse.linalg (lua/sparse_linalg.lua): iterative solvers, loaded at the first use
+gpu.sparse = gpu.sparse or {}
+gpu.sparse.linalg = setmetatable({}, {__index = function(t, name)
+  setmetatable(t, nil)
+  embedded("lua/sparse_linalg.lua", t)
+  return rawget(t, name)
+end})
 for _, name in ipairs({"polyfit", "roots"}) do
   assert(gpu[name] == nil, name)
   on_first_call(name, "lua/linalg.lua")
