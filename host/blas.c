@@ -250,6 +250,16 @@ static int gpu_matmul(lua_State *L) {
   CUstream s;
   if (lua_gettop(L) > 3 || (lua_gettop(L) == 3 && !lua_istable(L, 3)))
     return luaL_error(L, "gpu.matmul takes two arrays and an options table");
+  if (lua_type(L, 1) == LUA_TTABLE || lua_type(L, 2) == LUA_TTABLE) {   /* a sparse matrix (lua/sparse.lua) */
+    lua_settop(L, 3);
+    luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+    lua_getfield(L, -1, "gpu");
+    lua_getfield(L, -1, "_sparse_matmul");
+    lua_insert(L, 1);
+    lua_settop(L, 4);
+    lua_call(L, 3, 1);
+    return 1;
+  }
   product_opts(L, "matmul", lua_istable(L, 3) ? 3 : 0, &out, &tf32, &s);
   matmul(L, "matmul", 1, 2, out, tf32, s);
   return 1;

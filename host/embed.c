@@ -26,6 +26,7 @@
   X(embed_einsum_lua, "lua/einsum.lua", "build/lua/einsum.luac") \
   X(embed_fft_lua, "lua/fft.lua", "build/lua/fft.luac") \
   X(embed_ufuncs_lua, "lua/ufuncs.lua", "build/lua/ufuncs.luac") \
+  X(embed_sparse_lua, "lua/sparse.lua", "build/lua/sparse.luac") \
   X(embed_sparse_linalg_lua, "lua/sparse_linalg.lua", "build/lua/sparse_linalg.luac") \
   X(embed_jit_lua, "lua/jit/jit.lua", "build/jit/jit.luac") \
   X(embed_jit_lex_lua, "lua/jit/lex.lua", "build/jit/lex.luac") \
@@ -40,6 +41,7 @@
   X(embed_jit_reduce_lua, "lua/jit/reduce.lua", "build/jit/reduce.luac") \
   X(embed_gpuhost_cuh, "kernels/gpuhost.cuh", "kernels/gpuhost.cuh") \
   X(embed_builtin_cu, "kernels/builtin.cu", "kernels/builtin.cu") \
+  X(embed_sparse_cu, "kernels/sparse.cu", "kernels/sparse.cu") \
   X(embed_ew_cuh, "kernels/ops/ew.cuh", "kernels/ops/ew.cuh") \
   X(embed_complex_cuh, "kernels/ops/complex.cuh", "kernels/ops/complex.cuh") \
   X(embed_random_lua, "lua/random.lua", "lua/random.lua") \

@@ -256,17 +256,20 @@ for _, name in ipairs({"solve", "inv", "det", "slogdet", "cholesky", "qr", "eigh
     return gpu.linalg[name](...)
   end
 end
--- gpu.sparse.linalg (lua/sparse_linalg.lua): iterative solvers, loaded at the first use
-gpu.sparse = gpu.sparse or {}
-gpu.sparse.linalg = setmetatable({}, {__index = function(t, name)
-  setmetatable(t, nil)
-  embedded("lua/sparse_linalg.lua", t)
-  return rawget(t, name)
-end})
 for _, name in ipairs({"polyfit", "roots"}) do
   assert(gpu[name] == nil, name)
   on_first_call(name, "lua/linalg.lua")
 end
+-- gpu.sparse, cupyx.scipy.sparse's matrices (lua/sparse.lua, loaded at the first gpu.sparse.*
+-- use), and gpu.matmul's path for a sparse operand (host/blas.c calls gpu._sparse_matmul)
+gpu.sparse = setmetatable({}, {__index = function(t, k) module("lua/sparse.lua"); return rawget(t, k) end})
+on_first_call("_sparse_matmul", "lua/sparse.lua")
+-- gpu.sparse.linalg (lua/sparse_linalg.lua): iterative solvers, loaded at its first use
+rawset(gpu.sparse, "linalg", setmetatable({}, {__index = function(t, name)
+  setmetatable(t, nil)
+  embedded("lua/sparse_linalg.lua", t)
+  return rawget(t, name)
+end}))
 -- reductions' kernels (lua/reduction.lua: the builder host/reduce.c calls) and
 -- gpu.reduction, at their first use
 gpu._set_reduce_builder(function(...) return module("lua/reduction.lua").build(...) end)

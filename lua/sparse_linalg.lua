@@ -78,7 +78,7 @@ local function as_operator(A, api, what)
                          _rmatvec = function(x) return gpu.matmul(gpu.conj(A.T), x) end,
                          _matmat = function(X) return gpu.matmul(A, X) end}, Operator)
   end
-  if gpu.sparse.issparse and gpu.sparse.issparse(A) then
+  if gpu.sparse.issparse(A) then
     return setmetatable({shape = {A.shape[1], A.shape[2]}, dtype = A.dtype, ndim = 2,
                          _matvec = function(x) return A:dot(x) end,
                          _rmatvec = function(x) return A:conj():transpose():dot(x) end,

@@ -36,6 +36,7 @@ local function object_types()
     end
   end
   types["gpu.jit"] = getmetatable(gpu.jit(function() end))
+  types["gpu.sparse"] = getmetatable(gpu.sparse.csr_matrix({1, 1}))
   return types
 end
 

@@ -1,0 +1,815 @@
+-- sparse.lua: gpu.sparse, cupyx.scipy.sparse's (and scipy.sparse's) CSR, CSC and COO
+-- matrices: constructors, conversions, products and arithmetic, on the module's own
+-- operations (sorts, searchsorted, take, ...) and kernels/sparse.cu (products, toarray, the
+-- sums of runs). Loaded at the first use of gpu.sparse (lua/gpu.lua).
+--
+-- Errors: every bad argument raises `gpu.sparse.NAME: ...` at the caller's line. A matrix's
+-- arrays are checked on the device when it is made from the user's arrays (one small read
+-- back); afterwards a user may write into them, so the kernels clamp each row's range and
+-- skip entries outside the matrix, and conversions go through operations that stay inside
+-- their arrays whatever the indices hold.
+local gpu = ...
+local S = gpu.sparse
+
+local INT32_MAX = 2 ^ 31 - 1
+local DTYPES = {bool = true, float32 = true, float64 = true, complex64 = true, complex128 = true}
+local FORMAT_NAME = {csr = "Compressed Sparse Row", csc = "Compressed Sparse Column", coo = "COOrdinate"}
+local CTYPE, KIND = {}, {}
+for _, d in ipairs(gpu._dtypes) do CTYPE[d.name], KIND[d.name] = d.ctype, d.kind end
+
+local function fail(api, fmt, ...) error(("gpu.sparse.%s: " .. fmt):format(api, ...), 0) end
+local is_array = gpu._is_array
+local described = gpu._described
+
+local meta = {}   -- format -> metatable
+local function is_sparse(v)
+  if type(v) ~= "table" then return false end
+  local mt = getmetatable(v)
+  return mt ~= nil and meta[rawget(v, "format") or false] == mt
+end
+
+-- ---- kernels: a module a value type, at its first use ----
+local modules = {}
+local function kernel(name, dtype)
+  local c = CTYPE[dtype]
+  local m = modules[c]
+  if not m then
+    local names = {}
+    for _, k in ipairs({"csr_spmv", "csr_spmm", "csr_todense"}) do names[#names + 1] = ("%s<%s>"):format(k, c) end
+    m = gpu.module(gpu._embedded("kernels/sparse.cu"), {names = names})
+    modules[c] = m
+  end
+  return m[("%s<%s>"):format(name, c)]
+end
+local function blocks(n, per) return math.max(1, math.min(65535, (n + per - 1) // per)) end
+
+-- ---- making matrices ----
+local function swap(fmt, a, b) if fmt == "csc" then return b, a end return a, b end
+
+local function compressed(fmt, data, indices, indptr, shape, canonical)
+  return setmetatable({format = fmt, shape = {shape[1], shape[2]}, dtype = data.dtype, data = data,
+                       indices = indices, indptr = indptr, has_canonical_format = canonical or false}, meta[fmt])
+end
+local function coo(data, row, col, shape, canonical)
+  return setmetatable({format = "coo", shape = {shape[1], shape[2]}, dtype = data.dtype, data = data, row = row,
+                       col = col, has_canonical_format = canonical or false}, meta.coo)
+end
+
+-- the first n elements of 1-D a (a itself when it has n)
+local function head(a, n)
+  if a.size == n then return a end
+  if n == 0 then return gpu.empty(0, a.dtype) end
+  return a[{{1, n}}]
+end
+
+local function int32(n) return gpu.arange(0, n, 1, "int32") end
+
+-- The arrays of a compressed matrix as the kernels take them: C-ordered, the dtypes and
+-- sizes they must have (metadata only: no wait). Returns data, indices, indptr, the number
+-- of rows of the CSR form (major), its columns (minor) and nnz.
+local function parts(api, A)
+  local data, indices, indptr = A.data, A.indices, A.indptr
+  for name, v in pairs({data = data, indices = indices, indptr = indptr}) do
+    if not is_array(v) then fail(api, "the matrix's %s is not a device array (%s)", name, described(v)) end
+  end
+  if indices.dtype ~= "int32" or indptr.dtype ~= "int32" then
+    fail(api, "the matrix's indices and indptr must be int32, got %s and %s", indices.dtype, indptr.dtype)
+  end
+  local major, minor = swap(A.format, A.shape[1], A.shape[2])
+  if indptr.ndim ~= 1 or indptr.size ~= major + 1 then
+    fail(api, "the matrix's indptr has %d entries, expected %d", indptr.size, major + 1)
+  end
+  return data:contiguous(), indices:contiguous(), indptr:contiguous(), major, minor, math.min(data.size, indices.size)
+end
+
+-- The row (major index) of each entry of a compressed matrix, int32: the last row whose
+-- start is at or before the entry (a binary search; clipped, so a broken indptr gives
+-- wrong rows, never an index outside the matrix)
+local function rows_of(indptr, nnz, major)
+  if nnz == 0 or major == 0 then return gpu.zeros(nnz, "int32") end
+  local r = gpu.searchsorted(indptr, int32(nnz), {side = "right"}) - 2
+  return gpu.clip(r, 0, major - 1):astype("int32")
+end
+
+-- Entries (data, major, minor: 1-D, major and minor int32) sorted by (major, minor), their
+-- duplicates summed when `sum` is set: data, indices, indptr of a compressed matrix of
+-- `nmajor` rows and `nminor` columns, and whether it is canonical (sorted, no duplicates).
+-- Summing reads the number of distinct entries back (one wait).
+local function compress(data, major, minor, nmajor, nminor, sum, canonical)
+  local n = data.size
+  if n > 0 and not canonical then
+    local key = major:astype("int64") * nminor + minor
+    local order = gpu.argsort(key)
+    data, major, minor, key = gpu.take(data, order), gpu.take(major, order), gpu.take(minor, order), gpu.take(key, order)
+    if sum and n > 1 then
+      local first = gpu.concatenate({gpu.ones(1, "bool"), key[{{2, n}}]:ne(key[{{1, n - 1}}])})
+      local starts = gpu.flatnonzero(first)   -- 1-based
+      if starts.size < n then
+        local runs = gpu.concatenate({(starts - 1):astype("int32"), gpu.full(1, n, "int32")})
+        local out = gpu.empty(starts.size, data.dtype)
+        kernel("csr_spmv", data.dtype)[{blocks(starts.size, 256), 256}](runs, runs, data, data, out, starts.size,
+                                                                        0, n, 1, 1)
+        data, major, minor = out, gpu.take(major, starts), gpu.take(minor, starts)
+      end
+    end
+    canonical = canonical or sum
+  elseif n == 0 then
+    canonical = true
+  end
+  local indptr
+  if nmajor == 0 then indptr = gpu.zeros(1, "int32")
+  elseif data.size == 0 then indptr = gpu.zeros(nmajor + 1, "int32")
+  else indptr = (gpu.searchsorted(major, int32(nmajor + 1)) - 1):astype("int32") end
+  return data:contiguous(), minor:contiguous(), indptr, canonical
+end
+
+-- ---- argument checks ----
+local function check_dtype(api, dt)
+  if DTYPES[dt] then return dt end
+  fail(api, "only bool, float32, float64, complex64 and complex128 matrices are supported, got %s%s", tostring(dt),
+       KIND[dt] and " (convert with astype, or give a dtype)" or "")
+end
+
+local function dim_arg(api, v, what)
+  if math.type(v) == "float" and v == math.floor(v) then v = math.tointeger(v) or v end
+  if math.type(v) ~= "integer" or v < 0 then fail(api, "%s must be a non-negative integer, got %s", what, gpu._arg.shown(v)) end
+  if v > INT32_MAX then fail(api, "%s is %d: sizes above 2^31 - 1 are not supported (int32 indices)", what, v) end
+  return v
+end
+local function shape_arg(api, s, what)
+  if type(s) ~= "table" or #s ~= 2 then fail(api, "%s must be a table {m, n}, got %s", what, type(s) == "table" and ("a table of %d"):format(#s) or type(s)) end
+  return {dim_arg(api, s[1], what .. "[1]"), dim_arg(api, s[2], what .. "[2]")}
+end
+
+local function options(api, opts, known)
+  if opts == nil then return {} end
+  if type(opts) ~= "table" then fail(api, "options must be a table, got %s", type(opts)) end
+  local ok, r = pcall(gpu._options, opts, "sparse." .. api, known)
+  if not ok then error(r, 0) end
+  return opts
+end
+
+-- an index array (device array of an integer dtype, or a table) as given, 1-D
+local function index_arg(api, v, what)
+  if type(v) == "table" and not is_sparse(v) then
+    local ok, r = pcall(gpu.array, v, "int64")
+    if not ok then fail(api, "%s: %s", what, tostring(r):gsub("^.-:%d+: ", "")) end
+    v = r
+  end
+  if not is_array(v) then fail(api, "%s must be a device array or a table, got %s", what, described(v)) end
+  if KIND[v.dtype] ~= "i" and KIND[v.dtype] ~= "u" then fail(api, "%s must be an integer array, got %s", what, v.dtype) end
+  if v.ndim ~= 1 then fail(api, "%s must be 1-D, got a %d-D array", what, v.ndim) end
+  return v
+end
+local function data_arg(api, v, dtype)
+  if type(v) == "table" and not is_sparse(v) then
+    local ok, r = pcall(gpu.array, v, dtype or "float64")
+    if not ok then fail(api, "data: %s", tostring(r):gsub("^.-:%d+: ", "")) end
+    v = r
+  end
+  if not is_array(v) then fail(api, "data must be a device array or a table, got %s", described(v)) end
+  if v.ndim ~= 1 then fail(api, "data must be 1-D, got a %d-D array", v.ndim) end
+  return v
+end
+
+-- The extremes of some integer arrays, in one read back: {min, max} of each (nil for an
+-- empty one) and of the differences of `steps` (its smallest step)
+local function extremes(arrays, steps)
+  local parts_ = {}
+  for _, a in ipairs(arrays) do
+    if a.size > 0 then
+      parts_[#parts_ + 1] = a:min({keepdim = true}):astype("int64")
+      parts_[#parts_ + 1] = a:max({keepdim = true}):astype("int64")
+    end
+  end
+  if steps and steps.size > 1 then parts_[#parts_ + 1] = gpu.diff(steps:astype("int64")):min({keepdim = true}) end
+  if #parts_ == 0 then return {} end
+  local t = gpu.concatenate(parts_):totable()
+  local r, k = {}, 1
+  for i, a in ipairs(arrays) do
+    if a.size > 0 then r[i] = {t[k], t[k + 1]}; k = k + 2 end
+  end
+  if steps and steps.size > 1 then r.step = t[k] end
+  return r
+end
+
+-- (data, indices, indptr) of a compressed matrix, checked on the device
+local function from_compressed(api, fmt, t, o)
+  local dt = o.dtype and check_dtype(api, o.dtype)
+  local data = data_arg(api, t[1], dt)
+  local indices = index_arg(api, t[2], "indices")
+  local indptr = index_arg(api, t[3], "indptr")
+  if data.size ~= indices.size then
+    fail(api, "data and indices must have one length, got %d and %d", data.size, indices.size)
+  end
+  if data.size > INT32_MAX then fail(api, "%d stored elements: more than 2^31 - 1 are not supported (int32 indices)", data.size) end
+  if indptr.size == 0 then fail(api, "indptr must have at least one entry") end
+  local x = extremes({indptr, indices}, indptr)
+  local lo, hi = x[1][1], x[1][2]
+  local shape
+  if o.shape then shape = shape_arg(api, o.shape, "shape")
+  else
+    local minor = x[2] and x[2][2] + 1 or 0
+    shape = {swap(fmt, indptr.size - 1, minor)}
+    dim_arg(api, minor, "the number of columns")
+  end
+  local major, minor = swap(fmt, shape[1], shape[2])
+  if indptr.size ~= major + 1 then fail(api, "indptr has %d entries, expected %d (shape {%d, %d})", indptr.size, major + 1, shape[1], shape[2]) end
+  -- once the steps are known not to decrease, the extremes are the first and the last
+  if x.step and x.step < 0 then fail(api, "indptr must not decrease (a step of %d)", x.step) end
+  local first, last = lo, hi
+  if first ~= 0 then fail(api, "indptr must start at 0, got %d", first) end
+  if last ~= data.size then fail(api, "indptr must end at nnz (%d), got %d", data.size, last) end
+  if x[2] and (x[2][1] < 0 or x[2][2] >= minor) then
+    fail(api, "indices must lie in [0, %d), got %d to %d", minor, x[2][1], x[2][2])
+  end
+  local copy = o.copy
+  data = dt and data.dtype ~= dt and data:astype(dt) or (copy and data:copy() or data)
+  check_dtype(api, data.dtype)
+  local ind = indices.dtype == "int32" and (copy and indices:copy() or indices) or indices:astype("int32")
+  local ptr = indptr.dtype == "int32" and (copy and indptr:copy() or indptr) or indptr:astype("int32")
+  return compressed(fmt, data, ind, ptr, shape, false)
+end
+
+-- (data, {row, col}): a COO matrix, checked on the device
+local function from_triplets(api, t, o)
+  local dt = o.dtype and check_dtype(api, o.dtype)
+  local data = data_arg(api, t[1], dt)
+  local row, col = index_arg(api, t[2][1], "row"), index_arg(api, t[2][2], "col")
+  if row.size ~= data.size or col.size ~= data.size then
+    fail(api, "data, row and col must have one length, got %d, %d and %d", data.size, row.size, col.size)
+  end
+  if data.size > INT32_MAX then fail(api, "%d stored elements: more than 2^31 - 1 are not supported (int32 indices)", data.size) end
+  local x = extremes({row, col})
+  local shape
+  if o.shape then shape = shape_arg(api, o.shape, "shape")
+  else shape = {dim_arg(api, x[1] and x[1][2] + 1 or 0, "the number of rows"), dim_arg(api, x[2] and x[2][2] + 1 or 0, "the number of columns")} end
+  for i, what in ipairs({"row", "col"}) do
+    if x[i] and (x[i][1] < 0 or x[i][2] >= shape[i]) then
+      fail(api, "%s indices must lie in [0, %d), got %d to %d", what, shape[i], x[i][1], x[i][2])
+    end
+  end
+  data = dt and data.dtype ~= dt and data:astype(dt) or (o.copy and data:copy() or data)
+  check_dtype(api, data.dtype)
+  row = row.dtype == "int32" and (o.copy and row:copy() or row) or row:astype("int32")
+  col = col.dtype == "int32" and (o.copy and col:copy() or col) or col:astype("int32")
+  return coo(data, row, col, shape, false)
+end
+
+-- a dense 2-D array's nonzero entries, as CSR (or CSC: of its transpose), canonical
+local function from_dense(api, fmt, a, o)
+  if a.ndim == 1 then a = a:reshape(1, a.size) end
+  if a.ndim ~= 2 then fail(api, "a dense matrix must be 2-D, got a %d-D array", a.ndim) end
+  local shape = {dim_arg(api, a.shape[1], "the number of rows"), dim_arg(api, a.shape[2], "the number of columns")}
+  if o.shape then
+    local s = shape_arg(api, o.shape, "shape")
+    if s[1] ~= shape[1] or s[2] ~= shape[2] then fail(api, "shape {%d, %d} given for a {%d, %d} array", s[1], s[2], shape[1], shape[2]) end
+  end
+  local dt = check_dtype(api, o.dtype or a.dtype)
+  local major, minor = swap(fmt, shape[1], shape[2])
+  local m = (fmt == "csc" and a.T or a):contiguous():reshape(-1)
+  local where = gpu.flatnonzero(m)
+  if where.size > INT32_MAX then fail(api, "%d nonzero elements: more than 2^31 - 1 are not supported (int32 indices)", where.size) end
+  local data = gpu.take(m, where)
+  if data.dtype ~= dt then data = data:astype(dt) end
+  local flat = where - 1
+  local r, c = (flat // math.max(minor, 1)):astype("int32"), (flat % math.max(minor, 1)):astype("int32")
+  local d, ind, ptr = compress(data, r, c, major, minor, false, true)
+  local A = compressed(fmt == "coo" and "csr" or fmt, d, ind, ptr, shape, true)
+  if fmt == "coo" then return A:tocoo() end
+  return A
+end
+
+local function construct(fmt, arg1, opts)
+  local api = fmt .. "_matrix"
+  local o = options(api, opts, "shape dtype copy")
+  if o.dtype then check_dtype(api, o.dtype) end
+  local A
+  if is_sparse(arg1) then
+    A = fmt == "csr" and arg1:tocsr() or fmt == "csc" and arg1:tocsc() or arg1:tocoo()
+    if o.shape then
+      local s = shape_arg(api, o.shape, "shape")
+      if s[1] ~= A.shape[1] or s[2] ~= A.shape[2] then fail(api, "shape {%d, %d} given for a %dx%d matrix", s[1], s[2], A.shape[1], A.shape[2]) end
+    end
+    if A == arg1 and o.copy then A = A:copy() end
+    if o.dtype and o.dtype ~= A.dtype then A = A:astype(o.dtype) end
+    return A
+  elseif is_array(arg1) then
+    return from_dense(api, fmt, arg1, o)
+  elseif type(arg1) ~= "table" then
+    fail(api, "a device array, a sparse matrix, a shape {m, n} or a table of arrays expected, got %s", described(arg1))
+  end
+  local n = #arg1
+  if n == 2 and type(arg1[1]) == "number" and type(arg1[2]) == "number" then   -- a shape: empty
+    local s = shape_arg(api, arg1, "shape")
+    if o.shape then fail(api, "a shape given twice") end
+    local dt = o.dtype or "float64"
+    if fmt == "coo" then return coo(gpu.zeros(0, dt), gpu.zeros(0, "int32"), gpu.zeros(0, "int32"), s, true) end
+    local major = swap(fmt, s[1], s[2])
+    return compressed(fmt, gpu.zeros(0, dt), gpu.zeros(0, "int32"), gpu.zeros(major + 1, "int32"), s, true)
+  end
+  local function part(v) return is_array(v) or (type(v) == "table" and not is_sparse(v)) end
+  if n == 2 and type(arg1[2]) == "table" and not is_array(arg1[2]) and #arg1[2] == 2 and part(arg1[2][1])
+     and type(arg1[2][1]) ~= "number" and part(arg1[2][2]) then
+    local A = from_triplets(api, arg1, o)
+    if fmt == "coo" then return A end
+    return fmt == "csr" and A:tocsr() or A:tocsc()
+  end
+  if n == 3 and fmt ~= "coo" and (is_array(arg1[1]) or is_array(arg1[2]) or is_array(arg1[3]) or o.shape) then
+    return from_compressed(api, fmt, arg1, o)
+  end
+  local ok, a = pcall(gpu.array, arg1, o.dtype or "float64")
+  if not ok then fail(api, "a table that is neither a shape, (data, indices, indptr), (data, {row, col}) nor a dense matrix: %s", tostring(a):gsub("^.-:%d+: ", "")) end
+  return from_dense(api, fmt, a, o)
+end
+
+-- ---- methods ----
+local M = {}   -- shared methods; meta[fmt].methods adds the format's own
+
+local function canonical_coo(A)
+  -- (data, row, col) of any matrix, sorted by (row, col), duplicates summed
+  local C = A:tocsr()
+  if not C.has_canonical_format then C = C:copy(); C:sum_duplicates() end
+  return C:tocoo()
+end
+
+function M.copy(A)
+  if A.format == "coo" then return coo(A.data:copy(), A.row:copy(), A.col:copy(), A.shape, A.has_canonical_format) end
+  return compressed(A.format, A.data:copy(), A.indices:copy(), A.indptr:copy(), A.shape, A.has_canonical_format)
+end
+-- a matrix of A's structure (its index arrays copied) holding data
+local function with_data(A, data)
+  if A.format == "coo" then return coo(data, A.row:copy(), A.col:copy(), A.shape, A.has_canonical_format) end
+  return compressed(A.format, data, A.indices:copy(), A.indptr:copy(), A.shape, A.has_canonical_format)
+end
+function M.astype(A, dt)
+  check_dtype("astype", dt)
+  return with_data(A, A.data:astype(dt))
+end
+function M.conj(A)
+  if KIND[A.dtype] ~= "c" then return A:copy() end
+  return with_data(A, gpu.conj(A.data))
+end
+M.conjugate = M.conj
+function M.abs(A) return with_data(A, gpu.abs(A.data)) end
+
+function M.tocsr(A, copy)
+  if A.format == "csr" then return copy and A:copy() or A end
+  if A.format == "csc" then
+    local data, indices, indptr, major, minor, nnz = parts("tocsr", A)
+    local col = rows_of(indptr, nnz, major)
+    local d, ind, ptr = compress(head(data, nnz), head(indices, nnz), col, minor, major, false, false)
+    return compressed("csr", d, ind, ptr, A.shape, A.has_canonical_format)
+  end
+  local d, ind, ptr = compress(A.data, A.row, A.col, A.shape[1], A.shape[2], true, A.has_canonical_format)
+  return compressed("csr", d, ind, ptr, A.shape, true)
+end
+function M.tocsc(A, copy)
+  if A.format == "csc" then return copy and A:copy() or A end
+  if A.format == "csr" then
+    local data, indices, indptr, major, minor, nnz = parts("tocsc", A)
+    local row = rows_of(indptr, nnz, major)
+    local d, ind, ptr = compress(head(data, nnz), head(indices, nnz), row, minor, major, false, false)
+    return compressed("csc", d, ind, ptr, A.shape, A.has_canonical_format)
+  end
+  local d, ind, ptr = compress(A.data, A.col, A.row, A.shape[2], A.shape[1], true, false)
+  return compressed("csc", d, ind, ptr, A.shape, true)
+end
+function M.tocoo(A, copy)
+  if A.format == "coo" then return copy and A:copy() or A end
+  local data, indices, indptr, major, _, nnz = parts("tocoo", A)
+  local r = rows_of(indptr, nnz, major)
+  local c = head(indices, nnz):copy()
+  data = head(data, nnz):copy()
+  if A.format == "csc" then r, c = c, r end
+  return coo(data, r, c, A.shape, A.format == "csr" and A.has_canonical_format)
+end
+
+-- in place, as scipy's: sum_duplicates (also sorting), sort_indices, eliminate_zeros
+function M.sum_duplicates(A)
+  if A.has_canonical_format then return end
+  local B
+  if A.format == "coo" then
+    local d, ind, ptr = compress(A.data, A.row, A.col, A.shape[1], A.shape[2], true, false)
+    B = compressed("csr", d, ind, ptr, A.shape, true):tocoo()
+    A.data, A.row, A.col = B.data, B.row, B.col
+  else
+    local data, indices, indptr, major, minor, nnz = parts("sum_duplicates", A)
+    local d, ind, ptr = compress(head(data, nnz), rows_of(indptr, nnz, major), head(indices, nnz), major, minor,
+                                 true, false)
+    A.data, A.indices, A.indptr = d, ind, ptr
+  end
+  A.has_canonical_format = true
+end
+function M.sort_indices(A)
+  if A.format == "coo" or A.has_canonical_format then return end
+  local data, indices, indptr, major, minor, nnz = parts("sort_indices", A)
+  local d, ind, ptr = compress(head(data, nnz), rows_of(indptr, nnz, major), head(indices, nnz), major, minor,
+                               false, false)
+  A.data, A.indices, A.indptr = d, ind, ptr
+end
+function M.eliminate_zeros(A)
+  local keep = gpu.flatnonzero(A.data)
+  if keep.size == A.data.size then return end
+  if A.format == "coo" then
+    A.data, A.row, A.col = gpu.take(A.data, keep), gpu.take(A.row, keep), gpu.take(A.col, keep)
+    return
+  end
+  local data, indices, indptr, major, minor, nnz = parts("eliminate_zeros", A)
+  keep = keep[keep:le(nnz)]
+  local r = gpu.take(rows_of(indptr, nnz, major), keep)
+  local d, ind, ptr = compress(gpu.take(data, keep), r, gpu.take(indices, keep), major, minor, false, true)
+  A.data, A.indices, A.indptr = d, ind, ptr
+end
+
+function M.toarray(A)
+  local C = A.format == "coo" and A:tocsr() or A
+  local data, indices, indptr, major, minor, nnz = parts("toarray", C)
+  local out = gpu.zeros(C.shape, C.dtype)
+  if nnz > 0 and major > 0 then
+    local rs, cs = C.shape[2], 1
+    if C.format == "csc" then rs, cs = 1, C.shape[2] end
+    kernel("csr_todense", C.dtype)[{blocks(major, 128), 128}](indptr, indices, data, out, major, minor, nnz, rs, cs)
+  end
+  return out
+end
+M.todense = M.toarray
+
+function M.transpose(A)
+  if A.format == "coo" then return coo(A.data, A.col, A.row, {A.shape[2], A.shape[1]}, false) end
+  return compressed(A.format == "csr" and "csc" or "csr", A.data, A.indices, A.indptr, {A.shape[2], A.shape[1]},
+                    A.has_canonical_format)
+end
+
+function M.count_nonzero(A)
+  local C = A
+  if not A.has_canonical_format then C = A:copy(); C:sum_duplicates() end
+  return C.data:count_nonzero()
+end
+
+-- Row sums (the CSR form's rows: a CSC matrix's columns) as a 1-D array of dtype dt
+local function major_sums(A, dt)
+  local data, indices, indptr, major, minor, nnz = parts("sum", A)
+  if data.dtype ~= dt then data = data:astype(dt) end
+  local out = gpu.empty(major, dt)
+  if major > 0 then
+    kernel("csr_spmv", dt)[{blocks(major, 256), 256}](indptr, indices, data, data, out, major, minor, nnz, 1, 1)
+  end
+  return out
+end
+function M.sum(A, dim)
+  local dt = (A.dtype == "bool") and "int64" or A.dtype
+  if dim == nil then
+    if A.data.size == 0 then return KIND[dt] == "c" and gpu.complex(0, 0) or (dt == "int64" and 0 or 0.0) end
+    if A.format ~= "coo" then local d, _, _, _, _, nnz = parts("sum", A); return head(d, nnz):astype(dt):sum() end
+    return A.data:astype(dt):sum()
+  end
+  local d = gpu._arg.dim_of(dim, 2, "sparse.sum")
+  local C = A.format == "coo" and A:tocsr() or A
+  -- dim 2 sums each row (the CSR form's rows of a CSR matrix), dim 1 each column
+  local want = d == 2 and "csr" or "csc"
+  if C.format ~= want then C = want == "csr" and C:tocsr() or C:tocsc() end
+  local s = major_sums(C, dt)
+  return d == 2 and s:reshape(A.shape[1], 1) or s:reshape(1, A.shape[2])
+end
+
+function M.diagonal(A, k)
+  k = k == nil and 0 or gpu._arg.integer(k, "sparse.diagonal", "k")
+  local m, n = A.shape[1], A.shape[2]
+  local len = k >= 0 and math.min(m, n - k) or math.min(m + k, n)
+  if len <= 0 then return gpu.zeros(0, A.dtype) end
+  local C = canonical_coo(A)
+  local out = gpu.zeros(len + 1, A.dtype)
+  if C.data.size > 0 then
+    local on = (C.col - C.row):eq(k)
+    local pos = gpu.where(on, C.row:astype("int64") - math.max(0, -k) + 1, len + 1)
+    gpu.put(out, pos, gpu.where(on, C.data, gpu.zeros(1, A.dtype)))
+  end
+  return out[{{1, len}}]:copy()
+end
+
+-- ---- products ----
+local COMPUTE = {bool = "bool", float32 = "float32", float64 = "float64", complex64 = "complex64",
+                 complex128 = "complex128", float16 = "float32"}
+local function compute_type(dt) return COMPUTE[dt] or (KIND[dt] == "c" and dt or "int64") end
+
+-- A (a CSR or CSC matrix) @ x (a 1-D or 2-D device array), a new array
+local function spmatmul(api, A, x)
+  if A.format ~= "csr" then A = A:tocsr() end
+  local m, n = A.shape[1], A.shape[2]
+  if x.ndim ~= 1 and x.ndim ~= 2 then fail(api, "the array must be 1-D or 2-D, got %d-D", x.ndim) end
+  if x.shape[1] ~= n then
+    fail(api, "a %dx%d sparse matrix and an array of shape {%s} do not match (%d and %d)", m, n,
+         table.concat(x.shape, ", "), n, x.shape[1])
+  end
+  local rt = gpu.result_type(A.dtype, x.dtype)
+  local ct = compute_type(rt)
+  local data, indices, indptr, _, _, nnz = parts(api, A)
+  if data.dtype ~= ct then data = data:astype(ct) end
+  x = (x.dtype ~= ct and x:astype(ct) or x):contiguous()
+  local y
+  if x.ndim == 1 then
+    y = gpu.empty(m, ct)
+    if m > 0 then
+      local mean, lanes = nnz / m, 1
+      while lanes < 32 and lanes < mean do lanes = lanes * 2 end
+      kernel("csr_spmv", ct)[{blocks(m * lanes, 256), 256}](indptr, indices, data, x, y, m, n, nnz, lanes, 0)
+    end
+  else
+    local k = x.shape[2]
+    y = gpu.empty({m, k}, ct)
+    if m > 0 and k > 0 then
+      kernel("csr_spmm", ct)[{{blocks(k, 32), blocks(m, 8)}, {32, 8}}](indptr, indices, data, x, y, m, n, nnz, k)
+    end
+  end
+  if ct ~= rt then y = y:astype(rt) end
+  return y
+end
+
+local function dense_arg(api, x)
+  if type(x) == "table" and not is_sparse(x) then
+    local ok, r = pcall(gpu.array, x, "float64")
+    if not ok then fail(api, "%s", tostring(r):gsub("^.-:%d+: ", "")) end
+    return r
+  end
+  return x
+end
+
+-- a @ b with one of them sparse (gpu.matmul's path for operands that are not arrays)
+local function matmul(api, a, b)
+  a, b = dense_arg(api, a), dense_arg(api, b)
+  if is_sparse(a) and is_sparse(b) then
+    fail(api, "products of two sparse matrices are not supported: make one dense (A:toarray())")
+  end
+  if is_sparse(a) then
+    if not is_array(b) then fail(api, "a device array expected as argument 2, got %s", described(b)) end
+    return spmatmul(api, a, b)
+  end
+  if not is_array(a) then fail(api, "a device array or a sparse matrix expected as argument 1, got %s", described(a)) end
+  if not is_sparse(b) then fail(api, "a sparse matrix expected as argument 2, got %s", described(b)) end
+  -- x @ B = (B^T @ x^T)^T
+  if a.ndim ~= 1 and a.ndim ~= 2 then fail(api, "the array must be 1-D or 2-D, got %d-D", a.ndim) end
+  if a.shape[a.ndim] ~= b.shape[1] then
+    fail(api, "an array of shape {%s} and a %dx%d sparse matrix do not match (%d and %d)",
+         table.concat(a.shape, ", "), b.shape[1], b.shape[2], a.shape[a.ndim], b.shape[1])
+  end
+  local Bt = b:transpose()
+  if a.ndim == 1 then return spmatmul(api, Bt, a) end
+  return spmatmul(api, Bt, a.T).T:contiguous()
+end
+
+function M.dot(A, x) return matmul("dot", A, x) end
+
+-- ---- arithmetic ----
+local function same_shape(api, A, B)
+  if A.shape[1] ~= B.shape[1] or A.shape[2] ~= B.shape[2] then
+    fail(api, "shapes %dx%d and %dx%d differ", A.shape[1], A.shape[2], B.shape[1], B.shape[2])
+  end
+end
+
+-- A + s * B of two sparse matrices: CSR, canonical
+local function add_sparse(api, A, B, negate)
+  same_shape(api, A, B)
+  local dt = gpu.result_type(A.dtype, B.dtype)
+  local a, b = A:tocoo(), B:tocoo()
+  local bd = b.data:astype(dt)
+  if negate then bd = -bd end
+  local data = gpu.concatenate({a.data:astype(dt), bd})
+  local row = gpu.concatenate({a.row, b.row})
+  local col = gpu.concatenate({a.col, b.col})
+  local d, ind, ptr = compress(data, row, col, A.shape[1], A.shape[2], true, false)
+  local C = compressed("csr", d, ind, ptr, A.shape, true)
+  C:eliminate_zeros()   -- as scipy's sums and differences
+  return C
+end
+
+local function scale(A, s, divide)
+  return with_data(A, divide and A.data / s or A.data * s)
+end
+
+local function add(api, a, b, negate)
+  if is_sparse(a) and is_sparse(b) then return add_sparse(api, a, b, negate) end
+  local A, other, first = a, b, true
+  if not is_sparse(a) then A, other, first = b, a, false end
+  if type(other) == "number" then
+    if other ~= 0 then fail(api, "adding a nonzero number to a sparse matrix is not supported (it would be dense): use A:toarray()") end
+    local r = A:copy()
+    if negate and not first then r = -r end
+    return r
+  end
+  other = dense_arg(api, other)
+  if not is_array(other) then fail(api, "a sparse matrix, a device array or a number expected, got %s", described(other)) end
+  local d = A:toarray()
+  if negate then return first and d - other or other - d end
+  return d + other
+end
+
+function M.multiply(A, B)
+  local api = "multiply"
+  if type(B) == "number" then return scale(A, B) end
+  if is_sparse(B) then
+    same_shape(api, A, B)
+    local a, b = canonical_coo(A), canonical_coo(B)
+    local n = A.shape[2]
+    local ka = a.row:astype("int64") * n + a.col
+    local kb = b.row:astype("int64") * n + b.col
+    local dt = gpu.result_type(A.dtype, B.dtype)
+    local _, ia, ib = gpu.intersect1d(ka, kb, {return_indices = true})
+    local data = gpu.take(a.data, ia):astype(dt) * gpu.take(b.data, ib):astype(dt)
+    local d, ind, ptr = compress(data, gpu.take(a.row, ia), gpu.take(a.col, ia), A.shape[1], n, false, true)
+    return compressed("csr", d, ind, ptr, A.shape, true)
+  end
+  B = dense_arg(api, B)
+  if not is_array(B) then fail(api, "a sparse matrix, a device array or a number expected, got %s", described(B)) end
+  local ok, full = pcall(function() return B:expand(A.shape[1], A.shape[2]) end)
+  if not ok then
+    fail(api, "an array of shape {%s} does not broadcast to %dx%d", table.concat(B.shape, ", "), A.shape[1], A.shape[2])
+  end
+  local C = canonical_coo(A)
+  local idx = C.row:astype("int64") * A.shape[2] + C.col + 1
+  local vals = gpu.take(full:contiguous():reshape(-1), idx)
+  local d, ind, ptr = compress(C.data * vals, C.row, C.col, A.shape[1], A.shape[2], false, true)
+  return compressed("csr", d, ind, ptr, A.shape, true)
+end
+
+-- ---- text ----
+local function repr(A)
+  local nnz = A.format == "coo" and A.data.size or math.min(A.data.size, A.indices.size)
+  return ("<%dx%d sparse matrix of type '<class 'numpy.%s'>'\n\twith %d stored elements in %s format>"):format(
+    A.shape[1], A.shape[2], A.dtype == "bool" and "bool_" or A.dtype, nnz, FORMAT_NAME[A.format])
+end
+
+-- ---- the metatables ----
+local api_methods = {}
+for name, f in pairs(M) do api_methods[name] = gpu._api(f) end
+local function fields(A, k)
+  if k == "nnz" then
+    return A.format == "coo" and rawget(A, "data").size or math.min(rawget(A, "data").size, rawget(A, "indices").size)
+  elseif k == "ndim" then return 2
+  elseif k == "T" then return A:transpose()
+  end
+  return api_methods[k]
+end
+local mul = gpu._api(function(a, b)
+  if type(a) == "number" then return scale(b, a) end
+  if type(b) == "number" then return scale(a, b) end
+  return matmul("__mul", a, b)
+end)
+local div = gpu._api(function(a, b)
+  if not is_sparse(a) or type(b) ~= "number" then fail("__div", "a sparse matrix divides by a number only, got %s / %s",
+                                                        is_sparse(a) and "matrix" or type(a), is_sparse(b) and "matrix" or type(b)) end
+  return scale(a, b, true)
+end)
+for _, fmt in ipairs({"csr", "csc", "coo"}) do
+  meta[fmt] = {
+    __index = fields,
+    __tostring = repr,
+    __name = "gpu.sparse." .. fmt .. "_matrix",
+    methods = api_methods,   -- (what spec/docs_spec.lua reads)
+    __mul = mul,
+    __div = div,
+    __unm = gpu._api(function(A) return with_data(A, -A.data) end),
+    __add = gpu._api(function(a, b) return add("__add", a, b, false) end),
+    __sub = gpu._api(function(a, b) return add("__sub", a, b, true) end),
+  }
+end
+
+-- ---- module functions ----
+local function format_of(api, f, default)
+  f = f or default
+  if f ~= "csr" and f ~= "csc" and f ~= "coo" then fail(api, "format must be \"csr\", \"csc\" or \"coo\", got %s", tostring(f)) end
+  return f
+end
+local function as_format(A, f) return f == "csr" and A:tocsr() or f == "csc" and A:tocsc() or A:tocoo() end
+
+-- entries (data, row, col: int32) sorted by row and column, distinct, as a matrix of format f
+local function from_sorted(A_data, row, col, shape, f)
+  local d, ind, ptr = compress(A_data, row, col, shape[1], shape[2], false, true)
+  return as_format(compressed("csr", d, ind, ptr, shape, true), f)
+end
+
+function S.eye(m, n, k, opts)
+  local api = "eye"
+  if type(n) == "table" then n, k, opts = nil, nil, n elseif type(k) == "table" then k, opts = nil, k end
+  local o = options(api, opts, "dtype format")
+  m = dim_arg(api, m, "m")
+  n = n == nil and m or dim_arg(api, n, "n")
+  k = k == nil and 0 or gpu._arg.integer(k, "sparse.eye", "k")
+  local dt = check_dtype(api, o.dtype or "float64")
+  local f = format_of(api, o.format, "csr")
+  local r0 = math.max(0, -k)
+  local len = math.max(0, k >= 0 and math.min(m, n - k) or math.min(m + k, n))
+  local row = gpu.arange(r0, r0 + len, 1, "int32")
+  return from_sorted(gpu.ones(len, dt), row, row + k, {m, n}, f)
+end
+function S.identity(n, opts)
+  if type(opts) ~= "nil" and type(opts) ~= "table" then fail("identity", "options must be a table, got %s", type(opts)) end
+  return S.eye(n, n, 0, opts)
+end
+
+function S.diags(diagonals, offsets, opts)
+  local api = "diags"
+  if type(offsets) == "table" and not offsets[1] and next(offsets) ~= nil and opts == nil then offsets, opts = 0, offsets end
+  local o = options(api, opts, "shape format dtype")
+  offsets = offsets == nil and 0 or offsets
+  if type(diagonals) == "number" then diagonals = {diagonals} end
+  if type(diagonals) ~= "table" and not is_array(diagonals) then fail(api, "diagonals must be a table or a device array, got %s", described(diagonals)) end
+  local single = type(offsets) == "number"
+  if single then
+    if is_array(diagonals) or type(diagonals[1]) == "number" then diagonals = {diagonals} end
+    offsets = {offsets}
+  end
+  if type(offsets) ~= "table" then fail(api, "offsets must be a number or a table, got %s", type(offsets)) end
+  if #diagonals ~= #offsets then fail(api, "%d diagonals and %d offsets", #diagonals, #offsets) end
+  local seen, ds = {}, {}
+  local dt = o.dtype
+  for i, off in ipairs(offsets) do
+    off = gpu._arg.integer(off, "sparse.diags", "an offset")
+    if seen[off] then fail(api, "offset %d is repeated", off) end
+    seen[off] = true
+    offsets[i] = off
+    local d = diagonals[i]
+    if type(d) == "number" then d = gpu.full(1, d, o.dtype or "float64")
+    elseif type(d) == "table" then d = data_arg(api, d, o.dtype)
+    elseif not is_array(d) then fail(api, "diagonal %d must be a table, a number or a device array, got %s", i, described(d))
+    end
+    if d.ndim ~= 1 then d = d:reshape(-1) end
+    ds[i] = d
+  end
+  if not dt then
+    local args = {}
+    for i, d in ipairs(ds) do args[i] = d.dtype end
+    dt = #args > 0 and gpu.result_type(table.unpack(args)) or "float64"
+  end
+  check_dtype(api, dt)
+  local shape
+  if o.shape then shape = shape_arg(api, o.shape, "shape")
+  else
+    if #ds == 0 then fail(api, "the shape of no diagonals cannot be guessed: give shape") end
+    local s = dim_arg(api, ds[1].size + math.abs(offsets[1]), "the size")
+    shape = {s, s}
+  end
+  local m, n = shape[1], shape[2]
+  local data, rows, cols = {}, {}, {}
+  for i, off in ipairs(offsets) do
+    local len = off >= 0 and math.min(m, n - off) or math.min(m + off, n)
+    if len < 0 then fail(api, "offset %d is outside a %dx%d matrix", off, m, n) end
+    local d = ds[i]
+    if d.size == 1 and len > 1 then d = d:expand(len)
+    elseif d.size < len then fail(api, "diagonal %d has %d values, its offset %d needs %d", i, d.size, off, len) end
+    if len > 0 then
+      local r = gpu.arange(math.max(0, -off), math.max(0, -off) + len, 1, "int32")
+      data[#data + 1] = d[{{1, len}}]:astype(dt)
+      rows[#rows + 1] = r
+      cols[#cols + 1] = r + off
+    end
+  end
+  local f = format_of(api, o.format, "csr")
+  if #data == 0 then return construct(f, {m, n}, {dtype = dt}) end
+  local d, ind, ptr = compress(gpu.concatenate(data), gpu.concatenate(rows), gpu.concatenate(cols), m, n, true, false)
+  return as_format(compressed("csr", d, ind, ptr, shape, true), f)
+end
+
+function S.random(m, n, opts)
+  local api = "random"
+  local o = options(api, opts, "density format dtype seed")
+  m, n = dim_arg(api, m, "m"), dim_arg(api, n, "n")
+  local density = o.density == nil and 0.01 or o.density
+  if type(density) ~= "number" or not (density >= 0 and density <= 1) then
+    fail(api, "density must be a number in [0, 1], got %s", tostring(density))
+  end
+  local dt = check_dtype(api, o.dtype or "float64")
+  if dt == "bool" then fail(api, "random values are float or complex, not bool") end
+  local f = format_of(api, o.format, "coo")
+  if o.seed ~= nil then gpu.random.seed(o.seed) end
+  local k = math.floor(density * m * n + 0.5)
+  if k > INT32_MAX then fail(api, "%d stored elements: more than 2^31 - 1 are not supported (int32 indices)", k) end
+  local pos = k > 0 and gpu.random.choice(m * n, k, {replace = false}) - 1 or gpu.zeros(0, "int64")
+  local row, col = (pos // n):astype("int32"), (pos % math.max(n, 1)):astype("int32")
+  local real = (dt == "float32" or dt == "complex64") and "float32" or "float64"
+  local vals = gpu.random.random(k, real):astype(dt)
+  local A = coo(vals, row, col, {m, n}, false)
+  return as_format(A, f)
+end
+
+for _, fmt in ipairs({"csr", "csc", "coo"}) do
+  S[fmt .. "_matrix"] = gpu._api(function(arg1, opts) return construct(fmt, arg1, opts) end)
+  S["isspmatrix_" .. fmt] = function(v) return is_sparse(v) and v.format == fmt end
+end
+S.issparse = is_sparse
+S.isspmatrix = is_sparse
+for _, name in ipairs({"eye", "identity", "diags", "random"}) do S[name] = gpu._api(S[name]) end
+
+-- gpu.matmul(a, b [, opts]) when a or b is not a device array (host/blas.c calls this)
+gpu._sparse_matmul = gpu._api(function(a, b, opts)
+  if opts ~= nil and (type(opts) ~= "table" or next(opts) ~= nil) then
+    error("gpu.matmul: options are not supported with a sparse operand", 0)
+  end
+  if not is_sparse(a) and not is_sparse(b) then
+    error(("gpu.matmul: a device array or a sparse matrix expected as argument %d, got %s"):format(
+      is_array(a) and 2 or 1, described(is_array(a) and b or a)), 0)
+  end
+  local ok, r = pcall(matmul, "matmul", a, b)
+  if not ok then error(type(r) == "string" and r:gsub("^gpu%.sparse%.matmul:", "gpu.matmul:") or r, 0) end
+  return r
+end, 3)
