@@ -95,6 +95,30 @@ describe("gpu.sparse.linalg.cg and cgs", function()
   end)
 end)
 
+describe("gpu.sparse.linalg on sparse matrices", function()
+  it("solves CSR, CSC and COO systems as the dense one, a sparse M too", function()
+    local sp = gpu.sparse
+    local n = 100
+    local b = gpu.arange(1, n + 1, 1, "float64") / n
+    for _, fmt in ipairs({"csr", "csc", "coo"}) do
+      local A = sp.diags({-1, 2, -1}, {-1, 0, 1}, {shape = {n, n}, format = fmt})
+      local x, info, count = solve_count("cg", A, b, {tol = 1e-8, atol = 0})
+      assert.are.equal(0, info); assert.are.equal(100, count, fmt)
+      close(17, x:item(1), 1e-9, fmt); close(641.75, x:item(50), 1e-9, fmt)
+      local g = L.gmres(A, b, {restart = n, tol = 1e-10, atol = 0})
+      close(641.75, g:item(50), 1e-7, fmt)
+    end
+    local G = sp.csr_matrix(graded(60))
+    local Minv = sp.diags(1 / gpu.arange(1, 61, 1, "float64"), 0)
+    local x, info, count = solve_count("cg", G, gpu.ones(60, "float64"), {tol = 1e-10, atol = 0, M = Minv})
+    assert.are.equal(0, info); assert.are.equal(10, count)    -- scipy: 10
+    close(1.50880320706052, x:item(1), 1e-9)
+    assert.are.same({60, 60}, L.aslinearoperator(G).shape)
+    assert.is_true(gpu.allclose(L.aslinearoperator(G):matvec(gpu.ones(60, "float64")),
+                                gpu.matmul(graded(60), gpu.ones(60, "float64"))))
+  end)
+end)
+
 describe("gpu.sparse.linalg.gmres", function()
   local n = 100
   local A = laplacian(n, "float64")
