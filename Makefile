@@ -52,7 +52,7 @@ MOD_LUA  = lua/gpu.lua lua/arrays.lua lua/signature.lua lua/format.lua lua/codeg
            lua/elementwise.lua lua/npy.lua lua/reduction.lua lua/sort.lua lua/random.lua lua/compose.lua \
            lua/functional.lua \
            lua/linalg.lua lua/shape.lua lua/stats.lua lua/sets.lua lua/numeric.lua \
-           lua/einsum.lua lua/fft.lua lua/ufuncs.lua lua/ndimage.lua lua/sparse.lua
+           lua/einsum.lua lua/fft.lua lua/ufuncs.lua lua/ndimage.lua lua/sparse.lua lua/sparse_linalg.lua
 MOD_LUAC = $(MOD_LUA:lua/%.lua=build/lua/%.luac)
 EMBEDDED = $(MOD_LUAC) lua/complete.lua kernels/gpuhost.cuh kernels/builtin.cu kernels/ndimage.cu kernels/sparse.cu \
            kernels/gpuhost_portable.h kernels/cpu.h kernels/cpu_cooperative_groups.h kernels/gpuhost_cpu_abi.h \

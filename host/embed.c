@@ -28,6 +28,7 @@
   X(embed_ufuncs_lua, "lua/ufuncs.lua", "build/lua/ufuncs.luac") \
   X(embed_ndimage_lua, "lua/ndimage.lua", "build/lua/ndimage.luac") \
   X(embed_sparse_lua, "lua/sparse.lua", "build/lua/sparse.luac") \
+  X(embed_sparse_linalg_lua, "lua/sparse_linalg.lua", "build/lua/sparse_linalg.luac") \
   X(embed_jit_lua, "lua/jit/jit.lua", "build/jit/jit.luac") \
   X(embed_jit_lex_lua, "lua/jit/lex.lua", "build/jit/lex.luac") \
   X(embed_jit_parse_lua, "lua/jit/parse.lua", "build/jit/parse.luac") \

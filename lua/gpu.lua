@@ -275,6 +275,12 @@ end
 -- use), and gpu.matmul's path for a sparse operand (host/blas.c calls gpu._sparse_matmul)
 gpu.sparse = setmetatable({}, {__index = function(t, k) module("lua/sparse.lua"); return rawget(t, k) end})
 on_first_call("_sparse_matmul", "lua/sparse.lua")
+-- gpu.sparse.linalg (lua/sparse_linalg.lua): iterative solvers, loaded at its first use
+rawset(gpu.sparse, "linalg", setmetatable({}, {__index = function(t, name)
+  setmetatable(t, nil)
+  embedded("lua/sparse_linalg.lua", t)
+  return rawget(t, name)
+end}))
 -- reductions' kernels (lua/reduction.lua: the builder host/reduce.c calls) and
 -- gpu.reduction, at their first use
 gpu._set_reduce_builder(function(...) return module("lua/reduction.lua").build(...) end)
