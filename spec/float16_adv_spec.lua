@@ -1,0 +1,28 @@
+-- float16, a second adversarial pass: each case failed before the fix named in its title
+-- (the expected numbers are NumPy 1.24's, NEP 50's promotion where it differs, written here).
+local INF, NAN = math.huge, 0 / 0
+
+local function same(want, got, what)
+  assert.are.equal(#want, #got, what)
+  for i = 1, #want do
+    local w, g = want[i], got[i]
+    if type(g) == "boolean" then g = g and 1 or 0 end
+    local ok = (w ~= w and g ~= g) or (w == g and (w ~= 0 or 1 / w == 1 / g))
+    assert(ok, ("%s[%d]: expected %s, got %s"):format(what or "", i, tostring(w), tostring(g)))
+  end
+end
+local function flat(a) return a:astype("float64"):reshape(-1):totable() end
+local function H(t) return gpu.array(t, "float16") end
+
+describe("float16 adversarial", function()
+  it("a float16 result written to a float32 or float64 out is rounded to float16 first", function()
+    local o = gpu.zeros(3, "float32")
+    gpu.add(H{0, 1, 2}, 0.1, {out = o})
+    same({0.0999755859375, 1.099609375, 2.099609375}, flat(o), "add into float32")
+    local d = gpu.zeros(2, "float64")
+    gpu.add(H{1, 3}, H{2 ^ -11, 2 ^ -11}, {out = d})
+    same({1, 3}, flat(d), "add into float64")
+    gpu.sqrt(gpu.array({2, 3}, "int8"), {out = o[{{1, 2}}]})
+    same({1.4140625, 1.732421875}, flat(o[{{1, 2}}]), "sqrt of int8 (a float16 loop) into float32")
+  end)
+end)
