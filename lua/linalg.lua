@@ -332,6 +332,9 @@ function linalg.matrix_power(a, p)
   if math.type(p) ~= "integer" then
     fail("matrix_power", 2, "the exponent must be an integer, got %s", tostring(p))
   end
+  if p < 0 and a.dtype == "float16" then   -- an inverse: linear algebra, which refuses it
+    fail("matrix_power", 2, "float16 arrays are not supported in linear algebra: convert with a:astype('float32')")
+  end
   local n = a.shape[a.ndim]
   if p == 0 then return fresh(gpu.eye(n, la_dtype(a.dtype)):expand(a.shape), a.shape, a.dtype) end
   local base = p < 0 and inverse(a, "matrix_power", batch, count, n, 1) or a
