@@ -35,4 +35,15 @@ describe("float16 adversarial", function()
     same({1, 0, 0, 1}, flat(p), "p = 0")
     same({8, 0, 0, 64}, flat(gpu.linalg.matrix_power(H{{2, 0}, {0, 4}}, 3)), "p = 3")
   end)
+
+  it("searchsorted compares a Lua number in its own type, as NumPy (not rounded to float16)", function()
+    local a = H{1, 2, 2048}
+    assert.are.equal(4, gpu.searchsorted(a, 2049))      -- NumPy's 3, plus 1
+    assert.are.equal(4, gpu.searchsorted(a, 2048.5))
+    assert.are.equal(3, gpu.searchsorted(a, 2048))
+    assert.are.equal(4, gpu.searchsorted(a, 2048, {side = "right"}))
+    assert.are.equal(4, gpu.searchsorted(H{1, 2, 65504}, 1e6))
+    assert.are.equal(4, gpu.searchsorted(gpu.array({1, 2, 3}, "int8"), 300))
+    assert.are.equal(3, gpu.searchsorted(gpu.array({1, 2, 3}, "int8"), 2.5))
+  end)
 end)
