@@ -377,12 +377,16 @@ function M.source(d)
 end
 
 -- The body of a built-in operation: expr (a function of ew.cuh) applied to the inputs
--- converted to the types it computes in, the result converted to the output's.
+-- converted to the types it computes in, the result converted to the output's (through
+-- the result's own type where it is not the computing one: a float16 result written to a
+-- float32 out is rounded to float16 first, as NumPy's float16 loop rounds it).
 function M.builtin_body(expr, ops, nin)
   local args = {}
   local c = M.compute_of(expr)
   for i = 1, nin do args[i] = ("ew::cast<%s>(x%d)"):format(c[ops[i].loop], i - 1) end
-  return ("  o0 = ew::cast<ew_O0>(%s(%s));"):format(expr, table.concat(args, ", "))
+  local r, o = ("%s(%s)"):format(expr, table.concat(args, ", ")), ops[nin + 1]
+  if o.dtype ~= o.loop and c[o.loop] ~= ctype[o.loop] then r = ("ew::cast<%s>(%s)"):format(ctype[o.loop], r) end
+  return ("  o0 = ew::cast<ew_O0>(%s);"):format(r)
 end
 
 return M

@@ -436,16 +436,20 @@ function gpu.searchsorted(a, v, opts)
     error(("gpu.searchsorted: side must be \"left\" or \"right\", got %s"):format(tostring(side)), 2)
   end
   if type(v) == "boolean" then v = v and 1 or 0 end
+  local number = type(v) == "number"
+  -- a number compares in its own type, not as a weak scalar, as NumPy's (float16 a with
+  -- 2049 compares 2049, not float16's 2048; int8 a with 300 compares 300)
+  if number then v = gpu.full({}, v, math.type(v) == "integer" and "int64" or "float64") end
   if type(v) == "table" and not is_array(v) then v = gpu.array(v, "float64") end
-  if type(v) ~= "number" then real_array(v, "searchsorted", "v") end
+  real_array(v, "searchsorted", "v")
   local dt = gpu.result_type(a, v)
-  local x = type(v) == "number" and gpu.full({}, v, dt) or v.dtype == dt and v:contiguous() or v:astype(dt)
+  local x = v.dtype == dt and v:contiguous() or v:astype(dt)
   local sorted = a.dtype == dt and a:contiguous() or a:astype(dt)
   local out = gpu.empty(x.shape, "int64")
   if x.size > 0 then
     typed(("search_sorted<%s>"):format(CTYPE[dt]))[config(x.size)](sorted, a.size, x, x.size, side == "right" and 1 or 0, out)
   end
-  if type(v) == "number" then return math.tointeger(out:item()) end
+  if number then return math.tointeger(out:item()) end
   return out
 end
 

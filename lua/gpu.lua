@@ -844,7 +844,10 @@ function gpu.arange(start, stop, step, dtype)
   step = step or 1
   if step == 0 then error("bad argument #3 to 'arange' (step must not be 0)", 2) end
   dtype = dtype_name(dtype, 3)
-  local n = math.max(0, math.ceil((stop - start) / step))
+  local q = (stop - start) / step
+  local n = math.max(0, math.ceil(q))
+  if q == 0 and stop ~= start and 1 / q > 0 then n = 1 end   -- NumPy's: an infinite step toward stop gives start
+  if n == 1 then step = 0 end   -- (the kernel's start + 0 * inf would be NaN)
   if n > 0 then check_arange(start, start + (n - 1) * step, dtype) end
   local a = as("arange", 3, {}, gpu.empty, n, dtype)
   if n > 0 then

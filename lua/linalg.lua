@@ -332,6 +332,9 @@ function linalg.matrix_power(a, p)
   if math.type(p) ~= "integer" then
     fail("matrix_power", 2, "the exponent must be an integer, got %s", tostring(p))
   end
+  if p < 0 and a.dtype == "float16" then   -- an inverse: linear algebra, which refuses it
+    fail("matrix_power", 2, "float16 arrays are not supported in linear algebra: convert with a:astype('float32')")
+  end
   local n = a.shape[a.ndim]
   if p == 0 then return fresh(gpu.eye(n, la_dtype(a.dtype)):expand(a.shape), a.shape, a.dtype) end
   local base = p < 0 and inverse(a, "matrix_power", batch, count, n, 1) or a
@@ -566,6 +569,16 @@ function linalg.multi_dot(arrays)
   return r
 end
 
+-- The refusal matrices() makes, for the functions that reach it through inv or solve (so
+-- that the error names them and the user's line)
+local function no_float16(api, ...)
+  for _, x in ipairs({...}) do
+    if x.dtype == "float16" then
+      fail(api, 3, "float16 arrays are not supported in linear algebra: convert with a:astype('float32')")
+    end
+  end
+end
+
 -- gpu.linalg.tensorinv(a [, ind]): the inverse of a as an operator from its last dims to
 -- its first ind (2 by default): a:reshape(p, q) inverted (p = q), shaped
 -- (a.shape[ind+1 ..], a.shape[1 .. ind])
@@ -575,6 +588,7 @@ function linalg.tensorinv(a, ind)
   if math.type(ind) ~= "integer" or ind <= 0 or ind > a.ndim then
     fail("tensorinv", 2, "ind must be a positive integer no larger than the dimensions (%d), got %s", a.ndim, tostring(ind))
   end
+  no_float16("tensorinv", a)
   local rows, cols = product(a.shape, 1, ind), product(a.shape, ind + 1, a.ndim)
   if rows ~= cols then fail("tensorinv", 2, "the first %d dims hold %d elements and the others %d: they must be equal", ind, rows, cols) end
   local shape = {table.unpack(a.shape, ind + 1, a.ndim)}
@@ -588,6 +602,7 @@ end
 function linalg.tensorsolve(a, b, dims)
   if not is_array(a) then fail("tensorsolve", 2, "argument 1 must be a device array, got %s", type(a)) end
   if not is_array(b) then fail("tensorsolve", 2, "argument 2 must be a device array, got %s", type(b)) end
+  no_float16("tensorsolve", a, b)
   if dims ~= nil then
     if type(dims) ~= "table" then fail("tensorsolve", 2, "argument 3 must be a table of dims") end
     a = gpu.moveaxis(a, dims, (function() local t = {} for i = 1, #dims do t[i] = a.ndim - #dims + i end return t end)())

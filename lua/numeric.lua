@@ -384,7 +384,8 @@ end
 local function single(x) return (string.unpack("<f", string.pack("<f", x))) end
 
 -- gpu.polydiv(u, v): quotient and remainder of u by v, as NumPy's: long division (on the
--- host: each step needs the last; float32 stays float32, rounded as NumPy's each step),
+-- host: each step needs the last; float32 and float16 keep their dtype, rounded as NumPy's
+-- each step),
 -- leading remainder terms within 1e-8 of 0 dropped
 function gpu.polydiv(u, v)
   u, v = poly(u, "polydiv", "u"), poly(v, "polydiv", "v")
@@ -393,6 +394,10 @@ function gpu.polydiv(u, v)
   local dt = gpu.result_type(u, v, 0.0)
   local r, d = u:astype("float64"):totable(), v:astype("float64"):totable()
   local round = dt == "float32" and single or function(x) return x end
+  if dt == "float16" then   -- rounded each step too, through a host array's element
+    local h = gpu.host.array({0}, "float16")
+    round = function(x) h[1] = x; return h[1] end
+  end
   if d[1] == 0 then error("gpu.polydiv: v's leading coefficient is 0", 2) end
   local m, n = #r - 1, #d - 1
   local scale = 1.0 / d[1]   -- a float64 scalar in NumPy, as is scale * r[k]; d * v is float32 again

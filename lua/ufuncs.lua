@@ -166,6 +166,16 @@ function gpu.around(a, decimals, opts)
     end
     return decimals > 0 and a:copy() or r:astype(a.dtype)
   end
+  if is_array(a) and a.dtype == "float16" and f > 65504 then
+    -- NumPy 1.24's 10^d, past float16's range, is a float32 one: each step computes in
+    -- float32 and is stored in out, or in float16 (10^d weak here would be inf, every
+    -- result NaN)
+    local F, o = gpu.full({}, f, "float32"), opts and gpu._arg.options(opts, "around", "out stream") or {}
+    local into = o.out or gpu.empty(a.shape, "float16")
+    local scaled = (decimals > 0 and gpu.multiply or gpu.divide)(a, F, {out = into, stream = o.stream})
+    round(scaled, {out = scaled, stream = o.stream})
+    return (decimals > 0 and gpu.divide or gpu.multiply)(scaled, F, {out = scaled, stream = o.stream})
+  end
   local scaled = decimals > 0 and gpu.multiply(a, f) or gpu.divide(a, f)
   round(scaled, {out = scaled})
   return call(decimals > 0 and gpu.divide or gpu.multiply, opts, scaled, f)
