@@ -37,6 +37,7 @@ local function object_types()
   end
   types["gpu.jit"] = getmetatable(gpu.jit(function() end))
   types["gpu.sparse"] = getmetatable(gpu.sparse.csr_matrix({1, 1}))
+  types["gpu.sparse.linalg.LinearOperator"] = getmetatable(gpu.sparse.linalg.LinearOperator({1, 1}, print))
   return types
 end
 
