@@ -108,6 +108,80 @@ template <typename T> __device__ inline T select(T *v, int n, int r) {
   return v[r];
 }
 
+
+// The fold of an inside point's taps with the op fixed at compile time (no test of op, of
+// the mode or of the tap's place a tap): along a line (LINE: q the first tap's element, s
+// the step between taps in elements) or by the offset table (q the centre's element). The
+// same operations in the same order as the generic loop, so the same bits.
+template <int OP, bool LINE, typename T>
+__device__ inline double fold_inside(const T *__restrict__ q, long long s, const long long *__restrict__ delta,
+                                     int K, const double *sw, const double *__restrict__ w, double acc) {
+  const int SHARED_W = 256;
+  const T *r = q;
+  // the weights in shared memory first, then any past them (no test of k against
+  // SHARED_W a tap)
+  const int K1 = K < SHARED_W ? K : SHARED_W;
+#pragma unroll 4
+  for (int k = 0; k < K1; k++) {
+    double wk = OP == MIN || OP == MAX || OP == MEAN ? 1.0 : sw[k];
+    const T *at = LINE ? r : q + delta[k];
+    if (LINE) r += s;
+    if (OP == SKIP0 && !(fabs(wk) > DBL_EPSILON)) continue;
+    acc = fold(OP, acc, wk, value(*at));
+  }
+#pragma unroll 1
+  for (int k = K1; k < K; k++) {
+    double wk = OP == MIN || OP == MAX || OP == MEAN ? 1.0 : w[k];
+    const T *at = LINE ? r : q + delta[k];
+    if (LINE) r += s;
+    if (OP == SKIP0 && !(fabs(wk) > DBL_EPSILON)) continue;
+    acc = fold(OP, acc, wk, value(*at));
+  }
+  return acc;
+}
+
+template <bool LINE, typename T>
+__device__ inline double fold_inside_op(int op, const T *__restrict__ q, long long s, const long long *__restrict__ delta,
+                                        int K, const double *sw, const double *__restrict__ w, double acc) {
+  switch (op) {
+    case SUM: return fold_inside<SUM, LINE>(q, s, delta, K, sw, w, acc);
+    case SKIP0: return fold_inside<SKIP0, LINE>(q, s, delta, K, sw, w, acc);
+    case MIN: return fold_inside<MIN, LINE>(q, s, delta, K, sw, w, acc);
+    case MAX: return fold_inside<MAX, LINE>(q, s, delta, K, sw, w, acc);
+    default: return fold_inside<MEAN, LINE>(q, s, delta, K, sw, w, acc);
+  }
+}
+
+// RANK among at most SMALL_RANK taps in registers: v (padded with +infinity past the K
+// taps) sorted by a network of compare-exchanges with fixed indices, the rank picked
+// without indexing by a variable (which would put v in local memory). Without NaN and
+// -0.0 among the values, equal values have equal bits, so any selection gives Hoare's
+// bits; with them the caller falls back to Hoare's on the same values in the same order.
+const int SMALL_RANK = 9;
+__device__ inline bool odd_value(double x) {
+  return x != x || __double_as_longlong(x) == (long long)0x8000000000000000ULL;
+}
+__device__ inline double rank_small(double (&v)[SMALL_RANK], int r) {
+#pragma unroll
+  for (int i = 0; i < SMALL_RANK - 1; i++) {
+#pragma unroll
+    for (int j = 0; j < SMALL_RANK - 1 - i; j++) {
+      double a = v[j], b = v[j + 1];   // no NaN: one compare, four selects (fmin and fmax
+      bool lt = b < a;                   // would test for NaN too)
+      v[j] = lt ? b : a;
+      v[j + 1] = lt ? a : b;
+    }
+  }
+  // v[r], the greatest of v[0..r] (not v[r] itself, nor a chain of j == r ? v[j]: either
+  // becomes a load from local memory at a variable index)
+  double res = v[0];
+#pragma unroll
+  for (int j = 1; j < SMALL_RANK; j++) res = j <= r && v[j] > res ? v[j] : res;
+  return res;
+}
+
+
+
 }  // namespace ndi
 
 template <typename T, typename O>
@@ -127,6 +201,9 @@ __global__ void __launch_bounds__(256, 4) ndi_filter(gpu::array<T> in, O *out, c
     for (int t = threadIdx.x; t < K && t < SHARED_W; t += blockDim.x) sw[t] = w[t];
   __syncthreads();
   const bool small = in.size <= 0xffffffffLL;
+  // ops folded by ndi::fold_inside for inside points; RANK among few taps in registers
+  const bool fast = op == ndi::SUM || op == ndi::SKIP0 || op == ndi::MIN || op == ndi::MAX || op == ndi::MEAN;
+  const bool small_rank = op == ndi::RANK && K <= ndi::SMALL_RANK;
   const double start = op == ndi::MIN ? INFINITY : op == ndi::MAX ? -INFINITY : 0.0;
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < in.size;
        i += (long long)gridDim.x * blockDim.x) {
@@ -146,6 +223,26 @@ __global__ void __launch_bounds__(256, 4) ndi_filter(gpu::array<T> in, O *out, c
     }
     double acc = start;
     double buf[ndi::RANK_MAX];
+    if (inside && fast) {   // every tap inside, the op a fold: no mode, no per-tap tests of op
+      acc = line >= 0 ? ndi::fold_inside_op<true>(op, p + base + first * along, step * along, delta, (int)K, sw, w, acc)
+                      : ndi::fold_inside_op<false>(op, p + base, 0, delta, (int)K, sw, w, acc);
+      ndi::combine(out + i, op == ndi::MEAN ? acc / (double)K : acc, how);
+      continue;
+    }
+    if (inside && small_rank) {   // the taps' values in registers, read at fixed indices
+      double v[ndi::SMALL_RANK];
+      bool odd = false;
+#pragma unroll
+      for (int j = 0; j < ndi::SMALL_RANK; j++) {
+        double x = INFINITY;   // past the K taps: sorted last
+        if (j < K) { x = ndi::value(p[base + delta[j]]); odd = odd || ndi::odd_value(x); }
+        v[j] = x;
+      }
+      if (!odd) {   // else the generic loop below: Hoare's selection, as for more taps
+        ndi::combine(out + i, ndi::rank_small(v, rank), how);
+        continue;
+      }
+    }
     for (long long k = 0; k < K; k++) {
       double wk = !weighted ? 1.0 : k < SHARED_W ? sw[k] : w[k];
       if (op == ndi::SKIP0 && !(fabs(wk) > DBL_EPSILON)) continue;
