@@ -181,6 +181,43 @@ __device__ inline double rank_small(double (&v)[SMALL_RANK], int r) {
 }
 
 
+// A 1-D filter's GROUP outputs in a row along its line, all of whose taps lie inside, made
+// by one thread: each value read once and converted once (the conversion to double is a
+// quarter-rate instruction) for every output that uses it. q: the value at the group's
+// lowest tap position along the walk (s apart, in the order of tap 0 of output 0 first:
+// o[r] is where output r's taps begin in that walk). Each output folds its taps in tap
+// order, as the generic loop does: the same bits.
+const int GROUP = 4;
+template <int OP, typename T>
+__device__ inline void fold_group(const T *__restrict__ q, long long s, int K, const double *sw, const int (&o)[GROUP],
+                                  double (&acc)[GROUP]) {
+#pragma unroll 2
+  for (int m = 0; m < K + GROUP - 1; m++) {
+    double x = value(*q);
+    q += s;
+#pragma unroll
+    for (int r = 0; r < GROUP; r++) {
+      int k = m - o[r];
+      if (k >= 0 && k < K) {
+        double wk = OP == MIN || OP == MAX || OP == MEAN ? 1.0 : sw[k];
+        if (OP == SKIP0 && !(fabs(wk) > DBL_EPSILON)) continue;
+        acc[r] = fold(OP, acc[r], wk, x);
+      }
+    }
+  }
+}
+
+template <typename T>
+__device__ inline void fold_group_op(int op, const T *__restrict__ q, long long s, int K, const double *sw,
+                                     const int (&o)[GROUP], double (&acc)[GROUP]) {
+  switch (op) {
+    case SUM: fold_group<SUM>(q, s, K, sw, o, acc); break;
+    case SKIP0: fold_group<SKIP0>(q, s, K, sw, o, acc); break;
+    case MIN: fold_group<MIN>(q, s, K, sw, o, acc); break;
+    case MAX: fold_group<MAX>(q, s, K, sw, o, acc); break;
+    default: fold_group<MEAN>(q, s, K, sw, o, acc); break;
+  }
+}
 
 }  // namespace ndi
 
@@ -224,8 +261,8 @@ __global__ void __launch_bounds__(256, 4) ndi_filter(gpu::array<T> in, O *out, c
     double acc = start;
     double buf[ndi::RANK_MAX];
     if (inside && fast) {   // every tap inside, the op a fold: no mode, no per-tap tests of op
-      acc = line >= 0 ? ndi::fold_inside_op<true>(op, p + base + first * along, step * along, delta, (int)K, sw, w, acc)
-                      : ndi::fold_inside_op<false>(op, p + base, 0, delta, (int)K, sw, w, acc);
+      // (a line's taps by the table too: lines of K <= 256 taps go to ndi_line)
+      acc = ndi::fold_inside_op<false>(op, p + base, 0, delta, (int)K, sw, w, acc);
       ndi::combine(out + i, op == ndi::MEAN ? acc / (double)K : acc, how);
       continue;
     }
@@ -271,5 +308,77 @@ __global__ void __launch_bounds__(256, 4) ndi_filter(gpu::array<T> in, O *out, c
     }
     if (op == ndi::RANK) acc = ndi::select(buf, (int)K, rank);
     if (op != ndi::GATHER) ndi::combine(out + i, op == ndi::MEAN ? acc / (double)K : acc, how);
+  }
+}
+
+// A 1-D filter that folds its taps (SUM, SKIP0, MIN, MAX, MEAN; K <= 256) along dim `line`,
+// the arguments as ndi_filter's: a thread makes ndi::GROUP outputs in a row along the line
+// (ndi::fold_group) where all their taps lie inside, else each by the mode as ndi_filter
+// does (only the line's coordinate moves). Its own kernel, so that its registers are not
+// the generic loop's (in one kernel the two spilled).
+template <typename T, typename O>
+__global__ void __launch_bounds__(256, 4) ndi_line(gpu::array<T> in, O *out, const long long *__restrict__ plan,
+                         const double *__restrict__ w, long long K, int op, int mode, double cval,
+                         int rank, int how) {
+  const int nd = in.ndim;
+  const T *__restrict__ p = in.ptr();
+  const int line = (int)plan[16];
+  const long long first = plan[17], step = plan[18], along = in.stride[line];
+  __shared__ double sw[256];
+  for (int t = threadIdx.x; t < K; t += blockDim.x) sw[t] = w[t];
+  __syncthreads();
+  const bool small = in.size <= 0xffffffffLL;
+  const double start = op == ndi::MIN ? INFINITY : op == ndi::MAX ? -INFINITY : 0.0;
+  const long long nl = in.shape[line], ngroups = (nl + ndi::GROUP - 1) / ndi::GROUP;
+  const long long items = in.size / nl * ngroups, lo = plan[line], hi = plan[8 + line];
+  for (long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x; g < items;
+       g += (long long)gridDim.x * blockDim.x) {
+    // the group's first element i0 (C order; di between its elements) and base (in's)
+    long long rem = g, span = 1, base = 0, cl = 0, i0 = 0, di = 1;
+#pragma unroll
+    for (int d = 7; d >= 0; d--) {
+      if (d < nd) {
+        long long n = in.shape[d], m = d == line ? ngroups : n;
+        long long q = small ? (long long)((unsigned int)rem / (unsigned int)m) : rem / m;
+        long long c = rem - q * m;
+        rem = q;
+        if (d == line) { c *= ndi::GROUP; cl = c; di = span; }
+        i0 += c * span;
+        span *= n;
+        base += c * in.stride[d];
+      }
+    }
+    if (cl + lo >= 0 && cl + ndi::GROUP - 1 + hi < nl) {
+      double acc[ndi::GROUP];
+      int o[ndi::GROUP];
+#pragma unroll
+      for (int r = 0; r < ndi::GROUP; r++) { acc[r] = start; o[r] = step > 0 ? r : ndi::GROUP - 1 - r; }
+      // the walk starts at output 0's tap 0 (step 1) or output GROUP-1's (step -1)
+      const T *q = p + base + (first + (step > 0 ? 0 : ndi::GROUP - 1)) * along;
+      ndi::fold_group_op(op, q, step * along, (int)K, sw, o, acc);
+#pragma unroll
+      for (int r = 0; r < ndi::GROUP; r++)
+        ndi::combine(out + i0 + r * di, op == ndi::MEAN ? acc[r] / (double)K : acc[r], how);
+      continue;
+    }
+    const long long nr = nl - cl < ndi::GROUP ? nl - cl : ndi::GROUP;
+    for (long long r = 0; r < nr; r++) {   // near an edge: each tap by the mode
+      const long long c = cl + r, at0 = base + r * along;
+      double acc = start;
+      for (long long k = 0; k < K; k++) {
+        double wk = sw[k];
+        if (op == ndi::SKIP0 && !(fabs(wk) > DBL_EPSILON)) continue;
+        long long o = first + k * step, at = at0;
+        bool outside = false;
+        if (o != 0) {
+          long long m = ndi::map_index(c + o, nl, mode);
+          outside = m < 0;
+          at += (m - c) * along;
+        }
+        double x = outside ? cval : ndi::value(p[at]);
+        acc = ndi::fold(op, acc, op == ndi::MIN || op == ndi::MAX || op == ndi::MEAN ? 1.0 : wk, x);
+      }
+      ndi::combine(out + i0 + r * di, op == ndi::MEAN ? acc / (double)K : acc, how);
+    }
   }
 }

@@ -114,15 +114,17 @@ end
 
 local SOURCE
 local modules = {}
-local function kernel(T, O)
-  local name = ("ndi_filter<%s, %s>"):format(CTYPE[T], CTYPE[O])
-  local m = modules[name]
+-- the kernel for input dtype T and output dtype O: ndi_filter, or ndi_line where line is
+-- true (both compiled at once: one compile a pair of dtypes)
+local function kernel(T, O, line)
+  local types = ("<%s, %s>"):format(CTYPE[T], CTYPE[O])
+  local m = modules[types]
   if not m then
     SOURCE = SOURCE or gpu._embedded("kernels/ndimage.cu")
-    m = gpu.module(SOURCE, {names = {name}})
-    modules[name] = m
+    m = gpu.module(SOURCE, {names = {"ndi_filter" .. types, "ndi_line" .. types}})
+    modules[types] = m
   end
-  return m[name]
+  return m[(line and "ndi_line" or "ndi_filter") .. types]
 end
 
 local BLOCK, MAX_GRID = 256, 65536
@@ -193,8 +195,15 @@ local function pass(input, taps, w, op, mode, cval, dt, rank, into, how)
     for k = 1, K do ones[k] = 1 end
     w = constant(ones, "float64", input.device)
   end
-  local grid = math.max(1, math.min(MAX_GRID, (input.size + BLOCK - 1) // BLOCK))
-  kernel(input.dtype, dt)[{grid, BLOCK}](input, out, constant(plan, "int64", input.device), w, K, op, mode, cval, rank or 0, how or STORE)
+  -- a fold along a line of at most 256 taps: ndi_line, GROUP (4) outputs a thread
+  local line = plan[17] >= 0 and K <= 256 and (op == SUM or op == SKIP0 or op == MIN or op == MAX or op == MEAN)
+  local items = input.size
+  if line then
+    local n = input.shape[plan[17] + 1]
+    items = items // n * ((n + 3) // 4)
+  end
+  local grid = math.max(1, math.min(MAX_GRID, (items + BLOCK - 1) // BLOCK))
+  kernel(input.dtype, dt, line)[{grid, BLOCK}](input, out, constant(plan, "int64", input.device), w, K, op, mode, cval, rank or 0, how or STORE)
   return out
 end
 
