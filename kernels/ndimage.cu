@@ -188,23 +188,31 @@ __device__ inline double rank_small(double (&v)[SMALL_RANK], int r) {
 // o[r] is where output r's taps begin in that walk). Each output folds its taps in tap
 // order, as the generic loop does: the same bits.
 const int GROUP = 4;
+template <int OP, bool ALL, typename T>
+__device__ inline void fold_group_step(const T *__restrict__ q, int m, int K, const double *sw, const int (&o)[GROUP],
+                                       double (&acc)[GROUP]) {
+  double x = value(*q);
+#pragma unroll
+  for (int r = 0; r < GROUP; r++) {
+    int k = m - o[r];
+    if (ALL || (k >= 0 && k < K)) {
+      double wk = OP == MIN || OP == MAX || OP == MEAN ? 1.0 : sw[k];
+      if (OP == SKIP0 && !(fabs(wk) > DBL_EPSILON)) continue;
+      acc[r] = fold(OP, acc[r], wk, x);
+    }
+  }
+}
+
+// the walk: its first and last GROUP - 1 steps test which outputs a value is a tap of;
+// the steps between (every output's) do not
 template <int OP, typename T>
 __device__ inline void fold_group(const T *__restrict__ q, long long s, int K, const double *sw, const int (&o)[GROUP],
                                   double (&acc)[GROUP]) {
+  int m = 0;
+  for (; m < GROUP - 1; m++, q += s) fold_group_step<OP, false>(q, m, K, sw, o, acc);
 #pragma unroll 2
-  for (int m = 0; m < K + GROUP - 1; m++) {
-    double x = value(*q);
-    q += s;
-#pragma unroll
-    for (int r = 0; r < GROUP; r++) {
-      int k = m - o[r];
-      if (k >= 0 && k < K) {
-        double wk = OP == MIN || OP == MAX || OP == MEAN ? 1.0 : sw[k];
-        if (OP == SKIP0 && !(fabs(wk) > DBL_EPSILON)) continue;
-        acc[r] = fold(OP, acc[r], wk, x);
-      }
-    }
-  }
+  for (; m < K; m++, q += s) fold_group_step<OP, true>(q, m, K, sw, o, acc);
+  for (; m < K + GROUP - 1; m++, q += s) fold_group_step<OP, false>(q, m, K, sw, o, acc);
 }
 
 template <typename T>
