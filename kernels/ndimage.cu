@@ -152,29 +152,40 @@ __device__ inline double fold_inside_op(int op, const T *__restrict__ q, long lo
   }
 }
 
-// RANK among at most SMALL_RANK taps in registers: v (padded with +infinity past the K
-// taps) sorted by a network of compare-exchanges with fixed indices, the rank picked
-// without indexing by a variable (which would put v in local memory). Without NaN and
-// -0.0 among the values, equal values have equal bits, so any selection gives Hoare's
-// bits; with them the caller falls back to Hoare's on the same values in the same order.
+// RANK among at most SMALL_RANK taps in registers: v (padded past the K taps with a value
+// no tap exceeds) sorted by a network of compare-exchanges with fixed indices, the rank
+// picked without indexing by a variable (which would put v in local memory). Compared in
+// the input's own type (Key<T>: a float as a float, no conversion a tap, one at the end;
+// value is monotonic, so the rank's value converts to what the doubles' rank would be).
+// Without NaN and -0.0 among the values, equal values have equal bits, so any selection
+// gives Hoare's bits; with them the caller falls back to Hoare's on the same values in the
+// same order.
 const int SMALL_RANK = 9;
+// (other types as doubles: their keys in their own types spilled registers)
+template <typename T> struct Key { typedef double type; };
+template <> struct Key<float> { typedef float type; };
+template <typename T> __device__ inline double key(T x) { return value(x); }
+__device__ inline float key(float x) { return x; }
 __device__ inline bool odd_value(double x) {
   return x != x || __double_as_longlong(x) == (long long)0x8000000000000000ULL;
 }
-__device__ inline double rank_small(double (&v)[SMALL_RANK], int r) {
+__device__ inline bool odd_value(float x) {
+  return x != x || __float_as_int(x) == (int)0x80000000U;
+}
+template <typename K> __device__ inline K rank_small(K (&v)[SMALL_RANK], int r) {
 #pragma unroll
   for (int i = 0; i < SMALL_RANK - 1; i++) {
 #pragma unroll
     for (int j = 0; j < SMALL_RANK - 1 - i; j++) {
-      double a = v[j], b = v[j + 1];   // no NaN: one compare, four selects (fmin and fmax
-      bool lt = b < a;                   // would test for NaN too)
+      K a = v[j], b = v[j + 1];   // no NaN: one compare, two selects a value (fmin and
+      bool lt = b < a;            // fmax would test for NaN too)
       v[j] = lt ? b : a;
       v[j + 1] = lt ? a : b;
     }
   }
   // v[r], the greatest of v[0..r] (not v[r] itself, nor a chain of j == r ? v[j]: either
   // becomes a load from local memory at a variable index)
-  double res = v[0];
+  K res = v[0];
 #pragma unroll
   for (int j = 1; j < SMALL_RANK; j++) res = j <= r && v[j] > res ? v[j] : res;
   return res;
@@ -275,16 +286,17 @@ __global__ void __launch_bounds__(256, 4) ndi_filter(gpu::array<T> in, O *out, c
       continue;
     }
     if (inside && small_rank) {   // the taps' values in registers, read at fixed indices
-      double v[ndi::SMALL_RANK];
+      typedef typename ndi::Key<T>::type Key;
+      Key v[ndi::SMALL_RANK];
       bool odd = false;
 #pragma unroll
       for (int j = 0; j < ndi::SMALL_RANK; j++) {
-        double x = INFINITY;   // past the K taps: sorted last
-        if (j < K) { x = ndi::value(p[base + delta[j]]); odd = odd || ndi::odd_value(x); }
+        Key x = INFINITY;   // past the K taps: sorted last
+        if (j < K) { x = ndi::key(p[base + delta[j]]); odd = odd || ndi::odd_value(x); }
         v[j] = x;
       }
       if (!odd) {   // else the generic loop below: Hoare's selection, as for more taps
-        ndi::combine(out + i, ndi::rank_small(v, rank), how);
+        ndi::combine(out + i, ndi::value(ndi::rank_small(v, rank)), how);
         continue;
       }
     }
