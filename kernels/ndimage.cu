@@ -12,6 +12,7 @@
 //                so that an inside point reads along the line without a table
 //   plan[20 .. 20+K-1]          delta[k]: tap k's offset in elements from the centre
 //   plan[20+K .. 20+K+K*nd-1]   tap k's offset along each dim d (row k)
+//   plan[19]: for ndi_line, the rows of taps (3 numbers each) after that table; 0 else
 // w: K weights (float64); a tap of weight 0 (|w| <= DBL_EPSILON) is left out where op
 // is SKIP0, as scipy's N-D correlate leaves it out of its footprint. RANK (K <= RANK_MAX)
 // gives the value of rank `rank` among the K, GATHER writes them all (row i of out). how
@@ -238,6 +239,34 @@ __device__ inline void fold_group_op(int op, const T *__restrict__ q, long long 
   }
 }
 
+
+// the rows of a group's taps (ndi_line), the op fixed at compile time
+template <int OP, typename T>
+__device__ inline void fold_rows(const T *__restrict__ pb, const long long *__restrict__ rows, long long nrows,
+                                 const long long *__restrict__ delta, long long along, const double *sw,
+                                 double (&acc)[GROUP]) {
+  for (long long j = 0; j < nrows; j++) {
+    const long long k0 = rows[3 * j], L = rows[3 * j + 1], st = rows[3 * j + 2];
+    int o[GROUP];
+#pragma unroll
+    for (int r = 0; r < GROUP; r++) o[r] = st > 0 ? r : GROUP - 1 - r;
+    // the walk starts at output 0's first tap of the row (step 1) or output GROUP-1's
+    fold_group<OP>(pb + delta[k0] + (st > 0 ? 0 : GROUP - 1) * along, st * along, (int)L, sw + k0, o, acc);
+  }
+}
+
+template <typename T>
+__device__ inline void fold_rows_op(int op, const T *__restrict__ pb, const long long *__restrict__ rows, long long nrows,
+                                    const long long *__restrict__ delta, long long along, const double *sw,
+                                    double (&acc)[GROUP]) {
+  switch (op) {
+    case SUM: fold_rows<SUM>(pb, rows, nrows, delta, along, sw, acc); break;
+    case SKIP0: fold_rows<SKIP0>(pb, rows, nrows, delta, along, sw, acc); break;
+    case MIN: fold_rows<MIN>(pb, rows, nrows, delta, along, sw, acc); break;
+    case MAX: fold_rows<MAX>(pb, rows, nrows, delta, along, sw, acc); break;
+    default: fold_rows<MEAN>(pb, rows, nrows, delta, along, sw, acc); break;
+  }
+}
 }  // namespace ndi
 
 template <typename T, typename O>
@@ -257,6 +286,9 @@ __global__ void __launch_bounds__(256, 4) ndi_filter(gpu::array<T> in, O *out, c
     for (int t = threadIdx.x; t < K && t < SHARED_W; t += blockDim.x) sw[t] = w[t];
   __syncthreads();
   const bool small = in.size <= 0xffffffffLL;
+  // an N-D footprint whose groups of ndi::GROUP elements along the last dim with all taps
+  // inside ndi_line made (plan[19]: its rows): the other elements only
+  const bool skip_groups = plan[19] > 0 && line < 0;
   // ops folded by ndi::fold_inside for inside points; RANK among few taps in registers
   const bool fast = op == ndi::SUM || op == ndi::SKIP0 || op == ndi::MIN || op == ndi::MAX || op == ndi::MEAN;
   const bool small_rank = op == ndi::RANK && K <= ndi::SMALL_RANK;
@@ -264,7 +296,7 @@ __global__ void __launch_bounds__(256, 4) ndi_filter(gpu::array<T> in, O *out, c
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < in.size;
        i += (long long)gridDim.x * blockDim.x) {
     long long c[8], base = 0, rem = i;
-    bool inside = true;
+    bool inside = true, grouped = true;
 #pragma unroll
     for (int d = 7; d >= 0; d--) {
       if (d < nd) {
@@ -275,8 +307,11 @@ __global__ void __launch_bounds__(256, 4) ndi_filter(gpu::array<T> in, O *out, c
         rem = q;
         base += c[d] * in.stride[d];
         inside = inside && c[d] + plan[d] >= 0 && c[d] + plan[8 + d] < n;
+        const long long cg = d == nd - 1 ? c[d] - (c[d] & (ndi::GROUP - 1)) : c[d];   // its group's first
+        grouped = grouped && cg + plan[d] >= 0 && (d == nd - 1 ? cg + ndi::GROUP - 1 : cg) + plan[8 + d] < n;
       }
     }
+    if (skip_groups && grouped) continue;   // made by ndi_line
     double acc = start;
     double buf[ndi::RANK_MAX];
     if (inside && fast) {   // every tap inside, the op a fold: no mode, no per-tap tests of op
@@ -331,64 +366,69 @@ __global__ void __launch_bounds__(256, 4) ndi_filter(gpu::array<T> in, O *out, c
   }
 }
 
-// A 1-D filter that folds its taps (SUM, SKIP0, MIN, MAX, MEAN; K <= 256) along dim `line`,
-// the arguments as ndi_filter's: a thread makes ndi::GROUP outputs in a row along the line
-// (ndi::fold_group) where all their taps lie inside, else each by the mode as ndi_filter
-// does (only the line's coordinate moves). Its own kernel, so that its registers are not
-// the generic loop's (in one kernel the two spilled).
+// A filter that folds its taps (SUM, SKIP0, MIN, MAX, MEAN; K <= 256) in rows: runs of taps
+// one apart along dim gd (a 1-D filter's line; else the last dim), the arguments as
+// ndi_filter's, and after the offset table plan[20+K+K*nd ..] 3 numbers a row (its first
+// tap, its taps, its step along gd: 1 or -1), plan[19] rows. A thread makes ndi::GROUP
+// outputs in a row along gd: where all their taps lie inside, each row's values walked once
+// (ndi::fold_group), the rows in tap order, so each output folds its taps in tap order as
+// ndi_filter does; else each output by the mode as ndi_filter does. Its own kernel, so that
+// its registers are not the generic loop's (in one kernel the two spilled).
 template <typename T, typename O>
 __global__ void __launch_bounds__(256, 4) ndi_line(gpu::array<T> in, O *out, const long long *__restrict__ plan,
                          const double *__restrict__ w, long long K, int op, int mode, double cval,
                          int rank, int how) {
   const int nd = in.ndim;
   const T *__restrict__ p = in.ptr();
-  const int line = (int)plan[16];
-  const long long first = plan[17], step = plan[18], along = in.stride[line];
+  const long long *delta = plan + 20, *off = plan + 20 + K, *rows = plan + 20 + K + K * nd;
+  const bool line = plan[16] >= 0;
+  const int gd = line ? (int)plan[16] : nd - 1;
+  const long long nrows = plan[19], along = in.stride[gd];
   __shared__ double sw[256];
   for (int t = threadIdx.x; t < K; t += blockDim.x) sw[t] = w[t];
   __syncthreads();
   const bool small = in.size <= 0xffffffffLL;
   const double start = op == ndi::MIN ? INFINITY : op == ndi::MAX ? -INFINITY : 0.0;
-  const long long nl = in.shape[line], ngroups = (nl + ndi::GROUP - 1) / ndi::GROUP;
-  const long long items = in.size / nl * ngroups, lo = plan[line], hi = plan[8 + line];
+  const long long nl = in.shape[gd], ngroups = (nl + ndi::GROUP - 1) / ndi::GROUP;
+  const long long items = in.size / nl * ngroups;
   for (long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x; g < items;
        g += (long long)gridDim.x * blockDim.x) {
-    // the group's first element i0 (C order; di between its elements) and base (in's)
-    long long rem = g, span = 1, base = 0, cl = 0, i0 = 0, di = 1;
+    // the group's first element i0 (C order; di between its elements), base (in's), c
+    long long rem = g, span = 1, base = 0, i0 = 0, di = 1, cg = 0;
+    bool inside = true;
 #pragma unroll
     for (int d = 7; d >= 0; d--) {
       if (d < nd) {
-        long long n = in.shape[d], m = d == line ? ngroups : n;
+        long long n = in.shape[d], m = d == gd ? ngroups : n;
         long long q = small ? (long long)((unsigned int)rem / (unsigned int)m) : rem / m;
-        long long c = rem - q * m;
+        long long cd = rem - q * m;
         rem = q;
-        if (d == line) { c *= ndi::GROUP; cl = c; di = span; }
-        i0 += c * span;
+        if (d == gd) { cd *= ndi::GROUP; di = span; cg = cd; }
+        i0 += cd * span;
         span *= n;
-        base += c * in.stride[d];
+        base += cd * in.stride[d];
+        inside = inside && cd + plan[d] >= 0 && (d == gd ? cd + ndi::GROUP - 1 : cd) + plan[8 + d] < n;
       }
     }
-    if (cl + lo >= 0 && cl + ndi::GROUP - 1 + hi < nl) {
+    if (inside) {
       double acc[ndi::GROUP];
-      int o[ndi::GROUP];
 #pragma unroll
-      for (int r = 0; r < ndi::GROUP; r++) { acc[r] = start; o[r] = step > 0 ? r : ndi::GROUP - 1 - r; }
-      // the walk starts at output 0's tap 0 (step 1) or output GROUP-1's (step -1)
-      const T *q = p + base + (first + (step > 0 ? 0 : ndi::GROUP - 1)) * along;
-      ndi::fold_group_op(op, q, step * along, (int)K, sw, o, acc);
+      for (int r = 0; r < ndi::GROUP; r++) acc[r] = start;
+      ndi::fold_rows_op(op, p + base, rows, nrows, delta, along, sw, acc);
 #pragma unroll
       for (int r = 0; r < ndi::GROUP; r++)
         ndi::combine(out + i0 + r * di, op == ndi::MEAN ? acc[r] / (double)K : acc[r], how);
       continue;
     }
-    const long long nr = nl - cl < ndi::GROUP ? nl - cl : ndi::GROUP;
-    for (long long r = 0; r < nr; r++) {   // near an edge: each tap by the mode
-      const long long c = cl + r, at0 = base + r * along;
+    if (!line) continue;   // an N-D footprint's groups near an edge: ndi_filter's
+    const long long nr = nl - cg < ndi::GROUP ? nl - cg : ndi::GROUP;
+    for (long long r = 0; r < nr; r++) {   // near an edge: each tap by the mode along the line
+      const long long c = cg + r, at0 = base + r * along;
       double acc = start;
       for (long long k = 0; k < K; k++) {
         double wk = sw[k];
         if (op == ndi::SKIP0 && !(fabs(wk) > DBL_EPSILON)) continue;
-        long long o = first + k * step, at = at0;
+        long long o = off[k * nd + gd], at = at0;
         bool outside = false;
         if (o != 0) {
           long long m = ndi::map_index(c + o, nl, mode);

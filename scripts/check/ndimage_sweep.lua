@@ -77,5 +77,36 @@ for _, dt in ipairs({"float32", "float64", "int32", "uint8", "float16", "int64"}
     end
   end
 end
+-- larger arrays: groups of 4 along the last dim with all taps inside, in 2-D and 3-D
+for _, dt in ipairs({"float32", "float64", "uint8"}) do
+  for _, shape in ipairs({{11, 17}, {6, 5, 13}, {3, 4, 9, 10}}) do
+    local y = gpu.floor(gpu.random.uniform(-4, 12, shape, "float64")):reshape(-1)
+    if dt ~= "uint8" then y[{7}] = 0 / 0; y[{20}] = -0.0 end
+    local a = y:reshape(shape):astype(dt)
+    for _, m in ipairs(modes) do
+      local key = ("big %s %s %s"):format(dt, table.concat(shape, "x"), m)
+      local o = {mode = m, cval = 0.5}
+      local ws, fs = {}, {}
+      for d = 1, #shape do ws[d] = d == #shape and 5 or 3; fs[d] = 3 end
+      local w = gpu.random.uniform(-1, 1, ws, "float64")
+      local wz = w:copy():reshape(-1); wz[{3}] = 0; wz[{8}] = 0
+      run(key .. " corr", nd.correlate, a, w, o)
+      run(key .. " corr0", nd.correlate, a, wz:reshape(ws), o)
+      run(key .. " conv", nd.convolve, a, w, {mode = m, cval = 0.5, origin = 1})
+      local fp = gpu.random.uniform(0, 1, fs, "float64"):lt(0.7)
+      fp:reshape(-1)[{1}] = true
+      run(key .. " minfp", nd.minimum_filter, a, {footprint = fp, mode = m, cval = 0.5})
+      run(key .. " maxfp", nd.maximum_filter, a, {footprint = fp, mode = m, cval = 0.5})
+      local us = {}
+      for d = 1, #shape do us[d] = ({3, 1, 4, 5})[d] end
+      run(key .. " unif", nd.uniform_filter, a, us, {mode = m})
+      run(key .. " gauss", nd.gaussian_filter, a, 1.5, o)
+      run(key .. " lap", nd.laplace, a, o)
+      run(key .. " med", nd.median_filter, a, 3, o)
+      run(key .. " c1d", nd.correlate1d, a, {1, 2, 3, 4, 5, 6, 7}, 1, o)
+      run(key .. " v1d", nd.convolve1d, a, {1, 2, 3, 4, 5, 6}, -1, o)
+    end
+  end
+end
 f:close()
 print(("%d results"):format(n))
