@@ -200,15 +200,27 @@ template <typename K> __device__ inline K rank_small(K (&v)[SMALL_RANK], int r) 
 // o[r] is where output r's taps begin in that walk). Each output folds its taps in tap
 // order, as the generic loop does: the same bits.
 const int GROUP = 4;
-template <int OP, bool ALL, typename T>
+// The accumulator of a group's fold: a double, but a float for the MIN and MAX of float
+// input (no conversion a value: their compares give the same answers in either type,
+// NaN and -0.0 included, and the result converts exactly)
+template <bool B> struct FloatIf { typedef double type; };
+template <> struct FloatIf<true> { typedef float type; };
+template <int OP, typename T> struct Acc { typedef double type; };
+template <int OP> struct Acc<OP, float> { typedef typename FloatIf<OP == MIN || OP == MAX>::type type; };
+template <typename A> struct As { template <typename T> __device__ static A get(T x) { return value(x); } };
+template <> struct As<float> { __device__ static float get(float x) { return x; } };
+
+template <int OP, bool ALL, typename A, typename T>
 __device__ inline void fold_group_step(const T *__restrict__ q, int m, int K, const double *sw, const int (&o)[GROUP],
-                                       double (&acc)[GROUP]) {
-  double x = value(*q);
+                                       A (&acc)[GROUP]) {
+  A x = As<A>::get(*q);
 #pragma unroll
   for (int r = 0; r < GROUP; r++) {
     int k = m - o[r];
     if (ALL || (k >= 0 && k < K)) {
-      double wk = OP == MIN || OP == MAX || OP == MEAN ? 1.0 : sw[k];
+      if (OP == MIN) { acc[r] = x < acc[r] ? x : acc[r]; continue; }   // as fold's
+      if (OP == MAX) { acc[r] = x > acc[r] ? x : acc[r]; continue; }
+      double wk = OP == MEAN ? 1.0 : sw[k];
       if (OP == SKIP0 && !(fabs(wk) > DBL_EPSILON)) continue;
       acc[r] = fold(OP, acc[r], wk, x);
     }
@@ -219,12 +231,18 @@ __device__ inline void fold_group_step(const T *__restrict__ q, int m, int K, co
 // the steps between (every output's) do not
 template <int OP, typename T>
 __device__ inline void fold_group(const T *__restrict__ q, long long s, int K, const double *sw, const int (&o)[GROUP],
-                                  double (&acc)[GROUP]) {
+                                  double (&acc0)[GROUP]) {
+  typedef typename Acc<OP, T>::type A;
+  A acc[GROUP];
+#pragma unroll
+  for (int r = 0; r < GROUP; r++) acc[r] = (A)acc0[r];
   int m = 0;
   for (; m < GROUP - 1; m++, q += s) fold_group_step<OP, false>(q, m, K, sw, o, acc);
 #pragma unroll 2
   for (; m < K; m++, q += s) fold_group_step<OP, true>(q, m, K, sw, o, acc);
   for (; m < K + GROUP - 1; m++, q += s) fold_group_step<OP, false>(q, m, K, sw, o, acc);
+#pragma unroll
+  for (int r = 0; r < GROUP; r++) acc0[r] = (double)acc[r];
 }
 
 template <typename T>
