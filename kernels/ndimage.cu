@@ -12,6 +12,7 @@
 //                so that an inside point reads along the line without a table
 //   plan[20 .. 20+K-1]          delta[k]: tap k's offset in elements from the centre
 //   plan[20+K .. 20+K+K*nd-1]   tap k's offset along each dim d (row k)
+//   plan[19]: for ndi_line, the rows of taps (3 numbers each) after that table; 0 else
 // w: K weights (float64); a tap of weight 0 (|w| <= DBL_EPSILON) is left out where op
 // is SKIP0, as scipy's N-D correlate leaves it out of its footprint. RANK (K <= RANK_MAX)
 // gives the value of rank `rank` among the K, GATHER writes them all (row i of out). how
@@ -108,6 +109,182 @@ template <typename T> __device__ inline T select(T *v, int n, int r) {
   return v[r];
 }
 
+
+// The fold of an inside point's taps with the op fixed at compile time (no test of op, of
+// the mode or of the tap's place a tap): along a line (LINE: q the first tap's element, s
+// the step between taps in elements) or by the offset table (q the centre's element). The
+// same operations in the same order as the generic loop, so the same bits.
+template <int OP, bool LINE, typename T>
+__device__ inline double fold_inside(const T *__restrict__ q, long long s, const long long *__restrict__ delta,
+                                     int K, const double *sw, const double *__restrict__ w, double acc) {
+  const int SHARED_W = 256;
+  const T *r = q;
+  // the weights in shared memory first, then any past them (no test of k against
+  // SHARED_W a tap)
+  const int K1 = K < SHARED_W ? K : SHARED_W;
+#pragma unroll 4
+  for (int k = 0; k < K1; k++) {
+    double wk = OP == MIN || OP == MAX || OP == MEAN ? 1.0 : sw[k];
+    const T *at = LINE ? r : q + delta[k];
+    if (LINE) r += s;
+    if (OP == SKIP0 && !(fabs(wk) > DBL_EPSILON)) continue;
+    acc = fold(OP, acc, wk, value(*at));
+  }
+#pragma unroll 1
+  for (int k = K1; k < K; k++) {
+    double wk = OP == MIN || OP == MAX || OP == MEAN ? 1.0 : w[k];
+    const T *at = LINE ? r : q + delta[k];
+    if (LINE) r += s;
+    if (OP == SKIP0 && !(fabs(wk) > DBL_EPSILON)) continue;
+    acc = fold(OP, acc, wk, value(*at));
+  }
+  return acc;
+}
+
+template <bool LINE, typename T>
+__device__ inline double fold_inside_op(int op, const T *__restrict__ q, long long s, const long long *__restrict__ delta,
+                                        int K, const double *sw, const double *__restrict__ w, double acc) {
+  switch (op) {
+    case SUM: return fold_inside<SUM, LINE>(q, s, delta, K, sw, w, acc);
+    case SKIP0: return fold_inside<SKIP0, LINE>(q, s, delta, K, sw, w, acc);
+    case MIN: return fold_inside<MIN, LINE>(q, s, delta, K, sw, w, acc);
+    case MAX: return fold_inside<MAX, LINE>(q, s, delta, K, sw, w, acc);
+    default: return fold_inside<MEAN, LINE>(q, s, delta, K, sw, w, acc);
+  }
+}
+
+// RANK among at most SMALL_RANK taps in registers: v (padded past the K taps with a value
+// no tap exceeds) sorted by a network of compare-exchanges with fixed indices, the rank
+// picked without indexing by a variable (which would put v in local memory). Compared in
+// the input's own type (Key<T>: a float as a float, no conversion a tap, one at the end;
+// value is monotonic, so the rank's value converts to what the doubles' rank would be).
+// Without NaN and -0.0 among the values, equal values have equal bits, so any selection
+// gives Hoare's bits; with them the caller falls back to Hoare's on the same values in the
+// same order.
+const int SMALL_RANK = 9;
+// (other types as doubles: their keys in their own types spilled registers)
+template <typename T> struct Key { typedef double type; };
+template <> struct Key<float> { typedef float type; };
+template <typename T> __device__ inline double key(T x) { return value(x); }
+__device__ inline float key(float x) { return x; }
+__device__ inline bool odd_value(double x) {
+  return x != x || __double_as_longlong(x) == (long long)0x8000000000000000ULL;
+}
+__device__ inline bool odd_value(float x) {
+  return x != x || __float_as_int(x) == (int)0x80000000U;
+}
+template <typename K> __device__ inline K rank_small(K (&v)[SMALL_RANK], int r) {
+#pragma unroll
+  for (int i = 0; i < SMALL_RANK - 1; i++) {
+#pragma unroll
+    for (int j = 0; j < SMALL_RANK - 1 - i; j++) {
+      K a = v[j], b = v[j + 1];   // no NaN: one compare, two selects a value (fmin and
+      bool lt = b < a;            // fmax would test for NaN too)
+      v[j] = lt ? b : a;
+      v[j + 1] = lt ? a : b;
+    }
+  }
+  // v[r], the greatest of v[0..r] (not v[r] itself, nor a chain of j == r ? v[j]: either
+  // becomes a load from local memory at a variable index)
+  K res = v[0];
+#pragma unroll
+  for (int j = 1; j < SMALL_RANK; j++) res = j <= r && v[j] > res ? v[j] : res;
+  return res;
+}
+
+
+// A 1-D filter's GROUP outputs in a row along its line, all of whose taps lie inside, made
+// by one thread: each value read once and converted once (the conversion to double is a
+// quarter-rate instruction) for every output that uses it. q: the value at the group's
+// lowest tap position along the walk (s apart, in the order of tap 0 of output 0 first:
+// o[r] is where output r's taps begin in that walk). Each output folds its taps in tap
+// order, as the generic loop does: the same bits.
+const int GROUP = 4;
+// The accumulator of a group's fold: a double, but a float for the MIN and MAX of float
+// input (no conversion a value: their compares give the same answers in either type,
+// NaN and -0.0 included, and the result converts exactly)
+template <bool B> struct FloatIf { typedef double type; };
+template <> struct FloatIf<true> { typedef float type; };
+template <int OP, typename T> struct Acc { typedef double type; };
+template <int OP> struct Acc<OP, float> { typedef typename FloatIf<OP == MIN || OP == MAX>::type type; };
+template <typename A> struct As { template <typename T> __device__ static A get(T x) { return value(x); } };
+template <> struct As<float> { __device__ static float get(float x) { return x; } };
+
+template <int OP, bool ALL, typename A, typename T>
+__device__ inline void fold_group_step(const T *__restrict__ q, int m, int K, const double *sw, const int (&o)[GROUP],
+                                       A (&acc)[GROUP]) {
+  A x = As<A>::get(*q);
+#pragma unroll
+  for (int r = 0; r < GROUP; r++) {
+    int k = m - o[r];
+    if (ALL || (k >= 0 && k < K)) {
+      if (OP == MIN) { acc[r] = x < acc[r] ? x : acc[r]; continue; }   // as fold's
+      if (OP == MAX) { acc[r] = x > acc[r] ? x : acc[r]; continue; }
+      double wk = OP == MEAN ? 1.0 : sw[k];
+      if (OP == SKIP0 && !(fabs(wk) > DBL_EPSILON)) continue;
+      acc[r] = fold(OP, acc[r], wk, x);
+    }
+  }
+}
+
+// the walk: its first and last GROUP - 1 steps test which outputs a value is a tap of;
+// the steps between (every output's) do not
+template <int OP, typename T>
+__device__ inline void fold_group(const T *__restrict__ q, long long s, int K, const double *sw, const int (&o)[GROUP],
+                                  double (&acc0)[GROUP]) {
+  typedef typename Acc<OP, T>::type A;
+  A acc[GROUP];
+#pragma unroll
+  for (int r = 0; r < GROUP; r++) acc[r] = (A)acc0[r];
+  int m = 0;
+  for (; m < GROUP - 1; m++, q += s) fold_group_step<OP, false>(q, m, K, sw, o, acc);
+#pragma unroll 2
+  for (; m < K; m++, q += s) fold_group_step<OP, true>(q, m, K, sw, o, acc);
+  for (; m < K + GROUP - 1; m++, q += s) fold_group_step<OP, false>(q, m, K, sw, o, acc);
+#pragma unroll
+  for (int r = 0; r < GROUP; r++) acc0[r] = (double)acc[r];
+}
+
+template <typename T>
+__device__ inline void fold_group_op(int op, const T *__restrict__ q, long long s, int K, const double *sw,
+                                     const int (&o)[GROUP], double (&acc)[GROUP]) {
+  switch (op) {
+    case SUM: fold_group<SUM>(q, s, K, sw, o, acc); break;
+    case SKIP0: fold_group<SKIP0>(q, s, K, sw, o, acc); break;
+    case MIN: fold_group<MIN>(q, s, K, sw, o, acc); break;
+    case MAX: fold_group<MAX>(q, s, K, sw, o, acc); break;
+    default: fold_group<MEAN>(q, s, K, sw, o, acc); break;
+  }
+}
+
+
+// the rows of a group's taps (ndi_line), the op fixed at compile time
+template <int OP, typename T>
+__device__ inline void fold_rows(const T *__restrict__ pb, const long long *__restrict__ rows, long long nrows,
+                                 const long long *__restrict__ delta, long long along, const double *sw,
+                                 double (&acc)[GROUP]) {
+  for (long long j = 0; j < nrows; j++) {
+    const long long k0 = rows[3 * j], L = rows[3 * j + 1], st = rows[3 * j + 2];
+    int o[GROUP];
+#pragma unroll
+    for (int r = 0; r < GROUP; r++) o[r] = st > 0 ? r : GROUP - 1 - r;
+    // the walk starts at output 0's first tap of the row (step 1) or output GROUP-1's
+    fold_group<OP>(pb + delta[k0] + (st > 0 ? 0 : GROUP - 1) * along, st * along, (int)L, sw + k0, o, acc);
+  }
+}
+
+template <typename T>
+__device__ inline void fold_rows_op(int op, const T *__restrict__ pb, const long long *__restrict__ rows, long long nrows,
+                                    const long long *__restrict__ delta, long long along, const double *sw,
+                                    double (&acc)[GROUP]) {
+  switch (op) {
+    case SUM: fold_rows<SUM>(pb, rows, nrows, delta, along, sw, acc); break;
+    case SKIP0: fold_rows<SKIP0>(pb, rows, nrows, delta, along, sw, acc); break;
+    case MIN: fold_rows<MIN>(pb, rows, nrows, delta, along, sw, acc); break;
+    case MAX: fold_rows<MAX>(pb, rows, nrows, delta, along, sw, acc); break;
+    default: fold_rows<MEAN>(pb, rows, nrows, delta, along, sw, acc); break;
+  }
+}
 }  // namespace ndi
 
 template <typename T, typename O>
@@ -127,11 +304,17 @@ __global__ void __launch_bounds__(256, 4) ndi_filter(gpu::array<T> in, O *out, c
     for (int t = threadIdx.x; t < K && t < SHARED_W; t += blockDim.x) sw[t] = w[t];
   __syncthreads();
   const bool small = in.size <= 0xffffffffLL;
+  // an N-D footprint whose groups of ndi::GROUP elements along the last dim with all taps
+  // inside ndi_line made (plan[19]: its rows): the other elements only
+  const bool skip_groups = plan[19] > 0 && line < 0;
+  // ops folded by ndi::fold_inside for inside points; RANK among few taps in registers
+  const bool fast = op == ndi::SUM || op == ndi::SKIP0 || op == ndi::MIN || op == ndi::MAX || op == ndi::MEAN;
+  const bool small_rank = op == ndi::RANK && K <= ndi::SMALL_RANK;
   const double start = op == ndi::MIN ? INFINITY : op == ndi::MAX ? -INFINITY : 0.0;
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < in.size;
        i += (long long)gridDim.x * blockDim.x) {
     long long c[8], base = 0, rem = i;
-    bool inside = true;
+    bool inside = true, grouped = true;
 #pragma unroll
     for (int d = 7; d >= 0; d--) {
       if (d < nd) {
@@ -142,10 +325,34 @@ __global__ void __launch_bounds__(256, 4) ndi_filter(gpu::array<T> in, O *out, c
         rem = q;
         base += c[d] * in.stride[d];
         inside = inside && c[d] + plan[d] >= 0 && c[d] + plan[8 + d] < n;
+        const long long cg = d == nd - 1 ? c[d] - (c[d] & (ndi::GROUP - 1)) : c[d];   // its group's first
+        grouped = grouped && cg + plan[d] >= 0 && (d == nd - 1 ? cg + ndi::GROUP - 1 : cg) + plan[8 + d] < n;
       }
     }
+    if (skip_groups && grouped) continue;   // made by ndi_line
     double acc = start;
     double buf[ndi::RANK_MAX];
+    if (inside && fast) {   // every tap inside, the op a fold: no mode, no per-tap tests of op
+      // (a line's taps by the table too: lines of K <= 256 taps go to ndi_line)
+      acc = ndi::fold_inside_op<false>(op, p + base, 0, delta, (int)K, sw, w, acc);
+      ndi::combine(out + i, op == ndi::MEAN ? acc / (double)K : acc, how);
+      continue;
+    }
+    if (inside && small_rank) {   // the taps' values in registers, read at fixed indices
+      typedef typename ndi::Key<T>::type Key;
+      Key v[ndi::SMALL_RANK];
+      bool odd = false;
+#pragma unroll
+      for (int j = 0; j < ndi::SMALL_RANK; j++) {
+        Key x = INFINITY;   // past the K taps: sorted last
+        if (j < K) { x = ndi::key(p[base + delta[j]]); odd = odd || ndi::odd_value(x); }
+        v[j] = x;
+      }
+      if (!odd) {   // else the generic loop below: Hoare's selection, as for more taps
+        ndi::combine(out + i, ndi::value(ndi::rank_small(v, rank)), how);
+        continue;
+      }
+    }
     for (long long k = 0; k < K; k++) {
       double wk = !weighted ? 1.0 : k < SHARED_W ? sw[k] : w[k];
       if (op == ndi::SKIP0 && !(fabs(wk) > DBL_EPSILON)) continue;
@@ -174,5 +381,82 @@ __global__ void __launch_bounds__(256, 4) ndi_filter(gpu::array<T> in, O *out, c
     }
     if (op == ndi::RANK) acc = ndi::select(buf, (int)K, rank);
     if (op != ndi::GATHER) ndi::combine(out + i, op == ndi::MEAN ? acc / (double)K : acc, how);
+  }
+}
+
+// A filter that folds its taps (SUM, SKIP0, MIN, MAX, MEAN; K <= 256) in rows: runs of taps
+// one apart along dim gd (a 1-D filter's line; else the last dim), the arguments as
+// ndi_filter's, and after the offset table plan[20+K+K*nd ..] 3 numbers a row (its first
+// tap, its taps, its step along gd: 1 or -1), plan[19] rows. A thread makes ndi::GROUP
+// outputs in a row along gd: where all their taps lie inside, each row's values walked once
+// (ndi::fold_group), the rows in tap order, so each output folds its taps in tap order as
+// ndi_filter does; else each output by the mode as ndi_filter does. Its own kernel, so that
+// its registers are not the generic loop's (in one kernel the two spilled).
+template <typename T, typename O>
+__global__ void __launch_bounds__(256, 4) ndi_line(gpu::array<T> in, O *out, const long long *__restrict__ plan,
+                         const double *__restrict__ w, long long K, int op, int mode, double cval,
+                         int rank, int how) {
+  const int nd = in.ndim;
+  const T *__restrict__ p = in.ptr();
+  const long long *delta = plan + 20, *off = plan + 20 + K, *rows = plan + 20 + K + K * nd;
+  const bool line = plan[16] >= 0;
+  const int gd = line ? (int)plan[16] : nd - 1;
+  const long long nrows = plan[19], along = in.stride[gd];
+  __shared__ double sw[256];
+  for (int t = threadIdx.x; t < K; t += blockDim.x) sw[t] = w[t];
+  __syncthreads();
+  const bool small = in.size <= 0xffffffffLL;
+  const double start = op == ndi::MIN ? INFINITY : op == ndi::MAX ? -INFINITY : 0.0;
+  const long long nl = in.shape[gd], ngroups = (nl + ndi::GROUP - 1) / ndi::GROUP;
+  const long long items = in.size / nl * ngroups;
+  for (long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x; g < items;
+       g += (long long)gridDim.x * blockDim.x) {
+    // the group's first element i0 (C order; di between its elements), base (in's), c
+    long long rem = g, span = 1, base = 0, i0 = 0, di = 1, cg = 0;
+    bool inside = true;
+#pragma unroll
+    for (int d = 7; d >= 0; d--) {
+      if (d < nd) {
+        long long n = in.shape[d], m = d == gd ? ngroups : n;
+        long long q = small ? (long long)((unsigned int)rem / (unsigned int)m) : rem / m;
+        long long cd = rem - q * m;
+        rem = q;
+        if (d == gd) { cd *= ndi::GROUP; di = span; cg = cd; }
+        i0 += cd * span;
+        span *= n;
+        base += cd * in.stride[d];
+        inside = inside && cd + plan[d] >= 0 && (d == gd ? cd + ndi::GROUP - 1 : cd) + plan[8 + d] < n;
+      }
+    }
+    if (inside) {
+      double acc[ndi::GROUP];
+#pragma unroll
+      for (int r = 0; r < ndi::GROUP; r++) acc[r] = start;
+      ndi::fold_rows_op(op, p + base, rows, nrows, delta, along, sw, acc);
+#pragma unroll
+      for (int r = 0; r < ndi::GROUP; r++)
+        ndi::combine(out + i0 + r * di, op == ndi::MEAN ? acc[r] / (double)K : acc[r], how);
+      continue;
+    }
+    if (!line) continue;   // an N-D footprint's groups near an edge: ndi_filter's
+    const long long nr = nl - cg < ndi::GROUP ? nl - cg : ndi::GROUP;
+    for (long long r = 0; r < nr; r++) {   // near an edge: each tap by the mode along the line
+      const long long c = cg + r, at0 = base + r * along;
+      double acc = start;
+      for (long long k = 0; k < K; k++) {
+        double wk = sw[k];
+        if (op == ndi::SKIP0 && !(fabs(wk) > DBL_EPSILON)) continue;
+        long long o = off[k * nd + gd], at = at0;
+        bool outside = false;
+        if (o != 0) {
+          long long m = ndi::map_index(c + o, nl, mode);
+          outside = m < 0;
+          at += (m - c) * along;
+        }
+        double x = outside ? cval : ndi::value(p[at]);
+        acc = ndi::fold(op, acc, op == ndi::MIN || op == ndi::MAX || op == ndi::MEAN ? 1.0 : wk, x);
+      }
+      ndi::combine(out + i0 + r * di, op == ndi::MEAN ? acc / (double)K : acc, how);
+    }
   }
 }

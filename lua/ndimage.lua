@@ -114,15 +114,17 @@ end
 
 local SOURCE
 local modules = {}
-local function kernel(T, O)
-  local name = ("ndi_filter<%s, %s>"):format(CTYPE[T], CTYPE[O])
-  local m = modules[name]
+-- the kernel for input dtype T and output dtype O: ndi_filter, or ndi_line where line is
+-- true (both compiled at once: one compile a pair of dtypes)
+local function kernel(T, O, line)
+  local types = ("<%s, %s>"):format(CTYPE[T], CTYPE[O])
+  local m = modules[types]
   if not m then
     SOURCE = SOURCE or gpu._embedded("kernels/ndimage.cu")
-    m = gpu.module(SOURCE, {names = {name}})
-    modules[name] = m
+    m = gpu.module(SOURCE, {names = {"ndi_filter" .. types, "ndi_line" .. types}})
+    modules[types] = m
   end
-  return m[name]
+  return m[(line and "ndi_line" or "ndi_filter") .. types]
 end
 
 local BLOCK, MAX_GRID = 256, 65536
@@ -162,6 +164,30 @@ local function line_of(taps, ndim)
   return -1, 0, 0
 end
 
+-- The taps (C order) in rows for ndi_line: runs of taps one apart along dim g (line, 0-based,
+-- or the last dim where line is -1), the others' offsets equal; {first tap (0-based), taps,
+-- step} each
+local function rows_of(taps, ndim, line)
+  local g = line >= 0 and line + 1 or ndim
+  local rows, row = {}, nil
+  for k, t in ipairs(taps) do
+    local prev = taps[k - 1]
+    local s = prev and t[g] - prev[g]
+    local joins = row and (s == 1 or s == -1) and (row[2] == 1 or s == row[3])
+    for e = 1, ndim do
+      if not joins then break end
+      if e ~= g and t[e] ~= prev[e] then joins = false end
+    end
+    if joins then
+      row[2], row[3] = row[2] + 1, s
+    else
+      row = {k - 1, 1, 1}
+      rows[#rows + 1] = row
+    end
+  end
+  return rows
+end
+
 -- One pass: input folded under taps (a list of offset rows, one entry a dim of input) with
 -- weights w (a float64 device array of #taps, or nil: ones) into a new C-ordered array of
 -- dtype dt (shape: input's, with #taps more last for GATHER)
@@ -193,8 +219,26 @@ local function pass(input, taps, w, op, mode, cval, dt, rank, into, how)
     for k = 1, K do ones[k] = 1 end
     w = constant(ones, "float64", input.device)
   end
+  -- a fold of at most 256 taps in rows (runs one apart along the line, or along the last
+  -- dim) on ndi_line, GROUP (4) outputs a thread: all of a line's; an N-D footprint's where
+  -- its rows are long enough, ndi_filter then making the elements near the edges
+  local rows = K <= 256 and ndim >= 1 and (op == SUM or op == SKIP0 or op == MIN or op == MAX or op == MEAN)
+    and rows_of(taps, ndim, plan[17])
+  if rows and plan[17] < 0 and #rows * 2 > K then rows = nil end
   local grid = math.max(1, math.min(MAX_GRID, (input.size + BLOCK - 1) // BLOCK))
-  kernel(input.dtype, dt)[{grid, BLOCK}](input, out, constant(plan, "int64", input.device), w, K, op, mode, cval, rank or 0, how or STORE)
+  local args
+  if rows then
+    local at = 20 + K + K * ndim
+    for j, r in ipairs(rows) do plan[at + 3 * j - 2], plan[at + 3 * j - 1], plan[at + 3 * j] = r[1], r[2], r[3] end
+    plan[20] = #rows
+    local n = input.shape[plan[17] >= 0 and plan[17] + 1 or ndim]
+    local items = input.size // n * ((n + 3) // 4)
+    args = {input, out, constant(plan, "int64", input.device), w, K, op, mode, cval, rank or 0, how or STORE}
+    kernel(input.dtype, dt, true)[{math.max(1, math.min(MAX_GRID, (items + BLOCK - 1) // BLOCK)), BLOCK}](table.unpack(args))
+    if plan[17] >= 0 then return out end
+  end
+  args = args or {input, out, constant(plan, "int64", input.device), w, K, op, mode, cval, rank or 0, how or STORE}
+  kernel(input.dtype, dt)[{grid, BLOCK}](table.unpack(args))
   return out
 end
 
