@@ -26,12 +26,11 @@ template <class T> __device__ inline T sp_shfl_down(T v, int d, int w) {
 // data[p] alone, the entries inside the matrix (row sums). `lanes`
 // threads a row (1, 2, ..., 32: a sub-warp, chosen from the mean row length), each taking
 // every lanes-th entry, then summed by shuffles. The loop runs while the warp's first
-// thread has a row, so a warp's lanes shuffle together. Rows of more than long_len entries
-// (long_len > 0) are left to csr_spmv_long, which a sub-warp would hold up.
+// thread has a row, so a warp's lanes shuffle together.
 template <class T>
 __global__ void csr_spmv(const int *__restrict__ indptr, const int *__restrict__ indices,
                          const T *__restrict__ data, const T *__restrict__ x, T *__restrict__ y, long long m,
-                         long long ncols, long long nnz, int lanes, int sum_only, long long long_len) {
+                         long long ncols, long long nnz, int lanes, int sum_only) {
   long long stride = (long long)gridDim.x * blockDim.x;
   int lane = threadIdx.x & (lanes - 1), warp_lane = threadIdx.x & 31;
   for (long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x; t - warp_lane < m * lanes; t += stride) {
@@ -41,8 +40,7 @@ __global__ void csr_spmv(const int *__restrict__ indptr, const int *__restrict__
     if (mine) {
       long long lo, hi;
       sp_row(indptr, r, nnz, lo, hi);
-      if (long_len > 0 && hi - lo > long_len) mine = false;
-      else if (sum_only == 1) {
+      if (sum_only == 1) {
         for (long long p = lo + lane; p < hi; p += lanes) s += data[p];
       } else if (sum_only == 2) {
         for (long long p = lo + lane; p < hi; p += lanes) {
@@ -58,39 +56,6 @@ __global__ void csr_spmv(const int *__restrict__ indptr, const int *__restrict__
     }
     for (int d = lanes / 2; d > 0; d /= 2) s += sp_shfl_down(s, d, lanes);
     if (mine && lane == 0) y[r] = s;
-  }
-}
-
-// The rows csr_spmv left (more than long_len entries), a warp a row: each warp reads the
-// lengths of 32 rows at a time and takes the long ones among them in turn, its 32 lanes
-// striding along the row.
-template <class T>
-__global__ void csr_spmv_long(const int *__restrict__ indptr, const int *__restrict__ indices,
-                              const T *__restrict__ data, const T *__restrict__ x, T *__restrict__ y, long long m,
-                              long long ncols, long long nnz, long long long_len) {
-  int lane = threadIdx.x & 31;
-  long long warp = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-  long long warps = ((long long)gridDim.x * blockDim.x) >> 5;
-  for (long long base = warp * 32; base < m; base += warps * 32) {
-    long long lo, hi;
-    bool is_long = false;
-    if (base + lane < m) {
-      sp_row(indptr, base + lane, nnz, lo, hi);
-      is_long = hi - lo > long_len;
-    }
-    unsigned pending = __ballot_sync(0xffffffffu, is_long);
-    while (pending) {
-      int b = __ffs((int)pending) - 1;
-      pending &= pending - 1;
-      sp_row(indptr, base + b, nnz, lo, hi);
-      T s = T(0);
-      for (long long p = lo + lane; p < hi; p += 32) {
-        int c = indices[p];
-        if (c >= 0 && c < ncols) s += data[p] * x[c];
-      }
-      for (int d = 16; d > 0; d /= 2) s += sp_shfl_down(s, d, 32);
-      if (lane == 0) y[base + b] = s;
-    }
   }
 }
 

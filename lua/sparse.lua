@@ -36,7 +36,7 @@ local function kernel(name, dtype)
   local m = modules[c]
   if not m then
     local names = {}
-    for _, k in ipairs({"csr_spmv", "csr_spmv_long", "csr_spmm", "csr_todense", "csr_add"}) do names[#names + 1] = ("%s<%s>"):format(k, c) end
+    for _, k in ipairs({"csr_spmv", "csr_spmm", "csr_todense", "csr_add"}) do names[#names + 1] = ("%s<%s>"):format(k, c) end
     m = gpu.module(gpu._embedded("kernels/sparse.cu"), {names = names})
     modules[c] = m
   end
@@ -117,7 +117,7 @@ local function compress(data, major, minor, nmajor, nminor, sum, canonical, in_m
         local runs = gpu.concatenate({(starts - 1):astype("int32"), gpu.full(1, n, "int32")})
         local out = gpu.empty(starts.size, data.dtype)
         kernel("csr_spmv", data.dtype)[{blocks(starts.size, 256), 256}](runs, runs, data, data, out, starts.size,
-                                                                        0, n, 1, 1, 0)
+                                                                        0, n, 1, 1)
         data, major, minor = out, gpu.take(major, starts), gpu.take(minor, starts)
       end
     end
@@ -462,7 +462,7 @@ local function major_sums(A, dt)
   if data.dtype ~= dt then data = data:astype(dt) end
   local out = gpu.empty(major, dt)
   if major > 0 then
-    kernel("csr_spmv", dt)[{blocks(major, 256), 256}](indptr, indices, data, data, out, major, minor, nnz, 1, 2, 0)
+    kernel("csr_spmv", dt)[{blocks(major, 256), 256}](indptr, indices, data, data, out, major, minor, nnz, 1, 2)
   end
   return out
 end
@@ -502,31 +502,17 @@ local COMPUTE = {bool = "bool", float32 = "float32", float64 = "float64", comple
                  complex128 = "complex128", float16 = "float32"}
 local function compute_type(dt) return COMPUTE[dt] or (KIND[dt] == "c" and dt or "int64") end
 
--- How csr_spmv splits CSR matrix A's rows (m of them, nnz entries): `lanes` threads a row,
--- the power of two at or below the mean row length (up to 32: fewer idle lanes on short
--- rows, measured faster on an H200 than the power above it), and the rows longer than
--- long_len (0: none) left to csr_spmv_long, a warp a row, where a sub-warp would hold its
--- warp up. The longest row is read once a matrix (one wait at its first product) and kept
--- with the array it was read from (A's indptr; a COO matrix's row): it only chooses the split, which each kernel
--- applies to the row lengths it reads, so a stale value costs time, never a wrong result.
-local function row_lanes(A, indptr, m, nnz)
+-- csr_spmv's lanes a row for CSR rows of mean length nnz / m: the power of two at or below
+-- it, up to 32 (above it left lanes idle: on Poisson's 5-point rows 4 lanes took 0.154 ms on
+-- an H200 where 8 took 0.235; 1 and 2 took as long as 4)
+local function row_lanes(m, nnz)
   local lanes = 1
   while lanes < 32 and lanes * 2 <= nnz / m do lanes = lanes * 2 end
-  if lanes == 32 then return lanes, 0 end
-  local long_len = math.max(64, 8 * lanes)
-  if nnz <= long_len then return lanes, 0 end
-  local seen = rawget(A, "_longest")
-  local key = A.indptr or A.row
-  if not seen or seen.key ~= key then
-    seen = {key = key, rows = gpu.diff(indptr):max()}
-    rawset(A, "_longest", seen)
-  end
-  return lanes, seen.rows > long_len and long_len or 0
+  return lanes
 end
 
 -- A (a CSR or CSC matrix) @ x (a 1-D or 2-D device array), a new array
 local function spmatmul(api, A, x)
-  local given = A   -- row_lanes keeps what it reads with the matrix given (CSC, COO: made CSR each time)
   local m, n = A.shape[1], A.shape[2]
   if A.format == "coo" then   -- sorted, the duplicates left for the kernel to add (no wait)
     local d, ind, ptr = compress(A.data, A.row, A.col, m, n, false, A.has_canonical_format)
@@ -548,12 +534,8 @@ local function spmatmul(api, A, x)
   if x.ndim == 1 then
     y = gpu.empty(m, ct)
     if m > 0 then
-      local lanes, long_len = row_lanes(given, indptr, m, nnz)
-      kernel("csr_spmv", ct)[{blocks(m * lanes, 256), 256}](indptr, indices, data, x, y, m, n, nnz, lanes, 0,
-                                                            long_len)
-      if long_len > 0 then
-        kernel("csr_spmv_long", ct)[{blocks(m, 256), 256}](indptr, indices, data, x, y, m, n, nnz, long_len)
-      end
+      local lanes = row_lanes(m, nnz)
+      kernel("csr_spmv", ct)[{blocks(m * lanes, 256), 256}](indptr, indices, data, x, y, m, n, nnz, lanes, 0)
     end
   else
     local k = x.shape[2]

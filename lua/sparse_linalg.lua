@@ -95,7 +95,13 @@ function M.aslinearoperator(A) return as_operator(A, "aslinearoperator", "A") en
 -- elements (n or n x 1) in A's dtype, x0 (zeros by default) a copy, M an operator (the
 -- identity by default)
 local function system(api, A, b, opts, known)
-  opts = gpu._arg.options(opts, "sparse.linalg." .. api, known)
+  local given = gpu._arg.options(opts, "sparse.linalg." .. api, known .. " rtol") or {}
+  opts = {}   -- a copy: the caller's table is left as it was
+  for k, v in pairs(given) do opts[k] = v end
+  if opts.rtol ~= nil then   -- scipy 1.12's and CuPy 14's name for tol
+    if opts.tol ~= nil then fail(api, "tol and rtol are one option: give one") end
+    opts.tol, opts.rtol = opts.rtol, nil
+  end
   A = as_operator(A, api, "A")
   local n = A.shape[1]
   if A.shape[2] ~= n then fail(api, "A must be square, got %d x %d", A.shape[1], A.shape[2]) end
@@ -143,7 +149,7 @@ local function system(api, A, b, opts, known)
   return A, b, x, matvec, psolve, opts, maxiter or 10 * n
 end
 
--- CuPy's stopping rule: ||r|| <= atol, atol = max(atol, tol * ||b||) (tol 1e-5)
+-- CuPy's stopping rule: ||r|| <= atol, atol = max(atol, tol * ||b||) (tol, or rtol, 1e-5)
 local function tolerance(opts, bnorm)
   local tol = opts.tol or 1e-5
   if opts.atol == nil then return tol * bnorm end

@@ -35,7 +35,7 @@ describe("gpu.sparse.linalg.cg and cgs", function()
 
   it("take scipy's iterations to scipy's solution", function()
     for _, f in ipairs({"cg", "cgs"}) do
-      local x, info, count = solve_count(f, A, b, {tol = 1e-8, atol = 0})
+      local x, info, count = solve_count(f, A, b, {rtol = 1e-8, atol = 0})   -- rtol: tol's newer name
       assert.are.equal(0, info)
       assert.are.equal(100, count, f)                      -- scipy's cg and cgs: 100 each
       assert.are.equal("float64", x.dtype)
@@ -174,6 +174,8 @@ describe("gpu.sparse.linalg's bad inputs", function()
     {function() L.cg(A, b, {M = gpu.eye(3)}) end, "M must be 4 x 4 to match A, got 3 x 3"},
     {function() L.cg(A, b, {callback = 1}) end, "callback must be a function, got number"},
     {function() L.cg(A, b, {axis = 1}) end, "unknown option 'axis'"},
+    {function() L.cg(A, b, {tol = 1e-3, rtol = 1e-3}) end, "tol and rtol are one option: give one"},
+    {function() L.cg(A, b, {rtol = -1}) end, "tol must be a non%-negative number, got %-1"},
     {function() L.cg(A, b, {x0 = gpu.ones(3)}) end, "x0 must have 4 elements, got 3"},
     {function() L.gmres(A, b, {restart = 0}) end, "restart must be a positive integer, got 0"},
     {function() L.gmres(A, b, {callback_type = "y"}) end, "callback_type must be"},

@@ -166,9 +166,9 @@ describe("gpu.sparse matrices", function()
     end
   end)
 
-  it("give the dense product with a few long rows among short ones (a warp a long row)", function()
-    -- rows 1 and 7 (of 200) hold 300 and 150 entries, the others 2: 2 lanes a row, the two
-    -- long ones to csr_spmv_long; then the rows are moved (indptr written): still right
+  it("give the dense product with a few long rows among short ones", function()
+    -- rows 1 and 7 (of 200) hold 300 and 150 entries, the others 2: 4 lanes a row; then the
+    -- rows are moved (indptr written): still right
     local m, n = 200, 300
     local i = gpu.arange(0, m, 1, "float64"):reshape(m, 1)
     local j = gpu.arange(0, n, 1, "float64"):reshape(1, n)
