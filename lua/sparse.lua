@@ -70,9 +70,10 @@ local function int32(n) return gpu.arange(0, n, 1, "int32") end
 -- of rows of the CSR form (major), its columns (minor) and nnz.
 local function parts(api, A)
   local data, indices, indptr = A.data, A.indices, A.indptr
-  for name, v in pairs({data = data, indices = indices, indptr = indptr}) do
-    if not is_array(v) then fail(api, "the matrix's %s is not a device array (%s)", name, described(v)) end
+  for _, name in ipairs({"data", "indices", "indptr"}) do   -- (a list: a nil field is seen too)
+    if not is_array(A[name]) then fail(api, "the matrix's %s is not a device array (%s)", name, described(A[name])) end
   end
+  if data.dtype ~= A.dtype then fail(api, "the matrix's data is %s, its dtype %s (use astype)", data.dtype, tostring(A.dtype)) end
   if indices.dtype ~= "int32" or indptr.dtype ~= "int32" then
     fail(api, "the matrix's indices and indptr must be int32, got %s and %s", indices.dtype, indptr.dtype)
   end

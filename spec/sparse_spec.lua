@@ -394,5 +394,12 @@ describe("gpu.sparse matrices", function()
     C = A:copy()
     C.data:free()
     err("freed", C.dot, C, x)
+    -- a field set to nil, or data of another dtype than the matrix's: clear errors
+    C = A:copy()
+    C.data = nil
+    err("the matrix's data is not a device array (nil)", C.toarray, C)
+    C = A:copy()
+    C.data = C.data:astype("int64")
+    err("the matrix's data is int64, its dtype float64", C.toarray, C)
   end)
 end)
