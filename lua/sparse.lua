@@ -712,8 +712,23 @@ function M.multiply(A, B)
     local dt = gpu.result_type(A.dtype, B.dtype)
     local _, ia, ib = gpu.intersect1d(ka, kb, {return_indices = true})
     local data = gpu.take(a.data, ia):astype(dt) * gpu.take(b.data, ib):astype(dt)
-    local d, ind, ptr = compress(data, gpu.take(a.row, ia), gpu.take(a.col, ia), A.shape[1], n, false, true)
-    return compressed("csr", d, ind, ptr, A.shape, true)
+    local row, col, sorted = gpu.take(a.row, ia), gpu.take(a.col, ia), true
+    if KIND[dt] == "f" or KIND[dt] == "c" then
+      -- as scipy's: an entry of one times the other's implicit zero is kept when it is not
+      -- zero, i.e. a NaN or an infinity (giving NaN)
+      for _, t in ipairs({{a, ka, kb}, {b, kb, ka}}) do
+        local X = t[1]
+        local lone = gpu.flatnonzero(gpu.logical_and(gpu.logical_not(gpu.isfinite(X.data)), gpu.logical_not(gpu.isin(t[2], t[3]))))
+        if lone.size > 0 then
+          data = gpu.concatenate({data, gpu.take(X.data, lone):astype(dt) * 0})
+          row, col, sorted = gpu.concatenate({row, gpu.take(X.row, lone)}), gpu.concatenate({col, gpu.take(X.col, lone)}), false
+        end
+      end
+    end
+    local d, ind, ptr = compress(data, row, col, A.shape[1], n, false, sorted)
+    local C = compressed("csr", d, ind, ptr, A.shape, true)
+    C:eliminate_zeros()   -- (scipy's leaves zero products out)
+    return C
   end
   B = dense_arg(api, B)
   if not is_array(B) then fail(api, "a sparse matrix, a device array or a number expected, got %s", described(B)) end
