@@ -268,6 +268,12 @@ describe("gpu.sparse matrices", function()
     assert.are.equal("float32", I.dtype)
     same({{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}, I:toarray():totable())
     same({{0, 0}, {1, 0}, {0, 1}}, sp.eye(3, 2, -1):toarray():totable())
+    -- offsets past the matrix, even past int32, give no entries (scipy's)
+    for _, k in ipairs({3, 2 ^ 40, -(2 ^ 40), math.maxinteger, math.mininteger}) do
+      local E = sp.eye(3, 3, k)
+      assert.are.equal(0, E.nnz)
+      same({0, 0, 0, 0}, E.indptr:totable())
+    end
     same({{1, 4, 0}, {0, 2, 5}, {0, 0, 3}}, sp.diags({{1, 2, 3}, {4, 5}}, {0, 1}):toarray():totable())
     same({{1, 0}, {3, 2}, {0, 3}}, sp.diags({{1, 2}, {3, 3}}, {0, -1}, {shape = {3, 2}}):toarray():totable())
     same({{2, 0}, {0, 2}}, sp.diags(2, 0, {shape = {2, 2}}):toarray():totable())
