@@ -70,9 +70,10 @@ local function int32(n) return gpu.arange(0, n, 1, "int32") end
 -- of rows of the CSR form (major), its columns (minor) and nnz.
 local function parts(api, A)
   local data, indices, indptr = A.data, A.indices, A.indptr
-  for name, v in pairs({data = data, indices = indices, indptr = indptr}) do
-    if not is_array(v) then fail(api, "the matrix's %s is not a device array (%s)", name, described(v)) end
+  for _, name in ipairs({"data", "indices", "indptr"}) do   -- (a list: a nil field is seen too)
+    if not is_array(A[name]) then fail(api, "the matrix's %s is not a device array (%s)", name, described(A[name])) end
   end
+  if data.dtype ~= A.dtype then fail(api, "the matrix's data is %s, its dtype %s (use astype)", data.dtype, tostring(A.dtype)) end
   if indices.dtype ~= "int32" or indptr.dtype ~= "int32" then
     fail(api, "the matrix's indices and indptr must be int32, got %s and %s", indices.dtype, indptr.dtype)
   end
@@ -693,8 +694,23 @@ function M.multiply(A, B)
     local dt = gpu.result_type(A.dtype, B.dtype)
     local _, ia, ib = gpu.intersect1d(ka, kb, {return_indices = true})
     local data = gpu.take(a.data, ia):astype(dt) * gpu.take(b.data, ib):astype(dt)
-    local d, ind, ptr = compress(data, gpu.take(a.row, ia), gpu.take(a.col, ia), A.shape[1], n, false, true)
-    return compressed("csr", d, ind, ptr, A.shape, true)
+    local row, col, sorted = gpu.take(a.row, ia), gpu.take(a.col, ia), true
+    if KIND[dt] == "f" or KIND[dt] == "c" then
+      -- as scipy's: an entry of one times the other's implicit zero is kept when it is not
+      -- zero, i.e. a NaN or an infinity (giving NaN)
+      for _, t in ipairs({{a, ka, kb}, {b, kb, ka}}) do
+        local X = t[1]
+        local lone = gpu.flatnonzero(gpu.logical_and(gpu.logical_not(gpu.isfinite(X.data)), gpu.logical_not(gpu.isin(t[2], t[3]))))
+        if lone.size > 0 then
+          data = gpu.concatenate({data, gpu.take(X.data, lone):astype(dt) * 0})
+          row, col, sorted = gpu.concatenate({row, gpu.take(X.row, lone)}), gpu.concatenate({col, gpu.take(X.col, lone)}), false
+        end
+      end
+    end
+    local d, ind, ptr = compress(data, row, col, A.shape[1], n, false, sorted)
+    local C = compressed("csr", d, ind, ptr, A.shape, true)
+    C:eliminate_zeros()   -- (scipy's leaves zero products out)
+    return C
   end
   B = dense_arg(api, B)
   if not is_array(B) then fail(api, "a sparse matrix, a device array or a number expected, got %s", described(B)) end
@@ -777,8 +793,9 @@ function S.eye(m, n, k, opts)
   k = k == nil and 0 or gpu._arg.integer(k, "sparse.eye", "k")
   local dt = check_dtype(api, o.dtype or "float64")
   local f = format_of(api, o.format, "csr")
-  local r0 = math.max(0, -k)
   local len = math.max(0, k >= 0 and math.min(m, n - k) or math.min(m + k, n))
+  if len == 0 then k = 0 end   -- (an offset past the matrix, maybe past int32: no entries)
+  local r0 = math.max(0, -k)
   local row = gpu.arange(r0, r0 + len, 1, "int32")
   return from_sorted(gpu.ones(len, dt), row, row + k, {m, n}, f)
 end

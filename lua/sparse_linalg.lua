@@ -112,6 +112,12 @@ local function system(api, A, b, opts, known)
   if not (b.ndim == 1 or (b.ndim == 2 and b.shape[2] == 1)) or b.shape[1] ~= n then
     fail(api, "b must have shape {%d} or {%d, 1} to match A, got {%s}", n, n, table.concat(b.shape, ", "))
   end
+  if b.dtype:find("^complex") and not A.dtype:find("^complex") then
+    -- a complex b with a real A: solved in complex, as scipy's (CuPy's drops b's imaginary part)
+    local dt = A.dtype == "float32" and "complex64" or "complex128"
+    A = setmetatable({shape = A.shape, dtype = dt, ndim = 2, _matvec = A._matvec, _rmatvec = A._rmatvec,
+                      _matmat = A._matmat}, Operator)
+  end
   b = b:reshape(n):astype(A.dtype)
   local x
   if opts.x0 ~= nil then
@@ -144,8 +150,17 @@ local function system(api, A, b, opts, known)
   if opts.callback ~= nil and type(opts.callback) ~= "function" then
     fail(api, "callback must be a function, got %s", type(opts.callback))
   end
-  local matvec = function(v) return A._matvec(v):reshape(n) end
-  local psolve = Mop and function(v) return Mop._matvec(v):reshape(n) end or function(v) return v end
+  -- what an operator returns: n elements (n or n x 1), in the system's dtype
+  local function result(v, what)
+    if not gpu._is_array(v) or v.size ~= n then
+      fail(api, "%s's matvec must return a device array of %d elements, got %s", what, n,
+           gpu._is_array(v) and ("shape {" .. table.concat(v.shape, ", ") .. "}") or gpu._described(v))
+    end
+    v = v:reshape(n)
+    return v.dtype == A.dtype and v or v:astype(A.dtype)
+  end
+  local matvec = function(v) return result(A._matvec(v), "A") end
+  local psolve = Mop and function(v) return result(Mop._matvec(v), "M") end or function(v) return v end
   return A, b, x, matvec, psolve, opts, maxiter or 10 * n
 end
 

@@ -159,6 +159,21 @@ describe("gpu.sparse.linalg.gmres", function()
   end)
 end)
 
+describe("gpu.sparse.linalg with a complex b and a real A", function()
+  it("solves in complex, as scipy's (not dropping b's imaginary part)", function()
+    local A = gpu.sparse.csr_matrix(gpu.array({{4, 1}, {1, 3}}, "float64"))
+    local b = gpu.array({gpu.complex(1, 1), 2}, "complex128")
+    for _, f in ipairs({"cg", "gmres"}) do
+      local x, info = L[f](A, b, {tol = 1e-12})
+      assert.are.equal(0, info)
+      assert.are.equal("complex128", x.dtype)
+      local t = x:totable()
+      close(1 / 11, t[1].re, 1e-9, f); close(3 / 11, t[1].im, 1e-9, f)
+      close(7 / 11, t[2].re, 1e-9, f); close(-1 / 11, t[2].im, 1e-9, f)
+    end
+  end)
+end)
+
 describe("gpu.sparse.linalg's bad inputs", function()
   local A = laplacian(4, "float64")
   local b = gpu.ones(4, "float64")
@@ -184,6 +199,12 @@ describe("gpu.sparse.linalg's bad inputs", function()
     {function() L.LinearOperator({4, 4}, 5) end, "matvec must be a function, got number"},
     {function() L.LinearOperator({4, 4}, print, {dtype = "float8"}) end, "dtype must be a dtype name, got float8"},
     {function() L.LinearOperator({4, 4}, print):rmatvec(b) end, "this operator has no rmatvec"},
+    {function() L.cg(L.LinearOperator({4, 4}, function() return gpu.ones(3, "float64") end), b) end,
+     "A's matvec must return a device array of 4 elements, got shape {3}"},
+    {function() L.gmres(L.LinearOperator({4, 4}, function() return 5 end), b) end,
+     "A's matvec must return a device array of 4 elements, got number"},
+    {function() L.cgs(A, b, {M = L.LinearOperator({4, 4}, function() end)}) end,
+     "M's matvec must return a device array of 4 elements, got nil"},
   }
   it("raise clear errors", function()
     for i, c in ipairs(cases) do

@@ -220,6 +220,16 @@ describe("gpu.sparse matrices", function()
     same({{1, 0, 8}, {0, 0, 15}, {8, 15, 0}}, A:multiply(A.T):toarray():totable())
     same({{1, 0, 6}, {0, 0, 9}, {4, 10, 0}}, A:multiply(f64({1, 2, 3})):toarray():totable())
     same({{2, 0, 4}, {0, 0, 6}, {8, 10, 0}}, A:multiply(2):toarray():totable())
+    -- scipy's: a NaN or an infinity times the other's implicit zero is NaN, kept; zero
+    -- products (an explicit zero of the other) are left out
+    local P = sp.csr_matrix({f64({1, 0 / 0, 1 / 0}), i32({0, 2, 1}), i32({0, 2, 3})}, {shape = {2, 3}})
+    local Q = sp.csr_matrix({f64({0, 5, 3}), i32({0, 1, 2}), i32({0, 2, 3})}, {shape = {2, 3}})
+    for _, R in ipairs({P:multiply(Q), Q:multiply(P)}) do
+      same({0, 1, 2}, R.indptr:totable())
+      same({2, 1}, R.indices:totable())
+      local d = R.data:totable()
+      assert.is_true(d[1] ~= d[1] and d[2] ~= d[2])
+    end
     local N = sp.csr_matrix(f64({{-1, 0}, {0, 2}}))
     same({{1, 0}, {0, 2}}, N:abs():toarray():totable())
     local z = sp.csr_matrix(gpu.array({gpu.complex(1, 2), 0, 0, gpu.complex(3, -1)}, "complex128"):reshape(2, 2))
@@ -258,6 +268,12 @@ describe("gpu.sparse matrices", function()
     assert.are.equal("float32", I.dtype)
     same({{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}, I:toarray():totable())
     same({{0, 0}, {1, 0}, {0, 1}}, sp.eye(3, 2, -1):toarray():totable())
+    -- offsets past the matrix, even past int32, give no entries (scipy's)
+    for _, k in ipairs({3, 2 ^ 40, -(2 ^ 40), math.maxinteger, math.mininteger}) do
+      local E = sp.eye(3, 3, k)
+      assert.are.equal(0, E.nnz)
+      same({0, 0, 0, 0}, E.indptr:totable())
+    end
     same({{1, 4, 0}, {0, 2, 5}, {0, 0, 3}}, sp.diags({{1, 2, 3}, {4, 5}}, {0, 1}):toarray():totable())
     same({{1, 0}, {3, 2}, {0, 3}}, sp.diags({{1, 2}, {3, 3}}, {0, -1}, {shape = {3, 2}}):toarray():totable())
     same({{2, 0}, {0, 2}}, sp.diags(2, 0, {shape = {2, 2}}):toarray():totable())
@@ -394,5 +410,12 @@ describe("gpu.sparse matrices", function()
     C = A:copy()
     C.data:free()
     err("freed", C.dot, C, x)
+    -- a field set to nil, or data of another dtype than the matrix's: clear errors
+    C = A:copy()
+    C.data = nil
+    err("the matrix's data is not a device array (nil)", C.toarray, C)
+    C = A:copy()
+    C.data = C.data:astype("int64")
+    err("the matrix's data is int64, its dtype float64", C.toarray, C)
   end)
 end)
