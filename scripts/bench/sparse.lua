@@ -88,7 +88,7 @@ if rawget(gpu.sparse, "linalg") then
   local b = gpu.ones(P.shape[1], "float64")
   local L = gpu.sparse.linalg
   bench(("cg poisson2d %d^2 200 steps"):format(cpu and 64 or 512),
-        function() return L.cg(P, b, {tol = 0, atol = 0, maxiter = 200}) end, 3)
+        function() return L.cg(P, b, {rtol = 0, atol = 0, maxiter = 200}) end, 3)
   bench(("gmres poisson2d %d^2 restart 20, 200 steps"):format(cpu and 64 or 512),
-        function() return L.gmres(P, b, {tol = 0, atol = 0, restart = 20, maxiter = 200}) end, 3)
+        function() return L.gmres(P, b, {rtol = 0, atol = 0, restart = 20, maxiter = 200}) end, 3)
 end

@@ -78,5 +78,5 @@ print("cupy build hashed 2^20 x 32 (coo->csr)\t%.4f" % ((time.perf_counter() - t
 import cupyx.scipy.sparse.linalg as spl
 P = poisson2d(512, "float64")
 b = cp.ones(P.shape[0])
-bench("cg poisson2d 512^2 200 steps", lambda: spl.cg(P, b, tol=0, atol=0, maxiter=200), 3)
-bench("gmres poisson2d 512^2 restart 20, 200 steps", lambda: spl.gmres(P, b, tol=0, atol=0, restart=20, maxiter=200), 3)
+bench("cg poisson2d 512^2 200 steps", lambda: spl.cg(P, b, rtol=0, atol=0, maxiter=200), 3)
+bench("gmres poisson2d 512^2 restart 20, 200 steps", lambda: spl.gmres(P, b, rtol=0, atol=0, restart=20, maxiter=200), 3)
