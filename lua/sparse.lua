@@ -508,7 +508,7 @@ local function compute_type(dt) return COMPUTE[dt] or (KIND[dt] == "c" and dt or
 -- on Poisson's 5-point rows 4 lanes took 0.151 ms on an H200 where 8 took 0.235), doubled
 -- where the longest row holds more than 32 times that (a few rows of thousands among short
 -- ones hold their sub-warp up: the skewed matrix of scripts/bench/sparse.lua took 0.345 ms
--- with 8 lanes, 0.214 with 16). The longest row is read once a matrix (one wait, at its
+-- with 8 lanes, 0.223 with 16). The longest row is read once a matrix (one wait, at its
 -- first product) and kept with the array it was read from (A's indptr; a COO matrix's row):
 -- it only chooses the lanes, so a stale value costs time, never a wrong result.
 local function row_lanes(A, indptr, m, nnz)
