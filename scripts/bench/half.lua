@@ -3,20 +3,7 @@
 -- call": repeated calls and a synchronization, median of 5 rounds; products also give
 -- TFLOP/s (2 n^3 / time), memory-bound rows GB/s (bytes read and written / time). Never
 -- asserts a time. Run: build/gpuhost scripts/bench/half.lua; python3 scripts/bench/half_cupy.py
-local function median(t) table.sort(t); return t[(#t + 1) // 2] end
-local function bench(name, f, reps, rate)
-  f(); gpu.synchronize()
-  local times = {}
-  for _ = 1, 5 do
-    local t0 = gpu.clock()
-    for _ = 1, reps do f() end
-    gpu.synchronize()
-    times[#times + 1] = (gpu.clock() - t0) / reps
-  end
-  local t = median(times)
-  print(("%s\t%.4f\t%s"):format(name, t * 1e3, rate and rate(t) or ""))
-  io.stdout:flush()
-end
+local bench = dofile((arg[0]:match("^(.*)/") or ".") .. "/timing.lua").bench
 local cpu = gpu.backend() == "cpu"
 local N = cpu and 1 << 16 or 1 << 26
 local M = cpu and 128 or 8192

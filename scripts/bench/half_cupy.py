@@ -1,20 +1,8 @@
 # half_cupy.py: what scripts/bench/half.lua measures, with CuPy (ms a call, median of 5
 # rounds; TFLOP/s for products, GB/s for memory-bound rows).
-import time
 import cupy as cp
 
-def bench(name, f, reps, rate=None):
-    f(); cp.cuda.Device().synchronize()
-    times = []
-    for _ in range(5):
-        t0 = time.perf_counter()
-        for _ in range(reps):
-            f()
-        cp.cuda.Device().synchronize()
-        times.append((time.perf_counter() - t0) / reps)
-    times.sort()
-    t = times[2]
-    print("cupy %s\t%.4f\t%s" % (name, t * 1e3, rate(t) if rate else ""), flush=True)
+from timing import bench
 
 N, M = 1 << 26, 8192
 rs = cp.random.default_rng(1)

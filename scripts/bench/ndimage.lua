@@ -3,20 +3,7 @@
 -- call", median of 5 rounds; GB/s counts the input read and the output written once. Never
 -- asserts a time. Run: build/gpuhost scripts/bench/ndimage.lua; python3 scripts/bench/ndimage_cupy.py
 local nd = gpu.ndimage
-local function median(t) table.sort(t); return t[(#t + 1) // 2] end
-local function bench(name, f, reps, rate)
-  f(); gpu.synchronize()
-  local times = {}
-  for _ = 1, 5 do
-    local t0 = gpu.clock()
-    for _ = 1, reps do f() end
-    gpu.synchronize()
-    times[#times + 1] = (gpu.clock() - t0) / reps
-  end
-  local t = median(times)
-  print(("%s\t%.4f\t%s"):format(name, t * 1e3, rate and rate(t) or ""))
-  io.stdout:flush()
-end
+local bench = dofile((arg[0]:match("^(.*)/") or ".") .. "/timing.lua").bench
 local cpu = gpu.backend() == "cpu"
 local g, v = cpu and 256 or 4096, cpu and 32 or 256
 gpu.random.seed(1)

@@ -1,22 +1,10 @@
 # ndimage_cupy.py: what scripts/bench/ndimage.lua measures, with cupyx.scipy.ndimage:
 # "name<TAB>ms a call", median of 5 rounds; GB/s counts the input read and the output
 # written once.
-import time
 import cupy as cp
 import cupyx.scipy.ndimage as ndi
 
-def bench(name, f, reps, rate=None):
-    f(); cp.cuda.Device().synchronize()
-    times = []
-    for _ in range(5):
-        t0 = time.perf_counter()
-        for _ in range(reps):
-            f()
-        cp.cuda.Device().synchronize()
-        times.append((time.perf_counter() - t0) / reps)
-    times.sort()
-    t = times[2]
-    print("cupy %s\t%.4f\t%s" % (name, t * 1e3, rate(t) if rate else ""), flush=True)
+from timing import bench
 
 g = 4096
 img = cp.random.default_rng(1).uniform(0, 1, (g, g)).astype(cp.float32)

@@ -4,20 +4,7 @@
 -- also give GB/s (the matrix's bytes and the vectors' read and written once, over the time).
 -- Never asserts a time. Run: build/gpuhost scripts/bench/sparse.lua; python3 scripts/bench/sparse_cupy.py
 local sp = gpu.sparse
-local function median(t) table.sort(t); return t[(#t + 1) // 2] end
-local function bench(name, f, reps, rate)
-  f(); gpu.synchronize()
-  local times = {}
-  for _ = 1, 5 do
-    local t0 = gpu.clock()
-    for _ = 1, reps do f() end
-    gpu.synchronize()
-    times[#times + 1] = (gpu.clock() - t0) / reps
-  end
-  local t = median(times)
-  print(("%s\t%.4f\t%s"):format(name, t * 1e3, rate and rate(t) or ""))
-  io.stdout:flush()
-end
+local bench = dofile((arg[0]:match("^(.*)/") or ".") .. "/timing.lua").bench
 
 -- the 5-point Laplacian of a g x g grid (n = g^2), as sparse_cupy.py's
 local function poisson2d(g, dt)

@@ -6,18 +6,7 @@ import time
 import cupy as cp
 import cupyx.scipy.sparse as sp
 
-def bench(name, f, reps, rate=None):
-    f(); cp.cuda.Device().synchronize()
-    times = []
-    for _ in range(5):
-        t0 = time.perf_counter()
-        for _ in range(reps):
-            f()
-        cp.cuda.Device().synchronize()
-        times.append((time.perf_counter() - t0) / reps)
-    times.sort()
-    t = times[2]
-    print("cupy %s\t%.4f\t%s" % (name, t * 1e3, rate(t) if rate else ""), flush=True)
+from timing import bench
 
 def poisson2d(g, dt):
     # the 5-point Laplacian of a g x g grid (n = g^2), as sparse.lua's
