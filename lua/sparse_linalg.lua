@@ -91,6 +91,15 @@ end
 -- gpu.sparse.linalg.aslinearoperator(A)
 function M.aslinearoperator(A) return as_operator(A, "aslinearoperator", "A") end
 
+-- CuPy's stopping rule: ||r|| <= atol, atol = max(atol, tol * ||b||) (tol, or rtol, 1e-5)
+local function tolerance(opts, bnorm)
+  local tol = opts.tol or 1e-5
+  if opts.atol == nil then return tol * bnorm end
+  return math.max(opts.atol, tol * bnorm)
+end
+
+local function norm(v) return gpu.linalg.norm(v) end
+
 -- The system's pieces, checked (CuPy's _make_system): A square of a float dtype, b of n
 -- elements (n or n x 1) in A's dtype, x0 (zeros by default) a copy, M an operator (the
 -- identity by default)
@@ -161,29 +170,20 @@ local function system(api, A, b, opts, known)
   end
   local matvec = function(v) return result(A._matvec(v), "A") end
   local psolve = Mop and function(v) return result(Mop._matvec(v), "M") end or function(v) return v end
-  return A, b, x, matvec, psolve, opts, maxiter or 10 * n
+  -- an empty system, or b = 0, is solved at once (`done`); else the stopping norm
+  local bnorm = n > 0 and norm(b) or 0
+  local done = n == 0 and gpu.empty(0, A.dtype) or bnorm == 0 and b or nil
+  return A, b, x, matvec, psolve, opts, maxiter or 10 * n, done, bnorm, not done and tolerance(opts, bnorm) or nil
 end
 
--- CuPy's stopping rule: ||r|| <= atol, atol = max(atol, tol * ||b||) (tol, or rtol, 1e-5)
-local function tolerance(opts, bnorm)
-  local tol = opts.tol or 1e-5
-  if opts.atol == nil then return tol * bnorm end
-  return math.max(opts.atol, tol * bnorm)
-end
-
-local function norm(v) return gpu.linalg.norm(v) end
 
 -- gpu.sparse.linalg.cg(A, b [, {x0 =, tol =, atol =, maxiter =, M =, callback =}]): x and
 -- info (0: converged; else the iterations made): conjugate gradients, for A Hermitian
 -- positive definite
 function M.cg(A, b, opts)
-  local x, matvec, psolve, maxiter
-  A, b, x, matvec, psolve, opts, maxiter = system("cg", A, b, opts, "x0 tol atol maxiter M callback")
-  local n = A.shape[1]
-  if n == 0 then return gpu.empty(0, A.dtype), 0 end
-  local bnorm = norm(b)
-  if bnorm == 0 then return b, 0 end
-  local atol = tolerance(opts, bnorm)
+  local x, matvec, psolve, maxiter, done, bnorm, atol
+  A, b, x, matvec, psolve, opts, maxiter, done, bnorm, atol = system("cg", A, b, opts, "x0 tol atol maxiter M callback")
+  if done then return done, 0 end
   local r = b - matvec(x)
   local p, rho, resid
   local iters = 0
@@ -208,13 +208,9 @@ end
 
 -- gpu.sparse.linalg.cgs(A, b [, opts as cg's]): conjugate gradients squared (any square A)
 function M.cgs(A, b, opts)
-  local x, matvec, psolve, maxiter
-  A, b, x, matvec, psolve, opts, maxiter = system("cgs", A, b, opts, "x0 tol atol maxiter M callback")
-  local n = A.shape[1]
-  if n == 0 then return gpu.empty(0, A.dtype), 0 end
-  local bnorm = norm(b)
-  if bnorm == 0 then return b, 0 end
-  local atol = tolerance(opts, bnorm)
+  local x, matvec, psolve, maxiter, done, bnorm, atol
+  A, b, x, matvec, psolve, opts, maxiter, done, bnorm, atol = system("cgs", A, b, opts, "x0 tol atol maxiter M callback")
+  if done then return done, 0 end
   local r0 = b - matvec(x)
   local rho = gpu.vdot(r0, r0)
   local r, u, p = r0:copy(), r0:copy(), r0:copy()
@@ -313,14 +309,11 @@ end
 -- is the steps made unless it converged, where CuPy's is 0 when maxiter is not a multiple of
 -- restart.
 function M.gmres(A, b, opts)
-  local x, matvec, psolve, maxiter
-  A, b, x, matvec, psolve, opts, maxiter = system("gmres", A, b, opts,
+  local x, matvec, psolve, maxiter, done, bnorm, atol
+  A, b, x, matvec, psolve, opts, maxiter, done, bnorm, atol = system("gmres", A, b, opts,
     "x0 tol atol restart maxiter M callback callback_type")
+  if done then return done, 0 end
   local n = A.shape[1]
-  if n == 0 then return gpu.empty(0, A.dtype), 0 end
-  local bnorm = norm(b)
-  if bnorm == 0 then return b, 0 end
-  local atol = tolerance(opts, bnorm)
   local restart = opts.restart or 20
   if math.type(restart) == "float" and restart == math.floor(restart) then restart = math.tointeger(restart) end
   if math.type(restart) ~= "integer" or restart < 1 then
