@@ -305,8 +305,8 @@ local ctype_of, canonical, range_of = {}, {}, {}
 local function value_range(d)
   local bits = 8 * d.size
   if d.kind == "b" then return 0, 1 end
-  if d.kind == "f" then
-    local max = ({[16] = 65504.0, [32] = 3.4028234663852886e38})[bits] or math.huge
+  if d.kind == "f" or d.kind == "c" then   -- a complex dtype: its parts'
+    local max = ({[16] = 65504.0, [32] = 3.4028234663852886e38})[d.kind == "c" and bits // 2 or bits] or math.huge
     return -max, max
   end
   if bits == 64 then return d.kind == "u" and 0 or 1 - 2^53, 2^53 - 1, "arange computes in float64" end
@@ -819,7 +819,7 @@ end
 -- saturates, the CPU wraps). Integer dtypes truncate toward 0, as C does.
 local function check_arange(first, last, dtype)
   local lo, hi, why = table.unpack(range_of[dtype], 1, 3)
-  local integral = dtype ~= "float16" and dtype ~= "float32" and dtype ~= "float64"
+  local integral = not (dtype:match("^float") or dtype:match("^complex"))
   for _, v in ipairs({first, last}) do
     local out = integral and (v <= lo - 1 or v >= hi + 1) or (not integral and (v < lo or v > hi))
     if out then

@@ -121,6 +121,7 @@ __global__ void big(unsigned long long *x, unsigned long long v) {
       {{2^53 - 1, 2^53 + 2, "int64"}, "9007199254740992 is out of range for int64: " ..
         "-9007199254740991 to 9007199254740991, as arange computes in float64"},
       {{3, -3, -1, "uint16"}, "-2 is out of range for uint16: 0 to 65535"},
+      {{0, 1e39, 1e38, "complex64"}, "9e+38 is out of range for complex64: -3.4028234663853e+38 to 3.4028234663853e+38)"},
     }
     for _, c in ipairs(cases) do
       assert.matches("bad argument to 'arange' (" .. c[2], S.errof(gpu.arange, table.unpack(c[1])), 1, true)
@@ -129,6 +130,12 @@ __global__ void big(unsigned long long *x, unsigned long long v) {
     assert.are.same({127, 126}, gpu.arange(127, 125, -1, "int8"):totable())
     assert.are.same({false, true}, gpu.arange(0, 2, "bool"):totable())
     assert.are.same({4294967294, 4294967295}, gpu.arange(2^32 - 2, 2^32, "uint32"):totable())
+    -- complex dtypes hold their parts' range and do not truncate (complex128 was refused as
+    -- if it were a 128-bit integer)
+    local z = gpu.arange(-0.5, 2, "complex128")
+    assert.are.same({"complex128", 3}, {z.dtype, z.size})
+    assert.are.same({-0.5, 0.5, 1.5}, gpu.real(z):totable())
+    assert.are.same({0, 1, 2}, gpu.real(gpu.arange(3, "complex64")):totable())
   end)
 
   it("refuses random seeds the generator cannot take, at the call", function()
