@@ -21,41 +21,135 @@ template <class T> __device__ inline T sp_shfl_down(T v, int d, int w) {
   return u.v;
 }
 
-// y[r] = sum over row r of data[p] * x[indices[p]]; sum_only 1: of data[p] alone, every entry
-// (the runs of sum_duplicates, whose indptr is the runs' starts and indices unused); 2: of
-// data[p] alone, the entries inside the matrix (row sums). `lanes`
-// threads a row (1, 2, ..., 32: a sub-warp, chosen from the mean row length), each taking
-// every lanes-th entry, then summed by shuffles. The loop runs while the warp's first
-// thread has a row, so a warp's lanes shuffle together.
+// entry p's term of a row's sum: data[p] * x[indices[p]] (sum_only 0), data[p] (1: every
+// entry, the runs of sum_duplicates, indices unused) or data[p] where its column lies in the
+// matrix (2: row sums); an entry whose column lies outside adds nothing
+template <class T>
+__device__ inline T sp_term(const int *__restrict__ indices, const T *__restrict__ data, const T *__restrict__ x,
+                            long long p, long long ncols, int sum_only) {
+  if (sum_only == 1) return data[p];
+  int c = indices[p];
+  if (c < 0 || c >= ncols) return T(0);
+  return sum_only == 2 ? data[p] : data[p] * x[c];
+}
+
+#define SP_ROWS 256                                       // rows a block takes at a time (= blockDim.x)
+#define SP_STAGE 16384                                    // bytes of a block's staged terms
+#define SP_SHORT 32                                       // the longest row the staged path sums
+#define SP_WARP_ROW 512                                   // the longest row a warp sums alone
+
+// the sum of `lanes` lanes' values (a power of two, groups of lanes aligned in the warp),
+// in the group's first lane
+template <class T> __device__ inline T sp_group_sum(T s, int lanes) {
+  for (int d = lanes / 2; d > 0; d /= 2) s += sp_shfl_down(s, d, lanes);
+  return s;
+}
+
+// y[r] = the sum of row r's terms (sp_term). Launched with blocks of SP_ROWS threads, each
+// block taking SP_ROWS consecutive rows at a time, in one of two ways:
+// - staged, where the rows' entries fit in SP_STAGE bytes and none has more than SP_SHORT
+//   (short rows, as CSR-Adaptive's CSR-stream): the block's threads compute the terms of all
+//   its entries, a thread an entry (loads of consecutive entries, many in flight), into shared
+//   memory; then a thread a row (lanes <= 4), or sub-warps of `lanes` threads a row, sum them
+//   from there;
+// - otherwise sub-warps of `lanes` threads a row, each lane every lanes-th entry. A row
+//   longer than 8 * lanes waits for the sub-warps to finish, then a warp sums it (up to
+//   SP_WARP_ROW entries, eight rows at a time) or the whole block does (so a few long rows
+//   among short ones do not hold a sub-warp for thousands of steps).
+// `lanes` (a power of two up to 32) comes from the mean row length (lua/sparse.lua). Row
+// ranges are clamped to [0, nnz], so no indptr reads or writes outside the arrays.
 template <class T>
 __global__ void csr_spmv(const int *__restrict__ indptr, const int *__restrict__ indices,
                          const T *__restrict__ data, const T *__restrict__ x, T *__restrict__ y, long long m,
                          long long ncols, long long nnz, int lanes, int sum_only) {
-  long long stride = (long long)gridDim.x * blockDim.x;
-  int lane = threadIdx.x & (lanes - 1), warp_lane = threadIdx.x & 31;
-  for (long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x; t - warp_lane < m * lanes; t += stride) {
-    long long r = t / lanes;
-    T s = T(0);
-    bool mine = r < m;
-    if (mine) {
-      long long lo, hi;
-      sp_row(indptr, r, nnz, lo, hi);
-      if (sum_only == 1) {
-        for (long long p = lo + lane; p < hi; p += lanes) s += data[p];
-      } else if (sum_only == 2) {
-        for (long long p = lo + lane; p < hi; p += lanes) {
-          int c = indices[p];
-          if (c >= 0 && c < ncols) s += data[p];
+  __shared__ __align__(16) unsigned char stage[SP_STAGE];
+  __shared__ int longs[SP_ROWS], rlo[SP_ROWS], rhi[SP_ROWS];   // long rows; each row's clamped range
+  __shared__ int nlong;
+  T *terms = (T *)stage;
+  const long long cap = SP_STAGE / (long long)sizeof(T);
+  int shift = 0;
+  while ((1 << shift) < lanes) shift++;
+  const int t = (int)threadIdx.x, lane = t & (lanes - 1), group = t >> shift, groups = SP_ROWS >> shift;
+  const int wl = t & 31, warp = t >> 5;
+  for (long long base = (long long)blockIdx.x * SP_ROWS; base < m; base += (long long)gridDim.x * SP_ROWS) {
+    long long end = base + SP_ROWS < m ? base + SP_ROWS : m, r = base + t;
+    long long lo = 0, hi = 0, blo, bhi, unused;
+    if (r < m) sp_row(indptr, r, nnz, lo, hi);
+    rlo[t] = (int)lo;   // (nnz < 2^31: int32 indices)
+    rhi[t] = (int)hi;
+    sp_row(indptr, base, nnz, blo, unused);
+    sp_row(indptr, end - 1, nnz, unused, bhi);
+    if (bhi < blo) bhi = blo;
+    // staged where every row lies in the block's span (it does unless indptr was written
+    // after the matrix was made: then each row's own clamped range is summed, as unstaged);
+    // every thread reaches the barrier, the condition is the block's
+    if (!__syncthreads_or(hi - lo > SP_SHORT || (hi > lo && (lo < blo || hi > bhi))) && bhi - blo <= cap) {
+#pragma unroll 4
+      for (long long p = blo + t; p < bhi; p += SP_ROWS) terms[p - blo] = sp_term(indices, data, x, p, ncols, sum_only);
+      __syncthreads();
+      if (lanes <= 4) {   // rows of a few entries: a thread its own (where lanes took 1.4 times as long)
+        if (r < m) {
+          T s = T(0);
+          for (long long p = lo; p < hi; p++) s += terms[p - blo];
+          y[r] = s;
         }
       } else {
-        for (long long p = lo + lane; p < hi; p += lanes) {
-          int c = indices[p];
-          if (c >= 0 && c < ncols) s += data[p] * x[c];
+        for (int k = group; k < SP_ROWS; k += groups) {   // as many turns for every group: shuffles stay together
+          T s = T(0);
+          for (int p = rlo[k] + lane; p < rhi[k]; p += lanes) s += terms[p - blo];
+          s = sp_group_sum(s, lanes);
+          if (base + k < m && lane == 0) y[base + k] = s;
         }
       }
+      __syncthreads();   // the terms are read before the next rows' overwrite them
+      continue;
     }
-    for (int d = lanes / 2; d > 0; d /= 2) s += sp_shfl_down(s, d, lanes);
-    if (mine && lane == 0) y[r] = s;
+    if (t == 0) nlong = 0;
+    __syncthreads();
+    for (int k = group; k < SP_ROWS; k += groups) {
+      long long row = base + k;
+      bool mine = row < m;
+      T s = T(0);
+      if (mine) {
+        long long a = rlo[k], b = rhi[k];
+        if (b - a > 8LL * lanes) {
+          if (lane == 0) longs[atomicAdd(&nlong, 1)] = k;
+          mine = false;
+        } else {
+          for (long long p = a + lane; p < b; p += lanes) s += sp_term(indices, data, x, p, ncols, sum_only);
+        }
+      }
+      s = sp_group_sum(s, lanes);
+      if (mine && lane == 0) y[row] = s;
+    }
+    __syncthreads();
+    const int nl = nlong;
+    for (int i = warp; i < nl; i += SP_ROWS / 32) {   // a warp a long row
+      long long row = base + longs[i], a, b;
+      sp_row(indptr, row, nnz, a, b);
+      if (b - a > SP_WARP_ROW) continue;
+      T s = T(0);
+#pragma unroll 4
+      for (long long p = a + wl; p < b; p += 32) s += sp_term(indices, data, x, p, ncols, sum_only);
+      s = sp_group_sum(s, 32);
+      if (wl == 0) y[row] = s;
+    }
+    for (int i = 0; i < nl; i++) {   // the whole block a longer row
+      long long row = base + longs[i], a, b;
+      sp_row(indptr, row, nnz, a, b);
+      if (b - a <= SP_WARP_ROW) continue;
+      T s = T(0);
+#pragma unroll 4
+      for (long long p = a + t; p < b; p += SP_ROWS) s += sp_term(indices, data, x, p, ncols, sum_only);
+      s = sp_group_sum(s, 32);
+      if (wl == 0) terms[warp] = s;
+      __syncthreads();
+      if (t == 0) {
+        for (int w = 1; w < SP_ROWS / 32; w++) s += terms[w];
+        y[row] = s;
+      }
+      __syncthreads();
+    }
   }
 }
 

@@ -44,6 +44,16 @@ local function kernel(name, dtype)
 end
 local function blocks(n, per) return math.max(1, math.min(65535, (n + per - 1) // per)) end
 
+-- csr_spmv's lanes a row (where its rows are not staged, kernels/sparse.cu) for m rows of nnz
+-- entries: the power of two at or below the mean row length, up to 32 (the one above it left
+-- lanes idle: on Poisson's 5-point rows 4 lanes took 0.151 ms on an H200 where 8 took 0.235).
+-- Rows far longer than the mean go to the whole block in the kernel.
+local function row_lanes(m, nnz)
+  local lanes = 1
+  while lanes < 32 and lanes * 2 <= nnz / m do lanes = lanes * 2 end
+  return lanes
+end
+
 -- ---- making matrices ----
 local function swap(fmt, a, b) if fmt == "csc" then return b, a end return a, b end
 
@@ -118,7 +128,7 @@ local function compress(data, major, minor, nmajor, nminor, sum, canonical, in_m
         local runs = gpu.concatenate({(starts - 1):astype("int32"), gpu.full(1, n, "int32")})
         local out = gpu.empty(starts.size, data.dtype)
         kernel("csr_spmv", data.dtype)[{blocks(starts.size, 256), 256}](runs, runs, data, data, out, starts.size,
-                                                                        0, n, 1, 1)
+                                                                        0, n, row_lanes(starts.size, n), 1)
         data, major, minor = out, gpu.take(major, starts), gpu.take(minor, starts)
       end
     end
@@ -463,7 +473,8 @@ local function major_sums(A, dt)
   if data.dtype ~= dt then data = data:astype(dt) end
   local out = gpu.empty(major, dt)
   if major > 0 then
-    kernel("csr_spmv", dt)[{blocks(major, 256), 256}](indptr, indices, data, data, out, major, minor, nnz, 1, 2)
+    kernel("csr_spmv", dt)[{blocks(major, 256), 256}](indptr, indices, data, data, out, major, minor, nnz,
+                                                      row_lanes(major, nnz), 2)
   end
   return out
 end
@@ -503,30 +514,8 @@ local COMPUTE = {bool = "bool", float32 = "float32", float64 = "float64", comple
                  complex128 = "complex128", float16 = "float32"}
 local function compute_type(dt) return COMPUTE[dt] or (KIND[dt] == "c" and dt or "int64") end
 
--- csr_spmv's lanes a row for the CSR form (m rows, nnz entries, `indptr`) of matrix A: the
--- power of two at or below the mean row length, up to 32 (the one above it left lanes idle:
--- on Poisson's 5-point rows 4 lanes took 0.151 ms on an H200 where 8 took 0.235), doubled
--- where the longest row holds more than 32 times that (a few rows of thousands among short
--- ones hold their sub-warp up: the skewed matrix of scripts/bench/sparse.lua took 0.345 ms
--- with 8 lanes, 0.223 with 16). The longest row is read once a matrix (one wait, at its
--- first product) and kept with the array it was read from (A's indptr; a COO matrix's row):
--- it only chooses the lanes, so a stale value costs time, never a wrong result.
-local function row_lanes(A, indptr, m, nnz)
-  local lanes = 1
-  while lanes < 32 and lanes * 2 <= nnz / m do lanes = lanes * 2 end
-  if lanes == 32 or nnz <= 32 * lanes then return lanes end
-  local seen = rawget(A, "_longest")
-  local key = A.indptr or A.row
-  if not seen or seen.key ~= key then
-    seen = {key = key, rows = gpu.diff(indptr):max()}
-    rawset(A, "_longest", seen)
-  end
-  return seen.rows > 32 * lanes and lanes * 2 or lanes
-end
-
 -- A (a CSR or CSC matrix) @ x (a 1-D or 2-D device array), a new array
 local function spmatmul(api, A, x)
-  local given = A   -- row_lanes keeps what it reads with the matrix given (CSC, COO: made CSR each time)
   local m, n = A.shape[1], A.shape[2]
   if A.format == "coo" then   -- sorted, the duplicates left for the kernel to add (no wait)
     local d, ind, ptr = compress(A.data, A.row, A.col, m, n, false, A.has_canonical_format)
@@ -548,8 +537,7 @@ local function spmatmul(api, A, x)
   if x.ndim == 1 then
     y = gpu.empty(m, ct)
     if m > 0 then
-      local lanes = row_lanes(given, indptr, m, nnz)
-      kernel("csr_spmv", ct)[{blocks(m * lanes, 256), 256}](indptr, indices, data, x, y, m, n, nnz, lanes, 0)
+      kernel("csr_spmv", ct)[{blocks(m, 256), 256}](indptr, indices, data, x, y, m, n, nnz, row_lanes(m, nnz), 0)
     end
   else
     local k = x.shape[2]

@@ -167,9 +167,10 @@ describe("gpu.sparse matrices", function()
   end)
 
   it("give the dense product with a few long rows among short ones", function()
-    -- rows 1 and 7 (of 200) hold 300 and 150 entries, the others 2: 4 lanes a row; then the
-    -- rows are moved (indptr written): still right
-    local m, n = 200, 300
+    -- rows 1 and 7 (of 200) hold 800 and 400 entries, the others 2: 2 lanes a row, row 7
+    -- summed by a warp, row 1 by the whole block (kernels/sparse.cu); then the rows are moved
+    -- (indptr written): still right
+    local m, n = 200, 800
     local i = gpu.arange(0, m, 1, "float64"):reshape(m, 1)
     local j = gpu.arange(0, n, 1, "float64"):reshape(1, n)
     local short = gpu.logical_or((j - i):eq(0), (j - (i * 7 + 3) % n):eq(0))
