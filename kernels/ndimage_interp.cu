@@ -1,0 +1,368 @@
+// ndimage_interp.cu: the kernels behind gpu.ndimage's interpolation (lua/ndimage_interp.lua
+// launches them): ndi_pad copies an input into a float64 C-ordered array, padded by the edge
+// or a constant; ndi_spline runs the B-spline prefilter (a recursive filter: one thread a
+// line); ndi_interp makes each output point from the input's spline of order 0..5 at the
+// coordinates it reads (an array), computes (an affine map) or zooms and shifts.
+// Numbers and boundaries are scipy 1.11's (scipy.ndimage's ni_interpolation.c and
+// ni_splines.c), written here from their behaviour. Every index is clamped to its dim: a
+// coordinate of NaN, an infinity or a magnitude of 2^53 or more gives cval.
+
+namespace interp {
+
+// scipy's boundary modes, as lua/ndimage_interp.lua numbers them
+enum { NEAREST = 0, WRAP = 1, REFLECT = 2, MIRROR = 3, CONSTANT = 4, GRID_WRAP = 5, GRID_CONSTANT = 6 };
+// the prefilter's boundary: how the first coefficient of each pass starts
+enum { INIT_MIRROR = 0, INIT_WRAP = 1, INIT_REFLECT = 2 };
+// how ndi_interp finds a point's coordinates
+enum { COORDS = 0, AFFINE = 1, ZOOM_SHIFT = 2 };
+const int MAXD = 8, MAXK = 6;   // dims, taps a dim (order 5)
+const double HUGE_COORD = 9007199254740992.0;   // 2^53: past it no double has a fraction
+
+template <typename T> __device__ inline double value(T x) { return (double)x; }
+__device__ inline double value(gpu::half x) { return (double)(float)x; }
+
+// The prefilter's result stored as scipy's line buffers store it: a C cast (integers
+// truncated toward 0, here wrapped to the width where C leaves it undefined)
+template <typename O> __device__ inline void cast(O *p, double v) { *p = (O)(long long)v; }
+__device__ inline void cast(float *p, double v) { *p = (float)v; }
+__device__ inline void cast(double *p, double v) { *p = v; }
+__device__ inline void cast(gpu::half *p, double v) { *p = gpu::half(v); }
+__device__ inline void cast(bool *p, double v) { *p = v != 0; }
+__device__ inline void cast(unsigned long long *p, double v) {
+  *p = v >= 9223372036854775808.0 ? (unsigned long long)v : (unsigned long long)(long long)v;
+}
+
+// An interpolated value stored as scipy's interpolation stores it: integers rounded half
+// away from zero (unsigned: negatives to 0) and clamped to the type's range; NaN as 0
+__device__ inline double rounded(double t, double lo, double hi) {
+  if (t != t) return 0.0;
+  t = t > 0 ? t + 0.5 : (lo < 0 ? t - 0.5 : 0.0);
+  return t > hi ? hi : t < lo ? lo : t;
+}
+template <typename O> __device__ inline void store(O *p, double t) { *p = (O)t; }
+__device__ inline void store(gpu::half *p, double t) { *p = gpu::half(t); }
+__device__ inline void store(bool *p, double t) { *p = t != 0; }
+__device__ inline void store(signed char *p, double t) { *p = (signed char)rounded(t, -128.0, 127.0); }
+__device__ inline void store(unsigned char *p, double t) { *p = (unsigned char)rounded(t, 0.0, 255.0); }
+__device__ inline void store(short *p, double t) { *p = (short)rounded(t, -32768.0, 32767.0); }
+__device__ inline void store(unsigned short *p, double t) { *p = (unsigned short)rounded(t, 0.0, 65535.0); }
+__device__ inline void store(int *p, double t) { *p = (int)rounded(t, -2147483648.0, 2147483647.0); }
+__device__ inline void store(unsigned int *p, double t) { *p = (unsigned int)rounded(t, 0.0, 4294967295.0); }
+__device__ inline void store(long long *p, double t) {
+  t = rounded(t, -9223372036854775808.0, 9223372036854775808.0);
+  *p = t >= 9223372036854775808.0 ? 0x7fffffffffffffffLL : (long long)t;   // 2^63 itself does not fit
+}
+__device__ inline void store(unsigned long long *p, double t) {
+  t = rounded(t, 0.0, 18446744073709551616.0);
+  *p = t >= 18446744073709551616.0 ? 0xffffffffffffffffULL : (unsigned long long)t;
+}
+
+// A coordinate x (|x| < 2^53) outside 0 .. n-1 brought inside by the mode, as scipy maps
+// it (-1 for the constant mode: no value)
+__device__ inline double map_coordinate(double x, long long n, int mode) {
+  if (x < 0) {
+    if (mode == CONSTANT) return -1.0;
+    if (mode == NEAREST || n <= 1) return 0.0;
+    if (mode == MIRROR) {
+      long long p = 2 * n - 2;
+      x = p * (double)(long long)(-x / p) + x;
+      return x <= 1 - n ? x + p : -x;
+    }
+    if (mode == REFLECT) {
+      long long p = 2 * n;
+      if (x < -p) x = p * (double)(long long)(-x / p) + x;
+      // (scipy's guard: a tiny negative x must not become -1)
+      return x < -n ? x + p : (x > -1e-15 ? 1e-15 : -x) - 1;
+    }
+    if (mode == WRAP) {   // scipy's wrap repeats with period n - 1
+      long long p = n - 1;
+      return x + p * (double)((long long)(-x / p) + 1);
+    }
+    return x + n * (double)((long long)((-1 - x) / n) + 1);   // GRID_WRAP
+  }
+  if (x > n - 1) {
+    if (mode == CONSTANT) return -1.0;
+    if (mode == NEAREST || n <= 1) return mode == NEAREST ? (double)(n - 1) : 0.0;
+    if (mode == MIRROR) {
+      long long p = 2 * n - 2;
+      x -= p * (double)(long long)(x / p);
+      return x >= n ? p - x : x;
+    }
+    if (mode == REFLECT) {
+      long long p = 2 * n;
+      x -= p * (double)(long long)(x / p);
+      return x >= n ? p - x - 1 : x;
+    }
+    if (mode == WRAP) {
+      long long p = n - 1;
+      return x - p * (double)(long long)(x / p);
+    }
+    return x - n * (double)(long long)(x / n);   // GRID_WRAP
+  }
+  return x;
+}
+
+// A spline tap's index j (an integer) inside 0 .. n-1 by the prefilter's mode, clamped
+__device__ inline long long map_tap(long long j, long long n, int mode) {
+  if (j >= 0 && j < n) return j;
+  if (n <= 1) return 0;
+  if (mode == MIRROR) {
+    long long p = 2 * n - 2;
+    if (j < 0) { j += p * (-j / p); j = j <= 1 - n ? j + p : -j; }
+    else { j -= p * (j / p); if (j >= n) j = p - j; }
+  } else if (mode == REFLECT) {
+    long long p = 2 * n;
+    if (j < 0) { if (j < -p) j += p * (-j / p); j = j < -n ? j + p : -j - 1; }
+    else { j -= p * (j / p); if (j >= n) j = p - j - 1; }
+  } else if (mode == GRID_WRAP) {
+    if (j < 0) j += n * ((-1 - j) / n + 1);
+    else j -= n * (j / n);
+  }
+  return j < 0 ? 0 : j >= n ? n - 1 : j;   // NEAREST, and any index a mode left outside
+}
+
+// The weights w[0..order] of the B-spline of `order` (1..5) at x, about its taps
+// floor(x) - order/2 .. (odd orders) or floor(x + 0.5) - order/2 .. (even): the
+// polynomial pieces of the B-spline at the distances of x from the taps
+__device__ inline void weights(double x, int order, double *w) {
+  x -= floor(order & 1 ? x : x + 0.5);   // 0 <= x < 1 (odd orders), -0.5 <= x < 0.5 (even)
+  double a, b, s;
+  switch (order) {
+    case 1:
+      w[0] = 1.0 - x;
+      break;
+    case 2:
+      w[1] = 0.75 - x * x;
+      a = 0.5 - x;
+      w[0] = 0.5 * a * a;
+      break;
+    case 3:
+      a = 1.0 - x;
+      w[1] = (x * x * (x - 2.0) * 3.0 + 4.0) / 6.0;
+      w[2] = (a * a * (a - 2.0) * 3.0 + 4.0) / 6.0;
+      w[0] = a * a * a / 6.0;
+      break;
+    case 4:
+      s = x * x;
+      w[2] = s * (s * 0.25 - 0.625) + 115.0 / 192.0;
+      a = 1.0 + x;
+      w[1] = a * (a * (a * (5.0 - a) / 6.0 - 1.25) + 5.0 / 24.0) + 55.0 / 96.0;
+      b = 1.0 - x;
+      w[3] = b * (b * (b * (5.0 - b) / 6.0 - 1.25) + 5.0 / 24.0) + 55.0 / 96.0;
+      a = 0.5 - x;
+      s = a * a;
+      w[0] = s * s / 24.0;
+      break;
+    default:   // 5
+      s = x * x;
+      w[2] = s * (s * (0.25 - x / 12.0) - 0.5) + 0.55;
+      b = 1.0 - x;
+      s = b * b;
+      w[3] = s * (s * (0.25 - b / 12.0) - 0.5) + 0.55;
+      a = 1.0 + x;
+      w[1] = a * (a * (a * (a * (a / 24.0 - 0.375) + 1.25) - 1.75) + 0.625) + 0.425;
+      a = 2.0 - x;
+      w[4] = a * (a * (a * (a * (a / 24.0 - 0.375) + 1.25) - 1.75) + 0.625) + 0.425;
+      s = b * b;
+      w[0] = b * s * s / 120.0;
+      break;
+  }
+  double last = 1.0;   // they sum to 1: the last is what the others leave
+  for (int k = 0; k < order; k++) last -= w[k];
+  w[order] = last;
+}
+
+// One pole z of the prefilter over the line c[0], c[s], ... c[(n-1)s] (n > 1): the causal
+// pass from a first coefficient that the boundary gives, then the anticausal one
+__device__ inline void spline_pole(double *c, long long n, long long s, double z, int init) {
+  double zi = z;
+  if (init == INIT_MIRROR) {
+    const double zn1 = pow(z, (double)(n - 1));
+    double c0 = c[0] + zn1 * c[(n - 1) * s];
+    for (long long i = 1; i < n - 1; i++) {
+      c0 += zi * (c[i * s] + zn1 * c[(n - 1 - i) * s]);
+      zi *= z;
+    }
+    c[0] = c0 / (1 - zn1 * zn1);
+  } else if (init == INIT_WRAP) {
+    double c0 = c[0];
+    for (long long i = 1; i < n; i++) {
+      c0 += zi * c[(n - i) * s];
+      zi *= z;
+    }
+    c[0] = c0 / (1 - zi);
+  } else {   // INIT_REFLECT
+    const double zn = pow(z, (double)n), first = c[0];
+    double c0 = c[0] + zn * c[(n - 1) * s];
+    for (long long i = 1; i < n; i++) {
+      c0 += zi * (c[i * s] + zn * c[(n - 1 - i) * s]);
+      zi *= z;
+    }
+    c[0] = c0 * (z / (1 - zn * zn)) + first;
+  }
+  for (long long i = 1; i < n; i++) c[i * s] += z * c[(i - 1) * s];
+  const long long l = (n - 1) * s;
+  if (init == INIT_MIRROR) {
+    c[l] = (z * c[l - s] + c[l]) * z / (z * z - 1);
+  } else if (init == INIT_WRAP) {
+    double cl = c[l];
+    zi = z;
+    for (long long i = 0; i < n - 1; i++) {
+      cl += zi * c[i * s];
+      zi *= z;
+    }
+    c[l] = cl * (z / (zi - 1));
+  } else {
+    c[l] *= z / (z - 1);
+  }
+  for (long long i = n - 2; i >= 0; i--) c[i * s] = z * (c[(i + 1) * s] - c[i * s]);
+}
+
+}  // namespace interp
+
+// The input (any layout) as a float64 C-ordered array, its dims d widened by pad[d] on
+// both sides: the edge's value there (edge != 0) or cval
+template <typename T>
+__global__ void ndi_pad(gpu::array<T> in, double *out, const long long *__restrict__ pad, long long size, int edge,
+                        double cval) {
+  const int nd = in.ndim;
+  const T *p = in.ptr();
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < size; i += (long long)gridDim.x * blockDim.x) {
+    long long rem = i, at = 0;
+    bool outside = false;
+    for (int d = nd - 1; d >= 0; d--) {
+      const long long n = in.shape[d], m = n + 2 * pad[d];
+      long long c = rem % m - pad[d];
+      rem /= m;
+      if (c < 0 || c >= n) {
+        outside = true;
+        c = c < 0 ? 0 : n - 1;
+      }
+      at += c * in.stride[d];
+    }
+    out[i] = outside && !edge ? cval : interp::value(p[at]);
+  }
+}
+
+// The prefilter along one dim of c (float64, C-ordered): `lines` lines of len elements,
+// inner apart (the product of the later dims); one thread a line. Each line is scaled by
+// gain, then filtered by each pole (npoles: 1 or 2) in turn. The result goes to out (of
+// dtype O, C-ordered like c; it may be c) and, where O is not float64, back into c as O
+// holds it, so that a next pass reads what scipy's would.
+template <typename O>
+__global__ void ndi_spline(double *c, O *out, long long lines, long long len, long long inner, int npoles, double z0,
+                           double z1, double gain, int init) {
+  for (long long l = (long long)blockIdx.x * blockDim.x + threadIdx.x; l < lines; l += (long long)gridDim.x * blockDim.x) {
+    const long long base = l / inner * len * inner + l % inner;
+    double *line = c + base;
+    if (len > 1) {
+      for (long long i = 0; i < len; i++) line[i * inner] *= gain;
+      interp::spline_pole(line, len, inner, z0, init);
+      if (npoles > 1) interp::spline_pole(line, len, inner, z1, init);
+    }
+    if ((void *)out != (void *)c) {
+      for (long long i = 0; i < len; i++) {
+        O *o = out + base + i * inner;
+        interp::cast(o, line[i * inner]);
+        line[i * inner] = interp::value(*o);
+      }
+    }
+  }
+}
+
+// Each output element (C order over out's shape) as the input's spline of `order` at its
+// coordinates: x[d] for each of the input's dims d, where plan[d] (1: interpolated, 0: the
+// output's own index along d, for rotate's other dims) says so, from `kind`:
+//   COORDS      coords (C-ordered, shape {input's ndim, out's shape...}): x[d] = coords[d][i]
+//   AFFINE      x[d] = sum_l par[d * out.ndim + l] * o[l] + par[64 + d] (o: the output index)
+//   ZOOM_SHIFT  x[d] = o[d] (+ par[80 + d] where plan[17]); then * par[72 + d] where
+//               plan[16] (about pixel edges, (x + 0.5) * zoom - 0.5, where plan[18])
+// plus plan[8 + d] (the prefilter's padding). Modes as scipy's: the coordinate mapped
+// inside (but for NEAREST and GRID_CONSTANT), the taps past an edge mapped by the
+// prefilter's mode (MIRROR for CONSTANT and WRAP), GRID_CONSTANT's taps past it cval.
+template <typename T, typename O, typename C>
+__global__ void ndi_interp(gpu::array<T> in, gpu::array<O> out, gpu::array<C> coords, const long long *__restrict__ plan,
+                           const double *__restrict__ par, int kind, int order, int mode, double cval) {
+  using namespace interp;
+  const int nd = in.ndim, od = out.ndim;
+  const T *p = in.ptr();
+  O *q = out.data;
+  const C *pc = coords.data;
+  const int tap_mode = mode == CONSTANT || mode == WRAP ? MIRROR : mode;
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < out.size; i += (long long)gridDim.x * blockDim.x) {
+    long long o[MAXD], rem = i;
+    for (int d = od - 1; d >= 0; d--) {
+      o[d] = rem % out.shape[d];
+      rem /= out.shape[d];
+    }
+    long long off[MAXD][MAXK];
+    double w[MAXD][MAXK];
+    bool bad[MAXD][MAXK];
+    int taps[MAXD];
+    bool constant = false, edge_cval = false;
+    for (int d = 0; d < nd && !constant; d++) {
+      const long long n = in.shape[d];
+      if (!plan[d]) {   // not interpolated: the output's index (clamped)
+        long long j = o[d] < 0 ? 0 : o[d] >= n ? n - 1 : o[d];
+        off[d][0] = j * in.stride[d];
+        bad[d][0] = false;
+        taps[d] = 1;
+        continue;
+      }
+      double x;
+      if (kind == COORDS) {
+        x = (double)pc[d * out.size + i];
+      } else if (kind == AFFINE) {
+        x = 0.0;
+        for (int l = 0; l < od; l++) x += (double)o[l] * par[d * od + l];
+        x += par[64 + d];
+      } else {
+        x = (double)o[d];
+        if (plan[17]) x += par[80 + d];
+        if (plan[16]) x = plan[18] ? (x + 0.5) * par[72 + d] - 0.5 : x * par[72 + d];
+      }
+      x += (double)plan[8 + d];
+      if (!(fabs(x) < HUGE_COORD)) { constant = true; break; }
+      if (mode != GRID_CONSTANT && mode != NEAREST) {
+        x = map_coordinate(x, n, mode);
+        if (!(x > -1.0)) { constant = true; break; }
+      }
+      const long long start = (long long)floor(order & 1 ? x : x + 0.5) - order / 2;
+      for (int k = 0; k <= order; k++) {
+        const long long j = start + k;
+        bad[d][k] = mode == GRID_CONSTANT && (j < 0 || j >= n);
+        edge_cval = edge_cval || bad[d][k];
+        off[d][k] = map_tap(j, n, tap_mode) * in.stride[d];
+      }
+      if (order > 0) weights(x, order, w[d]);
+      taps[d] = order + 1;
+    }
+    double t = cval;
+    if (!constant) {
+      // the taps in C order (the last dim's fastest), each value times its weight along
+      // each dim in turn, as scipy sums them
+      int f[MAXD];
+      long long total = 1;
+      for (int d = 0; d < nd; d++) { f[d] = 0; total *= taps[d]; }
+      t = 0.0;
+      for (long long h = 0; h < total; h++) {
+        long long at = 0;
+        bool is_cval = false;
+        for (int d = 0; d < nd; d++) {
+          at += off[d][f[d]];
+          is_cval = is_cval || (edge_cval && bad[d][f[d]]);
+        }
+        double coeff = is_cval ? cval : value(p[at]);
+        if (order > 0)
+          for (int d = 0; d < nd; d++)
+            if (plan[d]) coeff *= w[d][f[d]];
+        t += coeff;
+        for (int d = nd - 1; d >= 0; d--) {
+          if (++f[d] < taps[d]) break;
+          f[d] = 0;
+        }
+      }
+    }
+    store(q + i, t);
+  }
+}
