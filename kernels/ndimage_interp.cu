@@ -123,53 +123,63 @@ __device__ inline long long map_tap(long long j, long long n, int mode) {
 
 // The weights w[0..order] of the B-spline of `order` (1..5) at x, about its taps
 // floor(x) - order/2 .. (odd orders) or floor(x + 0.5) - order/2 .. (even): the
-// polynomial pieces of the B-spline at the distances of x from the taps
-__device__ inline void weights(double x, int order, double *w) {
+// polynomial pieces of the B-spline at the distances of x from the taps. (Made in scalars
+// and stored at fixed indices, so that w may live in registers.)
+__device__ __forceinline__ void weights(double x, int order, double *w) {
   x -= floor(order & 1 ? x : x + 0.5);   // 0 <= x < 1 (odd orders), -0.5 <= x < 0.5 (even)
-  double a, b, s;
+  double w0 = 0, w1 = 0, w2 = 0, w3 = 0, w4 = 0, a, b, s;
   switch (order) {
     case 1:
-      w[0] = 1.0 - x;
+      w0 = 1.0 - x;
       break;
     case 2:
-      w[1] = 0.75 - x * x;
+      w1 = 0.75 - x * x;
       a = 0.5 - x;
-      w[0] = 0.5 * a * a;
+      w0 = 0.5 * a * a;
       break;
     case 3:
       a = 1.0 - x;
-      w[1] = (x * x * (x - 2.0) * 3.0 + 4.0) / 6.0;
-      w[2] = (a * a * (a - 2.0) * 3.0 + 4.0) / 6.0;
-      w[0] = a * a * a / 6.0;
+      w1 = (x * x * (x - 2.0) * 3.0 + 4.0) / 6.0;
+      w2 = (a * a * (a - 2.0) * 3.0 + 4.0) / 6.0;
+      w0 = a * a * a / 6.0;
       break;
     case 4:
       s = x * x;
-      w[2] = s * (s * 0.25 - 0.625) + 115.0 / 192.0;
+      w2 = s * (s * 0.25 - 0.625) + 115.0 / 192.0;
       a = 1.0 + x;
-      w[1] = a * (a * (a * (5.0 - a) / 6.0 - 1.25) + 5.0 / 24.0) + 55.0 / 96.0;
+      w1 = a * (a * (a * (5.0 - a) / 6.0 - 1.25) + 5.0 / 24.0) + 55.0 / 96.0;
       b = 1.0 - x;
-      w[3] = b * (b * (b * (5.0 - b) / 6.0 - 1.25) + 5.0 / 24.0) + 55.0 / 96.0;
+      w3 = b * (b * (b * (5.0 - b) / 6.0 - 1.25) + 5.0 / 24.0) + 55.0 / 96.0;
       a = 0.5 - x;
       s = a * a;
-      w[0] = s * s / 24.0;
+      w0 = s * s / 24.0;
       break;
     default:   // 5
       s = x * x;
-      w[2] = s * (s * (0.25 - x / 12.0) - 0.5) + 0.55;
+      w2 = s * (s * (0.25 - x / 12.0) - 0.5) + 0.55;
       b = 1.0 - x;
       s = b * b;
-      w[3] = s * (s * (0.25 - b / 12.0) - 0.5) + 0.55;
+      w3 = s * (s * (0.25 - b / 12.0) - 0.5) + 0.55;
       a = 1.0 + x;
-      w[1] = a * (a * (a * (a * (a / 24.0 - 0.375) + 1.25) - 1.75) + 0.625) + 0.425;
+      w1 = a * (a * (a * (a * (a / 24.0 - 0.375) + 1.25) - 1.75) + 0.625) + 0.425;
       a = 2.0 - x;
-      w[4] = a * (a * (a * (a * (a / 24.0 - 0.375) + 1.25) - 1.75) + 0.625) + 0.425;
+      w4 = a * (a * (a * (a * (a / 24.0 - 0.375) + 1.25) - 1.75) + 0.625) + 0.425;
       s = b * b;
-      w[0] = b * s * s / 120.0;
+      w0 = b * s * s / 120.0;
       break;
   }
-  double last = 1.0;   // they sum to 1: the last is what the others leave
-  for (int k = 0; k < order; k++) last -= w[k];
-  w[order] = last;
+  // they sum to 1: the last is what the others leave, subtracted in order
+  double last = 1.0 - w0;
+  if (order > 1) last -= w1;
+  if (order > 2) last -= w2;
+  if (order > 3) last -= w3;
+  if (order > 4) last -= w4;
+  w[0] = w0;
+  w[1] = order == 1 ? last : w1;
+  w[2] = order == 2 ? last : w2;
+  w[3] = order == 3 ? last : w3;
+  w[4] = order == 4 ? last : w4;
+  w[5] = last;
 }
 
 // One pole z of the prefilter over the line c[0], c[s], ... c[(n-1)s] (n > 1): the causal
@@ -280,86 +290,117 @@ __global__ void ndi_spline(double *c, O *out, long long lines, long long len, lo
 // plus plan[8 + d] (the prefilter's padding). Modes as scipy's: the coordinate mapped
 // inside (but for NEAREST and GRID_CONSTANT), the taps past an edge mapped by the
 // prefilter's mode (MIRROR for CONSTANT and WRAP), GRID_CONSTANT's taps past it cval.
-template <typename T, typename O, typename C>
+// ND: the input's ndim where it is 1 or 2 (every loop of fixed bounds, the taps' tables in
+// registers), 0 for any (the tables in the thread's memory).
+template <typename T, typename O, typename C, int ND>
 __global__ void ndi_interp(gpu::array<T> in, gpu::array<O> out, gpu::array<C> coords, const long long *__restrict__ plan,
                            const double *__restrict__ par, int kind, int order, int mode, double cval) {
   using namespace interp;
-  const int nd = in.ndim, od = out.ndim;
+  const int D = ND ? ND : MAXD;   // the tables' size
+  const int nd = ND ? ND : in.ndim, od = out.ndim;
   const T *p = in.ptr();
   O *q = out.data;
   const C *pc = coords.data;
   const int tap_mode = mode == CONSTANT || mode == WRAP ? MIRROR : mode;
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < out.size; i += (long long)gridDim.x * blockDim.x) {
-    long long o[MAXD], rem = i;
-    for (int d = od - 1; d >= 0; d--) {
+    long long o[MAXD], rem = i;   // (loops of fixed bounds: o in registers)
+#pragma unroll
+    for (int d = MAXD - 1; d >= 0; d--) {
+      if (d >= od) continue;
       o[d] = rem % out.shape[d];
       rem /= out.shape[d];
     }
-    long long off[MAXD][MAXK];
-    double w[MAXD][MAXK];
-    bool bad[MAXD][MAXK];
-    int taps[MAXD];
-    bool constant = false, edge_cval = false;
-    for (int d = 0; d < nd && !constant; d++) {
-      const long long n = in.shape[d];
-      if (!plan[d]) {   // not interpolated: the output's index (clamped)
-        long long j = o[d] < 0 ? 0 : o[d] >= n ? n - 1 : o[d];
-        off[d][0] = j * in.stride[d];
-        bad[d][0] = false;
+    // per dim: the taps' offsets, weights (1 where a dim is not interpolated, or for order
+    // 0: a product by 1 changes nothing), their count, and GRID_CONSTANT's taps outside
+    long long off[D][MAXK];
+    double w[D][MAXK];
+    int taps[D], bad[D];
+    bool constant = false, any_bad = false;
+#pragma unroll
+    for (int d = 0; d < D; d++) {
+      if (d < nd && !constant) {
+        const long long n = in.shape[d];
+        bad[d] = 0;
+        w[d][0] = 1.0;
         taps[d] = 1;
-        continue;
+        if (!plan[d]) {   // not interpolated: the output's index (clamped)
+          off[d][0] = (o[d] < 0 ? 0 : o[d] >= n ? n - 1 : o[d]) * in.stride[d];
+        } else {
+          double x;
+          if (kind == COORDS) {
+            x = (double)pc[d * out.size + i];
+          } else if (kind == AFFINE) {
+            x = 0.0;
+#pragma unroll
+            for (int l = 0; l < MAXD; l++)
+              if (l < od) x += (double)o[l] * par[d * od + l];
+            x += par[64 + d];
+          } else {
+            x = (double)o[d];
+            if (plan[17]) x += par[80 + d];
+            if (plan[16]) x = plan[18] ? (x + 0.5) * par[72 + d] - 0.5 : x * par[72 + d];
+          }
+          x += (double)plan[8 + d];
+          if (mode != GRID_CONSTANT && mode != NEAREST && fabs(x) < HUGE_COORD) x = map_coordinate(x, n, mode);
+          // (NaN, infinities and huge values fail both tests)
+          constant = !(fabs(x) < HUGE_COORD) || (mode != GRID_CONSTANT && mode != NEAREST && !(x > -1.0));
+          const long long start = constant ? 0 : (long long)floor(order & 1 ? x : x + 0.5) - order / 2;
+#pragma unroll
+          for (int k = 0; k < MAXK; k++) {
+            if (k <= order) {
+              const long long j = start + k;
+              if (mode == GRID_CONSTANT && (j < 0 || j >= n)) bad[d] |= 1 << k;
+              off[d][k] = map_tap(j, n, tap_mode) * in.stride[d];
+            }
+          }
+          if (order > 0 && !constant) weights(x, order, w[d]);
+          taps[d] = order + 1;
+          any_bad = any_bad || bad[d];
+        }
       }
-      double x;
-      if (kind == COORDS) {
-        x = (double)pc[d * out.size + i];
-      } else if (kind == AFFINE) {
-        x = 0.0;
-        for (int l = 0; l < od; l++) x += (double)o[l] * par[d * od + l];
-        x += par[64 + d];
-      } else {
-        x = (double)o[d];
-        if (plan[17]) x += par[80 + d];
-        if (plan[16]) x = plan[18] ? (x + 0.5) * par[72 + d] - 0.5 : x * par[72 + d];
-      }
-      x += (double)plan[8 + d];
-      if (!(fabs(x) < HUGE_COORD)) { constant = true; break; }
-      if (mode != GRID_CONSTANT && mode != NEAREST) {
-        x = map_coordinate(x, n, mode);
-        if (!(x > -1.0)) { constant = true; break; }
-      }
-      const long long start = (long long)floor(order & 1 ? x : x + 0.5) - order / 2;
-      for (int k = 0; k <= order; k++) {
-        const long long j = start + k;
-        bad[d][k] = mode == GRID_CONSTANT && (j < 0 || j >= n);
-        edge_cval = edge_cval || bad[d][k];
-        off[d][k] = map_tap(j, n, tap_mode) * in.stride[d];
-      }
-      if (order > 0) weights(x, order, w[d]);
-      taps[d] = order + 1;
     }
     double t = cval;
     if (!constant) {
       // the taps in C order (the last dim's fastest), each value times its weight along
       // each dim in turn, as scipy sums them
-      int f[MAXD];
-      long long total = 1;
-      for (int d = 0; d < nd; d++) { f[d] = 0; total *= taps[d]; }
       t = 0.0;
-      for (long long h = 0; h < total; h++) {
-        long long at = 0;
-        bool is_cval = false;
-        for (int d = 0; d < nd; d++) {
-          at += off[d][f[d]];
-          is_cval = is_cval || (edge_cval && bad[d][f[d]]);
+      if (ND == 1) {
+#pragma unroll
+        for (int a = 0; a < MAXK; a++) {
+          if (a >= taps[0]) break;
+          double coeff = any_bad && (bad[0] >> a & 1) ? cval : value(p[off[0][a]]);
+          t += coeff * w[0][a];
         }
-        double coeff = is_cval ? cval : value(p[at]);
-        if (order > 0)
-          for (int d = 0; d < nd; d++)
-            if (plan[d]) coeff *= w[d][f[d]];
-        t += coeff;
-        for (int d = nd - 1; d >= 0; d--) {
-          if (++f[d] < taps[d]) break;
-          f[d] = 0;
+      } else if (ND == 2) {
+#pragma unroll
+        for (int a = 0; a < MAXK; a++) {
+          if (a >= taps[0]) break;
+#pragma unroll
+          for (int b = 0; b < MAXK; b++) {
+            if (b >= taps[1]) break;
+            double coeff = any_bad && ((bad[0] >> a | bad[1] >> b) & 1) ? cval : value(p[off[0][a] + off[1][b]]);
+            coeff *= w[0][a];
+            t += coeff * w[1][b];
+          }
+        }
+      } else {
+        int f[D];
+        long long total = 1;
+        for (int d = 0; d < nd; d++) { f[d] = 0; total *= taps[d]; }
+        for (long long h = 0; h < total; h++) {
+          long long at = 0;
+          bool is_cval = false;
+          for (int d = 0; d < nd; d++) {
+            at += off[d][f[d]];
+            is_cval = is_cval || (bad[d] >> f[d] & 1);
+          }
+          double coeff = is_cval ? cval : value(p[at]);
+          for (int d = 0; d < nd; d++) coeff *= w[d][f[d]];
+          t += coeff;
+          for (int d = nd - 1; d >= 0; d--) {
+            if (++f[d] < taps[d]) break;
+            f[d] = 0;
+          }
         }
       }
     }
