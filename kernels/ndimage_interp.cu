@@ -407,3 +407,71 @@ __global__ void ndi_interp(gpu::array<T> in, gpu::array<O> out, gpu::array<C> co
     store(q + i, t);
   }
 }
+
+namespace interp {
+// a value's real and imaginary parts (real inputs: no imaginary part at all, so that
+// scipy's real arithmetic is done, zeros' signs included)
+template <typename T> struct Parts {
+  static const bool complex = false;
+  __device__ static void get(T x, double &re, double &im) { re = value(x); im = 0.0; }
+};
+template <typename F> struct Parts<gpu::complex<F> > {
+  static const bool complex = true;
+  __device__ static void get(gpu::complex<F> x, double &re, double &im) { re = (double)x.re; im = (double)x.im; }
+};
+template <typename O> __device__ inline void put_parts(O *p, double re, double) { *p = (O)re; }
+__device__ inline void put_parts(gpu::complex64 *p, double re, double im) { *p = gpu::complex64((float)re, (float)im); }
+__device__ inline void put_parts(gpu::complex128 *p, double re, double im) { *p = gpu::complex128(re, im); }
+enum { PRODUCT = 0, ELLIPSOID = 1, SHIFT = 2 };
+}  // namespace interp
+
+// scipy's Fourier filters of an FFT's output: each element (C order over in's shape, out
+// C-ordered) times a factor made from one table a dim (tab from at[d]; at[d] < 0: none,
+// a factor of 1), as `kind` says: PRODUCT (fourier_gaussian, fourier_uniform) the tables'
+// product; ELLIPSOID a function of the tables' sum r^2 (sin r / r in 1-D, 2 J1(r) / r in 2-D,
+// 3 (sin r - r cos r) / r^3 in 3-D; 1 at r = 0); SHIFT: e^(i t), t the tables' sum
+template <typename T, typename O>
+__global__ void ndi_fourier(gpu::array<T> in, O *out, const double *__restrict__ tab, const long long *__restrict__ at,
+                            int kind) {
+  using namespace interp;
+  const int nd = in.ndim;
+  const T *p = in.ptr();
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < in.size; i += (long long)gridDim.x * blockDim.x) {
+    long long rem = i, off = 0, c[MAXD];
+    double prod = 1.0, sum = 0.0;
+    for (int d = nd - 1; d >= 0; d--) {
+      c[d] = rem % in.shape[d];
+      rem /= in.shape[d];
+      off += c[d] * in.stride[d];
+    }
+    for (int d = 0; d < nd; d++) {   // in dim order, as scipy multiplies and adds them
+      if (at[d] < 0) continue;
+      const double v = tab[at[d] + c[d]];
+      prod *= v;
+      sum += v;
+    }
+    double f = prod;
+    if (kind == ELLIPSOID) {
+      if (nd == 1) {
+        f = sum != 0 ? sin(sum) / sum : 1.0;
+      } else if (nd == 2) {
+        const double r = sqrt(sum);
+        f = r > 0.0 ? 2.0 * j1(r) / r : 1.0;
+      } else if (nd == 3) {
+        const double r = sqrt(sum);
+        f = r > 0.0 ? 3.0 * (sin(r) - r * cos(r)) / (r * r * r) : 1.0;
+      } else {
+        f = 1.0;
+      }
+    }
+    double re, im;
+    Parts<T>::get(p[off], re, im);
+    if (kind == SHIFT) {
+      const double s = sin(sum), co = cos(sum);
+      if (Parts<T>::complex) put_parts(out + i, re * co - im * s, re * s + im * co);
+      else put_parts(out + i, re * co, re * s);
+    } else {
+      put_parts(out + i, re * f, Parts<T>::complex ? im * f : 0.0);
+    }
+  }
+}

@@ -272,9 +272,9 @@ for _, name in ipairs({"correlate1d", "convolve1d", "correlate", "convolve", "ga
   end
 end
 -- gpu.ndimage's interpolation (lua/ndimage_interp.lua): spline filters, map_coordinates,
--- affine_transform, shift, zoom, rotate, loaded at the first call of one
+-- affine_transform, shift, zoom, rotate, the Fourier filters, loaded at the first call of one
 for _, name in ipairs({"spline_filter1d", "spline_filter", "map_coordinates", "affine_transform", "shift", "zoom",
-                       "rotate"}) do
+                       "rotate", "fourier_gaussian", "fourier_uniform", "fourier_ellipsoid", "fourier_shift"}) do
   gpu.ndimage[name] = function(...)
     module("lua/ndimage_interp.lua")
     return gpu.ndimage[name](...)

@@ -1,6 +1,7 @@
 -- ndimage_interp.lua: gpu.ndimage's interpolation, scipy.ndimage's (1.11): the B-spline
--- prefilters (spline_filter1d, spline_filter) and the resampling functions (map_coordinates,
--- affine_transform, shift, zoom, rotate) on kernels/ndimage_interp.cu's three kernels.
+-- prefilters (spline_filter1d, spline_filter), the resampling functions (map_coordinates,
+-- affine_transform, shift, zoom, rotate) and the Fourier filters (fourier_gaussian, ...)
+-- on kernels/ndimage_interp.cu's kernels.
 -- Loaded at the first call of one (lua/gpu.lua). Dims are 1-based, negative from the end;
 -- every check raises through fail (level 0, gpu._api puts the caller's line on it).
 local gpu = ...
@@ -97,10 +98,10 @@ end
 local function shape_text(s) return "{" .. table.concat(s, ", ") .. "}" end
 
 -- The output's dtype and, where `output` is an array, that array (of shape `shape`)
-local function output_of(out, default, shape, api)
+local function output_of(out, default, shape, api, complex_ok)
   if out == nil then return default end
   if is_array(out) then
-    if KIND[out.dtype] == "c" then fail(api, "output is %s: complex arrays are not supported", out.dtype) end
+    if KIND[out.dtype] == "c" and not complex_ok then fail(api, "output is %s: complex arrays are not supported", out.dtype) end
     if not same_shape(out.shape, shape) then
       fail(api, "output must have the result's shape %s, got %s", shape_text(shape), shape_text(out.shape))
     end
@@ -114,7 +115,7 @@ local function output_of(out, default, shape, api)
   if not dt then
     fail(api, "output must be a dtype name or a device array, got %s", type(out) == "string" and "'" .. out .. "'" or described(out))
   end
-  if KIND[dt] == "c" then fail(api, "output is %s: complex arrays are not supported", dt) end
+  if KIND[dt] == "c" and not complex_ok then fail(api, "output is %s: complex arrays are not supported", dt) end
   return dt
 end
 
@@ -551,6 +552,143 @@ function nd.rotate(input, angle, opts)
                   order, mode, cval, prefilter)
 end
 
+------------------------------------------------------------------------------------
+-- Fourier filters (scipy's fourier_gaussian, fourier_uniform, fourier_ellipsoid,
+-- fourier_shift): the input is an FFT's output; each element times a factor made from
+-- one table a dim, computed here in scipy's order of operations
+
+local PRODUCT, ELLIPSOID, SHIFT = 0, 1, 2
+local FLOAT_OUT = {float32 = true, float64 = true, complex64 = true, complex128 = true}
+
+-- The frequency index of each element along a dim of n: 0, 1, ..., then the negative ones
+-- (an FFT's order), or 0 .. n-1 along the real transform's dim
+local function frequencies(n, real)
+  local k = {}
+  if real then
+    for j = 0, n - 1 do k[#k + 1] = j end
+  else
+    for j = 0, (n + 1) // 2 - 1 do k[#k + 1] = j end
+    for j = -(n // 2), -1 do k[#k + 1] = j end
+  end
+  return k
+end
+
+-- f(api, kind, input, values, opts, table_of): values one a dim; table_of(value, length of
+-- the dim as the transform saw it, frequencies of the dim) gives that dim's table, or nil
+-- (a factor of 1)
+local function fourier(api, kind, input, values, opts, table_of)
+  if not is_array(input) then fail(api, "input must be a device array, got %s", described(input)) end
+  opts = options(opts, api, 3, "n dim output")
+  local nd_ = input.ndim
+  local n = opts.n == nil and -1 or opts.n
+  if type(n) == "number" and n == math.floor(n) then n = math.tointeger(n) or n end
+  if math.type(n) ~= "integer" then fail(api, "n must be an integer, got %s", type(n) == "number" and shown(n) or described(n)) end
+  local axis = opts.dim == nil and -1 or opts.dim
+  if type(axis) == "number" and axis == math.floor(axis) then axis = math.tointeger(axis) or axis end
+  if nd_ > 0 and (math.type(axis) ~= "integer" or axis == 0 or axis > nd_ or axis < -nd_) then
+    fail(api, "dim %s is out of range for %d-D arrays", type(axis) == "number" and shown(axis) or described(axis), nd_)
+  end
+  axis = nd_ > 0 and (axis < 0 and axis + nd_ + 1 or axis) or 0
+  local complex_in = KIND[input.dtype] == "c"
+  -- scipy's outputs: the input's dtype where it is complex or float32 (fourier_shift:
+  -- complex, complex128 for a real input), else float64
+  local default
+  if kind == SHIFT then
+    default = complex_in and input.dtype or "complex128"
+  else
+    default = (complex_in or input.dtype == "float32") and input.dtype or "float64"
+  end
+  local dt, out = output_of(opts.output, default, input.shape, api, true)
+  if not FLOAT_OUT[dt] or (kind == SHIFT or complex_in) and KIND[dt] ~= "c" then
+    fail(api, "output must be %s, got %s", (kind == SHIFT or complex_in) and "complex64 or complex128" or "float32, float64, complex64 or complex128", dt)
+  end
+  local vals = per_dim(values, nd_, api, api == "fourier_shift" and "shift" or api == "fourier_gaussian" and "sigma" or "size")
+  local tab, at = {}, {}
+  for d = 1, nd_ do
+    local size = input.shape[d]
+    local real = d == axis and n >= 0
+    local t = table_of(vals[d], real and n or size, frequencies(size, real), size)
+    if t then
+      at[d] = #tab
+      for _, v in ipairs(t) do tab[#tab + 1] = v end
+    else
+      at[d] = -1
+    end
+  end
+  local r = gpu.empty(input.shape, dt)
+  if r.size > 0 then
+    if #tab == 0 then tab[1] = 0.0 end
+    if nd_ == 0 then at[1] = -1 end
+    kernel(("ndi_fourier<%s, %s>"):format(CTYPE[input.dtype], CTYPE[dt]))[{grid_for(r.size, BLOCK), BLOCK}](
+      input, r, gpu.array(tab, "float64"), constant(at, "int64"), kind)
+  end
+  return deliver(r, out)
+end
+
+-- fourier_gaussian(input, sigma [, opts]): times exp(-2 (pi sigma k / n)^2) a dim (0 where
+-- the exponent is below -50); opts {n = -1, dim = -1, output =}: n >= 0 says the input is a
+-- real FFT's (rfft) along dim, n the length before it
+function nd.fourier_gaussian(input, sigma, opts)
+  return fourier("fourier_gaussian", PRODUCT, input, sigma, opts, function(s, len, ks, size)
+    if size <= 1 then return nil end
+    local a = s * math.pi / len
+    a = -2.0 * a * a
+    local t = {}
+    for i, k in ipairs(ks) do
+      local e = a * k * k
+      t[i] = math.abs(e) > 50.0 and 0.0 or math.exp(e)
+    end
+    return t
+  end)
+end
+
+-- fourier_uniform(input, size [, opts]): times sin(pi size k / n) / (pi size k / n) a dim
+function nd.fourier_uniform(input, size, opts)
+  return fourier("fourier_uniform", PRODUCT, input, size, opts, function(s, len, ks, n)
+    if n <= 1 then return nil end
+    local a = math.pi * s / len
+    local t = {1.0}
+    for i = 2, #ks do
+      local x = a * ks[i]
+      t[i] = a > 0.0 and math.sin(x) / x or 0.0
+    end
+    return t
+  end)
+end
+
+-- fourier_ellipsoid(input, size [, opts]): the transform of an ellipsoid of the sizes'
+-- axes (inputs of 1, 2 or 3 dims, as scipy's)
+function nd.fourier_ellipsoid(input, size, opts)
+  if is_array(input) and input.ndim > 3 then
+    fail("fourier_ellipsoid", "input must have 1, 2 or 3 dims, got %d", input.ndim)
+  end
+  local squared = is_array(input) and input.ndim > 1
+  return fourier("fourier_ellipsoid", ELLIPSOID, input, size, opts, function(s, len, ks)
+    local a = math.pi * s / len
+    local t = {}
+    for i, k in ipairs(ks) do
+      local x = k * a
+      t[i] = squared and x * x or x
+    end
+    return t
+  end)
+end
+
+-- fourier_shift(input, shift [, opts]): times exp(-2 pi i shift k / n) a dim: the input
+-- moved by shift, cyclically, once transformed back
+function nd.fourier_shift(input, shift, opts)
+  return fourier("fourier_shift", SHIFT, input, shift, opts, function(s, len, ks, size)
+    if size <= 1 then return nil end
+    local a = -2.0 * math.pi * s / len
+    local t = {}
+    for i, k in ipairs(ks) do t[i] = a * k end
+    return t
+  end)
+end
+
+for _, name in ipairs({"fourier_gaussian", "fourier_uniform", "fourier_ellipsoid", "fourier_shift"}) do
+  nd[name] = gpu._api(nd[name])
+end
 for _, name in ipairs({"spline_filter1d", "spline_filter", "map_coordinates", "affine_transform", "shift", "zoom", "rotate"}) do
   nd[name] = gpu._api(nd[name])
 end
