@@ -182,50 +182,83 @@ __device__ __forceinline__ void weights(double x, int order, double *w) {
   w[5] = last;
 }
 
-// One pole z of the prefilter over the line c[0], c[s], ... c[(n-1)s] (n > 1): the causal
-// pass from a first coefficient that the boundary gives, then the anticausal one
-__device__ inline void spline_pole(double *c, long long n, long long s, double z, int init) {
-  double zi = z;
+// One pole z of the prefilter over the line c[0], c[s], ... c[(n-1)s] (n > 1), whose values
+// are first multiplied by g (the filter's gain, on the first pole; 1 after): the causal
+// pass from a first coefficient that the boundary gives, then the anticausal one. The
+// sweeps load BLOCK values before using them (a thread walks its line alone, a line a
+// thread: the loads of a block are in flight together, not one after the other's use).
+const int BLOCK = 8;
+__device__ inline void spline_pole(double *c, long long n, long long s, double z, double g, int init) {
+  double zi = z, c0;
   if (init == INIT_MIRROR) {
     const double zn1 = pow(z, (double)(n - 1));
-    double c0 = c[0] + zn1 * c[(n - 1) * s];
+    c0 = g * c[0] + zn1 * (g * c[(n - 1) * s]);
+#pragma unroll 4
     for (long long i = 1; i < n - 1; i++) {
-      c0 += zi * (c[i * s] + zn1 * c[(n - 1 - i) * s]);
+      c0 += zi * (g * c[i * s] + zn1 * (g * c[(n - 1 - i) * s]));
       zi *= z;
     }
-    c[0] = c0 / (1 - zn1 * zn1);
+    c0 /= 1 - zn1 * zn1;
   } else if (init == INIT_WRAP) {
-    double c0 = c[0];
+    c0 = g * c[0];
+#pragma unroll 4
     for (long long i = 1; i < n; i++) {
-      c0 += zi * c[(n - i) * s];
+      c0 += zi * (g * c[(n - i) * s]);
       zi *= z;
     }
-    c[0] = c0 / (1 - zi);
-  } else {   // INIT_REFLECT
-    const double zn = pow(z, (double)n), first = c[0];
-    double c0 = c[0] + zn * c[(n - 1) * s];
+    c0 /= 1 - zi;
+  } else {   // INIT_REFLECT: the exact sum (scipy 1.11 read c[0] after overwriting it)
+    const double zn = pow(z, (double)n);
+    double sum = g * c[0] + zn * (g * c[(n - 1) * s]);
+#pragma unroll 4
     for (long long i = 1; i < n; i++) {
-      c0 += zi * (c[i * s] + zn * c[(n - 1 - i) * s]);
+      sum += zi * (g * c[i * s] + zn * (g * c[(n - 1 - i) * s]));
       zi *= z;
     }
-    c[0] = c0 * (z / (1 - zn * zn)) + first;
+    c0 = g * c[0] + sum * z / (1 - zn * zn);
   }
-  for (long long i = 1; i < n; i++) c[i * s] += z * c[(i - 1) * s];
+  // causal: c[i] = g c[i] + z c[i - 1]
+  c[0] = c0;
+  double prev = c0;
+  long long i = 1;
+  for (; i + BLOCK <= n; i += BLOCK) {
+    double v[BLOCK];
+#pragma unroll
+    for (int j = 0; j < BLOCK; j++) v[j] = c[(i + j) * s];
+#pragma unroll
+    for (int j = 0; j < BLOCK; j++) v[j] = prev = g * v[j] + z * prev;
+#pragma unroll
+    for (int j = 0; j < BLOCK; j++) c[(i + j) * s] = v[j];
+  }
+  for (; i < n; i++) c[i * s] = prev = g * c[i * s] + z * prev;
   const long long l = (n - 1) * s;
   if (init == INIT_MIRROR) {
     c[l] = (z * c[l - s] + c[l]) * z / (z * z - 1);
   } else if (init == INIT_WRAP) {
     double cl = c[l];
     zi = z;
-    for (long long i = 0; i < n - 1; i++) {
-      cl += zi * c[i * s];
+#pragma unroll 4
+    for (long long k = 0; k < n - 1; k++) {
+      cl += zi * c[k * s];
       zi *= z;
     }
     c[l] = cl * (z / (zi - 1));
   } else {
     c[l] *= z / (z - 1);
   }
-  for (long long i = n - 2; i >= 0; i--) c[i * s] = z * (c[(i + 1) * s] - c[i * s]);
+  // anticausal: c[i] = z (c[i + 1] - c[i])
+  double next = c[l];
+  i = n - 2;
+  for (; i - BLOCK + 1 >= 0; i -= BLOCK) {
+    double v[BLOCK];
+#pragma unroll
+    for (int j = 0; j < BLOCK; j++) v[j] = c[(i - j) * s];
+#pragma unroll
+    for (int j = 0; j < BLOCK; j++) v[j] = next = z * (next - v[j]);
+#pragma unroll
+    for (int j = 0; j < BLOCK; j++) c[(i - j) * s] = v[j];
+  }
+  for (; i >= 0; i--) c[i * s] = next = z * (next - c[i * s]);
 }
 
 }  // namespace interp
@@ -256,7 +289,7 @@ __global__ void ndi_pad(gpu::array<T> in, double *out, const long long *__restri
 
 // The prefilter along one dim of c (float64, C-ordered): `lines` lines of len elements,
 // inner apart (the product of the later dims); one thread a line. Each line is scaled by
-// gain, then filtered by each pole (npoles: 1 or 2) in turn. The result goes to out (of
+// gain and filtered by each pole (npoles: 1 or 2) in turn. The result goes to out (of
 // dtype O, C-ordered like c; it may be c) and, where O is not float64, back into c as O
 // holds it, so that a next pass reads what scipy's would.
 template <typename O>
@@ -266,9 +299,8 @@ __global__ void ndi_spline(double *c, O *out, long long lines, long long len, lo
     const long long base = l / inner * len * inner + l % inner;
     double *line = c + base;
     if (len > 1) {
-      for (long long i = 0; i < len; i++) line[i * inner] *= gain;
-      interp::spline_pole(line, len, inner, z0, init);
-      if (npoles > 1) interp::spline_pole(line, len, inner, z1, init);
+      interp::spline_pole(line, len, inner, z0, gain, init);   // the gain with the first pole
+      if (npoles > 1) interp::spline_pole(line, len, inner, z1, 1.0, init);
     }
     if ((void *)out != (void *)c) {
       for (long long i = 0; i < len; i++) {
@@ -437,15 +469,18 @@ __global__ void ndi_fourier(gpu::array<T> in, O *out, const double *__restrict__
   const int nd = in.ndim;
   const T *p = in.ptr();
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < in.size; i += (long long)gridDim.x * blockDim.x) {
-    long long rem = i, off = 0, c[MAXD];
+    long long rem = i, off = 0, c[MAXD];   // (loops of fixed bounds: c in registers)
     double prod = 1.0, sum = 0.0;
-    for (int d = nd - 1; d >= 0; d--) {
+#pragma unroll
+    for (int d = MAXD - 1; d >= 0; d--) {
+      if (d >= nd) continue;
       c[d] = rem % in.shape[d];
       rem /= in.shape[d];
       off += c[d] * in.stride[d];
     }
-    for (int d = 0; d < nd; d++) {   // in dim order, as scipy multiplies and adds them
-      if (at[d] < 0) continue;
+#pragma unroll
+    for (int d = 0; d < MAXD; d++) {   // in dim order, as scipy multiplies and adds them
+      if (d >= nd || at[d] < 0) continue;
       const double v = tab[at[d] + c[d]];
       prod *= v;
       sum += v;
