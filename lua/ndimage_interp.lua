@@ -253,13 +253,20 @@ end
 
 local KNOWN = "output order mode cval prefilter"
 
--- the common options of the resampling functions
-local function common(api, opts)
+-- A resampling function's checks of input (of at least min_ndim dims) and of its options
+-- (KNOWN and `extra`): the options, then order, mode, cval and prefilter
+local function begin(api, input, opts, extra, min_ndim)
+  input_of(input, api)
+  opts = options(opts, api, 3, extra and KNOWN .. " " .. extra or KNOWN)
   local order = order_of(opts.order, api, 0)
   local mode = mode_of(opts.mode, api, "constant")
   local cval = number(opts.cval, api, "cval", 0.0)
   local prefilter = flag(opts.prefilter, api, "prefilter", true)
-  return order, mode, cval, prefilter
+  if input.ndim < (min_ndim or 1) then
+    if input.ndim == 0 then fail(api, "input is 0-D: it needs at least one dim") end
+    fail(api, "input must have at least %d dims, got %d", min_ndim, input.ndim)
+  end
+  return opts, order, mode, cval, prefilter
 end
 
 -- What the interpolation reads: input's spline coefficients along the dims `dims` (all
@@ -330,10 +337,8 @@ end
 -- shape is the rest)
 function nd.map_coordinates(input, coordinates, opts)
   local api = "map_coordinates"
-  input_of(input, api)
-  opts = options(opts, api, 3, KNOWN)
-  local order, mode, cval, prefilter = common(api, opts)
-  if input.ndim == 0 then fail(api, "input is 0-D: it needs at least one dim") end
+  local order, mode, cval, prefilter
+  opts, order, mode, cval, prefilter = begin(api, input, opts)
   local coords = coordinates
   if type(coords) == "table" and not is_array(coords) then
     local ok, r = pcall(gpu.array, coords, "float64")
@@ -402,11 +407,9 @@ end
 -- opts KNOWN and {offset = 0, output_shape =}
 function nd.affine_transform(input, matrix, opts)
   local api = "affine_transform"
-  input_of(input, api)
-  opts = options(opts, api, 3, KNOWN .. " offset output_shape")
-  local order, mode, cval, prefilter = common(api, opts)
+  local order, mode, cval, prefilter
+  opts, order, mode, cval, prefilter = begin(api, input, opts, "offset output_shape")
   local n = input.ndim
-  if n == 0 then fail(api, "input is 0-D: it needs at least one dim") end
   local shape = opts.output_shape and shape_of(opts.output_shape, api, "output_shape")
     or is_array(opts.output) and opts.output.shape or input.shape
   local dt, out = output_of(opts.output, input.dtype, shape, api)
@@ -445,10 +448,8 @@ end
 -- shift(input, shift [, opts]): the input moved by shift (a number or one a dim)
 function nd.shift(input, shift, opts)
   local api = "shift"
-  input_of(input, api)
-  opts = options(opts, api, 3, KNOWN)
-  local order, mode, cval, prefilter = common(api, opts)
-  if input.ndim == 0 then fail(api, "input is 0-D: it needs at least one dim") end
+  local order, mode, cval, prefilter
+  opts, order, mode, cval, prefilter = begin(api, input, opts)
   local s = per_dim(shift, input.ndim, api, "shift")
   for d = 1, #s do s[d] = -s[d] end
   local dt, out = output_of(opts.output, input.dtype, input.shape, api)
@@ -467,12 +468,10 @@ end
 -- a dim); opts KNOWN and {grid_mode = false}
 function nd.zoom(input, zoom, opts)
   local api = "zoom"
-  input_of(input, api)
-  opts = options(opts, api, 3, KNOWN .. " grid_mode")
-  local order, mode, cval, prefilter = common(api, opts)
+  local order, mode, cval, prefilter
+  opts, order, mode, cval, prefilter = begin(api, input, opts, "grid_mode")
   local grid = flag(opts.grid_mode, api, "grid_mode", false)
   local n = input.ndim
-  if n == 0 then fail(api, "input is 0-D: it needs at least one dim") end
   local z = per_dim(zoom, n, api, "zoom")
   local shape, factors = {}, {}
   for d = 1, n do
@@ -502,11 +501,9 @@ end
 -- opts KNOWN and {dims =, reshape = true (the output grows to hold the whole input)}
 function nd.rotate(input, angle, opts)
   local api = "rotate"
-  input_of(input, api)
-  opts = options(opts, api, 3, KNOWN .. " dims reshape")
-  local order, mode, cval, prefilter = common(api, opts)
+  local order, mode, cval, prefilter
+  opts, order, mode, cval, prefilter = begin(api, input, opts, "dims reshape", 2)
   local n = input.ndim
-  if n < 2 then fail(api, "input must have at least 2 dims, got %d", n) end
   angle = number(angle, api, "angle")
   local dims = opts.dims or {1, 2}
   if type(dims) ~= "table" or #dims ~= 2 then fail(api, "dims must be a table of two dims, got %s", type(dims) == "table" and ("a table of %d"):format(#dims) or described(dims)) end
@@ -573,10 +570,10 @@ local function frequencies(n, real)
   return k
 end
 
--- f(api, kind, input, values, opts, table_of): values one a dim; table_of(value, length of
--- the dim as the transform saw it, frequencies of the dim) gives that dim's table, or nil
--- (a factor of 1)
-local function fourier(api, kind, input, values, opts, table_of)
+-- f(api, kind, input, values, opts, factor_of): values one a dim; factor_of(value, length
+-- of the dim as the transform saw it, the dim's size) gives the function of a frequency
+-- index that makes that dim's table, or nil (no table: a factor of 1)
+local function fourier(api, kind, input, values, opts, factor_of)
   if not is_array(input) then fail(api, "input must be a device array, got %s", described(input)) end
   opts = options(opts, api, 3, "n dim output")
   local nd_ = input.ndim
@@ -607,10 +604,10 @@ local function fourier(api, kind, input, values, opts, table_of)
   for d = 1, nd_ do
     local size = input.shape[d]
     local real = d == axis and n >= 0
-    local t = table_of(vals[d], real and n or size, frequencies(size, real), size)
-    if t then
+    local f = factor_of(vals[d], real and n or size, size)
+    if f then
       at[d] = #tab
-      for _, v in ipairs(t) do tab[#tab + 1] = v end
+      for _, k in ipairs(frequencies(size, real)) do tab[#tab + 1] = f(k) end
     else
       at[d] = -1
     end
@@ -629,30 +626,27 @@ end
 -- the exponent is below -50); opts {n = -1, dim = -1, output =}: n >= 0 says the input is a
 -- real FFT's (rfft) along dim, n the length before it
 function nd.fourier_gaussian(input, sigma, opts)
-  return fourier("fourier_gaussian", PRODUCT, input, sigma, opts, function(s, len, ks, size)
+  return fourier("fourier_gaussian", PRODUCT, input, sigma, opts, function(s, len, size)
     if size <= 1 then return nil end
     local a = s * math.pi / len
     a = -2.0 * a * a
-    local t = {}
-    for i, k in ipairs(ks) do
+    return function(k)
       local e = a * k * k
-      t[i] = math.abs(e) > 50.0 and 0.0 or math.exp(e)
+      return math.abs(e) > 50.0 and 0.0 or math.exp(e)
     end
-    return t
   end)
 end
 
 -- fourier_uniform(input, size [, opts]): times sin(pi size k / n) / (pi size k / n) a dim
 function nd.fourier_uniform(input, size, opts)
-  return fourier("fourier_uniform", PRODUCT, input, size, opts, function(s, len, ks, n)
+  return fourier("fourier_uniform", PRODUCT, input, size, opts, function(s, len, n)
     if n <= 1 then return nil end
     local a = math.pi * s / len
-    local t = {1.0}
-    for i = 2, #ks do
-      local x = a * ks[i]
-      t[i] = a > 0.0 and math.sin(x) / x or 0.0
+    return function(k)
+      if k == 0 then return 1.0 end
+      local x = a * k
+      return a > 0.0 and math.sin(x) / x or 0.0
     end
-    return t
   end)
 end
 
@@ -663,26 +657,22 @@ function nd.fourier_ellipsoid(input, size, opts)
     fail("fourier_ellipsoid", "input must have 1, 2 or 3 dims, got %d", input.ndim)
   end
   local squared = is_array(input) and input.ndim > 1
-  return fourier("fourier_ellipsoid", ELLIPSOID, input, size, opts, function(s, len, ks)
+  return fourier("fourier_ellipsoid", ELLIPSOID, input, size, opts, function(s, len)
     local a = math.pi * s / len
-    local t = {}
-    for i, k in ipairs(ks) do
+    return function(k)
       local x = k * a
-      t[i] = squared and x * x or x
+      return squared and x * x or x
     end
-    return t
   end)
 end
 
 -- fourier_shift(input, shift [, opts]): times exp(-2 pi i shift k / n) a dim: the input
 -- moved by shift, cyclically, once transformed back
 function nd.fourier_shift(input, shift, opts)
-  return fourier("fourier_shift", SHIFT, input, shift, opts, function(s, len, ks, size)
+  return fourier("fourier_shift", SHIFT, input, shift, opts, function(s, len, size)
     if size <= 1 then return nil end
     local a = -2.0 * math.pi * s / len
-    local t = {}
-    for i, k in ipairs(ks) do t[i] = a * k end
-    return t
+    return function(k) return a * k end
   end)
 end
 

@@ -4,6 +4,7 @@
 -- affine_transform's four kinds of matrix, shift, zoom (grid_mode too), rotate (2-D and
 -- the planes of 3-D arrays), scipy's rounding into integer outputs, the Fourier filters;
 -- and the errors.
+local S = require("spec.support")
 local nd = gpu.ndimage
 local NAN = 0 / 0
 
@@ -146,22 +147,11 @@ local REF = {
   ["fgr-im"] = {{0.0, -2.5219779807392317, 0.024913414748800423, 0.0}, {0.09392454599449832, 2.4027127792999884e-17, -0.06298311738796632, 0.0}, {0.013215470574951876, -2.307317906481485e-19, -6.818815367634636e-06, 0.0}, {-0.013215470574951876, 1.862026389055685e-20, 0.00014571544173702826, 0.0}, {-0.09392454599449832, 1.0728217001033475e-16, -0.012054136520606775, 0.0}},
 }
 
--- got (a device array) against want (nested tables): within tol (relative, for floats;
--- 0: equal)
-local function close(want, got, tol)
-  local g = got:totable()
-  local function walk(w, v, at)
-    if type(w) == "table" then
-      assert(type(v) == "table" and #v == #w, ("%s: expected %d elements, got %s"):format(at, #w, type(v) == "table" and #v or tostring(v)))
-      for i = 1, #w do walk(w[i], v[i], at .. "[" .. i .. "]") end
-    elseif w ~= w then
-      assert(v ~= v, ("%s: expected nan, got %s"):format(at, tostring(v)))
-    else
-      local ok = tol == 0 and w == v or math.abs(w - v) <= tol * math.max(1, math.abs(w))
-      assert(ok, ("%s: expected %s, got %s"):format(at, tostring(w), tostring(v)))
-    end
-  end
-  walk(want, g, "element")
+local close = S.close   -- got against nested tables of what scipy gave
+local function err(pattern, f, ...)
+  local ok, e = pcall(f, ...)
+  assert.is_false(ok)
+  assert.matches(pattern, tostring(e), 1, true)
 end
 
 local img_t = {}
@@ -179,6 +169,15 @@ local sig = gpu.array({0, 1, 5, 2, -3, 4, 8, 1, 0, 2}, "float64")
 local long_t = {}
 for i = 0, 29 do long_t[i + 1] = (i * 7) % 11 - 3 * math.sin(i) end
 local long = gpu.array(long_t, "float64")
+local vol_t = {}
+for i = 0, 2 do
+  vol_t[i + 1] = {}
+  for j = 0, 3 do
+    vol_t[i + 1][j + 1] = {}
+    for k = 0, 4 do vol_t[i + 1][j + 1][k + 1] = ((20 * i + 5 * j + k) * 5) % 7 end
+  end
+end
+local vol = gpu.array(vol_t, "float64")
 local MODES = {"constant", "grid-constant", "nearest", "reflect", "grid-mirror", "mirror", "grid-wrap", "wrap"}
 local TOL = 1e-12
 
@@ -314,15 +313,6 @@ describe("gpu.ndimage.shift, zoom and rotate", function()
     close(REF["rot-30-noreshape"], nd.rotate(img, 30, {reshape = false, order = 1, mode = "nearest"}), TOL)
     close(REF["rot-90"], nd.rotate(img, 90), TOL)
     close(REF["rot-m45"], nd.rotate(img, -45, {order = 2, mode = "mirror", cval = 1}), TOL)
-    local vol_t = {}
-    for i = 0, 2 do
-      vol_t[i + 1] = {}
-      for j = 0, 3 do
-        vol_t[i + 1][j + 1] = {}
-        for k = 0, 4 do vol_t[i + 1][j + 1][k + 1] = ((20 * i + 5 * j + k) * 5) % 7 end
-      end
-    end
-    local vol = gpu.array(vol_t, "float64")
     -- ndi.rotate(vol, 25, axes=(2, 0)); ndi.rotate(vol, 200, axes=(1, 2), order=1, reshape=False, mode='grid-wrap')
     close(REF["rot-3d"], nd.rotate(vol, 25, {dims = {3, 1}}), TOL)
     close(REF["rot-3d-1"], nd.rotate(vol, 200, {dims = {-2, -1}, order = 1, reshape = false, mode = "grid-wrap"}), TOL)
@@ -336,14 +326,6 @@ describe("gpu.ndimage.shift, zoom and rotate", function()
 end)
 
 describe("gpu.ndimage's Fourier filters", function()
-  local vol_t = {}
-  for i = 0, 2 do
-    vol_t[i + 1] = {}
-    for j = 0, 3 do
-      vol_t[i + 1][j + 1] = {}
-      for k = 0, 4 do vol_t[i + 1][j + 1][k + 1] = ((20 * i + 5 * j + k) * 5) % 7 end
-    end
-  end
   it("multiply by scipy's factors, of complex and real FFTs (n, dim) and of real input", function()
     close(REF.fg, nd.fourier_gaussian(img, {1.5, 0.7}), TOL)   -- ndi.fourier_gaussian(img, [1.5, 0.7])
     local f = nd.fourier_gaussian(img:astype("float32"), 2)
@@ -353,7 +335,7 @@ describe("gpu.ndimage's Fourier filters", function()
     close(REF["fu-n"], nd.fourier_uniform(img, {2, 3}, {n = 9, dim = 1}), TOL)
     close(REF["fe-1d"], nd.fourier_ellipsoid(img[{1}], 3), TOL)
     close(REF["fe-2d"], nd.fourier_ellipsoid(img, 2.5), TOL)
-    close(REF["fe-3d"], nd.fourier_ellipsoid(gpu.array(vol_t, "float64"), {1, 2, 1.5}), TOL)
+    close(REF["fe-3d"], nd.fourier_ellipsoid(vol, {1, 2, 1.5}), TOL)
     local s = nd.fourier_shift(img, {0.5, -1.25})
     assert.are.equal("complex128", s.dtype)
     close(REF["fs-re"], s:real(), TOL)
@@ -374,11 +356,6 @@ describe("gpu.ndimage's Fourier filters", function()
   end)
 
   it("refuse what scipy refuses", function()
-    local function err(pattern, f, ...)
-      local ok, e = pcall(f, ...)
-      assert.is_false(ok)
-      assert.matches(pattern, tostring(e), 1, true)
-    end
     err("gpu.ndimage.fourier_ellipsoid: input must have 1, 2 or 3 dims, got 4", nd.fourier_ellipsoid, gpu.zeros({1, 1, 1, 1}), 1)
     err("gpu.ndimage.fourier_shift: output must be complex64 or complex128, got float64", nd.fourier_shift, img, 1, {output = "float64"})
     err("gpu.ndimage.fourier_gaussian: output must be complex64 or complex128, got float32", nd.fourier_gaussian, gpu.fft.fft2(img), 1, {output = "float32"})
@@ -390,11 +367,6 @@ end)
 
 describe("gpu.ndimage's interpolation errors", function()
   local x = gpu.arange(5, "float64")
-  local function err(pattern, f, ...)
-    local ok, e = pcall(f, ...)
-    assert.is_false(ok)
-    assert.matches(pattern, tostring(e), 1, true)
-  end
   it("name the function and what was wrong", function()
     err("gpu.ndimage.map_coordinates: input must be a device array, got table", nd.map_coordinates, {1, 2}, {{0}})
     err("gpu.ndimage.map_coordinates: order must be an integer 0 .. 5, got 6", nd.map_coordinates, x, {{0}}, {order = 6})
