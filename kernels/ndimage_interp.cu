@@ -182,39 +182,60 @@ __device__ __forceinline__ void weights(double x, int order, double *w) {
   w[5] = last;
 }
 
+// The prefilter's sweeps walk a line alone (a line a thread): they load BLOCK values
+// before using them, so that a block's loads are in flight together, not one after the
+// other's use.
+const int BLOCK = 16;
+
+// acc + sum over i = 1 .. m of z^i (g c[i] + zx g c[n-1-i]) along a line of n (elements s
+// apart): the mirror and reflect boundaries' sums
+__device__ inline double mirrored_sum(const double *c, long long n, long long s, long long m, double z, double zx,
+                                      double g, double acc) {
+  double zi = z;
+  long long i = 1;
+  for (; i + BLOCK - 1 <= m; i += BLOCK) {
+    double a[BLOCK], b[BLOCK];
+#pragma unroll
+    for (int j = 0; j < BLOCK; j++) { a[j] = c[(i + j) * s]; b[j] = c[(n - 1 - i - j) * s]; }
+#pragma unroll
+    for (int j = 0; j < BLOCK; j++) { acc += zi * (g * a[j] + zx * (g * b[j])); zi *= z; }
+  }
+  for (; i <= m; i++) { acc += zi * (g * c[i * s] + zx * (g * c[(n - 1 - i) * s])); zi *= z; }
+  return acc;
+}
+
+// acc + sum over k = 0 .. m-1 of z^(k+1) g c[first + k step] (the wrap boundary's sums);
+// zi becomes z^(m+1)
+__device__ inline double powered_sum(const double *c, long long first, long long step, long long m, double z, double g,
+                                     double acc, double &zi) {
+  zi = z;
+  long long k = 0;
+  for (; k + BLOCK <= m; k += BLOCK) {
+    double a[BLOCK];
+#pragma unroll
+    for (int j = 0; j < BLOCK; j++) a[j] = c[first + (k + j) * step];
+#pragma unroll
+    for (int j = 0; j < BLOCK; j++) { acc += zi * (g * a[j]); zi *= z; }
+  }
+  for (; k < m; k++) { acc += zi * (g * c[first + k * step]); zi *= z; }
+  return acc;
+}
+
 // One pole z of the prefilter over the line c[0], c[s], ... c[(n-1)s] (n > 1), whose values
 // are first multiplied by g (the filter's gain, on the first pole; 1 after): the causal
-// pass from a first coefficient that the boundary gives, then the anticausal one. The
-// sweeps load BLOCK values before using them (a thread walks its line alone, a line a
-// thread: the loads of a block are in flight together, not one after the other's use).
-const int BLOCK = 8;
+// pass from a first coefficient that the boundary gives, then the anticausal one
 __device__ inline void spline_pole(double *c, long long n, long long s, double z, double g, int init) {
-  double zi = z, c0;
+  double c0, zi;
   if (init == INIT_MIRROR) {
     const double zn1 = pow(z, (double)(n - 1));
-    c0 = g * c[0] + zn1 * (g * c[(n - 1) * s]);
-#pragma unroll 4
-    for (long long i = 1; i < n - 1; i++) {
-      c0 += zi * (g * c[i * s] + zn1 * (g * c[(n - 1 - i) * s]));
-      zi *= z;
-    }
+    c0 = mirrored_sum(c, n, s, n - 2, z, zn1, g, g * c[0] + zn1 * (g * c[(n - 1) * s]));
     c0 /= 1 - zn1 * zn1;
   } else if (init == INIT_WRAP) {
-    c0 = g * c[0];
-#pragma unroll 4
-    for (long long i = 1; i < n; i++) {
-      c0 += zi * (g * c[(n - i) * s]);
-      zi *= z;
-    }
+    c0 = powered_sum(c, (n - 1) * s, -s, n - 1, z, g, g * c[0], zi);
     c0 /= 1 - zi;
   } else {   // INIT_REFLECT: the exact sum (scipy 1.11 read c[0] after overwriting it)
     const double zn = pow(z, (double)n);
-    double sum = g * c[0] + zn * (g * c[(n - 1) * s]);
-#pragma unroll 4
-    for (long long i = 1; i < n; i++) {
-      sum += zi * (g * c[i * s] + zn * (g * c[(n - 1 - i) * s]));
-      zi *= z;
-    }
+    const double sum = mirrored_sum(c, n, s, n - 1, z, zn, g, g * c[0] + zn * (g * c[(n - 1) * s]));
     c0 = g * c[0] + sum * z / (1 - zn * zn);
   }
   // causal: c[i] = g c[i] + z c[i - 1]
@@ -235,13 +256,7 @@ __device__ inline void spline_pole(double *c, long long n, long long s, double z
   if (init == INIT_MIRROR) {
     c[l] = (z * c[l - s] + c[l]) * z / (z * z - 1);
   } else if (init == INIT_WRAP) {
-    double cl = c[l];
-    zi = z;
-#pragma unroll 4
-    for (long long k = 0; k < n - 1; k++) {
-      cl += zi * c[k * s];
-      zi *= z;
-    }
+    const double cl = powered_sum(c, 0, s, n - 1, z, 1.0, c[l], zi);
     c[l] = cl * (z / (zi - 1));
   } else {
     c[l] *= z / (z - 1);
