@@ -21,6 +21,15 @@ const double HUGE_COORD = 9007199254740992.0;   // 2^53: past it no double has a
 template <typename T> __device__ inline double value(T x) { return (double)x; }
 __device__ inline double value(gpu::half x) { return (double)(float)x; }
 
+// rem's index along a dim of n (rem becomes the index of the rest): a 32-bit division
+// where the array's size allows (small), a 64-bit one being a long sequence on a GPU
+__device__ inline long long next_index(long long &rem, long long n, bool small) {
+  const long long q = small ? (long long)((unsigned int)rem / (unsigned int)n) : rem / n;
+  const long long c = rem - q * n;
+  rem = q;
+  return c;
+}
+
 // The prefilter's result stored as scipy's line buffers store it: a C cast (integers
 // truncated toward 0, here wrapped to the width where C leaves it undefined)
 template <typename O> __device__ inline void cast(O *p, double v) { *p = (O)(long long)v; }
@@ -285,13 +294,13 @@ __global__ void ndi_pad(gpu::array<T> in, double *out, const long long *__restri
                         double cval) {
   const int nd = in.ndim;
   const T *p = in.ptr();
+  const bool small = size <= 0xffffffffLL;
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < size; i += (long long)gridDim.x * blockDim.x) {
     long long rem = i, at = 0;
     bool outside = false;
     for (int d = nd - 1; d >= 0; d--) {
       const long long n = in.shape[d], m = n + 2 * pad[d];
-      long long c = rem % m - pad[d];
-      rem /= m;
+      long long c = interp::next_index(rem, m, small) - pad[d];
       if (c < 0 || c >= n) {
         outside = true;
         c = c < 0 ? 0 : n - 1;
@@ -349,13 +358,13 @@ __global__ void ndi_interp(gpu::array<T> in, gpu::array<O> out, gpu::array<C> co
   O *q = out.data;
   const C *pc = coords.data;
   const int tap_mode = mode == CONSTANT || mode == WRAP ? MIRROR : mode;
+  const bool small = out.size <= 0xffffffffLL;
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < out.size; i += (long long)gridDim.x * blockDim.x) {
     long long o[MAXD], rem = i;   // (loops of fixed bounds: o in registers)
 #pragma unroll
     for (int d = MAXD - 1; d >= 0; d--) {
       if (d >= od) continue;
-      o[d] = rem % out.shape[d];
-      rem /= out.shape[d];
+      o[d] = next_index(rem, out.shape[d], small);
     }
     // per dim: the taps' offsets, weights (1 where a dim is not interpolated, or for order
     // 0: a product by 1 changes nothing), their count, and GRID_CONSTANT's taps outside
@@ -483,14 +492,14 @@ __global__ void ndi_fourier(gpu::array<T> in, O *out, const double *__restrict__
   using namespace interp;
   const int nd = in.ndim;
   const T *p = in.ptr();
+  const bool small = in.size <= 0xffffffffLL;
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < in.size; i += (long long)gridDim.x * blockDim.x) {
     long long rem = i, off = 0, c[MAXD];   // (loops of fixed bounds: c in registers)
     double prod = 1.0, sum = 0.0;
 #pragma unroll
     for (int d = MAXD - 1; d >= 0; d--) {
       if (d >= nd) continue;
-      c[d] = rem % in.shape[d];
-      rem /= in.shape[d];
+      c[d] = next_index(rem, in.shape[d], small);
       off += c[d] * in.stride[d];
     }
 #pragma unroll
