@@ -346,7 +346,7 @@ __global__ void ndi_spline(double *c, O *out, long long lines, long long len, lo
 // plus plan[8 + d] (the prefilter's padding). Modes as scipy's: the coordinate mapped
 // inside (but for NEAREST and GRID_CONSTANT), the taps past an edge mapped by the
 // prefilter's mode (MIRROR for CONSTANT and WRAP), GRID_CONSTANT's taps past it cval.
-// ND: the input's ndim where it is 1 or 2 (every loop of fixed bounds, the taps' tables in
+// ND: the input's ndim where it is 1, 2 or 3 (loops of fixed bounds, the taps' tables in
 // registers), 0 for any (the tables in the thread's memory).
 template <typename T, typename O, typename C, int ND>
 __global__ void ndi_interp(gpu::array<T> in, gpu::array<O> out, gpu::array<C> coords, const long long *__restrict__ plan,
@@ -372,7 +372,7 @@ __global__ void ndi_interp(gpu::array<T> in, gpu::array<O> out, gpu::array<C> co
     double w[D][MAXK];
     int taps[D], bad[D];
     bool constant = false, any_bad = false;
-#pragma unroll
+#pragma unroll (ND ? ND : 1)   // (the generic kernel's loop rolled: 8 copies of it took long to compile)
     for (int d = 0; d < D; d++) {
       if (d < nd && !constant) {
         const long long n = in.shape[d];
@@ -437,6 +437,28 @@ __global__ void ndi_interp(gpu::array<T> in, gpu::array<O> out, gpu::array<C> co
             double coeff = any_bad && ((bad[0] >> a | bad[1] >> b) & 1) ? cval : value(p[off[0][a] + off[1][b]]);
             coeff *= w[0][a];
             t += coeff * w[1][b];
+          }
+        }
+      } else if (ND == 3) {   // the first dim's taps in a loop, the two others' unrolled
+        for (int a = 0; a < taps[0]; a++) {
+          double w0 = 0.0;
+          long long o0 = 0;
+#pragma unroll
+          for (int k = 0; k < MAXK; k++)   // tap a's entries, read at fixed indices
+            if (k == a) { w0 = w[0][k]; o0 = off[0][k]; }
+          const bool bad0 = bad[0] >> a & 1;
+#pragma unroll
+          for (int b = 0; b < MAXK; b++) {
+            if (b >= taps[1]) break;
+#pragma unroll
+            for (int e = 0; e < MAXK; e++) {
+              if (e >= taps[2]) break;
+              double coeff = any_bad && (bad0 || ((bad[1] >> b | bad[2] >> e) & 1)) ? cval
+                                                                                     : value(p[o0 + off[1][b] + off[2][e]]);
+              coeff *= w0;
+              coeff *= w[1][b];
+              t += coeff * w[2][e];
+            }
           }
         }
       } else {

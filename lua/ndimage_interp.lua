@@ -323,9 +323,9 @@ local function resample(input, shape, dt, out, how, order, mode, cval, prefilter
     dummy = dummy or gpu.zeros({1}, "float64")
     coords = dummy
   end
-  -- (1-D and 2-D inputs by a kernel whose tables of taps fit in registers)
+  -- (inputs of 1 to 3 dims by a kernel whose tables of taps fit in registers)
   local name = ("ndi_interp<%s, %s, %s, %d>"):format(CTYPE[c.dtype], CTYPE[dt], coords.dtype == "float32" and "float" or "double",
-                                                     n <= 2 and n or 0)
+                                                     n <= 3 and n or 0)
   kernel(name)[{grid_for(r.size, BLOCK), BLOCK}](c, r, coords, constant(plan, "int64"), constant(par, "float64"),
                                                  how.kind, order, mode, cval)
   if c ~= input then c:free() end
