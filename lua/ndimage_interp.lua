@@ -136,11 +136,11 @@ end
 
 local function grid_for(n, block) return math.max(1, math.min(MAX_GRID, (n + block - 1) // block)) end
 
--- small constant tables on the device, kept by their contents (a call repeated on arrays of
--- one shape copies nothing)
+-- small constant tables on the device, kept by their contents and device (a call repeated
+-- on arrays of one shape copies nothing)
 local constants, n_constants = {}, 0
-local function constant(list, dtype)
-  local key = dtype .. string.pack((dtype == "int64" and "j" or "d"):rep(#list), table.unpack(list))
+local function constant(list, dtype, device)
+  local key = string.pack("s1j", dtype, device) .. string.pack((dtype == "int64" and "j" or "d"):rep(#list), table.unpack(list))
   local a = constants[key]
   if not a then
     if n_constants >= 256 then constants, n_constants = {}, 0 end
@@ -163,7 +163,7 @@ local function padded(input, pads, edge, cval)
   local plan = {}
   for d = 1, math.max(1, input.ndim) do plan[d] = pads[d] or 0 end
   kernel(("ndi_pad<%s>"):format(CTYPE[input.dtype]))[{grid_for(out.size, BLOCK), BLOCK}](
-    input, out, constant(plan, "int64"), out.size, edge and 1 or 0, cval or 0.0)
+    input, out, constant(plan, "int64", input.device), out.size, edge and 1 or 0, cval or 0.0)
   return out
 end
 
@@ -288,7 +288,7 @@ local function coefficients(input, dims, order, mode, cval, prefilter)
   return c, pads
 end
 
-local dummy   -- the coordinates that kinds other than COORDS pass
+local dummies = {}   -- the coordinates that kinds other than COORDS pass, a device
 -- The output of shape `shape` (dtype dt, or into out) of input's spline at the coordinates
 -- `how` gives: {kind =, coords = (COORDS), matrix = (AFFINE, rows of shape's length),
 -- offset =, zoom = (ZOOM_SHIFT), shift =, grid = , dims = (the interpolated dims; all
@@ -320,13 +320,14 @@ local function resample(input, shape, dt, out, how, order, mode, cval, prefilter
   end
   local coords = how.coords
   if not coords then
-    dummy = dummy or gpu.zeros({1}, "float64")
-    coords = dummy
+    dummies[input.device] = dummies[input.device] or gpu.zeros({1}, "float64")
+    coords = dummies[input.device]
   end
   -- (inputs of 1 to 3 dims by a kernel whose tables of taps fit in registers)
   local name = ("ndi_interp<%s, %s, %s, %d>"):format(CTYPE[c.dtype], CTYPE[dt], coords.dtype == "float32" and "float" or "double",
                                                      n <= 3 and n or 0)
-  kernel(name)[{grid_for(r.size, BLOCK), BLOCK}](c, r, coords, constant(plan, "int64"), constant(par, "float64"),
+  local dev = input.device
+  kernel(name)[{grid_for(r.size, BLOCK), BLOCK}](c, r, coords, constant(plan, "int64", dev), constant(par, "float64", dev),
                                                  how.kind, order, mode, cval)
   if c ~= input then c:free() end
   return deliver(r, out)
@@ -617,7 +618,7 @@ local function fourier(api, kind, input, values, opts, factor_of)
     if #tab == 0 then tab[1] = 0.0 end
     if nd_ == 0 then at[1] = -1 end
     kernel(("ndi_fourier<%s, %s>"):format(CTYPE[input.dtype], CTYPE[dt]))[{grid_for(r.size, BLOCK), BLOCK}](
-      input, r, gpu.array(tab, "float64"), constant(at, "int64"), kind)
+      input, r, gpu.array(tab, "float64"), constant(at, "int64", input.device), kind)
   end
   return deliver(r, out)
 end
