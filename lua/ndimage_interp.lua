@@ -507,7 +507,9 @@ function nd.rotate(input, angle, opts)
   local n = input.ndim
   angle = number(angle, api, "angle")
   local dims = opts.dims or {1, 2}
-  if type(dims) ~= "table" or #dims ~= 2 then fail(api, "dims must be a table of two dims, got %s", type(dims) == "table" and ("a table of %d"):format(#dims) or described(dims)) end
+  if type(dims) ~= "table" or #dims ~= 2 then
+    fail(api, "dims must be a table of two dims, got %s", type(dims) == "table" and ("a table of %d"):format(#dims) or described(dims))
+  end
   local ab = {}
   for i = 1, 2 do
     local v = dims[i]
@@ -598,7 +600,8 @@ local function fourier(api, kind, input, values, opts, factor_of)
   end
   local dt, out = output_of(opts.output, default, input.shape, api, true)
   if not FLOAT_OUT[dt] or (kind == SHIFT or complex_in) and KIND[dt] ~= "c" then
-    fail(api, "output must be %s, got %s", (kind == SHIFT or complex_in) and "complex64 or complex128" or "float32, float64, complex64 or complex128", dt)
+    local allowed = (kind == SHIFT or complex_in) and "complex64 or complex128" or "float32, float64, complex64 or complex128"
+    fail(api, "output must be %s, got %s", allowed, dt)
   end
   local vals = per_dim(values, nd_, api, api == "fourier_shift" and "shift" or api == "fourier_gaussian" and "sigma" or "size")
   local tab, at = {}, {}
