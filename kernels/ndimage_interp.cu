@@ -193,7 +193,9 @@ __device__ __forceinline__ void weights(double x, int order, double *w) {
 
 // The prefilter's sweeps walk a line alone (a line a thread): they load BLOCK values
 // before using them, so that a block's loads are in flight together, not one after the
-// other's use.
+// other's use. The boundary sums stop where z^i underflows to 0 (after about 570 terms
+// for order 3; scipy adds the zeros: the same sum, unless the line holds an infinity or
+// NaN past there, which makes scipy's NaN).
 const int BLOCK = 16;
 
 // acc + sum over i = 1 .. m of z^i (g c[i] + zx g c[n-1-i]) along a line of n (elements s
@@ -208,6 +210,7 @@ __device__ inline double mirrored_sum(const double *c, long long n, long long s,
     for (int j = 0; j < BLOCK; j++) { a[j] = c[(i + j) * s]; b[j] = c[(n - 1 - i - j) * s]; }
 #pragma unroll
     for (int j = 0; j < BLOCK; j++) { acc += zi * (g * a[j] + zx * (g * b[j])); zi *= z; }
+    if (zi == 0.0) return acc;   // z^i underflowed: the rest adds zeros
   }
   for (; i <= m; i++) { acc += zi * (g * c[i * s] + zx * (g * c[(n - 1 - i) * s])); zi *= z; }
   return acc;
@@ -225,6 +228,7 @@ __device__ inline double powered_sum(const double *c, long long first, long long
     for (int j = 0; j < BLOCK; j++) a[j] = c[first + (k + j) * step];
 #pragma unroll
     for (int j = 0; j < BLOCK; j++) { acc += zi * (g * a[j]); zi *= z; }
+    if (zi == 0.0) return acc;   // (and z^(m+1) is 0 too)
   }
   for (; k < m; k++) { acc += zi * (g * c[first + k * step]); zi *= z; }
   return acc;
