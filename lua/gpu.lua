@@ -271,6 +271,15 @@ for _, name in ipairs({"correlate1d", "convolve1d", "correlate", "convolve", "ga
     return gpu.ndimage[name](...)
   end
 end
+-- gpu.ndimage's interpolation (lua/ndimage_interp.lua): spline filters, map_coordinates,
+-- affine_transform, shift, zoom, rotate, the Fourier filters, loaded at the first call of one
+for _, name in ipairs({"spline_filter1d", "spline_filter", "map_coordinates", "affine_transform", "shift", "zoom",
+                       "rotate", "fourier_gaussian", "fourier_uniform", "fourier_ellipsoid", "fourier_shift"}) do
+  gpu.ndimage[name] = function(...)
+    module("lua/ndimage_interp.lua")
+    return gpu.ndimage[name](...)
+  end
+end
 -- gpu.sparse, cupyx.scipy.sparse's matrices (lua/sparse.lua, loaded at the first gpu.sparse.*
 -- use), and gpu.matmul's path for a sparse operand (host/blas.c calls gpu._sparse_matmul)
 gpu.sparse = setmetatable({}, {__index = function(t, k) module("lua/sparse.lua"); return rawget(t, k) end})

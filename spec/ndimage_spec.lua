@@ -80,23 +80,7 @@ local REF = {
   ["ggm-i32"] = {{10, 5, 9, 3, 18, 11}, {10, 4, 4, 4, 12, 9}, {5, 0, 1, 7, 2, 10}, {3, 4, 2, 7, 5, 6}, {6, 7, 7, 3, 7, 2}},
 }
 
--- got (a device array) against want (nested tables): within tol (relative, for floats;
--- 0: equal), NaN where want has NaN
-local function close(want, got, tol)
-  local g = got:totable()
-  local function walk(w, v, at)
-    if type(w) == "table" then
-      assert(type(v) == "table" and #v == #w, ("%s: expected %d elements, got %s"):format(at, #w, type(v) == "table" and #v or tostring(v)))
-      for i = 1, #w do walk(w[i], v[i], at .. "[" .. i .. "]") end
-    elseif w ~= w then
-      assert(v ~= v, ("%s: expected nan, got %s"):format(at, tostring(v)))
-    else
-      local ok = tol == 0 and w == v or math.abs(w - v) <= tol * math.max(1, math.abs(w))
-      assert(ok, ("%s: expected %s, got %s"):format(at, tostring(w), tostring(v)))
-    end
-  end
-  walk(want, g, "element")
-end
+local close = S.close   -- got against nested tables of what scipy gave
 
 -- img = (np.arange(30.).reshape(5, 6) * 7) % 11
 local img_t = {}

@@ -57,4 +57,22 @@ end
 function M.target() return gpu.backend() == "cuda" and "^sm_%d+$" or "^cpu" end
 function M.compiler() return gpu.backend() == "cuda" and "nvrtc" or "c++" end
 
+-- got (a device array) against want (nested tables, as the ndimage specs paste scipy's
+-- numbers): within tol (relative to max(1, |want|); 0: equal), NaN where want has NaN
+function M.close(want, got, tol)
+  local g = got:totable()
+  local function walk(w, v, at)
+    if type(w) == "table" then
+      assert(type(v) == "table" and #v == #w, ("%s: expected %d elements, got %s"):format(at, #w, type(v) == "table" and #v or tostring(v)))
+      for i = 1, #w do walk(w[i], v[i], at .. "[" .. i .. "]") end
+    elseif w ~= w then
+      assert(v ~= v, ("%s: expected nan, got %s"):format(at, tostring(v)))
+    else
+      local ok = tol == 0 and w == v or math.abs(w - v) <= tol * math.max(1, math.abs(w))
+      assert(ok, ("%s: expected %s, got %s"):format(at, tostring(w), tostring(v)))
+    end
+  end
+  walk(want, g, "element")
+end
+
 return M
