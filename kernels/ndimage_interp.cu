@@ -352,10 +352,11 @@ __global__ void ndi_spline(double *c, O *out, long long lines, long long len, lo
 // prefilter's mode (MIRROR for CONSTANT and WRAP), GRID_CONSTANT's taps past it cval.
 // ND: the input's ndim where it is 1, 2 or 3 (loops of fixed bounds, the taps' tables in
 // registers), 0 for any (the tables in the thread's memory).
-template <typename T, typename O, typename C, int ND>
+template <typename T, typename O, typename C, int ND, int K>
 __global__ void ndi_interp(gpu::array<T> in, gpu::array<O> out, gpu::array<C> coords, const long long *__restrict__ plan,
-                           const double *__restrict__ par, int kind, int order, int mode, double cval) {
+                           const double *__restrict__ par, int kind, int order_given, int mode, double cval) {
   using namespace interp;
+  const int order = K >= 0 ? K : order_given;   // K: the order fixed at compile time (its loops, its weights)
   const int D = ND ? ND : MAXD;   // the tables' size
   const int nd = ND ? ND : in.ndim, od = out.ndim;
   const T *p = in.ptr();

@@ -323,9 +323,10 @@ local function resample(input, shape, dt, out, how, order, mode, cval, prefilter
     dummies[input.device] = dummies[input.device] or gpu.zeros({1}, "float64")
     coords = dummies[input.device]
   end
-  -- (inputs of 1 to 3 dims by a kernel whose tables of taps fit in registers)
-  local name = ("ndi_interp<%s, %s, %s, %d>"):format(CTYPE[c.dtype], CTYPE[dt], coords.dtype == "float32" and "float" or "double",
-                                                     n <= 3 and n or 0)
+  -- (inputs of 1 to 3 dims by a kernel of their order whose tables of taps fit in registers)
+  local name = ("ndi_interp<%s, %s, %s, %d, %d>"):format(CTYPE[c.dtype], CTYPE[dt],
+                                                         coords.dtype == "float32" and "float" or "double",
+                                                         n <= 3 and n or 0, n <= 3 and order or -1)
   local dev = input.device
   kernel(name)[{grid_for(r.size, BLOCK), BLOCK}](c, r, coords, constant(plan, "int64", dev), constant(par, "float64", dev),
                                                  how.kind, order, mode, cval)
