@@ -230,3 +230,40 @@ __global__ void csr_add(const int *ap, const int *ai, const T *ad, long long ann
     if (pass == 0) counts[r] = (int)(w < 2147483647LL ? w : 2147483647LL);
   }
 }
+
+// Per row (the CSR form's: a CSC matrix's columns) of a canonical matrix (rows sorted,
+// without duplicates), scipy's max (want_max) or min along it and its argmax or argmin:
+// the extreme of the stored entries (the first where they tie; a NaN, the first, wins as
+// NumPy's reductions), joined by the implicit zeros where the row holds fewer than ncols
+// entries, and the column scipy's argmax finds: the stored entry's where it beats zero or
+// the row is full, else the first missing column (or the entry's, if earlier, where the
+// extreme is zero itself). A row without entries gives 0 at column 0. gaps[r]: the row's
+// first missing column (ncols where it is full).
+template <class T>
+__global__ void csr_extreme(const int *__restrict__ indptr, const int *__restrict__ indices,
+                            const T *__restrict__ data, long long m, long long ncols, long long nnz, int want_max,
+                            T *val, long long *arg, long long *gaps) {
+  for (long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x; r < m; r += (long long)gridDim.x * blockDim.x) {
+    long long lo, hi, at = -1, count = 0, gap = 0;
+    sp_row(indptr, r, nnz, lo, hi);
+    T best = T(0);
+    for (long long p = lo; p < hi; p++) {
+      int c = indices[p];
+      if (c < 0 || c >= ncols) continue;
+      T v = data[p];
+      if (at < 0 || (best == best && (v != v || (want_max ? best < v : v < best)))) { best = v; at = c; }
+      if (c == gap) gap++;   // the first column missing (sorted, distinct columns)
+      count++;
+    }
+    T value = best;
+    long long col = at;
+    if (at < 0) { value = T(0); col = 0; }
+    else if (count < ncols && !(want_max ? T(0) < best : best < T(0))) {
+      col = best == T(0) && at < gap ? at : gap;
+      if (best == best) value = T(0);   // (a NaN stays)
+    }
+    val[r] = value;
+    arg[r] = col;
+    gaps[r] = count < ncols ? gap : ncols;
+  }
+}

@@ -37,6 +37,7 @@ local function kernel(name, dtype)
   if not m then
     local names = {}
     for _, k in ipairs({"csr_spmv", "csr_spmm", "csr_todense", "csr_add"}) do names[#names + 1] = ("%s<%s>"):format(k, c) end
+    if KIND[dtype] ~= "c" then names[#names + 1] = ("csr_extreme<%s>"):format(c) end   -- (no order on complex)
     m = gpu.module(gpu._embedded("kernels/sparse.cu"), {names = names})
     modules[c] = m
   end
@@ -509,6 +510,112 @@ function M.diagonal(A, k)
   return out[{{1, len}}]:copy()
 end
 
+-- ---- scipy's reductions and elementwise functions of the stored values ----
+local function deduped(A)   -- A, or a copy of it with its duplicates summed (f(a + b) is not f(a) + f(b))
+  if A.has_canonical_format then return A end
+  local C = A:copy()
+  C:sum_duplicates()
+  return C
+end
+
+-- scipy's functions f with f(0) = 0, applied to the stored values (their duplicates summed first)
+for _, f in ipairs({"arcsin", "arcsinh", "arctan", "arctanh", "ceil", "deg2rad", "expm1", "floor", "log1p", "rad2deg",
+                    "rint", "sign", "sin", "sinh", "sqrt", "tan", "tanh", "trunc"}) do
+  M[f] = function(A)
+    local C = deduped(A)
+    local d = gpu[f](C.data)
+    if not DTYPES[d.dtype] then fail(f, "%s of a %s matrix gives %s, which gpu.sparse does not hold", f, A.dtype, d.dtype) end
+    return with_data(C, d)
+  end
+end
+function M.power(A, n, dtype)
+  if type(n) ~= "number" then fail("power", "the exponent must be a number, got %s", described(n)) end
+  if n == 0 then fail("power", "a zero power is not supported: it would make every element 1") end
+  local C = deduped(A)
+  local d = dtype and C.data:astype(check_dtype("power", dtype)) or C.data
+  d = d ^ n
+  if not DTYPES[d.dtype] then fail("power", "a %s matrix to a power gives %s, which gpu.sparse does not hold", A.dtype, d.dtype) end
+  return with_data(C, d)
+end
+
+function M.mean(A, dim)
+  local dt = (A.dtype == "bool") and "float64" or A.dtype
+  local count = dim == nil and A.shape[1] * A.shape[2] or A.shape[gpu._arg.dim_of(dim, 2, "sparse.mean")]
+  if dim == nil then return A:astype(dt):sum() / count end
+  return A:astype(dt):sum(dim) / count
+end
+
+-- the max or min (want_max) of every row (dim 2) or column (dim 1), scipy's argmax or argmin
+-- there (1-based) and each one's first missing place (0-based; its length where it is full)
+local function extremes_along(api, A, d, want_max)
+  if KIND[A.dtype] == "c" then fail(api, "complex matrices have no order") end
+  local C = deduped(d == 2 and A:tocsr() or A:tocsc())
+  if A.shape[d] == 0 then fail(api, "zero-size array to reduction operation") end
+  local data, indices, indptr, major, minor, nnz = parts(api, C)
+  local val, arg, gaps = gpu.empty(major, A.dtype), gpu.empty(major, "int64"), gpu.empty(major, "int64")
+  if major > 0 then
+    kernel("csr_extreme", A.dtype)[{blocks(major, 256), 256}](indptr, indices, data, major, minor, nnz,
+                                                               want_max and 1 or 0, val, arg, gaps)
+  end
+  local shape = d == 2 and {A.shape[1], 1} or {1, A.shape[2]}
+  return val:reshape(shape), (arg + 1):reshape(shape), gaps
+end
+-- the max or min of the whole matrix (its implicit zeros included) and scipy's argmax or
+-- argmin, 1-based in C order: from the rows' (the first row holding the extreme, its place
+-- there; where a NaN is stored, scipy's gives the first implicit zero's place unless the
+-- matrix is full)
+local function extreme(api, A, want_max)
+  if A.shape[1] * A.shape[2] == 0 then fail(api, "zero-size array to reduction operation") end
+  local val, arg, gaps = extremes_along(api, A, 2, want_max)
+  val = val:reshape(-1)
+  local n = A.shape[2]
+  local r
+  if KIND[A.dtype] == "f" and gpu.isnan(val):any() then
+    local open = gaps:lt(n)
+    local first_nan = gpu.argmax(gpu.isnan(val))
+    if open:any() then
+      r = gpu.argmax(open)
+      return val:item(first_nan), (r - 1) * n + gaps:item(r) + 1
+    end
+    r = first_nan
+  else
+    r = want_max and gpu.argmax(val) or gpu.argmin(val)
+  end
+  return val:item(r), (r - 1) * n + arg:item(r, 1)
+end
+for _, which in ipairs({{"max", true}, {"min", false}}) do
+  local name, want_max = which[1], which[2]
+  -- scipy's: a number, or along a dim a sparse COO matrix of the extremes
+  M[name] = function(A, dim)
+    if dim == nil then return (extreme(name, A, want_max)) end
+    local val = extremes_along(name, A, gpu._arg.dim_of(dim, 2, "sparse." .. name), want_max)
+    return from_dense("max", "coo", val, {})
+  end
+  -- scipy's: a 1-based index (a Lua integer), or along a dim an int64 array of them
+  M["arg" .. name] = function(A, dim)
+    if dim == nil then return select(2, extreme("arg" .. name, A, want_max)) end
+    local _, arg = extremes_along("arg" .. name, A, gpu._arg.dim_of(dim, 2, "sparse.arg" .. name), want_max)
+    return arg
+  end
+end
+
+function M.trace(A, offset)
+  local d = A:diagonal(offset)
+  if d.size == 0 then return KIND[A.dtype] == "c" and gpu.complex(0, 0) or 0 end
+  return d:astype(A.dtype == "bool" and "int64" or A.dtype):sum()
+end
+
+-- the 1-based row and column indices (int64, C order) of the stored values that are not zero
+local function found(A)
+  local C = canonical_coo(A)
+  local keep = gpu.flatnonzero(C.data:ne(0))
+  return gpu.take(C.row, keep):astype("int64") + 1, gpu.take(C.col, keep):astype("int64") + 1, gpu.take(C.data, keep)
+end
+function M.nonzero(A)
+  local r, c = found(A)
+  return r, c
+end
+
 -- ---- products ----
 local COMPUTE = {bool = "bool", float32 = "float32", float64 = "float64", complex64 = "complex64",
                  complex128 = "complex128", float16 = "float32"}
@@ -934,6 +1041,58 @@ local function stack(api, blocks_, dim, opts)
   local default = (dim == 1 and fmt == "csr") and "csr" or (dim == 2 and fmt == "csc") and "csc" or "coo"
   return as_format(A, format_of(api, o.format, default))
 end
+-- a sparse matrix argument, or a dense 2-D device array made one (COO)
+local function matrix_arg(api, A, what)
+  if is_sparse(A) then return A end
+  if is_array(A) then return from_dense(api, "coo", A, {}) end
+  fail(api, "%s must be a sparse matrix or a device array, got %s", what, described(A))
+end
+
+-- scipy's find: the 1-based rows and columns (int64) and the values of the nonzero entries,
+-- duplicates summed, in C order
+function S.find(A)
+  return found(matrix_arg("find", A, "the matrix"))
+end
+
+-- the entries of A on and below (tril) or above (triu) diagonal k, as scipy's: COO unless a
+-- format is given, duplicates kept
+local function triangle(api, A, k, opts, lower)
+  if type(k) == "table" and opts == nil then k, opts = nil, k end
+  local o = options(api, opts, "format")
+  A = matrix_arg(api, A, "the matrix")
+  k = k == nil and 0 or gpu._arg.integer(k, "sparse." .. api, "k")
+  local C = A:tocoo()
+  local off = C.col:astype("int64") - C.row
+  local keep = gpu.flatnonzero(lower and off:le(k) or off:ge(k))
+  local T = coo(gpu.take(C.data, keep), gpu.take(C.row, keep), gpu.take(C.col, keep), A.shape, C.has_canonical_format)
+  return as_format(T, format_of(api, o.format, "coo"))
+end
+function S.tril(A, k, opts) return triangle("tril", A, k, opts, true) end
+function S.triu(A, k, opts) return triangle("triu", A, k, opts, false) end
+
+-- the Kronecker product of two matrices: block (i, j) is A[i, j] * B; COO unless a format is
+-- given, every product of a stored entry of A with one of B stored (nnz(A) * nnz(B))
+function S.kron(A, B, opts)
+  local api = "kron"
+  local o = options(api, opts, "format")
+  A, B = matrix_arg(api, A, "A"), matrix_arg(api, B, "B")
+  local m, n = A.shape[1] * B.shape[1], A.shape[2] * B.shape[2]
+  dim_arg(api, m, "the number of rows")
+  dim_arg(api, n, "the number of columns")
+  local CA, CB = A:tocoo(), B:tocoo()
+  local na, nb = CA.data.size, CB.data.size
+  if na * nb > INT32_MAX then fail(api, "%d x %d stored entries: more than 2^31 - 1 are not supported (int32 indices)", na, nb) end
+  local dt = gpu.result_type(A.dtype, B.dtype)
+  if na * nb == 0 then return as_format(coo(gpu.zeros(0, dt), gpu.zeros(0, "int32"), gpu.zeros(0, "int32"), {m, n}, true),
+                                        format_of(api, o.format, "coo")) end
+  local function outer(a, b) return (a:reshape(na, 1) + b:reshape(1, nb)):reshape(-1) end
+  local row = outer(CA.row:astype("int64") * B.shape[1], CB.row:astype("int64"))
+  local col = outer(CA.col:astype("int64") * B.shape[2], CB.col:astype("int64"))
+  local data = (CA.data:astype(dt):reshape(na, 1) * CB.data:astype(dt):reshape(1, nb)):reshape(-1)
+  local K = coo(data, row:astype("int32"), col:astype("int32"), {m, n}, false)
+  return as_format(K, format_of(api, o.format, "coo"))
+end
+
 function S.vstack(blocks_, opts) return stack("vstack", blocks_, 1, opts) end
 function S.hstack(blocks_, opts) return stack("hstack", blocks_, 2, opts) end
 
