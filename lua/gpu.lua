@@ -279,7 +279,7 @@ for _, name in ipairs({"generate_binary_structure", "iterate_structure", "binary
                        "morphological_gradient", "morphological_laplace", "white_tophat", "black_tophat",
                        "label", "sum_labels", "sum", "mean", "variance", "standard_deviation", "minimum",
                        "maximum", "minimum_position", "maximum_position", "extrema", "center_of_mass",
-                       "histogram", "find_objects"}) do
+                       "histogram", "find_objects", "median", "labeled_comprehension"}) do
   gpu.ndimage[name] = function(...)
     module("lua/ndimage_morph.lua")
     return gpu.ndimage[name](...)

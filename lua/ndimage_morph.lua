@@ -904,6 +904,81 @@ function M.center_of_mass(input, labels, index)
   return r
 end
 
+-- median: the middle value of each region (the mean of the two middle ones for an even
+-- count), float64 (float input: its dtype, as scipy's); NaN for a label not found. A
+-- sort of the values by region, then by value (gpu.lexsort).
+function M.median(input, labels, index)
+  local api = "median"
+  local x, bin, nb, pick, single = measured(api, input, labels, index)
+  local float = KIND[input.dtype] == "f"
+  local dt = float and input.dtype or "float64"
+  local mids = {false}
+  if x.size > 0 then
+    local order = gpu.lexsort({x:astype("float64"), bin})
+    local sorted = gpu.take(x, order)
+    local sb = gpu.take(bin, order)
+    local ids = gpu.arange(1, nb + 1, "int32")
+    local lo = listed(gpu.searchsorted(sb, ids))
+    local hi = listed(gpu.searchsorted(sb, ids, {side = "right"}))
+    local at_lo, at_hi, found = {}, {}, {}
+    for j = 1, nb do
+      local a, b = lo[j], hi[j] - 1   -- 1-based, both included
+      found[j] = b >= a
+      if not found[j] then a, b = 1, 1 end
+      local step = (b - a) // 2
+      at_lo[j], at_hi[j] = a + step, b - step
+    end
+    local v1 = gpu.take(sorted, gpu.array(at_lo, "int64")):astype(dt)
+    local v2 = gpu.take(sorted, gpu.array(at_hi, "int64")):astype(dt)
+    local m = listed(((v1 + v2) / 2):astype(dt))
+    for j = 1, nb do mids[j + 1] = found[j] and m[j] or 0 / 0 end
+  else
+    for j = 1, nb do mids[j + 1] = 0 / 0 end
+  end
+  local r = pick(mids, 0 / 0)
+  if single then return r end
+  return as_array(r, dt)
+end
+
+-- labeled_comprehension(input, labels, index, func, out_dtype, default [, pass_positions]):
+-- func (a Lua function) of each region's values (a 1-D device array, C order; and with
+-- pass_positions their 1-based flat places, int64), default for an empty region; a Lua
+-- value for a single region, else a device array of out_dtype
+function M.labeled_comprehension(input, labels, index, func, out_dtype, default, pass_positions)
+  local api = "labeled_comprehension"
+  if type(func) ~= "function" and not (getmetatable(func) or {}).__call then
+    fail(api, "func must be a function, got %s", described(func))
+  end
+  local dt = output_of(api, out_dtype, input, "float64")
+  local x, bin, nb, pick, single = measured(api, input, labels, index)
+  local places = pass_positions and gpu.arange(1, x.size + 1, "int64") or nil
+  local values = {false}
+  for j = 1, nb do
+    local here = bin:eq(j)
+    local v = gpu.extract(here, x)
+    local r
+    if v.size == 0 then
+      r = default
+    elseif places then
+      r = func(v, gpu.extract(here, places))
+    else
+      r = func(v)
+    end
+    if is_array(r) then r = r:item() end
+    values[j + 1] = r
+    here:free()
+  end
+  local r = pick(values, default)
+  if single then return r end
+  for k = 1, #r do
+    local v = r[k]
+    if type(v) == "boolean" then v = v and 1 or 0 end
+    if type(v) ~= "number" then fail(api, "func must give numbers, got %s", described(v)) end
+    r[k] = v
+  end
+  return as_array(r, dt)
+end
+
 -- histogram(input, min, max, bins [, labels [, index]]): NumPy's histogram of each
 -- region's values in `bins` equal bins from min to max (int64 counts; a table of them for
 -- an index table or array)
