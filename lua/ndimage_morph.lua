@@ -100,7 +100,7 @@ local function read_structure(api, s, ndim, what)
 end
 
 -- origins (a number or one a dim) checked against the shape, as scipy's filters check them
-local function origins_of(api, origin, shape)
+local function origins_of(api, origin, shape, what)
   local n, list = #shape, {}
   if type(origin) == "table" then
     if #origin ~= n then fail(api, "origin must be one value or a table of %d (one a dim), got a table of %d", n, #origin) end
@@ -112,8 +112,8 @@ local function origins_of(api, origin, shape)
   for d = 1, n do
     local size, o = shape[d], list[d]
     if o < -(size // 2) or o > (size - 1) // 2 then
-      fail(api, "%s must lie in -(size // 2) .. (size - 1) // 2 = %d .. %d for a structure of size %d, got %d",
-           n > 1 and ("origin[%d]"):format(d) or "origin", -(size // 2), (size - 1) // 2, size, o)
+      fail(api, "%s must lie in -(size // 2) .. (size - 1) // 2 = %d .. %d for a %s of size %d, got %d",
+           n > 1 and ("origin[%d]"):format(d) or "origin", -(size // 2), (size - 1) // 2, what or "structure", size, o)
     end
   end
   return list
@@ -474,15 +474,17 @@ local function grey(api, maximum, input, size, opts)
           fshape[d] = type(size) == "table" and size[d] or size
         end
       end
-      local n = input.ndim
-      local origins = {}
+      local n, sizes = input.ndim, {}
       for d = 1, n do
-        local od = type(opts.origin) == "table" and opts.origin[d] or opts.origin or 0
-        od = integer(od, api, n > 1 and ("origin[%d]"):format(d) or "origin")
-        local sz = fshape[d]
-        origins[d] = -od - ((math.type(sz) == "integer" and sz % 2 == 0) and 1 or 0)
+        local sz = math.tointeger(fshape[d])
+        if not sz or sz < 1 then sizes = nil; break end
+        sizes[d] = sz
       end
-      o.origin = origins
+      if sizes then   -- (else the filter says what is wrong with size)
+        local origins = origins_of(api, opts.origin, sizes, "filter")
+        for d = 1, n do origins[d] = -origins[d] - (sizes[d] % 2 == 0 and 1 or 0) end
+        o.origin = origins
+      end
     else
       o.footprint = opts.footprint
     end
@@ -845,8 +847,14 @@ local function coordinates(p, shape)
   return c
 end
 
+-- (scipy's reductions of an empty input raise too)
+local function nonempty(api, input)
+  if is_array(input) and input.size == 0 then fail(api, "input is empty: it has no least or greatest value") end
+end
+
 local function extreme(api, input, labels, index, which)
   local x, bin, nb, pick, single = measured(api, input, labels, index)
+  nonempty(api, input)
   local e = extremes(x, bin, nb, which == "pmin" or which == "pmax", labels ~= nil)
   local r = pick(e[which], 0)
   if which == "min" or which == "max" then
@@ -867,6 +875,7 @@ function M.maximum_position(input, labels, index) return extreme("maximum_positi
 function M.extrema(input, labels, index)
   local api = "extrema"
   local x, bin, nb, pick, single = measured(api, input, labels, index)
+  nonempty(api, input)
   local e = extremes(x, bin, nb, true, labels ~= nil)
   local lo, hi, plo, phi = pick(e.min, 0), pick(e.max, 0), pick(e.pmin, 0), pick(e.pmax, 0)
   if single then

@@ -280,6 +280,11 @@ describe("gpu.ndimage's measurements", function()
       same(REF[f .. "-"], nd[f](v), 1e-12, f)
     end
     same(REF.sum_labels, nd.sum(v, L, idx))
+    -- empty inputs: scipy's sum 0 and mean NaN; bool labels; labels broadcast to input
+    same(0, nd.sum(gpu.zeros({0})))
+    same(NAN, nd.mean(gpu.zeros({0}), gpu.zeros({0}, "int32"), 1))
+    same(2, nd.sum(gpu.ones({3}), gpu.array({true, false, true}, "bool")))
+    same({4, 0}, nd.sum(gpu.ones({2, 3}), gpu.array({1, 2, 2}, "int32"), {2, 1.5}))
     assert.are.equal("uint8", nd.maximum(gpu.array({1, 2}, "uint8"), gpu.array({1, 1}, "int32"), {1}).dtype)
   end)
 
@@ -359,6 +364,9 @@ describe("gpu.ndimage's morphology and measurement errors", function()
     err("gpu.ndimage.grey_erosion: footprint must have structure's shape {3, 3}, got {2, 2}", nd.grey_erosion, x,
         {structure = st, footprint = {{1, 1}, {1, 1}}})
     err("gpu.ndimage.grey_opening: size must be a positive integer, got 0", nd.grey_opening, x, 0)
+    err("gpu.ndimage.grey_dilation: origin[2] must lie in -(size // 2) .. (size - 1) // 2 = -1 .. 0 for a filter of size 2, got 1",
+        nd.grey_dilation, x, {2, 2}, {origin = {0, 1}})
+    err("gpu.ndimage.minimum_position: input is empty: it has no least or greatest value", nd.minimum_position, gpu.zeros({0, 2}))
     err("gpu.ndimage.white_tophat: mode must be 'reflect'", nd.white_tophat, x, 3, {mode = "edge"})
     err("gpu.ndimage.label: structure must be 3 along every dim, got {2, 2}", nd.label, x, {{1, 1}, {1, 1}})
     err("gpu.ndimage.label: structure must be symmetric (through its centre)", nd.label, x, {{0, 0, 1}, {1, 1, 1}, {0, 0, 0}})
