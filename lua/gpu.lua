@@ -271,8 +271,8 @@ for _, name in ipairs({"correlate1d", "convolve1d", "correlate", "convolve", "ga
     return gpu.ndimage[name](...)
   end
 end
--- gpu.ndimage's morphology and measurements (lua/ndimage_morph.lua), each loading that file
--- at its first call
+-- gpu.ndimage's morphology and measurements (lua/ndimage_morph.lua, which uses the filters'
+-- checks and filters: ndimage.lua is loaded first), each loading the files at its first call
 for _, name in ipairs({"generate_binary_structure", "iterate_structure", "binary_erosion", "binary_dilation",
                        "binary_opening", "binary_closing", "binary_propagation", "binary_fill_holes",
                        "binary_hit_or_miss", "grey_erosion", "grey_dilation", "grey_opening", "grey_closing",
@@ -281,6 +281,7 @@ for _, name in ipairs({"generate_binary_structure", "iterate_structure", "binary
                        "maximum", "minimum_position", "maximum_position", "extrema", "center_of_mass",
                        "histogram", "find_objects", "median", "labeled_comprehension"}) do
   gpu.ndimage[name] = function(...)
+    module("lua/ndimage.lua")
     module("lua/ndimage_morph.lua")
     return gpu.ndimage[name](...)
   end

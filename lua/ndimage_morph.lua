@@ -12,10 +12,11 @@ local is_array, described, shown = gpu._is_array, gpu._described, gpu._arg.shown
 local KIND, CTYPE = {}, {}
 for _, d in ipairs(gpu._dtypes) do KIND[d.name], CTYPE[d.name] = d.kind, d.ctype end
 
-local function fail(api, fmt, ...) error(("gpu.ndimage.%s: " .. fmt):format(api, ...), 0) end
-
-local MODES = {reflect = 0, mirror = 1, nearest = 2, wrap = 3, constant = 4,
-               ["grid-mirror"] = 0, ["grid-wrap"] = 3, ["grid-constant"] = 4}
+-- the filters' checks (lua/ndimage.lua): input_of(a, api), integer(v, api, what),
+-- options(opts, api, at, known), mode_of(m, api), nd_origins(api, origin, shape)
+local common = gpu._ndimage
+local fail, input_of, integer, options = common.fail, common.input_of, common.integer, common.options
+local mode_of, origins_of = common.mode_of, common.nd_origins
 local BLOCK, MAX_GRID = 256, 65536
 local INT32_MAX = 2147483647
 
@@ -52,42 +53,28 @@ end
 ------------------------------------------------------------------------------------
 -- checks
 
-local function input_of(a, api, what)
-  what = what or "input"
-  if not is_array(a) then fail(api, "%s must be a device array, got %s", what, described(a)) end
-  if KIND[a.dtype] == "c" then fail(api, "%s is %s: complex arrays are not supported", what, a.dtype) end
-  return a
-end
-
-local function integer(v, api, what)
-  if type(v) == "number" and v == math.floor(v) then v = math.tointeger(v) or v end
-  if math.type(v) ~= "integer" then fail(api, "%s must be an integer, got %s", what, type(v) == "number" and shown(v) or described(v)) end
-  return v
-end
-
-local function options(opts, api, at, known)
-  if opts ~= nil and type(opts) ~= "table" then fail(api, "argument %d must be a table of options, got %s", at, described(opts)) end
-  return gpu._arg.options(opts, "ndimage." .. api, known)
-end
-
 -- (x [, opts]) where x may be left out for the options table: x and the options
 local function optional(x, opts)
   if type(x) == "table" and not is_array(x) and next(x) ~= nil and #x == 0 and opts == nil then return nil, x end
   return x, opts
 end
 
+-- v as a device array (a nested table made one of dtype), not complex
+local function array_arg(api, v, what, dtype)
+  if type(v) == "table" and not is_array(v) then
+    local ok, r = pcall(gpu.array, v, dtype)
+    if not ok then fail(api, "%s must be a device array or a nested table (%s)", what, tostring(r)) end
+    v = r
+  end
+  if not is_array(v) then fail(api, "%s must be a device array or a nested table, got %s", what, described(v)) end
+  if KIND[v.dtype] == "c" then fail(api, "%s is %s: complex arrays are not supported", what, v.dtype) end
+  return v
+end
+
 -- A structure or footprint: a device array or nested table of `ndim` dims (nil: any), read
 -- back: its shape and its elements in C order as numbers (true: 1)
 local function read_structure(api, s, ndim, what)
-  if type(s) == "table" and not is_array(s) then
-    local ok, r = pcall(gpu.array, s, "float64")
-    if not ok then fail(api, "%s must be a device array or a nested table of numbers or booleans (%s)", what, tostring(r)) end
-    s = r
-  elseif not is_array(s) then
-    fail(api, "%s must be a device array or a nested table, got %s", what, described(s))
-  elseif KIND[s.dtype] == "c" then
-    fail(api, "%s is %s: complex arrays are not supported", what, s.dtype)
-  end
+  s = array_arg(api, s, what, "float64")
   if ndim and s.ndim ~= ndim then fail(api, "%s must have input's number of dims (%d), got %d", what, ndim, s.ndim) end
   local shape = {}
   for d = 1, s.ndim do shape[d] = s.shape[d] end
@@ -99,44 +86,17 @@ local function read_structure(api, s, ndim, what)
   return shape, flat
 end
 
--- origins (a number or one a dim) checked against the shape, as scipy's filters check them
-local function origins_of(api, origin, shape, what)
-  local n, list = #shape, {}
-  if type(origin) == "table" then
-    if #origin ~= n then fail(api, "origin must be one value or a table of %d (one a dim), got a table of %d", n, #origin) end
-    for d = 1, n do list[d] = integer(origin[d], api, ("origin[%d]"):format(d)) end
-  else
-    local o = origin == nil and 0 or integer(origin, api, "origin")
-    for d = 1, n do list[d] = o end
-  end
-  for d = 1, n do
-    local size, o = shape[d], list[d]
-    if o < -(size // 2) or o > (size - 1) // 2 then
-      fail(api, "%s must lie in -(size // 2) .. (size - 1) // 2 = %d .. %d for a %s of size %d, got %d",
-           n > 1 and ("origin[%d]"):format(d) or "origin", -(size // 2), (size - 1) // 2, what or "structure", size, o)
-    end
-  end
-  return list
-end
-
--- The taps of the elements of shape where keep(value) is true: offsets k_d - shape_d // 2 -
--- origin_d in rows (negated: a dilation's reflected structure), and the values there
+-- The taps of the elements of shape where keep(value, k) is true (the filters'
+-- footprint_taps): their offsets k_d - shape_d // 2 - origin_d in one list, a row a tap
+-- (negated: a dilation's reflected structure), and the values there
 local function taps_of(shape, flat, origins, keep, negate)
-  local n, idx, offs, vals = #shape, {}, {}, {}
-  for d = 1, n do idx[d] = 0 end
-  for k = 1, #flat do
-    if keep(flat[k], k) then
-      for d = 1, n do
-        local o = idx[d] - shape[d] // 2 - origins[d]
-        offs[#offs + 1] = negate and -o or o
-      end
-      vals[#vals + 1] = flat[k]
-    end
-    for d = n, 1, -1 do
-      idx[d] = idx[d] + 1
-      if idx[d] < shape[d] then break end
-      idx[d] = 0
-    end
+  local kept, vals, offs = {}, {}, {}
+  for k, v in ipairs(flat) do
+    kept[k] = keep(v, k) and true or false
+    if kept[k] then vals[#vals + 1] = v end
+  end
+  for _, row in ipairs(common.footprint_taps(shape, origins, kept)) do
+    for d = 1, #shape do offs[#offs + 1] = negate and -row[d] or row[d] end
   end
   return offs, vals
 end
@@ -149,19 +109,7 @@ end
 -- The dtype of a result and, where output is an array, that array (of input's shape)
 local function output_of(api, out, input, default)
   if out == nil then return default end
-  if is_array(out) then
-    if KIND[out.dtype] == "c" then fail(api, "output is %s: complex arrays are not supported", out.dtype) end
-    local same = out.ndim == input.ndim
-    for d = 1, input.ndim do same = same and out.shape[d] == input.shape[d] end
-    if not same then fail(api, "output must have input's shape {%s}, got {%s}", table.concat(input.shape, ", "), table.concat(out.shape, ", ")) end
-    return out.dtype, out
-  end
-  local ok, e = pcall(gpu.empty, {0}, type(out) == "string" and out or "?")
-  if not ok then
-    fail(api, "output must be a dtype name or a device array, got %s", type(out) == "string" and "'" .. out .. "'" or described(out))
-  end
-  if KIND[e.dtype] == "c" then fail(api, "output is %s: complex arrays are not supported", e.dtype) end
-  return e.dtype
+  return common.output_of(out, input, api)
 end
 
 -- r (a new array) as the caller asked: cast to dt, or copied into out
@@ -240,13 +188,7 @@ local function binary_args(api, input, structure, opts)
   end
   local mask
   if opts.mask ~= nil then
-    local m = opts.mask
-    if type(m) == "table" and not is_array(m) then
-      local ok, r = pcall(gpu.array, m, "bool")
-      if not ok then fail(api, "mask must be a device array or a nested table (%s)", tostring(r)) end
-      m = r
-    end
-    input_of(m, api, "mask")
+    local m = array_arg(api, opts.mask, "mask", "bool")
     local same = m.ndim == input.ndim
     for d = 1, input.ndim do same = same and m.shape[d] == input.shape[d] end
     if not same then fail(api, "mask must have input's shape {%s}, got {%s}", table.concat(input.shape, ", "), table.concat(m.shape, ", ")) end
@@ -428,16 +370,6 @@ end
 
 local GKNOWN = "size footprint structure output mode cval origin"
 
-local function mode_of(api, m)
-  if m == nil then return MODES.reflect end
-  local code = type(m) == "string" and MODES[m]
-  if not code then
-    fail(api, "mode must be 'reflect', 'constant', 'nearest', 'mirror' or 'wrap' (or 'grid-mirror', 'grid-constant', 'grid-wrap'), got %s",
-         type(m) == "string" and "'" .. m .. "'" or described(m))
-  end
-  return code
-end
-
 -- grey erosion (maximum false) or dilation of input: a flat one (size, footprint) is
 -- scipy's minimum or maximum filter (the dilation's footprint reflected and origin
 -- mirrored); with a structure, the least of input - structure (the greatest of input +
@@ -458,13 +390,7 @@ local function grey(api, maximum, input, size, opts)
     if maximum then
       local fshape
       if opts.footprint ~= nil then
-        local f = opts.footprint
-        if type(f) == "table" and not is_array(f) then
-          local ok, r = pcall(gpu.array, f, "bool")
-          if not ok then fail(api, "footprint must be a device array or a nested table, got %s", tostring(r)) end
-          f = r
-        end
-        if not is_array(f) then fail(api, "footprint must be a device array or a nested table, got %s", described(f)) end
+        local f = array_arg(api, opts.footprint, "footprint", "bool")
         if f.ndim ~= input.ndim then fail(api, "footprint must have input's number of dims (%d), got %d", input.ndim, f.ndim) end
         o.footprint = gpu.flip(f)
         fshape = f.shape
@@ -481,7 +407,7 @@ local function grey(api, maximum, input, size, opts)
         sizes[d] = sz
       end
       if sizes then   -- (else the filter says what is wrong with size)
-        local origins = origins_of(api, opts.origin, sizes, "filter")
+        local origins = origins_of(api, opts.origin, sizes)
         for d = 1, n do origins[d] = -origins[d] - (sizes[d] % 2 == 0 and 1 or 0) end
         o.origin = origins
       end
@@ -504,7 +430,7 @@ local function grey(api, maximum, input, size, opts)
     keep = function(_, k) return fflat[k] ~= 0 end
   end
   local origins = origins_of(api, opts.origin, shape)
-  local mode = mode_of(api, opts.mode)
+  local mode = mode_of(opts.mode, api)
   local cval = opts.cval == nil and 0.0 or opts.cval
   if type(cval) ~= "number" then fail(api, "cval must be a number, got %s", described(cval)) end
   local dt, out = output_of(api, opts.output, input, input.dtype)
@@ -582,34 +508,25 @@ function M.morphological_laplace(input, size, opts)
   end)
 end
 
-local function tophat(input, t, white)
-  local r
-  if input.dtype == "bool" and t.dtype == "bool" then r = gpu.logical_xor(input, t)
-  elseif white then r = input - t
-  else r = t - input end
-  t:free()
-  return r
-end
-
-function M.white_tophat(input, size, opts)
-  local api = "white_tophat"
+-- white: input less its opening (xor for bool); black: its closing less input
+local function tophat(api, white, input, size, opts)
   return combined(api, input, size, opts, function(s, o)
-    local e = erode(api, input, s, o)
-    local t = dilate(api, e, s, o)
-    e:free()
-    return tophat(input, t, true)
+    local first, second = erode, dilate
+    if not white then first, second = dilate, erode end
+    local a = first(api, input, s, o)
+    local t = second(api, a, s, o)
+    a:free()
+    local r
+    if input.dtype == "bool" and t.dtype == "bool" then r = gpu.logical_xor(input, t)
+    elseif white then r = input - t
+    else r = t - input end
+    t:free()
+    return r
   end)
 end
 
-function M.black_tophat(input, size, opts)
-  local api = "black_tophat"
-  return combined(api, input, size, opts, function(s, o)
-    local d = dilate(api, input, s, o)
-    local t = erode(api, d, s, o)
-    d:free()
-    return tophat(input, t, false)
-  end)
-end
+function M.white_tophat(input, size, opts) return tophat("white_tophat", true, input, size, opts) end
+function M.black_tophat(input, size, opts) return tophat("black_tophat", false, input, size, opts) end
 
 ------------------------------------------------------------------------------------
 -- label
