@@ -168,6 +168,33 @@ extern "C" __global__ void ndm_label_number(const int *L, const long long *rank,
   }
 }
 
+// binary_fill_holes: touch[r] set for the root r (L) of each background point (bg, C-ordered)
+// with a tap (off[k * nd + d]) outside the array: its component reaches the border
+extern "C" __global__ void ndm_fill_touch(gpu::array<bool> bg, const int *L, const long long *off, long long K,
+                                          int *touch) {
+  const int nd = bg.ndim;
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < bg.size;
+       i += (long long)gridDim.x * blockDim.x) {
+    int r = L[i];
+    if (!bg.data[i] || r < 0 || r >= bg.size) continue;
+    long long c[8];
+    ndm::coords(i, bg.shape, nd, c);
+    for (long long k = 0; k < K; k++) {
+      if (ndm::neighbour(c, off + k * nd, bg.shape, nd) < 0) { touch[r] = 1; break; }
+    }
+  }
+}
+
+// the filled image: the foreground, and the background whose component does not reach
+// the border
+extern "C" __global__ void ndm_fill_out(const bool *bg, const int *L, const int *touch, bool *out, long long n) {
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+       i += (long long)gridDim.x * blockDim.x) {
+    int r = L[i];
+    out[i] = !bg[i] || (r >= 0 && r < n && !touch[r]);
+  }
+}
+
 // The bin of each label (labels read in C order): 1 + the place of its value among the nk
 // sorted keys, 0 where it is none of them
 template <typename L>

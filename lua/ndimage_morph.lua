@@ -32,7 +32,7 @@ local function kernel(name, ...)
     local names = {}
     if targs == "" then
       names = {"ndm_binary", "ndm_label_init", "ndm_label_merge", "ndm_label_flatten", "ndm_label_number",
-               "ndm_extrema_values"}
+               "ndm_extrema_values", "ndm_fill_touch", "ndm_fill_out"}
     else
       for _, k in ipairs({"ndm_grey", "ndm_bins", "ndm_extrema", "ndm_boxes"}) do
         local n = select("#", ...)
@@ -273,8 +273,47 @@ function M.binary_propagation(input, structure, opts)
   return as(api, binary_op, api, true, input, structure, o)
 end
 
+-- The connected components of x's true points (x C-ordered bool, neighbours along the taps
+-- offs of n dims, a row each, which hold each tap's negation too): L (int32), each point's
+-- root (its component's first point in C order; -1 for false points), by a union-find
+-- (kernels/ndimage_morph.cu), and a scratch int32 array of x's size. Each pair of neighbours
+-- is joined once, from the later point: along the taps whose first nonzero offset is negative.
+local function components(x, offs, n)
+  local before = {}
+  for k = 1, n > 0 and #offs // n or 0 do
+    local first = 0
+    for d = 1, n do
+      first = offs[(k - 1) * n + d]
+      if first ~= 0 then break end
+    end
+    if first < 0 then
+      for d = 1, n do before[#before + 1] = offs[(k - 1) * n + d] end
+    end
+  end
+  local L, scratch = gpu.empty({x.size}, "int32"), gpu.empty({x.size}, "int32")
+  launch(kernel("ndm_label_init"), x.size, x, L)
+  if #before > 0 then launch(kernel("ndm_label_merge"), x.size, x, L, int64s(before), #before // n) end
+  launch(kernel("ndm_label_flatten"), x.size, L, x.size, scratch)
+  return L, scratch
+end
+
+-- whether the taps (rows of n offsets) hold each one's negation
+local function symmetric(offs, n)
+  local set = {}
+  for k = 1, #offs // n do set[table.concat(offs, ",", (k - 1) * n + 1, k * n)] = true end
+  for k = 1, #offs // n do
+    local neg = {}
+    for d = 1, n do neg[d] = -offs[(k - 1) * n + d] end
+    if not set[table.concat(neg, ",")] then return false end
+  end
+  return true
+end
+
 -- binary_fill_holes(input [, structure] [, opts]): the background that the border does not
--- reach (a propagation from the border through the background) added to input
+-- reach (a propagation from the border through the background) added to input. For a
+-- structure whose taps are symmetric (the default's, any with origin 0 and odd sizes), the
+-- background's connected components that hold no point with a tap outside the array (five
+-- launches); else scipy's way, the dilation repeated until nothing changes.
 function M.binary_fill_holes(input, structure, opts)
   local api = "binary_fill_holes"
   input_of(input, api)
@@ -282,11 +321,28 @@ function M.binary_fill_holes(input, structure, opts)
   opts = options(opts, api, 3, "structure output origin")
   if input.ndim == 0 then fail(api, "input is 0-D: give an array of at least one dim") end
   local dt, out = output_of(api, opts.output, input, "bool")
+  local shape, flat = read_structure(api, structure == nil and M.generate_binary_structure(input.ndim, 1) or structure,
+                                     input.ndim, "structure")
+  if #flat == 0 then fail(api, "structure must not be empty") end
+  local origins = origins_of(api, opts.origin, shape)
+  local offs, vals = taps_of(shape, flat, origins, function(v) return v ~= 0 end)
   local background = gpu.ascontiguousarray(input, "bool"):logical_not()
-  local reached = M.binary_dilation(gpu.zeros(input.shape, "bool"), structure,
-                                     {iterations = -1, mask = background, border_value = 1, origin = opts.origin})
-  local r = reached:logical_not()
-  reached:free()
+  local r
+  if background.size > INT32_MAX or not symmetric(offs, input.ndim) then
+    local reflected = taps_of(shape, flat, origins, function(v) return v ~= 0 end, true)
+    local reached = binary(gpu.zeros(input.shape, "bool"), int64s(reflected), #vals, background, -1, 1, 1)
+    r = reached:logical_not()
+    reached:free()
+  else
+    r = gpu.empty(input.shape, "bool")
+    if r.size > 0 then
+      local L, touch = components(background, offs, input.ndim)
+      touch:fill(0)
+      launch(kernel("ndm_fill_touch"), r.size, background, L, int64s(offs), #vals, touch)
+      launch(kernel("ndm_fill_out"), r.size, background, L, touch, r, r.size)
+      L:free(); touch:free()
+    end
+  end
   background:free()
   return deliver(r, dt, out)
 end
@@ -561,15 +617,10 @@ function M.label(input, structure, opts)
   if input.size == 0 then return deliver(labels, dt, out), 0 end
   local x = gpu.ascontiguousarray(input, "bool")
   if input.ndim == 0 then x = x:reshape({1}) end
-  -- the neighbours before the centre in C order (the others join from their side)
   local zero = {}
   for d = 1, #shape do zero[d] = 0 end
-  local offs, vals = taps_of(shape, flat, zero, function(v, k) return v ~= 0 and k < (#flat + 1) // 2 end)
-  local L = gpu.empty({x.size}, "int32")
-  local roots = gpu.empty({x.size}, "int32")
-  launch(kernel("ndm_label_init"), x.size, x, L)
-  if #vals > 0 then launch(kernel("ndm_label_merge"), x.size, x, L, int64s(offs), #vals) end
-  launch(kernel("ndm_label_flatten"), x.size, L, x.size, roots)
+  local offs = taps_of(shape, flat, zero, function(v) return v ~= 0 end)
+  local L, roots = components(x, offs, #shape)
   local rank = gpu.cumsum(roots)
   if rank.dtype ~= "int64" then rank = rank:astype("int64") end
   launch(kernel("ndm_label_number"), x.size, L, rank, labels, x.size)

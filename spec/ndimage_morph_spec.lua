@@ -181,6 +181,18 @@ describe("gpu.ndimage's binary morphology", function()
     same(REF["open-it2"], nd.binary_opening(b, {iterations = 2}))
     same(REF.fill, nd.binary_fill_holes(b))
     same(REF.fill8, nd.binary_fill_holes(b, s8))
+    -- b2 = b with [2, 2] and [3, 3] false: ndi.binary_fill_holes(b2, [[1, 1, 0], [0, 1, 0],
+    -- [0, 1, 1]]) and (b2, origin=[1, 0]): structures whose taps are not symmetric (scipy's
+    -- repeated dilation, not the components of the background)
+    local b2 = b:copy()
+    b2[{3, 3}] = false
+    b2[{4, 4}] = false
+    local filled = {{0, 0, 0, 0, 0, 0, 0}, {0, 1, 1, 1, 1, 0, 0}, {0, 1, 1, 1, 1, 1, 0}, {0, 1, 1, 1, 1, 1, 0},
+                    {0, 1, 1, 1, 1, 1, 0}, {0, 0, 1, 1, 0, 0, 1}}
+    same(filled, nd.binary_fill_holes(b2, {{1, 1, 0}, {0, 1, 0}, {0, 1, 1}}):astype("int32"))
+    local shifted = {{0, 0, 1, 1, 0, 0, 0}, table.unpack(filled, 2)}
+    same(shifted, nd.binary_fill_holes(b2, {origin = {1, 0}}):astype("int32"))
+    same(filled, nd.binary_fill_holes(b2):astype("int32"))
     same(REF.prop, nd.binary_propagation(seed, {mask = b}))
     same(REF.hom, nd.binary_hit_or_miss(b, {{0, 1, 0}, {1, 1, 1}, {0, 1, 0}}))
     same(REF.hom2, nd.binary_hit_or_miss(b, {{1, 1}}, {{0, 0}, {1, 1}}, {origin1 = {0, 0}, origin2 = {-1, 0}}))
