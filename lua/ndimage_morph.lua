@@ -368,8 +368,14 @@ function M.binary_hit_or_miss(input, structure1, structure2, opts)
   else
     shape2, flat2 = read_structure(api, structure2, input.ndim, "structure2")
   end
-  local o1 = origins_of(api, opts.origin1, shape1)
-  local o2 = opts.origin2 == nil and o1 or origins_of(api, opts.origin2, shape2)
+  -- (the filters' check, its message naming origin1 or origin2)
+  local function named(o, shape, name)
+    local ok, r = pcall(origins_of, api, o, shape)
+    if not ok then error(type(r) == "string" and r:gsub(": origin", ": " .. name, 1) or r, 0) end
+    return r
+  end
+  local o1 = named(opts.origin1, shape1, "origin1")
+  local o2 = opts.origin2 == nil and o1 or named(opts.origin2, shape2, "origin2")
   local dt, out = output_of(api, opts.output, input, "bool")
   local keep = function(v) return v ~= 0 end
   local x = gpu.ascontiguousarray(input, "bool")
@@ -998,7 +1004,7 @@ function M.find_objects(input, max_label)
   if max_label < 1 then return r end
   local n = input.ndim
   local box = gpu.empty({max_label, 2, n}, "int64")
-  box[{{}, 1}] = INT32_MAX * 4
+  box[{{}, 1}] = input.size   -- past every coordinate
   box[{{}, 2}] = -1
   launch(kernel("ndm_boxes", CTYPE[input.dtype]), input.size, input, max_label, box)
   local h = listed(box:reshape({-1}))

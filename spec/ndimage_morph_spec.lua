@@ -173,6 +173,7 @@ describe("gpu.ndimage's binary morphology", function()
     same(REF["dil-origin"], nd.binary_dilation(b, {origin = {-1, 1}}))
     -- ndi.binary_dilation(seed, iterations=0, mask=b): until nothing changes
     same(REF["dil-mask-inf"], nd.binary_dilation(seed, {iterations = 0, mask = b}))
+    same(gpu.zeros({6, 7}, "bool"):totable(), nd.binary_erosion(b, {iterations = -1}))   -- eroded away
   end)
 
   it("opens, closes, fills holes, propagates and hits or misses", function()
@@ -364,6 +365,8 @@ describe("gpu.ndimage's morphology and measurement errors", function()
     err("gpu.ndimage.binary_erosion: origin[2] must lie in -(size // 2) .. (size - 1) // 2 = -1 .. 1 for a filter of size 3, got 2",
         nd.binary_erosion, x, {origin = {0, 2}})
     err("gpu.ndimage.binary_erosion: unknown option 'axes'", nd.binary_erosion, x, {axes = 1})
+    err("gpu.ndimage.binary_hit_or_miss: origin2 must be one value or a table of 2 (one a dim), got a table of 3",
+        nd.binary_hit_or_miss, x, {origin2 = {0, 0, 0}})
     err("gpu.ndimage.binary_opening: structure must not be empty", nd.binary_opening, x, gpu.zeros({0, 3}))
     err("gpu.ndimage.binary_propagation: unknown option 'iterations'", nd.binary_propagation, x, {iterations = 2})
     err("gpu.ndimage.generate_binary_structure: rank must be a non-negative integer, got -1", nd.generate_binary_structure, -1, 1)
