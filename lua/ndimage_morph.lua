@@ -722,8 +722,6 @@ local function as_array(list, dtype)
   return gpu.array(list, "float64"):astype(dtype)
 end
 
-local MKNOWN = "labels index"
-
 -- (input [, labels [, index]]): the checked input (C-ordered, flat), the regions
 local function measured(api, input, labels, index)
   input_of(input, api)
