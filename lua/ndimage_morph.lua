@@ -218,13 +218,16 @@ local function binary(x, offs, K, mask, iterations, border, dilate)
     for _ = 1, iterations do step() end
   else
     -- until a batch of steps changes nothing (steps past the fixed point change nothing);
-    -- a batch, then one read of the flag
-    local batch = 1
+    -- a batch, then one read of the flag. A structure with its centre changes points one
+    -- way only, so it settles within x.size steps; one without can swing for ever (scipy's
+    -- then never returns): stopped after x.size + 1.
+    local batch, steps = 1, 0
     repeat
       flag:fill(0)
       for _ = 1, batch do step() end
+      steps = steps + batch
       batch = math.min(batch * 2, 16)
-    until flag:item() == 0
+    until flag:item() == 0 or steps > x.size
   end
   b:free()
   return a
@@ -396,19 +399,17 @@ function M.iterate_structure(structure, iterations, origin)
   iterations = integer(iterations, api, "iterations")
   local shape, flat = read_structure(api, structure, nil, "structure")
   if #shape == 0 then fail(api, "structure is 0-D: give an array of at least one dim") end
+  if #flat == 0 then fail(api, "structure must not be empty") end
   local r
   if iterations < 2 then
-    r = gpu.array(#flat > 0 and flat or {0}, "float64"):ne(0)
-    r = #flat > 0 and r:reshape(shape) or gpu.zeros(shape, "bool")
+    r = gpu.array(flat, "float64"):ne(0):reshape(shape)
   else
     local ni, big = iterations - 1, {}
     for d = 1, #shape do big[d] = shape[d] + ni * (shape[d] - 1) end
     local x = gpu.zeros(big, "bool")
-    if #flat > 0 then
-      local key = {}
-      for d = 1, #shape do key[d] = {ni * (shape[d] // 2) + 1, ni * (shape[d] // 2) + shape[d]} end
-      x[key] = gpu.array(flat, "float64"):ne(0):reshape(shape)
-    end
+    local key = {}
+    for d = 1, #shape do key[d] = {ni * (shape[d] // 2) + 1, ni * (shape[d] // 2) + shape[d]} end
+    x[key] = gpu.array(flat, "float64"):ne(0):reshape(shape)
     local zero = {}
     for d = 1, #shape do zero[d] = 0 end
     local offs, vals = taps_of(shape, flat, zero, function(v) return v ~= 0 end, true)

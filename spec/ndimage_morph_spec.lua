@@ -174,6 +174,9 @@ describe("gpu.ndimage's binary morphology", function()
     -- ndi.binary_dilation(seed, iterations=0, mask=b): until nothing changes
     same(REF["dil-mask-inf"], nd.binary_dilation(seed, {iterations = 0, mask = b}))
     same(gpu.zeros({6, 7}, "bool"):totable(), nd.binary_erosion(b, {iterations = -1}))   -- eroded away
+    -- a structure without its centre swings 1 0 1 0 ... <-> 0 1 0 1 ... for ever: stopped
+    local swing = nd.binary_erosion(gpu.arange(8):reshape({8}) % 2, {1, 0, 1}, {iterations = 0, border_value = 1})
+    assert.are.same({8}, swing.shape)
   end)
 
   it("opens, closes, fills holes, propagates and hits or misses", function()
@@ -371,6 +374,7 @@ describe("gpu.ndimage's morphology and measurement errors", function()
     err("gpu.ndimage.binary_propagation: unknown option 'iterations'", nd.binary_propagation, x, {iterations = 2})
     err("gpu.ndimage.generate_binary_structure: rank must be a non-negative integer, got -1", nd.generate_binary_structure, -1, 1)
     err("gpu.ndimage.iterate_structure: iterations must be an integer, got nil", nd.iterate_structure, {1, 1})
+    err("gpu.ndimage.iterate_structure: structure must not be empty", nd.iterate_structure, gpu.zeros({0, 3}), 3)
     err("gpu.ndimage.grey_erosion: give a size, a footprint or a structure", nd.grey_erosion, x)
     err("gpu.ndimage.grey_dilation: footprint must have input's number of dims (2), got 1", nd.grey_dilation, x, {footprint = {1, 1}})
     err("gpu.ndimage.grey_erosion: footprint must have structure's shape {3, 3}, got {2, 2}", nd.grey_erosion, x,
