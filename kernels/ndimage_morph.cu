@@ -168,30 +168,37 @@ extern "C" __global__ void ndm_label_number(const int *L, const long long *rank,
   }
 }
 
-// binary_fill_holes: touch[r] set for the root r (L) of each background point (bg, C-ordered)
-// with a tap (off[k * nd + d]) outside the array: its component reaches the border
-extern "C" __global__ void ndm_fill_touch(gpu::array<bool> bg, const int *L, const long long *off, long long K,
-                                          int *touch) {
-  const int nd = bg.ndim;
-  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < bg.size;
+// A dilation repeated until nothing changes, within the region m (bool, C-ordered; L its
+// components' roots), of in (bool, C-ordered): touch[r] set for the root r of each region
+// point that is a seed: true in in, or with a tap (off[k * nd + d]) on a true point outside
+// the region, or outside the array where border is 1
+extern "C" __global__ void ndm_seed(gpu::array<bool> m, const bool *in, const int *L, const long long *off,
+                                    long long K, int border, int *touch) {
+  const int nd = m.ndim;
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < m.size;
        i += (long long)gridDim.x * blockDim.x) {
     int r = L[i];
-    if (!bg.data[i] || r < 0 || r >= bg.size) continue;
-    long long c[8];
-    ndm::coords(i, bg.shape, nd, c);
-    for (long long k = 0; k < K; k++) {
-      if (ndm::neighbour(c, off + k * nd, bg.shape, nd) < 0) { touch[r] = 1; break; }
+    if (!m.data[i] || r < 0 || r >= m.size) continue;
+    bool seed = in[i];
+    if (!seed) {
+      long long c[8];
+      ndm::coords(i, m.shape, nd, c);
+      for (long long k = 0; k < K && !seed; k++) {
+        long long at = ndm::neighbour(c, off + k * nd, m.shape, nd);
+        seed = at < 0 ? border != 0 : !m.data[at] && in[at];
+      }
     }
+    if (seed) touch[r] = 1;
   }
 }
 
-// the filled image: the foreground, and the background whose component does not reach
-// the border
-extern "C" __global__ void ndm_fill_out(const bool *bg, const int *L, const int *touch, bool *out, long long n) {
+// the result: in the region, whether its component holds a seed; outside it, in's value
+extern "C" __global__ void ndm_reach(const bool *m, const bool *in, const int *L, const int *touch, bool *out,
+                                     long long n) {
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
        i += (long long)gridDim.x * blockDim.x) {
     int r = L[i];
-    out[i] = !bg[i] || (r >= 0 && r < n && !touch[r]);
+    out[i] = m[i] ? r >= 0 && r < n && touch[r] != 0 : in[i];
   }
 }
 

@@ -32,7 +32,7 @@ local function kernel(name, ...)
     local names = {}
     if targs == "" then
       names = {"ndm_binary", "ndm_label_init", "ndm_label_merge", "ndm_label_flatten", "ndm_label_number",
-               "ndm_extrema_values", "ndm_fill_touch", "ndm_fill_out"}
+               "ndm_extrema_values", "ndm_seed", "ndm_reach"}
     else
       for _, k in ipairs({"ndm_grey", "ndm_bins", "ndm_extrema", "ndm_boxes"}) do
         local n = select("#", ...)
@@ -202,6 +202,70 @@ local function binary_args(api, input, structure, opts)
   return gpu.ascontiguousarray(input, "bool"), shape, flat, mask, iterations, border ~= 0 and 1 or 0, origins, opts
 end
 
+-- The connected components of x's true points (x C-ordered bool, neighbours along the taps
+-- offs of n dims, a row each, which hold each tap's negation too): L (int32), each point's
+-- root (its component's first point in C order; -1 for false points), by a union-find
+-- (kernels/ndimage_morph.cu), and a scratch int32 array of x's size. Each pair of neighbours
+-- is joined once, from the later point: along the taps whose first nonzero offset is negative.
+local function components(x, offs, n)
+  local before = {}
+  for k = 1, n > 0 and #offs // n or 0 do
+    local first = 0
+    for d = 1, n do
+      first = offs[(k - 1) * n + d]
+      if first ~= 0 then break end
+    end
+    if first < 0 then
+      for d = 1, n do before[#before + 1] = offs[(k - 1) * n + d] end
+    end
+  end
+  local L, scratch = gpu.empty({x.size}, "int32"), gpu.empty({x.size}, "int32")
+  launch(kernel("ndm_label_init"), x.size, x, L)
+  if #before > 0 then launch(kernel("ndm_label_merge"), x.size, x, L, int64s(before), #before // n) end
+  launch(kernel("ndm_label_flatten"), x.size, L, x.size, scratch)
+  return L, scratch
+end
+
+-- whether the taps (rows of n offsets) hold each one's negation
+local function symmetric(offs, n)
+  local set = {}
+  for k = 1, #offs // n do set[table.concat(offs, ",", (k - 1) * n + 1, k * n)] = true end
+  for k = 1, #offs // n do
+    local neg = {}
+    for d = 1, n do neg[d] = -offs[(k - 1) * n + d] end
+    if not set[table.concat(neg, ",")] then return false end
+  end
+  return true
+end
+
+-- x (C-ordered bool) dilated within mask (C-ordered bool, or nil: everywhere) until nothing
+-- changes, in five launches where the dilation's taps offs (n dims) are symmetric and, for
+-- an x true somewhere in mask, hold the centre (then the points of mask reached are the
+-- components of mask, by the taps, that hold a seed: kernels/ndimage_morph.cu's ndm_seed);
+-- nil where they are not so
+local function propagated(x, offs, n, mask, border)
+  if x.size == 0 or x.size > INT32_MAX or not symmetric(offs, n) then return nil end
+  local centre = false
+  for k = 1, #offs // n do
+    local zero = true
+    for d = 1, n do zero = zero and offs[(k - 1) * n + d] == 0 end
+    centre = centre or zero
+  end
+  local m = mask or gpu.ones(x.shape, "bool")
+  if not centre and gpu.any(x:logical_and(m)) then
+    if m ~= mask then m:free() end
+    return nil
+  end
+  local L, touch = components(m, offs, n)
+  touch:fill(0)
+  local r = gpu.empty(x.shape, "bool")
+  launch(kernel("ndm_seed"), x.size, m, x, L, int64s(offs), #offs // n, border, touch)
+  launch(kernel("ndm_reach"), x.size, m, x, L, touch, r, x.size)
+  L:free(); touch:free()
+  if m ~= mask then m:free() end
+  return r
+end
+
 -- x (C-ordered bool) eroded (or dilated) `iterations` times (< 1: until nothing changes);
 -- a new array. x itself is never written.
 local function binary(x, offs, K, mask, iterations, border, dilate)
@@ -238,7 +302,8 @@ local function binary_op(api, dilate, input, structure, opts)
   x, shape, flat, mask, iterations, border, origins, opts = binary_args(api, input, structure, opts)
   local dt, out = output_of(api, opts.output, input, "bool")
   local offs, vals = taps_of(shape, flat, origins, function(v) return v ~= 0 end, dilate)
-  local r = binary(x, int64s(offs), #vals, mask, iterations, border, dilate and 1 or 0)
+  local r = dilate and iterations < 1 and propagated(x, offs, #shape, mask, border)
+  r = r or binary(x, int64s(offs), #vals, mask, iterations, border, dilate and 1 or 0)
   return deliver(r, dt, out)
 end
 
@@ -276,47 +341,9 @@ function M.binary_propagation(input, structure, opts)
   return as(api, binary_op, api, true, input, structure, o)
 end
 
--- The connected components of x's true points (x C-ordered bool, neighbours along the taps
--- offs of n dims, a row each, which hold each tap's negation too): L (int32), each point's
--- root (its component's first point in C order; -1 for false points), by a union-find
--- (kernels/ndimage_morph.cu), and a scratch int32 array of x's size. Each pair of neighbours
--- is joined once, from the later point: along the taps whose first nonzero offset is negative.
-local function components(x, offs, n)
-  local before = {}
-  for k = 1, n > 0 and #offs // n or 0 do
-    local first = 0
-    for d = 1, n do
-      first = offs[(k - 1) * n + d]
-      if first ~= 0 then break end
-    end
-    if first < 0 then
-      for d = 1, n do before[#before + 1] = offs[(k - 1) * n + d] end
-    end
-  end
-  local L, scratch = gpu.empty({x.size}, "int32"), gpu.empty({x.size}, "int32")
-  launch(kernel("ndm_label_init"), x.size, x, L)
-  if #before > 0 then launch(kernel("ndm_label_merge"), x.size, x, L, int64s(before), #before // n) end
-  launch(kernel("ndm_label_flatten"), x.size, L, x.size, scratch)
-  return L, scratch
-end
-
--- whether the taps (rows of n offsets) hold each one's negation
-local function symmetric(offs, n)
-  local set = {}
-  for k = 1, #offs // n do set[table.concat(offs, ",", (k - 1) * n + 1, k * n)] = true end
-  for k = 1, #offs // n do
-    local neg = {}
-    for d = 1, n do neg[d] = -offs[(k - 1) * n + d] end
-    if not set[table.concat(neg, ",")] then return false end
-  end
-  return true
-end
-
 -- binary_fill_holes(input [, structure] [, opts]): the background that the border does not
--- reach (a propagation from the border through the background) added to input. For a
--- structure whose taps are symmetric (the default's, any with origin 0 and odd sizes), the
--- background's connected components that hold no point with a tap outside the array (five
--- launches); else scipy's way, the dilation repeated until nothing changes.
+-- reach (scipy's: a dilation of nothing within the background, the outside true, until
+-- nothing changes) added to input
 function M.binary_fill_holes(input, structure, opts)
   local api = "binary_fill_holes"
   input_of(input, api)
@@ -328,25 +355,13 @@ function M.binary_fill_holes(input, structure, opts)
                                      input.ndim, "structure")
   if #flat == 0 then fail(api, "structure must not be empty") end
   local origins = origins_of(api, opts.origin, shape)
-  local offs, vals = taps_of(shape, flat, origins, function(v) return v ~= 0 end)
+  local offs, vals = taps_of(shape, flat, origins, function(v) return v ~= 0 end, true)
   local background = gpu.ascontiguousarray(input, "bool"):logical_not()
-  local r
-  if background.size > INT32_MAX or not symmetric(offs, input.ndim) then
-    local reflected = taps_of(shape, flat, origins, function(v) return v ~= 0 end, true)
-    local reached = binary(gpu.zeros(input.shape, "bool"), int64s(reflected), #vals, background, -1, 1, 1)
-    r = reached:logical_not()
-    reached:free()
-  else
-    r = gpu.empty(input.shape, "bool")
-    if r.size > 0 then
-      local L, touch = components(background, offs, input.ndim)
-      touch:fill(0)
-      launch(kernel("ndm_fill_touch"), r.size, background, L, int64s(offs), #vals, touch)
-      launch(kernel("ndm_fill_out"), r.size, background, L, touch, r, r.size)
-      L:free(); touch:free()
-    end
-  end
-  background:free()
+  local none = gpu.zeros(input.shape, "bool")
+  local reached = propagated(none, offs, #shape, background, 1)
+    or binary(none, int64s(offs), #vals, background, -1, 1, 1)
+  local r = reached:logical_not()
+  reached:free(); none:free(); background:free()
   return deliver(r, dt, out)
 end
 

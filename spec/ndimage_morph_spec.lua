@@ -173,6 +173,10 @@ describe("gpu.ndimage's binary morphology", function()
     same(REF["dil-origin"], nd.binary_dilation(b, {origin = {-1, 1}}))
     -- ndi.binary_dilation(seed, iterations=0, mask=b): until nothing changes
     same(REF["dil-mask-inf"], nd.binary_dilation(seed, {iterations = 0, mask = b}))
+    -- (seed, iterations=0, mask=b, origin=[1, 0]): taps not symmetric, scipy's repeated dilation
+    local only = gpu.zeros({6, 7}, "int32")
+    only[{2, 2}] = 1
+    same(only:totable(), nd.binary_dilation(seed, {iterations = 0, mask = b, origin = {1, 0}}):astype("int32"))
     same(gpu.zeros({6, 7}, "bool"):totable(), nd.binary_erosion(b, {iterations = -1}))   -- eroded away
     -- a structure without its centre swings 1 0 1 0 ... <-> 0 1 0 1 ... for ever: stopped
     local swing = nd.binary_erosion(gpu.arange(8):reshape({8}) % 2, {1, 0, 1}, {iterations = 0, border_value = 1})
