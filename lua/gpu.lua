@@ -280,6 +280,21 @@ for _, name in ipairs({"spline_filter1d", "spline_filter", "map_coordinates", "a
     return gpu.ndimage[name](...)
   end
 end
+-- gpu.ndimage's morphology and measurements (lua/ndimage_morph.lua, which uses the filters'
+-- checks and filters: ndimage.lua is loaded first), each loading the files at its first call
+for _, name in ipairs({"generate_binary_structure", "iterate_structure", "binary_erosion", "binary_dilation",
+                       "binary_opening", "binary_closing", "binary_propagation", "binary_fill_holes",
+                       "binary_hit_or_miss", "grey_erosion", "grey_dilation", "grey_opening", "grey_closing",
+                       "morphological_gradient", "morphological_laplace", "white_tophat", "black_tophat",
+                       "label", "sum_labels", "sum", "mean", "variance", "standard_deviation", "minimum",
+                       "maximum", "minimum_position", "maximum_position", "extrema", "center_of_mass",
+                       "histogram", "find_objects", "median", "labeled_comprehension"}) do
+  gpu.ndimage[name] = function(...)
+    module("lua/ndimage.lua")
+    module("lua/ndimage_morph.lua")
+    return gpu.ndimage[name](...)
+  end
+end
 -- gpu.sparse, cupyx.scipy.sparse's matrices (lua/sparse.lua, loaded at the first gpu.sparse.*
 -- use), and gpu.matmul's path for a sparse operand (host/blas.c calls gpu._sparse_matmul)
 gpu.sparse = setmetatable({}, {__index = function(t, k) module("lua/sparse.lua"); return rawget(t, k) end})

@@ -776,4 +776,8 @@ function nd.percentile_filter(input, percentile, size, opts)
   end)
 end
 
+-- the checks that lua/ndimage_morph.lua shares (lua/gpu.lua loads this file before it)
+gpu._ndimage = {fail = fail, input_of = input_of, integer = integer, options = options, mode_of = mode_of,
+                output_of = output_of, nd_origins = nd_origins, footprint_taps = footprint_taps}
+
 for name, f in pairs(nd) do nd[name] = gpu._api(f) end

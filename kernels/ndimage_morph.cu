@@ -1,0 +1,272 @@
+// ndimage_morph.cu: the kernels of gpu.ndimage's morphology and measurements
+// (lua/ndimage_morph.lua), compiled after kernels/ndimage.cu (whose ndi::map_index, value and
+// put they use): binary erosion and dilation, grey erosion and dilation by a non-flat
+// structure, connected components (union-find with atomics) and per-label extrema and boxes.
+// Every kernel loops over its elements with a grid stride and checks each index it makes.
+
+namespace ndm {
+
+// element i's coordinates (C order) in c, for a shape of nd dims
+__device__ inline void coords(long long i, const long long *shape, int nd, long long *c) {
+  for (int d = nd - 1; d >= 0; d--) {
+    long long q = i / shape[d];
+    c[d] = i - q * shape[d];
+    i = q;
+  }
+}
+
+// the flat (C order) element of coordinates c + off[0..nd-1], or -1 when it lies outside
+__device__ inline long long neighbour(const long long *c, const long long *off, const long long *shape, int nd) {
+  long long at = 0;
+  for (int d = 0; d < nd; d++) {
+    long long j = c[d] + off[d];
+    if (j < 0 || j >= shape[d]) return -1;
+    at = at * shape[d] + j;
+  }
+  return at;
+}
+
+// a key whose unsigned order is the doubles' order, NaN after +inf
+__device__ inline unsigned long long order_key(double v) {
+  if (v != v) return 0xffffffffffffffffULL;
+  unsigned long long u = (unsigned long long)__double_as_longlong(v);
+  return (u >> 63) ? ~u : u | 0x8000000000000000ULL;
+}
+__device__ inline double key_value(unsigned long long k) {
+  if (k == 0xffffffffffffffffULL) return NAN;
+  unsigned long long u = (k >> 63) ? k & 0x7fffffffffffffffULL : ~k;
+  return __longlong_as_double((long long)u);
+}
+
+// union-find over L (L[x] <= x, a root its own parent): the root of x's tree
+__device__ inline int find_root(volatile int *L, int x) {
+  int p = L[x];
+  while (p != x) { x = p; p = L[x]; }
+  return x;
+}
+
+// a and b's trees joined under the lesser root (so a tree's root is its first element)
+__device__ inline void unite(int *L, int a, int b) {
+  volatile int *V = L;
+  for (;;) {
+    a = find_root(V, a);
+    b = find_root(V, b);
+    if (a == b) return;
+    if (a > b) { int t = a; a = b; b = t; }
+    int old = atomicMin(&L[b], a);
+    if (old == b) return;   // b was a root: now under a
+    b = old;                 // b had been linked meanwhile: join its new root instead
+  }
+}
+
+}  // namespace ndm
+
+// Binary erosion (dilate 0: all taps true) or dilation (1: any tap true) of in (bool,
+// C-ordered): K taps, off[k * nd + d] their offsets; a tap outside reads border. Where mask
+// (C-ordered, has_mask) is false the point keeps in's value. *changed is set to 1 where any
+// point differs from in.
+extern "C" __global__ void ndm_binary(gpu::array<bool> in, bool *out, const bool *mask, int has_mask,
+                                      const long long *off, long long K, int border, int dilate, int *changed) {
+  const int nd = in.ndim;
+  const bool *p = in.data;
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < in.size;
+       i += (long long)gridDim.x * blockDim.x) {
+    bool r = p[i];
+    if (!has_mask || mask[i]) {
+      long long c[8];
+      ndm::coords(i, in.shape, nd, c);
+      r = !dilate;
+      for (long long k = 0; k < K; k++) {
+        long long at = ndm::neighbour(c, off + k * nd, in.shape, nd);
+        bool v = at < 0 ? border != 0 : p[at];
+        if (v == (dilate != 0)) { r = !r; break; }
+      }
+    }
+    out[i] = r;
+    if (r != p[i] && *(volatile int *)changed == 0) atomicExch(changed, 1);
+  }
+}
+
+// Grey erosion (maximum 0: the least of in - s[k]) or dilation (1: the greatest of in + s[k])
+// over K taps (off[k * nd + d]), the input extended by mode (ndi's codes; cval for constant).
+// As scipy's C: cval and each tap's value but the first are cast to the input's type T
+// (so a uint8 erosion below 0 wraps, and is then not the least).
+template <typename T, typename O>
+__global__ void ndm_grey(gpu::array<T> in, O *out, const long long *off, const double *s, long long K,
+                         int maximum, int mode, double cval) {
+  const int nd = in.ndim;
+  T tc;
+  ndi::put(&tc, cval);   // cval in the input's type, as scipy's C reads it
+  const double cv = ndi::value(tc);
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < in.size;
+       i += (long long)gridDim.x * blockDim.x) {
+    long long c[8];
+    ndm::coords(i, in.shape, nd, c);
+    double acc = maximum ? -INFINITY : INFINITY;
+    for (long long k = 0; k < K; k++) {
+      long long at = 0;
+      bool outside = false;
+      for (int d = 0; d < nd; d++) {
+        long long m = ndi::map_index(c[d] + off[k * nd + d], in.shape[d], mode);
+        outside = outside || m < 0;
+        at += (m < 0 ? 0 : m) * in.stride[d];
+      }
+      double x = outside ? cv : ndi::value(in.data[at]);
+      x = maximum ? x + s[k] : x - s[k];
+      if (k > 0) {   // scipy's C keeps each later tap's value in the input's type
+        T t;
+        ndi::put(&t, x);
+        x = ndi::value(t);
+      }
+      if (maximum) acc = x > acc ? x : acc;
+      else acc = x < acc ? x : acc;
+    }
+    ndi::put(out + i, acc);
+  }
+}
+
+// Connected components of fg (bool, C-ordered) in L (int32): first each point its own
+// tree (-1 for the background), then each foreground point joined with its foreground
+// neighbours at the K taps off[k * nd + d], then each point pointed at its root
+extern "C" __global__ void ndm_label_init(gpu::array<bool> fg, int *L) {
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < fg.size;
+       i += (long long)gridDim.x * blockDim.x)
+    L[i] = fg.data[i] ? (int)i : -1;
+}
+
+extern "C" __global__ void ndm_label_merge(gpu::array<bool> fg, int *L, const long long *off, long long K) {
+  const int nd = fg.ndim;
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < fg.size;
+       i += (long long)gridDim.x * blockDim.x) {
+    if (!fg.data[i]) continue;
+    long long c[8];
+    ndm::coords(i, fg.shape, nd, c);
+    for (long long k = 0; k < K; k++) {
+      long long at = ndm::neighbour(c, off + k * nd, fg.shape, nd);
+      if (at >= 0 && fg.data[at]) ndm::unite(L, (int)i, (int)at);
+    }
+  }
+}
+
+// L[i] made its root; roots[i] 1 where i is a root (the first point of its component)
+extern "C" __global__ void ndm_label_flatten(int *L, long long n, int *roots) {
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+       i += (long long)gridDim.x * blockDim.x) {
+    int l = L[i];
+    if (l >= 0) l = ndm::find_root((volatile int *)L, l);
+    roots[i] = l == (int)i ? 1 : 0;
+    L[i] = l;
+  }
+}
+
+// out[i]: the number of i's component (rank: the running count of roots), 0 for background
+extern "C" __global__ void ndm_label_number(const int *L, const long long *rank, int *out, long long n) {
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+       i += (long long)gridDim.x * blockDim.x) {
+    int l = L[i];
+    out[i] = l >= 0 && l < n ? (int)rank[l] : 0;
+  }
+}
+
+// A dilation repeated until nothing changes, within the region m (bool, C-ordered; L its
+// components' roots), of in (bool, C-ordered): touch[r] set for the root r of each region
+// point that is a seed: true in in, or with a tap (off[k * nd + d]) on a true point outside
+// the region, or outside the array where border is 1
+extern "C" __global__ void ndm_seed(gpu::array<bool> m, const bool *in, const int *L, const long long *off,
+                                    long long K, int border, int *touch) {
+  const int nd = m.ndim;
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < m.size;
+       i += (long long)gridDim.x * blockDim.x) {
+    int r = L[i];
+    if (!m.data[i] || r < 0 || r >= m.size) continue;
+    bool seed = in[i];
+    if (!seed) {
+      long long c[8];
+      ndm::coords(i, m.shape, nd, c);
+      for (long long k = 0; k < K && !seed; k++) {
+        long long at = ndm::neighbour(c, off + k * nd, m.shape, nd);
+        seed = at < 0 ? border != 0 : !m.data[at] && in[at];
+      }
+    }
+    if (seed) touch[r] = 1;
+  }
+}
+
+// the result: in the region, whether its component holds a seed; outside it, in's value
+extern "C" __global__ void ndm_reach(const bool *m, const bool *in, const int *L, const int *touch, bool *out,
+                                     long long n) {
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+       i += (long long)gridDim.x * blockDim.x) {
+    int r = L[i];
+    out[i] = m[i] ? r >= 0 && r < n && touch[r] != 0 : in[i];
+  }
+}
+
+// The bin of each label (labels read in C order): 1 + the place of its value among the nk
+// sorted keys, 0 where it is none of them
+template <typename L>
+__global__ void ndm_bins(gpu::array<L> labels, const long long *keys, long long nk, int *bin) {
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < labels.size;
+       i += (long long)gridDim.x * blockDim.x) {
+    long long v = (long long)labels[i];
+    long long lo = 0, hi = nk;
+    while (lo < hi) {
+      long long mid = (lo + hi) / 2;
+      if (keys[mid] < v) lo = mid + 1; else hi = mid;
+    }
+    bin[i] = lo < nk && keys[lo] == v ? (int)(lo + 1) : 0;
+  }
+}
+
+// Per bin (of nb; bin[i] in 0 .. nb-1): the keys of the least and greatest value (kmin,
+// kmax: they start at all ones and 0), or with `positions` their places: pmin the least
+// flat index of the least, pmax the greatest of the greatest (last) or its least (they start
+// at the size, and at -1 or the size)
+template <typename T>
+__global__ void ndm_extrema(gpu::array<T> in, const int *bin, long long nb, unsigned long long *kmin,
+                            unsigned long long *kmax, long long *pmin, long long *pmax, int positions, int last) {
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < in.size;
+       i += (long long)gridDim.x * blockDim.x) {
+    int b = bin[i];
+    if (b < 0 || b >= nb) continue;
+    unsigned long long k = ndm::order_key(ndi::value((T)in[i]));
+    if (!positions) {
+      atomicMin(&kmin[b], k);
+      atomicMax(&kmax[b], k);
+    } else {
+      if (k == kmin[b]) atomicMin(&pmin[b], i);
+      if (k == kmax[b]) { if (last) atomicMax(&pmax[b], i); else atomicMin(&pmax[b], i); }
+    }
+  }
+}
+
+// the keys back to values (float64); 0 for a bin that held nothing (kmax still 0)
+extern "C" __global__ void ndm_extrema_values(const unsigned long long *kmin, const unsigned long long *kmax,
+                                              double *vmin, double *vmax, long long n) {
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+       i += (long long)gridDim.x * blockDim.x) {
+    bool empty = kmax[i] == 0;
+    vmin[i] = empty ? 0.0 : ndm::key_value(kmin[i]);
+    vmax[i] = empty ? 0.0 : ndm::key_value(kmax[i]);
+  }
+}
+
+// find_objects: for labels 1 .. nl (of integer labels, read in C order), the least and
+// greatest coordinate along each dim (box[(l - 1) * 2 * nd + d] and + nd); they start at
+// the size and -1
+template <typename L>
+__global__ void ndm_boxes(gpu::array<L> labels, long long nl, long long *box) {
+  const int nd = labels.ndim;
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < labels.size;
+       i += (long long)gridDim.x * blockDim.x) {
+    long long l = (long long)labels[i];
+    if (l < 1 || l > nl) continue;
+    long long c[8];
+    ndm::coords(i, labels.shape, nd, c);
+    long long *b = box + (l - 1) * 2 * nd;
+    for (int d = 0; d < nd; d++) {
+      atomicMin(&b[d], c[d]);
+      atomicMax(&b[nd + d], c[d]);
+    }
+  }
+}
