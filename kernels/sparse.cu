@@ -267,3 +267,64 @@ __global__ void csr_extreme(const int *__restrict__ indptr, const int *__restric
     gaps[r] = count < ncols ? gap : ncols;
   }
 }
+
+// CSR -> CSC (and CSC -> CSR: the same arrays read the other way) without a sort, in three
+// launches: csr_count counts each column's entries (a thread an entry), lua/sparse.lua makes
+// the column starts (a running sum) and a copy of them as cursors; csr_place puts each
+// entry's position p and row at its column's next place (a thread a row; atomics, so in no
+// set order); csr_order sorts each column's places by p (a thread a column: insertion, so
+// lua/sparse.lua uses it only where no column holds more than SP_ORDER entries) and gathers
+// the values. Sorted by p, a column lists its entries in the rows' order, as a stable sort
+// would. Places are bounded by the column's end: a matrix whose arrays were written after it
+// was made leaves some places at p = -1 (value 0, row 0), never a write outside.
+#define SP_ORDER 64
+template <class T>
+__global__ void csr_count(const int *__restrict__ indices, long long nnz, long long ncols, int *counts) {
+  for (long long p = (long long)blockIdx.x * blockDim.x + threadIdx.x; p < nnz; p += (long long)gridDim.x * blockDim.x) {
+    int c = indices[p];
+    if (c >= 0 && c < ncols) atomicAdd(&counts[c], 1);
+  }
+}
+
+template <class T>
+__global__ void csr_place(const int *__restrict__ indptr, const int *__restrict__ indices, long long m, long long ncols,
+                          long long nnz, const int *__restrict__ starts, int *cursor, int *pos, int *rows) {
+  for (long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x; r < m; r += (long long)gridDim.x * blockDim.x) {
+    long long lo, hi;
+    sp_row(indptr, r, nnz, lo, hi);
+    for (long long p = lo; p < hi; p++) {
+      int c = indices[p];
+      if (c < 0 || c >= ncols) continue;
+      int at = atomicAdd(&cursor[c], 1);
+      if (at < starts[c + 1] && at >= 0 && at < nnz) {
+        pos[at] = (int)p;
+        rows[at] = (int)r;
+      }
+    }
+  }
+}
+
+template <class T>
+__global__ void csr_order(const int *__restrict__ starts, long long ncols, long long nnz, int *pos, int *rows,
+                          const T *__restrict__ data, T *vals) {
+  for (long long c = (long long)blockIdx.x * blockDim.x + threadIdx.x; c < ncols; c += (long long)gridDim.x * blockDim.x) {
+    long long lo = starts[c], hi = starts[c + 1];
+    lo = lo < 0 ? 0 : (lo > nnz ? nnz : lo);
+    hi = hi < lo ? lo : (hi > nnz ? nnz : hi);
+    for (long long i = lo + 1; i < hi; i++) {
+      int p = pos[i], r = rows[i];
+      long long j = i - 1;
+      while (j >= lo && pos[j] > p) {
+        pos[j + 1] = pos[j];
+        rows[j + 1] = rows[j];
+        j--;
+      }
+      pos[j + 1] = p;
+      rows[j + 1] = r;
+    }
+    for (long long i = lo; i < hi; i++) {
+      int p = pos[i];
+      vals[i] = p >= 0 && p < nnz ? data[p] : T(0);
+    }
+  }
+}

@@ -36,7 +36,9 @@ local function kernel(name, dtype)
   local m = modules[c]
   if not m then
     local names = {}
-    for _, k in ipairs({"csr_spmv", "csr_spmm", "csr_todense", "csr_add"}) do names[#names + 1] = ("%s<%s>"):format(k, c) end
+    for _, k in ipairs({"csr_spmv", "csr_spmm", "csr_todense", "csr_add", "csr_count", "csr_place", "csr_order"}) do
+      names[#names + 1] = ("%s<%s>"):format(k, c)
+    end
     if KIND[dtype] ~= "c" then names[#names + 1] = ("csr_extreme<%s>"):format(c) end   -- (no order on complex)
     m = gpu.module(gpu._embedded("kernels/sparse.cu"), {names = names})
     modules[c] = m
@@ -374,12 +376,34 @@ end
 M.conjugate = M.conj
 function M.abs(A) return with_data(A, gpu.abs(A.data)) end
 
+-- (data, indices, indptr) of a CSR matrix's CSC form, or of a CSC's CSR form: where no column
+-- (CSC: row) holds more than 64 entries (its counts' largest read back), kernels/sparse.cu's
+-- counting transpose (csr_count, csr_place, csr_order: no sort); else a stable sort of the
+-- new major index.
+local function swapped(api, A)
+  local data, indices, indptr, major, minor, nnz = parts(api, A)
+  if nnz > 0 and minor > 0 then
+    local counts = gpu.zeros(minor + 1, "int32")
+    local k = function(name) return kernel(name, data.dtype) end
+    k("csr_count")[{blocks(nnz, 256), 256}](indices, nnz, minor, counts)
+    if counts:max() <= 64 then
+      local starts = gpu.concatenate({gpu.zeros(1, "int32"), counts[{{1, minor}}]:cumsum():astype("int32")})
+      local cursor = starts:copy()
+      local pos, rows = gpu.full(nnz, -1, "int32"), gpu.zeros(nnz, "int32")
+      k("csr_place")[{blocks(major, 256), 256}](indptr, indices, major, minor, nnz, starts, cursor, pos, rows)
+      local vals = gpu.zeros(nnz, data.dtype)
+      k("csr_order")[{blocks(minor, 256), 256}](starts, minor, nnz, pos, rows, data, vals)
+      return vals, rows, starts
+    end
+  end
+  local row = rows_of(indptr, nnz, major)
+  return compress(head(data, nnz), head(indices, nnz), row, minor, major, false, false, true)
+end
+
 function M.tocsr(A, copy)
   if A.format == "csr" then return copy and A:copy() or A end
   if A.format == "csc" then
-    local data, indices, indptr, major, minor, nnz = parts("tocsr", A)
-    local col = rows_of(indptr, nnz, major)
-    local d, ind, ptr = compress(head(data, nnz), head(indices, nnz), col, minor, major, false, false, true)
+    local d, ind, ptr = swapped("tocsr", A)
     return compressed("csr", d, ind, ptr, A.shape, A.has_canonical_format)
   end
   local d, ind, ptr = compress(A.data, A.row, A.col, A.shape[1], A.shape[2], true, A.has_canonical_format)
@@ -388,9 +412,7 @@ end
 function M.tocsc(A, copy)
   if A.format == "csc" then return copy and A:copy() or A end
   if A.format == "csr" then
-    local data, indices, indptr, major, minor, nnz = parts("tocsc", A)
-    local row = rows_of(indptr, nnz, major)
-    local d, ind, ptr = compress(head(data, nnz), head(indices, nnz), row, minor, major, false, false, true)
+    local d, ind, ptr = swapped("tocsc", A)
     return compressed("csc", d, ind, ptr, A.shape, A.has_canonical_format)
   end
   local d, ind, ptr = compress(A.data, A.col, A.row, A.shape[2], A.shape[1], true, false)

@@ -114,6 +114,19 @@ describe("gpu.sparse matrices", function()
     same({2}, Z.data:totable())
     same({0}, Z.indices:totable())
     same({0, 0, 1}, Z.indptr:totable())
+    -- CSR -> CSC keeps duplicates and each column in the rows' order (the counting transpose);
+    -- a column of more than 64 entries takes the sort, with the same result
+    local U = sp.csr_matrix({f64({1, 2, 3, 4, 5}), i32({2, 0, 2, 1, 0}), i32({0, 3, 3, 5})}, {shape = {3, 3}})
+    local V = U:tocsc()
+    same({0, 2, 3, 5}, V.indptr:totable())
+    same({0, 2, 2, 0, 0}, V.indices:totable())
+    same({2, 5, 4, 1, 3}, V.data:totable())
+    same(U:toarray():totable(), V:tocsr():toarray():totable())
+    local tall = gpu.arange(0, 300, 1, "float64"):reshape(100, 3) + 1
+    local W = sp.csr_matrix(tall):tocsc()
+    same({0, 100, 200, 300}, W.indptr:totable())
+    same(gpu.arange(0, 100, 1, "int32"):totable(), W.indices[{{1, 100}}]:totable())
+    same(tall:totable(), W:tocsr():toarray():totable())
   end)
 
   it("multiply arrays by their own kernels, in result_type's dtype", function()
