@@ -27,8 +27,15 @@ local BLOCK, LINE_BLOCK, MAX_GRID = 256, 32, 65536
 ------------------------------------------------------------------------------------
 -- checks
 
+-- a (a device array) unless freed: an error naming api and `what`
+local function live(a, api, what)
+  if not pcall(function() return a.size end) then fail(api, "%s is a freed array", what) end
+  return a
+end
+
 local function input_of(a, api)
   if not is_array(a) then fail(api, "input must be a device array, got %s", described(a)) end
+  live(a, api, "input")
   if KIND[a.dtype] == "c" then fail(api, "input is %s: complex arrays are not supported", a.dtype) end
   return a
 end
@@ -101,6 +108,7 @@ local function shape_text(s) return "{" .. table.concat(s, ", ") .. "}" end
 local function output_of(out, default, shape, api, complex_ok)
   if out == nil then return default end
   if is_array(out) then
+    live(out, api, "output")
     if KIND[out.dtype] == "c" and not complex_ok then fail(api, "output is %s: complex arrays are not supported", out.dtype) end
     if not same_shape(out.shape, shape) then
       fail(api, "output must have the result's shape %s, got %s", shape_text(shape), shape_text(out.shape))
@@ -281,11 +289,30 @@ local function coefficients(input, dims, order, mode, cval, prefilter)
   for d = 1, input.ndim do
     if along[d] and (mode == NEAREST or mode == GRID_CONSTANT) then pads[d] = PAD end
   end
-  local c = padded(input, pads, mode == NEAREST, cval)
+  -- (scipy pads with np.pad, which puts cval in the input's dtype: an integer input's is
+  -- truncated, a float32's rounded)
+  local pad_value = cval
+  if mode == GRID_CONSTANT and input.dtype ~= "float64" then
+    local v = gpu.array({cval}, "float64"):astype(input.dtype):item()
+    pad_value = type(v) == "boolean" and (v and 1.0 or 0.0) or v + 0.0
+  end
+  local c = padded(input, pads, mode == NEAREST, pad_value)
   for d = 1, input.ndim do
     if along[d] then spline_pass(c, c, d, order, mode) end
   end
   return c, pads
+end
+
+-- A new array of shape and dtype dt for api's result, or an error naming api (a shape
+-- too large to hold, the device's memory short)
+local function new_result(api, shape, dt)
+  local ok, r = pcall(gpu.empty, shape, dt)
+  if not ok then
+    local t = {}
+    for i, v in ipairs(shape) do t[i] = shown(v) end
+    fail(api, "the result of shape {%s} cannot be made (%s)", table.concat(t, ", "), tostring(r))
+  end
+  return r
 end
 
 local dummies = {}   -- the coordinates that kinds other than COORDS pass, a device
@@ -293,10 +320,12 @@ local dummies = {}   -- the coordinates that kinds other than COORDS pass, a dev
 -- `how` gives: {kind =, coords = (COORDS), matrix = (AFFINE, rows of shape's length),
 -- offset =, zoom = (ZOOM_SHIFT), shift =, grid = , dims = (the interpolated dims; all
 -- where nil)}
-local function resample(input, shape, dt, out, how, order, mode, cval, prefilter)
+local function resample(api, input, shape, dt, out, how, order, mode, cval, prefilter)
   local n = input.ndim
-  local into = out and out:is_contiguous() and (out.base or out) ~= (input.base or input) and out or nil
-  local r = into or gpu.empty(shape, dt)
+  -- written in place where output shares no memory with what the kernel reads
+  local function root(a) return a and (a.base or a) end
+  local into = out and out:is_contiguous() and root(out) ~= root(input) and root(out) ~= root(how.coords) and out or nil
+  local r = into or new_result(api, shape, dt)
   if r.size == 0 then return deliver(r, out) end
   local c, pads = coefficients(input, how.dims, order, mode, cval, prefilter)
   local plan, par = {}, {}
@@ -347,7 +376,7 @@ function nd.map_coordinates(input, coordinates, opts)
     coords = r
   elseif not is_array(coords) then
     fail(api, "coordinates must be a device array or a nested table of numbers, got %s", described(coords))
-  elseif KIND[coords.dtype] == "c" then
+  elseif live(coords, api, "coordinates") and KIND[coords.dtype] == "c" then
     fail(api, "coordinates are %s: complex coordinates are not supported", coords.dtype)
   end
   if coords.ndim < 2 or coords.shape[1] ~= input.ndim then
@@ -360,13 +389,14 @@ function nd.map_coordinates(input, coordinates, opts)
   for d = 2, coords.ndim do shape[d - 1] = coords.shape[d] end
   local dt, out = output_of(opts.output, input.dtype, shape, api)
   if input.size == 0 and coords.size > 0 then fail(api, "input is empty: there is nothing to interpolate") end
-  return resample(input, shape, dt, out, {kind = COORDS, coords = coords}, order, mode, cval, prefilter)
+  return resample(api, input, shape, dt, out, {kind = COORDS, coords = coords}, order, mode, cval, prefilter)
 end
 
 -- A matrix as rows of numbers: a table of numbers (one row), a nested table, or a device or
 -- host array of 1 or 2 dims
 local function matrix_rows(m, api)
   if is_array(m) or (type(m) == "userdata" and getmetatable(m) == gpu._meta.hostarray) then
+    live(m, api, "matrix")
     if KIND[m.dtype] == "c" then fail(api, "matrix is %s: complex matrices are not supported", m.dtype) end
     if m.ndim ~= 1 and m.ndim ~= 2 then fail(api, "matrix must have 1 or 2 dims, got %d", m.ndim) end
     local t = gpu.array(m):astype("float64"):totable()
@@ -441,9 +471,9 @@ function nd.affine_transform(input, matrix, opts)
     if #shape ~= n then fail(api, "output_shape must have input's ndim (%d) for a matrix of one dim, got %d", n, #shape) end
     local shift = {}
     for d = 1, n do shift[d] = offset[d] / m[d] end
-    return resample(input, shape, dt, out, {kind = ZOOM_SHIFT, zoom = m, shift = shift}, order, mode, cval, prefilter)
+    return resample(api, input, shape, dt, out, {kind = ZOOM_SHIFT, zoom = m, shift = shift}, order, mode, cval, prefilter)
   end
-  return resample(input, shape, dt, out, {kind = AFFINE, matrix = m, offset = offset}, order, mode, cval, prefilter)
+  return resample(api, input, shape, dt, out, {kind = AFFINE, matrix = m, offset = offset}, order, mode, cval, prefilter)
 end
 
 -- shift(input, shift [, opts]): the input moved by shift (a number or one a dim)
@@ -454,7 +484,7 @@ function nd.shift(input, shift, opts)
   local s = per_dim(shift, input.ndim, api, "shift")
   for d = 1, #s do s[d] = -s[d] end
   local dt, out = output_of(opts.output, input.dtype, input.shape, api)
-  return resample(input, input.shape, dt, out, {kind = ZOOM_SHIFT, shift = s}, order, mode, cval, prefilter)
+  return resample(api, input, input.shape, dt, out, {kind = ZOOM_SHIFT, shift = s}, order, mode, cval, prefilter)
 end
 
 -- Python's round(): to the nearest integer, halves to the even one
@@ -484,7 +514,7 @@ function nd.zoom(input, zoom, opts)
   end
   local dt, out = output_of(opts.output, input.dtype, shape, api)
   if input.size == 0 and size_of(shape) > 0 then fail(api, "input is empty: there is nothing to interpolate") end
-  return resample(input, shape, dt, out, {kind = ZOOM_SHIFT, zoom = factors, grid = grid}, order, mode, cval, prefilter)
+  return resample(api, input, shape, dt, out, {kind = ZOOM_SHIFT, zoom = factors, grid = grid}, order, mode, cval, prefilter)
 end
 
 -- cos and sin of an angle in degrees, exact at multiples of 90 (as scipy's cosdg, sindg)
@@ -506,6 +536,7 @@ function nd.rotate(input, angle, opts)
   opts, order, mode, cval, prefilter = begin(api, input, opts, "dims reshape", 2)
   local n = input.ndim
   angle = number(angle, api, "angle")
+  if not (math.abs(angle) < math.huge) then fail(api, "angle must be finite, got %s", shown(angle)) end
   local dims = opts.dims or {1, 2}
   if type(dims) ~= "table" or #dims ~= 2 then
     fail(api, "dims must be a table of two dims, got %s", type(dims) == "table" and ("a table of %d"):format(#dims) or described(dims))
@@ -548,7 +579,7 @@ function nd.rotate(input, angle, opts)
   matrix[ab[2]][ab[1]], matrix[ab[2]][ab[2]] = -s, c
   local dt, out = output_of(opts.output, input.dtype, shape, api)
   if input.size == 0 and size_of(shape) > 0 then fail(api, "input is empty: there is nothing to interpolate") end
-  return resample(input, shape, dt, out, {kind = AFFINE, matrix = matrix, offset = offset, dims = ab},
+  return resample(api, input, shape, dt, out, {kind = AFFINE, matrix = matrix, offset = offset, dims = ab},
                   order, mode, cval, prefilter)
 end
 
@@ -578,6 +609,7 @@ end
 -- index that makes that dim's table, or nil (no table: a factor of 1)
 local function fourier(api, kind, input, values, opts, factor_of)
   if not is_array(input) then fail(api, "input must be a device array, got %s", described(input)) end
+  live(input, api, "input")
   opts = options(opts, api, 3, "n dim output")
   local nd_ = input.ndim
   local n = opts.n == nil and -1 or opts.n
@@ -657,6 +689,7 @@ end
 -- fourier_ellipsoid(input, size [, opts]): the transform of an ellipsoid of the sizes'
 -- axes (inputs of 1, 2 or 3 dims, as scipy's)
 function nd.fourier_ellipsoid(input, size, opts)
+  if is_array(input) then live(input, "fourier_ellipsoid", "input") end
   if is_array(input) and input.ndim > 3 then
     fail("fourier_ellipsoid", "input must have 1, 2 or 3 dims, got %d", input.ndim)
   end
