@@ -152,7 +152,7 @@ local function constant(list, dtype, device)
   local a = constants[key]
   if not a then
     if n_constants >= 256 then constants, n_constants = {}, 0 end
-    a = gpu.array(list, dtype)
+    a = gpu.with_device(device, gpu.array, list, dtype)   -- (on the key's device, whichever is current)
     constants[key], n_constants = a, n_constants + 1
   end
   return a
@@ -349,7 +349,7 @@ local function resample(api, input, shape, dt, out, how, order, mode, cval, pref
   end
   local coords = how.coords
   if not coords then
-    dummies[input.device] = dummies[input.device] or gpu.zeros({1}, "float64")
+    dummies[input.device] = dummies[input.device] or gpu.with_device(input.device, gpu.zeros, {1}, "float64")
     coords = dummies[input.device]
   end
   -- (inputs of 1 to 3 dims by a kernel whose tables of taps fit in registers)

@@ -75,4 +75,16 @@ describe("gpu.ndimage's interpolation, adversarial inputs", function()
     local v = gpu.arange(0, 72, 1, "float64"):reshape(2, 3, 2, 3, 2)
     assert.near(142, nd.shift(v, 0.5, {order = 1}):sum(), 1e-9)
   end)
+
+  it("#multi keeps its tables on the input's device: a launch refused there spoils no later call", function()
+    local b = gpu.with_device(1, function() return gpu.arange(0, 12, 1, "float64"):reshape(3, 4) end)
+    err("is on device 1, and device 0 is current", nd.shift, b, 1)   -- device 1's tables, made while 0 was current
+    err("is on device 1, and device 0 is current", gpu.ndimage.uniform_filter, b, 3)
+    local a = b:to(0)
+    local want = {nd.shift(a, 1), nd.map_coordinates(a, {{1.5}, {2}}), gpu.ndimage.uniform_filter(a, 3)}
+    gpu.with_device(1, function()
+      local got = {nd.shift(b, 1), nd.map_coordinates(b, {{1.5}, {2}}), gpu.ndimage.uniform_filter(b, 3)}
+      for i = 1, 3 do assert.same(want[i]:totable(), got[i]:totable()) end
+    end)
+  end)
 end)
