@@ -9,8 +9,8 @@ local nd = gpu.ndimage
 local is_array, described = gpu._is_array, gpu._described
 local shown = gpu._arg.shown
 
-local KIND, CTYPE = {}, {}
-for _, d in ipairs(gpu._dtypes) do KIND[d.name], CTYPE[d.name] = d.kind, d.ctype end
+local KIND, CTYPE, SIZE = {}, {}, {}
+for _, d in ipairs(gpu._dtypes) do KIND[d.name], CTYPE[d.name], SIZE[d.name] = d.kind, d.ctype, d.size end
 
 local function fail(api, fmt, ...) error(("gpu.ndimage.%s: " .. fmt):format(api, ...), 0) end
 
@@ -199,6 +199,44 @@ local function spline_pass(c, out, d, order, mode)
     c, out, lines, len, inner, #poles, poles[1], poles[2] or 0.0, gain, INIT[mode])
 end
 
+-- input in dtype dt as scipy's copy (numpy's cast) makes it: a float input into an integer
+-- dtype truncated and wrapped to the width (the prefilter's C cast, ndi_spline's lines of
+-- one), where astype would saturate; any other pair by astype
+local function copied(input, dt)
+  if KIND[input.dtype] ~= "f" or (KIND[dt] ~= "i" and KIND[dt] ~= "u") or input.size == 0 then return input:astype(dt) end
+  local pads = {}
+  for e = 1, input.ndim do pads[e] = 0 end
+  local c, r = padded(input, pads), gpu.empty(input.shape, dt)
+  kernel(("ndi_spline<%s>"):format(CTYPE[dt]))[{grid_for(c.size, LINE_BLOCK), LINE_BLOCK}](
+    c, r, c.size, 1, 1, 1, 0.0, 0.0, 1.0, 0)
+  c:free()
+  return r
+end
+
+-- v as a value of dtype dt holds it, as numpy's cast puts it (np.pad's constant_values):
+-- integers truncated and wrapped to the width, bool v ~= 0, float32 rounded
+local function numpy_value(v, dt)
+  local k = KIND[dt]
+  if dt == "float32" then return (string.unpack("f", string.pack("f", v))) end
+  if dt == "bool" then return v ~= 0 and 1.0 or 0.0 end
+  if (k == "i" or k == "u") and math.abs(v) < 2 ^ 63 then
+    local t = math.tointeger(v < 0 and math.ceil(v) or math.floor(v))
+    local bits = 8 * SIZE[dt]
+    if bits < 64 then
+      t = t & ((1 << bits) - 1)
+      if k == "i" and t >= 1 << (bits - 1) then t = t - (1 << bits) end
+    elseif k == "u" and t < 0 then
+      return t + 2.0 ^ 64
+    end
+    return t + 0.0
+  end
+  if k == "i" or k == "u" then   -- NaN, infinities, past int64: astype's (saturated, NaN 0)
+    local h = gpu.array({v}, "float64"):astype(dt):item()
+    return h + 0.0
+  end
+  return v
+end
+
 -- The result r put where the caller asked: into output (an array) or returned
 local function deliver(r, out)
   if not out or r == out then return r end
@@ -227,7 +265,7 @@ function nd.spline_filter1d(input, dim, opts)
   local order = order_of(opts.order, api, 0)
   local mode = mode_of(opts.mode, api, "mirror")
   local dt, out = output_of(opts.output, "float64", input.shape, api)
-  if order < 2 then return deliver(input:astype(dt), out) end
+  if order < 2 then return deliver(copied(input, dt), out) end
   local pads = {}
   for e = 1, input.ndim do pads[e] = 0 end
   local c = padded(input, pads)
@@ -246,7 +284,7 @@ function nd.spline_filter(input, opts)
   local order = order_of(opts.order, api, 2)
   local mode = mode_of(opts.mode, api, "mirror")
   local dt, out = output_of(opts.output, "float64", input.shape, api)
-  if input.ndim == 0 then return deliver(input:astype(dt), out) end
+  if input.ndim == 0 then return deliver(copied(input, dt), out) end
   local pads = {}
   for e = 1, input.ndim do pads[e] = 0 end
   local c = padded(input, pads)
@@ -290,12 +328,8 @@ local function coefficients(input, dims, order, mode, cval, prefilter)
     if along[d] and (mode == NEAREST or mode == GRID_CONSTANT) then pads[d] = PAD end
   end
   -- (scipy pads with np.pad, which puts cval in the input's dtype: an integer input's is
-  -- truncated, a float32's rounded)
-  local pad_value = cval
-  if mode == GRID_CONSTANT and input.dtype ~= "float64" then
-    local v = gpu.array({cval}, "float64"):astype(input.dtype):item()
-    pad_value = type(v) == "boolean" and (v and 1.0 or 0.0) or v + 0.0
-  end
+  -- truncated and wrapped, a float32's rounded)
+  local pad_value = mode == GRID_CONSTANT and numpy_value(cval, input.dtype) or cval
   local c = padded(input, pads, mode == NEAREST, pad_value)
   for d = 1, input.ndim do
     if along[d] then spline_pass(c, c, d, order, mode) end

@@ -38,6 +38,23 @@ describe("gpu.ndimage's interpolation, adversarial inputs", function()
           nd.shift(i:astype("float32"), 0.5, {mode = "grid-constant", cval = 0.1, output = "float64"}), 1e-12)
   end)
 
+  it("copies orders 0 and 1, and pads grid-constant, with numpy's casts (wrapped, not saturated)", function()
+    -- ndi.spline_filter1d(np.array([-17.6, 3.2, 300.7, -1.5, 70000.9, 5]), order=1, output=dt)
+    local x = gpu.array({-17.6, 3.2, 300.7, -1.5, 70000.9, 5}, "float64")
+    assert.same({4294967279, 3, 300, 4294967295, 70000, 5}, nd.spline_filter1d(x, {order = 1, output = "uint32"}):totable())
+    assert.same({239, 3, 44, 255, 112, 5}, nd.spline_filter1d(x:astype("float32"), {order = 0, output = "uint8"}):totable())
+    assert.same({-17, 3, 300, -1, 4464, 5}, nd.spline_filter1d(x, {order = 1, output = "int16"}):totable())
+    -- ndi.spline_filter(np.array(-3.7), output=np.uint8)
+    assert.equal(253, nd.spline_filter(gpu.zeros({}, "float64") - 3.7, {output = "uint8"}):item())
+    -- ndi.shift(np.array([3, 9, 1, 7, 2], np.uint16), 0.4, mode='grid-constant', cval=-28.4,
+    -- output=np.float64): np.pad puts -28.4 as 65508
+    close({25016.862121269245, -5445.725620651595, 995.32036133715, 1491.772175302996, -6936.289062549133},
+          nd.shift(gpu.array({3, 9, 1, 7, 2}, "uint16"), 0.4, {mode = "grid-constant", cval = -28.4, output = "float64"}), 1e-12)
+    -- the same of np.int8 input, cval=200.5 (padded as -56)
+    close({-20.464200011146527, 12.691844445646613, 2.880822228560069, 3.112866640113121, 10.787711210987442},
+          nd.shift(gpu.array({3, 9, 1, 7, 2}, "int8"), 0.4, {mode = "grid-constant", cval = 200.5, output = "float64"}), 1e-12)
+  end)
+
   it("refuses a result too large to make, a non-finite angle and freed arrays, naming the function", function()
     local a = gpu.arange(0, 12, 1, "float64"):reshape(3, 4)
     err("gpu.ndimage.zoom: the result of shape {3e+300, 4e+300} cannot be made (", nd.zoom, a, 1e300)
