@@ -30,19 +30,27 @@ __device__ inline long long next_index(long long &rem, long long n, bool small) 
   return c;
 }
 
+// A double into bool as scipy's C cast (to npy_bool, an unsigned char) does on x86: the
+// low 8 bits of the value truncated toward 0, nothing outside int32's range (NaN included),
+// so 0.7 is false and -1.2 true
+__device__ inline bool c_bool(double v) {
+  return v > -2147483649.0 && v < 2147483648.0 && ((long long)v & 0xff) != 0;
+}
+
 // The prefilter's result stored as scipy's line buffers store it: a C cast (integers
 // truncated toward 0, here wrapped to the width where C leaves it undefined)
 template <typename O> __device__ inline void cast(O *p, double v) { *p = (O)(long long)v; }
 __device__ inline void cast(float *p, double v) { *p = (float)v; }
 __device__ inline void cast(double *p, double v) { *p = v; }
 __device__ inline void cast(gpu::half *p, double v) { *p = gpu::half(v); }
-__device__ inline void cast(bool *p, double v) { *p = v != 0; }
+__device__ inline void cast(bool *p, double v) { *p = c_bool(v); }
 __device__ inline void cast(unsigned long long *p, double v) {
   *p = v >= 9223372036854775808.0 ? (unsigned long long)v : (unsigned long long)(long long)v;
 }
 
 // An interpolated value stored as scipy's interpolation stores it: integers rounded half
-// away from zero (unsigned: negatives to 0) and clamped to the type's range; NaN as 0
+// away from zero (unsigned: negatives to 0) and clamped to the type's range; NaN as 0;
+// bool by a C cast (c_bool: not rounded)
 __device__ inline double rounded(double t, double lo, double hi) {
   if (t != t) return 0.0;
   t = t > 0 ? t + 0.5 : (lo < 0 ? t - 0.5 : 0.0);
@@ -50,7 +58,7 @@ __device__ inline double rounded(double t, double lo, double hi) {
 }
 template <typename O> __device__ inline void store(O *p, double t) { *p = (O)t; }
 __device__ inline void store(gpu::half *p, double t) { *p = gpu::half(t); }
-__device__ inline void store(bool *p, double t) { *p = t != 0; }
+__device__ inline void store(bool *p, double t) { *p = c_bool(t); }
 __device__ inline void store(signed char *p, double t) { *p = (signed char)rounded(t, -128.0, 127.0); }
 __device__ inline void store(unsigned char *p, double t) { *p = (unsigned char)rounded(t, 0.0, 255.0); }
 __device__ inline void store(short *p, double t) { *p = (short)rounded(t, -32768.0, 32767.0); }

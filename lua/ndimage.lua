@@ -138,7 +138,7 @@ local function constant(list, dtype, device)
   local a = constants[key]
   if not a then
     if n_constants >= 256 then constants, n_constants = {}, 0 end
-    a = gpu.array(list, dtype)
+    a = gpu.with_device(device, gpu.array, list, dtype)   -- (on the key's device, whichever is current)
     constants[key], n_constants = a, n_constants + 1
   end
   return a

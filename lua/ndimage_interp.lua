@@ -9,8 +9,8 @@ local nd = gpu.ndimage
 local is_array, described = gpu._is_array, gpu._described
 local shown = gpu._arg.shown
 
-local KIND, CTYPE = {}, {}
-for _, d in ipairs(gpu._dtypes) do KIND[d.name], CTYPE[d.name] = d.kind, d.ctype end
+local KIND, CTYPE, SIZE = {}, {}, {}
+for _, d in ipairs(gpu._dtypes) do KIND[d.name], CTYPE[d.name], SIZE[d.name] = d.kind, d.ctype, d.size end
 
 local function fail(api, fmt, ...) error(("gpu.ndimage.%s: " .. fmt):format(api, ...), 0) end
 
@@ -27,8 +27,15 @@ local BLOCK, LINE_BLOCK, MAX_GRID = 256, 32, 65536
 ------------------------------------------------------------------------------------
 -- checks
 
+-- a (a device array) unless freed: an error naming api and `what`
+local function live(a, api, what)
+  if not pcall(function() return a.size end) then fail(api, "%s is a freed array", what) end
+  return a
+end
+
 local function input_of(a, api)
   if not is_array(a) then fail(api, "input must be a device array, got %s", described(a)) end
+  live(a, api, "input")
   if KIND[a.dtype] == "c" then fail(api, "input is %s: complex arrays are not supported", a.dtype) end
   return a
 end
@@ -101,6 +108,7 @@ local function shape_text(s) return "{" .. table.concat(s, ", ") .. "}" end
 local function output_of(out, default, shape, api, complex_ok)
   if out == nil then return default end
   if is_array(out) then
+    live(out, api, "output")
     if KIND[out.dtype] == "c" and not complex_ok then fail(api, "output is %s: complex arrays are not supported", out.dtype) end
     if not same_shape(out.shape, shape) then
       fail(api, "output must have the result's shape %s, got %s", shape_text(shape), shape_text(out.shape))
@@ -144,7 +152,7 @@ local function constant(list, dtype, device)
   local a = constants[key]
   if not a then
     if n_constants >= 256 then constants, n_constants = {}, 0 end
-    a = gpu.array(list, dtype)
+    a = gpu.with_device(device, gpu.array, list, dtype)   -- (on the key's device, whichever is current)
     constants[key], n_constants = a, n_constants + 1
   end
   return a
@@ -191,6 +199,44 @@ local function spline_pass(c, out, d, order, mode)
     c, out, lines, len, inner, #poles, poles[1], poles[2] or 0.0, gain, INIT[mode])
 end
 
+-- input in dtype dt as scipy's copy (numpy's cast) makes it: a float input into an integer
+-- dtype truncated and wrapped to the width (the prefilter's C cast, ndi_spline's lines of
+-- one), where astype would saturate; any other pair by astype
+local function copied(input, dt)
+  if KIND[input.dtype] ~= "f" or (KIND[dt] ~= "i" and KIND[dt] ~= "u") or input.size == 0 then return input:astype(dt) end
+  local pads = {}
+  for e = 1, input.ndim do pads[e] = 0 end
+  local c, r = padded(input, pads), gpu.empty(input.shape, dt)
+  kernel(("ndi_spline<%s>"):format(CTYPE[dt]))[{grid_for(c.size, LINE_BLOCK), LINE_BLOCK}](
+    c, r, c.size, 1, 1, 1, 0.0, 0.0, 1.0, 0)
+  c:free()
+  return r
+end
+
+-- v as a value of dtype dt holds it, as numpy's cast puts it (np.pad's constant_values):
+-- integers truncated and wrapped to the width, bool v ~= 0, float32 rounded
+local function numpy_value(v, dt)
+  local k = KIND[dt]
+  if dt == "float32" then return (string.unpack("f", string.pack("f", v))) end
+  if dt == "bool" then return v ~= 0 and 1.0 or 0.0 end
+  if (k == "i" or k == "u") and math.abs(v) < 2 ^ 63 then
+    local t = math.tointeger(v < 0 and math.ceil(v) or math.floor(v))
+    local bits = 8 * SIZE[dt]
+    if bits < 64 then
+      t = t & ((1 << bits) - 1)
+      if k == "i" and t >= 1 << (bits - 1) then t = t - (1 << bits) end
+    elseif k == "u" and t < 0 then
+      return t + 2.0 ^ 64
+    end
+    return t + 0.0
+  end
+  if k == "i" or k == "u" then   -- NaN, infinities, past int64: astype's (saturated, NaN 0)
+    local h = gpu.array({v}, "float64"):astype(dt):item()
+    return h + 0.0
+  end
+  return v
+end
+
 -- The result r put where the caller asked: into output (an array) or returned
 local function deliver(r, out)
   if not out or r == out then return r end
@@ -219,7 +265,7 @@ function nd.spline_filter1d(input, dim, opts)
   local order = order_of(opts.order, api, 0)
   local mode = mode_of(opts.mode, api, "mirror")
   local dt, out = output_of(opts.output, "float64", input.shape, api)
-  if order < 2 then return deliver(input:astype(dt), out) end
+  if order < 2 then return deliver(copied(input, dt), out) end
   local pads = {}
   for e = 1, input.ndim do pads[e] = 0 end
   local c = padded(input, pads)
@@ -238,7 +284,7 @@ function nd.spline_filter(input, opts)
   local order = order_of(opts.order, api, 2)
   local mode = mode_of(opts.mode, api, "mirror")
   local dt, out = output_of(opts.output, "float64", input.shape, api)
-  if input.ndim == 0 then return deliver(input:astype(dt), out) end
+  if input.ndim == 0 then return deliver(copied(input, dt), out) end
   local pads = {}
   for e = 1, input.ndim do pads[e] = 0 end
   local c = padded(input, pads)
@@ -281,11 +327,26 @@ local function coefficients(input, dims, order, mode, cval, prefilter)
   for d = 1, input.ndim do
     if along[d] and (mode == NEAREST or mode == GRID_CONSTANT) then pads[d] = PAD end
   end
-  local c = padded(input, pads, mode == NEAREST, cval)
+  -- (scipy pads with np.pad, which puts cval in the input's dtype: an integer input's is
+  -- truncated and wrapped, a float32's rounded)
+  local pad_value = mode == GRID_CONSTANT and numpy_value(cval, input.dtype) or cval
+  local c = padded(input, pads, mode == NEAREST, pad_value)
   for d = 1, input.ndim do
     if along[d] then spline_pass(c, c, d, order, mode) end
   end
   return c, pads
+end
+
+-- A new array of shape and dtype dt for api's result, or an error naming api (a shape
+-- too large to hold, the device's memory short)
+local function new_result(api, shape, dt)
+  local ok, r = pcall(gpu.empty, shape, dt)
+  if not ok then
+    local t = {}
+    for i, v in ipairs(shape) do t[i] = shown(v) end
+    fail(api, "the result of shape {%s} cannot be made (%s)", table.concat(t, ", "), tostring(r))
+  end
+  return r
 end
 
 local dummies = {}   -- the coordinates that kinds other than COORDS pass, a device
@@ -293,10 +354,12 @@ local dummies = {}   -- the coordinates that kinds other than COORDS pass, a dev
 -- `how` gives: {kind =, coords = (COORDS), matrix = (AFFINE, rows of shape's length),
 -- offset =, zoom = (ZOOM_SHIFT), shift =, grid = , dims = (the interpolated dims; all
 -- where nil)}
-local function resample(input, shape, dt, out, how, order, mode, cval, prefilter)
+local function resample(api, input, shape, dt, out, how, order, mode, cval, prefilter)
   local n = input.ndim
-  local into = out and out:is_contiguous() and (out.base or out) ~= (input.base or input) and out or nil
-  local r = into or gpu.empty(shape, dt)
+  -- written in place where output shares no memory with what the kernel reads
+  local function root(a) return a and (a.base or a) end
+  local into = out and out:is_contiguous() and root(out) ~= root(input) and root(out) ~= root(how.coords) and out or nil
+  local r = into or new_result(api, shape, dt)
   if r.size == 0 then return deliver(r, out) end
   local c, pads = coefficients(input, how.dims, order, mode, cval, prefilter)
   local plan, par = {}, {}
@@ -320,7 +383,7 @@ local function resample(input, shape, dt, out, how, order, mode, cval, prefilter
   end
   local coords = how.coords
   if not coords then
-    dummies[input.device] = dummies[input.device] or gpu.zeros({1}, "float64")
+    dummies[input.device] = dummies[input.device] or gpu.with_device(input.device, gpu.zeros, {1}, "float64")
     coords = dummies[input.device]
   end
   -- (inputs of 1 to 3 dims by a kernel of their order whose tables of taps fit in registers)
@@ -348,7 +411,7 @@ function nd.map_coordinates(input, coordinates, opts)
     coords = r
   elseif not is_array(coords) then
     fail(api, "coordinates must be a device array or a nested table of numbers, got %s", described(coords))
-  elseif KIND[coords.dtype] == "c" then
+  elseif live(coords, api, "coordinates") and KIND[coords.dtype] == "c" then
     fail(api, "coordinates are %s: complex coordinates are not supported", coords.dtype)
   end
   if coords.ndim < 2 or coords.shape[1] ~= input.ndim then
@@ -361,13 +424,14 @@ function nd.map_coordinates(input, coordinates, opts)
   for d = 2, coords.ndim do shape[d - 1] = coords.shape[d] end
   local dt, out = output_of(opts.output, input.dtype, shape, api)
   if input.size == 0 and coords.size > 0 then fail(api, "input is empty: there is nothing to interpolate") end
-  return resample(input, shape, dt, out, {kind = COORDS, coords = coords}, order, mode, cval, prefilter)
+  return resample(api, input, shape, dt, out, {kind = COORDS, coords = coords}, order, mode, cval, prefilter)
 end
 
 -- A matrix as rows of numbers: a table of numbers (one row), a nested table, or a device or
 -- host array of 1 or 2 dims
 local function matrix_rows(m, api)
   if is_array(m) or (type(m) == "userdata" and getmetatable(m) == gpu._meta.hostarray) then
+    live(m, api, "matrix")
     if KIND[m.dtype] == "c" then fail(api, "matrix is %s: complex matrices are not supported", m.dtype) end
     if m.ndim ~= 1 and m.ndim ~= 2 then fail(api, "matrix must have 1 or 2 dims, got %d", m.ndim) end
     local t = gpu.array(m):astype("float64"):totable()
@@ -442,9 +506,9 @@ function nd.affine_transform(input, matrix, opts)
     if #shape ~= n then fail(api, "output_shape must have input's ndim (%d) for a matrix of one dim, got %d", n, #shape) end
     local shift = {}
     for d = 1, n do shift[d] = offset[d] / m[d] end
-    return resample(input, shape, dt, out, {kind = ZOOM_SHIFT, zoom = m, shift = shift}, order, mode, cval, prefilter)
+    return resample(api, input, shape, dt, out, {kind = ZOOM_SHIFT, zoom = m, shift = shift}, order, mode, cval, prefilter)
   end
-  return resample(input, shape, dt, out, {kind = AFFINE, matrix = m, offset = offset}, order, mode, cval, prefilter)
+  return resample(api, input, shape, dt, out, {kind = AFFINE, matrix = m, offset = offset}, order, mode, cval, prefilter)
 end
 
 -- shift(input, shift [, opts]): the input moved by shift (a number or one a dim)
@@ -455,7 +519,7 @@ function nd.shift(input, shift, opts)
   local s = per_dim(shift, input.ndim, api, "shift")
   for d = 1, #s do s[d] = -s[d] end
   local dt, out = output_of(opts.output, input.dtype, input.shape, api)
-  return resample(input, input.shape, dt, out, {kind = ZOOM_SHIFT, shift = s}, order, mode, cval, prefilter)
+  return resample(api, input, input.shape, dt, out, {kind = ZOOM_SHIFT, shift = s}, order, mode, cval, prefilter)
 end
 
 -- Python's round(): to the nearest integer, halves to the even one
@@ -485,7 +549,7 @@ function nd.zoom(input, zoom, opts)
   end
   local dt, out = output_of(opts.output, input.dtype, shape, api)
   if input.size == 0 and size_of(shape) > 0 then fail(api, "input is empty: there is nothing to interpolate") end
-  return resample(input, shape, dt, out, {kind = ZOOM_SHIFT, zoom = factors, grid = grid}, order, mode, cval, prefilter)
+  return resample(api, input, shape, dt, out, {kind = ZOOM_SHIFT, zoom = factors, grid = grid}, order, mode, cval, prefilter)
 end
 
 -- cos and sin of an angle in degrees, exact at multiples of 90 (as scipy's cosdg, sindg)
@@ -507,6 +571,7 @@ function nd.rotate(input, angle, opts)
   opts, order, mode, cval, prefilter = begin(api, input, opts, "dims reshape", 2)
   local n = input.ndim
   angle = number(angle, api, "angle")
+  if not (math.abs(angle) < math.huge) then fail(api, "angle must be finite, got %s", shown(angle)) end
   local dims = opts.dims or {1, 2}
   if type(dims) ~= "table" or #dims ~= 2 then
     fail(api, "dims must be a table of two dims, got %s", type(dims) == "table" and ("a table of %d"):format(#dims) or described(dims))
@@ -549,7 +614,7 @@ function nd.rotate(input, angle, opts)
   matrix[ab[2]][ab[1]], matrix[ab[2]][ab[2]] = -s, c
   local dt, out = output_of(opts.output, input.dtype, shape, api)
   if input.size == 0 and size_of(shape) > 0 then fail(api, "input is empty: there is nothing to interpolate") end
-  return resample(input, shape, dt, out, {kind = AFFINE, matrix = matrix, offset = offset, dims = ab},
+  return resample(api, input, shape, dt, out, {kind = AFFINE, matrix = matrix, offset = offset, dims = ab},
                   order, mode, cval, prefilter)
 end
 
@@ -579,6 +644,7 @@ end
 -- index that makes that dim's table, or nil (no table: a factor of 1)
 local function fourier(api, kind, input, values, opts, factor_of)
   if not is_array(input) then fail(api, "input must be a device array, got %s", described(input)) end
+  live(input, api, "input")
   opts = options(opts, api, 3, "n dim output")
   local nd_ = input.ndim
   local n = opts.n == nil and -1 or opts.n
@@ -658,6 +724,7 @@ end
 -- fourier_ellipsoid(input, size [, opts]): the transform of an ellipsoid of the sizes'
 -- axes (inputs of 1, 2 or 3 dims, as scipy's)
 function nd.fourier_ellipsoid(input, size, opts)
+  if is_array(input) then live(input, "fourier_ellipsoid", "input") end
   if is_array(input) and input.ndim > 3 then
     fail("fourier_ellipsoid", "input must have 1, 2 or 3 dims, got %d", input.ndim)
   end

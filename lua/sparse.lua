@@ -85,6 +85,7 @@ local function parts(api, A)
   local data, indices, indptr = A.data, A.indices, A.indptr
   for _, name in ipairs({"data", "indices", "indptr"}) do   -- (a list: a nil field is seen too)
     if not is_array(A[name]) then fail(api, "the matrix's %s is not a device array (%s)", name, described(A[name])) end
+    if not pcall(function() return A[name].size end) then fail(api, "the matrix's %s is a freed array", name) end
   end
   if data.dtype ~= A.dtype then fail(api, "the matrix's data is %s, its dtype %s (use astype)", data.dtype, tostring(A.dtype)) end
   if indices.dtype ~= "int32" or indptr.dtype ~= "int32" then
@@ -684,12 +685,13 @@ local function spmatmul(api, A, x)
   return y
 end
 
-local function dense_arg(api, x)
+local function dense_arg(api, x, at)
   if type(x) == "table" and not is_sparse(x) then
     local ok, r = pcall(gpu.array, x, "float64")
     if not ok then fail(api, "%s", tostring(r):gsub("^.-:%d+: ", "")) end
     return r
   end
+  if is_array(x) and not pcall(function() return x.size end) then fail(api, "%s is a freed array", at and "argument " .. at or "the array") end
   return x
 end
 
@@ -730,7 +732,7 @@ end
 
 -- a @ b with one of them sparse (gpu.matmul's path for operands that are not arrays)
 local function matmul(api, a, b)
-  a, b = dense_arg(api, a), dense_arg(api, b)
+  a, b = dense_arg(api, a, 1), dense_arg(api, b, 2)
   if is_sparse(a) and is_sparse(b) then return spgemm(api, a, b) end
   if is_sparse(a) then
     if not is_array(b) then fail(api, "a device array expected as argument 2, got %s", described(b)) end

@@ -202,6 +202,64 @@ describe("gpu.sparse matrices", function()
     assert.is_true(gpu.allclose(gpu.flip(y, 1), A * x, {rtol = 1e-12}))
   end)
 
+  it("give the product and row sums for skewed row lengths, in every dtype", function()
+    -- 2999 rows (not a multiple of 256) of one entry, but row 1000 of 5000 (the whole block)
+    -- and rows of 32, 33, 256, 257, 512, 513 and 0 entries; against sums made here in Lua
+    local m, n = 2999, 5000
+    local len = {}
+    for r = 1, m do len[r] = 1 end
+    len[1000] = 5000
+    for k, l in ipairs({32, 33, 256, 257, 512, 513, 0, 0}) do len[k * 301] = l end
+    len[m] = 513
+    local ptr, ind, val = {0}, {}, {}
+    for r = 1, m do
+      for k = 0, len[r] - 1 do
+        ind[#ind + 1] = (r * 37 + k * 13) % n
+        val[#val + 1] = ((r + 3 * k) % 11 - 5) / 4
+      end
+      ptr[r + 1] = #ind
+    end
+    local x = {}
+    for c = 1, n do x[c] = (c % 7 - 3) / 8 end
+    local want_y, want_s = {}, {}
+    for r = 1, m do
+      local y, t = 0, 0
+      for p = ptr[r] + 1, ptr[r + 1] do y, t = y + val[p] * x[ind[p] + 1], t + val[p] end
+      want_y[r], want_s[r] = y, t
+    end
+    local A = sp.csr_matrix({f64(val), i32(ind), i32(ptr)}, {shape = {m, n}})
+    for _, dt in ipairs({"float64", "float32", "complex64", "complex128"}) do
+      local B = A:astype(dt)
+      local tol = (dt == "float32" or dt == "complex64") and 1e-4 or 1e-12
+      local xd = f64(x):astype(dt)
+      for _, y in ipairs({B:dot(xd), B * xd, gpu.matmul(B, xd), B:tocsc() * xd, B:tocoo() * xd}) do
+        assert.is_true(gpu.allclose(y, f64(want_y):astype(dt), {rtol = tol, atol = tol}), dt)
+      end
+      assert.is_true(gpu.allclose(B:sum(2):reshape(m), f64(want_s):astype(dt), {rtol = tol, atol = tol}), dt)
+    end
+    -- bool: a row is true where any entry's value and x are both true
+    local Bb, xb = A:astype("bool"), f64(x):ne(0)
+    local want_b = {}
+    for r = 1, m do
+      local any = false
+      for p = ptr[r] + 1, ptr[r + 1] do any = any or (val[p] ~= 0 and x[ind[p] + 1] ~= 0) end
+      want_b[r] = any
+    end
+    same(want_b, (Bb * xb):totable())
+    -- the COO form with every entry split in three duplicates, then summed
+    local C = A:tocoo()
+    local D = sp.coo_matrix({gpu.concatenate({C.data * 0.25, C.data * 0.5, C.data * 0.25}),
+                             {gpu.concatenate({C.row, C.row, C.row}), gpu.concatenate({C.col, C.col, C.col})}}, {shape = {m, n}})
+    assert.is_true(gpu.allclose(D * f64(x), f64(want_y), {rtol = 1e-12, atol = 1e-12}))
+    D:sum_duplicates()
+    assert.are.equal(#val, D.nnz)
+    assert.is_true(gpu.allclose(D:tocsr() * f64(x), f64(want_y), {rtol = 1e-12, atol = 1e-12}))
+    -- one row; no entries at all
+    local one = sp.csr_matrix({f64({1, 2, 3}), i32({0, 4, 9}), i32({0, 3})}, {shape = {1, 10}})
+    same({1 * 0 + 2 * 4 + 3 * 9}, one:dot(gpu.arange(0, 10, 1, "float64")):totable())
+    same({0, 0, 0}, sp.csr_matrix({3, 700}):dot(gpu.ones(700, "float64")):totable())
+  end)
+
   it("multiply two sparse matrices as scipy's", function()
     local P = A * A
     assert.are.equal("csr", P.format)
@@ -489,7 +547,11 @@ describe("gpu.sparse matrices", function()
     err("the matrix's indices and indptr must be int32, got int64 and int32", C.dot, C, x)
     C = A:copy()
     C.data:free()
-    err("freed", C.dot, C, x)
+    err("gpu.sparse.dot: the matrix's data is a freed array", C.dot, C, x)
+    local gone = gpu.ones(3, "float64")
+    gone:free()
+    err("gpu.sparse.dot: argument 2 is a freed array", A.dot, A, gone)
+    err("gpu.sparse.multiply: the array is a freed array", A.multiply, A, gone)
     -- a field set to nil, or data of another dtype than the matrix's: clear errors
     C = A:copy()
     C.data = nil

@@ -1,0 +1,107 @@
+-- gpu.ndimage's interpolation on the inputs an adversarial pass tried: bool outputs (scipy's
+-- C cast, not rounded), grid-constant's padding of integer and float32 inputs (cval in the
+-- input's dtype, as np.pad puts it), results too large to make, non-finite angles, freed
+-- arrays, an output sharing the coordinates' memory. Expected numbers from scipy 1.11.4
+-- (the calls next to each test).
+local S = require("spec.support")
+local nd = gpu.ndimage
+local close = S.close
+
+local function err(pattern, f, ...)
+  local ok, e = pcall(f, ...)
+  assert.is_false(ok)
+  assert.matches(pattern, tostring(e), 1, true)
+end
+
+describe("gpu.ndimage's interpolation, adversarial inputs", function()
+  it("stores into bool as scipy's C cast does (truncated: 0.7 is false, -1.2 true)", function()
+    -- ndi.shift(np.array([0, 1, 0, 0, 1, 1], bool), 0.3, order=1)
+    local b = gpu.array({0, 1, 0, 0, 1, 1}, "bool")
+    assert.same({false, false, false, false, false, true}, nd.shift(b, 0.3, {order = 1}):totable())
+    -- ndi.shift(np.array([0, 1, 0, 0, 1, 1.]) * 3 - 1.2, 0.3, order=1, output=bool)
+    local f = gpu.array({0, 1, 0, 0, 1, 1}, "float64") * 3 - 1.2
+    assert.same({false, false, false, true, false, true}, nd.shift(f, 0.3, {order = 1, output = "bool"}):totable())
+    -- ndi.spline_filter1d(np.array([0.3, -1.5, 256.2, 2.7, -0.7, 1e10, 0.5, 0.2, 3]), order=2,
+    -- output=bool): the prefilter's values (-4.2e6 .. 1.4e10) cast as C casts on x86
+    local s = gpu.array({0.3, -1.5, 256.2, 2.7, -0.7, 1e10, 0.5, 0.2, 3}, "float64")
+    assert.same({true, true, true, true, false, false, false, true, true},
+                nd.spline_filter1d(s, {order = 2, output = "bool"}):totable())
+  end)
+
+  it("pads grid-constant's prefilter with cval in the input's dtype, as scipy's np.pad", function()
+    -- ndi.shift(np.array([1, 5, 2, 8, 3]), 0.5, mode='grid-constant', cval=65.7, output=float)
+    local i = gpu.array({1, 5, 2, 8, 3}, "int64")
+    close({32.43224107466369, -2.8118754625351903, 4.440260775477064, 6.300832360626933, 0.1064097820152039},
+          nd.shift(i, 0.5, {mode = "grid-constant", cval = 65.7, output = "float64"}), 1e-12)
+    -- the same of np.float32 input and cval=0.1
+    close({0.015856471028089514, 3.5838836437337234, 3.161108954223281, 5.021680539373148, 6.502168888284126},
+          nd.shift(i:astype("float32"), 0.5, {mode = "grid-constant", cval = 0.1, output = "float64"}), 1e-12)
+  end)
+
+  it("copies orders 0 and 1, and pads grid-constant, with numpy's casts (wrapped, not saturated)", function()
+    -- ndi.spline_filter1d(np.array([-17.6, 3.2, 300.7, -1.5, 70000.9, 5]), order=1, output=dt)
+    local x = gpu.array({-17.6, 3.2, 300.7, -1.5, 70000.9, 5}, "float64")
+    assert.same({4294967279, 3, 300, 4294967295, 70000, 5}, nd.spline_filter1d(x, {order = 1, output = "uint32"}):totable())
+    assert.same({239, 3, 44, 255, 112, 5}, nd.spline_filter1d(x:astype("float32"), {order = 0, output = "uint8"}):totable())
+    assert.same({-17, 3, 300, -1, 4464, 5}, nd.spline_filter1d(x, {order = 1, output = "int16"}):totable())
+    -- ndi.spline_filter(np.array(-3.7), output=np.uint8)
+    assert.equal(253, nd.spline_filter(gpu.zeros({}, "float64") - 3.7, {output = "uint8"}):item())
+    -- ndi.shift(np.array([3, 9, 1, 7, 2], np.uint16), 0.4, mode='grid-constant', cval=-28.4,
+    -- output=np.float64): np.pad puts -28.4 as 65508
+    close({25016.862121269245, -5445.725620651595, 995.32036133715, 1491.772175302996, -6936.289062549133},
+          nd.shift(gpu.array({3, 9, 1, 7, 2}, "uint16"), 0.4, {mode = "grid-constant", cval = -28.4, output = "float64"}), 1e-12)
+    -- the same of np.int8 input, cval=200.5 (padded as -56)
+    close({-20.464200011146527, 12.691844445646613, 2.880822228560069, 3.112866640113121, 10.787711210987442},
+          nd.shift(gpu.array({3, 9, 1, 7, 2}, "int8"), 0.4, {mode = "grid-constant", cval = 200.5, output = "float64"}), 1e-12)
+  end)
+
+  it("refuses a result too large to make, a non-finite angle and freed arrays, naming the function", function()
+    local a = gpu.arange(0, 12, 1, "float64"):reshape(3, 4)
+    err("gpu.ndimage.zoom: the result of shape {3e+300, 4e+300} cannot be made (", nd.zoom, a, 1e300)
+    err("gpu.ndimage.zoom: the result of shape {3000000000, 4000000000} cannot be made (", nd.zoom, a, 1e9)
+    err("gpu.ndimage.affine_transform: the result of shape {4000000000000, 4} cannot be made (",
+        nd.affine_transform, a, {1, 1}, {output_shape = {4000000000000, 4}})
+    err("gpu.ndimage.rotate: angle must be finite, got inf", nd.rotate, a, math.huge, {reshape = false})
+    err("gpu.ndimage.rotate: angle must be finite, got ", nd.rotate, a, 0 / 0)
+    local f = gpu.zeros({3, 4})
+    f:free()
+    err("gpu.ndimage.shift: input is a freed array", nd.shift, f, 1)
+    err("gpu.ndimage.map_coordinates: coordinates is a freed array", nd.map_coordinates, a, f)
+    err("gpu.ndimage.zoom: output is a freed array", nd.zoom, a, 1, {output = f})
+    err("gpu.ndimage.affine_transform: matrix is a freed array", nd.affine_transform, a, f)
+    err("gpu.ndimage.fourier_ellipsoid: input is a freed array", nd.fourier_ellipsoid, f, 1)
+    err("gpu.ndimage.fourier_shift: input is a freed array", nd.fourier_shift, f, 1)
+    err("gpu.ndimage.spline_filter: input is a freed array", nd.spline_filter, f)
+  end)
+
+  it("writes an output sharing the coordinates' memory after reading them", function()
+    -- coordinates and output views of one array: the result goes through a new array
+    local x = gpu.arange(0, 8, 1, "float64")
+    local buf = gpu.array({0.5, 1, 1.5, 2, 6, 7, 9, 9}, "float64")
+    nd.map_coordinates(x, buf:reshape(1, 8)[{{}, {1, 4}}], {output = buf[{{3, 6}}], order = 1})
+    assert.same({0.5, 1, 0.5, 1, 1.5, 2, 9, 9}, buf:totable())
+  end)
+
+  it("handles 0-D, 1-element and 5-D inputs", function()
+    err("gpu.ndimage.shift: input is 0-D: it needs at least one dim", nd.shift, gpu.zeros({}), 1)
+    assert.equal(2, nd.spline_filter(gpu.zeros({}, "float64") + 2):item())
+    -- ndi.zoom(np.array([5.]), 3, mode='mirror'), ndi.shift(np.array([5.]), 0.3, mode='grid-constant')
+    close({4.999999999999999, 4.999999999999999, 4.999999999999999}, nd.zoom(gpu.array({5}, "float64"), 3, {mode = "mirror"}), 1e-15)
+    close({4.173211986847346}, nd.shift(gpu.array({5}, "float64"), 0.3, {mode = "grid-constant"}), 1e-13)
+    -- ndi.shift(np.arange(72.).reshape(2, 3, 2, 3, 2), 0.5, order=1).sum() == 142.0
+    local v = gpu.arange(0, 72, 1, "float64"):reshape(2, 3, 2, 3, 2)
+    assert.near(142, nd.shift(v, 0.5, {order = 1}):sum(), 1e-9)
+  end)
+
+  it("#multi keeps its tables on the input's device: a launch refused there spoils no later call", function()
+    local b = gpu.with_device(1, function() return gpu.arange(0, 12, 1, "float64"):reshape(3, 4) end)
+    err("is on device 1, and device 0 is current", nd.shift, b, 1)   -- device 1's tables, made while 0 was current
+    err("is on device 1, and device 0 is current", gpu.ndimage.uniform_filter, b, 3)
+    local a = b:to(0)
+    local want = {nd.shift(a, 1), nd.map_coordinates(a, {{1.5}, {2}}), gpu.ndimage.uniform_filter(a, 3)}
+    gpu.with_device(1, function()
+      local got = {nd.shift(b, 1), nd.map_coordinates(b, {{1.5}, {2}}), gpu.ndimage.uniform_filter(b, 3)}
+      for i = 1, 3 do assert.same(want[i]:totable(), got[i]:totable()) end
+    end)
+  end)
+end)
