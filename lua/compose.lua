@@ -124,7 +124,7 @@ function gpu.concatenate(list, dim)
     total = total + s[dim]
   end
   shape[dim] = total
-  local out = gpu.with_device(first.device, gpu.empty, shape, gpu.result_type(table.unpack(list)))
+  local out = gpu.with_device(first.device, gpu.empty, shape, gpu._arg.result_type_of(list))
   local at = 1
   for _, a in ipairs(list) do
     local len = a.shape[dim]

@@ -41,6 +41,13 @@ end
 -- error at level 3: the line that called the public function calling it.
 local arg = {}
 gpu._arg = arg
+-- the result_type of a list of arrays or dtype names, however many (gpu.result_type takes 16
+-- operands: for arrays alone promotion is associative, so the list is folded)
+function arg.result_type_of(list)
+  local dt = gpu.result_type(list[1])
+  for i = 2, #list do dt = gpu.result_type(dt, list[i]) end
+  return dt
+end
 -- a number as a message shows it: a whole float without its ".0"
 function arg.shown(v)
   if math.type(v) == "float" and v == math.floor(v) and math.abs(v) < 2 ^ 63 then return ("%.0f"):format(v) end

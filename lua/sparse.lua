@@ -968,7 +968,7 @@ function S.diags(diagonals, offsets, opts)
   if not dt then
     local args = {}
     for i, d in ipairs(ds) do args[i] = d.dtype end
-    dt = #args > 0 and gpu.result_type(table.unpack(args)) or "float64"
+    dt = #args > 0 and gpu._arg.result_type_of(args) or "float64"
   end
   check_dtype(api, dt)
   local shape
@@ -1057,7 +1057,7 @@ local function stack(api, blocks_, dim, opts)
     at = at + B.shape[dim]
   end
   if at > INT32_MAX then fail(api, "the result has %d %s: more than 2^31 - 1 are not supported (int32 indices)", at, dim == 1 and "rows" or "columns") end
-  local dt = check_dtype(api, o.dtype or gpu.result_type(table.unpack(dts)))
+  local dt = check_dtype(api, o.dtype or gpu._arg.result_type_of(dts))
   for i, d in ipairs(datas) do datas[i] = d:astype(dt) end
   local shape = dim == 1 and {at, blocks_[1].shape[2]} or {blocks_[1].shape[1], at}
   local A = coo(gpu.concatenate(datas), gpu.concatenate(rows):astype("int32"), gpu.concatenate(cols):astype("int32"),

@@ -143,6 +143,13 @@ describe("float16 shapes and indexing", function()
       assert.are.same(dt == "bool" and {1, 0, 1} or row, r[{3}]:astype("float64"):totable(), dt)
       assert.are.equal(want, gpu.concatenate({o, a}).dtype, dt)
     end
+    -- any number of arrays (result_type takes 16 operands: the list is folded)
+    local many = {}
+    for i = 1, 20 do many[i] = gpu.full(2, i, i == 19 and "int16" or "int8") end
+    many[20] = a[{1}]
+    local r = gpu.concatenate(many)
+    assert.are.same({"float32", 41}, {r.dtype, r.size})
+    assert.are.same({19, 19}, r[{{37, 38}}]:totable())
   end)
   it("where, take, masks and fancy indexing", function()
     check("float16", {{0, 2.5, 3}, {4, 0, 0}}, gpu.where(a:gt(1), a, 0))
