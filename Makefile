@@ -52,12 +52,14 @@ MOD_LUA  = lua/gpu.lua lua/arrays.lua lua/signature.lua lua/format.lua lua/codeg
            lua/elementwise.lua lua/npy.lua lua/reduction.lua lua/sort.lua lua/random.lua lua/compose.lua \
            lua/functional.lua \
            lua/linalg.lua lua/shape.lua lua/stats.lua lua/sets.lua lua/numeric.lua \
-           lua/einsum.lua lua/fft.lua lua/ufuncs.lua lua/ndimage.lua lua/sparse.lua lua/sparse_linalg.lua
+           lua/einsum.lua lua/fft.lua lua/ufuncs.lua lua/ndimage.lua lua/sparse.lua lua/sparse_linalg.lua \
+           lua/special.lua
 MOD_LUAC = $(MOD_LUA:lua/%.lua=build/lua/%.luac)
 EMBEDDED = $(MOD_LUAC) lua/complete.lua kernels/gpuhost.cuh kernels/builtin.cu kernels/ndimage.cu kernels/sparse.cu \
            kernels/gpuhost_portable.h kernels/cpu.h kernels/cpu_cooperative_groups.h kernels/gpuhost_cpu_abi.h \
            kernels/cpu_half.h kernels/cpu_assert.h $(JIT_LUAC) \
-           kernels/ops/ew.cuh kernels/ops/red.cuh kernels/ops/scan.cuh kernels/ops/sort.cuh kernels/ops/complex.cuh
+           kernels/ops/ew.cuh kernels/ops/red.cuh kernels/ops/scan.cuh kernels/ops/sort.cuh kernels/ops/complex.cuh \
+           kernels/special.cuh
 
 MOD_OBJ  = $(MOD_SRC:host/%.c=build/obj/%.o)
 PIC_OBJ  = $(MOD_SRC:host/%.c=build/pic/%.o)
