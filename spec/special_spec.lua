@@ -246,3 +246,157 @@ describe("gpu.special's values", function()
     check("zeta", gpu.special.zeta(gpu.array(RIEMANN[1], "float64")):totable(), RIEMANN[2], 1e-13, shown(RIEMANN[1]))
   end)
 end)
+
+describe("gpu.special's functions as ufuncs", function()
+  local S = gpu.special
+  local function each(f, a, b)   -- f of each pair alone: 0-D arrays of Lua numbers
+    local r = {}
+    for i = 1, #a do
+      r[i] = {}
+      for j = 1, #b do r[i][j] = f(a[i], b[j]):item() end
+    end
+    return r
+  end
+
+  it("broadcast two arguments as gpu.add does, Lua numbers weak", function()
+    local A, X = {0.5, 2, 30}, {0.25, 1, 4.5, 40}
+    local a, x = gpu.array(A, "float64"):reshape({3, 1}), gpu.array(X, "float64"):reshape({1, 4})
+    assert.are.same(each(S.gammainc, A, X), S.gammainc(a, x):totable())
+    assert.are.same(each(S.beta, A, X), S.beta(a, x):totable())
+    assert.are.same({3, 4}, S.xlogy(a, x).shape)
+    assert.are.same(S.polygamma(1, x):totable(), S.polygamma(gpu.full({1, 4}, 1, "float64"), x):totable())
+    assert.are.equal(0.5, S.ndtr(0):item())
+    assert.are.same({}, S.ndtr(0).shape)
+    assert.has_error(function() S.beta(gpu.zeros({2, 3}), gpu.zeros({4})) end,
+                     "gpu.special.beta: shapes {2, 3} and {4} do not broadcast")
+  end)
+
+  it("take views: transposed and strided operands", function()
+    local x = gpu.arange(1, 13, 1, "float64"):reshape({3, 4}) / 4
+    assert.are.same(S.k0e(x).T:totable(), S.k0e(x.T):totable())
+    local s = x[{{}, {1, 4, 2}}]
+    assert.are.same(S.erfcx(s:copy()):totable(), S.erfcx(s):totable())
+    assert.are.same(S.gammaincc(x.T, x.T:copy()):totable(), S.gammaincc(x, x).T:totable())
+  end)
+
+  it("write into out (of a dtype the result casts to within its kind)", function()
+    local x = gpu.array({0.5, 1, 2}, "float64")
+    local y = gpu.empty({3}, "float64")
+    assert.are.equal(y, S.i1(x, {out = y}))
+    assert.are.same(S.i1(x):totable(), y:totable())
+    local z = gpu.empty({3}, "float32")
+    S.kl_div(x, 0.75, {out = z})
+    local want = S.kl_div(x, 0.75):astype("float32"):totable()
+    assert.are.same(want, z:totable())
+    assert.has_error(function() S.i1(x, {out = gpu.empty({3}, "int32")}) end)
+  end)
+
+  it("promote as gpu.sqrt does: integers to floats, float16 and float32 kept", function()
+    assert.are.equal("float64", S.erfcx(gpu.array({1, 2}, "int32")).dtype)
+    assert.are.equal("float64", S.expit(gpu.array({1, 2}, "int64")).dtype)
+    assert.are.equal("float32", S.expit(gpu.array({1, 2}, "int16")).dtype)
+    assert.are.equal("float16", S.expit(gpu.array({1, 2}, "float16")).dtype)
+    assert.are.equal("float32", S.gammainc(gpu.array({1}, "float32"), 2).dtype)
+    assert.are.equal("float64", S.gammainc(gpu.array({1}, "float32"), gpu.array({2}, "float64")).dtype)
+    assert.are.equal("float64", S.gammaln:result_dtype("int32"))
+    assert.are.same(S.erfcx(gpu.array({1, 2}, "float64")):totable(), S.erfcx(gpu.array({1, 2}, "int32")):totable())
+    -- float16 computes in float32 and rounds once
+    local h = S.ndtr(gpu.array({0.5, -1}, "float16"))
+    assert.are.same(S.ndtr(gpu.array({0.5, -1}, "float32")):astype("float16"):totable(), h:totable())
+  end)
+
+  it("refuse complex arrays", function()
+    local z = gpu.array({1, 2}, "complex64")
+    assert.has_error(function() S.erfcx(z) end, "gpu.special.erfcx: complex arrays are not supported")
+    assert.has_error(function() S.gammainc(1, z) end, "gpu.special.gammainc: complex arrays are not supported")
+    assert.has_error(function() S.zeta(z) end, "gpu.special.zeta: complex arrays are not supported")
+    assert.has_error(function() S.zeta(2, z) end, "gpu.special.zeta: complex arrays are not supported")
+  end)
+
+  it("fuse, and serve gpu.elementwise's operations as sp::<name>", function()
+    local f = gpu.fuse(function(x, y) return S.xlogy(x, y) + S.expit(x) * S.i0e(y) end)
+    local x, y = gpu.array({0, 0.5, 3}, "float64"), gpu.array({2, 0.25, 7}, "float64")
+    local want = (S.xlogy(x, y) + S.expit(x) * S.i0e(y)):totable()
+    assert.are.same(want, f(x, y):totable())
+    local k = gpu.elementwise("T x", "T y", "y = sp::erfcx(x) + sp::zeta(x + 2, (T)1)", "erfcx_zeta")
+    assert.are.same((S.erfcx(x) + S.zeta(x + 2, 1)):totable(), k(x):totable())
+  end)
+
+  it("zeta(x) and zeta(x, q), each taking out", function()
+    local x = gpu.array({2, 4}, "float64")
+    assert.are.same(S.zeta(x, 1):totable(), S.zeta(x):totable())
+    local o = gpu.empty({2}, "float64")
+    assert.are.equal(o, S.zeta(x, {out = o}))
+    assert.are.same(S.zeta(x):totable(), o:totable())
+    assert.are.equal(o, S.zeta(x, 2, {out = o}))
+    assert.are.same(S.zeta(x, 2):totable(), o:totable())
+  end)
+end)
+
+describe("gpu.special.softmax, log_softmax and logsumexp", function()
+  local S = gpu.special
+  local X = {{1, 2, 3}, {-1, 0, 1000}}
+  local function lse(t)   -- log(sum(exp(t))) in Lua, from the largest
+    local m = -inf
+    for _, v in ipairs(t) do m = math.max(m, v) end
+    local s = 0
+    for _, v in ipairs(t) do s = s + math.exp(v - m) end
+    return m + math.log(s)
+  end
+  local function near(want, got, tol)
+    if type(want) == "table" then
+      for i = 1, #want do near(want[i], got[i], tol) end
+      return
+    end
+    assert.is_true(math.abs(got - want) <= (tol or 1e-15) * math.max(1, math.abs(want)),
+                   ("%.17g, want %.17g"):format(got, want))
+  end
+
+  it("logsumexp: every element (a Lua number), along a dim, kept, weighted", function()
+    local x = gpu.array(X, "float64")
+    near(lse({1, 2, 3, -1, 0, 1000}), S.logsumexp(x))
+    near({lse(X[1]), lse(X[2])}, S.logsumexp(x, 2):totable())
+    near({lse({1, -1}), lse({2, 0}), lse({3, 1000})}, S.logsumexp(x, 1):totable())
+    assert.are.same({2, 1}, S.logsumexp(x, 2, {keepdim = true}).shape)
+    assert.are.same({1, 3}, S.logsumexp(x, {dim = 1, keepdim = true}).shape)
+    near({lse({1 + math.log(2), 2 + math.log(0.5), 3}), lse({-1 + math.log(2), math.log(0.5), 1000})},
+         S.logsumexp(x, 2, {b = gpu.array({2, 0.5, 1}, "float64")}):totable())
+    assert.are.equal(-inf, S.logsumexp(gpu.array({-inf, -inf})))
+    assert.are.equal(inf, S.logsumexp(gpu.array({1, inf})))
+    assert.is_true(S.logsumexp(gpu.array({1, nan})) ~= S.logsumexp(gpu.array({1, nan})))
+    assert.are.equal("float32", S.logsumexp(gpu.array(X, "float32"), 2).dtype)
+    assert.are.equal("float64", S.logsumexp(gpu.array(X, "int32"), 2).dtype)
+  end)
+
+  it("softmax and log_softmax: every element by default, as scipy's, or along dims", function()
+    local x = gpu.array(X, "float64")
+    local all = lse({1, 2, 3, -1, 0, 1000})
+    local sm = S.softmax(x):totable()
+    local lsm = S.log_softmax(x):totable()
+    for i = 1, 2 do
+      for j = 1, 3 do
+        near(math.exp(X[i][j] - all), sm[i][j])
+        near(X[i][j] - all, lsm[i][j], 1e-13)
+      end
+    end
+    local rows, lrows = S.softmax(x, 2):totable(), S.log_softmax(x, -1):totable()
+    for i = 1, 2 do
+      for j = 1, 3 do
+        near(math.exp(X[i][j] - lse(X[i])), rows[i][j])
+        near(X[i][j] - lse(X[i]), lrows[i][j], 1e-13)
+      end
+    end
+    assert.are.same(S.softmax(x.T, 1).T:totable(), S.softmax(x, 2):totable())
+    assert.are.same(S.softmax(x, {dim = 2}):totable(), S.softmax(x, 2):totable())
+    assert.are.equal("float32", S.softmax(gpu.array(X, "float32"), 1).dtype)
+  end)
+
+  it("refuse complex and empty arrays and bad options", function()
+    assert.has_error(function() S.softmax(gpu.zeros({2}, "complex64")) end,
+                     "gpu.special.softmax: complex arrays are not supported")
+    assert.has_error(function() S.logsumexp(gpu.zeros({0})) end,
+                     "gpu.special.logsumexp: an empty array has no maximum")
+    assert.has_error(function() S.log_softmax(gpu.zeros({2}), 1, 5) end,
+                     "bad argument to 'gpu.special.log_softmax' (options table expected, got number)")
+  end)
+end)
