@@ -331,6 +331,43 @@ __device__ inline double gammainc(double a, double x, bool upper) {
   return upper ? 1 - p : p;
 }
 
+// the regularized incomplete beta function I_x(a, b): x^a (1 - x)^b / (a B(a, b)) times
+// its continued fraction (Lentz's evaluation), which converges fast below
+// x = (a + 1) / (a + b + 2); past it 1 - I_(1 - x)(b, a)
+__device__ inline double betainc(double a, double b, double x) {
+  if (isnan(a) || isnan(b) || isnan(x) || !(a > 0) || !(b > 0) || a == inf() || b == inf() ||
+      x < 0 || x > 1) return nan();
+  if (x == 0 || x == 1) return x;
+  bool swap = x > (a + 1) / (a + b + 2);
+  if (swap) { double t = a; a = b; b = t; x = 1 - x; }
+  const double tiny = 1e-300;
+  double c = 1, d = 1 - (a + b) * x / (a + 1);
+  if (fabs(d) < tiny) d = tiny;
+  d = 1 / d;
+  double h = d;
+  for (int m = 1; m < 100000; m++) {
+    double m2 = 2.0 * m;
+    double e = m * (b - m) * x / ((a + m2 - 1) * (a + m2));   // the even step
+    d = 1 + e * d;
+    if (fabs(d) < tiny) d = tiny;
+    c = 1 + e / c;
+    if (fabs(c) < tiny) c = tiny;
+    d = 1 / d;
+    h *= d * c;
+    e = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1));   // the odd step
+    d = 1 + e * d;
+    if (fabs(d) < tiny) d = tiny;
+    c = 1 + e / c;
+    if (fabs(c) < tiny) c = tiny;
+    d = 1 / d;
+    double del = d * c;
+    h *= del;
+    if (fabs(del - 1) <= 1e-16) break;
+  }
+  double r = ::exp(a * ::log(x) + b * ::log1p(-x) - betaln(a, b)) / a * h;
+  return swap ? 1 - r : r;
+}
+
 // ---- logistic, entropies, losses ----
 __device__ inline double expit(double x) {
   if (x >= 0) return 1 / (1 + ::exp(-x));
@@ -532,6 +569,7 @@ SP_1(i0, bessel_i0) SP_1(i0e, bessel_i0e) SP_1(i1, bessel_i1) SP_1(i1e, bessel_i
 SP_1(k0, bessel_k0) SP_1(k0e, bessel_k0e) SP_1(k1, bessel_k1) SP_1(k1e, bessel_k1e)
 SP_1(j0, ::j0) SP_1(j1, ::j1) SP_1(y0, ::y0) SP_1(y1, ::y1)
 SP_2(zeta, hurwitz) SP_1(riemann_zeta, riemann)
+template <class T> __device__ inline T betainc(T a, T b, T x) { return (T)betainc((double)a, (double)b, (double)x); }
 #undef SP_1
 #undef SP_2
 

@@ -1,5 +1,5 @@
 # special_reference.py: the reference tables of spec/special_spec.lua (ONE, TWO, RIEMANN,
-# F32), printed as Lua from scipy.special (1.11) and, at three points where scipy is off, mpmath's
+# BETAINC, F32), printed as Lua from scipy.special (1.11) and, at four points where scipy is off, mpmath's
 # values. Run: python3 scripts/special_reference.py, and paste its output over the tables.
 import numpy as np, scipy.special as sc
 np.seterr(all='ignore')
@@ -60,7 +60,8 @@ two = {
 riemann = [2, 3, 0.5, 0, -1, -2, -2.5, -13.5, -170.5, -250.5, 1.5, 1, 0.999, 100, inf, -inf, nan]
 # where scipy 1.11 is not within 1e-13 of the function: mpmath's values (40 digits)
 MP = {('logit', 0.50001): 4.000000000515129228563877924648937533581e-05,
-      ('beta', 1e6, 1.0): 1e-06, ('beta', 300.0, 300.5): 3.488368743253567962257786603728201794828e-182}
+      ('beta', 1e6, 1.0): 1e-06, ('beta', 300.0, 300.5): 3.488368743253567962257786603728201794828e-182,
+      ('betainc', 87.5, 97.75, 0.2): 5.426777620759241379456172598512782852682e-17}
 def fix(name, args, ys):
     ys = np.array(ys, float)
     for i in range(len(ys)):
@@ -80,6 +81,10 @@ for name, (f, ps) in two.items():
     ys = fix(name, [a, b], f(a, b))
     out.append('  {"%s", {%s}, {%s},\n    {%s}},' % (name, ", ".join(lua(x) for x in a), ", ".join(lua(x) for x in b), ", ".join(lua(y) for y in ys)))
 out.append("}")
+three = [(1, 1, 0.5), (2, 3, 0.3), (0.5, 0.5, 0.1), (10, 20, 0.4), (87.5, 97.75, 0.2), (0.1, 5, 0.99),
+         (5, 0.5, 0.999), (2, 3, 0), (2, 3, 1), (0, 1, 0.5), (1, 0, 0.5), (-1, 1, 0.5), (1, 1, 1.5), (1, 1, -0.5), (inf, 1, 0.5), (1, 1, nan)]
+a, b, x = (np.array([p[i] for p in three], float) for i in range(3))
+out.append('local BETAINC = {{%s}, {%s}, {%s},\n  {%s}}' % tuple(", ".join(lua(v) for v in t) for t in (a, b, x, fix('betainc', [a, b, x], sc.betainc(a, b, x)))))
 xs = np.array(riemann, float)
 out.append('local RIEMANN = {{%s},\n  {%s}}' % (", ".join(lua(x) for x in xs), ", ".join(lua(y) for y in sc.zeta(xs))))
 print("\n".join(out))
