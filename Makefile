@@ -110,8 +110,9 @@ build/lua/%.luac: lua/%.lua build/luac
 	build/luac -g "=[gpu] $<" $< $@
 
 # what the C gpu.jit keeps on disk was made by (a checksum of its code, and of gpu's complex
-# functions, which it copies into kernels that use them): in the memo's keys
-build/jit/stamp: $(JIT_LUA:lua/jit/%.lua=build/jit/%.luac) kernels/ops/ew.cuh kernels/ops/complex.cuh
+# functions and gpu.special's, which it copies into kernels that use them): in the memo's keys
+build/jit/stamp: $(JIT_LUA:lua/jit/%.lua=build/jit/%.luac) kernels/ops/ew.cuh kernels/ops/complex.cuh \
+                 kernels/special.cuh
 	cat $^ | cksum | tr -d ' \n' > $@
 
 # Error names and descriptions come from the toolkit's headers.

@@ -5,6 +5,8 @@
 // erfc, lgamma, tgamma and Bessel J and Y, which are each backend's own). The values at
 // poles, infinities and outside a domain are scipy 1.11's, where README says otherwise.
 
+#ifndef GPUHOST_SPECIAL_CUH   // once, where gpu.vectorize's body (gpu.jit's C) has it too
+#define GPUHOST_SPECIAL_CUH
 namespace sp {
 
 __device__ inline double inf() { return HUGE_VAL; }
@@ -574,3 +576,4 @@ template <class T> __device__ inline T betainc(T a, T b, T x) { return (T)betain
 #undef SP_2
 
 }  // namespace sp
+#endif

@@ -412,3 +412,46 @@ describe("gpu.special.softmax, log_softmax and logsumexp", function()
                      "bad argument to 'gpu.special.log_softmax' (options table expected, got number)")
   end)
 end)
+
+describe("gpu.special in gpu.jit kernels", function()
+  local S = gpu.special
+  local x = gpu.array({0.5, 1, 2.5}, "float64")
+
+  it("computes what the ufuncs compute, in each float type", function()
+    local k = gpu.jit(function(a, y, n)
+      local i = gpu.grid(1)
+      if i <= n then
+        y[i] = gpu.special.erfcx(a[i]) + gpu.special.gammainc(2, a[i]) + gpu.special.zeta(a[i] + 2) +
+               gpu.special.zeta(3, a[i]) + gpu.special.erf(a[i]) + gpu.special.betainc(a[i], 2, 0.5)
+      end
+    end)
+    local y = gpu.empty({3}, "float64")
+    k[{1, 32}](x, y, 3)
+    assert.are.same((S.erfcx(x) + S.gammainc(2, x) + S.zeta(x + 2) + S.zeta(3, x) + S.erf(x) +
+                     S.betainc(x, 2, 0.5)):totable(), y:totable())
+    local k0e = gpu.special.k0e   -- a ufunc read from an upvalue is the intrinsic
+    local k2 = gpu.jit(function(a, b, n) local i = gpu.grid(1); if i <= n then b[i] = k0e(a[i]) end end)
+    for _, t in ipairs({"float32", "float16"}) do
+      local a, b = x:astype(t), gpu.empty({3}, t)
+      k2[{1, 32}](a, b, 3)
+      assert.are.same(S.k0e(a):totable(), b:totable())
+    end
+    local v = gpu.vectorize(function(a, b) return gpu.special.kl_div(a, b) end)
+    assert.are.same(S.kl_div(x, 0.5):totable(), v(x, 0.5):totable())
+  end)
+
+  it("refuses complex numbers and wrong counts of arguments", function()
+    local function err(f, ...)
+      local ok, e = pcall(function(...) gpu.jit(f)[{1, 1}](...) end, ...)
+      assert.is_false(ok)
+      return tostring(e)
+    end
+    local z = gpu.array({1}, "complex128")
+    assert.truthy(err(function(a) a[1] = gpu.special.expit(a[1]) end, z)
+                  :find("gpu.special.expit needs a real number, got a complex128", 1, true))
+    assert.truthy(err(function(a) a[1] = gpu.special.expit(a[1], 2) end, x)
+                  :find("gpu.special.expit takes 1 argument, got 2", 1, true))
+    assert.truthy(err(function(a) a[1] = gpu.special.zeta() end, x)
+                  :find("gpu.special.zeta takes 1 to 2 arguments, got 0", 1, true))
+  end)
+end)
