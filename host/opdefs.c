@@ -107,7 +107,7 @@ const int ops_nbuiltins = (int)(sizeof ops_builtins / sizeof ops_builtins[0]);
 #define SPECIAL(name, nin) {name, nin, RULE_FLOAT, "sp::" name, NULL, NOCX}
 const OpDef ops_special[] = {
   {"erf", 1, RULE_FLOAT, "ew::erf", NULL, NOCX}, {"erfc", 1, RULE_FLOAT, "ew::erfc", NULL, NOCX},
-  {"gammaln", 1, RULE_FLOAT, "ew::lgamma", NULL, NOCX}, {"sinc", 1, RULE_FLOAT, "ew::sinc", NULL, NOCX},
+  {"sinc", 1, RULE_FLOAT, "ew::sinc", NULL, NOCX}, SPECIAL("gammaln", 1),
   SPECIAL("erfcx", 1), SPECIAL("erfinv", 1), SPECIAL("erfcinv", 1),
   SPECIAL("ndtr", 1), SPECIAL("ndtri", 1), SPECIAL("log_ndtr", 1),
   SPECIAL("gamma", 1), SPECIAL("loggamma", 1), SPECIAL("digamma", 1), SPECIAL("polygamma", 2),

@@ -138,8 +138,16 @@ __device__ inline double log_ndtr(double x) {
 // ---- gamma and its relatives ----
 __device__ inline bool nonpositive_integer(double x) { return x <= 0 && x == ::floor(x); }
 __device__ inline double gamma(double x) {
+  if (x == -inf()) return nan();   // scipy's -inf has no reason
   if (nonpositive_integer(x)) return inf();   // scipy's (the C library's NaN, and -inf at -0)
   return ::tgamma(x);
+}
+// log|gamma(x)|: below -2 by the reflection log(pi / |x sin(pi x)|) - lgamma(-x), which
+// keeps its digits where CUDA's lgamma documents large errors (-11 < x < -2.26)
+__device__ inline double gammaln(double x) {
+  if (x < -2 && x > -4503599627370496.0 && x != ::floor(x))
+    return ::log(PI / fabs(x * sinpi(x))) - ::lgamma(-x);
+  return ::lgamma(x);
 }
 __device__ inline double loggamma(double x) {
   if (x < 0 || isnan(x)) return nan();   // scipy's real loggamma
@@ -562,7 +570,7 @@ __device__ inline double bessel_k1e(double x) { return bessel_k(x, 1, true); }
 #define SP_2(NAME, CORE) template <class T> __device__ inline T NAME(T x, T y) { return (T)CORE((double)x, (double)y); }
 SP_1(erfcx, erfcx) SP_1(erfinv, erfinv) SP_1(erfcinv, erfcinv)
 SP_1(ndtr, ndtr) SP_1(ndtri, ndtri) SP_1(log_ndtr, log_ndtr)
-SP_1(gamma, gamma) SP_1(loggamma, loggamma) SP_1(digamma, digamma) SP_2(polygamma, polygamma)
+SP_1(gamma, gamma) SP_1(gammaln, gammaln) SP_1(loggamma, loggamma) SP_1(digamma, digamma) SP_2(polygamma, polygamma)
 SP_2(beta, beta) SP_2(betaln, betaln) SP_2(gammainc, gammainc_lower) SP_2(gammaincc, gammainc_upper)
 SP_1(expit, expit) SP_1(logit, logit) SP_1(log_expit, log_expit)
 SP_2(xlogy, xlogy) SP_2(xlog1py, xlog1py) SP_1(entr, entr) SP_2(rel_entr, rel_entr) SP_2(kl_div, kl_div)

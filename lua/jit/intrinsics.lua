@@ -811,7 +811,7 @@ for name, f in pairs(npmath) do
 end
 
 -- gpu.special.<name>(x [, y [, z]]): gpu.special's functions (kernels/special.cuh, put
--- before the kernel where one is called; erf, erfc, gammaln and sinc are ew.cuh's), real
+-- before the kernel where one is called; erf, erfc and sinc are ew.cuh's), real
 -- numbers only: float32 (and float16, computed in float32) stays, integers give float64
 namespaces["gpu.special"] = true
 local special = {}   -- name -> {arguments, C function}
@@ -823,7 +823,6 @@ for name, n in ([[erf=1 erfc=1 gammaln=1 sinc=1 erfcx=1 erfinv=1 erfcinv=1 ndtr=
   special[name] = {n = tonumber(n), c = "sp::" .. name}
 end
 for _, name in ipairs({"erf", "erfc", "sinc"}) do special[name].c = "ew::" .. name end
-special.gammaln.c = "ew::lgamma"
 special.zeta = {n = 2, lo = 1, c = "sp::zeta", c1 = "sp::riemann_zeta"}   -- zeta(x [, q])
 for name, f in pairs(special) do
   local what = "gpu.special." .. name
