@@ -223,7 +223,7 @@ __device__ inline double hurwitz(double s, double q) {
   return zeta_sum(s, q);
 }
 // Riemann's zeta(s); below 0 by the functional equation
-// zeta(s) = 2^s pi^(s - 1) sin(pi s / 2) gamma(1 - s) zeta(1 - s), in logs past gamma's range
+// zeta(s) = 2^s pi^(s - 1) sin(pi s / 2) gamma(1 - s) zeta(1 - s)
 __device__ inline double riemann(double s) {
   if (isnan(s)) return s;
   if (s == inf()) return 1;
@@ -234,9 +234,10 @@ __device__ inline double riemann(double s) {
   if (h == ::floor(h)) return 0;   // the trivial zeros
   double z = zeta_sum(1 - s, 1), sn = sinpi(h);
   if (1 - s < 170) return ::pow(2.0, s) * ::pow(PI, s - 1) * sn * ::tgamma(1 - s) * z;
-  double l = s * 0.6931471805599453 + (s - 1) * 1.1447298858494002 + ::lgamma(1 - s) + ::log(fabs(sn * z));
-  double r = ::exp(l);
-  return sn * z < 0 ? -r : r;
+  // past gamma's range, Legendre's duplication gamma(1 - s) = gamma((1 - s) / 2)
+  // gamma(1 - s / 2) 2^-s / sqrt(pi), whose 2^-s cancels (in logs 1e-13 would be lost)
+  if (s < -400) return sn * z < 0 ? -inf() : inf();   // past the largest double
+  return ::tgamma((1 - s) / 2) * ::pow(PI, s - 1.5) * ::tgamma(1 - s / 2) * sn * z;
 }
 
 // polygamma(n, x) = (-1)^(n + 1) n! zeta(n + 1, x), digamma for n = 0; n a whole number
