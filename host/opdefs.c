@@ -120,6 +120,7 @@ const OpDef ops_special[] = {
   SPECIAL("i0", 1), SPECIAL("i0e", 1), SPECIAL("i1", 1), SPECIAL("i1e", 1),
   SPECIAL("k0", 1), SPECIAL("k0e", 1), SPECIAL("k1", 1), SPECIAL("k1e", 1),
   SPECIAL("j0", 1), SPECIAL("j1", 1), SPECIAL("y0", 1), SPECIAL("y1", 1),
+  {"psi", 1, RULE_FLOAT, "sp::digamma", NULL, NOCX},   /* scipy's other name of digamma */
   {"_zeta", 2, RULE_FLOAT, "sp::zeta", NULL, NOCX},   /* lua/special.lua's zeta(x, q) */
   {"_riemann_zeta", 1, RULE_FLOAT, "sp::riemann_zeta", NULL, NOCX},   /* and zeta(x) */
 };

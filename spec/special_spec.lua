@@ -351,6 +351,12 @@ describe("gpu.special's functions as ufuncs", function()
     assert.are.equal(1e200 - 1, S.pseudo_huber(1, 1e200):item())  -- scipy: NaN
   end)
 
+  it("psi is digamma, its errors naming psi", function()
+    local x = gpu.array({-2.5, 0.25, 1.4616321449683622, 30}, "float64")
+    assert.are.same(S.digamma(x):totable(), S.psi(x):totable())
+    assert.has_error(function() S.psi(gpu.zeros({1}, "complex128")) end, "gpu.special.psi: complex arrays are not supported")
+  end)
+
   it("zeta(x) and zeta(x, q), each taking out", function()
     local x = gpu.array({2, 4}, "float64")
     assert.are.same(S.zeta(x, 1):totable(), S.zeta(x):totable())

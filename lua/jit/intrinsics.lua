@@ -823,6 +823,7 @@ for name, n in ([[erf=1 erfc=1 gammaln=1 sinc=1 erfcx=1 erfinv=1 erfcinv=1 ndtr=
   special[name] = {n = tonumber(n), c = "sp::" .. name}
 end
 for _, name in ipairs({"erf", "erfc", "sinc"}) do special[name].c = "ew::" .. name end
+special.psi = {n = 1, c = "sp::digamma"}
 special.zeta = {n = 2, lo = 1, c = "sp::zeta", c1 = "sp::riemann_zeta"}   -- zeta(x [, q])
 for name, f in pairs(special) do
   local what = "gpu.special." .. name
