@@ -342,15 +342,9 @@ __device__ inline double gammainc(double a, double x, bool upper) {
   return upper ? 1 - p : p;
 }
 
-// the regularized incomplete beta function I_x(a, b): x^a (1 - x)^b / (a B(a, b)) times
-// its continued fraction (Lentz's evaluation), which converges fast below
-// x = (a + 1) / (a + b + 2); past it 1 - I_(1 - x)(b, a)
-__device__ inline double betainc(double a, double b, double x) {
-  if (isnan(a) || isnan(b) || isnan(x) || !(a > 0) || !(b > 0) || a == inf() || b == inf() ||
-      x < 0 || x > 1) return nan();
-  if (x == 0 || x == 1) return x;
-  bool swap = x > (a + 1) / (a + b + 2);
-  if (swap) { double t = a; a = b; b = t; x = 1 - x; }
+// x^a (1 - x)^b / (a B(a, b)) times the continued fraction of I_x(a, b) (Lentz's
+// evaluation), which converges fast below x = (a + 1) / (a + b + 2), slower past it
+__device__ inline double betainc_cf(double a, double b, double x) {
   const double tiny = 1e-300;
   double c = 1, d = 1 - (a + b) * x / (a + 1);
   if (fabs(d) < tiny) d = tiny;
@@ -375,8 +369,18 @@ __device__ inline double betainc(double a, double b, double x) {
     h *= del;
     if (fabs(del - 1) <= 1e-16) break;
   }
-  double r = ::exp(a * ::log(x) + b * ::log1p(-x) - betaln(a, b)) / a * h;
-  return swap ? 1 - r : r;
+  return ::exp(a * ::log(x) + b * ::log1p(-x) - betaln(a, b)) / a * h;
+}
+// the regularized incomplete beta function I_x(a, b): its continued fraction below
+// x = (a + 1) / (a + b + 2), past it 1 - I_(1 - x)(b, a), unless that is near 1 (then
+// 1 - it would lose digits: the fraction of I_x(a, b) itself, which still converges)
+__device__ inline double betainc(double a, double b, double x) {
+  if (isnan(a) || isnan(b) || isnan(x) || !(a > 0) || !(b > 0) || a == inf() || b == inf() ||
+      x < 0 || x > 1) return nan();
+  if (x == 0 || x == 1) return x;
+  if (x <= (a + 1) / (a + b + 2)) return betainc_cf(a, b, x);
+  double r = betainc_cf(b, a, 1 - x);
+  return r > 0.9 ? betainc_cf(a, b, x) : 1 - r;
 }
 
 // ---- logistic, entropies, losses ----

@@ -81,7 +81,7 @@ for name, (f, ps) in two.items():
     ys = fix(name, [a, b], f(a, b))
     out.append('  {"%s", {%s}, {%s},\n    {%s}},' % (name, ", ".join(lua(x) for x in a), ", ".join(lua(x) for x in b), ", ".join(lua(y) for y in ys)))
 out.append("}")
-three = [(1, 1, 0.5), (2, 3, 0.3), (0.5, 0.5, 0.1), (10, 20, 0.4), (87.5, 97.75, 0.2), (0.1, 5, 0.99),
+three = [(1, 1, 0.5), (2, 3, 0.3), (6.836067753241037, 0.0070545413528564005, 0.9064023551754857), (0.5, 0.5, 0.1), (10, 20, 0.4), (87.5, 97.75, 0.2), (0.1, 5, 0.99),
          (5, 0.5, 0.999), (2, 3, 0), (2, 3, 1), (0, 1, 0.5), (1, 0, 0.5), (-1, 1, 0.5), (1, 1, 1.5), (1, 1, -0.5), (inf, 1, 0.5), (1, 1, nan)]
 a, b, x = (np.array([p[i] for p in three], float) for i in range(3))
 out.append('local BETAINC = {{%s}, {%s}, {%s},\n  {%s}}' % tuple(", ".join(lua(v) for v in t) for t in (a, b, x, fix('betainc', [a, b, x], sc.betainc(a, b, x)))))
