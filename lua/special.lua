@@ -23,7 +23,17 @@ local function options(name, x, dim, opts)
   end
   opts = opts or {}
   if type(opts) ~= "table" then error(("bad argument to 'gpu.special.%s' (options table expected, got %s)"):format(name, type(opts)), 3) end
-  if not gpu._is_array(x) then x = gpu.asarray(x) end
+  if not gpu._is_array(x) then
+    if type(x) ~= "table" and type(x) ~= "number" then
+      error(("bad argument #1 to 'gpu.special.%s' (device array, table or number expected, got %s)"):format(name, type(x)), 3)
+    end
+    x = gpu.asarray(x)
+  end
+  for _, d in ipairs(type(dim) == "table" and dim or {dim}) do   -- gpu.max's message would name gpu.max
+    if math.type(d) ~= "integer" or d == 0 or d > x.ndim or d < -x.ndim then
+      error(("gpu.special.%s: dim %s is out of range for an array of %d dimensions"):format(name, tostring(d), x.ndim), 3)
+    end
+  end
   local k = x.dtype
   if k:find("complex") then error(("gpu.special.%s: complex arrays are not supported"):format(name), 3) end
   if not k:find("float") then x = x:astype("float64") end

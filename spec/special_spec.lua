@@ -431,6 +431,13 @@ describe("gpu.special.softmax, log_softmax and logsumexp", function()
                      "gpu.special.softmax: complex arrays are not supported")
     assert.has_error(function() S.logsumexp(gpu.zeros({0})) end,
                      "gpu.special.logsumexp: an empty array has no maximum")
+    assert.has_error(function() S.logsumexp() end,
+                     "bad argument #1 to 'gpu.special.logsumexp' (device array, table or number expected, got nil)")
+    assert.has_error(function() S.softmax(gpu.zeros({2, 2}), 3) end,
+                     "gpu.special.softmax: dim 3 is out of range for an array of 2 dimensions")
+    assert.has_error(function() S.logsumexp(gpu.zeros({2, 2}), {1, 0}) end,
+                     "gpu.special.logsumexp: dim 0 is out of range for an array of 2 dimensions")
+    assert.is_true(math.abs(S.logsumexp({0, 0}) - math.log(2)) < 1e-7)   -- a table: gpu.asarray's float32
     assert.has_error(function() S.log_softmax(gpu.zeros({2}), 1, 5) end,
                      "bad argument to 'gpu.special.log_softmax' (options table expected, got number)")
   end)
