@@ -53,13 +53,14 @@ MOD_LUA  = lua/gpu.lua lua/arrays.lua lua/signature.lua lua/format.lua lua/codeg
            lua/functional.lua \
            lua/linalg.lua lua/shape.lua lua/stats.lua lua/sets.lua lua/numeric.lua \
            lua/einsum.lua lua/fft.lua lua/ufuncs.lua lua/ndimage.lua lua/sparse.lua lua/sparse_linalg.lua \
-           lua/ndimage_interp.lua lua/ndimage_morph.lua
+           lua/ndimage_interp.lua lua/ndimage_morph.lua lua/special.lua
 MOD_LUAC = $(MOD_LUA:lua/%.lua=build/lua/%.luac)
 EMBEDDED = $(MOD_LUAC) lua/complete.lua kernels/gpuhost.cuh kernels/builtin.cu kernels/ndimage.cu kernels/sparse.cu \
            kernels/ndimage_interp.cu kernels/ndimage_morph.cu \
            kernels/gpuhost_portable.h kernels/cpu.h kernels/cpu_cooperative_groups.h kernels/gpuhost_cpu_abi.h \
            kernels/cpu_half.h kernels/cpu_assert.h $(JIT_LUAC) \
-           kernels/ops/ew.cuh kernels/ops/red.cuh kernels/ops/scan.cuh kernels/ops/sort.cuh kernels/ops/complex.cuh
+           kernels/ops/ew.cuh kernels/ops/red.cuh kernels/ops/scan.cuh kernels/ops/sort.cuh kernels/ops/complex.cuh \
+           kernels/special.cuh
 
 MOD_OBJ  = $(MOD_SRC:host/%.c=build/obj/%.o)
 PIC_OBJ  = $(MOD_SRC:host/%.c=build/pic/%.o)
@@ -110,8 +111,9 @@ build/lua/%.luac: lua/%.lua build/luac
 	build/luac -g "=[gpu] $<" $< $@
 
 # what the C gpu.jit keeps on disk was made by (a checksum of its code, and of gpu's complex
-# functions, which it copies into kernels that use them): in the memo's keys
-build/jit/stamp: $(JIT_LUA:lua/jit/%.lua=build/jit/%.luac) kernels/ops/ew.cuh kernels/ops/complex.cuh
+# functions and gpu.special's, which it copies into kernels that use them): in the memo's keys
+build/jit/stamp: $(JIT_LUA:lua/jit/%.lua=build/jit/%.luac) kernels/ops/ew.cuh kernels/ops/complex.cuh \
+                 kernels/special.cuh
 	cat $^ | cksum | tr -d ' \n' > $@
 
 # Error names and descriptions come from the toolkit's headers.

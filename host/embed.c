@@ -31,6 +31,7 @@
   X(embed_ndimage_morph_lua, "lua/ndimage_morph.lua", "build/lua/ndimage_morph.luac") \
   X(embed_sparse_lua, "lua/sparse.lua", "build/lua/sparse.luac") \
   X(embed_sparse_linalg_lua, "lua/sparse_linalg.lua", "build/lua/sparse_linalg.luac") \
+  X(embed_special_lua, "lua/special.lua", "build/lua/special.luac") \
   X(embed_jit_lua, "lua/jit/jit.lua", "build/jit/jit.luac") \
   X(embed_jit_lex_lua, "lua/jit/lex.lua", "build/jit/lex.luac") \
   X(embed_jit_parse_lua, "lua/jit/parse.lua", "build/jit/parse.luac") \
@@ -50,6 +51,7 @@
   X(embed_sparse_cu, "kernels/sparse.cu", "kernels/sparse.cu") \
   X(embed_ew_cuh, "kernels/ops/ew.cuh", "kernels/ops/ew.cuh") \
   X(embed_complex_cuh, "kernels/ops/complex.cuh", "kernels/ops/complex.cuh") \
+  X(embed_special_cuh, "kernels/special.cuh", "kernels/special.cuh") \
   X(embed_random_lua, "lua/random.lua", "lua/random.lua") \
   X(embed_sort_cuh, "kernels/ops/sort.cuh", "kernels/ops/sort.cuh") \
   X(embed_sort_lua, "lua/sort.lua", "lua/sort.lua") \

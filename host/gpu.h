@@ -314,6 +314,8 @@ typedef struct OpDef {
 } OpDef;
 extern const OpDef ops_builtins[];
 extern const int ops_nbuiltins;
+extern const OpDef ops_special[];   /* gpu.special's */
+extern const int ops_nspecial;
 Ufunc *ufunc_check(lua_State *L, int idx);   /* [-0, +0, v] */
 /* [-0, +1, m] A new ufunc (built-ins: expr names the function that computes it). */
 Ufunc *ufunc_new(lua_State *L, const char *name, int nin, int nout, int rule, const char *expr);

@@ -101,3 +101,28 @@ const OpDef ops_builtins[] = {
   {"_copy", 1, RULE_CAST, "ew::identity", NULL, CX},
 };
 const int ops_nbuiltins = (int)(sizeof ops_builtins / sizeof ops_builtins[0]);
+
+/* gpu.special's ufuncs (scipy.special's; kernels/special.cuh), named gpu.special.<name>.
+ * Two-argument ones broadcast as gpu.add; floats as sqrt's rule; no complex numbers. */
+#define SPECIAL(name, nin) {name, nin, RULE_FLOAT, "sp::" name, NULL, NOCX}
+const OpDef ops_special[] = {
+  {"erf", 1, RULE_FLOAT, "ew::erf", NULL, NOCX}, {"erfc", 1, RULE_FLOAT, "ew::erfc", NULL, NOCX},
+  {"sinc", 1, RULE_FLOAT, "ew::sinc", NULL, NOCX}, SPECIAL("gammaln", 1),
+  SPECIAL("erfcx", 1), SPECIAL("erfinv", 1), SPECIAL("erfcinv", 1),
+  SPECIAL("ndtr", 1), SPECIAL("ndtri", 1), SPECIAL("log_ndtr", 1),
+  SPECIAL("gamma", 1), SPECIAL("loggamma", 1), SPECIAL("digamma", 1), SPECIAL("polygamma", 2),
+  SPECIAL("beta", 2), SPECIAL("betaln", 2), SPECIAL("betainc", 3),
+  SPECIAL("gammainc", 2), SPECIAL("gammaincc", 2),
+  SPECIAL("expit", 1), SPECIAL("logit", 1), SPECIAL("log_expit", 1),
+  SPECIAL("xlogy", 2), SPECIAL("xlog1py", 2), SPECIAL("entr", 1), SPECIAL("rel_entr", 2),
+  SPECIAL("kl_div", 2), SPECIAL("huber", 2), SPECIAL("pseudo_huber", 2),
+  SPECIAL("exp1", 1), SPECIAL("expn", 2),
+  SPECIAL("i0", 1), SPECIAL("i0e", 1), SPECIAL("i1", 1), SPECIAL("i1e", 1),
+  SPECIAL("k0", 1), SPECIAL("k0e", 1), SPECIAL("k1", 1), SPECIAL("k1e", 1),
+  SPECIAL("j0", 1), SPECIAL("j1", 1), SPECIAL("y0", 1), SPECIAL("y1", 1),
+  {"psi", 1, RULE_FLOAT, "sp::digamma", NULL, NOCX},   /* scipy's other name of digamma */
+  {"_zeta", 2, RULE_FLOAT, "sp::zeta", NULL, NOCX},   /* lua/special.lua's zeta(x, q) */
+  {"_riemann_zeta", 1, RULE_FLOAT, "sp::riemann_zeta", NULL, NOCX},   /* and zeta(x) */
+};
+#undef SPECIAL
+const int ops_nspecial = (int)(sizeof ops_special / sizeof ops_special[0]);

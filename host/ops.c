@@ -96,7 +96,8 @@ static void resolve(lua_State *L, const Ufunc *u, Operand *ops, const Operand *g
   for (int i = 0; i < nin; i++) cx |= dtypes[ops[i].loop].kind == 'c';
   if (cx) {
     if (u->cx == UFUNC_CX_NO)
-      luaL_error(L, "gpu.%s is not defined for complex arrays (as in NumPy)", u->name);
+      luaL_error(L, strncmp(u->name, "special.", 8) ? "gpu.%s is not defined for complex arrays (as in NumPy)"
+                                                     : "gpu.%s: complex arrays are not supported", u->name);
     if (u->cx == UFUNC_CX_REAL) out[0] = dtype_real(out[0]);
   }
 }
@@ -444,6 +445,16 @@ void ops_open(lua_State *L) {
     }
     lua_setfield(L, gpu, d->name);
   }
+  lua_createtable(L, 0, ops_nspecial);   /* gpu.special: its ufuncs; lua/special.lua the rest */
+  for (int i = 0; i < ops_nspecial; i++) {
+    const OpDef *d = &ops_special[i];
+    Ufunc *u = ufunc_new(L, d->name, d->nin, 1, d->rule, d->expr);
+    u->cx = d->cx;
+    /* the two zetas' messages both name gpu.special.zeta, which calls them */
+    snprintf(u->name, sizeof u->name, "special.%s", d->name[0] == '_' ? "zeta" : d->name);
+    lua_setfield(L, -2, d->name);
+  }
+  lua_setfield(L, gpu, "special");
   lua_getfield(L, gpu, "_nan_to_num");
   lua_pushcclosure(L, gpu_nan_to_num, 1);
   lua_pushvalue(L, -1);

@@ -356,6 +356,8 @@ end
 function M.source(d)
   local P = pieces(d)
   local parts = {gpu._embedded("kernels/ops/ew.cuh"), gpu._embedded("kernels/ops/complex.cuh")}
+  -- gpu.special's functions (and gpu.elementwise's or gpu.fuse's calls of them) only where named
+  if (d.body .. (d.typedefs or "")):find("sp::", 1, true) then parts[#parts + 1] = gpu._embedded("kernels/special.cuh") end
   for _, p in ipairs(P) do parts[#parts + 1] = ("typedef %s %s;\n"):format(ctype[p.dtype], p.type) end
   parts[#parts + 1] = d.typedefs or ""
   -- d.vec elements a thread (host/ufunc.c's vec_for): chunks of 16 bytes of the widest array

@@ -312,6 +312,14 @@ rawset(gpu.sparse, "linalg", setmetatable({}, {__index = function(t, name)
   embedded("lua/sparse_linalg.lua", t)
   return rawget(t, name)
 end}))
+-- gpu.special: scipy.special's functions; its ufuncs are host/opdefs.c's, the rest
+-- (zeta, softmax, log_softmax, logsumexp) lua/special.lua's, loaded at their first use
+for _, name in ipairs({"zeta", "softmax", "log_softmax", "logsumexp"}) do
+  gpu.special[name] = function(...)
+    module("lua/special.lua")
+    return gpu.special[name](...)
+  end
+end
 -- reductions' kernels (lua/reduction.lua: the builder host/reduce.c calls) and
 -- gpu.reduction, at their first use
 gpu._set_reduce_builder(function(...) return module("lua/reduction.lua").build(...) end)

@@ -549,6 +549,8 @@ function M.func(U, ctx)
   -- gpu.jit's complex functions are gpu's own (kernels/ops/ew.cuh and complex.cuh, the
   -- array functions' C), put before the helpers when used
   function E.ew() U.ew = true end
+  -- gpu.special's functions: kernels/special.cuh, put before the helpers when used
+  function E.special() U.special = true end
 
   local element_ref
   local function cv_plain(e, t)
@@ -1131,6 +1133,9 @@ function M.source(U, comment)
   if U.ew then
     parts[#parts + 1] = ('%s\n#line 1 "kernels/ops/ew.cuh"\n%s#line 1 "kernels/ops/complex.cuh"\n%s%s')
       :format(M.EW_BEGIN, gpu._embedded("kernels/ops/ew.cuh"), gpu._embedded("kernels/ops/complex.cuh"), M.EW_END)
+  end
+  if U.special then
+    parts[#parts + 1] = ('#line 1 "kernels/special.cuh"\n%s'):format(gpu._embedded("kernels/special.cuh"))
   end
   local code = {}
   for _, name in ipairs(helper_order) do

@@ -810,6 +810,46 @@ for name, f in pairs(npmath) do
   }
 end
 
+-- gpu.special.<name>(x [, y [, z]]): gpu.special's functions (kernels/special.cuh, put
+-- before the kernel where one is called; erf, erfc and sinc are ew.cuh's), real
+-- numbers only: float32 (and float16, computed in float32) stays, integers give float64
+namespaces["gpu.special"] = true
+local special = {}   -- name -> {arguments, C function}
+for name, n in ([[erf=1 erfc=1 gammaln=1 sinc=1 erfcx=1 erfinv=1 erfcinv=1 ndtr=1 ndtri=1
+  log_ndtr=1 gamma=1 loggamma=1 digamma=1 polygamma=2 beta=2 betaln=2 betainc=3 gammainc=2
+  gammaincc=2 expit=1 logit=1 log_expit=1 xlogy=2 xlog1py=2 entr=1 rel_entr=2 kl_div=2 huber=2
+  pseudo_huber=2 exp1=1 expn=2 i0=1 i0e=1 i1=1 i1e=1 k0=1 k0e=1 k1=1 k1e=1 j0=1 j1=1 y0=1
+  y1=1]]):gmatch("([%w_]+)=(%d)") do
+  special[name] = {n = tonumber(n), c = "sp::" .. name}
+end
+for _, name in ipairs({"erf", "erfc", "sinc"}) do special[name].c = "ew::" .. name end
+special.psi = {n = 1, c = "sp::digamma"}
+special.zeta = {n = 2, lo = 1, c = "sp::zeta", c1 = "sp::riemann_zeta"}   -- zeta(x [, q])
+for name, f in pairs(special) do
+  local what = "gpu.special." .. name
+  entries[what] = {
+    call = function(ctx, e, typeof)
+      nargs(ctx, e, f.lo or f.n, f.n)
+      local t
+      for i = 1, #e.args do
+        local ti = numeric_arg(ctx, e.args[i], typeof, what)
+        t = i == 1 and ti or (t and ti and types.promote(t, ti))
+      end
+      if t == "bool" then t = "float64" end
+      return t and types.floated(t)
+    end,
+    emit = function(E, e)
+      local t = types.concrete(e.ty)
+      local c = (t == "float32" or t == "float16") and "float32" or "float64"
+      local args = {}
+      for i, a in ipairs(e.args) do args[i] = E.cv(a, c) end
+      if f.c:find("^ew::") then E.ew() else E.special() end
+      local code = ("%s(%s)"):format(#args == 1 and f.c1 or f.c, table.concat(args, ", "))
+      return t == "float16" and ("gpu::half(%s)"):format(code) or code
+    end,
+  }
+end
+
 -- gpu.complex(re [, im]): a complex64 when the parts are float32 (or one float32 and a
 -- weak number), else a complex128
 entries["gpu.complex"] = {
@@ -834,6 +874,8 @@ function M.function_of(v)
   if type(v) ~= "userdata" then return nil end
   local name = tostring(v):match("^gpu%.ufunc%(([%w_]+)%)$")
   if name and npmath[name] and rawequal(gpu[name], v) then return "gpu." .. name end
+  name = tostring(v):match("^gpu%.ufunc%(special%.([%w_]+)%)$")
+  if name and special[name] and name ~= "zeta" and rawequal(gpu.special[name], v) then return "gpu.special." .. name end
 end
 
 ------------------------------------------------------------------------------------

@@ -1,0 +1,86 @@
+-- special.lua: gpu.special's functions that are not one ufunc (lua/gpu.lua loads this at
+-- the first use of one): zeta, which takes one argument or two, and scipy.special's
+-- softmax, log_softmax and logsumexp, made of gpu's reductions and ufuncs.
+local gpu = ...
+local S = gpu.special
+
+-- zeta(x [, q] [, opts]): Riemann's zeta of x, or Hurwitz's of x and q
+function S.zeta(x, q, opts)
+  if q == nil or (type(q) == "table" and getmetatable(q) == nil) then
+    if opts ~= nil then error("bad argument #3 to 'gpu.special.zeta' (no third argument after the options)", 2) end
+    if q == nil then return S._riemann_zeta(x) end
+    return S._riemann_zeta(x, q)
+  end
+  if opts == nil then return S._zeta(x, q) end
+  return S._zeta(x, q, opts)
+end
+
+-- the options of the three reductions: dim (nil: every element), keepdim, b (logsumexp)
+local function options(name, x, dim, opts)
+  if type(dim) == "table" and getmetatable(dim) == nil and opts == nil and
+     (next(dim) == nil or dim.dim ~= nil or dim.keepdim ~= nil or dim.b ~= nil) then
+    dim, opts = dim.dim, dim
+  end
+  opts = opts or {}
+  if type(opts) ~= "table" then error(("bad argument to 'gpu.special.%s' (options table expected, got %s)"):format(name, type(opts)), 3) end
+  if not gpu._is_array(x) then
+    if type(x) ~= "table" and type(x) ~= "number" then
+      error(("bad argument #1 to 'gpu.special.%s' (device array, table or number expected, got %s)"):format(name, type(x)), 3)
+    end
+    x = gpu.asarray(x)
+  end
+  for _, d in ipairs(type(dim) == "table" and dim or {dim}) do   -- gpu.max's message would name gpu.max
+    if math.type(d) ~= "integer" or d == 0 or d > x.ndim or d < -x.ndim then
+      error(("gpu.special.%s: dim %s is out of range for an array of %d dimensions"):format(name, tostring(d), x.ndim), 3)
+    end
+  end
+  local k = x.dtype
+  if k:find("complex") then error(("gpu.special.%s: complex arrays are not supported"):format(name), 3) end
+  if not k:find("float") then x = x:astype("float64") end
+  if x.size == 0 and dim == nil then error(("gpu.special.%s: an empty array has no maximum"):format(name), 3) end
+  return x, dim, opts
+end
+
+-- max over dim (kept), its infinities and NaN made 0 (so that x - m stays finite where x is)
+local function shift(x, dim)
+  local m = gpu.max(x, dim, {keepdim = true})
+  return gpu.where(gpu.isfinite(m), m, 0)
+end
+
+-- an array of the kept dims back to the reduced shape (a Lua number for every dim)
+local function unkeep(r, x, dim, keepdim)
+  if keepdim then return r end
+  if dim == nil then return r:item() end
+  local dims = type(dim) == "table" and dim or {dim}
+  local drop = {}
+  for _, d in ipairs(dims) do drop[d < 0 and d + x.ndim + 1 or d] = true end
+  local shape = {}
+  for d = 1, x.ndim do if not drop[d] then shape[#shape + 1] = x.shape[d] end end
+  return r:reshape(shape)
+end
+
+-- logsumexp(a [, dim] [, {keepdim =, b =}]): log(sum(b * exp(a))) over dim, without overflow
+function S.logsumexp(a, dim, opts)
+  local x, d, o = options("logsumexp", a, dim, opts)
+  local m = shift(x, d)
+  local e = gpu.exp(x - m)
+  if o.b ~= nil then e = e * o.b end
+  local r = gpu.log(gpu.sum(e, d, {keepdim = true})) + m
+  return unkeep(r, x, d, o.keepdim)
+end
+
+-- softmax(x [, dim]): exp(x) / sum(exp(x)) over dim (every element by default, as scipy's)
+function S.softmax(x, dim, opts)
+  local y, d = options("softmax", x, dim, opts)
+  local e = gpu.exp(y - shift(y, d))
+  return e / gpu.sum(e, d, {keepdim = true})
+end
+
+-- log_softmax(x [, dim]): x - logsumexp(x) over dim
+function S.log_softmax(x, dim, opts)
+  local y, d = options("log_softmax", x, dim, opts)
+  local z = y - shift(y, d)
+  return z - gpu.log(gpu.sum(gpu.exp(z), d, {keepdim = true}))
+end
+
+return S
