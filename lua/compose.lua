@@ -44,7 +44,8 @@ end
 
 -- gpu.linspace(start, stop, num [, opts]): num numbers from start to stop, evenly spaced
 -- (opts.endpoint = false leaves stop out), computed in float64 as NumPy does
--- (start + i * step, the last one stop itself), then made opts.dtype (float32 by default)
+-- (start + i * step, the last one stop itself), then made opts.dtype (float32 by default;
+-- integer dtypes take the floor first, as NumPy's since 1.20, not the truncation)
 function gpu.linspace(start, stop, num, opts)
   start, stop = finite(start, "linspace", "start"), finite(stop, "linspace", "stop")
   num = count(num, "linspace", "num")
@@ -57,6 +58,7 @@ function gpu.linspace(start, stop, num, opts)
   if div > 0 then y = y * ((stop - start) / div) + start else y = y + start end
   if endpoint and num > 1 then y[{ -1 }] = stop end
   local dtype = opts.dtype or "float32"
+  if dtype ~= "float64" and gpu.issubdtype(dtype, "integer") then y = gpu.floor(y) end
   return dtype == "float64" and y or y:astype(dtype)
 end
 

@@ -114,4 +114,12 @@ describe("complex arrays", function()
     local a = gpu.array({{C(1, 1), 2}, {0, C(0, 1)}}, "complex64")
     assert.are.same({{C(0, 2), C(2, 4)}, {C(0, 0), C(-1, 0)}}, gpu.matmul(a, a):totable())
   end)
+
+  it("integer powers do not multiply by 1 (NumPy's (inf+1j)^2 is inf+infj, (-2.5)^2 is 6.25-0j)", function()
+    local z = gpu.array({gpu.complex(1 / 0, 1), -2.5}, "complex64") ^ 2
+    assert.are.equal("complex64", z.dtype)
+    local a, b = z:item(1), z:item(2)
+    assert.are.same({math.huge, math.huge}, {a.re, a.im})
+    assert.are.same({6.25, -1}, {b.re, 1 / b.im < 0 and -1 or 1})
+  end)
 end)

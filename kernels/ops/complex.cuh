@@ -168,8 +168,9 @@ template <class T> __device__ __forceinline__ gpu::complex<T> power(gpu::complex
   if (b.im == 0 && b.re == (T)(int)b.re && b.re > -100 && b.re < 100) {   // an integer: by squaring
     int n = (int)b.re, m = n < 0 ? -n : n;
     C r(1, 0), x = a;
+    bool one = true;   // r is still 1: take x itself, as 1 * (inf + 1j) would give a NaN part
     for (; m; m >>= 1) {
-      if (m & 1) r = r * x;
+      if (m & 1) { r = one ? x : r * x; one = false; }
       x = x * x;
     }
     return n < 0 ? C(1, 0) / r : r;
