@@ -13,8 +13,11 @@ noise = img > 0.5
 s8 = ndi.generate_binary_structure(2, 2)
 st = cp.array([[0, 1, 0], [1, 2, 1], [0, 1, 0]], cp.float64)
 bench("binary_erosion %d^2 cross" % g, lambda: ndi.binary_erosion(noise), 20)
-bench("binary_dilation %d^2 3x3 iterations=5" % g, lambda: ndi.binary_dilation(noise, s8, iterations=5), 10)
-bench("binary_fill_holes %d^2 blobs" % g, lambda: ndi.binary_fill_holes(blobs), 3)
+bench("binary_dilation %d^2 3x3 iterations=5" % g, lambda: ndi.binary_dilation(noise, s8, iterations=5, brute_force=True), 10)
+try:   # (CuPy 14 repeats dilations only by brute force: it may refuse)
+    bench("binary_fill_holes %d^2 blobs" % g, lambda: ndi.binary_fill_holes(blobs), 3)
+except NotImplementedError as e:
+    print("binary_fill_holes %d^2 blobs\tn/a (%s)" % (g, e))
 bench("grey_erosion %d^2 size=3" % g, lambda: ndi.grey_erosion(img, 3), 20)
 bench("grey_dilation %d^2 3x3 structure" % g, lambda: ndi.grey_dilation(img, structure=st), 20)
 bench("white_tophat %d^2 size=5" % g, lambda: ndi.white_tophat(img, 5), 10)
