@@ -53,10 +53,10 @@ MOD_LUA  = lua/gpu.lua lua/arrays.lua lua/signature.lua lua/format.lua lua/codeg
            lua/functional.lua \
            lua/linalg.lua lua/shape.lua lua/stats.lua lua/sets.lua lua/numeric.lua \
            lua/einsum.lua lua/fft.lua lua/ufuncs.lua lua/ndimage.lua lua/sparse.lua lua/sparse_linalg.lua \
-           lua/ndimage_interp.lua lua/ndimage_morph.lua lua/special.lua
+           lua/ndimage_interp.lua lua/ndimage_morph.lua lua/ndimage_distance.lua lua/special.lua
 MOD_LUAC = $(MOD_LUA:lua/%.lua=build/lua/%.luac)
 EMBEDDED = $(MOD_LUAC) lua/complete.lua kernels/gpuhost.cuh kernels/builtin.cu kernels/ndimage.cu kernels/sparse.cu \
-           kernels/ndimage_interp.cu kernels/ndimage_morph.cu \
+           kernels/ndimage_interp.cu kernels/ndimage_morph.cu kernels/ndimage_distance.cu \
            kernels/gpuhost_portable.h kernels/cpu.h kernels/cpu_cooperative_groups.h kernels/gpuhost_cpu_abi.h \
            kernels/cpu_half.h kernels/cpu_assert.h $(JIT_LUAC) \
            kernels/ops/ew.cuh kernels/ops/red.cuh kernels/ops/scan.cuh kernels/ops/sort.cuh kernels/ops/complex.cuh \

@@ -29,6 +29,7 @@
   X(embed_ndimage_lua, "lua/ndimage.lua", "build/lua/ndimage.luac") \
   X(embed_ndimage_interp_lua, "lua/ndimage_interp.lua", "build/lua/ndimage_interp.luac") \
   X(embed_ndimage_morph_lua, "lua/ndimage_morph.lua", "build/lua/ndimage_morph.luac") \
+  X(embed_ndimage_distance_lua, "lua/ndimage_distance.lua", "build/lua/ndimage_distance.luac") \
   X(embed_sparse_lua, "lua/sparse.lua", "build/lua/sparse.luac") \
   X(embed_sparse_linalg_lua, "lua/sparse_linalg.lua", "build/lua/sparse_linalg.luac") \
   X(embed_special_lua, "lua/special.lua", "build/lua/special.luac") \
@@ -48,6 +49,7 @@
   X(embed_ndimage_cu, "kernels/ndimage.cu", "kernels/ndimage.cu") \
   X(embed_ndimage_interp_cu, "kernels/ndimage_interp.cu", "kernels/ndimage_interp.cu") \
   X(embed_ndimage_morph_cu, "kernels/ndimage_morph.cu", "kernels/ndimage_morph.cu") \
+  X(embed_ndimage_distance_cu, "kernels/ndimage_distance.cu", "kernels/ndimage_distance.cu") \
   X(embed_sparse_cu, "kernels/sparse.cu", "kernels/sparse.cu") \
   X(embed_ew_cuh, "kernels/ops/ew.cuh", "kernels/ops/ew.cuh") \
   X(embed_complex_cuh, "kernels/ops/complex.cuh", "kernels/ops/complex.cuh") \

@@ -302,6 +302,14 @@ for _, name in ipairs({"generate_binary_structure", "iterate_structure", "binary
     return gpu.ndimage[name](...)
   end
 end
+-- gpu.ndimage's distance transforms (lua/ndimage_distance.lua, which uses the filters' checks)
+for _, name in ipairs({"distance_transform_edt", "distance_transform_cdt", "distance_transform_bf"}) do
+  gpu.ndimage[name] = function(...)
+    module("lua/ndimage.lua")
+    module("lua/ndimage_distance.lua")
+    return gpu.ndimage[name](...)
+  end
+end
 -- gpu.sparse, cupyx.scipy.sparse's matrices (lua/sparse.lua, loaded at the first gpu.sparse.*
 -- use), and gpu.matmul's path for a sparse operand (host/blas.c calls gpu._sparse_matmul)
 gpu.sparse = setmetatable({}, {__index = function(t, k) module("lua/sparse.lua"); return rawget(t, k) end})

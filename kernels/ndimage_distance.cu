@@ -1,0 +1,253 @@
+// ndimage_distance.cu: the kernels of gpu.ndimage's distance transforms
+// (lua/ndimage_distance.lua). Each element's nearest zero (its "feature") is kept as
+// coordinates, F[k * n + i] for dim k of element i (C order), -1 in F[0] for none yet. The
+// exact transforms go a dim at a time (ndd_pass: a thread a 1-D line, the lower envelope of
+// the line's candidates); a chamfer transform by a general structure runs scipy's two raster
+// passes in one thread. Every index a kernel makes is checked against the array.
+
+namespace ndd {
+
+enum { EUCLIDEAN = 0, TAXICAB = 1, CHESSBOARD = 2 };
+enum { EDT = 0, CDT = 1, BF = 2 };
+
+// the C-order strides of a shape (in elements)
+__device__ inline void strides(const long long *shape, int nd, long long *st) {
+  long long s = 1;
+  for (int k = nd - 1; k >= 0; k--) { st[k] = s; s *= shape[k]; }
+}
+
+// The cost, from point x of a line along dim d, of the candidate at place y of that line
+// whose feature lies h across (h: the part of the distance off the line)
+__device__ inline double cost(int metric, long long x, long long y, double h, double s) {
+  long long a = x > y ? x - y : y - x;
+  if (metric == EUCLIDEAN) { double t = (double)a * s; return t * t + h; }
+  if (metric == TAXICAB) return (double)a + h;
+  return (double)a > h ? (double)a : h;
+}
+
+// candidate u (later on the line than p) wins at x: strictly nearer, or as near where
+// ties go to the later place
+__device__ inline bool wins(int metric, long long x, long long u, double hu, long long p, double hp, double s, int later) {
+  double cu = cost(metric, x, u, hu, s), cp = cost(metric, x, p, hp, s);
+  return later ? cu <= cp : cu < cp;
+}
+
+// the part off the line (along dim d, through c) of the distance to the feature of the
+// element at base + at (src: features, n elements)
+__device__ inline double off_line(const int *src, long long n, long long base, long long at, const long long *c, int nd,
+                                  int d, int metric, const double *sampling, int has_sampling) {
+  double h = 0.0;
+  for (int k = 0; k < nd; k++) {
+    if (k == d) continue;
+    long long a = (long long)src[k * n + base + at] - c[k];
+    if (a < 0) a = -a;
+    if (metric == EUCLIDEAN) {
+      double tk = (double)a * (has_sampling ? sampling[k] : 1.0);
+      h += tk * tk;
+    } else if (metric == TAXICAB) {
+      h += (double)a;
+    } else if ((double)a > h) {
+      h = (double)a;
+    }
+  }
+  return h;
+}
+
+}  // namespace ndd
+
+// F of every element: its own coordinates where in is false (a zero), else -1 and zeros
+// (scipy's start, which an input without zeros keeps). in: bool, C-ordered.
+extern "C" __global__ void ndd_init(gpu::array<bool> in, int *F) {
+  const int nd = in.ndim;
+  const long long n = in.size;
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+       i += (long long)gridDim.x * blockDim.x) {
+    long long r = i;
+    for (int k = nd - 1; k >= 0; k--) {
+      long long q = r / in.shape[k];
+      F[k * n + i] = in.data[i] ? (k == 0 ? -1 : 0) : (int)(r - q * in.shape[k]);
+      r = q;
+    }
+  }
+}
+
+// One pass along dim d (0-based) of in's shape: for each element, the nearest of the
+// features on its line (src), written to dst. A thread a line: the lower envelope of the
+// line's candidates (Meijster's scheme; a boundary found by bisection, as a candidate later
+// on the line wins on a right half-line), then each element takes the envelope's candidate
+// at its place. Ties go to the earlier place on the line (later: the later). s, t: scratch
+// of the element count (the envelope's places and the starts of their stretches).
+extern "C" __global__ void ndd_pass(gpu::array<bool> in, const int *src, int *dst, int *s, int *t, int d,
+                                    int metric, const double *sampling, int has_sampling, int later) {
+  const int nd = in.ndim;
+  const long long n = in.size;
+  if (d < 0 || d >= nd || n <= 0) return;
+  const long long len = in.shape[d];
+  const long long lines = n / len;
+  long long st[8];
+  ndd::strides(in.shape, nd, st);
+  const long long sd = st[d];
+  const double sw = has_sampling ? sampling[d] : 1.0;
+  for (long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x; j < lines;
+       j += (long long)gridDim.x * blockDim.x) {
+    long long c[8], base = 0, r = j;
+    for (int k = nd - 1; k >= 0; k--) {
+      if (k == d) { c[k] = 0; continue; }
+      long long q = r / in.shape[k];
+      c[k] = r - q * in.shape[k];
+      base += c[k] * st[k];
+      r = q;
+    }
+    long long q = -1;
+    for (long long u = 0; u < len; u++) {
+      if (src[base + u * sd] < 0) continue;
+      double hu = ndd::off_line(src, n, base, u * sd, c, nd, d, metric, sampling, has_sampling);
+      while (q >= 0) {
+        long long p = s[base + q * sd];
+        if (!ndd::wins(metric, t[base + q * sd], u, hu, p, ndd::off_line(src, n, base, p * sd, c, nd, d, metric, sampling, has_sampling), sw, later)) break;
+        q--;
+      }
+      if (q < 0) {
+        q = 0;
+        s[base] = (int)u;
+        t[base] = 0;
+      } else {
+        long long p = s[base + q * sd];
+        double hp = ndd::off_line(src, n, base, p * sd, c, nd, d, metric, sampling, has_sampling);
+        long long lo = t[base + q * sd] + 1, hi = len;
+        while (lo < hi) {
+          long long mid = lo + (hi - lo) / 2;
+          if (ndd::wins(metric, mid, u, hu, p, hp, sw, later)) hi = mid; else lo = mid + 1;
+        }
+        if (lo < len) {
+          q++;
+          s[base + q * sd] = (int)u;
+          t[base + q * sd] = (int)lo;
+        }
+      }
+    }
+    for (long long x = len - 1; x >= 0; x--) {
+      long long from = x;
+      if (q >= 0) {
+        while (q > 0 && t[base + q * sd] > x) q--;
+        from = s[base + q * sd];
+        if (from < 0 || from >= len) from = x;
+      }
+      for (int k = 0; k < nd; k++) dst[k * n + base + x * sd] = src[k * n + base + from * sd];
+    }
+  }
+}
+
+// The results from the features F, as scipy's function `how` gives them: distances (dd:
+// float64 for EDT and a Euclidean BF, di: int32 for CDT, du: uint32 for a BF of another
+// metric; where want_dist) and the 1-based coordinates of the feature (ind, {nd, n}, where
+// want_ind). With no zero anywhere (F[0] still -1), scipy's leftovers: EDT measures to
+// (-1, 0, ...), CDT gives -1 and the element itself, BF its greatest distance and element 0.
+extern "C" __global__ void ndd_finish(gpu::array<bool> in, const int *F, int how, int metric, const double *sampling,
+                                      int has_sampling, int want_dist, double *dd, int *di, unsigned int *du,
+                                      int want_ind, int *ind) {
+  const int nd = in.ndim;
+  const long long n = in.size;
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+       i += (long long)gridDim.x * blockDim.x) {
+    long long c[8], r = i;
+    for (int k = nd - 1; k >= 0; k--) {
+      long long q = r / in.shape[k];
+      c[k] = r - q * in.shape[k];
+      r = q;
+    }
+    const bool none = F[i] < 0 && how != ndd::EDT;
+    if (want_ind) {
+      for (int k = 0; k < nd; k++) {
+        long long v = none ? (how == ndd::CDT ? c[k] : 0) : F[k * n + i];
+        ind[k * n + i] = (int)(v + 1);
+      }
+    }
+    if (!want_dist) continue;
+    if (metric == ndd::EUCLIDEAN) {
+      double acc = 0.0;
+      for (int k = 0; k < nd; k++) {   // scipy's order: (ft - index) * sampling, squared, summed along dim 0
+        double tk = (double)((long long)F[k * n + i] - c[k]);
+        if (has_sampling) tk *= sampling[k];
+        acc = k == 0 ? tk * tk : acc + tk * tk;
+      }
+      dd[i] = none ? sqrt(1.7976931348623157e308) : sqrt(acc);
+    } else {
+      long long acc = 0;
+      for (int k = 0; k < nd; k++) {
+        long long a = (long long)F[k * n + i] - c[k];
+        if (a < 0) a = -a;
+        acc = metric == ndd::TAXICAB ? acc + a : (a > acc ? a : acc);
+      }
+      if (how == ndd::CDT) di[i] = none ? -1 : (int)acc;
+      else du[i] = none ? 0xffffffffu : (unsigned int)acc;
+    }
+  }
+}
+
+// scipy's chamfer transform by a general structure: dt (int32: -1 where in is true, 0
+// elsewhere) and ft (each element's own flat place) start on the device, then one raster
+// pass (dir 1: C order; -1: backwards, the offsets negated) sets each nonzero element of
+// dt to 1 + the least non-negative dt at its K taps (off[k * nd + d]; the first such tap
+// in the structure's order wins ties), and ft to that tap's ft. One thread: the pass is
+// sequential.
+extern "C" __global__ void ndd_chamfer(gpu::array<bool> in, int *dt, int *ft, int has_ft, const long long *off,
+                                       long long K, int dir) {
+  if (blockIdx.x != 0 || threadIdx.x != 0) return;
+  const int nd = in.ndim;
+  const long long n = in.size;
+  long long st[8];
+  ndd::strides(in.shape, nd, st);
+  for (long long step = 0; step < n; step++) {
+    long long i = dir > 0 ? step : n - 1 - step;
+    int v = dt[i];
+    if (v == 0) continue;
+    long long c[8], r = i;
+    for (int k = nd - 1; k >= 0; k--) {
+      long long q = r / in.shape[k];
+      c[k] = r - q * in.shape[k];
+      r = q;
+    }
+    int best = v;
+    long long at = i;
+    for (long long k = 0; k < K; k++) {
+      long long nb = 0;
+      bool inside = true;
+      for (int e = 0; e < nd && inside; e++) {
+        long long j = c[e] + (dir > 0 ? off[k * nd + e] : -off[k * nd + e]);
+        inside = j >= 0 && j < in.shape[e];
+        nb += j * st[e];
+      }
+      if (!inside) continue;
+      int tt = dt[nb];
+      if (tt >= 0 && (best < 0 || tt + 1 < best)) { best = tt + 1; at = nb; }
+    }
+    dt[i] = best;
+    if (has_ft) ft[i] = ft[at];
+  }
+}
+
+// dt: -1 where in is true, else 0; ft: each element's flat place
+extern "C" __global__ void ndd_chamfer_init(gpu::array<bool> in, int *dt, int *ft) {
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < in.size;
+       i += (long long)gridDim.x * blockDim.x) {
+    dt[i] = in.data[i] ? -1 : 0;
+    ft[i] = (int)i;
+  }
+}
+
+// ind ({nd, n}): the 1-based coordinates of flat places ft (out-of-range ones clamped)
+extern "C" __global__ void ndd_unravel(gpu::array<bool> in, const int *ft, int *ind) {
+  const int nd = in.ndim;
+  const long long n = in.size;
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+       i += (long long)gridDim.x * blockDim.x) {
+    long long r = ft[i];
+    if (r < 0 || r >= n) r = i;
+    for (int k = nd - 1; k >= 0; k--) {
+      long long q = r / in.shape[k];
+      ind[k * n + i] = (int)(r - q * in.shape[k] + 1);
+      r = q;
+    }
+  }
+}

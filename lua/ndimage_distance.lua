@@ -1,0 +1,265 @@
+-- ndimage_distance.lua: gpu.ndimage's distance transforms (scipy 1.11's distance_transform_edt,
+-- _cdt and _bf) on kernels/ndimage_distance.cu. The exact ones (Euclidean, taxicab,
+-- chessboard) go a dim at a time on the device, carrying each element's nearest zero; a
+-- chamfer transform by another structure runs scipy's raster passes. Loaded at the first call
+-- of one (lua/gpu.lua); every check raises through fail (level 0, gpu._api adds the line).
+local gpu = ...
+local nd = gpu.ndimage
+local M = {}
+local is_array, described = gpu._is_array, gpu._described
+
+local KIND = {}
+for _, d in ipairs(gpu._dtypes) do KIND[d.name] = d.kind end
+
+local common = gpu._ndimage
+local fail, input_of, options = common.fail, common.input_of, common.options
+local BLOCK, MAX_GRID = 256, 65536
+local EUCLIDEAN, TAXICAB, CHESSBOARD = 0, 1, 2   -- the kernels' metrics
+local EDT, CDT, BF = 0, 1, 2                      -- and whose results ndd_finish gives
+
+local module
+local function kernel(name)
+  module = module or gpu.module(gpu._embedded("kernels/ndimage_distance.cu"),
+                                {names = {"ndd_init", "ndd_pass", "ndd_finish", "ndd_chamfer", "ndd_chamfer_init",
+                                          "ndd_unravel"}})
+  return module[name]
+end
+
+local function launch(name, n, ...)
+  kernel(name)[{math.max(1, math.min(MAX_GRID, (n + BLOCK - 1) // BLOCK)), BLOCK}](...)
+end
+
+------------------------------------------------------------------------------------
+-- checks
+
+local function shape_text(shape) return "{" .. table.concat(shape, ", ") .. "}" end
+
+local function flag(v, api, what, default)
+  if v == nil then return default end
+  if type(v) ~= "boolean" then fail(api, "%s must be a boolean, got %s", what, described(v)) end
+  return v
+end
+
+-- sampling: nil, a number or a table of one number a dim, as a list of ndim numbers (or nil)
+local function sampling_of(api, v, ndim)
+  if v == nil then return nil end
+  local list = {}
+  if type(v) == "number" then
+    for k = 1, ndim do list[k] = v + 0.0 end
+  elseif type(v) == "table" and not is_array(v) then
+    if #v ~= ndim then fail(api, "sampling has %d values, expected %d (one a dim)", #v, ndim) end
+    for k = 1, ndim do
+      if type(v[k]) ~= "number" then fail(api, "sampling[%d] must be a number, got %s", k, described(v[k])) end
+      list[k] = v[k] + 0.0
+    end
+  else
+    fail(api, "sampling must be a number or a table of numbers (one a dim), got %s", described(v))
+  end
+  return list
+end
+
+-- an output array given as option `what`: of `shape` and dtype dt
+local function output(api, v, what, shape, dt)
+  if v == nil then return nil end
+  if not is_array(v) then fail(api, "%s must be a device array, got %s", what, described(v)) end
+  local same = v.ndim == #shape
+  for k = 1, #shape do same = same and v.shape[k] == shape[k] end
+  if not same then fail(api, "%s must have shape %s, got %s", what, shape_text(shape), shape_text(v.shape)) end
+  if v.dtype ~= dt then fail(api, "%s must be %s, got %s", what, dt, v.dtype) end
+  return v
+end
+
+-- The checked common arguments: input as a C-ordered bool array (true: nonzero), the
+-- options, whether distances and indices are wanted, and the arrays given for them
+local function args_of(api, input, opts, known, dist_dtype)
+  input_of(input, api)
+  opts = options(opts, api, 2, known .. " return_distances return_indices distances indices")
+  if input.ndim == 0 then fail(api, "input is 0-D: give an array of at least one dim") end
+  local want_d = flag(opts.return_distances, api, "return_distances", true)
+  local want_i = flag(opts.return_indices, api, "return_indices", false)
+  if not want_d and not want_i then fail(api, "at least one of return_distances and return_indices must be true") end
+  if opts.distances ~= nil and not want_d then fail(api, "return_distances must be true where distances is given") end
+  if opts.indices ~= nil and not want_i then fail(api, "return_indices must be true where indices is given") end
+  local shape, ishape = {}, {input.ndim}
+  for k = 1, input.ndim do shape[k], ishape[k + 1] = input.shape[k], input.shape[k] end
+  local dist_out = output(api, opts.distances, "distances", shape, dist_dtype)
+  local ind_out = output(api, opts.indices, "indices", ishape, "int32")
+  return gpu.ascontiguousarray(input, "bool"), opts, want_d, want_i, dist_out, ind_out, shape, ishape
+end
+
+-- the results as scipy gives them: distances, then indices, each unless written in place
+local function results(want_d, want_i, dist, ind, dist_out, ind_out)
+  local r = {}
+  if want_d then
+    if dist_out then dist_out[{}] = dist; dist:free() else r[#r + 1] = dist end
+  end
+  if want_i then
+    if ind_out then ind_out[{}] = ind; ind:free() else r[#r + 1] = ind end
+  end
+  return table.unpack(r)
+end
+
+------------------------------------------------------------------------------------
+-- the exact transforms
+
+-- The nearest zero of each element of x (C-ordered bool, true: nonzero) by `metric`, a
+-- pass a dim in `order` (ties to the earlier place along each, or the later where `later`):
+-- then the results of ndd_finish for scipy's function `how`
+local function exact(x, metric, sampling, order, later, how, want_d, want_i, dist_dtype, shape, ishape)
+  local n = x.size
+  local dist = want_d and gpu.empty(shape, dist_dtype) or nil
+  local ind = want_i and gpu.empty(ishape, "int32") or nil
+  if n == 0 then return dist, ind end
+  local F, G = gpu.empty({x.ndim * n}, "int32"), gpu.empty({x.ndim * n}, "int32")
+  local s, t = gpu.empty({n}, "int32"), gpu.empty({n}, "int32")
+  local w = sampling and gpu.array(sampling, "float64") or gpu.zeros({1}, "float64")
+  launch("ndd_init", n, x, F)
+  for _, d in ipairs(order) do
+    launch("ndd_pass", n // x.shape[d], x, F, G, s, t, d - 1, metric, w, sampling and 1 or 0, later and 1 or 0)
+    F, G = G, F
+  end
+  local dd = (dist and dist_dtype == "float64") and dist or gpu.zeros({1}, "float64")
+  local di = (dist and dist_dtype == "int32") and dist or gpu.zeros({1}, "int32")
+  local du = (dist and dist_dtype == "uint32") and dist or gpu.zeros({1}, "uint32")
+  launch("ndd_finish", n, x, F, how, metric, w, sampling and 1 or 0, dist and 1 or 0, dd, di, du,
+         ind and 1 or 0, ind or gpu.zeros({1}, "int32"))
+  F:free(); G:free(); s:free(); t:free()
+  return dist, ind
+end
+
+local function dims(n, backwards)
+  local order = {}
+  for k = 1, n do order[k] = backwards and n + 1 - k or k end
+  return order
+end
+
+-- distance_transform_edt(input [, {sampling =, return_distances = true, return_indices =
+-- false, distances =, indices =}]): each element's Euclidean distance to the nearest zero
+-- (float64) and its 1-based coordinates (int32, {ndim, ...}); ties as scipy's Maurer passes
+-- break them: dim 1 first, each to the earlier place
+function M.distance_transform_edt(input, opts)
+  local api = "distance_transform_edt"
+  local x, o, want_d, want_i, dist_out, ind_out, shape, ishape = args_of(api, input, opts, "sampling", "float64")
+  local sampling = sampling_of(api, o.sampling, x.ndim)
+  local dist, ind = exact(x, EUCLIDEAN, sampling, dims(x.ndim), false, EDT, want_d, want_i, "float64", shape, ishape)
+  if x ~= input then x:free() end
+  return results(want_d, want_i, dist, ind, dist_out, ind_out)
+end
+
+local BF_METRICS = {euclidean = EUCLIDEAN, taxicab = TAXICAB, cityblock = TAXICAB, manhattan = TAXICAB,
+                    chessboard = CHESSBOARD}
+
+-- distance_transform_bf(input [, {metric = "euclidean", sampling =, ...}]): scipy's brute
+-- force results (float64 Euclidean distances, uint32 for taxicab and chessboard) by the
+-- exact passes; ties go to the last nearest zero in C order, as scipy's search finds it
+function M.distance_transform_bf(input, opts)
+  local api = "distance_transform_bf"
+  local name = type(opts) == "table" and not is_array(opts) and opts.metric or nil
+  if name == nil then name = "euclidean" end
+  local metric = type(name) == "string" and BF_METRICS[name:lower()]
+  if not metric then
+    fail(api, "metric must be 'euclidean', 'taxicab' (or 'cityblock', 'manhattan') or 'chessboard', got %s",
+         type(name) == "string" and "'" .. name .. "'" or described(name))
+  end
+  local dt = metric == EUCLIDEAN and "float64" or "uint32"
+  local x, o, want_d, want_i, dist_out, ind_out, shape, ishape = args_of(api, input, opts, "metric sampling", dt)
+  local sampling = sampling_of(api, o.sampling, x.ndim)
+  if metric ~= EUCLIDEAN then sampling = nil end   -- (scipy's C reads it for the Euclidean one only)
+  local dist, ind = exact(x, metric, sampling, dims(x.ndim, true), true, BF, want_d, want_i, dt, shape, ishape)
+  if x ~= input then x:free() end
+  return results(want_d, want_i, dist, ind, dist_out, ind_out)
+end
+
+------------------------------------------------------------------------------------
+-- the chamfer transform
+
+local CDT_METRICS = {taxicab = 1, cityblock = 1, manhattan = 1, chessboard = 0}
+
+-- The taps of the first half of a 3 x ... x 3 structure (its elements before the centre in
+-- C order, where nonzero): their offsets in one list, a row a tap
+local function first_half(flat, ndim)
+  local offs = {}
+  for k = 1, #flat // 2 do
+    if flat[k] ~= 0 and flat[k] == flat[k] then
+      local r = k - 1
+      local row = {}
+      for d = ndim, 1, -1 do
+        row[d] = r % 3 - 1
+        r = r // 3
+      end
+      for d = 1, ndim do offs[#offs + 1] = row[d] end
+    end
+  end
+  return offs
+end
+
+-- whether the taps (a list of rows of ndim offsets) are those of the first half of the
+-- structure of connectivity 1 (taxicab) or ndim (chessboard)
+local function separable_metric(offs, ndim)
+  local faces, count = true, #offs // ndim
+  for k = 1, count do
+    local away = 0
+    for d = 1, ndim do away = away + (offs[(k - 1) * ndim + d] ~= 0 and 1 or 0) end
+    faces = faces and away == 1
+  end
+  if faces and count == ndim then return TAXICAB end
+  if count == (3 ^ ndim - 1) // 2 then return CHESSBOARD end
+  return nil
+end
+
+-- distance_transform_cdt(input [, {metric = "chessboard", ...}]): scipy's chamfer
+-- distances (int32; -1 where no zero is reachable); "chessboard" and "taxicab" (and
+-- structures of their taps) by the exact passes, another structure by scipy's raster passes
+function M.distance_transform_cdt(input, opts)
+  local api = "distance_transform_cdt"
+  local x, o, want_d, want_i, dist_out, ind_out, shape, ishape = args_of(api, input, opts, "metric", "int32")
+  local n, ndim = x.size, x.ndim
+  local metric, offs = o.metric == nil and "chessboard" or o.metric, nil
+  local sep
+  if type(metric) == "string" then
+    local c = CDT_METRICS[metric]
+    if not c then
+      fail(api, "metric must be 'chessboard', 'taxicab' (or 'cityblock', 'manhattan') or a structure, got '%s'", metric)
+    end
+    sep = c == 1 and TAXICAB or CHESSBOARD
+  else
+    if type(metric) == "table" and not is_array(metric) then
+      local ok, r = pcall(gpu.array, metric, "float64")
+      if not ok then fail(api, "metric must be a string, a device array or a nested table (%s)", tostring(r)) end
+      metric = r
+    end
+    if not is_array(metric) then fail(api, "metric must be a string, a device array or a nested table, got %s", described(metric)) end
+    if KIND[metric.dtype] == "c" then fail(api, "metric is %s: complex arrays are not supported", metric.dtype) end
+    if metric.ndim ~= ndim then fail(api, "metric must have input's number of dims (%d), got %d", ndim, metric.ndim) end
+    for d = 1, ndim do
+      if metric.shape[d] ~= 3 then fail(api, "metric's sizes must all be 3, got %s", shape_text(metric.shape)) end
+    end
+    local h = gpu.ascontiguousarray(metric, "float64"):reshape(-1):tohost()
+    local flat = {}
+    for k = 1, metric.size do flat[k] = h[k] end
+    offs = first_half(flat, ndim)
+    sep = separable_metric(offs, ndim)
+  end
+  if sep then
+    local dist, ind = exact(x, sep, nil, dims(ndim), false, CDT, want_d, want_i, "int32", shape, ishape)
+    if x ~= input then x:free() end
+    return results(want_d, want_i, dist, ind, dist_out, ind_out)
+  end
+  local dist = gpu.empty(shape, "int32")
+  local ind = want_i and gpu.empty(ishape, "int32") or nil
+  if n > 0 then
+    local ft = gpu.empty({n}, "int32")
+    launch("ndd_chamfer_init", n, x, dist, ft)
+    local taps = #offs > 0 and gpu.array(offs, "int64") or gpu.zeros({1}, "int64")
+    local chamfer = kernel("ndd_chamfer")
+    chamfer[{1, 1}](x, dist, ft, want_i and 1 or 0, taps, #offs // ndim, 1)
+    chamfer[{1, 1}](x, dist, ft, want_i and 1 or 0, taps, #offs // ndim, -1)
+    if ind then launch("ndd_unravel", n, x, ft, ind) end
+    ft:free()
+  end
+  x:free()
+  if not want_d then dist:free(); dist = nil end
+  return results(want_d, want_i, dist, ind, dist_out, ind_out)
+end
+
+for name, f in pairs(M) do nd[name] = gpu._api(f) end
