@@ -30,3 +30,13 @@ bench("sum_labels %d^2 %d labels" % (g, n), lambda: ndi.sum_labels(img, labels, 
 bench("maximum %d^2 %d labels" % (g, n), lambda: ndi.maximum(img, labels, index), 10)
 bench("center_of_mass %d^2 %d labels" % (g, n), lambda: ndi.center_of_mass(img, labels, index), 5)
 bench("find_objects %d^2 %d labels" % (g, n), lambda: ndi.find_objects(labels), 5)
+# distance transforms: to the nearest false of a random mask (half false) and of the blobs'
+# background (far fewer, farther zeros)
+bench("distance_transform_edt %d^2 noise" % g, lambda: ndi.distance_transform_edt(noise), 5)
+bench("distance_transform_edt %d^2 noise return_indices" % g,
+      lambda: ndi.distance_transform_edt(noise, return_indices=True), 5)
+bench("distance_transform_edt %d^2 blobs" % g, lambda: ndi.distance_transform_edt(blobs), 5)
+try:   # (CuPy may not have the chamfer transform)
+    bench("distance_transform_cdt %d^2 blobs" % g, lambda: ndi.distance_transform_cdt(blobs), 5)
+except (AttributeError, NotImplementedError) as e:
+    print("distance_transform_cdt %d^2 blobs\tn/a (%s)" % (g, e))
