@@ -53,6 +53,29 @@ __device__ inline double off_line(const int *src, long long n, long long base, l
   return h;
 }
 
+// The first place in [lo, len) where candidate u (later on the line than p) wins, len for
+// none: a right half-line, found by bisection; for the Euclidean metric from where the two
+// parabolas cross, then stepped to the exact place (a step or two)
+__device__ inline long long takeover(int metric, long long lo, long long len, long long u, double hu, long long p,
+                                     double hp, double s, int later) {
+  long long hi = len;
+  if (metric == EUCLIDEAN && s != 0.0) {
+    double w = s * s;
+    double cross = 0.5 * (double)(u + p) + (hu - hp) / (2.0 * w * (double)(u - p));
+    if (cross == cross) {   // (clamped as a double: a huge one does not fit a long long)
+      long long x = cross <= (double)lo ? lo : cross >= (double)len ? len : (long long)floor(cross);
+      while (x > lo && wins(metric, x - 1, u, hu, p, hp, s, later)) x--;
+      while (x < len && !wins(metric, x, u, hu, p, hp, s, later)) x++;
+      return x;
+    }
+  }
+  while (lo < hi) {
+    long long mid = lo + (hi - lo) / 2;
+    if (wins(metric, mid, u, hu, p, hp, s, later)) hi = mid; else lo = mid + 1;
+  }
+  return lo;
+}
+
 }  // namespace ndd
 
 // F of every element: its own coordinates where in is false (a zero), else -1 and zeros
@@ -114,11 +137,7 @@ extern "C" __global__ void ndd_pass(gpu::array<bool> in, const int *src, int *ds
       } else {
         long long p = s[base + q * sd];
         double hp = ndd::off_line(src, n, base, p * sd, c, nd, d, metric, sampling, has_sampling);
-        long long lo = t[base + q * sd] + 1, hi = len;
-        while (lo < hi) {
-          long long mid = lo + (hi - lo) / 2;
-          if (ndd::wins(metric, mid, u, hu, p, hp, sw, later)) hi = mid; else lo = mid + 1;
-        }
+        long long lo = ndd::takeover(metric, t[base + q * sd] + 1, len, u, hu, p, hp, sw, later);
         if (lo < len) {
           q++;
           s[base + q * sd] = (int)u;

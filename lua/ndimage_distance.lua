@@ -14,6 +14,7 @@ for _, d in ipairs(gpu._dtypes) do KIND[d.name] = d.kind end
 local common = gpu._ndimage
 local fail, input_of, options = common.fail, common.input_of, common.options
 local BLOCK, MAX_GRID = 256, 65536
+local INT32_MAX = 2147483647
 local EUCLIDEAN, TAXICAB, CHESSBOARD = 0, 1, 2   -- the kernels' metrics
 local EDT, CDT, BF = 0, 1, 2                      -- and whose results ndd_finish gives
 
@@ -80,6 +81,8 @@ local function args_of(api, input, opts, known, dist_dtype)
   if not want_d and not want_i then fail(api, "at least one of return_distances and return_indices must be true") end
   if opts.distances ~= nil and not want_d then fail(api, "return_distances must be true where distances is given") end
   if opts.indices ~= nil and not want_i then fail(api, "return_indices must be true where indices is given") end
+  -- (coordinates, and the chamfer passes' flat places, are int32, as scipy's)
+  if input.size > INT32_MAX then fail(api, "input has %d elements: at most 2^31 - 1 are supported", input.size) end
   local shape, ishape = {}, {input.ndim}
   for k = 1, input.ndim do shape[k], ishape[k + 1] = input.shape[k], input.shape[k] end
   local dist_out = output(api, opts.distances, "distances", shape, dist_dtype)
