@@ -183,7 +183,7 @@ local CDT_METRICS = {taxicab = 1, cityblock = 1, manhattan = 1, chessboard = 0}
 local function first_half(flat, ndim)
   local offs = {}
   for k = 1, #flat // 2 do
-    if flat[k] ~= 0 and flat[k] == flat[k] then
+    if flat[k] ~= 0 then   -- (NaN too, as bool(nan))
       local r = k - 1
       local row = {}
       for d = ndim, 1, -1 do
