@@ -1,9 +1,10 @@
 // ndimage_distance.cu: the kernels of gpu.ndimage's distance transforms
 // (lua/ndimage_distance.lua). Each element's nearest zero (its "feature") is kept as
 // coordinates, F[k * n + i] for dim k of element i (C order), -1 in F[0] for none yet. The
-// exact transforms go a dim at a time (ndd_pass: a thread a 1-D line, the lower envelope of
-// the line's candidates); a chamfer transform by a general structure runs scipy's two raster
-// passes in one thread. Every index a kernel makes is checked against the array.
+// exact transforms go a dim at a time (ndd_envelope: a thread a 1-D line builds the lower
+// envelope of the line's candidates; ndd_take: a thread an element takes its nearest); a
+// chamfer transform by a general structure runs scipy's two raster passes in one thread.
+// Every index a kernel makes is checked against the array.
 
 namespace ndd {
 
@@ -94,14 +95,14 @@ extern "C" __global__ void ndd_init(gpu::array<bool> in, int *F) {
   }
 }
 
-// One pass along dim d (0-based) of in's shape: for each element, the nearest of the
-// features on its line (src), written to dst. A thread a line: the lower envelope of the
-// line's candidates (Meijster's scheme; a boundary found by bisection, as a candidate later
-// on the line wins on a right half-line), then each element takes the envelope's candidate
-// at its place. Ties go to the earlier place on the line (later: the later). s, t: scratch
-// of the element count (the envelope's places and the starts of their stretches).
-extern "C" __global__ void ndd_pass(gpu::array<bool> in, const int *src, int *dst, int *s, int *t, int d,
-                                    int metric, const double *sampling, int has_sampling, int later) {
+// One pass along dim d (0-based) of in's shape gives each element the nearest of the
+// features on its line (src), in two launches. First (ndd_envelope) a thread a line builds
+// the lower envelope of the line's candidates (Meijster's scheme: a candidate later on the
+// line wins on a right half-line, whose start takeover finds): s, t (scratch of the element
+// count) get the envelope's places and the starts of their stretches, cnt[line] their
+// number. Ties go to the earlier place on the line (later: the later).
+extern "C" __global__ void ndd_envelope(gpu::array<bool> in, const int *src, int *s, int *t, int *cnt, int d,
+                                        int metric, const double *sampling, int has_sampling, int later) {
   const int nd = in.ndim;
   const long long n = in.size;
   if (d < 0 || d >= nd || n <= 0) return;
@@ -145,15 +146,46 @@ extern "C" __global__ void ndd_pass(gpu::array<bool> in, const int *src, int *ds
         }
       }
     }
-    for (long long x = len - 1; x >= 0; x--) {
-      long long from = x;
-      if (q >= 0) {
-        while (q > 0 && t[base + q * sd] > x) q--;
-        from = s[base + q * sd];
-        if (from < 0 || from >= len) from = x;
-      }
-      for (int k = 0; k < nd; k++) dst[k * n + base + x * sd] = src[k * n + base + from * sd];
+    cnt[j] = (int)(q + 1);
+  }
+}
+
+// The second half of a pass: each element (a thread each) takes the feature of the
+// envelope's candidate (s, t: ndd_envelope's, cnt[line] of them) whose stretch holds its
+// place on its line along d; an element of a line without candidates keeps its own
+extern "C" __global__ void ndd_take(gpu::array<bool> in, const int *src, int *dst, const int *s, const int *t,
+                                    const int *cnt, int d) {
+  const int nd = in.ndim;
+  const long long n = in.size;
+  if (d < 0 || d >= nd) return;
+  const long long len = in.shape[d];
+  long long st[8];
+  ndd::strides(in.shape, nd, st);
+  const long long sd = st[d];
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+       i += (long long)gridDim.x * blockDim.x) {
+    long long r = i, x = 0, j = 0, scale = 1;
+    for (int k = nd - 1; k >= 0; k--) {   // x: the place along d; j: the line (ndd_envelope's order)
+      long long q = r / in.shape[k];
+      long long ck = r - q * in.shape[k];
+      r = q;
+      if (k == d) { x = ck; continue; }
+      j += ck * scale;
+      scale *= in.shape[k];
     }
+    const long long base = i - x * sd;
+    long long K = cnt[j], from = x;
+    if (K > len) K = len;
+    if (K > 0) {   // the last stretch starting at or before x (t[0] is 0)
+      long long lo = 0, hi = K - 1;
+      while (lo < hi) {
+        long long mid = (lo + hi + 1) / 2;
+        if (t[base + mid * sd] <= x) lo = mid; else hi = mid - 1;
+      }
+      from = s[base + lo * sd];
+      if (from < 0 || from >= len) from = x;
+    }
+    for (int k = 0; k < nd; k++) dst[k * n + i] = src[k * n + base + from * sd];
   }
 }
 

@@ -21,7 +21,7 @@ local EDT, CDT, BF = 0, 1, 2                      -- and whose results ndd_finis
 local module
 local function kernel(name)
   module = module or gpu.module(gpu._embedded("kernels/ndimage_distance.cu"),
-                                {names = {"ndd_init", "ndd_pass", "ndd_finish", "ndd_chamfer", "ndd_chamfer_init",
+                                {names = {"ndd_init", "ndd_envelope", "ndd_take", "ndd_finish", "ndd_chamfer", "ndd_chamfer_init",
                                           "ndd_unravel"}})
   return module[name]
 end
@@ -115,10 +115,14 @@ local function exact(x, metric, sampling, order, later, how, want_d, want_i, dis
   if n == 0 then return dist, ind end
   local F, G = gpu.empty({x.ndim * n}, "int32"), gpu.empty({x.ndim * n}, "int32")
   local s, t = gpu.empty({n}, "int32"), gpu.empty({n}, "int32")
+  local shortest = math.huge
+  for d = 1, x.ndim do shortest = math.min(shortest, x.shape[d]) end
+  local cnt = gpu.empty({n // shortest}, "int32")   -- a count a line
   local w = sampling and gpu.array(sampling, "float64") or gpu.zeros({1}, "float64")
   launch("ndd_init", n, x, F)
   for _, d in ipairs(order) do
-    launch("ndd_pass", n // x.shape[d], x, F, G, s, t, d - 1, metric, w, sampling and 1 or 0, later and 1 or 0)
+    launch("ndd_envelope", n // x.shape[d], x, F, s, t, cnt, d - 1, metric, w, sampling and 1 or 0, later and 1 or 0)
+    launch("ndd_take", n, x, F, G, s, t, cnt, d - 1)
     F, G = G, F
   end
   local dd = (dist and dist_dtype == "float64") and dist or gpu.zeros({1}, "float64")
@@ -126,7 +130,7 @@ local function exact(x, metric, sampling, order, later, how, want_d, want_i, dis
   local du = (dist and dist_dtype == "uint32") and dist or gpu.zeros({1}, "uint32")
   launch("ndd_finish", n, x, F, how, metric, w, sampling and 1 or 0, dist and 1 or 0, dd, di, du,
          ind and 1 or 0, ind or gpu.zeros({1}, "int32"))
-  F:free(); G:free(); s:free(); t:free()
+  F:free(); G:free(); s:free(); t:free(); cnt:free()
   return dist, ind
 end
 
