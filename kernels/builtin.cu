@@ -760,3 +760,52 @@ extern "C" __global__ void unpackbits(const unsigned char *a, unsigned char *out
     out[i] = k < 8 * n ? (unsigned char)((a[r * n + k / 8] >> (little ? b : 7 - b)) & 1u) : 0;
   }
 }
+
+// ---------------------------------------------------------------------------------------
+// Weighted bincount (lua/stats.lua): the sums of the runs of a sorted array's weights v
+// (n of them), bin b's run v[lo[b] - 1 .. hi[b] - 2] (lo, hi: gpu.searchsorted's 1-based
+// places). Deterministic and balanced whatever the runs' lengths: each run is cut into
+// pieces of RUN_PIECE elements, a warp sums a piece (lanes stride it, then a fixed tree
+// of shuffles: the same order every time), then a warp a bin sums its pieces' sums
+// likewise. first[b] is the running count of pieces through bin b (inclusive).
+#define RUN_PIECE 1024
+__device__ __forceinline__ double warp_sum(double t) {
+  for (int d = 16; d > 0; d >>= 1) t += __shfl_down_sync(0xffffffffu, t, d);
+  return t;
+}
+// blockDim.x a multiple of 32: a warp's lanes share p, so the shuffles see the whole warp
+extern "C" __global__ void run_pieces(const double *v, long long n, const long long *lo, const long long *hi,
+                                      const long long *first, long long bins, long long pieces, double *psum) {
+  const int lane = threadIdx.x & 31;
+  const long long warps = ((long long)gridDim.x * blockDim.x) >> 5;
+  for (long long p = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; p < pieces; p += warps) {
+    long long a = 0, z = bins - 1;   // the bin: the first whose running count passes p
+    while (a < z) {
+      long long m = a + (z - a) / 2;
+      if (first[m] > p) z = m; else a = m + 1;
+    }
+    long long s = lo[a] - 1 + (p - (a > 0 ? first[a - 1] : 0)) * RUN_PIECE, e = hi[a] - 1;
+    if (s < 0) s = 0;
+    if (e > n) e = n;
+    if (e > s + RUN_PIECE) e = s + RUN_PIECE;
+    double t = 0;
+    for (long long i = s + lane; i < e; i += 32) t += v[i];
+    t = warp_sum(t);
+    if (lane == 0) psum[p] = t;
+  }
+}
+// a warp a bin: out[b] the sum of its pieces' sums (0 for a bin of none)
+extern "C" __global__ void run_totals(const double *psum, long long pieces, const long long *first, long long bins,
+                                      double *out) {
+  const int lane = threadIdx.x & 31;
+  const long long warps = ((long long)gridDim.x * blockDim.x) >> 5;
+  for (long long b = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; b < bins; b += warps) {
+    long long s = b > 0 ? first[b - 1] : 0, e = first[b];
+    if (s < 0) s = 0;
+    if (e > pieces) e = pieces;
+    double t = 0;
+    for (long long i = s + lane; i < e; i += 32) t += psum[i];
+    t = warp_sum(t);
+    if (lane == 0) out[b] = t;
+  }
+}

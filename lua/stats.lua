@@ -438,17 +438,27 @@ local function bins_that_fit(top, above)
   return above and top or top + 1
 end
 
--- The inclusive sums of v (float64) along each run of equal elements of the sorted keys,
--- by log2(n) shifted adds (Hillis and Steele), so that a sum mixes no other run's elements
-local function run_sums(keys, v)
-  local n, step = v.size, 1
-  while step < n do
-    local same = keys:narrow(1, step + 1, n - step):eq(keys:narrow(1, 1, n - step))
-    local add = gpu.where(same, v:narrow(1, 1, n - step), 0.0)
-    v = gpu.concatenate({v:narrow(1, 1, step), v:narrow(1, step + 1, n - step) + add})
-    step = step * 2
-  end
-  return v
+-- kernels/builtin.cu's run sums, one module, compiled at the first weighted bincount
+local runs_module
+local function runs_kernel(name)
+  runs_module = runs_module or gpu.module(gpu._embedded("kernels/builtin.cu"), {names = {"run_pieces", "run_totals"}})
+  return runs_module[name]
+end
+local function warps(n) return {math.max(1, math.min(65536, (n + 7) // 8)), 256} end
+
+-- The sums of the float64 weights v (sorted by their bins) over each bin's run, the run of
+-- bin b from 1-based place starts[b] to ends[b] - 1: pieces of 1024 a warp, then each bin's
+-- pieces (kernels/builtin.cu), so that a NaN or inf reaches no other bin, the order of the
+-- additions is fixed, and one bin holding most elements is summed by many warps
+local function run_sums(v, starts, ends)
+  local bins = starts.size
+  local first = gpu.cumsum((ends - starts + 1023) // 1024)
+  local pieces = math.tointeger(first[{bins}]:item())
+  local psum = gpu.empty({math.max(pieces, 1)}, "float64")
+  local out = gpu.empty({bins}, "float64")
+  if pieces > 0 then runs_kernel("run_pieces")[warps(pieces)](v, v.size, starts, ends, first, bins, pieces, psum) end
+  runs_kernel("run_totals")[warps(bins)](psum, pieces, first, bins, out)
+  return out
 end
 
 -- gpu.bincount(x [, {weights =, minlength =}]): how many times each of 0, 1, ... max(x)
@@ -483,9 +493,7 @@ function gpu.bincount(x, opts)
   local starts = gpu.searchsorted(xs, values)
   local ends = gpu.searchsorted(xs, values, {side = "right"})
   if w == nil then return ends - starts end
-  -- the weights summed within each run of equal values alone (a NaN or inf reaches no other bin)
-  local sums = run_sums(xs, gpu.take(w:astype("float64"), order))
-  return gpu.where(ends:gt(starts), gpu.take(sums, gpu.maximum(ends - 1, 1)), 0.0)   -- 1-based: a run ends before ends
+  return run_sums(gpu.take(w:astype("float64"), order), starts, ends)
 end
 
 local function finite_number(v, api, what)

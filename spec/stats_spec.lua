@@ -186,6 +186,22 @@ describe("gpu.bincount, isin, argwhere, flatnonzero and interp", function()
     assert.are.equal(math.huge, r[1]); same({nan, 2}, {r[2], r[3]})
   end)
 
+  it("bincount: runs longer than a warp's piece (1024) are summed in pieces, each bin alone", function()
+    -- bin 0 holds 5000 elements (5 pieces), bin 1 1023, bin 2 1025, bin 4 one NaN among 2048
+    local xs, ws, want = {}, {}, {0, 0, 0, 0, 0}
+    local function put(bin, count, w)
+      for _ = 1, count do xs[#xs + 1] = bin; ws[#ws + 1] = w; want[bin + 1] = want[bin + 1] + w end
+    end
+    put(0, 5000, 3); put(2, 1025, -1); put(1, 1023, 0.5); put(4, 2047, 2); put(4, 1, nan)
+    local perm = gpu.random.permutation(#xs)   -- (1-based) the order of the elements must not matter
+    local x = gpu.take(gpu.array(xs, "int64"), perm)
+    local w = gpu.take(gpu.array(ws, "float64"), perm)
+    local r = gpu.bincount(x, {weights = w}):totable()
+    same({15000, 511.5, -1025, 0}, {r[1], r[2], r[3], r[4]})
+    assert.is_true(r[5] ~= r[5])
+    assert.are.same({5000, 1023, 1025, 0, 2048}, gpu.bincount(x):totable())
+  end)
+
   it("bincount: a greatest element or minlength too big for memory is an error before any allocation", function()
     for _, v in ipairs({math.tointeger(2 ^ 50), math.maxinteger}) do
       assert.matches(("gpu.bincount: x's greatest element is %d: that many bins would not fit"):format(v),
