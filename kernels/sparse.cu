@@ -423,16 +423,16 @@ __global__ void csr_col_ptr(const int *__restrict__ indptr, long long m, long lo
   }
 }
 
-// For each place (rows[i], cols[i]): the sum of its stored values (vals[i], 0 where none) and
-// the first entry holding it (offsets[i], -1 where none). A binary search in a row when
+// For each place (rows[i], cols[i]): the sum of its stored values (vals[i], 0 where none),
+// the first entry holding it (offsets[i], -1 where none) and how many do (counts[i]). A binary search in a row when
 // `sorted` (a canonical matrix), else a scan of the row.
 template <class T>
 __global__ void csr_lookup(const int *__restrict__ indptr, const int *__restrict__ indices,
                            const T *__restrict__ data, long long m, long long ncols, long long nnz,
                            const long long *__restrict__ rows, const long long *__restrict__ cols, long long k,
-                           int sorted, T *vals, long long *offsets) {
+                           int sorted, T *vals, long long *offsets, long long *counts) {
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < k; i += (long long)gridDim.x * blockDim.x) {
-    long long r = rows[i], c = cols[i], at = -1;
+    long long r = rows[i], c = cols[i], at = -1, count = 0;
     T s = T(0);
     if (r >= 0 && r < m && c >= 0 && c < ncols) {
       long long lo, hi;
@@ -450,6 +450,7 @@ __global__ void csr_lookup(const int *__restrict__ indptr, const int *__restrict
         if (ci == c) {
           s += data[p];
           if (at < 0) at = p;
+          count++;
         } else if (sorted && ci > c) {
           break;
         }
@@ -457,6 +458,7 @@ __global__ void csr_lookup(const int *__restrict__ indptr, const int *__restrict
     }
     vals[i] = s;
     offsets[i] = at;
+    counts[i] = count;
   }
 }
 

@@ -1015,17 +1015,17 @@ local function submatrix(api, A, rs, cs)
 end
 
 -- the values at the places (r[i], c[i]) (int64, 0-based, 1-D, one size; inside the matrix),
--- duplicates summed, and each place's first entry (-1 where none is stored)
+-- duplicates summed, each place's first entry (-1 where none is stored) and their number
 local function lookup(api, A, r, c)
   local data, indices, indptr, major, minor, nnz = parts(api, A)
   r, c = swap(A.format, r:contiguous(), c:contiguous())
   local k = r.size
-  local vals, offs = gpu.empty(k, A.dtype), gpu.empty(k, "int64")
+  local vals, offs, counts = gpu.empty(k, A.dtype), gpu.empty(k, "int64"), gpu.empty(k, "int64")
   if k > 0 then
     kernel("csr_lookup", A.dtype)[{blocks(k, 256), 256}](indptr, indices, data, major, minor, nnz, r, c, k,
-                                                         A.has_canonical_format and 1 or 0, vals, offs)
+                                                         A.has_canonical_format and 1 or 0, vals, offs, counts)
   end
-  return vals, offs
+  return vals, offs, counts
 end
 
 -- a key as rows and columns: a table {rows [, cols]}, a number or a device array (rows), or
@@ -1097,8 +1097,9 @@ local function getitem(A, key)
   return get("index", A, key_parts("index", A, key))
 end
 
--- A[key] = v (a number, a boolean or a gpu.complex): the stored entries there set (A made
--- canonical first), the places not stored inserted by a rebuild of A's arrays, as scipy's
+-- A[key] = v (a number, a boolean or a gpu.complex), as scipy's: the stored entries there set
+-- (where a place holds duplicates, A's are summed first), the places not stored inserted by a
+-- rebuild of A's arrays: sorted into a canonical A, else before each row's old entries
 local function setitem(A, key, v)
   local api = "assign"
   if A.format == "coo" then
@@ -1118,8 +1119,11 @@ local function setitem(A, key, v)
     r, c = places(api, A, rs, cs)
   end
   if r.size == 0 then return end
-  if not A.has_canonical_format then A:sum_duplicates() end
-  local _, offs = lookup(api, A, r, c)
+  local _, offs, counts = lookup(api, A, r, c)
+  if not A.has_canonical_format and counts:gt(1):any() then
+    A:sum_duplicates()
+    _, offs = lookup(api, A, r, c)
+  end
   local data, indices, indptr, major, minor, nnz = parts(api, A)
   kernel("csr_set", A.dtype)[{blocks(r.size, 256), 256}](data, nnz, offs, r.size, val)
   if data ~= A.data then A.data = data end
@@ -1128,10 +1132,12 @@ local function setitem(A, key, v)
   -- the places not stored, once each (a pair may be given twice), joined to A's entries and sorted
   local key_ = gpu.unique(gpu.take(r, missing) * A.shape[2] + gpu.take(c, missing))
   local nr, nc = swap(A.format, (key_ // math.max(A.shape[2], 1)):astype("int32"), (key_ % math.max(A.shape[2], 1)):astype("int32"))
-  local d, ind, ptr = compress(gpu.concatenate({head(data, nnz), gpu.full(key_.size, v, A.dtype)}),
-                               gpu.concatenate({rows_of(indptr, nnz, major), nr}),
-                               gpu.concatenate({head(indices, nnz), nc}), major, minor, false, false)
-  A.data, A.indices, A.indptr, A.has_canonical_format = d, ind, ptr, true
+  -- (new entries first: a stable sort by row alone puts them before the row's old ones)
+  local canonical = A.has_canonical_format
+  local d, ind, ptr = compress(gpu.concatenate({gpu.full(key_.size, v, A.dtype), head(data, nnz)}),
+                               gpu.concatenate({nr, rows_of(indptr, nnz, major)}),
+                               gpu.concatenate({nc, head(indices, nnz)}), major, minor, false, false, not canonical)
+  A.data, A.indices, A.indptr, A.has_canonical_format = d, ind, ptr, canonical
 end
 
 -- scipy's getrow (CSR, 1 x n, for every format) and getcol (m x 1: CSC for CSC, else CSR)
