@@ -871,7 +871,7 @@ end
 -- columns mapped (csr_col_count, a running sum, csr_col_write: each old column's new places
 -- from a sort of the wanted ones), elements looked up (csr_lookup); a CSC matrix is the CSR
 -- matrix of its transpose, so its columns are gathered and its rows mapped.
-local DIM_NAME = {"row", "column"}
+local DIM_NAME = {"row", "column", "element"}   -- (3: A:take's flat indices)
 
 local function index_int(api, v, what)
   local i = math.type(v) == "integer" and v or math.type(v) == "float" and math.tointeger(v)
@@ -1171,7 +1171,7 @@ function M.take(A, indices, dim)
   if dim == nil then
     local m, n = A.shape[1], A.shape[2]
     if A.format == "coo" then get(api, A) end   -- (its error)
-    local s = array_sel(api, indices:reshape(-1), m * n, 1)
+    local s = array_sel(api, indices:reshape(-1), m * n, 3)
     return (lookup(api, A, s.idx // math.max(n, 1), s.idx % math.max(n, 1)))
   end
   local d = gpu._arg.dim_of(dim, 2, "sparse.take")
