@@ -945,6 +945,15 @@ local function sel_array(s, n)
   return gpu.arange(s.first, s.first + s.len * s.step, s.step, "int64")
 end
 
+-- the running sum of counts (int64, not empty) from 0, its total (read back: one wait), and
+-- the indices and data arrays of that many entries
+local function running(api, counts, dt)
+  local ends = counts:cumsum()
+  local total = ends:item(counts.size)
+  if total > INT32_MAX then fail(api, "the result has %d stored elements: more than 2^31 - 1 (int32 indices)", total) end
+  return gpu.concatenate({gpu.zeros(1, "int64"), ends}), total, gpu.empty(total, "int32"), gpu.empty(total, dt)
+end
+
 -- The rows sel (int64, 0-based) of a compressed matrix's arrays (the CSR form's rows), in
 -- sel's order: data, indices, indptr of the result, and its nnz (read back: one wait)
 local function take_major(api, dt, data, indices, indptr, major, nnz, sel)
@@ -952,11 +961,7 @@ local function take_major(api, dt, data, indices, indptr, major, nnz, sel)
   if k == 0 then return gpu.zeros(0, dt), gpu.zeros(0, "int32"), gpu.zeros(1, "int32"), 0 end
   local counts = gpu.empty(k, "int64")
   kernel("csr_take_count", dt)[{blocks(k, 256), 256}](indptr, sel, k, major, nnz, counts)
-  local ends = counts:cumsum()
-  local total = ends:item(k)
-  if total > INT32_MAX then fail(api, "the result has %d stored elements: more than 2^31 - 1 (int32 indices)", total) end
-  local starts = gpu.concatenate({gpu.zeros(1, "int64"), ends})
-  local oind, odata = gpu.empty(total, "int32"), gpu.empty(total, dt)
+  local starts, total, oind, odata = running(api, counts, dt)
   if total > 0 then
     kernel("csr_take_rows", dt)[{blocks(total, 256), 256}](indptr, indices, data, sel, k, major, nnz, starts, total,
                                                            oind, odata)
@@ -982,11 +987,7 @@ local function take_minor(api, dt, data, indices, indptr, major, minor, nnz, s)
   local mapptr = gpu.searchsorted(sorted, gpu.arange(0, minor + 1, 1, "int64")) - 1
   local counts = gpu.empty(nnz, "int64")
   kernel("csr_col_count", dt)[{blocks(nnz, 256), 256}](indices, nnz, minor, mapptr, k, counts)
-  local ends = counts:cumsum()
-  local total = ends:item(nnz)
-  if total > INT32_MAX then fail(api, "the result has %d stored elements: more than 2^31 - 1 (int32 indices)", total) end
-  local starts = gpu.concatenate({gpu.zeros(1, "int64"), ends})
-  local oind, odata = gpu.empty(total, "int32"), gpu.empty(total, dt)
+  local starts, total, oind, odata = running(api, counts, dt)
   if total > 0 then
     kernel("csr_col_write", dt)[{blocks(nnz, 256), 256}](indices, data, nnz, minor, mapptr, order, k, starts, total,
                                                          oind, odata)
