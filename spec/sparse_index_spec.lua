@@ -235,6 +235,24 @@ describe("gpu.sparse indexing", function()
     end
   end)
 
+  it("indexes empty and zero-size matrices, with index arrays of any integer dtype", function()
+    local E = sp.csr_matrix({3, 4})
+    assert.are.equal(0, E[{2, 3}])
+    assert.are.same({1, 4}, E[{2}].shape)
+    like(gpu.zeros({3, 2}, "float64"), E[{{}, i64({1, 1})}], "csr")
+    E[{1, {}}] = 2
+    like(gpu.array({{2, 2, 2, 2}, {0, 0, 0, 0}, {0, 0, 0, 0}}, "float64"), E, "csr")
+    assert.is_true(E.has_canonical_format)
+    assert.are.same({0, 2}, sp.csc_matrix({0, 3})[{{}, {2, 3}}].shape)
+    assert.are.same({1, 0}, sp.csr_matrix({4, 0})[{2}].shape)
+    local A = sp.csr_matrix(gpu.array({{1, 2}, {3, 4}}, "float64"))
+    like(gpu.array({{3, 4}, {1, 2}}, "float64"), A[{gpu.array({2, 1}, "uint8")}], "csr")
+    assert.are.same({3, 1}, A[{gpu.array({2, 1}, "int32"), gpu.array({1, 1}, "int16")}]:totable())
+    local T = A.T   -- shares A's arrays, as scipy's: a stored place set in place shows there
+    A[{1, 1}] = 9
+    like(gpu.array({{9, 3}, {2, 4}}, "float64"), T, "csc")
+  end)
+
   it("never reads or writes outside a matrix whose arrays were overwritten", function()
     local A = random_matrix(5, 4, "csr", "float64", 9)
     local k = A.nnz
