@@ -1008,7 +1008,7 @@ local function submatrix(api, A, rs, cs)
   local dt = A.dtype
   local canonical = A.has_canonical_format and (ns == nil or ns.int ~= nil or (ns.step ~= nil and ns.step > 0))
   if ms ~= nil then
-    data, indices, indptr, nnz = take_major(api, dt, data, indices, indptr, major, nnz, sel_array(ms))
+    data, indices, indptr, nnz = take_major(api, dt, data, indices, indptr, major, nnz, sel_array(ms):contiguous())
     major = sel_len(ms)
   end
   if ns ~= nil then data, indices, indptr = take_minor(api, dt, data, indices, indptr, major, minor, nnz, ns) end

@@ -116,6 +116,7 @@ describe("gpu.sparse indexing", function()
         like(gpu.take(D, c, 2)[{{3}}], A[{3, c}], fmt)
         like(gpu.take(D, r, 1)[{{}, {2}}], A[{r, 2}], fmt)
         like(gpu.take(D, c:astype("int32"), 2), A[{{}, c:astype("int32")}], fmt)
+        like(gpu.take(D, r[{{-1, 1, -2}}], 1), A[{r[{{-1, 1, -2}}]}], fmt)   -- a strided view
         local rm, cm = {}, {}
         for i = 1, m do rm[i] = i % 2 == 0 end
         for j = 1, n do cm[j] = j ~= 2 end
