@@ -1193,6 +1193,7 @@ local api_methods = {}
 for name, f in pairs(M) do api_methods[name] = gpu._api(f) end
 local index_api, assign_api = gpu._api(getitem), gpu._api(setitem)
 local function fields(A, k)
+  if k == nil then return nil end   -- (as a table's t[nil])
   if type(k) ~= "string" then return index_api(A, k) end
   if k == "nnz" then
     return A.format == "coo" and rawget(A, "data").size or math.min(rawget(A, "data").size, rawget(A, "indices").size)

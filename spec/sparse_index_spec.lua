@@ -311,6 +311,7 @@ describe("gpu.sparse indexing", function()
     err("gpu.sparse.getcol: column index -5 out of range for a matrix of 4 columns", function() return A:getcol(-5) end)
     err("gpu.sparse.getrow: the row must be an integer, got table", function() return A:getrow({1}) end)
     err("gpu.sparse.take: element index 21 out of range for a matrix of 20 elements", function() return A:take({21}) end)
+    assert.is_nil(A[nil])   -- as a table's t[nil]
     -- the error names the caller's line
     local _, line = pcall(function() return A[{9, 1}] end)
     assert.matches("sparse_index_spec.lua:%d+: gpu.sparse.index: row index 9", line)
