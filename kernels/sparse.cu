@@ -328,3 +328,146 @@ __global__ void csr_order(const int *__restrict__ starts, long long ncols, long 
     }
   }
 }
+
+// ---- indexing (lua/sparse.lua's A[{...}]): rows gathered, columns mapped, elements looked up ----
+
+// counts[i] = the clamped length of row sel[i] (0-based; a row outside [0, m) has none)
+template <class T>
+__global__ void csr_take_count(const int *__restrict__ indptr, const long long *__restrict__ sel, long long k,
+                               long long m, long long nnz, long long *counts) {
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < k; i += (long long)gridDim.x * blockDim.x) {
+    long long r = sel[i], lo = 0, hi = 0;
+    if (r >= 0 && r < m) sp_row(indptr, r, nnz, lo, hi);
+    counts[i] = hi - lo;
+  }
+}
+
+// The entries of rows sel (k of them, k >= 1) one after the other: a thread an output entry q,
+// its row the last i with starts[i] <= q (a binary search of the k + 1 running counts), its
+// source the row's start plus q - starts[i]. A source outside the row (counts and starts made
+// from other arrays) writes column -1 and 0, never reads outside.
+template <class T>
+__global__ void csr_take_rows(const int *__restrict__ indptr, const int *__restrict__ indices,
+                              const T *__restrict__ data, const long long *__restrict__ sel, long long k, long long m,
+                              long long nnz, const long long *__restrict__ starts, long long total, int *oind,
+                              T *odata) {
+  for (long long q = (long long)blockIdx.x * blockDim.x + threadIdx.x; q < total; q += (long long)gridDim.x * blockDim.x) {
+    long long a = 0, b = k;
+    while (b - a > 1) {
+      long long mid = a + (b - a) / 2;
+      if (starts[mid] <= q) a = mid; else b = mid;
+    }
+    long long r = sel[a], lo = 0, hi = 0;
+    if (r >= 0 && r < m) sp_row(indptr, r, nnz, lo, hi);
+    long long p = lo + (q - starts[a]);
+    if (p >= lo && p < hi) {
+      oind[q] = indices[p];
+      odata[q] = data[p];
+    } else {
+      oind[q] = -1;
+      odata[q] = T(0);
+    }
+  }
+}
+
+// the new columns of old column c: map[mapptr[c] .. mapptr[c + 1]), clamped to [0, nmap]
+__device__ inline void sp_map(const long long *mapptr, long long c, long long nmap, long long &a, long long &b) {
+  a = mapptr[c];
+  b = mapptr[c + 1];
+  a = a < 0 ? 0 : (a > nmap ? nmap : a);
+  b = b < a ? a : (b > nmap ? nmap : b);
+}
+
+// counts[p] = how many new columns entry p's column becomes (0 outside the matrix)
+template <class T>
+__global__ void csr_col_count(const int *__restrict__ indices, long long nnz, long long ncols,
+                              const long long *__restrict__ mapptr, long long nmap, long long *counts) {
+  for (long long p = (long long)blockIdx.x * blockDim.x + threadIdx.x; p < nnz; p += (long long)gridDim.x * blockDim.x) {
+    int c = indices[p];
+    long long a = 0, b = 0;
+    if (c >= 0 && c < ncols) sp_map(mapptr, c, nmap, a, b);
+    counts[p] = b - a;
+  }
+}
+
+// entry p written once for each of its new columns, from starts[p] on (the running counts),
+// so a row keeps its entries' order; never past total
+template <class T>
+__global__ void csr_col_write(const int *__restrict__ indices, const T *__restrict__ data, long long nnz,
+                              long long ncols, const long long *__restrict__ mapptr,
+                              const long long *__restrict__ map, long long nmap,
+                              const long long *__restrict__ starts, long long total, int *oind, T *odata) {
+  for (long long p = (long long)blockIdx.x * blockDim.x + threadIdx.x; p < nnz; p += (long long)gridDim.x * blockDim.x) {
+    int c = indices[p];
+    if (c < 0 || c >= ncols) continue;
+    long long a, b, at = starts[p];
+    sp_map(mapptr, c, nmap, a, b);
+    for (long long j = a; j < b; j++) {
+      long long q = at + (j - a);
+      if (q >= 0 && q < total) {
+        oind[q] = (int)map[j];
+        odata[q] = data[p];
+      }
+    }
+  }
+}
+
+// the new indptr of a column selection: row r starts at starts[indptr[r]] (clamped)
+template <class T>
+__global__ void csr_col_ptr(const int *__restrict__ indptr, long long m, long long nnz,
+                            const long long *__restrict__ starts, int *optr) {
+  for (long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x; r <= m; r += (long long)gridDim.x * blockDim.x) {
+    long long p = indptr[r];
+    p = p < 0 ? 0 : (p > nnz ? nnz : p);
+    optr[r] = (int)starts[p];
+  }
+}
+
+// For each place (rows[i], cols[i]): the sum of its stored values (vals[i], 0 where none),
+// the first entry holding it (offsets[i], -1 where none) and how many do (counts[i]). A binary search in a row when
+// `sorted` (a canonical matrix), else a scan of the row.
+template <class T>
+__global__ void csr_lookup(const int *__restrict__ indptr, const int *__restrict__ indices,
+                           const T *__restrict__ data, long long m, long long ncols, long long nnz,
+                           const long long *__restrict__ rows, const long long *__restrict__ cols, long long k,
+                           int sorted, T *vals, long long *offsets, long long *counts) {
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < k; i += (long long)gridDim.x * blockDim.x) {
+    long long r = rows[i], c = cols[i], at = -1, count = 0;
+    T s = T(0);
+    if (r >= 0 && r < m && c >= 0 && c < ncols) {
+      long long lo, hi;
+      sp_row(indptr, r, nnz, lo, hi);
+      if (sorted) {
+        long long a = lo, b = hi;   // the first entry whose column is >= c
+        while (a < b) {
+          long long mid = a + (b - a) / 2;
+          if (indices[mid] < c) a = mid + 1; else b = mid;
+        }
+        lo = a;
+      }
+      for (long long p = lo; p < hi; p++) {
+        int ci = indices[p];
+        if (ci == c) {
+          s += data[p];
+          if (at < 0) at = p;
+          count++;
+        } else if (sorted && ci > c) {
+          break;
+        }
+      }
+    }
+    vals[i] = s;
+    offsets[i] = at;
+    counts[i] = count;
+  }
+}
+
+// data[offsets[i]] = v[0] where the offset lies in [0, nnz)
+template <class T>
+__global__ void csr_set(T *data, long long nnz, const long long *__restrict__ offsets, long long k,
+                        const T *__restrict__ v) {
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < k; i += (long long)gridDim.x * blockDim.x) {
+    long long p = offsets[i];
+    if (p >= 0 && p < nnz) data[p] = v[0];
+  }
+}

@@ -36,7 +36,9 @@ local function kernel(name, dtype)
   local m = modules[c]
   if not m then
     local names = {}
-    for _, k in ipairs({"csr_spmv", "csr_spmm", "csr_todense", "csr_add", "csr_count", "csr_place", "csr_order"}) do
+    for _, k in ipairs({"csr_spmv", "csr_spmm", "csr_todense", "csr_add", "csr_count", "csr_place", "csr_order",
+                       "csr_take_count", "csr_take_rows", "csr_col_count", "csr_col_write", "csr_col_ptr",
+                       "csr_lookup", "csr_set"}) do
       names[#names + 1] = ("%s<%s>"):format(k, c)
     end
     if KIND[dtype] ~= "c" then names[#names + 1] = ("csr_extreme<%s>"):format(c) end   -- (no order on complex)
@@ -860,6 +862,325 @@ function M.multiply(A, B)
   return compressed("csr", d, ind, ptr, A.shape, true)
 end
 
+-- ---- indexing: A[{rows, cols}] and A[{rows, cols}] = v, scipy's __getitem__ and __setitem__ ----
+-- A key's entries are the dense views' (1-based, negative from the end): a number, a range
+-- {first, last [, step]} ({} the whole dimension, {i} one kept), or a device array (integer:
+-- indices, repeats repeated; bool: a mask of the dimension's length). A selection, 0-based:
+-- {int = p}, {first = f, len = l, step = s} or {idx = an int64 array}. The work is on the
+-- device: rows are gathered (kernels/sparse.cu's csr_take_count, a running sum, csr_take_rows),
+-- columns mapped (csr_col_count, a running sum, csr_col_write: each old column's new places
+-- from a sort of the wanted ones), elements looked up (csr_lookup); a CSC matrix is the CSR
+-- matrix of its transpose, so its columns are gathered and its rows mapped.
+local DIM_NAME = {"row", "column", "element"}   -- (3: A:take's flat indices)
+
+local function index_int(api, v, what)
+  local i = math.type(v) == "integer" and v or math.type(v) == "float" and math.tointeger(v)
+  if not i then fail(api, "%s must be an integer, got %s", what, type(v) == "number" and gpu._arg.shown(v) or described(v)) end
+  return i
+end
+local function position(api, i, n, d)
+  local p = i < 0 and i + n or i - 1
+  if p < 0 or p >= n then fail(api, "%s index %d out of range for a matrix of %d %ss", DIM_NAME[d], i, n, DIM_NAME[d]) end
+  return p
+end
+
+-- a range {first, last [, step]} of a dimension of n, as the dense views read it
+local function range_sel(api, t, n, d)
+  local k, what = #t, DIM_NAME[d]
+  if k > 3 then fail(api, "a %s range is {first, last [, step]}, got %d numbers", what, k) end
+  local step = t[3] == nil and 1 or index_int(api, t[3], ("a %s range's step"):format(what))
+  if step == 0 then fail(api, "a %s range's step must not be 0", what) end
+  local first, last = step > 0 and 1 or n, step > 0 and n or 1
+  if t[1] ~= nil then first = index_int(api, t[1], ("a %s range's first"):format(what)); last = first end
+  if t[2] ~= nil then last = index_int(api, t[2], ("a %s range's last"):format(what)) end
+  local f, e = first < 0 and first + n + 1 or first, last < 0 and last + n + 1 or last
+  if (step > 0 and e < f) or (step < 0 and f < e) then return {first = 0, len = 0, step = 1} end
+  position(api, first, n, d)
+  position(api, last, n, d)
+  local len = (step > 0 and e - f or f - e) // math.abs(step) + 1
+  return {first = f - 1, len = len, step = len > 1 and step or 1}
+end
+
+-- an index array or mask (a device array) of a dimension of n; one read back (its range)
+local function array_sel(api, v, n, d)
+  local what = DIM_NAME[d]
+  if not pcall(function() return v.size end) then fail(api, "the %s index is a freed array", what) end
+  if v.dtype == "bool" then
+    if v.ndim ~= 1 or v.size ~= n then
+      fail(api, "a %s mask must be 1-D of the matrix's %d %ss, got shape {%s}", what, n, what, table.concat(v.shape, ", "))
+    end
+    return {idx = gpu.flatnonzero(v) - 1}
+  end
+  if KIND[v.dtype] ~= "i" and KIND[v.dtype] ~= "u" then fail(api, "%s index arrays must be integer or bool, got %s", what, v.dtype) end
+  if v.ndim < 1 or v.ndim > 2 then fail(api, "%s index arrays must be 1-D (or 2-D with another array), got %d-D", what, v.ndim) end
+  local x = v:astype("int64")
+  if x.size > 0 then
+    local bad = gpu.logical_or(x:eq(0), gpu.logical_or(x:lt(-n), x:gt(n)))
+    if bad:any() then
+      fail(api, "%s index %d out of range for a matrix of %d %ss", what, x:reshape(-1):item(gpu.argmax(bad:reshape(-1))), n, what)
+    end
+    x = gpu.where(x:lt(0), x + n, x - 1)
+  end
+  return {idx = x}
+end
+
+local function sel_of(api, v, n, d)
+  if v == nil then return nil end
+  if type(v) == "number" then return {int = position(api, index_int(api, v, ("a %s index"):format(DIM_NAME[d])), n, d)} end
+  if is_array(v) then return array_sel(api, v, n, d) end
+  if type(v) == "table" and not is_sparse(v) then return range_sel(api, v, n, d) end
+  fail(api, "a %s index must be a number, a range {first, last [, step]} or a device array, got %s", DIM_NAME[d],
+       is_sparse(v) and "a sparse matrix" or described(v))
+end
+local function sel_len(s, n)
+  if s == nil then return n end
+  return s.int and 1 or s.idx and s.idx.size or s.len
+end
+-- the 0-based places of a selection (int64)
+local function sel_array(s, n)
+  if s == nil then return gpu.arange(0, n, 1, "int64") end
+  if s.int then return gpu.full(1, s.int, "int64") end
+  if s.idx then return s.idx:reshape(-1) end
+  if s.len == 0 then return gpu.zeros(0, "int64") end
+  return gpu.arange(s.first, s.first + s.len * s.step, s.step, "int64")
+end
+
+-- the running sum of counts (int64, not empty) from 0, its total (read back: one wait), and
+-- the indices and data arrays of that many entries
+local function running(api, counts, dt)
+  local ends = counts:cumsum()
+  local total = ends:item(counts.size)
+  if total > INT32_MAX then fail(api, "the result has %d stored elements: more than 2^31 - 1 (int32 indices)", total) end
+  return gpu.concatenate({gpu.zeros(1, "int64"), ends}), total, gpu.empty(total, "int32"), gpu.empty(total, dt)
+end
+
+-- The rows sel (int64, 0-based) of a compressed matrix's arrays (the CSR form's rows), in
+-- sel's order: data, indices, indptr of the result, and its nnz (read back: one wait)
+local function take_major(api, dt, data, indices, indptr, major, nnz, sel)
+  local k = sel.size
+  if k == 0 then return gpu.zeros(0, dt), gpu.zeros(0, "int32"), gpu.zeros(1, "int32"), 0 end
+  local counts = gpu.empty(k, "int64")
+  kernel("csr_take_count", dt)[{blocks(k, 256), 256}](indptr, sel, k, major, nnz, counts)
+  local starts, total, oind, odata = running(api, counts, dt)
+  if total > 0 then
+    kernel("csr_take_rows", dt)[{blocks(total, 256), 256}](indptr, indices, data, sel, k, major, nnz, starts, total,
+                                                           oind, odata)
+  end
+  return odata, oind, starts:astype("int32"), total
+end
+
+-- The columns s (a selection, the CSR form's columns) of a compressed matrix's arrays: each
+-- entry written once for each new place of its column (a sort of the wanted columns gives
+-- each old column's new places), in the row's order. One wait (the result's nnz).
+local function take_minor(api, dt, data, indices, indptr, major, minor, nnz, s)
+  local k = sel_len(s)
+  if k == 0 or nnz == 0 then return gpu.zeros(0, dt), gpu.zeros(0, "int32"), gpu.zeros(major + 1, "int32") end
+  local sorted, order
+  if s.idx then
+    sorted, order = gpu.sort(s.idx:reshape(-1))   -- (stable: a repeated column's places in order)
+    order = order - 1
+  elseif s.int or s.step > 0 then
+    sorted, order = sel_array(s), gpu.arange(0, k, 1, "int64")
+  else
+    sorted, order = gpu.flip(sel_array(s)):contiguous(), gpu.arange(k - 1, -1, -1, "int64")
+  end
+  local mapptr = gpu.searchsorted(sorted, gpu.arange(0, minor + 1, 1, "int64")) - 1
+  local counts = gpu.empty(nnz, "int64")
+  kernel("csr_col_count", dt)[{blocks(nnz, 256), 256}](indices, nnz, minor, mapptr, k, counts)
+  local starts, total, oind, odata = running(api, counts, dt)
+  if total > 0 then
+    kernel("csr_col_write", dt)[{blocks(nnz, 256), 256}](indices, data, nnz, minor, mapptr, order, k, starts, total,
+                                                         oind, odata)
+  end
+  local optr = gpu.empty(major + 1, "int32")
+  kernel("csr_col_ptr", dt)[{blocks(major + 1, 256), 256}](indptr, major, nnz, starts, optr)
+  return odata, oind, optr
+end
+
+-- rows rs and columns cs (selections; nil: all) of a CSR or CSC matrix, in its format. The
+-- result is canonical where A is and its columns (CSC: rows) are taken in increasing order
+-- by a number or a range (an index array or a negative step may reorder or repeat them).
+local function submatrix(api, A, rs, cs)
+  if rs == nil and cs == nil then return A:copy() end
+  local shape = {sel_len(rs, A.shape[1]), sel_len(cs, A.shape[2])}
+  local data, indices, indptr, major, minor, nnz = parts(api, A)
+  local ms, ns = swap(A.format, rs, cs)
+  local dt = A.dtype
+  local canonical = A.has_canonical_format and (ns == nil or ns.int ~= nil or (ns.step ~= nil and ns.step > 0))
+  if ms ~= nil then
+    data, indices, indptr, nnz = take_major(api, dt, data, indices, indptr, major, nnz, sel_array(ms):contiguous())
+    major = sel_len(ms)
+  end
+  if ns ~= nil then data, indices, indptr = take_minor(api, dt, data, indices, indptr, major, minor, nnz, ns) end
+  return compressed(A.format, data, indices, indptr, shape, canonical)
+end
+
+-- the values at the places (r[i], c[i]) (int64, 0-based, 1-D, one size; inside the matrix),
+-- duplicates summed, each place's first entry (-1 where none is stored) and their number
+local function lookup(api, A, r, c)
+  local data, indices, indptr, major, minor, nnz = parts(api, A)
+  r, c = swap(A.format, r:contiguous(), c:contiguous())
+  local k = r.size
+  local vals, offs, counts = gpu.empty(k, A.dtype), gpu.empty(k, "int64"), gpu.empty(k, "int64")
+  if k > 0 then
+    kernel("csr_lookup", A.dtype)[{blocks(k, 256), 256}](indptr, indices, data, major, minor, nnz, r, c, k,
+                                                         A.has_canonical_format and 1 or 0, vals, offs, counts)
+  end
+  return vals, offs, counts
+end
+
+-- a key as rows and columns: a table {rows [, cols]}, a number or a device array (rows), or
+-- a bool mask of A's shape (a device array or a sparse matrix: its places, as pairs)
+local function key_parts(api, A, key)
+  if type(key) == "table" and not is_sparse(key) then
+    local len = #key
+    if len > 2 then fail(api, "too many indices (%d) for a sparse matrix (2 dimensions)", len) end
+    return key[1], key[2]
+  end
+  local m, n = A.shape[1], A.shape[2]
+  if is_sparse(key) or (is_array(key) and key.dtype == "bool" and key.ndim == 2) then
+    if key.dtype ~= "bool" or key.shape[1] ~= m or key.shape[2] ~= n then
+      fail(api, "a matrix as a key must be a bool mask of shape %dx%d, got %s of shape %dx%d", m, n, key.dtype,
+           key.shape[1], key.shape[2])
+    end
+    local r, c = key:nonzero()
+    return nil, nil, r - 1, c - 1
+  end
+  return key, nil
+end
+
+-- the places a selection of both dimensions covers: pairs r, c (int64, 0-based, 1-D)
+local function places(api, A, rs, cs)
+  local m, n = A.shape[1], A.shape[2]
+  if rs and cs and rs.idx and cs.idx then
+    local r, c = rs.idx, cs.idx
+    if r.ndim == 2 and r.shape[2] == 1 and (c.ndim == 1 or c.shape[1] == 1) then   -- outer: a submatrix
+      rs, cs = {idx = r:reshape(-1)}, {idx = c:reshape(-1)}
+    else
+      local ok, br, bc = pcall(gpu.broadcast_arrays, r, c)
+      if not ok then
+        fail(api, "row and column index arrays of shapes {%s} and {%s} do not broadcast", table.concat(r.shape, ", "),
+             table.concat(c.shape, ", "))
+      end
+      return br:contiguous():reshape(-1), bc:contiguous():reshape(-1), br.shape
+    end
+  end
+  local r, c = gpu.unique(sel_array(rs, m)), gpu.unique(sel_array(cs, n))
+  local a, b = r.size, c.size
+  return r:reshape(a, 1):expand(a, b):contiguous():reshape(-1), c:reshape(1, b):expand(a, b):contiguous():reshape(-1)
+end
+
+local function check_2d(api, rs, cs)
+  if (rs and rs.idx and rs.idx.ndim ~= 1) or (cs and cs.idx and cs.idx.ndim ~= 1) then
+    fail(api, "a 2-D index array needs an index array for the other dimension")
+  end
+end
+
+-- A[key]
+local function get(api, A, rk, ck, pr, pc)
+  if A.format == "coo" then
+    fail(api, "'coo_matrix' object is not subscriptable, as scipy's: index A:tocsr() or A:tocsc()")
+  end
+  if pr then return (lookup(api, A, pr, pc)) end
+  local rs, cs = sel_of(api, rk, A.shape[1], 1), sel_of(api, ck, A.shape[2], 2)
+  if rs and cs and rs.int and cs.int then
+    return (lookup(api, A, gpu.full(1, rs.int, "int64"), gpu.full(1, cs.int, "int64"))):item()
+  end
+  if rs and cs and rs.idx and cs.idx then
+    local r, c, shape = places(api, A, rs, cs)
+    if shape then return (lookup(api, A, r, c)):reshape(shape) end
+    return submatrix(api, A, {idx = rs.idx:reshape(-1)}, {idx = cs.idx:reshape(-1)})
+  end
+  check_2d(api, rs, cs)
+  return submatrix(api, A, rs, cs)
+end
+local function getitem(A, key)
+  return get("index", A, key_parts("index", A, key))
+end
+
+-- A[key] = v (a number, a boolean or a gpu.complex), as scipy's: the stored entries there set
+-- (where a place holds duplicates, A's are summed first), the places not stored inserted by a
+-- rebuild of A's arrays: sorted into a canonical A, else before each row's old entries
+local function setitem(A, key, v)
+  local api = "assign"
+  if A.format == "coo" then
+    fail(api, "'coo_matrix' object does not support item assignment, as scipy's: assign into A:tocsr() or A:tocsc()")
+  end
+  local ok, val = pcall(function()
+    if type(v) ~= "number" and type(v) ~= "boolean" and type(v) ~= "userdata" then error("") end
+    return gpu.full(1, v, A.dtype)
+  end)
+  if not ok or is_array(v) then
+    fail(api, "only a number, a boolean or a gpu.complex can be assigned, got %s", is_sparse(v) and "a sparse matrix" or described(v))
+  end
+  local rk, ck, r, c = key_parts(api, A, key)
+  if not r then
+    local rs, cs = sel_of(api, rk, A.shape[1], 1), sel_of(api, ck, A.shape[2], 2)
+    if not (rs and cs and rs.idx and cs.idx) then check_2d(api, rs, cs) end
+    r, c = places(api, A, rs, cs)
+  end
+  if r.size == 0 then return end
+  local _, offs, counts = lookup(api, A, r, c)
+  if not A.has_canonical_format and counts:gt(1):any() then
+    A:sum_duplicates()
+    _, offs = lookup(api, A, r, c)
+  end
+  local data, indices, indptr, major, minor, nnz = parts(api, A)
+  kernel("csr_set", A.dtype)[{blocks(r.size, 256), 256}](data, nnz, offs, r.size, val)
+  if data ~= A.data then A.data = data end
+  local missing = gpu.flatnonzero(offs:lt(0))
+  if missing.size == 0 then return end
+  -- the places not stored, once each (a pair may be given twice), joined to A's entries and sorted
+  local key_ = gpu.unique(gpu.take(r, missing) * A.shape[2] + gpu.take(c, missing))
+  local nr, nc = swap(A.format, (key_ // math.max(A.shape[2], 1)):astype("int32"), (key_ % math.max(A.shape[2], 1)):astype("int32"))
+  -- (new entries first: a stable sort by row alone puts them before the row's old ones)
+  local canonical = A.has_canonical_format
+  local d, ind, ptr = compress(gpu.concatenate({gpu.full(key_.size, v, A.dtype), head(data, nnz)}),
+                               gpu.concatenate({nr, rows_of(indptr, nnz, major)}),
+                               gpu.concatenate({nc, head(indices, nnz)}), major, minor, false, false, not canonical)
+  A.data, A.indices, A.indptr, A.has_canonical_format = d, ind, ptr, canonical
+end
+
+-- scipy's getrow (CSR, 1 x n, for every format) and getcol (m x 1: CSC for CSC, else CSR)
+function M.getrow(A, i)
+  local api = "getrow"
+  if type(i) ~= "number" then fail(api, "the row must be an integer, got %s", described(i)) end
+  local C = A.format == "coo" and A:tocsr() or A
+  return submatrix(api, C, sel_of(api, i, A.shape[1], 1), nil):tocsr()
+end
+function M.getcol(A, j)
+  local api = "getcol"
+  if type(j) ~= "number" then fail(api, "the column must be an integer, got %s", described(j)) end
+  local C = A.format == "coo" and A:tocsr() or A
+  return submatrix(api, C, nil, sel_of(api, j, A.shape[2], 2))
+end
+
+-- A:take(indices [, dim]): the rows (dim 1) or columns (dim 2) at 1-based indices (a table, an
+-- integer array or a number; a bool table or array is a mask), or without dim the values at
+-- flat (C-order) indices, as gpu.take's spelling for what A[{...}] takes only as a device array
+function M.take(A, indices, dim)
+  local api = "take"
+  if type(indices) == "table" and not is_sparse(indices) then
+    local ok, r = pcall(gpu.array, indices, type(indices[1]) == "boolean" and "bool" or "int64")
+    if not ok then fail(api, "indices: %s", tostring(r):gsub("^.-:%d+: ", "")) end
+    indices = r
+  elseif type(indices) == "number" then
+    indices = gpu.full(1, index_int(api, indices, "an index"), "int64")
+  elseif not is_array(indices) then
+    fail(api, "indices must be a table, a number or a device array, got %s", described(indices))
+  end
+  if dim == nil then
+    local m, n = A.shape[1], A.shape[2]
+    if A.format == "coo" then get(api, A) end   -- (its error)
+    local s = array_sel(api, indices:reshape(-1), m * n, 3)
+    return (lookup(api, A, s.idx // math.max(n, 1), s.idx % math.max(n, 1)))
+  end
+  local d = gpu._arg.dim_of(dim, 2, "sparse.take")
+  if indices.ndim ~= 1 then fail(api, "indices must be 1-D with a dim, got %d-D", indices.ndim) end
+  if d == 1 then return get(api, A, indices, nil) end
+  return get(api, A, nil, indices)
+end
+
 -- ---- text ----
 local function repr(A)
   local nnz = A.format == "coo" and A.data.size or math.min(A.data.size, A.indices.size)
@@ -870,7 +1191,10 @@ end
 -- ---- the metatables ----
 local api_methods = {}
 for name, f in pairs(M) do api_methods[name] = gpu._api(f) end
+local index_api, assign_api = gpu._api(getitem), gpu._api(setitem)
 local function fields(A, k)
+  if k == nil then return nil end   -- (as a table's t[nil])
+  if type(k) ~= "string" then return index_api(A, k) end
   if k == "nnz" then
     return A.format == "coo" and rawget(A, "data").size or math.min(rawget(A, "data").size, rawget(A, "indices").size)
   elseif k == "ndim" then return 2
@@ -891,6 +1215,9 @@ end)
 for _, fmt in ipairs({"csr", "csc", "coo"}) do
   meta[fmt] = {
     __index = fields,
+    __newindex = function(A, k, v)
+      if type(k) == "string" then rawset(A, k, v) else assign_api(A, k, v) end
+    end,
     __tostring = repr,
     __name = "gpu.sparse." .. fmt .. "_matrix",
     methods = api_methods,   -- (what spec/docs_spec.lua reads)
