@@ -168,6 +168,7 @@ for _, name in ipairs(STATS) do
   assert(gpu[name] == nil, name)
   on_first_call(name, "lua/stats.lua")
 end
+on_first_call("_bin_runs", "lua/stats.lua")   -- a sort shared by several bincounts (gpu.ndimage's measurements)
 for _, name in ipairs({"nansum", "nanprod", "nanmax", "nanmin", "nanargmax", "nanargmin", "nanmean", "nanvar",
                        "nanstd", "ptp"}) do
   gpu._meta.array.methods[name] = function(...) return gpu[name](...) end

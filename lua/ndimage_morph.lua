@@ -746,10 +746,18 @@ local function measured(api, input, labels, index)
   return x, bin, nb, pick, single
 end
 
-local function sums_of(x, bin, nb, weights)
-  return listed(gpu.bincount(bin, {weights = weights or x:astype("float64"), minlength = nb + 1}))
+-- bin (regions' own array, made for one call) sorted once for all the sums of the call
+local sorted_bins = setmetatable({}, {__mode = "k"})
+local function runs_of(bin, nb)
+  local r = sorted_bins[bin]
+  if r == nil then
+    r = gpu._bin_runs(bin, nb + 1)
+    sorted_bins[bin] = r
+  end
+  return r
 end
-local function counts_of(bin, nb) return listed(gpu.bincount(bin, {minlength = nb + 1})) end
+local function sums_of(x, bin, nb, weights) return listed(runs_of(bin, nb).sums(weights or x)) end
+local function counts_of(bin, nb) return listed(runs_of(bin, nb).counts()) end
 
 local function statistic(api, input, labels, index, f)
   local x, bin, nb, pick, single = measured(api, input, labels, index)

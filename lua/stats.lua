@@ -461,6 +461,22 @@ local function run_sums(v, starts, ends)
   return out
 end
 
+-- gpu._bin_runs(x, n): the bins 0 .. n - 1 of the 1-D integer array x (its values checked
+-- by the caller), x sorted once so that each value's elements lie together: counts() (int64)
+-- and sums(w) (float64, of the real weights w of x's shape), as often as needed (the
+-- measurements of gpu.ndimage take several sums over one labelling)
+function gpu._bin_runs(x, n)
+  local xs, order = gpu.sort(x)
+  local values = gpu.arange(n, "int64")
+  local starts = gpu.searchsorted(xs, values)
+  local ends = gpu.searchsorted(xs, values, {side = "right"})
+  xs:free()
+  return {
+    counts = function() return ends - starts end,
+    sums = function(w) return run_sums(gpu.take(w:astype("float64"), order), starts, ends) end,
+  }
+end
+
 -- gpu.bincount(x [, {weights =, minlength =}]): how many times each of 0, 1, ... max(x)
 -- occurs in the 1-D non-negative integer array x (int64; at least minlength of them), or
 -- the sums of the weights of those elements (float64), as NumPy's
@@ -487,13 +503,9 @@ function gpu.bincount(x, opts)
   if lo < 0 then error(("gpu.bincount: x must have no negative elements, got %d"):format(lo), 2) end
   local n = bins_that_fit(math.max(minlength, hi), hi < minlength)
   if x.size == 0 or n == 0 then return gpu.zeros(n, w and "float64" or "int64") end
-  -- each value's elements lie together once x is sorted: its count, where they start and end
-  local xs, order = gpu.sort(x)
-  local values = gpu.arange(n, "int64")
-  local starts = gpu.searchsorted(xs, values)
-  local ends = gpu.searchsorted(xs, values, {side = "right"})
-  if w == nil then return ends - starts end
-  return run_sums(gpu.take(w:astype("float64"), order), starts, ends)
+  local r = gpu._bin_runs(x, n)
+  if w == nil then return r.counts() end
+  return r.sums(w)
 end
 
 local function finite_number(v, api, what)
