@@ -225,17 +225,48 @@ __global__ void ndm_bins(gpu::array<L> labels, const long long *keys, long long 
 template <typename T>
 __global__ void ndm_extrema(gpu::array<T> in, const int *bin, long long nb, unsigned long long *kmin,
                             unsigned long long *kmax, long long *pmin, long long *pmax, int positions, int last) {
-  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < in.size;
-       i += (long long)gridDim.x * blockDim.x) {
-    int b = bin[i];
-    if (b < 0 || b >= nb) continue;
-    unsigned long long k = ndm::order_key(ndi::value((T)in[i]));
-    if (!positions) {
-      atomicMin(&kmin[b], k);
-      atomicMax(&kmax[b], k);
-    } else {
-      if (k == kmin[b]) atomicMin(&pmin[b], i);
-      if (k == kmax[b]) { if (last) atomicMax(&pmax[b], i); else atomicMin(&pmax[b], i); }
+  // a warp takes 32 elements at a time, every lane each round (the warp's collectives need
+  // all 32); where all 32 lie in one bin (a background, a large region) the warp joins
+  // their values first and one lane makes the atomic calls, else each lane makes its own
+  const int lane = threadIdx.x & 31;
+  const long long warps = ((long long)gridDim.x * blockDim.x) >> 5;
+  for (long long w = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; w * 32 < in.size; w += warps) {
+    const long long i = w * 32 + lane;
+    const int b = i < in.size ? bin[i] : -1;
+    const bool ok = b >= 0 && b < nb;
+    const unsigned long long k = ok ? ndm::order_key(ndi::value((T)in[i])) : 0;
+    const int b0 = __shfl_sync(0xffffffffu, b, 0);   // (every lane calls it: not behind the &&)
+    const bool one = __all_sync(0xffffffffu, ok && b == b0);
+    if (one) {
+      if (!positions) {
+        unsigned long long lo = k, hi = k;
+        for (int d = 16; d > 0; d >>= 1) {
+          unsigned long long a = __shfl_xor_sync(0xffffffffu, lo, d), z = __shfl_xor_sync(0xffffffffu, hi, d);
+          lo = a < lo ? a : lo;
+          hi = z > hi ? z : hi;
+        }
+        if (lane == 0) { atomicMin(&kmin[b], lo); atomicMax(&kmax[b], hi); }
+      } else {
+        const long long none = last ? -1 : in.size;
+        long long lo = k == kmin[b] ? i : in.size, hi = k == kmax[b] ? i : none;
+        for (int d = 16; d > 0; d >>= 1) {
+          long long a = __shfl_xor_sync(0xffffffffu, lo, d), z = __shfl_xor_sync(0xffffffffu, hi, d);
+          lo = a < lo ? a : lo;
+          hi = last ? (z > hi ? z : hi) : (z < hi ? z : hi);
+        }
+        if (lane == 0) {
+          if (lo < in.size) atomicMin(&pmin[b], lo);
+          if (hi != none) { if (last) atomicMax(&pmax[b], hi); else atomicMin(&pmax[b], hi); }
+        }
+      }
+    } else if (ok) {
+      if (!positions) {
+        atomicMin(&kmin[b], k);
+        atomicMax(&kmax[b], k);
+      } else {
+        if (k == kmin[b]) atomicMin(&pmin[b], i);
+        if (k == kmax[b]) { if (last) atomicMax(&pmax[b], i); else atomicMin(&pmax[b], i); }
+      }
     }
   }
 }
@@ -256,17 +287,31 @@ extern "C" __global__ void ndm_extrema_values(const unsigned long long *kmin, co
 // the size and -1
 template <typename L>
 __global__ void ndm_boxes(gpu::array<L> labels, long long nl, long long *box) {
-  const int nd = labels.ndim;
-  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < labels.size;
-       i += (long long)gridDim.x * blockDim.x) {
-    long long l = (long long)labels[i];
-    if (l < 1 || l > nl) continue;
+  // a warp 32 elements at a time, as ndm_extrema: one lane's atomics where all 32 hold one label
+  const int nd = labels.ndim, lane = threadIdx.x & 31;
+  const long long warps = ((long long)gridDim.x * blockDim.x) >> 5;
+  for (long long w = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; w * 32 < labels.size; w += warps) {
+    const long long i = w * 32 + lane;
+    const long long l = i < labels.size ? (long long)labels[i] : 0;
+    const bool ok = l >= 1 && l <= nl;
+    const long long l0 = __shfl_sync(0xffffffffu, l, 0);
+    const bool one = __all_sync(0xffffffffu, ok && l == l0);
     long long c[8];
-    ndm::coords(i, labels.shape, nd, c);
-    long long *b = box + (l - 1) * 2 * nd;
+    ndm::coords(ok ? i : 0, labels.shape, nd, c);
+    long long *b = box + (ok ? l - 1 : 0) * 2 * nd;
     for (int d = 0; d < nd; d++) {
-      atomicMin(&b[d], c[d]);
-      atomicMax(&b[nd + d], c[d]);
+      if (one) {
+        long long lo = c[d], hi = c[d];
+        for (int s = 16; s > 0; s >>= 1) {
+          long long a = __shfl_xor_sync(0xffffffffu, lo, s), z = __shfl_xor_sync(0xffffffffu, hi, s);
+          lo = a < lo ? a : lo;
+          hi = z > hi ? z : hi;
+        }
+        if (lane == 0) { atomicMin(&b[d], lo); atomicMax(&b[nd + d], hi); }
+      } else if (ok) {
+        atomicMin(&b[d], c[d]);
+        atomicMax(&b[nd + d], c[d]);
+      }
     }
   }
 }
