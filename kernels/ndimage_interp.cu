@@ -464,18 +464,19 @@ __global__ void ndi_interp(gpu::array<T> in, gpu::array<O> out, gpu::array<C> co
           // (NaN, infinities and huge values fail both tests)
           constant = !(fabs(x) < HUGE_COORD) || (mode != GRID_CONSTANT && mode != NEAREST && !(x > -1.0));
           if (constant) continue;   // (cval: the rest is not read)
+          // the first tap, its floor clamped a little past the edges first (taps further
+          // out map to the same edge value, or are GRID_CONSTANT's cval, as these do)
           const double fl = floor(order & 1 ? x : x + 0.5);
-          if (fl - order / 2 >= 0.0 && fl - order / 2 + order < (double)n) {   // every tap inside: read directly
-            const I start = (I)fl - order / 2;
+          const I start = (I)(fl < -(MAXK + 2.0) ? -(MAXK + 2.0) : fl > (double)n + MAXK ? (double)n + MAXK : fl) - order / 2;
+          if (start >= 0 && start + order < n) {   // every tap inside: read directly
 #pragma unroll
             for (int k = 0; k < MAXK; k++)
               if (k <= order) off[d][k] = (start + k) * stride[d];
           } else {   // taps past an edge: mapped by the mode, clamped
-            const long long start = (long long)fl - order / 2;
 #pragma unroll
             for (int k = 0; k < MAXK; k++) {
               if (k <= order) {
-                const long long j = start + k;
+                const I j = start + k;
                 if (mode == GRID_CONSTANT && (j < 0 || j >= n)) bad[d] |= 1 << k;
                 off[d][k] = (I)map_tap(j, n, tap_mode) * stride[d];
               }
