@@ -29,10 +29,18 @@ __device__ inline long long next_index(long long &rem, long long n, bool small) 
   rem = q;
   return c;
 }
-// (an int index: non-negative, below 2^31)
-__device__ inline int next_index(int &rem, int n, bool) {
-  const unsigned q = (unsigned)rem / (unsigned)n;
-  const int c = rem - (int)q * n;
+// the same of an int rem (0 <= rem < 2^31) by a multiply: m = (2^32 - 1) / n, made once,
+// gives a quotient short by at most one (rem m / 2^32 > rem / n - 1), then corrected
+__device__ inline long long next_index(long long &rem, long long n, bool small, unsigned) {
+  return next_index(rem, n, small);
+}
+__device__ inline int next_index(int &rem, int n, bool, unsigned m) {
+  unsigned q = (unsigned)(((unsigned long long)(unsigned)rem * m) >> 32);
+  int c = rem - (int)q * n;
+  if (c >= n) {
+    c -= n;
+    q++;
+  }
   rem = (int)q;
   return c;
 }
@@ -382,7 +390,7 @@ __global__ void ndi_interp(gpu::array<T> in, gpu::array<O> out, gpu::array<C> co
   const int kind = KD >= 0 ? KD : kind_given;
   const bool all_dims = KD == COORDS || KD == ZOOM_SHIFT;
   const int D = ND ? ND : MAXD;   // the tables' size
-  const int nd = ND ? ND : in.ndim, od = out.ndim;
+  const int nd = ND ? ND : in.ndim, od = ND && KD == ZOOM_SHIFT ? ND : out.ndim;   // (zoom, shift: of input's ndim)
   // (out shares no memory with what is read: lua/ndimage_interp.lua's resample sees to it)
   const T *__restrict__ p = in.ptr();
   O *__restrict__ q = out.data;
@@ -413,6 +421,10 @@ __global__ void ndi_interp(gpu::array<T> in, gpu::array<O> out, gpu::array<C> co
       }
     }
   }
+  unsigned magic[MAXD];   // (int indices: out's dims' multipliers for next_index)
+#pragma unroll
+  for (int d = 1; d < MAXD; d++)
+    if (d < od && sizeof(I) == 4) magic[d] = 0xffffffffu / (unsigned)out.shape[d];
   for (I i = (I)blockIdx.x * (I)blockDim.x + (I)threadIdx.x; i < size; i += (I)gridDim.x * (I)blockDim.x) {
     I o[MAXD];   // (loops of fixed bounds: o in registers)
     if (KD != COORDS) {   // (map_coordinates needs no output index)
@@ -420,7 +432,7 @@ __global__ void ndi_interp(gpu::array<T> in, gpu::array<O> out, gpu::array<C> co
 #pragma unroll
       for (int d = MAXD - 1; d > 0; d--) {
         if (d >= od) continue;
-        o[d] = next_index(rem, (I)out.shape[d], small);
+        o[d] = next_index(rem, (I)out.shape[d], small, magic[d]);
       }
       o[0] = rem;   // (i < out.size: what the later dims leave is below out.shape[0])
     }
