@@ -29,6 +29,21 @@ __device__ inline long long next_index(long long &rem, long long n, bool small) 
   rem = q;
   return c;
 }
+// the same of an int rem (0 <= rem < 2^31) by a multiply: m = (2^32 - 1) / n, made once,
+// gives a quotient short by at most one (rem m / 2^32 > rem / n - 1), then corrected
+__device__ inline long long next_index(long long &rem, long long n, bool small, unsigned) {
+  return next_index(rem, n, small);
+}
+__device__ inline int next_index(int &rem, int n, bool, unsigned m) {
+  unsigned q = (unsigned)(((unsigned long long)(unsigned)rem * m) >> 32);
+  int c = rem - (int)q * n;
+  if (c >= n) {
+    c -= n;
+    q++;
+  }
+  rem = (int)q;
+  return c;
+}
 
 // A double into bool as scipy's C cast (to npy_bool, an unsigned char) does on x86: the
 // low 8 bits of the value truncated toward 0, nothing outside int32's range (NaN included),
@@ -359,70 +374,127 @@ __global__ void ndi_spline(double *c, O *out, long long lines, long long len, lo
 // inside (but for NEAREST and GRID_CONSTANT), the taps past an edge mapped by the
 // prefilter's mode (MIRROR for CONSTANT and WRAP), GRID_CONSTANT's taps past it cval.
 // ND: the input's ndim where it is 1, 2 or 3 (loops of fixed bounds, the taps' tables in
-// registers), 0 for any (the tables in the thread's memory).
-template <typename T, typename O, typename C, int ND, int K>
+// registers), 0 for any (the tables in the thread's memory). K, M, KD: the order, mode and
+// kind fixed at compile time (-1: the arguments'), so that a kernel of one of each is
+// straight-line code; KD COORDS or ZOOM_SHIFT says that every dim is interpolated (plan[d]
+// is not read). I: the index type, int where the host found every index (out's and
+// coords' elements, input's dims and offsets, the grid's stride past them) below 2^31, else
+// long long.
+// The arithmetic of x, the weights and the sum is the same in every instantiation.
+template <typename T, typename O, typename C, int ND, int K, int M, int KD, typename I>
 __global__ void ndi_interp(gpu::array<T> in, gpu::array<O> out, gpu::array<C> coords, const long long *__restrict__ plan,
-                           const double *__restrict__ par, int kind, int order_given, int mode, double cval) {
+                           const double *__restrict__ par, int kind_given, int order_given, int mode_given, double cval) {
   using namespace interp;
   const int order = K >= 0 ? K : order_given;   // K: the order fixed at compile time (its loops, its weights)
+  const int mode = M >= 0 ? M : mode_given;
+  const int kind = KD >= 0 ? KD : kind_given;
+  const bool all_dims = KD == COORDS || KD == ZOOM_SHIFT;
   const int D = ND ? ND : MAXD;   // the tables' size
-  const int nd = ND ? ND : in.ndim, od = out.ndim;
-  const T *p = in.ptr();
-  O *q = out.data;
-  const C *pc = coords.data;
+  const int nd = ND ? ND : in.ndim, od = ND && KD == ZOOM_SHIFT ? ND : out.ndim;   // (zoom, shift: of input's ndim)
+  // (out shares no memory with what is read: lua/ndimage_interp.lua's resample sees to it)
+  const T *__restrict__ p = in.ptr();
+  O *__restrict__ q = out.data;
+  const C *__restrict__ pc = coords.data;
   const int tap_mode = mode == CONSTANT || mode == WRAP ? MIRROR : mode;
   const bool small = out.size <= 0xffffffffLL;
-  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < out.size; i += (long long)gridDim.x * blockDim.x) {
-    long long o[MAXD], rem = i;   // (loops of fixed bounds: o in registers)
+  const I size = (I)out.size;
+  // what each element reads of plan and par, read once
+  const bool zoom_on = kind == ZOOM_SHIFT && plan[16], shift_on = kind == ZOOM_SHIFT && plan[17],
+             grid = kind == ZOOM_SHIFT && plan[18];
+  const bool held = ND && kind == AFFINE && od == ND;   // the matrix in registers
+  I len[D], stride[D];
+  double pad[D], zoom[D], shift[D], offset[D], mat[ND ? ND : 1][ND ? ND : 1];
+  bool along[D];
+#pragma unroll (ND ? ND : 1)
+  for (int d = 0; d < D; d++) {
+    if (d < nd) {
+      len[d] = (I)in.shape[d];
+      stride[d] = (I)in.stride[d];
+      along[d] = all_dims || plan[d];
+      pad[d] = (double)plan[8 + d];
+      zoom[d] = zoom_on ? par[72 + d] : 0.0;
+      shift[d] = shift_on ? par[80 + d] : 0.0;
+      offset[d] = kind == AFFINE ? par[64 + d] : 0.0;
+      if (held) {
 #pragma unroll
-    for (int d = MAXD - 1; d >= 0; d--) {
-      if (d >= od) continue;
-      o[d] = next_index(rem, out.shape[d], small);
+        for (int l = 0; l < ND; l++) mat[d][l] = par[d * ND + l];
+      }
+    }
+  }
+  unsigned magic[MAXD];   // (int indices: out's dims' multipliers for next_index)
+#pragma unroll
+  for (int d = 1; d < MAXD; d++)
+    if (d < od && sizeof(I) == 4) magic[d] = 0xffffffffu / (unsigned)out.shape[d];
+  for (I i = (I)blockIdx.x * (I)blockDim.x + (I)threadIdx.x; i < size; i += (I)gridDim.x * (I)blockDim.x) {
+    I o[MAXD];   // (loops of fixed bounds: o in registers)
+    if (KD != COORDS) {   // (map_coordinates needs no output index)
+      I rem = i;
+#pragma unroll
+      for (int d = MAXD - 1; d > 0; d--) {
+        if (d >= od) continue;
+        o[d] = next_index(rem, (I)out.shape[d], small, magic[d]);
+      }
+      o[0] = rem;   // (i < out.size: what the later dims leave is below out.shape[0])
     }
     // per dim: the taps' offsets, weights (1 where a dim is not interpolated, or for order
     // 0: a product by 1 changes nothing), their count, and GRID_CONSTANT's taps outside
-    long long off[D][MAXK];
+    I off[D][MAXK];
     double w[D][MAXK];
     int taps[D], bad[D];
     bool constant = false, any_bad = false;
 #pragma unroll (ND ? ND : 1)   // (the generic kernel's loop rolled: 8 copies of it took long to compile)
     for (int d = 0; d < D; d++) {
       if (d < nd && !constant) {
-        const long long n = in.shape[d];
+        const I n = len[d];
         bad[d] = 0;
         w[d][0] = 1.0;
         taps[d] = 1;
-        if (!plan[d]) {   // not interpolated: the output's index (clamped)
-          off[d][0] = (o[d] < 0 ? 0 : o[d] >= n ? n - 1 : o[d]) * in.stride[d];
+        if (!along[d]) {   // not interpolated: the output's index (clamped)
+          off[d][0] = (o[d] < 0 ? 0 : o[d] >= n ? n - 1 : o[d]) * stride[d];
         } else {
           double x;
           if (kind == COORDS) {
-            x = (double)pc[d * out.size + i];
+            x = (double)pc[(I)d * size + i];
           } else if (kind == AFFINE) {
             x = 0.0;
+            if (held) {
 #pragma unroll
-            for (int l = 0; l < MAXD; l++)
-              if (l < od) x += (double)o[l] * par[d * od + l];
-            x += par[64 + d];
+              for (int l = 0; l < ND; l++) x += (double)o[l] * mat[d][l];
+            } else {
+#pragma unroll
+              for (int l = 0; l < MAXD; l++)
+                if (l < od) x += (double)o[l] * par[d * od + l];
+            }
+            x += offset[d];
           } else {
             x = (double)o[d];
-            if (plan[17]) x += par[80 + d];
-            if (plan[16]) x = plan[18] ? (x + 0.5) * par[72 + d] - 0.5 : x * par[72 + d];
+            if (shift_on) x += shift[d];
+            if (zoom_on) x = grid ? (x + 0.5) * zoom[d] - 0.5 : x * zoom[d];
           }
-          x += (double)plan[8 + d];
+          x += pad[d];
           if (mode != GRID_CONSTANT && mode != NEAREST && fabs(x) < HUGE_COORD) x = map_coordinate(x, n, mode);
           // (NaN, infinities and huge values fail both tests)
           constant = !(fabs(x) < HUGE_COORD) || (mode != GRID_CONSTANT && mode != NEAREST && !(x > -1.0));
-          const long long start = constant ? 0 : (long long)floor(order & 1 ? x : x + 0.5) - order / 2;
+          if (constant) continue;   // (cval: the rest is not read)
+          // the first tap, its floor clamped a little past the edges first (taps further
+          // out map to the same edge value, or are GRID_CONSTANT's cval, as these do)
+          const double fl = floor(order & 1 ? x : x + 0.5);
+          const I start = (I)(fl < -(MAXK + 2.0) ? -(MAXK + 2.0) : fl > (double)n + MAXK ? (double)n + MAXK : fl) - order / 2;
+          if (start >= 0 && start + order < n) {   // every tap inside: read directly
 #pragma unroll
-          for (int k = 0; k < MAXK; k++) {
-            if (k <= order) {
-              const long long j = start + k;
-              if (mode == GRID_CONSTANT && (j < 0 || j >= n)) bad[d] |= 1 << k;
-              off[d][k] = map_tap(j, n, tap_mode) * in.stride[d];
+            for (int k = 0; k < MAXK; k++)
+              if (k <= order) off[d][k] = (start + k) * stride[d];
+          } else {   // taps past an edge: mapped by the mode, clamped
+#pragma unroll
+            for (int k = 0; k < MAXK; k++) {
+              if (k <= order) {
+                const I j = start + k;
+                if (mode == GRID_CONSTANT && (j < 0 || j >= n)) bad[d] |= 1 << k;
+                off[d][k] = (I)map_tap(j, n, tap_mode) * stride[d];
+              }
             }
           }
-          if (order > 0 && !constant) weights(x, order, w[d]);
+          if (order > 0) weights(x, order, w[d]);
           taps[d] = order + 1;
           any_bad = any_bad || bad[d];
         }
@@ -431,7 +503,11 @@ __global__ void ndi_interp(gpu::array<T> in, gpu::array<O> out, gpu::array<C> co
     double t = cval;
     if (!constant) {
       // the taps in C order (the last dim's fastest), each value times its weight along
-      // each dim in turn, as scipy sums them
+      // each dim in turn, as scipy sums them (every dim's order + 1 where all are
+      // interpolated: loops of a known count)
+#pragma unroll
+      for (int d = 0; d < D; d++)
+        if (all_dims) taps[d] = order + 1;
       t = 0.0;
       if (ND == 1) {
 #pragma unroll
@@ -455,7 +531,7 @@ __global__ void ndi_interp(gpu::array<T> in, gpu::array<O> out, gpu::array<C> co
       } else if (ND == 3) {   // the first dim's taps in a loop, the two others' unrolled
         for (int a = 0; a < taps[0]; a++) {
           double w0 = 0.0;
-          long long o0 = 0;
+          I o0 = 0;
 #pragma unroll
           for (int k = 0; k < MAXK; k++)   // tap a's entries, read at fixed indices
             if (k == a) { w0 = w[0][k]; o0 = off[0][k]; }
@@ -479,7 +555,7 @@ __global__ void ndi_interp(gpu::array<T> in, gpu::array<O> out, gpu::array<C> co
         long long total = 1;
         for (int d = 0; d < nd; d++) { f[d] = 0; total *= taps[d]; }
         for (long long h = 0; h < total; h++) {
-          long long at = 0;
+          I at = 0;
           bool is_cval = false;
           for (int d = 0; d < nd; d++) {
             at += off[d][f[d]];

@@ -23,6 +23,7 @@ local INIT = {[0] = 2, [1] = 0, [2] = 2, [3] = 0, [4] = 0, [5] = 1, [6] = 0}
 local COORDS, AFFINE, ZOOM_SHIFT = 0, 1, 2
 local PAD = 12   -- scipy pads the input by 12 for the nearest and grid-constant prefilters
 local BLOCK, LINE_BLOCK, MAX_GRID = 256, 32, 65536
+local SMALL_INDEX = 2 ^ 31 - 2 * MAX_GRID * BLOCK   -- (an int index plus the grid's stride fits)
 
 ------------------------------------------------------------------------------------
 -- checks
@@ -386,10 +387,21 @@ local function resample(api, input, shape, dt, out, how, order, mode, cval, pref
     dummies[input.device] = dummies[input.device] or gpu.with_device(input.device, gpu.zeros, {1}, "float64")
     coords = dummies[input.device]
   end
-  -- (inputs of 1 to 3 dims by a kernel of their order whose tables of taps fit in registers)
-  local name = ("ndi_interp<%s, %s, %s, %d, %d>"):format(CTYPE[c.dtype], CTYPE[dt],
-                                                         coords.dtype == "float32" and "float" or "double",
-                                                         n <= 3 and n or 0, n <= 3 and order or -1)
+  -- Inputs of 1 to 3 dims by a kernel of their order whose tables of taps fit in registers;
+  -- of orders 0 and 1 (where the work a point is small beside the boundary's) also of their
+  -- mode and kind, straight-line code (a kernel each, compiled at its first use). Indices in
+  -- 32 bits where every one the kernel makes stays below 2^31: out's and coords' elements
+  -- (and the grid's stride past them), input's dims and offsets.
+  local fixed = n <= 3 and order <= 1
+  local extent, longest = 0, 0
+  for d = 1, n do
+    extent = extent + math.abs(c.strides[d]) * math.max(c.shape[d] - 1, 0)
+    longest = math.max(longest, c.shape[d])   -- (a dim of stride 0 adds no extent)
+  end
+  local small = math.max(r.size, coords.size, extent, longest) <= SMALL_INDEX
+  local name = ("ndi_interp<%s, %s, %s, %d, %d, %d, %d, %s>"):format(
+    CTYPE[c.dtype], CTYPE[dt], coords.dtype == "float32" and "float" or "double", n <= 3 and n or 0,
+    n <= 3 and order or -1, fixed and mode or -1, fixed and how.kind or -1, small and "int" or "long long")
   local dev = input.device
   kernel(name)[{grid_for(r.size, BLOCK), BLOCK}](c, r, coords, constant(plan, "int64", dev), constant(par, "float64", dev),
                                                  how.kind, order, mode, cval)
