@@ -6,6 +6,38 @@
 
 namespace ndm {
 
+// A warp's 32 lanes as runs of consecutive lanes of one key (neighbouring elements of one
+// region): each lane's run ends at the lane returned; every lane must call it. Then
+// run_min/run_max fold each run's values into its first lane (shuffles down, a lane taking
+// only what lies in its own run), so that a run makes one atomic call, not one a lane.
+__device__ inline int run_end(long long key) {
+  const int lane = threadIdx.x & 31;
+  const long long before = __shfl_up_sync(0xffffffffu, key, 1);
+  const unsigned heads = __ballot_sync(0xffffffffu, lane == 0 || before != key);
+  const unsigned later = lane == 31 ? 0u : heads & (0xffffffffu << (lane + 1));
+  return later ? __ffs((int)later) - 2 : 31;
+}
+__device__ inline bool run_head(long long key) {
+  const long long before = __shfl_up_sync(0xffffffffu, key, 1);
+  return (threadIdx.x & 31) == 0 || before != key;
+}
+template <typename V> __device__ inline V run_min(V v, int end) {
+  const int lane = threadIdx.x & 31;
+  for (int d = 1; d < 32; d <<= 1) {
+    V o = __shfl_down_sync(0xffffffffu, v, d);
+    if (lane + d <= end && o < v) v = o;
+  }
+  return v;
+}
+template <typename V> __device__ inline V run_max(V v, int end) {
+  const int lane = threadIdx.x & 31;
+  for (int d = 1; d < 32; d <<= 1) {
+    V o = __shfl_down_sync(0xffffffffu, v, d);
+    if (lane + d <= end && o > v) v = o;
+  }
+  return v;
+}
+
 // element i's coordinates (C order) in c, for a shape of nd dims
 __device__ inline void coords(long long i, const long long *shape, int nd, long long *c) {
   for (int d = nd - 1; d >= 0; d--) {
@@ -225,47 +257,30 @@ __global__ void ndm_bins(gpu::array<L> labels, const long long *keys, long long 
 template <typename T>
 __global__ void ndm_extrema(gpu::array<T> in, const int *bin, long long nb, unsigned long long *kmin,
                             unsigned long long *kmax, long long *pmin, long long *pmax, int positions, int last) {
-  // a warp takes 32 elements at a time, every lane each round (the warp's collectives need
-  // all 32); where all 32 lie in one bin (a background, a large region) the warp joins
-  // their values first and one lane makes the atomic calls, else each lane makes its own
+  // a warp takes 32 consecutive elements at a time, every lane each round (the warp's
+  // shuffles need all 32): each run of one bin among them is joined first (ndm::run_min),
+  // and its first lane makes the atomic calls for it
   const int lane = threadIdx.x & 31;
   const long long warps = ((long long)gridDim.x * blockDim.x) >> 5;
   for (long long w = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; w * 32 < in.size; w += warps) {
     const long long i = w * 32 + lane;
-    const int b = i < in.size ? bin[i] : -1;
+    int b = i < in.size ? bin[i] : -1;
     const bool ok = b >= 0 && b < nb;
+    if (!ok) b = -1;   // one run of the lanes outside every bin, which calls nothing
     const unsigned long long k = ok ? ndm::order_key(ndi::value((T)in[i])) : 0;
-    const int b0 = __shfl_sync(0xffffffffu, b, 0);   // (every lane calls it: not behind the &&)
-    const bool one = __all_sync(0xffffffffu, ok && b == b0);
-    if (one) {
-      if (!positions) {
-        unsigned long long lo = k, hi = k;
-        for (int d = 16; d > 0; d >>= 1) {
-          unsigned long long a = __shfl_xor_sync(0xffffffffu, lo, d), z = __shfl_xor_sync(0xffffffffu, hi, d);
-          lo = a < lo ? a : lo;
-          hi = z > hi ? z : hi;
-        }
-        if (lane == 0) { atomicMin(&kmin[b], lo); atomicMax(&kmax[b], hi); }
-      } else {
-        const long long none = last ? -1 : in.size;
-        long long lo = k == kmin[b] ? i : in.size, hi = k == kmax[b] ? i : none;
-        for (int d = 16; d > 0; d >>= 1) {
-          long long a = __shfl_xor_sync(0xffffffffu, lo, d), z = __shfl_xor_sync(0xffffffffu, hi, d);
-          lo = a < lo ? a : lo;
-          hi = last ? (z > hi ? z : hi) : (z < hi ? z : hi);
-        }
-        if (lane == 0) {
-          if (lo < in.size) atomicMin(&pmin[b], lo);
-          if (hi != none) { if (last) atomicMax(&pmax[b], hi); else atomicMin(&pmax[b], hi); }
-        }
-      }
-    } else if (ok) {
-      if (!positions) {
-        atomicMin(&kmin[b], k);
-        atomicMax(&kmax[b], k);
-      } else {
-        if (k == kmin[b]) atomicMin(&pmin[b], i);
-        if (k == kmax[b]) { if (last) atomicMax(&pmax[b], i); else atomicMin(&pmax[b], i); }
+    const int end = ndm::run_end(b);
+    const bool head = ndm::run_head(b);
+    if (!positions) {
+      const unsigned long long lo = ndm::run_min(k, end), hi = ndm::run_max(k, end);
+      if (head && ok) { atomicMin(&kmin[b], lo); atomicMax(&kmax[b], hi); }
+    } else {
+      const long long none = last ? -1 : in.size;
+      const long long lo = ndm::run_min(ok && k == kmin[b] ? i : in.size, end);
+      const long long cand = ok && k == kmax[b] ? i : none;
+      const long long hi = last ? ndm::run_max(cand, end) : ndm::run_min(cand, end);
+      if (head && ok) {
+        if (lo < in.size) atomicMin(&pmin[b], lo);
+        if (hi != none) { if (last) atomicMax(&pmax[b], hi); else atomicMin(&pmax[b], hi); }
       }
     }
   }
@@ -287,31 +302,23 @@ extern "C" __global__ void ndm_extrema_values(const unsigned long long *kmin, co
 // the size and -1
 template <typename L>
 __global__ void ndm_boxes(gpu::array<L> labels, long long nl, long long *box) {
-  // a warp 32 elements at a time, as ndm_extrema: one lane's atomics where all 32 hold one label
+  // a warp 32 consecutive elements at a time, as ndm_extrema: a run of one label among
+  // them is joined first, and its first lane makes the atomic calls
   const int nd = labels.ndim, lane = threadIdx.x & 31;
   const long long warps = ((long long)gridDim.x * blockDim.x) >> 5;
   for (long long w = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; w * 32 < labels.size; w += warps) {
     const long long i = w * 32 + lane;
-    const long long l = i < labels.size ? (long long)labels[i] : 0;
+    long long l = i < labels.size ? (long long)labels[i] : 0;
     const bool ok = l >= 1 && l <= nl;
-    const long long l0 = __shfl_sync(0xffffffffu, l, 0);
-    const bool one = __all_sync(0xffffffffu, ok && l == l0);
+    if (!ok) l = 0;
+    const int end = ndm::run_end(l);
+    const bool head = ndm::run_head(l);
     long long c[8];
     ndm::coords(ok ? i : 0, labels.shape, nd, c);
     long long *b = box + (ok ? l - 1 : 0) * 2 * nd;
     for (int d = 0; d < nd; d++) {
-      if (one) {
-        long long lo = c[d], hi = c[d];
-        for (int s = 16; s > 0; s >>= 1) {
-          long long a = __shfl_xor_sync(0xffffffffu, lo, s), z = __shfl_xor_sync(0xffffffffu, hi, s);
-          lo = a < lo ? a : lo;
-          hi = z > hi ? z : hi;
-        }
-        if (lane == 0) { atomicMin(&b[d], lo); atomicMax(&b[nd + d], hi); }
-      } else if (ok) {
-        atomicMin(&b[d], c[d]);
-        atomicMax(&b[nd + d], c[d]);
-      }
+      const long long lo = ndm::run_min(c[d], end), hi = ndm::run_max(c[d], end);
+      if (head && ok) { atomicMin(&b[d], lo); atomicMax(&b[nd + d], hi); }
     }
   }
 }
