@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # gen_special_cheb.py: derives the coefficient tables of kernels/special.cuh (Chebyshev
-# expansions and power series of erfinv, erfcinv's first guess, erfcx, I0, I1, K0 and K1)
+# expansions and power series of erfinv, erfcinv's first guess, erfcx, I0, I1, K0, K1 and E1)
 # with mpmath at 50 digits, and writes them between the "generated" markers of
 # kernels/special.cuh (or prints them with --print). Chebyshev coefficients come from the
 # function at n Chebyshev nodes (a discrete cosine transform) and are cut where they fall
@@ -100,6 +100,15 @@ def tables():
     out.append(("K1_SERIES", "K1's series: (psi(k + 1) + psi(k + 2)) / (k! (k + 1)!), q <= 1/4",
                 series(lambda k: (mp.digamma(k + 1) + mp.digamma(k + 2)) / (fact(k) * fact(k + 1)),
                        mp.mpf(1) / 4, 1e-19)))
+    # E1 up to 1/2: -euler - log x + x sum c[k] x^k, c[k] = (-1)^k / ((k + 1) (k + 1)!)
+    # (its terms cancel more past 1/2); on [1/2, 2] x e^x E1(x) in t = (4x - 5) / 3, past 2
+    # in t = 4 / x - 1
+    out.append(("E1_SERIES", "E1's series: (-1)^k / ((k + 1) (k + 1)!), x <= 1/2",
+                series(lambda k: (-1) ** k / ((k + 1) * fact(k + 1)), mp.mpf(1) / 2, 1e-19)))
+    out.append(("E1_MID", "x e^x E1(x), t = (4x - 5) / 3, 1/2 <= x <= 2",
+                cut(chebyshev(on(0.5, 2, lambda x: x * mp.exp(x) * mp.e1(x))), 1e-17)))
+    out.append(("E1_LARGE", "x e^x E1(x), t = 4 / x - 1, x >= 2",
+                cut(chebyshev(lambda t: (lambda x: x * mp.exp(x) * mp.e1(x))(4 / (t + 1)), 80), 1e-17)))
     # past 1: sqrt(x) e^x K(x) in t = 2 / x - 1
     for nu in (0, 1):
         f = lambda t, nu=nu: (lambda x: mp.sqrt(x) * mp.exp(x) * mp.besselk(nu, x))(2 / (t + 1))

@@ -99,6 +99,7 @@ edges = {
  'erfcx': (sc.erfcx, both(1e8) + both(4.0) + [1e-300, -1e-300]),
  'i0': (sc.i0, both(8.0) + both(-8.0)), 'i0e': (sc.i0e, both(8.0) + both(-8.0)),
  'i1': (sc.i1, both(8.0) + both(-8.0)), 'i1e': (sc.i1e, both(8.0) + both(-8.0)),
+ 'exp1': (sc.exp1, both(0.5) + both(2.0)),
  'k0': (sc.k0, both(1.0)), 'k0e': (sc.k0e, both(1.0)), 'k1': (sc.k1, both(1.0)), 'k1e': (sc.k1e, both(1.0)),
 }
 out = ["local EDGES = {"]
