@@ -304,22 +304,24 @@ __constant__ const double DIGAMMA_ROOT[] = {0.9676722454476214, -0.4427631689835
 __device__ __noinline__ inline double digamma(double x) {
   if (isnan(x)) return x;
   if (x == 0) return 1 / x < 0 ? inf() : -inf();
+  double refl = 0;   // psi(x) = psi(1 - x) + refl: reflected without a recursive call
   if (x < 0) {
     if (x == ::floor(x)) return nan();
-    return digamma(1 - x) - PI * cospi(x) / sinpi(x);
+    refl = -PI * cospi(x) / sinpi(x);
+    x = 1 - x;
   }
   if (x == inf()) return x;
   const double X0 = 1.4616321449683622, X0_LO = 9.549995429965697e-17;
   if (fabs(x - X0) < 0.2) {
     double u = (x - X0) - X0_LO, s = 0;
     for (int k = 18; k >= 0; k--) s = (s + DIGAMMA_ROOT[k]) * u;
-    return s;
+    return s + refl;
   }
   double shift = 0;
   while (x < 10) { shift -= 1 / x; x += 1; }
   double q = 1 / (x * x);
   double t = q * (1.0 / 12 - q * (1.0 / 120 - q * (1.0 / 252 - q * (1.0 / 240 - q * (1.0 / 132 - q * (691.0 / 32760 - q / 12))))));
-  return shift + (::log(x) - 0.5 / x - t);
+  return shift + (::log(x) - 0.5 / x - t) + refl;
 }
 
 // B_2j / (2j)!, j = 1..12: Euler and Maclaurin's coefficients
