@@ -1,5 +1,5 @@
 # special_reference.py: the reference tables of spec/special_spec.lua (ONE, TWO, RIEMANN,
-# BETAINC, F32), printed as Lua from scipy.special (1.11) and, at four points where scipy is off, mpmath's
+# BETAINC, EDGES, F32), printed as Lua from scipy.special (1.11) and, at four points where scipy is off, mpmath's
 # values. Run: python3 scripts/special_reference.py, and paste its output over the tables.
 import numpy as np, scipy.special as sc
 np.seterr(all='ignore')
@@ -87,6 +87,26 @@ a, b, x = (np.array([p[i] for p in three], float) for i in range(3))
 out.append('local BETAINC = {{%s}, {%s}, {%s},\n  {%s}}' % tuple(", ".join(lua(v) for v in t) for t in (a, b, x, fix('betainc', [a, b, x], sc.betainc(a, b, x)))))
 xs = np.array(riemann, float)
 out.append('local RIEMANN = {{%s},\n  {%s}}' % (", ".join(lua(x) for x in xs), ", ".join(lua(y) for y in sc.zeta(xs))))
+print("\n".join(out))
+# just below and above each edge of kernels/special.cuh's expansions (scripts/gen_special_cheb.py)
+nx = lambda v, d: float(np.nextafter(v, d))
+both = lambda v: [nx(v, -inf), v, nx(v, inf)]
+e9 = float(np.exp(-9.0))   # erfcinv's first guess changes interval at w = sqrt(-log q) = 3
+edges = {
+ 'erfinv': (sc.erfinv, both(0.5) + both(-0.5)),
+ 'erfcinv': (sc.erfcinv, both(0.5) + both(1.5) + both(e9) + both(2 - e9)),
+ 'ndtri': (sc.ndtri, both(0.25) + both(0.75) + both(e9 / 2)),
+ 'erfcx': (sc.erfcx, both(1e8) + both(4.0) + [1e-300, -1e-300]),
+ 'i0': (sc.i0, both(8.0) + both(-8.0)), 'i0e': (sc.i0e, both(8.0) + both(-8.0)),
+ 'i1': (sc.i1, both(8.0) + both(-8.0)), 'i1e': (sc.i1e, both(8.0) + both(-8.0)),
+ 'exp1': (sc.exp1, both(0.5) + both(2.0)),
+ 'k0': (sc.k0, both(1.0)), 'k0e': (sc.k0e, both(1.0)), 'k1': (sc.k1, both(1.0)), 'k1e': (sc.k1e, both(1.0)),
+}
+out = ["local EDGES = {"]
+for name, (f, xs) in edges.items():
+    xs = np.array(xs, float)
+    out.append('  {"%s", {%s},\n    {%s}},' % (name, ", ".join(lua(x) for x in xs), ", ".join(lua(y) for y in f(xs))))
+out.append("}")
 print("\n".join(out))
 # float32: inputs rounded to float32 first, the float64 value of those, in float32's range
 out = ["local F32 = {"]
