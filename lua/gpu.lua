@@ -280,10 +280,12 @@ for _, name in ipairs({"correlate1d", "convolve1d", "correlate", "convolve", "ga
   end
 end
 -- gpu.ndimage's interpolation (lua/ndimage_interp.lua): spline filters, map_coordinates,
--- affine_transform, shift, zoom, rotate, the Fourier filters, loaded at the first call of one
+-- affine_transform, shift, zoom, rotate, the Fourier filters (with the filters' checks:
+-- ndimage.lua first), loaded at the first call of one
 for _, name in ipairs({"spline_filter1d", "spline_filter", "map_coordinates", "affine_transform", "shift", "zoom",
                        "rotate", "fourier_gaussian", "fourier_uniform", "fourier_ellipsoid", "fourier_shift"}) do
   gpu.ndimage[name] = function(...)
+    module("lua/ndimage.lua")
     module("lua/ndimage_interp.lua")
     return gpu.ndimage[name](...)
   end

@@ -87,14 +87,17 @@ local function options(opts, api, at, known)
   return gpu._arg.options(opts, "ndimage." .. api, known)
 end
 
--- The dtype of the result and, where output is an array, that array (of input's shape)
-local function output_of(out, input, api)
-  if out == nil then return input.dtype end
+-- The dtype of a result (default: `dtype`) and, where `out` is an array, that array, which
+-- must have `shape` (`whose`: the words naming that shape in the error); complex dtypes
+-- only where complex_ok (the Fourier filters'). lua/ndimage_interp.lua's results too.
+local function result_output(out, dtype, shape, api, whose, complex_ok)
+  if out == nil then return dtype end
   if is_array(out) then
-    if KIND[out.dtype] == "c" then fail(api, "output is %s: complex arrays are not supported", out.dtype) end
-    local same = out.ndim == input.ndim
-    for d = 1, input.ndim do same = same and out.shape[d] == input.shape[d] end
-    if not same then fail(api, "output must have input's shape {%s}, got {%s}", table.concat(input.shape, ", "), table.concat(out.shape, ", ")) end
+    if not pcall(function() return out.size end) then fail(api, "output is a freed array") end
+    if KIND[out.dtype] == "c" and not complex_ok then fail(api, "output is %s: complex arrays are not supported", out.dtype) end
+    local same = out.ndim == #shape
+    for d = 1, #shape do same = same and out.shape[d] == shape[d] end
+    if not same then fail(api, "output must have %s {%s}, got {%s}", whose, table.concat(shape, ", "), table.concat(out.shape, ", ")) end
     return out.dtype, out
   end
   local dt
@@ -105,9 +108,12 @@ local function output_of(out, input, api)
   if not dt then
     fail(api, "output must be a dtype name or a device array, got %s", type(out) == "string" and "'" .. out .. "'" or described(out))
   end
-  if KIND[dt] == "c" then fail(api, "output is %s: complex arrays are not supported", dt) end
+  if KIND[dt] == "c" and not complex_ok then fail(api, "output is %s: complex arrays are not supported", dt) end
   return dt
 end
+
+-- The dtype of the result and, where output is an array, that array (of input's shape)
+local function output_of(out, input, api) return result_output(out, input.dtype, input.shape, api, "input's shape") end
 
 ------------------------------------------------------------------------------------
 -- the kernel
@@ -776,8 +782,10 @@ function nd.percentile_filter(input, percentile, size, opts)
   end)
 end
 
--- the checks that lua/ndimage_morph.lua shares (lua/gpu.lua loads this file before it)
-gpu._ndimage = {fail = fail, input_of = input_of, integer = integer, options = options, mode_of = mode_of,
-                output_of = output_of, nd_origins = nd_origins, footprint_taps = footprint_taps}
+-- the checks that lua/ndimage_morph.lua, ndimage_interp.lua and ndimage_distance.lua share (lua/gpu.lua
+-- loads this file before them)
+gpu._ndimage = {fail = fail, input_of = input_of, integer = integer, number = number, options = options,
+                mode_of = mode_of, output_of = output_of, result_output = result_output, nd_origins = nd_origins,
+                footprint_taps = footprint_taps}
 
 for name, f in pairs(nd) do nd[name] = gpu._api(f) end

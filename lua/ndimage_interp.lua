@@ -12,7 +12,8 @@ local shown = gpu._arg.shown
 local KIND, CTYPE, SIZE = {}, {}, {}
 for _, d in ipairs(gpu._dtypes) do KIND[d.name], CTYPE[d.name], SIZE[d.name] = d.kind, d.ctype, d.size end
 
-local function fail(api, fmt, ...) error(("gpu.ndimage.%s: " .. fmt):format(api, ...), 0) end
+local common = gpu._ndimage   -- lua/ndimage.lua's checks
+local fail, number, options = common.fail, common.number, common.options
 
 -- scipy's modes, numbered as the kernels' interp:: enum
 local MODES = {nearest = 0, wrap = 1, reflect = 2, ["grid-mirror"] = 2, mirror = 3, constant = 4,
@@ -34,16 +35,10 @@ local function live(a, api, what)
   return a
 end
 
+-- the filters' input check, a freed array named as such first
 local function input_of(a, api)
-  if not is_array(a) then fail(api, "input must be a device array, got %s", described(a)) end
-  live(a, api, "input")
-  if KIND[a.dtype] == "c" then fail(api, "input is %s: complex arrays are not supported", a.dtype) end
-  return a
-end
-
-local function options(opts, api, at, known)
-  if opts ~= nil and type(opts) ~= "table" then fail(api, "argument %d must be a table of options, got %s", at, described(opts)) end
-  return gpu._arg.options(opts, "ndimage." .. api, known)
+  if is_array(a) then live(a, api, "input") end
+  return common.input_of(a, api)
 end
 
 local function mode_of(m, api, default)
@@ -63,12 +58,6 @@ local function order_of(o, api, lo)
     fail(api, "order must be an integer %d .. 5, got %s", lo, type(o) == "number" and shown(o) or described(o))
   end
   return o
-end
-
-local function number(v, api, what, default)
-  if v == nil then return default end
-  if type(v) ~= "number" then fail(api, "%s must be a number, got %s", what, described(v)) end
-  return v + 0.0
 end
 
 local function flag(v, api, what, default)
@@ -91,12 +80,6 @@ local function per_dim(v, n, api, what)
   return t
 end
 
-local function same_shape(a, b)
-  if #a ~= #b then return false end
-  for i = 1, #a do if a[i] ~= b[i] then return false end end
-  return true
-end
-
 local function size_of(shape)
   local s = 1
   for _, v in ipairs(shape) do s = s * v end
@@ -107,25 +90,7 @@ local function shape_text(s) return "{" .. table.concat(s, ", ") .. "}" end
 
 -- The output's dtype and, where `output` is an array, that array (of shape `shape`)
 local function output_of(out, default, shape, api, complex_ok)
-  if out == nil then return default end
-  if is_array(out) then
-    live(out, api, "output")
-    if KIND[out.dtype] == "c" and not complex_ok then fail(api, "output is %s: complex arrays are not supported", out.dtype) end
-    if not same_shape(out.shape, shape) then
-      fail(api, "output must have the result's shape %s, got %s", shape_text(shape), shape_text(out.shape))
-    end
-    return out.dtype, out
-  end
-  local dt
-  if type(out) == "string" then   -- a name or an alias ("double"), as gpu.empty reads it
-    local ok, e = pcall(gpu.empty, {0}, out)
-    dt = ok and e.dtype or nil
-  end
-  if not dt then
-    fail(api, "output must be a dtype name or a device array, got %s", type(out) == "string" and "'" .. out .. "'" or described(out))
-  end
-  if KIND[dt] == "c" and not complex_ok then fail(api, "output is %s: complex arrays are not supported", dt) end
-  return dt
+  return common.result_output(out, default, shape, api, "the result's shape", complex_ok)
 end
 
 ------------------------------------------------------------------------------------
