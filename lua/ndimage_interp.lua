@@ -352,12 +352,13 @@ local function resample(api, input, shape, dt, out, how, order, mode, cval, pref
     dummies[input.device] = dummies[input.device] or gpu.with_device(input.device, gpu.zeros, {1}, "float64")
     coords = dummies[input.device]
   end
-  -- Inputs of 1 to 3 dims by a kernel of their order whose tables of taps fit in registers;
-  -- of orders 0 and 1 (where the work a point is small beside the boundary's) also of their
-  -- mode and kind, straight-line code (a kernel each, compiled at its first use). Indices in
+  -- Inputs of 1 to 3 dims by a kernel of their order, mode and kind, whose tables of taps
+  -- fit in registers and whose boundary handling is straight-line code (a kernel each,
+  -- compiled at its first use; at orders 0 and 1 the work a point is small beside the
+  -- boundary's, and at 2 to 5 the taps inside the input skip it). Indices in
   -- 32 bits where every one the kernel makes stays below 2^31: out's and coords' elements
   -- (and the grid's stride past them), input's dims and offsets.
-  local fixed = n <= 3 and order <= 1
+  local fixed = n <= 3
   local extent, longest = 0, 0
   for d = 1, n do
     extent = extent + math.abs(c.strides[d]) * math.max(c.shape[d] - 1, 0)
