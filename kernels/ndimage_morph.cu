@@ -169,22 +169,56 @@ extern "C" __global__ void ndm_binary(gpu::array<bool> in, bool *out, const bool
 template <typename T, typename O>
 __global__ void ndm_grey(gpu::array<T> in, O *out, const long long *off, const double *s, long long K,
                          int maximum, int mode, double cval) {
+  // as ndm_binary: the taps' offsets (in in's strides) and margins first, a block at a time;
+  // a point whose taps all lie inside reads them at its own place plus the offset (the mode
+  // maps an index inside to itself: the same values in the same order)
+  __shared__ long long flat[NDM_TAPS], below[8], above[8];
   const int nd = in.ndim;
+  const bool inner_ok = K <= NDM_TAPS && nd <= 8;
+  if (inner_ok) {
+    for (long long k = threadIdx.x; k < K; k += blockDim.x) {
+      long long f = 0;
+      for (int d = 0; d < nd; d++) f += off[k * nd + d] * in.stride[d];
+      flat[k] = f;
+    }
+    for (int d = threadIdx.x; d < nd; d += blockDim.x) {
+      long long lo = 0, hi = 0;
+      for (long long k = 0; k < K; k++) {
+        const long long o = off[k * nd + d];
+        lo = -o > lo ? -o : lo;
+        hi = o > hi ? o : hi;
+      }
+      below[d] = lo;
+      above[d] = hi;
+    }
+  }
+  __syncthreads();
+  const bool small = in.size <= 2147483647LL;
   T tc;
   ndi::put(&tc, cval);   // cval in the input's type, as scipy's C reads it
   const double cv = ndi::value(tc);
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < in.size;
        i += (long long)gridDim.x * blockDim.x) {
     long long c[8];
-    ndm::coords(i, in.shape, nd, c);
+    ndm::coords_of(i, in.shape, nd, c, small);
+    bool inner = inner_ok;
+    long long base = 0;
+    for (int d = 0; d < nd; d++) {
+      inner = inner && c[d] >= below[d] && c[d] + above[d] < in.shape[d];
+      base += c[d] * in.stride[d];
+    }
     double acc = maximum ? -INFINITY : INFINITY;
     for (long long k = 0; k < K; k++) {
       long long at = 0;
       bool outside = false;
-      for (int d = 0; d < nd; d++) {
-        long long m = ndi::map_index(c[d] + off[k * nd + d], in.shape[d], mode);
-        outside = outside || m < 0;
-        at += (m < 0 ? 0 : m) * in.stride[d];
+      if (inner) {
+        at = base + flat[k];
+      } else {
+        for (int d = 0; d < nd; d++) {
+          long long m = ndi::map_index(c[d] + off[k * nd + d], in.shape[d], mode);
+          outside = outside || m < 0;
+          at += (m < 0 ? 0 : m) * in.stride[d];
+        }
       }
       double x = outside ? cv : ndi::value(in.data[at]);
       x = maximum ? x + s[k] : x - s[k];
