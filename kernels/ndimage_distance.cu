@@ -2,7 +2,8 @@
 // (lua/ndimage_distance.lua). Each element's nearest zero (its "feature") is kept as
 // coordinates, F[k * n + i] for dim k of element i (C order), -1 in F[0] for none yet. The
 // exact transforms go a dim at a time (ndd_envelope: a thread a 1-D line builds the lower
-// envelope of the line's candidates; ndd_take: a thread an element takes its nearest); a
+// envelope of the line's candidates; ndd_take: a thread an element takes its nearest; the
+// first pass, whose candidates all lie on their lines, by bands of lines: ndd_near_*); a
 // chamfer transform by a general structure runs scipy's two raster passes in one thread.
 // Every index a kernel makes is checked against the array.
 
@@ -95,14 +96,35 @@ extern "C" __global__ void ndd_init(gpu::array<bool> in, int *F) {
   }
 }
 
+// The part off the line along d of each element's feature (off_line's h, once an element
+// and pass, so that ndd_envelope reads a double instead of recomputing it in its loops);
+// only a candidate's (src[i] >= 0) is read. Same function, same operands: same h.
+extern "C" __global__ void ndd_offline(gpu::array<bool> in, const int *src, double *H, int d, int metric,
+                                       const double *sampling, int has_sampling) {
+  const int nd = in.ndim;
+  const long long n = in.size;
+  if (d < 0 || d >= nd) return;
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+       i += (long long)gridDim.x * blockDim.x) {
+    long long c[8], r = i;
+    for (int k = nd - 1; k >= 0; k--) {
+      long long q = r / in.shape[k];
+      c[k] = r - q * in.shape[k];
+      r = q;
+    }
+    H[i] = ndd::off_line(src, n, i, 0, c, nd, d, metric, sampling, has_sampling);
+  }
+}
+
 // One pass along dim d (0-based) of in's shape gives each element the nearest of the
 // features on its line (src), in two launches. First (ndd_envelope) a thread a line builds
 // the lower envelope of the line's candidates (Meijster's scheme: a candidate later on the
 // line wins on a right half-line, whose start takeover finds): s, t (scratch of the element
 // count) get the envelope's places and the starts of their stretches, cnt[line] their
-// number. Ties go to the earlier place on the line (later: the later).
-extern "C" __global__ void ndd_envelope(gpu::array<bool> in, const int *src, int *s, int *t, int *cnt, int d,
-                                        int metric, const double *sampling, int has_sampling, int later) {
+// number. Ties go to the earlier place on the line (later: the later). H: ndd_offline's.
+extern "C" __global__ void ndd_envelope(gpu::array<bool> in, const int *src, const double *H, int *s, int *t,
+                                        int *cnt, int d, int metric, const double *sampling, int has_sampling,
+                                        int later) {
   const int nd = in.ndim;
   const long long n = in.size;
   if (d < 0 || d >= nd || n <= 0) return;
@@ -114,39 +136,137 @@ extern "C" __global__ void ndd_envelope(gpu::array<bool> in, const int *src, int
   const double sw = has_sampling ? sampling[d] : 1.0;
   for (long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x; j < lines;
        j += (long long)gridDim.x * blockDim.x) {
-    long long c[8], base = 0, r = j;
+    long long base = 0, r = j;
     for (int k = nd - 1; k >= 0; k--) {
-      if (k == d) { c[k] = 0; continue; }
+      if (k == d) continue;
       long long q = r / in.shape[k];
-      c[k] = r - q * in.shape[k];
-      base += c[k] * st[k];
+      base += (r - q * in.shape[k]) * st[k];
       r = q;
     }
     long long q = -1;
+    double hq = 0.0;   // the h of the stack's top, s[q]
     for (long long u = 0; u < len; u++) {
       if (src[base + u * sd] < 0) continue;
-      double hu = ndd::off_line(src, n, base, u * sd, c, nd, d, metric, sampling, has_sampling);
+      const double hu = H[base + u * sd];
       while (q >= 0) {
-        long long p = s[base + q * sd];
-        if (!ndd::wins(metric, t[base + q * sd], u, hu, p, ndd::off_line(src, n, base, p * sd, c, nd, d, metric, sampling, has_sampling), sw, later)) break;
+        if (!ndd::wins(metric, t[base + q * sd], u, hu, s[base + q * sd], hq, sw, later)) break;
         q--;
+        if (q >= 0) hq = H[base + (long long)s[base + q * sd] * sd];
       }
       if (q < 0) {
         q = 0;
         s[base] = (int)u;
         t[base] = 0;
+        hq = hu;
       } else {
-        long long p = s[base + q * sd];
-        double hp = ndd::off_line(src, n, base, p * sd, c, nd, d, metric, sampling, has_sampling);
-        long long lo = ndd::takeover(metric, t[base + q * sd] + 1, len, u, hu, p, hp, sw, later);
+        long long lo = ndd::takeover(metric, t[base + q * sd] + 1, len, u, hu, s[base + q * sd], hq, sw, later);
         if (lo < len) {
           q++;
           s[base + q * sd] = (int)u;
           t[base + q * sd] = (int)lo;
+          hq = hu;
         }
       }
     }
     cnt[j] = (int)(q + 1);
+  }
+}
+
+// The fast first pass. Where every candidate's feature lies on its line (h = 0: the first
+// pass, whose features are the zeros themselves), the cost grows with the distance along
+// the line alone, |x - y| (scaled by a sampling s that the caller keeps to 1e-100 <= |s|,
+// |s| * len <= 1e100, where (a * s)^2 neither underflows nor overflows and distinct a give
+// distinct costs: rounding keeps the order, and a1 < a2 <= 2^31 differ by far more than an
+// ulp). Then a candidate later on the line wins over an earlier one exactly where it is
+// nearer (or as near, `later`): a right half-line, so Meijster's envelope is, at each x,
+// the candidate least by (|x - y|, then y, or then -y where later), and that is the
+// nearest candidate at or before x or the nearest at or after it, the before one unless
+// the after one is strictly nearer (as near, `later`). That is what this pair of kernels
+// finds, with a thread per band of B places of a line: ndd_near_bands writes each band's
+// first and last candidate (bnd[2 * (line * nb + band) + 0, 1], -1 for none), ndd_near_take
+// gets the nearest candidates before and after a band from those of the other bands, then
+// walks its band both ways and copies the chosen candidate's feature (src) to dst, or the
+// element's own where its line has none (as ndd_take).
+__device__ inline bool ndd_band_of(const gpu::array<bool> &in, int d, long long B, long long task, long long *base,
+                                   long long *line, long long *band, long long *nb, long long *sd) {
+  const int nd = in.ndim;
+  const long long len = in.shape[d];
+  const long long lines = in.size / len;
+  long long st[8];
+  ndd::strides(in.shape, nd, st);
+  *sd = st[d];
+  *nb = (len + B - 1) / B;
+  if (task >= lines * *nb) return false;
+  // consecutive threads take neighbouring bands of a line along the contiguous dim, the
+  // same band of neighbouring lines otherwise (consecutive places of memory, both)
+  if (*sd == 1) { *line = task / *nb; *band = task - *line * *nb; }
+  else { *band = task / lines; *line = task - *band * lines; }
+  long long b = 0, r = *line;
+  for (int k = nd - 1; k >= 0; k--) {
+    if (k == d) continue;
+    long long q = r / in.shape[k];
+    b += (r - q * in.shape[k]) * st[k];
+    r = q;
+  }
+  *base = b;
+  return true;
+}
+
+extern "C" __global__ void ndd_near_bands(gpu::array<bool> in, const int *src, int *bnd, int d, long long B) {
+  if (d < 0 || d >= in.ndim || in.size <= 0 || B <= 0) return;
+  const long long len = in.shape[d];
+  for (long long task = (long long)blockIdx.x * blockDim.x + threadIdx.x;;
+       task += (long long)gridDim.x * blockDim.x) {
+    long long base, line, band, nb, sd;
+    if (!ndd_band_of(in, d, B, task, &base, &line, &band, &nb, &sd)) break;
+    long long lo = band * B, hi = lo + B < len ? lo + B : len, first = -1, last = -1;
+    for (long long y = lo; y < hi; y++) {
+      if (src[base + y * sd] < 0) continue;
+      if (first < 0) first = y;
+      last = y;
+    }
+    bnd[2 * (line * nb + band)] = (int)first;
+    bnd[2 * (line * nb + band) + 1] = (int)last;
+  }
+}
+
+extern "C" __global__ void ndd_near_take(gpu::array<bool> in, const int *src, int *dst, const int *bnd, int d,
+                                         long long B, int later) {
+  const int nd = in.ndim;
+  const long long n = in.size;
+  if (d < 0 || d >= nd || n <= 0 || B <= 0) return;
+  const long long len = in.shape[d];
+  for (long long task = (long long)blockIdx.x * blockDim.x + threadIdx.x;;
+       task += (long long)gridDim.x * blockDim.x) {
+    long long base, line, band, nb, sd;
+    if (!ndd_band_of(in, d, B, task, &base, &line, &band, &nb, &sd)) break;
+    const int *lb = bnd + 2 * line * nb;
+    long long before = -1, after = -1;   // the nearest candidates before and after the band
+    for (long long b = band - 1; b >= 0 && before < 0; b--) before = lb[2 * b + 1];
+    for (long long b = band + 1; b < nb && after < 0; b++) after = lb[2 * b];
+    if (before >= len) before = -1;   // (clamped: bnd is ours, but no index goes unchecked)
+    if (after >= len) after = -1;
+    long long lo = band * B, hi = lo + B < len ? lo + B : len;
+    // backwards: dst's plane d holds the nearest candidate at or after each place (-1: none)
+    for (long long x = hi - 1; x >= lo; x--) {
+      if (src[base + x * sd] >= 0) after = x;
+      dst[(long long)d * n + base + x * sd] = (int)after;
+    }
+    for (long long x = lo; x < hi; x++) {
+      const long long i = base + x * sd;
+      if (src[i] >= 0) before = x;
+      long long a = dst[(long long)d * n + i], from = x;
+      if (a < x || a >= len) a = -1;
+      if (before >= 0 && a >= 0) {
+        long long dl = x - before, dr = a - x;
+        from = dr < dl || (later && dr == dl) ? a : before;
+      } else if (before >= 0) {
+        from = before;
+      } else if (a >= 0) {
+        from = a;
+      }
+      for (int k = 0; k < nd; k++) dst[k * n + i] = src[k * n + base + from * sd];
+    }
   }
 }
 
