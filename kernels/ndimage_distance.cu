@@ -270,6 +270,118 @@ extern "C" __global__ void ndd_near_take(gpu::array<bool> in, const int *src, in
   }
 }
 
+// The later passes by bands, where every cost is an exact double (no sampling; integer
+// coordinates whose squares summed stay below 2^53: the caller checks). Then a candidate
+// later on the line wins over an earlier one on a right half-line of places (Euclidean:
+// the difference of the costs falls linearly along the line; taxicab and chessboard: it
+// never rises), so Meijster's envelope gives each place x the least candidate in the
+// order "cost at x, then place" (the earlier place first, or the later where `later`):
+// ndd_envelope's choice. That order is total, so the least over the line is the least of
+// the bands' least ones: ndd_band_env builds each band's envelope over all of [0, len)
+// (Meijster's scheme on the band's candidates alone; s, t in the band's own places, the
+// count in cntb[line * nb + band]), and ndd_band_take (a thread an element) looks x up in
+// its own band's envelope and then in bands ever further on both sides, while a band can
+// still hold a candidate at most as costly as the best so far (h >= 0: no candidate of a
+// band costs less than the cost at the band's nearest place with h = 0).
+extern "C" __global__ void ndd_band_env(gpu::array<bool> in, const int *src, const double *H, int *s, int *t,
+                                        int *cntb, int d, int metric, int later, long long B) {
+  if (d < 0 || d >= in.ndim || in.size <= 0 || B <= 0) return;
+  const long long len = in.shape[d];
+  for (long long task = (long long)blockIdx.x * blockDim.x + threadIdx.x;;
+       task += (long long)gridDim.x * blockDim.x) {
+    long long base, line, band, nb, sd;
+    if (!ndd_band_of(in, d, B, task, &base, &line, &band, &nb, &sd)) break;
+    const long long lo = band * B, hi = lo + B < len ? lo + B : len;
+    const long long b0 = base + lo * sd;   // the band's stack: places lo, lo + 1 ... of the line
+    long long q = -1;
+    double hq = 0.0;
+    for (long long u = lo; u < hi; u++) {
+      if (src[base + u * sd] < 0) continue;
+      const double hu = H[base + u * sd];
+      while (q >= 0) {
+        if (!ndd::wins(metric, t[b0 + q * sd], u, hu, s[b0 + q * sd], hq, 1.0, later)) break;
+        q--;
+        if (q >= 0) hq = H[base + (long long)s[b0 + q * sd] * sd];
+      }
+      if (q < 0) {
+        q = 0;
+        s[b0] = (int)u;
+        t[b0] = 0;
+        hq = hu;
+      } else {
+        long long at = ndd::takeover(metric, t[b0 + q * sd] + 1, len, u, hu, s[b0 + q * sd], hq, 1.0, later);
+        if (at < len) {
+          q++;
+          s[b0 + q * sd] = (int)u;
+          t[b0 + q * sd] = (int)at;
+          hq = hu;
+        }
+      }
+    }
+    cntb[line * nb + band] = (int)(q + 1);
+  }
+}
+
+extern "C" __global__ void ndd_band_take(gpu::array<bool> in, const int *src, int *dst, const double *H, const int *s,
+                                         const int *t, const int *cntb, int d, int metric, int later, long long B) {
+  const int nd = in.ndim;
+  const long long n = in.size;
+  if (d < 0 || d >= nd || B <= 0) return;
+  const long long len = in.shape[d];
+  const long long nb = (len + B - 1) / B;
+  long long st[8];
+  ndd::strides(in.shape, nd, st);
+  const long long sd = st[d];
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+       i += (long long)gridDim.x * blockDim.x) {
+    long long r = i, x = 0, j = 0, scale = 1;
+    for (int k = nd - 1; k >= 0; k--) {   // x: the place along d; j: the line (ndd_band_of's order)
+      long long q = r / in.shape[k];
+      long long ck = r - q * in.shape[k];
+      r = q;
+      if (k == d) { x = ck; continue; }
+      j += ck * scale;
+      scale *= in.shape[k];
+    }
+    const long long base = i - x * sd;
+    const long long own = x / B;
+    long long from = -1;
+    double best = 0.0;
+    bool left = true, right = true;
+    for (long long k = 0; k < nb && (left || right); k++) {
+      for (int side = 0; side < 2; side++) {
+        long long b = side == 0 ? own - k : own + k;
+        if (side == 1 && k == 0) continue;
+        if (b < 0 || b >= nb) { if (side == 0) left = false; else right = false; continue; }
+        if (side == 0 ? !left : !right) continue;
+        const long long lo = b * B, hi = lo + B < len ? lo + B : len;
+        if (from >= 0) {   // the band's least possible cost at x, against the best so far
+          long long a = b < own ? x - (hi - 1) : b > own ? lo - x : 0;
+          if (ndd::cost(metric, a, 0, 0.0, 1.0) > best) {
+            if (side == 0) left = false; else right = false;
+            continue;
+          }
+        }
+        long long K = cntb[j * nb + b];
+        if (K > hi - lo) K = hi - lo;
+        if (K <= 0) continue;
+        const long long b0 = base + lo * sd;
+        long long l = 0, h = K - 1;   // the band's last stretch starting at or before x
+        while (l < h) {
+          long long mid = (l + h + 1) / 2;
+          if (t[b0 + mid * sd] <= x) l = mid; else h = mid - 1;
+        }
+        long long y = s[b0 + l * sd];
+        if (y < lo || y >= hi) continue;
+        double c = ndd::cost(metric, x, y, H[base + y * sd], 1.0);
+        if (from < 0 || c < best || (c == best && (later ? y > from : y < from))) { from = y; best = c; }
+      }
+    }
+    if (from < 0) from = x;
+    for (int k = 0; k < nd; k++) dst[k * n + i] = src[k * n + base + from * sd];
+  }
+}
+
 // The second half of a pass: each element (a thread each) takes the feature of the
 // envelope's candidate (s, t: ndd_envelope's, cnt[line] of them) whose stretch holds its
 // place on its line along d; an element of a line without candidates keeps its own

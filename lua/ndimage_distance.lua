@@ -21,7 +21,8 @@ local EDT, CDT, BF = 0, 1, 2                      -- and whose results ndd_finis
 local module
 local function kernel(name)
   module = module or gpu.module(gpu._embedded("kernels/ndimage_distance.cu"),
-                                {names = {"ndd_init", "ndd_offline", "ndd_envelope", "ndd_take", "ndd_near_bands", "ndd_near_take", "ndd_finish", "ndd_chamfer", "ndd_chamfer_init",
+                                {names = {"ndd_init", "ndd_offline", "ndd_envelope", "ndd_take", "ndd_near_bands", "ndd_near_take",
+                                          "ndd_band_env", "ndd_band_take", "ndd_finish", "ndd_chamfer", "ndd_chamfer_init",
                                           "ndd_unravel"}})
   return module[name]
 end
@@ -123,37 +124,54 @@ end
 -- The nearest zero of each element of x (C-ordered bool, true: nonzero) by `metric`, a
 -- pass a dim in `order` (ties to the earlier place along each, or the later where `later`):
 -- then the results of ndd_finish for scipy's function `how`
+-- whether the later passes may go by bands (ndd_band_*): every cost an exact double
+local function bands_ok(x, metric, sampling)
+  if sampling then return false end
+  local sum = 0.0
+  for k = 1, x.ndim do sum = sum + (x.shape[k] + 0.0) ^ 2 end
+  return sum < 2.0 ^ 52
+end
+
 local function exact(x, metric, sampling, order, later, how, want_d, want_i, dist_dtype, shape, ishape)
   local n = x.size
   local dist = want_d and gpu.empty(shape, dist_dtype) or nil
   local ind = want_i and gpu.empty(ishape, "int32") or nil
   if n == 0 then return dist, ind end
   local F, G = gpu.empty({x.ndim * n}, "int32"), gpu.empty({x.ndim * n}, "int32")
-  local s, t, H, cnt, bnd
+  local by_bands = bands_ok(x, metric, sampling)
   local w = sampling and gpu.array(sampling, "float64") or gpu.zeros({1}, "float64")
   local has_s, lt = sampling and 1 or 0, later and 1 or 0
+  local scratch = {}   -- s, t, H, cnt: made at the first pass that needs them
   launch("ndd_init", n, x, F)
   for pass, d in ipairs(order) do
     local len = x.shape[d]
     local lines = n // len
+    local tasks = lines * ((len + BAND - 1) // BAND)   -- bands of BAND places, over all lines
     if pass == 1 and near_ok(metric, sampling, d, len) then
-      local tasks = lines * ((len + BAND - 1) // BAND)
-      bnd = gpu.empty({2 * tasks}, "int32")
+      local bnd = gpu.empty({2 * tasks}, "int32")
       launch("ndd_near_bands", tasks, x, F, bnd, d - 1, BAND)
       launch("ndd_near_take", tasks, x, F, G, bnd, d - 1, BAND, lt)
       bnd:free()
     else
-      if not s then
+      local sc = scratch
+      if not sc.s then
         local shortest = math.huge
         for k = 1, x.ndim do shortest = math.min(shortest, x.shape[k]) end
-        s, t, H = gpu.empty({n}, "int32"), gpu.empty({n}, "int32"), gpu.empty({n}, "float64")
-        cnt = gpu.empty({n // shortest}, "int32")   -- a count a line
+        sc.s, sc.t, sc.H = gpu.empty({n}, "int32"), gpu.empty({n}, "int32"), gpu.empty({n}, "float64")
+        -- a count a line (ndd_envelope) or a band (ndd_band_env): at most n // shortest
+        -- lines, and as many bands as places or fewer
+        sc.cnt = gpu.empty({by_bands and n or n // shortest}, "int32")
       end
-      launch("ndd_offline", n, x, F, H, d - 1, metric, w, has_s)
-      -- (a thread a line, often few: blocks of a warp spread them over every SM, whose
-      -- caches then hold each thread's stretch of its line)
-      launch_by(32, "ndd_envelope", lines, x, F, H, s, t, cnt, d - 1, metric, w, has_s, lt)
-      launch("ndd_take", n, x, F, G, s, t, cnt, d - 1)
+      launch("ndd_offline", n, x, F, sc.H, d - 1, metric, w, has_s)
+      if by_bands and pass > 1 then
+        launch("ndd_band_env", tasks, x, F, sc.H, sc.s, sc.t, sc.cnt, d - 1, metric, lt, BAND)
+        launch("ndd_band_take", n, x, F, G, sc.H, sc.s, sc.t, sc.cnt, d - 1, metric, lt, BAND)
+      else
+        -- (a thread a line, often few: blocks of a warp spread them over every SM, whose
+        -- caches then hold each thread's stretch of its line)
+        launch_by(32, "ndd_envelope", lines, x, F, sc.H, sc.s, sc.t, sc.cnt, d - 1, metric, w, has_s, lt)
+        launch("ndd_take", n, x, F, G, sc.s, sc.t, sc.cnt, d - 1)
+      end
     end
     F, G = G, F
   end
@@ -163,7 +181,7 @@ local function exact(x, metric, sampling, order, later, how, want_d, want_i, dis
   launch("ndd_finish", n, x, F, how, metric, w, has_s, dist and 1 or 0, dd, di, du,
          ind and 1 or 0, ind or gpu.zeros({1}, "int32"))
   F:free(); G:free()
-  if s then s:free(); t:free(); H:free(); cnt:free() end
+  for _, v in pairs(scratch) do v:free() end
   return dist, ind
 end
 

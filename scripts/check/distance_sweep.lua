@@ -11,8 +11,8 @@ local nd = gpu.ndimage
 gpu.random.seed(20261203)
 
 local shapes = {{1}, {7}, {33}, {200}, {1000}, {1, 1}, {5, 1}, {1, 70}, {13, 9}, {70, 45}, {31, 130},
-                {130, 31}, {64, 64}, {3, 4, 5}, {9, 40, 7}, {33, 5, 34}, {6, 6, 70}}
-local densities = {0, 0.3, 0.7, 0.95, 0.995, 1}   -- the fraction of nonzeros
+                {130, 31}, {64, 64}, {3, 4, 5}, {9, 40, 7}, {33, 5, 34}, {6, 6, 70}, {2, 500}, {500, 2}, {20, 21, 60}}
+local densities = {0, 0.3, 0.7, 0.95, 0.995, 0.9995, 1}   -- the fraction of nonzeros
 local samplings = {false, 0.5, 3.0, "aniso", 1e-200, 0.0, 1e150}
 
 local count = 0
