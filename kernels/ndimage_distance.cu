@@ -78,6 +78,64 @@ __device__ inline long long takeover(int metric, long long lo, long long len, lo
   return lo;
 }
 
+// Meijster's envelope of the candidates (src >= 0) at places [lo, hi) of the line at base
+// (stride sd, len places), over all of [0, len): their places in s and the starts of their
+// stretches in t, at places stack, stack + sd ... (H: each element's h); their count
+__device__ inline long long envelope(const int *src, const double *H, int *s, int *t, long long base, long long sd,
+                                     long long lo, long long hi, long long stack, long long len, int metric,
+                                     double sw, int later) {
+  long long q = -1;
+  double hq = 0.0;   // the h of the stack's top
+  for (long long u = lo; u < hi; u++) {
+    if (src[base + u * sd] < 0) continue;
+    const double hu = H[base + u * sd];
+    while (q >= 0) {
+      if (!wins(metric, t[stack + q * sd], u, hu, s[stack + q * sd], hq, sw, later)) break;
+      q--;
+      if (q >= 0) hq = H[base + (long long)s[stack + q * sd] * sd];
+    }
+    if (q < 0) {
+      q = 0;
+      s[stack] = (int)u;
+      t[stack] = 0;
+      hq = hu;
+    } else {
+      long long at = takeover(metric, t[stack + q * sd] + 1, len, u, hu, s[stack + q * sd], hq, sw, later);
+      if (at < len) {
+        q++;
+        s[stack + q * sd] = (int)u;
+        t[stack + q * sd] = (int)at;
+        hq = hu;
+      }
+    }
+  }
+  return q + 1;
+}
+
+// element i's place x along dim d, and its line's number (the C order of the other dims)
+__device__ inline long long line_of(const gpu::array<bool> &in, int d, long long i, long long *x) {
+  long long r = i, j = 0, scale = 1;
+  for (int k = in.ndim - 1; k >= 0; k--) {
+    long long q = r / in.shape[k];
+    long long ck = r - q * in.shape[k];
+    r = q;
+    if (k == d) { *x = ck; continue; }
+    j += ck * scale;
+    scale *= in.shape[k];
+  }
+  return j;
+}
+
+// the last of K stretches (starts t[stack], t[stack + sd] ..., t[stack] <= x) starting at or before x
+__device__ inline long long stretch_at(const int *t, long long stack, long long sd, long long K, long long x) {
+  long long lo = 0, hi = K - 1;
+  while (lo < hi) {
+    long long mid = (lo + hi + 1) / 2;
+    if (t[stack + mid * sd] <= x) lo = mid; else hi = mid - 1;
+  }
+  return lo;
+}
+
 }  // namespace ndd
 
 // F of every element: its own coordinates where in is false (a zero), else -1 and zeros
@@ -143,32 +201,8 @@ extern "C" __global__ void ndd_envelope(gpu::array<bool> in, const int *src, con
       base += (r - q * in.shape[k]) * st[k];
       r = q;
     }
-    long long q = -1;
-    double hq = 0.0;   // the h of the stack's top, s[q]
-    for (long long u = 0; u < len; u++) {
-      if (src[base + u * sd] < 0) continue;
-      const double hu = H[base + u * sd];
-      while (q >= 0) {
-        if (!ndd::wins(metric, t[base + q * sd], u, hu, s[base + q * sd], hq, sw, later)) break;
-        q--;
-        if (q >= 0) hq = H[base + (long long)s[base + q * sd] * sd];
-      }
-      if (q < 0) {
-        q = 0;
-        s[base] = (int)u;
-        t[base] = 0;
-        hq = hu;
-      } else {
-        long long lo = ndd::takeover(metric, t[base + q * sd] + 1, len, u, hu, s[base + q * sd], hq, sw, later);
-        if (lo < len) {
-          q++;
-          s[base + q * sd] = (int)u;
-          t[base + q * sd] = (int)lo;
-          hq = hu;
-        }
-      }
-    }
-    cnt[j] = (int)(q + 1);
+    const long long K = ndd::envelope(src, H, s, t, base, sd, 0, len, base, len, metric, sw, later);
+    cnt[j] = (int)K;
   }
 }
 
@@ -293,32 +327,7 @@ extern "C" __global__ void ndd_band_env(gpu::array<bool> in, const int *src, con
     if (!ndd_band_of(in, d, B, task, &base, &line, &band, &nb, &sd)) break;
     const long long lo = band * B, hi = lo + B < len ? lo + B : len;
     const long long b0 = base + lo * sd;   // the band's stack: places lo, lo + 1 ... of the line
-    long long q = -1;
-    double hq = 0.0;
-    for (long long u = lo; u < hi; u++) {
-      if (src[base + u * sd] < 0) continue;
-      const double hu = H[base + u * sd];
-      while (q >= 0) {
-        if (!ndd::wins(metric, t[b0 + q * sd], u, hu, s[b0 + q * sd], hq, 1.0, later)) break;
-        q--;
-        if (q >= 0) hq = H[base + (long long)s[b0 + q * sd] * sd];
-      }
-      if (q < 0) {
-        q = 0;
-        s[b0] = (int)u;
-        t[b0] = 0;
-        hq = hu;
-      } else {
-        long long at = ndd::takeover(metric, t[b0 + q * sd] + 1, len, u, hu, s[b0 + q * sd], hq, 1.0, later);
-        if (at < len) {
-          q++;
-          s[b0 + q * sd] = (int)u;
-          t[b0 + q * sd] = (int)at;
-          hq = hu;
-        }
-      }
-    }
-    cntb[line * nb + band] = (int)(q + 1);
+    cntb[line * nb + band] = (int)ndd::envelope(src, H, s, t, base, sd, lo, hi, b0, len, metric, 1.0, later);
   }
 }
 
@@ -334,15 +343,8 @@ extern "C" __global__ void ndd_band_take(gpu::array<bool> in, const int *src, in
   const long long sd = st[d];
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
        i += (long long)gridDim.x * blockDim.x) {
-    long long r = i, x = 0, j = 0, scale = 1;
-    for (int k = nd - 1; k >= 0; k--) {   // x: the place along d; j: the line (ndd_band_of's order)
-      long long q = r / in.shape[k];
-      long long ck = r - q * in.shape[k];
-      r = q;
-      if (k == d) { x = ck; continue; }
-      j += ck * scale;
-      scale *= in.shape[k];
-    }
+    long long x = 0;
+    const long long j = ndd::line_of(in, d, i, &x);   // (ndd_band_of's and ndd_envelope's order)
     const long long base = i - x * sd;
     const long long own = x / B;
     long long from = -1;
@@ -366,12 +368,7 @@ extern "C" __global__ void ndd_band_take(gpu::array<bool> in, const int *src, in
         if (K > hi - lo) K = hi - lo;
         if (K <= 0) continue;
         const long long b0 = base + lo * sd;
-        long long l = 0, h = K - 1;   // the band's last stretch starting at or before x
-        while (l < h) {
-          long long mid = (l + h + 1) / 2;
-          if (t[b0 + mid * sd] <= x) l = mid; else h = mid - 1;
-        }
-        long long y = s[b0 + l * sd];
+        long long y = s[b0 + ndd::stretch_at(t, b0, sd, K, x) * sd];
         if (y < lo || y >= hi) continue;
         double c = ndd::cost(metric, x, y, H[base + y * sd], 1.0);
         if (from < 0 || c < best || (c == best && (later ? y > from : y < from))) { from = y; best = c; }
@@ -396,25 +393,13 @@ extern "C" __global__ void ndd_take(gpu::array<bool> in, const int *src, int *ds
   const long long sd = st[d];
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
        i += (long long)gridDim.x * blockDim.x) {
-    long long r = i, x = 0, j = 0, scale = 1;
-    for (int k = nd - 1; k >= 0; k--) {   // x: the place along d; j: the line (ndd_envelope's order)
-      long long q = r / in.shape[k];
-      long long ck = r - q * in.shape[k];
-      r = q;
-      if (k == d) { x = ck; continue; }
-      j += ck * scale;
-      scale *= in.shape[k];
-    }
+    long long x = 0;
+    const long long j = ndd::line_of(in, d, i, &x);   // (ndd_band_of's and ndd_envelope's order)
     const long long base = i - x * sd;
     long long K = cnt[j], from = x;
     if (K > len) K = len;
     if (K > 0) {   // the last stretch starting at or before x (t[0] is 0)
-      long long lo = 0, hi = K - 1;
-      while (lo < hi) {
-        long long mid = (lo + hi + 1) / 2;
-        if (t[base + mid * sd] <= x) lo = mid; else hi = mid - 1;
-      }
-      from = s[base + lo * sd];
+      from = s[base + ndd::stretch_at(t, base, sd, K, x) * sd];
       if (from < 0 || from >= len) from = x;
     }
     for (int k = 0; k < nd; k++) dst[k * n + i] = src[k * n + base + from * sd];
