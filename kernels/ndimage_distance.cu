@@ -331,8 +331,41 @@ extern "C" __global__ void ndd_band_env(gpu::array<bool> in, const int *src, con
   }
 }
 
+// For each band (a thread each): the least h of its candidates (hmin, +inf for none) and
+// the nearest bands before and after it on its line that have an envelope (prevb, nextb;
+// -1 and nb for none), so that ndd_band_take skips empty bands and bounds the others
+extern "C" __global__ void ndd_band_links(gpu::array<bool> in, const int *src, const double *H, const int *cntb,
+                                          int *prevb, int *nextb, double *hmin, int d, long long B) {
+  if (d < 0 || d >= in.ndim || in.size <= 0 || B <= 0) return;
+  const long long len = in.shape[d];
+  for (long long task = (long long)blockIdx.x * blockDim.x + threadIdx.x;;
+       task += (long long)gridDim.x * blockDim.x) {
+    long long base, line, band, nb, sd;
+    if (!ndd_band_of(in, d, B, task, &base, &line, &band, &nb, &sd)) break;
+    const long long lo = band * B, hi = lo + B < len ? lo + B : len;
+    double m = INFINITY;
+    for (long long y = lo; y < hi; y++) {
+      if (src[base + y * sd] >= 0 && H[base + y * sd] < m) m = H[base + y * sd];
+    }
+    const int *lc = cntb + line * nb;
+    long long p = band - 1, q = band + 1;
+    while (p >= 0 && lc[p] <= 0) p--;
+    while (q < nb && lc[q] <= 0) q++;
+    hmin[line * nb + band] = m;
+    prevb[line * nb + band] = (int)p;
+    nextb[line * nb + band] = (int)q;
+  }
+}
+
+// A thread an element: its own band's envelope's choice at x, then the bands with an
+// envelope on both sides, the nearer side first, while a band's nearest place could cost no
+// more than the best so far (cost(a, 0): the bound of every band further on that side too);
+// a band whose bound with its least h, cost(a, hmin), exceeds the best is skipped. The
+// least by (cost, place) of those seen is the least over the line: a band left out holds
+// nothing as cheap.
 extern "C" __global__ void ndd_band_take(gpu::array<bool> in, const int *src, int *dst, const double *H, const int *s,
-                                         const int *t, const int *cntb, int d, int metric, int later, long long B) {
+                                         const int *t, const int *cntb, const int *prevb, const int *nextb,
+                                         const double *hmin, int d, int metric, int later, long long B) {
   const int nd = in.ndim;
   const long long n = in.size;
   if (d < 0 || d >= nd || B <= 0) return;
@@ -347,32 +380,42 @@ extern "C" __global__ void ndd_band_take(gpu::array<bool> in, const int *src, in
     const long long j = ndd::line_of(in, d, i, &x);   // (ndd_band_of's and ndd_envelope's order)
     const long long base = i - x * sd;
     const long long own = x / B;
-    long long from = -1;
+    const long long lb = j * nb;   // the line's first band
+    long long from = -1, L = own, R = own;
     double best = 0.0;
-    bool left = true, right = true;
-    for (long long k = 0; k < nb && (left || right); k++) {
-      for (int side = 0; side < 2; side++) {
-        long long b = side == 0 ? own - k : own + k;
-        if (side == 1 && k == 0) continue;
-        if (b < 0 || b >= nb) { if (side == 0) left = false; else right = false; continue; }
-        if (side == 0 ? !left : !right) continue;
-        const long long lo = b * B, hi = lo + B < len ? lo + B : len;
-        if (from >= 0) {   // the band's least possible cost at x, against the best so far
-          long long a = b < own ? x - (hi - 1) : b > own ? lo - x : 0;
-          if (ndd::cost(metric, a, 0, 0.0, 1.0) > best) {
-            if (side == 0) left = false; else right = false;
+    while (L >= 0 || R < nb) {
+      long long b;
+      if (L == own && R == own) {   // the own band first
+        b = own;
+        L = prevb[lb + own];
+        R = nextb[lb + own];
+        if (L >= own) L = -1;   // (clamped: links always lead away)
+        if (R <= own) R = nb;
+      } else {
+        const long long aL = L >= 0 ? x - (L * B + B - 1) : -1;
+        const long long aR = R < nb ? R * B - x : -1;
+        const bool left = aL >= 0 && (aR < 0 || aL <= aR);
+        b = left ? L : R;
+        const long long a = left ? aL : aR;
+        long long next = left ? prevb[lb + b] : nextb[lb + b];
+        if (left) L = next < b ? next : -1; else R = next > b ? next : nb;
+        if (from >= 0) {
+          if (ndd::cost(metric, a, 0, 0.0, 1.0) > best) {   // nothing on this side any more
+            if (left) L = -1; else R = nb;
             continue;
           }
+          if (ndd::cost(metric, a, 0, hmin[lb + b], 1.0) > best) continue;
         }
-        long long K = cntb[j * nb + b];
-        if (K > hi - lo) K = hi - lo;
-        if (K <= 0) continue;
-        const long long b0 = base + lo * sd;
-        long long y = s[b0 + ndd::stretch_at(t, b0, sd, K, x) * sd];
-        if (y < lo || y >= hi) continue;
-        double c = ndd::cost(metric, x, y, H[base + y * sd], 1.0);
-        if (from < 0 || c < best || (c == best && (later ? y > from : y < from))) { from = y; best = c; }
       }
+      const long long lo = b * B, hi = lo + B < len ? lo + B : len;
+      long long K = cntb[lb + b];
+      if (K > hi - lo) K = hi - lo;
+      if (K <= 0) continue;
+      const long long b0 = base + lo * sd;
+      long long y = s[b0 + ndd::stretch_at(t, b0, sd, K, x) * sd];
+      if (y < lo || y >= hi) continue;
+      double c = ndd::cost(metric, x, y, H[base + y * sd], 1.0);
+      if (from < 0 || c < best || (c == best && (later ? y > from : y < from))) { from = y; best = c; }
     }
     if (from < 0) from = x;
     for (int k = 0; k < nd; k++) dst[k * n + i] = src[k * n + base + from * sd];

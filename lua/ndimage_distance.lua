@@ -22,7 +22,7 @@ local module
 local function kernel(name)
   module = module or gpu.module(gpu._embedded("kernels/ndimage_distance.cu"),
                                 {names = {"ndd_init", "ndd_offline", "ndd_envelope", "ndd_take", "ndd_near_bands", "ndd_near_take",
-                                          "ndd_band_env", "ndd_band_take", "ndd_finish", "ndd_chamfer", "ndd_chamfer_init",
+                                          "ndd_band_env", "ndd_band_links", "ndd_band_take", "ndd_finish", "ndd_chamfer", "ndd_chamfer_init",
                                           "ndd_unravel"}})
   return module[name]
 end
@@ -165,7 +165,12 @@ local function exact(x, metric, sampling, order, later, how, want_d, want_i, dis
       launch("ndd_offline", n, x, F, sc.H, d - 1, metric, w, has_s)
       if by_bands and pass > 1 then
         launch("ndd_band_env", tasks, x, F, sc.H, sc.s, sc.t, sc.cnt, d - 1, metric, lt, BAND)
-        launch("ndd_band_take", n, x, F, G, sc.H, sc.s, sc.t, sc.cnt, d - 1, metric, lt, BAND)
+        if not sc.prevb then
+          sc.prevb, sc.nextb, sc.hmin = gpu.empty({n}, "int32"), gpu.empty({n}, "int32"), gpu.empty({n}, "float64")
+        end
+        launch("ndd_band_links", tasks, x, F, sc.H, sc.cnt, sc.prevb, sc.nextb, sc.hmin, d - 1, BAND)
+        launch("ndd_band_take", n, x, F, G, sc.H, sc.s, sc.t, sc.cnt, sc.prevb, sc.nextb, sc.hmin, d - 1, metric, lt,
+               BAND)
       else
         -- (a thread a line, often few: blocks of a warp spread them over every SM, whose
         -- caches then hold each thread's stretch of its line)
