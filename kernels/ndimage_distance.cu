@@ -304,8 +304,10 @@ extern "C" __global__ void ndd_near_take(gpu::array<bool> in, const int *src, in
   }
 }
 
-// The later passes by bands, where every cost is an exact double (no sampling; integer
-// coordinates whose squares summed stay below 2^53: the caller checks). Then a candidate
+// The later passes by bands, where every cost is an exact double (the caller checks: no
+// sampling, or one whose values are integers times powers of two, m * 2^-e, so that every
+// cost is an integer multiple of 2^-2e for the greatest e, and the greatest possible cost,
+// sum over dims of (size * sampling)^2, stays below 2^52 such multiples). Then a candidate
 // later on the line wins over an earlier one on a right half-line of places (Euclidean:
 // the difference of the costs falls linearly along the line; taxicab and chessboard: it
 // never rises), so Meijster's envelope gives each place x the least candidate in the
@@ -318,7 +320,7 @@ extern "C" __global__ void ndd_near_take(gpu::array<bool> in, const int *src, in
 // still hold a candidate at most as costly as the best so far (h >= 0: no candidate of a
 // band costs less than the cost at the band's nearest place with h = 0).
 extern "C" __global__ void ndd_band_env(gpu::array<bool> in, const int *src, const double *H, int *s, int *t,
-                                        int *cntb, int d, int metric, int later, long long B) {
+                                        int *cntb, int d, int metric, double sw, int later, long long B) {
   if (d < 0 || d >= in.ndim || in.size <= 0 || B <= 0) return;
   const long long len = in.shape[d];
   for (long long task = (long long)blockIdx.x * blockDim.x + threadIdx.x;;
@@ -327,7 +329,7 @@ extern "C" __global__ void ndd_band_env(gpu::array<bool> in, const int *src, con
     if (!ndd_band_of(in, d, B, task, &base, &line, &band, &nb, &sd)) break;
     const long long lo = band * B, hi = lo + B < len ? lo + B : len;
     const long long b0 = base + lo * sd;   // the band's stack: places lo, lo + 1 ... of the line
-    cntb[line * nb + band] = (int)ndd::envelope(src, H, s, t, base, sd, lo, hi, b0, len, metric, 1.0, later);
+    cntb[line * nb + band] = (int)ndd::envelope(src, H, s, t, base, sd, lo, hi, b0, len, metric, sw, later);
   }
 }
 
@@ -365,7 +367,7 @@ extern "C" __global__ void ndd_band_links(gpu::array<bool> in, const int *src, c
 // nothing as cheap.
 extern "C" __global__ void ndd_band_take(gpu::array<bool> in, const int *src, int *dst, const double *H, const int *s,
                                          const int *t, const int *cntb, const int *prevb, const int *nextb,
-                                         const double *hmin, int d, int metric, int later, long long B) {
+                                         const double *hmin, int d, int metric, double sw, int later, long long B) {
   const int nd = in.ndim;
   const long long n = in.size;
   if (d < 0 || d >= nd || B <= 0) return;
@@ -400,11 +402,11 @@ extern "C" __global__ void ndd_band_take(gpu::array<bool> in, const int *src, in
         long long next = left ? prevb[lb + b] : nextb[lb + b];
         if (left) L = next < b ? next : -1; else R = next > b ? next : nb;
         if (from >= 0) {
-          if (ndd::cost(metric, a, 0, 0.0, 1.0) > best) {   // nothing on this side any more
+          if (ndd::cost(metric, a, 0, 0.0, sw) > best) {   // nothing on this side any more
             if (left) L = -1; else R = nb;
             continue;
           }
-          if (ndd::cost(metric, a, 0, hmin[lb + b], 1.0) > best) continue;
+          if (ndd::cost(metric, a, 0, hmin[lb + b], sw) > best) continue;
         }
       }
       const long long lo = b * B, hi = lo + B < len ? lo + B : len;
@@ -414,7 +416,7 @@ extern "C" __global__ void ndd_band_take(gpu::array<bool> in, const int *src, in
       const long long b0 = base + lo * sd;
       long long y = s[b0 + ndd::stretch_at(t, b0, sd, K, x) * sd];
       if (y < lo || y >= hi) continue;
-      double c = ndd::cost(metric, x, y, H[base + y * sd], 1.0);
+      double c = ndd::cost(metric, x, y, H[base + y * sd], sw);
       if (from < 0 || c < best || (c == best && (later ? y > from : y < from))) { from = y; best = c; }
     }
     if (from < 0) from = x;

@@ -124,12 +124,20 @@ end
 -- The nearest zero of each element of x (C-ordered bool, true: nonzero) by `metric`, a
 -- pass a dim in `order` (ties to the earlier place along each, or the later where `later`):
 -- then the results of ndd_finish for scipy's function `how`
--- whether the later passes may go by bands (ndd_band_*): every cost an exact double
+-- whether the later passes may go by bands (ndd_band_*): every cost an exact double, a
+-- multiple of 2^-2e below 2^52 of them, where each sampling is an integer times 2^-e (or less)
 local function bands_ok(x, metric, sampling)
-  if sampling then return false end
-  local sum = 0.0
-  for k = 1, x.ndim do sum = sum + (x.shape[k] + 0.0) ^ 2 end
-  return sum < 2.0 ^ 52
+  local finest, sum = 0, 0.0
+  for k = 1, x.ndim do
+    local s = sampling and math.abs(sampling[k]) or 1.0
+    if s ~= s or s == 0 or s == math.huge then return false end
+    local m, e = s, 0
+    while m ~= math.floor(m) and e < 60 do m, e = m * 2, e + 1 end
+    if m ~= math.floor(m) then return false end
+    finest = math.max(finest, e)
+    sum = sum + (x.shape[k] * s) ^ 2
+  end
+  return sum * 4.0 ^ finest < 2.0 ^ 52
 end
 
 local function exact(x, metric, sampling, order, later, how, want_d, want_i, dist_dtype, shape, ishape)
@@ -147,6 +155,7 @@ local function exact(x, metric, sampling, order, later, how, want_d, want_i, dis
     local len = x.shape[d]
     local lines = n // len
     local tasks = lines * ((len + BAND - 1) // BAND)   -- bands of BAND places, over all lines
+    local sw = sampling and sampling[d] or 1.0
     if pass == 1 and near_ok(metric, sampling, d, len) then
       local bnd = gpu.empty({2 * tasks}, "int32")
       launch("ndd_near_bands", tasks, x, F, bnd, d - 1, BAND)
@@ -164,13 +173,13 @@ local function exact(x, metric, sampling, order, later, how, want_d, want_i, dis
       end
       launch("ndd_offline", n, x, F, sc.H, d - 1, metric, w, has_s)
       if by_bands and pass > 1 then
-        launch("ndd_band_env", tasks, x, F, sc.H, sc.s, sc.t, sc.cnt, d - 1, metric, lt, BAND)
+        launch("ndd_band_env", tasks, x, F, sc.H, sc.s, sc.t, sc.cnt, d - 1, metric, sw, lt, BAND)
         if not sc.prevb then
           sc.prevb, sc.nextb, sc.hmin = gpu.empty({n}, "int32"), gpu.empty({n}, "int32"), gpu.empty({n}, "float64")
         end
         launch("ndd_band_links", tasks, x, F, sc.H, sc.cnt, sc.prevb, sc.nextb, sc.hmin, d - 1, BAND)
-        launch("ndd_band_take", n, x, F, G, sc.H, sc.s, sc.t, sc.cnt, sc.prevb, sc.nextb, sc.hmin, d - 1, metric, lt,
-               BAND)
+        launch("ndd_band_take", n, x, F, G, sc.H, sc.s, sc.t, sc.cnt, sc.prevb, sc.nextb, sc.hmin, d - 1, metric,
+               sw, lt, BAND)
       else
         -- (a thread a line, often few: blocks of a warp spread them over every SM, whose
         -- caches then hold each thread's stretch of its line)

@@ -13,7 +13,9 @@ gpu.random.seed(20261203)
 local shapes = {{1}, {7}, {33}, {200}, {1000}, {1, 1}, {5, 1}, {1, 70}, {13, 9}, {70, 45}, {31, 130},
                 {130, 31}, {64, 64}, {3, 4, 5}, {9, 40, 7}, {33, 5, 34}, {6, 6, 70}, {2, 500}, {500, 2}, {20, 21, 60}}
 local densities = {0, 0.3, 0.7, 0.95, 0.995, 0.9995, 1}   -- the fraction of nonzeros
-local samplings = {false, 0.5, 3.0, "aniso", 1e-200, 0.0, 1e150}
+-- (dyadic ones, integers times powers of two, go by bands in the later passes; the others
+-- by a thread a line)
+local samplings = {false, 0.5, 3.0, "aniso", "dyadic", 1e-200, 0.0, 1e150}
 
 local count = 0
 local function save(name, a)
@@ -23,9 +25,10 @@ end
 
 local function sampling_for(sv, ndim, k)
   if not sv then return nil end
-  if sv == "aniso" then
+  if sv == "aniso" or sv == "dyadic" then
     local t = {}
-    for d = 1, ndim do t[d] = ({0.7, 1.3, 2.0})[(d + k) % 3 + 1] end
+    local vals = sv == "aniso" and {0.7, 1.3, 2.0} or {0.25, 1.5, 3.0}
+    for d = 1, ndim do t[d] = vals[(d + k) % 3 + 1] end
     return t
   end
   return sv
