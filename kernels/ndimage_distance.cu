@@ -112,6 +112,22 @@ __device__ inline long long envelope(const int *src, const double *H, int *s, in
   return q + 1;
 }
 
+// the coordinates c of element i of a C-ordered array
+__device__ inline void coords(const gpu::array<bool> &in, long long i, long long *c) {
+  for (int k = in.ndim - 1; k >= 0; k--) {
+    long long q = i / in.shape[k];
+    c[k] = i - q * in.shape[k];
+    i = q;
+  }
+}
+
+// the stride (in elements) of dim d of a C-ordered array
+__device__ inline long long stride_of(const gpu::array<bool> &in, int d) {
+  long long sd = 1;
+  for (int k = in.ndim - 1; k > d; k--) sd *= in.shape[k];
+  return sd;
+}
+
 // element i's place x along dim d, and its line's number (the C order of the other dims)
 __device__ inline long long line_of(const gpu::array<bool> &in, int d, long long i, long long *x) {
   long long r = i, j = 0, scale = 1;
@@ -164,12 +180,8 @@ extern "C" __global__ void ndd_offline(gpu::array<bool> in, const int *src, doub
   if (d < 0 || d >= nd) return;
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
        i += (long long)gridDim.x * blockDim.x) {
-    long long c[8], r = i;
-    for (int k = nd - 1; k >= 0; k--) {
-      long long q = r / in.shape[k];
-      c[k] = r - q * in.shape[k];
-      r = q;
-    }
+    long long c[8];
+    ndd::coords(in, i, c);
     H[i] = ndd::off_line(src, n, i, 0, c, nd, d, metric, sampling, has_sampling);
   }
 }
@@ -316,9 +328,9 @@ extern "C" __global__ void ndd_near_take(gpu::array<bool> in, const int *src, in
 // the bands' least ones: ndd_band_env builds each band's envelope over all of [0, len)
 // (Meijster's scheme on the band's candidates alone; s, t in the band's own places, the
 // count in cntb[line * nb + band]), and ndd_band_take (a thread an element) looks x up in
-// its own band's envelope and then in bands ever further on both sides, while a band can
-// still hold a candidate at most as costly as the best so far (h >= 0: no candidate of a
-// band costs less than the cost at the band's nearest place with h = 0).
+// its own band's envelope and then in bands further out on both sides, while a band can
+// still hold a candidate at most as costly as the best so far (no candidate of a band costs
+// less than the cost at the band's nearest place with its least h).
 extern "C" __global__ void ndd_band_env(gpu::array<bool> in, const int *src, const double *H, int *s, int *t,
                                         int *cntb, int d, int metric, double sw, int later, long long B) {
   if (d < 0 || d >= in.ndim || in.size <= 0 || B <= 0) return;
@@ -373,9 +385,7 @@ extern "C" __global__ void ndd_band_take(gpu::array<bool> in, const int *src, in
   if (d < 0 || d >= nd || B <= 0) return;
   const long long len = in.shape[d];
   const long long nb = (len + B - 1) / B;
-  long long st[8];
-  ndd::strides(in.shape, nd, st);
-  const long long sd = st[d];
+  const long long sd = ndd::stride_of(in, d);
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
        i += (long long)gridDim.x * blockDim.x) {
     long long x = 0;
@@ -433,9 +443,7 @@ extern "C" __global__ void ndd_take(gpu::array<bool> in, const int *src, int *ds
   const long long n = in.size;
   if (d < 0 || d >= nd) return;
   const long long len = in.shape[d];
-  long long st[8];
-  ndd::strides(in.shape, nd, st);
-  const long long sd = st[d];
+  const long long sd = ndd::stride_of(in, d);
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
        i += (long long)gridDim.x * blockDim.x) {
     long long x = 0;
@@ -463,12 +471,8 @@ extern "C" __global__ void ndd_finish(gpu::array<bool> in, const int *F, int how
   const long long n = in.size;
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
        i += (long long)gridDim.x * blockDim.x) {
-    long long c[8], r = i;
-    for (int k = nd - 1; k >= 0; k--) {
-      long long q = r / in.shape[k];
-      c[k] = r - q * in.shape[k];
-      r = q;
-    }
+    long long c[8];
+    ndd::coords(in, i, c);
     const bool none = F[i] < 0 && how != ndd::EDT;
     if (want_ind) {
       for (int k = 0; k < nd; k++) {
@@ -515,12 +519,8 @@ extern "C" __global__ void ndd_chamfer(gpu::array<bool> in, int *dt, int *ft, in
     long long i = dir > 0 ? step : n - 1 - step;
     int v = dt[i];
     if (v == 0) continue;
-    long long c[8], r = i;
-    for (int k = nd - 1; k >= 0; k--) {
-      long long q = r / in.shape[k];
-      c[k] = r - q * in.shape[k];
-      r = q;
-    }
+    long long c[8];
+    ndd::coords(in, i, c);
     int best = v;
     long long at = i;
     for (long long k = 0; k < K; k++) {
