@@ -149,7 +149,11 @@ local function exact(x, metric, sampling, order, later, how, want_d, want_i, dis
   local by_bands = bands_ok(x, metric, sampling)
   local w = sampling and gpu.array(sampling, "float64") or gpu.zeros({1}, "float64")
   local has_s, lt = sampling and 1 or 0, later and 1 or 0
-  local scratch = {}   -- s, t, H, cnt: made at the first pass that needs them
+  local scratch = {}   -- s, t, H, cnt ...: made at the first pass that needs them
+  local most_bands = 0   -- (bands of BAND places, over all lines, of the pass with most)
+  for _, d in ipairs(order) do
+    most_bands = math.max(most_bands, n // x.shape[d] * ((x.shape[d] + BAND - 1) // BAND))
+  end
   launch("ndd_init", n, x, F)
   for pass, d in ipairs(order) do
     local len = x.shape[d]
@@ -168,14 +172,15 @@ local function exact(x, metric, sampling, order, later, how, want_d, want_i, dis
         for k = 1, x.ndim do shortest = math.min(shortest, x.shape[k]) end
         sc.s, sc.t, sc.H = gpu.empty({n}, "int32"), gpu.empty({n}, "int32"), gpu.empty({n}, "float64")
         -- a count a line (ndd_envelope) or a band (ndd_band_env): at most n // shortest
-        -- lines, and as many bands as places or fewer
-        sc.cnt = gpu.empty({by_bands and n or n // shortest}, "int32")
+        -- lines, or the most bands of any pass
+        sc.cnt = gpu.empty({by_bands and most_bands or n // shortest}, "int32")
       end
       launch("ndd_offline", n, x, F, sc.H, d - 1, metric, w, has_s)
       if by_bands and pass > 1 then
         launch("ndd_band_env", tasks, x, F, sc.H, sc.s, sc.t, sc.cnt, d - 1, metric, sw, lt, BAND)
         if not sc.prevb then
-          sc.prevb, sc.nextb, sc.hmin = gpu.empty({n}, "int32"), gpu.empty({n}, "int32"), gpu.empty({n}, "float64")
+          sc.prevb, sc.nextb = gpu.empty({most_bands}, "int32"), gpu.empty({most_bands}, "int32")
+          sc.hmin = gpu.empty({most_bands}, "float64")
         end
         launch("ndd_band_links", tasks, x, F, sc.H, sc.cnt, sc.prevb, sc.nextb, sc.hmin, d - 1, BAND)
         launch("ndd_band_take", n, x, F, G, sc.H, sc.s, sc.t, sc.cnt, sc.prevb, sc.nextb, sc.hmin, d - 1, metric,
