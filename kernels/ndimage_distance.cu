@@ -2,7 +2,8 @@
 // (lua/ndimage_distance.lua). Each element's nearest zero (its "feature") is kept as
 // coordinates, F[k * n + i] for dim k of element i (C order), -1 in F[0] for none yet. The
 // exact transforms go a dim at a time (ndd_envelope: a thread a 1-D line builds the lower
-// envelope of the line's candidates; ndd_take: a thread an element takes its nearest); a
+// envelope of the line's candidates; ndd_take: a thread an element takes its nearest; the
+// first pass, whose candidates all lie on their lines, by bands of lines: ndd_near_*); a
 // chamfer transform by a general structure runs scipy's two raster passes in one thread.
 // Every index a kernel makes is checked against the array.
 
@@ -77,6 +78,80 @@ __device__ inline long long takeover(int metric, long long lo, long long len, lo
   return lo;
 }
 
+// Meijster's envelope of the candidates (src >= 0) at places [lo, hi) of the line at base
+// (stride sd, len places), over all of [0, len): their places in s and the starts of their
+// stretches in t, at places stack, stack + sd ... (H: each element's h); their count
+__device__ inline long long envelope(const int *src, const double *H, int *s, int *t, long long base, long long sd,
+                                     long long lo, long long hi, long long stack, long long len, int metric,
+                                     double sw, int later) {
+  long long q = -1;
+  double hq = 0.0;   // the h of the stack's top
+  for (long long u = lo; u < hi; u++) {
+    if (src[base + u * sd] < 0) continue;
+    const double hu = H[base + u * sd];
+    while (q >= 0) {
+      if (!wins(metric, t[stack + q * sd], u, hu, s[stack + q * sd], hq, sw, later)) break;
+      q--;
+      if (q >= 0) hq = H[base + (long long)s[stack + q * sd] * sd];
+    }
+    if (q < 0) {
+      q = 0;
+      s[stack] = (int)u;
+      t[stack] = 0;
+      hq = hu;
+    } else {
+      long long at = takeover(metric, t[stack + q * sd] + 1, len, u, hu, s[stack + q * sd], hq, sw, later);
+      if (at < len) {
+        q++;
+        s[stack + q * sd] = (int)u;
+        t[stack + q * sd] = (int)at;
+        hq = hu;
+      }
+    }
+  }
+  return q + 1;
+}
+
+// the coordinates c of element i of a C-ordered array
+__device__ inline void coords(const gpu::array<bool> &in, long long i, long long *c) {
+  for (int k = in.ndim - 1; k >= 0; k--) {
+    long long q = i / in.shape[k];
+    c[k] = i - q * in.shape[k];
+    i = q;
+  }
+}
+
+// the stride (in elements) of dim d of a C-ordered array
+__device__ inline long long stride_of(const gpu::array<bool> &in, int d) {
+  long long sd = 1;
+  for (int k = in.ndim - 1; k > d; k--) sd *= in.shape[k];
+  return sd;
+}
+
+// element i's place x along dim d, and its line's number (the C order of the other dims)
+__device__ inline long long line_of(const gpu::array<bool> &in, int d, long long i, long long *x) {
+  long long r = i, j = 0, scale = 1;
+  for (int k = in.ndim - 1; k >= 0; k--) {
+    long long q = r / in.shape[k];
+    long long ck = r - q * in.shape[k];
+    r = q;
+    if (k == d) { *x = ck; continue; }
+    j += ck * scale;
+    scale *= in.shape[k];
+  }
+  return j;
+}
+
+// the last of K stretches (starts t[stack], t[stack + sd] ..., t[stack] <= x) starting at or before x
+__device__ inline long long stretch_at(const int *t, long long stack, long long sd, long long K, long long x) {
+  long long lo = 0, hi = K - 1;
+  while (lo < hi) {
+    long long mid = (lo + hi + 1) / 2;
+    if (t[stack + mid * sd] <= x) lo = mid; else hi = mid - 1;
+  }
+  return lo;
+}
+
 }  // namespace ndd
 
 // F of every element: its own coordinates where in is false (a zero), else -1 and zeros
@@ -95,14 +170,31 @@ extern "C" __global__ void ndd_init(gpu::array<bool> in, int *F) {
   }
 }
 
+// The part off the line along d of each element's feature (off_line's h, once an element
+// and pass, so that ndd_envelope reads a double instead of recomputing it in its loops);
+// only a candidate's (src[i] >= 0) is read. Same function, same operands: same h.
+extern "C" __global__ void ndd_offline(gpu::array<bool> in, const int *src, double *H, int d, int metric,
+                                       const double *sampling, int has_sampling) {
+  const int nd = in.ndim;
+  const long long n = in.size;
+  if (d < 0 || d >= nd) return;
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+       i += (long long)gridDim.x * blockDim.x) {
+    long long c[8];
+    ndd::coords(in, i, c);
+    H[i] = ndd::off_line(src, n, i, 0, c, nd, d, metric, sampling, has_sampling);
+  }
+}
+
 // One pass along dim d (0-based) of in's shape gives each element the nearest of the
 // features on its line (src), in two launches. First (ndd_envelope) a thread a line builds
 // the lower envelope of the line's candidates (Meijster's scheme: a candidate later on the
 // line wins on a right half-line, whose start takeover finds): s, t (scratch of the element
 // count) get the envelope's places and the starts of their stretches, cnt[line] their
-// number. Ties go to the earlier place on the line (later: the later).
-extern "C" __global__ void ndd_envelope(gpu::array<bool> in, const int *src, int *s, int *t, int *cnt, int d,
-                                        int metric, const double *sampling, int has_sampling, int later) {
+// number. Ties go to the earlier place on the line (later: the later). H: ndd_offline's.
+extern "C" __global__ void ndd_envelope(gpu::array<bool> in, const int *src, const double *H, int *s, int *t,
+                                        int *cnt, int d, int metric, const double *sampling, int has_sampling,
+                                        int later) {
   const int nd = in.ndim;
   const long long n = in.size;
   if (d < 0 || d >= nd || n <= 0) return;
@@ -114,39 +206,231 @@ extern "C" __global__ void ndd_envelope(gpu::array<bool> in, const int *src, int
   const double sw = has_sampling ? sampling[d] : 1.0;
   for (long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x; j < lines;
        j += (long long)gridDim.x * blockDim.x) {
-    long long c[8], base = 0, r = j;
+    long long base = 0, r = j;
     for (int k = nd - 1; k >= 0; k--) {
-      if (k == d) { c[k] = 0; continue; }
+      if (k == d) continue;
       long long q = r / in.shape[k];
-      c[k] = r - q * in.shape[k];
-      base += c[k] * st[k];
+      base += (r - q * in.shape[k]) * st[k];
       r = q;
     }
-    long long q = -1;
-    for (long long u = 0; u < len; u++) {
-      if (src[base + u * sd] < 0) continue;
-      double hu = ndd::off_line(src, n, base, u * sd, c, nd, d, metric, sampling, has_sampling);
-      while (q >= 0) {
-        long long p = s[base + q * sd];
-        if (!ndd::wins(metric, t[base + q * sd], u, hu, p, ndd::off_line(src, n, base, p * sd, c, nd, d, metric, sampling, has_sampling), sw, later)) break;
-        q--;
+    const long long K = ndd::envelope(src, H, s, t, base, sd, 0, len, base, len, metric, sw, later);
+    cnt[j] = (int)K;
+  }
+}
+
+// The fast first pass. Where every candidate's feature lies on its line (h = 0: the first
+// pass, whose features are the zeros themselves), the cost grows with the distance along
+// the line alone, |x - y| (scaled by a sampling s that the caller keeps to 1e-100 <= |s|,
+// |s| * len <= 1e100, where (a * s)^2 neither underflows nor overflows and distinct a give
+// distinct costs: rounding keeps the order, and a1 < a2 <= 2^31 differ by far more than an
+// ulp). Then a candidate later on the line wins over an earlier one exactly where it is
+// nearer (or as near, `later`): a right half-line, so Meijster's envelope is, at each x,
+// the candidate least by (|x - y|, then y, or then -y where later), and that is the
+// nearest candidate at or before x or the nearest at or after it, the before one unless
+// the after one is strictly nearer (as near, `later`). That is what this pair of kernels
+// finds, with a thread per band of B places of a line: ndd_near_bands writes each band's
+// first and last candidate (bnd[2 * (line * nb + band) + 0, 1], -1 for none), ndd_near_take
+// gets the nearest candidates before and after a band from those of the other bands, then
+// walks its band both ways and copies the chosen candidate's feature (src) to dst, or the
+// element's own where its line has none (as ndd_take).
+__device__ inline bool ndd_band_of(const gpu::array<bool> &in, int d, long long B, long long task, long long *base,
+                                   long long *line, long long *band, long long *nb, long long *sd) {
+  const int nd = in.ndim;
+  const long long len = in.shape[d];
+  const long long lines = in.size / len;
+  long long st[8];
+  ndd::strides(in.shape, nd, st);
+  *sd = st[d];
+  *nb = (len + B - 1) / B;
+  if (task >= lines * *nb) return false;
+  // consecutive threads take neighbouring bands of a line along the contiguous dim, the
+  // same band of neighbouring lines otherwise (consecutive places of memory, both)
+  if (*sd == 1) { *line = task / *nb; *band = task - *line * *nb; }
+  else { *band = task / lines; *line = task - *band * lines; }
+  long long b = 0, r = *line;
+  for (int k = nd - 1; k >= 0; k--) {
+    if (k == d) continue;
+    long long q = r / in.shape[k];
+    b += (r - q * in.shape[k]) * st[k];
+    r = q;
+  }
+  *base = b;
+  return true;
+}
+
+extern "C" __global__ void ndd_near_bands(gpu::array<bool> in, const int *src, int *bnd, int d, long long B) {
+  if (d < 0 || d >= in.ndim || in.size <= 0 || B <= 0) return;
+  const long long len = in.shape[d];
+  for (long long task = (long long)blockIdx.x * blockDim.x + threadIdx.x;;
+       task += (long long)gridDim.x * blockDim.x) {
+    long long base, line, band, nb, sd;
+    if (!ndd_band_of(in, d, B, task, &base, &line, &band, &nb, &sd)) break;
+    long long lo = band * B, hi = lo + B < len ? lo + B : len, first = -1, last = -1;
+    for (long long y = lo; y < hi; y++) {
+      if (src[base + y * sd] < 0) continue;
+      if (first < 0) first = y;
+      last = y;
+    }
+    bnd[2 * (line * nb + band)] = (int)first;
+    bnd[2 * (line * nb + band) + 1] = (int)last;
+  }
+}
+
+extern "C" __global__ void ndd_near_take(gpu::array<bool> in, const int *src, int *dst, const int *bnd, int d,
+                                         long long B, int later) {
+  const int nd = in.ndim;
+  const long long n = in.size;
+  if (d < 0 || d >= nd || n <= 0 || B <= 0) return;
+  const long long len = in.shape[d];
+  for (long long task = (long long)blockIdx.x * blockDim.x + threadIdx.x;;
+       task += (long long)gridDim.x * blockDim.x) {
+    long long base, line, band, nb, sd;
+    if (!ndd_band_of(in, d, B, task, &base, &line, &band, &nb, &sd)) break;
+    const int *lb = bnd + 2 * line * nb;
+    long long before = -1, after = -1;   // the nearest candidates before and after the band
+    for (long long b = band - 1; b >= 0 && before < 0; b--) before = lb[2 * b + 1];
+    for (long long b = band + 1; b < nb && after < 0; b++) after = lb[2 * b];
+    if (before >= len) before = -1;   // (clamped: bnd is ours, but no index goes unchecked)
+    if (after >= len) after = -1;
+    long long lo = band * B, hi = lo + B < len ? lo + B : len;
+    // backwards: dst's plane d holds the nearest candidate at or after each place (-1: none)
+    for (long long x = hi - 1; x >= lo; x--) {
+      if (src[base + x * sd] >= 0) after = x;
+      dst[(long long)d * n + base + x * sd] = (int)after;
+    }
+    for (long long x = lo; x < hi; x++) {
+      const long long i = base + x * sd;
+      if (src[i] >= 0) before = x;
+      long long a = dst[(long long)d * n + i], from = x;
+      if (a < x || a >= len) a = -1;
+      if (before >= 0 && a >= 0) {
+        long long dl = x - before, dr = a - x;
+        from = dr < dl || (later && dr == dl) ? a : before;
+      } else if (before >= 0) {
+        from = before;
+      } else if (a >= 0) {
+        from = a;
       }
-      if (q < 0) {
-        q = 0;
-        s[base] = (int)u;
-        t[base] = 0;
+      for (int k = 0; k < nd; k++) dst[k * n + i] = src[k * n + base + from * sd];
+    }
+  }
+}
+
+// The later passes by bands, where every cost is an exact double (the caller checks: no
+// sampling, or one whose values are integers times powers of two, m * 2^-e, so that every
+// cost is an integer multiple of 2^-2e for the greatest e, and the greatest possible cost,
+// sum over dims of (size * sampling)^2, stays below 2^52 such multiples). Then a candidate
+// later on the line wins over an earlier one on a right half-line of places (Euclidean:
+// the difference of the costs falls linearly along the line; taxicab and chessboard: it
+// never rises), so Meijster's envelope gives each place x the least candidate in the
+// order "cost at x, then place" (the earlier place first, or the later where `later`):
+// ndd_envelope's choice. That order is total, so the least over the line is the least of
+// the bands' least ones: ndd_band_env builds each band's envelope over all of [0, len)
+// (Meijster's scheme on the band's candidates alone; s, t in the band's own places, the
+// count in cntb[line * nb + band]), and ndd_band_take (a thread an element) looks x up in
+// its own band's envelope and then in bands further out on both sides, while a band can
+// still hold a candidate at most as costly as the best so far (no candidate of a band costs
+// less than the cost at the band's nearest place with its least h).
+extern "C" __global__ void ndd_band_env(gpu::array<bool> in, const int *src, const double *H, int *s, int *t,
+                                        int *cntb, int d, int metric, double sw, int later, long long B) {
+  if (d < 0 || d >= in.ndim || in.size <= 0 || B <= 0) return;
+  const long long len = in.shape[d];
+  for (long long task = (long long)blockIdx.x * blockDim.x + threadIdx.x;;
+       task += (long long)gridDim.x * blockDim.x) {
+    long long base, line, band, nb, sd;
+    if (!ndd_band_of(in, d, B, task, &base, &line, &band, &nb, &sd)) break;
+    const long long lo = band * B, hi = lo + B < len ? lo + B : len;
+    const long long b0 = base + lo * sd;   // the band's stack: places lo, lo + 1 ... of the line
+    cntb[line * nb + band] = (int)ndd::envelope(src, H, s, t, base, sd, lo, hi, b0, len, metric, sw, later);
+  }
+}
+
+// For each band (a thread each): the least h of its candidates (hmin, +inf for none) and
+// the nearest bands before and after it on its line that have an envelope (prevb, nextb;
+// -1 and nb for none), so that ndd_band_take skips empty bands and bounds the others
+extern "C" __global__ void ndd_band_links(gpu::array<bool> in, const int *src, const double *H, const int *cntb,
+                                          int *prevb, int *nextb, double *hmin, int d, long long B) {
+  if (d < 0 || d >= in.ndim || in.size <= 0 || B <= 0) return;
+  const long long len = in.shape[d];
+  for (long long task = (long long)blockIdx.x * blockDim.x + threadIdx.x;;
+       task += (long long)gridDim.x * blockDim.x) {
+    long long base, line, band, nb, sd;
+    if (!ndd_band_of(in, d, B, task, &base, &line, &band, &nb, &sd)) break;
+    const long long lo = band * B, hi = lo + B < len ? lo + B : len;
+    double m = INFINITY;
+    for (long long y = lo; y < hi; y++) {
+      if (src[base + y * sd] >= 0 && H[base + y * sd] < m) m = H[base + y * sd];
+    }
+    const int *lc = cntb + line * nb;
+    long long p = band - 1, q = band + 1;
+    while (p >= 0 && lc[p] <= 0) p--;
+    while (q < nb && lc[q] <= 0) q++;
+    hmin[line * nb + band] = m;
+    prevb[line * nb + band] = (int)p;
+    nextb[line * nb + band] = (int)q;
+  }
+}
+
+// A thread an element: its own band's envelope's choice at x, then the bands with an
+// envelope on both sides, the nearer side first, while a band's nearest place could cost no
+// more than the best so far (cost(a, 0): the bound of every band further on that side too);
+// a band whose bound with its least h, cost(a, hmin), exceeds the best is skipped. The
+// least by (cost, place) of those seen is the least over the line: a band left out holds
+// nothing as cheap.
+extern "C" __global__ void ndd_band_take(gpu::array<bool> in, const int *src, int *dst, const double *H, const int *s,
+                                         const int *t, const int *cntb, const int *prevb, const int *nextb,
+                                         const double *hmin, int d, int metric, double sw, int later, long long B) {
+  const int nd = in.ndim;
+  const long long n = in.size;
+  if (d < 0 || d >= nd || B <= 0) return;
+  const long long len = in.shape[d];
+  const long long nb = (len + B - 1) / B;
+  const long long sd = ndd::stride_of(in, d);
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+       i += (long long)gridDim.x * blockDim.x) {
+    long long x = 0;
+    const long long j = ndd::line_of(in, d, i, &x);   // (ndd_band_of's and ndd_envelope's order)
+    const long long base = i - x * sd;
+    const long long own = x / B;
+    const long long lb = j * nb;   // the line's first band
+    long long from = -1, L = own, R = own;
+    double best = 0.0;
+    while (L >= 0 || R < nb) {
+      long long b;
+      if (L == own && R == own) {   // the own band first
+        b = own;
+        L = prevb[lb + own];
+        R = nextb[lb + own];
+        if (L >= own) L = -1;   // (clamped: links always lead away)
+        if (R <= own) R = nb;
       } else {
-        long long p = s[base + q * sd];
-        double hp = ndd::off_line(src, n, base, p * sd, c, nd, d, metric, sampling, has_sampling);
-        long long lo = ndd::takeover(metric, t[base + q * sd] + 1, len, u, hu, p, hp, sw, later);
-        if (lo < len) {
-          q++;
-          s[base + q * sd] = (int)u;
-          t[base + q * sd] = (int)lo;
+        const long long aL = L >= 0 ? x - (L * B + B - 1) : -1;
+        const long long aR = R < nb ? R * B - x : -1;
+        const bool left = aL >= 0 && (aR < 0 || aL <= aR);
+        b = left ? L : R;
+        const long long a = left ? aL : aR;
+        long long next = left ? prevb[lb + b] : nextb[lb + b];
+        if (left) L = next < b ? next : -1; else R = next > b ? next : nb;
+        if (from >= 0) {
+          if (ndd::cost(metric, a, 0, 0.0, sw) > best) {   // nothing on this side any more
+            if (left) L = -1; else R = nb;
+            continue;
+          }
+          if (ndd::cost(metric, a, 0, hmin[lb + b], sw) > best) continue;
         }
       }
+      const long long lo = b * B, hi = lo + B < len ? lo + B : len;
+      long long K = cntb[lb + b];
+      if (K > hi - lo) K = hi - lo;
+      if (K <= 0) continue;
+      const long long b0 = base + lo * sd;
+      long long y = s[b0 + ndd::stretch_at(t, b0, sd, K, x) * sd];
+      if (y < lo || y >= hi) continue;
+      double c = ndd::cost(metric, x, y, H[base + y * sd], sw);
+      if (from < 0 || c < best || (c == best && (later ? y > from : y < from))) { from = y; best = c; }
     }
-    cnt[j] = (int)(q + 1);
+    if (from < 0) from = x;
+    for (int k = 0; k < nd; k++) dst[k * n + i] = src[k * n + base + from * sd];
   }
 }
 
@@ -159,30 +443,16 @@ extern "C" __global__ void ndd_take(gpu::array<bool> in, const int *src, int *ds
   const long long n = in.size;
   if (d < 0 || d >= nd) return;
   const long long len = in.shape[d];
-  long long st[8];
-  ndd::strides(in.shape, nd, st);
-  const long long sd = st[d];
+  const long long sd = ndd::stride_of(in, d);
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
        i += (long long)gridDim.x * blockDim.x) {
-    long long r = i, x = 0, j = 0, scale = 1;
-    for (int k = nd - 1; k >= 0; k--) {   // x: the place along d; j: the line (ndd_envelope's order)
-      long long q = r / in.shape[k];
-      long long ck = r - q * in.shape[k];
-      r = q;
-      if (k == d) { x = ck; continue; }
-      j += ck * scale;
-      scale *= in.shape[k];
-    }
+    long long x = 0;
+    const long long j = ndd::line_of(in, d, i, &x);   // (ndd_band_of's and ndd_envelope's order)
     const long long base = i - x * sd;
     long long K = cnt[j], from = x;
     if (K > len) K = len;
     if (K > 0) {   // the last stretch starting at or before x (t[0] is 0)
-      long long lo = 0, hi = K - 1;
-      while (lo < hi) {
-        long long mid = (lo + hi + 1) / 2;
-        if (t[base + mid * sd] <= x) lo = mid; else hi = mid - 1;
-      }
-      from = s[base + lo * sd];
+      from = s[base + ndd::stretch_at(t, base, sd, K, x) * sd];
       if (from < 0 || from >= len) from = x;
     }
     for (int k = 0; k < nd; k++) dst[k * n + i] = src[k * n + base + from * sd];
@@ -201,12 +471,8 @@ extern "C" __global__ void ndd_finish(gpu::array<bool> in, const int *F, int how
   const long long n = in.size;
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
        i += (long long)gridDim.x * blockDim.x) {
-    long long c[8], r = i;
-    for (int k = nd - 1; k >= 0; k--) {
-      long long q = r / in.shape[k];
-      c[k] = r - q * in.shape[k];
-      r = q;
-    }
+    long long c[8];
+    ndd::coords(in, i, c);
     const bool none = F[i] < 0 && how != ndd::EDT;
     if (want_ind) {
       for (int k = 0; k < nd; k++) {
@@ -253,12 +519,8 @@ extern "C" __global__ void ndd_chamfer(gpu::array<bool> in, int *dt, int *ft, in
     long long i = dir > 0 ? step : n - 1 - step;
     int v = dt[i];
     if (v == 0) continue;
-    long long c[8], r = i;
-    for (int k = nd - 1; k >= 0; k--) {
-      long long q = r / in.shape[k];
-      c[k] = r - q * in.shape[k];
-      r = q;
-    }
+    long long c[8];
+    ndd::coords(in, i, c);
     int best = v;
     long long at = i;
     for (long long k = 0; k < K; k++) {

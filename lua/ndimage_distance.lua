@@ -21,14 +21,17 @@ local EDT, CDT, BF = 0, 1, 2                      -- and whose results ndd_finis
 local module
 local function kernel(name)
   module = module or gpu.module(gpu._embedded("kernels/ndimage_distance.cu"),
-                                {names = {"ndd_init", "ndd_envelope", "ndd_take", "ndd_finish", "ndd_chamfer", "ndd_chamfer_init",
+                                {names = {"ndd_init", "ndd_offline", "ndd_envelope", "ndd_take", "ndd_near_bands", "ndd_near_take",
+                                          "ndd_band_env", "ndd_band_links", "ndd_band_take", "ndd_finish", "ndd_chamfer", "ndd_chamfer_init",
                                           "ndd_unravel"}})
   return module[name]
 end
 
-local function launch(name, n, ...)
-  kernel(name)[{math.max(1, math.min(MAX_GRID, (n + BLOCK - 1) // BLOCK)), BLOCK}](...)
+local function launch_by(block, name, n, ...)
+  kernel(name)[{math.max(1, math.min(MAX_GRID, (n + block - 1) // block)), block}](...)
 end
+
+local function launch(name, n, ...) launch_by(BLOCK, name, n, ...) end
 
 ------------------------------------------------------------------------------------
 -- checks
@@ -108,29 +111,96 @@ end
 -- The nearest zero of each element of x (C-ordered bool, true: nonzero) by `metric`, a
 -- pass a dim in `order` (ties to the earlier place along each, or the later where `later`):
 -- then the results of ndd_finish for scipy's function `how`
+local BAND = 32   -- places of a line a thread takes in the first pass (ndd_near_*)
+
+-- whether the first pass may go by ndd_near_* (its cost growing with the distance along
+-- the line alone, distinct for distinct distances: see the kernels)
+local function near_ok(metric, sampling, d, len)
+  if metric ~= EUCLIDEAN or not sampling then return true end
+  local s = math.abs(sampling[d])
+  return s >= 1e-100 and s * len <= 1e100
+end
+
+-- The nearest zero of each element of x (C-ordered bool, true: nonzero) by `metric`, a
+-- pass a dim in `order` (ties to the earlier place along each, or the later where `later`):
+-- then the results of ndd_finish for scipy's function `how`
+-- whether the later passes may go by bands (ndd_band_*): every cost an exact double, a
+-- multiple of 2^-2e below 2^52 of them, where each sampling is an integer times 2^-e (or less)
+local function bands_ok(x, metric, sampling)
+  local finest, sum = 0, 0.0
+  for k = 1, x.ndim do
+    local s = sampling and math.abs(sampling[k]) or 1.0
+    if s ~= s or s == 0 or s == math.huge then return false end
+    local m, e = s, 0
+    while m ~= math.floor(m) and e < 60 do m, e = m * 2, e + 1 end
+    if m ~= math.floor(m) then return false end
+    finest = math.max(finest, e)
+    sum = sum + (x.shape[k] * s) ^ 2
+  end
+  return sum * 4.0 ^ finest < 2.0 ^ 52
+end
+
 local function exact(x, metric, sampling, order, later, how, want_d, want_i, dist_dtype, shape, ishape)
   local n = x.size
   local dist = want_d and gpu.empty(shape, dist_dtype) or nil
   local ind = want_i and gpu.empty(ishape, "int32") or nil
   if n == 0 then return dist, ind end
   local F, G = gpu.empty({x.ndim * n}, "int32"), gpu.empty({x.ndim * n}, "int32")
-  local s, t = gpu.empty({n}, "int32"), gpu.empty({n}, "int32")
-  local shortest = math.huge
-  for d = 1, x.ndim do shortest = math.min(shortest, x.shape[d]) end
-  local cnt = gpu.empty({n // shortest}, "int32")   -- a count a line
+  local by_bands = bands_ok(x, metric, sampling)
   local w = sampling and gpu.array(sampling, "float64") or gpu.zeros({1}, "float64")
-  launch("ndd_init", n, x, F)
+  local has_s, lt = sampling and 1 or 0, later and 1 or 0
+  local scratch = {}   -- s, t, H, cnt ...: made at the first pass that needs them
+  local most_bands = 0   -- (bands of BAND places, over all lines, of the pass with most)
   for _, d in ipairs(order) do
-    launch("ndd_envelope", n // x.shape[d], x, F, s, t, cnt, d - 1, metric, w, sampling and 1 or 0, later and 1 or 0)
-    launch("ndd_take", n, x, F, G, s, t, cnt, d - 1)
+    most_bands = math.max(most_bands, n // x.shape[d] * ((x.shape[d] + BAND - 1) // BAND))
+  end
+  launch("ndd_init", n, x, F)
+  for pass, d in ipairs(order) do
+    local len = x.shape[d]
+    local lines = n // len
+    local tasks = lines * ((len + BAND - 1) // BAND)   -- bands of BAND places, over all lines
+    local sw = sampling and sampling[d] or 1.0
+    if pass == 1 and near_ok(metric, sampling, d, len) then
+      local bnd = gpu.empty({2 * tasks}, "int32")
+      launch("ndd_near_bands", tasks, x, F, bnd, d - 1, BAND)
+      launch("ndd_near_take", tasks, x, F, G, bnd, d - 1, BAND, lt)
+      bnd:free()
+    else
+      local sc = scratch
+      if not sc.s then
+        local shortest = math.huge
+        for k = 1, x.ndim do shortest = math.min(shortest, x.shape[k]) end
+        sc.s, sc.t, sc.H = gpu.empty({n}, "int32"), gpu.empty({n}, "int32"), gpu.empty({n}, "float64")
+        -- a count a line (ndd_envelope) or a band (ndd_band_env): at most n // shortest
+        -- lines, or the most bands of any pass
+        sc.cnt = gpu.empty({by_bands and most_bands or n // shortest}, "int32")
+      end
+      launch("ndd_offline", n, x, F, sc.H, d - 1, metric, w, has_s)
+      if by_bands and pass > 1 then
+        launch("ndd_band_env", tasks, x, F, sc.H, sc.s, sc.t, sc.cnt, d - 1, metric, sw, lt, BAND)
+        if not sc.prevb then
+          sc.prevb, sc.nextb = gpu.empty({most_bands}, "int32"), gpu.empty({most_bands}, "int32")
+          sc.hmin = gpu.empty({most_bands}, "float64")
+        end
+        launch("ndd_band_links", tasks, x, F, sc.H, sc.cnt, sc.prevb, sc.nextb, sc.hmin, d - 1, BAND)
+        launch("ndd_band_take", n, x, F, G, sc.H, sc.s, sc.t, sc.cnt, sc.prevb, sc.nextb, sc.hmin, d - 1, metric,
+               sw, lt, BAND)
+      else
+        -- (a thread a line, often few: blocks of a warp spread them over every SM, whose
+        -- caches then hold each thread's stretch of its line)
+        launch_by(32, "ndd_envelope", lines, x, F, sc.H, sc.s, sc.t, sc.cnt, d - 1, metric, w, has_s, lt)
+        launch("ndd_take", n, x, F, G, sc.s, sc.t, sc.cnt, d - 1)
+      end
+    end
     F, G = G, F
   end
   local dd = (dist and dist_dtype == "float64") and dist or gpu.zeros({1}, "float64")
   local di = (dist and dist_dtype == "int32") and dist or gpu.zeros({1}, "int32")
   local du = (dist and dist_dtype == "uint32") and dist or gpu.zeros({1}, "uint32")
-  launch("ndd_finish", n, x, F, how, metric, w, sampling and 1 or 0, dist and 1 or 0, dd, di, du,
+  launch("ndd_finish", n, x, F, how, metric, w, has_s, dist and 1 or 0, dd, di, du,
          ind and 1 or 0, ind or gpu.zeros({1}, "int32"))
-  F:free(); G:free(); s:free(); t:free(); cnt:free()
+  F:free(); G:free()
+  for _, v in pairs(scratch) do v:free() end
   return dist, ind
 end
 

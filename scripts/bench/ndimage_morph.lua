@@ -35,3 +35,12 @@ bench(("distance_transform_edt %d^2 noise return_indices"):format(g),
       function() return nd.distance_transform_edt(noise, {return_indices = true}) end, 5)
 bench(("distance_transform_edt %d^2 blobs"):format(g), function() return nd.distance_transform_edt(blobs) end, 5)
 bench(("distance_transform_cdt %d^2 blobs"):format(g), function() return nd.distance_transform_cdt(blobs) end, 5)
+-- (the exact passes' harder cases: zeros 1 in 10^4, a single zero (a long way to the
+-- nearest for most), and a sampling that rounds (a later pass keeps a thread a line))
+local sparse = img:lt(0.9999)
+local single = gpu.ones({g, g}, "bool")
+single[{g // 2, g // 3}] = false
+bench(("distance_transform_edt %d^2 sparse"):format(g), function() return nd.distance_transform_edt(sparse) end, 5)
+bench(("distance_transform_edt %d^2 one zero"):format(g), function() return nd.distance_transform_edt(single) end, 5)
+bench(("distance_transform_edt %d^2 noise sampling"):format(g),
+      function() return nd.distance_transform_edt(noise, {sampling = {1, 1.3}}) end, 5)

@@ -40,3 +40,11 @@ try:   # (CuPy may not have the chamfer transform)
     bench("distance_transform_cdt %d^2 blobs" % g, lambda: ndi.distance_transform_cdt(blobs), 5)
 except (AttributeError, NotImplementedError) as e:
     print("distance_transform_cdt %d^2 blobs\tn/a (%s)" % (g, e))
+# (the exact passes' harder cases: zeros 1 in 10^4, a single zero, and a sampling)
+sparse = img < 0.9999
+single = cp.ones((g, g), bool)
+single[g // 2 - 1, g // 3 - 1] = False
+bench("distance_transform_edt %d^2 sparse" % g, lambda: ndi.distance_transform_edt(sparse), 5)
+bench("distance_transform_edt %d^2 one zero" % g, lambda: ndi.distance_transform_edt(single), 5)
+bench("distance_transform_edt %d^2 noise sampling" % g,
+      lambda: ndi.distance_transform_edt(noise, sampling=(1, 1.3)), 5)
