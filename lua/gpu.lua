@@ -48,8 +48,10 @@ function arg.result_type_of(list)
   for i = 2, #list do dt = gpu.result_type(dt, list[i]) end
   return dt
 end
--- a number as a message shows it: a whole float without its ".0"
+-- a number as a message shows it: a whole float without its ".0", NaN as nan (0/0 has the
+-- sign bit set, which Lua's own text shows as -nan)
 function arg.shown(v)
+  if v ~= v then return "nan" end
   if math.type(v) == "float" and v == math.floor(v) and math.abs(v) < 2 ^ 63 then return ("%.0f"):format(v) end
   return tostring(v)
 end

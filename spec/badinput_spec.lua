@@ -992,6 +992,8 @@ local rows = {
   {"a[{0/0}]", function() return a[{0 / 0}] end, "an index must be an integer, got nan"},
   {"a[{{1, 0/0}}]", function() return a[{{1, 0 / 0}}] end, "slice end must be an integer, got nan"},
   {"h:item(0/0)", function() return h:item(0 / 0) end, "an index must be an integer, got nan"},
+  {"A[{0/0, 1}] (sparse)", function() return gpu.sparse.csr_matrix(gpu.eye(2))[{0 / 0, 1}] end,
+   "gpu.sparse.index: a row index must be an integer, got nan"},
   {"gpu.random.choice(2, 1, {p = {0/0, 0.5}})", function() return gpu.random.choice(2, 1, {p = gpu.array({0 / 0, 0.5})}) end,
    "gpu.random.choice: probabilities must be finite numbers (p has NaN)"},
   {"gpu.random.choice(2, 1, {p = {inf, 0.5}})", function() return gpu.random.choice(2, 1, {p = gpu.array({1 / 0, 0.5})}) end,
