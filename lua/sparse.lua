@@ -1000,7 +1000,12 @@ end
 -- rows rs and columns cs (selections; nil: all) of a CSR or CSC matrix, in its format. The
 -- result is canonical where A is and its columns (CSC: rows) are taken in increasing order
 -- by a number or a range (an index array or a negative step may reorder or repeat them).
+local function whole(s, n)   -- a range of every index in order is no selection ({} of A[{{}, cols}])
+  if s and s.len == n and s.first == 0 and s.step == 1 then return nil end
+  return s
+end
 local function submatrix(api, A, rs, cs)
+  rs, cs = whole(rs, A.shape[1]), whole(cs, A.shape[2])
   if rs == nil and cs == nil then return A:copy() end
   local shape = {sel_len(rs, A.shape[1]), sel_len(cs, A.shape[2])}
   local data, indices, indptr, major, minor, nnz = parts(api, A)
