@@ -342,21 +342,37 @@ __global__ void csr_take_count(const int *__restrict__ indptr, const long long *
   }
 }
 
+// the last i in [a, b) with starts[i] <= q, for starts[a] <= q (a binary search)
+__device__ inline long long sp_last_le(const long long *starts, long long a, long long b, long long q) {
+  while (b - a > 1) {
+    long long mid = a + (b - a) / 2;
+    if (starts[mid] <= q) a = mid; else b = mid;
+  }
+  return a;
+}
+
 // The entries of rows sel (k of them, k >= 1) one after the other: a thread an output entry q,
-// its row the last i with starts[i] <= q (a binary search of the k + 1 running counts), its
-// source the row's start plus q - starts[i]. A source outside the row (counts and starts made
-// from other arrays) writes column -1 and 0, never reads outside.
+// its row the last i with starts[i] <= q (the k + 1 running counts, which never decrease), its
+// source the row's start plus q - starts[i]. A block takes blockDim.x consecutive entries at
+// a time: two of its threads search all k rows for its first and last entries' rows, and
+// each thread then searches only between those (a few rows, not log2(k) steps of scattered
+// loads for every entry). A source outside the row (counts and starts made from other
+// arrays) writes column -1 and 0, never reads outside.
 template <class T>
 __global__ void csr_take_rows(const int *__restrict__ indptr, const int *__restrict__ indices,
                               const T *__restrict__ data, const long long *__restrict__ sel, long long k, long long m,
                               long long nnz, const long long *__restrict__ starts, long long total, int *oind,
                               T *odata) {
-  for (long long q = (long long)blockIdx.x * blockDim.x + threadIdx.x; q < total; q += (long long)gridDim.x * blockDim.x) {
-    long long a = 0, b = k;
-    while (b - a > 1) {
-      long long mid = a + (b - a) / 2;
-      if (starts[mid] <= q) a = mid; else b = mid;
-    }
+  __shared__ long long span[2];
+  for (long long q0 = (long long)blockIdx.x * blockDim.x; q0 < total; q0 += (long long)gridDim.x * blockDim.x) {
+    long long q = q0 + threadIdx.x, qn = q0 + blockDim.x - 1 < total ? q0 + blockDim.x - 1 : total - 1;
+    if (threadIdx.x == 0) span[0] = sp_last_le(starts, 0, k, q0);
+    if (threadIdx.x == blockDim.x - 1) span[1] = sp_last_le(starts, 0, k, qn);
+    __syncthreads();
+    long long a0 = span[0], a1 = span[1];
+    __syncthreads();   // (read before the next chunk writes them)
+    if (q >= total) continue;
+    long long a = sp_last_le(starts, a0, a1 + 1 > a0 ? a1 + 1 : a0 + 1, q);
     long long r = sel[a], lo = 0, hi = 0;
     if (r >= 0 && r < m) sp_row(indptr, r, nnz, lo, hi);
     long long p = lo + (q - starts[a]);
