@@ -394,34 +394,49 @@ __device__ inline void sp_map(const long long *mapptr, long long c, long long nm
   b = b < a ? a : (b > nmap ? nmap : b);
 }
 
+// The new columns of old column c (inside [0, ncols)): where step is 0, map[a .. b) with a, b
+// from mapptr (clamped to [0, nmap]); else the range of nmap columns first, first + step, ...:
+// the one place (c - first) / step where c lies on it (a = that place, b = a + 1; no sort)
+__device__ inline void sp_cols(const long long *mapptr, long long c, long long nmap, long long first, long long step,
+                               long long &a, long long &b) {
+  if (step == 0) {
+    sp_map(mapptr, c, nmap, a, b);
+    return;
+  }
+  long long d = c - first, j = d / step;
+  a = j;
+  b = (j * step == d && j >= 0 && j < nmap) ? j + 1 : j;
+}
+
 // counts[p] = how many new columns entry p's column becomes (0 outside the matrix)
 template <class T>
 __global__ void csr_col_count(const int *__restrict__ indices, long long nnz, long long ncols,
-                              const long long *__restrict__ mapptr, long long nmap, long long *counts) {
+                              const long long *__restrict__ mapptr, long long nmap, long long first, long long step,
+                              long long *counts) {
   for (long long p = (long long)blockIdx.x * blockDim.x + threadIdx.x; p < nnz; p += (long long)gridDim.x * blockDim.x) {
     int c = indices[p];
     long long a = 0, b = 0;
-    if (c >= 0 && c < ncols) sp_map(mapptr, c, nmap, a, b);
+    if (c >= 0 && c < ncols) sp_cols(mapptr, c, nmap, first, step, a, b);
     counts[p] = b - a;
   }
 }
 
-// entry p written once for each of its new columns, from starts[p] on (the running counts),
-// so a row keeps its entries' order; never past total
+// entry p written once for each of its new columns (map[j], or j for a range), from
+// starts[p] on (the running counts), so a row keeps its entries' order; never past total
 template <class T>
 __global__ void csr_col_write(const int *__restrict__ indices, const T *__restrict__ data, long long nnz,
                               long long ncols, const long long *__restrict__ mapptr,
-                              const long long *__restrict__ map, long long nmap,
+                              const long long *__restrict__ map, long long nmap, long long first, long long step,
                               const long long *__restrict__ starts, long long total, int *oind, T *odata) {
   for (long long p = (long long)blockIdx.x * blockDim.x + threadIdx.x; p < nnz; p += (long long)gridDim.x * blockDim.x) {
     int c = indices[p];
     if (c < 0 || c >= ncols) continue;
     long long a, b, at = starts[p];
-    sp_map(mapptr, c, nmap, a, b);
+    sp_cols(mapptr, c, nmap, first, step, a, b);
     for (long long j = a; j < b; j++) {
       long long q = at + (j - a);
       if (q >= 0 && q < total) {
-        oind[q] = (int)map[j];
+        oind[q] = (int)(step == 0 ? map[j] : j);
         odata[q] = data[p];
       }
     }

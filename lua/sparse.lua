@@ -970,27 +970,31 @@ local function take_major(api, dt, data, indices, indptr, major, nnz, sel)
 end
 
 -- The columns s (a selection, the CSR form's columns) of a compressed matrix's arrays: each
--- entry written once for each new place of its column (a sort of the wanted columns gives
--- each old column's new places), in the row's order. One wait (the result's nnz).
+-- entry written once for each new place of its column, in the row's order. A number or a
+-- range maps a column to its place in the kernels ((c - first) / step); an index array is
+-- sorted, which gives each old column its new places (a searchsorted of minor + 1). One wait
+-- (the result's nnz).
 local function take_minor(api, dt, data, indices, indptr, major, minor, nnz, s)
   local k = sel_len(s)
   if k == 0 or nnz == 0 then return gpu.zeros(0, dt), gpu.zeros(0, "int32"), gpu.zeros(major + 1, "int32") end
-  local sorted, order
+  local mapptr, order, first, step
   if s.idx then
+    local sorted
     sorted, order = gpu.sort(s.idx:reshape(-1))   -- (stable: a repeated column's places in order)
     order = order - 1
-  elseif s.int or s.step > 0 then
-    sorted, order = sel_array(s), gpu.arange(0, k, 1, "int64")
+    mapptr = gpu.searchsorted(sorted, gpu.arange(0, minor + 1, 1, "int64")) - 1
+    first, step = 0, 0
   else
-    sorted, order = gpu.flip(sel_array(s)):contiguous(), gpu.arange(k - 1, -1, -1, "int64")
+    mapptr = gpu.zeros(1, "int64")   -- (unread)
+    order = mapptr
+    if s.int then first, step = s.int, 1 else first, step = s.first, s.step end
   end
-  local mapptr = gpu.searchsorted(sorted, gpu.arange(0, minor + 1, 1, "int64")) - 1
   local counts = gpu.empty(nnz, "int64")
-  kernel("csr_col_count", dt)[{blocks(nnz, 256), 256}](indices, nnz, minor, mapptr, k, counts)
+  kernel("csr_col_count", dt)[{blocks(nnz, 256), 256}](indices, nnz, minor, mapptr, k, first, step, counts)
   local starts, total, oind, odata = running(api, counts, dt)
   if total > 0 then
-    kernel("csr_col_write", dt)[{blocks(nnz, 256), 256}](indices, data, nnz, minor, mapptr, order, k, starts, total,
-                                                         oind, odata)
+    kernel("csr_col_write", dt)[{blocks(nnz, 256), 256}](indices, data, nnz, minor, mapptr, order, k, first, step,
+                                                         starts, total, oind, odata)
   end
   local optr = gpu.empty(major + 1, "int32")
   kernel("csr_col_ptr", dt)[{blocks(major + 1, 256), 256}](indptr, major, nnz, starts, optr)
