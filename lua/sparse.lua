@@ -38,7 +38,7 @@ local function kernel(name, dtype)
     local names = {}
     for _, k in ipairs({"csr_spmv", "csr_spmm", "csr_todense", "csr_add", "csr_count", "csr_place", "csr_order",
                        "csr_take_count", "csr_take_rows", "csr_col_count", "csr_col_write", "csr_col_ptr",
-                       "csr_lookup", "csr_set"}) do
+                       "csr_lookup", "csr_set", "csr_merge"}) do
       names[#names + 1] = ("%s<%s>"):format(k, c)
     end
     if KIND[dtype] ~= "c" then names[#names + 1] = ("csr_extreme<%s>"):format(c) end   -- (no order on complex)
@@ -1108,8 +1108,8 @@ local function getitem(A, key)
 end
 
 -- A[key] = v (a number, a boolean or a gpu.complex), as scipy's: the stored entries there set
--- (where a place holds duplicates, A's are summed first), the places not stored inserted by a
--- rebuild of A's arrays: sorted into a canonical A, else before each row's old entries
+-- (where a place holds duplicates, A's are summed first), the places not stored merged into
+-- new arrays: in column order into a canonical A, else before each row's old entries
 local function setitem(A, key, v)
   local api = "assign"
   if A.format == "coo" then
@@ -1139,15 +1139,19 @@ local function setitem(A, key, v)
   if data ~= A.data then A.data = data end
   local missing = gpu.flatnonzero(offs:lt(0))
   if missing.size == 0 then return end
-  -- the places not stored, once each (a pair may be given twice), joined to A's entries and sorted
-  local key_ = gpu.unique(gpu.take(r, missing) * A.shape[2] + gpu.take(c, missing))
-  local nr, nc = swap(A.format, (key_ // math.max(A.shape[2], 1)):astype("int32"), (key_ % math.max(A.shape[2], 1)):astype("int32"))
-  -- (new entries first: a stable sort by row alone puts them before the row's old ones)
-  local canonical = A.has_canonical_format
-  local d, ind, ptr = compress(gpu.concatenate({gpu.full(key_.size, v, A.dtype), head(data, nnz)}),
-                               gpu.concatenate({nr, rows_of(indptr, nnz, major)}),
-                               gpu.concatenate({nc, head(indices, nnz)}), major, minor, false, false, not canonical)
-  A.data, A.indices, A.indptr, A.has_canonical_format = d, ind, ptr, canonical
+  -- the places not stored, once each (a pair may be given twice), sorted by row and column of
+  -- the CSR form, merged into each row's entries (csr_merge: a thread a row, no sort of nnz)
+  local mr, mc = swap(A.format, gpu.take(r, missing), gpu.take(c, missing))
+  local w = math.max(minor, 1)
+  local key_ = gpu.unique(mr * w + mc)
+  local kn = key_.size
+  local newptr = gpu.searchsorted(key_ // w, gpu.arange(0, major + 1, 1, "int64")) - 1   -- (1-based)
+  local nc = (key_ % w):astype("int32")
+  local oind, odata = gpu.zeros(nnz + kn, "int32"), gpu.zeros(nnz + kn, A.dtype)   -- (all written, unless indptr was overwritten)
+  kernel("csr_merge", A.dtype)[{blocks(major, 256), 256}](indptr, indices, data, major, nnz, newptr, nc, kn, val,
+                                                          A.has_canonical_format and 1 or 0, oind, odata)
+  A.data, A.indices = odata, oind
+  A.indptr = (gpu.clip(indptr:astype("int64"), 0, nnz) + newptr):astype("int32")
 end
 
 -- scipy's getrow (CSR, 1 x n, for every format) and getcol (m x 1: CSC for CSC, else CSR)
