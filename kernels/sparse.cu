@@ -422,17 +422,19 @@ __global__ void csr_col_count(const int *__restrict__ indices, long long nnz, lo
 }
 
 // entry p written once for each of its new columns (map[j], or j for a range), from
-// starts[p] on (the running counts), so a row keeps its entries' order; never past total
+// ends[p] - (its count) on (ends: the inclusive running counts), so a row keeps its entries'
+// order; never past total
 template <class T>
 __global__ void csr_col_write(const int *__restrict__ indices, const T *__restrict__ data, long long nnz,
                               long long ncols, const long long *__restrict__ mapptr,
                               const long long *__restrict__ map, long long nmap, long long first, long long step,
-                              const long long *__restrict__ starts, long long total, int *oind, T *odata) {
+                              const long long *__restrict__ ends, long long total, int *oind, T *odata) {
   for (long long p = (long long)blockIdx.x * blockDim.x + threadIdx.x; p < nnz; p += (long long)gridDim.x * blockDim.x) {
     int c = indices[p];
     if (c < 0 || c >= ncols) continue;
-    long long a, b, at = starts[p];
+    long long a, b;
     sp_cols(mapptr, c, nmap, first, step, a, b);
+    long long at = ends[p] - (b - a);
     for (long long j = a; j < b; j++) {
       long long q = at + (j - a);
       if (q >= 0 && q < total) {
@@ -443,14 +445,15 @@ __global__ void csr_col_write(const int *__restrict__ indices, const T *__restri
   }
 }
 
-// the new indptr of a column selection: row r starts at starts[indptr[r]] (clamped)
+// the new indptr of a column selection: row r starts where the entries before indptr[r]
+// (clamped) end, ends[indptr[r] - 1] (ends: the inclusive running counts; 0 before entry 0)
 template <class T>
 __global__ void csr_col_ptr(const int *__restrict__ indptr, long long m, long long nnz,
-                            const long long *__restrict__ starts, int *optr) {
+                            const long long *__restrict__ ends, int *optr) {
   for (long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x; r <= m; r += (long long)gridDim.x * blockDim.x) {
     long long p = indptr[r];
     p = p < 0 ? 0 : (p > nnz ? nnz : p);
-    optr[r] = (int)starts[p];
+    optr[r] = p == 0 ? 0 : (int)ends[p - 1];
   }
 }
 

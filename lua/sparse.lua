@@ -945,13 +945,15 @@ local function sel_array(s, n)
   return gpu.arange(s.first, s.first + s.len * s.step, s.step, "int64")
 end
 
--- the running sum of counts (int64, not empty) from 0, its total (read back: one wait), and
--- the indices and data arrays of that many entries
-local function running(api, counts, dt)
+-- the running sum of counts (int64, not empty) from 0 (`inclusive`: the sum through each, no
+-- copy of counts.size + 1), its total (read back: one wait), and the indices and data arrays
+-- of that many entries
+local function running(api, counts, dt, inclusive)
   local ends = counts:cumsum()
   local total = ends:item(counts.size)
   if total > INT32_MAX then fail(api, "the result has %d stored elements: more than 2^31 - 1 (int32 indices)", total) end
-  return gpu.concatenate({gpu.zeros(1, "int64"), ends}), total, gpu.empty(total, "int32"), gpu.empty(total, dt)
+  local sums = inclusive and ends or gpu.concatenate({gpu.zeros(1, "int64"), ends})
+  return sums, total, gpu.empty(total, "int32"), gpu.empty(total, dt)
 end
 
 -- The rows sel (int64, 0-based) of a compressed matrix's arrays (the CSR form's rows), in
@@ -991,13 +993,13 @@ local function take_minor(api, dt, data, indices, indptr, major, minor, nnz, s)
   end
   local counts = gpu.empty(nnz, "int64")
   kernel("csr_col_count", dt)[{blocks(nnz, 256), 256}](indices, nnz, minor, mapptr, k, first, step, counts)
-  local starts, total, oind, odata = running(api, counts, dt)
+  local ends, total, oind, odata = running(api, counts, dt, true)
   if total > 0 then
     kernel("csr_col_write", dt)[{blocks(nnz, 256), 256}](indices, data, nnz, minor, mapptr, order, k, first, step,
-                                                         starts, total, oind, odata)
+                                                         ends, total, oind, odata)
   end
   local optr = gpu.empty(major + 1, "int32")
-  kernel("csr_col_ptr", dt)[{blocks(major + 1, 256), 256}](indptr, major, nnz, starts, optr)
+  kernel("csr_col_ptr", dt)[{blocks(major + 1, 256), 256}](indptr, major, nnz, ends, optr)
   return odata, oind, optr
 end
 
