@@ -351,28 +351,42 @@ __device__ inline long long sp_last_le(const long long *starts, long long a, lon
   return a;
 }
 
+// The row of output entry q: the last i in [0, k) with starts[i] <= q (starts, the k + 1
+// running counts, never decrease; starts[0] = 0). It starts at the row q would lie in were
+// all rows of the mean length, q / (total / k), and gallops from there (1, 2, 4 ... rows) to a
+// bracket to search: a few loads where rows have similar lengths, about 2 log2(k) at worst.
+__device__ inline long long sp_row_of(const long long *starts, long long k, long long total, long long q) {
+  long long g = total > 0 ? q / (total / k > 0 ? total / k : 1) : 0, a, b, d = 1;
+  g = g < k ? g : k - 1;
+  if (starts[g] <= q) {
+    a = g;
+    while (a + d < k && starts[a + d] <= q) {
+      a += d;
+      d *= 2;
+    }
+    b = a + d < k ? a + d : k;
+  } else {
+    b = g;
+    while (b - d > 0 && starts[b - d] > q) {
+      b -= d;
+      d *= 2;
+    }
+    a = b - d > 0 ? b - d : 0;
+  }
+  return sp_last_le(starts, a, b, q);
+}
+
 // The entries of rows sel (k of them, k >= 1) one after the other: a thread an output entry q,
-// its row the last i with starts[i] <= q (the k + 1 running counts, which never decrease), its
-// source the row's start plus q - starts[i]. A block takes blockDim.x consecutive entries at
-// a time: two of its threads search all k rows for its first and last entries' rows, and
-// each thread then searches only between those (a few rows, not log2(k) steps of scattered
-// loads for every entry). A source outside the row (counts and starts made from other
-// arrays) writes column -1 and 0, never reads outside.
+// its row found by sp_row_of, its source the row's start plus q - starts[i]. A source outside
+// the row (counts and starts made from other arrays) writes column -1 and 0, never reads
+// outside.
 template <class T>
 __global__ void csr_take_rows(const int *__restrict__ indptr, const int *__restrict__ indices,
                               const T *__restrict__ data, const long long *__restrict__ sel, long long k, long long m,
                               long long nnz, const long long *__restrict__ starts, long long total, int *oind,
                               T *odata) {
-  __shared__ long long span[2];
-  for (long long q0 = (long long)blockIdx.x * blockDim.x; q0 < total; q0 += (long long)gridDim.x * blockDim.x) {
-    long long q = q0 + threadIdx.x, qn = q0 + blockDim.x - 1 < total ? q0 + blockDim.x - 1 : total - 1;
-    if (threadIdx.x == 0) span[0] = sp_last_le(starts, 0, k, q0);
-    if (threadIdx.x == blockDim.x - 1) span[1] = sp_last_le(starts, 0, k, qn);
-    __syncthreads();
-    long long a0 = span[0], a1 = span[1];
-    __syncthreads();   // (read before the next chunk writes them)
-    if (q >= total) continue;
-    long long a = sp_last_le(starts, a0, a1 + 1 > a0 ? a1 + 1 : a0 + 1, q);
+  for (long long q = (long long)blockIdx.x * blockDim.x + threadIdx.x; q < total; q += (long long)gridDim.x * blockDim.x) {
+    long long a = sp_row_of(starts, k, total, q);
     long long r = sel[a], lo = 0, hi = 0;
     if (r >= 0 && r < m) sp_row(indptr, r, nnz, lo, hi);
     long long p = lo + (q - starts[a]);
