@@ -342,21 +342,51 @@ __global__ void csr_take_count(const int *__restrict__ indptr, const long long *
   }
 }
 
+// the last i in [a, b) with starts[i] <= q, for starts[a] <= q (a binary search)
+__device__ inline long long sp_last_le(const long long *starts, long long a, long long b, long long q) {
+  while (b - a > 1) {
+    long long mid = a + (b - a) / 2;
+    if (starts[mid] <= q) a = mid; else b = mid;
+  }
+  return a;
+}
+
+// The row of output entry q: the last i in [0, k) with starts[i] <= q (starts, the k + 1
+// running counts, never decrease; starts[0] = 0). It starts at the row q would lie in were
+// all rows of the mean length, q / (total / k), and gallops from there (1, 2, 4 ... rows) to a
+// bracket to search: a few loads where rows have similar lengths, about 2 log2(k) at worst.
+__device__ inline long long sp_row_of(const long long *starts, long long k, long long total, long long q) {
+  long long g = total > 0 ? q / (total / k > 0 ? total / k : 1) : 0, a, b, d = 1;
+  g = g < k ? g : k - 1;
+  if (starts[g] <= q) {
+    a = g;
+    while (a + d < k && starts[a + d] <= q) {
+      a += d;
+      d *= 2;
+    }
+    b = a + d < k ? a + d : k;
+  } else {
+    b = g;
+    while (b - d > 0 && starts[b - d] > q) {
+      b -= d;
+      d *= 2;
+    }
+    a = b - d > 0 ? b - d : 0;
+  }
+  return sp_last_le(starts, a, b, q);
+}
+
 // The entries of rows sel (k of them, k >= 1) one after the other: a thread an output entry q,
-// its row the last i with starts[i] <= q (a binary search of the k + 1 running counts), its
-// source the row's start plus q - starts[i]. A source outside the row (counts and starts made
-// from other arrays) writes column -1 and 0, never reads outside.
+// its row found by sp_row_of, its source the row's start plus q - starts[i]. A source outside
+// the row (counts and starts made from other arrays) writes column -1 and 0, never reads
+// outside.
 template <class T>
 __global__ void csr_take_rows(const int *__restrict__ indptr, const int *__restrict__ indices,
                               const T *__restrict__ data, const long long *__restrict__ sel, long long k, long long m,
                               long long nnz, const long long *__restrict__ starts, long long total, int *oind,
                               T *odata) {
   for (long long q = (long long)blockIdx.x * blockDim.x + threadIdx.x; q < total; q += (long long)gridDim.x * blockDim.x) {
-    long long a = 0, b = k;
-    while (b - a > 1) {
-      long long mid = a + (b - a) / 2;
-      if (starts[mid] <= q) a = mid; else b = mid;
-    }
+    long long a = sp_row_of(starts, k, total, q);
     long long r = sel[a], lo = 0, hi = 0;
     if (r >= 0 && r < m) sp_row(indptr, r, nnz, lo, hi);
     long long p = lo + (q - starts[a]);
@@ -378,48 +408,66 @@ __device__ inline void sp_map(const long long *mapptr, long long c, long long nm
   b = b < a ? a : (b > nmap ? nmap : b);
 }
 
+// The new columns of old column c (inside [0, ncols)): where step is 0, map[a .. b) with a, b
+// from mapptr (clamped to [0, nmap]); else the range of nmap columns first, first + step, ...:
+// the one place (c - first) / step where c lies on it (a = that place, b = a + 1; no sort)
+__device__ inline void sp_cols(const long long *mapptr, long long c, long long nmap, long long first, long long step,
+                               long long &a, long long &b) {
+  if (step == 0) {
+    sp_map(mapptr, c, nmap, a, b);
+    return;
+  }
+  long long d = c - first, j = d / step;
+  a = j;
+  b = (j * step == d && j >= 0 && j < nmap) ? j + 1 : j;
+}
+
 // counts[p] = how many new columns entry p's column becomes (0 outside the matrix)
 template <class T>
 __global__ void csr_col_count(const int *__restrict__ indices, long long nnz, long long ncols,
-                              const long long *__restrict__ mapptr, long long nmap, long long *counts) {
+                              const long long *__restrict__ mapptr, long long nmap, long long first, long long step,
+                              long long *counts) {
   for (long long p = (long long)blockIdx.x * blockDim.x + threadIdx.x; p < nnz; p += (long long)gridDim.x * blockDim.x) {
     int c = indices[p];
     long long a = 0, b = 0;
-    if (c >= 0 && c < ncols) sp_map(mapptr, c, nmap, a, b);
+    if (c >= 0 && c < ncols) sp_cols(mapptr, c, nmap, first, step, a, b);
     counts[p] = b - a;
   }
 }
 
-// entry p written once for each of its new columns, from starts[p] on (the running counts),
-// so a row keeps its entries' order; never past total
+// entry p written once for each of its new columns (map[j], or j for a range), from
+// ends[p] - (its count) on (ends: the inclusive running counts), so a row keeps its entries'
+// order; never past total
 template <class T>
 __global__ void csr_col_write(const int *__restrict__ indices, const T *__restrict__ data, long long nnz,
                               long long ncols, const long long *__restrict__ mapptr,
-                              const long long *__restrict__ map, long long nmap,
-                              const long long *__restrict__ starts, long long total, int *oind, T *odata) {
+                              const long long *__restrict__ map, long long nmap, long long first, long long step,
+                              const long long *__restrict__ ends, long long total, int *oind, T *odata) {
   for (long long p = (long long)blockIdx.x * blockDim.x + threadIdx.x; p < nnz; p += (long long)gridDim.x * blockDim.x) {
     int c = indices[p];
     if (c < 0 || c >= ncols) continue;
-    long long a, b, at = starts[p];
-    sp_map(mapptr, c, nmap, a, b);
+    long long a, b;
+    sp_cols(mapptr, c, nmap, first, step, a, b);
+    long long at = ends[p] - (b - a);
     for (long long j = a; j < b; j++) {
       long long q = at + (j - a);
       if (q >= 0 && q < total) {
-        oind[q] = (int)map[j];
+        oind[q] = (int)(step == 0 ? map[j] : j);
         odata[q] = data[p];
       }
     }
   }
 }
 
-// the new indptr of a column selection: row r starts at starts[indptr[r]] (clamped)
+// the new indptr of a column selection: row r starts where the entries before indptr[r]
+// (clamped) end, ends[indptr[r] - 1] (ends: the inclusive running counts; 0 before entry 0)
 template <class T>
 __global__ void csr_col_ptr(const int *__restrict__ indptr, long long m, long long nnz,
-                            const long long *__restrict__ starts, int *optr) {
+                            const long long *__restrict__ ends, int *optr) {
   for (long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x; r <= m; r += (long long)gridDim.x * blockDim.x) {
     long long p = indptr[r];
     p = p < 0 ? 0 : (p > nnz ? nnz : p);
-    optr[r] = (int)starts[p];
+    optr[r] = p == 0 ? 0 : (int)ends[p - 1];
   }
 }
 
@@ -469,5 +517,38 @@ __global__ void csr_set(T *data, long long nnz, const long long *__restrict__ of
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < k; i += (long long)gridDim.x * blockDim.x) {
     long long p = offsets[i];
     if (p >= 0 && p < nnz) data[p] = v[0];
+  }
+}
+
+// Assignment's insertion of places not stored: row r's old entries [lo, hi) (clamped) and its
+// new ones, columns ncol[a .. b) (a, b from newptr, clamped to [0, kn]; sorted), of value
+// v[0], written from lo + a on: merged by column where `sorted` (a canonical matrix), a new
+// entry before an old one of its column, else the new ones first, then the old in their
+// order (as a stable sort by row of the new entries and then the old ones). Every write lies
+// below hi + b <= nnz + kn, the outputs' size, whatever indptr holds.
+template <class T>
+__global__ void csr_merge(const int *__restrict__ indptr, const int *__restrict__ indices,
+                          const T *__restrict__ data, long long m, long long nnz,
+                          const long long *__restrict__ newptr, const int *__restrict__ ncol, long long kn,
+                          const T *__restrict__ v, int sorted, int *oind, T *odata) {
+  for (long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x; r < m; r += (long long)gridDim.x * blockDim.x) {
+    long long lo, hi, a = newptr[r], b = newptr[r + 1];
+    sp_row(indptr, r, nnz, lo, hi);
+    a = a < 0 ? 0 : (a > kn ? kn : a);
+    b = b < a ? a : (b > kn ? kn : b);
+    long long o = lo + a, p = lo, j = a;
+    T val = v[0];
+    while (p < hi || j < b) {
+      if (j < b && (p >= hi || !sorted || ncol[j] <= indices[p])) {
+        oind[o] = ncol[j];
+        odata[o] = val;
+        j++;
+      } else {
+        oind[o] = indices[p];
+        odata[o] = data[p];
+        p++;
+      }
+      o++;
+    }
   }
 }

@@ -38,7 +38,7 @@ local function kernel(name, dtype)
     local names = {}
     for _, k in ipairs({"csr_spmv", "csr_spmm", "csr_todense", "csr_add", "csr_count", "csr_place", "csr_order",
                        "csr_take_count", "csr_take_rows", "csr_col_count", "csr_col_write", "csr_col_ptr",
-                       "csr_lookup", "csr_set"}) do
+                       "csr_lookup", "csr_set", "csr_merge"}) do
       names[#names + 1] = ("%s<%s>"):format(k, c)
     end
     if KIND[dtype] ~= "c" then names[#names + 1] = ("csr_extreme<%s>"):format(c) end   -- (no order on complex)
@@ -945,13 +945,15 @@ local function sel_array(s, n)
   return gpu.arange(s.first, s.first + s.len * s.step, s.step, "int64")
 end
 
--- the running sum of counts (int64, not empty) from 0, its total (read back: one wait), and
--- the indices and data arrays of that many entries
-local function running(api, counts, dt)
+-- the running sum of counts (int64, not empty) from 0 (`inclusive`: the sum through each, no
+-- copy of counts.size + 1), its total (read back: one wait), and the indices and data arrays
+-- of that many entries
+local function running(api, counts, dt, inclusive)
   local ends = counts:cumsum()
   local total = ends:item(counts.size)
   if total > INT32_MAX then fail(api, "the result has %d stored elements: more than 2^31 - 1 (int32 indices)", total) end
-  return gpu.concatenate({gpu.zeros(1, "int64"), ends}), total, gpu.empty(total, "int32"), gpu.empty(total, dt)
+  local sums = inclusive and ends or gpu.concatenate({gpu.zeros(1, "int64"), ends})
+  return sums, total, gpu.empty(total, "int32"), gpu.empty(total, dt)
 end
 
 -- The rows sel (int64, 0-based) of a compressed matrix's arrays (the CSR form's rows), in
@@ -970,37 +972,46 @@ local function take_major(api, dt, data, indices, indptr, major, nnz, sel)
 end
 
 -- The columns s (a selection, the CSR form's columns) of a compressed matrix's arrays: each
--- entry written once for each new place of its column (a sort of the wanted columns gives
--- each old column's new places), in the row's order. One wait (the result's nnz).
+-- entry written once for each new place of its column, in the row's order. A number or a
+-- range maps a column to its place in the kernels ((c - first) / step); an index array is
+-- sorted, which gives each old column its new places (a searchsorted of minor + 1). One wait
+-- (the result's nnz).
 local function take_minor(api, dt, data, indices, indptr, major, minor, nnz, s)
   local k = sel_len(s)
   if k == 0 or nnz == 0 then return gpu.zeros(0, dt), gpu.zeros(0, "int32"), gpu.zeros(major + 1, "int32") end
-  local sorted, order
+  local mapptr, order, first, step
   if s.idx then
+    local sorted
     sorted, order = gpu.sort(s.idx:reshape(-1))   -- (stable: a repeated column's places in order)
     order = order - 1
-  elseif s.int or s.step > 0 then
-    sorted, order = sel_array(s), gpu.arange(0, k, 1, "int64")
+    mapptr = gpu.searchsorted(sorted, gpu.arange(0, minor + 1, 1, "int64")) - 1
+    first, step = 0, 0
   else
-    sorted, order = gpu.flip(sel_array(s)):contiguous(), gpu.arange(k - 1, -1, -1, "int64")
+    mapptr = gpu.zeros(1, "int64")   -- (unread)
+    order = mapptr
+    if s.int then first, step = s.int, 1 else first, step = s.first, s.step end
   end
-  local mapptr = gpu.searchsorted(sorted, gpu.arange(0, minor + 1, 1, "int64")) - 1
   local counts = gpu.empty(nnz, "int64")
-  kernel("csr_col_count", dt)[{blocks(nnz, 256), 256}](indices, nnz, minor, mapptr, k, counts)
-  local starts, total, oind, odata = running(api, counts, dt)
+  kernel("csr_col_count", dt)[{blocks(nnz, 256), 256}](indices, nnz, minor, mapptr, k, first, step, counts)
+  local ends, total, oind, odata = running(api, counts, dt, true)
   if total > 0 then
-    kernel("csr_col_write", dt)[{blocks(nnz, 256), 256}](indices, data, nnz, minor, mapptr, order, k, starts, total,
-                                                         oind, odata)
+    kernel("csr_col_write", dt)[{blocks(nnz, 256), 256}](indices, data, nnz, minor, mapptr, order, k, first, step,
+                                                         ends, total, oind, odata)
   end
   local optr = gpu.empty(major + 1, "int32")
-  kernel("csr_col_ptr", dt)[{blocks(major + 1, 256), 256}](indptr, major, nnz, starts, optr)
+  kernel("csr_col_ptr", dt)[{blocks(major + 1, 256), 256}](indptr, major, nnz, ends, optr)
   return odata, oind, optr
 end
 
 -- rows rs and columns cs (selections; nil: all) of a CSR or CSC matrix, in its format. The
 -- result is canonical where A is and its columns (CSC: rows) are taken in increasing order
 -- by a number or a range (an index array or a negative step may reorder or repeat them).
+local function whole(s, n)   -- a range of every index in order is no selection ({} of A[{{}, cols}])
+  if s and s.len == n and s.first == 0 and s.step == 1 then return nil end
+  return s
+end
 local function submatrix(api, A, rs, cs)
+  rs, cs = whole(rs, A.shape[1]), whole(cs, A.shape[2])
   if rs == nil and cs == nil then return A:copy() end
   local shape = {sel_len(rs, A.shape[1]), sel_len(cs, A.shape[2])}
   local data, indices, indptr, major, minor, nnz = parts(api, A)
@@ -1099,8 +1110,8 @@ local function getitem(A, key)
 end
 
 -- A[key] = v (a number, a boolean or a gpu.complex), as scipy's: the stored entries there set
--- (where a place holds duplicates, A's are summed first), the places not stored inserted by a
--- rebuild of A's arrays: sorted into a canonical A, else before each row's old entries
+-- (where a place holds duplicates, A's are summed first), the places not stored merged into
+-- new arrays: in column order into a canonical A, else before each row's old entries
 local function setitem(A, key, v)
   local api = "assign"
   if A.format == "coo" then
@@ -1130,15 +1141,19 @@ local function setitem(A, key, v)
   if data ~= A.data then A.data = data end
   local missing = gpu.flatnonzero(offs:lt(0))
   if missing.size == 0 then return end
-  -- the places not stored, once each (a pair may be given twice), joined to A's entries and sorted
-  local key_ = gpu.unique(gpu.take(r, missing) * A.shape[2] + gpu.take(c, missing))
-  local nr, nc = swap(A.format, (key_ // math.max(A.shape[2], 1)):astype("int32"), (key_ % math.max(A.shape[2], 1)):astype("int32"))
-  -- (new entries first: a stable sort by row alone puts them before the row's old ones)
-  local canonical = A.has_canonical_format
-  local d, ind, ptr = compress(gpu.concatenate({gpu.full(key_.size, v, A.dtype), head(data, nnz)}),
-                               gpu.concatenate({nr, rows_of(indptr, nnz, major)}),
-                               gpu.concatenate({nc, head(indices, nnz)}), major, minor, false, false, not canonical)
-  A.data, A.indices, A.indptr, A.has_canonical_format = d, ind, ptr, canonical
+  -- the places not stored, once each (a pair may be given twice), sorted by row and column of
+  -- the CSR form, merged into each row's entries (csr_merge: a thread a row, no sort of nnz)
+  local mr, mc = swap(A.format, gpu.take(r, missing), gpu.take(c, missing))
+  local w = math.max(minor, 1)
+  local key_ = gpu.unique(mr * w + mc)
+  local kn = key_.size
+  local newptr = gpu.searchsorted(key_ // w, gpu.arange(0, major + 1, 1, "int64")) - 1   -- (1-based)
+  local nc = (key_ % w):astype("int32")
+  local oind, odata = gpu.zeros(nnz + kn, "int32"), gpu.zeros(nnz + kn, A.dtype)   -- (all written, unless indptr was overwritten)
+  kernel("csr_merge", A.dtype)[{blocks(major, 256), 256}](indptr, indices, data, major, nnz, newptr, nc, kn, val,
+                                                          A.has_canonical_format and 1 or 0, oind, odata)
+  A.data, A.indices = odata, oind
+  A.indptr = (gpu.clip(indptr:astype("int64"), 0, nnz) + newptr):astype("int32")
 end
 
 -- scipy's getrow (CSR, 1 x n, for every format) and getcol (m x 1: CSC for CSC, else CSR)

@@ -216,6 +216,42 @@ describe("gpu.sparse indexing", function()
     assert.are.equal(false, Z[{1, 2}])
   end)
 
+  it("gathers rows across many blocks of csr_take_rows, maps column ranges, merges insertions", function()
+    -- 300 x 40: rows of 0 to 41 entries and two of 600 (a block's 256 entries span one row or
+    -- many), unsorted, with duplicates
+    math.randomseed(11)
+    local ind, ptr, val = {}, {0}, {}
+    for r = 1, 300 do
+      local len = (r == 7 or r == 200) and 600 or (r % 5 == 0 and 0 or math.random(1, 41))
+      for _ = 1, len do ind[#ind + 1] = math.random(0, 39); val[#val + 1] = math.random(-3, 9) end
+      ptr[#ptr + 1] = #ind
+    end
+    local A = sp.csr_matrix({gpu.array(val, "float64"), gpu.array(ind, "int32"), gpu.array(ptr, "int32")}, {shape = {300, 40}})
+    local D = A:toarray()
+    like(D[{{1, -1, 2}, {}}], A[{{1, -1, 2}}], "csr")
+    like(D[{{-2, 3, -3}, {}}], A[{{-2, 3, -3}}], "csr")
+    local pick = i64({7, 200, 5, 299, 7, 1, -1, 200})
+    like(gpu.take(D, pick, 1), A[{pick}], "csr")
+    like(D[{{}, {3, 37, 5}}], A[{{}, {3, 37, 5}}], "csr")
+    like(D[{{}, {38, 2, -4}}], A[{{}, {38, 2, -4}}], "csr")
+    like(D[{{2, 250, 3}, {-1, 1, -1}}], A[{{2, 250, 3}, {-1, 1, -1}}], "csr")
+    local C = A:tocsc()
+    like(D[{{}, {-1, 1, -3}}], C[{{}, {-1, 1, -3}}], "csc")
+    like(D[{{10, 290, 7}, {}}], C[{{10, 290, 7}, {}}], "csc")
+    for _, canonical in ipairs({false, true}) do
+      for _, fmt in ipairs({"csr", "csc"}) do
+        local B = fmt == "csr" and A:copy() or A:tocsc()
+        if canonical then B:sum_duplicates() end
+        local W = B:toarray()
+        local r, c = i64({5, 10, 5, 300, 1, 10}), i64({1, 40, 1, 40, 13, 39})
+        B[{r, c}] = 4
+        for i = 1, 6 do W[{r:item(i), c:item(i)}] = 4 end
+        like(W, B, fmt)
+        assert.are.equal(canonical, B.has_canonical_format)
+      end
+    end
+  end)
+
   it("says when the result is canonical", function()
     local A = random_matrix(6, 5, "csr", "float64", 3)
     A:sum_duplicates()
