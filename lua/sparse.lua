@@ -1231,7 +1231,7 @@ for _, fmt in ipairs({"csr", "csc", "coo"}) do
   meta[fmt] = {
     __index = fields,
     __newindex = function(A, k, v)
-      if type(k) == "string" then rawset(A, k, v) else assign_api(A, k, v) end
+      if type(k) == "string" then rawset(A, k, v) else return assign_api(A, k, v) end   -- (a tail call: errors name the caller's line)
     end,
     __tostring = repr,
     __name = "gpu.sparse." .. fmt .. "_matrix",

@@ -343,6 +343,11 @@ describe("gpu.sparse indexing", function()
     err("gpu.sparse.assign: only a number, a boolean or a gpu.complex can be assigned, got a device array",
         function() A[{1, 1}] = gpu.ones(1) end)
     err("gpu.sparse.assign: row index 6 out of range for a matrix of 5 rows", function() A[{6, 1}] = 1 end)
+    -- an assignment's error names the assigning line, as an index's does (not lua/sparse.lua's)
+    assert.matches("^spec/sparse_index_spec%.lua:%d+: gpu%.sparse%.assign: row index 6",
+                   select(2, pcall(function() A[{6, 1}] = 1 end)))
+    assert.matches("^spec/sparse_index_spec%.lua:%d+: gpu%.sparse%.index: row index 6",
+                   select(2, pcall(function() return A[{6, 1}] end)))
     err("gpu.sparse.getrow: row index 6 out of range for a matrix of 5 rows", function() return A:getrow(6) end)
     err("gpu.sparse.getcol: column index -5 out of range for a matrix of 4 columns", function() return A:getcol(-5) end)
     err("gpu.sparse.getrow: the row must be an integer, got table", function() return A:getrow({1}) end)
