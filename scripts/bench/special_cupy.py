@@ -19,8 +19,9 @@ for dt in ("float32", "float64"):
         bench("%s %s" % (f, dt), lambda: getattr(S, f)(p, out=o), 10, rate)
     for f in ("gammainc", "gammaincc", "beta", "betaln", "xlogy", "kl_div", "zeta", "polygamma"):
         a = 2 if f == "polygamma" else 3.5 if f == "zeta" else 2.5
-        if f == "polygamma":   # CuPy's polygamma takes no out=
-            bench("%s %s" % (f, dt), lambda: S.polygamma(a, x), 10, rate)
+        if f == "polygamma":   # CuPy's polygamma takes no out=, and its n must be an array (a Python int fails in cupy.where)
+            n = cp.asarray(a)
+            bench("%s %s" % (f, dt), lambda: S.polygamma(n, x), 10, rate)
         else:
             bench("%s %s" % (f, dt), lambda: getattr(S, f)(a, x, out=o), 10, rate)
     bench("betainc %s" % dt, lambda: S.betainc(2.5, 3.5, p, out=o), 10, rate)
