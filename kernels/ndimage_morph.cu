@@ -107,34 +107,34 @@ __device__ inline void unite(int *L, int a, int b) {
 // Binary erosion (dilate 0: all taps true) or dilation (1: any tap true) of in (bool,
 // C-ordered): K taps, off[k * nd + d] their offsets; a tap outside reads border. Where mask
 // (C-ordered, has_mask) is false the point keeps in's value. *changed is set to 1 where any
-// point differs from in. A block first turns the taps into flat offsets and the margins
-// they reach along each dim (up to NDM_TAPS taps): a point whose taps all lie inside reads
-// them at i + flat[k] without checking each, in the same order (the same result).
+// point differs from in. Where inner (geo from the host: the taps' flat offsets, then the
+// margins they reach below and above along each dim, K + 2 nd values; K <= NDM_TAPS, nd <= 8)
+// a point whose taps all lie inside reads them at i + flat[k] without checking each, in the
+// same order (the same result).
 #define NDM_TAPS 512
-extern "C" __global__ void ndm_binary(gpu::array<bool> in, bool *out, const bool *mask, int has_mask,
-                                      const long long *off, long long K, int border, int dilate, int *changed) {
-  __shared__ long long flat[NDM_TAPS], below[8], above[8];
-  const int nd = in.ndim;
-  const bool *p = in.data;
-  const bool inner_ok = K <= NDM_TAPS && nd <= 8;
-  if (inner_ok) {
-    for (long long k = threadIdx.x; k < K; k += blockDim.x) {
-      long long f = 0;
-      for (int d = 0; d < nd; d++) f = f * in.shape[d] + off[k * nd + d];
-      flat[k] = f;
-    }
+namespace ndm {
+// geo's values into a block's shared memory (then a barrier, every thread of the block)
+__device__ inline void inner_load(const long long *geo, long long K, int nd, int inner, long long *flat,
+                                  long long *below, long long *above) {
+  if (inner) {
+    for (long long k = threadIdx.x; k < K; k += blockDim.x) flat[k] = geo[k];
     for (int d = threadIdx.x; d < nd; d += blockDim.x) {
-      long long lo = 0, hi = 0;
-      for (long long k = 0; k < K; k++) {
-        const long long o = off[k * nd + d];
-        lo = -o > lo ? -o : lo;
-        hi = o > hi ? o : hi;
-      }
-      below[d] = lo;
-      above[d] = hi;
+      below[d] = geo[K + d];
+      above[d] = geo[K + nd + d];
     }
   }
   __syncthreads();
+}
+}  // namespace ndm
+
+extern "C" __global__ void ndm_binary(gpu::array<bool> in, bool *out, const bool *mask, int has_mask,
+                                      const long long *off, long long K, const long long *geo, int inner_ok,
+                                      int border, int dilate, int *changed) {
+  __shared__ long long flat[NDM_TAPS], below[8], above[8];
+  const int nd = in.ndim;
+  const bool *p = in.data;
+  inner_ok = inner_ok && K <= NDM_TAPS && nd <= 8;
+  ndm::inner_load(geo, K, nd, inner_ok, flat, below, above);
   const bool small = in.size <= 2147483647LL;
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < in.size;
        i += (long long)gridDim.x * blockDim.x) {
@@ -168,31 +168,13 @@ extern "C" __global__ void ndm_binary(gpu::array<bool> in, bool *out, const bool
 // (so a uint8 erosion below 0 wraps, and is then not the least).
 template <typename T, typename O>
 __global__ void ndm_grey(gpu::array<T> in, O *out, const long long *off, const double *s, long long K,
-                         int maximum, int mode, double cval) {
-  // as ndm_binary: the taps' offsets (in in's strides) and margins first, a block at a time;
-  // a point whose taps all lie inside reads them at its own place plus the offset (the mode
-  // maps an index inside to itself: the same values in the same order)
+                         const long long *geo, int inner_ok, int maximum, int mode, double cval) {
+  // as ndm_binary: geo's flat offsets in in's strides (the mode maps an index inside to
+  // itself: the same values in the same order)
   __shared__ long long flat[NDM_TAPS], below[8], above[8];
   const int nd = in.ndim;
-  const bool inner_ok = K <= NDM_TAPS && nd <= 8;
-  if (inner_ok) {
-    for (long long k = threadIdx.x; k < K; k += blockDim.x) {
-      long long f = 0;
-      for (int d = 0; d < nd; d++) f += off[k * nd + d] * in.stride[d];
-      flat[k] = f;
-    }
-    for (int d = threadIdx.x; d < nd; d += blockDim.x) {
-      long long lo = 0, hi = 0;
-      for (long long k = 0; k < K; k++) {
-        const long long o = off[k * nd + d];
-        lo = -o > lo ? -o : lo;
-        hi = o > hi ? o : hi;
-      }
-      below[d] = lo;
-      above[d] = hi;
-    }
-  }
-  __syncthreads();
+  inner_ok = inner_ok && K <= NDM_TAPS && nd <= 8;
+  ndm::inner_load(geo, K, nd, inner_ok, flat, below, above);
   const bool small = in.size <= 2147483647LL;
   T tc;
   ndi::put(&tc, cval);   // cval in the input's type, as scipy's C reads it

@@ -106,6 +106,29 @@ local function int64s(list)
   return gpu.array(list, "int64")
 end
 
+-- What ndm_binary and ndm_grey read to take a point whose taps all lie inside without
+-- checking each: the taps' (offs: rows of nd offsets) places relative to the point in
+-- units of strides, then the margins they reach below and above along each dim (device
+-- int64: K, nd, nd values), and whether to use them (not past NDM_TAPS taps or 8 dims)
+local NDM_TAPS = 512   -- kernels/ndimage_morph.cu's
+local function inner_of(offs, nd, strides)
+  local K = #offs // nd
+  if K > NDM_TAPS or nd > 8 then return int64s({}), 0 end
+  local g = {}
+  for d = 1, nd do g[K + d], g[K + nd + d] = 0, 0 end
+  for k = 1, K do
+    local f = 0
+    for d = 1, nd do
+      local o = offs[(k - 1) * nd + d]
+      f = f + o * strides[d]
+      if -o > g[K + d] then g[K + d] = -o end
+      if o > g[K + nd + d] then g[K + nd + d] = o end
+    end
+    g[k] = f
+  end
+  return int64s(g), 1
+end
+
 -- The dtype of a result and, where output is an array, that array (of input's shape)
 local function output_of(api, out, input, default)
   if out == nil then return default end
@@ -268,12 +291,16 @@ end
 
 -- x (C-ordered bool) eroded (or dilated) `iterations` times (< 1: until nothing changes);
 -- a new array. x itself is never written.
-local function binary(x, offs, K, mask, iterations, border, dilate)
+local function binary(x, taps, K, mask, iterations, border, dilate)
   local k = kernel("ndm_binary")
   local flag = gpu.zeros({1}, "int32")
   local a, b = x, gpu.empty(x.shape, "bool")
+  local cstrides, s = {}, 1   -- (x is C-ordered)
+  for d = x.ndim, 1, -1 do cstrides[d], s = s, s * x.shape[d] end
+  local offs = int64s(taps)
+  local geo, inner = inner_of(taps, x.ndim, cstrides)
   local function step()
-    launch(k, x.size, a, b, mask or a, mask and 1 or 0, offs, K, border, dilate, flag)
+    launch(k, x.size, a, b, mask or a, mask and 1 or 0, offs, K, geo, inner, border, dilate, flag)
     if a == x then a = gpu.empty(x.shape, "bool") end
     a, b = b, a
   end
@@ -293,7 +320,7 @@ local function binary(x, offs, K, mask, iterations, border, dilate)
       batch = math.min(batch * 2, 16)
     until flag:item() == 0 or steps > x.size
   end
-  b:free()
+  b:free(); offs:free(); geo:free()
   return a
 end
 
@@ -303,7 +330,7 @@ local function binary_op(api, dilate, input, structure, opts)
   local dt, out = output_of(api, opts.output, input, "bool")
   local offs, vals = taps_of(shape, flat, origins, function(v) return v ~= 0 end, dilate)
   local r = dilate and iterations < 1 and propagated(x, offs, #shape, mask, border)
-  r = r or binary(x, int64s(offs), #vals, mask, iterations, border, dilate and 1 or 0)
+  r = r or binary(x, offs, #vals, mask, iterations, border, dilate and 1 or 0)
   return deliver(r, dt, out)
 end
 
@@ -319,7 +346,7 @@ local function binary_pair(api, first, input, structure, opts)
   local keep = function(v) return v ~= 0 end
   local eo, ev = taps_of(shape, flat, origins, keep, false)
   local doff, dv = taps_of(shape, flat, origins, keep, true)
-  local steps = {{int64s(eo), #ev, 0}, {int64s(doff), #dv, 1}}
+  local steps = {{eo, #ev, 0}, {doff, #dv, 1}}
   if first == 1 then steps[1], steps[2] = steps[2], steps[1] end
   local t = binary(x, steps[1][1], steps[1][2], mask, iterations, border, steps[1][3])
   local r = binary(t, steps[2][1], steps[2][2], mask, iterations, border, steps[2][3])
@@ -359,7 +386,7 @@ function M.binary_fill_holes(input, structure, opts)
   local background = gpu.ascontiguousarray(input, "bool"):logical_not()
   local none = gpu.zeros(input.shape, "bool")
   local reached = propagated(none, offs, #shape, background, 1)
-    or binary(none, int64s(offs), #vals, background, -1, 1, 1)
+    or binary(none, offs, #vals, background, -1, 1, 1)
   local r = reached:logical_not()
   reached:free(); none:free(); background:free()
   return deliver(r, dt, out)
@@ -398,10 +425,10 @@ function M.binary_hit_or_miss(input, structure1, structure2, opts)
   local keep = function(v) return v ~= 0 end
   local x = gpu.ascontiguousarray(input, "bool")
   local off1, v1 = taps_of(shape1, flat1, o1, keep)
-  local hit = binary(x, int64s(off1), #v1, nil, 1, 0, 0)
+  local hit = binary(x, off1, #v1, nil, 1, 0, 0)
   local inverse = x:logical_not()
   local off2, v2 = taps_of(shape2, flat2, o2, keep)
-  local miss = binary(inverse, int64s(off2), #v2, nil, 1, 1, 0)   -- outside is background
+  local miss = binary(inverse, off2, #v2, nil, 1, 1, 0)   -- outside is background
   local r = hit:logical_and(miss)
   hit:free(); miss:free(); inverse:free()
   return deliver(r, dt, out)
@@ -428,7 +455,7 @@ function M.iterate_structure(structure, iterations, origin)
     local zero = {}
     for d = 1, #shape do zero[d] = 0 end
     local offs, vals = taps_of(shape, flat, zero, function(v) return v ~= 0 end, true)
-    r = binary(x, int64s(offs), #vals, nil, ni, 0, 1)
+    r = binary(x, offs, #vals, nil, ni, 0, 1)
     x:free()
   end
   if origin == nil then return r end
@@ -516,8 +543,10 @@ local function grey(api, maximum, input, size, opts)
   if #vals == 0 then fail(api, "footprint has no true element") end
   local r = gpu.empty(input.shape, dt)
   if input.size > 0 then
+    local geo, inner = inner_of(offs, input.ndim, input.strides)
     launch(kernel("ndm_grey", CTYPE[input.dtype], CTYPE[dt]), input.size, input, r, int64s(offs),
-           gpu.array(vals, "float64"), #vals, maximum and 1 or 0, mode, cval + 0.0)
+           gpu.array(vals, "float64"), #vals, geo, inner, maximum and 1 or 0, mode, cval + 0.0)
+    geo:free()
   end
   return deliver(r, dt, out)
 end
