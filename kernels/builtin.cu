@@ -767,7 +767,8 @@ extern "C" __global__ void unpackbits(const unsigned char *a, unsigned char *out
 // places). Deterministic and balanced whatever the runs' lengths: each run is cut into
 // pieces of RUN_PIECE elements, a warp sums a piece (lanes stride it, then a fixed tree
 // of shuffles: the same order every time), then a warp a bin sums its pieces' sums
-// likewise. first[b] is the running count of pieces through bin b (inclusive).
+// likewise. first[b] is the running count of pieces through bin b (inclusive); pieces (the
+// length of psum) may be more than first[bins - 1]: a bound, the kernel takes the count.
 #define RUN_PIECE 1024
 __device__ __forceinline__ double warp_sum(double t) {
   for (int d = 16; d > 0; d >>= 1) t += __shfl_down_sync(0xffffffffu, t, d);
@@ -778,6 +779,8 @@ extern "C" __global__ void run_pieces(const double *v, long long n, const long l
                                       const long long *first, long long bins, long long pieces, double *psum) {
   const int lane = threadIdx.x & 31;
   const long long warps = ((long long)gridDim.x * blockDim.x) >> 5;
+  const long long total = bins > 0 ? first[bins - 1] : 0;   // (pieces: psum's length, a bound)
+  if (total < pieces) pieces = total;
   for (long long p = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; p < pieces; p += warps) {
     long long a = 0, z = bins - 1;   // the bin: the first whose running count passes p
     while (a < z) {

@@ -439,11 +439,7 @@ local function bins_that_fit(top, above)
 end
 
 -- kernels/builtin.cu's run sums, one module, compiled at the first weighted bincount
-local runs_module
-local function runs_kernel(name)
-  runs_module = runs_module or gpu.module(gpu._embedded("kernels/builtin.cu"), {names = {"run_pieces", "run_totals"}})
-  return runs_module[name]
-end
+local runs_kernel = gpu._builtins({"run_pieces", "run_totals"})
 local function warps(n) return {math.max(1, math.min(65536, (n + 7) // 8)), 256} end
 
 -- The sums of the float64 weights v (sorted by their bins) over each bin's run, the run of
@@ -453,10 +449,12 @@ local function warps(n) return {math.max(1, math.min(65536, (n + 7) // 8)), 256}
 local function run_sums(v, starts, ends)
   local bins = starts.size
   local first = gpu.cumsum((ends - starts + 1023) // 1024)
-  local pieces = math.tointeger(first[{bins}]:item())
+  -- at most ceil(n / 1024) + bins pieces (a run's last piece may be short): psum sized so,
+  -- the kernel reading how many there are (no wait for first's last value)
+  local pieces = (v.size + 1023) // 1024 + bins
   local psum = gpu.empty({math.max(pieces, 1)}, "float64")
   local out = gpu.empty({bins}, "float64")
-  if pieces > 0 then runs_kernel("run_pieces")[warps(pieces)](v, v.size, starts, ends, first, bins, pieces, psum) end
+  runs_kernel("run_pieces")[warps(pieces)](v, v.size, starts, ends, first, bins, pieces, psum)
   runs_kernel("run_totals")[warps(bins)](psum, pieces, first, bins, out)
   return out
 end
