@@ -469,11 +469,7 @@ local function back(r, d)
 end
 
 -- kernels/builtin.cu's packbits and unpackbits, one module, compiled at the first use
-local bits_module
-local function bits_kernel(name)
-  bits_module = bits_module or gpu.module(gpu._embedded("kernels/builtin.cu"), {names = {"packbits", "unpackbits"}})
-  return bits_module[name]
-end
+local bits_kernel = gpu._builtins({"packbits", "unpackbits"})
 local function config(n) return {math.max(1, math.min(65536, (n + 255) // 256)), 256} end
 
 -- gpu.packbits(a [, dim] [, bitorder]): each 8 elements (nonzero or not) along dim (of a

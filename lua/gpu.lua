@@ -766,6 +766,16 @@ local function builtins()
   return builtin
 end
 
+-- gpu._builtins(names): a loader of a few of kernels/builtin.cu's kernels (the module of
+-- those names compiled at the loader's first call): loader(name) is the kernel
+function gpu._builtins(names)
+  local m
+  return function(name)
+    m = m or gpu.module(gpu._embedded("kernels/builtin.cu"), {names = names})
+    return m[name]
+  end
+end
+
 local BLOCK, MAX_GRID = 256, 65536
 local function config(n)
   return {math.max(1, math.min(MAX_GRID, (n + BLOCK - 1) // BLOCK)), BLOCK}

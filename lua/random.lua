@@ -197,12 +197,8 @@ for _, name in ipairs({"integers", "permutation", "choice", "key"}) do random[na
 -- by a discrete one, as NumPy refuses it; or device arrays, broadcast as NumPy's, checked on
 -- the device (a reduction each; NaN refused where a rule is) and drawn from by the `_at` kernels.
 
-local dist_module
-local function dists()
-  dist_module = dist_module or gpu.module(gpu._embedded("kernels/builtin.cu"), {names = {
-    "continuous<float>", "continuous<double>", "discrete<long long>", "continuous_at<double>", "discrete_at<long long>"}})
-  return dist_module
-end
+local dists = gpu._builtins({
+  "continuous<float>", "continuous<double>", "discrete<long long>", "continuous_at<double>", "discrete_at<long long>"})
 
 -- builtin.cu's DIST_ numbers (continuous) and DISCRETE_ numbers
 local KIND = {exponential = 1, gamma = 2, beta = 3, chisquare = 4, lognormal = 5, laplace = 6, logistic = 7,
@@ -332,7 +328,7 @@ local function continuous(name, kind, spos, shape, dtype, p1, p2, p3)
     local a = gpu.empty(s, dtype)
     local seed, call = hooks.draw()
     if a.size > 0 then
-      local launch = dists()[("continuous<%s>"):format(ctype[dtype])][hooks.config(a.size)]
+      local launch = dists(("continuous<%s>"):format(ctype[dtype]))[hooks.config(a.size)]
       launch(a, a.size, seed, call, KIND[kind], p1 or 0, p2 or 0, p3 or 0)
     end
     return a
@@ -344,7 +340,7 @@ local function continuous(name, kind, spos, shape, dtype, p1, p2, p3)
   local o2, s2 = operand(p2, s, n)
   local o3, s3 = operand(p3, s, n)
   local seed, call = hooks.draw()
-  if n > 0 then dists()["continuous_at<double>"][hooks.config(n)](a, n, seed, call, KIND[kind], o1, s1, o2, s2, o3, s3) end
+  if n > 0 then dists("continuous_at<double>")[hooks.config(n)](a, n, seed, call, KIND[kind], o1, s1, o2, s2, o3, s3) end
   return dtype == "float64" and a or a:astype(dtype)
 end
 
@@ -363,7 +359,7 @@ local function discrete(name, spos, shape, count, p, q)
       -- block should then draw many elements
       local cfg = hooks.config(a.size)
       cfg[1] = math.min(cfg[1], 1024)
-      dists()["discrete<long long>"][cfg](a, a.size, seed, call, DISCRETE[name], count, p)
+      dists("discrete<long long>")[cfg](a, a.size, seed, call, DISCRETE[name], count, p)
     end
     return a
   end
@@ -374,7 +370,7 @@ local function discrete(name, spos, shape, count, p, q)
   local op, sp = operand(p, s, n)
   local oq, sq = operand(q, s, n)
   local seed, call = hooks.draw()
-  if n > 0 then dists()["discrete_at<long long>"][hooks.config(n)](a, n, seed, call, DISCRETE[name], oc, sc, op, sp, oq, sq) end
+  if n > 0 then dists("discrete_at<long long>")[hooks.config(n)](a, n, seed, call, DISCRETE[name], oc, sc, op, sp, oq, sq) end
   return a
 end
 
@@ -791,7 +787,7 @@ local function tables_on_device(bits)
   return a
 end
 
-local xoro_module
+local xoro = gpu._builtins({"xoroshiro_states"})
 local function splitmix64(z)
   z = z + 0x9E3779B97F4A7C15
   z = (z ~ (z >> 30)) * 0xBF58476D1CE4E5B9
@@ -832,9 +828,8 @@ function random.create_xoroshiro128p_states(n, seed, opts)
   while p < 18 and (1 << p) < n do p = p + 1 end
   local bits, m = p + 1, (start + (n - 1)) >> (p + 1)
   while m ~= 0 do bits, m = bits + 1, m >> 1 end
-  xoro_module = xoro_module or gpu.module(gpu._embedded("kernels/builtin.cu"), {names = {"xoroshiro_states"}})
   local block = math.min(1 << p, 256)
-  xoro_module.xoroshiro_states[{(1 << p) // block, block, stream = stream}](
+  xoro("xoroshiro_states")[{(1 << p) // block, block, stream = stream}](
     out, n, splitmix64(seed), start, tables_on_device(bits), p)
   return out
 end
