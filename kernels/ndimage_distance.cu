@@ -3,7 +3,8 @@
 // coordinates, F[k * n + i] for dim k of element i (C order), -1 in F[0] for none yet. The
 // exact transforms go a dim at a time (ndd_envelope: a thread a 1-D line builds the lower
 // envelope of the line's candidates; ndd_take: a thread an element takes its nearest; the
-// first pass, whose candidates all lie on their lines, by bands of lines: ndd_near_*); a
+// first pass, whose candidates all lie on their lines, by bands of lines: ndd_near_*; the
+// later ones by bands too where the computed costs allow: ndd_band_*); a
 // chamfer transform by a general structure runs scipy's two raster passes in one thread.
 // Every index a kernel makes is checked against the array.
 
@@ -316,21 +317,30 @@ extern "C" __global__ void ndd_near_take(gpu::array<bool> in, const int *src, in
   }
 }
 
-// The later passes by bands, where every cost is an exact double (the caller checks: no
-// sampling, or one whose values are integers times powers of two, m * 2^-e, so that every
-// cost is an integer multiple of 2^-2e for the greatest e, and the greatest possible cost,
-// sum over dims of (size * sampling)^2, stays below 2^52 such multiples). Then a candidate
-// later on the line wins over an earlier one on a right half-line of places (Euclidean:
-// the difference of the costs falls linearly along the line; taxicab and chessboard: it
-// never rises), so Meijster's envelope gives each place x the least candidate in the
-// order "cost at x, then place" (the earlier place first, or the later where `later`):
-// ndd_envelope's choice. That order is total, so the least over the line is the least of
+// The later passes by bands, where a candidate later on the line wins over an earlier one
+// (wins, on the costs as computed) on a right half-line of places. The caller checks one of:
+// every cost is an exact double (no sampling, or one whose values are integers times
+// powers of two, m * 2^-e, so that every cost is an integer multiple of 2^-2e for the
+// greatest e, and the greatest possible cost, sum over dims of (size * sampling)^2, stays
+// below 2^52 such multiples; Euclidean: the difference of the costs falls linearly along
+// the line; taxicab and chessboard: it never rises); or, Euclidean with costs that round,
+// every cost is below 2^45 s^2 (s: the pass's sampling, s^2 and the costs normal and
+// finite). Then each computed cost is within 4.01 * 2^-53 of the exact one (a product, a
+// square and a sum, fused or not) relative to the greatest cost C, so the computed
+// comparison of two candidates follows the sign of their exact difference D(x) except
+// where |D(x)| <= 8.02 * 2^-53 * C < s^2 / 16; D falls by 2 s^2 (u - p) >= 2 s^2 from a
+// place to the next, so at most one place lies there, and the computed "u wins" still
+// changes at most once along the line. So Meijster's envelope (ndd_envelope's, and each
+// band's) gives each place x the least candidate in the order "computed cost at x, then
+// place" (the earlier place first, or the later where `later`): ndd_envelope's choice,
+// rounding and all. That order is total, so the least over the line is the least of
 // the bands' least ones: ndd_band_env builds each band's envelope over all of [0, len)
 // (Meijster's scheme on the band's candidates alone; s, t in the band's own places, the
 // count in cntb[line * nb + band]), and ndd_band_take (a thread an element) looks x up in
 // its own band's envelope and then in bands further out on both sides, while a band can
 // still hold a candidate at most as costly as the best so far (no candidate of a band costs
-// less than the cost at the band's nearest place with its least h).
+// less than the cost at the band's nearest place with its least h: rounding is monotonic,
+// so this holds of computed costs too).
 extern "C" __global__ void ndd_band_env(gpu::array<bool> in, const int *src, const double *H, int *s, int *t,
                                         int *cntb, int d, int metric, double sw, int later, long long B) {
   if (d < 0 || d >= in.ndim || in.size <= 0 || B <= 0) return;
