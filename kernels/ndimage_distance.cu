@@ -3,7 +3,8 @@
 // coordinates, F[k * n + i] for dim k of element i (C order), -1 in F[0] for none yet. The
 // exact transforms go a dim at a time (ndd_envelope: a thread a 1-D line builds the lower
 // envelope of the line's candidates; ndd_take: a thread an element takes its nearest; the
-// first pass, whose candidates all lie on their lines, by bands of lines: ndd_near_*); a
+// first pass, whose candidates all lie on their lines, by bands of lines: ndd_near_*; the
+// later ones by bands too where the computed costs allow: ndd_band_*); a
 // chamfer transform by a general structure runs scipy's two raster passes in one thread.
 // Every index a kernel makes is checked against the array.
 
@@ -152,6 +153,42 @@ __device__ inline long long stretch_at(const int *t, long long stack, long long 
   return lo;
 }
 
+// One of the bands of B places of the lines along dim d: its line (the C order of the
+// other dims) and its number on it (of nb a line), the line's first element and stride
+// along d, and its places [lo, hi) on the line
+struct band {
+  long long line, at, nb, base, sd, lo, hi;
+};
+
+// Band number `task` of all lines' (a thread's tasks: task, task + the grid's threads
+// ...), false past the last or for a bad d or B. Consecutive tasks take neighbouring bands
+// of a line along the contiguous dim, the same band of neighbouring lines otherwise
+// (consecutive places of memory, both).
+__device__ inline bool band_of(const gpu::array<bool> &in, int d, long long B, long long task, band &b) {
+  const int nd = in.ndim;
+  if (d < 0 || d >= nd || in.size <= 0 || B <= 0 || task < 0) return false;
+  const long long len = in.shape[d];
+  const long long lines = in.size / len;
+  long long st[8];
+  strides(in.shape, nd, st);
+  b.sd = st[d];
+  b.nb = (len + B - 1) / B;
+  if (task >= lines * b.nb) return false;
+  if (b.sd == 1) { b.line = task / b.nb; b.at = task - b.line * b.nb; }
+  else { b.at = task / lines; b.line = task - b.at * lines; }
+  long long base = 0, r = b.line;
+  for (int k = nd - 1; k >= 0; k--) {
+    if (k == d) continue;
+    long long q = r / in.shape[k];
+    base += (r - q * in.shape[k]) * st[k];
+    r = q;
+  }
+  b.base = base;
+  b.lo = b.at * B;
+  b.hi = b.lo + B < len ? b.lo + B : len;
+  return true;
+}
+
 }  // namespace ndd
 
 // F of every element: its own coordinates where in is false (a zero), else -1 and zeros
@@ -233,46 +270,17 @@ extern "C" __global__ void ndd_envelope(gpu::array<bool> in, const int *src, con
 // gets the nearest candidates before and after a band from those of the other bands, then
 // walks its band both ways and copies the chosen candidate's feature (src) to dst, or the
 // element's own where its line has none (as ndd_take).
-__device__ inline bool ndd_band_of(const gpu::array<bool> &in, int d, long long B, long long task, long long *base,
-                                   long long *line, long long *band, long long *nb, long long *sd) {
-  const int nd = in.ndim;
-  const long long len = in.shape[d];
-  const long long lines = in.size / len;
-  long long st[8];
-  ndd::strides(in.shape, nd, st);
-  *sd = st[d];
-  *nb = (len + B - 1) / B;
-  if (task >= lines * *nb) return false;
-  // consecutive threads take neighbouring bands of a line along the contiguous dim, the
-  // same band of neighbouring lines otherwise (consecutive places of memory, both)
-  if (*sd == 1) { *line = task / *nb; *band = task - *line * *nb; }
-  else { *band = task / lines; *line = task - *band * lines; }
-  long long b = 0, r = *line;
-  for (int k = nd - 1; k >= 0; k--) {
-    if (k == d) continue;
-    long long q = r / in.shape[k];
-    b += (r - q * in.shape[k]) * st[k];
-    r = q;
-  }
-  *base = b;
-  return true;
-}
-
 extern "C" __global__ void ndd_near_bands(gpu::array<bool> in, const int *src, int *bnd, int d, long long B) {
-  if (d < 0 || d >= in.ndim || in.size <= 0 || B <= 0) return;
-  const long long len = in.shape[d];
-  for (long long task = (long long)blockIdx.x * blockDim.x + threadIdx.x;;
-       task += (long long)gridDim.x * blockDim.x) {
-    long long base, line, band, nb, sd;
-    if (!ndd_band_of(in, d, B, task, &base, &line, &band, &nb, &sd)) break;
-    long long lo = band * B, hi = lo + B < len ? lo + B : len, first = -1, last = -1;
-    for (long long y = lo; y < hi; y++) {
-      if (src[base + y * sd] < 0) continue;
+  ndd::band bn;
+  for (long long task = gpu::grid(1); ndd::band_of(in, d, B, task, bn); task += gpu::gridsize(1)) {
+    long long first = -1, last = -1;
+    for (long long y = bn.lo; y < bn.hi; y++) {
+      if (src[bn.base + y * bn.sd] < 0) continue;
       if (first < 0) first = y;
       last = y;
     }
-    bnd[2 * (line * nb + band)] = (int)first;
-    bnd[2 * (line * nb + band) + 1] = (int)last;
+    bnd[2 * (bn.line * bn.nb + bn.at)] = (int)first;
+    bnd[2 * (bn.line * bn.nb + bn.at) + 1] = (int)last;
   }
 }
 
@@ -280,25 +288,21 @@ extern "C" __global__ void ndd_near_take(gpu::array<bool> in, const int *src, in
                                          long long B, int later) {
   const int nd = in.ndim;
   const long long n = in.size;
-  if (d < 0 || d >= nd || n <= 0 || B <= 0) return;
-  const long long len = in.shape[d];
-  for (long long task = (long long)blockIdx.x * blockDim.x + threadIdx.x;;
-       task += (long long)gridDim.x * blockDim.x) {
-    long long base, line, band, nb, sd;
-    if (!ndd_band_of(in, d, B, task, &base, &line, &band, &nb, &sd)) break;
-    const int *lb = bnd + 2 * line * nb;
+  ndd::band bn;
+  for (long long task = gpu::grid(1); ndd::band_of(in, d, B, task, bn); task += gpu::gridsize(1)) {
+    const long long len = in.shape[d], base = bn.base, sd = bn.sd;
+    const int *lb = bnd + 2 * bn.line * bn.nb;
     long long before = -1, after = -1;   // the nearest candidates before and after the band
-    for (long long b = band - 1; b >= 0 && before < 0; b--) before = lb[2 * b + 1];
-    for (long long b = band + 1; b < nb && after < 0; b++) after = lb[2 * b];
+    for (long long b = bn.at - 1; b >= 0 && before < 0; b--) before = lb[2 * b + 1];
+    for (long long b = bn.at + 1; b < bn.nb && after < 0; b++) after = lb[2 * b];
     if (before >= len) before = -1;   // (clamped: bnd is ours, but no index goes unchecked)
     if (after >= len) after = -1;
-    long long lo = band * B, hi = lo + B < len ? lo + B : len;
     // backwards: dst's plane d holds the nearest candidate at or after each place (-1: none)
-    for (long long x = hi - 1; x >= lo; x--) {
+    for (long long x = bn.hi - 1; x >= bn.lo; x--) {
       if (src[base + x * sd] >= 0) after = x;
       dst[(long long)d * n + base + x * sd] = (int)after;
     }
-    for (long long x = lo; x < hi; x++) {
+    for (long long x = bn.lo; x < bn.hi; x++) {
       const long long i = base + x * sd;
       if (src[i] >= 0) before = x;
       long long a = dst[(long long)d * n + i], from = x;
@@ -316,32 +320,37 @@ extern "C" __global__ void ndd_near_take(gpu::array<bool> in, const int *src, in
   }
 }
 
-// The later passes by bands, where every cost is an exact double (the caller checks: no
-// sampling, or one whose values are integers times powers of two, m * 2^-e, so that every
-// cost is an integer multiple of 2^-2e for the greatest e, and the greatest possible cost,
-// sum over dims of (size * sampling)^2, stays below 2^52 such multiples). Then a candidate
-// later on the line wins over an earlier one on a right half-line of places (Euclidean:
-// the difference of the costs falls linearly along the line; taxicab and chessboard: it
-// never rises), so Meijster's envelope gives each place x the least candidate in the
-// order "cost at x, then place" (the earlier place first, or the later where `later`):
-// ndd_envelope's choice. That order is total, so the least over the line is the least of
+// The later passes by bands, where a candidate later on the line wins over an earlier one
+// (wins, on the costs as computed) on a right half-line of places. The caller checks one of:
+// every cost is an exact double (no sampling, or one whose values are integers times
+// powers of two, m * 2^-e, so that every cost is an integer multiple of 2^-2e for the
+// greatest e, and the greatest possible cost, sum over dims of (size * sampling)^2, stays
+// below 2^52 such multiples; Euclidean: the difference of the costs falls linearly along
+// the line; taxicab and chessboard: it never rises); or, Euclidean with costs that round,
+// every cost is below 2^45 s^2 (s: the pass's sampling, s^2 and the costs normal and
+// finite). Then each computed cost is within 4.01 * 2^-53 of the exact one (a product, a
+// square and a sum, fused or not) relative to the greatest cost C, so the computed
+// comparison of two candidates follows the sign of their exact difference D(x) except
+// where |D(x)| <= 8.02 * 2^-53 * C < s^2 / 16; D falls by 2 s^2 (u - p) >= 2 s^2 from a
+// place to the next, so at most one place lies there, and the computed "u wins" still
+// changes at most once along the line. So Meijster's envelope (ndd_envelope's, and each
+// band's) gives each place x the least candidate in the order "computed cost at x, then
+// place" (the earlier place first, or the later where `later`): ndd_envelope's choice,
+// rounding and all. That order is total, so the least over the line is the least of
 // the bands' least ones: ndd_band_env builds each band's envelope over all of [0, len)
 // (Meijster's scheme on the band's candidates alone; s, t in the band's own places, the
 // count in cntb[line * nb + band]), and ndd_band_take (a thread an element) looks x up in
 // its own band's envelope and then in bands further out on both sides, while a band can
 // still hold a candidate at most as costly as the best so far (no candidate of a band costs
-// less than the cost at the band's nearest place with its least h).
+// less than the cost at the band's nearest place with its least h: rounding is monotonic,
+// so this holds of computed costs too).
 extern "C" __global__ void ndd_band_env(gpu::array<bool> in, const int *src, const double *H, int *s, int *t,
                                         int *cntb, int d, int metric, double sw, int later, long long B) {
-  if (d < 0 || d >= in.ndim || in.size <= 0 || B <= 0) return;
-  const long long len = in.shape[d];
-  for (long long task = (long long)blockIdx.x * blockDim.x + threadIdx.x;;
-       task += (long long)gridDim.x * blockDim.x) {
-    long long base, line, band, nb, sd;
-    if (!ndd_band_of(in, d, B, task, &base, &line, &band, &nb, &sd)) break;
-    const long long lo = band * B, hi = lo + B < len ? lo + B : len;
-    const long long b0 = base + lo * sd;   // the band's stack: places lo, lo + 1 ... of the line
-    cntb[line * nb + band] = (int)ndd::envelope(src, H, s, t, base, sd, lo, hi, b0, len, metric, sw, later);
+  ndd::band bn;
+  for (long long task = gpu::grid(1); ndd::band_of(in, d, B, task, bn); task += gpu::gridsize(1)) {
+    const long long b0 = bn.base + bn.lo * bn.sd;   // the band's stack: places lo, lo + 1 ... of the line
+    cntb[bn.line * bn.nb + bn.at] =
+        (int)ndd::envelope(src, H, s, t, bn.base, bn.sd, bn.lo, bn.hi, b0, in.shape[d], metric, sw, later);
   }
 }
 
@@ -350,24 +359,21 @@ extern "C" __global__ void ndd_band_env(gpu::array<bool> in, const int *src, con
 // -1 and nb for none), so that ndd_band_take skips empty bands and bounds the others
 extern "C" __global__ void ndd_band_links(gpu::array<bool> in, const int *src, const double *H, const int *cntb,
                                           int *prevb, int *nextb, double *hmin, int d, long long B) {
-  if (d < 0 || d >= in.ndim || in.size <= 0 || B <= 0) return;
-  const long long len = in.shape[d];
-  for (long long task = (long long)blockIdx.x * blockDim.x + threadIdx.x;;
-       task += (long long)gridDim.x * blockDim.x) {
-    long long base, line, band, nb, sd;
-    if (!ndd_band_of(in, d, B, task, &base, &line, &band, &nb, &sd)) break;
-    const long long lo = band * B, hi = lo + B < len ? lo + B : len;
+  ndd::band bn;
+  for (long long task = gpu::grid(1); ndd::band_of(in, d, B, task, bn); task += gpu::gridsize(1)) {
     double m = INFINITY;
-    for (long long y = lo; y < hi; y++) {
-      if (src[base + y * sd] >= 0 && H[base + y * sd] < m) m = H[base + y * sd];
+    for (long long y = bn.lo; y < bn.hi; y++) {
+      const long long i = bn.base + y * bn.sd;
+      if (src[i] >= 0 && H[i] < m) m = H[i];
     }
-    const int *lc = cntb + line * nb;
-    long long p = band - 1, q = band + 1;
+    const int *lc = cntb + bn.line * bn.nb;
+    const long long at = bn.line * bn.nb + bn.at;
+    long long p = bn.at - 1, q = bn.at + 1;
     while (p >= 0 && lc[p] <= 0) p--;
-    while (q < nb && lc[q] <= 0) q++;
-    hmin[line * nb + band] = m;
-    prevb[line * nb + band] = (int)p;
-    nextb[line * nb + band] = (int)q;
+    while (q < bn.nb && lc[q] <= 0) q++;
+    hmin[at] = m;
+    prevb[at] = (int)p;
+    nextb[at] = (int)q;
   }
 }
 
@@ -389,7 +395,7 @@ extern "C" __global__ void ndd_band_take(gpu::array<bool> in, const int *src, in
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
        i += (long long)gridDim.x * blockDim.x) {
     long long x = 0;
-    const long long j = ndd::line_of(in, d, i, &x);   // (ndd_band_of's and ndd_envelope's order)
+    const long long j = ndd::line_of(in, d, i, &x);   // (ndd::band_of's and ndd_envelope's order)
     const long long base = i - x * sd;
     const long long own = x / B;
     const long long lb = j * nb;   // the line's first band
@@ -447,7 +453,7 @@ extern "C" __global__ void ndd_take(gpu::array<bool> in, const int *src, int *ds
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
        i += (long long)gridDim.x * blockDim.x) {
     long long x = 0;
-    const long long j = ndd::line_of(in, d, i, &x);   // (ndd_band_of's and ndd_envelope's order)
+    const long long j = ndd::line_of(in, d, i, &x);   // (ndd::band_of's and ndd_envelope's order)
     const long long base = i - x * sd;
     long long K = cnt[j], from = x;
     if (K > len) K = len;

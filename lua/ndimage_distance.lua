@@ -108,10 +108,7 @@ end
 ------------------------------------------------------------------------------------
 -- the exact transforms
 
--- The nearest zero of each element of x (C-ordered bool, true: nonzero) by `metric`, a
--- pass a dim in `order` (ties to the earlier place along each, or the later where `later`):
--- then the results of ndd_finish for scipy's function `how`
-local BAND = 32   -- places of a line a thread takes in the first pass (ndd_near_*)
+local BAND = 32   -- places of a line a band's thread takes (ndd_near_*, ndd_band_*)
 
 -- whether the first pass may go by ndd_near_* (its cost growing with the distance along
 -- the line alone, distinct for distinct distances: see the kernels)
@@ -121,9 +118,6 @@ local function near_ok(metric, sampling, d, len)
   return s >= 1e-100 and s * len <= 1e100
 end
 
--- The nearest zero of each element of x (C-ordered bool, true: nonzero) by `metric`, a
--- pass a dim in `order` (ties to the earlier place along each, or the later where `later`):
--- then the results of ndd_finish for scipy's function `how`
 -- whether the later passes may go by bands (ndd_band_*): every cost an exact double, a
 -- multiple of 2^-2e below 2^52 of them, where each sampling is an integer times 2^-e (or less)
 local function bands_ok(x, metric, sampling)
@@ -140,13 +134,37 @@ local function bands_ok(x, metric, sampling)
   return sum * 4.0 ^ finest < 2.0 ^ 52
 end
 
+-- whether the later pass along dim d may go by bands though its costs round (a Euclidean
+-- sampling not all dyadic): where every cost C on the array (at most the sum over dims of
+-- (size * sampling)^2) is below 2^45 * s^2 (s: dim d's sampling; both far from under- and
+-- overflow), the rounding errors of two costs at a place (at most 4.01 * 2^-53 * C each)
+-- are far below the least step by which their exact difference moves from a place to the
+-- next (2 * s^2), so that "the later candidate wins" changes at most once along the line
+-- and the bands make the one envelope's choices (see the kernels)
+local function rounded_bands_ok(x, metric, sampling, d)
+  if metric ~= EUCLIDEAN or not sampling then return false end
+  local s = math.abs(sampling[d])
+  if not (s >= 1e-150 and s <= 1e150) then return false end   -- (NaN too)
+  local sum = 0.0
+  for k = 1, x.ndim do sum = sum + (x.shape[k] * math.abs(sampling[k])) ^ 2 end
+  return sum <= 1e300 and sum <= 2.0 ^ 45 * s * s   -- (NaN or infinite sums refused)
+end
+
+-- The nearest zero of each element of x (C-ordered bool, true: nonzero) by `metric`, a
+-- pass a dim in `order` (ties to the earlier place along each, or the later where `later`):
+-- then the results of ndd_finish for scipy's function `how`
 local function exact(x, metric, sampling, order, later, how, want_d, want_i, dist_dtype, shape, ishape)
   local n = x.size
   local dist = want_d and gpu.empty(shape, dist_dtype) or nil
   local ind = want_i and gpu.empty(ishape, "int32") or nil
   if n == 0 then return dist, ind end
   local F, G = gpu.empty({x.ndim * n}, "int32"), gpu.empty({x.ndim * n}, "int32")
-  local by_bands = bands_ok(x, metric, sampling)
+  local exact_costs = bands_ok(x, metric, sampling)
+  local by_bands, any_bands = {}, false   -- (by pass)
+  for pass, d in ipairs(order) do
+    by_bands[pass] = pass > 1 and (exact_costs or rounded_bands_ok(x, metric, sampling, d))
+    any_bands = any_bands or by_bands[pass]
+  end
   local w = sampling and gpu.array(sampling, "float64") or gpu.zeros({1}, "float64")
   local has_s, lt = sampling and 1 or 0, later and 1 or 0
   local scratch = {}   -- s, t, H, cnt ...: made at the first pass that needs them
@@ -172,11 +190,11 @@ local function exact(x, metric, sampling, order, later, how, want_d, want_i, dis
         for k = 1, x.ndim do shortest = math.min(shortest, x.shape[k]) end
         sc.s, sc.t, sc.H = gpu.empty({n}, "int32"), gpu.empty({n}, "int32"), gpu.empty({n}, "float64")
         -- a count a line (ndd_envelope) or a band (ndd_band_env): at most n // shortest
-        -- lines, or the most bands of any pass
-        sc.cnt = gpu.empty({by_bands and most_bands or n // shortest}, "int32")
+        -- lines, or the most bands of any pass (no fewer) where a pass goes by bands
+        sc.cnt = gpu.empty({any_bands and most_bands or n // shortest}, "int32")
       end
       launch("ndd_offline", n, x, F, sc.H, d - 1, metric, w, has_s)
-      if by_bands and pass > 1 then
+      if by_bands[pass] then
         launch("ndd_band_env", tasks, x, F, sc.H, sc.s, sc.t, sc.cnt, d - 1, metric, sw, lt, BAND)
         if not sc.prevb then
           sc.prevb, sc.nextb = gpu.empty({most_bands}, "int32"), gpu.empty({most_bands}, "int32")

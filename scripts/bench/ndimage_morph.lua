@@ -36,7 +36,8 @@ bench(("distance_transform_edt %d^2 noise return_indices"):format(g),
 bench(("distance_transform_edt %d^2 blobs"):format(g), function() return nd.distance_transform_edt(blobs) end, 5)
 bench(("distance_transform_cdt %d^2 blobs"):format(g), function() return nd.distance_transform_cdt(blobs) end, 5)
 -- (the exact passes' harder cases: zeros 1 in 10^4, a single zero (a long way to the
--- nearest for most), and a sampling that rounds (a later pass keeps a thread a line))
+-- nearest for most), and a sampling that rounds (its later pass by bands too, as the
+-- exact ones; {1e5, 1e-3} would keep a thread a line))
 local sparse = img:lt(0.9999)
 local single = gpu.ones({g, g}, "bool")
 single[{g // 2, g // 3}] = false
