@@ -819,10 +819,11 @@ __device__ inline float bessel_k_f(float x, int nu, bool scaled) {
   if (x <= 1) {   // and below 0: log's NaN
     float q = x * x / 4, l = ::logf(x);
     if (nu == 0) {
-      r = horner(K0_F_SERIES, SP_N(K0_F_SERIES), q) - (l - 0.11593152f) * horner(I0_F_SERIES, 7, q);
+      r = ::fmaf(0.11593152f - l, horner(I0_F_SERIES, 7, q), horner(K0_F_SERIES, SP_N(K0_F_SERIES), q));
     } else {
       float i1 = x * 0.5f * horner(I1_F_SERIES, 7, q);
-      r = x == 0 ? inff() : 1 / x + (l - 0.69314718f) * i1 - x / 4 * horner(K1_F_SERIES, SP_N(K1_F_SERIES), q);
+      r = ::fmaf(x * -0.25f, horner(K1_F_SERIES, SP_N(K1_F_SERIES), q), ::fmaf(l - 0.69314718f, i1, 1 / x));
+      if (x == 0) r = inff();
     }
     if (scaled) r *= ::expf(x);
   } else {   // and NaN, inf (0)
