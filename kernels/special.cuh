@@ -1,8 +1,10 @@
 // special.cuh: gpu.special's functions (scipy.special's), put after ew.cuh in the kernels
 // that call them (lua/codegen.lua adds it where a body names sp::). Each is computed in
-// double and a float32 one rounded from it, in plain CUDA C that the CPU backend's C++
-// compiler reads too, so both backends give the same bits (but for the C library's erf,
-// erfc, lgamma, tgamma and Bessel J and Y, which are each backend's own). The values at
+// double and a float32 one rounded from it (but for erfinv, erfcinv, ndtri, erfcx and the
+// Bessel I and K of order 0 and 1, whose float32 has its own float code at the end), in plain
+// CUDA C that the CPU backend's C++ compiler reads too, so both backends give the same bits
+// in float64 (but for the C library's erf, erfc, lgamma, tgamma and Bessel J and Y, which are
+// each backend's own; float code's logf and expf are each backend's own too). The values at
 // poles, infinities and outside a domain are scipy 1.11's, where README says otherwise.
 
 #ifndef GPUHOST_SPECIAL_CUH   // once, where gpu.vectorize's body (gpu.jit's C) has it too
@@ -133,6 +135,47 @@ __constant__ const double K1_LARGE[] = {1.4532756675938414, 0.19051350202061165,
   -6.277632672531289e-14, 2.4911830875182032e-14, -1.002779686252293e-14, 4.091059996919741e-15,
   -1.690331071434488e-15, 7.068360792264328e-16, -2.9895680121763374e-16, 1.2781913900252084e-16,
   -5.521491188037584e-17, 2.4087033253210474e-17};
+// float32's (and float16's): polynomials in t by Horner's rule in float
+// erfinv(y) / y, w = -log(1 - y^2) in [0, 4], t = w (10 terms)
+__constant__ const float ERFINV_F_A[] = {0.8862269f, 0.2320136f, 0.011550007f, -0.002337439f,
+  -0.0001238264f, 4.2181287e-05f, 4.894262e-06f, -2.1788057e-06f, 2.4519758e-07f, -9.990326e-09f};
+// erfinv(y) / y, s = sqrt(w) in [2, 4.5], t = s - 3.25 (13 terms)
+__constant__ const float ERFINV_F_B[] = {3.0838857f, 1.005259f, 0.005370905f, -0.003753337f,
+  0.002491599f, -0.0016770186f, 0.00095234497f, -0.00038087342f, 2.6725997e-05f, 9.7726544e-05f,
+  -5.14168e-05f, -4.2844463e-06f, 6.353575e-06f};
+// erfinv(y) / y, s = sqrt(w) in [4.5, 10.25], t = s - 7.375 (10 terms)
+__constant__ const float ERFINV_F_C[] = {7.2471714f, 1.008215f, -0.0005013223f, 1.3411258e-05f,
+  3.6660883e-06f, -1.0650346e-06f, 1.7781697e-07f, -2.9350979e-08f, 8.218039e-09f, -1.238168e-09f};
+// (1 + x) erfcx(x), t = (x - 4) / (x + 4), x >= 0 (13 terms)
+__constant__ const float ERFCX_F[] = {0.68499726f, -0.19934456f, 0.11704971f, -0.048080944f,
+  0.0039613196f, 0.015317165f, -0.017511217f, 0.012144973f, -0.006081495f, 0.0021469095f,
+  -0.00037087005f, -8.8747875e-05f, 5.005578e-05f};
+// I0(x) = sum c[k] q^k, q = x^2 / 4, x <= 8 (15 terms)
+__constant__ const float I0_F_SERIES[] = {1.0f, 1.0f, 0.25f, 0.027777778f, 0.0017361111f,
+  6.9444446e-05f, 1.9290123e-06f, 3.93676e-08f, 6.1511873e-10f, 7.594058e-12f, 7.594058e-14f,
+  6.276081e-16f, 4.35839e-18f, 2.578929e-20f, 1.3157801e-22f};
+// I1(x) = x/2 sum c[k] q^k, q = x^2 / 4, x <= 8 (14 terms)
+__constant__ const float I1_F_SERIES[] = {1.0f, 0.5f, 0.083333336f, 0.0069444445f, 0.00034722223f,
+  1.1574074e-05f, 2.755732e-07f, 4.92095e-09f, 6.834652e-11f, 7.5940583e-13f, 6.9036895e-15f,
+  5.2300678e-17f, 3.3526075e-19f, 1.842092e-21f};
+// sqrt(x) e^-x I0(x), t = 1 / x, x >= 8 (7 terms)
+__constant__ const float I0_F_LARGE[] = {0.3989423f, 0.049867433f, 0.028093679f, 0.027282504f,
+  0.0847362f, -0.30346784f, 1.8233382f};
+// sqrt(x) e^-x I1(x), t = 1 / x, x >= 8 (7 terms)
+__constant__ const float I1_F_LARGE[] = {0.3989423f, -0.14960296f, -0.04679936f, -0.0387355f,
+  -0.10233435f, 0.33067685f, -2.0591042f};
+// K0's series: H_k / k!^2, q = x^2 / 4 <= 1/4 (6 terms)
+__constant__ const float K0_F_SERIES[] = {0.0f, 1.0f, 0.375f, 0.050925925f, 0.003616898f,
+  0.00015856481f};
+// K1's series: (psi(k + 1) + psi(k + 2)) / (k! (k + 1)!), q <= 1/4 (7 terms)
+__constant__ const float K1_F_SERIES[] = {-0.15443133f, 0.6727843f, 0.18157516f, 0.01918219f,
+  0.0011153595f, 4.1422478e-05f, 1.071546e-06f};
+// sqrt(x) e^x K0(x), t = 1 / x, x >= 1 (11 terms)
+__constant__ const float K0_F_LARGE[] = {1.2533141f, -0.15666229f, 0.08803463f, -0.090172336f,
+  0.124410495f, -0.18096083f, 0.22746146f, -0.21559031f, 0.13856857f, -0.05295119f, 0.009010764f};
+// sqrt(x) e^x K1(x), t = 1 / x, x >= 1 (11 terms)
+__constant__ const float K1_F_LARGE[] = {1.2533141f, 0.46999046f, -0.14676759f, 0.12660065f,
+  -0.16175315f, 0.22676425f, -0.27990535f, 0.26277873f, -0.16798048f, 0.063973956f, -0.010862142f};
 // ---- end of the generated tables ----
 
 // sum c[k] T_k(t), |t| <= 1 (c[0] already halved), by Clenshaw's recurrence
@@ -685,7 +728,8 @@ __device__ inline double bessel_k1(double x) { return bessel_k(x, 1, false); }
 __device__ inline double bessel_k1e(double x) { return bessel_k(x, 1, true); }
 
 // ---- each function at a type: float32 (and float16's float) through double ----
-// NAME(x) (and NAME(x, y)) of float, double: CORE of the doubles, rounded to the type
+// NAME(x) (and NAME(x, y)) of float, double: CORE of the doubles, rounded to the type (but
+// for the float specialisations below)
 #define SP_1(NAME, CORE) template <class T> __device__ inline T NAME(T x) { return (T)CORE((double)x); }
 #define SP_2(NAME, CORE) template <class T> __device__ inline T NAME(T x, T y) { return (T)CORE((double)x, (double)y); }
 SP_1(erfcx, erfcx) SP_1(erfinv, erfinv) SP_1(erfcinv, erfcinv)
@@ -700,6 +744,102 @@ SP_1(k0, bessel_k0) SP_1(k0e, bessel_k0e) SP_1(k1, bessel_k1) SP_1(k1e, bessel_k
 SP_1(j0, ::j0) SP_1(j1, ::j1) SP_1(y0, ::y0) SP_1(y1, ::y1)
 SP_2(zeta, hurwitz) SP_1(riemann_zeta, riemann)
 template <class T> __device__ inline T betainc(T a, T b, T x) { return (T)betainc((double)a, (double)b, (double)x); }
+
+// ---- float32 (and float16) in float: the error functions' inverses, erfcx and the Bessel
+// functions I and K of order 0 and 1, each a polynomial of the float tables above by
+// Horner's rule, with logf, expf, sqrtf (no double); within 4 float32 ulp of scipy's
+// float64 value (scripts/check/special_f32.py measures it)
+__device__ inline float horner(const float *c, int n, float t) {
+  float s = c[n - 1];
+  for (int k = n - 2; k >= 0; k--) s = ::fmaf(s, t, c[k]);
+  return s;
+}
+__device__ inline float inff() { return (float)inf(); }
+__device__ inline float nanf() { float i = inff(); return i - i; }
+// a erfinv(y) / y, P = 1 - y^2 (to its last bit), a = y to a float's rounding: y times a
+// polynomial in w = -log P (up to 4) or in s = sqrt(w)
+__device__ inline float erfinv_f(float a, float P) {
+  float w = -::logf(P), s = ::sqrtf(w), r;
+  if (w <= 4) r = horner(ERFINV_F_A, SP_N(ERFINV_F_A), w);
+  else if (s <= 4.5f) r = horner(ERFINV_F_B, SP_N(ERFINV_F_B), s - 3.25f);
+  else r = horner(ERFINV_F_C, SP_N(ERFINV_F_C), s - 7.375f);
+  return a * r;
+}
+template <> __device__ inline float erfinv<float>(float y) {
+  float m = fabsf(y);
+  if (m < 1) return erfinv_f(y, ::fmaf(-y, y, 1.0f));
+  return m == 1 ? ::copysignf(inff(), y) : nanf();
+}
+// erfcinv(q) = erfinv(1 - q): 1 - y^2 = q (2 - q) for q' = min(q, 2 - q), exact first
+__device__ inline float erfcinv_f(float a, float q) { return erfinv_f(a, ::fmaf(-q, q, 2 * q)); }
+template <> __device__ inline float erfcinv<float>(float q) {
+  if (q > 0 && q < 2) return erfcinv_f(1 - q, q < 1 ? q : 2 - q);
+  return q == 0 ? inff() : q == 2 ? -inff() : nanf();
+}
+// ndtri(p) = sqrt(2) erfinv(2p - 1)
+template <> __device__ inline float ndtri<float>(float p) {
+  if (p > 0 && p < 1) return 1.41421356f * erfcinv_f(::fmaf(2.0f, p, -1.0f), 2 * (p < 0.5f ? p : 1 - p));
+  return p == 0 ? -inff() : p == 1 ? inff() : nanf();
+}
+// (1 + x) erfcx(x) for x >= 0 in t = (x - 4) / (x + 4); below 0 2 e^(x^2) - erfcx(-x)
+template <> __device__ inline float erfcx<float>(float x) {
+  float m = fabsf(x);
+  float r = m == inff() ? 0.0f : horner(ERFCX_F, SP_N(ERFCX_F), (m - 4) / (m + 4)) / (1 + m);
+  if (x >= 0) return r;
+  if (x < -10) return inff();   // e^(x^2) overflows from -9.38 (and l would be NaN at -inf)
+  float h = x * x, l = ::fmaf(x, x, -h);
+  return 2 * (::expf(h) * (1 + l)) - r;   // NaN too
+}
+// I0 and I1 up to 8 by their series, past it sqrt(x) e^-x I(x) in t = 1/x (the large
+// unscaled ones as e^(x - 4) e^4: e^x alone overflows before I0 does)
+__device__ inline float bessel_i_f(float x, int nu, bool scaled) {
+  float m = fabsf(x), r;
+  if (m <= 8) {
+    // the series at q = h / 4, h = m^2 rounded, then the first-order term of m^2's rounding
+    // error l: r' / r = 2 / (1 + sqrt(1 + m^2)) (I0) or 2 / (2 + sqrt(4 + m^2)) (I1's series),
+    // each within 12% (that term is below 2 ulp: the result to a fraction of one)
+    float h = m * m, l = ::fmaf(m, m, -h), q = h / 4;
+    r = nu ? horner(I1_F_SERIES, SP_N(I1_F_SERIES), q) : horner(I0_F_SERIES, SP_N(I0_F_SERIES), q);
+    r = ::fmaf(r * (l / 4), 2 / (nu + 1 + ::sqrtf(nu * 3 + 1 + h)), r);
+    if (nu) r *= m * 0.5f;
+    if (scaled) r *= ::expf(-m);
+  } else if (m == inff()) {
+    r = scaled ? 0.0f : m;
+  } else {   // and NaN
+    float t = 1 / m;
+    r = (nu ? horner(I1_F_LARGE, SP_N(I1_F_LARGE), t) : horner(I0_F_LARGE, SP_N(I0_F_LARGE), t)) / ::sqrtf(m);
+    if (!scaled) r = m < 88 ? r * ::expf(m) : r * 54.59815f * ::expf(m - 4);
+  }
+  return nu && x < 0 ? -r : r;
+}
+// K0 and K1 up to 1 by their series, with log(x/2) + euler as log(x) + (euler - log 2)
+// (no cancellation near 1, no halving of a subnormal x); past 1 sqrt(x) e^x K(x) in t = 1/x
+__device__ inline float bessel_k_f(float x, int nu, bool scaled) {
+  float r;
+  if (x <= 1) {   // and below 0: log's NaN
+    float q = x * x / 4, l = ::logf(x);
+    if (nu == 0) {
+      r = ::fmaf(0.11593152f - l, horner(I0_F_SERIES, 7, q), horner(K0_F_SERIES, SP_N(K0_F_SERIES), q));
+    } else {
+      float i1 = x * 0.5f * horner(I1_F_SERIES, 7, q);
+      r = ::fmaf(x * -0.25f, horner(K1_F_SERIES, SP_N(K1_F_SERIES), q), ::fmaf(l - 0.69314718f, i1, 1 / x));
+      if (x == 0) r = inff();
+    }
+    if (scaled) r *= ::expf(x);
+  } else {   // and NaN, inf (0)
+    r = (nu ? horner(K1_F_LARGE, SP_N(K1_F_LARGE), 1 / x) : horner(K0_F_LARGE, SP_N(K0_F_LARGE), 1 / x)) / ::sqrtf(x);
+    if (!scaled) r *= ::expf(-x);
+  }
+  return r;
+}
+template <> __device__ inline float i0<float>(float x) { return bessel_i_f(x, 0, false); }
+template <> __device__ inline float i0e<float>(float x) { return bessel_i_f(x, 0, true); }
+template <> __device__ inline float i1<float>(float x) { return bessel_i_f(x, 1, false); }
+template <> __device__ inline float i1e<float>(float x) { return bessel_i_f(x, 1, true); }
+template <> __device__ inline float k0<float>(float x) { return bessel_k_f(x, 0, false); }
+template <> __device__ inline float k0e<float>(float x) { return bessel_k_f(x, 0, true); }
+template <> __device__ inline float k1<float>(float x) { return bessel_k_f(x, 1, false); }
+template <> __device__ inline float k1e<float>(float x) { return bessel_k_f(x, 1, true); }
 #undef SP_1
 #undef SP_2
 #undef SP_N

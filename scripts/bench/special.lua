@@ -11,9 +11,9 @@ for _, dt in ipairs({"float32", "float64"}) do
   local p = gpu.random.uniform(0.001, 0.999, {N}):astype(dt)
   local o = gpu.empty({N}, dt)
   local one = {"erf", "erfcx", "gamma", "gammaln", "digamma", "expit", "log_ndtr", "exp1", "i0e",
-               "i1", "k0", "k1e", "j0", "y1"}
+               "i1", "k0", "k1e", "j0", "y1", "i0", "i1e", "k0e", "k1"}
   for _, f in ipairs(one) do bench(("%s %s"):format(f, dt), function() S[f](x, {out = o}) end, 10, rate) end
-  for _, f in ipairs({"erfinv", "ndtri", "logit"}) do
+  for _, f in ipairs({"erfinv", "ndtri", "logit", "erfcinv"}) do
     bench(("%s %s"):format(f, dt), function() S[f](p, {out = o}) end, 10, rate)
   end
   for _, f in ipairs({"gammainc", "gammaincc", "beta", "betaln", "xlogy", "kl_div", "zeta", "polygamma"}) do

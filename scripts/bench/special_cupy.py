@@ -13,9 +13,9 @@ for dt in ("float32", "float64"):
     p = rs.uniform(0.001, 0.999, N).astype(dt)
     o = cp.empty(N, dt)
     for f in ("erf", "erfcx", "gamma", "gammaln", "digamma", "expit", "log_ndtr", "exp1", "i0e",
-              "i1", "k0", "k1e", "j0", "y1"):
+              "i1", "k0", "k1e", "j0", "y1", "i0", "i1e", "k0e", "k1"):
         bench("%s %s" % (f, dt), lambda: getattr(S, f)(x, out=o), 10, rate)
-    for f in ("erfinv", "ndtri", "logit"):
+    for f in ("erfinv", "ndtri", "logit", "erfcinv"):
         bench("%s %s" % (f, dt), lambda: getattr(S, f)(p, out=o), 10, rate)
     for f in ("gammainc", "gammaincc", "beta", "betaln", "xlogy", "kl_div", "zeta", "polygamma"):
         a = 2 if f == "polygamma" else 3.5 if f == "zeta" else 2.5
