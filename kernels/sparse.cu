@@ -510,19 +510,20 @@ __global__ void csr_lookup(const int *__restrict__ indptr, const int *__restrict
   }
 }
 
-// data[offsets[i]] = v[0] where the offset lies in [0, nnz)
+// data[offsets[i]] = v[i * vstride] where the offset lies in [0, nnz) (vstride 0: one value for
+// all, 1: a value a place; the places are distinct, so no two threads write one entry)
 template <class T>
 __global__ void csr_set(T *data, long long nnz, const long long *__restrict__ offsets, long long k,
-                        const T *__restrict__ v) {
+                        const T *__restrict__ v, long long vstride) {
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < k; i += (long long)gridDim.x * blockDim.x) {
     long long p = offsets[i];
-    if (p >= 0 && p < nnz) data[p] = v[0];
+    if (p >= 0 && p < nnz) data[p] = v[i * vstride];
   }
 }
 
 // Assignment's insertion of places not stored: row r's old entries [lo, hi) (clamped) and its
-// new ones, columns ncol[a .. b) (a, b from newptr, clamped to [0, kn]; sorted), of value
-// v[0], written from lo + a on: merged by column where `sorted` (a canonical matrix), a new
+// new ones, columns ncol[a .. b) (a, b from newptr, clamped to [0, kn]; sorted), of values
+// v[j * vstride] (vstride 0: one value for all, 1: kn values), written from lo + a on: merged by column where `sorted` (a canonical matrix), a new
 // entry before an old one of its column, else the new ones first, then the old in their
 // order (as a stable sort by row of the new entries and then the old ones). Every write lies
 // below hi + b <= nnz + kn, the outputs' size, whatever indptr holds.
@@ -530,18 +531,17 @@ template <class T>
 __global__ void csr_merge(const int *__restrict__ indptr, const int *__restrict__ indices,
                           const T *__restrict__ data, long long m, long long nnz,
                           const long long *__restrict__ newptr, const int *__restrict__ ncol, long long kn,
-                          const T *__restrict__ v, int sorted, int *oind, T *odata) {
+                          const T *__restrict__ v, long long vstride, int sorted, int *oind, T *odata) {
   for (long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x; r < m; r += (long long)gridDim.x * blockDim.x) {
     long long lo, hi, a = newptr[r], b = newptr[r + 1];
     sp_row(indptr, r, nnz, lo, hi);
     a = a < 0 ? 0 : (a > kn ? kn : a);
     b = b < a ? a : (b > kn ? kn : b);
     long long o = lo + a, p = lo, j = a;
-    T val = v[0];
     while (p < hi || j < b) {
       if (j < b && (p >= hi || !sorted || ncol[j] <= indices[p])) {
         oind[o] = ncol[j];
-        odata[o] = val;
+        odata[o] = v[j * vstride];
         j++;
       } else {
         oind[o] = indices[p];
