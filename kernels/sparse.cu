@@ -331,14 +331,23 @@ __global__ void csr_order(const int *__restrict__ starts, long long ncols, long 
 
 // ---- indexing (lua/sparse.lua's A[{...}]): rows gathered, columns mapped, elements looked up ----
 
-// counts[i] = the clamped length of row sel[i] (0-based; a row outside [0, m) has none)
+// the i-th wanted row: sel[i] where step is 0 (an index array), else first + i * step (a range:
+// no array of its rows; sel unread)
+__device__ inline long long sp_sel(const long long *sel, long long i, long long first, long long step) {
+  return step == 0 ? sel[i] : first + i * step;
+}
+
+// counts[i + 1] = the clamped length of the i-th wanted row (0-based; a row outside [0, m) has
+// none) and counts[0] = 0, so that the inclusive running sum of the k + 1 counts is the
+// result's row starts
 template <class T>
 __global__ void csr_take_count(const int *__restrict__ indptr, const long long *__restrict__ sel, long long k,
-                               long long m, long long nnz, long long *counts) {
+                               long long first, long long step, long long m, long long nnz, long long *counts) {
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < k; i += (long long)gridDim.x * blockDim.x) {
-    long long r = sel[i], lo = 0, hi = 0;
+    long long r = sp_sel(sel, i, first, step), lo = 0, hi = 0;
     if (r >= 0 && r < m) sp_row(indptr, r, nnz, lo, hi);
-    counts[i] = hi - lo;
+    counts[i + 1] = hi - lo;
+    if (i == 0) counts[0] = 0;
   }
 }
 
@@ -376,18 +385,23 @@ __device__ inline long long sp_row_of(const long long *starts, long long k, long
   return sp_last_le(starts, a, b, q);
 }
 
-// The entries of rows sel (k of them, k >= 1) one after the other: a thread an output entry q,
-// its row found by sp_row_of, its source the row's start plus q - starts[i]. A source outside
-// the row (counts and starts made from other arrays) writes column -1 and 0, never reads
-// outside.
+// The entries of the wanted rows (k of them, k >= 1; sp_sel) one after the other: a thread an
+// output entry q, its row found by sp_row_of, its source the row's start plus q - starts[i].
+// A source outside the row (counts and starts made from other arrays) writes column -1 and 0,
+// never reads outside. Threads q <= k also write the result's indptr, optr[q] = starts[q]
+// (int32: total was checked to fit), so the grid covers max(total, k + 1).
 template <class T>
 __global__ void csr_take_rows(const int *__restrict__ indptr, const int *__restrict__ indices,
-                              const T *__restrict__ data, const long long *__restrict__ sel, long long k, long long m,
-                              long long nnz, const long long *__restrict__ starts, long long total, int *oind,
-                              T *odata) {
-  for (long long q = (long long)blockIdx.x * blockDim.x + threadIdx.x; q < total; q += (long long)gridDim.x * blockDim.x) {
+                              const T *__restrict__ data, const long long *__restrict__ sel, long long k,
+                              long long first, long long step, long long m, long long nnz,
+                              const long long *__restrict__ starts, long long total, int *oind, T *odata,
+                              int *optr) {
+  long long n = total > k + 1 ? total : k + 1;
+  for (long long q = (long long)blockIdx.x * blockDim.x + threadIdx.x; q < n; q += (long long)gridDim.x * blockDim.x) {
+    if (q <= k) optr[q] = (int)starts[q];
+    if (q >= total) continue;
     long long a = sp_row_of(starts, k, total, q);
-    long long r = sel[a], lo = 0, hi = 0;
+    long long r = sp_sel(sel, a, first, step), lo = 0, hi = 0;
     if (r >= 0 && r < m) sp_row(indptr, r, nnz, lo, hi);
     long long p = lo + (q - starts[a]);
     if (p >= lo && p < hi) {

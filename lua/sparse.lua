@@ -946,30 +946,34 @@ local function sel_array(s, n)
   return gpu.arange(s.first, s.first + s.len * s.step, s.step, "int64")
 end
 
--- the running sum of counts (int64, not empty) from 0 (`inclusive`: the sum through each, no
--- copy of counts.size + 1), its total (read back: one wait), and the indices and data arrays
--- of that many entries
-local function running(api, counts, dt, inclusive)
+-- the inclusive running sum of counts (int64, not empty), its total (read back: one wait), and
+-- the indices and data arrays of that many entries
+local function running(api, counts, dt)
   local ends = counts:cumsum()
   local total = ends:item(counts.size)
   if total > INT32_MAX then fail(api, "the result has %d stored elements: more than 2^31 - 1 (int32 indices)", total) end
-  local sums = inclusive and ends or gpu.concatenate({gpu.zeros(1, "int64"), ends})
-  return sums, total, gpu.empty(total, "int32"), gpu.empty(total, dt)
+  return ends, total, gpu.empty(total, "int32"), gpu.empty(total, dt)
 end
 
--- The rows sel (int64, 0-based) of a compressed matrix's arrays (the CSR form's rows), in
--- sel's order: data, indices, indptr of the result, and its nnz (read back: one wait)
-local function take_major(api, dt, data, indices, indptr, major, nnz, sel)
-  local k = sel.size
+-- The rows s (a selection of the CSR form's rows: a number, a range or an index array) of a
+-- compressed matrix's arrays, in s's order: data, indices, indptr of the result, and its nnz
+-- (read back: one wait). Three launches and no copy: csr_take_count writes each row's length
+-- after a 0, whose running sum is the new indptr (int64), which csr_take_rows also writes as
+-- int32 beside the entries; a range's rows are computed in the kernels (no array of them).
+local function take_major(api, dt, data, indices, indptr, major, nnz, s)
+  local k = sel_len(s)
   if k == 0 then return gpu.zeros(0, dt), gpu.zeros(0, "int32"), gpu.zeros(1, "int32"), 0 end
-  local counts = gpu.empty(k, "int64")
-  kernel("csr_take_count", dt)[{blocks(k, 256), 256}](indptr, sel, k, major, nnz, counts)
+  local counts = gpu.empty(k + 1, "int64")
+  local sel, first, step = counts, 0, 0   -- (sel unread for a number or a range)
+  if s.idx then sel = s.idx:reshape(-1):contiguous()
+  elseif s.int then first, step = s.int, 1
+  else first, step = s.first, s.step end
+  kernel("csr_take_count", dt)[{blocks(k, 256), 256}](indptr, sel, k, first, step, major, nnz, counts)
   local starts, total, oind, odata = running(api, counts, dt)
-  if total > 0 then
-    kernel("csr_take_rows", dt)[{blocks(total, 256), 256}](indptr, indices, data, sel, k, major, nnz, starts, total,
-                                                           oind, odata)
-  end
-  return odata, oind, starts:astype("int32"), total
+  local optr = gpu.empty(k + 1, "int32")
+  kernel("csr_take_rows", dt)[{blocks(math.max(total, k + 1), 256), 256}](indptr, indices, data, sel, k, first, step,
+                                                                          major, nnz, starts, total, oind, odata, optr)
+  return odata, oind, optr, total
 end
 
 -- The columns s (a selection, the CSR form's columns) of a compressed matrix's arrays: each
@@ -994,7 +998,7 @@ local function take_minor(api, dt, data, indices, indptr, major, minor, nnz, s)
   end
   local counts = gpu.empty(nnz, "int64")
   kernel("csr_col_count", dt)[{blocks(nnz, 256), 256}](indices, nnz, minor, mapptr, k, first, step, counts)
-  local ends, total, oind, odata = running(api, counts, dt, true)
+  local ends, total, oind, odata = running(api, counts, dt)
   if total > 0 then
     kernel("csr_col_write", dt)[{blocks(nnz, 256), 256}](indices, data, nnz, minor, mapptr, order, k, first, step,
                                                          ends, total, oind, odata)
@@ -1020,7 +1024,7 @@ local function submatrix(api, A, rs, cs)
   local dt = A.dtype
   local canonical = A.has_canonical_format and (ns == nil or ns.int ~= nil or (ns.step ~= nil and ns.step > 0))
   if ms ~= nil then
-    data, indices, indptr, nnz = take_major(api, dt, data, indices, indptr, major, nnz, sel_array(ms):contiguous())
+    data, indices, indptr, nnz = take_major(api, dt, data, indices, indptr, major, nnz, ms)
     major = sel_len(ms)
   end
   if ns ~= nil then data, indices, indptr = take_minor(api, dt, data, indices, indptr, major, minor, nnz, ns) end
