@@ -78,12 +78,7 @@ local function values(shape, dt, seed)
   return x:reshape(shape)
 end
 
-local CASES = {}
-for _, fmt in ipairs({"csr", "csc"}) do
-  for k, dt in ipairs({"float64", "float32", "complex128", "bool"}) do
-    CASES[#CASES + 1] = {fmt, dt, ({{6, 5}, {5, 7}, {4, 4}, {7, 4}})[k], #CASES + 1}
-  end
-end
+local CASES = S.SPARSE_CASES
 
 describe("gpu.sparse assignment of arrays", function()
   for _, case in ipairs(CASES) do

@@ -13,12 +13,7 @@ local same, like, random_matrix = S.same_array, S.like_sparse, S.random_sparse
 local function i64(t) return gpu.array(t, "int64") end
 local function one(dt) return dt == "bool" and true or dt == "complex128" and gpu.complex(2, -1) or 3 end
 
-local CASES = {}
-for _, fmt in ipairs({"csr", "csc"}) do
-  for k, dt in ipairs({"float64", "float32", "complex128", "bool"}) do
-    CASES[#CASES + 1] = {fmt, dt, ({{6, 5}, {5, 7}, {4, 4}, {7, 4}})[k], #CASES + 1}
-  end
-end
+local CASES = S.SPARSE_CASES
 
 describe("gpu.sparse indexing", function()
   for _, case in ipairs(CASES) do

@@ -91,6 +91,14 @@ function M.like_sparse(want, R, fmt)
   M.same_array(want:contiguous(), R:toarray())
 end
 
+-- the sparse specs' matrices: {format, dtype, shape, seed} for CSR and CSC of each dtype
+M.SPARSE_CASES = {}
+for _, fmt in ipairs({"csr", "csc"}) do
+  for k, dt in ipairs({"float64", "float32", "complex128", "bool"}) do
+    M.SPARSE_CASES[#M.SPARSE_CASES + 1] = {fmt, dt, ({{6, 5}, {5, 7}, {4, 4}, {7, 4}})[k], #M.SPARSE_CASES + 1}
+  end
+end
+
 -- A random m x n gpu.sparse matrix (format "csr" or "csc", dtype float64, float32,
 -- complex128 or bool) whose rows (CSC: columns) hold unsorted entries, duplicates, explicit
 -- zeros and empty ones
