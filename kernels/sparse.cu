@@ -331,14 +331,23 @@ __global__ void csr_order(const int *__restrict__ starts, long long ncols, long 
 
 // ---- indexing (lua/sparse.lua's A[{...}]): rows gathered, columns mapped, elements looked up ----
 
-// counts[i] = the clamped length of row sel[i] (0-based; a row outside [0, m) has none)
+// the i-th wanted row: sel[i] where step is 0 (an index array), else first + i * step (a range:
+// no array of its rows; sel unread)
+__device__ inline long long sp_sel(const long long *sel, long long i, long long first, long long step) {
+  return step == 0 ? sel[i] : first + i * step;
+}
+
+// counts[i + 1] = the clamped length of the i-th wanted row (0-based; a row outside [0, m) has
+// none) and counts[0] = 0, so that the inclusive running sum of the k + 1 counts is the
+// result's row starts
 template <class T>
 __global__ void csr_take_count(const int *__restrict__ indptr, const long long *__restrict__ sel, long long k,
-                               long long m, long long nnz, long long *counts) {
+                               long long first, long long step, long long m, long long nnz, long long *counts) {
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < k; i += (long long)gridDim.x * blockDim.x) {
-    long long r = sel[i], lo = 0, hi = 0;
+    long long r = sp_sel(sel, i, first, step), lo = 0, hi = 0;
     if (r >= 0 && r < m) sp_row(indptr, r, nnz, lo, hi);
-    counts[i] = hi - lo;
+    counts[i + 1] = hi - lo;
+    if (i == 0) counts[0] = 0;
   }
 }
 
@@ -376,18 +385,23 @@ __device__ inline long long sp_row_of(const long long *starts, long long k, long
   return sp_last_le(starts, a, b, q);
 }
 
-// The entries of rows sel (k of them, k >= 1) one after the other: a thread an output entry q,
-// its row found by sp_row_of, its source the row's start plus q - starts[i]. A source outside
-// the row (counts and starts made from other arrays) writes column -1 and 0, never reads
-// outside.
+// The entries of the wanted rows (k of them, k >= 1; sp_sel) one after the other: a thread an
+// output entry q, its row found by sp_row_of, its source the row's start plus q - starts[i].
+// A source outside the row (counts and starts made from other arrays) writes column -1 and 0,
+// never reads outside. Threads q <= k also write the result's indptr, optr[q] = starts[q]
+// (int32: total was checked to fit), so the grid covers max(total, k + 1).
 template <class T>
 __global__ void csr_take_rows(const int *__restrict__ indptr, const int *__restrict__ indices,
-                              const T *__restrict__ data, const long long *__restrict__ sel, long long k, long long m,
-                              long long nnz, const long long *__restrict__ starts, long long total, int *oind,
-                              T *odata) {
-  for (long long q = (long long)blockIdx.x * blockDim.x + threadIdx.x; q < total; q += (long long)gridDim.x * blockDim.x) {
+                              const T *__restrict__ data, const long long *__restrict__ sel, long long k,
+                              long long first, long long step, long long m, long long nnz,
+                              const long long *__restrict__ starts, long long total, int *oind, T *odata,
+                              int *optr) {
+  long long n = total > k + 1 ? total : k + 1;
+  for (long long q = (long long)blockIdx.x * blockDim.x + threadIdx.x; q < n; q += (long long)gridDim.x * blockDim.x) {
+    if (q <= k) optr[q] = (int)starts[q];
+    if (q >= total) continue;
     long long a = sp_row_of(starts, k, total, q);
-    long long r = sel[a], lo = 0, hi = 0;
+    long long r = sp_sel(sel, a, first, step), lo = 0, hi = 0;
     if (r >= 0 && r < m) sp_row(indptr, r, nnz, lo, hi);
     long long p = lo + (q - starts[a]);
     if (p >= lo && p < hi) {
@@ -510,19 +524,20 @@ __global__ void csr_lookup(const int *__restrict__ indptr, const int *__restrict
   }
 }
 
-// data[offsets[i]] = v[0] where the offset lies in [0, nnz)
+// data[offsets[i]] = v[i * vstride] where the offset lies in [0, nnz) (vstride 0: one value for
+// all, 1: a value a place; the places are distinct, so no two threads write one entry)
 template <class T>
 __global__ void csr_set(T *data, long long nnz, const long long *__restrict__ offsets, long long k,
-                        const T *__restrict__ v) {
+                        const T *__restrict__ v, long long vstride) {
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < k; i += (long long)gridDim.x * blockDim.x) {
     long long p = offsets[i];
-    if (p >= 0 && p < nnz) data[p] = v[0];
+    if (p >= 0 && p < nnz) data[p] = v[i * vstride];
   }
 }
 
 // Assignment's insertion of places not stored: row r's old entries [lo, hi) (clamped) and its
-// new ones, columns ncol[a .. b) (a, b from newptr, clamped to [0, kn]; sorted), of value
-// v[0], written from lo + a on: merged by column where `sorted` (a canonical matrix), a new
+// new ones, columns ncol[a .. b) (a, b from newptr, clamped to [0, kn]; sorted), of values
+// v[j * vstride] (vstride 0: one value for all, 1: kn values), written from lo + a on: merged by column where `sorted` (a canonical matrix), a new
 // entry before an old one of its column, else the new ones first, then the old in their
 // order (as a stable sort by row of the new entries and then the old ones). Every write lies
 // below hi + b <= nnz + kn, the outputs' size, whatever indptr holds.
@@ -530,18 +545,17 @@ template <class T>
 __global__ void csr_merge(const int *__restrict__ indptr, const int *__restrict__ indices,
                           const T *__restrict__ data, long long m, long long nnz,
                           const long long *__restrict__ newptr, const int *__restrict__ ncol, long long kn,
-                          const T *__restrict__ v, int sorted, int *oind, T *odata) {
+                          const T *__restrict__ v, long long vstride, int sorted, int *oind, T *odata) {
   for (long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x; r < m; r += (long long)gridDim.x * blockDim.x) {
     long long lo, hi, a = newptr[r], b = newptr[r + 1];
     sp_row(indptr, r, nnz, lo, hi);
     a = a < 0 ? 0 : (a > kn ? kn : a);
     b = b < a ? a : (b > kn ? kn : b);
     long long o = lo + a, p = lo, j = a;
-    T val = v[0];
     while (p < hi || j < b) {
       if (j < b && (p >= hi || !sorted || ncol[j] <= indices[p])) {
         oind[o] = ncol[j];
-        odata[o] = val;
+        odata[o] = v[j * vstride];
         j++;
       } else {
         oind[o] = indices[p];

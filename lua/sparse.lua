@@ -866,7 +866,8 @@ end
 -- A key's entries are the dense views' (1-based, negative from the end): a number, a range
 -- {first, last [, step]} ({} the whole dimension, {i} one kept), or a device array (integer:
 -- indices, repeats repeated; bool: a mask of the dimension's length). A selection, 0-based:
--- {int = p}, {first = f, len = l, step = s} or {idx = an int64 array}. The work is on the
+-- {int = p}, {first = f, len = l, step = s} or {idx = an int64 array [, dup = true]} (dup: an
+-- integer array, which may repeat an index; a mask's indices are distinct). The work is on the
 -- device: rows are gathered (kernels/sparse.cu's csr_take_count, a running sum, csr_take_rows),
 -- columns mapped (csr_col_count, a running sum, csr_col_write: each old column's new places
 -- from a sort of the wanted ones), elements looked up (csr_lookup); a CSC matrix is the CSR
@@ -921,7 +922,7 @@ local function array_sel(api, v, n, d)
     end
     x = gpu.where(x:lt(0), x + n, x - 1)
   end
-  return {idx = x}
+  return {idx = x, dup = true}
 end
 
 local function sel_of(api, v, n, d)
@@ -945,30 +946,34 @@ local function sel_array(s, n)
   return gpu.arange(s.first, s.first + s.len * s.step, s.step, "int64")
 end
 
--- the running sum of counts (int64, not empty) from 0 (`inclusive`: the sum through each, no
--- copy of counts.size + 1), its total (read back: one wait), and the indices and data arrays
--- of that many entries
-local function running(api, counts, dt, inclusive)
+-- the inclusive running sum of counts (int64, not empty), its total (read back: one wait), and
+-- the indices and data arrays of that many entries
+local function running(api, counts, dt)
   local ends = counts:cumsum()
   local total = ends:item(counts.size)
   if total > INT32_MAX then fail(api, "the result has %d stored elements: more than 2^31 - 1 (int32 indices)", total) end
-  local sums = inclusive and ends or gpu.concatenate({gpu.zeros(1, "int64"), ends})
-  return sums, total, gpu.empty(total, "int32"), gpu.empty(total, dt)
+  return ends, total, gpu.empty(total, "int32"), gpu.empty(total, dt)
 end
 
--- The rows sel (int64, 0-based) of a compressed matrix's arrays (the CSR form's rows), in
--- sel's order: data, indices, indptr of the result, and its nnz (read back: one wait)
-local function take_major(api, dt, data, indices, indptr, major, nnz, sel)
-  local k = sel.size
+-- The rows s (a selection of the CSR form's rows: a number, a range or an index array) of a
+-- compressed matrix's arrays, in s's order: data, indices, indptr of the result, and its nnz
+-- (read back: one wait). Three launches and no copy: csr_take_count writes each row's length
+-- after a 0, whose running sum is the new indptr (int64), which csr_take_rows also writes as
+-- int32 beside the entries; a range's rows are computed in the kernels (no array of them).
+local function take_major(api, dt, data, indices, indptr, major, nnz, s)
+  local k = sel_len(s)
   if k == 0 then return gpu.zeros(0, dt), gpu.zeros(0, "int32"), gpu.zeros(1, "int32"), 0 end
-  local counts = gpu.empty(k, "int64")
-  kernel("csr_take_count", dt)[{blocks(k, 256), 256}](indptr, sel, k, major, nnz, counts)
+  local counts = gpu.empty(k + 1, "int64")
+  local sel, first, step = counts, 0, 0   -- (sel unread for a number or a range)
+  if s.idx then sel = s.idx:reshape(-1):contiguous()
+  elseif s.int then first, step = s.int, 1
+  else first, step = s.first, s.step end
+  kernel("csr_take_count", dt)[{blocks(k, 256), 256}](indptr, sel, k, first, step, major, nnz, counts)
   local starts, total, oind, odata = running(api, counts, dt)
-  if total > 0 then
-    kernel("csr_take_rows", dt)[{blocks(total, 256), 256}](indptr, indices, data, sel, k, major, nnz, starts, total,
-                                                           oind, odata)
-  end
-  return odata, oind, starts:astype("int32"), total
+  local optr = gpu.empty(k + 1, "int32")
+  kernel("csr_take_rows", dt)[{blocks(math.max(total, k + 1), 256), 256}](indptr, indices, data, sel, k, first, step,
+                                                                          major, nnz, starts, total, oind, odata, optr)
+  return odata, oind, optr, total
 end
 
 -- The columns s (a selection, the CSR form's columns) of a compressed matrix's arrays: each
@@ -993,7 +998,7 @@ local function take_minor(api, dt, data, indices, indptr, major, minor, nnz, s)
   end
   local counts = gpu.empty(nnz, "int64")
   kernel("csr_col_count", dt)[{blocks(nnz, 256), 256}](indices, nnz, minor, mapptr, k, first, step, counts)
-  local ends, total, oind, odata = running(api, counts, dt, true)
+  local ends, total, oind, odata = running(api, counts, dt)
   if total > 0 then
     kernel("csr_col_write", dt)[{blocks(nnz, 256), 256}](indices, data, nnz, minor, mapptr, order, k, first, step,
                                                          ends, total, oind, odata)
@@ -1019,7 +1024,7 @@ local function submatrix(api, A, rs, cs)
   local dt = A.dtype
   local canonical = A.has_canonical_format and (ns == nil or ns.int ~= nil or (ns.step ~= nil and ns.step > 0))
   if ms ~= nil then
-    data, indices, indptr, nnz = take_major(api, dt, data, indices, indptr, major, nnz, sel_array(ms):contiguous())
+    data, indices, indptr, nnz = take_major(api, dt, data, indices, indptr, major, nnz, ms)
     major = sel_len(ms)
   end
   if ns ~= nil then data, indices, indptr = take_minor(api, dt, data, indices, indptr, major, minor, nnz, ns) end
@@ -1060,25 +1065,23 @@ local function key_parts(api, A, key)
   return key, nil
 end
 
--- the places a selection of both dimensions covers: pairs r, c (int64, 0-based, 1-D)
-local function places(api, A, rs, cs)
-  local m, n = A.shape[1], A.shape[2]
-  if rs and cs and rs.idx and cs.idx then
-    local r, c = rs.idx, cs.idx
-    if r.ndim == 2 and r.shape[2] == 1 and (c.ndim == 1 or c.shape[1] == 1) then   -- outer: a submatrix
-      rs, cs = {idx = r:reshape(-1)}, {idx = c:reshape(-1)}
-    else
-      local ok, br, bc = pcall(gpu.broadcast_arrays, r, c)
-      if not ok then
-        fail(api, "row and column index arrays of shapes {%s} and {%s} do not broadcast", table.concat(r.shape, ", "),
-             table.concat(c.shape, ", "))
-      end
-      return br:contiguous():reshape(-1), bc:contiguous():reshape(-1), br.shape
-    end
+-- row and column index arrays broadcast together (views)
+local function broadcast_pair(api, r, c)
+  local ok, br, bc = pcall(gpu.broadcast_arrays, r, c)
+  if not ok then
+    fail(api, "row and column index arrays of shapes {%s} and {%s} do not broadcast", table.concat(r.shape, ", "),
+         table.concat(c.shape, ", "))
   end
-  local r, c = gpu.unique(sel_array(rs, m)), gpu.unique(sel_array(cs, n))
-  local a, b = r.size, c.size
-  return r:reshape(a, 1):expand(a, b):contiguous():reshape(-1), c:reshape(1, b):expand(a, b):contiguous():reshape(-1)
+  return br, bc
+end
+
+-- A[{rows, cols}] of two index arrays: the pairs (r, c: int64, 0-based, 1-D) and their shape,
+-- or nothing for scipy's outer form (rows {k, 1} against 1-D columns: a submatrix)
+local function pairs_of(api, rs, cs)
+  local r, c = rs.idx, cs.idx
+  if r.ndim == 2 and r.shape[2] == 1 and (c.ndim == 1 or c.shape[1] == 1) then return nil end
+  local br, bc = broadcast_pair(api, r, c)
+  return br:contiguous():reshape(-1), bc:contiguous():reshape(-1), br.shape
 end
 
 local function check_2d(api, rs, cs)
@@ -1098,8 +1101,8 @@ local function get(api, A, rk, ck, pr, pc)
     return (lookup(api, A, gpu.full(1, rs.int, "int64"), gpu.full(1, cs.int, "int64"))):item()
   end
   if rs and cs and rs.idx and cs.idx then
-    local r, c, shape = places(api, A, rs, cs)
-    if shape then return (lookup(api, A, r, c)):reshape(shape) end
+    local r, c, shape = pairs_of(api, rs, cs)
+    if r then return (lookup(api, A, r, c)):reshape(shape) end
     return submatrix(api, A, {idx = rs.idx:reshape(-1)}, {idx = cs.idx:reshape(-1)})
   end
   check_2d(api, rs, cs)
@@ -1109,51 +1112,184 @@ local function getitem(A, key)
   return get("index", A, key_parts("index", A, key))
 end
 
--- A[key] = v (a number, a boolean or a gpu.complex), as scipy's: the stored entries there set
--- (where a place holds duplicates, A's are summed first), the places not stored merged into
--- new arrays: in column order into a canonical A, else before each row's old entries
-local function setitem(A, key, v)
-  local api = "assign"
-  if A.format == "coo" then
-    fail(api, "'coo_matrix' object does not support item assignment, as scipy's: assign into A:tocsr() or A:tocsc()")
+-- ---- assignment: A[key] = v, scipy's __setitem__ ----
+-- The key's places in the C order of scipy's selection shape (nil: one element), and whether
+-- a place may repeat. scipy's shape: a range (a missing entry: the whole dimension) is a
+-- dimension, a number none, an index array its own shape, broadcast, rows made a column where
+-- the columns are a range (A[{i, {}}] is 1 x n, A[{idx, j}] is 1-D).
+local function assign_places(api, A, rk, ck, pr, pc)
+  if pr then return pr, pc, {pr.size}, false end
+  local m, n = A.shape[1], A.shape[2]
+  local rs, cs = sel_of(api, rk, m, 1), sel_of(api, ck, n, 2)
+  if rs and cs and rs.int and cs.int then return gpu.full(1, rs.int, "int64"), gpu.full(1, cs.int, "int64") end
+  local dup = (rs and rs.dup) or (cs and cs.dup) or false
+  if rs and cs and rs.idx and cs.idx then
+    local br, bc = broadcast_pair(api, rs.idx, cs.idx)
+    return br:contiguous():reshape(-1), bc:contiguous():reshape(-1), br.shape, dup
   end
-  local ok, val = pcall(function()
-    if type(v) ~= "number" and type(v) ~= "boolean" and type(v) ~= "userdata" then error("") end
-    return gpu.full(1, v, A.dtype)
-  end)
-  if not ok or is_array(v) then
-    fail(api, "only a number, a boolean or a gpu.complex can be assigned, got %s", is_sparse(v) and "a sparse matrix" or described(v))
+  check_2d(api, rs, cs)
+  local r, c = sel_array(rs, m), sel_array(cs, n)
+  local a, b = r.size, c.size
+  local ranged = rs == nil or rs.len ~= nil or cs == nil or cs.len ~= nil
+  return r:reshape(a, 1):expand(a, b):contiguous():reshape(-1), c:reshape(1, b):expand(a, b):contiguous():reshape(-1),
+         ranged and {a, b} or {a * b}, dup
+end
+
+local COMPLEX_MT = getmetatable(gpu.complex(0))
+local function shown(shape) return "{" .. table.concat(shape, ", ") .. "}" end
+local function complex_into(api, A, what)
+  fail(api, "a complex value (%s) cannot be assigned into a %s matrix (take its real part)", what, A.dtype)
+end
+
+-- The value as a device array of A's dtype (a copy) and whether it is a single value (a
+-- number, a boolean or a gpu.complex): a device array is cast as NumPy's astype, a Lua table
+-- (nested lists) goes through gpu.array. Complex into a matrix of another dtype is refused:
+-- scipy refuses a complex number or list (float() of it), and casts a NumPy complex array
+-- dropping the imaginary part (a ComplexWarning).
+local function value_arg(api, A, v)
+  local dt = A.dtype
+  if type(v) == "number" or type(v) == "boolean" then
+    if type(v) == "boolean" and dt ~= "bool" then v = v and 1 or 0 end
+    return gpu.full(1, v, dt), true
   end
-  local rk, ck, r, c = key_parts(api, A, key)
-  if not r then
-    local rs, cs = sel_of(api, rk, A.shape[1], 1), sel_of(api, ck, A.shape[2], 2)
-    if not (rs and cs and rs.idx and cs.idx) then check_2d(api, rs, cs) end
-    r, c = places(api, A, rs, cs)
+  if getmetatable(v) == COMPLEX_MT then
+    if KIND[dt] ~= "c" then complex_into(api, A, tostring(v)) end
+    return gpu.full(1, v, dt), true
   end
+  if is_array(v) then
+    if not pcall(function() return v.size end) then fail(api, "the value is a freed array") end
+    if KIND[v.dtype] == "c" and KIND[dt] ~= "c" then complex_into(api, A, "a " .. v.dtype .. " array") end
+    return v:astype(dt), false
+  end
+  if type(v) == "table" and not is_sparse(v) then
+    local leaf = v
+    while type(leaf) == "table" do leaf = leaf[1] end
+    local ok, x = pcall(gpu.array, v, type(leaf) == "boolean" and "bool" or dt)
+    if not ok then
+      if getmetatable(leaf) == COMPLEX_MT and KIND[dt] ~= "c" then complex_into(api, A, "a table of gpu.complex") end
+      fail(api, "the value: %s", (tostring(x):gsub("^.-:%d+: ", "")))
+    end
+    return x:astype(dt), false
+  end
+  fail(api, "the value must be a number, a boolean, a gpu.complex, a device array, a table or a sparse matrix, got %s",
+       described(v))
+end
+
+-- a dense value x fitted to the selection's shape as scipy's: reshaped where the two shapes
+-- are one but for dimensions of 1 (a 1-D column into A[{{}, j}]), else broadcast (NumPy's
+-- rules); flat, C-ordered
+local function squeezed(shape)
+  local t = {}
+  for _, d in ipairs(shape) do if d ~= 1 then t[#t + 1] = d end end
+  return table.concat(t, ",")
+end
+local function fit(api, x, shape)
+  if squeezed(x.shape) == squeezed(shape) then return x:reshape(-1) end
+  local ok, b = pcall(gpu.broadcast_to, x, shape)
+  if not ok then fail(api, "a value of shape %s does not broadcast to the selection's shape %s", shown(x.shape), shown(shape)) end
+  return b:contiguous():reshape(-1)
+end
+
+-- A sparse value X for a selection of `shape`, as scipy's: the selection made 2-D (a 1-D one
+-- a row), each dimension of X equal to its or 1 (broadcast). Its values there (0 where X
+-- stores nothing) and where it stores something (duplicates summed, explicit zeros stored),
+-- flat; nil where X has no elements
+local function sparse_value(api, A, X, shape)
+  local s = #shape == 1 and {1, shape[1]} or shape
+  local a, b = X.shape[1], X.shape[2]
+  if not ((a == s[1] or (a == 1 and s[1] ~= 1)) and (b == s[2] or (b == 1 and s[2] ~= 1))) then
+    fail(api, "a sparse value of shape %dx%d does not fit the selection's shape %s", a, b, shown(shape))
+  end
+  if KIND[X.dtype] == "c" and KIND[A.dtype] ~= "c" then complex_into(api, A, "a " .. X.dtype .. " matrix") end
+  if a == 0 or b == 0 then return nil end
+  local has = gpu.broadcast_to(with_data(X, gpu.ones(X.data.size, "bool")):toarray(), s):contiguous():reshape(-1)
+  local vals = gpu.broadcast_to(X:toarray():astype(A.dtype), s):contiguous():reshape(-1)
+  return gpu.where(has, vals, gpu.zeros(1, A.dtype)), has
+end
+
+-- the 1-based places of the last of each run of equal key // group in key's stable sort: each
+-- distinct place's last occurrence (group 2: the key's low bit a flag, which sorts a place's
+-- flagged occurrences after the others)
+local function last_of(key, group)
+  local k = key.size
+  local sorted, order = gpu.sort(key)
+  if k == 1 then return order end
+  local g = group == 1 and sorted or sorted // group
+  return order[gpu.concatenate({g[{{1, k - 1}}]:ne(g[{{2, k}}]), gpu.full(1, true, "bool")})]
+end
+
+-- Sets the places (r[i], c[i]) (int64, 0-based, 1-D, inside A) to val: one value (`one`: a
+-- 1-element array) or a value a place. `has` (bool, a place each; nil: all) marks the places a
+-- sparse value stores: a stored place it lacks becomes 0, a place not stored is inserted only
+-- where it has one. `dup`: a place may repeat; its last occurrence wins, as scipy's (of those
+-- a sparse value stores: scipy zeroes the selection, then sets the value's entries in order).
+-- Stored places are set in place (where a place holds duplicates, A's are summed first); the
+-- places not stored are merged into new arrays: in column order into a canonical A, else
+-- before each row's old entries.
+local function assign(api, A, r, c, val, one, has, dup)
   if r.size == 0 then return end
+  if dup and not one then
+    local key = r * A.shape[2] + c   -- (< 2^62: m, n < 2^31)
+    if has then key = key * 2 + has:astype("int64") end
+    local keep = last_of(key, has and 2 or 1)
+    r, c, val = gpu.take(r, keep), gpu.take(c, keep), gpu.take(val, keep)
+    if has then has = gpu.take(has, keep) end
+  end
   local _, offs, counts = lookup(api, A, r, c)
   if not A.has_canonical_format and counts:gt(1):any() then
     A:sum_duplicates()
     _, offs = lookup(api, A, r, c)
   end
   local data, indices, indptr, major, minor, nnz = parts(api, A)
-  kernel("csr_set", A.dtype)[{blocks(r.size, 256), 256}](data, nnz, offs, r.size, val)
+  local stride = one and 0 or 1
+  kernel("csr_set", A.dtype)[{blocks(r.size, 256), 256}](data, nnz, offs, r.size, val, stride)
   if data ~= A.data then A.data = data end
-  local missing = gpu.flatnonzero(offs:lt(0))
+  local new = offs:lt(0)
+  if has then new = gpu.logical_and(new, has) end
+  local missing = gpu.flatnonzero(new)
   if missing.size == 0 then return end
   -- the places not stored, once each (a pair may be given twice), sorted by row and column of
   -- the CSR form, merged into each row's entries (csr_merge: a thread a row, no sort of nnz)
   local mr, mc = swap(A.format, gpu.take(r, missing), gpu.take(c, missing))
   local w = math.max(minor, 1)
-  local key_ = gpu.unique(mr * w + mc)
-  local kn = key_.size
-  local newptr = gpu.searchsorted(key_ // w, gpu.arange(0, major + 1, 1, "int64")) - 1   -- (1-based)
-  local nc = (key_ % w):astype("int32")
+  local key, nval = mr * w + mc, val
+  if one then key = gpu.unique(key)
+  else   -- (distinct already)
+    local order = gpu.argsort(key)
+    key, nval = gpu.take(key, order), gpu.take(gpu.take(val, missing), order)
+  end
+  local kn = key.size
+  local newptr = gpu.searchsorted(key // w, gpu.arange(0, major + 1, 1, "int64")) - 1   -- (1-based)
+  local nc = (key % w):astype("int32")
   local oind, odata = gpu.zeros(nnz + kn, "int32"), gpu.zeros(nnz + kn, A.dtype)   -- (all written, unless indptr was overwritten)
-  kernel("csr_merge", A.dtype)[{blocks(major, 256), 256}](indptr, indices, data, major, nnz, newptr, nc, kn, val,
-                                                          A.has_canonical_format and 1 or 0, oind, odata)
+  kernel("csr_merge", A.dtype)[{blocks(major, 256), 256}](indptr, indices, data, major, nnz, newptr, nc, kn, nval,
+                                                          stride, A.has_canonical_format and 1 or 0, oind, odata)
   A.data, A.indices = odata, oind
   A.indptr = (gpu.clip(indptr:astype("int64"), 0, nnz) + newptr):astype("int32")
+end
+
+-- A[key] = v: the key checked first, then the value, as scipy's
+local function setitem(A, key, v)
+  local api = "assign"
+  if A.format == "coo" then
+    fail(api, "'coo_matrix' object does not support item assignment, as scipy's: assign into A:tocsr() or A:tocsc()")
+  end
+  local r, c, shape, dup = assign_places(api, A, key_parts(api, A, key))
+  local val, one, has
+  if is_sparse(v) then
+    if not shape then fail(api, "a sparse matrix cannot be assigned to one element (scipy: setting an array element with a sequence)") end
+    val, has = sparse_value(api, A, v, shape)
+    if not val then return end
+  else
+    val, one = value_arg(api, A, v)
+    if not shape then
+      if val.size ~= 1 then fail(api, "one element takes one value, got a value of shape %s", shown(val.shape)) end
+      val, one = val:reshape(1), true
+    elseif not one then
+      val = fit(api, val, shape)
+    end
+  end
+  assign(api, A, r, c, val, one, has, dup)
 end
 
 -- scipy's getrow (CSR, 1 x n, for every format) and getcol (m x 1: CSC for CSC, else CSR)

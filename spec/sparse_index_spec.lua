@@ -8,54 +8,12 @@ local S = require("spec.support")
 local sp = gpu.sparse
 
 local function err(msg, f, ...) assert.matches(msg, S.errof(f, ...), 1, true) end
-local function same(want, got)
-  assert.are.same(want.shape, got.shape, ("shapes {%s} and {%s}: %s"):format(table.concat(want.shape, ", "), table.concat(got.shape, ", "), debug.traceback()))
-  assert.is_true(gpu.array_equal(want, got), ("expected %s, got %s"):format(tostring(want), tostring(got)))
-end
--- a sparse result against a dense 2-D reference, and its format
-local function like(want, R, fmt)
-  assert.is_true(sp.issparse(R))
-  assert.are.equal(fmt, R.format)
-  same(want:contiguous(), R:toarray())
-end
-
--- A random m x n matrix (format "csr" or "csc", dtype dt) whose rows (CSC: columns) hold
--- unsorted entries, duplicates, explicit zeros and empty ones
-local function random_matrix(m, n, fmt, dt, seed)
-  math.randomseed(seed)
-  local major, minor = m, n
-  if fmt == "csc" then major, minor = n, m end
-  local re, im, ind, ptr = {}, {}, {}, {0}
-  for _ = 1, major do
-    local len = math.random(0, 3) == 0 and 0 or math.random(1, minor + 1)
-    for _ = 1, len do
-      ind[#ind + 1] = math.random(0, minor - 1)
-      re[#re + 1] = math.random(0, 5) == 0 and 0 or math.random(-4, 5)
-      im[#im + 1] = math.random(-3, 3)
-    end
-    ptr[#ptr + 1] = #ind
-  end
-  local data = gpu.array(re, "float64")
-  if dt == "complex128" then
-    data = data:astype(dt) + gpu.array(im, "float64"):astype(dt) * gpu.full({}, gpu.complex(0, 1), dt)
-  elseif dt == "bool" then
-    data = data:ne(0)
-  else
-    data = data:astype(dt)
-  end
-  local ctor = fmt == "csr" and sp.csr_matrix or sp.csc_matrix
-  return ctor({data, gpu.array(ind, "int32"), gpu.array(ptr, "int32")}, {shape = {m, n}})
-end
+local same, like, random_matrix = S.same_array, S.like_sparse, S.random_sparse
 
 local function i64(t) return gpu.array(t, "int64") end
 local function one(dt) return dt == "bool" and true or dt == "complex128" and gpu.complex(2, -1) or 3 end
 
-local CASES = {}
-for _, fmt in ipairs({"csr", "csc"}) do
-  for k, dt in ipairs({"float64", "float32", "complex128", "bool"}) do
-    CASES[#CASES + 1] = {fmt, dt, ({{6, 5}, {5, 7}, {4, 4}, {7, 4}})[k], #CASES + 1}
-  end
-end
+local CASES = S.SPARSE_CASES
 
 describe("gpu.sparse indexing", function()
   for _, case in ipairs(CASES) do
@@ -340,8 +298,8 @@ describe("gpu.sparse indexing", function()
         function() return A:tocoo()[{1, 1}] end)
     err("gpu.sparse.assign: 'coo_matrix' object does not support item assignment, as scipy's",
         function() local O = A:tocoo(); O[{1, 1}] = 2 end)
-    err("gpu.sparse.assign: only a number, a boolean or a gpu.complex can be assigned, got a device array",
-        function() A[{1, 1}] = gpu.ones(1) end)
+    err("gpu.sparse.assign: the value must be a number, a boolean, a gpu.complex, a device array, a table or a sparse matrix, got string",
+        function() A[{1, 1}] = "x" end)
     err("gpu.sparse.assign: row index 6 out of range for a matrix of 5 rows", function() A[{6, 1}] = 1 end)
     -- an assignment's error names the assigning line, as an index's does (not lua/sparse.lua's)
     assert.matches("^spec/sparse_index_spec%.lua:%d+: gpu%.sparse%.assign: row index 6",

@@ -75,4 +75,57 @@ function M.close(want, got, tol)
   walk(want, g, "element")
 end
 
+-- device arrays of one shape and equal elements (the message shows both)
+function M.same_array(want, got)
+  local assert = require("luassert")   -- (busted's: a spec file's assert is not a global)
+  assert.are.same(want.shape, got.shape, ("shapes {%s} and {%s}: %s"):format(table.concat(want.shape, ", "),
+                                                                          table.concat(got.shape, ", "), debug.traceback()))
+  assert.is_true(gpu.array_equal(want, got), ("expected %s, got %s"):format(tostring(want), tostring(got)))
+end
+
+-- a sparse result R of format fmt against a dense 2-D reference
+function M.like_sparse(want, R, fmt)
+  local assert = require("luassert")
+  assert.is_true(gpu.sparse.issparse(R))
+  assert.are.equal(fmt, R.format)
+  M.same_array(want:contiguous(), R:toarray())
+end
+
+-- the sparse specs' matrices: {format, dtype, shape, seed} for CSR and CSC of each dtype
+M.SPARSE_CASES = {}
+for _, fmt in ipairs({"csr", "csc"}) do
+  for k, dt in ipairs({"float64", "float32", "complex128", "bool"}) do
+    M.SPARSE_CASES[#M.SPARSE_CASES + 1] = {fmt, dt, ({{6, 5}, {5, 7}, {4, 4}, {7, 4}})[k], #M.SPARSE_CASES + 1}
+  end
+end
+
+-- A random m x n gpu.sparse matrix (format "csr" or "csc", dtype float64, float32,
+-- complex128 or bool) whose rows (CSC: columns) hold unsorted entries, duplicates, explicit
+-- zeros and empty ones
+function M.random_sparse(m, n, fmt, dt, seed)
+  math.randomseed(seed)
+  local major, minor = m, n
+  if fmt == "csc" then major, minor = n, m end
+  local re, im, ind, ptr = {}, {}, {}, {0}
+  for _ = 1, major do
+    local len = math.random(0, 3) == 0 and 0 or math.random(1, minor + 1)
+    for _ = 1, len do
+      ind[#ind + 1] = math.random(0, minor - 1)
+      re[#re + 1] = math.random(0, 5) == 0 and 0 or math.random(-4, 5)
+      im[#im + 1] = math.random(-3, 3)
+    end
+    ptr[#ptr + 1] = #ind
+  end
+  local data = gpu.array(re, "float64")
+  if dt == "complex128" then
+    data = data:astype(dt) + gpu.array(im, "float64"):astype(dt) * gpu.full({}, gpu.complex(0, 1), dt)
+  elseif dt == "bool" then
+    data = data:ne(0)
+  else
+    data = data:astype(dt)
+  end
+  local ctor = fmt == "csr" and gpu.sparse.csr_matrix or gpu.sparse.csc_matrix
+  return ctor({data, gpu.array(ind, "int32"), gpu.array(ptr, "int32")}, {shape = {m, n}})
+end
+
 return M

@@ -40,3 +40,16 @@ bench(("assign A[i, j] = v, new (a rebuild of 2^%d x 32)"):format(lg), function(
   D[{7, N}] = 2
   return D
 end, 3)
+-- array values: 2^k/10 stored places (one of each picked row's entries) set from an array
+-- (an index array's places sorted to find repeats), and a whole row set from an array (its
+-- new places merged: a rebuild)
+local sr = picks(N // 10, N, 3)
+local sc = gpu.take(B.indices, (sr - 1) * K + (sr - 1) % K + 1):astype("int64") + 1
+local sv = gpu.arange(N // 10, "float64")
+bench(("assign A[r, c] = values, 2^%d/10 stored pairs"):format(lg), function() B[{sr, sc}] = sv end, 10)
+local row = gpu.arange(N, "float64") + 1
+bench(("assign A[i, :] = values, new (a rebuild of 2^%d x 32)"):format(lg), function()
+  local D = B:copy()
+  D[{7, {}}] = row
+  return D
+end, 3)

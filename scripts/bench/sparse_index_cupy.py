@@ -39,3 +39,15 @@ def assign_new():
     D[6, N - 1] = 2
     return D
 bench("assign A[i, j] = v, new (a rebuild of 2^20 x 32)", assign_new, 3)
+sr = picks(N // 10, N, 3)
+sc = B.indices[sr * K + sr % K].astype(cp.int64)
+sv = cp.arange(N // 10, dtype=cp.float64)
+def assign_pairs():
+    B[sr, sc] = sv
+bench("assign A[r, c] = values, 2^20/10 stored pairs", assign_pairs, 10)
+row = cp.arange(N, dtype=cp.float64) + 1
+def assign_row():
+    D = B.copy()
+    D[6, :] = row
+    return D
+bench("assign A[i, :] = values, new (a rebuild of 2^20 x 32)", assign_row, 3)
