@@ -546,7 +546,7 @@ array_meta.methods.searchsorted = gpu.searchsorted
 array_meta.methods._take_rows = gpu._api(function(a, idx) return gpu.take(a, idx, 1) end, 3)
 array_meta.methods._extract = gpu._api(function(a, mask) return gpu.extract(mask, a) end, 3)
 array_meta.methods._put_mask = gpu._api(function(a, mask, v)
-  if type(v) ~= "number" and type(v) ~= "boolean" and getmetatable(v) ~= getmetatable(gpu.complex(0)) then
+  if type(v) ~= "number" and type(v) ~= "boolean" and not gpu._arg.is_complex(v) then
     error(("a[mask] = v takes a number, a boolean or a gpu.complex, got %s: for arrays use gpu.where(mask, v, a, {out = a})"):format(
       is_array(v) and "an array" or described(v)), 2)
   end

@@ -377,7 +377,7 @@ local function arguments(...)
     if not is_array(x) and type(x) ~= "number" then
       error(("gpu.einsum: operand %d must be a device array or a number, got %s"):format(k, described(x)))
     end
-    if type(x) ~= "number" and not pcall(function() return x.ndim end) then
+    if type(x) ~= "number" and gpu._arg.freed(x) then
       error(("gpu.einsum: operand %d is a freed array"):format(k))
     end
     xs[k] = x

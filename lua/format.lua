@@ -558,12 +558,12 @@ local function show(kind, a)
 end
 
 function M.array(a)
-  if not pcall(function() return a.size end) then return "gpu.array (freed)" end
+  if gpu._arg.freed(a) then return "gpu.array (freed)" end
   return show("gpu.array", a)
 end
 
 function M.hostarray(h)
-  if not pcall(function() return h.size end) then return "gpu.hostarray (freed)" end
+  if gpu._arg.freed(h) then return "gpu.hostarray (freed)" end
   return show("gpu.hostarray", h)
 end
 
@@ -658,7 +658,7 @@ local function array_arg(a, fname)
   if type(a) ~= "userdata" or (mt ~= gpu._meta.array and mt ~= gpu._meta.hostarray) then
     error(("bad argument #1 to '%s' (array expected, got %s)"):format(fname, type(a)), 3)
   end
-  if not pcall(function() return a.size end) then
+  if gpu._arg.freed(a) then
     error(("bad argument #1 to '%s' (attempt to use a freed array)"):format(fname), 3)
   end
 end

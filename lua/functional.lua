@@ -97,7 +97,7 @@ local function scalar_type(v, api)
   if type(v) == "boolean" then return "bool" end
   if math.type(v) == "integer" then return int_type(v) end
   if math.type(v) == "float" then return float_type(v) end
-  if getmetatable(v) == getmetatable(gpu.complex(0)) then
+  if gpu._arg.is_complex(v) then
     return fits_float32(v.re) and fits_float32(v.im) and "complex64" or "complex128"
   end
   fail(api, 1, "number, boolean, gpu.complex or device array expected, got %s", described(v))
@@ -206,7 +206,7 @@ end
 
 function gpu.isscalar(v)
   local t = type(v)
-  return t == "number" or t == "string" or t == "boolean" or getmetatable(v) == getmetatable(gpu.complex(0))
+  return t == "number" or t == "string" or t == "boolean" or gpu._arg.is_complex(v)
 end
 
 function gpu.iterable(v)

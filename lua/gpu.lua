@@ -41,6 +41,12 @@ end
 -- error at level 3: the line that called the public function calling it.
 local arg = {}
 gpu._arg = arg
+-- whether x, an array or host array, has been freed (reading any field of a freed one raises)
+local function size_of(x) return x.size end
+function arg.freed(x) return not pcall(size_of, x) end
+-- whether v is a gpu.complex number
+local COMPLEX_MT = getmetatable(gpu.complex(0))
+function arg.is_complex(v) return getmetatable(v) == COMPLEX_MT end
 -- the result_type of a list of arrays or dtype names, however many (gpu.result_type takes 16
 -- operands: for arrays alone promotion is associative, so the list is folded)
 function arg.result_type_of(list)
@@ -826,7 +832,7 @@ local function full(name, level, vpos, shape, value, dtype)
   dtype = dtype_name(dtype, level + 1)
   local vt = type(value)
   if vt ~= "number" and not (dtype == "bool" and vt == "boolean") and
-     not (dtype:find("^complex") and getmetatable(value) == getmetatable(gpu.complex(0))) then
+     not (dtype:find("^complex") and arg.is_complex(value)) then
     error(("bad argument #%d to '%s' (%s expected, got %s)"):format(vpos, name,
           dtype == "bool" and "boolean or number" or "number", what(value)), level)
   end

@@ -93,7 +93,7 @@ end
 local function result_output(out, dtype, shape, api, whose, complex_ok)
   if out == nil then return dtype end
   if is_array(out) then
-    if not pcall(function() return out.size end) then fail(api, "output is a freed array") end
+    if gpu._arg.freed(out) then fail(api, "output is a freed array") end
     if KIND[out.dtype] == "c" and not complex_ok then fail(api, "output is %s: complex arrays are not supported", out.dtype) end
     local same = out.ndim == #shape
     for d = 1, #shape do same = same and out.shape[d] == shape[d] end

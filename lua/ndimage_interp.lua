@@ -31,7 +31,7 @@ local SMALL_INDEX = 2 ^ 31 - 2 * MAX_GRID * BLOCK   -- (an int index plus the gr
 
 -- a (a device array) unless freed: an error naming api and `what`
 local function live(a, api, what)
-  if not pcall(function() return a.size end) then fail(api, "%s is a freed array", what) end
+  if gpu._arg.freed(a) then fail(api, "%s is a freed array", what) end
   return a
 end
 

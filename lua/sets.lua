@@ -75,7 +75,7 @@ end
 local function values_of(v, dtype, api, what)
   if is_array(v) then return v.dtype == dtype and v or v:astype(dtype) end
   if type(v) == "table" then return gpu.array(v, dtype) end
-  if type(v) == "number" or type(v) == "boolean" or getmetatable(v) == getmetatable(gpu.complex(0)) then
+  if type(v) == "number" or type(v) == "boolean" or gpu._arg.is_complex(v) then
     return gpu.full({}, v, dtype)
   end
   fail(api, "%s must be a device array, a table or a number, got %s", what, described(v))
@@ -172,7 +172,7 @@ function gpu.copyto(dst, src, opts)
   array_arg(dst, "copyto", "dst")
   opts = options(opts, "copyto", 3, "where")
   if not is_array(src) and type(src) ~= "number" and type(src) ~= "boolean" and
-     getmetatable(src) ~= getmetatable(gpu.complex(0)) then
+     not gpu._arg.is_complex(src) then
     fail("copyto", "src must be a device array or a number, got %s", described(src))
   end
   if not same_kind(kind_of(src), KIND[dst.dtype]) then

@@ -87,7 +87,7 @@ local function parts(api, A)
   local data, indices, indptr = A.data, A.indices, A.indptr
   for _, name in ipairs({"data", "indices", "indptr"}) do   -- (a list: a nil field is seen too)
     if not is_array(A[name]) then fail(api, "the matrix's %s is not a device array (%s)", name, described(A[name])) end
-    if not pcall(function() return A[name].size end) then fail(api, "the matrix's %s is a freed array", name) end
+    if gpu._arg.freed(A[name]) then fail(api, "the matrix's %s is a freed array", name) end
   end
   if data.dtype ~= A.dtype then fail(api, "the matrix's data is %s, its dtype %s (use astype)", data.dtype, tostring(A.dtype)) end
   if indices.dtype ~= "int32" or indptr.dtype ~= "int32" then
@@ -693,7 +693,7 @@ local function dense_arg(api, x, at)
     if not ok then fail(api, "%s", tostring(r):gsub("^.-:%d+: ", "")) end
     return r
   end
-  if is_array(x) and not pcall(function() return x.size end) then fail(api, "%s is a freed array", at and "argument " .. at or "the array") end
+  if is_array(x) and gpu._arg.freed(x) then fail(api, "%s is a freed array", at and "argument " .. at or "the array") end
   return x
 end
 
@@ -905,7 +905,7 @@ end
 -- an index array or mask (a device array) of a dimension of n; one read back (its range)
 local function array_sel(api, v, n, d)
   local what = DIM_NAME[d]
-  if not pcall(function() return v.size end) then fail(api, "the %s index is a freed array", what) end
+  if gpu._arg.freed(v) then fail(api, "the %s index is a freed array", what) end
   if v.dtype == "bool" then
     if v.ndim ~= 1 or v.size ~= n then
       fail(api, "a %s mask must be 1-D of the matrix's %d %ss, got shape {%s}", what, n, what, table.concat(v.shape, ", "))
@@ -1135,7 +1135,6 @@ local function assign_places(api, A, rk, ck, pr, pc)
          ranged and {a, b} or {a * b}, dup
 end
 
-local COMPLEX_MT = getmetatable(gpu.complex(0))
 local function shown(shape) return "{" .. table.concat(shape, ", ") .. "}" end
 local function complex_into(api, A, what)
   fail(api, "a complex value (%s) cannot be assigned into a %s matrix (take its real part)", what, A.dtype)
@@ -1152,12 +1151,12 @@ local function value_arg(api, A, v)
     if type(v) == "boolean" and dt ~= "bool" then v = v and 1 or 0 end
     return gpu.full(1, v, dt), true
   end
-  if getmetatable(v) == COMPLEX_MT then
+  if gpu._arg.is_complex(v) then
     if KIND[dt] ~= "c" then complex_into(api, A, tostring(v)) end
     return gpu.full(1, v, dt), true
   end
   if is_array(v) then
-    if not pcall(function() return v.size end) then fail(api, "the value is a freed array") end
+    if gpu._arg.freed(v) then fail(api, "the value is a freed array") end
     if KIND[v.dtype] == "c" and KIND[dt] ~= "c" then complex_into(api, A, "a " .. v.dtype .. " array") end
     return v:astype(dt), false
   end
@@ -1166,7 +1165,7 @@ local function value_arg(api, A, v)
     while type(leaf) == "table" do leaf = leaf[1] end
     local ok, x = pcall(gpu.array, v, type(leaf) == "boolean" and "bool" or dt)
     if not ok then
-      if getmetatable(leaf) == COMPLEX_MT and KIND[dt] ~= "c" then complex_into(api, A, "a table of gpu.complex") end
+      if gpu._arg.is_complex(leaf) and KIND[dt] ~= "c" then complex_into(api, A, "a table of gpu.complex") end
       fail(api, "the value: %s", (tostring(x):gsub("^.-:%d+: ", "")))
     end
     return x:astype(dt), false

@@ -575,13 +575,12 @@ end
 -- 1 to 100; anything else is above)
 local function freed(v) return gpu._jit_code(v) > 100 end
 
-local complex_mt = getmetatable(gpu.complex(0))
 local function arg_param(st, v, i)
   local mt = mtype(v)
   if mt == "integer" then return {dtype = st.integer} end
   if mt == "float" then return {dtype = st.float} end
   if type(v) == "boolean" then return {dtype = "bool"} end
-  if getmetatable(v) == complex_mt then   -- gpu.complex(re, im): complex64 under float = "float32"
+  if gpu._arg.is_complex(v) then   -- gpu.complex(re, im): complex64 under float = "float32"
     return {dtype = st.float == "float32" and "complex64" or "complex128"}
   end
   local why
