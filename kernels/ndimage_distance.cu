@@ -13,6 +13,10 @@ namespace ndd {
 enum { EUCLIDEAN = 0, TAXICAB = 1, CHESSBOARD = 2 };
 enum { EDT = 0, CDT = 1, BF = 2 };
 
+// the places of a band that ndd_band_env stacks in shared memory (lua/ndimage_distance.lua's
+// BAND), and the most threads of its blocks that do
+#define NDD_BAND 32
+
 // the C-order strides of a shape (in elements)
 __device__ inline void strides(const long long *shape, int nd, long long *st) {
   long long s = 1;
@@ -81,35 +85,42 @@ __device__ inline long long takeover(int metric, long long lo, long long len, lo
 
 // Meijster's envelope of the candidates (src >= 0) at places [lo, hi) of the line at base
 // (stride sd, len places), over all of [0, len): their places in s and the starts of their
-// stretches in t, at places stack, stack + sd ... (H: each element's h); their count
-__device__ inline long long envelope(const int *src, const double *H, int *s, int *t, long long base, long long sd,
-                                     long long lo, long long hi, long long stack, long long len, int metric,
-                                     double sw, int later) {
+// stretches in t, at places stack, stack + ssd ... (H: each element's h; hs, where not
+// null, keeps each entry's h beside them, so that a pop reads it there rather than in H);
+// their count. *least (where not null): the candidates' least h, +inf for none.
+__device__ inline long long envelope(const int *src, const double *H, int *s, int *t, double *hs, long long base,
+                                     long long sd, long long lo, long long hi, long long stack, long long ssd,
+                                     long long len, int metric, double sw, int later, double *least) {
   long long q = -1;
   double hq = 0.0;   // the h of the stack's top
+  double m = INFINITY;
   for (long long u = lo; u < hi; u++) {
     if (src[base + u * sd] < 0) continue;
     const double hu = H[base + u * sd];
+    if (hu < m) m = hu;
     while (q >= 0) {
-      if (!wins(metric, t[stack + q * sd], u, hu, s[stack + q * sd], hq, sw, later)) break;
+      if (!wins(metric, t[stack + q * ssd], u, hu, s[stack + q * ssd], hq, sw, later)) break;
       q--;
-      if (q >= 0) hq = H[base + (long long)s[stack + q * sd] * sd];
+      if (q >= 0) hq = hs ? hs[stack + q * ssd] : H[base + (long long)s[stack + q * ssd] * sd];
     }
     if (q < 0) {
       q = 0;
       s[stack] = (int)u;
       t[stack] = 0;
+      if (hs) hs[stack] = hu;
       hq = hu;
     } else {
-      long long at = takeover(metric, t[stack + q * sd] + 1, len, u, hu, s[stack + q * sd], hq, sw, later);
+      long long at = takeover(metric, t[stack + q * ssd] + 1, len, u, hu, s[stack + q * ssd], hq, sw, later);
       if (at < len) {
         q++;
-        s[stack + q * sd] = (int)u;
-        t[stack + q * sd] = (int)at;
+        s[stack + q * ssd] = (int)u;
+        t[stack + q * ssd] = (int)at;
+        if (hs) hs[stack + q * ssd] = hu;
         hq = hu;
       }
     }
   }
+  if (least) *least = m;
   return q + 1;
 }
 
@@ -250,7 +261,7 @@ extern "C" __global__ void ndd_envelope(gpu::array<bool> in, const int *src, con
       base += (r - q * in.shape[k]) * st[k];
       r = q;
     }
-    const long long K = ndd::envelope(src, H, s, t, base, sd, 0, len, base, len, metric, sw, later);
+    const long long K = ndd::envelope(src, H, s, t, nullptr, base, sd, 0, len, base, sd, len, metric, sw, later, nullptr);
     cnt[j] = (int)K;
   }
 }
@@ -339,39 +350,52 @@ extern "C" __global__ void ndd_near_take(gpu::array<bool> in, const int *src, in
 // rounding and all. That order is total, so the least over the line is the least of
 // the bands' least ones: ndd_band_env builds each band's envelope over all of [0, len)
 // (Meijster's scheme on the band's candidates alone; s, t in the band's own places, the
-// count in cntb[line * nb + band]), and ndd_band_take (a thread an element) looks x up in
+// count in cntb[line * nb + band], the candidates' least h in hmin), and ndd_band_take (a thread an element) looks x up in
 // its own band's envelope and then in bands further out on both sides, while a band can
 // still hold a candidate at most as costly as the best so far (no candidate of a band costs
 // less than the cost at the band's nearest place with its least h: rounding is monotonic,
 // so this holds of computed costs too).
 extern "C" __global__ void ndd_band_env(gpu::array<bool> in, const int *src, const double *H, int *s, int *t,
-                                        int *cntb, int d, int metric, double sw, int later, long long B) {
+                                        int *cntb, double *hmin, int d, int metric, double sw, int later, long long B) {
+  // A band's stack is built in shared memory (NDD_BAND places a thread, a thread's entries
+  // blockDim.x apart): its pops and pushes, a chain of dependent reads, then cost a shared
+  // load a step instead of a trip to L2; it is stored at the band's places once built.
+  // (Blocks of more threads, or longer bands, build it at the band's places as before.)
+  __shared__ int ss[NDD_BAND * NDD_BAND], st[NDD_BAND * NDD_BAND];
+  __shared__ double sh[NDD_BAND * NDD_BAND];
+  const bool staged = blockDim.x <= NDD_BAND && B <= NDD_BAND;
   ndd::band bn;
   for (long long task = gpu::grid(1); ndd::band_of(in, d, B, task, bn); task += gpu::gridsize(1)) {
     const long long b0 = bn.base + bn.lo * bn.sd;   // the band's stack: places lo, lo + 1 ... of the line
-    cntb[bn.line * bn.nb + bn.at] =
-        (int)ndd::envelope(src, H, s, t, bn.base, bn.sd, bn.lo, bn.hi, b0, in.shape[d], metric, sw, later);
+    const long long at = bn.line * bn.nb + bn.at;
+    long long K;
+    if (staged) {
+      K = ndd::envelope(src, H, ss, st, sh, bn.base, bn.sd, bn.lo, bn.hi, threadIdx.x, blockDim.x, in.shape[d],
+                        metric, sw, later, hmin + at);
+      for (long long q = 0; q < K; q++) {
+        s[b0 + q * bn.sd] = ss[threadIdx.x + q * blockDim.x];
+        t[b0 + q * bn.sd] = st[threadIdx.x + q * blockDim.x];
+      }
+    } else {
+      K = ndd::envelope(src, H, s, t, nullptr, bn.base, bn.sd, bn.lo, bn.hi, b0, bn.sd, in.shape[d], metric, sw,
+                        later, hmin + at);
+    }
+    cntb[at] = (int)K;
   }
 }
 
-// For each band (a thread each): the least h of its candidates (hmin, +inf for none) and
-// the nearest bands before and after it on its line that have an envelope (prevb, nextb;
-// -1 and nb for none), so that ndd_band_take skips empty bands and bounds the others
-extern "C" __global__ void ndd_band_links(gpu::array<bool> in, const int *src, const double *H, const int *cntb,
-                                          int *prevb, int *nextb, double *hmin, int d, long long B) {
+// For each band (a thread each): the nearest bands before and after it on its line that
+// have an envelope (prevb, nextb; -1 and nb for none), so that ndd_band_take skips empty
+// bands
+extern "C" __global__ void ndd_band_links(gpu::array<bool> in, const int *cntb, int *prevb, int *nextb, int d,
+                                          long long B) {
   ndd::band bn;
   for (long long task = gpu::grid(1); ndd::band_of(in, d, B, task, bn); task += gpu::gridsize(1)) {
-    double m = INFINITY;
-    for (long long y = bn.lo; y < bn.hi; y++) {
-      const long long i = bn.base + y * bn.sd;
-      if (src[i] >= 0 && H[i] < m) m = H[i];
-    }
     const int *lc = cntb + bn.line * bn.nb;
     const long long at = bn.line * bn.nb + bn.at;
     long long p = bn.at - 1, q = bn.at + 1;
     while (p >= 0 && lc[p] <= 0) p--;
     while (q < bn.nb && lc[q] <= 0) q++;
-    hmin[at] = m;
     prevb[at] = (int)p;
     nextb[at] = (int)q;
   }

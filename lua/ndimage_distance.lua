@@ -195,12 +195,13 @@ local function exact(x, metric, sampling, order, later, how, want_d, want_i, dis
       end
       launch("ndd_offline", n, x, F, sc.H, d - 1, metric, w, has_s)
       if by_bands[pass] then
-        launch("ndd_band_env", tasks, x, F, sc.H, sc.s, sc.t, sc.cnt, d - 1, metric, sw, lt, BAND)
         if not sc.prevb then
           sc.prevb, sc.nextb = gpu.empty({most_bands}, "int32"), gpu.empty({most_bands}, "int32")
           sc.hmin = gpu.empty({most_bands}, "float64")
         end
-        launch("ndd_band_links", tasks, x, F, sc.H, sc.cnt, sc.prevb, sc.nextb, sc.hmin, d - 1, BAND)
+        -- (blocks of a warp: each thread's stack in shared memory)
+        launch_by(32, "ndd_band_env", tasks, x, F, sc.H, sc.s, sc.t, sc.cnt, sc.hmin, d - 1, metric, sw, lt, BAND)
+        launch("ndd_band_links", tasks, x, sc.cnt, sc.prevb, sc.nextb, d - 1, BAND)
         launch("ndd_band_take", n, x, F, G, sc.H, sc.s, sc.t, sc.cnt, sc.prevb, sc.nextb, sc.hmin, d - 1, metric,
                sw, lt, BAND)
       else
