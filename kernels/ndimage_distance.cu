@@ -85,12 +85,13 @@ __device__ inline long long takeover(int metric, long long lo, long long len, lo
 
 // Meijster's envelope of the candidates (src >= 0) at places [lo, hi) of the line at base
 // (stride sd, len places), over all of [0, len): their places in s and the starts of their
-// stretches in t, at places stack, stack + ssd ... (H: each element's h; hs, where not
-// null, keeps each entry's h beside them, so that a pop reads it there rather than in H);
-// their count. *least (where not null): the candidates' least h, +inf for none.
-__device__ inline long long envelope(const int *src, const double *H, int *s, int *t, double *hs, long long base,
-                                     long long sd, long long lo, long long hi, long long stack, long long ssd,
-                                     long long len, int metric, double sw, int later, double *least) {
+// stretches in t, at places stack, stack + ssd ... (H: each element's h); their count. s
+// holds places less off (S: a type that holds each of them). *least (where not null): the
+// candidates' least h, +inf for none.
+template <typename S>
+__device__ inline long long envelope(const int *src, const double *H, S *s, long long off, int *t,
+                                     long long base, long long sd, long long lo, long long hi, long long stack,
+                                     long long ssd, long long len, int metric, double sw, int later, double *least) {
   long long q = -1;
   double hq = 0.0;   // the h of the stack's top
   double m = INFINITY;
@@ -99,23 +100,22 @@ __device__ inline long long envelope(const int *src, const double *H, int *s, in
     const double hu = H[base + u * sd];
     if (hu < m) m = hu;
     while (q >= 0) {
-      if (!wins(metric, t[stack + q * ssd], u, hu, s[stack + q * ssd], hq, sw, later)) break;
+      if (!wins(metric, t[stack + q * ssd], u, hu, (long long)s[stack + q * ssd] + off, hq, sw, later)) break;
       q--;
-      if (q >= 0) hq = hs ? hs[stack + q * ssd] : H[base + (long long)s[stack + q * ssd] * sd];
+      if (q >= 0) hq = H[base + ((long long)s[stack + q * ssd] + off) * sd];
     }
     if (q < 0) {
       q = 0;
-      s[stack] = (int)u;
+      s[stack] = (S)(u - off);
       t[stack] = 0;
-      if (hs) hs[stack] = hu;
       hq = hu;
     } else {
-      long long at = takeover(metric, t[stack + q * ssd] + 1, len, u, hu, s[stack + q * ssd], hq, sw, later);
+      long long at = takeover(metric, t[stack + q * ssd] + 1, len, u, hu, (long long)s[stack + q * ssd] + off, hq, sw,
+                                later);
       if (at < len) {
         q++;
-        s[stack + q * ssd] = (int)u;
+        s[stack + q * ssd] = (S)(u - off);
         t[stack + q * ssd] = (int)at;
-        if (hs) hs[stack + q * ssd] = hu;
         hq = hu;
       }
     }
@@ -261,7 +261,7 @@ extern "C" __global__ void ndd_envelope(gpu::array<bool> in, const int *src, con
       base += (r - q * in.shape[k]) * st[k];
       r = q;
     }
-    const long long K = ndd::envelope(src, H, s, t, nullptr, base, sd, 0, len, base, sd, len, metric, sw, later, nullptr);
+    const long long K = ndd::envelope(src, H, s, 0, t, base, sd, 0, len, base, sd, len, metric, sw, later, nullptr);
     cnt[j] = (int)K;
   }
 }
@@ -358,11 +358,12 @@ extern "C" __global__ void ndd_near_take(gpu::array<bool> in, const int *src, in
 extern "C" __global__ void ndd_band_env(gpu::array<bool> in, const int *src, const double *H, int *s, int *t,
                                         int *cntb, double *hmin, int d, int metric, double sw, int later, long long B) {
   // A band's stack is built in shared memory (NDD_BAND places a thread, a thread's entries
-  // blockDim.x apart): its pops and pushes, a chain of dependent reads, then cost a shared
-  // load a step instead of a trip to L2; it is stored at the band's places once built.
-  // (Blocks of more threads, or longer bands, build it at the band's places as before.)
-  __shared__ int ss[NDD_BAND * NDD_BAND], st[NDD_BAND * NDD_BAND];
-  __shared__ double sh[NDD_BAND * NDD_BAND];
+  // blockDim.x apart; its places as offsets in the band, a byte each): its pops and
+  // pushes, a chain of dependent reads, then cost a shared load a step instead of a trip to
+  // L2; it is stored at the band's places once built. (5 KiB a warp: many warps an SM.
+  // Blocks of more threads, or longer bands, build it at the band's places as before.)
+  __shared__ unsigned char ss[NDD_BAND * NDD_BAND];
+  __shared__ int st[NDD_BAND * NDD_BAND];
   const bool staged = blockDim.x <= NDD_BAND && B <= NDD_BAND;
   ndd::band bn;
   for (long long task = gpu::grid(1); ndd::band_of(in, d, B, task, bn); task += gpu::gridsize(1)) {
@@ -370,15 +371,15 @@ extern "C" __global__ void ndd_band_env(gpu::array<bool> in, const int *src, con
     const long long at = bn.line * bn.nb + bn.at;
     long long K;
     if (staged) {
-      K = ndd::envelope(src, H, ss, st, sh, bn.base, bn.sd, bn.lo, bn.hi, threadIdx.x, blockDim.x, in.shape[d],
-                        metric, sw, later, hmin + at);
+      K = ndd::envelope(src, H, ss, bn.lo, st, bn.base, bn.sd, bn.lo, bn.hi, threadIdx.x, blockDim.x,
+                        in.shape[d], metric, sw, later, hmin + at);
       for (long long q = 0; q < K; q++) {
-        s[b0 + q * bn.sd] = ss[threadIdx.x + q * blockDim.x];
+        s[b0 + q * bn.sd] = (int)(bn.lo + ss[threadIdx.x + q * blockDim.x]);
         t[b0 + q * bn.sd] = st[threadIdx.x + q * blockDim.x];
       }
     } else {
-      K = ndd::envelope(src, H, s, t, nullptr, bn.base, bn.sd, bn.lo, bn.hi, b0, bn.sd, in.shape[d], metric, sw,
-                        later, hmin + at);
+      K = ndd::envelope(src, H, s, 0, t, bn.base, bn.sd, bn.lo, bn.hi, b0, bn.sd, in.shape[d], metric,
+                        sw, later, hmin + at);
     }
     cntb[at] = (int)K;
   }
