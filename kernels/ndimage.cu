@@ -13,6 +13,9 @@
 //   plan[20 .. 20+K-1]          delta[k]: tap k's offset in elements from the centre
 //   plan[20+K .. 20+K+K*nd-1]   tap k's offset along each dim d (row k)
 //   plan[19]: for ndi_line, the rows of taps (3 numbers each) after that table; 0 else
+//   after the rows, where ndi_line made an N-D footprint's groups (plan[16] < 0): the count
+//   of the elements it left to ndi_filter, then the box of those it made: its first
+//   coordinate along each dim, then its end along each (ndi_filter makes those outside)
 // w: K weights (float64); a tap of weight 0 (|w| <= DBL_EPSILON) is left out where op
 // is SKIP0, as scipy's N-D correlate leaves it out of its footprint. RANK (K <= RANK_MAX)
 // gives the value of rank `rank` among the K, GATHER writes them all (row i of out). how
@@ -285,6 +288,33 @@ __device__ inline void fold_rows_op(int op, const T *__restrict__ pb, const long
     default: fold_rows<MEAN>(pb, rows, nrows, delta, along, sw, acc); break;
   }
 }
+// The t-th (0-based) of the elements of a C-ordered shape outside the box [A[d], B[d]) of
+// each dim d (B[d] - A[d] >= 0), as an index in C order: taken slab by slab, slab d
+// holding those inside the box along the dims before d and outside it along d, each slab
+// in C order. Where the box is empty, slab 0 is the whole shape, in order.
+__device__ inline long long outside_box(const long long *shape, int nd, const long long *A, const long long *B,
+                                        long long t) {
+  long long inner = 1;   // the box's extent over the dims before d
+  for (int d = 0; d < nd; d++) {
+    long long after = 1;
+    for (int k = d + 1; k < nd; k++) after *= shape[k];
+    const long long wd = B[d] - A[d], size = inner * (shape[d] - wd) * after;
+    if (t < size || d == nd - 1) {
+      long long c[8], r = t;
+      for (int k = nd - 1; k > d; k--) { c[k] = r % shape[k]; r /= shape[k]; }
+      const long long v = r % (shape[d] - wd);
+      r /= shape[d] - wd;
+      c[d] = v < A[d] ? v : v + wd;
+      for (int k = d - 1; k >= 0; k--) { c[k] = A[k] + r % (B[k] - A[k]); r /= B[k] - A[k]; }
+      long long i = 0;
+      for (int k = 0; k < nd; k++) i = i * shape[k] + c[k];
+      return i;
+    }
+    t -= size;
+    inner *= wd;
+  }
+  return 0;
+}
 }  // namespace ndi
 
 template <typename T, typename O>
@@ -305,16 +335,20 @@ __global__ void __launch_bounds__(256, 4) ndi_filter(gpu::array<T> in, O *out, c
   __syncthreads();
   const bool small = in.size <= 0xffffffffLL;
   // an N-D footprint whose groups of ndi::GROUP elements along the last dim with all taps
-  // inside ndi_line made (plan[19]: its rows): the other elements only
+  // inside ndi_line made (plan[19]: its rows): the other elements only, counted and boxed
+  // after the rows (a launch of their count, not of every element)
   const bool skip_groups = plan[19] > 0 && line < 0;
+  const long long *box = plan + 20 + K + K * nd + 3 * plan[19];
+  const long long count = skip_groups ? box[0] : in.size;
   // ops folded by ndi::fold_inside for inside points; RANK among few taps in registers
   const bool fast = op == ndi::SUM || op == ndi::SKIP0 || op == ndi::MIN || op == ndi::MAX || op == ndi::MEAN;
   const bool small_rank = op == ndi::RANK && K <= ndi::SMALL_RANK;
   const double start = op == ndi::MIN ? INFINITY : op == ndi::MAX ? -INFINITY : 0.0;
-  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < in.size;
-       i += (long long)gridDim.x * blockDim.x) {
+  for (long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x; t < count;
+       t += (long long)gridDim.x * blockDim.x) {
+    const long long i = skip_groups ? ndi::outside_box(in.shape, nd, box + 1, box + 1 + nd, t) : t;
     long long c[8], base = 0, rem = i;
-    bool inside = true, grouped = true;
+    bool inside = true;
 #pragma unroll
     for (int d = 7; d >= 0; d--) {
       if (d < nd) {
@@ -325,11 +359,8 @@ __global__ void __launch_bounds__(256, 4) ndi_filter(gpu::array<T> in, O *out, c
         rem = q;
         base += c[d] * in.stride[d];
         inside = inside && c[d] + plan[d] >= 0 && c[d] + plan[8 + d] < n;
-        const long long cg = d == nd - 1 ? c[d] - (c[d] & (ndi::GROUP - 1)) : c[d];   // its group's first
-        grouped = grouped && cg + plan[d] >= 0 && (d == nd - 1 ? cg + ndi::GROUP - 1 : cg) + plan[8 + d] < n;
       }
     }
-    if (skip_groups && grouped) continue;   // made by ndi_line
     double acc = start;
     double buf[ndi::RANK_MAX];
     if (inside && fast) {   // every tap inside, the op a fold: no mode, no per-tap tests of op

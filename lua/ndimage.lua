@@ -227,21 +227,42 @@ local function pass(input, taps, w, op, mode, cval, dt, rank, into, how)
   end
   -- a fold of at most 256 taps in rows (runs one apart along the line, or along the last
   -- dim) on ndi_line, GROUP (4) outputs a thread: all of a line's; an N-D footprint's where
-  -- its rows are long enough, ndi_filter then making the elements near the edges
+  -- its rows are long enough, ndi_filter then making the elements near the edges (a
+  -- launch of those alone)
   local rows = K <= 256 and ndim >= 1 and (op == SUM or op == SKIP0 or op == MIN or op == MAX or op == MEAN)
     and rows_of(taps, ndim, plan[17])
   if rows and plan[17] < 0 and #rows * 2 > K then rows = nil end
   local grid = math.max(1, math.min(MAX_GRID, (input.size + BLOCK - 1) // BLOCK))
-  local args
+  local args, edges
   if rows then
     local at = 20 + K + K * ndim
     for j, r in ipairs(rows) do plan[at + 3 * j - 2], plan[at + 3 * j - 1], plan[at + 3 * j] = r[1], r[2], r[3] end
     plan[20] = #rows
+    if plan[17] < 0 then   -- an N-D footprint: the box of the groups ndi_line makes (all taps
+      -- inside), whose elements ndi_filter leaves; their count first (kernels/ndimage.cu)
+      local A, B, inbox = {}, {}, 1
+      for d = 1, ndim do
+        local len = input.shape[d]
+        local a, b = -plan[d], len - plan[8 + d]   -- c + lo >= 0 and c + hi < len
+        if d == ndim then   -- groups of 4 from 0 along the last dim, all of a group's taps inside
+          a = (a + 3) // 4 * 4
+          b = (len - 4 - plan[8 + d]) // 4 * 4 + 4
+        end
+        A[d], B[d] = a, math.max(a, b)
+        inbox = inbox * (B[d] - A[d])
+      end
+      if inbox == 0 then for d = 1, ndim do A[d], B[d] = 0, 0 end end
+      local tail = 20 + K + K * ndim + 3 * #rows
+      plan[tail + 1] = input.size - inbox
+      for d = 1, ndim do plan[tail + 1 + d], plan[tail + 1 + ndim + d] = A[d], B[d] end
+      edges = input.size - inbox
+    end
     local n = input.shape[plan[17] >= 0 and plan[17] + 1 or ndim]
     local items = input.size // n * ((n + 3) // 4)
     args = {input, out, constant(plan, "int64", input.device), w, K, op, mode, cval, rank or 0, how or STORE}
     kernel(input.dtype, dt, true)[{math.max(1, math.min(MAX_GRID, (items + BLOCK - 1) // BLOCK)), BLOCK}](table.unpack(args))
-    if plan[17] >= 0 then return out end
+    if plan[17] >= 0 or edges == 0 then return out end
+    grid = math.max(1, math.min(MAX_GRID, (edges + BLOCK - 1) // BLOCK))
   end
   args = args or {input, out, constant(plan, "int64", input.device), w, K, op, mode, cval, rank or 0, how or STORE}
   kernel(input.dtype, dt)[{grid, BLOCK}](table.unpack(args))

@@ -79,7 +79,7 @@ for _, dt in ipairs({"float32", "float64", "int32", "uint8", "float16", "int64"}
 end
 -- larger arrays: groups of 4 along the last dim with all taps inside, in 2-D and 3-D
 for _, dt in ipairs({"float32", "float64", "uint8"}) do
-  for _, shape in ipairs({{11, 17}, {6, 5, 13}, {3, 4, 9, 10}}) do
+  for _, shape in ipairs({{11, 17}, {6, 5, 13}, {3, 4, 9, 10}, {30, 37}, {4, 1, 22}, {9, 8}}) do
     local y = gpu.floor(gpu.random.uniform(-4, 12, shape, "float64")):reshape(-1)
     if dt ~= "uint8" then y[{7}] = 0 / 0; y[{20}] = -0.0 end
     local a = y:reshape(shape):astype(dt)
@@ -93,6 +93,11 @@ for _, dt in ipairs({"float32", "float64", "uint8"}) do
       run(key .. " corr", nd.correlate, a, w, o)
       run(key .. " corr0", nd.correlate, a, wz:reshape(ws), o)
       run(key .. " conv", nd.convolve, a, w, {mode = m, cval = 0.5, origin = 1})
+      local ws4 = {}
+      for d = 1, #shape do ws4[d] = d == #shape and 4 or 2 end
+      run(key .. " corr4", nd.correlate, a, gpu.random.uniform(-1, 1, ws4, "float64"), {mode = m, cval = 0.5, origin = -1})
+      if #shape >= 2 then run(key .. " corrT", nd.correlate, a:transpose(), gpu.random.uniform(-1, 1, {3, 3}):reshape(
+        (function() local r = {} for d = 1, #shape do r[d] = d <= 2 and 3 or 1 end return r end)()), o) end
       local fp = gpu.random.uniform(0, 1, fs, "float64"):lt(0.7)
       fp:reshape(-1)[{1}] = true
       run(key .. " minfp", nd.minimum_filter, a, {footprint = fp, mode = m, cval = 0.5})
