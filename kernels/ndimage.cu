@@ -315,6 +315,29 @@ __device__ inline long long outside_box(const long long *shape, int nd, const lo
   }
   return 0;
 }
+// Element i's coordinates c (C order), its place in the input (base, by in's strides),
+// and whether every tap lies inside there (plan[0..15]: the taps' extents); the first ND
+// dims' steps unrolled (c kept in registers), those from in.ndim on idle. 32-bit division
+// where the sizes allow (small): a 64-bit one is a long sequence on a GPU.
+template <int ND, typename T>
+__device__ inline bool locate(const gpu::array<T> &in, const long long *__restrict__ plan, bool small, long long i,
+                              long long (&c)[8], long long &base) {
+  long long rem = i;
+  bool inside = true;
+  base = 0;
+#pragma unroll
+  for (int d = ND - 1; d >= 0; d--) {
+    if (d < in.ndim) {
+      long long n = in.shape[d];
+      long long q = small ? (long long)((unsigned int)rem / (unsigned int)n) : rem / n;
+      c[d] = rem - q * n;
+      rem = q;
+      base += c[d] * in.stride[d];
+      inside = inside && c[d] + plan[d] >= 0 && c[d] + plan[8 + d] < n;
+    }
+  }
+  return inside;
+}
 }  // namespace ndi
 
 template <typename T, typename O>
@@ -347,19 +370,13 @@ __global__ void __launch_bounds__(256, 4) ndi_filter(gpu::array<T> in, O *out, c
   for (long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x; t < count;
        t += (long long)gridDim.x * blockDim.x) {
     const long long i = skip_groups ? ndi::outside_box(in.shape, nd, box + 1, box + 1 + nd, t) : t;
-    long long c[8], base = 0, rem = i;
-    bool inside = true;
-#pragma unroll
-    for (int d = 7; d >= 0; d--) {
-      if (d < nd) {
-        long long n = in.shape[d];
-        // 32-bit division where the sizes allow: a 64-bit one is a long sequence on a GPU
-        long long q = small ? (long long)((unsigned int)rem / (unsigned int)n) : rem / n;
-        c[d] = rem - q * n;
-        rem = q;
-        base += c[d] * in.stride[d];
-        inside = inside && c[d] + plan[d] >= 0 && c[d] + plan[8 + d] < n;
-      }
+    long long c[8], base;
+    bool inside;
+    switch (nd) {   // (1 to 3 dims unrolled exactly; more: 8 steps, those past nd idle)
+      case 1: inside = ndi::locate<1>(in, plan, small, i, c, base); break;
+      case 2: inside = ndi::locate<2>(in, plan, small, i, c, base); break;
+      case 3: inside = ndi::locate<3>(in, plan, small, i, c, base); break;
+      default: inside = ndi::locate<8>(in, plan, small, i, c, base); break;
     }
     double acc = start;
     double buf[ndi::RANK_MAX];
