@@ -706,21 +706,23 @@ __global__ void ndi_interp_low(gpu::array<T> in, gpu::array<O> out, const double
       col_ok = low_dim<K, M>(x, len[ND - 1], str[ND - 1], col.off[ND - 1], col.w[ND - 1], col.bad[ND - 1]);
     }
     for (int r0 = (blockIdx.y * blockDim.y + threadIdx.y) * U; r0 < rows; r0 += gridDim.y * blockDim.y * U) {
-      int o[ND];   // the first row's output index (o[ND - 1] = j)
-      o[ND - 1] = j;
-      if (ND == 2) o[0] = r0;
+      // the first row's output index, as doubles (the next rows' by adding 1: exact, and
+      // no conversion a row); o1 the index along dim 1 of 3 (where it wraps)
+      double xo[ND];
+      int o1 = 0;
+      xo[ND - 1] = xj;
+      if (ND == 2) xo[0] = (double)r0;
       if (ND == 3) {
-        o[0] = r0 / mid;
-        o[ND == 3 ? 1 : 0] = r0 - o[0] * mid;
+        const int o0 = r0 / mid;
+        o1 = r0 - o0 * mid;
+        xo[0] = (double)o0;
+        xo[ND == 3 ? 1 : 0] = (double)o1;
       }
       LowPoint<ND, K> pt[U];
       bool ok[U];
       T v[U][NV];
 #pragma unroll
       for (int u = 0; u < U; u++) {   // every point's taps (rows past the last: clamped, not stored)
-        double xo[ND];
-#pragma unroll
-        for (int d = 0; d < ND; d++) xo[d] = d == ND - 1 ? xj : (double)o[d];
         ok[u] = true;
 #pragma unroll
         for (int d = 0; d < ND; d++) {
@@ -748,10 +750,15 @@ __global__ void ndi_interp_low(gpu::array<T> in, gpu::array<O> out, const double
           const bool in_dim = low_dim<K, M>(x, len[d], str[d], pt[u].off[d], pt[u].w[d], pt[u].bad[d]);
           ok[u] = ok[u] && in_dim;
         }
-        if (ND == 2) o[0]++;
-        if (ND == 3 && ++o[ND == 3 ? 1 : 0] == mid) {
-          o[ND == 3 ? 1 : 0] = 0;
-          o[0]++;
+        if (ND == 2) xo[0] += 1.0;
+        if (ND == 3) {
+          if (++o1 == mid) {
+            o1 = 0;
+            xo[ND == 3 ? 1 : 0] = 0.0;
+            xo[0] += 1.0;
+          } else {
+            xo[ND == 3 ? 1 : 0] += 1.0;
+          }
         }
       }
 #pragma unroll
