@@ -576,6 +576,243 @@ __global__ void ndi_interp(gpu::array<T> in, gpu::array<O> out, gpu::array<C> co
 }
 
 namespace interp {
+// Orders 0 and 1 (K) of inputs of 1 to 3 dims (ND), the mode (M) fixed: ndi_interp_low and
+// ndi_map_low make each point by ndi_interp's arithmetic (the same bits), laid out for the
+// gather that costs most at these orders: a thread takes U points, finds all their taps,
+// loads every value, then sums, so that its loads are in flight together. The prefilter's
+// padding is 0 at orders 0 and 1 (lua/ndimage_interp.lua's coefficients), so it is not added.
+
+// One point's taps: per dim the offsets (times the stride), weights and GRID_CONSTANT's taps
+// outside (bits); ok false where the point is cval
+template <int ND, int K> struct LowPoint {
+  int off[ND][K + 1];
+  double w[ND][K + 1];
+  int bad[ND];
+};
+
+// One dim's taps at coordinate x, as ndi_interp finds them: false where the point is cval
+// (then every offset is 0, so that the loads stay inside)
+template <int K, int M>
+__device__ __forceinline__ bool low_dim(double x, int n, int stride, int *off, double *w, int &bad) {
+  const int tap_mode = M == CONSTANT || M == WRAP ? MIRROR : M;
+  bad = 0;
+  if (M != GRID_CONSTANT && M != NEAREST && fabs(x) < HUGE_COORD) x = map_coordinate(x, n, M);
+  if (!(fabs(x) < HUGE_COORD) || (M != GRID_CONSTANT && M != NEAREST && !(x > -1.0))) {
+#pragma unroll
+    for (int k = 0; k <= K; k++) {
+      off[k] = 0;
+      w[k] = 0.0;
+    }
+    return false;
+  }
+  const double fl = floor(K & 1 ? x : x + 0.5);
+  const int start = (int)(fl < -(MAXK + 2.0) ? -(MAXK + 2.0) : fl > (double)n + MAXK ? (double)n + MAXK : fl);
+  if (start >= 0 && start + K < n) {   // every tap inside: read directly
+#pragma unroll
+    for (int k = 0; k <= K; k++) off[k] = (start + k) * stride;
+  } else {   // taps past an edge: mapped by the mode, clamped
+#pragma unroll
+    for (int k = 0; k <= K; k++) {
+      const int j = start + k;
+      if (M == GRID_CONSTANT && (j < 0 || j >= n)) bad |= 1 << k;
+      off[k] = (int)map_tap(j, n, tap_mode) * stride;
+    }
+  }
+  w[0] = 1.0;   // (order 0: a product by 1, as ndi_interp's)
+  if (K == 1) {   // weights()'s at order 1: x less its floor, 1 minus that, and what it leaves
+    w[0] = 1.0 - (x - fl);
+    w[K] = 1.0 - w[0];
+  }
+  return true;
+}
+
+// A point's taps' values (C order of the taps: the last dim's fastest), read from p
+template <int ND, int K, typename T>
+__device__ __forceinline__ void low_load(const T *__restrict__ p, const LowPoint<ND, K> &pt, T *v) {
+  const int NB = ND > 1 ? K + 1 : 1, NE = ND > 2 ? K + 1 : 1;
+#pragma unroll
+  for (int a = 0; a <= K; a++)
+#pragma unroll
+    for (int b = 0; b < NB; b++)
+#pragma unroll
+      for (int e = 0; e < NE; e++)
+        v[(a * NB + b) * NE + e] = p[pt.off[0][a] + (ND > 1 ? pt.off[ND > 1 ? 1 : 0][b] : 0) + (ND > 2 ? pt.off[ND > 2 ? 2 : 0][e] : 0)];
+}
+
+// The point's value: its taps' values times their weights, summed as ndi_interp sums them
+template <int ND, int K, int M, typename T>
+__device__ __forceinline__ double low_sum(const LowPoint<ND, K> &pt, const T *v, double cval) {
+  const int NB = ND > 1 ? K + 1 : 1, NE = ND > 2 ? K + 1 : 1, D1 = ND > 1 ? 1 : 0, D2 = ND > 2 ? 2 : 0;
+  double t = 0.0;
+#pragma unroll
+  for (int a = 0; a <= K; a++)
+#pragma unroll
+    for (int b = 0; b < NB; b++)
+#pragma unroll
+      for (int e = 0; e < NE; e++) {
+        const bool is_cval = M == GRID_CONSTANT &&
+                             ((pt.bad[0] >> a | (ND > 1 ? pt.bad[D1] >> b : 0) | (ND > 2 ? pt.bad[D2] >> e : 0)) & 1);
+        double coeff = is_cval ? cval : value(v[(a * NB + b) * NE + e]);
+        if (ND == 1) {
+          t += coeff * pt.w[0][a];
+        } else if (ND == 2) {
+          coeff *= pt.w[0][a];
+          t += coeff * pt.w[D1][b];
+        } else {
+          coeff *= pt.w[0][a];
+          coeff *= pt.w[D1][b];
+          t += coeff * pt.w[D2][e];
+        }
+      }
+  return t;
+}
+}  // namespace interp
+
+// Orders 0 and 1 of zoom, shift and affine_transform (an output of the input's ndim, every
+// dim interpolated) on inputs of 1 to 3 dims, int indices: a thread takes one index j of the
+// output's last dim and U consecutive rows (the other dims' indices, C order) at a time: a
+// 2-D grid (x: j, y: rows), no division by the shape a point. ZOOM_SHIFT finds the last
+// dim's taps once for all its rows (they depend on j alone). par, zoom_on, shift_on and grid
+// as ndi_interp's (its plan[16..18]).
+template <typename T, typename O, int ND, int K, int M, int KD>
+__global__ void ndi_interp_low(gpu::array<T> in, gpu::array<O> out, const double *__restrict__ par, int zoom_on,
+                               int shift_on, int grid, double cval) {
+  using namespace interp;
+  const int U = ND == 1 ? 1 : KD == ZOOM_SHIFT ? 4 : 2, NV = ND == 1 ? K + 1 : ND == 2 ? (K + 1) * (K + 1) : (K + 1) * (K + 1) * (K + 1);
+  const T *__restrict__ p = in.ptr();
+  O *__restrict__ q = out.data;
+  int len[ND], str[ND];
+  double zoom[ND], shift[ND], offset[ND], mat[ND][ND];
+#pragma unroll
+  for (int d = 0; d < ND; d++) {
+    len[d] = (int)in.shape[d];
+    str[d] = (int)in.stride[d];
+    zoom[d] = KD == ZOOM_SHIFT && zoom_on ? par[72 + d] : 0.0;
+    shift[d] = KD == ZOOM_SHIFT && shift_on ? par[80 + d] : 0.0;
+    offset[d] = KD == AFFINE ? par[64 + d] : 0.0;
+#pragma unroll
+    for (int l = 0; l < ND; l++) mat[d][l] = KD == AFFINE ? par[d * ND + l] : 0.0;
+  }
+  const int cols = (int)out.shape[ND - 1], mid = ND == 3 ? (int)out.shape[1] : 1;
+  const int rows = ND == 1 ? 1 : (int)out.shape[0] * mid;
+  for (int j = blockIdx.x * blockDim.x + threadIdx.x; j < cols; j += gridDim.x * blockDim.x) {
+    const double xj = (double)j;
+    LowPoint<ND, K> col;   // (ZOOM_SHIFT: the last dim's taps, every row's)
+    bool col_ok = true;
+    if (KD == ZOOM_SHIFT) {
+      double x = xj;
+      if (shift_on) x += shift[ND - 1];
+      if (zoom_on) x = grid ? (x + 0.5) * zoom[ND - 1] - 0.5 : x * zoom[ND - 1];
+      col_ok = low_dim<K, M>(x, len[ND - 1], str[ND - 1], col.off[ND - 1], col.w[ND - 1], col.bad[ND - 1]);
+    }
+    for (int r0 = (blockIdx.y * blockDim.y + threadIdx.y) * U; r0 < rows; r0 += gridDim.y * blockDim.y * U) {
+      // the first row's output index, as doubles (the next rows' by adding 1: exact, and
+      // no conversion a row); o1 the index along dim 1 of 3 (where it wraps)
+      double xo[ND];
+      int o1 = 0;
+      xo[ND - 1] = xj;
+      if (ND == 2) xo[0] = (double)r0;
+      if (ND == 3) {
+        const int o0 = r0 / mid;
+        o1 = r0 - o0 * mid;
+        xo[0] = (double)o0;
+        xo[ND == 3 ? 1 : 0] = (double)o1;
+      }
+      LowPoint<ND, K> pt[U];
+      bool ok[U];
+      T v[U][NV];
+#pragma unroll
+      for (int u = 0; u < U; u++) {   // every point's taps (rows past the last: clamped, not stored)
+        ok[u] = true;
+#pragma unroll
+        for (int d = 0; d < ND; d++) {
+          if (KD == ZOOM_SHIFT && d == ND - 1) {
+#pragma unroll
+            for (int k = 0; k <= K; k++) {
+              pt[u].off[d][k] = col.off[d][k];
+              pt[u].w[d][k] = col.w[d][k];
+            }
+            pt[u].bad[d] = col.bad[d];
+            ok[u] = ok[u] && col_ok;
+            continue;
+          }
+          double x;
+          if (KD == ZOOM_SHIFT) {
+            x = xo[d];
+            if (shift_on) x += shift[d];
+            if (zoom_on) x = grid ? (x + 0.5) * zoom[d] - 0.5 : x * zoom[d];
+          } else {
+            x = 0.0;
+#pragma unroll
+            for (int l = 0; l < ND; l++) x += xo[l] * mat[d][l];
+            x += offset[d];
+          }
+          const bool in_dim = low_dim<K, M>(x, len[d], str[d], pt[u].off[d], pt[u].w[d], pt[u].bad[d]);
+          ok[u] = ok[u] && in_dim;
+        }
+        if (ND == 2) xo[0] += 1.0;
+        if (ND == 3) {
+          if (++o1 == mid) {
+            o1 = 0;
+            xo[ND == 3 ? 1 : 0] = 0.0;
+            xo[0] += 1.0;
+          } else {
+            xo[ND == 3 ? 1 : 0] += 1.0;
+          }
+        }
+      }
+#pragma unroll
+      for (int u = 0; u < U; u++) low_load<ND, K>(p, pt[u], v[u]);
+#pragma unroll
+      for (int u = 0; u < U; u++)
+        if (r0 + u < rows) store(q + (r0 + u) * cols + j, ok[u] ? low_sum<ND, K, M>(pt[u], v[u], cval) : cval);
+    }
+  }
+}
+
+// Orders 0 and 1 of map_coordinates on inputs of 1 to 3 dims, int indices: a thread takes U
+// points blockDim.x apart (a warp's loads of coordinates and results coalesced)
+template <typename T, typename O, typename C, int ND, int K, int M>
+__global__ void ndi_map_low(gpu::array<T> in, gpu::array<O> out, gpu::array<C> coords, double cval) {
+  using namespace interp;
+  const int U = 2, NV = ND == 1 ? K + 1 : ND == 2 ? (K + 1) * (K + 1) : (K + 1) * (K + 1) * (K + 1);
+  const T *__restrict__ p = in.ptr();
+  O *__restrict__ q = out.data;
+  const C *__restrict__ pc = coords.data;
+  int len[ND], str[ND];
+#pragma unroll
+  for (int d = 0; d < ND; d++) {
+    len[d] = (int)in.shape[d];
+    str[d] = (int)in.stride[d];
+  }
+  const int size = (int)out.size, step = blockDim.x;
+  for (int i0 = blockIdx.x * step * U + threadIdx.x; i0 < size; i0 += gridDim.x * step * U) {
+    double x[U][ND];
+#pragma unroll
+    for (int u = 0; u < U; u++)
+#pragma unroll
+      for (int d = 0; d < ND; d++) x[u][d] = i0 + u * step < size ? (double)pc[d * size + i0 + u * step] : 0.0;
+    LowPoint<ND, K> pt[U];
+    bool ok[U];
+    T v[U][NV];
+#pragma unroll
+    for (int u = 0; u < U; u++) {
+      ok[u] = true;
+#pragma unroll
+      for (int d = 0; d < ND; d++) {
+        const bool in_dim = low_dim<K, M>(x[u][d], len[d], str[d], pt[u].off[d], pt[u].w[d], pt[u].bad[d]);
+        ok[u] = ok[u] && in_dim;
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < U; u++) low_load<ND, K>(p, pt[u], v[u]);
+#pragma unroll
+    for (int u = 0; u < U; u++)
+      if (i0 + u * step < size) store(q + i0 + u * step, ok[u] ? low_sum<ND, K, M>(pt[u], v[u], cval) : cval);
+  }
+}
+
+namespace interp {
 // a value's real and imaginary parts (real inputs: no imaginary part at all, so that
 // scipy's real arithmetic is done, zeros' signs included)
 template <typename T> struct Parts {

@@ -25,6 +25,7 @@ local COORDS, AFFINE, ZOOM_SHIFT = 0, 1, 2
 local PAD = 12   -- scipy pads the input by 12 for the nearest and grid-constant prefilters
 local BLOCK, LINE_BLOCK, MAX_GRID = 256, 32, 65536
 local SMALL_INDEX = 2 ^ 31 - 2 * MAX_GRID * BLOCK   -- (an int index plus the grid's stride fits)
+local LOW_MAP_POINTS = 2   -- points a thread of ndi_map_low (its U), so that its grid's stride stays below 2^25
 
 ------------------------------------------------------------------------------------
 -- checks
@@ -365,10 +366,38 @@ local function resample(api, input, shape, dt, out, how, order, mode, cval, pref
     longest = math.max(longest, c.shape[d])   -- (a dim of stride 0 adds no extent)
   end
   local small = math.max(r.size, coords.size, extent, longest) <= SMALL_INDEX
+  local dev = input.device
+  -- Orders 0 and 1 of 1 to 3 dims, int indices: the kernels that keep several points' taps
+  -- in flight a thread (map_coordinates, and zoom, shift and affine maps of the input's ndim
+  -- that interpolate every dim: a 2-D grid over the output's last dim and its rows)
+  local every_dim = true
+  for d = 1, n do every_dim = every_dim and plan[d] == 1 end
+  if small and n <= 3 and order <= 1 and (how.kind ~= AFFINE or (#shape == n and every_dim)) then
+    local T, O = CTYPE[c.dtype], CTYPE[dt]
+    if how.kind == COORDS then
+      kernel(("ndi_map_low<%s, %s, %s, %d, %d, %d>"):format(T, O, coords.dtype == "float32" and "float" or "double", n, order,
+                                                             mode))[{grid_for(r.size, BLOCK * LOW_MAP_POINTS), BLOCK}](
+        c, r, coords, cval)
+    else
+      local cols = shape[#shape]
+      local rows = r.size // cols
+      local bx = 32
+      while bx < cols and bx < BLOCK do bx = bx * 2 end
+      local by = BLOCK // bx
+      -- rows in groups of the kernel's U a thread; a thread takes up to 4 groups (its setup and
+      -- ZOOM_SHIFT's last-dim taps made once for them) while the grid keeps 4096 blocks
+      local per = n == 1 and 1 or how.kind == ZOOM_SHIFT and 4 or 2
+      local gx = grid_for(cols, bx)
+      local groups = (rows + by * per - 1) // (by * per)
+      local gy = math.min(groups, MAX_GRID - 1, math.max((groups + 3) // 4, (4096 + gx - 1) // gx))
+      kernel(("ndi_interp_low<%s, %s, %d, %d, %d, %d>"):format(T, O, n, order, mode, how.kind))[{{gx, gy}, {bx, by}}](
+        c, r, constant(par, "float64", dev), plan[17], plan[18], plan[19], cval)
+    end
+    return deliver(r, out)
+  end
   local name = ("ndi_interp<%s, %s, %s, %d, %d, %d, %d, %s>"):format(
     CTYPE[c.dtype], CTYPE[dt], coords.dtype == "float32" and "float" or "double", n <= 3 and n or 0,
     n <= 3 and order or -1, fixed and mode or -1, fixed and how.kind or -1, small and "int" or "long long")
-  local dev = input.device
   kernel(name)[{grid_for(r.size, BLOCK), BLOCK}](c, r, coords, constant(plan, "int64", dev), constant(par, "float64", dev),
                                                  how.kind, order, mode, cval)
   if c ~= input then c:free() end

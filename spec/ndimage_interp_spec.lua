@@ -315,6 +315,45 @@ describe("gpu.ndimage.shift, zoom and rotate", function()
     end
   end)
 
+  it("orders 0 and 1 of 1 to 3 dims (several points a thread) as the generic kernel, bit for bit", function()
+    -- the same call on the input with leading dims of 1 (4 or 5 dims: ndi_interp's generic
+    -- loops), whose taps along those dims have weights 1 and 0: the same sums
+    local function lifted(a, k) local s = {} for _ = 1, k do s[#s + 1] = 1 end for _, v in ipairs(a.shape) do s[#s + 1] = v end return a:reshape(s) end
+    local function pad(v, k) local t = {} for _ = 1, k do t[#t + 1] = 0 end for _, x in ipairs(v) do t[#t + 1] = x end return t end
+    local function same(want, got)
+      assert.are.same(want.shape, got.shape)
+      assert.is_true(want:tobytes() == got:tobytes())
+    end
+    gpu.random.seed(7)
+    local a2 = gpu.random.uniform(-1, 3, {23, 45})   -- rows not a multiple of a block's, 45 columns
+    local a3 = gpu.random.uniform(-1, 3, {5, 6, 37})
+    local a1 = gpu.random.uniform(-1, 3, {300})
+    local function check(a, z, s, o)
+      local k = a.ndim == 1 and 3 or 2
+      local big = lifted(a, k)
+      local ones = pad(z, k)
+      for i = 1, k do ones[i] = 1 end
+      local r = nd.zoom(a, z, o)
+      same(r, nd.zoom(big, ones, o):reshape(r.shape))
+      same(nd.shift(a, s, o), nd.shift(big, pad(s, k), o):reshape(a.shape))
+      -- map_coordinates: a's indices moved by up to 3 elements past the edges
+      local n = a.size
+      local cs = {a.ndim}
+      for _, v in ipairs(a.shape) do cs[#cs + 1] = v end
+      local c = (gpu.random.uniform(-3, 3, cs) + gpu.indices(a.shape):astype("float32")):reshape({a.ndim, n})
+      local c4 = gpu.concatenate({gpu.zeros({k, n}, "float32"), c}, 1)
+      same(nd.map_coordinates(a, c, o), nd.map_coordinates(big, c4, o))
+      if a.ndim == 2 then
+        local t = nd.rotate(a, 30, o)
+        same(t, nd.rotate(big, 30, {order = o.order, mode = o.mode, cval = o.cval, dims = {3, 4}}):reshape(t.shape))
+      end
+    end
+    check(a2, {1.37, 1.6}, {0.4, -1.3}, {order = 1, mode = "constant", cval = 0.5})
+    check(a2, {0.7, 1.5}, {-2.5, 0.6}, {order = 0, mode = "grid-constant", cval = -1})
+    check(a3, {1.3, 0.8, 1.1}, {0.3, -0.6, 1.7}, {order = 1, mode = "wrap"})
+    check(a1, {1.5}, {2.7}, {order = 1, mode = "mirror"})
+  end)
+
   it("shift", function()
     close(REF["sh-3"], nd.shift(img, {0.5, -1.3}), TOL)
     close(REF["sh-5-wrap"], nd.shift(img, 1.25, {order = 5, mode = "grid-wrap"}), TOL)

@@ -14,7 +14,7 @@ local coords = gpu.random.uniform(-2, 2, {2, g, g}) + gpu.indices({g, g}):astype
 local gbs = function(a, out) return function(t) return ("%.0f GB/s"):format((a.nbytes + out) / t / 1e9) end end
 local n4 = g * g * 4
 local r = math.floor(g * (math.cos(math.pi / 6) + 0.5) + 0.5)   -- rotate's output side
-for _, o in ipairs({1, 3}) do
+for _, o in ipairs({0, 1, 3}) do
   bench(("zoom %d^2 x1.5 order=%d"):format(g, o), function() return nd.zoom(img, 1.5, {order = o}) end, 10,
         gbs(img, math.floor(g * 1.5 + 0.5) ^ 2 * 4))
   bench(("rotate %d^2 30deg order=%d"):format(g, o), function() return nd.rotate(img, 30, {order = o}) end, 10,
