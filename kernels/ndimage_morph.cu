@@ -7,19 +7,17 @@
 namespace ndm {
 
 // A warp's 32 lanes as runs of consecutive lanes of one key (neighbouring elements of one
-// region): each lane's run ends at the lane returned; every lane must call it. Then
-// run_min/run_max fold each run's values into its first lane (shuffles down, a lane taking
-// only what lies in its own run), so that a run makes one atomic call, not one a lane.
-__device__ inline int run_end(long long key) {
+// region): each lane's run ends at the lane returned, and *head says whether the lane starts
+// its run; every lane must call it. Then run_min/run_max fold each run's values into its
+// first lane (shuffles down, a lane taking only what lies in its own run), so that a run
+// makes one atomic call, not one a lane.
+__device__ inline int run_end(long long key, bool *head) {
   const int lane = threadIdx.x & 31;
   const long long before = __shfl_up_sync(0xffffffffu, key, 1);
-  const unsigned heads = __ballot_sync(0xffffffffu, lane == 0 || before != key);
+  *head = lane == 0 || before != key;
+  const unsigned heads = __ballot_sync(0xffffffffu, *head);
   const unsigned later = lane == 31 ? 0u : heads & (0xffffffffu << (lane + 1));
   return later ? __ffs((int)later) - 2 : 31;
-}
-__device__ inline bool run_head(long long key) {
-  const long long before = __shfl_up_sync(0xffffffffu, key, 1);
-  return (threadIdx.x & 31) == 0 || before != key;
 }
 template <typename V> __device__ inline V run_min(V v, int end) {
   const int lane = threadIdx.x & 31;
@@ -327,8 +325,8 @@ __global__ void ndm_extrema(gpu::array<T> in, const int *bin, long long nb, unsi
     const bool ok = b >= 0 && b < nb;
     if (!ok) b = -1;   // one run of the lanes outside every bin, which calls nothing
     const unsigned long long k = ok ? ndm::order_key(ndi::value((T)in[i])) : 0;
-    const int end = ndm::run_end(b);
-    const bool head = ndm::run_head(b);
+    bool head;
+    const int end = ndm::run_end(b, &head);
     if (!positions) {
       const unsigned long long lo = ndm::run_min(k, end), hi = ndm::run_max(k, end);
       if (head && ok) { atomicMin(&kmin[b], lo); atomicMax(&kmax[b], hi); }
@@ -357,27 +355,48 @@ extern "C" __global__ void ndm_extrema_values(const unsigned long long *kmin, co
 }
 
 // find_objects: for labels 1 .. nl (of integer labels, read in C order), the least and
-// greatest coordinate along each dim (box[(l - 1) * 2 * nd + d] and + nd); they start at
-// the size and -1
+// greatest coordinate along each dim plus 1 (1-based), at box[((l - 1) * nd + d) * 2] and
+// + 1: what a:totable() makes the boxes of (lua/ndimage_morph.lua). ndm_boxes_init sets
+// them to "none": the greatest int64 and 0.
+extern "C" __global__ void ndm_boxes_init(long long *box, long long n) {
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+       i += (long long)gridDim.x * blockDim.x) {
+    box[2 * i] = 0x7fffffffffffffffLL;
+    box[2 * i + 1] = 0;
+  }
+}
+
 template <typename L>
 __global__ void ndm_boxes(gpu::array<L> labels, long long nl, long long *box) {
-  // a warp 32 consecutive elements at a time, as ndm_extrema: a run of one label among
-  // them is joined first, and its first lane makes the atomic calls
+  // A warp takes 32 consecutive elements at a time (a warp of background only goes on at
+  // once). Each run of one label among them is the flat range from its first lane's element
+  // a to its last's z, whose box its first lane makes from a's and z's coordinates alone:
+  // along dim d, [a_d, z_d] while a and z agree on dims 0 .. d-1, else all of dim d (the
+  // range wrapped from the dim's end to its start). Its atomic calls are made only where
+  // they would change the box (a read first: most runs of a label lie within its box).
   const int nd = labels.ndim, lane = threadIdx.x & 31;
+  const bool small = labels.size <= 2147483647LL;
   const long long warps = ((long long)gridDim.x * blockDim.x) >> 5;
   for (long long w = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; w * 32 < labels.size; w += warps) {
     const long long i = w * 32 + lane;
     long long l = i < labels.size ? (long long)labels[i] : 0;
     const bool ok = l >= 1 && l <= nl;
+    if (__ballot_sync(0xffffffffu, ok) == 0) continue;   // the whole warp agrees
     if (!ok) l = 0;
-    const int end = ndm::run_end(l);
-    const bool head = ndm::run_head(l);
-    long long c[8];
-    ndm::coords(ok ? i : 0, labels.shape, nd, c);
-    long long *b = box + (ok ? l - 1 : 0) * 2 * nd;
-    for (int d = 0; d < nd; d++) {
-      const long long lo = ndm::run_min(c[d], end), hi = ndm::run_max(c[d], end);
-      if (head && ok) { atomicMin(&b[d], lo); atomicMax(&b[nd + d], hi); }
+    bool head;
+    const int end = ndm::run_end(l, &head);
+    if (head && ok) {
+      long long a[8], z[8];
+      ndm::coords_of(i, labels.shape, nd, a, small);
+      ndm::coords_of(w * 32 + end, labels.shape, nd, z, small);
+      long long *b = box + (l - 1) * 2 * nd;
+      bool line = true;   // a and z agree on the dims before d
+      for (int d = 0; d < nd; d++) {
+        const long long lo = line ? a[d] + 1 : 1, hi = line ? z[d] + 1 : labels.shape[d];
+        line = line && a[d] == z[d];
+        if (lo < ((volatile long long *)b)[2 * d]) atomicMin(&b[2 * d], lo);
+        if (hi > ((volatile long long *)b)[2 * d + 1]) atomicMax(&b[2 * d + 1], hi);
+      }
     }
   }
 }

@@ -32,7 +32,7 @@ local function kernel(name, ...)
     local names = {}
     if targs == "" then
       names = {"ndm_binary", "ndm_label_init", "ndm_label_merge", "ndm_label_flatten", "ndm_label_number",
-               "ndm_extrema_values", "ndm_seed", "ndm_reach"}
+               "ndm_extrema_values", "ndm_seed", "ndm_reach", "ndm_boxes_init"}
     else
       for _, k in ipairs({"ndm_grey", "ndm_bins", "ndm_extrema", "ndm_boxes"}) do
         local n = select("#", ...)
@@ -1037,6 +1037,15 @@ function M.histogram(input, min, max, bins, labels, index)
   return r
 end
 
+-- The greatest of labels (integer or bool, not empty) as int64 (so a uint64 at or above 2^63
+-- counts as negative): gpu.max on labels themselves, but for uint64 (whose order differs)
+local function greatest(labels)
+  if labels.dtype == "uint64" then return math.tointeger(gpu.max(labels:astype("int64"))) end
+  local m = gpu.max(labels)
+  if type(m) == "boolean" then return m and 1 or 0 end
+  return math.tointeger(m)
+end
+
 -- find_objects(input [, max_label]): for labels 1 .. max_label (input's greatest by
 -- default), the box of each: a table of {first, last} a dim (1-based, both included: a
 -- view's key, input[box]), or false where the label does not occur
@@ -1048,26 +1057,19 @@ function M.find_objects(input, max_label)
   end
   if input.ndim == 0 then fail(api, "input is 0-D: give an array of at least one dim") end
   max_label = max_label == nil and 0 or integer(max_label, api, "max_label")
-  if max_label < 1 then
-    max_label = input.size > 0 and math.tointeger(gpu.max(input:astype("int64"))) or 0
-  end
-  local r = {}
-  if max_label < 1 then return r end
+  if max_label < 1 then max_label = input.size > 0 and greatest(input) or 0 end
+  if max_label < 1 then return {} end
+  -- the kernel leaves the boxes as the table's own numbers, {first, last} a dim and label,
+  -- so that one a:totable() (C) makes the whole result; a label that does not occur keeps
+  -- last 0 and becomes false
   local n = input.ndim
-  local box = gpu.empty({max_label, 2, n}, "int64")
-  box[{{}, 1}] = input.size   -- past every coordinate
-  box[{{}, 2}] = -1
+  local box = gpu.empty({max_label, n, 2}, "int64")
+  launch(kernel("ndm_boxes_init"), max_label * n, box, max_label * n)
   launch(kernel("ndm_boxes", CTYPE[input.dtype]), input.size, input, max_label, box)
-  local h = listed(box:reshape({-1}))
+  local r = box:totable()
+  box:free()
   for l = 1, max_label do
-    local at = (l - 1) * 2 * n
-    if h[at + n + 1] < 0 then
-      r[l] = false
-    else
-      local b = {}
-      for d = 1, n do b[d] = {math.tointeger(h[at + d]) + 1, math.tointeger(h[at + n + d]) + 1} end
-      r[l] = b
-    end
+    if r[l][1][2] == 0 then r[l] = false end
   end
   return r
 end

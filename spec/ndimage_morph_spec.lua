@@ -358,6 +358,67 @@ describe("gpu.ndimage's measurements", function()
   end)
 end)
 
+describe("gpu.ndimage.find_objects", function()
+  -- the boxes of labels 1 .. nl of a C-ordered host list of labels, by a walk over it
+  local function boxes(list, shape, nl)
+    local r = {}
+    for l = 1, nl do r[l] = false end
+    for i, l in ipairs(list) do
+      if l >= 1 and l <= nl then
+        local c, q = {}, i - 1
+        for d = #shape, 1, -1 do c[d], q = q % shape[d] + 1, q // shape[d] end
+        if not r[l] then
+          r[l] = {}
+          for d = 1, #shape do r[l][d] = {c[d], c[d]} end
+        end
+        for d = 1, #shape do
+          r[l][d][1], r[l][d][2] = math.min(r[l][d][1], c[d]), math.max(r[l][d][2], c[d])
+        end
+      end
+    end
+    return r
+  end
+  local function runs(size, len, step, first)
+    local list = {}
+    for i = 1, size do list[i] = ((i - 1) // len) % step + first end
+    return list
+  end
+
+  it("boxes runs of a label that cross lines and planes, and labels that go past 32 in a row", function()
+    for _, c in ipairs({{{70}, 40, 3}, {{7, 9}, 13, 4}, {{3, 4, 5}, 7, 5}, {{2, 3, 2, 5}, 11, 6}, {{5, 1, 7}, 3, 9}}) do
+      local shape, list = c[1], runs(c[1][1] * (c[1][2] or 1) * (c[1][3] or 1) * (c[1][4] or 1), c[2], c[3], 0)
+      local L = gpu.array(list, "int32"):reshape(shape)
+      assert.are.same(boxes(list, shape, math.max(table.unpack(list))), nd.find_objects(L))
+    end
+  end)
+
+  it("boxes many labels, labels past max_label, negative and very large ones, and any view", function()
+    local list = runs(40 * 50, 2, 1000, 1)   -- 1000 labels of two points each
+    local L = gpu.array(list, "int32"):reshape({40, 50})
+    local want = boxes(list, {40, 50}, 1000)
+    assert.are.same(want, nd.find_objects(L))
+    assert.are.same({table.unpack(want, 1, 600)}, nd.find_objects(L, 600))
+    local more = nd.find_objects(L, 1003)
+    assert.are.same({1003, false, false, false}, {#more, more[1001], more[1002], more[1003]})
+    -- a transposed view: its own C order
+    local t = {}
+    for j = 1, 50 do for i = 1, 40 do t[#t + 1] = list[(i - 1) * 50 + j] end end
+    assert.are.same(boxes(t, {50, 40}, 1000), nd.find_objects(L:transpose()))
+    -- int8 with negative labels (never boxed), bool (label 1)
+    local neg = {-3, 2, 0, -1, 2, 5, -128, 5, 1, 1, 0, 2}
+    assert.are.same(boxes(neg, {3, 4}, 5), nd.find_objects(gpu.array(neg, "int8"):reshape({3, 4})))
+    assert.are.same({{{2, 3}, {1, 4}}}, nd.find_objects(gpu.array({{false, false, false, false}, {false, true, false, false},
+                                                                    {true, false, false, true}}, "bool")))
+    -- uint64 labels at or above 2^63 count as negative (int64's order): not the greatest
+    local big = gpu.array({0, 2, -5, 1}, "int64"):astype("uint64")
+    assert.are.same({{{4, 4}}, {{2, 2}}}, nd.find_objects(big))
+    -- none, empty
+    assert.are.same({}, nd.find_objects(gpu.zeros({3, 4}, "int16")))
+    assert.are.same({false, false}, nd.find_objects(gpu.zeros({0, 4}, "int32"), 2))
+    assert.are.same({}, nd.find_objects(gpu.zeros({0, 4}, "int32")))
+  end)
+end)
+
 describe("gpu.ndimage's morphology and measurement errors", function()
   local x = gpu.zeros({3, 4}, "float64")
   local function err(pattern, f, ...) assert.matches(pattern, S.errof(f, ...), 1, true) end
