@@ -225,11 +225,12 @@ extern "C" __global__ void ndm_label_init(gpu::array<bool> fg, int *L) {
 
 extern "C" __global__ void ndm_label_merge(gpu::array<bool> fg, int *L, const long long *off, long long K) {
   const int nd = fg.ndim;
+  const bool small = fg.size <= 2147483647LL;
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < fg.size;
        i += (long long)gridDim.x * blockDim.x) {
     if (!fg.data[i]) continue;
     long long c[8];
-    ndm::coords(i, fg.shape, nd, c);
+    ndm::coords_of(i, fg.shape, nd, c, small);
     for (long long k = 0; k < K; k++) {
       long long at = ndm::neighbour(c, off + k * nd, fg.shape, nd);
       if (at >= 0 && fg.data[at]) ndm::unite(L, (int)i, (int)at);
@@ -249,11 +250,11 @@ extern "C" __global__ void ndm_label_flatten(int *L, long long n, int *roots) {
 }
 
 // out[i]: the number of i's component (rank: the running count of roots), 0 for background
-extern "C" __global__ void ndm_label_number(const int *L, const long long *rank, int *out, long long n) {
+extern "C" __global__ void ndm_label_number(const int *L, const int *rank, int *out, long long n) {
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
        i += (long long)gridDim.x * blockDim.x) {
     int l = L[i];
-    out[i] = l >= 0 && l < n ? (int)rank[l] : 0;
+    out[i] = l >= 0 && l < n ? rank[l] : 0;
   }
 }
 
@@ -264,6 +265,7 @@ extern "C" __global__ void ndm_label_number(const int *L, const long long *rank,
 extern "C" __global__ void ndm_seed(gpu::array<bool> m, const bool *in, const int *L, const long long *off,
                                     long long K, int border, int *touch) {
   const int nd = m.ndim;
+  const bool small = m.size <= 2147483647LL;
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < m.size;
        i += (long long)gridDim.x * blockDim.x) {
     int r = L[i];
@@ -271,7 +273,7 @@ extern "C" __global__ void ndm_seed(gpu::array<bool> m, const bool *in, const in
     bool seed = in[i];
     if (!seed) {
       long long c[8];
-      ndm::coords(i, m.shape, nd, c);
+      ndm::coords_of(i, m.shape, nd, c, small);
       for (long long k = 0; k < K && !seed; k++) {
         long long at = ndm::neighbour(c, off + k * nd, m.shape, nd);
         seed = at < 0 ? border != 0 : !m.data[at] && in[at];

@@ -79,7 +79,10 @@ local function read_structure(api, s, ndim, what)
   local shape = {}
   for d = 1, s.ndim do shape[d] = s.shape[d] end
   local flat = {}
-  if s.size > 0 then
+  if s.size > 0 and s.dtype == "bool" then   -- (read as it is: no conversion launched)
+    local h = gpu.ascontiguousarray(s):reshape(-1):tohost()
+    for k = 1, s.size do flat[k] = h[k] and 1 or 0 end
+  elseif s.size > 0 then
     local h = gpu.ascontiguousarray(s, "float64"):reshape(-1):tohost()
     for k = 1, s.size do flat[k] = h[k] end
   end
@@ -161,15 +164,9 @@ end
 ------------------------------------------------------------------------------------
 -- structures
 
--- generate_binary_structure(rank, connectivity): the bool 3 x ... x 3 array whose elements
--- lie within `connectivity` steps (each along one dim) of the centre
-function M.generate_binary_structure(rank, connectivity)
-  local api = "generate_binary_structure"
-  rank = integer(rank, api, "rank")
-  connectivity = integer(connectivity, api, "connectivity")
-  if rank < 0 then fail(api, "rank must be a non-negative integer, got %d", rank) end
-  if rank > 8 then fail(api, "rank must be at most 8 (gpuhost's most dims), got %d", rank) end
-  if rank == 0 then return gpu.full({}, true, "bool") end
+-- The elements (C order, true or false) of the 3 x ... x 3 structure of rank >= 1 dims whose
+-- elements lie within `connectivity` steps (each along one dim) of the centre
+local function structure_flat(rank, connectivity)
   local flat, idx = {}, {}
   for d = 1, rank do idx[d] = 0 end
   for k = 1, 3 ^ rank do
@@ -182,9 +179,21 @@ function M.generate_binary_structure(rank, connectivity)
       idx[d] = 0
     end
   end
+  return flat
+end
+
+-- generate_binary_structure(rank, connectivity): the bool 3 x ... x 3 array whose elements
+-- lie within `connectivity` steps (each along one dim) of the centre
+function M.generate_binary_structure(rank, connectivity)
+  local api = "generate_binary_structure"
+  rank = integer(rank, api, "rank")
+  connectivity = integer(connectivity, api, "connectivity")
+  if rank < 0 then fail(api, "rank must be a non-negative integer, got %d", rank) end
+  if rank > 8 then fail(api, "rank must be at most 8 (gpuhost's most dims), got %d", rank) end
+  if rank == 0 then return gpu.full({}, true, "bool") end
   local shape = {}
   for d = 1, rank do shape[d] = 3 end
-  return gpu.array(flat, "bool"):reshape(shape)
+  return gpu.array(structure_flat(rank, connectivity), "bool"):reshape(shape)
 end
 
 ------------------------------------------------------------------------------------
@@ -242,9 +251,12 @@ local function components(x, offs, n)
       for d = 1, n do before[#before + 1] = offs[(k - 1) * n + d] end
     end
   end
+  -- (the taps go to the device before the first launch: a copy from the host waits for
+  -- the work queued before it)
+  local taps = #before > 0 and int64s(before)
   local L, scratch = gpu.empty({x.size}, "int32"), gpu.empty({x.size}, "int32")
   launch(kernel("ndm_label_init"), x.size, x, L)
-  if #before > 0 then launch(kernel("ndm_label_merge"), x.size, x, L, int64s(before), #before // n) end
+  if taps then launch(kernel("ndm_label_merge"), x.size, x, L, taps, #before // n) end
   launch(kernel("ndm_label_flatten"), x.size, L, x.size, scratch)
   return L, scratch
 end
@@ -650,9 +662,10 @@ function M.label(input, structure, opts)
   if structure ~= nil and opts.structure ~= nil then fail(api, "structure given twice (as argument 2 and as option structure)") end
   structure = structure or opts.structure
   local n = math.max(input.ndim, 1)
-  local shape, flat
-  if structure == nil then
-    shape, flat = read_structure(api, M.generate_binary_structure(n, 1), nil, "structure")
+  local shape, flat = {}, {}
+  if structure == nil then   -- (made here: no device array to make and read back)
+    for d = 1, n do shape[d] = 3 end
+    for k, v in ipairs(structure_flat(n, 1)) do flat[k] = v and 1 or 0 end
   else
     shape, flat = read_structure(api, structure, input.ndim, "structure")
   end
@@ -664,19 +677,18 @@ function M.label(input, structure, opts)
   end
   local dt, out = output_of(api, opts.output, input, "int32")
   if input.size > INT32_MAX then fail(api, "input has %d elements: at most %d are labelled", input.size, INT32_MAX) end
-  local labels = gpu.zeros(input.shape, "int32")
-  if input.size == 0 then return deliver(labels, dt, out), 0 end
+  if input.size == 0 then return deliver(gpu.zeros(input.shape, "int32"), dt, out), 0 end
+  local labels = gpu.empty(input.shape, "int32")   -- (ndm_label_number writes every element)
   local x = gpu.ascontiguousarray(input, "bool")
   if input.ndim == 0 then x = x:reshape({1}) end
   local zero = {}
   for d = 1, #shape do zero[d] = 0 end
   local offs = taps_of(shape, flat, zero, function(v) return v ~= 0 end)
-  local L, roots = components(x, offs, #shape)
-  local rank = gpu.cumsum(roots)
-  if rank.dtype ~= "int64" then rank = rank:astype("int64") end
+  local L, rank = components(x, offs, #shape)
+  gpu.cumsum(rank, {out = rank})   -- in place, in int32 (a count of at most x.size)
   launch(kernel("ndm_label_number"), x.size, L, rank, labels, x.size)
   local count = rank[{-1}]:item()
-  L:free(); roots:free(); rank:free()
+  L:free(); rank:free()
   return deliver(labels, dt, out), math.tointeger(count) or count
 end
 

@@ -286,6 +286,28 @@ describe("gpu.ndimage.label", function()
   end)
 end)
 
+describe("gpu.ndimage.label of many components", function()
+  it("numbers each point of a checkerboard (4-connected) in C order, and joins them all (8-connected)", function()
+    local want, list, n = {}, {}, 0
+    for i = 0, 39 do
+      for j = 0, 49 do
+        local on = (i + j) % 2 == 0
+        list[#list + 1] = on
+        if on then n = n + 1 end
+        want[#want + 1] = on and n or 0
+      end
+    end
+    local x = gpu.array(list, "bool"):reshape({40, 50})
+    local l, count = nd.label(x)
+    assert.are.same({1000, want}, {count, l:reshape({-1}):totable()})
+    -- the same structure as a bool device array, a float64 one and a table: one result
+    for _, st in ipairs({s8, s8:astype("float64"), {{1, 1, 1}, {1, 1, 1}, {1, 1, 1}}}) do
+      l, count = nd.label(x, st)
+      assert.are.same({1, x:astype("int32"):totable()}, {count, l:totable()})
+    end
+  end)
+end)
+
 describe("gpu.ndimage's measurements", function()
   local v = gpu.array(REF.v, "float64")
   local L = gpu.array(REF.L, "int32")
