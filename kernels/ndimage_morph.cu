@@ -216,14 +216,20 @@ __global__ void ndm_grey(gpu::array<T> in, O *out, const long long *off, const d
 
 // Connected components of fg (bool, C-ordered) in L (int32): first each point its own
 // tree (-1 for the background), then each foreground point joined with its foreground
-// neighbours at the K taps off[k * nd + d], then each point pointed at its root
+// neighbours at the K taps off[k * nd + d], then each point pointed at its root.
+// Where `chain` (the taps hold the left one, 0 ... 0 -1, so every point is joined with its
+// left neighbour), a tap right after a foreground tap one place to its left along the last
+// dim is not joined: the two neighbours are left and right of each other, so joined anyway
+// (of a row of such taps, the first foreground one is joined). 8-connected in 2-D: where
+// the point above is foreground, the ones above left or right of it make no join.
 extern "C" __global__ void ndm_label_init(gpu::array<bool> fg, int *L) {
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < fg.size;
        i += (long long)gridDim.x * blockDim.x)
     L[i] = fg.data[i] ? (int)i : -1;
 }
 
-extern "C" __global__ void ndm_label_merge(gpu::array<bool> fg, int *L, const long long *off, long long K) {
+extern "C" __global__ void ndm_label_merge(gpu::array<bool> fg, int *L, const long long *off, long long K,
+                                           int chain) {
   const int nd = fg.ndim;
   const bool small = fg.size <= 2147483647LL;
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < fg.size;
@@ -231,9 +237,15 @@ extern "C" __global__ void ndm_label_merge(gpu::array<bool> fg, int *L, const lo
     if (!fg.data[i]) continue;
     long long c[8];
     ndm::coords_of(i, fg.shape, nd, c, small);
+    bool before = false;   // the tap before k was a foreground point
     for (long long k = 0; k < K; k++) {
-      long long at = ndm::neighbour(c, off + k * nd, fg.shape, nd);
-      if (at >= 0 && fg.data[at]) ndm::unite(L, (int)i, (int)at);
+      const long long *o = off + k * nd;
+      const long long at = ndm::neighbour(c, o, fg.shape, nd);
+      const bool on = at >= 0 && fg.data[at];
+      bool next = chain && before && o[nd - 1] - o[nd - 1 - nd] == 1;   // one place right of it?
+      for (int d = 0; next && d < nd - 1; d++) next = o[d] == o[d - nd];
+      if (on && !next) ndm::unite(L, (int)i, (int)at);
+      before = on;
     }
   }
 }

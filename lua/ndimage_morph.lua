@@ -254,9 +254,15 @@ local function components(x, offs, n)
   -- (the taps go to the device before the first launch: a copy from the host waits for
   -- the work queued before it)
   local taps = #before > 0 and int64s(before)
+  local chain = 0   -- whether the taps hold the left one (kernels/ndimage_morph.cu's ndm_label_merge)
+  for k = 1, #before // n do
+    local left = before[k * n] == -1
+    for d = 1, n - 1 do left = left and before[(k - 1) * n + d] == 0 end
+    if left then chain = 1 end
+  end
   local L, scratch = gpu.empty({x.size}, "int32"), gpu.empty({x.size}, "int32")
   launch(kernel("ndm_label_init"), x.size, x, L)
-  if taps then launch(kernel("ndm_label_merge"), x.size, x, L, taps, #before // n) end
+  if taps then launch(kernel("ndm_label_merge"), x.size, x, L, taps, #before // n, chain) end
   launch(kernel("ndm_label_flatten"), x.size, L, x.size, scratch)
   return L, scratch
 end

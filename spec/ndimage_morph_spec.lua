@@ -300,6 +300,15 @@ describe("gpu.ndimage.label of many components", function()
     local x = gpu.array(list, "bool"):reshape({40, 50})
     local l, count = nd.label(x)
     assert.are.same({1000, want}, {count, l:reshape({-1}):totable()})
+    -- structures with and without the left tap (ndm_label_merge's rows of taps; scipy's numbers)
+    local y = gpu.array({{1, 0, 1, 0, 0, 1, 0, 1, 1}, {0, 1, 1, 1, 1, 0, 0, 1, 0}, {0, 0, 0, 1, 1, 1, 1, 1, 1},
+                         {1, 0, 0, 0, 1, 1, 1, 1, 1}, {0, 0, 0, 1, 0, 0, 0, 1, 1}, {0, 0, 1, 0, 1, 0, 0, 0, 0}}, "bool")
+    same({{{1, 0, 1, 0, 0, 2, 0, 3, 1}, {0, 1, 2, 1, 2, 0, 0, 1, 0}, {0, 0, 0, 2, 1, 2, 1, 2, 1}, {4, 0, 0, 0, 2, 1, 2, 1, 2},
+           {0, 0, 0, 2, 0, 0, 0, 2, 1}, {0, 0, 2, 0, 2, 0, 0, 0, 0}}, 4}, {nd.label(y, {{1, 0, 1}, {0, 1, 0}, {1, 0, 1}})})
+    same({{{1, 0, 1, 0, 0, 1, 0, 1, 1}, {0, 1, 1, 1, 1, 0, 0, 1, 0}, {0, 0, 0, 1, 1, 1, 1, 1, 1}, {2, 0, 0, 0, 1, 1, 1, 1, 1},
+           {0, 0, 0, 1, 0, 0, 0, 1, 1}, {0, 0, 1, 0, 1, 0, 0, 0, 0}}, 2}, {nd.label(y, s8)})
+    same({{{1, 0, 2, 0, 0, 2, 0, 2, 2}, {0, 2, 2, 2, 2, 0, 0, 2, 0}, {0, 0, 0, 2, 2, 2, 2, 2, 2}, {3, 0, 0, 0, 2, 2, 2, 2, 2},
+           {0, 0, 0, 2, 0, 0, 0, 2, 2}, {0, 0, 2, 0, 4, 0, 0, 0, 0}}, 4}, {nd.label(y, {{0, 1, 1}, {1, 1, 1}, {1, 1, 0}})})
     -- the same structure as a bool device array, a float64 one and a table: one result
     for _, st in ipairs({s8, s8:astype("float64"), {{1, 1, 1}, {1, 1, 1}, {1, 1, 1}}}) do
       l, count = nd.label(x, st)
