@@ -86,17 +86,18 @@ __device__ inline int find_root(volatile int *L, int x) {
   return x;
 }
 
-// a and b's trees joined under the lesser root (so a tree's root is its first element)
-__device__ inline void unite(int *L, int a, int b) {
+// a and b's trees joined under the lesser root (so a tree's root is its first element);
+// returns that root (an ancestor of a and b: a later walk may start there)
+__device__ inline int unite(int *L, int a, int b) {
   volatile int *V = L;
   for (;;) {
     a = find_root(V, a);
     b = find_root(V, b);
-    if (a == b) return;
+    if (a == b) return a;
     if (a > b) { int t = a; a = b; b = t; }
     int old = atomicMin(&L[b], a);
-    if (old == b) return;   // b was a root: now under a
-    b = old;                 // b had been linked meanwhile: join its new root instead
+    if (old == b) return a;   // b was a root: now under a
+    b = old;                   // b had been linked meanwhile: join its new root instead
   }
 }
 
@@ -238,13 +239,14 @@ extern "C" __global__ void ndm_label_merge(gpu::array<bool> fg, int *L, const lo
     long long c[8];
     ndm::coords_of(i, fg.shape, nd, c, small);
     bool before = false;   // the tap before k was a foreground point
+    int root = (int)i;     // i's root when last seen (its walk starts there, not at i)
     for (long long k = 0; k < K; k++) {
       const long long *o = off + k * nd;
       const long long at = ndm::neighbour(c, o, fg.shape, nd);
       const bool on = at >= 0 && fg.data[at];
       bool next = chain && before && o[nd - 1] - o[nd - 1 - nd] == 1;   // one place right of it?
       for (int d = 0; next && d < nd - 1; d++) next = o[d] == o[d - nd];
-      if (on && !next) ndm::unite(L, (int)i, (int)at);
+      if (on && !next) root = ndm::unite(L, root, (int)at);
       before = on;
     }
   }
