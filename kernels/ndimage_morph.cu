@@ -7,19 +7,17 @@
 namespace ndm {
 
 // A warp's 32 lanes as runs of consecutive lanes of one key (neighbouring elements of one
-// region): each lane's run ends at the lane returned; every lane must call it. Then
-// run_min/run_max fold each run's values into its first lane (shuffles down, a lane taking
-// only what lies in its own run), so that a run makes one atomic call, not one a lane.
-__device__ inline int run_end(long long key) {
+// region): each lane's run ends at the lane returned, and *head says whether the lane starts
+// its run; every lane must call it. Then run_min/run_max fold each run's values into its
+// first lane (shuffles down, a lane taking only what lies in its own run), so that a run
+// makes one atomic call, not one a lane.
+__device__ inline int run_end(long long key, bool *head) {
   const int lane = threadIdx.x & 31;
   const long long before = __shfl_up_sync(0xffffffffu, key, 1);
-  const unsigned heads = __ballot_sync(0xffffffffu, lane == 0 || before != key);
+  *head = lane == 0 || before != key;
+  const unsigned heads = __ballot_sync(0xffffffffu, *head);
   const unsigned later = lane == 31 ? 0u : heads & (0xffffffffu << (lane + 1));
   return later ? __ffs((int)later) - 2 : 31;
-}
-__device__ inline bool run_head(long long key) {
-  const long long before = __shfl_up_sync(0xffffffffu, key, 1);
-  return (threadIdx.x & 31) == 0 || before != key;
 }
 template <typename V> __device__ inline V run_min(V v, int end) {
   const int lane = threadIdx.x & 31;
@@ -88,17 +86,18 @@ __device__ inline int find_root(volatile int *L, int x) {
   return x;
 }
 
-// a and b's trees joined under the lesser root (so a tree's root is its first element)
-__device__ inline void unite(int *L, int a, int b) {
+// a and b's trees joined under the lesser root (so a tree's root is its first element);
+// returns that root (an ancestor of a and b: a later walk may start there)
+__device__ inline int unite(int *L, int a, int b) {
   volatile int *V = L;
   for (;;) {
     a = find_root(V, a);
     b = find_root(V, b);
-    if (a == b) return;
+    if (a == b) return a;
     if (a > b) { int t = a; a = b; b = t; }
     int old = atomicMin(&L[b], a);
-    if (old == b) return;   // b was a root: now under a
-    b = old;                 // b had been linked meanwhile: join its new root instead
+    if (old == b) return a;   // b was a root: now under a
+    b = old;                   // b had been linked meanwhile: join its new root instead
   }
 }
 
@@ -218,23 +217,37 @@ __global__ void ndm_grey(gpu::array<T> in, O *out, const long long *off, const d
 
 // Connected components of fg (bool, C-ordered) in L (int32): first each point its own
 // tree (-1 for the background), then each foreground point joined with its foreground
-// neighbours at the K taps off[k * nd + d], then each point pointed at its root
+// neighbours at the K taps off[k * nd + d], then each point pointed at its root.
+// Where `chain` (the taps hold the left one, 0 ... 0 -1, so every point is joined with its
+// left neighbour), a tap right after a foreground tap one place to its left along the last
+// dim is not joined: the two neighbours are left and right of each other, so joined anyway
+// (of a row of such taps, the first foreground one is joined). 8-connected in 2-D: where
+// the point above is foreground, the ones above left or right of it make no join.
 extern "C" __global__ void ndm_label_init(gpu::array<bool> fg, int *L) {
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < fg.size;
        i += (long long)gridDim.x * blockDim.x)
     L[i] = fg.data[i] ? (int)i : -1;
 }
 
-extern "C" __global__ void ndm_label_merge(gpu::array<bool> fg, int *L, const long long *off, long long K) {
+extern "C" __global__ void ndm_label_merge(gpu::array<bool> fg, int *L, const long long *off, long long K,
+                                           int chain) {
   const int nd = fg.ndim;
+  const bool small = fg.size <= 2147483647LL;
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < fg.size;
        i += (long long)gridDim.x * blockDim.x) {
     if (!fg.data[i]) continue;
     long long c[8];
-    ndm::coords(i, fg.shape, nd, c);
+    ndm::coords_of(i, fg.shape, nd, c, small);
+    bool before = false;   // the tap before k was a foreground point
+    int root = (int)i;     // i's root when last seen (its walk starts there, not at i)
     for (long long k = 0; k < K; k++) {
-      long long at = ndm::neighbour(c, off + k * nd, fg.shape, nd);
-      if (at >= 0 && fg.data[at]) ndm::unite(L, (int)i, (int)at);
+      const long long *o = off + k * nd;
+      const long long at = ndm::neighbour(c, o, fg.shape, nd);
+      const bool on = at >= 0 && fg.data[at];
+      bool next = chain && before && o[nd - 1] - o[nd - 1 - nd] == 1;   // one place right of it?
+      for (int d = 0; next && d < nd - 1; d++) next = o[d] == o[d - nd];
+      if (on && !next) root = ndm::unite(L, root, (int)at);
+      before = on;
     }
   }
 }
@@ -251,11 +264,11 @@ extern "C" __global__ void ndm_label_flatten(int *L, long long n, int *roots) {
 }
 
 // out[i]: the number of i's component (rank: the running count of roots), 0 for background
-extern "C" __global__ void ndm_label_number(const int *L, const long long *rank, int *out, long long n) {
+extern "C" __global__ void ndm_label_number(const int *L, const int *rank, int *out, long long n) {
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
        i += (long long)gridDim.x * blockDim.x) {
     int l = L[i];
-    out[i] = l >= 0 && l < n ? (int)rank[l] : 0;
+    out[i] = l >= 0 && l < n ? rank[l] : 0;
   }
 }
 
@@ -266,6 +279,7 @@ extern "C" __global__ void ndm_label_number(const int *L, const long long *rank,
 extern "C" __global__ void ndm_seed(gpu::array<bool> m, const bool *in, const int *L, const long long *off,
                                     long long K, int border, int *touch) {
   const int nd = m.ndim;
+  const bool small = m.size <= 2147483647LL;
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < m.size;
        i += (long long)gridDim.x * blockDim.x) {
     int r = L[i];
@@ -273,7 +287,7 @@ extern "C" __global__ void ndm_seed(gpu::array<bool> m, const bool *in, const in
     bool seed = in[i];
     if (!seed) {
       long long c[8];
-      ndm::coords(i, m.shape, nd, c);
+      ndm::coords_of(i, m.shape, nd, c, small);
       for (long long k = 0; k < K && !seed; k++) {
         long long at = ndm::neighbour(c, off + k * nd, m.shape, nd);
         seed = at < 0 ? border != 0 : !m.data[at] && in[at];
@@ -327,8 +341,8 @@ __global__ void ndm_extrema(gpu::array<T> in, const int *bin, long long nb, unsi
     const bool ok = b >= 0 && b < nb;
     if (!ok) b = -1;   // one run of the lanes outside every bin, which calls nothing
     const unsigned long long k = ok ? ndm::order_key(ndi::value((T)in[i])) : 0;
-    const int end = ndm::run_end(b);
-    const bool head = ndm::run_head(b);
+    bool head;
+    const int end = ndm::run_end(b, &head);
     if (!positions) {
       const unsigned long long lo = ndm::run_min(k, end), hi = ndm::run_max(k, end);
       if (head && ok) { atomicMin(&kmin[b], lo); atomicMax(&kmax[b], hi); }
@@ -357,27 +371,48 @@ extern "C" __global__ void ndm_extrema_values(const unsigned long long *kmin, co
 }
 
 // find_objects: for labels 1 .. nl (of integer labels, read in C order), the least and
-// greatest coordinate along each dim (box[(l - 1) * 2 * nd + d] and + nd); they start at
-// the size and -1
+// greatest coordinate along each dim plus 1 (1-based), at box[((l - 1) * nd + d) * 2] and
+// + 1: what a:totable() makes the boxes of (lua/ndimage_morph.lua). ndm_boxes_init sets
+// them to "none": the greatest int64 and 0.
+extern "C" __global__ void ndm_boxes_init(long long *box, long long n) {
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+       i += (long long)gridDim.x * blockDim.x) {
+    box[2 * i] = 0x7fffffffffffffffLL;
+    box[2 * i + 1] = 0;
+  }
+}
+
 template <typename L>
 __global__ void ndm_boxes(gpu::array<L> labels, long long nl, long long *box) {
-  // a warp 32 consecutive elements at a time, as ndm_extrema: a run of one label among
-  // them is joined first, and its first lane makes the atomic calls
+  // A warp takes 32 consecutive elements at a time (a warp of background only goes on at
+  // once). Each run of one label among them is the flat range from its first lane's element
+  // a to its last's z, whose box its first lane makes from a's and z's coordinates alone:
+  // along dim d, [a_d, z_d] while a and z agree on dims 0 .. d-1, else all of dim d (the
+  // range wrapped from the dim's end to its start). Its atomic calls are made only where
+  // they would change the box (a read first: most runs of a label lie within its box).
   const int nd = labels.ndim, lane = threadIdx.x & 31;
+  const bool small = labels.size <= 2147483647LL;
   const long long warps = ((long long)gridDim.x * blockDim.x) >> 5;
   for (long long w = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; w * 32 < labels.size; w += warps) {
     const long long i = w * 32 + lane;
     long long l = i < labels.size ? (long long)labels[i] : 0;
     const bool ok = l >= 1 && l <= nl;
+    if (__ballot_sync(0xffffffffu, ok) == 0) continue;   // the whole warp agrees
     if (!ok) l = 0;
-    const int end = ndm::run_end(l);
-    const bool head = ndm::run_head(l);
-    long long c[8];
-    ndm::coords(ok ? i : 0, labels.shape, nd, c);
-    long long *b = box + (ok ? l - 1 : 0) * 2 * nd;
-    for (int d = 0; d < nd; d++) {
-      const long long lo = ndm::run_min(c[d], end), hi = ndm::run_max(c[d], end);
-      if (head && ok) { atomicMin(&b[d], lo); atomicMax(&b[nd + d], hi); }
+    bool head;
+    const int end = ndm::run_end(l, &head);
+    if (head && ok) {
+      long long a[8], z[8];
+      ndm::coords_of(i, labels.shape, nd, a, small);
+      ndm::coords_of(w * 32 + end, labels.shape, nd, z, small);
+      long long *b = box + (l - 1) * 2 * nd;
+      bool line = true;   // a and z agree on the dims before d
+      for (int d = 0; d < nd; d++) {
+        const long long lo = line ? a[d] + 1 : 1, hi = line ? z[d] + 1 : labels.shape[d];
+        line = line && a[d] == z[d];
+        if (lo < ((volatile long long *)b)[2 * d]) atomicMin(&b[2 * d], lo);
+        if (hi > ((volatile long long *)b)[2 * d + 1]) atomicMax(&b[2 * d + 1], hi);
+      }
     }
   }
 }

@@ -32,7 +32,7 @@ local function kernel(name, ...)
     local names = {}
     if targs == "" then
       names = {"ndm_binary", "ndm_label_init", "ndm_label_merge", "ndm_label_flatten", "ndm_label_number",
-               "ndm_extrema_values", "ndm_seed", "ndm_reach"}
+               "ndm_extrema_values", "ndm_seed", "ndm_reach", "ndm_boxes_init"}
     else
       for _, k in ipairs({"ndm_grey", "ndm_bins", "ndm_extrema", "ndm_boxes"}) do
         local n = select("#", ...)
@@ -79,7 +79,10 @@ local function read_structure(api, s, ndim, what)
   local shape = {}
   for d = 1, s.ndim do shape[d] = s.shape[d] end
   local flat = {}
-  if s.size > 0 then
+  if s.size > 0 and s.dtype == "bool" then   -- (read as it is: no conversion launched)
+    local h = gpu.ascontiguousarray(s):reshape(-1):tohost()
+    for k = 1, s.size do flat[k] = h[k] and 1 or 0 end
+  elseif s.size > 0 then
     local h = gpu.ascontiguousarray(s, "float64"):reshape(-1):tohost()
     for k = 1, s.size do flat[k] = h[k] end
   end
@@ -161,15 +164,9 @@ end
 ------------------------------------------------------------------------------------
 -- structures
 
--- generate_binary_structure(rank, connectivity): the bool 3 x ... x 3 array whose elements
--- lie within `connectivity` steps (each along one dim) of the centre
-function M.generate_binary_structure(rank, connectivity)
-  local api = "generate_binary_structure"
-  rank = integer(rank, api, "rank")
-  connectivity = integer(connectivity, api, "connectivity")
-  if rank < 0 then fail(api, "rank must be a non-negative integer, got %d", rank) end
-  if rank > 8 then fail(api, "rank must be at most 8 (gpuhost's most dims), got %d", rank) end
-  if rank == 0 then return gpu.full({}, true, "bool") end
+-- The elements (C order, true or false) of the 3 x ... x 3 structure of rank >= 1 dims whose
+-- elements lie within `connectivity` steps (each along one dim) of the centre
+local function structure_flat(rank, connectivity)
   local flat, idx = {}, {}
   for d = 1, rank do idx[d] = 0 end
   for k = 1, 3 ^ rank do
@@ -182,9 +179,21 @@ function M.generate_binary_structure(rank, connectivity)
       idx[d] = 0
     end
   end
+  return flat
+end
+
+-- generate_binary_structure(rank, connectivity): the bool 3 x ... x 3 array whose elements
+-- lie within `connectivity` steps (each along one dim) of the centre
+function M.generate_binary_structure(rank, connectivity)
+  local api = "generate_binary_structure"
+  rank = integer(rank, api, "rank")
+  connectivity = integer(connectivity, api, "connectivity")
+  if rank < 0 then fail(api, "rank must be a non-negative integer, got %d", rank) end
+  if rank > 8 then fail(api, "rank must be at most 8 (gpuhost's most dims), got %d", rank) end
+  if rank == 0 then return gpu.full({}, true, "bool") end
   local shape = {}
   for d = 1, rank do shape[d] = 3 end
-  return gpu.array(flat, "bool"):reshape(shape)
+  return gpu.array(structure_flat(rank, connectivity), "bool"):reshape(shape)
 end
 
 ------------------------------------------------------------------------------------
@@ -242,9 +251,18 @@ local function components(x, offs, n)
       for d = 1, n do before[#before + 1] = offs[(k - 1) * n + d] end
     end
   end
+  -- (the taps go to the device before the first launch: a copy from the host waits for
+  -- the work queued before it)
+  local taps = #before > 0 and int64s(before)
+  local chain = 0   -- whether the taps hold the left one (kernels/ndimage_morph.cu's ndm_label_merge)
+  for k = 1, #before // n do
+    local left = before[k * n] == -1
+    for d = 1, n - 1 do left = left and before[(k - 1) * n + d] == 0 end
+    if left then chain = 1 end
+  end
   local L, scratch = gpu.empty({x.size}, "int32"), gpu.empty({x.size}, "int32")
   launch(kernel("ndm_label_init"), x.size, x, L)
-  if #before > 0 then launch(kernel("ndm_label_merge"), x.size, x, L, int64s(before), #before // n) end
+  if taps then launch(kernel("ndm_label_merge"), x.size, x, L, taps, #before // n, chain) end
   launch(kernel("ndm_label_flatten"), x.size, L, x.size, scratch)
   return L, scratch
 end
@@ -650,9 +668,10 @@ function M.label(input, structure, opts)
   if structure ~= nil and opts.structure ~= nil then fail(api, "structure given twice (as argument 2 and as option structure)") end
   structure = structure or opts.structure
   local n = math.max(input.ndim, 1)
-  local shape, flat
-  if structure == nil then
-    shape, flat = read_structure(api, M.generate_binary_structure(n, 1), nil, "structure")
+  local shape, flat = {}, {}
+  if structure == nil then   -- (made here: no device array to make and read back)
+    for d = 1, n do shape[d] = 3 end
+    for k, v in ipairs(structure_flat(n, 1)) do flat[k] = v and 1 or 0 end
   else
     shape, flat = read_structure(api, structure, input.ndim, "structure")
   end
@@ -664,19 +683,18 @@ function M.label(input, structure, opts)
   end
   local dt, out = output_of(api, opts.output, input, "int32")
   if input.size > INT32_MAX then fail(api, "input has %d elements: at most %d are labelled", input.size, INT32_MAX) end
-  local labels = gpu.zeros(input.shape, "int32")
-  if input.size == 0 then return deliver(labels, dt, out), 0 end
+  if input.size == 0 then return deliver(gpu.zeros(input.shape, "int32"), dt, out), 0 end
+  local labels = gpu.empty(input.shape, "int32")   -- (ndm_label_number writes every element)
   local x = gpu.ascontiguousarray(input, "bool")
   if input.ndim == 0 then x = x:reshape({1}) end
   local zero = {}
   for d = 1, #shape do zero[d] = 0 end
   local offs = taps_of(shape, flat, zero, function(v) return v ~= 0 end)
-  local L, roots = components(x, offs, #shape)
-  local rank = gpu.cumsum(roots)
-  if rank.dtype ~= "int64" then rank = rank:astype("int64") end
+  local L, rank = components(x, offs, #shape)
+  gpu.cumsum(rank, {out = rank})   -- in place, in int32 (a count of at most x.size)
   launch(kernel("ndm_label_number"), x.size, L, rank, labels, x.size)
   local count = rank[{-1}]:item()
-  L:free(); roots:free(); rank:free()
+  L:free(); rank:free()
   return deliver(labels, dt, out), math.tointeger(count) or count
 end
 
@@ -1037,6 +1055,15 @@ function M.histogram(input, min, max, bins, labels, index)
   return r
 end
 
+-- The greatest of labels (integer or bool, not empty) as int64 (so a uint64 at or above 2^63
+-- counts as negative): gpu.max on labels themselves, but for uint64 (whose order differs)
+local function greatest(labels)
+  if labels.dtype == "uint64" then return math.tointeger(gpu.max(labels:astype("int64"))) end
+  local m = gpu.max(labels)
+  if type(m) == "boolean" then return m and 1 or 0 end
+  return math.tointeger(m)
+end
+
 -- find_objects(input [, max_label]): for labels 1 .. max_label (input's greatest by
 -- default), the box of each: a table of {first, last} a dim (1-based, both included: a
 -- view's key, input[box]), or false where the label does not occur
@@ -1048,26 +1075,19 @@ function M.find_objects(input, max_label)
   end
   if input.ndim == 0 then fail(api, "input is 0-D: give an array of at least one dim") end
   max_label = max_label == nil and 0 or integer(max_label, api, "max_label")
-  if max_label < 1 then
-    max_label = input.size > 0 and math.tointeger(gpu.max(input:astype("int64"))) or 0
-  end
-  local r = {}
-  if max_label < 1 then return r end
+  if max_label < 1 then max_label = input.size > 0 and greatest(input) or 0 end
+  if max_label < 1 then return {} end
+  -- the kernel leaves the boxes as the table's own numbers, {first, last} a dim and label,
+  -- so that one a:totable() (C) makes the whole result; a label that does not occur keeps
+  -- last 0 and becomes false
   local n = input.ndim
-  local box = gpu.empty({max_label, 2, n}, "int64")
-  box[{{}, 1}] = input.size   -- past every coordinate
-  box[{{}, 2}] = -1
+  local box = gpu.empty({max_label, n, 2}, "int64")
+  launch(kernel("ndm_boxes_init"), max_label * n, box, max_label * n)
   launch(kernel("ndm_boxes", CTYPE[input.dtype]), input.size, input, max_label, box)
-  local h = listed(box:reshape({-1}))
+  local r = box:totable()
+  box:free()
   for l = 1, max_label do
-    local at = (l - 1) * 2 * n
-    if h[at + n + 1] < 0 then
-      r[l] = false
-    else
-      local b = {}
-      for d = 1, n do b[d] = {math.tointeger(h[at + d]) + 1, math.tointeger(h[at + n + d]) + 1} end
-      r[l] = b
-    end
+    if r[l][1][2] == 0 then r[l] = false end
   end
   return r
 end

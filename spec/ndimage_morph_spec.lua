@@ -286,6 +286,37 @@ describe("gpu.ndimage.label", function()
   end)
 end)
 
+describe("gpu.ndimage.label of many components", function()
+  it("numbers each point of a checkerboard (4-connected) in C order, and joins them all (8-connected)", function()
+    local want, list, n = {}, {}, 0
+    for i = 0, 39 do
+      for j = 0, 49 do
+        local on = (i + j) % 2 == 0
+        list[#list + 1] = on
+        if on then n = n + 1 end
+        want[#want + 1] = on and n or 0
+      end
+    end
+    local x = gpu.array(list, "bool"):reshape({40, 50})
+    local l, count = nd.label(x)
+    assert.are.same({1000, want}, {count, l:reshape({-1}):totable()})
+    -- structures with and without the left tap (ndm_label_merge's rows of taps; scipy's numbers)
+    local y = gpu.array({{1, 0, 1, 0, 0, 1, 0, 1, 1}, {0, 1, 1, 1, 1, 0, 0, 1, 0}, {0, 0, 0, 1, 1, 1, 1, 1, 1},
+                         {1, 0, 0, 0, 1, 1, 1, 1, 1}, {0, 0, 0, 1, 0, 0, 0, 1, 1}, {0, 0, 1, 0, 1, 0, 0, 0, 0}}, "bool")
+    same({{{1, 0, 1, 0, 0, 2, 0, 3, 1}, {0, 1, 2, 1, 2, 0, 0, 1, 0}, {0, 0, 0, 2, 1, 2, 1, 2, 1}, {4, 0, 0, 0, 2, 1, 2, 1, 2},
+           {0, 0, 0, 2, 0, 0, 0, 2, 1}, {0, 0, 2, 0, 2, 0, 0, 0, 0}}, 4}, {nd.label(y, {{1, 0, 1}, {0, 1, 0}, {1, 0, 1}})})
+    same({{{1, 0, 1, 0, 0, 1, 0, 1, 1}, {0, 1, 1, 1, 1, 0, 0, 1, 0}, {0, 0, 0, 1, 1, 1, 1, 1, 1}, {2, 0, 0, 0, 1, 1, 1, 1, 1},
+           {0, 0, 0, 1, 0, 0, 0, 1, 1}, {0, 0, 1, 0, 1, 0, 0, 0, 0}}, 2}, {nd.label(y, s8)})
+    same({{{1, 0, 2, 0, 0, 2, 0, 2, 2}, {0, 2, 2, 2, 2, 0, 0, 2, 0}, {0, 0, 0, 2, 2, 2, 2, 2, 2}, {3, 0, 0, 0, 2, 2, 2, 2, 2},
+           {0, 0, 0, 2, 0, 0, 0, 2, 2}, {0, 0, 2, 0, 4, 0, 0, 0, 0}}, 4}, {nd.label(y, {{0, 1, 1}, {1, 1, 1}, {1, 1, 0}})})
+    -- the same structure as a bool device array, a float64 one and a table: one result
+    for _, st in ipairs({s8, s8:astype("float64"), {{1, 1, 1}, {1, 1, 1}, {1, 1, 1}}}) do
+      l, count = nd.label(x, st)
+      assert.are.same({1, x:astype("int32"):totable()}, {count, l:totable()})
+    end
+  end)
+end)
+
 describe("gpu.ndimage's measurements", function()
   local v = gpu.array(REF.v, "float64")
   local L = gpu.array(REF.L, "int32")
@@ -355,6 +386,67 @@ describe("gpu.ndimage's measurements", function()
     same(REF.objs3, nd.find_objects(L, 7))
     local box = nd.find_objects(L)[2]
     same({{2, 2, 2}, {2, 3, 3}}, L[box])   -- scipy's L[objs[1]]
+  end)
+end)
+
+describe("gpu.ndimage.find_objects", function()
+  -- the boxes of labels 1 .. nl of a C-ordered host list of labels, by a walk over it
+  local function boxes(list, shape, nl)
+    local r = {}
+    for l = 1, nl do r[l] = false end
+    for i, l in ipairs(list) do
+      if l >= 1 and l <= nl then
+        local c, q = {}, i - 1
+        for d = #shape, 1, -1 do c[d], q = q % shape[d] + 1, q // shape[d] end
+        if not r[l] then
+          r[l] = {}
+          for d = 1, #shape do r[l][d] = {c[d], c[d]} end
+        end
+        for d = 1, #shape do
+          r[l][d][1], r[l][d][2] = math.min(r[l][d][1], c[d]), math.max(r[l][d][2], c[d])
+        end
+      end
+    end
+    return r
+  end
+  local function runs(size, len, step, first)
+    local list = {}
+    for i = 1, size do list[i] = ((i - 1) // len) % step + first end
+    return list
+  end
+
+  it("boxes runs of a label that cross lines and planes, and labels that go past 32 in a row", function()
+    for _, c in ipairs({{{70}, 40, 3}, {{7, 9}, 13, 4}, {{3, 4, 5}, 7, 5}, {{2, 3, 2, 5}, 11, 6}, {{5, 1, 7}, 3, 9}}) do
+      local shape, list = c[1], runs(c[1][1] * (c[1][2] or 1) * (c[1][3] or 1) * (c[1][4] or 1), c[2], c[3], 0)
+      local L = gpu.array(list, "int32"):reshape(shape)
+      assert.are.same(boxes(list, shape, math.max(table.unpack(list))), nd.find_objects(L))
+    end
+  end)
+
+  it("boxes many labels, labels past max_label, negative and very large ones, and any view", function()
+    local list = runs(40 * 50, 2, 1000, 1)   -- 1000 labels of two points each
+    local L = gpu.array(list, "int32"):reshape({40, 50})
+    local want = boxes(list, {40, 50}, 1000)
+    assert.are.same(want, nd.find_objects(L))
+    assert.are.same({table.unpack(want, 1, 600)}, nd.find_objects(L, 600))
+    local more = nd.find_objects(L, 1003)
+    assert.are.same({1003, false, false, false}, {#more, more[1001], more[1002], more[1003]})
+    -- a transposed view: its own C order
+    local t = {}
+    for j = 1, 50 do for i = 1, 40 do t[#t + 1] = list[(i - 1) * 50 + j] end end
+    assert.are.same(boxes(t, {50, 40}, 1000), nd.find_objects(L:transpose()))
+    -- int8 with negative labels (never boxed), bool (label 1)
+    local neg = {-3, 2, 0, -1, 2, 5, -128, 5, 1, 1, 0, 2}
+    assert.are.same(boxes(neg, {3, 4}, 5), nd.find_objects(gpu.array(neg, "int8"):reshape({3, 4})))
+    assert.are.same({{{2, 3}, {1, 4}}}, nd.find_objects(gpu.array({{false, false, false, false}, {false, true, false, false},
+                                                                    {true, false, false, true}}, "bool")))
+    -- uint64 labels at or above 2^63 count as negative (int64's order): not the greatest
+    local big = gpu.array({0, 2, -5, 1}, "int64"):astype("uint64")
+    assert.are.same({{{4, 4}}, {{2, 2}}}, nd.find_objects(big))
+    -- none, empty
+    assert.are.same({}, nd.find_objects(gpu.zeros({3, 4}, "int16")))
+    assert.are.same({false, false}, nd.find_objects(gpu.zeros({0, 4}, "int32"), 2))
+    assert.are.same({}, nd.find_objects(gpu.zeros({0, 4}, "int32")))
   end)
 end)
 

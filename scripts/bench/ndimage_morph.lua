@@ -28,6 +28,7 @@ bench(("sum_labels %d^2 %d labels"):format(g, n), function() return nd.sum_label
 bench(("maximum %d^2 %d labels"):format(g, n), function() return nd.maximum(img, labels, index) end, 10)
 bench(("center_of_mass %d^2 %d labels"):format(g, n), function() return nd.center_of_mass(img, labels, index) end, 5)
 bench(("find_objects %d^2 %d labels"):format(g, n), function() return nd.find_objects(labels) end, 5)
+bench(("find_objects %d^2 %d labels max_label"):format(g, n), function() return nd.find_objects(labels, n) end, 5)
 -- distance transforms: to the nearest false of a random mask (half false) and of the blobs'
 -- background (far fewer, farther zeros)
 bench(("distance_transform_edt %d^2 noise"):format(g), function() return nd.distance_transform_edt(noise) end, 5)

@@ -30,6 +30,7 @@ bench("sum_labels %d^2 %d labels" % (g, n), lambda: ndi.sum_labels(img, labels, 
 bench("maximum %d^2 %d labels" % (g, n), lambda: ndi.maximum(img, labels, index), 10)
 bench("center_of_mass %d^2 %d labels" % (g, n), lambda: ndi.center_of_mass(img, labels, index), 5)
 bench("find_objects %d^2 %d labels" % (g, n), lambda: ndi.find_objects(labels), 5)
+bench("find_objects %d^2 %d labels max_label" % (g, n), lambda: ndi.find_objects(labels, n), 5)
 # distance transforms: to the nearest false of a random mask (half false) and of the blobs'
 # background (far fewer, farther zeros)
 bench("distance_transform_edt %d^2 noise" % g, lambda: ndi.distance_transform_edt(noise), 5)
