@@ -535,34 +535,57 @@ __global__ void csr_set(T *data, long long nnz, const long long *__restrict__ of
   }
 }
 
-// Assignment's insertion of places not stored: row r's old entries [lo, hi) (clamped) and its
-// new ones, columns ncol[a .. b) (a, b from newptr, clamped to [0, kn]; sorted), of values
-// v[j * vstride] (vstride 0: one value for all, 1: kn values), written from lo + a on: merged by column where `sorted` (a canonical matrix), a new
-// entry before an old one of its column, else the new ones first, then the old in their
-// order (as a stable sort by row of the new entries and then the old ones). Every write lies
-// below hi + b <= nnz + kn, the outputs' size, whatever indptr holds.
+// Assignment's insertion of places not stored, merged by rank: a thread an output entry q
+// (so the work is spread over the entries, whatever the rows' lengths). Row r's old entries
+// [lo, hi) (clamped) and its new ones, columns ncol[a .. b) (a, b from newptr, clamped to
+// [0, kn]; sorted, distinct), of values v[j * vstride] (vstride 0: one value for all, 1: kn
+// values), fill the output from lo + a to hi + b: starts[r] = lo + a (the new indptr, int64,
+// which never decreases for a matrix whose indptr does), so q's row is the last r with
+// starts[r] <= q (sp_row_of) and its place in the row k = q - starts[r]. Where `sorted` (a
+// canonical matrix) the two lists are merged by column, a new entry before an old one of its
+// column: the first k outputs hold i old entries, i found by a binary search along the
+// diagonal (merge path: old entry i - 1 lies before new entry k - i, which lies before old
+// entry i); else the new ones come first, then the old in their order (as a stable sort by
+// row of the new entries and then the old ones). A q outside its row's span (an indptr
+// written after the matrix was made) gets column 0 and value 0; every read and write stays
+// inside the arrays. Rows with unsorted columns in a `sorted` matrix (indices written
+// after) give an unspecified order.
 template <class T>
 __global__ void csr_merge(const int *__restrict__ indptr, const int *__restrict__ indices,
                           const T *__restrict__ data, long long m, long long nnz,
                           const long long *__restrict__ newptr, const int *__restrict__ ncol, long long kn,
-                          const T *__restrict__ v, long long vstride, int sorted, int *oind, T *odata) {
-  for (long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x; r < m; r += (long long)gridDim.x * blockDim.x) {
-    long long lo, hi, a = newptr[r], b = newptr[r + 1];
+                          const T *__restrict__ v, long long vstride, int sorted,
+                          const long long *__restrict__ starts, int *oind, T *odata) {
+  const long long total = nnz + kn;
+  for (long long q = (long long)blockIdx.x * blockDim.x + threadIdx.x; q < total; q += (long long)gridDim.x * blockDim.x) {
+    long long r = sp_row_of(starts, m, total, q), lo, hi, a = newptr[r], b = newptr[r + 1];
     sp_row(indptr, r, nnz, lo, hi);
     a = a < 0 ? 0 : (a > kn ? kn : a);
     b = b < a ? a : (b > kn ? kn : b);
-    long long o = lo + a, p = lo, j = a;
-    while (p < hi || j < b) {
-      if (j < b && (p >= hi || !sorted || ncol[j] <= indices[p])) {
-        oind[o] = ncol[j];
-        odata[o] = v[j * vstride];
-        j++;
-      } else {
-        oind[o] = indices[p];
-        odata[o] = data[p];
-        p++;
+    long long k = q - (lo + a), nold = hi - lo, nnew = b - a;
+    if (k < 0 || k >= nold + nnew) {
+      oind[q] = 0;
+      odata[q] = T(0);
+      continue;
+    }
+    long long i;   // the old entries among the row's first k outputs
+    if (!sorted) {
+      i = k > nnew ? k - nnew : 0;
+    } else {
+      long long s = k > nnew ? k - nnew : 0, e = k < nold ? k : nold;
+      while (s < e) {
+        long long mid = s + (e - s) / 2;
+        if (indices[lo + mid] < ncol[a + (k - 1 - mid)]) s = mid + 1; else e = mid;
       }
-      o++;
+      i = s;
+    }
+    long long j = k - i;
+    if (j < nnew && (i >= nold || !sorted || ncol[a + j] <= indices[lo + i])) {
+      oind[q] = ncol[a + j];
+      odata[q] = v[(a + j) * vstride];
+    } else {
+      oind[q] = indices[lo + i];
+      odata[q] = data[lo + i];
     }
   }
 }

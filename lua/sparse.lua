@@ -1248,7 +1248,8 @@ local function assign(api, A, r, c, val, one, has, dup)
   local missing = gpu.flatnonzero(new)
   if missing.size == 0 then return end
   -- the places not stored, once each (a pair may be given twice), sorted by row and column of
-  -- the CSR form, merged into each row's entries (csr_merge: a thread a row, no sort of nnz)
+  -- the CSR form, merged into each row's entries (csr_merge: a thread an output entry, its
+  -- row and its place in the merge found by binary searches; no sort of nnz)
   local mr, mc = swap(A.format, gpu.take(r, missing), gpu.take(c, missing))
   local w = math.max(minor, 1)
   local key, nval = mr * w + mc, val
@@ -1260,11 +1261,13 @@ local function assign(api, A, r, c, val, one, has, dup)
   local kn = key.size
   local newptr = gpu.searchsorted(key // w, gpu.arange(0, major + 1, 1, "int64")) - 1   -- (1-based)
   local nc = (key % w):astype("int32")
-  local oind, odata = gpu.zeros(nnz + kn, "int32"), gpu.zeros(nnz + kn, A.dtype)   -- (all written, unless indptr was overwritten)
-  kernel("csr_merge", A.dtype)[{blocks(major, 256), 256}](indptr, indices, data, major, nnz, newptr, nc, kn, nval,
-                                                          stride, A.has_canonical_format and 1 or 0, oind, odata)
+  local starts = gpu.clip(indptr:astype("int64"), 0, nnz) + newptr   -- (the new indptr)
+  local oind, odata = gpu.empty(nnz + kn, "int32"), gpu.empty(nnz + kn, A.dtype)   -- (every entry written)
+  kernel("csr_merge", A.dtype)[{blocks(nnz + kn, 256), 256}](indptr, indices, data, major, nnz, newptr, nc, kn, nval,
+                                                             stride, A.has_canonical_format and 1 or 0, starts, oind,
+                                                             odata)
   A.data, A.indices = odata, oind
-  A.indptr = (gpu.clip(indptr:astype("int64"), 0, nnz) + newptr):astype("int32")
+  A.indptr = starts:astype("int32")
 end
 
 -- A[key] = v: the key checked first, then the value, as scipy's
