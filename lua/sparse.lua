@@ -33,6 +33,11 @@ end
 local modules = {}
 local function kernel(name, dtype)
   local c = CTYPE[dtype]
+  if name == "csr_index" then   -- (an index array's dtype: a module of that kernel alone)
+    local key = "index " .. c
+    modules[key] = modules[key] or gpu.module(gpu._embedded("kernels/sparse.cu"), {names = {("csr_index<%s>"):format(c)}})
+    return modules[key][("csr_index<%s>"):format(c)]
+  end
   local m = modules[c]
   if not m then
     local names = {}
@@ -902,7 +907,8 @@ local function range_sel(api, t, n, d)
   return {first = f - 1, len = len, step = len > 1 and step or 1}
 end
 
--- an index array or mask (a device array) of a dimension of n; one read back (its range)
+-- an index array or mask (a device array) of a dimension of n; one read back (its first
+-- entry out of range, or a mask's count)
 local function array_sel(api, v, n, d)
   local what = DIM_NAME[d]
   if gpu._arg.freed(v) then fail(api, "the %s index is a freed array", what) end
@@ -914,15 +920,18 @@ local function array_sel(api, v, n, d)
   end
   if KIND[v.dtype] ~= "i" and KIND[v.dtype] ~= "u" then fail(api, "%s index arrays must be integer or bool, got %s", what, v.dtype) end
   if v.ndim < 1 or v.ndim > 2 then fail(api, "%s index arrays must be 1-D (or 2-D with another array), got %d-D", what, v.ndim) end
-  local x = v:astype("int64")
-  if x.size > 0 then
-    local bad = gpu.logical_or(x:eq(0), gpu.logical_or(x:lt(-n), x:gt(n)))
-    if bad:any() then
-      fail(api, "%s index %d out of range for a matrix of %d %ss", what, x:reshape(-1):item(gpu.argmax(bad:reshape(-1))), n, what)
+  -- csr_index maps the entries and finds the first bad one (a launch, a read back)
+  local x, k = v:contiguous(), v.size
+  local idx = gpu.empty(v.shape, "int64")
+  if k > 0 then
+    local bad = gpu.full(1, k, "int64")
+    kernel("csr_index", v.dtype)[{blocks(k, 256), 256}](x, k, n, idx, bad)
+    local at = bad:item()
+    if at < k then
+      fail(api, "%s index %d out of range for a matrix of %d %ss", what, x:reshape(-1):astype("int64"):item(at + 1), n, what)
     end
-    x = gpu.where(x:lt(0), x + n, x - 1)
   end
-  return {idx = x, dup = true}
+  return {idx = idx, dup = true}
 end
 
 local function sel_of(api, v, n, d)
