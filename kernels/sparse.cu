@@ -352,7 +352,7 @@ __global__ void csr_take_count(const int *__restrict__ indptr, const long long *
 }
 
 // the last i in [a, b) with starts[i] <= q, for starts[a] <= q (a binary search)
-__device__ inline long long sp_last_le(const long long *starts, long long a, long long b, long long q) {
+template <class I> __device__ inline long long sp_last_le(const I *starts, long long a, long long b, long long q) {
   while (b - a > 1) {
     long long mid = a + (b - a) / 2;
     if (starts[mid] <= q) a = mid; else b = mid;
@@ -604,6 +604,38 @@ __global__ void csr_index(const I *__restrict__ x, long long k, long long n, lon
       atomicMin(bad, i);
     } else {
       out[i] = v < 0 ? v + n : v - 1;
+    }
+  }
+}
+
+// A sparse value's dense form for an assignment's selection of s1 x s2 (flat, C order, out
+// and has zero before the launch): out[i * s2 + j] += each entry's value and has[...] = true,
+// entry (r, c) of the CSR form being the matrix's (r, c), or (c, r) where `csc`; copied
+// reps1 times down (the value has one row, the selection reps1) and reps2 across (one
+// column). A thread a row of the CSR form and copy (a row's duplicates summed in its order,
+// as csr_todense's), or where `per_entry` (a canonical value: an entry a place) a thread an
+// entry and copy, its row the last one starting at or before it (a binary search). Entries
+// whose column lies outside the value are skipped, every row range clamped.
+template <class T>
+__global__ void csr_densify(const int *__restrict__ indptr, const int *__restrict__ indices,
+                            const T *__restrict__ data, long long major, long long minor, long long nnz, int csc,
+                            int per_entry, long long s2, long long reps1, long long reps2, T *out, bool *has) {
+  const long long units = per_entry ? nnz : major, n = units * reps1 * reps2;
+  for (long long u = (long long)blockIdx.x * blockDim.x + threadIdx.x; u < n; u += (long long)gridDim.x * blockDim.x) {
+    long long e = u % units, k = u / units, k1 = k / reps2, k2 = k % reps2, r = e, lo, hi;
+    if (per_entry) r = sp_last_le(indptr, 0, major, e);
+    sp_row(indptr, r, nnz, lo, hi);
+    if (per_entry) {
+      if (e < lo || e >= hi) continue;
+      lo = e;
+      hi = e + 1;
+    }
+    for (long long p = lo; p < hi; p++) {
+      long long c = indices[p];
+      if (c < 0 || c >= minor) continue;
+      long long at = ((csc ? c : r) + k1) * s2 + (csc ? r : c) + k2;
+      out[at] += data[p];
+      has[at] = true;
     }
   }
 }

@@ -43,7 +43,7 @@ local function kernel(name, dtype)
     local names = {}
     for _, k in ipairs({"csr_spmv", "csr_spmm", "csr_todense", "csr_add", "csr_count", "csr_place", "csr_order",
                        "csr_take_count", "csr_take_rows", "csr_col_count", "csr_col_write", "csr_col_ptr",
-                       "csr_lookup", "csr_set", "csr_merge"}) do
+                       "csr_lookup", "csr_set", "csr_merge", "csr_densify"}) do
       names[#names + 1] = ("%s<%s>"):format(k, c)
     end
     if KIND[dtype] ~= "c" then names[#names + 1] = ("csr_extreme<%s>"):format(c) end   -- (no order on complex)
@@ -1210,9 +1210,21 @@ local function sparse_value(api, A, X, shape)
   end
   if KIND[X.dtype] == "c" and KIND[A.dtype] ~= "c" then complex_into(api, A, "a " .. X.dtype .. " matrix") end
   if a == 0 or b == 0 then return nil end
-  local has = gpu.broadcast_to(with_data(X, gpu.ones(X.data.size, "bool")):toarray(), s):contiguous():reshape(-1)
-  local vals = gpu.broadcast_to(X:toarray():astype(A.dtype), s):contiguous():reshape(-1)
-  return gpu.where(has, vals, gpu.zeros(1, A.dtype)), has
+  -- one launch writes both at the selection's shape (csr_densify: X's sums in its dtype, as
+  -- toarray's, then cast), broadcasting X's one row or column there
+  local C = X.format == "coo" and X:tocsr() or X
+  local data, indices, indptr, major, minor, nnz = parts(api, C)
+  local k = s[1] * s[2]
+  local vals, has = gpu.zeros(k, C.dtype), gpu.zeros(k, "bool")
+  if k > 0 and nnz > 0 and major > 0 then
+    local reps1, reps2 = a == s[1] and 1 or s[1], b == s[2] and 1 or s[2]
+    local per_entry = C.has_canonical_format
+    kernel("csr_densify", C.dtype)[{blocks((per_entry and nnz or major) * reps1 * reps2, 256), 256}](
+      indptr, indices, data, major, minor, nnz, C.format == "csc" and 1 or 0, per_entry and 1 or 0, s[2], reps1, reps2,
+      vals, has)
+  end
+  if C.dtype ~= A.dtype then vals = vals:astype(A.dtype) end
+  return vals, has
 end
 
 -- the 1-based places of the last of each run of equal key // group in key's stable sort: each

@@ -269,6 +269,36 @@ describe("gpu.sparse assignment of arrays", function()
     end
   end)
 
+  it("densifies a sparse value in one launch: every format, duplicates, broadcast, many blocks", function()
+    local m, n = 40, 30
+    local R = random_matrix(m, n, "csr", "float64", 41)
+    local C = R:copy()
+    C:sum_duplicates()
+    for _, A in ipairs({R, C}) do
+      local function each(X, key, s, places)   -- X in every format, canonical or not (csr_densify's two ways)
+        local Y = X:copy()
+        Y:sum_duplicates()
+        for _, V in ipairs({X, Y, X:tocsc(), Y:tocsc(), X:tocoo()}) do
+          local vals, has = sparse_ref(V, "float64", s)
+          check(A, key, V, places, vals, has)
+        end
+      end
+      local all = grid(upto(m), upto(n))
+      each(random_matrix(m, n, "csr", "float64", 42), {{}}, {m, n}, all)   -- (duplicates, unsorted rows)
+      each(random_matrix(1, n, "csr", "float32", 43), {{}}, {m, n}, all)   -- a row down every row
+      each(random_matrix(m, 1, "csc", "float64", 44), {{}}, {m, n}, all)   -- a column across
+      each(sp.csr_matrix(gpu.array({{2.5}}, "float64")), {{}}, {m, n}, all)   -- one value everywhere
+      each(random_matrix(5, 1, "csr", "bool", 45), {{3, 7}, {2, 30, 3}}, {5, 10},
+           grid(upto(7, 3), upto(30, 2, 3)))
+    end
+    -- an explicit -0.0 becomes 0 (0 + -0, as toarray's sum), stored
+    local B = C:copy()
+    B[{{1, 2}, {1, 2}}] = sp.csr_matrix({gpu.array({-0.0, 4}, "float64"), gpu.array({0, 1}, "int32"),
+                                        gpu.array({0, 1, 2}, "int32")}, {shape = {2, 2}})
+    assert.are.equal(math.huge, 1 / B[{1, 1}])
+    assert.are.equal(4, B[{2, 2}])
+  end)
+
   it("refuses values of another shape or kind, naming both shapes", function()
     local A = random_matrix(5, 4, "csr", "float64", 1)
     local function set(key, v) return function() A[key] = v end end
