@@ -156,6 +156,9 @@ for round = 1, rounds do
     local y = gpu.array(t, it)
     if #t >= 2 then out(tag .. " get2d " .. it, pcall(function() return A[{y:reshape(#t, 1), idx({1, -1})}] end)) end
   end
+  -- sums after index arrays of every dtype (a bool matrix sums in int64: the kernels of a value
+  -- type and those of an index type kept apart)
+  out(tag .. " sums", pcall(function() return A:sum(2) end))
 end
 -- a row far longer than the others, whole, into a matrix that lacks it or holds some of it
 for _, fill in ipairs({0, 3, 1000}) do
