@@ -352,7 +352,7 @@ __global__ void csr_take_count(const int *__restrict__ indptr, const long long *
 }
 
 // the last i in [a, b) with starts[i] <= q, for starts[a] <= q (a binary search)
-__device__ inline long long sp_last_le(const long long *starts, long long a, long long b, long long q) {
+template <class I> __device__ inline long long sp_last_le(const I *starts, long long a, long long b, long long q) {
   while (b - a > 1) {
     long long mid = a + (b - a) / 2;
     if (starts[mid] <= q) a = mid; else b = mid;
@@ -535,34 +535,107 @@ __global__ void csr_set(T *data, long long nnz, const long long *__restrict__ of
   }
 }
 
-// Assignment's insertion of places not stored: row r's old entries [lo, hi) (clamped) and its
-// new ones, columns ncol[a .. b) (a, b from newptr, clamped to [0, kn]; sorted), of values
-// v[j * vstride] (vstride 0: one value for all, 1: kn values), written from lo + a on: merged by column where `sorted` (a canonical matrix), a new
-// entry before an old one of its column, else the new ones first, then the old in their
-// order (as a stable sort by row of the new entries and then the old ones). Every write lies
-// below hi + b <= nnz + kn, the outputs' size, whatever indptr holds.
+// Assignment's insertion of places not stored, merged by rank: a thread an output entry q
+// (so the work is spread over the entries, whatever the rows' lengths). Row r's old entries
+// [lo, hi) (clamped) and its new ones, columns ncol[a .. b) (a, b from newptr, clamped to
+// [0, kn]; sorted, distinct), of values v[j * vstride] (vstride 0: one value for all, 1: kn
+// values), fill the output from lo + a to hi + b: starts[r] = lo + a (the new indptr, int64,
+// which never decreases for a matrix whose indptr does), so q's row is the last r with
+// starts[r] <= q (sp_row_of) and its place in the row k = q - starts[r]. Where `sorted` (a
+// canonical matrix) the two lists are merged by column, a new entry before an old one of its
+// column: the first k outputs hold i old entries, i found by a binary search along the
+// diagonal (merge path: old entry i - 1 lies before new entry k - i, which lies before old
+// entry i); else the new ones come first, then the old in their order (as a stable sort by
+// row of the new entries and then the old ones). A q outside its row's span (an indptr
+// written after the matrix was made) gets column 0 and value 0; every read and write stays
+// inside the arrays. Rows with unsorted columns in a `sorted` matrix (indices written
+// after) give an unspecified order.
 template <class T>
 __global__ void csr_merge(const int *__restrict__ indptr, const int *__restrict__ indices,
                           const T *__restrict__ data, long long m, long long nnz,
                           const long long *__restrict__ newptr, const int *__restrict__ ncol, long long kn,
-                          const T *__restrict__ v, long long vstride, int sorted, int *oind, T *odata) {
-  for (long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x; r < m; r += (long long)gridDim.x * blockDim.x) {
-    long long lo, hi, a = newptr[r], b = newptr[r + 1];
+                          const T *__restrict__ v, long long vstride, int sorted,
+                          const long long *__restrict__ starts, int *oind, T *odata) {
+  const long long total = nnz + kn;
+  for (long long q = (long long)blockIdx.x * blockDim.x + threadIdx.x; q < total; q += (long long)gridDim.x * blockDim.x) {
+    long long r = sp_row_of(starts, m, total, q), lo, hi, a = newptr[r], b = newptr[r + 1];
     sp_row(indptr, r, nnz, lo, hi);
     a = a < 0 ? 0 : (a > kn ? kn : a);
     b = b < a ? a : (b > kn ? kn : b);
-    long long o = lo + a, p = lo, j = a;
-    while (p < hi || j < b) {
-      if (j < b && (p >= hi || !sorted || ncol[j] <= indices[p])) {
-        oind[o] = ncol[j];
-        odata[o] = v[j * vstride];
-        j++;
-      } else {
-        oind[o] = indices[p];
-        odata[o] = data[p];
-        p++;
+    long long k = q - (lo + a), nold = hi - lo, nnew = b - a;
+    if (k < 0 || k >= nold + nnew) {
+      oind[q] = 0;
+      odata[q] = T(0);
+      continue;
+    }
+    long long i;   // the old entries among the row's first k outputs
+    if (!sorted) {
+      i = k > nnew ? k - nnew : 0;
+    } else {
+      long long s = k > nnew ? k - nnew : 0, e = k < nold ? k : nold;
+      while (s < e) {
+        long long mid = s + (e - s) / 2;
+        if (indices[lo + mid] < ncol[a + (k - 1 - mid)]) s = mid + 1; else e = mid;
       }
-      o++;
+      i = s;
+    }
+    long long j = k - i;
+    if (j < nnew && (i >= nold || !sorted || ncol[a + j] <= indices[lo + i])) {
+      oind[q] = ncol[a + j];
+      odata[q] = v[(a + j) * vstride];
+    } else {
+      oind[q] = indices[lo + i];
+      odata[q] = data[lo + i];
+    }
+  }
+}
+
+// An index array of a dimension of n (integer type I, C-ordered, k entries; 1-based,
+// negative from the end, as the dense views read it) made 0-based int64 in out: x - 1, or
+// x + n below 0, each entry read as int64 first (as astype, so a uint64 above 2^63 - 1 is
+// negative). An entry 0 or outside [-n, n] writes 0 and lowers *bad (k before the launch) to
+// its position: after the launch *bad is the first bad entry's, in one read.
+template <class I>
+__global__ void csr_index(const I *__restrict__ x, long long k, long long n, long long *out, long long *bad) {
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < k; i += (long long)gridDim.x * blockDim.x) {
+    long long v = (long long)x[i];
+    if (v == 0 || v < -n || v > n) {
+      out[i] = 0;
+      atomicMin(bad, i);
+    } else {
+      out[i] = v < 0 ? v + n : v - 1;
+    }
+  }
+}
+
+// A sparse value's dense form for an assignment's selection of s1 x s2 (flat, C order, out
+// and has zero before the launch): out[i * s2 + j] += each entry's value and has[...] = true,
+// entry (r, c) of the CSR form being the matrix's (r, c), or (c, r) where `csc`; copied
+// reps1 times down (the value has one row, the selection reps1) and reps2 across (one
+// column). A thread a row of the CSR form and copy (a row's duplicates summed in its order,
+// as csr_todense's), or where `per_entry` (a canonical value: an entry a place) a thread an
+// entry and copy, its row the last one starting at or before it (a binary search). Entries
+// whose column lies outside the value are skipped, every row range clamped.
+template <class T>
+__global__ void csr_densify(const int *__restrict__ indptr, const int *__restrict__ indices,
+                            const T *__restrict__ data, long long major, long long minor, long long nnz, int csc,
+                            int per_entry, long long s2, long long reps1, long long reps2, T *out, bool *has) {
+  const long long units = per_entry ? nnz : major, n = units * reps1 * reps2;
+  for (long long u = (long long)blockIdx.x * blockDim.x + threadIdx.x; u < n; u += (long long)gridDim.x * blockDim.x) {
+    long long e = u % units, k = u / units, k1 = k / reps2, k2 = k % reps2, r = e, lo, hi;
+    if (per_entry) r = sp_last_le(indptr, 0, major, e);
+    sp_row(indptr, r, nnz, lo, hi);
+    if (per_entry) {
+      if (e < lo || e >= hi) continue;
+      lo = e;
+      hi = e + 1;
+    }
+    for (long long p = lo; p < hi; p++) {
+      long long c = indices[p];
+      if (c < 0 || c >= minor) continue;
+      long long at = ((csc ? c : r) + k1) * s2 + (csc ? r : c) + k2;
+      out[at] += data[p];
+      has[at] = true;
     }
   }
 }

@@ -33,12 +33,17 @@ end
 local modules = {}
 local function kernel(name, dtype)
   local c = CTYPE[dtype]
+  if name == "csr_index" then   -- (an index array's dtype: a module of that kernel alone)
+    local key = "index " .. c
+    modules[key] = modules[key] or gpu.module(gpu._embedded("kernels/sparse.cu"), {names = {("csr_index<%s>"):format(c)}})
+    return modules[key][("csr_index<%s>"):format(c)]
+  end
   local m = modules[c]
   if not m then
     local names = {}
     for _, k in ipairs({"csr_spmv", "csr_spmm", "csr_todense", "csr_add", "csr_count", "csr_place", "csr_order",
                        "csr_take_count", "csr_take_rows", "csr_col_count", "csr_col_write", "csr_col_ptr",
-                       "csr_lookup", "csr_set", "csr_merge"}) do
+                       "csr_lookup", "csr_set", "csr_merge", "csr_densify"}) do
       names[#names + 1] = ("%s<%s>"):format(k, c)
     end
     if KIND[dtype] ~= "c" then names[#names + 1] = ("csr_extreme<%s>"):format(c) end   -- (no order on complex)
@@ -902,7 +907,8 @@ local function range_sel(api, t, n, d)
   return {first = f - 1, len = len, step = len > 1 and step or 1}
 end
 
--- an index array or mask (a device array) of a dimension of n; one read back (its range)
+-- an index array or mask (a device array) of a dimension of n; one read back (its first
+-- entry out of range, or a mask's count)
 local function array_sel(api, v, n, d)
   local what = DIM_NAME[d]
   if gpu._arg.freed(v) then fail(api, "the %s index is a freed array", what) end
@@ -914,15 +920,18 @@ local function array_sel(api, v, n, d)
   end
   if KIND[v.dtype] ~= "i" and KIND[v.dtype] ~= "u" then fail(api, "%s index arrays must be integer or bool, got %s", what, v.dtype) end
   if v.ndim < 1 or v.ndim > 2 then fail(api, "%s index arrays must be 1-D (or 2-D with another array), got %d-D", what, v.ndim) end
-  local x = v:astype("int64")
-  if x.size > 0 then
-    local bad = gpu.logical_or(x:eq(0), gpu.logical_or(x:lt(-n), x:gt(n)))
-    if bad:any() then
-      fail(api, "%s index %d out of range for a matrix of %d %ss", what, x:reshape(-1):item(gpu.argmax(bad:reshape(-1))), n, what)
+  -- csr_index maps the entries and finds the first bad one (a launch, a read back)
+  local x, k = v:contiguous(), v.size
+  local idx = gpu.empty(v.shape, "int64")
+  if k > 0 then
+    local bad = gpu.full(1, k, "int64")
+    kernel("csr_index", v.dtype)[{blocks(k, 256), 256}](x, k, n, idx, bad)
+    local at = bad:item()
+    if at < k then
+      fail(api, "%s index %d out of range for a matrix of %d %ss", what, x:reshape(-1):astype("int64"):item(at + 1), n, what)
     end
-    x = gpu.where(x:lt(0), x + n, x - 1)
   end
-  return {idx = x, dup = true}
+  return {idx = idx, dup = true}
 end
 
 local function sel_of(api, v, n, d)
@@ -1201,9 +1210,21 @@ local function sparse_value(api, A, X, shape)
   end
   if KIND[X.dtype] == "c" and KIND[A.dtype] ~= "c" then complex_into(api, A, "a " .. X.dtype .. " matrix") end
   if a == 0 or b == 0 then return nil end
-  local has = gpu.broadcast_to(with_data(X, gpu.ones(X.data.size, "bool")):toarray(), s):contiguous():reshape(-1)
-  local vals = gpu.broadcast_to(X:toarray():astype(A.dtype), s):contiguous():reshape(-1)
-  return gpu.where(has, vals, gpu.zeros(1, A.dtype)), has
+  -- one launch writes both at the selection's shape (csr_densify: X's sums in its dtype, as
+  -- toarray's, then cast), broadcasting X's one row or column there
+  local C = X.format == "coo" and X:tocsr() or X
+  local data, indices, indptr, major, minor, nnz = parts(api, C)
+  local k = s[1] * s[2]
+  local vals, has = gpu.zeros(k, C.dtype), gpu.zeros(k, "bool")
+  if k > 0 and nnz > 0 and major > 0 then
+    local reps1, reps2 = a == s[1] and 1 or s[1], b == s[2] and 1 or s[2]
+    local per_entry = C.has_canonical_format
+    kernel("csr_densify", C.dtype)[{blocks((per_entry and nnz or major) * reps1 * reps2, 256), 256}](
+      indptr, indices, data, major, minor, nnz, C.format == "csc" and 1 or 0, per_entry and 1 or 0, s[2], reps1, reps2,
+      vals, has)
+  end
+  if C.dtype ~= A.dtype then vals = vals:astype(A.dtype) end
+  return vals, has
 end
 
 -- the 1-based places of the last of each run of equal key // group in key's stable sort: each
@@ -1248,7 +1269,8 @@ local function assign(api, A, r, c, val, one, has, dup)
   local missing = gpu.flatnonzero(new)
   if missing.size == 0 then return end
   -- the places not stored, once each (a pair may be given twice), sorted by row and column of
-  -- the CSR form, merged into each row's entries (csr_merge: a thread a row, no sort of nnz)
+  -- the CSR form, merged into each row's entries (csr_merge: a thread an output entry, its
+  -- row and its place in the merge found by binary searches; no sort of nnz)
   local mr, mc = swap(A.format, gpu.take(r, missing), gpu.take(c, missing))
   local w = math.max(minor, 1)
   local key, nval = mr * w + mc, val
@@ -1260,11 +1282,13 @@ local function assign(api, A, r, c, val, one, has, dup)
   local kn = key.size
   local newptr = gpu.searchsorted(key // w, gpu.arange(0, major + 1, 1, "int64")) - 1   -- (1-based)
   local nc = (key % w):astype("int32")
-  local oind, odata = gpu.zeros(nnz + kn, "int32"), gpu.zeros(nnz + kn, A.dtype)   -- (all written, unless indptr was overwritten)
-  kernel("csr_merge", A.dtype)[{blocks(major, 256), 256}](indptr, indices, data, major, nnz, newptr, nc, kn, nval,
-                                                          stride, A.has_canonical_format and 1 or 0, oind, odata)
+  local starts = gpu.clip(indptr:astype("int64"), 0, nnz) + newptr   -- (the new indptr)
+  local oind, odata = gpu.empty(nnz + kn, "int32"), gpu.empty(nnz + kn, A.dtype)   -- (every entry written)
+  kernel("csr_merge", A.dtype)[{blocks(nnz + kn, 256), 256}](indptr, indices, data, major, nnz, newptr, nc, kn, nval,
+                                                             stride, A.has_canonical_format and 1 or 0, starts, oind,
+                                                             odata)
   A.data, A.indices = odata, oind
-  A.indptr = (gpu.clip(indptr:astype("int64"), 0, nnz) + newptr):astype("int32")
+  A.indptr = starts:astype("int32")
 end
 
 -- A[key] = v: the key checked first, then the value, as scipy's

@@ -224,6 +224,81 @@ describe("gpu.sparse assignment of arrays", function()
     end
   end)
 
+  it("merges by rank: new places between old ones, empty and all-new rows, repeated keys", function()
+    -- row 1 stores the even columns, row 2 nothing, row 3 every column, row 4 the last few,
+    -- row 5 columns 1 and n, row 6 nothing (CSC: the same as columns)
+    local n = 300
+    local ind, ptr = {}, {0}
+    local function row(cols) for _, c in ipairs(cols) do ind[#ind + 1] = c end; ptr[#ptr + 1] = #ind end
+    row(upto(n - 1, 0, 2)); row({}); row(upto(n - 1, 0)); row(upto(n - 1, n - 6)); row({0, n - 1}); row({})
+    local data = gpu.arange(#ind, "float64") + 1
+    for _, fmt in ipairs({"csr", "csc"}) do
+      local ctor = fmt == "csr" and sp.csr_matrix or sp.csc_matrix
+      local shape = fmt == "csr" and {6, n} or {n, 6}
+      for _, canonical in ipairs({true, false}) do
+        local A = ctor({data, gpu.array(ind, "int32"), gpu.array(ptr, "int32")}, {shape = shape})
+        A.has_canonical_format = canonical   -- (sorted either way: a non-canonical A puts new entries first)
+        local function line(i, v)   -- row i (CSC: column i) set whole from v
+          local x = gpu.array(v, "float64")
+          if fmt == "csr" then check(A, {i, {}}, x, grid({i}, upto(n)), v)
+          else check(A, {{}, i}, x, grid(upto(n), {i}), v) end
+        end
+        local v = flat(gpu.arange(n, "float64") - 7, "float64", {n})
+        for _, i in ipairs({1, 2, 3, 4, 5, 6}) do line(i, v) end
+        -- every row at once, then a repeated set of lines (the last value of a place wins)
+        local all = values(shape, "float64", 3)
+        check(A, {{}}, all, grid(upto(shape[1]), upto(shape[2])), flat(all, "float64", shape))
+        local lines = {2, 6, 1, 2, -1, 4, 2}
+        local rows = {}
+        for k, i in ipairs(lines) do rows[k] = i < 0 and i + 7 or i end
+        local x = values(fmt == "csr" and {#lines, n} or {n, #lines}, "float64", 5)
+        if fmt == "csr" then
+          check(A, {i64(lines)}, x, grid(rows, upto(n)), flat(x, "float64", {#lines, n}))
+        else
+          check(A, {{}, i64(lines)}, x, grid(upto(n), rows), flat(x, "float64", {n, #lines}))
+        end
+        -- pairs repeated, some stored and some not, spread over the rows
+        local r, c, pv, places = {}, {}, {}, {}
+        math.randomseed(9)
+        for k = 1, 400 do
+          r[k], c[k], pv[k] = math.random(1, shape[1]), math.random(1, shape[2]), math.random(-9, 9)
+          places[k] = {r[k], c[k]}
+        end
+        check(A, {i64(r), i64(c)}, gpu.array(pv, "float64"), places, pv)
+      end
+    end
+  end)
+
+  it("densifies a sparse value in one launch: every format, duplicates, broadcast, many blocks", function()
+    local m, n = 40, 30
+    local R = random_matrix(m, n, "csr", "float64", 41)
+    local C = R:copy()
+    C:sum_duplicates()
+    for _, A in ipairs({R, C}) do
+      local function each(X, key, s, places)   -- X in every format, canonical or not (csr_densify's two ways)
+        local Y = X:copy()
+        Y:sum_duplicates()
+        for _, V in ipairs({X, Y, X:tocsc(), Y:tocsc(), X:tocoo()}) do
+          local vals, has = sparse_ref(V, "float64", s)
+          check(A, key, V, places, vals, has)
+        end
+      end
+      local all = grid(upto(m), upto(n))
+      each(random_matrix(m, n, "csr", "float64", 42), {{}}, {m, n}, all)   -- (duplicates, unsorted rows)
+      each(random_matrix(1, n, "csr", "float32", 43), {{}}, {m, n}, all)   -- a row down every row
+      each(random_matrix(m, 1, "csc", "float64", 44), {{}}, {m, n}, all)   -- a column across
+      each(sp.csr_matrix(gpu.array({{2.5}}, "float64")), {{}}, {m, n}, all)   -- one value everywhere
+      each(random_matrix(5, 1, "csr", "bool", 45), {{3, 7}, {2, 30, 3}}, {5, 10},
+           grid(upto(7, 3), upto(30, 2, 3)))
+    end
+    -- an explicit -0.0 becomes 0 (0 + -0, as toarray's sum), stored
+    local B = C:copy()
+    B[{{1, 2}, {1, 2}}] = sp.csr_matrix({gpu.array({-0.0, 4}, "float64"), gpu.array({0, 1}, "int32"),
+                                        gpu.array({0, 1, 2}, "int32")}, {shape = {2, 2}})
+    assert.are.equal(math.huge, 1 / B[{1, 1}])
+    assert.are.equal(4, B[{2, 2}])
+  end)
+
   it("refuses values of another shape or kind, naming both shapes", function()
     local A = random_matrix(5, 4, "csr", "float64", 1)
     local function set(key, v) return function() A[key] = v end end

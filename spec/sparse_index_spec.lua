@@ -248,6 +248,39 @@ describe("gpu.sparse indexing", function()
     like(gpu.array({{9, 3}, {2, 4}}, "float64"), T, "csc")
   end)
 
+  it("maps index arrays of every integer dtype (csr_index), naming the first entry out of range", function()
+    local A = random_matrix(7, 6, "csr", "float64", 4)
+    local D = A:toarray()
+    for _, dt in ipairs({"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"}) do
+      local signed = dt:sub(1, 1) == "i"
+      local ok = signed and {3, -1, 7, -7, 1, 3} or {3, 7, 1, 6, 3}
+      local rows = {}
+      for k, i in ipairs(ok) do rows[k] = i < 0 and i + 8 or i end
+      like(gpu.take(D, i64(rows), 1), A[{gpu.array(ok, dt)}], "csr")
+      like(gpu.take(D, i64({6, 1}), 2), A[{{}, gpu.array(signed and {-1, 1} or {6, 1}, dt)}], "csr")
+      same(gpu.array({D:item(2, 3), D:item(7, 6)}, "float64"), A[{gpu.array({2, 7}, dt), gpu.array({3, 6}, dt)}])
+      -- bad entries first, in the middle, last, several (the first named), across blocks (300 entries)
+      local big = signed and 100 or 200
+      for _, case in ipairs({{{8, 1, 2}, 8}, {{1, 0, 2, 9}, 0}, {{1, 2, 3, big}, big}, {{big, 9, 0}, big}}) do
+        err(("gpu.sparse.index: row index %d out of range for a matrix of 7 rows"):format(case[2]),
+            function() return A[{gpu.array(case[1], dt)}] end)
+        err(("gpu.sparse.assign: column index %d out of range for a matrix of 6 columns"):format(case[2]),
+            function() A[{{}, gpu.array(case[1], dt)}] = 1 end)
+      end
+      if signed then
+        err("gpu.sparse.index: row index -8 out of range for a matrix of 7 rows",
+            function() return A[{gpu.array({-7, -8, 8}, dt)}] end)
+      end
+      local long = {}
+      for k = 1, 300 do long[k] = k % 7 + 1 end
+      long[260], long[290], long[20] = 9, 0, 1
+      err("gpu.sparse.index: row index 9 out of range for a matrix of 7 rows",
+          function() return A[{gpu.array(long, dt)}] end)
+      err("gpu.sparse.index: row index 9 out of range for a matrix of 7 rows",   -- (2-D: flat C order)
+          function() return A[{gpu.array(long, dt):reshape(30, 10), i64({1})}] end)
+    end
+  end)
+
   it("never reads or writes outside a matrix whose arrays were overwritten", function()
     local A = random_matrix(5, 4, "csr", "float64", 9)
     local k = A.nnz

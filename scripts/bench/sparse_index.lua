@@ -53,3 +53,10 @@ bench(("assign A[i, :] = values, new (a rebuild of 2^%d x 32)"):format(lg), func
   D[{7, {}}] = row
   return D
 end, 3)
+-- the same row into a matrix that stores nothing: the merge alone (every place new, one row)
+local E = sp.csr_matrix({N, N})
+bench(("assign A[i, :] = values, 2^%d new into an empty row"):format(lg), function()
+  local D = E:copy()
+  D[{7, {}}] = row
+  return D
+end, 3)

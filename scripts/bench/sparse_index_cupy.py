@@ -51,3 +51,9 @@ def assign_row():
     D[6, :] = row
     return D
 bench("assign A[i, :] = values, new (a rebuild of 2^20 x 32)", assign_row, 3)
+E = sp.csr_matrix((N, N))
+def assign_empty_row():
+    D = E.copy()
+    D[6, :] = row
+    return D
+bench("assign A[i, :] = values, 2^20 new into an empty row", assign_empty_row, 3)
