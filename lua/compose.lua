@@ -261,8 +261,10 @@ function gpu.take(a, indices, dim)
   end
   if out.size == 0 then return out end
   local bytes, inner = words(src, product(shape, d + 1, #shape))
+  local i64, big = gpu._arg.int64_index(idx)
+  if big then error(("gpu.take: index %s is out of range for dimension %d of size %d"):format(big, d, shape[d]), 2) end
   local bad = gpu.zeros(2, "int64")
-  kernel("take_dim", bytes)[config(out.size)](src:contiguous(), out, (idx.dtype == "int64" and idx or idx:astype("int64")):contiguous(),
+  kernel("take_dim", bytes)[config(out.size)](src:contiguous(), out, i64:contiguous(),
     product(shape, 1, d - 1), shape[d], idx.size, inner, bad)
   local flag = bad:totable()
   if flag[1] ~= 0 then

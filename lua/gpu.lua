@@ -44,6 +44,19 @@ gpu._arg = arg
 -- whether x, an array or host array, has been freed (reading any field of a freed one raises)
 local function size_of(x) return x.size end
 function arg.freed(x) return not pcall(size_of, x) end
+-- An integer index array as int64 (itself where it is int64) and, where a uint64 array holds
+-- a value at or above 2^63 (which int64 reads as negative: an index from the end), the
+-- least such value as text, for the caller to raise as out of range (NumPy's IndexError);
+-- one reduction, for uint64 arrays alone
+function arg.int64_index(v)
+  if v.dtype == "int64" then return v end
+  local x = v:astype("int64")
+  if v.dtype == "uint64" and x.size > 0 then
+    local low = gpu.min(x)
+    if low < 0 then return x, ("%u"):format(low) end
+  end
+  return x
+end
 -- whether v is a gpu.complex number
 local COMPLEX_MT = getmetatable(gpu.complex(0))
 function arg.is_complex(v) return getmetatable(v) == COMPLEX_MT end

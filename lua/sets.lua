@@ -56,7 +56,9 @@ local function index_array(v, api, what)
   if not is_array(v) or (KIND[v.dtype] ~= "i" and KIND[v.dtype] ~= "u") then
     fail(api, "%s must be an integer array, a table or a number, got %s", what, is_array(v) and v.dtype .. " array" or described(v))
   end
-  return v.dtype == "int64" and v or v:astype("int64")
+  local x, big = gpu._arg.int64_index(v)
+  if big then fail(api, "%s holds %s, out of range (uint64 values must be below 2^63)", what, big) end
+  return x
 end
 
 -- k (int64) made 0-based, after checking each is among 1..hi (n by default) or -n..-1 (it

@@ -499,7 +499,9 @@ local function index_array(v, api, what)
     error(("gpu.%s: %s must be an integer array, a table or a number, got %s"):format(
       api, what, is_array(v) and v.dtype .. " array" or described(v)), 3)
   end
-  return v.dtype == "int64" and v or v:astype("int64"), false
+  local x, big = gpu._arg.int64_index(v)
+  if big then error(("gpu.%s: %s holds %s, out of range (uint64 values must be below 2^63)"):format(api, what, big), 3) end
+  return x, false
 end
 
 -- An error if an index of idx is outside 1..n (it reads the extremes back)

@@ -135,6 +135,22 @@ end)
 describe("gpu.take and gpu.extract", function()
   local a = gpu.arange(12, "float32"):reshape(3, 4)
 
+  it("refuse a uint64 index at or above 2^63 (int64 would read it as an index from the end)", function()
+    local big = gpu.array({2, 0}, "uint64") - 1   -- {1, 2^64 - 1}
+    local v = gpu.array({10, 20, 30})
+    assert.matches("gpu.take: index 18446744073709551615 is out of range for dimension 1 of size 3",
+                   S.errof(gpu.take, v, big), 1, true)
+    assert.matches("index 18446744073709551615 is out of range", S.errof(function() return v[big] end), 1, true)
+    assert.matches("gpu.put: ind holds 18446744073709551615, out of range (uint64 values must be below 2^63)",
+                   S.errof(gpu.put, v, big, 5), 1, true)
+    assert.matches("gpu.unravel_index: indices holds 18446744073709551615", S.errof(gpu.unravel_index, big, {3}), 1, true)
+    assert.matches("gpu.sparse.index: row index 9223372036854775808 out of range for a matrix of 3 rows",
+                   S.errof(function() return gpu.sparse.csr_matrix(gpu.eye(3))[{gpu.array({1, 2}, "uint64") * (1 << 62)}] end), 1, true)
+    assert.are.same({20, 10}, v[gpu.array({2, 1}, "uint64")]:totable())   -- below 2^63: as before
+    assert.are.same({30, 10}, gpu.take(v, gpu.array({3, 1}, "uint64")):totable())
+    assert.are.same({10, 20, 30}, v:totable())   -- (put refused before writing)
+  end)
+
   it("take elements at 1-based indices along a dimension, or of the flattened array", function()
     assert.are.same({0, 11, 4}, gpu.take(a, {1, -1, 5}):totable())
     assert.are.same({{8, 9, 10, 11}, {0, 1, 2, 3}}, gpu.take(a, {3, 1}, 1):totable())
