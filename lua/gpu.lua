@@ -57,6 +57,33 @@ function arg.int64_index(v)
   end
   return x
 end
+-- Indices (a number, a table of integers or an integer device array) as an int64 array,
+-- and whether they were a number: the one conversion of gpu.put, take_along_axis, choose,
+-- delete, insert, repeat (sets.lua), unravel_index and ravel_multi_index (shape.lua). A
+-- float entry, an array of another dtype and a uint64 value at or above 2^63 raise, naming
+-- `what` (without a position, as the C functions' errors)
+function arg.index_array(v, api, what)
+  local function fail(fmt, ...) error(("gpu.%s: " .. fmt):format(api, ...), 0) end
+  local function integer(x, name)
+    if math.type(x) == "float" and x == math.floor(x) then x = math.tointeger(x) or x end
+    if math.type(x) ~= "integer" then fail("%s must be an integer, got %s", name, arg.shown(x)) end
+    return x
+  end
+  if type(v) == "number" then return gpu.full({}, integer(v, what), "int64"), true end
+  local array = gpu._is_array(v)
+  if type(v) == "table" and not array then
+    for k, x in ipairs(v) do   -- (nested tables: gpu.array checks their entries)
+      if type(x) ~= "table" then integer(x, ("%s[%d]"):format(what, k)) end
+    end
+    return gpu.array(v, "int64"), false
+  end
+  if not array or not v.dtype:match("int") then
+    fail("%s must be an integer array, a table or a number, got %s", what, array and v.dtype .. " array" or gpu._described(v))
+  end
+  local x, big = arg.int64_index(v)
+  if big then fail("%s holds %s, out of range (uint64 values must be below 2^63)", what, big) end
+  return x, false
+end
 -- whether v is a gpu.complex number
 local COMPLEX_MT = getmetatable(gpu.complex(0))
 function arg.is_complex(v) return getmetatable(v) == COMPLEX_MT end

@@ -46,20 +46,7 @@ local function dim_of(d, ndim, api)
   return k
 end
 
--- indices (an integer array, a table or a number) as an int64 array
-local function index_array(v, api, what)
-  if type(v) == "number" then return gpu.full({}, integer(v, api, what), "int64") end
-  if type(v) == "table" and not is_array(v) then
-    for k, x in ipairs(v) do integer(x, api, ("%s[%d]"):format(what, k)) end
-    return gpu.array(v, "int64")
-  end
-  if not is_array(v) or (KIND[v.dtype] ~= "i" and KIND[v.dtype] ~= "u") then
-    fail(api, "%s must be an integer array, a table or a number, got %s", what, is_array(v) and v.dtype .. " array" or described(v))
-  end
-  local x, big = gpu._arg.int64_index(v)
-  if big then fail(api, "%s holds %s, out of range (uint64 values must be below 2^63)", what, big) end
-  return x
-end
+local index_array = gpu._arg.index_array
 
 -- k (int64) made 0-based, after checking each is among 1..hi (n by default) or -n..-1 (it
 -- reads one back)

@@ -491,18 +491,7 @@ end
 function gpu.tril_indices(n, k, m) return triangle_indices(n, k, m, "tril_indices", true) end
 function gpu.triu_indices(n, k, m) return triangle_indices(n, k, m, "triu_indices", false) end
 
--- indices as an int64 array (a table or an integer array), and whether they were a number
-local function index_array(v, api, what)
-  if type(v) == "number" then return gpu.full({}, integer(v, api, what), "int64"), true end
-  if type(v) == "table" and not is_array(v) then v = gpu.array(v, "int64") end
-  if not is_array(v) or not v.dtype:match("int") then
-    error(("gpu.%s: %s must be an integer array, a table or a number, got %s"):format(
-      api, what, is_array(v) and v.dtype .. " array" or described(v)), 3)
-  end
-  local x, big = gpu._arg.int64_index(v)
-  if big then error(("gpu.%s: %s holds %s, out of range (uint64 values must be below 2^63)"):format(api, what, big), 3) end
-  return x, false
-end
+local index_array = gpu._arg.index_array
 
 -- An error if an index of idx is outside 1..n (it reads the extremes back)
 local function in_range(idx, n, api, what)
