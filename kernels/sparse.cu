@@ -592,14 +592,15 @@ __global__ void csr_merge(const int *__restrict__ indptr, const int *__restrict_
 
 // An index array of a dimension of n (integer type I, C-ordered, k entries; 1-based,
 // negative from the end, as the dense views read it) made 0-based int64 in out: x - 1, or
-// x + n below 0, each entry read as int64 first (as astype, so a uint64 above 2^63 - 1 is
-// negative). An entry 0 or outside [-n, n] writes 0 and lowers *bad (k before the launch) to
-// its position: after the launch *bad is the first bad entry's, in one read.
+// x + n below 0. An entry 0 or outside [-n, n] (a uint64 at or above 2^63 among them, which
+// int64 would read as an index from the end) writes 0 and lowers *bad (k before the launch)
+// to its position: after the launch *bad is the first bad entry's, in one read.
 template <class I>
 __global__ void csr_index(const I *__restrict__ x, long long k, long long n, long long *out, long long *bad) {
+  const bool is_unsigned = (I)-1 > (I)0;
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < k; i += (long long)gridDim.x * blockDim.x) {
     long long v = (long long)x[i];
-    if (v == 0 || v < -n || v > n) {
+    if (v == 0 || v < -n || v > n || (is_unsigned && v < 0)) {
       out[i] = 0;
       atomicMin(bad, i);
     } else {

@@ -920,10 +920,6 @@ local function array_sel(api, v, n, d)
   end
   if KIND[v.dtype] ~= "i" and KIND[v.dtype] ~= "u" then fail(api, "%s index arrays must be integer or bool, got %s", what, v.dtype) end
   if v.ndim < 1 or v.ndim > 2 then fail(api, "%s index arrays must be 1-D (or 2-D with another array), got %d-D", what, v.ndim) end
-  if v.dtype == "uint64" then   -- (csr_index reads entries as int64: 2^63 and above as negative)
-    local _, big = gpu._arg.int64_index(v)
-    if big then fail(api, "%s index %s out of range for a matrix of %d %ss", what, big, n, what) end
-  end
   -- csr_index maps the entries and finds the first bad one (a launch, a read back)
   local x, k = v:contiguous(), v.size
   local idx = gpu.empty(v.shape, "int64")
@@ -932,7 +928,9 @@ local function array_sel(api, v, n, d)
     kernel("csr_index", v.dtype)[{blocks(k, 256), 256}](x, k, n, idx, bad)
     local at = bad:item()
     if at < k then
-      fail(api, "%s index %d out of range for a matrix of %d %ss", what, x:reshape(-1):astype("int64"):item(at + 1), n, what)
+      local bad_entry = x:reshape(-1):astype("int64"):item(at + 1)   -- (a uint64's 2^63 and above read as negative)
+      fail(api, "%s index %s out of range for a matrix of %d %ss", what,
+           v.dtype == "uint64" and ("%u"):format(bad_entry) or bad_entry, n, what)
     end
   end
   return {idx = idx, dup = true}

@@ -144,8 +144,10 @@ describe("gpu.take and gpu.extract", function()
     assert.matches("gpu.put: ind holds 18446744073709551615, out of range (uint64 values must be below 2^63)",
                    S.errof(gpu.put, v, big, 5), 1, true)
     assert.matches("gpu.unravel_index: indices holds 18446744073709551615", S.errof(gpu.unravel_index, big, {3}), 1, true)
-    assert.matches("gpu.sparse.index: row index 9223372036854775808 out of range for a matrix of 3 rows",
-                   S.errof(function() return gpu.sparse.csr_matrix(gpu.eye(3))[{gpu.array({1, 2}, "uint64") * (1 << 62)}] end), 1, true)
+    assert.matches("gpu.sparse.index: row index 18446744073709551615 out of range for a matrix of 3 rows",
+                   S.errof(function() return gpu.sparse.csr_matrix(gpu.eye(3))[{big}] end), 1, true)
+    assert.matches("gpu.sparse.index: column index 9223372036854775808 out of range for a matrix of 3 columns",
+                   S.errof(function() return gpu.sparse.csr_matrix(gpu.eye(3))[{1, gpu.array({2, 1}, "uint64") << 62}] end), 1, true)
     assert.are.same({20, 10}, v[gpu.array({2, 1}, "uint64")]:totable())   -- below 2^63: as before
     assert.are.same({30, 10}, gpu.take(v, gpu.array({3, 1}, "uint64")):totable())
     assert.are.same({10, 20, 30}, v:totable())   -- (put refused before writing)
