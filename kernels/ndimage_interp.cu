@@ -673,12 +673,13 @@ __device__ __forceinline__ double low_sum(const LowPoint<ND, K> &pt, const T *v,
 // output's last dim and U consecutive rows (the other dims' indices, C order) at a time: a
 // 2-D grid (x: j, y: rows), no division by the shape a point. ZOOM_SHIFT finds the last
 // dim's taps once for all its rows (they depend on j alone). par, zoom_on, shift_on and grid
-// as ndi_interp's (its plan[16..18]).
-template <typename T, typename O, int ND, int K, int M, int KD>
+// as ndi_interp's (its plan[16..18]). U is chosen by lua/ndimage_interp.lua, which sizes the
+// grid by it.
+template <typename T, typename O, int ND, int K, int M, int KD, int U>
 __global__ void ndi_interp_low(gpu::array<T> in, gpu::array<O> out, const double *__restrict__ par, int zoom_on,
                                int shift_on, int grid, double cval) {
   using namespace interp;
-  const int U = ND == 1 ? 1 : KD == ZOOM_SHIFT ? 4 : 2, NV = ND == 1 ? K + 1 : ND == 2 ? (K + 1) * (K + 1) : (K + 1) * (K + 1) * (K + 1);
+  const int NV = ND == 1 ? K + 1 : ND == 2 ? (K + 1) * (K + 1) : (K + 1) * (K + 1) * (K + 1);
   const T *__restrict__ p = in.ptr();
   O *__restrict__ q = out.data;
   int len[ND], str[ND];
@@ -771,11 +772,12 @@ __global__ void ndi_interp_low(gpu::array<T> in, gpu::array<O> out, const double
 }
 
 // Orders 0 and 1 of map_coordinates on inputs of 1 to 3 dims, int indices: a thread takes U
-// points blockDim.x apart (a warp's loads of coordinates and results coalesced)
-template <typename T, typename O, typename C, int ND, int K, int M>
+// points blockDim.x apart (a warp's loads of coordinates and results coalesced); U as
+// ndi_interp_low's
+template <typename T, typename O, typename C, int ND, int K, int M, int U>
 __global__ void ndi_map_low(gpu::array<T> in, gpu::array<O> out, gpu::array<C> coords, double cval) {
   using namespace interp;
-  const int U = 2, NV = ND == 1 ? K + 1 : ND == 2 ? (K + 1) * (K + 1) : (K + 1) * (K + 1) * (K + 1);
+  const int NV = ND == 1 ? K + 1 : ND == 2 ? (K + 1) * (K + 1) : (K + 1) * (K + 1) * (K + 1);
   const T *__restrict__ p = in.ptr();
   O *__restrict__ q = out.data;
   const C *__restrict__ pc = coords.data;

@@ -375,8 +375,8 @@ local function resample(api, input, shape, dt, out, how, order, mode, cval, pref
   if small and n <= 3 and order <= 1 and (how.kind ~= AFFINE or (#shape == n and every_dim)) then
     local T, O = CTYPE[c.dtype], CTYPE[dt]
     if how.kind == COORDS then
-      kernel(("ndi_map_low<%s, %s, %s, %d, %d, %d>"):format(T, O, coords.dtype == "float32" and "float" or "double", n, order,
-                                                             mode))[{grid_for(r.size, BLOCK * LOW_MAP_POINTS), BLOCK}](
+      kernel(("ndi_map_low<%s, %s, %s, %d, %d, %d, %d>"):format(T, O, coords.dtype == "float32" and "float" or "double", n,
+                                                                 order, mode, LOW_MAP_POINTS))[{grid_for(r.size, BLOCK * LOW_MAP_POINTS), BLOCK}](
         c, r, coords, cval)
     else
       local cols = shape[#shape]
@@ -384,13 +384,13 @@ local function resample(api, input, shape, dt, out, how, order, mode, cval, pref
       local bx = 32
       while bx < cols and bx < BLOCK do bx = bx * 2 end
       local by = BLOCK // bx
-      -- rows in groups of the kernel's U a thread; a thread takes up to 4 groups (its setup and
-      -- ZOOM_SHIFT's last-dim taps made once for them) while the grid keeps 4096 blocks
+      -- rows in groups of `per` a thread (the kernel's U); a thread takes up to 4 groups (its
+      -- setup and ZOOM_SHIFT's last-dim taps made once for them) while the grid keeps 4096 blocks
       local per = n == 1 and 1 or how.kind == ZOOM_SHIFT and 4 or 2
       local gx = grid_for(cols, bx)
       local groups = (rows + by * per - 1) // (by * per)
       local gy = math.min(groups, MAX_GRID - 1, math.max((groups + 3) // 4, (4096 + gx - 1) // gx))
-      kernel(("ndi_interp_low<%s, %s, %d, %d, %d, %d>"):format(T, O, n, order, mode, how.kind))[{{gx, gy}, {bx, by}}](
+      kernel(("ndi_interp_low<%s, %s, %d, %d, %d, %d, %d>"):format(T, O, n, order, mode, how.kind, per))[{{gx, gy}, {bx, by}}](
         c, r, constant(par, "float64", dev), plan[17], plan[18], plan[19], cval)
     end
     return deliver(r, out)
