@@ -379,9 +379,9 @@ __global__ void __launch_bounds__(256, 4) ndi_filter(gpu::array<T> in, O *out, c
   const bool small = in.size <= 0xffffffffLL;
   // an N-D footprint whose groups of ndi::GROUP elements along the last dim with all taps
   // inside ndi_line made (plan[19]: its rows): the other elements only, counted and boxed
-  // after the rows (a launch of their count, not of every element)
-  const bool skip_groups = plan[19] > 0 && line < 0;
+  // after the rows (a launch of their count, not of every element; an empty box leaves all)
   const long long *box = plan + 20 + K + K * nd + 3 * plan[19];
+  const bool skip_groups = plan[19] > 0 && line < 0 && box[0] < in.size;
   const long long count = skip_groups ? box[0] : in.size;
   // ops folded by ndi::fold_inside for inside points; RANK among few taps in registers
   const bool fast = op == ndi::SUM || op == ndi::SKIP0 || op == ndi::MIN || op == ndi::MAX || op == ndi::MEAN;
@@ -458,8 +458,10 @@ __global__ void __launch_bounds__(256, 4) ndi_filter(gpu::array<T> in, O *out, c
 // tap, its taps, its step along gd: 1 or -1), plan[19] rows. A thread makes ndi::GROUP
 // outputs in a row along gd: where all their taps lie inside, each row's values walked once
 // (ndi::fold_group), the rows in tap order, so each output folds its taps in tap order as
-// ndi_filter does; else each output by the mode as ndi_filter does. Its own kernel, so that
-// its registers are not the generic loop's (in one kernel the two spilled).
+// ndi_filter does; else, along a line, each output by the mode as ndi_filter does. An N-D
+// footprint's groups with all taps inside are those of the box after the rows (made on the
+// host, the one statement of that rule; ndi_filter makes the elements outside it). Its own
+// kernel, so that its registers are not the generic loop's (in one kernel the two spilled).
 template <typename T, typename O>
 __global__ void __launch_bounds__(256, 4) ndi_line(gpu::array<T> in, O *out, const long long *__restrict__ plan,
                          const double *__restrict__ w, long long K, int op, int mode, double cval,
@@ -470,6 +472,7 @@ __global__ void __launch_bounds__(256, 4) ndi_line(gpu::array<T> in, O *out, con
   const bool line = plan[16] >= 0;
   const int gd = line ? (int)plan[16] : nd - 1;
   const long long nrows = plan[19], along = in.stride[gd];
+  const long long *box_a = rows + 3 * nrows + 1, *box_b = box_a + nd;   // (N-D: the groups' box)
   __shared__ double sw[256];
   for (int t = threadIdx.x; t < K; t += blockDim.x) sw[t] = w[t];
   __syncthreads();
@@ -493,7 +496,8 @@ __global__ void __launch_bounds__(256, 4) ndi_line(gpu::array<T> in, O *out, con
         i0 += cd * span;
         span *= n;
         base += cd * in.stride[d];
-        inside = inside && cd + plan[d] >= 0 && (d == gd ? cd + ndi::GROUP - 1 : cd) + plan[8 + d] < n;
+        inside = inside && (line ? cd + plan[d] >= 0 && (d == gd ? cd + ndi::GROUP - 1 : cd) + plan[8 + d] < n
+                                 : cd >= box_a[d] && cd < box_b[d]);
       }
     }
     if (inside) {

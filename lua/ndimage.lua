@@ -239,7 +239,8 @@ local function pass(input, taps, w, op, mode, cval, dt, rank, into, how)
     for j, r in ipairs(rows) do plan[at + 3 * j - 2], plan[at + 3 * j - 1], plan[at + 3 * j] = r[1], r[2], r[3] end
     plan[20] = #rows
     if plan[17] < 0 then   -- an N-D footprint: the box of the groups ndi_line makes (all taps
-      -- inside), whose elements ndi_filter leaves; their count first (kernels/ndimage.cu)
+      -- inside: both kernels read it from here), whose elements ndi_filter leaves; their
+      -- count first (kernels/ndimage.cu)
       local A, B, inbox = {}, {}, 1
       for d = 1, ndim do
         local len = input.shape[d]
