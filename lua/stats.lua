@@ -410,8 +410,12 @@ end
 function gpu.isin(elements, test, opts)
   device_array(elements, "isin")
   opts = options(opts, "isin", 3, "invert assume_unique")
+  if type(test) == "number" then test = {test} end   -- (one test element, as NumPy's isin(a, 2))
+  if type(test) == "boolean" then test = gpu.array({test}, "bool") end
   if type(test) == "table" and not is_array(test) then test = gpu.array(test, table_dtype(test)) end
-  if not is_array(test) then error(("gpu.isin: test_elements must be a device array or a table, got %s"):format(described(test)), 2) end
+  if not is_array(test) then
+    error(("gpu.isin: test_elements must be a device array, a table, a number or a boolean, got %s"):format(described(test)), 2)
+  end
   for _, v in ipairs({elements, test}) do
     if KIND[v.dtype] == "c" then error("gpu.isin: complex arrays are not supported (compare gpu.real and gpu.imag)", 2) end
   end
