@@ -91,6 +91,7 @@ static const char ARRAY_MT = 0;
 GpuArray *array_new(lua_State *L, const GpuShape *s, GpuDtype dt) {
   array_shape_fits(L, s);
   GPU_CHECK(L, backend_get()->ensure_context());
+  gc_due(L);
   /* safe empty state first: __gc of a half-made array frees nothing */
   GpuArray *a = lua_newuserdatauv(L, sizeof *a, 1);
   memset(a, 0, sizeof *a);

@@ -125,6 +125,7 @@ static void hostarray_alloc(lua_State *L, HostArray *h) {
 
 HostArray *hostarray_new(lua_State *L, const GpuShape *s, GpuDtype dt) {
   array_shape_fits(L, s);
+  gc_due(L);
   HostArray *h = lua_newuserdatauv(L, sizeof *h, 1);
   memset(h, 0, sizeof *h);
   luaL_setmetatable(L, GPU_HOSTARRAY_T);

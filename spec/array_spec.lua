@@ -178,6 +178,23 @@ describe("device arrays", function()
     assert.are.equal(held0 + x.nbytes, select(3, gpu.mem_info()))
   end)
 
+  -- the collector's steps come before a new array is made and after as many bytes as
+  -- live (host/device.c): a call that makes two large arrays and drops them leaves
+  -- neither behind (its first lived through two steps and grew old, held until a full
+  -- collection: 64 MiB more held a call)
+  it("free the arrays of a call that makes two large ones and drops them, call after call", function()
+    collectgarbage()
+    local held0 = select(3, gpu.mem_info())
+    local n = 1 << 24
+    local function two() return gpu.empty(n, "int32"), gpu.empty(n, "float64") end
+    local most = 0
+    for _ = 1, 12 do
+      two()
+      most = math.max(most, select(3, gpu.mem_info()) - held0)
+    end
+    assert.is_true(most <= 3 * 12 * n, most)   -- (three calls' worth at most; 12 n bytes a call)
+  end)
+
   -- CUDA's pool keeps, past a synchronization, what the arrays hold plus a sixteenth of the
   -- device's memory (host/cuda/memory.c): a large array dropped while others hold more than
   -- that sixteenth serves the next one, and what the arrays no longer hold goes back
