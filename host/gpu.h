@@ -208,6 +208,7 @@ typedef struct HostArray {
   int contiguous;
   int nviews;
   int shares;          /* as GpuArray's: hostarray_shares() */
+  int accounted;       /* 1: its buffer's bytes were told to the collector (gc_account) */
   int64_t strides[GPU_MAXDIM];
   int64_t offset;
   struct HostArray *owner;

@@ -113,6 +113,7 @@ static void hostarray_alloc(lua_State *L, HostArray *h) {
       GpuResult r = mem_alloc(L, 1, &h->base, h->nbytes);
       if (r.code) { h->base = NULL; errors_raise(L, r, NULL); }
       gc_account(L, h->nbytes);
+      h->accounted = 1;
     }
     h->pinned = backend_get()->pinned_host;
   } else {
@@ -170,6 +171,10 @@ static GpuResult hostarray_release(lua_State *L, HostArray *h) {
   if (h->owner) {
     if (h->alive) h->owner->nviews--;
   } else if (h->base) {
+    /* the collector no longer counts it (else a loop that frees what it makes would be
+     * paced, and fully collected, as if it kept it) */
+    if (h->accounted) gc_release(h->nbytes);
+    h->accounted = 0;
     if (h->pinned) r = pool_give(L, h->base, h->capacity);
     else free(h->base);
   }

@@ -3,6 +3,30 @@
 local S = require("spec.support")
 
 describe("gpu.host", function()
+  it("#cpu tells the collector of a freed buffer: freeing what a loop makes calls for no full collection", function()
+    -- (host/device.c collects fully after a sixteenth of the device's memory allocated and
+    -- not freed; host arrays freed by h:free() or the collector count as freed)
+    if collectgarbage("generational") ~= "generational" then
+      collectgarbage("incremental")   -- (gcstress.sh: every cycle is full there)
+      return
+    end
+    local fired = false
+    _G.HOSTARRAY_SENTINEL = setmetatable({}, {__gc = function() fired = true end})
+    collectgarbage("step"); collectgarbage("step"); collectgarbage("step")   -- old: only a full collection frees it
+    _G.HOSTARRAY_SENTINEL = nil
+    local total = select(2, gpu.mem_info())
+    local made, i = 0, 0
+    while made < total // 16 + total // 4 do   -- growing sizes: the pinned pool never fits one
+      i = i + 1
+      local n = (64 + 8 * i) << 20
+      gpu.host.empty({n}, "uint8"):free()
+      made = made + n
+    end
+    assert.is_false(fired)
+    collectgarbage()
+    assert.is_true(fired)
+  end)
+
   it("makes arrays from tables", function()
     local h = gpu.host.array({1, 2, 3})
     assert.are.equal(3, #h)
