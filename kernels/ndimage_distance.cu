@@ -427,11 +427,12 @@ extern "C" __global__ void ndd_band_take(gpu::array<bool> in, const int *src, in
     long long from = -1, L = own, R = own;
     double best = 0.0;
     while (L >= 0 || R < nb) {
-      long long b;
+      long long b, K;
       if (L == own && R == own) {   // the own band first
         b = own;
         L = prevb[lb + own];
         R = nextb[lb + own];
+        K = cntb[lb + own];
         if (L >= own) L = -1;   // (clamped: links always lead away)
         if (R <= own) R = nb;
       } else {
@@ -440,22 +441,30 @@ extern "C" __global__ void ndd_band_take(gpu::array<bool> in, const int *src, in
         const bool left = aL >= 0 && (aR < 0 || aL <= aR);
         b = left ? L : R;
         const long long a = left ? aL : aR;
-        long long next = left ? prevb[lb + b] : nextb[lb + b];
-        if (left) L = next < b ? next : -1; else R = next > b ? next : nb;
-        if (from >= 0) {
-          if (ndd::cost(metric, a, 0, 0.0, sw) > best) {   // nothing on this side any more
-            if (left) L = -1; else R = nb;
-            continue;
-          }
-          if (ndd::cost(metric, a, 0, hmin[lb + b], sw) > best) continue;
+        if (from >= 0 && ndd::cost(metric, a, 0, 0.0, sw) > best) {   // nothing on this side any more
+          if (left) L = -1; else R = nb;
+          continue;
         }
+        // the band's link, least h and count at once: each step along a side is then one
+        // trip to memory before its envelope is searched, not one for the link and bound
+        // and another for the count (hmin and cntb have an entry for every band)
+        const long long next = left ? prevb[lb + b] : nextb[lb + b];
+        const double hm = hmin[lb + b];
+        K = cntb[lb + b];
+        if (left) L = next < b ? next : -1; else R = next > b ? next : nb;
+        if (from >= 0 && ndd::cost(metric, a, 0, hm, sw) > best) continue;
       }
       const long long lo = b * B, hi = lo + B < len ? lo + B : len;
-      long long K = cntb[lb + b];
       if (K > hi - lo) K = hi - lo;
       if (K <= 0) continue;
       const long long b0 = base + lo * sd;
-      long long y = s[b0 + ndd::stretch_at(t, b0, sd, K, x) * sd];
+      // a band wholly before x often gives x its last stretch, one wholly after x its first:
+      // one load confirms that (t rises), where the search would take log2 K dependent ones
+      long long q;
+      if (x >= hi && t[b0 + (K - 1) * sd] <= x) q = K - 1;
+      else if (x < lo && (K == 1 || t[b0 + sd] > x)) q = 0;
+      else q = ndd::stretch_at(t, b0, sd, K, x);
+      long long y = s[b0 + q * sd];
       if (y < lo || y >= hi) continue;
       double c = ndd::cost(metric, x, y, H[base + y * sd], sw);
       if (from < 0 || c < best || (c == best && (later ? y > from : y < from))) { from = y; best = c; }

@@ -4,7 +4,7 @@
 --   /path/to/old/gpuhost scripts/check/distance_sampling_sweep.lua /tmp/old.bin
 --   build/gpuhost scripts/check/distance_sampling_sweep.lua /tmp/new.bin
 --   cmp /tmp/old.bin /tmp/new.bin
--- Masks: 1-D to 3-D, lines shorter and longer than the kernels' bands (32 places); random
+-- Masks: 1-D to 3-D, lines shorter and longer than the kernels' bands (32 places, and 4100); random
 -- ones of varied density, a single zero, all zeros, none, and tie-heavy lattices
 -- (checkerboards, stripes, zeros every p by q places). Samplings: non-dyadic (1.3, 0.1,
 -- 1/3, 7.77, 1e-3, 1e5), negative, mixed per dim, extreme ratios between dims, and a few
@@ -17,7 +17,7 @@ math.randomseed(20261203)
 
 local shapes = {{1}, {40}, {200}, {1000}, {2, 33}, {33, 2}, {13, 9}, {70, 45}, {31, 130}, {130, 31},
                 {64, 64}, {1, 100}, {100, 1}, {3, 4, 5}, {9, 40, 7}, {33, 5, 34}, {6, 6, 70},
-                {40, 3, 40}, {2, 500}, {500, 2}}
+                {40, 3, 40}, {2, 500}, {500, 2}, {2, 4100}, {4100, 2}}
 
 -- patterns: the value (0: a zero, 1: not) at coordinates c (0-based) of shape sh, case r
 local patterns = {

@@ -58,4 +58,29 @@ for si, shape in ipairs(shapes) do
     end
   end
 end
+-- Very sparse masks with placed zeros (the later passes then see few candidates a line,
+-- far apart: long walks over bands): one zero in the middle, one in a corner, a few, none,
+-- on lines of 4096 and more places too
+local placed = {
+  {{300, 300}, {{150, 100}}}, {{300, 300}, {{1, 1}}}, {{300, 300}, {{300, 300}}},
+  {{257, 263}, {{3, 250}, {200, 7}, {129, 131}}}, {{3, 4100}, {{2, 2050}}}, {{4100, 3}, {{4100, 1}}},
+  {{2, 5000}, {{1, 17}, {2, 4999}, {1, 4000}}}, {{5000}, {{2500}}}, {{3, 4100}, {}},
+  {{17, 19, 23}, {{9, 10, 12}}}, {{17, 19, 23}, {{1, 19, 1}, {17, 1, 23}}},
+}
+for pi, p in ipairs(placed) do
+  local m = gpu.ones(p[1], "bool")
+  for _, z in ipairs(p[2]) do m[z] = false end   -- (1-based places)
+  local tag = ("p%d"):format(pi)
+  save(tag .. "_mask", m:astype("uint8"))
+  for k, sv in ipairs({false, "dyadic", "aniso"}) do
+    local smp = sampling_for(sv, #p[1], pi)
+    local d, i = nd.distance_transform_edt(m, {sampling = smp, return_indices = true})
+    save(tag .. "_edt" .. k, d); save(tag .. "_edt_i" .. k, i)
+  end
+  save(tag .. "_edt_f32", nd.distance_transform_edt(m:astype("float32")))
+  for _, metric in ipairs({"chessboard", "taxicab"}) do
+    local d, i = nd.distance_transform_cdt(m, {metric = metric, return_indices = true})
+    save(tag .. "_cdt_" .. metric, d); save(tag .. "_cdt_i_" .. metric, i)
+  end
+end
 print(("%d arrays saved under %s"):format(count, dir))
