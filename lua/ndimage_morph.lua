@@ -71,9 +71,48 @@ local function array_arg(api, v, what, dtype)
   return v
 end
 
+-- A nested table of numbers, regular (every table of a level as long, none empty, nothing
+-- but its list part) read on the host: its shape and elements in C order as floats, what
+-- gpu.array(t, "float64") and a read back give without a copy each way (a wait for the
+-- device); nil for any other table (read_structure then makes it an array, whose errors it
+-- gives)
+local function host_structure(t)
+  local shape, level = {}, t
+  while type(level) == "table" and not is_array(level) do
+    if #level == 0 or #shape >= 8 then return nil end
+    shape[#shape + 1] = #level
+    level = level[1]
+  end
+  local flat, nd = {}, #shape
+  local function walk(x, d)
+    if d > nd then
+      if math.type(x) == nil then return false end
+      flat[#flat + 1] = x + 0.0
+      return true
+    end
+    if type(x) ~= "table" or is_array(x) or #x ~= shape[d] then return false end
+    local n = 0
+    for _ in pairs(x) do n = n + 1 end
+    if n ~= shape[d] then return false end
+    for i = 1, shape[d] do
+      if not walk(x[i], d + 1) then return false end
+    end
+    return true
+  end
+  if not walk(t, 1) then return nil end
+  return shape, flat
+end
+
 -- A structure or footprint: a device array or nested table of `ndim` dims (nil: any), read
 -- back: its shape and its elements in C order as numbers (true: 1)
 local function read_structure(api, s, ndim, what)
+  if type(s) == "table" and not is_array(s) then
+    local shape, flat = host_structure(s)
+    if shape then
+      if ndim and #shape ~= ndim then fail(api, "%s must have input's number of dims (%d), got %d", what, ndim, #shape) end
+      return shape, flat
+    end
+  end
   s = array_arg(api, s, what, "float64")
   if ndim and s.ndim ~= ndim then fail(api, "%s must have input's number of dims (%d), got %d", what, ndim, s.ndim) end
   local shape = {}
@@ -213,7 +252,10 @@ local function binary_args(api, input, structure, opts)
   if input.ndim == 0 then fail(api, "input is 0-D: give an array of at least one dim") end
   local shape, flat
   if structure == nil then
-    shape, flat = read_structure(api, M.generate_binary_structure(input.ndim, 1), input.ndim, "structure")
+    -- (generate_binary_structure's elements made here: no array to make and read back)
+    shape, flat = {}, {}
+    for d = 1, input.ndim do shape[d] = 3 end
+    for k, v in ipairs(structure_flat(input.ndim, 1)) do flat[k] = v and 1 or 0 end
   else
     shape, flat = read_structure(api, structure, input.ndim, "structure")
     if #flat == 0 then fail(api, "structure must not be empty") end
