@@ -106,7 +106,8 @@ __device__ inline int unite(int *L, int a, int b) {
 // Binary erosion (dilate 0: all taps true) or dilation (1: any tap true) of in (bool,
 // C-ordered): K taps, off[k * nd + d] their offsets; a tap outside reads border. Where mask
 // (C-ordered, has_mask) is false the point keeps in's value. *changed is set to 1 where any
-// point differs from in. Where inner (geo from the host: the taps' flat offsets, then the
+// point differs from in, when track (a fixed number of iterations reads no flag: no load of it
+// a changed point). Where inner (geo from the host: the taps' flat offsets, then the
 // margins they reach below and above along each dim, K + 2 nd values; K <= NDM_TAPS, nd <= 8)
 // a point whose taps all lie inside reads them at i + flat[k] without checking each, in the
 // same order (the same result).
@@ -128,7 +129,7 @@ __device__ inline void inner_load(const long long *geo, long long K, int nd, int
 
 extern "C" __global__ void ndm_binary(gpu::array<bool> in, bool *out, const bool *mask, int has_mask,
                                       const long long *off, long long K, const long long *geo, int inner_ok,
-                                      int border, int dilate, int *changed) {
+                                      int border, int dilate, int *changed, int track) {
   __shared__ long long flat[NDM_TAPS], below[8], above[8];
   const int nd = in.ndim;
   const bool *p = in.data;
@@ -157,7 +158,7 @@ extern "C" __global__ void ndm_binary(gpu::array<bool> in, bool *out, const bool
       }
     }
     out[i] = r;
-    if (r != p[i] && *(volatile int *)changed == 0) atomicExch(changed, 1);
+    if (track && r != p[i] && *(volatile int *)changed == 0) atomicExch(changed, 1);
   }
 }
 

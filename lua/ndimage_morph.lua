@@ -353,18 +353,20 @@ end
 -- a new array. x itself is never written.
 local function binary(x, taps, K, mask, iterations, border, dilate)
   local k = kernel("ndm_binary")
-  local flag = gpu.zeros({1}, "int32")
-  local a, b = x, gpu.empty(x.shape, "bool")
+  -- (the flag is read only until nothing changes: set to 0 before each batch there)
+  local track = iterations < 1 and 1 or 0
+  local flag = gpu.empty({1}, "int32")
+  local a, b = x, nil   -- (b: the array the next step writes; nil: make one, x is never written)
   local cstrides, s = {}, 1   -- (x is C-ordered)
   for d = x.ndim, 1, -1 do cstrides[d], s = s, s * x.shape[d] end
   local offs = int64s(taps)
   local geo, inner = inner_of(taps, x.ndim, cstrides)
   local function step()
-    launch(k, x.size, a, b, mask or a, mask and 1 or 0, offs, K, geo, inner, border, dilate, flag)
-    if a == x then a = gpu.empty(x.shape, "bool") end
-    a, b = b, a
+    local dst = b or gpu.empty(x.shape, "bool")
+    launch(k, x.size, a, dst, mask or a, mask and 1 or 0, offs, K, geo, inner, border, dilate, flag, track)
+    a, b = dst, a ~= x and a or nil
   end
-  if x.size == 0 then return b end
+  if x.size == 0 then return gpu.empty(x.shape, "bool") end
   if iterations >= 1 then
     for _ = 1, iterations do step() end
   else
@@ -380,7 +382,8 @@ local function binary(x, taps, K, mask, iterations, border, dilate)
       batch = math.min(batch * 2, 16)
     until flag:item() == 0 or steps > x.size
   end
-  b:free(); offs:free(); geo:free()
+  if b then b:free() end
+  offs:free(); geo:free(); flag:free()
   return a
 end
 
