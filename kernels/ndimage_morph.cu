@@ -104,7 +104,7 @@ __device__ inline int unite(int *L, int a, int b) {
 }  // namespace ndm
 
 // Binary erosion (dilate 0: all taps true) or dilation (1: any tap true) of in (bool,
-// C-ordered): K taps, off[k * nd + d] their offsets; a tap outside reads border. Where mask
+// C-ordered): K taps, geo[K + 2 nd + k * nd + d] their offsets; a tap outside reads border. Where mask
 // (C-ordered, has_mask) is false the point keeps in's value. *changed is set to 1 where any
 // point differs from in, when track (a fixed number of iterations reads no flag: no load of it
 // a changed point). Where inner (geo from the host: the taps' flat offsets, then the
@@ -128,11 +128,12 @@ __device__ inline void inner_load(const long long *geo, long long K, int nd, int
 }  // namespace ndm
 
 extern "C" __global__ void ndm_binary(gpu::array<bool> in, bool *out, const bool *mask, int has_mask,
-                                      const long long *off, long long K, const long long *geo, int inner_ok,
+                                      long long K, const long long *geo, int inner_ok,
                                       int border, int dilate, int *changed, int track) {
   __shared__ long long flat[NDM_TAPS], below[8], above[8];
   const int nd = in.ndim;
   const bool *p = in.data;
+  const long long *off = geo + K + 2 * nd;
   inner_ok = inner_ok && K <= NDM_TAPS && nd <= 8;
   ndm::inner_load(geo, K, nd, inner_ok, flat, below, above);
   const bool small = in.size <= 2147483647LL;
@@ -163,16 +164,17 @@ extern "C" __global__ void ndm_binary(gpu::array<bool> in, bool *out, const bool
 }
 
 // Grey erosion (maximum 0: the least of in - s[k]) or dilation (1: the greatest of in + s[k])
-// over K taps (off[k * nd + d]), the input extended by mode (ndi's codes; cval for constant).
+// over K taps (geo[K + 2 nd + k * nd + d], after ndm_binary's geo), the input extended by mode (ndi's codes; cval for constant).
 // As scipy's C: cval and each tap's value but the first are cast to the input's type T
 // (so a uint8 erosion below 0 wraps, and is then not the least).
 template <typename T, typename O>
-__global__ void ndm_grey(gpu::array<T> in, O *out, const long long *off, const double *s, long long K,
+__global__ void ndm_grey(gpu::array<T> in, O *out, const double *s, long long K,
                          const long long *geo, int inner_ok, int maximum, int mode, double cval) {
   // as ndm_binary: geo's flat offsets in in's strides (the mode maps an index inside to
   // itself: the same values in the same order)
   __shared__ long long flat[NDM_TAPS], below[8], above[8];
   const int nd = in.ndim;
+  const long long *off = geo + K + 2 * nd;
   inner_ok = inner_ok && K <= NDM_TAPS && nd <= 8;
   ndm::inner_load(geo, K, nd, inner_ok, flat, below, above);
   const bool small = in.size <= 2147483647LL;

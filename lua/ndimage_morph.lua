@@ -148,14 +148,14 @@ local function int64s(list)
   return gpu.array(list, "int64")
 end
 
--- What ndm_binary and ndm_grey read to take a point whose taps all lie inside without
--- checking each: the taps' (offs: rows of nd offsets) places relative to the point in
--- units of strides, then the margins they reach below and above along each dim (device
--- int64: K, nd, nd values), and whether to use them (not past NDM_TAPS taps or 8 dims)
+-- What ndm_binary and ndm_grey read of the taps (offs: rows of nd offsets), in one copy to
+-- the device (device int64: K, nd, nd, then K nd values): their places relative to a point
+-- in units of strides, the margins they reach below and above along each dim (to take a
+-- point whose taps all lie inside without checking each), then offs itself; and whether
+-- to use the first three (not past NDM_TAPS taps or 8 dims)
 local NDM_TAPS = 512   -- kernels/ndimage_morph.cu's
 local function inner_of(offs, nd, strides)
   local K = #offs // nd
-  if K > NDM_TAPS or nd > 8 then return int64s({}), 0 end
   local g = {}
   for d = 1, nd do g[K + d], g[K + nd + d] = 0, 0 end
   for k = 1, K do
@@ -168,7 +168,8 @@ local function inner_of(offs, nd, strides)
     end
     g[k] = f
   end
-  return int64s(g), 1
+  for j = 1, #offs do g[K + 2 * nd + j] = offs[j] end
+  return int64s(g), (K > NDM_TAPS or nd > 8) and 0 or 1
 end
 
 -- The dtype of a result and, where output is an array, that array (of input's shape)
@@ -359,11 +360,10 @@ local function binary(x, taps, K, mask, iterations, border, dilate)
   local a, b = x, nil   -- (b: the array the next step writes; nil: make one, x is never written)
   local cstrides, s = {}, 1   -- (x is C-ordered)
   for d = x.ndim, 1, -1 do cstrides[d], s = s, s * x.shape[d] end
-  local offs = int64s(taps)
   local geo, inner = inner_of(taps, x.ndim, cstrides)
   local function step()
     local dst = b or gpu.empty(x.shape, "bool")
-    launch(k, x.size, a, dst, mask or a, mask and 1 or 0, offs, K, geo, inner, border, dilate, flag, track)
+    launch(k, x.size, a, dst, mask or a, mask and 1 or 0, K, geo, inner, border, dilate, flag, track)
     a, b = dst, a ~= x and a or nil
   end
   if x.size == 0 then return gpu.empty(x.shape, "bool") end
@@ -383,7 +383,7 @@ local function binary(x, taps, K, mask, iterations, border, dilate)
     until flag:item() == 0 or steps > x.size
   end
   if b then b:free() end
-  offs:free(); geo:free(); flag:free()
+  geo:free(); flag:free()
   return a
 end
 
@@ -607,7 +607,7 @@ local function grey(api, maximum, input, size, opts)
   local r = gpu.empty(input.shape, dt)
   if input.size > 0 then
     local geo, inner = inner_of(offs, input.ndim, input.strides)
-    launch(kernel("ndm_grey", CTYPE[input.dtype], CTYPE[dt]), input.size, input, r, int64s(offs),
+    launch(kernel("ndm_grey", CTYPE[input.dtype], CTYPE[dt]), input.size, input, r,
            gpu.array(vals, "float64"), #vals, geo, inner, maximum and 1 or 0, mode, cval + 0.0)
     geo:free()
   end

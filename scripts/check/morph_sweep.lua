@@ -64,6 +64,19 @@ for _, shape in ipairs(shapes) do
   run(shapestr(shape) .. " positional", nd.binary_erosion, x, bstructs[nd_] and bstructs[nd_][1])
   run(shapestr(shape) .. " out f32", nd.binary_dilation, x, {output = "float32"})
 end
+-- more taps than the kernels keep in shared memory (NDM_TAPS 512): every point checked
+local long = {}
+for k = 1, 601 do long[k] = (k % 7 == 0) and 0 or 1 end
+local x1 = gpu.random.uniform(0, 1, {700}):gt(0.1)
+for _, bv in ipairs({0, 1}) do
+  run("long ero bv" .. bv, nd.binary_erosion, x1, long, {border_value = bv})
+  run("long dil bv" .. bv, nd.binary_dilation, x1:logical_not(), long, {border_value = bv, iterations = 2})
+end
+local g1 = gpu.random.uniform(-5, 5, {700})
+for _, m in ipairs({"reflect", "constant", "wrap"}) do
+  run("long gdil " .. m, nd.grey_dilation, g1, {structure = long, mode = m})
+  run("long gero " .. m, nd.grey_erosion, g1, {structure = long, mode = m, origin = 3})
+end
 -- argument errors (the messages too)
 local x2 = gpu.random.uniform(0, 1, {5, 6}):gt(0.5)
 run("err ragged", nd.binary_erosion, x2, {{1, 1}, {1}})
