@@ -137,29 +137,37 @@ extern "C" __global__ void ndm_binary(gpu::array<bool> in, bool *out, const bool
   inner_ok = inner_ok && K <= NDM_TAPS && nd <= 8;
   ndm::inner_load(geo, K, nd, inner_ok, flat, below, above);
   const bool small = in.size <= 2147483647LL;
-  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < in.size;
-       i += (long long)gridDim.x * blockDim.x) {
-    bool r = p[i];
-    if (!has_mask || mask[i]) {
-      long long c[8];
-      ndm::coords_of(i, in.shape, nd, c, small);
-      bool inner = inner_ok;
-      for (int d = 0; d < nd && inner; d++) inner = c[d] >= below[d] && c[d] + above[d] < in.shape[d];
-      r = !dilate;
-      if (inner) {
-        for (long long k = 0; k < K; k++) {
-          if (p[i + flat[k]] == (dilate != 0)) { r = !r; break; }
-        }
-      } else {
-        for (long long k = 0; k < K; k++) {
-          long long at = ndm::neighbour(c, off + k * nd, in.shape, nd);
-          bool v = at < 0 ? border != 0 : p[at];
-          if (v == (dilate != 0)) { r = !r; break; }
+  // four consecutive points a thread: the first's coordinates by divisions, the next ones'
+  // by a step along the last dim (again by divisions past its end)
+  const long long groups = (in.size + 3) / 4;
+  for (long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x; g < groups;
+       g += (long long)gridDim.x * blockDim.x) {
+    long long c[8];
+    bool have = false;   // whether c holds point i's coordinates
+    for (long long i = g * 4; i < g * 4 + 4 && i < in.size; i++) {
+      bool r = p[i];
+      if (!has_mask || mask[i]) {
+        if (!have) ndm::coords_of(i, in.shape, nd, c, small);
+        have = true;
+        bool inner = inner_ok;
+        for (int d = 0; d < nd && inner; d++) inner = c[d] >= below[d] && c[d] + above[d] < in.shape[d];
+        r = !dilate;
+        if (inner) {
+          for (long long k = 0; k < K; k++) {
+            if (p[i + flat[k]] == (dilate != 0)) { r = !r; break; }
+          }
+        } else {
+          for (long long k = 0; k < K; k++) {
+            long long at = ndm::neighbour(c, off + k * nd, in.shape, nd);
+            bool v = at < 0 ? border != 0 : p[at];
+            if (v == (dilate != 0)) { r = !r; break; }
+          }
         }
       }
+      out[i] = r;
+      if (track && r != p[i] && *(volatile int *)changed == 0) atomicExch(changed, 1);
+      if (have && ++c[nd - 1] == in.shape[nd - 1]) have = false;
     }
-    out[i] = r;
-    if (track && r != p[i] && *(volatile int *)changed == 0) atomicExch(changed, 1);
   }
 }
 

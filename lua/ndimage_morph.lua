@@ -363,7 +363,7 @@ local function binary(x, taps, K, mask, iterations, border, dilate)
   local geo, inner = inner_of(taps, x.ndim, cstrides)
   local function step()
     local dst = b or gpu.empty(x.shape, "bool")
-    launch(k, x.size, a, dst, mask or a, mask and 1 or 0, K, geo, inner, border, dilate, flag, track)
+    launch(k, (x.size + 3) // 4, a, dst, mask or a, mask and 1 or 0, K, geo, inner, border, dilate, flag, track)
     a, b = dst, a ~= x and a or nil
   end
   if x.size == 0 then return gpu.empty(x.shape, "bool") end
