@@ -104,9 +104,10 @@ __device__ inline int unite(int *L, int a, int b) {
 }  // namespace ndm
 
 // Binary erosion (dilate 0: all taps true) or dilation (1: any tap true) of in (bool,
-// C-ordered): K taps, off[k * nd + d] their offsets; a tap outside reads border. Where mask
+// C-ordered): K taps, geo[K + 2 nd + k * nd + d] their offsets; a tap outside reads border. Where mask
 // (C-ordered, has_mask) is false the point keeps in's value. *changed is set to 1 where any
-// point differs from in. Where inner (geo from the host: the taps' flat offsets, then the
+// point differs from in, when track (a fixed number of iterations reads no flag: no load of it
+// a changed point). Where inner (geo from the host: the taps' flat offsets, then the
 // margins they reach below and above along each dim, K + 2 nd values; K <= NDM_TAPS, nd <= 8)
 // a point whose taps all lie inside reads them at i + flat[k] without checking each, in the
 // same order (the same result).
@@ -127,51 +128,61 @@ __device__ inline void inner_load(const long long *geo, long long K, int nd, int
 }  // namespace ndm
 
 extern "C" __global__ void ndm_binary(gpu::array<bool> in, bool *out, const bool *mask, int has_mask,
-                                      const long long *off, long long K, const long long *geo, int inner_ok,
-                                      int border, int dilate, int *changed) {
+                                      long long K, const long long *geo, int inner_ok,
+                                      int border, int dilate, int *changed, int track) {
   __shared__ long long flat[NDM_TAPS], below[8], above[8];
   const int nd = in.ndim;
   const bool *p = in.data;
+  const long long *off = geo + K + 2 * nd;
   inner_ok = inner_ok && K <= NDM_TAPS && nd <= 8;
   ndm::inner_load(geo, K, nd, inner_ok, flat, below, above);
   const bool small = in.size <= 2147483647LL;
-  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < in.size;
-       i += (long long)gridDim.x * blockDim.x) {
-    bool r = p[i];
-    if (!has_mask || mask[i]) {
-      long long c[8];
-      ndm::coords_of(i, in.shape, nd, c, small);
-      bool inner = inner_ok;
-      for (int d = 0; d < nd && inner; d++) inner = c[d] >= below[d] && c[d] + above[d] < in.shape[d];
-      r = !dilate;
-      if (inner) {
-        for (long long k = 0; k < K; k++) {
-          if (p[i + flat[k]] == (dilate != 0)) { r = !r; break; }
-        }
-      } else {
-        for (long long k = 0; k < K; k++) {
-          long long at = ndm::neighbour(c, off + k * nd, in.shape, nd);
-          bool v = at < 0 ? border != 0 : p[at];
-          if (v == (dilate != 0)) { r = !r; break; }
+  // four consecutive points a thread: the first's coordinates by divisions, the next ones'
+  // by a step along the last dim (again by divisions past its end)
+  const long long groups = (in.size + 3) / 4;
+  for (long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x; g < groups;
+       g += (long long)gridDim.x * blockDim.x) {
+    long long c[8];
+    bool have = false;   // whether c holds point i's coordinates
+    for (long long i = g * 4; i < g * 4 + 4 && i < in.size; i++) {
+      bool r = p[i];
+      if (!has_mask || mask[i]) {
+        if (!have) ndm::coords_of(i, in.shape, nd, c, small);
+        have = true;
+        bool inner = inner_ok;
+        for (int d = 0; d < nd && inner; d++) inner = c[d] >= below[d] && c[d] + above[d] < in.shape[d];
+        r = !dilate;
+        if (inner) {
+          for (long long k = 0; k < K; k++) {
+            if (p[i + flat[k]] == (dilate != 0)) { r = !r; break; }
+          }
+        } else {
+          for (long long k = 0; k < K; k++) {
+            long long at = ndm::neighbour(c, off + k * nd, in.shape, nd);
+            bool v = at < 0 ? border != 0 : p[at];
+            if (v == (dilate != 0)) { r = !r; break; }
+          }
         }
       }
+      out[i] = r;
+      if (track && r != p[i] && *(volatile int *)changed == 0) atomicExch(changed, 1);
+      if (have && ++c[nd - 1] == in.shape[nd - 1]) have = false;
     }
-    out[i] = r;
-    if (r != p[i] && *(volatile int *)changed == 0) atomicExch(changed, 1);
   }
 }
 
 // Grey erosion (maximum 0: the least of in - s[k]) or dilation (1: the greatest of in + s[k])
-// over K taps (off[k * nd + d]), the input extended by mode (ndi's codes; cval for constant).
+// over K taps (geo[K + 2 nd + k * nd + d], after ndm_binary's geo), the input extended by mode (ndi's codes; cval for constant).
 // As scipy's C: cval and each tap's value but the first are cast to the input's type T
 // (so a uint8 erosion below 0 wraps, and is then not the least).
 template <typename T, typename O>
-__global__ void ndm_grey(gpu::array<T> in, O *out, const long long *off, const double *s, long long K,
+__global__ void ndm_grey(gpu::array<T> in, O *out, const double *s, long long K,
                          const long long *geo, int inner_ok, int maximum, int mode, double cval) {
   // as ndm_binary: geo's flat offsets in in's strides (the mode maps an index inside to
   // itself: the same values in the same order)
   __shared__ long long flat[NDM_TAPS], below[8], above[8];
   const int nd = in.ndim;
+  const long long *off = geo + K + 2 * nd;
   inner_ok = inner_ok && K <= NDM_TAPS && nd <= 8;
   ndm::inner_load(geo, K, nd, inner_ok, flat, below, above);
   const bool small = in.size <= 2147483647LL;

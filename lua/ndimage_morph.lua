@@ -71,9 +71,48 @@ local function array_arg(api, v, what, dtype)
   return v
 end
 
+-- A nested table of numbers, regular (every table of a level as long, none empty, nothing
+-- but its list part) read on the host: its shape and elements in C order as floats, what
+-- gpu.array(t, "float64") and a read back give without a copy each way (a wait for the
+-- device); nil for any other table (read_structure then makes it an array, whose errors it
+-- gives)
+local function host_structure(t)
+  local shape, level = {}, t
+  while type(level) == "table" and not is_array(level) do
+    if #level == 0 or #shape >= 8 then return nil end
+    shape[#shape + 1] = #level
+    level = level[1]
+  end
+  local flat, nd = {}, #shape
+  local function walk(x, d)
+    if d > nd then
+      if math.type(x) == nil then return false end
+      flat[#flat + 1] = x + 0.0
+      return true
+    end
+    if type(x) ~= "table" or is_array(x) or #x ~= shape[d] then return false end
+    local n = 0
+    for _ in pairs(x) do n = n + 1 end
+    if n ~= shape[d] then return false end
+    for i = 1, shape[d] do
+      if not walk(x[i], d + 1) then return false end
+    end
+    return true
+  end
+  if not walk(t, 1) then return nil end
+  return shape, flat
+end
+
 -- A structure or footprint: a device array or nested table of `ndim` dims (nil: any), read
 -- back: its shape and its elements in C order as numbers (true: 1)
 local function read_structure(api, s, ndim, what)
+  if type(s) == "table" and not is_array(s) then
+    local shape, flat = host_structure(s)
+    if shape then
+      if ndim and #shape ~= ndim then fail(api, "%s must have input's number of dims (%d), got %d", what, ndim, #shape) end
+      return shape, flat
+    end
+  end
   s = array_arg(api, s, what, "float64")
   if ndim and s.ndim ~= ndim then fail(api, "%s must have input's number of dims (%d), got %d", what, ndim, s.ndim) end
   local shape = {}
@@ -109,14 +148,14 @@ local function int64s(list)
   return gpu.array(list, "int64")
 end
 
--- What ndm_binary and ndm_grey read to take a point whose taps all lie inside without
--- checking each: the taps' (offs: rows of nd offsets) places relative to the point in
--- units of strides, then the margins they reach below and above along each dim (device
--- int64: K, nd, nd values), and whether to use them (not past NDM_TAPS taps or 8 dims)
+-- What ndm_binary and ndm_grey read of the taps (offs: rows of nd offsets), in one copy to
+-- the device (device int64: K, nd, nd, then K nd values): their places relative to a point
+-- in units of strides, the margins they reach below and above along each dim (to take a
+-- point whose taps all lie inside without checking each), then offs itself; and whether
+-- to use the first three (not past NDM_TAPS taps or 8 dims)
 local NDM_TAPS = 512   -- kernels/ndimage_morph.cu's
 local function inner_of(offs, nd, strides)
   local K = #offs // nd
-  if K > NDM_TAPS or nd > 8 then return int64s({}), 0 end
   local g = {}
   for d = 1, nd do g[K + d], g[K + nd + d] = 0, 0 end
   for k = 1, K do
@@ -129,7 +168,8 @@ local function inner_of(offs, nd, strides)
     end
     g[k] = f
   end
-  return int64s(g), 1
+  for j = 1, #offs do g[K + 2 * nd + j] = offs[j] end
+  return int64s(g), (K > NDM_TAPS or nd > 8) and 0 or 1
 end
 
 -- The dtype of a result and, where output is an array, that array (of input's shape)
@@ -213,7 +253,10 @@ local function binary_args(api, input, structure, opts)
   if input.ndim == 0 then fail(api, "input is 0-D: give an array of at least one dim") end
   local shape, flat
   if structure == nil then
-    shape, flat = read_structure(api, M.generate_binary_structure(input.ndim, 1), input.ndim, "structure")
+    -- (generate_binary_structure's elements made here: no array to make and read back)
+    shape, flat = {}, {}
+    for d = 1, input.ndim do shape[d] = 3 end
+    for k, v in ipairs(structure_flat(input.ndim, 1)) do flat[k] = v and 1 or 0 end
   else
     shape, flat = read_structure(api, structure, input.ndim, "structure")
     if #flat == 0 then fail(api, "structure must not be empty") end
@@ -311,18 +354,19 @@ end
 -- a new array. x itself is never written.
 local function binary(x, taps, K, mask, iterations, border, dilate)
   local k = kernel("ndm_binary")
-  local flag = gpu.zeros({1}, "int32")
-  local a, b = x, gpu.empty(x.shape, "bool")
+  -- (the flag is read only until nothing changes: set to 0 before each batch there)
+  local track = iterations < 1 and 1 or 0
+  local flag = gpu.empty({1}, "int32")
+  local a, b = x, nil   -- (b: the array the next step writes; nil: make one, x is never written)
   local cstrides, s = {}, 1   -- (x is C-ordered)
   for d = x.ndim, 1, -1 do cstrides[d], s = s, s * x.shape[d] end
-  local offs = int64s(taps)
   local geo, inner = inner_of(taps, x.ndim, cstrides)
   local function step()
-    launch(k, x.size, a, b, mask or a, mask and 1 or 0, offs, K, geo, inner, border, dilate, flag)
-    if a == x then a = gpu.empty(x.shape, "bool") end
-    a, b = b, a
+    local dst = b or gpu.empty(x.shape, "bool")
+    launch(k, (x.size + 3) // 4, a, dst, mask or a, mask and 1 or 0, K, geo, inner, border, dilate, flag, track)
+    a, b = dst, a ~= x and a or nil
   end
-  if x.size == 0 then return b end
+  if x.size == 0 then return gpu.empty(x.shape, "bool") end
   if iterations >= 1 then
     for _ = 1, iterations do step() end
   else
@@ -338,7 +382,8 @@ local function binary(x, taps, K, mask, iterations, border, dilate)
       batch = math.min(batch * 2, 16)
     until flag:item() == 0 or steps > x.size
   end
-  b:free(); offs:free(); geo:free()
+  if b then b:free() end
+  geo:free(); flag:free()
   return a
 end
 
@@ -562,7 +607,7 @@ local function grey(api, maximum, input, size, opts)
   local r = gpu.empty(input.shape, dt)
   if input.size > 0 then
     local geo, inner = inner_of(offs, input.ndim, input.strides)
-    launch(kernel("ndm_grey", CTYPE[input.dtype], CTYPE[dt]), input.size, input, r, int64s(offs),
+    launch(kernel("ndm_grey", CTYPE[input.dtype], CTYPE[dt]), input.size, input, r,
            gpu.array(vals, "float64"), #vals, geo, inner, maximum and 1 or 0, mode, cval + 0.0)
     geo:free()
   end
