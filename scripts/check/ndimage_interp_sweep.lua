@@ -5,7 +5,8 @@
 -- written in a row to the file arg[1], so that two builds' files compare byte for byte
 -- (cmp) after a change meant to leave the numbers as they were. arg[2] picks a part:
 -- fast (orders 0 and 1), high (orders 2-5), dtypes, big (the bench's calls on 40 x 37),
--- all (the default; 1738 cases).
+-- floor (orders 0 and 1 at coordinates about 2^30, 2^31 and half-integers, float64 and
+-- float32), all (the default; 1882 cases).
 -- Run: build/gpuhost scripts/check/ndimage_interp_sweep.lua /tmp/a.bin [part] (the CPU
 -- backend will do; on a GPU it checks that build's kernels)
 local nd = gpu.ndimage
@@ -167,6 +168,34 @@ if part == "all" or part == "big" then   -- the bench's calls on a 40 x 37 image
       case(("big rotate o%d %s"):format(order, mode), function() return nd.rotate(a, 30, o) end)
       case(("big map o%d %s"):format(order, mode), function() return nd.map_coordinates(a, co, o) end)
       case(("big shift o%d %s"):format(order, mode), function() return nd.shift(a, {0.5, -1.25}, o) end)
+    end
+  end
+end
+if part == "all" or part == "floor" then   -- orders 0 and 1 at coordinates about the kernels' floor's limits
+  local xs = {-2 ^ 31 - 0.5, -2 ^ 31, -2 ^ 30 - 0.5, -2 ^ 30, -2 ^ 30 + 0.25, -1e9 - 0.5, -2.5, -1.5, -0.5,
+              -0.49999999999999994, -1e-300, -0.0, 0.0, 5e-324, 0.5, 1.5, 2.5, 11.5, 12, 12.5, 13.5,
+              2 ^ 30 - 0.75, 2 ^ 30 - 0.5, 2 ^ 30, 2 ^ 30 + 0.5, 2 ^ 31 - 1, 2 ^ 31, 2 ^ 31 + 0.5,
+              2 ^ 40 + 0.25, 2 ^ 52 + 1, 2 ^ 53 - 1}
+  local a1, a2 = data({13}, "float32"), data({7, 6}, "float32")
+  local t2 = {{}, {}}
+  for i, x in ipairs(xs) do t2[1][i], t2[2][i] = x, 2.5 - (i % 5) end
+  for _, ct in ipairs({"float64", "float32"}) do
+    local c1 = gpu.array({xs}, "float64"):astype(ct)
+    local c2 = gpu.array(t2, "float64"):astype(ct)
+    for _, mode in ipairs(MODES) do
+      for order = 0, 1 do
+        local o = {order = order, mode = mode, cval = -0.75}
+        case(("floor %s 1D o%d %s"):format(ct, order, mode), function() return nd.map_coordinates(a1, c1, o) end)
+        case(("floor %s 2D o%d %s"):format(ct, order, mode), function() return nd.map_coordinates(a2, c2, o) end)
+      end
+    end
+  end
+  for _, mode in ipairs(MODES) do
+    for order = 0, 1 do
+      for _, s in ipairs({-2 ^ 30 + 3.25, 2 ^ 30 - 0.5, -1.5e9, -2.5, 0.5}) do
+        local o = {order = order, mode = mode, cval = -0.75}
+        case(("floor shift %g o%d %s"):format(s, order, mode), function() return nd.shift(a2, {s, -s}, o) end)
+      end
     end
   end
 end
