@@ -458,13 +458,7 @@ extern "C" __global__ void ndd_band_take(gpu::array<bool> in, const int *src, in
       if (K > hi - lo) K = hi - lo;
       if (K <= 0) continue;
       const long long b0 = base + lo * sd;
-      // a band wholly before x often gives x its last stretch, one wholly after x its first:
-      // one load confirms that (t rises), where the search would take log2 K dependent ones
-      long long q;
-      if (x >= hi && t[b0 + (K - 1) * sd] <= x) q = K - 1;
-      else if (x < lo && (K == 1 || t[b0 + sd] > x)) q = 0;
-      else q = ndd::stretch_at(t, b0, sd, K, x);
-      long long y = s[b0 + q * sd];
+      long long y = s[b0 + ndd::stretch_at(t, b0, sd, K, x) * sd];
       if (y < lo || y >= hi) continue;
       double c = ndd::cost(metric, x, y, H[base + y * sd], sw);
       if (from < 0 || c < best || (c == best && (later ? y > from : y < from))) { from = y; best = c; }
