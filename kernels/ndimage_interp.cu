@@ -605,28 +605,8 @@ __device__ __forceinline__ bool low_dim(double x, int n, int stride, int *off, d
     }
     return false;
   }
-  // the first tap fl = floor(fx) and start, fl clamped, as an int. Below 2^30 (every
-  // coordinate of the modes that map it in range) by adding 1.5 * 2^52, which rounds fx to
-  // the integer its low bits then hold, less 1 where that is above fx: the same fl (but
-  // +0 for -0, which leaves the weights' bits as they were) without the double floor and
-  // conversion to int, the slowest instructions a point makes on the GPU
-  const double fx = K & 1 ? x : x + 0.5;
-  double fl;
-  int start;
-  if (fabs(fx) < 1073741824.0) {
-    const double big = 6755399441055744.0;
-    const double y = fx + big;
-    fl = y - big;
-    start = __double2loint(y);
-    if (fl > fx) {
-      fl -= 1.0;
-      start -= 1;
-    }
-    start = start < -(MAXK + 2) ? -(MAXK + 2) : start > n + MAXK ? n + MAXK : start;
-  } else {
-    fl = floor(fx);
-    start = (int)(fl < -(MAXK + 2.0) ? -(MAXK + 2.0) : fl > (double)n + MAXK ? (double)n + MAXK : fl);
-  }
+  const double fl = floor(K & 1 ? x : x + 0.5);
+  const int start = (int)(fl < -(MAXK + 2.0) ? -(MAXK + 2.0) : fl > (double)n + MAXK ? (double)n + MAXK : fl);
   if (start >= 0 && start + K < n) {   // every tap inside: read directly
 #pragma unroll
     for (int k = 0; k <= K; k++) off[k] = (start + k) * stride;
