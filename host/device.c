@@ -348,8 +348,9 @@ void gc_due(lua_State *L) {
   if (gc_since_full >= gc_full_every) {
     gc_since_full = gc_pending = 0;
     lua_gc(L, LUA_GCCOLLECT, 0);
-    gc_full_every = held_now() > gc_sixteenth ? held_now() : gc_sixteenth;
-    gc_step_every = clamp_size(held_now(), gc_floor, gc_sixteenth);
+    size_t lives = held_now();
+    gc_full_every = lives > gc_sixteenth ? lives : gc_sixteenth;
+    gc_step_every = clamp_size(lives, gc_floor, gc_sixteenth);
   } else if (gc_pending >= gc_step_every) {
     size_t k = gc_pending / 1024;
     gc_pending = 0;

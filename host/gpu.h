@@ -378,8 +378,8 @@ void gc_account(lua_State *L, size_t bytes);
 void gc_due(lua_State *L);
 void gc_release(size_t bytes);            /* [-0, +0, -] bytes freed that gc_account was told of */
 /* [-0, +0, -] The backend's alloc (host = 0, *out a CUdeviceptr) or host_alloc (host = 1,
- * *out a void *); when memory is full, runs a full collection (which may free arrays Lua no longer reaches)
- * and tries once more. */
+ * *out a void *); when memory is full, runs a full collection (which may free arrays Lua
+ * no longer reaches) and tries once more. */
 GpuResult mem_alloc(lua_State *L, int host, void *out, size_t n);
 /* [-0, +0, -] Device memory's allocation, as mem_alloc (host = 0) tries it: within
  * GPUHOST_MEMORY_LIMIT (GPUHOST_MEMORY_LIMIT errors, with what was asked, held and

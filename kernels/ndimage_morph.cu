@@ -104,10 +104,10 @@ __device__ inline int unite(int *L, int a, int b) {
 }  // namespace ndm
 
 // Binary erosion (dilate 0: all taps true) or dilation (1: any tap true) of in (bool,
-// C-ordered): K taps, geo[K + 2 nd + k * nd + d] their offsets; a tap outside reads border. Where mask
-// (C-ordered, has_mask) is false the point keeps in's value. *changed is set to 1 where any
-// point differs from in, when track (a fixed number of iterations reads no flag: no load of it
-// a changed point). Where inner (geo from the host: the taps' flat offsets, then the
+// C-ordered): K taps, geo[K + 2 nd + k * nd + d] their offsets; a tap outside reads
+// border. Where mask (C-ordered, has_mask) is false the point keeps in's value. *changed is
+// set to 1 where any point differs from in, when track (a fixed number of iterations reads
+// no flag: no load of it a changed point). Where inner (geo from the host: the taps' flat offsets, then the
 // margins they reach below and above along each dim, K + 2 nd values; K <= NDM_TAPS, nd <= 8)
 // a point whose taps all lie inside reads them at i + flat[k] without checking each, in the
 // same order (the same result).
@@ -172,7 +172,8 @@ extern "C" __global__ void ndm_binary(gpu::array<bool> in, bool *out, const bool
 }
 
 // Grey erosion (maximum 0: the least of in - s[k]) or dilation (1: the greatest of in + s[k])
-// over K taps (geo[K + 2 nd + k * nd + d], after ndm_binary's geo), the input extended by mode (ndi's codes; cval for constant).
+// over K taps (geo[K + 2 nd + k * nd + d], as ndm_binary's), the input extended by mode
+// (ndi's codes; cval for constant).
 // As scipy's C: cval and each tap's value but the first are cast to the input's type T
 // (so a uint8 erosion below 0 wraps, and is then not the least).
 template <typename T, typename O>

@@ -41,6 +41,11 @@ end
 -- error at level 3: the line that called the public function calling it.
 local arg = {}
 gpu._arg = arg
+-- v as a Lua integer where it is one (a whole float too), else nil
+local function whole(v)
+  if math.type(v) == "float" and v == math.floor(v) then return math.tointeger(v) end
+  return math.type(v) == "integer" and v or nil
+end
 -- whether x, an array or host array, has been freed (reading any field of a freed one raises)
 local function size_of(x) return x.size end
 function arg.freed(x) return not pcall(size_of, x) end
@@ -62,26 +67,27 @@ end
 -- delete, insert, repeat (sets.lua), unravel_index and ravel_multi_index (shape.lua). A
 -- float entry, an array of another dtype and a uint64 value at or above 2^63 raise, naming
 -- `what` (without a position, as the C functions' errors)
+local function index_fail(api, fmt, ...) error(("gpu.%s: " .. fmt):format(api, ...), 0) end
+local function index_entry(x, api, name)
+  local i = whole(x)
+  if i == nil then index_fail(api, "%s must be an integer, got %s", name, arg.shown(x)) end
+  return i
+end
 function arg.index_array(v, api, what)
-  local function fail(fmt, ...) error(("gpu.%s: " .. fmt):format(api, ...), 0) end
-  local function integer(x, name)
-    if math.type(x) == "float" and x == math.floor(x) then x = math.tointeger(x) or x end
-    if math.type(x) ~= "integer" then fail("%s must be an integer, got %s", name, arg.shown(x)) end
-    return x
-  end
-  if type(v) == "number" then return gpu.full({}, integer(v, what), "int64"), true end
+  if type(v) == "number" then return gpu.full({}, index_entry(v, api, what), "int64"), true end
   local array = gpu._is_array(v)
   if type(v) == "table" and not array then
     for k, x in ipairs(v) do   -- (nested tables: gpu.array checks their entries)
-      if type(x) ~= "table" then integer(x, ("%s[%d]"):format(what, k)) end
+      if type(x) ~= "table" then index_entry(x, api, ("%s[%d]"):format(what, k)) end
     end
     return gpu.array(v, "int64"), false
   end
   if not array or not v.dtype:match("int") then
-    fail("%s must be an integer array, a table or a number, got %s", what, array and v.dtype .. " array" or gpu._described(v))
+    index_fail(api, "%s must be an integer array, a table or a number, got %s", what,
+               array and v.dtype .. " array" or gpu._described(v))
   end
   local x, big = arg.int64_index(v)
-  if big then fail("%s holds %s, out of range (uint64 values must be below 2^63)", what, big) end
+  if big then index_fail(api, "%s holds %s, out of range (uint64 values must be below 2^63)", what, big) end
   return x, false
 end
 -- whether v is a gpu.complex number
@@ -109,9 +115,9 @@ function arg.array(a, api, what)
   return a
 end
 function arg.integer(v, api, what)
-  if math.type(v) == "float" and v == math.floor(v) then v = math.tointeger(v) or v end
-  if math.type(v) ~= "integer" then error(("gpu.%s: %s must be an integer, got %s"):format(api, what, arg.shown(v)), 3) end
-  return v
+  local i = whole(v)
+  if i == nil then error(("gpu.%s: %s must be an integer, got %s"):format(api, what, arg.shown(v)), 3) end
+  return i
 end
 function arg.count(v, api, what)
   v = arg.integer(v, api, what)
