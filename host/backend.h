@@ -161,7 +161,10 @@ typedef struct GpuFft {
  *   GEEV   (square) anything: the eigenvalues go to w (n complex numbers of a's precision,
  *          a conjugate pair of a real a's with the positive imaginary part first) and,
  *          when `vectors`, the right eigenvectors to vt (n x n, a's type, norm 1; of a real
- *          a's pair j, j+1: columns j + i * column j+1 and its conjugate, as LAPACK's).
+ *          a's pair j, j+1: columns j + i * column j+1 and its conjugate, as LAPACK's);
+ *   INV    (square) its LU factors and pivots, as GETRF's; b (n x n) becomes a's inverse
+ *          (GETRS of the identity; a batch on the GPU: cuBLAS's getriBatched), anything
+ *          where GETRF's status is not 0.
  * The status goes to *info (an int32 on the device): 0, or LAPACK's info: i > 0 where
  * GETRF met U(i,i) = 0, POTRF a minor not positive definite, SYEVD, GESVD and GEEV no
  * convergence. workspace gives the bytes of device memory the call needs, which the
@@ -169,7 +172,7 @@ typedef struct GpuFft {
  * the backend's linalg_batched said it takes them in one call (each array then holds
  * them one after another, each at its one matrix's size, and info has batch statuses). */
 typedef enum { GPU_LA_GETRF, GPU_LA_GETRS, GPU_LA_POTRF, GPU_LA_GEQRF, GPU_LA_ORGQR,
-               GPU_LA_SYEVD, GPU_LA_GESVD, GPU_LA_GEEV } GpuLaOp;
+               GPU_LA_SYEVD, GPU_LA_GESVD, GPU_LA_GEEV, GPU_LA_INV } GpuLaOp;
 typedef struct GpuLinalg {
   int op, type;                  /* GpuLaOp, GpuNumType */
   int vectors, full, trans;
@@ -369,8 +372,8 @@ typedef struct GpuBackend {
   GpuResult (*linalg_workspace)(const GpuLinalg *l, size_t *bytes);
   GpuResult (*linalg)(const GpuLinalg *l);
   /* Whether linalg takes l (its batch 1) for `batch` matrices in one call, where a batched
-   * routine beats a call a matrix (small GETRF, GETRS and POTRF on the GPU: cuBLAS's and
-   * cuSOLVER's batched ones). NULL: never. */
+   * routine beats a call a matrix (small GETRF, GETRS, INV and POTRF on the GPU: cuBLAS's
+   * and cuSOLVER's batched ones). NULL: never. */
   int (*linalg_batched)(const GpuLinalg *l, int64_t batch);
 } GpuBackend;
 

@@ -7,7 +7,8 @@
 #include <string.h>
 #include "gpu.h"
 
-static const char *const op_names[] = {"getrf", "getrs", "potrf", "geqrf", "orgqr", "syevd", "gesvd", "geev", NULL};
+static const char *const op_names[] = {"getrf", "getrs", "potrf", "geqrf", "orgqr", "syevd", "gesvd", "geev",
+                                       "inv", NULL};
 enum { A_A, A_B, A_IPIV, A_TAU, A_W, A_U, A_VT, A_INFO, NARRAYS };
 static const char *const fields[NARRAYS] = {"a", "b", "ipiv", "tau", "w", "u", "vt", "info"};
 
@@ -33,7 +34,8 @@ static void check_shape(lua_State *L, const Call *c) {
   const GpuLinalg *l = &c->l;
   if (l->m > INT32_MAX || l->n > INT32_MAX || l->k > INT32_MAX)
     luaL_error(L, "gpu._linalg: m, n and k must be below 2^31");
-  int op = l->op, square = op == GPU_LA_GETRS || op == GPU_LA_POTRF || op == GPU_LA_SYEVD || op == GPU_LA_GEEV;
+  int op = l->op, square = op == GPU_LA_GETRS || op == GPU_LA_POTRF || op == GPU_LA_SYEVD || op == GPU_LA_GEEV ||
+               op == GPU_LA_INV;
   if (square && l->m != l->n) luaL_error(L, "gpu._linalg: %s takes a square matrix (m = n)", op_names[op]);
   if (op == GPU_LA_ORGQR && !(l->k <= l->n && l->n <= l->m)) luaL_error(L, "gpu._linalg: orgqr takes k <= n <= m");
   if (op == GPU_LA_GESVD && l->m < l->n) luaL_error(L, "gpu._linalg: gesvd takes m >= n");
@@ -58,6 +60,7 @@ static void per_matrix(lua_State *L, Call *c, int64_t es) {
   switch (l->op) {
     case GPU_LA_GETRF: c->per[A_IPIV] = 4 * mn; break;
     case GPU_LA_GETRS: c->per[A_IPIV] = 4 * n; c->per[A_B] = times(&over, n, l->k, es); break;
+    case GPU_LA_INV: c->per[A_IPIV] = 4 * n; c->per[A_B] = times(&over, n, n, es); break;
     case GPU_LA_GEQRF: c->per[A_TAU] = mn * es; break;
     case GPU_LA_ORGQR: c->per[A_TAU] = l->k * es; break;
     case GPU_LA_SYEVD: c->per[A_W] = n * real; break;

@@ -135,18 +135,21 @@ function linalg.solve(a, b)
   return tr(x)
 end
 
--- The inverses of a's matrices (inv's, and matrix_power's for p < 0; `up` as matrices').
--- The C-ordered copy of a is a^T column-major; solving a^T y = I gives y = inv(a)^T
--- column-major, which is inv(a) C-ordered.
-local function inverse(a, api, batch, count, n, up)
+-- The inverses of a's matrices, with GETRF's statuses (INV: the LU factors, then the
+-- inverse out of place). The C-ordered copy of a is a^T column-major; its inverse is
+-- inv(a)^T column-major, which is inv(a) C-ordered.
+local function inverted(a, batch, count, n)
   local dt = la_dtype(a.dtype)
-  local lu, ipiv = fresh(a, a.shape, dt), gpu.empty(shape_of(batch, n), "int32")
-  local x = fresh(gpu.eye(n, dt):expand(a.shape), a.shape, dt)
-  if n > 0 then
-    local info = run("getrf", count, {a = lu, ipiv = ipiv, m = n, n = n, k = 0})
-    run("getrs", count, {a = lu, ipiv = ipiv, b = x, m = n, n = n, k = n})
-    check(api, "getrf", info, up)
-  end
+  local lu, ipiv, x = fresh(a, a.shape, dt), gpu.empty(shape_of(batch, n), "int32"), gpu.empty(a.shape, dt)
+  local info = n > 0 and run("inv", count, {a = lu, ipiv = ipiv, b = x, m = n, n = n, k = n})
+  return x, info
+end
+
+-- The inverses of a's matrices (inv's, and matrix_power's for p < 0; `up` as matrices'):
+-- a singular one is an error
+local function inverse(a, api, batch, count, n, up)
+  local x, info = inverted(a, batch, count, n)
+  if info then check(api, "getrf", info, up) end
   return x
 end
 
@@ -513,12 +516,8 @@ function linalg.cond(x, p)
   end
   if m ~= n then fail("cond", 2, "the last two dimensions of argument 1 must be square for p = %s", tostring(p)) end
   local dt = la_dtype(x.dtype)
-  local lu, ipiv = fresh(x, x.shape, dt), gpu.empty(shape_of(batch, n), "int32")
-  local inv, info = fresh(gpu.eye(n, dt):expand(x.shape), x.shape, dt), gpu.zeros(math.max(count, 1), "int32")
-  if n > 0 then
-    info = run("getrf", count, {a = lu, ipiv = ipiv, m = n, n = n, k = 0})
-    run("getrs", count, {a = lu, ipiv = ipiv, b = inv, m = n, n = n, k = n})
-  end
+  local inv, info = inverted(x, batch, count, n)
+  info = info or gpu.zeros(math.max(count, 1), "int32")
   local nd = x.ndim
   local r = matrix_norm(x, p, nd - 1, nd, false, "cond") * matrix_norm(inv, p, nd - 1, nd, false, "cond")
   local singular = info:ne(0):reshape(#batch > 0 and batch or {})

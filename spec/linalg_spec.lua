@@ -82,6 +82,29 @@ describe("gpu.linalg.solve and inv", function()
     local batch = gpu.stack({gpu.eye(2), gpu.zeros({2, 2}), gpu.eye(2)})
     assert.matches("singular matrix (matrix 2 of the batch)", S.errof(L.inv, batch), 1, true)
   end)
+
+  it("invert batches in every dtype, small ones together and large ones a matrix a call", function()
+    for _, dt in ipairs({"float32", "float64", "complex64", "complex128"}) do
+      local tol = (dt == "float32" or dt == "complex64") and 1e-4 or 1e-12
+      for _, n in ipairs({1, 3, 130}) do   -- 130: past the batched routines' 128
+        local a = (gpu.random.normal(0, 1, {3, n, n}, "float64") + gpu.eye(n, "float64") * n):astype(dt)
+        if dt:find("complex") then a = a + gpu.random.normal(0, 1, {3, n, n}, "float64"):astype(dt) * gpu.full({}, gpu.complex(0, 1), dt) end
+        local x = L.inv(a)
+        assert.are.equal(dt, x.dtype)
+        assert.is_true(gap(gpu.matmul(a, x), gpu.eye(n, dt):expand(3, n, n)) < tol * n)
+        assert.is_true(gap(gpu.matmul(a[{2}], L.inv(a[{2}])), gpu.eye(n, dt)) < tol * n)   -- one matrix
+        local bad = a:copy()
+        bad[{2}] = 0
+        assert.matches("singular matrix (matrix 2 of the batch)", S.errof(L.inv, bad), 1, true)
+        if n > 1 then   -- a zero column, GETRF's status n: GETRS's own (0) must not replace it
+          local last = a:copy()
+          last[{3, {}, n}] = 0
+          assert.matches("singular matrix (matrix 3 of the batch)", S.errof(L.inv, last), 1, true)
+          assert.matches("singular matrix", S.errof(L.inv, last[{3}]), 1, true)
+        end
+      end
+    end
+  end)
 end)
 
 describe("gpu.linalg.det and slogdet", function()
@@ -436,6 +459,9 @@ describe("gpu.linalg's errors", function()
                    S.errof(gpu._linalg, "potrf", {a = gpu.eye(2), m = 2, n = 2, k = 0, batch = 1}), 1, true)
     assert.matches("orgqr takes k <= n <= m", S.errof(call, "orgqr", {a = gpu.zeros({2, 2}), tau = gpu.zeros(3), m = 2, n = 2, k = 3}), 1, true)
     assert.matches("potrf takes a square matrix", S.errof(call, "potrf", {a = gpu.zeros({1, 2}), m = 1, n = 2}), 1, true)
+    assert.matches("inv takes a square matrix", S.errof(call, "inv", {a = gpu.zeros({1, 2}), m = 1, n = 2}), 1, true)
+    assert.matches("gpu._linalg: 'b' must be a C-ordered float32 array of 16 bytes",
+                   S.errof(call, "inv", {a = gpu.eye(2), ipiv = gpu.zeros(2, "int32"), b = gpu.zeros(3), m = 2, n = 2}), 1, true)
     assert.matches("gesvd takes m >= n", S.errof(call, "gesvd", {a = gpu.zeros({3, 2}), w = gpu.zeros(3), u = gpu.zeros({2, 3}),
                                                                  vt = gpu.zeros({3, 3}), m = 2, n = 3, vectors = true}), 1, true)
     assert.matches("would not fit in memory", S.errof(call, "getrf", {a = gpu.zeros(0), ipiv = gpu.zeros(0, "int32"),

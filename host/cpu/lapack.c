@@ -98,6 +98,24 @@ static GpuResult getrs(const GpuLinalg *l, int *info) {
   return GPU_OK;
 }
 
+/* INV: GETRF, then GETRS of the identity in b (not where GETRF's status is not 0) */
+static GpuResult inv(const GpuLinalg *l, int *info) {
+  int n = (int)l->n, lda = n > 1 ? n : 1;
+  ((getrf_fn)fns[GPU_LA_GETRF][l->type])(&n, &n, (void *)l->a, &lda, (int *)l->ipiv, info);
+  if (*info != 0) return GPU_OK;
+  size_t es = elem_size[l->type];
+  unsigned char *b = (unsigned char *)l->b;
+  const float f1 = 1;
+  const double d1 = 1;
+  int single = l->type == GPU_NUM_F32 || l->type == GPU_NUM_C64;
+  memset(b, 0, (size_t)n * (size_t)n * es);
+  for (size_t i = 0; i < (size_t)n; i++)   /* the real part of each diagonal element: 1 */
+    memcpy(b + (i * (size_t)n + i) * es, single ? (const void *)&f1 : (const void *)&d1, single ? 4 : 8);
+  GpuLinalg s = *l;
+  s.op = GPU_LA_GETRS, s.k = n, s.trans = 0;
+  return getrs(&s, info);
+}
+
 /* GEQRF or ORGQR: a query, then the call */
 static GpuResult qr(const GpuLinalg *l, int *info) {
   int m = (int)l->m, n = (int)l->n, k = (int)l->k, query = -1, lwork;
@@ -201,6 +219,7 @@ GpuResult cpu_linalg(const GpuLinalg *l) {
       ((getrf_fn)fns[l->op][l->type])(&m, &n, (void *)l->a, &lda, (int *)l->ipiv, &info);
       break;
     case GPU_LA_GETRS: r = getrs(l, &info); break;
+    case GPU_LA_INV: r = inv(l, &info); break;
     case GPU_LA_POTRF: ((potrf_fn)fns[l->op][l->type])("L", &n, (void *)l->a, &lda, &info, 1); break;
     case GPU_LA_GEQRF: case GPU_LA_ORGQR: r = qr(l, &info); break;
     case GPU_LA_SYEVD: r = syevd(l, &info); break;

@@ -37,7 +37,8 @@ GpuResult cuda_toolkit_open(Library *lib, void **dl, const char *const *sonames,
   X(cublasSgemmStridedBatched) X(cublasDgemmStridedBatched) X(cublasCgemmStridedBatched) \
   X(cublasZgemmStridedBatched) X(cublasGetStatusString) X(cublasSgetrfBatched) X(cublasDgetrfBatched) \
   X(cublasCgetrfBatched) X(cublasZgetrfBatched) X(cublasSgetrsBatched) X(cublasDgetrsBatched) \
-  X(cublasCgetrsBatched) X(cublasZgetrsBatched) X(cublasGemmEx) X(cublasGemmStridedBatchedEx)
+  X(cublasCgetrsBatched) X(cublasZgetrsBatched) X(cublasSgetriBatched) X(cublasDgetriBatched) \
+  X(cublasCgetriBatched) X(cublasZgetriBatched) X(cublasGemmEx) X(cublasGemmStridedBatchedEx)
 #define CUBLAS_DECLARE(name) __typeof__(name) *name;
 static struct { CUBLAS_FUNCS(CUBLAS_DECLARE) } cb;
 static Library lib;
@@ -192,14 +193,23 @@ GpuResult cuda_lu_batched(const GpuLinalg *l, CUdeviceptr aptrs, CUdeviceptr bpt
   int n = (int)l->n, k = (int)l->k, nb = (int)l->batch, *piv = (int *)l->ipiv, *info = (int *)l->info, bad = 0;
   void *A = (void *)aptrs, *B = (void *)bptrs;
   cublasOperation_t t = l->trans ? CUBLAS_OP_T : CUBLAS_OP_N;
-  if (!bptrs) {
+  if (!bptrs || l->op == GPU_LA_INV) {
     switch (l->type) {
       case GPU_NUM_F32: CB_TRY(cb.cublasSgetrfBatched(h, n, A, n, piv, info, nb)); break;
       case GPU_NUM_F64: CB_TRY(cb.cublasDgetrfBatched(h, n, A, n, piv, info, nb)); break;
       case GPU_NUM_C64: CB_TRY(cb.cublasCgetrfBatched(h, n, A, n, piv, info, nb)); break;
       default: CB_TRY(cb.cublasZgetrfBatched(h, n, A, n, piv, info, nb)); break;
     }
-  } else {
+  }
+  if (l->op == GPU_LA_INV) {   /* getri's statuses (getrf's again) go after the inverses' addresses */
+    int *again = (int *)(bptrs + (CUdeviceptr)nb * sizeof(CUdeviceptr));
+    switch (l->type) {
+      case GPU_NUM_F32: CB_TRY(cb.cublasSgetriBatched(h, n, A, n, piv, B, n, again, nb)); break;
+      case GPU_NUM_F64: CB_TRY(cb.cublasDgetriBatched(h, n, A, n, piv, B, n, again, nb)); break;
+      case GPU_NUM_C64: CB_TRY(cb.cublasCgetriBatched(h, n, A, n, piv, B, n, again, nb)); break;
+      default: CB_TRY(cb.cublasZgetriBatched(h, n, A, n, piv, B, n, again, nb)); break;
+    }
+  } else if (bptrs) {
     switch (l->type) {   /* bad: a parameter's number when cuBLAS refuses one (the host's int) */
       case GPU_NUM_F32: CB_TRY(cb.cublasSgetrsBatched(h, t, n, k, A, n, piv, B, n, &bad, nb)); break;
       case GPU_NUM_F64: CB_TRY(cb.cublasDgetrsBatched(h, t, n, k, A, n, piv, B, n, &bad, nb)); break;

@@ -30,7 +30,7 @@ GpuResult library_fail(Library *lib, int code, GpuSource source, const char *cal
   X(cuDeviceTotalMem, 3020) X(cuDevicePrimaryCtxRetain, 7000) X(cuCtxSetCurrent, 4000) \
   X(cuCtxSynchronize, 2000) X(cuMemGetInfo, 3020) X(cuMemAlloc, 3020) X(cuMemFree, 3020) \
   X(cuMemHostAlloc, 2020) X(cuMemFreeHost, 2000) X(cuMemcpyHtoD, 3020) \
-  X(cuMemcpyDtoH, 3020) X(cuMemcpyDtoDAsync, 3020) X(cuMemsetD8Async, 3020) \
+  X(cuMemcpyDtoH, 3020) X(cuMemcpyDtoDAsync, 3020) X(cuMemsetD8Async, 3020) X(cuMemsetD2D32Async, 3020) \
   X(cuModuleLoadData, 2000) X(cuModuleUnload, 2000) X(cuModuleGetFunction, 2000) \
   X(cuModuleGetGlobal, 3020) X(cuLaunchKernel, 4000) X(cuMemcpyHtoDAsync, 3020) X(cuMemcpyDtoHAsync, 3020) \
   X(cuStreamCreate, 2000) X(cuStreamDestroy, 4000) X(cuStreamSynchronize, 2000) \
@@ -207,8 +207,10 @@ GpuResult cuda_fft(const GpuFft *f);   /* fft.c: cuFFT */
 GpuResult cuda_linalg_workspace(const GpuLinalg *l, size_t *bytes);   /* solver.c: cuSOLVER */
 GpuResult cuda_linalg(const GpuLinalg *l);
 int cuda_linalg_batched(const GpuLinalg *l, int64_t batch);
-/* blas.c: cuBLAS's getrfBatched (bptrs 0) or getrsBatched for l's batch, the addresses of
- * its matrices at aptrs (and of its right-hand sides at bptrs) on the device */
+/* blas.c: cuBLAS's getrfBatched (bptrs 0), getrsBatched, or for INV getrfBatched and
+ * getriBatched, for l's batch: the addresses of its matrices at aptrs, of its right-hand
+ * sides or inverses at bptrs (INV: batch int32 for getri's statuses after them), on the
+ * device */
 GpuResult cuda_lu_batched(const GpuLinalg *l, CUdeviceptr aptrs, CUdeviceptr bptrs, CUstream s);
 /* fft.c: the plans a capture used are held by the graph it made (NULL: none), until the
  * graph is destroyed */

@@ -4,8 +4,9 @@
  * dtype as a value, so one call serves float32 to complex128; ORGQR has no such form and
  * goes to the four typed ones, as LU does (the typed getrf and getrs take the int32 pivots
  * cuBLAS's batched LU takes too). A batch of small matrices goes to the batched routines in
- * one call (cuda_linalg_batched says which): cuBLAS's getrfBatched and getrsBatched,
- * cuSOLVER's potrfBatched, given arrays of the matrices' addresses in the workspace, and
+ * one call (cuda_linalg_batched says which): cuBLAS's getrfBatched, getrsBatched and
+ * getriBatched, cuSOLVER's potrfBatched, given arrays of the matrices' addresses in the
+ * workspace, and
  * its syevjBatched and gesvdjBatched (Jacobi's method, matrices up to 32 x 32, one after
  * another; gesvdj gives V, whose conjugate transposes a batched product with the identity
  * makes V^H). */
@@ -167,14 +168,16 @@ static GpuResult sizes(cusolverDnHandle_t h, cusolverDnParams_t p, const GpuLina
     return GPU_OK;
   }
   if (l->batch > 1 && l->op == GPU_LA_GESVD) return svdj_size(h, l, dev);
-  if (l->batch > 1) {   /* the addresses of the matrices (and of getrs's right-hand sides) */
-    *dev = (size_t)l->batch * sizeof(CUdeviceptr) * (l->op == GPU_LA_GETRS ? 2 : 1);
+  if (l->batch > 1) {   /* the addresses of the matrices (and of getrs's right-hand sides, of
+                           getri's inverses and its statuses) */
+    int two = l->op == GPU_LA_GETRS || l->op == GPU_LA_INV;
+    *dev = (size_t)l->batch * (sizeof(CUdeviceptr) * (size_t)(two + 1) + (l->op == GPU_LA_INV ? 4 : 0));
     return GPU_OK;
   }
   switch (l->op) {
-    case GPU_LA_GETRF:
+    case GPU_LA_GETRF: case GPU_LA_INV:   /* INV: GETRS's status first, getrf's workspace 256 bytes on */
       CS_TRY(((getrf_size_fn)typed[T_GETRF_SIZE][l->type])(h, (int)m, (int)n, a, (int)m, &lwork));
-      *dev = (size_t)lwork * elem_size[l->type];
+      *dev = (size_t)lwork * elem_size[l->type] + (l->op == GPU_LA_INV ? 256 : 0);
       break;
     case GPU_LA_GETRS: break;
     case GPU_LA_POTRF: CS_TRY(cs.cusolverDnXpotrf_bufferSize(h, p, LOWER, n, t, a, n, t, dev, host)); break;
@@ -239,6 +242,11 @@ static GpuResult run(cusolverDnHandle_t h, cusolverDnParams_t p, const GpuLinalg
   size_t wb = l->work_bytes;
   switch (l->op) {
     case GPU_LA_GETRF: CS_TRY(((getrf_fn)typed[T_GETRF][l->type])(h, (int)m, (int)n, a, (int)m, work, ipiv, info)); break;
+    case GPU_LA_INV:   /* b holds the identity (cuda_linalg): GETRS of it, its status apart */
+      CS_TRY(((getrf_fn)typed[T_GETRF][l->type])(h, (int)n, (int)n, a, (int)n, (void *)(l->work + 256), ipiv, info));
+      CS_TRY(((getrs_fn)typed[T_GETRS][l->type])(h, CUBLAS_OP_N, (int)n, (int)n, a, (int)n, ipiv, (void *)l->b,
+                                                 (int)n, (int *)l->work));
+      break;
     case GPU_LA_GETRS:
       CS_TRY(((getrs_fn)typed[T_GETRS][l->type])(h, l->trans ? CUBLAS_OP_T : CUBLAS_OP_N, (int)n, (int)l->k, a, (int)n,
                                                  ipiv, (void *)l->b, (int)n, info));
@@ -268,7 +276,8 @@ int cuda_linalg_batched(const GpuLinalg *l, int64_t batch) {
   int op = l->op, small = l->n >= 1 && l->n <= 128 && batch <= 0x7fffffff;
   if (op == GPU_LA_SYEVD) return small && l->n <= 32;
   if (op == GPU_LA_GESVD) return small && l->m <= 32;
-  return small && ((op == GPU_LA_GETRF && l->m == l->n) || op == GPU_LA_GETRS || op == GPU_LA_POTRF);
+  return small && ((op == GPU_LA_GETRF && l->m == l->n) || op == GPU_LA_GETRS || op == GPU_LA_INV ||
+                   op == GPU_LA_POTRF);
 }
 
 /* GESVD for l's batch by gesvdjBatched (always with vectors: V is made V^H, U's first n
@@ -302,8 +311,8 @@ static GpuResult svd_batched(cusolverDnHandle_t h, const GpuLinalg *l, CUstream 
   return cuda_gemm(&c);   /* U's first n columns: U[:, :n] I */
 }
 
-/* l for its batch of matrices: their addresses (and getrs's right-hand sides') written to
- * the workspace, then one batched call */
+/* l for its batch of matrices: their addresses (and getrs's right-hand sides', getri's
+ * inverses') written to the workspace, then one batched call (two for INV) */
 static GpuResult batched(cusolverDnHandle_t h, const GpuLinalg *l, CUstream s) {
   if (l->op == GPU_LA_GESVD) return svd_batched(h, l, s);
   if (l->op == GPU_LA_SYEVD) {
@@ -313,12 +322,13 @@ static GpuResult batched(cusolverDnHandle_t h, const GpuLinalg *l, CUstream s) {
                                                (int)l->batch));
     return GPU_OK;
   }
-  int64_t nb = l->batch, es = (int64_t)elem_size[l->type], two = l->op == GPU_LA_GETRS;
+  int64_t nb = l->batch, es = (int64_t)elem_size[l->type], two = l->op == GPU_LA_GETRS || l->op == GPU_LA_INV;
+  int64_t k = l->op == GPU_LA_INV ? l->n : l->k;   /* the columns of b */
   CUdeviceptr *at = malloc((size_t)nb * sizeof *at * (size_t)(two + 1));
   if (at == NULL) return GPU_FAIL(CUDA_ERROR_OUT_OF_MEMORY, GPU_SRC_HOST, "malloc");
   for (int64_t i = 0; i < nb; i++) {
     at[i] = l->a + (CUdeviceptr)(i * l->n * l->n * es);
-    if (two) at[nb + i] = l->b + (CUdeviceptr)(i * l->n * l->k * es);
+    if (two) at[nb + i] = l->b + (CUdeviceptr)(i * l->n * k * es);
   }
   GpuResult r = cuda_htod_async(l->work, at, (size_t)nb * sizeof *at * (size_t)(two + 1), s);   /* staged: at may go */
   free(at);
@@ -327,6 +337,18 @@ static GpuResult batched(cusolverDnHandle_t h, const GpuLinalg *l, CUstream s) {
   CS_TRY(((potrf_batched_fn)typed[T_POTRF_BATCHED][l->type])(h, LOWER, (int)l->n, (void **)l->work, (int)l->n,
                                                              (int *)l->info, (int)nb));
   return GPU_OK;
+}
+
+/* INV's b, one n x n matrix, made the identity for GETRS: zeros, then the real part of each
+ * diagonal element 1 (a float32's bits, or a float64's upper 32: its lower ones are 0) */
+static GpuResult identity(const GpuLinalg *l, CUstream s) {
+  size_t es = elem_size[l->type], n = (size_t)l->n;
+  int single = l->type == GPU_NUM_F32 || l->type == GPU_NUM_C64;
+  QUEUES("cuMemsetD2D32Async(b, ...)", 2);
+  CUresult e = drv.cuMemsetD8Async(l->b, 0, n * n * es, s);
+  if (e == CUDA_SUCCESS)
+    e = drv.cuMemsetD2D32Async(l->b + (single ? 0 : 4), (n + 1) * es, single ? 0x3f800000u : 0x3ff00000u, 1, n, s);
+  return e == CUDA_SUCCESS ? GPU_OK : cuda_failed(e, "cuMemsetD2D32Async(b, ...)");
 }
 
 GpuResult cuda_linalg(const GpuLinalg *l) {
@@ -341,6 +363,7 @@ GpuResult cuda_linalg(const GpuLinalg *l) {
   if (r.code) return r;
   if (dev > l->work_bytes)
     return (GpuResult){GPU_ERR_LIBRARY, GPU_SRC_HOST, "cusolverDn", "the workspace given is too small", NULL};
+  if (l->op == GPU_LA_INV && l->batch == 1 && (r = identity(l, s)).code) return r;
   if (l->batch > 1) {
     r = batched(h, l, s);
     cuda_queued(s);
