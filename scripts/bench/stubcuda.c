@@ -54,7 +54,7 @@ static const struct { const char *name; void *fn; } table[] = {
   F(cuModuleLoadData) F(cuModuleGetFunction) F(cuModuleGetGlobal) F(cuLaunchKernel) F(cuStreamCreate)
   F(cuEventCreate) F(cuEventElapsedTime) F(cuDeviceGetDefaultMemPool)
   OK(cuInit) OK(cuDriverGetVersion) OK(cuCtxSetCurrent) OK(cuCtxSynchronize) OK(cuMemcpyDtoDAsync)
-  OK(cuMemsetD8Async) OK(cuModuleUnload) OK(cuStreamDestroy) OK(cuStreamSynchronize) OK(cuStreamWaitEvent)
+  OK(cuMemsetD8Async) OK(cuMemsetD2D32Async) OK(cuModuleUnload) OK(cuStreamDestroy) OK(cuStreamSynchronize) OK(cuStreamWaitEvent)
   OK(cuEventDestroy) OK(cuEventRecord) OK(cuEventSynchronize) OK(cuEventQuery) OK(cuStreamQuery)
   OK(cuMemPoolSetAttribute) OK(cuMemPoolTrimTo)
 };
