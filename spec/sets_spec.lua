@@ -61,6 +61,19 @@ describe("set functions", function()
     assert.are.equal("float64", gpu.union1d(gpu.empty({0}, "int64"), gpu.array({1.5}, "float32")).dtype)
   end)
 
+  it("intersect1d converts before making each distinct: values that become one are one", function()
+    -- uint64 with int8 meet in float64, where 2^64 - 1 and 2^64 - 2 are one number: it is
+    -- in a only (NumPy 2, converting after, would pair a's two and return it too)
+    local a = gpu.array({-1, -2, 3, 5}, "int64"):astype("uint64")
+    local b = gpu.array({5, -1, 3}, "int8")
+    local c, i1, i2 = gpu.intersect1d(a, b, {return_indices = true})
+    assert.are.equal("float64", c.dtype)
+    same({3, 5}, c:totable()); same({3, 4}, i1:totable()); same({3, 1}, i2:totable())
+    same({3, 5}, gpu.intersect1d(b, a):totable())
+    -- assume_unique sorts the two together, as NumPy's: a's two meet there
+    same({3, 5, 2 ^ 64}, gpu.intersect1d(a, b, {assume_unique = true}):totable())
+  end)
+
   it("keep assume_unique's order and handle empty arrays", function()
     same({4, 1}, gpu.setdiff1d(gpu.array({4, 1, 3}, "int64"), gpu.array({3}, "int64"), {assume_unique = true}):totable())
     local c, i1, i2 = gpu.intersect1d(gpu.empty({0}), gpu.arange(3), {return_indices = true})
