@@ -435,16 +435,12 @@ function gpu.setdiff1d(a, b, opts)
 end
 
 -- The sorted values of ar1 and ar2 together, made distinct in each unless assume_unique;
--- with `where` also their first indices in each and their positions in the concatenation
--- (1-based): sorting values alone is the faster sort
+-- with `where` also their positions in the concatenation (1-based): sorting values alone
+-- is the faster sort
 local function merged(a, b, assume_unique, where)
-  local i1, i2
-  if not assume_unique then
-    a, i1 = gpu.unique(a, {index = where})
-    b, i2 = gpu.unique(b, {index = where})
-  end
+  if not assume_unique then a, b = gpu.unique(a), (gpu.unique(b)) end
   local s, perm = gpu.sort(gpu.concatenate({a, b}), {indices = where})
-  return s, perm, a.size, i1, i2
+  return s, perm, a.size
 end
 
 -- The sorted values in both a and b (in concatenate's dtype): each made distinct (sorted),

@@ -6,10 +6,9 @@
  * cuBLAS's batched LU takes too). A batch of small matrices goes to the batched routines in
  * one call (cuda_linalg_batched says which): cuBLAS's getrfBatched, getrsBatched and
  * getriBatched, cuSOLVER's potrfBatched, given arrays of the matrices' addresses in the
- * workspace, and
- * its syevjBatched and gesvdjBatched (Jacobi's method, matrices up to 32 x 32, one after
- * another; gesvdj gives V, whose conjugate transposes a batched product with the identity
- * makes V^H). */
+ * workspace, and its syevjBatched and gesvdjBatched (Jacobi's method, matrices up to 32 x
+ * 32, one after another; gesvdj gives V, whose conjugate transposes a batched product with
+ * the identity makes V^H). */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
