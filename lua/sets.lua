@@ -443,23 +443,30 @@ local function merged(a, b, assume_unique, where)
   return s, perm, a.size
 end
 
--- The sorted values in both a and b (in concatenate's dtype): each made distinct (sorted),
--- then a's looked up in b's by a binary search, which is faster than sorting the two
--- together; with `where` also their first indices in each (1-based)
+-- The sorted values in both a and b (in concatenate's dtype): each sorted (stably), then
+-- a's looked up in b's by a binary search and kept where found and first of their run,
+-- which is faster than making each distinct and sorting the two together; with `where`
+-- also their first indices in each (1-based: the stable sorts' at the runs' starts)
 local function common(a, b, where)
   local dt = gpu.result_type(a, b)
-  local ua, i1 = gpu.unique(a.dtype == dt and a or a:astype(dt), {index = where})
-  local ub, i2 = gpu.unique(b.dtype == dt and b or b:astype(dt), {index = where})
-  if ua.size == 0 or ub.size == 0 then
+  a, b = a.dtype == dt and a or a:astype(dt), b.dtype == dt and b or b:astype(dt)
+  local n = a.size
+  if n == 0 or b.size == 0 then
     local none = gpu.empty({0}, "int64")
-    if where then return ua:narrow(1, 1, 0), none, none end
-    return ua:narrow(1, 1, 0)
+    if where then return a:narrow(1, 1, 0), none, none end
+    return a:narrow(1, 1, 0)
   end
-  local pos = gpu.minimum(gpu.searchsorted(ub, ua), ub.size)
-  local found = gpu.eq(gpu.take(ub, pos), ua)   -- NaN is found nowhere, as NumPy's
-  local c = gpu.extract(found, ua)
+  local sa, pa = gpu.sort(a, {indices = where})
+  local sb, pb = gpu.sort(b, {indices = where})
+  local pos = gpu.minimum(gpu.searchsorted(sb, sa), sb.size)
+  local keep = gpu.eq(gpu.take(sb, pos), sa)   -- NaN is found nowhere, as NumPy's
+  if n > 1 then   -- and not a repeat of the value before it (-0 repeats 0, as unique's)
+    local rest = keep:narrow(1, 2, n - 1)
+    gpu.logical_and(rest, sa:narrow(1, 2, n - 1):ne(sa:narrow(1, 1, n - 1)), {out = rest})
+  end
+  local c = gpu.extract(keep, sa)
   if not where then return c end
-  return c, gpu.extract(found, i1), gpu.take(i2, gpu.extract(found, pos))
+  return c, gpu.extract(keep, pa), gpu.take(pb, gpu.extract(keep, pos))
 end
 
 -- gpu.intersect1d(ar1, ar2 [, {assume_unique =, return_indices =}]): the sorted values in

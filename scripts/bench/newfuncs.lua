@@ -38,6 +38,8 @@ local s1 = gpu.random.integers(0, 1 << 20, M // 10)
 local s2 = gpu.random.integers(0, 1 << 20, M // 10)
 bench(("union1d %d"):format(M // 10), function() return gpu.union1d(s1, s2) end, 3)
 bench(("intersect1d %d"):format(M // 10), function() return gpu.intersect1d(s1, s2) end, 3)
+bench(("intersect1d %d, return_indices"):format(M // 10),
+      function() return gpu.intersect1d(s1, s2, {return_indices = true}) end, 3)
 local img = gpu.random.normal(0, 1, {4096, 4096})
 bench("fftshift 4096x4096", function() return gpu.fft.fftshift(img) end, 10)
 bench("rfft2 4096x4096", function() return gpu.fft.rfft2(img) end, 5)
