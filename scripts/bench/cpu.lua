@@ -7,7 +7,8 @@
 --   a shared-memory block reduction of 2^20 float32 in 256-thread blocks (9 barriers a
 --   block: every thread is a fiber);
 --   the launch of a small kernel (one block of 32 threads), prepared and not, and of a
---   vecadd of 2^14 elements in 64 blocks (the blocks are spread over the workers).
+--   vecadd of 2^14 elements in 64 blocks (the blocks are spread over the workers);
+--   transposing copies (a:transpose(-1, -2):copy()) against numpy's ascontiguousarray.
 -- Run: build/gpuhost --cpu scripts/bench/cpu.lua   (GPUHOST_CPU_THREADS sets the workers)
 if gpu.backend() ~= "cpu" then error("run on the CPU backend: gpuhost --cpu scripts/bench/cpu.lua", 0) end
 
@@ -87,6 +88,9 @@ def t(f):
 print("vecadd_np\t%%.4f" %% t(lambda: a + b))
 print("saxpy_np\t%%.4f" %% t(lambda: np.float32(2.5) * a + b))
 print("stencil_np\t%%.4f" %% t(lambda: np.float32(0.25) * a[:-2] + np.float32(0.5) * a[1:-1] + np.float32(0.25) * a[2:]))
+z = np.random.standard_normal((10000, 4, 4)); w = np.random.standard_normal((4096, 4096)).astype(np.float32)
+print("small_t_np\t%%.4f" %% t(lambda: np.ascontiguousarray(z.transpose(0, 2, 1))))
+print("big_t_np\t%%.4f" %% t(lambda: np.ascontiguousarray(w.T)))
 print("numpy\t%%s" %% np.__version__)
 ]]
 
@@ -159,6 +163,13 @@ local v = gpu.zeros(2^14)
 local run64 = kernels.vecadd[{64, 256}]
 k.launch64 = time(function() for _ = 1, LAUNCHES // 10 do run64(v, v, v, 2^14) end end, 5) * 1e4 / LAUNCHES
 
+-- transposing copies: many small matrices (strided, one element a fiber) and one large
+-- one (64 x 64 tiles through shared memory)
+local z, w = gpu.random.normal(0, 1, {10000, 4, 4}, "float64"), gpu.random.normal(0, 1, {4096, 4096})
+k.small_t = time(function() z:transpose(-1, -2):copy():free() end, REPS)
+k.big_t = time(function() w.T:copy():free() end, 5)
+z:free(); w:free()
+
 local cf, np = c_figures(), numpy_figures()
 local workers = os.getenv("GPUHOST_CPU_THREADS") or "one per core"
 print(("CPU backend on %s, %s workers; %s; 2^24 float32, median of %d"):format(
@@ -177,6 +188,8 @@ row("SAXPY", k.saxpy, cf.saxpy_omp, np.saxpy_np)
 row("3-point stencil", k.stencil, cf.stencil_omp, np.stencil_np)
 print(("%-40s %10.2f   (C on one core: %.2f ms; OpenMP threads: %d; numpy %s)"):format(
   "  reference: C vecadd, all cores", cf.vecadd_omp, cf.vecadd_one, cf.threads, np.numpy or "absent"))
+row("transposed copy, 10000 x 4 x 4 float64", k.small_t, nil, np.small_t_np)
+row("transposed copy, 4096 x 4096 float32", k.big_t, nil, np.big_t_np)
 print(("%-40s %10.2f"):format("block reduction, 2^20 in 256-thread blocks", k.reduce))
 print(("%-40s %10.2f us"):format("launch of k[{1, 32}](x)", k.launch))
 print(("%-40s %10.2f us"):format("launch, prepared: run(x)", k.launch_prepared))
