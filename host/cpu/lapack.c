@@ -90,11 +90,12 @@ static void *sized(const void *w, int type, int *lwork, int least) {
 }
 
 static GpuResult getrs(const GpuLinalg *l, int *info) {
-  int n = (int)l->n, k = (int)l->k, *piv = (int *)l->ipiv;
+  int n = (int)l->n, k = (int)l->k, ld = n > 1 ? n : 1, *piv = (int *)l->ipiv;   /* LAPACK wants ld >= 1 */
   for (int i = 0; i < n; i++)
     if (piv[i] < 1 || piv[i] > n)   /* getrs would swap a row that is not there: not getrf's pivots */
       return (GpuResult){GPU_ERR_LIBRARY, GPU_SRC_HOST, "LAPACK", "getrs: a pivot is not a row of the matrix", NULL};
-  ((getrs_fn)fns[GPU_LA_GETRS][l->type])(l->trans ? "T" : "N", &n, &k, (void *)l->a, &n, piv, (void *)l->b, &n, info, 1);
+  ((getrs_fn)fns[GPU_LA_GETRS][l->type])(l->trans ? "T" : "N", &n, &k, (void *)l->a, &ld, piv, (void *)l->b, &ld,
+                                         info, 1);
   return GPU_OK;
 }
 
