@@ -223,6 +223,7 @@ for _, name in ipairs(STATS) do
   on_first_call(name, "lua/stats.lua")
 end
 on_first_call("_bin_runs", "lua/stats.lua")   -- a sort shared by several bincounts (gpu.ndimage's measurements)
+on_first_call("_sorted_find", "lua/stats.lua")   -- isin's lookup, intersect1d's too
 for _, name in ipairs({"nansum", "nanprod", "nanmax", "nanmin", "nanargmax", "nanargmin", "nanmean", "nanvar",
                        "nanstd", "ptp"}) do
   gpu._meta.array.methods[name] = function(...) return gpu[name](...) end

@@ -458,8 +458,7 @@ local function common(a, b, where)
   end
   local sa, pa = gpu.sort(a, {indices = where})
   local sb, pb = gpu.sort(b, {indices = where})
-  local pos = gpu.minimum(gpu.searchsorted(sb, sa), sb.size)
-  local keep = gpu.eq(gpu.take(sb, pos), sa)   -- NaN is found nowhere, as NumPy's
+  local pos, keep = gpu._sorted_find(sb, sa)   -- NaN is found nowhere, as NumPy's
   if n > 1 then   -- and not a repeat of the value before it (-0 repeats 0, as unique's)
     local rest = keep:narrow(1, 2, n - 1)
     gpu.logical_and(rest, sa:narrow(1, 2, n - 1):ne(sa:narrow(1, 1, n - 1)), {out = rest})

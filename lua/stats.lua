@@ -423,11 +423,17 @@ function gpu.isin(elements, test, opts)
   if test.size == 0 or elements.size == 0 then
     found = gpu.zeros(elements.shape, "bool")
   else
-    local s = gpu.sort(test:reshape(-1), {indices = false})
-    local pos = gpu.minimum(gpu.searchsorted(s, elements), s.size)
-    found = gpu.eq(gpu.take(s, pos), elements)
+    found = select(2, gpu._sorted_find(gpu.sort(test:reshape(-1), {indices = false}), elements))
   end
   return opts.invert and gpu.logical_not(found) or found
+end
+
+-- gpu._sorted_find(s, x): for each value of x, its 1-based place in the sorted 1-D array s
+-- (not empty) by a binary search (past the end: s's last), and whether s holds it there
+-- (NaN: never); isin's test and intersect1d's (lua/sets.lua)
+function gpu._sorted_find(s, x)
+  local pos = gpu.minimum(gpu.searchsorted(s, x), s.size)
+  return pos, gpu.eq(gpu.take(s, pos), x)
 end
 
 -- The number of bins for bincount: x's greatest value + 1, or minlength (above: it is
