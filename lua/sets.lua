@@ -434,11 +434,22 @@ function gpu.setdiff1d(a, b, opts)
   return gpu.extract(gpu.isin(u, b, {invert = true}), u)
 end
 
--- The sorted values of ar1 and ar2 together, made distinct in each unless assume_unique;
--- with `where` also their positions in the concatenation (1-based): sorting values alone
--- is the faster sort
+-- a and b in the dtype they meet in (gpu.result_type's): converted before anything makes
+-- them distinct, since values distinct in one dtype can be one in the other (uint64 with
+-- a signed or float array meets in float64, where 2^64 - 1 and 2^64 - 2 are one number)
+local function converted(a, b)
+  local dt = gpu.result_type(a, b)
+  return a.dtype == dt and a or a:astype(dt), b.dtype == dt and b or b:astype(dt)
+end
+
+-- The sorted values of ar1 and ar2 together, made distinct in each (in the dtype they meet
+-- in) unless assume_unique; with `where` also their positions in the concatenation
+-- (1-based): sorting values alone is the faster sort
 local function merged(a, b, assume_unique, where)
-  if not assume_unique then a, b = gpu.unique(a), (gpu.unique(b)) end
+  if not assume_unique then
+    a, b = converted(a, b)
+    a, b = gpu.unique(a), (gpu.unique(b))
+  end
   local s, perm = gpu.sort(gpu.concatenate({a, b}), {indices = where})
   return s, perm, a.size
 end
@@ -448,8 +459,7 @@ end
 -- which is faster than making each distinct and sorting the two together; with `where`
 -- also their first indices in each (1-based: the stable sorts' at the runs' starts)
 local function common(a, b, where)
-  local dt = gpu.result_type(a, b)
-  a, b = a.dtype == dt and a or a:astype(dt), b.dtype == dt and b or b:astype(dt)
+  a, b = converted(a, b)
   local n = a.size
   if n == 0 or b.size == 0 then
     local none = gpu.empty({0}, "int64")

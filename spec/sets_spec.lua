@@ -74,6 +74,18 @@ describe("set functions", function()
     same({3, 5, 2 ^ 64}, gpu.intersect1d(a, b, {assume_unique = true}):totable())
   end)
 
+  it("setxor1d converts before making each distinct, as intersect1d", function()
+    -- a's 2^64 - 1 and 2^64 - 2 are one float64, in a only (NumPy, converting after
+    -- making each distinct, pairs them and returns {5})
+    local a = gpu.array({-1, 3, -2}, "int64"):astype("uint64")
+    local x = gpu.setxor1d(a, gpu.array({3, 5}, "int8"))
+    assert.are.equal("float64", x.dtype)
+    same({5, 2 ^ 64}, x:totable())
+    same({5, 2 ^ 64}, gpu.setxor1d(gpu.array({3, 5}, "int8"), a):totable())
+    -- in one dtype nothing changes: uint64 with uint64 keeps every bit
+    same({1, 2}, gpu.setxor1d(gpu.array({1, 7}, "uint64"), gpu.array({7, 2}, "uint64")):totable())
+  end)
+
   it("keep assume_unique's order and handle empty arrays", function()
     same({4, 1}, gpu.setdiff1d(gpu.array({4, 1, 3}, "int64"), gpu.array({3}, "int64"), {assume_unique = true}):totable())
     local c, i1, i2 = gpu.intersect1d(gpu.empty({0}), gpu.arange(3), {return_indices = true})
