@@ -395,13 +395,14 @@ local function swapped(api, A)
     local k = function(name) return kernel(name, data.dtype) end
     k("csr_count")[{blocks(nnz, 256), 256}](indices, nnz, minor, counts)
     if counts:max() <= 64 then
-      local starts = gpu.concatenate({gpu.zeros(1, "int32"), counts[{{1, minor}}]:cumsum():astype("int32")})
+      local starts = gpu.zeros(minor + 1, "int32")
+      gpu.cumsum(counts:narrow(1, 1, minor), {out = starts:narrow(1, 2, minor)})
       local cursor = starts:copy()
-      local pos, rows = gpu.full(nnz, -1, "int32"), gpu.zeros(nnz, "int32")
+      local pos, rows = gpu.full(nnz, -1, "int32"), gpu.empty(nnz, "int32")   -- rows read where pos is set
       k("csr_place")[{blocks(major, 256), 256}](indptr, indices, major, minor, nnz, starts, cursor, pos, rows)
-      local vals = gpu.zeros(nnz, data.dtype)
-      k("csr_order")[{blocks(minor, 256), 256}](starts, minor, nnz, pos, rows, data, vals)
-      return vals, rows, starts
+      local vals, out = gpu.empty(nnz, data.dtype), gpu.empty(nnz, "int32")    -- every place written
+      k("csr_order")[{blocks(minor, 256), 256}](starts, minor, nnz, pos, rows, data, vals, out)
+      return vals, out, starts
     end
   end
   local row = rows_of(indptr, nnz, major)
