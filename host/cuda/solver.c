@@ -279,6 +279,19 @@ int cuda_linalg_batched(const GpuLinalg *l, int64_t batch) {
                    op == GPU_LA_POTRF);
 }
 
+/* The n x n identity at `at` (leading dimension n), INV's b for GETRS and batched GESVD's
+ * right-hand factor: zeros, then the real part of each diagonal element 1 (a float32's
+ * bits, or a float64's upper 32: its lower ones are 0) */
+static GpuResult identity(CUdeviceptr at, size_t n, int type, CUstream s) {
+  size_t es = elem_size[type];
+  int single = type == GPU_NUM_F32 || type == GPU_NUM_C64;
+  QUEUES("cuMemsetD2D32Async(identity, ...)", 2);
+  CUresult e = drv.cuMemsetD8Async(at, 0, n * n * es, s);
+  if (e == CUDA_SUCCESS)
+    e = drv.cuMemsetD2D32Async(at + (single ? 0 : 4), (n + 1) * es, single ? 0x3f800000u : 0x3ff00000u, 1, n, s);
+  return e == CUDA_SUCCESS ? GPU_OK : cuda_failed(e, "cuMemsetD2D32Async(identity, ...)");
+}
+
 /* GESVD for l's batch by gesvdjBatched (always with vectors: V is made V^H, U's first n
  * columns kept where the call wants m x n) */
 static GpuResult svd_batched(cusolverDnHandle_t h, const GpuLinalg *l, CUstream s) {
@@ -293,13 +306,7 @@ static GpuResult svd_batched(cusolverDnHandle_t h, const GpuLinalg *l, CUstream 
                                                (void *)(whole_u ? l->u : u), m, (void *)v, n, (void *)l->work, lwork,
                                                (int *)l->info, svdj, nb));
   if (!l->vectors) return GPU_OK;
-  unsigned char one[16] = {0}, *id = calloc((size_t)(n * n), es);   /* the identity, n x n */
-  if (id == NULL) return GPU_FAIL(CUDA_ERROR_OUT_OF_MEMORY, GPU_SRC_HOST, "malloc");
-  if (l->type == GPU_NUM_F32 || l->type == GPU_NUM_C64) { float f = 1; memcpy(one, &f, 4); }
-  else { double d = 1; memcpy(one, &d, 8); }
-  for (int i = 0; i < n; i++) memcpy(id + (size_t)(i * n + i) * es, one, es);
-  GpuResult r = cuda_htod_async(eye, id, (size_t)(n * n) * es, s);   /* staged: id may go */
-  free(id);
+  GpuResult r = identity(eye, (size_t)n, l->type, s);
   if (r.code) return r;
   GpuGemm g = {.type = l->type, .transa = 2, .m = n, .n = n, .k = n, .batch = nb, .a = v, .b = eye, .c = l->vt,
                .lda = n, .ldb = n, .ldc = n, .stride_a = n * n, .stride_b = 0, .stride_c = n * n, .stream = s};
@@ -338,18 +345,6 @@ static GpuResult batched(cusolverDnHandle_t h, const GpuLinalg *l, CUstream s) {
   return GPU_OK;
 }
 
-/* INV's b, one n x n matrix, made the identity for GETRS: zeros, then the real part of each
- * diagonal element 1 (a float32's bits, or a float64's upper 32: its lower ones are 0) */
-static GpuResult identity(const GpuLinalg *l, CUstream s) {
-  size_t es = elem_size[l->type], n = (size_t)l->n;
-  int single = l->type == GPU_NUM_F32 || l->type == GPU_NUM_C64;
-  QUEUES("cuMemsetD2D32Async(b, ...)", 2);
-  CUresult e = drv.cuMemsetD8Async(l->b, 0, n * n * es, s);
-  if (e == CUDA_SUCCESS)
-    e = drv.cuMemsetD2D32Async(l->b + (single ? 0 : 4), (n + 1) * es, single ? 0x3f800000u : 0x3ff00000u, 1, n, s);
-  return e == CUDA_SUCCESS ? GPU_OK : cuda_failed(e, "cuMemsetD2D32Async(b, ...)");
-}
-
 GpuResult cuda_linalg(const GpuLinalg *l) {
   QUEUES("cusolverDn", 8);
   cusolverDnHandle_t h;
@@ -362,7 +357,7 @@ GpuResult cuda_linalg(const GpuLinalg *l) {
   if (r.code) return r;
   if (dev > l->work_bytes)
     return (GpuResult){GPU_ERR_LIBRARY, GPU_SRC_HOST, "cusolverDn", "the workspace given is too small", NULL};
-  if (l->op == GPU_LA_INV && l->batch == 1 && (r = identity(l, s)).code) return r;
+  if (l->op == GPU_LA_INV && l->batch == 1 && (r = identity(l->b, (size_t)l->n, l->type, s)).code) return r;
   if (l->batch > 1) {
     r = batched(h, l, s);
     cuda_queued(s);
