@@ -404,6 +404,9 @@ function gpu.repeat_interleave(a, repeats, dim)
   local src = dim == nil and a:reshape(-1) or a
   if src.ndim == 0 then error("gpu.repeat_interleave: a 0-D array has no dimension", 2) end
   local d = dim_of(dim or 1, src.ndim, "repeat_interleave")
+  if r > 0 and src.shape[d] > math.maxinteger // r then
+    error(("gpu.repeat_interleave: %d repeats of %d elements are too many for an array"):format(r, src.shape[d]), 2)
+  end
   return gpu.take(src, gpu.arange(src.shape[d] * r, "int64") // math.max(r, 1) + 1, d)
 end
 
@@ -416,6 +419,9 @@ function gpu.tile(a, reps)
   local out = a:reshape(shape)
   for d = 1, nd do
     local r = count(reps[d - (nd - #reps)] or 1, "tile", "each repetition")
+    if r > 0 and shape[d] > math.maxinteger // r then
+      error(("gpu.tile: %d repetitions of %d elements are too many for an array"):format(r, shape[d]), 2)
+    end
     if r ~= 1 then out = gpu.take(out, gpu.arange(shape[d] * r, "int64") % math.max(shape[d], 1) + 1, d) end
   end
   return out == a and a:copy() or out
@@ -477,6 +483,9 @@ function gpu.histogram(a, bins, opts)
     lo, hi = 0.0, 1.0
   else
     lo, hi = a:min() + 0.0, a:max() + 0.0
+    if a.dtype == "uint64" then   -- (read back as Lua integers: 2^63 and up come negative)
+      lo, hi = lo < 0 and lo + 2 ^ 64 or lo, hi < 0 and hi + 2 ^ 64 or hi
+    end
     if lo ~= lo or hi ~= hi or lo == -math.huge or hi == math.huge then
       error(("gpu.histogram: the range found in the data, [%s, %s], is not finite: give {range = {lo, hi}}"):format(
         show(lo), show(hi)), 2)

@@ -380,9 +380,12 @@ local function repeat_(a, repeats, dim)
   if type(r) == "number" then
     r = integer(r, "repeat", "repeats")
     if r < 0 then fail("repeat", "repeats must not be negative, got %d", r) end
+    if r > 0 and n > math.maxinteger // r then fail("repeat", "%d repeats of %d elements are too many for an array", r, n) end
     return gpu.take(src, gpu.arange(n * r, "int64") // math.max(r, 1) + 1, d)
   end
   if n > 0 and gpu.any(r:lt(0)) then fail("repeat", "repeats must not be negative") end
+  -- (their running sum in int64 would wrap past 2^63 - 1: the total checked in float64)
+  if n > 0 and gpu.sum(r:astype("float64")) >= 2 ^ 62 then fail("repeat", "the repeats add up to too many elements for an array") end
   local ends = r:cumsum()
   local total = n > 0 and ends:item(n) or 0
   return gpu.take(src, gpu.searchsorted(ends, gpu.arange(total, "int64"), {side = "right"}), d)
@@ -576,9 +579,9 @@ function gpu.digitize(x, bins, right)
   local n, side = bins.size, right and "left" or "right"
   local decreasing = false
   if n >= 2 then
-    local step = gpu.diff(bins)
-    if not gpu.all(step:ge(0)) then
-      decreasing = gpu.all(step:le(0))
+    local after, before = bins:narrow(1, 2, n - 1), bins:narrow(1, 1, n - 1)   -- (a diff wraps in uint8)
+    if not gpu.all(after:ge(before)) then
+      decreasing = gpu.all(after:le(before))
       if not decreasing then fail("digitize", "bins must be monotonically increasing or decreasing") end
     end
   end

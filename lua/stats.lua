@@ -184,7 +184,8 @@ end
 local function nan_variance(R, a)
   if not floating(a) then return gpu.var(a, R.dims, {keepdim = true, ddof = R.ddof}) end
   local s, c, x = nan_sum_count(a, R, true)
-  local d = nan_to(x - s / c, 0)
+  local dev = x - s / c
+  local d = gpu.where(gpu.isnan(x), gpu.zeros({}, dev.dtype), dev)   -- (inf - inf stays NaN, as NumPy's)
   local sq = KIND[d.dtype] == "c" and gpu.real(d) * gpu.real(d) + gpu.imag(d) * gpu.imag(d) or d * d
   local dof = c - R.ddof
   local v = gpu.where(dof:le(0), 0 / 0, gpu.sum(sq, R.dims, {keepdim = true}) / dof)
@@ -249,8 +250,10 @@ end
 local function row_median(rows, k, nan)
   local lo, hi = gpu.maximum((k - 1) // 2, 0), gpu.maximum(k // 2, 0)
   local a, b = at(rows, lo), at(rows, hi)
-  if not floating(rows) then a, b = a:astype("float64"), b:astype("float64") end
-  return nan_rows(gpu.where(lo:eq(hi), a, (a + b) / 2), rows, k, nan)
+  local half = rows.dtype == "float16"   -- (its sum of two may overflow: float32, as NumPy's mean)
+  if half or not floating(rows) then a, b = a:astype(half and "float32" or "float64"), b:astype(half and "float32" or "float64") end
+  local m = gpu.where(lo:eq(hi), a, (a + b) / 2)
+  return nan_rows(half and m:astype("float16") or m, rows, k, nan)
 end
 
 local function median_of(api, nan)

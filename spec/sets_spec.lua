@@ -86,6 +86,21 @@ describe("set functions", function()
     same({1, 2}, gpu.setxor1d(gpu.array({1, 7}, "uint64"), gpu.array({7, 2}, "uint64")):totable())
   end)
 
+  it("digitize reads the bins' order without a difference that wraps; repeats too many refused", function()
+    -- NumPy: [3 2 1 0], [0 1 2], [2 1 0]
+    same({3, 2, 1, 0}, gpu.digitize(gpu.array({0, 5, 9, 20}, "uint8"), gpu.array({15, 8, 1}, "uint8")):totable())
+    same({0, 1, 2}, gpu.digitize(gpu.array({-120, 0, 120}, "int8"), gpu.array({-100, 100}, "int8")):totable())
+    same({2, 1, 0}, gpu.digitize(gpu.array({-120, 0, 120}, "int8"), gpu.array({100, -100}, "int8")):totable())
+    err("bins must be monotonically increasing or decreasing", gpu.digitize, gpu.array({1}), gpu.array({1, 3, 2}))
+    -- n * repeats past 2^63 - 1 wrapped to a small size and returned a wrong array
+    local a = gpu.arange(4, "int64")
+    err("gpu.repeat: 4611686018427387905 repeats of 4 elements are too many", gpu["repeat"], a, (1 << 62) + 1)
+    err("gpu.repeat: the repeats add up to too many elements", gpu["repeat"], a, {1 << 62, 1 << 62, 1 << 62, 2})
+    err("gpu.tile: 4611686018427387905 repetitions of 4 elements are too many", gpu.tile, a, (1 << 62) + 1)
+    err("gpu.repeat_interleave: 4611686018427387905 repeats of 4 elements", gpu.repeat_interleave, a, (1 << 62) + 1)
+    same({0, 2, 2}, gpu["repeat"](gpu.arange(3, "int64"), {1, 0, 2}):totable())
+  end)
+
   it("keep assume_unique's order and handle empty arrays", function()
     same({4, 1}, gpu.setdiff1d(gpu.array({4, 1, 3}, "int64"), gpu.array({3}, "int64"), {assume_unique = true}):totable())
     local c, i1, i2 = gpu.intersect1d(gpu.empty({0}), gpu.arange(3), {return_indices = true})
