@@ -103,6 +103,23 @@ describe("a:sort", function()
     end
   end)
 
+  it("gives the same order on the GPU's plan where passes only copy (a byte the same in every key)", function()
+    gpu.random.seed(12)
+    for _, x in ipairs({gpu.random.integers(0, 5, 6000),                     -- int64: 7 of 8 passes copy
+                        gpu.random.integers(-3, 3, {3, 5000}):astype("int32"), -- rows, negative keys
+                        gpu.full(4100, 7, "uint64"),                            -- every pass copies
+                        gpu.random.integers(0, 300, 4097):astype("float64")}) do
+      for _, desc in ipairs({false, true}) do
+        local v1, i1 = x:sort({descending = desc})
+        local v2, i2 = on_plan("gpu", function() return x:sort({descending = desc}) end)
+        assert.is_true(same(v1:totable(), v2:totable()))
+        assert.are.same(i1:totable(), i2:totable())
+        local v3 = on_plan("gpu", function() return x:sort({descending = desc, indices = false}) end)
+        assert.is_true(same(v1:totable(), v3:totable()))
+      end
+    end
+  end)
+
   it("takes empty and 0-D arrays", function()
     local v, i = gpu.zeros({0}):sort()
     assert.are.same({}, v:totable())
