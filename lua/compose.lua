@@ -404,10 +404,8 @@ function gpu.repeat_interleave(a, repeats, dim)
   local src = dim == nil and a:reshape(-1) or a
   if src.ndim == 0 then error("gpu.repeat_interleave: a 0-D array has no dimension", 2) end
   local d = dim_of(dim or 1, src.ndim, "repeat_interleave")
-  if r > 0 and src.shape[d] > math.maxinteger // r then
-    error(("gpu.repeat_interleave: %d repeats of %d elements are too many for an array"):format(r, src.shape[d]), 2)
-  end
-  return gpu.take(src, gpu.arange(src.shape[d] * r, "int64") // math.max(r, 1) + 1, d)
+  local n = gpu._arg.times(src.shape[d], r, "repeat_interleave", "repeats", 3)
+  return gpu.take(src, gpu.arange(n, "int64") // math.max(r, 1) + 1, d)
 end
 
 function gpu.tile(a, reps)
@@ -419,10 +417,8 @@ function gpu.tile(a, reps)
   local out = a:reshape(shape)
   for d = 1, nd do
     local r = count(reps[d - (nd - #reps)] or 1, "tile", "each repetition")
-    if r > 0 and shape[d] > math.maxinteger // r then
-      error(("gpu.tile: %d repetitions of %d elements are too many for an array"):format(r, shape[d]), 2)
-    end
-    if r ~= 1 then out = gpu.take(out, gpu.arange(shape[d] * r, "int64") % math.max(shape[d], 1) + 1, d) end
+    local n = gpu._arg.times(shape[d], r, "tile", "repetitions", 3)
+    if r ~= 1 then out = gpu.take(out, gpu.arange(n, "int64") % math.max(shape[d], 1) + 1, d) end
   end
   return out == a and a:copy() or out
 end

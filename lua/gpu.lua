@@ -46,6 +46,15 @@ local function whole(v)
   if math.type(v) == "float" and v == math.floor(v) then return math.tointeger(v) end
   return math.type(v) == "integer" and v or nil
 end
+-- n * r (r >= 0): the elements of n things repeated r times, refused past 2^63 - 1, where
+-- Lua's integers wrap (repeat in sets.lua, repeat_interleave and tile in compose.lua); the
+-- error at `level`, as each caller raises its others
+function arg.times(n, r, api, noun, level)
+  if r > 0 and n > math.maxinteger // r then
+    error(("gpu.%s: %d %s of %d elements are too many for an array"):format(api, r, noun, n), level)
+  end
+  return n * r
+end
 -- whether x, an array or host array, has been freed (reading any field of a freed one raises)
 local function size_of(x) return x.size end
 function arg.freed(x) return not pcall(size_of, x) end

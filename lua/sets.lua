@@ -380,14 +380,15 @@ local function repeat_(a, repeats, dim)
   if type(r) == "number" then
     r = integer(r, "repeat", "repeats")
     if r < 0 then fail("repeat", "repeats must not be negative, got %d", r) end
-    if r > 0 and n > math.maxinteger // r then fail("repeat", "%d repeats of %d elements are too many for an array", r, n) end
-    return gpu.take(src, gpu.arange(n * r, "int64") // math.max(r, 1) + 1, d)
+    return gpu.take(src, gpu.arange(gpu._arg.times(n, r, "repeat", "repeats", 0), "int64") // math.max(r, 1) + 1, d)
   end
   if n > 0 and gpu.any(r:lt(0)) then fail("repeat", "repeats must not be negative") end
-  -- (their running sum in int64 would wrap past 2^63 - 1: the total checked in float64)
-  if n > 0 and gpu.sum(r:astype("float64")) >= 2 ^ 62 then fail("repeat", "the repeats add up to too many elements for an array") end
-  local ends = r:cumsum()
+  -- their running sum in float64, which cannot wrap as int64's would past 2^63 - 1 (and is
+  -- exact below 2^53; a total past that is more than memory holds): one read-back for it
+  local ends = r:astype("float64"):cumsum()
   local total = n > 0 and ends:item(n) or 0
+  if total >= 2 ^ 62 then fail("repeat", "the repeats add up to too many elements for an array") end
+  total = math.tointeger(total)
   return gpu.take(src, gpu.searchsorted(ends, gpu.arange(total, "int64"), {side = "right"}), d)
 end
 gpu["repeat"] = repeat_
