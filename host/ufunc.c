@@ -248,16 +248,21 @@ static int rows_fit(const Ufunc *u, const Operand *ops, const GpuLayout *ls, int
 static void set_rows(lua_State *L, Launch *g, const GpuLayout *ls, int na, int chunk, int cpu) {
   char *p = (char *)g->layout;
   int64_t rows = ls[0].shape.dim[0], cols = ls[0].shape.dim[1], per_row = cols / chunk;
-  int64_t head[3] = {rows, per_row, cols}, groups = (rows + 3) / 4;
+  int64_t head[3] = {rows, per_row, cols};
   memcpy(p, head, sizeof head);
   for (int a = 0; a < na; a++) {
     int32_t inner = ls[a].strides[1] != 0;
     memcpy(p + 24 + 8 * a, &ls[a].strides[0], 8);
     memcpy(p + 24 + 8 * na + 4 * a, &inner, 4);
   }
-  g->grid[0] = blocks_for(L, per_row);
+  /* a block as wide as a row's chunks (at most BLOCK); on a GPU its other threads take
+   * further rows (its y), so short rows leave none idle */
+  unsigned wide = (unsigned)(per_row < BLOCK ? per_row : BLOCK), tall = cpu ? 1 : BLOCK / wide;
+  int64_t groups = (rows + 4 * (int64_t)tall - 1) / (4 * (int64_t)tall);   /* 4: EW_ROWS */
+  g->block[0] = wide;
+  g->block[1] = tall;
+  g->grid[0] = blocks_for(L, per_row);   /* one when the rows are shorter than a block */
   g->grid[1] = (unsigned)(groups < 65535 ? groups : 65535);
-  if (cpu && per_row < BLOCK) g->block[0] = (unsigned)per_row;
 }
 
 /* ew::strided<ND, NA>: n, nd (and padding), shape[ND], stride[NA][ND], magic[ND], shift[ND]. */

@@ -248,10 +248,11 @@ end
 
 -- Rows: C-ordered output of rows x cols (cols a multiple of EW_VEC), each input walking a
 -- row with stride 1 or 0 (a broadcast (N, 1) + (1, M) is one of each). blockIdx.x and the
--- threads take a row's chunks of EW_VEC consecutive elements, blockIdx.y groups of
--- EW_ROWS rows (grid-striding past 65535 groups): a thread loads its chunk of each of its
--- rows (a vector from an input of stride 1, one element from one of stride 0), then
--- computes and stores them, with no division for the place.
+-- x threads take a row's chunks of EW_VEC consecutive elements; blockIdx.y and the y
+-- threads groups of rows, EW_ROWS a thread, blockDim.y apart (a block of short rows thus
+-- covers blockDim.y * EW_ROWS consecutive rows; grid-striding past 65535 groups): a thread
+-- loads its chunk of each of its rows (a vector from an input of stride 1, one element
+-- from one of stride 0), then computes and stores them, with no division for the place.
 local function rows_kernel(P)
   local L = {}
   local function add(s) L[#L + 1] = s end
@@ -261,13 +262,14 @@ local function rows_kernel(P)
   add("  const long long c = (long long)blockIdx.x * blockDim.x + threadIdx.x;")
   add("  if (c >= r.per_row) return;")
   add("  const long long n = r.rows * r.cols, col = c * EW_VEC;")
-  add("  for (long long row0 = (long long)blockIdx.y * EW_ROWS; row0 < r.rows; row0 += (long long)gridDim.y * EW_ROWS) {")
+  add("  const long long span = (long long)blockDim.y * EW_ROWS;")
+  add("  for (long long row0 = (long long)blockIdx.y * span + threadIdx.y; row0 < r.rows; row0 += (long long)gridDim.y * span) {")
   for a, p in ipairs(A) do
     add(("    ew::vec<%s, EW_VEC> %s[EW_ROWS];"):format(p.type, p.var))
   end
   add("#pragma unroll")
   add("    for (int k = 0; k < EW_ROWS; k++) {")
-  add("      const long long row = row0 + k;")
+  add("      const long long row = row0 + k * (long long)blockDim.y;")
   add("      if (row >= r.rows) break;")
   for a, p in ipairs(A) do
     local j = a - 1
@@ -284,7 +286,7 @@ local function rows_kernel(P)
   add("    }")
   add("#pragma unroll")
   add("    for (int k = 0; k < EW_ROWS; k++) {")
-  add("      const long long row = row0 + k;")
+  add("      const long long row = row0 + k * (long long)blockDim.y;")
   add("      if (row >= r.rows) break;")
   add("#pragma unroll")
   add("      for (int e = 0; e < EW_VEC; e++) " .. call(P, function(p)

@@ -254,12 +254,15 @@ describe("broadcasting", function()
                ("at %d, %d"):format(i, j))
       end
     end
-    -- more row groups (4 rows each) than a grid's y has (65535): the kernel strides on
-    local R = 4 * 65535 + 6
-    local tall = (gpu.arange(R, "int32"):reshape(R, 1) + gpu.array({0, 1, 2, 3}, "int32"):reshape(1, 4)):totable()
-    for _, i in ipairs({1, 4 * 65535, 4 * 65535 + 1, R}) do
-      assert.are.same({i - 1, i, i + 1, i + 2}, tall[i])
+    -- more row groups than a grid's y has (65535): the kernel strides on. A group is 4 rows
+    -- a thread; on a GPU a block of one-chunk rows has 256 threads of rows (4 GiB here)
+    local G = 4 * 65535 * (gpu.backend() == "cpu" and 1 or 256)
+    local R = G + 6
+    local tall = gpu.arange(R, "int32"):reshape(R, 1) + gpu.array({0, 1, 2, 3}, "int32"):reshape(1, 4)
+    for _, i in ipairs({1, 2, 1000, G, G + 1, R}) do
+      assert.are.same({i - 1, i, i + 1, i + 2}, tall[{{i, i}}]:flatten():totable())
     end
+    tall:free()
     local odd = (gpu.arange(M):astype("float32") * 1000)[{{2, M}}]:reshape(1, M - 1)  -- not aligned
     assert.are.same((col + odd):totable(), (col + odd:contiguous()):totable())
     local x = gpu.arange(3001):astype("float32") * 0.5
