@@ -255,14 +255,17 @@ describe("broadcasting", function()
       end
     end
     -- more row groups than a grid's y has (65535): the kernel strides on. A group is 4 rows
-    -- a thread; on a GPU a block of one-chunk rows has 256 threads of rows (4 GiB here)
+    -- a thread; on a GPU a block of one-chunk rows has 256 threads of rows (5 GiB here:
+    -- only where the device has four times that free)
     local G = 4 * 65535 * (gpu.backend() == "cpu" and 1 or 256)
     local R = G + 6
-    local tall = gpu.arange(R, "int32"):reshape(R, 1) + gpu.array({0, 1, 2, 3}, "int32"):reshape(1, 4)
-    for _, i in ipairs({1, 2, 1000, G, G + 1, R}) do
-      assert.are.same({i - 1, i, i + 1, i + 2}, tall[{{i, i}}]:flatten():totable())
+    if gpu.backend() == "cpu" or gpu.mem_info() > 4 * 20 * R then
+      local tall = gpu.arange(R, "int32"):reshape(R, 1) + gpu.array({0, 1, 2, 3}, "int32"):reshape(1, 4)
+      for _, i in ipairs({1, 2, 1000, G, G + 1, R}) do
+        assert.are.same({i - 1, i, i + 1, i + 2}, tall[{{i, i}}]:flatten():totable())
+      end
+      tall:free()
     end
-    tall:free()
     local odd = (gpu.arange(M):astype("float32") * 1000)[{{2, M}}]:reshape(1, M - 1)  -- not aligned
     assert.are.same((col + odd):totable(), (col + odd:contiguous()):totable())
     local x = gpu.arange(3001):astype("float32") * 0.5
