@@ -79,6 +79,12 @@ static void on_sigint(int sig) {
   lua_sethook(running, interrupt_hook, LUA_MASKCALL | LUA_MASKRET | LUA_MASKLINE | LUA_MASKCOUNT, 1);
 }
 
+/* A write past the file size limit (`ulimit -f`) fails with EFBIG instead of ending the
+ * program, in every thread (the driver's and the CPU backend's too): `f:write` returns
+ * nil and "File too large", as in Python, which ignores the signal. A handler, not
+ * SIG_IGN, so that the programs os.execute and io.popen start get the default again. */
+static void on_sigxfsz(int sig) { (void)sig; }
+
 static int docall(lua_State *L, int narg, int nres) {
   int base = lua_gettop(L) - narg;
   lua_pushcfunction(L, msghandler);
@@ -463,6 +469,12 @@ int main(int argc, char **argv) {
     if (strcmp(argv[i], "--") == 0 || strcmp(argv[i], "-") == 0) break;
     if ((argv[i][1] == 'e' || argv[i][1] == 'l') && argv[i][2] == '\0') i++;
   }
+  struct sigaction xfsz;
+  memset(&xfsz, 0, sizeof xfsz);
+  xfsz.sa_handler = on_sigxfsz;
+  xfsz.sa_flags = SA_RESTART;
+  sigemptyset(&xfsz.sa_mask);
+  sigaction(SIGXFSZ, &xfsz, NULL);
   lua_State *L = luaL_newstate();
   if (L == NULL) {
     print_message("cannot create state: not enough memory");

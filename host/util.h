@@ -54,7 +54,8 @@ int file_write(const char *path, const void *data, size_t n);
 /* Writes n bytes to fd; 0, or -1 on any failure. A write past a file size limit (ulimit
  * -f) fails with EFBIG and raises SIGXFSZ, whose default ends the process: the signal is
  * blocked meanwhile and the one the write raised taken back, so gpuhost's own writes
- * (the compile cache, a kernel's files) just fail. */
+ * (the compile cache, a kernel's files) just fail in a program that embeds gpuhost too
+ * (the gpuhost program catches the signal in every thread: main.c). */
 int fd_write_all(int fd, const void *data, size_t n);
 
 /* ---- files of lua/ and kernels/ compiled into the binary (embed.c) ---- */

@@ -57,6 +57,27 @@ print("alive")
     end
   end)
 
+  it("gives a Lua error for a write past the file size limit; the programs it starts do not", function()
+    local big = os.tmpname()
+    local code = ([[
+local f = assert(io.open(%q, "w"))
+local ok, err = f:write(("x"):rep(200000))
+print("write", ok, err)
+f:close()
+local a, how, code = os.execute("head -c 200000 /dev/zero > %s")
+print("child", a, how == "signal" and code or how == "exit" and code - 128)
+print("alive")
+]]):format(big, big)
+    local f = S.tmpfile(code)
+    local out, status, err = S.run("ulimit -f 64; " .. S.gpuhost .. " " .. f)
+    os.remove(f)
+    os.remove(big)
+    assert.are.equal(0, status, err)
+    assert.matches("^write\tnil\tFile too large\n", out)
+    assert.matches("\nchild\tnil\t25\n", out)          -- ended by SIGXFSZ, the default
+    assert.matches("\nalive\n$", out)
+  end)
+
   it("refuses a GPU_BACKEND that is neither cuda nor cpu", function()
     local out, status, err = S.run("GPU_BACKEND=garbage " .. S.gpuhost .. " -e 'print(1)'")
     assert.are.equal(1, status)
