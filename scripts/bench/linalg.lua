@@ -4,19 +4,7 @@
 -- asserts a time. Run:
 --   build/gpuhost scripts/bench/linalg.lua; python3 scripts/bench/linalg_cupy.py
 local L = gpu.linalg
-local function median(t) table.sort(t); return t[(#t + 1) // 2] end
-local function bench(name, f, reps)
-  f(); gpu.synchronize()
-  local times = {}
-  for _ = 1, 5 do
-    local t0 = gpu.clock()
-    for _ = 1, reps do f() end
-    gpu.synchronize()
-    times[#times + 1] = (gpu.clock() - t0) / reps * 1e3
-  end
-  print(("%s\t%.3f"):format(name, median(times)))
-  io.stdout:flush()
-end
+local bench = dofile((arg[0]:match("^(.*)/") or ".") .. "/timing.lua").bench
 local N = gpu.backend() == "cpu" and 256 or 2048
 gpu.random.seed(1)
 local a = gpu.random.normal(0, 1, {N, N}, "float64") + gpu.eye(N, "float64") * N

@@ -4,19 +4,7 @@
 -- calls and a synchronization, median of 5 rounds); never asserts a time. Run:
 --   build/gpuhost scripts/bench/newfuncs.lua; python3 scripts/bench/newfuncs_cupy.py
 local L = gpu.linalg
-local function median(t) table.sort(t); return t[(#t + 1) // 2] end
-local function bench(name, f, reps)
-  f(); gpu.synchronize()
-  local times = {}
-  for _ = 1, 5 do
-    local t0 = gpu.clock()
-    for _ = 1, reps do f() end
-    gpu.synchronize()
-    times[#times + 1] = (gpu.clock() - t0) / reps * 1e3
-  end
-  print(("%s\t%.3f"):format(name, median(times)))
-  io.stdout:flush()
-end
+local bench = dofile((arg[0]:match("^(.*)/") or ".") .. "/timing.lua").bench
 local cpu = gpu.backend() == "cpu"
 local N, M = cpu and 256 or 2048, cpu and 1e5 or 1e7
 gpu.random.seed(1)

@@ -1,7 +1,7 @@
--- timing.lua: the timing loop the benchmark scripts share (half.lua, sparse.lua,
--- ndimage.lua): bench(name, f, reps [, rate]) calls f once to warm it, then times 5 rounds
--- of `reps` calls, each round closed by a synchronization, and prints "name<TAB>ms a
--- call<TAB>rate(t)" for the median round (rate: a function of the seconds a call, for a
+-- timing.lua: the timing loop the benchmark scripts share (half.lua, sparse.lua, linalg.lua,
+-- ndimage.lua and others): bench(name, f, reps [, rate]) calls f once to warm it, then
+-- times 5 rounds of `reps` calls, each round closed by a synchronization, and prints
+-- "name<TAB>ms a call<TAB>rate(t)" for the median round (rate: a function of the seconds a call, for a
 -- GB/s or TFLOP/s column). Never asserts a time. Loaded by the scripts with
 --   local bench = dofile((arg[0]:match("^(.*)/") or ".") .. "/timing.lua").bench
 local M = {}

@@ -3,19 +3,7 @@
 -- under the same names). "name<TAB>ms a call": wall time of repeated calls and a
 -- synchronization, median of 5 rounds; never asserts a time. Run:
 --   build/gpuhost scripts/bench/vectorize.lua; python3 scripts/bench/vectorize.py
-local function median(t) table.sort(t); return t[(#t + 1) // 2] end
-local function bench(name, f, reps)
-  f(); gpu.synchronize()
-  local times = {}
-  for _ = 1, 5 do
-    local t0 = gpu.clock()
-    for _ = 1, reps do f() end
-    gpu.synchronize()
-    times[#times + 1] = (gpu.clock() - t0) / reps * 1e3
-  end
-  print(("%s\t%.4f"):format(name, median(times)))
-  io.stdout:flush()
-end
+local bench = dofile((arg[0]:match("^(.*)/") or ".") .. "/timing.lua").bench
 local cpu = gpu.backend() == "cpu"
 local N = cpu and 1 << 16 or 1 << 24
 gpu.random.seed(1)
