@@ -808,6 +808,6 @@ end
 -- loads this file before them)
 gpu._ndimage = {fail = fail, input_of = input_of, integer = integer, number = number, options = options,
                 mode_of = mode_of, output_of = output_of, result_output = result_output, nd_origins = nd_origins,
-                footprint_taps = footprint_taps}
+                footprint_taps = footprint_taps, constant = constant}
 
 for name, f in pairs(nd) do nd[name] = gpu._api(f) end

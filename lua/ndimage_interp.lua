@@ -14,6 +14,7 @@ for _, d in ipairs(gpu._dtypes) do KIND[d.name], CTYPE[d.name], SIZE[d.name] = d
 
 local common = gpu._ndimage   -- lua/ndimage.lua's checks
 local fail, number, options = common.fail, common.number, common.options
+local constant = common.constant   -- small tables on the device, kept by contents and device
 
 -- scipy's modes, numbered as the kernels' interp:: enum
 local MODES = {nearest = 0, wrap = 1, reflect = 2, ["grid-mirror"] = 2, mirror = 3, constant = 4,
@@ -110,20 +111,6 @@ local function kernel(name)
 end
 
 local function grid_for(n, block) return math.max(1, math.min(MAX_GRID, (n + block - 1) // block)) end
-
--- small constant tables on the device, kept by their contents and device (a call repeated
--- on arrays of one shape copies nothing)
-local constants, n_constants = {}, 0
-local function constant(list, dtype, device)
-  local key = string.pack("s1j", dtype, device) .. string.pack((dtype == "int64" and "j" or "d"):rep(#list), table.unpack(list))
-  local a = constants[key]
-  if not a then
-    if n_constants >= 256 then constants, n_constants = {}, 0 end
-    a = gpu.with_device(device, gpu.array, list, dtype)   -- (on the key's device, whichever is current)
-    constants[key], n_constants = a, n_constants + 1
-  end
-  return a
-end
 
 -- input as a new float64 C-ordered array, dim d widened by pads[d] on both sides with the
 -- edge's values (edge) or cval
