@@ -328,6 +328,27 @@ print(e.name, e.log)]]
     os.remove(hang)
   end)
 
+  it("works in a folder that a killed process leaves and the next process removes", function()
+    -- the process names its folder (the one whose lock it holds); the first ends by SIGKILL
+    local code = [[
+gpu.kernel("__global__ void k(int *x) { x[0] = %d; }", {check = false}):compile()
+local pid = io.open("/proc/self/stat"):read("n")
+local ls = io.popen("ls -l /proc/" .. pid .. "/fd"):read("a")
+io.write(ls:match("(/tmp/gpuhost%%-prelude%%-%%w+)/lock") or "none", "\n")
+io.stdout:flush()
+if %s then os.execute("kill -9 " .. pid) end]]
+    local cache = os.tmpname() .. "-cache"
+    local out, status = cpu_child("GPUHOST_CACHE_DIR=" .. cache, code:format(1, "true"))
+    local dir = out:match("^(/tmp/gpuhost%-prelude%-%w+)\n$")
+    assert.is_truthy(dir, out)
+    assert.are.equal(137, status)                          -- (the shell's 128 + SIGKILL)
+    assert.are.equal("", (S.run("ls -A " .. dir .. "/lock 2>/dev/null >/dev/null || echo gone")))
+    out = cpu_child("GPUHOST_CACHE_DIR=" .. cache, code:format(2, "false"))   -- a compile: it sweeps
+    assert.matches("^/tmp/gpuhost%-prelude%-%w+\n$", out)
+    assert.are.equal("gone\n", (S.run("ls -d " .. dir .. " 2>/dev/null || echo gone")))
+    os.execute("rm -rf " .. cache)
+  end)
+
   it("points errors in a kernel's entry at the script's line of its declaration", function()
     local src = [[
 template <class T>

@@ -1,8 +1,8 @@
 /* compile.c: CUDA C to a shared library, by the host's C++ compiler ($CXX, else c++; GCC
  * 11 or later, for the reports it writes): the translation unit (source.c) is written to a
- * private temporary folder, compiled with the prelude (prelude.c) under a time limit
- * (GPUHOST_CXX_TIMEOUT seconds, 300 unless set), and the library read back into memory
- * with the frame sizes the compiler reported; the folder is removed.
+ * private temporary folder (in the prelude's), compiled with the prelude (prelude.c) under
+ * a time limit (GPUHOST_CXX_TIMEOUT seconds, 300 unless set), and the library read back
+ * into memory with the frame sizes the compiler reported; the folder is removed.
  * From a process's third compile on, the prelude is precompiled (it is most of a small
  * kernel's compile time). */
 #include <errno.h>
@@ -22,7 +22,7 @@
 extern char **environ;
 
 /* A kernel's temporary folder and the paths in it. */
-typedef struct Workdir { char dir[32], path[64]; } Workdir;
+typedef struct Workdir { char dir[64], path[96]; } Workdir;
 static const char *in_dir(Workdir *w, const char *name) {
   snprintf(w->path, sizeof w->path, "%s/%s", w->dir, name);
   return w->path;
@@ -97,7 +97,7 @@ static char *unconst(const char *s) {
 }
 
 /* The compiler's command line (malloc'd; free it); its strings point into c, w and job. */
-typedef struct Command { char words[512], incl[64], out[64], src[64]; } Command;
+typedef struct Command { char words[512], incl[80], out[96], src[96]; } Command;
 static char **build_argv(Command *c, Workdir *w, const GpuCompileJob *job) {
   char **argv = malloc(((size_t)job->nopts + 48) * sizeof *argv);
   if (argv == NULL) return NULL;
@@ -226,7 +226,6 @@ static GpuResult compile_in(Workdir *w, const GpuCompileJob *job, const int *loo
   char msg[600], logpath[sizeof w->path];
   long timeout = cpu_env_number("GPUHOST_CXX_TIMEOUT", 1, 86400, 300, msg, sizeof msg);
   if (timeout < 0) return compile_error(out, GPU_ERR_CPU_COMPILE, msg);
-  if (prelude_dir() == NULL) return compile_error(out, GPU_ERR_CPU_COMPILE, "cannot write the prelude's headers");
   precompile(timeout);
   Command c;
   char **argv = build_argv(&c, w, job);
@@ -263,7 +262,9 @@ GpuResult cpu_compile(const GpuCompileJob *job, GpuImage *out) {
     return compile_error(out, GPU_ERR_CPU_UNSUPPORTED, msg);
   }
   Workdir w;
-  snprintf(w.dir, sizeof w.dir, "/tmp/gpuhost-cpu-XXXXXX");
+  const char *prelude = prelude_dir();   /* the work folder is made in it (prelude.c) */
+  if (prelude == NULL) return compile_error(out, GPU_ERR_CPU_COMPILE, "cannot write the prelude's headers");
+  snprintf(w.dir, sizeof w.dir, "%s/k-XXXXXX", prelude);
   if (!mkdtemp(w.dir)) return compile_error(out, GPU_ERR_CPU_COMPILE, "cannot make a temporary folder");
   Buf src = {0};
   int *loops = calloc((size_t)job->nnames + 1, sizeof *loops);

@@ -1,12 +1,18 @@
 /* prelude.c: how kernels are compiled here: the compiler ($CXX, else c++), the flags every
  * compile shares, and the prelude, the headers every kernel includes (kernels/cpu.h and
- * what it needs), written once per process into a private folder (removed at exit), where
- * compile.c also puts their precompiled form. And what the cache key needs to know of all
- * this (cpu_compiler_id). */
+ * what it needs), written once per process into a private folder (removed at exit, or by
+ * a later process when this one was killed), where compile.c also puts their precompiled
+ * form and its work folders. And what the cache key needs to know of all this
+ * (cpu_compiler_id). */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include "cpu_internal.h"
 #include "util.h"
@@ -170,42 +176,104 @@ GpuResult cpu_arch(char *out, size_t n) {
 
 /* ---- the prelude's folder ---- */
 
+/* The folder also holds each compile's work folder (compile.c) and a file, lock, on which
+ * the process holds a lock while it lives: a process ended without its exit handlers
+ * (killed, crashed) leaves a folder (40 MB with the precompiled prelude) whose lock nobody
+ * holds, and the next process to make one removes it. */
+#define PRELUDE_PREFIX "gpuhost-prelude-"
+#define OLD_WORK_PREFIX "gpuhost-cpu-"   /* the work folders of gpuhost before the lock */
+#define WEEK (7 * 24 * 3600)
+
 static char prelude[40];   /* "" until made */
 
-static void prelude_remove(void) {
-  char path[200];
-  for (size_t i = 0; i < NSUPPORT; i++) {
-    snprintf(path, sizeof path, "%s/%s", prelude, support_files[i].name);
-    unlink(path);
+/* Removes the folder name (in the folder at) and what it holds, down to depth folders
+ * below it; links are removed, never followed. */
+static void remove_tree(int at, const char *name, int depth) {
+  int fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+  if (d == NULL && fd >= 0) close(fd);
+  for (struct dirent *e; d && (e = readdir(d)) != NULL;) {
+    struct stat st;
+    if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+    if (fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+    if (!S_ISDIR(st.st_mode)) unlinkat(fd, e->d_name, 0);
+    else if (depth > 0) remove_tree(fd, e->d_name, depth - 1);
   }
-  snprintf(path, sizeof path, "%s/%s", prelude, SUPPORT_SUBDIR);
-  rmdir(path);
-  const char *more[] = {"gpuhost_cpu.h.gch", "gpuhost_cpu.h.gch.tmp", "gch.log"};
-  for (size_t i = 0; i < 3; i++) {
-    snprintf(path, sizeof path, "%s/%s", prelude, more[i]);
-    unlink(path);
+  if (d) closedir(d);
+  unlinkat(at, name, AT_REMOVEDIR);
+}
+
+/* Whether the folder name in /tmp (open as tmp) was left by a process that is gone: this
+ * user's, and its lock held by nobody (or, from before the lock, untouched for a week). */
+static int left_behind(int tmp, const char *name, int locked) {
+  int fd = openat(tmp, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), gone = 0;
+  struct stat st;
+  if (fd < 0) return 0;
+  if (fstat(fd, &st) == 0 && st.st_uid == getuid()) {
+    int lk = locked ? openat(fd, "lock", O_RDONLY | O_NOFOLLOW | O_CLOEXEC) : -1;
+    if (lk >= 0) {
+      gone = flock(lk, LOCK_EX | LOCK_NB) == 0;
+      close(lk);
+    } else {
+      gone = (!locked || errno == ENOENT) && time(NULL) - st.st_mtime > WEEK;
+    }
   }
-  rmdir(prelude);
+  close(fd);
+  return gone;
+}
+
+static void sweep(void) {
+  DIR *d = opendir("/tmp");
+  if (d == NULL) return;
+  for (struct dirent *e; (e = readdir(d)) != NULL;) {
+    int ours = strncmp(e->d_name, PRELUDE_PREFIX, strlen(PRELUDE_PREFIX)) == 0;
+    if ((ours || strncmp(e->d_name, OLD_WORK_PREFIX, strlen(OLD_WORK_PREFIX)) == 0) &&
+        left_behind(dirfd(d), e->d_name, ours))
+      remove_tree(dirfd(d), e->d_name, 2);
+  }
+  closedir(d);
+}
+
+static void prelude_remove(void) { remove_tree(AT_FDCWD, prelude, 2); }
+
+/* Takes the lock on a file made in dir and then named lock, so that no other process finds
+ * the name unlocked; the descriptor stays open (and out of the compiler's hands) until
+ * the process ends. 0 or -1. */
+static int hold_lock(const char *dir) {
+  char tmp[200], path[200];
+  snprintf(tmp, sizeof tmp, "%s/lock.new", dir);
+  snprintf(path, sizeof path, "%s/lock", dir);
+  int fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) return -1;
+  if (flock(fd, LOCK_EX | LOCK_NB) != 0 || rename(tmp, path) != 0) {
+    close(fd);
+    unlink(tmp);
+    return -1;
+  }
+  return 0;
 }
 
 const char *prelude_dir(void) {
   if (prelude[0]) return prelude;
-  char dir[40] = "/tmp/gpuhost-prelude-XXXXXX", path[200];
+  sweep();
+  char dir[40] = "/tmp/" PRELUDE_PREFIX "XXXXXX", path[200];
   if (!mkdtemp(dir)) return NULL;
+  snprintf(prelude, sizeof prelude, "%s", dir);
+  hold_lock(dir);   /* (without it the folder is swept only when a week old) */
+  int ok = 1;
   snprintf(path, sizeof path, "%s/%s", dir, SUPPORT_SUBDIR);
   mkdir(path, 0700);   /* a failure shows as the write below failing */
-  for (size_t i = 0; i < NSUPPORT; i++) {
+  for (size_t i = 0; ok && i < NSUPPORT; i++) {
     size_t len;
     const char *text = support_text(i, &len);
     snprintf(path, sizeof path, "%s/%s", dir, support_files[i].name);
-    if (file_write(path, text, len) != 0) {
-      snprintf(prelude, sizeof prelude, "%s", dir);
-      prelude_remove();
-      prelude[0] = '\0';
-      return NULL;
-    }
+    ok = file_write(path, text, len) == 0;
   }
-  snprintf(prelude, sizeof prelude, "%s", dir);
+  if (!ok) {
+    prelude_remove();
+    prelude[0] = '\0';
+    return NULL;
+  }
   atexit(prelude_remove);
   return prelude;
 }
