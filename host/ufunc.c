@@ -80,8 +80,9 @@ static int tile_possible(const Ufunc *u, const Operand *ops) {
   return u->nin == 1 && u->nout == 1 && ops[0].kind == OPK_ARRAY && dtypes[ops[1].dtype].size <= 8;
 }
 
-/* [-0, +0, e] Makes the program for these operands (lua/arrays.lua, through codegen);
- * returns its index among u's programs. */
+/* [-0, +0, e] Makes the program for these operands (lua/arrays.lua, through codegen; on the
+ * CPU backend a table that makes a program a kernel: entry_function); returns its index
+ * among u's programs. */
 static int program_make(lua_State *L, int uidx, Ufunc *u, const Operand *ops, int vec) {
   int n = u->nin + u->nout;
   lua_rawgetp(L, LUA_REGISTRYINDEX, &BUILD_KEY);
@@ -166,9 +167,14 @@ static CUfunction entry_function(lua_State *L, int uidx, UEntry *e, int v) {
   }
   if (e->fn[v] == NULL) {
     const char *origin;
+    int index = v;
     lua_getiuservalue(L, uidx, UV_PROGRAMS);
-    lua_rawgeti(L, -1, e->program);
-    e->fn[v] = program_function(L, lua_gettop(L), v, &origin);
+    if (lua_rawgeti(L, -1, e->program) == LUA_TTABLE) {   /* the CPU backend's: a program a kernel */
+      lua_geti(L, -1, v + 1);   /* (made now, the first time: lua/arrays.lua) */
+      lua_remove(L, -2);
+      index = 0;
+    }
+    e->fn[v] = program_function(L, lua_gettop(L), index, &origin);
     lua_pop(L, 2);
   }
   return e->fn[v];

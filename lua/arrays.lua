@@ -21,8 +21,13 @@ local function recipe(u, ops, vec, tile)
   return table.concat(r, " ")
 end
 
+-- The program of u for these operands: on a GPU one program of every layout's kernel
+-- (NVRTC compiles the seven in about the time of one, and CUDA loads each at its first
+-- launch); on the CPU backend a table that makes the program of a layout's kernel alone
+-- at its first launch (host/ufunc.c asks it for [variant + 1]): the C++ compiler takes
+-- three times as long for all seven as for one (sin of float64: 1.12 s against 0.37 s).
 gpu._set_builder(function(u, ops, vec, tile)
-  local function source()
+  local function source(only)
     local codegen = codegen_of()
     local d
     if u.rule == "custom" then
@@ -32,18 +37,27 @@ gpu._set_builder(function(u, ops, vec, tile)
     else
       d = {names = builtin_names(u.nin), body = codegen.builtin_body(u.expr, ops, u.nin)}
     end
-    d.nin, d.ops, d.vec, d.tile = u.nin, ops, vec, tile
+    d.nin, d.ops, d.vec, d.tile, d.only = u.nin, ops, vec, tile, only
     return codegen.source(d)
   end
-  -- no fused multiply-add, so that a * b + c gives the same bits as the CPU backend
-  local spec = {options = {"--fmad=false"}, debug = false, prefix = ""}
-  if u.rule == "custom" then
-    spec.source, spec.names = source()
-  else
-    spec.key, spec.source = recipe(u, ops, vec, tile), source   -- its first result: the source
-    spec.names = {table.unpack(gpu._ew_kernels, 1, tile and 7 or 6)}
+  local function program(only)   -- only: a kernel's place in gpu._ew_kernels, or nil for all
+    -- no fused multiply-add, so that a * b + c gives the same bits as the CPU backend
+    local spec = {options = {"--fmad=false"}, debug = false, prefix = ""}
+    if u.rule == "custom" then
+      spec.source, spec.names = source(only)
+    else
+      spec.key = recipe(u, ops, vec, tile) .. (only and " kernel " .. only or "")
+      spec.source = function() return (source(only)) end
+      spec.names = only and {gpu._ew_kernels[only]} or {table.unpack(gpu._ew_kernels, 1, tile and 7 or 6)}
+    end
+    return gpu._program(spec)
   end
-  return gpu._program(spec)
+  if gpu.backend() ~= "cpu" then return program() end
+  return setmetatable({}, {__index = function(t, v)
+    local p = program(v)
+    t[v] = p
+    return p
+  end})
 end)
 
 -- gpu.clip(a, lo, hi [, {out =}]): a limited to [lo, hi]; nil for either leaves that side

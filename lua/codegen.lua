@@ -354,7 +354,8 @@ end
 
 -- d: {ops = {{dtype =, scalar =}, ...} (inputs, then outputs), nin =, names = {...} (the
 -- body's name for each operand), body =, typedefs =, vec =, load_outputs = {...},
--- tile = bool} -> source, kernel names
+-- tile = bool, only = the place in NAMES of the one kernel to write, or nil for all}
+-- -> source, kernel names
 function M.source(d)
   local P = pieces(d)
   local parts = {gpu._embedded("kernels/ops/ew.cuh"), gpu._embedded("kernels/ops/complex.cuh")}
@@ -369,6 +370,12 @@ function M.source(d)
   parts[#parts + 1] = ("#define EW_ROWS 4\n#ifdef GPUHOST_CPU\n#define EW_VEC 1\n#define EW_UNROLL 1\n#else\n#define EW_VEC %d\n#define EW_UNROLL %d\n#endif\n")
                       :format(chunk, d.vec // chunk)
   parts[#parts + 1] = body_fn(d, P)
+  if d.only then   -- one kernel (the CPU backend's programs: lua/arrays.lua)
+    local only = d.only
+    local kernel = only == 1 and flat_kernel or only <= 5 and strided_kernel or only == 6 and rows_kernel or tile_kernel
+    parts[#parts + 1] = kernel(P)
+    return table.concat(parts), {M.NAMES[only]}
+  end
   parts[#parts + 1] = flat_kernel(P)
   parts[#parts + 1] = strided_kernel(P)
   parts[#parts + 1] = rows_kernel(P)

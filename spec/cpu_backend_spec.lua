@@ -349,6 +349,20 @@ if %s then os.execute("kill -9 " .. pid) end]]
     os.execute("rm -rf " .. cache)
   end)
 
+  it("compiles an operation's kernel for a layout at its first launch in that layout", function()
+    local cache = os.tmpname() .. "-cache"
+    local out = cpu_child("GPUHOST_CACHE_DIR=" .. cache, [[
+local function entries() return #io.popen("ls " .. os.getenv("GPUHOST_CACHE_DIR")):read("a"):gsub("[^\n]", "") end
+local x = gpu.zeros({4, 4}, "float64")
+local before = entries()
+local y = x + x                                   -- the flat kernel
+local flat = entries()
+local z = x.T + x                                 -- the same dtypes, the strided kernel
+print(flat - before, entries() - flat, z:sum())]])
+    os.execute("rm -rf " .. cache)
+    assert.are.equal("1\t1\t0.0\n", out)
+  end)
+
   it("points errors in a kernel's entry at the script's line of its declaration", function()
     local src = [[
 template <class T>
