@@ -111,12 +111,18 @@ const char *resolve_types(int rule, int nin, Operand *ops, GpuDtype *out) {
   GpuDtype c = result_type(nin, ops), loop = c;
   const char *err = NULL;
   switch (rule) {
-    case RULE_COMPARE:   /* integers exactly in their own types; floats in the common one */
+    case RULE_COMPARE: {   /* integers exactly in their own types (uint64 with a signed type
+                            * too, whose common type is float64); floats in the common one */
+      int exact = 1;
+      for (int i = 0; i < nin; i++) {
+        GpuDtype own = ops[i].kind == OPK_ARRAY ? ops[i].dtype : scalar_own(&ops[i]);
+        if (dtypes[own].kind == 'f' || dtypes[own].kind == 'c') exact = 0;
+      }
       for (int i = 0; i < nin; i++)
-        ops[i].loop = dtypes[c].kind == 'f' || dtypes[c].kind == 'c' ? c
-                    : ops[i].kind == OPK_ARRAY ? ops[i].dtype : scalar_own(&ops[i]);
+        ops[i].loop = !exact ? c : ops[i].kind == OPK_ARRAY ? ops[i].dtype : scalar_own(&ops[i]);
       *out = DT_BOOL;
       return NULL;
+    }
     case RULE_LOGICAL: case RULE_PREDICATE:
       for (int i = 0; i < nin; i++)
         ops[i].loop = ops[i].kind == OPK_ARRAY ? ops[i].dtype : scalar_own(&ops[i]);

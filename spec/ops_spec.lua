@@ -100,6 +100,13 @@ describe("arithmetic", function()
     assert.are.same({true, true, true}, gpu.array({1, 2, 3}, "uint8"):lt(300):totable())   -- NumPy 2 too
     assert.are.same({false, false}, gpu.array({0, 2^63}, "uint64"):eq(gpu.array({-1, math.mininteger}, "int64")):totable())
     assert.are.same({true, false}, gpu.array({-1, 5}, "int64"):lt(gpu.array({0, 5}, "uint64")):totable())
+    -- uint64 with int64 (whose common type is float64, which rounds both): exactly too
+    local u = gpu.array({math.mininteger, 1 << 53}, "uint64")                 -- 2^63, 2^53
+    local i = gpu.array({math.maxinteger, (1 << 53) + 1}, "int64")            -- 2^63 - 1, 2^53 + 1
+    assert.are.same({false, false}, u:eq(i):totable())
+    assert.are.same({true, false}, u:gt(i):totable())
+    assert.are.same({false, true}, i:gt(u):totable())
+    assert.is_false(gpu.array_equal(u, i))
     local nan = gpu.array({0 / 0, 1})
     assert.are.same({false, true}, nan:eq(nan):totable())
     assert.are.same({false, false}, nan:lt(0):totable())
