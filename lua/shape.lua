@@ -456,8 +456,16 @@ end
 -- The sizes of a shape argument (a number or a table)
 local function sizes(shape, api)
   if type(shape) ~= "table" then shape = {shape} end
-  local s = {}
-  for i, n in ipairs(shape) do s[i] = count(n, api, "each size") end
+  local s, total, over, empty = {}, 1, false, false
+  for i, n in ipairs(shape) do
+    s[i] = count(n, api, "each size")
+    over = over or (s[i] > 0 and total > math.maxinteger // s[i])
+    empty = empty or s[i] == 0
+    total = total * s[i]
+  end
+  if over and not empty then
+    error(("gpu.%s: the shape {%s} has more elements than an int64 counts"):format(api, table.concat(s, ", ")), 3)
+  end
   return s
 end
 

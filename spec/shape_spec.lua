@@ -392,6 +392,18 @@ describe("gpu.unravel_index and gpu.ravel_multi_index", function()
     assert.matches("gpu.ravel_multi_index: a table of 2 index arrays (one a dimension) expected",
                    err(gpu.ravel_multi_index, {1}, {2, 3}), 1, true)
   end)
+
+  it("refuse a shape of more elements than an int64 counts (whose strides would wrap)", function()
+    assert.matches("gpu.ravel_multi_index: the shape {1099511627776, 1099511627776} has more elements than an int64 counts",
+                   err(gpu.ravel_multi_index, {2 ^ 39, 5}, {2 ^ 40, 2 ^ 40}), 1, true)
+    assert.matches("gpu.ravel_multi_index: the shape {4, 4611686018427387904} has more",
+                   err(gpu.ravel_multi_index, {3, 2 ^ 62}, {4, 2 ^ 62}), 1, true)
+    assert.matches("gpu.unravel_index: the shape {4294967296, 4294967296} has more",   -- (whose product wraps to 0)
+                   err(gpu.unravel_index, 5, {2 ^ 32, 2 ^ 32}), 1, true)
+    -- a size of 0 makes any shape empty; the largest that fits is fine
+    assert.matches("gpu.unravel_index: index 1 is out of range 1 to 0", err(gpu.unravel_index, 1, {2 ^ 62, 0, 2 ^ 62}), 1, true)
+    assert.are.equal(math.maxinteger, gpu.ravel_multi_index({math.maxinteger}, {math.maxinteger}))
+  end)
 end)
 
 describe("gpu.array_equal", function()
