@@ -46,7 +46,10 @@ GpuDtype dtype_check(lua_State *L, int idx, GpuDtype def) {
   if (lua_isnoneornil(L, idx)) return def;
   if (lua_type(L, idx) != LUA_TSTRING)
     luaL_argerror(L, idx, lua_pushfstring(L, "dtype expected, got %s", luaL_typename(L, idx)));
-  int dt = dtype_from_name(lua_tostring(L, idx));
+  size_t len;
+  const char *name = lua_tolstring(L, idx, &len);
+  if (strlen(name) != len) luaL_argerror(L, idx, "a dtype's name holds no zero byte");
+  int dt = dtype_from_name(name);
   if (dt < 0)
     luaL_argerror(L, idx, lua_pushfstring(L, "unknown dtype '%s' (%s)", lua_tostring(L, idx),
                                           dtype_names(L)));

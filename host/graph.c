@@ -123,6 +123,11 @@ static int graph_update(lua_State *L) {
   luaL_checktype(L, 2, LUA_TFUNCTION);
   const GpuBackend *be = backend_get();
   CUgraph graph = record(L, 2);           /* the new set at 2 */
+  if (!g->alive) {                         /* f freed it */
+    be->graph_destroy(graph, NULL);
+    unpin(L);
+    luaL_error(L, "attempt to use a freed graph (freed while g:update recorded)");
+  }
   int updated = 0;
   GpuResult r = be->graph_update(g->exec, graph, &updated);
   CUgraphExec exec = NULL;

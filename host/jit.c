@@ -149,20 +149,25 @@ static int gpu_jit_dispatcher(lua_State *L) {
 /* A gpu.jit object's __index (lua/jit/jit.lua): k[{grid, block}] with the numbers of the
  * last such call on the same object is the launcher that call gave, found here at the cost
  * of gpu.kernel's k[config]; anything else goes to the Lua __index (upvalue JI_SLOW). */
-enum { JI_SLOW = 1, JI_SHARED, JI_STREAM, JI_SEEN, JI_OBJECT, JI_LAUNCHER };
+enum { JI_SLOW = 1, JI_SEEN, JI_OBJECT, JI_LAUNCHER };
 typedef struct Seen { lua_Integer grid, block; int valid; } Seen;   /* of JI_OBJECT's call */
 
-/* [-0, +0, -] The grid and block of a config {g, b} of plain numbers, or 0. */
+/* [-0, +0, -] The grid and block of a config {g, b} of plain numbers and no other field
+ * (one with another field, [3] or a misspelt shared, is refused at its launch: never
+ * kept), or 0. */
 static int plain_config(lua_State *L, int key, lua_Integer *g, lua_Integer *b) {
   int ok = lua_rawgeti(L, key, 1) == LUA_TNUMBER && lua_isinteger(L, -1) &&
            lua_rawgeti(L, key, 2) == LUA_TNUMBER && lua_isinteger(L, -1);
   if (ok) {
     *g = lua_tointeger(L, -2);
     *b = lua_tointeger(L, -1);
-    lua_pushvalue(L, lua_upvalueindex(JI_SHARED));
-    ok = lua_rawget(L, key) == LUA_TNIL;
-    lua_pushvalue(L, lua_upvalueindex(JI_STREAM));
-    ok = ok && lua_rawget(L, key) == LUA_TNIL;
+    int fields = 0;
+    lua_pushnil(L);
+    while (fields <= 2 && lua_next(L, key)) {
+      lua_pop(L, 1);
+      fields++;
+    }
+    ok = fields == 2;
   }
   lua_settop(L, 2);
   return ok;
@@ -197,8 +202,6 @@ static int jit_index(lua_State *L) {
 static int gpu_jit_index(lua_State *L) {
   luaL_checktype(L, 1, LUA_TFUNCTION);
   lua_settop(L, 1);
-  lua_pushliteral(L, "shared");
-  lua_pushliteral(L, "stream");
   Seen *seen = lua_newuserdatauv(L, sizeof *seen, 0);
   memset(seen, 0, sizeof *seen);
   lua_pushnil(L);

@@ -117,6 +117,7 @@ int view_index(lua_State *L) {
   GpuLayout l = a.l;
   int selected = apply_key(L, 2, &l);
   if (a.h && selected == a.l.shape.ndim && selected > 0) {   /* a host element: its value */
+    if (!a.h->alive) errors_freed(L, NULL);   /* (the key's metamethods may have freed it) */
     dtype_push(L, a.dt, (char *)a.h->base + l.offset * (int64_t)dtypes[a.dt].size);
     return 1;
   }

@@ -97,6 +97,7 @@ describe("device arrays", function()
     assert.are.equal("int32", gpu.array(h, "int32").dtype)
     assert.are.same({true, false}, gpu.array(gpu.array({3, 0}), "bool"):totable())
     assert.matches("unknown dtype 'int33'", S.errof(gpu.array, h, "int33"), 1, true)
+    assert.matches("a dtype's name holds no zero byte", S.errof(gpu.zeros, 3, "float32\0x"), 1, true)
   end)
 
   it("are not read or written from Lua", function()

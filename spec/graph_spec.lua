@@ -62,6 +62,18 @@ describe("gpu.graph", function()
     assert.are.equal(7, a:totable()[1])
   end)
 
+  it("refuses an update whose work freed the graph (it used the freed graph's executable)", function()
+    local a = gpu.zeros(4)
+    local g = gpu.graph(function() inc[{1, 4}](a, 1) end)
+    assert.matches("attempt to use a freed graph %(freed while g:update recorded%)",
+                   S.errof(function() return g:update(function() inc[{1, 4}](a, 2) g:free() end) end))
+    assert.matches("attempt to use a freed graph", S.errof(function() return g:launch() end), 1, true)
+    local b = gpu.zeros(4)                              -- the device goes on, a's pin is gone
+    gpu.graph(function() inc[{1, 4}](b, 3) end):launch()
+    assert.are.same({3, 0}, {b:totable()[1], a:totable()[1]})
+    a:free()
+  end)
+
   it("refuses what cannot be recorded, with the line, and leaves the device usable", function()
     local a = gpu.zeros(4)
     for _, case in ipairs({

@@ -121,6 +121,11 @@ describe("gpu.host", function()
     assert.matches("attempt to use a freed array", S.errof(function() return #h end), 1, true)
     assert.are.equal("gpu.hostarray (freed)", tostring(h))
     do local c <close> = gpu.host.zeros(2) end
+    -- freed by the index's own metamethods, after the array was checked (it read through
+    -- the freed base: address 0 plus the offset)
+    local big = gpu.host.zeros(1000)
+    local key = setmetatable({}, {__len = function() return 1 end, __index = function() big:free() return 5 end})
+    assert.matches("attempt to use a freed array", S.errof(function() return big[key] end), 1, true)
   end)
 
   it("makes empty arrays", function()

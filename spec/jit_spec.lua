@@ -834,6 +834,19 @@ describe("the seed's examples in Lua (scripts/*_jit.lua)", function()
   end)
 end)
 
+describe("gpu.jit launch configurations", function()
+  it("with a field past grid, block, shared and stream are refused every time, and poison none", function()
+    local k = gpu.jit(function(o) o[1] = o[1] + 1 end)
+    local o = gpu.zeros(4)
+    assert.matches("unknown field %[3%]", S.errof(function() k[{1, 1, 1024}](o) end))
+    k[{1, 1}](o)                                          -- was: the refused config, kept
+    assert.matches("unknown field %[3%]", S.errof(function() k[{1, 1, 1024}](o) end))   -- was: k[{1, 1}]'s
+    assert.matches("unknown field %['sharde'%]", S.errof(function() k[{1, 1, sharde = 4096}](o) end))
+    k[{1, 1}](o)
+    assert.are.equal(2, o:totable()[1])
+  end)
+end)
+
 describe("gpu.jit refuses", function()
   -- f's refusal names this file and f's first line (+ offset); `at` is when it comes:
   -- "define" (gpu.jit), or the first compile, for signature sig (default float32[:])

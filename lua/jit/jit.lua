@@ -720,12 +720,21 @@ local function same_dims(a, b)
   return true
 end
 
+-- whether config has no field but grid, block, shared and stream (one with another field
+-- is refused at its launch, and is never kept, nor taken for one kept)
+local function known_fields(config)
+  for key in pairs(config) do
+    if key ~= 1 and key ~= 2 and key ~= "shared" and key ~= "stream" then return false end
+  end
+  return true
+end
+
 -- k[config]: the launcher of a fixed signature, else a dispatcher (host/jit.c); kept for
 -- the next k[config] with the same configuration (__index below compares the common case,
 -- numbers for grid and block, itself)
 local function launcher(st, config)
-  local last = st.last_config
-  if last and same_dims(last[1], config[1]) and same_dims(last[2], config[2]) and
+  local last, known = st.last_config, known_fields(config)
+  if last and known and same_dims(last[1], config[1]) and same_dims(last[2], config[2]) and
      last.shared == config.shared and last.stream == config.stream then
     return st.last_launcher
   end
@@ -736,8 +745,10 @@ local function launcher(st, config)
   else
     run = gpu._jit_dispatcher(st.tree, config, miss_at_caller, st)
   end
-  st.last_config, st.last_launcher = {config[1], config[2], shared = config.shared,
-                                      stream = config.stream}, run
+  if known then
+    st.last_config, st.last_launcher = {config[1], config[2], shared = config.shared,
+                                        stream = config.stream}, run
+  end
   return run
 end
 
@@ -796,7 +807,7 @@ MT.__index = function(k, key)
   if type(key) == "table" then
     local last = st.last_config
     if last and key[1] == last[1] and key[2] == last[2] and key.shared == last.shared and
-       key.stream == last.stream then
+       key.stream == last.stream and known_fields(key) then
       return st.last_launcher
     end
     return launcher(st, key)
