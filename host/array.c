@@ -173,6 +173,8 @@ static int array_gc(lua_State *L) {
   return 0;
 }
 
+int gpu_in_finalizer(lua_State *L) { return lua_gc(L, LUA_GCCOUNT, 0) < 0; }
+
 /* a:free() and __close: an ordinary call, so a failure raises. Views that Lua no longer
  * reaches are collected first; one still reachable makes freeing its owner an error. */
 static int array_free(lua_State *L) {
@@ -180,11 +182,19 @@ static int array_free(lua_State *L) {
   if (!a->alive) return 0;
   if (a->pins > 0)
     return luaL_error(L, "attempt to free an array that a graph uses (free the graph first)");
+  if (a->queued > 0)
+    return luaL_error(L, "attempt to free an array that a collective queued in gpu.nccl.group "
+                      "uses (free it after the group)");
   if (a->nviews > 0) lua_gc(L, LUA_GCCOLLECT, 0);
   if (a->nviews > 0)
     return luaL_error(L, "cannot free an array while %d view%s of it %s alive: free the "
                       "views first", a->nviews, a->nviews == 1 ? "" : "s",
                       a->nviews == 1 ? "is" : "are");
+  if (gpu_in_finalizer(L) && !a->lent) {   /* its memory goes when it is collected (gpu.h) */
+    if (a->owner) a->owner->nviews--;      /* (a view's pointer stays good: its owner is kept) */
+    a->alive = 0;
+    return 0;
+  }
   GPU_CHECK(L, array_release(a));
   return 0;
 }

@@ -26,6 +26,8 @@ typedef struct Call {
 typedef struct Pending { LuaComm *c; int local; GpuCollArgs a; } Pending;
 static Pending pending[256];
 static int npending, depth;
+static GpuArray **queued;              /* the arrays the open group's calls use (their ->queued) */
+static int nqueued, capqueued;
 static unsigned group_serial;          /* counts the outermost groups opened */
 static const char PENDING_KEY = 0;   /* registry: what the pending calls use, kept alive */
 
@@ -197,6 +199,20 @@ static void issue(lua_State *L, Call *k) {
     keep(L, 2);                                    /* the arrays */
     if (k->opts) keep(L, k->opts);                 /* out = */
     keep(L, lua_gettop(L));                        /* the outputs */
+    for (int i = 0; i < c->n; i++)                 /* and nobody frees them */
+      for (int j = 0; j < 2; j++) {
+        GpuArray *a = j ? k->out[i] : k->x[i];
+        if (a == NULL) continue;
+        if (nqueued == capqueued) {
+          int cap = capqueued ? 2 * capqueued : 16;
+          GpuArray **more = realloc(queued, (size_t)cap * sizeof *more);
+          if (more == NULL) luaL_error(L, "not enough memory to queue a collective");
+          queued = more;
+          capqueued = cap;
+        }
+        queued[nqueued++] = a;
+        a->queued++;
+      }
   }
   if (grouped) coll_group_begin(L);
   for (int i = 0; i < c->n && r.code == 0; i++) {
@@ -304,6 +320,8 @@ void coll_group_finish(lua_State *L, int failed) {
   GpuResult e = be->group_end();
   if (depth == 0) {
     npending = 0;
+    for (int i = 0; i < nqueued; i++) queued[i]->queued--;   /* (kept alive until here) */
+    nqueued = 0;
     release_broken(L);
     lua_pushnil(L);
     lua_rawsetp(L, LUA_REGISTRYINDEX, &PENDING_KEY);
@@ -429,6 +447,11 @@ static int run_call(lua_State *L, int kind) {
   if (!p2p) check_alike(L, &k, reducing);
   if (p2p) lua_pushvalue(L, 2);
   else outputs(L, &k);
+  /* the options' and the tables' metamethods ran after the checks above: what they freed
+   * (the communicator, an array) is refused here, not used */
+  comm_check(L, 1);
+  for (int i = 0; i < k.c->n; i++)
+    if ((k.x[i] && !k.x[i]->alive) || (k.out[i] && !k.out[i]->alive)) errors_freed(L, NULL);
   issue(L, &k);
   return 1;
 }

@@ -159,6 +159,8 @@ typedef struct GpuArray {
   int device;
   int alive;           /* 0 once freed: any later use raises */
   int pins;            /* graphs that use it (graph.c): it cannot be freed while any does */
+  int queued;          /* collectives of an open gpu.nccl.group that use it (collective.c):
+                        * it cannot be freed until the group ends */
   int contiguous;      /* C order from ptr on */
   int nviews;          /* an owner's live views */
   int shares;          /* 1: an expanded view (a stride 0), or a view of one: its elements
@@ -176,6 +178,11 @@ typedef struct GpuArray {
   unsigned char header[144];   /* = ARRAY_ARG_SIZE - 8 (kernel.c checks) */
 } GpuArray;
 GpuArray *array_check(lua_State *L, int idx);                    /* [-0, +0, v] a live device array */
+/* Whether Lua is running a finalizer (lua_gc answers -1 there, Lua 5.4.4 on). a:free() and
+ * h:free() there only mark the array freed, and its memory goes when it is collected:
+ * the C call whose allocation ran the collector may hold its pointer (a reduction's input,
+ * a host array being read), which must stay the array's until that call is over. */
+int gpu_in_finalizer(lua_State *L);
 GpuArray *array_test(lua_State *L, int idx);                     /* [-0, +0, -] NULL when not one */
 /* [-0, +0, v] The array at idx as argument pos of gpu.name: a live device array on the
  * current device (kernels read only the current device's memory) */

@@ -199,6 +199,11 @@ static int hostarray_free(lua_State *L) {
     return luaL_error(L, "cannot free an array while %d view%s of it %s alive: free the "
                       "views first", h->nviews, h->nviews == 1 ? "" : "s",
                       h->nviews == 1 ? "is" : "are");
+  if (gpu_in_finalizer(L)) {   /* its memory goes when it is collected (gpu.h) */
+    if (h->owner) h->owner->nviews--;   /* (a view's pointer stays good: its owner is kept) */
+    h->alive = 0;
+    return 0;
+  }
   GPU_CHECK(L, hostarray_release(L, h));
   return 0;
 }

@@ -59,15 +59,17 @@ static int reducer_gc(lua_State *L) {
   return 0;
 }
 
-/* [-0, +0, e] The entry for c's dtypes, its program made on first use. */
-static REntry *entry_get(lua_State *L, int ridx, Reducer *r, const RedCall *c) {
+/* [-0, +0, e] The place in r->entries of the entry for c's dtypes, its program made on
+ * first use. A place, not a pointer: Lua code (a builder, a compile, a finalizer) may add
+ * entries, and so move them (realloc). */
+static int entry_get(lua_State *L, int ridx, Reducer *r, const RedCall *c) {
   uint8_t key[KEYLEN] = {0};
   int n = c->nin + c->nout;
   for (int i = 0; i < n; i++) key[i] = (uint8_t)(1 + c->ops[i].dtype);
   key[GPU_MAXOPS] = (uint8_t)(1 + c->result);
   key[GPU_MAXOPS + 1] = (uint8_t)n;
   for (int i = 0; i < r->nentries; i++)
-    if (memcmp(r->entries[i].key, key, KEYLEN) == 0) return &r->entries[i];
+    if (memcmp(r->entries[i].key, key, KEYLEN) == 0) return i;
   lua_rawgetp(L, LUA_REGISTRYINDEX, &BUILD_KEY);
   lua_pushstring(L, r->kind);
   lua_createtable(L, n, 0);
@@ -100,11 +102,12 @@ static REntry *entry_get(lua_State *L, int ridx, Reducer *r, const RedCall *c) {
   e->program = program;
   e->device = -1;
   e->accsize = (size_t)accsize;
-  return e;
+  return r->nentries - 1;
 }
 
-static CUfunction entry_function(lua_State *L, int ridx, REntry *e, int index) {
+static CUfunction entry_function(lua_State *L, int ridx, Reducer *r, int at, int index) {
   int dev = backend_get()->current_device();
+  REntry *e = &r->entries[at];
   if (e->device != dev) {
     e->fn[0] = e->fn[1] = NULL;
     e->resident = 0;
@@ -114,16 +117,19 @@ static CUfunction entry_function(lua_State *L, int ridx, REntry *e, int index) {
     const char *origin;
     lua_getiuservalue(L, ridx, UV_PROGRAMS);
     lua_rawgeti(L, -1, e->program);
-    e->fn[index] = program_function(L, lua_gettop(L), index, &origin);
+    CUfunction f = program_function(L, lua_gettop(L), index, &origin);   /* (may move e) */
     lua_pop(L, 2);
+    e = &r->entries[at];
+    e->fn[index] = f;
   }
   return e->fn[index];
 }
 
 CUfunction reducer_function(lua_State *L, int ridx, Reducer *r, const RedCall *c, int index, size_t *accsize) {
-  REntry *e = entry_get(L, ridx, r, c);
-  *accsize = e->accsize;
-  return entry_function(L, ridx, e, index);
+  int at = entry_get(L, ridx, r, c);
+  CUfunction f = entry_function(L, ridx, r, at, index);
+  *accsize = r->entries[at].accsize;
+  return f;
 }
 
 /* ---- layouts ---- */
@@ -341,9 +347,10 @@ void reduce_launch(lua_State *L, int ridx, Reducer *r, RedCall *c) {
   memset(&p, 0, sizeof p);
   plan_layouts(c, &p);
   if (p.n_out == 0) return;
-  REntry *e = entry_get(L, ridx, r, c);
-  CUfunction f = entry_function(L, ridx, e, 0);
+  int at = entry_get(L, ridx, r, c);
+  CUfunction f = entry_function(L, ridx, r, at, 0);
   if (graph_capturing) graph_keep(L, ridx);   /* its programs: a replay runs their code */
+  REntry *e = &r->entries[at];                /* (after the Lua code above) */
   if (reduce_plan_gpu()) {
     if (e->resident == 0) {   /* asked once; 4 where the backend cannot tell (the CPU's) */
       int n = be->occupancy ? be->occupancy(f, 256) : 0;

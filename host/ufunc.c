@@ -130,6 +130,16 @@ static void table_grow(lua_State *L, Ufunc *u) {
   free(old);
 }
 
+/* The entry of key, or NULL. Lua code (a builder, a compile, a finalizer's own operation)
+ * may add entries and so move them all (table_grow): a pointer kept across it is found
+ * again by its key. */
+static UEntry *entry_find(const Ufunc *u, const uint8_t *key) {
+  if (u->capacity == 0) return NULL;
+  for (size_t h = slot_of(u, key); u->entries[h].used; h = (h + 1) & (size_t)(u->capacity - 1))
+    if (memcmp(u->entries[h].key, key, KEYLEN) == 0) return &u->entries[h];
+  return NULL;
+}
+
 /* [-0, +0, e] u's kernels for these operands, made on first use. */
 static UEntry *entry_get(lua_State *L, int uidx, Ufunc *u, const Operand *ops) {
   uint8_t key[KEYLEN] = {0};
@@ -137,10 +147,8 @@ static UEntry *entry_get(lua_State *L, int uidx, Ufunc *u, const Operand *ops) {
   for (int i = 0; i < n; i++)
     key[i] = (uint8_t)(1 + ops[i].dtype + (ops[i].kind == OPK_ARRAY ? 0 : 64));
   key[GPU_MAXOPS] = (uint8_t)n;
-  if (u->capacity) {
-    for (size_t h = slot_of(u, key); u->entries[h].used; h = (h + 1) & (size_t)(u->capacity - 1))
-      if (memcmp(u->entries[h].key, key, KEYLEN) == 0) return &u->entries[h];
-  }
+  UEntry *found = entry_find(u, key);
+  if (found) return found;
   int chunk, vec = vec_for(u, ops, &chunk);
   int program = program_make(L, uidx, u, ops, vec);   /* may raise: nothing inserted yet */
   if (2 * (u->nentries + 1) > u->capacity) table_grow(L, u);
@@ -158,8 +166,10 @@ static UEntry *entry_get(lua_State *L, int uidx, Ufunc *u, const Operand *ops) {
   return e;
 }
 
-/* [-0, +0, e] Kernel v of entry e on the current device. */
-static CUfunction entry_function(lua_State *L, int uidx, UEntry *e, int v) {
+/* [-0, +0, e] Kernel v of entry *ep on the current device; *ep is found again after the
+ * Lua code that making the kernel runs. */
+static CUfunction entry_function(lua_State *L, int uidx, Ufunc *u, UEntry **ep, int v) {
+  UEntry *e = *ep;
   int dev = backend_get()->current_device();
   if (e->device != dev) {
     memset(e->fn, 0, sizeof e->fn);
@@ -168,14 +178,18 @@ static CUfunction entry_function(lua_State *L, int uidx, UEntry *e, int v) {
   if (e->fn[v] == NULL) {
     const char *origin;
     int index = v;
+    uint8_t key[KEYLEN];
+    memcpy(key, e->key, KEYLEN);
     lua_getiuservalue(L, uidx, UV_PROGRAMS);
     if (lua_rawgeti(L, -1, e->program) == LUA_TTABLE) {   /* the CPU backend's: a program a kernel */
       lua_geti(L, -1, v + 1);   /* (made now, the first time: lua/arrays.lua) */
       lua_remove(L, -2);
       index = 0;
     }
-    e->fn[v] = program_function(L, lua_gettop(L), index, &origin);
+    CUfunction f = program_function(L, lua_gettop(L), index, &origin);
     lua_pop(L, 2);
+    *ep = e = entry_find(u, key);   /* (never removed: found) */
+    e->fn[v] = f;
   }
   return e->fn[v];
 }
@@ -293,8 +307,11 @@ static void set_strided(lua_State *L, Launch *g, const GpuLayout *ls, int na, in
  * operand's pointer was 0, and the kernel faulted). */
 static void launch(lua_State *L, int uidx, Ufunc *u, UEntry *e, int variant, Launch *g,
                    CUstream stream, const GpuArray *const *arrays, int n) {
-  CUfunction f = entry_function(L, uidx, e, variant);
+  uint8_t key[KEYLEN];
+  memcpy(key, e->key, KEYLEN);
+  CUfunction f = entry_function(L, uidx, u, &e, variant);
   if (graph_capturing) graph_keep(L, uidx);   /* its programs: a replay runs their code */
+  e = entry_find(u, key);                     /* (after the Lua code above) */
   for (int i = 0; i < n; i++)
     if (!arrays[i]->alive) errors_freed(L, lua_pushfstring(L, "gpu.%s, freed while it started", u->name));
   GpuResult r = backend_get()->launch(f, g->grid, g->block, 0, stream, g->argv);

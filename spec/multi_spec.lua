@@ -286,6 +286,22 @@ describe("#multi gpu.nccl.comm over devices of this process", function()
     assert.matches("\n2.0\t2.0\t3.0\t5.0\t5.0\n", out)
   end)
 
+  it("refuses to free an array a group's call uses, and what an option's metamethod freed", function()
+    local comm = gpu.nccl.comm({0})
+    local a = gpu.ones(4)
+    local r
+    assert.matches("attempt to free an array that a collective queued in gpu.nccl.group uses",
+                   errof(gpu.nccl.group, function() r = comm:all_gather(a); a:free() end), 1, true)
+    gpu.nccl.group(function() r = comm:all_gather(a) end)
+    a:free()                                          -- after its group, it may go
+    local b = gpu.ones(4)
+    local freeing = function(victim)
+      return setmetatable({}, {__index = function(_, k) if k == "out" or k == "stream" then victim:free() end end})
+    end
+    assert.matches("attempt to use a freed array", errof(comm.all_gather, comm, b, freeing(b)), 1, true)
+    assert.matches("attempt to use a freed communicator", errof(comm.all_reduce, comm, gpu.ones(4), freeing(comm)), 1, true)
+  end)
+
   it("is freed by free(), <close> and abort(); a freed one is refused", function()
     local c = gpu.nccl.comm({1, 0})
     assert.are.same({1, 0}, c.devices)
