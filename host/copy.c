@@ -431,7 +431,7 @@ static int gpu_copy(lua_State *L) {
   is_device(L, 2, "gpu.copy");
   lua_settop(L, 3);
   CUstream s = options_stream(L, 3, "copy");
-  if (s) lua_getfield(L, 3, "stream");
+  if (s) { lua_getfield(L, 3, "stream"); s = stream_check(L, 4); }   /* the one kept (a second read) */
   transfer_on(L, 1, 2, s, s ? 4 : 0);
   lua_settop(L, 1);
   return 1;
@@ -445,7 +445,7 @@ static int array_to(lua_State *L) {
   int dev = device_ordinal(L, 2);
   lua_settop(L, 3);
   CUstream s = options_stream(L, 3, "a:to");
-  if (s) lua_getfield(L, 3, "stream");
+  if (s) { lua_getfield(L, 3, "stream"); s = stream_check(L, 4); }   /* the one kept (a second read) */
   if (a->device == dev) { lua_settop(L, 1); return 1; }
   int sidx = s ? 4 : 0;
   if (!a->contiguous) {              /* packed on its own device first */

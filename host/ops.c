@@ -128,10 +128,11 @@ static void read_options(lua_State *L, const Ufunc *u, int opts, Operand *given,
   for (int j = 0; j < u->nout; j++) given[j].a = NULL;
   if (!opts) return;
   errors_options(L, opts, u->name, "out stream");
-  if (lua_getfield(L, opts, "stream") != LUA_TNIL) *stream = stream_here(L, -1);
-  lua_pop(L, 1);
   int t = lua_getfield(L, opts, "out");
   int top = lua_gettop(L);
+  /* the stream last: a metamethod of the table (reading out) runs before it, not after */
+  if (lua_getfield(L, opts, "stream") != LUA_TNIL) *stream = stream_here(L, -1);
+  lua_pop(L, 1);
   if (t == LUA_TNIL) { lua_pop(L, 1); return; }
   for (int j = 0; j < u->nout; j++) {
     if (t == LUA_TTABLE) lua_geti(L, top, j + 1);

@@ -9,6 +9,7 @@ typedef struct GpuStream {
   int borrowed;       /* the embedding program's (stream_push_borrowed): never destroyed here */
   int device;         /* the device current when it was made */
   unsigned group;     /* the gpu.nccl.group it was last given to (coll_open_group) */
+  int doomed;         /* destroyed inside a finalizer: refused now, destroyed when collected */
 } GpuStream;
 
 /* A negative index is an options table's field (lua_getfield(L, opts, "stream") left on
@@ -110,9 +111,10 @@ GpuResult stream_end_capture(void) {
 /* The one release path; idempotent. */
 static GpuResult stream_release(GpuStream *s) {
   GpuResult r = GPU_OK;
-  if (s->alive && !s->borrowed && graph_capturing) defer(s->s);
-  else if (s->alive && !s->borrowed) r = backend_get()->stream_destroy(s->s);
-  s->alive = 0;
+  int live = s->alive || s->doomed;
+  if (live && !s->borrowed && graph_capturing) defer(s->s);
+  else if (live && !s->borrowed) r = backend_get()->stream_destroy(s->s);
+  s->alive = s->doomed = 0;
   return r;
 }
 
@@ -128,6 +130,11 @@ static int stream_destroy(lua_State *L) {
   if (s->alive && s->group && s->group == coll_open_group())
     luaL_error(L, "s:destroy: the stream has collectives queued in the open gpu.nccl.group, "
                "which runs them at its end: destroy it after the group");
+  if (s->alive && gpu_in_finalizer(L)) {   /* a call the collector interrupted may be using it */
+    s->alive = 0;
+    s->doomed = 1;
+    return 0;
+  }
   GPU_CHECK(L, stream_release(s));
   return 0;
 }

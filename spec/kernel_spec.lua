@@ -273,6 +273,23 @@ describe("streams and events", function()
     local s = gpu.stream()
     s:destroy()
     assert.matches("attempt to use a destroyed stream", S.errof(function() s:synchronize() end), 1, true)
+    -- destroyed by a finalizer (refused at once, destroyed when collected) or by the
+    -- options' own metamethods while they are read (was used after, destroyed)
+    local t = gpu.stream()
+    do setmetatable({}, {__gc = function() t:destroy() end}) end
+    collectgarbage()
+    assert.matches("attempt to use a destroyed stream", S.errof(function() t:synchronize() end), 1, true)
+    local x = gpu.ones(4)
+    for _, call in ipairs({function(o) return gpu.add(x, x, o) end, function(o) return gpu.sum(x, o) end}) do
+      local u = gpu.stream()
+      local o = setmetatable({stream = u}, {__index = function() u:destroy() end})   -- (reading out)
+      assert.matches("attempt to use a destroyed stream", S.errof(call, o), 1, true)
+    end
+    local u, reads = gpu.stream(), 0                  -- gpu.copy reads its stream twice
+    local o = setmetatable({}, {__index = function(_, k)
+      if k == "stream" then reads = reads + 1; if reads == 2 then u:destroy() end; return u end
+    end})
+    assert.matches("attempt to use a destroyed stream", S.errof(gpu.copy, gpu.zeros(4), x, o), 1, true)
     local e = gpu.event()
     assert.matches("gpu.elapsed: event 1 was never recorded (e:record() it first)",
                    S.errof(gpu.elapsed, e, gpu.event():record()), 1, true)
