@@ -149,6 +149,9 @@ static int gpu_linalg(lua_State *L) {
   GPU_CHECK(L, be->linalg_workspace(&c.l, &bytes));
   GpuShape ws = {.ndim = 1, .dim = {(int64_t)bytes}, .size = (int64_t)bytes};
   GpuArray *work = bytes ? array_new(L, &ws, DT_UINT8) : NULL;   /* kept on the stack until the calls are queued */
+  /* the table's metamethods (the fields read after an array's) may have freed one */
+  for (int j = 0; j < NARRAYS; j++)
+    if (c.arr[j] && !c.arr[j]->alive) errors_freed(L, "gpu._linalg");
   for (int64_t i = 0; i < (together ? 1 : c.batch); i++) {
     GpuLinalg l = c.l;
     CUdeviceptr *ptr[NARRAYS] = {&l.a, &l.b, &l.ipiv, &l.tau, &l.w, &l.u, &l.vt, &l.info};

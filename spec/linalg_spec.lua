@@ -450,6 +450,11 @@ describe("gpu.linalg's errors", function()
     f:free()
     assert.matches("freed", S.errof(L.inv, f), 1, true)
     assert.matches("gpu._linalg: 'a' must be a C-ordered array of 16 bytes", S.errof(gpu._linalg, "getrf", {a = gpu.ones(3), m = 2, n = 2, k = 0, batch = 1}), 1, true)
+    -- 'a' freed by the table's metamethod after it was checked (the routine read address 0)
+    local lu = gpu.eye(4, "float64"):contiguous()
+    local t = setmetatable({a = lu, ipiv = gpu.empty(4, "int32"), info = gpu.empty(1, "int32"), m = 4, n = 4, k = 0, batch = 1},
+                           {__index = function(_, k) if k == "vectors" then lu:free() end end})
+    assert.matches("attempt to use a freed array (gpu._linalg)", S.errof(gpu._linalg, "getrf", t), 1, true)
   end)
 
   it("gpu._linalg refuses shapes its routines cannot take, and pivots that are not rows", function()
