@@ -327,8 +327,10 @@ void ufunc_launch(lua_State *L, int uidx, Ufunc *u, Operand *ops, CUstream strea
   int64_t n = ops[u->nin].lay.shape.size;
   if (n == 0) return;
   UEntry *e = entry_get(L, uidx, u, ops);
+  uint8_t key[KEYLEN];   /* e is found again by it after graph_keep below (it allocates) */
+  memcpy(key, e->key, KEYLEN);
   /* the CPU backend's kernels take one element a thread (codegen.lua) */
-  int cpu = strcmp(backend_get()->name, "cpu") == 0, chunk = cpu ? 1 : e->chunk;
+  int cpu = strcmp(backend_get()->name, "cpu") == 0, chunk = cpu ? 1 : e->chunk, evec = e->vec;
   Launch g;
   GpuLayout ls[GPU_MAXOPS];
   const GpuArray *arrays[GPU_MAXOPS];
@@ -350,7 +352,7 @@ void ufunc_launch(lua_State *L, int uidx, Ufunc *u, Operand *ops, CUstream strea
   g.block[0] = BLOCK;
   g.n = n;
   if (flat) {
-    int vec = cpu ? 1 : e->vec;
+    int vec = cpu ? 1 : evec;
     variant = V_FLAT;
     g.vec = align != 0;
     g.argv[n_ops] = &g.n;
@@ -370,7 +372,7 @@ void ufunc_launch(lua_State *L, int uidx, Ufunc *u, Operand *ops, CUstream strea
     }
     g.argv[n_ops] = g.layout;
   }
-  launch(L, uidx, u, e, variant, &g, stream, arrays, na);
+  launch(L, uidx, u, entry_find(u, key), variant, &g, stream, arrays, na);
 }
 
 int ufunc_quick(lua_State *L, int uidx, Ufunc *u, int first, int nargs) {
