@@ -26,10 +26,7 @@ typedef struct Call {
 typedef struct Pending { LuaComm *c; int local; GpuCollArgs a; } Pending;
 static Pending pending[256];
 static int npending, depth;
-static GpuArray **queued;              /* the arrays the open group's calls use (their ->queued) */
-static int nqueued, capqueued;
 static unsigned group_serial;          /* counts the outermost groups opened */
-static const char PENDING_KEY = 0;   /* registry: what the pending calls use, kept alive */
 
 /* The collective type of a dtype, or -1 (NCCL has no int16, uint16 or bool) */
 static int coll_type(GpuDtype dt) {
@@ -172,19 +169,6 @@ static void raise_failure(lua_State *L, LuaComm *c, GpuResult r, int was) {
   errors_raise(L, r, NULL);
 }
 
-/* [-0, +0, m] What a pending call uses stays alive until its group ends */
-static void keep(lua_State *L, int idx) {
-  if (lua_rawgetp(L, LUA_REGISTRYINDEX, &PENDING_KEY) != LUA_TTABLE) {
-    lua_pop(L, 1);
-    lua_newtable(L);
-    lua_pushvalue(L, -1);
-    lua_rawsetp(L, LUA_REGISTRYINDEX, &PENDING_KEY);
-  }
-  lua_pushvalue(L, idx);
-  lua_rawseti(L, -2, (lua_Integer)luaL_len(L, -2) + 1);
-  lua_pop(L, 1);
-}
-
 /* Issues the call on every rank (grouped when there are several) */
 static void issue(lua_State *L, Call *k) {
   const GpuBackend *be = backend_get();
@@ -195,24 +179,14 @@ static void issue(lua_State *L, Call *k) {
   if (r.code) raise_failure(L, c, r, was);
   if (depth > 0) {   /* run at the open group's end: what it uses stays until then */
     c->group = group_serial;
-    keep(L, 1);                                    /* the communicator */
-    keep(L, 2);                                    /* the arrays */
-    if (k->opts) keep(L, k->opts);                 /* out = */
-    keep(L, lua_gettop(L));                        /* the outputs */
-    for (int i = 0; i < c->n; i++)                 /* and nobody frees them */
-      for (int j = 0; j < 2; j++) {
-        GpuArray *a = j ? k->out[i] : k->x[i];
-        if (a == NULL) continue;
-        if (nqueued == capqueued) {
-          int cap = capqueued ? 2 * capqueued : 16;
-          GpuArray **more = realloc(queued, (size_t)cap * sizeof *more);
-          if (more == NULL) luaL_error(L, "not enough memory to queue a collective");
-          queued = more;
-          capqueued = cap;
-        }
-        queued[nqueued++] = a;
-        a->queued++;
-      }
+    group_keep(L, 1);                              /* the communicator */
+    group_keep(L, 2);                              /* the arrays */
+    if (k->opts) group_keep(L, k->opts);           /* out = */
+    group_keep(L, lua_gettop(L));                  /* the outputs */
+    for (int i = 0; i < c->n; i++) {               /* and nobody frees them */
+      if (k->x[i]) group_hold(L, k->x[i]);
+      if (k->out[i]) group_hold(L, k->out[i]);
+    }
   }
   if (grouped) coll_group_begin(L);
   for (int i = 0; i < c->n && r.code == 0; i++) {
@@ -288,20 +262,6 @@ static const char *pair_up(lua_State *L) {
   return NULL;
 }
 
-/* [-0, +0, -] At the outermost group's end: the communicators that broke inside it are
- * aborted now that NCCL has let go of their calls (comm_broke) */
-static void release_broken(lua_State *L) {
-  if (lua_rawgetp(L, LUA_REGISTRYINDEX, &PENDING_KEY) == LUA_TTABLE) {
-    for (lua_Integer i = 1; lua_rawgeti(L, -1, i) != LUA_TNIL; i++) {
-      LuaComm *c = luaL_testudata(L, -1, GPU_COMM_T);
-      if (c && c->alive && c->broken) comm_release_broken(c);
-      lua_pop(L, 1);
-    }
-    lua_pop(L, 1);
-  }
-  lua_pop(L, 1);
-}
-
 void coll_group_finish(lua_State *L, int failed) {
   const GpuBackend *be = backend_get();
   const char *why = NULL;
@@ -320,11 +280,7 @@ void coll_group_finish(lua_State *L, int failed) {
   GpuResult e = be->group_end();
   if (depth == 0) {
     npending = 0;
-    for (int i = 0; i < nqueued; i++) queued[i]->queued--;   /* (kept alive until here) */
-    nqueued = 0;
-    release_broken(L);
-    lua_pushnil(L);
-    lua_rawsetp(L, LUA_REGISTRYINDEX, &PENDING_KEY);
+    group_let_go(L);
   }
   be->use_device(was);
   if (failed) return;

@@ -2,6 +2,7 @@
  * over the processes a launcher started, their fields, gpu.nccl.group, abort and the
  * release path. The collectives themselves (reading buffers, options, issuing) are in
  * coll.c. The backend runs them: NCCL on CUDA, host memory and MPI on the CPU. */
+#include <stdlib.h>
 #include <string.h>
 #include "gpu.h"
 #include "mpi.h"
@@ -195,6 +196,55 @@ static int comm_tostring(lua_State *L) {
 /* gpu.nccl.group(f, ...): calls f(...) with the collectives it issues grouped (NCCL's
  * ncclGroupStart/End): sends and recvs of one process must be grouped to pair up. The
  * group is ended when f raises too, and the error goes on. */
+/* ---- what an open group's calls use ---- */
+
+static const char KEPT_KEY = 0;   /* registry: a list of the values, alive while it is */
+static GpuArray **held;           /* the arrays among them */
+static int nheld, capheld;
+
+void group_keep(lua_State *L, int idx) {
+  idx = lua_absindex(L, idx);
+  if (lua_rawgetp(L, LUA_REGISTRYINDEX, &KEPT_KEY) != LUA_TTABLE) {
+    lua_pop(L, 1);
+    lua_newtable(L);
+    lua_pushvalue(L, -1);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &KEPT_KEY);
+  }
+  lua_pushvalue(L, idx);
+  lua_rawseti(L, -2, (lua_Integer)luaL_len(L, -2) + 1);
+  lua_pop(L, 1);
+}
+
+void group_hold(lua_State *L, GpuArray *a) {
+  if (nheld == capheld) {
+    int cap = capheld ? 2 * capheld : 16;
+    GpuArray **more = realloc(held, (size_t)cap * sizeof *more);
+    if (more == NULL) luaL_error(L, "not enough memory to queue a collective");
+    held = more;
+    capheld = cap;
+  }
+  held[nheld++] = a;
+  a->queued++;
+}
+
+/* The communicators that broke inside the group are aborted now that NCCL has let go of
+ * their calls (comm_broke) */
+void group_let_go(lua_State *L) {
+  for (int i = 0; i < nheld; i++) held[i]->queued--;   /* (alive: kept till here) */
+  nheld = 0;
+  if (lua_rawgetp(L, LUA_REGISTRYINDEX, &KEPT_KEY) == LUA_TTABLE) {
+    for (lua_Integer i = 1; lua_rawgeti(L, -1, i) != LUA_TNIL; i++) {
+      LuaComm *c = luaL_testudata(L, -1, GPU_COMM_T);
+      if (c && c->alive && c->broken) comm_release_broken(c);
+      lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+  lua_pushnil(L);
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &KEPT_KEY);
+}
+
 static int gpu_nccl_group(lua_State *L) {
   luaL_checktype(L, 1, LUA_TFUNCTION);
   coll_group_begin(L);

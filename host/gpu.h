@@ -118,6 +118,8 @@ void layout_broadcast(GpuLayout *l, const GpuShape *to);
  * and NumPy's iterators do); returns the new ndim (at least 1). */
 #define GPU_MAXOPS 16      /* operands (inputs and outputs) of one elementwise kernel */
 int layout_collapse(int n, GpuLayout *ls);
+/* The magic number and shift that divide a 31-bit index by d (ew::divide_by) */
+void layout_magic(int64_t d, uint32_t *magic, uint32_t *shift);
 void shape_format(const GpuShape *s, char *buf, size_t n);  /* "{2, 3}" */
 
 /* ---- errors (errors.c) ---- */
@@ -178,10 +180,8 @@ typedef struct GpuArray {
   unsigned char header[144];   /* = ARRAY_ARG_SIZE - 8 (kernel.c checks) */
 } GpuArray;
 GpuArray *array_check(lua_State *L, int idx);                    /* [-0, +0, v] a live device array */
-/* Whether Lua is running a finalizer (lua_gc answers -1 there, Lua 5.4.4 on). a:free() and
- * h:free() there only mark the array freed, and its memory goes when it is collected:
- * the C call whose allocation ran the collector may hold its pointer (a reduction's input,
- * a host array being read), which must stay the array's until that call is over. */
+/* Whether Lua runs a finalizer (lua_gc answers -1, 5.4.4 on): a:free() there only marks the
+ * array freed (its memory goes when collected): the call the collector interrupted may use it */
 int gpu_in_finalizer(lua_State *L);
 GpuArray *array_test(lua_State *L, int idx);                     /* [-0, +0, -] NULL when not one */
 /* [-0, +0, v] The array at idx as argument pos of gpu.name: a live device array on the
@@ -479,6 +479,11 @@ LuaComm *comm_check(lua_State *L, int idx);   /* [-0, +0, v] a live, unbroken co
 void comm_broke(lua_State *L, LuaComm *c, GpuResult r);
 void comm_release_broken(LuaComm *c);   /* [-0, +0, -] aborts a broken one now */
 void comm_open(lua_State *L);
+/* What the open gpu.nccl.group's calls use (comm.c): kept alive (group_keep), arrays not
+ * freed (group_hold), until the outermost group's end (group_let_go) */
+void group_keep(lua_State *L, int idx);         /* [-0, +0, m] */
+void group_hold(lua_State *L, GpuArray *a);     /* [-0, +0, m] */
+void group_let_go(lua_State *L);                /* [-0, +0, -] */
 /* [-0, +0, e] gpu.nccl.group's two ends (begin raises when the backend cannot open one;
  * finish raises unless failed) */
 void coll_group_begin(lua_State *L);

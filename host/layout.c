@@ -215,3 +215,10 @@ void shape_format(const GpuShape *s, char *buf, size_t n) {
     at += (size_t)snprintf(buf + at, n - at, "%s%lld", d ? ", " : "", (long long)s->dim[d]);
   if (at < n) snprintf(buf + at, n - at, "}");
 }
+
+void layout_magic(int64_t d, uint32_t *magic, uint32_t *shift) {
+  uint32_t s = 0;
+  while (s < 31 && ((int64_t)1 << s) < d) s++;
+  *shift = s;
+  *magic = d < 1 ? 0 : (uint32_t)(((uint64_t)1 << 32) * (((uint64_t)1 << s) - (uint64_t)d) / (uint64_t)d + 1);
+}

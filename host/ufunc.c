@@ -236,14 +236,6 @@ static void set_tile(Launch *g, const GpuLayout *in, const GpuLayout *out, int n
   g->block[1] = 8;
 }
 
-/* The magic number and shift that divide a 31-bit index by d (ew::divide_by). */
-static void magic_for(int64_t d, uint32_t *magic, uint32_t *shift) {
-  uint32_t s = 0;
-  while (s < 31 && ((int64_t)1 << s) < d) s++;
-  *shift = s;
-  *magic = d < 1 ? 0 : (uint32_t)(((uint64_t)1 << 32) * (((uint64_t)1 << s) - (uint64_t)d) / (uint64_t)d + 1);
-}
-
 /* The rows kernel applies to two merged dimensions when every output is C-ordered and
  * every input walks a row with stride 1 or 0, with whole chunks aligned to 16 bytes:
  * the columns a multiple of the chunk, and so each walking input's row stride and start. */
@@ -296,7 +288,7 @@ static void set_strided(lua_State *L, Launch *g, const GpuLayout *ls, int na, in
     int64_t size = d < nd ? ls[0].shape.dim[d] : 1;
     g->layout[2 + d] = size;
     for (int a = 0; a < na; a++) g->layout[2 + ND + a * ND + d] = d < nd ? ls[a].strides[d] : 0;
-    magic_for(size, &tail[d], &tail[ND + d]);
+    layout_magic(size, &tail[d], &tail[ND + d]);
   }
   g->grid[0] = blocks_for(L, (n + ITEMS - 1) / ITEMS);
 }
