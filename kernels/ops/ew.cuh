@@ -159,13 +159,12 @@ template <class T> __device__ __forceinline__ T power(T a, T b) {
   }
 }
 
-// (of two equal floats, -0.0 and 0.0, the second: NumPy's)
 template <class T> __device__ __forceinline__ T maximum(T a, T b) {
-  if constexpr (info<T>::fp) return a != a ? a : b != b ? b : a > b ? a : b;
+  if constexpr (info<T>::fp) return a != a ? a : b != b ? b : a >= b ? a : b;
   else return a >= b ? a : b;
 }
 template <class T> __device__ __forceinline__ T minimum(T a, T b) {
-  if constexpr (info<T>::fp) return a != a ? a : b != b ? b : a < b ? a : b;
+  if constexpr (info<T>::fp) return a != a ? a : b != b ? b : a <= b ? a : b;
   else return a <= b ? a : b;
 }
 template <class T> __device__ __forceinline__ T clip(T a, T lo, T hi) { return minimum(maximum(a, lo), hi); }
@@ -339,14 +338,13 @@ template <class T> __device__ __forceinline__ T fmod(T a, T b) {
     return (T)(a % b);
   }
 }
-// maximum and minimum that take the other argument where one is NaN (both: the first; of
-// two equal, the second)
+// maximum and minimum that take the other argument where one is NaN (both: the first)
 template <class T> __device__ __forceinline__ T fmax(T a, T b) {
-  if constexpr (info<T>::fp) return b != b ? a : a != a ? b : a > b ? a : b;
+  if constexpr (info<T>::fp) return b != b ? a : a != a ? b : a >= b ? a : b;
   else return a >= b ? a : b;
 }
 template <class T> __device__ __forceinline__ T fmin(T a, T b) {
-  if constexpr (info<T>::fp) return b != b ? a : a != a ? b : a < b ? a : b;
+  if constexpr (info<T>::fp) return b != b ? a : a != a ? b : a <= b ? a : b;
   else return a <= b ? a : b;
 }
 // Euclid's on the magnitudes, in the unsigned type: gcd(-128, 0) of int8 wraps to -128,
