@@ -130,9 +130,8 @@ static void table_grow(lua_State *L, Ufunc *u) {
   free(old);
 }
 
-/* The entry of key, or NULL. Lua code (a builder, a compile, a finalizer's own operation)
- * may add entries and so move them all (table_grow): a pointer kept across it is found
- * again by its key. */
+/* The entry of key, or NULL. Lua code (a builder, a compile, a finalizer's operation) may
+ * add entries and so move them all (table_grow): a pointer kept across it is found again. */
 static UEntry *entry_find(const Ufunc *u, const uint8_t *key) {
   if (u->capacity == 0) return NULL;
   for (size_t h = slot_of(u, key); u->entries[h].used; h = (h + 1) & (size_t)(u->capacity - 1))
@@ -166,8 +165,7 @@ static UEntry *entry_get(lua_State *L, int uidx, Ufunc *u, const Operand *ops) {
   return e;
 }
 
-/* [-0, +0, e] Kernel v of entry *ep on the current device; *ep is found again after the
- * Lua code that making the kernel runs. */
+/* [-0, +0, e] Kernel v of entry *ep on the current device (*ep found again: entry_find) */
 static CUfunction entry_function(lua_State *L, int uidx, Ufunc *u, UEntry **ep, int v) {
   UEntry *e = *ep;
   int dev = backend_get()->current_device();
@@ -192,6 +190,14 @@ static CUfunction entry_function(lua_State *L, int uidx, Ufunc *u, UEntry **ep, 
     e->fn[v] = f;
   }
   return e->fn[v];
+}
+
+/* [-0, +0, m] graph_keep(L, idx), which allocates, and e found again after it (entry_find) */
+static UEntry *graph_kept(lua_State *L, Ufunc *u, UEntry *e, int idx) {
+  uint8_t key[KEYLEN];
+  memcpy(key, e->key, KEYLEN);
+  graph_keep(L, idx);
+  return entry_find(u, key);
 }
 
 /* What a launch passes: a slot per operand (pointer or scalar), and the layout. */
@@ -299,11 +305,8 @@ static void set_strided(lua_State *L, Launch *g, const GpuLayout *ls, int na, in
  * operand's pointer was 0, and the kernel faulted). */
 static void launch(lua_State *L, int uidx, Ufunc *u, UEntry *e, int variant, Launch *g,
                    CUstream stream, const GpuArray *const *arrays, int n) {
-  uint8_t key[KEYLEN];
-  memcpy(key, e->key, KEYLEN);
   CUfunction f = entry_function(L, uidx, u, &e, variant);
-  if (graph_capturing) graph_keep(L, uidx);   /* its programs: a replay runs their code */
-  e = entry_find(u, key);                     /* (after the Lua code above) */
+  if (graph_capturing) e = graph_kept(L, u, e, uidx);   /* its programs: a replay runs their code */
   for (int i = 0; i < n; i++)
     if (!arrays[i]->alive) errors_freed(L, lua_pushfstring(L, "gpu.%s, freed while it started", u->name));
   GpuResult r = backend_get()->launch(f, g->grid, g->block, 0, stream, g->argv);
@@ -319,10 +322,8 @@ void ufunc_launch(lua_State *L, int uidx, Ufunc *u, Operand *ops, CUstream strea
   int64_t n = ops[u->nin].lay.shape.size;
   if (n == 0) return;
   UEntry *e = entry_get(L, uidx, u, ops);
-  uint8_t key[KEYLEN];   /* e is found again by it after graph_keep below (it allocates) */
-  memcpy(key, e->key, KEYLEN);
   /* the CPU backend's kernels take one element a thread (codegen.lua) */
-  int cpu = strcmp(backend_get()->name, "cpu") == 0, chunk = cpu ? 1 : e->chunk, evec = e->vec;
+  int cpu = strcmp(backend_get()->name, "cpu") == 0, chunk = cpu ? 1 : e->chunk;
   Launch g;
   GpuLayout ls[GPU_MAXOPS];
   const GpuArray *arrays[GPU_MAXOPS];
@@ -330,7 +331,7 @@ void ufunc_launch(lua_State *L, int uidx, Ufunc *u, Operand *ops, CUstream strea
   for (int i = 0; i < n_ops; i++) {
     g.argv[i] = &g.slot[i];
     if (ops[i].kind != OPK_ARRAY) { g.slot[i] = ops[i].value.u; continue; }
-    if (graph_capturing) graph_keep(L, ops[i].idx);   /* a graph keeps what it runs on */
+    if (graph_capturing) e = graph_kept(L, u, e, ops[i].idx);   /* a graph keeps what it runs on */
     size_t es = dtypes[ops[i].dtype].size;
     arrays[na] = ops[i].a;
     ls[na] = ops[i].lay;
@@ -344,7 +345,7 @@ void ufunc_launch(lua_State *L, int uidx, Ufunc *u, Operand *ops, CUstream strea
   g.block[0] = BLOCK;
   g.n = n;
   if (flat) {
-    int vec = cpu ? 1 : evec;
+    int vec = cpu ? 1 : e->vec;
     variant = V_FLAT;
     g.vec = align != 0;
     g.argv[n_ops] = &g.n;
@@ -364,7 +365,7 @@ void ufunc_launch(lua_State *L, int uidx, Ufunc *u, Operand *ops, CUstream strea
     }
     g.argv[n_ops] = g.layout;
   }
-  launch(L, uidx, u, entry_find(u, key), variant, &g, stream, arrays, na);
+  launch(L, uidx, u, e, variant, &g, stream, arrays, na);
 }
 
 int ufunc_quick(lua_State *L, int uidx, Ufunc *u, int first, int nargs) {
