@@ -211,7 +211,7 @@ local k = gpu.jit(function(a, o, s)
   sh[gpu.threadIdx.x] = a[i] % 3 + a[i] // 2 + a[i] ^ 3 - dev(a[i], s) + gpu.nextafter(a[i], 1)
   local v = gpu.shfl_down(sh[1], 1)
   o[i] = gpu.sign(v) * math.abs(v) + (v > 0.5 and v or 2) + math.fmod(v, 2) + gpu.hypot(v, 2) + gpu.complex(v, 1).real
-  gpu.printf("%f %d %s\n", v, v, v)
+  gpu.printf("%f %d %s\n", v, math.floor(v), v)
   o[2] = gpu.atomic.add(a, 1, v) + gpu.atomic.sub(a, 1, 1) + gpu.atomic.max(sh, 1, v) + gpu.atomic.min(o, 1, v)
     + gpu.atomic.exch(a, 2, 0.5)
 end, {signature = "void(float16[:], float16[:], float16)"})

@@ -538,7 +538,7 @@ describe("gpu.jit", function()
     assert.matches("double t = 0.0;", src, 1, true)
     assert.matches("long long j = n;", src, 1, true)
     assert.matches("double u = (double)j * (double)a[0];", src, 1, true)
-    assert.matches("long long c = 3;", src, 1, true)
+    assert.matches("long long c = 3LL;", src, 1, true)   -- a long long (jit::max(1, n) kept n's 64 bits)
     assert.matches("s = s + (float)a[i - 1];", src, 1, true)
   end)
 
@@ -623,7 +623,7 @@ print(y:totable()[1], origin)
     for i = 1, 2 do want[i] = (i + 1) * 2 - 3 + math.maxinteger + i * 4611686018427387904 end
     assert.are.same(want, a:totable())   -- both wrapped past 2^63, as Lua's integers do
     local src = k:source()
-    assert.matches("a.contig(i - 1) = jit::add(jit::add((((i + 1) * 2) - 3), n), m);", src, 1, true)
+    assert.matches("a.contig(i - 1) = jit::add(jit::add((((i + 1LL) * 2LL) - 3LL), n), m);", src, 1, true)
     assert.matches("m = jit::mul(m, 4611686018427387904LL);", src, 1, true)
   end)
 

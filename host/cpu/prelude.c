@@ -123,12 +123,13 @@ static int amd_avx512(void) {
 
 /* The flags every compile of a kernel and of the prelude shares. -fno-gnu-unique: a
  * library with unique symbols can never be unloaded, and a later one loaded from a reused
- * /proc/self/fd/N would be taken for it. */
+ * /proc/self/fd/N would be taken for it. -fno-builtin-pow(f): g++ 12's vectorizer turns
+ * pow(x, 0.5) into sqrt(x) (-0 and nan where pow and the GPU give 0 and inf for -0, -inf). */
 static const char *const fixed_flags[] = {
   "-std=c++17", "-O3", "-march=native", "-fPIC", "-fno-strict-aliasing",
   "-fno-semantic-interposition", "-fno-exceptions", "-fno-rtti", "-fno-math-errno",
   "-ffp-contract=off", "-fno-trapping-math", "-fstack-clash-protection", "-U_FORTIFY_SOURCE", "-fno-gnu-unique",
-  "-w"};
+  "-fno-builtin-pow", "-fno-builtin-powf", "-w"};
 #define NFIXED (sizeof fixed_flags / sizeof fixed_flags[0])
 
 /* The compiler's path, size and time, the processor, the toolkit's headers and a hash of

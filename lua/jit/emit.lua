@@ -12,7 +12,7 @@ local M = {}
 
 local helpers = {}
 local helper_order = {"base", "int_add", "int_sub", "int_mul", "int_neg", "int_iabs", "int_idiv",
-                      "int_imod", "int_ifmod", "int_shl", "int_shr", "float", "intfloat", "minmax", "count", "local", "dim", "atomic",
+                      "int_imod", "int_ifmod", "int_shl", "int_shr", "float", "intfloat", "minmax", "logb", "count", "local", "dim", "atomic",
                       "atomic_add", "atomic_sub", "atomic_exch", "atomic_min", "atomic_max",
                       "atomic_and", "atomic_or", "atomic_xor", "atomic_inc", "atomic_dec",
                       "atomic_cas", "atomic_half", "laneid", "debug",
@@ -97,6 +97,14 @@ helpers.minmax = {needs = {"base"}, code = [[
 // math.max and math.min: the first argument unless a later one is greater (smaller)
 template <class T> __device__ __forceinline__ T max(T a, typename same<T>::type b) { return a < b ? b : a; }
 template <class T> __device__ __forceinline__ T min(T a, typename same<T>::type b) { return b < a ? b : a; }]]}
+helpers.logb = {needs = {"base"}, code = [[
+// math.log(x, b) as Lua's: log2 and log10 for the bases 2 and 10, else log(x) / log(b)
+__device__ __forceinline__ double logb(double x, double b) {
+  return b == 2.0 ? ::log2(x) : b == 10.0 ? ::log10(x) : ::log(x) / ::log(b);
+}
+__device__ __forceinline__ float logb(float x, float b) {
+  return b == 2.0f ? log2f(x) : b == 10.0f ? log10f(x) : logf(x) / logf(b);
+}]]}
 helpers.count = {needs = {"base"}, code = [[
 // the iterations of `for i = a, b, s` (Lua 5.4's forprep, which never overflows)
 __device__ __forceinline__ u64 count(i64 a, i64 b, i64 s) {
@@ -378,6 +386,19 @@ local reserved = {
   ["u64"] = 1, ["same"] = 1,
 }
 
+-- the C math library's functions (and their float forms), CUDA's, and the namespaces of
+-- the array functions' C (ew::, sp::), which the C may call by these names
+for n in ([[acos asin atan atan2 cos sin tan acosh asinh atanh cosh sinh tanh exp exp2 exp10
+  expm1 frexp ilogb ldexp log log10 log1p log2 logb modf scalbn scalbln cbrt fabs hypot pow
+  sqrt rsqrt rcbrt erf erfc erfinv erfcinv erfcx normcdf normcdfinv lgamma tgamma ceil floor
+  nearbyint rint lrint llrint round lround llround trunc fmod remainder remquo copysign nan
+  nextafter nexttoward fdim fmax fmin fma isfinite isinf isnan isnormal signbit sincos sinpi
+  cospi sincospi j0 j1 jn y0 y1 yn cyl_bessel_i0 cyl_bessel_i1 norm3d rnorm3d]]):gmatch("%S+") do
+  reserved[n] = 1
+  reserved[n .. "f"] = 1
+end
+reserved.ew, reserved.sp = 1, 1
+
 local function c_ident(name)
   -- (all-capital names of two letters or more may be the headers' macros: EOF, NAN ...)
   if reserved[name] or name:find("^_[_%u]") or name:find("^%u[%u%d_]+$") or name:find("^gpuhost")
@@ -390,10 +411,12 @@ end
 ------------------------------------------------------------------------------------
 -- literals
 
-local function int_lit(v)
+-- wide: a long long however small (a C int would make a template such as jit::max(1, n)
+-- take int, and cut n to 32 bits)
+local function int_lit(v, wide)
   if v == math.mininteger then return "(-0x7fffffffffffffffLL - 1)" end
   local s = ("%d"):format(v)
-  if v > 2147483647 or v < -2147483647 then s = s .. "LL" end
+  if wide or v > 2147483647 or v < -2147483647 then s = s .. "LL" end
   return v < 0 and "(" .. s .. ")" or s
 end
 
@@ -456,7 +479,7 @@ local function literal(v, t)
   end
   if types.float(t) then return float_lit(v, types.concrete(t)) end
   if math.type(v) == "float" then return "(long long)" .. float_lit(v, "float64") end
-  return int_lit(v)
+  return int_lit(v, t == "int64")
 end
 M.literal = literal
 
@@ -567,6 +590,9 @@ function M.func(U, ctx)
         if t == "float32" then return ref end
       end
       if types.complex(dt) and dt ~= t then ref = ("(%s)%s"):format(types.ctype[dt], ref) end
+      -- a uint64 element is a Lua integer (int64, types.element) however it is used: 2^64 - 1
+      -- is -1 in a + 0.5 as in local v = a[i]
+      if dt == "uint64" and not types.integer(t) then ref = "(long long)" .. ref end
       return ("(%s)%s"):format(types.ctype[t], ref)
     end
     return conv(ex(e), types.concrete(e.ty), t)
@@ -777,7 +803,8 @@ function M.func(U, ctx)
     end
     if tag == "Binop" and (e.op == "+" or e.op == "-" or e.op == "*") then
       local a, b = bound(e.left), bound(e.right)
-      local r = a and b and (e.op == "*" and a * b or a + b)
+      -- in floats: a Lua integer product or sum of two bounds could wrap below SMALL
+      local r = a and b and (e.op == "*" and (a + 0.0) * b or (a + 0.0) + b)
       if r and r <= SMALL then return r end
     end
     return nil
@@ -989,12 +1016,18 @@ function M.func(U, ctx)
     else
       local t = types.concrete(v.ty)
       local ct = types.ctype[t]
+      -- Lua 5.4's forprep and forloop: the first test is not the later ones' where a bound
+      -- is nan (for x = 0/0, 1 runs once)
       local f0, f1, fs = fresh(name .. "_at"), fresh(name .. "_limit"), fresh(name .. "_step")
-      line(ind, ("for (%s %s = %s, %s = %s, %s = %s; %s != 0 && (%s > 0 ? %s <= %s : %s <= %s); %s += %s) {")
-        :format(ct, f0, strip(cv(s.start, t)), f1, strip(cv(s.limit, t)), fs,
-                s.step and strip(cv(s.step, t)) or literal(1, t), fs, fs, f0, f1, f1, f0, f0, fs))
-      line(ind + 1, ("%s %s = %s;"):format(ct, name, f0))
-      block(s.body, ind + 1)
+      line(ind, "{")
+      line(ind + 1, ("%s %s = %s, %s = %s, %s = %s;"):format(ct, f0, strip(cv(s.start, t)), f1,
+        strip(cv(s.limit, t)), fs, s.step and strip(cv(s.step, t)) or literal(1, t)))
+      line(ind + 1, ("if (%s != 0 && !(%s > 0 ? %s < %s : %s < %s)) for (;;) {"):format(fs, fs, f1, f0, f0, f1))
+      line(ind + 2, ("%s %s = %s;"):format(ct, name, f0))
+      block(s.body, ind + 2)
+      line(ind + 2, ("%s += %s;"):format(f0, fs))
+      line(ind + 2, ("if (!(%s > 0 ? %s <= %s : %s <= %s)) break;"):format(fs, f0, f1, f1, f0))
+      line(ind + 1, "}")
       line(ind, "}")
     end
   end
@@ -1019,17 +1052,34 @@ function M.func(U, ctx)
       if #s.targets == 1 then
         store(ind, s.targets[1], value_getter(s.exprs, 1))
       else
-        -- every value first, then the stores
+        -- the targets' indices, then every value, then the stores: as Lua 5.4, which
+        -- stores i, a[i] = i + 1, 20 in a[old i]
         line(ind, "{")
-        local temps = {}
+        local targets, temps = {}, {}
         for i, target in ipairs(s.targets) do
+          if target.tag ~= "Name" then
+            local keys = {}
+            for j, k in ipairs(target.chain.keys) do
+              keys[j] = k
+              if k.const == nil then
+                local tmp = fresh("k")
+                line(ind + 1, ("%s %s = %s;"):format(types.ctype.int64, tmp, strip(cv(k, "int64"))))
+                keys[j] = {tag = "Name", var = {cname = tmp, ty = "int64"}, ty = "int64", line = k.line}
+              end
+            end
+            local chain = setmetatable({keys = keys}, {__index = target.chain})
+            target = setmetatable({chain = chain}, {__index = target})
+          end
+          targets[i] = target
+        end
+        for i, target in ipairs(targets) do
           local t = target.tag == "Name" and target.var.ty or types.element(target.chain.arr.array or
                                                                             target.chain.arr.local_array)
           local tmp = fresh("t")
           temps[i] = {tmp, t}
           line(ind + 1, ("%s %s = %s;"):format(ctype(t), tmp, strip(value_getter(s.exprs, i)(t))))
         end
-        for i, target in ipairs(s.targets) do
+        for i, target in ipairs(targets) do
           store(ind + 1, target, function(_, dtype)
             local tmp, t = temps[i][1], temps[i][2]
             if dtype and type(t) ~= "table" and dtype ~= types.concrete(t) then

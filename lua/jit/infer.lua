@@ -21,6 +21,53 @@ M.refuse = refuse
 ------------------------------------------------------------------------------------
 -- resolve: scopes, names, labels
 
+-- Whether block b cannot end but by a return (or a loop without a way out), for a device
+-- function that returns a value: Lua would return nil where it ends or returns bare, which
+-- no C type holds, so each is an error (at the function's end when last). Conservative: a
+-- goto or a loop's break counts as a way to the end.
+local function breaks(b)
+  for _, s in ipairs(b) do
+    local tag = s.tag
+    if tag == "Break" or tag == "Goto" then return true end
+    if tag == "If" then
+      for _, sub in ipairs(s.blocks) do if breaks(sub) then return true end end
+      if s.orelse and breaks(s.orelse) then return true end
+    elseif tag == "Do" then
+      if breaks(s.body) then return true end
+    end
+  end
+  return false
+end
+local function ends_with_value(ctx, b, last)
+  local done = false
+  for _, s in ipairs(b) do
+    local tag = s.tag
+    if tag == "Return" then
+      if not s.exprs[1] then
+        fail(ctx, s.line, "this function returns nothing here and a value elsewhere (Lua's nil, "
+             .. "which a device function cannot return)")
+      end
+      done = true
+    elseif tag == "If" then
+      local all = s.orelse ~= nil
+      for _, sub in ipairs(s.blocks) do all = ends_with_value(ctx, sub) and all end
+      if s.orelse then all = ends_with_value(ctx, s.orelse) and all end
+      done = done or all
+    elseif tag == "Do" then
+      done = ends_with_value(ctx, s.body) or done
+    elseif tag == "While" or tag == "Repeat" or tag == "Fornum" or tag == "Forin" then
+      ends_with_value(ctx, s.body)
+      local forever = (tag == "While" and s.cond.tag == "True") or (tag == "Repeat" and s.cond.tag == "False")
+      if forever and not breaks(s.body) then done = true end
+    end
+  end
+  if last and not done then
+    fail(ctx, b.lastline or ctx.fn.lastline, "this function can reach its end without returning "
+         .. "a value (Lua's nil, which a device function cannot return): end it with a return")
+  end
+  return done
+end
+
 function M.resolve(ctx, fn)
   local scopes, blocks, gotos = {}, {}, {}
   ctx.vars, ctx.labels = {}, {}
@@ -656,6 +703,7 @@ function M.infer(ctx)
   end
   final = true
   block(ctx.fn.body)
+  if ctx.returns_value and not ctx.kernel then ends_with_value(ctx, ctx.fn.body, true) end
   for _, v in ipairs(ctx.vars) do
     if v.ty == nil and v.kind ~= "param" then
       -- declared and never given a value: only an error if it is read (typeof says so)

@@ -415,6 +415,14 @@ entries["gpu.printf"] = {
           end
         elseif t ~= nil and not types.numeric(t) then
           fail(ctx, a.line, "gpu.printf: %%%s takes a number, got %s", conv, types.a(t))
+        elseif conv:find("^[diuoxXc]$") and types.float(t) and not (a.const ~= nil and math.tointeger(a.const)) then
+          -- string.format's %d refuses 2.5 ("number has no integer representation"), which a
+          -- kernel cannot say when it prints: a float is refused where it is compiled
+          fail(ctx, a.line, "gpu.printf: %%%s takes an integer, got %s (string.format refuses a "
+               .. "float that is not whole: convert it with math.floor, or print it with %%g)", conv, types.a(t))
+        end
+        if specs[#specs].str and specs[#specs].str:find("\0", 1, true) then
+          fail(ctx, a.line, "gpu.printf: %%s cannot print a string with a zero byte (C's printf ends it there)")
         end
       end
     end
@@ -434,7 +442,8 @@ entries["gpu.printf"] = {
     local p, i, args, fmt = e.printf, 0, {}, {}
     for _, item in ipairs(p.items) do
       if type(item) == "string" then
-        fmt[#fmt + 1] = item
+        -- a zero byte would end C's format: printed by a %c of 0, as string.format prints it
+        fmt[#fmt + 1] = item:gsub("%z", function() args[#args + 1] = "0"; return "%c" end)
       else
         i = i + 1
         local s, spec, conv = p.specs[i], item.spec, item.conv
@@ -574,7 +583,8 @@ entries["math.log"] = {
     if not b then return ("log%s(%s)"):format(f, x) end
     if b.const == 2 then return ("log2%s(%s)"):format(f, x) end
     if b.const == 10 then return ("log10%s(%s)"):format(f, x) end
-    return ("(log%s(%s) / log%s(%s))"):format(f, x, f, E.cv(b, t))
+    E.helper("logb")
+    return ("jit::logb(%s, %s)"):format(x, E.cv(b, t))
   end,
 }
 

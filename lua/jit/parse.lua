@@ -141,9 +141,10 @@ local function parser(t, i)
              dot = true, line = line}
       elseif k == "[" then
         i = i + 1
-        local key = expr()
+        e = {tag = "Index", obj = e, key = expr(), line = line}
+        -- numba's a[i, j] (in gpuhost's files, where the host reads it as a[{i, j}]): a[i][j]
+        while test(",") do e = {tag = "Index", obj = e, key = expr(), line = line} end
         expect("]")
-        e = {tag = "Index", obj = e, key = key, line = line}
       elseif k == ":" then
         i = i + 1
         local n = name()

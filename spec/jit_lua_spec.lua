@@ -1,0 +1,166 @@
+-- gpu.jit computes what Lua 5.4 computes: each function here runs twice, in plain Lua on
+-- tables and as a kernel on device arrays, and the two must agree (cases a differential
+-- pass found: integer literals, wrapping, uint64 elements, math.log's bases, float loops,
+-- multiple assignment, pow of a half). Few kernels, since each costs a compile.
+local S = require("spec.support")
+
+-- f(a, o) run by Lua on a table copy of a (o a table of n zeros), and as a one-thread
+-- kernel on a (a device array) and n zeros of dtype; both results as Lua tables
+local function both(f, a, n, dtype)
+  local o = {}
+  for i = 1, n do o[i] = 0 end
+  f(a:totable(), o)
+  local k = gpu.jit(f)
+  local d = gpu.zeros(n, dtype)
+  k[1, 1](a, d)
+  return o, d:totable()
+end
+
+-- equal as values, and -0.0 apart from 0.0, nan equal to nan
+local function same(want, got)
+  assert.are.equal(#want, #got)
+  for i = 1, #want do
+    local w, g = want[i], got[i]
+    if w ~= w then assert.is_true(g ~= g, "element " .. i .. " should be nan")
+    else assert.are.equal(w, g, "element " .. i); assert.are.equal(1 / w, 1 / g, "sign of " .. i) end
+  end
+end
+
+describe("gpu.jit against Lua 5.4", function()
+  it("keeps 64 bits where a small literal meets an integer, and wraps as Lua", function()
+    local f = function(a, o)
+      local n = a[1]
+      o[1] = math.max(1, n)                   -- 1 was a C int: jit::max took int and cut n
+      o[2] = math.min(-1, -n)
+      o[3] = math.max(0, 9223372036854775807)
+      local s = 3037000500                    -- s * s passes 2^63: wraps, as in Lua
+      o[4] = (s * s < 0) and 1 or 0
+      local p = 4611686018427387904           -- 2^62: p + p wraps
+      o[5] = (p + p < 0) and 1 or 0
+      o[6] = s * s
+    end
+    local want, got = both(f, gpu.array({5000000000}, "int64"), 6, "int64")
+    assert.are.same({5000000000, -5000000000, math.maxinteger, 1, 1, 3037000500 * 3037000500}, want)
+    assert.are.same(want, got)
+  end)
+
+  it("reads a uint64 element as one Lua integer however it is used", function()
+    local f = function(a, o)
+      local v = a[1]
+      o[1] = a[1] + 0.5        -- was (double)2^64-1 straight from the element
+      o[2] = v + 0.5
+      o[3] = a[1] / 2
+      o[4] = (a[1] < 0) and 1 or 0
+    end
+    local a = gpu.array({-1}, "int64"):astype("uint64")
+    local want, got = both(f, a, 4, "float64")
+    assert.are.same({-0.5, -0.5, -0.5, 1}, want)
+    same(want, got)
+  end)
+
+  it("takes math.log's bases 2 and 10 given at run time as Lua does, and float loops' nan bounds", function()
+    local f = function(a, o)
+      o[1] = math.log(a[1], a[2])    -- Lua: log10 for a base of 10 (3, not 2.9999999999999996)
+      o[2] = math.log(a[3], a[4])    -- log2 for 2
+      o[3] = math.log(a[3], a[3])
+      local n = 0
+      for _ = a[5], 1 do n = n + 1 end          -- a nan start: Lua runs the body once
+      o[4] = n
+      n = 0
+      for _ = 1, a[5] do n = n + 1 end          -- an integer loop's nan limit: none
+      o[5] = n
+      n = 0
+      for _ = 1.5, 0, -0.5 do n = n + 1 end
+      o[6] = n
+      o[7] = a[6] ^ 0.5                         -- pow, not sqrt: (-0)^0.5 is 0, (-inf)^0.5 inf
+      o[8] = a[7] ^ 0.5
+    end
+    local a = gpu.array({1000, 10, 3, 2, 0 / 0, -0.0, -math.huge}, "float64")
+    local want, got = both(f, a, 8, "float64")
+    assert.are.same({3, 1.5849625007211561, 1, 1, 0, 4, 0, math.huge}, want)
+    same(want, got)
+  end)
+
+  it("gives pow's x ^ 0.5 in a grid kernel too, where the CPU backend's loops are vectorized", function()
+    local k = gpu.jit(function(a, o)
+      local i = gpu.grid(1)
+      if i <= #o then o[i] = a[i] ^ 0.5 end   -- g++ 12 vectorized pow(x, 0.5) as sqrt(x)
+    end)
+    local x = {}
+    for i = 1, 64 do x[i] = ({-0.0, -math.huge, 4, 2.25})[i % 4 + 1] end
+    local o = gpu.zeros(64, "float64")
+    k[2, 32](gpu.array(x, "float64"), o)
+    local want = {}
+    for i = 1, 64 do want[i] = x[i] ^ 0.5 end
+    same(want, o:totable())
+  end)
+
+  it("evaluates a multiple assignment's indices before any store", function()
+    local f = function(a, o)
+      local i = 1
+      i, a[i] = i + 1, 20          -- the manual's example: a[1] (the old i) is set
+      o[1] = i
+      local j = 3
+      a[j], j = 30, 4
+      o[2] = j
+      a[2], a[a[2] - 1] = 3, 7     -- a[2] read as an index (a[1]) before a[2] is stored
+      for k = 1, 5 do o[2 + k] = a[k] end
+    end
+    local a = gpu.array({1, 2, 3, 4, 5}, "int64")
+    local want, got = both(f, a, 7, "int64")
+    assert.are.same({2, 4, 7, 3, 30, 4, 5}, want)
+    assert.are.same(want, got)
+  end)
+
+  it("refuses a device function that can end without a value, at its end", function()
+    local here = debug.getinfo(1, "S").short_src
+    local g = gpu.jit(function(x)
+      if x > 1 then return 10 end
+    end)
+    local k = gpu.jit(function(o, n) o[1] = g(n) end)
+    local msg = S.errof(function() k[1, 1](gpu.zeros(1, "int64"), 0) end)
+    assert.matches(here .. ":%d+: this function can reach its end without returning a value", msg)
+    local v = gpu.vectorize(function(x) if x > 1 then return 10 end end)
+    assert.matches("can reach its end without returning a value",
+                   S.errof(function() v(gpu.array({0, 5}, "int64")) end), 1, true)
+    local bare = gpu.jit(function(x)
+      if x > 1 then return end
+      return 2
+    end)
+    local k2 = gpu.jit(function(o, n) o[1] = bare(n) end)
+    assert.matches("returns nothing here and a value elsewhere",
+                   S.errof(function() k2[1, 1](gpu.zeros(1, "int64"), 0) end), 1, true)
+    -- every way that does end in a return compiles: if/else chains, a loop that never ends
+    local ok = gpu.jit(function(x)
+      if x > 1 then return 1 elseif x < 0 then return -1 else do return 0 end end
+    end)
+    local spin = gpu.jit(function(x)
+      while true do
+        if x > 0 then return x end
+        x = x + 1
+      end
+    end)
+    local k3 = gpu.jit(function(o, n) o[1] = ok(n) + spin(n) end)
+    local o = gpu.zeros(1, "int64")
+    k3[1, 1](o, -3)
+    assert.are.same({-1 + 1}, o:totable())
+  end)
+
+  it("reads numba's a[i, j] as a[i][j], and takes locals named as C's functions", function()
+    local k = gpu.jit(function(a, erf, tanh, ew, hypotf)
+      local i, j = gpu.grid(2)
+      if i <= 2 and j <= 3 then
+        a[i, j] = i * 10 + j + erf + tanh + ew + hypotf + gpu.erf(0) + gpu.tanh(0)
+      end
+    end)
+    local a = gpu.zeros({2, 3}, "float64")
+    k[1, {2, 3}](a, 0, 0, 0, 0)
+    assert.are.same({{11, 12, 13}, {21, 22, 23}}, a:totable())
+  end)
+
+  it("refuses %d of a float in gpu.printf, as string.format refuses 2.5", function()
+    local k = gpu.jit(function(x) gpu.printf("%d\n", x) end)
+    assert.matches("gpu.printf: %d takes an integer, got a float64",
+                   S.errof(function() k[1, 1](2.5) end), 1, true)
+  end)
+end)
