@@ -352,8 +352,9 @@ function M.distance_transform_cdt(input, opts)
     chamfer[{1, 1}](x, dist, ft, want_i and 1 or 0, taps, #offs // ndim, -1)
     if ind then launch("ndd_unravel", n, x, ft, ind) end
     ft:free()
+    taps:free()
   end
-  x:free()
+  if x ~= input then x:free() end   -- (x is the caller's array when it was a C-contiguous bool one)
   if not want_d then dist:free(); dist = nil end
   return results(want_d, want_i, dist, ind, dist_out, ind_out)
 end

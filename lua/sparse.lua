@@ -382,7 +382,6 @@ function M.conj(A)
   return with_data(A, gpu.conj(A.data))
 end
 M.conjugate = M.conj
-function M.abs(A) return with_data(A, gpu.abs(A.data)) end
 
 -- (data, indices, indptr) of a CSR matrix's CSC form, or of a CSC's CSR form: where no column
 -- (CSC: row) holds more than 64 entries (its counts' largest read back), kernels/sparse.cu's
@@ -558,6 +557,10 @@ for _, f in ipairs({"arcsin", "arcsinh", "arctan", "arctanh", "ceil", "deg2rad",
     if not DTYPES[d.dtype] then fail(f, "%s of a %s matrix gives %s, which gpu.sparse does not hold", f, A.dtype, d.dtype) end
     return with_data(C, d)
   end
+end
+function M.abs(A)   -- |a + b|, not |a| + |b|, for duplicates
+  local C = deduped(A)
+  return with_data(C, gpu.abs(C.data))
 end
 function M.power(A, n, dtype)
   if type(n) ~= "number" then fail("power", "the exponent must be a number, got %s", described(n)) end
@@ -801,8 +804,21 @@ local function add_sparse(api, A, B, negate)
   return compressed("csr", cd, ci, indptr, A.shape, true)
 end
 
-local function scale(A, s, divide)
-  return with_data(A, divide and A.data / s or A.data * s)
+-- A times (over) a number, a boolean or a gpu.complex: a dtype gpu.sparse does not hold (a bool matrix
+-- times an integer is int64, as scipy's) is refused
+local function is_scalar(v) return type(v) == "number" or type(v) == "boolean" or gpu._arg.is_complex(v) end
+local function scale(api, A, s, divide)
+  if type(s) ~= "number" and type(s) ~= "boolean" then   -- a gpu.complex: a weak scalar, as NumPy's Python complex
+    s = gpu.full({}, s, (A.dtype == "float32" or A.dtype == "complex64") and "complex64" or "complex128")
+  end
+  local d = divide and A.data / s or A.data * s
+  if not DTYPES[d.dtype] then
+    local dt = d.dtype
+    d:free()
+    fail(api, "a %s matrix %s %s gives %s, which gpu.sparse does not hold (convert with astype first)",
+         A.dtype, divide and "over" or "times", gpu._arg.shown(s), dt)
+  end
+  return with_data(A, d)
 end
 
 local function add(api, a, b, negate)
@@ -824,7 +840,7 @@ end
 
 function M.multiply(A, B)
   local api = "multiply"
-  if type(B) == "number" then return scale(A, B) end
+  if is_scalar(B) then return scale(api, A, B) end
   if is_sparse(B) then
     same_shape(api, A, B)
     local a, b = canonical_coo(A), canonical_coo(B)
@@ -1380,14 +1396,14 @@ local function fields(A, k)
   return api_methods[k]
 end
 local mul = gpu._api(function(a, b)
-  if type(a) == "number" then return scale(b, a) end
-  if type(b) == "number" then return scale(a, b) end
+  if is_scalar(a) then return scale("__mul", b, a) end
+  if is_scalar(b) then return scale("__mul", a, b) end
   return matmul("__mul", a, b)
 end)
 local div = gpu._api(function(a, b)
-  if not is_sparse(a) or type(b) ~= "number" then fail("__div", "a sparse matrix divides by a number only, got %s / %s",
-                                                        is_sparse(a) and "matrix" or type(a), is_sparse(b) and "matrix" or type(b)) end
-  return scale(a, b, true)
+  if not is_sparse(a) or not is_scalar(b) then fail("__div", "a sparse matrix divides by a number only, got %s / %s",
+                                                     is_sparse(a) and "matrix" or type(a), is_sparse(b) and "matrix" or type(b)) end
+  return scale("__div", a, b, true)
 end)
 for _, fmt in ipairs({"csr", "csc", "coo"}) do
   meta[fmt] = {

@@ -580,12 +580,13 @@ function gpu.cov(m, opts)
   if type(ddof) ~= "number" then error(("gpu.cov: ddof must be a number, got %s"):format(type(ddof)), 2) end
   x = x:astype(gpu.result_type(x, "float64"))
   local d = x - x:mean(2, {keepdim = true})
-  local c = gpu.matmul(d, gpu.conj(d).T) / (x.shape[2] - ddof)
+  -- NumPy's: times 1 / max(N - ddof, 0), so inf (nan for 0) where ddof leaves no degrees of freedom
+  local c = gpu.matmul(d, gpu.conj(d).T) * (1 / math.max(x.shape[2] - ddof, 0))
   return m.ndim == 1 and c:reshape({}) or c
 end
 
 -- gpu.corrcoef(x [, {rowvar =}]): NumPy's correlation coefficients (cov over the product of
--- the standard deviations; real parts clipped to [-1, 1])
+-- the standard deviations; real and imaginary parts clipped to [-1, 1])
 function gpu.corrcoef(x, opts)
   device_array(x, "corrcoef")
   opts = options(opts, "corrcoef", 2, "rowvar")
@@ -594,7 +595,7 @@ function gpu.corrcoef(x, opts)
   local sd = gpu.sqrt(gpu.real(gpu.diagonal(c)))
   c = c / sd:unsqueeze(2) / sd:unsqueeze(1)
   if KIND[c.dtype] == "c" then
-    return gpu.clip(gpu.real(c), -1, 1) + gpu.imag(c) * gpu.full({}, gpu.complex(0, 1), c.dtype)
+    return gpu.clip(gpu.real(c), -1, 1) + gpu.clip(gpu.imag(c), -1, 1) * gpu.full({}, gpu.complex(0, 1), c.dtype)
   end
   return gpu.clip(c, -1, 1)
 end

@@ -304,6 +304,20 @@ describe("gpu.sparse matrices", function()
     end
     local N = sp.csr_matrix(f64({{-1, 0}, {0, 2}}))
     same({{1, 0}, {0, 2}}, N:abs():toarray():totable())
+    -- duplicates summed first, as scipy's: |1 + -3|, not |1| + |-3|
+    local D = sp.csr_matrix({f64({1, -3, 2}), i32({0, 0, 1}), i32({0, 2, 3})}, {shape = {2, 2}})
+    same({{2, 0}, {0, 2}}, D:abs():toarray():totable())
+    same({{2, 0}, {0, 2}}, D:tocoo():abs():toarray():totable())
+    -- scalars: a gpu.complex (complex128 of float64, complex64 of float32) and booleans
+    local zA = (A * gpu.complex(0, 1)):toarray()
+    assert.are.equal("complex128", zA.dtype)
+    assert.are.equal(gpu.complex(0, 4), zA:totable()[3][1])
+    assert.are.equal("complex64", (sp.csr_matrix(A:toarray():astype("float32")) / gpu.complex(0, 2)).dtype)
+    same(DENSE, (A * true):toarray():totable())
+    local Bo = sp.csr_matrix(gpu.array({{false, true}, {true, false}}, "bool"))
+    assert.matches("a bool matrix times 2 gives int64, which gpu.sparse does not hold",
+                   S.errof(function() return Bo * 2 end), 1, true)
+    same({{0, 2.5}, {2.5, 0}}, (Bo * 2.5):toarray():totable())
     local z = sp.csr_matrix(gpu.array({gpu.complex(1, 2), 0, 0, gpu.complex(3, -1)}, "complex128"):reshape(2, 2))
     local t = z:conj():toarray():totable()
     assert.are.equal(gpu.complex(1, -2), t[1][1])

@@ -285,6 +285,17 @@ describe("gpu.cov, corrcoef, convolve, correlate and trapezoid", function()
     same({1, -0.9809523809523808, 0.7033799484533299, -0.9809523809523808, 1, -0.6893123494842632,
           0.7033799484533299, -0.6893123494842632, 1}, gpu.corrcoef(m):reshape(-1):totable())
     assert.are.equal("float64", gpu.cov(gpu.ones({2, 3}, "float32")).dtype)
+    -- NumPy's 1 / max(N - ddof, 0): inf past N observations, nan of none (not negative)
+    local c2 = gpu.array({{1, 2, 4}, {0, 1, 5}}, "float64")
+    assert.are.same({1 / 0, 1 / 0, 1 / 0, 1 / 0}, gpu.cov(c2, {ddof = 5}):reshape(-1):totable())
+    local e = gpu.cov(gpu.zeros({2, 0}, "float64")):reshape(-1):totable()
+    for k = 1, 4 do assert.is_true(e[k] ~= e[k]) end
+    -- complex: the imaginary parts are clipped to [-1, 1] too
+    local x = gpu.array({0.3, -1.2, 2.5, 0.7}, "float64")
+    local z = gpu.stack({x:astype("complex128"), x * gpu.full({}, gpu.complex(0, 3.7), "complex128")})
+    local im = gpu.imag(gpu.corrcoef(z))
+    assert.is_true(im:max() <= 1 and im:min() >= -1)
+    assert.are.equal(1, gpu.abs(im):max())
   end)
 
   it("convolve and correlate: NumPy's modes, dtypes and conjugation", function()
