@@ -150,13 +150,18 @@ int array_shares(const GpuArray *a) {
 }
 
 /* The one release path, shared by __gc, __close and :free(); idempotent. A view gives
- * back its claim on its owner; an owner frees its memory. */
+ * back its claim on its owner; an owner frees its memory. A lent array is dead before its
+ * program's release runs, so a release that raises is not called again. */
 static GpuResult array_release(GpuArray *a) {
   GpuResult r = GPU_OK;
   if (a->owner) {
     if (a->alive) a->owner->nviews--;
   } else if (a->lent) {
-    if (a->alive && a->release) a->release(a->release_ud, a->base);
+    int alive = a->alive;
+    CUdeviceptr base = a->base;
+    a->ptr = a->base = 0;
+    a->alive = 0;
+    if (alive && a->release) a->release(a->release_ud, base);
   } else if (a->base) {
     r = mem_free(a->base, a->device, a->nbytes);
   }

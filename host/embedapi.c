@@ -21,8 +21,9 @@ int gpuhost_use_context(int device, void *cucontext) {
 }
 
 /* [-0, +0, v] The layout of a lent buffer, checked: sizes as gpuhost's own arrays (at
- * most 2^48 elements), strides within as many elements either way, so that what the
- * layout code computes from them cannot overflow. */
+ * most 2^48 elements), strides within as many elements either way and the last element
+ * within as many of the first, so that what the layout code computes from them (stride
+ * times index, summed) cannot overflow. */
 #define LENT_STRIDE ((int64_t)1 << 48)
 static GpuLayout lent_layout(lua_State *L, int ndim, const int64_t *shape, const int64_t *strides) {
   GpuLayout l;
@@ -42,6 +43,13 @@ static GpuLayout lent_layout(lua_State *L, int ndim, const int64_t *shape, const
       luaL_error(L, "gpuhost_push_array: strides[%d] is %I elements, beyond 2^48", d,
                  (lua_Integer)l.strides[d]);
     l.shape.size *= shape[d];
+  }
+  int64_t span = 0;   /* elements between the first and the farthest */
+  for (int d = 0; d < ndim && l.shape.size > 0; d++) {
+    int64_t s = l.strides[d] < 0 ? -l.strides[d] : l.strides[d], n = shape[d] - 1;
+    if (n > 0 && s > (LENT_STRIDE - span) / n)
+      luaL_error(L, "gpuhost_push_array: the layout spans more than 2^48 elements (at dim %d)", d);
+    span += s * n;
   }
   return l;
 }
@@ -68,6 +76,8 @@ void gpuhost_push_array(lua_State *L, gpuhost_deviceptr ptr, const char *dtype, 
 }
 
 int gpuhost_array_info(lua_State *L, int idx, gpuhost_info *out) {
+  /* 0 or an index past the stack's top holds no array (Lua's API would read beyond it) */
+  if (idx > LUA_REGISTRYINDEX && (idx == 0 || (idx < 0 ? -idx : idx) > lua_gettop(L))) return 0;
   GpuArray *a = out ? array_test(L, idx) : NULL;
   if (a == NULL || !a->alive) return 0;
   memset(out, 0, sizeof *out);

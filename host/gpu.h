@@ -425,6 +425,7 @@ typedef struct NpyHeader {
 void npy_push_header(lua_State *L, const HostArray *h);   /* [-0, +1, m] */
 /* path replaced atomically by the two parts' bytes (npy.c); 0, or errno */
 int npy_replace(const char *path, const void *a, size_t an, const void *b, size_t bn);
+const char *npy_target(lua_State *L, const char *path);   /* a link's target; NULL: a device */
 /* A .npy being read, from a file or an archive's member: read puts n bytes in buf, fewer at
  * the end or on an error (then it sets error: why). */
 typedef struct NpySource {

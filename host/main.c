@@ -214,9 +214,12 @@ static int run_script(lua_State *L, char **argv, int script) {
   const char *fname = argv[script];
   if (strcmp(fname, "-") == 0 && strcmp(argv[script - 1], "--") != 0) fname = NULL;
   int status = gpuhost_loadfile(L, fname, NULL);
-  if (status == LUA_OK) {
+  if (status == LUA_OK && lua_getglobal(L, "arg") != LUA_TTABLE) {   /* -e 'arg = nil' */
+    lua_pop(L, 2);
+    lua_pushliteral(L, "'arg' is not a table");
+    status = LUA_ERRRUN;
+  } else if (status == LUA_OK) {
     int n = 0;
-    lua_getglobal(L, "arg");
     for (int i = 1; ; i++) {
       luaL_checkstack(L, 3, "too many arguments to script");   /* one per argument */
       if (lua_rawgeti(L, -1 - n, i) == LUA_TNIL) { lua_pop(L, 1); break; }
@@ -294,20 +297,16 @@ static const char *get_prompt(lua_State *L, int first) {
 }
 
 /* [-0, +(0|1), m] Reads a line of any length from stdin onto the stack, without its
- * newline; 0 (nothing pushed) at end of input. */
+ * newline; 0 (nothing pushed) at end of input. getline, not fgets: a zero byte in the line
+ * is read as a byte (strlen after fgets took the line's rest for the next line's start).
+ * Its buffer is kept for the next line, so a push that raises loses nothing. */
 static int plain_line(lua_State *L) {
-  luaL_Buffer b;
-  char buf[4096];
-  int any = 0;
-  luaL_buffinit(L, &b);
-  while (fgets(buf, sizeof buf, stdin) != NULL) {
-    size_t len = strlen(buf);
-    any = 1;
-    if (len > 0 && buf[len - 1] == '\n') { luaL_addlstring(&b, buf, len - 1); break; }
-    luaL_addlstring(&b, buf, len);   /* a longer line goes on in the next piece */
-  }
-  luaL_pushresult(&b);
-  if (!any) { lua_pop(L, 1); return 0; }
+  static char *line;
+  static size_t cap;
+  ssize_t n = getline(&line, &cap, stdin);
+  if (n < 0) return 0;
+  if (n > 0 && line[n - 1] == '\n') n--;
+  lua_pushlstring(L, line, (size_t)n);
   return 1;
 }
 
@@ -340,11 +339,10 @@ static int incomplete(lua_State *L, int status) {
   return len >= ml && strcmp(msg + len - ml, mark) == 0;
 }
 
-/* Tries the line on top as an expression: "return <line>"; "=<expr>" is "return <expr>",
- * as in lua5.4's prompt. */
+/* Tries the line on top as an expression: "return <line>". */
 static int try_expression(lua_State *L) {
   const char *line = lua_tostring(L, -1);
-  const char *retline = lua_pushfstring(L, "return %s;", line + (line[0] == '='));
+  const char *retline = lua_pushfstring(L, "return %s;", line);
   int status = gpuhost_loadbuffer(L, retline, strlen(retline), "=stdin", NULL);
   if (status == LUA_OK) {
     lua_remove(L, -2);   /* the return line */
@@ -376,6 +374,10 @@ static int multiline(lua_State *L) {
 static int load_line(lua_State *L) {
   lua_settop(L, 0);
   if (!read_line(L, 1)) return -1;
+  if (lua_tostring(L, 1)[0] == '=') {   /* "=expr" is "return expr", on its next lines too */
+    lua_pushfstring(L, "return %s", lua_tostring(L, 1) + 1);
+    lua_replace(L, 1);
+  }
   int status = try_expression(L);
   if (status != LUA_OK) status = multiline(L);
   lua_remove(L, 1);

@@ -6,6 +6,8 @@
  * from the device and turns a Fortran-order array into the view it is. Elements are
  * little-endian on every machine gpuhost runs on; big-endian files are read and swapped. */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,15 +87,41 @@ int npy_replace(const char *path, const void *a, size_t an, const void *b, size_
   return err;
 }
 
+/* [-0, +1, m] The file that writing path replaces: path itself (a regular file, or none
+ * yet), or the regular file a symbolic link there leads to (rename would put a file in the
+ * link's place, as NumPy does not); NULL (nil pushed) for anything else: a device, a FIFO,
+ * a link that leads nowhere, which cannot be replaced by a rename. */
+const char *npy_target(lua_State *L, const char *path) {
+  struct stat st;
+  if (lstat(path, &st) != 0 || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)) return lua_pushstring(L, path);
+  char real[PATH_MAX];
+  if (S_ISLNK(st.st_mode) && stat(path, &st) == 0 && S_ISREG(st.st_mode) && realpath(path, real))
+    return lua_pushstring(L, real);
+  lua_pushnil(L);
+  return NULL;
+}
+
+/* Writes the n bytes at each of two parts into path as it is (np.save's way with
+ * /dev/stdout or a FIFO, where a rename cannot go). 0, or errno. */
+static int npy_write_through(const char *path, const void *a, size_t an, const void *b, size_t bn) {
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666), err = 0;
+  if (fd < 0) return errno;
+  if (fd_write_all(fd, a, an) != 0 || fd_write_all(fd, b, bn) != 0) err = errno ? errno : EIO;
+  if (close(fd) != 0 && !err) err = errno;
+  return err;
+}
+
 /* gpu._npy_write(path, h): h contiguous; raises naming the path when it cannot */
 static int npy_write(lua_State *L) {
   const char *path = luaL_checkstring(L, 1);
   HostArray *h = hostarray_check(L, 2);
   if (!h->contiguous) return luaL_argerror(L, 2, "a contiguous host array expected");
+  const char *target = npy_target(L, path);
   npy_push_header(L, h);
   size_t hn;
   const char *hdr = lua_tolstring(L, -1, &hn);
-  int err = npy_replace(path, hdr, hn, h->data, h->nbytes);
+  int err = target ? npy_replace(target, hdr, hn, h->data, h->nbytes)
+                   : npy_write_through(path, hdr, hn, h->data, h->nbytes);
   if (err) return luaL_error(L, "cannot write '%s': %s", path, strerror(err));
   return 0;
 }

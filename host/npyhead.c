@@ -193,12 +193,14 @@ static const char *read_shape(Span v, int py2, NpyHeader *h) {
   memset(&h->shape, 0, sizeof h->shape);
   h->shape.size = 1;
   int comma = 0;
+  int64_t reach = 1;   /* the product of the sizes but 0, at most 2^48 as shape_fits wants */
   for (p = skip_space(p + 1, end); p < end; p = skip_space(p, end)) {
     int64_t n;
     if ((p = read_int(p, end, py2, &n)) == NULL) return bad;
     if (n < 0) return "its shape holds a negative size";
     if (h->shape.ndim == GPU_MAXDIM) return "it has more dimensions than gpuhost's 8";
-    if (n != 0 && h->shape.size > ((int64_t)1 << 48) / n) return "its shape is too large";
+    if (n != 0 && reach > ((int64_t)1 << 48) / n) return "its shape is too large";
+    if (n != 0) reach *= n;
     h->shape.dim[h->shape.ndim++] = n;
     h->shape.size *= n;
     p = skip_space(p, end);

@@ -140,20 +140,25 @@ static int npz_write(lua_State *L) {
   struct stat st;
   if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))   /* which libzip calls an operation not supported */
     return luaL_error(L, "cannot write '%s': %s", path, strerror(EISDIR));
+  const char *shown = path;
+  path = npy_target(L, path);   /* 5: a link's target, which libzip's rename replaces */
+  if (path == NULL)
+    return luaL_error(L, "cannot write '%s': not a regular file or a link to one (gpu.savez writes a new file and "
+                      "renames it there)", shown);
   lua_pushnil(L);
   if (!lua_next(L, 2)) {
     int err = npy_replace(path, EMPTY_ZIP, sizeof EMPTY_ZIP, NULL, 0);
-    if (err) return luaL_error(L, "cannot write '%s': %s", path, strerror(err));
+    if (err) return luaL_error(L, "cannot write '%s': %s", shown, strerror(err));
     return 0;
   }
   lua_pop(L, 2);
   int err = 0;
   zip_t *zf = box->zip = z.open(path, ZIP_CREATE | ZIP_TRUNCATE, &err);
-  if (zf == NULL) return luaL_error(L, "cannot write '%s': %s", path, open_error(L, err));
+  if (zf == NULL) return luaL_error(L, "cannot write '%s': %s", shown, open_error(L, err));
   for (lua_pushnil(L); lua_next(L, 2); lua_pop(L, 1)) {
     HostArray *h = hostarray_test(L, -1);
     if (lua_type(L, -2) != LUA_TSTRING || h == NULL || !h->alive || !h->contiguous)
-      return luaL_error(L, "cannot write '%s': every entry must be a name and an array", path);
+      return luaL_error(L, "cannot write '%s': every entry must be a name and an array", shown);
     lua_pushfstring(L, "%s.npy", lua_tostring(L, -2));
     push_npy(L, h);
     size_t n;
@@ -162,13 +167,13 @@ static int npz_write(lua_State *L) {
     int64_t at = src ? z.file_add(zf, lua_tostring(L, -2), src, 0) : -1;
     if (at < 0 || z.set_file_compression(zf, (uint64_t)at, method, 0) != 0) {
       if (src && at < 0) z.source_free(src);
-      return luaL_error(L, "cannot write '%s': %s", path, z.strerror(zf));
+      return luaL_error(L, "cannot write '%s': %s", shown, z.strerror(zf));
     }
     lua_rawseti(L, 3, (lua_Integer)lua_rawlen(L, 3) + 1);   /* keep the bytes */
     lua_pop(L, 1);                                          /* the member's name */
   }
   if (z.close(zf) != 0)   /* on failure zf is still open: the box discards it */
-    return luaL_error(L, "cannot write '%s': %s", path, z.strerror(zf));
+    return luaL_error(L, "cannot write '%s': %s", shown, z.strerror(zf));
   box->zip = NULL;
   return 0;
 }

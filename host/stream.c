@@ -47,6 +47,7 @@ int stream_device(lua_State *L, int idx) {
 
 void stream_push_borrowed(lua_State *L, CUstream cs) {
   GpuStream *s = lua_newuserdatauv(L, sizeof *s, 0);
+  memset(s, 0, sizeof *s);   /* (group and doomed too: Lua's memory is not zeroed) */
   s->s = cs;
   s->alive = 1;
   s->borrowed = 1;
@@ -59,8 +60,7 @@ void stream_push_borrowed(lua_State *L, CUstream cs) {
 static int gpu_stream(lua_State *L) {
   GPU_CHECK(L, backend_get()->ensure_context());
   GpuStream *s = lua_newuserdatauv(L, sizeof *s, 0);
-  s->s = NULL;
-  s->alive = 0;
+  memset(s, 0, sizeof *s);   /* borrowed, group and doomed 0: Lua's memory is not zeroed */
   s->device = backend_get()->current_device();
   luaL_setmetatable(L, GPU_STREAM_T);
   GPU_CHECK(L, backend_get()->stream_create(&s->s));

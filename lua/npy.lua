@@ -384,6 +384,8 @@ local function percent(spec, v, dt, single)
   local flags, w, prec, conv = spec:match("^%%([-+ #0]*)(%d*)%.?(%d*)(.)$")
   w = tonumber(w) or 0
   prec = spec:find(".", 1, true) and (tonumber(prec) or 0) or nil
+  if w > 2147483647 then error("width too big", 0) end   -- Python's words, past a C int
+  if prec and prec > 2147483647 then error("precision too big", 0) end
   local unsigned = dt == "uint64"
   if conv == "s" or conv == "r" then
     local t = type(v) == "string" and v or element_text(v, dt, single)
@@ -409,6 +411,11 @@ local function percent(spec, v, dt, single)
     end
   end
   if conv:find("[diuxXo]") then return int_percent(flags, w, prec, conv, v, unsigned) end
+  if conv == "c" then   -- Python's: the character of code v (UTF-8, as savetxt writes a path), no precision
+    if v < 0 or v >= 0x110000 then error("%c arg not in range(0x110000)", 0) end
+    local ch = utf8.char(v)
+    return padded(ch, flags, w + #ch - 1)   -- (the width counts characters)
+  end
   if unsigned and math.type(v) == "integer" and v < 0 then v = v + 2.0 ^ 64 end
   if prec and prec > 99 then   -- string.format stops at 99: the exact digits, built here
     if conv == "g" or conv == "G" then error(("precision %d of %%%s is past the most supported, 99"):format(prec, conv), 0) end

@@ -267,6 +267,27 @@ describe("gpu.save and gpu.load", function()
     os.execute("rm -rf " .. d)
   end)
 
+  it("write through a symbolic link into its file, and into a FIFO as it is, as numpy.save", function()
+    local d = tmpdir()
+    write(d .. "/target.npy", "old")
+    assert(os.execute("ln -s target.npy " .. d .. "/link.npy && ln -s nowhere.npy " .. d .. "/dangling.npy"))
+    gpu.save(d .. "/link.npy", gpu.arange(3))
+    assert.are.same({0, 1, 2}, gpu.load(d .. "/target.npy"):totable())
+    assert.are.equal("l", io.popen("ls -ld " .. d .. "/link.npy"):read("l"):sub(1, 1))   -- still a link
+    gpu.save(d .. "/dangling.npy", gpu.arange(2))
+    assert.are.same({0, 1}, gpu.load(d .. "/nowhere.npy"):totable())
+    assert(os.execute("mkfifo " .. d .. "/fifo"))
+    local reader = io.popen("cat " .. d .. "/fifo")
+    gpu.save(d .. "/fifo", gpu.arange(2))   -- in place, not a file renamed over the FIFO
+    assert.are.equal("\x93NUMPY", reader:read("a"):sub(1, 6))
+    reader:close()
+    assert.are.equal("p", io.popen("ls -ld " .. d .. "/fifo"):read("l"):sub(1, 1))
+    -- a shape of more than 2^48 elements but a 0 size is refused as any other, naming the file
+    write(d .. "/z.npy", npy_bytes("{'descr': '<f8', 'fortran_order': False, 'shape': (0, 281474976710656, 4), }\n"))
+    assert.matches("cannot read '" .. d .. "/z.npy': its shape is too large", S.errof(gpu.load, d .. "/z.npy"), 1, true)
+    os.execute("rm -rf " .. d)
+  end)
+
   it("say that a directory is one, and that a file cut short in its magic is truncated", function()
     local d = tmpdir()
     assert.matches("cannot read '" .. d .. "': it is a directory", S.errof(gpu.load, d), 1, true)

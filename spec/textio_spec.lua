@@ -317,6 +317,20 @@ describe("text files: exact integers, NumPy's % and str (review fixes)", functio
     assert.are.equal("1.000000000000000055511151231257827021181583404541015625" .. ("0"):rep(51) .. "e-01\n", slurp(p))
     assert.matches("bad argument #3 to 'savetxt' (options.fmt '%.120g': precision 120 of %g is past the most supported, 99)",
                    S.errof(gpu.savetxt, p, gpu.host.array({0.1}, "float64"), {fmt = "%.120g"}), 1, true)
+    -- %c as Python's: the character (UTF-8 in a file, as numpy.savetxt writes a path), the
+    -- width in characters, no precision; past U+10FFFF, and widths past a C int, errors
+    gpu.savetxt(p, gpu.host.array({65, 300, 200}, "int32"), {fmt = "%-3c|"})
+    assert.are.equal("A  |\n\u{12c}  |\n\u{c8}  |\n", slurp(p))
+    gpu.savetxt(p, gpu.host.array({{65, 66}}, "int32"), {fmt = "%05c"})
+    assert.are.equal("    A     B\n", slurp(p))
+    gpu.savetxt(p, gpu.host.array({65}, "int32"), {fmt = "%.100c"})
+    assert.are.equal("A\n", slurp(p))
+    assert.matches("%c arg not in range(0x110000)",
+                   S.errof(gpu.savetxt, p, gpu.host.array({0x110000}, "int64"), {fmt = "%c"}), 1, true)
+    assert.matches("options.fmt '%99999999999999999999d': width too big",
+                   S.errof(gpu.savetxt, p, gpu.host.array({1}, "int64"), {fmt = "%99999999999999999999d"}), 1, true)
+    assert.matches("precision too big",
+                   S.errof(gpu.savetxt, p, gpu.host.array({1}, "float64"), {fmt = "%.99999999999999999999f"}), 1, true)
     os.remove(p)
   end)
 

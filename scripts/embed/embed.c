@@ -54,19 +54,32 @@ static int fail(const char *what) {
   return 1;
 }
 
-/* Lends buf with a shape or strides past gpuhost's limits: a Lua error, nothing lent */
+/* A release that raises (the program's own error): called once all the same */
+static lua_State *raising_state;
+static int raised;
+static void release_raising(void *ud, gpuhost_deviceptr p) {
+  (void)ud, (void)p;
+  raised++;
+  luaL_error(raising_state, "the program's release failed");
+}
+
+/* Lends buf with a shape, strides or a span past gpuhost's limits (case 0, 1, 2): a Lua
+ * error, nothing lent */
 static int push_bad(lua_State *L) {
   int64_t shape[2] = {(int64_t)1 << 40, (int64_t)1 << 40}, one[1] = {4}, far[1] = {(int64_t)1 << 62};
+  int64_t wide[2] = {(int64_t)1 << 24, (int64_t)1 << 24}, apart[2] = {(int64_t)1 << 48, (int64_t)1 << 48};
   gpuhost_deviceptr buf = (gpuhost_deviceptr)lua_tointeger(L, lua_upvalueindex(1));
-  if (lua_toboolean(L, 1)) gpuhost_push_array(L, buf, "float32", 1, one, far, release, NULL);
+  lua_Integer which = lua_tointeger(L, 1);
+  if (which == 1) gpuhost_push_array(L, buf, "float32", 1, one, far, release, NULL);
+  else if (which == 2) gpuhost_push_array(L, buf, "float32", 2, wide, apart, release, NULL);
   else gpuhost_push_array(L, buf, "float32", 2, shape, NULL, release, NULL);
   return 1;
 }
 
-static int refused(lua_State *L, gpuhost_deviceptr buf, int strides, const char *says) {
+static int refused(lua_State *L, gpuhost_deviceptr buf, int which, const char *says) {
   lua_pushinteger(L, (lua_Integer)buf);
   lua_pushcclosure(L, push_bad, 1);
-  lua_pushboolean(L, strides);
+  lua_pushinteger(L, which);
   int ok = lua_pcall(L, 1, 1, 0) != LUA_OK && strstr(lua_tostring(L, -1), says) != NULL;
   lua_pop(L, 1);
   return ok;
@@ -133,7 +146,8 @@ int main(void) {
     buf = (gpuhost_deviceptr)(uintptr_t)p;
   }
   if (!refused(L, buf, 0, "shape {1099511627776, 1099511627776} is too large") ||
-      !refused(L, buf, 1, "strides[0] is 4611686018427387904 elements, beyond 2^48"))
+      !refused(L, buf, 1, "strides[0] is 4611686018427387904 elements, beyond 2^48") ||
+      !refused(L, buf, 2, "the layout spans more than 2^48 elements"))
     return fail("a lent array past the limits");
   if (!refused_before_open(buf) || released != 0) return fail("lending before gpuhost_open");
   int64_t shape[1] = {N};
@@ -150,8 +164,22 @@ int main(void) {
   if (!gpuhost_array_info(L, -1, &info) || strcmp(info.dtype, "int32") != 0 || info.ndim != 2 ||
       info.shape[0] != 2 || info.shape[1] != 3 || info.strides[0] != 3 || !info.contiguous)
     return fail("gpuhost_array_info of the script's array");
-  if (gpuhost_array_info(L, 1, NULL) || gpuhost_array_info(L, 100, &info)) return fail("bad indices");
+  if (gpuhost_array_info(L, 1, NULL) || gpuhost_array_info(L, 100, &info) ||
+      gpuhost_array_info(L, -50, &info) || gpuhost_array_info(L, 0, &info))
+    return fail("bad indices");
   lua_pop(L, 1);
+  int64_t two[1] = {2};   /* a release that raises is not called again by a:free(), <close> or __gc */
+  raising_state = L;
+  gpuhost_push_array(L, buf, "float32", 1, two, NULL, release_raising, NULL);
+  lua_setglobal(L, "r");
+  if (luaL_dostring(L, "local ok, e = pcall(r.free, r)\n"
+                       "assert(not ok and e:find('release failed'), e)\n"
+                       "assert(not pcall(function() return r:sum() end))\n"
+                       "do local c <close> = r end") != LUA_OK) {
+    fprintf(stderr, "embed: %s\n", lua_tostring(L, -1));
+    return fail("a release that raises");
+  }
+  if (raised != 1) return fail("a release that raises: called once");
   float back[N];
   if (cuda) {
     if (cu.cuMemcpyDtoH(back, (CUdeviceptr)buf, sizeof back)) return fail("the copy back");
