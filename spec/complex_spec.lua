@@ -122,4 +122,15 @@ describe("complex arrays", function()
     assert.are.same({math.huge, math.huge}, {a.re, a.im})
     assert.are.same({6.25, -1}, {b.re, 1 / b.im < 0 and -1 or 1})
   end)
+
+  it("0 to a power as NumPy's: 1 for 0, 0 for a positive real, else nan+nanj (0^-1 too)", function()
+    for _, dt in ipairs({"complex64", "complex128"}) do
+      local zero = gpu.complex(0, 0)
+      local a = gpu.array({zero, zero, zero, zero, gpu.complex(0 / 0, 0)}, dt)
+      local b = gpu.array({-1, gpu.complex(0, 1), 2, 0, 0}, dt)
+      local got = (a ^ b):totable()
+      for i = 1, 2 do assert.is_true(got[i].re ~= got[i].re and got[i].im ~= got[i].im, dt .. " " .. i) end
+      assert.are.same({0, 0, 1, 0, 1, 0}, {got[3].re, got[3].im, got[4].re, got[4].im, got[5].re, got[5].im})
+    end
+  end)
 end)

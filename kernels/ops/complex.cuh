@@ -162,9 +162,16 @@ template <class T> __device__ __forceinline__ gpu::complex<T> nan_to_num(gpu::co
                          nan_to_num(z.im, nan.re, posinf.re, neginf.re));
 }
 
-// a^b = exp(b log a); 0^b is 1 for b == 0 and 0 for a positive real part (NumPy's)
+// a^b = exp(b log a), as NumPy's: a^0 is 1; 0^b is 0 for a positive real b and nan+nanj
+// for any other (ill-defined with four complex zeros), before the integer powers (so 0^-1
+// is not 1 / 0, inf+nanj)
 template <class T> __device__ __forceinline__ gpu::complex<T> power(gpu::complex<T> a, gpu::complex<T> b) {
   typedef gpu::complex<T> C;
+  if (b.re == 0 && b.im == 0) return C(1, 0);
+  if (a.re == 0 && a.im == 0) {
+    T nan = a.re / a.re;   // 0 / 0
+    return b.re > 0 && b.im == 0 ? C(0, 0) : C(nan, nan);
+  }
   if (b.im == 0 && b.re == (T)(int)b.re && b.re > -100 && b.re < 100) {   // an integer: by squaring
     int n = (int)b.re, m = n < 0 ? -n : n;
     C r(1, 0), x = a;
@@ -174,10 +181,6 @@ template <class T> __device__ __forceinline__ gpu::complex<T> power(gpu::complex
       x = x * x;
     }
     return n < 0 ? C(1, 0) / r : r;
-  }
-  if (a.re == 0 && a.im == 0) {
-    if (b.re == 0 && b.im == 0) return gpu::complex<T>(1, 0);
-    if (b.re > 0 && b.im == 0) return gpu::complex<T>(0, 0);
   }
   return exp(b * log(a));
 }
