@@ -47,10 +47,23 @@ static double _Complex arg(lua_State *L, int i) {
   return CMPLX(re, im);
 }
 static int push(lua_State *L, double _Complex z) { complex_push(L, creal(z), cimag(z)); return 1; }
-static int cx_add(lua_State *L) { return push(L, arg(L, 1) + arg(L, 2)); }
-static int cx_sub(lua_State *L) { return push(L, arg(L, 1) - arg(L, 2)); }
-static int cx_mul(lua_State *L) { return push(L, arg(L, 1) * arg(L, 2)); }
-static int cx_div(lua_State *L) { return push(L, arg(L, 1) / arg(L, 2)); }
+
+/* [-0, +1, e] z op x where x is neither a number nor a gpu.complex but has a metamethod of
+ * its own for op (a sparse matrix's __mul, an array's): x's answer, as Lua would ask x
+ * had z none. 0 (nothing pushed) otherwise. */
+static int theirs(lua_State *L, const char *event) {
+  double re, im;
+  int i = complex_get(L, 1, &re, &im) ? 2 : 1;
+  if (complex_get(L, i, &re, &im) || luaL_getmetafield(L, i, event) == LUA_TNIL) return 0;
+  lua_insert(L, 1);
+  lua_settop(L, 3);
+  lua_call(L, 2, 1);
+  return 1;
+}
+static int cx_add(lua_State *L) { return theirs(L, "__add") ? 1 : push(L, arg(L, 1) + arg(L, 2)); }
+static int cx_sub(lua_State *L) { return theirs(L, "__sub") ? 1 : push(L, arg(L, 1) - arg(L, 2)); }
+static int cx_mul(lua_State *L) { return theirs(L, "__mul") ? 1 : push(L, arg(L, 1) * arg(L, 2)); }
+static int cx_div(lua_State *L) { return theirs(L, "__div") ? 1 : push(L, arg(L, 1) / arg(L, 2)); }
 static int cx_unm(lua_State *L) { return push(L, -arg(L, 1)); }
 static int cx_eq(lua_State *L) {
   double a, b, c, d;

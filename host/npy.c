@@ -90,12 +90,15 @@ int npy_replace(const char *path, const void *a, size_t an, const void *b, size_
 /* [-0, +1, m] The file that writing path replaces: path itself (a regular file, or none
  * yet), or the regular file a symbolic link there leads to (rename would put a file in the
  * link's place, as NumPy does not); NULL (nil pushed) for anything else: a device, a FIFO,
- * a link that leads nowhere, which cannot be replaced by a rename. */
+ * a link that leads nowhere, which cannot be replaced by a rename, and a link into /proc
+ * (/dev/stdout: an open file, which a rename would take from under its descriptor). */
 const char *npy_target(lua_State *L, const char *path) {
   struct stat st;
   if (lstat(path, &st) != 0 || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)) return lua_pushstring(L, path);
   char real[PATH_MAX];
-  if (S_ISLNK(st.st_mode) && stat(path, &st) == 0 && S_ISREG(st.st_mode) && realpath(path, real))
+  ssize_t n = S_ISLNK(st.st_mode) ? readlink(path, real, sizeof real - 1) : -1;
+  int proc = n >= 6 && memcmp(real, "/proc/", 6) == 0;
+  if (n >= 0 && !proc && stat(path, &st) == 0 && S_ISREG(st.st_mode) && realpath(path, real))
     return lua_pushstring(L, real);
   lua_pushnil(L);
   return NULL;

@@ -384,8 +384,9 @@ local function percent(spec, v, dt, single)
   local flags, w, prec, conv = spec:match("^%%([-+ #0]*)(%d*)%.?(%d*)(.)$")
   w = tonumber(w) or 0
   prec = spec:find(".", 1, true) and (tonumber(prec) or 0) or nil
-  if w > 2147483647 then error("width too big", 0) end   -- Python's words, past a C int
-  if prec and prec > 2147483647 then error("precision too big", 0) end
+  -- Python's words: a width past its Py_ssize_t (a float here), a precision past a C int
+  if math.type(w) ~= "integer" then error("width too big", 0) end
+  if prec and (math.type(prec) ~= "integer" or prec > 2147483647) then error("precision too big", 0) end
   local unsigned = dt == "uint64"
   if conv == "s" or conv == "r" then
     local t = type(v) == "string" and v or element_text(v, dt, single)

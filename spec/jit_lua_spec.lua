@@ -105,10 +105,16 @@ describe("gpu.jit against Lua 5.4", function()
       o[2] = j
       a[2], a[a[2] - 1] = 3, 7     -- a[2] read as an index (a[1]) before a[2] is stored
       for k = 1, 5 do o[2 + k] = a[k] end
+      local x = 0
+      x, x = 1, 2                  -- Lua 5.4 stores the last target first: x is 1
+      o[8] = x
+      local b = a
+      b, b[4] = o, 40              -- the old b (a) is stored into
+      o[9] = a[4]
     end
     local a = gpu.array({1, 2, 3, 4, 5}, "int64")
-    local want, got = both(f, a, 7, "int64")
-    assert.are.same({2, 4, 7, 3, 30, 4, 5}, want)
+    local want, got = both(f, a, 9, "int64")
+    assert.are.same({2, 4, 7, 3, 30, 4, 5, 1, 40}, want)
     assert.are.same(want, got)
   end)
 
@@ -140,10 +146,34 @@ describe("gpu.jit against Lua 5.4", function()
         x = x + 1
       end
     end)
-    local k3 = gpu.jit(function(o, n) o[1] = ok(n) + spin(n) end)
+    -- a loop by goto, and a goto to a label inside a loop (continue), are no way out
+    local by_goto = gpu.jit(function(x)
+      ::top::
+      if x > 10 then return x end
+      x = x + 1
+      goto top
+    end)
+    local cont = gpu.jit(function(x)
+      while (true) do
+        x = x + 1
+        if x % 2 == 0 then goto continue end
+        if x > 10 then return x end
+        ::continue::
+      end
+    end)
+    local k3 = gpu.jit(function(o, n) o[1] = ok(n) + spin(n) + by_goto(n) + cont(n) end)
     local o = gpu.zeros(1, "int64")
     k3[1, 1](o, -3)
-    assert.are.same({-1 + 1}, o:totable())
+    assert.are.same({-1 + 1 + 11 + 11}, o:totable())
+    -- a goto past the returns to a label at the end is a way out
+    local skip = gpu.jit(function(x)
+      if x > 0 then goto skip end
+      do return 1 end
+      ::skip::
+    end)
+    local k4 = gpu.jit(function(o, n) o[1] = skip(n) end)
+    assert.matches("can reach its end without returning a value",
+                   S.errof(function() k4[1, 1](gpu.zeros(1, "int64"), 5) end), 1, true)
   end)
 
   it("reads numba's a[i, j] as a[i][j], and takes locals named as C's functions", function()

@@ -312,6 +312,7 @@ describe("gpu.sparse matrices", function()
     local zA = (A * gpu.complex(0, 1)):toarray()
     assert.are.equal("complex128", zA.dtype)
     assert.are.equal(gpu.complex(0, 4), zA:totable()[3][1])
+    assert.are.equal(gpu.complex(0, 4), (gpu.complex(0, 1) * A):toarray():totable()[3][1])   -- z * A too
     assert.are.equal("complex64", (sp.csr_matrix(A:toarray():astype("float32")) / gpu.complex(0, 2)).dtype)
     same(DENSE, (A * true):toarray():totable())
     local Bo = sp.csr_matrix(gpu.array({{false, true}, {true, false}}, "bool"))

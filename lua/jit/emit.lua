@@ -398,6 +398,13 @@ for n in ([[acos asin atan atan2 cos sin tan acosh asinh atanh cosh sinh tanh ex
   reserved[n .. "f"] = 1
 end
 reserved.ew, reserved.sp = 1, 1
+-- and the C library's that its headers declare where the kernels are compiled
+for n in ([[exit abort malloc calloc realloc free memcpy memset memmove memcmp strlen strcpy
+  strncpy strcmp strncmp strcat strchr strstr puts putchar rand srand atoi atol atof strtol
+  strtod qsort bsearch time signal raise getenv system fopen fclose fprintf sprintf snprintf
+  div ldiv labs llabs isdigit isalpha isspace toupper tolower]]):gmatch("%S+") do
+  reserved[n] = 1
+end
 
 local function c_ident(name)
   -- (all-capital names of two letters or more may be the headers' macros: EOF, NAN ...)
@@ -1052,12 +1059,22 @@ function M.func(U, ctx)
       if #s.targets == 1 then
         store(ind, s.targets[1], value_getter(s.exprs, 1))
       else
-        -- the targets' indices, then every value, then the stores: as Lua 5.4, which
-        -- stores i, a[i] = i + 1, 20 in a[old i]
+        -- the targets' arrays and indices, then every value, then the stores (the last
+        -- target first): as Lua 5.4, which stores i, a[i] = i + 1, 20 in a[old i], and
+        -- a, a[1] = o, 5 in the old a
         line(ind, "{")
-        local targets, temps = {}, {}
+        local targets, temps, assigned = {}, {}, {}
+        for _, target in ipairs(s.targets) do
+          if target.tag == "Name" and target.var then assigned[target.var] = true end
+        end
         for i, target in ipairs(s.targets) do
           if target.tag ~= "Name" then
+            local base = target.chain.base
+            if base.tag == "Name" and base.var and assigned[base.var] then
+              local tmp = fresh("b")
+              line(ind + 1, ("%s %s = %s;"):format(ctype(base.var.ty), tmp, var_name(base.var)))
+              base = {tag = "Name", var = {cname = tmp, ty = base.var.ty}, ty = base.ty, line = base.line}
+            end
             local keys = {}
             for j, k in ipairs(target.chain.keys) do
               keys[j] = k
@@ -1067,7 +1084,7 @@ function M.func(U, ctx)
                 keys[j] = {tag = "Name", var = {cname = tmp, ty = "int64"}, ty = "int64", line = k.line}
               end
             end
-            local chain = setmetatable({keys = keys}, {__index = target.chain})
+            local chain = setmetatable({keys = keys, base = base}, {__index = target.chain})
             target = setmetatable({chain = chain}, {__index = target})
           end
           targets[i] = target
@@ -1079,8 +1096,8 @@ function M.func(U, ctx)
           temps[i] = {tmp, t}
           line(ind + 1, ("%s %s = %s;"):format(ctype(t), tmp, strip(value_getter(s.exprs, i)(t))))
         end
-        for i, target in ipairs(targets) do
-          store(ind + 1, target, function(_, dtype)
+        for i = #targets, 1, -1 do
+          store(ind + 1, targets[i], function(_, dtype)
             local tmp, t = temps[i][1], temps[i][2]
             if dtype and type(t) ~= "table" and dtype ~= types.concrete(t) then
               return ("(%s)%s"):format(types.ctype[dtype], tmp)

@@ -21,51 +21,71 @@ M.refuse = refuse
 ------------------------------------------------------------------------------------
 -- resolve: scopes, names, labels
 
--- Whether block b cannot end but by a return (or a loop without a way out), for a device
--- function that returns a value: Lua would return nil where it ends or returns bare, which
--- no C type holds, so each is an error (at the function's end when last). Conservative: a
--- goto or a loop's break counts as a way to the end.
-local function breaks(b)
+-- A device function that returns a value must return one on every way out: Lua would
+-- return nil where it returns bare or reaches its end, which no C type holds; each is an
+-- error (the end's at the function's last line). Control is followed through the
+-- statements: a return, goto or break ends a way, a label some goto names starts one
+-- again, an if goes on where any branch does, a loop goes on unless it is `while true`
+-- or `repeat ... until false` without a break of its own.
+local function loop_breaks(b)   -- a break of this loop's (none of the loops inside it)
   for _, s in ipairs(b) do
-    local tag = s.tag
-    if tag == "Break" or tag == "Goto" then return true end
-    if tag == "If" then
-      for _, sub in ipairs(s.blocks) do if breaks(sub) then return true end end
-      if s.orelse and breaks(s.orelse) then return true end
-    elseif tag == "Do" then
-      if breaks(s.body) then return true end
+    if s.tag == "Break" then return true end
+    if s.tag == "If" then
+      for _, sub in ipairs(s.blocks) do if loop_breaks(sub) then return true end end
+      if s.orelse and loop_breaks(s.orelse) then return true end
+    elseif s.tag == "Do" and loop_breaks(s.body) then
+      return true
     end
   end
   return false
 end
-local function ends_with_value(ctx, b, last)
-  local done = false
+local LOOPS = {While = true, Repeat = true, Fornum = true, Forin = true}
+local function goto_targets(b, names)
+  for _, s in ipairs(b) do
+    if s.tag == "Goto" then names[s.label] = true end
+    for _, sub in ipairs(s.blocks or {}) do goto_targets(sub, names) end
+    if s.orelse then goto_targets(s.orelse, names) end
+    if s.body then goto_targets(s.body, names) end
+  end
+  return names
+end
+-- whether the end of b is reached, given whether its start is (live)
+local function flows(ctx, b, live, targets)
   for _, s in ipairs(b) do
     local tag = s.tag
-    if tag == "Return" then
+    if tag == "Label" then
+      live = live or targets[s.name] == true
+    elseif tag == "Return" then
       if not s.exprs[1] then
         fail(ctx, s.line, "this function returns nothing here and a value elsewhere (Lua's nil, "
              .. "which a device function cannot return)")
       end
-      done = true
+      live = false
+    elseif tag == "Goto" or tag == "Break" then
+      live = false
     elseif tag == "If" then
-      local all = s.orelse ~= nil
-      for _, sub in ipairs(s.blocks) do all = ends_with_value(ctx, sub) and all end
-      if s.orelse then all = ends_with_value(ctx, s.orelse) and all end
-      done = done or all
+      local any = s.orelse == nil and live
+      for _, sub in ipairs(s.blocks) do any = flows(ctx, sub, live, targets) or any end
+      if s.orelse then any = flows(ctx, s.orelse, live, targets) or any end
+      live = any
     elseif tag == "Do" then
-      done = ends_with_value(ctx, s.body) or done
-    elseif tag == "While" or tag == "Repeat" or tag == "Fornum" or tag == "Forin" then
-      ends_with_value(ctx, s.body)
-      local forever = (tag == "While" and s.cond.tag == "True") or (tag == "Repeat" and s.cond.tag == "False")
-      if forever and not breaks(s.body) then done = true end
+      live = flows(ctx, s.body, live, targets)
+    elseif LOOPS[tag] then
+      flows(ctx, s.body, live, targets)   -- (for its bare returns)
+      local cond = s.cond
+      while cond and cond.tag == "Paren" do cond = cond.expr end
+      local forever = (tag == "While" and cond.tag == "True") or (tag == "Repeat" and cond.tag == "False")
+      if forever and not loop_breaks(s.body) then live = false end
     end
   end
-  if last and not done then
-    fail(ctx, b.lastline or ctx.fn.lastline, "this function can reach its end without returning "
+  return live
+end
+local function ends_with_value(ctx)
+  local body = ctx.fn.body
+  if flows(ctx, body, true, goto_targets(body, {})) then
+    fail(ctx, body.lastline or ctx.fn.lastline, "this function can reach its end without returning "
          .. "a value (Lua's nil, which a device function cannot return): end it with a return")
   end
-  return done
 end
 
 function M.resolve(ctx, fn)
@@ -703,7 +723,7 @@ function M.infer(ctx)
   end
   final = true
   block(ctx.fn.body)
-  if ctx.returns_value and not ctx.kernel then ends_with_value(ctx, ctx.fn.body, true) end
+  if ctx.returns_value and not ctx.kernel then ends_with_value(ctx) end
   for _, v in ipairs(ctx.vars) do
     if v.ty == nil and v.kind ~= "param" then
       -- declared and never given a value: only an error if it is read (typeof says so)
