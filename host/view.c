@@ -125,13 +125,29 @@ int view_index(lua_State *L) {
   return 1;
 }
 
+/* [-0, +(0|1), e] NumPy's setitem drops a value's leading sizes of 1 past the target's
+ * dimensions (a[{2}] = gpu.array({{1, 2, 3}})): the array at v viewed without them
+ * (pushed; its index), or v as it is (not an array, or none to drop). */
+static int without_leading_ones(lua_State *L, int v, int ndim) {
+  if (!array_test(L, v) && !hostarray_test(L, v)) return v;
+  Arr a = arr_check(L, v);
+  int k = a.l.shape.ndim - ndim;
+  for (int d = 0; d < k; d++)
+    if (a.l.shape.dim[d] != 1) return v;
+  if (k <= 0) return v;
+  GpuLayout l = a.l;
+  for (int d = 0; d < k; d++) layout_select(&l, 0, 0);
+  push_view(L, v, &a, &l);
+  return lua_gettop(L);
+}
+
 int view_assign(lua_State *L) {
   Arr a = arr_check(L, 1);
   GpuLayout l = a.l;
   apply_key(L, 2, &l);
   lua_settop(L, 3);
   push_view(L, 1, &a, &l);
-  copy_assign(L, 4, 3);
+  copy_assign(L, 4, without_leading_ones(L, 3, l.shape.ndim));
   return 0;
 }
 

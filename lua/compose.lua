@@ -562,6 +562,10 @@ array_meta.methods._put_mask = gpu._api(function(a, mask, v)
   for _ = #ms + 1, #as do mask = mask:unsqueeze(-1) end
   if type(v) ~= "number" and type(v) ~= "boolean" then   -- a gpu.complex: where takes arrays
     v = gpu.full({}, v, a.dtype:match("complex") and a.dtype or "complex128")
+  else   -- a Lua value takes a's dtype, checked, as a[{...}] = v takes it (not where's promotion)
+    local ok, z = pcall(gpu.full, {}, v, a.dtype)
+    if not ok then error(("a[mask] = v: %s"):format(tostring(z):match("%((.*)%)$") or tostring(z)), 2) end
+    v = z
   end
   gpu.where(mask, v, a, {out = a})
 end, 3)

@@ -444,9 +444,10 @@ local function line(a, n, dt, st, col)
   local raw, cut = {}, nil
   local edge = opt.edgeitems
   if st.numpy and n > opt.threshold and n > 2 * edge then
-    raw = a[{{1, edge}}]:totable()
+    -- NumPy's: edgeitems first and last, the last one at least (edgeitems = 0: [... 99.])
+    raw = edge > 0 and a[{{1, edge}}]:totable() or {}
     cut = #raw
-    for _, v in ipairs(a[{{n - edge + 1, n}}]:totable()) do raw[#raw + 1] = v end
+    for _, v in ipairs(a[{{n - math.max(edge, 1) + 1, n}}]:totable()) do raw[#raw + 1] = v end
   elseif st.numpy or n <= HEAD + TAIL then
     raw = n > 0 and a:totable() or {}
   else
@@ -457,6 +458,7 @@ local function line(a, n, dt, st, col)
   local value = formatter(dt, raw, st)
   local vals, width = {}, 0
   if st.pad then for _, v in ipairs(raw) do width = math.max(width, #value(v)) end end
+  if cut == 0 then vals[1] = "..." end
   for i, v in ipairs(raw) do
     local t = value(v)
     vals[#vals + 1] = (" "):rep(width - #t) .. t
@@ -473,9 +475,11 @@ local function shown(a, shape)
   local pos, runs = {}, {}
   for d, n in ipairs(shape) do
     pos[d], runs[d] = {}, {}
-    if summarize and n > 2 * EDGE then
-      for i = 1, EDGE do pos[d][i] = i; pos[d][EDGE + i] = n - EDGE + i end
-      runs[d] = {{1, EDGE, 0}, {n - EDGE + 1, n, EDGE}}
+    if summarize and n > 2 * EDGE then   -- (the last one at least, as NumPy's)
+      local last = math.max(EDGE, 1)
+      for i = 1, EDGE do pos[d][i] = i end
+      for i = 1, last do pos[d][EDGE + i] = n - last + i end
+      runs[d] = EDGE > 0 and {{1, EDGE, 0}, {n - last + 1, n, EDGE}} or {{n - last + 1, n, 0}}
     else
       for i = 1, n do pos[d][i] = i end
       runs[d] = {{1, n, 0}}
@@ -523,7 +527,7 @@ local function rows(a, shape, dt, st)
   local function text(t, d, indent)
     local parts, n, p = {}, shape[d], pos[d]
     for i, x in ipairs(t) do
-      if i > 1 and p[i] ~= p[i - 1] + 1 then parts[#parts + 1] = "..." end
+      if (i > 1 and p[i] ~= p[i - 1] + 1) or (i == 1 and p[1] ~= 1) then parts[#parts + 1] = "..." end
       if d == ndim then parts[#parts + 1] = (" "):rep(width - #value(x)) .. value(x)
       else parts[#parts + 1] = text(x, d + 1, indent .. " ") end
     end

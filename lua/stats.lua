@@ -117,8 +117,8 @@ local function nonempty(R)
 end
 
 -- a with its NaNs replaced by v (a number; both parts v for complex arrays)
-local function nan_to(a, v)
-  if KIND[a.dtype] == "c" then v = gpu.full({}, gpu.complex(v, v), a.dtype) end
+local function nan_to(a, v)   -- (a complex identity 1 is 1+0j; an infinity is one in both parts)
+  if KIND[a.dtype] == "c" then v = gpu.full({}, gpu.complex(v, (v == 1 / 0 or v == -1 / 0) and v or 0), a.dtype) end
   return gpu.where(gpu.isnan(a), v, a)
 end
 -- Whether each result's elements are all NaN (dims kept)

@@ -313,6 +313,13 @@ describe("indexing with arrays", function()
     assert.matches("a[indices] = v is not supported", S.errof(function() a[gpu.array({1}, "int32")] = 3 end), 1, true)
     assert.matches("a[mask] = v takes a number, a boolean or a gpu.complex, got an array",
                    S.errof(function() a[a:gt(0)] = gpu.ones(12) end), 1, true)
+    -- a Lua value takes the array's dtype, as in a[{...}] = v (not gpu.where's promotion)
+    local n = gpu.arange(4, "int32")
+    n[n:gt(1)] = 2.0
+    local b = gpu.zeros(3, "bool")
+    b[gpu.array({true, false, true}, "bool")] = 5
+    assert.are.same({{0, 1, 2, 2}, {true, false, true}}, {n:totable(), b:totable()})
+    assert.matches("a[mask] = v: 2.5 not an integer for int32", S.errof(function() n[n:gt(1)] = 2.5 end), 1, true)
     assert.matches("index 9 is out of range for dimension 1 of size 3", S.errof(function() return a[gpu.array({9}, "int32")] end), 1, true)
     assert.are.equal(6, a:trace())
   end)

@@ -387,6 +387,10 @@ describe("print options", function()
     assert.are.equal("[1.   2.5  3.25]", gpu.array2string(gpu.host.array({1, 2.5, 3.25}, "float32"), {floatmode = "unique"}))
     assert.are.equal("[0, 1, ..., 8, 9]", gpu.array2string(gpu.host.array({0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, "int32"),
                                                           {threshold = 5, edgeitems = 2, separator = ", "}))
+    -- edgeitems = 0: NumPy 1.24 still shows the last (it printed as an empty array)
+    local ten = gpu.host.array({0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, "int32")
+    assert.are.equal("[... 9]", gpu.array2string(ten, {threshold = 3, edgeitems = 0}))
+    assert.are.equal("[...\n [... 9]]", gpu.array2string(ten:reshape(2, 5), {threshold = 3, edgeitems = 0}))
     assert.are.equal("[[ 0,  1,\n   2,  3],\n [ 4,  5,\n   6,  7],\n [ 8,  9,\n  10, 11]]",
                      gpu.array2string(gpu.host.array({{0, 1, 2, 3}, {4, 5, 6, 7}, {8, 9, 10, 11}}, "int64"),
                                       {linewidth = 12, separator = ", "}))

@@ -144,6 +144,12 @@ describe("views", function()
     assert.are.same({{-1, 1.5, 1.5}, {1, 2, 3}}, hm:totable())
     hm[{}] = gpu.host.array({7, 8, 9}, "int8")                   -- broadcast over rows
     assert.are.same({{7, 8, 9}, {7, 8, 9}}, hm:totable())
+    -- a value's leading sizes of 1 past the view's dimensions are dropped, as NumPy's
+    m[{2}] = gpu.array({{{4, 3, 2, 1}}}, "int32")
+    m[{1, 1}] = gpu.array({0}, "int32")
+    hm[{1}] = gpu.host.array({{1, 2, 3}}, "float64")
+    assert.are.same({{0, 5, -1, -1}, {4, 3, 2, 1}, {1, 2, 3, 4}}, m:totable())
+    assert.are.same({{1, 2, 3}, {7, 8, 9}}, hm:totable())
   end)
 
   it("copy first when a view assigned into overlaps its source", function()
