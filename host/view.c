@@ -125,18 +125,27 @@ int view_index(lua_State *L) {
   return 1;
 }
 
-/* [-0, +(0|1), e] NumPy's setitem drops a value's leading sizes of 1 past the target's
- * dimensions (a[{2}] = gpu.array({{1, 2, 3}})): the array at v viewed without them
- * (pushed; its index), or v as it is (not an array, or none to drop). */
-static int without_leading_ones(lua_State *L, int v, int ndim) {
+/* [-0, +(0|1), e] The array value at v for a view of shape to, as NumPy's setitem takes
+ * it: its leading sizes of 1 past to's dimensions dropped (a[{2}] = gpu.array({{1, 2, 3}}):
+ * a view without them pushed, its index returned), then broadcast to `to` or an error
+ * saying so; anything else (a number, a table) as it is. */
+static int assigned(lua_State *L, int v, const GpuShape *to) {
   if (!array_test(L, v) && !hostarray_test(L, v)) return v;
   Arr a = arr_check(L, v);
-  int k = a.l.shape.ndim - ndim;
-  for (int d = 0; d < k; d++)
-    if (a.l.shape.dim[d] != 1) return v;
-  if (k <= 0) return v;
   GpuLayout l = a.l;
-  for (int d = 0; d < k; d++) layout_select(&l, 0, 0);
+  while (l.shape.ndim > to->ndim && l.shape.dim[0] == 1) layout_select(&l, 0, 0);
+  int fits = l.shape.ndim <= to->ndim;
+  for (int d = 1; fits && d <= l.shape.ndim; d++) {
+    int64_t n = l.shape.dim[l.shape.ndim - d];
+    fits = n == 1 || n == to->dim[to->ndim - d];
+  }
+  if (!fits) {
+    char x[160], y[160];
+    shape_format(&a.l.shape, x, sizeof x);
+    shape_format(to, y, sizeof y);
+    luaL_error(L, "cannot assign an array of shape %s to a view of shape %s (it does not broadcast to it)", x, y);
+  }
+  if (l.shape.ndim == a.l.shape.ndim) return v;
   push_view(L, v, &a, &l);
   return lua_gettop(L);
 }
@@ -147,7 +156,7 @@ int view_assign(lua_State *L) {
   apply_key(L, 2, &l);
   lua_settop(L, 3);
   push_view(L, 1, &a, &l);
-  copy_assign(L, 4, without_leading_ones(L, 3, l.shape.ndim));
+  copy_assign(L, 4, assigned(L, 3, &l.shape));
   return 0;
 }
 

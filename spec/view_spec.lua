@@ -150,6 +150,8 @@ describe("views", function()
     hm[{1}] = gpu.host.array({{1, 2, 3}}, "float64")
     assert.are.same({{0, 5, -1, -1}, {4, 3, 2, 1}, {1, 2, 3, 4}}, m:totable())
     assert.are.same({{1, 2, 3}, {7, 8, 9}}, hm:totable())
+    assert.matches("cannot assign an array of shape {2, 1, 3} to a view of shape {3} (it does not broadcast to it)",
+                   S.errof(function() hm[{1}] = gpu.host.zeros({2, 1, 3}) end), 1, true)
   end)
 
   it("copy first when a view assigned into overlaps its source", function()
