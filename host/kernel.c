@@ -13,9 +13,13 @@ _Static_assert(sizeof(((GpuArray *)0)->header) == ARRAY_ARG_SIZE - 8,
                "GpuArray's header is a gpu::array<T> argument after its pointer");
 
 enum { PARAM_SCALAR, PARAM_POINTER, PARAM_ARRAY };
+/* An argument's slot in argbuf: a gpu::array's size rounded up to 16 bytes, so that a
+ * complex<double> in any slot is aligned (the CPU backend's kernels load it so) */
+#define ARG_SLOT ((ARRAY_ARG_SIZE + 15) & ~15)
 typedef struct KParam {
   int kind;
   int dtype;                      /* -1: any (void *) */
+  int written;                    /* gpu.jit knows the kernel writes it: no expanded view */
   char name[40];
   char ctype[40];
 } KParam;
@@ -65,7 +69,7 @@ static int gpu_kernel(lua_State *L) {
   if (index < 1 || index > program_nnames(p)) return luaL_argerror(L, 2, "no such kernel");
   lua_Integer n = luaL_len(L, 3);
   if (n < 0 || n > 4096) return luaL_argerror(L, 3, "a kernel takes at most 4096 parameters");
-  size_t size = sizeof(GpuKernel) + (size_t)n * (sizeof(KParam) + sizeof(void *) + ARRAY_ARG_SIZE);
+  size_t size = sizeof(GpuKernel) + (size_t)n * (sizeof(KParam) + sizeof(void *) + ARG_SLOT) + 15;
   GpuKernel *k = lua_newuserdatauv(L, size, 3);   /* program, name, last launcher */
   memset(k, 0, size);
   luaL_setmetatable(L, GPU_KERNEL_T);
@@ -77,7 +81,7 @@ static int gpu_kernel(lua_State *L) {
   k->program = p;
   k->params = (KParam *)(k + 1);
   k->argv = (void **)(k->params + n);
-  k->argbuf = (char *)(k->argv + n);
+  k->argbuf = (char *)(((uintptr_t)(k->argv + n) + 15) & ~(uintptr_t)15);   /* (Lua aligns to 8) */
   for (int i = 0; i < n; i++) {
     KParam *q = &k->params[i];
     lua_geti(L, 3, i + 1);
@@ -94,7 +98,7 @@ static int gpu_kernel(lua_State *L) {
     lua_pop(L, 5);
     if (q->kind == PARAM_SCALAR && q->dtype < 0)
       return luaL_error(L, "kernel parameter %d (%s) has a type gpuhost cannot pass", i + 1, q->name);
-    k->argv[i] = k->argbuf + (size_t)i * ARRAY_ARG_SIZE;
+    k->argv[i] = k->argbuf + (size_t)i * ARG_SLOT;
   }
   lua_pushvalue(L, 1);
   lua_setiuservalue(L, -2, KU_PROGRAM);
@@ -213,7 +217,7 @@ static void marshal(lua_State *L, int kidx, GpuKernel *k, int first, int nargs, 
   for (int i = 0; i < k->nparams; i++) {
     KParam *q = &k->params[i];
     int idx = first + i;
-    char *dst = k->argbuf + (size_t)i * ARRAY_ARG_SIZE;
+    char *dst = k->argbuf + (size_t)i * ARG_SLOT;
     if (q->kind == PARAM_SCALAR) {
       if (scalar_fast(L, idx, q->dtype, dst)) continue;
       const char *err = dtype_store(L, idx, (GpuDtype)q->dtype, dst);
@@ -239,6 +243,10 @@ static void marshal(lua_State *L, int kidx, GpuKernel *k, int first, int nargs, 
                  "launch it with device %d current (gpu.with_device(%d, f)), or copy the array "
                  "with a:to(%d)", kernel_name(L, kidx), i + 1, q->name, a->device, dev,
                  a->device, a->device, dev);
+    if (q->written && array_shares(a))
+      luaL_error(L, "kernel '%s' argument %d (%s) is an expanded view (a stride of 0) or a view of "
+                 "one, which the kernel writes: its elements share memory; pass a:contiguous()",
+                 kernel_name(L, kidx), i + 1, q->name);
     if (q->kind == PARAM_POINTER && !a->contiguous)
       luaL_error(L, "kernel '%s' argument %d (%s %s) is a view that is not contiguous: pass "
                  "a:contiguous() (a copy), or declare the parameter gpu::array<T>, which "
@@ -451,8 +459,21 @@ static int kernel_tostring(lua_State *L) {
   return 1;
 }
 
+/* gpu._kernel_writes(k, {i, ...}): the parameters the kernel writes (gpu.jit knows them) */
+static int gpu_kernel_writes(lua_State *L) {
+  GpuKernel *k = tokernel(L, 1);
+  luaL_checktype(L, 2, LUA_TTABLE);
+  for (lua_Integer j = 1, n = luaL_len(L, 2); j <= n; j++) {
+    lua_Integer i = (lua_geti(L, 2, j), lua_tointeger(L, -1));
+    if (i >= 1 && i <= k->nparams) k->params[i - 1].written = 1;
+    lua_pop(L, 1);
+  }
+  return 0;
+}
+
 static const luaL_Reg kernel_funcs[] = {
   {"_kernel", gpu_kernel},
+  {"_kernel_writes", gpu_kernel_writes},
   {NULL, NULL}
 };
 

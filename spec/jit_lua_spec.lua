@@ -188,6 +188,33 @@ describe("gpu.jit against Lua 5.4", function()
     assert.are.same({{11, 12, 13}, {21, 22, 23}}, a:totable())
   end)
 
+  it("refuses an expanded view where the kernel writes it, and reads one", function()
+    local e = gpu.zeros(1, "float32"):expand(3)
+    local k = gpu.jit(function(a, o)
+      local i = gpu.grid(1)
+      if i <= #o then o[i] = a[i] + 1 end
+    end)
+    local o = gpu.zeros(3, "float32")
+    k[1, 32](e, o)                     -- read: fine
+    assert.are.same({1, 1, 1}, o:totable())
+    assert.matches("kernel 'k' argument 2 (o) is an expanded view (a stride of 0) or a view of one, which the kernel writes",
+                   S.errof(function() k[1, 32](o, e) end), 1, true)
+    local set = gpu.jit(function(x, v) x[1] = v end)
+    local through = gpu.jit(function(a, o)
+      local b = o
+      set(b, a[1])
+    end)
+    assert.matches("argument 2 (o) is an expanded view", S.errof(function() through[1, 1](o, e) end), 1, true)
+    local k2 = gpu.jit(function(a) e[1] = a[1] end)   -- an upvalue (the kernel's argument after a)
+    assert.matches("kernel 'k2' argument 2 (upvalue_e) is an expanded view",
+                   S.errof(function() k2[1, 1](o) end), 1, true)
+    local fixed = gpu.jit(function(a, o) o[1] = a[1] end, {signature = "void(float32[:], float32[:])"})
+    assert.matches("argument 2 (o) is an expanded view", S.errof(function() fixed[1, 1](o, e) end), 1, true)
+    local row = gpu.zeros({1, 3}, "float32"):expand(2, 3)[{2}]   -- a row of one: C-contiguous, shared
+    assert.matches("argument 2 (o) is an expanded view", S.errof(function() k[1, 32](o, row) end), 1, true)
+    assert.are.same({0, 0, 0}, e:totable())
+  end)
+
   it("refuses %d of a float in gpu.printf, as string.format refuses 2.5", function()
     local k = gpu.jit(function(x) gpu.printf("%d\n", x) end)
     assert.matches("gpu.printf: %d takes an integer, got a float64",

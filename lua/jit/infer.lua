@@ -299,6 +299,31 @@ function M.infer(ctx)
   local changed, final
   local typeof
 
+  -- The arrays the function writes (stores into, or gives an atomic or a device function
+  -- that writes it): ctx.writes[i] for parameter i, ctx.writes_free[obj] for an array read
+  -- from outside; a local that holds an array holds those it was given (v.origins: the
+  -- parameters' indices and the outside arrays). jit.lua refuses an expanded view there.
+  ctx.writes, ctx.writes_free = {}, {}
+  local function origins(v)
+    if not v.origins then v.origins = {} end
+    return v.origins
+  end
+  local function hold(v, e)   -- local v given the value of e
+    while e and e.tag == "Paren" do e = e.expr end
+    if not e or e.tag ~= "Name" then return end
+    local into = origins(v)
+    if e.var then for k in pairs(origins(e.var)) do into[k] = true end
+    elseif e.free and e.free.kind == "array" then into[e.free] = true end
+  end
+  local function writes(e)    -- the array e is written
+    while e and e.tag == "Paren" do e = e.expr end
+    if not e or e.tag ~= "Name" then return end
+    local from = e.var and origins(e.var) or (e.free and e.free.kind == "array" and {[e.free] = true}) or {}
+    for k in pairs(from) do
+      if type(k) == "number" then ctx.writes[k] = true else ctx.writes_free[k.obj] = true end
+    end
+  end
+
   local function set(v, t, line)
     if t == nil then return end
     if type(t) == "table" and t.local_array and v.ty ~= nil and v.ty ~= t then
@@ -512,6 +537,7 @@ function M.infer(ctx)
       local spec = intrinsics.get(fn.intr)
       if not spec.call then fail(ctx, e.line, "%s is not a function", fn.intr) end
       e.intr = fn.intr
+      if fn.intr:find("^gpu%.atomic%.") then writes(e.args[1]) end
       return spec.call(ctx, e, typeof, final)
     end
     local d = fn.free
@@ -528,6 +554,8 @@ function M.infer(ctx)
       end
       local callee = ctx.device(d.obj, argtypes, e.line, fn.name, ctx)
       e.callee = callee
+      for j in pairs(callee.writes) do writes(e.args[j]) end
+      for obj in pairs(callee.writes_free) do ctx.writes_free[obj] = true end
       return callee.ret or "void"   -- the callee is typed to the end: no value is none
     end
     -- a(i, j): an array called is an array indexed
@@ -630,6 +658,7 @@ function M.infer(ctx)
     end
     local et = typeof(target)
     if et == nil or t == nil then return end
+    if target.chain then writes(target.chain.base) end
     if target.chain and target.chain.shape then fail(ctx, line, "a shape cannot be assigned") end
     if not target.chain then fail(ctx, line, "this field cannot be assigned") end
     if (et == "bool") ~= (t == "bool") or not (t == "bool" or types.number(t)) then
@@ -652,10 +681,14 @@ function M.infer(ctx)
           fail(ctx, s.line, "local '%s' gets no value: a gpu.jit function has no nil", v.name)
         end
         set(v, ts[i], s.line)
+        hold(v, s.exprs[i])
       end
     elseif tag == "Assign" then
       local ts = values(s.exprs, #s.targets, s.line)
-      for i, target in ipairs(s.targets) do store(target, ts[i], s.line) end
+      for i, target in ipairs(s.targets) do
+        store(target, ts[i], s.line)
+        if target.tag == "Name" and target.var then hold(target.var, s.exprs[i]) end
+      end
     elseif tag == "CallStat" then
       typeof(s.call)
     elseif tag == "Do" then
@@ -715,6 +748,7 @@ function M.infer(ctx)
   for i, v in ipairs(ctx.params) do
     v.ty = ctx.param_types[i]
     v.param_type = ctx.param_types[i]
+    origins(v)[i] = true
   end
   for _ = 1, 100 do
     changed = false
