@@ -13,8 +13,7 @@ _Static_assert(sizeof(((GpuArray *)0)->header) == ARRAY_ARG_SIZE - 8,
                "GpuArray's header is a gpu::array<T> argument after its pointer");
 
 enum { PARAM_SCALAR, PARAM_POINTER, PARAM_ARRAY };
-/* An argument's slot in argbuf: a gpu::array's size rounded up to 16 bytes, so that a
- * complex<double> in any slot is aligned (the CPU backend's kernels load it so) */
+/* An argument's slot in argbuf: 16-byte aligned (a complex<double> in it is loaded so) */
 #define ARG_SLOT ((ARRAY_ARG_SIZE + 15) & ~15)
 typedef struct KParam {
   int kind;
@@ -284,6 +283,8 @@ static void read_dims(lua_State *L, int idx, const char *what, unsigned out[3]) 
 
 /* The launch after a debug kernel: waits, and raises the first out-of-range access. */
 static void check_bounds(lua_State *L, int kidx) {
+  if (graph_capturing) luaL_error(L, "kernel '%s' was made with {debug = true}: its bounds check "
+                                  "copies to the host after a launch, which a graph cannot record", kernel_name(L, kidx));
   lua_getiuservalue(L, kidx, KU_PROGRAM);
   GpuProgram *p = program_check(L, -1);
   lua_pop(L, 1);
@@ -463,10 +464,9 @@ static int kernel_tostring(lua_State *L) {
 static int gpu_kernel_writes(lua_State *L) {
   GpuKernel *k = tokernel(L, 1);
   luaL_checktype(L, 2, LUA_TTABLE);
-  for (lua_Integer j = 1, n = luaL_len(L, 2); j <= n; j++) {
+  for (lua_Integer j = 1, n = luaL_len(L, 2); j <= n; j++, lua_pop(L, 1)) {
     lua_Integer i = (lua_geti(L, 2, j), lua_tointeger(L, -1));
     if (i >= 1 && i <= k->nparams) k->params[i - 1].written = 1;
-    lua_pop(L, 1);
   }
   return 0;
 }

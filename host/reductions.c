@@ -327,6 +327,7 @@ static void custom_output(lua_State *L, const Reducer *r, const Args *g, const G
     }
     if (a->dtype != r->declared[i])
       luaL_error(L, "gpu.%s: out is %s; the output is %s", r->name, dtypes[a->dtype].name, dtypes[r->declared[i]].name);
+    if (array_shares(a)) errors_shared(L, lua_pushfstring(L, "gpu.%s", r->name));   /* as make_output */
     lua_pushvalue(L, g->out);
   } else {
     array_new(L, rs, r->declared[i]);

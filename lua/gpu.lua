@@ -616,6 +616,8 @@ local function no_nul(s, what, level)
   end
 end
 
+arg.no_nul = no_nul   -- (gpu.elementwise's and gpu.reduction's strings too)
+
 -- A list of strings without NUL bytes, or nil.
 local function check_list(list, field, level)
   if list ~= nil and type(list) ~= "table" then
@@ -701,17 +703,32 @@ local function index_of(list, x)
   for i, v in ipairs(list) do if v == x then return i end end
 end
 
+-- The declaration of kernel `name`: the one of that full name, else the one whose last
+-- name it is ("k" for ns::k); nil and why when several are (a::k and b::k: which one?)
 local function find_decl(decls, name)
-  local base, targs = signature().split_name(name)
+  local base, targs = signature().split_name(name)   -- (base: the last name)
+  local full = (name:match("^%s*([%w_:]+)") or ""):gsub("^::", "")
+  local found
   for _, d in ipairs(decls) do
-    if d.name == base or d.name:match("([%a_][%w_]*)$") == base then return d, targs end
+    if d.name == full then return d, targs end
   end
+  for _, d in ipairs(decls) do
+    if d.name:match("([%a_][%w_]*)$") == base then
+      if found then
+        return nil, nil, ("the source has several kernels named '%s' (%s and %s): name one in full")
+                         :format(base, found.name, d.name)
+      end
+      found = d
+    end
+  end
+  return found, found and targs
 end
 
 local function kernel_of(prog, names, decls, name)
   local k = prog.kernels[name]
   if k then return k end
-  local d, targs = find_decl(decls, name)
+  local d, targs, why = find_decl(decls, name)
+  if why then error(why, 0) end
   if not d then
     local have = {}
     for i, x in ipairs(decls) do have[i] = x.name end
@@ -749,7 +766,8 @@ kernel_in = function(source, decls, name, options)
     error(("bad argument #2 to 'kernel' (name string expected, got %s)"):format(type(name)), 2)
   else
     -- "k" for a kernel declared in a namespace is "ns::k", the name expression compilers take
-    local d = find_decl(decls, name)
+    local d, _, why = find_decl(decls, name)
+    if why then error(why, 2) end
     if d and d.name:find("::", 1, true) and not name:find("::", 1, true) then
       name = d.name:match("^(.*::)") .. name
     end

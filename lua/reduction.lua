@@ -111,7 +111,7 @@ function M.source(d)
   add(("  __device__ __forceinline__ static acc map(%s, long long _k, const double *_param) {")
       :format(table.concat(margs, ", ")))
   add("    (void)_k; (void)_param;")
-  add("    return (acc)(" .. d.map .. ");")
+  add("    return (rd_acc)(" .. d.map .. ");")   -- (rd_acc: an input may be named acc)
   add("  }")
   if nin == 1 then
     add("  typedef rd_T0 in0;")
@@ -125,11 +125,12 @@ function M.source(d)
   add("  __device__ __forceinline__ static acc load(const args &A, const long long *o, long long k, const double *p) {")
   add(("    return map(%s, k, p);"):format(table.concat(list(nin, function(i) return ("A.p%d[o[%d]]"):format(i, i) end), ", ")))
   add("  }")
-  add("  __device__ __forceinline__ static void post(const args &A, const long long *o, const acc &a, long long _n, const double *_param) {")
+  -- (its own names reserved: an output may be named A or o)
+  add("  __device__ __forceinline__ static void post(const args &_A, const long long *_o, const acc &a, long long _n, const double *_param) {")
   add("    (void)_n; (void)_param;")
   for j = 0, nout - 1 do add(("    rd_O%d %s = rd_O%d();"):format(j, d.names[nin + j + 1], j)) end
   add("    " .. d.post)
-  for j = 0, nout - 1 do add(("    A.q%d[o[%d]] = %s;"):format(j, nin + j, d.names[nin + j + 1])) end
+  for j = 0, nout - 1 do add(("    _A.q%d[_o[%d]] = %s;"):format(j, nin + j, d.names[nin + j + 1])) end
   add("  }")
   add("};")
   local params = list(nin, function(i) return ("const rd_T%d *p%d"):format(i, i) end)
@@ -215,9 +216,9 @@ end
 -- ("float32 x, T y"); type placeholders are bound from the arrays passed, one reducer per
 -- binding.
 
-local reserved = {a = true, b = true, _k = true, _n = true, _param = true}
+local reserved = {a = true, b = true, _k = true, _n = true, _param = true, _A = true, _o = true}
 local function parse(list, what, seen)
-  return gpu._codegen().params(list, "reduction", what, seen, reserved, "a and b in reduce_expr, _k, _n, _param")
+  return gpu._codegen().params(list, "reduction", what, seen, reserved, "a and b in reduce_expr, _k, _n, _param, _A, _o")
 end
 
 -- a Lua number as a C literal with the same value: every bit of a float (tostring keeps
@@ -241,6 +242,9 @@ local function check_string(v, i, what)
 end
 
 function gpu.reduction(inputs, outputs, map_expr, reduce_expr, post_map_expr, identity, name, reduce_type)
+  for i, text in pairs({inputs, outputs, map_expr, reduce_expr, post_map_expr, identity, name, reduce_type}) do
+    if type(text) == "string" then gpu._arg.no_nul(text, ("gpu.reduction's argument #%d"):format(i), 2) end
+  end
   local seen = {}
   local ins, outs = parse(inputs, "input", seen), parse(outputs, "output", seen)
   if #ins == 0 then error("gpu.reduction: at least one input parameter is needed", 2) end

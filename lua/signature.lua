@@ -198,6 +198,9 @@ end
 local function param(text, subst)
   text = text:gsub("=.*$", "")
   text = text:gsub("__attribute__%s*%b()", " ")
+  -- gpu::complex<float> as one word (the split below would drop its <...>)
+  text = text:gsub("gpu%s*::%s*complex%s*<%s*float%s*>", "gpu::complex64")
+             :gsub("gpu%s*::%s*complex%s*<%s*double%s*>", "gpu::complex128")
   -- gpu::array<T> (the array type of kernels/gpuhost.cuh)
   local elem = text:match("^%s*[%w_%s]*%f[%w_]gpu%s*::%s*array%s*(%b<>)") or
                text:match("^%s*[%w_%s]*%f[%w_]array%s*(%b<>)")

@@ -820,7 +820,7 @@ local rows = {
   {"gpu.reduction('T x', '', 'x', 'a + b', 'y = a', 0)", function() return gpu.reduction('T x', '', 'x', 'a + b', 'y = a', 0) end,
    "gpu.reduction: at least one output parameter is needed"},
   {"gpu.reduction('T a', 'T y', 'a', 'a + b', 'y = a', 0)", function() return gpu.reduction('T a', 'T y', 'a', 'a + b', 'y = a', 0) end,
-   "gpu.reduction: the name 'a' is reserved (a and b in reduce_expr, _k, _n, _param)"},
+   "gpu.reduction: the name 'a' is reserved (a and b in reduce_expr, _k, _n, _param, _A, _o)"},
   {"gpu.reduction('T x', 'T y', 'x', 'a + b', 'y = a', 0, 'bad name')", function() return gpu.reduction('T x', 'T y', 'x', 'a + b', 'y = a', 0, 'bad name') end,
    "bad argument #7 to 'reduction' (a C identifier expected for the name)"},
   {"gpu.reduction('T x', 'T y', 'x', {}, 'y = a', 0)", function() return gpu.reduction('T x', 'T y', 'x', {}, 'y = a', 0) end,

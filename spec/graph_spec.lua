@@ -213,4 +213,13 @@ describe("gpu.graph", function()
     end
     assert.are.same({2, 2, 2, 2}, a:totable())   -- the work before the fault ran; the host goes on
   end)
+
+  it("says a debug kernel cannot be recorded (its bounds check copies to the host)", function()
+    local dk = gpu.kernel([[extern "C" __global__ void dk(gpu::array<float> a) { a[0] = 1; }]], {debug = true})
+    local a = gpu.zeros(1)
+    assert.matches("kernel 'dk' was made with {debug = true}: its bounds check copies to the host after a launch",
+                   S.errof(gpu.graph, function() dk[1, 1](a) end), 1, true)
+    dk[1, 1](a)   -- outside a graph it runs
+    assert.are.same({1}, a:totable())
+  end)
 end)

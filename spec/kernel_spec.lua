@@ -325,4 +325,30 @@ __global__ void b(float *o) { o[0] = g(1); }
     m.b[{1, 1}](o)
     assert.are.same({1}, o:totable())
   end)
+
+  it("finds a kernel by its full name before its last one, and refuses a name two namespaces share", function()
+    local src = [[
+namespace ns { __global__ void k(double* a, int n) { for (int i = 0; i < n; i++) a[i] = 1.0; } }
+__global__ void k(float* a, int n) { for (int i = 0; i < n; i++) a[i] = 2.0f; }
+]]
+    local g, f = gpu.kernel(src, "k"), gpu.zeros(2, "float32")
+    g[1, 1](f, 2)                                   -- the global k (ns::k came first)
+    assert.are.same({2, 2}, f:totable())
+    local n = gpu.kernel(src, "ns::k")              -- checked against ns::k's double*
+    assert.matches("is a float32 array; the kernel takes float64", S.errof(function() n[1, 1](f, 2) end), 1, true)
+    local two = "namespace a { __global__ void k(float* x) { x[0] = 1; } }\n" ..
+                "namespace b { __global__ void __launch_bounds__(64) k(float* x) { __shared__ float s[64]; s[threadIdx.x] = 2; __syncthreads(); x[0] = s[0]; } }\n"
+    assert.matches("the source has several kernels named 'k' (a::k and b::k): name one in full",
+                   S.errof(gpu.kernel, two, "k"), 1, true)
+    local b = gpu.kernel(two, "b::k")               -- its own bounds and barrier, on the CPU too
+    b[1, 64](f)
+    assert.are.equal(2, f:totable()[1])
+  end)
+
+  it("takes gpu::complex<float> scalars as complex64, in any argument slot", function()
+    local k = gpu.kernel([[extern "C" __global__ void k(float* o, gpu::complex<float> c, gpu::complex<double> d) { o[0] = c.re + c.im + (float)d.im; }]], "k")
+    local o = gpu.zeros(1)
+    k[1, 1](o, gpu.complex(2.5, 1), gpu.complex(0, 0.5))
+    assert.are.same({4}, o:totable())
+  end)
 end)

@@ -124,18 +124,20 @@ static int amd_avx512(void) {
 /* The flags every compile of a kernel and of the prelude shares. -fno-gnu-unique: a
  * library with unique symbols can never be unloaded, and a later one loaded from a reused
  * /proc/self/fd/N would be taken for it. -fno-builtin-pow(f): g++ 12's vectorizer turns
- * pow(x, 0.5) into sqrt(x) (-0 and nan where pow and the GPU give 0 and inf for -0, -inf). */
+ * pow(x, 0.5) into sqrt(x) (-0 and nan where pow and the GPU give 0 and inf for -0, -inf).
+ * -ftemplate-depth: a kernel's arguments are a std::tuple, whose depth is their count (4096
+ * at most; 900, g++'s default, stopped at about 500). */
 static const char *const fixed_flags[] = {
   "-std=c++17", "-O3", "-march=native", "-fPIC", "-fno-strict-aliasing",
   "-fno-semantic-interposition", "-fno-exceptions", "-fno-rtti", "-fno-math-errno",
   "-ffp-contract=off", "-fno-trapping-math", "-fstack-clash-protection", "-U_FORTIFY_SOURCE", "-fno-gnu-unique",
-  "-fno-builtin-pow", "-fno-builtin-powf", "-w"};
+  "-fno-builtin-pow", "-fno-builtin-powf", "-ftemplate-depth=9000", "-w"};
 #define NFIXED (sizeof fixed_flags / sizeof fixed_flags[0])
 
 /* The compiler's path, size and time, the processor, the toolkit's headers and a hash of
  * the prelude, the flags and the form of the unit source.c and scan.c write (UNIT_FORM, to change
  * with it): what the cache key needs to know of how kernels are compiled here. */
-#define UNIT_FORM "unit 4"
+#define UNIT_FORM "unit 5"
 GpuResult cpu_compiler_id(char *out, size_t n) {
   char path[1200], real[1024] = "", hdr[700];
   struct stat st;

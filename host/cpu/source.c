@@ -253,14 +253,21 @@ static const char *find_decl(const char *s, const char *name, char *ns, size_t n
   char base[200];
   snprintf(base, sizeof base, "%s", name);
   base[strcspn(base, "<")] = '\0';
-  const char *last = base;
+  const char *last = base, *want = base + (strncmp(base, "::", 2) == 0 ? 2 : 0);
   for (const char *c = base; (c = strstr(c, "::")) != NULL; c += 2) last = c + 2;
+  /* the declaration of that full name first ("k" at global scope before ns::k), then any
+   * of that last name (what the name expression finds, for what namespaces_at misreads) */
+  for (int pass = 0; pass < 2; pass++)
   for (const char *g = s; (g = find_word(g, "__global__")) != NULL; g += 10) {
     size_t len;
     const char *p = declared_name(g, &len), *plast = p;
     if (p == NULL) continue;
     for (const char *c = p; (c = strstr(c, "::")) != NULL && c < p + len; c += 2) plast = c + 2;
     if ((size_t)(p + len - plast) != strlen(last) || strncmp(plast, last, strlen(last)) != 0) continue;
+    namespaces_at(s, p, ns, nns);
+    char full[512];
+    snprintf(full, sizeof full, "%s%.*s", ns, (int)len, p);
+    if (pass == 0 && strcmp(full, want) != 0) continue;
     const char *stmt = g;
     while (stmt > s && !strchr(";{}", stmt[-1])) stmt--;
     const char *lb = find_word(stmt, "__launch_bounds__");
@@ -270,7 +277,6 @@ static const char *find_decl(const char *s, const char *name, char *ns, size_t n
       bounds_arg(lb, bounds, nb);
       if (t && t < g && strspn(bounds, " 0123456789") != strlen(bounds)) snprintf(bounds, nb, "0");
     }
-    namespaces_at(s, p, ns, nns);
     return p;
   }
   return NULL;

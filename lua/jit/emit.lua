@@ -530,7 +530,9 @@ function M.func(U, ctx)
   local E = {}
   local ex, cv, cond, stat, block, mixed_cmp
 
-  ctx.cname = unique(U.names, c_ident(ctx.name))
+  -- (U.prefix: jit.device_source's, whose C goes into gpu.vectorize's and gpu.reduce's
+  -- kernels, where a function named n or rd would meet their own names)
+  ctx.cname = unique(U.names, c_ident((U.prefix or "") .. ctx.name))
   for k in pairs(U.names) do names[k] = true end
 
   -- without the parentheses around the whole of it

@@ -899,6 +899,7 @@ function M.device_source(k, argtypes, level)
   if not (d and returns[d.ret] and d.name:find("^[%a_][%w_]*$")) then
     compiler()
     local U = emit.unit(false)
+    U.prefix = "lua_"
     local ok, ctx = pcall(typed, st, U, argtypes, false, device_typer(U))
     if ok then ok, ctx = pcall(function() emit.func(U, ctx); return ctx end) end
     if not ok then jit_error(ctx, level + 1) end
