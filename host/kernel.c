@@ -68,7 +68,7 @@ static int gpu_kernel(lua_State *L) {
   if (index < 1 || index > program_nnames(p)) return luaL_argerror(L, 2, "no such kernel");
   lua_Integer n = luaL_len(L, 3);
   if (n < 0 || n > 4096) return luaL_argerror(L, 3, "a kernel takes at most 4096 parameters");
-  size_t size = sizeof(GpuKernel) + (size_t)n * (sizeof(KParam) + sizeof(void *) + ARG_SLOT) + 15;
+  size_t size = sizeof(GpuKernel) + (size_t)n * (sizeof(KParam) + sizeof(void *) + ARG_SLOT) + 32;
   GpuKernel *k = lua_newuserdatauv(L, size, 3);   /* program, name, last launcher */
   memset(k, 0, size);
   luaL_setmetatable(L, GPU_KERNEL_T);
@@ -79,7 +79,7 @@ static int gpu_kernel(lua_State *L) {
   k->device = -1;
   k->program = p;
   k->params = (KParam *)(k + 1);
-  k->argv = (void **)(k->params + n);
+  k->argv = (void **)(((uintptr_t)(k->params + n) + 15) & ~(uintptr_t)15);   /* (KParam: 92 bytes) */
   k->argbuf = (char *)(((uintptr_t)(k->argv + n) + 15) & ~(uintptr_t)15);   /* (Lua aligns to 8) */
   for (int i = 0; i < n; i++) {
     KParam *q = &k->params[i];
