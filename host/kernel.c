@@ -13,8 +13,8 @@ _Static_assert(sizeof(((GpuArray *)0)->header) == ARRAY_ARG_SIZE - 8,
                "GpuArray's header is a gpu::array<T> argument after its pointer");
 
 enum { PARAM_SCALAR, PARAM_POINTER, PARAM_ARRAY };
-/* An argument's slot in argbuf: 16-byte aligned (a complex<double> in it is loaded so) */
-#define ARG_SLOT ((ARRAY_ARG_SIZE + 15) & ~15)
+#define ALIGN16(x) (((x) + 15) & ~(uintptr_t)15)   /* argv, argbuf, its slots: complex<double>s load so */
+#define ARG_SLOT ALIGN16(ARRAY_ARG_SIZE)
 typedef struct KParam {
   int kind;
   int dtype;                      /* -1: any (void *) */
@@ -79,8 +79,8 @@ static int gpu_kernel(lua_State *L) {
   k->device = -1;
   k->program = p;
   k->params = (KParam *)(k + 1);
-  k->argv = (void **)(((uintptr_t)(k->params + n) + 15) & ~(uintptr_t)15);   /* (KParam: 92 bytes) */
-  k->argbuf = (char *)(((uintptr_t)(k->argv + n) + 15) & ~(uintptr_t)15);   /* (Lua aligns to 8) */
+  k->argv = (void **)ALIGN16((uintptr_t)(k->params + n));   /* (Lua aligns the block to 8) */
+  k->argbuf = (char *)ALIGN16((uintptr_t)(k->argv + n));
   for (int i = 0; i < n; i++) {
     KParam *q = &k->params[i];
     lua_geti(L, 3, i + 1);

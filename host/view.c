@@ -134,11 +134,9 @@ static int assigned(lua_State *L, int v, const GpuShape *to) {
   Arr a = arr_check(L, v);
   GpuLayout l = a.l;
   while (l.shape.ndim > to->ndim && l.shape.dim[0] == 1) layout_select(&l, 0, 0);
-  int fits = l.shape.ndim <= to->ndim;
-  for (int d = 1; fits && d <= l.shape.ndim; d++) {
-    int64_t n = l.shape.dim[l.shape.ndim - d];
-    fits = n == 1 || n == to->dim[to->ndim - d];
-  }
+  GpuShape b;   /* it fits when it broadcasts with `to` to `to` itself */
+  int fits = shape_broadcast(&l.shape, to, &b) == 0 && b.ndim == to->ndim;
+  for (int d = 0; fits && d < b.ndim; d++) fits = b.dim[d] == to->dim[d];
   if (!fits) {
     char x[160], y[160];
     shape_format(&a.l.shape, x, sizeof x);

@@ -26,9 +26,7 @@ end
 
 -- gpu.elementwise(inputs, outputs, operation [, name]) -> kernel; kernel(x, y [, z ...])
 function gpu.elementwise(inputs, outputs, operation, name)
-  for i, text in pairs({inputs, outputs, operation, name}) do
-    if type(text) == "string" then gpu._arg.no_nul(text, ("gpu.elementwise's argument #%d"):format(i), 2) end
-  end
+  gpu._arg.no_nuls("gpu.elementwise", 2, inputs, outputs, operation, name)
   local seen = {}
   local ins, outs = parse(inputs, "input", seen), parse(outputs, "output", seen)
   if #outs == 0 then error("gpu.elementwise: at least one output parameter is needed", 2) end

@@ -616,7 +616,13 @@ local function no_nul(s, what, level)
   end
 end
 
-arg.no_nul = no_nul   -- (gpu.elementwise's and gpu.reduction's strings too)
+-- gpu.elementwise's and gpu.reduction's arguments: no string among them with a NUL byte
+function arg.no_nuls(api, level, ...)
+  for i = 1, select("#", ...) do
+    local s = select(i, ...)
+    if type(s) == "string" then no_nul(s, ("%s's argument #%d"):format(api, i), level + 1) end
+  end
+end
 
 -- A list of strings without NUL bytes, or nil.
 local function check_list(list, field, level)

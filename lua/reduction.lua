@@ -242,9 +242,7 @@ local function check_string(v, i, what)
 end
 
 function gpu.reduction(inputs, outputs, map_expr, reduce_expr, post_map_expr, identity, name, reduce_type)
-  for i, text in pairs({inputs, outputs, map_expr, reduce_expr, post_map_expr, identity, name, reduce_type}) do
-    if type(text) == "string" then gpu._arg.no_nul(text, ("gpu.reduction's argument #%d"):format(i), 2) end
-  end
+  gpu._arg.no_nuls("gpu.reduction", 2, inputs, outputs, map_expr, reduce_expr, post_map_expr, identity, name, reduce_type)
   local seen = {}
   local ins, outs = parse(inputs, "input", seen), parse(outputs, "output", seen)
   if #ins == 0 then error("gpu.reduction: at least one input parameter is needed", 2) end

@@ -472,13 +472,13 @@ local function compile(st, params)
   local sig = signature_text(params)
   local comment = ("// gpu.jit: %s, %s:%d, %s"):format(st.name, ctx.file, ctx.fn.line, sig)
   local src = emit.source(U, comment)
-  -- what it writes, by parameter and by extra array (expanded views there are refused)
-  local writes, writes_extra = {}, {}
+  -- the kernel's parameters it writes (its own, then the arrays from outside, which follow
+  -- them), where the launcher refuses an expanded view
+  local writes = {}
   for i = 1, #params do if ctx.writes[i] then writes[#writes + 1] = i end end
-  for i, obj in ipairs(extra) do if ctx.writes_free[obj] then writes_extra[#writes_extra + 1] = i end end
+  for i, obj in ipairs(extra) do if ctx.writes_free[obj] then writes[#writes + 1] = #params + i end end
   return {source = src, name = ctx.cname, extra = #extra > 0 and extra or nil, signature = sig,
-          options = st.kernel_options, sites = U.sites, hidden = names, writes = writes,
-          writes_extra = writes_extra}
+          options = st.kernel_options, sites = U.sites, hidden = names, writes = writes}
 end
 
 ------------------------------------------------------------------------------------
@@ -536,7 +536,7 @@ local function memo_key(st, sig)
 end
 
 local SPEC = {name = "string", source = "string", hidden = "{string}", sites = "{string}",
-              writes = "{integer}", writes_extra = "{integer}"}
+              writes = "{integer}"}
 
 -- The spec the memo keeps under key, or nil.
 local function memo_spec(st, key, sig)
@@ -545,8 +545,7 @@ local function memo_spec(st, key, sig)
   local extra = {}
   for i, n in ipairs(m.hidden) do extra[i] = value_of(st, n) end
   return {source = m.source, name = m.name, extra = #extra > 0 and extra or nil, signature = sig,
-          options = st.kernel_options, sites = m.sites, hidden = m.hidden, writes = m.writes,
-          writes_extra = m.writes_extra}
+          options = st.kernel_options, sites = m.sites, hidden = m.hidden, writes = m.writes}
 end
 
 -- The spec of params (compiled at most once), or raises with the function's location.
@@ -569,12 +568,7 @@ local function specialize(st, params)
   else
     spec.kernel = gpu.kernel(spec.source, spec.name, spec.options)
   end
-  -- the parameters it writes (its own, then the arrays from outside, which follow them),
-  -- where the launcher refuses an expanded view
-  local w = {}
-  for k, i in ipairs(spec.writes or {}) do w[k] = i end
-  for _, i in ipairs(spec.writes_extra or {}) do w[#w + 1] = st.nparams + i end
-  gpu._kernel_writes(spec.kernel, w)
+  gpu._kernel_writes(spec.kernel, spec.writes)
   st.specs[sig] = spec
   st.order[#st.order + 1] = sig
   st.last = spec
