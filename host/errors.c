@@ -169,7 +169,7 @@ void errors_options(lua_State *L, int idx, const char *name, const char *known) 
     size_t n = 0;
     const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tolstring(L, -1, &n) : NULL;
     if (k && listed(known, k, n)) continue;
-    const char *gpu = strchr(name, ':') ? "" : "gpu.";
+    const char *gpu = strchr(name, ':') || name[0] == '\'' ? "" : "gpu.";   /* 'v': the user's */
     if (k == NULL) {
       const char *type = luaL_typename(L, -1);
       luaL_error(L, "%s%s: the options table has a %s key (options are named: %s)", gpu, name, type,

@@ -135,10 +135,11 @@ function arg.count(v, api, what)
 end
 -- An options table (nil: an empty one) whose every key is one of `known` (names separated
 -- by spaces): a misspelt option, or NumPy's axis for gpuhost's dim, is an error, not
--- ignored (host/errors.c words it, for the C functions too)
-function arg.options(opts, api, known)
+-- ignored (host/errors.c words it, for the C functions too); the error points at the
+-- caller's caller, or at level (counted from the function calling arg.options, as error's)
+function arg.options(opts, api, known, level)
   local ok, r = pcall(gpu._options, opts, api, known)
-  if not ok then error(r, 3) end
+  if not ok then error(r, (level or 2) + 1) end
   return r
 end
 -- The product of t[from .. to] (all of t by default): how many elements a shape holds

@@ -85,6 +85,9 @@ describe("gpu.vectorize", function()
     assert.matches("gpu.fma", S.errof(fma, a, 1, {out = gpu.zeros(2)}), 1, true)
     assert.matches("option out must be a device array", S.errof(fma, a, 1, {out = 3}), 1, true)
     assert.matches("unknown option", S.errof(fma, a, 1, {outt = 3}), 1, true)
+    local line = debug.getinfo(1, "l").currentline + 1
+    local _, e = pcall(function() local r = fma(a, 1, {outt = 3}); return r end)   -- the caller's line
+    assert.matches(("jit_vectorize_spec.lua:%d: 'fma': unknown option 'outt' (it takes out, stream)"):format(line), e, 1, true)
     local dead = gpu.zeros(3)
     dead:free()
     assert.matches("freed", S.errof(fma, a, dead), 1, true)

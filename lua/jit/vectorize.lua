@@ -35,7 +35,7 @@ local function split(v, ...)
   local n = select("#", ...)
   local last = n > 0 and select(n, ...)
   if type(last) == "table" and getmetatable(last) ~= array_mt then
-    gpu._arg.options(last, v.name, "out stream")
+    gpu._arg.options(last, ("'%s'"):format(v.name), "out stream", 3)   -- (split, __call, the caller)
     return last, n - 1
   end
   return nil, n
