@@ -179,6 +179,16 @@ static GpuResult cache_release(int dev) {
 
 static struct { int read; size_t bytes; } limits[GPU_MAX_DEVICES];   /* bytes 0: none */
 static _Thread_local char why[320];        /* a failure's detail, until the next one */
+static _Thread_local char said[330];       /* and why in parentheses: its message's note */
+
+/* An out-of-memory failure says what was asked in its message (as CuPy's
+ * OutOfMemoryError) and its detail. */
+static GpuResult oom_said(GpuResult r) {
+  snprintf(said, sizeof said, "(%s)", why);
+  r.note = said;
+  r.detail = why;
+  return r;
+}
 
 static int is_oom(GpuResult r) {
   return r.source == GPU_SRC_CUDA && r.code == CUDA_ERROR_OUT_OF_MEMORY;
@@ -237,7 +247,8 @@ GpuResult mem_alloc(lua_State *L, int host, void *out, size_t n) {
   if (host) {
     GpuResult r = be->host_alloc((void **)out, n);
     if (is_oom(r)) { lua_gc(L, LUA_GCCOLLECT, 0); r = be->host_alloc((void **)out, n); }
-    return r;
+    if (is_oom(r)) snprintf(why, sizeof why, "allocating %zu bytes of host memory", n);
+    return is_oom(r) ? oom_said(r) : r;
   }
   int dev = be->current_device();
   if (dev < 0 || dev >= GPU_MAX_DEVICES) return be->alloc((CUdeviceptr *)out, n);
@@ -261,7 +272,7 @@ GpuResult mem_alloc(lua_State *L, int host, void *out, size_t n) {
   } else if (is_oom(r)) {
     snprintf(why, sizeof why, "allocating %zu bytes on device %d, where gpuhost's arrays hold "
              "%zu bytes", n, dev, held[dev]);
-    r.detail = why;
+    r = oom_said(r);
   }
   return r;
 }

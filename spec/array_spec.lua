@@ -278,6 +278,15 @@ describe("device arrays", function()
     assert.matches("\nfalse\t%(command line%):4: attempt to use a freed array %(gpu.add argument 1%)\n$", out)
   end)
 
+  it("say in an out-of-memory error's message how much was asked, as CuPy's does", function()
+    local msg, e = S.errof(gpu.empty, 2^46, "uint8")   -- 64 TiB: no device or host has it
+    assert.are.equal("CUDA_ERROR_OUT_OF_MEMORY", e.name)
+    assert.matches("%(allocating 70368744177664 bytes on device 0, where gpuhost's arrays hold %d+ bytes%)$", msg)
+    msg = S.errof(gpu.host.empty, {2^46}, "uint8")
+    assert.matches("(allocating 70368744177664 bytes of host memory)", msg, 1, true)
+    assert.are.equal(4, #gpu.empty(4))          -- and the host goes on
+  end)
+
   it("allow empty arrays", function()
     local e = gpu.zeros(0)
     assert.are.equal(0, #e)
