@@ -193,7 +193,7 @@ describe("gpu.jit on float16", function()
       local msg = S.errof(function() return gpu.jit(fn):source("void(float16[:], complex64[:])") end)
       assert.matches(here .. ":" .. line .. ": " .. pattern, msg)
     end
-    refuses("the operand of '&' must be an integer, got a float16 %(convert it with math.floor or //%)",
+    refuses("the operand of '&' must be an integer, got a float16 %(convert it with math.floor: // of a float is a float, as in Lua%)",
             function(h, c) h[1] = h[2] & 1 end)
     refuses("an array index must be an integer, got a float16", function(h, c) h[1] = h[h[2]] end)
     refuses("storing a complex64 in a float16 array would drop its imaginary part", function(h, c) h[1] = c[1] end)

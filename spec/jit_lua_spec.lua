@@ -216,6 +216,83 @@ describe("gpu.jit against Lua 5.4", function()
     assert.are.same({0, 0, 0}, e:totable())
   end)
 
+  it("evaluates an expression's operands from left to right where a later one has an effect", function()
+    -- (C leaves the order of operands and arguments open: g++ took bump(c) - bump(c) from
+    -- the right, -1 became 1)
+    local function bump_lua(c) c[1] = c[1] + 1; return c[1] end
+    local c = {0, 0, 10}
+    local want = {bump_lua(c) - bump_lua(c), 0, c[3] - bump_lua(c),
+                  math.max(bump_lua(c), 0) - math.max(bump_lua(c), 0), math.fmod(bump_lua(c), 100) - bump_lua(c)}
+    local bump = gpu.jit(function(c) c[1] = c[1] + 1; return c[1] end)
+    local k = gpu.jit(function(c, o)
+      o[1] = bump(c) - bump(c)
+      o[2] = gpu.atomic.add(c, 2, 1) - gpu.atomic.add(c, 2, 1)   -- 0 - 1
+      o[3] = c[3] - bump(c)                                     -- c[3] read first
+      o[4] = math.max(bump(c), 0) - math.max(bump(c), 0)
+      o[5] = math.fmod(bump(c), 100) - bump(c)
+    end)
+    local dc, o = gpu.array({0, 0, 10}, "int64"), gpu.zeros(5, "int64")
+    k[1, 1](dc, o)
+    want[2] = -1
+    assert.are.same({-1, -1, 7, -1, -1}, want)
+    assert.are.same(want, o:totable())
+    -- a random draw advances its generator: it is written (an expanded view of one refused)
+    local s = gpu.random.create_xoroshiro128p_states(1, 7)
+    local draw = gpu.jit(function(st, o) o[1] = gpu.random.xoroshiro128p_uniform_float64(st, 1) end)
+    assert.matches("argument 1 (st) is an expanded view", S.errof(function()
+      draw[1, 1](s:expand(2, 2), gpu.zeros(1, "float64")) end), 1, true)
+  end)
+
+  it("floors floats that no int64 holds as a GPU converts them, and stores floats into uint64 whole", function()
+    local k = gpu.jit(function(a, o)
+      for i = 1, 5 do o[i] = math.floor(a[i]) end
+      o[6] = math.ceil(a[6])
+    end)
+    local o = gpu.zeros(6, "int64")
+    k[1, 1](gpu.array({0 / 0, 1e300, -math.huge, 2^63, -2.5, 2.5}, "float64"), o)
+    -- (Lua keeps such a float as it is; C leaves the conversion undefined, x86 gave 2^63)
+    assert.are.same({0, math.maxinteger, math.mininteger, math.maxinteger, -3, 3}, o:totable())
+    local u = gpu.jit(function(a, o)
+      o[1] = a[1]
+      o[2] = 1.5e19
+      local y
+      o[3], y = a[1] * 2, 1
+    end)
+    local uo = gpu.zeros(3, "uint64")
+    u[1, 1](gpu.array({1.5e19 / 2}, "float64"), uo)
+    -- (through int64, 2^63 and up were 2^63, or 2^63 - 1 for a constant)
+    assert.are.same({1.5e19 / 2, 1.5e19, 1.5e19}, uo:astype("float64"):totable())
+  end)
+
+  it("chooses among numbers with c1 and x or c2 and y or z, parenthesized too", function()
+    local f = function(a, o)
+      o[1] = a[1] > 50 and 1 or a[1] > 8 and 2 or 3
+      o[2] = (a[1] > 5 and 1) or 3
+      o[3] = a[1] > 50 and 1 or (a[1] > 80 and 2) or a[1] > 9 and 4 or 5
+      o[4] = ((a[1] > 50 and 1) or (a[1] > 8 and 2)) or 3
+      o[5] = a[1] < 0 and 1 or a[1] < 5 and 2 or 3
+    end
+    local want, got = both(f, gpu.array({10}, "int64"), 5, "int64")
+    assert.are.same({2, 1, 4, 2, 3}, want)
+    assert.are.same(want, got)
+  end)
+
+  it("refuses an integer division or fmod by a zero it knows, as Lua raises", function()
+    local zero = 0
+    local cases = {
+      {"attempt to perform 'n//0'", function(a, o) o[1] = a[1] // zero end},     -- an upvalue
+      {"attempt to perform 'n%0'", function(a, o) o[1] = a[1] % (1 - 1) end},
+      {"bad argument #2 to 'fmod' (zero)", function(a, o) o[1] = math.fmod(a[1], 0) end},
+    }
+    for _, c in ipairs(cases) do
+      local k = gpu.jit(c[2])
+      assert.matches(c[1], S.errof(function() k[1, 1](gpu.array({7}, "int64"), gpu.zeros(1, "int64")) end), 1, true)
+    end
+    -- floats divide by zero as Lua's floats do
+    local f = function(a, o) o[1] = math.fmod(a[1], 0.0); o[2] = a[1] // 0.0; o[3] = a[1] % 0.0 end
+    same(both(f, gpu.array({7.0}, "float64"), 3, "float64"))
+  end)
+
   it("refuses %d of a float in gpu.printf, as string.format refuses 2.5", function()
     local k = gpu.jit(function(x) gpu.printf("%d\n", x) end)
     assert.matches("gpu.printf: %d takes an integer, got a float64",

@@ -81,8 +81,8 @@ describe("gpu.vectorize", function()
     assert.matches("bad argument #2 to 'fma' (a device array, number or boolean expected, got string)",
                    S.errof(fma, a, "x"), 1, true)
     assert.matches("got host array", S.errof(fma, a, a:tohost()), 1, true)
-    assert.matches("gpu.fma: shapes {3} and {2} do not broadcast", S.errof(fma, a, gpu.zeros(2)), 1, true)
-    assert.matches("gpu.fma", S.errof(fma, a, 1, {out = gpu.zeros(2)}), 1, true)
+    assert.matches("'fma': shapes {3} and {2} do not broadcast", S.errof(fma, a, gpu.zeros(2)), 1, true)
+    assert.matches("'fma': out has shape {2}", S.errof(fma, a, 1, {out = gpu.zeros(2)}), 1, true)
     assert.matches("option out must be a device array", S.errof(fma, a, 1, {out = 3}), 1, true)
     assert.matches("unknown option", S.errof(fma, a, 1, {outt = 3}), 1, true)
     local line = debug.getinfo(1, "l").currentline + 1

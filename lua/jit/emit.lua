@@ -12,7 +12,7 @@ local M = {}
 
 local helpers = {}
 local helper_order = {"base", "int_add", "int_sub", "int_mul", "int_neg", "int_iabs", "int_idiv",
-                      "int_imod", "int_ifmod", "int_shl", "int_shr", "float", "intfloat", "minmax", "logb", "count", "local", "dim", "atomic",
+                      "int_imod", "int_ifmod", "int_shl", "int_shr", "float", "intfloat", "minmax", "logb", "toint", "count", "local", "dim", "atomic",
                       "atomic_add", "atomic_sub", "atomic_exch", "atomic_min", "atomic_max",
                       "atomic_and", "atomic_or", "atomic_xor", "atomic_inc", "atomic_dec",
                       "atomic_cas", "atomic_half", "laneid", "debug",
@@ -104,6 +104,13 @@ __device__ __forceinline__ double logb(double x, double b) {
 }
 __device__ __forceinline__ float logb(float x, float b) {
   return b == 2.0f ? log2f(x) : b == 10.0f ? log10f(x) : logf(x) / logf(b);
+}]]}
+helpers.toint = {needs = {"base"}, code = [[
+// math.floor and math.ceil of a float that no int64 holds, as a GPU converts it (PTX's cvt
+// saturates, and a nan gives 0) on both backends: C leaves it undefined (x86 gives 2^63)
+__device__ __forceinline__ i64 toint(double x) {
+  return x != x ? 0 : x >= 9223372036854775807.0 ? 9223372036854775807LL
+       : x < -9223372036854775807.0 ? -9223372036854775807LL - 1 : (i64)x;
 }]]}
 helpers.count = {needs = {"base"}, code = [[
 // the iterations of `for i = a, b, s` (Lua 5.4's forprep, which never overflows)
@@ -906,8 +913,69 @@ function M.func(U, ctx)
     return ("%s(%s)"):format(callee.cname, table.concat(args, ", "))
   end
 
+  -- Lua evaluates operands from left to right; C leaves the order of an operator's operands
+  -- and of a call's arguments open (g++ took bump(c) - bump(c) from the right). Where it
+  -- matters, an operand with an effect (an atomic, a random draw, a device function that
+  -- writes) after one that reads memory or has an effect, the operands are evaluated in
+  -- order, as a lambda's locals. effect(e): 2 an effect, 1 reads memory, 0 neither.
+  local effects = setmetatable({}, {__mode = "k"})
+  local function effect(e)
+    if type(e) ~= "table" or e.const ~= nil then return 0 end
+    local fx = effects[e]
+    if fx then return fx end
+    fx = 0
+    local tag = e.tag
+    if tag == "Call" then
+      local intr = e.intr or ""
+      if intr:find("^gpu%.atomic%.") or intr:find("^gpu%.random%.xoroshiro128p_") then fx = 2
+      elseif e.callee then fx = (next(e.callee.writes) or next(e.callee.writes_free)) and 2 or 1
+      elseif e.chain then fx = 1 end
+      for _, a in ipairs(e.args) do fx = math.max(fx, effect(a)) end
+    elseif tag == "Index" and e.chain and not e.chain.shape then
+      fx = 1
+      for _, k in ipairs(e.chain.keys) do fx = math.max(fx, effect(k)) end
+    elseif tag == "Binop" then fx = math.max(effect(e.left), effect(e.right))
+    elseif tag == "Unop" or tag == "Paren" then fx = effect(e.expr) end
+    effects[e] = fx
+    return fx
+  end
+  -- the operands whose order C leaves open: a list of them and a copy of e that takes another
+  local function operands(e)
+    if e.tag == "Binop" and not e.choice and e.op ~= "and" and e.op ~= "or" then
+      return {e.left, e.right}, function(copy, list) copy.left, copy.right = list[1], list[2] end
+    elseif e.tag == "Call" and (e.callee or e.intr) and #e.args > 1 then
+      return e.args, function(copy, list) copy.args = list end
+    end
+  end
+  local function in_order(e)
+    local list, put = operands(e)
+    if not list then return nil end
+    local before, needed = 0, false
+    for _, o in ipairs(list) do
+      local fx = effect(o)
+      if fx == 2 and before > 0 then needed = true end
+      before = math.max(before, fx)
+    end
+    if not needed then return nil end
+    local temps, named = {}, {}
+    for i, o in ipairs(list) do
+      named[i] = o
+      if effect(o) > 0 then
+        local t = types.concrete(o.ty)
+        local tmp = fresh("o")
+        temps[#temps + 1] = ("%s %s = %s;"):format(ctype(t), tmp, strip(cv(o, t)))
+        named[i] = {tag = "Name", var = {cname = tmp, ty = o.ty}, ty = o.ty, line = o.line}
+      end
+    end
+    local copy = setmetatable({}, {__index = e})
+    put(copy, named)
+    return ("[&]() { %s return %s; }()"):format(table.concat(temps, " "), strip(ex(copy)))
+  end
+
   ex = function(e)
     if e.const ~= nil and type(e.const) ~= "string" then return literal(e.const, types.concrete(e.ty)) end
+    local ordered = in_order(e)
+    if ordered then return ordered end
     local tag = e.tag
     if tag == "Name" then
       if e.var then return var_name(e.var) end
@@ -980,6 +1048,8 @@ function M.func(U, ctx)
         code = conv(call(e, sub), "int64", types.concrete(type(t) == "table" and "int64" or t))
       elseif type(t) == "table" then
         code = ex(e)
+      elseif dtype == "uint64" and types.float(types.concrete(e.ty)) then
+        code = cv(e, "float64")   -- a float to uint64 straight: through int64 2^63 and up were lost
       else
         code = cv(e, t)
       end
@@ -1092,8 +1162,10 @@ function M.func(U, ctx)
           targets[i] = target
         end
         for i, target in ipairs(targets) do
-          local t = target.tag == "Name" and target.var.ty or types.element(target.chain.arr.array or
-                                                                            target.chain.arr.local_array)
+          local dtype = target.tag ~= "Name" and (target.chain.arr.array or target.chain.arr.local_array)
+          local t = target.tag == "Name" and target.var.ty or types.element(dtype)
+          local e = s.exprs[i]
+          if dtype == "uint64" and e and types.float(types.concrete(e.ty)) then t = "float64" end
           local tmp = fresh("t")
           temps[i] = {tmp, t}
           line(ind + 1, ("%s %s = %s;"):format(ctype(t), tmp, strip(value_getter(s.exprs, i)(t))))

@@ -364,8 +364,8 @@ function M.infer(ctx)
   local function integer(e, t, what)
     if t ~= nil and not types.integer(t) then
       if types.float(t) then
-        fail(ctx, e.line, "%s must be an integer, got %s (convert it with math.floor or //)",
-             what, a(t))
+        fail(ctx, e.line, "%s must be an integer, got %s (convert it with math.floor: // of a "
+             .. "float is a float, as in Lua)", what, a(t))
       end
       fail(ctx, e.line, "%s must be an integer, got %s", what, a(t))
     end
@@ -437,6 +437,16 @@ function M.infer(ctx)
   local function binop_type(e)
     local op = e.op
     if op == "and" or op == "or" then
+      if op == "or" then
+        local function bare(x) while x.tag == "Paren" do x = x.expr end return x end
+        -- (a or b) or c is a or (b or c) (the first true one, each tried once, in order):
+        -- turned so, c1 and x or c2 and y or z chooses among numbers as c and x or y does
+        while bare(e.left).tag == "Binop" and bare(e.left).op == "or" do
+          local l = bare(e.left)
+          e.left, e.right = l.left, {tag = "Binop", op = "or", left = l.right, right = e.right, line = l.line}
+        end
+        if bare(e.left).tag == "Binop" and bare(e.left).op == "and" then e.left = bare(e.left) end
+      end
       if op == "or" and e.left.tag == "Binop" and e.left.op == "and" then
         -- c and x or y: a choice when x is a number (numbers are always true)
         local c, x = e.left.left, e.left.right
@@ -495,6 +505,11 @@ function M.infer(ctx)
       e.const = v
       return const_type(v)
     end
+    if (op == "//" or op == "%") and math.type(e.right.const) == "integer" and e.right.const == 0
+       and types.integer(lt) then
+      -- Lua's error for a divisor known here (a literal, a <const> local, an upvalue, 1 - 1)
+      fail(ctx, e.line, "attempt to perform 'n%s0'", op)
+    end
     if order[op] then
       e.cmp = cmp_type(lt, rt)
       return "bool"
@@ -537,7 +552,9 @@ function M.infer(ctx)
       local spec = intrinsics.get(fn.intr)
       if not spec.call then fail(ctx, e.line, "%s is not a function", fn.intr) end
       e.intr = fn.intr
-      if fn.intr:find("^gpu%.atomic%.") then writes(e.args[1]) end
+      if fn.intr:find("^gpu%.atomic%.") or fn.intr:find("^gpu%.random%.xoroshiro128p_") then
+        writes(e.args[1])   -- (a random draw advances its generator's state)
+      end
       return spec.call(ctx, e, typeof, final)
     end
     local d = fn.free

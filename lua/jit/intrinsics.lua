@@ -588,7 +588,8 @@ entries["math.log"] = {
   end,
 }
 
--- floor and ceil give integers, as Lua's do for a float that fits one
+-- floor and ceil give integers, as Lua's do for a float that fits one (one that does not:
+-- jit::toint's, where Lua keeps the float)
 for _, name in ipairs({"floor", "ceil"}) do
   entries["math." .. name] = {
     call = function(ctx, e, typeof)
@@ -601,7 +602,8 @@ for _, name in ipairs({"floor", "ceil"}) do
       local t = types.concrete(e.args[1].ty)
       if types.integer(t) then return E.cv(e.args[1], "int64") end
       if t == "float16" then t = "float32" end   -- exactly a float
-      return ("(long long)%s%s(%s)"):format(name, t == "float32" and "f" or "", E.cv(e.args[1], t))
+      E.helper("toint")
+      return ("jit::toint(%s%s(%s))"):format(name, t == "float32" and "f" or "", E.cv(e.args[1], t))
     end,
   }
 end
@@ -623,7 +625,11 @@ entries["math.fmod"] = {
     nargs(ctx, e, 2, 2)
     local a = numeric_arg(ctx, e.args[1], typeof, "math.fmod")
     local b = numeric_arg(ctx, e.args[2], typeof, "math.fmod")
-    return types.promote(a, b)
+    local t = a and b and types.promote(a, b)
+    if t and types.integer(t) and e.args[2].const == 0 then
+      fail(ctx, e.line, "bad argument #2 to 'fmod' (zero)")   -- Lua's error (at run time: 0)
+    end
+    return t
   end,
   emit = function(E, e)
     local t = types.concrete(e.ty)

@@ -388,8 +388,11 @@ local function free_names(st, ctx)
       end
       d = {kind = "array", dtype = v.dtype, obj = v, name = name}
     elseif v == nil then
+      -- (Lua folds a <const> local of a constant value where it is used: no upvalue holds it)
       infer.fail(ctx, line, "'%s' is nil here (a gpu.jit function reads its upvalues and globals "
-                 .. "when it compiles)", name)
+                 .. "when it compiles%s)", name, ups[name] and "" or
+                 "; a <const> local outside it, given a number, is neither: Lua folds it away, "
+                 .. "so drop the <const>")
     else
       local what = type(v) == "function" and "a Lua function: call gpu.jit functions, gpu.* and math.*"
         or ("a %s: a gpu.jit function can use numbers, booleans, device arrays, gpu.jit functions, "

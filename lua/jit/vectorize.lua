@@ -41,6 +41,17 @@ local function split(v, ...)
   return nil, n
 end
 
+-- The ufunc's results, or its error raised at the caller's line, naming the function as
+-- the user named it: 'add', not gpu.add (which is gpuhost's)
+local function named(v, ok, ...)
+  if ok then return ... end
+  local e = ...
+  if type(e) ~= "string" then error(e, 0) end
+  local prefix = "gpu." .. v.name .. ": "
+  if e:sub(1, #prefix) == prefix then e = ("'%s': %s"):format(v.name, e:sub(#prefix + 1)) end
+  error(e, 2)   -- (a tail call from __call: level 2 is its caller)
+end
+
 MT.__call = function(v, ...)
   local opts, n = split(v, ...)
   if n ~= v.nparams then
@@ -104,7 +115,7 @@ MT.__call = function(v, ...)
     v.ufuncs[key] = u
   end
   args[n + 1] = {stream = opts and opts.stream, out = out and {out}}
-  return u(table.unpack(args, 1, n + 1))
+  return named(v, pcall(u, table.unpack(args, 1, n + 1)))
 end
 
 -- gpu.vectorize(f [, {name =}])
