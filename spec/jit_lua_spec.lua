@@ -293,6 +293,50 @@ describe("gpu.jit against Lua 5.4", function()
     same(both(f, gpu.array({7.0}, "float64"), 3, "float64"))
   end)
 
+  it("refuses a read of a local that may still be nil there, where Lua raises", function()
+    local here = debug.getinfo(1, "S").short_src
+    local function refused(f)
+      local k = gpu.jit(f)
+      return S.errof(function() k[1, 1](gpu.array({4}, "int64"), gpu.zeros(1, "int64")) end)
+    end
+    local line = debug.getinfo(1, "l").currentline + 1
+    local msg = refused(function(a, o) local x; if a[1] > 100 then x = 1 end; x = x + 1; o[1] = x end)
+    -- (the C declared x = 0: the kernel gave 1)
+    assert.matches(("%s:%d: local 'x' may be nil here (declared without a value at line %d"):format(here, line, line),
+                   msg, 1, true)
+    assert.matches("local 'x' may be nil", refused(function(a, o)
+      local x
+      for i = 1, a[1] do x = i end                 -- a loop may not run
+      o[1] = x
+    end), 1, true)
+    assert.matches("local 't' may be nil", refused(function(a, o)
+      for i = 1, 3 do
+        local t                                    -- nil again in each iteration
+        if i > 1 then o[1] = t end
+        t = i
+      end
+    end), 1, true)
+    assert.matches("local 'x' may be nil", refused(function(a, o)
+      local x
+      if a[1] > 1 then goto skip end
+      x = 1
+      ::skip::
+      o[1] = x
+    end), 1, true)
+    -- every way gives it a value: compiled, and Lua's numbers
+    local f = function(a, o)
+      local x, y, z, w
+      if a[1] > 100 then x = 1 else x = 2 end
+      while true do y = 3; break end
+      repeat z = 5 until true
+      if a[1] > 1 then w = 7 else return end
+      o[1] = x + y + z + w
+    end
+    local want, got = both(f, gpu.array({4}, "int64"), 1, "int64")
+    assert.are.same({17}, want)
+    assert.are.same(want, got)
+  end)
+
   it("refuses %d of a float in gpu.printf, as string.format refuses 2.5", function()
     local k = gpu.jit(function(x) gpu.printf("%d\n", x) end)
     assert.matches("gpu.printf: %d takes an integer, got a float64",

@@ -88,6 +88,101 @@ local function ends_with_value(ctx)
   end
 end
 
+-- Lua raises where a local is read while nil; the C would read 0. So a local declared
+-- without a value must be given one on every way to each read of it, or the read is a
+-- compile error. The ways are followed as flows() follows them: an if goes on with what
+-- every branch gave, a loop that may not run gives nothing after it (what its breaks gave,
+-- for `while true`), a goto gives its label what it gave. A set maps each local given a
+-- value to true; ALL is a point no way reaches (every local given one).
+local ALL = setmetatable({}, {__index = function() return true end})
+local function meet(x, y)
+  if x == ALL then return y end
+  if y == ALL then return x end
+  local both = {}
+  for v in pairs(x) do if y[v] then both[v] = true end end
+  return both
+end
+local function copy(set)
+  if set == ALL then return ALL end
+  local c = {}
+  for v in pairs(set) do c[v] = true end
+  return c
+end
+local function nil_reads(ctx, body)
+  local pending, labels, loops = {}, {}, {}
+  local function reads(e, set)
+    if type(e) ~= "table" then return end
+    if e.tag == "Name" and e.var and pending[e.var] and not set[e.var] then
+      fail(ctx, e.line, "local '%s' may be nil here (declared without a value at line %d, and "
+           .. "not given one on every way here: Lua raises where it is read nil); give it a "
+           .. "value where it is declared", e.name, e.var.line or 0)
+    end
+    reads(e.left, set); reads(e.right, set); reads(e.expr, set); reads(e.obj, set)
+    reads(e.key, set); reads(e.fn, set)
+    for _, arg in ipairs(e.args or {}) do reads(arg, set) end
+  end
+  local walk
+  local function loop(s, set, runs_once)
+    loops[#loops + 1] = ALL
+    local after = walk(s.body, runs_once and set or copy(set))
+    if s.tag == "Repeat" then reads(s.cond, after) end
+    local breaks = table.remove(loops)
+    if runs_once then return meet(after, breaks) end
+    local cond = s.cond
+    while cond and cond.tag == "Paren" do cond = cond.expr end
+    if s.tag == "While" and cond.tag == "True" then return breaks end
+    return meet(set, breaks)
+  end
+  walk = function(b, set)
+    for _, s in ipairs(b) do
+      local tag = s.tag
+      if tag == "Local" then
+        for _, e in ipairs(s.exprs) do reads(e, set) end
+        local last = s.exprs[#s.exprs]
+        for i, v in ipairs(s.vars) do
+          if i > #s.exprs and not (last and last.tag == "Call") then pending[v] = true
+          elseif set ~= ALL then set[v] = true end
+        end
+      elseif tag == "Assign" then
+        for _, e in ipairs(s.exprs) do reads(e, set) end
+        for _, t in ipairs(s.targets) do
+          if t.tag == "Name" then if set ~= ALL and t.var then set[t.var] = true end
+          else reads(t, set) end
+        end
+      elseif tag == "CallStat" then reads(s.call, set)
+      elseif tag == "Do" then set = walk(s.body, set)
+      elseif tag == "If" then
+        local out = s.orelse and ALL or copy(set)
+        for i, c in ipairs(s.conds) do
+          reads(c, set)
+          out = meet(out, walk(s.blocks[i], copy(set)))
+        end
+        if s.orelse then out = meet(out, walk(s.orelse, copy(set))) end
+        set = out
+      elseif tag == "While" then reads(s.cond, set); set = loop(s, set, false)
+      elseif tag == "Repeat" then set = loop(s, set, true)
+      elseif tag == "Fornum" then
+        reads(s.start, set); reads(s.limit, set); reads(s.step, set)
+        set = loop(s, set, false)
+      elseif tag == "Return" then
+        for _, e in ipairs(s.exprs) do reads(e, set) end
+        set = ALL
+      elseif tag == "Break" then
+        loops[#loops] = meet(loops[#loops], set)
+        set = ALL
+      elseif tag == "Goto" then
+        labels[s.target] = meet(labels[s.target] or ALL, set)
+        set = ALL
+      elseif tag == "Label" then
+        -- (a goto back to it comes with as much: what was given before it stays given)
+        set = meet(set, labels[s] or ALL)
+      end
+    end
+    return set
+  end
+  walk(body, {})
+end
+
 function M.resolve(ctx, fn)
   local scopes, blocks, gotos = {}, {}, {}
   ctx.vars, ctx.labels = {}, {}
@@ -256,6 +351,7 @@ function M.resolve(ctx, fn)
     if not s.target then fail(ctx, s.line, "no visible label '%s' for goto", s.label) end
   end
   ctx.has_labels = #ctx.labels > 0
+  nil_reads(ctx, fn.body)
 end
 
 ------------------------------------------------------------------------------------
