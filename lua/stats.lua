@@ -275,7 +275,8 @@ local function row_quantile(rows, k, q, nan)
   local vi = (k - 1):astype("float64") * q
   local above = vi:ge(last)
   local lo = gpu.where(above, last, gpu.maximum(gpu.floor(vi), 0))   -- below 0 only where k is 0
-  local hi = gpu.where(above, last, lo + 1)
+  -- (a row of NaNs only, k = 0, has lo 0: its hi stays in the row, whose result is NaN)
+  local hi = gpu.where(above, last, gpu.minimum(lo + 1, rows.shape[2] - 1))
   local g = vi - lo
   local a, b = at(rows, lo:astype("int64")), at(rows, hi:astype("int64"))
   local diff = floating(rows) and (b - a):astype("float64") or b:astype("float64") - a:astype("float64")

@@ -254,6 +254,7 @@ __global__ void stray(float *p, unsigned long long bad) {
     local src = "__global__ void k(int *x) { exit(1); }   // samples"
     local msg, err = S.errof(function() gpu.kernel(src):compile() end)
     assert.are.equal("NVRTC_ERROR_COMPILATION", err.name)
+    assert.are.equal("nvrtcCompileProgram(prog, n, opts)", err.call)   -- (was "cr")
     assert.matches('samples_spec%.lua%(%d+%): error: identifier "exit" is undefined', msg)
     msg, err = S.errof(function() gpu.kernel(src, {check = false}):compile() end)
     assert.are.equal("GPUHOST_CPU_COMPILATION", err.name)

@@ -244,7 +244,10 @@ GpuResult nvrtc_compile_cuda(const GpuCompileJob *job, GpuImage *out) {
       (out->log = malloc(logsize)) != NULL &&
       nv.nvrtcGetProgramLog(prog, out->log) != NVRTC_SUCCESS)
     out->log[0] = '\0';
-  TRY_GOTO(cr);
+  if (cr != NVRTC_SUCCESS) {   /* (TRY_GOTO(cr) would name the call "cr") */
+    result = GPU_FAIL(cr, GPU_SRC_NVRTC, "nvrtcCompileProgram(prog, n, opts)");
+    goto done;
+  }
   if (!job->check_only) result = take_output(prog, job, out);
 done:
   free(opts);
