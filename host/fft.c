@@ -97,9 +97,8 @@ static void transform_dims(lua_State *L, const FftCall *c, int idx, int kind, co
   if (trailing) copy_contiguous(L, idx);
   else { moved(L, idx, dims, k, 0); copy_contiguous(L, -1); }
   if (kind == GPU_FFT_C2R && array_check(L, -1)->ptr == a->ptr) {   /* C2R may overwrite its input */
-    lua_getfield(L, -1, "copy");
-    lua_insert(L, -2);
-    lua_call(L, 1, 1);
+    copy_packed(L, -1);
+    lua_remove(L, -2);
   }
   transform(L, c, lua_gettop(L), kind, k, n);
   if (!trailing) {

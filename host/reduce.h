@@ -48,6 +48,7 @@ void scratch_drop(lua_State *L);
 int reduce_plan_gpu(void);
 int units_of_device(void);   /* multiprocessors (or cores) of the current device */
 void scan_open(lua_State *L);         /* gpu.cumsum, gpu.cumprod */
+#define SCAN_CUMSUM "gpuhost.cumsum"  /* the registry's gpu.cumsum, for gpu.unique (sort.c) */
 void sort_open(lua_State *L);         /* gpu.sort, argsort, topk, unique */
 void reduce_open(lua_State *L);       /* the engine: gpu._set_reduce_builder */
 void reductions_open(lua_State *L);   /* gpu.sum ... and methods; gpu._reducer */

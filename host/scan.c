@@ -210,9 +210,7 @@ static int scan_call(lua_State *L) {
   scan_output(L, name, g.in, outidx);
   g.out = lua_gettop(L);
   if (overlapping(array_check(L, g.in), array_check(L, g.out))) {   /* read from a copy */
-    lua_getfield(L, g.in, "copy");
-    lua_pushvalue(L, g.in);
-    lua_call(L, 1, 1);
+    copy_packed(L, g.in);   /* (not the methods' copy, which a script may replace) */
     g.in = lua_gettop(L);
   }
   scan_plan(L, lua_upvalueindex(1), &g);
@@ -232,7 +230,11 @@ void scan_open(lua_State *L) {
     lua_pushcclosure(L, scan_call, 1);
     lua_pushvalue(L, -1);
     lua_setfield(L, methods, names[i]);
+    lua_pushvalue(L, -1);
     lua_setfield(L, gpu, names[i]);
+    /* gpu.unique's own (host/sort.c): whatever a script makes of the methods */
+    if (i == 0) lua_setfield(L, LUA_REGISTRYINDEX, SCAN_CUMSUM);
+    else lua_pop(L, 1);
   }
   lua_settop(L, gpu);
 }

@@ -347,7 +347,7 @@ static int gpu_unique(lua_State *L) {
   CUdeviceptr sp = array_check(L, 3)->ptr, pp = array_check(L, 4)->ptr, fp = int64s(L, n)->ptr;   /* 5 */
   void *fargs[3] = {&sp, &n, &fp};
   if (n) launch(L, sort_kernel(L, g.a->dtype, gp, SK_FLAGS), (n + 255) / 256, 256, g.stream, fargs);
-  lua_getfield(L, 5, "cumsum");
+  lua_getfield(L, LUA_REGISTRYINDEX, SCAN_CUMSUM);   /* (host/scan.c's, not the methods') */
   lua_pushvalue(L, 5);
   lua_call(L, 1, 1);                                  /* 6: each element's value's number */
   CUdeviceptr pos = array_check(L, 6)->ptr;

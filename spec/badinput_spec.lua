@@ -1143,3 +1143,24 @@ describe("an unknown option", function()
     assert.matches("_spec%.lua:" .. line .. ": gpu%.einsum: unknown option", e)
   end)
 end)
+
+describe("methods a script replaces", function()
+  it("are not what gpuhost's C calls: a scan's copy and gpu.unique's cumsum stay its own", function()
+    local methods = getmetatable(gpu.zeros(1)).methods
+    local copy, cumsum = methods.copy, methods.cumsum
+    local ok, e = pcall(function()
+      -- (a copy of a million elements was scanned into a 9-element out; a cumsum's 2^40
+      -- was taken as the count of unique values and as where to write them)
+      methods.copy = function(x) return gpu.ones(1000000, x.dtype) end
+      methods.cumsum = function() return gpu.full({1}, 2^40, "int64") end
+      local a = gpu.arange(10, "float64")
+      gpu.cumsum(a[{{1, 9}}], 1, {out = a[{{2, 10}}]})
+      assert.are.same({0, 0, 1, 3, 6, 10, 15, 21, 28, 36}, a:totable())
+      assert.are.same({1, 2, 3}, gpu.unique(gpu.array({3, 1, 2, 3, 1}, "int64")):totable())
+      local back = gpu.fft.irfft(gpu.fft.rfft(gpu.arange(4, "float64")))   -- (C2R reads a copy)
+      assert.is_true(gpu.abs(back - gpu.arange(4, "float64")):max() < 1e-12)
+    end)
+    methods.copy, methods.cumsum = copy, cumsum
+    assert(ok, e)
+  end)
+end)
