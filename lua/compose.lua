@@ -490,6 +490,13 @@ function gpu.histogram(a, bins, opts)
   if lo == hi then lo, hi = lo - 0.5, hi + 0.5 end
   local et = (a.dtype == "float32" or a.dtype == "float16") and a.dtype or "float64"
   if et == "float16" and math.max(-lo, hi) > 65504 then et = "float32" end   -- NumPy 1.24's, not inf
+  if et == "float16" and hi - lo > 65504 then et = "float32" end
+  -- a bin is found from (x - lo) / (hi - lo): a span the dtype cannot hold counted 2e38 in
+  -- float32's second of four bins, and dropped every value of float64's (NumPy raises too)
+  if hi - lo == math.huge or (et == "float32" and hi - lo > 3.4028234663852886e38) then
+    error(("gpu.histogram: the range [%s, %s] is wider than %s holds (hi - lo overflows): give a "
+           .. "narrower {range = {lo, hi}}"):format(show(lo), show(hi), et), 2)
+  end
   local edges = gpu.linspace(lo, hi, bins + 1, {dtype = et})
   local counts = gpu.zeros(bins, "uint64")
   if a.size > 0 then   -- up to 8192 bins counted in a block's shared memory first

@@ -288,6 +288,7 @@ end
 -- q (a number, a table of them or a 1-D device array) as a table of fractions from 0 to
 -- 1 (percentiles: / 100), and whether it was a number
 local function fractions(q, api, scale)
+  if is_array(q) and q.ndim == 0 then q = q:astype("float64"):item() end   -- NumPy's 0-D q: one
   local one = type(q) == "number"
   if is_array(q) then
     if q.ndim > 1 then error(("gpu.%s: q must be a number or 1-D, got a %d-D array"):format(api, q.ndim), 3) end

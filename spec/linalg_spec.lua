@@ -495,6 +495,8 @@ describe("gpu.linalg's errors", function()
                            {L.tensorinv, gpu.ones({2, 3})}, {L.tensorsolve, gpu.ones({2, 3}), gpu.ones(2)}}) do
       assert.matches(here, line_of(table.unpack(case)))
     end
+    -- a dim out of range, found by gpu.norm (named lua/linalg.lua's line)
+    assert.matches("linalg_spec.lua:%d+: gpu%.norm: dim 3 is out of range", line_of(L.norm, gpu.ones({2, 2}), nil, {3}))
   end)
 
   it("a NaN or an infinity in svd, pinv and matrix_rank is NumPy's LinAlgError, not LAPACK's garbage", function()
