@@ -289,7 +289,23 @@ static int view_transpose(lua_State *L) {
 static int view_squeeze(lua_State *L) {
   Arr a = arr_check(L, 1);
   GpuLayout l = a.l;
-  if (!lua_isnoneornil(L, 2)) {
+  if (lua_istable(L, 2)) {   /* a:squeeze({1, 3}): each named once, the last first */
+    int n = l.shape.ndim, pick[GPU_MAXDIM] = {0};
+    lua_Integer count = luaL_len(L, 2);
+    for (lua_Integer i = 1; i <= count; i++) {
+      lua_geti(L, 2, i);
+      int isint;
+      lua_Integer v = lua_tointegerx(L, -1, &isint), d = v < 0 ? v + n : v - 1;
+      lua_pop(L, 1);
+      if (!isint || d < 0 || d >= n)
+        return luaL_error(L, "squeeze: dims[%I] is not a dimension (1 to %d)", i, n);
+      if (pick[d]) return luaL_error(L, "squeeze: dimension %d is named twice", d + 1);
+      if (l.shape.dim[d] != 1)
+        return luaL_error(L, "cannot squeeze dimension %d of size %I", d + 1, (lua_Integer)l.shape.dim[d]);
+      pick[d] = 1;
+    }
+    for (int d = n - 1; d >= 0; d--) if (pick[d]) layout_select(&l, d, 0);
+  } else if (!lua_isnoneornil(L, 2)) {
     int d = dim_arg(L, 2, l.shape.ndim);
     if (l.shape.dim[d] != 1)
       return luaL_error(L, "cannot squeeze dimension %d of size %I", d + 1, (lua_Integer)l.shape.dim[d]);
