@@ -105,8 +105,35 @@ end
 
 -- gpu.concatenate(arrays [, dim]): the arrays joined along dim (1 by default), which is
 -- the only dimension whose sizes may differ; the dtype is their result_type, on their device
-function gpu.concatenate(list, dim)
+-- The options of concatenate and stack (dim left out: the table in its place), checked:
+-- out (a device array of the result's shape, written) and dtype (the result's)
+local function join_options(dim, opts, api)
+  if type(dim) == "table" and opts == nil then dim, opts = nil, dim end
+  if opts ~= nil and type(opts) ~= "table" then
+    error(("gpu.%s: argument 3 must be a table of options, got %s"):format(api, described(opts)), 3)
+  end
+  opts = gpu._arg.options(opts, api, "out dtype", 3)
+  if opts.out ~= nil and not is_array(opts.out) then
+    error(("gpu.%s: out must be a device array, got %s"):format(api, described(opts.out)), 3)
+  end
+  return dim, opts
+end
+
+-- The joined result into out, when asked: out has its shape, and gets it whole (a copy
+-- first, so an out that overlaps an input reads it unchanged), as NumPy's out=
+local function into(out, r, api)
+  if out == nil then return r end
+  local s, o = r.shape, out.shape
+  if #s ~= #o or table.concat(s, ",") ~= table.concat(o, ",") then
+    error(("gpu.%s: out has shape {%s}, the result {%s}"):format(api, table.concat(o, ", "), table.concat(s, ", ")), 3)
+  end
+  out:copy_(r)
+  return out
+end
+
+function gpu.concatenate(list, dim, opts)
   arrays_of(list, "concatenate")
+  dim, opts = join_options(dim, opts, "concatenate")
   local first = list[1]
   if first.ndim == 0 then error("gpu.concatenate: 0-D arrays cannot be joined (use gpu.stack)", 2) end
   dim = dim_of(dim or 1, first.ndim, "concatenate")
@@ -126,20 +153,21 @@ function gpu.concatenate(list, dim)
     total = total + s[dim]
   end
   shape[dim] = total
-  local out = gpu.with_device(first.device, gpu.empty, shape, gpu._arg.result_type_of(list))
+  local out = gpu.with_device(first.device, gpu.empty, shape, opts.dtype or gpu._arg.result_type_of(list))
   local at = 1
   for _, a in ipairs(list) do
     local len = a.shape[dim]
     if len > 0 and a.size > 0 then out:narrow(dim, at, len):copy_(a) end
     at = at + len
   end
-  return out
+  return into(opts.out, out, "concatenate")
 end
 
 -- gpu.stack(arrays [, dim]): arrays of one shape joined along a new dimension dim (1 by
 -- default; -1 is after the last)
-function gpu.stack(list, dim)
+function gpu.stack(list, dim, opts)
   arrays_of(list, "stack")
+  dim, opts = join_options(dim, opts, "stack")
   local shape = list[1].shape
   local ndim = #shape
   for i, a in ipairs(list) do
@@ -154,7 +182,7 @@ function gpu.stack(list, dim)
   dim = dim_of(dim or 1, ndim + 1, "stack")
   local views = {}
   for i, a in ipairs(list) do views[i] = a:unsqueeze(dim) end
-  return gpu.concatenate(views, dim)
+  return into(opts.out, gpu.concatenate(views, dim, {dtype = opts.dtype}), "stack")
 end
 
 -- gpu.flip(a [, dims]): a view with dims (a number or a table; every one by default)

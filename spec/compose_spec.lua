@@ -52,6 +52,24 @@ describe("gpu.eye", function()
 end)
 
 describe("gpu.concatenate and gpu.stack", function()
+  it("write into out and make dtype, as NumPy's; an unknown option is an error", function()
+    -- (out and any other option were ignored: out stayed zeros)
+    local a, o = gpu.arange(10, "float64"), gpu.zeros(10, "float64")
+    assert.is_true(rawequal(o, gpu.concatenate({a[{{1, 5}}], a[{{6, 10}}]}, 1, {out = o})))
+    assert.are.same(a:totable(), o:totable())
+    local o2 = gpu.zeros({2, 3}, "float32")
+    gpu.stack({gpu.ones(3), gpu.zeros(3)}, {out = o2})
+    assert.are.same({{1, 1, 1}, {0, 0, 0}}, o2:totable())
+    assert.are.equal("int32", gpu.concatenate({a, a}, {dtype = "int32"}).dtype)
+    local b = gpu.arange(6, "float64")              -- out overlaps the inputs: read unchanged
+    gpu.concatenate({b[{{4, 6}}], b[{{1, 3}}]}, 1, {out = b})
+    assert.are.same({3, 4, 5, 0, 1, 2}, b:totable())
+    assert.matches("gpu.concatenate: unknown option 'bogus' (it takes out, dtype)",
+                   S.errof(gpu.concatenate, {a, a}, 1, {bogus = 1}), 1, true)
+    assert.matches("gpu.stack: out has shape {3}, the result {2, 10}",
+                   S.errof(gpu.stack, {a, a}, 1, {out = gpu.zeros(3)}), 1, true)
+  end)
+
   local a = gpu.arange(6, "float32"):reshape(2, 3)
 
   it("join along a dimension, in the arrays' result type", function()
