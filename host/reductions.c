@@ -117,6 +117,7 @@ static void read_args(lua_State *L, const char *name, int npos, int *pos, int di
     if (lua_getfield(L, opts, "ddof") != LUA_TNIL) {
       if (!lua_isnumber(L, -1)) luaL_error(L, "gpu.%s: ddof must be a number, got %s", name, luaL_typename(L, -1));
       g->ddof = lua_tonumber(L, -1);
+      if (g->ddof != g->ddof) luaL_error(L, "gpu.%s: ddof must be a number, got nan", name);
     }
     /* the stream last: the table's metamethods run before it is read, not after */
     if (lua_getfield(L, opts, "stream") != LUA_TNIL) g->stream = stream_here(L, -1);

@@ -47,8 +47,8 @@ local function reduction(api, a, dim, opts, one)
     if dim ~= nil then error(("gpu.%s: dim is given twice (as an argument and as an option)"):format(api), 3) end
     dim = opts.dim
   end
-  if opts.ddof ~= nil and type(opts.ddof) ~= "number" then
-    error(("gpu.%s: ddof must be a number, got %s"):format(api, type(opts.ddof)), 3)
+  if opts.ddof ~= nil and (type(opts.ddof) ~= "number" or opts.ddof ~= opts.ddof) then
+    error(("gpu.%s: ddof must be a number, got %s"):format(api, type(opts.ddof) == "number" and "nan" or type(opts.ddof)), 3)
   end
   local ndim, reduced = a.ndim, {}
   if dim == nil then
