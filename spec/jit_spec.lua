@@ -993,6 +993,12 @@ describe("gpu.jit refuses", function()
                      S.errof(function() global[{1, 1}](gpu.zeros(4)) end))    -- freed-up-4
     end
     JIT_SPEC_FREED = nil
+    -- freed before the first launch, which compiles: named too (it was the bare message)
+    local y = gpu.zeros(2)
+    local first = gpu.jit(function(a) a[1] = y[1] end)
+    y:free()
+    assert.matches("attempt to use a freed array (upvalue 'y' of the gpu.jit function 'first')",
+                   S.errof(function() first[{1, 1}](gpu.zeros(1)) end), 1, true)
   end)
 
   it("a signature whose types do not match the parameters, where the signature is read", function()

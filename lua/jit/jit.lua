@@ -382,6 +382,10 @@ local function free_names(st, ctx)
     elseif intrinsics.function_of(v) then d = {kind = "intr", path = intrinsics.function_of(v)}
     elseif type(v) == "table" and states[v] then d = {kind = "jit", obj = v}
     elseif getmetatable(v) == array_mt then
+      if gpu._jit_code(v) > 100 then   -- (its dtype cannot be read: say whose it is)
+        infer.fail(ctx, line, "attempt to use a freed array (%s '%s' of the gpu.jit function '%s')",
+                   ups[name] and "upvalue" or "global", name, ctx.name)
+      end
       if not ctx.kernel then
         infer.fail(ctx, line, "device function '%s' reads the device array '%s' from outside: "
                    .. "pass it as an argument", ctx.name, name)
