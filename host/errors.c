@@ -103,6 +103,14 @@ const char *errors_value(lua_State *L, int idx) {
     return lua_tostring(L, -1);
   }
   if (lua_isnone(L, idx)) return lua_pushliteral(L, "no value");   /* not luaL_tolstring's "no value: (nil)" */
+  int t = lua_type(L, idx);
+  if (t == LUA_TTABLE || t == LUA_TUSERDATA || t == LUA_TFUNCTION || t == LUA_TTHREAD) {
+    /* what it is (gpu.array, table), not its address or a whole array's text */
+    int named = luaL_getmetafield(L, idx, "__name");
+    if (named == LUA_TSTRING) return lua_tostring(L, -1);
+    if (named != LUA_TNIL) lua_pop(L, 1);
+    return lua_pushstring(L, luaL_typename(L, idx));
+  }
   return luaL_tolstring(L, idx, NULL);
 }
 

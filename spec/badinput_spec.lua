@@ -1144,6 +1144,17 @@ describe("an unknown option", function()
   end)
 end)
 
+describe("a value that is not a number, in a message", function()
+  local S = require("spec.support")
+  it("is named by its type (gpu.array, table), not by its address or a whole array", function()
+    local a = gpu.arange(4)
+    assert.are.equal("gpu.cumsum: dim must be an integer, got gpu.array", S.errof(gpu.cumsum, a, gpu.zeros(2)))
+    assert.are.equal("gpu.unique: dim must be an integer, got table", S.errof(gpu.unique, a, {dim = {1}}))
+    assert.are.equal("gpu.diff: n must be a non-negative integer, got table", S.errof(gpu.diff, a, {prepend = 0}))
+    assert.are.equal("gpu.sort: dim must be an integer, got function", S.errof(gpu.sort, a, print))
+  end)
+end)
+
 describe("methods a script replaces", function()
   it("are not what gpuhost's C calls: a scan's copy and gpu.unique's cumsum stay its own", function()
     local methods = getmetatable(gpu.zeros(1)).methods
