@@ -97,7 +97,7 @@ describe("the README", function()
   -- Names the README uses that are not the host's gpu module: files (gpu.so), the
   -- intrinsics of gpu.jit's kernels (below), a placeholder and what the prompt completes.
   local not_module = {["gpu.so"] = true, ["gpu.h"] = true, ["gpu.c"] = true, ["gpu.lua"] = true,
-                      ["gpu.f"] = true, ["gpu.ra"] = true}
+                      ["gpu.f"] = true, ["gpu.lins"] = true}   -- (prefixes: tab completion)
   local function intrinsics()
     local function module(name, ...)
       return assert(load(gpu._embedded("lua/jit/" .. name .. ".lua"), "=" .. name, "bt"))(...)
