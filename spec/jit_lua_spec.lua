@@ -236,6 +236,26 @@ describe("gpu.jit against Lua 5.4", function()
     want[2] = -1
     assert.are.same({-1, -1, 7, -1, -1}, want)
     assert.are.same(want, o:totable())
+    -- an effect before a read, indices of 2-D arrays, one target's index and its value, a
+    -- for loop's bounds (start, limit, step), gpu.printf's arguments (each once)
+    local BUMP = gpu.jit(function(c) return gpu.atomic.add(c, 1, 1) end)
+    local m = gpu.array({{11, 12}, {21, 22}}, "int64")
+    local k3 = gpu.jit(function(a, o)
+      o[5] = m[BUMP(a)][BUMP(a)]                  -- m[1][2]
+      o[a[1]] = BUMP(a)                           -- o[3] = 3: the index first
+      local n = 0
+      for i = BUMP(a), BUMP(a), BUMP(a) do n = n + 1; o[n] = i end   -- 4, 5, 6: i = 4 once
+      o[2] = a[1] + 0 * BUMP(a)                   -- 7 (then 8)
+    end)
+    local a3, o3 = gpu.array({1}, "int64"), gpu.zeros(5, "int64")
+    k3[1, 1](a3, o3)
+    gpu.synchronize()
+    assert.are.same({4, 7, 3, 0, 12}, o3:totable())
+    assert.are.same({8}, a3:totable())
+    local k4 = gpu.jit(function(a, o) o[1] = gpu.atomic.add(a, 1, 1) + a[1]; o[2] = BUMP(a) * 10 + a[1] end)
+    local a4, o4 = gpu.array({1}, "int64"), gpu.zeros(2, "int64")
+    k4[1, 1](a4, o4)
+    assert.are.same({3, 23}, o4:totable())
     -- a random draw advances its generator: it is written (an expanded view of one refused)
     local s = gpu.random.create_xoroshiro128p_states(1, 7)
     local draw = gpu.jit(function(st, o) o[1] = gpu.random.xoroshiro128p_uniform_float64(st, 1) end)
@@ -262,6 +282,8 @@ describe("gpu.jit against Lua 5.4", function()
     u[1, 1](gpu.array({1.5e19 / 2}, "float64"), uo)
     -- (through int64, 2^63 and up were 2^63, or 2^63 - 1 for a constant)
     assert.are.same({1.5e19 / 2, 1.5e19, 1.5e19}, uo:astype("float64"):totable())
+    u[1, 1](gpu.array({-2.5}, "float64"), uo)        -- a negative one through int64, as NumPy's
+    assert.are.same({-2, 1.5e19}, {uo:astype("int64"):totable()[1], uo:astype("float64"):totable()[2]})
   end)
 
   it("chooses among numbers with c1 and x or c2 and y or z, parenthesized too", function()
@@ -280,8 +302,8 @@ describe("gpu.jit against Lua 5.4", function()
   it("refuses an integer division or fmod by a zero it knows, as Lua raises", function()
     local zero = 0
     local cases = {
-      {"attempt to perform 'n//0'", function(a, o) o[1] = a[1] // zero end},     -- an upvalue
-      {"attempt to perform 'n%0'", function(a, o) o[1] = a[1] % (1 - 1) end},
+      {"attempt to divide by zero", function(a, o) o[1] = a[1] // zero end},     -- an upvalue (Lua 5.4.4's words)
+      {"attempt to perform 'n%%0'", function(a, o) o[1] = a[1] % (1 - 1) end},
       {"bad argument #2 to 'fmod' (zero)", function(a, o) o[1] = math.fmod(a[1], 0) end},
     }
     for _, c in ipairs(cases) do
@@ -323,17 +345,28 @@ describe("gpu.jit against Lua 5.4", function()
       ::skip::
       o[1] = x
     end), 1, true)
+    -- a goto back to a label that a goto past it reaches without a value (Lua raises)
+    assert.matches("local 'x' may be nil", refused(function(a, o)
+      local x
+      if a[1] > 5 then x = 1 else goto M end
+      ::L:: o[1] = x + 0
+      do return end
+      ::M:: goto L
+    end), 1, true)
+    assert.matches("local 'x' may be nil", refused(function(a, o) local x; x, o[x] = 1, 2 end), 1, true)
     -- every way gives it a value: compiled, and Lua's numbers
     local f = function(a, o)
-      local x, y, z, w
+      local x, y, z, w, v, u
       if a[1] > 100 then x = 1 else x = 2 end
       while true do y = 3; break end
       repeat z = 5 until true
       if a[1] > 1 then w = 7 else return end
-      o[1] = x + y + z + w
+      repeat if a[1] > 0 then v = 11; break end until false   -- ends by its break only
+      while not false do u = 13; break end
+      o[1] = x + y + z + w + v + u
     end
     local want, got = both(f, gpu.array({4}, "int64"), 1, "int64")
-    assert.are.same({17}, want)
+    assert.are.same({41}, want)
     assert.are.same(want, got)
   end)
 

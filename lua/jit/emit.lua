@@ -12,7 +12,7 @@ local M = {}
 
 local helpers = {}
 local helper_order = {"base", "int_add", "int_sub", "int_mul", "int_neg", "int_iabs", "int_idiv",
-                      "int_imod", "int_ifmod", "int_shl", "int_shr", "float", "intfloat", "minmax", "logb", "toint", "count", "local", "dim", "atomic",
+                      "int_imod", "int_ifmod", "int_shl", "int_shr", "float", "intfloat", "minmax", "logb", "toint", "f2u", "count", "local", "dim", "atomic",
                       "atomic_add", "atomic_sub", "atomic_exch", "atomic_min", "atomic_max",
                       "atomic_and", "atomic_or", "atomic_xor", "atomic_inc", "atomic_dec",
                       "atomic_cas", "atomic_half", "laneid", "debug",
@@ -112,6 +112,10 @@ __device__ __forceinline__ i64 toint(double x) {
   return x != x ? 0 : x >= 9223372036854775807.0 ? 9223372036854775807LL
        : x < -9223372036854775807.0 ? -9223372036854775807LL - 1 : (i64)x;
 }]]}
+helpers.f2u = {needs = {"base"}, code = [[
+// a float stored into a uint64 array: straight for 0 and up (1.5e19 stays), through int64
+// below (-2.5 is 2^64 - 2, as NumPy's astype on x86 and as before; C leaves it undefined)
+__device__ __forceinline__ u64 f2u(double x) { return x < 0 ? (u64)(i64)x : (u64)x; }]]}
 helpers.count = {needs = {"base"}, code = [[
 // the iterations of `for i = a, b, s` (Lua 5.4's forprep, which never overflows)
 __device__ __forceinline__ u64 count(i64 a, i64 b, i64 s) {
@@ -535,7 +539,7 @@ function M.func(U, ctx)
   local out, names, expect = {}, {}, nil
   local file = ctx.file:gsub('[\\"]', "\\%0")
   local E = {}
-  local ex, cv, cond, stat, block, mixed_cmp
+  local ex, cv, cond, stat, block, mixed_cmp, order_matters
 
   -- (U.prefix: jit.device_source's, whose C goes into gpu.vectorize's and gpu.reduce's
   -- kernels, where a function named n or rd would meet their own names)
@@ -595,8 +599,10 @@ function M.func(U, ctx)
   local function cv_plain(e, t)
     t = types.concrete(t)
     if e.const ~= nil and type(e.const) ~= "string" then return literal(e.const, t) end
-    -- an element of a device array converts straight to t: (double)a[i]
-    local ref = e.chain and not e.chain.shape and e.chain.arr.array and element_ref(e)
+    -- an element of a device array converts straight to t: (double)a[i] (unless its
+    -- indices are evaluated in order, by ex)
+    local ordered = e.chain and not e.chain.shape and #e.chain.keys > 1 and order_matters(e.chain.keys)
+    local ref = not ordered and e.chain and not e.chain.shape and e.chain.arr.array and element_ref(e)
     if ref then
       -- a complex element to another complex type: to its own first (one conversion a cast)
       local dt = e.chain.arr.array
@@ -913,29 +919,31 @@ function M.func(U, ctx)
     return ("%s(%s)"):format(callee.cname, table.concat(args, ", "))
   end
 
-  -- Lua evaluates operands from left to right; C leaves the order of an operator's operands
-  -- and of a call's arguments open (g++ took bump(c) - bump(c) from the right). Where it
-  -- matters, an operand with an effect (an atomic, a random draw, a device function that
-  -- writes) after one that reads memory or has an effect, the operands are evaluated in
-  -- order, as a lambda's locals. effect(e): 2 an effect, 1 reads memory, 0 neither.
+  -- Lua evaluates operands from left to right; C leaves the order of an operator's operands,
+  -- of a call's arguments and of an array's indices open (g++ took bump(c) - bump(c) from the
+  -- right). Where it matters, one operand with an effect (an atomic, a random draw, printf,
+  -- a device function that has one: ctx.effects) and another that reads memory or has one,
+  -- the operands are evaluated in order, as a lambda's locals. effect(e): 2 an effect, 1
+  -- reads memory, 0 neither.
   local effects = setmetatable({}, {__mode = "k"})
-  local function effect(e)
+  local effect
+  local function most(fx, list)
+    for _, x in ipairs(list or {}) do fx = math.max(fx, effect(x)) end
+    return fx
+  end
+  effect = function(e)
     if type(e) ~= "table" or e.const ~= nil then return 0 end
     local fx = effects[e]
     if fx then return fx end
-    fx = 0
-    local tag = e.tag
-    if tag == "Call" then
-      local intr = e.intr or ""
-      if intr:find("^gpu%.atomic%.") or intr:find("^gpu%.random%.xoroshiro128p_") then fx = 2
-      elseif e.callee then fx = (next(e.callee.writes) or next(e.callee.writes_free)) and 2 or 1
-      elseif e.chain then fx = 1 end
-      for _, a in ipairs(e.args) do fx = math.max(fx, effect(a)) end
-    elseif tag == "Index" and e.chain and not e.chain.shape then
-      fx = 1
-      for _, k in ipairs(e.chain.keys) do fx = math.max(fx, effect(k)) end
-    elseif tag == "Binop" then fx = math.max(effect(e.left), effect(e.right))
-    elseif tag == "Unop" or tag == "Paren" then fx = effect(e.expr) end
+    local tag, intr = e.tag, e.intr or ""
+    if tag == "Call" and (intr:find("^gpu%.atomic%.") or intr:find("^gpu%.random%.xoroshiro128p_")
+                          or intr == "gpu.printf") then fx = 2
+    elseif tag == "Call" and e.callee then fx = e.callee.effects and 2 or 1
+    elseif (tag == "Call" or tag == "Index") and e.chain and not e.chain.shape then fx = 1
+    else fx = 0 end
+    fx = most(fx, {e.left, e.right, e.expr, e.obj, e.key})
+    fx = most(fx, e.args)
+    if e.chain then fx = most(fx, e.chain.keys) end
     effects[e] = fx
     return fx
   end
@@ -943,20 +951,37 @@ function M.func(U, ctx)
   local function operands(e)
     if e.tag == "Binop" and not e.choice and e.op ~= "and" and e.op ~= "or" then
       return {e.left, e.right}, function(copy, list) copy.left, copy.right = list[1], list[2] end
+    elseif e.chain and not e.chain.shape and #e.chain.keys > 1 then   -- a[i][j], a(i, j)
+      return e.chain.keys, function(copy, list)
+        copy.chain = setmetatable({keys = list}, {__index = e.chain})
+        if e.tag == "Call" then copy.args = list end
+      end
     elseif e.tag == "Call" and (e.callee or e.intr) and #e.args > 1 then
-      return e.args, function(copy, list) copy.args = list end
+      return e.args, function(copy, list)
+        copy.args = list
+        if e.printf then   -- (gpu.printf's C reads its arguments through its specs)
+          local was = {}
+          for i, a in ipairs(e.args) do was[a] = list[i] end
+          local specs = {}
+          for i, sp in ipairs(e.printf.specs) do specs[i] = setmetatable({arg = was[sp.arg] or sp.arg}, {__index = sp}) end
+          copy.printf = setmetatable({specs = specs}, {__index = e.printf})
+        end
+      end
     end
+  end
+  -- whether list's order matters: one has an effect and another reads memory or has one
+  order_matters = function(list)
+    local effects_, reads = 0, 0
+    for _, o in ipairs(list) do
+      local fx = effect(o)
+      if fx == 2 then effects_ = effects_ + 1 end
+      if fx >= 1 then reads = reads + 1 end
+    end
+    return effects_ > 0 and reads > 1
   end
   local function in_order(e)
     local list, put = operands(e)
-    if not list then return nil end
-    local before, needed = 0, false
-    for _, o in ipairs(list) do
-      local fx = effect(o)
-      if fx == 2 and before > 0 then needed = true end
-      before = math.max(before, fx)
-    end
-    if not needed then return nil end
+    if not list or not order_matters(list) then return nil end
     local temps, named = {}, {}
     for i, o in ipairs(list) do
       named[i] = o
@@ -1049,7 +1074,8 @@ function M.func(U, ctx)
       elseif type(t) == "table" then
         code = ex(e)
       elseif dtype == "uint64" and types.float(types.concrete(e.ty)) then
-        code = cv(e, "float64")   -- a float to uint64 straight: through int64 2^63 and up were lost
+        need(U, "f2u")   -- (through int64, 2^63 and up were lost)
+        code = ("jit::f2u(%s)"):format(strip(cv(e, "float64")))
       else
         code = cv(e, t)
       end
@@ -1074,18 +1100,21 @@ function M.func(U, ctx)
       local cur, left = fresh(name .. "_at"), fresh(name .. "_left")
       local step = s.step and cv(s.step, "int64") or "1"
       line(ind, "{")
+      -- start, limit and step evaluated in that order, as Lua's
+      line(ind + 1, ("long long %s = %s;"):format(cur, strip(cv(s.start, "int64"))))
+      local lt = types.integer(s.limit.ty) and "int64" or "float64"
+      local limit = cv(s.limit, lt)
+      if s.limit.const == nil then
+        local lim = fresh(name .. "_limit")
+        line(ind + 1, ("%s %s = %s;"):format(types.ctype[lt], lim, strip(limit)))
+        limit = lim
+      end
       if s.step and s.step.const == nil then
         local st = fresh(name .. "_step")
         line(ind + 1, ("long long %s = %s;"):format(st, strip(step)))
         step = st
       end
-      line(ind + 1, ("long long %s = %s;"):format(cur, strip(cv(s.start, "int64"))))
-      local count
-      if types.integer(s.limit.ty) then
-        count = ("jit::count(%s, %s, %s)"):format(cur, cv(s.limit, "int64"), step)
-      else
-        count = ("jit::countf(%s, %s, %s)"):format(cur, cv(s.limit, "float64"), step)
-      end
+      local count = ("jit::count%s(%s, %s, %s)"):format(lt == "int64" and "" or "f", cur, limit, step)
       line(ind + 1, ("for (unsigned long long %s = %s; %s > 0; --%s, %s = jit::add(%s, %s)) {")
         :format(left, count, left, left, cur, cur, step))
       line(ind + 2, ("%s %s = %s;"):format(ctype(v.ty), name, cur))
@@ -1128,7 +1157,13 @@ function M.func(U, ctx)
         if s.exprs[i].tag == "Call" then line(ind, ex(s.exprs[i]) .. ";") end
       end
     elseif tag == "Assign" then
-      if #s.targets == 1 then
+      -- (one target whose indices read what the value changes, or the reverse: the indices
+      -- first, as Lua and as the path of several targets; C++ evaluates the value first)
+      local t1 = s.targets[1]
+      local keys = {}
+      for i, k in ipairs(#s.targets == 1 and t1.chain and t1.chain.keys or {}) do keys[i] = k end
+      keys[#keys + 1] = s.exprs[1]
+      if #s.targets == 1 and not (#keys > 1 and order_matters(keys)) then
         store(ind, s.targets[1], value_getter(s.exprs, 1))
       else
         -- the targets' arrays and indices, then every value, then the stores (the last
@@ -1173,6 +1208,7 @@ function M.func(U, ctx)
         for i = #targets, 1, -1 do
           store(ind + 1, targets[i], function(_, dtype)
             local tmp, t = temps[i][1], temps[i][2]
+            if dtype == "uint64" and t == "float64" then need(U, "f2u"); return ("jit::f2u(%s)"):format(tmp) end
             if dtype and type(t) ~= "table" and dtype ~= types.concrete(t) then
               return ("(%s)%s"):format(types.ctype[dtype], tmp)
             end

@@ -108,11 +108,26 @@ local function copy(set)
   for v in pairs(set) do c[v] = true end
   return c
 end
+-- a condition that is always true (false): true, not false, (true) ... (else nil)
+local function constant(cond)
+  while cond and cond.tag == "Paren" do cond = cond.expr end
+  if not cond then return nil end
+  if cond.tag == "True" then return true end
+  if cond.tag == "False" then return false end
+  if cond.tag == "Unop" and cond.op == "not" then
+    local c = constant(cond.expr)
+    if c ~= nil then return not c end
+  end
+  return nil
+end
 local function nil_reads(ctx, body)
-  local pending, labels, loops = {}, {}, {}
+  local pending, loops = {}, {}
+  -- what each label is given by the gotos to it: those of the last walk (a goto back to a
+  -- label comes after it), met with those of this walk so far, walked again until it holds
+  local labels, before, report = {}, {}, false
   local function reads(e, set)
     if type(e) ~= "table" then return end
-    if e.tag == "Name" and e.var and pending[e.var] and not set[e.var] then
+    if report and e.tag == "Name" and e.var and pending[e.var] and not set[e.var] then
       fail(ctx, e.line, "local '%s' may be nil here (declared without a value at line %d, and "
            .. "not given one on every way here: Lua raises where it is read nil); give it a "
            .. "value where it is declared", e.name, e.var.line or 0)
@@ -127,10 +142,10 @@ local function nil_reads(ctx, body)
     local after = walk(s.body, runs_once and set or copy(set))
     if s.tag == "Repeat" then reads(s.cond, after) end
     local breaks = table.remove(loops)
+    -- (a loop whose condition never lets it end goes on only by its breaks)
+    if s.tag == "Repeat" and constant(s.cond) == false then return breaks end
+    if s.tag == "While" and constant(s.cond) == true then return breaks end
     if runs_once then return meet(after, breaks) end
-    local cond = s.cond
-    while cond and cond.tag == "Paren" do cond = cond.expr end
-    if s.tag == "While" and cond.tag == "True" then return breaks end
     return meet(set, breaks)
   end
   walk = function(b, set)
@@ -145,9 +160,9 @@ local function nil_reads(ctx, body)
         end
       elseif tag == "Assign" then
         for _, e in ipairs(s.exprs) do reads(e, set) end
+        for _, t in ipairs(s.targets) do if t.tag ~= "Name" then reads(t, set) end end   -- (before any store)
         for _, t in ipairs(s.targets) do
-          if t.tag == "Name" then if set ~= ALL and t.var then set[t.var] = true end
-          else reads(t, set) end
+          if t.tag == "Name" and t.var and set ~= ALL then set[t.var] = true end
         end
       elseif tag == "CallStat" then reads(s.call, set)
       elseif tag == "Do" then set = walk(s.body, set)
@@ -174,12 +189,25 @@ local function nil_reads(ctx, body)
         labels[s.target] = meet(labels[s.target] or ALL, set)
         set = ALL
       elseif tag == "Label" then
-        -- (a goto back to it comes with as much: what was given before it stays given)
-        set = meet(set, labels[s] or ALL)
+        set = meet(meet(set, labels[s] or ALL), before[s] or ALL)
       end
     end
     return set
   end
+  local function same(x, y)
+    if x == ALL or y == ALL then return x == y end
+    for v in pairs(x) do if not y[v] then return false end end
+    for v in pairs(y) do if not x[v] then return false end end
+    return true
+  end
+  for _ = 1, 100 do   -- (each walk gives a label no more than the last: it ends)
+    walk(body, {})
+    local held = true
+    for l, set in pairs(labels) do if not before[l] or not same(before[l], set) then held = false end end
+    before, labels = labels, {}
+    if held then break end
+  end
+  report = true
   walk(body, {})
 end
 
@@ -400,6 +428,9 @@ function M.infer(ctx)
   -- from outside; a local that holds an array holds those it was given (v.origins: the
   -- parameters' indices and the outside arrays). jit.lua refuses an expanded view there.
   ctx.writes, ctx.writes_free = {}, {}
+  -- ctx.effects: whether a call of it does more than compute a value (stores, atomics,
+  -- random draws, gpu.printf, or calls that do): emit.lua orders operands around such calls
+  ctx.effects = false
   local function origins(v)
     if not v.origins then v.origins = {} end
     return v.origins
@@ -604,7 +635,7 @@ function M.infer(ctx)
     if (op == "//" or op == "%") and math.type(e.right.const) == "integer" and e.right.const == 0
        and types.integer(lt) then
       -- Lua's error for a divisor known here (a literal, a <const> local, an upvalue, 1 - 1)
-      fail(ctx, e.line, "attempt to perform 'n%s0'", op)
+      fail(ctx, e.line, op == "//" and "attempt to divide by zero" or "attempt to perform 'n%%%%0'")
     end
     if order[op] then
       e.cmp = cmp_type(lt, rt)
@@ -648,6 +679,9 @@ function M.infer(ctx)
       local spec = intrinsics.get(fn.intr)
       if not spec.call then fail(ctx, e.line, "%s is not a function", fn.intr) end
       e.intr = fn.intr
+      if fn.intr:find("^gpu%.atomic%.") or fn.intr:find("^gpu%.random%.xoroshiro128p_") or fn.intr == "gpu.printf" then
+        ctx.effects = true
+      end
       if fn.intr:find("^gpu%.atomic%.") or fn.intr:find("^gpu%.random%.xoroshiro128p_") then
         writes(e.args[1])   -- (a random draw advances its generator's state)
       end
@@ -669,6 +703,7 @@ function M.infer(ctx)
       e.callee = callee
       for j in pairs(callee.writes) do writes(e.args[j]) end
       for obj in pairs(callee.writes_free) do ctx.writes_free[obj] = true end
+      if callee.effects then ctx.effects = true end
       return callee.ret or "void"   -- the callee is typed to the end: no value is none
     end
     -- a(i, j): an array called is an array indexed
@@ -771,7 +806,7 @@ function M.infer(ctx)
     end
     local et = typeof(target)
     if et == nil or t == nil then return end
-    if target.chain then writes(target.chain.base) end
+    if target.chain then writes(target.chain.base); ctx.effects = true end
     if target.chain and target.chain.shape then fail(ctx, line, "a shape cannot be assigned") end
     if not target.chain then fail(ctx, line, "this field cannot be assigned") end
     if (et == "bool") ~= (t == "bool") or not (t == "bool" or types.number(t)) then
