@@ -272,7 +272,14 @@ end
 
 -- The taps of a 1-D filter of `size` along dim d of an ndim-D array (reversed: its weights
 -- read last to first, as a convolution does, without reversing them on the device)
+-- (a filter longer than 2^20 along a dimension is refused at once: its taps, a table each,
+-- filled the host's memory for a size of 1e12 before anything failed)
+local MAX_TAPS = 1 << 20
 local function line_taps(size, origin, d, ndim, reversed)
+  if size > MAX_TAPS then
+    error(("gpu.ndimage: a filter of %s taps along a dimension is more than gpuhost makes (at most %d)")
+          :format(shown(size), MAX_TAPS), 0)
+  end
   local taps = {}
   for k = 0, size - 1 do
     local row = {}
@@ -414,10 +421,14 @@ local function radius_for(api, sigma, truncate, radius, what)
   if radius ~= nil then
     radius = integer(radius, api, what)
     if radius < 0 then fail(api, "%s must be a non-negative integer, got %d", what, radius) end
+    if radius > MAX_TAPS // 2 then fail(api, "%s %d is more than gpuhost takes (at most %d)", what, radius, MAX_TAPS // 2) end
     return radius
   end
   local r = math.floor(truncate * sigma + 0.5)
   if r < 0 then fail(api, "truncate must make a non-negative radius, got truncate = %s", shown(truncate)) end
+  if r > MAX_TAPS // 2 then
+    fail(api, "truncate * sigma makes a radius of %s, more than gpuhost takes (at most %d)", shown(r), MAX_TAPS // 2)
+  end
   return math.tointeger(r) or fail(api, "the radius %s is too large", shown(r))
 end
 
@@ -754,6 +765,9 @@ local function footprint_filter(api, op, input, size, opts, rank_of)
     shape = per_dim(size, input.ndim, api, "size", size_of)
     count = 1
     for d = 1, input.ndim do count = count * shape[d] end
+    if count > MAX_TAPS then   -- (a window's taps, a table each)
+      fail(api, "a window of %s elements is more than gpuhost makes (at most %d)", shown(count), MAX_TAPS)
+    end
   end
   local rank = rank_of and rank_of(count)
   local origins = nd_origins(api, opts.origin, shape)

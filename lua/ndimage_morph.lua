@@ -62,6 +62,9 @@ end
 -- v as a device array (a nested table made one of dtype), not complex
 local function array_arg(api, v, what, dtype)
   if type(v) == "table" and not is_array(v) then
+    local leaf = v   -- a table of booleans is a bool array, as scipy takes [[True, ...]]
+    while type(leaf) == "table" and not is_array(leaf) do leaf = leaf[1] end
+    if type(leaf) == "boolean" then dtype = "bool" end
     local ok, r = pcall(gpu.array, v, dtype)
     if not ok then fail(api, "%s must be a device array or a nested table (%s)", what, tostring(r)) end
     v = r
@@ -912,6 +915,16 @@ local function extremes(x, bin, nb, positions, last)
   local vmin, vmax = gpu.empty({nb + 1}, "float64"), gpu.empty({nb + 1}, "float64")
   launch(kernel("ndm_extrema_values"), nb + 1, kmin, kmax, vmin, vmax, nb + 1)
   local r = {min = listed(vmin), max = listed(vmax)}
+  -- a NaN in a region makes its least and greatest NaN, as scipy's (the ordered keys put a
+  -- NaN at one end: the minimum passed over it)
+  if (x.dtype == "float16" or x.dtype == "float32" or x.dtype == "float64") and x.size > 0 then
+    local nan = gpu.isnan(x)
+    if nan:any() then
+      local c = sums_of(x, bin, nb, nan:astype("float64"))
+      local NAN = string.unpack("<d", string.pack("<i8", 0x7ff8000000000000))   -- (0 / 0 is -nan on x86)
+      for j = 1, nb + 1 do if c[j] > 0 then r.min[j], r.max[j] = NAN, NAN end end
+    end
+  end
   if positions then
     local pmin = gpu.full({nb + 1}, x.size, "int64")
     local pmax = gpu.full({nb + 1}, last and -1 or x.size, "int64")

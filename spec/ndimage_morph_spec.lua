@@ -495,3 +495,37 @@ describe("gpu.ndimage's morphology and measurement errors", function()
     err("attempt to use a freed array", nd.sum_labels, x, f)
   end)
 end)
+
+describe("gpu.ndimage, where a scipy differential pass found otherwise", function()
+  it("takes structures as nested tables of booleans, as scipy takes [[True, ...]]", function()
+    local T = {{true, true, true}, {true, true, true}, {true, true, true}}
+    local x = gpu.ones({3, 3}, "bool")
+    assert.are.same({{false, false, false}, {false, true, false}, {false, false, false}},
+                    nd.binary_erosion(x, T):totable())
+    local labels, n = nd.label(x, T)
+    assert.are.equal(1, n)
+    assert.are.same({{4, 5, 5}, {7, 8, 8}, {7, 8, 8}},
+                    nd.grey_dilation(gpu.arange(9, "float64"):reshape(3, 3), {footprint = {{true, false}, {true, true}}}):totable())
+  end)
+
+  it("gives NaN for the least and greatest of a region holding a NaN, as scipy", function()
+    local x = gpu.array({3, NAN, 1}, "float64")
+    local l = gpu.array({1, 1, 2}, "int32")
+    for _, v in ipairs({nd.minimum(x), nd.maximum(x), nd.minimum(x, l, 1), nd.maximum(x, gpu.ones(3, "int32"))}) do
+      assert.is_true(v ~= v)
+    end
+    local both = nd.minimum(x, l, {1, 2}):totable()   -- (the minimum passed over the NaN: 1)
+    assert.is_true(both[1] ~= both[1])
+    assert.are.equal(1, both[2])
+  end)
+
+  it("refuses a filter longer than 2^20 at once (its taps filled the host's memory)", function()
+    local x = gpu.zeros({3, 3})
+    assert.matches("a filter of 1000000000000 taps along a dimension is more than gpuhost makes",
+                   S.errof(nd.uniform_filter, x, 1e12), 1, true)
+    assert.matches("makes a radius of 40000000000, more than gpuhost takes",
+                   S.errof(nd.gaussian_filter, x, 1e10), 1, true)
+    assert.matches("a window of 1000000000000 elements is more than gpuhost makes",
+                   S.errof(nd.median_filter, x, 1e6), 1, true)
+  end)
+end)
