@@ -416,7 +416,13 @@ __device__ __noinline__ inline double riemann(double s) {
   if (s >= 0) return zeta_sum(s, 1);
   double h = s / 2;
   if (h == ::floor(h)) return 0;   // the trivial zeros
-  double z = zeta_sum(1 - s, 1), sn = sinpi(h);
+  // near 0, zeta(1 - s) by its Laurent series in s itself (Stieltjes' constants): 1 - s
+  // rounded lost the digits of a small s (zeta(-1e-10) was off by 4e-8, zeta(-1e-17) -inf)
+  double z = s > -0.01 ? -1 / s + 0.57721566490153286 + s * (-0.072815845483676725 +
+             s * (-0.0096903631928723185 / 2 + s * (0.0020538344203033459 / 6 +
+             s * 0.0023253700654673001 / 24)))
+           : zeta_sum(1 - s, 1);
+  double sn = sinpi(h);
   if (1 - s < 170) return ::pow(2.0, s) * ::pow(PI, s - 1) * sn * ::tgamma(1 - s) * z;
   // past gamma's range, Legendre's duplication gamma(1 - s) = gamma((1 - s) / 2)
   // gamma(1 - s / 2) 2^-s / sqrt(pi), whose 2^-s cancels (in logs 1e-13 would be lost)
@@ -434,10 +440,25 @@ __device__ __noinline__ inline double polygamma(double n, double x) {
 
 // log|B(a, b)| = log|gamma(a) gamma(b) / gamma(a + b)|; for positive a <= b with b >= 10,
 // lgamma(b) - lgamma(a + b) by Stirling's formula, whose large terms cancel exactly there
+// B(-n, b) for a whole b with 1 + n - b > 0 is finite, the limit (-1)^b B(1 + n - b, b)
+// (cephes' beta_negint, scipy's): B(-2, 1) = -1/2. *done: whether a or b was such a pole.
+__device__ inline double beta(double a, double b);
+__device__ __noinline__ inline double betaln(double a, double b);
+__device__ inline double beta_negint(double a, double b, int log_of, int *done) {
+  if (!nonpositive_integer(a)) { double t = a; a = b; b = t; }
+  *done = nonpositive_integer(a);
+  if (!*done) return 0;
+  if (b != ::floor(b) || !(1 - a - b > 0)) return inf();
+  if (log_of) return betaln(1 - a - b, b);
+  return (::fmod(b, 2.0) == 0 ? 1 : -1) * beta(1 - a - b, b);
+}
 __device__ __noinline__ inline double betaln(double a, double b) {
   if (isnan(a) || isnan(b)) return nan();
   if (a > b) { double t = a; a = b; b = t; }
-  if (nonpositive_integer(a) || nonpositive_integer(b)) return inf();
+  int pole;
+  double v = beta_negint(a, b, 1, &pole);
+  if (pole) return v;
+  if (b == inf()) return a > 0 ? -inf() : inf();   // (a < 0: B grows as b^-a)
   if (a >= 10) {   // Stirling's formula for all three, its large terms gathered
     double c = a + b;
     return 0.5 * LOG_2PI - 0.5 * ::log(c) + (a - 0.5) * ::log(a / c) - (b - 0.5) * ::log1p(a / b) +
@@ -452,7 +473,9 @@ __device__ __noinline__ inline double betaln(double a, double b) {
 }
 __device__ inline double beta(double a, double b) {
   if (isnan(a) || isnan(b)) return nan();
-  if (nonpositive_integer(a) || nonpositive_integer(b)) return inf();
+  int pole;
+  double v = beta_negint(a, b, 0, &pole);
+  if (pole) return v;
   double c = a + b;
   if (fabs(a) < 170 && fabs(b) < 170 && fabs(c) < 170) {
     if (nonpositive_integer(c)) return 0;
