@@ -252,10 +252,14 @@ describe("gpu.jit against Lua 5.4", function()
     gpu.synchronize()
     assert.are.same({4, 7, 3, 0, 12}, o3:totable())
     assert.are.same({8}, a3:totable())
-    local k4 = gpu.jit(function(a, o) o[1] = gpu.atomic.add(a, 1, 1) + a[1]; o[2] = BUMP(a) * 10 + a[1] end)
-    local a4, o4 = gpu.array({1}, "int64"), gpu.zeros(2, "int64")
+    local k4 = gpu.jit(function(a, o)
+      o[1] = gpu.atomic.add(a, 1, 1) + a[1]
+      o[2] = BUMP(a) * 10 + a[1]
+      o[3] = a[1] - (-BUMP(a))                    -- under a parenthesis and a minus: 3 + 3
+    end)
+    local a4, o4 = gpu.array({1}, "int64"), gpu.zeros(3, "int64")
     k4[1, 1](a4, o4)
-    assert.are.same({3, 23}, o4:totable())
+    assert.are.same({3, 23, 6}, o4:totable())
     -- a random draw advances its generator: it is written (an expanded view of one refused)
     local s = gpu.random.create_xoroshiro128p_states(1, 7)
     local draw = gpu.jit(function(st, o) o[1] = gpu.random.xoroshiro128p_uniform_float64(st, 1) end)

@@ -941,7 +941,7 @@ function M.func(U, ctx)
     elseif tag == "Call" and e.callee then fx = e.callee.effects and 2 or 1
     elseif (tag == "Call" or tag == "Index") and e.chain and not e.chain.shape then fx = 1
     else fx = 0 end
-    fx = most(fx, {e.left, e.right, e.expr, e.obj, e.key})
+    for _, k in ipairs({"left", "right", "expr", "obj", "key"}) do fx = math.max(fx, effect(e[k])) end
     fx = most(fx, e.args)
     if e.chain then fx = most(fx, e.chain.keys) end
     effects[e] = fx
