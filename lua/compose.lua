@@ -12,8 +12,8 @@ local is_array, described = gpu._is_array, gpu._described
 
 -- A number as it reads shortest (2, not 2.0; nan, not -nan), anything else as tostring
 local function show(v)
-  if type(v) == "table" or type(v) == "userdata" or type(v) == "function" then return described(v) end   -- not its address
-  if type(v) ~= "number" or math.type(v) == "integer" then return tostring(v) end
+  if type(v) ~= "number" then return gpu._arg.shown(v) end   -- (a table by its type, not its address)
+  if math.type(v) == "integer" then return tostring(v) end
   if v ~= v then return "nan" end
   if v == math.huge or v == -math.huge then return v > 0 and "inf" or "-inf" end
   for digits = 15, 17 do

@@ -33,7 +33,7 @@ end
 
 local function integer(v, api, what)
   if type(v) == "number" and v == math.floor(v) then v = math.tointeger(v) or v end
-  if math.type(v) ~= "integer" then fail(api, "%s must be an integer, got %s", what, type(v) == "number" and gpu._arg.shown(v) or described(v)) end
+  if math.type(v) ~= "integer" then fail(api, "%s must be an integer, got %s", what, gpu._arg.shown(v)) end
   return v
 end
 

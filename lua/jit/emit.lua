@@ -935,9 +935,8 @@ function M.func(U, ctx)
     if type(e) ~= "table" or e.const ~= nil then return 0 end
     local fx = effects[e]
     if fx then return fx end
-    local tag, intr = e.tag, e.intr or ""
-    if tag == "Call" and (intr:find("^gpu%.atomic%.") or intr:find("^gpu%.random%.xoroshiro128p_")
-                          or intr == "gpu.printf") then fx = 2
+    local tag = e.tag
+    if tag == "Call" and intrinsics.effect(e.intr) then fx = 2
     elseif tag == "Call" and e.callee then fx = e.callee.effects and 2 or 1
     elseif (tag == "Call" or tag == "Index") and e.chain and not e.chain.shape then fx = 1
     else fx = 0 end

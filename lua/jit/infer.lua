@@ -679,12 +679,9 @@ function M.infer(ctx)
       local spec = intrinsics.get(fn.intr)
       if not spec.call then fail(ctx, e.line, "%s is not a function", fn.intr) end
       e.intr = fn.intr
-      if fn.intr:find("^gpu%.atomic%.") or fn.intr:find("^gpu%.random%.xoroshiro128p_") or fn.intr == "gpu.printf" then
-        ctx.effects = true
-      end
-      if fn.intr:find("^gpu%.atomic%.") or fn.intr:find("^gpu%.random%.xoroshiro128p_") then
-        writes(e.args[1])   -- (a random draw advances its generator's state)
-      end
+      local effect = intrinsics.effect(fn.intr)
+      if effect then ctx.effects = true end
+      if effect == "writes" then writes(e.args[1]) end
       return spec.call(ctx, e, typeof, final)
     end
     local d = fn.free

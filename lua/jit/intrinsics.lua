@@ -903,6 +903,15 @@ function M.lookup(path)
 end
 
 function M.get(path) return entries[path] end
+-- What a call of the intrinsic does besides giving a value: "writes" its first argument (an
+-- atomic; a random draw advances its generator's state), "prints" (gpu.printf), else nil.
+-- infer.lua marks the function and the array, emit.lua orders the operands around it.
+function M.effect(path)
+  if not path then return nil end
+  if path:find("^gpu%.atomic%.") or path:find("^gpu%.random%.xoroshiro128p_") then return "writes" end
+  if path == "gpu.printf" then return "prints" end
+  return nil
+end
 
 -- The type of a value intrinsic (gpu.threadIdx.x, math.pi, gpu.float32).
 function M.value_type(ctx, e, path)
