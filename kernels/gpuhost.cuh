@@ -216,6 +216,19 @@ __device__ inline position gridsize(int ndim = 1) {
 // ---- complex numbers: what complex64 and complex128 arrays hold (real, imaginary; the
 // layout of CUDA's float2/double2 and of C's float _Complex), with the arithmetic of
 // NumPy (the product (ac - bd) + (ad + bc)i, the quotient by Smith's method) ----
+// GPUHOST_UNFUSED(x): the product x is rounded on its own. g++ 12's vectorizer turns the
+// two parts of a complex product or quotient into one fmaddsub even under
+// -ffp-contract=off ((1 + 2^-30 + i)(1 - 2^-30 + i) had the real part -2^-60, not 0;
+// (2 - 3i) / (2 - 3i) was 1 + 2.6e-17i); the barrier keeps the products apart and still
+// vectorizes. NVRTC fuses only under --fmad=true, which gpuhost's own kernels turn off.
+#if !defined(__CUDA_ARCH__) && defined(__has_builtin)
+#if __has_builtin(__builtin_assoc_barrier)
+#define GPUHOST_UNFUSED(x) __builtin_assoc_barrier(x)
+#endif
+#endif
+#ifndef GPUHOST_UNFUSED
+#define GPUHOST_UNFUSED(x) (x)
+#endif
 template <class T> struct alignas(2 * sizeof(T)) complex {
   T re, im;
   complex() = default;
@@ -229,17 +242,19 @@ template <class T> struct alignas(2 * sizeof(T)) complex {
   __device__ friend complex operator-(complex a, complex b) { return complex(a.re - b.re, a.im - b.im); }
   __device__ friend complex operator-(complex a) { return complex(-a.re, -a.im); }
   __device__ friend complex operator*(complex a, complex b) {
-    return complex(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re);
+    return complex(GPUHOST_UNFUSED(a.re * b.re) - GPUHOST_UNFUSED(a.im * b.im),
+                   GPUHOST_UNFUSED(a.re * b.im) + GPUHOST_UNFUSED(a.im * b.re));
   }
+  // |b|'s parts as NumPy's fabs: +0 for -0 (1 / -0 is inf + nan i there, not -inf)
   __device__ friend complex operator/(complex a, complex b) {
-    T ar = b.re < 0 ? -b.re : b.re, ai = b.im < 0 ? -b.im : b.im;
+    T ar = b.re < 0 ? -b.re : b.re + T(0), ai = b.im < 0 ? -b.im : b.im + T(0);
     if (ar >= ai) {
       if (ar == 0 && ai == 0) return complex(a.re / ar, a.im / ar);   // inf or nan, as NumPy
-      T r = b.im / b.re, d = b.re + b.im * r;
-      return complex((a.re + a.im * r) / d, (a.im - a.re * r) / d);
+      T r = b.im / b.re, d = b.re + GPUHOST_UNFUSED(b.im * r);
+      return complex((a.re + GPUHOST_UNFUSED(a.im * r)) / d, (a.im - GPUHOST_UNFUSED(a.re * r)) / d);
     }
-    T r = b.re / b.im, d = b.re * r + b.im;
-    return complex((a.re * r + a.im) / d, (a.im * r - a.re) / d);
+    T r = b.re / b.im, d = GPUHOST_UNFUSED(b.re * r) + b.im;
+    return complex((GPUHOST_UNFUSED(a.re * r) + a.im) / d, (GPUHOST_UNFUSED(a.im * r) - a.re) / d);
   }
   __device__ friend bool operator==(complex a, complex b) { return a.re == b.re && a.im == b.im; }
   __device__ friend bool operator!=(complex a, complex b) { return !(a == b); }

@@ -20,11 +20,19 @@ local WIDE = {float16 = "float64", float32 = "float64", complex64 = "complex128"
 local function sum_like(T, R, identity, combine)
   return {acc = WIDE[R] or R, identity = identity, map = "x", combine = combine, post = cast_post("a")}
 end
-local function minmax(T, ident, combine)
+local arg
+-- A complex min or max is its arg reduction's value: the first NaN (as NumPy's, whose
+-- NaNs differ: 3+nanj and nan+0j), where a tree of maximum() took whichever it met
+local function minmax(T, ident, combine, which)
+  if T:find("^complex") then
+    local r = arg(T, which)
+    r.post = cast_post("a.v")
+    return r
+  end
   return {acc = T, identity = ("red::%s<rd_acc>()"):format(ident), map = "x", combine = combine,
           post = cast_post("a")}
 end
-local function arg(T, which)
+function arg(T, which)
   local al = size_of[T] >= 16 and 16 or 8   -- the struct's alignment: complex128's, else the index's
   return {acc = "red::arg<rd_T0>", accsize = ((8 * ((size_of[T] + 7) // 8) + 8 + al - 1) // al) * al,
           identity = "rd_acc{rd_T0(), -1}", map = "rd_acc{x, _k}",
@@ -41,8 +49,8 @@ local VAR = "double d = (double)_n - _param[0]; double v = a / (d > 0 ? d : 0.0)
 local builtins = {
   sum = function(T, R) return sum_like(T, R, "0", "ew::add(a, b)") end,
   prod = function(T, R) return sum_like(T, R, "1", "ew::multiply(a, b)") end,
-  min = function(T) return minmax(T, "highest", "ew::minimum(a, b)") end,
-  max = function(T) return minmax(T, "lowest", "ew::maximum(a, b)") end,
+  min = function(T) return minmax(T, "highest", "ew::minimum(a, b)", "argmin") end,
+  max = function(T) return minmax(T, "lowest", "ew::maximum(a, b)", "argmax") end,
   argmin = function(T) return arg(T, "argmin") end,
   argmax = function(T) return arg(T, "argmax") end,
   any = function() return {acc = "bool", identity = "false", map = "x != rd_T0(0)", combine = "a || b", post = "y = a;"} end,
