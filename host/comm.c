@@ -11,9 +11,9 @@
 
 LuaComm *comm_check(lua_State *L, int idx) {
   LuaComm *c = tocomm(L, idx);
-  if (!c->alive) luaL_error(L, "attempt to use a freed communicator");
   if (c->broken) luaL_error(L, "attempt to use a broken communicator (an earlier collective "
-                            "failed; make a new one)");
+                            "failed; make a new one)");   /* a broken one is released too */
+  if (!c->alive) luaL_error(L, "attempt to use a freed communicator");
   return c;
 }
 

@@ -23,8 +23,8 @@ typedef void *Handle;           /* MPI_Comm, MPI_Datatype, MPI_Op, MPI_Request: 
   X(int, MPI_Finalized, (int *)) X(int, MPI_Finalize, (void)) \
   X(int, MPI_Comm_rank, (Handle, int *)) X(int, MPI_Comm_size, (Handle, int *)) \
   X(int, MPI_Comm_dup, (Handle, Handle *)) X(int, MPI_Comm_set_errhandler, (Handle, Handle)) \
-  X(int, MPI_Comm_free, (Handle *)) \
-  X(int, MPI_Bcast, (void *, int, Handle, int, Handle)) \
+  X(int, MPI_Comm_free, (Handle *)) X(int, MPI_Comm_idup, (Handle, Handle *, Handle *)) \
+  X(int, MPI_Cancel, (Handle *)) X(int, MPI_Request_free, (Handle *)) \
   X(int, MPI_Allgather, (const void *, int, Handle, void *, int, Handle, Handle)) \
   X(int, MPI_Iallreduce, (const void *, void *, int, Handle, Handle, Handle, Handle *)) \
   X(int, MPI_Iallgather, (const void *, int, Handle, void *, int, Handle, Handle, Handle *)) \
@@ -55,7 +55,11 @@ static struct {
   char message[600];
   pid_t *pids;                  /* every rank's process, and whether it is on this host */
   char *local;
-} mpi;
+  Handle bye;                   /* the receive of a peer's goodbye (say_goodbye), or NULL */
+  int *bye_buf;
+  int bye_from;                 /* the rank whose goodbye came (-1: none yet), and when */
+  double bye_at;
+} mpi = {.bye_from = -1};
 
 static char detail[400];   /* the Lua thread is the only caller */
 
@@ -110,9 +114,31 @@ GpuResult mpi_launcher(int *rank, int *size, int *local_rank) {
   return GPU_OK;
 }
 
+/* A rank that ends (its script returned, raised or called os.exit) tells every peer before
+ * MPI_Finalize, which waits for all of them: a peer waiting in a collective it will never
+ * join sees the goodbye (mpi_peer_gone) and raises, where it waited for the timeout, and
+ * this rank in MPI_Finalize with it. The sends are not waited for. */
+static void say_goodbye(void) {
+  static int me;
+  if (!mpi.started) return;
+  if (mpi.bye) {
+    mpi.MPI_Cancel(&mpi.bye);
+    mpi.MPI_Request_free(&mpi.bye);
+  }
+  me = mpi.rank;
+  for (int i = 0; i < mpi.size; i++) {
+    Handle req = NULL;
+    if (i != mpi.rank && mpi.MPI_Isend(&me, 1, mpi.types[GPU_CT_INT32], i, GPU_TAG_BYE, mpi.comm, &req) == 0)
+      mpi.MPI_Request_free(&req);
+  }
+}
+
 static void finalize_at_exit(void) {
   int done = 1;
-  if (mpi.initialized && !mpi.skip_finalize && mpi.MPI_Finalized(&done) == 0 && !done) mpi.MPI_Finalize();
+  if (mpi.initialized && !mpi.skip_finalize && mpi.MPI_Finalized(&done) == 0 && !done) {
+    say_goodbye();
+    mpi.MPI_Finalize();
+  }
 }
 
 void mpi_skip_finalize(void) { mpi.skip_finalize = 1; }
@@ -176,7 +202,12 @@ static GpuResult exchange_pids(void) {
 static GpuResult init(int rank, int size) {
   int inited = 0;
   MPI_TRY(mpi.MPI_Initialized(&inited));
-  if (!inited) MPI_TRY(mpi.MPI_Init(NULL, NULL));
+  if (!inited) {
+    MPI_TRY(mpi.MPI_Init(NULL, NULL));
+    /* a request's failure (MPI_Test of calls that differ between ranks) is reported on
+     * the world's handler in Open MPI: returned, not the end of the process */
+    MPI_TRY(mpi.MPI_Comm_set_errhandler(mpi.world, mpi.errors_return));
+  }
   mpi.initialized = 1;
   atexit(finalize_at_exit);
   MPI_TRY(mpi.MPI_Comm_dup(mpi.world, &mpi.comm));
@@ -203,6 +234,13 @@ GpuResult mpi_start(void) {
   if (r.code == 0) r = init(rank, size);
   if (r.code == 0) r = exchange_pids();
   if (r.code == 0) {
+    static int from;
+    int e = mpi.MPI_Irecv(&from, 1, mpi.types[GPU_CT_INT32], -1 /* MPI_ANY_SOURCE */, GPU_TAG_BYE,
+                          mpi.comm, &mpi.bye);
+    if (e) r = mpi_failed(e, "MPI_Irecv(goodbye)");
+    else mpi.bye_buf = &from;
+  }
+  if (r.code == 0) {
     mpi.started = 1;
     return GPU_OK;
   }
@@ -225,34 +263,83 @@ static int ended(pid_t pid) {
   return close && close[1] == ' ' && (close[2] == 'Z' || close[2] == 'X');
 }
 
-/* Looked at most every 10 ms: a look reads /proc for each peer (some microseconds), and
- * every collective asks before it is queued (an 8-byte all_reduce took 17 us under mpirun
- * on two H200s with a look each call, against CuPy's 11). A peer that ends between looks is
- * seen by the next look of the wait that hangs on it. */
-int mpi_peer_gone(void) {
+/* A peer's goodbye counts once BYE_GRACE seconds have passed since it came: the
+ * collectives it finished reach this rank's over other channels (NCCL's, another MPI
+ * communicator), which may be later; what is still unfinished then never will be. */
+#define BYE_GRACE 2.0
+static int gone = -1;
+static const char *gone_how = "";
+
+/* Looked at most every 10 ms (grace < 0: now): a look reads /proc for each peer (some
+ * microseconds), and every collective asks before it is queued (an 8-byte all_reduce took
+ * 17 us under mpirun on two H200s with a look each call, against CuPy's 11). A peer that
+ * ends between looks is seen by the next look of the wait that hangs on it. */
+static int peer_gone(double grace) {
   static double next;
-  static int gone = -1;
   if (gone >= 0 || !mpi.started || !mpi.pids) return gone;
   double now = mpi_now();
-  if (now < next) return -1;
+  if (grace >= 0 && now < next) return -1;
   next = now + 0.01;
   for (int i = 0; i < mpi.size; i++)
-    if (mpi.local[i] && ended(mpi.pids[i])) return gone = i;
+    if (mpi.local[i] && ended(mpi.pids[i])) {
+      gone_how = "its process is gone";
+      return gone = i;
+    }
+  int flag = 0;
+  if (mpi.bye && mpi.MPI_Test(&mpi.bye, &flag, NULL) == 0 && flag) {
+    mpi.bye = NULL;
+    mpi.bye_from = *mpi.bye_buf;
+    mpi.bye_at = now;
+  }
+  if (mpi.bye_from >= 0 && now - mpi.bye_at >= (grace > 0 ? grace : 0)) {
+    gone_how = "its script ended: it returned, raised an error or called os.exit";
+    return gone = mpi.bye_from;
+  }
   return -1;
+}
+
+int mpi_peer_gone(void) { return peer_gone(BYE_GRACE); }
+const char *mpi_gone_how(void) { return gone_how; }
+
+/* Waits for req (of `call`), watched: a peer gone, the timeout or Ctrl-C end the wait with
+ * a failure (the request is left to MPI, and MPI_Finalize skipped: it would wait for it) */
+static GpuResult wait_watched(Handle *req, const char *call) {
+  double timeout, t0 = mpi_now();
+  GpuResult r = comm_timeout(&timeout);
+  for (int flag = 0; r.code == 0;) {
+    int e = mpi.MPI_Test(req, &flag, NULL);
+    if (e) return mpi_failed(e, call);
+    if (flag) return GPU_OK;
+    int who = peer_gone(-1);
+    if (who >= 0)
+      r = fail(GPU_ERR_COMM_FAILED, call, "rank %d has ended (%s) while rank %d waited for it in "
+               "%s: no communicator can be made with it", who, gone_how, mpi.rank, call);
+    else if (backend_take_interrupt())
+      r = fail(GPU_ERR_INTERRUPTED, call, "%s: interrupted (Ctrl-C) while rank %d waited for the "
+               "other ranks", call, mpi.rank);
+    else if (mpi_now() - t0 > timeout)
+      r = fail(GPU_ERR_COMM_FAILED, call, "%s: the other ranks did not join within %.0f s "
+               "(GPUHOST_COMM_TIMEOUT)", call, timeout);
+    else nanosleep(&(struct timespec){0, 1000000}, NULL);
+  }
+  mpi_skip_finalize();
+  return r;
 }
 
 GpuResult mpi_bcast(void *buf, size_t n, int root) {
   if (n > INT_MAX) return fail(GPU_ERR_MPI, "MPI_Bcast", "%zu bytes is too many for one MPI call", n);
-  MPI_TRY(mpi.MPI_Bcast(buf, (int)n, mpi.types[GPU_CT_BYTE], root, mpi.comm));
-  return GPU_OK;
+  Handle req = NULL;
+  MPI_TRY(mpi.MPI_Ibcast(buf, (int)n, mpi.types[GPU_CT_BYTE], root, mpi.comm, &req));
+  return wait_watched(&req, "MPI_Bcast");
 }
 
 /* A duplicate of gpuhost's world, which inherits its error handler (errors returned) */
 GpuResult mpi_comm_dup(void **comm) {
-  Handle c = NULL;
-  MPI_TRY(mpi.MPI_Comm_dup(mpi.comm, &c));
-  *comm = c;
-  return GPU_OK;
+  Handle c = NULL, req = NULL;
+  MPI_TRY(mpi.MPI_Comm_idup(mpi.comm, &c, &req));
+  GpuResult r = wait_watched(&req, "MPI_Comm_dup");
+  if (r.code == 0) *comm = c;
+  return r;
 }
 
 /* MPI_Comm_free is collective in the standard, but Open MPI's (the ABI spoken here) only

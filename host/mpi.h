@@ -19,10 +19,12 @@ GpuResult mpi_launcher(int *rank, int *size, int *local_rank);
  * returns it. */
 GpuResult mpi_start(void);
 int mpi_started(void);
-/* The world rank of a process on this host that has ended, or -1 (cheap: kill(pid, 0)
- * and /proc). Peers on other hosts are not watched (NCCL's transports and the timeout
- * are). */
+/* The world rank of a peer that has ended, or -1: a process on this host that is gone
+ * (cheap: kill(pid, 0) and /proc), or a rank on any host whose script ended (its goodbye,
+ * sent at exit before MPI_Finalize, came 2 s ago). A peer on another host that dies is
+ * not seen (NCCL's transports and the timeout see it). mpi_gone_how: which of the two. */
 int mpi_peer_gone(void);
+const char *mpi_gone_how(void);
 /* After a broken communicator, MPI_Finalize at exit could wait for the dead: skip it. */
 void mpi_skip_finalize(void);
 
@@ -31,7 +33,9 @@ GpuResult mpi_bcast(void *buf, size_t n, int root);
 
 /* Each communicator of gpuhost's has an MPI communicator of its own, a duplicate of
  * MPI_COMM_WORLD (MPI_Comm_dup: collective, as ncclCommInitRank is), so that the calls of
- * two never pair with each other. mpi_comm_free does not wait for the other ranks. */
+ * two never pair with each other. mpi_comm_free does not wait for the other ranks. The
+ * broadcast and the duplicate wait watched: a peer gone, the timeout or Ctrl-C end them
+ * with a failure. */
 GpuResult mpi_comm_dup(void **comm);
 void mpi_comm_free(void *comm);
 
@@ -45,7 +49,7 @@ GpuResult mpi_post(void *comm, const GpuCollArgs *args, void *send, void *recv, 
 GpuResult mpi_post_allgather(void *comm, const void *mine, void *all, size_t n, MpiRequest *req);
 /* The tags of messages between two ranks: the data of mpi_post's sends and recvs, and
  * before it the sender's and the receiver's headers (mpi_post_bytes) */
-enum { GPU_TAG_DATA = 7, GPU_TAG_SENT = 8, GPU_TAG_WANTED = 9 };
+enum { GPU_TAG_DATA = 7, GPU_TAG_SENT = 8, GPU_TAG_WANTED = 9, GPU_TAG_BYE = 10 };
 /* Posts n bytes to peer (sending) or from it, with tag */
 GpuResult mpi_post_bytes(void *comm, void *buf, size_t n, int peer, int tag, int sending,
                          MpiRequest *req);

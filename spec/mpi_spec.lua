@@ -1,6 +1,7 @@
 -- Two processes under mpirun (#mpi: where Open MPI's mpirun is installed): the
 -- collectives between processes, and a rank killed mid-collective, which the other must
--- raise about within 10 s. Kept to two runs of mpirun, each about a second.
+-- raise about within 10 s, and a rank whose script raises. Three runs of mpirun, each
+-- one to three seconds.
 local function mpirun(script)
   -- as root (CI), on loopback and shared memory only; --enable-recovery keeps the
   -- survivor alive when its peer is killed, so that it can say what it saw
@@ -29,5 +30,19 @@ describe("#mpi two processes", function()
     assert.is_truthy(after, out)
     assert.is_true(after < 10 and took < 30, out)
     assert.matches("GPUHOST_COMM_FAILED: .*rank 1 has ended %(its process is gone%)", out)
+  end)
+
+  it("pair grouped calls with ungrouped ones, and raise within 10 s when a peer's script raises", function()
+    local out, took = mpirun("spec/mpi/ended.lua")
+    for r = 0, 1 do
+      assert.matches(("rank %d: grouped or not gpu.array%%(float32, {2}%%) %%[3, 3%%] "):format(r) ..
+                     "gpu.array%(float32, {3}%) %[30, 30, 30%]", out)
+    end
+    local after = tonumber(out:match("rank 0: raised after ([%d.]+) s"))
+    assert.is_truthy(after, out)
+    assert.is_true(after < 10 and took < 30, out)
+    assert.matches("GPUHOST_COMM_FAILED: all_reduce: rank 1 has ended %(its script ended: it " ..
+                   "returned, raised an error or called os.exit%)", out)
+    assert.matches("rank 0: then [^\n]*attempt to use a broken communicator", out)
   end)
 end)

@@ -24,21 +24,19 @@ struct GpuComm {
 };
 
 static const size_t type_size[] = {1, 1, 4, 4, 8, 8, 4, 8, 1, 2};
-static const char *const coll_name[] = {"all_reduce", "all_gather", "reduce_scatter",
-                                        "broadcast", "reduce", "send", "recv"};
+static const char *const coll_name[] = {"all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce", "send", "recv"};
 static int depth;               /* nesting of group_start */
 static Clique **open_cliques;   /* cliques with calls waiting for the group's end */
 static int nopen;
 
 #define COMM_FAIL(call) ((GpuResult){GPU_ERR_COMM_FAILED, GPU_SRC_HOST, call, NULL, NULL})
 #define MISMATCH(call) ((GpuResult){GPU_ERR_COMM_MISMATCH, GPU_SRC_HOST, call, NULL, NULL})
-static const char *const type_name[] = {"int8", "uint8", "int32", "uint32", "int64", "uint64",
-                                        "float32", "float64", "byte", "float16"};
+static const char *const type_name[] = {"int8", "uint8", "int32", "uint32", "int64", "uint64", "float32", "float64", "byte", "float16"};
 static const char *const op_name[] = {"sum", "prod", "min", "max", "avg"};
 #define NOMEM GPU_FAIL(CUDA_ERROR_OUT_OF_MEMORY, GPU_SRC_CUDA, "malloc (CPU backend)")
 
-GpuResult cpu_comm_id(GpuCommId *id) {
-  memset(id, 0, sizeof *id);   /* unused: each communicator duplicates MPI's world */
+GpuResult cpu_comm_id(GpuCommId *id) {   /* unused: each communicator duplicates MPI's world */
+  memset(id, 0, sizeof *id);
   return GPU_OK;
 }
 
@@ -90,14 +88,10 @@ GpuResult cpu_comm_init_rank(GpuComm **comm, int nranks, int rank, const GpuComm
 /* dst[i] = dst[i] op src[i] for n elements of type t */
 static void combine(void *dst, const void *src, size_t n, int t, int op) {
   switch (t) {
-    case GPU_CT_INT8: REDUCE_LOOP(int8_t) break;
-    case GPU_CT_UINT8: REDUCE_LOOP(uint8_t) break;
-    case GPU_CT_INT32: REDUCE_LOOP(int32_t) break;
-    case GPU_CT_UINT32: REDUCE_LOOP(uint32_t) break;
-    case GPU_CT_INT64: REDUCE_LOOP(int64_t) break;
-    case GPU_CT_UINT64: REDUCE_LOOP(uint64_t) break;
-    case GPU_CT_FLOAT32: REDUCE_LOOP(float) break;
-    case GPU_CT_FLOAT64: REDUCE_LOOP(double) break;
+    case GPU_CT_INT8: REDUCE_LOOP(int8_t) break;   case GPU_CT_UINT8: REDUCE_LOOP(uint8_t) break;
+    case GPU_CT_INT32: REDUCE_LOOP(int32_t) break; case GPU_CT_UINT32: REDUCE_LOOP(uint32_t) break;
+    case GPU_CT_INT64: REDUCE_LOOP(int64_t) break; case GPU_CT_UINT64: REDUCE_LOOP(uint64_t) break;
+    case GPU_CT_FLOAT32: REDUCE_LOOP(float) break; case GPU_CT_FLOAT64: REDUCE_LOOP(double) break;
     case GPU_CT_FLOAT16: half_combine(dst, src, n, op); break;
     default: break;
   }
@@ -237,7 +231,7 @@ static GpuResult gather_call(GpuComm *c, const GpuCollArgs *a) {
  * order). A group's calls move on together, so their communicators' calls may come in any
  * order (as NCCL's groups allow): each communicator's are kept apart by its own MPI
  * communicator. */
-enum { HEADERS, DATA, SETTLED };
+enum { UNPOSTED, HEADERS, DATA, SETTLED };
 #define HEADER 5                /* longs: kind, count, type, op, root or peer */
 typedef struct Op {
   GpuComm *comm;
@@ -319,9 +313,15 @@ static GpuResult mismatch(const Op *op, int k) {
 }
 
 /* Moves op on as far as it goes without waiting; *bad: the rank that disagrees, if any.
- * Its data is posted only once the calls before it on its communicator have posted theirs
- * (first), so that every rank posts them in the same order, as MPI's collectives need. */
+ * A grouped collective's header, and any call's data, is posted once the calls before it
+ * on its communicator have posted their data (first): every rank posts MPI's collectives
+ * in the calls' order, grouped or not (a group that posted its headers first had MPI pair
+ * one rank's second header with another's first data, and Open MPI end the process). */
 static GpuResult advance(Op *op, int first, int *bad) {
+  if (op->step == UNPOSTED && !first) return GPU_OK;
+  GpuResult posting = op->step == UNPOSTED ? post_headers(op) : GPU_OK;
+  if (posting.code) return posting;
+  if (op->step == UNPOSTED) op->step = HEADERS;
   int done = 1;
   for (int i = 0; i < 2; i++) {
     int d;
@@ -359,8 +359,8 @@ static GpuResult watch(const Op *op, double t0) {
   const char *what = coll_name[op->args.kind];
   int rank = op->comm->rank, gone = mpi_peer_gone();
   if (gone >= 0)
-    return cpu_fail(COMM_FAIL("MPI_Test"), "%s: rank %d has ended (its process is gone) while "
-                    "rank %d waited for it; the communicator is broken", what, gone, rank);
+    return cpu_fail(COMM_FAIL("MPI_Test"), "%s: rank %d has ended (%s) while rank %d waited "
+                    "for it; the communicator is broken", what, gone, mpi_gone_how(), rank);
   if (backend_take_interrupt())
     return cpu_fail(COMM_FAIL("MPI_Test"), "%s: interrupted (Ctrl-C) while rank %d waited; "
                     "the ranks are out of step and the communicator is broken", what, rank);
@@ -390,7 +390,7 @@ static GpuResult wait_ops(Op **ops, int n) {
       GpuResult q = ops[i]->step == SETTLED ? GPU_OK : advance(ops[i], c->held != pass, &bad);
       if (q.code) return abandon(ops, n, q);
       if (bad >= 0 && r.code == 0) r = mismatch(ops[i], bad);
-      if (ops[i]->step == HEADERS) c->held = pass;   /* the calls after it wait for it */
+      if (ops[i]->step <= HEADERS) c->held = pass;   /* the calls after it wait for it */
       if (!waiting && ops[i]->step != SETTLED) waiting = ops[i];
     }
     if (!waiting) break;
@@ -415,12 +415,17 @@ static GpuResult mpi_coll(GpuComm *c, const GpuCollArgs *a) {
   op->args = *a;
   long mine[HEADER] = {a->kind, (long)a->count, a->type, a->op, a->peer};
   memcpy(op->mine, mine, sizeof mine);
-  GpuResult r = post_headers(op);
+  if (depth > 0 && a->kind < GPU_COLL_SEND) {   /* its header waits for the calls before it */
+    posted[nposted++] = op;
+    return GPU_OK;
+  }
+  GpuResult r = post_headers(op);   /* a send's or recv's at once: a ring of them pairs up */
   if (r.code) {                  /* op is left to MPI: a request may be out */
     c->broken = 1;
     mpi_skip_finalize();
     return r;
   }
+  op->step = HEADERS;
   if (depth > 0) {
     posted[nposted++] = op;
     return GPU_OK;
@@ -468,8 +473,8 @@ GpuResult cpu_comm_check(GpuComm *c) {
   if (gone < 0) return GPU_OK;
   c->broken = 1;
   mpi_skip_finalize();
-  return cpu_fail(COMM_FAIL("comm"), "rank %d has ended (its process is gone); rank %d's "
-                  "communicator is broken", gone, c->rank);
+  return cpu_fail(COMM_FAIL("comm"), "rank %d has ended (%s); rank %d's communicator is "
+                  "broken", gone, mpi_gone_how(), c->rank);
 }
 
 GpuResult cpu_comm_abort(GpuComm *c) {

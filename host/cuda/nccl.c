@@ -210,8 +210,8 @@ static const char *why_broken(GpuComm *c) {
     }
     int gone = c->launched ? mpi_peer_gone() : -1;
     if (gone >= 0) {
-      snprintf(detail, sizeof detail, "rank %d has ended (its process is gone) while rank %d "
-               "worked with it; the communicator is broken", gone, c->rank);
+      snprintf(detail, sizeof detail, "rank %d has ended (%s) while rank %d worked with it; "
+               "the communicator is broken", gone, mpi_gone_how(), c->rank);
       return detail;
     }
   }
