@@ -1099,8 +1099,15 @@ end
 
 -- gpu.with_device(id, f, ...): f(...) with device id current; the device current before
 -- is current again afterwards, also when f raises (the error goes on) and when a coroutine
--- suspended in f is closed (a to-be-closed guard; pcall left that device current)
+-- suspended in f is closed (a to-be-closed guard; pcall left that device current). In a
+-- coroutine f runs under pcall too: Lua closes a dead coroutine's variables only at
+-- coroutine.close, so an error under coroutine.resume left f's device current.
 local restore_mt = {__close = function(guard) guard[1]:use() end}
+local function rethrow(guard, ok, ...)
+  if ok then return ... end
+  guard[1]:use()
+  error((...), 0)
+end
 function gpu.with_device(id, f, ...)
   local n = gpu.device_count()
   id = math.tointeger(id) or id   -- 1.0 names device 1, as gpu.device(1.0) does
@@ -1113,7 +1120,8 @@ function gpu.with_device(id, f, ...)
   end
   local prev <close> = setmetatable({gpu.device()}, restore_mt)
   gpu.device(id):use()
-  return f(...)
+  if select(2, coroutine.running()) then return f(...) end   -- the main thread
+  return rethrow(prev, pcall(f, ...))
 end
 
 -- errors at the caller's line, also those of the calls these make
