@@ -3,6 +3,7 @@
  * interactive prompt with line editing (libedit, opened at run time), history,
  * multi-line statements and printed results. main only sets up a protected pmain. */
 #include <dlfcn.h>
+#include <locale.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -251,6 +252,22 @@ static struct {
   char *history;   /* ~/.gpuhost_history, malloc'd: a HOME of any length */
 } edit;
 
+/* A line into the history, and the history to its file at once: a session that ends by
+ * os.exit or Ctrl-C keeps it too */
+static void remember(const char *line) {
+  if (!edit.readline || line[0] == '\0') return;
+  edit.add_history(line);
+  if (edit.write_history && edit.history) edit.write_history(edit.history);
+}
+
+/* libedit reads multibyte characters by the locale's LC_CTYPE, and in the C locale
+ * dropped every byte past ASCII ("héllo" came as "hllo"): the user's, else C.UTF-8.
+ * LC_CTYPE only: Lua's own lexer and number formats do not ask the locale. */
+static void edit_locale(void) {
+  const char *set = setlocale(LC_CTYPE, "");
+  if (set == NULL || strcmp(set, "C") == 0 || strcmp(set, "POSIX") == 0) setlocale(LC_CTYPE, "C.UTF-8");
+}
+
 static void edit_open(lua_State *L) {
   if (!isatty(0)) return;   /* piped input is read as it is */
   const char *names[] = {"libedit.so.2", "libedit.so.0", "libedit.so", NULL};
@@ -262,6 +279,7 @@ static void edit_open(lua_State *L) {
   *(void **)&edit.read_history = dlsym(lib, "read_history");
   *(void **)&edit.write_history = dlsym(lib, "write_history");
   if (edit.readline == NULL || edit.add_history == NULL) { edit.readline = NULL; return; }
+  edit_locale();
   complete_open(L, lib);
   const char *home = getenv("HOME");
   size_t size = home ? strlen(home) + sizeof HISTORY_FILE + 1 : 0;
@@ -346,7 +364,7 @@ static int try_expression(lua_State *L) {
   int status = gpuhost_loadbuffer(L, retline, strlen(retline), "=stdin", NULL);
   if (status == LUA_OK) {
     lua_remove(L, -2);   /* the return line */
-    if (line[0] != '\0' && edit.readline) edit.add_history(line);
+    remember(line);
   } else {
     lua_pop(L, 2);       /* error and return line */
   }
@@ -360,7 +378,7 @@ static int multiline(lua_State *L) {
     const char *code = lua_tolstring(L, 1, &len);
     int status = gpuhost_loadbuffer(L, code, len, "=stdin", NULL);
     if (!incomplete(L, status) || !read_line(L, 0)) {   /* at the end of input, its error */
-      if (edit.readline) edit.add_history(code);
+      remember(code);
       return status;
     }
     lua_remove(L, -2);   /* the syntax error: the statement goes on */

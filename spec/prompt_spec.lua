@@ -66,4 +66,20 @@ describe("the prompt's history", function()
     assert.matches("print(x", history or "", 1, true)
     assert.are.equal("1", (files:gsub("%s", "")))   -- that file only, none at a cut path
   end)
+
+  it("keeps bytes past ASCII and the history of a session ended by os.exit #libedit", function()
+    local home = os.tmpname() .. "-home"
+    os.execute("mkdir -p " .. home)
+    -- LANG unset: libedit read in the C locale, which dropped "é" (print gave 4, "hllo")
+    local out, status = S.run("printf 's = \"h\\303\\251llo\"\nprint(#s, s)\nos.exit(0)\n' | " ..
+                              "env -u LANG -u LC_ALL -u LC_CTYPE HOME=" .. home .. " script -qc " ..
+                              S.quote(S.gpuhost) .. " /dev/null")
+    local f = io.open(home .. "/.gpuhost_history")
+    local history = f and f:read("a")
+    if f then f:close() end
+    os.execute("rm -rf " .. home)
+    assert.are.equal(0, status)
+    assert.matches("6\th\195\169llo", out)
+    assert.matches("print(#s,", history or "", 1, true)
+  end)
 end)
