@@ -69,6 +69,7 @@ int gpuhost_loadfile(lua_State *L, const char *filename, const char *mode) {
   size_t skip = len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
   if (skip < len && text[skip] == '#') {
     while (skip < len && text[skip] != '\n') skip++;
+    if (skip + 1 < len && text[skip + 1] == LUA_SIGNATURE[0]) skip++;   /* a binary chunk */
   }
   if (filename) lua_pushfstring(L, "@%s", filename);
   else lua_pushliteral(L, "=stdin");
@@ -109,13 +110,15 @@ static int l_dofile(lua_State *L) {
   return dofile_cont(L, 0, 0);
 }
 
-/* require's searcher for Lua files, as package.searchers[2] but with our loader */
+/* require's searcher for Lua files, as package.searchers[2] but with our loader; the
+ * package table and package.searchpath it uses are its upvalues, as the stock searcher
+ * holds its own (a script that sets `package` or `package.searchpath` to nil keeps require) */
 static int l_searcher(lua_State *L) {
   const char *name = luaL_checkstring(L, 1);
-  lua_getglobal(L, "package");
-  lua_getfield(L, -1, "searchpath");
+  lua_pushvalue(L, lua_upvalueindex(2));
   lua_pushstring(L, name);
-  lua_getfield(L, -3, "path");
+  if (lua_getfield(L, lua_upvalueindex(1), "path") != LUA_TSTRING)
+    return luaL_error(L, "'package.path' must be a string");
   lua_call(L, 2, 2);
   if (lua_isnil(L, -2)) return 1;   /* the message of what was tried */
   const char *filename = lua_tostring(L, -2);
@@ -133,7 +136,9 @@ void loader_open(lua_State *L) {
   lua_setglobal(L, "dofile");
   lua_getglobal(L, "package");
   lua_getfield(L, -1, "searchers");
-  lua_pushcfunction(L, l_searcher);
+  lua_pushvalue(L, -2);
+  lua_getfield(L, -1, "searchpath");
+  lua_pushcclosure(L, l_searcher, 2);
   lua_rawseti(L, -2, 2);
   lua_pop(L, 2);
 }

@@ -3,6 +3,7 @@
  * interactive prompt with line editing (libedit, opened at run time), history,
  * multi-line statements and printed results. main only sets up a protected pmain. */
 #include <dlfcn.h>
+#include <limits.h>
 #include <locale.h>
 #include <signal.h>
 #include <stdio.h>
@@ -219,13 +220,11 @@ static int run_script(lua_State *L, char **argv, int script) {
     lua_pop(L, 2);
     lua_pushliteral(L, "'arg' is not a table");
     status = LUA_ERRRUN;
-  } else if (status == LUA_OK) {
-    int n = 0;
-    for (int i = 1; ; i++) {
-      luaL_checkstack(L, 3, "too many arguments to script");   /* one per argument */
-      if (lua_rawgeti(L, -1 - n, i) == LUA_TNIL) { lua_pop(L, 1); break; }
-      n++;
-    }
+  } else if (status == LUA_OK) {   /* arg[1] .. arg[#arg], nils and __len as lua.c's */
+    lua_Integer len = luaL_len(L, -1);
+    int n = len < 0 ? 0 : len > INT_MAX - 3 ? INT_MAX - 3 : (int)len;
+    luaL_checkstack(L, n + 3, "too many arguments to script");
+    for (int i = 1; i <= n; i++) lua_rawgeti(L, -i, i);
     lua_remove(L, -1 - n);
     status = docall(L, n, LUA_MULTRET);
   }

@@ -37,6 +37,34 @@ describe("gpuhost", function()
     assert.are.equal("2\n", out)
   end)
 
+  it("loads a binary chunk after a # line, as lua5.4 (the newline kept made it text)", function()
+    local f = S.tmpfile("#!/x\n" .. string.dump(load("print('binary chunk')")))
+    local out, status = S.host(f)
+    os.remove(f)
+    assert.are.same({"binary chunk\n", 0}, {out, status})
+  end)
+
+  it("passes the script arg[1] .. arg[#arg], nils and __len as lua5.4's", function()
+    local f = S.tmpfile("print(select('#', ...), ...)\n")
+    local out = S.host("-e 'arg[2] = nil' " .. f .. " a b c")
+    local out2 = S.host("-e 'setmetatable(arg, {__len = function() return 3 end})' " .. f .. " a")
+    os.remove(f)
+    assert.are.same({"3\ta\tnil\tc\n", "3\ta\tnil\tnil\n"}, {out, out2})
+  end)
+
+  it("finds Lua modules with package and package.searchpath as they were, as lua5.4's searcher", function()
+    local dir = os.tmpname() .. "-mods"
+    os.execute("mkdir -p " .. dir)
+    local m = io.open(dir .. "/host_spec_mod.lua", "w")
+    m:write("return 'found'\n")
+    m:close()
+    local out = S.host("-e 'package.path = \"" .. dir .. "/?.lua\"; package.searchpath = nil; " ..
+                       "local r = require \"host_spec_mod\"; package = nil; print(r)'")
+    local out2 = S.host("-e 'package.path = nil; print(select(2, pcall(require, \"host_spec_none\")))'")
+    os.execute("rm -rf " .. dir)
+    assert.are.same({"found\n", "'package.path' must be a string\n"}, {out, out2})
+  end)
+
   it("says why a script cannot be read", function()
     local dir = os.tmpname() .. "-dir"
     os.execute("mkdir " .. dir)

@@ -159,6 +159,7 @@ static GpuResult compile_error(GpuImage *out, int code, const char *log) {
   free(out->log);
   out->log = strdup(log);
   return GPU_FAIL(code, GPU_SRC_HOST, code == GPU_ERR_CPU_COMPILE ? "c++ (CPU backend)"
+                                     : code == GPU_ERR_BAD_SETTING ? "GPUHOST_CXX_TIMEOUT"
                                                                   : "gpu.kernel (CPU backend)");
 }
 
@@ -225,7 +226,7 @@ static void run_failure(const Run *run, long timeout, char *msg, size_t n) {
 static GpuResult compile_in(Workdir *w, const GpuCompileJob *job, const int *loops, GpuImage *out) {
   char msg[600], logpath[sizeof w->path];
   long timeout = cpu_env_number("GPUHOST_CXX_TIMEOUT", 1, 86400, 300, msg, sizeof msg);
-  if (timeout < 0) return compile_error(out, GPU_ERR_CPU_COMPILE, msg);
+  if (timeout < 0) return compile_error(out, GPU_ERR_BAD_SETTING, msg);
   precompile(timeout);
   Command c;
   char **argv = build_argv(&c, w, job);

@@ -216,8 +216,9 @@ static struct {
   atomic_int running;         /* pool threads still on the job */
   Job *job;
   char error[200];            /* why the pool could not start (GPUHOST_CPU_THREADS) */
+  int bad_setting;            /* that was GPUHOST_CPU_THREADS itself */
 } pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER, -1,
-          NULL, NULL, 0, 0, 0, NULL, ""};
+          NULL, NULL, 0, 0, 0, NULL, "", 0};
 
 /* Waits up to 50 microseconds for *v to differ from old (0), else returns 1: between the
  * launches of a loop the workers stay awake, and a launch costs no wake-up. */
@@ -276,13 +277,17 @@ static void catch_faults(void) {
 }
 
 /* Starts the pool and the fault handler once: GPUHOST_CPU_THREADS workers (at most 4 a
- * core), else one a core (cores: those the process may run on); 0, or -1 (pool.error says why). */
+ * core), else one a core (cores: those the process may run on); 0, -1 (pool.error says
+ * why), or -2 for a malformed GPUHOST_CPU_THREADS (pool.bad_setting, kept). */
 static int pool_start(void) {
   if (pool.nthreads >= 0) return 0;
-  if (pool.error[0]) return -1;
+  if (pool.error[0]) return pool.bad_setting ? -2 : -1;
   long cores = cpu_cores();
   long n = cpu_env_number("GPUHOST_CPU_THREADS", 1, 4 * cores, cores, pool.error, sizeof pool.error);
-  if (n < 0) return -1;
+  if (n < 0) {
+    pool.bad_setting = 1;
+    return -2;
+  }
   if ((pool.workers = calloc((size_t)n, sizeof *pool.workers)) == NULL ||
       (pool.caller = worker_new(0)) == NULL) {
     snprintf(pool.error, sizeof pool.error, "no memory for the worker threads");
@@ -380,7 +385,11 @@ GpuResult cpu_launch(CUfunction f, const unsigned grid[3], const unsigned block[
   const CpuFunction *fn = (const CpuFunction *)f;
   GpuResult r = cpu_launch_check(f, grid, block, shared);
   if (r.code) return r;
-  if (pool_start() != 0) {   /* said in the message: it is not this kernel's doing */
+  int started = pool_start();
+  if (started == -2)
+    return cpu_fail((GpuResult){GPU_ERR_BAD_SETTING, GPU_SRC_HOST, "GPUHOST_CPU_THREADS", NULL, NULL},
+                    "%s", pool.error);
+  if (started != 0) {   /* said in the message: it is not this kernel's doing */
     r = GPU_FAIL(CUDA_ERROR_INVALID_VALUE, GPU_SRC_CUDA, LAUNCH_CALL);
     r.note = pool.error;
     return r;
