@@ -1,10 +1,13 @@
-/* complete.c: Tab completion at gpuhost's prompt, through libedit's readline interface
- * (opened by main.c with dlopen). What to offer is decided in Lua, by the embedded
- * lua/complete.lua, which reads the running state's globals and fields without calling
- * anything; this file only hands its list to libedit. */
+/* complete.c: the prompt's line editor, libedit's readline interface opened with dlopen:
+ * lines, their history and Tab completion. What to offer is decided in Lua, by the
+ * embedded lua/complete.lua, which reads the running state's globals and fields without
+ * calling anything; this file only hands its list to libedit. */
 #include <dlfcn.h>
+#include <locale.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "lua.h"
 #include "lauxlib.h"
 #include "util.h"
@@ -82,4 +85,62 @@ int complete_open(lua_State *L, void *libedit) {
   if (append) *append = '\0';   /* "gpu." goes on without a space */
   *(char **(**)(const char *, int, int))attempted_fn = attempt;
   return 1;
+}
+
+#define HISTORY_FILE ".gpuhost_history"
+
+/* ---- the line editor: libedit, if it is there (main.c reads stdin plainly otherwise) ---- */
+
+static struct {
+  char *(*readline)(const char *);
+  void (*add_history)(const char *);
+  int (*read_history)(const char *);
+  int (*write_history)(const char *);
+  char *history;   /* ~/.gpuhost_history, malloc'd: a HOME of any length */
+} edit;
+
+/* A line into the history, and the history to its file at once: a session that ends by
+ * os.exit or Ctrl-C keeps it too */
+void edit_remember(const char *line) {
+  if (!edit.readline || line[0] == '\0') return;
+  edit.add_history(line);
+  if (edit.write_history && edit.history) edit.write_history(edit.history);
+}
+
+/* libedit reads multibyte characters by the locale's LC_CTYPE, and in the C locale
+ * dropped every byte past ASCII ("héllo" came as "hllo"): the user's, else C.UTF-8.
+ * LC_CTYPE only: Lua's own lexer and number formats do not ask the locale. */
+static void edit_locale(void) {
+  const char *set = setlocale(LC_CTYPE, "");
+  if (set == NULL || strcmp(set, "C") == 0 || strcmp(set, "POSIX") == 0) setlocale(LC_CTYPE, "C.UTF-8");
+}
+
+void edit_open(lua_State *L) {
+  if (!isatty(0)) return;   /* piped input is read as it is */
+  const char *names[] = {"libedit.so.2", "libedit.so.0", "libedit.so", NULL};
+  void *lib = NULL;
+  for (int i = 0; names[i] && lib == NULL; i++) lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+  if (lib == NULL) return;
+  *(void **)&edit.readline = dlsym(lib, "readline");
+  *(void **)&edit.add_history = dlsym(lib, "add_history");
+  *(void **)&edit.read_history = dlsym(lib, "read_history");
+  *(void **)&edit.write_history = dlsym(lib, "write_history");
+  if (edit.readline == NULL || edit.add_history == NULL) { edit.readline = NULL; return; }
+  edit_locale();
+  complete_open(L, lib);
+  const char *home = getenv("HOME");
+  size_t size = home ? strlen(home) + sizeof HISTORY_FILE + 1 : 0;
+  if (home && edit.read_history && (edit.history = malloc(size)) != NULL) {
+    snprintf(edit.history, size, "%s/%s", home, HISTORY_FILE);
+    edit.read_history(edit.history);
+  }
+}
+
+int edit_active(void) { return edit.readline != NULL; }
+char *edit_readline(const char *prompt) { return edit.readline(prompt); }
+
+void edit_close(void) {
+  if (edit.write_history && edit.history) edit.write_history(edit.history);
+  free(edit.history);
+  edit.history = NULL;
 }

@@ -2,9 +2,7 @@
  * `lua5.4` is (script and arg, -e, -l, -i, -v, -, LUA_INIT) and, on a terminal, an
  * interactive prompt with line editing (libedit, opened at run time), history,
  * multi-line statements and printed results. main only sets up a protected pmain. */
-#include <dlfcn.h>
 #include <limits.h>
-#include <locale.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +17,6 @@
 
 #define PROGNAME "gpuhost"
 #define VERSION "0.1"
-#define HISTORY_FILE ".gpuhost_history"
 
 static const char *progname = PROGNAME;
 static lua_State *running;   /* the state a Ctrl-C interrupts */
@@ -242,52 +239,6 @@ static int handle_luainit(lua_State *L) {
 
 /* ---- the interactive prompt ---- */
 
-/* libedit, if it is there; plain stdin otherwise */
-static struct {
-  char *(*readline)(const char *);
-  void (*add_history)(const char *);
-  int (*read_history)(const char *);
-  int (*write_history)(const char *);
-  char *history;   /* ~/.gpuhost_history, malloc'd: a HOME of any length */
-} edit;
-
-/* A line into the history, and the history to its file at once: a session that ends by
- * os.exit or Ctrl-C keeps it too */
-static void remember(const char *line) {
-  if (!edit.readline || line[0] == '\0') return;
-  edit.add_history(line);
-  if (edit.write_history && edit.history) edit.write_history(edit.history);
-}
-
-/* libedit reads multibyte characters by the locale's LC_CTYPE, and in the C locale
- * dropped every byte past ASCII ("héllo" came as "hllo"): the user's, else C.UTF-8.
- * LC_CTYPE only: Lua's own lexer and number formats do not ask the locale. */
-static void edit_locale(void) {
-  const char *set = setlocale(LC_CTYPE, "");
-  if (set == NULL || strcmp(set, "C") == 0 || strcmp(set, "POSIX") == 0) setlocale(LC_CTYPE, "C.UTF-8");
-}
-
-static void edit_open(lua_State *L) {
-  if (!isatty(0)) return;   /* piped input is read as it is */
-  const char *names[] = {"libedit.so.2", "libedit.so.0", "libedit.so", NULL};
-  void *lib = NULL;
-  for (int i = 0; names[i] && lib == NULL; i++) lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
-  if (lib == NULL) return;
-  *(void **)&edit.readline = dlsym(lib, "readline");
-  *(void **)&edit.add_history = dlsym(lib, "add_history");
-  *(void **)&edit.read_history = dlsym(lib, "read_history");
-  *(void **)&edit.write_history = dlsym(lib, "write_history");
-  if (edit.readline == NULL || edit.add_history == NULL) { edit.readline = NULL; return; }
-  edit_locale();
-  complete_open(L, lib);
-  const char *home = getenv("HOME");
-  size_t size = home ? strlen(home) + sizeof HISTORY_FILE + 1 : 0;
-  if (home && edit.read_history && (edit.history = malloc(size)) != NULL) {
-    snprintf(edit.history, size, "%s/%s", home, HISTORY_FILE);
-    edit.read_history(edit.history);
-  }
-}
-
 static int prompt_string(lua_State *L) {
   luaL_tolstring(L, 1, NULL);
   return 1;
@@ -330,13 +281,13 @@ static int plain_line(lua_State *L) {
 /* Reads a line onto the stack (without its newline); 0 at end of input. */
 static int read_line(lua_State *L, int first) {
   const char *prompt = get_prompt(L, first);
-  if (!edit.readline) {
+  if (!edit_active()) {
     fputs(prompt, stdout);
     fflush(stdout);
     lua_pop(L, 1);   /* prompt */
     return plain_line(L);
   }
-  char *line = edit.readline(prompt);
+  char *line = edit_readline(prompt);
   lua_pop(L, 1);   /* prompt */
   if (line == NULL) return 0;
   size_t len = strlen(line);
@@ -363,7 +314,7 @@ static int try_expression(lua_State *L) {
   int status = gpuhost_loadbuffer(L, retline, strlen(retline), "=stdin", NULL);
   if (status == LUA_OK) {
     lua_remove(L, -2);   /* the return line */
-    remember(line);
+    edit_remember(line);
   } else {
     lua_pop(L, 2);       /* error and return line */
   }
@@ -377,7 +328,7 @@ static int multiline(lua_State *L) {
     const char *code = lua_tolstring(L, 1, &len);
     int status = gpuhost_loadbuffer(L, code, len, "=stdin", NULL);
     if (!incomplete(L, status) || !read_line(L, 0)) {   /* at the end of input, its error */
-      remember(code);
+      edit_remember(code);
       return status;
     }
     lua_remove(L, -2);   /* the syntax error: the statement goes on */
@@ -429,9 +380,7 @@ static void repl(lua_State *L) {
   lua_settop(L, 0);
   fputc('\n', stdout);
   fflush(stdout);
-  if (edit.write_history && edit.history) edit.write_history(edit.history);
-  free(edit.history);
-  edit.history = NULL;
+  edit_close();
   progname = saved;
 }
 
