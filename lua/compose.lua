@@ -352,13 +352,29 @@ function gpu.nonzero(a)
   return table.unpack(out, 1, #shape)
 end
 
--- gpu.diff(a [, n [, dim]]): the n-th difference (1 by default) along dim (the last by
--- default): a[i + 1] - a[i], n times; bools give a[i + 1] ~= a[i], as NumPy's
-function gpu.diff(a, n, dim)
+-- gpu.diff(a [, n [, dim]] [, {prepend =, append =}]): the n-th difference (1 by default)
+-- along dim (the last by default): a[i + 1] - a[i], n times; bools give a[i + 1] ~= a[i],
+-- as NumPy's; prepend and append (a number or an array, of a's shape but along dim where
+-- it has that many dims, else broadcast to one slice) go before and after a along dim
+function gpu.diff(a, n, dim, opts)
+  if opts == nil and type(dim) == "table" then dim, opts = nil, dim end
+  if opts == nil and dim == nil and type(n) == "table" then n, opts = nil, n end
   if not is_array(a) then error(("gpu.diff: a device array expected, got %s"):format(described(a)), 2) end
   n = count(n or 1, "diff", "n")
   if a.ndim == 0 then error("gpu.diff: a 0-D array has no dimension to difference", 2) end
   local d = dim_of(dim or -1, a.ndim, "diff")
+  opts = gpu._arg.options(opts, "diff", "prepend append")
+  if opts.prepend ~= nil or opts.append ~= nil then
+    local parts, slice = {}, a.shape
+    slice[d] = 1
+    for _, v in ipairs({opts.prepend or false, a, opts.append or false}) do
+      if v then
+        if not is_array(v) then v = gpu.full({}, v, gpu.result_type(a, v)) end
+        parts[#parts + 1] = v.ndim == 0 and gpu.broadcast_to(v, slice) or v
+      end
+    end
+    a = gpu.concatenate(parts, d)
+  end
   for _ = 1, n do
     local len = a.shape[d]
     if len == 0 then break end
@@ -377,7 +393,7 @@ local function triangle(a, k, api, lower)
   local rows = gpu.arange(shape[#shape - 1], "int64"):unsqueeze(2)
   local cols = gpu.arange(shape[#shape], "int64"):unsqueeze(1)
   local keep = lower and (cols - rows):le(k) or (cols - rows):ge(k)
-  return gpu.where(keep, a, 0)
+  return gpu.where(keep, a, gpu.zeros({}, a.dtype))   -- a's zero: a bool 0 made int64
 end
 function gpu.tril(a, k) return triangle(a, k, "tril", true) end
 function gpu.triu(a, k) return triangle(a, k, "triu", false) end
@@ -443,11 +459,15 @@ function gpu.tile(a, reps)
   local nd = math.max(a.ndim, #reps)
   local shape = a.shape
   for _ = a.ndim + 1, nd do table.insert(shape, 1, 1) end
-  local out = a:reshape(shape)
+  local out, total, rs = a:reshape(shape), 1, {}
   for d = 1, nd do
-    local r = count(reps[d - (nd - #reps)] or 1, "tile", "each repetition")
-    local n = gpu._arg.times(shape[d], r, "tile", "repetitions", 3)
-    if r ~= 1 then out = gpu.take(out, gpu.arange(n, "int64") % math.max(shape[d], 1) + 1, d) end
+    rs[d] = count(reps[d - (nd - #reps)] or 1, "tile", "each repetition")
+    total = gpu._arg.times(total, gpu._arg.times(shape[d], rs[d], "tile", "repetitions", 3), "tile", "repetitions", 3)
+  end
+  gpu._arg.elements(total, "tile", 3)
+  for d = 1, nd do
+    local r = rs[d]
+    if r ~= 1 then out = gpu.take(out, gpu.arange(shape[d] * r, "int64") % math.max(shape[d], 1) + 1, d) end
   end
   return out == a and a:copy() or out
 end

@@ -55,6 +55,14 @@ function arg.times(n, r, api, noun, level)
   end
   return n * r
 end
+-- total, the elements of a result, refused past 2^48 (an array's most: host/dtype.c's
+-- MAX_SIZE) before anything is made for it (tile and tri made index arrays of 10^9 first)
+function arg.elements(total, api, level)
+  if total > 1 << 48 then
+    error(("gpu.%s: the result would have %d elements, more than an array holds (2^48)"):format(api, total), level)
+  end
+  return total
+end
 -- whether x, an array or host array, has been freed (reading any field of a freed one raises)
 local function size_of(x) return x.size end
 function arg.freed(x) return not pcall(size_of, x) end

@@ -619,7 +619,8 @@ end
 
 -- gpu.polyfit(x, y, deg [, {rcond =, w =, full =}]): the least-squares polynomial of degree
 -- deg through (x, y) (y (m) or (m, k): a fit per column), coefficients highest power first,
--- float64 (float32 for float32 inputs), as NumPy's: lstsq on the Vandermonde matrix with its
+-- float64 (complex128 for complex inputs: NumPy's Vandermonde matrix promotes x with int64),
+-- as NumPy's: lstsq on the Vandermonde matrix with its
 -- columns scaled to norm 1; with full, also residuals, rank, singular values and rcond
 function gpu.polyfit(x, y, deg, opts)
   local function bad(fmt, ...) error(("gpu.polyfit: " .. fmt):format(...), 3) end
@@ -630,7 +631,7 @@ function gpu.polyfit(x, y, deg, opts)
   if x.shape[1] == 0 then bad("x is empty") end
   if opts ~= nil and type(opts) ~= "table" then bad("the options must be a table") end
   opts = gpu._arg.options(opts, "polyfit", "rcond full w")
-  local dt = la_dtype(gpu.result_type(x, y))
+  local dt = la_dtype(gpu.result_type(x, y)):find("complex") and "complex128" or "float64"
   local m = x.shape[1]
   local rcond = opts.rcond or m * eps_of[real_of[dt]]
   local lhs = gpu.vander(x:astype(dt), deg + 1)
@@ -655,6 +656,9 @@ end
 function gpu.roots(p)
   if not is_array(p) or p.ndim ~= 1 then error("gpu.roots: argument 1 must be a 1-D device array", 2) end
   local dt = la_dtype(p.dtype)
+  if not gpu.all(gpu.isfinite(p)) then   -- eigvals' own error named it and this file
+    error("gpu.roots: the coefficients have a NaN or an infinity", 2)
+  end
   local nz = gpu.flatnonzero(p:ne(0)):totable()
   if #nz == 0 then return gpu.empty(0, dt) end
   local first, last = nz[1], nz[#nz]

@@ -260,12 +260,15 @@ local function bin_index(x, edges)
   return gpu.where(x:eq(edges:item(n + 1)), n - 1, i)
 end
 
--- gpu.histogramdd(sample, bins [, range]): counts (float64, one dimension a coordinate) of
--- the points of sample (an N x D array, or a table of D 1-D arrays) in the grid of bins
--- (a number, or one a coordinate: a number or an array of edges) over range (one {lo, hi}
--- a coordinate), and a table of the D edge arrays (float64), as NumPy's: a bincount of
--- the points' combined bin indices
-function gpu.histogramdd(sample, bins, range)
+-- gpu.histogramdd(sample, bins [, range] [, {density =, weights =}]): counts (float64, one
+-- dimension a coordinate) of the points of sample (an N x D array, or a table of D 1-D
+-- arrays) in the grid of bins (a number, or one a coordinate: a number or an array of
+-- edges) over range (one {lo, hi} a coordinate), and a table of the D edge arrays
+-- (float64), as NumPy's: a bincount of the points' combined bin indices (the sums of their
+-- weights); density: divided by the total and each bin's volume
+function gpu.histogramdd(sample, bins, range, opts)
+  if opts == nil and type(range) == "table" and (range.density ~= nil or range.weights ~= nil) then range, opts = nil, range end
+  opts = gpu._arg.options(opts, "histogramdd", "density weights")
   local cols = {}
   if is_array(sample) then
     real(sample, "histogramdd", "sample")
@@ -299,18 +302,37 @@ function gpu.histogramdd(sample, bins, range)
     flat = flat and gpu.where(inside, flat + i * total, -1) or gpu.where(inside, i, -1)
     shape[k], total = n, total * n
   end
-  local counts = gpu.bincount(gpu.extract(flat:ge(0), flat), {minlength = total})
-  return counts:astype("float64"):reshape(shape), edges
+  local kept = flat:ge(0)
+  local w = opts.weights
+  if w ~= nil then
+    if not is_array(w) or w.ndim ~= 1 or w.size ~= cols[1].size then
+      error(("gpu.histogramdd: weights must be a 1-D device array of the %d points' weights"):format(cols[1].size), 2)
+    end
+    w = gpu.extract(kept, w)
+  end
+  local counts = gpu.bincount(gpu.extract(kept, flat), {minlength = total, weights = w}):astype("float64"):reshape(shape)
+  if opts.density then   -- over each coordinate's bin widths, then the total, as NumPy's
+    local total_count = gpu.sum(counts)
+    for k = 1, dims do
+      local view = {}
+      for j = 1, dims do view[j] = j == k and shape[k] or 1 end
+      counts = counts / gpu.diff(edges[k]):reshape(view)
+    end
+    counts = counts / total_count
+  end
+  return counts, edges
 end
 
--- gpu.histogram2d(x, y [, bins [, range]]): gpu.histogramdd({x, y}, bins, range): the
--- counts (float64, x along dimension 1) and the edges of x and of y, as NumPy's
-function gpu.histogram2d(x, y, bins, range)
+-- gpu.histogram2d(x, y [, bins [, range]] [, opts]): gpu.histogramdd({x, y}, bins, range,
+-- opts): the counts (float64, x along dimension 1) and the edges of x and of y, as NumPy's
+function gpu.histogram2d(x, y, bins, range, opts)
   device_array(x, "histogram2d", "x"); device_array(y, "histogram2d", "y")
   if x.ndim ~= 1 or y.ndim ~= 1 or x.size ~= y.size then
     error("gpu.histogram2d: x and y must be 1-D arrays of one length", 2)
   end
-  local h, e = gpu.histogramdd({x, y}, bins, range)
+  if opts == nil and type(range) == "table" and (range.density ~= nil or range.weights ~= nil) then range, opts = nil, range end
+  if opts ~= nil and type(opts) ~= "table" then error("gpu.histogram2d: argument 5 must be a table of options", 2) end
+  local h, e = gpu.histogramdd({x, y}, bins, range, gpu._arg.options(opts, "histogram2d", "density weights"))
   return h, e[1], e[2]
 end
 
@@ -444,6 +466,7 @@ gpu.hanning = window("hanning", function(x) return 0.5 + 0.5 * gpu.cos(math.pi *
 -- The modified Bessel function I0 by its power series, sum of ((x/2)^k / k!)^2: terms all
 -- positive, so no cancellation (a few ulp), for the few numbers a window needs
 local function i0(x)
+  if x ~= x or x == math.huge or x == -math.huge then return x * x end   -- the series would not end
   local q, term, sum, k = x * x / 4, 1.0, 1.0, 0
   repeat
     k = k + 1
@@ -454,18 +477,16 @@ local function i0(x)
 end
 
 -- gpu.kaiser(M, beta): NumPy's Kaiser window, I0(beta sqrt(1 - (2n / (M - 1) - 1)^2)) /
--- I0(beta), I0 computed on the host for the M points
+-- I0(beta): the points by gpu.i0 on the device (a table of M host values took minutes for
+-- M = 2^31), I0(beta) on the host
 function gpu.kaiser(M, beta)
   M = window_size(M, "kaiser")
   if type(beta) ~= "number" then error(("gpu.kaiser: beta must be a number, got %s"):format(type(beta)), 2) end
   if not M then return gpu.empty(0, "float64") end
   if M == 1 then return gpu.ones(1, "float64") end
-  local w, alpha, top = {}, (M - 1) / 2.0, i0(beta + 0.0)
-  for n = 0, M - 1 do
-    local t = (n - alpha) / alpha
-    w[n + 1] = i0(beta * math.sqrt(1 - t * t)) / top
-  end
-  return gpu.array(w, "float64")
+  local alpha = (M - 1) / 2.0
+  local t = (gpu.arange(M, "float64") - alpha) / alpha
+  return gpu.i0(gpu.sqrt(1 - t * t) * beta) / i0(beta + 0.0)
 end
 
 ------------------------------------------------------------------------------------------
@@ -478,6 +499,7 @@ function gpu.tri(N, M, k, dtype)
   N = count(N, "tri", "N")
   M = M == nil and N or count(M, "tri", "M")
   k = integer(k or 0, "tri", "k")
+  gpu._arg.elements(gpu._arg.times(N, M, "tri", "columns", 3), "tri", 3)
   local rows = gpu.arange(N, "int64"):unsqueeze(2)
   local cols = gpu.arange(M, "int64"):unsqueeze(1)
   return (cols - rows):le(k):astype(dtype or "float32")

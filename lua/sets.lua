@@ -254,7 +254,10 @@ end
 
 -- gpu.choose(a, choices): choices[a[i]][i] (1-based, negative from the end), a and the
 -- choices (a table of arrays or numbers) broadcast together
-function gpu.choose(a, choices)
+function gpu.choose(a, choices, ...)
+  if select("#", ...) > 0 then   -- NumPy's mode = "raise" only; an options table was ignored
+    fail("choose", "takes a and choices only (an index out of range is an error, NumPy's mode = 'raise')")
+  end
   local k = index_array(a, "choose", "a")
   if type(choices) ~= "table" or is_array(choices) then
     fail("choose", "choices must be a table of arrays or numbers, got %s", is_array(choices) and "an array" or type(choices))
@@ -358,8 +361,9 @@ function gpu.resize(a, shape)
   for j, s in ipairs(shape) do
     s = integer(s, "resize", ("shape[%d]"):format(j))
     if s < 0 then fail("resize", "shape[%d] is negative (%d)", j, s) end
-    size = size * s
+    size = gpu._arg.times(size, s, "resize", "rows", 3)
   end
+  gpu._arg.elements(size, "resize", 3)
   if a.size == 0 then return gpu.zeros(shape, a.dtype) end
   return gpu.take(a:reshape(-1), gpu.arange(size, "int64") % a.size + 1):reshape(shape)
 end

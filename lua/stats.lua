@@ -615,7 +615,7 @@ end
 -- The full convolution of a (n) and v (m): row k of a matrix of a's padded elements
 -- times v reversed, summed (direct: n + m - 1 rows of m), in result_type(a, v); then the
 -- part mode keeps, as NumPy's (same: max(n, m) centred; valid: where they overlap wholly)
-local function convolution(a, v, mode, api)
+local function convolution(a, v, mode, api, inverted)
   if not MODES[mode] then error(("gpu.%s: mode must be \"full\", \"same\" or \"valid\", got %s"):format(api, tostring(mode)), 3) end
   local dt = gpu.result_type(a, v)
   local n, m = a.size, v.size
@@ -626,7 +626,9 @@ local function convolution(a, v, mode, api)
   local prod = gpu.take(pad, idx) * v:unsqueeze(1)
   local full = (dt == "bool" and gpu.any(prod, 2) or gpu.sum(prod, 2)):astype(dt)
   if mode == "full" then return full end
-  if mode == "same" then return full:narrow(1, (m - 1) // 2 + 1, n):copy() end
+  -- NumPy's correlate of a shorter a computes correlate(v, a) and reverses it: its window
+  -- is centred from the other end (they differ for an even m)
+  if mode == "same" then return full:narrow(1, (inverted and m // 2 or (m - 1) // 2) + 1, n):copy() end
   return full:narrow(1, m, n - m + 1):copy()
 end
 
@@ -641,7 +643,7 @@ function gpu.correlate(a, v, mode)
   signal(a, "correlate", "a"); signal(v, "correlate", "v")
   local w = gpu.flip(v)
   if KIND[v.dtype] == "c" then w = gpu.conj(w) end
-  return convolution(a, w:contiguous(), mode or "valid", "correlate")
+  return convolution(a, w:contiguous(), mode or "valid", "correlate", a.size < v.size)
 end
 
 -- gpu.trapezoid(y [, x] [, {dx =, dim =}]) (also gpu.trapz): NumPy's trapezoidal rule along

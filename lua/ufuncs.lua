@@ -134,9 +134,9 @@ function gpu.real_if_close(a, tol)
 end
 
 -- 10^n as NumPy makes it, by repeated multiplication (exact up to 10^22)
-local function power_of_ten(n)
+local function power_of_ten(n)   -- NumPy's, a product of tens: past 10^308 inf
   local f = 1.0
-  for _ = 1, n do f = f * 10 end
+  for _ = 1, math.min(n, 400) do f = f * 10 end
   return f
 end
 local round = gpu._round   -- the ufunc, half to even (gpu.round is gpu.around with decimals)
@@ -153,6 +153,9 @@ function gpu.around(a, decimals, opts)
     error(("gpu.around: decimals must be an integer, got %s"):format(tostring(decimals)), 2)
   end
   if decimals == 0 then return call(round, opts, a) end
+  if decimals < -0x7fffffff or decimals > 0x7fffffff then   -- NumPy's C int
+    error(("gpu.around: decimals %d is out of range (a 32-bit integer, as NumPy's)"):format(decimals), 2)
+  end
   local k = kind(dtype_of(a, "around"))
   if k == "b" then error("gpu.around: bool arrays round to 0 decimals only, as NumPy's", 2) end
   local f = power_of_ten(math.abs(decimals))
@@ -165,6 +168,14 @@ function gpu.around(a, decimals, opts)
       return out
     end
     return decimals > 0 and a:copy() or r:astype(a.dtype)
+  end
+  if is_array(a) and (a.dtype == "float32" or a.dtype == "float16") and f > 3.4028234663852886e38 then
+    -- 10^d past float32's range (NumPy 1.24 makes that Python float a float64): in float64,
+    -- then a's dtype (10^39 as a float32 was inf: 0 * inf made every result NaN)
+    local o = opts and gpu._arg.options(opts, "around", "out stream") or {}
+    local r = gpu.around(a:astype("float64"), decimals, {stream = o.stream})
+    if o.out then return o.out:copy_(r) end
+    return r:astype(a.dtype)
   end
   if is_array(a) and a.dtype == "float16" and f > 65504 then
     -- NumPy 1.24's 10^d, past float16's range, is a float32 one: each step computes in
