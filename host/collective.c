@@ -12,6 +12,9 @@
 static const char *const coll_names[] = {"all_reduce", "all_gather", "reduce_scatter",
                                          "broadcast", "reduce", "send", "recv"};
 static const char *const op_names[] = {"sum", "prod", "min", "max", "avg", NULL};
+/* The options each takes, in coll_names' order: one it does not take is refused */
+static const char *const coll_options[] = {"op out stream", "out stream", "op out stream", "root out stream",
+                                           "op root out stream", "stream", "stream"};
 
 typedef struct Call {
   LuaComm *c;
@@ -86,8 +89,16 @@ static void read_options(lua_State *L, Call *k) {
   if (!o) return;
   char name[32];
   snprintf(name, sizeof name, "comm:%s", coll_names[k->kind]);
-  errors_options(L, o, name, "op root out stream");
-  if (lua_getfield(L, o, "op") != LUA_TNIL) k->op = luaL_checkoption(L, -1, NULL, op_names);
+  errors_options(L, o, name, coll_options[k->kind]);
+  if (lua_getfield(L, o, "op") != LUA_TNIL) {
+    const char *op = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+    int i = 0;
+    while (op && op_names[i] && strcmp(op_names[i], op) != 0) i++;
+    if (!op || !op_names[i])
+      luaL_error(L, "%s: op must be \"sum\", \"prod\", \"min\", \"max\" or \"avg\", got %s", name,
+                 op ? lua_pushfstring(L, "'%s'", op) : luaL_typename(L, -1));
+    k->op = i;
+  }
   lua_pop(L, 1);
   if (lua_getfield(L, o, "root") != LUA_TNIL) {
     int isint;
@@ -98,6 +109,9 @@ static void read_options(lua_State *L, Call *k) {
   }
   lua_pop(L, 1);
   int st = lua_getfield(L, o, "stream");
+  if (st == LUA_TTABLE && k->c->n > 1 && luaL_len(L, -1) != k->c->n)
+    luaL_error(L, "comm:%s: stream must be a table of %d streams, one per device, got %I",
+               coll_names[k->kind], k->c->n, luaL_len(L, -1));
   for (int i = 0; i < k->c->n && st != LUA_TNIL; i++) {
     int at = lua_gettop(L);
     if (k->c->n > 1) {
@@ -399,7 +413,6 @@ static int run_call(lua_State *L, int kind) {
   for (int i = 0; kind == GPU_COLL_RECV && i < k.c->n; i++)
     if (k.x[i] && array_shares(k.x[i])) errors_shared(L, "comm:recv");
   int reducing = kind == GPU_COLL_ALL_REDUCE || kind == GPU_COLL_REDUCE || kind == GPU_COLL_REDUCE_SCATTER;
-  if (!reducing && k.op != GPU_RED_SUM) return luaL_error(L, "comm:%s takes no op", coll_names[kind]);
   if (!p2p) check_alike(L, &k, reducing);
   if (p2p) lua_pushvalue(L, 2);
   else outputs(L, &k);

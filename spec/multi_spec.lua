@@ -237,6 +237,16 @@ describe("#multi gpu.nccl.comm over devices of this process", function()
     assert.matches("reduce_scatter: 3 elements do not split among 2 ranks",
                    errof(comm.reduce_scatter, comm, {a0, on(1, function() return gpu.zeros(3) end)}))
     assert.matches("root must be a rank from 0 to 1", errof(comm.broadcast, comm, {a0, a1}, {root = 2}))
+    -- an option the call does not take (root summed without a word), a bad op, streams
+    local b = {a0, on(1, function() return gpu.zeros(3) end)}
+    assert.matches("comm:all_reduce: unknown option 'root' (it takes op, out, stream)",
+                   errof(comm.all_reduce, comm, b, {root = 1}), 1, true)
+    assert.matches("comm:all_gather: unknown option 'op' (it takes out, stream)",
+                   errof(comm.all_gather, comm, b, {op = "sum"}), 1, true)
+    assert.matches('comm:all_reduce: op must be "sum", "prod", "min", "max" or "avg", got \'mean\'',
+                   errof(comm.all_reduce, comm, b, {op = "mean"}), 1, true)
+    assert.matches("stream must be a table of 2 streams, one per device, got 3",
+                   errof(comm.all_reduce, comm, b, {stream = {gpu.stream(), gpu.stream(), gpu.stream()}}), 1, true)
   end)
 
   it("leaves the current device as it was when an output cannot be allocated", function()

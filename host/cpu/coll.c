@@ -312,11 +312,10 @@ static GpuResult mismatch(const Op *op, int k) {
                   o[3] >= 0 && o[3] < 5 ? op_name[o[3]] : "?", o[4]);
 }
 
-/* Moves op on as far as it goes without waiting; *bad: the rank that disagrees, if any.
- * A grouped collective's header, and any call's data, is posted once the calls before it
- * on its communicator have posted their data (first): every rank posts MPI's collectives
- * in the calls' order, grouped or not (a group that posted its headers first had MPI pair
- * one rank's second header with another's first data, and Open MPI end the process). */
+/* Moves op on as far as it goes without waiting; *bad: the rank that disagrees, if any. A
+ * grouped collective's header, and any call's data, is posted once the calls before it on
+ * its communicator have posted their data (first): MPI's collectives go in the calls' order,
+ * grouped or not (a group's headers first had MPI pair them with another rank's data). */
 static GpuResult advance(Op *op, int first, int *bad) {
   if (op->step == UNPOSTED && !first) return GPU_OK;
   GpuResult posting = op->step == UNPOSTED ? post_headers(op) : GPU_OK;
@@ -361,9 +360,10 @@ static GpuResult watch(const Op *op, double t0) {
   if (gone >= 0)
     return cpu_fail(COMM_FAIL("MPI_Test"), "%s: rank %d has ended (%s) while rank %d waited "
                     "for it; the communicator is broken", what, gone, mpi_gone_how(), rank);
-  if (backend_take_interrupt())
-    return cpu_fail(COMM_FAIL("MPI_Test"), "%s: interrupted (Ctrl-C) while rank %d waited; "
-                    "the ranks are out of step and the communicator is broken", what, rank);
+  if (backend_take_interrupt())   /* GPUHOST_INTERRUPTED, as any wait's Ctrl-C */
+    return cpu_fail((GpuResult){GPU_ERR_INTERRUPTED, GPU_SRC_HOST, "MPI_Test", NULL, NULL}, "%s: interrupted "
+                    "(Ctrl-C) while rank %d waited; the ranks are out of step and the communicator is "
+                    "broken", what, rank);
   double waited = mpi_now() - t0;
   if (waited > op->comm->timeout)
     return cpu_fail(COMM_FAIL("MPI_Test"), "%s: not finished after %.0f s "
