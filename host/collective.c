@@ -243,6 +243,16 @@ int coll_queued(const LuaComm *c) {
 
 unsigned coll_open_group(void) { return depth > 0 ? group_serial : 0; }
 
+static const char *const ct_names[] = {"int8", "uint8", "int32", "uint32", "int64", "uint64", "float32", "float64", "byte", "float16"};
+static const size_t ct_sizes[] = {1, 1, 4, 4, 8, 8, 4, 8, 1, 2};   /* GPU_CT_*'s */
+
+/* Whether a recv's buffer overlaps a send's of its group on its device (read while written) */
+static int overlapping(const Pending *r, const Pending *s) {
+  if (r->c->devices[r->local] != s->c->devices[s->local]) return 0;
+  uintptr_t a = (uintptr_t)r->a.recv, b = (uintptr_t)s->a.send;
+  return a < b + s->a.count * ct_sizes[s->a.type] && b < a + r->a.count * ct_sizes[r->a.type];
+}
+
 /* [-0, +0, e] Each pending send with its recv; NULL, or why not */
 static const char *pair_up(lua_State *L) {
   for (int i = 0; i < npending; i++) {
@@ -254,8 +264,9 @@ static const char *pair_up(lua_State *L) {
       if (q->c == s->c && q->a.kind == GPU_COLL_RECV && q->local == s->a.peer && q->a.peer == s->local) {
         size_t sb = s->a.count, rb = q->a.count;
         if (sb != rb || s->a.type != q->a.type)
-          return lua_pushfstring(L, "rank %d sends %I elements to rank %d, which receives %I "
-                                 "(or another dtype)", s->local, (lua_Integer)sb, q->local, (lua_Integer)rb);
+          return lua_pushfstring(L, "rank %d sends %I %s elements to rank %d, which receives %I %s "
+                                 "elements", s->local, (lua_Integer)sb, ct_names[s->a.type], q->local,
+                                 (lua_Integer)rb, ct_names[q->a.type]);
         found = 1;
       }
     }
@@ -272,6 +283,11 @@ static const char *pair_up(lua_State *L) {
     if (!found)
       return lua_pushfstring(L, "rank %d's recv from rank %d has no send in the same group "
                              "(it would wait forever)", q->local, q->a.peer);
+    for (int i = 0; i < npending && q->a.kind == GPU_COLL_RECV; i++)
+      if (pending[i].a.kind == GPU_COLL_SEND && overlapping(q, &pending[i]))
+        return lua_pushfstring(L, "rank %d receives into memory that rank %d sends in the same group "
+                               "(the group's calls run at once): receive into another array", q->local,
+                               pending[i].local);
   }
   return NULL;
 }
@@ -474,15 +490,9 @@ static int coll_barrier(lua_State *L) {
 }
 
 static const luaL_Reg coll_funcs[] = {
-  {"all_reduce", coll_all_reduce},
-  {"all_gather", coll_all_gather},
-  {"reduce_scatter", coll_reduce_scatter},
-  {"broadcast", coll_broadcast},
-  {"reduce", coll_reduce},
-  {"send", coll_send},
-  {"recv", coll_recv},
-  {"barrier", coll_barrier},
-  {NULL, NULL}
+  {"all_reduce", coll_all_reduce}, {"all_gather", coll_all_gather}, {"reduce_scatter", coll_reduce_scatter},
+  {"broadcast", coll_broadcast}, {"reduce", coll_reduce}, {"send", coll_send}, {"recv", coll_recv},
+  {"barrier", coll_barrier}, {NULL, NULL}
 };
 
 void coll_methods(lua_State *L) {

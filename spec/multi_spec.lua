@@ -239,6 +239,15 @@ describe("#multi gpu.nccl.comm over devices of this process", function()
     assert.matches("root must be a rank from 0 to 1", errof(comm.broadcast, comm, {a0, a1}, {root = 2}))
     -- an option the call does not take (root summed without a word), a bad op, streams
     local b = {a0, on(1, function() return gpu.zeros(3) end)}
+    -- a recv into what a send of its group reads (NCCL runs them at once), dtypes named
+    local x = {gpu.array({1, 2}), on(1, function() return gpu.array({3, 4}) end)}
+    assert.matches("rank 0 receives into memory that rank 0 sends in the same group",
+                   errof(gpu.nccl.group, function() comm:send(x, {1, 0}); comm:recv(x, {1, 0}) end), 1, true)
+    assert.matches("rank 1 sends 2 float32 elements to rank 0, which receives 2 int32 elements",
+                   errof(gpu.nccl.group, function()
+                     comm:send(x, {1, 0})
+                     comm:recv({gpu.zeros(2, "int32"), on(1, function() return gpu.zeros(2) end)}, {1, 0})
+                   end), 1, true)
     assert.matches("comm:all_reduce: unknown option 'root' (it takes op, out, stream)",
                    errof(comm.all_reduce, comm, b, {root = 1}), 1, true)
     assert.matches("comm:all_gather: unknown option 'op' (it takes out, stream)",
