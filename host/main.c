@@ -426,13 +426,15 @@ static int pmain(lua_State *L) {
 
 int main(int argc, char **argv) {
   if (argv[0] && argv[0][0]) progname = argv[0];
-  /* --cpu, before the script, is GPU_BACKEND=cpu; it is taken out of the arguments */
+  /* --cpu, before the script, is GPU_BACKEND=cpu; it is taken out of the arguments (each
+   * time it is given, as lua5.4 takes -W twice) */
   for (int i = 1; i < argc && argv[i][0] == '-'; i++) {
     if (strcmp(argv[i], "--cpu") == 0) {
       setenv("GPU_BACKEND", "cpu", 1);
       memmove(&argv[i], &argv[i + 1], sizeof(char *) * (size_t)(argc - i));
       argc--;
-      break;
+      i--;
+      continue;
     }
     if (strcmp(argv[i], "--") == 0 || strcmp(argv[i], "-") == 0) break;
     if ((argv[i][1] == 'e' || argv[i][1] == 'l') && argv[i][2] == '\0') i++;

@@ -44,6 +44,11 @@ describe("gpuhost", function()
     assert.are.same({"binary chunk\n", 0}, {out, status})
   end)
 
+  it("takes --cpu more than once, as lua5.4 takes -W twice", function()
+    local out, status = S.host("--cpu --cpu -e 'print(gpu.backend(), #arg)'")
+    assert.are.same({"cpu\t0\n", 0}, {out, status})
+  end)
+
   it("passes the script arg[1] .. arg[#arg], nils and __len as lua5.4's", function()
     local f = S.tmpfile("print(select('#', ...), ...)\n")
     local out = S.host("-e 'arg[2] = nil' " .. f .. " a b c")
