@@ -79,6 +79,9 @@ describe("#multi devices", function()
                    errof(function() return x[1] + x[2] end))
     assert.matches("gpu.multiply: the arrays are on device 1, and device 0 is current: run it with gpu.with_device%(1, f%)",
                    errof(function() return x[2] * 2 end))
+    -- a conversion is a kernel of the array's device (the copy's own words named 'copy')
+    assert.matches("a:astype: an array on device 1, and device 0 is current", errof(x[2].astype, x[2], "int32"), 1, true)
+    assert.are.equal(0, x[2]:astype(x[2].dtype).device)   -- one dtype: a copy here
     local k = gpu.kernel("__global__ void twice(float *p) { p[threadIdx.x] *= 2; }")
     assert.matches("kernel 'twice' argument 1 %(p%) is on device 1, and device 0 is current",
                    errof(function() k[{1, 2}](x[2]) end))
