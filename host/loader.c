@@ -27,6 +27,14 @@ static void keep_source(lua_State *L, const char *text, size_t len, const char *
   lua_pop(L, 1);
 }
 
+/* '{' less '}' in s: the same strings and comments in both texts, so the difference of two
+ * is the rewrite's braces left open */
+static long brace_balance(const char *s, size_t n) {
+  long b = 0;
+  for (size_t i = 0; i < n; i++) b += (s[i] == '{') - (s[i] == '}');
+  return b;
+}
+
 int gpuhost_loadbuffer(lua_State *L, const char *buf, size_t len, const char *chunkname,
                        const char *mode) {
   int status = luaL_loadbufferx(L, buf, len, chunkname, mode);
@@ -39,6 +47,15 @@ int gpuhost_loadbuffer(lua_State *L, const char *buf, size_t len, const char *ch
   lua_pop(L, 1);
   status = luaL_loadbufferx(L, rewritten, n, chunkname, mode);
   if (status == LUA_OK) keep_source(L, rewritten, n, chunkname);
+  else if (status == LUA_ERRSYNTAX && lua_type(L, -1) == LUA_TSTRING &&
+           brace_balance(rewritten, n) > brace_balance(buf, len)) {
+    /* a '{' of ours that nothing closes (the innermost open one) stands for the user's '[':
+     * say that bracket (an unclosed `a[1, 2` said "'}' expected near <eof>") */
+    luaL_gsub(L, lua_tostring(L, -1), "'}' expected", "']' expected");
+    luaL_gsub(L, lua_tostring(L, -1), "(to close '{'", "(to close '['");
+    lua_replace(L, -3);
+    lua_pop(L, 1);
+  }
   free(rewritten);
   return status;
 }

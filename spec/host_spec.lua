@@ -44,6 +44,13 @@ describe("gpuhost", function()
     assert.are.same({"binary chunk\n", 0}, {out, status})
   end)
 
+  it("names the user's bracket when a line read as the launch spelling is unfinished", function()
+    local _, _, err = S.host("-e 'x = a[1, 2'")
+    local _, _, err2 = S.host("-e 't = {a[1, 2]'")
+    assert.matches("(command line):1: ']' expected near <eof>", err, 1, true)   -- it said '}'
+    assert.matches("(command line):1: '}' expected near <eof>", err2, 1, true)  -- the user's own
+  end)
+
   it("takes --cpu more than once, as lua5.4 takes -W twice", function()
     local out, status = S.host("--cpu --cpu -e 'print(gpu.backend(), #arg)'")
     assert.are.same({"cpu\t2\n", 0}, {out, status})   -- arg: -e and its code
