@@ -120,6 +120,10 @@ end
 -- a number as a message shows it: a whole float without its ".0", NaN as nan (0/0 has the
 -- sign bit set, which Lua's own text shows as -nan)
 function arg.shown(v)
+  local mt = type(v) == "userdata" and getmetatable(v)
+  if type(mt) == "table" and type(rawget(mt, "__name")) == "string" and mt ~= gpu._meta.hostarray then
+    return rawget(mt, "__name")   -- gpu.array, gpu.stream ..., as the C side names them
+  end
   if type(v) == "table" or type(v) == "userdata" or type(v) == "function" then return gpu._described(v) end   -- not its address
   if v ~= v then return "nan" end
   if math.type(v) == "float" and v == math.floor(v) and math.abs(v) < 2 ^ 63 then return ("%.0f"):format(v) end
