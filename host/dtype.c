@@ -172,6 +172,16 @@ static void push_list(lua_State *L, const char *list) {
   }
 }
 
+/* gpu._shape(shape): the shape as gpu.empty reads it (its errors too) and its element
+ * count, with nothing allocated (gpu.random checked its shapes with an int64 array) */
+static int dtype_shape(lua_State *L) {
+  GpuShape s;
+  shape_check(L, 1, &s);
+  shape_push(L, &s);
+  lua_pushinteger(L, (lua_Integer)s.size);
+  return 2;
+}
+
 void dtype_open(lua_State *L) {
   lua_createtable(L, DT_COUNT, 0);
   for (int i = 0; i < DT_COUNT; i++) {
@@ -192,6 +202,8 @@ void dtype_open(lua_State *L) {
     lua_rawseti(L, -2, i + 1);
   }
   lua_setfield(L, -2, "_dtypes");
+  lua_pushcfunction(L, dtype_shape);
+  lua_setfield(L, -2, "_shape");
 }
 
 /* Largest element count we accept: keeps size * 8 bytes well inside size_t. */

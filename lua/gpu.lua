@@ -916,6 +916,8 @@ local function as(name, level, args, f, ...)
   if type(r) == "string" then
     r = r:gsub("^%[gpu%] lua/gpu%.lua:%d+: ", ""):gsub("^bad argument #(%d+) to '[%w_.]+'",
           function(i) return ("bad argument #%d to '%s'"):format(args[tonumber(i)] or i, name) end)
+    -- a shape's own words (gpu.empty's "size must be non-negative") as that argument's
+    if args.shape and not r:find("^bad argument") then r = ("bad argument #%d to '%s' (%s)"):format(args.shape, name, r) end
   end
   error(r, level)
 end
@@ -1047,7 +1049,7 @@ local function generate(name, kind, spos, shape, dtype, p1, p2)
       error(("bad argument #%d to '%s' (number expected, got %s)"):format(i, name, what(params[i])), 3)
     end
   end
-  local a = as(name, 4, {spos}, gpu.empty, shape, dtype)
+  local a = as(name, 4, {spos, shape = spos}, gpu.empty, shape, dtype)
   local n = a.size
   if n > 0 then
     local per = dtype == "float32" and 4 or 2

@@ -31,14 +31,14 @@ local function int_arg(name, i, v)
 end
 
 local function shaped(name, pos, shape)
-  local ok, a = pcall(gpu.empty, shape, "int64")
+  local ok, s, size = pcall(gpu._shape, shape)   -- gpu.empty's reading, nothing allocated
   -- without a position ("file:12: "), if any: not up to any colon ("size is too large: 1e+15")
   if not ok then
-    local msg = tostring(a):gsub("^[^:\n]*:%d+: ", "")
+    local msg = tostring(s):gsub("^[^:\n]*:%d+: ", "")
     msg = msg:match("^bad argument #%d+ to '[^']*' %((.*)%)$") or msg   -- gpu.empty's own words
     error(("bad argument #%d to '%s' (%s)"):format(pos, name, msg), 3)
   end
-  return a.shape, a.size
+  return s, size
 end
 
 -- gpu.random.integers(low, high, shape [, dtype]): uniform integers in [low, high)
@@ -473,6 +473,20 @@ function random.poisson(lam, shape)
   end
   return discrete("poisson", 2, shape, 0, ps[1][1])
 end
+-- A noncentral chi-square is a chi-square plus twice a Poisson(nonc / 2) count, an int64:
+-- past twice the Poisson limit it would saturate (every draw 1.8e19), so such nonc is refused
+for _, nc in ipairs({{"noncentral_chisquare", 2}, {"noncentral_f", 3}}) do
+  local name, pos, draw = nc[1], nc[2], random[nc[1]]
+  random[name] = function(...)
+    local nonc, most_ = select(pos, ...), 2 * POISSON_LAM_MAX
+    if (type(nonc) == "number" and nonc > most_) or
+       (gpu._is_array(nonc) and nonc.size > 0 and nonc:astype("float64"):max() > most_) then
+      fail(name, pos, ("nonc is too large (at most %.17g)"):format(most_))
+    end
+    return draw(...)
+  end
+end
+
 function random.binomial(n, p, shape)
   local ps = {{n, "n", "non-negative", true}, {p, "p", "in [0, 1]"}}
   checked("binomial", ps)
@@ -515,6 +529,18 @@ function random.hypergeometric(ngood, nbad, nsample, shape)
     if g + b < s then fail("hypergeometric", 3, ("nsample (%d) must not be above ngood + nbad (%d)"):format(s, g + b)) end
   end
   return discrete("hypergeometric", 4, shape, ps[3][1], ps[1][1], ps[2][1])
+end
+
+-- The counts are int64, whatever follows the shape: a dtype there was dropped without a word
+for name, n in pairs({poisson = 2, binomial = 3, geometric = 2, negative_binomial = 3, zipf = 2, logseries = 2,
+                      hypergeometric = 4}) do
+  local draw = random[name]
+  random[name] = function(...)
+    if select("#", ...) > n and select(n + 1, ...) ~= nil then
+      fail(name, n + 1, "the counts are int64: no dtype (astype the result)")
+    end
+    return draw(...)
+  end
 end
 
 -- gpu.random.shuffle(a): a's rows (along its first dim) put in a random order, in place
@@ -586,7 +612,10 @@ function random.bytes(n)
   n = int_arg("bytes", 1, n)
   if n < 0 then fail("bytes", 1, ("a length must be non-negative, got %d"):format(n)) end
   if n == 0 then return "" end
-  local a = random.integers(0, 256, n, "uint8")
+  local ok, a = pcall(random.integers, 0, 256, n, "uint8")
+  if not ok then   -- integers' words, as bytes' (its argument 3 was named)
+    fail("bytes", 1, tostring(a):match("^bad argument #%d+ to '[^']*' %((.*)%)$") or tostring(a))
+  end
   local h = a:tohost()
   local s = h:bytes()
   h:free()
@@ -642,12 +671,30 @@ function random.multinomial(n, pvals, size)
   return gpu.stack(cols, -1)
 end
 
+-- NumPy's Generator for alphas all below 0.1, whose gammas all underflow to 0 (0 / 0 rows
+-- of NaN): part j of what is left is a beta(alpha_j, alpha_j+1 + ... + alpha_k) draw
+local function stick_breaking(a, out)
+  local k, alphas = a.size, a:astype("float64"):totable()
+  local rows = {}
+  for d = 1, #out - 1 do rows[d] = out[d] end
+  local left, parts, after = gpu.ones(rows, "float64"), {}, {[k + 1] = 0}
+  for j = k, 2, -1 do after[j] = after[j + 1] + alphas[j] end   -- NumPy's reversed cumsum
+  for j = 1, k - 1 do
+    local v = random.beta(alphas[j], after[j + 1], rows, "float64")
+    parts[j] = left * v
+    left = left * (1 - v)
+  end
+  parts[k] = left
+  return gpu.stack(parts, #out)
+end
+
 -- gpu.random.dirichlet(alpha [, size]): float64 of shape size .. {k}, gammas of alpha
 -- normalized along the last dim
 function random.dirichlet(alpha, size)
   local a = float_array("dirichlet", 1, "alpha", alpha, 1)
   array_param("dirichlet", 1, "alpha", a, "positive")
   local out = appended(shaped("dirichlet", 2, size == nil and {} or size), a.size)
+  if a.size > 1 and a:max() < 0.1 then return stick_breaking(a, out) end
   local g = continuous("dirichlet", "gamma", 2, out, "float64", a, 1)
   return g / g:sum(#out, {keepdim = true})
 end

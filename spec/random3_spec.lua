@@ -267,3 +267,36 @@ describe("the new names refuse", function()
     assert.matches("random3_spec%.lua:%d+: bad argument #2 to 'normal'", e)
   end)
 end)
+
+-- From a pass against NumPy 1.24: a shape checked with an int64 array of it (8 bytes an
+-- element more than the draw), saturated draws, NaN rows and arguments dropped
+describe("gpu.random at its edges", function()
+  it("checks a shape without making an array of it, and names the function that was called", function()
+    local out = S.run("GPUHOST_MEMORY_LIMIT=10000000 " .. S.gpuhost .. " -e " .. S.quote([[
+      print(gpu.random.integers(0, 2, 5000000, "int8").size)
+      print(select(2, pcall(gpu.random.bytes, 1 << 40)))]]))
+    assert.matches("^5000000\nbad argument #1 to 'bytes' %(GPUHOST_MEMORY_LIMIT: allocating 1099511627776 bytes", out)
+    assert.matches("bad argument #1 to 'random' (size must be non-negative, got -1)", S.errof(R.random, -1), 1, true)
+    assert.matches("bad argument #3 to 'uniform' (size is too large", S.errof(R.uniform, 0, 1, 1e18), 1, true)
+  end)
+
+  it("refuses a nonc whose Poisson count would saturate, and a dtype for counts", function()
+    assert.matches("bad argument #2 to 'noncentral_chisquare' (nonc is too large",
+                   S.errof(R.noncentral_chisquare, 3, 1e20, 3, "float64"), 1, true)
+    assert.matches("bad argument #3 to 'noncentral_f' (nonc is too large", S.errof(R.noncentral_f, 3, 5, 1e30, 3), 1, true)
+    assert.matches("bad argument #3 to 'poisson' (the counts are int64: no dtype", S.errof(R.poisson, 2, 3, "float64"), 1, true)
+    assert.matches("bad argument #4 to 'binomial' (the counts are int64", S.errof(R.binomial, 5, 0.5, 3, "float64"), 1, true)
+  end)
+
+  it("draws Dirichlet points of tiny alphas by NumPy's stick-breaking (the gammas underflowed: NaN)", function()
+    R.seed(3)
+    local d = R.dirichlet({0.05, 0.02, 0.09}, N)
+    assert.are.same({N, 3}, d.shape)
+    assert.is_true(gpu.all(gpu.isfinite(d)) and math.abs(d:sum(2):min() - 1) < 1e-12 and math.abs(d:sum(2):max() - 1) < 1e-12)
+    local m = d:mean(1):totable()   -- alpha / sum(alpha), within 5 standard errors (sd <= 0.5)
+    for j, want in ipairs({0.05 / 0.16, 0.02 / 0.16, 0.09 / 0.16}) do
+      assert.is_true(math.abs(m[j] - want) < 5 * 0.5 / math.sqrt(N), ("part %d: %g, want %g"):format(j, m[j], want))
+    end
+    assert.is_false(gpu.any(gpu.isnan(R.dirichlet({1e-6, 1e-6}, 3))))
+  end)
+end)
