@@ -380,8 +380,7 @@ static int copy_copy(lua_State *L) {
 static int copy_astype(lua_State *L) {
   int dev = is_device(L, 1, "astype");
   int dt = lua_isnoneornil(L, 2) ? luaL_argerror(L, 2, "dtype expected") : (int)dtype_check(L, 2, DT_FLOAT32);
-  /* a conversion runs on the array's device (as a kernel would); one dtype is a copy here */
-  if (dev && (int)array_check(L, 1)->dtype != dt) array_here(L, array_check(L, 1), "a:", "astype");
+  if (dev && (int)array_check(L, 1)->dtype != dt) array_here(L, array_check(L, 1), "a:", "astype");   /* a kernel's */
   new_like(L, 1, dt);
   transfer(L, -1, 1, NULL);
   return 1;
