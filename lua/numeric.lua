@@ -133,10 +133,16 @@ function gpu.gradient(f, ...)
 end
 
 -- A number, a table or an array as a 1-D array of dtype dt (ediff1d's ends)
+-- f(...)'s array, or its error as api's about `what` (not gpu.full's argument 2), at level 4
+local function made(api, what, ok, v)
+  if ok then return v end
+  local msg = tostring(v):gsub("^[^:\n]*:%d+: ", "")
+  error(("gpu.%s: %s: %s"):format(api, what, msg:match("^bad argument #%d+ to '[^']*' %((.*)%)$") or msg), 4)
+end
 local function values_of(v, dt, api, what)
   if v == nil then return nil end
-  if type(v) == "number" then return gpu.full(1, v, dt) end
-  if type(v) == "table" and not is_array(v) then return gpu.array(#v > 0 and v or {}, dt) end
+  if type(v) == "number" then return made(api, what, pcall(gpu.full, 1, v, dt)) end
+  if type(v) == "table" and not is_array(v) then return made(api, what, pcall(gpu.array, #v > 0 and v or {}, dt)) end
   if not is_array(v) then error(("gpu.%s: %s must be a number, a table or a device array, got %s"):format(api, what, described(v)), 3) end
   if gpu.result_type(v.dtype, dt) ~= dt and KIND[v.dtype] ~= KIND[dt] then
     error(("gpu.%s: %s is %s: it cannot be cast safely to the input's %s"):format(api, what, v.dtype, dt), 3)

@@ -61,11 +61,17 @@ local function zero_based(k, n, api, what, hi)
 end
 
 -- values (an array, a table, a number, a boolean or a gpu.complex) as an array of dtype
+-- f(...)'s array, or its error as api's about `what` (not gpu.full's argument 2)
+local function made(api, what, ok, v)
+  if ok then return v end
+  local msg = tostring(v):gsub("^[^:\n]*:%d+: ", "")
+  fail(api, "%s: %s", what, msg:match("^bad argument #%d+ to '[^']*' %((.*)%)$") or msg)
+end
 local function values_of(v, dtype, api, what)
   if is_array(v) then return v.dtype == dtype and v or v:astype(dtype) end
-  if type(v) == "table" then return gpu.array(v, dtype) end
+  if type(v) == "table" then return made(api, what, pcall(gpu.array, v, dtype)) end
   if type(v) == "number" or type(v) == "boolean" or gpu._arg.is_complex(v) then
-    return gpu.full({}, v, dtype)
+    return made(api, what, pcall(gpu.full, {}, v, dtype))
   end
   fail(api, "%s must be a device array, a table or a number, got %s", what, described(v))
 end

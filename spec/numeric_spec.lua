@@ -365,3 +365,13 @@ describe("NumPy's less-used functions at their edges", function()
                    S.errof(gpu.choose, gpu.array({1}, "int64"), {gpu.ones(1)}, {mode = "clip"}), 1, true)
   end)
 end)
+
+describe("values that do not fit the array's dtype", function()
+  it("are named as the function's argument, not gpu.full's", function()
+    assert.matches("gpu.insert: values: 7.9 not an integer for int64",
+                   S.errof(gpu.insert, gpu.array({1, 2}, "int64"), 2, 7.9), 1, true)
+    assert.matches("gpu.ediff1d: to_end: 300 out of range for int8", S.errof(gpu.ediff1d, gpu.array({1, 2}, "int8"), 300), 1, true)
+    assert.matches("gpu.ediff1d: to_begin: element [2] (300) out of range for int8",
+                   S.errof(gpu.ediff1d, gpu.array({1, 2}, "int8"), nil, {1, 300}), 1, true)
+  end)
+end)
