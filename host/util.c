@@ -187,6 +187,33 @@ void half_combine(uint16_t *dst, const uint16_t *src, size_t n, int op) {
   }
 }
 
-void half_divide(uint16_t *buf, size_t n, int by) {
-  for (size_t i = 0; i < n; i++) buf[i] = half_from_double((float)half_to_double(buf[i]) / (float)by);
+void half_premul(uint16_t *dst, const uint16_t *src, size_t n, int nranks) {
+  float s = (float)half_to_double(half_from_double(1.0 / nranks));   /* NCCL's scalar, a half */
+  for (size_t i = 0; i < n; i++) dst[i] = half_from_double((float)half_to_double(src[i]) * s);
+}
+
+/* ---- collectives in host memory (the CPU backend's) ---- */
+
+#define REDUCE_LOOP(T) { T *d = (T *)dst; const T *s = (const T *)src; \
+    for (size_t i = 0; i < n; i++) switch (op) { \
+      case GPU_RED_PROD: d[i] = (T)(d[i] * s[i]); break; \
+      case GPU_RED_MIN: if (s[i] < d[i] || s[i] != s[i]) d[i] = s[i]; break; \
+      case GPU_RED_MAX: if (s[i] > d[i] || s[i] != s[i]) d[i] = s[i]; break; \
+      default: d[i] = (T)(d[i] + s[i]); } }
+
+void host_combine(void *dst, const void *src, size_t n, int t, int op) {
+  switch (t) {
+    case GPU_CT_INT8: REDUCE_LOOP(int8_t) break;   case GPU_CT_UINT8: REDUCE_LOOP(uint8_t) break;
+    case GPU_CT_INT32: REDUCE_LOOP(int32_t) break; case GPU_CT_UINT32: REDUCE_LOOP(uint32_t) break;
+    case GPU_CT_INT64: REDUCE_LOOP(int64_t) break; case GPU_CT_UINT64: REDUCE_LOOP(uint64_t) break;
+    case GPU_CT_FLOAT32: REDUCE_LOOP(float) break; case GPU_CT_FLOAT64: REDUCE_LOOP(double) break;
+    case GPU_CT_FLOAT16: half_combine(dst, src, n, op); break;
+    default: break;
+  }
+}
+
+void host_premul(void *dst, const void *src, size_t n, int t, int nr) {
+  if (t == GPU_CT_FLOAT32) for (size_t i = 0; i < n; i++) ((float *)dst)[i] = ((const float *)src)[i] * (float)(1.0 / nr);
+  if (t == GPU_CT_FLOAT64) for (size_t i = 0; i < n; i++) ((double *)dst)[i] = ((const double *)src)[i] * (1.0 / nr);
+  if (t == GPU_CT_FLOAT16) half_premul(dst, src, n, nr);
 }

@@ -44,7 +44,16 @@ double half_to_double(uint16_t h);
 /* dst[i] = dst[i] op src[i] for n float16 elements (op GPU_RED_SUM, PROD, MIN, MAX; AVG
  * sums), each result rounded as a GPU's float16 arithmetic rounds it; NaN propagates */
 void half_combine(uint16_t *dst, const uint16_t *src, size_t n, int op);
-void half_divide(uint16_t *buf, size_t n, int by);   /* GPU_RED_AVG's division */
+/* dst[i] = src[i] * (the half nearest 1 / nranks), rounded once: GPU_RED_AVG's first step,
+ * as NCCL's (PreMulSum: each rank's value scaled, then summed) */
+void half_premul(uint16_t *dst, const uint16_t *src, size_t n, int nranks);
+
+/* ---- collectives in host memory (the CPU backend's, host/cpu/coll.c) ---- */
+/* dst[i] = dst[i] op src[i] for n elements of GPU_CT_* type t (GPU_RED_SUM, PROD, MIN, MAX) */
+void host_combine(void *dst, const void *src, size_t n, int t, int op);
+/* GPU_RED_AVG as NCCL's for floats: dst[i] = src[i] times 1/nranks in t (float16: the half
+ * nearest it), to be summed (the sum divided after overflowed: float16 60000s gave inf) */
+void host_premul(void *dst, const void *src, size_t n, int t, int nranks);
 
 /* ---- whole files ---- */
 /* The contents of path (NUL-terminated, malloc'd) and its size, or NULL. */

@@ -169,6 +169,11 @@ describe("#multi gpu.nccl.comm over devices of this process", function()
     assert.are.same({1.5, 0}, comm:all_reduce(m, {op = "max"})[1]:totable())
     local v = {gpu.array({3}, "float16"), on(1, function() return gpu.array({0}, "float16") end)}
     assert.are.same({1.5}, comm:all_reduce(v, {op = "avg"})[2]:totable())
+    -- avg as NCCL's: each value times 1/n, then summed (summed first, 60000 + 60000 was inf)
+    local big = {gpu.full({2}, 60000, "float16"), on(1, function() return gpu.full({2}, 60000, "float16") end)}
+    assert.are.same({60000, 60000}, comm:all_reduce(big, {op = "avg"})[1]:totable())
+    local f = {gpu.full({4}, 3e38), on(1, function() return gpu.full({4}, 3e38) end)}
+    assert.is_true(math.abs(comm:reduce_scatter(f, {op = "avg"})[2]:item(1) / 3e38 - 1) < 1e-6)
   end)
 
   it("all_gather, reduce_scatter, broadcast and reduce", function()

@@ -78,40 +78,23 @@ GpuResult cpu_comm_init_rank(GpuComm **comm, int nranks, int rank, const GpuComm
 
 /* ---- in host memory, within one process ---- */
 
-#define REDUCE_LOOP(T) { T *d = (T *)dst; const T *s = (const T *)src; \
-    for (size_t i = 0; i < n; i++) switch (op) { \
-      case GPU_RED_PROD: d[i] = (T)(d[i] * s[i]); break; \
-      case GPU_RED_MIN: if (s[i] < d[i] || s[i] != s[i]) d[i] = s[i]; break; \
-      case GPU_RED_MAX: if (s[i] > d[i] || s[i] != s[i]) d[i] = s[i]; break; \
-      default: d[i] = (T)(d[i] + s[i]); } }
-
-/* dst[i] = dst[i] op src[i] for n elements of type t */
-static void combine(void *dst, const void *src, size_t n, int t, int op) {
-  switch (t) {
-    case GPU_CT_INT8: REDUCE_LOOP(int8_t) break;   case GPU_CT_UINT8: REDUCE_LOOP(uint8_t) break;
-    case GPU_CT_INT32: REDUCE_LOOP(int32_t) break; case GPU_CT_UINT32: REDUCE_LOOP(uint32_t) break;
-    case GPU_CT_INT64: REDUCE_LOOP(int64_t) break; case GPU_CT_UINT64: REDUCE_LOOP(uint64_t) break;
-    case GPU_CT_FLOAT32: REDUCE_LOOP(float) break; case GPU_CT_FLOAT64: REDUCE_LOOP(double) break;
-    case GPU_CT_FLOAT16: half_combine(dst, src, n, op); break;
-    default: break;
-  }
-}
-
-/* GPU_RED_AVG's division (floats only: the Lua side refuses the rest) */
-static void divide(void *buf, size_t n, int t, int by) {
-  if (t == GPU_CT_FLOAT32) for (size_t i = 0; i < n; i++) ((float *)buf)[i] /= (float)by;
-  if (t == GPU_CT_FLOAT64) for (size_t i = 0; i < n; i++) ((double *)buf)[i] /= by;
-  if (t == GPU_CT_FLOAT16) half_divide(buf, n, by);
-}
-
 #define PTR(p) ((void *)(uintptr_t)(p))
 
-/* The reduction of n elements at offset `at` (elements) of every rank's send into tmp */
-static void reduce_all(void *tmp, GpuCollArgs *const *c, int nr, size_t at, size_t n) {
+/* The reduction of n elements at offset `at` (elements) of every rank's send into tmp (an
+ * average's scaled ones through scratch, n more); -1 when there is no memory for it */
+static int reduce_all(void *tmp, GpuCollArgs *const *c, int nr, size_t at, size_t n) {
   size_t es = type_size[c[0]->type];
-  memcpy(tmp, (char *)PTR(c[0]->send) + at * es, n * es);
-  for (int k = 1; k < nr; k++) combine(tmp, (char *)PTR(c[k]->send) + at * es, n, c[0]->type, c[0]->op);
-  if (c[0]->op == GPU_RED_AVG) divide(tmp, n, c[0]->type, nr);
+  int avg = c[0]->op == GPU_RED_AVG;
+  char *scratch = avg ? malloc(n * es) : NULL;
+  if (avg && scratch == NULL) return -1;
+  for (int k = 0; k < nr; k++) {
+    const char *src = (char *)PTR(c[k]->send) + at * es;
+    if (avg) host_premul(k ? scratch : tmp, src, n, c[0]->type, nr);
+    if (k == 0 && !avg) memcpy(tmp, src, n * es);
+    if (k > 0) host_combine(tmp, avg ? scratch : src, n, c[0]->type, avg ? GPU_RED_SUM : c[0]->op);
+  }
+  free(scratch);
+  return 0;
 }
 
 /* One collective, c[k] being rank k's call (checked alike). Empty arrays move nothing:
@@ -125,12 +108,13 @@ static GpuResult run_collective(GpuCollArgs *const *c, int nr) {
   switch (a->kind) {
     case GPU_COLL_ALL_REDUCE:
     case GPU_COLL_REDUCE:
-      reduce_all(tmp, c, nr, 0, n);
+      if (reduce_all(tmp, c, nr, 0, n)) goto nomem;
       for (int k = 0; k < nr; k++)
         if (a->kind == GPU_COLL_ALL_REDUCE || k == a->peer) memcpy(PTR(c[k]->recv), tmp, n * es);
       break;
     case GPU_COLL_REDUCE_SCATTER:
-      for (int k = 0; k < nr; k++) reduce_all(tmp + (size_t)k * n * es, c, nr, (size_t)k * n, n);
+      for (int k = 0; k < nr; k++)
+        if (reduce_all(tmp + (size_t)k * n * es, c, nr, (size_t)k * n, n)) goto nomem;
       for (int k = 0; k < nr; k++) memcpy(PTR(c[k]->recv), tmp + (size_t)k * n * es, n * es);
       break;
     case GPU_COLL_BROADCAST:
@@ -146,6 +130,9 @@ static GpuResult run_collective(GpuCollArgs *const *c, int nr) {
   }
   free(tmp);
   return GPU_OK;
+nomem:
+  free(tmp);
+  return NOMEM;
 }
 
 static int same_call(const GpuCollArgs *a, const GpuCollArgs *b) {
@@ -237,6 +224,7 @@ typedef struct Op {
   GpuComm *comm;
   GpuCollArgs args;
   int step;
+  void *scaled;                 /* an average's send, each value times 1/n (premul) */
   MpiRequest req[2];
   long mine[HEADER];
   long theirs[];                /* every rank's header (a send's or recv's: its peer's) */
@@ -244,10 +232,9 @@ typedef struct Op {
 static Op **posted;             /* the calls of the open group, moved on at its end */
 static int nposted, capposted;
 
-static GpuResult finish(GpuComm *c, const GpuCollArgs *a) {
-  if (a->op == GPU_RED_AVG && (a->kind == GPU_COLL_ALL_REDUCE || a->kind == GPU_COLL_REDUCE_SCATTER ||
-                               (a->kind == GPU_COLL_REDUCE && c->rank == a->peer)))
-    divide(PTR(a->recv), a->count, a->type, c->nranks);
+static GpuResult finish(Op *op) {
+  free(op->scaled);
+  op->scaled = NULL;
   return GPU_OK;
 }
 
@@ -256,7 +243,12 @@ static GpuResult post_data(Op *op) {
   op->step = DATA;
   if (a->kind == GPU_COLL_BROADCAST && op->comm->rank == a->peer && a->send != a->recv && a->count > 0)
     memmove(PTR(a->recv), PTR(a->send), a->count * type_size[a->type]);
-  return mpi_post(op->comm->mpi, a, PTR(a->send), PTR(a->recv), &op->req[0]);
+  if (a->op == GPU_RED_AVG && a->count > 0) {   /* scaled first, then summed, as NCCL's */
+    size_t in = a->kind == GPU_COLL_REDUCE_SCATTER ? a->count * (size_t)op->comm->nranks : a->count;
+    if ((op->scaled = malloc(in * type_size[a->type])) == NULL) return NOMEM;
+    host_premul(op->scaled, PTR(a->send), in, a->type, op->comm->nranks);
+  }
+  return mpi_post(op->comm->mpi, a, op->scaled ? op->scaled : PTR(a->send), PTR(a->recv), &op->req[0]);
 }
 
 static GpuResult post_headers(Op *op) {
@@ -331,7 +323,7 @@ static GpuResult advance(Op *op, int first, int *bad) {
   if (!done || (op->step == HEADERS && !first)) return GPU_OK;
   if (op->step == DATA) {
     op->step = SETTLED;
-    return finish(op->comm, &op->args);
+    return finish(op);
   }
   if ((*bad = differing(op)) >= 0) {
     op->step = SETTLED;          /* on every rank: each has every header */
