@@ -85,6 +85,7 @@ typedef struct GpuCollArgs {
   int type, op;                 /* GPU_CT_*, GPU_RED_* (reductions) */
   int peer;                     /* root (broadcast, reduce) or peer (send, recv) */
   CUstream stream;              /* NULL: the rank's device's default stream */
+  int barrier;                  /* an all_reduce that is comm:barrier() (named in mismatches) */
 } GpuCollArgs;
 
 typedef struct GpuCompileJob {

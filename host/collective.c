@@ -9,16 +9,14 @@
 #include <string.h>
 #include "gpu.h"
 
-static const char *const coll_names[] = {"all_reduce", "all_gather", "reduce_scatter",
-                                         "broadcast", "reduce", "send", "recv"};
+static const char *const coll_names[] = {"all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce", "send", "recv"};
 static const char *const op_names[] = {"sum", "prod", "min", "max", "avg", NULL};
 /* The options each takes, in coll_names' order: one it does not take is refused */
-static const char *const coll_options[] = {"op out stream", "out stream", "op out stream", "root out stream",
-                                           "op root out stream", "stream", "stream"};
+static const char *const coll_options[] = {"op out stream", "out stream", "op out stream", "root out stream", "op root out stream", "stream", "stream"};
 
 typedef struct Call {
   LuaComm *c;
-  int kind, op, root;
+  int kind, op, root, barrier;   /* barrier: comm:barrier()'s all_reduce */
   int opts;                      /* the options table's index, or 0 */
   GpuArray *x[GPU_MAX_DEVICES], *out[GPU_MAX_DEVICES];
   int peer[GPU_MAX_DEVICES];
@@ -150,7 +148,7 @@ static void check_alike(lua_State *L, const Call *k, int reducing) {
 static GpuCollArgs args_of(const Call *k, int i) {
   const GpuArray *x = k->x[i], *out = k->out[i] ? k->out[i] : x;
   GpuCollArgs a = {k->kind, x->ptr, out->ptr, (size_t)x->shape.size, coll_type(x->dtype),
-                   k->op, k->root, k->stream[i]};
+                   k->op, k->root, k->stream[i], k->barrier};
   if (a.type < 0) { a.type = GPU_CT_BYTE; a.count *= dtypes[x->dtype].size; }
   if (k->kind == GPU_COLL_REDUCE_SCATTER) a.count /= (size_t)k->c->size;
   if (k->kind >= GPU_COLL_SEND) a.peer = k->peer[i];
@@ -412,9 +410,10 @@ static void not_in_graph(lua_State *L, const char *name) {
                "between replays", name);
 }
 
+static int barrier_call;   /* the next run_call is comm:barrier()'s */
 static int run_call(lua_State *L, int kind) {
-  Call k;
-  memset(&k, 0, sizeof k);
+  Call k = {.barrier = barrier_call};
+  barrier_call = 0;
   k.c = comm_check(L, 1);
   not_in_graph(L, coll_names[kind]);
   k.kind = kind;
@@ -478,6 +477,7 @@ static int coll_barrier(lua_State *L) {
   }
   lua_replace(L, 2);
   if (c->n == 1) lua_geti(L, 2, 1), lua_replace(L, 2);
+  barrier_call = 1;               /* taken by run_call at once */
   run_call(L, GPU_COLL_ALL_REDUCE);
   int was = backend_get()->current_device();
   for (int i = 0; i < c->n; i++) {

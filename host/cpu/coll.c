@@ -24,7 +24,7 @@ struct GpuComm {
 };
 
 static const size_t type_size[] = {1, 1, 4, 4, 8, 8, 4, 8, 1, 2};
-static const char *const coll_name[] = {"all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce", "send", "recv"};
+static const char *const coll_name[] = {"all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce", "send", "recv", "barrier"};
 static int depth;               /* nesting of group_start */
 static Clique **open_cliques;   /* cliques with calls waiting for the group's end */
 static int nopen;
@@ -295,11 +295,11 @@ static GpuResult p2p_mismatch(const Op *op) {
 
 static GpuResult mismatch(const Op *op, int k) {
   const long *m = op->mine, *o = op->theirs + HEADER * k;
-  if (m[0] >= GPU_COLL_SEND) return p2p_mismatch(op);
+  if (m[0] == GPU_COLL_SEND || m[0] == GPU_COLL_RECV) return p2p_mismatch(op);
   return cpu_fail(MISMATCH(coll_name[m[0]]), "the ranks' calls do not match: rank %d calls %s "
                   "of %ld %s elements (op %s, root %ld), rank %d %s of %ld %s elements (op %s, "
                   "root %ld)", op->comm->rank, coll_name[m[0]], m[1], type_name[m[2]],
-                  op_name[m[3]], m[4], k, o[0] >= 0 && o[0] < 7 ? coll_name[o[0]] : "?", o[1],
+                  op_name[m[3]], m[4], k, o[0] >= 0 && o[0] < 8 ? coll_name[o[0]] : "?", o[1],
                   o[2] >= 0 && o[2] < 9 ? type_name[o[2]] : "?",
                   o[3] >= 0 && o[3] < 5 ? op_name[o[3]] : "?", o[4]);
 }
@@ -405,7 +405,7 @@ static GpuResult mpi_coll(GpuComm *c, const GpuCollArgs *a) {
   if (op == NULL) return NOMEM;
   op->comm = c;
   op->args = *a;
-  long mine[HEADER] = {a->kind, (long)a->count, a->type, a->op, a->peer};
+  long mine[HEADER] = {a->barrier ? 7 : a->kind, (long)a->count, a->type, a->op, a->peer};   /* 7: barrier */
   memcpy(op->mine, mine, sizeof mine);
   if (depth > 0 && a->kind < GPU_COLL_SEND) {   /* its header waits for the calls before it */
     posted[nposted++] = op;

@@ -58,6 +58,10 @@ if gpu.backend() == "cpu" then
   ok, err = pcall(comm.all_reduce, comm, gpu.zeros(r + 1))
   assert(not ok)
   same(comm:all_reduce(gpu.ones(3)), {2, 2, 2}, "all_reduce after a mismatch")
+  -- a barrier is named as one (it paired with an all_reduce of one int32 without a word)
+  local called = r == 0 and "all_reduce" or "barrier"
+  local why = select(2, pcall(function() if r == 0 then comm:all_reduce(gpu.zeros(1, "int32")) else comm:barrier() end end))
+  assert(tostring(why):find(("rank %d calls %s of 1 int32"):format(r, called), 1, true), tostring(why))
   -- a send and its recv are compared too, and refused on both ranks with nothing moved
   -- (the recv took 2 of its 4 elements silently, read float32 bits as int32, or raised
   -- MPI's truncation, in C's words)
