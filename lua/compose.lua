@@ -276,6 +276,15 @@ function gpu.take(a, indices, dim)
     error(("gpu.take: the indices must be an integer array, a table or a number, got %s"):format(
       is_array(idx) and idx.dtype .. " array" or type(idx)), 2)
   end
+  -- as every operation's words (the kernel's named take_dim<unsigned int>' argument 3)
+  local here = gpu.device().id
+  if a.device ~= here then
+    error(("gpu.take: the arrays are on device %d, and device %d is current: run it with gpu.with_device(%d, f)")
+          :format(a.device, here, a.device), 2)
+  end
+  if idx.device ~= a.device then
+    error(("gpu.take: arrays on device %d and device %d: copy one to the other's device first"):format(a.device, idx.device), 2)
+  end
   local src = dim == nil and a:reshape(-1) or a
   if src.ndim == 0 then error("gpu.take: a 0-D array has no dimension to take from", 2) end
   local d = dim_of(dim or 1, src.ndim, "take")

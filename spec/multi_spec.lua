@@ -82,6 +82,8 @@ describe("#multi devices", function()
     -- a conversion is a kernel of the array's device (the copy's own words named 'copy')
     assert.matches("a:astype: an array on device 1, and device 0 is current", errof(x[2].astype, x[2], "int32"), 1, true)
     assert.are.equal(0, x[2]:astype(x[2].dtype).device)   -- one dtype: a copy here
+    assert.matches("gpu.take: arrays on device 0 and device 1", errof(gpu.take, x[1], on(1, function() return gpu.array({1}, "int64") end)), 1, true)
+    assert.matches("gpu.take: the arrays are on device 1, and device 0 is current", errof(gpu.take, x[2], {1}), 1, true)
     local k = gpu.kernel("__global__ void twice(float *p) { p[threadIdx.x] *= 2; }")
     assert.matches("kernel 'twice' argument 1 %(p%) is on device 1, and device 0 is current",
                    errof(function() k[{1, 2}](x[2]) end))
