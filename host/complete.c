@@ -109,7 +109,9 @@ void edit_remember(const char *line) {
 
 /* libedit reads multibyte characters by the locale's LC_CTYPE, and in the C locale
  * dropped every byte past ASCII ("héllo" came as "hllo"): the user's, else C.UTF-8.
- * LC_CTYPE only: Lua's own lexer and number formats do not ask the locale. */
+ * LC_CTYPE only: Lua's lexer and number formats do not ask it; string.upper and %a do, and
+ * in a UTF-8 locale C's classes of bytes past ASCII are the C locale's (a single-byte
+ * locale, Latin-1 say, would make them letters at the prompt, not in a script). */
 static void edit_locale(void) {
   const char *set = setlocale(LC_CTYPE, "");
   if (set == NULL || strcmp(set, "C") == 0 || strcmp(set, "POSIX") == 0) setlocale(LC_CTYPE, "C.UTF-8");

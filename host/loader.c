@@ -134,8 +134,8 @@ static int l_searcher(lua_State *L) {
   const char *name = luaL_checkstring(L, 1);
   lua_pushvalue(L, lua_upvalueindex(2));
   lua_pushstring(L, name);
-  if (lua_getfield(L, lua_upvalueindex(1), "path") != LUA_TSTRING)
-    return luaL_error(L, "'package.path' must be a string");
+  lua_getfield(L, lua_upvalueindex(1), "path");
+  if (!lua_isstring(L, -1)) return luaL_error(L, "'package.path' must be a string");   /* a number is one */
   lua_call(L, 2, 2);
   if (lua_isnil(L, -2)) return 1;   /* the message of what was tried */
   const char *filename = lua_tostring(L, -2);

@@ -267,7 +267,7 @@ static int ended(pid_t pid) {
  * collectives it finished reach this rank's over other channels (NCCL's, another MPI
  * communicator), which may be later; what is still unfinished then never will be. */
 #define BYE_GRACE 2.0
-static int gone = -1;
+static int gone = -1, gone_alive;   /* gone_alive: by its goodbye, its process still there */
 static const char *gone_how = "";
 
 /* Looked at most every 10 ms (grace < 0: now): a look reads /proc for each peer (some
@@ -283,6 +283,7 @@ static int peer_gone(double grace) {
   for (int i = 0; i < mpi.size; i++)
     if (mpi.local[i] && ended(mpi.pids[i])) {
       gone_how = "its process is gone";
+      gone_alive = 0;
       return gone = i;
     }
   int flag = 0;
@@ -293,6 +294,7 @@ static int peer_gone(double grace) {
   }
   if (mpi.bye_from >= 0 && now - mpi.bye_at >= (grace > 0 ? grace : 0)) {
     gone_how = "its script ended: it returned, raised an error or called os.exit";
+    gone_alive = 1;
     return gone = mpi.bye_from;
   }
   return -1;
@@ -300,6 +302,7 @@ static int peer_gone(double grace) {
 
 int mpi_peer_gone(void) { return peer_gone(BYE_GRACE); }
 const char *mpi_gone_how(void) { return gone_how; }
+int mpi_gone_alive(void) { return gone >= 0 && gone_alive; }
 
 /* Waits for req (of `call`), watched: a peer gone, the timeout or Ctrl-C end the wait with
  * a failure (the request is left to MPI, and MPI_Finalize skipped: it would wait for it) */

@@ -25,6 +25,10 @@ int mpi_started(void);
  * not seen (NCCL's transports and the timeout see it). mpi_gone_how: which of the two. */
 int mpi_peer_gone(void);
 const char *mpi_gone_how(void);
+/* Whether that peer is gone by its goodbye (its process waits in MPI_Finalize): it breaks
+ * only waits for calls it is part of (a send or recv between two others goes on), where a
+ * peer whose process is gone breaks every communicator it was in */
+int mpi_gone_alive(void);
 /* After a broken communicator, MPI_Finalize at exit could wait for the dead: skip it. */
 void mpi_skip_finalize(void);
 

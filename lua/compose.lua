@@ -373,12 +373,14 @@ function gpu.diff(a, n, dim, opts)
   if a.ndim == 0 then error("gpu.diff: a 0-D array has no dimension to difference", 2) end
   local d = dim_of(dim or -1, a.ndim, "diff")
   opts = gpu._arg.options(opts, "diff", "prepend append")
-  if opts.prepend ~= nil or opts.append ~= nil then
+  if n > 0 and (opts.prepend ~= nil or opts.append ~= nil) then   -- NumPy's n = 0: a itself
     local parts, slice = {}, a.shape
     slice[d] = 1
     for _, v in ipairs({opts.prepend or false, a, opts.append or false}) do
-      if v then
-        if not is_array(v) then v = gpu.full({}, v, gpu.result_type(a, v)) end
+      if v then   -- a number as NumPy's asanyarray makes it: int64, float64 (or bool)
+        if not is_array(v) then
+          v = gpu.full({}, v, type(v) == "boolean" and "bool" or math.type(v) == "integer" and "int64" or "float64")
+        end
         parts[#parts + 1] = v.ndim == 0 and gpu.broadcast_to(v, slice) or v
       end
     end

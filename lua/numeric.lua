@@ -338,6 +338,10 @@ function gpu.histogram2d(x, y, bins, range, opts)
   end
   if opts == nil and type(range) == "table" and (range.density ~= nil or range.weights ~= nil) then range, opts = nil, range end
   if opts ~= nil and type(opts) ~= "table" then error("gpu.histogram2d: argument 5 must be a table of options", 2) end
+  local w = opts and opts.weights
+  if w ~= nil and not (is_array(w) and w.ndim == 1 and w.size == x.size) then
+    error(("gpu.histogram2d: weights must be a 1-D device array of the %d points' weights"):format(x.size), 2)
+  end
   local h, e = gpu.histogramdd({x, y}, bins, range, gpu._arg.options(opts, "histogram2d", "density weights"))
   return h, e[1], e[2]
 end

@@ -694,7 +694,7 @@ function random.dirichlet(alpha, size)
   local a = float_array("dirichlet", 1, "alpha", alpha, 1)
   array_param("dirichlet", 1, "alpha", a, "positive")
   local out = appended(shaped("dirichlet", 2, size == nil and {} or size), a.size)
-  if a.size > 1 and a:max() < 0.1 then return stick_breaking(a, out) end
+  if a:max() < 0.1 then return stick_breaking(a, out) end
   local g = continuous("dirichlet", "gamma", 2, out, "float64", a, 1)
   return g / g:sum(#out, {keepdim = true})
 end

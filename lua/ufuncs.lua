@@ -169,11 +169,12 @@ function gpu.around(a, decimals, opts)
     end
     return decimals > 0 and a:copy() or r:astype(a.dtype)
   end
-  if is_array(a) and (a.dtype == "float32" or a.dtype == "float16") and f > 3.4028234663852886e38 then
-    -- 10^d past float32's range (NumPy 1.24 makes that Python float a float64): in float64,
-    -- then a's dtype (10^39 as a float32 was inf: 0 * inf made every result NaN)
+  local wide = is_array(a) and ({float32 = "float64", float16 = "float64", complex64 = "complex128"})[a.dtype]
+  if wide and f > 3.4028234663852886e38 then
+    -- 10^d past float32's range (NumPy 1.24 makes that Python float a float64): in float64
+    -- (complex128), then a's dtype (10^39 as a float32 was inf: 0 * inf made every result NaN)
     local o = opts and gpu._arg.options(opts, "around", "out stream") or {}
-    local r = gpu.around(a:astype("float64"), decimals, {stream = o.stream})
+    local r = gpu.around(a:astype(wide), decimals, {stream = o.stream})
     if o.out then return o.out:copy_(r) end
     return r:astype(a.dtype)
   end

@@ -134,8 +134,8 @@ describe("complex arrays", function()
     end
   end)
   -- each case: function, z, dtype, the value (NumPy's, or C99's where NumPy 1.24's is off:
-  -- it gives tanh(1000+1j) nan+nanj, expm1(1e-20) 0); parts within 1e-12 relatively,
-  -- zeros with their sign
+  -- it gives tanh(1000+1j) nan+nanj, log1p(1e-20+1e-20j) a real part 0); parts within
+  -- 1e-12 relatively, zeros with their sign
   it("keep their digits and C99's special values where parts overflow, vanish or meet a cut", function()
     local pi, inf, nan = math.pi, math.huge, 0 / 0
     local cases = {
@@ -154,6 +154,10 @@ describe("complex arrays", function()
       {"log1p", -2, -0.0, "complex128", 0, -pi}, {"log1p", 0.5, -0.0, "complex128", 0.4054651081081644, -0.0},
       {"sqrt", -1, inf, "complex128", inf, inf}, {"sqrt", nan, -inf, "complex64", inf, -inf},
       {"exp2", 1, -0.0, "complex128", 2, -0.0},
+      -- past far(): acos by log(2z)'s parts (pi/2 - asin cancelled: 5.0000004e-10)
+      {"acos", 2e9, 1, "complex128", 5e-10, -22.1095601980663}, {"acos", 2e4, 1, "complex64", 5e-05, -10.596635},
+      -- near the largest numbers sqrt scales (|x| + |z| overflowed: inf)
+      {"sqrt", 3e38, 0, "complex64", 1.7320508e19, 0}, {"sqrt", 1.7e308, 1, "complex128", 1.3038404810405297e154, 3.8348249442368524e-155},
     }
     local function same(want, got, dt)
       if want == 0 then return got == 0 and 1 / want == 1 / got end

@@ -1,12 +1,12 @@
 -- Two processes under mpirun (#mpi: where Open MPI's mpirun is installed): the
 -- collectives between processes, and a rank killed mid-collective, which the other must
--- raise about within 10 s, and a rank whose script raises. Three runs of mpirun, each
--- one to three seconds.
-local function mpirun(script)
+-- raise about within 10 s, a rank whose script raises, and one whose script ends while two
+-- others go on. Four runs of mpirun, each one to four seconds.
+local function mpirun(script, np)
   -- as root (CI), on loopback and shared memory only; --enable-recovery keeps the
   -- survivor alive when its peer is killed, so that it can say what it saw
   local cmd = "OMPI_MCA_btl=self,vader OMPI_MCA_oob_tcp_if_include=lo timeout 60 mpirun " ..
-    "--allow-run-as-root --oversubscribe --enable-recovery -np 2 build/gpuhost " .. script .. " 2>&1"
+    "--allow-run-as-root --oversubscribe --enable-recovery -np " .. (np or 2) .. " build/gpuhost " .. script .. " 2>&1"
   local t0 = gpu.clock()
   local p = io.popen(cmd)
   local out = p:read("a")
@@ -44,5 +44,13 @@ describe("#mpi two processes", function()
     assert.matches("GPUHOST_COMM_FAILED: all_reduce: rank 1 has ended %(its script ended: it " ..
                    "returned, raised an error or called os.exit%)", out)
     assert.matches("rank 0: then [^\n]*attempt to use a broken communicator", out)
+    assert.matches("rank 0: overtaken gpu.array%(float32, {1}%) %[2%] gpu.array%(float32, {2}%) %[0, 0%]", out)
+    assert.matches("rank 1: overtaken gpu.array%(float32, {1}%) %[2%] gpu.array%(float32, {2}%) %[0, 0%]", out)
+  end)
+
+  it("go on between two ranks when a third's script ends (its goodbye counts for its calls only)", function()
+    local out = mpirun("spec/mpi/third.lua", 3)
+    assert.matches("rank 0: sent after 3%.%d s: nil gpu.array%(float32, {4}%) %[2, 2, 2, 2%]", out)
+    assert.matches("rank 1: sent after 3%.%d s: nil gpu.array%(float32, {4}%) %[1, 1, 1, 1%]", out)
   end)
 end)

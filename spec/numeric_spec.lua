@@ -329,6 +329,7 @@ describe("NumPy's less-used functions at their edges", function()
     local r = gpu.around(gpu.array({1.5, -3e30}, "float32"), -39)
     assert.are.same({"float32", 0, 0}, {r.dtype, r:item(1), r:item(2)})
     assert.are.equal(0, gpu.around(gpu.array({1.5}, "float16"), -39):item())
+    assert.are.equal(gpu.complex(0, 0), gpu.around(gpu.array({gpu.complex(1.5, 1)}, "complex64"), -39):item())
   end)
 
   it("refuse results past 2^48 elements before making anything for them", function()
@@ -355,6 +356,10 @@ describe("NumPy's less-used functions at their edges", function()
     assert.are.same({1, 2, 6, 10}, gpu.diff(gpu.array({1, 2, 4}), {append = gpu.array({10, 20})}):totable())
     assert.are.same({{1, 2}, {2, 3}, {6, 4}},
                     gpu.diff(gpu.array({{1, 2}, {3, 5}}, "int64"), 1, 1, {prepend = 0, append = 9}):totable())
+    -- a number as NumPy's asanyarray makes it (uint8 wrapped 1 - 10 to 247); n = 0 is a itself
+    local u = gpu.diff(gpu.array({1, 4, 9}, "uint8"), {prepend = 10})
+    assert.are.same({"int64", {-9, 3, 5}}, {u.dtype, u:totable()})
+    assert.are.same({1, 4, 9}, gpu.diff(gpu.array({1, 4, 9}), 0, {prepend = 0}):totable())
     local x, y = gpu.array({0.1, 0.9, 0.5}, "float64"), gpu.array({0.1, 0.9, 0.2}, "float64")
     local h = gpu.histogram2d(x, y, 2, nil, {density = true})   -- NumPy: 2.0833 where a point is
     near({2.0833333333333335, 0, 2.0833333333333335, 2.0833333333333335}, h:reshape(-1):totable(), 1e-15)

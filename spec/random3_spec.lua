@@ -298,5 +298,6 @@ describe("gpu.random at its edges", function()
       assert.is_true(math.abs(m[j] - want) < 5 * 0.5 / math.sqrt(N), ("part %d: %g, want %g"):format(j, m[j], want))
     end
     assert.is_false(gpu.any(gpu.isnan(R.dirichlet({1e-6, 1e-6}, 3))))
+    assert.are.same({{1}, {1}, {1}}, R.dirichlet({0.001}, 3):totable())   -- one alpha too
   end)
 end)

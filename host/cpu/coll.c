@@ -18,7 +18,8 @@ typedef struct Clique { int n, refs, ncalls, cap; GpuCollArgs *calls; int *rank_
 struct GpuComm {
   Clique *clique;               /* one process: the ranks' shared state; NULL over MPI */
   void *mpi;                    /* over MPI: the communicator's own (mpi_comm_dup) */
-  unsigned held;                /* the last pass of wait_ops where a call of it awaited headers */
+  unsigned held, held_p2p;      /* the last pass of wait_ops where a collective (a send or
+                                 * recv) of it had not posted its data */
   int rank, nranks, device, broken;
   double timeout;
 };
@@ -54,7 +55,7 @@ GpuResult cpu_comm_init_all(GpuComm **comms, int n, const int *devices) {
       free(q);
       return NOMEM;
     }
-    *comms[i] = (GpuComm){q, NULL, 0, i, n, devices[i], 0, timeout};
+    *comms[i] = (GpuComm){q, NULL, 0, 0, i, n, devices[i], 0, timeout};
   }
   return GPU_OK;
 }
@@ -72,7 +73,7 @@ GpuResult cpu_comm_init_rank(GpuComm **comm, int nranks, int rank, const GpuComm
     mpi_comm_free(own);
     return NOMEM;
   }
-  **comm = (GpuComm){NULL, own, 0, rank, nranks, device, 0, timeout};
+  **comm = (GpuComm){NULL, own, 0, 0, rank, nranks, device, 0, timeout};
   return GPU_OK;
 }
 
@@ -305,9 +306,10 @@ static GpuResult mismatch(const Op *op, int k) {
 }
 
 /* Moves op on as far as it goes without waiting; *bad: the rank that disagrees, if any. A
- * grouped collective's header, and any call's data, is posted once the calls before it on
- * its communicator have posted their data (first): MPI's collectives go in the calls' order,
- * grouped or not (a group's headers first had MPI pair them with another rank's data). */
+ * grouped collective's header and data wait for the collectives before it on its
+ * communicator (first), a send's or recv's data for the sends and recvs before it: MPI's
+ * collectives go in the calls' order, grouped or not, and a collective never waits for a
+ * send whose recv is in the peer's later group. */
 static GpuResult advance(Op *op, int first, int *bad) {
   if (op->step == UNPOSTED && !first) return GPU_OK;
   GpuResult posting = op->step == UNPOSTED ? post_headers(op) : GPU_OK;
@@ -349,6 +351,7 @@ static GpuResult abandon(Op **ops, int n, GpuResult r) {
 static GpuResult watch(const Op *op, double t0) {
   const char *what = coll_name[op->args.kind];
   int rank = op->comm->rank, gone = mpi_peer_gone();
+  if (gone >= 0 && mpi_gone_alive() && op->args.kind >= GPU_COLL_SEND && op->args.peer != gone) gone = -1;
   if (gone >= 0)
     return cpu_fail(COMM_FAIL("MPI_Test"), "%s: rank %d has ended (%s) while rank %d waited "
                     "for it; the communicator is broken", what, gone, mpi_gone_how(), rank);
@@ -379,10 +382,11 @@ static GpuResult wait_ops(Op **ops, int n) {
     for (int i = 0; i < n; i++) {
       GpuComm *c = ops[i]->comm;
       int bad = -1;
-      GpuResult q = ops[i]->step == SETTLED ? GPU_OK : advance(ops[i], c->held != pass, &bad);
+      unsigned *held = ops[i]->args.kind < GPU_COLL_SEND ? &c->held : &c->held_p2p;
+      GpuResult q = ops[i]->step == SETTLED ? GPU_OK : advance(ops[i], *held != pass, &bad);
       if (q.code) return abandon(ops, n, q);
       if (bad >= 0 && r.code == 0) r = mismatch(ops[i], bad);
-      if (ops[i]->step <= HEADERS) c->held = pass;   /* the calls after it wait for it */
+      if (ops[i]->step <= HEADERS) *held = pass;   /* the calls of its kind after it wait */
       if (!waiting && ops[i]->step != SETTLED) waiting = ops[i];
     }
     if (!waiting) break;
@@ -462,7 +466,7 @@ GpuResult cpu_group_end(void) {
 GpuResult cpu_comm_check(GpuComm *c) {
   if (c->broken) return cpu_fail(COMM_FAIL("comm"), "the communicator is broken by an earlier failure");
   int gone = c->clique ? -1 : mpi_peer_gone();
-  if (gone < 0) return GPU_OK;
+  if (gone < 0 || mpi_gone_alive()) return GPU_OK;   /* a goodbye: the waits that need it see it */
   c->broken = 1;
   mpi_skip_finalize();
   return cpu_fail(COMM_FAIL("comm"), "rank %d has ended (%s); rank %d's communicator is "

@@ -80,6 +80,11 @@ template <class T> struct cx_ops {
   __device__ static C sqrt(C z) {
     if (ew::isinf(z.im)) return C(mag(z.im), z.im);   // inf + inf i, whatever the real part
     if (z.re == 0 && z.im == 0) return C(0, z.im);
+    T quarter_max = sizeof(T) == 4 ? (T)8.5e37 : (T)4.4e307;   // |x| + |z| would overflow
+    if (mag(z.re) > quarter_max || mag(z.im) > quarter_max) {
+      C r = sqrt(C(z.re / 4, z.im / 4));
+      return C(2 * r.re, 2 * r.im);
+    }
     T t = ew::sqrt((mag(z.re) + gpu::abs(z)) / 2);
     if (z.re >= 0) return C(t, z.im / (2 * t));
     bool below = z.im < 0 || (z.im == 0 && 1 / z.im < 0);   // -0 too: sqrt(-4 - 0i) is -2i, as NumPy's
@@ -155,10 +160,8 @@ template <class T> struct cx_ops {
   __device__ static C acos(C z) {
     if (z.im == 0 && z.re >= -1 && z.re <= 1) return C(ew::acos(z.re), -z.im);
     if (z.re == 0 && z.im != z.im) return C((T)1.5707963267948966, z.im);
-    if (far(z)) {
-      C w = asin(z);
-      return C((T)1.5707963267948966 - w.re, -w.im);
-    }
+    if (far(z))   // log(2z)'s parts, with no pi/2 - asin(z) to cancel (2e9+1j: 5e-10)
+      return C(ew::atan2(mag(z.im), z.re), ew::copysign_(log_abs(z) + (T)0.6931471805599453, -z.im));
     C s = root_below(z), t = root_above(z);
     return C(2 * ew::atan2(s.re, t.re), ew::asinh(GPUHOST_UNFUSED(t.re * s.im) - GPUHOST_UNFUSED(t.im * s.re)));
   }

@@ -11,6 +11,16 @@ else
   comm:all_reduce(b)
 end
 io.write(("rank %d: grouped or not %s %s\n"):format(comm.rank, a, b))
+-- a collective after a send in one group does not wait for the send, whose recv is in the
+-- peer's later group (it waited for the timeout)
+local c, x = gpu.full(1, 1), gpu.full(2, comm.rank)
+if comm.rank == 0 then
+  gpu.nccl.group(function() comm:send(x, 1); comm:all_reduce(c) end)
+else
+  gpu.nccl.group(function() comm:all_reduce(c) end)
+  gpu.nccl.group(function() comm:recv(x, 0) end)
+end
+io.write(("rank %d: overtaken %s %s\n"):format(comm.rank, c, x))
 io.stdout:flush()
 if comm.rank == 1 then error("rank 1's script raises") end
 local t0 = gpu.clock()
