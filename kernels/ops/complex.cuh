@@ -81,7 +81,7 @@ template <class T> struct cx_ops {
     if (ew::isinf(z.im)) return C(mag(z.im), z.im);   // inf + inf i, whatever the real part
     if (z.re == 0 && z.im == 0) return C(0, z.im);
     T quarter_max = sizeof(T) == 4 ? (T)8.5e37 : (T)4.4e307;   // |x| + |z| would overflow
-    if (mag(z.re) > quarter_max || mag(z.im) > quarter_max) {
+    if ((mag(z.re) > quarter_max || mag(z.im) > quarter_max) && z.re - z.re == 0) {   // finite: inf/4 is inf
       C r = sqrt(C(z.re / 4, z.im / 4));
       return C(2 * r.re, 2 * r.im);
     }
