@@ -276,16 +276,17 @@ static const char *gone_how = "";
  * ends between looks is seen by the next look of the wait that hangs on it. */
 static int peer_gone(double grace) {
   static double next;
-  if (gone >= 0 || !mpi.started || !mpi.pids) return gone;
+  if ((gone >= 0 && !gone_alive) || !mpi.started || !mpi.pids) return gone;
   double now = mpi_now();
-  if (grace >= 0 && now < next) return -1;
+  if (grace >= 0 && now < next) return gone;
   next = now + 0.01;
-  for (int i = 0; i < mpi.size; i++)
-    if (mpi.local[i] && ended(mpi.pids[i])) {
+  for (int i = 0; i < mpi.size; i++)   /* also after a goodbye: a death breaks more */
+    if (mpi.local[i] && ended(mpi.pids[i]) && !(gone_alive && i == gone)) {
       gone_how = "its process is gone";
       gone_alive = 0;
       return gone = i;
     }
+  if (gone >= 0) return gone;   /* by its goodbye, still */
   int flag = 0;
   if (mpi.bye && mpi.MPI_Test(&mpi.bye, &flag, NULL) == 0 && flag) {
     mpi.bye = NULL;
