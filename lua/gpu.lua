@@ -63,6 +63,12 @@ function arg.elements(total, api, level)
   end
   return total
 end
+-- An error another gpuhost function raised, as words of the caller's own: without a
+-- position ("file:12: ") and without "bad argument #k to 'f' (...)" around it
+function arg.unwrapped(e)
+  local msg = tostring(e):gsub("^[^:\n]*:%d+: ", "")
+  return msg:match("^bad argument #%d+ to '[^']*' %((.*)%)$") or msg
+end
 -- whether x, an array or host array, has been freed (reading any field of a freed one raises)
 local function size_of(x) return x.size end
 function arg.freed(x) return not pcall(size_of, x) end

@@ -136,8 +136,7 @@ end
 -- f(...)'s array, or its error as api's about `what` (not gpu.full's argument 2), at level 4
 local function made(api, what, ok, v)
   if ok then return v end
-  local msg = tostring(v):gsub("^[^:\n]*:%d+: ", "")
-  error(("gpu.%s: %s: %s"):format(api, what, msg:match("^bad argument #%d+ to '[^']*' %((.*)%)$") or msg), 4)
+  error(("gpu.%s: %s: %s"):format(api, what, gpu._arg.unwrapped(v)), 4)
 end
 local function values_of(v, dt, api, what)
   if v == nil then return nil end

@@ -32,12 +32,7 @@ end
 
 local function shaped(name, pos, shape)
   local ok, s, size = pcall(gpu._shape, shape)   -- gpu.empty's reading, nothing allocated
-  -- without a position ("file:12: "), if any: not up to any colon ("size is too large: 1e+15")
-  if not ok then
-    local msg = tostring(s):gsub("^[^:\n]*:%d+: ", "")
-    msg = msg:match("^bad argument #%d+ to '[^']*' %((.*)%)$") or msg   -- gpu.empty's own words
-    error(("bad argument #%d to '%s' (%s)"):format(pos, name, msg), 3)
-  end
+  if not ok then error(("bad argument #%d to '%s' (%s)"):format(pos, name, gpu._arg.unwrapped(s)), 3) end
   return s, size
 end
 
@@ -614,7 +609,7 @@ function random.bytes(n)
   if n == 0 then return "" end
   local ok, a = pcall(random.integers, 0, 256, n, "uint8")
   if not ok then   -- integers' words, as bytes' (its argument 3 was named)
-    fail("bytes", 1, tostring(a):match("^bad argument #%d+ to '[^']*' %((.*)%)$") or tostring(a))
+    fail("bytes", 1, gpu._arg.unwrapped(a))
   end
   local h = a:tohost()
   local s = h:bytes()

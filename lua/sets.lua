@@ -64,8 +64,7 @@ end
 -- f(...)'s array, or its error as api's about `what` (not gpu.full's argument 2)
 local function made(api, what, ok, v)
   if ok then return v end
-  local msg = tostring(v):gsub("^[^:\n]*:%d+: ", "")
-  fail(api, "%s: %s", what, msg:match("^bad argument #%d+ to '[^']*' %((.*)%)$") or msg)
+  fail(api, "%s: %s", what, gpu._arg.unwrapped(v))
 end
 local function values_of(v, dtype, api, what)
   if is_array(v) then return v.dtype == dtype and v or v:astype(dtype) end
