@@ -159,6 +159,14 @@ describe("complex arrays", function()
       -- near the largest numbers sqrt scales (|x| + |z| overflowed: inf)
       {"sqrt", math.huge, 1, "complex128", math.huge, 0}, {"sqrt", -math.huge, 1, "complex64", 0, math.huge},
       {"sqrt", 3e38, 0, "complex64", 1.7320508e19, 0}, {"sqrt", 1.7e308, 1, "complex128", 1.3038404810405297e154, 3.8348249442368524e-155},
+      -- e^x overflows, a part need not (glibc's csinh, NumPy's): e^t taken into the parts
+      {"exp", -720, 3, "complex128", -2.011893245732417e-313, 2.8678842721116781e-314},
+      {"exp", 740, 1.5707963267948966, "complex128", 1.461831999858279e305, inf},
+      {"sinh", -1000, 1e-300, "complex128", -inf, 9.8503555700852358e133},
+      {"cosh", 710.3, 0.1, "complex128", 1.5002560921723874e308, 1.5052770305231597e307},
+      {"sin", 1e-300, -1000, "complex128", 9.8503555700852358e133, -inf},
+      {"cos", 1, 710, "complex128", 6.0351626172726406e307, -9.3992088796889055e307},
+      {"exp", 100, 1.5707963, "complex64", 2.0294722e36, inf}, {"sinh", 89, 1, "complex64", 1.212874e38, 1.8889393e38},
     }
     local function same(want, got, dt)
       if want == 0 then return got == 0 and 1 / want == 1 / got end

@@ -56,12 +56,25 @@ template <class T> struct cx_ops {
   __device__ static C scaled(C z, T f) { return C(z.re * f, z.im * f); }
   // a zero imaginary part stays: exp(1000 + 0i) is inf + 0i, where inf * sin(0) is NaN
   __device__ static bool nonfinite(T y) { return y - y != y - y; }   // inf or nan
+  // e^x (c + is) where e^x overflows and the parts need not (e^710 cos 3 is 1.1e308): as
+  // glibc's cexp, csinh and ccosh, which NumPy calls on Linux, e^t taken into c and s once
+  // or twice (by 1/2 the first time for sinh and cosh), t = (largest exponent - 1) ln 2
+  __device__ static T big() { return sizeof(T) == 4 ? (T)88.029691931113054 : (T)709.08956571282405; }
+  __device__ static C exp_cis(T x, T c, T s, T half) {
+    const T t = big();
+    if (x > t) {
+      T et = ew::exp(t);
+      x -= t, c *= et * half, s *= et * half;
+      if (x > t) x -= t, c *= et, s *= et;
+    }
+    T e = ew::exp(x);   // past t still: the parts overflow, as they should
+    return C(e * c, e * s);
+  }
   __device__ static C exp(C z) {
-    T e = ew::exp(z.re);
-    if (z.im == 0) return C(e, z.im);
+    if (z.im == 0) return C(ew::exp(z.re), z.im);
     if (ew::isinf(z.re) && nonfinite(z.im))   // e^inf: inf + nan i; e^-inf: 0
       return z.re > 0 ? C(z.re, z.im - z.im) : C(0, ew::copysign_((T)0, z.im));
-    return C(e * ew::cos(z.im), e * ew::sin(z.im));
+    return exp_cis(z.re, ew::cos(z.im), ew::sin(z.im), 1);
   }
   // e^x cos y - 1 as expm1(x) cos y - 2 sin^2(y / 2): a small z keeps its digits
   __device__ static C expm1(C z) {
@@ -95,12 +108,14 @@ template <class T> struct cx_ops {
   __device__ static C sinh(C z) {
     if (z.im == 0) return C(ew::sinh(z.re), z.im);
     if (nonfinite(z.im) && (z.re == 0 || ew::isinf(z.re))) return C(z.re, z.im - z.im);
+    if (mag(z.re) > big()) return exp_cis(mag(z.re), z.re < 0 ? -ew::cos(z.im) : ew::cos(z.im), ew::sin(z.im), (T)0.5);
     return C(ew::sinh(z.re) * ew::cos(z.im), ew::cosh(z.re) * ew::sin(z.im));
   }
   __device__ static C cosh(C z) {
     if (z.im == 0) return C(ew::cosh(z.re), ew::copysign_((T)0, z.re) * z.im);
     if (nonfinite(z.im) && z.re == 0) return C(z.im - z.im, 0);
     if (nonfinite(z.im) && ew::isinf(z.re)) return C(mag(z.re), z.im - z.im);
+    if (mag(z.re) > big()) return exp_cis(mag(z.re), ew::cos(z.im), z.re < 0 ? -ew::sin(z.im) : ew::sin(z.im), (T)0.5);
     return C(ew::cosh(z.re) * ew::cos(z.im), ew::sinh(z.re) * ew::sin(z.im));
   }
   // iz as C99 takes it, (-y, x), so that the cuts' signed zeros carry over; -i w is (v, -u)
