@@ -32,7 +32,7 @@ LUA_SIDE = host/rewrite.c host/loader.c host/errors.c host/device.c host/stream.
            host/strided.c host/copy.c host/promote.c host/ufunc.c host/ops.c host/opdefs.c host/npy.c host/npyhead.c host/npz.c \
            host/embedapi.c host/comm.c host/collective.c \
            host/reduce.c host/reductions.c host/scan.c host/sort.c host/blas.c host/complex.c host/fft.c host/linalg.c
-SHARED   = host/backend.c host/util.c host/results.c host/cache.c host/embed.c host/mpi.c
+SHARED   = host/backend.c host/util.c host/results.c host/cache.c host/embed.c host/mpi.c host/launcher.c
 BACKENDS = host/cuda/cuda.c host/cuda/driver.c host/cuda/memory.c host/cuda/graph.c \
            host/cuda/nvrtc.c host/cuda/nvtx.c host/cuda/nccl.c host/cuda/blas.c host/cuda/fft.c host/cuda/solver.c \
            host/cpu/cpu.c host/cpu/fiber.c host/cpu/sched.c host/cpu/pool.c host/cpu/mem.c \

@@ -19,7 +19,7 @@
 typedef void *Handle;           /* MPI_Comm, MPI_Datatype, MPI_Op, MPI_Request: pointers */
 #define MPI_IN_PLACE ((void *)1)
 #define MPI_FUNCS(X) \
-  X(int, MPI_Initialized, (int *)) X(int, MPI_Init, (int *, char ***)) \
+  X(int, MPI_Initialized, (int *)) X(int, MPI_Init_thread, (int *, char ***, int, int *)) \
   X(int, MPI_Finalized, (int *)) X(int, MPI_Finalize, (void)) \
   X(int, MPI_Comm_rank, (Handle, int *)) X(int, MPI_Comm_size, (Handle, int *)) \
   X(int, MPI_Comm_dup, (Handle, Handle *)) X(int, MPI_Comm_set_errhandler, (Handle, Handle)) \
@@ -81,38 +81,6 @@ static GpuResult mpi_failed(int err, const char *call) {
   return fail(GPU_ERR_MPI, call, "%s failed: %s (MPI error %d)", call, text, err);
 }
 #define MPI_TRY(call) do { int e_ = (call); if (e_ != 0) return mpi_failed(e_, #call); } while (0)
-
-static const char *env_first(const char *const *names, const char **which) {
-  for (int i = 0; names[i]; i++) {
-    const char *v = getenv(names[i]);
-    if (v && *v) { *which = names[i]; return v; }
-  }
-  return NULL;
-}
-
-GpuResult mpi_launcher(int *rank, int *size, int *local_rank) {
-  /* Open MPI, MPICH's hydra (and Intel MPI), Slurm's srun, PMIx */
-  static const char *const ranks[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID", "PMIX_RANK", NULL};
-  static const char *const sizes[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS", NULL};
-  static const char *const locals[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID",
-                                       "SLURM_LOCALID", "PMIX_LOCAL_RANK", NULL};
-  const char *rn = NULL, *sn = NULL, *ln = NULL;
-  const char *r = env_first(ranks, &rn), *s = env_first(sizes, &sn), *l = env_first(locals, &ln);
-  if (r == NULL || s == NULL)
-    return fail(GPU_ERR_COMM_FAILED, "gpu.nccl.comm()", "this process was not started by a "
-                "launcher (none of OMPI_COMM_WORLD_RANK, PMI_RANK, SLURM_PROCID is set): run it "
-                "with mpirun -np N or srun, or name this process's devices: gpu.nccl.comm({0, 1})");
-  long v[3];
-  if (parse_long(r, 0, INT_MAX, &v[0]) || parse_long(s, 1, INT_MAX, &v[1]) || v[0] >= v[1] ||
-      (l && parse_long(l, 0, INT_MAX, &v[2])))
-    return fail(GPU_ERR_BAD_SETTING, "gpu.nccl.comm()", "the launcher's %s='%s', %s='%s'%s%s%s%s "
-                "do not make a rank, a size and a local rank", rn, r, sn, s, l ? ", " : "",
-                l ? ln : "", l ? "=" : "", l ? l : "");
-  *rank = (int)v[0];
-  *size = (int)v[1];
-  *local_rank = l ? (int)v[2] : 0;
-  return GPU_OK;
-}
 
 /* A rank that ends (its script returned, raised or called os.exit) tells every peer before
  * MPI_Finalize, which waits for all of them: a peer waiting in a collective it will never
@@ -197,13 +165,24 @@ static GpuResult exchange_pids(void) {
   return e ? mpi_failed(e, "MPI_Allgather(pids)") : GPU_OK;
 }
 
+/* MPI_Init, on a thread of launcher_wait's (MPI_THREAD_SERIALIZED: the Lua thread makes
+ * every later call) */
+static int init_thread(void *arg) {
+  (void)arg;
+  int provided = 0;
+  return mpi.MPI_Init_thread(NULL, NULL, 2 /* MPI_THREAD_SERIALIZED */, &provided);
+}
+
 /* MPI_Init (unless the program did) and gpuhost's duplicate of its world, checked
  * against the launcher's rank and size */
 static GpuResult init(int rank, int size) {
   int inited = 0;
   MPI_TRY(mpi.MPI_Initialized(&inited));
   if (!inited) {
-    MPI_TRY(mpi.MPI_Init(NULL, NULL));
+    int e = 0;
+    GpuResult r = launcher_wait(init_thread, NULL, &e);
+    if (r.code) return r;
+    MPI_TRY(e);
     /* a request's failure (MPI_Test of calls that differ between ranks) is reported on
      * the world's handler in Open MPI: returned, not the end of the process */
     MPI_TRY(mpi.MPI_Comm_set_errhandler(mpi.world, mpi.errors_return));
@@ -249,20 +228,6 @@ GpuResult mpi_start(void) {
   return mpi.failed = r;
 }
 
-/* A process on this host that has ended (a zombie not yet reaped too) */
-static int ended(pid_t pid) {
-  if (kill(pid, 0) != 0) return 1;
-  char path[64], buf[256];
-  snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-  FILE *f = fopen(path, "r");
-  if (f == NULL) return 0;
-  size_t n = fread(buf, 1, sizeof buf - 1, f);
-  fclose(f);
-  buf[n] = '\0';
-  char *close = strrchr(buf, ')');
-  return close && close[1] == ' ' && (close[2] == 'Z' || close[2] == 'X');
-}
-
 /* A peer's goodbye counts once BYE_GRACE seconds have passed since it came: the
  * collectives it finished reach this rank's over other channels (NCCL's, another MPI
  * communicator), which may be later; what is still unfinished then never will be. */
@@ -281,7 +246,7 @@ static int peer_gone(double grace) {
   if (grace >= 0 && now < next) return gone;
   next = now + 0.01;
   for (int i = 0; i < mpi.size; i++)   /* also after a goodbye: a death breaks more */
-    if (mpi.local[i] && ended(mpi.pids[i]) && !(gone_alive && i == gone)) {
+    if (mpi.local[i] && process_ended(mpi.pids[i]) && !(gone_alive && i == gone)) {
       gone_how = "its process is gone";
       gone_alive = 0;
       return gone = i;

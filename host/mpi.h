@@ -7,12 +7,19 @@
 #define GPUHOST_MPI_H
 
 #include <stddef.h>
+#include <sys/types.h>
 #include "backend.h"
 
 /* This process's rank, size and rank within its node as the launcher (mpirun, srun)
  * tells them in the environment; GPU_ERR_COMM_FAILED (detail: what to do) when no
  * launcher started it. */
 GpuResult mpi_launcher(int *rank, int *size, int *local_rank);
+/* host/launcher.c: whether a process on this host has ended (a zombie not yet reaped
+ * too); start(arg) (MPI_Init) run on a thread of its own and waited for, watched: a rank on
+ * this host (the launcher's other children) that ends first, the timeout and Ctrl-C end
+ * the wait with a failure (the thread is left where it waits). *ret: start's value. */
+int process_ended(pid_t pid);
+GpuResult launcher_wait(int (*start)(void *), void *arg, int *ret);
 /* Loads libmpi and initializes MPI (once; finalized at exit), and checks that MPI's
  * world agrees with the launcher; exchanges every rank's process id and host so that a
  * peer that dies can be seen (mpi_peer_gone). A failure is kept: every later call

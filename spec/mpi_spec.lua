@@ -1,7 +1,8 @@
 -- Two processes under mpirun (#mpi: where Open MPI's mpirun is installed): the
 -- collectives between processes, and a rank killed mid-collective, which the other must
 -- raise about within 10 s, a rank whose script raises, and one whose script ends while two
--- others go on. Four runs of mpirun, each one to four seconds.
+-- others go on, and one whose script ends before it makes a communicator. Five runs of
+-- mpirun, each one to four seconds.
 local function mpirun(script, np)
   -- as root (CI), on loopback and shared memory only; --enable-recovery keeps the
   -- survivor alive when its peer is killed, so that it can say what it saw
@@ -46,6 +47,15 @@ describe("#mpi two processes", function()
     assert.matches("rank 0: then [^\n]*attempt to use a broken communicator", out)
     assert.matches("rank 0: overtaken gpu.array%(float32, {1}%) %[2%] gpu.array%(float32, {2}%) %[0, 0%]", out)
     assert.matches("rank 1: overtaken gpu.array%(float32, {1}%) %[2%] gpu.array%(float32, {2}%) %[0, 0%]", out)
+  end)
+
+  it("raise within 10 s when a peer's script ends before it makes a communicator", function()
+    local out, took = mpirun("spec/mpi/early.lua")
+    local after = tonumber(out:match("rank 0: raised after ([%d.]+) s"))
+    assert.is_truthy(after, out)
+    assert.is_true(after < 10 and took < 30, out)
+    assert.matches("GPUHOST_COMM_FAILED: [^\n]*rank 1 [^\n]*has ended before it made a communicator", out)
+    assert.matches("rank 0: then GPUHOST_COMM_FAILED: [^\n]*has ended before it made a communicator", out)
   end)
 
   it("go on between two ranks when a third's script ends (its goodbye counts for its calls only)", function()
