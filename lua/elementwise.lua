@@ -11,8 +11,23 @@ local function parse(list, what, seen)
   return codegen.params(list, "elementwise", what, seen, reserved, "the index i and the size n")
 end
 
--- Does the operation read output `name` (anything but a plain `name = ...`)?
+-- Does the operation read output `name`: anything but a plain `name = ...`, or a plain one
+-- that may not run (a branch, a loop, a jump, a conditional or short-circuit operator, a
+-- block): the element keeps its value where nothing is assigned, as CuPy's output
+-- reference does, so it is loaded
+local function conditional(body)
+  local code = body:gsub('"[^"]*"', ""):gsub("'[^']*'", "")
+  for word in code:gmatch("[%a_][%w_]*") do
+    if word == "if" or word == "for" or word == "while" or word == "do" or word == "switch" or
+       word == "goto" or word == "return" or word == "break" or word == "continue" or word == "case" then
+      return true
+    end
+  end
+  return code:find("[?{]") ~= nil or code:find("&&", 1, true) ~= nil or code:find("||", 1, true) ~= nil
+end
+
 local function reads(body, name)
+  if conditional(body) then return true end
   local count, plain = 0, 0
   for pre, post in body:gmatch("()" .. name .. "()") do
     local before, after = body:sub(pre - 1, pre - 1), body:sub(post, post + 1)

@@ -319,7 +319,8 @@ function gpu.fuse(f, name)
     local info = debug.getinfo(f, "S")
     name = ("fused_%s_%d"):format((info.short_src:match("([%w_]+)[^/]*$") or "f"), info.linedefined)
   end
-  local traces, nparams = {}, debug.getinfo(f, "u").nparams
+  local info = debug.getinfo(f, "u")
+  local traces, nparams = {}, info.nparams
   return setmetatable({}, {
     __call = gpu._api(function(_, ...)   -- errors at the caller's line
       local args = table.pack(...)
@@ -328,6 +329,9 @@ function gpu.fuse(f, name)
         args.n = args.n - 1     -- {out = ..., stream = ...}
       else
         opts = nil
+      end
+      if args.n > nparams and not info.isvararg then   -- f drops them, as a Lua call does (an
+        args.n = nparams                                -- array among them broadcast the result)
       end
       local key = signature(args)
       local t = traces[key]
@@ -361,7 +365,7 @@ function gpu.fuse(f, name)
         args[n + 1] = opts
         return t.ufunc(table.unpack(args, 1, n + 1))
       end
-      if n == args.n then return t.ufunc(...) end
+      if n == args.n and n == select("#", ...) then return t.ufunc(...) end
       return t.ufunc(table.unpack(args, 1, n))
     end),
     __tostring = function() return ("gpu.fuse(%s)"):format(name) end,
