@@ -155,27 +155,39 @@ int array_shares(const GpuArray *a) {
 static GpuResult array_release(GpuArray *a) {
   GpuResult r = GPU_OK;
   if (a->owner) {
-    if (a->alive) a->owner->nviews--;
+    if (a->alive || a->doomed) a->owner->nviews--;
   } else if (a->lent) {
     int alive = a->alive;
     CUdeviceptr base = a->base;
     a->ptr = a->base = 0;
     a->alive = 0;
-    if (alive && a->release) a->release(a->release_ud, base);
+    if ((alive || a->doomed) && a->release) a->release(a->release_ud, base);
   } else if (a->base) {
     r = mem_free(a->base, a->device, a->nbytes);
   }
   a->ptr = a->base = 0;
-  a->alive = 0;
+  a->alive = a->doomed = 0;
   return r;
 }
 
 /* __gc: an error here would only become a warning (manual §2.5.3), so say it as one. An
  * owner collected has no live views: they would have kept it. */
 static int array_gc(lua_State *L) {
-  GpuResult r = array_release(toarray(L, 1));
+  GpuArray *a = toarray(L, 1);
+  if (a->pins > 0) {   /* a graph collected with it may still be launched by a finalizer */
+    a->doomed = 1;
+    return 0;
+  }
+  GpuResult r = array_release(a);
   if (r.code) errors_warn(L, r, "freeing a device array");
   return 0;
+}
+
+void array_unpin(lua_State *L, GpuArray *a) {
+  if (a->pins > 0 && --a->pins == 0 && a->doomed) {
+    GpuResult r = array_release(a);
+    if (r.code) errors_warn(L, r, "freeing a device array");
+  }
 }
 
 int gpu_in_finalizer(lua_State *L) { return lua_gc(L, LUA_GCCOUNT, 0) < 0; }
@@ -185,6 +197,11 @@ int gpu_in_finalizer(lua_State *L) { return lua_gc(L, LUA_GCCOUNT, 0) < 0; }
 static int array_free(lua_State *L) {
   GpuArray *a = toarray(L, 1);
   if (!a->alive) return 0;
+  if (graph_kept_only_here(L, 1)) {   /* (a library function's temporary) the graph keeps it */
+    a->doomed = 1;
+    a->alive = 0;
+    return 0;
+  }
   if (a->pins > 0)
     return luaL_error(L, "attempt to free an array that a graph uses (free the graph first)");
   if (a->queued > 0)

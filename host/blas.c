@@ -189,7 +189,7 @@ static void matmul(lua_State *L, const char *name, int ai, int bi, int oi, int t
     return;
   }
   if (graph_capturing && strcmp(backend_get()->name, "cpu") == 0)
-    luaL_error(L, "gpu.%s cannot be recorded in a graph on the CPU backend (the BLAS runs at once)", name);
+    graph_refuse(L, "gpu.%s cannot be recorded in a graph on the CPU backend (the BLAS runs at once)", name);
   Product p;
   GpuShape rs;
   product_shapes(L, name, a, b, &p, &rs);

@@ -406,7 +406,7 @@ static void read_peers(lua_State *L, Call *k, int idx) {
  * that may be gone by then, with nothing watching for a dead peer */
 static void not_in_graph(lua_State *L, const char *name) {
   if (graph_capturing)
-    luaL_error(L, "comm:%s cannot be recorded in a graph (gpu.graph): run collectives "
+    graph_refuse(L, "comm:%s cannot be recorded in a graph (gpu.graph): run collectives "
                "between replays", name);
 }
 

@@ -73,6 +73,7 @@ int errors_raise(lua_State *L, GpuResult r, const char *detail) {
     where_asked(L);             /* where in the recorded function it was asked */
     lua_pushstring(L, message ? message : "unknown error");
     lua_concat(L, 2);
+    graph_refusal(lua_tostring(L, -1));
   } else lua_pushstring(L, message ? message : "unknown error");
   lua_setfield(L, -2, "message");
   lua_pushstring(L, r.call ? plain_call(r.call) : "?");

@@ -252,7 +252,7 @@ static void input(lua_State *L, const FftCall *c) {
   if (c->kind == GPU_FFT_R2C && k == 'c')
     luaL_error(L, "gpu.fft.%s takes a real array (float32 or float64), got %s", c->name, dtypes[a->dtype].name);
   if (graph_capturing && strcmp(backend_get()->name, "cpu") == 0)
-    luaL_error(L, "gpu.fft.%s cannot be recorded in a graph on the CPU backend (FFTW runs at once)", c->name);
+    graph_refuse(L, "gpu.fft.%s cannot be recorded in a graph on the CPU backend (FFTW runs at once)", c->name);
   int f32 = a->dtype == DT_FLOAT32 || a->dtype == DT_FLOAT16;   /* float16 goes as float32, as CuPy's */
   GpuDtype want = c->kind == GPU_FFT_R2C ? (f32 ? DT_FLOAT32 : a->dtype)
                 : f32 ? DT_COMPLEX64 : a->dtype == DT_FLOAT64 ? DT_COMPLEX128 : a->dtype;

@@ -161,6 +161,7 @@ typedef struct GpuArray {
   int device;
   int alive;           /* 0 once freed: any later use raises */
   int pins;            /* graphs that use it (graph.c): it cannot be freed while any does */
+  int doomed;          /* freed or collected while pinned: released at the last unpin */
   int queued;          /* collectives of an open gpu.nccl.group that use it (collective.c):
                         * it cannot be freed until the group ends */
   int contiguous;      /* C order from ptr on */
@@ -444,18 +445,14 @@ int npy_read_array(lua_State *L, NpySource *s);
  * why not (maybe written in why), or NULL */
 const char *npy_parse_header(const char *text, size_t n, int major, NpyHeader *h, char why[NPY_WHY]);
 void jit_open(lua_State *L);   /* gpu.jit's dispatcher (jit.c) */
-void graph_open(lua_State *L);
-/* graph.c: while gpu.graph records, every array the recorded work uses is kept (and
- * pinned) by the graph, and so is what owns each launched kernel's program: array_new,
- * launches and device copies call graph_keep. */
-extern int graph_capturing;
-void graph_keep(lua_State *L, int idx);   /* [-0, +0, m] the array (pinned) or the owner of launched code at idx */
+#include "graph.h"      /* gpu.graph: what the recording asks of the rest */
 
 /* ---- programs (program.c), for kernel.c ---- */
 typedef struct GpuProgram GpuProgram;
 GpuProgram *program_check(lua_State *L, int idx);   /* [-0, +0, v] */
 int program_debug(const GpuProgram *p);
 int program_finalized(const GpuProgram *p);   /* its __gc ran: no launch may use it */
+void program_graphs_gone(lua_State *L);   /* unloads the modules kept for graphs (program.c) */
 int program_nnames(const GpuProgram *p);
 /* [-0, +0, e] The function `index` of the program at idx on the current device, compiling
  * and loading it there first if needed; *origin says where the code came from. */

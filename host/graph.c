@@ -6,6 +6,8 @@
  * by the graph, and pinned: it cannot be freed while the graph lives. So is what owns the
  * code of each recorded launch (a kernel, an operation, a fused function, a reduction):
  * collecting it would unload the module the replay runs. */
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 #include "gpu.h"
 
@@ -15,10 +17,47 @@ typedef struct GpuGraph {
   CUgraph graph;              /* the last recording */
   CUgraphExec exec;           /* what launches run; NULL once freed */
   int alive;
+  int device;                 /* the device it was recorded on, which launches it */
 } GpuGraph;
 
 int graph_capturing;
 static const char KEEP_KEY = 0;   /* registry: the set of arrays the capture uses */
+static int live;              /* graphs not yet freed: programs unload after the last */
+/* The capture's first refusal: a pcall inside f may catch it, and the graph would leave
+ * out what was refused, so gpu.graph raises it at the end */
+static char refused[400];
+
+int graph_live(void) { return live; }
+
+void graph_refusal(const char *message) {
+  if (graph_capturing && !refused[0]) snprintf(refused, sizeof refused, "%s", message);
+}
+
+int graph_refuse(lua_State *L, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  luaL_where(L, 1);
+  lua_pushvfstring(L, fmt, ap);
+  va_end(ap);
+  lua_concat(L, 2);
+  graph_refusal(lua_tostring(L, -1));
+  return lua_error(L);
+}
+
+/* Whether the array at idx is one the capture under way keeps, and no graph else */
+int graph_kept_only_here(lua_State *L, int idx) {
+  GpuArray *a = array_test(L, idx);
+  if (!graph_capturing || a == NULL || a->pins != 1) return 0;
+  idx = lua_absindex(L, idx);
+  int kept = lua_rawgetp(L, LUA_REGISTRYINDEX, &KEEP_KEY) == LUA_TTABLE;
+  if (kept) {
+    lua_pushvalue(L, idx);
+    kept = lua_rawget(L, -2) != LUA_TNIL;
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+  return kept;
+}
 
 #define tograph(L, i) ((GpuGraph *)luaL_checkudata(L, i, GPU_GRAPH_T))
 
@@ -49,7 +88,7 @@ static void unpin(lua_State *L) {
     while (lua_next(L, -2)) {
       lua_pop(L, 1);
       GpuArray *a = array_test(L, -1);
-      if (a && a->pins > 0) a->pins--;
+      if (a) array_unpin(L, a);
     }
   }
   lua_pop(L, 1);
@@ -60,19 +99,26 @@ static void unpin(lua_State *L) {
  * on. */
 static CUgraph record(lua_State *L, int idx) {
   const GpuBackend *be = backend_get();
-  if (graph_capturing) luaL_error(L, "gpu.graph cannot be nested: a graph is being recorded");
+  if (graph_capturing) graph_refuse(L, "gpu.graph cannot be nested: a graph is being recorded");
   lua_newtable(L);
   lua_pushvalue(L, -1);
   lua_rawsetp(L, LUA_REGISTRYINDEX, &KEEP_KEY);
   lua_insert(L, idx);           /* the set, under f */
   GPU_CHECK(L, be->capture_begin());
   graph_capturing = 1;
+  refused[0] = '\0';
   int status = lua_pcall(L, lua_gettop(L) - idx - 1, 0, 0);
   graph_capturing = 0;
   lua_pushnil(L);
   lua_rawsetp(L, LUA_REGISTRYINDEX, &KEEP_KEY);
   CUgraph graph = NULL;
   GpuResult r = be->capture_end(&graph), sr = stream_end_capture();
+  if (status == LUA_OK && r.code == 0 && refused[0]) {
+    static char why[sizeof refused + 120];
+    snprintf(why, sizeof why, "the recording ended at an error that f caught (the graph would "
+             "leave out what it refused): %s", refused);
+    r = (GpuResult){GPU_ERR_NOT_CAPTURABLE, GPU_SRC_HOST, "gpu.graph", why, NULL};
+  }
   if (sr.code) errors_warn(L, sr, "destroying a stream");
   if (status != LUA_OK || r.code) {
     if (graph) be->graph_destroy(graph, NULL);
@@ -97,9 +143,11 @@ static int gpu_graph(lua_State *L) {
   memset(g, 0, sizeof *g);
   luaL_setmetatable(L, GPU_GRAPH_T);
   lua_insert(L, 1);
+  g->device = backend_get()->current_device();
   g->graph = record(L, 2);
   lua_setiuservalue(L, 1, 1);
   g->alive = 1;
+  live++;
   GpuResult r = backend_get()->graph_instantiate(&g->exec, g->graph);
   if (r.code) { g->exec = NULL; errors_raise(L, r, NULL); }
   lua_settop(L, 1);
@@ -109,7 +157,11 @@ static int gpu_graph(lua_State *L) {
 /* g:launch([stream]): runs the recorded work again, queued like a launch */
 static int graph_launch(lua_State *L) {
   GpuGraph *g = graph_check(L, 1);
-  CUstream s = lua_isnoneornil(L, 2) ? NULL : stream_check(L, 2);
+  int dev = backend_get()->current_device();
+  if (dev != g->device)
+    luaL_error(L, "a graph recorded on device %d, and device %d is current: launch it with its "
+               "device current (gpu.with_device(%d, f))", g->device, dev, g->device);
+  CUstream s = lua_isnoneornil(L, 2) ? NULL : stream_here(L, 2);
   GPU_CHECK(L, backend_get()->graph_launch(g->exec, s));
   lua_settop(L, 1);
   return 1;
@@ -122,6 +174,9 @@ static int graph_update(lua_State *L) {
   GpuGraph *g = graph_check(L, 1);
   luaL_checktype(L, 2, LUA_TFUNCTION);
   const GpuBackend *be = backend_get();
+  if (be->current_device() != g->device)
+    luaL_error(L, "a graph recorded on device %d, and device %d is current: update it with its "
+               "device current (gpu.with_device(%d, f))", g->device, be->current_device(), g->device);
   CUgraph graph = record(L, 2);           /* the new set at 2 */
   if (!g->alive) {                         /* f freed it */
     be->graph_destroy(graph, NULL);
@@ -154,6 +209,7 @@ static GpuResult graph_release(lua_State *L, GpuGraph *g) {
     r = backend_get()->graph_destroy(g->graph, g->exec);
     lua_getiuservalue(L, 1, 1);
     unpin(L);
+    if (--live == 0) program_graphs_gone(L);
   }
   g->graph = NULL;
   g->exec = NULL;

@@ -283,7 +283,7 @@ static void read_dims(lua_State *L, int idx, const char *what, unsigned out[3]) 
 
 /* The launch after a debug kernel: waits, and raises the first out-of-range access. */
 static void check_bounds(lua_State *L, int kidx) {
-  if (graph_capturing) luaL_error(L, "kernel '%s' was made with {debug = true}: its bounds check "
+  if (graph_capturing) graph_refuse(L, "kernel '%s' was made with {debug = true}: its bounds check "
                                   "copies to the host after a launch, which a graph cannot record", kernel_name(L, kidx));
   lua_getiuservalue(L, kidx, KU_PROGRAM);
   GpuProgram *p = program_check(L, -1);

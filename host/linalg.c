@@ -138,7 +138,7 @@ static void read_call(lua_State *L, int t, int op, Call *c) {
 static int gpu_linalg(lua_State *L) {
   int op = luaL_checkoption(L, 1, NULL, op_names);
   luaL_checktype(L, 2, LUA_TTABLE);
-  if (graph_capturing) luaL_error(L, "gpu.linalg cannot be recorded in a graph (it reads its status back)");
+  if (graph_capturing) graph_refuse(L, "gpu.linalg cannot be recorded in a graph (it reads its status back)");
   Call c;
   read_call(L, 2, op, &c);
   const GpuBackend *be = backend_get();

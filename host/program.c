@@ -57,14 +57,38 @@ static int gpu_program(lua_State *L) {
  * so a finalizer of an object made before the program may still launch one of its
  * kernels after this: the program stays finalized, and such a launch raises (kernel.c
  * asks program_finalized before it uses a function it kept). */
+/* While graphs live, a finalized program's modules wait in `later` for the last graph to
+ * go: a graph keeps the owners of the code it launched, but a finalizer may launch a graph
+ * after theirs have run (they are collected with it, as at exit), and its replay must not
+ * run unloaded code. */
+typedef struct Unload { struct Unload *next; CUmodule module; } Unload;
+static Unload *later;
+
+static void unload(lua_State *L, CUmodule m) {
+  Unload *u = graph_live() > 0 ? malloc(sizeof *u) : NULL;
+  if (u) {
+    *u = (Unload){later, m};
+    later = u;
+    return;
+  }
+  GpuResult r = backend_get()->module_unload(m);
+  if (r.code) errors_warn(L, r, "unloading a kernel module");
+}
+
+void program_graphs_gone(lua_State *L) {
+  while (later) {
+    Unload *u = later;
+    later = u->next;
+    unload(L, u->module);
+    free(u);
+  }
+}
+
 static int program_gc(lua_State *L) {
   GpuProgram *p = program_check(L, 1);
   p->finalized = 1;
   for (int d = 0; d < GPU_MAX_DEVICES; d++) {
-    if (p->module[d]) {
-      GpuResult r = backend_get()->module_unload(p->module[d]);
-      if (r.code) errors_warn(L, r, "unloading a kernel module");
-    }
+    if (p->module[d]) unload(L, p->module[d]);
     free(p->functions[d]);
     p->module[d] = NULL;
     p->functions[d] = NULL;

@@ -127,6 +127,76 @@ describe("gpu.graph", function()
     g2:free()
   end)
 
+  it("refuses at its end what f refused and caught: the graph would leave it out", function()
+    local a, h = gpu.zeros(4), gpu.host.zeros(4)
+    for _, case in ipairs({
+      {function() a:fill(1); pcall(a.tohost, a, h); a:fill(7) end, "a copy from the device to the host"},
+      {function() pcall(gpu.synchronize) end, "gpu.synchronize() cannot be captured"},
+      {function() pcall(gpu.graph, function() end) end, "gpu.graph cannot be nested"},
+      {function() pcall(print, a) end, "a copy from the device to the host"},
+    }) do
+      local msg, err = S.errof(gpu.graph, case[1])
+      assert.are.equal("GPUHOST_NOT_CAPTURABLE", err.name)
+      assert.matches("the recording ended at an error that f caught", msg, 1, true)
+      assert.matches(case[2], msg, 1, true)
+      assert.is_false(gpu.capturing())
+    end
+    a:free()                               -- nothing keeps it pinned
+  end)
+
+  it("records library functions that free their temporaries, and frees them with itself", function()
+    local x = gpu.random.random({20, 20})
+    local out
+    local g = gpu.graph(function()
+      out = gpu.ndimage.uniform_filter(x, 3)
+      local t = gpu.zeros(4)
+      t:free()                             -- made and freed inside: the graph keeps it
+      assert.matches("attempt to use a freed array", S.errof(t.fill, t, 1), 1, true)
+    end)
+    out:fill(0)
+    g:launch()
+    assert.are.same(gpu.ndimage.uniform_filter(x, 3):totable(), out:totable())
+    local p = gpu.graph(function() return gpu.random.permutation(10) end)
+    p:launch()
+    local y = gpu.zeros(4)
+    gpu.graph(function() y:fill(1) end)    -- a graph alive elsewhere: freeing y is still refused
+    assert.matches("a graph uses", S.errof(gpu.graph, function() y:free() end), 1, true)
+    g:free()
+    p:free()
+  end)
+
+  it("keeps its arrays' memory when it is collected with them and a finalizer launches it", function()
+    local function setup()
+      local g = gpu.graph(function() end)
+      local b = gpu.zeros(1 << 20)
+      local launched
+      setmetatable({}, {__gc = function()
+        local c = gpu.full(1 << 20, 5)   -- may be given b's memory, were it freed
+        launched = pcall(g.launch, g)
+        RESULT = {launched, c:max()}
+      end})
+      g:update(function() inc[{4096, 256}](b, 1) end)
+    end
+    setup()
+    collectgarbage()
+    collectgarbage()
+    assert.are.same({true, 5}, RESULT)
+    RESULT = nil
+    -- at exit a finalizer made before the graph's kernel replays it after the kernel's
+    -- program was finalized: its code stays loaded while a graph lives (it crashed)
+    local out = S.run(S.gpuhost .. " -e " .. S.quote([[
+      local g = gpu.graph(function() end)
+      KEEP = setmetatable({}, {__gc = function() print("replay", pcall(g.launch, g)) end})
+      local b = gpu.zeros(8)
+      g:update(function()
+        local k = gpu.kernel('extern "C" __global__ void inc7(float* a) { a[threadIdx.x] += 1; }')
+        k[{1, 8}](b)
+      end)
+      g:launch()
+      print(b)]]) .. " 2>&1; echo status $?")
+    assert.matches("replay\ttrue\tgpu.graph\nstatus 0", out, 1, true)
+  end)
+
   it("keeps the code it launches: a fused function, elementwise kernel, reduction or kernel dropped after recording", function()
     local a, o = gpu.zeros(4), gpu.zeros({})
     local f = gpu.fuse(function(x) return x * 3 + 1 end, "graph_kept_fuse")
