@@ -367,17 +367,22 @@ static int gpu_dot(lua_State *L) {
   return 1;
 }
 
-/* gpu.outer(a, b): every element of a (flattened) times every element of b, (m, n) */
+/* gpu.outer(a, b [, opts]): every element of a (flattened) times every element of b,
+ * (m, n); opts are gpu.multiply's (out =, stream =), as NumPy's outer takes out */
 static int gpu_outer(lua_State *L) {
   GpuArray *a = array_operand(L, 1, "outer", 1), *b = array_operand(L, 2, "outer", 2);
   GpuShape sa = {.ndim = 2, .dim = {a->shape.size, 1}, .size = a->shape.size};
   GpuShape sb = {.ndim = 2, .dim = {1, b->shape.size}, .size = b->shape.size};
-  lua_settop(L, 2);
+  int opts = !lua_isnoneornil(L, 3);
+  if (opts) luaL_checktype(L, 3, LUA_TTABLE), errors_options(L, 3, "outer", "out stream");
+  if (lua_gettop(L) > 3) luaL_error(L, "gpu.outer takes 3 arguments (a, b and an options table), got %d", lua_gettop(L));
+  lua_settop(L, 3);
   reshaped(L, 1, &sa);
   lua_getfield(L, -1, "multiply");
   lua_insert(L, -2);
   reshaped(L, 2, &sb);
-  lua_call(L, 2, 1);
+  if (opts) lua_pushvalue(L, 3);
+  lua_call(L, 2 + opts, 1);
   return 1;
 }
 

@@ -174,8 +174,10 @@ static void outputs(lua_State *L, const Ufunc *u, Operand *ops, Operand *given, 
       shape_format(s, b, sizeof b);
       luaL_error(L, "gpu.%s: out has shape %s but the result has shape %s", u->name, a, b);
     }
-    int ok = u->rule == RULE_CUSTOM ? o->dtype == dt[j] : u->rule == RULE_CAST || can_cast_same_kind(dt[j], o->dtype);
-    if (!ok)
+    if (u->rule == RULE_CUSTOM && o->dtype != dt[j])   /* CuPy's ElementwiseKernel: the declared type */
+      luaL_error(L, "gpu.%s: output %d is %s, and the kernel declares it %s", u->name, j + 1,
+                 dtypes[o->dtype].name, dtypes[dt[j]].name);
+    if (u->rule != RULE_CUSTOM && u->rule != RULE_CAST && !can_cast_same_kind(dt[j], o->dtype))
       luaL_error(L, "gpu.%s: out is %s, and the result (%s) cannot be cast to it", u->name,
                  dtypes[o->dtype].name, dtypes[dt[j]].name);
     if (array_shares(o->a)) errors_shared(L, lua_pushfstring(L, "gpu.%s", u->name));

@@ -47,6 +47,19 @@ for w in ([[auto break case catch char class const constexpr continue default de
 local ctypes = {float = "float32", int = "int32", long = "int64", short = "int16", char = "int8",
                 signed = "int32", unsigned = "uint32", size_t = "uint64"}
 M.ctypes = ctypes
+-- Names the kernel's C already has (types and macros of C, CUDA, gpuhost_portable.h and
+-- gpuhost.cuh; the generated code's rd_ and ew_ names): a parameter so named did not
+-- compile, with the compiler's words about the generated source
+local taken = {}
+for w in ([[int8_t int16_t int32_t int64_t uint8_t uint16_t uint32_t uint64_t intptr_t uintptr_t
+  intmax_t uintmax_t ptrdiff_t ssize_t uint ushort ulong uchar half nv_bfloat16 dim3 complex64
+  complex128 NAN INFINITY HUGE_VAL HUGE_VALF NULL EOF errno assert gpu ew red std threadIdx
+  blockIdx blockDim gridDim warpSize]]):gmatch("%S+") do taken[w] = true end
+local function taken_name(w)
+  return taken[w] or w:match("^_?_?u?int_%a+%d+_t$") or w:match("^rd_") or w:match("^ew_") or w:match("^__")
+    or w:match("^u?char[1-4]$") or w:match("^u?short[1-4]$") or w:match("^u?int[1-4]$")
+    or w:match("^u?long[1-4]$") or w:match("^u?longlong[1-4]$") or w:match("^float[1-4]$") or w:match("^double[1-4]$")
+end
 
 function M.params(list, api, what, seen, reserved, why)
   if type(list) ~= "string" then
@@ -67,6 +80,10 @@ function M.params(list, api, what, seen, reserved, why)
     end
     for _, w in ipairs(words) do
       if cwords[w] then error(("gpu.%s: '%s' is a C++ keyword: it cannot name a parameter or a placeholder"):format(api, w), 3) end
+      if not canonical[w] and taken_name(w) then
+        error(("gpu.%s: '%s' is a name the kernel's C already has (a type or macro of C, CUDA or "
+               .. "gpuhost's headers, or of the generated code): it cannot name a parameter or a placeholder"):format(api, w), 3)
+      end
     end
     if reserved[name] then error(("gpu.%s: the name '%s' is reserved (%s)"):format(api, name, why), 3) end
     if name and seen[name] then error(("gpu.%s: parameter '%s' appears twice"):format(api, name), 3) end

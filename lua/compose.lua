@@ -120,6 +120,18 @@ local function join_options(dim, opts, api)
   return dim, opts
 end
 
+-- Each array casts to dtype and out's dtype by NumPy's default rule for joins, same_kind
+-- (float to int and complex to real are refused, as NumPy's TypeError)
+local function same_kind(list, opts, api)
+  for _, to in ipairs({opts.dtype or false, opts.out and opts.out.dtype or false}) do
+    for i, a in ipairs(to and list or {}) do
+      if not gpu.can_cast(a.dtype, to, "same_kind") then
+        error(("gpu.%s: array %d (%s) cannot be cast to %s by NumPy's rule 'same_kind'"):format(api, i, a.dtype, to), 3)
+      end
+    end
+  end
+end
+
 -- The joined result into out, when asked: out has its shape, and gets it whole (a copy
 -- first, so an out that overlaps an input reads it unchanged), as NumPy's out=
 local function into(out, r, api)
@@ -135,6 +147,7 @@ end
 function gpu.concatenate(list, dim, opts)
   arrays_of(list, "concatenate")
   dim, opts = join_options(dim, opts, "concatenate")
+  same_kind(list, opts, "concatenate")
   local first = list[1]
   if first.ndim == 0 then error("gpu.concatenate: 0-D arrays cannot be joined (use gpu.stack)", 2) end
   dim = dim_of(dim or 1, first.ndim, "concatenate")
@@ -169,6 +182,7 @@ end
 function gpu.stack(list, dim, opts)
   arrays_of(list, "stack")
   dim, opts = join_options(dim, opts, "stack")
+  same_kind(list, opts, "stack")
   local shape = list[1].shape
   local ndim = #shape
   for i, a in ipairs(list) do

@@ -307,7 +307,32 @@ local function trace_for(f, name, args)
     local uses = trace.uses["x" .. (i - 1)]
     if uses then scalars[#scalars + 1] = {i, uses} end
   end
-  return {ufunc = u, scalars = scalars, derived = trace.derived, extra = trace.extra}
+  local results = {}
+  for j = 2, r.n do results[j - 1] = r[j].dtype end
+  return {ufunc = u, scalars = scalars, derived = trace.derived, extra = trace.extra, results = results}
+end
+
+-- An out of another dtype than its result (eager operations cast within its kind: float32
+-- into float64, float64 into float32): the results made, checked and copied in, as NumPy's
+-- casting = same_kind
+local function cast_out(t, name, args, n, opts, outs)
+  local o, temps = {}, {}
+  for k, v in pairs(opts) do o[k] = v end
+  for j, r in ipairs(outs) do
+    local want = t.results[j]
+    if want and r.dtype ~= want then
+      if not gpu.can_cast(want, r.dtype, "same_kind") then
+        error(("gpu.%s: out is %s, and the result (%s) cannot be cast to it"):format(name, r.dtype, want), 3)
+      end
+      temps[j] = gpu.with_device(r.device, gpu.empty, r.shape, want)
+    end
+  end
+  o.out = {}
+  for j, r in ipairs(outs) do o.out[j] = temps[j] or r end
+  args[n + 1] = o
+  t.ufunc(table.unpack(args, 1, n + 1))
+  for j, r in pairs(temps) do outs[j]:copy_(r) end
+  return table.unpack(outs)
 end
 
 -- gpu.fuse(f [, name]) -> a function that runs f as one kernel
@@ -362,6 +387,13 @@ function gpu.fuse(f, name)
         end
       end
       if opts then
+        local outs = opts.out
+        if type(outs) == "userdata" then outs = {outs} end
+        local cast = false
+        for j, o in ipairs(type(outs) == "table" and outs or {}) do
+          cast = cast or gpu._is_array(o) and t.results[j] and o.dtype ~= t.results[j]
+        end
+        if cast then return cast_out(t, name, args, n, opts, outs) end
         args[n + 1] = opts
         return t.ufunc(table.unpack(args, 1, n + 1))
       end

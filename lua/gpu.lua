@@ -22,9 +22,13 @@ local function relocate(level, ok, ...)
   end
   error(e, 0)
 end
+local arity = setmetatable({}, {__mode = "k"})   -- a wrapper -> the parameters of the f it wraps
 function gpu._api(f, level)
   level = level or 2
-  return function(...) return relocate(level, pcall(f, ...)) end
+  local w = function(...) return relocate(level, pcall(f, ...)) end
+  local info = debug.getinfo(f, "u")
+  arity[w] = arity[f] or not info.isvararg and info.nparams or nil
+  return w
 end
 
 -- What the Lua files check arguments with (compose.lua, shape.lua, stats.lua, linalg.lua):
@@ -188,11 +192,32 @@ end
 -- first operation that compiles one; shared through gpu._codegen()), gpu.fuse,
 -- gpu.elementwise and the NumPy files (npy.lua).
 local loaded = {}
+local lazy = {}   -- file -> {table, name} of each public function on_first_call gave it
+-- f, for a public function of fixed parameters: an argument beyond them that is not nil
+-- (an options table, NumPy's out = or axis) is an error, never dropped as Lua drops it;
+-- the call is a tail call, so f's errors still name the caller's line
+local function strict(api, f)
+  local info = type(f) == "function" and debug.getinfo(f, "u")
+  local n = info and (arity[f] or not info.isvararg and info.nparams)
+  if not n then return f end
+  return function(...)
+    for k = select("#", ...), n + 1, -1 do
+      local v = select(k, ...)
+      if v ~= nil then
+        error(("gpu.%s takes %d argument%s, got %s as argument %d (%s)"):format(api, n, n == 1 and "" or "s",
+              type(v) == "table" and getmetatable(v) == nil and "a table" or gpu._described(v), k,
+              type(v) == "table" and getmetatable(v) == nil and "it takes no options" or "not one it takes"), 2)
+      end
+    end
+    return f(...)
+  end
+end
 local function module(name, ...)
   local m = loaded[name]
   if m == nil then
     m = embedded(name, ...) or true
     loaded[name] = m
+    for _, e in ipairs(lazy[name] or {}) do e[1][e[2]] = strict(e[3], e[1][e[2]]) end
   end
   return m
 end
@@ -204,6 +229,10 @@ embedded("lua/arrays.lua", gpu._codegen)
 -- call, so that its errors name the caller's line.
 local function on_first_call(name, file, ...)
   local args = table.pack(...)
+  if name:sub(1, 1) ~= "_" then
+    lazy[file] = lazy[file] or {}
+    table.insert(lazy[file], {gpu, name, name})
+  end
   gpu[name] = function(...)
     module(file, table.unpack(args, 1, args.n))
     return gpu[name](...)
@@ -343,6 +372,8 @@ gpu.linalg = {}
 for _, name in ipairs({"solve", "inv", "det", "slogdet", "cholesky", "qr", "eigh", "eigvalsh", "svd",
                        "pinv", "matrix_rank", "matrix_power", "norm", "eig", "eigvals", "lstsq", "cond",
                        "multi_dot", "tensorinv", "tensorsolve"}) do
+  lazy["lua/linalg.lua"] = lazy["lua/linalg.lua"] or {}
+  table.insert(lazy["lua/linalg.lua"], {gpu.linalg, name, "linalg." .. name})
   gpu.linalg[name] = function(...)
     module("lua/linalg.lua")
     return gpu.linalg[name](...)

@@ -1124,6 +1124,24 @@ describe("an unknown option", function()
     err("gpu.module: unknown option 'name' (it takes options, names, debug, check)", gpu.module, "", {name = "k"})
   end)
 
+  it("is an error where a Lua function takes no options: an argument beyond its parameters is not dropped", function()
+    local v, m = gpu.array({1.5, 2.25, 3}), gpu.array({{1, 2}, {3, 4}})
+    local o = gpu.zeros(3)
+    err("gpu.cross takes 2 arguments, got a table as argument 3 (it takes no options)", gpu.cross, v, v, {out = o})
+    err("gpu.tril takes 2 arguments, got a table as argument 3 (it takes no options)", gpu.tril, m, 0, {out = m})
+    err("gpu.tensordot takes 3 arguments, got a table as argument 4", gpu.tensordot, v, v, 1, {})
+    err("gpu.polyval takes 2 arguments, got number as argument 3", gpu.polyval, v, v, 1)
+    err("gpu.linalg.inv takes 1 argument, got a table as argument 2 (it takes no options)", gpu.linalg.inv, m, {out = m})
+    assert.are.same({0, 0, 0}, o:totable())
+    assert.are.same({{1, 0}, {3, 4}}, gpu.tril(m, 0, nil):totable())   -- a nil is no argument
+    assert.are.same({3, 2.25, 1.5}, v:flip(1):totable())
+    -- gpu.outer takes gpu.multiply's options, as NumPy's outer takes out
+    local po = gpu.zeros({3, 3})
+    assert.is_true(rawequal(po, gpu.outer(v, v, {out = po})))
+    assert.are.equal(9, po:item(3, 3))
+    err("gpu.outer: unknown option 'axis'", gpu.outer, v, v, {axis = 1})
+  end)
+
   it("names the caller's line", function()
     local ok, e = pcall(function() local r = gpu.sum(a, {axis = 0}); return r end)
     local line = debug.getinfo(1, "l").currentline - 1

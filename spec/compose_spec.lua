@@ -60,7 +60,7 @@ describe("gpu.concatenate and gpu.stack", function()
     local o2 = gpu.zeros({2, 3}, "float32")
     gpu.stack({gpu.ones(3), gpu.zeros(3)}, {out = o2})
     assert.are.same({{1, 1, 1}, {0, 0, 0}}, o2:totable())
-    assert.are.equal("int32", gpu.concatenate({a, a}, {dtype = "int32"}).dtype)
+    assert.are.equal("float32", gpu.concatenate({a, a}, {dtype = "float32"}).dtype)
     local b = gpu.arange(6, "float64")              -- out overlaps the inputs: read unchanged
     gpu.concatenate({b[{{4, 6}}], b[{{1, 3}}]}, 1, {out = b})
     assert.are.same({3, 4, 5, 0, 1, 2}, b:totable())
@@ -68,6 +68,16 @@ describe("gpu.concatenate and gpu.stack", function()
                    S.errof(gpu.concatenate, {a, a}, 1, {bogus = 1}), 1, true)
     assert.matches("gpu.stack: out has shape {3}, the result {2, 10}",
                    S.errof(gpu.stack, {a, a}, 1, {out = gpu.zeros(3)}), 1, true)
+    -- NumPy's casting rule for joins, same_kind: float to int and complex to real are refused
+    local f, i8 = gpu.array({1.5, -2.7, 300}), gpu.array({1, 2, 3}, "int8")
+    assert.matches("gpu.concatenate: array 1 (float32) cannot be cast to int8 by NumPy's rule 'same_kind'",
+                   S.errof(gpu.concatenate, {f, i8}, 1, {dtype = "int8"}), 1, true)
+    assert.matches("gpu.concatenate: array 1 (float32) cannot be cast to int8",
+                   S.errof(gpu.concatenate, {f, i8}, 1, {out = gpu.zeros(6, "int8")}), 1, true)
+    assert.matches("gpu.stack: array 1 (complex64) cannot be cast to float32",
+                   S.errof(gpu.stack, {gpu.array({gpu.complex(1, 5)}, "complex64"), f}, 1, {dtype = "float32"}), 1, true)
+    assert.are.same({1, 2, 3, 1, 2, 3}, gpu.concatenate({i8, i8}, {dtype = "int16"}):totable())
+    assert.are.equal("float32", gpu.concatenate({i8, i8}, {out = gpu.zeros(6)}).dtype)
   end)
 
   local a = gpu.arange(6, "float32"):reshape(2, 3)

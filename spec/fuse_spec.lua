@@ -113,6 +113,16 @@ describe("gpu.fuse", function()
     local out = gpu.zeros({3, 4})
     f(col, row, {out = out})
     assert.are.equal(22, out:item(3, 3))
+    -- an out of another dtype within the result's kind, as eagerly (it was refused)
+    local twice = gpu.fuse(function(x) return x * 2 end, "twice")
+    local o64, o32 = gpu.zeros(4, "float64"), gpu.zeros(4, "float32")
+    assert.is_true(rawequal(o64, twice(gpu.arange(1, 5, "float32"), {out = o64})))
+    assert.are.same({2, 4, 6, 8}, o64:totable())
+    assert.are.same({2, 4, 6, 8}, twice(gpu.arange(1, 5, "float64"), {out = o32}):totable())
+    assert.matches("gpu.twice: out is int32, and the result (float64) cannot be cast to it",
+                   S.errof(twice, gpu.arange(1, 5, "float64"), {out = gpu.zeros(4, "int32")}), 1, true)
+    assert.matches("gpu.cp: output 1 is float64, and the kernel declares it float32",
+                   S.errof(gpu.elementwise("float32 x", "float32 z", "z = x", "cp"), gpu.ones(4), o64), 1, true)
   end)
 
   it("takes a Lua number with a complex array, as its real part (it said 'not an integer: 1.5')", function()
@@ -209,6 +219,13 @@ describe("gpu.elementwise", function()
                    S.errof(gpu.elementwise, "float x", "float32 y", "y = x"), 1, true)
     assert.matches("'int' is a C++ keyword", S.errof(gpu.elementwise, "float32 x", "float32 int", "int = x"), 1, true)
     assert.matches("'const' is a C++ keyword", S.errof(gpu.elementwise, "const x", "float32 y", "y = x"), 1, true)
+    -- names the kernel's C has: they reached the compiler, which spoke of the generated source
+    for _, p in ipairs({{"int32_t x", "int32_t"}, {"uint x", "uint"}, {"float32 NAN", "NAN"}, {"float32 float4", "float4"}}) do
+      assert.matches("gpu.elementwise: '" .. p[2] .. "' is a name the kernel's C already has",
+                     S.errof(gpu.elementwise, p[1], "float32 y", "y = 1"), 1, true)
+    end
+    assert.matches("gpu.reduction: 'rd_acc' is a name the kernel's C already has",
+                   S.errof(gpu.reduction, "float32 rd_acc", "float32 y", "rd_acc", "a + b", "y = a", 0, "r1"), 1, true)
     assert.matches("gpu.reduction: 'long' in output parameter 'y' is a C type, not a dtype: write int64",
                    S.errof(gpu.reduction, "T x", "long y", "x", "a + b", "y = a", "0"), 1, true)
     assert.matches("gpu.reduction: reduce_type 'float' is a C type, not a dtype: write float32",
