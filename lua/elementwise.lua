@@ -52,6 +52,7 @@ function gpu.elementwise(inputs, outputs, operation, name)
   if type(name) ~= "string" or not name:match("^[%a_][%w_]*$") then
     error("bad argument #4 to 'elementwise' (a C identifier expected for the name)", 2)
   end
+  local line = gpu._operation_line("elementwise", name, "operation")
   local all, names, load = {}, {}, {}
   for _, p in ipairs(ins) do all[#all + 1] = p; names[#names + 1] = p.name end
   for j, p in ipairs(outs) do all[#all + 1] = p; names[#names + 1] = p.name; load[j] = reads(operation, p.name) end
@@ -96,7 +97,7 @@ function gpu.elementwise(inputs, outputs, operation, name)
         for var, dt in pairs(vars) do typedefs[#typedefs + 1] = ("typedef %s %s;\n"):format(codegen.ctype[dt], var) end
         table.sort(typedefs)
         u = gpu._ufunc({name = name, nin = #ins, nout = #outs, dtypes = dtypes, names = names,
-                        body = operation .. ";", typedefs = table.concat(typedefs), load_outputs = load})
+                        body = line .. operation .. ";", typedefs = table.concat(typedefs), load_outputs = load})
         ufuncs[key] = u
       end
       local call = {table.unpack(args, 1, #ins)}

@@ -31,6 +31,21 @@ function gpu._api(f, level)
   return w
 end
 
+-- The script's file and line that called a builder (past pcall and gpu._api's wrapper):
+-- a #line before the operation makes the compilers' messages name it, not the generated
+-- source's line (ew_c(807))
+function gpu._operation_line(api, name, part)
+  for level = 3, 12 do
+    local info = debug.getinfo(level, "Sl")
+    if not info then break end
+    if info.what ~= "C" and not info.short_src:match("^%[gpu%]") then
+      return ('#line 1 "gpu.%s \'%s\' (%s:%d): %s"\n'):format(api, name, (info.short_src:gsub('[\\"]', "")),
+                                                          info.currentline, part)
+    end
+  end
+  return ""
+end
+
 -- What the Lua files check arguments with (compose.lua, shape.lua, stats.lua, linalg.lua):
 -- whether v is a device array, and what v is, for a message that wanted one
 function gpu._is_array(v) return type(v) == "userdata" and getmetatable(v) == gpu._meta.array end

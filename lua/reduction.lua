@@ -102,6 +102,14 @@ function M.source(d)
   local L = {gpu._embedded("kernels/ops/ew.cuh"), gpu._embedded("kernels/ops/complex.cuh"),
              gpu._embedded("kernels/ops/red.cuh")}
   local function add(s) L[#L + 1] = s end
+  -- a line holding the user's expression `part` (gpu.reduction), after the #line that
+  -- names it in compiler messages
+  local function user(part, s)
+    local at = d.lines and d.lines[part] or ""
+    if at == "" then return add(s) end
+    add(at .. s)
+    add('#line 1 "rd (generated)"')
+  end
   for i, t in ipairs(d.ins) do add(("typedef %s rd_T%d;"):format(ctype[t], i - 1)) end
   for j, t in ipairs(d.outs) do add(("typedef %s rd_O%d;"):format(ctype[t], j - 1)) end
   add(d.typedefs or "")
@@ -113,13 +121,13 @@ function M.source(d)
   add("struct rd_f {")
   add("  typedef rd_acc acc; typedef rd_args args;")
   add(("  enum { NIN = %d, NOUT = %d, NOP = %d };"):format(nin, nout, nin + nout))
-  add("  __device__ __forceinline__ static acc identity() { return (acc)(" .. d.identity .. "); }")
-  add("  __device__ __forceinline__ static acc combine(const acc &a, const acc &b) { return (acc)(" .. d.combine .. "); }")
+  user("identity", "  __device__ __forceinline__ static acc identity() { return (acc)(" .. d.identity .. "); }")
+  user("reduce_expr", "  __device__ __forceinline__ static acc combine(const acc &a, const acc &b) { return (acc)(" .. d.combine .. "); }")
   local margs = list(nin, function(i) return ("rd_T%d %s"):format(i, d.names[i + 1]) end)
   add(("  __device__ __forceinline__ static acc map(%s, long long _k, const double *_param) {")
       :format(table.concat(margs, ", ")))
   add("    (void)_k; (void)_param;")
-  add("    return (rd_acc)(" .. d.map .. ");")   -- (rd_acc: an input may be named acc)
+  user("map_expr", "    return (rd_acc)(" .. d.map .. ");")   -- (rd_acc: an input may be named acc)
   add("  }")
   if nin == 1 then
     add("  typedef rd_T0 in0;")
@@ -137,7 +145,7 @@ function M.source(d)
   add("  __device__ __forceinline__ static void post(const args &_A, const long long *_o, const acc &a, long long _n, const double *_param) {")
   add("    (void)_n; (void)_param;")
   for j = 0, nout - 1 do add(("    rd_O%d %s = rd_O%d();"):format(j, d.names[nin + j + 1], j)) end
-  add("    " .. d.post)
+  user("post_map_expr", "    " .. d.post)
   for j = 0, nout - 1 do add(("    _A.q%d[_o[%d]] = %s;"):format(j, nin + j, d.names[nin + j + 1])) end
   add("  }")
   add("};")
@@ -194,7 +202,7 @@ function M.build(kind, ops, R, desc)
   local d
   if desc then
     d = {acc = desc.acc, accsize = desc.accsize, identity = desc.identity, map = desc.map, combine = desc.reduce,
-         post = desc.post, names = desc.names, typedefs = desc.typedefs}
+         post = desc.post, names = desc.names, typedefs = desc.typedefs, lines = desc.lines}
   else
     d = builtins[kind](ops[1].dtype, R)
     d.names = #ops == 3 and {"x", "m", "y"} or {"x", "y"}
@@ -273,6 +281,10 @@ function gpu.reduction(inputs, outputs, map_expr, reduce_expr, post_map_expr, id
   if ctypes[reduce_type] then
     error(("gpu.reduction: reduce_type '%s' is a C type, not a dtype: write %s"):format(reduce_type, ctypes[reduce_type]), 2)
   end
+  local lines = {}
+  for _, part in ipairs({"map_expr", "reduce_expr", "post_map_expr", "identity"}) do
+    lines[part] = gpu._operation_line("reduction", name, part)
+  end
   local acc_param = reduce_type and {type = canonical[reduce_type], var = not canonical[reduce_type] and reduce_type or nil, name = "reduce_type"}
                     or outs[1]
   local calls = {}
@@ -308,7 +320,7 @@ function gpu.reduction(inputs, outputs, map_expr, reduce_expr, post_map_expr, id
         local _
         _, f = gpu._reducer({name = name, nin = #ins, nout = #outs, dtypes = dts, names = names, acc = acc,
                              identity = identity, map = map_expr, reduce = reduce_expr,
-                             post = post_map_expr .. ";", typedefs = table.concat(typedefs)})
+                             post = post_map_expr .. ";", typedefs = table.concat(typedefs), lines = lines})
         calls[key] = f
       end
       return f(...)

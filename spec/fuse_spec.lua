@@ -230,10 +230,15 @@ describe("gpu.elementwise", function()
                    S.errof(gpu.reduction, "T x", "long y", "x", "a + b", "y = a", "0"), 1, true)
     assert.matches("gpu.reduction: reduce_type 'float' is a C type, not a dtype: write float32",
                    S.errof(gpu.reduction, "T x", "T y", "x", "a + b", "y = a", "0", "r", "float"), 1, true)
-    local bad = gpu.elementwise("float32 x", "float32 y", "y = x +", "broken")
+    local bad, line = gpu.elementwise("float32 x", "float32 y", "y = x +", "broken"), debug.getinfo(1, "l").currentline
     -- the CPU backend checks sources with NVRTC first where NVRTC is installed
     local err = S.errof(bad, gpu.zeros(1))
     assert.truthy(err:find("NVRTC_ERROR_COMPILATION", 1, true) or
                   gpu.backend() == "cpu" and err:find("GPUHOST_CPU_COMPILATION", 1, true), err)
+    -- the compilers name the builder, the script's line and the part (not ew_c(807))
+    assert.matches(("gpu.elementwise 'broken' (spec/fuse_spec.lua:%d): operation"):format(line), err, 1, true)
+    local red, at = gpu.reduction("T x", "T y", "x", "a + q", "y = a", "0", "badred"), debug.getinfo(1, "l").currentline
+    assert.matches(("gpu.reduction 'badred' (spec/fuse_spec.lua:%d): reduce_expr"):format(at),
+                   S.errof(red, gpu.zeros(1)), 1, true)
   end)
 end)
