@@ -426,7 +426,7 @@ static int gpu_ufunc(lua_State *L) {
   const char *name = luaL_checkstring(L, -3);
   lua_Integer nin = luaL_checkinteger(L, -2), nout = luaL_checkinteger(L, -1);
   if (nin < 0 || nout < 1 || nin + nout > GPU_MAXOPS)
-    return luaL_error(L, "an elementwise kernel has at most %d operands (inputs and outputs)", GPU_MAXOPS);
+    return luaL_error(L, "gpu.%s: a kernel has at most %d operands (inputs and outputs), got %d", name, GPU_MAXOPS, (int)(nin + nout));
   Ufunc *u = ufunc_new(L, name, (int)nin, (int)nout, RULE_CUSTOM, NULL);
   lua_getfield(L, 1, "dtypes");
   for (int i = 0; i < nin + nout; i++) {

@@ -406,7 +406,11 @@ function gpu.einsum(subscripts, ...)
   local terms, rhs = split(subscripts, #xs)
   local dt = gpu.result_type(table.unpack(xs))
   for k, x in ipairs(xs) do
-    xs[k] = type(x) == "number" and gpu.full({}, x, dt) or x
+    if type(x) == "number" then
+      local ok, v = pcall(gpu.full, {}, x, dt)
+      if not ok then error(("gpu.einsum operand %d: %s"):format(k, gpu._arg.unwrapped(v)), 2) end
+      xs[k] = v
+    end
   end
   local labels, E = input_labels(terms, xs)
   local out = output_labels(rhs, labels, E)

@@ -45,6 +45,9 @@ function gpu.elementwise(inputs, outputs, operation, name)
   local seen = {}
   local ins, outs = parse(inputs, "input", seen), parse(outputs, "output", seen)
   if #outs == 0 then error("gpu.elementwise: at least one output parameter is needed", 2) end
+  if #ins + #outs > gpu._MAXOPS then
+    error(("gpu.elementwise: a kernel has at most %d parameters (inputs and outputs), got %d"):format(gpu._MAXOPS, #ins + #outs), 2)
+  end
   if type(operation) ~= "string" then
     error(("bad argument #3 to 'elementwise' (operation string expected, got %s)"):format(type(operation)), 2)
   end

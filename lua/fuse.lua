@@ -229,7 +229,10 @@ Traced.__tostring = function(v) return ("gpu.fuse traced value (%s)"):format(v.d
 Traced.__index = function(v, k)
   if k == "astype" then
     return function(self, dtype)
-      local dt = gpu.result_type(dtype)   -- checks the name
+      local ok, dt = pcall(gpu.result_type, dtype)   -- checks the name
+      if not ok or type(dtype) ~= "string" then
+        error(("x:astype(%s): %s"):format(gpu._arg.shown(dtype), ok and "a dtype name expected" or gpu._arg.unwrapped(dt)), 2)
+      end
       return self.trace:emit(dt, ("ew::cast<%s>(%s)"):format(ctype[dt], self.trace:var_of(self)))
     end
   elseif k == "dtype" then

@@ -69,6 +69,7 @@ end
 local function values_of(v, dtype, api, what)
   if is_array(v) then return v.dtype == dtype and v or v:astype(dtype) end
   if type(v) == "table" then return made(api, what, pcall(gpu.array, v, dtype)) end
+  if type(v) == "boolean" and dtype ~= "bool" then v = v and 1 or 0 end   -- NumPy's True is 1
   if type(v) == "number" or type(v) == "boolean" or gpu._arg.is_complex(v) then
     return made(api, what, pcall(gpu.full, {}, v, dtype))
   end
@@ -300,7 +301,16 @@ function gpu.select(condlist, choicelist, default)
     end
   end
   local out = default == nil and 0 or default
-  for j = #condlist, 1, -1 do out = gpu.where(condlist[j], choicelist[j], out) end
+  for j = #condlist, 1, -1 do
+    local ok, r = pcall(gpu.where, condlist[j], choicelist[j], out)
+    if not ok then   -- where's words (its argument 2 is choicelist[j], 3 the default or what follows)
+      local what = j == #condlist and type(out) ~= "userdata" and "default" or ("choicelist[%d]"):format(j)
+      fail("select", "%s", (gpu._arg.unwrapped(r):gsub("^gpu%.where argument 3: ", what .. ": ")
+                                                  :gsub("^gpu%.where argument 2: ", ("choicelist[%d]: "):format(j))
+                                                  :gsub("^gpu%.where: ", "")))
+    end
+    out = r
+  end
   return out
 end
 

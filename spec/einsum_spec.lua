@@ -225,6 +225,9 @@ describe("gpu.einsum", function()
     assert.are.equal("float64", gpu.einsum("i,", gpu.arange(3, "int32"), 0.5).dtype)
     -- a 0-D array is not weak (NumPy 2's result_type; NumPy 1.24's einsum gave float32 here)
     assert.are.equal("float64", gpu.einsum(",i", gpu.full({}, 2, "float64"), x).dtype)
+    -- a number out of the operands' dtype, named as an operand (it named 'full')
+    assert.matches("gpu.einsum operand 1: 300 out of range for int8",
+                   S.errof(gpu.einsum, ",i->i", 300, gpu.array({100, 1}, "int8")), 1, true)
   end)
 
   it("refuses bad subscripts and operands, naming the index and the caller's line", function()

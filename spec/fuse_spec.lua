@@ -212,6 +212,12 @@ describe("gpu.elementwise", function()
     assert.matches("gpu.f32only argument 1 is a int32 array; it takes float32", S.errof(f, gpu.zeros(2, "int32")), 1, true)
     assert.matches("gpu.f32only takes 1 inputs", S.errof(f), 1, true)
     assert.matches("bad input parameter 'float32'", S.errof(gpu.elementwise, "float32", "float32 y", "y = 1"), 1, true)
+    local many = {}
+    for p = 1, 20 do many[p] = "float32 x" .. p end
+    assert.matches("gpu.elementwise: a kernel has at most 16 parameters (inputs and outputs), got 21",
+                   S.errof(gpu.elementwise, table.concat(many, ", "), "float32 z", "z = x1"), 1, true)
+    assert.matches("x:astype(foo): unknown dtype 'foo'",
+                   S.errof(gpu.fuse(function(v) return v:astype("foo") end), gpu.ones(2)), 1, true)
     assert.matches("raw parameters are not supported", S.errof(gpu.elementwise, "raw float32 x", "float32 y", "y = 1"), 1, true)
     assert.matches("the name 'i' is reserved", S.errof(gpu.elementwise, "float32 i", "float32 y", "y = 1"), 1, true)
     assert.matches("parameter 'x' appears twice", S.errof(gpu.elementwise, "float32 x", "float32 x", "x = 1"), 1, true)
