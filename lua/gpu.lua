@@ -933,14 +933,18 @@ local function config(n)
   return {math.max(1, math.min(MAX_GRID, (n + BLOCK - 1) // BLOCK)), BLOCK}
 end
 
-local function dtype_name(dtype, level)
+-- (api and pos, where given, name the function and the argument: "bad argument #4 to
+-- 'random' (dtype expected, got number)")
+local function dtype_name(dtype, level, api, pos)
   local name = canonical[dtype or "float32"]
+  local why
   if not name and type(dtype) ~= "string" then   -- an options table, a number: not a name
-    error(("dtype expected, got %s"):format(type(dtype)), level)
+    why = ("dtype expected, got %s"):format(type(dtype))
+  elseif not name then
+    why = ("unknown dtype '%s' (%s)"):format(tostring(dtype), table.concat(gpu.dtypes, ", "))
   end
-  if not name then
-    error(("unknown dtype '%s' (%s)"):format(tostring(dtype), table.concat(gpu.dtypes, ", ")), level)
-  end
+  if why and api then error(("bad argument #%d to '%s' (%s)"):format(pos, api, why), level) end
+  if why then error(why, level) end
   return name
 end
 
@@ -1090,7 +1094,7 @@ end
 -- Random numbers for the public function `name` (its caller 3 levels up from here), whose
 -- shape is its argument #spos, dtype #spos + 1, and the two parameters #1 and #2.
 local function generate(name, kind, spos, shape, dtype, p1, p2)
-  dtype = dtype_name(dtype, 4)
+  dtype = dtype_name(dtype, 4, name, spos + 1)
   if dtype ~= "float32" and dtype ~= "float64" then
     error(("bad argument #%d to '%s' (random numbers are float32 or float64, not %s)")
           :format(spos + 1, name, dtype), 3)

@@ -39,7 +39,7 @@ end
 -- gpu.random.integers(low, high, shape [, dtype]): uniform integers in [low, high)
 function random.integers(low, high, shape, dtype)
   low, high = int_arg("integers", 1, low), int_arg("integers", 2, high)
-  dtype = hooks.dtype_name(dtype or "int64", 3)
+  dtype = hooks.dtype_name(dtype or "int64", 3, "integers", 4)
   if not INTEGER[dtype] then fail("integers", 4, ("an integer dtype expected, got %s"):format(dtype)) end
   if low >= high then fail("integers", 2, ("high (%d) must be above low (%d)"):format(high, low)) end
   local lo, hi = table.unpack(hooks.range_of[dtype], 1, 2)
@@ -295,7 +295,7 @@ local function checked(name, ps, nan)
 end
 
 local function float_dtype(name, spos, dtype)
-  dtype = hooks.dtype_name(dtype, 5)
+  dtype = hooks.dtype_name(dtype, 5, name, spos + 1)
   if dtype ~= "float32" and dtype ~= "float64" then
     fail(name, spos + 1, ("random numbers are float32 or float64, not %s"):format(dtype))
   end

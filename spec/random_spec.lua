@@ -32,6 +32,10 @@ describe("gpu.random.integers", function()
                    S.errof(gpu.random.integers, 3, 3, 4))
     assert.matches("%[0, 300%) is out of range for uint8", S.errof(gpu.random.integers, 0, 300, 4, "uint8"))
     assert.matches("an integer dtype expected, got float32", S.errof(gpu.random.integers, 0, 3, 4, "float32"))
+    -- a dtype that is not one, named with the function and the argument
+    assert.matches("bad argument #4 to 'integers' (dtype expected, got number)", S.errof(gpu.random.integers, 0, 3, 4, 5), 1, true)
+    assert.matches("bad argument #2 to 'random' (dtype expected, got number)", S.errof(gpu.random.random, {3}, 5), 1, true)
+    assert.matches("bad argument #4 to 'normal' (unknown dtype 'foo'", S.errof(gpu.random.normal, 0, 1, {3}, "foo"), 1, true)
     assert.matches("integer expected, got 1.5", S.errof(gpu.random.integers, 1.5, 3, 4))
   end)
 
