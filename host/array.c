@@ -155,7 +155,9 @@ int array_shares(const GpuArray *a) {
 static GpuResult array_release(GpuArray *a) {
   GpuResult r = GPU_OK;
   if (a->owner) {
-    if (a->alive || a->doomed) a->owner->nviews--;
+    GpuArray *o = a->owner;
+    if (a->alive || a->doomed) o->nviews--;
+    if (o->doomed && o->nviews == 0 && o->pins == 0) r = array_release(o);   /* its last view */
   } else if (a->lent) {
     int alive = a->alive;
     CUdeviceptr base = a->base;
@@ -174,7 +176,8 @@ static GpuResult array_release(GpuArray *a) {
  * owner collected has no live views: they would have kept it. */
 static int array_gc(lua_State *L) {
   GpuArray *a = toarray(L, 1);
-  if (a->pins > 0) {   /* a graph collected with it may still be launched by a finalizer */
+  if (a->pins > 0 || a->nviews > 0) {   /* a graph collected with it (or with a view of it)
+                                         * may still be launched by a finalizer */
     a->doomed = 1;
     return 0;
   }
@@ -184,7 +187,7 @@ static int array_gc(lua_State *L) {
 }
 
 void array_unpin(lua_State *L, GpuArray *a) {
-  if (a->pins > 0 && --a->pins == 0 && a->doomed) {
+  if (a->pins > 0 && --a->pins == 0 && a->doomed && a->nviews == 0) {
     GpuResult r = array_release(a);
     if (r.code) errors_warn(L, r, "freeing a device array");
   }
@@ -197,12 +200,8 @@ int gpu_in_finalizer(lua_State *L) { return lua_gc(L, LUA_GCCOUNT, 0) < 0; }
 static int array_free(lua_State *L) {
   GpuArray *a = toarray(L, 1);
   if (!a->alive) return 0;
-  if (graph_kept_only_here(L, 1)) {   /* (a library function's temporary) the graph keeps it */
-    a->doomed = 1;
-    a->alive = 0;
-    return 0;
-  }
-  if (a->pins > 0)
+  int doom = graph_kept_only_here(L, 1);   /* (a library function's temporary) the graph keeps it */
+  if (a->pins > 0 && !doom)
     return luaL_error(L, "attempt to free an array that a graph uses (free the graph first)");
   if (a->queued > 0)
     return luaL_error(L, "attempt to free an array that a collective queued in gpu.nccl.group "
@@ -212,9 +211,15 @@ static int array_free(lua_State *L) {
     return luaL_error(L, "cannot free an array while %d view%s of it %s alive: free the "
                       "views first", a->nviews, a->nviews == 1 ? "" : "s",
                       a->nviews == 1 ? "is" : "are");
-  if (gpu_in_finalizer(L) && !a->lent) {   /* its memory goes when it is collected (gpu.h) */
-    if (a->owner) a->owner->nviews--;      /* (a view's pointer stays good: its owner is kept) */
+  if (doom) {
+    a->doomed = 1;
     a->alive = 0;
+    return 0;
+  }
+  if (gpu_in_finalizer(L) && !a->lent) {   /* its memory goes when it is collected (gpu.h) */
+    GpuArray *o = a->owner;                /* (a view's pointer stays good: its owner is kept) */
+    a->alive = 0;
+    if (o && --o->nviews == 0 && o->doomed && o->pins == 0) GPU_CHECK(L, array_release(o));
     return 0;
   }
   GPU_CHECK(L, array_release(a));

@@ -209,6 +209,8 @@ static GpuResult graph_release(lua_State *L, GpuGraph *g) {
     r = backend_get()->graph_destroy(g->graph, g->exec);
     lua_getiuservalue(L, 1, 1);
     unpin(L);
+    lua_pushnil(L);               /* what it kept may go now (g:free() frees now) */
+    lua_setiuservalue(L, 1, 1);
     if (--live == 0) program_graphs_gone(L);
   }
   g->graph = NULL;

@@ -79,69 +79,130 @@ int process_ended(pid_t pid) {
   return close && close[1] == ' ' && (close[2] == 'Z' || close[2] == 'X');
 }
 
-/* The value of `name` in process pid's environment (as it was started), into out */
-static int environ_of(pid_t pid, const char *name, char *out, size_t size) {
-  char path[64], buf[65536];
+/* Process pid's environment as it was started, whole (a rank's variables come after all
+ * it inherited): malloc'd, NUL-separated, *n bytes; NULL when it cannot be read */
+static char *environ_read(pid_t pid, size_t *n) {
+  char path[64];
   snprintf(path, sizeof path, "/proc/%d/environ", (int)pid);
   FILE *f = fopen(path, "r");
-  if (f == NULL) return 0;
-  size_t n = fread(buf, 1, sizeof buf - 1, f), len = strlen(name);
-  fclose(f);
-  buf[n] = '\0';
-  for (size_t i = 0; i < n; i += strlen(buf + i) + 1)
-    if (strncmp(buf + i, name, len) == 0 && buf[i + len] == '=') {
-      snprintf(out, size, "%s", buf + i + len + 1);
-      return 1;
+  if (f == NULL) return NULL;
+  size_t cap = 65536, len = 0;
+  char *buf = malloc(cap + 1);
+  for (size_t got; buf && (got = fread(buf + len, 1, cap - len, f)) > 0;) {
+    len += got;
+    if (len == cap) {
+      char *more = cap < (64u << 20) ? realloc(buf, 2 * cap + 1) : NULL;
+      if (more == NULL) { free(buf); buf = NULL; break; }
+      buf = more, cap *= 2;
     }
-  return 0;
+  }
+  fclose(f);
+  if (buf) buf[len] = '\0', *n = len;
+  return buf;
 }
 
-/* The ranks on this host beside this one: the launcher's other children whose
- * environment names a rank (ranks[r]: its pid, once seen; local[k] marks local rank k seen) */
-typedef struct { pid_t *pids; char *local; int size, local_size; const char *rank_var, *local_var; } Ranks;
+/* The value of `name` in an environment read so, or NULL */
+static const char *environ_get(const char *env, size_t n, const char *name) {
+  size_t len = strlen(name);
+  for (size_t i = 0; i < n; i += strlen(env + i) + 1)
+    if (strncmp(env + i, name, len) == 0 && env[i + len] == '=') return env + i + len + 1;
+  return NULL;
+}
+
+/* The ranks on this host beside this one: processes whose environment names this job (the
+ * launcher's namespace; without one, the launcher's other children) and a rank: a
+ * wrapper (timeout, sh -c) counts with the rank it runs. pids[r * 4 + k]: what was seen
+ * of rank r; local[k] marks local rank k seen. */
+#define SEEN 4
+typedef struct {
+  pid_t *pids;
+  char *local;
+  int size, local_size, direct;   /* direct: this process's parent is the launcher */
+  const char *rank_var, *local_var, *job_var, *job;
+} Ranks;
+
+static int same_job(const Ranks *w, pid_t pid, const char *env, size_t n) {
+  if (w->job) {
+    const char *job = environ_get(env, n, w->job_var);
+    return job && strcmp(job, w->job) == 0;
+  }
+  char path[64], buf[512];   /* no namespace: the launcher's children */
+  snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+  FILE *f = fopen(path, "r");
+  if (f == NULL) return 0;
+  size_t got = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[got] = '\0';
+  char *close = strrchr(buf, ')');
+  int ppid = 0;
+  return close && sscanf(close + 1, " %*c %d", &ppid) == 1 && ppid == getppid();
+}
+
+static void seen(Ranks *w, pid_t pid, long rank) {
+  for (int k = 0; k < SEEN; k++) {
+    pid_t *p = &w->pids[rank * SEEN + k];
+    if (*p == pid) return;
+    if (*p == 0) { *p = pid; return; }
+  }
+}
 
 static void look_for_ranks(Ranks *w) {
   DIR *d = opendir("/proc");
   if (d == NULL) return;
-  pid_t me = getpid(), parent = getppid();
+  pid_t me = getpid();
   for (struct dirent *e; (e = readdir(d)) != NULL;) {
     long pid, rank, local;
-    char path[300], buf[512], value[32];
+    size_t n;
     if (parse_long(e->d_name, 1, INT_MAX, &pid) || pid == me) continue;
-    snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
-    FILE *f = fopen(path, "r");
-    if (f == NULL) continue;
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    char *close = strrchr(buf, ')');
-    int ppid = 0;
-    if (close == NULL || sscanf(close + 1, " %*c %d", &ppid) != 1 || ppid != parent) continue;
-    if (!environ_of((pid_t)pid, w->rank_var, value, sizeof value) ||
-        parse_long(value, 0, w->size - 1, &rank) || w->pids[rank]) continue;
-    w->pids[rank] = (pid_t)pid;
-    if (w->local_var && environ_of((pid_t)pid, w->local_var, value, sizeof value) &&
-        parse_long(value, 0, w->local_size - 1, &local) == 0)
-      w->local[local] = 1;
+    char *env = environ_read((pid_t)pid, &n);
+    const char *r = env ? environ_get(env, n, w->rank_var) : NULL, *l;
+    if (r && same_job(w, (pid_t)pid, env, n) && parse_long(r, 0, w->size - 1, &rank) == 0) {
+      seen(w, (pid_t)pid, rank);
+      if (w->local_var && (l = environ_get(env, n, w->local_var)) && parse_long(l, 0, w->local_size - 1, &local) == 0)
+        w->local[local] = 1;
+    }
+    free(env);
   }
   closedir(d);
 }
 
-/* A rank on this host that has ended before MPI_Init returned (the failure), or GPU_OK */
-static GpuResult ranks_ended(Ranks *w, int my_local, double waited) {
+/* A rank on this host that has ended before MPI_Init returned (the failure), or GPU_OK:
+ * one whose every process seen has ended, or (when the launcher started this process
+ * itself, so that it started every local rank as this one's sibling) a local rank never
+ * seen a second after the first look */
+static GpuResult ranks_ended(Ranks *w, int me, int my_local, double waited) {
   look_for_ranks(w);
-  for (int i = 0; i < w->size; i++)
-    if (w->pids[i] && process_ended(w->pids[i]))
+  for (int i = 0; i < w->size; i++) {
+    int any = 0, alive = 0;
+    for (int k = 0; k < SEEN && w->pids[i * SEEN + k]; k++)
+      any = 1, alive |= !process_ended(w->pids[i * SEEN + k]);
+    if (i != me && any && !alive)
       return fail(GPU_ERR_COMM_FAILED, "MPI_Init", "rank %d has ended before it made a "
                   "communicator (its script returned, raised an error or was killed before "
                   "gpu.nccl.comm()): MPI_Init waits for every rank", i);
-  /* a rank that ended before the first look is never seen: after a second, count them */
-  for (int k = 0; waited > 1.0 && w->local_var && k < w->local_size; k++)
+  }
+  for (int k = 0; waited > 1.0 && w->direct && w->local_var && k < w->local_size; k++)
     if (k != my_local && !w->local[k])
       return fail(GPU_ERR_COMM_FAILED, "MPI_Init", "local rank %d on this host has ended "
                   "before it made a communicator (its script returned, raised an "
                   "error or was killed before gpu.nccl.comm()): MPI_Init waits for every rank", k);
   return GPU_OK;
+}
+
+/* Whether this process's parent is the launcher (not a wrapper it ran: timeout, sh, nsys) */
+static int parent_is_launcher(void) {
+  static const char *const names[] = {"mpirun", "mpiexec", "orterun", "orted", "prterun", "prted",
+                                      "srun", "slurmstepd", "hydra_pmi_proxy", NULL};
+  char path[64], comm[64] = "";
+  snprintf(path, sizeof path, "/proc/%d/comm", (int)getppid());
+  FILE *f = fopen(path, "r");
+  if (f == NULL) return 0;
+  if (fgets(comm, sizeof comm, f) == NULL) comm[0] = '\0';
+  fclose(f);
+  comm[strcspn(comm, "\n")] = '\0';
+  for (int i = 0; names[i]; i++)
+    if (strcmp(comm, names[i]) == 0) return 1;
+  return 0;
 }
 
 typedef struct { int (*start)(void *); void *arg; int ret; atomic_int done; } Start;
@@ -153,13 +214,13 @@ static void *run_start(void *p) {
   return NULL;
 }
 
-static GpuResult watch(Start *s, Ranks *w, int my_local) {
+static GpuResult watch(Start *s, Ranks *w, int me, int my_local) {
   double timeout, t0 = mpi_now(), next = 0;
   GpuResult r = comm_timeout(&timeout);
   while (r.code == 0 && !atomic_load(&s->done)) {
     double now = mpi_now();
     if (now >= next) {
-      r = ranks_ended(w, my_local, now - t0);
+      r = ranks_ended(w, me, my_local, now - t0);
       next = now + 0.1;
     }
     if (r.code) break;
@@ -178,22 +239,23 @@ GpuResult launcher_wait(int (*start)(void *), void *arg, int *ret) {
   int rank, size, my_local;
   GpuResult r = mpi_launcher(&rank, &size, &my_local);
   if (r.code) return r;
-  const char *rank_var = NULL, *local_var = NULL, *size_var = NULL;
+  static const char *const job_vars[] = {"PMIX_NAMESPACE", "OMPI_MCA_ess_base_jobid", NULL};
+  const char *rank_var = NULL, *local_var = NULL, *size_var = NULL, *job_var = NULL;
   env_first(rank_vars, &rank_var);
   env_first(local_vars, &local_var);
-  const char *ls = env_first(local_size_vars, &size_var);
+  const char *ls = env_first(local_size_vars, &size_var), *job = env_first(job_vars, &job_var);
   long local_size = 0;
   if (ls == NULL || parse_long(ls, 1, size, &local_size) || local_var == NULL) local_var = NULL;
   static Start s;   /* the thread may outlive a failed wait: it is left in MPI_Init */
-  Ranks w = {calloc((size_t)size, sizeof(pid_t)), calloc(local_size ? (size_t)local_size : 1, 1),
-             size, (int)local_size, rank_var, local_var};
+  Ranks w = {calloc((size_t)size * SEEN, sizeof(pid_t)), calloc(local_size ? (size_t)local_size : 1, 1),
+             size, (int)local_size, parent_is_launcher(), rank_var, local_var, job_var, job};
   s = (Start){start, arg, 0, 0};
   pthread_t t;
   if (!w.pids || !w.local) r = fail(GPU_ERR_MPI, "calloc", "out of host memory");
   else if (pthread_create(&t, NULL, run_start, &s) != 0)
     r = fail(GPU_ERR_MPI, "pthread_create", "no thread could be started for MPI_Init");
   else {
-    r = watch(&s, &w, my_local);
+    r = watch(&s, &w, rank, my_local);
     if (r.code == 0) pthread_join(t, NULL), *ret = s.ret;
     else pthread_detach(t);
   }

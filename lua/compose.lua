@@ -123,6 +123,13 @@ end
 -- Each array casts to dtype and out's dtype by NumPy's default rule for joins, same_kind
 -- (float to int and complex to real are refused, as NumPy's TypeError)
 local function same_kind(list, opts, api)
+  if opts.dtype ~= nil then
+    local ok, why = pcall(gpu.result_type, opts.dtype)
+    if not ok or type(opts.dtype) ~= "string" then
+      error(("gpu.%s: option dtype: %s"):format(api, ok and "a dtype name expected, got " .. type(opts.dtype)
+                                                  or gpu._arg.unwrapped(why)), 3)
+    end
+  end
   for _, to in ipairs({opts.dtype or false, opts.out and opts.out.dtype or false}) do
     for i, a in ipairs(to and list or {}) do
       if not gpu.can_cast(a.dtype, to, "same_kind") then

@@ -15,13 +15,33 @@ end
 -- that may not run (a branch, a loop, a jump, a conditional or short-circuit operator, a
 -- block): the element keeps its value where nothing is assigned, as CuPy's output
 -- reference does, so it is loaded
-local function conditional(body)
-  local code = body:gsub('"[^"]*"', ""):gsub("'[^']*'", "")
-  for word in code:gmatch("[%a_][%w_]*") do
-    if word == "if" or word == "for" or word == "while" or word == "do" or word == "switch" or
-       word == "goto" or word == "return" or word == "break" or word == "continue" or word == "case" then
-      return true
+-- C text without its string and character literals (and comments), escapes skipped
+local function code_of(body)
+  local out, i, n = {}, 1, #body
+  while i <= n do
+    local c, two = body:sub(i, i), body:sub(i, i + 1)
+    if c == '"' or c == "'" then
+      local j = i + 1
+      while j <= n and body:sub(j, j) ~= c do j = j + (body:sub(j, j) == "\\" and 2 or 1) end
+      i = j + 1
+    elseif two == "//" then
+      i = (body:find("\n", i, true) or n) + 1
+    elseif two == "/*" then
+      i = (select(2, body:find("*/", i + 2, true)) or n) + 1
+    else
+      out[#out + 1] = c
+      i = i + 1
     end
+  end
+  return table.concat(out)
+end
+
+local CONDITIONAL = {}
+for w in ("if for while do switch goto return break continue case and or"):gmatch("%S+") do CONDITIONAL[w] = true end
+local function conditional(body)
+  local code = code_of(body)
+  for word in code:gmatch("[%a_][%w_]*") do
+    if CONDITIONAL[word] then return true end
   end
   return code:find("[?{]") ~= nil or code:find("&&", 1, true) ~= nil or code:find("||", 1, true) ~= nil
 end
@@ -100,7 +120,7 @@ function gpu.elementwise(inputs, outputs, operation, name)
         for var, dt in pairs(vars) do typedefs[#typedefs + 1] = ("typedef %s %s;\n"):format(codegen.ctype[dt], var) end
         table.sort(typedefs)
         u = gpu._ufunc({name = name, nin = #ins, nout = #outs, dtypes = dtypes, names = names,
-                        body = line .. operation .. ";", typedefs = table.concat(typedefs), load_outputs = load})
+                        body = line .. operation .. (line ~= "" and '\n;\n#line 1 "ew (generated)"' or "\n;"), typedefs = table.concat(typedefs), load_outputs = load})
         ufuncs[key] = u
       end
       local call = {table.unpack(args, 1, #ins)}

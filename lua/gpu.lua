@@ -39,7 +39,7 @@ function gpu._operation_line(api, name, part)
     local info = debug.getinfo(level, "Sl")
     if not info then break end
     if info.what ~= "C" and not info.short_src:match("^%[gpu%]") then
-      return ('#line 1 "gpu.%s \'%s\' (%s:%d): %s"\n'):format(api, name, (info.short_src:gsub('[\\"]', "")),
+      return ('#line 1 "gpu.%s \'%s\' (%s:%d): %s"\n'):format(api, name, (info.short_src:gsub('[%c\\"]', "?")),
                                                           info.currentline, part)
     end
   end
@@ -219,9 +219,10 @@ local function strict(api, f)
     for k = select("#", ...), n + 1, -1 do
       local v = select(k, ...)
       if v ~= nil then
+        local options = type(v) == "table" and getmetatable(v) == nil
+        local what = options and "a table" or gpu._is_array(v) and ("a %s array"):format(v.dtype) or "a " .. gpu._described(v)
         error(("gpu.%s takes %d argument%s, got %s as argument %d (%s)"):format(api, n, n == 1 and "" or "s",
-              type(v) == "table" and getmetatable(v) == nil and "a table" or gpu._described(v), k,
-              type(v) == "table" and getmetatable(v) == nil and "it takes no options" or "not one it takes"), 2)
+              what, k, options and "it takes no options" or "not one it takes"), 2)
       end
     end
     return f(...)
@@ -232,7 +233,14 @@ local function module(name, ...)
   if m == nil then
     m = embedded(name, ...) or true
     loaded[name] = m
-    for _, e in ipairs(lazy[name] or {}) do e[1][e[2]] = strict(e[3], e[1][e[2]]) end
+    local methods = gpu._meta.array.methods
+    for _, e in ipairs(lazy[name] or {}) do
+      local f = e[1][e[2]]
+      e[1][e[2]] = strict(e[3], f)
+      for k, m in pairs(methods) do   -- a:flip(...) as gpu.flip (the file set the method)
+        if m == f then methods[k] = e[1][e[2]] end
+      end
+    end
   end
   return m
 end

@@ -305,8 +305,8 @@ function gpu.select(condlist, choicelist, default)
     local ok, r = pcall(gpu.where, condlist[j], choicelist[j], out)
     if not ok then   -- where's words (its argument 2 is choicelist[j], 3 the default or what follows)
       local what = j == #condlist and type(out) ~= "userdata" and "default" or ("choicelist[%d]"):format(j)
-      fail("select", "%s", (gpu._arg.unwrapped(r):gsub("^gpu%.where argument 3: ", what .. ": ")
-                                                  :gsub("^gpu%.where argument 2: ", ("choicelist[%d]: "):format(j))
+      fail("select", "%s", (gpu._arg.unwrapped(r):gsub("^gpu%.where argument 3", what)
+                                                  :gsub("^gpu%.where argument 2", ("choicelist[%d]"):format(j))
                                                   :gsub("^gpu%.where: ", "")))
     end
     out = r

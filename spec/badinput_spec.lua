@@ -1130,11 +1130,16 @@ describe("an unknown option", function()
     err("gpu.cross takes 2 arguments, got a table as argument 3 (it takes no options)", gpu.cross, v, v, {out = o})
     err("gpu.tril takes 2 arguments, got a table as argument 3 (it takes no options)", gpu.tril, m, 0, {out = m})
     err("gpu.tensordot takes 3 arguments, got a table as argument 4", gpu.tensordot, v, v, 1, {})
-    err("gpu.polyval takes 2 arguments, got number as argument 3", gpu.polyval, v, v, 1)
+    err("gpu.polyval takes 2 arguments, got a number as argument 3", gpu.polyval, v, v, 1)
     err("gpu.linalg.inv takes 1 argument, got a table as argument 2 (it takes no options)", gpu.linalg.inv, m, {out = m})
     assert.are.same({0, 0, 0}, o:totable())
     assert.are.same({{1, 0}, {3, 4}}, gpu.tril(m, 0, nil):totable())   -- a nil is no argument
     assert.are.same({3, 2.25, 1.5}, v:flip(1):totable())
+    -- the methods the files set are refused every time, not only at the first call
+    for _ = 1, 2 do
+      err("gpu.take takes 3 arguments, got a table as argument 4 (it takes no options)", v.take, v, {1, 3}, 1, {out = o})
+      err("gpu.flip takes 2 arguments, got a number as argument 3", v.flip, v, 1, 2)
+    end
     -- gpu.outer takes gpu.multiply's options, as NumPy's outer takes out
     local po = gpu.zeros({3, 3})
     assert.is_true(rawequal(po, gpu.outer(v, v, {out = po})))

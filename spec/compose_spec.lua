@@ -77,6 +77,8 @@ describe("gpu.concatenate and gpu.stack", function()
     assert.matches("gpu.stack: array 1 (complex64) cannot be cast to float32",
                    S.errof(gpu.stack, {gpu.array({gpu.complex(1, 5)}, "complex64"), f}, 1, {dtype = "float32"}), 1, true)
     assert.are.same({1, 2, 3, 1, 2, 3}, gpu.concatenate({i8, i8}, {dtype = "int16"}):totable())
+    assert.matches("gpu.concatenate: option dtype: unknown dtype 'float'",
+                   S.errof(gpu.concatenate, {i8, i8}, {dtype = "float"}), 1, true)
     assert.are.equal("float32", gpu.concatenate({i8, i8}, {out = gpu.zeros(6)}).dtype)
   end)
 

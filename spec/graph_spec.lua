@@ -182,6 +182,38 @@ describe("gpu.graph", function()
     collectgarbage()
     assert.are.same({true, 5}, RESULT)
     RESULT = nil
+    -- the same with a view launched on: its owner, collected with it, keeps its memory too
+    local function setup2()
+      local g = gpu.graph(function() end)
+      setmetatable({}, {__gc = function()
+        local c = gpu.full(1 << 20, 5)
+        RESULT = {pcall(g.launch, g), c:max(), c:min()}
+      end})
+      local base = gpu.zeros(1 << 20)
+      local v = base[{{1, 1 << 20}}]
+      g:update(function() inc[{4096, 256}](v, 1) end)
+    end
+    setup2()
+    collectgarbage()
+    collectgarbage()
+    assert.are.same({true, 5, 5}, RESULT)
+    RESULT = nil
+    -- an array with a live view is not the recording's to free (its view read freed memory)
+    local v
+    assert.matches("cannot free an array while 1 view of it is alive", S.errof(gpu.graph, function()
+      local a = gpu.zeros(16)
+      v = a[{{1, 4}}]
+      a:free()
+    end), 1, true)
+    -- g:free() lets go of what it kept at once
+    collectgarbage()
+    local before = select(3, gpu.mem_info())
+    local kept = gpu.zeros(1000)
+    local g = gpu.graph(function() kept:fill(1) end)
+    kept = nil
+    g:free()
+    collectgarbage()
+    assert.are.equal(before, select(3, gpu.mem_info()))
     -- at exit a finalizer made before the graph's kernel replays it after the kernel's
     -- program was finalized: its code stays loaded while a graph lives (it crashed)
     local out = S.run(S.gpuhost .. " -e " .. S.quote([[

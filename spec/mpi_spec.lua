@@ -1,13 +1,14 @@
 -- Two processes under mpirun (#mpi: where Open MPI's mpirun is installed): the
 -- collectives between processes, and a rank killed mid-collective, which the other must
 -- raise about within 10 s, a rank whose script raises, and one whose script ends while two
--- others go on, and one whose script ends before it makes a communicator. Five runs of
--- mpirun, each one to four seconds.
-local function mpirun(script, np)
+-- others go on, one whose script ends before it makes a communicator, and a slow one
+-- behind a wrapper. Six runs of mpirun, each one to four seconds.
+local function mpirun(script, np, wrapper)
   -- as root (CI), on loopback and shared memory only; --enable-recovery keeps the
   -- survivor alive when its peer is killed, so that it can say what it saw
   local cmd = "OMPI_MCA_btl=self,vader OMPI_MCA_oob_tcp_if_include=lo timeout 60 mpirun " ..
-    "--allow-run-as-root --oversubscribe --enable-recovery -np " .. (np or 2) .. " build/gpuhost " .. script .. " 2>&1"
+    "--allow-run-as-root --oversubscribe --enable-recovery -np " .. (np or 2) .. " " .. (wrapper or "") ..
+    " build/gpuhost " .. script .. " 2>&1"
   local t0 = gpu.clock()
   local p = io.popen(cmd)
   local out = p:read("a")
@@ -56,6 +57,12 @@ describe("#mpi two processes", function()
     assert.is_true(after < 10 and took < 30, out)
     assert.matches("GPUHOST_COMM_FAILED: [^\n]*rank 1 [^\n]*has ended before it made a communicator", out)
     assert.matches("rank 0: then GPUHOST_COMM_FAILED: [^\n]*has ended before it made a communicator", out)
+  end)
+
+  it("wait in MPI_Init for a slow rank behind a wrapper, with a large environment", function()
+    local out = mpirun("spec/mpi/slow.lua", 2, "env BIG=" .. ("x"):rep(70000) .. " timeout 50")
+    assert.matches("rank 0: true gpu.array(float32, {2}) [2, 2]", out, 1, true)
+    assert.matches("rank 1: true gpu.array(float32, {2}) [2, 2]", out, 1, true)
   end)
 
   it("go on between two ranks when a third's script ends (its goodbye counts for its calls only)", function()

@@ -268,6 +268,7 @@ describe("selections", function()
     local i8 = gpu.array({1, 2, 3}, "int8")
     err("gpu.select: default: 300 is out of range for int8", gpu.select, {i8:gt(1)}, {i8}, 300)
     err("gpu.select: shapes {3} and {2} do not broadcast", gpu.select, {i8:gt(1)}, {gpu.ones(2)}, 0)
+    err("gpu.select: default must be a device array or a number, got string", gpu.select, {i8:gt(1)}, {i8}, "zero")
   end)
 
   it("delete and insert: 1-based places, NumPy's shapes of values", function()
