@@ -36,10 +36,15 @@ void array_here(lua_State *L, const GpuArray *a, const char *prefix, const char 
                dev, a->device, dev);
 }
 
+int array_expected(lua_State *L, int idx, const char *name, int pos) {
+  return luaL_error(L, "bad argument #%d to '%s' (device array expected, got %s)", pos, name,
+                    hostarray_test(L, idx) ? "a host array: copy it to the device with gpu.array(h)"
+                                           : luaL_typename(L, idx));
+}
+
 GpuArray *array_operand(lua_State *L, int idx, const char *name, int pos) {
   GpuArray *a = array_test(L, idx);
-  if (a == NULL)
-    luaL_error(L, "bad argument #%d to '%s' (device array expected, got %s)", pos, name, luaL_typename(L, idx));
+  if (a == NULL) array_expected(L, idx, name, pos);
   if (!a->alive) errors_freed(L, lua_pushfstring(L, "gpu.%s argument %d", name, pos));
   array_here(L, a, "gpu.", name);
   return a;

@@ -241,6 +241,7 @@ static void transfer_on(lua_State *L, int dst, int src, CUstream stream, int sid
   int top = lua_gettop(L);
   Side d = side(L, dst), s = side(L, src);
   if (d.dev && s.dev && d.d->device != s.d->device) {
+    check_writable(L, &d);           /* (an expanded view on the other device too) */
     if (graph_capturing) graph_keep(L, dst), graph_keep(L, src);
     size_t bytes = (size_t)d.l.shape.size * dtypes[d.dt].size;
     if (d.l.shape.size != s.l.shape.size)
@@ -341,7 +342,11 @@ static int gpu_array(lua_State *L) {
  * stream is given and h is pinned: then it is queued on that stream */
 static int array_tohost(lua_State *L) {
   GpuArray *a = array_check(L, 1);
-  CUstream stream = stream_opt(L, lua_gettop(L), a->device);   /* the copy makes it current */
+  int top = lua_gettop(L);
+  if (top > 3) luaL_error(L, "a:tohost takes a host array and an options table, got %d arguments", top - 1);
+  if (top == 3 && !lua_isnil(L, 3) && (!lua_istable(L, 3) || hostarray_test(L, 3)))
+    luaL_typeerror(L, 3, "options table ({stream = s})");   /* a stream alone was dropped */
+  CUstream stream = stream_opt(L, top, a->device);   /* the copy makes it current */
   if (!lua_isnoneornil(L, 2) && !(lua_istable(L, 2) && lua_gettop(L) == 2))
     hostarray_check(L, 2);   /* a host array, or an error naming what came */
   if (hostarray_test(L, 2)) {
@@ -465,17 +470,9 @@ static int array_to(lua_State *L) {
   return 1;
 }
 
-static const luaL_Reg copy_funcs[] = {
-  {"array", gpu_array},
-  {"copy", gpu_copy},
-  {NULL, NULL}
-};
-
+static const luaL_Reg copy_funcs[] = {{"array", gpu_array}, {"copy", gpu_copy}, {NULL, NULL}};
 static const luaL_Reg device_methods[] = {
-  {"to", array_to},
-  {"tohost", array_tohost},
-  {"totable", array_totable},
-  {NULL, NULL}
+  {"to", array_to}, {"tohost", array_tohost}, {"totable", array_totable}, {NULL, NULL}
 };
 
 static const luaL_Reg both_methods[] = {

@@ -242,7 +242,7 @@ static int read_norm(lua_State *L, const FftCall *c, int idx) {
 /* [-0, +1, e] The input at 1 as the dtype the transform takes. */
 static void input(lua_State *L, const FftCall *c) {
   GpuArray *a = array_test(L, 1);
-  if (a == NULL) luaL_error(L, "bad argument #1 to '%s' (device array expected, got %s)", c->name, luaL_typename(L, 1));
+  if (a == NULL) array_expected(L, 1, c->name, 1);
   if (!a->alive) errors_freed(L, lua_pushfstring(L, "gpu.fft.%s argument 1", c->name));
   array_here(L, a, "gpu.fft.", c->name);
   char k = dtypes[a->dtype].kind;
@@ -291,7 +291,7 @@ static int fft_call(lua_State *L) {
   c.inverse = lua_toboolean(L, lua_upvalueindex(2));
   c.name = lua_tostring(L, lua_upvalueindex(4));
   c.hermitian = lua_toboolean(L, lua_upvalueindex(5));
-  if (!array_test(L, 1)) luaL_error(L, "bad argument #1 to '%s' (device array expected, got %s)", c.name, luaL_typename(L, 1));
+  if (!array_test(L, 1)) array_expected(L, 1, c.name, 1);
   int n = lua_gettop(L), opts = 0;
   if (n >= 2 && lua_type(L, n) == LUA_TTABLE) {   /* an options table has no [1] (sizes, dims do) */
     if (lua_geti(L, n, 1) == LUA_TNIL) opts = n--;

@@ -188,6 +188,7 @@ GpuArray *array_test(lua_State *L, int idx);                     /* [-0, +0, -] 
 /* [-0, +0, v] The array at idx as argument pos of gpu.name: a live device array on the
  * current device (kernels read only the current device's memory) */
 GpuArray *array_operand(lua_State *L, int idx, const char *name, int pos);
+int array_expected(lua_State *L, int idx, const char *name, int pos);   /* [-0, +1, v] what came instead */
 /* [-0, +0, v] Raises, naming the operation (prefix "gpu.fft.", name "fft"), unless a is on
  * the current device */
 void array_here(lua_State *L, const GpuArray *a, const char *prefix, const char *name);

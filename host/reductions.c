@@ -97,7 +97,7 @@ static void read_args(lua_State *L, const char *name, int npos, int *pos, int di
   g->arr = 1;
   g->a = array_test(L, 1);
   if (g->a == NULL)
-    luaL_error(L, "bad argument #1 to '%s' (device array expected, got %s)", name, luaL_typename(L, 1));
+    array_expected(L, 1, name, 1);
   if (!g->a->alive) errors_freed(L, lua_pushfstring(L, "gpu.%s argument 1", name));
   if (n >= 2 && lua_type(L, n) == LUA_TTABLE && !is_dims(L, n)) opts = n--;
   if (n - 1 > npos)

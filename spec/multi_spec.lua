@@ -128,6 +128,10 @@ describe("#multi devices", function()
     local s1 = on(1, function() return gpu.stream() end)
     gpu.copy(a, d, {stream = s1})
     s1:synchronize()
+    -- an expanded view is read-only across devices too (one element wrote all six)
+    local one = on(1, function() return gpu.zeros({1}) end)
+    assert.matches("cannot write into an expanded view", select(2, pcall(gpu.copy, one:expand(6)[{{2}}], gpu.full({1}, 3))), 1, true)
+    assert.are.same({0}, one:totable())
     assert.matches("copy: between devices %(0 to 1%) the arrays must have one dtype, got int32 to float32",
                    errof(gpu.copy, on(1, function() return gpu.zeros(6) end), gpu.arange(6, "int32")))
     assert.matches("copy: between devices %(0 to 1%) the arrays must be C%-ordered, and the source is a view",
