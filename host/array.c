@@ -336,6 +336,9 @@ static int array_index(lua_State *L) {
 
 static int array_newindex(lua_State *L) {
   if (lua_type(L, 2) == LUA_TTABLE) return view_assign(L);
+  if (lua_type(L, 2) == LUA_TSTRING)   /* a.shape = {...}: its fields are read */
+    return luaL_error(L, "cannot set field '%s' of a device array: its fields are read-only (a "
+                      "new shape is a:reshape(...))", lua_tostring(L, 2));
   if (array_test(L, 2)) {
     lua_settop(L, 3);
     luaL_getmetafield(L, 1, "methods");

@@ -125,11 +125,14 @@ static void from_table(lua_State *L, int idx, GpuDtype dt) {
   table_read(L, idx, &s, dt, h->data);
 }
 
-void copy_assign(lua_State *L, int dst, int v) {
+void copy_assign(lua_State *L, int dst, int v, const char *what) {
   dst = lua_absindex(L, dst);
   v = lua_absindex(L, v);
   int top = lua_gettop(L), t = lua_type(L, v);
   if (is_device(L, dst, "assignment")) {
+    GpuArray *d = array_check(L, dst), *src = array_test(L, v);   /* (not gpu.copy's words) */
+    if (src && src->device != d->device) luaL_error(L, "%s: an array of device %d into one of device %d: copy it there first (v:to(%d))", what, src->device, d->device, d->device);
+    array_here(L, d, "", what);
     if (t == LUA_TTABLE) {
       from_table(L, v, array_check(L, dst)->dtype);
       v = lua_gettop(L);
@@ -396,7 +399,7 @@ static int copy_fill(lua_State *L) {
   if (!is_scalar(L, 2))
     return luaL_argerror(L, 2, lua_pushfstring(L, "number, boolean or gpu.complex expected, got %s",
                                                luaL_typename(L, 2)));
-  copy_assign(L, 1, 2);
+  copy_assign(L, 1, 2, "a:fill");
   lua_settop(L, 1);
   return 1;
 }

@@ -363,8 +363,8 @@ void linalg_open(lua_State *L);
 void copy_contiguous(lua_State *L, int idx);
 void copy_packed(lua_State *L, int idx);   /* [-0, +1, e] a C-ordered copy, always */
 /* [-0, +0, e] Assigns the value at v (array, number, boolean, host array, table) to the
- * array (device or host) at dst, broadcasting it. */
-void copy_assign(lua_State *L, int dst, int v);
+ * array (device or host) at dst, broadcasting it; what names the call in errors. */
+void copy_assign(lua_State *L, int dst, int v, const char *what);
 void copy_open(lua_State *L);
 /* [-0, +1, m] (hostarray.c) The host array at idx's elements packed in C order: its
  * memory, or a copy left on the stack (nil is pushed when none is needed). */

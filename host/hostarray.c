@@ -259,6 +259,9 @@ static int hostarray_index(lua_State *L) {
 
 static int hostarray_newindex(lua_State *L) {
   if (lua_type(L, 2) == LUA_TTABLE) return view_assign(L);
+  if (lua_type(L, 2) == LUA_TSTRING)   /* h.shape = {...}: its fields are read */
+    return luaL_error(L, "cannot set field '%s' of a host array: its fields are read-only (a new "
+                      "shape is h:reshape(...))", lua_tostring(L, 2));
   HostArray *h = hostarray_check(L, 1);
   if (hostarray_shares(h)) return errors_shared(L, NULL);
   void *p = element(L, h, 2);

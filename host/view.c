@@ -154,7 +154,7 @@ int view_assign(lua_State *L) {
   apply_key(L, 2, &l);
   lua_settop(L, 3);
   push_view(L, 1, &a, &l);
-  copy_assign(L, 4, assigned(L, 3, &l.shape));
+  copy_assign(L, 4, assigned(L, 3, &l.shape), "a[key] = v");
   return 0;
 }
 

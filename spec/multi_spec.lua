@@ -132,6 +132,11 @@ describe("#multi devices", function()
     local one = on(1, function() return gpu.zeros({1}) end)
     assert.matches("cannot write into an expanded view", select(2, pcall(gpu.copy, one:expand(6)[{{2}}], gpu.full({1}, 3))), 1, true)
     assert.are.same({0}, one:totable())
+    -- a fill and an assignment say so in their own words (they named gpu.copy, and device 1 alone)
+    assert.matches("a:fill: an array on device 1, and device 0 is current", select(2, pcall(one.fill, one, 3)), 1, true)
+    local z = gpu.zeros(1)
+    assert.matches("a[key] = v: an array of device 1 into one of device 0: copy it there first (v:to(0))",
+                   select(2, pcall(function() z[{}] = one end)), 1, true)
     assert.matches("copy: between devices %(0 to 1%) the arrays must have one dtype, got int32 to float32",
                    errof(gpu.copy, on(1, function() return gpu.zeros(6) end), gpu.arange(6, "int32")))
     assert.matches("copy: between devices %(0 to 1%) the arrays must be C%-ordered, and the source is a view",
