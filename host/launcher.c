@@ -9,7 +9,6 @@
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,17 +25,6 @@ static const char *const local_vars[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCA
                                          "SLURM_LOCALID", "PMIX_LOCAL_RANK", NULL};
 static const char *const local_size_vars[] = {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS", NULL};
 
-static char detail[400];   /* the Lua thread is the only caller */
-
-static GpuResult fail(int code, const char *call, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static GpuResult fail(int code, const char *call, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(detail, sizeof detail, fmt, ap);
-  va_end(ap);
-  return (GpuResult){code, GPU_SRC_HOST, call, detail, NULL};
-}
 
 static const char *env_first(const char *const *names, const char **which) {
   for (int i = 0; names[i]; i++) {
@@ -50,13 +38,13 @@ GpuResult mpi_launcher(int *rank, int *size, int *local_rank) {
   const char *rn = NULL, *sn = NULL, *ln = NULL;
   const char *r = env_first(rank_vars, &rn), *s = env_first(size_vars, &sn), *l = env_first(local_vars, &ln);
   if (r == NULL || s == NULL)
-    return fail(GPU_ERR_COMM_FAILED, "gpu.nccl.comm()", "this process was not started by a "
+    return mpi_fail(GPU_ERR_COMM_FAILED, "gpu.nccl.comm()", "this process was not started by a "
                 "launcher (none of OMPI_COMM_WORLD_RANK, PMI_RANK, SLURM_PROCID is set): run it "
                 "with mpirun -np N or srun, or name this process's devices: gpu.nccl.comm({0, 1})");
   long v[3];
   if (parse_long(r, 0, INT_MAX, &v[0]) || parse_long(s, 1, INT_MAX, &v[1]) || v[0] >= v[1] ||
       (l && parse_long(l, 0, INT_MAX, &v[2])))
-    return fail(GPU_ERR_BAD_SETTING, "gpu.nccl.comm()", "the launcher's %s='%s', %s='%s'%s%s%s%s "
+    return mpi_fail(GPU_ERR_BAD_SETTING, "gpu.nccl.comm()", "the launcher's %s='%s', %s='%s'%s%s%s%s "
                 "do not make a rank, a size and a local rank", rn, r, sn, s, l ? ", " : "",
                 l ? ln : "", l ? "=" : "", l ? l : "");
   *rank = (int)v[0];
@@ -65,18 +53,25 @@ GpuResult mpi_launcher(int *rank, int *size, int *local_rank) {
   return GPU_OK;
 }
 
-/* A process on this host that has ended (a zombie not yet reaped too) */
-int process_ended(pid_t pid) {
-  if (kill(pid, 0) != 0) return 1;
-  char path[64], buf[256];
+/* Process pid's state letter and parent from /proc/pid/stat; 0 when it cannot be read */
+static int stat_of(pid_t pid, char *state, int *ppid) {
+  char path[64], buf[512];
   snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
   FILE *f = fopen(path, "r");
   if (f == NULL) return 0;
   size_t n = fread(buf, 1, sizeof buf - 1, f);
   fclose(f);
   buf[n] = '\0';
-  char *close = strrchr(buf, ')');
-  return close && close[1] == ' ' && (close[2] == 'Z' || close[2] == 'X');
+  char *close = strrchr(buf, ')');   /* after the name, which may hold anything */
+  return close && sscanf(close + 1, " %c %d", state, ppid) == 2;
+}
+
+/* A process on this host that has ended (a zombie not yet reaped too) */
+int process_ended(pid_t pid) {
+  char state;
+  int ppid;
+  if (kill(pid, 0) != 0) return 1;
+  return stat_of(pid, &state, &ppid) && (state == 'Z' || state == 'X');
 }
 
 /* Process pid's environment as it was started, whole (a rank's variables come after all
@@ -126,16 +121,9 @@ static int same_job(const Ranks *w, pid_t pid, const char *env, size_t n) {
     const char *job = environ_get(env, n, w->job_var);
     return job && strcmp(job, w->job) == 0;
   }
-  char path[64], buf[512];   /* no namespace: the launcher's children */
-  snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-  FILE *f = fopen(path, "r");
-  if (f == NULL) return 0;
-  size_t got = fread(buf, 1, sizeof buf - 1, f);
-  fclose(f);
-  buf[got] = '\0';
-  char *close = strrchr(buf, ')');
-  int ppid = 0;
-  return close && sscanf(close + 1, " %*c %d", &ppid) == 1 && ppid == getppid();
+  char state;   /* no namespace: the launcher's children */
+  int ppid;
+  return stat_of(pid, &state, &ppid) && ppid == getppid();
 }
 
 static void seen(Ranks *w, pid_t pid, long rank) {
@@ -177,13 +165,13 @@ static GpuResult ranks_ended(Ranks *w, int me, int my_local, double waited) {
     for (int k = 0; k < SEEN && w->pids[i * SEEN + k]; k++)
       any = 1, alive |= !process_ended(w->pids[i * SEEN + k]);
     if (i != me && any && !alive)
-      return fail(GPU_ERR_COMM_FAILED, "MPI_Init", "rank %d has ended before it made a "
+      return mpi_fail(GPU_ERR_COMM_FAILED, "MPI_Init", "rank %d has ended before it made a "
                   "communicator (its script returned, raised an error or was killed before "
                   "gpu.nccl.comm()): MPI_Init waits for every rank", i);
   }
   for (int k = 0; waited > 1.0 && w->direct && w->local_var && k < w->local_size; k++)
     if (k != my_local && !w->local[k])
-      return fail(GPU_ERR_COMM_FAILED, "MPI_Init", "local rank %d on this host has ended "
+      return mpi_fail(GPU_ERR_COMM_FAILED, "MPI_Init", "local rank %d on this host has ended "
                   "before it made a communicator (its script returned, raised an "
                   "error or was killed before gpu.nccl.comm()): MPI_Init waits for every rank", k);
   return GPU_OK;
@@ -225,10 +213,10 @@ static GpuResult watch(Start *s, Ranks *w, int me, int my_local) {
     }
     if (r.code) break;
     if (backend_take_interrupt())
-      r = fail(GPU_ERR_INTERRUPTED, "MPI_Init", "MPI_Init: interrupted (Ctrl-C) while this rank "
+      r = mpi_fail(GPU_ERR_INTERRUPTED, "MPI_Init", "MPI_Init: interrupted (Ctrl-C) while this rank "
                "waited for the other ranks to make their communicators");
     else if (now - t0 > timeout)
-      r = fail(GPU_ERR_COMM_FAILED, "MPI_Init", "MPI_Init: the other ranks did not make their "
+      r = mpi_fail(GPU_ERR_COMM_FAILED, "MPI_Init", "MPI_Init: the other ranks did not make their "
                "communicators (gpu.nccl.comm()) within %.0f s (GPUHOST_COMM_TIMEOUT)", timeout);
     else nanosleep(&(struct timespec){0, 1000000}, NULL);
   }
@@ -251,9 +239,9 @@ GpuResult launcher_wait(int (*start)(void *), void *arg, int *ret) {
              size, (int)local_size, parent_is_launcher(), rank_var, local_var, job_var, job};
   s = (Start){start, arg, 0, 0};
   pthread_t t;
-  if (!w.pids || !w.local) r = fail(GPU_ERR_MPI, "calloc", "out of host memory");
+  if (!w.pids || !w.local) r = mpi_fail(GPU_ERR_MPI, "calloc", "out of host memory");
   else if (pthread_create(&t, NULL, run_start, &s) != 0)
-    r = fail(GPU_ERR_MPI, "pthread_create", "no thread could be started for MPI_Init");
+    r = mpi_fail(GPU_ERR_MPI, "pthread_create", "no thread could be started for MPI_Init");
   else {
     r = watch(&s, &w, rank, my_local);
     if (r.code == 0) pthread_join(t, NULL), *ret = s.ret;

@@ -63,9 +63,7 @@ static struct {
 
 static char detail[400];   /* the Lua thread is the only caller */
 
-static GpuResult fail(int code, const char *call, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static GpuResult fail(int code, const char *call, const char *fmt, ...) {
+GpuResult mpi_fail(int code, const char *call, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(detail, sizeof detail, fmt, ap);
@@ -78,7 +76,7 @@ static GpuResult mpi_failed(int err, const char *call) {
   char text[256] = "";
   int len = 0;
   if (mpi.MPI_Error_string == NULL || mpi.MPI_Error_string(err, text, &len) != 0) text[0] = '\0';
-  return fail(GPU_ERR_MPI, call, "%s failed: %s (MPI error %d)", call, text, err);
+  return mpi_fail(GPU_ERR_MPI, call, "%s failed: %s (MPI error %d)", call, text, err);
 }
 #define MPI_TRY(call) do { int e_ = (call); if (e_ != 0) return mpi_failed(e_, #call); } while (0)
 
@@ -150,7 +148,7 @@ static GpuResult exchange_pids(void) {
   mpi.local = calloc((size_t)mpi.size, 1);
   if (!all || !mpi.pids || !mpi.local) {
     free(all);
-    return fail(GPU_ERR_MPI, "calloc", "out of host memory");
+    return mpi_fail(GPU_ERR_MPI, "calloc", "out of host memory");
   }
   memset(&me, 0, sizeof me);
   me.pid = (int)getpid();
@@ -194,7 +192,7 @@ static GpuResult init(int rank, int size) {
   MPI_TRY(mpi.MPI_Comm_rank(mpi.comm, &mpi.rank));
   MPI_TRY(mpi.MPI_Comm_size(mpi.comm, &mpi.size));
   if (mpi.rank != rank || mpi.size != size)
-    return fail(GPU_ERR_MPI, "MPI_Comm_rank", "MPI says rank %d of %d, the launcher's "
+    return mpi_fail(GPU_ERR_MPI, "MPI_Comm_rank", "MPI says rank %d of %d, the launcher's "
                 "environment rank %d of %d: was this process started by another MPI's "
                 "launcher?", mpi.rank, mpi.size, rank, size);
   return GPU_OK;
@@ -281,13 +279,13 @@ static GpuResult wait_watched(Handle *req, const char *call) {
     if (flag) return GPU_OK;
     int who = peer_gone(-1);
     if (who >= 0)
-      r = fail(GPU_ERR_COMM_FAILED, call, "rank %d has ended (%s) while rank %d waited for it in "
+      r = mpi_fail(GPU_ERR_COMM_FAILED, call, "rank %d has ended (%s) while rank %d waited for it in "
                "%s: no communicator can be made with it", who, gone_how, mpi.rank, call);
     else if (backend_take_interrupt())
-      r = fail(GPU_ERR_INTERRUPTED, call, "%s: interrupted (Ctrl-C) while rank %d waited for the "
+      r = mpi_fail(GPU_ERR_INTERRUPTED, call, "%s: interrupted (Ctrl-C) while rank %d waited for the "
                "other ranks", call, mpi.rank);
     else if (mpi_now() - t0 > timeout)
-      r = fail(GPU_ERR_COMM_FAILED, call, "%s: the other ranks did not join within %.0f s "
+      r = mpi_fail(GPU_ERR_COMM_FAILED, call, "%s: the other ranks did not join within %.0f s "
                "(GPUHOST_COMM_TIMEOUT)", call, timeout);
     else nanosleep(&(struct timespec){0, 1000000}, NULL);
   }
@@ -296,7 +294,7 @@ static GpuResult wait_watched(Handle *req, const char *call) {
 }
 
 GpuResult mpi_bcast(void *buf, size_t n, int root) {
-  if (n > INT_MAX) return fail(GPU_ERR_MPI, "MPI_Bcast", "%zu bytes is too many for one MPI call", n);
+  if (n > INT_MAX) return mpi_fail(GPU_ERR_MPI, "MPI_Bcast", "%zu bytes is too many for one MPI call", n);
   Handle req = NULL;
   MPI_TRY(mpi.MPI_Ibcast(buf, (int)n, mpi.types[GPU_CT_BYTE], root, mpi.comm, &req));
   return wait_watched(&req, "MPI_Bcast");
@@ -346,7 +344,7 @@ static GpuResult half_op(int red, Handle *op) {
 
 GpuResult mpi_post(void *comm, const GpuCollArgs *a, void *send, void *recv, MpiRequest *req) {
   if (a->count > INT_MAX)
-    return fail(GPU_ERR_MPI, "MPI", "%zu elements is more than one MPI call takes (2^31 - 1): "
+    return mpi_fail(GPU_ERR_MPI, "MPI", "%zu elements is more than one MPI call takes (2^31 - 1): "
                 "split the array", a->count);
   int n = (int)a->count;
   int red = a->op == GPU_RED_AVG ? GPU_RED_SUM : a->op;
@@ -369,7 +367,7 @@ GpuResult mpi_post(void *comm, const GpuCollArgs *a, void *send, void *recv, Mpi
       break;
     case GPU_COLL_SEND: MPI_TRY(mpi.MPI_Isend(send, n, t, a->peer, GPU_TAG_DATA, comm, h)); break;
     case GPU_COLL_RECV: MPI_TRY(mpi.MPI_Irecv(recv, n, t, a->peer, GPU_TAG_DATA, comm, h)); break;
-    default: return fail(GPU_ERR_MPI, "MPI", "unknown collective %d", a->kind);
+    default: return mpi_fail(GPU_ERR_MPI, "MPI", "unknown collective %d", a->kind);
   }
   req->active = 1;
   return GPU_OK;
@@ -398,7 +396,7 @@ GpuResult comm_timeout(double *seconds) {
   int bad;
   long v = env_long("GPUHOST_COMM_TIMEOUT", 1, 1000000, 600, &bad);
   if (bad)
-    return fail(GPU_ERR_BAD_SETTING, "GPUHOST_COMM_TIMEOUT", "GPUHOST_COMM_TIMEOUT='%s': a "
+    return mpi_fail(GPU_ERR_BAD_SETTING, "GPUHOST_COMM_TIMEOUT", "GPUHOST_COMM_TIMEOUT='%s': a "
                 "whole number of seconds from 1 to 1000000 expected", getenv("GPUHOST_COMM_TIMEOUT"));
   *seconds = (double)v;
   return GPU_OK;

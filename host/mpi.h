@@ -14,6 +14,8 @@
  * tells them in the environment; GPU_ERR_COMM_FAILED (detail: what to do) when no
  * launcher started it. */
 GpuResult mpi_launcher(int *rank, int *size, int *local_rank);
+/* A failure of host/mpi.c or launcher.c: code, the call, the detail (printf) */
+GpuResult mpi_fail(int code, const char *call, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* host/launcher.c: whether a process on this host has ended (a zombie not yet reaped
  * too); start(arg) (MPI_Init) run on a thread of its own and waited for, watched: a rank on
  * this host (the launcher's other children) that ends first, the timeout and Ctrl-C end
