@@ -74,8 +74,8 @@ static GpuArray *buffer(lua_State *L, int idx, const Call *k, int i, const char 
     luaL_error(L, "comm:%s: %s%s is on device %d, and rank %d of the communicator is on device "
                "%d: copy it there with a:to(%d)", name, what, c->n > 1 ? lua_pushfstring(L, " entry %d", i + 1) : "",
                a->device, c->rank + i, c->devices[i], c->devices[i]);
-  if (!a->contiguous)
-    luaL_error(L, "comm:%s: %s must be C-ordered: pass a:contiguous()", name, what);
+  if (!a->contiguous)   /* (an out's copy would take the results and lose them) */
+    luaL_error(L, "comm:%s: %s%s must be C-ordered: %s", name, what, c->n > 1 ? lua_pushfstring(L, " entry %d", i + 1) : "", strcmp(what, "out") == 0 ? "pass a C-ordered array, and copy it into the view after" : "pass a:contiguous()");
   return a;
 }
 
@@ -365,8 +365,11 @@ static void outputs(lua_State *L, Call *k) {
       if (o->dtype != x->dtype || o->shape.size != want)
         luaL_error(L, "comm:%s: out must hold %I %s elements, got %I %s", coll_names[kind],
                    (lua_Integer)want, dtypes[x->dtype].name, (lua_Integer)o->shape.size, dtypes[o->dtype].name);
-      if ((gathers || scatters) && o->base == x->base)
-        luaL_error(L, "comm:%s: out shares memory with the input", coll_names[kind]);
+      GpuLayout lo = array_layout(o), lx = array_layout(x);   /* in place is out = x itself */
+      if (o->shape.size && x->shape.size && o->base == x->base &&
+          (gathers || scatters || (layout_overlap(&lo, &lx) && !layout_same(&lo, &lx))))
+        luaL_error(L, "comm:%s: out shares memory with the input%s", coll_names[kind],
+                   gathers || scatters ? "" : " (in place is out = the input itself, or no out)");
       if (array_shares(o)) errors_shared(L, lua_pushfstring(L, "comm:%s: out", coll_names[kind]));
     }
     return;
@@ -492,9 +495,6 @@ static int coll_barrier(lua_State *L) {
 static const luaL_Reg coll_funcs[] = {
   {"all_reduce", coll_all_reduce}, {"all_gather", coll_all_gather}, {"reduce_scatter", coll_reduce_scatter},
   {"broadcast", coll_broadcast}, {"reduce", coll_reduce}, {"send", coll_send}, {"recv", coll_recv},
-  {"barrier", coll_barrier}, {NULL, NULL}
-};
+  {"barrier", coll_barrier}, {NULL, NULL}};
 
-void coll_methods(lua_State *L) {
-  luaL_setfuncs(L, coll_funcs, 0);
-}
+void coll_methods(lua_State *L) { luaL_setfuncs(L, coll_funcs, 0); }

@@ -35,19 +35,17 @@ typedef void *Handle;           /* MPI_Comm, MPI_Datatype, MPI_Op, MPI_Request: 
   X(int, MPI_Irecv, (void *, int, Handle, int, int, Handle, Handle *)) \
   X(int, MPI_Test, (Handle *, int *, void *)) X(int, MPI_Error_string, (int, char *, int *)) \
   X(int, MPI_Op_create, (void (*)(void *, void *, int *, Handle *), int, Handle *))
-/* Open MPI's predefined objects, in GPU_CT_* order for the types, GPU_RED_* for the ops */
+/* Open MPI's predefined objects, in GPU_CT_* order for the types */
 static const char *const type_names[] = {"ompi_mpi_int8_t", "ompi_mpi_uint8_t",
   "ompi_mpi_int32_t", "ompi_mpi_uint32_t", "ompi_mpi_int64_t", "ompi_mpi_uint64_t",
   "ompi_mpi_float", "ompi_mpi_double", "ompi_mpi_byte", "ompi_mpi_uint16_t"};
-static const char *const op_names[] = {"ompi_mpi_op_sum", "ompi_mpi_op_prod",
-  "ompi_mpi_op_min", "ompi_mpi_op_max"};
 
 static struct {
 #define DECLARE(ret, name, args) ret (*name) args;
   MPI_FUNCS(DECLARE)
 #undef DECLARE
-  Handle world, errors_return, types[10], ops[4];
-  Handle half_ops[4];           /* float16's (MPI has none): made with MPI_Op_create at first use */
+  Handle world, errors_return, types[10];
+  Handle own_ops[4];            /* gpuhost's reductions (own_op): made at first use */
   Handle comm;                  /* gpuhost's own duplicate of MPI_COMM_WORLD */
   int started;                  /* MPI is up and agrees with the launcher */
   int initialized, rank, size, skip_finalize;
@@ -131,8 +129,6 @@ static GpuResult load(void) {
   if (!missing && !(mpi.errors_return = dlsym(lib, "ompi_mpi_errors_return"))) missing = "ompi_mpi_errors_return";
   for (int i = 0; !missing && i < 10; i++)
     if (!(mpi.types[i] = dlsym(lib, type_names[i]))) missing = type_names[i];
-  for (int i = 0; !missing && i < 4; i++)
-    if (!(mpi.ops[i] = dlsym(lib, op_names[i]))) missing = op_names[i];
   if (missing) {
     snprintf(mpi.message, sizeof mpi.message, "the MPI library has no %s: gpuhost speaks Open "
              "MPI's ABI (libmpi.so.40); MPICH and its kin are not supported", missing);
@@ -325,20 +321,27 @@ GpuResult mpi_post_allgather(void *comm, const void *mine, void *all, size_t n, 
   return GPU_OK;
 }
 
-/* MPI's user functions for float16 reductions, one per GPU_RED_* (the datatype is uint16) */
-#define HALF_OP(name, red) \
+/* MPI's user functions, one per GPU_RED_*, over host_combine: the reductions of one
+ * process and of several are one code, NCCL's (MPI's own may differ: Open MPI 4.1's AVX
+ * sum of int8 saturates, where NCCL's wraps; its min of a NaN depends on the order), and
+ * float16 (MPI has none: uint16 elements) is one of them. The type tells which. */
+static int type_of(Handle t) {
+  for (int i = 0; i < 10; i++)
+    if (mpi.types[i] == t && i != GPU_CT_BYTE) return i;
+  return GPU_CT_BYTE;   /* (never: only the types above are reduced) */
+}
+#define OWN_OP(name, red) \
   static void name(void *in, void *inout, int *len, Handle *type) { \
-    (void)type; \
-    half_combine(inout, in, (size_t)*len, red); \
+    host_combine(inout, in, (size_t)*len, type_of(*type), red); \
   }
-HALF_OP(half_sum, GPU_RED_SUM) HALF_OP(half_prod, GPU_RED_PROD) HALF_OP(half_min, GPU_RED_MIN)
-HALF_OP(half_max, GPU_RED_MAX)
-#undef HALF_OP
+OWN_OP(own_sum, GPU_RED_SUM) OWN_OP(own_prod, GPU_RED_PROD) OWN_OP(own_min, GPU_RED_MIN)
+OWN_OP(own_max, GPU_RED_MAX)
+#undef OWN_OP
 
-static GpuResult half_op(int red, Handle *op) {
-  static void (*const fns[4])(void *, void *, int *, Handle *) = {half_sum, half_prod, half_min, half_max};
-  if (!mpi.half_ops[red]) MPI_TRY(mpi.MPI_Op_create(fns[red], 1, &mpi.half_ops[red]));
-  *op = mpi.half_ops[red];
+static GpuResult own_op(int red, Handle *op) {
+  static void (*const fns[4])(void *, void *, int *, Handle *) = {own_sum, own_prod, own_min, own_max};
+  if (!mpi.own_ops[red]) MPI_TRY(mpi.MPI_Op_create(fns[red], 1, &mpi.own_ops[red]));
+  *op = mpi.own_ops[red];
   return GPU_OK;
 }
 
@@ -348,11 +351,9 @@ GpuResult mpi_post(void *comm, const GpuCollArgs *a, void *send, void *recv, Mpi
                 "split the array", a->count);
   int n = (int)a->count;
   int red = a->op == GPU_RED_AVG ? GPU_RED_SUM : a->op;
-  Handle t = mpi.types[a->type], op = mpi.ops[red];
-  if (a->type == GPU_CT_FLOAT16) {   /* as uint16 elements, combined by half_combine */
-    GpuResult r = half_op(red, &op);
-    if (r.code) return r;
-  }
+  Handle t = mpi.types[a->type], op = NULL;
+  GpuResult r = own_op(red, &op);
+  if (r.code) return r;
   Handle *h = &req->handle;
   const void *in = send == recv ? MPI_IN_PLACE : send;
   switch (a->kind) {

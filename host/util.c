@@ -180,8 +180,8 @@ void half_combine(uint16_t *dst, const uint16_t *src, size_t n, int op) {
     float d = (float)half_to_double(dst[i]), s = (float)half_to_double(src[i]);
     switch (op) {
       case GPU_RED_PROD: dst[i] = half_from_double(d * s); break;
-      case GPU_RED_MIN: if (s < d || s != s) dst[i] = src[i]; break;
-      case GPU_RED_MAX: if (s > d || s != s) dst[i] = src[i]; break;
+      case GPU_RED_MIN: if (s < d || d != d) dst[i] = src[i]; break;   /* NCCL's __hmin: */
+      case GPU_RED_MAX: if (s > d || d != d) dst[i] = src[i]; break;   /* a NaN loses */
       default: dst[i] = half_from_double(d + s);
     }
   }
@@ -194,19 +194,21 @@ void half_premul(uint16_t *dst, const uint16_t *src, size_t n, int nranks) {
 
 /* ---- collectives in host memory (the CPU backend's) ---- */
 
-#define REDUCE_LOOP(T) { T *d = (T *)dst; const T *s = (const T *)src; \
+/* NCCL's functions: integers wrap (in unsigned arithmetic: no overflow to speak of), min
+ * and max of floats are fmin and fmax (a NaN loses to a number) */
+#define REDUCE_LOOP(T, U) { T *d = (T *)dst; const T *s = (const T *)src; \
     for (size_t i = 0; i < n; i++) switch (op) { \
-      case GPU_RED_PROD: d[i] = (T)(d[i] * s[i]); break; \
-      case GPU_RED_MIN: if (s[i] < d[i] || s[i] != s[i]) d[i] = s[i]; break; \
-      case GPU_RED_MAX: if (s[i] > d[i] || s[i] != s[i]) d[i] = s[i]; break; \
-      default: d[i] = (T)(d[i] + s[i]); } }
+      case GPU_RED_PROD: d[i] = (T)(U)((U)d[i] * (U)s[i]); break; \
+      case GPU_RED_MIN: if (s[i] < d[i] || d[i] != d[i]) d[i] = s[i]; break; \
+      case GPU_RED_MAX: if (s[i] > d[i] || d[i] != d[i]) d[i] = s[i]; break; \
+      default: d[i] = (T)(U)((U)d[i] + (U)s[i]); } }
 
 void host_combine(void *dst, const void *src, size_t n, int t, int op) {
   switch (t) {
-    case GPU_CT_INT8: REDUCE_LOOP(int8_t) break;   case GPU_CT_UINT8: REDUCE_LOOP(uint8_t) break;
-    case GPU_CT_INT32: REDUCE_LOOP(int32_t) break; case GPU_CT_UINT32: REDUCE_LOOP(uint32_t) break;
-    case GPU_CT_INT64: REDUCE_LOOP(int64_t) break; case GPU_CT_UINT64: REDUCE_LOOP(uint64_t) break;
-    case GPU_CT_FLOAT32: REDUCE_LOOP(float) break; case GPU_CT_FLOAT64: REDUCE_LOOP(double) break;
+    case GPU_CT_INT8: REDUCE_LOOP(int8_t, uint8_t) break;    case GPU_CT_UINT8: REDUCE_LOOP(uint8_t, uint8_t) break;
+    case GPU_CT_INT32: REDUCE_LOOP(int32_t, uint32_t) break;  case GPU_CT_UINT32: REDUCE_LOOP(uint32_t, uint32_t) break;
+    case GPU_CT_INT64: REDUCE_LOOP(int64_t, uint64_t) break;  case GPU_CT_UINT64: REDUCE_LOOP(uint64_t, uint64_t) break;
+    case GPU_CT_FLOAT32: REDUCE_LOOP(float, float) break;     case GPU_CT_FLOAT64: REDUCE_LOOP(double, double) break;
     case GPU_CT_FLOAT16: half_combine(dst, src, n, op); break;
     default: break;
   }

@@ -256,6 +256,16 @@ describe("#multi gpu.nccl.comm over devices of this process", function()
     assert.matches("reduce_scatter: 3 elements do not split among 2 ranks",
                    errof(comm.reduce_scatter, comm, {a0, on(1, function() return gpu.zeros(3) end)}))
     assert.matches("root must be a rank from 0 to 1", errof(comm.broadcast, comm, {a0, a1}, {root = 2}))
+    -- an out over part of its input (NCCL's in place is out = the input): refused
+    local v0, v1 = gpu.array({1, 2, 3, 4, 5}), on(1, function() return gpu.array({2, 4, 6, 8, 10}) end)
+    assert.matches("comm:all_reduce: out shares memory with the input %(in place is out = the input itself",
+                   errof(comm.all_reduce, comm, {v0[{{1, 4}}], v1[{{1, 4}}]}, {out = {v0[{{2, 5}}], v1[{{2, 5}}]}}))
+    -- empty arrays share no memory (they were refused as doing so)
+    local function empty() return {gpu.zeros(0), on(1, function() return gpu.zeros(0) end)} end
+    assert.are.equal(0, comm:all_gather(empty(), {out = empty()})[1].size)
+    -- NCCL's min and max of floats: a NaN loses to a number (fmin, fmax)
+    local m = comm:all_reduce({gpu.array({0 / 0, 1}), on(1, function() return gpu.array({1, 0 / 0}) end)}, {op = "min"})
+    assert.are.same({1, 1}, m[1]:totable())
     -- an option the call does not take (root summed without a word), a bad op, streams
     local b = {a0, on(1, function() return gpu.zeros(3) end)}
     -- a recv into what a send of its group reads (NCCL runs them at once), dtypes named

@@ -18,8 +18,8 @@ typedef struct Clique { int n, refs, ncalls, cap; GpuCollArgs *calls; int *rank_
 struct GpuComm {
   Clique *clique;               /* one process: the ranks' shared state; NULL over MPI */
   void *mpi;                    /* over MPI: the communicator's own (mpi_comm_dup) */
-  unsigned held, held_p2p;      /* the last pass of wait_ops where a collective (a send or
-                                 * recv) of it had not posted its data */
+  unsigned held, held_p2p;      /* the last pass of wait_ops where a collective of it was
+                                 * not done (a send or recv: had not posted its data) */
   int rank, nranks, device, broken;
   double timeout;
 };
@@ -233,11 +233,7 @@ typedef struct Op {
 static Op **posted;             /* the calls of the open group, moved on at its end */
 static int nposted, capposted;
 
-static GpuResult finish(Op *op) {
-  free(op->scaled);
-  op->scaled = NULL;
-  return GPU_OK;
-}
+static GpuResult finish(Op *op) { free(op->scaled); op->scaled = NULL; return GPU_OK; }
 
 static GpuResult post_data(Op *op) {
   const GpuCollArgs *a = &op->args;
@@ -294,22 +290,28 @@ static GpuResult p2p_mismatch(const Op *op) {
                   elements(wb, sizeof wb, w[1], w[2]));
 }
 
+/* "all_reduce of 3 float32 elements (op sum)": a header, with what its kind takes */
+static const char *call_text(char *buf, size_t n, const long *h) {
+  int kind = h[0] >= 0 && h[0] < 8 ? (int)h[0] : 0, op = h[3] >= 0 && h[3] < 5 ? (int)h[3] : 0;
+  int red = kind == GPU_COLL_ALL_REDUCE || kind == GPU_COLL_REDUCE_SCATTER || kind == GPU_COLL_REDUCE;
+  char e[48], r[32] = "";
+  if (kind == GPU_COLL_BROADCAST || kind == GPU_COLL_REDUCE) snprintf(r, sizeof r, "%sroot %ld)", red ? ", " : " (", h[4]);
+  snprintf(buf, n, "%s of %s%s%s%s", coll_name[kind], elements(e, sizeof e, h[1], h[2]), red ? " (op " : "", red ? op_name[op] : "", r[0] ? r : red ? ")" : "");
+  return buf;
+}
+
 static GpuResult mismatch(const Op *op, int k) {
-  const long *m = op->mine, *o = op->theirs + HEADER * k;
-  if (m[0] == GPU_COLL_SEND || m[0] == GPU_COLL_RECV) return p2p_mismatch(op);
-  return cpu_fail(MISMATCH(coll_name[m[0]]), "the ranks' calls do not match: rank %d calls %s "
-                  "of %ld %s elements (op %s, root %ld), rank %d %s of %ld %s elements (op %s, "
-                  "root %ld)", op->comm->rank, coll_name[m[0]], m[1], type_name[m[2]],
-                  op_name[m[3]], m[4], k, o[0] >= 0 && o[0] < 8 ? coll_name[o[0]] : "?", o[1],
-                  o[2] >= 0 && o[2] < 9 ? type_name[o[2]] : "?",
-                  o[3] >= 0 && o[3] < 5 ? op_name[o[3]] : "?", o[4]);
+  char mb[128], ob[128];
+  if (op->mine[0] == GPU_COLL_SEND || op->mine[0] == GPU_COLL_RECV) return p2p_mismatch(op);
+  return cpu_fail(MISMATCH(coll_name[op->mine[0]]), "the ranks' calls do not match: rank %d calls %s, rank %d %s", op->comm->rank, call_text(mb, sizeof mb, op->mine), k, call_text(ob, sizeof ob, op->theirs + HEADER * k));
 }
 
 /* Moves op on as far as it goes without waiting; *bad: the rank that disagrees, if any. A
  * grouped collective's header and data wait for the collectives before it on its
- * communicator (first), a send's or recv's data for the sends and recvs before it: MPI's
- * collectives go in the calls' order, grouped or not, and a collective never waits for a
- * send whose recv is in the peer's later group. */
+ * communicator to be done (first), a send's or recv's data for the sends and recvs before
+ * it to be posted: MPI's collectives go in the calls' order, grouped or not, each reads
+ * what the one before wrote, and a collective never waits for a send whose recv is in the
+ * peer's later group. */
 static GpuResult advance(Op *op, int first, int *bad) {
   if (op->step == UNPOSTED && !first) return GPU_OK;
   GpuResult posting = op->step == UNPOSTED ? post_headers(op) : GPU_OK;
@@ -386,7 +388,8 @@ static GpuResult wait_ops(Op **ops, int n) {
       GpuResult q = ops[i]->step == SETTLED ? GPU_OK : advance(ops[i], *held != pass, &bad);
       if (q.code) return abandon(ops, n, q);
       if (bad >= 0 && r.code == 0) r = mismatch(ops[i], bad);
-      if (ops[i]->step <= HEADERS) *held = pass;   /* the calls of its kind after it wait */
+      /* the calls of its kind after it wait: a collective's till done, p2p's till posted */
+      if (ops[i]->step <= HEADERS || (ops[i]->args.kind < GPU_COLL_SEND && ops[i]->step != SETTLED)) *held = pass;
       if (!waiting && ops[i]->step != SETTLED) waiting = ops[i];
     }
     if (!waiting) break;

@@ -30,6 +30,27 @@ gpu.nccl.group(function()
 end)
 same(y, {1 - r, 1 - r}, "send/recv")
 comm:barrier()
+-- NCCL's functions between processes too: 8-bit sums wrap (Open MPI's AVX sum saturated
+-- them: 127), a NaN loses a min or max to a number (fmin, fmax)
+same(comm:all_reduce(gpu.full(100, 100, "int8")), {-56, -56, -56}, "int8 sum wraps")
+same(comm:all_reduce(gpu.full(40, 200, "uint8")), {144, 144}, "uint8 sum wraps")
+local m = comm:all_reduce(gpu.array(r == 0 and {0 / 0, 1} or {1, 0 / 0}), {op = "min"})
+same(m, {1, 1}, "a NaN loses a min")
+-- in a group, a call reads what the one before it wrote (the broadcast sent rank 1's old
+-- value), as in one process; CPU only: NCCL does not promise an order inside a group
+if gpu.backend() == "cpu" then
+  local x, o = gpu.array({r + 1}), gpu.zeros(1)
+  gpu.nccl.group(function()
+    comm:all_reduce(x)
+    comm:broadcast(x, {root = 1})
+    comm:reduce(x, {root = 0, out = o})
+  end)
+  same(x, {3}, "grouped all_reduce then broadcast")
+  if r == 0 then same(o, {6}, "grouped reduce after them") end
+end
+-- an out that overlaps its input other than exactly (garbage before) is refused
+local v = gpu.array({1, 2, 3, 4, 5})
+assert(not pcall(comm.all_reduce, comm, v[{{1, 4}}], {out = v[{{2, 5}}]}), "partial overlap refused")
 -- two communicators are kept apart: rank 0 calls on c1 then c2, rank 1 on c2 then c1, in
 -- a group (whose calls may come in any order). They shared one MPI communicator before,
 -- and the all_reduces and the sends paired across the two (sums mixed, messages swapped).
