@@ -157,12 +157,19 @@ int array_shares(const GpuArray *a) {
 /* The one release path, shared by __gc, __close and :free(); idempotent. A view gives
  * back its claim on its owner; an owner frees its memory. A lent array is dead before its
  * program's release runs, so a release that raises is not called again. */
+static GpuResult array_release(GpuArray *a);
+/* A doomed array (freed inside a recording, or collected while a graph or a view held it)
+ * is released once no graph pins it and no view of it lives */
+static GpuResult release_doomed(GpuArray *a) {
+  return a->doomed && a->pins == 0 && a->nviews == 0 ? array_release(a) : GPU_OK;
+}
+
 static GpuResult array_release(GpuArray *a) {
   GpuResult r = GPU_OK;
   if (a->owner) {
     GpuArray *o = a->owner;
     if (a->alive || a->doomed) o->nviews--;
-    if (o->doomed && o->nviews == 0 && o->pins == 0) r = array_release(o);   /* its last view */
+    r = release_doomed(o);   /* its last view */
   } else if (a->lent) {
     int alive = a->alive;
     CUdeviceptr base = a->base;
@@ -192,10 +199,8 @@ static int array_gc(lua_State *L) {
 }
 
 void array_unpin(lua_State *L, GpuArray *a) {
-  if (a->pins > 0 && --a->pins == 0 && a->doomed && a->nviews == 0) {
-    GpuResult r = array_release(a);
-    if (r.code) errors_warn(L, r, "freeing a device array");
-  }
+  GpuResult r = a->pins > 0 && --a->pins == 0 ? release_doomed(a) : GPU_OK;
+  if (r.code) errors_warn(L, r, "freeing a device array");
 }
 
 int gpu_in_finalizer(lua_State *L) { return lua_gc(L, LUA_GCCOUNT, 0) < 0; }
@@ -224,7 +229,10 @@ static int array_free(lua_State *L) {
   if (gpu_in_finalizer(L) && !a->lent) {   /* its memory goes when it is collected (gpu.h) */
     GpuArray *o = a->owner;                /* (a view's pointer stays good: its owner is kept) */
     a->alive = 0;
-    if (o && --o->nviews == 0 && o->doomed && o->pins == 0) GPU_CHECK(L, array_release(o));
+    if (o) {
+      o->nviews--;
+      GPU_CHECK(L, release_doomed(o));
+    }
     return 0;
   }
   GPU_CHECK(L, array_release(a));

@@ -75,7 +75,7 @@ function gpu.elementwise(inputs, outputs, operation, name)
   if type(name) ~= "string" or not name:match("^[%a_][%w_]*$") then
     error("bad argument #4 to 'elementwise' (a C identifier expected for the name)", 2)
   end
-  local line = gpu._operation_line("elementwise", name, "operation")
+  local relabel = gpu._relabeler("elementwise", name)
   local all, names, load = {}, {}, {}
   for _, p in ipairs(ins) do all[#all + 1] = p; names[#names + 1] = p.name end
   for j, p in ipairs(outs) do all[#all + 1] = p; names[#names + 1] = p.name; load[j] = reads(operation, p.name) end
@@ -120,7 +120,7 @@ function gpu.elementwise(inputs, outputs, operation, name)
         for var, dt in pairs(vars) do typedefs[#typedefs + 1] = ("typedef %s %s;\n"):format(codegen.ctype[dt], var) end
         table.sort(typedefs)
         u = gpu._ufunc({name = name, nin = #ins, nout = #outs, dtypes = dtypes, names = names,
-                        body = line .. operation .. (line ~= "" and '\n;\n#line 1 "ew (generated)"' or "\n;"), typedefs = table.concat(typedefs), load_outputs = load})
+                        body = '#line 1 "operation"\n' .. operation .. '\n;\n#line 1 "ew (generated)"', typedefs = table.concat(typedefs), load_outputs = load})
         ufuncs[key] = u
       end
       local call = {table.unpack(args, 1, #ins)}
@@ -131,7 +131,7 @@ function gpu.elementwise(inputs, outputs, operation, name)
       end
       call[#ins + 1] = o
       return u(table.unpack(call, 1, #ins + 1))
-    end),
+    end, nil, relabel),
     __tostring = function() return ("gpu.elementwise(%s)"):format(name) end,
   })
 end

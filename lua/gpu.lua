@@ -11,9 +11,10 @@ local gpu = ...
 -- wrapper: 2, its caller; 3 where C calls it for the user, as a dispatcher does), without
 -- gpuhost's line; one naming another line (the caller's own, a line of a function it
 -- passed) and error objects go on unchanged.
-local function relocate(level, ok, ...)
+local function relocate(level, relabel, ok, ...)
   if ok then return ... end
   local e = ...
+  if relabel then e = relabel(e) end
   if type(e) == "string" then
     local s, own, k = e, 0, 0
     repeat s, k = s:gsub("^%[gpu%] lua/[%w_/]+%.lua:%d+: ", ""); own = own + k until k == 0
@@ -23,27 +24,41 @@ local function relocate(level, ok, ...)
   error(e, 0)
 end
 local arity = setmetatable({}, {__mode = "k"})   -- a wrapper -> the parameters of the f it wraps
-function gpu._api(f, level)
+function gpu._api(f, level, relabel)   -- relabel(e): the error as it goes on (a builder's)
   level = level or 2
-  local w = function(...) return relocate(level, pcall(f, ...)) end
+  local w = function(...) return relocate(level, relabel, pcall(f, ...)) end
   local info = debug.getinfo(f, "u")
   arity[w] = arity[f] or not info.isvararg and info.nparams or nil
   return w
 end
 
--- The script's file and line that called a builder (past pcall and gpu._api's wrapper):
--- a #line before the operation makes the compilers' messages name it, not the generated
--- source's line (ew_c(807))
-function gpu._operation_line(api, name, part)
-  for level = 3, 12 do
+-- A compile error of a kernel gpu.elementwise or gpu.reduction built names the builder,
+-- the kernel and the script's line that built it before the part (`operation(1): error:
+-- ...`, where the source has `#line 1 "operation"`: the same in every script, so that one
+-- operation compiles once, wherever it is built): relabel(e) for gpu._api
+local PARTS = {"operation", "map_expr", "reduce_expr", "post_map_expr", "identity"}
+function gpu._relabeler(api, name)
+  local where = ("gpu.%s '%s'"):format(api, name)
+  for level = 3, 12 do   -- past pcall and gpu._api's wrapper
     local info = debug.getinfo(level, "Sl")
     if not info then break end
     if info.what ~= "C" and not info.short_src:match("^%[gpu%]") then
-      return ('#line 1 "gpu.%s \'%s\' (%s:%d): %s"\n'):format(api, name, (info.short_src:gsub('[%c\\"]', "?")),
-                                                          info.currentline, part)
+      where = ("%s (%s:%d)"):format(where, info.short_src, info.currentline)
+      break
     end
   end
-  return ""
+  where = where:gsub("%%", "%%%%")   -- a replacement below
+  return function(e)
+    if type(e) ~= "table" or type(e.message) ~= "string" then return e end
+    for _, field in ipairs({"message", "log", "detail"}) do
+      if type(e[field]) == "string" then
+        for _, part in ipairs(PARTS) do
+          e[field] = e[field]:gsub("%f[%w_]" .. part .. "([(:]%d)", where .. ": " .. part .. "%1")
+        end
+      end
+    end
+    return e
+  end
 end
 
 -- What the Lua files check arguments with (compose.lua, shape.lua, stats.lua, linalg.lua):

@@ -105,9 +105,8 @@ function M.source(d)
   -- a line holding the user's expression `part` (gpu.reduction), after the #line that
   -- names it in compiler messages
   local function user(part, s)
-    local at = d.lines and d.lines[part] or ""
-    if at == "" then return add(s) end
-    add(at .. s)
+    if not d.user then return add(s) end
+    add(('#line 1 "%s"\n%s'):format(part, s))
     add('#line 1 "rd (generated)"')
   end
   for i, t in ipairs(d.ins) do add(("typedef %s rd_T%d;"):format(ctype[t], i - 1)) end
@@ -202,7 +201,7 @@ function M.build(kind, ops, R, desc)
   local d
   if desc then
     d = {acc = desc.acc, accsize = desc.accsize, identity = desc.identity, map = desc.map, combine = desc.reduce,
-         post = desc.post, names = desc.names, typedefs = desc.typedefs, lines = desc.lines}
+         post = desc.post, names = desc.names, typedefs = desc.typedefs, user = true}
   else
     d = builtins[kind](ops[1].dtype, R)
     d.names = #ops == 3 and {"x", "m", "y"} or {"x", "y"}
@@ -281,10 +280,7 @@ function gpu.reduction(inputs, outputs, map_expr, reduce_expr, post_map_expr, id
   if ctypes[reduce_type] then
     error(("gpu.reduction: reduce_type '%s' is a C type, not a dtype: write %s"):format(reduce_type, ctypes[reduce_type]), 2)
   end
-  local lines = {}
-  for _, part in ipairs({"map_expr", "reduce_expr", "post_map_expr", "identity"}) do
-    lines[part] = gpu._operation_line("reduction", name, part)
-  end
+  local relabel = gpu._relabeler("reduction", name)
   local acc_param = reduce_type and {type = canonical[reduce_type], var = not canonical[reduce_type] and reduce_type or nil, name = "reduce_type"}
                     or outs[1]
   local calls = {}
@@ -320,11 +316,11 @@ function gpu.reduction(inputs, outputs, map_expr, reduce_expr, post_map_expr, id
         local _
         _, f = gpu._reducer({name = name, nin = #ins, nout = #outs, dtypes = dts, names = names, acc = acc,
                              identity = identity, map = map_expr, reduce = reduce_expr,
-                             post = post_map_expr .. ";", typedefs = table.concat(typedefs), lines = lines})
+                             post = post_map_expr .. ";", typedefs = table.concat(typedefs)})
         calls[key] = f
       end
       return f(...)
-    end),
+    end, nil, relabel),
     __tostring = function() return ("gpu.reduction(%s)"):format(name) end,
   })
 end
