@@ -241,6 +241,10 @@ static int red_simple(lua_State *L) {
   check_empty(L, def->name, &full, &g, def->identity);
   result_shape(&full, &g, &rs);
   int in = g.arr;
+  GpuArray *o = g.out ? array_test(L, g.out) : NULL;
+  if (def->rule == RR_INDEX && o && (dtypes[o->dtype].kind == 'f' || dtypes[o->dtype].kind == 'c'))
+    luaL_error(L, "gpu.%s: out is %s, and the result is int64 indices: out must be an integer array",
+               def->name, dtypes[o->dtype].name);
   make_output(L, def->name, &g, &rs, dt, 1, &in);
   engine(L, lua_upvalueindex(1), 1, &in, lua_gettop(L), &full, &g, dt, 0);
   return finish(L, &g, def->name);

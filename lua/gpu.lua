@@ -395,7 +395,7 @@ gpu._meta.array.methods.round = function(a, ...) return round_decimals(nil, a, .
 -- NumPy's other names of these (each looked up at the call: some load their file then)
 for alias, name in pairs({amax = "max", amin = "min", round_ = "around", row_stack = "vstack"}) do
   assert(gpu[alias] == nil, alias)
-  gpu[alias] = function(...) return gpu[name](...) end
+  gpu[alias] = gpu._api(function(...) return gpu[name](...) end)   -- errors at the caller's line
 end
 -- a:trace(), a[indices], a[mask], a[mask] = v (host/array.c calls the last three;
 -- compose.lua defines them anew)

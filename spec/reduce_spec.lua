@@ -231,6 +231,30 @@ describe("gpu.min, max, argmin, argmax", function()
     assert.matches("argmax has no identity", S.errof(gpu.argmax, gpu.zeros({2, 0}), 2))
     assert.are.same({}, gpu.zeros({0, 3}):max(2):totable())   -- nothing to compute
   end)
+
+  it("write indices into an integer out only (NumPy refuses a float out), nan* ones too", function()
+    local a = gpu.array({{1, 5, 2}, {7, 0, 7}}, "float64")
+    for _, api in ipairs({"argmax", "argmin", "nanargmax", "nanargmin"}) do
+      for _, dt in ipairs({"float32", "float64", "complex64"}) do
+        assert.matches("gpu." .. api .. ": out is " .. dt .. ", and the result is int64 indices: out must be an integer array",
+                       S.errof(gpu[api], a, 2, {out = gpu.zeros(2, dt)}), 1, true)
+      end
+      assert.matches("gpu." .. api .. ": out has shape {3} but the result has shape {2}",
+                     S.errof(gpu[api], a, 2, {out = gpu.zeros(3, "int64")}), 1, true)
+    end
+    local o = gpu.zeros(2, "int16")
+    assert.are.equal(o, gpu.argmax(a, 2, {out = o}))
+    assert.are.same({2, 1}, o:totable())
+    assert.are.same({1, 2}, gpu.nanargmin(a, 2, {out = o}):totable())
+  end)
+
+  it("have NumPy's other names (amax, amin), whose errors name the caller's line", function()
+    local a = gpu.array({3, 9, -2}, "int32")
+    assert.are.equal(9, gpu.amax(a))
+    assert.are.equal(-2, gpu.amin(a))
+    local e = S.errof(function() local r = gpu.amin(gpu.zeros(0)); return r end)
+    assert.matches("^[^%[]*reduce_spec.lua:%d+: gpu.min of an empty array", e)
+  end)
 end)
 
 describe("gpu.prod, any, all, count_nonzero, mean, var, std", function()
