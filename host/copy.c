@@ -99,18 +99,18 @@ static int is_scalar(lua_State *L, int idx) {
 }
 
 /* [-0, +0, e] The scalar at v as one element of dtype dt, at one (16 bytes: a complex128;
- * it was 8, and storing a complex128 wrote past it) */
-static void scalar_store(lua_State *L, int v, GpuDtype dt, uint64_t one[2]) {
+ * it was 8, and storing a complex128 wrote past it): dtype_store_value's rule, on either side */
+static void scalar_store(lua_State *L, int v, GpuDtype dt, uint64_t one[2], const char *what) {
   one[0] = one[1] = 0;
-  const char *err = dtype_store(L, v, dt, one);
-  if (err) luaL_error(L, "cannot store %s in a %s array: %s", luaL_tolstring(L, v, NULL),
+  const char *err = dtype_store_value(L, v, dt, one);
+  if (err) luaL_error(L, "%s: cannot store %s in a %s array: %s", what, luaL_tolstring(L, v, NULL),
                       dtypes[dt].name, err);
 }
 
 /* [-0, +0, e] A scalar into every element of host array h. */
-static void host_fill(lua_State *L, HostArray *h, int v) {
+static void host_fill(lua_State *L, HostArray *h, int v, const char *what) {
   uint64_t one[2];
-  scalar_store(L, v, h->dtype, one);
+  scalar_store(L, v, h->dtype, one, what);
   GpuShape s0 = {0, {0}, 1};
   GpuLayout dl = hostarray_layout(h), sl;
   layout_init(&sl, &s0);
@@ -128,20 +128,19 @@ static void from_table(lua_State *L, int idx, GpuDtype dt) {
 void copy_assign(lua_State *L, int dst, int v, const char *what) {
   dst = lua_absindex(L, dst);
   v = lua_absindex(L, v);
-  int top = lua_gettop(L), t = lua_type(L, v);
+  int top = lua_gettop(L);
+  if (!is_scalar(L, v) && !array_test(L, v) && !hostarray_test(L, v))
+    luaL_error(L, "%s: cannot assign a %s to an array", what, luaL_typename(L, v));
   if (is_device(L, dst, "assignment")) {
     GpuArray *d = array_check(L, dst), *src = array_test(L, v);   /* (not gpu.copy's words) */
     if (src && src->device != d->device) luaL_error(L, "%s: an array of device %d into one of device %d: copy it there first (v:to(%d))", what, src->device, d->device, d->device);
     array_here(L, d, "", what);
-    if (t == LUA_TTABLE) {
-      from_table(L, v, array_check(L, dst)->dtype);
-      v = lua_gettop(L);
-    } else if (t == LUA_TUSERDATA && is_scalar(L, v)) {   /* a gpu.complex: one element */
+    if (array_shares(d)) errors_shared(L, what);
+    if (is_scalar(L, v)) {   /* one element, stored as on the host */
       GpuShape s0 = {0, {0}, 1};
-      GpuDtype dt = array_check(L, dst)->dtype;
       uint64_t one[2];
-      scalar_store(L, v, dt, one);
-      memcpy(hostarray_new(L, &s0, dt)->data, one, dtypes[dt].size);
+      scalar_store(L, v, d->dtype, one, what);
+      memcpy(hostarray_new(L, &s0, d->dtype)->data, one, dtypes[d->dtype].size);
       v = lua_gettop(L);
     }
     if (hostarray_test(L, v)) {
@@ -151,14 +150,11 @@ void copy_assign(lua_State *L, int dst, int v, const char *what) {
     ops_copy(L, dst, v, NULL);
   } else {
     HostArray *h = hostarray_check(L, dst);
-    if (hostarray_shares(h)) errors_shared(L, NULL);
+    if (hostarray_shares(h)) errors_shared(L, what);
     if (is_scalar(L, v)) {
-      host_fill(L, h, v);
+      host_fill(L, h, v, what);
     } else {
-      if (t == LUA_TTABLE) from_table(L, v, h->dtype);
-      else if (array_test(L, v)) download(L, v);
-      else if (!hostarray_test(L, v))
-        luaL_error(L, "cannot assign a %s to an array", luaL_typename(L, v));
+      if (array_test(L, v)) download(L, v);
       else lua_pushvalue(L, v);
       host_assign(L, h, hostarray_check(L, -1));
     }
@@ -267,8 +263,10 @@ static void transfer_on(lua_State *L, int dst, int src, CUstream stream, int sid
   if (graph_capturing && s.dev) graph_keep(L, src);
   size_t n = (size_t)d.l.shape.size * dtypes[d.dt].size;
   if (n == 0) { lua_settop(L, top); return; }
-  if (d.dt == s.dt && layout_contiguous(&d.l) && layout_contiguous(&s.l)) {
-    GPU_CHECK(L, direct(&d, &s, n, stream));
+  /* cuMemcpy does not promise a copy between overlapping ranges: those go through ops_copy */
+  int apart = !d.dev || !s.dev || d.d->base != s.d->base || !layout_overlap(&d.l, &s.l);
+  if (d.dt == s.dt && layout_contiguous(&d.l) && layout_contiguous(&s.l) && (apart || d.d->ptr == s.d->ptr)) {
+    if (apart) GPU_CHECK(L, direct(&d, &s, n, stream));   /* (else the same elements) */
     lua_settop(L, top);
     return;
   }

@@ -93,6 +93,7 @@ static void store_float(lua_Number v, size_t size, void *dst) {
  * [2^63, 2^64) as its unsigned values and the rest as integers' bits. */
 static const char *store_integral_float(double v, const DtypeInfo *d, void *dst) {
   if (isnan(v) || v != floor(v)) return "not an integer";
+  if (d->kind == 'u' && v < 0) return "out of range";   /* (a negative integer: its bits) */
   if (d->kind == 'u' && d->size == 8 && v >= 9223372036854775808.0) {
     if (v >= 18446744073709551616.0) return "out of range";
     put_integer(dst, 8, (uint64_t)v);
@@ -132,6 +133,15 @@ const char *dtype_store(lua_State *L, int idx, GpuDtype dt, void *dst) {
     lua_replace(L, idx);
   }
   return store_integral_float(v, d, dst);
+}
+
+const char *dtype_store_value(lua_State *L, int idx, GpuDtype dt, void *dst) {
+  if (lua_type(L, idx) == LUA_TBOOLEAN && dtypes[dt].kind != 'b') {   /* true is 1, as NumPy's */
+    uint8_t b = (uint8_t)lua_toboolean(L, idx);
+    element_convert(dst, dt, &b, DT_BOOL);
+    return NULL;
+  }
+  return dtype_store(L, idx, dt, dst);
 }
 
 void dtype_push(lua_State *L, GpuDtype dt, const void *src) {

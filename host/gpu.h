@@ -62,8 +62,9 @@ extern const DtypeInfo dtypes[DT_COUNT];
 
 int dtype_from_name(const char *name);                 /* -1 when unknown (aliases too) */
 GpuDtype dtype_check(lua_State *L, int idx, GpuDtype def);   /* [-0, +0, v] name at idx, or def if nil */
-/* [-0, +0, -] Stores the Lua value at idx into dst as dtype dt; NULL, or why not. */
-const char *dtype_store(lua_State *L, int idx, GpuDtype dt, void *dst);
+/* [-0, +0, -] Store the Lua value at idx into dst as dtype dt; NULL, or why not. _value:
+ * also a boolean, as 1 or 0, into any dtype (a value assigned, an element of a table) */
+const char *dtype_store(lua_State *L, int idx, GpuDtype dt, void *dst), *dtype_store_value(lua_State *L, int idx, GpuDtype dt, void *dst);
 void dtype_push(lua_State *L, GpuDtype dt, const void *src);   /* [-0, +1, -] */
 void dtype_open(lua_State *L);   /* [-0, +0, m] gpu._dtypes, with the gpu table on top */
 
@@ -362,8 +363,9 @@ void linalg_open(lua_State *L);
 /* [-0, +1, e] The array at idx (device or host) when C-ordered, else a C-ordered copy. */
 void copy_contiguous(lua_State *L, int idx);
 void copy_packed(lua_State *L, int idx);   /* [-0, +1, e] a C-ordered copy, always */
-/* [-0, +0, e] Assigns the value at v (array, number, boolean, host array, table) to the
- * array (device or host) at dst, broadcasting it; what names the call in errors. */
+/* [-0, +0, e] Assigns the value at v to the array (device or host) at dst: a scalar
+ * (dtype_store_value's rule on either side) or an array that broadcasts to dst's shape (checked
+ * by the caller: view.c's assigned); what names the call in errors. */
 void copy_assign(lua_State *L, int dst, int v, const char *what);
 void copy_open(lua_State *L);
 /* [-0, +1, m] (hostarray.c) The host array at idx's elements packed in C order: its

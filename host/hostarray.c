@@ -265,7 +265,7 @@ static int hostarray_newindex(lua_State *L) {
   HostArray *h = hostarray_check(L, 1);
   if (hostarray_shares(h)) return errors_shared(L, NULL);
   void *p = element(L, h, 2);
-  const char *err = dtype_store(L, 3, h->dtype, p);
+  const char *err = dtype_store_value(L, 3, h->dtype, p);
   if (err) return luaL_error(L, "cannot store %s in a %s host array: %s",
                              luaL_tolstring(L, 3, NULL), dtypes[h->dtype].name, err);
   return 0;

@@ -59,7 +59,7 @@ static void scalar_value(lua_State *L, const Ufunc *u, Operand *o, int pos) {
     return;
   }
   /* a negative Lua number, integer or float, never fits an unsigned type here (dtype_store
-   * would take its bits for uint64, as tables do: -1.0 would be 2^64 - 1) */
+   * takes a negative integer's bits for uint64, as tables do: -1 would be 2^64 - 1) */
   const char *err = o->kind != OPK_BOOL && dtypes[o->loop].kind == 'u' && lua_tonumber(L, o->idx) < 0
       ? "out of range" : dtype_store(L, o->idx, o->dtype, &o->value);
   if (err)

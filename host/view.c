@@ -72,15 +72,19 @@ static void apply_range(lua_State *L, GpuLayout *l, int d, int dim) {
   if (step == 0) luaL_error(L, "slice step must not be 0 (index %d)", dim);
   first = step > 0 ? 1 : n;
   last = step > 0 ? n : 1;
-  if (k >= 1 && lua_geti(L, t, 1) != LUA_TNIL) last = first = integer_at(L, -1, "slice start");
+  if (k >= 1 && lua_geti(L, t, 1) != LUA_TNIL) first = integer_at(L, -1, "slice start");
+  if (k == 1) last = first;   /* {i}; {first, nil, step} runs to the end */
   if (k >= 2 && lua_geti(L, t, 2) != LUA_TNIL) last = integer_at(L, -1, "slice end");
-  else if (k == 0) last = step > 0 ? n : 1;
   int64_t f = first < 0 ? first + n + 1 : first, e = last < 0 ? last + n + 1 : last, len = 0;
   if (step > 0 ? e >= f : f >= e) {   /* not empty: both ends inside, so no overflow below */
     position(L, first, n, dim);
     position(L, last, n, dim);
     int64_t mag = step > 0 ? step : step == INT64_MIN ? INT64_MAX : -step;
     len = (step > 0 ? e - f : f - e) / mag + 1;
+  } else {   /* empty: the ends at most one past the dimension ({n + 1, n}, {1, 0}) */
+    int up = step > 0;
+    if (f < 1 - !up || f > n + up) position(L, first, n, dim);
+    if (e < !up || e > n + !up) position(L, last, n, dim);
   }
   lua_settop(L, t);
   /* one element (or none) steps nowhere: a step past the dim would overflow the stride */
@@ -154,6 +158,12 @@ int view_assign(lua_State *L) {
   apply_key(L, 2, &l);
   lua_settop(L, 3);
   push_view(L, 1, &a, &l);
+  if (lua_type(L, 3) == LUA_TTABLE) {   /* a Lua table: a host array of a's dtype */
+    GpuShape s;
+    table_shape(L, 3, &s);
+    table_read(L, 3, &s, a.dt, hostarray_new(L, &s, a.dt)->data);
+    lua_replace(L, 3);
+  }
   copy_assign(L, 4, assigned(L, 3, &l.shape), "a[key] = v");
   return 0;
 }

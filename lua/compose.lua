@@ -334,10 +334,10 @@ function gpu.take(a, indices, dim)
 end
 
 -- mask as a bool array (nonzero is true), if its shape is a's or that of a's first
--- dimensions (a 0-D one only for a 0-D a, unless scalar_ok); what names the caller
-local function bool_mask(mask, a, what, scalar_ok)
+-- dimensions (a 0-D one: none, as NumPy's a[True] is a[None]); what names the caller
+local function bool_mask(mask, a, what)
   local ms, as = mask.shape, a.shape
-  local fits = #ms <= #as and (#ms > 0 or #as == 0 or scalar_ok)
+  local fits = #ms <= #as
   for k = 1, #ms do fits = fits and ms[k] == as[k] end
   if not fits then
     error(("%s: the mask's shape {%s} is not a's {%s} nor that of its first dimensions"):format(
@@ -354,7 +354,7 @@ function gpu.extract(mask, a)
     error(("gpu.extract: device arrays expected (mask, a), got %s and %s"):format(described(mask), described(a)), 2)
   end
   local ms, as = mask.shape, a.shape
-  mask = bool_mask(mask, a, "gpu.extract", false):contiguous()
+  mask = bool_mask(mask, a, "gpu.extract"):contiguous()
   local rows = mask.size
   local oshape = {0}
   for k = #ms + 1, #as do oshape[#oshape + 1] = as[k] end
@@ -547,6 +547,13 @@ end
 function gpu.histogram(a, bins, opts)
   real_array(a, "histogram", "a")
   if a.dtype == "bool" then a = a:astype("uint8") end   -- as NumPy converts it
+  if is_array(bins) then   -- the edges themselves (range is not read), as NumPy's
+    if opts ~= nil and type(opts) ~= "table" then error("gpu.histogram: argument 3 must be a table of options", 2) end
+    gpu._arg.options(opts, "histogram", "range")
+    local ok, e = pcall(gpu.histogram_bin_edges, a, bins)
+    if not ok then error(type(e) == "string" and e:gsub("^.-gpu%.histogram_bin_edges:", "gpu.histogram:") or e, 2) end
+    return gpu.histogramdd({a:reshape(-1)}, {e}):astype("int64"), e
+  end
   bins = count(bins or 10, "histogram", "bins")
   if bins == 0 then error("gpu.histogram: bins must be positive", 2) end
   if opts ~= nil and type(opts) ~= "table" then error("gpu.histogram: argument 3 must be a table of options", 2) end
@@ -646,7 +653,7 @@ array_meta.methods._put_mask = gpu._api(function(a, mask, v)
       is_array(v) and "an array" or described(v)), 2)
   end
   local ms, as = mask.shape, a.shape
-  mask = bool_mask(mask, a, "a[mask] = v", true)
+  mask = bool_mask(mask, a, "a[mask] = v")
   for _ = #ms + 1, #as do mask = mask:unsqueeze(-1) end
   if type(v) ~= "number" and type(v) ~= "boolean" then   -- a gpu.complex: where takes arrays
     v = gpu.full({}, v, a.dtype:match("complex") and a.dtype or "complex128")
@@ -655,5 +662,6 @@ array_meta.methods._put_mask = gpu._api(function(a, mask, v)
     if not ok then error(("a[mask] = v: %s"):format(tostring(z):match("%((.*)%)$") or tostring(z)), 2) end
     v = z
   end
-  gpu.where(mask, v, a, {out = a})
+  local ok, e = pcall(gpu.where, mask, v, a, {out = a})
+  if not ok then error(type(e) == "string" and e:gsub("gpu%.where:", "a[mask] = v:", 1) or e, 2) end
 end, 3)

@@ -1006,10 +1006,11 @@ end
 local function full(name, level, vpos, shape, value, dtype)
   dtype = dtype_name(dtype, level + 1)
   local vt = type(value)
+  if vt == "boolean" and dtype ~= "bool" then value, vt = value and 1 or 0, "number" end   -- NumPy's True is 1
   if vt ~= "number" and not (dtype == "bool" and vt == "boolean") and
      not (dtype:find("^complex") and arg.is_complex(value)) then
     error(("bad argument #%d to '%s' (%s expected, got %s)"):format(vpos, name,
-          dtype == "bool" and "boolean or number" or "number", what(value)), level)
+          dtype:find("^complex") and "number, boolean or gpu.complex" or "number or boolean", what(value)), level)
   end
   local a = as(name, level + 1, {}, gpu.empty, shape, dtype)
   if a.size > 0 then

@@ -123,7 +123,7 @@ extern "C" __global__ void f16rev(gpu::array<gpu::half> x, __half s, half t, gpu
       {function() gpu.linalg.inv(H{{1, 2}, {3, 4}}) end, "float16 arrays are not supported in linear algebra"},
       {function() return H{1} & H{1} end, "bitwise operations need integer or bool arrays"},
       {function() gpu.random.random(3, "float16") end, "random numbers are float32 or float64, not float16"},
-      {function() gpu.array({true}, "float16") end, "expected a number for float16"},
+      {function() gpu.array({"x"}, "float16") end, "expected a number for float16"},
     }
     for i, e in ipairs(errs) do
       local ok, err = pcall(e[1])

@@ -159,6 +159,75 @@ describe("views", function()
                    S.errof(function() hm[{1}] = gpu.host.zeros({2, 1, 3}) end), 1, true)
   end)
 
+  it("store a Lua value by one rule on the device and the host, naming the assignment", function()
+    -- true is 1 (NumPy's), into any dtype, by every route; uint64 takes any integer's bits
+    for _, dt in ipairs({"int8", "int32", "uint64", "float16", "float32", "complex64"}) do
+      local d, h, m = gpu.zeros(3, dt), gpu.host.zeros(3, dt), gpu.zeros(3, dt)
+      d[{{1, 2}}] = true
+      h[{{1, 2}}] = true
+      m[m:eq(0)] = true
+      assert.are.same({1, 1, 0}, gpu.real(d):astype("int64"):totable(), dt)
+      assert.are.same({1, 1, 0}, gpu.real(gpu.array(h)):astype("int64"):totable(), dt)
+      assert.are.same({1, 1, 1}, gpu.real(m):astype("int64"):totable(), dt)
+      assert.are.same({1, 1}, gpu.real(gpu.full(2, true, dt)):astype("int64"):totable(), dt)
+      assert.are.same({0, 0}, gpu.real(gpu.full(2, false, dt)):astype("int64"):totable(), dt)
+    end
+    local u = gpu.zeros(2, "uint64")
+    u[{1}] = -1
+    u[{2}]:fill(-2)
+    assert.are.same({-1, -2}, u:tohost():totable())   -- (Lua integers show uint64's bits)
+    local a = gpu.zeros(4, "int32")
+    for _, f in ipairs({function() a[{}] = 2.5 end, function() a[{2}] = 0 / 0 end}) do
+      assert.matches("a%[key%] = v: cannot store [%w.]+ in a int32 array: not an integer", S.errof(f))
+    end
+    assert.matches("a:fill: cannot store 300 in a int8 array: out of range", S.errof(gpu.zeros(2, "int8").fill, gpu.zeros(2, "int8"), 300), 1, true)
+    assert.matches("cannot assign an array of shape {3} to a view of shape {4}", S.errof(function() a[{}] = {1, 2, 3} end), 1, true)
+    a[{}] = {{1, 2, 3, 4}}   -- a table as an array: its leading 1 dropped, as NumPy's
+    assert.are.same({1, 2, 3, 4}, a:totable())
+    assert.matches("a[key] = v: cannot assign a string to an array", S.errof(function() a[{}] = "x" end), 1, true)
+    local e = gpu.zeros({1, 3}):expand(2, 3)
+    assert.matches("a[key] = v: cannot write into an expanded view", S.errof(function() e[{1}] = 1 end), 1, true)
+    assert.matches("a[mask] = v: cannot write into an expanded view", S.errof(function() e[e:eq(0)] = 1 end), 1, true)
+    assert.matches("a:fill: cannot write into an expanded view", S.errof(e.fill, e, 1), 1, true)
+  end)
+
+  it("take {first, nil, step} to the end, and refuse an empty range's ends past the dimension", function()
+    local a = gpu.arange(6, "int32")
+    assert.are.same({1, 3, 5}, a[{{2, nil, 2}}]:totable())
+    assert.are.same({4, 3, 2, 1, 0}, a[{{5, nil, -1}}]:totable())
+    assert.are.same({5, 3, 1}, a[{{nil, nil, -2}}]:totable())
+    assert.are.same({0, 1, 2}, a[{{nil, 3}}]:totable())
+    assert.are.same({1}, a[{{2}}]:totable())
+    for _, r in ipairs({{7, 6}, {1, 0}, {2, 1}, {1, -7}, {0, 1, -1}, {6, 7, -1}, {-7, 1, -1}}) do
+      assert.are.equal(0, a[{r}].size)
+    end
+    for _, c in ipairs({{{20, 5}, 20}, {{0, -20}, 0}, {{7, 7}, 7}, {{0, 0}, 0}, {{7, 1, -1}, 7}, {{1, 8, -1}, 8}}) do
+      assert.matches("index " .. c[2] .. " out of range for dimension 1 of size 6", S.errof(function() return a[{c[1]}] end), 1, true)
+    end
+    assert.are.equal(0, gpu.zeros(0)[{{1, 0}}].size)
+  end)
+
+  it("take a 0-D mask as NumPy's a[True]: one more dimension, of size 1 or 0", function()
+    local a = gpu.arange(6, "int32"):reshape(2, 3)
+    assert.are.same({{{0, 1, 2}, {3, 4, 5}}}, a[gpu.full({}, true, "bool")]:totable())
+    assert.are.same({0, 2, 3}, a[gpu.full({}, false, "bool")].shape)
+  end)
+
+  it("copy overlapping C-ordered views of one array as if through a copy (cuMemcpy promises no order)", function()
+    for _, shift in ipairs({1, 3, 1000, -1, -7, -1000}) do
+      local n = 1 << 16
+      local a = gpu.arange(n, "int32")
+      local lo, hi = math.max(1, 1 - shift), math.min(n, n - shift)
+      gpu.copy(a[{{lo + shift, hi + shift}}], a[{{lo, hi}}])
+      local want = gpu.arange(n, "int32")
+      want[{{lo + shift, hi + shift}}] = gpu.arange(lo - 1, hi, 1, "int32")
+      assert.is_true(gpu.array_equal(want, a), tostring(shift))
+      local b = gpu.arange(n, "float32")
+      b[{{lo + shift, hi + shift}}]:copy_(b[{{lo, hi}}])
+      assert.is_true(gpu.array_equal(want:astype("float32"), b), tostring(shift))
+    end
+  end)
+
   it("copy first when a view assigned into overlaps its source", function()
     local m = gpu.array({{1, 2, 3}, {4, 5, 6}, {7, 8, 9}})
     m[{}] = m.T
