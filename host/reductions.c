@@ -196,14 +196,13 @@ static void engine(lua_State *L, int ridx, int nin, const int *ins, int oidx, co
   reduce_launch(L, ridx, r, &c);
 }
 
-/* [-0, +0, e] Raised when nothing is reduced into a non-empty result by a reducer without
+/* [-0, +0, e] Raised when nothing is reduced into each result (however many) by a reducer without
  * an identity (NumPy's "zero-size array to reduction operation ..."). */
 static void check_empty(lua_State *L, const char *name, const GpuShape *full, const Args *g, int identity) {
-  int64_t k = 1, n = 1;
-  for (int d = 0; d < full->ndim; d++) {
-    if (g->reduced[d]) k *= full->dim[d]; else n *= full->dim[d];
-  }
-  if (k == 0 && n > 0 && !identity)
+  int64_t k = 1;
+  for (int d = 0; d < full->ndim; d++)
+    if (g->reduced[d]) k *= full->dim[d];
+  if (k == 0 && !identity)   /* NumPy raises even where the result is empty */
     luaL_error(L, "gpu.%s of an empty array (or along a dim of size 0): %s has no identity", name, name);
 }
 

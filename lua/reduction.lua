@@ -48,7 +48,7 @@ local VAR = "double d = (double)_n - _param[0]; double v = a / (d > 0 ? d : 0.0)
 
 local builtins = {
   sum = function(T, R) return sum_like(T, R, "0", "ew::add(a, b)") end,
-  prod = function(T, R) return sum_like(T, R, "1", "ew::multiply(a, b)") end,
+  prod = function(T, R) return sum_like(T, R, "1", R:find("^complex") and "red::times(a, b)" or "ew::multiply(a, b)") end,
   min = function(T) return minmax(T, "highest", "ew::minimum(a, b)", "argmin") end,
   max = function(T) return minmax(T, "lowest", "ew::maximum(a, b)", "argmax") end,
   argmin = function(T) return arg(T, "argmin") end,
@@ -162,7 +162,7 @@ end
 -- A scan (cumsum, cumprod) of T into O, accumulated in R: kernels/ops/scan.cuh's two
 -- kernels around the scanner struct.
 local function scan_source(kind, T, O, R)
-  local combine = kind == "cumsum" and "ew::add(a, b)" or "ew::multiply(a, b)"
+  local combine = kind == "cumsum" and "ew::add(a, b)" or R:find("^complex") and "red::times(a, b)" or "ew::multiply(a, b)"
   local L = {gpu._embedded("kernels/ops/ew.cuh"), gpu._embedded("kernels/ops/complex.cuh"),
              gpu._embedded("kernels/ops/red.cuh"), gpu._embedded("kernels/ops/scan.cuh")}
   L[#L + 1] = ("typedef %s sc_T; typedef %s sc_O; typedef %s sc_A;"):format(ctype[T], ctype[O], ctype[R])

@@ -111,7 +111,7 @@ end
 -- Raised where a reducer without an identity meets no elements for a result (NumPy's
 -- "zero-size array to reduction operation ...")
 local function nonempty(R)
-  if R.n == 0 and R.m > 0 then
+  if R.n == 0 then
     error(("gpu.%s of an empty array (or along a dim of size 0): it has no identity"):format(R.api), 3)
   end
 end
@@ -149,7 +149,7 @@ end
 local function nan_arg(api, plain, fill)
   return function(a, dim, opts)
     local R = reduction(api, a, dim, opts, true)
-    if R.n == 0 and R.m > 0 then error(("gpu.%s: attempt to get %s of an empty sequence"):format(api, api:sub(4)), 2) end
+    if R.n == 0 then error(("gpu.%s: attempt to get %s of an empty sequence"):format(api, api:sub(4)), 2) end
     local x = a
     if floating(a) then
       if R.m > 0 and gpu.any(all_nan(a, R)) then error(("gpu.%s: All-NaN slice encountered"):format(api), 2) end
@@ -582,7 +582,8 @@ function gpu.cov(m, opts)
   device_array(m, "cov")
   opts = options(opts, "cov", 2, "rowvar bias ddof")
   if m.ndim > 2 then error(("gpu.cov: m must be 1-D or 2-D, got %d-D"):format(m.ndim), 2) end
-  local x = m.ndim == 1 and m:reshape(1, -1) or (opts.rowvar == false and m.T or m)
+  local x = m.ndim == 1 and m:reshape(1, -1) or m
+  if opts.rowvar == false and x.shape[1] ~= 1 then x = x.T end   -- NumPy's: one row stays a variable
   local ddof = opts.ddof
   if ddof == nil then ddof = opts.bias and 0 or 1 end
   if type(ddof) ~= "number" then error(("gpu.cov: ddof must be a number, got %s"):format(type(ddof)), 2) end
@@ -590,7 +591,7 @@ function gpu.cov(m, opts)
   local d = x - x:mean(2, {keepdim = true})
   -- NumPy's: times 1 / max(N - ddof, 0), so inf (nan for 0) where ddof leaves no degrees of freedom
   local c = gpu.matmul(d, gpu.conj(d).T) * (1 / math.max(x.shape[2] - ddof, 0))
-  return m.ndim == 1 and c:reshape({}) or c
+  return x.shape[1] == 1 and c:reshape({}) or c   -- one variable: 0-D, as NumPy's squeeze
 end
 
 -- gpu.corrcoef(x [, {rowvar =}]): NumPy's correlation coefficients (cov over the product of

@@ -230,6 +230,12 @@ describe("gpu.min, max, argmin, argmax", function()
                    S.errof(gpu.max, gpu.zeros({0})))
     assert.matches("argmax has no identity", S.errof(gpu.argmax, gpu.zeros({2, 0}), 2))
     assert.are.same({}, gpu.zeros({0, 3}):max(2):totable())   -- nothing to compute
+    -- NumPy raises where a dim reduced has size 0 even when the result is empty
+    for _, f in ipairs({gpu.max, gpu.argmin, gpu.nanmax, gpu.ptp}) do
+      assert.matches("of an empty array (or along a dim of size 0)", S.errof(f, gpu.zeros({0, 2, 0}), 1), 1, true)
+    end
+    assert.matches("attempt to get argmax of an empty sequence", S.errof(gpu.nanargmax, gpu.zeros({0, 2, 0}), 1), 1, true)
+    assert.are.same({0}, gpu.sum(gpu.zeros({0, 2, 0}), {1, 2}).shape)
   end)
 
   it("write indices into an integer out only (NumPy refuses a float out), nan* ones too", function()
@@ -258,6 +264,25 @@ describe("gpu.min, max, argmin, argmax", function()
 end)
 
 describe("gpu.prod, any, all, count_nonzero, mean, var, std", function()
+  it("multiply complex numbers without the identity: an overflowed product is inf+0j, not nan", function()
+    local C = gpu.complex
+    local function parts(z) return {z.re, z.im} end
+    for _, dt in ipairs({"complex64", "complex128"}) do
+      local big = dt == "complex64" and 1e30 or 1e300
+      assert.are.same({1 / 0, 0}, parts(gpu.prod(gpu.array({C(big, 0), C(big, 0)}, dt))))
+      assert.are.same({-1 / 0, 3}, parts(gpu.prod(gpu.array({C(-1 / 0, 3)}, dt))))
+      local c = gpu.cumprod(gpu.array({C(1 / 0, 0), C(2, 0)}, dt)):totable()
+      assert.are.same({1 / 0, 0}, parts(c[1]))                -- the first element itself
+      assert.are.equal(1 / 0, c[2].re)                         -- (inf+0j)(2+0j): NumPy's inf+nanj
+      assert.is_true(c[2].im ~= c[2].im)
+      -- long rows take the tree and tile paths: the same
+      local long = gpu.full(5000, C(1, 0), dt)
+      long[{1}] = C(big, 0); long[{5000}] = C(big, 0)
+      assert.are.same({1 / 0, 0}, parts(gpu.prod(long)))
+      assert.are.same({1 / 0, 0}, parts(gpu.cumprod(long)[{5000}]:item()))
+    end
+  end)
+
   local b = gpu.arange(12):reshape(3, 4) + 1
 
   it("multiply, and test for truth (NaN counts as true)", function()

@@ -311,6 +311,15 @@ describe("gpu.cov, corrcoef, convolve, correlate and trapezoid", function()
     local im = gpu.imag(gpu.corrcoef(z))
     assert.is_true(im:max() <= 1 and im:min() >= -1)
     assert.are.equal(1, gpu.abs(im):max())
+    -- one row stays one variable with rowvar = false (NumPy transposes only more rows), and
+    -- one variable gives a 0-D result, as NumPy's squeeze
+    local row = gpu.array({{1, 2, 4}}, "float64")
+    for _, c1 in ipairs({gpu.cov(row), gpu.cov(row, {rowvar = false}), gpu.cov(row.T, {rowvar = false})}) do
+      assert.are.same({}, c1.shape)
+      same(7 / 3, c1:item())
+    end
+    assert.are.same({}, gpu.corrcoef(row, {rowvar = false}).shape)
+    assert.are.same({3, 3}, gpu.cov(row.T).shape)
   end)
 
   it("convolve and correlate: NumPy's modes, dtypes and conjugation", function()

@@ -303,4 +303,14 @@ template <class T> __device__ __forceinline__ double mag2(T x) {
   else return (double)x * (double)x;
 }
 
+// The combine of a complex prod and cumprod: a factor of exactly 1 + 0i (the identity the
+// kernels start from, and combine partial results with, where NumPy's running product
+// starts from the first element) leaves the other as it is; complex multiplication by it
+// does not (inf + 0i times 1 + 0i is inf + nan i, so a product that overflowed became nan)
+template <class T> __device__ __forceinline__ T times(T a, T b) {
+  if (a.re == 1 && a.im == 0) return b;
+  if (b.re == 1 && b.im == 0) return a;
+  return ew::multiply(a, b);
+}
+
 }  // namespace red
