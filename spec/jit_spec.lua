@@ -1014,6 +1014,52 @@ describe("gpu.jit refuses", function()
                    S.errof(function() return two:compile("void()") end))
   end)
 
+  it("malformed signatures, saying what is wrong", function()
+    local function f(x, a) a[1] = x end
+    for sig, why in pairs({["void(f4, f4[:]"] = "unbalanced parentheses (1 '(' and 0 ')')",
+                           ["void(f4, f4[:]))"] = "unbalanced parentheses (1 '(' and 2 ')')",
+                           ["f4(f4, f4[:])"] = "a kernel returns nothing: its signature is void(...), not f4(...)",
+                           ["void(f4, f4[:]) x"] = "expected void(type, ...), with nothing after the ')'",
+                           ["void(f4, f4[banana])"] = "'f4[banana]' is not numba's array dimensions",
+                           ["void(f4, f4[::1, :])"] = "'f4[::1, :]' is not numba's array dimensions",
+                           ["void(f4, f4[])"] = "'f4[]' is not numba's array dimensions"}) do
+      assert.matches("signature '" .. sig .. "': " .. why, S.errof(gpu.jit, f, {signature = sig}), 1, true)
+    end
+    for _, sig in ipairs({"void(f4, f4[:, :])", "void(f4, f4[ :, ::1 ])", "(f4, f4[::1])", "f4, f4[:]"}) do
+      assert.matches("^void%(float32, float32%[", gpu.jit(f, {signature = sig}):signatures()[1])
+    end
+  end)
+
+  it("an array upvalue or global given another array: passed at the next launch if of its dtype, else an error", function()
+    local w = gpu.array({10, 20, 30}, "float32")
+    local k = gpu.jit(function(o) local i = gpu.grid(1) if i <= #o then o[i] = w[i] end end)
+    local o32, o64 = gpu.zeros(3, "float32"), gpu.zeros(3, "float64")
+    k[{1, 32}](o32)
+    w = gpu.array({1, 2, 3}, "float32")
+    k[{1, 32}](o32); k[{1, 32}](o64)    -- (the float32 kernel passed the first array)
+    assert.are.same({1, 2, 3}, o32:totable())
+    assert.are.same({1, 2, 3}, o64:totable())
+    w:free(); w = gpu.array({4, 5, 6}, "float32")
+    k[{1, 32}](o32)
+    assert.are.same({4, 5, 6}, o32:totable())
+    w = gpu.array({1, 2, 3}, "float64")
+    assert.matches(":%d+: upvalue 'w' of the gpu.jit function 'k' holds a float64 array now, and its kernel was "
+                   .. "compiled for a float32 array %(an array read from outside may change, but not its dtype",
+                   S.errof(function() k[{1, 32}](o32) end))
+    w = 7
+    assert.matches("upvalue 'w' of the gpu.jit function 'k' holds a number now", S.errof(function() k[{1, 32}](o32) end))
+    w = gpu.array({4, 5, 6}, "float32"); w:free()
+    assert.matches("attempt to use a freed array (upvalue 'w' of the gpu.jit function 'k')", S.errof(function() k[{1, 32}](o32) end), 1, true)
+    _G.JIT_SPEC_G = gpu.array({7, 8, 9}, "int32")
+    local kg = gpu.jit(function(o) local i = gpu.grid(1) if i <= #o then o[i] = JIT_SPEC_G[i] end end, {debug = true})
+    kg[{1, 32}](o32)
+    _G.JIT_SPEC_G = gpu.array({1, 1, 2}, "int32")
+    kg[{1, 32}](o32)
+    assert.are.same({1, 1, 2}, o32:totable())
+    _G.JIT_SPEC_G = nil
+    assert.matches("global 'JIT_SPEC_G' of the gpu.jit function 'kg' holds nil now", S.errof(function() kg[{1, 32}](o32) end), 1, true)
+  end)
+
   it("kernels that return values, recursion and wrong argument counts", function()
     refuses("a kernel returns nothing",
             function(a) return a[1] end, "compile")

@@ -300,11 +300,34 @@ for _, d in ipairs(gpu.dtypes) do dtype_aliases[d] = d end
 
 -- "void(float32[:], float32[:], int32)" (numba's spelling; "void" may be left out) ->
 -- list of {dtype =, array =}
+-- Whether dims (a type's brackets) are numba's array dimensions: `:` each, the last `::1`
+-- for a C-contiguous array
+local function numba_dims(dims)
+  local list = {}
+  for part in (dims:sub(2, -2) .. ","):gmatch("([^,]*),") do list[#list + 1] = part:gsub("%s", "") end
+  for i, p in ipairs(list) do
+    if p ~= ":" and not (p == "::1" and i == #list) then return false end
+  end
+  return true
+end
+
 local function parse_signature(sig, level)
   if type(sig) ~= "string" then
     error(("signature must be a string like 'void(float32[:], float32[:])', got %s"):format(type(sig)), level)
   end
+  local _, opened = sig:gsub("%(", "")
+  local _, closed = sig:gsub("%)", "")
+  if opened ~= closed then
+    error(("signature '%s': unbalanced parentheses (%d '(' and %d ')')"):format(sig, opened, closed), level)
+  end
+  local returns = sig:match("^%s*([%w_]+)%s*%(")
+  if returns and returns ~= "void" then
+    error(("signature '%s': a kernel returns nothing: its signature is void(...), not %s(...)"):format(sig, returns), level)
+  end
   local inner = sig:match("^%s*void%s*(%b())%s*$") or sig:match("^%s*(%b())%s*$")
+  if not inner and opened > 0 then
+    error(("signature '%s': expected void(type, ...), with nothing after the ')'"):format(sig), level)
+  end
   if not inner then inner = "(" .. sig .. ")" end
   local list = {}
   inner = inner:sub(2, -2)
@@ -322,6 +345,10 @@ local function parse_signature(sig, level)
       if not dtype then
         error(("signature '%s': unknown type '%s' (float32, float64, int32, int64, ..., bool; "
                .. "arrays as float32[:])"):format(sig, part:match("^%s*(.-)%s*$")), level)
+      end
+      if dims ~= "" and not numba_dims(dims) then
+        error(("signature '%s': '%s' is not numba's array dimensions (float32[:], float32[:, :], "
+               .. "float32[:, ::1])"):format(sig, part:match("^%s*(.-)%s*$")), level)
       end
       -- numba's float32[::1]: C-contiguous (what k:signatures() says of a launch with one)
       list[#list + 1] = {dtype = dtype, array = dims ~= "", contiguous = dims:find("::%s*1%s*%]$") ~= nil}
@@ -626,20 +653,35 @@ local function launch_site()
   end
 end
 
--- The arrays a kernel reads from outside (its extra arguments) are alive, or an error at
--- the launch naming the upvalue or global (the C launcher would name an argument the user
--- never passed)
+-- The arrays a kernel reads from outside (its extra arguments) are read again at each
+-- launch: a name given another array of the dtype compiled for passes that one; a freed
+-- array, or a name that holds anything else now, is an error at the launch naming the
+-- upvalue or global (the C launcher would name an argument the user never passed)
+local function extra_error(st, name, why)
+  local what = "global"
+  for u = 1, math.huge do
+    local n = debug.getupvalue(st.f, u)
+    if n == nil then break end
+    if n == name then what = "upvalue"; break end
+  end
+  error(why:format(launch_site(), ("%s '%s' of the gpu.jit function '%s'"):format(what, name, st.name)), 0)
+end
 local function check_extra(st, spec)
-  for i, a in ipairs(spec.extra) do
-    if freed(a) then
-      local name, what = spec.hidden[i] or "?", "global"
-      for u = 1, math.huge do
-        local n = debug.getupvalue(st.f, u)
-        if n == nil then break end
-        if n == name then what = "upvalue"; break end
-      end
-      error(("%sattempt to use a freed array (%s '%s' of the gpu.jit function '%s')")
-            :format(launch_site(), what, name, st.name), 0)
+  local dts = spec.extra_dtypes
+  if not dts then   -- the dtypes compiled for (the memo's key holds them)
+    dts = {}
+    for i, a in ipairs(spec.extra) do dts[i] = not freed(a) and a.dtype end
+    spec.extra_dtypes = dts
+  end
+  for i, name in ipairs(spec.hidden) do
+    local v = value_of(st, name)
+    if getmetatable(v) == array_mt and freed(v) then extra_error(st, name, "%sattempt to use a freed array (%s)") end
+    if v ~= spec.extra[i] and getmetatable(v) == array_mt and v.dtype == dts[i] then
+      spec.extra[i] = v
+    elseif v ~= spec.extra[i] then
+      local now = getmetatable(v) == array_mt and "a " .. v.dtype .. " array" or v == nil and "nil" or "a " .. gpu._described(v)
+      extra_error(st, name, ("%%s%%s holds %s now, and its kernel was compiled for %s array (an array read "
+                  .. "from outside may change, but not its dtype: pass it as an argument)"):format(now, dts[i] and "a " .. dts[i] or "an"))
     end
   end
 end
