@@ -20,6 +20,9 @@ local function la_dtype(dt)
   if dt == "float32" or dt == "float64" or dt == "complex64" or dt == "complex128" then return dt end
   return "float64"
 end
+-- ... of two arrays: each one's (an integer or bool counts as float64), then promoted, as
+-- NumPy's _commonType (uint8 with float32 is float64, where their result_type is float32)
+local function la_common(a, b) return gpu.result_type(la_dtype(a.dtype), la_dtype(b.dtype)) end
 local real_of = {float32 = "float32", float64 = "float64", complex64 = "float32", complex128 = "float64"}
 local eps_of = {float32 = 2 ^ -23, float64 = 2 ^ -52}
 
@@ -121,7 +124,7 @@ function linalg.solve(a, b)
   if bn ~= n then fail("solve", 2, "a is %d x %d but b has %d rows", n, n, bn) end
   local k = vector and 1 or b.shape[b.ndim]
   local batch = broadcast_batch("solve", a, 2, b, vector and 1 or 2)
-  local count, dt = product(batch), la_dtype(gpu.result_type(a, b))
+  local count, dt = product(batch), la_common(a, b)
   local lu = fresh(a:expand(shape_of(batch, n, n)), shape_of(batch, n, n), dt)
   local bv = vector and b:reshape(n, 1) or b
   local x = colmajor(bv:expand(shape_of(batch, n, k)), batch, n, k, dt)
@@ -415,7 +418,7 @@ function linalg.lstsq(a, b, rcond)
   if b.ndim < 1 or b.ndim > 2 then fail("lstsq", 2, "argument 2 must be 1- or 2-dimensional, got %d", b.ndim) end
   if b.shape[1] ~= m then fail("lstsq", 2, "a has %d rows but b has %d", m, b.shape[1]) end
   if rcond ~= nil and type(rcond) ~= "number" then fail("lstsq", 2, "rcond must be a number, got %s", type(rcond)) end
-  local dt = la_dtype(gpu.result_type(a, b))
+  local dt = la_common(a, b)
   local real = real_of[dt]
   local vector, k = b.ndim == 1, b.ndim == 1 and 1 or b.shape[2]
   local bm = (vector and b:reshape(m, 1) or b):astype(dt)
@@ -512,7 +515,9 @@ function linalg.cond(x, p)
   if p == nil or p == 2 or p == -2 then
     local s = svd_of(x, "cond", batch, count, m, n, false, false)
     local big, small = s:max(-1), s:min(-1)
-    return per_matrix(p == -2 and small / big or big / small, batch)
+    local r = p == -2 and small / big or big / small
+    -- NumPy's: a singular matrix's 0 / 0 is inf (a NaN in x is an error above)
+    return per_matrix(gpu.where(gpu.isnan(r), math.huge, r), batch)
   end
   if m ~= n then fail("cond", 2, "the last two dimensions of argument 1 must be square for p = %s", tostring(p)) end
   local dt = la_dtype(x.dtype)

@@ -116,15 +116,17 @@ static GpuResult blas_load(void) {
       break;                                                                                       \
   }
 
-/* The elements a matrix of the batch spans (column-major rows x cols, leading dim ld),
- * the batch's included. */
-static int64_t span(int64_t rows, int64_t cols, int64_t ld, int64_t stride, int64_t batch) {
-  return (batch - 1) * stride + ld * (cols - 1) + rows;
+/* The elements the matrices of the batch span (column-major rows x cols, leading dim ld),
+ * from *lo on (below 0 for a negative batch stride: a reversed batch dimension) */
+static int64_t span(int64_t rows, int64_t cols, int64_t ld, int64_t stride, int64_t batch, int64_t *lo) {
+  int64_t last = (batch - 1) * stride;
+  *lo = last < 0 ? last : 0;
+  return (last > 0 ? last : 0) - *lo + ld * (cols - 1) + rows;
 }
 
-static float *widen(const void *p, int64_t n) {
+static float *widen(const void *p, int64_t lo, int64_t n) {
   float *f = malloc((size_t)n * sizeof *f);
-  const uint16_t *h = p;
+  const uint16_t *h = (const uint16_t *)p + lo;
   for (int64_t i = 0; f && i < n; i++) f[i] = (float)half_to_double(h[i]);
   return f;
 }
@@ -132,12 +134,13 @@ static float *widen(const void *p, int64_t n) {
 /* float16: the operands widened to float32, sgemm, the result rounded once (cuBLAS's
  * GemmEx with float32 sums gives the same but for the order of the sums) */
 static GpuResult gemm_half(const GpuGemm *g) {
-  int64_t na = g->transa ? span(g->k, g->m, g->lda, g->stride_a, g->batch)
-                         : span(g->m, g->k, g->lda, g->stride_a, g->batch);
-  int64_t nb = g->transb ? span(g->n, g->k, g->ldb, g->stride_b, g->batch)
-                         : span(g->k, g->n, g->ldb, g->stride_b, g->batch);
-  int64_t nc = span(g->m, g->n, g->ldc, g->stride_c, g->batch);
-  float *a = widen((const void *)g->a, na), *b = widen((const void *)g->b, nb);
+  int64_t la, lb, lc;
+  int64_t na = g->transa ? span(g->k, g->m, g->lda, g->stride_a, g->batch, &la)
+                         : span(g->m, g->k, g->lda, g->stride_a, g->batch, &la);
+  int64_t nb = g->transb ? span(g->n, g->k, g->ldb, g->stride_b, g->batch, &lb)
+                         : span(g->k, g->n, g->ldb, g->stride_b, g->batch, &lb);
+  int64_t nc = span(g->m, g->n, g->ldc, g->stride_c, g->batch, &lc);
+  float *a = widen((const void *)g->a, la, na), *b = widen((const void *)g->b, lb, nb);
   float *c = malloc((size_t)nc * sizeof *c);
   GpuResult r = GPU_OK;
   if (!a || !b || !c) {
@@ -146,16 +149,16 @@ static GpuResult gemm_half(const GpuGemm *g) {
     GpuGemm w = *g;
     w.type = GPU_NUM_F32;
     w.tf32 = 0;
-    w.a = (CUdeviceptr)a;
-    w.b = (CUdeviceptr)b;
-    w.c = (CUdeviceptr)c;
+    w.a = (CUdeviceptr)(a - la);   /* element 0 of each where the batch's first matrix is */
+    w.b = (CUdeviceptr)(b - lb);
+    w.c = (CUdeviceptr)(c - lc);
     r = cpu_gemm(&w);
     uint16_t *out = (uint16_t *)g->c;
     for (int64_t i = 0; !r.code && i < g->batch; i++)   /* only C's elements: ld may skip some */
       for (int64_t j = 0; j < g->n; j++)
         for (int64_t k = 0; k < g->m; k++) {
           int64_t at = i * g->stride_c + j * g->ldc + k;
-          out[at] = half_from_double(c[at]);
+          out[at] = half_from_double(c[at - lc]);
         }
   }
   free(a);

@@ -209,11 +209,52 @@ static GpuResult geev(const GpuLinalg *l, int *info) {
   return GPU_OK;
 }
 
+/* OpenBLAS's vector kernels read a few bytes past a matrix's end (cgemv in cgesvd, ssymv in
+ * ssyevd), and this backend's arrays end at a guard page (mem.c): LAPACK works on copies of
+ * the matrices with room after them, copied back after the call. */
+enum { NBOUNCE = 4, SLACK = 256 };
+typedef struct Bounce { CUdeviceptr *field, dev; void *copy; size_t bytes; } Bounce;
+static int bounce(Bounce *b, int *nb, CUdeviceptr *field, int64_t rows, int64_t cols, size_t es) {
+  size_t bytes = (size_t)(rows > 1 ? rows : 1) * (size_t)(cols > 1 ? cols : 1) * es;
+  void *c = *field ? malloc(bytes + SLACK) : NULL;
+  if (*field && c == NULL) return 0;
+  if (c) {
+    memcpy(c, (void *)(uintptr_t)*field, bytes);
+    b[(*nb)++] = (Bounce){field, *field, c, bytes};
+    *field = (CUdeviceptr)(uintptr_t)c;
+  }
+  return 1;
+}
+static void unbounce(Bounce *b, int nb) {
+  for (int i = 0; i < nb; i++) {
+    memcpy((void *)(uintptr_t)b[i].dev, b[i].copy, b[i].bytes);
+    free(b[i].copy);
+  }
+}
+static GpuResult run(const GpuLinalg *l);
+
 GpuResult cpu_linalg(const GpuLinalg *l) {
   GpuResult r = lapack_load();
   if (r.code) return r;
   if (l->m > INT_MAX / 2 || l->n > INT_MAX / 2 || l->k > INT_MAX / 2)
     return (GpuResult){GPU_ERR_LIBRARY, GPU_SRC_HOST, "LAPACK", "LAPACK takes dimensions below 2^30", NULL};
+  GpuLinalg c = *l;
+  Bounce b[NBOUNCE];
+  int nb = 0, sq = l->op == GPU_LA_SYEVD || l->op == GPU_LA_GEEV || l->op == GPU_LA_INV || l->op == GPU_LA_GETRS ||
+                   l->op == GPU_LA_POTRF;
+  int64_t mn = l->m < l->n ? l->m : l->n, uc = l->full ? l->m : mn;
+  size_t es = elem_size[l->type];
+  int ok = bounce(b, &nb, &c.a, sq ? l->n : l->m, l->n, es);
+  if (l->op == GPU_LA_GETRS || l->op == GPU_LA_INV) ok = ok && bounce(b, &nb, &c.b, l->n, l->op == GPU_LA_INV ? l->n : l->k, es);
+  if (l->op == GPU_LA_GESVD && l->vectors) ok = ok && bounce(b, &nb, &c.u, l->m, uc, es) && bounce(b, &nb, &c.vt, l->n, l->n, es);
+  if (l->op == GPU_LA_GEEV && l->vectors) ok = ok && bounce(b, &nb, &c.vt, l->n, l->n, es);
+  r = ok ? run(&c) : GPU_FAIL(CUDA_ERROR_OUT_OF_MEMORY, GPU_SRC_HOST, "malloc");
+  unbounce(b, nb);
+  return r;
+}
+
+static GpuResult run(const GpuLinalg *l) {
+  GpuResult r = GPU_OK;
   int m = (int)l->m, n = (int)l->n, lda = m > 1 ? m : 1, info = 0;
   switch (l->op) {
     case GPU_LA_GETRF:
