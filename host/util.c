@@ -127,11 +127,11 @@ int fd_write_all(int fd, const void *data, size_t n) {
   sigaddset(&xfsz, SIGXFSZ);
   pthread_sigmask(SIG_BLOCK, &xfsz, &old);
   const char *p = data;
-  int ok = 0;
+  int ok = 0, err = 0;
   for (size_t done = 0; done < n;) {
     ssize_t w = write(fd, p + done, n - done);
     if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) { ok = -1; break; }
+    if (w <= 0) { ok = -1, err = w < 0 ? errno : EIO; break; }
     done += (size_t)w;
   }
   if (ok != 0 && !sigismember(&old, SIGXFSZ)) {
@@ -139,6 +139,7 @@ int fd_write_all(int fd, const void *data, size_t n) {
     while (sigtimedwait(&xfsz, NULL, &now) == SIGXFSZ) {}   /* the one this write raised */
   }
   pthread_sigmask(SIG_SETMASK, &old, NULL);
+  if (ok != 0) errno = err;   /* write's (EFBIG), not sigtimedwait's EAGAIN */
   return ok;
 }
 

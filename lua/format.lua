@@ -210,9 +210,9 @@ local function cut(r, t)
 end
 
 -- trailing zeros of fraction fp cut as trim says ("k" keeps them), not below keep digits
-local function trimmed(ip, fp, trim, keep)
+local function trimmed(ip, fp, trim)   -- (min_digits' zeros too, as dragon4's)
   if trim ~= "k" then
-    while #fp > keep and fp:sub(-1) == "0" do fp = fp:sub(1, -2) end
+    while #fp > 0 and fp:sub(-1) == "0" do fp = fp:sub(1, -2) end
   end
   if fp == "" then
     if trim == "-" then return ip end
@@ -230,7 +230,7 @@ end
 -- trim, sign (a boolean: "+" for v >= 0), min_digits, pad_left, pad_right, exp_digits)
 local function positional(v, o)
   local a = math.abs(v)
-  local ip, fp
+  local ip, fp, rounded
   if o.unique then
     local D, E = digits(a, o.single)
     ip, fp = split_positional(D, E)
@@ -241,17 +241,19 @@ local function positional(v, o)
       local _, long = fixed(a, o.precision + 25)
       ip, fp = fixed(a, o.precision)
       fp = cut(fp, long:sub(1, o.precision))
+      rounded = true
     end
   else
     ip, fp = fixed(a, o.precision)
   end
   local keep = o.min_digits or 0
-  if #fp < keep then ip, fp = fixed(a, keep) end
-  local s = trimmed(ip, fp, o.trim or "k", keep)
+  if #fp < keep and rounded then fp = fp .. ("0"):rep(keep - #fp)   -- the rounded value's zeros
+  elseif #fp < keep then ip, fp = fixed(a, keep) end
+  local s = trimmed(ip, fp, o.trim or "k")
   local i, f = s:match("^(%d+)(.*)$")
   i = sign_of(v, o.sign) .. i
   if o.pad_left then i = (" "):rep(o.pad_left - #i) .. i end
-  if o.pad_right and #f > 0 then f = f .. (" "):rep(o.pad_right + 1 - #f) end
+  if o.pad_right then f = f .. (" "):rep(o.pad_right + 1 - #f) end
   return i .. f
 end
 
@@ -275,7 +277,7 @@ local function scientific(v, o)
   -- dragon4 leaves out the point only for a mantissa of one digit as generated
   local trim = (o.trim == "-" and #gen > 1) and "." or o.trim or "k"
   if #D - 1 < keep then D, E = exact(keep) end
-  local m = trimmed(D:sub(1, 1), D:sub(2), trim, keep)
+  local m = trimmed(D:sub(1, 1), D:sub(2), trim)
   m = sign_of(v, o.sign) .. m
   if o.pad_left then
     local i = m:match("^[-+]?%d+")
@@ -458,6 +460,7 @@ local function line(a, n, dt, st, col)
   local value = formatter(dt, raw, st)
   local vals, width = {}, 0
   if st.pad then for _, v in ipairs(raw) do width = math.max(width, #value(v)) end end
+  if st.pad and dt == "bool" then width = math.max(width, 5) end   -- NumPy's ' True', always
   if cut == 0 then vals[1] = "..." end
   for i, v in ipairs(raw) do
     local t = value(v)
@@ -523,6 +526,7 @@ local function rows(a, shape, dt, st)
   gather(vals, 1)
   local value = formatter(dt, flat, st)
   for _, x in ipairs(flat) do width = math.max(width, #value(x)) end
+  if st.pad and dt == "bool" then width = math.max(width, 5) end
   local tail = st.sep:gsub("%s+$", "")
   local function text(t, d, indent)
     local parts, n, p = {}, shape[d], pos[d]
@@ -723,7 +727,7 @@ local function float_opts(x, opts, fname, known)
   if o.fractional == false then
     error(("bad argument #2 to '%s' (options.fractional = false is not supported)"):format(fname), 3)
   end
-  if o.precision and o.min_digits and o.min_digits > o.precision then
+  if o.precision and o.precision > 0 and o.min_digits and o.min_digits > o.precision then   -- (NumPy's test)
     error(("bad argument #2 to '%s' (min_digits must be less than or equal to precision)"):format(fname), 3)
   end
   if not o.unique and not o.precision then

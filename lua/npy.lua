@@ -399,8 +399,14 @@ local function percent(spec, v, dt, single)
   end
   if math.type(v) == "float" and (v ~= v or v == math.huge or v == -math.huge) then
     if conv:find("[diu]") then error("cannot convert float " .. tostring(v) .. " to integer", 0) end
-    local word = v ~= v and "nan" or (v < 0 and "-inf" or (flags:find("+", 1, true) and "+inf" or "inf"))
-    return padded(word, flags, w)
+    -- Python's: the sign flags, the zeros of a 0 flag, capitals for %E %F %G (NaN unsigned)
+    local word = v ~= v and "nan" or "inf"
+    if conv:find("%u") then word = word:upper() end
+    local head = v == -math.huge and "-" or flags:find("+", 1, true) and "+" or flags:find(" ", 1, true) and " " or ""
+    if flags:find("0", 1, true) and not flags:find("-", 1, true) and #head + #word < w then
+      word = ("0"):rep(w - #head - #word) .. word
+    end
+    return padded(head .. word, flags, w)
   end
   if conv:find("[diu]") and math.type(v) == "float" then
     local t = v < 0 and math.ceil(v) or math.floor(v)
@@ -417,7 +423,8 @@ local function percent(spec, v, dt, single)
     local ch = utf8.char(v)
     return padded(ch, flags, w + #ch - 1)   -- (the width counts characters)
   end
-  if unsigned and math.type(v) == "integer" and v < 0 then v = v + 2.0 ^ 64 end
+  -- a uint64 past 2^63 as a float rounded once (v + 2^64 rounded v first)
+  if unsigned and math.type(v) == "integer" and v < 0 then v = (v >> 11) * 2048.0 + (v & 0x7FF) end
   if prec and prec > 99 then   -- string.format stops at 99: the exact digits, built here
     if conv == "g" or conv == "G" then error(("precision %d of %%%s is past the most supported, 99"):format(prec, conv), 0) end
     local a, body = math.abs(v), nil
@@ -538,7 +545,7 @@ function gpu.savetxt(path, a, opts)
     error(("bad argument #3 to 'savetxt' (options.fmt must be a string or a list of them, got %s)"):format(type(fmt)), 2)
   end
   local parts = conversions(fmt)
-  if parts and #parts == 3 and cols > 1 then
+  if parts and #parts == 3 and cols ~= 1 then   -- (0 columns: an empty line a row, as NumPy's)
     local one = {}
     for i = 1, cols do one[i] = fmt end
     parts = conversions(table.concat(one, delim))
@@ -548,7 +555,7 @@ function gpu.savetxt(path, a, opts)
           :format(fmt, cols), 2)
   end
   local out = {}
-  if opts.header and opts.header ~= "" then out[1] = comments .. opts.header:gsub("\n", "\n" .. comments) .. nl end
+  if opts.header and opts.header ~= "" then out[1] = comments .. opts.header:gsub("\n", function() return "\n" .. comments end) .. nl end
   local t = h.size > 0 and h:totable() or {}
   local ok, err = pcall(function()
     for r = 1, rows do
@@ -560,7 +567,7 @@ function gpu.savetxt(path, a, opts)
     end
   end)
   if not ok then error(("bad argument #3 to 'savetxt' (options.fmt '%s': %s)"):format(fmt, err), 2) end
-  if opts.footer and opts.footer ~= "" then out[#out + 1] = comments .. opts.footer:gsub("\n", "\n" .. comments) .. nl end
+  if opts.footer and opts.footer ~= "" then out[#out + 1] = comments .. opts.footer:gsub("\n", function() return "\n" .. comments end) .. nl end
   write_file(path, table.concat(out))
 end
 
@@ -608,7 +615,7 @@ end
 
 -- The data rows of text s: {{line = n, fields...}, ...}, after `skip` lines, without
 -- comments and blank lines, at most o.max_rows of them
-local function text_rows(s, o, skip)
+local function text_rows(s, o, skip, strip)
   local rows, n = {}, 0
   s = s:gsub("\r\n?", "\n")   -- "\r\n", "\n" and "\r" end lines
   for line in (s:sub(-1) == "\n" and s or s .. "\n"):gmatch("(.-)\n") do
@@ -618,6 +625,7 @@ local function text_rows(s, o, skip)
         local i = line:find(c, 1, true)
         if i then line = line:sub(1, i - 1) end
       end
+      if strip then line = line:match("^[ \r\n]*(.-)[ \r\n]*$") end   -- (genfromtxt's LineSplitter)
       if not line:match("^%s*$") then
         local fields = {line = n}
         if o.delimiter == nil then
@@ -667,7 +675,8 @@ end
 -- loadtxt shapes it: length-1 dimensions squeezed out past ndmin, and up to ndmin
 local function shaped(vals, ncols, d, ndmin)
   local h
-  if #vals == 0 then h = gpu.host.zeros(0, d.name)
+  if #vals == 0 and ncols > 0 then h = gpu.host.zeros({0, ncols}, d.name)   -- (loadtxt's usecols)
+  elseif #vals == 0 then h = gpu.host.zeros(0, d.name)
   else h = gpu.host.array(vals, d.name) end
   local shape = h.shape
   if #shape > ndmin then
@@ -702,6 +711,7 @@ function gpu.loadtxt(path, opts)
   local ok, h = pcall(function()
     local rows = text_rows(text, o, skip)
     local ncols = pick_columns(rows, o.usecols)
+    if #rows == 0 and o.usecols then ncols = #o.usecols end   -- NumPy's shape {0, #usecols}
     local vals = {}
     for r, fields in ipairs(rows) do
       local row = {}
@@ -736,8 +746,8 @@ function gpu.genfromtxt(path, opts)
   local missing = {[""] = true}
   for _, m in ipairs(strings_opt(opts, "missing_values", "genfromtxt", {})) do missing[m] = true end
   local fill = opts.filling_values
-  if fill == nil then   -- NumPy's -1, wrapped for unsigned dtypes (255 for uint8)
-    fill = o.d.kind == "f" and 0 / 0 or (o.d.name == "bool" and false or -1)
+  if fill == nil then   -- NumPy's -1, wrapped for unsigned dtypes (255 for uint8); false for bool
+    if o.d.kind == "f" then fill = 0 / 0 elseif o.d.name == "bool" then fill = false else fill = -1 end
     if o.d.kind == "u" and o.d.size < 8 then fill = (1 << (8 * o.d.size)) - 1 end
   end
   if type(fill) ~= "number" and type(fill) ~= "boolean" then
@@ -752,7 +762,7 @@ function gpu.genfromtxt(path, opts)
   end
   local text = read_file(path)
   local ok, h = pcall(function()
-    local rows = text_rows(text, o, skip)
+    local rows = text_rows(text, o, skip, true)
     for _ = 1, math.min(footer, #rows) do rows[#rows] = nil end
     local ncols = pick_columns(rows, o.usecols)
     local vals = {}
@@ -760,7 +770,10 @@ function gpu.genfromtxt(path, opts)
       local row = {}
       for c, f in ipairs(fields) do
         local v, why
-        if not missing[f] then v, why = parse_number(f, o.d) end
+        if o.d.name == "bool" then   -- NumPy's genfromtxt reads the words True and False alone
+          local w = f:lower()
+          if w == "true" then v = true elseif w == "false" then v = false end
+        elseif not missing[f] then v, why = parse_number(f, o.d) end
         if why then
           error(("line %d, column %d: '%s' is out of range for %s"):format(fields.line, c, f, o.d.name), 0)
         end

@@ -348,6 +348,59 @@ describe("text files: exact integers, NumPy's % and str (review fixes)", functio
   end)
 end)
 
+describe("text files and print options as NumPy's (second review)", function()
+  it("genfromtxt: bool reads True and False, fills false; lines stripped before splitting", function()
+    local h = gpu.genfromtxt(tmp("True,,False,1,0,true,2\n"), {delimiter = ",", dtype = "bool"})
+    assert.are.same({true, false, false, false, false, true, false}, h:totable())
+    assert.are.same({{1, 2}, {3, 4}}, gpu.genfromtxt(tmp("1 2\n 3 4 \n"), {delimiter = " "}):totable())
+  end)
+
+  it("loadtxt of no rows has usecols' columns", function()
+    local p = tmp("# nothing\n")
+    assert.are.same({0, 2}, gpu.loadtxt(p, {usecols = {1, 2}}).shape)
+    assert.are.same({0, 2}, gpu.loadtxt(p, {usecols = {1, 2}, ndmin = 2}).shape)
+    assert.are.same({0}, gpu.loadtxt(p).shape)
+  end)
+
+  it("savetxt and tofile: uint64 past 2^63 rounded once, Python's nan and inf, comments with %, no columns", function()
+    local p = tmp()
+    local u = gpu.host.array({-5304228560262686084, -1}, "uint64")
+    gpu.savetxt(p, u, {fmt = "%.1f"})
+    assert.are.equal("13142515513446864896.0\n18446744073709551616.0\n", slurp(p))
+    local x = gpu.host.array({{0 / 0, 1 / 0, -1 / 0}}, "float64")
+    for f, want in pairs({["%+E"] = "+NAN|+INF|-INF", ["% f"] = " nan| inf|-inf", ["%08.3f"] = "00000nan|00000inf|-0000inf",
+                          ["%-5F"] = "NAN  |INF  |-INF ", ["%+08g"] = "+0000nan|+0000inf|-0000inf"}) do
+      gpu.savetxt(p, x, {fmt = f, delimiter = "|"})
+      assert.are.equal(want .. "\n", slurp(p), f)
+    end
+    gpu.savetxt(p, gpu.host.zeros(1), {fmt = "%d", header = "a\nb", footer = "c", comments = "%1 "})
+    assert.are.equal("%1 a\n%1 b\n0\n%1 c\n", slurp(p))
+    gpu.savetxt(p, gpu.host.zeros({2, 0}), {fmt = "%d"})
+    assert.are.equal("\n\n", slurp(p))
+  end)
+
+  it("a failed write names write's error, not the signal wait's", function()
+    local ok, e = pcall(function()
+      local f = assert(io.popen("ulimit -f 1; " .. S.gpuhost .. " -e 'local ok, e = pcall(gpu.save, \"" .. tmp() .. "\", gpu.zeros(10000)) print(e)' 2>&1"))
+      local out = f:read("a"); f:close(); return out
+    end)
+    assert.is_true(ok)
+    assert.matches("File too large", e, 1, true)
+  end)
+
+  it("array2string pads True, and format_float_* trim min_digits' zeros, as NumPy's", function()
+    assert.are.equal("[ True  True]", gpu.array2string(gpu.array({1, 1}, "bool")))
+    assert.are.equal("[[ True]]", gpu.array2string(gpu.array({{1}}, "bool")))
+    assert.are.equal("True", gpu.array2string(gpu.full({}, true, "bool")))
+    local P, Sc = gpu.format_float_positional, gpu.format_float_scientific
+    assert.are.equal("0.125", P(0.125, {precision = 10, min_digits = 10, trim = "-"}))
+    assert.are.equal("0.1250000000", P(0.125, {precision = 10, min_digits = 10}))
+    assert.are.equal("1.5e+00", Sc(1.5, {precision = 5, min_digits = 4, trim = "-"}))
+    assert.are.equal("1    ", P(1.0, {trim = "-", pad_right = 3}))
+    assert.are.equal("2.000", P(1.5, {precision = 0, min_digits = 3}))
+  end)
+end)
+
 describe("print options", function()
   local function h64(t) return gpu.host.array(t, "float64") end
 
