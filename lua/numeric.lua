@@ -374,8 +374,14 @@ function gpu.polysub(a, b)
   a, b = aligned(poly(a, "polysub", "a"), poly(b, "polysub", "b"))
   return a - b
 end
-function gpu.polymul(a, b)
-  return gpu.convolve(poly(a, "polymul", "a"), poly(b, "polymul", "b"))
+-- p without its leading zeros (one zero when all are), as NumPy's poly1d reads it
+local function trimmed(p)
+  local nz = p:ne(0)
+  if p.size == 0 or not gpu.any(nz) then return gpu.zeros(1, p.dtype) end
+  return p[{{gpu.argmax(nz), -1}}]
+end
+function gpu.polymul(a, b)   -- as NumPy's, through poly1d: leading zeros dropped first
+  return gpu.convolve(trimmed(poly(a, "polymul", "a")), trimmed(poly(b, "polymul", "b")))
 end
 
 -- gpu.polyder(p [, m]): the m-th derivative (1 by default), each one p[i] times its power

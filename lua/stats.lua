@@ -741,6 +741,9 @@ function gpu.inner(a, b)
   device_array(a, "inner")
   if not is_array(b) then error(("gpu.inner: b must be a device array, got %s"):format(described(b)), 2) end
   if a.ndim == 0 or b.ndim == 0 then return a * b end
+  if a.shape[a.ndim] ~= b.shape[b.ndim] then
+    error(("gpu.inner: the last dims of a (%d) and b (%d) differ"):format(a.shape[a.ndim], b.shape[b.ndim]), 2)
+  end
   return gpu.tensordot(a, b, {-1, -1})
 end
 
