@@ -689,6 +689,7 @@ function random.dirichlet(alpha, size)
   local a = float_array("dirichlet", 1, "alpha", alpha, 1)
   array_param("dirichlet", 1, "alpha", a, "positive")
   local out = appended(shaped("dirichlet", 2, size == nil and {} or size), a.size)
+  if a.size == 0 then return gpu.empty(out, "float64") end   -- no components: NumPy's (size, 0)
   if a:max() < 0.1 then return stick_breaking(a, out) end
   local g = continuous("dirichlet", "gamma", 2, out, "float64", a, 1)
   return g / g:sum(#out, {keepdim = true})

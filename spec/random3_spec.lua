@@ -169,6 +169,7 @@ describe("multinomial, dirichlet and multivariate_normal", function()
 
   it("dirichlet: rows on the simplex with the exact means and variances", function()
     R.seed(42)
+    assert.are.same({3, 0}, R.dirichlet({}, 3).shape)   -- no components, as NumPy's
     local d = R.dirichlet({1, 2, 3}, N)
     assert.are.same({N, 3}, d.shape)
     assert.are.equal("float64", d.dtype)
