@@ -136,12 +136,14 @@ void copy_assign(lua_State *L, int dst, int v, const char *what) {
     if (src && src->device != d->device) luaL_error(L, "%s: an array of device %d into one of device %d: copy it there first (v:to(%d))", what, src->device, d->device, d->device);
     array_here(L, d, "", what);
     if (array_shares(d)) errors_shared(L, what);
-    if (is_scalar(L, v)) {   /* one element, stored as on the host */
-      GpuShape s0 = {0, {0}, 1};
-      uint64_t one[2];
+    if (is_scalar(L, v)) {   /* checked by the host's rule; then a kernel's argument, */
+      uint64_t one[2];       /* but a gpu.complex and a uint64's bits: one element copied */
       scalar_store(L, v, d->dtype, one, what);
-      memcpy(hostarray_new(L, &s0, d->dtype)->data, one, dtypes[d->dtype].size);
-      v = lua_gettop(L);
+      if (lua_type(L, v) == LUA_TUSERDATA || (dtypes[d->dtype].kind == 'u' && lua_tonumber(L, v) < 0)) {
+        GpuShape s0 = {0, {0}, 1};
+        memcpy(hostarray_new(L, &s0, d->dtype)->data, one, dtypes[d->dtype].size);
+        v = lua_gettop(L);
+      }
     }
     if (hostarray_test(L, v)) {
       upload(L, v, NULL);
