@@ -320,7 +320,7 @@ static CUstream options_stream(lua_State *L, int idx, const char *name) {
  * array or a device array, converted to dtype when one is given */
 static int gpu_array(lua_State *L) {
   if (lua_istable(L, 1)) {
-    GpuDtype dt = dtype_check(L, 2, DT_FLOAT32);
+    GpuDtype dt = table_dtype(L, 1, 2);
     GpuShape s;
     table_shape(L, 1, &s);
     size_t n = (size_t)s.size * dtypes[dt].size;

@@ -62,8 +62,7 @@ extern const DtypeInfo dtypes[DT_COUNT];
 
 int dtype_from_name(const char *name);                 /* -1 when unknown (aliases too) */
 GpuDtype dtype_check(lua_State *L, int idx, GpuDtype def);   /* [-0, +0, v] name at idx, or def if nil */
-/* [-0, +0, -] Store the Lua value at idx into dst as dtype dt; NULL, or why not. _value:
- * also a boolean, as 1 or 0, into any dtype (a value assigned, an element of a table) */
+/* [-0, +0, -] Store the Lua value at idx into dst as dtype dt; NULL, or why not. _value: also a boolean, as 1 or 0, into any dtype (a value assigned, an element of a table) */
 const char *dtype_store(lua_State *L, int idx, GpuDtype dt, void *dst), *dtype_store_value(lua_State *L, int idx, GpuDtype dt, void *dst);
 void dtype_push(lua_State *L, GpuDtype dt, const void *src);   /* [-0, +1, -] */
 void dtype_open(lua_State *L);   /* [-0, +0, m] gpu._dtypes, with the gpu table on top */
@@ -239,6 +238,7 @@ void hostarray_open(lua_State *L);
 /* [-0, +0, e] Fills dst (s->size elements of dt) from the (nested) table at idx. */
 void table_read(lua_State *L, int idx, const GpuShape *s, GpuDtype dt, void *dst);
 void table_shape(lua_State *L, int idx, GpuShape *s);   /* [-0, +0, e] */
+GpuDtype table_dtype(lua_State *L, int idx, int dtidx);   /* [-0, +0, e] the dtype at dtidx, else by idx's elements */
 void table_push(lua_State *L, const void *src, const GpuShape *s, GpuDtype dt);  /* [-0, +1, m] */
 
 /* ---- host-side strided loops (strided.c; no Lua) ----

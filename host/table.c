@@ -22,6 +22,29 @@ void table_shape(lua_State *L, int idx, GpuShape *s) {
   for (int i = 0; i < s->ndim; i++) s->size *= s->dim[i];
 }
 
+/* Whether every element of the (nested) table on top is a boolean (none: no) */
+static int all_booleans(lua_State *L, int depth) {
+  lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
+  int yes = n > 0;
+  luaL_checkstack(L, 2, "table");
+  for (lua_Integer i = 1; yes && i <= n; i++) {
+    int t = lua_rawgeti(L, -1, i);
+    yes = t == LUA_TBOOLEAN || (t == LUA_TTABLE && depth < GPU_MAXDIM && all_booleans(L, depth + 1));
+    lua_pop(L, 1);
+  }
+  return yes;
+}
+
+/* The dtype given at dtidx; else bool for a table of booleans (NumPy's), float32 for any
+ * other (the default everywhere) */
+GpuDtype table_dtype(lua_State *L, int idx, int dtidx) {
+  if (!lua_isnoneornil(L, dtidx)) return dtype_check(L, dtidx, DT_FLOAT32);
+  lua_pushvalue(L, idx);
+  int b = all_booleans(L, 1);
+  lua_pop(L, 1);
+  return b ? DT_BOOL : DT_FLOAT32;
+}
+
 /* Where element idx[0..depth] is, as "[2][3]". */
 static const char *element_path(lua_State *L, const int64_t *idx, int depth) {
   luaL_Buffer b;

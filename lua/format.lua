@@ -246,7 +246,7 @@ local function positional(v, o)
   else
     ip, fp = fixed(a, o.precision)
   end
-  local keep = o.min_digits or 0
+  local keep = o.unique and o.min_digits or 0   -- (NumPy's: min_digits counts with unique only)
   if #fp < keep and rounded then fp = fp .. ("0"):rep(keep - #fp)   -- the rounded value's zeros
   elseif #fp < keep then ip, fp = fixed(a, keep) end
   local s = trimmed(ip, fp, o.trim or "k")
@@ -259,7 +259,7 @@ end
 
 local function scientific(v, o)
   local a = math.abs(v)
-  local D, E
+  local D, E, rounded
   local function exact(p) return sci_digits(a, p) end
   if o.unique then
     D, E = digits(a, o.single)
@@ -267,16 +267,18 @@ local function scientific(v, o)
       local long, le = exact(o.precision + 25)
       D, E = exact(o.precision)
       D = D:sub(1, 1) .. cut(E == le and D:sub(2) or "", long:sub(2, o.precision + 1))
+      rounded = true
     end
   else
     D, E = exact(o.precision)
   end
   local gen = D   -- the digits dragon4 generates: an exact value's end zeros are padding
   if not o.unique and not exact(o.precision + 25):find("[1-9]", o.precision + 2) then gen = D:gsub("(.)0+$", "%1") end
-  local keep = o.min_digits or 0
+  local keep = o.unique and o.min_digits or 0   -- (with unique only, as NumPy's)
+  if #D - 1 < keep and rounded then D = D .. ("0"):rep(keep + 1 - #D)   -- the rounded value's zeros
+  elseif #D - 1 < keep then D, E = exact(keep); gen = D end             -- digits generated
   -- dragon4 leaves out the point only for a mantissa of one digit as generated
   local trim = (o.trim == "-" and #gen > 1) and "." or o.trim or "k"
-  if #D - 1 < keep then D, E = exact(keep) end
   local m = trimmed(D:sub(1, 1), D:sub(2), trim)
   m = sign_of(v, o.sign) .. m
   if o.pad_left then

@@ -395,7 +395,9 @@ gpu._meta.array.methods.round = function(a, ...) return round_decimals(nil, a, .
 -- NumPy's other names of these (each looked up at the call: some load their file then)
 for alias, name in pairs({amax = "max", amin = "min", round_ = "around", row_stack = "vstack"}) do
   assert(gpu[alias] == nil, alias)
-  gpu[alias] = gpu._api(function(...) return gpu[name](...) end)   -- errors at the caller's line
+  local f = gpu[name]   -- a C function itself (its errors name the caller's line, also after a
+  gpu[alias] = type(f) == "function" and debug.getinfo(f, "S").what == "C" and f   -- tail call)
+               or gpu._api(function(...) return gpu[name](...) end)
 end
 -- a:trace(), a[indices], a[mask], a[mask] = v (host/array.c calls the last three;
 -- compose.lua defines them anew)

@@ -743,6 +743,11 @@ function M.label(input, structure, opts)
   launch(kernel("ndm_label_number"), x.size, L, rank, labels, x.size)
   local count = rank[{-1}]:item()
   L:free(); rank:free()
+  local top = dt == "bool" and 1 or not dt:find("float") and gpu.iinfo(dt).max
+  if top and count > top then   -- as scipy's: the labels would wrap
+    labels:free()
+    fail(api, "insufficient bit-depth in the output type %s for %d labels", dt, math.tointeger(count) or count)
+  end
   return deliver(labels, dt, out), math.tointeger(count) or count
 end
 

@@ -443,6 +443,7 @@ local function percent(spec, v, dt, single)
     end
     return padded(head .. body, flags, w)
   end
+  if conv == "F" then spec, conv = spec:sub(1, -2) .. "f", "f" end   -- Python's %F of a finite value (Lua has no %F)
   if w <= 99 then return spec:format(v) end
   local t = ("%" .. flags .. (prec and "." .. prec or "") .. conv):format(v)
   if flags:find("0", 1, true) and not flags:find("-", 1, true) and #t < w then

@@ -16,13 +16,23 @@ function S.zeta(x, q, opts)
 end
 
 -- the options of the three reductions: dim (nil: every element), keepdim, b (logsumexp)
+local TAKES = {dim = true, keepdim = true, b = true}
 local function options(name, x, dim, opts)
-  if type(dim) == "table" and getmetatable(dim) == nil and opts == nil and
-     (next(dim) == nil or dim.dim ~= nil or dim.keepdim ~= nil or dim.b ~= nil) then
+  local list = type(dim) == "table" and #dim > 0
+  for k in pairs(type(dim) == "table" and dim or {}) do
+    list = list and math.type(k) == "integer" and k >= 1 and k <= #dim
+  end
+  if type(dim) == "table" and getmetatable(dim) == nil and opts == nil and not list then   -- options, not dims
     dim, opts = dim.dim, dim
   end
   opts = opts or {}
   if type(opts) ~= "table" then error(("bad argument to 'gpu.special.%s' (options table expected, got %s)"):format(name, type(opts)), 3) end
+  for k in pairs(opts) do   -- (scipy's axis and keepdims too: never dropped without a word)
+    if not TAKES[k] or (k ~= "dim" and name ~= "logsumexp") then
+      error(("gpu.special.%s: unknown option '%s' (it takes %s)"):format(name, tostring(k),
+            name == "logsumexp" and "dim, keepdim, b" or "dim"), 3)
+    end
+  end
   if not gpu._is_array(x) then
     if type(x) ~= "table" and type(x) ~= "number" then
       error(("bad argument #1 to 'gpu.special.%s' (device array, table or number expected, got %s)"):format(name, type(x)), 3)

@@ -263,6 +263,19 @@ describe("gpu.ndimage.label", function()
     same(REF.lab1, {nd.label(gpu.array({1, 1, 0, 2, 0, 0, 3, 3}, "int16"))})
   end)
 
+  it("refuses an output dtype too narrow for the labels, as scipy's", function()
+    local t = {}
+    for i = 1, 260 do t[i] = i % 2 end
+    local a = gpu.array(t, "uint8")
+    for _, out in ipairs({"int8", "bool"}) do
+      local ok, e = pcall(nd.label, a, {output = out})
+      assert.is_false(ok)
+      assert.matches("gpu.ndimage.label: insufficient bit-depth in the output type " .. out .. " for 130 labels", e, 1, true)
+    end
+    local l, n = nd.label(a, {output = gpu.zeros(260, "uint8")})
+    assert.are.same({130, 130}, {n, l:max()})
+  end)
+
   it("labels views, empty and 0-D arrays, and long snakes", function()
     same(REF.lab4, {nd.label(x.T:copy().T)})
     local l, n = nd.label(gpu.zeros({0, 3}))

@@ -260,6 +260,8 @@ describe("gpu.min, max, argmin, argmax", function()
     assert.are.equal(-2, gpu.amin(a))
     local e = S.errof(function() local r = gpu.amin(gpu.zeros(0)); return r end)
     assert.matches("^[^%[]*reduce_spec.lua:%d+: gpu.min of an empty array", e)
+    e = S.errof(function() return gpu.amax(gpu.zeros(0)) end)   -- a tail call: the line still
+    assert.matches("^[^%[]*reduce_spec.lua:%d+: gpu.max of an empty array", e)
   end)
 end)
 

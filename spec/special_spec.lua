@@ -480,6 +480,18 @@ describe("gpu.special.softmax, log_softmax and logsumexp", function()
                    ("%.17g, want %.17g"):format(got, want))
   end
 
+  it("refuse options they do not take (scipy's axis and keepdims were dropped without a word)", function()
+    local x = gpu.array({1, 2}, "float64")
+    for name, o in pairs({softmax = {dims = 1}, log_softmax = {axis = 1}, logsumexp = {keepdims = true}}) do
+      local ok, e = pcall(S[name], x, o)
+      assert.is_false(ok)
+      assert.matches("gpu.special." .. name .. ": unknown option", e, 1, true)
+    end
+    local ok, e = pcall(S.softmax, x, 1, {b = x})
+    assert.matches("unknown option 'b' (it takes dim)", e, 1, true)
+    assert.are.same(S.softmax(x):totable(), S.softmax(x, {1}):totable())
+  end)
+
   it("logsumexp: every element (a Lua number), along a dim, kept, weighted", function()
     local x = gpu.array(X, "float64")
     near(lse({1, 2, 3, -1, 0, 1000}), S.logsumexp(x))

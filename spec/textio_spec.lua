@@ -398,6 +398,13 @@ describe("text files and print options as NumPy's (second review)", function()
     assert.are.equal("1.5e+00", Sc(1.5, {precision = 5, min_digits = 4, trim = "-"}))
     assert.are.equal("1    ", P(1.0, {trim = "-", pad_right = 3}))
     assert.are.equal("2.000", P(1.5, {precision = 0, min_digits = 3}))
+    assert.are.equal("2.", P(1.5, {precision = 0, min_digits = 2, unique = false}))   -- min_digits: unique only
+    assert.are.equal("2.00e+00", Sc(1.5, {precision = 0, min_digits = 2}))
+    assert.are.equal("1.e+00", Sc(1.0, {min_digits = 3, trim = "-"}))
+    assert.are.equal("2e+00", Sc(1.5, {precision = 0, min_digits = 3, trim = "-"}))
+    local p = tmp()
+    gpu.savetxt(p, gpu.host.array({1.5, 0 / 0}, "float64"), {fmt = "%F"})   -- Lua has no %F
+    assert.are.equal("1.500000\nNAN\n", slurp(p))
   end)
 end)
 

@@ -172,6 +172,9 @@ describe("views", function()
       assert.are.same({1, 1}, gpu.real(gpu.full(2, true, dt)):astype("int64"):totable(), dt)
       assert.are.same({0, 0}, gpu.real(gpu.full(2, false, dt)):astype("int64"):totable(), dt)
     end
+    assert.are.equal("bool", gpu.array({{true}, {false}}).dtype)   -- booleans alone: bool, as NumPy's
+    assert.are.equal("bool", gpu.host.array({true, false}).dtype)
+    assert.are.same({1, 2}, gpu.array({true, 2}):totable())     -- mixed: the default, float32
     local u = gpu.zeros(2, "uint64")
     u[{1}] = -1
     u[{2}]:fill(-2)

@@ -487,13 +487,13 @@ local function compile(st, params)
   ctx.param_dtypes = {}
   for i, p in ipairs(params) do ctx.param_dtypes[i] = not p.array and p.dtype or nil end
   -- device arrays read from upvalues and globals become extra parameters (emit.lua
-  -- names them as it meets them)
-  local hidden, extra, names, by_obj = {}, {}, {}, {}
+  -- names them as it meets them), one a name: two names of one array may part later
+  local hidden, extra, names, by_name = {}, {}, {}, {}
   function U.hidden(d)
-    local h = by_obj[d.obj]
+    local h = by_name[d.name]
     if not h then
       h = {dtype = d.dtype}
-      by_obj[d.obj] = h
+      by_name[d.name] = h
       hidden[#hidden + 1] = h
       extra[#extra + 1] = d.obj
       names[#names + 1] = d.name
@@ -666,15 +666,30 @@ local function extra_error(st, name, why)
   end
   error(why:format(launch_site(), ("%s '%s' of the gpu.jit function '%s'"):format(what, name, st.name)), 0)
 end
+local function index(t, k) return t[k] end
 local function check_extra(st, spec)
-  local dts = spec.extra_dtypes
-  if not dts then   -- the dtypes compiled for (the memo's key holds them)
-    dts = {}
+  local dts, slots = spec.extra_dtypes, spec.extra_slots
+  if not dts then   -- the dtypes compiled for (the memo's key holds them), and where each name is
+    dts, slots = {}, {}
     for i, a in ipairs(spec.extra) do dts[i] = not freed(a) and a.dtype end
-    spec.extra_dtypes = dts
+    for i, name in ipairs(spec.hidden) do
+      for u = 1, math.huge do   -- an upvalue's index, else _ENV's, negated (a global)
+        local n = debug.getupvalue(st.f, u)
+        if n == nil then break end
+        if n == name then slots[i] = u; break end
+        if n == "_ENV" then slots[i] = -u end
+      end
+    end
+    spec.extra_dtypes, spec.extra_slots = dts, slots
   end
   for i, name in ipairs(spec.hidden) do
-    local v = value_of(st, name)
+    local slot, v = slots[i], nil
+    if slot and slot > 0 then v = select(2, debug.getupvalue(st.f, slot))
+    elseif slot then
+      local env = select(2, debug.getupvalue(st.f, -slot))
+      local ok, got = pcall(index, env, name)
+      v = ok and got or nil
+    end
     if getmetatable(v) == array_mt and freed(v) then extra_error(st, name, "%sattempt to use a freed array (%s)") end
     if v ~= spec.extra[i] and getmetatable(v) == array_mt and v.dtype == dts[i] then
       spec.extra[i] = v
