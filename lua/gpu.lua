@@ -204,6 +204,9 @@ function arg.product(t, from, to)
 end
 -- A dimension of an ndim-D array as a 1-based number (negative from the end)
 function arg.dim_of(d, ndim, api)
+  if type(d) ~= "number" then   -- (a table: {dim = 1} where dims come before the options)
+    error(("gpu.%s: a dimension (a number) expected, got %s"):format(api, type(d) == "table" and "a table" or type(d)), 3)
+  end
   if math.type(d) == "float" and d == math.floor(d) then d = math.tointeger(d) or d end
   if math.type(d) ~= "integer" or d == 0 or d > ndim or d < -ndim then
     error(("gpu.%s: dimension %s is out of range for %d-D arrays"):format(api, arg.shown(d), ndim), 3)

@@ -512,6 +512,7 @@ end
 -- times norm(inv(x), p), infinite for a singular matrix, as NumPy's
 function linalg.cond(x, p)
   local batch, count, m, n = matrices(x, "cond")
+  if m * n == 0 then fail("cond", 2, "cond is not defined on empty arrays") end   -- (NumPy's words)
   if p == nil or p == 2 or p == -2 then
     local s = svd_of(x, "cond", batch, count, m, n, false, false)
     local big, small = s:max(-1), s:min(-1)

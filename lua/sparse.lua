@@ -879,8 +879,10 @@ function M.multiply(A, B)
   local inside = gpu.logical_and(gpu.logical_and(C.row:ge(0), C.row:lt(A.shape[1])),
                                  gpu.logical_and(C.col:ge(0), C.col:lt(A.shape[2])))
   local idx = gpu.where(inside, C.row:astype("int64") * A.shape[2] + C.col + 1, 1)
-  local vals = gpu.where(inside, gpu.take(full:contiguous():reshape(-1), idx), 0)
-  local d, ind, ptr = compress(C.data * vals, C.row, C.col, A.shape[1], A.shape[2], false, true)
+  -- NumPy's product of the two dtypes (a Lua 0 in where made bool int64), one gpu.sparse holds
+  local dt = check_dtype(api, gpu.result_type(A.dtype, B.dtype))
+  local vals = gpu.where(inside, gpu.take(full:contiguous():reshape(-1), idx), gpu.zeros({}, B.dtype))
+  local d, ind, ptr = compress(C.data:astype(dt) * vals:astype(dt), C.row, C.col, A.shape[1], A.shape[2], false, true)
   return compressed("csr", d, ind, ptr, A.shape, true)
 end
 

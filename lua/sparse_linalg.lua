@@ -8,8 +8,9 @@ local gpu, M = ...
 
 local FLOATS = {float32 = true, float64 = true, complex64 = true, complex128 = true}
 
+-- (raised without a place: gpu._api, below, puts the caller's line before it, from any depth)
 local function fail(api, fmt, ...)
-  error(("gpu.sparse.linalg.%s: " .. fmt):format(api, ...), 3)
+  error(("gpu.sparse.linalg.%s: " .. fmt):format(api, ...), 0)
 end
 
 -- LinearOperator: shape {m, n}, dtype, and functions applying it (scipy's; matvec is
@@ -368,4 +369,5 @@ function M.gmres(A, b, opts)
   return mx, (r_norm <= atol) and 0 or iters   -- CuPy's gives 0 when maxiter is not a multiple of restart
 end
 
+for _, name in ipairs({"LinearOperator", "aslinearoperator", "cg", "cgs", "gmres"}) do M[name] = gpu._api(M[name]) end
 return M

@@ -321,7 +321,7 @@ local function quantile_of(api, scale, nan)
     local R = reduction(api, a, dim, opts)
     local f, one = fractions(q, api, scale)
     local rows = sorted_rows(a, R)
-    if R.n == 0 and R.m > 0 and not nan then
+    if R.n == 0 and not nan then   -- (also into an empty result, as NumPy's)
       error(("gpu.%s: no elements to take a quantile of (a dim of size 0)"):format(api), 2)
     end
     local k = counts(rows, nan)

@@ -532,6 +532,8 @@ describe("gpu.linalg on the CPU backend's guarded arrays, and NumPy's dtypes and
     assert.are.same({math.huge, math.huge}, {L.cond(gpu.zeros({2, 2})), L.cond(gpu.zeros({2, 2}), -2)})
     assert.are.same({1, math.huge}, L.cond(gpu.stack({gpu.eye(2), gpu.zeros({2, 2})})):totable())
     assert.are.equal(0, L.cond(gpu.array({{1, 0}, {0, 0}}), -2))
+    assert.matches("gpu.linalg.cond: cond is not defined on empty arrays", S.errof(L.cond, gpu.zeros({0, 0})), 1, true)
+    assert.matches("no elements to take a quantile of", S.errof(gpu.percentile, gpu.zeros({0, 0}), 50, 1), 1, true)
     local a = gpu.array({{2, 1}, {1, 3}}, "uint8")
     assert.are.equal("float64", L.solve(a, gpu.array({1, 2}, "float32")).dtype)
     assert.are.equal("float64", L.lstsq(a, gpu.array({1, 2}, "float32")).dtype)
