@@ -140,7 +140,9 @@ local function nan_extreme(api, plain, fill)
     nonempty(R)
     if not floating(a) then return finish(R, plain(a, R.dims, {keepdim = true})) end
     local m = plain(nan_to(a, fill), R.dims, {keepdim = true})
-    return finish(R, gpu.where(all_nan(a, R), 0 / 0, m))
+    -- a slice of NaNs alone: NaN; a complex one's first NaN element itself, as NumPy's (nan+infj)
+    local none = KIND[a.dtype] == "c" and plain(a, R.dims, {keepdim = true}) or 0 / 0
+    return finish(R, gpu.where(all_nan(a, R), none, m))
   end
 end
 
