@@ -117,14 +117,6 @@ static void host_fill(lua_State *L, HostArray *h, int v, const char *what) {
   strided_copy(h->base, &dl, h->dtype, one, &sl, h->dtype);
 }
 
-/* [-0, +1, e] The table at idx as a host array of dtype dt (its own shape). */
-static void from_table(lua_State *L, int idx, GpuDtype dt) {
-  GpuShape s;
-  table_shape(L, idx, &s);
-  HostArray *h = hostarray_new(L, &s, dt);
-  table_read(L, idx, &s, dt, h->data);
-}
-
 void copy_assign(lua_State *L, int dst, int v, const char *what) {
   dst = lua_absindex(L, dst);
   v = lua_absindex(L, v);
@@ -422,7 +414,7 @@ static int copy_into(lua_State *L) {
     if (len) memcpy(h->data, bytes, len);
     hostarray_bools(h);
   } else if (lua_istable(L, 2)) {
-    from_table(L, 2, dt);
+    table_host(L, 2, dt);
   } else {
     is_device(L, 2, "copy_");
     lua_pushvalue(L, 2);

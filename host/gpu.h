@@ -239,6 +239,7 @@ void hostarray_open(lua_State *L);
 void table_read(lua_State *L, int idx, const GpuShape *s, GpuDtype dt, void *dst);
 void table_shape(lua_State *L, int idx, GpuShape *s);   /* [-0, +0, e] */
 GpuDtype table_dtype(lua_State *L, int idx, int dtidx);   /* [-0, +0, e] the dtype at dtidx, else by idx's elements */
+HostArray *table_host(lua_State *L, int idx, GpuDtype dt);   /* [-0, +1, e] the table at idx as a host array of dt */
 void table_push(lua_State *L, const void *src, const GpuShape *s, GpuDtype dt);  /* [-0, +1, m] */
 
 /* ---- host-side strided loops (strided.c; no Lua) ----
@@ -363,9 +364,8 @@ void linalg_open(lua_State *L);
 /* [-0, +1, e] The array at idx (device or host) when C-ordered, else a C-ordered copy. */
 void copy_contiguous(lua_State *L, int idx);
 void copy_packed(lua_State *L, int idx);   /* [-0, +1, e] a C-ordered copy, always */
-/* [-0, +0, e] Assigns the value at v to the array (device or host) at dst: a scalar
- * (dtype_store_value's rule on either side) or an array that broadcasts to dst's shape (checked
- * by the caller: view.c's assigned); what names the call in errors. */
+/* [-0, +0, e] Assigns the value at v to the array (device or host) at dst: a scalar (dtype_store_value's
+ * rule) or an array that broadcasts to dst's shape (view.c's assigned checks); what names the call. */
 void copy_assign(lua_State *L, int dst, int v, const char *what);
 void copy_open(lua_State *L);
 /* [-0, +1, m] (hostarray.c) The host array at idx's elements packed in C order: its

@@ -325,11 +325,7 @@ static int host_array(lua_State *L) {
     return luaL_argerror(L, 1, "expected host data, got a device array; copy it to the "
                          "host with a:tohost()");
   luaL_checktype(L, 1, LUA_TTABLE);
-  GpuDtype dt = table_dtype(L, 1, 2);
-  GpuShape s;
-  table_shape(L, 1, &s);
-  HostArray *h = hostarray_new(L, &s, dt);
-  table_read(L, 1, &s, dt, h->data);
+  table_host(L, 1, table_dtype(L, 1, 2));
   return 1;
 }
 

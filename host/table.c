@@ -45,6 +45,14 @@ GpuDtype table_dtype(lua_State *L, int idx, int dtidx) {
   return b ? DT_BOOL : DT_FLOAT32;
 }
 
+HostArray *table_host(lua_State *L, int idx, GpuDtype dt) {
+  GpuShape s;
+  table_shape(L, idx, &s);
+  HostArray *h = hostarray_new(L, &s, dt);
+  table_read(L, idx, &s, dt, h->data);
+  return h;
+}
+
 /* Where element idx[0..depth] is, as "[2][3]". */
 static const char *element_path(lua_State *L, const int64_t *idx, int depth) {
   luaL_Buffer b;

@@ -159,9 +159,7 @@ int view_assign(lua_State *L) {
   lua_settop(L, 3);
   push_view(L, 1, &a, &l);
   if (lua_type(L, 3) == LUA_TTABLE) {   /* a Lua table: a host array of a's dtype */
-    GpuShape s;
-    table_shape(L, 3, &s);
-    table_read(L, 3, &s, a.dt, hostarray_new(L, &s, a.dt)->data);
+    table_host(L, 3, a.dt);
     lua_replace(L, 3);
   }
   copy_assign(L, 4, assigned(L, 3, &l.shape), "a[key] = v");

@@ -157,13 +157,9 @@ local function nan_arg(api, plain, fill)
       if R.m > 0 and gpu.any(all_nan(a, R)) then error(("gpu.%s: All-NaN slice encountered"):format(api), 2) end
       x = nan_to(a, fill)
     end
-    local out = R.out
-    if is_array(out) and (KIND[out.dtype] == "f" or KIND[out.dtype] == "c") then
-      error(("gpu.%s: out is %s, and the result is int64 indices: out must be an integer array"):format(api, out.dtype), 2)
-    end
-    local ok, r = pcall(plain, x, R.dim, {keepdim = R.keepdim, out = out})
+    local ok, r = pcall(plain, x, R.dim, {keepdim = R.keepdim, out = R.out})
     if ok then return r end
-    error(type(r) == "string" and r:gsub("gpu%.arg", "gpu.nanarg", 1) or r, 2)   -- out's shape: named as called
+    error(type(r) == "string" and r:gsub("gpu%.arg", "gpu.nanarg", 1) or r, 2)   -- out's checks: named as called
   end
 end
 

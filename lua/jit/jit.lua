@@ -657,13 +657,8 @@ end
 -- launch: a name given another array of the dtype compiled for passes that one; a freed
 -- array, or a name that holds anything else now, is an error at the launch naming the
 -- upvalue or global (the C launcher would name an argument the user never passed)
-local function extra_error(st, name, why)
-  local what = "global"
-  for u = 1, math.huge do
-    local n = debug.getupvalue(st.f, u)
-    if n == nil then break end
-    if n == name then what = "upvalue"; break end
-  end
+local function extra_error(st, name, slot, why)
+  local what = slot and slot > 0 and "upvalue" or "global"
   error(why:format(launch_site(), ("%s '%s' of the gpu.jit function '%s'"):format(what, name, st.name)), 0)
 end
 local function index(t, k) return t[k] end
@@ -690,12 +685,12 @@ local function check_extra(st, spec)
       local ok, got = pcall(index, env, name)
       v = ok and got or nil
     end
-    if getmetatable(v) == array_mt and freed(v) then extra_error(st, name, "%sattempt to use a freed array (%s)") end
+    if getmetatable(v) == array_mt and freed(v) then extra_error(st, name, slot, "%sattempt to use a freed array (%s)") end
     if v ~= spec.extra[i] and getmetatable(v) == array_mt and v.dtype == dts[i] then
       spec.extra[i] = v
     elseif v ~= spec.extra[i] then
       local now = getmetatable(v) == array_mt and "a " .. v.dtype .. " array" or v == nil and "nil" or "a " .. gpu._described(v)
-      extra_error(st, name, ("%%s%%s holds %s now, and its kernel was compiled for %s array (an array read "
+      extra_error(st, name, slot, ("%%s%%s holds %s now, and its kernel was compiled for %s array (an array read "
                   .. "from outside may change, but not its dtype: pass it as an argument)"):format(now, dts[i] and "a " .. dts[i] or "an"))
     end
   end
