@@ -46,11 +46,17 @@ __global__ void big_sync(float *out, int n) {
       local before = {}
       for i = 1, 16 do before[i] = gpu.full(4096, i) end
       local out = gpu.zeros(64)
-      m[name][{2, 32}](out, 120000)
-      local t = out:totable()
-      -- sum over i = 0, 1000, ... 119000 of (i / 2 + thread) = 120 * (59500 / 2 + thread)
-      for b = 0, 1 do
-        for th = 0, 31 do assert.are.equal(120 * (29750 + th), t[b * 32 + th + 1], name) end
+      -- a GPU reserves the frame for every thread it can hold at once: 480 KB x 2048 threads
+      -- x 132 SMs is 130 GB, more than an H100's 80 GB, and CUDA says out of memory there
+      local ok, err = pcall(function() m[name][{2, 32}](out, 120000) end)
+      if not ok and gpu.backend() == "cuda" then assert.matches("OUT_OF_MEMORY", err) end
+      if ok or gpu.backend() ~= "cuda" then
+        assert(ok, err)
+        local t = out:totable()
+        -- sum over i = 0, 1000, ... 119000 of (i / 2 + thread) = 120 * (59500 / 2 + thread)
+        for b = 0, 1 do
+          for th = 0, 31 do assert.are.equal(120 * (29750 + th), t[b * 32 + th + 1], name) end
+        end
       end
       for i = 1, 16 do
         local h = before[i]:totable()

@@ -217,7 +217,7 @@ describe("float16 in NumPy files", function()
     os.remove(p)
   end)
 
-  it("loadz reads NumPy's .npz of float16; savez writes members NumPy's bytes", function()
+  it("#libzip loadz reads NumPy's .npz of float16; savez writes members NumPy's bytes", function()
     local z = gpu.loadz("spec/data/float16.npz")
     same_values(VALUES, z.x:totable(), "x")
     assert.are.equal(1.5, z.y:item())
