@@ -67,7 +67,7 @@ PIC_OBJ  = $(MOD_SRC:host/%.c=build/pic/%.o)
 HOST_OBJ = $(HOST_SRC:host/%.c=build/obj/%.o)
 GENERATED = build/cuda_errors.h build/nvrtc_errors.h
 
-all: build/gpuhost build/gpu.so build/libgpuhost.a build/embed_example
+all: build/gpuhost build/gpu.so build/libgpuhost.a build/embed_example build/embed_check
 
 # CFLAGS go on the link lines too (-fsanitize=..., -flto, -pg need them there)
 build/gpuhost: $(MOD_OBJ) $(HOST_OBJ)
@@ -79,6 +79,10 @@ build/libgpuhost.a: $(PIC_OBJ)
 
 build/embed_example: scripts/embed/embed.c host/gpuhost.h build/libgpuhost.a
 	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(LDFLAGS) -I$(LUA_INC) -isystem $(CUDA_HOME)/include -Ihost \
+	  -o $@ $< build/libgpuhost.a $(LUA_A) -Wl,-E -lm -ldl -lpthread
+
+build/embed_check: scripts/embed/check.c host/gpuhost.h build/libgpuhost.a
+	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(LDFLAGS) -I$(LUA_INC) -Ihost \
 	  -o $@ $< build/libgpuhost.a $(LUA_A) -Wl,-E -lm -ldl -lpthread
 
 build/gpu.so: $(PIC_OBJ)

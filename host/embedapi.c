@@ -12,7 +12,7 @@ int gpuhost_open(lua_State *L) {
   return 1;
 }
 
-const char *gpuhost_backend(void) { return backend_get()->name; }
+const char *gpuhost_backend(void) { return backend_wanted() ? backend_get()->name : NULL; }
 
 int gpuhost_use_context(int device, void *cucontext) {
   const GpuBackend *be = backend_get();
@@ -70,6 +70,9 @@ void gpuhost_push_array(lua_State *L, gpuhost_deviceptr ptr, const char *dtype, 
   if (dt < 0) luaL_error(L, "gpuhost_push_array: unknown dtype '%s'", dtype ? dtype : "(null)");
   GpuLayout l = lent_layout(L, ndim, shape, strides);
   if (ptr == 0 && l.shape.size > 0) luaL_error(L, "gpuhost_push_array: a NULL pointer");
+  if (ptr % dtypes[dt].size)   /* a GPU's loads of it would fault */
+    luaL_error(L, "gpuhost_push_array: pointer %p is not aligned to a %s's %d bytes", (void *)ptr, dtype,
+               (int)dtypes[dt].size);
   GpuArray *a = array_lend(L, (CUdeviceptr)ptr, &l, (GpuDtype)dt);
   a->release = (void (*)(void *, CUdeviceptr))release;
   a->release_ud = ud;

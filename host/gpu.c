@@ -47,11 +47,25 @@ static int gpu_clock(lua_State *L) {
   return 1;
 }
 
+/* [-0, +0, v] lua/'s code calls the standard libraries: a state without them (a program
+ * that embeds gpuhost) hears so here, not from a line of gpu.lua */
+static void check_libs(lua_State *L) {
+  static const char *const libs[] = {"setmetatable", "string", "table", "math", "debug", "io", "os",
+                                     "coroutine", "utf8", NULL};
+  for (int i = 0; libs[i]; i++) {
+    if (lua_getglobal(L, libs[i]) != (i == 0 ? LUA_TFUNCTION : LUA_TTABLE))
+      luaL_error(L, "the gpu module needs Lua's standard libraries opened first (luaL_openlibs): "
+                 "'%s' is missing", libs[i]);
+    lua_pop(L, 1);
+  }
+}
+
 int luaopen_gpu(lua_State *L) {
   if (backend_wanted() == NULL)   /* a typo must not silently pick a backend */
     return luaL_error(L, "GPU_BACKEND is '%s': it must be 'cuda', 'cpu', or unset (the GPU "
                       "when there is one, else the CPU)", getenv("GPU_BACKEND"));
-  lua_newtable(L);
+  check_libs(L);
+  lua_createtable(L, 0, 512);   /* the module's 470 names, without rehashing as they come */
   int gpu = lua_gettop(L);
   errors_open(L);
   dtype_open(L);
@@ -80,14 +94,10 @@ int luaopen_gpu(lua_State *L) {
   jit_open(L);
   graph_open(L);
   comm_open(L);
-  lua_pushcfunction(L, gpu_clock);
-  lua_setfield(L, gpu, "clock");
-  lua_pushcfunction(L, gpu_rewrite);
-  lua_setfield(L, gpu, "rewrite");
-  lua_pushcfunction(L, gpu_embedded);
-  lua_setfield(L, gpu, "_embedded");
-  lua_pushcfunction(L, gpu_build);
-  lua_setfield(L, gpu, "_build");
+  lua_pushcfunction(L, gpu_clock), lua_setfield(L, gpu, "clock");
+  lua_pushcfunction(L, gpu_rewrite), lua_setfield(L, gpu, "rewrite");
+  lua_pushcfunction(L, gpu_embedded), lua_setfield(L, gpu, "_embedded");
+  lua_pushcfunction(L, gpu_build), lua_setfield(L, gpu, "_build");
   lua_pushinteger(L, GPU_MAXOPS), lua_setfield(L, gpu, "_MAXOPS");   /* gpu.elementwise's limit */
   /* metatables for lua/gpu.lua to finish (printing) */
   lua_createtable(L, 0, 4);

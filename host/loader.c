@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "lauxlib.h"
+#include "lualib.h"
 #include "rewrite.h"
 
 /* [-0, +0, m] Keeps the text of a chunk that has no file (the prompt, -e, stdin), for
@@ -146,16 +147,49 @@ static int l_searcher(lua_State *L) {
   return 2;
 }
 
+/* Lua's own loadfile, dofile and file searcher (package.searchers[2]), read from a state
+ * of their own: gpuhost takes the place of these and only these, so that what a program
+ * embedding gpuhost put instead, or took away (a sandbox), stays as it is */
+static void stock_loaders(lua_State *L, lua_CFunction stock[3]) {
+  lua_State *T = luaL_newstate();
+  if (T == NULL) luaL_error(L, "not enough memory");
+  luaL_requiref(T, "_G", luaopen_base, 0);
+  lua_getfield(T, -1, "loadfile");
+  lua_getfield(T, -2, "dofile");
+  luaL_requiref(T, LUA_LOADLIBNAME, luaopen_package, 0);
+  lua_getfield(T, -1, "searchers");
+  lua_rawgeti(T, -1, 2);
+  stock[0] = lua_tocfunction(T, 2), stock[1] = lua_tocfunction(T, 3), stock[2] = lua_tocfunction(T, -1);
+  lua_close(T);
+}
+
+static void take_global(lua_State *L, const char *name, lua_CFunction stock, lua_CFunction f) {
+  if (lua_getglobal(L, name) == LUA_TFUNCTION && lua_tocfunction(L, -1) == stock) {
+    lua_pushcfunction(L, f);
+    lua_setglobal(L, name);
+  }
+  lua_pop(L, 1);
+}
+
 void loader_open(lua_State *L) {
-  lua_pushcfunction(L, l_loadfile);
-  lua_setglobal(L, "loadfile");
-  lua_pushcfunction(L, l_dofile);
-  lua_setglobal(L, "dofile");
-  lua_getglobal(L, "package");
-  lua_getfield(L, -1, "searchers");
-  lua_pushvalue(L, -2);
-  lua_getfield(L, -1, "searchpath");
-  lua_pushcclosure(L, l_searcher, 2);
-  lua_rawseti(L, -2, 2);
-  lua_pop(L, 2);
+  lua_CFunction stock[3];
+  stock_loaders(L, stock);
+  take_global(L, "loadfile", stock[0], l_loadfile);
+  take_global(L, "dofile", stock[1], l_dofile);
+  if (lua_getglobal(L, "package") != LUA_TTABLE || lua_getfield(L, -1, "searchers") != LUA_TTABLE) {
+    lua_pop(L, 2);
+    return;
+  }
+  for (lua_Integer i = 1; lua_rawgeti(L, -1, i) != LUA_TNIL; i++) {
+    lua_CFunction f = lua_tocfunction(L, -1);
+    lua_pop(L, 1);
+    if (f != stock[2]) continue;
+    lua_pushvalue(L, -2);
+    lua_getfield(L, -1, "searchpath");
+    lua_pushcclosure(L, l_searcher, 2);
+    lua_rawseti(L, -2, i);
+    lua_pushnil(L);   /* as where the loop ends */
+    break;
+  }
+  lua_pop(L, 3);
 }

@@ -9,4 +9,14 @@ describe("a C program embedding gpuhost", function()
     assert.are.equal(0, status, out .. err)
     assert.are.equal("embed: ok (" .. gpu.backend() .. ")\n", out)
   end)
+
+  -- Before: the CPU backend took the program's SIGSEGV handler for good, gpuhost_open put
+  -- its searcher over the program's at package.searchers[2] and gave a sandbox its dofile
+  -- back, a state without the standard libraries failed at a line of gpu.lua, a misaligned
+  -- buffer was lent, and gpuhost_backend() chose a backend for GPU_BACKEND=bogus
+  it("keeps the program's fault handler, searcher and sandbox, and refuses clearly", function()
+    local out, status, err = S.run("env GPU_BACKEND=" .. gpu.backend() .. " build/embed_check")
+    assert.are.equal(0, status, out .. err)
+    assert.are.equal("embed_check: ok\n", out)
+  end)
 end)

@@ -66,9 +66,24 @@ static void report_fatal(int sig, const siginfo_t *info) {
   backtrace_symbols_fd(frames, backtrace(frames, 48), 2);
 }
 
+/* the handlers the program had before catch_faults: SIGSEGV, SIGBUS, SIGFPE, SIGILL */
+static const int fault_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL};
+static struct sigaction before[4];
+
 static void on_fault(int sig, siginfo_t *info, void *uc) {
   Worker *w = cpu_self;
   if (!w || !w->in_kernel) {
+    /* not a kernel's: the handler of a program that embeds gpuhost (a crash reporter, a
+     * sandbox) has it, as it had before the first launch */
+    const struct sigaction *old = &before[sig == SIGSEGV ? 0 : sig == SIGBUS ? 1 : sig == SIGFPE ? 2 : 3];
+    if ((old->sa_flags & SA_SIGINFO) && old->sa_sigaction) {
+      old->sa_sigaction(sig, info, uc);
+      return;
+    }
+    if (!(old->sa_flags & SA_SIGINFO) && old->sa_handler != SIG_DFL && old->sa_handler != SIG_IGN) {
+      old->sa_handler(sig);
+      return;
+    }
     report_fatal(sig, info);
     signal(sig, SIG_DFL);   /* returning re-runs the instruction, which now ends the process */
     return;
@@ -270,10 +285,7 @@ static void catch_faults(void) {
   sa.sa_sigaction = on_fault;
   sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
   sigemptyset(&sa.sa_mask);
-  sigaction(SIGSEGV, &sa, NULL);
-  sigaction(SIGBUS, &sa, NULL);
-  sigaction(SIGFPE, &sa, NULL);
-  sigaction(SIGILL, &sa, NULL);
+  for (int i = 0; i < 4; i++) sigaction(fault_signals[i], &sa, &before[i]);
 }
 
 /* Starts the pool and the fault handler once: GPUHOST_CPU_THREADS workers (at most 4 a
