@@ -167,9 +167,10 @@ static void outputs(lua_State *L, const Ufunc *u, Operand *ops, Operand *given, 
     }
     *o = given[j];
     o->loop = dt[j];
-    GpuShape r;
+    GpuShape r;   /* the first output may be larger than the result (broadcast into it); the
+                   * others have the first's shape (a larger one was written past its end) */
     if (shape_broadcast(s, &o->lay.shape, &r) != 0 || r.ndim != o->lay.shape.ndim ||
-        r.size != o->lay.shape.size) {
+        r.size != o->lay.shape.size || (j > 0 && (r.ndim != s->ndim || r.size != s->size))) {
       shape_format(&o->lay.shape, a, sizeof a);
       shape_format(s, b, sizeof b);
       luaL_error(L, "gpu.%s: out has shape %s but the result has shape %s", u->name, a, b);

@@ -323,6 +323,8 @@ end
 -- has bank conflicts). Full tiles take no bounds checks.
 local function tile_kernel(P)
   local i, o = P[1], P[2]
+  -- an operation that reads its output (y += x) starts from the output's element (r, c)
+  local load = o.load and " = out[(long long)r * t.out_s[1] + c]" or ""
   return ([==[
 extern "C" __global__ void ew_t(const %s *p0, %s *q0, ew::tile t) {
   __shared__ %s tile[64][65];
@@ -340,7 +342,7 @@ extern "C" __global__ void ew_t(const %s *p0, %s *q0, ew::tile t) {
 #pragma unroll
     for (int k = 0; k < 16; k++) {
       const int r = tx + 32 * (k & 1), c = ty + 8 * (k >> 1);
-      %s o;
+      %s o%s;
       ew_body(v[k], o, first + (long long)r * t.cols + c, n);
       tile[c][r] = o;
     }
@@ -355,7 +357,7 @@ extern "C" __global__ void ew_t(const %s *p0, %s *q0, ew::tile t) {
   for (int k = 0; k < 16; k++) {
     const int r = tx + 32 * (k & 1), c = ty + 8 * (k >> 1);
     if (r0 + r < t.rows && c0 + c < t.cols) {
-      %s o;
+      %s o%s;
       ew_body(in[r + (long long)c * t.in_s[2]], o, first + (long long)r * t.cols + c, n);
       tile[c][r] = o;
     }
@@ -366,7 +368,7 @@ extern "C" __global__ void ew_t(const %s *p0, %s *q0, ew::tile t) {
     if (r0 + r < t.rows && c0 + c < t.cols) out[(long long)r * t.out_s[1] + c] = tile[c][r];
   }
 }
-]==]):format(i.type, o.type, o.type, i.type, o.type, i.type, o.type, o.type)
+]==]):format(i.type, o.type, o.type, i.type, o.type, i.type, o.type, load, o.type, load)
 end
 
 -- d: {ops = {{dtype =, scalar =}, ...} (inputs, then outputs), nin =, names = {...} (the

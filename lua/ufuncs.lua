@@ -51,8 +51,19 @@ local function on_behalf(api, ok, ...)
 end
 
 -- gpu.divmod(a, b [, {out = {q, r}, stream =}]): floor_divide and remainder, as NumPy's
+-- x, or a copy of it where an array of out may share its memory: the two results are two
+-- kernels, and the first's writing must not change what the second reads (NumPy's result)
+local function apart(x, o1, o2)
+  if not is_array(x) then return x end
+  for _, o in ipairs({o1 and o1.out or false, o2 and o2.out or false}) do
+    if is_array(o) and gpu.may_share_memory(x, o) then return x:copy() end
+  end
+  return x
+end
+
 function gpu.divmod(a, b, opts)
   local o1, o2 = two_options(opts, "divmod")
+  a, b = apart(a, o1, o2), apart(b, o1, o2)
   local q = call(gpu.floor_divide, o1, a, b)
   return q, on_behalf("divmod", pcall(call, gpu.remainder, o2, a, b))
 end
@@ -61,6 +72,7 @@ end
 -- floats (integers as sqrt's rule); the integral part is trunc's, into a float array
 function gpu.modf(x, opts)
   local o1, o2 = two_options(opts, "modf")
+  x = apart(x, o1, o2)
   local frac = call(gpu._modf, o1, x)
   o2 = o2 or {}
   local int = o2.out or gpu.empty(frac.shape, frac.dtype)
@@ -71,6 +83,7 @@ end
 -- x = m * 2^e; the exponent kernel gives them as floats, made int32 here
 function gpu.frexp(x, opts)
   local o1, o2 = two_options(opts, "frexp")
+  x = apart(x, o1, o2)
   local m = call(gpu._frexp, o1, x)
   local e = call(gpu._frexp_exponent, o2 and {stream = o2.stream}, x)
   if o2 and o2.out then

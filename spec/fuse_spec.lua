@@ -260,4 +260,35 @@ describe("gpu.elementwise", function()
     assert.matches(("gpu.reduction 'badred' (spec/fuse_spec.lua:%d): reduce_expr"):format(at),
                    S.errof(red, gpu.zeros(1)), 1, true)
   end)
+
+  -- Before: a second output larger than the first was accepted and written over the first's
+  -- shape with its own strides (past its end on the strided path), and an operation that
+  -- reads its output (y += x) on the transposing tile path started from garbage
+  it("refuse outputs of other shapes, and read outputs on every path", function()
+    local k = gpu.elementwise("T x", "T a, T b", "a = x; b = x", "two")
+    local x = gpu.arange(0, 1000, 1, "float32")[{{-1, 1, -1}}]
+    for _, outs in ipairs({{gpu.zeros(3), gpu.zeros({2, 3})}, {gpu.zeros({2, 3}), gpu.zeros({3, 2})},
+                           {gpu.zeros({1, 3}), gpu.zeros(3)}}) do
+      assert.matches("gpu.two: out has shape", S.errof(k, gpu.array({1, 2, 3}), outs[1], outs[2]), 1, true)
+    end
+    assert.matches("out has shape {2, 1000} but the result has shape {1000}",
+                   S.errof(k, x, gpu.zeros(1000), gpu.zeros({2, 1000})), 1, true)
+    local two = gpu.fuse(function(v) return v + 1, v * 2 end)
+    assert.matches("out has shape {2, 1000}", S.errof(two, x, {out = {gpu.zeros(1000), gpu.zeros({2, 1000})}}), 1, true)
+    local a, b = k(gpu.array({1, 2, 3}), gpu.zeros({2, 3}), gpu.zeros({2, 3}))
+    assert.are.same({{1, 2, 3}, {1, 2, 3}}, b:totable())
+
+    local acc = gpu.elementwise("T x", "T y", "y += x", "acc")
+    local keep = gpu.elementwise("T x", "T y", "if (x > 100000) y = x", "keep")
+    for _, n in ipairs({{64, 64}, {70, 130}}) do
+      local t = gpu.arange(0, n[1] * n[2], 1, "float64"):reshape(n[1], n[2]).T
+      local y = gpu.ones({n[2], n[1]}, "float64")
+      acc(t, y)
+      assert.are.same((t + 1):totable(), y:totable())
+      local z = gpu.full({n[2], n[1]}, 7, "float64")
+      keep(t, z)
+      assert.are.same({7, 7}, {z:min(), z:max()})
+    end
+  end)
 end)
+

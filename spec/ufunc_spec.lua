@@ -539,4 +539,22 @@ describe("NumPy's other names of functions", function()
     assert.are.same({1.24, -0.5}, gpu.round_(gpu.array({1.2351, -0.5}, "float64"), 2):totable())
     assert.are.same({{1, 2}, {3, 4}}, gpu.row_stack({gpu.array({1, 2}, "int32"), gpu.array({3, 4}, "int32")}):totable())
   end)
+
+  -- Before: the second result read the input after the first had been written into it:
+  -- divmod's remainders [2, 0, 2], modf's integral parts [0, -0], frexp's exponents [0, 0]
+  it("give NumPy's two results when out's first or second array is an input", function()
+    local x, r = gpu.array({7, -7, 8}, "int32"), gpu.zeros(3, "int32")
+    gpu.divmod(x, 3, {out = {x, r}})
+    assert.are.same({{2, -3, 2}, {1, 2, 2}}, {x:totable(), r:totable()})
+    local w, q = gpu.array({7, -7, 8}, "int32"), gpu.zeros(3, "int32")
+    gpu.divmod(w, 3, {out = {q, w}})
+    assert.are.same({{2, -3, 2}, {1, 2, 2}}, {q:totable(), w:totable()})
+    local y, i = gpu.array({1.5, -2.25}, "float64"), gpu.zeros(2, "float64")
+    gpu.modf(y, {out = {y, i}})
+    assert.are.same({{0.5, -0.25}, {1, -2}}, {y:totable(), i:totable()})
+    local z, e = gpu.array({8, 3}, "float64"), gpu.zeros(2, "int32")
+    gpu.frexp(z, {out = {z, e}})
+    assert.are.same({{0.5, 0.75}, {4, 2}}, {z:totable(), e:totable()})
+  end)
 end)
+
