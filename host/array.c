@@ -242,6 +242,7 @@ static int array_free(lua_State *L) {
 /* gpu.empty(shape [, dtype]) */
 static int gpu_empty(lua_State *L) {
   GpuShape s;
+  errors_args(L, 2, "gpu.empty");
   shape_check(L, 1, &s);
   array_new(L, &s, dtype_check(L, 2, DT_FLOAT32));
   return 1;
@@ -250,6 +251,7 @@ static int gpu_empty(lua_State *L) {
 /* gpu.zeros(shape [, dtype]) */
 static int gpu_zeros(lua_State *L) {
   GpuShape s;
+  errors_args(L, 2, "gpu.zeros");
   shape_check(L, 1, &s);
   GpuArray *a = array_new(L, &s, dtype_check(L, 2, DT_FLOAT32));
   if (a->nbytes) GPU_CHECK(L, backend_get()->memset0(a->ptr, a->nbytes));

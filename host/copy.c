@@ -311,6 +311,7 @@ static CUstream options_stream(lua_State *L, int idx, const char *name) {
 /* gpu.array(src [, dtype]): a new device array holding src, a (nested) Lua table, a host
  * array or a device array, converted to dtype when one is given */
 static int gpu_array(lua_State *L) {
+  errors_args(L, 2, "gpu.array");
   if (lua_istable(L, 1)) {
     GpuDtype dt = table_dtype(L, 1, 2);
     GpuShape s;
@@ -370,6 +371,7 @@ static int array_totable(lua_State *L) {
 /* a:copy(): a new C-ordered array (of the same kind) with the same contents */
 static int copy_copy(lua_State *L) {
   is_device(L, 1, "copy");
+  errors_args(L, 1, "a:copy");
   new_like(L, 1, -1);
   transfer(L, -1, 1, NULL);
   return 1;
@@ -379,6 +381,7 @@ static int copy_copy(lua_State *L) {
  * truncates and saturates; NaN gives 0) */
 static int copy_astype(lua_State *L) {
   int dev = is_device(L, 1, "astype");
+  errors_args(L, 2, "a:astype");
   int dt = lua_isnoneornil(L, 2) ? luaL_argerror(L, 2, "dtype expected") : (int)dtype_check(L, 2, DT_FLOAT32);
   if (dev && (int)array_check(L, 1)->dtype != dt) array_here(L, array_check(L, 1), "a:", "astype");   /* a kernel's */
   new_like(L, 1, dt);
@@ -430,6 +433,7 @@ static int copy_into(lua_State *L) {
 static int gpu_copy(lua_State *L) {
   is_device(L, 1, "gpu.copy");
   is_device(L, 2, "gpu.copy");
+  errors_args(L, 3, "gpu.copy");
   lua_settop(L, 3);
   CUstream s = options_stream(L, 3, "copy");
   if (s) { lua_getfield(L, 3, "stream"); s = stream_check(L, 4); }   /* the one kept (a second read) */

@@ -93,9 +93,22 @@ int errors_freed(lua_State *L, const char *what) {
 }
 
 int errors_shared(lua_State *L, const char *what) {
-  return luaL_error(L, "%s%scannot write into an expanded view (a stride of 0) or a view of one: "
-                    "its elements share memory; write into a:contiguous()", what ? what : "",
+  return luaL_error(L, "%s%scannot write into an expanded view (a stride of 0) or a view of one "
+                    "(gpu.broadcast_to's are): its elements may share memory; write into "
+                    "a:contiguous()", what ? what : "",
                     what ? ": " : "");
+}
+
+void errors_args(lua_State *L, int last, const char *name) {
+  int top = lua_gettop(L), method = name[0] == 'a' && name[1] == ':';
+  for (int k = last + 1; k <= top; k++) {
+    if (lua_isnil(L, k)) continue;
+    int n = last - method;
+    const char *t = lua_istable(L, k) && !lua_getmetatable(L, k) ? "table"
+                  : luaL_getmetafield(L, k, "__name") == LUA_TSTRING ? lua_tostring(L, -1) : luaL_typename(L, k);
+    luaL_error(L, "%s takes %d argument%s, got a %s as argument %d (%s)", name, n, n == 1 ? "" : "s", t,
+               k - method, strcmp(t, "table") ? "not one it takes" : "it takes no options");
+  }
 }
 
 const char *errors_value(lua_State *L, int idx) {

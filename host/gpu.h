@@ -129,11 +129,11 @@ void shape_format(const GpuShape *s, char *buf, size_t n);  /* "{2, 3}" */
 int errors_raise(lua_State *L, GpuResult r, const char *detail);
 #define GPU_CHECK(L, expr) do { GpuResult r_ = (expr); \
     if (r_.code != 0) errors_raise(L, r_, NULL); } while (0)
-/* [-0, +0, v] "attempt to use a freed array", with what (or nothing) in parentheses. */
-int errors_freed(lua_State *L, const char *what);
-/* [-0, +0, v] "what: cannot write into an expanded view ...": a write into an array whose
- * elements share memory (array_shares). what may be NULL. */
-int errors_shared(lua_State *L, const char *what);
+/* [-0, +0, v] "attempt to use a freed array" (what, or nothing, in parentheses); "what: cannot
+ * write into an expanded view ...", into an array_shares() array (what may be NULL); an
+ * argument past last not nil, "NAME takes N arguments, got ..." (NAME "a:m" counts after a) */
+int errors_freed(lua_State *L, const char *what), errors_shared(lua_State *L, const char *what);
+void errors_args(lua_State *L, int last, const char *name);
 /* [-0, +1, m] The value at idx as messages show it: luaL_tolstring's text, but a NaN as
  * "nan", as printing shows it (0/0 has the sign bit, which luaL_tolstring shows as "-nan"). */
 const char *errors_value(lua_State *L, int idx);

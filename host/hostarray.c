@@ -313,6 +313,7 @@ static int host_empty(lua_State *L) {
 
 static int host_zeros(lua_State *L) {
   GpuShape s;
+  errors_args(L, 2, "gpu.host.zeros");
   shape_check(L, 1, &s);
   HostArray *h = hostarray_new(L, &s, dtype_check(L, 2, DT_FLOAT32));
   if (h->nbytes) memset(h->data, 0, h->nbytes);
@@ -321,6 +322,7 @@ static int host_zeros(lua_State *L) {
 
 /* gpu.host.array(table [, dtype]) */
 static int host_array(lua_State *L) {
+  errors_args(L, 2, "gpu.host.array");
   if (luaL_testudata(L, 1, GPU_ARRAY_T))
     return luaL_argerror(L, 1, "expected host data, got a device array; copy it to the "
                          "host with a:tohost()");

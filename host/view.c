@@ -169,6 +169,7 @@ int view_assign(lua_State *L) {
 /* a:narrow(dim, first, len): len elements of dim from first on */
 static int view_narrow(lua_State *L) {
   Arr a = arr_check(L, 1);
+  errors_args(L, 4, "a:narrow");
   int d = dim_arg(L, 2, a.l.shape.ndim);
   int64_t n = a.l.shape.dim[d], first = integer_at(L, 3, "first"), len = integer_at(L, 4, "length");
   int64_t f = first < 0 ? first + n + 1 : first;
@@ -184,6 +185,7 @@ static int view_narrow(lua_State *L) {
 /* a:select(dim, i): element i of dim, that dimension dropped */
 static int view_select(lua_State *L) {
   Arr a = arr_check(L, 1);
+  errors_args(L, 3, "a:select");
   int d = dim_arg(L, 2, a.l.shape.ndim);
   GpuLayout l = a.l;
   layout_select(&l, d, position(L, integer_at(L, 3, "index"), l.shape.dim[d], d + 1));
@@ -193,8 +195,9 @@ static int view_select(lua_State *L) {
 
 /* A shape given as a table at first or as numbers from first on; -1 entries are left as
  * -1 (reshape infers one, expand keeps the size). */
-static void shape_args(lua_State *L, int first, GpuShape *s) {
+static void shape_args(lua_State *L, int first, GpuShape *s, const char *name) {
   int table = lua_istable(L, first);
+  if (table) errors_args(L, first, name);
   int n = table ? (int)luaL_len(L, first) : lua_gettop(L) - first + 1;
   if (n > GPU_MAXDIM) luaL_error(L, "shape must have 0 to %d dimensions, got %d", GPU_MAXDIM, n);
   memset(s, 0, sizeof *s);
@@ -219,7 +222,7 @@ static void shape_args(lua_State *L, int first, GpuShape *s) {
 static int view_reshape(lua_State *L) {
   Arr a = arr_check(L, 1);
   GpuShape to;
-  shape_args(L, 2, &to);
+  shape_args(L, 2, &to, "a:reshape");
   int infer = -1;
   int64_t known = 1;
   for (int i = 0; i < to.ndim; i++) {
@@ -251,6 +254,7 @@ static int view_reshape(lua_State *L) {
 /* a:flatten(): one dimension; a view when the strides allow, else a copy */
 static int view_flatten(lua_State *L) {
   Arr a = arr_check(L, 1);
+  errors_args(L, 1, "a:flatten");
   lua_settop(L, 1);
   lua_pushinteger(L, a.l.shape.size);
   return view_reshape(L);
@@ -270,6 +274,7 @@ void view_transposed(lua_State *L, int idx) {
 static int view_transpose(lua_State *L) {
   Arr a = arr_check(L, 1);
   int n = a.l.shape.ndim, perm[GPU_MAXDIM], seen[GPU_MAXDIM] = {0};
+  errors_args(L, lua_isnoneornil(L, 2) ? 1 : lua_istable(L, 2) ? 2 : 3, "a:transpose");
   if (lua_isnoneornil(L, 2)) { view_transposed(L, 1); return 1; }
   for (int k = 0; k < n; k++) perm[k] = k;
   if (lua_istable(L, 2)) {
@@ -296,6 +301,7 @@ static int view_transpose(lua_State *L) {
 /* a:squeeze([dim]): without the dimensions of size 1 (or only dim, which must be 1) */
 static int view_squeeze(lua_State *L) {
   Arr a = arr_check(L, 1);
+  errors_args(L, 2, "a:squeeze");
   GpuLayout l = a.l;
   if (lua_istable(L, 2)) {   /* a:squeeze({1, 3}): each named once, the last first */
     int n = l.shape.ndim, pick[GPU_MAXDIM] = {0};
@@ -329,6 +335,7 @@ static int view_squeeze(lua_State *L) {
 /* a:unsqueeze(dim): a new dimension of size 1 at dim (1 to ndim + 1) */
 static int view_unsqueeze(lua_State *L) {
   Arr a = arr_check(L, 1);
+  errors_args(L, 2, "a:unsqueeze");
   if (a.l.shape.ndim == GPU_MAXDIM)
     return luaL_error(L, "unsqueeze: an array has at most %d dimensions", GPU_MAXDIM);
   GpuLayout l = a.l;
@@ -342,7 +349,7 @@ static int view_unsqueeze(lua_State *L) {
 static int view_expand(lua_State *L) {
   Arr a = arr_check(L, 1);
   GpuShape to;
-  shape_args(L, 2, &to);
+  shape_args(L, 2, &to, "a:expand");
   int lead = to.ndim - a.l.shape.ndim, ok = lead >= 0;
   to.size = 1;
   for (int k = 0; ok && k < to.ndim; k++) {
@@ -355,7 +362,7 @@ static int view_expand(lua_State *L) {
   if (!ok) {
     char from[160], want[160];
     shape_format(&a.l.shape, from, sizeof from);
-    shape_args(L, 2, &to);
+    shape_args(L, 2, &to, "a:expand");
     shape_format(&to, want, sizeof want);
     return luaL_error(L, "cannot expand shape %s to %s", from, want);
   }
@@ -375,6 +382,7 @@ static int view_is_contiguous(lua_State *L) {
  * of an expanded view, which is not written (the error says to write into a:contiguous()) */
 static int view_contiguous(lua_State *L) {
   Arr a = arr_check(L, 1);
+  errors_args(L, 1, "a:contiguous");
   if (a.d ? a.d->shares : a.h->shares) copy_packed(L, 1);
   else copy_contiguous(L, 1);
   return 1;
@@ -404,6 +412,16 @@ static int view_item(lua_State *L) {
   return 1;
 }
 
+/* gpu._readonly(a): a view of a that is not written into, as an expanded view is not
+ * (gpu.broadcast_to's, which NumPy makes read-only whether or not a size was repeated) */
+static int view_readonly(lua_State *L) {
+  Arr a = arr_check(L, 1);
+  push_view(L, 1, &a, &a.l);
+  if (a.d) ((GpuArray *)lua_touserdata(L, -1))->shares = 1;
+  else ((HostArray *)lua_touserdata(L, -1))->shares = 1;
+  return 1;
+}
+
 static const luaL_Reg view_methods[] = {
   {"narrow", view_narrow},
   {"select", view_select},
@@ -419,8 +437,11 @@ static const luaL_Reg view_methods[] = {
   {NULL, NULL}
 };
 
-/* Adds the view methods to the methods of both kinds of array. */
+/* Adds the view methods to the methods of both kinds of array, and gpu._readonly to the
+ * gpu table on top. */
 void view_open(lua_State *L) {
+  lua_pushcfunction(L, view_readonly);
+  lua_setfield(L, -2, "_readonly");
   const char *types[] = {GPU_ARRAY_T, GPU_HOSTARRAY_T};
   for (int i = 0; i < 2; i++) {
     luaL_getmetatable(L, types[i]);

@@ -467,7 +467,7 @@ function gpu.meshgrid(...)
     local at = xy and i <= 2 and 3 - i or i
     local view = {}
     for d = 1, #xs do view[d] = d == at and x.size or 1 end
-    out[i] = x:reshape(view):expand(shape):contiguous()
+    out[i] = x:reshape(view):expand(shape):copy()   -- new arrays, as NumPy's (not x itself)
   end
   return table.unpack(out, 1, #xs)
 end
@@ -497,11 +497,14 @@ function gpu.tile(a, reps)
     total = gpu._arg.times(total, gpu._arg.times(shape[d], rs[d], "tile", "repetitions", 3), "tile", "repetitions", 3)
   end
   gpu._arg.elements(total, "tile", 3)
+  local copied = false   -- a new array, as NumPy's, also where nothing repeats
   for d = 1, nd do
     local r = rs[d]
-    if r ~= 1 then out = gpu.take(out, gpu.arange(shape[d] * r, "int64") % math.max(shape[d], 1) + 1, d) end
+    if r ~= 1 then
+      out, copied = gpu.take(out, gpu.arange(shape[d] * r, "int64") % math.max(shape[d], 1) + 1, d), true
+    end
   end
-  return out == a and a:copy() or out
+  return copied and out or out:copy()
 end
 
 local function real_array(a, api, what)

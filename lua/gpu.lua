@@ -1097,6 +1097,12 @@ function gpu.arange(start, stop, step, dtype)
   local n = math.max(0, math.ceil(q))
   if q == 0 and stop ~= start and 1 / q > 0 then n = 1 end   -- NumPy's: an infinite step toward stop gives start
   if n == 1 then step = 0 end   -- (the kernel's start + 0 * inf would be NaN)
+  if n > 1 and dtype ~= "bool" then   -- NumPy's step: the
+    local function trunc(v) return v < 0 and math.ceil(v) or math.floor(v) end   -- first two
+    local second = start + step                                            -- values' difference
+    if not dtype:match("^float") and not dtype:match("^complex") then start, second = trunc(start), trunc(second) end
+    step = second - start
+  end
   if n > 0 then check_arange(start, start + (n - 1) * step, dtype) end
   local a = as("arange", 3, {}, gpu.empty, n, dtype)
   if n > 0 then
@@ -1224,9 +1230,9 @@ function gpu.with_device(id, f, ...)
 end
 
 -- errors at the caller's line, also those of the calls these make
-for _, name in ipairs({"kernel", "module", "jit", "vectorize", "full", "ones", "zeros_like", "empty_like", "ones_like",
-                       "full_like", "arange"}) do
-  gpu[name] = gpu._api(gpu[name])
+for _, name in ipairs({"kernel", "module", "jit", "vectorize"}) do gpu[name] = gpu._api(gpu[name]) end
+for _, name in ipairs({"full", "ones", "zeros_like", "empty_like", "ones_like", "full_like", "arange"}) do
+  gpu[name] = strict(name, gpu._api(gpu[name]))   -- NumPy's shape =, order = refused, not dropped
 end
 for _, name in ipairs({"seed", "random", "uniform", "normal"}) do random[name] = gpu._api(random[name]) end
 

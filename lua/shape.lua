@@ -103,15 +103,15 @@ local function broadcast_shape(shapes, api)
   for _, s in ipairs(shapes) do nd = math.max(nd, #s) end
   local out = {}
   for k = 1, nd do
-    local size = 1
+    local size, from = 1, nil   -- from: the first array of a size other than 1 here
     for i, s in ipairs(shapes) do
       local n = s[#s - nd + k] or 1
       if n ~= 1 then
         if size ~= 1 and n ~= size then
-          error(("gpu.%s: shapes %s and %s do not broadcast (array %d)"):format(
-            api, shape_text(shapes[1]), shape_text(s), i), 3)
+          error(("gpu.%s: shapes %s and %s do not broadcast (arrays %d and %d)"):format(
+            api, shape_text(shapes[from]), shape_text(s), from, i), 3)
         end
-        size = n
+        size, from = n, from or i
       end
     end
     out[k] = size
@@ -132,10 +132,11 @@ function gpu.broadcast_to(a, shape)
   if not fits then
     error(("gpu.broadcast_to: shape %s cannot be broadcast to %s"):format(shape_text(as), shape_text(s)), 2)
   end
-  return a:expand(s)
+  return gpu._readonly(a:expand(s))
 end
 
--- gpu.broadcast_arrays(a1, ..., an): the arrays as views of their broadcast shape
+-- gpu.broadcast_arrays(a1, ..., an): the arrays as views of their broadcast shape, which
+-- are not written into (as broadcast_to's; NumPy's warn that they will not be)
 function gpu.broadcast_arrays(...)
   local list, shapes = table.pack(...), {}
   for i = 1, list.n do
@@ -143,7 +144,7 @@ function gpu.broadcast_arrays(...)
     shapes[i] = list[i].shape
   end
   local shape, out = broadcast_shape(shapes, "broadcast_arrays"), {}
-  for i = 1, list.n do out[i] = list[i]:expand(shape) end
+  for i = 1, list.n do out[i] = gpu._readonly(list[i]:expand(shape)) end
   return table.unpack(out, 1, list.n)
 end
 

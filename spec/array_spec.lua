@@ -21,6 +21,13 @@ describe("device arrays", function()
     assert.are.same({2, 4, 6}, gpu.arange(2, 8, 2, "int32"):totable())
     assert.are.same({1, 0.5, 0}, gpu.arange(1, -0.25, -0.5):totable())
     assert.are.equal(0, #gpu.arange(3, 1))
+    -- NumPy's step, the difference of the first two values (of the two truncated for an
+    -- integer dtype); before: start + i * step, [7, 8, 10], [0, 2, 3] and 1.2
+    assert.are.same({7, 8, 9}, gpu.arange(7.3, 10.3, 1.5, "int32"):totable())
+    assert.are.same({0, 2, 4}, gpu.arange(0.5, 5, 1.5, "int64"):totable())
+    assert.are.same({0, 0, 0, 0}, gpu.arange(0, 1, 0.3, "int32"):totable())
+    assert.are.same({-2, 0, 2, 4}, gpu.arange(-2.5, 3, 1.7, "int32"):totable())
+    assert.are.equal(1.2000000000000002, gpu.arange(1, 1.48, 0.1, "float64"):item(3))
   end)
 
   it("are filled to the last element at any size", function()

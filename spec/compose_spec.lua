@@ -261,6 +261,15 @@ describe("gpu.nonzero, diff, tril, triu, diagonal, a:trace, meshgrid, repeat_int
     local t = gpu.tile(a, 1)
     assert.is_true(t ~= a)   -- a copy, as NumPy's
     assert.are.same(a:totable(), t:totable())
+    -- before: a view of a where nothing repeats (tile by 1s, meshgrid of one array or of
+    -- others of size 1), so that writing the result wrote a
+    assert.is_false(gpu.shares_memory(a, t))
+    local m = gpu.arange(3, "float32")
+    gpu.meshgrid(m):fill(9)
+    local mx = gpu.meshgrid(m, gpu.zeros(1))
+    mx[{1, 1}] = 42
+    gpu.tile(m:reshape(1, 3), {1, 1}):fill(5)
+    assert.are.same({0, 1, 2}, m:totable())
   end)
 
   it("refuse what NumPy refuses, naming it", function()

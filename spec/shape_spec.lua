@@ -121,8 +121,18 @@ describe("gpu.broadcast_to, broadcast_arrays and atleast_nd", function()
     assert.are.equal("int8", z.dtype)
     local e1, e2 = gpu.broadcast_arrays(gpu.empty({0, 1}), gpu.empty({4}))
     assert.are.same({{0, 4}, {0, 4}}, {e1.shape, e2.shape})
-    assert.matches("gpu.broadcast_arrays: shapes {3} and {2} do not broadcast (array 2)",
+    assert.matches("gpu.broadcast_arrays: shapes {3} and {2} do not broadcast (arrays 1 and 2)",
                    err(gpu.broadcast_arrays, gpu.arange(3), gpu.arange(2)), 1, true)
+    -- before: "shapes {1} and {4} ... (array 3)", the first shape whatever it was
+    assert.matches("gpu.broadcast_arrays: shapes {3} and {4} do not broadcast (arrays 2 and 3)",
+                   err(gpu.broadcast_arrays, gpu.zeros(1), gpu.zeros(3), gpu.zeros(4)), 1, true)
+    -- before: views that repeat nothing were written into, and a with them; NumPy's are read-only
+    local a = gpu.arange(3, "float32")
+    for _, v in ipairs({gpu.broadcast_to(a, {3}), gpu.broadcast_to(a, {1, 3}), (gpu.broadcast_arrays(a, gpu.zeros({3})))}) do
+      assert.matches("cannot write into an expanded view", S.errof(v.fill, v, 7), 1, true)
+      assert.matches("cannot write into an expanded view", S.errof(function() v[v:eq(1)] = 5 end), 1, true)
+    end
+    assert.are.same({0, 1, 2}, a:totable())
 
     local s = gpu.full({}, 1)
     assert.are.same({1}, gpu.atleast_1d(s).shape)

@@ -367,6 +367,36 @@ describe("views", function()
     assert.equal("gpu.array(float32, {1099511627776, 0})\n[]", tostring(gpu.zeros(0):reshape(2^40, -1)))
     assert.equal("gpu.hostarray(int32, {3, 0, 2})\n[]", tostring(gpu.host.zeros({3, 0, 2}, "int32")))
   end)
+
+  -- Before: each of these dropped its last argument and gave C order, the old shape, an
+  -- unchecked cast or a swap of two dims without a word
+  it("refuse arguments and options they do not take (NumPy's order, shape, casting)", function()
+    local r = gpu.arange(6, "int32"):reshape(2, 3)
+    for _, c in ipairs({
+      {"a:reshape takes 1 argument, got a string as argument 2", function() return r:reshape({3, 2}, "F") end},
+      {"a:reshape takes 1 argument, got a table as argument 2 (it takes no options)", function() return r:reshape({3, 2}, {order = "F"}) end},
+      {"a:flatten takes 0 arguments, got a string as argument 1", function() return r:flatten("F") end},
+      {"a:copy takes 0 arguments, got a string as argument 1", function() return r:copy("F") end},
+      {"a:contiguous takes 0 arguments", function() return r:contiguous("F") end},
+      {"a:astype takes 1 argument, got a table as argument 2", function() return r:astype("int8", {casting = "safe"}) end},
+      {"a:transpose takes 2 arguments, got a number as argument 3", function() return gpu.zeros({2, 3, 4}):transpose(1, 3, 2) end},
+      {"a:transpose takes 1 argument, got a string as argument 2", function() return r:transpose({2, 1}, "x") end},
+      {"a:squeeze takes 1 argument, got a string as argument 2", function() return r:squeeze(nil, "x") end},
+      {"a:expand takes 1 argument, got a string as argument 2", function() return r:expand({2, 3}, "x") end},
+      {"gpu.zeros takes 2 arguments, got a table as argument 3", function() return gpu.zeros({2, 3}, "int32", {order = "F"}) end},
+      {"gpu.empty takes 2 arguments, got a string as argument 3", function() return gpu.empty({2}, "int32", "F") end},
+      {"gpu.array takes 2 arguments, got a table as argument 3", function() return gpu.array({1, 2}, "int32", {copy = false}) end},
+      {"gpu.host.zeros takes 2 arguments, got a number as argument 3", function() return gpu.host.zeros(3, "int32", 5) end},
+      {"gpu.zeros_like takes 2 arguments, got a table as argument 3", function() return gpu.zeros_like(r, "int32", {2, 2}) end},
+      {"gpu.full_like takes 3 arguments, got a table as argument 4", function() return gpu.full_like(r, 3, "int32", {4}) end},
+      {"gpu.full takes 3 arguments, got a string as argument 4", function() return gpu.full({2}, 1, "int32", "F") end},
+      {"gpu.arange takes 4 arguments, got a string as argument 5", function() return gpu.arange(0, 5, 1, "float64", "x") end},
+    }) do
+      assert.matches(c[1], S.errof(c[2]), 1, true)
+    end
+    assert.are.same({3, 2}, r:transpose(nil).shape)
+    assert.are.same({3, 2}, r:transpose(1, 2, nil).shape)
+  end)
 end)
 
 describe("kernels receive views", function()
