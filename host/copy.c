@@ -265,6 +265,10 @@ static void transfer_on(lua_State *L, int dst, int src, CUstream stream, int sid
     return;
   }
   if (d.dev) {                       /* to the device: upload packed, then convert there */
+    if (!s.dev && graph_capturing)     /* the upload would happen now, the conversion at replays */
+      graph_refuse(L, "a copy from the host into a device array of another dtype or layout (%s into %s) "
+                   "cannot be recorded: copies from the host happen at once; make the host array "
+                   "match first (h:astype)", dtypes[s.dt].name, dtypes[d.dt].name);
     if (!s.dev) { upload(L, src, NULL); src = lua_gettop(L); }
     as_shape(L, src, &d.l.shape);
     ops_copy(L, dst, -1, stream);
@@ -370,7 +374,7 @@ static int array_totable(lua_State *L) {
 
 /* a:copy(): a new C-ordered array (of the same kind) with the same contents */
 static int copy_copy(lua_State *L) {
-  is_device(L, 1, "copy");
+  is_device(L, 1, "copy");   /* made on the current device, as CuPy's a.copy() */
   errors_args(L, 1, "a:copy");
   new_like(L, 1, -1);
   transfer(L, -1, 1, NULL);

@@ -36,12 +36,10 @@ void graph_refusal(const char *message) {
 int graph_refuse(lua_State *L, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  luaL_where(L, 1);
-  lua_pushvfstring(L, fmt, ap);
+  const char *why = lua_pushvfstring(L, fmt, ap);   /* (kept on the stack while raising) */
   va_end(ap);
-  lua_concat(L, 2);
-  graph_refusal(lua_tostring(L, -1));
-  return lua_error(L);
+  /* the error object every refusal raises (GPUHOST_NOT_CAPTURABLE), at the script's line */
+  return errors_raise(L, (GpuResult){GPU_ERR_NOT_CAPTURABLE, GPU_SRC_HOST, "gpu.graph", why, NULL}, NULL);
 }
 
 /* Whether the array at idx is one the capture under way keeps, and no graph else */

@@ -33,6 +33,11 @@ __global__ void arange(T *a, long long n, double start, double step) {
     a[i] = (T)(start + (double)i * step);
 }
 
+// [lo, hi) as promised: lo + (hi - lo) * u for u just below 1 rounds to hi itself (about
+// once in 2^18 draws of float32 uniform(100, 101)); the value next to hi toward lo instead
+__device__ inline float open_above(float v, float lo, float hi) { return v == hi && lo != hi ? nextafterf(hi, lo) : v; }
+__device__ inline double open_above(double v, double lo, double hi) { return v == hi && lo != hi ? nextafter(hi, lo) : v; }
+
 // float32: 4 elements a group; float64: 2
 __global__ void uniform_float32(float *a, long long n, unsigned long long seed,
                                 unsigned long long call, float lo, float hi) {
@@ -40,8 +45,10 @@ __global__ void uniform_float32(float *a, long long n, unsigned long long seed,
   for (long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x; g < groups;
        g += (long long)gridDim.x * blockDim.x) {
     philox_out r = philox4x32_10((unsigned long long)g, call, seed);
-    float4 f = make_float4(lo + (hi - lo) * unit_float(r.v[0]), lo + (hi - lo) * unit_float(r.v[1]),
-                           lo + (hi - lo) * unit_float(r.v[2]), lo + (hi - lo) * unit_float(r.v[3]));
+    float4 f = make_float4(open_above(lo + (hi - lo) * unit_float(r.v[0]), lo, hi),
+                           open_above(lo + (hi - lo) * unit_float(r.v[1]), lo, hi),
+                           open_above(lo + (hi - lo) * unit_float(r.v[2]), lo, hi),
+                           open_above(lo + (hi - lo) * unit_float(r.v[3]), lo, hi));
     if (4 * g + 3 < n) reinterpret_cast<float4 *>(a)[g] = f;
     else for (int j = 0; j < 4 && 4 * g + j < n; j++) a[4 * g + j] = (&f.x)[j];
   }
@@ -53,8 +60,8 @@ __global__ void uniform_float64(double *a, long long n, unsigned long long seed,
   for (long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x; g < groups;
        g += (long long)gridDim.x * blockDim.x) {
     philox_out r = philox4x32_10((unsigned long long)g, call, seed);
-    double2 d = make_double2(lo + (hi - lo) * unit_double(r.v[0], r.v[1]),
-                             lo + (hi - lo) * unit_double(r.v[2], r.v[3]));
+    double2 d = make_double2(open_above(lo + (hi - lo) * unit_double(r.v[0], r.v[1]), lo, hi),
+                             open_above(lo + (hi - lo) * unit_double(r.v[2], r.v[3]), lo, hi));
     if (2 * g + 1 < n) reinterpret_cast<double2 *>(a)[g] = d;
     else a[2 * g] = d.x;
   }
@@ -607,6 +614,7 @@ __global__ void continuous(T *a, long long n, unsigned long long seed, unsigned 
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
     sampler s(seed, call, i);
     a[i] = (T)continuous_value(s, kind, p1, p2, p3);
+    if (kind == DIST_UNIFORM) a[i] = open_above(a[i], (T)p1, (T)p2);
   }
 }
 
@@ -619,6 +627,7 @@ __global__ void continuous_at(T *a, long long n, unsigned long long seed, unsign
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
     sampler s(seed, call, i);
     a[i] = (T)continuous_value(s, kind, p1[i * s1], p2[i * s2], p3[i * s3]);
+    if (kind == DIST_UNIFORM) a[i] = open_above(a[i], (T)p1[i * s1], (T)p2[i * s2]);
   }
 }
 

@@ -530,7 +530,7 @@ function gpu.searchsorted(a, v, opts)
   -- a number compares in its own type, not as a weak scalar, as NumPy's (float16 a with
   -- 2049 compares 2049, not float16's 2048; int8 a with 300 compares 300)
   if number then v = gpu.full({}, v, math.type(v) == "integer" and "int64" or "float64") end
-  if type(v) == "table" and not is_array(v) then v = gpu.array(v, "float64") end
+  if type(v) == "table" and not is_array(v) then v = gpu._arg.list_array(v) end
   real_array(v, "searchsorted", "v")
   local dt = gpu.result_type(a, v)
   local x = v.dtype == dt and v:contiguous() or v:astype(dt)

@@ -157,6 +157,16 @@ function arg.result_type_of(list)
   for i = 2, #list do dt = gpu.result_type(dt, list[i]) end
   return dt
 end
+-- a (nested) table of Lua numbers as NumPy makes it an array: int64 when all are integers,
+-- else float64 (not gpu.array's float32: an integer past 2^53 would be rounded)
+function arg.list_array(t)
+  local function integral(x)
+    if type(x) ~= "table" then return math.type(x) == "integer" end
+    for _, v in ipairs(x) do if not integral(v) then return false end end
+    return true
+  end
+  return gpu.array(t, integral(t) and "int64" or "float64")
+end
 -- a number as a message shows it: a whole float without its ".0", NaN as nan (0/0 has the
 -- sign bit set, which Lua's own text shows as -nan)
 function arg.shown(v)

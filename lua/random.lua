@@ -336,7 +336,12 @@ local function continuous(name, kind, spos, shape, dtype, p1, p2, p3)
   local o3, s3 = operand(p3, s, n)
   local seed, call = hooks.draw()
   if n > 0 then dists("continuous_at<double>")[hooks.config(n)](a, n, seed, call, KIND[kind], o1, s1, o2, s2, o3, s3) end
-  return dtype == "float64" and a or a:astype(dtype)
+  if dtype == "float64" then return a end
+  a = a:astype(dtype)
+  if kind ~= "uniform" then return a end
+  -- [low, high) in dtype too: a float64 just below high may round to high itself
+  local lo, hi = gpu.asarray(p1):astype(dtype), gpu.asarray(p2):astype(dtype)
+  return gpu.where(gpu.logical_and(a:eq(hi), lo:ne(hi)), gpu.nextafter(hi, lo), a)
 end
 
 -- int64 counts of shape (argument #spos) from the discrete distribution `name`, with the

@@ -590,10 +590,10 @@ end
 -- gpu.digitize(x, bins [, right]): how many of the (monotonic) bins are <= each x (< when
 -- right; >= and > for decreasing bins): NumPy's numbers (int64; a Lua integer for a number x)
 function gpu.digitize(x, bins, right)
-  if type(bins) == "table" and not is_array(bins) then bins = gpu.array(bins, "float64") end
+  if type(bins) == "table" and not is_array(bins) then bins = gpu._arg.list_array(bins) end
   ordered(bins, "digitize", "bins")
   if bins.ndim ~= 1 then fail("digitize", "bins must be 1-D, got %d-D", bins.ndim) end
-  if type(x) == "table" and not is_array(x) then x = gpu.array(x, "float64") end
+  if type(x) == "table" and not is_array(x) then x = gpu._arg.list_array(x) end
   if type(x) ~= "number" and not is_array(x) then fail("digitize", "x must be a device array or a number, got %s", described(x)) end
   if type(x) ~= "number" then ordered(x, "digitize", "x") end
   local n, side = bins.size, right and "left" or "right"

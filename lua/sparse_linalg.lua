@@ -134,7 +134,7 @@ local function system(api, A, b, opts, known)
     local x0 = opts.x0
     if not gpu._is_array(x0) then fail(api, "x0 must be a device array, got %s", gpu._described(x0)) end
     if x0.size ~= n then fail(api, "x0 must have %d elements, got %d", n, x0.size) end
-    x = x0:reshape(n):astype(A.dtype, {copy = true})
+    x = x0:reshape(n):astype(A.dtype)   -- (a new array always)
   else
     x = gpu.zeros(n, A.dtype)
   end

@@ -85,6 +85,12 @@ describe("gpu.graph", function()
       -- the script's line, not the module's (was "[gpu] lua/format.lua:75:")
       {function() print(a) end, "a copy from the device to the host cannot be captured"},
       {function() gpu.with_device(0, gpu.synchronize) end, "gpu.synchronize() cannot be captured"},
+      -- before: a string, not the error object (nested), and a copy that converts was
+      -- uploaded now and converted at each replay (a plain one happens now alone)
+      {function() gpu.graph(function() end) end, "gpu.graph cannot be nested"},
+      {function() gpu.linalg.inv(gpu.eye(2)) end, "gpu.linalg cannot be recorded in a graph"},
+      {function() gpu.copy(a, gpu.host.array({1, 2, 3, 4}, "float64")) end,
+       "a copy from the host into a device array of another dtype or layout (float64 into float32) cannot be recorded"},
     }) do
       local msg, err = S.errof(gpu.graph, case[1])
       assert.are.equal("GPUHOST_NOT_CAPTURABLE", err.name)

@@ -150,6 +150,12 @@ describe("#multi devices", function()
     gpu.save(path, b.T)
     assert.are.same({{0, 3}, {1, 4}, {2, 5}}, gpu.load(path):totable())
     os.remove(path)
+    -- a:copy() is made on the current device, as CuPy's; a graph on the CPU backend
+    -- recorded a copy between devices, which CUDA refuses
+    assert.are.same({0, 1}, {b:copy().device, on(1, function() return b:copy().device end)})
+    local msg, err = errof(gpu.graph, function() a:to(1) end)
+    assert.are.equal("GPUHOST_NOT_CAPTURABLE", err.name)
+    assert.matches("a copy between devices cannot be captured", msg, 1, true)
   end)
 end)
 

@@ -25,6 +25,12 @@ describe("gpu.random.integers", function()
     local big = gpu.random.integers(math.mininteger, math.maxinteger, 1000)
     assert.is_true(big:min() < -2^62 and big:max() > 2^62)
     assert.are.same({2, 3}, gpu.random.integers(0, 2, {2, 3}, "uint8").shape)
+    -- before: float32's low + (high - low) * u rounded to high once in about 2^18 draws
+    gpu.random.seed(1)
+    local u = gpu.random.uniform(100, 101, 2^21)
+    assert.are.same({0, "float32"}, {u:eq(101):sum(), u.dtype})
+    local at = gpu.random.uniform(gpu.full({2^21}, 100, "float32"), 101, nil, "float32")
+    assert.are.same({0, "float32"}, {at:eq(101):sum(), at.dtype})
   end)
 
   it("refuses empty or unrepresentable ranges", function()

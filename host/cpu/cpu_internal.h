@@ -237,6 +237,7 @@ GpuResult cpu_compile(const GpuCompileJob *job, GpuImage *out);
 GpuResult cpu_rec_launch(CUfunction f, const unsigned grid[3], const unsigned block[3],
                          unsigned shared, CUstream stream, void **params);
 GpuResult cpu_rec_dtod(CUdeviceptr dst, CUdeviceptr src, size_t n);
+GpuResult cpu_rec_peer(CUdeviceptr dst, CUdeviceptr src, size_t n);
 GpuResult cpu_rec_memset0(CUdeviceptr p, size_t n);
 GpuResult cpu_rec_dtoh(void *dst, CUdeviceptr src, size_t n);
 GpuResult cpu_rec_event_record(CUevent e, CUstream s);

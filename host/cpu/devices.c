@@ -72,5 +72,5 @@ GpuResult cpu_peer_copy(CUdeviceptr dst, int dst_dev, CUdeviceptr src, int src_d
   (void)dst_dev;
   (void)src_dev;
   (void)stream;
-  return cpu_rec_dtod(dst, src, n);
+  return cpu_rec_peer(dst, src, n);
 }

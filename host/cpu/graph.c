@@ -93,6 +93,12 @@ GpuResult cpu_rec_dtod(CUdeviceptr dst, CUdeviceptr src, size_t n) {
   return GPU_OK;
 }
 
+/* a copy between devices is refused while a capture runs, as CUDA's (cuda/memory.c) */
+GpuResult cpu_rec_peer(CUdeviceptr dst, CUdeviceptr src, size_t n) {
+  if (rec) return not_capturable("a copy between devices", "cuMemcpyPeerAsync (CPU backend)");
+  return cpu_dtod(dst, src, n);
+}
+
 GpuResult cpu_rec_memset0(CUdeviceptr p, size_t n) {
   if (!rec) return cpu_memset0(p, n);
   Step *s = push(rec);
