@@ -151,10 +151,17 @@ end
 local COMPLEX_MT = getmetatable(gpu.complex(0))
 function arg.is_complex(v) return getmetatable(v) == COMPLEX_MT end
 -- the result_type of a list of arrays or dtype names, however many (gpu.result_type takes 16
--- operands: for arrays alone promotion is associative, so the list is folded)
+-- operands): folded two at a time in result_type's own order, complex first, then floats,
+-- integers, bools (host/promote.c), which gives NumPy's result for them all
 function arg.result_type_of(list)
-  local dt = gpu.result_type(list[1])
-  for i = 2, #list do dt = gpu.result_type(dt, list[i]) end
+  local names = {}
+  for i, x in ipairs(list) do
+    local name = gpu.result_type(x)
+    names[i] = {name:match("^complex") and 1 or name:match("^float") and 2 or name == "bool" and 4 or 3, i, name}
+  end
+  table.sort(names, function(p, q) return p[1] < q[1] or p[1] == q[1] and p[2] < q[2] end)
+  local dt = names[1] and names[1][3]
+  for i = 2, #names do dt = gpu.result_type(dt, names[i][3]) end
   return dt
 end
 -- a (nested) table of Lua numbers as NumPy makes it an array: int64 when all are integers,

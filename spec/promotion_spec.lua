@@ -63,4 +63,23 @@ describe("type promotion against NumPy 2", function()
     assert.are.equal("float64", gpu.result_type(1, 2.5))
     assert.are.equal("int64", gpu.result_type(1, 2))
   end)
+
+  -- Before: the arrays' dtypes were folded in the order given, and promotion is not
+  -- associative across kinds: int8, uint8, float16 gave float32 (int16 first), NumPy float16
+  it("gives one result_type of three dtypes in every order, NumPy's (and einsum's)", function()
+    local function orders(t)
+      return {{t[1], t[2], t[3]}, {t[1], t[3], t[2]}, {t[2], t[1], t[3]}, {t[2], t[3], t[1]}, {t[3], t[1], t[2]}, {t[3], t[2], t[1]}}
+    end
+    for _, c in ipairs({{{"int8", "uint8", "float16"}, "float16"}, {{"uint16", "int8", "float16"}, "float32"},
+                        {{"int16", "uint16", "float32"}, "float32"}, {{"uint64", "int8", "complex64"}, "complex128"},
+                        {{"bool", "uint8", "int8"}, "int16"}}) do
+      for _, o in ipairs(orders(c[1])) do
+        assert.are.equal(c[2], gpu.result_type(o[1], o[2], o[3]), table.concat(o, " "))
+        local xs = {}
+        for i = 1, 3 do xs[i] = gpu.ones(2, o[i]) end
+        assert.are.equal(c[2], gpu.einsum("i,i,i->i", xs[1], xs[2], xs[3]).dtype, table.concat(o, " "))
+      end
+    end
+  end)
 end)
+
