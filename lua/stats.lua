@@ -772,11 +772,18 @@ function gpu.cross(a, b)
   if (na ~= 2 and na ~= 3) or (nb ~= 2 and nb ~= 3) then
     error(("gpu.cross: incompatible dimensions for cross product (dimension must be 2 or 3), got %d and %d"):format(na, nb), 2)
   end
-  local function c(x, i, n) return i <= n and x:select(x.ndim, i) or 0 end
+  local function c(x, i, n) return i <= n and x:select(x.ndim, i) or nil end
   local a1, a2, a3, b1, b2, b3 = c(a, 1, na), c(a, 2, na), c(a, 3, na), c(b, 1, nb), c(b, 2, nb), c(b, 3, nb)
-  if na == 2 and nb == 2 then return a1 * b2 - a2 * b1 end
+  -- p * q - r * s without the products of a 2-vector's missing third component, as NumPy
+  -- leaves them out (0 * inf would be NaN): the third is never missing from both
+  local function minus(p, q, r, s)
+    if not (r and s) then return p * q end
+    if not (p and q) then return gpu.negative(r * s) end
+    return p * q - r * s
+  end
+  if na == 2 and nb == 2 then return minus(a1, b2, a2, b1) end
   -- each component holds a product of both, so all three have the broadcast shape
-  local parts = {a2 * b3 - a3 * b2, a3 * b1 - a1 * b3, a1 * b2 - a2 * b1}
+  local parts = {minus(a2, b3, a3, b2), minus(a3, b1, a1, b3), minus(a1, b2, a2, b1)}
   return gpu.stack(parts, -1)
 end
 

@@ -375,6 +375,10 @@ describe("gpu.tensordot, inner, kron, cross, vander and polyval", function()
     assert.are.same({{0, -1, 0}, {1, 0, 0}},
                     gpu.cross(gpu.array({{1, 0, 0}, {0, 1, 0}}, "int64"), gpu.array({0, 0, 1}, "int64")):totable())
     assert.are.equal(-2, gpu.cross(gpu.array({1, 2}, "int64"), gpu.array({3, 4}, "int64")):item())
+    -- a 2-vector's missing component takes no part, as NumPy's (0 * inf made [2, nan, -inf])
+    local inf = math.huge
+    assert.are.same({2, -1, -inf}, gpu.cross(gpu.array({1, 2}, "float64"), gpu.array({inf, 1, 1}, "float64")):totable())
+    assert.are.same({-2, 1, inf}, gpu.cross(gpu.array({inf, 1, 1}, "float64"), gpu.array({1, 2}, "float64")):totable())
     assert.matches("gpu.cross: incompatible dimensions", S.errof(gpu.cross, gpu.ones(4), gpu.ones(3)), 1, true)
     local v = gpu.vander(gpu.array({1, 2, 3}, "int32"))
     assert.are.same({{1, 1, 1}, {4, 2, 1}, {9, 3, 1}}, v:totable())
