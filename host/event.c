@@ -18,6 +18,7 @@ static GpuEvent *event_check(lua_State *L, int idx) {
 
 /* gpu.event() */
 static int gpu_event(lua_State *L) {
+  errors_args(L, 0, "gpu.event");   /* CuPy's block =, disable_timing = would be dropped */
   GPU_CHECK(L, backend_get()->ensure_context());
   GpuEvent *e = lua_newuserdatauv(L, sizeof *e, 0);
   e->e = NULL;

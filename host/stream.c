@@ -58,6 +58,7 @@ void stream_push_borrowed(lua_State *L, CUstream cs) {
 /* gpu.stream(): a new stream; it orders with the default stream as CUDA's blocking
  * streams do, so a:tohost() still waits for its work */
 static int gpu_stream(lua_State *L) {
+  errors_args(L, 0, "gpu.stream");   /* CuPy's non_blocking = would be dropped */
   GPU_CHECK(L, backend_get()->ensure_context());
   GpuStream *s = lua_newuserdatauv(L, sizeof *s, 0);
   memset(s, 0, sizeof *s);   /* borrowed, group and doomed 0: Lua's memory is not zeroed */

@@ -1232,6 +1232,7 @@ local function rethrow(guard, ok, ...)
 end
 function gpu.with_device(id, f, ...)
   local n = gpu.device_count()
+  if type(id) == "table" and type(id.id) == "number" and getmetatable(id) then id = id.id end   -- gpu.device(1)
   id = math.tointeger(id) or id   -- 1.0 names device 1, as gpu.device(1.0) does
   if math.type(id) ~= "integer" or id < 0 or id >= n then
     error(("gpu.with_device: no device %s (%d device%s, numbered from 0)"):format(

@@ -532,16 +532,20 @@ function random.hypergeometric(ngood, nbad, nsample, shape)
 end
 
 -- The counts are int64, whatever follows the shape: a dtype there was dropped without a word
-for name, n in pairs({poisson = 2, binomial = 3, geometric = 2, negative_binomial = 3, zipf = 2, logseries = 2,
-                      hypergeometric = 4}) do
-  local draw = random[name]
-  random[name] = function(...)
-    if select("#", ...) > n and select(n + 1, ...) ~= nil then
-      fail(name, n + 1, "the counts are int64: no dtype (astype the result)")
+-- (random_integers, multinomial and dirichlet below too)
+local function no_dtype(names, what)
+  for name, n in pairs(names) do
+    local draw = random[name]
+    random[name] = function(...)
+      if select("#", ...) > n and select(n + 1, ...) ~= nil then
+        fail(name, n + 1, ("the %s: no dtype (astype the result)"):format(what))
+      end
+      return draw(...)
     end
-    return draw(...)
   end
 end
+no_dtype({poisson = 2, binomial = 3, geometric = 2, negative_binomial = 3, zipf = 2, logseries = 2,
+          hypergeometric = 4}, "counts are int64")
 
 -- gpu.random.shuffle(a): a's rows (along its first dim) put in a random order, in place
 function random.shuffle(a)
@@ -882,3 +886,7 @@ function random.create_xoroshiro128p_states(n, seed, opts)
   return out
 end
 random.create_xoroshiro128p_states = gpu._api(random.create_xoroshiro128p_states)
+no_dtype({multinomial = 3}, "counts are int64")
+no_dtype({random_integers = 3}, "values are int64")
+no_dtype({dirichlet = 2}, "values are float64")
+

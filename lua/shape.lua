@@ -371,6 +371,12 @@ function gpu.pad(a, width, opts)
   if mode ~= "constant" and not INDEX[mode] then
     error(("gpu.pad: mode must be \"constant\", \"edge\", \"reflect\", \"symmetric\" or \"wrap\", got %s"):format(tostring(mode)), 2)
   end
+  if opts.value ~= nil and mode ~= "constant" then   -- (it was dropped), as NumPy refuses it
+    error(("gpu.pad: value is for mode \"constant\" only, got mode %q"):format(mode), 2)
+  end
+  if opts.value ~= nil and type(opts.value) ~= "number" and type(opts.value) ~= "boolean" and not gpu._arg.is_complex(opts.value) then
+    error(("gpu.pad: value must be a number, got %s"):format(gpu._described(opts.value)), 2)
+  end
   local w, shape = pad_widths(width, a.ndim), a.shape
   for d = 1, a.ndim do   -- before Lua's integers wrap in the sums below
     if w[d][1] > math.maxinteger - shape[d] - w[d][2] then
@@ -380,7 +386,8 @@ function gpu.pad(a, width, opts)
   if mode == "constant" then
     local oshape = {}
     for d = 1, a.ndim do oshape[d] = shape[d] + w[d][1] + w[d][2] end
-    local out = gpu.full(oshape, opts.value or 0, a.dtype)
+    local ok, out = pcall(gpu.full, oshape, opts.value or 0, a.dtype)
+    if not ok then error("gpu.pad: value: " .. (tostring(out):match("%((.*)%)$") or tostring(out)), 2) end
     local inner = out
     for d = 1, a.ndim do inner = inner:narrow(d, w[d][1] + 1, shape[d]) end
     if a.size > 0 then inner:copy_(a) end

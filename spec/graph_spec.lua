@@ -266,6 +266,11 @@ describe("gpu.graph", function()
     assert.are.equal(1, a:totable()[1])
   end)
 
+  it("has streams and events that take no options (CuPy's non_blocking = was dropped)", function()
+    assert.matches("gpu.stream takes 0 arguments, got a table as argument 1 (it takes no options)", S.errof(gpu.stream, {non_blocking = true}), 1, true)
+    assert.matches("gpu.event takes 0 arguments, got a table as argument 1", S.errof(gpu.event, {disable_timing = true}), 1, true)
+  end)
+
   it("records launches on the user's streams, and is timed by events around a launch", function()
     local a, b = gpu.zeros(4), gpu.zeros(4)
     local s = gpu.stream()

@@ -153,6 +153,7 @@ describe("#multi devices", function()
     -- a:copy() is made on the current device, as CuPy's; a graph on the CPU backend
     -- recorded a copy between devices, which CUDA refuses
     assert.are.same({0, 1}, {b:copy().device, on(1, function() return b:copy().device end)})
+    assert.are.equal(1, gpu.with_device(gpu.device(1), function() return gpu.device().id end))   -- a device too
     local msg, err = errof(gpu.graph, function() a:to(1) end)
     assert.are.equal("GPUHOST_NOT_CAPTURABLE", err.name)
     assert.matches("a copy between devices cannot be captured", msg, 1, true)

@@ -290,6 +290,11 @@ describe("gpu.pad", function()
 
   it("refuses what NumPy refuses", function()
     local m = gpu.ones({2, 2})
+    -- before: value dropped in another mode, and errors named gpu.full's argument #2
+    local A = gpu.array({1, 2, 3}, "int32")
+    assert.matches("gpu.pad: value is for mode \"constant\" only, got mode \"edge\"", S.errof(gpu.pad, A, 1, {mode = "edge", value = 5}), 1, true)
+    assert.matches("gpu.pad: value: 2.5 not an integer for int32", S.errof(gpu.pad, A, 1, {value = 2.5}), 1, true)
+    assert.matches("gpu.pad: value must be a number, got table", S.errof(gpu.pad, A, 1, {value = {7, 9}}), 1, true)
     assert.matches("gpu.pad: cannot pad dimension 1 of size 0 with mode \"edge\"", err(gpu.pad, gpu.empty({0, 2}), 1, {mode = "edge"}), 1, true)
     assert.matches("gpu.pad: mode must be \"constant\", \"edge\", \"reflect\", \"symmetric\" or \"wrap\", got mean",
                    err(gpu.pad, m, 1, {mode = "mean"}), 1, true)
