@@ -701,7 +701,14 @@ function gpu.tensordot(a, b, dims)
     local pa = type(dims[1]) == "table" and dims[1] or {dims[1]}
     local pb = type(dims[2]) == "table" and dims[2] or {dims[2]}
     if #pa ~= #pb then error("gpu.tensordot: the two lists of dims differ in length", 2) end
-    for k = 1, #pa do da[k], db[k] = dim_of(pa[k], a.ndim, "tensordot"), dim_of(pb[k], b.ndim, "tensordot") end
+    local seen = {{}, {}}
+    for k = 1, #pa do
+      da[k], db[k] = dim_of(pa[k], a.ndim, "tensordot"), dim_of(pb[k], b.ndim, "tensordot")
+      for i, d in ipairs({da[k], db[k]}) do
+        if seen[i][d] then error(("gpu.tensordot: dim %d of %s is named twice"):format(d, i == 1 and "a" or "b"), 2) end
+        seen[i][d] = true
+      end
+    end
   else
     error("gpu.tensordot: dims must be a number or a table {dims of a, dims of b}", 2)
   end
@@ -754,11 +761,20 @@ function gpu.kron(a, b)
   local sa, sb = a.shape, b.shape
   while #sa < nd do table.insert(sa, 1, 1) end
   while #sb < nd do table.insert(sb, 1, 1) end
+  -- a dim where both sizes pass 1 is split in two (a's size, then b's) to interleave; one of
+  -- size 1 on either side is broadcast as it is, which keeps within 8 dims where it can
   local va, vb, shape = {}, {}, {}
   for d = 1, nd do
-    va[2 * d - 1], va[2 * d] = sa[d], 1
-    vb[2 * d - 1], vb[2 * d] = 1, sb[d]
+    if sa[d] ~= 1 and sb[d] ~= 1 then
+      va[#va + 1], va[#va + 2], vb[#vb + 1], vb[#vb + 2] = sa[d], 1, 1, sb[d]
+    else
+      va[#va + 1], vb[#vb + 1] = sa[d], sb[d]
+    end
     shape[d] = sa[d] * sb[d]
+  end
+  if #va > 8 then
+    error(("gpu.kron: shapes %s and %s need %d dimensions to interleave, more than an array's 8"):format(
+      "{" .. table.concat(a.shape, ", ") .. "}", "{" .. table.concat(b.shape, ", ") .. "}", #va), 2)
   end
   return (a:reshape(va) * b:reshape(vb)):reshape(shape)
 end

@@ -375,6 +375,16 @@ describe("gpu.tensordot, inner, kron, cross, vander and polyval", function()
     assert.are.same({{0, -1, 0}, {1, 0, 0}},
                     gpu.cross(gpu.array({{1, 0, 0}, {0, 1, 0}}, "int64"), gpu.array({0, 0, 1}, "int64")):totable())
     assert.are.equal(-2, gpu.cross(gpu.array({1, 2}, "int64"), gpu.array({3, 4}, "int64")):item())
+    -- dims of size 1 are not split to interleave: 5-D operands fit (they raised "shape must
+    -- have 0 to 8 dimensions, got 10"), and what cannot fit says so
+    local k5 = gpu.kron(gpu.arange(1, 5, "int64"):reshape(2, 1, 1, 1, 2), gpu.arange(1, 7, "int64"):reshape(1, 2, 1, 1, 3))
+    assert.are.same({2, 2, 1, 1, 6}, k5.shape)
+    assert.are.same({1, 2, 3, 2, 4, 6}, k5[{1, 1, 1, 1}]:totable())
+    assert.are.same({4, 5, 6, 8, 10, 12}, k5[{1, 2, 1, 1}]:totable())
+    assert.matches("gpu.kron: shapes {2, 2, 2, 2, 2} and {2, 2, 2, 2, 2} need 10 dimensions",
+                   S.errof(gpu.kron, gpu.ones({2, 2, 2, 2, 2}), gpu.ones({2, 2, 2, 2, 2})), 1, true)
+    assert.matches("gpu.tensordot: dim 1 of b is named twice",
+                   S.errof(gpu.tensordot, gpu.ones({3, 3}), gpu.ones({3, 3}), {{1, 2}, {1, 1}}), 1, true)
     -- a 2-vector's missing component takes no part, as NumPy's (0 * inf made [2, nan, -inf])
     local inf = math.huge
     assert.are.same({2, -1, -inf}, gpu.cross(gpu.array({1, 2}, "float64"), gpu.array({inf, 1, 1}, "float64")):totable())
