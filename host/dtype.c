@@ -120,6 +120,11 @@ const char *dtype_store(lua_State *L, int idx, GpuDtype dt, void *dst) {
     return NULL;
   }
   if (t != LUA_TNUMBER) return "expected a number";
+  if (d->kind == 'f' && d->size == 4 && lua_isinteger(L, idx)) {   /* rounded once, as C's (float)i */
+    float f = (float)lua_tointeger(L, idx);   /* (through double, 2^60 + 2^36 + 1 became 2^60) */
+    memcpy(dst, &f, 4);
+    return NULL;
+  }
   if (d->kind == 'f') {
     store_float(lua_tonumber(L, idx), d->size, dst);
     return NULL;

@@ -196,7 +196,7 @@ static int scalar_fast(lua_State *L, int idx, int dt, char *dst) {
         return 1;
       }
       case DT_INT64: memcpy(dst, &v, sizeof v); return 1;
-      case DT_FLOAT32: { float x = (float)(lua_Number)v; memcpy(dst, &x, sizeof x); return 1; }
+      case DT_FLOAT32: { float x = (float)v; memcpy(dst, &x, sizeof x); return 1; }   /* rounded once */
       case DT_FLOAT64: { double x = (double)(lua_Number)v; memcpy(dst, &x, sizeof x); return 1; }
       default: return 0;
     }
