@@ -134,6 +134,9 @@ static void read_options(lua_State *L, const Ufunc *u, int opts, Operand *given,
   if (lua_getfield(L, opts, "stream") != LUA_TNIL) *stream = stream_here(L, -1);
   lua_pop(L, 1);
   if (t == LUA_TNIL) { lua_pop(L, 1); return; }
+  if (t == LUA_TTABLE && lua_geti(L, top, u->nout + 1) != LUA_TNIL)   /* (it was ignored) */
+    luaL_error(L, "gpu.%s has %d output%s: out has more arrays", u->name, u->nout, u->nout == 1 ? "" : "s");
+  if (t == LUA_TTABLE) lua_pop(L, 1);
   for (int j = 0; j < u->nout; j++) {
     if (t == LUA_TTABLE) lua_geti(L, top, j + 1);
     else if (j == 0) lua_pushvalue(L, top);

@@ -555,6 +555,8 @@ describe("NumPy's other names of functions", function()
     local z, e = gpu.array({8, 3}, "float64"), gpu.zeros(2, "int32")
     gpu.frexp(z, {out = {z, e}})
     assert.are.same({{0.5, 0.75}, {4, 2}}, {z:totable(), e:totable()})
+    -- an out with more arrays than outputs is refused, as NumPy's (the second was ignored)
+    assert.matches("gpu.add has 1 output: out has more arrays", S.errof(gpu.add, x, 1, {out = {gpu.zeros(3), gpu.zeros(3)}}), 1, true)
   end)
 end)
 
