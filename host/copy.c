@@ -266,9 +266,9 @@ static void transfer_on(lua_State *L, int dst, int src, CUstream stream, int sid
   }
   if (d.dev) {                       /* to the device: upload packed, then convert there */
     if (!s.dev && graph_capturing)     /* the upload would happen now, the conversion at replays */
-      graph_refuse(L, "a copy from the host into a device array of another dtype or layout (%s into %s) "
-                   "cannot be recorded: copies from the host happen at once; make the host array "
-                   "match first (h:astype)", dtypes[s.dt].name, dtypes[d.dt].name);
+      graph_refuse(L, "a copy from the host (%s into %s%s) cannot be recorded: copies from the host happen at "
+                   "once; make the host array match first (%s)", dtypes[s.dt].name, dtypes[d.dt].name, s.dt == d.dt ?
+                   ", not both C-ordered" : "", s.dt == d.dt ? "h:copy(), into a C-ordered array" : "h:astype");
     if (!s.dev) { upload(L, src, NULL); src = lua_gettop(L); }
     as_shape(L, src, &d.l.shape);
     ops_copy(L, dst, -1, stream);

@@ -112,6 +112,11 @@ const char *dtype_store(lua_State *L, int idx, GpuDtype dt, void *dst) {
     else return "expected a boolean";
     return NULL;
   }
+  if ((dt == DT_FLOAT32 || dt == DT_COMPLEX64) && lua_isinteger(L, idx)) {   /* rounded once, as */
+    float f[2] = {(float)lua_tointeger(L, idx), 0.0f};   /* C's (float)i: through double, 2^60 + */
+    memcpy(dst, f, d->size);                             /* 2^36 + 1 became 2^60 */
+    return NULL;
+  }
   if (d->kind == 'c') {   /* a number, or a gpu.complex */
     double re, im;
     if (!complex_get(L, idx, &re, &im)) return "expected a number or a gpu.complex";
@@ -120,11 +125,6 @@ const char *dtype_store(lua_State *L, int idx, GpuDtype dt, void *dst) {
     return NULL;
   }
   if (t != LUA_TNUMBER) return "expected a number";
-  if (d->kind == 'f' && d->size == 4 && lua_isinteger(L, idx)) {   /* rounded once, as C's (float)i */
-    float f = (float)lua_tointeger(L, idx);   /* (through double, 2^60 + 2^36 + 1 became 2^60) */
-    memcpy(dst, &f, 4);
-    return NULL;
-  }
   if (d->kind == 'f') {
     store_float(lua_tonumber(L, idx), d->size, dst);
     return NULL;

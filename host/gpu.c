@@ -47,11 +47,11 @@ static int gpu_clock(lua_State *L) {
   return 1;
 }
 
-/* [-0, +0, v] lua/'s code calls the standard libraries: a state without them (a program
- * that embeds gpuhost) hears so here, not from a line of gpu.lua */
+/* [-0, +0, v] What lua/gpu.lua calls as it loads: a state without it (a program that
+ * embeds gpuhost) hears so here, not from a line of gpu.lua. A sandbox may leave out io,
+ * coroutine and utf8: the functions that use them fail when they are called. */
 static void check_libs(lua_State *L) {
-  static const char *const libs[] = {"setmetatable", "string", "table", "math", "debug", "io", "os",
-                                     "coroutine", "utf8", NULL};
+  static const char *const libs[] = {"setmetatable", "string", "table", "math", "debug", "os", NULL};
   for (int i = 0; libs[i]; i++) {
     if (lua_getglobal(L, libs[i]) != (i == 0 ? LUA_TFUNCTION : LUA_TTABLE))
       luaL_error(L, "the gpu module needs Lua's standard libraries opened first (luaL_openlibs): "

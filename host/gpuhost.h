@@ -36,7 +36,7 @@ typedef struct gpuhost_info {
 int gpuhost_open(lua_State *L);
 
 /* "cuda" or "cpu": the backend that runs this process's kernels (choosing it if no GPU
- * call has yet). */
+ * call has yet); NULL when GPU_BACKEND is set to anything else (gpuhost_open raises). */
 const char *gpuhost_backend(void);
 
 /* Before gpuhost first uses device (no array, kernel or stream made on it yet): use the

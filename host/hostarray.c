@@ -306,6 +306,7 @@ static int hostarray_bytes(lua_State *L) {
 /* gpu.host.empty(shape [, dtype]), gpu.host.zeros(shape [, dtype]) */
 static int host_empty(lua_State *L) {
   GpuShape s;
+  errors_args(L, 2, "gpu.host.empty");
   shape_check(L, 1, &s);
   hostarray_new(L, &s, dtype_check(L, 2, DT_FLOAT32));
   return 1;

@@ -176,7 +176,11 @@ void loader_open(lua_State *L) {
   stock_loaders(L, stock);
   take_global(L, "loadfile", stock[0], l_loadfile);
   take_global(L, "dofile", stock[1], l_dofile);
-  if (lua_getglobal(L, "package") != LUA_TTABLE || lua_getfield(L, -1, "searchers") != LUA_TTABLE) {
+  if (lua_getglobal(L, "package") != LUA_TTABLE) {   /* a sandbox without require */
+    lua_pop(L, 1);
+    return;
+  }
+  if (lua_getfield(L, -1, "searchers") != LUA_TTABLE) {
     lua_pop(L, 2);
     return;
   }

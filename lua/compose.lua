@@ -467,7 +467,7 @@ function gpu.meshgrid(...)
     local at = xy and i <= 2 and 3 - i or i
     local view = {}
     for d = 1, #xs do view[d] = d == at and x.size or 1 end
-    out[i] = x:reshape(view):expand(shape):copy()   -- new arrays, as NumPy's (not x itself)
+    out[i] = gpu.with_device(x.device, function() return x:reshape(view):expand(shape):copy() end)   -- new arrays, as NumPy's, on x's device
   end
   return table.unpack(out, 1, #xs)
 end
@@ -504,7 +504,7 @@ function gpu.tile(a, reps)
       out, copied = gpu.take(out, gpu.arange(shape[d] * r, "int64") % math.max(shape[d], 1) + 1, d), true
     end
   end
-  return copied and out or out:copy()
+  return copied and out or gpu.with_device(a.device, out.copy, out)   -- on a's device, as take's
 end
 
 local function real_array(a, api, what)

@@ -255,7 +255,9 @@ local function strict(api, f)
       local v = select(k, ...)
       if v ~= nil then
         local options = type(v) == "table" and getmetatable(v) == nil
-        local what = options and "a table" or gpu._is_array(v) and ("a %s array"):format(v.dtype) or "a " .. gpu._described(v)
+        local mt = type(v) == "userdata" and getmetatable(v)
+        local what = options and "a table" or gpu._is_array(v) and ("a %s array"):format(v.dtype)
+                     or "a " .. (type(mt) == "table" and type(mt.__name) == "string" and mt.__name or gpu._described(v))
         error(("gpu.%s takes %d argument%s, got %s as argument %d (%s)"):format(api, n, n == 1 and "" or "s",
               what, k, options and "it takes no options" or "not one it takes"), 2)
       end
@@ -1114,9 +1116,10 @@ function gpu.arange(start, stop, step, dtype)
   local n = math.max(0, math.ceil(q))
   if q == 0 and stop ~= start and 1 / q > 0 then n = 1 end   -- NumPy's: an infinite step toward stop gives start
   if n == 1 then step = 0 end   -- (the kernel's start + 0 * inf would be NaN)
-  if n > 1 and dtype ~= "bool" then   -- NumPy's step: the
-    local function trunc(v) return v < 0 and math.ceil(v) or math.floor(v) end   -- first two
-    local second = start + step                                            -- values' difference
+  if n > 1 and dtype ~= "bool" then   -- NumPy's step: the first two values' difference, in
+    local function trunc(v) return (v < 0 and math.ceil(v) or math.floor(v)) + 0.0 end   -- float64
+    start = start + 0.0   -- (Lua integers past 2^53 as NumPy's floats; integer sums would wrap)
+    local second = start + step
     if not dtype:match("^float") and not dtype:match("^complex") then start, second = trunc(start), trunc(second) end
     step = second - start
   end

@@ -28,13 +28,17 @@ describe("device arrays", function()
     assert.are.same({0, 0, 0, 0}, gpu.arange(0, 1, 0.3, "int32"):totable())
     assert.are.same({-2, 0, 2, 4}, gpu.arange(-2.5, 3, 1.7, "int32"):totable())
     assert.are.equal(1.2000000000000002, gpu.arange(1, 1.48, 0.1, "float64"):item(3))
+    -- in float64, as NumPy's: Lua integers past 2^53 too, and no integer sum that wraps
+    assert.are.same({2^53, 2^53, 2^53, 2^53}, gpu.arange(1 << 53, (1 << 53) + 4, 1, "float64"):totable())
+    assert.matches("is out of range for int64", S.errof(gpu.arange, 0, 2^64 * 1.1, 2^62, "int64"), 1, true)
     -- a Lua integer into float32 is rounded once, as C's (float)i and astype (through double
     -- first, 2^60 + 2^36 + 1 became 2^60 where astype gives 2^60 + 2^37)
     local v, want = (1 << 60) + (1 << 36) + 1, 2.0^60 + 2.0^37
     local z = gpu.zeros(1)
     z:fill(v)
     for _, x in ipairs({gpu.array({v}, "float32"):item(1), gpu.full({1}, v, "float32"):item(1), z:item(1),
-                        gpu.host.array({v}, "float32")[1], gpu.array({v}, "int64"):astype("float32"):item(1)}) do
+                        gpu.host.array({v}, "float32")[1], gpu.array({v}, "int64"):astype("float32"):item(1),
+                        gpu.array({v}, "complex64"):real():item(1)}) do
       assert.are.equal(want, x)
     end
   end)

@@ -189,7 +189,7 @@ local rows = {
   {"gpu.arange(0, 2^60)", function() return gpu.arange(0, 2^60) end,
    "size is too large: 1152921504606846976"},
   {"gpu.arange(2^53 - 1, 2^53 + 2, 'int64')", function() return gpu.arange(2^53 - 1, 2^53 + 2, 'int64') end,
-   "bad argument to 'arange' (9007199254740993 is out of range for int64: -9007199254740991 to 9007199254740991, as arange computes in float64)"},
+   "bad argument to 'arange' (9007199254740992 is out of range for int64: -9007199254740991 to 9007199254740991, as arange computes in float64)"},
   {"gpu.random.seed()", function() return gpu.random.seed() end,
    "bad argument #1 to 'seed' (an integer from 0 to 2^63 - 1 expected, got nil)"},
   {"gpu.random.seed('7')", function() return gpu.random.seed('7') end,

@@ -264,7 +264,7 @@ describe("gpu.elementwise", function()
   -- Before: a second output larger than the first was accepted and written over the first's
   -- shape with its own strides (past its end on the strided path), and an operation that
   -- reads its output (y += x) on the transposing tile path started from garbage
-  it("refuse outputs of other shapes, and read outputs on every path", function()
+  it("refuse outputs of other shapes than the first", function()
     local k = gpu.elementwise("T x", "T a, T b", "a = x; b = x", "two")
     local x = gpu.arange(0, 1000, 1, "float32")[{{-1, 1, -1}}]
     for _, outs in ipairs({{gpu.zeros(3), gpu.zeros({2, 3})}, {gpu.zeros({2, 3}), gpu.zeros({3, 2})},
@@ -277,7 +277,9 @@ describe("gpu.elementwise", function()
     assert.matches("out has shape {2, 1000}", S.errof(two, x, {out = {gpu.zeros(1000), gpu.zeros({2, 1000})}}), 1, true)
     local a, b = k(gpu.array({1, 2, 3}), gpu.zeros({2, 3}), gpu.zeros({2, 3}))
     assert.are.same({{1, 2, 3}, {1, 2, 3}}, b:totable())
+  end)
 
+  it("read their output on the transposing tile path too (y += x)", function()
     local acc = gpu.elementwise("T x", "T y", "y += x", "acc")
     local keep = gpu.elementwise("T x", "T y", "if (x > 100000) y = x", "keep")
     for _, n in ipairs({{64, 64}, {70, 130}}) do

@@ -90,7 +90,9 @@ describe("gpu.graph", function()
       {function() gpu.graph(function() end) end, "gpu.graph cannot be nested"},
       {function() gpu.linalg.inv(gpu.eye(2)) end, "gpu.linalg cannot be recorded in a graph"},
       {function() gpu.copy(a, gpu.host.array({1, 2, 3, 4}, "float64")) end,
-       "a copy from the host into a device array of another dtype or layout (float64 into float32) cannot be recorded"},
+       "a copy from the host (float64 into float32) cannot be recorded"},
+      {function() gpu.copy(a[{{1, 4, 2}}], gpu.host.array({1, 2}, "float32")) end,
+       "a copy from the host (float32 into float32, not both C-ordered) cannot be recorded"},
     }) do
       local msg, err = S.errof(gpu.graph, case[1])
       assert.are.equal("GPUHOST_NOT_CAPTURABLE", err.name)

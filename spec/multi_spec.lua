@@ -154,6 +154,11 @@ describe("#multi devices", function()
     -- recorded a copy between devices, which CUDA refuses
     assert.are.same({0, 1}, {b:copy().device, on(1, function() return b:copy().device end)})
     assert.are.equal(1, gpu.with_device(gpu.device(1), function() return gpu.device().id end))   -- a device too
+    -- tile and meshgrid copy on the array's device where nothing repeats (the copy went to
+    -- the current device, and meshgrid(b, b) of device 1 failed naming a copy between devices)
+    local r = on(1, function() return gpu.arange(3) end)
+    local m1, m2 = gpu.meshgrid(r, r)
+    assert.are.same({1, 1, 1}, {gpu.tile(r, 1).device, gpu.meshgrid(r).device, m2.device})
     local msg, err = errof(gpu.graph, function() a:to(1) end)
     assert.are.equal("GPUHOST_NOT_CAPTURABLE", err.name)
     assert.matches("a copy between devices cannot be captured", msg, 1, true)

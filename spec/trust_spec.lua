@@ -139,7 +139,7 @@ __global__ void big(unsigned long long *x, unsigned long long v) {
       {{-129, 0, "int8"}, "-129 is out of range for int8: -128 to 127"},
       {{0, 3, "bool"}, "2 is out of range for bool: 0 to 1"},
       {{0, 1e39, 1e38, "float32"}, "9e+38 is out of range for float32: -3.4028234663853e+38 to 3.4028234663853e+38)"},
-      {{2^53 - 1, 2^53 + 2, "int64"}, "9007199254740993 is out of range for int64: " ..
+      {{2^53 - 1, 2^53 + 2, "int64"}, "9007199254740992 is out of range for int64: " ..
         "-9007199254740991 to 9007199254740991, as arange computes in float64"},
       {{3, -3, -1, "uint16"}, "-2 is out of range for uint16: 0 to 65535"},
       {{0, 1e39, 1e38, "complex64"}, "9e+38 is out of range for complex64: -3.4028234663853e+38 to 3.4028234663853e+38)"},

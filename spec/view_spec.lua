@@ -387,6 +387,8 @@ describe("views", function()
       {"gpu.empty takes 2 arguments, got a string as argument 3", function() return gpu.empty({2}, "int32", "F") end},
       {"gpu.array takes 2 arguments, got a table as argument 3", function() return gpu.array({1, 2}, "int32", {copy = false}) end},
       {"gpu.host.zeros takes 2 arguments, got a number as argument 3", function() return gpu.host.zeros(3, "int32", 5) end},
+      {"gpu.host.empty takes 2 arguments, got a table as argument 3", function() return gpu.host.empty({2}, "int32", {pinned = true}) end},
+      {"gpu.ones takes 2 arguments, got a gpu.complex as argument 3", function() return gpu.ones(2, "complex64", gpu.complex(1, 2)) end},
       {"gpu.zeros_like takes 2 arguments, got a table as argument 3", function() return gpu.zeros_like(r, "int32", {2, 2}) end},
       {"gpu.full_like takes 3 arguments, got a table as argument 4", function() return gpu.full_like(r, 3, "int32", {4}) end},
       {"gpu.full takes 3 arguments, got a string as argument 4", function() return gpu.full({2}, 1, "int32", "F") end},

@@ -1,6 +1,6 @@
 /* check.c: what gpuhost leaves alone of a program that embeds it (spec/embed_spec.lua):
  * its fault handlers, its own module searcher and the globals its sandbox took away; and
- * what it refuses clearly: a state without the standard libraries, a misaligned buffer,
+ * what it refuses clearly: a state without the libraries it needs, a misaligned buffer,
  * a malformed GPU_BACKEND. Prints "embed_check: ok" or what went wrong; exit status 0 or 1. */
 #include <signal.h>
 #include <stdio.h>
@@ -59,6 +59,16 @@ static int push_odd(lua_State *L) {
   return 1;
 }
 
+/* gpuhost_open in a sandbox (run below): one value pushed, what lay below left as it was */
+static int open_in_sandbox(lua_State *L) {
+  lua_pushliteral(L, "below");
+  int top = lua_gettop(L);
+  gpuhost_open(L);
+  if (lua_gettop(L) != top + 1 || !lua_istable(L, -1) || !lua_isstring(L, top))
+    return luaL_error(L, "gpuhost_open left %d values, wanted %d", lua_gettop(L), top + 1);
+  return 0;
+}
+
 int main(void) {
   signal(SIGSEGV, mine);
   lua_State *L = luaL_newstate();
@@ -79,6 +89,13 @@ int main(void) {
   if (lua_pcall(B, 0, 1, 0) == LUA_OK || !strstr(lua_tostring(B, -1), "standard libraries") ||
       !strstr(lua_tostring(B, -1), "'string' is missing"))
     return fail("a state without the standard libraries", B);
+  lua_close(B);
+  B = luaL_newstate();   /* a sandbox without io, coroutine, utf8, package: arrays still work */
+  luaL_openlibs(B);
+  if (luaL_dostring(B, "io, coroutine, utf8, package = nil, nil, nil, nil") != LUA_OK) return fail("sandbox", B);
+  lua_pushcfunction(B, open_in_sandbox);
+  if (lua_pcall(B, 0, 0, 0) != LUA_OK || luaL_dostring(B, "assert((gpu.arange(8) * 2):sum() == 56)") != LUA_OK)
+    return fail("gpuhost_open in a sandbox", B);
   lua_close(B);
   const char *was = getenv("GPU_BACKEND");
   setenv("GPU_BACKEND", "bogus", 1);

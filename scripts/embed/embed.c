@@ -121,7 +121,7 @@ int main(void) {
   luaL_openlibs(L);
   gpuhost_open(L);
   lua_pop(L, 1);
-  const char *backend = gpuhost_backend();
+  const char *backend = gpuhost_backend();   /* (not NULL: gpuhost_open checked GPU_BACKEND) */
   int cuda = strcmp(backend, "cuda") == 0, gone = 0;
   float host[N];
   for (int i = 0; i < N; i++) host[i] = (float)i;
