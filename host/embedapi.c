@@ -8,7 +8,7 @@
 
 int gpuhost_open(lua_State *L) {
   luaL_requiref(L, "gpu", luaopen_gpu, 1);
-  loader_open(L);
+  loader_open(L, 0);
   return 1;
 }
 

@@ -147,19 +147,25 @@ static int l_searcher(lua_State *L) {
   return 2;
 }
 
-/* Lua's own loadfile, dofile and file searcher (package.searchers[2]), read from a state
- * of their own: gpuhost takes the place of these and only these, so that what a program
- * embedding gpuhost put instead, or took away (a sandbox), stays as it is */
+/* Lua's own loadfile, dofile and file searcher (package.searchers[2]) as S has them */
+static void read_loaders(lua_State *S, lua_CFunction out[3]) {
+  lua_getglobal(S, "loadfile");
+  lua_getglobal(S, "dofile");
+  lua_getglobal(S, LUA_LOADLIBNAME);
+  lua_getfield(S, -1, "searchers");
+  lua_rawgeti(S, -1, 2);
+  out[0] = lua_tocfunction(S, -5), out[1] = lua_tocfunction(S, -4), out[2] = lua_tocfunction(S, -1);
+  lua_pop(S, 5);
+}
+
+/* ... read from a state of their own: gpuhost takes the place of these and only these, so
+ * that what a program embedding gpuhost put instead, or took away (a sandbox), stays */
 static void stock_loaders(lua_State *L, lua_CFunction stock[3]) {
   lua_State *T = luaL_newstate();
   if (T == NULL) luaL_error(L, "not enough memory");
-  luaL_requiref(T, "_G", luaopen_base, 0);
-  lua_getfield(T, -1, "loadfile");
-  lua_getfield(T, -2, "dofile");
-  luaL_requiref(T, LUA_LOADLIBNAME, luaopen_package, 0);
-  lua_getfield(T, -1, "searchers");
-  lua_rawgeti(T, -1, 2);
-  stock[0] = lua_tocfunction(T, 2), stock[1] = lua_tocfunction(T, 3), stock[2] = lua_tocfunction(T, -1);
+  luaL_requiref(T, "_G", luaopen_base, 1);
+  luaL_requiref(T, LUA_LOADLIBNAME, luaopen_package, 1);
+  read_loaders(T, stock);
   lua_close(T);
 }
 
@@ -171,9 +177,10 @@ static void take_global(lua_State *L, const char *name, lua_CFunction stock, lua
   lua_pop(L, 1);
 }
 
-void loader_open(lua_State *L) {
+void loader_open(lua_State *L, int own) {
   lua_CFunction stock[3];
-  stock_loaders(L, stock);
+  if (own) read_loaders(L, stock);   /* the program's state: the libraries it just opened */
+  else stock_loaders(L, stock);
   take_global(L, "loadfile", stock[0], l_loadfile);
   take_global(L, "dofile", stock[1], l_dofile);
   if (lua_getglobal(L, "package") != LUA_TTABLE) {   /* a sandbox without require */

@@ -348,9 +348,10 @@ static int ufunc_resolve(lua_State *L) { return resolve_dtypes(L, 1); }
 
 /* gpu.result_type(x, ...): NumPy's result_type over dtype names, arrays and Lua numbers */
 static int gpu_result_type(lua_State *L) {
-  Operand ops[GPU_MAXOPS];
+  Operand few[GPU_MAXOPS], *ops = few;
   int n = lua_gettop(L);
-  if (n < 1 || n > GPU_MAXOPS) return luaL_error(L, "result_type takes 1 to %d operands", GPU_MAXOPS);
+  if (n < 1) return luaL_error(L, "result_type takes 1 operand or more");
+  if (n > GPU_MAXOPS) ops = lua_newuserdatauv(L, (size_t)n * sizeof *ops, 0);   /* (a list's) */
   Ufunc probe = {.name = "result_type"};
   for (int i = 0; i < n; i++) {
     if (lua_type(L, i + 1) == LUA_TSTRING) {

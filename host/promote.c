@@ -49,19 +49,25 @@ int can_cast_same_kind(GpuDtype from, GpuDtype to) {
   return t == 'c';
 }
 
-/* The arrays' dtypes are promoted complex first, then floats, then integers, then bools:
- * promote_types is not associative across kinds (int8 with uint8 is int16, and int16 with
- * float16 float32, but float16 holds both), and in this order the result is NumPy's
- * result_type of them all, whatever their order (checked against NumPy for every 4 dtypes). */
+/* Complex first, then floats, integers, bools: the order three or more arrays' dtypes are
+ * promoted in. promote_types is not associative across kinds (int8 with uint8 is int16, and
+ * int16 with float16 float32, but float16 holds both); in this order the result is NumPy's
+ * result_type of them all, whatever their order (checked against NumPy for every 4 dtypes).
+ * Two are promoted as they come (promote_types is commutative): a launch's usual case. */
+static int kind_rank(GpuDtype d) {
+  char k = dtypes[d].kind;
+  return k == 'c' ? 0 : k == 'f' ? 1 : k == 'b' ? 3 : 2;
+}
+
 GpuDtype result_type(int n, const Operand *ops) {
-  static const char kinds[] = "cfiub";
-  int strong = -1, weak = OPK_ARRAY;
-  for (int i = 0; i < n; i++)
-    if (ops[i].kind != OPK_ARRAY && (weak == OPK_ARRAY || ops[i].kind > weak)) weak = ops[i].kind;
-  for (int k = 0; k < 5; k += 1 + (kinds[k] == 'i'))   /* signed and unsigned together */
+  int strong = -1, weak = OPK_ARRAY, arrays = 0;
+  for (int i = 0; i < n; i++) {
+    if (ops[i].kind == OPK_ARRAY) arrays++;
+    else if (weak == OPK_ARRAY || ops[i].kind > weak) weak = ops[i].kind;
+  }
+  for (int r = arrays > 2 ? 0 : -1; r < (arrays > 2 ? 4 : 0); r++)   /* -1: all in one pass */
     for (int i = 0; i < n; i++) {
-      char kind = ops[i].kind == OPK_ARRAY ? dtypes[ops[i].dtype].kind : 0;
-      if (kind != kinds[k] && !(kinds[k] == 'i' && kind == 'u')) continue;
+      if (ops[i].kind != OPK_ARRAY || (r >= 0 && kind_rank(ops[i].dtype) != r)) continue;
       strong = strong < 0 ? (int)ops[i].dtype : (int)promote_types((GpuDtype)strong, ops[i].dtype);
     }
   if (strong < 0)

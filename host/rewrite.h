@@ -13,6 +13,8 @@ int gpuhost_loadbuffer(lua_State *L, const char *buf, size_t len, const char *ch
                        const char *mode);
 /* The same for a file (NULL: stdin); a first line starting with '#' is skipped. */
 int gpuhost_loadfile(lua_State *L, const char *filename, const char *mode);
-/* Makes loadfile, dofile and require's Lua-file searcher read the launch spelling. */
-void loader_open(lua_State *L);
+/* Makes loadfile, dofile and require's Lua-file searcher read the launch spelling, where L
+ * still has Lua's own; own: L's libraries were opened just now by the caller (the program),
+ * else Lua's own are found in a state of their own (a program embedding gpuhost). */
+void loader_open(lua_State *L, int own);
 #endif

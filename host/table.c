@@ -91,7 +91,8 @@ static void read_level(lua_State *L, const GpuShape *s, int level, GpuDtype dt, 
       p = *dst;
     } else {
       const char *err;
-      if (dt == DT_FLOAT32 && type == LUA_TNUMBER && !lua_isinteger(L, -1)) *(float *)p = (float)lua_tonumber(L, -1);
+      if (dt == DT_FLOAT32 && type == LUA_TNUMBER)   /* an integer rounded once, as dtype_store does */
+        *(float *)p = lua_isinteger(L, -1) ? (float)lua_tointeger(L, -1) : (float)lua_tonumber(L, -1);
       else if (dt == DT_FLOAT64 && type == LUA_TNUMBER) *(double *)p = (double)lua_tonumber(L, -1);
       else if ((err = dtype_store_value(L, -1, dt, p)) != NULL) {
         if (luaL_testudata(L, -1, GPU_ARRAY_T))

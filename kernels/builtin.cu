@@ -613,8 +613,8 @@ __global__ void continuous(T *a, long long n, unsigned long long seed, unsigned 
                            double p2, double p3) {
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
     sampler s(seed, call, i);
-    a[i] = (T)continuous_value(s, kind, p1, p2, p3);
-    if (kind == DIST_UNIFORM) a[i] = open_above(a[i], (T)p1, (T)p2);
+    T v = (T)continuous_value(s, kind, p1, p2, p3);
+    a[i] = kind == DIST_UNIFORM ? open_above(v, (T)p1, (T)p2) : v;
   }
 }
 
@@ -626,8 +626,8 @@ __global__ void continuous_at(T *a, long long n, unsigned long long seed, unsign
                               long long s3) {
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
     sampler s(seed, call, i);
-    a[i] = (T)continuous_value(s, kind, p1[i * s1], p2[i * s2], p3[i * s3]);
-    if (kind == DIST_UNIFORM) a[i] = open_above(a[i], (T)p1[i * s1], (T)p2[i * s2]);
+    T v = (T)continuous_value(s, kind, p1[i * s1], p2[i * s2], p3[i * s3]);
+    a[i] = kind == DIST_UNIFORM ? open_above(v, (T)p1[i * s1], (T)p2[i * s2]) : v;
   }
 }
 

@@ -150,20 +150,8 @@ end
 -- whether v is a gpu.complex number
 local COMPLEX_MT = getmetatable(gpu.complex(0))
 function arg.is_complex(v) return getmetatable(v) == COMPLEX_MT end
--- the result_type of a list of arrays or dtype names, however many (gpu.result_type takes 16
--- operands): folded two at a time in result_type's own order, complex first, then floats,
--- integers, bools (host/promote.c), which gives NumPy's result for them all
-function arg.result_type_of(list)
-  local names = {}
-  for i, x in ipairs(list) do
-    local name = gpu.result_type(x)
-    names[i] = {name:match("^complex") and 1 or name:match("^float") and 2 or name == "bool" and 4 or 3, i, name}
-  end
-  table.sort(names, function(p, q) return p[1] < q[1] or p[1] == q[1] and p[2] < q[2] end)
-  local dt = names[1] and names[1][3]
-  for i = 2, #names do dt = gpu.result_type(dt, names[i][3]) end
-  return dt
-end
+-- the result_type of a list of arrays or dtype names, however many
+function arg.result_type_of(list) return gpu.result_type(table.unpack(list)) end
 -- a (nested) table of Lua numbers as NumPy makes it an array: int64 when all are integers,
 -- else float64 (not gpu.array's float32: an integer past 2^53 would be rounded)
 function arg.list_array(t)
@@ -1235,7 +1223,7 @@ local function rethrow(guard, ok, ...)
 end
 function gpu.with_device(id, f, ...)
   local n = gpu.device_count()
-  if type(id) == "table" and type(id.id) == "number" and getmetatable(id) then id = id.id end   -- gpu.device(1)
+  if type(id) == "table" then id = id.id end   -- gpu.device(1), as a:to takes it (device.c's device_ordinal)
   id = math.tointeger(id) or id   -- 1.0 names device 1, as gpu.device(1.0) does
   if math.type(id) ~= "integer" or id < 0 or id >= n then
     error(("gpu.with_device: no device %s (%d device%s, numbered from 0)"):format(

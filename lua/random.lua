@@ -193,7 +193,8 @@ for _, name in ipairs({"integers", "permutation", "choice", "key"}) do random[na
 -- the device (a reduction each; NaN refused where a rule is) and drawn from by the `_at` kernels.
 
 local dists = gpu._builtins({
-  "continuous<float>", "continuous<double>", "discrete<long long>", "continuous_at<double>", "discrete_at<long long>"})
+  "continuous<float>", "continuous<double>", "discrete<long long>", "continuous_at<float>", "continuous_at<double>",
+  "discrete_at<long long>"})
 
 -- builtin.cu's DIST_ numbers (continuous) and DISCRETE_ numbers
 local KIND = {exponential = 1, gamma = 2, beta = 3, chisquare = 4, lognormal = 5, laplace = 6, logistic = 7,
@@ -329,19 +330,16 @@ local function continuous(name, kind, spos, shape, dtype, p1, p2, p3)
     return a
   end
   local s = result_shape(name, spos, shape, arrays)
-  local a = gpu.empty(s, "float64")
+  local a = gpu.empty(s, dtype)   -- drawn in float64, stored in dtype (uniform's [low, high) there)
   local n = a.size
   local o1, s1 = operand(p1, s, n)
   local o2, s2 = operand(p2, s, n)
   local o3, s3 = operand(p3, s, n)
   local seed, call = hooks.draw()
-  if n > 0 then dists("continuous_at<double>")[hooks.config(n)](a, n, seed, call, KIND[kind], o1, s1, o2, s2, o3, s3) end
-  if dtype == "float64" then return a end
-  a = a:astype(dtype)
-  if kind ~= "uniform" then return a end
-  -- [low, high) in dtype too: a float64 just below high may round to high itself
-  local lo, hi = gpu.asarray(p1):astype(dtype), gpu.asarray(p2):astype(dtype)
-  return gpu.where(gpu.logical_and(a:eq(hi), lo:ne(hi)), gpu.nextafter(hi, lo), a)
+  if n > 0 then
+    dists(("continuous_at<%s>"):format(ctype[dtype]))[hooks.config(n)](a, n, seed, call, KIND[kind], o1, s1, o2, s2, o3, s3)
+  end
+  return a
 end
 
 -- int64 counts of shape (argument #spos) from the discrete distribution `name`, with the

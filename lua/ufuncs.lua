@@ -50,7 +50,6 @@ local function on_behalf(api, ok, ...)
   error(e, 0)
 end
 
--- gpu.divmod(a, b [, {out = {q, r}, stream =}]): floor_divide and remainder, as NumPy's
 -- x, or a copy of it where an array of out may share its memory: the two results are two
 -- kernels, and the first's writing must not change what the second reads (NumPy's result)
 local function apart(x, o1, o2)
@@ -61,6 +60,7 @@ local function apart(x, o1, o2)
   return x
 end
 
+-- gpu.divmod(a, b [, {out = {q, r}, stream =}]): floor_divide and remainder, as NumPy's
 function gpu.divmod(a, b, opts)
   local o1, o2 = two_options(opts, "divmod")
   a, b = apart(a, o1, o2), apart(b, o1, o2)

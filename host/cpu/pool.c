@@ -75,7 +75,9 @@ static void on_fault(int sig, siginfo_t *info, void *uc) {
   if (!w || !w->in_kernel) {
     /* not a kernel's: the handler of a program that embeds gpuhost (a crash reporter, a
      * sandbox) has it, as it had before the first launch */
-    const struct sigaction *old = &before[sig == SIGSEGV ? 0 : sig == SIGBUS ? 1 : sig == SIGFPE ? 2 : 3];
+    int i = 0;
+    while (i < 3 && fault_signals[i] != sig) i++;
+    const struct sigaction *old = &before[i];
     if ((old->sa_flags & SA_SIGINFO) && old->sa_sigaction) {
       old->sa_sigaction(sig, info, uc);
       return;
