@@ -218,9 +218,34 @@ static void shape_args(lua_State *L, int first, GpuShape *s, const char *name) {
   for (int i = 0; i < n; i++) s->size *= s->dim[i];
 }
 
-/* a:reshape(shape) or a:reshape(d1, d2, ...): a view when the strides allow, else a copy */
+/* The dims of l (a layout or shape) in reverse order: Fortran order read as C order */
+static void reverse_layout(GpuLayout *l) {
+  int perm[GPU_MAXDIM], n = l->shape.ndim;
+  for (int k = 0; k < n; k++) perm[k] = n - 1 - k;
+  layout_permute(l, perm);
+}
+
+/* A last argument "C", "F" or "A" (NumPy's order of reading and writing the elements),
+ * taken off the stack: 1 for Fortran order ("A": when a is F-ordered and not C-ordered) */
+static int order_arg(lua_State *L, const Arr *a, const char *name) {
+  int top = lua_gettop(L);
+  if (top < 2 || lua_type(L, top) != LUA_TSTRING) return 0;
+  const char *o = lua_tostring(L, top);
+  GpuLayout r = a->l;
+  reverse_layout(&r);
+  int f = strcmp(o, "F") == 0 ? 1 : strcmp(o, "C") == 0 ? 0 : strcmp(o, "A") == 0
+        ? !layout_contiguous(&a->l) && layout_contiguous(&r) : -1;
+  if (f < 0) luaL_error(L, "%s: order must be \"C\", \"F\" or \"A\", got \"%s\"", name, o);
+  lua_settop(L, top - 1);
+  return f;
+}
+
+/* a:reshape(shape [, order]) or a:reshape(d1, d2, ... [, order]): a view when the strides
+ * allow, else a copy. In order "F" the elements are read and placed first dim fastest: the
+ * reshape of the reversed dims, reversed back. */
 static int view_reshape(lua_State *L) {
   Arr a = arr_check(L, 1);
+  int fortran = order_arg(L, &a, "a:reshape");
   GpuShape to;
   shape_args(L, 2, &to, "a:reshape");
   int infer = -1;
@@ -242,21 +267,36 @@ static int view_reshape(lua_State *L) {
     return luaL_error(L, "cannot reshape an array of shape %s (%I elements) to %s", from,
                       (lua_Integer)a.l.shape.size, want);
   }
-  GpuLayout l;
-  if (layout_reshape(&a.l, &to, &l)) { push_view(L, 1, &a, &l); return 1; }
-  copy_contiguous(L, 1);
-  Arr c = arr_check(L, -1);
-  layout_reshape(&c.l, &to, &l);
-  push_view(L, lua_gettop(L), &c, &l);
+  GpuLayout l, from = a.l;
+  if (fortran) {
+    reverse_layout(&from);
+    for (int i = 0; i < to.ndim / 2; i++) {
+      int64_t t = to.dim[i];
+      to.dim[i] = to.dim[to.ndim - 1 - i];
+      to.dim[to.ndim - 1 - i] = t;
+    }
+  }
+  if (!layout_reshape(&from, &to, &l)) {   /* a C-ordered copy of a (reversed in "F") */
+    push_view(L, 1, &a, &from);
+    copy_contiguous(L, -1);
+    Arr c = arr_check(L, -1);
+    layout_reshape(&c.l, &to, &l);
+    a = c;
+    lua_replace(L, 1);
+  }
+  if (fortran) reverse_layout(&l);
+  push_view(L, 1, &a, &l);
   return 1;
 }
 
-/* a:flatten(): one dimension; a view when the strides allow, else a copy */
+/* a:flatten([order]): one dimension; a view when the strides allow, else a copy */
 static int view_flatten(lua_State *L) {
   Arr a = arr_check(L, 1);
+  int fortran = order_arg(L, &a, "a:flatten");
   errors_args(L, 1, "a:flatten");
   lua_settop(L, 1);
   lua_pushinteger(L, a.l.shape.size);
+  if (fortran) lua_pushliteral(L, "F");
   return view_reshape(L);
 }
 

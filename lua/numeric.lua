@@ -720,7 +720,7 @@ function gpu.shares_memory(a, b)
 end
 
 -- gpu.transpose(a [, dims]): a view with the dimensions reversed, or dimension dims[k] at
--- k; gpu.reshape(a, shape): a:reshape(shape)
+-- k; gpu.reshape(a, shape [, order]): a:reshape(shape, order)
 function gpu.transpose(a, dims)
   device_array(a, "transpose", "a")
   if dims == nil then
@@ -740,9 +740,9 @@ function gpu.transpose(a, dims)
   return a:transpose(p)
 end
 
-function gpu.reshape(a, shape)
+function gpu.reshape(a, shape, order)
   device_array(a, "reshape", "a")
-  return a:reshape(shape)
+  return a:reshape(shape, order)
 end
 
 -- gpu.ndim(a), gpu.shape(a), gpu.size(a [, dim]) of an array or a number (0-D)

@@ -78,9 +78,14 @@ function gpu.moveaxis(a, src, dst)
   return a:transpose(order)
 end
 
--- gpu.ravel(a): a 1-D view of a C-ordered a, else a C-ordered copy, as NumPy's
-function gpu.ravel(a)
+-- gpu.ravel(a [, order]): a 1-D view of a C-ordered a, else a C-ordered copy, as NumPy's;
+-- in order "F" ("A" for an F-ordered a) the elements first dim fastest
+function gpu.ravel(a, order)
   array(a, "ravel")
+  if order ~= nil and order ~= "C" and order ~= "F" and order ~= "A" then
+    error(('gpu.ravel: order must be "C", "F" or "A", got %s'):format(type(order) == "string" and '"' .. order .. '"' or gpu._arg.shown(order)), 2)
+  end
+  if order == "F" or order == "A" then return a:flatten(order) end
   if a:is_contiguous() then return a:reshape(-1) end
   return gpu.with_device(a.device, gpu.empty, a.size, a.dtype):copy_(a)
 end

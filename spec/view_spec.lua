@@ -368,14 +368,52 @@ describe("views", function()
     assert.equal("gpu.hostarray(int32, {3, 0, 2})\n[]", tostring(gpu.host.zeros({3, 0, 2}, "int32")))
   end)
 
+  -- NumPy's order "F": the elements read and placed first dim fastest (before: refused,
+  -- and gpu.ravel(a, "F") and gpu.reshape(a, s, "F") gave C order without a word)
+  it("reshape, flatten and ravel in Fortran order as NumPy's", function()
+    local a = gpu.arange(24, "int32"):reshape(2, 3, 4)
+    local want = {{0, 8, 5, 2, 10, 7}, {12, 20, 17, 14, 22, 19}, {4, 1, 9, 6, 3, 11}, {16, 13, 21, 18, 15, 23}}
+    assert.are.same(want, a:reshape({4, 6}, "F"):totable())
+    assert.are.same(want, a:reshape(4, 6, "F"):totable())
+    assert.are.same(want, gpu.reshape(a, {4, -1}, "F"):totable())
+    assert.are.same(want, a:tohost():reshape({4, 6}, "F"):totable())
+    local flat = {0, 12, 4, 16, 8, 20, 1, 13, 5, 17, 9, 21, 2, 14, 6, 18, 10, 22, 3, 15, 7, 19, 11, 23}
+    assert.are.same(flat, a:flatten("F"):totable())
+    assert.are.same(flat, gpu.ravel(a, "F"):totable())
+    -- NumPy: a.ravel('F').reshape(4, 6).T.reshape((4, 6), order='F').reshape(6, 4).T
+    assert.are.same({{0, 10, 17, 4, 3, 21}, {8, 7, 14, 1, 11, 18}, {5, 12, 22, 9, 16, 15}, {2, 20, 19, 6, 13, 23}},
+                    gpu.reshape(gpu.ravel(a, "F"), {4, 6}, "C"):transpose():reshape({4, 6}, "F")
+                      :reshape({6, 4}, "C"):transpose():totable())
+    -- "A": Fortran order for an F-ordered array (a view of its memory in order), C otherwise
+    local t = a:transpose()
+    local seq = {}
+    for i = 1, 24 do seq[i] = i - 1 end
+    assert.are.same(seq, t:flatten("A"):totable())
+    assert.are.same(seq, a:flatten("A"):totable())
+    assert.are.same(flat, gpu.ravel(t, "C"):totable())
+    t:flatten("A")[{1}] = 100   -- a view: the strides allow it
+    assert.are.equal(100, a[{1, 1, 1}]:item())
+    a[{1, 1, 1}] = 0
+    -- a view that F order must copy, and a view it need not
+    assert.are.same({{0, 1, 2, 3}, {12, 13, 14, 15}, {4, 5, 6, 7}, {16, 17, 18, 19}},
+                    a[{{}, {1, 2}}]:reshape({4, 4}, "F"):totable())
+    local v = t:reshape({4, 6}, "F")   -- t's memory is a's, C order: F order of t is a view
+    v[{1, 1}] = -1
+    assert.are.equal(-1, a[{1, 1, 1}]:item())
+    assert.matches("cannot reshape an array of shape {2, 3, 4} (24 elements) to {5, 5}",
+                   S.errof(function() return a:reshape({5, 5}, "F") end), 1, true)
+  end)
+
   -- Before: each of these dropped its last argument and gave C order, the old shape, an
   -- unchecked cast or a swap of two dims without a word
   it("refuse arguments and options they do not take (NumPy's order, shape, casting)", function()
     local r = gpu.arange(6, "int32"):reshape(2, 3)
     for _, c in ipairs({
-      {"a:reshape takes 1 argument, got a string as argument 2", function() return r:reshape({3, 2}, "F") end},
+      {'a:reshape: order must be "C", "F" or "A", got "K"', function() return r:reshape({3, 2}, "K") end},
+      {"a:reshape takes 1 argument, got a string as argument 2", function() return r:reshape({3, 2}, "x", "F") end},
       {"a:reshape takes 1 argument, got a table as argument 2 (it takes no options)", function() return r:reshape({3, 2}, {order = "F"}) end},
-      {"a:flatten takes 0 arguments, got a string as argument 1", function() return r:flatten("F") end},
+      {'a:flatten: order must be "C", "F" or "A", got "f"', function() return r:flatten("f") end},
+      {'gpu.ravel: order must be "C", "F" or "A", got "K"', function() return gpu.ravel(r, "K") end},
       {"a:copy takes 0 arguments, got a string as argument 1", function() return r:copy("F") end},
       {"a:contiguous takes 0 arguments", function() return r:contiguous("F") end},
       {"a:astype takes 1 argument, got a table as argument 2", function() return r:astype("int8", {casting = "safe"}) end},
