@@ -39,6 +39,8 @@ static void operand_read(lua_State *L, const Ufunc *u, int idx, int pos, Operand
                    "\"complex128\")", u->name, pos);
       break;
     case LUA_TTABLE:
+      if (luaL_getmetafield(L, idx, "__name") == LUA_TSTRING)   /* a gpu.sparse matrix */
+        luaL_error(L, "gpu.%s argument %d is a %s, which it does not take", u->name, pos, lua_tostring(L, -1));
       luaL_error(L, "gpu.%s argument %d is a Lua table: copy it to the device with gpu.array(t)",
                  u->name, pos);
       break;
@@ -365,10 +367,20 @@ static int gpu_result_type(lua_State *L) {
   return 1;
 }
 
-/* An operator: the ufunc is upvalue 1; unary ones get their operand twice from Lua. */
+/* An operator: the ufunc is upvalue 1, its event (__add, ...) upvalue 2; unary ones get
+ * their operand twice from Lua. A table operand with that operator of its own (a
+ * gpu.sparse matrix: dense - A) takes the call, as its reflected operator would in Python. */
 static int ops_meta(lua_State *L) {
   Ufunc *u = lua_touserdata(L, lua_upvalueindex(1));
   int nargs = u->nin == 1 ? 1 : lua_gettop(L);
+  for (int i = 1; nargs == 2 && i <= 2; i++) {
+    if (lua_type(L, i) != LUA_TTABLE || luaL_getmetafield(L, i, lua_tostring(L, lua_upvalueindex(2))) == LUA_TNIL)
+      continue;
+    lua_insert(L, 1);
+    lua_settop(L, 3);
+    lua_call(L, 2, 1);
+    return 1;
+  }
   return ops_call(L, lua_upvalueindex(1), u, 1, nargs);
 }
 
@@ -437,7 +449,8 @@ void ops_open(lua_State *L) {
     ((Ufunc *)ufunc_new(L, d->name, d->nin, 1, d->rule, d->expr))->cx = d->cx;
     if (d->meta) {
       lua_pushvalue(L, -1);
-      lua_pushcclosure(L, ops_meta, 1);
+      lua_pushstring(L, d->meta);
+      lua_pushcclosure(L, ops_meta, 2);
       lua_setfield(L, mt, d->meta);
     }
     if (d->rule == RULE_CAST) {   /* copies: a:copy(), gpu.copy, assignment (copy.c) */

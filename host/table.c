@@ -8,6 +8,10 @@ void table_shape(lua_State *L, int idx, GpuShape *s) {
   idx = lua_absindex(L, idx);
   memset(s, 0, sizeof *s);
   int top = lua_gettop(L);
+  if (luaL_getmetafield(L, idx, "__name") == LUA_TSTRING)   /* an object, not a list of values */
+    luaL_error(L, "a %s is not a table of values%s", lua_tostring(L, -1),
+               strncmp(lua_tostring(L, -1), "gpu.sparse.", 11) == 0 ? ": use A:toarray()" : "");
+  lua_settop(L, top);
   lua_pushvalue(L, idx);
   while (lua_istable(L, -1)) {
     if (s->ndim == GPU_MAXDIM)

@@ -511,6 +511,10 @@ local function major_sums(A, dt)
 end
 function M.sum(A, dim)
   local dt = (A.dtype == "bool") and "int64" or A.dtype
+  if A.dtype == "bool" and not A.has_canonical_format then   -- a place's duplicates are one true, as toarray's
+    A = A:copy()
+    A:sum_duplicates()
+  end
   if dim == nil then
     if A.data.size == 0 then return KIND[dt] == "c" and gpu.complex(0, 0) or (dt == "int64" and 0 or 0.0) end
     if A.format ~= "coo" then local d, _, _, _, _, nnz = parts("sum", A); return head(d, nnz):astype(dt):sum() end
@@ -786,22 +790,23 @@ local function add_sparse(api, A, B, negate)
   local ad, ai, ap, m, n, annz = parts(api, a)
   local bd, bi, bp, _, _, bnnz = parts(api, b)
   ad, bd = head(ad, annz), head(bd, bnnz)
-  if ad.dtype ~= dt then ad = ad:astype(dt) end
-  if bd.dtype ~= dt then bd = bd:astype(dt) end
+  local work = (negate and dt == "bool") and "float32" or dt   -- scipy's bool difference: true where they differ
+  if ad.dtype ~= work then ad = ad:astype(work) end
+  if bd.dtype ~= work then bd = bd:astype(work) end
   if negate then bd = -bd end
   if m == 0 or annz + bnnz == 0 then
     return compressed("csr", gpu.empty(0, dt), gpu.empty(0, "int32"), gpu.zeros(m + 1, "int32"), A.shape, true)
   end
-  local add = kernel("csr_add", dt)[{blocks(m, 256), 256}]
+  local add = kernel("csr_add", work)[{blocks(m, 256), 256}]
   local counts = gpu.empty(m, "int32")
   add(ap, ai, ad, annz, bp, bi, bd, bnnz, m, n, counts, ap, ai, ad, 0, 0)
   local ends = counts:cumsum()
   local nnz = ends:item(m)
   if nnz > INT32_MAX then fail(api, "the sum has %d entries: more than 2^31 - 1 (int32 indices)", nnz) end
   local indptr = gpu.concatenate({gpu.zeros(1, "int32"), ends:astype("int32")})
-  local ci, cd = gpu.empty(nnz, "int32"), gpu.empty(nnz, dt)
+  local ci, cd = gpu.empty(nnz, "int32"), gpu.empty(nnz, work)
   if nnz > 0 then add(ap, ai, ad, annz, bp, bi, bd, bnnz, m, n, counts, indptr, ci, cd, nnz, 1) end
-  return compressed("csr", cd, ci, indptr, A.shape, true)
+  return compressed("csr", work == dt and cd or cd:astype(dt), ci, indptr, A.shape, true)
 end
 
 -- A times (over) a number, a boolean or a gpu.complex: a dtype gpu.sparse does not hold (a bool matrix
@@ -1404,7 +1409,8 @@ local mul = gpu._api(function(a, b)
 end)
 local div = gpu._api(function(a, b)
   if not is_sparse(a) or not is_scalar(b) then fail("__div", "a sparse matrix divides by a number only, got %s / %s",
-                                                     is_sparse(a) and "matrix" or type(a), is_sparse(b) and "matrix" or type(b)) end
+                                                     is_sparse(a) and "a sparse matrix" or described(a),
+                                                     is_sparse(b) and "a sparse matrix" or described(b)) end
   return scale("__div", a, b, true)
 end)
 for _, fmt in ipairs({"csr", "csc", "coo"}) do
@@ -1546,7 +1552,9 @@ function S.random(m, n, opts)
   if dt == "bool" then fail(api, "random values are float or complex, not bool") end
   local f = format_of(api, o.format, "coo")
   if o.seed ~= nil then gpu.random.seed(o.seed) end
-  local k = math.floor(density * m * n + 0.5)
+  local x = density * m * n   -- Python's round (halves to even), as scipy's int(round(...))
+  local k = math.floor(x)
+  if x - k > 0.5 or (x - k == 0.5 and k % 2 == 1) then k = k + 1 end
   if k > INT32_MAX then fail(api, "%d stored elements: more than 2^31 - 1 are not supported (int32 indices)", k) end
   local pos = distinct_places(m * n, k)
   local row, col = (pos // n):astype("int32"), (pos % math.max(n, 1)):astype("int32")

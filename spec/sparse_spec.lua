@@ -287,6 +287,23 @@ describe("gpu.sparse matrices", function()
     assert.are.equal(0, (A - A).nnz)   -- zeros removed, as scipy's
     same({{0, 0, -2}, {0, 0, -2}, {2, 2, 0}}, (A - A.T):toarray():totable())
     same({{2, 1, 3}, {1, 1, 4}, {5, 6, 1}}, (A + gpu.ones({3, 3}, "float64")):totable())
+    -- a dense array on the left: its operator hands the call to the matrix's, as Python's
+    -- reflected ones (before: "argument 2 is a Lua table"); x * A is x @ A (spmatrix's)
+    same({{2, 1, 3}, {1, 1, 4}, {5, 6, 1}}, (gpu.ones({3, 3}, "float64") + A):totable())
+    same({{0, 1, -1}, {1, 1, -2}, {-3, -4, 1}}, (gpu.ones({3, 3}, "float64") - A):totable())
+    same({13, 15, 8}, (f64({1, 2, 3}) * A):totable())
+    assert.matches("gpu.pow argument 2 is a gpu.sparse.csr_matrix, which it does not take",
+                   S.errof(function() return gpu.ones({3, 3}, "float64") ^ A end), 1, true)
+    assert.matches("a gpu.sparse.csr_matrix is not a table of values: use A:toarray()",
+                   S.errof(gpu.array, A), 1, true)   -- (before: an empty float32 array)
+    -- bool: scipy's difference is true where the two differ (before: gpu.negative refused it)
+    local Bp = sp.csr_matrix(gpu.array({{true, false}, {true, true}}))
+    local Bq = sp.csr_matrix(gpu.array({{true, true}, {false, true}}))
+    local Bd = Bp - Bq
+    assert.are.equal("bool", Bd.dtype)
+    assert.are.equal(2, Bd.nnz)
+    same({{false, true}, {true, false}}, Bd:toarray():totable())
+    assert.are.equal(0, (Bp - Bp).nnz)
     same(DENSE, (A + 0):toarray():totable())
     same({{1, 0, 4}, {0, 0, 9}, {16, 25, 0}}, A:multiply(A):toarray():totable())
     same({{1, 0, 8}, {0, 0, 15}, {8, 15, 0}}, A:multiply(A.T):toarray():totable())
@@ -338,6 +355,12 @@ describe("gpu.sparse matrices", function()
     local B = sp.csr_matrix(gpu.array(DENSE):ne(0))
     assert.are.equal(5, B:sum())
     assert.are.equal("int64", B:sum(1).dtype)
+    -- a bool matrix's duplicates are one true (toarray's, scipy's sum): before, 3 and {1, 2, 0}
+    local Bd = sp.csr_matrix({gpu.array({true, true, true}), i32({1, 1, 0}), i32({0, 3, 3})}, {shape = {2, 3}})
+    assert.are.equal(2, Bd:sum())
+    same({{1, 1, 0}}, Bd:sum(1):totable())
+    same({{2}, {0}}, Bd:sum(2):totable())
+    assert.are.equal(2, Bd:tocoo():sum())
     same({1, 0, 0}, A:diagonal():totable())
     same({0, 3}, A:diagonal(1):totable())
     same({4}, A:diagonal(-2):totable())
@@ -441,6 +464,9 @@ describe("gpu.sparse matrices", function()
     assert.are.equal(5000, R3.nnz)
     assert.are.equal("float32", R3.dtype)
     assert.is_true(math.abs(R3.data:mean() - 0.5) < 0.02)
+    -- round(density * m * n) is Python's, halves to even (scipy's): before 3, 3 and 4
+    same({2, 2, 4}, {sp.random(1, 5, {density = 0.5}).nnz, sp.random(5, 5, {density = 0.1}).nnz,
+                     sp.random(1, 7, {density = 0.5}).nnz})
     local R4 = sp.random(100000, 100000, {density = 1e-7, format = "csr"})   -- 10^10 places: O(nnz) memory
     assert.are.equal(1000, R4.nnz)
     assert.are.equal(1000, R4:tocoo():tocsr().nnz)
