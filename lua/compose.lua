@@ -66,7 +66,9 @@ end
 -- gpu.eye(n [, m [, k]] [, dtype]): n x m (m = n) zeros with ones on diagonal k (0 the main
 -- one, k > 0 above it, k < 0 below); gpu.identity(n [, dtype])
 function gpu.eye(n, m, k, dtype)
+  local at = type(m) == "string" and 2 or type(k) == "string" and 3 or 4
   if type(m) == "string" then m, k, dtype = nil, nil, m elseif type(k) == "string" then k, dtype = nil, k end
+  if dtype ~= nil then gpu._arg.dtype(dtype, "eye", at) end
   n = count(n, "eye", "n")
   m = m == nil and n or count(m, "eye", "m")
   k = integer(k or 0, "eye", "k")
@@ -80,7 +82,10 @@ function gpu.eye(n, m, k, dtype)
   return a
 end
 
-function gpu.identity(n, dtype) return gpu.eye(n, nil, 0, dtype) end
+function gpu.identity(n, dtype)
+  if dtype ~= nil then gpu._arg.dtype(dtype, "identity", 2) end
+  return gpu.eye(n, nil, 0, dtype)
+end
 
 -- A dimension of an ndim-D array as a 1-based number (negative from the end)
 local function dim_of(d, ndim, api)

@@ -983,6 +983,10 @@ local function dtype_name(dtype, level, api, pos)
   return name
 end
 
+-- A dtype argument of gpu.<api> at argument pos, checked before any work: its name (an
+-- error names the line that called gpu.<api>)
+function arg.dtype(dtype, api, pos) return dtype_name(dtype, 4, "gpu." .. api, pos) end
+
 local function show(v)
   if v ~= v then return "nan" end
   if math.type(v) == "integer" then return tostring(v) end
@@ -1110,6 +1114,9 @@ function gpu.arange(start, stop, step, dtype)
     local second = start + step
     if not dtype:match("^float") and not dtype:match("^complex") then start, second = trunc(start), trunc(second) end
     step = second - start
+  end
+  if n > 2 ^ 48 then   -- (gpu.empty's "size is too large" named neither arange nor the count)
+    error(("bad argument to 'arange' (%s elements: more than an array holds, 2^48)"):format(show(n)), 2)
   end
   if n > 0 then check_arange(start, start + (n - 1) * step, dtype) end
   local a = as("arange", 3, {}, gpu.empty, n, dtype)

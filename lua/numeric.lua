@@ -510,7 +510,9 @@ end
 -- gpu.tri(N [, M [, k]] [, dtype]): N x M (M = N) ones at and below diagonal k, zeros
 -- above (float32 by default, as gpu.eye)
 function gpu.tri(N, M, k, dtype)
+  local at = type(M) == "string" and 2 or type(k) == "string" and 3 or 4
   if type(M) == "string" then M, k, dtype = nil, nil, M elseif type(k) == "string" then k, dtype = nil, k end
+  if dtype ~= nil then gpu._arg.dtype(dtype, "tri", at) end
   N = count(N, "tri", "N")
   M = M == nil and N or count(M, "tri", "M")
   k = integer(k or 0, "tri", "k")

@@ -486,6 +486,9 @@ end
 -- each element's 1-based index in dimension k (int64 by default), as NumPy's plus 1
 function gpu.indices(shape, dtype)
   local s = sizes(shape, "indices")
+  if dtype ~= nil and gpu._arg.dtype(dtype, "indices", 2) == "bool" then
+    error("gpu.indices: a bool array cannot hold 1-based indices: give an integer or float dtype", 2)
+  end
   local planes = {}
   for k = 1, #s do
     local view = {}
