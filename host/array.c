@@ -364,6 +364,13 @@ static int array_len(lua_State *L) {
   return 1;
 }
 
+/* a:_writeable(): whether a may be written (not an expanded view or a view of one): the
+ * Lua parts' outputs check it, as the C ones check array_shares */
+static int array_writeable(lua_State *L) {
+  lua_pushboolean(L, !array_shares(array_check(L, 1)));
+  return 1;
+}
+
 /* Comparisons give arrays, which Lua's < and <= cannot return. */
 static int array_compare(lua_State *L) {
   return luaL_error(L, "compare arrays with a:lt(b), a:le(b), a:gt(b), a:ge(b), a:eq(b) or "
@@ -379,6 +386,7 @@ static const luaL_Reg array_funcs[] = {
 static const luaL_Reg array_methods[] = {
   {"free", array_free},
   {"_peek", array_peek},
+  {"_writeable", array_writeable},
   {NULL, NULL}
 };
 

@@ -631,11 +631,7 @@ function gpu.asarray_chkfinite(a, dtype)
   return r
 end
 
--- whether a view may be written: an empty view of it refuses a fill exactly when it may not
-local function writeable(a)
-  local probe = a.ndim == 0 and a:reshape(1) or a
-  return (pcall(function() probe:narrow(1, 1, 0):fill(0) end))
-end
+local function writeable(a) return a:_writeable() end
 
 local FLAGS = {C = "C", CONTIGUOUS = "C", C_CONTIGUOUS = "C", W = "W", WRITEABLE = "W", O = "O", OWNDATA = "O",
                A = "A", ALIGNED = "A", E = "E", ENSUREARRAY = "E"}

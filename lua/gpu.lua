@@ -983,6 +983,31 @@ local function dtype_name(dtype, level, api, pos)
   return name
 end
 
+-- The arrays among ... (others skipped) that gpu.<api> reads or writes, named by the
+-- strings after each ({a, "input", out, "output"}): on the current device, as the C
+-- operations check (a kernel's own words named neither the function nor the argument)
+function arg.here(api, list)
+  local here = gpu.device().id
+  for i = 1, #list, 2 do
+    local a = list[i]
+    if gpu._is_array(a) and a.device ~= here then   -- (a copy of an output here would take the result)
+      error(("gpu.%s: %s on device %d, and device %d is current: run it with gpu.with_device(%d, f)%s")
+            :format(api, list[i + 1], a.device, here, a.device,
+                    list[i + 1] == "output" and "" or (", or copy it here with a:to(%d)"):format(here)), 3)
+    end
+  end
+end
+
+-- An output array of gpu.<api>, named what: one that may be written (not an expanded
+-- view or a view of one, as gpu.broadcast_to's)
+function arg.writeable(a, api, what)
+  if not a:_writeable() then
+    error(("gpu.%s: %s is an expanded view (a stride of 0) or a view of one (gpu.broadcast_to's are), "
+           .. "which cannot be written: its elements may share memory"):format(api, what), 3)
+  end
+  return a
+end
+
 -- A dtype argument of gpu.<api> at argument pos, checked before any work: its name (an
 -- error names the line that called gpu.<api>)
 function arg.dtype(dtype, api, pos) return dtype_name(dtype, 4, "gpu." .. api, pos) end

@@ -40,7 +40,9 @@ end
 -- the filters' input check, a freed array named as such first
 local function input_of(a, api)
   if is_array(a) then live(a, api, "input") end
-  return common.input_of(a, api)
+  a = common.input_of(a, api)
+  gpu._arg.here("ndimage." .. api, {a, "input"})
+  return a
 end
 
 local function mode_of(m, api, default)
@@ -92,7 +94,12 @@ local function shape_text(s) return "{" .. table.concat(s, ", ") .. "}" end
 
 -- The output's dtype and, where `output` is an array, that array (of shape `shape`)
 local function output_of(out, default, shape, api, complex_ok)
-  return common.result_output(out, default, shape, api, "the result's shape", complex_ok)
+  local dt, o = common.result_output(out, default, shape, api, "the result's shape", complex_ok)
+  if o then   -- (the kernels write it as it is: a module's launch checks neither)
+    gpu._arg.writeable(o, "ndimage." .. api, "output")
+    gpu._arg.here("ndimage." .. api, {o, "output"})
+  end
+  return dt, o
 end
 
 ------------------------------------------------------------------------------------
@@ -408,6 +415,7 @@ function nd.map_coordinates(input, coordinates, opts)
   elseif live(coords, api, "coordinates") and KIND[coords.dtype] == "c" then
     fail(api, "coordinates are %s: complex coordinates are not supported", coords.dtype)
   end
+  gpu._arg.here("ndimage." .. api, {coords, "coordinates"})
   if coords.ndim < 2 or coords.shape[1] ~= input.ndim then
     fail(api, "coordinates must have the shape {%d, ...} (input's ndim, then the result's shape), got %s",
          input.ndim, shape_text(coords.shape))
@@ -639,6 +647,7 @@ end
 local function fourier(api, kind, input, values, opts, factor_of)
   if not is_array(input) then fail(api, "input must be a device array, got %s", described(input)) end
   live(input, api, "input")
+  gpu._arg.here("ndimage." .. api, {input, "input"})
   opts = options(opts, api, 3, "n dim output")
   local nd_ = input.ndim
   local n = opts.n == nil and -1 or opts.n

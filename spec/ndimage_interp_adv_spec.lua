@@ -93,10 +93,48 @@ describe("gpu.ndimage's interpolation, adversarial inputs", function()
     assert.near(142, nd.shift(v, 0.5, {order = 1}):sum(), 1e-9)
   end)
 
+  -- before: each named a kernel's argument ("kernel 'ndi_pad<double>' argument 1 (in) is on
+  -- device 1"), whose advice to copy an output would have lost the result
+  it("#multi names the function and the argument on another device", function()
+    local b = gpu.with_device(1, function() return gpu.arange(0, 6, 1, "float64") end)
+    local a = gpu.arange(0, 6, 1, "float64")
+    err("gpu.ndimage.zoom: input on device 1, and device 0 is current: run it with gpu.with_device(1, f), or copy it here with a:to(0)",
+        nd.zoom, b, 2)
+    local e = select(2, pcall(nd.shift, a, 1, {order = 1, output = gpu.with_device(1, gpu.zeros, {6}, "float64")}))
+    assert.equal("gpu.ndimage.shift: output on device 1, and device 0 is current: run it with gpu.with_device(1, f)",
+                 tostring(e):match("gpu%.ndimage.*"))
+    err("gpu.ndimage.map_coordinates: coordinates on device 1", nd.map_coordinates, a, b:reshape(1, 6))
+    err("gpu.ndimage.fourier_shift: input on device 1", nd.fourier_shift, b, 1)
+    err("gpu.ndimage.spline_filter1d: input on device 1", nd.spline_filter1d, b)
+  end)
+
+  -- before: shift, zoom, affine_transform, rotate and map_coordinates wrote through a
+  -- read-only view into the array under it (x became [0, 0, 1, 2]); the others refused
+  -- naming a[key] = v
+  it("refuse an output that cannot be written (an expanded view), naming the function", function()
+    local x = gpu.zeros({4}, "float64")
+    local ro = gpu.broadcast_to(x, {4})
+    local src = gpu.arange(0, 4, 1, "float64")
+    local why = "output is an expanded view (a stride of 0) or a view of one (gpu.broadcast_to's are), which cannot be written"
+    err("gpu.ndimage.shift: " .. why, nd.shift, src, 1, {order = 1, output = ro})
+    err("gpu.ndimage.zoom: " .. why, nd.zoom, gpu.array({7, 8}, "float64"), 2, {order = 0, output = ro})
+    err("gpu.ndimage.affine_transform: " .. why, nd.affine_transform, src, {1}, {output = ro})
+    err("gpu.ndimage.spline_filter: " .. why, nd.spline_filter, src, {output = ro})
+    err("gpu.ndimage.fourier_gaussian: " .. why, nd.fourier_gaussian, src, 1, {output = ro})
+    local y = gpu.zeros({1}, "float64")
+    err("gpu.ndimage.map_coordinates: " .. why, nd.map_coordinates, gpu.array({5, 6}, "float64"), {{1}},
+        {order = 1, output = y:expand({4})[{{2, 2}}]})
+    local x2 = gpu.zeros({2, 2}, "float64")
+    err("gpu.ndimage.rotate: " .. why, nd.rotate, gpu.ones({2, 2}, "float64"), 90, {output = gpu.broadcast_to(x2, {2, 2})})
+    assert.same({0, 0, 0, 0}, x:totable())
+    assert.same({0}, y:totable())
+    assert.same({{0, 0}, {0, 0}}, x2:totable())
+  end)
+
   it("#multi keeps its tables on the input's device: a launch refused there spoils no later call", function()
     local b = gpu.with_device(1, function() return gpu.arange(0, 12, 1, "float64"):reshape(3, 4) end)
-    err("is on device 1, and device 0 is current", nd.shift, b, 1)   -- device 1's tables, made while 0 was current
-    err("is on device 1, and device 0 is current", gpu.ndimage.uniform_filter, b, 3)
+    err("gpu.ndimage.shift: input on device 1, and device 0 is current", nd.shift, b, 1)   -- device 1's tables, made while 0 was current
+    err("on device 1, and device 0 is current", gpu.ndimage.uniform_filter, b, 3)
     local a = b:to(0)
     local want = {nd.shift(a, 1), nd.map_coordinates(a, {{1.5}, {2}}), gpu.ndimage.uniform_filter(a, 3)}
     gpu.with_device(1, function()
