@@ -153,6 +153,7 @@ static GpuArray *check_out(lua_State *L, const char *name, int oi, const GpuShap
   }
   if (!can_cast_same_kind(dt, o->dtype))
     luaL_error(L, "gpu.%s: out is %s, and the result (%s) cannot be cast to it", name, dtypes[o->dtype].name, dtypes[dt].name);
+  if (array_shares(o)) errors_shared(L, lua_pushfstring(L, "gpu.%s: out", name));   /* (a C-ordered one was written) */
   return o;
 }
 

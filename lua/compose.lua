@@ -49,7 +49,7 @@ end
 -- integer dtypes take the floor first, as NumPy's since 1.20, not the truncation)
 function gpu.linspace(start, stop, num, opts)
   start, stop = finite(start, "linspace", "start"), finite(stop, "linspace", "stop")
-  num = count(num, "linspace", "num")
+  num = gpu._arg.elements(count(num, "linspace", "num"), "linspace", 3)
   opts = opts or {}
   if type(opts) ~= "table" then error("gpu.linspace: argument 4 must be a table of options", 2) end
   gpu._arg.options(opts, "linspace", "endpoint dtype")
@@ -71,6 +71,7 @@ function gpu.eye(n, m, k, dtype)
   if dtype ~= nil then gpu._arg.dtype(dtype, "eye", at) end
   n = count(n, "eye", "n")
   m = m == nil and n or count(m, "eye", "m")
+  gpu._arg.elements(gpu._arg.times(n, m, "eye", "rows", 3), "eye", 3)
   k = integer(k or 0, "eye", "k")
   local a = gpu.zeros({n, m}, dtype)
   local first = k >= 0 and k or -k * m                       -- 0-based, in C order
@@ -84,6 +85,8 @@ end
 
 function gpu.identity(n, dtype)
   if dtype ~= nil then gpu._arg.dtype(dtype, "identity", 2) end
+  n = count(n, "identity", "n")
+  gpu._arg.elements(gpu._arg.times(n, n, "identity", "rows", 3), "identity", 3)
   return gpu.eye(n, nil, 0, dtype)
 end
 

@@ -430,7 +430,10 @@ function gpu.einsum(subscripts, ...)
   end
   local op = sum_out(ops[1], set_of(out), sizes, dt)
   local r = arrange(op, out)
-  if opts.out ~= nil then return into(opts.out, r, op.fresh) end
+  if opts.out ~= nil then
+    if gpu._is_array(opts.out) then gpu._arg.writeable(opts.out, "einsum", "out") end
+    return into(opts.out, r, op.fresh)
+  end
   -- no work done: a view of the operand, as NumPy's (never the operand itself)
   return op.fresh and r or r:reshape(r.shape)
 end

@@ -1001,7 +1001,8 @@ end
 -- An output array of gpu.<api>, named what: one that may be written (not an expanded
 -- view or a view of one, as gpu.broadcast_to's)
 function arg.writeable(a, api, what)
-  if not a:_writeable() then
+  local ok, w = pcall(a._writeable, a)   -- (a freed one: the caller's own check says so)
+  if ok and not w then
     error(("gpu.%s: %s is an expanded view (a stride of 0) or a view of one (gpu.broadcast_to's are), "
            .. "which cannot be written: its elements may share memory"):format(api, what), 3)
   end

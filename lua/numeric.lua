@@ -455,6 +455,7 @@ end
 local function window_size(M, api)
   M = integer(M, api, "M")
   if M < 1 then return nil end
+  gpu._arg.elements(M, api, 4)
   return M
 end
 
@@ -525,7 +526,7 @@ end
 -- gpu.diag_indices(n [, ndim]): ndim (2) int64 arrays 1, ..., n: the main diagonal of an
 -- ndim-D array of sides n; gpu.diag_indices_from(a): that of a (all sides equal)
 function gpu.diag_indices(n, ndim)
-  n = count(n, "diag_indices", "n")
+  n = gpu._arg.elements(count(n, "diag_indices", "n"), "diag_indices", 3)
   ndim = count(ndim or 2, "diag_indices", "ndim")
   local idx, out = gpu.arange(1, n + 1, "int64"), {}
   for k = 1, ndim do out[k] = k == 1 and idx or idx:copy() end
@@ -558,7 +559,7 @@ gpu.triu_indices_from = triangle_from("triu_indices_from", function(...) return 
 -- step, 2 step, ... (step = 1 + the sum of the running products of the sides), for a tall
 -- matrix also past the first square when wrap
 function gpu.fill_diagonal(a, val, wrap)
-  device_array(a, "fill_diagonal", "a")
+  gpu._arg.writeable(device_array(a, "fill_diagonal", "a"), "fill_diagonal", "a")
   if a.ndim < 2 then error(("gpu.fill_diagonal: a must be at least 2-D, got %d-D"):format(a.ndim), 2) end
   local s, step, stop = a.shape, nil, a.size
   if a.ndim == 2 then

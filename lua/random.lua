@@ -87,6 +87,7 @@ function random.permutation(x)
   if type(x) == "number" then
     local n = int_arg("permutation", 1, x)
     if n < 0 then fail("permutation", 1, "a size must be non-negative, got " .. n) end
+    gpu._arg.elements(n, "random.permutation", 3)
     return perm(n)
   end
   if type(x) ~= "userdata" or getmetatable(x) ~= gpu._meta.array then
@@ -551,6 +552,7 @@ function random.shuffle(a)
     fail("shuffle", 1, "a device array expected, got " .. hooks.what(a))
   end
   if a.ndim == 0 then fail("shuffle", 1, "a 0-D array has no rows to shuffle") end
+  gpu._arg.writeable(a, "random.shuffle", "a")
   a[{}] = random.permutation(a)
 end
 

@@ -122,14 +122,14 @@ end
 -- gpu.put(a, ind, v): a's elements at the 1-based flat (C-order) indices ind set to v's, v
 -- repeated as needed, in place
 function gpu.put(a, ind, v)
-  array_arg(a, "put", "a")
+  gpu._arg.writeable(array_arg(a, "put", "a"), "put", "a")
   local k = zero_based(index_array(ind, "put", "ind"), a.size, "put", "a flattened")
   scatter(a, k, cycled(values_of(v, a.dtype, "put", "v"), k.size, "put"))
 end
 
 -- gpu.place(a, mask, vals): a's elements where mask is true set to vals' in turn (repeated)
 function gpu.place(a, mask, vals)
-  array_arg(a, "place", "a")
+  gpu._arg.writeable(array_arg(a, "place", "a"), "place", "a")
   local m = mask_of(mask, a, "place")
   local v = values_of(vals, a.dtype, "place", "vals"):reshape(-1)
   if v.size == 0 then
@@ -142,7 +142,7 @@ end
 
 -- gpu.putmask(a, mask, values): a[i] = values[i] where mask[i], values repeated over a flattened
 function gpu.putmask(a, mask, values)
-  array_arg(a, "putmask", "a")
+  gpu._arg.writeable(array_arg(a, "putmask", "a"), "putmask", "a")
   local m = mask_of(mask, a, "putmask")
   local v = values_of(values, a.dtype, "putmask", "values")
   if v.size == 0 then return end        -- NumPy's leaves a as it is
@@ -164,7 +164,7 @@ end
 
 -- gpu.copyto(dst, src [, {where = mask}]): src (broadcast) into dst, where mask is true
 function gpu.copyto(dst, src, opts)
-  array_arg(dst, "copyto", "dst")
+  gpu._arg.writeable(array_arg(dst, "copyto", "dst"), "copyto", "dst")
   opts = options(opts, "copyto", 3, "where")
   if not is_array(src) and type(src) ~= "number" and type(src) ~= "boolean" and
      not gpu._arg.is_complex(src) then
@@ -235,6 +235,7 @@ end
 
 function gpu.put_along_axis(a, indices, values, dim)
   local dst, idx, d = along_args(a, indices, dim, "put_along_axis")
+  gpu._arg.writeable(a, "put_along_axis", "a")
   local pos = along(dst, idx, d, "put_along_axis")
   local v = values_of(values, a.dtype, "put_along_axis", "values")
   scatter(a, pos, broadcast(v, pos.shape, "put_along_axis", "values"))   -- on a, whose C-order positions are those of a flattened

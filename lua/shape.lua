@@ -479,13 +479,14 @@ local function sizes(shape, api)
   if over and not empty then
     error(("gpu.%s: the shape {%s} has more elements than an int64 counts"):format(api, table.concat(s, ", ")), 3)
   end
-  return s
+  return s, empty and 0 or total
 end
 
 -- gpu.indices(shape [, dtype]): an array of shape {#shape, shape...} whose k-th plane holds
 -- each element's 1-based index in dimension k (int64 by default), as NumPy's plus 1
 function gpu.indices(shape, dtype)
-  local s = sizes(shape, "indices")
+  local s, total = sizes(shape, "indices")
+  gpu._arg.elements(gpu._arg.times(total, #s, "indices", "planes", 3), "indices", 3)
   if dtype ~= nil and gpu._arg.dtype(dtype, "indices", 2) == "bool" then
     error("gpu.indices: a bool array cannot hold 1-based indices: give an integer or float dtype", 2)
   end
@@ -504,6 +505,7 @@ local function triangle_indices(n, k, m, api, lower)
   n = count(n, api, "n")
   m = m == nil and n or count(m, api, "m")
   k = integer(k or 0, api, "k")
+  gpu._arg.elements(gpu._arg.times(n, m, api, "rows", 4), api, 4)   -- (the mask is n x m)
   local rows = gpu.arange(n, "int64"):unsqueeze(2)
   local cols = gpu.arange(m, "int64"):unsqueeze(1)
   local keep = lower and (cols - rows):le(k) or (cols - rows):ge(k)
@@ -599,7 +601,7 @@ end
 
 -- base ^ linspace(start, stop, num) in float64, as NumPy's logspace computes
 local function logspace64(start, stop, num, endpoint, base)
-  num = count(num, "logspace", "num")
+  num = gpu._arg.elements(count(num, "logspace", "num"), "logspace", 4)
   local y = gpu.linspace(start, stop, num, {endpoint = endpoint, dtype = "float64"})
   return gpu.pow(base + 0.0, y)
 end
@@ -620,7 +622,7 @@ end
 function gpu.geomspace(start, stop, num, opts)
   opts = options(opts, "geomspace", "endpoint dtype")
   start, stop = finite(start, "geomspace", "start"), finite(stop, "geomspace", "stop")
-  num = count(num, "geomspace", "num")
+  num = gpu._arg.elements(count(num, "geomspace", "num"), "geomspace", 3)
   if start == 0 or stop == 0 then error("gpu.geomspace: a geometric sequence cannot include 0", 2) end
   if (start < 0) ~= (stop < 0) then
     error("gpu.geomspace: start and stop must have one sign (between them the sequence would be complex)", 2)

@@ -815,6 +815,7 @@ function gpu.vander(x, n, opts)
     error(("gpu.vander: n must be a non-negative integer, got %s"):format(tostring(n)), 2)
   end
   n = math.tointeger(n)
+  gpu._arg.elements(gpu._arg.times(x.size, n, "vander", "columns", 3), "vander", 3)
   local dt = gpu.result_type(x.dtype, "int64")
   local cols = {gpu.ones({x.size, math.min(n, 1)}, dt)}
   if n > 1 then cols[2] = gpu.cumprod(x:astype(dt):unsqueeze(2):expand(x.size, n - 1), 2) end

@@ -173,6 +173,7 @@ function gpu.around(a, decimals, opts)
   if k == "b" then error("gpu.around: bool arrays round to 0 decimals only, as NumPy's", 2) end
   local f = power_of_ten(math.abs(decimals))
   local out = opts and gpu._arg.options(opts, "around", "out stream").out
+  if gpu._is_array(out) then gpu._arg.writeable(out, "around", "out") end
   if k == "i" or k == "u" then
     if not is_array(a) then a = gpu.full({}, a, "int64") end
     local r = decimals > 0 and a or gpu.multiply(round(gpu.divide(a, f)), f)

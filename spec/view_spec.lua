@@ -330,6 +330,28 @@ describe("views", function()
       assert.matches("cannot write into an expanded view %(a stride of 0%) or a view of one", S.errof(f), nil, what)
     end
     assert.are.same({0, 0, 0}, row:totable())
+    -- a C-ordered read-only view (gpu.broadcast_to's of its own shape): gpu.matmul wrote
+    -- it, and the in-place functions written in Lua refused naming gpu.where, a[key] = v or
+    -- nothing; each names itself and its argument now
+    local x = gpu.zeros({2, 2}, "float64")
+    local ro = gpu.broadcast_to(x, {2, 2})
+    local eye = gpu.eye(2, "float64")
+    for what, f in pairs({
+      ["gpu.matmul: out"] = function() gpu.matmul(eye, eye, {out = ro}) end,
+      ["gpu.put: a is"] = function() gpu.put(ro, {1}, 5) end,
+      ["gpu.place: a is"] = function() gpu.place(ro, ro:eq(0), {5}) end,
+      ["gpu.putmask: a is"] = function() gpu.putmask(ro, ro:eq(0), 5) end,
+      ["gpu.copyto: dst is"] = function() gpu.copyto(ro, 5) end,
+      ["gpu.fill_diagonal: a is"] = function() gpu.fill_diagonal(ro, 5) end,
+      ["gpu.put_along_axis: a is"] = function() gpu.put_along_axis(ro, gpu.array({{1}, {1}}, "int64"), 5, 2) end,
+      ["gpu.random.shuffle: a is"] = function() gpu.random.shuffle(ro) end,
+      ["gpu.einsum: out is"] = function() gpu.einsum("ij->ij", eye, {out = ro}) end,
+      ["gpu.around: out is"] = function() gpu.around(eye, 1, {out = ro}) end,
+      ["gpu.vectorize 'plus': out is"] = function() gpu.vectorize(function(v) return v + 1 end, {name = "plus"})(eye, {out = ro}) end,
+    }) do
+      assert.matches(what, S.errof(f), 1, true)
+    end
+    assert.are.same({{0, 0}, {0, 0}}, x:totable())
     assert.are.same({7, 7, 7}, row:contiguous():fill(7):totable())   -- a copy, which is written
     assert.are.same({7, 7, 7}, hrow:contiguous():fill(7):totable())
     local base = gpu.zeros({1, 3})

@@ -101,6 +101,7 @@ MT.__call = function(v, ...)
   end
   local out = opts and opts.out
   if out ~= nil and getmetatable(out) ~= array_mt then fail(v, n + 1, "option out must be a device array", 2) end
+  if out ~= nil then gpu._arg.writeable(out, ("vectorize '%s'"):format(v.name), "out") end
   dtypes[n + 1] = out and out.dtype or dtype_of[d.ret]
   local key = table.concat(dtypes, ",")
   local u = v.ufuncs[key]
