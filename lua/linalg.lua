@@ -490,17 +490,17 @@ function linalg.norm(x, ord, dim, opts)
   if opts ~= nil and type(opts) ~= "table" then fail("norm", 2, "the options must be a table") end
   if opts ~= nil then gpu._arg.options(opts, "linalg.norm", "keepdim") end
   local keepdim = opts and opts.keepdim or false
+  if not (x.dtype:find("^float") or x.dtype:find("^complex")) then
+    x = x:astype("float64")   -- NumPy's: in their dtype, the sums of integers wrap
+  end
   if dim == nil then
     if ord == nil then return opts and gpu.norm(x, 2, opts) or gpu.norm(x, 2) end
-    if x.ndim == 1 then return opts and gpu.norm(x, ord, 1, opts) or gpu.norm(x, ord, 1) end
-    if x.ndim ~= 2 then fail("norm", 2, "ord %s needs a dim for %d dimensions (1 or 2 without)", tostring(ord), x.ndim) end
-    dim = {1, 2}
+    if x.ndim == 1 then dim = 1 end
+    if x.ndim == 0 or x.ndim > 2 then fail("norm", 2, "ord %s needs a dim for %d dimensions (1 or 2 without)", tostring(ord), x.ndim) end
+    dim = dim or {1, 2}
   end
   if type(dim) == "table" and #dim == 1 then dim = dim[1] end
-  if type(dim) ~= "table" then
-    if opts then return gpu.norm(x, ord or 2, dim, opts) end
-    return gpu.norm(x, ord or 2, dim)
-  end
+  if type(dim) ~= "table" then return plain(gpu.norm(x, ord or 2, dim, {keepdim = keepdim})) end
   if #dim ~= 2 then fail("norm", 2, "dim must be an integer or two of them, got %d", #dim) end
   local r, c = norm_dim(dim[1], x.ndim), norm_dim(dim[2], x.ndim)
   if r == c then fail("norm", 2, "the two dims are both %d", r) end
