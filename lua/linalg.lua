@@ -442,6 +442,19 @@ function linalg.lstsq(a, b, rcond)
   return x, resid, rank, s
 end
 
+-- The max or min of norms y (real) along dim d, keepdim as the reductions': NumPy 2's max
+-- of norms starts at 0, so over a dim of size 0 it is 0; a min there is an error, as NumPy's
+local function extreme(y, how, d, keep, ord, api)
+  if y.shape[d] > 0 then return y[how](y, d, {keepdim = keep}) end
+  if how == "min" then
+    fail(api, 4, "ord %s of an empty array (or along a dim of size 0): the minimum has no identity", tostring(ord))
+  end
+  local s = dims_of(y)
+  s[d] = 1
+  local z = gpu.zeros(s, y.dtype)
+  return keep and z or z:squeeze(d)
+end
+
 -- Matrix norms (NumPy's ord for matrices) of x over its dims r and c (distinct, positive):
 -- 'fro', 'nuc', 1, -1, 2, -2, inf, -inf; keepdim as the reductions'
 local function matrix_norm(x, ord, r, c, keepdim, api)
@@ -454,7 +467,7 @@ local function matrix_norm(x, ord, r, c, keepdim, api)
     local sum_dim, pick_dim = r, c                     -- 1: column sums, their max
     if math.abs(ord) == math.huge then sum_dim, pick_dim = c, r end
     local sums = reduce(absx(), "sum", sum_dim, true)
-    local picked = reduce(sums, ord > 0 and "max" or "min", pick_dim, true)
+    local picked = extreme(sums, ord > 0 and "max" or "min", pick_dim, true, ord, api)
     if keepdim then return picked end
     local d1, d2 = math.max(r, c), math.min(r, c)
     return picked:squeeze(d1):squeeze(d2)
@@ -462,7 +475,7 @@ local function matrix_norm(x, ord, r, c, keepdim, api)
     local moved = gpu.moveaxis(x, {r, c}, {-2, -1})
     local batch, count, m, n = matrices(moved, api, false, 1)
     local s = svd_of(moved, api, batch, count, m, n, false, false)
-    local v = ord == "nuc" and s:sum(-1) or s[ord == 2 and "max" or "min"](s, -1)
+    local v = ord == "nuc" and s:sum(-1) or extreme(s, ord == 2 and "max" or "min", s.ndim, false, ord, api)
     if keepdim then v = v:unsqueeze(math.min(r, c)):unsqueeze(math.max(r, c)) end
     return v
   end
@@ -470,10 +483,21 @@ local function matrix_norm(x, ord, r, c, keepdim, api)
 end
 
 local function norm_dim(d, ndim, i)
+  d = type(d) == "number" and math.tointeger(d) or d   -- 1.0 is dim 1, as gpu.norm's
   if math.type(d) ~= "integer" then fail("norm", 3, "argument 3 must hold integer dims, got %s", tostring(d)) end
   local k = d < 0 and d + ndim + 1 or d
   if k < 1 or k > ndim then fail("norm", 3, "dim %d is out of range for %d dimensions", d, ndim) end
   return k, i
+end
+
+-- Vector norms of x (float or complex) along dim d (gpu.norm's, which has no ord inf over
+-- nothing: NumPy 2's max starts at 0); NumPy's orders are numbers
+local function vector_norm(x, ord, d, keepdim)
+  if type(ord) ~= "number" then fail("norm", 3, "invalid norm order %s for vectors", tostring(ord)) end
+  if (ord == math.huge or ord == -math.huge) and x.shape[d] == 0 then
+    return extreme(gpu.zeros(dims_of(x), real_of[x.dtype] or x.dtype), ord > 0 and "max" or "min", d, keepdim, ord, "norm")
+  end
+  return gpu.norm(x, ord, d, {keepdim = keepdim})
 end
 
 -- A reduction to a 0-D array read as a Lua number, as gpu.norm's full reductions are
@@ -500,7 +524,7 @@ function linalg.norm(x, ord, dim, opts)
     dim = dim or {1, 2}
   end
   if type(dim) == "table" and #dim == 1 then dim = dim[1] end
-  if type(dim) ~= "table" then return plain(gpu.norm(x, ord or 2, dim, {keepdim = keepdim})) end
+  if type(dim) ~= "table" then return plain(vector_norm(x, ord or 2, norm_dim(dim, x.ndim), keepdim)) end
   if #dim ~= 2 then fail("norm", 2, "dim must be an integer or two of them, got %d", #dim) end
   local r, c = norm_dim(dim[1], x.ndim), norm_dim(dim[2], x.ndim)
   if r == c then fail("norm", 2, "the two dims are both %d", r) end

@@ -495,8 +495,9 @@ describe("gpu.linalg's errors", function()
                            {L.tensorinv, gpu.ones({2, 3})}, {L.tensorsolve, gpu.ones({2, 3}), gpu.ones(2)}}) do
       assert.matches(here, line_of(table.unpack(case)))
     end
-    -- a dim out of range, found by gpu.norm (named lua/linalg.lua's line)
-    assert.matches("linalg_spec.lua:%d+: gpu%.norm: dim 3 is out of range", line_of(L.norm, gpu.ones({2, 2}), nil, {3}))
+    -- a dim out of range (gpu.norm named itself and lua/linalg.lua's line)
+    assert.matches("linalg_spec.lua:%d+: gpu%.linalg%.norm: dim 3 is out of range", line_of(L.norm, gpu.ones({2, 2}), nil, {3}))
+    assert.matches("linalg_spec.lua:%d+: gpu%.linalg%.norm: ord %-inf of an empty array", line_of(L.norm, gpu.zeros(0), -math.huge))
   end)
 
   it("a NaN or an infinity in svd, pinv and matrix_rank is NumPy's LinAlgError, not LAPACK's garbage", function()
@@ -570,5 +571,21 @@ describe("gpu.linalg.norm's dtypes and Lua numbers, as NumPy's", function()
     local v = gpu.array({3, 4}, "float64")
     assert.are.same({5.0, 5.0, 5.0, 4.0}, {L.norm(v), L.norm(v, 2), L.norm(v, nil, 1), L.norm(v, math.huge)})
     assert.are.same({1}, L.norm(v, 2, {keepdim = true}).shape)
+  end)
+
+  it("of empty arrays is NumPy 2's: 0 where its max of norms starts at 0, an error for a min", function()
+    -- NumPy 2.4: 0.0 for each (NumPy 1.24 raised for the first five)
+    local e = gpu.zeros({0, 3}, "float64")
+    assert.are.same({0.0, 0.0, 0.0, 0.0, 0.0}, {L.norm(e, 2), L.norm(e, math.huge), L.norm(gpu.zeros(0), math.huge),
+                                                  L.norm(e.T, 1), L.norm(e, "nuc")})
+    assert.are.same({0, 0}, L.norm(gpu.zeros({2, 0, 3}), 2, {2, 3}):totable())
+    assert.are.same({0, 0}, L.norm(gpu.zeros({0, 2}), math.huge, 1):totable())
+    assert.are.equal(math.huge, L.norm(gpu.zeros(0), -1))
+    -- NumPy: ValueError: zero-size array to reduction operation minimum which has no identity
+    for _, case in ipairs({{e, -2}, {e, -math.huge}, {e.T, -1}, {gpu.zeros(0), -math.huge}}) do
+      assert.matches("gpu.linalg.norm: ord " .. tostring(case[2]) .. " of an empty array (or along a dim of size 0): " ..
+                     "the minimum has no identity", S.errof(L.norm, case[1], case[2]), 1, true)
+    end
+    assert.matches("gpu.linalg.norm: invalid norm order fro for vectors", S.errof(L.norm, gpu.ones(2), "fro"), 1, true)   -- NumPy's words
   end)
 end)
