@@ -49,6 +49,16 @@ local function matrices(a, api, square, up)
   return batch, count, m, n
 end
 
+-- The refusal matrices() makes, for b of solve and lstsq and for the functions that reach
+-- it through inv or solve (so that the error names them and the user's line)
+local function no_float16(api, ...)
+  for _, x in ipairs({...}) do
+    if x.dtype == "float16" then
+      fail(api, 3, "float16 arrays are not supported in linear algebra: convert with a:astype('float32')")
+    end
+  end
+end
+
 local function shape_of(batch, ...)
   local s = table.move(batch, 1, #batch, 1, {})
   for _, d in ipairs({...}) do s[#s + 1] = d end
@@ -118,6 +128,7 @@ local product = gpu._arg.product
 function linalg.solve(a, b)
   local _, _, n = matrices(a, "solve", true)
   if not is_array(b) then fail("solve", 2, "argument 2 must be a device array, got %s", type(b)) end
+  no_float16("solve", b)   -- la_common would take it as float64
   local vector = b.ndim == 1
   if b.ndim == 0 then fail("solve", 2, "argument 2 must have at least one dimension") end
   local bn = vector and b.shape[1] or b.shape[b.ndim - 1]
@@ -415,6 +426,7 @@ function linalg.lstsq(a, b, rcond)
   local _, _, m, n = matrices(a, "lstsq")
   if a.ndim ~= 2 then fail("lstsq", 2, "argument 1 must be 2-dimensional, got %d dimensions", a.ndim) end
   if not is_array(b) then fail("lstsq", 2, "argument 2 must be a device array, got %s", type(b)) end
+  no_float16("lstsq", b)
   if b.ndim < 1 or b.ndim > 2 then fail("lstsq", 2, "argument 2 must be 1- or 2-dimensional, got %d", b.ndim) end
   if b.shape[1] ~= m then fail("lstsq", 2, "a has %d rows but b has %d", m, b.shape[1]) end
   if rcond ~= nil and type(rcond) ~= "number" then fail("lstsq", 2, "rcond must be a number, got %s", type(rcond)) end
@@ -596,16 +608,6 @@ function linalg.multi_dot(arrays)
   if arrays[k].ndim == 1 then r = r:squeeze(2) end
   if arrays[1].ndim == 1 then r = r:squeeze(1) end
   return r
-end
-
--- The refusal matrices() makes, for the functions that reach it through inv or solve (so
--- that the error names them and the user's line)
-local function no_float16(api, ...)
-  for _, x in ipairs({...}) do
-    if x.dtype == "float16" then
-      fail(api, 3, "float16 arrays are not supported in linear algebra: convert with a:astype('float32')")
-    end
-  end
 end
 
 -- gpu.linalg.tensorinv(a [, ind]): the inverse of a as an operator from its last dims to

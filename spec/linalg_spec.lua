@@ -542,6 +542,15 @@ describe("gpu.linalg on the CPU backend's guarded arrays, and NumPy's dtypes and
     assert.are.equal("float32", L.solve(a:astype("float32"), gpu.array({1, 2}, "float32")).dtype)
   end)
 
+  it("solve and lstsq refuse a float16 b as they refuse a float16 a (they computed it in float64)", function()
+    -- NumPy: TypeError: array type float16 is unsupported in linalg
+    for _, f in ipairs({"solve", "lstsq"}) do
+      assert.matches("gpu.linalg." .. f .. ": float16 arrays are not supported in linear algebra: convert with a:astype('float32')",
+                     S.errof(L[f], gpu.eye(2), gpu.ones(2, "float16")), 1, true)
+    end
+    assert.are.same({2}, gpu.polyfit(gpu.array({0, 1, 2}, "float16"), gpu.array({1, 3, 5}, "float16"), 1).shape)   -- documented
+  end)
+
   it("float16 products over a reversed batch dimension (a negative batch stride)", function()
     local a = gpu.array({{1, 2}, {3, 4}, {5, 6}}, "float16")
     local b = gpu.array({{1, 10, 100}, {1000, 10000, 0}}, "float16")[{{}, {-1, 1, -1}}]
