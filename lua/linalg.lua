@@ -15,6 +15,20 @@ local function fail(api, level, fmt, ...)
   error(("gpu.linalg.%s: " .. fmt):format(api, ...), level + 1)
 end
 
+-- Arrays of another device are refused as every operation refuses them (host/array.c's
+-- array_here): LAPACK works on the current device (the copies it made there read the
+-- other device's memory, or failed naming the copy)
+local function on_device(name, ...)
+  local dev = gpu.device().id
+  for _, x in ipairs({...}) do
+    if x.device ~= dev then
+      error(("%s: an array on device %d, and device %d is current: run it with gpu.with_device(%d, f), or copy it here with a:to(%d)")
+            :format(name, x.device, dev, x.device, dev), 3)
+    end
+  end
+end
+local function here(api, ...) on_device("gpu.linalg." .. api, ...) end
+
 -- The dtype LAPACK computes a in: float32 to complex128 kept, others float64 (NumPy's)
 local function la_dtype(dt)
   if dt == "float32" or dt == "float64" or dt == "complex64" or dt == "complex128" then return dt end
@@ -34,6 +48,7 @@ local function matrices(a, api, square, up)
   if not is_array(a) then
     fail(api, level, "argument 1 must be a device array, got %s", type(a))
   end
+  here(api, a)
   if a.ndim < 2 then
     fail(api, level, "argument 1 is %d-dimensional: it must have at least two dimensions", a.ndim)
   end
@@ -128,6 +143,7 @@ local product = gpu._arg.product
 function linalg.solve(a, b)
   local _, _, n = matrices(a, "solve", true)
   if not is_array(b) then fail("solve", 2, "argument 2 must be a device array, got %s", type(b)) end
+  here("solve", b)
   no_float16("solve", b)   -- la_common would take it as float64
   local vector = b.ndim == 1
   if b.ndim == 0 then fail("solve", 2, "argument 2 must have at least one dimension") end
@@ -332,6 +348,7 @@ end
 function linalg.matrix_rank(a, tol)
   if is_array(a) and a.ndim < 2 then
     if a.ndim == 0 then fail("matrix_rank", 2, "argument 1 must have at least one dimension") end
+    here("matrix_rank", a)
     return a:ne(0):any() and 1 or 0
   end
   local batch, count, m, n = matrices(a, "matrix_rank")
@@ -426,6 +443,7 @@ function linalg.lstsq(a, b, rcond)
   local _, _, m, n = matrices(a, "lstsq")
   if a.ndim ~= 2 then fail("lstsq", 2, "argument 1 must be 2-dimensional, got %d dimensions", a.ndim) end
   if not is_array(b) then fail("lstsq", 2, "argument 2 must be a device array, got %s", type(b)) end
+  here("lstsq", b)
   no_float16("lstsq", b)
   if b.ndim < 1 or b.ndim > 2 then fail("lstsq", 2, "argument 2 must be 1- or 2-dimensional, got %d", b.ndim) end
   if b.shape[1] ~= m then fail("lstsq", 2, "a has %d rows but b has %d", m, b.shape[1]) end
@@ -523,6 +541,7 @@ function linalg.norm(x, ord, dim, opts)
   if type(ord) == "table" and dim == nil and opts == nil then ord, opts = nil, ord end
   if type(dim) == "table" and #dim == 0 and opts == nil then dim, opts = nil, dim end
   if not is_array(x) then fail("norm", 2, "argument 1 must be a device array, got %s", type(x)) end
+  here("norm", x)
   if opts ~= nil and type(opts) ~= "table" then fail("norm", 2, "the options must be a table") end
   if opts ~= nil then gpu._arg.options(opts, "linalg.norm", "keepdim") end
   local keepdim = opts and opts.keepdim or false
@@ -576,6 +595,7 @@ function linalg.multi_dot(arrays)
   local mats = {}
   for i, a in ipairs(arrays) do
     if not is_array(a) then fail("multi_dot", 2, "element %d must be a device array, got %s", i, type(a)) end
+    here("multi_dot", a)
     local want = (i == 1 or i == k) and "1 or 2" or "2"
     if not (a.ndim == 2 or (a.ndim == 1 and (i == 1 or i == k))) then
       fail("multi_dot", 2, "element %d must have %s dimensions, got %d", i, want, a.ndim)
@@ -619,6 +639,7 @@ function linalg.tensorinv(a, ind)
   if math.type(ind) ~= "integer" or ind <= 0 or ind > a.ndim then
     fail("tensorinv", 2, "ind must be a positive integer no larger than the dimensions (%d), got %s", a.ndim, tostring(ind))
   end
+  here("tensorinv", a)
   no_float16("tensorinv", a)
   local rows, cols = product(a.shape, 1, ind), product(a.shape, ind + 1, a.ndim)
   if rows ~= cols then fail("tensorinv", 2, "the first %d dims hold %d elements and the others %d: they must be equal", ind, rows, cols) end
@@ -633,6 +654,7 @@ end
 function linalg.tensorsolve(a, b, dims)
   if not is_array(a) then fail("tensorsolve", 2, "argument 1 must be a device array, got %s", type(a)) end
   if not is_array(b) then fail("tensorsolve", 2, "argument 2 must be a device array, got %s", type(b)) end
+  here("tensorsolve", a, b)
   no_float16("tensorsolve", a, b)
   if dims ~= nil then
     if type(dims) ~= "table" then fail("tensorsolve", 2, "argument 3 must be a table of dims") end
@@ -658,6 +680,7 @@ function gpu.polyfit(x, y, deg, opts)
   local function bad(fmt, ...) error(("gpu.polyfit: " .. fmt):format(...), 3) end
   if not is_array(x) or x.ndim ~= 1 then bad("x must be a 1-D device array") end
   if not is_array(y) or (y.ndim ~= 1 and y.ndim ~= 2) then bad("y must be a 1-D or 2-D device array") end
+  on_device("gpu.polyfit", x, y)
   if y.shape[1] ~= x.shape[1] then bad("x and y must have the same length (%d and %d)", x.shape[1], y.shape[1]) end
   if math.type(deg) ~= "integer" or deg < 0 then bad("deg must be a non-negative integer, got %s", tostring(deg)) end
   if x.shape[1] == 0 then bad("x is empty") end
@@ -670,6 +693,7 @@ function gpu.polyfit(x, y, deg, opts)
   local rhs = y:astype(dt)
   if opts.w ~= nil then
     if not is_array(opts.w) or opts.w.ndim ~= 1 or opts.w.shape[1] ~= m then bad("w must be a 1-D device array of x's length") end
+    on_device("gpu.polyfit", opts.w)
     local w = opts.w:astype(dt)
     lhs = lhs * w:unsqueeze(-1)
     rhs = y.ndim == 2 and rhs * w:unsqueeze(-1) or rhs * w
@@ -687,6 +711,7 @@ end
 -- NumPy's: the eigenvalues of its companion matrix, with a zero root for each trailing zero
 function gpu.roots(p)
   if not is_array(p) or p.ndim ~= 1 then error("gpu.roots: argument 1 must be a 1-D device array", 2) end
+  on_device("gpu.roots", p)
   local dt = la_dtype(p.dtype)
   if not gpu.all(gpu.isfinite(p)) then   -- eigvals' own error named it and this file
     error("gpu.roots: the coefficients have a NaN or an infinity", 2)

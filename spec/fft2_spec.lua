@@ -143,3 +143,16 @@ describe("gpu.fft.fftshift and ifftshift", function()
     assert.matches("gpu.fft.fftshift: x must be a device array, got table", S.errof(gpu.fft.fftshift, {1, 2}))
   end)
 end)
+
+describe("gpu.fft.fftshift and ifftshift #multi", function()
+  it("refuse an array of another device as the transforms do, and shift it on its device", function()
+    -- (they failed naming a copy: 'copy: between devices (1 to 0) the arrays must be C-ordered')
+    local b = gpu.with_device(1, function() return gpu.arange(4, "float64") end)
+    for _, name in ipairs({"fftshift", "ifftshift"}) do
+      assert.matches("gpu.fft." .. name .. ": an array on device 1, and device 0 is current: run it with " ..
+                     "gpu.with_device(1, f), or copy it here with a:to(0)", S.errof(gpu.fft[name], b), 1, true)
+    end
+    local r = gpu.with_device(1, gpu.fft.fftshift, b)
+    assert.are.same({1, {2, 3, 0, 1}}, {r.device, r:totable()})
+  end)
+end)

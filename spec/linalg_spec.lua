@@ -598,3 +598,24 @@ describe("gpu.linalg.norm's dtypes and Lua numbers, as NumPy's", function()
     assert.matches("gpu.linalg.norm: invalid norm order fro for vectors", S.errof(L.norm, gpu.ones(2), "fro"), 1, true)   -- NumPy's words
   end)
 end)
+
+describe("gpu.linalg #multi", function()
+  it("refuses an array of another device as every operation does, and runs on its device under with_device", function()
+    -- (inv, det, slogdet and solve ran on device 0 reading device 1; the others failed naming a copy)
+    local on = function(f) return gpu.with_device(1, f) end
+    local b, v = on(function() return gpu.eye(3, "float64") * 2, gpu.ones(3, "float64") end)
+    local calls = {inv = {b}, det = {b}, slogdet = {b}, solve = {b, v}, cholesky = {b}, qr = {b}, eigh = {b},
+                   eigvalsh = {b}, svd = {b}, pinv = {b}, matrix_rank = {v}, matrix_power = {b, 2}, eig = {b},
+                   eigvals = {b}, lstsq = {gpu.eye(3), v}, norm = {v, 2}, cond = {b}, multi_dot = {{b, b}},
+                   tensorinv = {b, 1}, tensorsolve = {b, v}}
+    for name, args in pairs(calls) do
+      assert.matches("gpu.linalg." .. name .. ": an array on device 1, and device 0 is current: run it with " ..
+                     "gpu.with_device(1, f), or copy it here with a:to(0)", S.errof(L[name], table.unpack(args)), 1, true)
+    end
+    for name, f in pairs({polyfit = function() return gpu.polyfit(v, v, 1) end, roots = function() return gpu.roots(v) end}) do
+      assert.matches("gpu." .. name .. ": an array on device 1, and device 0 is current", S.errof(f), 1, true)
+    end
+    local x, d = on(function() local x = L.solve(b, v) return x, L.det(b) end)
+    assert.are.same({1, {0.5, 0.5, 0.5}, 8}, {x.device, x:totable(), d})
+  end)
+end)
