@@ -437,8 +437,8 @@ local function dims_of(x) return {table.unpack(x.shape, 1, x.ndim)} end
 -- gpu.linalg.lstsq(a, b [, rcond]): x minimizing |b - a x| (a (m, n), b (m) or (m, k)),
 -- the least-norm one when a has not full rank; the sums of squared residuals (shape (k),
 -- or (1) for a 1-D b; empty unless the rank is n < m), the rank and a's singular values, as
--- NumPy's. Singular values at or below rcond (by default eps * max(m, n)) times the largest
--- count as 0. From the SVD: x = V diag(1/s) U^H b.
+-- NumPy's. Singular values at or below rcond (by default eps * max(m, n); <= 0 or >= 1:
+-- the machine precision) times the largest count as 0. From the SVD: x = V diag(1/s) U^H b.
 function linalg.lstsq(a, b, rcond)
   local _, _, m, n = matrices(a, "lstsq")
   if a.ndim ~= 2 then fail("lstsq", 2, "argument 1 must be 2-dimensional, got %d dimensions", a.ndim) end
@@ -453,6 +453,9 @@ function linalg.lstsq(a, b, rcond)
   local vector, k = b.ndim == 1, b.ndim == 1 and 1 or b.shape[2]
   local bm = (vector and b:reshape(m, 1) or b):astype(dt)
   rcond = rcond or eps_of[real] * math.max(m, n)
+  -- NumPy's gelsd takes an rcond <= 0 or >= 1 as LAPACK's machine precision (its
+  -- unit roundoff, half of eps_of): -1 is NumPy's documented "machine precision"
+  if rcond <= 0 or rcond >= 1 then rcond = eps_of[real] / 2 end
   local x, s, rank
   if m == 0 or n == 0 then
     x, s, rank = gpu.zeros({n, k}, dt), gpu.empty(0, real), 0

@@ -370,6 +370,19 @@ describe("gpu.linalg.lstsq, cond, norm, multi_dot, tensorinv and tensorsolve", f
     assert.matches("gpu.linalg.lstsq: a has 4 rows but b has 3", S.errof(L.lstsq, a, gpu.ones(3)), 1, true)
   end)
 
+  it("lstsq takes an rcond <= 0 or >= 1 as the machine precision, as NumPy's gelsd", function()
+    -- NumPy: (array([1., 0.]), array([]), 1, array([1., 0.])) (this gave [nan, inf], [nan], 2)
+    local x, res, rank, s = L.lstsq(gpu.array({{1, 0}, {0, 0}, {0, 0}}, "float64"), gpu.array({1, 2, 3}, "float64"), -1)
+    assert.are.same({{1, 0}, {}, 1, {1, 0}}, {x:totable(), res:totable(), rank, s:totable()})
+    -- NumPy's ranks: the cut at 2^-53 of the largest for rcond -1, -0.5, 0, 2 and 1; 1e-30 keeps 1.5 * 2^-53
+    local b = gpu.ones(2, "float64")
+    for _, case in ipairs({{-1, 2^-54, 1}, {-0.5, 1.5 * 2^-53, 2}, {0, 2^-60, 1}, {2, 2^-60, 1}, {1, 0.5, 2},
+                           {1e-300, 2^-60, 2}, {0.9, 1.5 * 2^-53, 1}}) do
+      local _, _, k = L.lstsq(gpu.array({{1, 0}, {0, case[2]}}, "float64"), b, case[1])
+      assert.are.equal(case[3], k)
+    end
+  end)
+
   it("cond and norm give NumPy's matrix norms and condition numbers, infinite for a singular matrix", function()
     local m = gpu.array({{1, 2}, {3, 4}}, "float64")
     local ords = {"fro", "nuc", 1, -1, 2, -2, math.huge, -math.huge}
