@@ -665,12 +665,11 @@ function linalg.tensorsolve(a, b, dims)
   end
   local xdims = a.ndim - b.ndim
   if xdims < 0 then fail("tensorsolve", 2, "b has more dimensions (%d) than a (%d)", b.ndim, a.ndim) end
-  for i = 1, b.ndim do
-    if a.shape[i] ~= b.shape[i] then fail("tensorsolve", 2, "a's dim %d is %d but b's is %d", i, a.shape[i], b.shape[i]) end
-  end
+  -- NumPy's rule: only the counts of elements agree (b's shape need not be a's first dims')
   local shape = {table.unpack(a.shape, b.ndim + 1, a.ndim)}
-  local rows, cols = b.size, product(a.shape, b.ndim + 1, a.ndim)
+  local rows, cols = product(a.shape, 1, b.ndim), product(a.shape, b.ndim + 1, a.ndim)
   if rows ~= cols then fail("tensorsolve", 2, "a is not square as an operator (%d x %d)", rows, cols) end
+  if b.size ~= rows then fail("tensorsolve", 2, "b has %d elements where a's first %d dims hold %d", b.size, b.ndim, rows) end
   return linalg.solve(a:reshape(rows, cols), b:reshape(rows)):reshape(shape)
 end
 

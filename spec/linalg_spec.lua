@@ -425,6 +425,11 @@ describe("gpu.linalg.lstsq, cond, norm, multi_dot, tensorinv and tensorsolve", f
     assert.are.same({6}, x.shape)
     assert.is_true(gap(gpu.tensordot(k, x, 1), rhs) < 1e-13)
     assert.matches("they must be equal", S.errof(L.tensorinv, gpu.ones({2, 3})), 1, true)
+    -- NumPy asks only that the counts agree: array([1., 1., 1., 1., 1., 1.]) (this said 'a's dim 1 is 2 but b's is 3')
+    local x6 = L.tensorsolve(gpu.eye(6, "float64"):reshape(2, 3, 6), gpu.ones({3, 2}, "float64"))
+    assert.are.same({1, 1, 1, 1, 1, 1}, x6:totable())
+    assert.matches("gpu.linalg.tensorsolve: b has 9 elements where a's first 2 dims hold 6",
+                   S.errof(L.tensorsolve, gpu.eye(6):reshape(2, 3, 6), gpu.ones({3, 3})), 1, true)
   end)
 end)
 
