@@ -15,6 +15,7 @@ enum { NORM_BACKWARD, NORM_ORTHO, NORM_FORWARD };
 typedef struct FftCall {
   const char *name;
   int kind, inverse, naxes, norm, hermitian;
+  int repeated;                  /* a dim given more than once: transformed once for each */
   int axes[GPU_MAXDIM];          /* 0-based, increasing (but a real dim last) */
   int64_t s[GPU_MAXDIM];         /* the sizes of the transforms (-1: the input's) */
   CUstream stream;
@@ -109,22 +110,49 @@ static void transform_dims(lua_State *L, const FftCall *c, int idx, int kind, co
   lua_settop(L, top + 1);
 }
 
+/* [-0, +0, e] The sizes of the transforms, n: those given, else the input's along their dims
+ * (C2R's real dim: 2 (m - 1) for m given), as NumPy's, from the input's shape. */
+static void sizes_of(lua_State *L, const FftCall *c, const GpuArray *a, int64_t *n) {
+  for (int i = 0; i < c->naxes; i++) {
+    int64_t m = a->shape.dim[c->axes[i]];
+    n[i] = c->s[i] >= 0 ? c->s[i] : c->kind == GPU_FFT_C2R && i == c->naxes - 1 ? 2 * (m - 1) : m;
+    if (n[i] < 1) luaL_error(L, "gpu.fft.%s: invalid number of data points (%I) along dim %d", c->name, (lua_Integer)n[i], c->axes[i] + 1);
+  }
+}
+
+/* [-0, +k, e] The transform of the array on top a dim at a time in NumPy's order (the dims
+ * given last first; rfftn's real dim first, irfftn's last), each cropped or padded to its
+ * size just before it: a dim given twice is transformed twice, as NumPy's fftn does. */
+static void stepwise(lua_State *L, const FftCall *c, const int64_t *n) {
+  int order[GPU_MAXDIM], k = 0, last = c->naxes - 1;
+  if (c->kind == GPU_FFT_R2C) order[k++] = last;
+  if (c->kind == GPU_FFT_C2R) for (int i = 0; i < last; i++) order[k++] = i;
+  else for (int i = c->kind == GPU_FFT_C2C ? last : last - 1; i >= 0; i--) order[k++] = i;
+  if (c->kind == GPU_FFT_C2R) order[k++] = last;
+  for (int j = 0; j < k; j++) {
+    int i = order[j], kind = i == last ? c->kind : GPU_FFT_C2C;
+    int64_t want = kind == GPU_FFT_C2R ? n[i] / 2 + 1 : n[i];
+    if (want != array_check(L, -1)->shape.dim[c->axes[i]]) { resized(L, -1, c->axes[i], want); lua_remove(L, -2); }
+    transform_dims(L, c, lua_gettop(L), kind, &c->axes[i], 1, &n[i]);   /* (run_fft settles the stack) */
+  }
+}
+
 /* [-0, +1, e] The whole transform of the array at idx (already of a dtype it takes). */
 static void run_fft(lua_State *L, FftCall *c, int idx) {
-  int top = lua_gettop(L), nd = array_check(L, idx)->shape.ndim, last = c->axes[c->naxes - 1];
+  int top = lua_gettop(L), nd = array_check(L, idx)->shape.ndim;
   int64_t n[GPU_MAXDIM];
+  sizes_of(L, c, array_check(L, idx), n);
   lua_pushvalue(L, idx);
-  for (int i = 0; i < c->naxes; i++) {   /* crop or pad to the sizes (C2R: its half) */
+  for (int i = 0; i < c->naxes && !c->repeated; i++) {   /* crop or pad to the sizes (C2R: its half) */
     GpuArray *a = array_check(L, -1);
-    n[i] = c->s[i] >= 0 ? c->s[i] : a->shape.dim[c->axes[i]];
-    if (c->kind == GPU_FFT_C2R && i == c->naxes - 1 && c->s[i] < 0) n[i] = 2 * (a->shape.dim[last] - 1);
-    if (n[i] < 1) luaL_error(L, "gpu.fft.%s: invalid number of data points (%I) along dim %d", c->name, (lua_Integer)n[i], c->axes[i] + 1);
     int64_t want = c->kind == GPU_FFT_C2R && i == c->naxes - 1 ? n[i] / 2 + 1 : n[i];
     if (want != a->shape.dim[c->axes[i]]) { resized(L, -1, c->axes[i], want); lua_remove(L, -2); }
   }
-  int trailing = c->naxes <= 3;
+  int trailing = c->naxes <= 3 && !c->repeated;
   for (int i = 0; trailing && i < c->naxes; i++) trailing = c->axes[i] == nd - c->naxes + i;
-  if (trailing) {
+  if (c->repeated) {
+    stepwise(L, c, n);
+  } else if (trailing) {
     transform_dims(L, c, lua_gettop(L), c->kind, c->axes, c->naxes, n);
   } else {   /* a dim at a time: R2C first, C2R last, as NumPy's rfftn and irfftn */
     int order[GPU_MAXDIM], k = 0;
@@ -179,15 +207,27 @@ static int dim_at(lua_State *L, const FftCall *c, int idx, int nd) {
   return (int)k - 1;
 }
 
+/* The 1-D transforms take one dim and one size: a table of them is an error, as NumPy's
+ * (a tuple axis is its TypeError), not a transform over several dims */
+static void one_dim(lua_State *L, const FftCall *c, int di, int si) {
+  int dims = di && lua_type(L, di) == LUA_TTABLE;
+  if (!dims && !(si && lua_type(L, si) == LUA_TTABLE)) return;
+  const char *many = c->hermitian ? "" : c->kind == GPU_FFT_C2C ? (c->inverse ? " (gpu.fft.ifftn takes several)" : " (gpu.fft.fftn takes several)")
+                                       : c->inverse ? " (gpu.fft.irfftn takes several)" : " (gpu.fft.rfftn takes several)";
+  luaL_error(L, "gpu.fft.%s transforms one dim: %s must be an integer, got a table%s", c->name, dims ? "the dim" : "the size n", many);
+}
+
 /* [-0, +0, e] The dims at di (a number, a table, or nil: `def` of them, last; -1: every
  * one, or as many as the sizes at si) and the sizes at si (a number, a table, or nil). */
 static void read_dims(lua_State *L, FftCall *c, int di, int si, int nd, int def) {
   int ns = -1;
+  if (def == 1) one_dim(L, c, di, si);
   if (si && lua_type(L, si) == LUA_TTABLE) ns = (int)luaL_len(L, si);
   else if (si && !lua_isnil(L, si)) ns = 1;
   if (di && lua_type(L, di) == LUA_TTABLE) {
     c->naxes = (int)luaL_len(L, di);
-    if (c->naxes > nd || c->naxes < 1) luaL_error(L, "gpu.fft.%s: %d dims for an array of %d", c->name, c->naxes, nd);
+    if (c->naxes > GPU_MAXDIM || c->naxes < 1)
+      luaL_error(L, "gpu.fft.%s: %d dims (1 to %d, a dim given again counting again)", c->name, c->naxes, GPU_MAXDIM);
     for (int i = 0; i < c->naxes; i++) { lua_geti(L, di, i + 1); c->axes[i] = dim_at(L, c, -1, nd); lua_pop(L, 1); }
   } else if (di && !lua_isnil(L, di)) {
     c->naxes = 1;
@@ -198,8 +238,7 @@ static void read_dims(lua_State *L, FftCall *c, int di, int si, int nd, int def)
     for (int i = 0; i < c->naxes; i++) c->axes[i] = nd - c->naxes + i;
   }
   for (int i = 0; i < c->naxes; i++)
-    for (int j = 0; j < i; j++)
-      if (c->axes[i] == c->axes[j]) luaL_error(L, "gpu.fft.%s: dim %d is given twice", c->name, c->axes[i] + 1);
+    for (int j = 0; j < i; j++) c->repeated |= c->axes[i] == c->axes[j];
   if (ns >= 0 && ns != c->naxes) luaL_error(L, "gpu.fft.%s: %d sizes for %d dims", c->name, ns, c->naxes);
   for (int i = 0; i < c->naxes; i++) {
     c->s[i] = -1;

@@ -190,6 +190,34 @@ describe("gpu.fft errors", function()
     assert.matches("gpu.fft.fft: norm is given twice", S.errof(gpu.fft.fft, x, nil, nil, "ortho", {norm = "ortho"}))
     assert.are.same({8}, gpu.fft.fft(x, {n = 8, dim = 1, norm = "forward"}).shape)
   end)
+
+  it("the 1-D transforms refuse a table of dims or sizes, as NumPy's (fft(x, nil, {1, 2}) was fft2)", function()
+    -- NumPy: TypeError for fft(x, axis=(0, 1))
+    local m = gpu.ones({2, 2}, "float64")
+    for f, many in pairs({fft = "fftn", ifft = "ifftn", rfft = "rfftn", irfft = "irfftn", hfft = false, ihfft = false}) do
+      local want = "gpu.fft." .. f .. " transforms one dim: the dim must be an integer, got a table" ..
+                   (many and " (gpu.fft." .. many .. " takes several)" or "")
+      assert.are.equal(want, S.errof(gpu.fft[f], m, nil, {1, 2}):match("gpu%..*"))
+      assert.are.equal(want, S.errof(gpu.fft[f], m, {dims = {2}}):match("gpu%..*"))
+    end
+    assert.matches("gpu.fft.fft transforms one dim: the size n must be an integer, got a table", S.errof(gpu.fft.fft, m, {4}), 1, true)
+  end)
+
+  it("a dim given again is transformed again, as NumPy's fftn (it was refused: 'dim 2 is given twice')", function()
+    local v = gpu.array({1, 2, 3}, "float64")
+    -- NumPy: array([3.+0.j, 9.+0.j, 6.+0.j]); ifftn(s=(4, 2), axes=(0, 0)): [0.25, 0.375-0.125j, 0.5, 0.375+0.125j]
+    close({3, 9, 6}, gpu.fft.fftn(v, nil, {1, 1}):totable(), 1e-12)
+    close({0.25, C(0.375, -0.125), 0.5, C(0.375, 0.125)}, gpu.fft.ifftn(v, {4, 2}, {1, 1}):totable(), 1e-12)
+    -- rfftn([1, 2, 3, 4], axes=(0, 0)): [6+2j, 14+2j, 10-2j, 10-2j] (rfft, then fft padded to 4);
+    -- irfftn([1, 2, 3], axes=(0, 0)): [0.125, 0.76933757, 0.625, 0.48066243]
+    close({C(6, 2), C(14, 2), C(10, -2), C(10, -2)}, gpu.fft.rfftn(gpu.array({1, 2, 3, 4}, "float64"), nil, {1, 1}):totable(), 1e-12)
+    close({0.125, 0.76933757, 0.625, 0.48066243}, gpu.fft.irfftn(v, nil, {1, 1}):totable(), 1e-8)
+    local m = gpu.array({{1, 2, 3, 4.5}, {0, -1, 2, 7}, {3, 3, -2, 1}}, "float64")
+    local twice = gpu.fft.fft(gpu.fft.fft(m, nil, 1), nil, 1)
+    assert.is_true(gpu.abs(gpu.fft.fft2(m, nil, {1, 1}) - twice):max() < 1e-12)
+    assert.matches("gpu.fft.fftn: 9 dims (1 to 8, a dim given again counting again)",
+                   S.errof(gpu.fft.fftn, v, nil, {1, 1, 1, 1, 1, 1, 1, 1, 1}), 1, true)
+  end)
 end)
 
 describe("an FFTW that cannot be loaded #cpu", function()
