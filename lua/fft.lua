@@ -78,11 +78,7 @@ end
 -- -(n // 2)), so that ifftshift undoes fftshift also for odd lengths
 local function shift(api, x, dims, sign)
   if not is_array(x) then error(("gpu.fft.%s: x must be a device array, got %s"):format(api, described(x)), 3) end
-  local dev = gpu.device().id
-  if x.device ~= dev then   -- as the transforms refuse it (host/array.c's array_here); gpu.roll's copy failed
-    error(("gpu.fft.%s: an array on device %d, and device %d is current: run it with gpu.with_device(%d, f), or copy it here with a:to(%d)")
-          :format(api, x.device, dev, x.device, dev), 3)
-  end
+  gpu._arg.here("fft." .. api, {x, "an array"})   -- as the transforms refuse it; gpu.roll's copy failed
   dims = dims_of(api, dims, x.ndim)
   if #dims == 0 then return x:copy() end
   local by = {}

@@ -1141,10 +1141,10 @@ function gpu.arange(start, stop, step, dtype)
     if not dtype:match("^float") and not dtype:match("^complex") then start, second = trunc(start), trunc(second) end
     step = second - start
   end
+  if n > 0 then check_arange(start, start + (n - 1) * step, dtype) end
   if n > 2 ^ 48 then   -- (gpu.empty's "size is too large" named neither arange nor the count)
     error(("bad argument to 'arange' (%s elements: more than an array holds, 2^48)"):format(show(n)), 2)
   end
-  if n > 0 then check_arange(start, start + (n - 1) * step, dtype) end
   local a = as("arange", 3, {}, gpu.empty, n, dtype)
   if n > 0 then
     builtins()[("arange<%s>"):format(ctype_of[dtype])][config(n)](a, n, start, step)

@@ -18,16 +18,11 @@ end
 -- Arrays of another device are refused as every operation refuses them (host/array.c's
 -- array_here): LAPACK works on the current device (the copies it made there read the
 -- other device's memory, or failed naming the copy)
-local function on_device(name, ...)
-  local dev = gpu.device().id
-  for _, x in ipairs({...}) do
-    if x.device ~= dev then
-      error(("%s: an array on device %d, and device %d is current: run it with gpu.with_device(%d, f), or copy it here with a:to(%d)")
-            :format(name, x.device, dev, x.device, dev), 3)
-    end
-  end
+local function here(api, ...)
+  local list = {}
+  for i, x in ipairs({...}) do list[2 * i - 1], list[2 * i] = x, "an array" end
+  gpu._arg.here("linalg." .. api, list)
 end
-local function here(api, ...) on_device("gpu.linalg." .. api, ...) end
 
 -- The dtype LAPACK computes a in: float32 to complex128 kept, others float64 (NumPy's)
 local function la_dtype(dt)
@@ -682,7 +677,7 @@ function gpu.polyfit(x, y, deg, opts)
   local function bad(fmt, ...) error(("gpu.polyfit: " .. fmt):format(...), 3) end
   if not is_array(x) or x.ndim ~= 1 then bad("x must be a 1-D device array") end
   if not is_array(y) or (y.ndim ~= 1 and y.ndim ~= 2) then bad("y must be a 1-D or 2-D device array") end
-  on_device("gpu.polyfit", x, y)
+  gpu._arg.here("polyfit", {x, "an array", y, "an array"})
   if y.shape[1] ~= x.shape[1] then bad("x and y must have the same length (%d and %d)", x.shape[1], y.shape[1]) end
   if math.type(deg) ~= "integer" or deg < 0 then bad("deg must be a non-negative integer, got %s", tostring(deg)) end
   if x.shape[1] == 0 then bad("x is empty") end
@@ -695,7 +690,7 @@ function gpu.polyfit(x, y, deg, opts)
   local rhs = y:astype(dt)
   if opts.w ~= nil then
     if not is_array(opts.w) or opts.w.ndim ~= 1 or opts.w.shape[1] ~= m then bad("w must be a 1-D device array of x's length") end
-    on_device("gpu.polyfit", opts.w)
+    gpu._arg.here("polyfit", {opts.w, "an array"})
     local w = opts.w:astype(dt)
     lhs = lhs * w:unsqueeze(-1)
     rhs = y.ndim == 2 and rhs * w:unsqueeze(-1) or rhs * w
@@ -713,7 +708,7 @@ end
 -- NumPy's: the eigenvalues of its companion matrix, with a zero root for each trailing zero
 function gpu.roots(p)
   if not is_array(p) or p.ndim ~= 1 then error("gpu.roots: argument 1 must be a 1-D device array", 2) end
-  on_device("gpu.roots", p)
+  gpu._arg.here("roots", {p, "an array"})
   local dt = la_dtype(p.dtype)
   if not gpu.all(gpu.isfinite(p)) then   -- eigvals' own error named it and this file
     error("gpu.roots: the coefficients have a NaN or an infinity", 2)
