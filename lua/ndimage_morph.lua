@@ -19,6 +19,7 @@ local fail, input_of, integer, options = common.fail, common.input_of, common.in
 local mode_of, origins_of = common.mode_of, common.nd_origins
 local BLOCK, MAX_GRID = 256, 65536
 local INT32_MAX = 2147483647
+local NAN = string.unpack("<d", string.pack("<i8", 0x7ff8000000000000))   -- (0 / 0 is -nan on x86)
 
 ------------------------------------------------------------------------------------
 -- kernels: the module of kernels/ndimage_morph.cu after kernels/ndimage.cu, a module for
@@ -770,7 +771,8 @@ end
 -- 0 outside every region), the number of regions nb, and pick(values): for the caller's
 -- index (nil or a number: a single region; a table or array: a region each) the values of
 -- a Lua list of nb + 1 (entry 1: outside) as scipy gives them, a Lua value or a list in the
--- index's order. keys: the regions' label values (sorted, distinct).
+-- index's order; `missing` for an index that is no integer (a label not found, as scipy's
+-- sum and mean take it). keys: the regions' label values (sorted, distinct).
 local function regions(api, input, labels, index)
   local n = input.size
   local single = labels == nil or index == nil or type(index) == "number"
@@ -817,7 +819,10 @@ local function regions(api, input, labels, index)
   end
   local nb = #keys
   local function pick(values, missing)
-    if single then return values[2] end
+    if single then
+      if order[1] == 0 then return missing end   -- (a number that is no integer: no region)
+      return values[2]
+    end
     local r = {}
     for k, p in ipairs(order) do r[k] = p > 0 and values[p + 1] or missing end
     return r
@@ -879,8 +884,8 @@ function M.sum(input, labels, index) return as("sum", M.sum_labels, input, label
 
 local function means(x, bin, nb)
   local s, c = sums_of(x, bin, nb), counts_of(bin, nb)
-  local m = {missing = 0 / 0}
-  for k = 1, nb + 1 do m[k] = s[k] / c[k] end
+  local m = {missing = NAN}
+  for k = 1, nb + 1 do m[k] = c[k] > 0 and s[k] / c[k] or NAN end   -- (0 / 0 would print -nan)
   return m, c
 end
 
@@ -893,8 +898,8 @@ local function variances(x, bin, nb)
   for k = 1, nb + 1 do full[k] = m[k] == m[k] and m[k] or 0.0 end
   local centred = x:astype("float64") - gpu.take(gpu.array(full, "float64"), bin + 1)
   local s = sums_of(x, bin, nb, centred * centred)
-  local v = {missing = 0 / 0}
-  for k = 1, nb + 1 do v[k] = s[k] / c[k] end
+  local v = {missing = NAN}
+  for k = 1, nb + 1 do v[k] = c[k] > 0 and s[k] / c[k] or NAN end
   return v
 end
 
@@ -926,7 +931,6 @@ local function extremes(x, bin, nb, positions, last)
     local nan = gpu.isnan(x)
     if nan:any() then
       local c = sums_of(x, bin, nb, nan:astype("float64"))
-      local NAN = string.unpack("<d", string.pack("<i8", 0x7ff8000000000000))   -- (0 / 0 is -nan on x86)
       for j = 1, nb + 1 do if c[j] > 0 then r.min[j], r.max[j] = NAN, NAN end end
     end
   end
@@ -962,7 +966,7 @@ local function extreme(api, input, labels, index, which)
   local x, bin, nb, pick, single = measured(api, input, labels, index)
   nonempty(api, input)
   local e = extremes(x, bin, nb, which == "pmin" or which == "pmax", labels ~= nil)
-  local r = pick(e[which], 0)
+  local r = pick(e[which], 0.0)
   if which == "min" or which == "max" then
     if single then return r end
     return as_array(r, input.dtype)
@@ -983,7 +987,7 @@ function M.extrema(input, labels, index)
   local x, bin, nb, pick, single = measured(api, input, labels, index)
   nonempty(api, input)
   local e = extremes(x, bin, nb, true, labels ~= nil)
-  local lo, hi, plo, phi = pick(e.min, 0), pick(e.max, 0), pick(e.pmin, 0), pick(e.pmax, 0)
+  local lo, hi, plo, phi = pick(e.min, 0.0), pick(e.max, 0.0), pick(e.pmin, 0), pick(e.pmax, 0)
   if single then
     return lo, hi, coordinates(math.tointeger(plo), input.shape), coordinates(math.tointeger(phi), input.shape)
   end
@@ -1007,8 +1011,11 @@ function M.center_of_mass(input, labels, index)
     local grid = gpu.arange(input.shape[d], "float64"):reshape(view)
     local s = sums_of(x, bin, nb, (w * grid):reshape({input.size}))
     local c = {}
-    for k = 1, nb + 1 do c[k] = s[k] / total[k] + 1 end
-    dims[d] = pick(c, 0 / 0)
+    for k = 1, nb + 1 do
+      local m = s[k] / total[k] + 1
+      c[k] = m == m and m or NAN
+    end
+    dims[d] = pick(c, NAN)
   end
   if single then return dims end
   local r = {}
@@ -1046,11 +1053,11 @@ function M.median(input, labels, index)
     local v1 = gpu.take(sorted, gpu.array(at_lo, "int64")):astype(dt)
     local v2 = gpu.take(sorted, gpu.array(at_hi, "int64")):astype(dt)
     local m = listed(((v1 + v2) / 2):astype(dt))
-    for j = 1, nb do mids[j + 1] = found[j] and m[j] or 0 / 0 end
+    for j = 1, nb do mids[j + 1] = found[j] and m[j] or NAN end
   else
-    for j = 1, nb do mids[j + 1] = 0 / 0 end
+    for j = 1, nb do mids[j + 1] = NAN end
   end
-  local r = pick(mids, 0 / 0)
+  local r = pick(mids, NAN)
   if single then return r end
   return as_array(r, dt)
 end
@@ -1113,7 +1120,7 @@ function M.histogram(input, min, max, bins, labels, index)
     values:free()
   end
   local r = pick(per, false)
-  if single then return r end
+  if single then return r or gpu.zeros({bins}, "int64") end
   for k, h in ipairs(r) do if not h then r[k] = gpu.zeros({bins}, "int64") end end
   return r
 end

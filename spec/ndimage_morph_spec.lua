@@ -532,6 +532,23 @@ describe("gpu.ndimage, where a scipy differential pass found otherwise", functio
     assert.are.equal(1, both[2])
   end)
 
+  it("takes a scalar index that is no integer as a label not found (it gave nil, or raised on a nil 'p')", function()
+    local x = gpu.array({1, 2, 3, 4, 5}, "float64")
+    local lab = gpu.array({1, 2, 2, 3, 0}, "int32")
+    -- ndi.sum(x, lab, 2.5) 0.0, ndi.mean nan, ndi.variance nan, ndi.median nan (its minimum,
+    -- positions and extrema raise ValueError: gpuhost's label not found, 0 and (0,))
+    same(0.0, nd.sum(x, lab, 2.5))
+    for _, f in ipairs({"mean", "variance", "median"}) do same(NAN, nd[f](x, lab, 2.5), 0, f) end
+    same(0.0, nd.minimum(x, lab, 2.5))
+    same(-7, nd.labeled_comprehension(x, lab, 2.5, function() return 1 end, "float64", -7))
+    same({1}, nd.minimum_position(x, lab, 2.5))
+    same({1}, select(4, nd.extrema(x, lab, 2.5)))
+    same({0, 0}, nd.histogram(x, 0, 5, 2, lab, 2.5))
+    -- ndi.mean(x, lab, 7) and ndi.mean of an empty array: nan (Lua's 0 / 0 prints -nan)
+    assert.are.equal("nan", tostring(nd.mean(x, lab, 7)))
+    assert.are.equal("nan", tostring(nd.mean(gpu.zeros({0}, "float64"))))
+  end)
+
   it("refuses a filter longer than 2^20 at once (its taps filled the host's memory)", function()
     local x = gpu.zeros({3, 3})
     assert.matches("a filter of 1000000000000 taps along a dimension is more than gpuhost makes",
