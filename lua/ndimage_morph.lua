@@ -913,8 +913,9 @@ function M.standard_deviation(input, labels, index)
 end
 
 -- The least and greatest values of each region (0 for an empty one) and, with positions,
--- their flat places (0-based: the first of the least; the last of the greatest where labels
--- are given, else the first, as scipy's sort and argmax find them; 0 for an empty region)
+-- their flat places (0-based: the first of the least; the last of the greatest where `last`
+-- (an index table or array: scipy's argsort path), else the first, as scipy's single-group
+-- argmax; 0 for an empty region)
 local function extremes(x, bin, nb, positions, last)
   local kmin = gpu.full({nb + 1}, -1, "uint64")
   local kmax = gpu.zeros({nb + 1}, "uint64")
@@ -965,7 +966,7 @@ end
 local function extreme(api, input, labels, index, which)
   local x, bin, nb, pick, single = measured(api, input, labels, index)
   nonempty(api, input)
-  local e = extremes(x, bin, nb, which == "pmin" or which == "pmax", labels ~= nil)
+  local e = extremes(x, bin, nb, which == "pmin" or which == "pmax", not single)
   local r = pick(e[which], 0.0)
   if which == "min" or which == "max" then
     if single then return r end
@@ -986,7 +987,7 @@ function M.extrema(input, labels, index)
   local api = "extrema"
   local x, bin, nb, pick, single = measured(api, input, labels, index)
   nonempty(api, input)
-  local e = extremes(x, bin, nb, true, labels ~= nil)
+  local e = extremes(x, bin, nb, true, not single)
   local lo, hi, plo, phi = pick(e.min, 0.0), pick(e.max, 0.0), pick(e.pmin, 0), pick(e.pmax, 0)
   if single then
     return lo, hi, coordinates(math.tointeger(plo), input.shape), coordinates(math.tointeger(phi), input.shape)

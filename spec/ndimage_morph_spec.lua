@@ -549,6 +549,17 @@ describe("gpu.ndimage, where a scipy differential pass found otherwise", functio
     assert.are.equal("nan", tostring(nd.mean(gpu.zeros({0}, "float64"))))
   end)
 
+  it("take the first greatest value without an index or with a number, as scipy's single group", function()
+    -- ndi.maximum_position([5, 1, 5, 2], lab) (0,), (..., lab, 1) (0,), extrema's (0,);
+    -- with an index list [1] scipy's argsort path gives (2,)
+    local x = gpu.array({5, 1, 5, 2}, "float64")
+    local lab = gpu.array({1, 1, 1, 1}, "int32")
+    same({1}, nd.maximum_position(x, lab))
+    same({1}, nd.maximum_position(x, lab, 1))
+    same({1}, select(4, nd.extrema(x, lab, 1)))
+    same({{3}}, nd.maximum_position(x, lab, {1}))
+  end)
+
   it("refuses a filter longer than 2^20 at once (its taps filled the host's memory)", function()
     local x = gpu.zeros({3, 3})
     assert.matches("a filter of 1000000000000 taps along a dimension is more than gpuhost makes",
