@@ -608,6 +608,14 @@ local function grey(api, maximum, input, size, opts)
   local dt, out = output_of(api, opts.output, input, input.dtype)
   local offs, vals = taps_of(shape, flat, origins, keep, maximum)
   if #vals == 0 then fail(api, "footprint has no true element") end
+  if maximum then   -- scipy reverses the structure: its first tap (not cast) is the last one
+    local n, K, ro, rv = input.ndim, #vals, {}, {}
+    for k = 1, K do
+      rv[k] = vals[K + 1 - k]
+      for d = 1, n do ro[(k - 1) * n + d] = offs[(K - k) * n + d] end
+    end
+    offs, vals = ro, rv
+  end
   local r = gpu.empty(input.shape, dt)
   if input.size > 0 then
     local geo, inner = inner_of(offs, input.ndim, input.strides)

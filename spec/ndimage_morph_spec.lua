@@ -560,6 +560,17 @@ describe("gpu.ndimage, where a scipy differential pass found otherwise", functio
     same({{3}}, nd.maximum_position(x, lab, {1}))
   end)
 
+  it("keeps the reversed structure's first tap uncast in a grey dilation, as scipy's C", function()
+    -- ndi.grey_dilation(np.zeros(4, np.uint8), structure=[0, -1]) [0 0 0 0], [-1, 0] [255 ...]
+    -- (scipy reverses the structure: its first tap is the last element)
+    local x = gpu.zeros({4}, "uint8")
+    same({0, 0, 0, 0}, nd.grey_dilation(x, {structure = {0, -1}}))
+    same({255, 255, 255, 255}, nd.grey_dilation(x, {structure = {-1, 0}}))
+    -- x = [[3, 7, 1], [200, 5, 9]] uint8, s = [[-4, 2], [250, -9]], footprint [[1, 0], [1, 1]]
+    local y = gpu.array({{3, 7, 1}, {200, 5, 9}}, "uint8")
+    same({{1, 251, 251}, {255, 5, 5}}, nd.grey_dilation(y, {structure = {{-4, 2}, {250, -9}}, footprint = {{1, 0}, {1, 1}}}))
+  end)
+
   it("refuses a filter longer than 2^20 at once (its taps filled the host's memory)", function()
     local x = gpu.zeros({3, 3})
     assert.matches("a filter of 1000000000000 taps along a dimension is more than gpuhost makes",
