@@ -8,8 +8,8 @@ local gpu = ...
 local nd = gpu.ndimage
 local is_array, described = gpu._is_array, gpu._described
 
-local KIND, CTYPE = {}, {}
-for _, d in ipairs(gpu._dtypes) do KIND[d.name], CTYPE[d.name] = d.kind, d.ctype end
+local KIND, CTYPE, SIZE = {}, {}, {}
+for _, d in ipairs(gpu._dtypes) do KIND[d.name], CTYPE[d.name], SIZE[d.name] = d.kind, d.ctype, d.size end
 
 local function fail(api, fmt, ...) error(("gpu.ndimage.%s: " .. fmt):format(api, ...), 0) end
 local shown = gpu._arg.shown
@@ -746,6 +746,42 @@ local function footprint_of(api, f, ndim)
   return f.shape, keep, count
 end
 
+-- v (a double) as scipy's C casts it to dtype, as kernels/ndimage.cu's put stores a result
+-- (x86's conversions, the CPU backend's): an integer truncated toward 0 (NaN and values
+-- past 2^63: -2^63) and wrapped to the width, bool 1 where that integer is nonzero, a float
+-- rounded; as the double the kernel then reads
+local function typed(v, dtype)
+  if dtype == "float64" then return v end
+  if dtype == "float32" then return (string.unpack("f", string.pack("f", v))) end
+  if dtype == "float16" then return gpu.full({}, v, "float64"):astype("float16"):item() end
+  if dtype == "uint64" and v >= 2 ^ 63 then return math.floor(v) end
+  local i = not (math.abs(v) < 2 ^ 63) and math.mininteger or math.tointeger(v < 0 and math.ceil(v) or math.floor(v))
+  if dtype == "bool" then return i ~= 0 and 1.0 or 0.0 end
+  local bits = 8 * SIZE[dtype]
+  if bits < 64 then
+    i = i & ((1 << bits) - 1)
+    if KIND[dtype] == "i" and i >= 1 << (bits - 1) then i = i - (1 << bits) end
+  elseif KIND[dtype] == "u" and i < 0 then
+    return i + 2.0 ^ 64
+  end
+  return i + 0.0
+end
+
+-- The cval a footprint filter reads, as scipy's: its C casts it to input's type, but the
+-- least or greatest over a box (a rank 0 or count - 1 too) is its separable 1-D filters',
+-- which read it as a double, and scipy 1.17's 1-D rank filter (1-D input, a rank between,
+-- a footprint not past about twice the input) reads it as int64 (integer and bool input)
+-- or float32 (float16, float32)
+local function footprint_cval(cval, input, op, box, rank, count, length, origin)
+  local extreme = op ~= GATHER or rank == 0 or rank == count - 1
+  if extreme and box then return cval end
+  local dt = input.dtype
+  if not extreme and input.ndim == 1 and (input.size == 1 or input.size - ((length - 1) // 2 - origin) >= 0) then
+    dt = dt == "float64" and dt or KIND[dt] == "f" and "float32" or "int64"
+  end
+  return typed(cval, dt)
+end
+
 -- f(input, size [, opts]) or f(input, opts): size a number or a table of one a dim. For
 -- GATHER, rank_of(count) gives the rank (0-based) to take among a window's count values.
 local function footprint_filter(api, op, input, size, opts, rank_of)
@@ -757,6 +793,9 @@ local function footprint_filter(api, op, input, size, opts, rank_of)
   local shape, keep, count
   if opts.footprint ~= nil then
     shape, keep, count = footprint_of(api, opts.footprint, input.ndim)
+    if op ~= GATHER and count == #keep then   -- a box, as scipy's: its separable filters
+      return windows(api, op, input, shape, {mode = opts.mode, cval = opts.cval, origin = opts.origin, output = opts.output})
+    end
   elseif size == nil then
     fail(api, "give a size or a footprint (argument 2, or options size = or footprint =)")
   elseif op ~= GATHER then   -- a box: one 1-D pass a dim
@@ -773,6 +812,7 @@ local function footprint_filter(api, op, input, size, opts, rank_of)
   local origins = nd_origins(api, opts.origin, shape)
   local mode = mode_of(opts.mode, api)
   local cval = number(opts.cval, api, "cval", 0.0)
+  cval = footprint_cval(cval, input, op, keep == nil or count == #keep, rank, count, shape[1], origins[1])
   local dt, out = output_of(opts.output, input, api)
   if input.ndim == 0 then return separable(input, {}, cval, dt, out) end
   local taps = footprint_taps(shape, origins, keep)

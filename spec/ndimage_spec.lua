@@ -270,6 +270,27 @@ describe("gpu.ndimage's minimum, maximum and median filters", function()
     close(REF.pctneg, nd.percentile_filter(img, -25, {size = 2}), 0)
     close(REF.pct100, nd.percentile_filter(img, 100, 3), 0)
   end)
+
+  it("read cval in the input's type where scipy's C casts it (a footprint, a rank), as a double for a box", function()
+    local u = gpu.array({5, 6, 7, 8}, "uint8")
+    local c = {mode = "constant", cval = -1}
+    -- ndi.minimum_filter(u, footprint=[1, 0, 1], mode='constant', cval=-1) [6 5 6 7] (-1 is 255);
+    -- footprint [1, 1, 1] and size 3 (separable, a double) [255 5 6 255]
+    close({6, 5, 6, 7}, nd.minimum_filter(u, {footprint = {1, 0, 1}, mode = "constant", cval = -1}), 0)
+    close({255, 5, 6, 255}, nd.minimum_filter(u, {footprint = {1, 1, 1}, mode = "constant", cval = -1}), 0)
+    close({255, 5, 6, 255}, nd.minimum_filter(u, 3, c), 0)
+    -- ndi.maximum_filter(u, footprint=[1, 0, 1], mode='constant', cval=300) [44 7 8 44]
+    close({44, 7, 8, 44}, nd.maximum_filter(u, {footprint = {1, 0, 1}, mode = "constant", cval = 300}), 0)
+    -- ndi.median_filter(u[None], (1, 3), mode='constant', cval=-1) [[6 6 7 8]]; scipy 1.17's
+    -- 1-D rank filter reads it as int64: ndi.median_filter(u, 3, ...) [5 6 7 7]
+    close({{6, 6, 7, 8}}, nd.median_filter(u:reshape(1, 4), {1, 3}, c), 0)
+    close({5, 6, 7, 7}, nd.median_filter(u, 3, c), 0)
+    -- ndi.median_filter([[1, 2], [3, 4]] int32, 2, mode='constant', cval=2.5, output=float64) [[2 2] [2 3]]
+    close({{2, 2}, {2, 3}}, nd.median_filter(gpu.array({{1, 2}, {3, 4}}, "int32"), 2,
+                                             {mode = "constant", cval = 2.5, output = "float64"}), 0)
+    -- ndi.rank_filter(u, -1, 3, mode='constant', cval=300) (a maximum filter: a double) [44 7 8 44]
+    close({44, 7, 8, 44}, nd.rank_filter(u, -1, 3, {mode = "constant", cval = 300}), 0)
+  end)
 end)
 
 describe("gpu.ndimage's errors", function()
