@@ -362,9 +362,9 @@ local function correlate1d(api, input, weights, dim, opts, convolve)
   d, opts = dim_and_opts(api, input, dim, opts, KNOWN)
   local w, K, flipped = weights1d(weights, api, convolve, input.device)
   local origin = opts.origin == nil and 0 or integer(opts.origin, api, "origin")
+  origin_ok(origin, K, api, "origin")   -- (the caller's: the mirrored one lies in the same range)
   if convolve then origin = -origin - (K % 2 == 0 and 1 or 0) end
   local mode, cval, _, dt, out = common(api, input, {mode = opts.mode, cval = opts.cval, output = opts.output})
-  origin_ok(origin, K, api, "origin")
   return single(input, line_taps(K, origin, d, input.ndim, flipped), w, SUM, mode, cval, dt, out)
 end
 
@@ -711,10 +711,11 @@ local function correlate(api, input, weights, opts, convolve)
   if weights.size == 0 then fail(api, "weights must not be empty (no filter weights given)") end
   local shape = weights.shape
   local origins = per_dim(opts.origin or 0, #shape, api, "origin", integer)
+  -- the caller's origins checked (mirrored, each lies in the same range)
+  for d = 1, #shape do origin_ok(origins[d], shape[d], api, #shape > 1 and ("origin[%d]"):format(d) or "origin") end
   if convolve then   -- the weights read backwards (footprint_taps), the origins mirrored
     for d = 1, #shape do origins[d] = -origins[d] - (shape[d] % 2 == 0 and 1 or 0) end
   end
-  for d = 1, #shape do origin_ok(origins[d], shape[d], api, #shape > 1 and ("origin[%d]"):format(d) or "origin") end
   local mode = mode_of(opts.mode, api)
   local cval = number(opts.cval, api, "cval", 0.0)
   local dt, out = output_of(opts.output, input, api)

@@ -321,8 +321,13 @@ describe("gpu.ndimage's errors", function()
     err("gpu.ndimage.uniform_filter1d: size must be a positive integer, got 0", nd.uniform_filter1d, x, 0)
     err("gpu.ndimage.correlate: weights must have input's number of dims (1), got 2", nd.correlate, x, {{1}})
     err("gpu.ndimage.minimum_filter: give a size or a footprint", nd.minimum_filter, x)
-    err("gpu.ndimage.convolve: origin[2] must lie in -(size // 2) .. (size - 1) // 2 = -1 .. 0 for a filter of size 2, got 1",
+    err("gpu.ndimage.convolve: origin[2] must lie in -(size // 2) .. (size - 1) // 2 = -1 .. 0 for a filter of size 2, got -2",
         nd.convolve, gpu.zeros({3, 3}, "float64"), {{1, 2}}, {origin = {0, -2}})
+    -- the caller's origin, not the mirrored one a convolution uses (it said got -2, got 2)
+    err("gpu.ndimage.convolve1d: origin must lie in -(size // 2) .. (size - 1) // 2 = -1 .. 1 for a filter of size 3, got 2",
+        nd.convolve1d, x, {1, 2, 3}, {origin = 2})
+    err("gpu.ndimage.convolve: origin must lie in -(size // 2) .. (size - 1) // 2 = -2 .. 1 for a filter of size 4, got -3",
+        nd.convolve, x, {1, 2, 3, 4}, {origin = -3})
     err("gpu.ndimage.maximum_filter: footprint must have input's number of dims (1), got 2", nd.maximum_filter, x, {footprint = {{true}}})
     err("gpu.ndimage.rank_filter: rank must lie in -9 .. 8 for a footprint of 9 elements, got 9", nd.rank_filter, img, 9, 3)
     err("gpu.ndimage.percentile_filter: percentile must lie in -100 .. 100, got 101", nd.percentile_filter, img, 101, 3)
