@@ -433,51 +433,71 @@ for _, name in ipairs({"polyfit", "roots"}) do
   assert(gpu[name] == nil, name)
   on_first_call(name, "lua/linalg.lua")
 end
--- gpu.ndimage (lua/ndimage.lua): scipy.ndimage's filters, each loading the file at its first call
+-- gpu.ndimage (lua/ndimage.lua): scipy.ndimage's filters, each loading the file at its first call.
+-- Each function, once its file has defined it, refuses an argument beyond its parameters
+-- (strict); for one whose last parameter is an options table the message says where they
+-- go (strict's "it takes no options" would be wrong)
 gpu.ndimage = {}
-for _, name in ipairs({"correlate1d", "convolve1d", "correlate", "convolve", "gaussian_filter1d", "gaussian_filter",
-                       "uniform_filter1d", "uniform_filter", "minimum_filter1d", "maximum_filter1d",
-                       "minimum_filter", "maximum_filter", "median_filter", "rank_filter", "percentile_filter",
-                       "sobel", "prewitt", "laplace", "gaussian_laplace", "gaussian_gradient_magnitude"}) do
-  gpu.ndimage[name] = function(...)
-    module("lua/ndimage.lua")
-    return gpu.ndimage[name](...)
+local nd_plain = {}   -- the functions without an options table
+for _, name in ipairs({"generate_binary_structure", "iterate_structure", "sum_labels", "sum", "mean", "variance",
+                       "standard_deviation", "minimum", "maximum", "minimum_position", "maximum_position", "extrema",
+                       "center_of_mass", "median", "labeled_comprehension", "histogram", "find_objects"}) do
+  nd_plain[name] = true
+end
+local function nd_strict(name, f)
+  local api, n = "ndimage." .. name, arity[f]
+  if nd_plain[name] or not n then return strict(api, f) end
+  local check = function() end
+  arity[check] = n
+  check = strict(api, check)
+  return function(...)
+    if select("#", ...) > n then
+      local ok, e = pcall(check, ...)
+      if not ok then error((tostring(e):gsub("%(it takes no options%)$", ("(options go in argument %d)"):format(n))), 2) end
+    end
+    return f(...)
   end
 end
--- gpu.ndimage's interpolation (lua/ndimage_interp.lua): spline filters, map_coordinates,
--- affine_transform, shift, zoom, rotate, the Fourier filters (with the filters' checks:
--- ndimage.lua first), loaded at the first call of one
-for _, name in ipairs({"spline_filter1d", "spline_filter", "map_coordinates", "affine_transform", "shift", "zoom",
-                       "rotate", "fourier_gaussian", "fourier_uniform", "fourier_ellipsoid", "fourier_shift"}) do
-  gpu.ndimage[name] = function(...)
-    module("lua/ndimage.lua")
-    module("lua/ndimage_interp.lua")
-    return gpu.ndimage[name](...)
+local nd_files = {}   -- file -> the names of its functions, until it is loaded and they are wrapped
+local function nd_load(file)
+  module(file)
+  local names = nd_files[file]
+  if names then
+    nd_files[file] = nil
+    for _, name in ipairs(names) do gpu.ndimage[name] = nd_strict(name, gpu.ndimage[name]) end
   end
 end
--- gpu.ndimage's morphology and measurements (lua/ndimage_morph.lua, which uses the filters'
--- checks and filters: ndimage.lua is loaded first), each loading the files at its first call
-for _, name in ipairs({"generate_binary_structure", "iterate_structure", "binary_erosion", "binary_dilation",
-                       "binary_opening", "binary_closing", "binary_propagation", "binary_fill_holes",
-                       "binary_hit_or_miss", "grey_erosion", "grey_dilation", "grey_opening", "grey_closing",
-                       "morphological_gradient", "morphological_laplace", "white_tophat", "black_tophat",
-                       "label", "sum_labels", "sum", "mean", "variance", "standard_deviation", "minimum",
-                       "maximum", "minimum_position", "maximum_position", "extrema", "center_of_mass",
-                       "histogram", "find_objects", "median", "labeled_comprehension"}) do
-  gpu.ndimage[name] = function(...)
-    module("lua/ndimage.lua")
-    module("lua/ndimage_morph.lua")
-    return gpu.ndimage[name](...)
+-- the functions of file (which uses the filters' checks: ndimage.lua is loaded first), each
+-- loading the files at its first call
+local function nd_register(file, names)
+  nd_files[file] = names
+  for _, name in ipairs(names) do
+    gpu.ndimage[name] = function(...)
+      nd_load("lua/ndimage.lua")
+      nd_load(file)
+      return gpu.ndimage[name](...)
+    end
   end
 end
--- gpu.ndimage's distance transforms (lua/ndimage_distance.lua, which uses the filters' checks)
-for _, name in ipairs({"distance_transform_edt", "distance_transform_cdt", "distance_transform_bf"}) do
-  gpu.ndimage[name] = function(...)
-    module("lua/ndimage.lua")
-    module("lua/ndimage_distance.lua")
-    return gpu.ndimage[name](...)
-  end
-end
+nd_register("lua/ndimage.lua", {"correlate1d", "convolve1d", "correlate", "convolve", "gaussian_filter1d", "gaussian_filter",
+                                "uniform_filter1d", "uniform_filter", "minimum_filter1d", "maximum_filter1d",
+                                "minimum_filter", "maximum_filter", "median_filter", "rank_filter", "percentile_filter",
+                                "sobel", "prewitt", "laplace", "gaussian_laplace", "gaussian_gradient_magnitude"})
+-- interpolation (lua/ndimage_interp.lua): spline filters, map_coordinates, affine_transform,
+-- shift, zoom, rotate, the Fourier filters
+nd_register("lua/ndimage_interp.lua", {"spline_filter1d", "spline_filter", "map_coordinates", "affine_transform", "shift",
+                                       "zoom", "rotate", "fourier_gaussian", "fourier_uniform", "fourier_ellipsoid",
+                                       "fourier_shift"})
+-- morphology and measurements (lua/ndimage_morph.lua, which also uses the filters)
+nd_register("lua/ndimage_morph.lua", {"generate_binary_structure", "iterate_structure", "binary_erosion", "binary_dilation",
+                                      "binary_opening", "binary_closing", "binary_propagation", "binary_fill_holes",
+                                      "binary_hit_or_miss", "grey_erosion", "grey_dilation", "grey_opening", "grey_closing",
+                                      "morphological_gradient", "morphological_laplace", "white_tophat", "black_tophat",
+                                      "label", "sum_labels", "sum", "mean", "variance", "standard_deviation", "minimum",
+                                      "maximum", "minimum_position", "maximum_position", "extrema", "center_of_mass",
+                                      "histogram", "find_objects", "median", "labeled_comprehension"})
+-- the distance transforms (lua/ndimage_distance.lua)
+nd_register("lua/ndimage_distance.lua", {"distance_transform_edt", "distance_transform_cdt", "distance_transform_bf"})
 -- gpu.sparse, cupyx.scipy.sparse's matrices (lua/sparse.lua, loaded at the first gpu.sparse.*
 -- use), and gpu.matmul's path for a sparse operand (host/blas.c calls gpu._sparse_matmul)
 gpu.sparse = setmetatable({}, {__index = function(t, k) module("lua/sparse.lua"); return rawget(t, k) end})
