@@ -25,9 +25,14 @@ local RANK_MAX = 64   -- kernels/ndimage.cu's
 ------------------------------------------------------------------------------------
 -- checks
 
+-- an array argument (what: its name) on the current device, as the C operations check (a
+-- kernel's own words named neither the function nor the argument)
+local function here(a, api, what) gpu._arg.here("ndimage." .. api, {a, what}) end
+
 local function input_of(a, api)
   if not is_array(a) then fail(api, "input must be a device array, got %s", described(a)) end
   if KIND[a.dtype] == "c" then fail(api, "input is %s: complex arrays are not supported", a.dtype) end
+  here(a, api, "input")
   return a
 end
 
@@ -94,6 +99,7 @@ local function result_output(out, dtype, shape, api, whose, complex_ok)
   if out == nil then return dtype end
   if is_array(out) then
     if gpu._arg.freed(out) then fail(api, "output is a freed array") end
+    here(out, api, "output")
     if KIND[out.dtype] == "c" and not complex_ok then fail(api, "output is %s: complex arrays are not supported", out.dtype) end
     local same = out.ndim == #shape
     for d = 1, #shape do same = same and out.shape[d] == shape[d] end
@@ -321,6 +327,7 @@ local function weights1d(w, api, reversed, device)
     if KIND[w.dtype] == "c" then fail(api, "weights are %s: complex weights are not supported", w.dtype) end
     if w.ndim ~= 1 then fail(api, "weights must be 1-D, got a %d-D array", w.ndim) end
     if w.size == 0 then fail(api, "weights must not be empty (no filter weights given)") end
+    here(w, api, "weights")
     return gpu.ascontiguousarray(w, "float64"), w.size, reversed
   end
   if type(w) ~= "table" then fail(api, "weights must be a table of numbers or a 1-D device array, got %s", described(w)) end
@@ -708,6 +715,7 @@ local function correlate(api, input, weights, opts, convolve)
   if weights.ndim ~= input.ndim then
     fail(api, "weights must have input's number of dims (%d), got %d", input.ndim, weights.ndim)
   end
+  here(weights, api, "weights")
   if weights.size == 0 then fail(api, "weights must not be empty (no filter weights given)") end
   local shape = weights.shape
   local origins = per_dim(opts.origin or 0, #shape, api, "origin", integer)
@@ -740,6 +748,7 @@ local function footprint_of(api, f, ndim)
   end
   if f.ndim ~= ndim then fail(api, "footprint must have input's number of dims (%d), got %d", ndim, f.ndim) end
   if f.size == 0 then fail(api, "footprint must not be empty") end
+  here(f, api, "footprint")
   local h = (f.dtype == "bool" and f or f:ne(0)):reshape(-1):tohost()
   local keep, count = {}, 0
   for k = 1, f.size do keep[k] = h[k] and true or false; if keep[k] then count = count + 1 end end
@@ -861,7 +870,7 @@ end
 
 -- the checks that lua/ndimage_morph.lua, ndimage_interp.lua and ndimage_distance.lua share (lua/gpu.lua
 -- loads this file before them)
-gpu._ndimage = {fail = fail, input_of = input_of, integer = integer, number = number, options = options,
+gpu._ndimage = {fail = fail, input_of = input_of, here = here, integer = integer, number = number, options = options,
                 mode_of = mode_of, output_of = output_of, result_output = result_output, nd_origins = nd_origins,
                 footprint_taps = footprint_taps, constant = constant}
 

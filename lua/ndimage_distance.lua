@@ -70,6 +70,7 @@ local function output(api, v, what, shape, dt)
   for k = 1, #shape do same = same and v.shape[k] == shape[k] end
   if not same then fail(api, "%s must have shape %s, got %s", what, shape_text(shape), shape_text(v.shape)) end
   if v.dtype ~= dt then fail(api, "%s must be %s, got %s", what, dt, v.dtype) end
+  common.here(v, api, what)
   return v
 end
 

@@ -268,6 +268,7 @@ local function binary_args(api, input, structure, opts)
   local mask
   if opts.mask ~= nil then
     local m = array_arg(api, opts.mask, "mask", "bool")
+    common.here(m, api, "mask")
     local same = m.ndim == input.ndim
     for d = 1, input.ndim do same = same and m.shape[d] == input.shape[d] end
     if not same then fail(api, "mask must have input's shape {%s}, got {%s}", table.concat(input.shape, ", "), table.concat(m.shape, ", ")) end
@@ -768,6 +769,7 @@ local function label_array(api, labels, input)
   if KIND[labels.dtype] ~= "i" and KIND[labels.dtype] ~= "u" and KIND[labels.dtype] ~= "b" then
     fail(api, "labels must be of an integer or bool dtype, got %s", labels.dtype)
   end
+  common.here(labels, api, "labels")
   local ok, r = pcall(gpu.broadcast_to, labels, input.shape)
   if not ok then
     fail(api, "labels of shape {%s} do not broadcast to input's shape {%s}", table.concat(labels.shape, ", "), table.concat(input.shape, ", "))

@@ -294,6 +294,18 @@ describe("gpu.ndimage's minimum, maximum and median filters", function()
 end)
 
 describe("gpu.ndimage's errors", function()
+  -- before: "kernel 'ndi_line<double, double>' argument 1 (in) is on device 1 ..."
+  it("#multi name the function and the argument on another device", function()
+    local b = gpu.with_device(1, gpu.arange, 0, 6, 1, "float64")
+    local a = gpu.arange(0, 6, 1, "float64")
+    assert.matches("gpu.ndimage.gaussian_filter: input on device 1, and device 0 is current: run it with gpu.with_device(1, f), or copy it here with a:to(0)",
+                   S.errof(nd.gaussian_filter, b, 1), 1, true)
+    assert.matches("gpu.ndimage.correlate1d: weights on device 1", S.errof(nd.correlate1d, a, b), 1, true)
+    assert.matches("gpu.ndimage.uniform_filter: output on device 1, and device 0 is current: run it with gpu.with_device(1, f)",
+                   S.errof(nd.uniform_filter, a, 3, {output = b}), 1, true)
+    assert.matches("gpu.ndimage.median_filter: input on device 1", S.errof(nd.median_filter, b, 3), 1, true)
+  end)
+
   local x = gpu.arange(5, "float64")
   local function err(pattern, f, ...)
     local ok, e = pcall(f, ...)
