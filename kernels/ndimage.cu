@@ -24,7 +24,10 @@
 namespace ndi {
 
 enum { REFLECT = 0, MIRROR = 1, NEAREST = 2, WRAP = 3, CONSTANT = 4 };
-enum { SUM = 0, SKIP0 = 1, MIN = 2, MAX = 3, MEAN = 4, GATHER = 5, RANK = 6 };
+// SYM, ANTI: a 1-D correlation (a line of taps, step 1, K odd) whose weights are symmetric
+// (antisymmetric) within DBL_EPSILON about the centre (the host decides, as scipy's
+// NI_Correlate1D): folded in scipy's order, ndi::pairs
+enum { SUM = 0, SKIP0 = 1, MIN = 2, MAX = 3, MEAN = 4, GATHER = 5, RANK = 6, SYM = 7, ANTI = 8 };
 const int RANK_MAX = 64;   // the most taps RANK selects among in a thread's own memory
 
 // coordinate j of a dim of n elements as the mode extends it; -1 for the constant
@@ -91,6 +94,42 @@ __device__ inline double fold(int op, double acc, double wk, double x) {
   if (op == MIN) return x < acc ? x : acc;
   if (op == MAX) return x > acc ? x : acc;
   return acc + wk * x;
+}
+
+// SYM and ANTI's fold, scipy's NI_Correlate1D's: the centre's product, then each pair of
+// taps from the outermost in, (x[i] + x[K-1-i]) * w[i] (ANTI: x[i] - x[K-1-i])
+__device__ inline double weight(const double *sw, const double *w, long long k) { return k < 256 ? sw[k] : w[k]; }
+__device__ inline double pair(int op, double acc, double a, double b, double wk) {
+  return acc + (op == SYM ? a + b : a - b) * wk;
+}
+// a point all of whose taps lie inside: q tap 0's element, s the step between taps
+template <typename T>
+__device__ inline double pairs_inside(int op, const T *q, long long s, int K, const double *sw, const double *w) {
+  const int h = K / 2;
+  double acc = value(q[h * s]) * weight(sw, w, h);
+  for (int i = 0; i < h; i++) acc = pair(op, acc, value(q[i * s]), value(q[(K - 1 - i) * s]), weight(sw, w, i));
+  return acc;
+}
+// the value of the tap at offset o along a line of n elements (along apart) from the
+// point at coordinate c there (element at0), by the mode
+template <typename T>
+__device__ inline double edge_tap(const T *p, long long at0, long long c, long long o, long long n, long long along,
+                                  int mode, double cval) {
+  if (o == 0) return value(p[at0]);
+  const long long m = map_index(c + o, n, mode);
+  return m < 0 ? cval : value(p[at0 + (m - c) * along]);
+}
+// a point near an edge: the taps' offsets along dim d are off[k * nd + d]
+template <typename T>
+__device__ inline double pairs_edge(int op, const T *p, long long at0, long long c, const long long *off, int nd, int d,
+                                    long long n, long long along, int mode, double cval, int K, const double *sw,
+                                    const double *w) {
+  const int h = K / 2;
+  double acc = edge_tap(p, at0, c, off[h * nd + d], n, along, mode, cval) * weight(sw, w, h);
+  for (int i = 0; i < h; i++)
+    acc = pair(op, acc, edge_tap(p, at0, c, off[i * nd + d], n, along, mode, cval),
+               edge_tap(p, at0, c, off[(K - 1 - i) * nd + d], n, along, mode, cval), weight(sw, w, i));
+  return acc;
 }
 
 // the element of rank r (0-based, ascending) of v[0..n-1], which it reorders (Hoare's
@@ -372,7 +411,7 @@ __global__ void __launch_bounds__(256, 4) ndi_filter(gpu::array<T> in, O *out, c
   // the first weights, read by every thread of the block, in shared memory
   const int SHARED_W = 256;
   __shared__ double sw[SHARED_W];
-  const bool weighted = op == ndi::SUM || op == ndi::SKIP0;
+  const bool weighted = op == ndi::SUM || op == ndi::SKIP0 || op == ndi::SYM || op == ndi::ANTI;
   if (weighted)
     for (int t = threadIdx.x; t < K && t < SHARED_W; t += blockDim.x) sw[t] = w[t];
   __syncthreads();
@@ -400,6 +439,12 @@ __global__ void __launch_bounds__(256, 4) ndi_filter(gpu::array<T> in, O *out, c
     }
     double acc = start;
     double buf[ndi::RANK_MAX];
+    if (op == ndi::SYM || op == ndi::ANTI) {   // (a line's taps, step 1)
+      acc = inside ? ndi::pairs_inside(op, p + base + first * along, along, (int)K, sw, w)
+                   : ndi::pairs_edge(op, p, base, c[line], off, nd, line, in.shape[line], along, mode, cval, (int)K, sw, w);
+      ndi::combine(out + i, acc, how);
+      continue;
+    }
     if (inside && fast) {   // every tap inside, the op a fold: no mode, no per-tap tests of op
       // (a line's taps by the table too: lines of K <= 256 taps go to ndi_line)
       acc = ndi::fold_inside_op<false>(op, p + base, 0, delta, (int)K, sw, w, acc);
@@ -504,7 +549,13 @@ __global__ void __launch_bounds__(256, 4) ndi_line(gpu::array<T> in, O *out, con
       double acc[ndi::GROUP];
 #pragma unroll
       for (int r = 0; r < ndi::GROUP; r++) acc[r] = start;
-      ndi::fold_rows_op(op, p + base, rows, nrows, delta, along, sw, acc);
+      if (op == ndi::SYM || op == ndi::ANTI) {   // (one row: the line, step 1)
+#pragma unroll
+        for (int r = 0; r < ndi::GROUP; r++)
+          acc[r] = ndi::pairs_inside(op, p + base + delta[0] + r * along, along, (int)K, sw, w);
+      } else {
+        ndi::fold_rows_op(op, p + base, rows, nrows, delta, along, sw, acc);
+      }
 #pragma unroll
       for (int r = 0; r < ndi::GROUP; r++)
         ndi::combine(out + i0 + r * di, op == ndi::MEAN ? acc[r] / (double)K : acc[r], how);
@@ -514,6 +565,10 @@ __global__ void __launch_bounds__(256, 4) ndi_line(gpu::array<T> in, O *out, con
     const long long nr = nl - cg < ndi::GROUP ? nl - cg : ndi::GROUP;
     for (long long r = 0; r < nr; r++) {   // near an edge: each tap by the mode along the line
       const long long c = cg + r, at0 = base + r * along;
+      if (op == ndi::SYM || op == ndi::ANTI) {
+        ndi::combine(out + i0 + r * di, ndi::pairs_edge(op, p, at0, c, off, nd, gd, nl, along, mode, cval, (int)K, sw, w), how);
+        continue;
+      }
       double acc = start;
       for (long long k = 0; k < K; k++) {
         double wk = sw[k];

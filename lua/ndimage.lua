@@ -18,7 +18,7 @@ local shown = gpu._arg.shown
 -- kernel's numbers
 local MODES = {reflect = 0, mirror = 1, nearest = 2, wrap = 3, constant = 4,
                ["grid-mirror"] = 0, ["grid-wrap"] = 3, ["grid-constant"] = 4}
-local SUM, SKIP0, MIN, MAX, MEAN, GATHER, RANK = 0, 1, 2, 3, 4, 5, 6
+local SUM, SKIP0, MIN, MAX, MEAN, GATHER, RANK, SYM, ANTI = 0, 1, 2, 3, 4, 5, 6, 7, 8
 local STORE, ADD, SQUARE, ADD_SQUARE, ADD_SQUARE_SQRT = 0, 1, 2, 3, 4
 local RANK_MAX = 64   -- kernels/ndimage.cu's
 
@@ -133,7 +133,8 @@ local function kernel(T, O, line)
   local m = modules[types]
   if not m then
     SOURCE = SOURCE or gpu._embedded("kernels/ndimage.cu")
-    m = gpu.module(SOURCE, {names = {"ndi_filter" .. types, "ndi_line" .. types}})
+    -- (no fused multiply-adds: each product rounded, then each sum, as scipy's C)
+    m = gpu.module(SOURCE, {names = {"ndi_filter" .. types, "ndi_line" .. types}, options = {"--fmad=false"}})
     modules[types] = m
   end
   return m[(line and "ndi_line" or "ndi_filter") .. types]
@@ -144,14 +145,20 @@ local BLOCK, MAX_GRID = 256, 65536
 -- The small constant arrays of a launch (plans, weights), kept by their exact contents and
 -- device: a filter applied again to arrays of one layout copies nothing to the device
 local constants, n_constants = {}, 0
+local host_of = setmetatable({}, {__mode = "k"})   -- a float64 constant -> its list (pass reads weights)
 local function constant(list, dtype, device)
-  if #list > 100000 then return gpu.array(list, dtype) end   -- past what table.unpack takes
+  if #list > 100000 then   -- past what table.unpack takes
+    local a = gpu.with_device(device, gpu.array, list, dtype)
+    host_of[a] = list
+    return a
+  end
   local key = string.pack("s1j", dtype, device) .. string.pack((dtype == "int64" and "j" or "d"):rep(#list), table.unpack(list))
   local a = constants[key]
   if not a then
     if n_constants >= 256 then constants, n_constants = {}, 0 end
     a = gpu.with_device(device, gpu.array, list, dtype)   -- (on the key's device, whichever is current)
     constants[key], n_constants = a, n_constants + 1
+    host_of[a] = list
   end
   return a
 end
@@ -200,6 +207,21 @@ local function rows_of(taps, ndim, line)
   return rows
 end
 
+-- SYM or ANTI for the weights (a list) of a 1-D correlation of an odd count, symmetric or
+-- antisymmetric within DBL_EPSILON about the centre (scipy's NI_Correlate1D's test, which
+-- picks its order of summation: kernels/ndimage.cu's pairs); nil else
+local EPS = 2.0 ^ -52
+local function symmetry(h)
+  local K = #h
+  if K % 2 == 0 then return nil end
+  local c, sym, anti = K // 2 + 1, true, true
+  for i = 1, K // 2 do
+    if math.abs(h[c + i] - h[c - i]) > EPS then sym = false end
+    if math.abs(h[c + i] + h[c - i]) > EPS then anti = false end
+  end
+  return sym and SYM or anti and ANTI or nil
+end
+
 -- One pass: input folded under taps (a list of offset rows, one entry a dim of input) with
 -- weights w (a float64 device array of #taps, or nil: ones) into a new C-ordered array of
 -- dtype dt (shape: input's, with #taps more last for GATHER)
@@ -226,6 +248,7 @@ local function pass(input, taps, w, op, mode, cval, dt, rank, into, how)
     plan[20 + k] = delta
   end
   plan[17], plan[18], plan[19] = line_of(taps, ndim)
+  if op == SUM and plan[17] >= 0 and plan[19] == 1 and w and host_of[w] then op = symmetry(host_of[w]) or SUM end
   if not w then
     local ones = {}
     for k = 1, K do ones[k] = 1 end
@@ -235,7 +258,7 @@ local function pass(input, taps, w, op, mode, cval, dt, rank, into, how)
   -- dim) on ndi_line, GROUP (4) outputs a thread: all of a line's; an N-D footprint's where
   -- its rows are long enough, ndi_filter then making the elements near the edges (a
   -- launch of those alone)
-  local rows = K <= 256 and ndim >= 1 and (op == SUM or op == SKIP0 or op == MIN or op == MAX or op == MEAN)
+  local rows = K <= 256 and ndim >= 1 and (op == SUM or op == SKIP0 or op == MIN or op == MAX or op == MEAN or op == SYM or op == ANTI)
     and rows_of(taps, ndim, plan[17])
   if rows and plan[17] < 0 and #rows * 2 > K then rows = nil end
   local grid = math.max(1, math.min(MAX_GRID, (input.size + BLOCK - 1) // BLOCK))
@@ -328,7 +351,10 @@ local function weights1d(w, api, reversed, device)
     if w.ndim ~= 1 then fail(api, "weights must be 1-D, got a %d-D array", w.ndim) end
     if w.size == 0 then fail(api, "weights must not be empty (no filter weights given)") end
     here(w, api, "weights")
-    return gpu.ascontiguousarray(w, "float64"), w.size, reversed
+    local h = gpu.ascontiguousarray(w, "float64"):tohost()   -- (read: their symmetry decides the fold)
+    t = {}
+    for i = 1, w.size do t[reversed and w.size + 1 - i or i] = h[i] end
+    return constant(t, "float64", device), #t
   end
   if type(w) ~= "table" then fail(api, "weights must be a table of numbers or a 1-D device array, got %s", described(w)) end
   if #w == 0 then fail(api, "weights must not be empty (no filter weights given)") end
@@ -378,16 +404,41 @@ end
 function nd.correlate1d(input, weights, dim, opts) return correlate1d("correlate1d", input, weights, dim, opts, false) end
 function nd.convolve1d(input, weights, dim, opts) return correlate1d("convolve1d", input, weights, dim, opts, true) end
 
+-- The sum of t[from .. from + n - 1] as NumPy's sum adds a float64 array (its pairwise_sum:
+-- in order below 8 elements, else 8 running sums to 128, halves past that), so that the
+-- normalised weights below have scipy's bits
+local function pairwise_sum(t, from, n)
+  if n < 8 then
+    local s = 0.0
+    for i = from, from + n - 1 do s = s + t[i] end
+    return s
+  elseif n <= 128 then
+    local r = {}
+    for j = 0, 7 do r[j] = t[from + j] end
+    local i = 8
+    while i < n - n % 8 do
+      for j = 0, 7 do r[j] = r[j] + t[from + i + j] end
+      i = i + 8
+    end
+    local s = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
+    for k = i, n - 1 do s = s + t[from + k] end
+    return s
+  end
+  local n2 = n // 2
+  n2 = n2 - n2 % 8
+  return pairwise_sum(t, from, n2) + pairwise_sum(t, from + n2, n - n2)
+end
+
 -- scipy's Gaussian kernel of `order` on -radius .. radius (float64, as its
 -- _gaussian_kernel1d): exp(-x^2 / (2 sigma^2)) normalised, times the derivative's polynomial
 local function gaussian_weights(sigma, order, radius)
   local s2 = sigma * sigma
-  local phi, sum = {}, 0.0
+  local phi = {}
   for i = 1, 2 * radius + 1 do
     local x = i - 1 - radius
     phi[i] = math.exp(-0.5 / s2 * (x * x))
-    sum = sum + phi[i]
   end
+  local sum = pairwise_sum(phi, 1, #phi)
   for i = 1, #phi do phi[i] = phi[i] / sum end
   if order > 0 then
     -- q: the coefficients of the polynomial q(x) with d^n/dx^n phi = q(x) phi; each

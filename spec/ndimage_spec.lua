@@ -198,6 +198,30 @@ describe("gpu.ndimage.gaussian_filter1d and gaussian_filter", function()
     assert.are.equal("float32", f.dtype)
     close(REF["g2d-f32"], f, 1e-6)
   end)
+
+  -- before: the weights were normalised by a sum in order and the taps summed in order, so
+  -- an integer output of a flat image lost one (uint8 255 became 254)
+  it("sum the weights as NumPy and the taps in scipy's order, to scipy's bits", function()
+    -- ndi.gaussian_filter(np.full((4, 4), 255, np.uint8), 1.2)[0] [255 255 255 255]; 1 and 1.7: [1 1 1 1]
+    close({255, 255, 255, 255}, nd.gaussian_filter(gpu.full({4, 4}, 255, "uint8"), 1.2)[{1}], 0)
+    close({1, 1, 1, 1}, nd.gaussian_filter(gpu.full({4, 4}, 1, "uint8"), 1.7)[{1}], 0)
+    -- ndi.gaussian_filter1d(np.full(5, 9.0), 1.7)[2] == 9.0 exactly
+    assert.are.equal(9.0, nd.gaussian_filter1d(gpu.full({5}, 9, "float64"), 1.7):item(3))
+    -- ndi.gaussian_filter1d(np.full(6, v, np.uint8), s)[2] == v for these
+    for _, s in ipairs({1.2, 2.33, 4.87}) do
+      for _, v in ipairs({1, 3, 7, 100, 255}) do
+        assert.are.equal(v, nd.gaussian_filter1d(gpu.full({6}, v, "uint8"), s):item(3), ("sigma %s, %d"):format(s, v))
+      end
+    end
+    -- symmetric and antisymmetric weights: the centre, then (x[-j] +- x[j]) * w[-j] outermost
+    -- first, as NI_Correlate1D: ndi.correlate1d([0.3, 1.7, 2.9, 4.1, 5.5, 7.3], [0.1, 0.7, 0.1])[4]
+    -- 4.9899999999999993, [5] 6.3899999999999997; with [-0.3, 0.2, 0.3], [3] 1.6000000000000001
+    local x = gpu.array({0.3, 1.7, 2.9, 4.1, 5.5, 7.3}, "float64")
+    local r = nd.correlate1d(x, {0.1, 0.7, 0.1})
+    assert.are.equal(4.9899999999999993, r:item(5))
+    assert.are.equal(6.3899999999999997, r:item(6))
+    assert.are.equal(1.6000000000000001, nd.correlate1d(x, gpu.array({-0.3, 0.2, 0.3}, "float64")):item(4))
+  end)
 end)
 
 describe("gpu.ndimage.uniform_filter1d and uniform_filter", function()
