@@ -71,18 +71,50 @@ static int cx_eq(lua_State *L) {
   return 1;
 }
 
+/* The fewest significant digits (from 1 up to most) of finite x != 0 that read back as x:
+ * ds (digits, no point) and the exponent of the first, as digits() in lua/format.lua finds
+ * them. Where the nearest p digits do not read back, the p digits on x's other side may:
+ * printf rounds a tie to even, and at a power of two only the one above reads back (2^-24:
+ * 5.960464477539063e-08, not ...062e-08). */
+static int fewest(char *ds, double x, int single, int *exp10) {
+  int most = single ? 9 : 17;
+  double a = fabs(x);
+  for (int p = 1; p <= most; p++) {
+    char s[48];
+    snprintf(s, sizeof s, "%.*e", p - 1, a);
+    double back = strtod(s, NULL);
+    int n = 0;
+    for (const char *c = s; *c != 'e'; c++) if (*c != '.') ds[n++] = *c;
+    ds[n] = '\0';
+    *exp10 = atoi(strchr(s, 'e') + 1);
+    if ((single ? (double)(float)back : back) == a || p == most) return n;
+    long long other = atoll(ds) + (back < a ? 1 : -1);
+    snprintf(s, sizeof s, "%llde%d", other, *exp10 - p + 1);
+    back = strtod(s, NULL);
+    if (other > 0 && (single ? (double)(float)back : back) == a) {
+      n = snprintf(ds, 24, "%lld", other);
+      if (n > p) (*exp10)++;                         /* a carry: 999 + 1 is 1000 */
+      while (n > 1 && ds[n - 1] == '0') ds[--n] = '\0';
+      return n;
+    }
+  }
+  return 0;
+}
+
 /* x with the fewest significant digits, 6 at least (up to 9 for float32, 17), that read
  * back as x, as lua/format.lua shows array elements (so distinct values never look equal);
- * past 6 digits a whole number shows all of them (123456789, not 1.23456789e+08) */
+ * past 6 digits a whole number below 10^most shows all of them (123456789, not
+ * 1.23456789e+08) */
 static void shortest(char *s, size_t n, double x, int single, int sign) {
-  int most = single ? 9 : 17, p = 6;
-  for (;; p++) {
-    snprintf(s, n, sign ? "%+.*g" : "%.*g", p, x);
-    double back = strtod(s, NULL);
-    if ((single ? (double)(float)back : back) == x || p == most) break;
-  }
-  const char *e = strstr(s, "e+");
-  if (p > 6 && e && atoi(e + 2) < most) snprintf(s, n, sign ? "%+.*g" : "%.*g", atoi(e + 2) + 1, x);
+  char ds[24];
+  int e = 0, most = single ? 9 : 17, nd = x == 0 ? 1 : fewest(ds, x, single, &e);
+  if (nd <= 6) { snprintf(s, n, sign ? "%+.6g" : "%.6g", x); return; }
+  if (e >= nd && e < most) { snprintf(s, n, sign ? "%+.*g" : "%.*g", e + 1, x); return; }
+  const char *sg = x < 0 ? "-" : sign ? "+" : "";
+  if (e < -4 || e >= nd) snprintf(s, n, "%s%c.%se%c%02d", sg, ds[0], ds + 1, e < 0 ? '-' : '+', abs(e));
+  else if (e < 0) snprintf(s, n, "%s0.%.*s%s", sg, -e - 1, "000", ds);   /* e >= -4 */
+  else if (e + 1 >= nd) snprintf(s, n, "%s%s", sg, ds);
+  else snprintf(s, n, "%s%.*s.%s", sg, e + 1, ds, ds + e + 1);
 }
 
 /* a part as NumPy writes it: the shortest digits, nan, inf */

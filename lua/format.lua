@@ -71,6 +71,15 @@ local function digits(v, single)
   end
 end
 
+-- D, E as the integer and fraction digits of a positional number
+local function split_positional(D, E)
+  if E >= 0 then
+    local ip = D:sub(1, E + 1)
+    return ip .. ("0"):rep(E + 1 - #ip), D:sub(E + 2)
+  end
+  return "0", ("0"):rep(-E - 1) .. D
+end
+
 -- A float with the fewest significant digits (6 at least, as %.6g has always shown them;
 -- up to 9 for float32, 17 for float64) that read back as the same value in its dtype, as
 -- NumPy shows the shortest repr: distinct values never look equal. A float16 shows its
@@ -84,28 +93,20 @@ local function float_text(v, single)
     local x = tonumber(D .. "e" .. (E - #D + 1))
     return ("%." .. #D .. "g"):format(v < 0 and -x or x)
   end
-  local most = most_digits(single)
-  local s, p = nil, 6
-  while true do
-    s = ("%." .. p .. "g"):format(v)
-    local back = narrow(tonumber(s) + 0.0, single)
-    if back == v or p == most then break end
-    p = p + 1
+  local D, E = digits(math.abs(v), single)
+  if #D <= 6 then return ("%.6g"):format(v) end
+  -- past 6 digits a whole number shows all of them (16777220, not 1.677722e+07)
+  if E >= #D and E < most_digits(single) then return ("%." .. (E + 1) .. "g"):format(v) end
+  -- written from D, not by %.pg: its nearest p digits need not read back where the other
+  -- side's do (2^-24: 5.960464477539063e-08, not ...0625e-08)
+  local s
+  if E < -4 or E >= #D then
+    s = D:sub(1, 1) .. "." .. D:sub(2) .. ("e%s%02d"):format(E < 0 and "-" or "+", math.abs(E))
+  else
+    local ip, fp = split_positional(D, E)
+    s = fp == "" and ip or ip .. "." .. fp
   end
-  local x = tonumber(s:match("e%+(%d+)$"))
-  if p > 6 and x and x < most then          -- past 6 digits, a whole number shows all of them
-    s = ("%." .. (x + 1) .. "g"):format(v)  -- (16777220, not 1.677722e+07)
-  end
-  return s
-end
-
--- D, E as the integer and fraction digits of a positional number
-local function split_positional(D, E)
-  if E >= 0 then
-    local ip = D:sub(1, E + 1)
-    return ip .. ("0"):rep(E + 1 - #ip), D:sub(E + 2)
-  end
-  return "0", ("0"):rep(-E - 1) .. D
+  return (v < 0 and "-" or "") .. s
 end
 
 -- Python's repr of a float (NumPy's str of a scalar): shortest digits, positional from

@@ -1,0 +1,45 @@
+-- Printing as NumPy 1.24 prints (the print options, array2string, format_float_*) and
+-- gpuhost's shortest floats: the expected text is NumPy's or Python's, written here.
+local S = require("spec.support")
+
+describe("shortest floats (tostring, gpu.complex)", function()
+  it("have the fewest digits that read back, also where the nearest ones do not", function()
+    -- every 2^k (float64: k = -1074 .. 1023; float32: -149 .. 127) whose nearest %.pg does
+    -- not read back at the p of Python's repr (numpy.float32's repr): the p digits above do
+    local F64 = {
+      [-1017] = "7.120236347223045e-307", [-1007] = "7.291122019556398e-304", [-957] = "8.209073602596753e-289",
+      [-921] = "5.641232424577593e-278", [-808] = "5.858190679279809e-244", [-791] = "7.678447687145631e-239",
+      [-788] = "6.142758149716505e-238", [-778] = "6.290184345309701e-235", [-705] = "5.940911144672375e-213",
+      [-695] = "6.083493012144512e-210", [-662] = "5.225680706521042e-200", [-652] = "5.351097043477547e-197",
+      [-549] = "5.426657103235053e-166", [-509] = "5.966672584960166e-154", [-496] = "4.887898181599368e-150",
+      [-489] = "6.256509672447191e-148", [-383] = "5.075883674631299e-116", [-366] = "6.653062250012736e-111",
+      [-296] = "7.854549544476363e-90", [-140] = "7.174648137343064e-43", [-97] = "6.310887241768095e-30",
+      [-77] = "6.617444900424222e-24", [-44] = "5.684341886080802e-14", [-24] = "5.960464477539063e-08",
+      [89] = "6.189700196426902e+26", [122] = "5.316911983139664e+36", [132] = "5.444517870735016e+39",
+      [172] = "5.986310706507379e+51", [182] = "6.129982163463556e+54", [275] = "6.070840288205404e+82",
+      [305] = "6.518515124270356e+91", [345] = "7.167183174968974e+103", [378] = "6.156563468186638e+113",
+      [398] = "6.455624695217272e+119", [405] = "8.263199609878108e+121", [481] = "6.243497100631985e+144",
+      [534] = "5.623642243178996e+160", [544] = "5.758609657015292e+163", [554] = "5.896816288783659e+166",
+      [574] = "6.183260036827614e+172", [594] = "6.483618076376552e+178", [710] = "5.386379163185535e+213",
+      [803] = "5.334411546303884e+241", [863] = "6.150157786156811e+259", [896] = "5.282945311356653e+269",
+      [976] = "6.386688990511104e+293",
+    }
+    local F32 = {
+      [-96] = "1.2621775e-29", [87] = "1.5474251e+26", [90] = "1.2379401e+27",
+    }
+    for k, want in pairs(F64) do
+      assert.are.equal("gpu.array(float64, {}) " .. want, tostring(gpu.full({}, 2.0 ^ k, "float64")))
+      assert.are.equal(want .. "+0j", tostring(gpu.complex(2.0 ^ k, 0)))
+      assert.are.equal("gpu.array(complex128, {1}) [" .. want .. "+0j]", tostring(gpu.array({2.0 ^ k}, "complex128")))
+    end
+    for k, want in pairs(F32) do
+      assert.are.equal("gpu.array(float32, {}) " .. want, tostring(gpu.full({}, 2.0 ^ k, "float32")))
+      assert.are.equal(want .. "+0j", tostring(gpu.array({2.0 ^ k}, "complex64"):item()))
+    end
+    -- and still 6 digits at least, a whole number below 10^17 (10^9 in float32) in full
+    assert.are.equal("gpu.array(float64, {3}) [0.1, 123456789, 1.2345678901234568e+18]",
+                     tostring(gpu.array({0.1, 123456789, 1234567890123456789}, "float64")))
+    assert.are.equal("gpu.array(float32, {2}) [16777216, 4.2949673e+09]", tostring(gpu.array({2 ^ 24, 2 ^ 32}, "float32")))
+    assert.are.equal("1234567.5-0.001234567891j", tostring(gpu.complex(1234567.5, -0.001234567891)))
+  end)
+end)
