@@ -604,7 +604,12 @@ local function names_of(...)
   return table.concat(names, " ")
 end
 
--- options table t (argument #i of fname) checked: {key = value}; extra keys allowed in `more`
+-- get_printoptions' tables (weak keys): the options and those given, as they were then
+local SNAPSHOTS = setmetatable({}, {__mode = "k"})
+
+-- options table t (argument #i of fname) checked: {key = value}, and the keys given: all of
+-- t's, but for a snapshot of get_printoptions' only those given then or changed since (so
+-- set_printoptions(get_printoptions()) changes nothing); extra keys allowed in `more`
 local function checked(t, fname, i, more)
   if type(t) ~= "table" then
     error(("bad argument #%d to '%s' (options table expected, got %s)"):format(i, fname, type(t)), 3)
@@ -621,13 +626,18 @@ local function checked(t, fname, i, more)
       out[k] = ok
     end
   end
+  local snap, g = SNAPSHOTS[t], {}
+  for k, v in pairs(out) do g[k] = not snap or snap.given[k] or snap.opt[k] ~= v or nil end
   -- a precision alone asks for NumPy's digits: "shortest" gives way to NumPy's default mode
-  if out.precision and not out.floatmode and opt.floatmode == "shortest" then out.floatmode = "maxprec" end
-  return out
+  if g.precision and not g.floatmode and (out.floatmode or opt.floatmode) == "shortest" then
+    out.floatmode, g.floatmode = "maxprec", true
+  end
+  return out, g
 end
 
-local function apply(o)
-  for k, v in pairs(o) do opt[k] = v; given[k] = true end
+-- the options o set, g[k] saying whether each was given (not a snapshot's default)
+local function apply(o, g)
+  for k, v in pairs(o) do opt[k] = v; given[k] = g[k] end
 end
 
 local function snapshot()
@@ -646,18 +656,20 @@ end
 
 -- gpu.get_printoptions(): a copy of the options now
 function gpu.get_printoptions()
-  return (snapshot())
+  local o, g = snapshot()
+  SNAPSHOTS[o] = {opt = snapshot(), given = g}
+  return o
 end
 
 -- gpu.printoptions(opts, f, ...): f(...)'s results, printed under opts; the options before
 -- come back after, also when f raises
 function gpu.printoptions(opts, f, ...)
-  local o = checked(opts, "printoptions", 1)
+  local o, g = checked(opts, "printoptions", 1)
   if type(f) ~= "function" then
     error(("bad argument #2 to 'printoptions' (function expected, got %s)"):format(type(f)), 2)
   end
   local saved, saved_given = snapshot()
-  apply(o)
+  apply(o, g)
   local r = table.pack(pcall(f, ...))
   restore(saved, saved_given)
   if not r[1] then error(r[2], 0) end
@@ -678,13 +690,13 @@ end
 -- " " unless opts.separator says), the print options overridden by opts for this call
 function gpu.array2string(a, opts)
   array_arg(a, "array2string")
-  local o = checked(opts or {}, "array2string", 2, {separator = true})
+  local o, g = checked(opts or {}, "array2string", 2, {separator = true})
   local sep = opts and opts.separator
   if sep ~= nil and type(sep) ~= "string" then
     error(("bad argument #2 to 'array2string' (options.separator must be a string, got %s)"):format(type(sep)), 2)
   end
   local saved, saved_given = snapshot()
-  apply(o)
+  apply(o, g)
   local ok, t = pcall(body, a, style(true, sep or " "))
   restore(saved, saved_given)
   if not ok then error(t, 0) end

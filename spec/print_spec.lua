@@ -43,3 +43,32 @@ describe("shortest floats (tostring, gpu.complex)", function()
     assert.are.equal("1234567.5-0.001234567891j", tostring(gpu.complex(1234567.5, -0.001234567891)))
   end)
 end)
+
+describe("print options", function()
+  local saved
+  before_each(function() saved = gpu.get_printoptions() end)
+  after_each(function() gpu.set_printoptions(saved) end)
+
+  it("come back unchanged from get_printoptions, a key given only where it was or has changed", function()
+    local a = gpu.arange(12, "int32")
+    local before = tostring(a)
+    assert.are.equal("gpu.array(int32, {12}) [0, 1, 2, 3, 4, 5, ..., 9, 10, 11]", before)
+    gpu.set_printoptions(gpu.get_printoptions())
+    assert.are.equal(before, tostring(a))
+    local o = gpu.get_printoptions()
+    gpu.set_printoptions({threshold = 5})
+    assert.are.equal("gpu.array(int32, {12}) [0, 1, 2, ..., 9, 10, 11]", tostring(a))
+    gpu.set_printoptions(o)   -- threshold back to not given
+    assert.are.equal(before, tostring(a))
+    o.linewidth = 20          -- changed: given
+    gpu.set_printoptions(o)
+    assert.are.equal("gpu.array(int32, {12})\n[0, 1, 2, 3, 4, 5,\n ..., 9, 10, 11]", tostring(a))
+    gpu.set_printoptions(saved)
+    o = gpu.get_printoptions()
+    o.precision = 3           -- a precision alone, as ever: NumPy's maxprec
+    gpu.set_printoptions(o)
+    assert.are.equal("gpu.array(float64, {1}) [0.333]", tostring(gpu.array({1 / 3}, "float64")))
+    gpu.set_printoptions(saved)
+    assert.are.equal(before, gpu.printoptions(gpu.get_printoptions(), tostring, a))
+  end)
+end)
