@@ -369,7 +369,9 @@ end
 gpu._format_unsigned = unsigned_text       -- (npy.lua's text files write them too)
 
 -- The function that writes one element of an array of dtype dt, given the values shown
--- (a flat list), which NumPy's float modes size their form by, and the print's style st.
+-- (a flat list), which NumPy's float modes size their form by, and the print's style st;
+-- and whether its texts come padded (NumPy's float modes: no more padding, as NumPy adds
+-- none to a nanstr longer than the floats)
 local function formatter(dt, shown_vals, st)
   local single = (dt == "float32" or dt == "complex64") or (dt == "float16" and "half")
   local complex = dt == "complex64" or dt == "complex128"
@@ -402,7 +404,7 @@ local function formatter(dt, shown_vals, st)
     else t = tostring(v) end
     if v ~= 0 and v == v and type(v) ~= "userdata" then cache[v] = t end   -- -0.0 and 0 share a key
     return t
-  end
+  end, (real or re) ~= nil
 end
 
 local function shape_text(s)
@@ -460,9 +462,9 @@ local function line(a, n, dt, st, col)
     cut = #raw
     for _, v in ipairs(a[{{n - TAIL + 1, n}}]:totable()) do raw[#raw + 1] = v end
   end
-  local value = formatter(dt, raw, st)
+  local value, sized = formatter(dt, raw, st)
   local vals, width = {}, 0
-  if st.pad then for _, v in ipairs(raw) do width = math.max(width, #value(v)) end end
+  if st.pad and not sized then for _, v in ipairs(raw) do width = math.max(width, #value(v)) end end
   if st.pad and dt == "bool" then width = math.max(width, 5) end   -- NumPy's ' True', always
   if cut == 0 then vals[1] = "..." end
   for i, v in ipairs(raw) do
@@ -527,8 +529,8 @@ local function rows(a, shape, dt, st)
     end
   end
   gather(vals, 1)
-  local value = formatter(dt, flat, st)
-  for _, x in ipairs(flat) do width = math.max(width, #value(x)) end
+  local value, sized = formatter(dt, flat, st)
+  if not sized then for _, x in ipairs(flat) do width = math.max(width, #value(x)) end end
   if st.pad and dt == "bool" then width = math.max(width, 5) end
   local tail = st.sep:gsub("%s+$", "")
   local function text(t, d, indent)

@@ -72,3 +72,22 @@ describe("print options", function()
     assert.are.equal(before, gpu.printoptions(gpu.get_printoptions(), tostring, a))
   end)
 end)
+
+describe("array2string and tostring under NumPy's float modes", function()
+  local saved
+  before_each(function() saved = gpu.get_printoptions() end)
+  after_each(function() gpu.set_printoptions(saved) end)
+
+  it("pad no more than NumPy's float format does (a nanstr wider than the floats)", function()
+    -- np.array2string(np.array([1, np.nan]), sign="+", precision=8) under nanstr="NaN!", and
+    -- the repr of [[1, nan], [2, 3]] and of complex [1+nanj, nan+2j] there
+    local f64 = gpu.array({1, 0 / 0}, "float64")
+    assert.are.equal("[ +1. +NaN!]", gpu.array2string(f64, {sign = "+", nanstr = "NaN!", precision = 8}))
+    gpu.set_printoptions({sign = "+", nanstr = "NaN!", precision = 8})
+    assert.are.equal("gpu.array(float64, {2, 2})\n[[ +1., +NaN!],\n [ +2.,  +3.]]",
+                     tostring(gpu.array({{1, 0 / 0}, {2, 3}}, "float64")))
+    local z = gpu.array({gpu.complex(1, 0 / 0), gpu.complex(0 / 0, 2)}, "complex128")
+    assert.are.equal("gpu.array(complex128, {2}) [ +1.+NaN!j, +NaN! +2.j]", tostring(z))
+    assert.are.equal("[[ +1.+NaN!j]\n [+NaN! +2.j]]", gpu.array2string(z:reshape(2, 1)))
+  end)
+end)
