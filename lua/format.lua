@@ -18,6 +18,11 @@ local DEFAULTS = {precision = 8, threshold = 1000, edgeitems = 3, linewidth = 75
 local opt, given = {}, {}   -- the options now; those set by set_printoptions (not defaults)
 for k, v in pairs(DEFAULTS) do opt[k] = v end
 
+-- a text's width: its characters where it is UTF-8 (as NumPy counts a nanstr of "∅"), else
+-- its bytes (utf8 may be missing from a sandbox)
+local utf8_len = utf8 and utf8.len
+local function text_len(s) return utf8_len and utf8_len(s) or #s end
+
 -- Throughout, `single` says which float a value is: true for float32 (and complex64),
 -- "half" for float16, false or nil for float64.
 
@@ -334,8 +339,8 @@ local function float_format(vals, single, sign)
   end
   if #finite < #vals then
     local offset = pad_right + 1
-    local inflen = #opt.infstr + ((sign ~= "-" or neginf) and 1 or 0)
-    pad_left = math.max(pad_left, #opt.nanstr - offset, inflen - offset)
+    local inflen = text_len(opt.infstr) + ((sign ~= "-" or neginf) and 1 or 0)
+    pad_left = math.max(pad_left, text_len(opt.nanstr) - offset, inflen - offset)
   end
   f.pad_left = pad_left
   if not exp then f.pad_right = pad_right end
@@ -343,7 +348,7 @@ local function float_format(vals, single, sign)
     if v ~= v or v == math.huge or v == -math.huge then
       local t = v ~= v and (sign == "+" and "+" or "") .. opt.nanstr
                 or (v < 0 and "-" or sign == "+" and "+" or "") .. opt.infstr
-      return (" "):rep(pad_left + pad_right + 1 - #t) .. t
+      return (" "):rep(pad_left + pad_right + 1 - text_len(t)) .. t
     end
     return exp and scientific(v, f) or positional(v, f)
   end
@@ -420,20 +425,20 @@ end
 local function join(words, sep, col, hang, width, closers)
   if not width then return table.concat(words, sep) end
   local tail = sep:gsub("%s+$", "")
-  local out, limit = {}, width - (closers - 1) - math.max(#tail, 1)
+  local out, limit = {}, width - (closers - 1) - math.max(text_len(tail), 1)
   for i, w in ipairs(words) do
     if i > 1 then
-      if col + #sep + #w > limit then
+      if col + text_len(sep) + text_len(w) > limit then
         out[#out] = (out[#out] .. tail):gsub("%s+$", "")   -- as NumPy's: no spaces before a break
         out[#out + 1] = "\n" .. hang
-        col = #hang
+        col = text_len(hang)
       else
         out[#out + 1] = sep
-        col = col + #sep
+        col = col + text_len(sep)
       end
     end
     out[#out + 1] = w
-    col = col + #w
+    col = col + text_len(w)
   end
   return table.concat(out)
 end
@@ -464,12 +469,12 @@ local function line(a, n, dt, st, col)
   end
   local value, sized = formatter(dt, raw, st)
   local vals, width = {}, 0
-  if st.pad and not sized then for _, v in ipairs(raw) do width = math.max(width, #value(v)) end end
+  if st.pad and not sized then for _, v in ipairs(raw) do width = math.max(width, text_len(value(v))) end end
   if st.pad and dt == "bool" then width = math.max(width, 5) end   -- NumPy's ' True', always
   if cut == 0 then vals[1] = "..." end
   for i, v in ipairs(raw) do
     local t = value(v)
-    vals[#vals + 1] = (" "):rep(width - #t) .. t
+    vals[#vals + 1] = (" "):rep(width - text_len(t)) .. t
     if i == cut then vals[#vals + 1] = "..." end
   end
   return "[" .. join(vals, st.sep, (col or 0) + 1, (" "):rep((col or 0) + 1), st.width, 1) .. "]"
@@ -530,14 +535,14 @@ local function rows(a, shape, dt, st)
   end
   gather(vals, 1)
   local value, sized = formatter(dt, flat, st)
-  if not sized then for _, x in ipairs(flat) do width = math.max(width, #value(x)) end end
+  if not sized then for _, x in ipairs(flat) do width = math.max(width, text_len(value(x))) end end
   if st.pad and dt == "bool" then width = math.max(width, 5) end
   local tail = st.sep:gsub("%s+$", "")
   local function text(t, d, indent)
     local parts, n, p = {}, shape[d], pos[d]
     for i, x in ipairs(t) do
       if (i > 1 and p[i] ~= p[i - 1] + 1) or (i == 1 and p[1] ~= 1) then parts[#parts + 1] = "..." end
-      if d == ndim then parts[#parts + 1] = (" "):rep(width - #value(x)) .. value(x)
+      if d == ndim then parts[#parts + 1] = (" "):rep(width - text_len(value(x))) .. value(x)
       else parts[#parts + 1] = text(x, d + 1, indent .. " ") end
     end
     if n == 0 then return "[]" end

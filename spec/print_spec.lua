@@ -90,4 +90,15 @@ describe("array2string and tostring under NumPy's float modes", function()
     assert.are.equal("gpu.array(complex128, {2}) [ +1.+NaN!j, +NaN! +2.j]", tostring(z))
     assert.are.equal("[[ +1.+NaN!j]\n [+NaN! +2.j]]", gpu.array2string(z:reshape(2, 1)))
   end)
+
+  it("measure a nanstr or infstr in characters, as NumPy's len", function()
+    -- np.array2string(np.array([1, nan, 100.]), precision=3) under nanstr="∅", and of
+    -- [1, nan, -inf, 100.] with infstr="∞∞" at max_line_width=12
+    local a = gpu.array({1, 0 / 0, 100}, "float64")
+    assert.are.equal("[  1.    ∅ 100.]", gpu.array2string(a, {nanstr = "∅", precision = 3}))
+    assert.are.equal("[  1.    ∅\n  -∞∞ 100.]", gpu.array2string(gpu.array({1, 0 / 0, -math.huge, 100}, "float64"),
+                                                    {nanstr = "∅", infstr = "∞∞", precision = 3, linewidth = 12}))
+    assert.are.equal("[[  1   ∅]\n [-∞∞ 100]]", gpu.array2string(gpu.array({{1, 0 / 0}, {-math.huge, 100}}, "float64"),
+                                                    {nanstr = "∅", infstr = "∞∞"}))   -- gpuhost's shortest form
+  end)
 end)
