@@ -425,22 +425,23 @@ end
 local function join(words, sep, col, hang, width, closers)
   if not width then return table.concat(words, sep) end
   local tail = sep:gsub("%s+$", "")
-  local out, limit = {}, width - (closers - 1) - math.max(text_len(tail), 1)
+  local lines, line, limit = {}, {}, width - (closers - 1) - math.max(text_len(tail), 1)
   for i, w in ipairs(words) do
     if i > 1 then
       if col + text_len(sep) + text_len(w) > limit then
-        out[#out] = (out[#out] .. tail):gsub("%s+$", "")   -- as NumPy's: no spaces before a break
-        out[#out + 1] = "\n" .. hang
-        col = text_len(hang)
+        -- as NumPy's rstrip of the line: no spaces before a break (a blank word's separator too)
+        lines[#lines + 1] = (table.concat(line) .. tail):gsub("%s+$", "")
+        line, col = {hang}, text_len(hang)
       else
-        out[#out + 1] = sep
+        line[#line + 1] = sep
         col = col + text_len(sep)
       end
     end
-    out[#out + 1] = w
+    line[#line + 1] = w
     col = col + text_len(w)
   end
-  return table.concat(out)
+  lines[#lines + 1] = table.concat(line)
+  return table.concat(lines, "\n")
 end
 
 -- How a print goes: sep between values, width (nil: no wrapping), whether NumPy's

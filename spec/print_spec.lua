@@ -101,4 +101,13 @@ describe("array2string and tostring under NumPy's float modes", function()
     assert.are.equal("[[  1   ∅]\n [-∞∞ 100]]", gpu.array2string(gpu.array({{1, 0 / 0}, {-math.huge, 100}}, "float64"),
                                                     {nanstr = "∅", infstr = "∞∞"}))   -- gpuhost's shortest form
   end)
+
+  it("leave no space before a line break after a blank value", function()
+    -- np.array2string(np.array([1, nan, 2]), precision=3, max_line_width=10) under nanstr="",
+    -- and of [[1, nan, 2, 3]] with separator=", "
+    assert.are.equal("[ 1.\n  2.]", gpu.array2string(gpu.array({1, 0 / 0, 2}, "float64"),
+                                                     {nanstr = "", precision = 3, linewidth = 10}))
+    assert.are.equal("[[ 1.,\n     ,\n   2.,\n   3.]]", gpu.array2string(gpu.array({{1, 0 / 0, 2, 3}}, "float64"),
+                                                     {nanstr = "", precision = 3, linewidth = 10, separator = ", "}))
+  end)
 end)
