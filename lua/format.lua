@@ -263,26 +263,35 @@ local function positional(v, o)
   return i .. f
 end
 
+-- the digits of a to p places in scientific form as dragon4 generates them, and their
+-- exponent: rounded up, without the zeros the carry made of trailing nines (0.7 to 1 place
+-- is "7", 1e23 to 2 is "1"), as cut() has them; and the digits rounded, zeros and all
+local function sci_cut(a, p)
+  local D, E = sci_digits(a, p)
+  local long, le = sci_digits(a, p + 25)
+  return D:sub(1, 1) .. cut(E == le and D:sub(2) or "", long:sub(2, p + 1)), E, D
+end
+
 local function scientific(v, o)
   local a = math.abs(v)
-  local D, E, rounded
-  local function exact(p) return sci_digits(a, p) end
+  local D, E, rounded, gen
   if o.unique then
     D, E = digits(a, o.single)
     if o.precision and #D - 1 > o.precision then
-      local long, le = exact(o.precision + 25)
-      D, E = exact(o.precision)
-      D = D:sub(1, 1) .. cut(E == le and D:sub(2) or "", long:sub(2, o.precision + 1))
+      D, E = sci_cut(a, o.precision)
       rounded = true
     end
+    gen = D
   else
-    D, E = exact(o.precision)
+    gen, E, D = sci_cut(a, o.precision)
+    -- an exact value's end zeros are padding, not generated
+    if not sci_digits(a, o.precision + 25):find("[1-9]", o.precision + 2) then gen = D:gsub("(.)0+$", "%1") end
   end
-  local gen = D   -- the digits dragon4 generates: an exact value's end zeros are padding
-  if not o.unique and not exact(o.precision + 25):find("[1-9]", o.precision + 2) then gen = D:gsub("(.)0+$", "%1") end
   local keep = o.unique and o.min_digits or 0   -- (with unique only, as NumPy's)
-  if #D - 1 < keep and rounded then D = D .. ("0"):rep(keep + 1 - #D)   -- the rounded value's zeros
-  elseif #D - 1 < keep then D, E = exact(keep); gen = D end             -- digits generated
+  -- the rounded value's zeros
+  if #D - 1 < keep and rounded then D = D .. ("0"):rep(keep + 1 - #D)
+  elseif #D - 1 < keep then gen, E, D = sci_cut(a, keep) end   -- digits generated
+  if a == 0 then gen = "0" end   -- (dragon4 writes a zero as one digit)
   -- dragon4 leaves out the point only for a mantissa of one digit as generated
   local trim = (o.trim == "-" and #gen > 1) and "." or o.trim or "k"
   local m = trimmed(D:sub(1, 1), D:sub(2), trim)

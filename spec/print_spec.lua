@@ -111,3 +111,18 @@ describe("array2string and tostring under NumPy's float modes", function()
                                                      {nanstr = "", precision = 3, linewidth = 10, separator = ", "}))
   end)
 end)
+
+describe("format_float_positional and format_float_scientific", function()
+  local P, E = gpu.format_float_positional, gpu.format_float_scientific
+
+  it("leave out the point with trim '-' where rounding up made one digit, as dragon4", function()
+    -- np.format_float_scientific(0.7, precision=1, unique=False, trim="-") and the like
+    assert.are.same({"7e-01", "1e+23", "3e-01", "0e+00", "0e+00", "1.e+00", "5.e-01", "1.5e+00", "1e+00"},
+                    {E(0.7, {precision = 1, unique = false, trim = "-"}), E(1e23, {precision = 2, unique = false, trim = "-"}),
+                     E(0.3, {min_digits = 3, trim = "-"}), E(0.0, {min_digits = 2, trim = "-"}),
+                     E(0.0, {precision = 3, unique = false, trim = "-"}), E(1.0, {min_digits = 3, trim = "-"}),
+                     E(0.5, {min_digits = 3, trim = "-"}), E(1.5, {precision = 3, unique = false, trim = "-"}),
+                     E(1.0, {precision = 3, unique = false, trim = "-"})})
+    assert.are.same({"3.e-01", "1.e+23"}, {E(0.3, {min_digits = 3, trim = "."}), E(1e23, {precision = 2, unique = false, trim = "."})})
+  end)
+end)
