@@ -288,8 +288,8 @@ local function scientific(v, o)
     if not sci_digits(a, o.precision + 25):find("[1-9]", o.precision + 2) then gen = D:gsub("(.)0+$", "%1") end
   end
   local keep = o.unique and o.min_digits or 0   -- (with unique only, as NumPy's)
-  -- the rounded value's zeros
-  if #D - 1 < keep and rounded then D = D .. ("0"):rep(keep + 1 - #D)
+  -- the rounded value's zeros (precision 0 cuts the digits there too: 0.05 is 5.000e-02)
+  if #D - 1 < keep and (rounded or o.precision == 0) then D = D .. ("0"):rep(keep + 1 - #D)
   elseif #D - 1 < keep then gen, E, D = sci_cut(a, keep) end   -- digits generated
   if a == 0 then gen = "0" end   -- (dragon4 writes a zero as one digit)
   -- dragon4 leaves out the point only for a mantissa of one digit as generated

@@ -125,4 +125,11 @@ describe("format_float_positional and format_float_scientific", function()
                      E(1.0, {precision = 3, unique = false, trim = "-"})})
     assert.are.same({"3.e-01", "1.e+23"}, {E(0.3, {min_digits = 3, trim = "."}), E(1e23, {precision = 2, unique = false, trim = "."})})
   end)
+
+  it("pad min_digits with zeros past precision 0, as NumPy's", function()
+    -- np.format_float_scientific(0.05, precision=0, min_digits=24); positional agreed already
+    assert.are.equal("5.000000000000000000000000e-02", E(0.05, {precision = 0, min_digits = 24}))
+    assert.are.equal("5.000000000000000277555756e-02", E(0.05, {min_digits = 24}))
+    assert.are.equal("0.000000000000000000000000", P(0.05, {precision = 0, min_digits = 24}))
+  end)
 end)
