@@ -601,18 +601,23 @@ local function count(v, lo)
   if math.type(v) == "float" and v == math.floor(v) then v = math.tointeger(v) or v end
   if math.type(v) == "integer" and v >= lo then return v end
 end
+local function boolean(v) if type(v) == "boolean" then return v end return nil, "a boolean" end
+local function nonneg(v) return count(v, 0), "a non-negative integer" end
 local CHECK = {
-  precision = function(v) return count(v, 0), "a non-negative integer" end,
+  precision = nonneg,
   threshold = function(v) return v == math.huge and math.maxinteger or count(v, 0), "a non-negative integer or math.huge" end,
-  edgeitems = function(v) return count(v, 0), "a non-negative integer" end,
+  edgeitems = nonneg,
   linewidth = function(v) return count(v, 1), "a positive integer" end,
-  suppress = function(v) if type(v) == "boolean" then return v end return nil, "a boolean" end,
+  suppress = boolean,
   sign = function(v) if v == "-" or v == "+" or v == " " then return v end return nil, "'-', '+' or ' '" end,
   floatmode = function(v) if MODES[v] then return v end
                 return nil, "'shortest', 'fixed', 'unique', 'maxprec' or 'maxprec_equal'" end,
   nanstr = function(v) if type(v) == "string" then return v end return nil, "a string" end,
   infstr = function(v) if type(v) == "string" then return v end return nil, "a string" end,
 }
+-- an option's value in a message
+local function shown(v) return type(v) == "string" and "'" .. v .. "'" or tostring(v) end
+
 -- the names of a set of options, sorted, as gpu._arg.options takes them
 local function names_of(...)
   local names = {}
@@ -637,8 +642,7 @@ local function checked(t, fname, i, more)
     if CHECK[k] then
       local ok, want = CHECK[k](v)
       if ok == nil then
-        error(("bad argument #%d to '%s' (options.%s must be %s, got %s)")
-              :format(i, fname, k, want, type(v) == "string" and "'" .. v .. "'" or tostring(v)), 3)
+        error(("bad argument #%d to '%s' (options.%s must be %s, got %s)"):format(i, fname, k, want, shown(v)), 3)
       end
       out[k] = ok
     end
@@ -736,6 +740,13 @@ local POSITIONAL = {precision = true, unique = true, fractional = true, trim = t
 local SCIENTIFIC = {precision = true, unique = true, trim = true, sign = true, pad_left = true,
                     exp_digits = true, min_digits = true}
 
+-- format_float_*'s checks, as CHECK's (nonneg for the others: precision, min_digits, pad_left, ...)
+local TRIMS = {k = true, ["."] = true, ["0"] = true, ["-"] = true}
+local FLOAT_CHECK = {
+  unique = boolean, sign = boolean, fractional = boolean,
+  trim = function(v) if TRIMS[v] then return v end return nil, "'k', '.', '0' or '-'" end,
+}
+
 local function float_opts(x, opts, fname, known)
   if type(x) ~= "number" then
     error(("bad argument #1 to '%s' (number expected, got %s)"):format(fname, type(x)), 3)
@@ -747,14 +758,11 @@ local function float_opts(x, opts, fname, known)
   gpu._arg.options(opts, fname, names_of(known))
   local o = {unique = true, trim = "k"}
   for k, v in pairs(opts) do
-    local ok
-    if k == "unique" or k == "sign" or k == "fractional" then ok = type(v) == "boolean"
-    elseif k == "trim" then ok = v == "k" or v == "." or v == "0" or v == "-"
-    else ok = count(v, 0) ~= nil; v = count(v, 0) end
-    if not ok then
-      error(("bad argument #2 to '%s' (options.%s: %s is not one)"):format(fname, k, tostring(v)), 3)
+    local ok, want = (FLOAT_CHECK[k] or nonneg)(v)
+    if ok == nil then
+      error(("bad argument #2 to '%s' (options.%s must be %s, got %s)"):format(fname, k, want, shown(v)), 3)
     end
-    o[k] = v
+    o[k] = ok
   end
   if o.fractional == false then
     error(("bad argument #2 to '%s' (options.fractional = false is not supported)"):format(fname), 3)

@@ -132,4 +132,16 @@ describe("format_float_positional and format_float_scientific", function()
     assert.are.equal("5.000000000000000277555756e-02", E(0.05, {min_digits = 24}))
     assert.are.equal("0.000000000000000000000000", P(0.05, {precision = 0, min_digits = 24}))
   end)
+
+  it("say which option is wrong and what it takes", function()
+    assert.matches("bad argument #2 to 'format_float_positional' (options.precision must be a non-negative integer, got -1)",
+                   S.errof(P, 1.5, {precision = -1}), 1, true)
+    assert.matches("bad argument #2 to 'format_float_scientific' (options.exp_digits must be a non-negative integer, got 2.5)",
+                   S.errof(E, 1.5, {exp_digits = 2.5}), 1, true)
+    assert.matches("bad argument #2 to 'format_float_positional' (options.trim must be 'k', '.', '0' or '-', got 'x')",
+                   S.errof(P, 1.5, {trim = "x"}), 1, true)
+    assert.matches("bad argument #2 to 'format_float_scientific' (options.unique must be a boolean, got 'yes')",
+                   S.errof(E, 1.5, {unique = "yes"}), 1, true)
+    assert.are.equal("1.5", P(1.5, {sign = false, precision = 3.0}))
+  end)
 end)
