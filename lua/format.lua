@@ -300,7 +300,7 @@ local function scientific(v, o)
     local i = m:match("^[-+]?%d+")
     m = (" "):rep(o.pad_left - #i) .. m
   end
-  local ed = o.exp_digits and math.max(o.exp_digits, 1) or 2
+  local ed = o.exp_digits and math.min(math.max(o.exp_digits, 1), 5) or 2   -- (NumPy's: 5 at most)
   return m .. ("e%s%0" .. ed .. "d"):format(E < 0 and "-" or "+", math.abs(E))
 end
 
@@ -603,8 +603,16 @@ local function count(v, lo)
 end
 local function boolean(v) if type(v) == "boolean" then return v end return nil, "a boolean" end
 local function nonneg(v) return count(v, 0), "a non-negative integer" end
+-- NumPy's dragon4 writes at most 16383 characters (cutting a longer text there): a precision,
+-- min_digits or pad past that is refused here, not cut, nor left to run out of memory
+local MOST_CHARS = 16383
+local function chars(v)
+  local n = count(v, 0)
+  if n and n > MOST_CHARS then return nil, "at most " .. MOST_CHARS end
+  return n, "a non-negative integer"
+end
 local CHECK = {
-  precision = nonneg,
+  precision = chars,
   threshold = function(v) return v == math.huge and math.maxinteger or count(v, 0), "a non-negative integer or math.huge" end,
   edgeitems = nonneg,
   linewidth = function(v) return count(v, 1), "a positive integer" end,
@@ -740,7 +748,7 @@ local POSITIONAL = {precision = true, unique = true, fractional = true, trim = t
 local SCIENTIFIC = {precision = true, unique = true, trim = true, sign = true, pad_left = true,
                     exp_digits = true, min_digits = true}
 
--- format_float_*'s checks, as CHECK's (nonneg for the others: precision, min_digits, pad_left, ...)
+-- format_float_*'s checks, as CHECK's (chars for the others: precision, min_digits, pad_left, ...)
 local TRIMS = {k = true, ["."] = true, ["0"] = true, ["-"] = true}
 local FLOAT_CHECK = {
   unique = boolean, sign = boolean, fractional = boolean,
@@ -758,7 +766,7 @@ local function float_opts(x, opts, fname, known)
   gpu._arg.options(opts, fname, names_of(known))
   local o = {unique = true, trim = "k"}
   for k, v in pairs(opts) do
-    local ok, want = (FLOAT_CHECK[k] or nonneg)(v)
+    local ok, want = (FLOAT_CHECK[k] or chars)(v)
     if ok == nil then
       error(("bad argument #2 to '%s' (options.%s must be %s, got %s)"):format(fname, k, want, shown(v)), 3)
     end

@@ -144,4 +144,20 @@ describe("format_float_positional and format_float_scientific", function()
                    S.errof(E, 1.5, {unique = "yes"}), 1, true)
     assert.are.equal("1.5", P(1.5, {sign = false, precision = 3.0}))
   end)
+
+  it("refuse a precision, min_digits or pad past 16383 characters (NumPy's dragon4 cuts its text there)", function()
+    assert.matches("bad argument #2 to 'format_float_positional' (options.precision must be at most 16383, got 1073741824)",
+                   S.errof(P, 0.1, {precision = 1 << 30, unique = false}), 1, true)
+    assert.matches("bad argument #2 to 'format_float_positional' (options.pad_left must be at most 16383, got 1000000000)",
+                   S.errof(P, 0.1, {pad_left = 1000000000}), 1, true)
+    assert.matches("bad argument #2 to 'format_float_scientific' (options.min_digits must be at most 16383, got 16384)",
+                   S.errof(E, 0.1, {min_digits = 16384}), 1, true)
+    assert.matches("bad argument #1 to 'set_printoptions' (options.precision must be at most 16383, got " .. math.maxinteger .. ")",
+                   S.errof(gpu.set_printoptions, {precision = math.maxinteger, floatmode = "fixed"}), 1, true)
+    assert.matches("bad argument #2 to 'array2string' (options.precision must be at most 16383, got 16384)",
+                   S.errof(gpu.array2string, gpu.arange(2), {precision = 16384}), 1, true)
+    assert.are.equal(16385, #P(0.1, {precision = 16383, unique = false}))
+    -- exp_digits counts up to 5, as NumPy's: np.format_float_scientific(1e100, exp_digits=100)
+    assert.are.same({"1.e+00100", "1.e+00000"}, {E(1e100, {exp_digits = 100}), E(1.0, {exp_digits = 16383})})
+  end)
 end)
