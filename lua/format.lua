@@ -465,7 +465,7 @@ end
 local function line(a, n, dt, st, col)
   local raw, cut = {}, nil
   local edge = opt.edgeitems
-  if st.numpy and n > opt.threshold and n > 2 * edge then
+  if st.numpy and n > opt.threshold and n - edge > edge then   -- (2 * edge may wrap)
     -- NumPy's: edgeitems first and last, the last one at least (edgeitems = 0: [... 99.])
     raw = edge > 0 and a[{{1, edge}}]:totable() or {}
     cut = #raw
@@ -498,7 +498,7 @@ local function shown(a, shape)
   local pos, runs = {}, {}
   for d, n in ipairs(shape) do
     pos[d], runs[d] = {}, {}
-    if summarize and n > 2 * EDGE then   -- (the last one at least, as NumPy's)
+    if summarize and n - EDGE > EDGE then   -- (the last one at least, as NumPy's; 2 * EDGE may wrap)
       local last = math.max(EDGE, 1)
       for i = 1, EDGE do pos[d][i] = i end
       for i = 1, last do pos[d][EDGE + i] = n - last + i end

@@ -71,6 +71,13 @@ describe("print options", function()
     gpu.set_printoptions(saved)
     assert.are.equal(before, gpu.printoptions(gpu.get_printoptions(), tostring, a))
   end)
+
+  it("take an edgeitems as large as an integer goes (nothing summarized)", function()
+    gpu.set_printoptions({edgeitems = math.maxinteger, threshold = 5})
+    assert.are.equal("gpu.array(int64, {12}) [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]", tostring(gpu.arange(12, "int64")))
+    assert.are.equal("gpu.array(int64, {2, 6})\n[[ 0,  1,  2,  3,  4,  5],\n [ 6,  7,  8,  9, 10, 11]]",
+                     tostring(gpu.arange(12, "int64"):reshape(2, 6)))
+  end)
 end)
 
 describe("array2string and tostring under NumPy's float modes", function()
