@@ -715,6 +715,16 @@ local function array_arg(a, fname)
   end
 end
 
+-- a's values as array2string writes them, separated by sep, under the options o (g: given)
+local function render(a, o, g, sep)
+  local saved, saved_given = snapshot()
+  apply(o, g)
+  local ok, t = pcall(body, a, style(true, sep))
+  restore(saved, saved_given)
+  if not ok then error(t, 0) end
+  return t
+end
+
 -- gpu.array2string(a [, opts]): the values as NumPy's array2string writes them (separator
 -- " " unless opts.separator says), the print options overridden by opts for this call
 function gpu.array2string(a, opts)
@@ -724,18 +734,15 @@ function gpu.array2string(a, opts)
   if sep ~= nil and type(sep) ~= "string" then
     error(("bad argument #2 to 'array2string' (options.separator must be a string, got %s)"):format(type(sep)), 2)
   end
-  local saved, saved_given = snapshot()
-  apply(o, g)
-  local ok, t = pcall(body, a, style(true, sep or " "))
-  restore(saved, saved_given)
-  if not ok then error(t, 0) end
-  return t
+  return render(a, o, g, sep or " ")
 end
 
--- gpu.array_str(a [, opts]): array2string's text; gpu.array_repr(a): tostring(a)
+-- gpu.array_str(a [, opts]): array2string's text, with no separator option (NumPy's
+-- array_str has none); gpu.array_repr(a): tostring(a)
 function gpu.array_str(a, opts)
   array_arg(a, "array_str")
-  return gpu.array2string(a, opts)
+  local o, g = checked(opts or {}, "array_str", 2)
+  return render(a, o, g, " ")
 end
 
 function gpu.array_repr(a)

@@ -119,6 +119,18 @@ describe("array2string and tostring under NumPy's float modes", function()
   end)
 end)
 
+describe("gpu.array_str", function()
+  it("names itself in its errors and takes no separator, as NumPy's array_str", function()
+    local a = gpu.arange(3, "int32")
+    assert.matches("gpu.array_str: unknown option 'bogus' (it takes edgeitems, floatmode, infstr, linewidth, nanstr, precision, sign, suppress, threshold)",
+                   S.errof(gpu.array_str, a, {bogus = 1}), 1, true)
+    assert.matches("gpu.array_str: unknown option 'separator'", S.errof(gpu.array_str, a, {separator = ","}), 1, true)
+    assert.matches("bad argument #2 to 'array_str' (options.precision must be a non-negative integer, got -1)",
+                   S.errof(gpu.array_str, a, {precision = -1}), 1, true)
+    assert.are.equal("[0 1\n 2]", gpu.array_str(a, {linewidth = 5}))   -- np.array_str(np.arange(3), max_line_width=5)
+  end)
+end)
+
 describe("format_float_positional and format_float_scientific", function()
   local P, E = gpu.format_float_positional, gpu.format_float_scientific
 
