@@ -657,8 +657,10 @@ local function checked(t, fname, i, more)
   end
   local snap, g = SNAPSHOTS[t], {}
   for k, v in pairs(out) do g[k] = not snap or snap.given[k] or snap.opt[k] ~= v or nil end
-  -- a precision alone asks for NumPy's digits: "shortest" gives way to NumPy's default mode
-  if g.precision and not g.floatmode and (out.floatmode or opt.floatmode) == "shortest" then
+  -- a precision or suppress = true alone asks for NumPy's digits (gpuhost's shortest form
+  -- has no fixed point to suppress to): "shortest" gives way to NumPy's default mode
+  local numpy = g.precision or g.suppress and out.suppress
+  if numpy and not g.floatmode and (out.floatmode or opt.floatmode) == "shortest" then
     out.floatmode, g.floatmode = "maxprec", true
   end
   return out, g

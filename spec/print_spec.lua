@@ -72,6 +72,17 @@ describe("print options", function()
     assert.are.equal(before, gpu.printoptions(gpu.get_printoptions(), tostring, a))
   end)
 
+  it("switch to NumPy's maxprec with suppress = true alone, as with a precision alone", function()
+    -- np.set_printoptions(suppress=True); repr(np.array([1e-5, 1])), np.array2string of it
+    local a = gpu.array({1e-5, 1}, "float64")
+    assert.are.equal("[0.00001 1.     ]", gpu.array2string(a, {suppress = true}))
+    gpu.set_printoptions({suppress = true})
+    assert.are.equal("gpu.array(float64, {2}) [0.00001, 1.     ]", tostring(a))
+    assert.are.equal("maxprec", gpu.get_printoptions().floatmode)
+    gpu.set_printoptions({suppress = false})   -- NumPy's: array([1.e-05, 1.e+00])
+    assert.are.equal("gpu.array(float64, {2}) [1.e-05, 1.e+00]", tostring(a))
+  end)
+
   it("take an edgeitems as large as an integer goes (nothing summarized)", function()
     gpu.set_printoptions({edgeitems = math.maxinteger, threshold = 5})
     assert.are.equal("gpu.array(int64, {12}) [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]", tostring(gpu.arange(12, "int64")))
