@@ -83,6 +83,13 @@ describe("print options", function()
     assert.are.equal("gpu.array(float64, {2}) [1.e-05, 1.e+00]", tostring(a))
   end)
 
+  it("show edgeitems = 0 as the README says (where NumPy 1.24 differs)", function()
+    local A = gpu.array2string
+    assert.are.equal("[... 6]", A(gpu.array({1, 2, 3, 1000, 5, 6}, "int64"), {threshold = 3, edgeitems = 0}))   -- NumPy: [...    6]
+    assert.are.equal("[[... 11]]", A(gpu.arange(12, "int64"):reshape(1, 12), {threshold = 3, edgeitems = 0}))   -- [...\n [... 11]]
+    assert.are.equal("[...\n [... 9]]", A(gpu.arange(10, "int64"):reshape(2, 5), {threshold = 3, edgeitems = 0}))   -- as NumPy's
+  end)
+
   it("take an edgeitems as large as an integer goes (nothing summarized)", function()
     gpu.set_printoptions({edgeitems = math.maxinteger, threshold = 5})
     assert.are.equal("gpu.array(int64, {12}) [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]", tostring(gpu.arange(12, "int64")))
