@@ -56,22 +56,27 @@ end
 
 -- The shortest digits of finite v >= 0 that read back as v in its dtype: D (a string of
 -- digits) and E, v = D[1].D[2..] * 10^E
-local function digits(v, single)
+local function digits(v, single, from)   -- (from: the fewest digits to try, 1 unless given)
   if v == 0 then return "0", 0 end
   local most = most_digits(single)
-  for p = 1, most do
+  -- only at a power of two (a double's, so also a float32's or float16's) is the interval
+  -- that reads back lopsided, so that the other side's digits may read back where the
+  -- nearest do not
+  local pow2 = string.unpack("<i8", string.pack("<d", v)) & ((1 << 52) - 1) == 0
+  for p = from or 1, most do
     local s = ("%." .. (p - 1) .. "e"):format(v)
     local back = narrow(tonumber(s) + 0.0, single)
-    local m, e = s:match("^([%d%.]+)e([-+]%d+)$")
-    local D, E = (m:gsub("%.", "")), tonumber(e)
-    if back == v or p == most then return D, E end
-    -- the p digits on v's other side: printf rounds a tie to even, and at a power of two
-    -- only the one above reads back (2^-24: 5.960464477539063e-08, not ...062e-08)
-    local other = math.tointeger(D) + (back < v and 1 or -1)
-    local t = ("%de%d"):format(other, E - p + 1)
-    if other > 0 and narrow(tonumber(t) + 0.0, single) == v then
-      local od = tostring(other)
-      return (od:gsub("0+$", "")), E + #od - p   -- (a carry: 999 + 1 is 1e3)
+    if back == v or p == most or pow2 then
+      local m, e = s:match("^([%d%.]+)e([-+]%d+)$")
+      local D, E = (m:gsub("%.", "")), tonumber(e)
+      if back == v or p == most then return D, E end
+      -- the p digits on v's other side: printf rounds a tie to even, and at a power of two
+      -- only the one above reads back (2^-24: 5.960464477539063e-08, not ...062e-08)
+      local other = math.tointeger(D) + (back < v and 1 or -1)
+      if other > 0 and narrow(tonumber(("%de%d"):format(other, E - p + 1)) + 0.0, single) == v then
+        local od = tostring(other)
+        return (od:gsub("0+$", "")), E + #od - p   -- (a carry: 999 + 1 is 1e3)
+      end
     end
   end
 end
@@ -98,7 +103,7 @@ local function float_text(v, single)
     local x = tonumber(D .. "e" .. (E - #D + 1))
     return ("%." .. #D .. "g"):format(v < 0 and -x or x)
   end
-  local D, E = digits(math.abs(v), single)
+  local D, E = digits(math.abs(v), single, 6)   -- (%.6g below 6: the nearest, which reads back)
   if #D <= 6 then return ("%.6g"):format(v) end
   -- past 6 digits a whole number shows all of them (16777220, not 1.677722e+07)
   if E >= #D and E < most_digits(single) then return ("%." .. (E + 1) .. "g"):format(v) end
