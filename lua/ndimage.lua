@@ -100,6 +100,7 @@ local function result_output(out, dtype, shape, api, whose, complex_ok)
   if is_array(out) then
     if gpu._arg.freed(out) then fail(api, "output is a freed array") end
     here(out, api, "output")
+    gpu._arg.writeable(out, "ndimage." .. api, "output")   -- (the kernels write it as it is: a module's launch checks neither)
     if KIND[out.dtype] == "c" and not complex_ok then fail(api, "output is %s: complex arrays are not supported", out.dtype) end
     local same = out.ndim == #shape
     for d = 1, #shape do same = same and out.shape[d] == shape[d] end

@@ -94,12 +94,7 @@ local function shape_text(s) return "{" .. table.concat(s, ", ") .. "}" end
 
 -- The output's dtype and, where `output` is an array, that array (of shape `shape`)
 local function output_of(out, default, shape, api, complex_ok)
-  local dt, o = common.result_output(out, default, shape, api, "the result's shape", complex_ok)
-  if o then   -- (the kernels write it as it is: a module's launch checks neither)
-    gpu._arg.writeable(o, "ndimage." .. api, "output")
-    gpu._arg.here("ndimage." .. api, {o, "output"})
-  end
-  return dt, o
+  return common.result_output(out, default, shape, api, "the result's shape", complex_ok)
 end
 
 ------------------------------------------------------------------------------------

@@ -376,4 +376,21 @@ describe("gpu.ndimage's errors", function()
     err("attempt to use a freed array", nd.uniform_filter, f)
     err("attempt to use a freed array", nd.correlate1d, x, f)
   end)
+  -- before: each wrote through a gpu.broadcast_to view into the array under it (a module's
+  -- launch checks no writes); the interpolation functions had the same hole
+  it("refuse an output that cannot be written, naming the function", function()
+    local x = gpu.zeros({4}, "float64")
+    local ro = gpu.broadcast_to(x, {4})
+    local src = gpu.arange(0, 4, 1, "float64")
+    local why = "output is an expanded view (a stride of 0) or a view of one"
+    for api, f in pairs({uniform_filter = function() return nd.uniform_filter(src, 3, {output = ro}) end,
+                         gaussian_filter = function() return nd.gaussian_filter(src, 1, {output = ro}) end,
+                         median_filter = function() return nd.median_filter(src, 3, {output = ro}) end,
+                         correlate1d = function() return nd.correlate1d(src, {1, 2, 1}, {output = ro}) end,
+                         grey_erosion = function() return nd.grey_erosion(src, {size = 3, output = ro}) end,
+                         sobel = function() return nd.sobel(src, 1, {output = ro}) end}) do
+      assert.matches("gpu.ndimage." .. api .. ": " .. why, S.errof(f), 1, true)
+    end
+    assert.are.same({0, 0, 0, 0}, x:totable())
+  end)
 end)
