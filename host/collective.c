@@ -325,7 +325,7 @@ static GpuArray *new_output(lua_State *L, const GpuArray *x, const GpuShape *s) 
   device_scope(L, x->device);
   GpuArray *a = array_new(L, s, x->dtype);
   lua_replace(L, slot);
-  lua_pop(L, 1);   /* the scope: the device before */
+  device_scope_end(L, -1);   /* the device before */
   return a;
 }
 
@@ -472,7 +472,7 @@ static int coll_barrier(lua_State *L) {
       GpuArray *a = new_output(L, &x, &one);
       device_scope(L, x.device);   /* cleared on its own device */
       GPU_CHECK(L, backend_get()->memset0(a->ptr, a->nbytes));
-      lua_pop(L, 1);               /* the scope: back on the device before */
+      device_scope_end(L, -1);     /* back on the device before */
       lua_pushvalue(L, -1);
       lua_rawseti(L, 2, i + 1);
     }

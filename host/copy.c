@@ -221,7 +221,7 @@ static void between_devices(lua_State *L, const Side *d, const Side *s, size_t n
                s->d->device, stream_device(L, sidx));
   device_scope(L, s->d->device);
   GPU_CHECK(L, backend_get()->peer_copy(d->d->ptr, d->d->device, s->d->ptr, s->d->device, n, stream));
-  lua_pop(L, 1);   /* the scope: the current device again */
+  device_scope_end(L, -1);   /* the current device again */
 }
 
 /* [-0, +0, e] dst (at dst) = src (at src), element for element in C order (the same
@@ -247,8 +247,8 @@ static void transfer_on(lua_State *L, int dst, int src, CUstream stream, int sid
   if (stream && sidx && dev >= 0 && stream_device(L, sidx) != dev)   /* the arrays' device's */
     luaL_error(L, "copy: the stream must be of the arrays' device %d, got one of device %d",
                dev, stream_device(L, sidx));
-  if (dev >= 0 && dev != backend_get()->current_device())
-    device_scope(L, dev);             /* closed by the settop at the end */
+  int scope = dev >= 0 && dev != backend_get()->current_device() ? top + 1 : 0;
+  if (scope) device_scope(L, dev);   /* closed before each settop below */
   if (d.l.shape.size != s.l.shape.size)
     luaL_error(L, "copy: %I elements into an array of %I", (lua_Integer)s.l.shape.size,
                (lua_Integer)d.l.shape.size);
@@ -256,15 +256,11 @@ static void transfer_on(lua_State *L, int dst, int src, CUstream stream, int sid
   if (graph_capturing && d.dev) graph_keep(L, dst);   /* a graph keeps what it copies */
   if (graph_capturing && s.dev) graph_keep(L, src);
   size_t n = (size_t)d.l.shape.size * dtypes[d.dt].size;
-  if (n == 0) { lua_settop(L, top); return; }
   /* cuMemcpy does not promise a copy between overlapping ranges: those go through ops_copy */
   int apart = !d.dev || !s.dev || d.d->base != s.d->base || !layout_overlap(&d.l, &s.l);
-  if (d.dt == s.dt && layout_contiguous(&d.l) && layout_contiguous(&s.l) && (apart || d.d->ptr == s.d->ptr)) {
-    if (apart) GPU_CHECK(L, direct(&d, &s, n, stream));   /* (else the same elements) */
-    lua_settop(L, top);
-    return;
-  }
-  if (d.dev) {                       /* to the device: upload packed, then convert there */
+  if (n == 0 || (d.dt == s.dt && layout_contiguous(&d.l) && layout_contiguous(&s.l) && (apart || d.d->ptr == s.d->ptr))) {
+    if (n && apart) GPU_CHECK(L, direct(&d, &s, n, stream));   /* (else nothing, or the same elements) */
+  } else if (d.dev) {                /* to the device: upload packed, then convert there */
     if (!s.dev && graph_capturing)     /* the upload would happen now, the conversion at replays */
       graph_refuse(L, "a copy from the host (%s into %s%s) cannot be recorded: copies from the host happen at "
                    "once; make the host array match first (%s)", dtypes[s.dt].name, dtypes[d.dt].name, s.dt == d.dt ?
@@ -283,6 +279,7 @@ static void transfer_on(lua_State *L, int dst, int src, CUstream stream, int sid
     as_shape(L, src, &d.l.shape);
     host_assign(L, d.h, hostarray_check(L, -1));
   }
+  if (scope) device_scope_end(L, scope);
   lua_settop(L, top);
 }
 
@@ -461,13 +458,13 @@ static int array_to(lua_State *L) {
     device_scope(L, a->device);
     copy_contiguous(L, 1);
     lua_replace(L, 1);
-    lua_pop(L, 1);
+    device_scope_end(L, -1);
     a = array_check(L, 1);
   }
   device_scope(L, dev);
   array_new(L, &a->shape, a->dtype);
   lua_replace(L, 2);
-  lua_pop(L, 1);
+  device_scope_end(L, -1);
   transfer_on(L, 2, 1, s, sidx);
   lua_settop(L, 2);
   return 1;

@@ -401,6 +401,15 @@ void device_scope(lua_State *L, int dev) {
   if (cur != dev) *was = cur;
 }
 
+/* Closed by lua_closeslot, which finds the slot again after the close, then removed: Lua
+ * 5.4.4's lua_settop (and lua_pop) keeps a pointer to the new top across the close, which
+ * may move the stack (grown or shrunk for the close call: "double free or corruption" in
+ * a later free; fixed in Lua 5.4.5) */
+void device_scope_end(lua_State *L, int idx) {
+  lua_closeslot(L, idx);
+  lua_remove(L, idx);
+}
+
 int device_ordinal(lua_State *L, int idx) {
   if (lua_istable(L, idx)) {
     lua_getfield(L, idx, "id");

@@ -375,12 +375,12 @@ const void *hostarray_packed(lua_State *L, int idx);
 /* ---- devices and memory (device.c) ---- */
 #define GPU_DEVICE_T "gpu.device"
 void device_open(lua_State *L);
-/* [-0, +1, e] Makes device dev current until the slot pushed (to be closed) leaves the
- * stack: when the calling C function returns or raises, or lua_settop pops it; the device
- * that was current is then current again. */
+/* [-0, +1, e] Makes device dev current until the slot pushed (to be closed) is closed, the
+ * device before current again: when the C function returns or raises, or by device_scope_end
+ * (never by lua_settop or lua_pop: Lua 5.4.4's may move the stack under themselves). */
 void device_scope(lua_State *L, int dev);
-/* [-0, +0, v] A device id at idx (a number, or a gpu.device table: replaced by its id),
- * checked against the device count */
+void device_scope_end(lua_State *L, int idx);   /* [-1, +0, e] that slot, at idx, closed and removed */
+/* [-0, +0, v] A device id at idx (a number, or a gpu.device table: its id), checked */
 int device_ordinal(lua_State *L, int idx);
 /* [-0, +0, -] Tells the collector about bytes of memory it cannot see (in steps). */
 void gc_account(lua_State *L, size_t bytes);

@@ -163,6 +163,33 @@ describe("#multi devices", function()
     assert.are.equal("GPUHOST_NOT_CAPTURABLE", err.name)
     assert.matches("a copy between devices cannot be captured", msg, 1, true)
   end)
+
+  -- A device made current for a copy is put back when its slot is closed; Lua 5.4.4's
+  -- lua_pop and lua_settop kept a pointer into the stack across that close, which moves the
+  -- stack where it must grow for the close's call: at the end of a coroutine's small stack,
+  -- a:copy_(b) from another device wrote through the stale pointer (ASan: SEGV in
+  -- lua_settop under copy_into; "double free or corruption" later without it)
+  it("copy between devices at the end of a coroutine's stack", function()
+    local a, h = gpu.zeros(4), gpu.host.array({4, 5, 6, 7})
+    local b = on(1, function() return gpu.arange(4) end)
+    -- each the coroutine's first C call (which grows its stack past the first 40 slots):
+    -- a:copy_(b) and b:copy_(a) close between_devices' scope, b:to(0) a:to's, b:copy_(h)
+    -- transfer's (device 1 made current for a copy from the host)
+    for _, body in ipairs({"a:copy_(b)", "b:copy_(a)", "return b:to(0)", "b:copy_(h)"}) do
+      for k = 0, 40 do   -- k locals put the call's frame at every place near the stack's end
+        local src = {"local a, b, h = ..."}
+        for i = 1, k do src[#src + 1] = ("local v%d = %d"):format(i, i) end
+        src[#src + 1] = body
+        a:fill(0); b:copy_({0, 1, 2, 3})
+        local t = coroutine.wrap(assert(load(table.concat(src, "\n"))))(a, b, h)   -- (b:to(0) said
+        assert.are.equal(0, gpu.device().id, body .. ", k = " .. k)                  -- "got no value")
+        if body == "a:copy_(b)" then assert.are.same({0, 1, 2, 3}, a:totable()) end
+        if body == "b:copy_(a)" then assert.are.same({0, 0, 0, 0}, b:totable()) end
+        if body == "b:copy_(h)" then assert.are.same({4, 5, 6, 7}, b:totable()) end
+        if t then assert.are.same({0, {0, 1, 2, 3}}, {t.device, t:totable()}) end
+      end
+    end
+  end)
 end)
 
 describe("#multi gpu.nccl.comm over devices of this process", function()
