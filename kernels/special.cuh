@@ -372,17 +372,10 @@ __constant__ const double ZETA_EM[] = {0.08333333333333333, -0.00138888888888888
   -8.267195767195768e-07, 2.08767569878681e-08, -5.284190138687493e-10,
   1.3382536530684679e-11, -3.3896802963225827e-13, 8.586062056277845e-15,
   -2.174868698558062e-16, 5.5090028283602295e-18, -1.3954464685812522e-19};
-// sum (q + k)^-s: the first terms, then Euler and Maclaurin's formula from a = q + n >= 9
-// on (for s < 1 too, where it continues the sum; not at s = 1)
-__device__ __noinline__ inline double zeta_sum(double s, double q) {
-  double sum = 0, a = q;
-  for (int k = 0; k < 9 || a < 9; k++) {
-    double t = ::pow(a, -s);
-    sum += t;
-    a += 1;
-    if (fabs(t) <= 1e-18 * fabs(sum) && a > 0 && s > 1) return sum;
-  }
-  double p = ::pow(a, -s), tail = a * p / (s - 1) + 0.5 * p, f = s * p / a, prev = inf();
+// Euler and Maclaurin's tail sum_{k >= 0} (a + k)^-s from p = a^-s and first = a^(1 - s) /
+// (s - 1), both over one scale; sum: what comes before it (to stop at its precision)
+__device__ inline double zeta_tail(double s, double a, double p, double first, double sum) {
+  double tail = first + 0.5 * p, f = s * p / a, prev = inf();
   for (int j = 0; j < 12; j++) {   // f = s (s + 1) ... (s + 2j) a^(-s - 2j - 1)
     double t = ZETA_EM[j] * f;
     if (fabs(t) > prev) break;   // the asymptotic terms have begun to grow
@@ -391,7 +384,29 @@ __device__ __noinline__ inline double zeta_sum(double s, double q) {
     if (prev <= 1e-17 * fabs(sum + tail)) break;
     f *= (s + 2 * j + 1) * (s + 2 * j + 2) / (a * a);
   }
-  return sum + tail;
+  return tail;
+}
+// sum (q + k)^-s: the first terms, then Euler and Maclaurin's formula from a = q + n >= 9
+// on (for s < 1 too, where it continues the sum; not at s = 1); from q = 9 on (s > 1) every
+// term over q^(1 - s), (1 + k/q)^-s / q, so that q^-s does not underflow first
+// (zeta(2, 1e200) = 1e-200) and q + k need not be exact (q past 2^53)
+__device__ __noinline__ inline double zeta_sum(double s, double q) {
+  bool scaled = q >= 9 && s > 1;
+  double sum = 0, a = q;
+  int k = 0;
+  for (; k < 9 || a < 9; k++) {
+    double t = scaled ? ::exp(-s * ::log1p(k / q)) / q : ::pow(a, -s);
+    sum += t;
+    a += 1;
+    if (fabs(t) <= 1e-18 * fabs(sum) && a > 0 && s > 1) return scaled ? ::pow(q, 1 - s) * sum : sum;
+  }
+  if (!scaled) {
+    double p = ::pow(a, -s);
+    return sum + zeta_tail(s, a, p, a * p / (s - 1), sum);
+  }
+  double l = ::log1p(k / q);   // a / q = 1 + k / q
+  a = q + k;
+  return ::pow(q, 1 - s) * (sum + zeta_tail(s, a, ::exp(-s * l) / q, ::exp((1 - s) * l) / (s - 1), sum));
 }
 // Hurwitz's zeta(s, q), s > 1 (q < 0 only for integer s), as scipy's
 __device__ __noinline__ inline double hurwitz(double s, double q) {
@@ -404,6 +419,13 @@ __device__ __noinline__ inline double hurwitz(double s, double q) {
   }
   if (q == inf()) return 0;
   if (s == inf()) return q == 1 ? 1 : q < 1 ? inf() : 0;
+  if (q < -9) {
+    // the terms of q + k < 0 are (-1)^s sum_{j < m} (t + j)^-s, m of them, t = 1 - u,
+    // u = q + m in (0, 1): (-1)^s (zeta(s, t) - zeta(s, 1 - q)), three bounded sums
+    // instead of |q| terms (polygamma(1, -1e12 - 0.5) ran for hours)
+    double u = q - ::floor(q), neg = zeta_sum(s, 1 - u) - zeta_sum(s, 1 - q);   // u exact
+    return (::fmod(s, 2.0) == 0 ? neg : -neg) + zeta_sum(s, u);
+  }
   return zeta_sum(s, q);
 }
 // Riemann's zeta(s); below 0 by the functional equation
@@ -414,6 +436,9 @@ __device__ __noinline__ inline double riemann(double s) {
   if (s == -inf()) return nan();
   if (s == 1) return inf();
   if (s >= 0) return zeta_sum(s, 1);
+  // -1/2 - s log(2 pi) / 2 to a double's precision here (s / 2 could round to -0, and -1/s
+  // overflow: zeta(-5e-324) was 0, zeta(-1e-310) -inf)
+  if (s > -1e-9) return -0.5 - s * (LOG_2PI / 2);
   double h = s / 2;
   if (h == ::floor(h)) return 0;   // the trivial zeros
   // near 0, zeta(1 - s) by its Laurent series in s itself (Stieltjes' constants): 1 - s

@@ -1,0 +1,43 @@
+-- gpu.special at the edges a tester's pass found wrong (special_spec.lua holds the tables
+-- of scipy's values): large parameters (asymptotic expansions instead of loops capped short
+-- of convergence), underflow and overflow inside a formula, cancellation near a root. The
+-- expected values are scipy 1.17's or mpmath's (40 digits), each quoted where it is made.
+local inf, nan = math.huge, 0 / 0
+local S = gpu.special
+local function A(t) return gpu.array(t, "float64") end
+
+-- every got[i] within tol relative of want[i] (inf and NaN exactly), the misses listed
+local function check(name, got, want, tol)
+  local bad = {}
+  for i = 1, #want do
+    local g, w = got[i], want[i]
+    local ok
+    if w ~= w then ok = g ~= g
+    elseif w == inf or w == -inf or w == 0 then ok = g == w
+    else ok = math.abs(g - w) <= tol * math.abs(w) end
+    if not ok then bad[#bad + 1] = ("%s #%d = %.17g, want %.17g"):format(name, i, g, w) end
+  end
+  assert.are.same({}, bad)
+end
+
+describe("gpu.special's zeta and polygamma", function()
+  it("of a large negative q: bounded sums, not |q| terms (it ran for hours)", function()
+    -- mpmath: pi^2 / sin(pi x)^2 - zeta(2, 1 - x) at x = -1e12 - 0.5; scipy 1.17's
+    -- polygamma(2, -30.7) (its loop sums 31 terms)
+    check("polygamma", S.polygamma(A{1, 2}, A{-1e12 - 0.5, -30.7}):totable(),
+          {9.869604401088358, -68.83857073554515}, 1e-14)
+  end)
+
+  it("of a large q, where q^-s underflows before the sum does", function()
+    -- mpmath's zeta(s, q) (scipy 1.17: 1e-200, 1e-29, 5e-221, 1e-160) and -20! zeta(21, 1e15)
+    check("zeta", S.zeta(A{2, 1.1, 3, 2, 2}, A{1e200, 1e300, 1e110, 1e160, 1e16}):totable(),
+          {1e-200, 9.999999999999377e-30, 5e-221, 1e-160, 1.0000000000000001e-16}, 1e-14)
+    check("polygamma", S.polygamma(A{1, 20}, A{1e200, 1e15}):totable(), {1e-200, -1.2164510040883323e-283}, 1e-14)
+  end)
+
+  it("zeta(s) for s a tiny negative number: -1/2 - s log(2 pi) / 2", function()
+    -- mpmath's zeta(-1e-9) (s / 2 rounded to -0 gave a trivial zero; -1/s overflowed)
+    check("zeta", S.zeta(A{-5e-324, -1e-323, -1e-310, -5e-309, -6e-309, -1e-9}):totable(),
+          {-0.5, -0.5, -0.5, -0.5, -0.5, -0.4999999990810613}, 1e-15)
+  end)
+end)
