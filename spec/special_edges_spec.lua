@@ -41,3 +41,16 @@ describe("gpu.special's zeta and polygamma", function()
           {-0.5, -0.5, -0.5, -0.5, -0.5, -0.4999999990810613}, 1e-15)
   end)
 end)
+
+describe("gpu.special's incomplete gamma functions", function()
+  it("of a large a near x: Temme's expansion, not a series cut short", function()
+    -- scipy 1.17's gammainc at a = x (1e9, 1e12, 1e16, 1e300); at 6 sigma below and above,
+    -- mpmath's erfc(-eta sqrt(a/2)) / 2 - e^(-a eta^2/2) / sqrt(2 pi a) c0(eta) (DLMF 8.12, the
+    -- c1 / a term below 1e-12 relative; scipy's own 1.2084e-11 at the first is cut short)
+    local a = A{1e9, 1e12, 1e16, 1e300, 1e12, 1e16}
+    check("gammainc", S.gammainc(a, A{1e9, 1e12, 1e16, 1e300, 1e12 - 6e6, 1e16 - 6e8}):totable(),
+          {0.50000420522087008, 0.50000013298076018, 0.5000000013298076, 0.5, 9.86516761964555e-10, 9.865869361849216e-10}, 1e-14)
+    check("gammaincc", S.gammaincc(A{1e9, 1e12, 1e300, 1e12}, A{1e9, 1e12, 1e300, 1e12 + 6e6}):totable(),
+          {0.4999957947791299, 0.4999998670192399, 0.5, 9.866585325644634e-10}, 1e-14)
+  end)
+end)
