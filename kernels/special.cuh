@@ -251,7 +251,7 @@ __device__ inline double erfcx(double x) {
   if (isnan(x)) return x;
   double m = fabs(x), r;
   if (m > 1e8) {
-    r = 1 / (m * SQRT_PI);   // the first omitted term is 1 / (2 m^2) relative
+    r = (1 / SQRT_PI) / m;   // the first omitted term is 1 / (2 m^2) relative (m SQRT_PI overflowed)
   } else {
     r = chebyshev(ERFCX_C, SP_N(ERFCX_C), (m - 4) / (m + 4)) / (1 + m);
   }

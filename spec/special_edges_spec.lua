@@ -54,3 +54,11 @@ describe("gpu.special's incomplete gamma functions", function()
           {0.4999957947791299, 0.4999998670192399, 0.5, 9.866585325644634e-10}, 1e-14)
   end)
 end)
+
+describe("gpu.special's error functions", function()
+  it("erfcx of x past 1e308: 1 / (sqrt(pi) x) without overflow in between", function()
+    -- scipy 1.17's (gpuhost gave 0 past 1.01e308)
+    check("erfcx", S.erfcx(A{1e308, 1.5e308, 1.7976931348623157e308}):totable(),
+          {5.641895835477565e-309, 3.761263890318373e-309, 3.138408733985445e-309}, 1e-14)
+  end)
+end)
