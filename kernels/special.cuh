@@ -311,6 +311,7 @@ __device__ inline double log_ndtr(double x) {
   double z = -x * SQRT1_2, d = -(::fma(x, SQRT1_2, z) + x * SQRT1_2_LO);
   // log(erfc(z) / 2) = log(erfcx(z) / 2) - z^2, z^2 split exactly; d as in ndtr
   double h = z * z, l = ::fma(z, z, -h);
+  if (h == inf()) return -inf();   // -z^2 past the doubles (l's -inf would give NaN)
   double r = ::log(erfcx(z) / 2) - h - l;
   return r - d * (2 / SQRT_PI / erfcx(z) - 2 * z);
 }
