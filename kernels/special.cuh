@@ -697,7 +697,10 @@ __device__ inline double entr(double x) {
 }
 __device__ inline double rel_entr(double x, double y) {
   if (isnan(x) || isnan(y)) return nan();
-  if (x > 0 && y > 0) return x * ::log(x / y);
+  if (x > 0 && y > 0) {
+    double r = x / y;   // past the normal doubles x/y over- or underflowed: logs apart
+    return r < 2.2250738585072014e-308 || r == inf() ? x * (::log(x) - ::log(y)) : x * ::log(r);
+  }
   return x == 0 && y >= 0 ? 0 : inf();
 }
 __device__ inline double kl_div(double x, double y) {

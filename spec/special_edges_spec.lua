@@ -68,3 +68,11 @@ describe("gpu.special's error functions", function()
           {-5.000000000000002e+307, -1.62e+308, -inf, -inf}, 1e-14)
   end)
 end)
+
+describe("gpu.special's entropies", function()
+  it("rel_entr where x/y over- or underflows: x (log x - log y)", function()
+    -- scipy 1.17's (gpuhost gave inf, inf, -inf)
+    check("rel_entr", S.rel_entr(A{1, 1e200, 1e-300, 1e-10}, A{1e-310, 1e-200, 1e300, 1e300}):totable(),
+          {713.8013788281542, 9.210340371976184e+202, -1.3815510557964273e-297, -7.138013788281542e-08}, 1e-14)
+  end)
+end)
