@@ -736,14 +736,22 @@ __device__ __noinline__ inline double exp1(double x) {
   return r * ::exp(-x) / x;
 }
 // E_n(x) = int_1^inf e^(-xt) / t^n dt, n a whole number (scipy truncates one that is not):
-// E1 for n = 1, else the continued fraction (Lentz) past x = 1, else the series with psi(n)
+// E1 for n = 1; past n = 5000 the expansion for large n (DLMF 8.20.3, as cephes' expn),
+// e^-x / t sum_k n A_k / t^2k, t = x + n, whose fifth term is below 1e-17; else the
+// continued fraction (Lentz) past x = 1, else the series with psi(n)
 __device__ __noinline__ inline double expn(double nf, double x) {
-  if (isnan(nf) || isnan(x) || nf < 0 || x < 0) return nan();
+  if (isnan(nf) || isnan(x) || nf < 0 || x < 0 || nf == inf()) return nan();   // scipy's NaN at n = inf
   double n = ::trunc(nf);
   if (x == 0) return n <= 1 ? inf() : 1 / (n - 1);
   if (x == inf()) return 0;
   if (n == 0) return ::exp(-x) / x;
   if (n == 1) return exp1(x);
+  if (n > 5000) {
+    double t = x + n, q = 1 / (t * t), x2 = x * x;
+    double s = q * n * (((58 * x2 - 22 * n * x) * n + n * n * n - 24 * x2 * x) * q + (6 * x2 - 8 * n * x + n * n));
+    s = q * (s + n * (n - 2 * x));
+    return (1 + q * (s + n)) * ::exp(-x) / t;
+  }
   if (x > 1) {
     const double tiny = 1e-300;
     double b = x + n, c = 1 / tiny, d = 1 / b, h = d;
@@ -759,7 +767,7 @@ __device__ __noinline__ inline double expn(double nf, double x) {
     }
     return h * ::exp(-x);
   }
-  int m = (int)(n < 1e6 ? n : 1e6);
+  int m = (int)n;   // at most 5000
   double r = m != 1 ? 1.0 / (m - 1) : -::log(x) - EULER, f = 1;
   for (int i = 1; i < 1000; i++) {
     f *= -x / i;
@@ -767,9 +775,7 @@ __device__ __noinline__ inline double expn(double nf, double x) {
     if (i != m - 1) {
       del = -f / (i - m + 1);
     } else {
-      double psi = -EULER;
-      for (int k = 1; k < m; k++) psi += 1.0 / k;
-      del = f * (-::log(x) + psi);
+      del = f * (-::log(x) + digamma(m));   // psi(m) = -euler + sum_{k < m} 1/k
     }
     r += del;
     if (fabs(del) < fabs(r) * 1e-17) break;

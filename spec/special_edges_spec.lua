@@ -76,3 +76,11 @@ describe("gpu.special's entropies", function()
           {713.8013788281542, 9.210340371976184e+202, -1.3815510557964273e-297, -7.138013788281542e-08}, 1e-14)
   end)
 end)
+
+describe("gpu.special's exponential integrals", function()
+  it("expn of a large n: the expansion for large n (n was cut to 1e6 below x = 1)", function()
+    -- mpmath's expint(n, x) (60 digits); scipy 1.17's NaN at n = inf
+    check("expn", S.expn(A{1e6, 2e6, 1e9, 5001, inf}, A{0.5, 0.5, 0.5, 2, 0.5}):totable(),
+          {6.065309629778117e-07, 3.0326540567263024e-07, 6.065306600158987e-10, 2.7056231990460953e-05, nan}, 1e-14)
+  end)
+end)
