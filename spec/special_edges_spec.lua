@@ -84,3 +84,13 @@ describe("gpu.special's exponential integrals", function()
           {6.065309629778117e-07, 3.0326540567263024e-07, 6.065306600158987e-10, 2.7056231990460953e-05, nan}, 1e-14)
   end)
 end)
+
+describe("gpu.special's incomplete beta function", function()
+  it("of a tiny b and x near 1: 1 - I_(1-x)(b, a), not the fraction past its mean", function()
+    -- mpmath's betainc (50 digits) = 1 - (1 - x)^b here; gpuhost gave 0.02266, 0.02370,
+    -- 0.0002416. 1 - r near r = 1 keeps 1e-16 absolute: 3e-12 relative at b = 1e-5 (README)
+    local r = S.betainc(A{1, 1, 2.5, 1}, A{0.001, 0.001, 0.01, 1e-5}, A{1 - 1e-10, 1 - 1e-14, 0.999, 1 - 1e-12}):totable()
+    check("betainc", {r[1], r[2], r[3]}, {0.022762778963332352, 0.031722917970926905, 0.05478801089746878}, 1e-13)
+    check("betainc", {r[4]}, {0.00027627226216710306}, 1e-11)
+  end)
+end)
