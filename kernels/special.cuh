@@ -464,7 +464,7 @@ __device__ __noinline__ inline double polygamma(double n, double x) {
   return ::fmod(n, 2.0) == 0 ? -f * z : f * z;
 }
 
-// log|B(a, b)| = log|gamma(a) gamma(b) / gamma(a + b)|; for positive a <= b with b >= 10,
+// log|B(a, b)| = log|gamma(a) gamma(b) / gamma(a + b)|; for a <= b with b and a + b >= 10,
 // lgamma(b) - lgamma(a + b) by Stirling's formula, whose large terms cancel exactly there
 // B(-n, b) for a whole b with 1 + n - b > 0 is finite, the limit (-1)^b B(1 + n - b, b)
 // (cephes' beta_negint, scipy's): B(-2, 1) = -1/2. *done: whether a or b was such a pole.
@@ -490,11 +490,13 @@ __device__ __noinline__ inline double betaln(double a, double b) {
     return 0.5 * LOG_2PI - 0.5 * ::log(c) + (a - 0.5) * ::log(a / c) - (b - 0.5) * ::log1p(a / b) +
            stirling(a) + stirling(b) - stirling(c);
   }
-  if (a > 0 && b >= 10) {
-    if (b == inf()) return -inf();
+  if (b >= 10 && a + b >= 10) {   // (a < 0 too: lgamma(b) - lgamma(a + b) cancelled)
     double d = -(b - 0.5) * ::log1p(a / b) - a * ::log(a + b) + a + stirling(b) - stirling(a + b);
-    return ::lgamma(a) + d;
+    return gammaln(a) + d;
   }
+  // a < 0 < b, a + b < 0: gamma(a) / gamma(a + b) = gamma(1 - a - b) / gamma(1 - a) times
+  // sin(pi (a + b)) / sin(pi a), so B(a, b) is B(b, 1 - a - b) times that ratio
+  if (a < 0 && b > 0 && a + b < 0) return betaln(b, 1 - a - b) + ::log(fabs(sinpi(a + b) / sinpi(a)));
   return ::lgamma(a) + ::lgamma(b) - ::lgamma(a + b);
 }
 __device__ inline double beta(double a, double b) {

@@ -94,3 +94,13 @@ describe("gpu.special's incomplete beta function", function()
     check("betainc", {r[4]}, {0.00027627226216710306}, 1e-11)
   end)
 end)
+
+describe("gpu.special's beta functions", function()
+  it("of a negative non-integer a and a large b: no cancellation of lgamma(b) - lgamma(a + b)", function()
+    -- mpmath's beta and log|beta| (50 digits); scipy 1.17's -inf at (-2.5, 1e300)
+    check("beta", S.beta(A{-0.5, -2.5, -2.5, -100000.5}, A{1e15, 1e10, 1e300, 10}):totable(),
+          {-112099824.32795854, -9.453087200693693e+24, -inf, 3.630251854361487e-45}, 1e-13)
+    check("betaln", S.betaln(A{-0.5, -2.5, -0.25, -100000.5}, A{1e15, 1e10, 1e15, 10}):totable(),
+          {18.534900320939986, 57.50838360791597, 10.224269411278858, -102.32702715749527}, 1e-14)
+  end)
+end)
