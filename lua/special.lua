@@ -4,15 +4,27 @@
 local gpu = ...
 local S = gpu.special
 
+-- f(...), its error raised again at zeta's caller (level 2: zeta tail-calls this), without the
+-- position inside this file
+local function at_caller(f, ...)
+  local ok, r = pcall(f, ...)
+  if ok then return r end
+  if type(r) == "string" then error((r:gsub("^%[gpu%] lua/special%.lua:%d+: ", "")), 2) end
+  error(r, 0)
+end
+
 -- zeta(x [, q] [, opts]): Riemann's zeta of x, or Hurwitz's of x and q
 function S.zeta(x, q, opts)
+  if type(q) == "table" and getmetatable(q) == nil and (#q > 0 or next(q) == 1) then
+    error("gpu.special.zeta argument 2 is a Lua table: copy it to the device with gpu.array(t)", 2)
+  end
   if q == nil or (type(q) == "table" and getmetatable(q) == nil) then
     if opts ~= nil then error("bad argument #3 to 'gpu.special.zeta' (no third argument after the options)", 2) end
-    if q == nil then return S._riemann_zeta(x) end
-    return S._riemann_zeta(x, q)
+    if q == nil then return at_caller(S._riemann_zeta, x) end
+    return at_caller(S._riemann_zeta, x, q)
   end
-  if opts == nil then return S._zeta(x, q) end
-  return S._zeta(x, q, opts)
+  if opts == nil then return at_caller(S._zeta, x, q) end
+  return at_caller(S._zeta, x, q, opts)
 end
 
 -- the options of the three reductions: dim (nil: every element), keepdim, b (logsumexp)
@@ -47,14 +59,24 @@ local function options(name, x, dim, opts)
   local k = x.dtype
   if k:find("complex") then error(("gpu.special.%s: complex arrays are not supported"):format(name), 3) end
   if not k:find("float") then x = x:astype("float64") end
-  if x.size == 0 and dim == nil then error(("gpu.special.%s: an empty array has no maximum"):format(name), 3) end
+  if x.size == 0 and dim == nil and name ~= "logsumexp" then error(("gpu.special.%s: an empty array has no maximum"):format(name), 3) end
   return x, dim, opts
 end
 
--- max over dim (kept), its infinities and NaN made 0 (so that x - m stays finite where x is)
-local function shift(x, dim)
+-- max over dim (kept), its infinities and NaN made 0 (so that x - m stays finite where x is);
+-- raw: as it is (scipy's softmax: softmax({inf, 1}) is NaN, NaN). An empty x (along dim)
+-- has no maximum: 0 for logsumexp (whose empty sum gives -inf, as scipy's), else an error
+local function shift(x, dim, name, raw)
+  if x.size == 0 then
+    if name ~= "logsumexp" then error(("gpu.special.%s: an empty array has no maximum"):format(name), 3) end
+    local shape = {}
+    for d = 1, x.ndim do shape[d] = x.shape[d] end
+    for d = 1, x.ndim do if dim == nil then shape[d] = 1 end end
+    for _, d in ipairs(type(dim) == "table" and dim or {dim}) do shape[d < 0 and d + x.ndim + 1 or d] = 1 end
+    return gpu.zeros(shape, x.dtype)
+  end
   local m = gpu.max(x, dim, {keepdim = true})
-  return gpu.where(gpu.isfinite(m), m, 0)
+  return raw and m or gpu.where(gpu.isfinite(m), m, 0)
 end
 
 -- an array of the kept dims back to the reduced shape (a Lua number for every dim)
@@ -72,7 +94,7 @@ end
 -- logsumexp(a [, dim] [, {keepdim =, b =}]): log(sum(b * exp(a))) over dim, without overflow
 function S.logsumexp(a, dim, opts)
   local x, d, o = options("logsumexp", a, dim, opts)
-  local m = shift(x, d)
+  local m = shift(x, d, "logsumexp")
   local e = gpu.exp(x - m)
   if o.b ~= nil then e = e * o.b end
   local r = gpu.log(gpu.sum(e, d, {keepdim = true})) + m
@@ -82,14 +104,14 @@ end
 -- softmax(x [, dim]): exp(x) / sum(exp(x)) over dim (every element by default, as scipy's)
 function S.softmax(x, dim, opts)
   local y, d = options("softmax", x, dim, opts)
-  local e = gpu.exp(y - shift(y, d))
+  local e = gpu.exp(y - shift(y, d, "softmax", true))
   return e / gpu.sum(e, d, {keepdim = true})
 end
 
 -- log_softmax(x [, dim]): x - logsumexp(x) over dim
 function S.log_softmax(x, dim, opts)
   local y, d = options("log_softmax", x, dim, opts)
-  local z = y - shift(y, d)
+  local z = y - shift(y, d, "log_softmax")
   return z - gpu.log(gpu.sum(gpu.exp(z), d, {keepdim = true}))
 end
 

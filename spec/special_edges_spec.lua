@@ -104,3 +104,25 @@ describe("gpu.special's beta functions", function()
           {18.534900320939986, 57.50838360791597, 10.224269411278858, -102.32702715749527}, 1e-14)
   end)
 end)
+
+describe("gpu.special's zeta, softmax and logsumexp (lua/special.lua)", function()
+  it("zeta refuses a Lua table q as the other functions do, its errors at the caller's line", function()
+    local x = A{2, 3}
+    assert.has_error(function() S.zeta(x, {1, 2}) end,
+                     "gpu.special.zeta argument 2 is a Lua table: copy it to the device with gpu.array(t)")
+    local ok, e = pcall(function() S.zeta(x, {foo = 1}) end)
+    assert.is_false(ok)
+    assert.truthy(e:find("^spec/special_edges_spec%.lua:%d+: gpu%.special%.zeta: unknown option 'foo'"))
+  end)
+
+  it("logsumexp of an empty array is -inf, softmax of inf is NaN: scipy 1.17's", function()
+    -- scipy: logsumexp(zeros((0, 3)), axis=0) [-inf -inf -inf], logsumexp([]) -inf,
+    -- softmax([inf, 1]) [nan nan], log_softmax([inf, 1]) [nan -inf]
+    check("logsumexp", S.logsumexp(gpu.zeros({0, 3}, "float64"), 1):totable(), {-inf, -inf, -inf}, 0)
+    assert.are.equal(-inf, S.logsumexp(gpu.zeros({0}, "float64")))
+    check("softmax", S.softmax(A{inf, 1}):totable(), {nan, nan}, 0)
+    check("log_softmax", S.log_softmax(A{inf, 1}):totable(), {nan, -inf}, 0)
+    assert.has_error(function() S.softmax(gpu.zeros({0, 3}, "float64"), 1) end,
+                     "gpu.special.softmax: an empty array has no maximum")
+  end)
+end)

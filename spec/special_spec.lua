@@ -534,8 +534,9 @@ describe("gpu.special.softmax, log_softmax and logsumexp", function()
   it("refuse complex and empty arrays and bad options", function()
     assert.has_error(function() S.softmax(gpu.zeros({2}, "complex64")) end,
                      "gpu.special.softmax: complex arrays are not supported")
-    assert.has_error(function() S.logsumexp(gpu.zeros({0})) end,
-                     "gpu.special.logsumexp: an empty array has no maximum")
+    assert.has_error(function() S.softmax(gpu.zeros({0})) end,
+                     "gpu.special.softmax: an empty array has no maximum")
+    assert.are.equal(-inf, S.logsumexp(gpu.zeros({0})))   -- scipy 1.17's: an empty sum
     assert.has_error(function() S.logsumexp() end,
                      "bad argument #1 to 'gpu.special.logsumexp' (device array, table or number expected, got nil)")
     assert.has_error(function() S.softmax(gpu.zeros({2, 2}), 3) end,
