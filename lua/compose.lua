@@ -12,6 +12,7 @@ local is_array, described = gpu._is_array, gpu._described
 
 -- A number as it reads shortest (2, not 2.0; nan, not -nan), anything else as tostring
 local function show(v)
+  if type(v) == "string" then return ("a string (%q)"):format(v) end   -- ("1" read as the number 1)
   if type(v) ~= "number" then return gpu._arg.shown(v) end   -- (a table by its type, not its address)
   if math.type(v) == "integer" then return tostring(v) end
   if v ~= v then return "nan" end
@@ -93,6 +94,9 @@ end
 -- A dimension of an ndim-D array as a 1-based number (negative from the end)
 local function dim_of(d, ndim, api)
   if math.type(d) == "float" and d == math.floor(d) then d = math.tointeger(d) or d end
+  if math.type(d) ~= "integer" and (type(d) ~= "number" or d ~= math.floor(d)) then   -- (not "out of range")
+    error(("gpu.%s: dim must be an integer, got %s"):format(api, show(d)), 3)
+  end
   if math.type(d) ~= "integer" or d == 0 or d > ndim or d < -ndim then
     error(("gpu.%s: dimension %s is out of range for %d-D arrays"):format(api, show(d), ndim), 3)
   end
@@ -292,6 +296,12 @@ local function product(t, i, j)
   return p
 end
 
+-- The first of the 1-based indices i64 (an int64 array) outside 1 .. n and -n .. -1, or nil
+local function first_outside(i64, n)
+  local outside = i64:gt(n):logical_or(i64:lt(-n)):logical_or(i64:eq(0))
+  return gpu.any(outside) and gpu.extract(outside, i64):item(1) or nil
+end
+
 -- gpu.take(a, indices [, dim]): the elements of a at the 1-based indices (negative ones
 -- from the end) along dim, or of a flattened without dim, as NumPy's take: dimension dim
 -- is replaced by the indices' shape. indices: an integer array, a table or a number. An
@@ -299,8 +309,9 @@ end
 function gpu.take(a, indices, dim)
   if not is_array(a) then error(("gpu.take: a device array expected as argument 1, got %s"):format(described(a)), 2) end
   local idx = indices
-  if type(idx) == "number" then idx = gpu.full({}, idx, "int64")
-  elseif type(idx) == "table" and not is_array(idx) then idx = gpu.array(idx, "int64") end
+  if type(idx) == "number" or type(idx) == "table" and not is_array(idx) then
+    idx = gpu._arg.index_array(idx, "take", "indices")   -- (1.5 or "2" named full or array)
+  end
   if not is_array(idx) or not idx.dtype:match("int") then
     error(("gpu.take: the indices must be an integer array, a table or a number, got %s"):format(
       is_array(idx) and idx.dtype .. " array" or type(idx)), 2)
@@ -322,21 +333,23 @@ function gpu.take(a, indices, dim)
   for _, s in ipairs(ishape) do oshape[#oshape + 1] = s end
   for k = d + 1, #shape do oshape[#oshape + 1] = shape[k] end
   local out = gpu.empty(oshape, src.dtype)
-  if out.size == 0 and idx.size > 0 and shape[d] > 0 then return out end
   if idx.size > 0 and shape[d] == 0 then
     error(("gpu.take: index %d is out of range for dimension %d of size 0"):format(idx:reshape(-1):item(1), d), 2)
   end
-  if out.size == 0 then return out end
+  if idx.size == 0 then return out end
   local bytes, inner = words(src, product(shape, d + 1, #shape))
   local i64, big = gpu._arg.int64_index(idx)
-  if big then error(("gpu.take: index %s is out of range for dimension %d of size %d"):format(big, d, shape[d]), 2) end
-  local bad = gpu.zeros(2, "int64")
-  kernel("take_dim", bytes)[config(out.size)](src:contiguous(), out, i64:contiguous(),
-    product(shape, 1, d - 1), shape[d], idx.size, inner, bad)
-  local flag = bad:totable()
-  if flag[1] ~= 0 then
-    error(("gpu.take: index %d is out of range for dimension %d of size %d (1-based; -%d to -1 from the end)"):format(
-      flag[2], d, shape[d], shape[d]), 2)
+  local bad = big or out.size == 0 and first_outside(i64, shape[d])   -- (no kernel to check them)
+  if out.size > 0 and not big then
+    local flag = gpu.zeros(2, "int64")
+    kernel("take_dim", bytes)[config(out.size)](src:contiguous(), out, i64:contiguous(),
+      product(shape, 1, d - 1), shape[d], idx.size, inner, flag)
+    flag = flag:totable()
+    bad = flag[1] ~= 0 and flag[2]
+  end
+  if bad then
+    error(("gpu.take: index %s is out of range for dimension %d of size %d (1-based; -%d to -1 from the end)"):format(
+      bad, d, shape[d], shape[d]), 2)
   end
   return out
 end

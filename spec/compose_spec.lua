@@ -207,6 +207,19 @@ describe("gpu.take and gpu.extract", function()
                    S.errof(gpu.take, a, gpu.array({1.5})), 1, true)
     assert.matches("a 0-D array has no dimension", S.errof(gpu.take, gpu.zeros({}), {1}, 1), 1, true)
     assert.matches("dimension 3 is out of range for 2-D arrays", S.errof(gpu.take, a, {1}, 3), 1, true)
+    -- an empty result checks them too (NumPy: index 98 is out of bounds for axis 0 with size 2)
+    local e = gpu.zeros({2, 0})
+    assert.matches("gpu.take: index 99 is out of range for dimension 1 of size 2 (1-based; -2 to -1 from the end)",
+                   S.errof(gpu.take, e, {99}, 1), 1, true)
+    assert.matches("gpu.take: index -99 is out of range for dimension 1 of size 2",
+                   S.errof(function() return e[gpu.array({-99, 0}, "int64")] end), 1, true)
+    assert.matches("index 0 is out of range", S.errof(function() return e[gpu.array({1, 0}, "int64")] end), 1, true)
+    assert.are.same({2, 0}, e[gpu.array({-1, 2}, "int64")].shape)
+    -- the function and the argument, not gpu.full's or "out of range"
+    assert.matches("gpu.take: indices must be an integer, got 1.5", S.errof(gpu.take, gpu.arange(3), 1.5), 1, true)
+    assert.matches("gpu.take: dim must be an integer, got 1.5", S.errof(gpu.take, gpu.arange(3), {1}, 1.5), 1, true)
+    assert.matches('gpu.take: dim must be an integer, got a string ("1")', S.errof(gpu.take, gpu.arange(3), {1}, "1"), 1, true)
+    assert.matches('gpu.triu: k must be an integer, got a string ("1")', S.errof(gpu.triu, gpu.ones({2, 2}), "1"), 1, true)
   end)
 
   it("extract the elements, or the subarrays, where a mask is true", function()
