@@ -554,6 +554,20 @@ end
 gpu.tril_indices_from = triangle_from("tril_indices_from", function(...) return gpu.tril_indices(...) end)
 gpu.triu_indices_from = triangle_from("triu_indices_from", function(...) return gpu.triu_indices(...) end)
 
+-- fill_diagonal's val as an array of a's dtype, as a[{...}] = v stores it: an array cast,
+-- a Lua value checked (where, given val as it came, refused 2.0 into int32 or 5 into bool)
+local function diagonal_values(val, dtype)
+  if is_array(val) then return val.dtype == dtype and val or val:astype(dtype) end
+  local ok, v
+  if type(val) == "table" then ok, v = pcall(gpu.array, val, dtype)
+  elseif type(val) == "number" or type(val) == "boolean" then ok, v = pcall(gpu.full, {}, val, dtype)
+  else
+    error(("gpu.fill_diagonal: val must be a number, a boolean, a table or a device array, got %s"):format(described(val)), 3)
+  end
+  if not ok then error(("gpu.fill_diagonal: val: %s"):format(gpu._arg.unwrapped(v)), 3) end
+  return v
+end
+
 -- gpu.fill_diagonal(a, val [, wrap]): writes val (a number, boolean, table or 1-D array,
 -- its values repeated) on a's main diagonal in place, as NumPy's: the flat positions 0,
 -- step, 2 step, ... (step = 1 + the sum of the running products of the sides), for a tall
@@ -576,12 +590,10 @@ function gpu.fill_diagonal(a, val, wrap)
   if a.size == 0 then return end
   local idx = gpu.arange(a.size, "int64")
   local mask = gpu.logical_and((idx % step):eq(0), idx:lt(stop)):reshape(s)
-  if type(val) == "table" and not is_array(val) then val = gpu.array(val, a.dtype) end
-  if is_array(val) then
+  val = diagonal_values(val, a.dtype)
+  if val.ndim > 0 then
     if val.size == 0 then return end
     val = gpu.take(val, (idx // step) % val.size + 1):reshape(s)
-  elseif type(val) ~= "number" and type(val) ~= "boolean" then
-    error(("gpu.fill_diagonal: val must be a number, a boolean, a table or a device array, got %s"):format(described(val)), 2)
   end
   gpu.where(mask, val, a, {out = a})
 end
