@@ -362,7 +362,9 @@ function gpu.insert(a, obj, values, dim)
   local tshape = src.shape
   tshape[d] = one and v.shape[d] or q.size
   if one then q = gpu.full({tshape[d]}, q:item(1), "int64") end
-  local vb = broadcast(v, tshape, "insert", "values")
+  local w = v   -- without extra leading 1s, as NumPy's setitem drops them ({{5}} into {1})
+  while w.ndim > #tshape and w.shape[1] == 1 do w = w:squeeze(1) end
+  local vb = broadcast(pcall(gpu.broadcast_to, w, tshape) and w or v, tshape, "insert", "values")
   -- a stable sort of the keys 2i + 1 (a's slice i) and 2q (an inserted one, before slice q)
   local keys = gpu.concatenate({gpu.arange(n, "int64") * 2 + 1, q * 2})
   return gpu.take(gpu.concatenate({src, vb}, d), gpu.argsort(keys), d)

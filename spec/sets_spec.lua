@@ -283,6 +283,10 @@ describe("selections", function()
     err("gpu.delete: index 4 is out of range for dimension 2 of size 3", gpu.delete, a, 4, 2)
     err("gpu.insert: index 5 is out of range for dimension 2 of size 3", gpu.insert, a, 5, 1, 2)
     err("gpu.insert: values of shape {1, 3} does not broadcast to {2, 1}", gpu.insert, a, {2}, {1, 2, 3}, 2)
+    -- extra leading 1s go, as NumPy's setitem drops them: np.insert(np.arange(4.), 0, [[5]]) is [5, 0, 1, 2, 3]
+    same({5, 0, 1, 2, 3}, gpu.insert(gpu.arange(4, "float64"), 1, {{5}}):totable())
+    same({0, 5, 1, 6, 2, 3}, gpu.insert(gpu.arange(4, "float64"), {2, 3}, {{5, 6}}):totable())   -- NumPy's too
+    err("gpu.insert: values of shape {1, 2} does not broadcast to {1}", gpu.insert, gpu.arange(4, "float64"), 1, {{5, 6}})
   end)
 
   it("resize, repeat (gpu[\"repeat\"] and a[\"repeat\"]) and trim_zeros", function()
