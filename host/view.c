@@ -32,10 +32,10 @@ static void push_view(lua_State *L, int idx, const Arr *a, const GpuLayout *l) {
   else hostarray_view(L, idx, l);
 }
 
-/* An integer argument or table entry at idx, for messages named `what`. */
+/* An integer argument or table entry at idx (a number: lua_tointegerx took "2"), for messages named `what`. */
 static int64_t integer_at(lua_State *L, int idx, const char *what) {
-  int isint;
-  lua_Integer v = lua_tointegerx(L, idx, &isint);
+  int isint = 0;
+  lua_Integer v = lua_type(L, idx) == LUA_TNUMBER ? lua_tointegerx(L, idx, &isint) : 0;
   if (!isint)   /* NaN as "nan": 0/0 has the sign bit, which "%.14g" shows as "-nan" */
     luaL_error(L, "%s must be an integer, got %s", what, lua_type(L, idx) != LUA_TNUMBER
                ? luaL_typename(L, idx) : isnan(lua_tonumber(L, idx)) ? "nan" : lua_tostring(L, idx));
@@ -44,20 +44,27 @@ static int64_t integer_at(lua_State *L, int idx, const char *what) {
 
 /* Dimension argument `arg` (1-based, or negative from the end) as 0-based, among n. */
 static int dim_arg(lua_State *L, int arg, int n) {
-  int64_t d = integer_at(L, arg, "dimension");
-  if (d < 0) d += n + 1;
+  int64_t v = integer_at(L, arg, "dimension"), d = v < 0 ? v + n + 1 : v;
   if (d < 1 || d > n)
-    luaL_argerror(L, arg, lua_pushfstring(L, "dimension %I out of range (1 to %d)",
-                                          (lua_Integer)integer_at(L, arg, "dimension"), n));
+    luaL_argerror(L, arg, lua_pushfstring(L, "dimension %I out of range (1 to %d)", (lua_Integer)v, n));
   return (int)d - 1;
+}
+
+/* A key (dim 0) or range dim (table t) with a field besides t[1..n]: an error ({first = 2} took all) */
+static void list_only(lua_State *L, int t, lua_Integer n, int dim) {
+  for (lua_pushnil(L); lua_next(L, t); lua_pop(L, 1)) {
+    if (lua_isinteger(L, -2) && lua_tointeger(L, -2) >= 1 && lua_tointeger(L, -2) <= n) continue;
+    const char *f = lua_type(L, -2) == LUA_TSTRING ? lua_pushfstring(L, "'%s'", lua_tostring(L, -2)) : luaL_tolstring(L, -2, NULL);
+    luaL_error(L, "%s, got a table with field %s", dim ? lua_pushfstring(L, "index %d: a range is a list {first, last [, step]}", dim)
+               : "a key is a list of indices and ranges {i, {first, last}, ...}", f);
+  }
 }
 
 /* Index v (1-based, negative from the end) of a dimension of size n, as 0-based. */
 static int64_t position(lua_State *L, int64_t v, int64_t n, int dim) {
   int64_t p = v < 0 ? v + n : v - 1;
   if (p < 0 || p >= n)
-    luaL_error(L, "index %I out of range for dimension %d of size %I", (lua_Integer)v, dim,
-               (lua_Integer)n);
+    luaL_error(L, "index %I out of range for dimension %d of size %I", (lua_Integer)v, dim, (lua_Integer)n);
   return p;
 }
 
@@ -68,6 +75,7 @@ static void apply_range(lua_State *L, GpuLayout *l, int d, int dim) {
   lua_Integer k = luaL_len(L, t);
   int64_t n = l->shape.dim[d], step = 1, first, last;
   if (k > 3) luaL_error(L, "index %d: a range is {first, last [, step]}, got %I numbers", dim, k);
+  list_only(L, t, k, dim);
   if (k >= 3 && lua_geti(L, t, 3) != LUA_TNIL) step = integer_at(L, -1, "slice step");
   if (step == 0) luaL_error(L, "slice step must not be 0 (index %d)", dim);
   first = step > 0 ? 1 : n;
@@ -91,8 +99,7 @@ static void apply_range(lua_State *L, GpuLayout *l, int d, int dim) {
   layout_slice(l, d, len > 0 ? f - 1 : 0, len, len > 1 ? step : 1);
 }
 
-/* Applies key (a table at idx) to l; returns how many dimensions were selected by a
- * number. */
+/* Applies key (a table at idx) to l; returns how many dimensions a number selected. */
 static int apply_key(lua_State *L, int key, GpuLayout *l) {
   lua_Integer n = luaL_len(L, key);
   int ndim = l->shape.ndim, d = 0, selected = 0;
@@ -100,6 +107,7 @@ static int apply_key(lua_State *L, int key, GpuLayout *l) {
     luaL_error(L, "too many indices (%I) for an array of %d dimension%s", n, ndim,
                ndim == 1 ? "" : "s");
   luaL_checkstack(L, 6, "index");
+  list_only(L, key, n, 0);
   for (int i = 1; i <= n; i++) {
     int t = lua_geti(L, key, i);
     if (t == LUA_TNUMBER) {
@@ -206,10 +214,10 @@ static void shape_args(lua_State *L, int first, GpuShape *s, const char *name) {
   for (int i = 0; i < n; i++) {
     if (table) lua_geti(L, first, i + 1);
     else lua_pushvalue(L, first + i);
-    int isint;
+    int isint, num = lua_type(L, -1) == LUA_TNUMBER;   /* (not "2") */
     lua_Integer v = lua_tointegerx(L, -1, &isint);
     lua_pop(L, 1);
-    if (!isint || v < -1) luaL_error(L, "shape[%d] must be a size or -1", i + 1);
+    if (!isint || !num || v < -1) luaL_error(L, "shape[%d] must be a size or -1", i + 1);
     s->dim[i] = v;
   }
   GpuShape known = *s;   /* -1 entries aside, the sizes must be ones an array can have */
