@@ -374,6 +374,7 @@ function gpu.extract(mask, a)
   if not is_array(mask) or not is_array(a) then
     error(("gpu.extract: device arrays expected (mask, a), got %s and %s"):format(described(mask), described(a)), 2)
   end
+  gpu._arg.here("extract", {mask, "mask", a, "a"})   -- (cumsum's words named neither)
   local ms, as = mask.shape, a.shape
   mask = bool_mask(mask, a, "gpu.extract"):contiguous()
   local rows = mask.size
@@ -670,8 +671,17 @@ array_meta.methods.searchsorted = gpu.searchsorted
 -- a[indices] (along the first dimension), a[mask], a[mask] = v (a number, boolean or
 -- gpu.complex): host/array.c's __index and __newindex call these
 array_meta.methods._take_rows = gpu._api(function(a, idx) return gpu.take(a, idx, 1) end, 3)
-array_meta.methods._extract = gpu._api(function(a, mask) return gpu.extract(mask, a) end, 3)
+-- a and the mask of a[mask] (what) on the current device, as gpu._arg.here words it
+local function mask_here(what, a, mask)
+  local ok, e = pcall(gpu._arg.here, "", {mask, "the mask", a, "a"})
+  if not ok then error(what .. gpu._arg.unwrapped(e):gsub("^gpu%.", ""), 3) end
+end
+array_meta.methods._extract = gpu._api(function(a, mask)
+  mask_here("a[mask]", a, mask)
+  return gpu.extract(mask, a)
+end, 3)
 array_meta.methods._put_mask = gpu._api(function(a, mask, v)
+  mask_here("a[mask] = v", a, mask)
   if type(v) ~= "number" and type(v) ~= "boolean" and not gpu._arg.is_complex(v) then
     error(("a[mask] = v takes a number, a boolean or a gpu.complex, got %s: for arrays use gpu.where(mask, v, a, {out = a})"):format(
       is_array(v) and "an array" or described(v)), 2)
@@ -680,7 +690,10 @@ array_meta.methods._put_mask = gpu._api(function(a, mask, v)
   mask = bool_mask(mask, a, "a[mask] = v")
   for _ = #ms + 1, #as do mask = mask:unsqueeze(-1) end
   if type(v) ~= "number" and type(v) ~= "boolean" then   -- a gpu.complex: where takes arrays
-    v = gpu.full({}, v, a.dtype:match("complex") and a.dtype or "complex128")
+    if not a.dtype:match("complex") then   -- (where said the result (complex128) cannot be cast)
+      error(("a[mask] = v: cannot store %s, a complex value, in a %s array"):format(tostring(v), a.dtype), 2)
+    end
+    v = gpu.full({}, v, a.dtype)
   else   -- a Lua value takes a's dtype, checked, as a[{...}] = v takes it (not where's promotion)
     local ok, z = pcall(gpu.full, {}, v, a.dtype)
     if not ok then error(("a[mask] = v: %s"):format(tostring(z):match("%((.*)%)$") or tostring(z)), 2) end

@@ -54,8 +54,9 @@ local function zero_based(k, n, api, what, hi)
   hi = hi or n
   local bad = gpu.logical_or(gpu.logical_or(k:lt(-n), k:gt(hi)), k:eq(0))
   if k.size > 0 and gpu.any(bad) then
-    fail(api, "index %d is out of range for %s of size %d (1-based%s; -%d to -1 from the end)",
-         gpu.extract(bad:reshape(-1), k:reshape(-1)):item(1), what, n, hi > n and ", n + 1 after the last" or "", n)
+    local valid = n == 0 and (": the array is empty" .. (hi > 0 and ", so 1 (after the last) is the only index" or ""))
+                  or (" (1-based%s; -%d to -1 from the end)"):format(hi > n and ", n + 1 after the last" or "", n)
+    fail(api, "index %d is out of range for %s of size %d%s", gpu.extract(bad:reshape(-1), k:reshape(-1)):item(1), what, n, valid)
   end
   return gpu.where(k:lt(0), k + n, k - 1)
 end
@@ -123,6 +124,7 @@ end
 -- repeated as needed, in place
 function gpu.put(a, ind, v)
   gpu._arg.writeable(array_arg(a, "put", "a"), "put", "a")
+  gpu._arg.here("put", {a, "a", ind, "ind", v, "v"})   -- (gpu.lt's words named neither)
   local k = zero_based(index_array(ind, "put", "ind"), a.size, "put", "a flattened")
   scatter(a, k, cycled(values_of(v, a.dtype, "put", "v"), k.size, "put"))
 end
@@ -259,6 +261,17 @@ function gpu.compress(condition, a, dim)
   return gpu.take(src, picked, d)
 end
 
+-- gpu.where(cond, choices[j], choices[y] or y (an array)), its error naming the choice, not
+-- where's argument (a number out of range of an array choice's dtype)
+local function chosen(cond, choices, j, y)
+  local ok, r = pcall(gpu.where, cond, choices[j], math.type(y) and choices[y] or y)
+  if ok then return r end
+  local pos, rest = tostring(r):match("^gpu%.where argument (%d): (.*)$")
+  local bad = pos == "2" and j or pos == "3" and math.type(y) and y
+  if bad then fail("choose", "choices[%d]: %s", bad, rest) end
+  error(r, 0)
+end
+
 -- gpu.choose(a, choices): choices[a[i]][i] (1-based, negative from the end), a and the
 -- choices (a table of arrays or numbers) broadcast together
 function gpu.choose(a, choices, ...)
@@ -277,8 +290,8 @@ function gpu.choose(a, choices, ...)
     end
   end
   k = zero_based(k, n, "choose", "choices") + 1
-  local out = gpu.where(k:eq(1), choices[1], choices[n])
-  for j = 2, n - 1 do out = gpu.where(k:eq(j), choices[j], out) end
+  local out = chosen(k:eq(1), choices, 1, n)
+  for j = 2, n - 1 do out = chosen(k:eq(j), choices, j, out) end
   return out
 end
 
