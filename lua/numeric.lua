@@ -215,6 +215,9 @@ local function range_of(x, range, api, what)
     lo, hi = 0.0, 1.0
   else
     lo, hi = gpu.min(x) + 0.0, gpu.max(x) + 0.0
+    if x.dtype == "uint64" then   -- (read back as Lua integers: 2^63 and up come negative, as in gpu.histogram)
+      lo, hi = lo < 0 and lo + 2 ^ 64 or lo, hi < 0 and hi + 2 ^ 64 or hi
+    end
   end
   for _, v in ipairs({lo, hi}) do
     if v ~= v or v == math.huge or v == -math.huge then
@@ -225,12 +228,24 @@ local function range_of(x, range, api, what)
   return lo, hi
 end
 
+-- edges (n + 1 of them, from gpu.linspace over [lo, hi] in et) refused where two are equal,
+-- as NumPy 2's "too many bins for data range" (1.24 raised an IndexError; 1e17 +- 0.5 gave
+-- equal edges): read back only where a step is within a few units of the last place
+local EPS = {float64 = 2 ^ -52, float32 = 2 ^ -23, float16 = 2 ^ -10}
+local function distinct_edges(edges, lo, hi, n, et, api)
+  if (hi - lo) / n < 4 * EPS[et] * math.max(math.abs(lo), math.abs(hi)) and gpu.any(gpu.diff(edges):le(0)) then
+    error(("gpu.%s: too many bins for the range [%s, %s]: cannot make %d finite-sized bin%s in %s"):format(
+      api, show(lo), show(hi), n, n == 1 and "" or "s", et), 3)
+  end
+  return edges
+end
+
 -- bins equal bins' edges over x's range, in dtype et; or bins itself, a 1-D array of
 -- increasing edges
 local function edges_of(x, bins, range, et, api, what)
   if is_array(bins) then
     if bins.ndim ~= 1 or bins.size < 2 then error(("gpu.%s: bin edges must be a 1-D array of at least 2"):format(api), 3) end
-    if bins.size > 2 and gpu.any(gpu.diff(bins):lt(0)) then
+    if gpu.any(gpu.diff(bins):lt(0)) then   -- (two edges too: {1, 0} counted nothing)
       error(("gpu.%s: bin edges must increase monotonically"):format(api), 3)
     end
     return bins
@@ -238,7 +253,7 @@ local function edges_of(x, bins, range, et, api, what)
   local n = count(bins, api, "bins")
   if n == 0 then error(("gpu.%s: bins must be positive"):format(api), 3) end
   local lo, hi = range_of(x, range, api, what)
-  return gpu.linspace(lo, hi, n + 1, {dtype = et})
+  return distinct_edges(gpu.linspace(lo, hi, n + 1, {dtype = et}), lo, hi, n, et, api)
 end
 
 local function real(a, api, what)
@@ -331,7 +346,10 @@ end
 -- gpu.histogram2d(x, y [, bins [, range]] [, opts]): gpu.histogramdd({x, y}, bins, range,
 -- opts): the counts (float64, x along dimension 1) and the edges of x and of y, as NumPy's
 function gpu.histogram2d(x, y, bins, range, opts)
-  device_array(x, "histogram2d", "x"); device_array(y, "histogram2d", "y")
+  real(x, "histogram2d", "x"); real(y, "histogram2d", "y")
+  if type(bins) == "table" and not is_array(bins) and #bins ~= 2 then
+    error(("gpu.histogram2d: bins must be a number, an array or a pair of them (x's, y's), got a table of %d"):format(#bins), 2)
+  end
   if x.ndim ~= 1 or y.ndim ~= 1 or x.size ~= y.size then
     error("gpu.histogram2d: x and y must be 1-D arrays of one length", 2)
   end
@@ -341,7 +359,11 @@ function gpu.histogram2d(x, y, bins, range, opts)
   if w ~= nil and not (is_array(w) and w.ndim == 1 and w.size == x.size) then
     error(("gpu.histogram2d: weights must be a 1-D device array of the %d points' weights"):format(x.size), 2)
   end
-  local h, e = gpu.histogramdd({x, y}, bins, range, gpu._arg.options(opts, "histogram2d", "density weights"))
+  opts = gpu._arg.options(opts, "histogram2d", "density weights")
+  local ok, h, e = pcall(gpu.histogramdd, {x, y}, bins, range, opts)
+  if not ok then   -- (its words named histogramdd)
+    error(type(h) == "string" and gpu._arg.unwrapped(h):gsub("^gpu%.histogramdd:", "gpu.histogram2d:") or h, 2)
+  end
   return h, e[1], e[2]
 end
 

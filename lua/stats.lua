@@ -580,7 +580,7 @@ function gpu.cov(m, opts)
   device_array(m, "cov")
   opts = options(opts, "cov", 2, "rowvar bias ddof")
   if m.ndim > 2 then error(("gpu.cov: m must be 1-D or 2-D, got %d-D"):format(m.ndim), 2) end
-  local x = m.ndim == 1 and m:reshape(1, -1) or m
+  local x = m.ndim < 2 and m:reshape(1, -1) or m   -- (0-D too: NumPy's atleast_2d)
   if opts.rowvar == false and x.shape[1] ~= 1 then x = x.T end   -- NumPy's: one row stays a variable
   local ddof = opts.ddof
   if ddof == nil then ddof = opts.bias and 0 or 1 end

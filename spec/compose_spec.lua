@@ -352,6 +352,13 @@ describe("gpu.searchsorted and gpu.histogram", function()
     assert.are.same({{0, 3, 2}, {0, 1, 2.5, 5}}, {c:totable(), e:totable()})
     assert.are.equal("int64", c.dtype)
     assert.matches("gpu.histogram: bin edges must increase monotonically", S.errof(gpu.histogram, x, gpu.array({0, 3, 2})), 1, true)
+    -- two edges too (counts [0], edges [1, 0] before; NumPy: bins must increase monotonically)
+    assert.matches("gpu.histogram: bin edges must increase monotonically",
+                   S.errof(gpu.histogram, gpu.array({0.5}), gpu.array({1, 0}, "float64")), 1, true)
+    -- equal edges (all 1e17 before), as NumPy 2's "Too many bins for data range. Cannot create 3 finite-sized bins."
+    assert.matches("gpu.histogram: too many bins for the range [1e+17, 1e+17]: cannot make 3 finite-sized bins in float64",
+                   S.errof(gpu.histogram, gpu.array({1e17}, "float64"), 3), 1, true)
+    assert.are.same({1, 0, 1}, gpu.histogram(gpu.array({1e17, 1e17 + 1e3}, "float64"), 3):totable())   -- distinct: NumPy's
     assert.matches("range's lo 2 is above its hi 1", S.errof(gpu.histogram, x, 3, {range = {2, 1}}), 1, true)
     assert.matches("got host array (make a device array of it with gpu.array(h))",
                    S.errof(gpu.histogram, gpu.zeros(2):tohost()), 1, true)

@@ -122,6 +122,16 @@ describe("histograms", function()
     assert.are.equal("float32", e.dtype)
     assert.are.same({-1, 0, 1, 2}, e:totable())
     assert.matches("gpu.histogram_bin_edges: bins must be positive", S.errof(gpu.histogram_bin_edges, x, 0), 1, true)
+    -- uint64 data at or above 2^63 (read back negative: the edges were [4.61e18, 0, -4.61e18]);
+    -- NumPy: [4.61168602e+18 9.22337204e+18 1.38350581e+19]
+    near({2 ^ 62, 2 ^ 63, 2 ^ 63 + 2 ^ 62}, gpu.histogram_bin_edges(gpu.array({2 ^ 63 + 2 ^ 62, 2 ^ 62}, "uint64"), 2):totable(), 0)
+    -- two edges that decrease (NumPy: bins must increase monotonically)
+    assert.matches("gpu.histogram_bin_edges: bin edges must increase monotonically",
+                   S.errof(gpu.histogram_bin_edges, x, gpu.array({1, 0}, "float64")), 1, true)
+    -- equal edges are refused, as NumPy 2's "Too many bins for data range" (1.24: an IndexError)
+    assert.matches("gpu.histogram_bin_edges: too many bins for the range [100000000000000000, 100000000000000000]: "
+                   .. "cannot make 3 finite-sized bins in float64",
+                   S.errof(gpu.histogram_bin_edges, gpu.array({1e17}, "float64"), 3), 1, true)
   end)
 
   it("gpu.histogram2d counts as NumPy's, the last edge in the last bin", function()
@@ -133,6 +143,12 @@ describe("histograms", function()
     near({-0.95, 0.32, 1.59, 2.86}, ey:totable(), 1e-7)
     h = gpu.histogram2d(x, gpu.array(Y, "float64"), 3, {{-1, 1}, {0, 2}})
     assert.are.same({{3, 1, 0}, {3, 2, 1}, {0, 1, 1}}, h:totable())
+    -- histogram2d's own name and arguments (they said gpu.histogramdd: each coordinate ..., 3 bins for 2 coordinates)
+    assert.matches("gpu.histogram2d: y is complex: it has no order", S.errof(gpu.histogram2d, x, y:astype("complex64")), 1, true)
+    assert.matches("gpu.histogram2d: bins must be a number, an array or a pair of them (x's, y's), got a table of 3",
+                   S.errof(gpu.histogram2d, x, y, {2, 3, 4}), 1, true)
+    assert.matches("gpu.histogram2d: bin edges must increase monotonically",
+                   S.errof(gpu.histogram2d, x, y, {2, gpu.array({1, 0}, "float64")}), 1, true)
   end)
 
   it("gpu.histogramdd counts N x D samples, bins a number or edges per coordinate", function()
@@ -147,6 +163,8 @@ describe("histograms", function()
     assert.matches("gpu.histogramdd: 2 bins for 3 coordinates", S.errof(gpu.histogramdd, s, {2, 2}), 1, true)
     assert.matches("gpu.histogramdd: bin edges must increase monotonically",
                    S.errof(gpu.histogramdd, s, {2, 2, gpu.array({0, 2, 1})}), 1, true)
+    assert.matches("gpu.histogramdd: bin edges must increase monotonically",
+                   S.errof(gpu.histogramdd, s, {2, 2, gpu.array({1, 0}, "float64")}), 1, true)
   end)
 end)
 

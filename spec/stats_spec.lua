@@ -305,6 +305,13 @@ describe("gpu.cov, corrcoef, convolve, correlate and trapezoid", function()
     same({1, -0.9809523809523808, 0.7033799484533299, -0.9809523809523808, 1, -0.6893123494842632,
           0.7033799484533299, -0.6893123494842632, 1}, gpu.corrcoef(m):reshape(-1):totable())
     assert.are.equal("float64", gpu.cov(gpu.ones({2, 3}, "float32")).dtype)
+    -- a 0-D array is one observation of one variable, as NumPy's atleast_2d makes it: nan
+    -- (it said gpu.mean: dim 2 is out of range)
+    for _, f in ipairs({gpu.cov, gpu.corrcoef}) do
+      local z = f(gpu.asarray(1.0))
+      assert.are.same({}, z.shape)
+      assert.is_true(z:item() ~= z:item())
+    end
     -- NumPy's 1 / max(N - ddof, 0): inf past N observations, nan of none (not negative)
     local c2 = gpu.array({{1, 2, 4}, {0, 1, 5}}, "float64")
     assert.are.same({1 / 0, 1 / 0, 1 / 0, 1 / 0}, gpu.cov(c2, {ddof = 5}):reshape(-1):totable())
