@@ -53,8 +53,8 @@ static int is_dims(lua_State *L, int idx) {
 }
 
 static int dim_of(lua_State *L, const char *name, int idx, int ndim) {
-  int isint;
-  lua_Integer d = lua_tointegerx(L, idx, &isint);
+  int isint = 0;   /* a number: lua_tointegerx took "1" */
+  lua_Integer d = lua_type(L, idx) == LUA_TNUMBER ? lua_tointegerx(L, idx, &isint) : 0;
   if (!isint)
     luaL_error(L, "gpu.%s: dim must be an integer, got %s", name,
                lua_type(L, idx) == LUA_TNUMBER ? errors_value(L, idx) : luaL_typename(L, idx));
@@ -115,7 +115,7 @@ static void read_args(lua_State *L, const char *name, int npos, int *pos, int di
     g->keepdim = lua_getfield(L, opts, "keepdim") != LUA_TNIL && lua_toboolean(L, -1);
     if (lua_getfield(L, opts, "out") != LUA_TNIL) g->out = lua_gettop(L);
     if (lua_getfield(L, opts, "ddof") != LUA_TNIL) {
-      if (!lua_isnumber(L, -1)) luaL_error(L, "gpu.%s: ddof must be a number, got %s", name, luaL_typename(L, -1));
+      if (lua_type(L, -1) != LUA_TNUMBER) luaL_error(L, "gpu.%s: ddof must be a number, got %s", name, luaL_typename(L, -1));
       g->ddof = lua_tonumber(L, -1);
       if (g->ddof != g->ddof) luaL_error(L, "gpu.%s: ddof must be a number, got nan", name);
     }

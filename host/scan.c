@@ -148,6 +148,8 @@ static void scan_options(lua_State *L, const char *name, int *dimidx, int *outid
   *dimidx = n >= 2 && !lua_isnil(L, 2) ? 2 : 0;
   *outidx = 0;
   if (!opts) return;
+  if (lua_geti(L, opts, 1) != LUA_TNIL)   /* (errors_options said "a number key") */
+    luaL_error(L, "gpu.%s takes one dim (a number), got a table of them", name);
   errors_options(L, opts, name, "dim out stream");
   if (lua_getfield(L, opts, "dim") != LUA_TNIL) {
     if (*dimidx) luaL_error(L, "gpu.%s: dim is given twice (as an argument and as an option)", name);
@@ -190,9 +192,9 @@ static int scan_call(lua_State *L) {
   int dimidx, outidx;
   scan_options(L, name, &dimidx, &outidx, &g.stream);
   if (dimidx) {
-    int isint;
-    lua_Integer d = lua_tointegerx(L, dimidx, &isint), k;
-    if (!isint) luaL_error(L, "gpu.%s: dim must be an integer, got %s", name, errors_value(L, dimidx));
+    int isint = 0, num = lua_type(L, dimidx) == LUA_TNUMBER;   /* (lua_tointegerx took "1") */
+    lua_Integer d = num ? lua_tointegerx(L, dimidx, &isint) : 0, k;
+    if (!isint) luaL_error(L, "gpu.%s: dim must be an integer, got %s", name, lua_type(L, dimidx) == LUA_TSTRING ? "string" : errors_value(L, dimidx));
     k = d < 0 ? d + a->shape.ndim + 1 : d;
     if (k < 1 || k > a->shape.ndim)
       luaL_error(L, "gpu.%s: dim %I is out of range for an array of %d dimension%s", name, d,
