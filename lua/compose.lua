@@ -404,6 +404,32 @@ function gpu.nonzero(a)
   return table.unpack(out, 1, #shape)
 end
 
+-- diff's prepend or append (what) as an array of a's shape but along dim d: a number,
+-- boolean or gpu.complex as NumPy's asanyarray makes it (int64, float64, bool, complex128),
+-- broadcast to one slice; a table as it makes it; an array as it is (gpu.full and
+-- gpu.concatenate named themselves)
+local function diff_part(v, what, a, d)
+  if type(v) == "table" and not is_array(v) then
+    local ok, r = pcall(gpu._arg.list_array, v)
+    if not ok then error(("gpu.diff: %s: %s"):format(what, gpu._arg.unwrapped(r)), 3) end
+    v = r
+  elseif type(v) == "number" or type(v) == "boolean" or gpu._arg.is_complex(v) then
+    v = gpu.full({}, v, type(v) == "boolean" and "bool" or math.type(v) == "integer" and "int64"
+                 or math.type(v) == "float" and "float64" or "complex128")
+  elseif not is_array(v) then
+    error(("gpu.diff: %s must be a number, a table or a device array, got %s"):format(what, described(v)), 3)
+  end
+  local want, fits = a.shape, v.ndim == a.ndim
+  for k = 1, a.ndim do fits = fits and (k == d or v.shape[k] == want[k]) end
+  want[d] = v.ndim == 0 and 1 or "k"
+  if v.ndim == 0 then return gpu.broadcast_to(v, want) end
+  if not fits then
+    error(("gpu.diff: %s of shape {%s} does not fit a of shape {%s} along dim %d: it must be {%s}"):format(
+      what, table.concat(v.shape, ", "), table.concat(a.shape, ", "), d, table.concat(want, ", ")), 3)
+  end
+  return v
+end
+
 -- gpu.diff(a [, n [, dim]] [, {prepend =, append =}]): the n-th difference (1 by default)
 -- along dim (the last by default): a[i + 1] - a[i], n times; bools give a[i + 1] ~= a[i],
 -- as NumPy's; prepend and append (a number or an array, of a's shape but along dim where
@@ -417,15 +443,9 @@ function gpu.diff(a, n, dim, opts)
   local d = dim_of(dim or -1, a.ndim, "diff")
   opts = gpu._arg.options(opts, "diff", "prepend append")
   if n > 0 and (opts.prepend ~= nil or opts.append ~= nil) then   -- NumPy's n = 0: a itself
-    local parts, slice = {}, a.shape
-    slice[d] = 1
-    for _, v in ipairs({opts.prepend or false, a, opts.append or false}) do
-      if v then   -- a number as NumPy's asanyarray makes it: int64, float64 (or bool)
-        if not is_array(v) then
-          v = gpu.full({}, v, type(v) == "boolean" and "bool" or math.type(v) == "integer" and "int64" or "float64")
-        end
-        parts[#parts + 1] = v.ndim == 0 and gpu.broadcast_to(v, slice) or v
-      end
+    local parts = {}
+    for _, v in ipairs({{opts.prepend, "prepend"}, {a, "a"}, {opts.append, "append"}}) do
+      if v[1] ~= nil then parts[#parts + 1] = v[2] == "a" and a or diff_part(v[1], v[2], a, d) end
     end
     a = gpu.concatenate(parts, d)
   end

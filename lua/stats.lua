@@ -656,7 +656,10 @@ end
 -- shape, or 1-D along dim) or dx (1); a Lua number for a 1-D y
 function gpu.trapezoid(y, x, opts)
   device_array(y, "trapezoid")
-  if type(x) == "table" and not is_array(x) then x, opts = nil, x end
+  if type(x) == "table" and not is_array(x) then
+    if x[1] == nil then x, opts = nil, x   -- options; a list is x, as NumPy's asanyarray makes it
+    else x = gpu._arg.list_array(x) end   -- (it said the options table has a number key)
+  end
   opts = options(opts, "trapezoid", 3, "dx dim")
   if y.ndim == 0 then error("gpu.trapezoid: y must have a dimension to integrate along", 2) end
   local d = dim_of(opts.dim or -1, y.ndim, "trapezoid")

@@ -288,6 +288,17 @@ describe("gpu.nonzero, diff, tril, triu, diagonal, a:trace, meshgrid, repeat_int
   it("refuse what NumPy refuses, naming it", function()
     assert.matches("gpu.nonzero: a 0-D array has no indices", S.errof(gpu.nonzero, gpu.zeros({})), 1, true)
     assert.matches("gpu.diff: n must be a non-negative integer, got -1", S.errof(gpu.diff, a, -1), 1, true)
+    -- prepend and append as NumPy's asanyarray makes them: a table, a gpu.complex (they named
+    -- gpu.full); one that does not fit is named (it was gpu.concatenate: array 2 has size 2 ...)
+    local i8 = gpu.array({1, 4, 9}, "int8")
+    assert.are.same({1, -1, 3, 5}, gpu.diff(i8, 1, 1, {prepend = {1, 2}}):totable())   -- NumPy: [ 1 -1  3  5] (int64)
+    assert.are.equal("int64", gpu.diff(i8, 1, 1, {prepend = {1, 2}}).dtype)
+    local z = gpu.diff(gpu.array({1, 4, 9}), {prepend = gpu.complex(1, 2)})   -- NumPy: [0.-2.j 3.+0.j 5.+0.j]
+    assert.are.same({"complex128", 0, -2, 3}, {z.dtype, z:item(1).re, z:item(1).im, z:item(2).re})
+    assert.matches("gpu.diff: prepend of shape {3, 1} does not fit a of shape {2, 3} along dim 2: it must be {2, k}",
+                   S.errof(gpu.diff, gpu.ones({2, 3}), 1, 2, {prepend = gpu.ones({3, 1})}), 1, true)
+    assert.matches("gpu.diff: append must be a number, a table or a device array, got string",
+                   S.errof(gpu.diff, i8, {append = "x"}), 1, true)
     assert.matches("gpu.tril: a matrix (or a stack of them) expected, got a 1-D array", S.errof(gpu.tril, gpu.zeros(3)), 1, true)
     assert.matches("gpu.triu: k must be an integer, got 0.5", S.errof(gpu.triu, a, 0.5), 1, true)
     assert.matches("gpu.diagonal: a matrix expected, got 3-D array", S.errof(gpu.diagonal, gpu.zeros({1, 1, 1})), 1, true)
