@@ -46,7 +46,17 @@ local function dim_of(d, ndim, api)
   return k
 end
 
-local index_array = gpu._arg.index_array
+-- gpu._arg.index_array, a string entry named as one (its "ind[1] must be an integer, got 2"
+-- read as a number)
+local function index_array(v, api, what)
+  local list = type(v) == "table" and not is_array(v) and v or {v}
+  for k, x in ipairs(list) do
+    if type(x) == "string" then
+      fail(api, "%s must be an integer, got a string (%q)", list == v and ("%s[%d]"):format(what, k) or what, x)
+    end
+  end
+  return gpu._arg.index_array(v, api, what)
+end
 
 -- k (int64) made 0-based, after checking each is among 1..hi (n by default) or -n..-1 (it
 -- reads one back)

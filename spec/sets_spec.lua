@@ -213,6 +213,7 @@ describe("writes at indices and masks", function()
         gpu.put, gpu.zeros({2, 3}), {7}, 1)
     -- an empty array says so (it said -0 to -1 from the end)
     err("gpu.put: index 1 is out of range for a flattened of size 0: the array is empty", gpu.put, gpu.zeros({0}), {1}, 5)
+    err('gpu.put: ind[1] must be an integer, got a string ("2")', gpu.put, gpu.zeros({3}), {"2"}, 5)   -- (it said got 2)
     err("gpu.insert: index 2 is out of range for dimension 1 of size 0: the array is empty, so 1 (after the last) is the only index",
         gpu.insert, gpu.zeros({0}), 2, 5)
   end)
