@@ -339,6 +339,8 @@ static int array_index(lua_State *L) {
     lua_settop(L, 2);
     return array_by_array(L, lua_upvalueindex(1), 2, 0);
   }
+  if (hostarray_test(L, 2))   /* (the words below said to index with an array: it was one) */
+    return luaL_error(L, "a[h]: h is a host array: copy it to the device first, a[gpu.array(h)]");
   return luaL_error(L, "attempt to index a device array from Lua: copy it to the host "
                     "first (h = a:tohost(); h[i]), use a:item(i), take a view a[{i}], or index "
                     "with an array (a mask, or 1-based indices)");

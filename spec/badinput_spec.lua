@@ -339,6 +339,8 @@ local rows = {
    "attempt to use a freed array"},
   {"a[1]", function() return a[1] end,
    "attempt to index a device array from Lua: copy it to the host first (h = a:tohost(); h[i]), use a:item(i), take a view a[{i}], or index with an array (a mask, or 1-based indices)"},
+  {"a[h] (a host array)", function() return gpu.arange(4)[gpu.host.array({1, 2}, "int64")] end,   -- (it said to index with an array)
+   "a[h]: h is a host array: copy it to the device first, a[gpu.array(h)]"},
   {"a[1] = 2", function() a[1] = 2 end,
    "attempt to write a device array from Lua: build the data on the host and copy it with gpu.array(t), assign a view (a[{i}] = v), or write it in a kernel"},
   {"a.nope", function() return a.nope end,
