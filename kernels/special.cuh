@@ -629,8 +629,11 @@ __device__ __noinline__ inline double gammainc(double a, double x, bool upper) {
 }
 
 // x^a (1 - x)^b / (a B(a, b)) times the continued fraction of I_x(a, b) (Lentz's
-// evaluation), which converges fast below x = (a + 1) / (a + b + 2), slower past it
-__device__ __noinline__ inline double betainc_cf(double a, double b, double x) {
+// evaluation), which converges fast below x = (a + 1) / (a + b + 2), slower past it;
+// pre = x^a (1 - x)^b / B(a, b), the same for (b, a, 1 - x); where it underflows so does the
+// result, and the steps of an a + b near 1e300 would overflow to inf / inf
+__device__ __noinline__ inline double betainc_cf(double a, double b, double x, double pre) {
+  if (pre == 0) return 0;
   const double tiny = 1e-300;
   double c = 1, d = 1 - (a + b) * x / (a + 1);
   if (fabs(d) < tiny) d = tiny;
@@ -655,20 +658,94 @@ __device__ __noinline__ inline double betainc_cf(double a, double b, double x) {
     h *= del;
     if (fabs(del - 1) <= 1e-16) break;
   }
-  return ::exp(a * ::log(x) + b * ::log1p(-x) - betaln(a, b)) / a * h;
+  return pre / a * h;
+}
+// lambda = (a + b) x - a = (a + b)(x - x0), x0 = a / (a + b), to a double's relative precision:
+// the products split exactly by fma and summed with their rounding errors, so the distance
+// from the mean keeps its digits where a x and b x are 1e16 times larger than it
+__device__ inline double betainc_lambda(double a, double b, double x) {
+  double p = x * a, q = x * b, e = ::fma(x, a, -p) + ::fma(x, b, -q);
+  double s = p - a, z = s - p, t = (p - (s - z)) + (-a - z);   // s + t = p - a exactly
+  double u = s + q;
+  z = u - s;
+  t += (s - (u - z)) + (q - z);   // u + t = p + q - a exactly
+  return u + (t + e);
+}
+// maximum terms of betainc_temme's series: the k-th falls about as (3 / sqrt(min(a, b)))^k
+#define BETAINC_TEMME_N 40
+// Temme's uniform expansion of I_x(a, b) for large a and b near the mean x0 = a / (a + b)
+// (DiDonato and Morris 1992, BASYM): with t = x0 + sigma w, sigma^2 = x0 (1 - x0), and zeta by
+// zeta^2 / 2 = -(x0 log(t / x0) + (1 - x0) log((1 - t) / (1 - x0))) (its sign w's), the
+// integrand t^(a-1) (1 - t)^(b-1) dt / B(a, b) is e^-d e^(-n zeta^2 / 2) (zeta / w) dzeta
+// sqrt(n / 2 pi), n = a + b, d Stirling's corrections' difference; w / zeta = v solves
+// v^2 + zeta v v' = 1 + r zeta v - zeta^2 v^2, r = (1 - 2 x0) / sigma, so its series (in
+// s = zeta sqrt(n)) has a two-term recursion, 1 / v's is its reciprocal, and each power is
+// integrated exactly: J_k(y) = int_-inf^y s^k e^(-s^2/2) ds / sqrt(2 pi) = -y^(k-1) phi(y) +
+// (k - 1) J_(k-2). The lower tail (y <= 0) by it, the upper as 1 - the lower of (b, a, 1 - x).
+// f = n zeta^2 / 2 at t = x; a bounded sum for every a and b
+__device__ __noinline__ inline double betainc_temme(double a, double b, double lam, double f, double d) {
+  double n = a + b, sab = ::sqrt(a) * ::sqrt(b / n);   // sigma sqrt(n)
+  double rz = (b - a) / n / sab, rn = 1 / n;   // r / sqrt(n), 1 / n
+  if (lam > 0) rz = -rz;   // the tail of (b, a, 1 - x): x0 to 1 - x0, r to -r
+  double y = -::sqrt(2 * f), phi = ::exp(-f) / ::sqrt(2 * PI);
+  double v[BETAINC_TEMME_N], h[BETAINC_TEMME_N];
+  v[0] = 1;
+  h[0] = 1;
+  double j0 = 0.5 * ::erfc(-y / ::sqrt(2.0)), j1 = -phi, yp = phi;   // J_0, J_1, y^(k-1) phi
+  double sum = j0, last = 0;
+  for (int k = 1; k < BETAINC_TEMME_N; k++) {
+    double s = rz * v[k - 1], t = 0;
+    for (int i = 0; i <= k - 2; i++) t += v[i] * v[k - 2 - i];
+    s -= rn * t;
+    for (int i = 1; i < k; i++) s -= v[i] * v[k - i] * (1 + (k - i));
+    v[k] = s / (k + 2);
+    double hk = 0;
+    for (int i = 1; i <= k; i++) hk -= v[i] * h[k - i];
+    h[k] = hk;
+    double jk;
+    if (k == 1) jk = j1;
+    else {
+      yp *= y;
+      jk = -yp + (k - 1) * j0;
+      j0 = j1;
+      j1 = jk;
+    }
+    double term = hk * jk;
+    sum += term;
+    if (k > 2 && fabs(term) + fabs(last) <= 1e-17 * fabs(sum)) break;
+    last = term;
+  }
+  sum *= ::exp(-d);
+  return lam > 0 ? 1 - sum : sum;
 }
 // the regularized incomplete beta function I_x(a, b): its continued fraction below
 // x = (a + 1) / (a + b + 2), past it 1 - r, r = I_(1 - x)(b, a); where r > 0.9 (a tiny b)
 // and 1 - x >= 1e-3 the fraction of I_x(a, b) itself, which takes about 8 / sqrt(1 - x)
 // steps there (past 1e-3 it did not converge: betainc(1, 1e-5, 1 - 1e-12) was 13% off);
-// 1 - r keeps about 1e-16 absolute error, relative 1e-16 / (1 - r)
+// 1 - r keeps about 1e-16 absolute error, relative 1e-16 / (1 - r). The fraction needs
+// about 1.2 sqrt(min(a, b)) steps at the mean, so for a, b > 100 within 0.03 min(a, b) of
+// it in lambda Temme's expansion instead. For a, b >= 10 near the mean the fraction's
+// x^a (1 - x)^b / B(a, b) is x0^a (1 - x0)^b / B(a, b) = sqrt(a b / (2 pi n)) e^-d by
+// Stirling's formula times e^-f, f from lambda: a log x alone would lose |a log x| eps
 __device__ __noinline__ inline double betainc(double a, double b, double x) {
   if (isnan(a) || isnan(b) || isnan(x) || !(a > 0) || !(b > 0) || a == inf() || b == inf() ||
       x < 0 || x > 1) return nan();
   if (x == 0 || x == 1) return x;
-  if (x <= (a + 1) / (a + b + 2)) return betainc_cf(a, b, x);
-  double r = betainc_cf(b, a, 1 - x);
-  return r > 0.9 && 1 - x >= 1e-3 ? betainc_cf(a, b, x) : 1 - r;
+  // (a + b overflows only where both pass 1e292, where I is a step at x0 that halving keeps)
+  if (a + b == inf()) { a *= 0.5; b *= 0.5; }
+  double lam = betainc_lambda(a, b, x), m = a < b ? a : b, pre;
+  if (m >= 10 && fabs(lam) <= 0.5 * m) {
+    double f = -(a * log1pmx(lam / a) + b * log1pmx(-lam / b));
+    double d = stirling(a) + stirling(b) - stirling(a + b);
+    if (m > 100 && fabs(lam) <= 0.03 * m) return betainc_temme(a, b, lam, f, d);
+    pre = ::exp(-f - d) * (::sqrt(a) * ::sqrt(b / (a + b))) / ::sqrt(2 * PI);
+  } else {
+    pre = ::exp(a * ::log(x) + b * ::log1p(-x) - betaln(a, b));
+  }
+  // x <= (a + 1) / (a + b + 2) in lambda, which near 1 keeps the digits that x's rounding loses
+  if (lam <= (b - a) / (a + b + 2)) return betainc_cf(a, b, x, pre);
+  double r = betainc_cf(b, a, 1 - x, pre);
+  return r > 0.9 && 1 - x >= 1e-3 ? betainc_cf(a, b, x, pre) : 1 - r;
 }
 
 // ---- logistic, entropies, losses ----

@@ -93,6 +93,18 @@ describe("gpu.special's incomplete beta function", function()
     check("betainc", {r[1], r[2], r[3]}, {0.022762778963332352, 0.031722917970926905, 0.05478801089746878}, 1e-13)
     check("betainc", {r[4]}, {0.00027627226216710306}, 1e-11)
   end)
+  it("of large a and b near the mean: Temme's expansion, not a fraction of sqrt(a) steps", function()
+    -- mpmath (40 digits: betainc, and quad of the density past a = 1e4): 0.5, 0.626560102975948395,
+    -- 0.010460644553583078274, 0.49730055897976150725, 0.59376644548261450601,
+    -- 0.66744036511201434039, 0.5, 0.5, 1 (22 sigma past the mean). gpuhost gave 0.50000000063,
+    -- 0.6265601070, 0.010454237, 0.4973005589832, 0.593766445482617, 0.667440365104,
+    -- 7.7e-13, NaN and 3.1e-123 (the fraction of I_x past the mean: x rounded to its threshold)
+    local r = S.betainc(A{1e7, 1e8, 1e12, 1e4, 500, 3e5, 1e20, 1e300, 1e20},
+                        A{1e7, 1.5e8, 3e12, 1e6, 700, 2e5, 1e20, 1e300, 13700},
+                        A{0.5, 0.40001, 0.2499995, 0.0099, 0.42, 0.6003, 0.5, 0.5, 0.9999999999999999}):totable()
+    check("betainc", r, {0.5, 0.626560102975948395, 0.010460644553583078274, 0.49730055897976150725,
+                         0.59376644548261450601, 0.66744036511201434039, 0.5, 0.5, 1}, 1e-14)
+  end)
 end)
 
 describe("gpu.special's beta functions", function()
