@@ -586,18 +586,7 @@ function gpu.searchsorted(a, v, opts)
 end
 
 -- gpu.histogram(a [, bins [, {range = {lo, hi}}]]): counts (int64) of a's values in bins
--- equal bins (10 by default) from lo to hi (a's least and greatest by default), and the
--- edges (n + 1 of them, from gpu.linspace over [lo, hi] in et) refused where two are equal,
--- as NumPy 2's "too many bins for data range" (1.24 raised an IndexError; 1e17 +- 0.5 gave
--- equal edges): read back only where a step is within a few units of the last place
-local EPS = {float64 = 2 ^ -52, float32 = 2 ^ -23, float16 = 2 ^ -10}
-local function distinct_edges(edges, lo, hi, n, et, api)
-  if (hi - lo) / n < 4 * EPS[et] * math.max(math.abs(lo), math.abs(hi)) and gpu.any(gpu.diff(edges):le(0)) then
-    error(("gpu.%s: too many bins for the range [%s, %s]: cannot make %d finite-sized bin%s in %s"):format(
-      api, show(lo), show(hi), n, n == 1 and "" or "s", et), 3)
-  end
-  return edges
-end
+-- equal bins (10 by default) from lo to hi (a's least and greatest by default)
 
 -- bins + 1 edges (float16 and float32 for such data, else float64), as NumPy's: the last bin
 -- closed, values outside not counted
@@ -623,10 +612,7 @@ function gpu.histogram(a, bins, opts)
   elseif a.size == 0 then
     lo, hi = 0.0, 1.0
   else
-    lo, hi = a:min() + 0.0, a:max() + 0.0
-    if a.dtype == "uint64" then   -- (read back as Lua integers: 2^63 and up come negative)
-      lo, hi = lo < 0 and lo + 2 ^ 64 or lo, hi < 0 and hi + 2 ^ 64 or hi
-    end
+    lo, hi = gpu._arg.extent(a)
     if lo ~= lo or hi ~= hi or lo == -math.huge or hi == math.huge then
       error(("gpu.histogram: the range found in the data, [%s, %s], is not finite: give {range = {lo, hi}}"):format(
         show(lo), show(hi)), 2)
@@ -642,7 +628,7 @@ function gpu.histogram(a, bins, opts)
     error(("gpu.histogram: the range [%s, %s] is wider than %s holds (hi - lo overflows): give a "
            .. "narrower {range = {lo, hi}}"):format(show(lo), show(hi), et), 2)
   end
-  local edges = distinct_edges(gpu.linspace(lo, hi, bins + 1, {dtype = et}), lo, hi, bins, et, "histogram")
+  local edges = gpu._arg.distinct_edges(gpu.linspace(lo, hi, bins + 1, {dtype = et}), lo, hi, bins, et, "histogram", show)
   local counts = gpu.zeros(bins, "uint64")
   if a.size > 0 then   -- up to 8192 bins counted in a block's shared memory first
     local shared = bins <= 8192

@@ -97,6 +97,26 @@ function arg.elements(total, api, level)
   end
   return total
 end
+-- A's least and greatest elements as floats (the histograms' range); uint64 ones past 2^63,
+-- which come back as negative Lua integers, as their values
+function arg.extent(a)
+  local lo, hi = gpu.min(a) + 0.0, gpu.max(a) + 0.0
+  if a.dtype == "uint64" then lo, hi = lo < 0 and lo + 2 ^ 64 or lo, hi < 0 and hi + 2 ^ 64 or hi end
+  return lo, hi
+end
+-- A histogram's edges (n + 1 of them, gpu.linspace's over [lo, hi] in et) refused where two
+-- are equal, as NumPy 2's "too many bins for data range" (1.24 raised an IndexError; 1e17
+-- +- 0.5 gave equal edges): read back only where a step is within a few units of the last
+-- place; show (arg.shown) writes lo and hi in the caller's words
+local EPS = {float64 = 2 ^ -52, float32 = 2 ^ -23, float16 = 2 ^ -10}
+function arg.distinct_edges(edges, lo, hi, n, et, api, show)
+  show = show or arg.shown
+  if (hi - lo) / n < 4 * EPS[et] * math.max(math.abs(lo), math.abs(hi)) and gpu.any(gpu.diff(edges):le(0)) then
+    error(("gpu.%s: too many bins for the range [%s, %s]: cannot make %d finite-sized bin%s in %s"):format(
+      api, show(lo), show(hi), n, n == 1 and "" or "s", et), 3)
+  end
+  return edges
+end
 -- An error another gpuhost function raised, as words of the caller's own: without a
 -- position ("file:12: ") and without "bad argument #k to 'f' (...)" around it
 function arg.unwrapped(e)

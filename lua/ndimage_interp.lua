@@ -40,9 +40,7 @@ end
 -- the filters' input check, a freed array named as such first
 local function input_of(a, api)
   if is_array(a) then live(a, api, "input") end
-  a = common.input_of(a, api)
-  gpu._arg.here("ndimage." .. api, {a, "input"})
-  return a
+  return common.input_of(a, api)   -- (which checks the device too)
 end
 
 local function mode_of(m, api, default)

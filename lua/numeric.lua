@@ -214,10 +214,7 @@ local function range_of(x, range, api, what)
   elseif x.size == 0 then
     lo, hi = 0.0, 1.0
   else
-    lo, hi = gpu.min(x) + 0.0, gpu.max(x) + 0.0
-    if x.dtype == "uint64" then   -- (read back as Lua integers: 2^63 and up come negative, as in gpu.histogram)
-      lo, hi = lo < 0 and lo + 2 ^ 64 or lo, hi < 0 and hi + 2 ^ 64 or hi
-    end
+    lo, hi = gpu._arg.extent(x)
   end
   for _, v in ipairs({lo, hi}) do
     if v ~= v or v == math.huge or v == -math.huge then
@@ -226,18 +223,6 @@ local function range_of(x, range, api, what)
   end
   if lo == hi then lo, hi = lo - 0.5, hi + 0.5 end
   return lo, hi
-end
-
--- edges (n + 1 of them, from gpu.linspace over [lo, hi] in et) refused where two are equal,
--- as NumPy 2's "too many bins for data range" (1.24 raised an IndexError; 1e17 +- 0.5 gave
--- equal edges): read back only where a step is within a few units of the last place
-local EPS = {float64 = 2 ^ -52, float32 = 2 ^ -23, float16 = 2 ^ -10}
-local function distinct_edges(edges, lo, hi, n, et, api)
-  if (hi - lo) / n < 4 * EPS[et] * math.max(math.abs(lo), math.abs(hi)) and gpu.any(gpu.diff(edges):le(0)) then
-    error(("gpu.%s: too many bins for the range [%s, %s]: cannot make %d finite-sized bin%s in %s"):format(
-      api, show(lo), show(hi), n, n == 1 and "" or "s", et), 3)
-  end
-  return edges
 end
 
 -- bins equal bins' edges over x's range, in dtype et; or bins itself, a 1-D array of
@@ -253,7 +238,7 @@ local function edges_of(x, bins, range, et, api, what)
   local n = count(bins, api, "bins")
   if n == 0 then error(("gpu.%s: bins must be positive"):format(api), 3) end
   local lo, hi = range_of(x, range, api, what)
-  return distinct_edges(gpu.linspace(lo, hi, n + 1, {dtype = et}), lo, hi, n, et, api)
+  return gpu._arg.distinct_edges(gpu.linspace(lo, hi, n + 1, {dtype = et}), lo, hi, n, et, api)
 end
 
 local function real(a, api, what)
