@@ -342,12 +342,27 @@ __constant__ const double DIGAMMA_ROOT[] = {0.9676722454476214, -0.4427631689835
   0.004926781395729858, -0.0033698016554393317, 0.00230512632673493,
   -0.0015769367714301987, 0.0010788252019162975, -0.000738070938996006,
   0.0005049532658346026};
-// digamma: psi(1 - x) - pi cot(pi x) below 0; near its positive root x0 a Taylor series
-// there (coefficients (-1)^(n+1) zeta(n + 1, x0)); else up to 10 by psi(x + 1) - 1/x, and
-// the asymptotic series
+// The same about its first negative root x1 = -0.50408...; poles at 0 and -1 leave a radius
+// of 0.496, so |x - x1| < 0.05 keeps 19 terms to 1e-18 of the value
+__constant__ const double DIGAMMA_NEGROOT[] = {8.939798558792134, -0.8093454625306507,
+  32.258572064915505, -2.761011648790828, 128.27342343090902, -14.70672173553036,
+  513.2704629562862, -75.37700066344631, 2055.5357119463315, -368.5783503832191,
+  8234.667099203069, -1743.364608867363, 32997.785655255044, -8051.818155363498,
+  132262.95480834588, -36529.94596948565, 530280.3912420176, -163451.79342700253,
+  2126602.3725968753};
+// digamma: psi(1 - x) - pi cot(pi x) below 0, where the two cancel at the roots; near its
+// positive root x0 and its first negative root x1 a Taylor series there (scipy's; the
+// coefficients (-1)^(n+1) zeta(n + 1, x0)); else up to 10 by psi(x + 1) - 1/x, and the
+// asymptotic series
 __device__ __noinline__ inline double digamma(double x) {
   if (isnan(x)) return x;
   if (x == 0) return 1 / x < 0 ? inf() : -inf();
+  const double X1 = -0.5040830082644554, X1_LO = -8.15428206243813e-18;
+  if (fabs(x - X1) < 0.05) {
+    double u = (x - X1) - X1_LO, s = 0;
+    for (int k = 18; k >= 0; k--) s = (s + DIGAMMA_NEGROOT[k]) * u;
+    return s;
+  }
   double refl = 0;   // psi(x) = psi(1 - x) + refl: reflected without a recursive call
   if (x < 0) {
     if (x == ::floor(x)) return nan();
