@@ -733,6 +733,39 @@ __device__ __noinline__ inline double betainc_temme(double a, double b, double l
   sum *= ::exp(-d);
   return lam > 0 ? 1 - sum : sum;
 }
+// 2^2k B_2k / (2k (2k)!), k = 1..15: log(sinh(w) / w) = sum of these times w^2k
+__constant__ const double LOG_SINHC[] = {0.16666666666666666, -0.005555555555555556,
+  0.00035273368606701937, -2.6455026455026456e-05, 2.1377799155576935e-06, -1.803670234005331e-07,
+  1.5661391322766986e-08, -1.3884130493737299e-09, 1.2504359176004997e-10, -1.1402575602296091e-11,
+  1.0502923908637557e-12, -9.754877841593703e-14, 9.123468230859098e-15, -8.5837197618956095e-16,
+  8.11731800972779e-17};
+// I_x(a, b) for one large parameter p and a small one q (DiDonato and Morris 1992, BGRAT):
+// with t = e^-z in the integral of t^(p-1) (1 - t)^(q-1) over t from 0 to x, and T = p + (q - 1)/2,
+// the integrand is e^(-T z) z^(q-1) (sinh(z/2) / (z/2))^(q-1), the last a series sum c_n z^2n;
+// term by term, sum c_n (q)_2n T^-2n G(q + 2n, u), u = -T log x, G the regularized upper
+// incomplete gamma function Q, times R = gamma(p + q) / (gamma(p) T^q). Asymptotic in 1 / T:
+// summed while its terms fall. lx is the log of p's argument (log x for p = a); lower: the
+// tail from x to 1 instead (P for Q), I_x(a, b) when p is b. The continued fraction lost
+// p eps there: 1 - (a + b) x / (a + 1) and the later steps cancel near the mean
+__device__ __noinline__ inline double betainc_grat(double p, double q, double lx, bool lower) {
+  double T = p + 0.5 * (q - 1), u = -T * lx, r = q / p;
+  double lr = p * log1pmx(r) - 0.5 * ::log1p(r) + q * ::log1p(0.5 * (q + 1) / T) +
+              stirling(p + q) - stirling(p);
+  double e[16], sum = gammainc(q, u, !lower), poch = 1, last = inf();
+  e[0] = 1;
+  for (int n = 1; n < 16; n++) {   // e_n: the series of exp((q - 1) log(sinh(w) / w)) in w^2
+    double en = 0;
+    for (int k = 1; k <= n; k++) en += k * (q - 1) * LOG_SINHC[k - 1] * e[n - k];
+    e[n] = en / n;
+    poch *= (q + 2 * n - 2) * (q + 2 * n - 1) / (4 * T * T);   // (q)_2n / (2T)^2n
+    double t = e[n] * poch * gammainc(q + 2 * n, u, !lower);
+    if (!(fabs(t) < last)) break;   // past the smallest term of an asymptotic series
+    sum += t;
+    if (fabs(t) <= 1e-17 * fabs(sum)) break;
+    last = fabs(t);
+  }
+  return ::exp(lr) * sum;
+}
 // the regularized incomplete beta function I_x(a, b): its continued fraction below
 // x = (a + 1) / (a + b + 2), past it 1 - r, r = I_(1 - x)(b, a); where r > 0.9 (a tiny b)
 // and 1 - x >= 1e-3 the fraction of I_x(a, b) itself, which takes about 8 / sqrt(1 - x)
@@ -749,6 +782,9 @@ __device__ __noinline__ inline double betainc(double a, double b, double x) {
   // (a + b overflows only where both pass 1e292, where I is a step at x0 that halving keeps)
   if (a + b == inf()) { a *= 0.5; b *= 0.5; }
   double lam = betainc_lambda(a, b, x), m = a < b ? a : b, pre;
+  double big = a < b ? b : a;   // one large parameter (and the small one's square within 10x): BGRAT
+  if (big >= 3000 && (m <= 100 || m * m <= 10 * big))
+    return a > b ? betainc_grat(a, b, ::log(x), false) : betainc_grat(b, a, ::log1p(-x), true);
   if (m >= 10 && fabs(lam) <= 0.5 * m) {
     double f = -(a * log1pmx(lam / a) + b * log1pmx(-lam / b));
     double d = stirling(a) + stirling(b) - stirling(a + b);

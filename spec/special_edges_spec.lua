@@ -107,6 +107,17 @@ describe("gpu.special's incomplete beta function", function()
   end)
 end)
 
+describe("gpu.special's incomplete beta function of one large parameter", function()
+  it("near the mean: BGRAT's expansion, not a fraction whose first step cancels", function()
+    -- mpmath's betainc (40 digits); the fraction gave 1e-8 .. 1e-3 relative errors here
+    local r = S.betainc(A{1e9, 1e12, 1e15, 1e9, 0.5, 9, 1e-5}, A{0.5, 0.5, 101, 1000, 1e12, 1e9, 1e5},
+                        A{0.999999999, 0.99999999999925, 0.9999999999998485, 0.9999985, 7.5e-13, 1.8e-08, 5e-11}):totable()
+    check("betainc", r, {0.15729921286841771615, 0.22068500940247677009, 5.2809314639216178366e-6,
+                         2.2033134837369127025e-43, 0.77932863808018206823, 0.99294399182654178441,
+                         0.9998837180092237276}, 1e-13)
+  end)
+end)
+
 describe("gpu.special's beta functions", function()
   it("of a negative non-integer a and a large b: no cancellation of lgamma(b) - lgamma(a + b)", function()
     -- mpmath's beta and log|beta| (50 digits); scipy 1.17's -inf at (-2.5, 1e300)
