@@ -1,7 +1,7 @@
 /* npy.c: NumPy's .npy files (format 1.0 written; 1.0, 2.0 and 3.0 read), so that arrays go
  * to and from NumPy without a loop: gpu._npy_write(path, h) writes a contiguous host array
  * whole, atomically (a temporary file beside path, then rename, so a failure never leaves
- * half a file under path); gpu._npy_read(path) gives a host array and whether the file was
+ * half a file under path; in place where the directory refuses that); gpu._npy_read(path) gives a host array and whether the file was
  * in Fortran order. lua/npy.lua (gpu.save, gpu.load) makes views contiguous, copies to and
  * from the device and turns a Fortran-order array into the view it is. Elements are
  * little-endian on every machine gpuhost runs on; big-endian files are read and swapped. */
@@ -57,7 +57,7 @@ void npy_push_header(lua_State *L, const HostArray *h) {
 }
 
 /* The mode for the file that replaces path, not mkstemp's 0600: the mode of the file there
- * (as libzip keeps it for gpu.savez), or a new file's. */
+ * (as NumPy, writing into it, keeps it), or a new file's. */
 static mode_t new_mode(const char *path) {
   struct stat st;
   if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) return st.st_mode & 07777;
@@ -66,24 +66,70 @@ static mode_t new_mode(const char *path) {
   return 0666 & ~mask;
 }
 
+/* The temporary file's name beside path: its directory, and as much of its name as leaves
+ * room for ".tmp-XXXXXX" within the directory's longest name (a name of 250 bytes is
+ * valid, its name and the suffix would not be). NULL: no memory. */
+static char *temp_name(const char *path) {
+  const char *slash = strrchr(path, '/');
+  size_t dir = slash ? (size_t)(slash - path) + 1 : 0, base = strlen(path) - dir;
+  char *tmp = malloc(dir + base + 16);
+  if (tmp == NULL) return NULL;
+  memcpy(tmp, path, dir);
+  tmp[dir] = '\0';
+  long max = pathconf(dir ? tmp : ".", _PC_NAME_MAX);   /* -1: no limit, or no such directory */
+  size_t keep = base;
+  if (max > 22 && base > (size_t)max - 11) keep = (size_t)max - 11;
+  memcpy(tmp + dir, path + dir, keep);
+  strcpy(tmp + dir + keep, ".tmp-XXXXXX");
+  return tmp;
+}
+
+/* The two parts into fd, which is closed: 0, or errno. */
+static int fd_put(int fd, const void *a, size_t an, const void *b, size_t bn) {
+  int err = 0;
+  if (fd_write_all(fd, a, an) != 0 || fd_write_all(fd, b, bn) != 0) err = errno ? errno : EIO;
+  if (close(fd) != 0 && !err) err = errno;
+  return err;
+}
+
+/* The two parts into the new temporary fd (given the mode of the file at path), synced
+ * and closed: 0, or errno. */
+static int temp_put(int fd, const char *path, const void *a, size_t an, const void *b, size_t bn) {
+  int err = 0;
+  if (fchmod(fd, new_mode(path)) != 0) err = errno;
+  else if (fd_write_all(fd, a, an) != 0 || fd_write_all(fd, b, bn) != 0) err = errno ? errno : EIO;
+  if (fsync(fd) != 0 && !err) err = errno;
+  if (close(fd) != 0 && !err) err = errno;
+  return err;
+}
+
 /* Replaces path with the n bytes at each of two parts, atomically: a temporary file beside
- * it, then rename, so a failure leaves nothing under path. 0, or errno. A directory at path
- * is EISDIR (rename would call "dir/" ENOTDIR, after writing the file into it). */
+ * it, then rename, so a failure leaves nothing under path. A file there is opened for
+ * writing first, as io.open opens it, so that one the user may not write is refused (the
+ * rename needs only the directory's permission); where the directory refuses the
+ * temporary or the rename (not writable, or sticky and another's file), that file is
+ * written in place, as NumPy writes it. 0, or errno. A directory at path is EISDIR (rename
+ * would call "dir/" ENOTDIR, after writing the file into it). */
 int npy_replace(const char *path, const void *a, size_t an, const void *b, size_t bn) {
   struct stat st;
   if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) return EISDIR;
-  char *tmp = malloc(strlen(path) + 16);
-  if (tmp == NULL) return ENOMEM;
-  sprintf(tmp, "%s.tmp-XXXXXX", path);
-  int fd = mkstemp(tmp), err = 0;
-  if (fd < 0) err = errno;
-  else if (fchmod(fd, new_mode(path)) != 0) err = errno;
-  else if (fd_write_all(fd, a, an) != 0 || fd_write_all(fd, b, bn) != 0) err = errno ? errno : EIO;
-  if (fd >= 0 && fsync(fd) != 0 && !err) err = errno;
-  if (fd >= 0 && close(fd) != 0 && !err) err = errno;
+  int old = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);   /* not truncated: only a check */
+  if (old < 0 && errno != ENOENT) return errno;
+  char *tmp = temp_name(path);
+  if (tmp == NULL) {
+    if (old >= 0) close(old);
+    return ENOMEM;
+  }
+  int fd = mkstemp(tmp), err = fd < 0 ? errno : temp_put(fd, path, a, an, b, bn);
   if (!err && rename(tmp, path) != 0) err = errno;
   if (err && fd >= 0) unlink(tmp);
   free(tmp);
+  if (old < 0) return err;
+  if (err == EACCES || err == EPERM) {   /* the directory refused: the file, in place */
+    if (ftruncate(old, 0) == 0) return fd_put(old, a, an, b, bn);
+    err = errno;
+  }
+  close(old);
   return err;
 }
 
@@ -107,11 +153,8 @@ const char *npy_target(lua_State *L, const char *path) {
 /* Writes the n bytes at each of two parts into path as it is (np.save's way with
  * /dev/stdout or a FIFO, where a rename cannot go). 0, or errno. */
 static int npy_write_through(const char *path, const void *a, size_t an, const void *b, size_t bn) {
-  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666), err = 0;
-  if (fd < 0) return errno;
-  if (fd_write_all(fd, a, an) != 0 || fd_write_all(fd, b, bn) != 0) err = errno ? errno : EIO;
-  if (close(fd) != 0 && !err) err = errno;
-  return err;
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  return fd < 0 ? errno : fd_put(fd, a, an, b, bn);
 }
 
 /* gpu._npy_write(path, h): h contiguous; raises naming the path when it cannot */

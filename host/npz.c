@@ -2,8 +2,9 @@
  * deflated as numpy.savez_compressed does) through libzip (Debian's libzip4), opened with dlopen at the first use so
  * that gpuhost starts without it: gpu._npz_write(path, {name = h, ...}) and
  * gpu._npz_write(path, arrays, true) deflated, gpu._npz_read(path) -> {name = h, ...}, h contiguous host arrays (lua/npy.lua makes them
- * so). libzip writes to a temporary file and renames it at zip_close, so a failure never
- * leaves half a file under path; an archive an error leaves open is discarded by the
+ * so). The archive is made in memory (a libzip buffer source) and written as gpu.save
+ * writes a .npy (npy_replace: a temporary file beside path, renamed, so a failure never
+ * leaves half a file under path); an archive an error leaves open is discarded by the
  * collector. Declared here, not from zip.h: the few entry points and
  * constants gpuhost calls, as libzip 1.x's stable ABI has them. */
 #include <dlfcn.h>
@@ -35,7 +36,14 @@ enum { ZIP_CREATE = 1, ZIP_TRUNCATE = 8, ZIP_RDONLY = 16, ZIP_CM_STORE = 0, ZIP_
 
 static struct {
   int tried;
-  zip_t *(*open)(const char *, int, int *);
+  zip_source_t *(*source_buffer_create)(const void *, uint64_t, int, zip_error_t *);
+  zip_t *(*open_from_source)(zip_source_t *, int, zip_error_t *);
+  void (*source_keep)(zip_source_t *);
+  int (*source_open)(zip_source_t *);
+  int (*source_stat)(zip_source_t *, zip_stat_t *);
+  int64_t (*source_read)(zip_source_t *, void *, uint64_t);
+  int (*source_close)(zip_source_t *);
+  void (*error_init)(zip_error_t *);
   zip_source_t *(*source_buffer)(zip_t *, const void *, uint64_t, int);
   int64_t (*file_add)(zip_t *, const char *, zip_source_t *, uint32_t);
   int (*set_file_compression)(zip_t *, uint64_t, int32_t, uint32_t);
@@ -56,22 +64,25 @@ static struct {
   void (*error_fini)(zip_error_t *);
 } z;
 
-/* An open archive and the member being read, closed by the collector if an error leaves
- * them open; whoever closes one first sets it to NULL. */
-typedef struct ZipBox { zip_t *zip; zip_file_t *file; } ZipBox;
+/* An open archive, the member being read and the buffer an archive is written into (a
+ * reference of gpuhost's own), closed by the collector if an error leaves them open;
+ * whoever closes one first sets it to NULL. */
+typedef struct ZipBox { zip_t *zip; zip_file_t *file; zip_source_t *buf; } ZipBox;
 
 static int box_gc(lua_State *L) {
   ZipBox *box = lua_touserdata(L, 1);
   if (box->file) z.fclose(box->file);
   if (box->zip) z.discard(box->zip);
+  if (box->buf) z.source_free(box->buf);
   box->file = NULL;
   box->zip = NULL;
+  box->buf = NULL;
   return 0;
 }
 
 /* libzip, or an error naming it and the package that has it. */
 static void zip_load(lua_State *L) {
-  if (z.open) return;
+  if (z.open_from_source) return;
   void *lib = dlopen("libzip.so.4", RTLD_NOW | RTLD_LOCAL);
   if (lib == NULL) lib = dlopen("libzip.so.5", RTLD_NOW | RTLD_LOCAL);
   if (lib == NULL)
@@ -86,7 +97,11 @@ static void zip_load(lua_State *L) {
   SYM(fclose, "zip_fclose") SYM(strerror, "zip_strerror") SYM(fdopen, "zip_fdopen")
   SYM(stat_index, "zip_stat_index") SYM(file_strerror, "zip_file_strerror")
   SYM(error_init_with_code, "zip_error_init_with_code") SYM(error_strerror, "zip_error_strerror")
-  SYM(error_fini, "zip_error_fini") SYM(open, "zip_open")   /* open last: loaded means all are */
+  SYM(error_fini, "zip_error_fini") SYM(source_buffer_create, "zip_source_buffer_create")
+  SYM(source_keep, "zip_source_keep") SYM(source_open, "zip_source_open")
+  SYM(source_stat, "zip_source_stat") SYM(source_read, "zip_source_read")
+  SYM(source_close, "zip_source_close") SYM(error_init, "zip_error_init")
+  SYM(open_from_source, "zip_open_from_source")   /* last: loaded means all are */
 #undef SYM
 }
 
@@ -95,6 +110,7 @@ static ZipBox *push_box(lua_State *L) {
   ZipBox *box = lua_newuserdatauv(L, sizeof *box, 0);
   box->zip = NULL;
   box->file = NULL;
+  box->buf = NULL;
   if (luaL_newmetatable(L, "gpu.zipfile")) {
     lua_pushcfunction(L, box_gc);
     lua_setfield(L, -2, "__gc");
@@ -125,8 +141,71 @@ static void push_npy(lua_State *L, HostArray *h) {
 }
 
 /* An archive of no members: its end of central directory record alone, as numpy.savez
- * writes it. libzip writes no file for it (and removes the one under path). */
+ * writes it. libzip makes none of it (and removes the one under path). */
 static const char EMPTY_ZIP[22] = "PK\5\6";
+
+/* Raises "cannot write '<shown>': libzip: <e's words>", e freed first. */
+static int zip_fail(lua_State *L, const char *shown, zip_error_t *e) {
+  lua_pushfstring(L, "cannot write '%s': libzip: %s", shown, z.error_strerror(e));
+  z.error_fini(e);
+  return lua_error(L);
+}
+
+/* [-0, +0, e] A new archive in box: an empty buffer (box->buf, gpuhost's reference) that
+ * zip_close writes the archive into. */
+static zip_t *open_buffer(lua_State *L, ZipBox *box, const char *shown) {
+  zip_error_t e;
+  z.error_init(&e);
+  if ((box->buf = z.source_buffer_create(NULL, 0, 0, &e)) == NULL) zip_fail(L, shown, &e);
+  z.source_keep(box->buf);   /* a second reference, the archive's */
+  if ((box->zip = z.open_from_source(box->buf, ZIP_CREATE | ZIP_TRUNCATE, &e)) == NULL) {
+    z.source_free(box->buf);   /* the archive's, which it did not take */
+    zip_fail(L, shown, &e);
+  }
+  z.error_fini(&e);
+  return box->zip;
+}
+
+/* [-0, +1, e] The bytes zip_close wrote into box->buf, as a userdata; *n their count. */
+static const void *push_buffer(lua_State *L, ZipBox *box, const char *shown, size_t *n) {
+  zip_stat_t st;
+  if (z.source_stat(box->buf, &st) != 0 || !(st.valid & ZIP_STAT_SIZE) || z.source_open(box->buf) != 0)
+    luaL_error(L, "cannot write '%s': libzip could not read back the archive it made", shown);
+  void *bytes = lua_newuserdatauv(L, (size_t)st.size, 0);
+  int64_t got = z.source_read(box->buf, bytes, st.size);
+  z.source_close(box->buf);
+  if (got < 0 || (uint64_t)got != st.size)
+    luaL_error(L, "cannot write '%s': libzip could not read back the archive it made", shown);
+  *n = (size_t)st.size;
+  return bytes;
+}
+
+/* [-0, +1, e] The .npz of the arrays at index 2 (each member's bytes kept in the table at
+ * index 3 until zip_close), made in memory through box. */
+static const void *push_archive(lua_State *L, ZipBox *box, int method, const char *shown, size_t *size) {
+  zip_t *zf = open_buffer(L, box, shown);
+  for (lua_pushnil(L); lua_next(L, 2); lua_pop(L, 1)) {
+    HostArray *h = hostarray_test(L, -1);
+    if (lua_type(L, -2) != LUA_TSTRING || h == NULL || !h->alive || !h->contiguous)
+      luaL_error(L, "cannot write '%s': every entry must be a name and an array", shown);
+    lua_pushfstring(L, "%s.npy", lua_tostring(L, -2));
+    push_npy(L, h);
+    size_t n;
+    const char *bytes = lua_tolstring(L, -1, &n);
+    zip_source_t *src = z.source_buffer(zf, bytes, n, 0);
+    int64_t at = src ? z.file_add(zf, lua_tostring(L, -2), src, 0) : -1;
+    if (at < 0 || z.set_file_compression(zf, (uint64_t)at, method, 0) != 0) {
+      if (src && at < 0) z.source_free(src);
+      luaL_error(L, "cannot write '%s': %s", shown, z.strerror(zf));
+    }
+    lua_rawseti(L, 3, (lua_Integer)lua_rawlen(L, 3) + 1);   /* keep the bytes */
+    lua_pop(L, 1);                                          /* the member's name */
+  }
+  if (z.close(zf) != 0)   /* on failure zf is still open: the box discards it */
+    luaL_error(L, "cannot write '%s': %s", shown, z.strerror(zf));
+  box->zip = NULL;
+  return push_buffer(L, box, shown, size);
+}
 
 /* gpu._npz_write(path, arrays [, deflate]): arrays maps names to contiguous host arrays */
 static int npz_write(lua_State *L) {
@@ -137,44 +216,20 @@ static int npz_write(lua_State *L) {
   lua_settop(L, 2);
   lua_newtable(L);                 /* 3: the members' bytes, alive until zip_close */
   ZipBox *box = push_box(L);       /* 4 */
-  struct stat st;
-  if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))   /* which libzip calls an operation not supported */
-    return luaL_error(L, "cannot write '%s': %s", path, strerror(EISDIR));
   const char *shown = path;
-  path = npy_target(L, path);   /* 5: a link's target, which libzip's rename replaces */
+  path = npy_target(L, path);   /* 5: a link's target, which the rename replaces */
   if (path == NULL)
     return luaL_error(L, "cannot write '%s': not a regular file or a link to one (gpu.savez writes a new file and "
                       "renames it there)", shown);
   lua_pushnil(L);
-  if (!lua_next(L, 2)) {
-    int err = npy_replace(path, EMPTY_ZIP, sizeof EMPTY_ZIP, NULL, 0);
-    if (err) return luaL_error(L, "cannot write '%s': %s", shown, strerror(err));
-    return 0;
+  size_t n = sizeof EMPTY_ZIP;
+  const void *bytes = EMPTY_ZIP;
+  if (lua_next(L, 2)) {
+    lua_pop(L, 2);
+    bytes = push_archive(L, box, method, shown, &n);
   }
-  lua_pop(L, 2);
-  int err = 0;
-  zip_t *zf = box->zip = z.open(path, ZIP_CREATE | ZIP_TRUNCATE, &err);
-  if (zf == NULL) return luaL_error(L, "cannot write '%s': %s", shown, open_error(L, err));
-  for (lua_pushnil(L); lua_next(L, 2); lua_pop(L, 1)) {
-    HostArray *h = hostarray_test(L, -1);
-    if (lua_type(L, -2) != LUA_TSTRING || h == NULL || !h->alive || !h->contiguous)
-      return luaL_error(L, "cannot write '%s': every entry must be a name and an array", shown);
-    lua_pushfstring(L, "%s.npy", lua_tostring(L, -2));
-    push_npy(L, h);
-    size_t n;
-    const char *bytes = lua_tolstring(L, -1, &n);
-    zip_source_t *src = z.source_buffer(zf, bytes, n, 0);
-    int64_t at = src ? z.file_add(zf, lua_tostring(L, -2), src, 0) : -1;
-    if (at < 0 || z.set_file_compression(zf, (uint64_t)at, method, 0) != 0) {
-      if (src && at < 0) z.source_free(src);
-      return luaL_error(L, "cannot write '%s': %s", shown, z.strerror(zf));
-    }
-    lua_rawseti(L, 3, (lua_Integer)lua_rawlen(L, 3) + 1);   /* keep the bytes */
-    lua_pop(L, 1);                                          /* the member's name */
-  }
-  if (z.close(zf) != 0)   /* on failure zf is still open: the box discards it */
-    return luaL_error(L, "cannot write '%s': %s", shown, z.strerror(zf));
-  box->zip = NULL;
+  int err = npy_replace(path, bytes, n, NULL, 0);
+  if (err) return luaL_error(L, "cannot write '%s': %s", shown, strerror(err));
   return 0;
 }
 

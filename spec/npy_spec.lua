@@ -387,6 +387,71 @@ describe("gpu.savez and gpu.loadz #libzip", function()
   end)
 end)
 
+describe("gpu.save and gpu.savez, long names #libzip", function()
+  it("write a file whose name is near the longest one (the temporary beside it gets a shorter one)", function()
+    local d = tmpdir()
+    local name = ("n"):rep(245)   -- with .npy, 249 bytes: under NAME_MAX, 255
+    gpu.save(d .. "/" .. name .. ".npy", gpu.arange(3, "int8"))
+    gpu.savez(d .. "/" .. name .. ".npz", {x = gpu.arange(2, "int8")})
+    assert.are.same({0, 1, 2}, gpu.load(d .. "/" .. name .. ".npy"):totable())
+    assert.are.same({0, 1}, gpu.loadz(d .. "/" .. name .. ".npz").x:totable())
+    assert.are.same({name .. ".npy", name .. ".npz"}, files_in(d))   -- no temporary left
+    os.execute("rm -rf " .. d)
+  end)
+end)
+
+-- A real second user (as root, with setpriv): test.sh leaves these out where that cannot be.
+describe("gpu.save and gpu.savez as another user #seconduid #libzip", function()
+  local NOBODY = "setpriv --reuid=65534 --regid=65534 --clear-groups "
+  local function as_nobody(code, ...)
+    return S.run(NOBODY .. "env GPU_BACKEND=" .. gpu.backend() .. " " .. S.gpuhost .. " -e " ..
+                 S.quote(code:format(...)))
+  end
+  local function bytes(p) local f = assert(io.open(p, "rb")); local s = f:read("a"); f:close(); return s end
+  local SAVE = [[local a = gpu.host.array({7, 7, 7}, "int8")
+    print(select(2, pcall(gpu.save, %q, a)))
+    print(select(2, pcall(gpu.savez, %q, {a})))]]   -- a line each, empty where it wrote
+
+  it("refuse a file the user may not write, as io.open does, and leave it as it was", function()
+    local d = tmpdir()
+    assert(os.execute("chmod 777 " .. d))
+    gpu.save(d .. "/ro.npy", gpu.arange(3))
+    gpu.savez(d .. "/ro.npz", {gpu.arange(3)})
+    assert(os.execute("chmod 444 " .. d .. "/ro.npy " .. d .. "/ro.npz"))
+    local npy, npz = bytes(d .. "/ro.npy"), bytes(d .. "/ro.npz")
+    local out, status, err = as_nobody(SAVE .. " print((select(2, io.open(%q, 'wb'))))",
+                                       d .. "/ro.npy", d .. "/ro.npz", d .. "/ro.npy")
+    assert.are.equal(0, status, err)
+    assert.are.equal(("cannot write '%s/ro.npy': Permission denied\ncannot write '%s/ro.npz': Permission denied\n"
+                      .. "%s/ro.npy: Permission denied\n"):format(d, d, d), out)
+    assert.are.equal(npy, bytes(d .. "/ro.npy"))
+    assert.are.equal(npz, bytes(d .. "/ro.npz"))
+    assert.are.same({"ro.npy", "ro.npz"}, files_in(d))
+    os.execute("rm -rf " .. d)
+  end)
+
+  it("write a file the user may write in place where the directory refuses a temporary or the rename", function()
+    local d = tmpdir()   -- root's, 0755: nobody may not make a file in it
+    assert(os.execute("mkdir -m 1777 " .. d .. "/sticky"))   -- another's file there cannot be renamed over
+    for _, p in ipairs({"/w.npy", "/w.npz", "/sticky/s.npy", "/sticky/s.npz"}) do
+      write(d .. p, "old")
+      assert(os.execute("chmod 666 " .. d .. p))
+    end
+    local out, status, err = as_nobody(SAVE .. "\n" .. SAVE .. " print(select(2, pcall(gpu.save, %q, a)))",
+                                       d .. "/w.npy", d .. "/w.npz", d .. "/sticky/s.npy", d .. "/sticky/s.npz",
+                                       d .. "/new.npy")
+    assert.are.equal(0, status, err)
+    assert.are.equal(("\n\n\n\ncannot write '%s/new.npy': Permission denied\n"):format(d), out)
+    for _, p in ipairs({"/w", "/sticky/s"}) do
+      assert.are.same({7, 7, 7}, gpu.load(d .. p .. ".npy"):totable())
+      assert.are.same({7, 7, 7}, gpu.loadz(d .. p .. ".npz").arr_0:totable())
+    end
+    assert.are.same({"sticky", "w.npy", "w.npz"}, files_in(d))
+    assert.are.same({"s.npy", "s.npz"}, files_in(d .. "/sticky"))
+    os.execute("rm -rf " .. d)
+  end)
+end)
+
 describe("NumPy #numpy #libzip", function()
   local function py(code) return S.run("python3 -c " .. S.quote(code)) end
 
