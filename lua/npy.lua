@@ -225,6 +225,13 @@ end
 -- a NaN with its sign bit clear, as Python's float("nan") (Lua's 0/0 has it set on x86)
 local NAN = math.abs(0 / 0)
 
+-- text t of a file or string as a message shows it: quoted, a control character or a
+-- backslash escaped as Python's repr writes them (no raw newline inside a message)
+local ESCAPES = {["\n"] = "\\n", ["\r"] = "\\r", ["\t"] = "\\t", ["\\"] = "\\\\"}
+local function quoted(t)
+  return "'" .. t:gsub("[%c\\]", function(c) return ESCAPES[c] or ("\\x%02x"):format(c:byte()) end) .. "'"
+end
+
 -- a number of dtype d from text t, or nil: floats as Python's float() reads them, integers
 -- for integer dtypes (and bool), never Lua's hex or spaces inside
 local function parse_number(t, d)
@@ -265,7 +272,8 @@ local function parse_items(s, d, count, sep)
       if not i then break end
       at = j + 1
     end
-    if #items == 1 and items[1]:match("^%s*$") then items = {} end
+    -- a separator at the end (spaces after it too) ends the items, as NumPy's; so does none
+    if items[#items]:match("^%s*$") then items[#items] = nil end
   end
   local n = count < 0 and #items or count
   if n > #items then return nil, ("%d items requested, it holds %d"):format(n, #items) end
@@ -274,7 +282,7 @@ local function parse_items(s, d, count, sep)
     local v, why = parse_number(items[i], d)
     if v ~= v then v = NAN end   -- (NumPy's fromstring reads "-nan" as nan)
     if v == nil then
-      return nil, ("item %d ('%s') is %s"):format(i, items[i], why and "out of range for " .. d.name or "not a " .. d.name .. " value")
+      return nil, ("item %d (%s) is %s"):format(i, quoted(items[i]), why and "out of range for " .. d.name or "not a " .. d.name .. " value")
     end
     vals[i] = v
   end
@@ -323,10 +331,14 @@ function gpu.fromfile(path, dtype, count, sep, offset)
     error(("bad argument #4 to 'fromfile' (separator string expected, got %s)"):format(type(sep)), 2)
   end
   offset = check_int(offset, "fromfile", 5, "non-negative offset", 0) or 0
+  local text = sep ~= nil and sep ~= ""
+  if text and offset ~= 0 then   -- NumPy's TypeError
+    error("bad argument #5 to 'fromfile' (an offset is only for binary files, with sep \"\" or nil)", 2)
+  end
   local s = read_file(path)
   local h, why
-  if sep == nil or sep == "" then h, why = from_bytes(s, d, count, offset)
-  else h, why = parse_items(s:sub(offset + 1), d, count, sep) end
+  if text then h, why = parse_items(s, d, count, sep)
+  else h, why = from_bytes(s, d, count, offset) end
   if not h then error(("cannot read '%s': %s"):format(path, why), 2) end
   return h
 end
@@ -719,7 +731,7 @@ function gpu.loadtxt(path, opts)
       for c, f in ipairs(fields) do
         local v, why = parse_number(f, o.d)
         if v == nil then
-          error(("line %d, column %d: '%s' is %s"):format(fields.line, c, f,
+          error(("line %d, column %d: %s is %s"):format(fields.line, c, quoted(f),
                 why and "out of range for " .. o.d.name or "not a " .. o.d.name .. " value"), 0)
         end
         row[c] = v

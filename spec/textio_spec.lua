@@ -408,6 +408,32 @@ describe("text files and print options as NumPy's (second review)", function()
   end)
 end)
 
+describe("text readers as NumPy's (third review)", function()
+  it("fromstring and fromfile read a separator at the end, as NumPy; messages escape control characters", function()
+    assert.are.same({1, 2, 3}, gpu.fromstring("1,2,3,", "int32", -1, ","):totable())
+    local p = tmp("1,2,3,\n")
+    assert.are.same({1, 2, 3}, gpu.fromfile(p, "int32", -1, ","):totable())
+    assert.matches("bad argument #1 to 'fromstring' (item 4 ('') is not a int32 value)",
+                   S.errof(gpu.fromstring, "1,2,3,,", "int32", -1, ","), 1, true)
+    p = tmp("1,2x\n,3\n")
+    assert.are.equal("cannot read '" .. p .. "': item 2 ('2x\\n') is not a int32 value", S.errof(gpu.fromfile, p, "int32", -1, ","))
+    p = tmp("1;2\n3;4\1\27x\n")
+    assert.are.equal("cannot read '" .. p .. "': line 2, column 2: '4\\x01\\x1bx' is not a float64 value",
+                     S.errof(gpu.loadtxt, p, {delimiter = ";"}))
+    os.remove(p)
+  end)
+
+  it("fromfile refuses an offset with a separator, as NumPy", function()
+    local p = tmp("10 20 30")
+    assert.matches("bad argument #5 to 'fromfile' (an offset is only for binary files, with sep \"\" or nil)",
+                   S.errof(gpu.fromfile, p, "int32", -1, " ", 100), 1, true)
+    assert.matches("bad argument #5 to 'fromfile' (an offset is only for binary files",
+                   S.errof(gpu.fromfile, p, "int32", -1, " ", 1), 1, true)
+    assert.are.same({10, 20, 30}, gpu.fromfile(p, "int32", -1, " ", 0):totable())
+    os.remove(p)
+  end)
+end)
+
 describe("print options", function()
   local function h64(t) return gpu.host.array(t, "float64") end
 
