@@ -744,6 +744,16 @@ function gpu.loadtxt(path, opts)
   return text_result(h, opts)
 end
 
+-- field t as genfromtxt reads it, with Python's float() and int(): an underscore between two
+-- digits taken out (1_000 is 1000; loadtxt refuses it, as NumPy's); t as it is where one
+-- is elsewhere (_1, 1__0, 1_.5: unreadable, so filled)
+local function python_number(t)
+  if not t:find("_", 1, true) or t:find("^_") or t:find("_$") or t:find("[^%d]_") or t:find("_[^%d]") then
+    return t
+  end
+  return (t:gsub("_", ""))
+end
+
 local GENFROMTXT = {dtype = true, delimiter = true, comments = true, skip_header = true, skip_footer = true,
                     usecols = true, max_rows = true, ndmin = true, missing_values = true,
                     filling_values = true, device = true}
@@ -756,17 +766,24 @@ function gpu.genfromtxt(path, opts)
   local o = text_options(opts, "genfromtxt")
   local skip = check_int(opts.skip_header, "genfromtxt", 2, "options.skip_header non-negative", 0) or 0
   local footer = check_int(opts.skip_footer, "genfromtxt", 2, "options.skip_footer non-negative", 0) or 0
+  if footer > 0 and o.max_rows then   -- NumPy's ValueError
+    error("bad argument #2 to 'genfromtxt' (options.skip_footer and options.max_rows cannot be given together)", 2)
+  end
   local missing = {[""] = true}
   for _, m in ipairs(strings_opt(opts, "missing_values", "genfromtxt", {})) do missing[m] = true end
   local fill = opts.filling_values
   if fill == nil then   -- NumPy's -1, wrapped for unsigned dtypes (255 for uint8); false for bool
-    if o.d.kind == "f" then fill = 0 / 0 elseif o.d.name == "bool" then fill = false else fill = -1 end
+    if o.d.kind == "f" then fill = NAN elseif o.d.name == "bool" then fill = false else fill = -1 end
     if o.d.kind == "u" and o.d.size < 8 then fill = (1 << (8 * o.d.size)) - 1 end
   end
   if type(fill) ~= "number" and type(fill) ~= "boolean" then
     error(("bad argument #2 to 'genfromtxt' (options.filling_values must be a number, got %s)"):format(type(fill)), 2)
   end
   if type(fill) == "number" and o.d.kind ~= "f" and o.d.kind ~= "b" then
+    if math.type(fill) == "float" and fill ~= math.floor(fill) or fill ~= fill then   -- (NumPy truncates it)
+      error(("bad argument #2 to 'genfromtxt' (options.filling_values %s is not an integer, which %s needs)")
+            :format(gpu._arg.shown(fill), o.d.name), 2)
+    end
     local ok = pcall(gpu.host.array, {fill}, o.d.name)
     if not ok then
       error(("bad argument #2 to 'genfromtxt' (options.filling_values %s is out of range for %s)")
@@ -786,9 +803,9 @@ function gpu.genfromtxt(path, opts)
         if o.d.name == "bool" then   -- NumPy's genfromtxt reads the words True and False alone
           local w = f:lower()
           if w == "true" then v = true elseif w == "false" then v = false end
-        elseif not missing[f] then v, why = parse_number(f, o.d) end
+        elseif not missing[f] then v, why = parse_number(python_number(f), o.d) end
         if why then
-          error(("line %d, column %d: '%s' is out of range for %s"):format(fields.line, c, f, o.d.name), 0)
+          error(("line %d, column %d: %s is out of range for %s"):format(fields.line, c, quoted(f), o.d.name), 0)
         end
         if v == nil then v = fill end
         row[c] = v

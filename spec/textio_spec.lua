@@ -409,6 +409,14 @@ describe("text files and print options as NumPy's (second review)", function()
 end)
 
 describe("text readers as NumPy's (third review)", function()
+  it("genfromtxt fills a missing float with NumPy's NaN, its sign bit clear", function()
+    local p = tmp("1,,3\n")
+    assert.are.equal(string.pack("<d", 1) .. "\0\0\0\0\0\0\xf8\x7f" .. string.pack("<d", 3),
+                     gpu.genfromtxt(p, {delimiter = ","}):bytes())
+    assert.are.equal("\0\0\xc0\x7f", gpu.genfromtxt(p, {delimiter = ",", dtype = "float32"}):bytes():sub(5, 8))
+    os.remove(p)
+  end)
+
   it("fromstring and fromfile read a separator at the end, as NumPy; messages escape control characters", function()
     assert.are.same({1, 2, 3}, gpu.fromstring("1,2,3,", "int32", -1, ","):totable())
     local p = tmp("1,2,3,\n")
@@ -430,6 +438,24 @@ describe("text readers as NumPy's (third review)", function()
     assert.matches("bad argument #5 to 'fromfile' (an offset is only for binary files",
                    S.errof(gpu.fromfile, p, "int32", -1, " ", 1), 1, true)
     assert.are.same({10, 20, 30}, gpu.fromfile(p, "int32", -1, " ", 0):totable())
+    os.remove(p)
+  end)
+
+  it("genfromtxt refuses skip_footer with max_rows, reads Python's 1_000 (loadtxt does not), names a fill that is no integer", function()
+    local p = tmp("1 2\n3 4\n5 6\n")
+    assert.matches("bad argument #2 to 'genfromtxt' (options.skip_footer and options.max_rows cannot be given together)",
+                   S.errof(gpu.genfromtxt, p, {skip_footer = 1, max_rows = 2}), 1, true)
+    assert.are.same({{1, 2}, {3, 4}}, gpu.genfromtxt(p, {skip_footer = 0, max_rows = 2}):totable())
+    p = tmp("1_000 2 1e1_0 1_0.2_5 1__0 _2 2_ 1_e5\n")
+    assert.are.same({1000, 2, 1e10, 10.25, "nan", "nan", "nan", "nan"}, nan_table(gpu.genfromtxt(p):totable()))
+    assert.are.same({1000, -20}, gpu.genfromtxt(tmp("1_000 -2_0\n"), {dtype = "int32"}):totable())
+    assert.are.equal("cannot read '" .. p .. "': line 1, column 1: '1_000' is not a float64 value", S.errof(gpu.loadtxt, p))
+    p = tmp("1,,3\n")
+    assert.matches("bad argument #2 to 'genfromtxt' (options.filling_values 1.5 is not an integer, which int32 needs)",
+                   S.errof(gpu.genfromtxt, p, {delimiter = ",", dtype = "int32", filling_values = 1.5}), 1, true)
+    assert.matches("bad argument #2 to 'genfromtxt' (options.filling_values 1000 is out of range for int8)",
+                   S.errof(gpu.genfromtxt, p, {delimiter = ",", dtype = "int8", filling_values = 1000}), 1, true)
+    assert.are.same({1, 2, 3}, gpu.genfromtxt(p, {delimiter = ",", dtype = "int32", filling_values = 2.0}):totable())
     os.remove(p)
   end)
 end)
