@@ -1,7 +1,8 @@
 /* npyhead.c: the dict of a .npy header, read as NumPy's reader reads it (ast.literal_eval,
  * then exactly the keys descr, fortran_order and shape; a key given twice counts with its
- * last value, as in a Python dict): a descr string such as '<f4' of a dtype gpuhost has,
- * True or False, a tuple of Python ints. Parsed within its length, never past it. */
+ * last value, as in a Python dict): a descr string np.dtype reads ('<f4', 'd', 'float64')
+ * of a dtype gpuhost has, True or False, a tuple of Python ints. Parsed within its length,
+ * never past it. */
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
@@ -116,7 +117,13 @@ static const char *read_dict(const char *p, const char *end, Span v[3], char why
   return NULL;
 }
 
-/* '<f4', '|b1', 'i8' (NumPy's dtype strings for the dtypes gpuhost has) as h's dtype. */
+/* NumPy's one-character type codes ('d', '<e', '?'), each a kind and a size in bytes as
+ * np.dtype reads them on Linux (l and p 8 bytes; g and G, long double, no gpuhost dtype). */
+static const char CODES[] = "?bBhHiIlLqQpPefdgFDG", CODE_KINDS[] = "biuiuiuiuiuiuffffccc";
+static const unsigned char CODE_SIZES[] = {1, 1, 1, 2, 2, 4, 4, 8, 8, 8, 8, 8, 8, 2, 4, 8, 16, 8, 16, 32};
+
+/* '<f4', '|b1', 'i8', '<i08', a type code ('d', '>h') or a dtype's name ('float64'): the
+ * dtype strings np.dtype reads for the dtypes gpuhost has, as h's dtype. */
 static const char *read_descr(Span v, NpyHeader *h) {
   if (v.p < v.end && *v.p == '[')
     return "its descr is not a simple type string (structured arrays are not read)";
@@ -129,14 +136,25 @@ static const char *read_descr(Span v, NpyHeader *h) {
     memcpy(text + n, s.p, (size_t)(s.end - s.p));
     n += (size_t)(s.end - s.p);
   }
-  const char *c = text, *end = text + n;
-  char order = c < end && strchr("<>|=", *c) ? *c++ : '=';
-  if (end - c < 2 || !isalpha((unsigned char)c[0]) || c[1] < '1' || c[1] > '9') return BAD_VALUE[0];
-  char kind = *c;
+  h->swap = 0;
+  for (int i = 0; i < DT_COUNT; i++)   /* a name, without a byte order (np.dtype refuses one) */
+    if (strlen(dtypes[i].name) == n && memcmp(text, dtypes[i].name, n) == 0) {
+      h->dtype = (GpuDtype)i;
+      return NULL;
+    }
+  const char *c = text, *end = text + n, *code;
+  char order = c < end && strchr("<>|=", *c) ? *c++ : '=', kind;
   size_t size = 0;
-  for (c++; c < end; c++) {
-    if (!isdigit((unsigned char)*c)) return BAD_VALUE[0];
-    if (size < 1000) size = size * 10 + (size_t)(*c - '0');   /* no dtype is that large */
+  if (end - c == 1 && *c && (code = strchr(CODES, *c)) != NULL) {
+    kind = CODE_KINDS[code - CODES];
+    size = CODE_SIZES[code - CODES];
+  } else {
+    if (end - c < 2 || !isalpha((unsigned char)c[0])) return BAD_VALUE[0];
+    for (kind = *c++; c < end; c++) {   /* the size, leading zeros too ('<i08'), never 0 */
+      if (!isdigit((unsigned char)*c)) return BAD_VALUE[0];
+      if (size < 1000) size = size * 10 + (size_t)(*c - '0');   /* no dtype is that large */
+    }
+    if (size == 0) return BAD_VALUE[0];
   }
   for (int i = 0; i < DT_COUNT; i++)
     if (dtypes[i].kind == kind && dtypes[i].size == size) {

@@ -192,6 +192,32 @@ describe("gpu.save and gpu.load", function()
     os.execute("rm -rf " .. d)
   end)
 
+  it("read a descr as np.dtype reads it: a type code, a dtype's name, a size with leading zeros", function()
+    local d = tmpdir()
+    for i, case in ipairs({
+      {"d", "float64", "<d"}, {">d", "float64", ">d"}, {"float64", "float64", "<d"}, {"<e", "float16", "<H", 0x3C00},
+      {"<i08", "int64", "<i8"}, {"<i008", "int64", "<i8"}, {"?", "bool", "B"}, {"b", "int8", "b"},
+      {"B", "uint8", "B"}, {"h", "int16", "<h"}, {"H", "uint16", "<H"}, {"i", "int32", "<i4"}, {"I", "uint32", "<I4"},
+      {"l", "int64", "<i8"}, {"L", "uint64", "<I8"}, {"q", "int64", "<i8"}, {"Q", "uint64", "<I8"},
+      {"f", "float32", "<f"}, {"F", "complex64", "<ff"}, {"D", "complex128", "<dd"}, {">D", "complex128", ">dd"},
+      {"bool", "bool", "B"}, {"uint16", "uint16", "<H"}, {"complex64", "complex64", "<ff"}, {"|u01", "uint8", "B"},
+    }) do
+      local path = d .. "/" .. i .. ".npy"
+      write(path, npy_bytes(("{'descr': '%s', 'fortran_order': False, 'shape': (1,)}"):format(case[1]),
+                            string.pack(case[3], case[4] or 1, 0)))   -- (0x3C00: a float16 1)
+      local a = gpu.load(path)
+      assert.are.equal(case[2], a.dtype, case[1])
+      assert.are.equal(gpu.host.array({1}, case[2]):bytes(), a:bytes(), case[1])   -- swapped from ">"
+    end
+    for i, case in ipairs({{"<i0", "its descr is not a type gpuhost reads"}, {"<float64", "its descr is not a type gpuhost reads"},
+                           {"g", "its dtype has no gpuhost dtype"}, {"c", "its descr is not a type gpuhost reads"}}) do
+      local path = d .. "/bad" .. i .. ".npy"
+      write(path, npy_bytes(("{'descr': '%s', 'fortran_order': False, 'shape': (1,)}"):format(case[1]), "\0\0\0\0"))
+      assert.matches("cannot read '" .. path .. "': " .. case[2], S.errof(gpu.load, path), 1, true)
+    end
+    os.execute("rm -rf " .. d)
+  end)
+
   it("refuse what NumPy refuses: other keys (one hidden in a string too), a misspelt bool, a shape not a tuple, other versions", function()
     local d = tmpdir()
     local data = string.pack("<i4i4", 7, 8)
