@@ -1,10 +1,11 @@
 /* npy.c: NumPy's .npy files (format 1.0 written; 1.0, 2.0 and 3.0 read), so that arrays go
  * to and from NumPy without a loop: gpu._npy_write(path, h) writes a contiguous host array
  * whole, atomically (a temporary file beside path, then rename, so a failure never leaves
- * half a file under path; in place where the directory refuses that); gpu._npy_read(path) gives a host array and whether the file was
- * in Fortran order. lua/npy.lua (gpu.save, gpu.load) makes views contiguous, copies to and
- * from the device and turns a Fortran-order array into the view it is. Elements are
- * little-endian on every machine gpuhost runs on; big-endian files are read and swapped. */
+ * half a file under path; in place where the directory refuses that); gpu._npy_read(path)
+ * gives a host array and whether the file was in Fortran order. lua/npy.lua (gpu.save,
+ * gpu.load) makes views contiguous, copies to and from the device and turns a Fortran-order
+ * array into the view it is. Elements are little-endian on every machine gpuhost runs on;
+ * big-endian files are read and swapped. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
