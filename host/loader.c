@@ -12,8 +12,9 @@
 /* [-0, +0, m] Keeps the text of a chunk that has no file (the prompt, -e, stdin), for
  * gpu.jit to read the source of a function defined there (lua/jit/jit.lua): in the registry
  * table "gpuhost.sources", under the id of the chunk's _ENV upvalue (which every function
- * of the chunk that reads a global shares) and under the chunk's name (its latest text).
- * The loaded chunk is on top. */
+ * of the chunk that reads a global shares), and as {chunk, text} in the list of every chunk
+ * of that name, where a function that reads no global finds the chunk whose code holds its
+ * own (the name alone cannot tell two -e chunks apart). The loaded chunk is on top. */
 static void keep_source(lua_State *L, const char *text, size_t len, const char *chunkname) {
   if (chunkname == NULL || chunkname[0] != '=') return;
   luaL_getsubtable(L, LUA_REGISTRYINDEX, "gpuhost.sources");
@@ -24,8 +25,14 @@ static void keep_source(lua_State *L, const char *text, size_t len, const char *
     lua_pushvalue(L, -2);
     lua_rawset(L, -4);
   }
-  lua_setfield(L, -2, chunkname);
-  lua_pop(L, 1);
+  luaL_getsubtable(L, -2, chunkname);
+  lua_createtable(L, 2, 0);
+  lua_pushvalue(L, -5);   /* the chunk */
+  lua_rawseti(L, -2, 1);
+  lua_pushvalue(L, -3);   /* its text */
+  lua_rawseti(L, -2, 2);
+  lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
+  lua_pop(L, 3);
 }
 
 /* '{' less '}' in s: the same strings and comments in both texts, so the difference of two

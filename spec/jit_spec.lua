@@ -749,6 +749,23 @@ print(c:totable()[1])   -- the extra argument was evaluated, as Lua evaluates it
                    S.errof(gpu.jit, load("return function(a) end", "=x")()), 1, true)
   end)
 
+  it("reads a function that reads no global in its own -e or prompt line, not a later one", function()
+    local use = "a = gpu.zeros(1) gpu.jit(f)[{1, 1}](a) print(a:totable()[1])"
+    local out = S.host("-e 'f = function(a) a[1] = 7 end' -e " .. S.quote("g = function(a) a[1] = 8 end " .. use))
+    assert.are.equal("7.0\n", out)
+    out = S.host("-e 'f = function(a) a[1] = 7 end' -e " .. S.quote(use))
+    assert.are.equal("7.0\n", out)
+    out = S.host("-e 'local n = 6 function mk() return function(a) a[1] = n end end' -e 'f = mk()' -e "
+                 .. S.quote("h = function(a) a[1] = 2 end " .. use))
+    assert.are.equal("6.0\n", out)
+    out = S.host("-i", "f = function(a) a[1] = 7 end\ng = function(a) a[1] = 8 end " .. use .. "\n")
+    assert.matches("\n7%.0\n", "\n" .. out:gsub("> ", ""))
+    local _, status, err = S.run(S.gpuhost .. " -e " .. S.quote("f = load('return function(a) a[1] = 7 end', '=(command line)')()")
+                                 .. " -e " .. S.quote(use))
+    assert.are.equal(1, status)
+    assert.matches("gpu.jit: the source of the function at (command line):1 is not available", err, 1, true)
+  end)
+
   it("names the Lua line of an out-of-range access with debug = true", function()
     local over = gpu.jit(function(a, m)
       local i = gpu.grid(1)
