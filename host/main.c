@@ -41,6 +41,17 @@ static int report(lua_State *L, int status) {
 
 static void interrupt_hook(lua_State *L, lua_Debug *ar);
 
+/* SIGINT's handler, as lua.c sets it: without SA_RESTART, so that a Ctrl-C ends a blocking
+ * read (io.read) at once rather than when a line comes (signal() restarts it). */
+static void set_sigint(void (*handler)(int)) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = handler;
+  sa.sa_flags = 0;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, NULL);
+}
+
 /* Message handler: honours __tostring on error objects and adds a traceback. A Ctrl-C
  * still pending is moot now that the chunk ends with this error. */
 static int msghandler(lua_State *L) {
@@ -73,7 +84,8 @@ static void interrupt_hook(lua_State *L, lua_Debug *ar) {
  * waiting for the device (a synchronize, a CPU launch) sees backend_interrupted and gives
  * up the wait with GPUHOST_INTERRUPTED. */
 static void on_sigint(int sig) {
-  signal(sig, SIG_DFL);   /* a second Ctrl-C ends the program */
+  (void)sig;
+  set_sigint(SIG_DFL);   /* a second Ctrl-C ends the program */
   backend_interrupted = 1;
   lua_sethook(running, interrupt_hook, LUA_MASKCALL | LUA_MASKRET | LUA_MASKLINE | LUA_MASKCOUNT, 1);
 }
@@ -90,9 +102,9 @@ static int docall(lua_State *L, int narg, int nres) {
   lua_insert(L, base);
   running = L;
   backend_interrupted = 0;   /* a Ctrl-C from before this chunk is not for it */
-  signal(SIGINT, on_sigint);
+  set_sigint(on_sigint);
   int status = lua_pcall(L, narg, nres, base);
-  signal(SIGINT, SIG_DFL);
+  set_sigint(SIG_DFL);
   /* a Ctrl-C that a backend's wait answered (GPUHOST_INTERRUPTED) may leave the hook set:
    * it is for this chunk, not the next prompt line */
   if (lua_gethook(L) == interrupt_hook) lua_sethook(L, NULL, 0, 0);

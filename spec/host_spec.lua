@@ -198,6 +198,18 @@ describe("gpuhost", function()
     assert.matches("interrupted!", err, 1, true)
   end)
 
+  it("stops a blocking read on Ctrl-C at once, as lua5.4", function()
+    -- stdin stays open, empty, for 5 s: "early" says gpuhost ended before that
+    local fifo = os.tmpname()
+    os.remove(fifo)
+    local out, status, err = S.run("sh -c 'mkfifo " .. fifo .. "; sleep 5 > " .. fifo .. " & w=$!; "
+      .. S.gpuhost .. " -e \"print(1, io.read())\" < " .. fifo .. " & pid=$!; sleep 0.5; kill -INT $pid; "
+      .. "wait $pid; s=$?; kill -0 $w 2>/dev/null && echo early; kill $w; rm -f " .. fifo .. "; exit $s'")
+    assert.are.equal(1, status)
+    assert.are.equal("early\n", out)
+    assert.matches("interrupted!", err, 1, true)
+  end)
+
   -- Runs script until it writes "ready" on stderr, then sends it one Ctrl-C.
   local function interrupt_when_ready(script)
     local f, err = S.tmpfile(script), os.tmpname()
