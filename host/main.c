@@ -319,11 +319,17 @@ static int incomplete(lua_State *L, int status) {
   return len >= ml && strcmp(msg + len - ml, mark) == 0;
 }
 
-/* Tries the line on top as an expression: "return <line>". */
+/* Tries the line on top as an expression: "return <line>" (by lengths: a zero byte in the
+ * line is a byte of it, as on the statement path). */
 static int try_expression(lua_State *L) {
   const char *line = lua_tostring(L, -1);
-  const char *retline = lua_pushfstring(L, "return %s;", line);
-  int status = gpuhost_loadbuffer(L, retline, strlen(retline), "=stdin", NULL);
+  lua_pushliteral(L, "return ");
+  lua_pushvalue(L, -2);
+  lua_pushliteral(L, ";");
+  lua_concat(L, 3);
+  size_t len;
+  const char *retline = lua_tolstring(L, -1, &len);
+  int status = gpuhost_loadbuffer(L, retline, len, "=stdin", NULL);
   if (status == LUA_OK) {
     lua_remove(L, -2);   /* the return line */
     edit_remember(line);
@@ -354,8 +360,12 @@ static int multiline(lua_State *L) {
 static int load_line(lua_State *L) {
   lua_settop(L, 0);
   if (!read_line(L, 1)) return -1;
-  if (lua_tostring(L, 1)[0] == '=') {   /* "=expr" is "return expr", on its next lines too */
-    lua_pushfstring(L, "return %s", lua_tostring(L, 1) + 1);
+  size_t len;
+  const char *line = lua_tolstring(L, 1, &len);
+  if (line[0] == '=') {   /* "=expr" is "return expr", on its next lines too */
+    lua_pushliteral(L, "return ");
+    lua_pushlstring(L, line + 1, len - 1);
+    lua_concat(L, 2);
     lua_replace(L, 1);
   }
   int status = try_expression(L);

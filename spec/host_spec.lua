@@ -159,6 +159,12 @@ describe("gpuhost", function()
     assert.matches("third\n", out, 1, true)
   end)
 
+  it("keeps a zero byte in a line read as an expression, or with '=', as in a statement", function()
+    local out, _, err = S.host("-i", 'return #"a\0b"\n#"a\0b"\n=#"a\0b"\nprint(1)\n')
+    assert.are.equal("", err)
+    assert.matches("> 3\n> 3\n> 3\n> 1\n", out, 1, true)
+  end)
+
   it("says 'arg' is not a table when a script's arg was taken away, as lua5.4", function()
     local f = S.tmpfile("print('ran')\n")
     local out, status, err = S.host("-e 'arg = nil' " .. f .. " a")
