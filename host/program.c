@@ -211,6 +211,15 @@ static void compile_spec(lua_State *L, const Spec *s, const char *arch, int debu
   if (r.code) compile_failed(L, r, img, s->nnames);   /* frees, then raises (no return) */
 }
 
+/* [-0, +0, e] A setting that is neither unset, empty, 0 nor 1 raises GPUHOST_BAD_SETTING
+ * (no position: the script's line is not what is wrong), what says what 1 does. */
+static void setting_01(lua_State *L, const char *name, const char *what) {
+  const char *v = getenv(name);
+  if (v == NULL || *v == '\0' || strcmp(v, "0") == 0 || strcmp(v, "1") == 0) return;
+  const char *msg = lua_pushfstring(L, "%s must be 1 (%s) or 0, not '%s'", name, what, v);
+  errors_raise(L, (GpuResult){GPU_ERR_BAD_SETTING, GPU_SRC_HOST, name, msg, NULL}, NULL);
+}
+
 /* [-0, +0, e] Compiles the program at idx for the backend's current target, or takes it
  * from the disk cache. Fills *img (free with image_free) and returns where the code came
  * from ("disk" or the compiler's name). Raises on failure. */
@@ -225,7 +234,9 @@ static const char *program_build(lua_State *L, int idx, GpuImage *img) {
   GPU_CHECK(L, be->compiler_id(compiler, sizeof compiler));
   const char *why = NULL;
   int check = p->check ? backend_check_enabled(&why) : 0;
-  if (check < 0) luaL_error(L, "%s", why);
+  if (check < 0) setting_01(L, "GPUHOST_CHECK", "the CPU backend checks kernels with NVRTC");
+  /* read by the CUDA backend's tracing (cuda/nvtx.c), which has no way to refuse it */
+  setting_01(L, "GPUHOST_TRACE", "launches and copies are named for Nsight");
   push_key(L, be, &s, arch, compiler, p->debug, check);
   size_t keylen;
   const char *key = lua_tolstring(L, -1, &keylen);

@@ -60,4 +60,15 @@ describe("profiler ranges", function()
     assert.are.equal(0, status)
     assert.are.equal("2.0\n", out)
   end)
+
+  it("refuse a GPUHOST_TRACE other than 0 or 1, as the other settings", function()
+    local code = S.quote("print(pcall(function() return gpu.ones(2) + 1 end))")
+    for _, v in ipairs({"yes", "2"}) do
+      local out = S.run("GPUHOST_TRACE=" .. v .. " " .. S.gpuhost .. " -e " .. code)
+      assert.are.equal("false\tGPUHOST_BAD_SETTING: GPUHOST_TRACE must be 1 (launches and copies are "
+                       .. "named for Nsight) or 0, not '" .. v .. "'\n", out)
+    end
+    local out = S.run("GPUHOST_TRACE=0 " .. S.gpuhost .. " -e " .. code)
+    assert.matches("^true\tgpu%.array", out)
+  end)
 end)

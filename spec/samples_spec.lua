@@ -264,6 +264,9 @@ __global__ void stray(float *p, unsigned long long bad) {
     assert.matches("^false\tGPUHOST_CPU_COMPILATION", out)
     out = S.run("GPUHOST_CHECK=yes " .. S.gpuhost .. " --cpu -e " .. code)
     assert.matches("GPUHOST_CHECK must be 1 (the CPU backend checks kernels with NVRTC) or 0", out, 1, true)
+    -- a bad setting as the others are (GPUHOST_CPU_DEVICES): no position of the script's line
+    assert.are.equal("false\tGPUHOST_BAD_SETTING: GPUHOST_CHECK must be 1 (the CPU backend checks "
+                     .. "kernels with NVRTC) or 0, not 'yes'\n", out)
   end)
 
   it("reports compile errors of the host's compiler", function()
