@@ -35,12 +35,57 @@ static void keep_source(lua_State *L, const char *text, size_t len, const char *
   lua_pop(L, 3);
 }
 
-/* '{' less '}' in s: the same strings and comments in both texts, so the difference of two
- * is the rewrite's braces left open */
-static long brace_balance(const char *s, size_t n) {
-  long b = 0;
-  for (size_t i = 0; i < n; i++) b += (s[i] == '{') - (s[i] == '}');
-  return b;
+/* A lua_Reader that gives one byte a call: how many the parser took says where it stopped
+ * (given is n + 1 once it asked past the end). */
+typedef struct { const char *s; size_t n, given; } Bytes;
+
+static const char *one_byte(lua_State *L, void *ud, size_t *size) {
+  Bytes *b = ud;
+  (void)L;
+  if (b->given >= b->n) { b->given = b->n + 1; *size = 0; return NULL; }
+  *size = 1;
+  return b->s + b->given++;
+}
+
+static int is_brace(const size_t *braces, size_t nbraces, size_t at) {
+  for (size_t k = 0; k < nbraces; k++)
+    if (braces[k] == at) return 1;
+  return 0;
+}
+
+static int ends_with(const char *s, const char *end) {
+  size_t n = strlen(s), e = strlen(end);
+  return n >= e && strcmp(s + n - e, end) == 0;
+}
+
+/* [-1, +1, m] The rewritten chunk s failed with the syntax error on top: where the error
+ * is about one of our braces (at `braces`), it says the user's bracket instead. The token
+ * it is near is the last one the lexer read, which ends a byte before the lexer stopped;
+ * the '}' it expects closes the bracket open there. So `k[1, 2 3]` says "']' expected near
+ * '3'", `t[1, 2 +]` "unexpected symbol near ']'", an unclosed `a[1, 2` "']' expected near
+ * <eof>" (and continues at the prompt), as Lua says them of an index. */
+static void user_brackets(lua_State *L, const char *s, size_t n, const char *chunkname,
+                          const size_t *braces, size_t nbraces) {
+  const char *msg = lua_tostring(L, -1);
+  int near_close = ends_with(msg, " near '}'"), expects = strstr(msg, "'}' expected") != NULL;
+  if (!near_close && !expects) return;
+  Bytes b = {s, n, 0};
+  lua_load(L, one_byte, &b, chunkname, "t");
+  lua_pop(L, 1);
+  size_t at = ends_with(msg, " near <eof>") ? n : b.given > n ? n - 1 : b.given >= 2 ? b.given - 2 : 0;
+  if (near_close && at < n && s[at] == '}' && is_brace(braces, nbraces, at)) {
+    lua_pushlstring(L, msg, strlen(msg) - 2);
+    lua_pushliteral(L, "]'");
+    lua_concat(L, 2);
+    lua_replace(L, -2);
+  }
+  size_t open = launch_open_bracket(s, n, at);
+  if (expects && open < n && s[open] == '{' && is_brace(braces, nbraces, open)) {
+    luaL_gsub(L, lua_tostring(L, -1), "'}' expected", "']' expected");
+    luaL_gsub(L, lua_tostring(L, -1), "(to close '{'", "(to close '['");
+    lua_replace(L, -3);
+    lua_pop(L, 1);
+  }
 }
 
 int gpuhost_loadbuffer(lua_State *L, const char *buf, size_t len, const char *chunkname,
@@ -49,22 +94,16 @@ int gpuhost_loadbuffer(lua_State *L, const char *buf, size_t len, const char *ch
   if (status == LUA_OK && (len == 0 || buf[0] != LUA_SIGNATURE[0]))
     keep_source(L, buf, len, chunkname);
   if (status != LUA_ERRSYNTAX || (len > 0 && buf[0] == LUA_SIGNATURE[0])) return status;
-  size_t n;
-  char *rewritten = launch_rewrite(buf, len, &n);
+  size_t n, *braces, nbraces;
+  char *rewritten = launch_rewrite_braces(buf, len, &n, &braces, &nbraces);
   if (rewritten == NULL) return status;
   lua_pop(L, 1);
   status = luaL_loadbufferx(L, rewritten, n, chunkname, mode);
   if (status == LUA_OK) keep_source(L, rewritten, n, chunkname);
-  else if (status == LUA_ERRSYNTAX && lua_type(L, -1) == LUA_TSTRING &&
-           brace_balance(rewritten, n) > brace_balance(buf, len)) {
-    /* a '{' of ours that nothing closes (the innermost open one) stands for the user's '[':
-     * say that bracket (an unclosed `a[1, 2` said "'}' expected near <eof>") */
-    luaL_gsub(L, lua_tostring(L, -1), "'}' expected", "']' expected");
-    luaL_gsub(L, lua_tostring(L, -1), "(to close '{'", "(to close '['");
-    lua_replace(L, -3);
-    lua_pop(L, 1);
-  }
+  else if (status == LUA_ERRSYNTAX && lua_type(L, -1) == LUA_TSTRING)
+    user_brackets(L, rewritten, n, chunkname, braces, nbraces);   /* may raise: memory */
   free(rewritten);
+  free(braces);
   return status;
 }
 

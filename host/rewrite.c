@@ -49,62 +49,113 @@ static size_t skip_short_string(const char *s, size_t n, size_t i) {
   return i + 1;
 }
 
-/* Adds pos to the marks; 0, or -1 (the marks freed) when out of memory. */
-static int add_mark(size_t **marks, size_t *nmarks, size_t *cap, size_t pos) {
-  if (*nmarks + 1 > *cap) {
-    size_t *grown = realloc(*marks, (*cap = *cap ? 2 * *cap : 16) * sizeof **marks);
-    if (grown == NULL) { free(*marks); *marks = NULL; return -1; }
-    *marks = grown;
+/* If s[i] opens a comment or a string (short or long), the index just past it, with
+ * *string set for a string; else i. */
+static size_t skip_opaque(const char *s, size_t n, size_t i, int *string) {
+  size_t len;
+  int level;
+  *string = 0;
+  if (s[i] == '-' && i + 1 < n && s[i + 1] == '-') {
+    if (i + 2 < n && s[i + 2] == '[' && (len = long_open(s, n, i + 2, &level)) > 0)
+      return long_close(s, n, i + 2 + len, level);
+    while (i < n && s[i] != '\n') i++;
+    return i;
   }
-  (*marks)[(*nmarks)++] = pos;
-  return 0;
+  *string = 1;
+  if (s[i] == '"' || s[i] == '\'') return skip_short_string(s, n, i);
+  if (s[i] == '[' && (len = long_open(s, n, i, &level)) > 0) return long_close(s, n, i + len, level);
+  *string = 0;
+  return i;
 }
+
+static int is_word(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/* Does the word s[0..len) end a value that '[' can index: a name, not a keyword (nor a number)? */
+static int indexable_word(const char *s, size_t len) {
+  static const char *const keywords[] = {"and", "break", "do", "else", "elseif", "end", "false",
+    "for", "function", "goto", "if", "in", "local", "nil", "not", "or", "repeat", "return",
+    "then", "true", "until", "while"};
+  if (s[0] >= '0' && s[0] <= '9') return 0;
+  for (size_t k = 0; k < sizeof keywords / sizeof *keywords; k++)
+    if (strlen(keywords[k]) == len && memcmp(keywords[k], s, len) == 0) return 0;
+  return 1;
+}
+
+typedef struct {
+  size_t *pos, n, cap;   /* the marks, malloc'd */
+  int failed;            /* out of memory: the marks freed */
+} Marks;
+
+static void add_mark(Marks *m, size_t pos) {
+  if (m->failed) return;
+  if (m->n + 1 > m->cap) {
+    size_t *grown = realloc(m->pos, (m->cap = m->cap ? 2 * m->cap : 16) * sizeof *m->pos);
+    if (grown == NULL) { free(m->pos); m->pos = NULL; m->failed = 1; return; }
+    m->pos = grown;
+  }
+  m->pos[m->n++] = pos;
+}
+
+typedef struct { char kind; size_t pos; int comma; } Open;
 
 /* The positions where braces go: pairs of '[' (after which '{' goes) and ']' (before which
  * '}' goes) of index brackets holding a comma at their own level, and the '[' of such a
  * bracket still open at the end, so that an unfinished launch (k[grid, on a prompt line)
- * reads as unfinished and the prompt asks for more; malloc'd, *count of them. */
+ * reads as unfinished and the prompt asks for more; malloc'd, *count of them. An index
+ * bracket follows a name, ')', ']', '}' or a string (f{...}[g, b], f"s"[g, b]); the '[' of
+ * a table constructor's key ({[k] = v}) is left alone (kind 'k'). */
 static size_t *find_marks(const char *s, size_t n, size_t *count) {
-  size_t *marks = NULL, nmarks = 0, cap = 0;
-  struct { char kind; size_t pos; int comma; } stack[MAXDEPTH];
-  int depth = 0, level;
-  for (size_t i = 0, len; i < n;) {
+  Marks m = {NULL, 0, 0, 0};
+  Open stack[MAXDEPTH];
+  int depth = 0, value = 0, string;   /* value: the last token ends something '[' can index */
+  for (size_t i = 0, j; i < n; i = j) {
     char c = s[i];
-    if (c == '-' && i + 1 < n && s[i + 1] == '-') {                 /* comment */
-      if (i + 2 < n && s[i + 2] == '[' && (len = long_open(s, n, i + 2, &level)) > 0)
-        i = long_close(s, n, i + 2 + len, level);
-      else
-        while (i < n && s[i] != '\n') i++;
-    } else if (c == '"' || c == '\'') {                             /* short string */
-      i = skip_short_string(s, n, i);
-    } else if (c == '[' && (len = long_open(s, n, i, &level)) > 0) { /* long string */
-      i = long_close(s, n, i + len, level);
+    if ((j = skip_opaque(s, n, i, &string)) != i) { value = string ? 1 : value; continue; }
+    j = i + 1;
+    if (is_word(c)) {
+      while (j < n && (is_word(s[j]) || (s[i] >= '0' && s[i] <= '9' && s[j] == '.'))) j++;
+      value = indexable_word(s + i, j - i);
     } else if (c == '(' || c == '{' || c == '[') {
-      if (depth < MAXDEPTH) { stack[depth].kind = c; stack[depth].pos = i; stack[depth].comma = 0; }
+      if (depth < MAXDEPTH) stack[depth] = (Open){c == '[' && !value ? 'k' : c, i, 0};
       depth++;
-      i++;
+      value = 0;
     } else if (c == ')' || c == '}' || c == ']') {
-      if (depth > 0 && --depth < MAXDEPTH && c == ']' && stack[depth].kind == '[' && stack[depth].comma &&
-          (add_mark(&marks, &nmarks, &cap, stack[depth].pos) || add_mark(&marks, &nmarks, &cap, i))) {
-        *count = 0;
-        return NULL;
+      if (depth > 0 && --depth < MAXDEPTH && c == ']' && stack[depth].kind == '[' && stack[depth].comma) {
+        add_mark(&m, stack[depth].pos);
+        add_mark(&m, i);
       }
-      i++;
-    } else {
+      value = 1;
+    } else if (c != ' ' && (c < '\t' || c > '\r')) {
       if (c == ',' && depth > 0 && depth <= MAXDEPTH && stack[depth - 1].kind == '[') stack[depth - 1].comma = 1;
-      i++;
+      value = 0;
     }
   }
   for (int d = 0; d < depth && d < MAXDEPTH; d++)
-    if (stack[d].kind == '[' && stack[d].comma && add_mark(&marks, &nmarks, &cap, stack[d].pos)) {
-      *count = 0;
-      return NULL;
-    }
-  *count = nmarks;
-  return marks;
+    if (stack[d].kind == '[' && stack[d].comma) add_mark(&m, stack[d].pos);
+  *count = m.failed ? 0 : m.n;
+  return m.pos;
 }
 
-char *launch_rewrite(const char *s, size_t n, size_t *outlen) {
+size_t launch_open_bracket(const char *s, size_t n, size_t upto) {
+  size_t stack[MAXDEPTH];
+  int depth = 0, string;
+  for (size_t i = 0, j; i < upto && i < n; i = j) {
+    if ((j = skip_opaque(s, n, i, &string)) != i) continue;
+    j = i + 1;
+    if (s[i] == '(' || s[i] == '{' || s[i] == '[') {
+      if (depth < MAXDEPTH) stack[depth] = i;
+      depth++;
+    } else if ((s[i] == ')' || s[i] == '}' || s[i] == ']') && depth > 0) {
+      depth--;
+    }
+  }
+  return depth > 0 && depth <= MAXDEPTH ? stack[depth - 1] : n;
+}
+
+char *launch_rewrite_braces(const char *s, size_t n, size_t *outlen, size_t **braces,
+                            size_t *nbraces) {
   size_t nmarks;
   size_t *marks = find_marks(s, n, &nmarks);
   if (nmarks == 0) { free(marks); return NULL; }
@@ -120,13 +171,19 @@ char *launch_rewrite(const char *s, size_t n, size_t *outlen) {
     size_t p = marks[m], upto = s[p] == '[' ? p + 1 : p;
     memcpy(out + o, s + from, upto - from);
     o += upto - from;
+    marks[m] = o;   /* where the brace is in out */
     out[o++] = s[p] == '[' ? '{' : '}';
     from = upto;
   }
   memcpy(out + o, s + from, n - from);
   o += n - from;
   out[o] = '\0';
-  free(marks);
   *outlen = o;
+  if (braces) *braces = marks, *nbraces = nmarks;
+  else free(marks);
   return out;
+}
+
+char *launch_rewrite(const char *s, size_t n, size_t *outlen) {
+  return launch_rewrite_braces(s, n, outlen, NULL, NULL);
 }

@@ -7,6 +7,13 @@
 
 /* k[grid, block] -> k[{grid, block}]; NULL when nothing changes, else a malloc'd string. */
 char *launch_rewrite(const char *src, size_t len, size_t *outlen);
+/* The same, and where the braces went: *braces (malloc'd, *nbraces of them, ascending) holds
+ * their positions in the result; both untouched when it is NULL. */
+char *launch_rewrite_braces(const char *src, size_t len, size_t *outlen, size_t **braces,
+                            size_t *nbraces);
+/* The position of the innermost bracket ('(', '{' or '[') open at position upto of a
+ * source (strings and comments skipped), or len when none is. */
+size_t launch_open_bracket(const char *src, size_t len, size_t upto);
 
 /* luaL_loadbufferx, reading the launch spelling where plain Lua fails to. */
 int gpuhost_loadbuffer(lua_State *L, const char *buf, size_t len, const char *chunkname,

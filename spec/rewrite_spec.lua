@@ -17,6 +17,11 @@ describe("gpu.rewrite", function()
     {"-- k[1, 2]\nk[3, 4]()", "-- k[1, 2]\nk[{3, 4}]()"},
     {"--[[ k[1, 2]\n]] k[3, 4]()", "--[[ k[1, 2]\n]] k[{3, 4}]()"},
     {"t = {[1] = 2, [3] = 4}", "t = {[1] = 2, [3] = 4}"},
+    -- only index brackets: a table constructor's key is not a launch (Lua refuses it)
+    {"t = {[1, 2] = 3}", "t = {[1, 2] = 3}"},
+    {"t = {x; [1, 2] = 3, k[1, 2]}", "t = {x; [1, 2] = 3, k[{1, 2}]}"},
+    {"return [1, 2]", "return [1, 2]"},
+    {"f{1}[g, b]() f'x'[g, b]() f(1)[g, b]() a.k --[[c]] [g, b]()", "f{1}[{g, b}]() f'x'[{g, b}]() f(1)[{g, b}]() a.k --[[c]] [{g, b}]()"},
     {"k[\n  g,\n  b\n](x)", "k[{\n  g,\n  b\n}](x)"},
     -- \z skips white space, newlines too; a backslash before a newline (or CRLF)
     -- continues the string: neither ends it
@@ -139,5 +144,25 @@ end})
     os.remove(f)
     assert.is_false(status == 0)
     assert.matches(":3: unexpected symbol near '='", err, 1, true)
+  end)
+
+  it("says the user's ']' in syntax errors, never a '}' of the rewrite", function()
+    local function err_of(code)
+      local _, status, err = S.host("-e " .. S.quote(code))
+      assert.are.equal(1, status)
+      return err:match("^[^\n]*")
+    end
+    local pre = S.gpuhost .. ": (command line):1: "
+    assert.are.equal(pre .. "']' expected near '3'", err_of("k = {} k[1, 2 3](a)"))
+    assert.are.equal(pre .. "unexpected symbol near ']'", err_of("x = t[1, 2 +]"))
+    assert.are.equal(pre .. "')' expected near ']'", err_of("k[1, f(2]()"))
+    assert.are.equal(pre .. "']' expected near <eof>", err_of("k[1, 2"))
+    assert.are.equal(S.gpuhost .. ": (command line):3: ']' expected (to close '[' at line 1) near '3'",
+                     err_of("k[1,\n2\n3]()"))
+    -- the user's own braces stay theirs
+    assert.are.equal(pre .. "'}' expected near '3'", err_of("k[1, {2 3}]()"))
+    assert.are.equal(pre .. "unexpected symbol near '}'", err_of("k[1, {2 +}]()"))
+    -- a table constructor's key is not rewritten: Lua's error
+    assert.are.equal(pre .. "']' expected near ','", err_of("t = {[1, 2] = 3}"))
   end)
 end)
