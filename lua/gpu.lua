@@ -709,7 +709,8 @@ end
 -- kernels
 
 -- The `#line` that makes compiler messages name the script's file and line: where in the
--- calling chunk the kernel's source text starts.
+-- calling chunk the kernel's source text starts. A source that is not there as written (read
+-- from a file, built with .. or gsub) is named by the call instead, and its lines are its own.
 local files = setmetatable({}, {__mode = "v"})
 local function location(source, level)
   local info = debug.getinfo(level, "Sl")
@@ -719,7 +720,7 @@ local function location(source, level)
     info = debug.getinfo(level, "Sl")
   end
   if not info then return "" end
-  local chunk, text, name = info.source, nil, info.short_src
+  local chunk, text, name, at = info.source, nil, info.short_src, nil
   if chunk:sub(1, 1) == "@" then
     name = chunk:sub(2)
     text = files[name]
@@ -738,12 +739,13 @@ local function location(source, level)
       if not nl then break end
       from, l = nl + 1, l + 1
     end
-    local at = text:find(source, from, true) or text:find(source, 1, true)
+    at = text:find(source, from, true) or text:find(source, 1, true)
     if at then
       local _, newlines = text:sub(1, at - 1):gsub("\n", "")
       line = newlines + 1
     end
   end
+  if not at then name, line = ("[kernel source given at %s:%d]"):format(name, line), 1 end
   return ('#line %d "%s"\n'):format(line, (name:gsub('[\\"]', "\\%0")))
 end
 
@@ -819,56 +821,80 @@ local declarations = {}   -- source -> what signature.parse read in it
 -- the source and this build): reading builtin.cu's took 6 ms of a new process's first
 -- gpu.arange (2-core VM)
 local MEMO_BYTES = 4096
-local DECLS = {{name = "string", params = "string", template = "{string}?"}}
+local DECLS = {{name = "string", params = "string", template = "{string}?", unsure = "string?"}}
 
-local function parse(source)
-  local d = declarations[source]
+-- (flags: the compile options; their -D and -U decide #if branches)
+local function parse(source, flags)
+  local macros = {}
+  for _, f in ipairs(flags or {}) do
+    if f:find("^%-[DU]") or f:find("^%-%-u?n?define%-macro=") then macros[#macros + 1] = f end
+  end
+  local id = table.concat(macros, "\1") .. "\0" .. source
+  local d = declarations[id]
   if d then return d end
-  local key = #source >= MEMO_BYTES and "gpuhost-declarations 2\n" .. gpu._build() .. "\n" .. source
+  local key = #source >= MEMO_BYTES and "gpuhost-declarations 3\n" .. gpu._build() .. "\n" .. id
   d = key and gpu._memo(key, DECLS)
   if not d then
-    d = signature().parse(source)
+    d = signature().parse(source, macros)
     if key then gpu._memo(key, DECLS, d) end
   end
-  declarations[source] = d
+  declarations[id] = d
   return d
-end
-
--- The names a program compiles: its plain kernels and the instantiations asked for.
-local function program_names(decls, extra)
-  local names, seen = {}, {}
-  for _, d in ipairs(decls) do
-    if not d.template then names[#names + 1] = d.name; seen[d.name] = true end
-  end
-  for _, n in ipairs(extra) do
-    if not seen[n] then names[#names + 1] = n; seen[n] = true end
-  end
-  return names
 end
 
 local function index_of(list, x)
   for i, v in ipairs(list) do if v == x then return i end end
 end
 
--- The declaration of kernel `name`: the one of that full name, else the one whose last
--- name it is ("k" for ns::k); nil and why when several are (a::k and b::k: which one?)
+-- The full name that a name expression's name ("ns::scale" of "ns::scale<float>") starts with
+local function full_name(name) return ((name:match("^%s*([%w_:]+)") or ""):gsub("^::", "")) end
+
+-- The declaration of kernel `name`: the one of that full name, else the one whose name
+-- ends with it ("k" and "m::k" for n::m::k); nil and why when several do (a::k and b::k:
+-- which one?)
 local function find_decl(decls, name)
-  local base, targs = signature().split_name(name)   -- (base: the last name)
-  local full = (name:match("^%s*([%w_:]+)") or ""):gsub("^::", "")
+  local _, targs = signature().split_name(name)
+  local full = full_name(name)
   local found
   for _, d in ipairs(decls) do
     if d.name == full then return d, targs end
   end
   for _, d in ipairs(decls) do
-    if d.name:match("([%a_][%w_]*)$") == base then
+    if d.name:sub(-#full - 2) == "::" .. full then
       if found then
         return nil, nil, ("the source has several kernels named '%s' (%s and %s): name one in full")
-                         :format(base, found.name, d.name)
+                         :format(full, found.name, d.name)
       end
       found = d
     end
   end
   return found, found and targs
+end
+
+local function declared_names(decls)
+  local have = {}
+  for i, x in ipairs(decls) do have[i] = x.name end
+  return #have > 0 and table.concat(have, ", ") or "none"
+end
+
+-- The names a program compiles: its plain kernels and the instantiations asked for (a
+-- module's options.names, each of which must name a kernel of the source: level given)
+local function program_names(decls, extra, level)
+  local names, seen = {}, {}
+  for _, d in ipairs(decls) do
+    if not d.template then names[#names + 1] = d.name; seen[d.name] = true end
+  end
+  for i, n in ipairs(extra) do
+    if level then
+      local d, _, why = find_decl(decls, n)
+      if why or not d then
+        error(("options.names[%d] is '%s': %s"):format(i, n, why or ("no __global__ function of that name in the source (it has: %s)")
+              :format(declared_names(decls))), level + 1)
+      end
+    end
+    if not seen[n] then names[#names + 1] = n; seen[n] = true end
+  end
+  return names
 end
 
 local function kernel_of(prog, names, decls, name)
@@ -877,10 +903,7 @@ local function kernel_of(prog, names, decls, name)
   local d, targs, why = find_decl(decls, name)
   if why then error(why, 0) end
   if not d then
-    local have = {}
-    for i, x in ipairs(decls) do have[i] = x.name end
-    error(("no __global__ function '%s' in the source (it has: %s)")
-          :format(name, #have > 0 and table.concat(have, ", ") or "none"), 0)
+    error(("no __global__ function '%s' in the source (it has: %s)"):format(name, declared_names(decls)), 0)
   end
   local params = signature().params(d, targs, name)
   k = gpu._kernel(prog.program, index_of(names, name), params, name)
@@ -897,7 +920,7 @@ function gpu.kernel(source, name, options)
   no_nul(source, "the source", 2)
   if type(name) == "table" then name, options = nil, name end
   options = check_options(options, "kernel", 3)
-  return kernel_in(source, parse(source), name, options)
+  return kernel_in(source, parse(source, options.options), name, options)
 end
 
 -- A kernel of source whose declarations are decls (what the source's __global__
@@ -912,12 +935,12 @@ kernel_in = function(source, decls, name, options)
   elseif type(name) ~= "string" then
     error(("bad argument #2 to 'kernel' (name string expected, got %s)"):format(type(name)), 2)
   else
-    -- "k" for a kernel declared in a namespace is "ns::k", the name expression compilers take
+    -- "k" (or "m::k") for a kernel declared in a namespace is "ns::k" ("n::m::k"), the name
+    -- expression compilers take
     local d, _, why = find_decl(decls, name)
     if why then error(why, 2) end
-    if d and d.name:find("::", 1, true) and not name:find("::", 1, true) then
-      name = d.name:match("^(.*::)") .. name
-    end
+    local full = full_name(name)
+    if d and d.name ~= full then name = d.name:sub(1, #d.name - #full) .. (name:gsub("^%s+", "")) end
   end
   local names = program_names(decls, {name})
   local prog = program(source, names, options, 3)
@@ -941,13 +964,19 @@ function gpu.module(source, options)
   end
   no_nul(source, "the source", 2)
   options = check_options(options, "module", 3)
-  local decls = parse(source)
-  local names = program_names(decls, options.names or {})
+  local decls = parse(source, options.options)
+  local names = program_names(decls, options.names or {}, 2)
   local prog = program(source, names, options, 3)
   return setmetatable({}, {
     __index = function(_, name)
       if prog.kernels[name] then return prog.kernels[name] end
       if not index_of(names, name) then
+        local d = type(name) == "string" and find_decl(decls, name)
+        if d and d.template and not name:find("<", 1, true) then
+          error(("module kernel '%s' is a template: name its instantiations when making the module, "
+                 .. "gpu.module(source, {names = {\"%s<float>\"}}), then m[\"%s<float>\"]")
+                :format(name, name, name), 2)
+        end
         error(("module has no kernel '%s' (it has: %s)"):format(tostring(name),
               table.concat(names, ", ")), 2)
       end

@@ -54,7 +54,9 @@ local function directive_end(src, i)
   end
 end
 
-function M.strip(src)
+-- strip(src [, directives]): src blanked; each preprocessor directive, {from, to, text}, is
+-- added to the list directives
+function M.strip(src, directives)
   local out, i, n = {}, 1, #src
   while i <= n do
     local c, c2 = src:sub(i, i), src:sub(i, i + 1)
@@ -76,6 +78,7 @@ function M.strip(src)
     elseif c == "#" and line_start(src, i) then
       j = directive_end(src, i)
       out[#out + 1] = blank(src:sub(i, j))
+      if directives then directives[#directives + 1] = {from = i, to = j, text = src:sub(i, j)} end
     else
       j = (src:find("[/\"'#]", i + 1) or n + 1) - 1
       out[#out + 1] = src:sub(i, j)
@@ -83,6 +86,251 @@ function M.strip(src)
     i = j + 1
   end
   return table.concat(out)
+end
+
+-- ---- the preprocessor's conditionals ----
+-- Which code the compilers see: #if/#ifdef/#ifndef/#elif/#else/#endif are evaluated where
+-- their conditions are decided by what is known on both backends (the -D/-U options, the
+-- source's own #define/#undef, integer literals); a name no option, #define or header
+-- defines is undefined. Names of the compilers and libraries (__CUDACC_RTC__, GPUHOST_*,
+-- INT_MAX ...), of a header included by "name", and of a function-like macro are not
+-- known: a branch they decide is "maybe" (read as today, but see M.parse's `unsure`).
+
+-- Names the C library, the compilers, the CUDA headers or gpuhost may define
+local function library_name(n)
+  for _, p in ipairs({"^_[_%u]", "^GPUHOST_", "^CUDA", "^CUB_", "^THRUST_", "^CCCL_", "^NV_",
+                      "_MAX$", "_MIN$", "^FLT_", "^DBL_", "^LDBL_", "^M_", "^FP_", "_C$", "^HUGE_VAL",
+                      "^MATH_ERR", "^CHAR_BIT$", "^INFINITY$", "^NAN$", "^NULL$", "^assert$",
+                      "^offsetof$", "^math_errhandling$"}) do
+    if n:find(p) then return true end
+  end
+  return false
+end
+
+-- The macros the options define (-DX, -DX=v, --define-macro=X) and undefine (-UX):
+-- name -> {body = text} | false
+local function option_macros(flags)
+  local macros = {}
+  for _, f in ipairs(flags or {}) do
+    local d = f:match("^%-D%s*(.*)$") or f:match("^%-%-define%-macro=(.*)$")
+    local u = f:match("^%-U%s*(.*)$") or f:match("^%-%-undefine%-macro=(.*)$")
+    if d then
+      local name, rest = d:match("^([%a_][%w_]*)(.*)$")
+      if name and rest:sub(1, 1) == "(" then macros[name] = "unknown"
+      elseif name then macros[name] = {body = rest:match("^=(.*)$") or "1"} end
+    elseif u and u:match("^[%a_][%w_]*$") then
+      macros[u] = false
+    end
+  end
+  return macros
+end
+
+local TWO = {["&&"] = true, ["||"] = true, ["<<"] = true, [">>"] = true, ["<="] = true,
+             [">="] = true, ["=="] = true, ["!="] = true}
+local function tokens(text)
+  local t, i = {}, 1
+  while i <= #text do
+    local s, e = text:find("^%s+", i)
+    if s then i = e + 1
+    else
+      local w = text:match("^[%a_][%w_]*", i) or text:match("^%.?%d[%w%.]*", i)
+      if w then
+        local v
+        if w:find("^%d") then
+          local digits = w:gsub("[uUlL]+$", "")
+          v = digits:find("^0[xX]") and tonumber(digits:sub(3), 16) or
+              digits:find("^0%d") and tonumber(digits, 8) or math.tointeger(tonumber(digits))
+          t[#t + 1] = {value = v, unknown = v == nil}
+        else
+          t[#t + 1] = {id = w}
+        end
+        i = i + #w
+      else
+        local op = text:sub(i, i + 1)
+        if not TWO[op] then op = text:sub(i, i) end
+        t[#t + 1] = {op = op}
+        i = i + #op
+      end
+    end
+  end
+  return t
+end
+
+-- Is name defined: true, false, or nil (not known)
+local function defined(macros, name, opaque)
+  local m = macros[name]
+  if m == "unknown" then return nil end
+  if m ~= nil then return m and true end
+  if opaque or library_name(name) then return nil end
+  return false
+end
+
+-- The tokens of a #if's condition with `defined` and macros replaced by values (value nil
+-- and unknown: not known)
+local function expand(toks, macros, opaque, out, busy)
+  local i = 1
+  while i <= #toks do
+    local t, n = toks[i], 1
+    if t.id == "defined" then
+      local a, b, c = toks[i + 1], toks[i + 2], toks[i + 3]
+      local name
+      if a and a.op == "(" and b and b.id and c and c.op == ")" then name, n = b.id, 4
+      elseif a and a.id then name, n = a.id, 2 end
+      local d = name and defined(macros, name, opaque)
+      out[#out + 1] = d == nil and {unknown = true} or {value = d and 1 or 0}
+    elseif t.id then
+      local m = macros[t.id]
+      if t.id == "true" or t.id == "false" then out[#out + 1] = {value = t.id == "true" and 1 or 0}
+      elseif type(m) == "table" and not busy[t.id] then
+        busy[t.id] = true
+        expand(tokens(m.body), macros, opaque, out, busy)
+        busy[t.id] = nil
+      else
+        out[#out + 1] = defined(macros, t.id, opaque) == false and {value = 0} or {unknown = true}
+      end
+    else
+      out[#out + 1] = t
+    end
+    i = i + n
+  end
+  return out
+end
+
+local PREC = {["||"] = 1, ["&&"] = 2, ["|"] = 3, ["^"] = 4, ["&"] = 5, ["=="] = 6, ["!="] = 6,
+              ["<"] = 7, [">"] = 7, ["<="] = 7, [">="] = 7, ["<<"] = 8, [">>"] = 8,
+              ["+"] = 9, ["-"] = 9, ["*"] = 10, ["/"] = 10, ["%"] = 10}
+local function truth(v) return v ~= nil and v ~= 0 end
+local APPLY = {
+  ["||"] = function(a, b) if truth(a) or truth(b) then return 1 end; return a and b and 0 end,
+  ["&&"] = function(a, b) if a == 0 or b == 0 then return 0 end; return a and b and 1 end,
+  ["|"] = function(a, b) return a | b end, ["^"] = function(a, b) return a ~ b end,
+  ["&"] = function(a, b) return a & b end, ["<<"] = function(a, b) return a << b end,
+  [">>"] = function(a, b) return a >> b end, ["+"] = function(a, b) return a + b end,
+  ["-"] = function(a, b) return a - b end, ["*"] = function(a, b) return a * b end,
+  ["/"] = function(a, b) return a // b end, ["%"] = function(a, b) return math.fmod(a, b) end,
+  ["=="] = function(a, b) return a == b and 1 or 0 end, ["!="] = function(a, b) return a ~= b and 1 or 0 end,
+  ["<"] = function(a, b) return a < b and 1 or 0 end, [">"] = function(a, b) return a > b and 1 or 0 end,
+  ["<="] = function(a, b) return a <= b and 1 or 0 end, [">="] = function(a, b) return a >= b and 1 or 0 end,
+}
+
+-- Precedence climbing over p.toks from p.i; a value, or nil when it is not known. Raises
+-- on what it cannot read (the caller takes that as not known).
+local expr
+local function unary(p)
+  local t = p.toks[p.i]
+  assert(t, "end")
+  p.i = p.i + 1
+  if t.op == "(" then
+    local v = expr(p, 0)
+    assert(p.toks[p.i] and p.toks[p.i].op == ")", ")")
+    p.i = p.i + 1
+    return v
+  elseif t.op == "!" then local v = unary(p); return v and (v == 0 and 1 or 0)
+  elseif t.op == "-" then local v = unary(p); return v and -v
+  elseif t.op == "~" then local v = unary(p); return v and ~v
+  elseif t.op == "+" then return unary(p)
+  elseif t.unknown then return nil
+  end
+  return assert(t.value, "token")
+end
+expr = function(p, min)
+  local v = unary(p)
+  while p.toks[p.i] do
+    local op = p.toks[p.i].op
+    if op == "?" and min == 0 then
+      p.i = p.i + 1
+      local a = expr(p, 0)
+      assert(p.toks[p.i] and p.toks[p.i].op == ":", ":")
+      p.i = p.i + 1
+      local b = expr(p, 0)
+      if v == nil then v = a == b and a or nil else v = v ~= 0 and a or b end
+    else
+      local prec = PREC[op]
+      if not prec or prec < min then break end
+      p.i = p.i + 1
+      local r = expr(p, prec + 1)
+      local f = APPLY[op]
+      if op == "||" or op == "&&" then v = f(v, r) else v = v and r and f(v, r) end
+    end
+  end
+  return v
+end
+
+-- A #if's condition: true, false, or nil (not known)
+local function condition(text, macros, opaque)
+  local p = {toks = expand(tokens(text), macros, opaque, {}, {}), i = 1}
+  local ok, v = pcall(expr, p, 0)
+  if not ok or p.i <= #p.toks or v == nil then return nil end
+  return v ~= 0
+end
+
+-- Headers whose macros are all library names (README, "Inside kernels"); a header
+-- included by "name" may define anything
+local function opaque_include(arg) return arg:find('^"') ~= nil end
+
+-- A directive's text without comments and line continuations
+local function directive_text(t)
+  t = t:gsub("\\\r?\n", " "):gsub("/%*.-%*/", " "):gsub("//.*$", "")
+  return t
+end
+
+local function combine(parent, own)
+  if parent == "off" or own == false then return "off" end
+  if parent == "maybe" or own == nil then return "maybe" end
+  return "on"
+end
+
+-- Walks the directives of src (M.strip's list): the regions ({from, to}) the compilers
+-- skip and those they may skip, and the macros that are object-like type names (aliases).
+local function conditionals(directives, n, macros)
+  local off, maybe, stack, state, mark, opaque = {}, {}, {}, "on", 1, false
+  local aliases = {}
+  local function close(at)
+    local list = state == "off" and off or state == "maybe" and maybe
+    if list and at > mark then list[#list + 1] = {mark, at - 1} end
+  end
+  for _, d in ipairs(directives) do
+    local word, rest = directive_text(d.text):match("^%s*#%s*([%a_]*)%s*(.-)%s*$")
+    local top = stack[#stack]
+    local branch = word == "if" or word == "ifdef" or word == "ifndef" or
+                   ((word == "elif" or word == "else" or word == "endif") and top)
+    if branch then close(d.from); mark = d.to + 1 end
+    if word == "if" or word == "ifdef" or word == "ifndef" then
+      local v = false
+      if state ~= "off" then
+        local name = rest:match("^[%a_][%w_]*")
+        if word == "if" then v = condition(rest, macros, opaque)
+        else v = name and defined(macros, name, opaque); if word == "ifndef" and v ~= nil then v = not v end end
+      end
+      stack[#stack + 1] = {parent = state, done = v}
+      state = combine(state, v)
+    elseif word == "elif" and top then
+      local own = false
+      if top.parent ~= "off" and top.done ~= true then
+        local v = condition(rest, macros, opaque)
+        if top.done == false then own = v else own = v ~= false and nil end
+        if v ~= false then top.done = v or nil end
+      end
+      state = combine(top.parent, own)
+    elseif word == "else" and top then
+      local own = top.done == false or (top.done == nil and nil)
+      top.done = true
+      state = combine(top.parent, own)
+    elseif word == "endif" and top then
+      stack[#stack] = nil
+      state = top.parent
+    elseif (word == "define" or word == "undef") and state ~= "off" then
+      local name, params, body = rest:match("^([%a_][%w_]*)(%(?)%s*(.-)%s*$")
+      if name and state == "maybe" then macros[name] = "unknown"
+      elseif name and word == "undef" then macros[name] = false
+      elseif name then macros[name] = params == "" and {body = body} or "unknown" end
+      if name and word == "define" and params == "" then aliases[#aliases + 1] = {name, body} end
+    elseif word == "include" and state ~= "off" then
+      opaque = opaque or opaque_include(rest)
+    end
+  end
+  close(n + 1)
+  return off, maybe, aliases
 end
 
 local function trim(s) return (s:gsub("^%s+", ""):gsub("%s+$", "")) end
@@ -143,12 +391,66 @@ local function namespaces(s)
   end
 end
 
--- parse(src) -> list of {name = , params = "(...)", template = {names} or nil}, in order;
--- a kernel declared in a namespace is named with it ("ns::k"), as a name expression is.
-function M.parse(src)
-  local s = M.strip(src)
+-- Blanks the regions ({from, to}, in order) of s
+local function blank_regions(s, regions)
+  local out, at = {}, 1
+  for _, r in ipairs(regions) do
+    out[#out + 1] = s:sub(at, r[1] - 1)
+    out[#out + 1] = blank(s:sub(r[1], r[2]))
+    at = r[2] + 1
+  end
+  out[#out + 1] = s:sub(at)
+  return table.concat(out)
+end
+
+-- The type aliases of stripped source s (typedef, using X = ..., object-like #define and
+-- -D of a type): name -> the type it names, resolved through the others; a name given
+-- two types (in #if branches, in two structs) is left out.
+local function type_aliases(s, defines)
+  local found = {}
+  local function add(name, body)
+    body = trim(body)
+    if not body:find("^[%w_:%s%*<>]*[%a_][%w_:%s%*<>]*$") or body:find("%f[%w_]%d") then return end
+    if found[name] ~= nil and found[name] ~= body then found[name] = false
+    else found[name] = body end
+  end
+  for decl in s:gmatch("%f[%w_]typedef%s+([^;{}()%[%],]-)%s*;") do
+    local body, name = decl:match("^(.*[^%w_])([%a_][%w_]*)$")
+    if body then add(name, body) end
+  end
+  for name, body in s:gmatch("%f[%w_]using%s+([%a_][%w_]*)%s*=%s*([^;{}()%[%],]-)%s*;") do add(name, body) end
+  for _, d in ipairs(defines) do add(d[1], d[2]) end
+  local resolved = {}
+  local function resolve(name, depth)
+    local body = found[name]
+    if not body or depth > 8 then return nil end
+    return (body:gsub("[%a_][%w_:]*", function(w) return w ~= name and resolve(w, depth + 1) or nil end))
+  end
+  for name in pairs(found) do resolved[name] = resolve(name, 0) end
+  return resolved
+end
+
+-- The line of position pos in src
+local function line_of(src, pos) return select(2, src:sub(1, pos):gsub("\n", "")) + 1 end
+
+-- parse(src [, flags]) -> list of {name = , params = "(...)", template = {names} or nil,
+-- unsure = why or nil}, in order; a kernel declared in a namespace is named with it
+-- ("ns::k"), as a name expression is. flags: the compile options, whose -D and -U decide
+-- #if branches with the source's #define and #undef; code in a branch the compilers skip
+-- declares nothing. Type aliases are resolved in params. A kernel declared twice with
+-- different parameters where one of them is in a branch that cannot be decided is
+-- `unsure`: which declaration the compilers see is not known.
+function M.parse(src, flags)
+  local directives = {}
+  local s = M.strip(src, directives)
+  local off, maybe, defines = conditionals(directives, #s, option_macros(flags))
+  for name, m in pairs(option_macros(flags)) do
+    if type(m) == "table" then defines[#defines + 1] = {name, m.body} end
+  end
+  s = blank_regions(s, off)
+  local aliases = type_aliases(s, defines)
   local ns = namespaces(s)
-  local kernels, seen, pos = {}, {}, 1
+  local kernels, seen, pos, mi = {}, {}, 1, 1
   local stmt, scanned = 1, 1   -- where the statement holding the last __global__ starts
   while true do
     local gs, ge = s:find("%f[%w_]__global__%f[^%w_]", pos)
@@ -158,6 +460,7 @@ function M.parse(src)
       if not e or e >= gs then break end
       stmt, scanned = e + 1, e + 1
     end
+    while maybe[mi] and maybe[mi][2] < gs do mi = mi + 1 end
     local pre = s:sub(stmt, gs - 1)
     local tlist = pre:match("template%s*(%b<>)")
     local i, name, params = ge + 1, nil, nil
@@ -175,10 +478,19 @@ function M.parse(src)
       end
     end
     if name and not name:find("::", 1, true) then name = ns(gs) .. name end
-    if name and params and not seen[name] then
-      seen[name] = true
-      kernels[#kernels + 1] = {name = name, params = params,
-                               template = tlist and template_names(tlist) or nil}
+    if name and params then
+      local tnames = tlist and template_names(tlist) or nil
+      local own = {}
+      for _, t in ipairs(tnames or {}) do own[t] = true end
+      params = params:gsub("[%a_][%w_:]*", function(w) return not own[w] and aliases[w] or nil end)
+      local d, undecided = seen[name], maybe[mi] and maybe[mi][1] <= gs
+      if not d then
+        d = {name = name, params = params, template = tnames, at = gs, maybe = undecided}
+        seen[name] = d
+        kernels[#kernels + 1] = d
+      elseif (d.maybe or undecided) and params:gsub("%s+", "") ~= d.params:gsub("%s+", "") then
+        d.unsure = d.unsure or ("lines %d and %d"):format(line_of(src, d.at), line_of(src, gs))
+      end
     end
     pos = ge + 1
   end
@@ -191,6 +503,34 @@ function M.split_name(expr)
   if not base then base = trim(expr) end
   base = base:match("([%a_][%w_]*)$") or base
   return base, args and split_top(args:sub(2, -2)) or nil
+end
+
+-- The words of C's integer types, in any order and number ("long unsigned int"), as the
+-- dtype table spells them ("unsigned long"); other words as they are, without std::
+local INTWORDS = {signed = true, unsigned = true, short = true, long = true, int = true, ["char"] = true}
+local function canonical(words)
+  local n, all = {}, #words > 0
+  for _, w in ipairs(words) do
+    if not INTWORDS[w] then all = false end
+    n[w] = (n[w] or 0) + 1
+  end
+  if not all or (n.signed and n.unsigned) or (n.char and (n.int or n.short or n.long)) or
+     (n.short and n.long) or (n.long or 0) > 2 then
+    return (table.concat(words, " "):gsub("^std::", ""))
+  end
+  local sign = n.unsigned and "unsigned " or n.signed and n.char and "signed " or ""
+  local t = n.char and "char" or n.short and "short" or n.long == 2 and "long long" or
+            n.long and "long" or "int"
+  return sign .. t
+end
+
+-- Are words a C type of its own words only (int, long double, wchar_t)? Not void.
+local CWORDS = {signed = true, unsigned = true, short = true, long = true, int = true,
+                ["char"] = true, float = true, double = true, bool = true, wchar_t = true,
+                char8_t = true, char16_t = true, char32_t = true, __int128 = true}
+local function builtin(words)
+  for _, w in ipairs(words) do if not CWORDS[w] then return false end end
+  return #words > 0
 end
 
 -- One parameter's text -> {kind = "scalar"|"pointer"|"array", dtype = , name = , ctype = }
@@ -207,12 +547,19 @@ local function param(text, subst)
   if elem then
     local t = trim(elem:sub(2, -2))
     t = subst[t] or t
+    local ws = {}
+    for w in t:gmatch("[%a_][%w_:]*") do if not ignored[w] then ws[#ws + 1] = w end end
+    if not t:find("[<*]") then t = canonical(ws) end
     local pname = text:match("%b<>%s*([%a_][%w_]*)%s*$")
     local dt = ctypes[t]
     if not dt then return nil, "gpu::array of " .. t end
     return {kind = "array", dtype = dt, name = pname or "?", ctype = "gpu::array<" .. t .. ">"}
   end
-  local words, stars = {}, 0
+  -- C's adjustment of an array parameter: T a[] and T a[N] are T *a; T a[][N] points to
+  -- rows of T, which any C-ordered array of T can be
+  local dims = 0
+  text = text:gsub("%b[]", function() dims = dims + 1; return "" end)
+  local words, stars = {}, dims > 0 and 1 or 0
   for w in text:gmatch("[%a_][%w_:]*") do
     if not ignored[w] then
       local sub = subst[w]
@@ -228,14 +575,16 @@ local function param(text, subst)
   if text:find("&", 1, true) then return nil, trim(text) .. " (a reference)" end
   local pname = "?"
   if #words >= 2 and not typewords[words[#words]] then pname = table.remove(words) end
-  local base = table.concat(words, " "):gsub("^std::", "")
+  local base = canonical(words)
   if stars == 0 then
     local dt = ctypes[base]
     if not dt then return nil, base end
     return {kind = "scalar", dtype = dt, name = pname, ctype = base}
   elseif stars == 1 then
     -- a pointer to an element type we know must match the array's dtype; void* or a
-    -- pointer to another type (float4*, a struct) takes any array
+    -- pointer to another type (float4*, a struct) takes any array, but not one to a C
+    -- type no dtype is (long double*, wchar_t*)
+    if not ctypes[base] and builtin(words) then return nil, base .. "*" end
     return {kind = "pointer", dtype = ctypes[base], name = pname, ctype = base .. "*"}
   end
   return nil, base .. string.rep("*", stars)
@@ -250,6 +599,12 @@ function M.params(decl, targs, display)
             :format(decl.name, decl.name), 0)
     end
     for i, n in ipairs(decl.template) do subst[n] = targs[i] and trim(targs[i]) end
+  end
+  if decl.unsure then
+    error(("kernel '%s' is declared with different parameters in #if branches that gpuhost "
+           .. "cannot decide (%s), so its arguments cannot be checked: decide them with "
+           .. "options = {\"-DNAME\"} or {\"-UNAME\"}, or give the declarations one parameter list")
+          :format(display or decl.name, decl.unsure), 0)
   end
   local list = {}
   local inner = trim(decl.params:sub(2, -2))

@@ -352,3 +352,122 @@ __global__ void k(float* a, int n) { for (int i = 0; i < n; i++) a[i] = 2.0f; }
     assert.are.same({4}, o:totable())
   end)
 end)
+
+describe("kernel declarations", function()
+  -- Before: the declarations were read without the preprocessor: a kernel in #if 0 became a
+  -- name expression (NVRTC: identifier "old_version" is undefined), and of #ifdef/#else
+  -- variants the first was checked (a float64 array passed a float* kernel, corrupted).
+  it("are read in the #if branches the compilers take", function()
+    local k = gpu.kernel([[
+#if 0
+extern "C" __global__ void old_version(float* x) { x[0] = 1; }
+#endif
+#ifdef USE_OLD
+extern "C" __global__ void older(float* x) { x[0] = 1; }
+#endif
+extern "C" __global__ void k(float* x) { x[0] = 2; }
+]])
+    local x = gpu.zeros(1, "float32")
+    k[1, 1](x)
+    assert.are.same({2}, x:totable())
+    local src = [[
+#ifdef USE_DOUBLE
+extern "C" __global__ void k(double* a) { a[threadIdx.x] = 1.5; }
+#elif defined(USE_INT) && USE_INT > 1
+extern "C" __global__ void k(int* a) { a[threadIdx.x] = 3; }
+#else
+extern "C" __global__ void k(float* a) { a[threadIdx.x] = 1.5f; }
+#endif
+]]
+    local f, d = gpu.zeros(2, "float32"), gpu.zeros(2, "float64")
+    gpu.kernel(src)[1, 2](f)
+    assert.are.same({1.5, 1.5}, f:totable())
+    assert.matches("is a float64 array; the kernel takes float32", S.errof(function() gpu.kernel(src)[1, 2](d) end), 1, true)
+    gpu.kernel(src, {options = {"-DUSE_DOUBLE"}})[1, 2](d)
+    assert.are.same({1.5, 1.5}, d:totable())
+    local i = gpu.zeros(2, "int32")
+    gpu.kernel(src, {options = {"-DUSE_INT=2"}})[1, 2](i)
+    assert.are.same({3, 3}, i:totable())
+    -- a #define earlier in the source decides too
+    gpu.kernel("#define USE_DOUBLE\n#if !defined USE_DOUBLE || 0\n#error no\n#endif\n" .. src)[1, 2](d)
+    -- a branch gpuhost cannot decide (a compiler's macro) with two parameter lists: refused
+    local undecided = src:gsub("USE_DOUBLE", "__CUDACC_RTC__")
+    assert.matches("kernel 'k' is declared with different parameters in #if branches that gpuhost cannot decide (lines 2 and 6)",
+                   S.errof(gpu.kernel, undecided), 1, true)
+  end)
+
+  -- Before: a type spelled otherwise than the dtype table ("long unsigned int", a typedef)
+  -- was an unknown type, and its pointer took any array.
+  it("read C's integer type spellings, type aliases and array parameters", function()
+    local k = gpu.kernel([[
+typedef double real;
+using counter = unsigned int;
+#define INDEX long int
+extern "C" __global__ void k(long unsigned int* p, signed long int* q, real* r, counter* c,
+                             const INDEX* x, signed long int n, float a[], short int b[4], float m[][3]) {
+  p[0] = n; q[0] = n; r[0] = n; c[0] = n; m[1][2] = b[0] + a[0] + x[0]; }
+]])
+    local p, q, r, c, x = gpu.zeros(1, "uint64"), gpu.zeros(1, "int64"), gpu.zeros(1, "float64"), gpu.zeros(1, "uint32"), gpu.ones(1, "int64")
+    local a, b, m = gpu.ones(1, "float32"), gpu.ones(1, "int16"), gpu.zeros({2, 3}, "float32")
+    k[1, 1](p, q, r, c, x, 7, a, b, m)
+    assert.are.same({{7}, {7}, {7}, {7}, {0, 0, 0, 0, 0, 3}}, {p:totable(), q:totable(), r:totable(), c:totable(), m:reshape(6):totable()})
+    local args = {p, q, r, c, x, 7, a, b, m}
+    for i, bad in pairs({[1] = gpu.zeros(1, "int8"), [2] = gpu.zeros(1, "float32"), [3] = gpu.zeros(1, "float32"),
+                         [4] = gpu.zeros(1, "int32"), [7] = gpu.zeros(1, "float64"), [9] = gpu.zeros(6, "int32")}) do
+      local t = table.move(args, 1, 9, 1, {})
+      t[i] = bad
+      assert.matches("argument " .. i .. " .- the kernel takes", S.errof(function() k[1, 1](table.unpack(t)) end))
+    end
+    assert.matches("parameter 1 has type 'long double*'", S.errof(gpu.kernel, [[__global__ void k(long double* p) {}]]), 1, true)
+  end)
+
+  it("resolve a namespace's tail, and name what a module cannot give", function()
+    local k = gpu.kernel([[namespace n { namespace m { __global__ void k(float* a) { a[0] = 5; } } }]], "m::k")
+    assert.are.equal("n::m::k", k.name)
+    local a = gpu.zeros(1, "float32")
+    k[1, 1](a)
+    assert.are.same({5}, a:totable())
+    local tmpl = gpu.module([[template <class T> __global__ void s(T* a) { a[0] = 1; }]])
+    assert.matches([[module kernel 's' is a template: name its instantiations when making the module, gpu.module(source, {names = {"s<float>"}})]],
+                   S.errof(function() return tmpl.s end), 1, true)
+    assert.matches("options.names[1] is 'zz': no __global__ function of that name in the source (it has: k)",
+                   S.errof(gpu.module, [[__global__ void k(float* a) {}]], {names = {"zz"}}), 1, true)
+  end)
+
+  -- Before: a source not written in the script was given the call's line: errors named
+  -- unrelated script lines (past its end, with g++)
+  it("point a source built at run time at its own lines", function()
+    local src = ("extern \"C\" __global__ void k(float* a) {\n  a[0] = XX;\n}\n"):gsub("XX", "undefined_thing")
+    local line = debug.getinfo(1, "l").currentline + 1
+    local msg = S.errof(function() gpu.kernel(src):compile() end)
+    assert.matches("[kernel source given at " .. debug.getinfo(1, "S").short_src .. ":" .. line .. "](2)", msg, 1, true)
+  end)
+end)
+
+describe("the kernel header", function()
+  -- Before: a(i, j) reported its linearised index ("index 3 out of range for an array of
+  -- 12 elements" for m(0, 3) of a 4 x 3 m)
+  it("reports which dim an index of a(i, j) is out of, and a wrong count of indices", function()
+    local k = gpu.kernel([[extern "C" __global__ void k(gpu::array<float> m) { m(threadIdx.x, threadIdx.y) = 1; }]], {debug = true})
+    assert.matches("kernel 'k': index 3 out of range for dim 2 of extent 3 (block 0, thread 12)",
+                   S.errof(function() k[1, {4, 4}](gpu.zeros({4, 3})) end), 1, true)
+    assert.matches("kernel 'k': index 4 out of range for dim 1 of extent 4 (block 0, thread 4)",
+                   S.errof(function() k[1, {5, 3}](gpu.zeros({4, 3})) end), 1, true)
+    assert.matches("kernel 'k': 2 indices for an array of 1 dimension (block 0, thread 0)",
+                   S.errof(function() k[1, {1, 1}](gpu.zeros(3)) end), 1, true)
+  end)
+
+  -- Before: no |= ... for gpu::array's elements; std::int32_t and std::size_t undeclared
+  -- under NVRTC (which checks every CPU kernel too)
+  it("gives element references every compound assignment, and <cstdint>'s types in std::", function()
+    local k = gpu.kernel([[
+#include <cstdint>
+#include <cstddef>
+extern "C" __global__ void k(gpu::array<int> a) {
+  std::size_t i = 0; std::ptrdiff_t d = 1; std::uint64_t u = 2;
+  a[i] |= 6; a[d] &= 6; a[u] ^= 6; a[3] %= 4; a[4] <<= 2; a[5] >>= 1; }]])
+    local a = gpu.array({5, 5, 5, 7, 3, 8}, "int32")
+    k[1, 1](a)
+    assert.are.same({7, 4, 3, 3, 12, 4}, a:totable())
+  end)
+end)
