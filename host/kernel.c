@@ -54,7 +54,6 @@ enum { LU_CONFIG = 1, LU_KERNEL, LU_STREAM };
 /* a kernel's user values */
 enum { KU_PROGRAM = 1, KU_NAME, KU_LAUNCHER };
 
-
 #define tokernel(L, i) ((GpuKernel *)luaL_checkudata(L, i, GPU_KERNEL_T))
 
 /* ---- kernels ---- */
@@ -153,8 +152,6 @@ static int bad_array_arg(lua_State *L, int idx, const char *kname, int i, const 
   return luaL_error(L, "kernel '%s' argument %d (%s) %s", kname, i, q->name, why);
 }
 
-/* What follows the pointer of a gpu::array<T> argument (kernels/gpuhost.cuh): size,
- * shape[8], stride[8], ndim, contiguous. */
 /* What a gpu::array<T> argument holds after its pointer: size, shape, strides, ndim and
  * whether it is contiguous; built once an array (its layout never changes). */
 static const unsigned char *array_header(GpuArray *a) {
@@ -265,17 +262,16 @@ static void read_dims(lua_State *L, int idx, const char *what, unsigned out[3]) 
     n = (int)luaL_len(L, idx);
     if (n < 1 || n > 3) luaL_error(L, "launch %s must have 1 to 3 dimensions, got %d", what, n);
   } else if (t != LUA_TNUMBER) {
-    luaL_error(L, "launch %s must be a number or a table of numbers, got %s", what,
-               luaL_typename(L, idx));
+    luaL_error(L, "launch %s must be a number or a table of numbers, got %s", what, luaL_typename(L, idx));
   }
   for (int i = 0; i < n; i++) {
     if (t == LUA_TTABLE) lua_geti(L, idx, i + 1);
     else lua_pushvalue(L, idx);
-    int isint;
-    lua_Integer v = lua_tointegerx(L, -1, &isint);
+    int isint = 0, vt = lua_type(L, -1);   /* (a string: lua_tointegerx would convert it) */
+    lua_Integer v = vt == LUA_TNUMBER ? lua_tointegerx(L, -1, &isint) : 0;
     if (!isint || v < 0 || v > 0xffffffffLL)
-      luaL_error(L, "launch %s must be made of non-negative integers, got %s", what,
-                 luaL_tolstring(L, -1, NULL));
+      luaL_error(L, "launch %s must be made of non-negative integers, got %s%s", what,
+                 luaL_tolstring(L, -1, NULL), vt == LUA_TSTRING ? " (a string)" : "");
     out[i] = (unsigned)v;
     lua_pop(L, 1);
   }
@@ -293,9 +289,15 @@ static void check_bounds(lua_State *L, int kidx) {
   GPU_CHECK(L, backend_get()->dtoh(rec, oob, sizeof rec));
   if (rec[0] == 0) return;
   GPU_CHECK(L, backend_get()->memset0(oob, sizeof rec));
-  luaL_error(L, "kernel '%s': index %I out of range for an array of %I elements "
-             "(block %I, thread %I)", kernel_name(L, kidx), (lua_Integer)rec[1],
-             (lua_Integer)rec[2], (lua_Integer)(rec[3] >> 32), (lua_Integer)(rec[3] & 0xffffffffu));
+  lua_Integer i = (lua_Integer)rec[1], n = (lua_Integer)rec[2], d = (lua_Integer)(rec[0] >> 8);
+  if ((rec[0] & 0xff) == 2)   /* a(i, j ...): gpuhost.cuh's record says which */
+    lua_pushfstring(L, "index %I out of range for dim %I of extent %I", i, d + 1, n);
+  else if ((rec[0] & 0xff) == 3)
+    lua_pushfstring(L, "%I indices for an array of %I dimension%s", d, i, i == 1 ? "" : "s");
+  else
+    lua_pushfstring(L, "index %I out of range for an array of %I elements", i, n);
+  luaL_error(L, "kernel '%s': %s (block %I, thread %I)", kernel_name(L, kidx), lua_tostring(L, -1),
+             (lua_Integer)(rec[3] >> 32), (lua_Integer)(rec[3] & 0xffffffffu));
 }
 
 static void kernel_launch(lua_State *L, int kidx, GpuKernel *k, const GpuLauncher *g,
@@ -421,14 +423,10 @@ static int kernel_index(lua_State *L) {
     return luaL_error(L, "gpu.kernel has no field or method '%s'", key);
   }
   if (t != LUA_TTABLE)
-    return luaL_error(L, "launch configuration must be {grid, block}, got %s",
-                      luaL_typename(L, KI_CONFIG));
+    return luaL_error(L, "launch configuration must be {grid, block}, got %s", luaL_typename(L, KI_CONFIG));
   GpuLauncher c;
   read_config(L, &c);
-  if (same_launcher(L, k, &c)) {
-    lua_getiuservalue(L, KI_KERNEL, KU_LAUNCHER);
-    return 1;
-  }
+  if (same_launcher(L, k, &c)) { lua_getiuservalue(L, KI_KERNEL, KU_LAUNCHER); return 1; }
   lua_settop(L, KI_STREAM);
   GpuLauncher *g = lua_newuserdatauv(L, sizeof *g, 0);
   *g = c;

@@ -8,7 +8,9 @@
 #include "gpuhost_portable.h"   // INFINITY, INT_MAX, int64_t, std::min ... on both backends
 
 #ifdef GPUHOST_DEBUG
-// [0] set once, [1] index, [2] size, [3] block << 32 | thread (linear ids)
+// [0] what was wrong (its low byte: 1 a flat index, 2 an index of dim [0] >> 8, 3 a count
+// of [0] >> 8 indices), [1] the index (or the array's ndim), [2] size or extent,
+// [3] block << 32 | thread (linear ids)
 extern "C" {
 __device__ unsigned long long __gpuhost_oob[4];
 }
@@ -16,9 +18,9 @@ __device__ unsigned long long __gpuhost_oob[4];
 
 namespace gpu {
 
-__device__ inline void out_of_range(long long i, long long n) {
+__device__ inline void out_of_range_record(unsigned long long what, long long i, long long n) {
 #ifdef GPUHOST_DEBUG
-  if (atomicCAS(&__gpuhost_oob[0], 0ull, 1ull) == 0ull) {
+  if (atomicCAS(&__gpuhost_oob[0], 0ull, what) == 0ull) {
     unsigned long long block = blockIdx.x + (unsigned long long)gridDim.x *
                                (blockIdx.y + (unsigned long long)gridDim.y * blockIdx.z);
     unsigned long long thread = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
@@ -27,8 +29,14 @@ __device__ inline void out_of_range(long long i, long long n) {
     __gpuhost_oob[3] = (block << 32) | (thread & 0xffffffffull);
   }
 #else
-  (void)i; (void)n;
+  (void)what; (void)i; (void)n;
 #endif
+}
+// flat index i of an array of n elements
+__device__ inline void out_of_range(long long i, long long n) { out_of_range_record(1, i, n); }
+// index i of dim d (0-based) of extent n
+__device__ inline void out_of_range_dim(long long i, long long n, int d) {
+  out_of_range_record(2 | (unsigned long long)d << 8, i, n);
 }
 
 // Where &a[i] points when i is out of range: somewhere harmless to write (atomics too).
@@ -128,6 +136,12 @@ struct array {
     __device__ ref &operator-=(T v) { if (p) *p -= v; return *this; }
     __device__ ref &operator*=(T v) { if (p) *p *= v; return *this; }
     __device__ ref &operator/=(T v) { if (p) *p /= v; return *this; }
+    __device__ ref &operator%=(T v) { if (p) *p %= v; return *this; }
+    __device__ ref &operator&=(T v) { if (p) *p &= v; return *this; }
+    __device__ ref &operator|=(T v) { if (p) *p |= v; return *this; }
+    __device__ ref &operator^=(T v) { if (p) *p ^= v; return *this; }
+    __device__ ref &operator<<=(int v) { if (p) *p <<= v; return *this; }
+    __device__ ref &operator>>=(int v) { if (p) *p >>= v; return *this; }
     __device__ ref &operator++() { if (p) ++*p; return *this; }
     __device__ ref &operator--() { if (p) --*p; return *this; }
     __device__ T operator++(int) { T old = *this; if (p) ++*p; return old; }
@@ -165,24 +179,27 @@ struct array {
     out_of_range(i, size);
     return ref{nullptr};
   }
+  // a(i, j ...): an index of n dims, each checked against its extent
+  __device__ bool in_dims(int n, const long long *idx) const {
+    if (ndim != n) { out_of_range_record(3 | (unsigned long long)n << 8, ndim, size); return false; }
+    for (int d = 0; d < n; d++)
+      if (idx[d] < 0 || idx[d] >= shape[d]) { out_of_range_dim(idx[d], shape[d], d); return false; }
+    return true;
+  }
   __device__ ref operator()(long long i, long long j) const {
-    if (ndim == 2 && i >= 0 && i < shape[0] && j >= 0 && j < shape[1])
-      return ref{data + i * stride[0] + j * stride[1]};
-    out_of_range(i * shape[1] + j, size);
-    return ref{nullptr};
+    const long long idx[2] = {i, j};
+    if (!in_dims(2, idx)) return ref{nullptr};
+    return ref{data + i * stride[0] + j * stride[1]};
   }
   __device__ ref operator()(long long i, long long j, long long k) const {
-    if (ndim == 3 && i >= 0 && i < shape[0] && j >= 0 && j < shape[1] && k >= 0 && k < shape[2])
-      return ref{data + i * stride[0] + j * stride[1] + k * stride[2]};
-    out_of_range((i * shape[1] + j) * shape[2] + k, size);
-    return ref{nullptr};
+    const long long idx[3] = {i, j, k};
+    if (!in_dims(3, idx)) return ref{nullptr};
+    return ref{data + i * stride[0] + j * stride[1] + k * stride[2]};
   }
   __device__ ref operator()(long long i, long long j, long long k, long long l) const {
-    if (ndim == 4 && i >= 0 && i < shape[0] && j >= 0 && j < shape[1] && k >= 0 && k < shape[2] &&
-        l >= 0 && l < shape[3])
-      return ref{data + i * stride[0] + j * stride[1] + k * stride[2] + l * stride[3]};
-    out_of_range(((i * shape[1] + j) * shape[2] + k) * shape[3] + l, size);
-    return ref{nullptr};
+    const long long idx[4] = {i, j, k, l};
+    if (!in_dims(4, idx)) return ref{nullptr};
+    return ref{data + i * stride[0] + j * stride[1] + k * stride[2] + l * stride[3]};
   }
   __device__ long long len() const { return size; }
   __device__ T *ptr() const { return data; }   // the raw pointer: no checks past here

@@ -1,7 +1,8 @@
 // gpuhost_portable.h: what kernel code expects of the C and C++ libraries, the same on
 // both backends; kernels/gpuhost.cuh includes it first. NVRTC has no C library: under it
 // this header defines the fixed-width integers (as libcu++ declares them under NVRTC:
-// int64_t is long long), the limits of <climits> and <cfloat>, INFINITY, NAN, HUGE_VAL(F),
+// int64_t is long long; in std:: too, with size_t and ptrdiff_t), the limits of <climits>
+// and <cfloat>, INFINITY, NAN, HUGE_VAL(F),
 // the M_* constants of <math.h>, std::min and std::max, and the <cmath> functions in std::;
 // std::numeric_limits is libcu++'s (host/cuda/nvrtc.c asks for it, with
 // -DGPUHOST_NUMERIC_LIMITS, when a source names it: it costs NVRTC 50 ms), and NVRTC is
@@ -40,6 +41,19 @@ using uint_fast8_t = uint8_t;
 using uint_fast16_t = uint16_t;
 using uint_fast32_t = uint32_t;
 using uint_fast64_t = uint64_t;
+using ptrdiff_t = decltype((int *)0 - (int *)0);
+
+// <cstdint>'s and <cstddef>'s types in std:: too, as the C++ headers put them
+namespace std {
+using ::int8_t; using ::int16_t; using ::int32_t; using ::int64_t; using ::uint8_t;
+using ::uint16_t; using ::uint32_t; using ::uint64_t; using ::intptr_t; using ::uintptr_t;
+using ::intmax_t; using ::uintmax_t; using ::int_least8_t; using ::int_least16_t;
+using ::int_least32_t; using ::int_least64_t; using ::uint_least8_t; using ::uint_least16_t;
+using ::uint_least32_t; using ::uint_least64_t; using ::int_fast8_t; using ::int_fast16_t;
+using ::int_fast32_t; using ::int_fast64_t; using ::uint_fast8_t; using ::uint_fast16_t;
+using ::uint_fast32_t; using ::uint_fast64_t; using ::size_t; using ::ptrdiff_t;
+using nullptr_t = decltype(nullptr);
+}  // namespace std
 
 // <climits> (x86-64 and aarch64 Linux, LP64; char is signed on the former)
 #define CHAR_BIT 8

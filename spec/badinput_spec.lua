@@ -523,6 +523,10 @@ local rows = {
    "launch grid must be made of non-negative integers, got 4294967296.0"},
   {"k[{'x', 1}]", function() return k[{'x', 1}] end,
    "launch grid must be a number or a table of numbers, got string"},
+  {"k[{{'2'}, {'3'}}]", function() return k[{{'2'}, {'3'}}] end,   -- (was run with 2 x 3 threads)
+   "launch grid must be made of non-negative integers, got 2 (a string)"},
+  {"k[{1, {1, '3'}}]", function() return k[{1, {1, '3'}}] end,
+   "launch block must be made of non-negative integers, got 3 (a string)"},
   {"k[{{1, 2, 3, 4}, 1}]", function() return k[{{1, 2, 3, 4}, 1}] end,
    "launch grid must have 1 to 3 dimensions, got 4"},
   {"k[{1, {1, 2, 3, 4}}]", function() return k[{1, {1, 2, 3, 4}}] end,
