@@ -154,10 +154,17 @@ local function power_of_ten(n)   -- NumPy's, a product of tens: past 10^308 inf
 end
 local round = gpu._round   -- the ufunc, half to even (gpu.round is gpu.around with decimals)
 
+-- re + i im made by parts, into z (a sum re + im * 1j would make inf * 0 a NaN part)
+local complex_of
+local function by_parts(re, im, z, stream)
+  complex_of = complex_of or gpu.elementwise("R re, R im", "C z", "z = C(re, im)", "around")   -- (named in its errors)
+  return complex_of(re, im, z, {stream = stream})
+end
+
 -- gpu.around(a [, decimals [, opts]]): NumPy's: a * 10^d rounded half to even, divided
 -- back (a / 10^-d, rounded, multiplied, for negative d), in a's dtype; integers unchanged
 -- for d >= 0, and for d < 0 rounded in float64 and made a's dtype again; complex numbers
--- each part
+-- each part alone, as NumPy's (a product with 10^d + 0j made inf + 1j NaN and lost -0)
 function gpu.around(a, decimals, opts)
   if type(decimals) == "table" and opts == nil then decimals, opts = nil, decimals end
   decimals = decimals or 0
@@ -183,10 +190,19 @@ function gpu.around(a, decimals, opts)
     end
     return decimals > 0 and a:copy() or r:astype(a.dtype)
   end
-  local wide = is_array(a) and ({float32 = "float64", float16 = "float64", complex64 = "complex128"})[a.dtype]
+  if k == "c" then
+    local o = opts and gpu._arg.options(opts, "around", "out stream") or {}
+    if o.out ~= nil and kind(gpu._arg.array(o.out, "around", "out").dtype) ~= "c" then
+      error(("gpu.around: out is %s, and the result (%s) cannot be cast to it"):format(o.out.dtype, a.dtype), 2)
+    end
+    local s = {stream = o.stream}
+    local re, im = gpu.around(gpu.real(a, s), decimals, s), gpu.around(gpu.imag(a, s), decimals, s)
+    return by_parts(re, im, o.out or gpu.empty(a.shape, a.dtype), o.stream)
+  end
+  local wide = is_array(a) and ({float32 = "float64", float16 = "float64"})[a.dtype]
   if wide and f > 3.4028234663852886e38 then
-    -- 10^d past float32's range (NumPy 1.24 makes that Python float a float64): in float64
-    -- (complex128), then a's dtype (10^39 as a float32 was inf: 0 * inf made every result NaN)
+    -- 10^d past float32's range (NumPy 1.24 makes that Python float a float64): in float64,
+    -- then a's dtype (10^39 as a float32 was inf: 0 * inf made every result NaN)
     local o = opts and gpu._arg.options(opts, "around", "out stream") or {}
     local r = gpu.around(a:astype(wide), decimals, {stream = o.stream})
     if o.out then return o.out:copy_(r) end

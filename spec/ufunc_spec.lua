@@ -480,6 +480,18 @@ describe("NumPy's functions of a float's parts, of decimals and of complex numbe
     check("around int16 2", gpu.around(ri, 2), {15, 25, 35, -15, -25, 44, 50})
     local rc = gpu.around(gpu.array({C(1.55, 2.25), C(-0.125, 3.05)}, "complex128"), 1)
     check("around complex", rc, {C(1.6, 2.2), C(-0.1, 3.0)}, 1e-15)
+    -- each part alone, as NumPy's: the product with 10^d + 0j made inf+1j nan+nanj and
+    -- 1.5-2.345j 0+0j at -1
+    for _, dt in ipairs({"complex64", "complex128"}) do
+      local zc = gpu.array({C(INF, 1), C(NAN, 1), C(1.5, -2.345), C(1, -INF)}, dt)
+      check("around 1 " .. dt, gpu.around(zc, 1), {C(INF, 1), C(NAN, 1), C(1.5, gpu.array({C(0, -2.3)}, dt):item().im), C(1, -INF)}, 0)
+      check("around -1 " .. dt, gpu.round(zc, -1), {C(INF, 0), C(NAN, 0), C(0, -0.0), C(0, -INF)}, 0)
+      local into = gpu.empty(4, "complex128")
+      assert.are.equal(into, gpu.around(zc, -1, {out = into}))
+      check("around into " .. dt, into, {C(INF, 0), C(NAN, 0), C(0, -0.0), C(0, -INF)}, 0)
+    end
+    assert.matches("gpu.around: out is float64, and the result %(complex64%) cannot be cast to it",
+                   S.errof(gpu.around, gpu.zeros(2, "complex64"), 1, {out = gpu.empty(2, "float64")}))
     local out = gpu.empty(8, "float64")
     assert.are.equal(out, gpu.round(rx, 1, {out = out}))
     check("round into", out, {1.2, 2.7, -0.1, 12345.7, -2.5, NAN, INF, 0.5}, 0)
