@@ -123,14 +123,38 @@ describe("complex arrays", function()
     assert.are.same({6.25, -1}, {b.re, 1 / b.im < 0 and -1 or 1})
   end)
 
-  it("0 to a power as NumPy's: 1 for 0, 0 for a positive real, else nan+nanj (0^-1 too)", function()
+  -- NumPy 2's: 0^(1+1j) and 0^(2.5-0.5j) are 0 (they were nan+nanj, NumPy 1's rule)
+  it("0 to a power as NumPy 2's: 1 for 0, 0 where b's real part is positive, else nan+nanj (0^-1 too)", function()
     for _, dt in ipairs({"complex64", "complex128"}) do
       local zero = gpu.complex(0, 0)
-      local a = gpu.array({zero, zero, zero, zero, gpu.complex(0 / 0, 0)}, dt)
-      local b = gpu.array({-1, gpu.complex(0, 1), 2, 0, 0}, dt)
+      local a = gpu.array({zero, zero, zero, zero, gpu.complex(0 / 0, 0), zero, gpu.complex(-0.0, -0.0), zero}, dt)
+      local b = gpu.array({-1, gpu.complex(0, 1), 2, 0, 0, gpu.complex(1, 1), gpu.complex(2.5, -0.5), gpu.complex(-1, 1)}, dt)
       local got = (a ^ b):totable()
-      for i = 1, 2 do assert.is_true(got[i].re ~= got[i].re and got[i].im ~= got[i].im, dt .. " " .. i) end
+      for _, i in ipairs({1, 2, 8}) do assert.is_true(got[i].re ~= got[i].re and got[i].im ~= got[i].im, dt .. " " .. i) end
       assert.are.same({0, 0, 1, 0, 1, 0}, {got[3].re, got[3].im, got[4].re, got[4].im, got[5].re, got[5].im})
+      assert.are.same({C(0, 0), C(0, 0)}, {got[6], got[7]})
+      local f = gpu.vectorize(function(x, y) return x ^ y end)   -- the jit's ^ too
+      assert.are.same({C(0, 0), C(0, 0)}, f(a[{{6, 7}}], b[{{6, 7}}]):totable())
+    end
+  end)
+
+  -- NumPy 2's sign: an infinite part gives its direction; where |z| overflows, z is scaled
+  -- first (inf+1j was nan+0j, 1-infj 0+nanj, 1.5e308+1.5e308j and complex64 3e38+3e38j 0+0j)
+  it("sign as NumPy 2's, of infinite parts and where |z| overflows", function()
+    local inf, nan, h = math.huge, 0 / 0, math.sqrt(0.5)
+    local z = {C(inf, 1), C(1, -inf), C(-inf, nan), C(nan, inf), C(-0.0, 2), C(0, 0), C(-2, -0.0)}
+    local want = {C(1, 0), C(0, -1), C(-1, 0), C(0, 1), C(-0.0, 1), C(0, 0), C(-1, -0.0)}
+    for _, dt in ipairs({"complex64", "complex128"}) do
+      local got = gpu.sign(gpu.array(z, dt)):totable()
+      for i, w in ipairs(want) do
+        assert.is_true(got[i] == w and 1 / got[i].re == 1 / w.re and 1 / got[i].im == 1 / w.im, ("%s %s: %s"):format(dt, tostring(z[i]), tostring(got[i])))
+      end
+      local big = dt == "complex64" and 3e38 or 1.5e308
+      local s = gpu.sign(gpu.array({C(big, big), C(-big, big / 2)}, dt)):totable()
+      near(C(h, h), s[1], 1e-7)
+      near(C(-2 / math.sqrt(5), 1 / math.sqrt(5)), s[2], 1e-7)
+      local both = gpu.sign(gpu.array({C(inf, -inf), C(nan, 1)}, dt)):totable()
+      for _, v in ipairs(both) do assert.is_true(v.re ~= v.re and v.im ~= v.im, dt .. " " .. tostring(v)) end
     end
   end)
   -- each case: function, z, dtype, the value (NumPy's, or C99's where NumPy 1.24's is off:

@@ -36,10 +36,24 @@ template <class T> __device__ __forceinline__ T conj(T a) { return a; }
 template <class T> __device__ __forceinline__ gpu::complex<T> conj(gpu::complex<T> a) { return gpu::conj(a); }
 template <class T> __device__ __forceinline__ T abs(gpu::complex<T> a) { return gpu::abs(a); }
 template <class T> __device__ __forceinline__ bool isinf(gpu::complex<T> a) { return isinf(a.re) || isinf(a.im); }
-template <class T> __device__ __forceinline__ gpu::complex<T> sign(gpu::complex<T> a) {   // NumPy 2: z / |z|
-  T m = gpu::abs(a);
-  if (m == 0) return gpu::complex<T>(0, 0);
-  return m != m ? gpu::complex<T>(m, m) : gpu::complex<T>(a.re / m, a.im / m);
+// NumPy 2's sign: z / |z|; an infinite part gives its direction (+-1 or +-1j; both
+// infinite: nan+nanj), as NumPy's loop does. Where |z| overflows or is subnormal (3e38+3e38j
+// in complex64 was 0+0j) z is first scaled by a power of two, exactly
+template <class T> __device__ __forceinline__ gpu::complex<T> sign(gpu::complex<T> a) {
+  typedef gpu::complex<T> C;
+  bool ir = isinf(a.re), ii = isinf(a.im);
+  if (ir && ii) return C(a.re - a.re, a.re - a.re);   // inf - inf: nan
+  if (ir) return C(copysign_((T)1, a.re), 0);
+  if (ii) return C(0, copysign_((T)1, a.im));
+  T m = gpu::abs(a), tiny = sizeof(T) == 4 ? (T)1.1754943508222875e-38 : (T)2.2250738585072014e-308;
+  if (m != m) return C(m, m);
+  if (m == 0) return C(0, 0);
+  if (isinf(m) || m < tiny) {
+    T k = isinf(m) ? (T)0.25 : sizeof(T) == 4 ? (T)16777216 : (T)18014398509481984;   // 2^24, 2^54
+    a = C(a.re * k, a.im * k);
+    m = gpu::abs(a);
+  }
+  return C(a.re / m, a.im / m);
 }
 template <class T> __device__ __forceinline__ gpu::complex<T> round(gpu::complex<T> a) {
   return gpu::complex<T>(round(a.re), round(a.im));
@@ -256,15 +270,15 @@ template <class T> __device__ __forceinline__ gpu::complex<T> nan_to_num(gpu::co
                          nan_to_num(z.im, nan.re, posinf.re, neginf.re));
 }
 
-// a^b = exp(b log a), as NumPy's: a^0 is 1; 0^b is 0 for a positive real b and nan+nanj
-// for any other (ill-defined with four complex zeros), before the integer powers (so 0^-1
-// is not 1 / 0, inf+nanj)
+// a^b = exp(b log a), as NumPy 2's: a^0 is 1; 0^b is 0 where b's real part is positive
+// (whatever its imaginary part: 0^(1+1j) is 0) and nan+nanj for any other, before the
+// integer powers (so 0^-1 is not 1 / 0, inf+nanj)
 template <class T> __device__ __forceinline__ gpu::complex<T> power(gpu::complex<T> a, gpu::complex<T> b) {
   typedef gpu::complex<T> C;
   if (b.re == 0 && b.im == 0) return C(1, 0);
   if (a.re == 0 && a.im == 0) {
     T nan = a.re / a.re;   // 0 / 0
-    return b.re > 0 && b.im == 0 ? C(0, 0) : C(nan, nan);
+    return b.re > 0 ? C(0, 0) : C(nan, nan);
   }
   if (b.im == 0 && b.re == (T)(int)b.re && b.re > -100 && b.re < 100) {   // an integer: by squaring
     int n = (int)b.re, m = n < 0 ? -n : n;
