@@ -4,7 +4,8 @@
  * Transforms go to the backend's fft (cuFFT, FFTW): when the dims transformed are the last ones (up to 3) of a C-ordered array, one call does
  * them all; otherwise one dim at a time, each moved last in a C-ordered copy and back.
  * Sizes given (n, s) crop or pad with zeros along their dims first, as NumPy's; the
- * scaling of `norm` ("backward", "ortho", "forward") is one multiply afterwards. */
+ * scaling of `norm` ("backward", "ortho", "forward") is one multiply afterwards, of each part
+ * of a complex result alone (parts_view), as NumPy's. */
 #include <stdio.h>
 #include <math.h>
 #include <string.h>
@@ -137,6 +138,22 @@ static void stepwise(lua_State *L, const FftCall *c, const int64_t *n) {
   }
 }
 
+/* [-0, +1, e] The C-ordered array at idx, complex, as a 1-D view of its parts (re, im, re,
+ * ...): multiplied by a real number, each part is scaled alone (the complex product with
+ * f + 0i made inf * 0 a NaN part). array_view makes it in the array's dtype: the real
+ * dtype's element count, size and pointer are set here. */
+static void parts_view(lua_State *L, int idx) {
+  GpuArray *a = array_check(L, idx);
+  GpuShape s = {.ndim = 1, .dim = {2 * a->shape.size}, .size = 2 * a->shape.size};
+  GpuLayout l;
+  layout_init(&l, &s);
+  l.offset = 2 * a->offset;
+  GpuArray *v = array_view(L, idx, &l);
+  v->dtype = dtype_real(a->dtype);
+  v->nbytes = (size_t)s.size * dtypes[v->dtype].size;
+  v->ptr = v->base ? v->base + (CUdeviceptr)(l.offset * (int64_t)dtypes[v->dtype].size) : 0;
+}
+
 /* [-0, +1, e] The whole transform of the array at idx (already of a dtype it takes). */
 static void run_fft(lua_State *L, FftCall *c, int idx) {
   int top = lua_gettop(L), nd = array_check(L, idx)->shape.ndim;
@@ -167,7 +184,9 @@ static void run_fft(lua_State *L, FftCall *c, int idx) {
   double total = 1;
   for (int i = 0; i < c->naxes; i++) total *= (double)n[i];
   double f = c->norm == NORM_ORTHO ? 1 / sqrt(total) : (c->norm == NORM_FORWARD) != c->inverse ? 1 / total : 1;
-  if (f != 1) {   /* the scaling, in place */
+  if (f != 1) {   /* the scaling, in place: of a complex result, each part */
+    if (!array_check(L, -1)->contiguous) { copy_contiguous(L, -1); lua_remove(L, -2); }
+    if (dtypes[array_check(L, -1)->dtype].kind == 'c') parts_view(L, -1); else lua_pushvalue(L, -1);
     lua_getfield(L, -1, "multiply");
     lua_pushvalue(L, -2);
     lua_pushnumber(L, f);
@@ -175,6 +194,7 @@ static void run_fft(lua_State *L, FftCall *c, int idx) {
     lua_pushvalue(L, -3);
     lua_setfield(L, -2, "out");
     lua_call(L, 3, 0);
+    lua_pop(L, 1);
   }
   lua_replace(L, top + 1);
   lua_settop(L, top + 1);

@@ -49,6 +49,21 @@ describe("gpu.fft.fft and ifft", function()
     close(xs, gpu.fft.ifft(gpu.fft.fft(x)):totable(), 1e-12)
   end)
 
+  -- the scaling multiplies each part by a real number: the complex product with f + 0i
+  -- made an infinite part turn the other into NaN (ortho fft of {1e308+1e-300j, 1e308}
+  -- was {inf+nanj, ...}, ifft of {inf+1j, 1} {inf+nanj, inf+nanj})
+  it("scale each part alone (an infinite part leaves the other), as NumPy's", function()
+    local w = gpu.fft.fft(gpu.array({C(1e308, 1e-300), C(1e308, 0)}, "complex128"), nil, -1, "ortho"):totable()
+    assert.are.same({math.huge, 0}, {w[1].re, w[2].re})
+    for i = 1, 2 do assert.is_true(math.abs(w[i].im - 1e-300 / math.sqrt(2)) < 1e-315, tostring(w[i])) end
+    for _, dt in ipairs({"complex64", "complex128"}) do
+      local v = gpu.array({C(math.huge, 1), 1}, dt)
+      assert.are.same({C(math.huge, 0.5), C(math.huge, 0.5)}, gpu.fft.ifft(v):totable())
+      assert.are.same({C(math.huge, 0.5), C(math.huge, 0.5)}, gpu.fft.fft(v, {norm = "forward"}):totable())
+      assert.are.same({{C(math.huge, 0.5)}, {C(math.huge, 0.5)}}, gpu.fft.ifft(v:reshape(2, 1), nil, 1):totable())
+    end
+  end)
+
   it("crop and pad to n, and take float32 to complex64", function()
     local padded = {table.unpack(xs)}
     for i = 13, 16 do padded[i] = 0 end
