@@ -62,8 +62,33 @@ static int theirs(lua_State *L, const char *event) {
 }
 static int cx_add(lua_State *L) { return theirs(L, "__add") ? 1 : push(L, arg(L, 1) + arg(L, 2)); }
 static int cx_sub(lua_State *L) { return theirs(L, "__sub") ? 1 : push(L, arg(L, 1) - arg(L, 2)); }
-static int cx_mul(lua_State *L) { return theirs(L, "__mul") ? 1 : push(L, arg(L, 1) * arg(L, 2)); }
-static int cx_div(lua_State *L) { return theirs(L, "__div") ? 1 : push(L, arg(L, 1) / arg(L, 2)); }
+/* The product and quotient as the kernels compute them (kernels/gpuhost.cuh: NumPy's (ac -
+ * bd) + (ad + bc)i, Smith's quotient by |b|'s parts), so that a:item(i) * b:item(i) is (a *
+ * b):item(i): C's _Complex recovers infinities (Annex G), where NumPy does not: it gave
+ * (inf+infj)(1+0j) inf+infj (NumPy: nan+nanj) and (1+1j) / (-0+0j) -inf-infj (inf+infj) */
+static int cx_mul(lua_State *L) {
+  if (theirs(L, "__mul")) return 1;
+  double _Complex a = arg(L, 1), b = arg(L, 2);
+  double ar = creal(a), ai = cimag(a), br = creal(b), bi = cimag(b);
+  complex_push(L, ar * br - ai * bi, ar * bi + ai * br);
+  return 1;
+}
+static int cx_div(lua_State *L) {
+  if (theirs(L, "__div")) return 1;
+  double _Complex a = arg(L, 1), b = arg(L, 2);
+  double ar = creal(a), ai = cimag(a), br = creal(b), bi = cimag(b);
+  double sr = br < 0 ? -br : br + 0.0, si = bi < 0 ? -bi : bi + 0.0;   /* +0 for -0 */
+  if (sr >= si && sr == 0 && si == 0) {
+    complex_push(L, ar / sr, ai / sr);   /* inf or nan, as NumPy's */
+  } else if (sr >= si) {
+    double r = bi / br, d = br + bi * r;
+    complex_push(L, (ar + ai * r) / d, (ai - ar * r) / d);
+  } else {
+    double r = br / bi, d = br * r + bi;
+    complex_push(L, (ar * r + ai) / d, (ai * r - ar) / d);
+  }
+  return 1;
+}
 static int cx_unm(lua_State *L) { return push(L, -arg(L, 1)); }
 static int cx_eq(lua_State *L) {
   double a, b, c, d;

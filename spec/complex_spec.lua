@@ -226,6 +226,27 @@ describe("complex arrays", function()
     assert.is_true(p.re ~= p.re and p.im == math.huge)   -- inf - inf, inf + inf: NumPy's nan+infj
   end)
 
+  -- the host's * and / were C's _Complex, which recovers infinities where NumPy does not:
+  -- (inf+infj)(1+0j) was inf+infj (the arrays and NumPy: nan+nanj), (1+1j) / (-0+0j)
+  -- -inf-infj (inf+infj)
+  it("on the host compute * and / as the arrays do, special values too", function()
+    local v = {0, -0.0, 1, -2.5, math.huge, -math.huge, 0 / 0, 1e300}
+    local zs = {}
+    for _, r in ipairs(v) do for _, i in ipairs(v) do zs[#zs + 1] = C(r, i) end end
+    local A, B = {}, {}
+    for _, x in ipairs(zs) do for _, y in ipairs(zs) do A[#A + 1] = x; B[#B + 1] = y end end
+    local a, b = gpu.array(A, "complex128"), gpu.array(B, "complex128")
+    local function same(x, y) return x ~= x and y ~= y or x == y and 1 / x == 1 / y end
+    for op, f in pairs({["*"] = function(x, y) return x * y end, ["/"] = function(x, y) return x / y end}) do
+      local d = f(a, b):totable()
+      for k = 1, #A do
+        local h = f(A[k], B[k])
+        assert.is_true(same(h.re, d[k].re) and same(h.im, d[k].im),
+                       ("%s %s %s: host %s, arrays %s"):format(tostring(A[k]), op, tostring(B[k]), tostring(h), tostring(d[k])))
+      end
+    end
+  end)
+
   it("max and min give the first NaN, the element argmax and argmin name", function()
     local nan = 0 / 0
     local m = gpu.array({C(1, 2), C(nan, 0), C(3, nan), C(0, 0)}, "complex128")
