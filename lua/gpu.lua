@@ -1115,13 +1115,15 @@ end
 -- The array behind full, ones and their _like forms, for the public function `name` whose
 -- caller is at `level` from here; value is argument #vpos there.
 local function full(name, level, vpos, shape, value, dtype)
+  local inferred = dtype == nil   -- float32, or complex128 for a gpu.complex (NumPy's full(2, 1+1j))
+  if inferred and arg.is_complex(value) then dtype = "complex128" end
   dtype = dtype_name(dtype, level + 1)
   local vt = type(value)
   if vt == "boolean" and dtype ~= "bool" then value, vt = value and 1 or 0, "number" end   -- NumPy's True is 1
   if vt ~= "number" and not (dtype == "bool" and vt == "boolean") and
      not (dtype:find("^complex") and arg.is_complex(value)) then
     error(("bad argument #%d to '%s' (%s expected, got %s)"):format(vpos, name,
-          dtype:find("^complex") and "number, boolean or gpu.complex" or "number or boolean", what(value)), level)
+          (inferred or dtype:find("^complex")) and "number, boolean or gpu.complex" or "number or boolean", what(value)), level)
   end
   local a = as(name, level + 1, {}, gpu.empty, shape, dtype)
   if a.size > 0 then

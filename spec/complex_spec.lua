@@ -53,6 +53,12 @@ describe("complex arrays", function()
     assert.matches("cannot store 1%+2j in a float32 array", S.errof(function() gpu.zeros(2):fill(C(1, 2)) end))
     assert.matches("cannot store 1%+2j in a float32 array", S.errof(function() gpu.host.zeros(2):fill(C(1, 2)) end))
     assert.matches("number, boolean or gpu.complex expected, got string", S.errof(function() gpu.zeros(2):fill("x") end))
+    -- with no dtype a gpu.complex gives complex128, as NumPy's full(2, 1+1j) (it said number
+    -- or boolean expected, got gpu.complex)
+    local f = gpu.full({2}, C(1, -1))
+    assert.are.equal("complex128", f.dtype)
+    assert.are.same({C(1, -1), C(1, -1)}, f:totable())
+    assert.are.equal("float32", gpu.full({2}, 1).dtype)
   end)
 
   it("promote as NumPy's do, and convert to real types by their real part", function()

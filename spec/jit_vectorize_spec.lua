@@ -28,6 +28,18 @@ describe("gpu.vectorize", function()
     local w = fma(a, 2.5)
     assert.are.equal("float32", w.dtype)
     assert.are.same(flat(a * 2.5 + 1), flat(w))
+    -- a gpu.complex is an argument, weak as Python's complex in NumPy 2 (complex64 with
+    -- float32 and complex64 arrays, else complex128), as gpu.jit kernels take it (it said
+    -- a device array, number or boolean expected, got userdata)
+    local C = gpu.complex
+    local add = gpu.vectorize(function(x, c) return x + c end)
+    for dt, want in pairs({complex64 = "complex64", float32 = "complex64", float16 = "complex64",
+                           complex128 = "complex128", float64 = "complex128", int32 = "complex128"}) do
+      local z = add(gpu.ones(2, dt), C(0.5, -1 / 0))
+      assert.are.equal(want, z.dtype, dt)
+      assert.are.same({C(1.5, -1 / 0), C(1.5, -1 / 0)}, z:totable())
+    end
+    assert.are.equal(C(1, 4), add(C(1, 2), C(0, 2)):item())
     assert.are.equal("float64", fma(a:astype("float64"), 2.5).dtype)
     assert.are.equal("float64", fma(gpu.array({1, 2, 3}, "int32"), 2.5).dtype)
     -- integers are Lua's: an int32 array gives int64 results, which wrap as Lua's do
@@ -78,7 +90,7 @@ describe("gpu.vectorize", function()
   it("refuses bad arguments with clear errors, and the host goes on", function()
     local a = gpu.array({1, 2, 3}, "float32")
     assert.matches("'fma' takes 2 arguments, got 1", S.errof(fma, a), 1, true)
-    assert.matches("bad argument #2 to 'fma' (a device array, number or boolean expected, got string)",
+    assert.matches("bad argument #2 to 'fma' (a device array, number, boolean or gpu.complex expected, got string)",
                    S.errof(fma, a, "x"), 1, true)
     assert.matches("got host array", S.errof(fma, a, a:tohost()), 1, true)
     assert.matches("'fma': shapes {3} and {2} do not broadcast", S.errof(fma, a, gpu.zeros(2)), 1, true)

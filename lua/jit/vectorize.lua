@@ -71,14 +71,17 @@ MT.__call = function(v, ...)
       pattern[i], types[i] = "s", "float64"
     elseif type(a) == "boolean" then
       pattern[i], types[i] = "s", "bool"
+    elseif gpu._arg.is_complex(a) then   -- passed as a 0-D array (gpu's operations take no complex value)
+      pattern[i], types[i] = "c", "complex128"
     else
-      fail(v, i, ("a device array, number or boolean expected, got %s"):format(gpu._described(a)), 2)
+      fail(v, i, ("a device array, number, boolean or gpu.complex expected, got %s"):format(gpu._described(a)), 2)
     end
   end
   pattern = table.concat(pattern)
   -- a Lua float is weak, as in gpu's own functions (gpu.multiply(a, 2.5) stays float32):
   -- float32 when the float and complex arrays are all float32 and complex64 (or float16),
-  -- float16 when they are all float16
+  -- float16 when they are all float16; a gpu.complex is weak too, as Python's complex is in
+  -- NumPy 2: complex64 where a float is float32 or float16, else complex128
   local float = "float64"
   for i = 1, n do
     if types[i] == "float16" and float == "float64" then float = "float16" end
@@ -92,6 +95,10 @@ MT.__call = function(v, ...)
   local dtypes = {}
   for i = 1, n do
     if pattern:sub(i, i) == "s" and types[i] == "float64" then types[i] = float end
+    if pattern:sub(i, i) == "c" then
+      types[i] = float == "float64" and "complex128" or "complex64"
+      args[i] = gpu.full({}, args[i], types[i])
+    end
     dtypes[i] = pattern:sub(i, i) == "a" and args[i].dtype or types[i]
   end
   local d = jit.device_source(v.f, types, 2)
