@@ -36,7 +36,7 @@ SHARED   = host/backend.c host/util.c host/results.c host/cache.c host/embed.c h
 BACKENDS = host/cuda/cuda.c host/cuda/driver.c host/cuda/memory.c host/cuda/graph.c \
            host/cuda/nvrtc.c host/cuda/nvtx.c host/cuda/nccl.c host/cuda/blas.c host/cuda/fft.c host/cuda/solver.c \
            host/cpu/cpu.c host/cpu/fiber.c host/cpu/sched.c host/cpu/pool.c host/cpu/mem.c \
-           host/cpu/compile.c host/cpu/prelude.c host/cpu/source.c host/cpu/scan.c host/cpu/module.c host/cpu/graph.c \
+           host/cpu/compile.c host/cpu/prelude.c host/cpu/source.c host/cpu/scan.c host/cpu/limits.c host/cpu/module.c host/cpu/graph.c \
            host/cpu/devices.c host/cpu/coll.c host/cpu/blas.c host/cpu/fft.c host/cpu/lapack.c
 MOD_SRC  = $(LUA_SIDE) $(SHARED) $(BACKENDS)
 HOST_SRC = host/main.c host/complete.c
@@ -58,7 +58,7 @@ MOD_LUAC = $(MOD_LUA:lua/%.lua=build/lua/%.luac)
 EMBEDDED = $(MOD_LUAC) lua/complete.lua kernels/gpuhost.cuh kernels/builtin.cu kernels/ndimage.cu kernels/sparse.cu \
            kernels/ndimage_interp.cu kernels/ndimage_morph.cu kernels/ndimage_distance.cu \
            kernels/gpuhost_portable.h kernels/cpu.h kernels/cpu_cooperative_groups.h kernels/gpuhost_cpu_abi.h \
-           kernels/cpu_half.h kernels/cpu_assert.h $(JIT_LUAC) \
+           kernels/cpu_half.h kernels/cpu_assert.h kernels/cpu_simd.h $(JIT_LUAC) \
            kernels/ops/ew.cuh kernels/ops/red.cuh kernels/ops/scan.cuh kernels/ops/sort.cuh kernels/ops/complex.cuh \
            kernels/special.cuh
 

@@ -65,7 +65,8 @@
   X(embed_cpu_abi_h, "kernels/gpuhost_cpu_abi.h", "kernels/gpuhost_cpu_abi.h") \
   X(embed_portable_h, "kernels/gpuhost_portable.h", "kernels/gpuhost_portable.h") \
   X(embed_cpu_half_h, "kernels/cpu_half.h", "kernels/cpu_half.h") \
-  X(embed_cpu_assert_h, "kernels/cpu_assert.h", "kernels/cpu_assert.h")
+  X(embed_cpu_assert_h, "kernels/cpu_assert.h", "kernels/cpu_assert.h") \
+  X(embed_cpu_simd_h, "kernels/cpu_simd.h", "kernels/cpu_simd.h")
 
 #define EMBED(sym, name, path) \
   __asm__(".section .rodata\n.global " #sym "\n.hidden " #sym "\n.balign 16\n" #sym ":\n" \

@@ -35,6 +35,7 @@
 #include <tuple>
 #include <type_traits>
 #include <utility>
+#include <link.h>   // dl_iterate_phdr: where static __shared__ memory lies (__isShared)
 
 #define __global__
 #define __device__
@@ -111,16 +112,22 @@ extern "C" __attribute__((visibility("default"))) void gpuhost_cpu_bind(const gp
 
 namespace gpuhost_cpu {
 // A thread that parks comes back after others ran: it restores its own index.
+// (and the top of its stack, which __isLocal reads)
+static thread_local void *stack_top;
 inline int barrier(int op, int pred) {
   uint3 me = gpuhost_threadIdx;
+  void *top = stack_top;
   int r = gpuhost_rt->barrier(op, pred);
   gpuhost_threadIdx = me;
+  stack_top = top;
   return r;
 }
 inline unsigned long long warp(int op, unsigned mask, unsigned long long v, int arg, int width) {
   uint3 me = gpuhost_threadIdx;
+  void *top = stack_top;
   unsigned long long r = gpuhost_rt->warp(op, mask, v, arg, width);
   gpuhost_threadIdx = me;
+  stack_top = top;
   return r;
 }
 template <class T> inline unsigned long long bits(T v) {
@@ -373,6 +380,7 @@ inline float __log10f(float x) { return log10f(x); }
 inline float __sinf(float x) { return sinf(x); }
 inline float __cosf(float x) { return cosf(x); }
 inline float __tanf(float x) { return tanf(x); }
+inline float __tanhf(float x) { return tanhf(x); }
 inline void __sincosf(float x, float *s, float *c) { *s = sinf(x); *c = cosf(x); }
 inline void sincosf(float x, float *s, float *c) { *s = sinf(x); *c = cosf(x); }
 inline float __powf(float x, float y) { return powf(x, y); }
@@ -724,6 +732,98 @@ inline double min(double a, float b) { return fmin(a, b); }
 inline double max(float a, double b) { return fmax(a, b); }
 inline double max(double a, float b) { return fmax(a, b); }
 
+// ---- __fns, barriers by id, __uni_sync, address spaces, clusters; the SIMD intrinsics ----
+// the position of the |offset|-th set bit of mask from bit base, upwards (offset > 0) or
+// downwards; offset 0: base itself if set; 0xffffffff when there is none (PTX's fns)
+inline unsigned __fns(unsigned mask, unsigned base, int offset) {
+  if (base > 31) return 0xffffffffu;
+  if (offset == 0) return (mask >> base & 1) ? base : 0xffffffffu;
+  int count = (offset > 0 ? offset : -offset) - 1, inc = offset > 0 ? 1 : -1;
+  for (int pos = (int)base; pos >= 0 && pos < 32; pos += inc)
+    if ((mask >> pos & 1) && count-- == 0) return (unsigned)pos;
+  return 0xffffffffu;
+}
+#define __builtin_assume(e) ((e) ? (void)0 : __builtin_unreachable())
+// a barrier's id names one of a GPU's 16 block-wide barriers: each is the block's here
+inline void __barrier_sync(unsigned) { __syncthreads(); }
+inline void __barrier_sync_count(unsigned, unsigned count) {
+  unsigned n = blockDim.x * blockDim.y * blockDim.z;
+  if (count != (n + 31) / 32 * 32)
+    gpuhost_cpu::stop(GPUHOST_STOP_UNSUPPORTED, "__barrier_sync_count for fewer warps than the block's", nullptr, 0);
+  __syncthreads();
+}
+inline int __uni_sync(unsigned m, int p) {
+  unsigned b = (unsigned)gpuhost_cpu::warp(GPUHOST_BALLOT, m, p != 0, 0, 32);
+  return b == 0 || b == m;
+}
+// One address space: global memory, __constant__ and __device__ variables are the
+// process's; static __shared__ is the library's thread-locals (this worker's copy), dynamic
+// shared memory the block's; local memory the thread's stack, from the frame of the
+// caller of __isLocal up to the kernel's first frame (run_thread's or the loops').
+namespace gpuhost_cpu {
+struct tls_range { const char *lo, *hi; };
+inline int find_tls(struct dl_phdr_info *info, size_t, void *data) {
+  tls_range *r = static_cast<tls_range *>(data);
+  for (int i = 0; i < info->dlpi_phnum; i++) {
+    const char *lo = static_cast<const char *>(info->dlpi_tls_data);
+    if (info->dlpi_phdr[i].p_type != PT_TLS || lo == nullptr) continue;
+    const char *hi = lo + info->dlpi_phdr[i].p_memsz, *ours = reinterpret_cast<const char *>(&gpuhost_threadIdx);
+    if (ours >= lo && ours < hi) { r->lo = lo; r->hi = hi; return 1; }
+  }
+  return 0;
+}
+inline bool in_shared(const void *p) {
+  static thread_local tls_range tls;   // this worker's copy of the library's thread-locals
+  if (tls.lo == nullptr) dl_iterate_phdr(find_tls, &tls);
+  const char *c = static_cast<const char *>(p), *dyn = static_cast<const char *>(gpuhost_dynamic_shared());
+  return (c >= tls.lo && c < tls.hi) || (dyn && c >= dyn && c < dyn + 48 * 1024);
+}
+__attribute__((noinline)) inline bool in_local(const void *p) {
+  const char *c = static_cast<const char *>(p);
+  return c >= static_cast<const char *>(__builtin_frame_address(0)) && c < static_cast<const char *>(stack_top);
+}
+}  // namespace gpuhost_cpu
+inline unsigned __isShared(const void *p) { return gpuhost_cpu::in_shared(p); }
+inline unsigned __isCtaShared(const void *p) { return gpuhost_cpu::in_shared(p); }
+inline unsigned __isClusterShared(const void *p) { return gpuhost_cpu::in_shared(p); }
+inline unsigned __isLocal(const void *p) { return gpuhost_cpu::in_local(p); }
+inline unsigned __isConstant(const void *) { return 0; }
+inline unsigned __isGridConstant(const void *) { return 0; }
+inline unsigned __isGlobal(const void *p) {
+  return p != nullptr && !gpuhost_cpu::in_shared(p) && !gpuhost_cpu::in_local(p);
+}
+// the __cvta_ conversions: the address itself (a GPU's shared and local addresses are
+// offsets in their windows)
+#define GPUHOST_CVTA(space) \
+  inline size_t __cvta_generic_to_##space(const void *p) { return (size_t)p; } \
+  inline void *__cvta_##space##_to_generic(size_t a) { return (void *)a; }
+GPUHOST_CVTA(global) GPUHOST_CVTA(shared) GPUHOST_CVTA(constant) GPUHOST_CVTA(local) GPUHOST_CVTA(grid_constant)
+#undef GPUHOST_CVTA
+// clusters: every launch here is a cluster of one block (a kernel with __cluster_dims__ is
+// refused), as a GPU launches a kernel without __cluster_dims__
+inline dim3 __clusterDim() { return dim3(1, 1, 1); }
+inline dim3 __clusterIdx() { return dim3(blockIdx.x, blockIdx.y, blockIdx.z); }
+inline dim3 __clusterGridDimInClusters() { return gridDim; }
+inline dim3 __clusterRelativeBlockIdx() { return dim3(0, 0, 0); }
+inline unsigned __clusterRelativeBlockRank() { return 0; }
+inline unsigned __clusterSizeInBlocks() { return 1; }
+inline unsigned __clusterDimIsSpecified() { return 0; }
+inline unsigned __cluster_query_shared_rank(const void *) { return 0; }
+inline void *__cluster_map_shared_rank(const void *p, unsigned rank) {
+  if (rank != 0)
+    gpuhost_cpu::stop(GPUHOST_STOP_UNSUPPORTED, "__cluster_map_shared_rank to a block rank other than 0 "
+                      "(a cluster is one block here)", nullptr, 0);
+  return const_cast<void *>(p);
+}
+inline uint2 __cluster_map_shared_multicast(const void *, unsigned) {
+  gpuhost_cpu::stop(GPUHOST_STOP_UNSUPPORTED, "__cluster_map_shared_multicast", nullptr, 0);
+}
+// the cluster's barrier is the block's: arriving is waiting's first half
+inline void __cluster_barrier_arrive() {}
+inline void __cluster_barrier_arrive_relaxed() {}
+inline void __cluster_barrier_wait() { __syncthreads(); }
+#include "gpuhost_cpu_simd.h"   // __vadd4 ... (kernels/cpu_simd.h)
+
 // ---- the device heap: malloc and free in kernel code (bound here, -Wl,-Bsymbolic) ----
 // Before the runtime is bound (the library's constructors, which GCC 13's C++ library may
 // give it), glibc's own.
@@ -784,10 +884,20 @@ namespace gpuhost_cpu {
 template <class F> struct kernel;
 template <class R, class... A> struct kernel<R (*)(A...)> {
   static_assert(std::is_void<R>::value, "a __global__ function must have a void return type");
+  static constexpr long space() { return 0; }
 };
+// A parameter as a GPU passes it: a reference as a pointer (PTX's .param .u64)
+template <class A> using passed = std::conditional_t<std::is_reference<A>::value, void *, A>;
 template <class... A> struct kernel<void (*)(A...)> {
   static constexpr int count = sizeof...(A);
-  static constexpr long sizes[sizeof...(A) + 1] = {(long)sizeof(A)..., 0};
+  static constexpr long sizes[sizeof...(A) + 1] = {(long)sizeof(passed<A>)..., 0};
+  // the parameters' bytes, each at its alignment, as a GPU lays them out
+  static constexpr long space() {
+    long at = 0;
+    ((at = (at + (long)alignof(passed<A>) - 1) / (long)alignof(passed<A>) * (long)alignof(passed<A>) +
+           (long)sizeof(passed<A>)), ...);
+    return at;
+  }
   using args = std::tuple<std::decay_t<A>...>;
   template <std::size_t... I> static args load(void **a, std::index_sequence<I...>) {
     return args(*static_cast<std::decay_t<A> *>(a[I])...);
@@ -812,6 +922,7 @@ template <auto F> __attribute__((flatten)) void run_thread(const gpuhost_block *
     set_launch(l);
     gpuhost_blockIdx = uint3{b->index.x, b->index.y, b->index.z};
     gpuhost_threadIdx = uint3{b->thread.x, b->thread.y, b->thread.z};
+    stack_top = __builtin_frame_address(0);
     std::apply(F, kernel<decltype(F)>::load(l->args));
   } while (gpuhost_rt->barrier(GPUHOST_EXIT, 0));
 }
@@ -857,6 +968,7 @@ template <auto F> struct blocks {
  * one bound to split the loop at, and the loop runs unmasked. */
 #define GPUHOST_LOOPS(name, F) \
   static void name(const gpuhost_launch *gpuhost_l, long gpuhost_first, long gpuhost_last) { \
+    gpuhost_cpu::stack_top = __builtin_frame_address(0); \
     gpuhost_cpu::blocks<F> gpuhost_k(gpuhost_l); \
     for (long gpuhost_b = gpuhost_first; gpuhost_b < gpuhost_last && gpuhost_k.enter(gpuhost_b); gpuhost_b++) { \
       unsigned gpuhost_base = gpuhost_blockIdx.x * gpuhost_k.bx; \

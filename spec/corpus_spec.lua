@@ -638,6 +638,11 @@ __global__ void globals(int *out) {
 end)
 
 describe("the refused corpus: both backends refuse, naming the problem", function()
+  local function many_arrays(n)   -- 152 bytes each
+    local p = {}
+    for i = 1, n do p[i] = "gpu::array<float> a" .. i end
+    return table.concat(p, ", ")
+  end
   local refused = {
     {"exit", "__global__ void k(int *x) { exit(1); }", 'identifier "exit" is undefined'},
     {"abort", "__global__ void k(int *x) { abort(); }", 'identifier "abort" is undefined'},
@@ -666,7 +671,9 @@ describe("the refused corpus: both backends refuse, naming the problem", functio
     {"static_assert", "__global__ void k(int *x) { static_assert(sizeof(int) == 8, \"ints are 8 bytes\"); }",
      "ints are 8 bytes"},
     {"a wrong argument type", "__device__ void f(int *p) {}\n__global__ void k(float *x) { f(x); }",
-     'argument of type "float *" is incompatible with parameter of type "int *"'},
+     'argument of type "float *" is incompatible with parameter of type "int *"'},    {"parameters over 32764 bytes", "__global__ void k(" .. many_arrays(230) .. ") { a1[0] = 1; }", "Formal parameter space overflowed (34960 bytes required, max 32764 bytes allowed)"},
+    {"__constant__ data over 64 KiB", "__constant__ float c[20000];\n__global__ void k(float *x) { x[0] = c[(int)x[1]]; }",
+     "too much global constant data (0x13880 bytes, 0x10000 max)"},
   }
   for _, r in ipairs(refused) do
     it(r[1], function()
@@ -675,6 +682,13 @@ describe("the refused corpus: both backends refuse, naming the problem", functio
       assert.matches(r[3], msg, 1, true)
     end)
   end
+
+  -- Before: the CPU backend took the size of the referenced type and ran it
+  it("a reference parameter, which a GPU passes as a pointer (8 bytes)", function()
+    local k = gpu.kernel("__global__ void k(const gpu::array<float> &a, float *o) { o[0] = a[0]; }")
+    local msg = S.errof(function() k[{1, 1}](gpu.ones(3), gpu.zeros(1)) end)
+    assert.matches("is 8 bytes in the compiled kernel, not 152 as its declaration reads", msg, 1, true)
+  end)
 end)
 
 describe("the corpus: shared memory and tiles as CUDA defines them", function()
@@ -932,6 +946,241 @@ __global__ void halves(const int *i, float *o) {
     assert.are.equal(0, o[1]); assert.are.equal(-0.0, o[2]); assert.is_true(1 / o[2] < 0)
     assert.is_true(o[3] ~= o[3])
     assert.are.equal(2, o[4])
+  end)
+end)
+
+describe("the corpus: SIMD intrinsics as the CUDA Math API defines them", function()
+  -- Each intrinsic on the pairs and triples below, against a lane by lane reference in Lua
+  -- (lanes of 8 bits for the names ending in 4, of 16 for 2 and 16x2), and CUDA's own
+  -- examples (crt/device_functions.h) worked by hand.
+  local inputs = {0, 0xffffffff, 0x80808080, 0x7f7f7f7f, 0x7fff8000, 0x8000ffff, 0x01020304,
+                  0x1234aba5, 0x1234aba6, 0xfe01807f, 0x00ff7f80, 0x80017ffe, 0xc0de1234, 0x0f0f0f0f}
+  local n = #inputs
+  local function lane(v, w, i, signed)
+    local u = (v >> (w * i)) & ((1 << w) - 1)
+    if signed and u >= 1 << (w - 1) then u = u - (1 << w) end
+    return u
+  end
+  local function sat(v, w, signed)
+    local lo, hi = signed and -(1 << (w - 1)) or 0, signed and (1 << (w - 1)) - 1 or (1 << w) - 1
+    return v < lo and lo or v > hi and hi or v
+  end
+  -- a GPU's signed average rounds halves away from zero
+  local function avg_signed(s) return s >= 0 and (s + 1) // 2 or s // 2 end
+  local function relu(v) return v > 0 and v or 0 end
+  local function max3(x, y, z) return math.max(x, y, z) end
+  local function min3(x, y, z) return math.min(x, y, z) end
+  local function max2(x, y) return math.max(x, y) end
+  local function min2(x, y) return math.min(x, y) end
+  -- name, lanes (1: a 32-bit word), signed, the result of lanes x, y, z (w: the lane's width)
+  local lanewise = {
+    {"abs", true, function(x) return math.abs(x) end, 1}, {"absss", true, function(x, _, _, w) return sat(math.abs(x), w, true) end, 1},
+    {"neg", true, function(x) return -x end, 1}, {"negss", true, function(x, _, _, w) return sat(-x, w, true) end, 1},
+    {"add", false, function(x, y) return x + y end}, {"sub", false, function(x, y) return x - y end},
+    {"addss", true, function(x, y, _, w) return sat(x + y, w, true) end}, {"addus", false, function(x, y, _, w) return sat(x + y, w, false) end},
+    {"subss", true, function(x, y, _, w) return sat(x - y, w, true) end}, {"subus", false, function(x, y, _, w) return sat(x - y, w, false) end},
+    {"avgs", true, function(x, y) return avg_signed(x + y) end}, {"avgu", false, function(x, y) return (x + y + 1) // 2 end},
+    {"haddu", false, function(x, y) return (x + y) // 2 end},
+    {"absdiffs", true, function(x, y) return math.abs(x - y) end}, {"absdiffu", false, function(x, y) return math.abs(x - y) end},
+    {"maxs", true, max2}, {"maxu", false, max2}, {"mins", true, min2}, {"minu", false, min2},
+  }
+  for _, c in ipairs({{"eq", false, "=="}, {"ne", false, "~="}, {"ges", true, ">="}, {"geu", false, ">="},
+                      {"gts", true, ">"}, {"gtu", false, ">"}, {"les", true, "<="}, {"leu", false, "<="},
+                      {"lts", true, "<"}, {"ltu", false, "<"}}) do
+    local cmp = load("return function(x, y) return x " .. c[3] .. " y end")()
+    lanewise[#lanewise + 1] = {"cmp" .. c[1], c[2], function(x, y) return cmp(x, y) and -1 or 0 end}
+    lanewise[#lanewise + 1] = {"set" .. c[1], c[2], function(x, y) return cmp(x, y) and 1 or 0 end}
+  end
+  local cases = {}   -- {name, arity, reference(a, b, c)}
+  local function packed(lanes, signed, f)
+    local w = 32 // lanes
+    return function(a, b, c)
+      local r = 0
+      for i = 0, lanes - 1 do
+        r = r | (f(lane(a, w, i, signed), lane(b, w, i, signed), lane(c, w, i, signed), w) & ((1 << w) - 1)) << (w * i)
+      end
+      return r
+    end
+  end
+  for _, l in ipairs(lanewise) do
+    for _, lanes in ipairs({2, 4}) do cases[#cases + 1] = {"__v" .. l[1] .. lanes, l[4] or 2, packed(lanes, l[2], l[3])} end
+  end
+  for _, s in ipairs({{"s", true}, {"u", false}}) do
+    for _, lanes in ipairs({2, 4}) do
+      cases[#cases + 1] = {"__vsad" .. s[1] .. lanes, 2, function(a, b)
+        local sum = 0
+        for i = 0, lanes - 1 do sum = sum + math.abs(lane(a, 32 // lanes, i, s[2]) - lane(b, 32 // lanes, i, s[2])) end
+        return sum
+      end}
+    end
+  end
+  -- sm_90's: 32-bit ones (signed ones as unsigned words) and 16x2 ones; sums wrap in their lane
+  local function wrap(v, w, signed) return lane(v & ((1 << w) - 1), w, 0, signed) end
+  for _, s in ipairs({{"s", true}, {"u", false}}) do
+    for _, form in ipairs({{"32", 1}, {"16x2", 2}}) do
+      local lanes, suffix = form[2], s[1] .. form[1]
+      local fs = {
+        {"__vimax3_", 3, max3}, {"__vimin3_", 3, min3},
+        {"__viaddmax_", 3, function(x, y, z, w) return math.max(wrap(x + y, w, s[2]), z) end},
+        {"__viaddmin_", 3, function(x, y, z, w) return math.min(wrap(x + y, w, s[2]), z) end},
+      }
+      if s[2] then
+        for _, f in ipairs({{"__vimax3_", 3, max3}, {"__vimin3_", 3, min3}, {"__vimax_", 2, max2}, {"__vimin_", 2, min2},
+                            {"__viaddmax_", 3, fs[3][3]}, {"__viaddmin_", 3, fs[4][3]}}) do
+          fs[#fs + 1] = {f[1], f[2], function(...) return relu(f[3](...)) end, "_relu"}
+        end
+      end
+      for _, f in ipairs(fs) do cases[#cases + 1] = {f[1] .. suffix .. (f[4] or ""), f[2], packed(lanes, s[2], f[3])} end
+    end
+  end
+  local body = {}
+  for k, c in ipairs(cases) do
+    local args = ({"a[i]", "a[i], b[i]", "a[i], b[i], c[i]"})[c[2]]
+    local call = c[1]:match("_s32") and "(unsigned)" .. c[1] .. "((int)" .. args:gsub(", ", ", (int)") .. ")" or c[1] .. "(" .. args .. ")"
+    body[#body + 1] = ("  o[%d * n + i] = %s;"):format(k - 1, call)
+  end
+  local k = gpu.kernel(([[
+__global__ void simd(const unsigned *a, const unsigned *b, const unsigned *c, unsigned *o, bool *p, int n) {
+  int i = threadIdx.x;
+  if (i >= n) return;
+%s
+  bool h, l, s;
+  o[%d * n + i] = __vibmax_s16x2(a[i], b[i], &h, &l); p[6 * i] = h; p[6 * i + 1] = l;
+  o[%d * n + i] = __vibmin_u16x2(a[i], b[i], &h, &l); p[6 * i + 2] = h; p[6 * i + 3] = l;
+  o[%d * n + i] = (unsigned)__vibmax_s32((int)a[i], (int)b[i], &s); p[6 * i + 4] = s;
+  o[%d * n + i] = __vibmin_u32(a[i], b[i], &s); p[6 * i + 5] = s;
+}]]):format(table.concat(body, "\n"), #cases, #cases + 1, #cases + 2, #cases + 3))
+  local b, c = {}, {}
+  for i = 1, n do b[i], c[i] = inputs[i % n + 1], inputs[(i + 4) % n + 1] end
+  local o, p = gpu.zeros((#cases + 4) * n, "uint32"), gpu.zeros(6 * n, "bool")
+  k[{1, 32}](gpu.array(inputs, "uint32"), gpu.array(b, "uint32"), gpu.array(c, "uint32"), o, p, n)
+  local out, pred = o:totable(), p:totable()
+
+  it("cover 114 of CUDA's 118 __v functions (the other four __vib* share these four's code)", function()
+    assert.are.equal(114, #cases + 4)
+  end)
+
+  it("per lane, on edge values, as a lane by lane reference computes them", function()
+    for f, case in ipairs(cases) do
+      for i = 1, n do
+        local want = case[3](inputs[i], b[i], c[i]) & 0xffffffff
+        assert.are.equal(want, out[(f - 1) * n + i], ("%s(0x%08x, 0x%08x, 0x%08x)"):format(case[1], inputs[i], b[i], c[i]))
+      end
+    end
+  end)
+
+  it("__vib*: the maximum or minimum and whether a won, per halfword", function()
+    local f = #cases
+    for i = 1, n do
+      local a, bb = inputs[i], b[i]
+      local ah, bh, al, bl = lane(a, 16, 1, true), lane(bb, 16, 1, true), lane(a, 16, 0, true), lane(bb, 16, 0, true)
+      assert.are.equal((math.max(ah, bh) & 0xffff) << 16 | (math.max(al, bl) & 0xffff), out[f * n + i])
+      assert.are.same({ah >= bh, al >= bl}, {pred[6 * i - 5], pred[6 * i - 4]})
+      ah, bh, al, bl = lane(a, 16, 1, false), lane(bb, 16, 1, false), lane(a, 16, 0, false), lane(bb, 16, 0, false)
+      assert.are.equal(math.min(ah, bh) << 16 | math.min(al, bl), out[(f + 1) * n + i])
+      assert.are.same({ah <= bh, al <= bl}, {pred[6 * i - 3], pred[6 * i - 2]})
+      assert.are.equal(math.max(lane(a, 32, 0, true), lane(bb, 32, 0, true)) & 0xffffffff, out[(f + 2) * n + i])
+      assert.are.equal(lane(a, 32, 0, true) >= lane(bb, 32, 0, true), pred[6 * i - 1])
+      assert.are.equal(math.min(a, bb), out[(f + 3) * n + i])
+      assert.are.equal(a <= bb, pred[6 * i])
+    end
+  end)
+
+  it("as CUDA's header's examples and values worked by hand say", function()
+    local function at(name, i)
+      for f, case in ipairs(cases) do if case[1] == name then return out[(f - 1) * n + i] end end
+    end
+    -- inputs[8], b[8] = 0x1234aba5, 0x1234aba6 (the header's examples)
+    assert.are.same({0xffff0000, 0xffff0000, 0xffff0000, 0, 0, 0xffffffff, 0xffffffff, 0x0000ffff, 0x0000ffff},
+      {at("__vcmpeq2", 8), at("__vcmpges2", 8), at("__vcmpgeu2", 8), at("__vcmpgts2", 8), at("__vcmpgtu2", 8),
+       at("__vcmples2", 8), at("__vcmpleu2", 8), at("__vcmplts2", 8), at("__vcmpltu2", 8)})
+    assert.are.equal(0x00010000, at("__vseteq2", 8))   -- 1 in each halfword that compares equal
+    assert.are.equal(0x01010100, at("__vseteq4", 8))
+    -- inputs[3], b[3] = 0x80808080, 0x7f7f7f7f: -128 and 127 in each byte
+    assert.are.equal(0xffffffff, at("__vadd4", 3))
+    assert.are.equal(0x80808080, at("__vsubss4", 3))   -- -128 - 127 saturates at -128
+    assert.are.equal(0x01010101, at("__vsub4", 3))     -- wraps
+    assert.are.equal(0xffffffff, at("__vabsdiffs4", 3)) -- |-128 - 127| = 255
+    assert.are.equal(4 * 255, at("__vsads4", 3))
+    assert.are.equal(4 * 1, at("__vsadu4", 3))
+    assert.are.equal(0x80808080, at("__vabs4", 3))     -- |-128| wraps to -128
+    assert.are.equal(0x7f7f7f7f, at("__vabsss4", 3))
+    assert.are.equal(0xffffffff, at("__vavgs4", 3))    -- (-128 + 127) / 2 = -0.5, rounded away from zero
+    assert.are.equal(0x80808080, at("__vavgu4", 3))    -- (128 + 127 + 1) / 2
+    -- inputs[5], b[5] = 0x7fff8000, 0x8000ffff: halfwords 32767, -32768 and -32768, -1
+    assert.are.equal(0x7fffffff, at("__vmaxs2", 5))
+    assert.are.equal(0xffff8000, at("__vaddss2", 5))   -- -1, and -32769 saturated
+    assert.are.equal(0xffff7fff, at("__vadd2", 5))     -- -1, and -32769 wrapped
+    assert.are.equal(0x7fff8000, at("__vminu2", 5))
+  end)
+end)
+
+describe("the corpus: __fns, barriers by id, __uni_sync, address spaces, clusters, __tanhf", function()
+  local m = gpu.module([[
+__device__ float g_dev[4];
+__global__ void fns(const unsigned *mask, const int *offset, unsigned *o) {
+  int i = threadIdx.x;
+  o[i] = __fns(mask[i], 3 + (i & 1) * 26, offset[i]);
+}
+__global__ void sync_ids(int *o) {
+  __shared__ int s[64];
+  s[threadIdx.x] = threadIdx.x;
+  __barrier_sync(1);
+  int v = s[63 - threadIdx.x];
+  __builtin_assume(v >= 0);
+  __barrier_sync_count(0, 64);
+  o[threadIdx.x] = v + 100 * __uni_sync(0xffffffffu, threadIdx.x < 32) + 1000 * __uni_sync(0xffffffffu, threadIdx.x & 1);
+}
+__global__ void spaces(float *p, unsigned *o) {
+  __shared__ float s[8];
+  extern __shared__ float dyn[];
+  float local[4];
+  local[threadIdx.x] = p[0];
+  s[threadIdx.x] = dyn[threadIdx.x] = local[threadIdx.x];
+  const void *ptrs[5] = {p, s, dyn, local, g_dev};
+  for (int k = 0; k < 5; k++)
+    o[8 * k + threadIdx.x] = __isGlobal(ptrs[k]) | __isShared(ptrs[k]) << 1 | __isLocal(ptrs[k]) << 2;
+  o[40 + threadIdx.x] = __cvta_shared_to_generic(__cvta_generic_to_shared(s + 1)) == (void *)(s + 1);
+}
+__global__ void cluster(unsigned *o, float *f) {
+  unsigned b = blockIdx.x;
+  o[4 * b] = __clusterRelativeBlockRank() + 10 * __clusterSizeInBlocks() + 100 * __clusterDimIsSpecified();
+  dim3 d = __clusterDim(), i = __clusterIdx(), g = __clusterGridDimInClusters();
+  o[4 * b + 1] = d.x * d.y * d.z + 10 * i.x + 1000 * g.x;
+  o[4 * b + 2] = __clusterRelativeBlockIdx().x;
+  __cluster_barrier_arrive();
+  __cluster_barrier_wait();
+  o[4 * b + 3] = __cluster_query_shared_rank(o);
+  f[b] = __tanhf(0.5f * b);
+}
+]])
+
+  it("__fns finds the n-th set bit up or down from a base, 0xffffffff when there is none", function()
+    -- PTX's examples (fns.b32 d, 0xaaaaaaaa, 3, 1 is 3 ...), bases 3 and 29 by turns
+    local mask = gpu.array({0xaaaaaaaa, 0xaaaaaaaa, 0xaaaaaaaa, 0xaaaaaaaa, 0xf0, 0x1, 0xaaaaaaaa, 0}, "uint32")
+    local offset = gpu.array({1, -1, 2, -3, 0, 1, 0, 1}, "int32")
+    local o = run_in(m.fns, {1, 8}, 2, mask, offset, gpu.zeros(8, "uint32"))
+    -- 3 up 1: 3; 29 down 1: 29; 3 up 2: 5; 29 down 3: 25; 3 of 0xf0: unset; 29 up: none; 3 itself; none
+    assert.are.same({3, 29, 5, 25, 0xffffffff, 0xffffffff, 3, 0xffffffff}, o)
+  end)
+
+  it("__barrier_sync and __barrier_sync_count are block barriers; __uni_sync votes for a uniform predicate", function()
+    local o = run(m.sync_ids, {1, 64}, gpu.zeros(64, "int32"))
+    for t = 0, 63 do assert.are.equal(63 - t + 100, o[t + 1]) end
+  end)
+
+  it("__isGlobal, __isShared and __isLocal tell the memories apart; __cvta_ round trips", function()
+    local o = run_in(m.spaces, {1, 4, shared = 32}, 1, gpu.array({2}), gpu.zeros(48, "uint32"))
+    for t = 1, 4 do
+      assert.are.same({1, 2, 2, 4, 1}, {o[t], o[8 + t], o[16 + t], o[24 + t], o[32 + t]})
+      assert.are.equal(1, o[40 + t])
+    end
+  end)
+
+  it("a launch without __cluster_dims__ is clusters of one block each, as on a GPU; __tanhf", function()
+    local o, f = run(m.cluster, {3, 32}, gpu.zeros(12, "uint32"), gpu.zeros(3))
+    for b = 0, 2 do assert.are.same({10, 1 + 10 * b + 3000, 0, 0}, {table.unpack(o, 4 * b + 1, 4 * b + 4)}) end
+    for b = 0, 2 do assert.is_true(math.abs(f[b + 1] - math.tanh(0.5 * b)) < 1e-3) end   -- a GPU's is approximate
   end)
 end)
 

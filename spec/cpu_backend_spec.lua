@@ -490,6 +490,54 @@ __global__ void rev(int *x) { n::reverse(x); }
     for i = 1, 64 do want[i] = 64 - i end
     assert.are.same(want, x:totable())
   end)
+
+  -- Before: the kernel ran as a loop and stopped with "a barrier or warp function reached
+  -- from code the CPU backend did not see (a header outside ...)": there was no header.
+  it("in a macro of a -D option, run as barriers", function()
+    local k = gpu.kernel([[
+__global__ void rev(int *x) {
+  __shared__ int s[64];
+  s[threadIdx.x] = x[threadIdx.x];
+  SYNC;
+  x[threadIdx.x] = s[blockDim.x - 1 - threadIdx.x];
+}]], {options = {"-DSYNC=__syncthreads()"}})
+    local x = gpu.arange(64, "int32")
+    k[{1, 64}](x)
+    assert.are.same({63, 62, 61}, {table.unpack(x:totable(), 1, 3)})
+  end)
+
+  it("#cpu reached through a function pointer stop the kernel, saying so", function()
+    local k = gpu.kernel([[
+__device__ void wait() { __syncthreads(); }
+__device__ void (*hook)() = wait;
+__global__ void k(int *x) { void (*f)() = hook; f(); x[0] = 1; }]])
+    local msg = S.errof(function() k[{1, 32}](gpu.zeros(1, "int32")) end)
+    assert.matches("GPUHOST_CPU_UNSUPPORTED", msg)
+    assert.matches("through a function pointer", msg, 1, true)
+  end)
+end)
+
+describe("functions nothing defines #cpu", function()
+  -- Before: CUDA_ERROR_INVALID_IMAGE, "the device kernel image is invalid" (__tanhf, which
+  -- the CPU backend lacked, gave the same)
+  it("are named when the kernel's library is loaded", function()
+    local k = gpu.kernel([[
+__device__ float nowhere(float x);
+__global__ void k(float *x) { x[0] = nowhere(x[1]); }]], {check = false})
+    local msg = S.errof(function() k[{1, 1}](gpu.zeros(2)) end)
+    assert.matches("GPUHOST_CPU_UNSUPPORTED", msg)
+    assert.matches("the kernel calls nowhere, which neither it nor the CPU backend defines (undefined symbol: _Z7nowheref)", msg, 1, true)
+  end)
+end)
+
+describe("thread block clusters #cpu", function()
+  -- Before: __cluster_dims__ was dropped, and a kernel ran with clusters of one block
+  it("of __cluster_dims__ are refused: a cluster here is one block", function()
+    local msg = S.errof(function()
+      gpu.kernel("__global__ void __cluster_dims__(2, 1, 1) k(int *x) { x[0] = __clusterSizeInBlocks(); }"):compile()
+    end)
+    assert.matches("GPUHOST_CPU_UNSUPPORTED: the CPU backend does not support thread block clusters (__cluster_dims__)", msg, 1, true)
+  end)
 end)
 
 describe("cooperative groups #cpu", function()

@@ -195,6 +195,9 @@ static GpuResult read_library(Workdir *w, const GpuCompileJob *job, const int *l
   CpuLibraryInfo info;
   GpuResult r = library_info(w, out, &info);
   if (r.code) return r;
+  char msg[600];
+  if (source_limits(out->data, out->size, job, msg, sizeof msg) != 0)
+    return compile_error(out, GPU_ERR_CPU_COMPILE, msg);
   out->lowered = calloc((size_t)job->nnames + 1, sizeof(char *));
   for (int i = 0; out->lowered && i < job->nnames; i++) {
     char name[160];

@@ -16,6 +16,7 @@
 #ifndef GPUHOST_CPU_INTERNAL_H
 #define GPUHOST_CPU_INTERNAL_H
 
+#include <elf.h>
 #include <setjmp.h>
 #include <stdatomic.h>
 #if !defined(__x86_64__)
@@ -298,6 +299,10 @@ const char *source_refused(const char *stripped);   /* what the CPU cannot run, 
 int source_emit(Buf *src, const GpuCompileJob *job, int *loops);
 int source_frames(const char *su, CpuLibraryInfo *info, char *largest, size_t n);
 size_t source_static_shared(const char *image, size_t n); /* a kernel's most, at a guess */
+/* the section header i of a library's image, or 0 when it lies outside */
+int source_section(const char *image, size_t n, const Elf64_Ehdr *eh, size_t i, Elf64_Shdr *sh);
+/* NVRTC's and ptxas's limits on parameters and __constant__ data (limits.c): 0, or -1 and why */
+int source_limits(const char *image, size_t n, const GpuCompileJob *job, char *msg, size_t nmsg);
 int is_ident(char c);
 const char *find_word(const char *s, const char *w);   /* w in s as a whole word, or NULL */
 

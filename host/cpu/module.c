@@ -37,6 +37,19 @@ static CpuModule *module_of(void *dl, int fd) {
   return mod;
 }
 
+/* A function the kernel calls that nothing defines (its own declared only, or a CUDA
+ * device function the CPU backend lacks): named as the source wrote it where its mangled name is simple
+ * (_Z7__tanhff), and as the linker saw it. */
+static GpuResult undefined_symbol(const char *sym) {
+  char name[256] = "";
+  int len = 0, at = 0;
+  if (sscanf(sym, "_Z%d%n", &len, &at) == 1 && len > 0 && len < (int)sizeof name && (int)strlen(sym) >= at + len)
+    snprintf(name, sizeof name, "%.*s", len, sym + at);
+  return cpu_fail(GPU_FAIL(GPU_ERR_CPU_UNSUPPORTED, GPU_SRC_HOST, "dlopen (CPU backend)"),
+                  "the kernel calls %s, which neither it nor the CPU backend defines (undefined symbol: %s)",
+                  name[0] ? name : sym, sym);
+}
+
 GpuResult cpu_module_load(CUmodule *m, const GpuImage *img) {
   GpuResult bad = GPU_FAIL(CUDA_ERROR_INVALID_IMAGE, GPU_SRC_CUDA, "dlopen (CPU backend)");
   promote_self();
@@ -47,7 +60,8 @@ GpuResult cpu_module_load(CUmodule *m, const GpuImage *img) {
   snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
   void *dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (!dl) {
-    GpuResult r = cpu_fail(bad, "%s", dlerror());
+    const char *why = dlerror(), *undefined = why ? strstr(why, "undefined symbol: ") : NULL;
+    GpuResult r = undefined ? undefined_symbol(undefined + 18) : cpu_fail(bad, "%s", why);
     close(fd);
     return r;
   }

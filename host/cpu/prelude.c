@@ -24,6 +24,7 @@ static const struct { const char *name, *embedded, *text; } support_files[] = {
   {"gpuhost_portable.h", "kernels/gpuhost_portable.h", NULL},
   {"gpuhost_cpu_half.h", "kernels/cpu_half.h", NULL},
   {"gpuhost_cpu_assert.h", "kernels/cpu_assert.h", NULL},
+  {"gpuhost_cpu_simd.h", "kernels/cpu_simd.h", NULL},
   {"cooperative_groups.h", "kernels/cpu_cooperative_groups.h", NULL},
   {"assert.h", NULL, "#include \"gpuhost_cpu_assert.h\"\n"},
   {"cassert", NULL, "#include \"gpuhost_cpu_assert.h\"\n"},
@@ -137,7 +138,7 @@ static const char *const fixed_flags[] = {
 /* The compiler's path, size and time, the processor, the toolkit's headers and a hash of
  * the prelude, the flags and the form of the unit source.c and scan.c write (UNIT_FORM, to change
  * with it): what the cache key needs to know of how kernels are compiled here. */
-#define UNIT_FORM "unit 5"
+#define UNIT_FORM "unit 6"
 GpuResult cpu_compiler_id(char *out, size_t n) {
   char path[1200], real[1024] = "", hdr[700];
   struct stat st;

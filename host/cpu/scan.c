@@ -5,7 +5,7 @@
  * or names a definition that does. Names are matched as words, so the answer errs towards
  * fibers (an overload, a field of the same name), which are correct for every kernel. A
  * header the source includes from the user's -I folders that names one makes every kernel
- * of the source take fibers. */
+ * of the source take fibers; so does a macro of a -D option that names one. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +15,7 @@
 static const char *const sync_names[] = {
   "__sync", "__shfl", "__ballot", "__any_sync", "__all_sync", "__activemask", "__match_",
   "__reduce_", "cooperative_groups", "this_thread_block", "tiled_partition", "gpuhost_rt",
+  "__barrier_sync", "__uni_sync", "__cluster_barrier",
 };
 
 typedef struct Def { char name[128]; const char *body, *end; size_t len; int syncs; } Def;
@@ -22,6 +23,7 @@ struct Scan {
   Def *defs;
   int n, cap;
   int all;                      /* a header from the -I folders names a barrier */
+  int nopts;                    /* the first defs, the -D options' macros, lie outside the source */
 };
 
 /* a barrier or warp function named in [p, end) */
@@ -156,11 +158,24 @@ static int cut(Scan *sc, const char *s) {
   return 0;
 }
 
+/* The macros of the -D options (-DSYNC=__syncthreads()), each a definition. */
+static int add_options(Scan *s, const GpuCompileJob *job) {
+  for (int o = 0; o < job->nopts; o++) {
+    const char *d = strncmp(job->opts[o], "-D", 2) == 0 ? job->opts[o] + 2
+                  : strncmp(job->opts[o], "--define-macro=", 15) == 0 ? job->opts[o] + 15 : NULL;
+    const char *e = d;
+    while (e && is_ident(*e)) e++;
+    if (e && e > d && add(s, d, (size_t)(e - d), e, e + strlen(e)) != 0) return -1;
+  }
+  s->nopts = s->n;
+  return 0;
+}
+
 Scan *scan_new(const char *stripped, const GpuCompileJob *job) {
   Scan *s = calloc(1, sizeof *s);
   if (s == NULL) return NULL;
   s->all = scan_headers(job->source, job, 0);
-  if (cut(s, stripped) != 0) { scan_free(s); return NULL; }
+  if (add_options(s, job) != 0 || cut(s, stripped) != 0) { scan_free(s); return NULL; }
   for (int changed = 1; changed;) {   /* what reaches a definition that syncs, syncs */
     changed = 0;
     for (int i = 0; i < s->n; i++) {
@@ -176,7 +191,7 @@ Scan *scan_new(const char *stripped, const GpuCompileJob *job) {
 
 int scan_syncs(const Scan *s, const char *decl) {
   if (s->all) return 1;
-  for (int i = 0; i < s->n; i++)   /* the first definition whose body opens after decl */
+  for (int i = s->nopts; i < s->n; i++)   /* the first definition whose body opens after decl */
     if (s->defs[i].body > decl) return s->defs[i].syncs;
   return 1;
 }

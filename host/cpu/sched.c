@@ -320,7 +320,8 @@ static Fiber *park(Worker *w, int state) {
   Fiber *f = w->current;
   if (w->fast)
     block_stop(w, UNSUPPORTED, "a barrier or warp function reached from code the CPU backend "
-               "did not see (a header outside the kernel's source and -I folders)");
+               "did not see as the kernel's (through a function pointer, or in a header outside "
+               "the kernel's source and -I folders)");
   f->state = state;
   return f;
 }

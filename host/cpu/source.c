@@ -173,6 +173,7 @@ const char *source_refused(const char *stripped) {
   };
   for (size_t i = 0; i < sizeof headers / sizeof headers[0]; i++)
     if (strstr(stripped, headers[i].header)) return headers[i].what;
+  if (find_word(stripped, "__cluster_dims__")) return "thread block clusters (__cluster_dims__)";
   return NULL;
 }
 
@@ -296,6 +297,9 @@ static int emit_kernel(Buf *src, int i, const char *name, const char *stripped, 
   bufprintf(src, "#line %ld \"%s\"\n", line, file);
   bufprintf(src, "constexpr auto gpuhost_f%d = &%s%s; constexpr long gpuhost_lb%d = (long)(%s);\n",
             i, strstr(name, "::") ? "" : ns, name, i, bounds);
+  /* its parameter space, as the size of a symbol (source_limits reads it) */
+  bufprintf(src, "static char gpuhost_params%d[gpuhost_cpu::kernel<std::remove_const_t<decltype(gpuhost_f%d)>>::space() + 1] "
+            "__attribute__((used));\n", i, i);
   if (loops)
     bufprintf(src, "#line %d \"gpuhost-loops\"\nGPUHOST_LOOPS(gpuhost_x%d, gpuhost_f%d)\n", i + 1, i, i);
   return loops;
@@ -384,7 +388,7 @@ static size_t local_owner(const char *sym) {
 }
 
 /* The section header i of the image, or 0 when it lies outside. */
-static int section(const char *image, size_t n, const Elf64_Ehdr *eh, size_t i, Elf64_Shdr *sh) {
+int source_section(const char *image, size_t n, const Elf64_Ehdr *eh, size_t i, Elf64_Shdr *sh) {
   size_t at = eh->e_shoff + i * eh->e_shentsize;
   if (i >= eh->e_shnum || at + sizeof *sh > n) return 0;
   memcpy(sh, image + at, sizeof *sh);
@@ -402,8 +406,8 @@ size_t source_static_shared(const char *image, size_t n) {
   memcpy(&eh, image, sizeof eh);
   if (memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64) return 0;
   size_t i = 0, global = 0, best = 0;
-  while (i < eh.e_shnum && !(section(image, n, &eh, i, &sym) && sym.sh_type == SHT_SYMTAB)) i++;
-  if (i >= eh.e_shnum || !section(image, n, &eh, sym.sh_link, &str)) return 0;
+  while (i < eh.e_shnum && !(source_section(image, n, &eh, i, &sym) && sym.sh_type == SHT_SYMTAB)) i++;
+  if (i >= eh.e_shnum || !source_section(image, n, &eh, sym.sh_link, &str)) return 0;
   const char *names = image + str.sh_offset;
   size_t count = sym.sh_size / sizeof(Elf64_Sym);
   for (size_t a = 0; a < count; a++) {   /* namespace scope: every kernel may use them */
@@ -429,3 +433,4 @@ size_t source_static_shared(const char *image, size_t n) {
   }
   return global + best;
 }
+
