@@ -117,45 +117,6 @@ static void host_fill(lua_State *L, HostArray *h, int v, const char *what) {
   strided_copy(h->base, &dl, h->dtype, one, &sl, h->dtype);
 }
 
-void copy_assign(lua_State *L, int dst, int v, const char *what) {
-  dst = lua_absindex(L, dst);
-  v = lua_absindex(L, v);
-  int top = lua_gettop(L);
-  if (!is_scalar(L, v) && !array_test(L, v) && !hostarray_test(L, v))
-    luaL_error(L, "%s: cannot assign a %s to an array", what, luaL_typename(L, v));
-  if (is_device(L, dst, "assignment")) {
-    GpuArray *d = array_check(L, dst), *src = array_test(L, v);   /* (not gpu.copy's words) */
-    if (src && src->device != d->device) luaL_error(L, "%s: an array of device %d into one of device %d: copy it there first (v:to(%d))", what, src->device, d->device, d->device);
-    array_here(L, d, "", what);
-    if (array_shares(d)) errors_shared(L, what);
-    if (is_scalar(L, v)) {   /* checked by the host's rule; then a kernel's argument, */
-      uint64_t one[2];       /* but a gpu.complex and a uint64's bits: one element copied */
-      scalar_store(L, v, d->dtype, one, what);
-      if (lua_type(L, v) == LUA_TUSERDATA || (dtypes[d->dtype].kind == 'u' && lua_tonumber(L, v) < 0)) {
-        GpuShape s0 = {0, {0}, 1};
-        memcpy(hostarray_new(L, &s0, d->dtype)->data, one, dtypes[d->dtype].size);
-        v = lua_gettop(L);
-      }
-    }
-    if (hostarray_test(L, v)) {
-      upload(L, v, NULL);
-      v = lua_gettop(L);
-    }
-    ops_copy(L, dst, v, NULL);
-  } else {
-    HostArray *h = hostarray_check(L, dst);
-    if (hostarray_shares(h)) errors_shared(L, what);
-    if (is_scalar(L, v)) {
-      host_fill(L, h, v, what);
-    } else {
-      if (array_test(L, v)) download(L, v);
-      else lua_pushvalue(L, v);
-      host_assign(L, h, hostarray_check(L, -1));
-    }
-  }
-  lua_settop(L, top);
-}
-
 /* [-0, +1, e] The array at idx seen with shape s (same size): itself, a view, or a view
  * of a packed copy. */
 static void as_shape(lua_State *L, int idx, const GpuShape *s) {
@@ -283,8 +244,50 @@ static void transfer_on(lua_State *L, int dst, int src, CUstream stream, int sid
   lua_settop(L, top);
 }
 
-static void transfer(lua_State *L, int dst, int src, CUstream stream) {
-  transfer_on(L, dst, src, stream, 0);
+
+void copy_assign(lua_State *L, int dst, int v, const char *what) {
+  dst = lua_absindex(L, dst);
+  v = lua_absindex(L, v);
+  int top = lua_gettop(L);
+  if (!is_scalar(L, v) && !array_test(L, v) && !hostarray_test(L, v))
+    luaL_error(L, "%s: cannot assign a %s to an array", what, luaL_typename(L, v));
+  int host = hostarray_test(L, v) != NULL;   /* (a scalar may become one below) */
+  if (is_device(L, dst, "assignment")) {
+    GpuArray *d = array_check(L, dst), *src = array_test(L, v);   /* (not gpu.copy's words) */
+    if (src && src->device != d->device) luaL_error(L, "%s: an array of device %d into one of device %d: copy it there first (v:to(%d))", what, src->device, d->device, d->device);
+    array_here(L, d, "", what);
+    if (array_shares(d)) errors_shared(L, what);
+    if (is_scalar(L, v)) {   /* checked by the host's rule; then a kernel's argument, */
+      uint64_t one[2];       /* but a gpu.complex and a uint64's bits: one element copied */
+      scalar_store(L, v, d->dtype, one, what);
+      if (lua_type(L, v) == LUA_TUSERDATA || (dtypes[d->dtype].kind == 'u' && lua_tonumber(L, v) < 0)) {
+        GpuShape s0 = {0, {0}, 1};
+        memcpy(hostarray_new(L, &s0, d->dtype)->data, one, dtypes[d->dtype].size);
+        v = lua_gettop(L);
+      }
+    }
+    if (host && graph_capturing) {   /* as gpu.copy: at once or refused (an upload now and a */
+      GpuShape *hs = &hostarray_check(L, v)->shape;   /* copy at replays writes today's values) */
+      if (hs->ndim != d->shape.ndim || memcmp(hs->dim, d->shape.dim, sizeof hs->dim[0] * (size_t)hs->ndim))
+        graph_refuse(L, "%s: a host array broadcast to the destination's shape cannot be recorded: copies "
+                     "from the host happen at once; give it the destination's shape first", what);
+      transfer_on(L, dst, v, NULL, 0);
+    } else {
+      if (hostarray_test(L, v)) { upload(L, v, NULL); v = lua_gettop(L); }
+      ops_copy(L, dst, v, NULL);
+    }
+  } else {
+    HostArray *h = hostarray_check(L, dst);
+    if (hostarray_shares(h)) errors_shared(L, what);
+    if (is_scalar(L, v)) {
+      host_fill(L, h, v, what);
+    } else {
+      if (array_test(L, v)) download(L, v);
+      else lua_pushvalue(L, v);
+      host_assign(L, h, hostarray_check(L, -1));
+    }
+  }
+  lua_settop(L, top);
 }
 
 /* The stream of an options table at idx ({stream = s}), or NULL; of device dev (-1: any). */
@@ -330,7 +333,7 @@ static int gpu_array(lua_State *L) {
   Side s = side(L, 1);
   GpuDtype dt = dtype_check(L, 2, s.dt);
   array_new(L, &s.l.shape, dt);
-  transfer(L, -1, 1, NULL);
+  transfer_on(L, -1, 1, NULL, 0);
   return 1;
 }
 
@@ -355,7 +358,7 @@ static int array_tohost(lua_State *L) {
   } else {
     hostarray_new(L, &a->shape, a->dtype);
   }
-  transfer(L, -1, 1, stream);
+  transfer_on(L, -1, 1, stream, 0);
   return 1;
 }
 
@@ -374,7 +377,7 @@ static int copy_copy(lua_State *L) {
   is_device(L, 1, "copy");   /* made on the current device, as CuPy's a.copy() */
   errors_args(L, 1, "a:copy");
   new_like(L, 1, -1);
-  transfer(L, -1, 1, NULL);
+  transfer_on(L, -1, 1, NULL, 0);
   return 1;
 }
 
@@ -386,7 +389,7 @@ static int copy_astype(lua_State *L) {
   int dt = lua_isnoneornil(L, 2) ? luaL_argerror(L, 2, "dtype expected") : (int)dtype_check(L, 2, DT_FLOAT32);
   if (dev && (int)array_check(L, 1)->dtype != dt) array_here(L, array_check(L, 1), "a:", "astype");   /* a kernel's */
   new_like(L, 1, dt);
-  transfer(L, -1, 1, NULL);
+  transfer_on(L, -1, 1, NULL, 0);
   return 1;
 }
 
@@ -423,7 +426,7 @@ static int copy_into(lua_State *L) {
     is_device(L, 2, "copy_");
     lua_pushvalue(L, 2);
   }
-  transfer(L, 1, 3, NULL);
+  transfer_on(L, 1, 3, NULL, 0);
   lua_settop(L, 1);
   return 1;
 }

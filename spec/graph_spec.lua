@@ -93,6 +93,13 @@ describe("gpu.graph", function()
        "a copy from the host (float64 into float32) cannot be recorded"},
       {function() gpu.copy(a[{{1, 4, 2}}], gpu.host.array({1, 2}, "float32")) end,
        "a copy from the host (float32 into float32, not both C-ordered) cannot be recorded"},
+      -- before: assignment uploaded now and copied at each replay, writing today's values
+      {function() a[{}] = gpu.host.array({1, 2, 3, 4}, "float64") end,
+       "a copy from the host (float64 into float32) cannot be recorded"},
+      {function() a[{{1, 4, 2}}] = gpu.host.array({1, 2}, "float32") end,
+       "a copy from the host (float32 into float32, not both C-ordered) cannot be recorded"},
+      {function() a[{}] = gpu.host.array({1}, "float32") end,
+       "a[key] = v: a host array broadcast to the destination's shape cannot be recorded"},
     }) do
       local msg, err = S.errof(gpu.graph, case[1])
       assert.are.equal("GPUHOST_NOT_CAPTURABLE", err.name)
@@ -101,6 +108,16 @@ describe("gpu.graph", function()
     end
     inc[{1, 4}](a, 1)                      -- the default stream works after each
     assert.are.equal(1, a:totable()[1])
+  end)
+
+  it("assigns a host array that needs no device work at once, as gpu.copy copies it", function()
+    local a, h = gpu.zeros(3), gpu.host.array({1, 2, 3}, "float32")
+    local g = gpu.graph(function() a[{}] = h end)
+    assert.are.same({1, 2, 3}, a:totable())   -- copied while recording, not recorded
+    h[1] = 100
+    a:fill(0)
+    g:launch()
+    assert.are.same({0, 0, 0}, a:totable())
   end)
 
   it("ends the recording when the function raises, and the error goes on", function()
