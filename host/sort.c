@@ -217,8 +217,8 @@ static void sort_args(lua_State *L, const char *name, int dimarg, SortArgs *g) {
 /* [-0, +2, e] Sorts the array at 1 per g: pushes the values (or nil) and the indices (or nil). */
 static void sort_push(lua_State *L, const SortArgs *g) {
   int top = lua_gettop(L), nd = g->a->shape.ndim;
-  if (nd == 0) {   /* one element: itself, at 1 */
-    if (g->values) copy_contiguous(L, 1); else lua_pushnil(L);
+  if (nd == 0) {   /* one element: a copy of it (it was the array itself) */
+    if (g->values) copy_packed(L, 1); else lua_pushnil(L);
     if (g->indices) {
       GpuShape s = {0};
       s.size = 1;
@@ -264,7 +264,7 @@ static int gpu_argsort(lua_State *L) {
   return 1;
 }
 
-/* a:topk(k [, dim] [, {largest = true, dim =, stream =}]) -> values, indices: the k largest
+/* a:topk(k [, dim] [, {largest = true, dim =, indices = false, stream =}]) -> values, indices: the k largest
  * (smallest) along dim, in order */
 static int gpu_topk(lua_State *L) {
   SortArgs g;
@@ -278,11 +278,10 @@ static int gpu_topk(lua_State *L) {
     luaL_error(L, "gpu.topk: k = %I is out of range for a 0-D array (1 only)", k);
   if (k < 0 || k > len)
     luaL_error(L, "gpu.topk: k = %I is out of range for a dim of size %I (0 to %I)", k, (lua_Integer)len, (lua_Integer)len);
-  g.indices = g.values = 1;
+  g.values = 1;   /* g.indices: true unless {indices = false} (it was ignored) */
   sort_push(L, &g);
-  if (nd == 0) return 2;
   int top = lua_gettop(L);
-  for (int j = 0; j < 2; j++) {   /* the first k along dim, contiguous */
+  for (int j = 0; j < 1 + g.indices && nd > 0; j++) {   /* the first k along dim, contiguous */
     GpuArray *x = array_check(L, top - 1 + j);
     GpuLayout l = array_layout(x);
     layout_slice(&l, g.dim, 0, k, 1);
@@ -291,7 +290,9 @@ static int gpu_topk(lua_State *L) {
     lua_replace(L, top - 1 + j);
     lua_pop(L, 1);
   }
-  return 2;
+  if (g.indices) return 2;
+  lua_pop(L, 1);   /* the indices' nil */
+  return 1;
 }
 
 /* [-0, +1, e] A new int64 array of n elements. */
