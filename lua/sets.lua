@@ -613,8 +613,47 @@ function gpu.argpartition(a, kth, dim)
   return gpu.argsort(a, partition_args(a, kth, dim, "argpartition"))
 end
 
--- gpu.digitize(x, bins [, right]): how many of the (monotonic) bins are <= each x (< when
--- right; >= and > for decreasing bins): NumPy's numbers (int64; a Lua integer for a number x)
+-- digitize's right: a boolean, or an options table {right = boolean} (a table was truthy:
+-- {right = false} read as right)
+local function right_of(right)
+  if type(right) == "table" and not is_array(right) then right = options(right, "digitize", 3, "right").right end
+  if right ~= nil and type(right) ~= "boolean" then
+    fail("digitize", "right must be a boolean (or an options table {right = boolean}), got %s", described(right))
+  end
+  return right == true
+end
+
+-- How bins run: 1 increasing, -1 decreasing, and how many NaNs end them. NumPy takes NaNs
+-- at the end (no comparison with one breaks its check): after bins that rise they sort
+-- above every number, as searchsorted has them; all-NaN bins it reads as decreasing. After
+-- bins that never rise NumPy reads them as decreasing too, and its binary search's answers
+-- follow no order ([1, nan, nan, nan, nan] puts 6 past the NaNs): refused, as a NaN before
+-- the end is.
+local function direction(bins)
+  local n, nans = bins.size, 0
+  if KIND[bins.dtype] == "f" and n > 0 and gpu.any(gpu.isnan(bins)) then
+    nans = math.tointeger(gpu.sum(gpu.isnan(bins):astype("int64")))
+    if nans < n and gpu.any(gpu.isnan(bins:narrow(1, 1, n - nans))) then
+      fail("digitize", "bins must be monotonically increasing or decreasing (a NaN may only end them)")
+    end
+  end
+  local m = n - nans
+  local up, down = true, true
+  if m >= 2 then
+    local after, before = bins:narrow(1, 2, m - 1), bins:narrow(1, 1, m - 1)   -- (a diff wraps in uint8)
+    up = gpu.all(after:ge(before))
+    down = (not up or nans > 0) and gpu.all(after:le(before))   -- (rising, without NaNs, is enough)
+  end
+  if not up and not down then fail("digitize", "bins must be monotonically increasing or decreasing") end
+  if nans == 0 or n == 1 then return up and 1 or -1, nans end   -- (constant bins: increasing)
+  if m == 0 then return -1, nans end
+  if down then fail("digitize", "bins that do not increase must not end in NaN (NumPy's answers there follow no order)") end
+  return 1, nans
+end
+
+-- gpu.digitize(x, bins [, right | {right =}]): how many of the (monotonic) bins are <= each x
+-- (< when right; >= and > for decreasing bins): NumPy's numbers (int64; a Lua integer for a
+-- number x); NaNs may end increasing bins (above every number, as NumPy has them)
 function gpu.digitize(x, bins, right)
   if type(bins) == "table" and not is_array(bins) then bins = gpu._arg.list_array(bins) end
   ordered(bins, "digitize", "bins")
@@ -622,17 +661,13 @@ function gpu.digitize(x, bins, right)
   if type(x) == "table" and not is_array(x) then x = gpu._arg.list_array(x) end
   if type(x) ~= "number" and not is_array(x) then fail("digitize", "x must be a device array or a number, got %s", described(x)) end
   if type(x) ~= "number" then ordered(x, "digitize", "x") end
-  local n, side = bins.size, right and "left" or "right"
-  local decreasing = false
-  if n >= 2 then
-    local after, before = bins:narrow(1, 2, n - 1), bins:narrow(1, 1, n - 1)   -- (a diff wraps in uint8)
-    if not gpu.all(after:ge(before)) then
-      decreasing = gpu.all(after:le(before))
-      if not decreasing then fail("digitize", "bins must be monotonically increasing or decreasing") end
-    end
-  end
-  if decreasing then return n - (gpu.searchsorted(gpu.flip(bins), x, {side = side}) - 1) end
-  return gpu.searchsorted(bins, x, {side = side}) - 1
+  local n, side = bins.size, right_of(right) and "left" or "right"
+  local dir, nans = direction(bins)
+  if dir == 1 then return gpu.searchsorted(bins, x, {side = side}) - 1 end
+  if nans == 0 then return n - (gpu.searchsorted(gpu.flip(bins), x, {side = side}) - 1) end
+  -- all NaN: numbers lie past them (below NaN), NaN past them only when right (NaN >= NaN)
+  if type(x) == "number" then return (x == x or side == "left") and n or 0 end
+  return gpu.where(side == "left" and gpu.ones(x.shape, "bool") or gpu.isnan(x):logical_not(), n, gpu.zeros(x.shape, "int64"))
 end
 
 -- gpu.unique(a, {dim = d [, index =, inverse =, counts =, stream =]}): NumPy's unique with an axis:
