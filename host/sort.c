@@ -206,7 +206,11 @@ static void sort_args(lua_State *L, const char *name, int dimarg, SortArgs *g) {
     g->desc = !topk && lua_getfield(L, opts, "descending") != LUA_TNIL && lua_toboolean(L, -1);
     if (topk) g->desc = lua_getfield(L, opts, "largest") == LUA_TNIL || lua_toboolean(L, -1);
     if (lua_getfield(L, opts, "indices") != LUA_TNIL) g->indices = lua_toboolean(L, -1);
-    if (lua_getfield(L, opts, "stream") != LUA_TNIL) g->stream = stream_here(L, -1);
+    if (lua_getfield(L, opts, "stream") != LUA_TNIL) {   /* (stream.c's message names no function) */
+      if (!luaL_testudata(L, -1, GPU_STREAM_T))
+        luaL_error(L, "gpu.%s: bad option 'stream' (gpu.stream expected, got %s)", name, luaL_typename(L, -1));
+      g->stream = stream_here(L, -1);
+    }
   } else if (strcmp(name, "topk") == 0) {
     g->desc = 1;
   }

@@ -33,7 +33,9 @@ end
 
 local function integer(v, api, what)
   if type(v) == "number" and v == math.floor(v) then v = math.tointeger(v) or v end
-  if math.type(v) ~= "integer" then fail(api, "%s must be an integer, got %s", what, gpu._arg.shown(v)) end
+  if math.type(v) ~= "integer" then   -- (a string shown as one: "2" read as the number)
+    fail(api, "%s must be an integer, got %s", what, type(v) == "string" and ("a string (%q)"):format(v) or gpu._arg.shown(v))
+  end
   return v
 end
 

@@ -304,7 +304,10 @@ local function fractions(q, api, scale)
   end
   local f = {}
   for i, v in ipairs(q) do
-    if type(v) ~= "number" or not (v >= 0 and v <= scale) then
+    if type(v) ~= "number" then   -- ("50" was "must be in the range [0, 100], got 50")
+      error(("gpu.%s: q[%d] must be a number, got %s"):format(api, i, type(v) == "string" and ("a string (%q)"):format(v) or described(v)), 3)
+    end
+    if not (v >= 0 and v <= scale) then
       error(("gpu.%s: %s must be in the range [0, %d], got %s"):format(api, scale == 100 and "percentiles" or "quantiles",
         scale, tostring(v)), 3)
     end

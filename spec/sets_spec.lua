@@ -155,6 +155,9 @@ describe("sorts", function()
     local p = gpu.partition(m, {2, 4}, 1)
     for j = 1, 6 do partitioned(p:select(2, j):totable(), 2, m:select(2, j):totable()) end
     err("gpu.partition: kth 32 is out of range for dimension 1 of size 31", gpu.partition, a, 32)
+    -- a string was shown as the number ("kth must be an integer, got 2")
+    err('gpu.partition: kth must be an integer, got a string ("2")', gpu.partition, a, "2")
+    err('gpu.argpartition: dim must be an integer, got a string ("1")', gpu.argpartition, a, 2, "1")
     err("gpu.argpartition: a 0-D array has no dimension to partition", gpu.argpartition, gpu.full({}, 1), 1)
   end)
 
