@@ -210,18 +210,20 @@ int gpu_in_finalizer(lua_State *L) { return lua_gc(L, LUA_GCCOUNT, 0) < 0; }
 static int array_free(lua_State *L) {
   GpuArray *a = toarray(L, 1);
   if (!a->alive) return 0;
-  int doom = graph_kept_only_here(L, 1);   /* (a library function's temporary) the graph keeps it */
+  if (a->nviews > 0) lua_gc(L, LUA_GCCOLLECT, 0);
+  /* (a library function's temporary, or its views) the graph keeps it: counted after the
+   * collection, as views Lua no longer reaches do not count (before, any view refused it) */
+  int doom = graph_kept_only_here(L, 1);
   if (a->pins > 0 && !doom)
     return luaL_error(L, "attempt to free an array that a graph uses (free the graph first)");
   if (a->queued > 0)
     return luaL_error(L, "attempt to free an array that a collective queued in gpu.nccl.group "
                       "uses (free it after the group)");
-  if (a->nviews > 0) lua_gc(L, LUA_GCCOLLECT, 0);
-  if (a->nviews > 0)
+  if (a->nviews > 0 && doom != 2)
     return luaL_error(L, "cannot free an array while %d view%s of it %s alive: free the "
                       "views first", a->nviews, a->nviews == 1 ? "" : "s",
                       a->nviews == 1 ? "is" : "are");
-  if (doom) {
+  if (doom) {   /* (2 here) */
     a->doomed = 1;
     a->alive = 0;
     return 0;

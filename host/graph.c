@@ -42,19 +42,28 @@ int graph_refuse(lua_State *L, const char *fmt, ...) {
   return errors_raise(L, (GpuResult){GPU_ERR_NOT_CAPTURABLE, GPU_SRC_HOST, "gpu.graph", why, NULL}, NULL);
 }
 
-/* Whether the array at idx is one the capture under way keeps, and no graph else */
+/* Whether the array at idx is one the capture under way keeps and no graph else: 2 when
+ * it and every live view of it are (or, an owner no graph pins, its views are: its memory
+ * can go with the graph), 1 when it is but a view of it lives elsewhere, else 0 */
 int graph_kept_only_here(lua_State *L, int idx) {
   GpuArray *a = array_test(L, idx);
-  if (!graph_capturing || a == NULL || a->pins != 1) return 0;
+  if (!graph_capturing || a == NULL || a->pins > 1) return 0;
   idx = lua_absindex(L, idx);
-  int kept = lua_rawgetp(L, LUA_REGISTRYINDEX, &KEEP_KEY) == LUA_TTABLE;
-  if (kept) {
-    lua_pushvalue(L, idx);
-    kept = lua_rawget(L, -2) != LUA_TNIL;
-    lua_pop(L, 1);
+  if (lua_rawgetp(L, LUA_REGISTRYINDEX, &KEEP_KEY) != LUA_TTABLE) { lua_pop(L, 1); return 0; }
+  lua_pushvalue(L, idx);
+  int self = lua_rawget(L, -2) != LUA_TNIL, views = 0;
+  lua_pop(L, 1);
+  if (a->pins == 1 && !self) { lua_pop(L, 1); return 0; }
+  if (a->nviews > 0) {   /* (a view another graph pins too is not counted: it is that one's) */
+    lua_pushnil(L);
+    while (lua_next(L, -2)) {
+      lua_pop(L, 1);
+      GpuArray *v = array_test(L, -1);
+      if (v && v->owner == a && v->pins == 1) views++;
+    }
   }
   lua_pop(L, 1);
-  return kept;
+  return (self || views > 0) && views == a->nviews ? 2 : self;
 }
 
 #define tograph(L, i) ((GpuGraph *)luaL_checkudata(L, i, GPU_GRAPH_T))

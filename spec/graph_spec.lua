@@ -190,6 +190,36 @@ describe("gpu.graph", function()
     p:free()
   end)
 
+  -- before: a temporary used through a view refused its free (its view was alive in the graph)
+  it("takes a:free() of a temporary that only its views in the recording use", function()
+    local a = gpu.zeros(10)
+    local function step()
+      local t = gpu.ones(1000)
+      a:add(t[{{1, 10}}], {out = a})
+      t:free()
+      assert.matches("attempt to use a freed array", S.errof(t.fill, t, 1), 1, true)
+    end
+    local g = gpu.graph(step)
+    collectgarbage()
+    collectgarbage()
+    a:fill(0)
+    g:launch()
+    g:launch()                             -- the view's memory is the graph's
+    assert.are.same({2, 2, 2, 2, 2, 2, 2, 2, 2, 2}, a:totable())
+    local u                                -- a view the recording does not use still refuses it
+    assert.matches("cannot free an array while 2 views of it are alive", S.errof(gpu.graph, function()
+      local t = gpu.ones(10)
+      u = t[{{1, 2}}]
+      a:add(t[{{1, 10}}], {out = a})
+      t:free()
+    end), 1, true)
+    local t = gpu.ones(10)                 -- outside a recording too
+    local v = t[{{1, 2}}]
+    assert.matches("cannot free an array while 1 view of it is alive", S.errof(t.free, t), 1, true)
+    assert.are.same({1, 1}, v:totable())
+    g:free()
+  end)
+
   it("keeps its arrays' memory when it is collected with them and a finalizer launches it", function()
     local function setup()
       local g = gpu.graph(function() end)
