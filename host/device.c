@@ -71,7 +71,11 @@ static int device_id(lua_State *L) {
 
 /* dev:use(): makes dev the current device */
 static int device_use(lua_State *L) {
-  GPU_CHECK(L, backend_get()->use_device(device_id(L)));
+  int id = device_id(L), cur = backend_get()->current_device();
+  if (graph_capturing && id != cur)   /* (its work was recorded, and replayed on cur) */
+    graph_refuse(L, "work on device %d cannot be recorded in a graph of device %d, whose replays run on "
+                 "device %d: record it in a graph of its own, with device %d current", id, cur, cur, id);
+  GPU_CHECK(L, backend_get()->use_device(id));
   lua_settop(L, 1);
   return 1;
 }

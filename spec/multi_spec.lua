@@ -164,6 +164,21 @@ describe("#multi devices", function()
     assert.matches("a copy between devices cannot be captured", msg, 1, true)
   end)
 
+  -- before: recorded with device 0 current, replayed there ([2, 2, 2] after two launches)
+  it("refuses work on another device inside gpu.graph, naming both", function()
+    local b = on(1, function() return gpu.zeros(3) end)
+    local c = on(1, function() return gpu.ones(3) end)
+    local msg, err = errof(gpu.graph, function() on(1, function() b:add(1, {out = b}) end) end)
+    assert.are.equal("GPUHOST_NOT_CAPTURABLE", err.name)
+    assert.matches("multi_spec.lua:%d+: work on device 1 cannot be recorded in a graph of device 0", msg)
+    assert.are.equal(0, gpu.device().id)
+    msg, err = errof(gpu.graph, function() gpu.copy(b, c) end)   -- a copy on the arrays' device
+    assert.are.equal("GPUHOST_NOT_CAPTURABLE", err.name)
+    assert.matches("work on device 1 cannot be captured in a graph of device 0", msg, 1, true)
+    assert.are.same({0, 0, 0}, b:totable())
+    gpu.graph(function() on(0, function() end) end):free()   -- the device current is no switch
+  end)
+
   -- A device made current for a copy is put back when its slot is closed; Lua 5.4.4's
   -- lua_pop and lua_settop kept a pointer into the stack across that close, which moves the
   -- stack where it must grow for the close's call: at the end of a coroutine's small stack,

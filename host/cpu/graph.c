@@ -22,11 +22,21 @@ typedef struct Step {
 typedef struct CpuGraph { Step *steps; int n, cap; } CpuGraph;
 
 static CpuGraph *rec;         /* the capture under way, or NULL */
+static int rec_device;        /* the device current when it began, which replays it */
 static _Thread_local char detail[320];
 
 static GpuResult not_capturable(const char *what, const char *call) {
   snprintf(detail, sizeof detail, "%s cannot be captured: a graph records work for the "
            "device to run later, and this needs the device now", what);
+  return (GpuResult){GPU_ERR_NOT_CAPTURABLE, GPU_SRC_HOST, call, detail, NULL};
+}
+
+/* Work queued while another device is current (a device scope inside the capture) was
+ * recorded and replayed on the capture's device: refused, as CUDA cannot record it */
+static GpuResult elsewhere(const char *call) {
+  if (cpu_current_device() == rec_device) return GPU_OK;
+  snprintf(detail, sizeof detail, "work on device %d cannot be captured in a graph of device %d, "
+           "whose replays run on device %d", cpu_current_device(), rec_device, rec_device);
   return (GpuResult){GPU_ERR_NOT_CAPTURABLE, GPU_SRC_HOST, call, detail, NULL};
 }
 
@@ -73,7 +83,7 @@ GpuResult cpu_rec_launch(CUfunction f, const unsigned grid[3], const unsigned bl
                          unsigned shared, CUstream stream, void **params) {
   if (!rec) return cpu_launch(f, grid, block, shared, stream, params);
   GpuResult r = cpu_launch_check(f, grid, block, shared);   /* refused now, as CUDA does */
-  if (r.code) return r;
+  if (r.code || (r = elsewhere("cuLaunchKernel (CPU backend)")).code) return r;
   Step *s = push(rec);
   if (s == NULL) return NOMEM("cuLaunchKernel");
   s->kind = STEP_LAUNCH;
@@ -87,6 +97,8 @@ GpuResult cpu_rec_launch(CUfunction f, const unsigned grid[3], const unsigned bl
 
 GpuResult cpu_rec_dtod(CUdeviceptr dst, CUdeviceptr src, size_t n) {
   if (!rec) return cpu_dtod(dst, src, n);
+  GpuResult r = elsewhere("cuMemcpyDtoDAsync (CPU backend)");
+  if (r.code) return r;
   Step *s = push(rec);
   if (s == NULL) return NOMEM("cuMemcpyDtoDAsync");
   *s = (Step){.kind = STEP_COPY, .dst = dst, .src = src, .n = n};
@@ -101,6 +113,8 @@ GpuResult cpu_rec_peer(CUdeviceptr dst, CUdeviceptr src, size_t n) {
 
 GpuResult cpu_rec_memset0(CUdeviceptr p, size_t n) {
   if (!rec) return cpu_memset0(p, n);
+  GpuResult r = elsewhere("cuMemsetD8Async (CPU backend)");
+  if (r.code) return r;
   Step *s = push(rec);
   if (s == NULL) return NOMEM("cuMemsetD8Async");
   *s = (Step){.kind = STEP_FILL, .dst = p, .n = n};
@@ -133,6 +147,7 @@ GpuResult cpu_rec_event_synchronize(CUevent e) {
 GpuResult cpu_capture_begin(void) {
   if (rec) return not_capturable("a graph inside a graph", "cuStreamBeginCapture (CPU backend)");
   if ((rec = calloc(1, sizeof *rec)) == NULL) return NOMEM("cuStreamBeginCapture");
+  rec_device = cpu_current_device();
   return GPU_OK;
 }
 
