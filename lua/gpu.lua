@@ -1325,6 +1325,23 @@ local function rethrow(guard, ok, ...)
   guard[1]:use()
   error((...), 0)
 end
+-- a function, or a value whose metatable has __call (gpu.sqrt, gpu.add)
+local function callable(f)
+  local mt = type(f) ~= "function" and debug.getmetatable(f)
+  return type(f) == "function" or (type(mt) == "table" and rawget(mt, "__call") ~= nil)
+end
+-- gpu.range(name, f, ...) (host/profile.c) takes a callable value as with_device does
+local range = gpu.range
+function gpu.range(...)
+  local name, f, n = select(1, ...), select(2, ...), select("#", ...)
+  local function bad(k, want, v)
+    error(("bad argument #%d to 'gpu.range' (%s expected, got %s)"):format(k, want, n < k and "no value" or type(v)), 3)
+  end
+  if type(name) ~= "string" and type(name) ~= "number" then bad(1, "string", name) end
+  if not callable(f) then bad(2, "function or callable value", f) end
+  if type(f) == "function" then return range(...) end
+  return range(name, function(...) return f(...) end, select(3, ...))
+end
 function gpu.with_device(id, f, ...)
   local n = gpu.device_count()
   if type(id) == "table" then id = id.id end   -- gpu.device(1), as a:to takes it (device.c's device_ordinal)
@@ -1333,8 +1350,8 @@ function gpu.with_device(id, f, ...)
     error(("gpu.with_device: no device %s (%d device%s, numbered from 0)"):format(
       type(id) == "number" and show(id) or tostring(id), n, n == 1 and "" or "s"), 2)
   end
-  if type(f) ~= "function" then
-    error("gpu.with_device: a function expected as argument 2, got " .. type(f), 2)
+  if not callable(f) then   -- (a table or userdata with __call too: gpu.sqrt was refused)
+    error("gpu.with_device: a function (or a callable value) expected as argument 2, got " .. type(f), 2)
   end
   local prev <close> = setmetatable({gpu.device()}, restore_mt)
   gpu.device(id):use()

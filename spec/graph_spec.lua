@@ -120,6 +120,16 @@ describe("gpu.graph", function()
     assert.are.same({0, 0, 0}, a:totable())
   end)
 
+  it("takes a callable value as its function (gpu.sqrt was refused: function expected)", function()
+    local a = gpu.array({4, 9})
+    local g = gpu.graph(gpu.sqrt, a, {out = a})
+    g:launch()
+    assert.are.same({2, 3}, a:totable())
+    assert.is_true(g:update(gpu.sqrt, a, {out = a}))
+    assert.matches("bad argument #1 to 'gpu.graph' (function or callable value expected, got number)",
+                   S.errof(gpu.graph, 5), 1, true)
+  end)
+
   it("ends the recording when the function raises, and the error goes on", function()
     local a = gpu.zeros(4)
     local ok, e = pcall(gpu.graph, function() inc[{1, 4}](a, 1) error("in the function") end)
@@ -129,7 +139,7 @@ describe("gpu.graph", function()
     a:free()                               -- nothing keeps it pinned
     assert.matches("gpu.graph cannot be nested",
                    S.errof(gpu.graph, function() gpu.graph(function() end) end), 1, true)
-    assert.matches("(function expected, got number)", S.errof(gpu.graph, 3), 1, true)
+    assert.matches("(function or callable value expected, got number)", S.errof(gpu.graph, 3), 1, true)
   end)
 
   it("keeps and pins the arrays it uses until it is freed", function()

@@ -20,6 +20,11 @@ describe("#multi devices", function()
     assert.matches("inside", err)
     assert.are.equal(0, gpu.device().id)
     assert.are.same({7, 8}, {gpu.with_device(1, function(x, y) return x, y end, 7, 8)})
+    -- a callable value too (gpu.sqrt was refused: "a function expected as argument 2")
+    local r = gpu.with_device(1, gpu.sqrt, on(1, function() return b + 4 end))
+    assert.are.same({1, {2, 2}}, {r.device, r:totable()})
+    assert.matches("gpu.with_device: a function (or a callable value) expected as argument 2, got table",
+                   errof(gpu.with_device, 1, {}), 1, true)
     -- a coroutine suspended inside f: its device is current until it goes on, or is closed
     local co = coroutine.create(function() gpu.with_device(1, coroutine.yield) end)
     coroutine.resume(co)

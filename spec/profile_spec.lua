@@ -6,6 +6,9 @@ describe("profiler ranges", function()
   it("gpu.range calls its function with the arguments and returns its results", function()
     assert.are.same({5, "r"}, {gpu.range("add", function(a, b) return a + b, "r" end, 2, 3)})
     assert.are.same({}, {gpu.range("nothing", function() end)})
+    -- a callable value (gpu.sqrt, a table with __call) was refused: "function expected"
+    assert.are.same({2, 3}, gpu.range("sqrt", gpu.sqrt, gpu.array({4, 9})):totable())
+    assert.are.equal(3, gpu.range("call", setmetatable({}, {__call = function(_, x) return x + 1 end}), 2))
   end)
 
   it("gpu.range closes the range when the function raises, and the error goes on", function()
@@ -34,7 +37,7 @@ describe("profiler ranges", function()
   it("take names, and gpu.trace a boolean", function()
     assert.matches("bad argument #1 to 'gpu.range' (string expected, got no value)",
                    S.errof(gpu.range), 1, true)
-    assert.matches("bad argument #2 to 'gpu.range' (function expected, got no value)",
+    assert.matches("bad argument #2 to 'gpu.range' (function or callable value expected, got no value)",
                    S.errof(gpu.range, "x"), 1, true)
     assert.matches("bad argument #1 to 'gpu.mark' (string expected, got table)",
                    S.errof(gpu.mark, {}), 1, true)
