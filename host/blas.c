@@ -383,7 +383,11 @@ static int gpu_outer(lua_State *L) {
   lua_insert(L, -2);
   reshaped(L, 2, &sb);
   if (opts) lua_pushvalue(L, 3);
-  lua_call(L, 2 + opts, 1);
+  if (lua_pcall(L, 2 + opts, 1, 0) != LUA_OK) {   /* multiply's words were its own, with no line */
+    const char *m = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL, *k = "gpu.multiply: ";
+    if (m == NULL || strncmp(m, k, strlen(k)) != 0) return lua_error(L);   /* (an error object as it is) */
+    return luaL_error(L, "gpu.outer: %s", m + strlen(k));
+  }
   return 1;
 }
 

@@ -115,6 +115,10 @@ describe("gpu.dot and gpu.outer", function()
     assert.are.same({0, 2, 4}, gpu.dot(gpu.arange(3), 2):totable())
     assert.are.same({{1, 2, 3}, {2, 4, 6}}, gpu.outer(gpu.array({1, 2}), gpu.array({1, 2, 3})):totable())
     assert.are.same({4, 3}, gpu.outer(gpu.ones({2, 2}), gpu.ones(3)).shape)
+    -- its errors are its own, at the caller's line (they named gpu.multiply, with no line)
+    local a = gpu.ones(3)
+    assert.matches("blas_spec.lua:%d+: gpu.outer: out has shape {2, 2} but the result has shape {3, 3}",
+                   S.errof(function() gpu.outer(a, a, {out = gpu.zeros({2, 2})}) end))
   end)
 
   it("sum nothing over a dim of 0 in the N-D rule: zeros of the whole shape", function()
