@@ -446,12 +446,12 @@ static int gpu_copy(lua_State *L) {
   return 1;
 }
 
-/* a:to(dev [, {stream = s}]): a copy of a on device dev (a number or gpu.device(i)), a
- * peer copy queued on s (of a's device; default: its default stream); a itself when it is
- * on dev already */
+/* a:to(dev [, {stream = s}]): a copy of a on device dev (a number or gpu.device(i)), a peer
+ * copy queued on s (of a's device; default: its default stream); a itself if on dev already */
 static int array_to(lua_State *L) {
   GpuArray *a = array_check(L, 1);
   int dev = device_ordinal(L, 2);
+  errors_args(L, 3, "a:to");
   lua_settop(L, 3);
   CUstream s = options_stream(L, 3, "a:to");
   if (s) { lua_getfield(L, 3, "stream"); s = stream_check(L, 4); }   /* the one kept (a second read) */

@@ -71,6 +71,8 @@ static int device_id(lua_State *L) {
 
 /* dev:use(): makes dev the current device */
 static int device_use(lua_State *L) {
+  if (lua_gettop(L) > 1)   /* (extra arguments were dropped) */
+    return luaL_error(L, "dev:use takes no arguments, got %d argument%s", lua_gettop(L) - 1, lua_gettop(L) == 2 ? "" : "s");
   int id = device_id(L), cur = backend_get()->current_device();
   if (graph_capturing && id != cur)   /* (its work was recorded, and replayed on cur) */
     graph_refuse(L, "work on device %d cannot be recorded in a graph of device %d, whose replays run on "
@@ -82,6 +84,8 @@ static int device_use(lua_State *L) {
 
 /* dev:synchronize(): waits for all work on dev */
 static int device_synchronize(lua_State *L) {
+  if (lua_gettop(L) > 1)   /* (extra arguments were dropped) */
+    return luaL_error(L, "dev:synchronize takes no arguments, got %d argument%s", lua_gettop(L) - 1, lua_gettop(L) == 2 ? "" : "s");
   int id = device_id(L), was = backend_get()->current_device();
   GPU_CHECK(L, backend_get()->use_device(id));
   GpuResult r = backend_get()->synchronize();
@@ -110,6 +114,9 @@ static int gpu_device_count(lua_State *L) {
 
 /* gpu.synchronize(): waits for all work on the current device (cudaDeviceSynchronize) */
 static int gpu_synchronize(lua_State *L) {
+  if (luaL_testudata(L, 1, GPU_STREAM_T))   /* it waited for the whole device, silently */
+    return luaL_error(L, "gpu.synchronize takes no stream: s:synchronize() waits for one");
+  errors_args(L, 0, "gpu.synchronize");
   GPU_CHECK(L, backend_get()->synchronize());
   return 0;
 }

@@ -33,6 +33,8 @@ static int gpu_event(lua_State *L) {
 /* e:record([stream]): records e on stream (default: the default stream) */
 static int event_record(lua_State *L) {
   GpuEvent *e = event_check(L, 1);
+  if (lua_gettop(L) > 2)   /* (extra arguments were dropped) */
+    return luaL_error(L, "e:record takes a stream or nothing, got %d argument%s", lua_gettop(L) - 1, lua_gettop(L) == 2 ? "" : "s");
   CUstream s = lua_isnoneornil(L, 2) ? NULL : stream_check(L, 2);
   int dev = s ? stream_device(L, 2) : backend_get()->current_device();
   if (s && dev != e->device)
@@ -49,6 +51,8 @@ static int event_record(lua_State *L) {
 }
 
 static int event_synchronize(lua_State *L) {
+  if (lua_gettop(L) > 1)   /* (extra arguments were dropped) */
+    return luaL_error(L, "e:synchronize takes no arguments, got %d argument%s", lua_gettop(L) - 1, lua_gettop(L) == 2 ? "" : "s");
   GPU_CHECK(L, backend_get()->event_synchronize(event_check(L, 1)->e));
   return 0;
 }
@@ -77,6 +81,7 @@ static int event_destroy(lua_State *L) {
  * Inside a capture, where waiting is refused, it does not wait. */
 static int gpu_elapsed(lua_State *L) {
   GpuEvent *e[2] = {event_check(L, 1), event_check(L, 2)};
+  errors_args(L, 2, "gpu.elapsed");   /* (an options table was dropped) */
   for (int i = 0; i < 2; i++)
     if (!e[i]->recorded)
       return luaL_error(L, "gpu.elapsed: event %d was never recorded (e:record() it first)", i + 1);

@@ -171,6 +171,8 @@ static int gpu_graph(lua_State *L) {
 /* g:launch([stream]): runs the recorded work again, queued like a launch */
 static int graph_launch(lua_State *L) {
   GpuGraph *g = graph_check(L, 1);
+  if (lua_gettop(L) > 2)   /* (extra arguments were dropped) */
+    return luaL_error(L, "g:launch takes a stream or nothing, got %d argument%s", lua_gettop(L) - 1, lua_gettop(L) == 2 ? "" : "s");
   int dev = backend_get()->current_device();
   if (dev != g->device)
     luaL_error(L, "a graph recorded on device %d, and device %d is current: launch it with its "

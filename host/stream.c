@@ -70,6 +70,8 @@ static int gpu_stream(lua_State *L) {
 }
 
 static int stream_synchronize(lua_State *L) {
+  if (lua_gettop(L) > 1)   /* (extra arguments were dropped) */
+    return luaL_error(L, "s:synchronize takes no arguments, got %d argument%s", lua_gettop(L) - 1, lua_gettop(L) == 2 ? "" : "s");
   GPU_CHECK(L, backend_get()->stream_synchronize(stream_check(L, 1)));
   return 0;
 }
