@@ -419,16 +419,14 @@ void program_open(lua_State *L);
 void profile_open(lua_State *L);
 void npy_open(lua_State *L);
 void npz_open(lua_State *L);
-/* npy.c and npyhead.c: what a .npy file's header says */
-typedef struct NpyHeader {
-  GpuDtype dtype;
-  int swap;                  /* big-endian elements */
-  int fortran;
-  GpuShape shape;
-} NpyHeader;
+/* npy.c and npyhead.c: what a .npy file's header says (swap: big-endian elements) */
+typedef struct NpyHeader { GpuDtype dtype; int swap, fortran; GpuShape shape; } NpyHeader;
 void npy_push_header(lua_State *L, const HostArray *h);   /* [-0, +1, m] */
-/* path replaced atomically by the two parts' bytes (npy.c); 0, or errno */
-int npy_replace(const char *path, const void *a, size_t an, const void *b, size_t bn);
+/* What a write puts in a file (npy.c): make(ud, fd, name) writes it into the new, empty
+ * file name, open as fd, or, name NULL, into fd alone (a file written in place); by_name:
+ * it writes by name alone (libzip) and is never given fd alone. 0, errno, or -1 (ud says). */
+typedef struct NpyMaker { int (*make)(void *ud, int fd, const char *name); void *ud; int by_name; } NpyMaker;
+int npy_write_file(const char *path, const NpyMaker *m);   /* path replaced by m's file */
 const char *npy_target(lua_State *L, const char *path);   /* a link's target; NULL: a device */
 /* A .npy being read, from a file or an archive's member: read puts n bytes in buf, fewer at
  * the end or on an error (then it sets error: why). */

@@ -68,8 +68,10 @@ static mode_t new_mode(const char *path) {
 }
 
 /* The temporary file's name beside path: its directory, and as much of its name as leaves
- * room for ".tmp-XXXXXX" within the directory's longest name (a name of 250 bytes is
- * valid, its name and the suffix would not be). NULL: no memory. */
+ * room for ".tmp-XXXXXX" and for the ".XXXXXX" libzip adds to it for its own temporary
+ * (zip_open writes "<name>.XXXXXX" and renames it at zip_close) within the directory's
+ * longest name (a name of 250 bytes is valid, its name and the suffixes would not be).
+ * NULL: no memory. */
 static char *temp_name(const char *path) {
   const char *slash = strrchr(path, '/');
   size_t dir = slash ? (size_t)(slash - path) + 1 : 0, base = strlen(path) - dir;
@@ -79,59 +81,115 @@ static char *temp_name(const char *path) {
   tmp[dir] = '\0';
   long max = pathconf(dir ? tmp : ".", _PC_NAME_MAX);   /* -1: no limit, or no such directory */
   size_t keep = base;
-  if (max > 22 && base > (size_t)max - 11) keep = (size_t)max - 11;
+  if (max > 32 && base > (size_t)max - 18) keep = (size_t)max - 18;
   memcpy(tmp + dir, path + dir, keep);
   strcpy(tmp + dir + keep, ".tmp-XXXXXX");
   return tmp;
 }
 
-/* The two parts into fd, which is closed: 0, or errno. */
-static int fd_put(int fd, const void *a, size_t an, const void *b, size_t bn) {
-  int err = 0;
-  if (fd_write_all(fd, a, an) != 0 || fd_write_all(fd, b, bn) != 0) err = errno ? errno : EIO;
+/* A temporary file's name in $TMPDIR (or /tmp), for a file written in place from a copy.
+ * NULL: no memory. */
+static char *other_temp(void) {
+  const char *dir = getenv("TMPDIR");
+  if (dir == NULL || dir[0] != '/') dir = "/tmp";
+  char *tmp = malloc(strlen(dir) + 16);
+  if (tmp) sprintf(tmp, "%s/gpuhost-XXXXXX", dir);
+  return tmp;
+}
+
+/* The two parts of a .npy: a maker's (gpu.h) bytes, written into fd. */
+typedef struct Parts { const void *a; size_t an; const void *b; size_t bn; } Parts;
+
+static int parts_make(void *ud, int fd, const char *name) {
+  const Parts *p = ud;
+  (void)name;
+  if (fd_write_all(fd, p->a, p->an) != 0 || fd_write_all(fd, p->b, p->bn) != 0) return errno ? errno : EIO;
+  return 0;
+}
+
+/* The file made by m in the new, empty temporary tmp, open as fd, which is closed; with
+ * mode_of, given the mode of the file there (new_mode) and synced. 0, errno, or -1. */
+static int temp_make(const NpyMaker *m, const char *tmp, int fd, const char *mode_of) {
+  int err = m->make(m->ud, fd, tmp);
+  if (close(fd) != 0 && !err) err = errno;
+  if (err || mode_of == NULL) return err;
+  if ((fd = open(tmp, O_RDONLY | O_CLOEXEC)) < 0) return errno;   /* by name: libzip renamed one over it */
+  if (fchmod(fd, new_mode(mode_of)) != 0 || fsync(fd) != 0) err = errno;
   if (close(fd) != 0 && !err) err = errno;
   return err;
 }
 
-/* The two parts into the new temporary fd (given the mode of the file at path), synced
- * and closed: 0, or errno. */
-static int temp_put(int fd, const char *path, const void *a, size_t an, const void *b, size_t bn) {
-  int err = 0;
-  if (fchmod(fd, new_mode(path)) != 0) err = errno;
-  else if (fd_write_all(fd, a, an) != 0 || fd_write_all(fd, b, bn) != 0) err = errno ? errno : EIO;
-  if (fsync(fd) != 0 && !err) err = errno;
-  if (close(fd) != 0 && !err) err = errno;
+#define COPY_CHUNK (1 << 20)
+
+/* The bytes of the file from written into fd, a chunk at a time: 0, or errno. */
+static int copy_into(int fd, const char *from) {
+  int in = open(from, O_RDONLY | O_CLOEXEC), err = 0;
+  char *buf = in < 0 ? NULL : malloc(COPY_CHUNK);
+  if (in < 0 || buf == NULL) err = in < 0 ? errno : ENOMEM;
+  for (ssize_t n; !err && (n = read(in, buf, COPY_CHUNK)) != 0;) {
+    if (n < 0 && errno != EINTR) err = errno;
+    else if (n > 0 && fd_write_all(fd, buf, (size_t)n) != 0) err = errno ? errno : EIO;
+  }
+  free(buf);
+  if (in >= 0) close(in);
   return err;
 }
 
-/* Replaces path with the n bytes at each of two parts, atomically: a temporary file beside
- * it, then rename, so a failure leaves nothing under path. A file there is opened for
- * writing first, as io.open opens it, so that one the user may not write is refused (the
- * rename needs only the directory's permission); where the directory refuses the
- * temporary or the rename (not writable, or sticky and another's file), that file is
- * written in place, as NumPy writes it. 0, or errno. A directory at path is EISDIR (rename
- * would call "dir/" ENOTDIR, after writing the file into it). */
-int npy_replace(const char *path, const void *a, size_t an, const void *b, size_t bn) {
+/* Writes the file at old, open for writing (closed here), in place, as NumPy writes it,
+ * where its directory refused a temporary or the rename: from made, the temporary that
+ * holds it, or straight from m, or, for a maker that writes only by name (libzip), from a
+ * temporary made in $TMPDIR first, so that a failure to make it leaves the file as it was.
+ * 0, errno, or -1. */
+static int in_place(int old, const NpyMaker *m, const char *made) {
+  char *elsewhere = NULL;
+  int err = 0;
+  if (made == NULL && m->by_name) {
+    int fd = (elsewhere = other_temp()) ? mkstemp(elsewhere) : -1;
+    if (fd < 0) err = elsewhere ? errno : ENOMEM;
+    else err = temp_make(m, made = elsewhere, fd, NULL);
+  }
+  if (!err && ftruncate(old, 0) != 0) err = errno;
+  if (!err) err = made ? copy_into(old, made) : m->make(m->ud, old, NULL);
+  if (close(old) != 0 && !err) err = errno;
+  if (made && made == elsewhere) unlink(elsewhere);
+  free(elsewhere);
+  return err;
+}
+
+/* Replaces path with the file m makes, atomically: a temporary file beside it, then
+ * rename, so a failure leaves nothing under path (and no temporary). A file there is
+ * opened for writing first, as io.open opens it, so that one the user may not write is
+ * refused (the rename needs only the directory's permission); where the directory
+ * refuses the temporary or the rename (not writable, or sticky and another's file), that
+ * file is written in place (in_place). 0, errno, or -1 (m's ud says why). A directory at
+ * path is EISDIR (rename would call "dir/" ENOTDIR, after writing the file into it). */
+int npy_write_file(const char *path, const NpyMaker *m) {
   struct stat st;
   if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) return EISDIR;
   int old = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);   /* not truncated: only a check */
   if (old < 0 && errno != ENOENT) return errno;
   char *tmp = temp_name(path);
-  if (tmp == NULL) {
-    if (old >= 0) close(old);
-    return ENOMEM;
+  int fd = tmp ? mkstemp(tmp) : -1, made = 0, err = tmp == NULL ? ENOMEM : fd < 0 ? errno : 0;
+  if (fd >= 0 && (err = temp_make(m, tmp, fd, path)) == 0) {
+    made = 1;
+    if (rename(tmp, path) == 0) fd = -1;   /* nothing left to remove */
+    else err = errno;
   }
-  int fd = mkstemp(tmp), err = fd < 0 ? errno : temp_put(fd, path, a, an, b, bn);
-  if (!err && rename(tmp, path) != 0) err = errno;
-  if (err && fd >= 0) unlink(tmp);
+  if (old >= 0 && (err == EACCES || err == EPERM) && (made || fd < 0)) {   /* the directory refused */
+    err = in_place(old, m, made ? tmp : NULL);
+    old = -1;
+  }
+  if (old >= 0) close(old);
+  if (fd >= 0) unlink(tmp);
   free(tmp);
-  if (old < 0) return err;
-  if (err == EACCES || err == EPERM) {   /* the directory refused: the file, in place */
-    if (ftruncate(old, 0) == 0) return fd_put(old, a, an, b, bn);
-    err = errno;
-  }
-  close(old);
   return err;
+}
+
+/* npy_write_file of the n bytes at each of two parts. */
+static int npy_replace(const char *path, const void *a, size_t an, const void *b, size_t bn) {
+  Parts p = {a, an, b, bn};
+  NpyMaker m = {parts_make, &p, 0};
+  return npy_write_file(path, &m);
 }
 
 /* [-0, +1, m] The file that writing path replaces: path itself (a regular file, or none
@@ -154,8 +212,12 @@ const char *npy_target(lua_State *L, const char *path) {
 /* Writes the n bytes at each of two parts into path as it is (np.save's way with
  * /dev/stdout or a FIFO, where a rename cannot go). 0, or errno. */
 static int npy_write_through(const char *path, const void *a, size_t an, const void *b, size_t bn) {
+  Parts p = {a, an, b, bn};
   int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-  return fd < 0 ? errno : fd_put(fd, a, an, b, bn);
+  if (fd < 0) return errno;
+  int err = parts_make(&p, fd, path);
+  if (close(fd) != 0 && !err) err = errno;
+  return err;
 }
 
 /* gpu._npy_write(path, h): h contiguous; raises naming the path when it cannot */

@@ -1,12 +1,14 @@
 /* npz.c: NumPy's .npz files (a zip of .npy files, stored as numpy.savez writes them or
- * deflated as numpy.savez_compressed does) through libzip (Debian's libzip4), opened with dlopen at the first use so
- * that gpuhost starts without it: gpu._npz_write(path, {name = h, ...}) and
- * gpu._npz_write(path, arrays, true) deflated, gpu._npz_read(path) -> {name = h, ...}, h contiguous host arrays (lua/npy.lua makes them
- * so). The archive is made in memory (a libzip buffer source) and written as gpu.save
- * writes a .npy (npy_replace: a temporary file beside path, renamed, so a failure never
- * leaves half a file under path); an archive an error leaves open is discarded by the
- * collector. Declared here, not from zip.h: the few entry points and
- * constants gpuhost calls, as libzip 1.x's stable ABI has them. */
+ * deflated as numpy.savez_compressed does) through libzip (Debian's libzip4), opened with
+ * dlopen at the first use so that gpuhost starts without it: gpu._npz_write(path, {name =
+ * h, ...}) and gpu._npz_write(path, arrays, true) deflated, gpu._npz_read(path) -> {name =
+ * h, ...}, h contiguous host arrays (lua/npy.lua makes them so). libzip streams each
+ * member from its host array into a file that npy.c's npy_write_file puts in place as
+ * gpu.save puts a .npy (a temporary beside path, renamed, so a failure never leaves half a
+ * file under path; in place where the directory refuses that): the archive is never whole
+ * in memory. An archive an error leaves open while reading is discarded by the collector.
+ * Declared here, not from zip.h: the few entry points and constants gpuhost calls, as
+ * libzip 1.x's stable ABI has them. */
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -32,19 +34,16 @@ typedef struct zip_stat {
   uint32_t flags;
 } zip_stat_t;
 enum { ZIP_CREATE = 1, ZIP_TRUNCATE = 8, ZIP_RDONLY = 16, ZIP_CM_STORE = 0, ZIP_CM_DEFLATE = 8, ZIP_ER_NOZIP = 19,
-       ZIP_STAT_SIZE = 4 };
+       ZIP_ER_INTERNAL = 20, ZIP_STAT_SIZE = 4, ZIP_STAT_MTIME = 16 };
+/* the commands a zip_source_function callback is given (those of a readable source) */
+enum { ZIP_SOURCE_OPEN, ZIP_SOURCE_READ, ZIP_SOURCE_CLOSE, ZIP_SOURCE_STAT, ZIP_SOURCE_ERROR, ZIP_SOURCE_FREE };
+typedef int64_t (*zip_source_callback)(void *, void *, uint64_t, int);
 
 static struct {
   int tried;
-  zip_source_t *(*source_buffer_create)(const void *, uint64_t, int, zip_error_t *);
-  zip_t *(*open_from_source)(zip_source_t *, int, zip_error_t *);
-  void (*source_keep)(zip_source_t *);
-  int (*source_open)(zip_source_t *);
-  int (*source_stat)(zip_source_t *, zip_stat_t *);
-  int64_t (*source_read)(zip_source_t *, void *, uint64_t);
-  int (*source_close)(zip_source_t *);
-  void (*error_init)(zip_error_t *);
-  zip_source_t *(*source_buffer)(zip_t *, const void *, uint64_t, int);
+  zip_t *(*open)(const char *, int, int *);
+  zip_source_t *(*source_function)(zip_t *, zip_source_callback, void *);
+  void (*stat_init)(zip_stat_t *);
   int64_t (*file_add)(zip_t *, const char *, zip_source_t *, uint32_t);
   int (*set_file_compression)(zip_t *, uint64_t, int32_t, uint32_t);
   void (*source_free)(zip_source_t *);
@@ -64,25 +63,22 @@ static struct {
   void (*error_fini)(zip_error_t *);
 } z;
 
-/* An open archive, the member being read and the buffer an archive is written into (a
- * reference of gpuhost's own), closed by the collector if an error leaves them open;
- * whoever closes one first sets it to NULL. */
-typedef struct ZipBox { zip_t *zip; zip_file_t *file; zip_source_t *buf; } ZipBox;
+/* An open archive and the member being read, closed by the collector if an error leaves
+ * them open; whoever closes one first sets it to NULL. */
+typedef struct ZipBox { zip_t *zip; zip_file_t *file; } ZipBox;
 
 static int box_gc(lua_State *L) {
   ZipBox *box = lua_touserdata(L, 1);
   if (box->file) z.fclose(box->file);
   if (box->zip) z.discard(box->zip);
-  if (box->buf) z.source_free(box->buf);
   box->file = NULL;
   box->zip = NULL;
-  box->buf = NULL;
   return 0;
 }
 
 /* libzip, or an error naming it and the package that has it. */
 static void zip_load(lua_State *L) {
-  if (z.open_from_source) return;
+  if (z.open) return;
   void *lib = dlopen("libzip.so.4", RTLD_NOW | RTLD_LOCAL);
   if (lib == NULL) lib = dlopen("libzip.so.5", RTLD_NOW | RTLD_LOCAL);
   if (lib == NULL)
@@ -90,18 +86,15 @@ static void zip_load(lua_State *L) {
                "which could not be loaded");
 #define SYM(field, name) *(void **)&z.field = dlsym(lib, name); \
   if (z.field == NULL) luaL_error(L, "libzip has no %s: it is too old", name);
-  SYM(source_buffer, "zip_source_buffer") SYM(file_add, "zip_file_add")
-  SYM(set_file_compression, "zip_set_file_compression") SYM(source_free, "zip_source_free")
-  SYM(close, "zip_close") SYM(discard, "zip_discard") SYM(get_num_entries, "zip_get_num_entries")
-  SYM(get_name, "zip_get_name") SYM(fopen_index, "zip_fopen_index") SYM(fread, "zip_fread")
-  SYM(fclose, "zip_fclose") SYM(strerror, "zip_strerror") SYM(fdopen, "zip_fdopen")
-  SYM(stat_index, "zip_stat_index") SYM(file_strerror, "zip_file_strerror")
-  SYM(error_init_with_code, "zip_error_init_with_code") SYM(error_strerror, "zip_error_strerror")
-  SYM(error_fini, "zip_error_fini") SYM(source_buffer_create, "zip_source_buffer_create")
-  SYM(source_keep, "zip_source_keep") SYM(source_open, "zip_source_open")
-  SYM(source_stat, "zip_source_stat") SYM(source_read, "zip_source_read")
-  SYM(source_close, "zip_source_close") SYM(error_init, "zip_error_init")
-  SYM(open_from_source, "zip_open_from_source")   /* last: loaded means all are */
+  SYM(file_add, "zip_file_add") SYM(set_file_compression, "zip_set_file_compression")
+  SYM(source_free, "zip_source_free") SYM(close, "zip_close") SYM(discard, "zip_discard")
+  SYM(get_num_entries, "zip_get_num_entries") SYM(get_name, "zip_get_name")
+  SYM(fopen_index, "zip_fopen_index") SYM(fread, "zip_fread") SYM(fclose, "zip_fclose")
+  SYM(strerror, "zip_strerror") SYM(fdopen, "zip_fdopen") SYM(stat_index, "zip_stat_index")
+  SYM(file_strerror, "zip_file_strerror") SYM(error_init_with_code, "zip_error_init_with_code")
+  SYM(error_strerror, "zip_error_strerror") SYM(error_fini, "zip_error_fini")
+  SYM(source_function, "zip_source_function") SYM(stat_init, "zip_stat_init")
+  SYM(open, "zip_open")   /* last: loaded means all are */
 #undef SYM
 }
 
@@ -110,7 +103,6 @@ static ZipBox *push_box(lua_State *L) {
   ZipBox *box = lua_newuserdatauv(L, sizeof *box, 0);
   box->zip = NULL;
   box->file = NULL;
-  box->buf = NULL;
   if (luaL_newmetatable(L, "gpu.zipfile")) {
     lua_pushcfunction(L, box_gc);
     lua_setfield(L, -2, "__gc");
@@ -129,106 +121,134 @@ static const char *open_error(lua_State *L, int code) {
   return s;
 }
 
-/* [-0, +1, m] One member: the .npy bytes of host array h. */
-static void push_npy(lua_State *L, HostArray *h) {
-  luaL_Buffer b;
-  npy_push_header(L, h);
-  luaL_buffinit(L, &b);
-  lua_insert(L, -2);
-  luaL_addvalue(&b);
-  luaL_addlstring(&b, h->data, h->nbytes);
-  luaL_pushresult(&b);
-}
-
 /* An archive of no members: its end of central directory record alone, as numpy.savez
  * writes it. libzip makes none of it (and removes the one under path). */
 static const char EMPTY_ZIP[22] = "PK\5\6";
 
-/* Raises "cannot write '<shown>': libzip: <e's words>", e freed first. */
-static int zip_fail(lua_State *L, const char *shown, zip_error_t *e) {
-  lua_pushfstring(L, "cannot write '%s': libzip: %s", shown, z.error_strerror(e));
-  z.error_fini(e);
-  return lua_error(L);
+/* An NpyMaker's make: the empty archive, into fd. */
+static int empty_make(void *ud, int fd, const char *name) {
+  (void)ud, (void)name;
+  return fd_write_all(fd, EMPTY_ZIP, sizeof EMPTY_ZIP) != 0 ? errno : 0;
 }
 
-/* [-0, +0, e] A new archive in box: an empty buffer (box->buf, gpuhost's reference) that
- * zip_close writes the archive into. */
-static zip_t *open_buffer(lua_State *L, ZipBox *box, const char *shown) {
-  zip_error_t e;
-  z.error_init(&e);
-  if ((box->buf = z.source_buffer_create(NULL, 0, 0, &e)) == NULL) zip_fail(L, shown, &e);
-  z.source_keep(box->buf);   /* a second reference, the archive's */
-  if ((box->zip = z.open_from_source(box->buf, ZIP_CREATE | ZIP_TRUNCATE, &e)) == NULL) {
-    z.source_free(box->buf);   /* the archive's, which it did not take */
-    zip_fail(L, shown, &e);
+/* One member being written: its .npy header, held here, and its host array's bytes, which
+ * libzip reads through member_source a chunk at a time (at: how far it has read). */
+typedef struct Member { const char *data; uint64_t size, at; size_t hn; char hdr[]; } Member;
+
+/* A zip_source_function callback, a readable source of member m's bytes: the header, then
+ * the data, never copied whole. Raises nothing. */
+static int64_t member_source(void *ud, void *data, uint64_t len, int cmd) {
+  Member *m = ud;
+  uint64_t total = m->hn + m->size;
+  if (cmd == ZIP_SOURCE_OPEN) m->at = 0;
+  if (cmd == ZIP_SOURCE_OPEN || cmd == ZIP_SOURCE_CLOSE || cmd == ZIP_SOURCE_FREE) return 0;
+  if (cmd == ZIP_SOURCE_READ) {
+    uint64_t n = len < total - m->at ? len : total - m->at, head = 0;
+    if (m->at < m->hn) memcpy(data, m->hdr + m->at, head = m->hn - m->at < n ? m->hn - m->at : n);
+    if (n > head) memcpy((char *)data + head, m->data + (m->at + head - m->hn), n - head);
+    m->at += n;
+    return (int64_t)n;
   }
-  z.error_fini(&e);
-  return box->zip;
+  if (cmd == ZIP_SOURCE_STAT && len >= sizeof(zip_stat_t)) {
+    zip_stat_t *st = data;
+    z.stat_init(st);
+    st->size = total;
+    st->mtime = time(NULL);
+    st->valid |= ZIP_STAT_SIZE | ZIP_STAT_MTIME;
+    return sizeof *st;
+  }
+  if (cmd == ZIP_SOURCE_ERROR && len >= 2 * sizeof(int)) {   /* libzip's code, then errno */
+    ((int *)data)[0] = ZIP_ER_INTERNAL;
+    ((int *)data)[1] = 0;
+    return 2 * sizeof(int);
+  }
+  return -1;   /* a command a readable source need not know */
 }
 
-/* [-0, +1, e] The bytes zip_close wrote into box->buf, as a userdata; *n their count. */
-static const void *push_buffer(lua_State *L, ZipBox *box, const char *shown, size_t *n) {
-  zip_stat_t st;
-  if (z.source_stat(box->buf, &st) != 0 || !(st.valid & ZIP_STAT_SIZE) || z.source_open(box->buf) != 0)
-    luaL_error(L, "cannot write '%s': libzip could not read back the archive it made", shown);
-  void *bytes = lua_newuserdatauv(L, (size_t)st.size, 0);
-  int64_t got = z.source_read(box->buf, bytes, st.size);
-  z.source_close(box->buf);
-  if (got < 0 || (uint64_t)got != st.size)
-    luaL_error(L, "cannot write '%s': libzip could not read back the archive it made", shown);
-  *n = (size_t)st.size;
-  return bytes;
-}
-
-/* [-0, +1, e] The .npz of the arrays at index 2 (each member's bytes kept in the table at
- * index 3 until zip_close), made in memory through box. */
-static const void *push_archive(lua_State *L, ZipBox *box, int method, const char *shown, size_t *size) {
-  zip_t *zf = open_buffer(L, box, shown);
+/* [-0, +0, e] The members of the arrays at index 2 into the table at index 3: a name
+ * (x.npy) and a Member each, in turn. Their count. */
+static int push_members(lua_State *L, const char *shown) {
+  int count = 0;
   for (lua_pushnil(L); lua_next(L, 2); lua_pop(L, 1)) {
     HostArray *h = hostarray_test(L, -1);
     if (lua_type(L, -2) != LUA_TSTRING || h == NULL || !h->alive || !h->contiguous)
       luaL_error(L, "cannot write '%s': every entry must be a name and an array", shown);
     lua_pushfstring(L, "%s.npy", lua_tostring(L, -2));
-    push_npy(L, h);
-    size_t n;
-    const char *bytes = lua_tolstring(L, -1, &n);
-    zip_source_t *src = z.source_buffer(zf, bytes, n, 0);
-    int64_t at = src ? z.file_add(zf, lua_tostring(L, -2), src, 0) : -1;
-    if (at < 0 || z.set_file_compression(zf, (uint64_t)at, method, 0) != 0) {
-      if (src && at < 0) z.source_free(src);
-      luaL_error(L, "cannot write '%s': %s", shown, z.strerror(zf));
-    }
-    lua_rawseti(L, 3, (lua_Integer)lua_rawlen(L, 3) + 1);   /* keep the bytes */
-    lua_pop(L, 1);                                          /* the member's name */
+    lua_rawseti(L, 3, 2 * ++count - 1);
+    npy_push_header(L, h);
+    size_t hn;
+    const char *hdr = lua_tolstring(L, -1, &hn);
+    Member *m = lua_newuserdatauv(L, sizeof *m + hn, 0);
+    *m = (Member){h->data, h->nbytes, 0, hn};
+    memcpy(m->hdr, hdr, hn);
+    lua_rawseti(L, 3, 2 * count);
+    lua_pop(L, 1);   /* the header */
   }
-  if (z.close(zf) != 0)   /* on failure zf is still open: the box discards it */
-    luaL_error(L, "cannot write '%s': %s", shown, z.strerror(zf));
-  box->zip = NULL;
-  return push_buffer(L, box, shown, size);
+  return count;
+}
+
+/* What savez writes: count members at index keep of L (push_members), stored or deflated
+ * (method); why: libzip's words for a failure. */
+typedef struct ZipJob { lua_State *L; int keep, count, method; char why[200]; } ZipJob;
+
+/* Gives up on the open archive zf, its error in job->why: -1. */
+static int zip_quit(ZipJob *job, zip_t *zf) {
+  snprintf(job->why, sizeof job->why, "%s", z.strerror(zf));
+  z.discard(zf);
+  return -1;
+}
+
+/* An NpyMaker's make, by name: the archive, which libzip writes into name (its own
+ * temporary beside it, renamed over it at zip_close), each member streamed from its host
+ * array. Raises nothing: a failure is -1, job->why saying why. */
+static int zip_make(void *ud, int fd, const char *name) {
+  ZipJob *job = ud;
+  int code = 0;
+  (void)fd;
+  zip_t *zf = z.open(name, ZIP_CREATE | ZIP_TRUNCATE, &code);
+  if (zf == NULL) {
+    zip_error_t e;
+    z.error_init_with_code(&e, code);
+    snprintf(job->why, sizeof job->why, "libzip: %s", z.error_strerror(&e));
+    z.error_fini(&e);
+    return -1;
+  }
+  for (int i = 1; i <= job->count; i++) {
+    lua_rawgeti(job->L, job->keep, 2 * i - 1);
+    lua_rawgeti(job->L, job->keep, 2 * i);
+    const char *member = lua_tostring(job->L, -2);   /* the table holds it */
+    zip_source_t *src = z.source_function(zf, member_source, lua_touserdata(job->L, -1));
+    lua_pop(job->L, 2);
+    int64_t at = src ? z.file_add(zf, member, src, 0) : -1;
+    if (at < 0 || z.set_file_compression(zf, (uint64_t)at, job->method, 0) != 0) {
+      if (src && at < 0) z.source_free(src);
+      return zip_quit(job, zf);
+    }
+  }
+  sigset_t mask;
+  xfsz_block(&mask);   /* past a file size limit, a write error, not the end of the process */
+  int failed = z.close(zf) != 0;
+  xfsz_restore(&mask, failed);
+  return failed ? zip_quit(job, zf) : 0;   /* a failed zip_close leaves zf open */
 }
 
 /* gpu._npz_write(path, arrays [, deflate]): arrays maps names to contiguous host arrays */
 static int npz_write(lua_State *L) {
   const char *path = luaL_checkstring(L, 1);
   luaL_checktype(L, 2, LUA_TTABLE);
-  int method = lua_toboolean(L, 3) ? ZIP_CM_DEFLATE : ZIP_CM_STORE;
+  ZipJob job = {L, 3, 0, lua_toboolean(L, 3) ? ZIP_CM_DEFLATE : ZIP_CM_STORE, ""};
   zip_load(L);
   lua_settop(L, 2);
-  lua_newtable(L);                 /* 3: the members' bytes, alive until zip_close */
-  ZipBox *box = push_box(L);       /* 4 */
+  lua_newtable(L);                 /* 3: the members, alive until zip_close */
   const char *shown = path;
-  path = npy_target(L, path);   /* 5: a link's target, which the rename replaces */
+  path = npy_target(L, path);   /* 4: a link's target, which the rename replaces */
   if (path == NULL)
     return luaL_error(L, "cannot write '%s': not a regular file or a link to one (gpu.savez writes a new file and "
                       "renames it there)", shown);
-  lua_pushnil(L);
-  size_t n = sizeof EMPTY_ZIP;
-  const void *bytes = EMPTY_ZIP;
-  if (lua_next(L, 2)) {
-    lua_pop(L, 2);
-    bytes = push_archive(L, box, method, shown, &n);
-  }
-  int err = npy_replace(path, bytes, n, NULL, 0);
+  job.count = push_members(L, shown);
+  NpyMaker maker = job.count ? (NpyMaker){zip_make, &job, 1} : (NpyMaker){empty_make, NULL, 0};
+  int err = npy_write_file(path, &maker);
+  if (err < 0) return luaL_error(L, "cannot write '%s': %s", shown, job.why);
   if (err) return luaL_error(L, "cannot write '%s': %s", shown, strerror(err));
   return 0;
 }

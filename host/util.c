@@ -121,11 +121,29 @@ char *file_read(const char *path, size_t *n) {
   return data;
 }
 
-int fd_write_all(int fd, const void *data, size_t n) {
-  sigset_t xfsz, old;
+void xfsz_block(sigset_t *old) {
+  sigset_t xfsz;
   sigemptyset(&xfsz);
   sigaddset(&xfsz, SIGXFSZ);
-  pthread_sigmask(SIG_BLOCK, &xfsz, &old);
+  pthread_sigmask(SIG_BLOCK, &xfsz, old);
+}
+
+void xfsz_restore(const sigset_t *old, int failed) {
+  int err = errno;
+  if (failed && !sigismember(old, SIGXFSZ)) {
+    sigset_t xfsz;
+    sigemptyset(&xfsz);
+    sigaddset(&xfsz, SIGXFSZ);
+    struct timespec now = {0, 0};
+    while (sigtimedwait(&xfsz, NULL, &now) == SIGXFSZ) {}   /* the one the write raised */
+  }
+  pthread_sigmask(SIG_SETMASK, old, NULL);
+  errno = err;   /* the write's (EFBIG), not sigtimedwait's EAGAIN */
+}
+
+int fd_write_all(int fd, const void *data, size_t n) {
+  sigset_t old;
+  xfsz_block(&old);
   const char *p = data;
   int ok = 0, err = 0;
   for (size_t done = 0; done < n;) {
@@ -134,12 +152,8 @@ int fd_write_all(int fd, const void *data, size_t n) {
     if (w <= 0) { ok = -1, err = w < 0 ? errno : EIO; break; }
     done += (size_t)w;
   }
-  if (ok != 0 && !sigismember(&old, SIGXFSZ)) {
-    struct timespec now = {0, 0};
-    while (sigtimedwait(&xfsz, NULL, &now) == SIGXFSZ) {}   /* the one this write raised */
-  }
-  pthread_sigmask(SIG_SETMASK, &old, NULL);
-  if (ok != 0) errno = err;   /* write's (EFBIG), not sigtimedwait's EAGAIN */
+  if (ok != 0) errno = err;
+  xfsz_restore(&old, ok != 0);
   return ok;
 }
 

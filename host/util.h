@@ -4,6 +4,7 @@
 #ifndef GPUHOST_UTIL_H
 #define GPUHOST_UTIL_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "backend.h"
@@ -66,6 +67,11 @@ int file_write(const char *path, const void *data, size_t n);
  * (the compile cache, a kernel's files) just fail in a program that embeds gpuhost too
  * (the gpuhost program catches the signal in every thread: main.c). */
 int fd_write_all(int fd, const void *data, size_t n);
+/* The same for writes another library makes (libzip's): SIGXFSZ blocked in this thread by
+ * xfsz_block, then the mask given back by xfsz_restore, which takes back the signal a
+ * write raised when failed is set (errno kept). */
+void xfsz_block(sigset_t *old);
+void xfsz_restore(const sigset_t *old, int failed);
 
 /* ---- files of lua/ and kernels/ compiled into the binary (embed.c) ---- */
 typedef struct EmbeddedFile { const char *name; const char *data; size_t size; } EmbeddedFile;

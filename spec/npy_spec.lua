@@ -411,6 +411,35 @@ describe("gpu.savez and gpu.loadz #libzip", function()
     assert.are.same({1, 1, 0}, b:astype("int32"):totable())
     os.execute("rm -rf " .. d)
   end)
+
+  it("stream the archive into the file: its members are not copied in memory", function()
+    -- in a child gpuhost, the peak resident size (VmHWM) a savez and a savez_compressed of a
+    -- 32 MiB host array add: an archive made in memory (each member's bytes, the archive,
+    -- and a copy of it) added three times the array
+    local d = tmpdir()
+    local out, status, err = S.run(S.gpuhost .. " -e " .. S.quote(([[
+      local function peak()
+        for l in io.lines("/proc/self/status") do
+          local kb = l:match("^VmHWM:%%s*(%%d+)")
+          if kb then return tonumber(kb) end
+        end
+      end
+      local h = gpu.host.zeros(32 << 20, "uint8")
+      h[7] = 5
+      local before = peak()
+      gpu.savez(%q, {x = h, y = gpu.host.array({1, 2})})
+      gpu.savez_compressed(%q, {x = h})
+      print((peak() - before) // 1024)]]):format(d .. "/s.npz", d .. "/c.npz")))
+    assert.are.equal(0, status, err)
+    assert.is_true(tonumber(out) < 16, "the peak grew by " .. out:gsub("\n", "") .. " MiB")
+    local s, c = gpu.loadz(d .. "/s.npz"), gpu.loadz(d .. "/c.npz")
+    assert.are.same({32 << 20}, s.x.shape)
+    assert.are.same({0, 5, 0}, {s.x[6], s.x[7], s.x[8]})
+    assert.are.same({1, 2}, s.y:totable())
+    assert.are.equal(5, c.x[7])
+    assert.are.same({"c.npz", "s.npz"}, files_in(d))   -- no temporary left
+    os.execute("rm -rf " .. d)
+  end)
 end)
 
 describe("gpu.save and gpu.savez, long names #libzip", function()
