@@ -365,7 +365,7 @@ static int array_tohost(lua_State *L) {
 /* a:totable(): a (nested) Lua table */
 static int array_totable(lua_State *L) {
   GpuArray *a = array_check(L, 1);
-  lua_settop(L, 1);
+  errors_args(L, 1, "a:totable");
   if (a->device != backend_get()->current_device()) device_scope(L, a->device);
   download(L, 1);
   table_push(L, hostarray_check(L, -1)->data, &a->shape, a->dtype);

@@ -290,6 +290,7 @@ const void *hostarray_packed(lua_State *L, int idx) {
 
 static int hostarray_totable(lua_State *L) {
   HostArray *h = hostarray_check(L, 1);
+  errors_args(L, 1, "h:totable");
   const void *p = hostarray_packed(L, 1);
   table_push(L, p, &h->shape, h->dtype);
   return 1;

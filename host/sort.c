@@ -179,6 +179,17 @@ static int checked_dim(lua_State *L, const char *name, int idx, int ndim) {
   return (int)k - 1;
 }
 
+/* [-0, +0, v] Option key of the table at opts: a boolean (not any value Lua takes as true:
+ * 0 and "false" are), dflt where absent */
+static int flag(lua_State *L, int opts, const char *name, const char *key, int dflt) {
+  int t = lua_getfield(L, opts, key);
+  if (t != LUA_TNIL && t != LUA_TBOOLEAN)
+    luaL_error(L, "gpu.%s: option %s must be a boolean, got %s", name, key, luaL_typename(L, -1));
+  int v = t == LUA_TNIL ? dflt : lua_toboolean(L, -1);
+  lua_pop(L, 1);
+  return v;
+}
+
 /* [-0, +0, e] (a [, extra...] [, dim] [, opts]): the array at 1, dim at argument dimarg (or
  * opts.dim; default the last), and the options. */
 static void sort_args(lua_State *L, const char *name, int dimarg, SortArgs *g) {
@@ -203,9 +214,8 @@ static void sort_args(lua_State *L, const char *name, int dimarg, SortArgs *g) {
       dims = lua_gettop(L);
     }
     int topk = strcmp(name, "topk") == 0;   /* largest is topk's; descending the others' */
-    g->desc = !topk && lua_getfield(L, opts, "descending") != LUA_TNIL && lua_toboolean(L, -1);
-    if (topk) g->desc = lua_getfield(L, opts, "largest") == LUA_TNIL || lua_toboolean(L, -1);
-    if (lua_getfield(L, opts, "indices") != LUA_TNIL) g->indices = lua_toboolean(L, -1);
+    g->desc = topk ? flag(L, opts, name, "largest", 1) : flag(L, opts, name, "descending", 0);
+    g->indices = flag(L, opts, name, "indices", 1);
     if (lua_getfield(L, opts, "stream") != LUA_TNIL) {   /* (stream.c's message names no function) */
       if (!luaL_testudata(L, -1, GPU_STREAM_T))
         luaL_error(L, "gpu.%s: bad option 'stream' (gpu.stream expected, got %s)", name, luaL_typename(L, -1));
@@ -337,7 +347,7 @@ static int gpu_unique(lua_State *L) {
   int want[3] = {0, 0, 0};
   static const char *const keys[3] = {"index", "inverse", "counts"};
   if (lua_gettop(L) >= 2 && lua_istable(L, 2)) {
-    for (int i = 0; i < 3; i++) want[i] = lua_getfield(L, 2, keys[i]) != LUA_TNIL && lua_toboolean(L, -1);
+    for (int i = 0; i < 3; i++) want[i] = flag(L, 2, "unique", keys[i], 0);
   }
   GpuShape shape = g.a->shape;
   lua_settop(L, 2);   /* the options stay at 2: they keep the stream from the collector */

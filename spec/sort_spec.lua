@@ -184,6 +184,19 @@ describe("gpu.unique", function()
     assert.are.same({2, 1}, first:totable())
   end)
 
+  it("takes booleans for its flags, not any value Lua reads as true (0, 'false')", function()
+    local a = gpu.array({3, 1, 2})
+    for _, call in ipairs{
+        function() return a:sort({descending = 0}) end, function() return a:topk(1, {largest = "false"}) end,
+        function() return a:sort({indices = 0}) end, function() return gpu.unique(a, {counts = 1}) end} do
+      local ok, err = pcall(call)
+      assert.is_false(ok)
+      assert.matches("gpu%.%a+: option %a+ must be a boolean, got %a+", err)
+    end
+    assert.are.same({1, 2}, a:topk(2, {largest = false}):totable())
+    assert.are.equal(1, select("#", a:sort({indices = false})))
+  end)
+
   it("takes a dim as NumPy's axis: the distinct rows (more in spec/sets_spec.lua)", function()
     assert.are.same({{1, 2}}, gpu.unique(gpu.array({{1, 2}, {1, 2}}), {dim = 1}):totable())
   end)
