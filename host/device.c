@@ -408,6 +408,9 @@ void device_scope(lua_State *L, int dev) {
   luaL_setmetatable(L, GPU_SCOPE_T);
   lua_toclose(L, -1);
   int cur = backend_get()->current_device();
+  if (graph_capturing && cur != dev)   /* (a copy of its arrays' device: CUDA queued it on cur's capture) */
+    graph_refuse(L, "work on device %d cannot be recorded in a graph of device %d, whose replays run on "
+                 "device %d: record it in a graph of its own, with device %d current", dev, cur, cur, dev);
   if (cur != dev) GPU_CHECK(L, backend_get()->use_device(dev));
   if (cur != dev) *was = cur;
 }

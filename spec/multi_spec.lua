@@ -164,9 +164,9 @@ describe("#multi devices", function()
     local r = on(1, function() return gpu.arange(3) end)
     local m1, m2 = gpu.meshgrid(r, r)
     assert.are.same({1, 1, 1}, {gpu.tile(r, 1).device, gpu.meshgrid(r).device, m2.device})
-    local msg, err = errof(gpu.graph, function() a:to(1) end)
+    local msg, err = errof(gpu.graph, function() a:to(1) end)   -- (its new array's device first)
     assert.are.equal("GPUHOST_NOT_CAPTURABLE", err.name)
-    assert.matches("a copy between devices cannot be captured", msg, 1, true)
+    assert.matches("work on device 1 cannot be recorded in a graph of device 0", msg, 1, true)
   end)
 
   -- before: recorded with device 0 current, replayed there ([2, 2, 2] after two launches)
@@ -177,9 +177,14 @@ describe("#multi devices", function()
     assert.are.equal("GPUHOST_NOT_CAPTURABLE", err.name)
     assert.matches("multi_spec.lua:%d+: work on device 1 cannot be recorded in a graph of device 0", msg)
     assert.are.equal(0, gpu.device().id)
-    msg, err = errof(gpu.graph, function() gpu.copy(b, c) end)   -- a copy on the arrays' device
-    assert.are.equal("GPUHOST_NOT_CAPTURABLE", err.name)
-    assert.matches("work on device 1 cannot be captured in a graph of device 0", msg, 1, true)
+    -- a copy on the arrays' device, which it makes current for the copy: refused there, on
+    -- both backends (CUDA queued it on device 0's capture stream)
+    for _, f in ipairs{function() gpu.copy(b, c) end, function() b:copy_(c) end} do
+      msg, err = errof(gpu.graph, f)
+      assert.are.equal("GPUHOST_NOT_CAPTURABLE", err.name)
+      assert.matches("work on device 1 cannot be recorded in a graph of device 0, whose replays run on device 0: "
+                     .. "record it in a graph of its own, with device 1 current", msg, 1, true)
+    end
     assert.are.same({0, 0, 0}, b:totable())
     gpu.graph(function() on(0, function() end) end):free()   -- the device current is no switch
   end)
