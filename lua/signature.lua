@@ -41,9 +41,9 @@ local function line_start(src, i)
   return k == 0 or src:byte(k) == 10
 end
 
--- The last character of the preprocessor directive at i: before the newline that ends it,
--- past any backslash-newline (or backslash-CRLF) that continues it.
-local function directive_end(src, i)
+-- The last character of the // comment at i: before the newline that ends it, past any
+-- backslash-newline that continues it
+local function line_comment_end(src, i)
   local from = i
   while true do
     local nl = src:find("\n", from, true)
@@ -51,6 +51,32 @@ local function directive_end(src, i)
     local k = src:byte(nl - 1) == 13 and nl - 2 or nl - 1
     if src:byte(k) ~= 92 then return nl - 1 end
     from = nl + 1
+  end
+end
+
+-- The last character of the preprocessor directive at i: before the newline that ends it,
+-- past any backslash-newline (or backslash-CRLF) that continues it.
+local function directive_end(src, i)
+  local from, n = i, #src
+  while true do
+    local at = src:find("[\n/\"]", from)
+    if not at then return n end
+    local c = src:sub(at, at)
+    if c == "\n" then
+      local k = src:byte(at - 1) == 13 and at - 2 or at - 1
+      if src:byte(k) ~= 92 then return at - 1 end
+      from = at + 1
+    elseif c == '"' then
+      local q = src:find('["\n]', at + 1)
+      if not q or src:sub(q, q) == "\n" then from = q or n + 1 else from = q + 1 end
+    elseif src:sub(at, at + 1) == "/*" then
+      -- a comment hides what it covers, newlines too: the directive goes on past it
+      from = (select(2, src:find("*/", at + 2, true)) or n) + 1
+    elseif src:sub(at, at + 1) == "//" then
+      return line_comment_end(src, at)
+    else
+      from = at + 1
+    end
   end
 end
 
@@ -62,7 +88,7 @@ function M.strip(src, directives)
     local c, c2 = src:sub(i, i), src:sub(i, i + 1)
     local j
     if c2 == "//" then
-      j = (src:find("\n", i, true) or n + 1) - 1
+      j = line_comment_end(src, i)
       out[#out + 1] = blank(src:sub(i, j))
     elseif c2 == "/*" then
       j = select(2, src:find("*/", i + 2, true)) or n
@@ -88,13 +114,16 @@ function M.strip(src, directives)
   return table.concat(out)
 end
 
+local function trim(s) return (s:gsub("^%s+", ""):gsub("%s+$", "")) end
+
 -- ---- the preprocessor's conditionals ----
 -- Which code the compilers see: #if/#ifdef/#ifndef/#elif/#else/#endif are evaluated where
 -- their conditions are decided by what is known on both backends (the -D/-U options, the
--- source's own #define/#undef, integer literals); a name no option, #define or header
--- defines is undefined. Names of the compilers and libraries (__CUDACC_RTC__, GPUHOST_*,
--- INT_MAX ...), of a header included by "name", and of a function-like macro are not
--- known: a branch they decide is "maybe" (read as today, but see M.parse's `unsure`).
+-- source's own #define/#undef, integer literals); a name no option or #define defines is
+-- undefined until an #include of a header not gpuhost's own. Names of the compilers and
+-- libraries (__CUDACC_RTC__, GPUHOST_*, INT_MAX ...), any name after such an #include, a
+-- function-like macro's value and C's unsigned arithmetic are not known: a branch they
+-- decide is "maybe" (read as today, but see M.parse's `unsure`).
 
 -- Names the C library, the compilers, the CUDA headers or gpuhost may define
 local function library_name(n)
@@ -112,11 +141,12 @@ end
 local function option_macros(flags)
   local macros = {}
   for _, f in ipairs(flags or {}) do
-    local d = f:match("^%-D%s*(.*)$") or f:match("^%-%-define%-macro=(.*)$")
-    local u = f:match("^%-U%s*(.*)$") or f:match("^%-%-undefine%-macro=(.*)$")
+    -- (NVRTC reads "-D=X" and "-D X" as "-DX")
+    local d = f:match("^%-D[=%s]*(.*)$") or f:match("^%-%-define%-macro=(.*)$")
+    local u = f:match("^%-U[=%s]*(.*)$") or f:match("^%-%-undefine%-macro=(.*)$")
     if d then
       local name, rest = d:match("^([%a_][%w_]*)(.*)$")
-      if name and rest:sub(1, 1) == "(" then macros[name] = "unknown"
+      if name and rest:sub(1, 1) == "(" then macros[name] = {func = true}
       elseif name then macros[name] = {body = rest:match("^=(.*)$") or "1"} end
     elseif u and u:match("^[%a_][%w_]*$") then
       macros[u] = false
@@ -137,9 +167,15 @@ local function tokens(text)
       if w then
         local v
         if w:find("^%d") then
-          local digits = w:gsub("[uUlL]+$", "")
-          v = digits:find("^0[xX]") and tonumber(digits:sub(3), 16) or
-              digits:find("^0%d") and tonumber(digits, 8) or math.tointeger(tonumber(digits))
+          -- (C's unsigned arithmetic is not Lua's: a u-suffixed literal, or one past
+          -- int64, makes the expression not known)
+          local digits, suffix = w:match("^(.-)([uUlL]*)$")
+          local hex, oct = digits:match("^0[xX]0*(%x+)$"), digits:match("^0(%d+)$")
+          if suffix:find("[uU]") then v = nil
+          elseif hex then v = (#hex < 16 or #hex == 16 and hex:sub(1, 1) <= "7") and tonumber(hex, 16) or nil
+          elseif digits:find("^0[xX]0*$") then v = 0
+          elseif oct then v = #oct <= 21 and tonumber(oct, 8) or nil
+          else v = math.tointeger(tonumber(digits)) end
           t[#t + 1] = {value = v, unknown = v == nil}
         else
           t[#t + 1] = {id = w}
@@ -160,7 +196,7 @@ end
 local function defined(macros, name, opaque)
   local m = macros[name]
   if m == "unknown" then return nil end
-  if m ~= nil then return m and true end
+  if m ~= nil then return m and true end   -- (a function-like macro is defined too)
   if opaque or library_name(name) then return nil end
   return false
 end
@@ -181,12 +217,12 @@ local function expand(toks, macros, opaque, out, busy)
     elseif t.id then
       local m = macros[t.id]
       if t.id == "true" or t.id == "false" then out[#out + 1] = {value = t.id == "true" and 1 or 0}
-      elseif type(m) == "table" and not busy[t.id] then
+      elseif type(m) == "table" and m.body and not busy[t.id] then
         busy[t.id] = true
         expand(tokens(m.body), macros, opaque, out, busy)
         busy[t.id] = nil
       else
-        out[#out + 1] = defined(macros, t.id, opaque) == false and {value = 0} or {unknown = true}
+        out[#out + 1] = (defined(macros, t.id, opaque) == false or busy[t.id]) and {value = 0} or {unknown = true}
       end
     else
       out[#out + 1] = t
@@ -204,10 +240,17 @@ local APPLY = {
   ["||"] = function(a, b) if truth(a) or truth(b) then return 1 end; return a and b and 0 end,
   ["&&"] = function(a, b) if a == 0 or b == 0 then return 0 end; return a and b and 1 end,
   ["|"] = function(a, b) return a | b end, ["^"] = function(a, b) return a ~ b end,
-  ["&"] = function(a, b) return a & b end, ["<<"] = function(a, b) return a << b end,
-  [">>"] = function(a, b) return a >> b end, ["+"] = function(a, b) return a + b end,
+  ["&"] = function(a, b) return a & b end,
+  ["<<"] = function(a, b) assert(b >= 0 and b < 63 and a >= 0, "shift"); return a << b end,
+  [">>"] = function(a, b) assert(b >= 0 and b < 63, "shift"); return a // (1 << b) end, ["+"] = function(a, b) return a + b end,
   ["-"] = function(a, b) return a - b end, ["*"] = function(a, b) return a * b end,
-  ["/"] = function(a, b) return a // b end, ["%"] = function(a, b) return math.fmod(a, b) end,
+  -- C's / and % truncate toward zero (Lua's // floors); by zero raises (not known)
+  ["/"] = function(a, b)
+    local q = a // b
+    if q < 0 and q * b ~= a then q = q + 1 end
+    return q
+  end,
+  ["%"] = function(a, b) return math.fmod(a, b) end,
   ["=="] = function(a, b) return a == b and 1 or 0 end, ["!="] = function(a, b) return a ~= b and 1 or 0 end,
   ["<"] = function(a, b) return a < b and 1 or 0 end, [">"] = function(a, b) return a > b and 1 or 0 end,
   ["<="] = function(a, b) return a <= b and 1 or 0 end, [">="] = function(a, b) return a >= b and 1 or 0 end,
@@ -264,9 +307,15 @@ local function condition(text, macros, opaque)
   return v ~= 0
 end
 
--- Headers whose macros are all library names (README, "Inside kernels"); a header
--- included by "name" may define anything
-local function opaque_include(arg) return arg:find('^"') ~= nil end
+-- Headers whose macros are all library names: gpuhost's own (README, "Inside kernels");
+-- any other header (a -I folder's, cuda_fp16.h's) may define anything
+local OWN_HEADERS = {}
+for _, h in ipairs({"gpuhost.cuh", "gpuhost_portable.h", "cstdint", "cmath", "climits", "cfloat",
+                    "cassert", "cstddef", "limits", "stdint.h", "math.h", "limits.h", "float.h",
+                    "assert.h", "stddef.h"}) do
+  OWN_HEADERS["<" .. h .. ">"], OWN_HEADERS['"' .. h .. '"'] = true, true
+end
+local function opaque_include(arg) return not OWN_HEADERS[trim(arg)] end
 
 -- A directive's text without comments and line continuations
 local function directive_text(t)
@@ -323,7 +372,7 @@ local function conditionals(directives, n, macros)
       local name, params, body = rest:match("^([%a_][%w_]*)(%(?)%s*(.-)%s*$")
       if name and state == "maybe" then macros[name] = "unknown"
       elseif name and word == "undef" then macros[name] = false
-      elseif name then macros[name] = params == "" and {body = body} or "unknown" end
+      elseif name then macros[name] = params == "" and {body = body} or {func = true} end
       if name and word == "define" and params == "" then aliases[#aliases + 1] = {name, body} end
     elseif word == "include" and state ~= "off" then
       opaque = opaque or opaque_include(rest)
@@ -332,8 +381,6 @@ local function conditionals(directives, n, macros)
   close(n + 1)
   return off, maybe, aliases
 end
-
-local function trim(s) return (s:gsub("^%s+", ""):gsub("%s+$", "")) end
 
 -- Splits s at commas outside (), <>, [] and {}.
 local function split_top(s)
@@ -366,8 +413,10 @@ end
 -- A reader of the namespaces open at increasing positions of stripped source s:
 -- at(pos) -> "a::b::" ("" at global scope); anonymous namespaces and extern "C" blocks add
 -- nothing.
+-- Its second result: whether pos is at namespace scope (no function, struct or class body
+-- open there).
 local function namespaces(s)
-  local stack, depth, at = {}, 0, 1
+  local stack, depth, at, other = {}, 0, 1, {}
   return function(pos)
     while true do
       local b = s:find("[{}]", at)
@@ -378,16 +427,20 @@ local function namespaces(s)
         -- (a plain find first: the pattern, tried at each of 300 places, is slow)
         local name = before:find("namespace", 1, true) and
                      before:match("%f[%w_]namespace%s+([%a_][%w_:]*)%s*$")
-        if name then stack[#stack + 1] = {name = name, depth = depth} end
+        if name then stack[#stack + 1] = {name = name, depth = depth}
+        elseif not before:find("%f[%w_]namespace%s*$") and not before:find('%f[%w_]extern%s*"[^"]*"%s*$') then
+          other[#other + 1] = depth
+        end
       else
         if #stack > 0 and stack[#stack].depth == depth then stack[#stack] = nil end
+        if #other > 0 and other[#other] == depth then other[#other] = nil end
         depth = depth - 1
       end
       at = b + 1
     end
     local prefix = {}
     for i, n in ipairs(stack) do prefix[i] = n.name .. "::" end
-    return table.concat(prefix)
+    return table.concat(prefix), #other == 0
   end
 end
 
@@ -406,20 +459,35 @@ end
 -- The type aliases of stripped source s (typedef, using X = ..., object-like #define and
 -- -D of a type): name -> the type it names, resolved through the others; a name given
 -- two types (in #if branches, in two structs) is left out.
+-- Only aliases at namespace scope count (one in a function or struct body names nothing
+-- outside it); scope[name] is the namespace ("a::b::", "" global) of each, or true for a
+-- macro. A name that is also a struct, class, union or enum is left out.
 local function type_aliases(s, defines)
-  local found = {}
-  local function add(name, body)
+  local found, scope = {}, {}
+  local function add(name, body, where)
     body = trim(body)
     if not body:find("^[%w_:%s%*<>]*[%a_][%w_:%s%*<>]*$") or body:find("%f[%w_]%d") then return end
-    if found[name] ~= nil and found[name] ~= body then found[name] = false
-    else found[name] = body end
+    if found[name] ~= nil and (found[name] ~= body or scope[name] ~= where) then found[name] = false
+    else found[name], scope[name] = body, where end
   end
-  for decl in s:gmatch("%f[%w_]typedef%s+([^;{}()%[%],]-)%s*;") do
+  local list = {}
+  for at, decl in s:gmatch("()%f[%w_]typedef%s+([^;{}()%[%],]-)%s*;") do
     local body, name = decl:match("^(.*[^%w_])([%a_][%w_]*)$")
-    if body then add(name, body) end
+    if body then list[#list + 1] = {at, name, body} end
   end
-  for name, body in s:gmatch("%f[%w_]using%s+([%a_][%w_]*)%s*=%s*([^;{}()%[%],]-)%s*;") do add(name, body) end
-  for _, d in ipairs(defines) do add(d[1], d[2]) end
+  for at, name, body in s:gmatch("()%f[%w_]using%s+([%a_][%w_]*)%s*=%s*([^;{}()%[%],]-)%s*;") do
+    list[#list + 1] = {at, name, body}
+  end
+  table.sort(list, function(a, b) return a[1] < b[1] end)
+  local ns = namespaces(s)
+  for _, a in ipairs(list) do
+    local prefix, global = ns(a[1])
+    if global then add(a[2], a[3], prefix) end
+  end
+  for _, d in ipairs(defines) do add(d[1], d[2], true) end
+  for _, w in ipairs({"struct", "class", "union", "enum"}) do
+    for name in s:gmatch("%f[%w_]" .. w .. "%s+([%a_][%w_]*)") do found[name] = false end
+  end
   local resolved = {}
   local function resolve(name, depth)
     local body = found[name]
@@ -427,7 +495,48 @@ local function type_aliases(s, defines)
     return (body:gsub("[%a_][%w_:]*", function(w) return w ~= name and resolve(w, depth + 1) or nil end))
   end
   for name in pairs(found) do resolved[name] = resolve(name, 0) end
-  return resolved
+  return resolved, scope
+end
+
+-- Parameter list params "(...)" with the aliases whose scope encloses namespace prefix
+-- substituted in each parameter's type, not its name; own: names not to substitute (a
+-- template's parameters)
+local function substitute(params, aliases, scope, prefix, own)
+  local out = {}
+  for _, text in ipairs(split_top(params:sub(2, -2))) do
+    -- the words at the top level (outside <>, (), []), before any default argument
+    local top, depth = {}, 0
+    for i = 1, #text do
+      local c = text:sub(i, i)
+      if c == "<" or c == "(" or c == "[" then depth = depth + 1
+      elseif c == ">" or c == ")" or c == "]" then depth = depth - 1
+      elseif c == "=" and depth == 0 then break
+      elseif depth == 0 and c:find("[%a_]") and (i == 1 or not text:sub(i - 1, i - 1):find("[%w_:]")) then
+        local w = text:match("^[%a_][%w_:]*", i)
+        if not ignored[w] and w ~= "__attribute__" then top[#top + 1] = {i, w} end
+      end
+    end
+    local last = #top >= 2 and not typewords[top[#top][2]] and top[#top][1]
+    out[#out + 1] = text:gsub("()([%a_][%w_:]*)", function(at, w)
+      local where = scope[w]
+      if at == last or own[w] or not aliases[w] or
+         not (where == true or prefix:sub(1, #where) == where) then return nil end
+      return aliases[w]
+    end)
+  end
+  return "(" .. table.concat(out, ", ") .. ")"
+end
+
+-- The parameter types of a parameter list, as M.params reads them (names left out)
+local param
+local function types_of(params)
+  local t = {}
+  for i, text in ipairs(split_top(params:sub(2, -2))) do
+    local p = param(text, {})
+    t[i] = p and p.kind .. " " .. p.ctype or text:gsub("%s+", "")
+  end
+  if #t == 1 and (t[1] == "" or t[1]:find("^scalar void") or t[1] == "void") then return "" end
+  return table.concat(t, ",")
 end
 
 -- The line of position pos in src
@@ -445,10 +554,10 @@ function M.parse(src, flags)
   local s = M.strip(src, directives)
   local off, maybe, defines = conditionals(directives, #s, option_macros(flags))
   for name, m in pairs(option_macros(flags)) do
-    if type(m) == "table" then defines[#defines + 1] = {name, m.body} end
+    if type(m) == "table" and m.body then defines[#defines + 1] = {name, m.body} end
   end
   s = blank_regions(s, off)
-  local aliases = type_aliases(s, defines)
+  local aliases, scope = type_aliases(s, defines)
   local ns = namespaces(s)
   local kernels, seen, pos, mi = {}, {}, 1, 1
   local stmt, scanned = 1, 1   -- where the statement holding the last __global__ starts
@@ -482,13 +591,13 @@ function M.parse(src, flags)
       local tnames = tlist and template_names(tlist) or nil
       local own = {}
       for _, t in ipairs(tnames or {}) do own[t] = true end
-      params = params:gsub("[%a_][%w_:]*", function(w) return not own[w] and aliases[w] or nil end)
+      params = substitute(params, aliases, scope, ns(gs), own)
       local d, undecided = seen[name], maybe[mi] and maybe[mi][1] <= gs
       if not d then
         d = {name = name, params = params, template = tnames, at = gs, maybe = undecided}
         seen[name] = d
         kernels[#kernels + 1] = d
-      elseif (d.maybe or undecided) and params:gsub("%s+", "") ~= d.params:gsub("%s+", "") then
+      elseif (d.maybe or undecided) and types_of(params) ~= types_of(d.params) then
         d.unsure = d.unsure or ("lines %d and %d"):format(line_of(src, d.at), line_of(src, gs))
       end
     end
@@ -535,7 +644,7 @@ end
 
 -- One parameter's text -> {kind = "scalar"|"pointer"|"array", dtype = , name = , ctype = }
 -- or nil and why.
-local function param(text, subst)
+function param(text, subst)
   text = text:gsub("=.*$", "")
   text = text:gsub("__attribute__%s*%b()", " ")
   -- gpu::complex<float> as one word (the split below would drop its <...>)

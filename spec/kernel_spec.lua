@@ -421,6 +421,52 @@ extern "C" __global__ void k(long unsigned int* p, signed long int* q, real* r, 
     assert.matches("parameter 1 has type 'long double*'", S.errof(gpu.kernel, [[__global__ void k(long double* p) {}]]), 1, true)
   end)
 
+  -- Before: a macro of a header included with <...> (a -I folder's, cuda_fp16.h's) counted
+  -- as undefined, so the wrong branch was checked (a float64 array refused, a float32 one
+  -- given a double); a prototype whose parameter names differed from the definition's, a
+  -- comment spanning lines on a directive, and a function-like macro were "undecided"; a
+  -- comment begun on a #define line or a // comment continued by a backslash hid nothing;
+  -- #if's / and % floored and ~0u was signed; an alias replaced a parameter's name too
+  -- ("float unsigned char*"), and a typedef in a function body resolved a global name;
+  -- -D=X defined nothing.
+  it("are read as the preprocessor reads them, with aliases only in types", function()
+    local dir = os.tmpname()
+    os.remove(dir)
+    assert(os.execute("mkdir -p " .. dir))
+    local f = assert(io.open(dir .. "/mydefs.h", "w"))
+    f:write("#define USE_DOUBLE 1\n")
+    f:close()
+    local src = "#include <mydefs.h>\n#ifdef USE_DOUBLE\n__global__ void k(double *a) { a[0] = 7; }\n" ..
+                "#else\n__global__ void k(float *a) { a[0] = 7; }\n#endif\n"
+    assert.matches("in #if branches that gpuhost cannot decide (lines 3 and 5)",
+                   S.errof(gpu.kernel, src, {options = {"-I" .. dir}}), 1, true)
+    local d = gpu.zeros(1, "float64")
+    gpu.kernel(src, {options = {"-I" .. dir, "-DUSE_DOUBLE"}})[1, 1](d)
+    assert.are.same({7}, d:totable())
+    os.remove(dir .. "/mydefs.h")
+    os.remove(dir)
+    local a = gpu.zeros(1, "float32")
+    local function run(s, opts, ...) gpu.kernel(s, opts and {options = opts})[1, 1](a, ...); return a:totable()[1] end
+    assert.are.equal(3, run("#ifndef _SCALE_H_\n#define _SCALE_H_\n__global__ void k(float *, int);\n#endif\n" ..
+                            "#ifdef __CUDACC__\n__global__ void k(float *x, int m);\n#endif\n" ..
+                            "__global__ void k(float *a, int n) { a[0] = n; }", nil, 3))
+    assert.are.equal(2, run("#if 0 /* disabled:\n multi-line */\n__global__ void k(double *a) { a[0] = 1; }\n#endif\n" ..
+                            "__global__ void k(float *a) { a[0] = 2; }"))
+    assert.are.equal(4, run("#define N 4 /* the old kernel,\n__global__ void k(double *a), is gone */\n" ..
+                            "// and this one \\\n__global__ void k(int *a);\n__global__ void k(float *a) { a[0] = N; }"))
+    assert.are.equal(5, run("#define LOAD(p) (*(p))\n#ifdef LOAD\n__global__ void k(float *a) { a[0] = LOAD(a) * 0 + 5; }\n" ..
+                            "#else\n__global__ void k(double *a) {}\n#endif"))
+    assert.are.equal(6, run("#if defined(F) && (-1) / 2 == 0 && -7 % 2 == -1\n__global__ void k(float *a) { a[0] = F(6); }\n" ..
+                            "#else\n__global__ void k(double *a) {}\n#endif", {"-DF(x)=x"}))
+    assert.are.equal(8, run("#ifdef X\n__global__ void k(float *a) { a[0] = 8; }\n#else\n__global__ void k(double *a) {}\n#endif", {"-D=X"}))
+    assert.matches("cannot decide", S.errof(gpu.kernel, "#if ~0u > 0\n__global__ void k(double *a) {}\n#else\n" ..
+                                          "__global__ void k(float *a) {}\n#endif"), 1, true)
+    assert.are.equal(9, run("typedef unsigned char mask;\n__global__ void k(float *mask, int n) { mask[0] = n; }", nil, 9))
+    -- a struct real, and a typedef real in a function body: a real* takes any array
+    assert.are.equal(10, run("struct real { float v; };\n__device__ void f() { typedef double real; }\n" ..
+                             "__global__ void k(real *p) { p->v = 10; }"))
+  end)
+
   it("resolve a namespace's tail, and name what a module cannot give", function()
     local k = gpu.kernel([[namespace n { namespace m { __global__ void k(float* a) { a[0] = 5; } } }]], "m::k")
     assert.are.equal("n::m::k", k.name)
