@@ -11,7 +11,815 @@
 // own static thread-locals: nothing outside can reach them, so the compiler keeps them in
 // registers; `__shared__` is a static thread-local too, one copy per worker, shared by the
 // fibers of the block it runs.
-#pragma once
+// The user's macros (-DN=4, -DSIZE=..., a #define before the includes) must not reach this
+// header's own names, as they do not reach NVRTC's built-in ones: every name it and what it
+// includes (the toolkit's vector types) declare or use that is not reserved (x, N, size,
+// count, kernel ...) is pushed and undefined as it begins and popped back as it ends
+// (GPUHOST_NAMES 1 and 2: this file includes itself for each). host/cpu/source.c does the
+// same around the entry points it writes after the kernel source.
+#if defined(GPUHOST_NAMES) && GPUHOST_NAMES == 1
+_Pragma("push_macro(\"A\")") _Pragma("push_macro(\"a\")") _Pragma("push_macro(\"advice\")")
+_Pragma("push_macro(\"again\")") _Pragma("push_macro(\"ah\")") _Pragma("push_macro(\"al\")")
+_Pragma("push_macro(\"aligned\")") _Pragma("push_macro(\"alignment\")")
+_Pragma("push_macro(\"alloc\")") _Pragma("push_macro(\"ap\")") _Pragma("push_macro(\"apply\")")
+_Pragma("push_macro(\"arg\")") _Pragma("push_macro(\"args\")") _Pragma("push_macro(\"array\")")
+_Pragma("push_macro(\"at\")") _Pragma("push_macro(\"atomic_update\")")
+_Pragma("push_macro(\"atomicAdd\")") _Pragma("push_macro(\"atomicAnd\")")
+_Pragma("push_macro(\"atomicCAS\")") _Pragma("push_macro(\"atomicDec\")")
+_Pragma("push_macro(\"atomicExch\")") _Pragma("push_macro(\"atomicInc\")")
+_Pragma("push_macro(\"atomicMax\")") _Pragma("push_macro(\"atomicMin\")")
+_Pragma("push_macro(\"atomicOr\")") _Pragma("push_macro(\"atomicSub\")")
+_Pragma("push_macro(\"atomicXor\")") _Pragma("push_macro(\"attr\")")
+_Pragma("push_macro(\"attribute\")") _Pragma("push_macro(\"attributes\")")
+_Pragma("push_macro(\"attrs\")") _Pragma("push_macro(\"avg_signed\")") _Pragma("push_macro(\"B\")")
+_Pragma("push_macro(\"b\")") _Pragma("push_macro(\"barrier\")") _Pragma("push_macro(\"base\")")
+_Pragma("push_macro(\"base_ptr\")") _Pragma("push_macro(\"bessel_i\")")
+_Pragma("push_macro(\"bh\")") _Pragma("push_macro(\"bits\")") _Pragma("push_macro(\"bl\")")
+_Pragma("push_macro(\"block\")") _Pragma("push_macro(\"blocks\")")
+_Pragma("push_macro(\"buffer\")") _Pragma("push_macro(\"bx\")") _Pragma("push_macro(\"by\")")
+_Pragma("push_macro(\"bytes\")") _Pragma("push_macro(\"bytesize\")") _Pragma("push_macro(\"bz\")")
+_Pragma("push_macro(\"C\")") _Pragma("push_macro(\"c\")") _Pragma("push_macro(\"call\")")
+_Pragma("push_macro(\"callback\")") _Pragma("push_macro(\"callback_out\")")
+_Pragma("push_macro(\"capabilities\")") _Pragma("push_macro(\"cbrtf\")")
+_Pragma("push_macro(\"cbrtl\")") _Pragma("push_macro(\"ceil\")") _Pragma("push_macro(\"clock64\")")
+_Pragma("push_macro(\"clock_gettime\")") _Pragma("push_macro(\"cmp\")")
+_Pragma("push_macro(\"code\")") _Pragma("push_macro(\"conditional\")")
+_Pragma("push_macro(\"conditional_t\")") _Pragma("push_macro(\"config\")")
+_Pragma("push_macro(\"cooperative\")") _Pragma("push_macro(\"copysignf\")")
+_Pragma("push_macro(\"cosf\")") _Pragma("push_macro(\"cospi\")") _Pragma("push_macro(\"cospif\")")
+_Pragma("push_macro(\"count\")") _Pragma("push_macro(\"cyl_bessel_i0\")")
+_Pragma("push_macro(\"cyl_bessel_i0f\")") _Pragma("push_macro(\"cyl_bessel_i1\")")
+_Pragma("push_macro(\"cyl_bessel_i1f\")") _Pragma("push_macro(\"D\")") _Pragma("push_macro(\"d\")")
+_Pragma("push_macro(\"data\")") _Pragma("push_macro(\"decay_t\")")
+_Pragma("push_macro(\"default_\")") _Pragma("push_macro(\"dependencies\")")
+_Pragma("push_macro(\"dependencies_out\")") _Pragma("push_macro(\"depth\")")
+_Pragma("push_macro(\"desc\")") _Pragma("push_macro(\"desired\")")
+_Pragma("push_macro(\"destroy\")") _Pragma("push_macro(\"device\")")
+_Pragma("push_macro(\"device_arr\")") _Pragma("push_macro(\"device_free\")")
+_Pragma("push_macro(\"device_malloc\")") _Pragma("push_macro(\"dim3\")")
+_Pragma("push_macro(\"dl_iterate_phdr\")") _Pragma("push_macro(\"dl_phdr_info\")")
+_Pragma("push_macro(\"dlpi_phdr\")") _Pragma("push_macro(\"dlpi_phnum\")")
+_Pragma("push_macro(\"dlpi_tls_data\")") _Pragma("push_macro(\"dpitch\")")
+_Pragma("push_macro(\"dptr\")") _Pragma("push_macro(\"dptr_out\")")
+_Pragma("push_macro(\"dptrs\")") _Pragma("push_macro(\"dst\")") _Pragma("push_macro(\"dsts\")")
+_Pragma("push_macro(\"dx\")") _Pragma("push_macro(\"dyn\")")
+_Pragma("push_macro(\"dynamic_hook\")") _Pragma("push_macro(\"dynamic_shared\")")
+_Pragma("push_macro(\"E\")") _Pragma("push_macro(\"e\")") _Pragma("push_macro(\"end\")")
+_Pragma("push_macro(\"enter\")") _Pragma("push_macro(\"entered\")")
+_Pragma("push_macro(\"entry\")") _Pragma("push_macro(\"erfc\")") _Pragma("push_macro(\"erfcf\")")
+_Pragma("push_macro(\"erfcinv\")") _Pragma("push_macro(\"erfcinv_small\")")
+_Pragma("push_macro(\"erfcinvf\")") _Pragma("push_macro(\"erfcl\")")
+_Pragma("push_macro(\"erfcx\")") _Pragma("push_macro(\"erfcxf\")")
+_Pragma("push_macro(\"erfinv\")") _Pragma("push_macro(\"erfinvf\")")
+_Pragma("push_macro(\"erfl\")") _Pragma("push_macro(\"error\")") _Pragma("push_macro(\"event\")")
+_Pragma("push_macro(\"event_out\")") _Pragma("push_macro(\"exp10\")")
+_Pragma("push_macro(\"exp10f\")") _Pragma("push_macro(\"expected\")")
+_Pragma("push_macro(\"expf\")") _Pragma("push_macro(\"expl\")") _Pragma("push_macro(\"extent\")")
+_Pragma("push_macro(\"extra\")") _Pragma("push_macro(\"F\")") _Pragma("push_macro(\"f\")")
+_Pragma("push_macro(\"fabsf\")") _Pragma("push_macro(\"fabsl\")") _Pragma("push_macro(\"fail\")")
+_Pragma("push_macro(\"fd\")") _Pragma("push_macro(\"fdividef\")")
+_Pragma("push_macro(\"fegetround\")") _Pragma("push_macro(\"fence\")")
+_Pragma("push_macro(\"fesetround\")") _Pragma("push_macro(\"field\")")
+_Pragma("push_macro(\"file\")") _Pragma("push_macro(\"find_tls\")")
+_Pragma("push_macro(\"first\")") _Pragma("push_macro(\"flags\")")
+_Pragma("push_macro(\"flatten\")") _Pragma("push_macro(\"float2\")")
+_Pragma("push_macro(\"float4\")") _Pragma("push_macro(\"floor\")") _Pragma("push_macro(\"fma\")")
+_Pragma("push_macro(\"fmaf\")") _Pragma("push_macro(\"fmax\")") _Pragma("push_macro(\"fmaxf\")")
+_Pragma("push_macro(\"fmin\")") _Pragma("push_macro(\"fminf\")") _Pragma("push_macro(\"fmodl\")")
+_Pragma("push_macro(\"fmt\")") _Pragma("push_macro(\"fn\")") _Pragma("push_macro(\"format\")")
+_Pragma("push_macro(\"fptr\")") _Pragma("push_macro(\"free\")") _Pragma("push_macro(\"from\")")
+_Pragma("push_macro(\"from_bits\")") _Pragma("push_macro(\"from_port\")")
+_Pragma("push_macro(\"func\")") _Pragma("push_macro(\"fwrite\")") _Pragma("push_macro(\"G\")")
+_Pragma("push_macro(\"g\")") _Pragma("push_macro(\"graph\")") _Pragma("push_macro(\"graph_out\")")
+_Pragma("push_macro(\"grid\")") _Pragma("push_macro(\"gx\")") _Pragma("push_macro(\"gy\")")
+_Pragma("push_macro(\"H\")") _Pragma("push_macro(\"h\")") _Pragma("push_macro(\"handle\")")
+_Pragma("push_macro(\"height\")") _Pragma("push_macro(\"hi\")") _Pragma("push_macro(\"host\")")
+_Pragma("push_macro(\"hypot\")") _Pragma("push_macro(\"hypotl\")") _Pragma("push_macro(\"I\")")
+_Pragma("push_macro(\"i\")") _Pragma("push_macro(\"id\")") _Pragma("push_macro(\"id_out\")")
+_Pragma("push_macro(\"in_local\")") _Pragma("push_macro(\"in_mode\")")
+_Pragma("push_macro(\"in_shared\")") _Pragma("push_macro(\"inc\")")
+_Pragma("push_macro(\"index\")") _Pragma("push_macro(\"index_sequence\")")
+_Pragma("push_macro(\"index_sequence_for\")") _Pragma("push_macro(\"info\")")
+_Pragma("push_macro(\"integrated\")") _Pragma("push_macro(\"interrupt\")")
+_Pragma("push_macro(\"is_integral\")") _Pragma("push_macro(\"is_reference\")")
+_Pragma("push_macro(\"is_signed\")") _Pragma("push_macro(\"is_void\")")
+_Pragma("push_macro(\"isfinite\")") _Pragma("push_macro(\"isinf\")")
+_Pragma("push_macro(\"isnan\")") _Pragma("push_macro(\"iterator\")")
+_Pragma("push_macro(\"iterator_out\")") _Pragma("push_macro(\"J\")") _Pragma("push_macro(\"j\")")
+_Pragma("push_macro(\"K\")") _Pragma("push_macro(\"k\")") _Pragma("push_macro(\"kernel\")")
+_Pragma("push_macro(\"kernels\")") _Pragma("push_macro(\"key\")") _Pragma("push_macro(\"kind\")")
+_Pragma("push_macro(\"L\")") _Pragma("push_macro(\"l\")") _Pragma("push_macro(\"lane\")")
+_Pragma("push_macro(\"last\")") _Pragma("push_macro(\"launch\")") _Pragma("push_macro(\"len\")")
+_Pragma("push_macro(\"length\")") _Pragma("push_macro(\"level\")") _Pragma("push_macro(\"lib\")")
+_Pragma("push_macro(\"library\")") _Pragma("push_macro(\"limit\")") _Pragma("push_macro(\"line\")")
+_Pragma("push_macro(\"linear\")") _Pragma("push_macro(\"llmax\")") _Pragma("push_macro(\"llmin\")")
+_Pragma("push_macro(\"lo\")") _Pragma("push_macro(\"load\")") _Pragma("push_macro(\"location\")")
+_Pragma("push_macro(\"log10f\")") _Pragma("push_macro(\"log2f\")") _Pragma("push_macro(\"logf\")")
+_Pragma("push_macro(\"logl\")") _Pragma("push_macro(\"loops\")") _Pragma("push_macro(\"luid\")")
+_Pragma("push_macro(\"M\")") _Pragma("push_macro(\"m\")") _Pragma("push_macro(\"major\")")
+_Pragma("push_macro(\"make_float2\")") _Pragma("push_macro(\"make_float4\")")
+_Pragma("push_macro(\"malloc\")") _Pragma("push_macro(\"map\")") _Pragma("push_macro(\"mask\")")
+_Pragma("push_macro(\"max\")") _Pragma("push_macro(\"max3\")")
+_Pragma("push_macro(\"max_threads\")") _Pragma("push_macro(\"me\")")
+_Pragma("push_macro(\"memcpy\")") _Pragma("push_macro(\"memset\")")
+_Pragma("push_macro(\"message\")") _Pragma("push_macro(\"min\")") _Pragma("push_macro(\"min3\")")
+_Pragma("push_macro(\"minor\")") _Pragma("push_macro(\"mipmap\")") _Pragma("push_macro(\"mode\")")
+_Pragma("push_macro(\"ms\")") _Pragma("push_macro(\"N\")") _Pragma("push_macro(\"n\")")
+_Pragma("push_macro(\"name\")") _Pragma("push_macro(\"nearbyint\")")
+_Pragma("push_macro(\"next\")") _Pragma("push_macro(\"node\")") _Pragma("push_macro(\"nodes\")")
+_Pragma("push_macro(\"noinline\")") _Pragma("push_macro(\"noreturn\")")
+_Pragma("push_macro(\"norm\")") _Pragma("push_macro(\"norm3d\")")
+_Pragma("push_macro(\"norm3df\")") _Pragma("push_macro(\"norm4d\")")
+_Pragma("push_macro(\"norm4df\")") _Pragma("push_macro(\"normcdf\")")
+_Pragma("push_macro(\"normcdff\")") _Pragma("push_macro(\"normcdfinv\")")
+_Pragma("push_macro(\"normcdfinvf\")") _Pragma("push_macro(\"normf\")")
+_Pragma("push_macro(\"nparams\")") _Pragma("push_macro(\"num_bytes\")")
+_Pragma("push_macro(\"numeric_limits\")") _Pragma("push_macro(\"O\")") _Pragma("push_macro(\"o\")")
+_Pragma("push_macro(\"object\")") _Pragma("push_macro(\"object_out\")")
+_Pragma("push_macro(\"offset\")") _Pragma("push_macro(\"ok\")") _Pragma("push_macro(\"old\")")
+_Pragma("push_macro(\"Op\")") _Pragma("push_macro(\"op\")") _Pragma("push_macro(\"operations\")")
+_Pragma("push_macro(\"order\")") _Pragma("push_macro(\"ours\")")
+_Pragma("push_macro(\"ownership\")") _Pragma("push_macro(\"P\")") _Pragma("push_macro(\"p\")")
+_Pragma("push_macro(\"pad\")") _Pragma("push_macro(\"pairs\")") _Pragma("push_macro(\"param\")")
+_Pragma("push_macro(\"params\")") _Pragma("push_macro(\"params_out\")")
+_Pragma("push_macro(\"passed\")") _Pragma("push_macro(\"path\")") _Pragma("push_macro(\"pitch\")")
+_Pragma("push_macro(\"pos\")") _Pragma("push_macro(\"powf\")") _Pragma("push_macro(\"pred\")")
+_Pragma("push_macro(\"pred_hi\")") _Pragma("push_macro(\"pred_lo\")")
+_Pragma("push_macro(\"priority\")") _Pragma("push_macro(\"prop\")") _Pragma("push_macro(\"ptr\")")
+_Pragma("push_macro(\"Q\")") _Pragma("push_macro(\"q\")") _Pragma("push_macro(\"R\")")
+_Pragma("push_macro(\"r\")") _Pragma("push_macro(\"rank\")") _Pragma("push_macro(\"raw\")")
+_Pragma("push_macro(\"rcbrt\")") _Pragma("push_macro(\"rcbrtf\")") _Pragma("push_macro(\"relu\")")
+_Pragma("push_macro(\"remote\")") _Pragma("push_macro(\"remove_const_t\")")
+_Pragma("push_macro(\"res\")") _Pragma("push_macro(\"reserved\")")
+_Pragma("push_macro(\"reserved0\")") _Pragma("push_macro(\"reserved1\")")
+_Pragma("push_macro(\"reserved2\")") _Pragma("push_macro(\"resource\")")
+_Pragma("push_macro(\"resources\")") _Pragma("push_macro(\"result\")")
+_Pragma("push_macro(\"result_out\")") _Pragma("push_macro(\"rhypot\")")
+_Pragma("push_macro(\"rhypotf\")") _Pragma("push_macro(\"rnorm\")")
+_Pragma("push_macro(\"rnorm3d\")") _Pragma("push_macro(\"rnorm3df\")")
+_Pragma("push_macro(\"rnorm4d\")") _Pragma("push_macro(\"rnorm4df\")")
+_Pragma("push_macro(\"rnormf\")") _Pragma("push_macro(\"rsqrt\")")
+_Pragma("push_macro(\"rsqrtf\")") _Pragma("push_macro(\"rt\")")
+_Pragma("push_macro(\"run_thread\")") _Pragma("push_macro(\"S\")") _Pragma("push_macro(\"s\")")
+_Pragma("push_macro(\"sad\")") _Pragma("push_macro(\"sat\")") _Pragma("push_macro(\"sat_s2\")")
+_Pragma("push_macro(\"sat_s4\")") _Pragma("push_macro(\"sat_u2\")")
+_Pragma("push_macro(\"sat_u4\")") _Pragma("push_macro(\"scope\")") _Pragma("push_macro(\"set\")")
+_Pragma("push_macro(\"set_launch\")") _Pragma("push_macro(\"signbit\")")
+_Pragma("push_macro(\"sincosf\")") _Pragma("push_macro(\"sincospi\")")
+_Pragma("push_macro(\"sincospif\")") _Pragma("push_macro(\"sinf\")")
+_Pragma("push_macro(\"sinl\")") _Pragma("push_macro(\"sinpi\")")
+_Pragma("push_macro(\"sinpi_reduced\")") _Pragma("push_macro(\"sinpif\")")
+_Pragma("push_macro(\"size\")") _Pragma("push_macro(\"size_t\")") _Pragma("push_macro(\"sizes\")")
+_Pragma("push_macro(\"small\")") _Pragma("push_macro(\"space\")") _Pragma("push_macro(\"spitch\")")
+_Pragma("push_macro(\"sqrt\")") _Pragma("push_macro(\"sqrtf\")") _Pragma("push_macro(\"sqrtl\")")
+_Pragma("push_macro(\"src\")") _Pragma("push_macro(\"srcs\")") _Pragma("push_macro(\"stack_top\")")
+_Pragma("push_macro(\"start\")") _Pragma("push_macro(\"status\")") _Pragma("push_macro(\"std\")")
+_Pragma("push_macro(\"stop\")") _Pragma("push_macro(\"stream\")") _Pragma("push_macro(\"sum\")")
+_Pragma("push_macro(\"sum_squares\")") _Pragma("push_macro(\"symbol\")")
+_Pragma("push_macro(\"T\")") _Pragma("push_macro(\"t\")") _Pragma("push_macro(\"tanf\")")
+_Pragma("push_macro(\"tanhf\")") _Pragma("push_macro(\"target\")") _Pragma("push_macro(\"term\")")
+_Pragma("push_macro(\"text\")") _Pragma("push_macro(\"thread\")")
+_Pragma("push_macro(\"timespec\")") _Pragma("push_macro(\"tls\")")
+_Pragma("push_macro(\"tls_range\")") _Pragma("push_macro(\"to\")")
+_Pragma("push_macro(\"to_int\")") _Pragma("push_macro(\"to_port\")") _Pragma("push_macro(\"top\")")
+_Pragma("push_macro(\"total\")") _Pragma("push_macro(\"trunc\")") _Pragma("push_macro(\"tuple\")")
+_Pragma("push_macro(\"two_over_sqrt_pi\")") _Pragma("push_macro(\"type\")")
+_Pragma("push_macro(\"U\")") _Pragma("push_macro(\"u\")") _Pragma("push_macro(\"uint2\")")
+_Pragma("push_macro(\"uint3\")") _Pragma("push_macro(\"ullmax\")")
+_Pragma("push_macro(\"ullmin\")") _Pragma("push_macro(\"umax\")") _Pragma("push_macro(\"umax3\")")
+_Pragma("push_macro(\"umin\")") _Pragma("push_macro(\"umin3\")") _Pragma("push_macro(\"usage\")")
+_Pragma("push_macro(\"uuid\")") _Pragma("push_macro(\"V\")") _Pragma("push_macro(\"v\")")
+_Pragma("push_macro(\"va_list\")") _Pragma("push_macro(\"val\")") _Pragma("push_macro(\"value\")")
+_Pragma("push_macro(\"value_out\")") _Pragma("push_macro(\"visibility\")")
+_Pragma("push_macro(\"vsnprintf\")") _Pragma("push_macro(\"vx\")") _Pragma("push_macro(\"vy\")")
+_Pragma("push_macro(\"vz\")") _Pragma("push_macro(\"W\")") _Pragma("push_macro(\"w\")")
+_Pragma("push_macro(\"warp\")") _Pragma("push_macro(\"weak\")") _Pragma("push_macro(\"what\")")
+_Pragma("push_macro(\"why\")") _Pragma("push_macro(\"wide\")") _Pragma("push_macro(\"width\")")
+_Pragma("push_macro(\"win32\")") _Pragma("push_macro(\"wrap_add\")") _Pragma("push_macro(\"X\")")
+_Pragma("push_macro(\"x\")") _Pragma("push_macro(\"xsize\")") _Pragma("push_macro(\"Y\")")
+_Pragma("push_macro(\"y\")") _Pragma("push_macro(\"ysize\")") _Pragma("push_macro(\"Z\")")
+_Pragma("push_macro(\"z\")")
+#undef A
+#undef a
+#undef advice
+#undef again
+#undef ah
+#undef al
+#undef aligned
+#undef alignment
+#undef alloc
+#undef ap
+#undef apply
+#undef arg
+#undef args
+#undef array
+#undef at
+#undef atomic_update
+#undef atomicAdd
+#undef atomicAnd
+#undef atomicCAS
+#undef atomicDec
+#undef atomicExch
+#undef atomicInc
+#undef atomicMax
+#undef atomicMin
+#undef atomicOr
+#undef atomicSub
+#undef atomicXor
+#undef attr
+#undef attribute
+#undef attributes
+#undef attrs
+#undef avg_signed
+#undef B
+#undef b
+#undef barrier
+#undef base
+#undef base_ptr
+#undef bessel_i
+#undef bh
+#undef bits
+#undef bl
+#undef block
+#undef blocks
+#undef buffer
+#undef bx
+#undef by
+#undef bytes
+#undef bytesize
+#undef bz
+#undef C
+#undef c
+#undef call
+#undef callback
+#undef callback_out
+#undef capabilities
+#undef cbrtf
+#undef cbrtl
+#undef ceil
+#undef clock64
+#undef clock_gettime
+#undef cmp
+#undef code
+#undef conditional
+#undef conditional_t
+#undef config
+#undef cooperative
+#undef copysignf
+#undef cosf
+#undef cospi
+#undef cospif
+#undef count
+#undef cyl_bessel_i0
+#undef cyl_bessel_i0f
+#undef cyl_bessel_i1
+#undef cyl_bessel_i1f
+#undef D
+#undef d
+#undef data
+#undef decay_t
+#undef default_
+#undef dependencies
+#undef dependencies_out
+#undef depth
+#undef desc
+#undef desired
+#undef destroy
+#undef device
+#undef device_arr
+#undef device_free
+#undef device_malloc
+#undef dim3
+#undef dl_iterate_phdr
+#undef dl_phdr_info
+#undef dlpi_phdr
+#undef dlpi_phnum
+#undef dlpi_tls_data
+#undef dpitch
+#undef dptr
+#undef dptr_out
+#undef dptrs
+#undef dst
+#undef dsts
+#undef dx
+#undef dyn
+#undef dynamic_hook
+#undef dynamic_shared
+#undef E
+#undef e
+#undef end
+#undef enter
+#undef entered
+#undef entry
+#undef erfc
+#undef erfcf
+#undef erfcinv
+#undef erfcinv_small
+#undef erfcinvf
+#undef erfcl
+#undef erfcx
+#undef erfcxf
+#undef erfinv
+#undef erfinvf
+#undef erfl
+#undef error
+#undef event
+#undef event_out
+#undef exp10
+#undef exp10f
+#undef expected
+#undef expf
+#undef expl
+#undef extent
+#undef extra
+#undef F
+#undef f
+#undef fabsf
+#undef fabsl
+#undef fail
+#undef fd
+#undef fdividef
+#undef fegetround
+#undef fence
+#undef fesetround
+#undef field
+#undef file
+#undef find_tls
+#undef first
+#undef flags
+#undef flatten
+#undef float2
+#undef float4
+#undef floor
+#undef fma
+#undef fmaf
+#undef fmax
+#undef fmaxf
+#undef fmin
+#undef fminf
+#undef fmodl
+#undef fmt
+#undef fn
+#undef format
+#undef fptr
+#undef free
+#undef from
+#undef from_bits
+#undef from_port
+#undef func
+#undef fwrite
+#undef G
+#undef g
+#undef graph
+#undef graph_out
+#undef grid
+#undef gx
+#undef gy
+#undef H
+#undef h
+#undef handle
+#undef height
+#undef hi
+#undef host
+#undef hypot
+#undef hypotl
+#undef I
+#undef i
+#undef id
+#undef id_out
+#undef in_local
+#undef in_mode
+#undef in_shared
+#undef inc
+#undef index
+#undef index_sequence
+#undef index_sequence_for
+#undef info
+#undef integrated
+#undef interrupt
+#undef is_integral
+#undef is_reference
+#undef is_signed
+#undef is_void
+#undef isfinite
+#undef isinf
+#undef isnan
+#undef iterator
+#undef iterator_out
+#undef J
+#undef j
+#undef K
+#undef k
+#undef kernel
+#undef kernels
+#undef key
+#undef kind
+#undef L
+#undef l
+#undef lane
+#undef last
+#undef launch
+#undef len
+#undef length
+#undef level
+#undef lib
+#undef library
+#undef limit
+#undef line
+#undef linear
+#undef llmax
+#undef llmin
+#undef lo
+#undef load
+#undef location
+#undef log10f
+#undef log2f
+#undef logf
+#undef logl
+#undef loops
+#undef luid
+#undef M
+#undef m
+#undef major
+#undef make_float2
+#undef make_float4
+#undef malloc
+#undef map
+#undef mask
+#undef max
+#undef max3
+#undef max_threads
+#undef me
+#undef memcpy
+#undef memset
+#undef message
+#undef min
+#undef min3
+#undef minor
+#undef mipmap
+#undef mode
+#undef ms
+#undef N
+#undef n
+#undef name
+#undef nearbyint
+#undef next
+#undef node
+#undef nodes
+#undef noinline
+#undef noreturn
+#undef norm
+#undef norm3d
+#undef norm3df
+#undef norm4d
+#undef norm4df
+#undef normcdf
+#undef normcdff
+#undef normcdfinv
+#undef normcdfinvf
+#undef normf
+#undef nparams
+#undef num_bytes
+#undef numeric_limits
+#undef O
+#undef o
+#undef object
+#undef object_out
+#undef offset
+#undef ok
+#undef old
+#undef Op
+#undef op
+#undef operations
+#undef order
+#undef ours
+#undef ownership
+#undef P
+#undef p
+#undef pad
+#undef pairs
+#undef param
+#undef params
+#undef params_out
+#undef passed
+#undef path
+#undef pitch
+#undef pos
+#undef powf
+#undef pred
+#undef pred_hi
+#undef pred_lo
+#undef priority
+#undef prop
+#undef ptr
+#undef Q
+#undef q
+#undef R
+#undef r
+#undef rank
+#undef raw
+#undef rcbrt
+#undef rcbrtf
+#undef relu
+#undef remote
+#undef remove_const_t
+#undef res
+#undef reserved
+#undef reserved0
+#undef reserved1
+#undef reserved2
+#undef resource
+#undef resources
+#undef result
+#undef result_out
+#undef rhypot
+#undef rhypotf
+#undef rnorm
+#undef rnorm3d
+#undef rnorm3df
+#undef rnorm4d
+#undef rnorm4df
+#undef rnormf
+#undef rsqrt
+#undef rsqrtf
+#undef rt
+#undef run_thread
+#undef S
+#undef s
+#undef sad
+#undef sat
+#undef sat_s2
+#undef sat_s4
+#undef sat_u2
+#undef sat_u4
+#undef scope
+#undef set
+#undef set_launch
+#undef signbit
+#undef sincosf
+#undef sincospi
+#undef sincospif
+#undef sinf
+#undef sinl
+#undef sinpi
+#undef sinpi_reduced
+#undef sinpif
+#undef size
+#undef size_t
+#undef sizes
+#undef small
+#undef space
+#undef spitch
+#undef sqrt
+#undef sqrtf
+#undef sqrtl
+#undef src
+#undef srcs
+#undef stack_top
+#undef start
+#undef status
+#undef std
+#undef stop
+#undef stream
+#undef sum
+#undef sum_squares
+#undef symbol
+#undef T
+#undef t
+#undef tanf
+#undef tanhf
+#undef target
+#undef term
+#undef text
+#undef thread
+#undef timespec
+#undef tls
+#undef tls_range
+#undef to
+#undef to_int
+#undef to_port
+#undef top
+#undef total
+#undef trunc
+#undef tuple
+#undef two_over_sqrt_pi
+#undef type
+#undef U
+#undef u
+#undef uint2
+#undef uint3
+#undef ullmax
+#undef ullmin
+#undef umax
+#undef umax3
+#undef umin
+#undef umin3
+#undef usage
+#undef uuid
+#undef V
+#undef v
+#undef va_list
+#undef val
+#undef value
+#undef value_out
+#undef visibility
+#undef vsnprintf
+#undef vx
+#undef vy
+#undef vz
+#undef W
+#undef w
+#undef warp
+#undef weak
+#undef what
+#undef why
+#undef wide
+#undef width
+#undef win32
+#undef wrap_add
+#undef X
+#undef x
+#undef xsize
+#undef Y
+#undef y
+#undef ysize
+#undef Z
+#undef z
+#elif defined(GPUHOST_NAMES) && GPUHOST_NAMES == 2
+_Pragma("pop_macro(\"A\")") _Pragma("pop_macro(\"a\")") _Pragma("pop_macro(\"advice\")")
+_Pragma("pop_macro(\"again\")") _Pragma("pop_macro(\"ah\")") _Pragma("pop_macro(\"al\")")
+_Pragma("pop_macro(\"aligned\")") _Pragma("pop_macro(\"alignment\")")
+_Pragma("pop_macro(\"alloc\")") _Pragma("pop_macro(\"ap\")") _Pragma("pop_macro(\"apply\")")
+_Pragma("pop_macro(\"arg\")") _Pragma("pop_macro(\"args\")") _Pragma("pop_macro(\"array\")")
+_Pragma("pop_macro(\"at\")") _Pragma("pop_macro(\"atomic_update\")")
+_Pragma("pop_macro(\"atomicAdd\")") _Pragma("pop_macro(\"atomicAnd\")")
+_Pragma("pop_macro(\"atomicCAS\")") _Pragma("pop_macro(\"atomicDec\")")
+_Pragma("pop_macro(\"atomicExch\")") _Pragma("pop_macro(\"atomicInc\")")
+_Pragma("pop_macro(\"atomicMax\")") _Pragma("pop_macro(\"atomicMin\")")
+_Pragma("pop_macro(\"atomicOr\")") _Pragma("pop_macro(\"atomicSub\")")
+_Pragma("pop_macro(\"atomicXor\")") _Pragma("pop_macro(\"attr\")")
+_Pragma("pop_macro(\"attribute\")") _Pragma("pop_macro(\"attributes\")")
+_Pragma("pop_macro(\"attrs\")") _Pragma("pop_macro(\"avg_signed\")") _Pragma("pop_macro(\"B\")")
+_Pragma("pop_macro(\"b\")") _Pragma("pop_macro(\"barrier\")") _Pragma("pop_macro(\"base\")")
+_Pragma("pop_macro(\"base_ptr\")") _Pragma("pop_macro(\"bessel_i\")") _Pragma("pop_macro(\"bh\")")
+_Pragma("pop_macro(\"bits\")") _Pragma("pop_macro(\"bl\")") _Pragma("pop_macro(\"block\")")
+_Pragma("pop_macro(\"blocks\")") _Pragma("pop_macro(\"buffer\")") _Pragma("pop_macro(\"bx\")")
+_Pragma("pop_macro(\"by\")") _Pragma("pop_macro(\"bytes\")") _Pragma("pop_macro(\"bytesize\")")
+_Pragma("pop_macro(\"bz\")") _Pragma("pop_macro(\"C\")") _Pragma("pop_macro(\"c\")")
+_Pragma("pop_macro(\"call\")") _Pragma("pop_macro(\"callback\")")
+_Pragma("pop_macro(\"callback_out\")") _Pragma("pop_macro(\"capabilities\")")
+_Pragma("pop_macro(\"cbrtf\")") _Pragma("pop_macro(\"cbrtl\")") _Pragma("pop_macro(\"ceil\")")
+_Pragma("pop_macro(\"clock64\")") _Pragma("pop_macro(\"clock_gettime\")")
+_Pragma("pop_macro(\"cmp\")") _Pragma("pop_macro(\"code\")") _Pragma("pop_macro(\"conditional\")")
+_Pragma("pop_macro(\"conditional_t\")") _Pragma("pop_macro(\"config\")")
+_Pragma("pop_macro(\"cooperative\")") _Pragma("pop_macro(\"copysignf\")")
+_Pragma("pop_macro(\"cosf\")") _Pragma("pop_macro(\"cospi\")") _Pragma("pop_macro(\"cospif\")")
+_Pragma("pop_macro(\"count\")") _Pragma("pop_macro(\"cyl_bessel_i0\")")
+_Pragma("pop_macro(\"cyl_bessel_i0f\")") _Pragma("pop_macro(\"cyl_bessel_i1\")")
+_Pragma("pop_macro(\"cyl_bessel_i1f\")") _Pragma("pop_macro(\"D\")") _Pragma("pop_macro(\"d\")")
+_Pragma("pop_macro(\"data\")") _Pragma("pop_macro(\"decay_t\")") _Pragma("pop_macro(\"default_\")")
+_Pragma("pop_macro(\"dependencies\")") _Pragma("pop_macro(\"dependencies_out\")")
+_Pragma("pop_macro(\"depth\")") _Pragma("pop_macro(\"desc\")") _Pragma("pop_macro(\"desired\")")
+_Pragma("pop_macro(\"destroy\")") _Pragma("pop_macro(\"device\")")
+_Pragma("pop_macro(\"device_arr\")") _Pragma("pop_macro(\"device_free\")")
+_Pragma("pop_macro(\"device_malloc\")") _Pragma("pop_macro(\"dim3\")")
+_Pragma("pop_macro(\"dl_iterate_phdr\")") _Pragma("pop_macro(\"dl_phdr_info\")")
+_Pragma("pop_macro(\"dlpi_phdr\")") _Pragma("pop_macro(\"dlpi_phnum\")")
+_Pragma("pop_macro(\"dlpi_tls_data\")") _Pragma("pop_macro(\"dpitch\")")
+_Pragma("pop_macro(\"dptr\")") _Pragma("pop_macro(\"dptr_out\")") _Pragma("pop_macro(\"dptrs\")")
+_Pragma("pop_macro(\"dst\")") _Pragma("pop_macro(\"dsts\")") _Pragma("pop_macro(\"dx\")")
+_Pragma("pop_macro(\"dyn\")") _Pragma("pop_macro(\"dynamic_hook\")")
+_Pragma("pop_macro(\"dynamic_shared\")") _Pragma("pop_macro(\"E\")") _Pragma("pop_macro(\"e\")")
+_Pragma("pop_macro(\"end\")") _Pragma("pop_macro(\"enter\")") _Pragma("pop_macro(\"entered\")")
+_Pragma("pop_macro(\"entry\")") _Pragma("pop_macro(\"erfc\")") _Pragma("pop_macro(\"erfcf\")")
+_Pragma("pop_macro(\"erfcinv\")") _Pragma("pop_macro(\"erfcinv_small\")")
+_Pragma("pop_macro(\"erfcinvf\")") _Pragma("pop_macro(\"erfcl\")") _Pragma("pop_macro(\"erfcx\")")
+_Pragma("pop_macro(\"erfcxf\")") _Pragma("pop_macro(\"erfinv\")") _Pragma("pop_macro(\"erfinvf\")")
+_Pragma("pop_macro(\"erfl\")") _Pragma("pop_macro(\"error\")") _Pragma("pop_macro(\"event\")")
+_Pragma("pop_macro(\"event_out\")") _Pragma("pop_macro(\"exp10\")")
+_Pragma("pop_macro(\"exp10f\")") _Pragma("pop_macro(\"expected\")") _Pragma("pop_macro(\"expf\")")
+_Pragma("pop_macro(\"expl\")") _Pragma("pop_macro(\"extent\")") _Pragma("pop_macro(\"extra\")")
+_Pragma("pop_macro(\"F\")") _Pragma("pop_macro(\"f\")") _Pragma("pop_macro(\"fabsf\")")
+_Pragma("pop_macro(\"fabsl\")") _Pragma("pop_macro(\"fail\")") _Pragma("pop_macro(\"fd\")")
+_Pragma("pop_macro(\"fdividef\")") _Pragma("pop_macro(\"fegetround\")")
+_Pragma("pop_macro(\"fence\")") _Pragma("pop_macro(\"fesetround\")")
+_Pragma("pop_macro(\"field\")") _Pragma("pop_macro(\"file\")") _Pragma("pop_macro(\"find_tls\")")
+_Pragma("pop_macro(\"first\")") _Pragma("pop_macro(\"flags\")") _Pragma("pop_macro(\"flatten\")")
+_Pragma("pop_macro(\"float2\")") _Pragma("pop_macro(\"float4\")") _Pragma("pop_macro(\"floor\")")
+_Pragma("pop_macro(\"fma\")") _Pragma("pop_macro(\"fmaf\")") _Pragma("pop_macro(\"fmax\")")
+_Pragma("pop_macro(\"fmaxf\")") _Pragma("pop_macro(\"fmin\")") _Pragma("pop_macro(\"fminf\")")
+_Pragma("pop_macro(\"fmodl\")") _Pragma("pop_macro(\"fmt\")") _Pragma("pop_macro(\"fn\")")
+_Pragma("pop_macro(\"format\")") _Pragma("pop_macro(\"fptr\")") _Pragma("pop_macro(\"free\")")
+_Pragma("pop_macro(\"from\")") _Pragma("pop_macro(\"from_bits\")")
+_Pragma("pop_macro(\"from_port\")") _Pragma("pop_macro(\"func\")") _Pragma("pop_macro(\"fwrite\")")
+_Pragma("pop_macro(\"G\")") _Pragma("pop_macro(\"g\")") _Pragma("pop_macro(\"graph\")")
+_Pragma("pop_macro(\"graph_out\")") _Pragma("pop_macro(\"grid\")") _Pragma("pop_macro(\"gx\")")
+_Pragma("pop_macro(\"gy\")") _Pragma("pop_macro(\"H\")") _Pragma("pop_macro(\"h\")")
+_Pragma("pop_macro(\"handle\")") _Pragma("pop_macro(\"height\")") _Pragma("pop_macro(\"hi\")")
+_Pragma("pop_macro(\"host\")") _Pragma("pop_macro(\"hypot\")") _Pragma("pop_macro(\"hypotl\")")
+_Pragma("pop_macro(\"I\")") _Pragma("pop_macro(\"i\")") _Pragma("pop_macro(\"id\")")
+_Pragma("pop_macro(\"id_out\")") _Pragma("pop_macro(\"in_local\")")
+_Pragma("pop_macro(\"in_mode\")") _Pragma("pop_macro(\"in_shared\")") _Pragma("pop_macro(\"inc\")")
+_Pragma("pop_macro(\"index\")") _Pragma("pop_macro(\"index_sequence\")")
+_Pragma("pop_macro(\"index_sequence_for\")") _Pragma("pop_macro(\"info\")")
+_Pragma("pop_macro(\"integrated\")") _Pragma("pop_macro(\"interrupt\")")
+_Pragma("pop_macro(\"is_integral\")") _Pragma("pop_macro(\"is_reference\")")
+_Pragma("pop_macro(\"is_signed\")") _Pragma("pop_macro(\"is_void\")")
+_Pragma("pop_macro(\"isfinite\")") _Pragma("pop_macro(\"isinf\")") _Pragma("pop_macro(\"isnan\")")
+_Pragma("pop_macro(\"iterator\")") _Pragma("pop_macro(\"iterator_out\")")
+_Pragma("pop_macro(\"J\")") _Pragma("pop_macro(\"j\")") _Pragma("pop_macro(\"K\")")
+_Pragma("pop_macro(\"k\")") _Pragma("pop_macro(\"kernel\")") _Pragma("pop_macro(\"kernels\")")
+_Pragma("pop_macro(\"key\")") _Pragma("pop_macro(\"kind\")") _Pragma("pop_macro(\"L\")")
+_Pragma("pop_macro(\"l\")") _Pragma("pop_macro(\"lane\")") _Pragma("pop_macro(\"last\")")
+_Pragma("pop_macro(\"launch\")") _Pragma("pop_macro(\"len\")") _Pragma("pop_macro(\"length\")")
+_Pragma("pop_macro(\"level\")") _Pragma("pop_macro(\"lib\")") _Pragma("pop_macro(\"library\")")
+_Pragma("pop_macro(\"limit\")") _Pragma("pop_macro(\"line\")") _Pragma("pop_macro(\"linear\")")
+_Pragma("pop_macro(\"llmax\")") _Pragma("pop_macro(\"llmin\")") _Pragma("pop_macro(\"lo\")")
+_Pragma("pop_macro(\"load\")") _Pragma("pop_macro(\"location\")") _Pragma("pop_macro(\"log10f\")")
+_Pragma("pop_macro(\"log2f\")") _Pragma("pop_macro(\"logf\")") _Pragma("pop_macro(\"logl\")")
+_Pragma("pop_macro(\"loops\")") _Pragma("pop_macro(\"luid\")") _Pragma("pop_macro(\"M\")")
+_Pragma("pop_macro(\"m\")") _Pragma("pop_macro(\"major\")") _Pragma("pop_macro(\"make_float2\")")
+_Pragma("pop_macro(\"make_float4\")") _Pragma("pop_macro(\"malloc\")")
+_Pragma("pop_macro(\"map\")") _Pragma("pop_macro(\"mask\")") _Pragma("pop_macro(\"max\")")
+_Pragma("pop_macro(\"max3\")") _Pragma("pop_macro(\"max_threads\")") _Pragma("pop_macro(\"me\")")
+_Pragma("pop_macro(\"memcpy\")") _Pragma("pop_macro(\"memset\")") _Pragma("pop_macro(\"message\")")
+_Pragma("pop_macro(\"min\")") _Pragma("pop_macro(\"min3\")") _Pragma("pop_macro(\"minor\")")
+_Pragma("pop_macro(\"mipmap\")") _Pragma("pop_macro(\"mode\")") _Pragma("pop_macro(\"ms\")")
+_Pragma("pop_macro(\"N\")") _Pragma("pop_macro(\"n\")") _Pragma("pop_macro(\"name\")")
+_Pragma("pop_macro(\"nearbyint\")") _Pragma("pop_macro(\"next\")") _Pragma("pop_macro(\"node\")")
+_Pragma("pop_macro(\"nodes\")") _Pragma("pop_macro(\"noinline\")")
+_Pragma("pop_macro(\"noreturn\")") _Pragma("pop_macro(\"norm\")") _Pragma("pop_macro(\"norm3d\")")
+_Pragma("pop_macro(\"norm3df\")") _Pragma("pop_macro(\"norm4d\")")
+_Pragma("pop_macro(\"norm4df\")") _Pragma("pop_macro(\"normcdf\")")
+_Pragma("pop_macro(\"normcdff\")") _Pragma("pop_macro(\"normcdfinv\")")
+_Pragma("pop_macro(\"normcdfinvf\")") _Pragma("pop_macro(\"normf\")")
+_Pragma("pop_macro(\"nparams\")") _Pragma("pop_macro(\"num_bytes\")")
+_Pragma("pop_macro(\"numeric_limits\")") _Pragma("pop_macro(\"O\")") _Pragma("pop_macro(\"o\")")
+_Pragma("pop_macro(\"object\")") _Pragma("pop_macro(\"object_out\")")
+_Pragma("pop_macro(\"offset\")") _Pragma("pop_macro(\"ok\")") _Pragma("pop_macro(\"old\")")
+_Pragma("pop_macro(\"Op\")") _Pragma("pop_macro(\"op\")") _Pragma("pop_macro(\"operations\")")
+_Pragma("pop_macro(\"order\")") _Pragma("pop_macro(\"ours\")") _Pragma("pop_macro(\"ownership\")")
+_Pragma("pop_macro(\"P\")") _Pragma("pop_macro(\"p\")") _Pragma("pop_macro(\"pad\")")
+_Pragma("pop_macro(\"pairs\")") _Pragma("pop_macro(\"param\")") _Pragma("pop_macro(\"params\")")
+_Pragma("pop_macro(\"params_out\")") _Pragma("pop_macro(\"passed\")")
+_Pragma("pop_macro(\"path\")") _Pragma("pop_macro(\"pitch\")") _Pragma("pop_macro(\"pos\")")
+_Pragma("pop_macro(\"powf\")") _Pragma("pop_macro(\"pred\")") _Pragma("pop_macro(\"pred_hi\")")
+_Pragma("pop_macro(\"pred_lo\")") _Pragma("pop_macro(\"priority\")") _Pragma("pop_macro(\"prop\")")
+_Pragma("pop_macro(\"ptr\")") _Pragma("pop_macro(\"Q\")") _Pragma("pop_macro(\"q\")")
+_Pragma("pop_macro(\"R\")") _Pragma("pop_macro(\"r\")") _Pragma("pop_macro(\"rank\")")
+_Pragma("pop_macro(\"raw\")") _Pragma("pop_macro(\"rcbrt\")") _Pragma("pop_macro(\"rcbrtf\")")
+_Pragma("pop_macro(\"relu\")") _Pragma("pop_macro(\"remote\")")
+_Pragma("pop_macro(\"remove_const_t\")") _Pragma("pop_macro(\"res\")")
+_Pragma("pop_macro(\"reserved\")") _Pragma("pop_macro(\"reserved0\")")
+_Pragma("pop_macro(\"reserved1\")") _Pragma("pop_macro(\"reserved2\")")
+_Pragma("pop_macro(\"resource\")") _Pragma("pop_macro(\"resources\")")
+_Pragma("pop_macro(\"result\")") _Pragma("pop_macro(\"result_out\")")
+_Pragma("pop_macro(\"rhypot\")") _Pragma("pop_macro(\"rhypotf\")") _Pragma("pop_macro(\"rnorm\")")
+_Pragma("pop_macro(\"rnorm3d\")") _Pragma("pop_macro(\"rnorm3df\")")
+_Pragma("pop_macro(\"rnorm4d\")") _Pragma("pop_macro(\"rnorm4df\")")
+_Pragma("pop_macro(\"rnormf\")") _Pragma("pop_macro(\"rsqrt\")") _Pragma("pop_macro(\"rsqrtf\")")
+_Pragma("pop_macro(\"rt\")") _Pragma("pop_macro(\"run_thread\")") _Pragma("pop_macro(\"S\")")
+_Pragma("pop_macro(\"s\")") _Pragma("pop_macro(\"sad\")") _Pragma("pop_macro(\"sat\")")
+_Pragma("pop_macro(\"sat_s2\")") _Pragma("pop_macro(\"sat_s4\")") _Pragma("pop_macro(\"sat_u2\")")
+_Pragma("pop_macro(\"sat_u4\")") _Pragma("pop_macro(\"scope\")") _Pragma("pop_macro(\"set\")")
+_Pragma("pop_macro(\"set_launch\")") _Pragma("pop_macro(\"signbit\")")
+_Pragma("pop_macro(\"sincosf\")") _Pragma("pop_macro(\"sincospi\")")
+_Pragma("pop_macro(\"sincospif\")") _Pragma("pop_macro(\"sinf\")") _Pragma("pop_macro(\"sinl\")")
+_Pragma("pop_macro(\"sinpi\")") _Pragma("pop_macro(\"sinpi_reduced\")")
+_Pragma("pop_macro(\"sinpif\")") _Pragma("pop_macro(\"size\")") _Pragma("pop_macro(\"size_t\")")
+_Pragma("pop_macro(\"sizes\")") _Pragma("pop_macro(\"small\")") _Pragma("pop_macro(\"space\")")
+_Pragma("pop_macro(\"spitch\")") _Pragma("pop_macro(\"sqrt\")") _Pragma("pop_macro(\"sqrtf\")")
+_Pragma("pop_macro(\"sqrtl\")") _Pragma("pop_macro(\"src\")") _Pragma("pop_macro(\"srcs\")")
+_Pragma("pop_macro(\"stack_top\")") _Pragma("pop_macro(\"start\")")
+_Pragma("pop_macro(\"status\")") _Pragma("pop_macro(\"std\")") _Pragma("pop_macro(\"stop\")")
+_Pragma("pop_macro(\"stream\")") _Pragma("pop_macro(\"sum\")")
+_Pragma("pop_macro(\"sum_squares\")") _Pragma("pop_macro(\"symbol\")") _Pragma("pop_macro(\"T\")")
+_Pragma("pop_macro(\"t\")") _Pragma("pop_macro(\"tanf\")") _Pragma("pop_macro(\"tanhf\")")
+_Pragma("pop_macro(\"target\")") _Pragma("pop_macro(\"term\")") _Pragma("pop_macro(\"text\")")
+_Pragma("pop_macro(\"thread\")") _Pragma("pop_macro(\"timespec\")") _Pragma("pop_macro(\"tls\")")
+_Pragma("pop_macro(\"tls_range\")") _Pragma("pop_macro(\"to\")") _Pragma("pop_macro(\"to_int\")")
+_Pragma("pop_macro(\"to_port\")") _Pragma("pop_macro(\"top\")") _Pragma("pop_macro(\"total\")")
+_Pragma("pop_macro(\"trunc\")") _Pragma("pop_macro(\"tuple\")")
+_Pragma("pop_macro(\"two_over_sqrt_pi\")") _Pragma("pop_macro(\"type\")")
+_Pragma("pop_macro(\"U\")") _Pragma("pop_macro(\"u\")") _Pragma("pop_macro(\"uint2\")")
+_Pragma("pop_macro(\"uint3\")") _Pragma("pop_macro(\"ullmax\")") _Pragma("pop_macro(\"ullmin\")")
+_Pragma("pop_macro(\"umax\")") _Pragma("pop_macro(\"umax3\")") _Pragma("pop_macro(\"umin\")")
+_Pragma("pop_macro(\"umin3\")") _Pragma("pop_macro(\"usage\")") _Pragma("pop_macro(\"uuid\")")
+_Pragma("pop_macro(\"V\")") _Pragma("pop_macro(\"v\")") _Pragma("pop_macro(\"va_list\")")
+_Pragma("pop_macro(\"val\")") _Pragma("pop_macro(\"value\")") _Pragma("pop_macro(\"value_out\")")
+_Pragma("pop_macro(\"visibility\")") _Pragma("pop_macro(\"vsnprintf\")")
+_Pragma("pop_macro(\"vx\")") _Pragma("pop_macro(\"vy\")") _Pragma("pop_macro(\"vz\")")
+_Pragma("pop_macro(\"W\")") _Pragma("pop_macro(\"w\")") _Pragma("pop_macro(\"warp\")")
+_Pragma("pop_macro(\"weak\")") _Pragma("pop_macro(\"what\")") _Pragma("pop_macro(\"why\")")
+_Pragma("pop_macro(\"wide\")") _Pragma("pop_macro(\"width\")") _Pragma("pop_macro(\"win32\")")
+_Pragma("pop_macro(\"wrap_add\")") _Pragma("pop_macro(\"X\")") _Pragma("pop_macro(\"x\")")
+_Pragma("pop_macro(\"xsize\")") _Pragma("pop_macro(\"Y\")") _Pragma("pop_macro(\"y\")")
+_Pragma("pop_macro(\"ysize\")") _Pragma("pop_macro(\"Z\")") _Pragma("pop_macro(\"z\")")
+#elif !defined(GPUHOST_CPU_H)
+#define GPUHOST_CPU_H
+#define GPUHOST_NAMES 1
+#include "gpuhost_cpu.h"
+#undef GPUHOST_NAMES
 
 // The C++ library first, before the qualifiers are macros: GCC 13's <string> and <memory>
 // write __attribute__((__noinline__)), which the __noinline__ macro below would break
@@ -983,3 +1791,8 @@ template <auto F> constexpr gpuhost_entry entry(void (*loops)(const gpuhost_laun
                        max_threads};
 }
 }  // namespace gpuhost_cpu
+
+#define GPUHOST_NAMES 2
+#include "gpuhost_cpu.h"
+#undef GPUHOST_NAMES
+#endif

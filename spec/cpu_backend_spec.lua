@@ -565,3 +565,26 @@ print(table.concat(o:totable(), ","))]])
     assert.are.equal("plain\n7 x  2.5\n0,3\n", out)
   end)
 end)
+
+describe("user macros #cpu", function()
+  it("do not reach the prelude's own names (-DN=4, -DS, -DF, -DB, -DR, every capital NVRTC takes)", function()
+    local k = gpu.kernel("__global__ void k(float *a) { a[0] = N; }", "k", {options = {"-DN=4"}})
+    local a = gpu.zeros(1)
+    k[{1, 1}](a)
+    assert.are.equal(4, a:item(1))
+    -- C, T and U break NVRTC's own headers too
+    local src, opts = "__global__ void k(int *a) { int v = 0;\n", {}
+    for c in ("ABDEFGHIJKLMNOPQRSVWXYZ"):gmatch(".") do
+      opts[#opts + 1] = "-D" .. c .. "=1"
+      src = src .. "v += " .. c .. ";\n"
+    end
+    for _, w in ipairs({"SIZE", "WIDTH", "BLOCK", "DIM", "count", "entry", "call"}) do
+      opts[#opts + 1] = "-D" .. w .. "=2"
+    end
+    src = src .. "v += SIZE + WIDTH + BLOCK + DIM + count + entry + call;\na[0] = v; }"
+    local k2 = gpu.kernel(src, "k", {options = opts})
+    local b = gpu.zeros(1, "int32")
+    k2[{1, 1}](b)
+    assert.are.equal(23 + 14, b:item(1))
+  end)
+end)

@@ -314,7 +314,10 @@ int source_emit(Buf *src, const GpuCompileJob *job, int *loops) {
   Scan *scan = scan_new(stripped, job);
   buf_str(src, "#include \"gpuhost_cpu.h\"\n#include \"gpuhost.cuh\"\n");
   source_rewrite(src, job->source);
-  buf_str(src, "\n// entry points for the CPU backend\n");
+  /* the entry points read the prelude's names: the user's macros of those names are put
+   * aside around them, as kernels/cpu.h puts them aside around itself */
+  buf_str(src, "\n// entry points for the CPU backend\n#define GPUHOST_NAMES 1\n#include \"gpuhost_cpu.h\"\n"
+          "#undef GPUHOST_NAMES\n");
   for (int i = 0; i < job->nnames; i++)
     loops[i] = emit_kernel(src, i, job->names[i], stripped, scan, line, file);
   scan_free(scan);
@@ -327,7 +330,8 @@ int source_emit(Buf *src, const GpuCompileJob *job, int *loops) {
     if (loops[i]) bufprintf(src, "  gpuhost_cpu::entry<gpuhost_f%d>(gpuhost_x%d, gpuhost_lb%d),\n", i, i, i);
     else bufprintf(src, "  gpuhost_cpu::entry<gpuhost_f%d>(nullptr, gpuhost_lb%d),\n", i, i);
   }
-  buf_str(src, "  {nullptr, nullptr, 0, nullptr, 0}};\n");
+  buf_str(src, "  {nullptr, nullptr, 0, nullptr, 0}};\n#define GPUHOST_NAMES 2\n#include \"gpuhost_cpu.h\"\n"
+          "#undef GPUHOST_NAMES\n");
   return src->failed ? -1 : 0;
 }
 
