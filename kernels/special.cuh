@@ -757,14 +757,15 @@ __device__ __noinline__ inline double betainc_grat(double p, double q, double lx
     double en = 0;
     for (int k = 1; k <= n; k++) en += k * (q - 1) * LOG_SINHC[k - 1] * e[n - k];
     e[n] = en / n;
-    poch *= (q + 2 * n - 2) * (q + 2 * n - 1) / (4 * T * T);   // (q)_2n / (2T)^2n
+    poch *= (q + (2 * n - 2)) * (q + (2 * n - 1)) / (4 * T * T);   // (q)_2n / (2T)^2n (q + 2 - 2 lost a tiny q)
     double t = e[n] * poch * gammainc(q + 2 * n, u, !lower);
     if (!(fabs(t) < last)) break;   // past the smallest term of an asymptotic series
     sum += t;
     if (fabs(t) <= 1e-17 * fabs(sum)) break;
     last = fabs(t);
   }
-  return ::exp(lr) * sum;
+  double v = ::exp(lr) * sum;
+  return v > 1 ? 1 : v;   // (a sum near 1 can round past it)
 }
 // the regularized incomplete beta function I_x(a, b): its continued fraction below
 // x = (a + 1) / (a + b + 2), past it 1 - r, r = I_(1 - x)(b, a); where r > 0.9 (a tiny b)

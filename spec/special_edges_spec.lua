@@ -115,6 +115,11 @@ describe("gpu.special's incomplete beta function of one large parameter", functi
     check("betainc", r, {0.15729921286841771615, 0.22068500940247677009, 5.2809314639216178366e-6,
                          2.2033134837369127025e-43, 0.77932863808018206823, 0.99294399182654178441,
                          0.9998837180092237276}, 1e-13)
+    -- a tiny small parameter (q + 2 - 2 rounded to 0 and dropped every correction: 4.7e-4
+    -- off), and results that the sum's rounding carried past 1 (1.0000000000000007)
+    r = S.betainc(A{3000, 1e4, 99.5, 3000}, A{1e-20, 1e-20, 3000, 99.5}, A{0.9, 0.99, 0.9, 1 - 2^-53}):totable()
+    check("betainc", r, {1.7746406298660284e-160, 2.2269422871714802e-66, 1, 1}, 1e-13)
+    assert.is_true(r[3] <= 1 and r[4] <= 1)
   end)
 end)
 
