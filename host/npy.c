@@ -175,7 +175,7 @@ int npy_write_file(const char *path, const NpyMaker *m) {
     if (rename(tmp, path) == 0) fd = -1;   /* nothing left to remove */
     else err = errno;
   }
-  if (old >= 0 && (err == EACCES || err == EPERM) && (made || fd < 0)) {   /* the directory refused */
+  if (old >= 0 && (err == EACCES || err == EPERM || err == EBUSY) && (made || fd < 0)) {   /* refused (EBUSY: a mount) */
     err = in_place(old, m, made ? tmp : NULL);
     old = -1;
   }
