@@ -795,9 +795,15 @@ __device__ __noinline__ inline double betainc(double a, double b, double x) {
     pre = ::exp(a * ::log(x) + b * ::log1p(-x) - betaln(a, b));
   }
   // x <= (a + 1) / (a + b + 2) in lambda, which near 1 keeps the digits that x's rounding loses
-  if (lam <= (b - a) / (a + b + 2)) return betainc_cf(a, b, x, pre);
-  double r = betainc_cf(b, a, 1 - x, pre);
-  return r > 0.9 && 1 - x >= 1e-3 ? betainc_cf(a, b, x, pre) : 1 - r;
+  // (each kept in [0, 1]: rounding carried 1 - r to -3.5e-14 at (100, 1e-300, 1 - 2^-53),
+  // the fraction to 1.0000000000000238 at (1e-300, 2999.9, 1e-100))
+  bool below = lam <= (b - a) / (a + b + 2);
+  double r = below ? 0 : betainc_cf(b, a, 1 - x, pre);
+  if (below || (r > 0.9 && 1 - x >= 1e-3)) {
+    double v = betainc_cf(a, b, x, pre);
+    return v < 1 ? v : 1;
+  }
+  return r < 1 ? 1 - r : 0;
 }
 
 // ---- logistic, entropies, losses ----

@@ -120,6 +120,9 @@ describe("gpu.special's incomplete beta function of one large parameter", functi
     r = S.betainc(A{3000, 1e4, 99.5, 3000}, A{1e-20, 1e-20, 3000, 99.5}, A{0.9, 0.99, 0.9, 1 - 2^-53}):totable()
     check("betainc", r, {1.7746406298660284e-160, 2.2269422871714802e-66, 1, 1}, 1e-13)
     assert.is_true(r[3] <= 1 and r[4] <= 1)
+    -- below BGRAT's reach, 1 - r and the fraction rounded past [0, 1] too (-3.5e-14, 1.0000000000000238)
+    r = S.betainc(A{100, 1e-300}, A{1e-300, 2999.9}, A{1 - 2^-53, 1e-100}):totable()
+    assert.is_true(r[1] >= 0 and r[1] < 1e-290 and r[2] <= 1 and r[2] > 0.999, ("%.17g %.17g"):format(r[1], r[2]))
   end)
 end)
 
