@@ -99,6 +99,14 @@ int errors_shared(lua_State *L, const char *what) {
                     what ? ": " : "");
 }
 
+/* [-0, +0, v] A function, or a value whose metatable has __call (gpu.sqrt, gpu.add: they
+ * were refused by gpu.graph and gpu.range) */
+void errors_callable(lua_State *L, int idx) {
+  if (lua_isfunction(L, idx)) return;
+  if (luaL_getmetafield(L, idx, "__call") != LUA_TNIL) { lua_pop(L, 1); return; }
+  luaL_typeerror(L, idx, "function or callable value");
+}
+
 void errors_args(lua_State *L, int last, const char *name) {
   int top = lua_gettop(L), method = (name[0] == 'a' || name[0] == 'h') && name[1] == ':';
   for (int k = last + 1; k <= top; k++) {

@@ -133,7 +133,7 @@ int errors_raise(lua_State *L, GpuResult r, const char *detail);
  * write into an expanded view ...", into an array_shares() array (what may be NULL); an
  * argument past last not nil, "NAME takes N arguments, got ..." (NAME "a:m" counts after a) */
 int errors_freed(lua_State *L, const char *what), errors_shared(lua_State *L, const char *what);
-void errors_args(lua_State *L, int last, const char *name);
+void errors_args(lua_State *L, int last, const char *name), errors_callable(lua_State *L, int idx);
 /* [-0, +1, m] The value at idx as messages show it: luaL_tolstring's text, but a NaN as
  * "nan", as printing shows it (0/0 has the sign bit, which luaL_tolstring shows as "-nan"). */
 const char *errors_value(lua_State *L, int idx);

@@ -15,11 +15,19 @@ static int range_done(lua_State *L, int status, lua_KContext ctx) {
   return lua_gettop(L) - 1;
 }
 
-/* gpu.range(name, f, ...): f(...) inside a range named name; its results. The range is
- * closed also when f raises, and the error goes on. */
+/* gpu.range(name, f, ...): f(...) inside a range named name (f a function or a callable
+ * value); its results. The range is closed also when f raises, and the error goes on. */
 static int gpu_range(lua_State *L) {
-  const char *name = luaL_checkstring(L, 1);
-  luaL_checktype(L, 2, LUA_TFUNCTION);
+  const char *name = lua_tostring(L, 1);
+  if (name == NULL)   /* (named as its callers know it, also where it is called as a field) */
+    return luaL_error(L, "bad argument #1 to 'gpu.range' (string expected, got %s)",
+                      lua_isnone(L, 1) ? "no value" : luaL_typename(L, 1));
+  if (!lua_isfunction(L, 2)) {   /* (or a callable value: gpu.sqrt was refused) */
+    if (luaL_getmetafield(L, 2, "__call") == LUA_TNIL)
+      return luaL_error(L, "bad argument #2 to 'gpu.range' (function or callable value expected, got %s)",
+                        lua_isnone(L, 2) ? "no value" : luaL_typename(L, 2));
+    lua_pop(L, 1);
+  }
   const GpuBackend *be = backend_get();
   if (be->range_push) be->range_push(name);
   return range_done(L, lua_pcallk(L, lua_gettop(L) - 2, LUA_MULTRET, 0, 0, range_done), 0);

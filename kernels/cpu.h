@@ -18,187 +18,105 @@
 // (GPUHOST_NAMES 1 and 2: this file includes itself for each). host/cpu/source.c does the
 // same around the entry points it writes after the kernel source.
 #if defined(GPUHOST_NAMES) && GPUHOST_NAMES == 1
-_Pragma("push_macro(\"A\")") _Pragma("push_macro(\"a\")") _Pragma("push_macro(\"advice\")")
-_Pragma("push_macro(\"again\")") _Pragma("push_macro(\"ah\")") _Pragma("push_macro(\"al\")")
-_Pragma("push_macro(\"aligned\")") _Pragma("push_macro(\"alignment\")")
-_Pragma("push_macro(\"alloc\")") _Pragma("push_macro(\"ap\")") _Pragma("push_macro(\"apply\")")
-_Pragma("push_macro(\"arg\")") _Pragma("push_macro(\"args\")") _Pragma("push_macro(\"array\")")
-_Pragma("push_macro(\"at\")") _Pragma("push_macro(\"atomic_update\")")
-_Pragma("push_macro(\"atomicAdd\")") _Pragma("push_macro(\"atomicAnd\")")
-_Pragma("push_macro(\"atomicCAS\")") _Pragma("push_macro(\"atomicDec\")")
-_Pragma("push_macro(\"atomicExch\")") _Pragma("push_macro(\"atomicInc\")")
-_Pragma("push_macro(\"atomicMax\")") _Pragma("push_macro(\"atomicMin\")")
-_Pragma("push_macro(\"atomicOr\")") _Pragma("push_macro(\"atomicSub\")")
-_Pragma("push_macro(\"atomicXor\")") _Pragma("push_macro(\"attr\")")
-_Pragma("push_macro(\"attribute\")") _Pragma("push_macro(\"attributes\")")
-_Pragma("push_macro(\"attrs\")") _Pragma("push_macro(\"avg_signed\")") _Pragma("push_macro(\"B\")")
-_Pragma("push_macro(\"b\")") _Pragma("push_macro(\"barrier\")") _Pragma("push_macro(\"base\")")
-_Pragma("push_macro(\"base_ptr\")") _Pragma("push_macro(\"bessel_i\")")
-_Pragma("push_macro(\"bh\")") _Pragma("push_macro(\"bits\")") _Pragma("push_macro(\"bl\")")
-_Pragma("push_macro(\"block\")") _Pragma("push_macro(\"blocks\")")
-_Pragma("push_macro(\"buffer\")") _Pragma("push_macro(\"bx\")") _Pragma("push_macro(\"by\")")
-_Pragma("push_macro(\"bytes\")") _Pragma("push_macro(\"bytesize\")") _Pragma("push_macro(\"bz\")")
-_Pragma("push_macro(\"C\")") _Pragma("push_macro(\"c\")") _Pragma("push_macro(\"call\")")
-_Pragma("push_macro(\"callback\")") _Pragma("push_macro(\"callback_out\")")
-_Pragma("push_macro(\"capabilities\")") _Pragma("push_macro(\"cbrtf\")")
-_Pragma("push_macro(\"cbrtl\")") _Pragma("push_macro(\"ceil\")") _Pragma("push_macro(\"clock64\")")
-_Pragma("push_macro(\"clock_gettime\")") _Pragma("push_macro(\"cmp\")")
-_Pragma("push_macro(\"code\")") _Pragma("push_macro(\"conditional\")")
-_Pragma("push_macro(\"conditional_t\")") _Pragma("push_macro(\"config\")")
-_Pragma("push_macro(\"cooperative\")") _Pragma("push_macro(\"copysignf\")")
-_Pragma("push_macro(\"cosf\")") _Pragma("push_macro(\"cospi\")") _Pragma("push_macro(\"cospif\")")
-_Pragma("push_macro(\"count\")") _Pragma("push_macro(\"cyl_bessel_i0\")")
-_Pragma("push_macro(\"cyl_bessel_i0f\")") _Pragma("push_macro(\"cyl_bessel_i1\")")
-_Pragma("push_macro(\"cyl_bessel_i1f\")") _Pragma("push_macro(\"D\")") _Pragma("push_macro(\"d\")")
-_Pragma("push_macro(\"data\")") _Pragma("push_macro(\"decay_t\")")
-_Pragma("push_macro(\"default_\")") _Pragma("push_macro(\"dependencies\")")
-_Pragma("push_macro(\"dependencies_out\")") _Pragma("push_macro(\"depth\")")
-_Pragma("push_macro(\"desc\")") _Pragma("push_macro(\"desired\")")
-_Pragma("push_macro(\"destroy\")") _Pragma("push_macro(\"device\")")
-_Pragma("push_macro(\"device_arr\")") _Pragma("push_macro(\"device_free\")")
-_Pragma("push_macro(\"device_malloc\")") _Pragma("push_macro(\"dim3\")")
-_Pragma("push_macro(\"dl_iterate_phdr\")") _Pragma("push_macro(\"dl_phdr_info\")")
-_Pragma("push_macro(\"dlpi_phdr\")") _Pragma("push_macro(\"dlpi_phnum\")")
-_Pragma("push_macro(\"dlpi_tls_data\")") _Pragma("push_macro(\"dpitch\")")
-_Pragma("push_macro(\"dptr\")") _Pragma("push_macro(\"dptr_out\")")
-_Pragma("push_macro(\"dptrs\")") _Pragma("push_macro(\"dst\")") _Pragma("push_macro(\"dsts\")")
-_Pragma("push_macro(\"dx\")") _Pragma("push_macro(\"dyn\")")
-_Pragma("push_macro(\"dynamic_hook\")") _Pragma("push_macro(\"dynamic_shared\")")
-_Pragma("push_macro(\"E\")") _Pragma("push_macro(\"e\")") _Pragma("push_macro(\"end\")")
-_Pragma("push_macro(\"enter\")") _Pragma("push_macro(\"entered\")")
-_Pragma("push_macro(\"entry\")") _Pragma("push_macro(\"erfc\")") _Pragma("push_macro(\"erfcf\")")
-_Pragma("push_macro(\"erfcinv\")") _Pragma("push_macro(\"erfcinv_small\")")
-_Pragma("push_macro(\"erfcinvf\")") _Pragma("push_macro(\"erfcl\")")
-_Pragma("push_macro(\"erfcx\")") _Pragma("push_macro(\"erfcxf\")")
-_Pragma("push_macro(\"erfinv\")") _Pragma("push_macro(\"erfinvf\")")
-_Pragma("push_macro(\"erfl\")") _Pragma("push_macro(\"error\")") _Pragma("push_macro(\"event\")")
-_Pragma("push_macro(\"event_out\")") _Pragma("push_macro(\"exp10\")")
-_Pragma("push_macro(\"exp10f\")") _Pragma("push_macro(\"expected\")")
-_Pragma("push_macro(\"expf\")") _Pragma("push_macro(\"expl\")") _Pragma("push_macro(\"extent\")")
-_Pragma("push_macro(\"extra\")") _Pragma("push_macro(\"F\")") _Pragma("push_macro(\"f\")")
-_Pragma("push_macro(\"fabsf\")") _Pragma("push_macro(\"fabsl\")") _Pragma("push_macro(\"fail\")")
-_Pragma("push_macro(\"fd\")") _Pragma("push_macro(\"fdividef\")")
-_Pragma("push_macro(\"fegetround\")") _Pragma("push_macro(\"fence\")")
-_Pragma("push_macro(\"fesetround\")") _Pragma("push_macro(\"field\")")
-_Pragma("push_macro(\"file\")") _Pragma("push_macro(\"find_tls\")")
-_Pragma("push_macro(\"first\")") _Pragma("push_macro(\"flags\")")
-_Pragma("push_macro(\"flatten\")") _Pragma("push_macro(\"float2\")")
-_Pragma("push_macro(\"float4\")") _Pragma("push_macro(\"floor\")") _Pragma("push_macro(\"fma\")")
-_Pragma("push_macro(\"fmaf\")") _Pragma("push_macro(\"fmax\")") _Pragma("push_macro(\"fmaxf\")")
-_Pragma("push_macro(\"fmin\")") _Pragma("push_macro(\"fminf\")") _Pragma("push_macro(\"fmodl\")")
-_Pragma("push_macro(\"fmt\")") _Pragma("push_macro(\"fn\")") _Pragma("push_macro(\"format\")")
-_Pragma("push_macro(\"fptr\")") _Pragma("push_macro(\"free\")") _Pragma("push_macro(\"from\")")
-_Pragma("push_macro(\"from_bits\")") _Pragma("push_macro(\"from_port\")")
-_Pragma("push_macro(\"func\")") _Pragma("push_macro(\"fwrite\")") _Pragma("push_macro(\"G\")")
-_Pragma("push_macro(\"g\")") _Pragma("push_macro(\"graph\")") _Pragma("push_macro(\"graph_out\")")
-_Pragma("push_macro(\"grid\")") _Pragma("push_macro(\"gx\")") _Pragma("push_macro(\"gy\")")
-_Pragma("push_macro(\"H\")") _Pragma("push_macro(\"h\")") _Pragma("push_macro(\"handle\")")
-_Pragma("push_macro(\"height\")") _Pragma("push_macro(\"hi\")") _Pragma("push_macro(\"host\")")
-_Pragma("push_macro(\"hypot\")") _Pragma("push_macro(\"hypotl\")") _Pragma("push_macro(\"I\")")
-_Pragma("push_macro(\"i\")") _Pragma("push_macro(\"id\")") _Pragma("push_macro(\"id_out\")")
-_Pragma("push_macro(\"in_local\")") _Pragma("push_macro(\"in_mode\")")
-_Pragma("push_macro(\"in_shared\")") _Pragma("push_macro(\"inc\")")
-_Pragma("push_macro(\"index\")") _Pragma("push_macro(\"index_sequence\")")
-_Pragma("push_macro(\"index_sequence_for\")") _Pragma("push_macro(\"info\")")
-_Pragma("push_macro(\"integrated\")") _Pragma("push_macro(\"interrupt\")")
-_Pragma("push_macro(\"is_integral\")") _Pragma("push_macro(\"is_reference\")")
-_Pragma("push_macro(\"is_signed\")") _Pragma("push_macro(\"is_void\")")
-_Pragma("push_macro(\"isfinite\")") _Pragma("push_macro(\"isinf\")")
-_Pragma("push_macro(\"isnan\")") _Pragma("push_macro(\"iterator\")")
-_Pragma("push_macro(\"iterator_out\")") _Pragma("push_macro(\"J\")") _Pragma("push_macro(\"j\")")
-_Pragma("push_macro(\"K\")") _Pragma("push_macro(\"k\")") _Pragma("push_macro(\"kernel\")")
-_Pragma("push_macro(\"kernels\")") _Pragma("push_macro(\"key\")") _Pragma("push_macro(\"kind\")")
-_Pragma("push_macro(\"L\")") _Pragma("push_macro(\"l\")") _Pragma("push_macro(\"lane\")")
-_Pragma("push_macro(\"last\")") _Pragma("push_macro(\"launch\")") _Pragma("push_macro(\"len\")")
-_Pragma("push_macro(\"length\")") _Pragma("push_macro(\"level\")") _Pragma("push_macro(\"lib\")")
-_Pragma("push_macro(\"library\")") _Pragma("push_macro(\"limit\")") _Pragma("push_macro(\"line\")")
-_Pragma("push_macro(\"linear\")") _Pragma("push_macro(\"llmax\")") _Pragma("push_macro(\"llmin\")")
-_Pragma("push_macro(\"lo\")") _Pragma("push_macro(\"load\")") _Pragma("push_macro(\"location\")")
-_Pragma("push_macro(\"log10f\")") _Pragma("push_macro(\"log2f\")") _Pragma("push_macro(\"logf\")")
-_Pragma("push_macro(\"logl\")") _Pragma("push_macro(\"loops\")") _Pragma("push_macro(\"luid\")")
-_Pragma("push_macro(\"M\")") _Pragma("push_macro(\"m\")") _Pragma("push_macro(\"major\")")
-_Pragma("push_macro(\"make_float2\")") _Pragma("push_macro(\"make_float4\")")
-_Pragma("push_macro(\"malloc\")") _Pragma("push_macro(\"map\")") _Pragma("push_macro(\"mask\")")
-_Pragma("push_macro(\"max\")") _Pragma("push_macro(\"max3\")")
-_Pragma("push_macro(\"max_threads\")") _Pragma("push_macro(\"me\")")
-_Pragma("push_macro(\"memcpy\")") _Pragma("push_macro(\"memset\")")
-_Pragma("push_macro(\"message\")") _Pragma("push_macro(\"min\")") _Pragma("push_macro(\"min3\")")
-_Pragma("push_macro(\"minor\")") _Pragma("push_macro(\"mipmap\")") _Pragma("push_macro(\"mode\")")
-_Pragma("push_macro(\"ms\")") _Pragma("push_macro(\"N\")") _Pragma("push_macro(\"n\")")
-_Pragma("push_macro(\"name\")") _Pragma("push_macro(\"nearbyint\")")
-_Pragma("push_macro(\"next\")") _Pragma("push_macro(\"node\")") _Pragma("push_macro(\"nodes\")")
-_Pragma("push_macro(\"noinline\")") _Pragma("push_macro(\"noreturn\")")
-_Pragma("push_macro(\"norm\")") _Pragma("push_macro(\"norm3d\")")
-_Pragma("push_macro(\"norm3df\")") _Pragma("push_macro(\"norm4d\")")
-_Pragma("push_macro(\"norm4df\")") _Pragma("push_macro(\"normcdf\")")
-_Pragma("push_macro(\"normcdff\")") _Pragma("push_macro(\"normcdfinv\")")
-_Pragma("push_macro(\"normcdfinvf\")") _Pragma("push_macro(\"normf\")")
-_Pragma("push_macro(\"nparams\")") _Pragma("push_macro(\"num_bytes\")")
-_Pragma("push_macro(\"numeric_limits\")") _Pragma("push_macro(\"O\")") _Pragma("push_macro(\"o\")")
-_Pragma("push_macro(\"object\")") _Pragma("push_macro(\"object_out\")")
-_Pragma("push_macro(\"offset\")") _Pragma("push_macro(\"ok\")") _Pragma("push_macro(\"old\")")
-_Pragma("push_macro(\"Op\")") _Pragma("push_macro(\"op\")") _Pragma("push_macro(\"operations\")")
-_Pragma("push_macro(\"order\")") _Pragma("push_macro(\"ours\")")
-_Pragma("push_macro(\"ownership\")") _Pragma("push_macro(\"P\")") _Pragma("push_macro(\"p\")")
-_Pragma("push_macro(\"pad\")") _Pragma("push_macro(\"pairs\")") _Pragma("push_macro(\"param\")")
-_Pragma("push_macro(\"params\")") _Pragma("push_macro(\"params_out\")")
-_Pragma("push_macro(\"passed\")") _Pragma("push_macro(\"path\")") _Pragma("push_macro(\"pitch\")")
-_Pragma("push_macro(\"pos\")") _Pragma("push_macro(\"powf\")") _Pragma("push_macro(\"pred\")")
-_Pragma("push_macro(\"pred_hi\")") _Pragma("push_macro(\"pred_lo\")")
-_Pragma("push_macro(\"priority\")") _Pragma("push_macro(\"prop\")") _Pragma("push_macro(\"ptr\")")
-_Pragma("push_macro(\"Q\")") _Pragma("push_macro(\"q\")") _Pragma("push_macro(\"R\")")
-_Pragma("push_macro(\"r\")") _Pragma("push_macro(\"rank\")") _Pragma("push_macro(\"raw\")")
-_Pragma("push_macro(\"rcbrt\")") _Pragma("push_macro(\"rcbrtf\")") _Pragma("push_macro(\"relu\")")
-_Pragma("push_macro(\"remote\")") _Pragma("push_macro(\"remove_const_t\")")
-_Pragma("push_macro(\"res\")") _Pragma("push_macro(\"reserved\")")
-_Pragma("push_macro(\"reserved0\")") _Pragma("push_macro(\"reserved1\")")
-_Pragma("push_macro(\"reserved2\")") _Pragma("push_macro(\"resource\")")
-_Pragma("push_macro(\"resources\")") _Pragma("push_macro(\"result\")")
-_Pragma("push_macro(\"result_out\")") _Pragma("push_macro(\"rhypot\")")
-_Pragma("push_macro(\"rhypotf\")") _Pragma("push_macro(\"rnorm\")")
-_Pragma("push_macro(\"rnorm3d\")") _Pragma("push_macro(\"rnorm3df\")")
-_Pragma("push_macro(\"rnorm4d\")") _Pragma("push_macro(\"rnorm4df\")")
-_Pragma("push_macro(\"rnormf\")") _Pragma("push_macro(\"rsqrt\")")
-_Pragma("push_macro(\"rsqrtf\")") _Pragma("push_macro(\"rt\")")
-_Pragma("push_macro(\"run_thread\")") _Pragma("push_macro(\"S\")") _Pragma("push_macro(\"s\")")
-_Pragma("push_macro(\"sad\")") _Pragma("push_macro(\"sat\")") _Pragma("push_macro(\"sat_s2\")")
-_Pragma("push_macro(\"sat_s4\")") _Pragma("push_macro(\"sat_u2\")")
-_Pragma("push_macro(\"sat_u4\")") _Pragma("push_macro(\"scope\")") _Pragma("push_macro(\"set\")")
-_Pragma("push_macro(\"set_launch\")") _Pragma("push_macro(\"signbit\")")
-_Pragma("push_macro(\"sincosf\")") _Pragma("push_macro(\"sincospi\")")
-_Pragma("push_macro(\"sincospif\")") _Pragma("push_macro(\"sinf\")")
-_Pragma("push_macro(\"sinl\")") _Pragma("push_macro(\"sinpi\")")
-_Pragma("push_macro(\"sinpi_reduced\")") _Pragma("push_macro(\"sinpif\")")
-_Pragma("push_macro(\"size\")") _Pragma("push_macro(\"size_t\")") _Pragma("push_macro(\"sizes\")")
-_Pragma("push_macro(\"small\")") _Pragma("push_macro(\"space\")") _Pragma("push_macro(\"spitch\")")
-_Pragma("push_macro(\"sqrt\")") _Pragma("push_macro(\"sqrtf\")") _Pragma("push_macro(\"sqrtl\")")
-_Pragma("push_macro(\"src\")") _Pragma("push_macro(\"srcs\")") _Pragma("push_macro(\"stack_top\")")
-_Pragma("push_macro(\"start\")") _Pragma("push_macro(\"status\")") _Pragma("push_macro(\"std\")")
-_Pragma("push_macro(\"stop\")") _Pragma("push_macro(\"stream\")") _Pragma("push_macro(\"sum\")")
-_Pragma("push_macro(\"sum_squares\")") _Pragma("push_macro(\"symbol\")")
-_Pragma("push_macro(\"T\")") _Pragma("push_macro(\"t\")") _Pragma("push_macro(\"tanf\")")
-_Pragma("push_macro(\"tanhf\")") _Pragma("push_macro(\"target\")") _Pragma("push_macro(\"term\")")
-_Pragma("push_macro(\"text\")") _Pragma("push_macro(\"thread\")")
-_Pragma("push_macro(\"timespec\")") _Pragma("push_macro(\"tls\")")
-_Pragma("push_macro(\"tls_range\")") _Pragma("push_macro(\"to\")")
-_Pragma("push_macro(\"to_int\")") _Pragma("push_macro(\"to_port\")") _Pragma("push_macro(\"top\")")
-_Pragma("push_macro(\"total\")") _Pragma("push_macro(\"trunc\")") _Pragma("push_macro(\"tuple\")")
-_Pragma("push_macro(\"two_over_sqrt_pi\")") _Pragma("push_macro(\"type\")")
-_Pragma("push_macro(\"U\")") _Pragma("push_macro(\"u\")") _Pragma("push_macro(\"uint2\")")
-_Pragma("push_macro(\"uint3\")") _Pragma("push_macro(\"ullmax\")")
-_Pragma("push_macro(\"ullmin\")") _Pragma("push_macro(\"umax\")") _Pragma("push_macro(\"umax3\")")
-_Pragma("push_macro(\"umin\")") _Pragma("push_macro(\"umin3\")") _Pragma("push_macro(\"usage\")")
-_Pragma("push_macro(\"uuid\")") _Pragma("push_macro(\"V\")") _Pragma("push_macro(\"v\")")
-_Pragma("push_macro(\"va_list\")") _Pragma("push_macro(\"val\")") _Pragma("push_macro(\"value\")")
-_Pragma("push_macro(\"value_out\")") _Pragma("push_macro(\"visibility\")")
-_Pragma("push_macro(\"vsnprintf\")") _Pragma("push_macro(\"vx\")") _Pragma("push_macro(\"vy\")")
-_Pragma("push_macro(\"vz\")") _Pragma("push_macro(\"W\")") _Pragma("push_macro(\"w\")")
-_Pragma("push_macro(\"warp\")") _Pragma("push_macro(\"weak\")") _Pragma("push_macro(\"what\")")
-_Pragma("push_macro(\"why\")") _Pragma("push_macro(\"wide\")") _Pragma("push_macro(\"width\")")
-_Pragma("push_macro(\"win32\")") _Pragma("push_macro(\"wrap_add\")") _Pragma("push_macro(\"X\")")
-_Pragma("push_macro(\"x\")") _Pragma("push_macro(\"xsize\")") _Pragma("push_macro(\"Y\")")
-_Pragma("push_macro(\"y\")") _Pragma("push_macro(\"ysize\")") _Pragma("push_macro(\"Z\")")
-_Pragma("push_macro(\"z\")")
+#ifndef GPUHOST_OWN_NAMES   // the names, once; each X(name) pushed or popped (#n: never expanded)
+#define GPUHOST_STR_(s) #s
+#define GPUHOST_PUSH_(n) _Pragma(GPUHOST_STR_(push_macro(#n)))
+#define GPUHOST_POP_(n) _Pragma(GPUHOST_STR_(pop_macro(#n)))
+#define GPUHOST_OWN_NAMES(GPUHOST_X) \
+  GPUHOST_X(A) GPUHOST_X(a) GPUHOST_X(advice) GPUHOST_X(again) GPUHOST_X(ah) GPUHOST_X(al) \
+  GPUHOST_X(aligned) GPUHOST_X(alignment) GPUHOST_X(alloc) GPUHOST_X(ap) GPUHOST_X(apply) \
+  GPUHOST_X(arg) GPUHOST_X(args) GPUHOST_X(array) GPUHOST_X(at) GPUHOST_X(atomic_update) \
+  GPUHOST_X(atomicAdd) GPUHOST_X(atomicAnd) GPUHOST_X(atomicCAS) GPUHOST_X(atomicDec) \
+  GPUHOST_X(atomicExch) GPUHOST_X(atomicInc) GPUHOST_X(atomicMax) GPUHOST_X(atomicMin) \
+  GPUHOST_X(atomicOr) GPUHOST_X(atomicSub) GPUHOST_X(atomicXor) GPUHOST_X(attr) \
+  GPUHOST_X(attribute) GPUHOST_X(attributes) GPUHOST_X(attrs) GPUHOST_X(avg_signed) \
+  GPUHOST_X(B) GPUHOST_X(b) GPUHOST_X(barrier) GPUHOST_X(base) GPUHOST_X(base_ptr) \
+  GPUHOST_X(bessel_i) GPUHOST_X(bh) GPUHOST_X(bits) GPUHOST_X(bl) GPUHOST_X(block) \
+  GPUHOST_X(blocks) GPUHOST_X(buffer) GPUHOST_X(bx) GPUHOST_X(by) GPUHOST_X(bytes) \
+  GPUHOST_X(bytesize) GPUHOST_X(bz) GPUHOST_X(C) GPUHOST_X(c) GPUHOST_X(call) \
+  GPUHOST_X(callback) GPUHOST_X(callback_out) GPUHOST_X(capabilities) GPUHOST_X(cbrtf) \
+  GPUHOST_X(cbrtl) GPUHOST_X(ceil) GPUHOST_X(clock64) GPUHOST_X(clock_gettime) GPUHOST_X(cmp) \
+  GPUHOST_X(code) GPUHOST_X(conditional) GPUHOST_X(conditional_t) GPUHOST_X(config) \
+  GPUHOST_X(cooperative) GPUHOST_X(copysignf) GPUHOST_X(cosf) GPUHOST_X(cospi) \
+  GPUHOST_X(cospif) GPUHOST_X(count) GPUHOST_X(cyl_bessel_i0) GPUHOST_X(cyl_bessel_i0f) \
+  GPUHOST_X(cyl_bessel_i1) GPUHOST_X(cyl_bessel_i1f) GPUHOST_X(D) GPUHOST_X(d) GPUHOST_X(data) \
+  GPUHOST_X(decay_t) GPUHOST_X(default_) GPUHOST_X(dependencies) GPUHOST_X(dependencies_out) \
+  GPUHOST_X(depth) GPUHOST_X(desc) GPUHOST_X(desired) GPUHOST_X(destroy) GPUHOST_X(device) \
+  GPUHOST_X(device_arr) GPUHOST_X(device_free) GPUHOST_X(device_malloc) GPUHOST_X(dim3) \
+  GPUHOST_X(dl_iterate_phdr) GPUHOST_X(dl_phdr_info) GPUHOST_X(dlpi_phdr) GPUHOST_X(dlpi_phnum) \
+  GPUHOST_X(dlpi_tls_data) GPUHOST_X(dpitch) GPUHOST_X(dptr) GPUHOST_X(dptr_out) \
+  GPUHOST_X(dptrs) GPUHOST_X(dst) GPUHOST_X(dsts) GPUHOST_X(dx) GPUHOST_X(dyn) \
+  GPUHOST_X(dynamic_hook) GPUHOST_X(dynamic_shared) GPUHOST_X(E) GPUHOST_X(e) GPUHOST_X(end) \
+  GPUHOST_X(enter) GPUHOST_X(entered) GPUHOST_X(entry) GPUHOST_X(erfc) GPUHOST_X(erfcf) \
+  GPUHOST_X(erfcinv) GPUHOST_X(erfcinv_small) GPUHOST_X(erfcinvf) GPUHOST_X(erfcl) \
+  GPUHOST_X(erfcx) GPUHOST_X(erfcxf) GPUHOST_X(erfinv) GPUHOST_X(erfinvf) GPUHOST_X(erfl) \
+  GPUHOST_X(error) GPUHOST_X(event) GPUHOST_X(event_out) GPUHOST_X(exp10) GPUHOST_X(exp10f) \
+  GPUHOST_X(expected) GPUHOST_X(expf) GPUHOST_X(expl) GPUHOST_X(extent) GPUHOST_X(extra) \
+  GPUHOST_X(F) GPUHOST_X(f) GPUHOST_X(fabsf) GPUHOST_X(fabsl) GPUHOST_X(fail) GPUHOST_X(fd) \
+  GPUHOST_X(fdividef) GPUHOST_X(fegetround) GPUHOST_X(fence) GPUHOST_X(fesetround) \
+  GPUHOST_X(field) GPUHOST_X(file) GPUHOST_X(find_tls) GPUHOST_X(first) GPUHOST_X(flags) \
+  GPUHOST_X(flatten) GPUHOST_X(float2) GPUHOST_X(float4) GPUHOST_X(floor) GPUHOST_X(fma) \
+  GPUHOST_X(fmaf) GPUHOST_X(fmax) GPUHOST_X(fmaxf) GPUHOST_X(fmin) GPUHOST_X(fminf) \
+  GPUHOST_X(fmodl) GPUHOST_X(fmt) GPUHOST_X(fn) GPUHOST_X(format) GPUHOST_X(fptr) \
+  GPUHOST_X(free) GPUHOST_X(from) GPUHOST_X(from_bits) GPUHOST_X(from_port) GPUHOST_X(func) \
+  GPUHOST_X(fwrite) GPUHOST_X(G) GPUHOST_X(g) GPUHOST_X(graph) GPUHOST_X(graph_out) \
+  GPUHOST_X(grid) GPUHOST_X(gx) GPUHOST_X(gy) GPUHOST_X(H) GPUHOST_X(h) GPUHOST_X(handle) \
+  GPUHOST_X(height) GPUHOST_X(hi) GPUHOST_X(host) GPUHOST_X(hypot) GPUHOST_X(hypotl) \
+  GPUHOST_X(I) GPUHOST_X(i) GPUHOST_X(id) GPUHOST_X(id_out) GPUHOST_X(in_local) \
+  GPUHOST_X(in_mode) GPUHOST_X(in_shared) GPUHOST_X(inc) GPUHOST_X(index) \
+  GPUHOST_X(index_sequence) GPUHOST_X(index_sequence_for) GPUHOST_X(info) GPUHOST_X(integrated) \
+  GPUHOST_X(interrupt) GPUHOST_X(is_integral) GPUHOST_X(is_reference) GPUHOST_X(is_signed) \
+  GPUHOST_X(is_void) GPUHOST_X(isfinite) GPUHOST_X(isinf) GPUHOST_X(isnan) GPUHOST_X(iterator) \
+  GPUHOST_X(iterator_out) GPUHOST_X(J) GPUHOST_X(j) GPUHOST_X(K) GPUHOST_X(k) GPUHOST_X(kernel) \
+  GPUHOST_X(kernels) GPUHOST_X(key) GPUHOST_X(kind) GPUHOST_X(L) GPUHOST_X(l) GPUHOST_X(lane) \
+  GPUHOST_X(last) GPUHOST_X(launch) GPUHOST_X(len) GPUHOST_X(length) GPUHOST_X(level) \
+  GPUHOST_X(lib) GPUHOST_X(library) GPUHOST_X(limit) GPUHOST_X(line) GPUHOST_X(linear) \
+  GPUHOST_X(llmax) GPUHOST_X(llmin) GPUHOST_X(lo) GPUHOST_X(load) GPUHOST_X(location) \
+  GPUHOST_X(log10f) GPUHOST_X(log2f) GPUHOST_X(logf) GPUHOST_X(logl) GPUHOST_X(loops) \
+  GPUHOST_X(luid) GPUHOST_X(M) GPUHOST_X(m) GPUHOST_X(major) GPUHOST_X(make_float2) \
+  GPUHOST_X(make_float4) GPUHOST_X(malloc) GPUHOST_X(map) GPUHOST_X(mask) GPUHOST_X(max) \
+  GPUHOST_X(max3) GPUHOST_X(max_threads) GPUHOST_X(me) GPUHOST_X(memcpy) GPUHOST_X(memset) \
+  GPUHOST_X(message) GPUHOST_X(min) GPUHOST_X(min3) GPUHOST_X(minor) GPUHOST_X(mipmap) \
+  GPUHOST_X(mode) GPUHOST_X(ms) GPUHOST_X(N) GPUHOST_X(n) GPUHOST_X(name) GPUHOST_X(nearbyint) \
+  GPUHOST_X(next) GPUHOST_X(node) GPUHOST_X(nodes) GPUHOST_X(noinline) GPUHOST_X(noreturn) \
+  GPUHOST_X(norm) GPUHOST_X(norm3d) GPUHOST_X(norm3df) GPUHOST_X(norm4d) GPUHOST_X(norm4df) \
+  GPUHOST_X(normcdf) GPUHOST_X(normcdff) GPUHOST_X(normcdfinv) GPUHOST_X(normcdfinvf) \
+  GPUHOST_X(normf) GPUHOST_X(nparams) GPUHOST_X(num_bytes) GPUHOST_X(numeric_limits) \
+  GPUHOST_X(O) GPUHOST_X(o) GPUHOST_X(object) GPUHOST_X(object_out) GPUHOST_X(offset) \
+  GPUHOST_X(ok) GPUHOST_X(old) GPUHOST_X(Op) GPUHOST_X(op) GPUHOST_X(operations) \
+  GPUHOST_X(order) GPUHOST_X(ours) GPUHOST_X(ownership) GPUHOST_X(P) GPUHOST_X(p) \
+  GPUHOST_X(pad) GPUHOST_X(pairs) GPUHOST_X(param) GPUHOST_X(params) GPUHOST_X(params_out) \
+  GPUHOST_X(passed) GPUHOST_X(path) GPUHOST_X(pitch) GPUHOST_X(pos) GPUHOST_X(powf) \
+  GPUHOST_X(pred) GPUHOST_X(pred_hi) GPUHOST_X(pred_lo) GPUHOST_X(priority) GPUHOST_X(prop) \
+  GPUHOST_X(ptr) GPUHOST_X(Q) GPUHOST_X(q) GPUHOST_X(R) GPUHOST_X(r) GPUHOST_X(rank) \
+  GPUHOST_X(raw) GPUHOST_X(rcbrt) GPUHOST_X(rcbrtf) GPUHOST_X(relu) GPUHOST_X(remote) \
+  GPUHOST_X(remove_const_t) GPUHOST_X(res) GPUHOST_X(reserved) GPUHOST_X(reserved0) \
+  GPUHOST_X(reserved1) GPUHOST_X(reserved2) GPUHOST_X(resource) GPUHOST_X(resources) \
+  GPUHOST_X(result) GPUHOST_X(result_out) GPUHOST_X(rhypot) GPUHOST_X(rhypotf) GPUHOST_X(rnorm) \
+  GPUHOST_X(rnorm3d) GPUHOST_X(rnorm3df) GPUHOST_X(rnorm4d) GPUHOST_X(rnorm4df) \
+  GPUHOST_X(rnormf) GPUHOST_X(rsqrt) GPUHOST_X(rsqrtf) GPUHOST_X(rt) GPUHOST_X(run_thread) \
+  GPUHOST_X(S) GPUHOST_X(s) GPUHOST_X(sad) GPUHOST_X(sat) GPUHOST_X(sat_s2) GPUHOST_X(sat_s4) \
+  GPUHOST_X(sat_u2) GPUHOST_X(sat_u4) GPUHOST_X(scope) GPUHOST_X(set) GPUHOST_X(set_launch) \
+  GPUHOST_X(signbit) GPUHOST_X(sincosf) GPUHOST_X(sincospi) GPUHOST_X(sincospif) \
+  GPUHOST_X(sinf) GPUHOST_X(sinl) GPUHOST_X(sinpi) GPUHOST_X(sinpi_reduced) GPUHOST_X(sinpif) \
+  GPUHOST_X(size) GPUHOST_X(size_t) GPUHOST_X(sizes) GPUHOST_X(small) GPUHOST_X(space) \
+  GPUHOST_X(spitch) GPUHOST_X(sqrt) GPUHOST_X(sqrtf) GPUHOST_X(sqrtl) GPUHOST_X(src) \
+  GPUHOST_X(srcs) GPUHOST_X(stack_top) GPUHOST_X(start) GPUHOST_X(status) GPUHOST_X(std) \
+  GPUHOST_X(stop) GPUHOST_X(stream) GPUHOST_X(sum) GPUHOST_X(sum_squares) GPUHOST_X(symbol) \
+  GPUHOST_X(T) GPUHOST_X(t) GPUHOST_X(tanf) GPUHOST_X(tanhf) GPUHOST_X(target) GPUHOST_X(term) \
+  GPUHOST_X(text) GPUHOST_X(thread) GPUHOST_X(timespec) GPUHOST_X(tls) GPUHOST_X(tls_range) \
+  GPUHOST_X(to) GPUHOST_X(to_int) GPUHOST_X(to_port) GPUHOST_X(top) GPUHOST_X(total) \
+  GPUHOST_X(trunc) GPUHOST_X(tuple) GPUHOST_X(two_over_sqrt_pi) GPUHOST_X(type) GPUHOST_X(U) \
+  GPUHOST_X(u) GPUHOST_X(uint2) GPUHOST_X(uint3) GPUHOST_X(ullmax) GPUHOST_X(ullmin) \
+  GPUHOST_X(umax) GPUHOST_X(umax3) GPUHOST_X(umin) GPUHOST_X(umin3) GPUHOST_X(usage) \
+  GPUHOST_X(uuid) GPUHOST_X(V) GPUHOST_X(v) GPUHOST_X(va_list) GPUHOST_X(val) GPUHOST_X(value) \
+  GPUHOST_X(value_out) GPUHOST_X(visibility) GPUHOST_X(vsnprintf) GPUHOST_X(vx) GPUHOST_X(vy) \
+  GPUHOST_X(vz) GPUHOST_X(W) GPUHOST_X(w) GPUHOST_X(warp) GPUHOST_X(weak) GPUHOST_X(what) \
+  GPUHOST_X(why) GPUHOST_X(wide) GPUHOST_X(width) GPUHOST_X(win32) GPUHOST_X(wrap_add) \
+  GPUHOST_X(X) GPUHOST_X(x) GPUHOST_X(xsize) GPUHOST_X(Y) GPUHOST_X(y) GPUHOST_X(ysize) \
+  GPUHOST_X(Z) GPUHOST_X(z)
+#endif
+GPUHOST_OWN_NAMES(GPUHOST_PUSH_)
 #undef A
 #undef a
 #undef advice
@@ -646,175 +564,7 @@ _Pragma("push_macro(\"z\")")
 #undef Z
 #undef z
 #elif defined(GPUHOST_NAMES) && GPUHOST_NAMES == 2
-_Pragma("pop_macro(\"A\")") _Pragma("pop_macro(\"a\")") _Pragma("pop_macro(\"advice\")")
-_Pragma("pop_macro(\"again\")") _Pragma("pop_macro(\"ah\")") _Pragma("pop_macro(\"al\")")
-_Pragma("pop_macro(\"aligned\")") _Pragma("pop_macro(\"alignment\")")
-_Pragma("pop_macro(\"alloc\")") _Pragma("pop_macro(\"ap\")") _Pragma("pop_macro(\"apply\")")
-_Pragma("pop_macro(\"arg\")") _Pragma("pop_macro(\"args\")") _Pragma("pop_macro(\"array\")")
-_Pragma("pop_macro(\"at\")") _Pragma("pop_macro(\"atomic_update\")")
-_Pragma("pop_macro(\"atomicAdd\")") _Pragma("pop_macro(\"atomicAnd\")")
-_Pragma("pop_macro(\"atomicCAS\")") _Pragma("pop_macro(\"atomicDec\")")
-_Pragma("pop_macro(\"atomicExch\")") _Pragma("pop_macro(\"atomicInc\")")
-_Pragma("pop_macro(\"atomicMax\")") _Pragma("pop_macro(\"atomicMin\")")
-_Pragma("pop_macro(\"atomicOr\")") _Pragma("pop_macro(\"atomicSub\")")
-_Pragma("pop_macro(\"atomicXor\")") _Pragma("pop_macro(\"attr\")")
-_Pragma("pop_macro(\"attribute\")") _Pragma("pop_macro(\"attributes\")")
-_Pragma("pop_macro(\"attrs\")") _Pragma("pop_macro(\"avg_signed\")") _Pragma("pop_macro(\"B\")")
-_Pragma("pop_macro(\"b\")") _Pragma("pop_macro(\"barrier\")") _Pragma("pop_macro(\"base\")")
-_Pragma("pop_macro(\"base_ptr\")") _Pragma("pop_macro(\"bessel_i\")") _Pragma("pop_macro(\"bh\")")
-_Pragma("pop_macro(\"bits\")") _Pragma("pop_macro(\"bl\")") _Pragma("pop_macro(\"block\")")
-_Pragma("pop_macro(\"blocks\")") _Pragma("pop_macro(\"buffer\")") _Pragma("pop_macro(\"bx\")")
-_Pragma("pop_macro(\"by\")") _Pragma("pop_macro(\"bytes\")") _Pragma("pop_macro(\"bytesize\")")
-_Pragma("pop_macro(\"bz\")") _Pragma("pop_macro(\"C\")") _Pragma("pop_macro(\"c\")")
-_Pragma("pop_macro(\"call\")") _Pragma("pop_macro(\"callback\")")
-_Pragma("pop_macro(\"callback_out\")") _Pragma("pop_macro(\"capabilities\")")
-_Pragma("pop_macro(\"cbrtf\")") _Pragma("pop_macro(\"cbrtl\")") _Pragma("pop_macro(\"ceil\")")
-_Pragma("pop_macro(\"clock64\")") _Pragma("pop_macro(\"clock_gettime\")")
-_Pragma("pop_macro(\"cmp\")") _Pragma("pop_macro(\"code\")") _Pragma("pop_macro(\"conditional\")")
-_Pragma("pop_macro(\"conditional_t\")") _Pragma("pop_macro(\"config\")")
-_Pragma("pop_macro(\"cooperative\")") _Pragma("pop_macro(\"copysignf\")")
-_Pragma("pop_macro(\"cosf\")") _Pragma("pop_macro(\"cospi\")") _Pragma("pop_macro(\"cospif\")")
-_Pragma("pop_macro(\"count\")") _Pragma("pop_macro(\"cyl_bessel_i0\")")
-_Pragma("pop_macro(\"cyl_bessel_i0f\")") _Pragma("pop_macro(\"cyl_bessel_i1\")")
-_Pragma("pop_macro(\"cyl_bessel_i1f\")") _Pragma("pop_macro(\"D\")") _Pragma("pop_macro(\"d\")")
-_Pragma("pop_macro(\"data\")") _Pragma("pop_macro(\"decay_t\")") _Pragma("pop_macro(\"default_\")")
-_Pragma("pop_macro(\"dependencies\")") _Pragma("pop_macro(\"dependencies_out\")")
-_Pragma("pop_macro(\"depth\")") _Pragma("pop_macro(\"desc\")") _Pragma("pop_macro(\"desired\")")
-_Pragma("pop_macro(\"destroy\")") _Pragma("pop_macro(\"device\")")
-_Pragma("pop_macro(\"device_arr\")") _Pragma("pop_macro(\"device_free\")")
-_Pragma("pop_macro(\"device_malloc\")") _Pragma("pop_macro(\"dim3\")")
-_Pragma("pop_macro(\"dl_iterate_phdr\")") _Pragma("pop_macro(\"dl_phdr_info\")")
-_Pragma("pop_macro(\"dlpi_phdr\")") _Pragma("pop_macro(\"dlpi_phnum\")")
-_Pragma("pop_macro(\"dlpi_tls_data\")") _Pragma("pop_macro(\"dpitch\")")
-_Pragma("pop_macro(\"dptr\")") _Pragma("pop_macro(\"dptr_out\")") _Pragma("pop_macro(\"dptrs\")")
-_Pragma("pop_macro(\"dst\")") _Pragma("pop_macro(\"dsts\")") _Pragma("pop_macro(\"dx\")")
-_Pragma("pop_macro(\"dyn\")") _Pragma("pop_macro(\"dynamic_hook\")")
-_Pragma("pop_macro(\"dynamic_shared\")") _Pragma("pop_macro(\"E\")") _Pragma("pop_macro(\"e\")")
-_Pragma("pop_macro(\"end\")") _Pragma("pop_macro(\"enter\")") _Pragma("pop_macro(\"entered\")")
-_Pragma("pop_macro(\"entry\")") _Pragma("pop_macro(\"erfc\")") _Pragma("pop_macro(\"erfcf\")")
-_Pragma("pop_macro(\"erfcinv\")") _Pragma("pop_macro(\"erfcinv_small\")")
-_Pragma("pop_macro(\"erfcinvf\")") _Pragma("pop_macro(\"erfcl\")") _Pragma("pop_macro(\"erfcx\")")
-_Pragma("pop_macro(\"erfcxf\")") _Pragma("pop_macro(\"erfinv\")") _Pragma("pop_macro(\"erfinvf\")")
-_Pragma("pop_macro(\"erfl\")") _Pragma("pop_macro(\"error\")") _Pragma("pop_macro(\"event\")")
-_Pragma("pop_macro(\"event_out\")") _Pragma("pop_macro(\"exp10\")")
-_Pragma("pop_macro(\"exp10f\")") _Pragma("pop_macro(\"expected\")") _Pragma("pop_macro(\"expf\")")
-_Pragma("pop_macro(\"expl\")") _Pragma("pop_macro(\"extent\")") _Pragma("pop_macro(\"extra\")")
-_Pragma("pop_macro(\"F\")") _Pragma("pop_macro(\"f\")") _Pragma("pop_macro(\"fabsf\")")
-_Pragma("pop_macro(\"fabsl\")") _Pragma("pop_macro(\"fail\")") _Pragma("pop_macro(\"fd\")")
-_Pragma("pop_macro(\"fdividef\")") _Pragma("pop_macro(\"fegetround\")")
-_Pragma("pop_macro(\"fence\")") _Pragma("pop_macro(\"fesetround\")")
-_Pragma("pop_macro(\"field\")") _Pragma("pop_macro(\"file\")") _Pragma("pop_macro(\"find_tls\")")
-_Pragma("pop_macro(\"first\")") _Pragma("pop_macro(\"flags\")") _Pragma("pop_macro(\"flatten\")")
-_Pragma("pop_macro(\"float2\")") _Pragma("pop_macro(\"float4\")") _Pragma("pop_macro(\"floor\")")
-_Pragma("pop_macro(\"fma\")") _Pragma("pop_macro(\"fmaf\")") _Pragma("pop_macro(\"fmax\")")
-_Pragma("pop_macro(\"fmaxf\")") _Pragma("pop_macro(\"fmin\")") _Pragma("pop_macro(\"fminf\")")
-_Pragma("pop_macro(\"fmodl\")") _Pragma("pop_macro(\"fmt\")") _Pragma("pop_macro(\"fn\")")
-_Pragma("pop_macro(\"format\")") _Pragma("pop_macro(\"fptr\")") _Pragma("pop_macro(\"free\")")
-_Pragma("pop_macro(\"from\")") _Pragma("pop_macro(\"from_bits\")")
-_Pragma("pop_macro(\"from_port\")") _Pragma("pop_macro(\"func\")") _Pragma("pop_macro(\"fwrite\")")
-_Pragma("pop_macro(\"G\")") _Pragma("pop_macro(\"g\")") _Pragma("pop_macro(\"graph\")")
-_Pragma("pop_macro(\"graph_out\")") _Pragma("pop_macro(\"grid\")") _Pragma("pop_macro(\"gx\")")
-_Pragma("pop_macro(\"gy\")") _Pragma("pop_macro(\"H\")") _Pragma("pop_macro(\"h\")")
-_Pragma("pop_macro(\"handle\")") _Pragma("pop_macro(\"height\")") _Pragma("pop_macro(\"hi\")")
-_Pragma("pop_macro(\"host\")") _Pragma("pop_macro(\"hypot\")") _Pragma("pop_macro(\"hypotl\")")
-_Pragma("pop_macro(\"I\")") _Pragma("pop_macro(\"i\")") _Pragma("pop_macro(\"id\")")
-_Pragma("pop_macro(\"id_out\")") _Pragma("pop_macro(\"in_local\")")
-_Pragma("pop_macro(\"in_mode\")") _Pragma("pop_macro(\"in_shared\")") _Pragma("pop_macro(\"inc\")")
-_Pragma("pop_macro(\"index\")") _Pragma("pop_macro(\"index_sequence\")")
-_Pragma("pop_macro(\"index_sequence_for\")") _Pragma("pop_macro(\"info\")")
-_Pragma("pop_macro(\"integrated\")") _Pragma("pop_macro(\"interrupt\")")
-_Pragma("pop_macro(\"is_integral\")") _Pragma("pop_macro(\"is_reference\")")
-_Pragma("pop_macro(\"is_signed\")") _Pragma("pop_macro(\"is_void\")")
-_Pragma("pop_macro(\"isfinite\")") _Pragma("pop_macro(\"isinf\")") _Pragma("pop_macro(\"isnan\")")
-_Pragma("pop_macro(\"iterator\")") _Pragma("pop_macro(\"iterator_out\")")
-_Pragma("pop_macro(\"J\")") _Pragma("pop_macro(\"j\")") _Pragma("pop_macro(\"K\")")
-_Pragma("pop_macro(\"k\")") _Pragma("pop_macro(\"kernel\")") _Pragma("pop_macro(\"kernels\")")
-_Pragma("pop_macro(\"key\")") _Pragma("pop_macro(\"kind\")") _Pragma("pop_macro(\"L\")")
-_Pragma("pop_macro(\"l\")") _Pragma("pop_macro(\"lane\")") _Pragma("pop_macro(\"last\")")
-_Pragma("pop_macro(\"launch\")") _Pragma("pop_macro(\"len\")") _Pragma("pop_macro(\"length\")")
-_Pragma("pop_macro(\"level\")") _Pragma("pop_macro(\"lib\")") _Pragma("pop_macro(\"library\")")
-_Pragma("pop_macro(\"limit\")") _Pragma("pop_macro(\"line\")") _Pragma("pop_macro(\"linear\")")
-_Pragma("pop_macro(\"llmax\")") _Pragma("pop_macro(\"llmin\")") _Pragma("pop_macro(\"lo\")")
-_Pragma("pop_macro(\"load\")") _Pragma("pop_macro(\"location\")") _Pragma("pop_macro(\"log10f\")")
-_Pragma("pop_macro(\"log2f\")") _Pragma("pop_macro(\"logf\")") _Pragma("pop_macro(\"logl\")")
-_Pragma("pop_macro(\"loops\")") _Pragma("pop_macro(\"luid\")") _Pragma("pop_macro(\"M\")")
-_Pragma("pop_macro(\"m\")") _Pragma("pop_macro(\"major\")") _Pragma("pop_macro(\"make_float2\")")
-_Pragma("pop_macro(\"make_float4\")") _Pragma("pop_macro(\"malloc\")")
-_Pragma("pop_macro(\"map\")") _Pragma("pop_macro(\"mask\")") _Pragma("pop_macro(\"max\")")
-_Pragma("pop_macro(\"max3\")") _Pragma("pop_macro(\"max_threads\")") _Pragma("pop_macro(\"me\")")
-_Pragma("pop_macro(\"memcpy\")") _Pragma("pop_macro(\"memset\")") _Pragma("pop_macro(\"message\")")
-_Pragma("pop_macro(\"min\")") _Pragma("pop_macro(\"min3\")") _Pragma("pop_macro(\"minor\")")
-_Pragma("pop_macro(\"mipmap\")") _Pragma("pop_macro(\"mode\")") _Pragma("pop_macro(\"ms\")")
-_Pragma("pop_macro(\"N\")") _Pragma("pop_macro(\"n\")") _Pragma("pop_macro(\"name\")")
-_Pragma("pop_macro(\"nearbyint\")") _Pragma("pop_macro(\"next\")") _Pragma("pop_macro(\"node\")")
-_Pragma("pop_macro(\"nodes\")") _Pragma("pop_macro(\"noinline\")")
-_Pragma("pop_macro(\"noreturn\")") _Pragma("pop_macro(\"norm\")") _Pragma("pop_macro(\"norm3d\")")
-_Pragma("pop_macro(\"norm3df\")") _Pragma("pop_macro(\"norm4d\")")
-_Pragma("pop_macro(\"norm4df\")") _Pragma("pop_macro(\"normcdf\")")
-_Pragma("pop_macro(\"normcdff\")") _Pragma("pop_macro(\"normcdfinv\")")
-_Pragma("pop_macro(\"normcdfinvf\")") _Pragma("pop_macro(\"normf\")")
-_Pragma("pop_macro(\"nparams\")") _Pragma("pop_macro(\"num_bytes\")")
-_Pragma("pop_macro(\"numeric_limits\")") _Pragma("pop_macro(\"O\")") _Pragma("pop_macro(\"o\")")
-_Pragma("pop_macro(\"object\")") _Pragma("pop_macro(\"object_out\")")
-_Pragma("pop_macro(\"offset\")") _Pragma("pop_macro(\"ok\")") _Pragma("pop_macro(\"old\")")
-_Pragma("pop_macro(\"Op\")") _Pragma("pop_macro(\"op\")") _Pragma("pop_macro(\"operations\")")
-_Pragma("pop_macro(\"order\")") _Pragma("pop_macro(\"ours\")") _Pragma("pop_macro(\"ownership\")")
-_Pragma("pop_macro(\"P\")") _Pragma("pop_macro(\"p\")") _Pragma("pop_macro(\"pad\")")
-_Pragma("pop_macro(\"pairs\")") _Pragma("pop_macro(\"param\")") _Pragma("pop_macro(\"params\")")
-_Pragma("pop_macro(\"params_out\")") _Pragma("pop_macro(\"passed\")")
-_Pragma("pop_macro(\"path\")") _Pragma("pop_macro(\"pitch\")") _Pragma("pop_macro(\"pos\")")
-_Pragma("pop_macro(\"powf\")") _Pragma("pop_macro(\"pred\")") _Pragma("pop_macro(\"pred_hi\")")
-_Pragma("pop_macro(\"pred_lo\")") _Pragma("pop_macro(\"priority\")") _Pragma("pop_macro(\"prop\")")
-_Pragma("pop_macro(\"ptr\")") _Pragma("pop_macro(\"Q\")") _Pragma("pop_macro(\"q\")")
-_Pragma("pop_macro(\"R\")") _Pragma("pop_macro(\"r\")") _Pragma("pop_macro(\"rank\")")
-_Pragma("pop_macro(\"raw\")") _Pragma("pop_macro(\"rcbrt\")") _Pragma("pop_macro(\"rcbrtf\")")
-_Pragma("pop_macro(\"relu\")") _Pragma("pop_macro(\"remote\")")
-_Pragma("pop_macro(\"remove_const_t\")") _Pragma("pop_macro(\"res\")")
-_Pragma("pop_macro(\"reserved\")") _Pragma("pop_macro(\"reserved0\")")
-_Pragma("pop_macro(\"reserved1\")") _Pragma("pop_macro(\"reserved2\")")
-_Pragma("pop_macro(\"resource\")") _Pragma("pop_macro(\"resources\")")
-_Pragma("pop_macro(\"result\")") _Pragma("pop_macro(\"result_out\")")
-_Pragma("pop_macro(\"rhypot\")") _Pragma("pop_macro(\"rhypotf\")") _Pragma("pop_macro(\"rnorm\")")
-_Pragma("pop_macro(\"rnorm3d\")") _Pragma("pop_macro(\"rnorm3df\")")
-_Pragma("pop_macro(\"rnorm4d\")") _Pragma("pop_macro(\"rnorm4df\")")
-_Pragma("pop_macro(\"rnormf\")") _Pragma("pop_macro(\"rsqrt\")") _Pragma("pop_macro(\"rsqrtf\")")
-_Pragma("pop_macro(\"rt\")") _Pragma("pop_macro(\"run_thread\")") _Pragma("pop_macro(\"S\")")
-_Pragma("pop_macro(\"s\")") _Pragma("pop_macro(\"sad\")") _Pragma("pop_macro(\"sat\")")
-_Pragma("pop_macro(\"sat_s2\")") _Pragma("pop_macro(\"sat_s4\")") _Pragma("pop_macro(\"sat_u2\")")
-_Pragma("pop_macro(\"sat_u4\")") _Pragma("pop_macro(\"scope\")") _Pragma("pop_macro(\"set\")")
-_Pragma("pop_macro(\"set_launch\")") _Pragma("pop_macro(\"signbit\")")
-_Pragma("pop_macro(\"sincosf\")") _Pragma("pop_macro(\"sincospi\")")
-_Pragma("pop_macro(\"sincospif\")") _Pragma("pop_macro(\"sinf\")") _Pragma("pop_macro(\"sinl\")")
-_Pragma("pop_macro(\"sinpi\")") _Pragma("pop_macro(\"sinpi_reduced\")")
-_Pragma("pop_macro(\"sinpif\")") _Pragma("pop_macro(\"size\")") _Pragma("pop_macro(\"size_t\")")
-_Pragma("pop_macro(\"sizes\")") _Pragma("pop_macro(\"small\")") _Pragma("pop_macro(\"space\")")
-_Pragma("pop_macro(\"spitch\")") _Pragma("pop_macro(\"sqrt\")") _Pragma("pop_macro(\"sqrtf\")")
-_Pragma("pop_macro(\"sqrtl\")") _Pragma("pop_macro(\"src\")") _Pragma("pop_macro(\"srcs\")")
-_Pragma("pop_macro(\"stack_top\")") _Pragma("pop_macro(\"start\")")
-_Pragma("pop_macro(\"status\")") _Pragma("pop_macro(\"std\")") _Pragma("pop_macro(\"stop\")")
-_Pragma("pop_macro(\"stream\")") _Pragma("pop_macro(\"sum\")")
-_Pragma("pop_macro(\"sum_squares\")") _Pragma("pop_macro(\"symbol\")") _Pragma("pop_macro(\"T\")")
-_Pragma("pop_macro(\"t\")") _Pragma("pop_macro(\"tanf\")") _Pragma("pop_macro(\"tanhf\")")
-_Pragma("pop_macro(\"target\")") _Pragma("pop_macro(\"term\")") _Pragma("pop_macro(\"text\")")
-_Pragma("pop_macro(\"thread\")") _Pragma("pop_macro(\"timespec\")") _Pragma("pop_macro(\"tls\")")
-_Pragma("pop_macro(\"tls_range\")") _Pragma("pop_macro(\"to\")") _Pragma("pop_macro(\"to_int\")")
-_Pragma("pop_macro(\"to_port\")") _Pragma("pop_macro(\"top\")") _Pragma("pop_macro(\"total\")")
-_Pragma("pop_macro(\"trunc\")") _Pragma("pop_macro(\"tuple\")")
-_Pragma("pop_macro(\"two_over_sqrt_pi\")") _Pragma("pop_macro(\"type\")")
-_Pragma("pop_macro(\"U\")") _Pragma("pop_macro(\"u\")") _Pragma("pop_macro(\"uint2\")")
-_Pragma("pop_macro(\"uint3\")") _Pragma("pop_macro(\"ullmax\")") _Pragma("pop_macro(\"ullmin\")")
-_Pragma("pop_macro(\"umax\")") _Pragma("pop_macro(\"umax3\")") _Pragma("pop_macro(\"umin\")")
-_Pragma("pop_macro(\"umin3\")") _Pragma("pop_macro(\"usage\")") _Pragma("pop_macro(\"uuid\")")
-_Pragma("pop_macro(\"V\")") _Pragma("pop_macro(\"v\")") _Pragma("pop_macro(\"va_list\")")
-_Pragma("pop_macro(\"val\")") _Pragma("pop_macro(\"value\")") _Pragma("pop_macro(\"value_out\")")
-_Pragma("pop_macro(\"visibility\")") _Pragma("pop_macro(\"vsnprintf\")")
-_Pragma("pop_macro(\"vx\")") _Pragma("pop_macro(\"vy\")") _Pragma("pop_macro(\"vz\")")
-_Pragma("pop_macro(\"W\")") _Pragma("pop_macro(\"w\")") _Pragma("pop_macro(\"warp\")")
-_Pragma("pop_macro(\"weak\")") _Pragma("pop_macro(\"what\")") _Pragma("pop_macro(\"why\")")
-_Pragma("pop_macro(\"wide\")") _Pragma("pop_macro(\"width\")") _Pragma("pop_macro(\"win32\")")
-_Pragma("pop_macro(\"wrap_add\")") _Pragma("pop_macro(\"X\")") _Pragma("pop_macro(\"x\")")
-_Pragma("pop_macro(\"xsize\")") _Pragma("pop_macro(\"Y\")") _Pragma("pop_macro(\"y\")")
-_Pragma("pop_macro(\"ysize\")") _Pragma("pop_macro(\"Z\")") _Pragma("pop_macro(\"z\")")
+GPUHOST_OWN_NAMES(GPUHOST_POP_)
 #elif !defined(GPUHOST_CPU_H)
 #define GPUHOST_CPU_H
 #define GPUHOST_NAMES 1

@@ -1330,18 +1330,6 @@ local function callable(f)
   local mt = type(f) ~= "function" and debug.getmetatable(f)
   return type(f) == "function" or (type(mt) == "table" and rawget(mt, "__call") ~= nil)
 end
--- gpu.range(name, f, ...) (host/profile.c) takes a callable value as with_device does
-local range = gpu.range
-function gpu.range(...)
-  local name, f, n = select(1, ...), select(2, ...), select("#", ...)
-  local function bad(k, want, v)
-    error(("bad argument #%d to 'gpu.range' (%s expected, got %s)"):format(k, want, n < k and "no value" or type(v)), 3)
-  end
-  if type(name) ~= "string" and type(name) ~= "number" then bad(1, "string", name) end
-  if not callable(f) then bad(2, "function or callable value", f) end
-  if type(f) == "function" then return range(...) end
-  return range(name, function(...) return f(...) end, select(3, ...))
-end
 function gpu.with_device(id, f, ...)
   local n = gpu.device_count()
   if type(id) == "table" then id = id.id end   -- gpu.device(1), as a:to takes it (device.c's device_ordinal)
