@@ -767,22 +767,43 @@ function arg.no_nuls(api, level, ...)
   end
 end
 
--- A list of strings without NUL bytes, or nil.
+-- The options NVRTC reads with a value, each spelt as the CPU backend's compiler reads it
+-- ("-DX"): NVRTC takes "-D X", "-D=X", "--define-macro X" and "--define-macro=X" alike, and
+-- so every reader after this (signature.lua's #if, the CPU backend's command line and its
+-- barrier scan) sees one spelling. -include/--pre-include stays "--pre-include=X".
+local VALUED = {{"^%-%-define%-macro[=%s]+", "-D"}, {"^%-%-undefine%-macro[=%s]+", "-U"},
+                {"^%-%-include%-path[=%s]+", "-I"}, {"^%-%-pre%-include[=%s]+", "--pre-include="},
+                {"^%-include[=%s]+", "--pre-include="}, {"^%-D[=%s]*", "-D"}, {"^%-U[=%s]*", "-U"},
+                {"^%-I[=%s]*", "-I"}}
+local function one_spelling(f, what, level)
+  for _, v in ipairs(VALUED) do
+    local s, e = f:find(v[1])
+    if s then
+      if e == #f then
+        -- NVRTC would take the next option as the value; the CPU backend's compiler the
+        -- next word of its own command line
+        error(("%s is '%s' alone: give it and its value in one string ('%sX')"):format(what, f,
+              f:match("^%-+[%w-]+")), level + 1)
+      end
+      return v[2] .. f:sub(e + 1)
+    end
+  end
+  return f
+end
+
+-- A list of strings without NUL bytes, or nil; options in their one spelling (a new table).
 local function check_list(list, field, level)
   if list ~= nil and type(list) ~= "table" then
     error(("options.%s must be a list of strings"):format(field), level + 1)
   end
+  local out = {}
   for i, f in ipairs(list or {}) do
     local what = ("options.%s[%d]"):format(field, i)
     if type(f) ~= "string" then error(what .. " must be a string", level + 1) end
     no_nul(f, what, level + 1)
-    if field == "options" and (f == "-D" or f == "-U" or f == "-I") then
-      -- each option is one string to NVRTC; the CPU backend's compiler would take the
-      -- next word of its own command line as the value
-      error(("%s is '%s' alone: give it and its value in one string ('%sX')"):format(what, f, f),
-            level + 1)
-    end
+    out[i] = field == "options" and one_spelling(f, what, level + 1) or f
   end
+  return list and out
 end
 
 local function check_options(options, api, level)
@@ -791,9 +812,11 @@ local function check_options(options, api, level)
     error(("options must be a table, got %s"):format(type(options)), level)
   end
   arg.options(options, api, "options names debug check")   -- a misspelt one is not ignored
-  check_list(options.options, "options", level)
-  check_list(options.names, "names", level)
-  return options
+  local checked = {}
+  for k, v in pairs(options) do checked[k] = v end
+  checked.options = check_list(options.options, "options", level)
+  checked.names = check_list(options.names, "names", level)
+  return checked
 end
 
 -- Programs are kept per source, options and names (each compiles once per device), and
@@ -827,7 +850,7 @@ local DECLS = {{name = "string", params = "string", template = "{string}?", unsu
 local function parse(source, flags)
   local macros = {}
   for _, f in ipairs(flags or {}) do
-    if f:find("^%-[DU]") or f:find("^%-%-u?n?define%-macro=") then macros[#macros + 1] = f end
+    if f:find("^%-[DU]") then macros[#macros + 1] = f end
   end
   local id = table.concat(macros, "\1") .. "\0" .. source
   local d = declarations[id]

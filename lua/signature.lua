@@ -136,14 +136,12 @@ local function library_name(n)
   return false
 end
 
--- The macros the options define (-DX, -DX=v, --define-macro=X) and undefine (-UX):
--- name -> {body = text} | false
+-- The macros the options define (-DX, -DX=v) and undefine (-UX), as gpu.lua spells them
+-- whichever way the user wrote them: name -> {body = text} | false
 local function option_macros(flags)
   local macros = {}
   for _, f in ipairs(flags or {}) do
-    -- (NVRTC reads "-D=X" and "-D X" as "-DX")
-    local d = f:match("^%-D[=%s]*(.*)$") or f:match("^%-%-define%-macro=(.*)$")
-    local u = f:match("^%-U[=%s]*(.*)$") or f:match("^%-%-undefine%-macro=(.*)$")
+    local d, u = f:match("^%-D(.*)$"), f:match("^%-U(.*)$")
     if d then
       local name, rest = d:match("^([%a_][%w_]*)(.*)$")
       if name and rest:sub(1, 1) == "(" then macros[name] = {func = true}

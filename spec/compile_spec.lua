@@ -112,6 +112,51 @@ __global__ void broken(float *x) {
     assert.matches(S.target(), gpu.kernel(src, {options = {"-DMY_FLAG=1"}}):compile())
   end)
 
+  it("reads every spelling NVRTC takes of -D, -U, -I and --pre-include, on both backends", function()
+    -- the CPU backend forwarded only "-DX", "-UX" and "-IX" to its compiler: the long
+    -- spellings were dropped ("v.h: No such file") and "-D=X=1" defined a macro "=X"
+    local dir = os.tmpname()
+    os.remove(dir)
+    assert(os.execute("mkdir " .. dir))
+    local f = assert(io.open(dir .. "/v.h", "w"))
+    f:write("#define VAL 7\n")
+    f:close()
+    local src = [[
+#include "v.h"
+#ifdef WIDE
+__global__ void k(double *a) { a[0] = VAL + X + 0.5; }
+#else
+__global__ void k(int *a) { a[0] = VAL + X; }
+#endif
+]]
+    local function run(opts, dt)
+      local a = gpu.zeros(1, dt or "int32")
+      gpu.kernel(src, "k", {options = opts})[{1, 1}](a)
+      return a:item(1)
+    end
+    assert.are.equal(8, run({"-I" .. dir, "-DX=1", "-UWIDE"}))
+    assert.are.equal(8, run({"--include-path=" .. dir, "--define-macro=X=1", "--undefine-macro=WIDE"}))
+    assert.are.equal(8, run({"-I " .. dir, "-D=X=1", "-U WIDE"}))
+    assert.are.equal(8, run({"-I=" .. dir, "-D X=1", "--define-macro WIDE", "--undefine-macro=WIDE"}))
+    assert.are.equal(8.5, run({"--include-path " .. dir, "-DX=1", "--define-macro=WIDE"}, "float64"))
+    -- the declaration read is the branch the options take (after the #include, a name no
+    -- option decides is undecided): an int32 array is refused there
+    assert.matches("double", S.errof(run, {"-I" .. dir, "-DX=1", "-D=WIDE"}, "int32"), 1, true)
+    local pre = dir .. "/x.h"
+    f = assert(io.open(pre, "w"))
+    f:write("#define X 2\n")
+    f:close()
+    assert.are.equal(9, run({"-I" .. dir, "--pre-include=" .. pre, "-U=WIDE"}))
+    assert.are.equal(9, run({"-I" .. dir, "-include " .. pre, "--undefine-macro WIDE"}))
+    for _, o in ipairs({"-D ", "-D=", "--define-macro=", "--include-path ", "-U="}) do
+      assert.matches("options.options[1] is '" .. o .. "' alone: give it and its value in one string",
+                     S.errof(gpu.kernel, src, "k", {options = {o, "-DX=1"}}), 1, true)
+    end
+    os.remove(pre)
+    os.remove(dir .. "/v.h")
+    os.remove(dir)
+  end)
+
   it("needs a launch configuration", function()
     assert.matches("kernel 'vecadd' needs a launch configuration: k[{grid, block}](...)",
                    S.errof(function() gpu.kernel(VECADD)(1, 2, 3) end), 1, true)

@@ -99,7 +99,7 @@ static char *unconst(const char *s) {
 /* The compiler's command line (malloc'd; free it); its strings point into c, w and job. */
 typedef struct Command { char words[512], incl[80], out[96], src[96]; } Command;
 static char **build_argv(Command *c, Workdir *w, const GpuCompileJob *job) {
-  char **argv = malloc(((size_t)job->nopts + 48) * sizeof *argv);
+  char **argv = malloc((2 * (size_t)job->nopts + 48) * sizeof *argv);
   if (argv == NULL) return NULL;
   int n = 0;
   snprintf(c->words, sizeof c->words, "%s", cpu_compiler());   /* $CXX may be "ccache g++" */
@@ -111,11 +111,16 @@ static char **build_argv(Command *c, Workdir *w, const GpuCompileJob *job) {
   static const char *const more[] = {"-shared", "-fstack-usage", "-Wl,-Bsymbolic"};
   for (size_t i = 0; i < sizeof more / sizeof more[0]; i++) argv[n++] = unconst(more[i]);
   if (job->debug) argv[n++] = unconst("-DGPUHOST_DEBUG");
-  /* the user's -D, -U and -I options; NVRTC's code generation options mean nothing here */
+  /* the user's -D, -U, -I and --pre-include options (gpu.lua spells them so); NVRTC's code
+   * generation options mean nothing here */
   for (int i = 0; i < job->nopts; i++)
     if (strncmp(job->opts[i], "-D", 2) == 0 || strncmp(job->opts[i], "-U", 2) == 0 ||
         strncmp(job->opts[i], "-I", 2) == 0)
       argv[n++] = unconst(job->opts[i]);
+    else if (strncmp(job->opts[i], "--pre-include=", 14) == 0) {
+      argv[n++] = unconst("-include");
+      argv[n++] = unconst(job->opts[i] + 14);
+    }
   argv[n++] = unconst("-o");
   argv[n++] = strcpy(c->out, in_dir(w, "kernel.so"));
   argv[n++] = strcpy(c->src, in_dir(w, "kernel.cpp"));

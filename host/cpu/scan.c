@@ -5,7 +5,9 @@
  * or names a definition that does. Names are matched as words, so the answer errs towards
  * fibers (an overload, a field of the same name), which are correct for every kernel. A
  * header the source includes from the user's -I folders that names one makes every kernel
- * of the source take fibers; so does a macro of a -D option that names one. */
+ * of the source take fibers, as does a --pre-include header that names one; so does a
+ * macro of a -D option that names one. (gpu.lua spells the options "-IX", "-DX" and
+ * "--pre-include=X" whichever way the user wrote them.) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,21 +47,26 @@ static int names_word(const char *p, const char *end, const char *w, size_t n) {
 
 static int scan_headers(const char *text, const GpuCompileJob *job, int depth);
 
+/* The file at path names a barrier, or a header it includes does. */
+static int file_syncs(const char *path, const GpuCompileJob *job, int depth) {
+  size_t len;
+  char *h = file_read(path, &len);
+  if (h == NULL) return 0;
+  char *st = source_strip(h);
+  int found = st == NULL || names_sync(st, st + strlen(st)) || scan_headers(h, job, depth + 1);
+  free(st);
+  free(h);
+  return found;
+}
+
 /* A header the text includes, found in the user's -I folders, names a barrier. */
 static int header_syncs(const char *name, const GpuCompileJob *job, int depth) {
   for (int o = 0; o < job->nopts; o++) {
-    const char *dir = strncmp(job->opts[o], "-I", 2) == 0 ? job->opts[o] + 2
-                    : strncmp(job->opts[o], "--include-path=", 15) == 0 ? job->opts[o] + 15 : NULL;
     char path[1200];
-    size_t len;
-    char *h;
-    if (dir == NULL || snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path) continue;
-    if ((h = file_read(path, &len)) == NULL) continue;
-    char *st = source_strip(h);
-    int found = st == NULL || names_sync(st, st + strlen(st)) || scan_headers(h, job, depth + 1);
-    free(st);
-    free(h);
-    if (found) return 1;
+    if (strncmp(job->opts[o], "-I", 2) == 0 &&
+        snprintf(path, sizeof path, "%s/%s", job->opts[o] + 2, name) < (int)sizeof path &&
+        file_syncs(path, job, depth))
+      return 1;
   }
   return 0;
 }
@@ -161,8 +168,7 @@ static int cut(Scan *sc, const char *s) {
 /* The macros of the -D options (-DSYNC=__syncthreads()), each a definition. */
 static int add_options(Scan *s, const GpuCompileJob *job) {
   for (int o = 0; o < job->nopts; o++) {
-    const char *d = strncmp(job->opts[o], "-D", 2) == 0 ? job->opts[o] + 2
-                  : strncmp(job->opts[o], "--define-macro=", 15) == 0 ? job->opts[o] + 15 : NULL;
+    const char *d = strncmp(job->opts[o], "-D", 2) == 0 ? job->opts[o] + 2 : NULL;
     const char *e = d;
     while (e && is_ident(*e)) e++;
     if (e && e > d && add(s, d, (size_t)(e - d), e, e + strlen(e)) != 0) return -1;
@@ -175,6 +181,10 @@ Scan *scan_new(const char *stripped, const GpuCompileJob *job) {
   Scan *s = calloc(1, sizeof *s);
   if (s == NULL) return NULL;
   s->all = scan_headers(job->source, job, 0);
+  for (int o = 0; o < job->nopts && !s->all; o++) {   /* --pre-include=h: where the compiler looks */
+    const char *h = strncmp(job->opts[o], "--pre-include=", 14) == 0 ? job->opts[o] + 14 : NULL;
+    s->all = h && (file_syncs(h, job, 0) || header_syncs(h, job, 0));
+  }
   if (add_options(s, job) != 0 || cut(s, stripped) != 0) { scan_free(s); return NULL; }
   for (int changed = 1; changed;) {   /* what reaches a definition that syncs, syncs */
     changed = 0;
