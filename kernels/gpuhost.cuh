@@ -132,16 +132,19 @@ struct array {
     }
     __device__ ref &operator=(T v) { if (p) *p = v; return *this; }
     __device__ ref &operator=(const ref &o) { return *this = (T)o; }
-    __device__ ref &operator+=(T v) { if (p) *p += v; return *this; }
-    __device__ ref &operator-=(T v) { if (p) *p -= v; return *this; }
-    __device__ ref &operator*=(T v) { if (p) *p *= v; return *this; }
-    __device__ ref &operator/=(T v) { if (p) *p /= v; return *this; }
-    __device__ ref &operator%=(T v) { if (p) *p %= v; return *this; }
-    __device__ ref &operator&=(T v) { if (p) *p &= v; return *this; }
-    __device__ ref &operator|=(T v) { if (p) *p |= v; return *this; }
-    __device__ ref &operator^=(T v) { if (p) *p ^= v; return *this; }
-    __device__ ref &operator<<=(int v) { if (p) *p <<= v; return *this; }
-    __device__ ref &operator>>=(int v) { if (p) *p >>= v; return *this; }
+    // x op= v is C's x = x op v, computed in the operands' common type: the operand keeps
+    // its own type (an int element += 0.5 adds 0.5 and truncates; a uint8 element %= 256
+    // is x % 256; %= 2.5 does not compile, as on an int)
+    template <class _Op> __device__ ref &operator+=(_Op v) { if (p) *p += v; return *this; }
+    template <class _Op> __device__ ref &operator-=(_Op v) { if (p) *p -= v; return *this; }
+    template <class _Op> __device__ ref &operator*=(_Op v) { if (p) *p *= v; return *this; }
+    template <class _Op> __device__ ref &operator/=(_Op v) { if (p) *p /= v; return *this; }
+    template <class _Op> __device__ ref &operator%=(_Op v) { if (p) *p %= v; return *this; }
+    template <class _Op> __device__ ref &operator&=(_Op v) { if (p) *p &= v; return *this; }
+    template <class _Op> __device__ ref &operator|=(_Op v) { if (p) *p |= v; return *this; }
+    template <class _Op> __device__ ref &operator^=(_Op v) { if (p) *p ^= v; return *this; }
+    template <class _Op> __device__ ref &operator<<=(_Op v) { if (p) *p <<= v; return *this; }
+    template <class _Op> __device__ ref &operator>>=(_Op v) { if (p) *p >>= v; return *this; }
     __device__ ref &operator++() { if (p) ++*p; return *this; }
     __device__ ref &operator--() { if (p) --*p; return *this; }
     __device__ T operator++(int) { T old = *this; if (p) ++*p; return old; }

@@ -516,4 +516,21 @@ extern "C" __global__ void k(gpu::array<int> a) {
     k[1, 1](a)
     assert.are.same({7, 4, 3, 3, 12, 4}, a:totable())
   end)
+
+  -- Before: the operand was converted to the element's type first (int += 0.5 added 0;
+  -- uint8 %= 256 divided by 0; int %= 2.5 compiled as %= 2)
+  it("computes a compound assignment as C does: x = x op v in the operands' common type", function()
+    local k = gpu.kernel([[
+extern "C" __global__ void k(gpu::array<int> a, gpu::array<unsigned char> b, gpu::array<float> f) {
+  a[0] += 0.5; a[1] -= 0.5; a[2] *= f[0]; a[3] /= 0.4; a[4] += f[1];
+  b[0] %= 256; b[1] %= 300; b[2] *= 1.5; b[3] <<= 8LL; }]])
+    local a, b = gpu.array({-1, 1, 3, 2, 7}, "int32"), gpu.array({7, 200, 5, 1}, "uint8")
+    k[1, 1](a, b, gpu.array({-1.5, 0.75}))
+    -- C: -0.5 -> 0, 0.5 -> 0, -4.5 -> -4, 5 (2 / 0.4), 7.75 -> 7; 7, 200, 7.5 -> 7, 256 -> 0
+    assert.are.same({0, 0, -4, 5, 7}, a:totable())
+    assert.are.same({7, 200, 7, 0}, b:totable())
+    assert.matches("integral", S.errof(function()
+      gpu.kernel("extern \"C\" __global__ void k2(gpu::array<int> a) { a[0] %= 2.5; }"):compile()
+    end), 1, true)
+  end)
 end)
