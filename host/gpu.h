@@ -407,6 +407,7 @@ CUstream stream_check(lua_State *L, int idx);   /* [-0, +0, v] a live stream */
 /* [-0, +1, m] A gpu.stream for a stream of the embedding program's, never destroyed here. */
 void stream_push_borrowed(lua_State *L, CUstream s);
 CUstream stream_here(lua_State *L, int idx);    /* [-0, +0, v] a live stream of the current device */
+CUstream stream_named(lua_State *L, int idx, const char *prefix, const char *name);   /* the same, errors naming prefix..name */
 void stream_in_group(lua_State *L, int idx);    /* [-0, +0, -] it has calls queued in the open gpu.nccl.group */
 void stream_open(lua_State *L);
 GpuResult stream_end_capture(void);   /* destroys the streams released while a graph recorded */

@@ -216,11 +216,7 @@ static void sort_args(lua_State *L, const char *name, int dimarg, SortArgs *g) {
     int topk = strcmp(name, "topk") == 0;   /* largest is topk's; descending the others' */
     g->desc = topk ? flag(L, opts, name, "largest", 1) : flag(L, opts, name, "descending", 0);
     g->indices = flag(L, opts, name, "indices", 1);
-    if (lua_getfield(L, opts, "stream") != LUA_TNIL) {   /* (stream.c's message names no function) */
-      if (!luaL_testudata(L, -1, GPU_STREAM_T))
-        luaL_error(L, "gpu.%s: bad option 'stream' (gpu.stream expected, got %s)", name, luaL_typename(L, -1));
-      g->stream = stream_here(L, -1);
-    }
+    if (lua_getfield(L, opts, "stream") != LUA_TNIL) g->stream = stream_named(L, -1, "gpu.", name);
   } else if (strcmp(name, "topk") == 0) {
     g->desc = 1;
   }

@@ -1,4 +1,5 @@
 /* stream.c: streams ("gpu.stream"), each on the device that was current when it was made. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "gpu.h"
@@ -13,13 +14,18 @@ typedef struct GpuStream {
 } GpuStream;
 
 /* A negative index is an options table's field (lua_getfield(L, opts, "stream") left on
- * the stack): luaL_checkudata would call it 'bad argument #-1'. */
-static GpuStream *tostream(lua_State *L, int idx) {
+ * the stack): luaL_checkudata would call it 'bad argument #-1'. api: the function whose
+ * option it is ("gpu.sum: "), or "". */
+static GpuStream *tostream_of(lua_State *L, int idx, const char *api) {
   GpuStream *s = luaL_testudata(L, idx, GPU_STREAM_T);
-  if (!s && idx < 0)
-    luaL_error(L, "bad option 'stream' (gpu.stream expected, got %s)", luaL_typename(L, idx));
+  if (!s && idx < 0) {
+    idx = lua_absindex(L, idx);
+    luaL_error(L, "%sbad option 'stream' (gpu.stream expected, got %s)", api,
+               luaL_getmetafield(L, idx, "__name") == LUA_TSTRING ? lua_tostring(L, -1) : luaL_typename(L, idx));
+  }
   return s ? s : (GpuStream *)luaL_checkudata(L, idx, GPU_STREAM_T);
 }
+static GpuStream *tostream(lua_State *L, int idx) { return tostream_of(L, idx, ""); }
 
 CUstream stream_check(lua_State *L, int idx) {
   GpuStream *s = tostream(L, idx);
@@ -27,14 +33,19 @@ CUstream stream_check(lua_State *L, int idx) {
   return s->s;
 }
 
-CUstream stream_here(lua_State *L, int idx) {
-  CUstream s = stream_check(L, idx);
-  int dev = backend_get()->current_device(), mine = tostream(L, idx)->device;
-  if (dev >= 0 && mine != dev)
-    luaL_error(L, "a stream of device %d, and device %d is current: use it with its device "
-               "current (gpu.with_device(%d, f))", mine, dev, mine);
-  return s;
+CUstream stream_named(lua_State *L, int idx, const char *prefix, const char *name) {
+  char api[96];
+  snprintf(api, sizeof api, "%s%s%s", prefix, name, *prefix || *name ? ": " : "");
+  GpuStream *st = tostream_of(L, idx, api);
+  if (!st->alive) luaL_error(L, "%sattempt to use a destroyed stream", api);
+  int dev = backend_get()->current_device();
+  if (dev >= 0 && st->device != dev)
+    luaL_error(L, "%sa stream of device %d, and device %d is current: use it with its device "
+               "current (gpu.with_device(%d, f))", api, st->device, dev, st->device);
+  return st->s;
 }
+
+CUstream stream_here(lua_State *L, int idx) { return stream_named(L, idx, "", ""); }
 
 void stream_in_group(lua_State *L, int idx) {
   tostream(L, idx)->group = coll_open_group();

@@ -349,3 +349,31 @@ describe("operations on streams", function()
     assert.are.equal(1998, y:item(1000))
   end)
 end)
+
+-- Before: "bad option 'stream' (gpu.stream expected, got number)" named no function, a
+-- gpu.event was "userdata", and a stream of another device or a destroyed one named none
+describe("a stream option", function()
+  it("that is wrong names the function it was given to", function()
+    local a = gpu.arange(8, "float32")
+    local cases = {
+      {"gpu.sum", "number", function() return gpu.sum(a, {stream = 5}) end},
+      {"gpu.add", "string", function() return gpu.add(a, a, {stream = "x"}) end},
+      {"gpu.cumsum", "number", function() return gpu.cumsum(a, {stream = 5}) end},
+      {"gpu.fft.fft", "number", function() return gpu.fft.fft(a, {stream = 5}) end},
+      {"gpu.matmul", "number", function() return gpu.matmul(a:reshape(2, 4), a:reshape(4, 2), {stream = 5}) end},
+      {"gpu.sum", "gpu.event", function() return a:sum({stream = gpu.event()}) end},
+    }
+    for _, c in ipairs(cases) do
+      assert.matches(c[1] .. ": bad option 'stream' (gpu.stream expected, got " .. c[2] .. ")", S.errof(c[3]), 1, true)
+    end
+    local s = gpu.stream()
+    s:destroy()
+    assert.matches("gpu.max: attempt to use a destroyed stream", S.errof(gpu.max, a, {stream = s}), 1, true)
+  end)
+
+  it("of another device names the function #multi", function()
+    local s = gpu.with_device(1, gpu.stream)
+    assert.matches("gpu.multiply: a stream of device 1, and device 0 is current",
+                   S.errof(gpu.multiply, gpu.ones(2), 2, {stream = s}), 1, true)
+  end)
+end)
