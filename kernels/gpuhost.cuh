@@ -147,12 +147,15 @@ struct array {
     template <class _Op> __device__ ref &operator>>=(_Op v) { if (p) *p >>= v; return *this; }
     __device__ ref &operator++() { if (p) ++*p; return *this; }
     __device__ ref &operator--() { if (p) --*p; return *this; }
-    __device__ T operator++(int) { T old = *this; if (p) ++*p; return old; }
-    __device__ T operator--(int) { T old = *this; if (p) --*p; return old; }
+    // (the names inside are ones NVRTC's own headers or this one's declarations use too:
+    // the host's compiler reads a template's bodies at once, so a -D macro of a name only
+    // they used, -Dq, broke every kernel there and none under NVRTC)
+    __device__ T operator++(int) { T v = *this; if (p) ++*p; return v; }
+    __device__ T operator--(int) { T v = *this; if (p) --*p; return v; }
     __device__ T *operator&() const {
-      T *q = p ? p : reinterpret_cast<T *>(oob_sink);
-      GPUHOST_ASSUME_GLOBAL(q);
-      return q;
+      T *r = p ? p : reinterpret_cast<T *>(oob_sink);
+      GPUHOST_ASSUME_GLOBAL(r);
+      return r;
     }
     __device__ T *address() const {   // nullptr when out of range
       if (p) GPUHOST_ASSUME_GLOBAL(p);
@@ -162,13 +165,13 @@ struct array {
 
   // the address of flat element i (C order over the shape) of a strided view, in range
   __device__ T *strided_at(long long i) const {
-    long long off = 0;
+    long long offset = 0;
     for (int d = ndim - 1; d > 0; d--) {
-      long long q = i / shape[d];
-      off += (i - q * shape[d]) * stride[d];
-      i = q;
+      long long r = i / shape[d];
+      offset += (i - r * shape[d]) * stride[d];
+      i = r;
     }
-    return data + off + (ndim > 0 ? i * stride[0] : 0);
+    return data + offset + (ndim > 0 ? i * stride[0] : 0);
   }
   __device__ ref operator[](long long i) const {
     if (i >= 0 && i < size) return ref{contiguous ? data + i : strided_at(i)};

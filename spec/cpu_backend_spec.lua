@@ -587,4 +587,14 @@ describe("user macros #cpu", function()
     k2[{1, 1}](b)
     assert.are.equal(23 + 14, b:item(1))
   end)
+
+  -- Before: gpuhost.cuh's locals q, old and off broke every kernel here (the host's
+  -- compiler reads a template's member bodies at once; NVRTC took them)
+  it("do not reach gpuhost.cuh's own locals (-Dq, -Dold, -Doff)", function()
+    local k = gpu.kernel("__global__ void k(gpu::array<int> a) { a[0] = q + old + off; a[1]++; }", "k",
+                         {options = {"-Dq=1", "-Dold=2", "-Doff=4"}})
+    local a = gpu.zeros(2, "int32")
+    k[{1, 1}](a)
+    assert.are.same({7, 1}, a:totable())
+  end)
 end)
