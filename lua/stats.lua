@@ -283,8 +283,10 @@ local function row_quantile(rows, k, q, nan)
   local hi = gpu.where(above, last, gpu.minimum(lo + 1, rows.shape[2] - 1))
   local g = vi - lo
   local a, b = at(rows, lo:astype("int64")), at(rows, hi:astype("int64"))
-  local diff = floating(rows) and (b - a):astype("float64") or b:astype("float64") - a:astype("float64")
+  -- in float64 from the elements on (b - a in float16 or float32 overflowed: an infinite
+  -- quantile of finite data, or rounded first)
   a, b = a:astype("float64"), b:astype("float64")
+  local diff = b - a
   local r = nan_rows(gpu.where(g:ge(0.5), b - diff * (1 - g), a + diff * g), rows, k, nan)
   return (rows.dtype == "float32" or rows.dtype == "float16") and r:astype(rows.dtype) or r
 end
@@ -832,14 +834,16 @@ end
 -- gpu.polyval(p, x): NumPy's polyval, Horner's rule with p's coefficients (highest power
 -- first; a device array or a table) as Lua numbers: y = y * x + p[i]
 function gpu.polyval(p, x)
+  local pdt   -- p's dtype, as NumPy's asarray(p) has it: int64 for a table of integers
   if is_array(p) then
     if p.ndim ~= 1 then error(("gpu.polyval: p must be 1-D, got %d-D"):format(p.ndim), 2) end
     if KIND[p.dtype] == "c" then error("gpu.polyval: complex coefficients are not supported", 2) end
-    p = p:totable()
+    pdt, p = p.dtype, p:totable()
   end
   if type(p) ~= "table" then error(("gpu.polyval: p must be a device array or a table, got %s"):format(described(p)), 2) end
   for i, c in ipairs(p) do
     if type(c) ~= "number" then error(("gpu.polyval: coefficient %d must be a number, got %s"):format(i, described(c)), 2) end
+    if not pdt or pdt == "int64" then pdt = math.type(c) == "integer" and "int64" or "float64" end
   end
   if type(x) == "number" then
     local y = 0
@@ -847,7 +851,9 @@ function gpu.polyval(p, x)
     return y
   end
   device_array(x, "polyval")
-  local y = gpu.zeros_like(x)
+  -- in the dtype of x and p together, as NumPy 2's: an int8 x with coefficient 300 is
+  -- int64 (y * x + c in x's dtype refused 300, naming gpu.add)
+  local y = gpu.zeros(x.shape, pdt and gpu.result_type(x.dtype, pdt) or x.dtype)
   for _, c in ipairs(p) do y = y * x + c end
   return y
 end
