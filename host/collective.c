@@ -79,7 +79,13 @@ static GpuArray *buffer(lua_State *L, int idx, const Call *k, int i, const char 
   return a;
 }
 
-/* [-0, +0, v] {op =, root =, out =, stream =} at k->opts */
+/* [-0, +1, m] The value at idx as a message shows it: a string as one ("1" is no rank) */
+static const char *shown(lua_State *L, int idx) {
+  if (lua_type(L, idx) == LUA_TSTRING) return lua_pushfstring(L, "a string (\"%s\")", lua_tostring(L, idx));
+  return luaL_tolstring(L, idx, NULL);
+}
+
+/* [-0, +0, v] {op =, root =, out =} at k->opts (the streams: read_streams) */
 static void read_options(lua_State *L, Call *k) {
   int o = k->opts;
   k->op = GPU_RED_SUM;
@@ -101,29 +107,41 @@ static void read_options(lua_State *L, Call *k) {
   if (lua_getfield(L, o, "root") != LUA_TNIL) {
     int isint;
     lua_Integer r = lua_tointegerx(L, -1, &isint);
-    if (!isint || r < 0 || r >= k->c->size)
-      luaL_error(L, "comm:%s: root must be a rank from 0 to %d", coll_names[k->kind], k->c->size - 1);
+    if (lua_type(L, -1) != LUA_TNUMBER || !isint || r < 0 || r >= k->c->size)
+      luaL_error(L, "comm:%s: root must be a rank from 0 to %d, got %s", coll_names[k->kind], k->c->size - 1,
+                 shown(L, -1));
     k->root = (int)r;
   }
   lua_pop(L, 1);
-  int st = lua_getfield(L, o, "stream");
-  if (st == LUA_TTABLE && k->c->n > 1 && luaL_len(L, -1) != k->c->n)
-    luaL_error(L, "comm:%s: stream must be a table of %d streams, one per device, got %I",
-               coll_names[k->kind], k->c->n, luaL_len(L, -1));
-  for (int i = 0; i < k->c->n && st != LUA_TNIL; i++) {
+}
+
+/* [-0, +0, v] {stream =} at k->opts, read once the arrays are: a stream, or with several
+ * devices a table of them, one per device (false where a send or recv has no array) */
+static void read_streams(lua_State *L, Call *k) {
+  const char *name = coll_names[k->kind];
+  int n = k->c->n, st = k->opts ? lua_getfield(L, k->opts, "stream") : LUA_TNIL;
+  if (st == LUA_TTABLE && n > 1 && luaL_len(L, -1) != n)
+    luaL_error(L, "comm:%s: stream must be a table of %d streams, one per device, got %I", name, n, luaL_len(L, -1));
+  if (st != LUA_TNIL && st != LUA_TTABLE && n > 1)
+    luaL_error(L, "comm:%s: stream must be a table of streams, one per device", name);
+  for (int i = 0; i < n && st != LUA_TNIL; i++) {
     int at = lua_gettop(L);
-    if (k->c->n > 1) {
-      if (st != LUA_TTABLE) luaL_error(L, "comm:%s: stream must be a table of streams, one per device", coll_names[k->kind]);
-      lua_geti(L, at, i + 1);
-    } else lua_pushvalue(L, at);
+    if (n > 1) lua_geti(L, at, i + 1);
+    else lua_pushvalue(L, at);
+    if (n > 1 && !k->x[i] && !lua_toboolean(L, -1)) { lua_settop(L, at); continue; }   /* none */
+    if (!luaL_testudata(L, -1, GPU_STREAM_T)) {
+      const char *got = luaL_typename(L, -1);
+      luaL_error(L, "comm:%s: stream%s must be a gpu.stream%s, got %s", name, n > 1 ? lua_pushfstring(L, " entry %d", i + 1) : "",
+                 n > 1 && !k->x[i] ? " or false (its rank has no array)" : "", got);
+    }
     k->stream[i] = stream_check(L, -1);
     stream_in_group(L, -1);
     if (stream_device(L, -1) != k->c->devices[i])
       luaL_error(L, "comm:%s: the stream for rank %d is on device %d, the rank on device %d",
-                 coll_names[k->kind], k->c->rank + i, stream_device(L, -1), k->c->devices[i]);
+                 name, k->c->rank + i, stream_device(L, -1), k->c->devices[i]);
     lua_settop(L, at);
   }
-  lua_pop(L, 1);
+  if (k->opts) lua_pop(L, 1);
 }
 
 /* The elements and type every rank's call moves, checked alike across this process */
@@ -333,13 +351,10 @@ static GpuArray *new_output(lua_State *L, const GpuArray *x, const GpuShape *s) 
 static GpuShape out_shape(const Call *k, const GpuArray *x) {
   GpuShape s = x->shape;
   int n = k->c->size;
-  if (k->kind == GPU_COLL_ALL_GATHER && s.ndim < GPU_MAXDIM) {
+  if (k->kind == GPU_COLL_ALL_GATHER) {   /* (outputs refused GPU_MAXDIM dimensions) */
     memmove(s.dim + 1, s.dim, sizeof s.dim[0] * (size_t)s.ndim);
     s.dim[0] = n;
     s.ndim++;
-  } else if (k->kind == GPU_COLL_ALL_GATHER) {
-    s.ndim = 1;
-    s.dim[0] = x->shape.size * n;
   } else if (s.ndim >= 1 && s.dim[0] % n == 0) {
     s.dim[0] /= n;
   } else {
@@ -375,6 +390,10 @@ static void outputs(lua_State *L, Call *k) {
     return;
   }
   lua_pop(L, 1);
+  for (int i = 0; gathers && i < k->c->n; i++)
+    if (k->x[i]->shape.ndim == GPU_MAXDIM)
+      luaL_error(L, "comm:all_gather: the result would have %d dimensions, one more than the array's "
+                 "(at most %d): pass out = an array of %d times its elements", GPU_MAXDIM + 1, GPU_MAXDIM, n);
   if (!gathers && !scatters) {   /* in place */
     for (int i = 0; i < k->c->n; i++)
       if (array_shares(k->x[i])) errors_shared(L, lua_pushfstring(L, "comm:%s: in place", coll_names[kind]));
@@ -397,9 +416,9 @@ static void read_peers(lua_State *L, Call *k, int idx) {
     else lua_pushvalue(L, idx);
     int isint;
     lua_Integer p = lua_tointegerx(L, -1, &isint);
-    if (!isint || p < 0 || p >= k->c->size || p == k->c->rank + i)
+    if (lua_type(L, -1) != LUA_TNUMBER || !isint || p < 0 || p >= k->c->size || p == k->c->rank + i)
       luaL_error(L, "comm:%s: the peer of rank %d must be another rank from 0 to %d, got %s",
-                 coll_names[k->kind], k->c->rank + i, k->c->size - 1, luaL_tolstring(L, -1, NULL));
+                 coll_names[k->kind], k->c->rank + i, k->c->size - 1, shown(L, -1));
     k->peer[i] = (int)p;
     lua_pop(L, 1);
   }
@@ -428,6 +447,7 @@ static int run_call(lua_State *L, int kind) {
   for (int i = 0; i < k.c->n; i++) any |= (k.x[i] = buffer(L, 2, &k, i, "argument 1", p2p)) != NULL;
   if (!any) return luaL_error(L, "comm:%s: no array to %s", coll_names[kind], kind == GPU_COLL_RECV ? "receive into" : "send");
   if (p2p) read_peers(L, &k, 3);
+  read_streams(L, &k);
   for (int i = 0; kind == GPU_COLL_RECV && i < k.c->n; i++)
     if (k.x[i] && array_shares(k.x[i])) errors_shared(L, "comm:recv");
   int reducing = kind == GPU_COLL_ALL_REDUCE || kind == GPU_COLL_REDUCE || kind == GPU_COLL_REDUCE_SCATTER;

@@ -43,10 +43,13 @@ static void comm_local(lua_State *L, LuaComm *c) {
     luaL_error(L, "gpu.nccl.comm: 1 to %d devices expected, got %d", GPU_MAX_DEVICES, n);
   GPU_CHECK(L, backend_get()->device_count(&count));
   for (int i = 0; i < n; i++) {
-    lua_geti(L, 1, i + 1);
+    if (lua_geti(L, 1, i + 1) == LUA_TTABLE)   /* gpu.device(d): its id, as a:to takes it */
+      lua_getfield(L, -1, "id"), lua_replace(L, -2);
     int isint;
     lua_Integer d = lua_tointegerx(L, -1, &isint);
-    if (!isint) luaL_error(L, "gpu.nccl.comm: entry %d is not a device id (%s)", i + 1, luaL_typename(L, -1));
+    if (lua_type(L, -1) != LUA_TNUMBER || !isint)
+      luaL_error(L, "gpu.nccl.comm: entry %d is not a device id (an integer or gpu.device(d)), got %s",
+                 i + 1, lua_type(L, -1) == LUA_TNUMBER ? lua_tostring(L, -1) : luaL_typename(L, -1));
     if (d < 0 || d >= count)
       luaL_error(L, "gpu.nccl.comm: no device %I (%d device%s, numbered from 0)", d, count,
                  count == 1 ? "" : "s");

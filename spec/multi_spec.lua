@@ -349,6 +349,30 @@ describe("#multi gpu.nccl.comm over devices of this process", function()
                    errof(comm.all_reduce, comm, b, {op = "mean"}), 1, true)
     assert.matches("stream must be a table of 2 streams, one per device, got 3",
                    errof(comm.all_reduce, comm, b, {stream = {gpu.stream(), gpu.stream(), gpu.stream()}}), 1, true)
+    -- a send's or recv's stream table takes false where its rank has no array, and names the entry
+    local s0, y1 = gpu.stream(), on(1, function() return gpu.zeros(2) end)
+    gpu.nccl.group(function()
+      comm:send({gpu.array({8, 9}), false}, {1, false}, {stream = {s0, false}})
+      comm:recv({false, y1}, {false, 0})
+    end)
+    assert.are.same({8, 9}, y1:totable())
+    assert.matches("comm:send: stream entry 1 must be a gpu.stream, got boolean",
+                   errof(comm.send, comm, {a0, false}, {1, false}, {stream = {false, false}}), 1, true)
+    assert.matches("comm:all_reduce: stream entry 2 must be a gpu.stream, got number",
+                   errof(comm.all_reduce, comm, b, {stream = {s0, 5}}), 1, true)
+    -- ranks and devices are integers, not strings; a device may be gpu.device(i), as a:to takes
+    assert.matches('comm:broadcast: root must be a rank from 0 to 1, got a string ("1")',
+                   errof(comm.broadcast, comm, b, {root = "1"}), 1, true)
+    assert.matches('comm:send: the peer of rank 0 must be another rank from 0 to 1, got a string ("1")',
+                   errof(comm.send, comm, {a0, false}, {"1", false}), 1, true)
+    assert.matches("gpu.nccl.comm: entry 2 is not a device id (an integer or gpu.device(d)), got string",
+                   errof(gpu.nccl.comm, {0, "1"}), 1, true)
+    assert.are.same({1, 0}, gpu.nccl.comm({gpu.device(1), gpu.device(0)}).devices)
+    -- all_gather of 8-D arrays: its result would need 9 dimensions (it was made 1-D)
+    local e8 = {gpu.ones({1, 1, 1, 1, 1, 1, 1, 2}), on(1, function() return gpu.ones({1, 1, 1, 1, 1, 1, 1, 2}) end)}
+    assert.matches("comm:all_gather: the result would have 9 dimensions, one more than the array's (at most 8): " ..
+                   "pass out = an array of 2 times its elements", errof(comm.all_gather, comm, e8), 1, true)
+    assert.are.same({4}, comm:all_gather(e8, {out = {gpu.zeros(4), on(1, function() return gpu.zeros(4) end)}})[2].shape)
   end)
 
   it("leaves the current device as it was when an output cannot be allocated", function()
