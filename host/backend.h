@@ -74,7 +74,8 @@ typedef struct GpuCommId { char bytes[128]; } GpuCommId;   /* ncclUniqueId's siz
 enum { GPU_RED_SUM, GPU_RED_PROD, GPU_RED_MIN, GPU_RED_MAX, GPU_RED_AVG };
 enum { GPU_COLL_ALL_REDUCE, GPU_COLL_ALL_GATHER, GPU_COLL_REDUCE_SCATTER, GPU_COLL_BROADCAST,
        GPU_COLL_REDUCE, GPU_COLL_SEND, GPU_COLL_RECV };
-/* Element types of collectives; data movement of any other dtype goes as GPU_CT_BYTE. */
+/* Element types of collectives; data movement of any other dtype goes as GPU_CT_BYTE
+ * (GpuCollArgs.dtype names the dtype). */
 enum { GPU_CT_INT8, GPU_CT_UINT8, GPU_CT_INT32, GPU_CT_UINT32, GPU_CT_INT64, GPU_CT_UINT64,
        GPU_CT_FLOAT32, GPU_CT_FLOAT64, GPU_CT_BYTE, GPU_CT_FLOAT16 };
 typedef struct GpuCollArgs {
@@ -86,6 +87,8 @@ typedef struct GpuCollArgs {
   int peer;                     /* root (broadcast, reduce) or peer (send, recv) */
   CUstream stream;              /* NULL: the rank's device's default stream */
   int barrier;                  /* an all_reduce that is comm:barrier() (named in mismatches) */
+  const char *dtype;            /* the arrays' dtype by name (type may be GPU_CT_BYTE): */
+  size_t dtype_size;            /* the checks compare it, messages name it */
 } GpuCollArgs;
 
 typedef struct GpuCompileJob {

@@ -3,8 +3,8 @@
  * array, or for a communicator over several devices of this process a table of them, one
  * per device in order), checks what can be checked here (devices, sizes and dtypes alike
  * across this process's ranks, C order), and issues one backend call per rank, grouped
- * when there are several. Sends and recvs between devices of this process are kept until
- * their group ends and paired first: one without its partner is an error, not a hang. */
+ * when there are several. The calls of a communicator all in this process wait for their
+ * group's end (group.c), where sends are paired with recvs first. */
 #include <stdio.h>
 #include <string.h>
 #include "gpu.h"
@@ -21,13 +21,8 @@ typedef struct Call {
   GpuArray *x[GPU_MAX_DEVICES], *out[GPU_MAX_DEVICES];
   int peer[GPU_MAX_DEVICES];
   CUstream stream[GPU_MAX_DEVICES];
+  const DtypeInfo *dtype[GPU_MAX_DEVICES];   /* x[i]'s */
 } Call;
-
-/* sends and recvs waiting for their group's end (one-process communicators) */
-typedef struct Pending { LuaComm *c; int local; GpuCollArgs a; } Pending;
-static Pending pending[256];
-static int npending, depth;
-static unsigned group_serial;          /* counts the outermost groups opened */
 
 /* The collective type of a dtype, or -1 (NCCL has no int16, uint16 or bool) */
 static int coll_type(GpuDtype dt) {
@@ -166,8 +161,10 @@ static void check_alike(lua_State *L, const Call *k, int reducing) {
 static GpuCollArgs args_of(const Call *k, int i) {
   const GpuArray *x = k->x[i], *out = k->out[i] ? k->out[i] : x;
   GpuCollArgs a = {k->kind, x->ptr, out->ptr, (size_t)x->shape.size, coll_type(x->dtype),
-                   k->op, k->root, k->stream[i], k->barrier};
+                   k->op, k->root, k->stream[i], k->barrier, NULL, 0};
   if (a.type < 0) { a.type = GPU_CT_BYTE; a.count *= dtypes[x->dtype].size; }
+  a.dtype = k->dtype[i]->name;   /* (dtypes[x->dtype] here: GCC saw a dtype past the table) */
+  a.dtype_size = k->dtype[i]->size;
   if (k->kind == GPU_COLL_REDUCE_SCATTER) a.count /= (size_t)k->c->size;
   if (k->kind >= GPU_COLL_SEND) a.peer = k->peer[i];
   if (k->kind == GPU_COLL_RECV) a.recv = x->ptr;
@@ -186,7 +183,7 @@ static GpuResult kept(GpuResult r, char *buf, size_t n) {
 /* A failed backend call raises; c is aborted when it is the communicator that broke (a
  * wait, or the throttle before a collective, may have found another one broken: that one
  * is refused when next used). The device is restored. */
-static void raise_failure(lua_State *L, LuaComm *c, GpuResult r, int was) {
+void coll_raise_failure(lua_State *L, LuaComm *c, GpuResult r, int was) {
   const GpuBackend *be = backend_get();
   char why[600];   /* the calls below may write over the backend's detail */
   r = kept(r, why, sizeof why);
@@ -199,19 +196,20 @@ static void raise_failure(lua_State *L, LuaComm *c, GpuResult r, int was) {
   errors_raise(L, r, NULL);
 }
 
-/* Issues the call on every rank (grouped when there are several) */
+/* Issues the call on every rank (grouped when there are several): in an open group, a
+ * communicator all in this process queues it for the group's end (coll_defer) */
 static void issue(lua_State *L, Call *k) {
   const GpuBackend *be = backend_get();
   LuaComm *c = k->c;
-  int was = be->current_device(), grouped = c->n > 1 || depth > 0;
+  int was = be->current_device(), grouped = c->n > 1 || coll_open_group(), n = 0, local[GPU_MAX_DEVICES];
   GpuResult r = GPU_OK;
   for (int i = 0; i < c->n && r.code == 0; i++) r = be->comm_check(c->h[i]);
-  if (r.code) raise_failure(L, c, r, was);
-  if (depth > 0) {   /* run at the open group's end: what it uses stays until then */
-    c->group = group_serial;
+  if (r.code) coll_raise_failure(L, c, r, was);
+  if (coll_open_group()) {   /* run at the open group's end: what it uses stays until then */
+    c->group = coll_open_group();
     group_keep(L, 1);                              /* the communicator */
     group_keep(L, 2);                              /* the arrays */
-    if (k->opts) group_keep(L, k->opts);           /* out = */
+    if (k->opts) group_keep(L, k->opts);           /* out =, stream = */
     group_keep(L, lua_gettop(L));                  /* the outputs */
     for (int i = 0; i < c->n; i++) {               /* and nobody frees them */
       if (k->x[i]) group_hold(L, k->x[i]);
@@ -219,120 +217,23 @@ static void issue(lua_State *L, Call *k) {
     }
   }
   if (grouped) coll_group_begin(L);
-  for (int i = 0; i < c->n && r.code == 0; i++) {
-    if (!k->x[i]) continue;
-    if (c->n > 1 && k->kind >= GPU_COLL_SEND) {      /* paired at the group's end */
-      if (npending == (int)(sizeof pending / sizeof pending[0]))
-        r = (GpuResult){GPU_ERR_COMM_FAILED, GPU_SRC_HOST, "gpu.nccl.group", "more than 256 sends and recvs in one group", NULL};
-      else pending[npending++] = (Pending){c, i, args_of(k, i)};
-      continue;
-    }
-    GpuCollArgs a = args_of(k, i);
-    r = be->use_device(c->devices[i]);
-    if (r.code == 0) r = be->coll(c->h[i], &a);
+  GpuCollArgs a[GPU_MAX_DEVICES];
+  for (int i = 0; i < c->n; i++)
+    if (k->x[i]) local[n] = i, a[n++] = args_of(k, i);
+  int defer = grouped && c->size == c->n;   /* all in this process */
+  if (defer) r = coll_defer(c, local, a, n);
+  for (int i = 0; !defer && i < n && r.code == 0; i++) {
+    r = be->use_device(c->devices[local[i]]);
+    if (r.code == 0) r = be->coll(c->h[local[i]], &a[i]);
   }
   char why[600];   /* the group's end may write over the backend's detail */
   if (r.code) r = kept(r, why, sizeof why);
   /* back on the device before first: the group's end may raise (its own failure), and it
    * restores only the device it found */
   GpuResult back = be->use_device(was);
-  if (grouped) coll_group_finish(L, r.code != 0);   /* pairs the sends of a lone call */
-  if (r.code) raise_failure(L, c, r, was);
+  if (grouped) coll_group_finish(L, r.code != 0);
+  if (r.code) coll_raise_failure(L, c, r, was);
   GPU_CHECK(L, back);
-}
-
-void coll_group_begin(lua_State *L) {
-  if (depth++ == 0) {
-    npending = 0;
-    group_serial++;
-  }
-  GpuResult r = backend_get()->group_start();
-  if (r.code) {   /* no NCCL, say: nothing was opened */
-    depth--;
-    GPU_CHECK(L, r);
-  }
-}
-
-int coll_queued(const LuaComm *c) {
-  return depth > 0 && c->group == group_serial;
-}
-
-unsigned coll_open_group(void) { return depth > 0 ? group_serial : 0; }
-
-static const char *const ct_names[] = {"int8", "uint8", "int32", "uint32", "int64", "uint64", "float32", "float64", "byte", "float16"};
-static const size_t ct_sizes[] = {1, 1, 4, 4, 8, 8, 4, 8, 1, 2};   /* GPU_CT_*'s */
-
-/* Whether a recv's buffer overlaps a send's of its group on its device (read while written) */
-static int overlapping(const Pending *r, const Pending *s) {
-  if (r->c->devices[r->local] != s->c->devices[s->local]) return 0;
-  uintptr_t a = (uintptr_t)r->a.recv, b = (uintptr_t)s->a.send;
-  return a < b + s->a.count * ct_sizes[s->a.type] && b < a + r->a.count * ct_sizes[r->a.type];
-}
-
-/* [-0, +0, e] Each pending send with its recv; NULL, or why not */
-static const char *pair_up(lua_State *L) {
-  for (int i = 0; i < npending; i++) {
-    Pending *s = &pending[i];
-    if (s->a.kind != GPU_COLL_SEND) continue;
-    int found = 0;
-    for (int j = 0; j < npending && !found; j++) {
-      Pending *q = &pending[j];
-      if (q->c == s->c && q->a.kind == GPU_COLL_RECV && q->local == s->a.peer && q->a.peer == s->local) {
-        size_t sb = s->a.count, rb = q->a.count;
-        if (sb != rb || s->a.type != q->a.type)
-          return lua_pushfstring(L, "rank %d sends %I %s elements to rank %d, which receives %I %s "
-                                 "elements", s->local, (lua_Integer)sb, ct_names[s->a.type], q->local,
-                                 (lua_Integer)rb, ct_names[q->a.type]);
-        found = 1;
-      }
-    }
-    if (!found)
-      return lua_pushfstring(L, "rank %d's send to rank %d has no recv in the same group "
-                             "(it would wait forever)", s->local, s->a.peer);
-  }
-  for (int j = 0; j < npending; j++) {
-    Pending *q = &pending[j];
-    int found = q->a.kind != GPU_COLL_RECV;
-    for (int i = 0; i < npending && !found; i++)
-      found = pending[i].c == q->c && pending[i].a.kind == GPU_COLL_SEND &&
-              pending[i].local == q->a.peer && pending[i].a.peer == q->local;
-    if (!found)
-      return lua_pushfstring(L, "rank %d's recv from rank %d has no send in the same group "
-                             "(it would wait forever)", q->local, q->a.peer);
-    for (int i = 0; i < npending && q->a.kind == GPU_COLL_RECV; i++)
-      if (pending[i].a.kind == GPU_COLL_SEND && overlapping(q, &pending[i]))
-        return lua_pushfstring(L, "rank %d receives into memory that rank %d sends in the same group "
-                               "(the group's calls run at once): receive into another array", q->local,
-                               pending[i].local);
-  }
-  return NULL;
-}
-
-void coll_group_finish(lua_State *L, int failed) {
-  const GpuBackend *be = backend_get();
-  const char *why = NULL;
-  GpuResult r = GPU_OK;
-  int was = be->current_device();
-  if (--depth == 0 && !failed && npending > 0) {
-    why = pair_up(L);
-    for (int i = 0; !why && i < npending && r.code == 0; i++) {
-      LuaComm *c = pending[i].c;
-      if (!c->alive || c->broken)
-        why = "a communicator broke inside the group: its sends and recvs were not issued";
-      else if ((r = be->use_device(c->devices[pending[i].local])).code == 0)
-        r = be->coll(c->h[pending[i].local], &pending[i].a);
-    }
-  }
-  GpuResult e = be->group_end();
-  if (depth == 0) {
-    npending = 0;
-    group_let_go(L);
-  }
-  be->use_device(was);
-  if (failed) return;
-  if (why) luaL_error(L, "gpu.nccl: %s", why);
-  GPU_CHECK(L, r);
-  GPU_CHECK(L, e);
 }
 
 /* [-0, +1, e] Rank i's new output: shape s, x's dtype, on x's device (made current in a
@@ -444,7 +345,8 @@ static int run_call(lua_State *L, int kind) {
   lua_settop(L, o);
   read_options(L, &k);
   int any = 0;
-  for (int i = 0; i < k.c->n; i++) any |= (k.x[i] = buffer(L, 2, &k, i, "argument 1", p2p)) != NULL;
+  for (int i = 0; i < k.c->n; i++)
+    if ((k.x[i] = buffer(L, 2, &k, i, "argument 1", p2p)) != NULL) any = 1, k.dtype[i] = &dtypes[k.x[i]->dtype];
   if (!any) return luaL_error(L, "comm:%s: no array to %s", coll_names[kind], kind == GPU_COLL_RECV ? "receive into" : "send");
   if (p2p) read_peers(L, &k, 3);
   read_streams(L, &k);
@@ -476,7 +378,7 @@ static int coll_recv(lua_State *L) { return run_call(L, GPU_COLL_RECV); }
 static int coll_barrier(lua_State *L) {
   LuaComm *c = comm_check(L, 1);
   not_in_graph(L, "barrier");
-  if (depth > 0)
+  if (coll_open_group())
     luaL_error(L, "comm:barrier cannot wait inside a gpu.nccl.group (the group runs its calls "
                "at its end): call it after the group");
   lua_settop(L, 1);
@@ -506,7 +408,7 @@ static int coll_barrier(lua_State *L) {
   for (int i = 0; i < c->n; i++) {
     GpuResult r = backend_get()->use_device(c->devices[i]);
     if (r.code == 0) r = backend_get()->synchronize();
-    if (r.code) raise_failure(L, c, r, was);
+    if (r.code) coll_raise_failure(L, c, r, was);
   }
   GPU_CHECK(L, backend_get()->use_device(was));
   return 0;

@@ -36,7 +36,7 @@ static void check_restoring(lua_State *L, GpuResult r, int was) {
   GPU_CHECK(L, r);
 }
 
-/* gpu.nccl.comm({d1, d2, ...}): one rank per device of this process */
+/* gpu.nccl.comm({d1, d2, ...}): one rank per device of this process (ids or gpu.device tables) */
 static void comm_local(lua_State *L, LuaComm *c) {
   int n = (int)luaL_len(L, 1), count;
   if (n < 1 || n > GPU_MAX_DEVICES)

@@ -463,7 +463,7 @@ CUfunction program_function(lua_State *L, int idx, int index, const char **origi
 CUdeviceptr program_oob(const GpuProgram *p, int device);
 int program_compile(lua_State *L);   /* p:compile(); k:compile() calls it too */
 
-/* ---- communicators (comm.c) and their collectives (collective.c) ---- */
+/* ---- communicators (comm.c), their collectives (collective.c) and groups (group.c) ---- */
 #define GPU_COMM_T "gpu.nccl.comm"
 typedef struct LuaComm {
   int n;                        /* ranks this process drives: one per device, or 1 */
@@ -488,6 +488,8 @@ void group_let_go(lua_State *L);                /* [-0, +0, -] */
  * finish raises unless failed) */
 void coll_group_begin(lua_State *L);
 void coll_group_finish(lua_State *L, int failed);
+GpuResult coll_defer(LuaComm *c, const int *local, const GpuCollArgs *a, int n);   /* [-0, +0, -] all or none */
+void coll_raise_failure(lua_State *L, LuaComm *c, GpuResult r, int was);   /* [-0, +0, e] c aborted if it broke */
 /* Whether c has calls queued in the open group (run at its end): not to be freed before */
 int coll_queued(const LuaComm *c);
 unsigned coll_open_group(void);   /* the open gpu.nccl.group's serial, 0 when none is open */

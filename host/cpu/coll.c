@@ -32,7 +32,6 @@ static int nopen;
 
 #define COMM_FAIL(call) ((GpuResult){GPU_ERR_COMM_FAILED, GPU_SRC_HOST, call, NULL, NULL})
 #define MISMATCH(call) ((GpuResult){GPU_ERR_COMM_MISMATCH, GPU_SRC_HOST, call, NULL, NULL})
-static const char *const type_name[] = {"int8", "uint8", "int32", "uint32", "int64", "uint64", "float32", "float64", "byte", "float16"};
 static const char *const op_name[] = {"sum", "prod", "min", "max", "avg"};
 #define NOMEM GPU_FAIL(CUDA_ERROR_OUT_OF_MEMORY, GPU_SRC_CUDA, "malloc (CPU backend)")
 
@@ -138,7 +137,7 @@ nomem:
 
 static int same_call(const GpuCollArgs *a, const GpuCollArgs *b) {
   return a->kind == b->kind && a->count == b->count && a->type == b->type &&
-         a->op == b->op && a->peer == b->peer;
+         a->op == b->op && a->peer == b->peer && strcmp(a->dtype, b->dtype) == 0;
 }
 
 /* The clique's calls of one group: collectives k-th against k-th, sends against recvs.
@@ -170,7 +169,7 @@ static GpuResult run_clique(Clique *q) {
     for (int j = 0; j < q->ncalls && match < 0; j++)
       if (q->calls[j].kind == GPU_COLL_RECV && q->rank_of[j] == s->peer && q->calls[j].peer == from)
         match = j;
-    if (match < 0 || q->calls[match].count * type_size[q->calls[match].type] != s->count * type_size[s->type])
+    if (match < 0 || q->calls[match].count != s->count || strcmp(q->calls[match].dtype, s->dtype) != 0)
       r = cpu_fail(MISMATCH("group end"), "rank %d's send to rank %d has no matching recv", from, s->peer);
     else {
       if (s->count > 0)          /* an empty array may have no memory (NULL) */
@@ -220,7 +219,8 @@ static GpuResult gather_call(GpuComm *c, const GpuCollArgs *a) {
  * order (as NCCL's groups allow): each communicator's are kept apart by its own MPI
  * communicator. */
 enum { UNPOSTED, HEADERS, DATA, SETTLED };
-#define HEADER 5                /* longs: kind, count, type, op, root or peer */
+#define HEADER 7                /* longs: kind, elements, type, op, root or peer, and the
+                                 * dtype's name (16 bytes) */
 typedef struct Op {
   GpuComm *comm;
   GpuCollArgs args;
@@ -262,20 +262,19 @@ static GpuResult post_headers(Op *op) {
   return r;
 }
 
-/* The first rank whose header differs from this one's (a send's peer: its recv's count or
- * dtype), or -1 */
+/* The first rank whose header differs from this one's (a send's peer: its recv's elements
+ * or dtype), or -1 */
 static int differing(const Op *op) {
   if (op->args.kind >= GPU_COLL_SEND)
-    return op->theirs[1] != op->mine[1] || op->theirs[2] != op->mine[2] ? op->args.peer : -1;
+    return op->theirs[1] != op->mine[1] || memcmp(op->theirs + 5, op->mine + 5, 16) ? op->args.peer : -1;
   for (int k = 0; k < op->comm->nranks; k++)
     if (memcmp(op->theirs + HEADER * k, op->mine, sizeof op->mine) != 0) return k;
   return -1;
 }
 
-/* "2 float32 elements", or "8 bytes" (a dtype moved as bytes) */
-static const char *elements(char *buf, size_t n, long count, long type) {
-  if (type == GPU_CT_BYTE) snprintf(buf, n, "%ld bytes", count);
-  else snprintf(buf, n, "%ld %s elements", count, type >= 0 && type < 10 ? type_name[type] : "?");
+/* "2 float32 elements": of a header h */
+static const char *elements(char *buf, size_t n, const long *h) {
+  snprintf(buf, n, "%ld %.15s elements", h[1], (const char *)(h + 5));
   return buf;
 }
 
@@ -286,8 +285,8 @@ static GpuResult p2p_mismatch(const Op *op) {
   char sb[48], wb[48];
   return cpu_fail(MISMATCH(coll_name[op->args.kind]), "the ranks' calls do not match: rank %d "
                   "sends %s to rank %d, which receives %s: nothing was sent", sends ? me : peer,
-                  elements(sb, sizeof sb, s[1], s[2]), sends ? peer : me,
-                  elements(wb, sizeof wb, w[1], w[2]));
+                  elements(sb, sizeof sb, s), sends ? peer : me,
+                  elements(wb, sizeof wb, w));
 }
 
 /* "all_reduce of 3 float32 elements (op sum)": a header, with what its kind takes */
@@ -296,7 +295,7 @@ static const char *call_text(char *buf, size_t n, const long *h) {
   int red = kind == GPU_COLL_ALL_REDUCE || kind == GPU_COLL_REDUCE_SCATTER || kind == GPU_COLL_REDUCE;
   char e[48], r[32] = "";
   if (kind == GPU_COLL_BROADCAST || kind == GPU_COLL_REDUCE) snprintf(r, sizeof r, "%sroot %ld)", red ? ", " : " (", h[4]);
-  snprintf(buf, n, "%s of %s%s%s%s", coll_name[kind], elements(e, sizeof e, h[1], h[2]), red ? " (op " : "", red ? op_name[op] : "", r[0] ? r : red ? ")" : "");
+  snprintf(buf, n, "%s of %s%s%s%s", coll_name[kind], elements(e, sizeof e, h), red ? " (op " : "", red ? op_name[op] : "", r[0] ? r : red ? ")" : "");
   return buf;
 }
 
@@ -412,7 +411,9 @@ static GpuResult mpi_coll(GpuComm *c, const GpuCollArgs *a) {
   if (op == NULL) return NOMEM;
   op->comm = c;
   op->args = *a;
-  long mine[HEADER] = {a->barrier ? 7 : a->kind, (long)a->count, a->type, a->op, a->peer};   /* 7: barrier */
+  long mine[HEADER] = {a->barrier ? 7 : a->kind, (long)(a->count * type_size[a->type] / a->dtype_size),
+                       a->type, a->op, a->peer};   /* 7: barrier */
+  strncpy((char *)(mine + 5), a->dtype, 2 * sizeof mine[0] - 1);
   memcpy(op->mine, mine, sizeof mine);
   if (depth > 0 && a->kind < GPU_COLL_SEND) {   /* its header waits for the calls before it */
     posted[nposted++] = op;

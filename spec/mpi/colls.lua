@@ -72,6 +72,15 @@ if gpu.backend() == "cpu" then
   if r == 1 then same(got1, {1, 1}, "recv on c1"); same(got2, {2, 2}, "recv on c2") end
   c1:free(); c2:free()
 end
+-- a group whose function raises: across processes its calls went out as they were made
+-- (the peer may be waiting for them), so they run, on both backends
+local g = gpu.zeros(2)
+local raised = select(2, pcall(gpu.nccl.group, function()
+  if r == 0 then comm:send(gpu.array({4, 5}), 1) else comm:recv(g, 0) end
+  error("stop")
+end))
+assert(tostring(raised):find("colls.lua:%d+: stop"), tostring(raised))
+same(g, r == 1 and {4, 5} or {0, 0}, "a raising group's send")
 -- mismatched sizes: the CPU backend compares the ranks' calls first; NCCL cannot tell
 local err = "not tried (NCCL)"
 if gpu.backend() == "cpu" then
@@ -86,18 +95,27 @@ if gpu.backend() == "cpu" then
   -- a send and its recv are compared too, and refused on both ranks with nothing moved
   -- (the recv took 2 of its 4 elements silently, read float32 bits as int32, or raised
   -- MPI's truncation, in C's words)
+  -- (dtypes NCCL lacks, moved as bytes, were compared as bytes: int16 into uint16 or bool went)
   for _, case in ipairs({{gpu.array({1, 2}), gpu.array({7, 7, 7, 7}), "2 float32 elements", "4 float32 elements"},
                          {gpu.array({1, 2}), gpu.array({7, 7}, "int32"), "2 float32 elements", "2 int32 elements"},
-                         {gpu.array({1, 2, 3, 4}), gpu.array({7, 7}), "4 float32 elements", "2 float32 elements"}}) do
+                         {gpu.array({1, 2, 3, 4}), gpu.array({7, 7}), "4 float32 elements", "2 float32 elements"},
+                         {gpu.array({5, 256}, "int16"), gpu.array({7, 7}, "uint16"), "2 int16 elements", "2 uint16 elements"},
+                         {gpu.array({5, 256}, "int16"), gpu.array({7, 7, 7, 7}, "uint8"):astype("bool"), "2 int16 elements", "4 bool elements"}}) do
     local sent, into, s, w = table.unpack(case)
+    local before = into:totable()
     local why = select(2, pcall(gpu.nccl.group, function()
       if r == 0 then comm:send(sent, 1) else comm:recv(into, 0) end
     end))
     local want = ("GPUHOST_COMM_MISMATCH: the ranks' calls do not match: rank 0 sends %s to rank 1, "
                   .. "which receives %s"):format(s, w)
     assert(tostring(why):find(want, 1, true), ("rank %d: %s, not %s"):format(r, tostring(why), want))
-    for _, v in ipairs(into:totable()) do assert(v == 7, ("rank %d: the refused recv wrote %s"):format(r, v)) end
+    for i, v in ipairs(into:totable()) do assert(v == before[i], ("rank %d: the refused recv wrote %s"):format(r, v)) end
   end
+  local b16 = r == 0 and gpu.array({3, 2}, "int16") or gpu.array({7, 7}, "uint16")
+  local why16 = select(2, pcall(comm.broadcast, comm, b16))
+  assert(tostring(why16):find(("rank %d calls broadcast of 2 %s elements (root 0), rank %d broadcast of 2 %s"):format(
+    r, r == 0 and "int16" or "uint16", 1 - r, r == 0 and "uint16" or "int16"), 1, true), tostring(why16))
+  assert(b16:totable()[1] == (r == 0 and 3 or 7), "the refused broadcast moved")
   -- a send is done once its recv has taken it: it returned at once, its message left for
   -- whichever recv came next
   local t0, z = gpu.clock(), gpu.zeros(2)
