@@ -29,7 +29,7 @@ BACKEND_CFLAGS = -DGPUHOST_NO_LUA
 LUA_SIDE = host/rewrite.c host/loader.c host/errors.c host/device.c host/stream.c host/event.c \
            host/array.c host/hostarray.c host/program.c host/kernel.c host/dtype.c host/gpu.c \
            host/profile.c host/jit.c host/graph.c host/layout.c host/view.c host/table.c \
-           host/strided.c host/copy.c host/promote.c host/ufunc.c host/ops.c host/opdefs.c host/npy.c host/npyhead.c host/npz.c \
+           host/strided.c host/copy.c host/peer.c host/promote.c host/ufunc.c host/ops.c host/opdefs.c host/npy.c host/npyhead.c host/npz.c \
            host/embedapi.c host/comm.c host/collective.c host/group.c \
            host/reduce.c host/reductions.c host/scan.c host/sort.c host/blas.c host/complex.c host/fft.c host/linalg.c
 SHARED   = host/backend.c host/util.c host/results.c host/cache.c host/embed.c host/mpi.c host/launcher.c

@@ -3,9 +3,10 @@
  * into views (a[key] = v). Device-side work runs the _copy ufunc (ops_copy), which
  * broadcasts and converts; host-side work is strided.c's. A copy between the host and the
  * device is one transfer when both sides are C-ordered with one dtype (asynchronous on a
- * stream when the host side is pinned); otherwise it goes through a packed temporary. */
+ * stream when the host side is pinned); otherwise it goes through a packed temporary.
+ * Copies between devices are peer.c's. */
 #include <string.h>
-#include "gpu.h"
+#include "peer.h"
 
 /* Either kind of array at idx; raises for anything else. */
 static int is_device(lua_State *L, int idx, const char *what) {
@@ -18,6 +19,8 @@ void copy_packed(lua_State *L, int idx) {
   idx = lua_absindex(L, idx);
   if (is_device(L, idx, "contiguous")) {
     GpuArray *a = array_check(L, idx);
+    int here = backend_get()->current_device();
+    if (a->device != here) { peer_to(L, idx, here, NULL); return; }   /* as a:copy(), CuPy's */
     array_new(L, &a->shape, a->dtype);
     ops_copy(L, -1, idx, NULL);
     return;
@@ -92,6 +95,11 @@ static void download(lua_State *L, int idx) {
   lua_remove(L, -2);
 }
 
+/* [-0, +(0|1), m] The type of the value at idx, by its __name (gpu.hostarray, not userdata) */
+static const char *type_name(lua_State *L, int idx) {
+  return luaL_getmetafield(L, idx, "__name") == LUA_TSTRING ? lua_tostring(L, -1) : luaL_typename(L, idx);
+}
+
 /* Whether the value at idx is one element's worth: a number, a boolean or a gpu.complex */
 static int is_scalar(lua_State *L, int idx) {
   int t = lua_type(L, idx);
@@ -162,57 +170,43 @@ static GpuResult direct(const Side *d, const Side *s, size_t n, CUstream stream)
                                 : be->dtoh(d->h->data, s->d->ptr, n);
 }
 
-/* [-0, +0, e] A copy between two devices: one peer copy, on s (of the source's device) */
-static void between_devices(lua_State *L, const Side *d, const Side *s, size_t n, int sidx,
-                            CUstream stream) {
-  if (d->dt != s->dt)
-    luaL_error(L, "copy: between devices (%d to %d) the arrays must have one dtype, got %s to "
-               "%s: make a:astype(...) on one device first", s->d->device, d->d->device,
-               dtypes[s->dt].name, dtypes[d->dt].name);
-  if (!layout_contiguous(&s->l))
-    luaL_error(L, "copy: between devices (%d to %d) the arrays must be C-ordered, and the "
-               "source is a view that is not: pack it with a:contiguous() on its device first "
-               "(a:to(dev) does)", s->d->device, d->d->device);
-  if (!layout_contiguous(&d->l))
-    luaL_error(L, "copy: between devices (%d to %d) the arrays must be C-ordered, and the "
-               "destination is a view that is not: copy into a C-ordered array on device %d, "
-               "then into the view there", s->d->device, d->d->device, d->d->device);
-  if (stream && sidx && stream_device(L, sidx) != s->d->device)
-    luaL_error(L, "copy: the stream must be of the source's device %d, got one of device %d",
-               s->d->device, stream_device(L, sidx));
-  device_scope(L, s->d->device);
-  GPU_CHECK(L, backend_get()->peer_copy(d->d->ptr, d->d->device, s->d->ptr, s->d->device, n, stream));
-  device_scope_end(L, -1);   /* the current device again */
+static void check_sizes(lua_State *L, const Side *d, const Side *s, const char *what) {
+  if (d->l.shape.size != s->l.shape.size)
+    luaL_error(L, "%s: %I element%s into an array of %I", what, (lua_Integer)s->l.shape.size,
+               s->l.shape.size == 1 ? "" : "s", (lua_Integer)d->l.shape.size);
 }
 
 /* [-0, +0, e] dst (at dst) = src (at src), element for element in C order (the same
  * size), converted to dst's dtype; either may be a device or a host array. Devices arrays
  * on another device than the current one are copied there (made current meanwhile); two
- * devices make a peer copy. sidx: the stream's index when there is one. */
-static void transfer_on(lua_State *L, int dst, int src, CUstream stream, int sidx) {
+ * devices make a peer copy, of a packed copy converted on dst's device where they differ
+ * (a stream needs no such step). sidx: the stream's index when there is one; what: the
+ * user's call. */
+static void transfer_on(lua_State *L, int dst, int src, CUstream stream, int sidx, const char *what) {
   dst = lua_absindex(L, dst);
   src = lua_absindex(L, src);
   int top = lua_gettop(L);
   Side d = side(L, dst), s = side(L, src);
   if (d.dev && s.dev && d.d->device != s.d->device) {
     check_writable(L, &d);           /* (an expanded view on the other device too) */
+    check_sizes(L, &d, &s, what);
     if (graph_capturing) graph_keep(L, dst), graph_keep(L, src);
-    size_t bytes = (size_t)d.l.shape.size * dtypes[d.dt].size;
-    if (d.l.shape.size != s.l.shape.size)
-      luaL_error(L, "copy: %I elements into an array of %I", (lua_Integer)s.l.shape.size,
-                 (lua_Integer)d.l.shape.size);
-    if (bytes) between_devices(L, &d, &s, bytes, sidx, stream);
+    if (stream || (d.dt == s.dt && layout_contiguous(&d.l) && layout_contiguous(&s.l))) {
+      peer_copy_into(L, dst, src, stream, sidx, what);
+    } else if (d.l.shape.size) {
+      peer_to(L, src, d.d->device, NULL);   /* then as a copy on dst's device */
+      transfer_on(L, dst, -1, NULL, 0, what);
+    }
+    lua_settop(L, top);
     return;
   }
   int dev = d.dev ? d.d->device : s.dev ? s.d->device : -1;
   if (stream && sidx && dev >= 0 && stream_device(L, sidx) != dev)   /* the arrays' device's */
-    luaL_error(L, "copy: the stream must be of the arrays' device %d, got one of device %d",
-               dev, stream_device(L, sidx));
+    luaL_error(L, "%s: the stream must be of the arrays' device %d, got one of device %d",
+               what, dev, stream_device(L, sidx));
   int scope = dev >= 0 && dev != backend_get()->current_device() ? top + 1 : 0;
   if (scope) device_scope(L, dev);   /* closed before each settop below */
-  if (d.l.shape.size != s.l.shape.size)
-    luaL_error(L, "copy: %I elements into an array of %I", (lua_Integer)s.l.shape.size,
-               (lua_Integer)d.l.shape.size);
+  check_sizes(L, &d, &s, what);
   check_writable(L, &d);
   if (graph_capturing && d.dev) graph_keep(L, dst);   /* a graph keeps what it copies */
   if (graph_capturing && s.dev) graph_keep(L, src);
@@ -271,7 +265,7 @@ void copy_assign(lua_State *L, int dst, int v, const char *what) {
       if (hs->ndim != d->shape.ndim || memcmp(hs->dim, d->shape.dim, sizeof hs->dim[0] * (size_t)hs->ndim))
         graph_refuse(L, "%s: a host array broadcast to the destination's shape cannot be recorded: copies "
                      "from the host happen at once; give it the destination's shape first", what);
-      transfer_on(L, dst, v, NULL, 0);
+      transfer_on(L, dst, v, NULL, 0, what);
     } else {
       if (hostarray_test(L, v)) { upload(L, v, NULL); v = lua_gettop(L); }
       ops_copy(L, dst, v, NULL);
@@ -290,30 +284,22 @@ void copy_assign(lua_State *L, int dst, int v, const char *what) {
   lua_settop(L, top);
 }
 
-/* The stream of an options table at idx ({stream = s}), or NULL; of device dev (-1: any). */
-static CUstream stream_opt(lua_State *L, int idx, int dev) {
-  CUstream s = NULL;
-  if (!lua_istable(L, idx) || hostarray_test(L, idx)) return NULL;
-  errors_options(L, idx, "a:tohost", "stream");
-  if (lua_getfield(L, idx, "stream") != LUA_TNIL) s = stream_check(L, -1);
-  if (s && dev >= 0 && stream_device(L, -1) != dev)
-    luaL_error(L, "a:tohost: the stream must be of the array's device %d, got one of device %d",
-               dev, stream_device(L, -1));
-  lua_pop(L, 1);
-  return s;
-}
-
-/* The options of gpu.copy and a:to, at idx: a table ({stream = s}) or nothing; a number or
- * a string there was ignored. */
-static CUstream options_stream(lua_State *L, int idx, const char *name) {
-  if (!lua_isnoneornil(L, idx) && (!lua_istable(L, idx) || hostarray_test(L, idx)))
+/* [-0, +1, e] The stream of the options at idx ({stream = s}; nil or none: no options),
+ * pushed (nil when none) and returned; name: the user's call */
+CUstream copy_stream_option(lua_State *L, int idx, const char *name) {
+  idx = lua_absindex(L, idx);
+  if (lua_isnoneornil(L, idx)) { lua_pushnil(L); return NULL; }
+  if (!lua_istable(L, idx))   /* (a number or a string there was ignored) */
     luaL_typeerror(L, idx, "options table ({stream = s})");
-  if (!lua_isnoneornil(L, idx)) errors_options(L, idx, name, "stream");
-  return stream_opt(L, idx, -1);
+  errors_options(L, idx, name, "stream");
+  if (lua_getfield(L, idx, "stream") == LUA_TNIL) return NULL;
+  if (!luaL_testudata(L, -1, GPU_STREAM_T))
+    luaL_error(L, "%s: bad option 'stream' (gpu.stream expected, got %s)", name, type_name(L, -1));
+  return stream_check(L, -1);
 }
 
 /* gpu.array(src [, dtype]): a new device array holding src, a (nested) Lua table, a host
- * array or a device array, converted to dtype when one is given */
+ * array or a device array (of any device), converted to dtype when one is given */
 static int gpu_array(lua_State *L) {
   errors_args(L, 2, "gpu.array");
   if (lua_istable(L, 1)) {
@@ -333,7 +319,7 @@ static int gpu_array(lua_State *L) {
   Side s = side(L, 1);
   GpuDtype dt = dtype_check(L, 2, s.dt);
   array_new(L, &s.l.shape, dt);
-  transfer_on(L, -1, 1, NULL, 0);
+  transfer_on(L, -1, 1, NULL, 0, "gpu.array");
   return 1;
 }
 
@@ -343,22 +329,25 @@ static int gpu_array(lua_State *L) {
 static int array_tohost(lua_State *L) {
   GpuArray *a = array_check(L, 1);
   int top = lua_gettop(L);
+  while (top > 1 && lua_isnil(L, top)) top--;   /* a:tohost({stream = s}, nil): no h */
+  lua_settop(L, top);
   if (top > 3) luaL_error(L, "a:tohost takes a host array and an options table, got %d arguments", top - 1);
-  if (top == 3 && !lua_isnil(L, 3) && (!lua_istable(L, 3) || hostarray_test(L, 3)))
-    luaL_typeerror(L, 3, "options table ({stream = s})");   /* a stream alone was dropped */
-  CUstream stream = stream_opt(L, top, a->device);   /* the copy makes it current */
-  if (!lua_isnoneornil(L, 2) && !(lua_istable(L, 2) && lua_gettop(L) == 2))
-    hostarray_check(L, 2);   /* a host array, or an error naming what came */
-  if (hostarray_test(L, 2)) {
-    HostArray *h = hostarray_check(L, 2);
-    if (h->dtype != a->dtype || h->shape.size != a->shape.size)
+  int opt = top == 3 || (top == 2 && lua_istable(L, 2)) ? top : 0, h = top > 1 && opt != 2 && !lua_isnil(L, 2);
+  if (h) hostarray_check(L, 2);   /* a host array, or an error naming what came */
+  CUstream stream = opt ? copy_stream_option(L, opt, "a:tohost") : NULL;   /* a stream alone was dropped */
+  if (stream && stream_device(L, -1) != a->device)   /* (the copy makes a's device current) */
+    luaL_error(L, "a:tohost: the stream must be of the array's device %d, got one of device %d",
+               a->device, stream_device(L, -1));
+  if (h) {
+    HostArray *ha = hostarray_check(L, 2);
+    if (ha->dtype != a->dtype || ha->shape.size != a->shape.size)
       return luaL_argerror(L, 2, lua_pushfstring(L, "host array of %I %s elements expected",
                            (lua_Integer)a->shape.size, dtypes[a->dtype].name));
     lua_pushvalue(L, 2);
   } else {
     hostarray_new(L, &a->shape, a->dtype);
   }
-  transfer_on(L, -1, 1, stream, 0);
+  transfer_on(L, -1, 1, stream, 0, "a:tohost");
   return 1;
 }
 
@@ -372,12 +361,15 @@ static int array_totable(lua_State *L) {
   return 1;
 }
 
+/* The user's name of method m of the array at 1: "a:m" or "h:m" */
+#define METHOD(L, m) (array_test(L, 1) ? "a:" m : "h:" m)
+
 /* a:copy(): a new C-ordered array (of the same kind) with the same contents */
 static int copy_copy(lua_State *L) {
   is_device(L, 1, "copy");   /* made on the current device, as CuPy's a.copy() */
-  errors_args(L, 1, "a:copy");
+  errors_args(L, 1, METHOD(L, "copy"));
   new_like(L, 1, -1);
-  transfer_on(L, -1, 1, NULL, 0);
+  transfer_on(L, -1, 1, NULL, 0, METHOD(L, "copy"));
   return 1;
 }
 
@@ -385,20 +377,22 @@ static int copy_copy(lua_State *L) {
  * truncates and saturates; NaN gives 0) */
 static int copy_astype(lua_State *L) {
   int dev = is_device(L, 1, "astype");
-  errors_args(L, 2, "a:astype");
+  errors_args(L, 2, METHOD(L, "astype"));
   int dt = lua_isnoneornil(L, 2) ? luaL_argerror(L, 2, "dtype expected") : (int)dtype_check(L, 2, DT_FLOAT32);
   if (dev && (int)array_check(L, 1)->dtype != dt) array_here(L, array_check(L, 1), "a:", "astype");   /* a kernel's */
   new_like(L, 1, dt);
-  transfer_on(L, -1, 1, NULL, 0);
+  transfer_on(L, -1, 1, NULL, 0, METHOD(L, "astype"));
   return 1;
 }
 
 /* a:fill(v): every element of a (a view too) set to v; returns a */
 static int copy_fill(lua_State *L) {
+  is_device(L, 1, "fill");
+  errors_args(L, 2, METHOD(L, "fill"));
   if (!is_scalar(L, 2))
     return luaL_argerror(L, 2, lua_pushfstring(L, "number, boolean or gpu.complex expected, got %s",
-                                               luaL_typename(L, 2)));
-  copy_assign(L, 1, 2, "a:fill");
+                                               type_name(L, 2)));
+  copy_assign(L, 1, 2, METHOD(L, "fill"));
   lua_settop(L, 1);
   return 1;
 }
@@ -407,6 +401,8 @@ static int copy_fill(lua_State *L) {
  * bytes a string) of the same size, in C order, converted to a's dtype; returns a */
 static int copy_into(lua_State *L) {
   int dev = is_device(L, 1, "copy_");
+  const char *name = METHOD(L, "copy_");
+  errors_args(L, 2, name);
   GpuLayout l = dev ? array_layout(array_check(L, 1)) : hostarray_layout(hostarray_check(L, 1));
   GpuDtype dt = dev ? array_check(L, 1)->dtype : hostarray_check(L, 1)->dtype;
   lua_settop(L, 2);
@@ -415,18 +411,21 @@ static int copy_into(lua_State *L) {
     const char *bytes = lua_tolstring(L, 2, &len);
     size_t want = (size_t)l.shape.size * dtypes[dt].size;
     if (len != want)
-      return luaL_error(L, "copy_: a string of %d bytes into %d bytes of %s", (int)len, (int)want,
-                        dtypes[dt].name);
+      return luaL_error(L, "%s: a string of %I bytes into %I bytes of %s", name, (lua_Integer)len,
+                        (lua_Integer)want, dtypes[dt].name);
     HostArray *h = hostarray_new(L, &l.shape, dt);
     if (len) memcpy(h->data, bytes, len);
     hostarray_bools(h);
   } else if (lua_istable(L, 2)) {
     table_host(L, 2, dt);
-  } else {
-    is_device(L, 2, "copy_");
+  } else if (array_test(L, 2) || hostarray_test(L, 2)) {
+    is_device(L, 2, name);   /* (a freed one raises) */
     lua_pushvalue(L, 2);
+  } else {
+    return luaL_error(L, "%s: a device or host array, a table or a string expected, got %s", name,
+                      type_name(L, 2));
   }
-  transfer_on(L, 1, 3, NULL, 0);
+  transfer_on(L, 1, 3, NULL, 0, name);
   lua_settop(L, 1);
   return 1;
 }
@@ -439,44 +438,14 @@ static int gpu_copy(lua_State *L) {
   is_device(L, 2, "gpu.copy");
   errors_args(L, 3, "gpu.copy");
   lua_settop(L, 3);
-  CUstream s = options_stream(L, 3, "copy");
-  if (s) { lua_getfield(L, 3, "stream"); s = stream_check(L, 4); }   /* the one kept (a second read) */
-  transfer_on(L, 1, 2, s, s ? 4 : 0);
+  CUstream s = copy_stream_option(L, 3, "gpu.copy");   /* (at 4) */
+  transfer_on(L, 1, 2, s, s ? 4 : 0, "gpu.copy");
   lua_settop(L, 1);
   return 1;
 }
 
-/* a:to(dev [, {stream = s}]): a copy of a on device dev (a number or gpu.device(i)), a peer
- * copy queued on s (of a's device; default: its default stream); a itself if on dev already */
-static int array_to(lua_State *L) {
-  GpuArray *a = array_check(L, 1);
-  int dev = device_ordinal(L, 2);
-  errors_args(L, 3, "a:to");
-  lua_settop(L, 3);
-  CUstream s = options_stream(L, 3, "a:to");
-  if (s) { lua_getfield(L, 3, "stream"); s = stream_check(L, 4); }   /* the one kept (a second read) */
-  if (a->device == dev) { lua_settop(L, 1); return 1; }
-  int sidx = s ? 4 : 0;
-  if (!a->contiguous) {              /* packed on its own device first */
-    device_scope(L, a->device);
-    copy_contiguous(L, 1);
-    lua_replace(L, 1);
-    device_scope_end(L, -1);
-    a = array_check(L, 1);
-  }
-  device_scope(L, dev);
-  array_new(L, &a->shape, a->dtype);
-  lua_replace(L, 2);
-  device_scope_end(L, -1);
-  transfer_on(L, 2, 1, s, sidx);
-  lua_settop(L, 2);
-  return 1;
-}
-
 static const luaL_Reg copy_funcs[] = {{"array", gpu_array}, {"copy", gpu_copy}, {NULL, NULL}};
-static const luaL_Reg device_methods[] = {
-  {"to", array_to}, {"tohost", array_tohost}, {"totable", array_totable}, {NULL, NULL}
-};
+static const luaL_Reg device_methods[] = {{"tohost", array_tohost}, {"totable", array_totable}, {NULL, NULL}};
 
 static const luaL_Reg both_methods[] = {
   {"copy", copy_copy},
@@ -494,7 +463,7 @@ void copy_open(lua_State *L) {
     luaL_getmetatable(L, types[i]);
     lua_getfield(L, -1, "methods");
     luaL_setfuncs(L, both_methods, 0);
-    if (i == 0) luaL_setfuncs(L, device_methods, 0);
+    if (i == 0) luaL_setfuncs(L, device_methods, 0), peer_open(L);
     lua_pop(L, 2);
   }
 }

@@ -87,7 +87,7 @@ function gpu.ravel(a, order)
   end
   if order == "F" or order == "A" then return a:flatten(order) end
   if a:is_contiguous() then return a:reshape(-1) end
-  return gpu.with_device(a.device, gpu.empty, a.size, a.dtype):copy_(a)
+  return gpu.empty(a.size, a.dtype):copy_(a)   -- on the current device, as a:copy()
 end
 
 -- gpu.ascontiguousarray(a [, dtype]): a itself when C-ordered (and of dtype), else a

@@ -142,12 +142,14 @@ describe("#multi devices", function()
     local z = gpu.zeros(1)
     assert.matches("a[key] = v: an array of device 1 into one of device 0: copy it there first (v:to(0))",
                    select(2, pcall(function() z[{}] = one end)), 1, true)
-    assert.matches("copy: between devices %(0 to 1%) the arrays must have one dtype, got int32 to float32",
-                   errof(gpu.copy, on(1, function() return gpu.zeros(6) end), gpu.arange(6, "int32")))
-    assert.matches("copy: between devices %(0 to 1%) the arrays must be C%-ordered, and the source is a view",
-                   errof(gpu.copy, on(1, function() return gpu.zeros({3, 2}, "int32") end), a.T))
-    assert.matches("copy: between devices %(0 to 1%) the arrays must be C%-ordered, and the destination is a view",
-                   errof(gpu.copy, on(1, function() return gpu.zeros({3, 2}, "int32") end).T, a))
+    -- on a stream one peer copy: C-ordered arrays of one dtype (without one: the next describe)
+    local s0 = gpu.stream()
+    assert.matches("gpu.copy: a copy between devices (0 to 1) on a stream keeps the dtype, got int32 to float32",
+                   errof(gpu.copy, on(1, function() return gpu.zeros(6) end), gpu.arange(6, "int32"), {stream = s0}), 1, true)
+    assert.matches("gpu.copy: a copy between devices (0 to 1) on a stream takes C-ordered arrays, and the source is a view",
+                   errof(gpu.copy, on(1, function() return gpu.zeros({3, 2}, "int32") end), a.T, {stream = s0}), 1, true)
+    assert.matches("gpu.copy: a copy between devices (0 to 1) on a stream takes C-ordered arrays, and the destination is a view",
+                   errof(gpu.copy, on(1, function() return gpu.zeros({3, 2}, "int32") end).T, a, {stream = s0}), 1, true)
     assert.matches("copy: the stream must be of the source's device 0", errof(gpu.copy, d, a, {stream = s1}))
     assert.matches("no device 5", errof(a.to, a, 5))
     -- saved from its own device, a view too
@@ -685,5 +687,51 @@ describe("#multi the examples", function()
   it("train a linear model data-parallel (scripts/train_dp.lua)", function()
     local err = tonumber(run("scripts/train_dp.lua"):match("over 2 ranks in 200 steps: max |w %- w_true| = (%S+)"))
     assert.is_true(err and err < 1e-3)
+  end)
+end)
+
+-- Copies between devices that are no single peer copy: a view packed on its own device first,
+-- a conversion made on the destination's (they were refused: 'copy: between devices (1 to 0)
+-- the arrays must be C-ordered' for a.T:copy(), a.T:astype, gpu.array(a.T), gpu.array(a,
+-- "float32")); a copy that makes memory makes it on the current device, as a:copy() and
+-- CuPy's (a.T:contiguous() and a.T:flatten() named gpu.copy, gpu.ravel copied on device 1)
+describe("#multi copies between devices of any layout and dtype", function()
+  local T = {{0, 3}, {1, 4}, {2, 5}}
+  local function one()
+    return on(1, function() return gpu.arange(6, "float64"):reshape(2, 3) end)
+  end
+  it("make a:copy, a:astype, gpu.array, a:copy_ and gpu.copy of a view or another dtype", function()
+    local a = one()
+    for _, f in ipairs{function() return a.T:copy() end, function() return a.T:astype("float64") end,
+                       function() return gpu.array(a.T) end, function() return gpu.array(a.T, "float32") end} do
+      local c = f()
+      assert.are.same({0, {3, 2}, T}, {c.device, c.shape, c:totable()})
+    end
+    local c = gpu.array(a, "float32")
+    assert.are.same({0, "float32", {{0, 1, 2}, {3, 4, 5}}}, {c.device, c.dtype, c:totable()})
+    local d = gpu.zeros({3, 2}, "int32")
+    assert.are.equal(d, gpu.copy(d, a.T))
+    assert.are.same(T, d:totable())
+    local v = gpu.zeros({2, 3}, "int16")
+    v.T:copy_(a.T)   -- into a view, converted
+    assert.are.same({{0, 1, 2}, {3, 4, 5}}, v:totable())
+    local back = on(1, function() return gpu.zeros({3, 2}, "float32") end)
+    gpu.copy(back.T, gpu.arange(6, "int64"):reshape(2, 3))   -- to device 1: converted there
+    assert.are.same({{0, 3}, {1, 4}, {2, 5}}, back:totable())
+    assert.are.equal(0, gpu.device().id)
+    assert.matches("a:copy_: 6 elements into an array of 5", errof(gpu.zeros(5).copy_, gpu.zeros(5), a), 1, true)
+  end)
+  it("make contiguous, flatten and ravel's copies on the current device", function()
+    local a = one()
+    local b = gpu.broadcast_to(a, {2, 2, 3})
+    for _, f in ipairs{function() return a.T:contiguous() end, function() return b:contiguous() end,
+                       function() return a.T:flatten() end, function() return a.T:ravel() end,
+                       function() return gpu.ravel(a.T) end, function() return gpu.ascontiguousarray(a.T) end} do
+      assert.are.equal(0, f().device)
+    end
+    assert.are.same({0, 3, 1, 4, 2, 5}, a.T:flatten():totable())
+    assert.are.same({{{0, 1, 2}, {3, 4, 5}}, {{0, 1, 2}, {3, 4, 5}}}, b:contiguous():totable())
+    -- a view where none is copied: on a's device
+    assert.are.same({1, 1, 1}, {a:contiguous().device, a:flatten().device, a:ravel().device})
   end)
 end)
