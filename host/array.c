@@ -205,6 +205,13 @@ void array_unpin(lua_State *L, GpuArray *a) {
 
 int gpu_in_finalizer(lua_State *L) { return lua_gc(L, LUA_GCCOUNT, 0) < 0; }
 
+static int array_free(lua_State *L);
+/* a:free(), which takes no argument (__close is given the error) */
+static int array_free_method(lua_State *L) {
+  errors_args(L, 1, "a:free");
+  return array_free(L);
+}
+
 /* a:free() and __close: an ordinary call, so a failure raises. Views that Lua no longer
  * reaches are collected first; one still reachable makes freeing its owner an error. */
 static int array_free(lua_State *L) {
@@ -358,6 +365,8 @@ static int array_newindex(lua_State *L) {
     luaL_getmetafield(L, 1, "methods");
     return array_by_array(L, 4, 3, 1);
   }
+  if (hostarray_test(L, 2))   /* as a[h] reads */
+    return luaL_error(L, "a[h] = v: h is a host array: copy it to the device first, a[gpu.array(h)] = v");
   return luaL_error(L, "attempt to write a device array from Lua: build the data on the "
                     "host and copy it with gpu.array(t), assign a view (a[{i}] = v), or "
                     "write it in a kernel");
@@ -388,7 +397,7 @@ static const luaL_Reg array_funcs[] = {
 };
 
 static const luaL_Reg array_methods[] = {
-  {"free", array_free},
+  {"free", array_free_method},
   {"_peek", array_peek},
   {"_writeable", array_writeable},
   {NULL, NULL}

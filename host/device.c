@@ -303,6 +303,7 @@ GpuResult mem_free(CUdeviceptr p, int device, size_t n) {
  * arrays hold there */
 static int gpu_mem_info(lua_State *L) {
   size_t f, t;
+  errors_args(L, 0, "gpu.mem_info");
   GPU_CHECK(L, backend_get()->mem_info(&f, &t));
   int dev = backend_get()->current_device();
   lua_pushinteger(L, (lua_Integer)f);
@@ -316,6 +317,7 @@ static int gpu_mem_info(lua_State *L) {
 static int gpu_empty_cache(lua_State *L) {
   const GpuBackend *be = backend_get();
   int n;
+  errors_args(L, 0, "gpu.empty_cache");
   lua_gc(L, LUA_GCCOLLECT, 0);
   GPU_CHECK(L, be->device_count(&n));
   for (int d = 0; d < n && d < GPU_MAX_DEVICES; d++) {

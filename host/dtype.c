@@ -248,14 +248,16 @@ void shape_check(lua_State *L, int idx, GpuShape *s) {
     s->ndim = 1;
     s->dim[0] = size_check(L, idx, "size");
   } else if (lua_type(L, idx) == LUA_TTABLE) {
-    lua_Integer n = luaL_len(L, idx);
-    if (n < 0 || n > GPU_MAXDIM)
+    lua_Integer n = (lua_Integer)lua_rawlen(L, idx);   /* raw, as table data is read */
+    if (n > GPU_MAXDIM)
       luaL_error(L, "shape must have 0 to %d dimensions, got %I", GPU_MAXDIM, n);
+    const char *bad = table_not_list(L, idx, n);   /* ({x = 2} was a 0-D shape) */
+    if (bad) luaL_argerror(L, idx, lua_pushfstring(L, "shape must be a list of sizes, and the table has %s", bad));
     s->ndim = (int)n;
     for (int i = 0; i < s->ndim; i++) {
       char what[32];
       snprintf(what, sizeof what, "shape[%d]", i + 1);
-      lua_geti(L, idx, i + 1);
+      lua_rawgeti(L, idx, i + 1);
       s->dim[i] = size_check(L, -1, what);
       lua_pop(L, 1);
     }

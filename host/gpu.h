@@ -238,6 +238,7 @@ void hostarray_open(lua_State *L);
 /* [-0, +0, e] Fills dst (s->size elements of dt) from the (nested) table at idx. */
 void table_read(lua_State *L, int idx, const GpuShape *s, GpuDtype dt, void *dst);
 void table_shape(lua_State *L, int idx, GpuShape *s);   /* [-0, +0, e] */
+const char *table_not_list(lua_State *L, int idx, lua_Integer n);   /* [-0, +(0|1), e] a key past 1..n */
 GpuDtype table_dtype(lua_State *L, int idx, int dtidx);   /* [-0, +0, e] the dtype at dtidx, else by idx's elements */
 HostArray *table_host(lua_State *L, int idx, GpuDtype dt);   /* [-0, +1, e] the table at idx as a host array of dt */
 void table_push(lua_State *L, const void *src, const GpuShape *s, GpuDtype dt);  /* [-0, +1, m] */

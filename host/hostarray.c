@@ -189,6 +189,13 @@ static int hostarray_gc(lua_State *L) {
   return 0;
 }
 
+static int hostarray_free(lua_State *L);
+/* h:free(), which takes no argument (__close is given the error) */
+static int hostarray_free_method(lua_State *L) {
+  errors_args(L, 1, "h:free");
+  return hostarray_free(L);
+}
+
 /* h:free() and __close raise what __gc can only warn of; as for device arrays, an owner
  * with live views is not freed */
 static int hostarray_free(lua_State *L) {
@@ -214,7 +221,7 @@ static void *element(lua_State *L, HostArray *h, int idx) {
   lua_Integer i = lua_tointegerx(L, idx, &isint);
   if (!isint)   /* NaN as "nan": 0/0 has the sign bit, which "%.14g" shows as "-nan" */
     luaL_error(L, "host array index must be an integer, got %s", lua_type(L, idx) != LUA_TNUMBER
-               ? luaL_typename(L, idx) : isnan(lua_tonumber(L, idx)) ? "nan" : lua_tostring(L, idx));
+               ? (luaL_getmetafield(L, idx, "__name") == LUA_TSTRING ? lua_tostring(L, -1) : luaL_typename(L, idx)) : isnan(lua_tonumber(L, idx)) ? "nan" : lua_tostring(L, idx));
   if (i < 1 || i > h->shape.size)
     luaL_error(L, "index %I out of range for a host array of %I elements", i, h->shape.size);
   size_t es = dtypes[h->dtype].size;
@@ -299,6 +306,7 @@ static int hostarray_totable(lua_State *L) {
 /* h:bytes(): the elements, in C order, as a Lua string (for I/O) */
 static int hostarray_bytes(lua_State *L) {
   HostArray *h = hostarray_check(L, 1);
+  errors_args(L, 1, "h:bytes");
   const void *p = hostarray_packed(L, 1);
   lua_pushlstring(L, p, h->nbytes);
   return 1;
@@ -343,7 +351,9 @@ void hostarray_bools(HostArray *h) {
  * (as h:bytes() gives them); the shape defaults to one dimension */
 static int host_frombytes(lua_State *L) {
   size_t len;
-  const char *bytes = luaL_checklstring(L, 1, &len);
+  if (lua_type(L, 1) != LUA_TSTRING) luaL_typeerror(L, 1, "string");   /* (a number was made one) */
+  errors_args(L, 3, "gpu.host.frombytes");
+  const char *bytes = lua_tolstring(L, 1, &len);
   GpuDtype dt = dtype_check(L, 2, DT_FLOAT32);
   size_t es = dtypes[dt].size;
   GpuShape s = {1, {(int64_t)(len / es)}, (int64_t)(len / es)};
@@ -368,7 +378,7 @@ static const luaL_Reg host_funcs[] = {
 static const luaL_Reg hostarray_methods[] = {
   {"totable", hostarray_totable},
   {"bytes", hostarray_bytes},
-  {"free", hostarray_free},
+  {"free", hostarray_free_method},
   {NULL, NULL}
 };
 

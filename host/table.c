@@ -4,6 +4,32 @@
 #include <string.h>
 #include "gpu.h"
 
+/* What makes the table at idx (of raw length n) no list, read raw: a key other than 1 to n
+ * (shown, pushed), or a proxy's metatable (__index or __len with no elements of its own);
+ * NULL for a list. A walk of every key. */
+const char *table_not_list(lua_State *L, int idx, lua_Integer n) {
+  idx = lua_absindex(L, idx);
+  int top = lua_gettop(L);
+  luaL_checkstack(L, 4, "table");
+  lua_pushnil(L);
+  while (lua_next(L, idx)) {
+    lua_pop(L, 1);   /* (the key stays, for the next) */
+    int isint;
+    lua_Integer k = lua_tointegerx(L, -1, &isint);
+    if (isint && k >= 1 && k <= n && lua_type(L, -1) == LUA_TNUMBER) continue;
+    if (lua_type(L, -1) == LUA_TSTRING) lua_pushfstring(L, "a key \"%s\" besides its %I elements", lua_tostring(L, -1), n);
+    else lua_pushfstring(L, "a key %s besides its %I elements", luaL_tolstring(L, -1, NULL), n);
+    lua_replace(L, top + 1);
+    lua_settop(L, top + 1);
+    return lua_tostring(L, -1);
+  }
+  if (n == 0 && (luaL_getmetafield(L, idx, "__index") != LUA_TNIL || luaL_getmetafield(L, idx, "__len") != LUA_TNIL)) {
+    lua_pop(L, 1);
+    return lua_pushliteral(L, "an __index or __len but no elements of its own (tables are read raw)");
+  }
+  return NULL;
+}
+
 void table_shape(lua_State *L, int idx, GpuShape *s) {
   idx = lua_absindex(L, idx);
   memset(s, 0, sizeof *s);
@@ -69,10 +95,39 @@ static const char *element_path(lua_State *L, const int64_t *idx, int depth) {
   return lua_tostring(L, -1);
 }
 
+/* The value on top as element idx[0..level] (at p), of dtype dt */
+static void store_one(lua_State *L, GpuDtype dt, char *p, const int64_t *idx, int level) {
+  const char *err;
+  int type = lua_type(L, -1);
+  if (dt == DT_FLOAT32 && type == LUA_TNUMBER)   /* an integer rounded once, as dtype_store does */
+    *(float *)p = lua_isinteger(L, -1) ? (float)lua_tointeger(L, -1) : (float)lua_tonumber(L, -1);
+  else if (dt == DT_FLOAT64 && type == LUA_TNUMBER) *(double *)p = (double)lua_tonumber(L, -1);
+  else if ((err = dtype_store_value(L, -1, dt, p)) != NULL) {
+    if (luaL_testudata(L, -1, GPU_ARRAY_T))
+      luaL_error(L, "element %s is a device array: copy it to the host with a:tohost()",
+                 element_path(L, idx, level));
+    const char *v = luaL_tolstring(L, -1, NULL);
+    luaL_error(L, "element %s (%s) %s for %s", element_path(L, idx, level), v, err, dtypes[dt].name);
+  }
+}
+
+/* [-0, +0, e] Refuses the table at t (of raw length n) where it is no list (table_not_list)
+ * and one lua_next from key n shows it: a key after the elements in Lua's order, as those
+ * of a constructor ({1, 2, x = 3}: x was dropped) and of a list grown at its end; an empty
+ * table (a proxy) alike. A walk of every key took three quarters of the reading again. */
+static void check_list(lua_State *L, int t, int64_t n, const int64_t *idx, int level) {
+  if (n > 0) {
+    lua_pushinteger(L, n);
+    if (!lua_next(L, t)) return;
+    lua_pop(L, 2);
+  }
+  const char *bad = table_not_list(L, t, n);
+  if (bad) luaL_error(L, "not a list: %s has %s", level ? element_path(L, idx, level - 1) : "the table", bad);
+}
+
 /* Reads level `level` of the table on top of the stack into *dst. */
 static void read_level(lua_State *L, const GpuShape *s, int level, GpuDtype dt, char **dst,
                        int64_t *idx) {
-  size_t es = dtypes[dt].size;
   int64_t n = s->dim[level];
   int t = lua_gettop(L);
   if ((int64_t)lua_rawlen(L, t) != n) {
@@ -80,6 +135,7 @@ static void read_level(lua_State *L, const GpuShape *s, int level, GpuDtype dt, 
     luaL_error(L, "ragged table: %s has %I elements, expected %I", where,
                (lua_Integer)lua_rawlen(L, t), (lua_Integer)n);
   }
+  check_list(L, t, n, idx, level);
   char *p = *dst;
   for (int64_t i = 1; i <= n; i++) {
     idx[level] = i;
@@ -94,19 +150,8 @@ static void read_level(lua_State *L, const GpuShape *s, int level, GpuDtype dt, 
       read_level(L, s, level + 1, dt, dst, idx);
       p = *dst;
     } else {
-      const char *err;
-      if (dt == DT_FLOAT32 && type == LUA_TNUMBER)   /* an integer rounded once, as dtype_store does */
-        *(float *)p = lua_isinteger(L, -1) ? (float)lua_tointeger(L, -1) : (float)lua_tonumber(L, -1);
-      else if (dt == DT_FLOAT64 && type == LUA_TNUMBER) *(double *)p = (double)lua_tonumber(L, -1);
-      else if ((err = dtype_store_value(L, -1, dt, p)) != NULL) {
-        if (luaL_testudata(L, -1, GPU_ARRAY_T))
-          luaL_error(L, "element %s is a device array: copy it to the host with a:tohost()",
-                     element_path(L, idx, level));
-        const char *v = luaL_tolstring(L, -1, NULL);
-        luaL_error(L, "element %s (%s) %s for %s", element_path(L, idx, level), v, err,
-                   dtypes[dt].name);
-      }
-      p += es;
+      store_one(L, dt, p, idx, level);
+      p += dtypes[dt].size;
     }
     lua_pop(L, 1);
   }

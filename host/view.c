@@ -430,7 +430,7 @@ static int view_is_contiguous(lua_State *L) {
  * of an expanded view, which is not written (the error says to write into a:contiguous()) */
 static int view_contiguous(lua_State *L) {
   Arr a = arr_check(L, 1);
-  errors_args(L, 1, "a:contiguous");
+  errors_args(L, 1, a.d ? "a:contiguous" : "h:contiguous");
   if (a.d ? a.d->shares : a.h->shares) copy_packed(L, 1);
   else copy_contiguous(L, 1);
   return 1;

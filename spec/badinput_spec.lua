@@ -1036,6 +1036,42 @@ local rows = {
    "gpu.random.choice: probabilities must be finite numbers (p has an infinity)"},
   {"gpu.reduction('float32 x', 'float32 y', 'x', 'a + b', 'y = a', 0)()", function() return gpu.reduction('float32 x', 'float32 y', 'x', 'a + b', 'y = a', 0)() end,
    "gpu.reduction takes 1 input (and an options table), got 0"},
+  -- arguments beyond a function's were dropped (a:copy_(h, {stream = s}) ran unqueued)
+  {"a:copy_(h, {stream = s})", function() return a:copy_(h, {stream = s}) end,
+   "a:copy_ takes 1 argument, got a table as argument 2 (it takes no options)"},
+  {"a:fill(1, {stream = s})", function() return a:fill(1, {stream = s}) end,
+   "a:fill takes 1 argument, got a table as argument 2 (it takes no options)"},
+  {"h:bytes({})", function() return h:bytes({}) end, "h:bytes takes 0 arguments, got a table as argument 1"},
+  {"gpu.host.frombytes('abcd', 'uint8', 4, {})", function() return gpu.host.frombytes("abcd", "uint8", 4, {}) end,
+   "gpu.host.frombytes takes 3 arguments, got a table as argument 4"},
+  {"gpu.mem_info({})", function() return gpu.mem_info({}) end, "gpu.mem_info takes 0 arguments, got a table as argument 1"},
+  {"gpu.empty_cache({})", function() return gpu.empty_cache({}) end, "gpu.empty_cache takes 0 arguments, got a table as argument 1"},
+  {"gpu.zeros(1):free({})", function() return gpu.zeros(1):free({}) end, "a:free takes 0 arguments, got a table as argument 1"},
+  {"gpu.host.zeros(1):free({})", function() return gpu.host.zeros(1):free({}) end, "h:free takes 0 arguments, got a table as argument 1"},
+  {"h:contiguous({})", function() return h:contiguous({}) end, "h:contiguous takes 0 arguments, got a table as argument 1"},
+  -- a number was taken as its digits; types by name, not "userdata"
+  {"gpu.host.frombytes(1234, 'uint8')", function() return gpu.host.frombytes(1234, "uint8") end,
+   "bad argument #1 to 'frombytes' (string expected, got number)"},
+  {"a:fill(h)", function() return a:fill(h) end, "number, boolean or gpu.complex expected, got gpu.hostarray)"},
+  {"gpu.copy(a, a, {stream = e})", function() return gpu.copy(a, a, {stream = e}) end,
+   "gpu.copy: bad option 'stream' (gpu.stream expected, got gpu.event)"},
+  {"h[gpu.array({true})]", function() return h[gpu.array({true})] end, "host array index must be an integer, got gpu.array"},
+  {"a:copy_(5)", function() return a:copy_(5) end, "a:copy_: a device or host array, a table or a string expected, got number"},
+  {"h:copy_(gpu.zeros(1))", function() return h:copy_(gpu.zeros(1)) end, "h:copy_: 1 element into an array of 4"},
+  -- as a[h] reads (it said "attempt to write a device array from Lua")
+  {"a[hmask] = 5", function() a[gpu.host.array({true, false, true, false})] = 5 end,
+   "a[h] = v: h is a host array: copy it to the device first, a[gpu.array(h)] = v"},
+  -- tables are lists, read raw: {x = 2} was a 0-D shape, a proxy one shape here and no data there
+  {"gpu.empty({x = 2})", function() return gpu.empty({x = 2}) end,
+   "bad argument #1 to 'empty' (shape must be a list of sizes, and the table has a key \"x\" besides its 0 elements)"},
+  {"gpu.zeros(proxy)", function() return gpu.zeros(setmetatable({}, {__len = function() return 2 end, __index = function() return 3 end})) end,
+   "shape must be a list of sizes, and the table has an __index or __len but no elements of its own"},
+  {"gpu.array(proxy)", function() return gpu.array(setmetatable({}, {__len = function() return 2 end, __index = function() return 3 end})) end,
+   "not a list: the table has an __index or __len but no elements of its own"},
+  {"gpu.array({1, 2, 3, x = 4})", function() return gpu.array({1, 2, 3, x = 4}) end,
+   "not a list: the table has a key \"x\" besides its 3 elements"},
+  {"gpu.host.array({{1}, {2, y = 1}})", function() return gpu.host.array({{1}, {2, y = 1}}) end,
+   "not a list: [2] has a key \"y\" besides its 1 elements"},
 }
 
 describe("bad input", function()
