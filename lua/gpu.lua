@@ -1140,6 +1140,7 @@ end
 local function full(name, level, vpos, shape, value, dtype)
   local inferred = dtype == nil   -- float32, or complex128 for a gpu.complex (NumPy's full(2, 1+1j))
   if inferred and arg.is_complex(value) then dtype = "complex128" end
+  if inferred and type(value) == "boolean" then dtype = "bool" end   -- NumPy's full(2, True)
   dtype = dtype_name(dtype, level + 1)
   local vt = type(value)
   if vt == "boolean" and dtype ~= "bool" then value, vt = value and 1 or 0, "number" end   -- NumPy's True is 1

@@ -62,6 +62,18 @@ describe("copies into existing memory", function()
     assert.matches("number, boolean or gpu.complex expected, got string", S.errof(a.fill, a, "x"), 1, true)
   end)
 
+  -- a boolean fill with no dtype is bool, as NumPy's full(2, True) (it was float32 [1, 1]);
+  -- a:tohost({stream = s}, nil) is a:tohost({stream = s}) (it wanted a host array there)
+  it("gpu.full of a boolean is bool; a:tohost's trailing nil is no host array", function()
+    local f = gpu.full(2, true)
+    assert.are.same({"bool", {true, true}}, {f.dtype, f:totable()})
+    assert.are.same({"float32", {1, 1}}, {gpu.full(2, true, "float32").dtype, gpu.full(2, true, "float32"):totable()})
+    local s = gpu.stream()
+    local h = gpu.arange(3):tohost({stream = s}, nil)
+    s:synchronize()
+    assert.are.same({0, 1, 2}, h:totable())
+  end)
+
   it("gpu.copy between any two of device and host arrays, on a stream", function()
     local s = gpu.stream()
     local d = gpu.arange(8, "float32")
