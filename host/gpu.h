@@ -405,8 +405,7 @@ GpuResult mem_free(CUdeviceptr p, int device, size_t n);   /* the backend's free
 #define GPU_KERNEL_T "gpu.kernel"
 #define GPU_PROGRAM_T "gpu.program"
 CUstream stream_check(lua_State *L, int idx);   /* [-0, +0, v] a live stream */
-/* [-0, +1, m] A gpu.stream for a stream of the embedding program's, never destroyed here. */
-void stream_push_borrowed(lua_State *L, CUstream s);
+void stream_push_borrowed(lua_State *L, CUstream s);   /* [-0, +1, m] the embedder's: never destroyed here */
 CUstream stream_here(lua_State *L, int idx);    /* [-0, +0, v] a live stream of the current device */
 CUstream stream_named(lua_State *L, int idx, const char *prefix, const char *name);   /* the same, errors naming prefix..name */
 void stream_in_group(lua_State *L, int idx);    /* [-0, +0, -] it has calls queued in the open gpu.nccl.group */
@@ -491,8 +490,7 @@ void coll_group_begin(lua_State *L);
 void coll_group_finish(lua_State *L, int failed);
 GpuResult coll_defer(LuaComm *c, const int *local, const GpuCollArgs *a, int n);   /* [-0, +0, -] all or none */
 void coll_raise_failure(lua_State *L, LuaComm *c, GpuResult r, int was);   /* [-0, +0, e] c aborted if it broke */
-/* Whether c has calls queued in the open group (run at its end): not to be freed before */
-int coll_queued(const LuaComm *c);
+int coll_queued(const LuaComm *c);   /* calls queued in the open group (run at its end): not freed before */
 unsigned coll_open_group(void);   /* the open gpu.nccl.group's serial, 0 when none is open */
 void coll_methods(lua_State *L);   /* [-0, +0, m] the collectives, into the table on top */
 int stream_device(lua_State *L, int idx);   /* [-0, +0, v] the device a stream belongs to */
