@@ -539,6 +539,9 @@ function gpu.tile(a, reps)
     total = gpu._arg.times(total, gpu._arg.times(shape[d], rs[d], "tile", "repetitions", 3), "tile", "repetitions", 3)
   end
   gpu._arg.elements(total, "tile", 3)
+  for d = 1, nd do   -- a repeat is a take, on the current device (nothing repeated: a copy on a's)
+    if rs[d] ~= 1 then gpu._arg.here("tile", {a, "a"}) end
+  end
   local copied = false   -- a new array, as NumPy's, also where nothing repeats
   for d = 1, nd do
     local r = rs[d]
@@ -676,15 +679,23 @@ function gpu._int_matmul(a, b, dt)
   return C
 end
 
+-- their arrays on the current device, checked first (a kernel or operation inside named
+-- itself); copies and views, made on their arrays' device, take arrays of one device (tile
+-- checks a repeat's itself); concatenate and take check theirs themselves
+local ALONG = {stack = true, flip = true, meshgrid = true, tile = true}
 for _, name in ipairs({"linspace", "eye", "identity", "concatenate", "stack", "flip", "isclose", "allclose",
                        "take", "extract", "nonzero", "diff", "tril", "triu", "diagonal",
                        "meshgrid", "repeat_interleave", "tile", "searchsorted", "histogram"}) do
-  gpu[name] = gpu._api(gpu[name])
+  local f = gpu[name]
+  if name ~= "concatenate" and name ~= "take" then
+    f = gpu._arg.on_device(name, f, name == "stack" and {"arrays"} or nil, ALONG[name])
+  end
+  gpu[name] = gpu._api(f)
 end
 array_meta.methods.flip = gpu.flip
 array_meta.methods.take = gpu.take
 array_meta.methods.nonzero, array_meta.methods.diagonal = gpu.nonzero, gpu.diagonal
-array_meta.methods.trace = gpu._api(trace)
+array_meta.methods.trace = gpu._api(gpu._arg.on_device("a:trace", trace))
 array_meta.methods.searchsorted = gpu.searchsorted
 -- a[indices] (along the first dimension), a[mask], a[mask] = v (a number, boolean or
 -- gpu.complex): host/array.c's __index and __newindex call these

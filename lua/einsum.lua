@@ -452,5 +452,7 @@ function gpu.vdot(a, b)
   return gpu.einsum("i,i->", a:reshape(a.size), b:reshape(b.size))
 end
 
-gpu.einsum = gpu._api(gpu.einsum)
-gpu.vdot = gpu._api(gpu.vdot)
+-- their arrays on the current device, checked first (an operation inside named itself)
+local OPERANDS = setmetatable({"subscripts"}, {__index = function(_, k) return ("operand %d"):format(k - 1) end})
+gpu.einsum = gpu._api(gpu._arg.on_device("einsum", gpu.einsum, OPERANDS))
+gpu.vdot = gpu._api(gpu._arg.on_device("vdot", gpu.vdot))

@@ -1078,16 +1078,75 @@ end
 -- The arrays among ... (others skipped) that gpu.<api> reads or writes, named by the
 -- strings after each ({a, "input", out, "output"}): on the current device, as the C
 -- operations check (a kernel's own words named neither the function nor the argument)
+local function elsewhere(api, what, device, here)   -- (a copy of an output here would take the result)
+  local out = what == "output" or what == "out"
+  return ("%s: %s on device %d, and device %d is current: run it with gpu.with_device(%d, f)%s")
+         :format(api:find(":", 1, true) and api or "gpu." .. api, what, device, here, device,
+                 out and "" or (", or copy it here with a:to(%d)"):format(here))
+end
 function arg.here(api, list)
   local here = gpu.device().id
   for i = 1, #list, 2 do
     local a = list[i]
-    if gpu._is_array(a) and a.device ~= here then   -- (a copy of an output here would take the result)
-      error(("gpu.%s: %s on device %d, and device %d is current: run it with gpu.with_device(%d, f)%s")
-            :format(api, list[i + 1], a.device, here, a.device,
-                    list[i + 1] == "output" and "" or (", or copy it here with a:to(%d)"):format(here)), 3)
+    if gpu._is_array(a) and a.device ~= here then error(elsewhere(api, list[i + 1], a.device, here), 3) end
+  end
+end
+
+-- The device of v, a device array or a sparse matrix (its arrays'), or nil (a freed array
+-- too: the function's own check names it)
+local function device_of(v)
+  if type(v) == "table" and rawget(v, "format") and type(getmetatable(v)) == "table" then v = rawget(v, "data") end
+  if not gpu._is_array(v) or arg.freed(v) then return nil end
+  return v.device
+end
+-- The first message visit(name, device) gives for the arrays a function is given, each named
+-- as a message names it: argument k by names[k] ("argument k" past them), one in a table
+-- argument (a list's, an options table's, a list of lists') as name[i] or by its key
+local function each_array(names, visit, ...)
+  local function walk(v, name, depth)
+    local d = device_of(v)
+    if d then return visit(name, d) end
+    if type(v) ~= "table" or getmetatable(v) ~= nil or depth > 2 then return nil end
+    for k, x in pairs(v) do
+      local t = type(x)   -- (a table of a million numbers is looked at quickly)
+      local m = (t == "userdata" or t == "table") and walk(x, math.type(k) == "integer" and ("%s[%d]"):format(name, k)
+                                                            or type(k) == "string" and k or name, depth + 1)
+      if m then return m end
     end
   end
+  for k = 1, select("#", ...) do
+    local m = walk(select(k, ...), names[k] or ("argument %d"):format(k), 1)
+    if m then return m end
+  end
+end
+-- f, for gpu.<api> (or a method, "a:name"), whose arrays (each_array's: its arguments named by names, else by f's
+-- parameters) are checked before f does any work, as the C operations check theirs: on the
+-- current device; or, with together (a copy or a view, made on its arrays' device), on one
+-- device. The wrapper keeps f's arity (strict's check of extra arguments).
+function arg.on_device(api, f, names, together)
+  local info = debug.getinfo(f, "u")
+  if not names then
+    names = {}
+    for i = 1, info.nparams do names[i] = debug.getlocal(f, i) end
+  end
+  local function check(...)
+    local here, first, first_name = not together and gpu.device().id, nil, nil
+    local m = each_array(names, function(name, d)
+      if here and d ~= here then return elsewhere(api, name, d, here) end
+      first, first_name = first or d, first_name or name
+      if d ~= first then
+        return ("%s: %s on device %d and %s on device %d: copy one to the other's device first (a:to(dev))")
+               :format(api:find(":", 1, true) and api or "gpu." .. api, first_name, first, name, d)
+      end
+    end, ...)
+    if m then error(m, 3) end
+  end
+  local w = function(...)
+    check(...)
+    return f(...)
+  end
+  arity[w] = arity[f] or not info.isvararg and info.nparams or nil
+  return w
 end
 
 -- An output array of gpu.<api>, named what: one that may be written (not an expanded

@@ -926,4 +926,9 @@ gpu._ndimage = {fail = fail, input_of = input_of, here = here, integer = integer
                 mode_of = mode_of, output_of = output_of, result_output = result_output, nd_origins = nd_origins,
                 footprint_taps = footprint_taps, constant = constant}
 
-for name, f in pairs(nd) do nd[name] = gpu._api(f) end
+-- their arrays (weights, footprint, output, ... too) on the current device, checked first
+-- (the other files' functions, still gpu.lua's loaders here, check theirs as they load)
+local SOURCE = debug.getinfo(1, "S").source
+for name, f in pairs(nd) do
+  nd[name] = gpu._api(debug.getinfo(f, "S").source == SOURCE and gpu._arg.on_device("ndimage." .. name, f) or f)
+end

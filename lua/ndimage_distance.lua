@@ -360,4 +360,5 @@ function M.distance_transform_cdt(input, opts)
   return results(want_d, want_i, dist, ind, dist_out, ind_out)
 end
 
-for name, f in pairs(M) do nd[name] = gpu._api(f) end
+-- their arrays (sampling's, an output's too) on the current device, checked first
+for name, f in pairs(M) do nd[name] = gpu._api(gpu._arg.on_device("ndimage." .. name, f)) end

@@ -744,9 +744,8 @@ function nd.fourier_shift(input, shift, opts)
   end)
 end
 
-for _, name in ipairs({"fourier_gaussian", "fourier_uniform", "fourier_ellipsoid", "fourier_shift"}) do
-  nd[name] = gpu._api(nd[name])
-end
-for _, name in ipairs({"spline_filter1d", "spline_filter", "map_coordinates", "affine_transform", "shift", "zoom", "rotate"}) do
-  nd[name] = gpu._api(nd[name])
+-- their arrays (matrix, coordinates, output, ... too) on the current device, checked first
+for _, name in ipairs({"fourier_gaussian", "fourier_uniform", "fourier_ellipsoid", "fourier_shift", "spline_filter1d",
+                       "spline_filter", "map_coordinates", "affine_transform", "shift", "zoom", "rotate"}) do
+  nd[name] = gpu._api(gpu._arg.on_device("ndimage." .. name, nd[name]))
 end

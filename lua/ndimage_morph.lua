@@ -1173,4 +1173,5 @@ function M.find_objects(input, max_label)
   return r
 end
 
-for name, f in pairs(M) do nd[name] = gpu._api(f) end
+-- their arrays (structure, mask, labels, ... too) on the current device, checked first
+for name, f in pairs(M) do nd[name] = gpu._api(gpu._arg.on_device("ndimage." .. name, f)) end

@@ -23,6 +23,21 @@ local function kernels()
   return module
 end
 
+-- each function's parameters as messages name them, where its own (a wrapper's ...) do not
+local PARAMS = {permutation = {"a"}}
+local function param_names(f)
+  local names = {}
+  for i = 1, debug.getinfo(f, "u").nparams do names[i] = debug.getlocal(f, i) end
+  return names
+end
+-- The public function random[name]: its arrays on the current device, checked before any
+-- work or draw (a refused call leaves the generator where it was), its errors at the
+-- caller's line (also those of the checks below: through int_arg a level deeper, of an
+-- array's methods called here: a freed array)
+local function public(name)
+  random[name] = gpu._api(gpu._arg.on_device("random." .. name, random[name], PARAMS[name]))
+end
+
 local function fail(name, i, msg) error(("bad argument #%d to '%s' (%s)"):format(i, name, msg), 3) end
 local function int_arg(name, i, v)
   local n = type(v) == "number" and math.tointeger(v)
@@ -178,9 +193,7 @@ function random.key()
   return (z ~ (z >> 31)) & math.maxinteger
 end
 
--- errors at the caller's line, also those of the checks above (through int_arg: a level
--- deeper) and of an array's methods called here (a freed array)
-for _, name in ipairs({"integers", "permutation", "choice", "key"}) do random[name] = gpu._api(random[name]) end
+for _, name in ipairs({"integers", "permutation", "choice", "key"}) do public(name) end
 
 ------------------------------------------------------------------------------------
 -- NumPy's distributions, on builtin.cu's continuous and discrete kernels (a module of their
@@ -376,6 +389,8 @@ end
 -- Public functions of the continuous distributions: (p1, ..., pk, shape [, dtype]), each
 -- parameter {what, rule}; `fixed` the kernel's parameters after them (a standard one's)
 local function continuous_api(name, kind, params, fixed)
+  PARAMS[name] = {}
+  for i, p in ipairs(params) do PARAMS[name][i] = p[1] end
   random[name] = function(...)
     local args, ps = table.pack(...), {}
     for i, p in ipairs(params) do ps[i] = {args[i], p[1], p[2]} end
@@ -444,6 +459,8 @@ end
 
 -- normal and uniform with parameter arrays (gpu.lua's take numbers and pass arrays here)
 function random._arrays(name, p1, p2, shape, dtype)
+  local names = name == "normal" and {"mean", "stddev"} or {"low", "high"}
+  gpu._arg.here("random." .. name, {p1, names[1], p2, names[2]})
   if name == "normal" then
     local ps = {{p1, "mean"}, {p2, "stddev", "non-negative"}}
     checked("normal", ps, true)
@@ -493,6 +510,7 @@ function random.binomial(n, p, shape)
 end
 -- the discrete distributions of one real parameter, (p, shape): geometric, zipf, logseries
 local function discrete_api(name, what, rule)
+  PARAMS[name] = {what}
   random[name] = function(p, shape)
     local ps = {{p, what, rule}}
     checked(name, ps)
@@ -535,6 +553,7 @@ end
 local function no_dtype(names, what)
   for name, n in pairs(names) do
     local draw = random[name]
+    PARAMS[name] = PARAMS[name] or param_names(draw)
     random[name] = function(...)
       if select("#", ...) > n and select(n + 1, ...) ~= nil then
         fail(name, n + 1, ("the %s: no dtype (astype the result)"):format(what))
@@ -740,7 +759,6 @@ function random.multivariate_normal(mean, cov, size, opts)
   return (gpu.matmul(z, FACTOR[method](c)) + m):reshape(out)
 end
 
--- errors at the caller's line, also those of the checks above
 for _, name in ipairs({"exponential", "standard_exponential", "gamma", "standard_gamma", "beta", "chisquare",
                        "lognormal", "laplace", "logistic", "gumbel", "rayleigh", "weibull", "pareto", "power",
                        "standard_cauchy", "standard_t", "triangular", "poisson", "binomial", "geometric", "shuffle",
@@ -748,7 +766,7 @@ for _, name in ipairs({"exponential", "standard_exponential", "gamma", "standard
                        "noncentral_f", "vonmises", "wald", "negative_binomial", "zipf", "logseries", "hypergeometric",
                        "_arrays", "ranf", "sample", "random_integers", "bytes", "multinomial", "dirichlet",
                        "multivariate_normal"}) do
-  random[name] = gpu._api(random[name])
+  if name == "_arrays" then random._arrays = gpu._api(random._arrays) else public(name) end
 end
 
 ------------------------------------------------------------------------------------
@@ -885,7 +903,7 @@ function random.create_xoroshiro128p_states(n, seed, opts)
     out, n, splitmix64(seed), start, tables_on_device(bits), p)
   return out
 end
-random.create_xoroshiro128p_states = gpu._api(random.create_xoroshiro128p_states)
+public("create_xoroshiro128p_states")
 no_dtype({multinomial = 3}, "counts are int64")
 no_dtype({random_integers = 3}, "values are int64")
 no_dtype({dirichlet = 2}, "values are float64")

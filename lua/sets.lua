@@ -724,7 +724,10 @@ end
 local API = {"put", "place", "putmask", "copyto", "take_along_axis", "put_along_axis", "compress", "choose",
              "select", "delete", "insert", "resize", "repeat", "trim_zeros", "in1d", "union1d", "setdiff1d",
              "intersect1d", "setxor1d", "lexsort", "partition", "argpartition", "digitize"}
-for _, name in ipairs(API) do gpu[name] = gpu._api(gpu[name]) end
+-- their arrays on the current device, checked first (an operation inside named itself)
+local AR = {"ar1", "ar2"}   -- (the README's names)
+local NAMES = {in1d = AR, union1d = AR, setdiff1d = AR, intersect1d = AR, setxor1d = AR}
+for _, name in ipairs(API) do gpu[name] = gpu._api(gpu._arg.on_device(name, gpu[name], NAMES[name])) end
 -- called by gpu.unique (C) for the user: its errors at the line that called gpu.unique
-gpu._unique_dim = gpu._api(gpu._unique_dim, 3)
+gpu._unique_dim = gpu._api(gpu._arg.on_device("unique", gpu._unique_dim, {"a"}), 3)
 array_meta.methods["repeat"] = gpu["repeat"]

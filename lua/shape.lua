@@ -641,6 +641,16 @@ local NAMES = {"expand_dims", "squeeze", "swapaxes", "moveaxis", "ravel", "ascon
                "column_stack", "append", "split", "array_split", "hsplit", "vsplit", "dsplit", "roll", "pad",
                "rot90", "fliplr", "flipud", "diag", "diagflat", "indices", "tril_indices", "triu_indices",
                "unravel_index", "ravel_multi_index", "array_equal", "logspace", "geomspace"}
-for _, name in ipairs(NAMES) do gpu[name] = gpu._api(gpu[name]) end
+-- their arrays on the current device, checked first (an operation inside named itself);
+-- the views and the joins, copies made on their arrays' device, take arrays of one device
+local ALONG = {}
+for _, name in ipairs({"expand_dims", "squeeze", "swapaxes", "moveaxis", "ravel", "broadcast_to", "broadcast_arrays",
+                       "atleast_1d", "atleast_2d", "atleast_3d", "hstack", "vstack", "dstack", "column_stack", "split",
+                       "array_split", "hsplit", "vsplit", "dsplit", "rot90", "fliplr", "flipud"}) do
+  ALONG[name] = true
+end
+local ARRAYS = {"arrays"}   -- (the README's names)
+local PARAMS = {hstack = ARRAYS, vstack = ARRAYS, dstack = ARRAYS, column_stack = ARRAYS, ravel_multi_index = {"multi_index"}}
+for _, name in ipairs(NAMES) do gpu[name] = gpu._api(gpu._arg.on_device(name, gpu[name], PARAMS[name], ALONG[name])) end
 array_meta.methods.swapaxes, array_meta.methods.ravel = gpu.swapaxes, gpu.ravel
 array_meta.methods.moveaxis = gpu.moveaxis

@@ -1390,8 +1390,11 @@ end
 
 -- ---- the metatables ----
 local api_methods = {}
-for name, f in pairs(M) do api_methods[name] = gpu._api(f) end
-local index_api, assign_api = gpu._api(getitem), gpu._api(setitem)
+-- f for gpu.sparse.<api> (a method's name, as its messages), its arrays and matrices on the
+-- current device, checked before any work (a kernel inside named its own argument)
+local function here(api, f, names) return gpu._api(gpu._arg.on_device("sparse." .. api, f, names)) end
+for name, f in pairs(M) do api_methods[name] = here(name, f) end
+local index_api, assign_api = here("index", getitem), here("assign", setitem)
 local function fields(A, k)
   if k == nil then return nil end   -- (as a table's t[nil])
   if type(k) ~= "string" then return index_api(A, k) end
@@ -1402,12 +1405,12 @@ local function fields(A, k)
   end
   return api_methods[k]
 end
-local mul = gpu._api(function(a, b)
+local mul = here("__mul", function(a, b)
   if is_scalar(a) then return scale("__mul", b, a) end
   if is_scalar(b) then return scale("__mul", a, b) end
   return matmul("__mul", a, b)
 end)
-local div = gpu._api(function(a, b)
+local div = here("__div", function(a, b)
   if not is_sparse(a) or not is_scalar(b) then fail("__div", "a sparse matrix divides by a number only, got %s / %s",
                                                      is_sparse(a) and "a sparse matrix" or described(a),
                                                      is_sparse(b) and "a sparse matrix" or described(b)) end
@@ -1424,9 +1427,9 @@ for _, fmt in ipairs({"csr", "csc", "coo"}) do
     methods = api_methods,   -- (what spec/docs_spec.lua reads)
     __mul = mul,
     __div = div,
-    __unm = gpu._api(function(A) return with_data(A, -A.data) end),
-    __add = gpu._api(function(a, b) return add("__add", a, b, false) end),
-    __sub = gpu._api(function(a, b) return add("__sub", a, b, true) end),
+    __unm = here("__unm", function(A) return with_data(A, -A.data) end),
+    __add = here("__add", function(a, b) return add("__add", a, b, false) end),
+    __sub = here("__sub", function(a, b) return add("__sub", a, b, true) end),
   }
 end
 
@@ -1651,15 +1654,17 @@ function S.vstack(blocks_, opts) return stack("vstack", blocks_, 1, opts) end
 function S.hstack(blocks_, opts) return stack("hstack", blocks_, 2, opts) end
 
 for _, fmt in ipairs({"csr", "csc", "coo"}) do
-  S[fmt .. "_matrix"] = gpu._api(function(arg1, opts) return construct(fmt, arg1, opts) end)
+  S[fmt .. "_matrix"] = here(fmt .. "_matrix", function(arg1, opts) return construct(fmt, arg1, opts) end, {"arg"})
   S["isspmatrix_" .. fmt] = function(v) return is_sparse(v) and v.format == fmt end
 end
 S.issparse = is_sparse
 S.isspmatrix = is_sparse
-for _, name in ipairs({"eye", "identity", "diags", "random", "vstack", "hstack"}) do S[name] = gpu._api(S[name]) end
+for _, name in ipairs({"eye", "identity", "diags", "random", "vstack", "hstack", "find", "tril", "triu", "kron"}) do
+  S[name] = here(name, S[name], (name == "vstack" or name == "hstack") and {"blocks"} or nil)
+end
 
 -- gpu.matmul(a, b [, opts]) when a or b is not a device array (host/blas.c calls this)
-gpu._sparse_matmul = gpu._api(function(a, b, opts)
+gpu._sparse_matmul = gpu._api(gpu._arg.on_device("matmul", function(a, b, opts)
   if opts ~= nil and (type(opts) ~= "table" or next(opts) ~= nil) then
     error("gpu.matmul: options are not supported with a sparse operand", 0)
   end
@@ -1670,4 +1675,4 @@ gpu._sparse_matmul = gpu._api(function(a, b, opts)
   local ok, r = pcall(matmul, "matmul", a, b)
   if not ok then error(type(r) == "string" and r:gsub("^gpu%.sparse%.matmul:", "gpu.matmul:") or r, 0) end
   return r
-end, 3)
+end), 3)

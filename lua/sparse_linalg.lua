@@ -369,5 +369,8 @@ function M.gmres(A, b, opts)
   return mx, (r_norm <= atol) and 0 or iters   -- CuPy's gives 0 when maxiter is not a multiple of restart
 end
 
-for _, name in ipairs({"LinearOperator", "aslinearoperator", "cg", "cgs", "gmres"}) do M[name] = gpu._api(M[name]) end
+-- their arrays and matrices (x0's, M's too) on the current device, checked first
+for _, name in ipairs({"LinearOperator", "aslinearoperator", "cg", "cgs", "gmres"}) do
+  M[name] = gpu._api(gpu._arg.on_device("sparse.linalg." .. name, M[name]))
+end
 return M

@@ -862,7 +862,10 @@ local API = {"nansum", "nanprod", "nanmax", "nanmin", "nanargmax", "nanargmin", 
              "median", "nanmedian", "percentile", "quantile", "nanpercentile", "nanquantile", "ptp", "average",
              "argwhere", "flatnonzero", "isin", "bincount", "interp", "cov", "corrcoef", "convolve", "correlate",
              "trapezoid", "trapz", "tensordot", "inner", "kron", "cross", "vander", "polyval"}
-for _, name in ipairs(API) do gpu[name] = gpu._api(gpu[name]) end
+-- their arrays on the current device, checked first (an operation inside named itself)
+for _, name in ipairs(API) do
+  gpu[name] = gpu._api(gpu._arg.on_device(name, gpu[name], name == "isin" and {"elements", "test_elements"} or nil))
+end
 for _, name in ipairs({"nansum", "nanprod", "nanmax", "nanmin", "nanargmax", "nanargmin", "nanmean", "nanvar",
                        "nanstd", "ptp"}) do
   array_meta.methods[name] = gpu[name]

@@ -733,5 +733,111 @@ describe("#multi copies between devices of any layout and dtype", function()
     assert.are.same({{{0, 1, 2}, {3, 4, 5}}, {{0, 1, 2}, {3, 4, 5}}}, b:contiguous():totable())
     -- a view where none is copied: on a's device
     assert.are.same({1, 1, 1}, {a:contiguous().device, a:flatten().device, a:ravel().device})
+
+describe("#multi the functions written in Lua", function()
+  -- each refuses an array of another device before any work, naming itself and the
+  -- parameter (they named an operation or kernel inside, or copied the array here silently)
+  local function here(name, what)
+    return ("gpu.%s: %s on device 1, and device 0 is current: run it with gpu.with_device(1, f), or copy it here with a:to(0)")
+           :format(name, what)
+  end
+  local function refused(msg, f, ...)
+    local ok, e = pcall(f, ...)
+    assert.is_false(ok)
+    assert.are.equal(msg, (tostring(e):gsub("^spec/multi_spec%.lua:%d+: ", "")))
+  end
+  local a = gpu.array({1, 2, 3})
+  local b, b64, p64, m33, s33, cov, sp
+  setup(function()
+    b = on(1, function() return gpu.array({3, 1, 2}) end)
+    b64 = on(1, function() return gpu.array({1, 2}, "float64") end)
+    p64 = on(1, function() return gpu.array({0.5, 0.5}, "float64") end)
+    m33 = gpu.array({{0, 1, 0}, {1, 1, 1}, {0, 1, 0}}, "bool")
+    s33 = on(1, function() return gpu.ones({3, 3}, "bool") end)
+    cov = on(1, function() return gpu.array({{1, 0}, {0, 1}}, "float64") end)
+    sp = on(1, function() return gpu.sparse.csr_matrix(gpu.array({{1, 0, 0}, {0, 2, 0}, {0, 0, 3}})) end)
+  end)
+
+  it("random: every array parameter, before a draw", function()
+    local line = debug.getinfo(1, "l").currentline
+    local ok, e = pcall(function() local r = gpu.random.normal(b64, 1); return r end)   -- (copied silently, as float64)
+    assert.is_false(ok)
+    assert.are.equal(("spec/multi_spec.lua:%d: %s"):format(line + 1, here("random.normal", "mean")), e)
+    refused(here("random.normal", "mean"), gpu.random.normal, b, 1)   -- (named a:astype)
+    refused(here("random.uniform", "high"), gpu.random.uniform, 0, b)
+    refused(here("random.gamma", "shape_k"), gpu.random.gamma, b64, 1)   -- (named gpu.min)
+    refused(here("random.noncentral_f", "nonc"), gpu.random.noncentral_f, 1, 2, b64)
+    refused(here("random.binomial", "n"), gpu.random.binomial, b, 0.5)
+    refused(here("random.choice", "p"), gpu.random.choice, 2, 3, {p = p64})
+    refused(here("random.multivariate_normal", "mean"), gpu.random.multivariate_normal, b64, {{1, 0}, {0, 1}})
+    refused(here("random.multivariate_normal", "cov"), gpu.random.multivariate_normal, {0, 0}, cov)
+    refused(here("random.multinomial", "pvals"), gpu.random.multinomial, 3, p64)
+    refused(here("random.dirichlet", "alpha"), gpu.random.dirichlet, p64)
+    for _, name in ipairs({"permutation", "shuffle", "choice"}) do   -- (named kernel 'take_rows<unsigned int>')
+      refused(here("random." .. name, "a"), gpu.random[name], b)
+    end
+    -- a refused call draws nothing: the next draw is the one after the seed
+    gpu.random.seed(11)
+    local first = gpu.random.random(4, "float64"):totable()
+    gpu.random.seed(11)
+    for _, f in ipairs({function() return gpu.random.gamma(b64, 1) end, function() return gpu.random.normal(b64, 1) end,
+                        function() return gpu.random.choice(2, 3, {p = p64}) end,
+                        function() return gpu.random.shuffle(b) end}) do
+      assert.is_false(pcall(f))
+    end
+    assert.are.same(first, gpu.random.random(4, "float64"):totable())
+  end)
+
+  it("ndimage, sparse, einsum, sets, stats and the compositions: every array, also in an option or a list", function()
+    refused(here("ndimage.binary_dilation", "structure"), gpu.ndimage.binary_dilation, m33, {structure = s33})
+    refused(here("ndimage.binary_dilation", "structure"), gpu.ndimage.binary_dilation, m33, s33)
+    refused(here("ndimage.affine_transform", "matrix"), gpu.ndimage.affine_transform, gpu.ones({3, 3}), cov)
+    refused(here("ndimage.grey_dilation", "structure"), gpu.ndimage.grey_dilation, gpu.ones({3, 3}), nil,
+            {structure = on(1, function() return gpu.zeros({3, 3}) end)})
+    refused(here("einsum", "operand 1"), gpu.einsum, "i->", b)   -- (named gpu.sum)
+    refused(here("einsum", "operand 2"), gpu.einsum, "i,i->", a, b)
+    refused(here("isin", "test_elements"), gpu.isin, a, b)   -- (named gpu.sort)
+    refused(here("allclose", "b"), gpu.allclose, a, b)   -- (named gpu.subtract)
+    refused(here("array_equal", "b"), gpu.array_equal, a, b)   -- (named gpu.eq)
+    refused(here("searchsorted", "v"), gpu.searchsorted, a, b)   -- (named kernel 'search_sorted<float>')
+    refused(here("diff", "prepend"), gpu.diff, a, 1, 1, {prepend = b})
+    refused(here("select", "choicelist[1]"), gpu.select, {a:gt(1)}, {b})
+    refused(here("sparse.csr_matrix", "arg"), gpu.sparse.csr_matrix, on(1, function() return gpu.eye(2) end))   -- (gpu.ne)
+    refused(here("sparse.dot", "A"), sp.dot, sp, a)   -- (named kernel 'csr_spmv<float>')
+    refused(here("sparse.todense", "A"), sp.todense, sp)
+    refused(here("sparse.index", "A"), function() return sp[{1, 3}] end)
+    refused(here("sparse.linalg.cg", "b"), gpu.sparse.linalg.cg, gpu.sparse.identity(3), b)
+    refused(here("percentile", "out"):gsub(", or copy.*", ""), gpu.percentile, a, 50, {out = gpu.with_device(1, gpu.zeros, {})})
+    -- a generated sweep: every function of one array, refused naming itself
+    local one = {"median", "nanmean", "ptp", "argwhere", "flatnonzero", "bincount", "cov", "trapezoid", "vander", "nonzero",
+                 "diagonal", "repeat_interleave", "tile", "histogram", "tril", "roll", "pad", "ascontiguousarray",
+                 "trim_zeros", "partition", "lexsort", "ndimage.gaussian_filter", "ndimage.label",
+                 "ndimage.distance_transform_edt", "ndimage.zoom", "random.poisson", "random.exponential"}
+    local args = {partition = {2}, repeat_interleave = {2}, tile = {2}, histogram = {2}, roll = {1}, pad = {1},
+                  ["ndimage.gaussian_filter"] = {1}, ["ndimage.zoom"] = {2}}
+    local m = on(1, function() return gpu.array({{1, 2}, {3, 4}}) end)
+    for _, name in ipairs(one) do
+      local f = gpu
+      for part in name:gmatch("[^.]+") do f = f[part] end
+      local x = (name == "diagonal" or name == "cov" or name == "tril" or name:find("ndimage")) and m
+                or name == "bincount" and on(1, function() return gpu.array({1, 2}, "int64") end) or b
+      if name == "lexsort" then x = {x} end
+      local ok, e = pcall(f, x, table.unpack(args[name] or {}))
+      assert.is_false(ok, name)
+      assert.matches("^gpu%." .. name:gsub("%.", "%%.") .. ": [%w_%[%]]+ on device 1, and device 0 is current", tostring(e))
+    end
+  end)
+
+  it("views and joins follow their arrays' device, and refuse arrays of two", function()
+    assert.are.equal(1, gpu.stack({b, b}).device)
+    assert.are.equal(1, gpu.hstack({b, b}).device)
+    assert.are.equal(1, gpu.squeeze(b).device)
+    -- (gpu.stack said gpu.concatenate: array 2 is 2-D on device 1, of 1-D arrays)
+    refused("gpu.stack: arrays[1] on device 0 and arrays[2] on device 1: copy one to the other's device first (a:to(dev))",
+            gpu.stack, {a, b})
+    refused("gpu.hstack: arrays[1] on device 0 and arrays[2] on device 1: copy one to the other's device first (a:to(dev))",
+            gpu.hstack, {a, b})
+    refused("gpu.broadcast_arrays: argument 1 on device 0 and argument 2 on device 1: copy one to the other's device first (a:to(dev))",
+            gpu.broadcast_arrays, a, b)
   end)
 end)
