@@ -733,6 +733,8 @@ describe("#multi copies between devices of any layout and dtype", function()
     assert.are.same({{{0, 1, 2}, {3, 4, 5}}, {{0, 1, 2}, {3, 4, 5}}}, b:contiguous():totable())
     -- a view where none is copied: on a's device
     assert.are.same({1, 1, 1}, {a:contiguous().device, a:flatten().device, a:ravel().device})
+  end)
+end)
 
 describe("#multi the functions written in Lua", function()
   -- each refuses an array of another device before any work, naming itself and the
