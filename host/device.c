@@ -22,6 +22,14 @@ static int check_ordinal(lua_State *L, int idx) {
   return (int)id;
 }
 
+/* gpu._device_id(): the current device's id, as gpu.device().id (without its table and the
+ * device's description: the Lua functions' checks of their arrays ask it at each call) */
+static int gpu_device_id(lua_State *L) {
+  GPU_CHECK(L, backend_get()->ensure_context());
+  lua_pushinteger(L, backend_get()->current_device());
+  return 1;
+}
+
 /* gpu.device([id]): a table describing device id (default: the current device) */
 static int gpu_device(lua_State *L) {
   int id;
@@ -443,6 +451,7 @@ static int gpu_backend(lua_State *L) {
 static const luaL_Reg device_funcs[] = {
   {"backend", gpu_backend},
   {"device", gpu_device},
+  {"_device_id", gpu_device_id},
   {"device_count", gpu_device_count},
   {"synchronize", gpu_synchronize},
   {"mem_info", gpu_mem_info},

@@ -1085,7 +1085,7 @@ local function elsewhere(api, what, device, here)   -- (a copy of an output here
                  out and "" or (", or copy it here with a:to(%d)"):format(here))
 end
 function arg.here(api, list)
-  local here = gpu.device().id
+  local here = gpu._device_id()
   for i = 1, #list, 2 do
     local a = list[i]
     if gpu._is_array(a) and a.device ~= here then error(elsewhere(api, list[i + 1], a.device, here), 3) end
@@ -1130,8 +1130,9 @@ function arg.on_device(api, f, names, together)
     for i = 1, info.nparams do names[i] = debug.getlocal(f, i) end
   end
   local function check(...)
-    local here, first, first_name = not together and gpu.device().id, nil, nil
+    local here, first, first_name   -- (the current device asked once an array is found)
     local m = each_array(names, function(name, d)
+      here = here or not together and gpu._device_id()
       if here and d ~= here then return elsewhere(api, name, d, here) end
       first, first_name = first or d, first_name or name
       if d ~= first then
