@@ -643,8 +643,9 @@ local NAMES = {"expand_dims", "squeeze", "swapaxes", "moveaxis", "ravel", "ascon
                "unravel_index", "ravel_multi_index", "array_equal", "logspace", "geomspace"}
 -- their arrays on the current device, checked first (an operation inside named itself);
 -- the views and the joins, copies made on their arrays' device, take arrays of one device
+-- (ascontiguousarray and ravel copy as a:contiguous() does: onto the current device)
 local ALONG = {}
-for _, name in ipairs({"expand_dims", "squeeze", "swapaxes", "moveaxis", "ravel", "broadcast_to", "broadcast_arrays",
+for _, name in ipairs({"expand_dims", "squeeze", "swapaxes", "moveaxis", "ravel", "ascontiguousarray", "broadcast_to", "broadcast_arrays",
                        "atleast_1d", "atleast_2d", "atleast_3d", "hstack", "vstack", "dstack", "column_stack", "split",
                        "array_split", "hsplit", "vsplit", "dsplit", "rot90", "fliplr", "flipud"}) do
   ALONG[name] = true
