@@ -52,6 +52,7 @@ int backend_check_enabled(const char **why) {
 }
 
 GpuResult backend_check_compile(const GpuCompileJob *job, GpuImage *out) {
+  memset(out, 0, sizeof *out);   /* freed by the caller on any failure */
   char arch[64];
   GpuCompileJob check = *job;
   GpuResult r = cuda_backend.arch(arch, sizeof arch);   /* the default: there is no device */

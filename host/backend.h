@@ -265,8 +265,9 @@ typedef struct GpuBackend {
 
   /* Compiling. arch writes what compile targets now ("sm_90", "cpu-x86_64"), and
    * compiler_id a line naming the compiler (path, size, date): both go into cache keys.
-   * compile fills *out (also on failure: the log) and fails with NVRTC's code or
-   * GPU_ERR_CPU_COMPILE / GPU_ERR_CPU_UNSUPPORTED; it needs no device. */
+   * compile empties *out before anything can fail, then fills it (also on failure: the
+   * log); it fails with NVRTC's code or GPU_ERR_CPU_COMPILE / GPU_ERR_CPU_UNSUPPORTED, or
+   * a GPU_SRC_HOST result when NVRTC cannot be loaded; it needs no device. */
   GpuResult (*arch)(char *out, size_t n);
   GpuResult (*compiler_id)(char *out, size_t n);
   GpuResult (*compile)(const GpuCompileJob *job, GpuImage *out);

@@ -226,6 +226,7 @@ static void setting_01(lua_State *L, const char *name, const char *what) {
 static const char *program_build(lua_State *L, int idx, GpuImage *img) {
   const GpuBackend *be = backend_get();
   GpuProgram *p = program_check(L, idx);
+  memset(img, 0, sizeof *img);   /* whatever raises below may free it */
   int top = lua_gettop(L);
   Spec s;
   spec_read(L, idx, &s);
@@ -243,7 +244,6 @@ static const char *program_build(lua_State *L, int idx, GpuImage *img) {
   CacheEntry e;
   const char *origin = "disk";
   if (cache_load(key, keylen, s.nnames, &e)) {
-    memset(img, 0, sizeof *img);
     img->data = e.cubin;
     img->size = e.cubin_size;
     img->lowered = e.lowered;
@@ -301,7 +301,7 @@ CUfunction program_function(lua_State *L, int idx, int index, const char **origi
   if (dev < 0 || dev >= GPU_MAX_DEVICES)
     luaL_error(L, "device %d: gpuhost handles %d devices", dev, GPU_MAX_DEVICES);
   if (p->functions[dev] == NULL) {
-    GpuImage img;
+    GpuImage img = {0};
     *origin = program_build(L, idx, &img);
     program_load(L, p, &img, dev);
   }
@@ -323,7 +323,7 @@ int program_compile(lua_State *L) {
   if (be->device_count(&n).code == 0 && n > 0) {
     program_function(L, 1, 0, &origin);
   } else {
-    GpuImage img;
+    GpuImage img = {0};
     origin = program_build(L, 1, &img);
     image_free(&img, p->nnames);
   }

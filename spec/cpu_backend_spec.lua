@@ -380,6 +380,28 @@ __global__ void scale(T *x) { x[0] *= 2; }
   end)
 end)
 
+describe("without NVRTC #cpu", function()
+  -- Before: a compile segfaulted when NVRTC could not be loaded (the check freed an image
+  -- never emptied). A library named libnvrtc.so.13 with nothing in it stands for a missing
+  -- NVRTC (dlopen takes the preloaded one; it has no nvrtcVersion).
+  it("compiles kernels unchecked, as the README says", function()
+    local dir = os.tmpname() .. "-nvrtc"
+    os.execute("mkdir -p " .. dir)
+    local lib = dir .. "/libnvrtc.so.13"
+    local _, status = S.run("echo 'int gpuhost_no_nvrtc;' | ${CXX:-c++} -shared -fPIC -x c++ - -o " .. lib ..
+                            " -Wl,-soname,libnvrtc.so.13")
+    assert.are.equal(0, status)
+    local out, st, err = cpu_child("GPUHOST_CACHE_DIR=off LD_PRELOAD=" .. lib, [[
+print(gpu.arange(4) + 1)
+local k = gpu.kernel("__global__ void k(int *x) { x[0] = undeclared; }")
+local ok, e = pcall(k.compile, k)
+print(ok, e.name)]])
+    os.execute("rm -rf " .. dir)
+    assert.are.equal(0, st, err)
+    assert.are.equal("gpu.array(float32, {4}) [1, 2, 3, 4]\nfalse\tGPUHOST_CPU_COMPILATION\n", out)
+  end)
+end)
+
 describe("the C++ library #cpu", function()
   -- Before: <memory> here (and <string>, which libcu++ reaches, with GCC 13) write
   -- __attribute__((__noinline__)), which the prelude's __noinline__ macro broke.

@@ -222,12 +222,13 @@ done:
   return result;
 }
 
-/* Compiles job for job->arch (sm_XY) into a cubin. */
+/* Compiles job for job->arch (sm_XY) into a cubin. *out is emptied first, whatever
+ * happens next (the caller frees it on failure too). */
 GpuResult nvrtc_compile_cuda(const GpuCompileJob *job, GpuImage *out) {
+  memset(out, 0, sizeof *out);
   GpuResult result = nvrtc_load();
   if (result.code) return result;
   nvrtcProgram prog = NULL;
-  memset(out, 0, sizeof *out);
   const char *headers[NHEADERS], *header_names[NHEADERS];
   header_table(job, headers, header_names);
   Options o;
