@@ -328,6 +328,16 @@ print(e.name, e.log)]]
     assert.are.equal("GPUHOST_CPU_COMPILATION\tthe C++ compiler '" .. hang .. "' did not finish in 1 s and was " ..
                      "stopped (GPUHOST_CXX_TIMEOUT sets the limit)\n", out)
     assert.is_true(os.time() - t0 < 10)
+    -- Before: whole seconds were compared, so a compile begun at x.6 s was stopped at 0.4 s
+    -- (the compile starts just after the clock reads x.6 s; the compiler takes 0.5 s)
+    local slow = S.tmpfile("#!/bin/sh\ncase \"$*\" in *c++-header*) exit 1;; esac\nsleep 0.5\nexit 1\n", ".sh")
+    os.execute("chmod +x " .. slow)
+    local align = [[os.execute("python3 -c 'import time; t = time.monotonic(); time.sleep((0.6 - t % 1) % 1)'")]]
+    for _ = 1, 2 do
+      out = cpu_child("GPUHOST_CXX_TIMEOUT=1 CXX=" .. slow, align .. "\n" .. code)
+      assert.are.equal("GPUHOST_CPU_COMPILATION\tthe C++ compiler '" .. slow .. "' failed (exit status 1) and said nothing\n", out)
+    end
+    os.remove(slow)
     out = cpu_child("GPUHOST_CXX_TIMEOUT=1s", code:gsub("e%.log", "e.message"))
     assert.are.equal("GPUHOST_BAD_SETTING\tGPUHOST_CXX_TIMEOUT must be a whole number from 1 to 86400, not '1s'\n", out)
     os.remove(crash)

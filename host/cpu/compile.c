@@ -60,8 +60,9 @@ static Run wait_compiler(pid_t pid, long timeout) {
     if (r == pid) return WIFEXITED(status) ? (Run){RUN_EXITED, WEXITSTATUS(status)}
                                            : (Run){RUN_KILLED, WTERMSIG(status)};
     if (r < 0 && errno != EINTR) return (Run){RUN_KILLED, 0};
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    int late = now.tv_sec - start.tv_sec >= timeout, interrupted = backend_interrupted != 0;
+    clock_gettime(CLOCK_MONOTONIC, &now);   /* (whole seconds alone ended some at 0.01 s) */
+    long long ns = (long long)(now.tv_sec - start.tv_sec) * 1000000000 + (now.tv_nsec - start.tv_nsec);
+    int late = ns >= (long long)timeout * 1000000000, interrupted = backend_interrupted != 0;
     if (late || interrupted) {
       kill(-pid, SIGKILL);
       while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
