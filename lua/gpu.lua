@@ -819,13 +819,23 @@ local function check_options(options, api, level)
   return checked
 end
 
+-- A list as one string: its length, then each string after its own length, so no two
+-- lists give one text ({"-DA=1\1-DB"} and {"-DA=1", "-DB"} did, joined by "\1")
+local function list_key(list)
+  local out = {#list, " "}
+  for _, s in ipairs(list) do out[#out + 1] = #s .. ":" .. s end
+  return table.concat(out)
+end
+
 -- Programs are kept per source, options and names (each compiles once per device), and
--- their kernels per name, so making a kernel again costs a table look-up.
+-- their kernels per name, so making a kernel again costs a table look-up. A source made a
+-- kernel of at two places is one program: the #line compiled into it (what compiler
+-- messages and a failed assert name) is the first place's.
 local programs = {}
 local function program(source, names, options, level)
   local flags = options.options or {}
-  local key = table.concat({source, table.concat(flags, "\1"), table.concat(names, "\1"),
-                            options.debug and "debug" or "", options.check == false and "" or "check"}, "\0")
+  local key = table.concat({list_key(flags), list_key(names), options.debug and "debug" or "",
+                            options.check == false and "" or "check", source}, "\0")
   local p = programs[key]
   if not p then
     p = {kernels = {},
@@ -852,10 +862,10 @@ local function parse(source, flags)
   for _, f in ipairs(flags or {}) do
     if f:find("^%-[DU]") then macros[#macros + 1] = f end
   end
-  local id = table.concat(macros, "\1") .. "\0" .. source
+  local id = list_key(macros) .. "\0" .. source
   local d = declarations[id]
   if d then return d end
-  local key = #source >= MEMO_BYTES and "gpuhost-declarations 3\n" .. gpu._build() .. "\n" .. id
+  local key = #source >= MEMO_BYTES and "gpuhost-declarations 4\n" .. gpu._build() .. "\n" .. id
   d = key and gpu._memo(key, DECLS)
   if not d then
     d = signature().parse(source, macros)

@@ -269,7 +269,7 @@ print(table.concat(y:totable(), " "), wrote)
       for _, kind in ipairs({
         {"gpuhost-jit-find 2\n", "function(t) return (t:gsub('free = %b{}', 'free = {1}')) end"},
         {"gpuhost-jit 2\n", "function(t) return (t:gsub('hidden = %b{}', 'hidden = 5')) end"},
-        {"gpuhost-declarations 3\n", "function(t) return (t:gsub('params = \"[^\"]*\"', 'params = 3')) end"}}) do
+        {"gpuhost-declarations 4\n", "function(t) return (t:gsub('params = \"[^\"]*\"', 'params = 3')) end"}}) do
         local prefix = kind[1]
         assert.are.equal(want .. "false\n", run(script, prefix), prefix)         -- found
         for _, bad in ipairs({kind[2], table.unpack(HARMS)}) do

@@ -112,6 +112,17 @@ __global__ void broken(float *x) {
     assert.matches(S.target(), gpu.kernel(src, {options = {"-DMY_FLAG=1"}}):compile())
   end)
 
+  it("keeps programs and declarations per option, not per the options joined", function()
+    -- before: options were joined by "\1", so {"-DA=1\1-DB=2"} (one option: B undefined)
+    -- and {"-DA=1", "-DB=2"} were one program and one declaration (int *x: float64 refused)
+    local src = "#ifdef B\n__global__ void f(double *x) { x[0] = B; }\n#else\n" ..
+                "__global__ void f(int *x) { x[0] = -1; }\n#endif\n"
+    local a, b = gpu.zeros(1, "int32"), gpu.zeros(1, "float64")
+    gpu.kernel(src, {options = {"-DA=1\1-DB=2"}, check = false})[{1, 1}](a)
+    gpu.kernel(src, {options = {"-DA=1", "-DB=2"}, check = false})[{1, 1}](b)
+    assert.are.same({-1, 2}, {a:item(1), b:item(1)})
+  end)
+
   it("reads every spelling NVRTC takes of -D, -U, -I and --pre-include, on both backends", function()
     -- the CPU backend forwarded only "-DX", "-UX" and "-IX" to its compiler: the long
     -- spellings were dropped ("v.h: No such file") and "-D=X=1" defined a macro "=X"
