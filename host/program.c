@@ -157,22 +157,25 @@ static void add_list(luaL_Buffer *b, const char *const *list, int n) {
   }
 }
 
-/* [-0, +1, m] The cache key: everything the compiled code depends on, and the user, so
- * that no two users of one installation share an entry's name. A program the module
- * writes itself (an elementwise or reduction kernel) may be named by its recipe (the
- * operation, the operands' dtypes, the layouts) with this build's embedded files, which
- * write the source from it: then a cached program is loaded without writing its source. */
+/* [-0, +1, m] The cache key: everything the compiled code depends on (the #line prefix
+ * too: an assert reports it, and one script's entry named its file and line in another's),
+ * and the user, so that no two users of one installation share an entry's name. A program
+ * the module writes itself (an elementwise or reduction kernel) may be named by its recipe
+ * (the operation, the operands' dtypes, the layouts) with this build's embedded files,
+ * which write the source from it: then a cached program is loaded without writing its
+ * source. */
 static void push_key(lua_State *L, const GpuBackend *be, const Spec *s, const char *arch,
                      const char *compiler, int debug, int check) {
   const EmbeddedFile *hdr = embedded_find("kernels/gpuhost.cuh");
   luaL_Buffer b;
   luaL_buffinit(L, &b);
-  lua_pushfstring(L, "gpuhost-cache 4\nuid %I\n%s\n%s\n%s\n%s%s\n%d options %d names\n",
+  lua_pushfstring(L, "gpuhost-cache 5\nuid %I\n%s\n%s\n%s\n%s%s\n%d options %d names\n",
                   (lua_Integer)geteuid(), be->name, compiler, arch, debug ? "debug" : "",
                   check ? " check" : "", s->nopts, s->nnames);
   luaL_addvalue(&b);
   add_list(&b, s->opts, s->nopts);
   add_list(&b, s->names, s->nnames);
+  add_list(&b, &s->prefix, 1);   /* the #line compiled before the source (assert names it) */
   luaL_addlstring(&b, hdr->data, hdr->size);
   luaL_addchar(&b, '\0');
   if (s->key) {

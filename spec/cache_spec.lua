@@ -114,6 +114,25 @@ print(table.concat(a:totable(), " "))]]):format(pad)
     end)
   end)
 
+  it("keys on where the source is written, which a failed assert names", function()
+    -- before: the key was the source alone, and the #line compiled before it was the first
+    -- script's, so the second script's failed assert named the first's file and line
+    local code = [[local k = gpu.kernel("__global__ void f(int *x) { assert(x[0] == 1); }", {check = false})
+local ok, e = pcall(function() k[{1, 1}](gpu.zeros(1, "int32")) gpu.synchronize() end)
+print(ok, e.detail)]]
+    local one, two = S.tmpfile(code), S.tmpfile("\n\n\n" .. code)
+    local dir = os.tmpname() .. "-cache"
+    with_dir(dir, function()
+      for _, script in ipairs({one, two, one, two}) do
+        local out, _, err = S.host(script)
+        local line = script == one and 1 or 4
+        assert.matches(script:gsub("%p", "%%%0") .. ":" .. line .. ":", out .. err)
+      end
+    end)
+    os.remove(one)
+    os.remove(two)
+  end)
+
   it("rebuilds truncated and corrupt entries", function()
     local dir = os.tmpname() .. "-cache"
     with_dir(dir, function()
