@@ -225,12 +225,17 @@ static GpuResult memory_limit(int dev, size_t *limit) {
     size_t len = s ? strlen(s) : 0, bytes = 0;
     long v = 0;
     int ok = 1;
-    if (len > 1 && len < 20 && s[len - 1] == '%') {
-      char pct[20];
+    if (len > 1 && len < 32 && s[len - 1] == '%') {
+      char pct[32];
       GpuDeviceInfo info;
       memcpy(pct, s, len - 1);
       pct[len - 1] = '\0';
-      ok = parse_long(pct, 0, 100, &v) == 0 && backend_get()->device_info(dev, &info).code == 0;
+      ok = parse_long(pct, 0, LONG_MAX, &v) == 0;
+      if ((ok && v > 100) || (!ok && strspn(pct, "0123456789") == len - 1)) {   /* or past LONG_MAX */
+        snprintf(why, sizeof why, "'%s' is over 100%% of the device's memory", s);
+        return limit_failure();
+      }
+      ok = ok && backend_get()->device_info(dev, &info).code == 0;
       if (ok) bytes = info.total_memory / 100 * (size_t)v;
     } else if (len > 0) {
       ok = parse_long(s, 0, LONG_MAX, &v) == 0;

@@ -264,11 +264,16 @@ print(select(3, gpu.mem_info()))
   end)
 
   it("reads GPUHOST_MEMORY_LIMIT strictly: bytes or a percentage", function()
-    for _, v in ipairs({"abc", "12x", "-5", "101%", "%", "1e9", " 5", "99999999999999999999"}) do
+    for _, v in ipairs({"abc", "12x", "-5", "%", "1e9", " 5", "99999999999999999999", "-1%", "x%"}) do
       local out, status, err = child("print(pcall(gpu.zeros, 10))", "GPUHOST_MEMORY_LIMIT=" .. S.quote(v))
       assert.are.equal(0, status, err)
       assert.are.equal("false\tGPUHOST_MEMORY_LIMIT: '" .. v .. "' is neither a number of bytes " ..
                        "nor a percentage of the device's memory ('50%')\n", out, v)
+    end
+    -- a percentage over 100 is said to be so (it was 'neither a number of bytes nor ...')
+    for _, v in ipairs({"101%", "+200%", "9999999999999999999%"}) do
+      local out = child("print(pcall(gpu.zeros, 10))", "GPUHOST_MEMORY_LIMIT=" .. v)
+      assert.are.equal("false\tGPUHOST_MEMORY_LIMIT: '" .. v .. "' is over 100% of the device's memory\n", out, v)
     end
     for _, v in ipairs({"50%", "100%", "0", "4096"}) do
       local out, status, err = child("print(#gpu.zeros(10))", "GPUHOST_MEMORY_LIMIT=" .. v)
