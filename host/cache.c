@@ -96,8 +96,16 @@ static void entry_name(char out[48], const char *key, size_t keylen) {
   snprintf(out, 48, "%016llx%016llx.cubin", (unsigned long long)a, (unsigned long long)b);
 }
 
+/* Whether the file at fd (at its start) has no hole before size; a file system that
+ * cannot say (lseek fails) is taken at its word. Leaves fd at its start. */
+static int no_hole(int fd, off_t size) {
+  off_t hole = lseek(fd, 0, SEEK_HOLE);
+  return (hole < 0 || hole >= size) && lseek(fd, 0, SEEK_SET) == 0;
+}
+
 /* The whole entry `name` (malloc'd) and its size, or NULL: only a regular file of the
- * user's, writable by nobody else, of a size an entry for a key of keylen can have. A FIFO
+ * user's, writable by nobody else, of a size an entry for a key of keylen can have, with
+ * no hole (entries are written whole: a sparse 1000 MB file took 1 GB to read). A FIFO
  * or a device is never read (nor waited for: O_NONBLOCK), nor is a link followed. */
 static char *read_entry(int dir, const char *name, size_t keylen, size_t *size) {
   int fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
@@ -106,7 +114,8 @@ static char *read_entry(int dir, const char *name, size_t keylen, size_t *size) 
   char *data = NULL;
   if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
       !(st.st_mode & (S_IWGRP | S_IWOTH)) && st.st_size >= (off_t)(OVERHEAD + keylen) &&
-      st.st_size <= MAX_ENTRY && (data = malloc((size_t)st.st_size)) != NULL) {
+      st.st_size <= MAX_ENTRY && no_hole(fd, st.st_size) &&
+      (data = malloc((size_t)st.st_size)) != NULL) {
     size_t done = 0, want = (size_t)st.st_size;
     while (done < want) {
       ssize_t r = read(fd, data + done, want - done);

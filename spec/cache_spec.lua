@@ -350,6 +350,14 @@ describe("the compile cache's trust", function()
       fresh(("rm %s && ln -s %s %s"):format(file, keep, file))
       fresh(("rm %s && mkfifo %s"):format(file, file))             -- would block in open
       fresh(("rm %s && truncate -s 8G %s"):format(file, file))     -- would read 8 GiB
+      -- a sparse file of a plausible size (it was read: 400 MB of memory)
+      fresh(("rm %s && truncate -s 400M %s"):format(file, file))
+      os.execute(("rm %s && truncate -s 400M %s"):format(file, file))
+      local peak = ("print(gpu.kernel(%q):compile()) print(io.open('/proc/self/status'):read('a')" ..
+                    ":match('VmHWM:%%s*(%%d+) kB'))"):format(SRC)
+      local out = S.host("-e " .. S.quote(peak))
+      assert.is_true(tonumber(out:match("\n(%d+)\n$")) < 200 * 1024, out)
+      fresh(("rm %s"):format(file))
       for n = 1, 7 do fresh(("head -c %d %s > %s.x && mv %s.x %s"):format(n, keep, file, file, file)) end
       os.remove(keep)
     end)
