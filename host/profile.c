@@ -5,14 +5,21 @@
 #include <string.h>
 #include "gpu.h"
 
-/* After f in gpu.range: the range closes, and f's results or its error go on. Also the
- * continuation of f when it yielded (a coroutine), as gpu.with_device allows. */
-static int range_done(lua_State *L, int status, lua_KContext ctx) {
-  (void)ctx;
+/* The range's guard, a to-be-closed value under f: its __close ends the range when f
+ * returns, raises (after the message handler saw the error where it was raised, so an
+ * uncaught one's traceback has f's frames: a pcall here lost them), or when a coroutine
+ * suspended in f is closed. */
+static int range_close(lua_State *L) {
+  (void)L;
   const GpuBackend *be = backend_get();
   if (be->range_pop) be->range_pop();
-  if (status != LUA_OK && status != LUA_YIELD) return lua_error(L);
-  return lua_gettop(L) - 1;
+  return 0;
+}
+
+/* After f in gpu.range (also when f yielded: gpu.with_device allows it): f's results */
+static int range_done(lua_State *L, int status, lua_KContext ctx) {
+  (void)status; (void)ctx;
+  return lua_gettop(L) - 2;   /* above the name and the guard, closed as this returns */
 }
 
 /* gpu.range(name, f, ...): f(...) inside a range named name (f a function or a callable
@@ -28,9 +35,15 @@ static int gpu_range(lua_State *L) {
                         lua_isnone(L, 2) ? "no value" : luaL_typename(L, 2));
     lua_pop(L, 1);
   }
+  int nargs = lua_gettop(L) - 2;
+  lua_newuserdatauv(L, 0, 0);
+  luaL_setmetatable(L, "gpuhost.range");
+  lua_insert(L, 2);
+  lua_toclose(L, 2);
   const GpuBackend *be = backend_get();
   if (be->range_push) be->range_push(name);
-  return range_done(L, lua_pcallk(L, lua_gettop(L) - 2, LUA_MULTRET, 0, 0, range_done), 0);
+  lua_callk(L, nargs, LUA_MULTRET, 0, range_done);
+  return range_done(L, LUA_OK, 0);
 }
 
 /* gpu.range_push(name), gpu.range_pop(): a range around what lies between them */
@@ -77,4 +90,8 @@ static const luaL_Reg profile_funcs[] = {
 /* Expects the gpu table on top. */
 void profile_open(lua_State *L) {
   luaL_setfuncs(L, profile_funcs, 0);
+  luaL_newmetatable(L, "gpuhost.range");
+  lua_pushcfunction(L, range_close);
+  lua_setfield(L, -2, "__close");
+  lua_pop(L, 1);
 }

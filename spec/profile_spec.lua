@@ -18,6 +18,19 @@ describe("profiler ranges", function()
     assert.are.same({1}, {gpu.range("after", function() return 1 end)})
   end)
 
+  -- Before, gpu.range caught the error to close the range and raised it again: an uncaught
+  -- one's traceback began at gpu.range, without the frames inside it
+  it("gpu.range keeps the traceback of an error raised inside it", function()
+    local script = S.tmpfile("local function inner()\n  error('boom')\nend\n" ..
+                             "gpu.range('r', function()\n  inner()\nend)\n")
+    local _, status, err = S.host(script)
+    os.remove(script)
+    assert.are_not.equal(0, status)
+    assert.matches(":2: boom\nstack traceback:\n", err, 1, true)
+    assert.matches(":2: in upvalue 'inner'\n", err, 1, true)
+    assert.matches(":5: in function <", err, 1, true)
+  end)
+
   -- Before, a yield inside raised "attempt to yield across a C-call boundary"
   it("gpu.range lets its function yield, as gpu.with_device does", function()
     local co = coroutine.wrap(function(x)
