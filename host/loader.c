@@ -9,29 +9,49 @@
 #include "lualib.h"
 #include "rewrite.h"
 
-/* [-0, +0, m] Keeps the text of a chunk that has no file (the prompt, -e, stdin), for
- * gpu.jit to read the source of a function defined there (lua/jit/jit.lua): in the registry
- * table "gpuhost.sources", under the id of the chunk's _ENV upvalue (which every function
- * of the chunk that reads a global shares), and as {chunk, text} in the list of every chunk
- * of that name, where a function that reads no global finds the chunk whose code holds its
- * own (the name alone cannot tell two -e chunks apart). The loaded chunk is on top. */
+/* Whether the list under the text on top (of {chunk, text}) has an entry of that text. */
+static int kept_already(lua_State *L) {
+  lua_Integer n = (lua_Integer)lua_rawlen(L, -2);
+  for (lua_Integer i = 1; i <= n; i++) {
+    lua_rawgeti(L, -2, i);
+    lua_rawgeti(L, -1, 2);
+    int same = lua_rawequal(L, -1, -3);
+    lua_pop(L, 2);
+    if (same) return 1;
+  }
+  return 0;
+}
+
+/* [-0, +0, m] Keeps the text of a chunk as it was loaded (a file's, the prompt's, -e's,
+ * stdin's), for gpu.jit to read the source of a function defined there and gpu.kernel the
+ * line of its source (lua/gpu.lua's chunk_text): a file read again may have changed since,
+ * or be a FIFO. In the registry table "gpuhost.sources", under the id of the chunk's _ENV
+ * upvalue (which every function of the chunk that reads a global shares), and as {chunk,
+ * text} in the list of every chunk of that name, where a function that reads no global
+ * finds the chunk whose code holds its own (the name alone cannot tell two -e chunks
+ * apart). A file loaded again with the same text is kept once (a dofile in a loop): its
+ * functions are found by their code. The loaded chunk is on top. */
 static void keep_source(lua_State *L, const char *text, size_t len, const char *chunkname) {
-  if (chunkname == NULL || chunkname[0] != '=') return;
+  if (chunkname == NULL || (chunkname[0] != '=' && chunkname[0] != '@')) return;
   luaL_getsubtable(L, LUA_REGISTRYINDEX, "gpuhost.sources");
-  void *env = lua_upvalueid(L, -2, 1);
+  luaL_getsubtable(L, -1, chunkname);
   lua_pushlstring(L, text, len);
+  if (chunkname[0] == '@' && kept_already(L)) {
+    lua_pop(L, 3);
+    return;
+  }
+  void *env = lua_upvalueid(L, -4, 1);
   if (env != NULL) {
     lua_pushlightuserdata(L, env);
     lua_pushvalue(L, -2);
-    lua_rawset(L, -4);
+    lua_rawset(L, -5);
   }
-  luaL_getsubtable(L, -2, chunkname);
   lua_createtable(L, 2, 0);
   lua_pushvalue(L, -5);   /* the chunk */
   lua_rawseti(L, -2, 1);
-  lua_pushvalue(L, -3);   /* its text */
+  lua_pushvalue(L, -2);   /* its text */
   lua_rawseti(L, -2, 2);
-  lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
+  lua_rawseti(L, -3, (lua_Integer)lua_rawlen(L, -3) + 1);
   lua_pop(L, 3);
 }
 

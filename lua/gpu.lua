@@ -708,29 +708,72 @@ end
 ------------------------------------------------------------------------------------
 -- kernels
 
+-- What string.dump writes of f after its chunk's name: its lines, code, constants, names
+-- and nested functions, byte for byte as the dump of the chunk it was defined in holds them
+-- (Lua 5.4's format: a header, the upvalue count, then the name as a size and its bytes).
+local name_at = string.dump(load("", "=?")):find("=?", 1, true) - 1
+local function code_of(f)
+  local d, i, size = string.dump(f), name_at, 0
+  repeat
+    local b = d:byte(i)
+    size, i = size * 128 + b % 128, i + 1
+  until b >= 128
+  return d:sub(i + math.max(size - 1, 0))
+end
+local dumps = setmetatable({}, {__mode = "k"})   -- a chunk -> string.dump of it
+local function holds(chunk, f)
+  dumps[chunk] = dumps[chunk] or string.dump(chunk)
+  return dumps[chunk]:find(code_of(f), 1, true) ~= nil
+end
+
+-- gpu._chunk_text(f, source): the text of the chunk that Lua function f was defined in
+-- (source: its debug.getinfo source), as it was loaded. gpuhost's loader keeps the text of
+-- what it loads (host/loader.c: a file read again may have changed since, or be a FIFO
+-- that blocks) under the id of the chunk's _ENV upvalue, and in the list of the chunks of
+-- that name, where f's code is looked for; a file another loader loaded (the script of
+-- stock lua5.4) is read again and taken only if it still compiles to f's code (else nil
+-- and "changed"). A string loaded with load(s) is its source; "=name" otherwise: nil.
+function gpu._chunk_text(f, source)
+  local c = source:sub(1, 1)
+  if c ~= "@" and c ~= "=" then return source end
+  local kept = debug.getregistry()["gpuhost.sources"]
+  if kept then
+    for i = 1, debug.getinfo(f, "u").nups do
+      if debug.getupvalue(f, i) == "_ENV" then
+        local text = kept[debug.upvalueid(f, i)]
+        if text then return text end
+      end
+    end
+    local chunks = kept[source]
+    for i = chunks and #chunks or 0, 1, -1 do
+      if holds(chunks[i][1], f) then return chunks[i][2] end
+    end
+  end
+  if c == "=" then return nil end
+  local fh = io.open(source:sub(2), "rb")
+  local text = fh and fh:read("a")
+  if fh then fh:close() end
+  if not text then return nil end
+  local chunk = load((text:gsub("^\xEF\xBB\xBF", ""):gsub("^#[^\n]*", "")), source)   -- as Lua loads a file
+  if chunk and holds(chunk, f) then return text end
+  return nil, "changed"
+end
+
 -- The `#line` that makes compiler messages name the script's file and line: where in the
 -- calling chunk the kernel's source text starts. A source that is not there as written (read
 -- from a file, built with .. or gsub) is named by the call instead, and its lines are its own.
-local files = setmetatable({}, {__mode = "v"})
 local function location(source, level)
-  local info = debug.getinfo(level, "Sl")
+  local info = debug.getinfo(level, "Slf")
   while info and (info.what == "C" or (info.source == API.source and info.linedefined == API.linedefined)) do
     -- pcall and gpu._api's wrapper, between gpu.kernel and its caller
     level = level + 1
-    info = debug.getinfo(level, "Sl")
+    info = debug.getinfo(level, "Slf")
   end
   if not info then return "" end
-  local chunk, text, name, at = info.source, nil, info.short_src, nil
-  if chunk:sub(1, 1) == "@" then
-    name = chunk:sub(2)
-    text = files[name]
-    if not text then
-      local f = io.open(name, "rb")
-      if f then text = f:read("a"); f:close(); files[name] = text end
-    end
-  elseif chunk:sub(1, 1) ~= "=" then
-    text = chunk
-  end
+  local chunk, name, at = info.source, info.short_src, nil
+  local text   -- (a "=" chunk's kernels keep their own lines, named by the call)
+  if chunk:sub(1, 1) ~= "=" then text = gpu._chunk_text(info.func, chunk) end
+  if chunk:sub(1, 1) == "@" then name = chunk:sub(2) end
   local line = math.max(info.currentline, 1)
   if text then
     local from, l = 1, 1

@@ -60,6 +60,22 @@ __global__ void broken(float *x) {
     assert.is_number(err.code)
   end)
 
+  -- Before: the line was found by opening the script again: one read from a FIFO hung
+  -- there, and one changed since it was loaded gave the line of the new text
+  it("finds the script's line in the text it ran, also of a script read from a FIFO", function()
+    local fifo = os.tmpname()
+    os.remove(fifo)
+    assert(os.execute("mkfifo " .. fifo))
+    local code = "print('before')\n\nlocal k = gpu.kernel([[__global__ void f7(float *a) {\n  a[0] = nosuch;\n}]])\n" ..
+                 "print(select(2, pcall(k.compile, k)))\n"
+    local out, status, err = S.run(("(printf '%%s' %s > %s &); timeout 60 %s %s"):format(S.quote(code), fifo,
+                                   S.gpuhost, fifo))
+    os.remove(fifo)
+    assert.are.equal(0, status, err)
+    assert.matches("^before\n", out)
+    assert.matches(fifo .. "[(:]4[):]", out)
+  end)
+
   it("asks for a name when the source has several kernels", function()
     local src = "__global__ void a(int *x) {}\n__global__ void b(int *x) {}\n"
     assert.matches("the source has 2 __global__ functions: name the kernel",

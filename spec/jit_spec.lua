@@ -766,6 +766,50 @@ print(c:totable()[1])   -- the extra argument was evaluated, as Lua evaluates it
     assert.matches("gpu.jit: the source of the function at (command line):1 is not available", err, 1, true)
   end)
 
+  -- Before: gpu.jit read a file's text from disk when it ran: a script that changed (an
+  -- edit saved while it ran) changed its kernels, and a script read from a FIFO hung
+  it("compiles the code that was loaded, not what the file says later, and reads FIFOs once", function()
+    local script = S.tmpfile([[
+local f = io.open(arg[0], "rb"); local t = f:read("a"); f:close()
+f = io.open(arg[0], "wb"); f:write((t:gsub("a%[i%] = 1", "a[i] = 2", 1))); f:close()
+local k = gpu.jit(function(a)
+  local i = gpu.grid(1)
+  a[i] = 1
+end)
+local a = gpu.zeros(2, "int32")
+k[{1, 2}](a)
+print(a:totable()[2])
+]])
+    local out, status, err = S.run("GPUHOST_CACHE_DIR=off " .. S.gpuhost .. " " .. script)
+    os.remove(script)
+    assert.are.equal(0, status, err)
+    assert.are.equal("1\n", out)
+    local fifo = os.tmpname()
+    os.remove(fifo)
+    assert(os.execute("mkfifo " .. fifo))
+    out, status, err = S.run(("(printf '%%s' %s > %s &); timeout 60 %s %s"):format(S.quote(
+      "local k = gpu.jit(function(a) a[2] = 3 end)\nlocal a = gpu.zeros(2)\nk[{1, 1}](a)\nprint(a:totable()[2])\n"),
+      fifo, S.gpuhost, fifo))
+    os.remove(fifo)
+    assert.are.equal(0, status, err)
+    assert.are.equal("3.0\n", out)
+  end)
+
+  it("refuses a function of a file another loader loaded that has changed since", function()
+    local name = os.tmpname()
+    local src = "return function(a)\n  a[1] = 1\nend\n"
+    local function write(text) local f = assert(io.open(name, "w")); f:write(text); f:close() end
+    write(src)
+    local a = gpu.zeros(1, "int32")
+    gpu.jit(load(src, "@" .. name)())[{1, 1}](a)   -- (load: not gpuhost's loader)
+    assert.are.same({1}, a:totable())
+    local fn = load(src, "@" .. name)()
+    write((src:gsub("= 1", "= 2")))
+    assert.matches("gpu.jit: " .. name .. " has changed since the function at line 1 was loaded from it",
+                   S.errof(gpu.jit, fn), 1, true)
+    os.remove(name)
+  end)
+
   it("names the Lua line of an out-of-range access with debug = true", function()
     local over = gpu.jit(function(a, m)
       local i = gpu.grid(1)

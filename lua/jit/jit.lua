@@ -40,54 +40,15 @@ local mtype, getmetatable, select, type = math.type, getmetatable, select, type
 ------------------------------------------------------------------------------------
 -- where a function's source is
 
-local files = setmetatable({}, {__mode = "v"})
-
--- What string.dump writes of f after its chunk's name: its lines, code, constants, names
--- and nested functions, byte for byte as the dump of the chunk it was defined in holds them
--- (Lua 5.4's format: a header, the upvalue count, then the name as a size and its bytes).
-local name_at = string.dump(load("", "=?")):find("=?", 1, true) - 1
-local function code_of(f)
-  local d, i, size = string.dump(f), name_at, 0
-  repeat
-    local b = d:byte(i)
-    size, i = size * 128 + b % 128, i + 1
-  until b >= 128
-  return d:sub(i + math.max(size - 1, 0))
-end
-local dumps = setmetatable({}, {__mode = "k"})   -- a kept chunk -> string.dump of it
-
+-- the text of f's chunk, as gpuhost's loader kept it (lua/gpu.lua)
 local function chunk_text(f, info)
-  local src = info.source
-  local c = src:sub(1, 1)
-  if c == "@" then
-    local name = src:sub(2)
-    local text = files[name]
-    if not text then
-      local fh = io.open(name, "rb")
-      if fh then text = fh:read("a"); fh:close(); files[name] = text end
-    end
-    return text
-  elseif c == "=" then
-    -- kept by gpuhost's loader (host/loader.c) under the id of the chunk's _ENV, which
-    -- every function of the chunk that reads a global shares; else the chunk of that name
-    -- (every -e is "(command line)") whose code holds f's, or none
-    local kept = debug.getregistry()["gpuhost.sources"]
-    if not kept then return nil end
-    for i = 1, info.nups do
-      if debug.getupvalue(f, i) == "_ENV" then
-        local text = kept[debug.upvalueid(f, i)]
-        if text then return text end
-      end
-    end
-    local chunks, code = kept[src], code_of(f)
-    for i = chunks and #chunks or 0, 1, -1 do
-      local chunk = chunks[i][1]
-      dumps[chunk] = dumps[chunk] or string.dump(chunk)
-      if dumps[chunk]:find(code, 1, true) then return chunks[i][2] end
-    end
-    return nil
+  local text, why = gpu._chunk_text(f, info.source)
+  if why == "changed" then
+    error(("gpu.jit: %s has changed since the function at line %d was loaded from it (gpuhost "
+           .. "keeps the text of the files its own loader loads; this one was loaded by another)")
+          :format(info.short_src, info.linedefined), 4)
   end
-  return src
+  return text
 end
 
 local function line_start(text, line)
