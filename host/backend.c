@@ -67,6 +67,13 @@ GpuResult backend_check_compile(const GpuCompileJob *job, GpuImage *out) {
   return r;
 }
 
+const char *backend_check_id(void) {
+  static char id[4200];   /* found once: the library's file does not change under a process */
+  if (id[0] == '\0' && cuda_backend.compiler_id(id, sizeof id).code != 0)
+    snprintf(id, sizeof id, "no NVRTC");
+  return id;
+}
+
 void image_free(GpuImage *img, int nnames) {
   if (img->lowered)
     for (int i = 0; i < nnames; i++) free(img->lowered[i]);

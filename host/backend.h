@@ -394,9 +394,11 @@ int backend_take_interrupt(void);   /* 1 (and cleared) when an interrupt was pen
  * GPUHOST_CHECK=0, -1 (and *why) for any other GPUHOST_CHECK. backend_check_compile
  * compiles job with NVRTC for its default architecture: GPU_OK when it compiles or when
  * NVRTC cannot be loaded here, else NVRTC's failure with its messages in out->log (free
- * out with image_free). */
+ * out with image_free). backend_check_id: the NVRTC that checks, for cache keys ("no
+ * NVRTC" where none is found: a kernel compiled unchecked is not taken for a checked one). */
 int backend_check_enabled(const char **why);
 GpuResult backend_check_compile(const GpuCompileJob *job, GpuImage *out);
+const char *backend_check_id(void);
 
 /* The two implementations; only backend.c names them. */
 extern const GpuBackend cuda_backend, cpu_backend;

@@ -169,9 +169,9 @@ static void push_key(lua_State *L, const GpuBackend *be, const Spec *s, const ch
   const EmbeddedFile *hdr = embedded_find("kernels/gpuhost.cuh");
   luaL_Buffer b;
   luaL_buffinit(L, &b);
-  lua_pushfstring(L, "gpuhost-cache 5\nuid %I\n%s\n%s\n%s\n%s%s\n%d options %d names\n",
+  lua_pushfstring(L, "gpuhost-cache 5\nuid %I\n%s\n%s\n%s\n%s%s%s\n%d options %d names\n",
                   (lua_Integer)geteuid(), be->name, compiler, arch, debug ? "debug" : "",
-                  check ? " check" : "", s->nopts, s->nnames);
+                  check ? " check by " : "", check ? backend_check_id() : "", s->nopts, s->nnames);
   luaL_addvalue(&b);
   add_list(&b, s->opts, s->nopts);
   add_list(&b, s->names, s->nnames);

@@ -410,6 +410,27 @@ print(ok, e.name)]])
     assert.are.equal(0, st, err)
     assert.are.equal("gpu.array(float32, {4}) [1, 2, 3, 4]\nfalse\tGPUHOST_CPU_COMPILATION\n", out)
   end)
+
+  -- Before: the key said "check" whether or not an NVRTC checked, so a kernel compiled
+  -- where none was found (NVRTC's refusal never asked) was taken from the cache by a run
+  -- where NVRTC would refuse it
+  it("keeps what it compiled unchecked apart in the cache", function()
+    local dir = os.tmpname() .. "-nvrtc"
+    os.execute("mkdir -p " .. dir .. "/lib " .. dir .. "/cache")
+    local _, status = S.run("echo 'int gpuhost_no_nvrtc;' | ${CXX:-c++} -shared -fPIC -x c++ - -o " .. dir ..
+                            "/lib/libnvrtc.so.13 -Wl,-soname,libnvrtc.so.13")
+    assert.are.equal(0, status)
+    local code = [[
+local k = gpu.kernel("#ifdef __CUDACC_RTC__\n#error NVRTC refuses this\n#endif\n__global__ void k(int *x) { x[0] = 5; }")
+local ok, e = pcall(k.compile, k)
+print(ok or e.name)]]
+    local cache = "GPUHOST_CACHE_DIR=" .. dir .. "/cache "
+    local out1 = cpu_child(cache .. "LD_LIBRARY_PATH=" .. dir .. "/lib", code)
+    local out2 = cpu_child(cache, code)
+    os.execute("rm -rf " .. dir)
+    assert.are.equal("true\n", out1)   -- (the library found has no NVRTC in it)
+    assert.are.equal("NVRTC_ERROR_COMPILATION\n", out2)
+  end)
 end)
 
 describe("the C++ library #cpu", function()
