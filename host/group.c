@@ -4,7 +4,8 @@
  * rank to another with the k-th recv there, as NCCL pairs them: one without its partner,
  * or of another size or dtype, is an error, not a hang), then all are issued at once. When
  * the group's function raised, none is. A communicator across processes gets its calls at
- * once: its peers may be waiting for them. */
+ * once: its peers may be waiting for them. A group (an inner one too) whose function raised
+ * takes its queued calls away with it. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,13 +15,17 @@
 typedef struct Pending { LuaComm *c; int local; GpuCollArgs a; } Pending;
 static Pending *pending;
 static int npending, cappending, depth;
+static int opened_at[64];              /* npending when each open group began (depth - 1) */
 static unsigned group_serial;          /* counts the outermost groups opened */
 
 void coll_group_begin(lua_State *L) {
-  if (depth++ == 0) {
+  if (depth == (int)(sizeof opened_at / sizeof opened_at[0]))
+    luaL_error(L, "gpu.nccl.group: groups nested more than %d deep", depth);
+  if (depth == 0) {
     npending = 0;
     group_serial++;
   }
+  opened_at[depth++] = npending;
   GpuResult r = backend_get()->group_start();
   if (r.code) {   /* no NCCL, say: nothing was opened */
     depth--;
@@ -106,6 +111,7 @@ void coll_group_finish(lua_State *L, int failed) {
   GpuResult r = GPU_OK;
   LuaComm *c = NULL;
   int was = be->current_device();
+  if (failed) npending = opened_at[depth - 1];   /* an inner group's calls go with it, unissued */
   if (--depth == 0 && !failed && npending > 0) {
     why = pair_up(L);
     for (int i = 0; !why && i < npending; i++)

@@ -499,6 +499,27 @@ describe("#multi gpu.nccl.comm over devices of this process", function()
     do local d <close> = gpu.nccl.comm({0, 1}); d:barrier() end
     local e = gpu.nccl.comm({0}); e:free(); e:free()
   end)
+
+  -- Before: an inner group whose function raised left its calls queued, and the outer
+  -- group's end ran them (its send even paired with a recv of the outer group)
+  it("runs none of an inner group's calls when its function raised", function()
+    local comm = gpu.nccl.comm({0, 1})
+    local x = gpu.array({1, 2, 3, 4})
+    local y, z = gpu.with_device(1, gpu.zeros, 4), gpu.with_device(1, gpu.zeros, 4)
+    local inner
+    gpu.nccl.group(function()
+      comm:send({x, false}, {1, false})
+      inner = select(2, pcall(gpu.nccl.group, function()
+        comm:send({x * 2, false}, {1, false})
+        comm:recv({false, y}, {false, 0})
+        error("stop")
+      end))
+      comm:recv({false, z}, {false, 0})
+    end)
+    assert.matches("stop", tostring(inner), 1, true)
+    assert.are.same({0, 0, 0, 0}, y:totable())
+    assert.are.same({1, 2, 3, 4}, z:totable())
+  end)
 end)
 
 describe("gpu.nccl.comm over one device", function()
