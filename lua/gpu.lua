@@ -814,21 +814,22 @@ end
 -- ("-DX"): NVRTC takes "-D X", "-D=X", "--define-macro X" and "--define-macro=X" alike, and
 -- so every reader after this (signature.lua's #if, the CPU backend's command line and its
 -- barrier scan) sees one spelling. -include/--pre-include stays "--pre-include=X".
-local VALUED = {{"^%-%-define%-macro[=%s]+", "-D"}, {"^%-%-undefine%-macro[=%s]+", "-U"},
-                {"^%-%-include%-path[=%s]+", "-I"}, {"^%-%-pre%-include[=%s]+", "--pre-include="},
-                {"^%-include[=%s]+", "--pre-include="}, {"^%-D[=%s]*", "-D"}, {"^%-U[=%s]*", "-U"},
-                {"^%-I[=%s]*", "-I"}}
+local VALUED = {{"--define-macro", "-D"}, {"--undefine-macro", "-U"}, {"--include-path", "-I"},
+                {"--pre-include", "--pre-include="}, {"-include", "--pre-include="},
+                {"-D", "-D", true}, {"-U", "-U", true}, {"-I", "-I", true}}
 local function one_spelling(f, what, level)
   for _, v in ipairs(VALUED) do
-    local s, e = f:find(v[1])
-    if s then
-      if e == #f then
+    local name, short = v[1], v[3]
+    -- (a long name is followed by "=", a space or nothing; -DX is short for -D X)
+    if f:sub(1, #name) == name and (short or f:find("^[=%s]", #name + 1) or #f == #name) then
+      local value = f:sub(#name + 1):match("^[=%s]*(.*)$")
+      if value == "" then
         -- NVRTC would take the next option as the value; the CPU backend's compiler the
         -- next word of its own command line
-        error(("%s is '%s' alone: give it and its value in one string ('%sX')"):format(what, f,
-              f:match("^%-+[%w-]+")), level + 1)
+        error(("%s is '%s' alone: give it and its value in one string ('%s%sX')"):format(what, f, name,
+              short and "" or "="), level + 1)
       end
-      return v[2] .. f:sub(e + 1)
+      return v[2] .. value
     end
   end
   return f

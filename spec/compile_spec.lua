@@ -175,7 +175,8 @@ __global__ void k(int *a) { a[0] = VAL + X; }
     f:close()
     assert.are.equal(9, run({"-I" .. dir, "--pre-include=" .. pre, "-U=WIDE"}))
     assert.are.equal(9, run({"-I" .. dir, "-include " .. pre, "--undefine-macro WIDE"}))
-    for _, o in ipairs({"-D ", "-D=", "--define-macro=", "--include-path ", "-U="}) do
+    for _, o in ipairs({"-D ", "-D=", "--define-macro=", "--include-path ", "-U=", "--define-macro",
+                        "--undefine-macro", "--include-path", "-include", "--pre-include"}) do
       assert.matches("options.options[1] is '" .. o .. "' alone: give it and its value in one string",
                      S.errof(gpu.kernel, src, "k", {options = {o, "-DX=1"}}), 1, true)
     end
