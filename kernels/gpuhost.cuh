@@ -134,17 +134,15 @@ struct array {
     __device__ ref &operator=(const ref &o) { return *this = (T)o; }
     // x op= v is C's x = x op v, computed in the operands' common type: the operand keeps
     // its own type (an int element += 0.5 adds 0.5 and truncates; a uint8 element %= 256
-    // is x % 256; %= 2.5 does not compile, as on an int)
-    template <class _Op> __device__ ref &operator+=(_Op v) { if (p) *p += v; return *this; }
-    template <class _Op> __device__ ref &operator-=(_Op v) { if (p) *p -= v; return *this; }
-    template <class _Op> __device__ ref &operator*=(_Op v) { if (p) *p *= v; return *this; }
-    template <class _Op> __device__ ref &operator/=(_Op v) { if (p) *p /= v; return *this; }
-    template <class _Op> __device__ ref &operator%=(_Op v) { if (p) *p %= v; return *this; }
-    template <class _Op> __device__ ref &operator&=(_Op v) { if (p) *p &= v; return *this; }
-    template <class _Op> __device__ ref &operator|=(_Op v) { if (p) *p |= v; return *this; }
-    template <class _Op> __device__ ref &operator^=(_Op v) { if (p) *p ^= v; return *this; }
-    template <class _Op> __device__ ref &operator<<=(_Op v) { if (p) *p <<= v; return *this; }
-    template <class _Op> __device__ ref &operator>>=(_Op v) { if (p) *p >>= v; return *this; }
+    // is x % 256; %= 2.5 does not compile, as on an int); a braced list ({1.0f, 2.0f}) is
+    // a T, as it is to a T element
+#define GPUHOST_COMPOUND(op) \
+    template <class _Op> __device__ ref &operator op(_Op v) { if (p) *p op v; return *this; } \
+    __device__ ref &operator op(T v) { if (p) *p op v; return *this; }
+    GPUHOST_COMPOUND(+=) GPUHOST_COMPOUND(-=) GPUHOST_COMPOUND(*=) GPUHOST_COMPOUND(/=)
+    GPUHOST_COMPOUND(%=) GPUHOST_COMPOUND(&=) GPUHOST_COMPOUND(|=) GPUHOST_COMPOUND(^=)
+    GPUHOST_COMPOUND(<<=) GPUHOST_COMPOUND(>>=)
+#undef GPUHOST_COMPOUND
     __device__ ref &operator++() { if (p) ++*p; return *this; }
     __device__ ref &operator--() { if (p) --*p; return *this; }
     // (the names inside are ones NVRTC's own headers or this one's declarations use too:
