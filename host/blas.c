@@ -242,7 +242,7 @@ static void product_opts(lua_State *L, const char *name, int idx, int *out, int 
   errors_options(L, idx, name, "out tf32 stream");
   if (lua_getfield(L, idx, "out") != LUA_TNIL) *out = lua_gettop(L);
   *tf32 = lua_getfield(L, idx, "tf32") != LUA_TNIL && lua_toboolean(L, -1);
-  if (lua_getfield(L, idx, "stream") != LUA_TNIL) *s = stream_named(L, -1, "gpu.", name);
+  if (lua_getfield(L, idx, "stream") != LUA_TNIL) *s = stream_named(L, -1, "gpu.", name, 1);
 }
 
 /* gpu.matmul(a, b [, {out =, tf32 = true, stream =}]), a:matmul(b) */

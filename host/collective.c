@@ -129,7 +129,7 @@ static void read_streams(lua_State *L, Call *k) {
       luaL_error(L, "comm:%s: stream%s must be a gpu.stream%s, got %s", name, n > 1 ? lua_pushfstring(L, " entry %d", i + 1) : "",
                  n > 1 && !k->x[i] ? " or false (its rank has no array)" : "", got);
     }
-    k->stream[i] = stream_check(L, -1);
+    k->stream[i] = stream_named(L, -1, "comm:", name, 0);
     stream_in_group(L, -1);
     if (stream_device(L, -1) != k->c->devices[i])
       luaL_error(L, "comm:%s: the stream for rank %d is on device %d, the rank on device %d",

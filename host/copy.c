@@ -293,9 +293,7 @@ CUstream copy_stream_option(lua_State *L, int idx, const char *name) {
     luaL_typeerror(L, idx, "options table ({stream = s})");
   errors_options(L, idx, name, "stream");
   if (lua_getfield(L, idx, "stream") == LUA_TNIL) return NULL;
-  if (!luaL_testudata(L, -1, GPU_STREAM_T))
-    luaL_error(L, "%s: bad option 'stream' (gpu.stream expected, got %s)", name, type_name(L, -1));
-  return stream_check(L, -1);
+  return stream_named(L, -1, name, "", 0);   /* (of the array's device: checked by the copy) */
 }
 
 /* gpu.array(src [, dtype]): a new device array holding src, a (nested) Lua table, a host

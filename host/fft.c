@@ -336,7 +336,7 @@ static void read_options(lua_State *L, FftCall *c) {
                    c->name, what[i]);
       lua_replace(L, i + 2);
     }
-  if (lua_getfield(L, 5, "stream") != LUA_TNIL) c->stream = stream_named(L, -1, "gpu.fft.", c->name);
+  if (lua_getfield(L, 5, "stream") != LUA_TNIL) c->stream = stream_named(L, -1, "gpu.fft.", c->name, 1);
 }
 
 /* gpu.fft.<name>(a [, n or s [, dim or dims [, norm]]] [, {stream =}]): upvalue 1 the kind

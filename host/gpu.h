@@ -407,7 +407,7 @@ GpuResult mem_free(CUdeviceptr p, int device, size_t n);   /* the backend's free
 CUstream stream_check(lua_State *L, int idx);   /* [-0, +0, v] a live stream */
 void stream_push_borrowed(lua_State *L, CUstream s);   /* [-0, +1, m] the embedder's: never destroyed here */
 CUstream stream_here(lua_State *L, int idx);    /* [-0, +0, v] a live stream of the current device */
-CUstream stream_named(lua_State *L, int idx, const char *prefix, const char *name);   /* the same, errors naming prefix..name */
+CUstream stream_named(lua_State *L, int idx, const char *prefix, const char *name, int here);   /* errors name prefix..name */
 void stream_in_group(lua_State *L, int idx);    /* [-0, +0, -] it has calls queued in the open gpu.nccl.group */
 void stream_open(lua_State *L);
 GpuResult stream_end_capture(void);   /* destroys the streams released while a graph recorded */

@@ -133,7 +133,7 @@ static void read_options(lua_State *L, const Ufunc *u, int opts, Operand *given,
   int t = lua_getfield(L, opts, "out");
   int top = lua_gettop(L);
   /* the stream last: a metamethod of the table (reading out) runs before it, not after */
-  if (lua_getfield(L, opts, "stream") != LUA_TNIL) *stream = stream_named(L, -1, "gpu.", u->name);
+  if (lua_getfield(L, opts, "stream") != LUA_TNIL) *stream = stream_named(L, -1, "gpu.", u->name, 1);
   lua_pop(L, 1);
   if (t == LUA_TNIL) { lua_pop(L, 1); return; }
   if (t == LUA_TTABLE && lua_geti(L, top, u->nout + 1) != LUA_TNIL)   /* (it was ignored) */

@@ -120,7 +120,7 @@ static void read_args(lua_State *L, const char *name, int npos, int *pos, int di
       if (g->ddof != g->ddof) luaL_error(L, "gpu.%s: ddof must be a number, got nan", name);
     }
     /* the stream last: the table's metamethods run before it is read, not after */
-    if (lua_getfield(L, opts, "stream") != LUA_TNIL) g->stream = stream_named(L, -1, "gpu.", name);
+    if (lua_getfield(L, opts, "stream") != LUA_TNIL) g->stream = stream_named(L, -1, "gpu.", name, 1);
   }
   read_dims(L, name, dims, g->a->shape.ndim, one, g);
 }
@@ -372,7 +372,7 @@ static int reducer_call(lua_State *L) {
     if (lua_getfield(L, opts, "dim") != LUA_TNIL) dims = lua_gettop(L);
     g.keepdim = lua_getfield(L, opts, "keepdim") != LUA_TNIL && lua_toboolean(L, -1);
     if (lua_getfield(L, opts, "out") != LUA_TNIL) g.out = lua_gettop(L);
-    if (lua_getfield(L, opts, "stream") != LUA_TNIL) g.stream = stream_named(L, -1, "gpu.", r->name);
+    if (lua_getfield(L, opts, "stream") != LUA_TNIL) g.stream = stream_named(L, -1, "gpu.", r->name, 1);
     if (lua_getfield(L, opts, "param") != LUA_TNIL) read_param(L, lua_gettop(L), r->name, param);
   }
   if (r->nout != 1 && g.out)

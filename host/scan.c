@@ -156,7 +156,7 @@ static void scan_options(lua_State *L, const char *name, int *dimidx, int *outid
     *dimidx = lua_gettop(L);
   }
   if (lua_getfield(L, opts, "out") != LUA_TNIL) *outidx = lua_gettop(L);
-  if (lua_getfield(L, opts, "stream") != LUA_TNIL) *stream = stream_named(L, -1, "gpu.", name);
+  if (lua_getfield(L, opts, "stream") != LUA_TNIL) *stream = stream_named(L, -1, "gpu.", name, 1);
 }
 
 /* [-0, +1, e] The output: out (checked) or a new array like the input at in. */

@@ -216,7 +216,7 @@ static void sort_args(lua_State *L, const char *name, int dimarg, SortArgs *g) {
     int topk = strcmp(name, "topk") == 0;   /* largest is topk's; descending the others' */
     g->desc = topk ? flag(L, opts, name, "largest", 1) : flag(L, opts, name, "descending", 0);
     g->indices = flag(L, opts, name, "indices", 1);
-    if (lua_getfield(L, opts, "stream") != LUA_TNIL) g->stream = stream_named(L, -1, "gpu.", name);
+    if (lua_getfield(L, opts, "stream") != LUA_TNIL) g->stream = stream_named(L, -1, "gpu.", name, 1);
   } else if (strcmp(name, "topk") == 0) {
     g->desc = 1;
   }

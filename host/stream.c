@@ -33,19 +33,20 @@ CUstream stream_check(lua_State *L, int idx) {
   return s->s;
 }
 
-CUstream stream_named(lua_State *L, int idx, const char *prefix, const char *name) {
+/* A live stream (of the current device when here), its errors naming prefix..name */
+CUstream stream_named(lua_State *L, int idx, const char *prefix, const char *name, int here) {
   char api[96];
   snprintf(api, sizeof api, "%s%s%s", prefix, name, *prefix || *name ? ": " : "");
   GpuStream *st = tostream_of(L, idx, api);
   if (!st->alive) luaL_error(L, "%sattempt to use a destroyed stream", api);
   int dev = backend_get()->current_device();
-  if (dev >= 0 && st->device != dev)
+  if (here && dev >= 0 && st->device != dev)
     luaL_error(L, "%sa stream of device %d, and device %d is current: use it with its device "
                "current (gpu.with_device(%d, f))", api, st->device, dev, st->device);
   return st->s;
 }
 
-CUstream stream_here(lua_State *L, int idx) { return stream_named(L, idx, "", ""); }
+CUstream stream_here(lua_State *L, int idx) { return stream_named(L, idx, "", "", 1); }
 
 void stream_in_group(lua_State *L, int idx) {
   tostream(L, idx)->group = coll_open_group();
