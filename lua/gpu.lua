@@ -1153,27 +1153,52 @@ local function device_of(v)
   if not gpu._is_array(v) or arg.freed(v) then return nil end
   return v.device
 end
--- The first message visit(name, device) gives for the arrays a function is given, each named
--- as a message names it: argument k by names[k] ("argument k" past them), one in a table
--- argument (a list's, an options table's, a list of lists') as name[i] or by its key
-local function each_array(names, visit, ...)
-  local function walk(v, name, depth)
-    local d = device_of(v)
-    if d then return visit(name, d) end
-    if type(v) ~= "table" or getmetatable(v) ~= nil or depth > 2 then return nil end
-    for k, x in pairs(v) do
-      local t = type(x)   -- (a table of a million numbers is looked at quickly)
-      local m = (t == "userdata" or t == "table") and walk(x, math.type(k) == "integer" and ("%s[%d]"):format(name, k)
-                                                            or type(k) == "string" and k or name, depth + 1)
+-- The arrays a function is given, each named as a message names it: argument k by names[k]
+-- ("argument k" past them), one in a table argument (a list's, an options table's, a list
+-- of lists') as name[i] or by its key. Tables are read raw (a list object's metatable is
+-- not asked), and a list whose first element is no table or array is taken for a list of
+-- numbers, not walked (a million of them cost nothing). Each is checked as it is found: on
+-- the current device, or (together) on the first one's; the message, or nil, and the first
+-- array's device and name.
+local function visit(api, together, name, d, first, first_name)
+  if not together then
+    local here = gpu._device_id()
+    if d ~= here then return elsewhere(api, name, d, here) end
+  elseif first and d ~= first then
+    return ("%s: %s on device %d and %s on device %d: copy one to the other's device first (a:to(dev))")
+           :format(api:find(":", 1, true) and api or "gpu." .. api, first_name, first, name, d)
+  end
+  return nil, first or d, first_name or name
+end
+local function walk(api, together, v, name, depth, first, first_name)
+  local d = device_of(v)
+  if d then return visit(api, together, name, d, first, first_name) end
+  if type(v) ~= "table" or depth > 2 then return nil, first, first_name end
+  local n, m = rawlen(v), nil
+  if n > 0 then
+    local t = type(rawget(v, 1))
+    if t ~= "userdata" and t ~= "table" then return nil, first, first_name end
+    for i = 1, n do
+      local x = rawget(v, i)
+      local tx = type(x)
+      if tx == "userdata" or tx == "table" then
+        m, first, first_name = walk(api, together, x, ("%s[%d]"):format(name, i), depth + 1, first, first_name)
+        if m then return m end
+      end
+    end
+    return nil, first, first_name
+  end
+  for k, x in next, v do
+    local tx = type(x)
+    if tx == "userdata" or tx == "table" then
+      m, first, first_name = walk(api, together, x, type(k) == "string" and k or name, depth + 1, first, first_name)
       if m then return m end
     end
   end
-  for k = 1, select("#", ...) do
-    local m = walk(select(k, ...), names[k] or ("argument %d"):format(k), 1)
-    if m then return m end
-  end
+  return nil, first, first_name
 end
--- f, for gpu.<api> (or a method, "a:name"), whose arrays (each_array's: its arguments named by names, else by f's
+
+-- f, for gpu.<api> (or a method, "a:name"), whose arrays (walk's: its arguments named by names, else by f's
 -- parameters) are checked before f does any work, as the C operations check theirs: on the
 -- current device; or, with together (a copy or a view, made on its arrays' device), on one
 -- device. The wrapper keeps f's arity (strict's check of extra arguments).
@@ -1183,21 +1208,19 @@ function arg.on_device(api, f, names, together)
     names = {}
     for i = 1, info.nparams do names[i] = debug.getlocal(f, i) end
   end
-  local function check(...)
-    local here, first, first_name   -- (the current device asked once an array is found)
-    local m = each_array(names, function(name, d)
-      here = here or not together and gpu._device_id()
-      if here and d ~= here then return elsewhere(api, name, d, here) end
-      first, first_name = first or d, first_name or name
-      if d ~= first then
-        return ("%s: %s on device %d and %s on device %d: copy one to the other's device first (a:to(dev))")
-               :format(api:find(":", 1, true) and api or "gpu." .. api, first_name, first, name, d)
+  local function check(n, ...)
+    local m, first, first_name
+    for k = 1, n do
+      local v = (select(k, ...))
+      local t = type(v)
+      if t == "userdata" or t == "table" then
+        m, first, first_name = walk(api, together, v, names[k] or ("argument %d"):format(k), 1, first, first_name)
+        if m then error(m, 3) end
       end
-    end, ...)
-    if m then error(m, 3) end
+    end
   end
   local w = function(...)
-    check(...)
+    check(select("#", ...), ...)
     return f(...)
   end
   arity[w] = arity[f] or not info.isvararg and info.nparams or nil

@@ -864,4 +864,17 @@ describe("#multi the functions written in Lua", function()
     refused("gpu.broadcast_arrays: argument 1 on device 0 and argument 2 on device 1: copy one to the other's device first (a:to(dev))",
             gpu.broadcast_arrays, a, b)
   end)
+
+  -- Before: a list object (a table with a metatable) was not looked into, so its arrays'
+  -- devices were found by an operation inside (gpu.concatenate's "array 2 is 2-D")
+  it("look into list objects, and not through a list of numbers", function()
+    local List = {}
+    List.__index = List
+    local a0, a1 = gpu.arange(3), on(1, function() return gpu.arange(3) end)
+    assert.matches("gpu.stack: arrays[1] on device 0 and arrays[2] on device 1",
+                   select(2, pcall(gpu.stack, setmetatable({a0, a1}, List))), 1, true)
+    assert.matches("gpu.lexsort: keys[1] on device 1, and device 0 is current",
+                   select(2, pcall(gpu.lexsort, setmetatable({a1, a1}, List))), 1, true)
+    assert.are.same({true, false, true}, gpu.isin(a0, {0, 5, 2}):totable())
+  end)
 end)
