@@ -5,8 +5,8 @@
 #include "gpu.h"
 
 /* What makes the table at idx (of raw length n) no list, read raw: a key other than 1 to n
- * (shown, pushed), or a proxy's metatable (__index or __len with no elements of its own);
- * NULL for a list. A walk of every key. */
+ * (shown, pushed); NULL for a list. A walk of every key. (A metatable is not asked: an
+ * empty list object, a class's instance, is an empty list, and so is a proxy's table.) */
 const char *table_not_list(lua_State *L, int idx, lua_Integer n) {
   idx = lua_absindex(L, idx);
   int top = lua_gettop(L);
@@ -22,10 +22,6 @@ const char *table_not_list(lua_State *L, int idx, lua_Integer n) {
     lua_replace(L, top + 1);
     lua_settop(L, top + 1);
     return lua_tostring(L, -1);
-  }
-  if (n == 0 && (luaL_getmetafield(L, idx, "__index") != LUA_TNIL || luaL_getmetafield(L, idx, "__len") != LUA_TNIL)) {
-    lua_pop(L, 1);
-    return lua_pushliteral(L, "an __index or __len but no elements of its own (tables are read raw)");
   }
   return NULL;
 }
@@ -113,8 +109,8 @@ static void store_one(lua_State *L, GpuDtype dt, char *p, const int64_t *idx, in
 
 /* [-0, +0, e] Refuses the table at t (of raw length n) where it is no list (table_not_list)
  * and one lua_next from key n shows it: a key after the elements in Lua's order, as those
- * of a constructor ({1, 2, x = 3}: x was dropped) and of a list grown at its end; an empty
- * table (a proxy) alike. A walk of every key took three quarters of the reading again. */
+ * of a constructor ({1, 2, x = 3}: x was dropped) and of a list grown at its end. A walk
+ * of every key took three quarters of the reading again. */
 static void check_list(lua_State *L, int t, int64_t n, const int64_t *idx, int level) {
   if (n > 0) {
     lua_pushinteger(L, n);

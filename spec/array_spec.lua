@@ -318,6 +318,23 @@ describe("device arrays", function()
   end)
 end)
 
+-- A table is read raw, as a shape and as data alike: a proxy (a metatable's __index and
+-- __len) was shape {1, 2, 3} to gpu.zeros and empty to gpu.array, and then, for a while,
+-- refused, with an empty list object (a class's instance) too
+describe("tables", function()
+  it("are read raw, list objects and proxies alike", function()
+    local List = {}
+    List.__index = List
+    local proxy = setmetatable({}, {__len = function() return 3 end, __index = function(_, i) return i end})
+    assert.are.same({0}, gpu.array(setmetatable({}, List)).shape)
+    assert.are.same({2, 0}, gpu.array(setmetatable({setmetatable({}, List), setmetatable({}, List)}, List)).shape)
+    assert.are.same({}, gpu.zeros(setmetatable({}, List)).shape)
+    assert.are.same({0}, gpu.array(proxy).shape)
+    assert.are.same({}, gpu.zeros(proxy).shape)
+    assert.are.same({2, 3}, gpu.zeros(setmetatable({2, 3}, List)).shape)
+  end)
+end)
+
 describe("devices", function()
   it("describe themselves", function()
     local d = gpu.device()
