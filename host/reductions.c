@@ -74,9 +74,11 @@ static void read_dims(lua_State *L, const char *name, int idx, int ndim, int one
   } else if (lua_type(L, idx) == LUA_TNUMBER) {
     g->reduced[dim_of(L, name, idx, ndim)] = 1;
   } else if (lua_type(L, idx) == LUA_TTABLE && !one) {
-    lua_Integer n = luaL_len(L, idx);
+    lua_Integer n = (lua_Integer)lua_rawlen(L, idx);   /* read raw, as shapes: {1, x = 2} was {1} */
+    const char *bad = table_not_list(L, idx, n);
+    if (bad) luaL_error(L, "gpu.%s: dim must be a number or a list of numbers, and the table has %s", name, bad);
     for (lua_Integer i = 1; i <= n; i++) {
-      lua_geti(L, idx, i);
+      lua_rawgeti(L, idx, i);
       int d = dim_of(L, name, -1, ndim);
       lua_pop(L, 1);
       if (g->reduced[d]) luaL_error(L, "gpu.%s: dim %d is given twice", name, d + 1);

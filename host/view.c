@@ -51,13 +51,10 @@ static int dim_arg(lua_State *L, int arg, int n) {
 }
 
 /* A key (dim 0) or range dim (table t) with a field besides t[1..n]: an error ({first = 2} took all) */
-static void list_only(lua_State *L, int t, lua_Integer n, int dim) {
-  for (lua_pushnil(L); lua_next(L, t); lua_pop(L, 1)) {
-    if (lua_isinteger(L, -2) && lua_tointeger(L, -2) >= 1 && lua_tointeger(L, -2) <= n) continue;
-    const char *f = lua_type(L, -2) == LUA_TSTRING ? lua_pushfstring(L, "'%s'", lua_tostring(L, -2)) : luaL_tolstring(L, -2, NULL);
-    luaL_error(L, "%s, got a table with field %s", dim ? lua_pushfstring(L, "index %d: a range is a list {first, last [, step]}", dim)
-               : "a key is a list of indices and ranges {i, {first, last}, ...}", f);
-  }
+static void list_only(lua_State *L, int t, lua_Integer n, int dim) {   /* (dim -1: a permutation) */
+  const char *bad = table_not_list(L, t, dim < 0 ? (lua_Integer)lua_rawlen(L, t) : n);
+  if (bad) luaL_error(L, "%s, got a table with %s", dim > 0 ? lua_pushfstring(L, "index %d: a range is a list {first, last [, step]}", dim)
+                      : dim < 0 ? "transpose: a permutation is a list of dimensions" : "a key is a list of indices and ranges {i, {first, last}, ...}", bad);
 }
 
 /* Index v (1-based, negative from the end) of a dimension of size n, as 0-based. */
@@ -206,13 +203,15 @@ static int view_select(lua_State *L) {
 static void shape_args(lua_State *L, int first, GpuShape *s, const char *name) {
   int table = lua_istable(L, first);
   if (table) errors_args(L, first, name);
-  int n = table ? (int)luaL_len(L, first) : lua_gettop(L) - first + 1;
+  int n = table ? (int)lua_rawlen(L, first) : lua_gettop(L) - first + 1;   /* (read raw, as gpu.zeros's) */
+  const char *bad = table ? table_not_list(L, first, n) : NULL;
+  if (bad) luaL_error(L, "%s: shape must be a list of sizes, and the table has %s", name, bad);
   if (n > GPU_MAXDIM) luaL_error(L, "shape must have 0 to %d dimensions, got %d", GPU_MAXDIM, n);
   memset(s, 0, sizeof *s);
   s->ndim = n;
   s->size = 1;
   for (int i = 0; i < n; i++) {
-    if (table) lua_geti(L, first, i + 1);
+    if (table) lua_rawgeti(L, first, i + 1);
     else lua_pushvalue(L, first + i);
     int isint, num = lua_type(L, -1) == LUA_TNUMBER;   /* (not "2") */
     lua_Integer v = lua_tointegerx(L, -1, &isint);
@@ -326,11 +325,11 @@ static int view_transpose(lua_State *L) {
   if (lua_isnoneornil(L, 2)) { view_transposed(L, 1); return 1; }
   for (int k = 0; k < n; k++) perm[k] = k;
   if (lua_istable(L, 2)) {
-    if (luaL_len(L, 2) != n)
-      return luaL_error(L, "transpose: the permutation has %I entries for %d dimensions",
-                        luaL_len(L, 2), n);
+    list_only(L, 2, n, -1);   /* (read raw: {2, 1, x = 1} was {2, 1}) */
+    if ((int)lua_rawlen(L, 2) != n)
+      return luaL_error(L, "transpose: the permutation has %d entries for %d dimensions", (int)lua_rawlen(L, 2), n);
     for (int k = 0; k < n; k++) {
-      lua_geti(L, 2, k + 1);
+      lua_rawgeti(L, 2, k + 1);
       perm[k] = dim_arg(L, lua_gettop(L), n);
       lua_pop(L, 1);
       if (seen[perm[k]]++) return luaL_error(L, "transpose: dimension %d appears twice", perm[k] + 1);

@@ -530,6 +530,7 @@ end
 function gpu.tile(a, reps)
   if not is_array(a) then error(("gpu.tile: a device array expected, got %s"):format(described(a)), 2) end
   if type(reps) ~= "table" then reps = {reps} end
+  gpu._arg.list(reps, "tile", "reps")
   local nd = math.max(a.ndim, #reps)
   local shape = a.shape
   for _ = a.ndim + 1, nd do table.insert(shape, 1, 1) end

@@ -1227,6 +1227,19 @@ function arg.on_device(api, f, names, together)
   return w
 end
 
+-- A list argument of gpu.<api> (a shape, repetitions), named what, read raw as the C
+-- functions read shapes: a key besides 1 to #t is an error ({2, 3, x = 1} was {2, 3})
+function arg.list(t, api, what)
+  local n = rawlen(t)
+  for k in next, t do
+    if math.type(k) ~= "integer" or k < 1 or k > n then
+      error(("gpu.%s: %s must be a list, and the table has a key %s besides its %d elements")
+            :format(api, what, type(k) == "string" and ("%q"):format(k) or tostring(k), n), 3)
+    end
+  end
+  return t
+end
+
 -- An output array of gpu.<api>, named what: one that may be written (not an expanded
 -- view or a view of one, as gpu.broadcast_to's)
 function arg.writeable(a, api, what)

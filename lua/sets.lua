@@ -400,6 +400,7 @@ function gpu.resize(a, shape)
   array_arg(a, "resize", "a")
   if type(shape) == "number" then shape = {shape} end
   if type(shape) ~= "table" or is_array(shape) then fail("resize", "shape must be a number or a table, got %s", described(shape)) end
+  gpu._arg.list(shape, "resize", "shape")
   local size = 1
   for j, s in ipairs(shape) do
     s = integer(s, "resize", ("shape[%d]"):format(j))

@@ -129,6 +129,7 @@ end
 function gpu.broadcast_to(a, shape)
   array(a, "broadcast_to")
   if type(shape) ~= "table" then shape = {shape} end
+  gpu._arg.list(shape, "broadcast_to", "shape")
   local s = {}
   for i, n in ipairs(shape) do s[i] = count(n, "broadcast_to", "each size") end
   local as = a.shape
@@ -469,6 +470,7 @@ end
 -- The sizes of a shape argument (a number or a table)
 local function sizes(shape, api)
   if type(shape) ~= "table" then shape = {shape} end
+  gpu._arg.list(shape, api, "shape")
   local s, total, over, empty = {}, 1, false, false
   for i, n in ipairs(shape) do
     s[i] = count(n, api, "each size")

@@ -309,13 +309,13 @@ describe("views", function()
     assert.matches("index must be an integer, got string", S.errof(v.select, v, 1, "6"), 1, true)
     assert.matches("shape[1] must be a size or -1", S.errof(v.reshape, v, {"2", 3}), 1, true)
     -- a field besides the list is refused ({first = 2, last = 3} took all 6 elements; dim was ignored)
-    assert.matches("index 1: a range is a list {first, last [, step]}, got a table with field '",   -- (either, as next meets them)
+    assert.matches("index 1: a range is a list {first, last [, step]}, got a table with a key \"",   -- (either, as next meets them)
                    S.errof(function() return v[{{first = 2, last = 3}}] end), 1, true)
-    assert.matches("index 1: a range is a list {first, last [, step]}, got a table with field 'first'",
+    assert.matches("index 1: a range is a list {first, last [, step]}, got a table with a key \"first\" besides its",
                    S.errof(function() return v[{{2, first = 2}}] end), 1, true)
-    assert.matches("a key is a list of indices and ranges {i, {first, last}, ...}, got a table with field 'dim'",
+    assert.matches("a key is a list of indices and ranges {i, {first, last}, ...}, got a table with a key \"dim\" besides its",
                    S.errof(function() return v[{{2, 3}, dim = 1}] end), 1, true)
-    assert.matches("got a table with field 'dim'", S.errof(function() v[{{2, 3}, dim = 1}] = 0 end), 1, true)
+    assert.matches("got a table with a key \"dim\" besides its", S.errof(function() v[{{2, 3}, dim = 1}] = 0 end), 1, true)
     assert.are.same({0, 0, 0, 0, 0, 0}, (v * 0):totable())
     assert.are.same({1, 2}, v[{{2, 3}}]:totable())
     assert.matches("cannot reshape an array of shape {2, 3, 4} (24 elements) to {5, 5}", S.errof(a.reshape, a, 5, 5), 1, true)
