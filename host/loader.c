@@ -119,7 +119,7 @@ int gpuhost_loadbuffer(lua_State *L, const char *buf, size_t len, const char *ch
   if (rewritten == NULL) return status;
   lua_pop(L, 1);
   status = luaL_loadbufferx(L, rewritten, n, chunkname, mode);
-  if (status == LUA_OK) keep_source(L, rewritten, n, chunkname);
+  if (status == LUA_OK) keep_source(L, buf, len, chunkname);   /* the user's (gpu.jit reads a[i, j]; lines are kept) */
   else if (status == LUA_ERRSYNTAX && lua_type(L, -1) == LUA_TSTRING)
     user_brackets(L, rewritten, n, chunkname, braces, nbraces);   /* may raise: memory */
   free(rewritten);
