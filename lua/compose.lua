@@ -455,7 +455,7 @@ function gpu.diff(a, n, dim, opts)
     local hi, lo = a:narrow(d, 2, len - 1), a:narrow(d, 1, len - 1)
     a = a.dtype == "bool" and hi:ne(lo) or hi - lo
   end
-  return n == 0 and a:copy() or a
+  return a   -- (n = 0: a itself, as NumPy's)
 end
 
 -- The lower (k and below) or upper triangle of the last two dimensions of a, zeros elsewhere

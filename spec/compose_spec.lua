@@ -252,6 +252,8 @@ describe("gpu.nonzero, diff, tril, triu, diagonal, a:trace, meshgrid, repeat_int
     assert.are.same({{4, 4, 4, 4}, {4, 4, 4, 4}}, gpu.diff(a, 1, 1):totable())
     assert.are.same({false, true}, gpu.diff(gpu.array({true, true, false}, "bool")):totable())
     assert.are.same({0}, gpu.diff(gpu.zeros(1)).shape)
+    local d0 = gpu.array({1, 2, 3})
+    assert.are.equal(d0, gpu.diff(d0, 0, {prepend = 0}))   -- a itself, as NumPy's (was a copy)
     assert.are.same({{0, 0, 0, 0}, {4, 5, 0, 0}, {8, 9, 10, 0}}, gpu.tril(a):totable())
     assert.are.same({{0, 1, 2, 3}, {0, 0, 6, 7}, {0, 0, 0, 11}}, gpu.triu(a, 1):totable())
     assert.are.same({{0, 0, 0, 0}, {4, 0, 0, 0}, {8, 9, 0, 0}}, gpu.tril(a, -1.0):totable())
