@@ -1150,7 +1150,8 @@ __global__ void cluster(unsigned *o, float *f) {
   o[4 * b + 2] = __clusterRelativeBlockIdx().x;
   __cluster_barrier_arrive();
   __cluster_barrier_wait();
-  o[4 * b + 3] = __cluster_query_shared_rank(o);
+  __shared__ int s;   // (of a global address the rank is undefined: an H100 gave 2)
+  o[4 * b + 3] = __cluster_query_shared_rank(&s);
   f[b] = __tanhf(0.5f * b);
 }
 ]])
