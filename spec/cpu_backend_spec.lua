@@ -393,7 +393,8 @@ end)
 describe("without NVRTC #cpu", function()
   -- Before: a compile segfaulted when NVRTC could not be loaded (the check freed an image
   -- never emptied). A library named libnvrtc.so.13 with nothing in it stands for a missing
-  -- NVRTC (dlopen takes the preloaded one; it has no nvrtcVersion).
+  -- NVRTC (dlopen finds it first by LD_LIBRARY_PATH, not preloaded: ASan's runtime must come
+  -- first; it has no nvrtcVersion).
   it("compiles kernels unchecked, as the README says", function()
     local dir = os.tmpname() .. "-nvrtc"
     os.execute("mkdir -p " .. dir)
@@ -401,7 +402,7 @@ describe("without NVRTC #cpu", function()
     local _, status = S.run("echo 'int gpuhost_no_nvrtc;' | ${CXX:-c++} -shared -fPIC -x c++ - -o " .. lib ..
                             " -Wl,-soname,libnvrtc.so.13")
     assert.are.equal(0, status)
-    local out, st, err = cpu_child("GPUHOST_CACHE_DIR=off LD_PRELOAD=" .. lib, [[
+    local out, st, err = cpu_child("GPUHOST_CACHE_DIR=off LD_LIBRARY_PATH=" .. dir, [[
 print(gpu.arange(4) + 1)
 local k = gpu.kernel("__global__ void k(int *x) { x[0] = undeclared; }")
 local ok, e = pcall(k.compile, k)
