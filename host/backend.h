@@ -78,6 +78,10 @@ enum { GPU_COLL_ALL_REDUCE, GPU_COLL_ALL_GATHER, GPU_COLL_REDUCE_SCATTER, GPU_CO
  * (GpuCollArgs.dtype names the dtype). */
 enum { GPU_CT_INT8, GPU_CT_UINT8, GPU_CT_INT32, GPU_CT_UINT32, GPU_CT_INT64, GPU_CT_UINT64,
        GPU_CT_FLOAT32, GPU_CT_FLOAT64, GPU_CT_BYTE, GPU_CT_FLOAT16 };
+static inline size_t gpu_ct_size(int type) {   /* bytes of one element of a GPU_CT_* */
+  static const size_t sizes[] = {1, 1, 4, 4, 8, 8, 4, 8, 1, 2};
+  return sizes[type];
+}
 typedef struct GpuCollArgs {
   int kind;                     /* GPU_COLL_* */
   CUdeviceptr send, recv;       /* send: what this rank gives; recv: where its result goes */

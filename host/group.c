@@ -56,18 +56,17 @@ GpuResult coll_defer(LuaComm *c, const int *local, const GpuCollArgs *a, int n) 
   return GPU_OK;
 }
 
-static const size_t ct_sizes[] = {1, 1, 4, 4, 8, 8, 4, 8, 1, 2};   /* GPU_CT_*'s */
 
 /* The elements of the user's dtype a call moves */
 static lua_Integer elements(const Pending *p) {
-  return (lua_Integer)(p->a.count * ct_sizes[p->a.type] / p->a.dtype_size);
+  return (lua_Integer)(p->a.count * gpu_ct_size(p->a.type) / p->a.dtype_size);
 }
 
 /* Whether a recv's buffer overlaps a send's of its group on its device (read while written) */
 static int overlapping(const Pending *r, const Pending *s) {
   if (r->c->devices[r->local] != s->c->devices[s->local]) return 0;
   uintptr_t a = (uintptr_t)r->a.recv, b = (uintptr_t)s->a.send;
-  return a < b + s->a.count * ct_sizes[s->a.type] && b < a + r->a.count * ct_sizes[r->a.type];
+  return a < b + s->a.count * gpu_ct_size(s->a.type) && b < a + r->a.count * gpu_ct_size(r->a.type);
 }
 
 /* The n-th (from 0) pending call of kind on c from local rank `from` with peer `to`, or -1 */

@@ -27,11 +27,7 @@ static GpuStream *tostream_of(lua_State *L, int idx, const char *api) {
 }
 static GpuStream *tostream(lua_State *L, int idx) { return tostream_of(L, idx, ""); }
 
-CUstream stream_check(lua_State *L, int idx) {
-  GpuStream *s = tostream(L, idx);
-  if (!s->alive) luaL_error(L, "attempt to use a destroyed stream");
-  return s->s;
-}
+CUstream stream_check(lua_State *L, int idx) { return stream_named(L, idx, "", "", 0); }
 
 /* A live stream (of the current device when here), its errors naming prefix..name */
 CUstream stream_named(lua_State *L, int idx, const char *prefix, const char *name, int here) {

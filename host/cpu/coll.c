@@ -24,7 +24,6 @@ struct GpuComm {
   double timeout;
 };
 
-static const size_t type_size[] = {1, 1, 4, 4, 8, 8, 4, 8, 1, 2};
 static const char *const coll_name[] = {"all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce", "send", "recv", "barrier"};
 static int depth;               /* nesting of group_start */
 static Clique **open_cliques;   /* cliques with calls waiting for the group's end */
@@ -83,7 +82,7 @@ GpuResult cpu_comm_init_rank(GpuComm **comm, int nranks, int rank, const GpuComm
 /* The reduction of n elements at offset `at` (elements) of every rank's send into tmp (an
  * average's scaled ones through scratch, n more); -1 when there is no memory for it */
 static int reduce_all(void *tmp, GpuCollArgs *const *c, int nr, size_t at, size_t n) {
-  size_t es = type_size[c[0]->type];
+  size_t es = gpu_ct_size(c[0]->type);
   int avg = c[0]->op == GPU_RED_AVG;
   char *scratch = avg ? malloc(n * es) : NULL;
   if (avg && scratch == NULL) return -1;
@@ -101,7 +100,7 @@ static int reduce_all(void *tmp, GpuCollArgs *const *c, int nr, size_t at, size_
  * their memory may be no pointer at all, which memcpy may not be given even for 0 bytes. */
 static GpuResult run_collective(GpuCollArgs *const *c, int nr) {
   const GpuCollArgs *a = c[0];
-  size_t es = type_size[a->type], n = a->count, total = a->kind == GPU_COLL_REDUCE_SCATTER ? n * (size_t)nr : n;
+  size_t es = gpu_ct_size(a->type), n = a->count, total = a->kind == GPU_COLL_REDUCE_SCATTER ? n * (size_t)nr : n;
   if (n == 0) return GPU_OK;
   char *tmp = malloc(total * es);
   if (tmp == NULL) return NOMEM;
@@ -173,7 +172,7 @@ static GpuResult run_clique(Clique *q) {
       r = cpu_fail(MISMATCH("group end"), "rank %d's send to rank %d has no matching recv", from, s->peer);
     else {
       if (s->count > 0)          /* an empty array may have no memory (NULL) */
-        memmove(PTR(q->calls[match].recv), PTR(s->send), s->count * type_size[s->type]);
+        memmove(PTR(q->calls[match].recv), PTR(s->send), s->count * gpu_ct_size(s->type));
       q->calls[match].kind = -1;   /* taken */
     }
   }
@@ -239,10 +238,10 @@ static GpuResult post_data(Op *op) {
   const GpuCollArgs *a = &op->args;
   op->step = DATA;
   if (a->kind == GPU_COLL_BROADCAST && op->comm->rank == a->peer && a->send != a->recv && a->count > 0)
-    memmove(PTR(a->recv), PTR(a->send), a->count * type_size[a->type]);
+    memmove(PTR(a->recv), PTR(a->send), a->count * gpu_ct_size(a->type));
   if (a->op == GPU_RED_AVG && a->count > 0) {   /* scaled first, then summed, as NCCL's */
     size_t in = a->kind == GPU_COLL_REDUCE_SCATTER ? a->count * (size_t)op->comm->nranks : a->count;
-    if ((op->scaled = malloc(in * type_size[a->type])) == NULL) return NOMEM;
+    if ((op->scaled = malloc(in * gpu_ct_size(a->type))) == NULL) return NOMEM;
     host_premul(op->scaled, PTR(a->send), in, a->type, op->comm->nranks);
   }
   return mpi_post(op->comm->mpi, a, op->scaled ? op->scaled : PTR(a->send), PTR(a->recv), &op->req[0]);
@@ -411,7 +410,7 @@ static GpuResult mpi_coll(GpuComm *c, const GpuCollArgs *a) {
   if (op == NULL) return NOMEM;
   op->comm = c;
   op->args = *a;
-  long mine[HEADER] = {a->barrier ? 7 : a->kind, (long)(a->count * type_size[a->type] / a->dtype_size),
+  long mine[HEADER] = {a->barrier ? 7 : a->kind, (long)(a->count * gpu_ct_size(a->type) / a->dtype_size),
                        a->type, a->op, a->peer};   /* 7: barrier */
   strncpy((char *)(mine + 5), a->dtype, 2 * sizeof mine[0] - 1);
   memcpy(op->mine, mine, sizeof mine);
