@@ -209,6 +209,7 @@ end
 function linalg.det(a)
   local batch, diag, sign = lu_sign(a, "det")
   local d = diag:prod(-1) * sign
+  d = gpu.where(d:eq(0), 0, d)   -- a singular matrix's 0 is +0, as NumPy's (sign times -0 was -0)
   return per_matrix(d:astype(diag.dtype), batch)
 end
 
@@ -707,7 +708,13 @@ end
 -- gpu.roots(p): the roots of the polynomial with coefficients p (highest power first), as
 -- NumPy's: the eigenvalues of its companion matrix, with a zero root for each trailing zero
 function gpu.roots(p)
-  if not is_array(p) or p.ndim ~= 1 then error("gpu.roots: argument 1 must be a 1-D device array", 2) end
+  if type(p) == "table" and not is_array(p) then   -- a list, as NumPy's asarray makes it
+    local ok, r = pcall(gpu._arg.list_array, p)
+    if not ok then error("gpu.roots: argument 1: " .. gpu._arg.unwrapped(r), 2) end
+    p = r
+  end
+  if not is_array(p) or p.ndim ~= 1 then error(("gpu.roots: argument 1 must be a 1-D device array or a table, got %s"):format(
+    is_array(p) and p.ndim .. "-D array" or gpu._described(p)), 2) end
   gpu._arg.here("roots", {p, "an array"})
   local dt = la_dtype(p.dtype)
   if not gpu.all(gpu.isfinite(p)) then   -- eigvals' own error named it and this file

@@ -22,14 +22,6 @@ local function options(opts, api, at, known)
   return gpu._arg.options(opts, api, known)
 end
 
--- The dtype NumPy gives a list of Lua numbers: int64 when all are integers, else float64
-local function table_dtype(t)
-  for _, v in ipairs(t) do
-    if math.type(v) ~= "integer" then return "float64" end
-  end
-  return "int64"
-end
-
 -- A shape of ndim ones but size n at dimension d: how a 1-D array lines up along d
 local function along(n, d, ndim)
   local s = {}
@@ -356,7 +348,7 @@ end
 -- Polynomials: 1-D coefficient arrays, the highest power first, as NumPy's poly functions
 
 local function poly(p, api, what)
-  if type(p) == "table" and not is_array(p) then p = gpu.array(p, table_dtype(p)) end
+  if type(p) == "table" and not is_array(p) then p = gpu._arg.list_array(p) end
   if type(p) == "number" then p = gpu.full(1, p, math.type(p) == "integer" and "int64" or "float64") end
   device_array(p, api, what)
   if p.ndim ~= 1 then error(("gpu.%s: %s must be 1-D coefficients, got %d-D"):format(api, what, p.ndim), 3) end
@@ -612,7 +604,7 @@ function gpu.ix_(...)
   local out = {}
   for k = 1, xs.n do
     local x = xs[k]
-    if type(x) == "table" and not is_array(x) then x = gpu.array(x, table_dtype(x)) end
+    if type(x) == "table" and not is_array(x) then x = gpu._arg.list_array(x) end
     if not is_array(x) then error(("gpu.ix_: argument %d must be a 1-D device array or a table, got %s"):format(k, described(x)), 2) end
     if x.ndim ~= 1 then error(("gpu.ix_: argument %d must be 1-D, got %d-D"):format(k, x.ndim), 2) end
     if x.dtype == "bool" then x = gpu.nonzero(x) end

@@ -408,25 +408,12 @@ end
 
 -- gpu.isin(elements, test_elements [, {invert = true}]): whether each element is among
 -- test_elements (bool, elements' shape), by a sort of test_elements and a binary search
--- The dtype a table of test elements is taken in: int64 when every value is a Lua integer
--- (exact past 2^53), else float64
-local function table_dtype(t)
-  for _, v in ipairs(t) do
-    if type(v) == "table" then
-      if table_dtype(v) ~= "int64" then return "float64" end
-    elseif math.type(v) ~= "integer" then
-      return "float64"
-    end
-  end
-  return "int64"
-end
-
 function gpu.isin(elements, test, opts)
   device_array(elements, "isin")
   opts = options(opts, "isin", 3, "invert assume_unique")
   if type(test) == "number" then test = {test} end   -- (one test element, as NumPy's isin(a, 2))
   if type(test) == "boolean" then test = gpu.array({test}, "bool") end
-  if type(test) == "table" and not is_array(test) then test = gpu.array(test, table_dtype(test)) end
+  if type(test) == "table" and not is_array(test) then test = gpu._arg.list_array(test) end   -- (int64 for integers: exact past 2^53)
   if not is_array(test) then
     error(("gpu.isin: test_elements must be a device array, a table, a number or a boolean, got %s"):format(described(test)), 2)
   end
