@@ -374,6 +374,14 @@ __global__ void reverse(int *x, int n) {
   x[t] = tmp[n - 1 - t];
 }
 __global__ void warp_size(int *out) { if (threadIdx.x == 0) out[0] = warpSize; out[1 + threadIdx.x] = threadIdx.x / warpSize; }
+__global__ void active(const int *x, int n, int *total, unsigned *masks) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n && x[i] > 0) {
+    unsigned m = __activemask();
+    masks[i] = m;
+    if (threadIdx.x % 32 == __ffs(m) - 1) atomicAdd(total, __popc(m));
+  }
+}
 ]])
   local seq = {}
   for i = 1, 256 do seq[i] = i - 1 end
@@ -451,6 +459,21 @@ __global__ void warp_size(int *out) { if (threadIdx.x == 0) out[0] = warpSize; o
     m.reverse[{1, 100, shared = 100 * 4}](x, 100)
     local t = x:totable()
     assert.are.same({99, 98, 0}, {t[1], t[2], t[100]})
+  end)
+
+  -- Before: the CPU backend answered a lane with the lanes not yet returned, leaving out
+  -- those before it (lane k saw lanes k.., the count was 1056 for 64)
+  it("__activemask() in a warp-aggregated atomic: the lanes in the branch", function()
+    local x, want, bits = {}, {}, {[0] = 0, 0}
+    for i = 0, 36 do
+      x[i + 1] = i % 3 == 0 and 0 or 1
+      if x[i + 1] > 0 then bits[i // 32] = bits[i // 32] | 1 << (i % 32) end
+    end
+    for i = 0, 36 do want[i + 1] = x[i + 1] > 0 and bits[i // 32] or 0 end
+    local total, masks = run_in(m.active, {1, 64}, 2, gpu.array(x, "int32"), 37, gpu.zeros(1, "int32"),
+                                gpu.zeros(37, "uint32"))
+    assert.are.same({24}, total)
+    assert.are.same(want, masks)
   end)
 
   it("warpSize", function()

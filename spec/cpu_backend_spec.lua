@@ -574,6 +574,24 @@ __global__ void k(int *x) { void (*f)() = hook; f(); x[0] = 1; }]])
   end)
 end)
 
+describe("__activemask() #cpu", function()
+  -- Before: each lane got the lanes not yet returned, at once: ffffffff for lanes 0-15 of
+  -- the first warp, where 16-31 wait at the barrier, ff for the second warp's
+  it("waits for the warp's other lanes, at a barrier too, and reports those in it", function()
+    local k = gpu.kernel([[
+__global__ void k(unsigned *o) {
+  unsigned m = 0;
+  if (threadIdx.x % 32 < 16 && threadIdx.x != 33) m = __activemask();
+  __syncthreads();
+  o[threadIdx.x] = m;
+}]])
+    local o = gpu.zeros(40, "uint32")
+    k[{1, 40}](o)
+    local t = o:totable()
+    assert.are.same({0xffff, 0xffff, 0, 0, 0xfd, 0xfd, 0}, {t[1], t[16], t[17], t[32], t[33], t[40], t[34]})
+  end)
+end)
+
 describe("functions nothing defines #cpu", function()
   -- Before: CUDA_ERROR_INVALID_IMAGE, "the device kernel image is invalid" (__tanhf, which
   -- the CPU backend lacked, gave the same)

@@ -77,9 +77,11 @@ typedef struct Fiber {
   ucontext_t uc;
 #endif
 } Fiber;
-/* AT_END: its thread returned; it waits for the next block (or launch) to run its thread
- * there. IDLE: the loops' fiber, between chunks. DONE: abandoned by a stopped block. */
-enum { FIBER_RUNNING, FIBER_PARKED_BLOCK, FIBER_PARKED_WARP, FIBER_AT_END, FIBER_IDLE, FIBER_DONE };
+/* PARKED_MASK: in __activemask(), until every thread is parked or returned. AT_END: its
+ * thread returned; it waits for the next block (or launch) to run its thread there. IDLE:
+ * the loops' fiber, between chunks. DONE: abandoned by a stopped block. */
+enum { FIBER_RUNNING, FIBER_PARKED_BLOCK, FIBER_PARKED_WARP, FIBER_PARKED_MASK, FIBER_AT_END,
+       FIBER_IDLE, FIBER_DONE };
 
 /* Why a block stopped, before it is said where. */
 typedef struct Stop {
@@ -133,6 +135,7 @@ typedef struct Worker {
   unsigned char *done;         /* by thread: it returned */
   unsigned char *warp_done;    /* by warp: lanes returned */
   unsigned char *warp_waiting; /* by warp: lanes waiting in a warp function */
+  int nmask;                   /* threads waiting in __activemask() */
   Fiber **ready;               /* a ring of fibers ready to resume */
   int rhead, rcount;
   Fiber **at_barrier;          /* fibers waiting at the barrier, in arrival order */

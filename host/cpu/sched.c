@@ -65,7 +65,7 @@ static void block_begin(Worker *w) {
   w->blk.index.x = (unsigned)(b % j->launch.grid.x);
   w->blk.index.y = (unsigned)(b / j->launch.grid.x % j->launch.grid.y);
   w->blk.index.z = (unsigned)(b / ((long)j->launch.grid.x * j->launch.grid.y));
-  w->finished = w->rhead = w->nbarrier = w->bar_count = w->bar_any = 0;
+  w->finished = w->rhead = w->nbarrier = w->bar_count = w->bar_any = w->nmask = 0;
   w->bar_all = 1;
   memset(w->done, 0, (size_t)w->nthreads);
   memset(w->warp_done, 0, (size_t)(w->nthreads + 31) / 32);
@@ -247,9 +247,29 @@ static int release_group(Worker *w, int wp) {
   return 0;
 }
 
-/* After threads returned, a barrier or a warp may have all its live threads: resolve
- * one; 0 when none could be. */
+/* With no thread ready (each live one parked), those in __activemask(): each gets the
+ * lanes of its warp that wait there too, as a GPU's are the lanes at that point. */
+static int release_masks(Worker *w) {
+  if (w->nmask == 0) return 0;
+  for (int wp = 0; wp * 32 < w->nthreads; wp++) {
+    unsigned set = 0;
+    for (int l = 0; l < lanes(w, wp); l++)
+      if (w->thread_fiber[wp * 32 + l]->state == FIBER_PARKED_MASK) set |= 1u << l;
+    for (unsigned s = set; s != 0; s &= s - 1) {
+      Fiber *f = w->thread_fiber[wp * 32 + __builtin_ctz(s)];
+      f->result = set;
+      f->state = FIBER_RUNNING;
+      make_ready(w, f);
+    }
+  }
+  w->nmask = 0;
+  return 1;
+}
+
+/* With no thread ready: an __activemask(), or (after threads returned) a barrier or a
+ * warp that has all its live threads, resolved; 0 when none could be. */
 static int release_waiting(Worker *w) {
+  if (release_masks(w)) return 1;
   if (w->nbarrier > 0 && w->nbarrier == w->nthreads - w->finished) {
     release_barrier(w);
     return 1;
@@ -357,10 +377,15 @@ static int rt_barrier(int op, int pred) {
 static unsigned long long rt_warp(int op, unsigned mask, unsigned long long value, int arg, int width) {
   Worker *w = cpu_self;
   int wp = w->current_thread / 32;
-  if (op == GPUHOST_ACTIVEMASK) return live_lanes(w, wp);   /* no exchange */
   if (op <= GPUHOST_SHFL_XOR && (width < 1 || width > 32 || (width & (width - 1))))
     block_stop(w, UNSUPPORTED, "width: a warp function's width must be a power of two up to 32");
-  Fiber *f = park(w, FIBER_PARKED_WARP);
+  Fiber *f = park(w, op == GPUHOST_ACTIVEMASK ? FIBER_PARKED_MASK : FIBER_PARKED_WARP);
+  if (op == GPUHOST_ACTIVEMASK) {   /* a rendezvous that waits for no lane: release_masks */
+    w->nmask++;
+    next(w, f);
+    f->state = FIBER_RUNNING;
+    return f->result;
+  }
   f->op = op;
   f->mask = mask;
   f->value = value;
