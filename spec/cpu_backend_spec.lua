@@ -563,6 +563,47 @@ __global__ void rev(int *x) {
     assert.are.same({63, 62, 61}, {table.unpack(x:totable(), 1, 3)})
   end)
 
+  -- Before: each ran as a loop and stopped with "a barrier or warp function reached from
+  -- code the CPU backend did not see as the kernel's (through a function pointer ...)"
+  it("through an alias, a typedef, a variable, an operator and a template argument, run as warp functions", function()
+    local sum = [[struct WarpSum { __device__ static int reduce(int v) {
+  for (int o = 16; o > 0; o /= 2) v += __shfl_down_sync(0xffffffffu, v, o);
+  return v; } };
+]]
+    local cases = {
+      {"using Red = WarpSum;", "Red::reduce(x[threadIdx.x])"},
+      {"typedef WarpSum Red;", "Red::reduce(x[threadIdx.x])"},
+      {"struct Acc { __device__ int get(int v) const { return WarpSum::reduce(v); } };\n__device__ Acc acc;",
+       "acc.get(x[threadIdx.x])"},
+      {"struct W { int v; };\n__device__ W operator+(W a, W b) { return W{WarpSum::reduce(a.v + b.v)}; }",
+       "(W{x[threadIdx.x]} + W{0}).v"},
+    }
+    local x = gpu.arange(1, 33):astype("int32")
+    for _, c in ipairs(cases) do
+      local out = gpu.zeros(1, "int32")
+      local k = gpu.kernel(sum .. c[1] .. "\n__global__ void k(const int *x, int *out) { int v = " .. c[2] ..
+                           "; if (threadIdx.x == 0) out[0] = v; }")
+      k[{1, 32}](x, out)
+      assert.are.same({528}, out:totable(), c[1])
+    end
+    local out = gpu.zeros(1, "int32")
+    gpu.kernel(sum .. "template <class R> __global__ void k(const int *x, int *out) {\n" ..
+               "  int v = R::reduce(x[threadIdx.x]); if (threadIdx.x == 0) out[0] = v; }", "k<WarpSum>")[{1, 32}](x, out)
+    assert.are.same({528}, out:totable())
+  end)
+
+  -- Before: __activemask() reached from a loop answered at once, without the check the
+  -- other warp functions have: 0 for every thread, and no error
+  it("#cpu an __activemask() reached through a function pointer stops the kernel, saying so", function()
+    local k = gpu.kernel([[
+__device__ unsigned am() { return __activemask(); }
+__device__ unsigned (*hook)() = am;
+__global__ void k(unsigned *o) { unsigned (*f)() = hook; o[threadIdx.x] = f(); }]])
+    local msg = S.errof(function() k[{1, 32}](gpu.zeros(32, "uint32")) end)
+    assert.matches("GPUHOST_CPU_UNSUPPORTED", msg)
+    assert.matches("through a function pointer", msg, 1, true)
+  end)
+
   it("#cpu reached through a function pointer stop the kernel, saying so", function()
     local k = gpu.kernel([[
 __device__ void wait() { __syncthreads(); }

@@ -312,7 +312,7 @@ const char *find_word(const char *s, const char *w);   /* w in s as a whole word
 /* scan.c: which kernels reach a barrier or warp function */
 typedef struct Scan Scan;
 Scan *scan_new(const char *stripped, const GpuCompileJob *job);   /* NULL without memory */
-int scan_syncs(const Scan *s, const char *decl);   /* the kernel declared at decl does */
+int scan_syncs(const Scan *s, const char *decl, const char *name);   /* kernel `name`, declared at decl, does */
 void scan_free(Scan *s);
 
 /* cpu.c: r with a detail written into this thread's buffer (printf format) */

@@ -1,13 +1,16 @@
 /* scan.c: which kernels of a source reach a barrier or a warp function. Those run their
  * threads on fibers; the others as loops the compiler vectorises. The source (comments
- * and literals blanked) is cut into its top-level definitions, each a name and a body (a
- * function, a struct, a #define); a definition reaches a barrier when its body names one,
- * or names a definition that does. Names are matched as words, so the answer errs towards
- * fibers (an overload, a field of the same name), which are correct for every kernel. A
- * header the source includes from the user's -I folders that names one makes every kernel
- * of the source take fibers, as does a --pre-include header that names one; so does a
- * macro of a -D option that names one. (gpu.lua spells the options "-IX", "-DX" and
- * "--pre-include=X" whichever way the user wrote them.) */
+ * and literals blanked) is cut into its top-level definitions, each a name and a text (a
+ * function, a struct, a #define, and each name a declaration ending in `;` declares: a
+ * `using` or typedef alias, a variable); a definition reaches a barrier when its text
+ * names one, or names a definition that does. A kernel does when its template arguments
+ * in the name it is launched by ("k<WarpSum>") name one too. An operator that does may
+ * be called unnamed from any kernel: then every kernel takes fibers. Names are matched as
+ * words, so the answer errs towards fibers (an overload, a field of the same name), which
+ * are correct for every kernel. A header the source includes from the user's -I folders
+ * that names one makes every kernel of the source take fibers, as does a --pre-include
+ * header that names one; so does a macro of a -D option that names one. (gpu.lua spells
+ * the options "-IX", "-DX" and "--pre-include=X" whichever way the user wrote them.) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +23,9 @@ static const char *const sync_names[] = {
   "__barrier_sync", "__uni_sync", "__cluster_barrier",
 };
 
-typedef struct Def { char name[128]; const char *body, *end; size_t len; int syncs; } Def;
+/* head: where its declaration begins; body: where its braces open (kernels are found by
+ * it); stmt: the name of a declaration ending in `;`, no kernel. */
+typedef struct Def { char name[128]; const char *head, *body, *end; size_t len; int syncs, stmt; } Def;
 struct Scan {
   Def *defs;
   int n, cap;
@@ -81,7 +86,7 @@ static int scan_headers(const char *text, const GpuCompileJob *job, int depth) {
   return 0;
 }
 
-static int add(Scan *s, const char *name, size_t len, const char *body, const char *end) {
+static int add(Scan *s, const char *name, size_t len, const char *head, const char *body, const char *end) {
   if (s->n == s->cap) {
     int cap = s->cap ? 2 * s->cap : 64;
     Def *d = realloc(s->defs, (size_t)cap * sizeof *d);
@@ -94,9 +99,50 @@ static int add(Scan *s, const char *name, size_t len, const char *body, const ch
   memcpy(d->name, name, len);
   d->name[len] = '\0';
   d->len = len;
+  d->head = head;
   d->body = body;
   d->end = end;
-  d->syncs = names_sync(body, end);
+  d->syncs = names_sync(head, end);
+  d->stmt = 0;
+  return 0;
+}
+
+/* Words a declaration's names are not: the implementation's (__align__(16)) and C++'s
+ * before a parenthesis (`void (*hook)()` declares hook, `alignas(16)` nothing). */
+static int not_a_name(const char *q, size_t n) {
+  static const char *const words[] = {"alignas", "alignof", "decltype", "sizeof", "static_assert",
+    "noexcept", "operator", "void", "char", "short", "int", "long", "float", "double", "signed",
+    "unsigned", "bool", "auto", "const", "volatile", "typename", "struct", "class", "union", "enum"};
+  if (n >= 2 && q[0] == '_' && q[1] == '_') return 1;
+  for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+    if (strlen(words[i]) == n && strncmp(q, words[i], n) == 0) return 1;
+  return 0;
+}
+
+/* The declaration [p, semi] ending in `;` at the top level: a definition for each name it
+ * declares, an identifier outside its parentheses, brackets and braces that `=`, `,`,
+ * `;`, `[`, `(` or `{` follows (`using R = W;`, `typedef W R;`, `__device__ W a, b[4];`).
+ * A namespace's alias is none: what is called through it is named anyway (w::reduce). */
+static int add_statement(Scan *sc, const char *p, const char *semi) {
+  int depth = 0;
+  while (p < semi && strchr(" \t\n", *p)) p++;
+  if (strncmp(p, "namespace", 9) == 0 || strncmp(p, "using namespace", 15) == 0) return 0;
+  for (const char *q = p; q < semi; q++) {
+    if (strchr("([{", *q)) depth++;
+    else if (strchr(")]}", *q)) depth--;
+    if (depth != 0 || !is_ident(*q) || (q > p && is_ident(q[-1])) || (*q >= '0' && *q <= '9')) continue;
+    const char *e = q, *n;
+    while (is_ident(*e)) e++;
+    for (n = e; n < semi && strchr(" \t\n", *n); n++) {}
+    const char *a = n + 1;   /* after a parenthesis: `(*hook)` declares no function */
+    while (a < semi && strchr(" \t\n", *a)) a++;
+    if (*n && strchr("=,;[({", *n) && strncmp(n, "==", 2) != 0 && !not_a_name(q, (size_t)(e - q)) &&
+        !(*n == '(' && (*a == '*' || *a == '&'))) {
+      if (add(sc, q, (size_t)(e - q), p, semi, semi) != 0) return -1;
+      sc->defs[sc->n - 1].stmt = 1;
+    }
+    q = e - 1;
+  }
   return 0;
 }
 
@@ -123,12 +169,16 @@ static const char *def_name(const char *start, const char *brace, size_t *len) {
   return p;
 }
 
-/* Cuts stripped text s into definitions: top-level braces (namespaces are seen through)
- * and #define lines. A definition's name is looked for after the last preprocessor line
- * (a `#define M _Pragma("unroll")` before `namespace n {` names nothing). */
+/* Cuts stripped text s into definitions: top-level braces (namespaces are seen through),
+ * the names of declarations ending in `;`, and #define lines. A definition's name is
+ * looked for after the last preprocessor line (a `#define M _Pragma("unroll")` before
+ * `namespace n {` names nothing). A struct's text begins with its declaration (its base
+ * classes, a template's defaults), after the last `;`, function or namespace brace, and
+ * goes on to its `;` for the names it declares (`struct {...} s;`); a function's is its
+ * body (its parameters' types would reach too far: a struct is named by its fields). */
 static int cut(Scan *sc, const char *s) {
-  int depth = 0, ns = 0;   /* ns: open namespace braces, at depth 0 */
-  const char *open = NULL, *from = s;
+  int depth = 0, ns = 0, fn = 0;   /* ns: open namespace braces, at depth 0 */
+  const char *from = s, *stmt = s;
   for (const char *p = s; *p; p++) {
     if (*p == '#' && (p == s || p[-1] == '\n')) {   /* a directive: skipped, a #define kept */
       const char *e = p;
@@ -138,9 +188,9 @@ static int cut(Scan *sc, const char *s) {
         while (*n == ' ' || *n == '\t') n++;
         const char *ne = n;
         while (is_ident(*ne)) ne++;
-        if (add(sc, n, (size_t)(ne - n), ne, e) != 0) return -1;
+        if (add(sc, n, (size_t)(ne - n), ne, ne, e) != 0) return -1;
       }
-      if (depth == 0) from = e;
+      if (depth == 0) from = stmt = e;
       p = *e ? e : e - 1;
     } else if (*p == '{' && depth == 0) {
       size_t len;
@@ -149,17 +199,26 @@ static int cut(Scan *sc, const char *s) {
       if ((kw - from >= 9 && strncmp(kw - 9, "namespace", 9) == 0) ||   /* seen through */
           (len == 9 && strncmp(name, "namespace", 9) == 0) || (len == 6 && strncmp(name, "extern", 6) == 0)) {
         ns++;
+        stmt = p + 1;
         continue;
       }
       depth = 1;
-      open = p;
-      if (add(sc, name, len, p, p) != 0) return -1;
+      fn = memchr(stmt, ')', (size_t)(p - stmt)) != NULL;   /* a function's parameters */
+      if (add(sc, name, len, fn || stmt > p ? p : stmt, p, p) != 0) return -1;
     } else if (*p == '{') {
       depth++;
     } else if (*p == '}' && depth > 0) {
-      if (--depth == 0) sc->defs[sc->n - 1].end = p, sc->defs[sc->n - 1].syncs = names_sync(open, p);
+      if (--depth > 0) continue;
+      Def *d = &sc->defs[sc->n - 1];
+      d->end = p;
+      d->syncs = names_sync(d->head, p);
+      if (fn) stmt = p + 1;
     } else if (*p == '}' && ns > 0) {
       ns--;
+      stmt = p + 1;
+    } else if (*p == ';' && depth == 0) {
+      if (add_statement(sc, stmt, p) != 0) return -1;
+      stmt = p + 1;
     }
   }
   return 0;
@@ -171,9 +230,17 @@ static int add_options(Scan *s, const GpuCompileJob *job) {
     const char *d = strncmp(job->opts[o], "-D", 2) == 0 ? job->opts[o] + 2 : NULL;
     const char *e = d;
     while (e && is_ident(*e)) e++;
-    if (e && e > d && add(s, d, (size_t)(e - d), e, e + strlen(e)) != 0) return -1;
+    if (e && e > d && add(s, d, (size_t)(e - d), e, e, e + strlen(e)) != 0) return -1;
   }
   s->nopts = s->n;
+  return 0;
+}
+
+/* A definition that reaches a barrier is named in [p, end). */
+static int names_syncing(const Scan *s, const char *p, const char *end) {
+  for (int k = 0; k < s->n; k++)
+    if (s->defs[k].syncs && s->defs[k].len > 0 && names_word(p, end, s->defs[k].name, s->defs[k].len))
+      return 1;
   return 0;
 }
 
@@ -190,19 +257,19 @@ Scan *scan_new(const char *stripped, const GpuCompileJob *job) {
     changed = 0;
     for (int i = 0; i < s->n; i++) {
       if (s->defs[i].syncs) continue;
-      for (int k = 0; k < s->n && !s->defs[i].syncs; k++)
-        if (s->defs[k].syncs && s->defs[k].len > 0 &&
-            names_word(s->defs[i].body, s->defs[i].end, s->defs[k].name, s->defs[k].len))
-          s->defs[i].syncs = changed = 1;
+      if (names_syncing(s, s->defs[i].head, s->defs[i].end)) s->defs[i].syncs = changed = 1;
     }
   }
+  for (int i = s->nopts; i < s->n; i++)   /* an operator: called unnamed, from any kernel */
+    if (s->defs[i].syncs && strcmp(s->defs[i].name, "operator") == 0) s->all = 1;
   return s;
 }
 
-int scan_syncs(const Scan *s, const char *decl) {
-  if (s->all) return 1;
+int scan_syncs(const Scan *s, const char *decl, const char *name) {
+  const char *targs = strchr(name, '<');   /* "k<WarpSum>": its template arguments */
+  if (s->all || (targs && names_syncing(s, targs, targs + strlen(targs)))) return 1;
   for (int i = s->nopts; i < s->n; i++)   /* the first definition whose body opens after decl */
-    if (s->defs[i].body > decl) return s->defs[i].syncs;
+    if (!s->defs[i].stmt && s->defs[i].body > decl) return s->defs[i].syncs;
   return 1;
 }
 

@@ -291,7 +291,7 @@ static int emit_kernel(Buf *src, int i, const char *name, const char *stripped, 
                        long line, const char *file) {
   char ns[256], bounds[200];
   const char *p = find_decl(stripped, name, ns, sizeof ns, bounds, sizeof bounds);
-  int loops = p && scan && !scan_syncs(scan, p);
+  int loops = p && scan && !scan_syncs(scan, p, name);
   if (p == NULL) { ns[0] = '\0'; snprintf(bounds, sizeof bounds, "0"); }
   for (const char *c = stripped; p && c < p; c++) line += *c == '\n';
   bufprintf(src, "#line %ld \"%s\"\n", line, file);
