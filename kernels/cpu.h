@@ -23,9 +23,9 @@
 #define GPUHOST_PUSH_(n) _Pragma(GPUHOST_STR_(push_macro(#n)))
 #define GPUHOST_POP_(n) _Pragma(GPUHOST_STR_(pop_macro(#n)))
 #define GPUHOST_OWN_NAMES(GPUHOST_X) \
-  GPUHOST_X(A) GPUHOST_X(a) GPUHOST_X(advice) GPUHOST_X(again) GPUHOST_X(ah) GPUHOST_X(al) \
+  GPUHOST_X(A) GPUHOST_X(a) GPUHOST_X(advice) GPUHOST_X(again) GPUHOST_X(ah) GPUHOST_X(al) GPUHOST_X(align) \
   GPUHOST_X(aligned) GPUHOST_X(alignment) GPUHOST_X(alloc) GPUHOST_X(ap) GPUHOST_X(apply) \
-  GPUHOST_X(arg) GPUHOST_X(args) GPUHOST_X(array) GPUHOST_X(at) GPUHOST_X(atomic_update) \
+  GPUHOST_X(arg) GPUHOST_X(args) GPUHOST_X(array) GPUHOST_X(at) GPUHOST_X(atomic16) GPUHOST_X(atomic_update) \
   GPUHOST_X(atomicAdd) GPUHOST_X(atomicAnd) GPUHOST_X(atomicCAS) GPUHOST_X(atomicDec) \
   GPUHOST_X(atomicExch) GPUHOST_X(atomicInc) GPUHOST_X(atomicMax) GPUHOST_X(atomicMin) \
   GPUHOST_X(atomicOr) GPUHOST_X(atomicSub) GPUHOST_X(atomicXor) GPUHOST_X(attr) \
@@ -34,7 +34,7 @@
   GPUHOST_X(bessel_i) GPUHOST_X(bh) GPUHOST_X(bits) GPUHOST_X(bl) GPUHOST_X(block) \
   GPUHOST_X(blocks) GPUHOST_X(buffer) GPUHOST_X(bx) GPUHOST_X(by) GPUHOST_X(bytes) \
   GPUHOST_X(bytesize) GPUHOST_X(bz) GPUHOST_X(C) GPUHOST_X(c) GPUHOST_X(call) \
-  GPUHOST_X(callback) GPUHOST_X(callback_out) GPUHOST_X(capabilities) GPUHOST_X(cbrtf) \
+  GPUHOST_X(callback) GPUHOST_X(callback_out) GPUHOST_X(capabilities) GPUHOST_X(cas16) GPUHOST_X(cbrtf) \
   GPUHOST_X(cbrtl) GPUHOST_X(ceil) GPUHOST_X(clock64) GPUHOST_X(clock_gettime) GPUHOST_X(cmp) \
   GPUHOST_X(code) GPUHOST_X(conditional) GPUHOST_X(conditional_t) GPUHOST_X(config) \
   GPUHOST_X(cooperative) GPUHOST_X(copysignf) GPUHOST_X(cosf) GPUHOST_X(cospi) \
@@ -50,9 +50,9 @@
   GPUHOST_X(enter) GPUHOST_X(entered) GPUHOST_X(entry) GPUHOST_X(erfc) GPUHOST_X(erfcf) \
   GPUHOST_X(erfcinv) GPUHOST_X(erfcinv_small) GPUHOST_X(erfcinvf) GPUHOST_X(erfcl) \
   GPUHOST_X(erfcx) GPUHOST_X(erfcxf) GPUHOST_X(erfinv) GPUHOST_X(erfinvf) GPUHOST_X(erfl) \
-  GPUHOST_X(error) GPUHOST_X(event) GPUHOST_X(event_out) GPUHOST_X(exp10) GPUHOST_X(exp10f) \
+  GPUHOST_X(error) GPUHOST_X(event) GPUHOST_X(event_out) GPUHOST_X(exch) GPUHOST_X(exp10) GPUHOST_X(exp10f) \
   GPUHOST_X(expected) GPUHOST_X(expf) GPUHOST_X(expl) GPUHOST_X(extent) GPUHOST_X(extra) \
-  GPUHOST_X(F) GPUHOST_X(f) GPUHOST_X(fabsf) GPUHOST_X(fabsl) GPUHOST_X(fail) GPUHOST_X(fd) \
+  GPUHOST_X(F) GPUHOST_X(f) GPUHOST_X(fabsf) GPUHOST_X(fabsl) GPUHOST_X(fail) GPUHOST_X(fd) GPUHOST_X(fdivide) \
   GPUHOST_X(fdividef) GPUHOST_X(fegetround) GPUHOST_X(fence) GPUHOST_X(fesetround) \
   GPUHOST_X(field) GPUHOST_X(file) GPUHOST_X(find_tls) GPUHOST_X(first) GPUHOST_X(flags) \
   GPUHOST_X(flatten) GPUHOST_X(float2) GPUHOST_X(float4) GPUHOST_X(floor) GPUHOST_X(fma) \
@@ -102,7 +102,7 @@
   GPUHOST_X(size) GPUHOST_X(size_t) GPUHOST_X(sizes) GPUHOST_X(small) GPUHOST_X(space) \
   GPUHOST_X(spitch) GPUHOST_X(sqrt) GPUHOST_X(sqrtf) GPUHOST_X(sqrtl) GPUHOST_X(src) \
   GPUHOST_X(srcs) GPUHOST_X(stack_top) GPUHOST_X(start) GPUHOST_X(status) GPUHOST_X(std) \
-  GPUHOST_X(stop) GPUHOST_X(stream) GPUHOST_X(sum) GPUHOST_X(sum_squares) GPUHOST_X(symbol) \
+  GPUHOST_X(stop) GPUHOST_X(stream) GPUHOST_X(sum) GPUHOST_X(sum_squares) GPUHOST_X(symbol) GPUHOST_X(syncthreads_and) GPUHOST_X(syncthreads_count) GPUHOST_X(syncthreads_or) \
   GPUHOST_X(T) GPUHOST_X(t) GPUHOST_X(tanf) GPUHOST_X(tanhf) GPUHOST_X(target) GPUHOST_X(term) \
   GPUHOST_X(text) GPUHOST_X(thread) GPUHOST_X(timespec) GPUHOST_X(tls) GPUHOST_X(tls_range) \
   GPUHOST_X(to) GPUHOST_X(to_int) GPUHOST_X(to_port) GPUHOST_X(top) GPUHOST_X(total) \
@@ -123,6 +123,7 @@ GPUHOST_OWN_NAMES(GPUHOST_PUSH_)
 #undef again
 #undef ah
 #undef al
+#undef align
 #undef aligned
 #undef alignment
 #undef alloc
@@ -132,6 +133,7 @@ GPUHOST_OWN_NAMES(GPUHOST_PUSH_)
 #undef args
 #undef array
 #undef at
+#undef atomic16
 #undef atomic_update
 #undef atomicAdd
 #undef atomicAnd
@@ -172,6 +174,7 @@ GPUHOST_OWN_NAMES(GPUHOST_PUSH_)
 #undef callback
 #undef callback_out
 #undef capabilities
+#undef cas16
 #undef cbrtf
 #undef cbrtl
 #undef ceil
@@ -243,6 +246,7 @@ GPUHOST_OWN_NAMES(GPUHOST_PUSH_)
 #undef error
 #undef event
 #undef event_out
+#undef exch
 #undef exp10
 #undef exp10f
 #undef expected
@@ -256,6 +260,7 @@ GPUHOST_OWN_NAMES(GPUHOST_PUSH_)
 #undef fabsl
 #undef fail
 #undef fd
+#undef fdivide
 #undef fdividef
 #undef fegetround
 #undef fence
@@ -502,6 +507,9 @@ GPUHOST_OWN_NAMES(GPUHOST_PUSH_)
 #undef sum
 #undef sum_squares
 #undef symbol
+#undef syncthreads_and
+#undef syncthreads_count
+#undef syncthreads_or
 #undef T
 #undef t
 #undef tanf
@@ -709,6 +717,10 @@ inline void __syncthreads() { gpuhost_cpu::barrier(GPUHOST_SYNC, 0); }
 inline int __syncthreads_count(int p) { return gpuhost_cpu::barrier(GPUHOST_SYNC_COUNT, p); }
 inline int __syncthreads_and(int p) { return gpuhost_cpu::barrier(GPUHOST_SYNC_AND, p); }
 inline int __syncthreads_or(int p) { return gpuhost_cpu::barrier(GPUHOST_SYNC_OR, p); }
+// sm_20_intrinsics.h's older spellings
+inline int syncthreads_count(bool p) { return __syncthreads_count(p); }
+inline bool syncthreads_and(bool p) { return __syncthreads_and(p) != 0; }
+inline bool syncthreads_or(bool p) { return __syncthreads_or(p) != 0; }
 inline void __syncwarp(unsigned mask = 0xffffffffu) { gpuhost_cpu::warp(GPUHOST_SYNCWARP, mask, 0, 0, 32); }
 inline void *gpuhost_dynamic_shared() { return gpuhost_rt->dynamic_shared(); }
 namespace gpuhost_cpu {
@@ -838,6 +850,25 @@ inline float2 atomicAdd(float2 *p, float2 v) {
 inline float4 atomicAdd(float4 *p, float4 v) {
   return make_float4(atomicAdd(&p->x, v.x), atomicAdd(&p->y, v.y), atomicAdd(&p->z, v.z), atomicAdd(&p->w, v.w));
 }
+// sm_90's 16-byte atomicCAS and atomicExch, of any trivially copyable type of 16 bytes
+// aligned to 16 (crt/sm_90_rt.h's condition): the processor's 16-byte compare-and-swap
+// (GCC's __atomic builtins of 16 bytes call libatomic, which kernels are not linked with)
+namespace gpuhost_cpu {
+template <class T> using atomic16 = std::enable_if_t<sizeof(T) == 16 && alignof(T) >= 16 &&
+                                                     std::is_trivially_copyable<T>::value, T>;
+template <class T> inline T cas16(T *p, T cmp, T v, bool exch) {
+  unsigned __int128 *u = reinterpret_cast<unsigned __int128 *>(p), c, n, old;
+  std::memcpy(&n, &v, 16);
+  if (exch) std::memcpy(&c, p, 16);   /* a guess: the loop checks it */
+  else std::memcpy(&c, &cmp, 16);
+  while ((old = __sync_val_compare_and_swap(u, c, n)) != c && exch) c = old;
+  T r;
+  std::memcpy(&r, &old, 16);
+  return r;
+}
+}  // namespace gpuhost_cpu
+template <class T> inline gpuhost_cpu::atomic16<T> atomicCAS(T *p, T cmp, T v) { return gpuhost_cpu::cas16(p, cmp, v, false); }
+template <class T> inline gpuhost_cpu::atomic16<T> atomicExch(T *p, T v) { return gpuhost_cpu::cas16(p, v, v, true); }
 
 // CUDA 12.8's __nv_atomic_* builtins, over GCC's __atomic ones: the orders are GCC's, and
 // every scope is the whole process (a scope allows a wider one)
@@ -941,11 +972,19 @@ inline float __tanf(float x) { return tanf(x); }
 inline float __tanhf(float x) { return tanhf(x); }
 inline void __sincosf(float x, float *s, float *c) { *s = sinf(x); *c = cosf(x); }
 inline void sincosf(float x, float *s, float *c) { *s = sinf(x); *c = cosf(x); }
-inline float __powf(float x, float y) { return powf(x, y); }
+// a GPU's: ex2.approx(y * lg2.approx(x)) (libdevice's __nv_fast_powf), so a negative x
+// gives NaN, as 0 to the 0 does, where powf gives 4 for (-2, 2) and 1 for (0, 0)
+inline float __powf(float x, float y) { return exp2f(y * log2f(x)); }
 // a times the reciprocal of b, which a GPU flushes to 0 past 2^126: there the quotient is
 // a signed 0 (NaN for an infinite a), as CUDA documents it
 inline float __fdividef(float a, float b) { return fabsf(b) > 0x1p126f ? a * copysignf(0.0f, b) : a / b; }
 inline float fdividef(float a, float b) { return a / b; }
+inline double fdivide(double a, double b) { return a / b; }   // div.rn.f64, as nvcc gives it
+// the performance monitor's counters %pm0..%pm3, which a profiler sets up: none counts here
+inline unsigned __pm0() { return 0; }
+inline unsigned __pm1() { return 0; }
+inline unsigned __pm2() { return 0; }
+inline unsigned __pm3() { return 0; }
 inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
 inline double rsqrt(double x) { return 1.0 / sqrt(x); }
 inline float rcbrtf(float x) { return 1.0f / cbrtf(x); }
@@ -1387,8 +1426,13 @@ inline void __cluster_barrier_wait() { __syncthreads(); }
 // give it), glibc's own.
 extern "C" void *__libc_malloc(size_t n);
 extern "C" void __libc_free(void *p);
-extern "C" void *malloc(size_t n) noexcept { return gpuhost_rt ? gpuhost_rt->device_malloc(n) : __libc_malloc(n); }
+extern "C" void *malloc(size_t n) noexcept { return gpuhost_rt ? gpuhost_rt->device_malloc(n, 16) : __libc_malloc(n); }
 extern "C" void free(void *p) noexcept { if (gpuhost_rt) gpuhost_rt->device_free(p); else __libc_free(p); }
+// aligned to align, a power of two (NULL otherwise, and here for one over a page), freed
+// by free
+extern "C" inline void *__nv_aligned_device_malloc(size_t n, size_t align) {
+  return gpuhost_rt->device_malloc(n, align);
+}
 
 // ---- printf: formatted first into memory of the thread's own (vsnprintf takes no lock),
 // then written out. Through glibc's printf, a fault while formatting (a %s of a bad

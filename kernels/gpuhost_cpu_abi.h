@@ -36,7 +36,9 @@ typedef struct gpuhost_runtime {
   void *(*dynamic_shared)(void);     /* the block's extern __shared__ memory */
   /* Stops the block (never returns): why is GPUHOST_STOP_*; what, file and line say more. */
   void (*stop)(int why, const char *what, const char *file, unsigned line);
-  void *(*device_malloc)(unsigned long size);   /* the device heap: NULL when full */
+  /* the device heap: NULL when full, or for an alignment that is not a power of two or
+   * is over a page */
+  void *(*device_malloc)(unsigned long size, unsigned long align);
   void (*device_free)(void *p);      /* stops the block for a pointer the heap did not give */
 } gpuhost_runtime;
 

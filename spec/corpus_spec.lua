@@ -816,6 +816,57 @@ __global__ void tiles8(unsigned *ballot, int *any, int *all, unsigned *meta) {
   end)
 end)
 
+describe("the corpus: sm_90's 16-byte atomics, and CUDA's device functions the CPU backend lacked", function()
+  -- Before: none of these compiled on the CPU backend ("no matching function for call to
+  -- atomicCAS(pair*&, pair, pair)"; __nv_aligned_device_malloc, fdivide, syncthreads_and
+  -- undeclared), and its __powf was powf: 4 for (-2, 2), 1 for (0, 0)
+  local m = gpu.module([[
+struct __align__(16) pair { unsigned long long a, b; };
+__global__ void swaps(pair *p, unsigned long long *o, float4 *f) {
+  pair old = atomicCAS(p, pair{1, 2}, pair{3, 4});
+  o[0] = old.a; o[1] = old.b; o[2] = p->a; o[3] = p->b;
+  old = atomicCAS_block(p, pair{1, 2}, pair{5, 6});   // it holds {3, 4}: no swap
+  o[4] = old.a; o[5] = old.b; o[6] = p->a; o[7] = p->b;
+  old = atomicExch_system(p, pair{7, 8});
+  o[8] = old.a; o[9] = old.b;
+  f[1] = atomicExch(&f[0], make_float4(5, 6, 7, 8));
+}
+__global__ void count(pair *p) {   // each thread adds 1 to both halves by compare-and-swap
+  pair old = *p, seen;
+  while ((seen = atomicCAS(p, old, pair{old.a + 1, old.b + 1})).a != old.a || seen.b != old.b) old = seen;
+}
+__global__ void functions(float *f, double *d, unsigned long long *a, int *c) {
+  f[0] = __powf(-2.0f, 2.0f); f[1] = __powf(0.0f, 0.0f); f[2] = __powf(1.0f, 7.0f); f[3] = __powf(0.0f, 2.0f);
+  d[0] = fdivide(1.0, 3.0);
+  void *p = __nv_aligned_device_malloc(100, 1024), *q = __nv_aligned_device_malloc(5000, 256);
+  if (threadIdx.x == 0) { a[0] = (unsigned long long)p % 1024; a[1] = (unsigned long long)q % 256; a[2] = p && q; }
+  free(p); free(q);
+  c[threadIdx.x] = syncthreads_count(threadIdx.x < 5) * 100 + syncthreads_and(threadIdx.x < 64) * 10 +
+                   syncthreads_or(threadIdx.x == 63);
+}
+]])
+
+  it("atomicCAS and atomicExch of 16 bytes, with their _block and _system forms", function()
+    local p, o, f = gpu.array({1, 2}, "uint64"), gpu.zeros(10, "uint64"), gpu.array({1, 2, 3, 4, 0, 0, 0, 0})
+    m.swaps[{1, 1}](p, o, f)
+    assert.are.same({1, 2, 3, 4, 3, 4, 3, 4, 3, 4}, o:totable())
+    assert.are.same({7, 8}, p:totable())
+    assert.are.same({5, 6, 7, 8, 1, 2, 3, 4}, f:totable())
+    m.count[{64, 64}](p)
+    assert.are.same({7 + 4096, 8 + 4096}, p:totable())
+  end)
+
+  it("__powf as a GPU computes it, fdivide, __nv_aligned_device_malloc, syncthreads_count, _and, _or", function()
+    local f, d, a, c = run(m.functions, {1, 64}, gpu.zeros(4), gpu.zeros(1, "float64"), gpu.zeros(3, "uint64"),
+                           gpu.zeros(64, "int32"))
+    assert.is_true(f[1] ~= f[1] and f[2] ~= f[2])
+    assert.are.same({1, 0}, {f[3], f[4]})
+    assert.are.same({1 / 3}, d)
+    assert.are.same({0, 0, 1}, a)
+    assert.are.same({511, 511}, {c[1], c[64]})
+  end)
+end)
+
 describe("the corpus: intrinsics as CUDA defines them", function()
   local m = gpu.module([[
 __global__ void to_int(const float *f, const double *d, int *o, unsigned *u, long long *ll, unsigned long long *ull) {

@@ -308,6 +308,21 @@ __global__ void grab(unsigned long long *out) {
     k[{1, 1}](out)
     assert.are.same({1, 0}, out:totable())
   end)
+
+  -- Before: __nv_aligned_device_malloc and __pm0 were undeclared here
+  it("#cpu give __nv_aligned_device_malloc NULL for an alignment not a power of two or over a page, and __pm0 0", function()
+    local k = gpu.kernel([[
+__global__ void grab(unsigned long long *out) {
+  void *a = __nv_aligned_device_malloc(8, 3), *b = __nv_aligned_device_malloc(8, 8192);
+  void *c = __nv_aligned_device_malloc(8, 4096), *d = __nv_aligned_device_malloc(7 << 20, 64);
+  out[0] = a == 0; out[1] = b == 0; out[2] = c != 0 && (unsigned long long)c % 4096 == 0; out[3] = d != 0;
+  out[4] = __pm0() + __pm1() + __pm2() + __pm3();
+  free(c); free(d);
+}]])
+    local out = gpu.full(5, 9, "uint64")
+    k[{1, 1}](out)
+    assert.are.same({1, 1, 1, 1, 0}, out:totable())
+  end)
 end)
 
 describe("the compiler #cpu", function()

@@ -283,7 +283,7 @@ GpuResult cpu_linalg_workspace(const GpuLinalg *l, size_t *bytes);   /* lapack.c
 GpuResult cpu_linalg(const GpuLinalg *l);
 
 /* mem.c: the device heap of kernel code's malloc and free */
-void *cpu_device_malloc(size_t n);            /* NULL when the heap is full */
+void *cpu_device_malloc(size_t n, size_t align);   /* NULL when the heap is full */
 int cpu_device_free(void *p);                 /* -1: the heap did not give p */
 
 /* prelude.c: the compiler, the flags every compile shares (appended to argv at n: the new

@@ -262,9 +262,13 @@ GpuResult cpu_free(CUdeviceptr p, int device) {
   return a && !a->heap ? GPU_OK : GPU_FAIL(CUDA_ERROR_INVALID_VALUE, GPU_SRC_CUDA, "cuMemFree (CPU backend)");
 }
 
-void *cpu_device_malloc(size_t n) {
+void *cpu_device_malloc(size_t n, size_t align) {
   uintptr_t d = 0;
+  if (align == 0 || (align & (align - 1)) != 0 || align > (size_t)sysconf(_SC_PAGESIZE)) return NULL;
   if (n == 0) n = 1;
+  /* a size of a multiple of align, up to a page, is aligned to it: a slab's piece (of a
+   * power of two, on a page), the end of a guarded mapping less it, a mapping's start */
+  if (align > 16 && (n = (n + align - 1) / align * align) < align) return NULL;
   pthread_mutex_lock(&mem.mu);
   if (n <= DEVICE_HEAP - mem.heap_used && (d = alloc_locked(n, 1)) != 0) mem.heap_used += n;
   pthread_mutex_unlock(&mem.mu);

@@ -20,7 +20,7 @@
 static const char *const sync_names[] = {
   "__sync", "__shfl", "__ballot", "__any_sync", "__all_sync", "__activemask", "__match_",
   "__reduce_", "cooperative_groups", "this_thread_block", "tiled_partition", "gpuhost_rt",
-  "__barrier_sync", "__uni_sync", "__cluster_barrier",
+  "__barrier_sync", "__uni_sync", "__cluster_barrier", "syncthreads_",
 };
 
 /* head: where its declaration begins; body: where its braces open (kernels are found by

@@ -415,7 +415,7 @@ static void rt_stop(int why, const char *what, const char *file, unsigned line) 
   block_stop(w, UNSUPPORTED, "the CPU backend does not support %s", what);
 }
 
-static void *rt_device_malloc(unsigned long n) { return cpu_device_malloc(n); }
+static void *rt_device_malloc(unsigned long n, unsigned long align) { return cpu_device_malloc(n, align); }
 
 static void rt_device_free(void *p) {
   if (cpu_device_free(p) != 0)
