@@ -379,4 +379,52 @@ describe("gpu.jit against Lua 5.4", function()
     assert.matches("gpu.printf: %d takes an integer, got a float64",
                    S.errof(function() k[1, 1](2.5) end), 1, true)
   end)
+
+  it("passes every value of a call that ends an argument list, as Lua does", function()
+    local function g() return 2, 3 end   -- what gpu.grid(2) gives the thread (2, 3)
+    local function add2_lua(x, y) return x * 10 + y end
+    local a = {{1, 2, 3}, {4, 5, 6}}
+    local x, y = g()
+    local want = {math.max(g()), math.atan(g()), a[x][y], add2_lua(g()), math.fmod(g()),
+                  math.ult(g()) and 1 or 0, math.sqrt(x * x + y * y),
+                  math.max(g(), 1), math.max(1, g()), math.max((g()))}   -- (cut to one value)
+    local add2 = gpu.jit(add2_lua)
+    local k = gpu.jit(function(o, a, c)
+      local i, j = gpu.grid(2)
+      if i == 2 and j == 3 then
+        o[1] = math.max(gpu.grid(2))
+        o[2] = math.atan(gpu.grid(2))
+        o[3] = a(gpu.grid(2))
+        o[4] = add2(gpu.grid(2))
+        o[5] = math.fmod(gpu.grid(2))
+        o[6] = math.ult(gpu.grid(2)) and 1 or 0
+        o[7] = gpu.hypot(gpu.grid(2))
+        o[8] = math.max(gpu.grid(2), 1)
+        o[9] = math.max(1, gpu.grid(2))
+        o[10] = math.max((gpu.grid(2)))
+        gpu.atomic.add(c, gpu.grid(2))   -- c[2] += 3
+      end
+    end)
+    local o, c = gpu.zeros(#want, "float64"), gpu.zeros(3, "int64")
+    k[1, {2, 4}](o, gpu.array(a, "float64"), c)
+    same(want, o:totable())
+    assert.are.same({0, y, 0}, c:totable())
+    -- return gpu.grid(2) returns two values, as return x, y does: refused as it is
+    local g2 = gpu.jit(function() return gpu.grid(2) end)
+    local k2 = gpu.jit(function(o) local p, q = g2(); o[1] = p + q end)
+    assert.matches("a gpu.jit function returns at most one value",
+                   S.errof(function() k2[1, 1](gpu.zeros(1, "int64")) end), 1, true)
+    local script = S.tmpfile([[
+local k = gpu.jit(function()
+  local i, j = gpu.grid(2)
+  if i == 2 and j == 3 then gpu.printf("%d|%d %d %d\n", gpu.grid(2), 7, gpu.grid(2)) end
+end)
+k[1, {2, 4}]()
+gpu.synchronize()
+]])
+    local out, status = S.host(S.quote(script))
+    os.remove(script)
+    assert.is_true(status == 0 or status == nil)
+    assert.are.equal(string.format("%d|%d %d %d\n", x, 7, g()), out)
+  end)
 end)

@@ -1012,7 +1012,7 @@ function M.func(U, ctx)
       if e.dot then return field(e) end
       return index_read(e)
     elseif tag == "Call" then
-      return call(e)
+      return call(e, e.pick)
     elseif tag == "Paren" then
       return ex(e.expr)
     elseif tag == "Binop" then

@@ -673,8 +673,27 @@ function M.infer(ctx)
     end
   end
 
+  -- Lua passes every value of a call that ends an argument list: f(a, gpu.grid(2)) is
+  -- f(a, x, y). A copy of that call stands for each of its values (.pick: which one);
+  -- gpu.grid and gpu.gridsize, the calls of several values, have no effect, so each copy
+  -- may evaluate its call again. A call elsewhere in the list gives its first value only.
+  local function spread(e)
+    local last = e.args[#e.args]
+    if not last or last.tag ~= "Call" or last.pick or not last.fn.intr then return end
+    typeof(last)
+    local n = last.nvalues or 1
+    if n < 2 then return end
+    for k = 1, n do
+      local c = {}
+      for key, v in pairs(last) do c[key] = v end
+      c.pick = k
+      e.args[#e.args + (k == 1 and 0 or 1)] = c
+    end
+  end
+
   local function call_type(e)
     local fn = e.fn
+    spread(e)
     if fn.intr then
       local spec = intrinsics.get(fn.intr)
       if not spec.call then fail(ctx, e.line, "%s is not a function", fn.intr) end
@@ -759,6 +778,7 @@ function M.infer(ctx)
       else t = index_type(e) end
     elseif tag == "Call" then
       t = call_type(e)
+      if e.pick and e.types then t = e.types[e.pick] end
     elseif tag == "Paren" then
       t = typeof(e.expr)
       e.const = e.expr.const
@@ -866,8 +886,11 @@ function M.infer(ctx)
       end
       block(s.body)
     elseif tag == "Return" then
-      if #s.exprs > 1 then fail(ctx, s.line, "a gpu.jit function returns at most one value") end
       local e = s.exprs[1]
+      -- (return gpu.grid(2) returns two values, as return x, y does)
+      if #s.exprs > 1 or (e and e.tag == "Call" and typeof(e) and (e.nvalues or 1) > 1) then
+        fail(ctx, s.line, "a gpu.jit function returns at most one value")
+      end
       if e then
         if ctx.kernel then
           fail(ctx, s.line, "a kernel returns nothing (this function returns a value: call it "
