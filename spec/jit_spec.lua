@@ -977,6 +977,24 @@ describe("gpu.jit refuses", function()
             function(a) a[1.5] = 0 end, "compile")
     refuses("the operand of '&' must be an integer, got a float32",
             function(a) a[1] = a[1] & 1 end, "compile")
+    -- a local made a float by a later assignment: named, with that line
+    local later = function(a)
+      local i = 1
+      a[i] = 1
+      i = i / 2
+    end
+    local l = debug.getinfo(later, "S").linedefined
+    refuses(("an array index must be an integer, got a float: local 'i' is given an integer at "
+             .. "line %d and a float at line %d, which makes it a float everywhere"):format(l + 1, l + 3),
+            later, "compile", nil, 2)
+    local shifted = function(a, n)
+      a[1] = 1 << (n + 1)
+      n = 0.5
+    end
+    l = debug.getinfo(shifted, "S").linedefined
+    refuses(("the operand of '<<' must be an integer, got a float64: parameter 'n' is an int64 and is "
+             .. "given a float at line %d, which makes it a float64 everywhere"):format(l + 2),
+            shifted, "compile", "void(float32[:], int64)", 1)
     refuses("storing a bool in a float32 array",
             function(a) a[1] = true end, "compile")
     refuses("'and' on an integer: in Lua a number is always true",

@@ -466,7 +466,10 @@ function M.infer(ctx)
            v.name, a(t), a(v.ty), v.typed_line or v.line)
     end
     if u ~= v.ty then
-      if v.ty == nil then v.typed_line = line end
+      if v.ty == nil then v.typed_line = line
+      elseif types.integer(v.ty) and not types.integer(u) and not v.widened then
+        v.widened = {from = v.ty, to = t, line = line}   -- (for integer()'s message)
+      end
       v.ty = u
       changed = true
     end
@@ -488,13 +491,35 @@ function M.infer(ctx)
     return t
   end
 
+  -- Why e is not an integer where a local it reads was one when first given a value: a
+  -- later assignment widened it (a local has the widest type it is given, everywhere), at
+  -- a line the message names, or "".
+  local function widened(e)
+    while e.tag == "Paren" do e = e.expr end
+    if e.tag == "Name" then return e.var and e.var.widened and e.var end
+    if e.tag == "Unop" and (e.op == "-" or e.op == "~") then return widened(e.expr) end
+    if e.tag == "Binop" and arith[e.op] then return widened(e.left) or widened(e.right) end
+  end
+  local function widened_note(e)
+    local v = widened(e)
+    if not v then return "" end
+    local w = v.widened
+    if v.kind == "param" then
+      return (": parameter '%s' is %s and is given %s at line %d, which makes it %s everywhere")
+             :format(v.name, a(w.from), a(w.to), w.line, a(v.ty))
+    end
+    return (": local '%s' is given %s at line %d and %s at line %d, which makes it %s everywhere")
+           :format(v.name, a(w.from), v.typed_line or v.line, a(w.to), w.line, a(v.ty))
+  end
+  ctx.widened_note = widened_note
+
   local function integer(e, t, what)
     if t ~= nil and not types.integer(t) then
       if types.float(t) then
-        fail(ctx, e.line, "%s must be an integer, got %s (convert it with math.floor: // of a "
-             .. "float is a float, as in Lua)", what, a(t))
+        fail(ctx, e.line, "%s must be an integer, got %s%s (convert it with math.floor: // of a "
+             .. "float is a float, as in Lua)", what, a(t), widened_note(e))
       end
-      fail(ctx, e.line, "%s must be an integer, got %s", what, a(t))
+      fail(ctx, e.line, "%s must be an integer, got %s%s", what, a(t), widened_note(e))
     end
     return t
   end

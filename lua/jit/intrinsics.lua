@@ -296,7 +296,9 @@ for op, allowed in pairs(atomic_types) do
       end
       for k = 2, 1 + nidx do
         local t = typeof(e.args[k])
-        if t ~= nil and not types.integer(t) then fail(ctx, e.args[k].line, "an array index must be an integer") end
+        if t ~= nil and not types.integer(t) then
+          fail(ctx, e.args[k].line, "an array index must be an integer%s", ctx.widened_note(e.args[k]))
+        end
       end
       for k = 2 + nidx, #e.args do numeric_arg(ctx, e.args[k], typeof, e.intr) end
       e.atomic = {op = op, arr = at, nidx = nidx, dtype = dtype}
