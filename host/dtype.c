@@ -68,6 +68,15 @@ static void int_range(const DtypeInfo *d, lua_Integer *lo, lua_Integer *hi) {
   }
 }
 
+const char *dtype_range(lua_State *L, GpuDtype dt) {
+  const DtypeInfo *d = &dtypes[dt];
+  lua_Integer lo, hi;
+  if (d->kind == 'u' && d->size == 8) return lua_pushfstring(L, " for %s: 0 to 18446744073709551615", d->name);
+  if (d->kind != 'i' && d->kind != 'u') return lua_pushfstring(L, " for %s", d->name);
+  int_range(d, &lo, &hi);
+  return lua_pushfstring(L, " for %s: %I to %I", d->name, lo, hi);
+}
+
 /* Elements are stored little-endian (x86-64, AArch64): an integer of size bytes is the
  * low bytes of its 64-bit value. */
 static void put_integer(void *dst, size_t size, uint64_t v) { memcpy(dst, &v, size); }

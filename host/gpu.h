@@ -62,8 +62,8 @@ extern const DtypeInfo dtypes[DT_COUNT];
 
 int dtype_from_name(const char *name);                 /* -1 when unknown (aliases too) */
 GpuDtype dtype_check(lua_State *L, int idx, GpuDtype def);   /* [-0, +0, v] name at idx, or def if nil */
-/* [-0, +0, -] Store the Lua value at idx into dst as dtype dt; NULL, or why not. _value: also a boolean, as 1 or 0, into any dtype (a value assigned, an element of a table) */
-const char *dtype_store(lua_State *L, int idx, GpuDtype dt, void *dst), *dtype_store_value(lua_State *L, int idx, GpuDtype dt, void *dst);
+/* [-0, +0, -] Store the Lua value at idx into dst as dtype dt; NULL, or why not ("out of range": dtype_range [-0, +1, m] pushes " for int32: -2147483648 to 2147483647"). _value: also a boolean, as 1 or 0, into any dtype (a value assigned, an element of a table) */
+const char *dtype_store(lua_State *L, int idx, GpuDtype dt, void *dst), *dtype_store_value(lua_State *L, int idx, GpuDtype dt, void *dst), *dtype_range(lua_State *L, GpuDtype dt);
 void dtype_push(lua_State *L, GpuDtype dt, const void *src);   /* [-0, +1, -] */
 void dtype_open(lua_State *L);   /* [-0, +0, m] gpu._dtypes, with the gpu table on top */
 

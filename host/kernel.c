@@ -217,9 +217,9 @@ static void marshal(lua_State *L, int kidx, GpuKernel *k, int first, int nargs, 
     if (q->kind == PARAM_SCALAR) {
       if (scalar_fast(L, idx, q->dtype, dst)) continue;
       const char *err = dtype_store(L, idx, (GpuDtype)q->dtype, dst);
-      if (err && lua_type(L, idx) == LUA_TNUMBER)   /* a value out of range: shown */
-        luaL_error(L, "kernel '%s' argument %d (%s %s): %s %s", kernel_name(L, kidx),
-                   i + 1, q->ctype, q->name, luaL_tolstring(L, idx, NULL), err);
+      if (err && lua_type(L, idx) == LUA_TNUMBER)   /* a value out of range: shown, and the range */
+        luaL_error(L, "kernel '%s' argument %d (%s %s): %s %s%s", kernel_name(L, kidx), i + 1, q->ctype, q->name,
+                   luaL_tolstring(L, idx, NULL), err, strcmp(err, "out of range") ? "" : dtype_range(L, q->dtype));
       if (err)   /* named, not printed: printing a device array copies it (not while capturing) */
         luaL_error(L, "kernel '%s' argument %d (%s %s): %s, got %s", kernel_name(L, kidx),
                    i + 1, q->ctype, q->name, err,

@@ -983,6 +983,7 @@ local function kernel_of(prog, names, decls, name)
     error(("no __global__ function '%s' in the source (it has: %s)"):format(name, declared_names(decls)), 0)
   end
   local params = signature().params(d, targs, name)
+  for i, shown in ipairs(d.shown or {}) do params[i].name = shown end
   k = gpu._kernel(prog.program, index_of(names, name), params, name)
   prog.kernels[name] = k
   return k
@@ -1026,11 +1027,15 @@ kernel_in = function(source, decls, name, options)
   return k
 end
 
--- gpu._kernel_declared(source, decl, name, options): gpu.kernel(source, name, options) for
--- gpu.jit, which knows its kernel's declaration (decl: the __global__ line alone) and so
--- spares gpu.kernel reading its helpers' C for declarations (0.4 ms for a 2 KB source)
-function gpu._kernel_declared(source, decl, name, options)
-  return kernel_in(source, parse(decl), name, check_options(options, "kernel", 3))
+-- gpu._kernel_declared(source, decl, name, options, shown): gpu.kernel(source, name, options)
+-- for gpu.jit, which knows its kernel's declaration (decl: the __global__ line alone) and so
+-- spares gpu.kernel reading its helpers' C for declarations (0.4 ms for a 2 KB source);
+-- shown: the names the launcher's messages give its first parameters (the Lua function's,
+-- where the C has n_arg)
+function gpu._kernel_declared(source, decl, name, options, shown)
+  local decls = parse(decl)
+  if decls[1] then decls[1].shown = shown end
+  return kernel_in(source, decls, name, check_options(options, "kernel", 3))
 end
 
 -- gpu.module(source [, options]) -> module; mod.name is one of its kernels.

@@ -554,6 +554,9 @@ describe("gpu.jit", function()
     f32[{1, 1}](f, 0.25); f32[{1, 1}](f, 7)
     assert.are.same({"void(float64[:], float32)", "void(float32[::1], float32)", "void(float32[::1], int32)"},
                     f32:signatures())
+    -- an integer int32 cannot hold: named by its Lua name (the C's is v_arg), with int32's range
+    assert.matches("kernel 'f32' argument 2 (int v): 1099511627776 out of range for int32: -2147483648 to 2147483647",
+                   S.errof(function() f32[{1, 1}](f, 1 << 40) end), 1, true)
   end)
 
   it("compiles a C-contiguous array's a[i] apart (float32[::1], numba's), and views for any layout", function()

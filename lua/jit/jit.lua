@@ -580,7 +580,7 @@ local function specialize(st, params)
   -- the declaration emit.lua wrote, so that gpu.kernel need not read the whole source
   local decl = spec.source:match('\nextern "C" __global__ void ' .. spec.name .. '%b()')
   if decl then
-    spec.kernel = gpu._kernel_declared(spec.source, decl:sub(2) .. " {}", spec.name, spec.options)
+    spec.kernel = gpu._kernel_declared(spec.source, decl:sub(2) .. " {}", spec.name, spec.options, st.params)
   else
     spec.kernel = gpu.kernel(spec.source, spec.name, spec.options)
   end
@@ -887,8 +887,8 @@ function M.new(f, options)
     local ok = d == nil or (which == "float" and (d == "float32" or d == "float64")) or
                (which == "integer" and element[d] == "int64")
     if not ok then
-      error(("bad argument #2 to 'jit' (option %s must be a%s dtype, got %s)")
-            :format(which, which == "float" and " float" or "n integer", tostring(d)), 2)
+      error(("bad argument #2 to 'jit' (option %s must be %s, got %s)")
+            :format(which, which == "float" and "float32 or float64" or "an integer dtype", tostring(d)), 2)
     end
   end
   next_id = next_id + 1
