@@ -714,19 +714,35 @@ local function debug_launch(st, spec, run, ...)
   error(("%s: kernel '%s': %s (%s)"):format(spec.sites[r[2]] or "?", st.name, what, where), 0)
 end
 
+-- A signature's b1 parameters (bools: their indices) take booleans: gpu.kernel's launcher
+-- takes a number for a bool as C does (0 is false), where in Lua every number is true
+local function check_bools(st, bools, ...)
+  for _, i in ipairs(bools) do
+    if type((select(i, ...))) == "number" then
+      error(("kernel '%s' argument %d (%s): b1 takes a boolean, got a number (in Lua every number "
+             .. "is true, 0 too: pass %s ~= 0)"):format(st.name, i, st.params[i], st.params[i]), 3)
+    end
+  end
+end
+
 -- What launches a spec: its kernel (k[config] is the launcher), or for a kernel that takes
--- extra arguments or checks bounds, a table whose [config] is a launcher that adds them.
+-- extra arguments, checks bounds or has a signature with b1, a table whose [config] is a
+-- launcher that adds them, or checks.
 local function leaf_of(st, spec)
-  if not spec.extra and not st.debug then return spec.kernel end
+  local bools = spec == st.fixed and spec.bools
+  if not spec.extra and not st.debug and not bools then return spec.kernel end
   return setmetatable({}, {__index = function(_, config)
     local run = spec.kernel[config]
     if st.debug then
       return function(...)
+        if bools then check_bools(st, bools, ...) end
         if spec.extra then check_extra(st, spec) end
         return debug_launch(st, spec, run, ...)
       end
     end
     return function(...)
+      if bools then check_bools(st, bools, ...) end
+      if not spec.extra then return run(...) end
       check_extra(st, spec)
       return with_extra(run, spec.extra, ...)
     end
@@ -910,6 +926,9 @@ function M.new(f, options)
     -- its launcher is gpu.kernel's, which takes an array of any layout: so compiled for any
     for _, p in ipairs(params) do p.contiguous = nil end
     st.fixed = specialize(st, params)
+    local bools = {}
+    for i, p in ipairs(params) do if p.dtype == "bool" and not p.array then bools[#bools + 1] = i end end
+    st.fixed.bools = #bools > 0 and bools or nil
   end
   return k
 end
