@@ -135,6 +135,17 @@ describe("gpu.reduce", function()
     local less = gpu.reduce(function(p, q) return p < q end)
     assert.matches("'less' returns a boolean for (int64, int64): it must return a number for an integer array",
                    S.errof(less, gpu.array({1, 2}, "int32")), 1, true)
+    -- float elements and f returning an integer: the elements were made integers first, toward
+    -- zero (math.floor(math.max(p, q)) of {-0.5, -2.7, -1.5} gave 0, f of no element)
+    local floor_max = gpu.reduce(function(p, q) return math.floor(math.max(p, q)) end)
+    local xs = {-0.5, -2.7, -1.5}
+    assert.matches("gpu.reduce: 'floor_max' returns an integer for (float64, float64), and float64 elements "
+                   .. "cannot be made integers before it sees them: return a float (math.floor(x) + 0.0)",
+                   S.errof(floor_max, gpu.array(xs, "float64"), {init = -1e9}), 1, true)
+    local floor_max_f = gpu.reduce(function(p, q) return math.floor(math.max(p, q)) + 0.0 end)
+    local want = -1e9
+    for _, x in ipairs(xs) do want = math.floor(math.max(want, x)) + 0.0 end   -- Lua's fold
+    assert.are.equal(want, floor_max_f(gpu.array(xs, "float64"), {init = -1e9}))
     assert.matches("'+' needs a number, got a bool", S.errof(sum, gpu.array({true}, "bool")), 1, true)
     assert.matches("bad argument #1 to 'sum' (a device array expected, got host array", S.errof(sum, a:tohost()), 1, true)
     assert.matches("bad argument #1 to 'sum' (a device array expected, got number)", S.errof(sum, 3), 1, true)

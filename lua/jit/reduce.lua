@@ -42,6 +42,12 @@ local function result_type(r, t)
           :format(r.name, R == "void" and "nothing" or R == "bool" and "a boolean" or "a number",
                   t, t, want, t == "int64" and "n" or "", t == "int64" and "integer" or t), 4)
   end
+  if R == "int64" and t ~= "int64" then
+    -- (the elements would be made integers before f saw them, toward zero: f of no element)
+    error(("gpu.reduce: '%s' returns an integer for (%s, %s), and %s elements cannot be made "
+           .. "integers before it sees them: return a float (math.floor(x) + 0.0)")
+          :format(r.name, t, t, t), 4)
+  end
   if R ~= t then
     d = jit.device_source(r.f, {R, R}, 4)
     if d.ret ~= R then
