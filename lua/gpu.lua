@@ -1308,9 +1308,11 @@ local function full(name, level, vpos, shape, value, dtype)
   if a.size > 0 then
     local launch = builtins()[("fill<%s>"):format(ctype_of[dtype])][config(a.size)]
     local ok, e = pcall(launch, a, a.size, value)
-    if not ok then   -- the value out of the dtype's range, as the launch says it
-      error(type(e) == "string" and e:gsub("^.-kernel 'fill<[^']*' argument 3 %([^)]*%): (.*)$",
-            ("bad argument #%d to '%s' (%%1 for %s)"):format(vpos, name, dtype)) or e, level)
+    if not ok then   -- the value out of the dtype's range, as the launch says it (with the range)
+      error(type(e) == "string" and e:gsub("^.-kernel 'fill<[^']*' argument 3 %([^)]*%): (.*)$", function(why)
+        if not why:find(" for ", 1, true) then why = why .. " for " .. dtype end
+        return ("bad argument #%d to '%s' (%s)"):format(vpos, name, why)
+      end) or e, level)
     end
   end
   return a
