@@ -11,10 +11,13 @@
 #define GPUHOST_HALF_UNARY(H, H2, TOF, FROMF, PAIR, LO, HI, name, name2, expr) \
   inline H name(const H a) { float x = TOF(a); return FROMF(expr); } \
   inline H2 name2(const H2 a) { return PAIR(name(LO(a)), name(HI(a))); }
-#define GPUHOST_HALF_TOINT(H, TOF, P, T, suffix) \
-  inline T P##suffix##_rn(const H h) { return (T)nearbyintf(TOF(h)); } \
-  inline T P##suffix##_rd(const H h) { return (T)floorf(TOF(h)); } \
-  inline T P##suffix##_ru(const H h) { return (T)ceilf(TOF(h)); }
+// to an integer: rounded in float, which H holds exactly, then the toolkit's _rz saturates
+// as cvt.rni/rmi/rpi do: NaN gives 0 (0x8000000000000000 for 64 bits), the rest the nearest
+// value of T
+#define GPUHOST_HALF_TOINT(H, TOF, FROMF, P, T, suffix) \
+  inline T P##suffix##_rn(const H h) { return P##suffix##_rz(FROMF(nearbyintf(TOF(h)))); } \
+  inline T P##suffix##_rd(const H h) { return P##suffix##_rz(FROMF(floorf(TOF(h)))); } \
+  inline T P##suffix##_ru(const H h) { return P##suffix##_rz(FROMF(ceilf(TOF(h)))); }
 #define GPUHOST_HALF_OPS(H, H2, TOF, FROMF, PAIR, LO, HI, P, U) \
   GPUHOST_HALF_UNARY(H, H2, TOF, FROMF, PAIR, LO, HI, hsqrt, h2sqrt, sqrtf(x)) \
   GPUHOST_HALF_UNARY(H, H2, TOF, FROMF, PAIR, LO, HI, hrsqrt, h2rsqrt, 1.0f / sqrtf(x)) \
@@ -63,12 +66,12 @@
   inline H2 atomicAdd(H2 *p, H2 v) { \
     H *h = reinterpret_cast<H *>(p); \
     return PAIR(atomicAdd(h, LO(v)), atomicAdd(h + 1, HI(v))); } \
-  GPUHOST_HALF_TOINT(H, TOF, P, int, int) \
-  GPUHOST_HALF_TOINT(H, TOF, P, unsigned int, uint) \
-  GPUHOST_HALF_TOINT(H, TOF, P, long long, ll) \
-  GPUHOST_HALF_TOINT(H, TOF, P, unsigned long long, ull) \
-  GPUHOST_HALF_TOINT(H, TOF, P, short, short) \
-  GPUHOST_HALF_TOINT(H, TOF, P, unsigned short, ushort)
+  GPUHOST_HALF_TOINT(H, TOF, FROMF, P, int, int) \
+  GPUHOST_HALF_TOINT(H, TOF, FROMF, P, unsigned int, uint) \
+  GPUHOST_HALF_TOINT(H, TOF, FROMF, P, long long, ll) \
+  GPUHOST_HALF_TOINT(H, TOF, FROMF, P, unsigned long long, ull) \
+  GPUHOST_HALF_TOINT(H, TOF, FROMF, P, short, short) \
+  GPUHOST_HALF_TOINT(H, TOF, FROMF, P, unsigned short, ushort)
 #endif
 
 #if defined(__CUDA_FP16_TYPES_EXIST__) && !defined(GPUHOST_CPU_HALF_DONE)

@@ -1000,6 +1000,33 @@ __global__ void halves(const int *i, float *o) {
     assert.are.same({256, 258, -256, -258, 2 ^ 40, 256, 0.5, 0, 0.5, 0, 5, 30}, o)
   end)
 
+  it("half and bfloat16 to integers rounded each way saturate as cvt does: NaN 0, 0x8000000000000000 for 64 bits", function()
+    local k = gpu.kernel([[
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+__global__ void to_int(const float *f, long long *o) {
+  int i = threadIdx.x;
+  __half h = __float2half(f[i]);
+  __nv_bfloat16 b = __float2bfloat16(f[6 + i]);
+  o[i] = __half2int_rn(h); o[6 + i] = __half2uint_rd(h); o[12 + i] = __half2short_ru(h);
+  o[18 + i] = __half2ushort_rn(h); o[24 + i] = __half2ll_rn(h); o[30 + i] = (long long)__half2ull_rd(h);
+  o[36 + i] = __bfloat162int_ru(b); o[42 + i] = __bfloat162uint_rn(b); o[48 + i] = __bfloat162short_rd(b);
+  o[54 + i] = __bfloat162ushort_ru(b); o[60 + i] = __bfloat162ll_rd(b); o[66 + i] = (long long)__bfloat162ull_rn(b);
+}]])
+    local f = gpu.array({0 / 0, INF, -INF, 65504, -65504, -2.5, 0 / 0, 1e30, -1e30, 2 ^ 40, -2 ^ 40, 2.5}, "float32")
+    local o = run_in(k, {1, 6}, 1, f, gpu.zeros(72, "int64"))
+    local imax, imin, lmax, lmin = 2147483647, -2147483648, math.maxinteger, math.mininteger
+    local want = {
+      {0, imax, imin, 65504, -65504, -2}, {0, 4294967295, 0, 65504, 0, 0},        -- int_rn, uint_rd
+      {0, 32767, -32768, 32767, -32768, -2}, {0, 65535, 0, 65504, 0, 0},         -- short_ru, ushort_rn
+      {lmin, lmax, lmin, 65504, -65504, -2}, {lmin, -1, 0, 65504, 0, 0},         -- ll_rn, ull_rd (-1: 2^64 - 1)
+      {0, imax, imin, imax, imin, 3}, {0, 4294967295, 0, 4294967295, 0, 2},      -- bfloat16: int_ru, uint_rn
+      {0, 32767, -32768, 32767, -32768, 2}, {0, 65535, 0, 65535, 0, 3},          -- short_rd, ushort_ru
+      {lmin, lmax, lmin, 1 << 40, -(1 << 40), 2}, {lmin, -1, 0, 1 << 40, 0, 2},  -- ll_rd, ull_rn
+    }
+    for j, row in ipairs(want) do assert.are.same(row, {table.unpack(o, 6 * j - 5, 6 * j)}) end
+  end)
+
   it("min and max of a signed and an unsigned 64-bit integer, compared as unsigned", function()
     local o = run_in(m.mixed_minmax, {1, 1}, 1, gpu.array({-1, 7}, "int64"), gpu.zeros(4, "uint64"))
     assert.are.same({2, -1, 3, 7}, o)   -- -1: 2^64 - 1 as Lua shows it
