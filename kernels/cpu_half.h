@@ -8,6 +8,22 @@
 #define GPUHOST_CPU_HALF_OPS
 // H, H2: the types; TOF, FROMF: to and from float; PAIR, LO, HI: make and split an H2;
 // P: the prefix of the conversions to integers (__half2, __bfloat162)
+// a * b + c for __hfma, as a float that H's own rounding takes to the correctly rounded H:
+// the product p of two halves or bfloat16s is exact in double; s = p + c and its error e
+// (TwoSum) hold the exact sum, and a float that cannot hold it is made odd (round to odd:
+// the neighbour of the exact value whose last bit is 1), so rounding it to H's fewer bits
+// rounds as the exact sum would, where rounding to float and then to H rounded twice
+inline float gpuhost_fma_odd(double p, double c) {
+  double s = p + c;
+  float f = (float)s;
+  if (!std::isfinite(s) || !std::isfinite(f)) return f;
+  double sc = s - p, e = (p - (s - sc)) + (c - sc), r = s - (double)f;
+  double above = r != 0 ? r : e;   // the sign of exact - f: |e| <= half an ulp of s < |r|
+  unsigned bits;
+  std::memcpy(&bits, &f, 4);
+  if (above == 0 || (bits & 1)) return f;
+  return nextafterf(f, above > 0 ? INFINITY : -INFINITY);
+}
 #define GPUHOST_HALF_UNARY(H, H2, TOF, FROMF, PAIR, LO, HI, name, name2, expr) \
   inline H name(const H a) { float x = TOF(a); return FROMF(expr); } \
   inline H2 name2(const H2 a) { return PAIR(name(LO(a)), name(HI(a))); }
@@ -36,9 +52,9 @@
   GPUHOST_HALF_UNARY(H, H2, TOF, FROMF, PAIR, LO, HI, hfloor, h2floor, floorf(x)) \
   GPUHOST_HALF_UNARY(H, H2, TOF, FROMF, PAIR, LO, HI, hrint, h2rint, nearbyintf(x)) \
   GPUHOST_HALF_UNARY(H, H2, TOF, FROMF, PAIR, LO, HI, htrunc, h2trunc, truncf(x)) \
-  /* one rounding, as the fused operation has: the product of two halves is exact in float */ \
+  /* one rounding, as the fused operation has */ \
   inline H __hfma(const H a, const H b, const H c) { \
-    return FROMF((float)((double)TOF(a) * TOF(b) + TOF(c))); } \
+    return FROMF(gpuhost_fma_odd((double)TOF(a) * TOF(b), TOF(c))); } \
   inline H __hfma_sat(const H a, const H b, const H c) { \
     float r = TOF(__hfma(a, b, c)); return FROMF(r < 0.0f ? 0.0f : r > 1.0f ? 1.0f : r); } \
   inline H __hfma_relu(const H a, const H b, const H c) { \

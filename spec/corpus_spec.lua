@@ -1000,6 +1000,26 @@ __global__ void halves(const int *i, float *o) {
     assert.are.same({256, 258, -256, -258, 2 ^ 40, 256, 0.5, 0, 0.5, 0, 5, 30}, o)
   end)
 
+  it("__hfma and __hfma2 round a * b + c once, as the fused operation does, for half and bfloat16", function()
+    local k = gpu.kernel([[
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+__global__ void fma_once(const float *f, float *o) {
+  o[0] = __half2float(__hfma(__float2half(f[0]), __float2half(f[1]), __float2half(f[2])));
+  o[1] = __half2float(__hfma(__float2half(f[3]), __float2half(f[4]), __float2half(f[5])));
+  o[2] = __bfloat162float(__hfma(__float2bfloat16(f[6]), __float2bfloat16(f[7]), __float2bfloat16(f[8])));
+  o[3] = __bfloat162float(__hfma(__float2bfloat16(f[6]), __float2bfloat16(f[7]), __float2bfloat16(-f[8])));
+  __half2 s = __hfma2(__floats2half2_rn(f[0], f[3]), __floats2half2_rn(f[1], f[4]), __floats2half2_rn(f[2], f[5]));
+  o[4] = __low2float(s); o[5] = __high2float(s);
+}]])
+    -- 1 + 1046 * 2005 / 2^32 is 1 + 2^-11 and 78 / 2^32 more: rounded to float first, it is the tie
+    -- 1 + 2^-11, which goes to even (1); 1.5 * (1 + 2^-10) is a tie of half, less 2^-24 here;
+    -- -3.25 * 0.609375 a tie of bfloat16, nudged either way by 2^-90
+    local f = gpu.array({1046 / 65536, 2005 / 65536, 1, 1.5, 1 + 2 ^ -10, -2 ^ -24, -3.25, 0.609375, 2 ^ -90})
+    local o = run_in(k, {1, 1}, 1, f, gpu.zeros(6))
+    assert.are.same({1 + 2 ^ -10, 1.5 + 2 ^ -10, -1.9765625, -1.984375, 1 + 2 ^ -10, 1.5 + 2 ^ -10}, o)
+  end)
+
   it("half and bfloat16 to integers rounded each way saturate as cvt does: NaN 0, 0x8000000000000000 for 64 bits", function()
     local k = gpu.kernel([[
 #include <cuda_bf16.h>
