@@ -114,6 +114,9 @@ function gpu.ldexp(x, e, opts)
   elseif type(e) == "boolean" then
     e = e and 1 or 0
   end
+  if not is_array(e) and (type(x) == "boolean" or is_array(x) and x.dtype == "bool") then
+    x = gpu.asarray(x, ft)   -- a bool with a Lua integer would promote to int64, so float64
+  end
   return call(gpu._ldexp, opts, x, e)
 end
 

@@ -435,6 +435,12 @@ describe("NumPy's functions of a float's parts, of decimals and of complex numbe
     check("ldexp back", gpu.ldexp(m, e), X, 0)   -- m 2^e is x
     assert.are.equal("float32", gpu.ldexp(gpu.array({1, 2}, "float32"), 3).dtype)
     assert.are.equal("float16", gpu.ldexp(gpu.array({1, 2}, "int8"), 3).dtype)
+    -- a bool with a Lua exponent: float16 too, as numpy.ldexp's (not int64's float64)
+    local b = gpu.ldexp(gpu.array({true, false}), 3)
+    assert.are.equal("float16", b.dtype)
+    check("ldexp of bools", b, {8, 0}, 0)
+    assert.are.equal("float16", gpu.ldexp(true, 3).dtype)
+    assert.are.equal("float16", gpu.ldexp(gpu.array({true}), true).dtype)
     assert.are.equal("float16", (gpu.modf(gpu.array({1}, "int8"))).dtype)
     -- into given arrays
     local o1, o2 = gpu.empty(12, "float64"), gpu.empty(12, "int64")
