@@ -165,6 +165,25 @@ describe("gpu.jit on float16", function()
     assert.matches("gpu::half::from_bits(0x2e66)", g:source("void(float16[:])"), 1, true)
   end)
 
+  it("compares a float16 with an integer literal rounded to float16 first, as NumPy 2 and its arithmetic; "
+     .. "with an integer variable exactly", function()
+    local k = gpu.jit(function(h, n, o)
+      o[1] = h[1] == 2049 and 1 or 0   -- 2049 is float16's 2048, as h[1] - 2049 == 0 and h:eq(2049)
+      o[2] = h[1] < 2049 and 1 or 0
+      o[3] = 2049 <= h[1] and 1 or 0
+      o[4] = h[2] < 65519 and 1 or 0   -- 65519 is 65504, 65520 inf
+      o[5] = h[2] < 65520 and 1 or 0
+      o[6] = h[1] ~= 2049 and 1 or 0
+      o[7] = (h[1] - 2049 == 0) and 1 or 0
+      o[8] = h[1] == n and 1 or 0      -- an int64: compared exactly, as Lua does
+      o[9] = h[1] < n and 1 or 0
+    end)
+    local h, o = gpu.array({2048, 65504}, "float16"), gpu.zeros(9, "int64")
+    k[1, 1](h, 2049, o)
+    assert.are.same({1, 0, 1, 0, 1, 0, 1, 0, 1}, o:totable())
+    assert.are.same({true, false}, h:eq(2049):totable())
+  end)
+
   it("gpu.vectorize gives float16 for float16 arrays and Lua floats; gpu.reduce folds float16 arrays",
      function()
     local f = gpu.vectorize(function(x, y) return x * y + 0.1 end)
@@ -210,7 +229,7 @@ local k = gpu.jit(function(a, o, s)
   local sh = gpu.shared.array(8, "float16")
   sh[gpu.threadIdx.x] = a[i] % 3 + a[i] // 2 + a[i] ^ 3 - dev(a[i], s) + gpu.nextafter(a[i], 1)
   local v = gpu.shfl_down(sh[1], 1)
-  o[i] = gpu.sign(v) * math.abs(v) + (v > 0.5 and v or 2) + math.fmod(v, 2) + gpu.hypot(v, 2) + gpu.complex(v, 1).real
+  o[i] = gpu.sign(v) * math.abs(v) + (v > 0.5 and v or 2) + (v <= 2049 and 1 or 0) + math.fmod(v, 2) + gpu.hypot(v, 2) + gpu.complex(v, 1).real
   gpu.printf("%f %d %s\n", v, math.floor(v), v)
   o[2] = gpu.atomic.add(a, 1, v) + gpu.atomic.sub(a, 1, 1) + gpu.atomic.max(sh, 1, v) + gpu.atomic.min(o, 1, v)
     + gpu.atomic.exch(a, 2, 0.5)

@@ -406,8 +406,11 @@ M.const_type = const_type
 
 -- What two numbers are compared as: their common type, or "mixed" for an integer and a
 -- float, which Lua 5.4 compares exactly (lvm.c's LTintfloat ..., luaV_equalobj), not as two
--- doubles: (1 << 53) + 1 == 2^53 is false (emit.lua's jit::lt_if ...)
+-- doubles: (1 << 53) + 1 == 2^53 is false (emit.lua's jit::lt_if ...). A weak integer (a
+-- literal ...) with a float16 is float16, rounded first as NumPy 2 converts it and as the
+-- arithmetic takes it: x == 2049 for x = 2048, as x - 2049 == 0
 local function cmp_type(lt, rt)
+  if (lt == "wint" and rt == "float16") or (rt == "wint" and lt == "float16") then return "float16" end
   if types.integer(lt) ~= types.integer(rt) then return "mixed" end
   return types.concrete(types.promote(lt, rt))
 end
