@@ -169,7 +169,11 @@ local function scan_source(kind, T, O, R)
   L[#L + 1] = ("#define SCAN_ITEMS %d"):format(size_of[R] <= 4 and 16 or 8)
   L[#L + 1] = "struct sc_f {"
   L[#L + 1] = "  typedef sc_T in; typedef sc_O out; typedef sc_A acc;"
-  L[#L + 1] = ("  __device__ __forceinline__ static acc identity() { return (acc)%d; }"):format(kind == "cumsum" and 0 or 1)
+  -- a float sum starts from -0, IEEE's additive identity (-0 + x is x for every x, +0 too;
+  -- +0 + -0 is +0), so {-0.0, -0.0} sums to -0.0 at each step, as NumPy's cumsum
+  local identity = kind == "cumprod" and "(acc)1" or R:find("^complex") and "acc(-0.0, -0.0)"
+                   or R:find("^float") and "(acc)-0.0" or "(acc)0"
+  L[#L + 1] = ("  __device__ __forceinline__ static acc identity() { return %s; }"):format(identity)
   L[#L + 1] = ("  __device__ __forceinline__ static acc combine(const acc &a, const acc &b) { return %s; }"):format(combine)
   L[#L + 1] = "  __device__ __forceinline__ static acc load(in x) { return ew::cast<acc>(x); }"
   L[#L + 1] = "  __device__ __forceinline__ static out store(const acc &a) { return ew::cast<out>(a); }"

@@ -93,6 +93,32 @@ describe("gpu.cumsum", function()
   end)
 end)
 
+describe("gpu.cumsum of floats keeps a zero's sign, summing from -0.0 (IEEE's identity), as NumPy's", function()
+  local INF = math.huge
+  local function signs(t) local r = {} for i, v in ipairs(t) do r[i] = 1 / v end return r end
+  plans(function()
+    for _, dt in ipairs({"float16", "float32", "float64"}) do
+      local a = gpu.array({-0.0, -0.0, 0.0, -0.0}, dt)
+      assert.are.same({-INF, -INF, INF, INF}, signs(a:cumsum():totable()), dt)
+      assert.are.same({-INF, -INF, INF, INF}, signs(gpu.nancumsum(a):totable()), dt)
+      -- NaN reads as 0, not -0: NumPy's nancumsum({-0.0, nan, -0.0}) is {-0.0, 0.0, 0.0}
+      assert.are.same({-INF, INF, INF}, signs(gpu.nancumsum(gpu.array({-0.0, 0 / 0, -0.0}, dt)):totable()), dt)
+      local m = gpu.full({3, 2}, -0.0, dt)
+      for d = 1, 2 do
+        for _, row in ipairs(m:cumsum(d):totable()) do assert.are.same({-INF, -INF}, signs(row), dt) end
+      end
+      assert.are.equal(INF, 1 / gpu.full(2, -0.0, dt):sum(), dt)   -- NumPy's sum is +0.0: unchanged
+    end
+    local long = gpu.full(100000, -0.0):cumsum():totable()    -- many tiles
+    assert.are.equal(-INF, 1 / long[1]); assert.are.equal(-INF, 1 / long[100000])
+    for _, dt in ipairs({"complex64", "complex128"}) do
+      local z = gpu.full(3, gpu.complex(-0.0, -0.0), dt):cumsum()
+      assert.are.same({-INF, -INF, -INF}, signs(gpu.real(z):totable()), dt)
+      assert.are.same({-INF, -INF, -INF}, signs(gpu.imag(z):totable()), dt)
+    end
+  end)
+end)
+
 describe("gpu.cumprod", function()
   it("multiplies along a dim, in int64 for int32", function()
     local b = gpu.arange(12, "int32"):reshape(3, 4) + 1
