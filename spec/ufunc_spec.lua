@@ -459,6 +459,9 @@ describe("NumPy's functions of a float's parts, of decimals and of complex numbe
     assert.are.equal("float32", got32.dtype)
     check("i0 float32", got32, want32, 3e-7)
     assert.are.equal(INF, gpu.i0(gpu.array({-INF})):item(1))   -- as CuPy's (NumPy's formula gives NaN)
+    local got16 = gpu.i0(gpu.array({1, 2.5}, "float16"))    -- float16 stays too, as the README says
+    assert.are.equal("float16", got16.dtype)
+    check("i0 float16", got16, {1.265625, 3.2890625}, 0)   -- numpy.i0's
   end)
 
   it("divmod, around and round(a, decimals) as NumPy's", function()
