@@ -120,6 +120,23 @@ static const char *common_rule(int rule, GpuDtype c, GpuDtype *loop, GpuDtype *o
   }
 }
 
+#define NO_COMMON(a, b) a " and " b " have no common integer type (NumPy promotes them to float64)"
+static const char *const no_common[2][4] = {   /* [uint64 first?][the signed type: int8 .. int64] */
+  {NO_COMMON("int8", "uint64"), NO_COMMON("int16", "uint64"),
+   NO_COMMON("int32", "uint64"), NO_COMMON("int64", "uint64")},
+  {NO_COMMON("uint64", "int8"), NO_COMMON("uint64", "int16"),
+   NO_COMMON("uint64", "int32"), NO_COMMON("uint64", "int64")}};
+
+/* Why an operation of integers alone has no integer type to compute in (uint64 with a signed
+ * array, whose common type is float64), or NULL: a float or complex operand is the reason. */
+static const char *no_common_integer(int nin, const Operand *ops) {
+  if (nin != 2 || ops[0].kind != OPK_ARRAY || ops[1].kind != OPK_ARRAY) return NULL;
+  const DtypeInfo *x = &dtypes[ops[0].dtype], *y = &dtypes[ops[1].dtype];
+  if (!((x->kind == 'u' && y->kind == 'i') || (x->kind == 'i' && y->kind == 'u'))) return NULL;
+  size_t size = x->kind == 'i' ? x->size : y->size;
+  return no_common[x->kind == 'u'][size == 1 ? 0 : size == 2 ? 1 : size == 4 ? 2 : 3];
+}
+
 const char *resolve_types(int rule, int nin, Operand *ops, GpuDtype *out) {
   GpuDtype c = result_type(nin, ops), loop = c;
   const char *err = NULL;
@@ -160,6 +177,10 @@ const char *resolve_types(int rule, int nin, Operand *ops, GpuDtype *out) {
       return NULL;
     default:
       err = common_rule(rule, c, &loop, out);
+      if (err && dtypes[c].kind == 'f') {
+        const char *why = no_common_integer(nin, ops);
+        if (why) err = why;
+      }
       for (int i = 0; i < nin; i++) ops[i].loop = loop;
       return err;
   }

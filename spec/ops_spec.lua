@@ -306,6 +306,26 @@ describe("operations refuse", function()
     assert.matches("gpu.bitwise_and: bitwise operations need integer or bool arrays, not float",
                    S.errof(function() return a & 1 end), 1, true)
     assert.matches("gpu.left_shift: shifts need integer arrays, not float", S.errof(function() return a << 1 end), 1, true)
+    -- uint64 with a signed integer has no common integer type (NumPy: float64, and a
+    -- TypeError); the message says so, not 'not float' of integer arrays
+    local u, i = gpu.array({12}, "uint64"), gpu.array({18}, "int64")
+    local nocommon = "have no common integer type (NumPy promotes them to float64)"
+    assert.matches("gpu.bitwise_and: uint64 and int64 " .. nocommon, S.errof(gpu.bitwise_and, u, i), 1, true)
+    assert.matches("gpu.bitwise_xor: int64 and uint64 " .. nocommon, S.errof(gpu.bitwise_xor, i, u), 1, true)
+    assert.matches("gpu.bitwise_or: uint64 and int8 " .. nocommon,
+                   S.errof(function() return u | gpu.array({1}, "int8") end), 1, true)
+    assert.matches("gpu.right_shift: uint64 and int32 " .. nocommon,
+                   S.errof(function() return u >> gpu.array({1}, "int32") end), 1, true)
+    assert.matches("gpu.gcd: uint64 and int64 " .. nocommon, S.errof(gpu.gcd, u, i), 1, true)
+    assert.matches("gpu.lcm: int16 and uint64 " .. nocommon, S.errof(gpu.lcm, gpu.array({2}, "int16"), u), 1, true)
+    assert.matches("gpu.left_shift: uint64 and int64 " .. nocommon,
+                   S.errof(gpu.left_shift.result_dtype, gpu.left_shift, "uint64", "int64"), 1, true)
+    -- a float among them is still the float's message; a negative Lua number never fits uint64
+    assert.matches("gpu.bitwise_and: bitwise operations need integer or bool arrays, not float",
+                   S.errof(gpu.bitwise_and, u, 2.5), 1, true)
+    assert.matches("gpu.bitwise_and argument 2: -1 is out of range for uint64",
+                   S.errof(function() return u & -1 end), 1, true)
+    assert.are.same({4}, (u & gpu.array({6}, "uint32")):totable())
     assert.matches("gpu.add argument 2: 300 is out of range for uint8",
                    S.errof(function() return gpu.zeros(2, "uint8") + 300 end), 1, true)
     assert.matches("gpu.subtract argument 2: -1 is out of range for uint64",
