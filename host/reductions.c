@@ -102,6 +102,7 @@ static void read_args(lua_State *L, const char *name, int npos, int *pos, int di
     array_expected(L, 1, name, 1);
   if (!g->a->alive) errors_freed(L, lua_pushfstring(L, "gpu.%s argument 1", name));
   if (n >= 2 && lua_type(L, n) == LUA_TTABLE && !is_dims(L, n)) opts = n--;
+  else if (n == npos + 2 && lua_isnil(L, n)) n--;   /* a nil where the options go: none */
   if (n - 1 > npos)
     luaL_error(L, "gpu.%s takes an array, %d more argument%s and an options table, got %d arguments",
                name, npos, npos == 1 ? "" : "s", lua_gettop(L));
@@ -361,6 +362,7 @@ static int reducer_call(lua_State *L) {
   int n = lua_gettop(L), opts = 0, dims = 0;
   double param[2] = {0, 0};
   if (n >= 1 && lua_type(L, n) == LUA_TTABLE) opts = n--;
+  else if (n == r->nin + 1 && lua_isnil(L, n)) n--;
   if (n != r->nin)
     luaL_error(L, "gpu.%s takes %d input%s (and an options table), got %d", r->name, r->nin,
                r->nin == 1 ? "" : "s", n);

@@ -104,7 +104,9 @@ function gpu.elementwise(inputs, outputs, operation, name)
     __call = gpu._api(function(_, ...)   -- errors at the caller's line
       local args = table.pack(...)
       local opts
-      if args.n > 0 and type(args[args.n]) == "table" and getmetatable(args[args.n]) == nil then
+      if args[args.n] == nil and (args.n == #ins + 1 or args.n == #all + 1) then   -- (x, nil): none
+        args.n = args.n - 1
+      elseif args.n > 0 and type(args[args.n]) == "table" and getmetatable(args[args.n]) == nil then
         opts = args[args.n]
         args.n = args.n - 1
       end

@@ -348,6 +348,24 @@ describe("operations refuse", function()
     assert.matches("gpu.sqrt: out must be a device array, got nil", S.errof(gpu.sqrt, a, {out = {}}), 1, true)
     assert.matches("gpu.add takes 2 arguments (and an options table), got 1", S.errof(gpu.add, a), 1, true)
   end)
+
+  -- a nil where the options table goes is none, as in the ufuncs written in Lua (gpu.divmod):
+  -- gpu.add(x, y, nil) said 'takes 2 arguments (and an options table), got 3'
+  it("no trailing argument but a nil in the options' place", function()
+    local x = gpu.array({1, 4, 9})
+    local function add(p, q, opts) return gpu.add(p, q, opts) end
+    assert.are.same({2, 8, 18}, add(x, x):totable())
+    assert.are.same({1, 2, 3}, gpu.sqrt(x, nil):totable())
+    assert.are.same({2, 8, 18}, x:add(x, nil):totable())
+    assert.are.same({1, 2, 3}, x:sqrt(nil):totable())
+    assert.are.same({1, 4, 9}, gpu.where(true, x, x, nil):totable())
+    assert.are.same({1, 4, 9}, gpu.nan_to_num(x, nil):totable())
+    assert.are.same({1, 4, 9}, x:nan_to_num(nil):totable())
+    assert.matches("gpu.add takes 2 arguments (and an options table), got 4", S.errof(gpu.add, x, x, nil, nil), 1, true)
+    assert.matches("gpu.add takes 2 arguments (and an options table), got 3", S.errof(gpu.add, x, x, 5), 1, true)
+    assert.matches("gpu.sqrt takes 1 argument (and an options table), got 3", S.errof(gpu.sqrt, x, nil, {}), 1, true)
+    assert.matches("gpu.nan_to_num takes an array and an options table", S.errof(gpu.nan_to_num, x, nil, nil), 1, true)
+  end)
 end)
 
 describe("NumPy's other names", function()
