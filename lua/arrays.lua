@@ -60,26 +60,41 @@ gpu._set_builder(function(u, ops, vec, tile)
   end})
 end)
 
--- gpu.clip(a, lo, hi [, {out =}]): a limited to [lo, hi]; nil for either leaves that side
-function gpu.clip(a, lo, hi, opts)
-  if lo == nil and hi == nil then error("bad argument to 'clip' (lo or hi expected)", 2) end
-  local f, x, y = gpu._clip, lo, hi
-  if lo == nil then f, x, y = gpu.minimum, hi, nil
-  elseif hi == nil then f, x, y = gpu.maximum, lo, nil end
-  if y == nil then   -- maximum's or minimum's messages name clip and its argument
-    local pos = lo == nil and "3" or "2"
-    local function named(ok, ...)
-      if ok then return ... end
-      local e = ...
-      if type(e) ~= "string" then error(e, 0) end
-      e = e:gsub("gpu%.m%l+mum argument 2", "gpu.clip argument " .. pos):gsub("gpu%.m%l+mum", "gpu.clip")
-      error(e, 0)
-    end
-    if opts then return named(pcall(f, a, x, opts)) end
-    return named(pcall(f, a, x))
+-- The integer dtype of clip's array (a device array, or gpu.fuse's traced one: a table of
+-- kind "array", lua/fuse.lua's new_value), or nil.
+local function integer_dtype(a)
+  local dt = gpu._is_array(a) and a.dtype
+             or type(a) == "table" and rawget(a, "kind") == "array" and rawget(a, "dtype")
+  return dt and dt:match("^u?int%d+$")
+end
+
+-- f(...) as gpu.clip's: f's messages name clip, and f's argument n as clip's places[n].
+local function as_clip(name, places, f, ...)
+  local function named(ok, ...)
+    if ok then return ... end
+    local e = ...
+    if type(e) ~= "string" then error(e, 0) end
+    e = e:gsub("gpu%." .. name .. " argument (%d)", function(n) return "gpu.clip argument " .. places[tonumber(n)] end)
+    error((e:gsub("gpu%." .. name, "gpu.clip")), 0)
   end
-  if opts then return f(a, x, y, opts) end
-  return f(a, x, y)
+  return named(pcall(f, ...))
+end
+
+-- gpu.clip(a, lo, hi [, {out =}]): a limited to [lo, hi]; nil for either leaves that side, for
+-- both a copy (NumPy 2's positive(a)). A Lua integer bound of an integer array at or past its
+-- dtype's end of that side is none, as NumPy 2 drops a Python int there (the bounds compare,
+-- they are not converted): uint8 clip(-1, 300) is a copy, clip(300, nil) out of range.
+function gpu.clip(a, lo, hi, opts)
+  local dt = integer_dtype(a)
+  if dt then
+    local range = gpu.iinfo(dt)
+    if math.type(lo) == "integer" and lo <= range.min then lo = nil end
+    if math.type(hi) == "integer" and hi >= range.max then hi = nil end
+  end
+  if lo == nil and hi == nil then return as_clip("where", {1, 1, 1}, gpu.where, true, a, a, opts) end
+  if lo == nil then return as_clip("minimum", {1, 3}, gpu.minimum, a, hi, opts) end
+  if hi == nil then return as_clip("maximum", {1, 2}, gpu.maximum, a, lo, opts) end
+  return gpu._clip(a, lo, hi, opts)
 end
 
 gpu.clip = gpu._api(gpu.clip)   -- errors at the caller's line, not at the calls above

@@ -132,10 +132,55 @@ describe("arithmetic", function()
     assert.are.same({2, 2.5, 9}, gpu.clip(gpu.array({1, 2.5, 9}), 2):totable())
     -- its messages name clip and the argument given, not gpu._clip or gpu.minimum's
     local u = gpu.arange(5, "uint8")
-    assert.matches("gpu.clip argument 2: -1 is out of range for uint8", S.errof(gpu.clip, u, -1, 3), 1, true)
-    assert.matches("gpu.clip argument 3: 300 is out of range for uint8", S.errof(gpu.clip, u, 1, 300), 1, true)
-    assert.matches("gpu.clip argument 3: 300 is out of range for uint8", S.errof(gpu.clip, u, nil, 300), 1, true)
     assert.matches("gpu.clip: out has shape {3}", S.errof(gpu.clip, u, 1, nil, {out = gpu.zeros(3)}), 1, true)
+  end)
+
+  -- NumPy 2.4's clip: a Python int bound at or past an integer array's end of its side is
+  -- none (the bounds compare with the elements, they are not cast), so uint8 clip(-1, 300)
+  -- is uint8 a (it said '-1 is out of range for uint8'); a bound past the far end, a float
+  -- or an array bound is as before. Both nil: a copy (it said 'bad argument to 'clip'').
+  it("clip's integer bounds past an integer array's range, and no bounds", function()
+    local u = gpu.array({0, 5, 200}, "uint8")
+    local function same(dtype, t, r) assert.are.equal(dtype, r.dtype); assert.are.same(t, r:totable()) end
+    same("uint8", {0, 5, 200}, gpu.clip(u, -1, 300))
+    same("uint8", {0, 5, 100}, gpu.clip(u, -1, 100))
+    same("uint8", {10, 10, 200}, u:clip(10, 300))
+    same("uint8", {0, 5, 200}, gpu.clip(u, nil, 300))
+    same("uint8", {0, 5, 200}, gpu.clip(u, -1, nil))
+    same("int8", {-100, 0, 50}, gpu.clip(gpu.array({-100, 0, 100}, "int8"), -1000, 50))
+    same("int64", {math.mininteger, 3}, gpu.clip(gpu.array({math.mininteger, 3}, "int64"), math.mininteger, math.maxinteger))
+    same("uint64", {0, 5, 10}, gpu.clip(gpu.array({0, 5, 7000}, "uint64"), -1, 10))
+    same("float64", {0, 2.5, 2.5}, gpu.clip(u, -1, 2.5))      -- a float bound: float64, as NumPy
+    same("float64", {0.5, 2.5, 2.5}, gpu.clip(u, 0.5, 2.5))
+    same("float64", {0, 5, 200}, gpu.clip(u, -1.0, 300.0))
+    same("int64", {1, 0}, gpu.clip(gpu.array({true, false}, "bool"), -1, 5))   -- bool: not an integer array
+    local o = gpu.zeros(3, "int16")
+    assert.is_true(rawequal(o, gpu.clip(u, -1, 300, {out = o})))
+    same("int16", {0, 5, 200}, o)
+    same("uint8", {0, 5, 200}, gpu.fuse(function(x) return gpu.clip(x, -1, 300) end)(u))
+    -- past the far end it is still out of range, naming the argument given
+    assert.matches("gpu.clip argument 2: 300 is out of range for uint8", S.errof(gpu.clip, u, 300, 400), 1, true)
+    assert.matches("gpu.clip argument 2: 300 is out of range for uint8", S.errof(gpu.clip, u, 300, nil), 1, true)
+    assert.matches("gpu.clip argument 3: -1 is out of range for uint8", S.errof(gpu.clip, u, -5, -1), 1, true)
+    assert.matches("gpu.clip argument 3: -1 is out of range for uint8", S.errof(gpu.clip, u, nil, -1), 1, true)
+    assert.matches("gpu.clip argument 2: 200 is out of range for int8",
+                   S.errof(gpu.clip, gpu.array({1}, "int8"), 200, 300), 1, true)
+    -- no bounds: a copy of a, in its dtype (out and stream as the others')
+    local c = gpu.clip(u, nil, nil)
+    same("uint8", {0, 5, 200}, c)
+    c[{1}] = 7
+    assert.are.equal(0, u:item(1))
+    local h = gpu.array({1, -0.0}, "float16")
+    local f = gpu.zeros(2, "float32")
+    assert.is_true(rawequal(f, h:clip(nil, nil, {out = f})))
+    assert.are.equal(1 / -0.0, 1 / f:item(2))
+    assert.matches("gpu.clip: out is int32, and the result (float16) cannot be cast to it",
+                   S.errof(gpu.clip, h, nil, nil, {out = gpu.zeros(2, "int32")}), 1, true)
+    assert.matches("gpu.clip: out has shape {2} but the result has shape {3}",
+                   S.errof(gpu.clip, u, nil, nil, {out = gpu.zeros(2, "uint8")}), 1, true)
+    assert.matches("gpu.clip argument 1 must be a device array or a number, got string",
+                   S.errof(gpu.clip, "x", nil, nil), 1, true)
+    assert.matches("gpu.clip: unknown option 'axis'", S.errof(gpu.clip, u, nil, nil, {axis = 1}), 1, true)
   end)
 end)
 
