@@ -144,6 +144,7 @@ static int overlapping(const GpuArray *a, const GpuArray *b) {
 static void scan_options(lua_State *L, const char *name, int *dimidx, int *outidx, CUstream *stream) {
   int n = lua_gettop(L), opts = 0;
   if (n >= 2 && lua_type(L, n) == LUA_TTABLE) opts = n--;
+  else if (n == 3 && lua_isnil(L, n)) n--;   /* a nil where the options go: none */
   if (n > 2) luaL_error(L, "gpu.%s takes an array, a dim and an options table, got %d arguments", name, lua_gettop(L));
   *dimidx = n >= 2 && !lua_isnil(L, 2) ? 2 : 0;
   *outidx = 0;
