@@ -365,11 +365,15 @@ end
 -- gpu.einsum
 
 -- The operands and the options table (a last table that is not an array)
-local function arguments(...)
+local function arguments(subscripts, ...)
   local n = select("#", ...)
   local last = n > 0 and select(n, ...) or nil
   local opts = type(last) == "table" and last[1] == nil and last or nil   -- {1, 2}: a bad operand
-  if opts then n = n - 1 end
+  -- a nil where the options go is none; one where an operand the subscripts name goes is that
+  -- operand (gpu.einsum("ij,jk", a, nil) names operand 2)
+  local lhs = type(subscripts) == "string" and (subscripts:match("^(.-)%->") or subscripts) or ""
+  local named = select(2, lhs:gsub(",", ",")) + 1
+  if opts or (n > 0 and last == nil and n - 1 >= named) then n = n - 1 end
   if n == 0 then error("gpu.einsum: no operands given after the subscripts") end
   local xs = {}
   for k = 1, n do
@@ -402,7 +406,7 @@ local function into(out, r, fresh)
 end
 
 function gpu.einsum(subscripts, ...)
-  local xs, opts = arguments(...)
+  local xs, opts = arguments(subscripts, ...)
   local terms, rhs = split(subscripts, #xs)
   local dt = gpu.result_type(table.unpack(xs))
   for k, x in ipairs(xs) do

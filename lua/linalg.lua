@@ -220,6 +220,7 @@ function linalg.slogdet(a)
   local mag = gpu.abs(diag)
   local unit = gpu.where(mag:eq(0), 0, diag / gpu.where(mag:eq(0), 1, mag))
   local s = (unit:prod(-1) * sign):astype(diag.dtype)
+  s = gpu.where(s:eq(0), 0, s)   -- a singular matrix's sign is +0, as NumPy's (a row swap times 0 was -0)
   local logabs = gpu.log(mag):sum(-1):astype(real_of[diag.dtype])
   return per_matrix(s, batch), per_matrix(logabs, batch)
 end
