@@ -275,15 +275,10 @@ static void push_strides(lua_State *L, const GpuShape *s, const int64_t *strides
   }
 }
 
-/* a:_peek(first, count): count elements (64 at most) from 0-based flat index first (in C
- * order), as a table */
-static int array_peek(lua_State *L) {
+/* _peek's work, on the array's device: ud its first and count */
+static int peek_here(lua_State *L, void *ud) {
+  lua_Integer first = ((lua_Integer *)ud)[0], count = ((lua_Integer *)ud)[1];
   GpuArray *a = array_check(L, 1);
-  lua_Integer first = luaL_checkinteger(L, 2), count = luaL_checkinteger(L, 3);
-  if (first < 0 || count < 0 || first > a->shape.size || count > a->shape.size - first)
-    return luaL_error(L, "peek out of range");
-  lua_settop(L, 3);
-  if (a->device != backend_get()->current_device()) device_scope(L, a->device);
   if (!a->contiguous) {   /* a view: peek at a C-ordered copy */
     copy_contiguous(L, 1);
     lua_replace(L, 1);
@@ -291,7 +286,6 @@ static int array_peek(lua_State *L) {
   }
   size_t es = dtypes[a->dtype].size;
   char buf[64 * 8];
-  if (count > 64) count = 64;
   if (count) GPU_CHECK(L, backend_get()->dtoh(buf, a->ptr + (CUdeviceptr)first * es, (size_t)count * es));
   lua_createtable(L, (int)count, 0);
   for (size_t i = 0; i < (size_t)count; i++) {
@@ -299,6 +293,18 @@ static int array_peek(lua_State *L) {
     lua_rawseti(L, -2, (lua_Integer)i + 1);
   }
   return 1;
+}
+
+/* a:_peek(first, count): count elements (64 at most) from 0-based flat index first (in C
+ * order), as a table */
+static int array_peek(lua_State *L) {
+  GpuArray *a = array_check(L, 1);
+  lua_Integer first = luaL_checkinteger(L, 2), count = luaL_checkinteger(L, 3);
+  if (first < 0 || count < 0 || first > a->shape.size || count > a->shape.size - first)
+    return luaL_error(L, "peek out of range");
+  lua_Integer fc[2] = {first, count > 64 ? 64 : count};
+  lua_settop(L, 1);
+  return device_call(L, a->device, peek_here, fc);
 }
 
 /* [-0, +(0|1), e] The fields beyond what host arrays share: device, strides, offset, base, T */

@@ -7,7 +7,7 @@
  * group's end (group.c), where sends are paired with recvs first. */
 #include <stdio.h>
 #include <string.h>
-#include "gpu.h"
+#include "peer.h"
 
 static const char *const coll_names[] = {"all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce", "send", "recv"};
 static const char *const op_names[] = {"sum", "prod", "min", "max", "avg", NULL};
@@ -239,13 +239,7 @@ static void issue(lua_State *L, Call *k) {
 /* [-0, +1, e] Rank i's new output: shape s, x's dtype, on x's device (made current in a
  * scope, so that an allocation that fails leaves the current device as it was) */
 static GpuArray *new_output(lua_State *L, const GpuArray *x, const GpuShape *s) {
-  int slot = lua_gettop(L) + 1;
-  lua_pushnil(L);
-  device_scope(L, x->device);
-  GpuArray *a = array_new(L, s, x->dtype);
-  lua_replace(L, slot);
-  device_scope_end(L, -1);   /* the device before */
-  return a;
+  return array_new_on(L, x->device, s, x->dtype);
 }
 
 /* The shape of a new output of rank i */
@@ -392,9 +386,9 @@ static int coll_barrier(lua_State *L) {
       x.device = c->devices[i];
       x.dtype = DT_INT32;
       GpuArray *a = new_output(L, &x, &one);
-      device_scope(L, x.device);   /* cleared on its own device */
-      GPU_CHECK(L, backend_get()->memset0(a->ptr, a->nbytes));
-      device_scope_end(L, -1);     /* back on the device before */
+      int was = device_enter(L, x.device);   /* cleared on its own device */
+      GpuResult r = backend_get()->memset0(a->ptr, a->nbytes), back = device_leave(was);
+      GPU_CHECK(L, r.code ? r : back);
       lua_pushvalue(L, -1);
       lua_rawseti(L, 2, i + 1);
     }

@@ -176,6 +176,43 @@ static void check_sizes(lua_State *L, const Side *d, const Side *s, const char *
                s->l.shape.size == 1 ? "" : "s", (lua_Integer)d->l.shape.size);
 }
 
+typedef struct Transfer { Side d, s; CUstream stream; int dst, src; } Transfer;
+
+/* transfer_on's work on the arrays' device, checked (ud: a Transfer) */
+static int transfer_here(lua_State *L, void *ud) {
+  Transfer *t = ud;
+  Side d = t->d, s = t->s;
+  int dst = t->dst, src = t->src;
+  CUstream stream = t->stream;
+  if (graph_capturing && d.dev) graph_keep(L, dst);   /* a graph keeps what it copies */
+  if (graph_capturing && s.dev) graph_keep(L, src);
+  size_t n = (size_t)d.l.shape.size * dtypes[d.dt].size;
+  /* cuMemcpy does not promise a copy between overlapping ranges: those go through ops_copy */
+  int apart = !d.dev || !s.dev || d.d->base != s.d->base || !layout_overlap(&d.l, &s.l);
+  if (n == 0 || (d.dt == s.dt && layout_contiguous(&d.l) && layout_contiguous(&s.l) && (apart || d.d->ptr == s.d->ptr))) {
+    if (n && apart) GPU_CHECK(L, direct(&d, &s, n, stream));   /* (else nothing, or the same elements) */
+  } else if (d.dev) {                /* to the device: upload packed, then convert there */
+    if (!s.dev && graph_capturing)     /* the upload would happen now, the conversion at replays */
+      graph_refuse(L, "a copy from the host (%s into %s%s) cannot be recorded: copies from the host happen at "
+                   "once; make the host array match first (%s)", dtypes[s.dt].name, dtypes[d.dt].name, s.dt == d.dt ?
+                   ", not both C-ordered" : "", s.dt == d.dt ? "h:copy(), into a C-ordered array" : "h:astype");
+    if (!s.dev) { upload(L, src, NULL); src = lua_gettop(L); }
+    as_shape(L, src, &d.l.shape);
+    ops_copy(L, dst, -1, stream);
+  } else if (s.dev) {                /* to the host: convert there, then download */
+    as_shape(L, src, &d.l.shape);
+    GpuArray *c = array_new(L, &d.l.shape, d.dt);
+    ops_copy(L, -1, -2, stream);
+    HostArray *packed = d.h->contiguous ? d.h : hostarray_new(L, &d.l.shape, d.dt);
+    GPU_CHECK(L, backend_get()->dtoh(packed->data, c->ptr, n));
+    if (packed != d.h) host_assign(L, d.h, packed);
+  } else {
+    as_shape(L, src, &d.l.shape);
+    host_assign(L, d.h, hostarray_check(L, -1));
+  }
+  return lua_gettop(L);
+}
+
 /* [-0, +0, e] dst (at dst) = src (at src), element for element in C order (the same
  * size), converted to dst's dtype; either may be a device or a host array. Devices arrays
  * on another device than the current one are copied there (made current meanwhile); two
@@ -204,37 +241,11 @@ static void transfer_on(lua_State *L, int dst, int src, CUstream stream, int sid
   if (stream && sidx && dev >= 0 && stream_device(L, sidx) != dev)   /* the arrays' device's */
     luaL_error(L, "%s: the stream must be of the arrays' device %d, got one of device %d",
                what, dev, stream_device(L, sidx));
-  int scope = dev >= 0 && dev != backend_get()->current_device() ? top + 1 : 0;
-  if (scope) device_scope(L, dev);   /* closed before each settop below */
-  check_sizes(L, &d, &s, what);
+  check_sizes(L, &d, &s, what);   /* (checked before another device is made current) */
   check_writable(L, &d);
-  if (graph_capturing && d.dev) graph_keep(L, dst);   /* a graph keeps what it copies */
-  if (graph_capturing && s.dev) graph_keep(L, src);
-  size_t n = (size_t)d.l.shape.size * dtypes[d.dt].size;
-  /* cuMemcpy does not promise a copy between overlapping ranges: those go through ops_copy */
-  int apart = !d.dev || !s.dev || d.d->base != s.d->base || !layout_overlap(&d.l, &s.l);
-  if (n == 0 || (d.dt == s.dt && layout_contiguous(&d.l) && layout_contiguous(&s.l) && (apart || d.d->ptr == s.d->ptr))) {
-    if (n && apart) GPU_CHECK(L, direct(&d, &s, n, stream));   /* (else nothing, or the same elements) */
-  } else if (d.dev) {                /* to the device: upload packed, then convert there */
-    if (!s.dev && graph_capturing)     /* the upload would happen now, the conversion at replays */
-      graph_refuse(L, "a copy from the host (%s into %s%s) cannot be recorded: copies from the host happen at "
-                   "once; make the host array match first (%s)", dtypes[s.dt].name, dtypes[d.dt].name, s.dt == d.dt ?
-                   ", not both C-ordered" : "", s.dt == d.dt ? "h:copy(), into a C-ordered array" : "h:astype");
-    if (!s.dev) { upload(L, src, NULL); src = lua_gettop(L); }
-    as_shape(L, src, &d.l.shape);
-    ops_copy(L, dst, -1, stream);
-  } else if (s.dev) {                /* to the host: convert there, then download */
-    as_shape(L, src, &d.l.shape);
-    GpuArray *c = array_new(L, &d.l.shape, d.dt);
-    ops_copy(L, -1, -2, stream);
-    HostArray *packed = d.h->contiguous ? d.h : hostarray_new(L, &d.l.shape, d.dt);
-    GPU_CHECK(L, backend_get()->dtoh(packed->data, c->ptr, n));
-    if (packed != d.h) host_assign(L, d.h, packed);
-  } else {
-    as_shape(L, src, &d.l.shape);
-    host_assign(L, d.h, hostarray_check(L, -1));
-  }
-  if (scope) device_scope_end(L, scope);
+  Transfer t = {d, s, stream, dst, src};
+  if (dev >= 0) device_call(L, dev, transfer_here, &t);
+  else transfer_here(L, &t);
   lua_settop(L, top);
 }
 
@@ -349,14 +360,19 @@ static int array_tohost(lua_State *L) {
   return 1;
 }
 
+static int totable_here(lua_State *L, void *ud) {
+  (void)ud;
+  download(L, 1);
+  GpuArray *a = array_check(L, 1);
+  table_push(L, hostarray_check(L, -1)->data, &a->shape, a->dtype);
+  return 1;
+}
+
 /* a:totable(): a (nested) Lua table */
 static int array_totable(lua_State *L) {
   GpuArray *a = array_check(L, 1);
   errors_args(L, 1, "a:totable");
-  if (a->device != backend_get()->current_device()) device_scope(L, a->device);
-  download(L, 1);
-  table_push(L, hostarray_check(L, -1)->data, &a->shape, a->dtype);
-  return 1;
+  return device_call(L, a->device, totable_here, NULL);
 }
 
 /* The user's name of method m of the array at 1: "a:m" or "h:m" */

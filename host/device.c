@@ -407,36 +407,54 @@ void gc_release(size_t bytes) {
   gc_since_full -= bytes < gc_since_full ? bytes : gc_since_full;
 }
 
-/* ---- a device made current for the rest of a C function (device_scope) ---- */
-#define GPU_SCOPE_T "gpu.devicescope"
-
-static int scope_close(lua_State *L) {
-  int *was = luaL_checkudata(L, 1, GPU_SCOPE_T);
-  if (*was >= 0) backend_get()->use_device(*was);
-  *was = -1;
-  return 0;
-}
-
-void device_scope(lua_State *L, int dev) {
-  int *was = lua_newuserdatauv(L, sizeof *was, 0);
-  *was = -1;
-  luaL_setmetatable(L, GPU_SCOPE_T);
-  lua_toclose(L, -1);
+/* ---- another device current for a piece of work (device_enter, device_call): the one
+ * before is current again at once when it ends or raises, not by a to-be-closed slot, which
+ * Lua closes in a coroutine an error ended only at coroutine.close. device_call runs f(L, ud)
+ * protected, the whole stack its arguments (the caller's indices), its results then the
+ * stack (f returns lua_gettop(L) where its caller goes on with it) ---- */
+int device_enter(lua_State *L, int dev) {
   int cur = backend_get()->current_device();
-  if (graph_capturing && cur != dev)   /* (a copy of its arrays' device: CUDA queued it on cur's capture) */
+  if (cur == dev) return -1;
+  if (graph_capturing)   /* (a copy of its arrays' device: CUDA queued it on cur's capture) */
     graph_refuse(L, "work on device %d cannot be recorded in a graph of device %d, whose replays run on "
                  "device %d: record it in a graph of its own, with device %d current", dev, cur, cur, dev);
-  if (cur != dev) GPU_CHECK(L, backend_get()->use_device(dev));
-  if (cur != dev) *was = cur;
+  GPU_CHECK(L, backend_get()->use_device(dev));
+  return cur;
 }
 
-/* Closed by lua_closeslot, which finds the slot again after the close, then removed: Lua
- * 5.4.4's lua_settop (and lua_pop) keeps a pointer to the new top across the close, which
- * may move the stack (grown or shrunk for the close call: "double free or corruption" in
- * a later free; fixed in Lua 5.4.5) */
-void device_scope_end(lua_State *L, int idx) {
-  lua_closeslot(L, idx);
-  lua_remove(L, idx);
+GpuResult device_leave(int was) { return was >= 0 ? backend_get()->use_device(was) : GPU_OK; }
+
+/* device_call's message handler: C called from C raises without "file:line: ": the user's */
+static int call_where(lua_State *L) {
+  lua_Debug ar;
+  if (lua_type(L, 1) == LUA_TSTRING && lua_getstack(L, 1, &ar) && lua_getinfo(L, "S", &ar) &&
+      *ar.what == 'C' && lua_getstack(L, 2, &ar) && lua_getinfo(L, "l", &ar) && ar.currentline <= 0)
+    lua_pushfstring(L, "%s%s", lua_tostring(L, lua_upvalueindex(1)), lua_tostring(L, 1));
+  return 1;
+}
+
+typedef struct Work { int (*f)(lua_State *L, void *ud); void *ud; } Work;
+static int work_run(lua_State *L) {
+  Work *w = lua_touserdata(L, lua_upvalueindex(1));
+  return w->f(L, w->ud);
+}
+
+int device_call(lua_State *L, int dev, int (*f)(lua_State *L, void *ud), void *ud) {
+  if (backend_get()->current_device() == dev) return f(L, ud);
+  int n = lua_gettop(L);
+  Work w = {f, ud};
+  luaL_where(L, 1);
+  lua_pushcclosure(L, call_where, 1);
+  lua_pushlightuserdata(L, &w);
+  lua_pushcclosure(L, work_run, 1);
+  lua_rotate(L, 1, 2);   /* the handler and the work under the stack, its arguments */
+  int was = device_enter(L, dev);   /* (raises before the switch) */
+  int status = lua_pcall(L, n, LUA_MULTRET, 1);
+  GpuResult back = device_leave(was);
+  lua_remove(L, 1);
+  if (status != LUA_OK) lua_error(L);
+  GPU_CHECK(L, back);
+  return lua_gettop(L);
 }
 
 int device_ordinal(lua_State *L, int idx) {
@@ -478,9 +496,5 @@ void device_open(lua_State *L) {
   lua_setfield(L, -2, "__index");
   lua_pushcfunction(L, device_tostring);
   lua_setfield(L, -2, "__tostring");
-  lua_pop(L, 1);
-  luaL_newmetatable(L, GPU_SCOPE_T);
-  lua_pushcfunction(L, scope_close);
-  lua_setfield(L, -2, "__close");
   lua_pop(L, 1);
 }

@@ -376,11 +376,11 @@ const void *hostarray_packed(lua_State *L, int idx);
 /* ---- devices and memory (device.c) ---- */
 #define GPU_DEVICE_T "gpu.device"
 void device_open(lua_State *L);
-/* [-0, +1, e] Makes device dev current until the slot pushed (to be closed) is closed, the
- * device before current again: when the C function returns or raises, or by device_scope_end
- * (never by lua_settop or lua_pop: Lua 5.4.4's may move the stack under themselves). */
-void device_scope(lua_State *L, int dev);
-void device_scope_end(lua_State *L, int idx);   /* [-1, +0, e] that slot, at idx, closed and removed */
+/* [-0, +0, e] dev current for work that cannot raise (device.c says why): the device
+ * before, -1 where dev was current, which device_leave [-0, +0, -] makes current again */
+int device_enter(lua_State *L, int dev);
+GpuResult device_leave(int was);
+int device_call(lua_State *L, int dev, int (*f)(lua_State *L, void *ud), void *ud);   /* [-0, +?, e] */
 /* [-0, +0, v] A device id at idx (a number, or a gpu.device table: its id), checked */
 int device_ordinal(lua_State *L, int idx);
 /* [-0, +0, -] Tells the collector about bytes of memory it cannot see (in steps). */

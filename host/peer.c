@@ -6,26 +6,38 @@
 /* [-0, +1, e] A new C-ordered copy of the device array at idx (its dtype) on device dev: a
  * view is packed on its device first; the peer copy is queued on stream (of idx's device;
  * NULL: its default stream). */
+typedef struct NewOn { const GpuShape *s; GpuDtype dt; } NewOn;
+static int new_here(lua_State *L, void *ud) {
+  array_new(L, ((NewOn *)ud)->s, ((NewOn *)ud)->dt);
+  return lua_gettop(L);
+}
+
+GpuArray *array_new_on(lua_State *L, int dev, const GpuShape *s, GpuDtype dt) {
+  NewOn k = {s, dt};
+  device_call(L, dev, new_here, &k);
+  return array_check(L, -1);
+}
+
+static int packed_here(lua_State *L, void *ud) {
+  copy_packed(L, *(int *)ud);
+  return lua_gettop(L);
+}
+
 void peer_to(lua_State *L, int idx, int dev, CUstream stream) {
   idx = lua_absindex(L, idx);
   GpuArray *a = array_check(L, idx);
   int top = lua_gettop(L);
   if (!a->contiguous) {
-    device_scope(L, a->device);
-    copy_packed(L, idx);
-    device_scope_end(L, top + 1);
+    device_call(L, a->device, packed_here, &idx);
     idx = lua_gettop(L);
     a = array_check(L, idx);
   }
-  device_scope(L, dev);
-  int slot = lua_gettop(L);
-  GpuArray *c = array_new(L, &a->shape, a->dtype);
-  device_scope_end(L, slot);
+  GpuArray *c = array_new_on(L, dev, &a->shape, a->dtype);
   size_t n = (size_t)a->shape.size * dtypes[a->dtype].size;
   if (n) {
-    device_scope(L, a->device);
-    GPU_CHECK(L, backend_get()->peer_copy(c->ptr, dev, a->ptr, a->device, n, stream));
-    device_scope_end(L, -1);
+    int was = device_enter(L, a->device);   /* (back before an error is raised) */
+    GpuResult r = backend_get()->peer_copy(c->ptr, dev, a->ptr, a->device, n, stream), back = device_leave(was);
+    GPU_CHECK(L, r.code ? r : back);
   }
   if (lua_gettop(L) > top + 1) lua_replace(L, top + 1);   /* (over the packed view) */
 }
@@ -48,9 +60,9 @@ void peer_copy_into(lua_State *L, int dst, int src, CUstream stream, int sidx, c
                "first", what, s->device, d->device, s->contiguous ? "destination" : "source");
   size_t n = (size_t)d->shape.size * dtypes[d->dtype].size;
   if (!n) return;
-  device_scope(L, s->device);
-  GPU_CHECK(L, backend_get()->peer_copy(d->ptr, d->device, s->ptr, s->device, n, stream));
-  device_scope_end(L, -1);   /* the current device again */
+  int was = device_enter(L, s->device);   /* (the current device again before an error) */
+  GpuResult r = backend_get()->peer_copy(d->ptr, d->device, s->ptr, s->device, n, stream), back = device_leave(was);
+  GPU_CHECK(L, r.code ? r : back);
 }
 
 /* a:to(dev [, {stream = s}]): a copy of a on device dev (a number or gpu.device(i)), a peer

@@ -10,6 +10,8 @@ void peer_to(lua_State *L, int idx, int dev, CUstream stream);
 /* [-0, +0, e] dst = src, device arrays of two devices, C-ordered with one dtype: one peer
  * copy on stream (sidx: its index); what names the user's call */
 void peer_copy_into(lua_State *L, int dst, int src, CUstream stream, int sidx, const char *what);
+/* [-0, +1, e] array_new's array on device dev, made current meanwhile (device_call) */
+GpuArray *array_new_on(lua_State *L, int dev, const GpuShape *s, GpuDtype dt);
 void peer_open(lua_State *L);   /* [-0, +0, e] a:to, into the methods table on top */
 /* [-0, +1, e] (copy.c) The stream of the options at idx ({stream = s}; nil or none: no
  * options), pushed (nil when none) and returned; name: the user's call */

@@ -8,17 +8,27 @@
 /* The range's guard, a to-be-closed value under f: its __close ends the range when f
  * returns, raises (after the message handler saw the error where it was raised, so an
  * uncaught one's traceback has f's frames: a pcall here lost them), or when a coroutine
- * suspended in f is closed. */
+ * suspended in f is closed. In a coroutine f runs under pcall too, as in gpu.with_device:
+ * Lua closes a coroutine's guards that an error ended only at coroutine.close, so under
+ * coroutine.resume the range stayed open. Its int says whether the range is still open. */
 static int range_close(lua_State *L) {
-  (void)L;
+  int *open = lua_touserdata(L, 1);
   const GpuBackend *be = backend_get();
-  if (be->range_pop) be->range_pop();
+  if (*open && be->range_pop) be->range_pop();
+  *open = 0;
   return 0;
 }
 
-/* After f in gpu.range (also when f yielded: gpu.with_device allows it): f's results */
+/* After f in gpu.range (also when f yielded: gpu.with_device allows it): f's results; an
+ * error that f raised in a coroutine ends the range, then goes on */
 static int range_done(lua_State *L, int status, lua_KContext ctx) {
-  (void)status; (void)ctx;
+  (void)ctx;
+  if (status != LUA_OK && status != LUA_YIELD) {
+    lua_pushcfunction(L, range_close);
+    lua_pushvalue(L, 2);
+    lua_call(L, 1, 0);
+    return lua_error(L);
+  }
   return lua_gettop(L) - 2;   /* above the name and the guard, closed as this returns */
 }
 
@@ -36,13 +46,18 @@ static int gpu_range(lua_State *L) {
     lua_pop(L, 1);
   }
   int nargs = lua_gettop(L) - 2;
-  lua_newuserdatauv(L, 0, 0);
+  int *open = lua_newuserdatauv(L, sizeof *open, 0);
+  *open = 0;
   luaL_setmetatable(L, "gpuhost.range");
   lua_insert(L, 2);
   lua_toclose(L, 2);
+  int main = lua_pushthread(L);
+  lua_pop(L, 1);
   const GpuBackend *be = backend_get();
   if (be->range_push) be->range_push(name);
-  lua_callk(L, nargs, LUA_MULTRET, 0, range_done);
+  *open = 1;
+  if (main) lua_callk(L, nargs, LUA_MULTRET, 0, range_done);
+  else return range_done(L, lua_pcallk(L, nargs, LUA_MULTRET, 0, 0, range_done), 0);
   return range_done(L, LUA_OK, 0);
 }
 

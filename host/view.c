@@ -453,8 +453,9 @@ static int view_item(lua_State *L) {
   size_t es = dtypes[a.dt].size;
   if (a.h) { dtype_push(L, a.dt, (char *)a.h->base + at * (int64_t)es); return 1; }
   char buf[16];
-  if (a.d->device != backend_get()->current_device()) device_scope(L, a.d->device);
-  GPU_CHECK(L, backend_get()->dtoh(buf, a.d->base + (CUdeviceptr)(at * (int64_t)es), es));
+  int was = device_enter(L, a.d->device);   /* (back before an error is raised) */
+  GpuResult r = backend_get()->dtoh(buf, a.d->base + (CUdeviceptr)(at * (int64_t)es), es), back = device_leave(was);
+  GPU_CHECK(L, r.code ? r : back);
   dtype_push(L, a.dt, buf);
   return 1;
 }

@@ -219,6 +219,34 @@ describe("#multi devices", function()
   end)
 end)
 
+  -- An error that ended a coroutine while a copy (a:item, a:totable, a print) had made its
+  -- arrays' device current left that device current for the whole process: a to-be-closed
+  -- slot put it back, and Lua closes a dead coroutine's slots only at coroutine.close
+  it("is the device before again when an error ends a coroutine in a copy on another device", function()
+    local a = gpu.zeros(4)
+    local b, c = on(1, function() return gpu.zeros(4), gpu.zeros(5) end)
+    local ok, e = coroutine.resume(coroutine.create(function() gpu.copy(b, c) end))
+    assert.are.same({false, 0}, {ok, gpu.device().id})
+    assert.matches("gpu.copy: 5 elements into an array of 4", e, 1, true)
+    assert.are.same({{1, 1, 1, 1}, 0}, {(a + 1):totable(), gpu.zeros(2).device})
+    ok, e = coroutine.resume(coroutine.create(function() b:copy_(c) end))
+    assert.are.same({false, 0}, {ok, gpu.device().id})
+    assert.matches("_spec.lua:%d+: a:copy_: 5 elements into an array of 4", e)
+    -- errors raised with device 1 current (its packed copy of a view refused by the limit):
+    -- 800 KB on device 1, 400 KB more, and a:totable, a:to, a print or a copy to the host of
+    -- its transpose needs 800 KB again there
+    local out = support.run("GPUHOST_MEMORY_LIMIT=1500000 " .. support.gpuhost .. " -e " .. support.quote([[
+      local b = gpu.with_device(1, function() return gpu.ones({1000, 200}) end)
+      local more = gpu.with_device(1, function() return gpu.ones(100000) end)
+      local h = gpu.zeros({200, 1000}):tohost()
+      for _, f in ipairs({function() return b.T:totable() end, function() return b.T:to(0) end,
+                          function() return b.T:_peek(0, 4) end, function() h:copy_(b.T) end}) do
+        local ok, e = coroutine.resume(coroutine.create(f))
+        io.write(tostring(ok), " ", tostring(e and e.name), " ", gpu.device().id, ";")
+      end]]) .. " 2>&1", nil)
+    assert.are.equal(("false GPUHOST_MEMORY_LIMIT 0;"):rep(4), out)
+  end)
+
 describe("#multi gpu.nccl.comm over devices of this process", function()
   local comm = gpu.nccl.comm({0, 1})
 
