@@ -760,6 +760,20 @@ print(c:totable()[1])   -- the extra argument was evaluated, as Lua evaluates it
                    S.errof(gpu.jit, load("return function(a) end", "=x")()), 1, true)
   end)
 
+  -- load(s)'s chunk name holds the first line of s, whose \r (a CRLF line end) went raw into
+  -- the generated C's #line and comment, where the preprocessor ends a line at it
+  it("compiles functions of load(s) whose first line has a \\r or other control characters", function()
+    local a = gpu.zeros(3)
+    gpu.jit(load("return \t\v\f\r\nfunction(a) local i = gpu.grid(1); if i <= #a then a[i] = i end end")())[{1, 3}](a)
+    assert.are.same({1, 2, 3}, a:totable())
+    local twice = gpu.vectorize(load("return\r\nfunction(x) return x * 2 end")())
+    assert.are.same({0, 2, 4}, twice(gpu.arange(3)):totable())
+    local d = gpu.jit(load("return\r\nfunction(x) return x * 3 end")())
+    local o = gpu.zeros(2)
+    gpu.jit(function(o) local i = gpu.grid(1); if i <= #o then o[i] = d(i) end end)[{1, 2}](o)
+    assert.are.same({3, 6}, o:totable())
+  end)
+
   it("reads a function that reads no global in its own -e or prompt line, not a later one", function()
     local use = "a = gpu.zeros(1) gpu.jit(f)[{1, 1}](a) print(a:totable()[1])"
     local out = S.host("-e 'f = function(a) a[1] = 7 end' -e " .. S.quote("g = function(a) a[1] = 8 end " .. use))

@@ -417,6 +417,15 @@ for n in ([[exit abort malloc calloc realloc free memcpy memset memmove memcmp s
   reserved[n] = 1
 end
 
+-- A chunk's name as the generated C may carry it, in a #line directive and a // comment:
+-- its control characters written as Lua escapes (load(s)'s name has the text of s, whose
+-- \r ends a line for the preprocessor: the #line's string, or the comment, was cut there)
+function M.shown_file(file)
+  return (file:gsub("%c", function(c)
+    return ({["\r"] = "\\r", ["\n"] = "\\n", ["\t"] = "\\t"})[c] or ("\\%03d"):format(c:byte())
+  end))
+end
+
 local function c_ident(name)
   -- (all-capital names of two letters or more may be the headers' macros: EOF, NAN ...)
   if reserved[name] or name:find("^_[_%u]") or name:find("^%u[%u%d_]+$") or name:find("^gpuhost")
@@ -537,7 +546,7 @@ end
 -- first. Returns its C name.
 function M.func(U, ctx)
   local out, names, expect = {}, {}, nil
-  local file = ctx.file:gsub('[\\"]', "\\%0")
+  local file = M.shown_file(ctx.file):gsub('[\\"]', "\\%0")
   local E = {}
   local ex, cv, cond, stat, block, mixed_cmp, order_matters
 

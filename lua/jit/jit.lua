@@ -486,7 +486,7 @@ local function compile(st, params)
   local ok, err = pcall(emit.func, U, ctx)
   if not ok then jit_error(err, 0) end
   local sig = signature_text(params)
-  local comment = ("// gpu.jit: %s, %s:%d, %s"):format(st.name, ctx.file, ctx.fn.line, sig)
+  local comment = ("// gpu.jit: %s, %s:%d, %s"):format(st.name, emit.shown_file(ctx.file), ctx.fn.line, sig)
   local src = emit.source(U, comment)
   -- the kernel's parameters it writes (its own, then the arrays from outside, which follow
   -- them), where the launcher refuses an expanded view
@@ -957,7 +957,8 @@ function M.device_source(k, argtypes, level)
     local ok, ctx = pcall(typed, st, U, argtypes, false, device_typer(U))
     if ok then ok, ctx = pcall(function() emit.func(U, ctx); return ctx end) end
     if not ok then jit_error(ctx, level + 1) end
-    local comment = ("// gpu.jit: %s as a device function, %s:%d, %s"):format(st.name, ctx.file, ctx.fn.line, sig)
+    local comment = ("// gpu.jit: %s as a device function, %s:%d, %s"):format(st.name, emit.shown_file(ctx.file),
+                                                                             ctx.fn.line, sig)
     d = {ret = ctx.ret and types.concrete(ctx.ret) or "void", name = ctx.cname,
          source = emit.source(U, comment) .. '#line 1 "[gpu.vectorize]"\n'}
     gpu._memo(key, DEVICE, d)
