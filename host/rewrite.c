@@ -58,7 +58,7 @@ static size_t skip_opaque(const char *s, size_t n, size_t i, int *string) {
   if (s[i] == '-' && i + 1 < n && s[i + 1] == '-') {
     if (i + 2 < n && s[i + 2] == '[' && (len = long_open(s, n, i + 2, &level)) > 0)
       return long_close(s, n, i + 2 + len, level);
-    while (i < n && s[i] != '\n') i++;
+    while (i < n && s[i] != '\n' && s[i] != '\r') i++;   /* (\r ends a line too, as in Lua) */
     return i;
   }
   *string = 1;

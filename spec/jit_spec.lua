@@ -774,6 +774,22 @@ print(c:totable()[1])   -- the extra argument was evaluated, as Lua evaluates it
     assert.are.same({3, 6}, o:totable())
   end)
 
+  -- Lua ends a line at \r, \n, \r\n and \n\r alike; gpu.jit counted \n alone (a chunk of \r
+  -- line ends: 'cannot find the function'), and a backslash before \r\n in a string stopped
+  -- its lexer there ('unfinished string': the function was not found either)
+  it("finds its function in a chunk of \\r, \\r\\n or \\n\\r line ends, at Lua's lines", function()
+    for _, nl in ipairs({"\r", "\r\n", "\n\r"}) do
+      local src = table.concat({"-- a comment", "local s = 'a\\", "b'; return gpu.jit(function(x)",
+        "  local i = gpu.grid(1)", "  if i <= #x then x[i] = i + 3 end", "end), gpu.jit(function(x)",
+        "  x[1] = zz", "end)"}, nl)
+      local k, k2 = assert(load(src))()
+      local a = gpu.zeros(3)
+      k[{1, 3}](a)
+      assert.are.same({4, 5, 6}, a:totable(), (nl:gsub("\r", "CR"):gsub("\n", "LF")))
+      assert.matches("^%[string \"%-%- a comment.-\"%]:7: 'zz' is nil here", S.errof(function() k2[{1, 1}](a) end))
+    end
+  end)
+
   it("reads a function that reads no global in its own -e or prompt line, not a later one", function()
     local use = "a = gpu.zeros(1) gpu.jit(f)[{1, 1}](a) print(a:totable()[1])"
     local out = S.host("-e 'f = function(a) a[1] = 7 end' -e " .. S.quote("g = function(a) a[1] = 8 end " .. use))

@@ -15,6 +15,8 @@ describe("gpu.rewrite", function()
     {"s = [[k[1, 2] ]]", "s = [[k[1, 2] ]]"},
     {"s = [==[k[1, 2]]==] k[1, 2]()", "s = [==[k[1, 2]]==] k[{1, 2}]()"},
     {"-- k[1, 2]\nk[3, 4]()", "-- k[1, 2]\nk[{3, 4}]()"},
+    -- \r ends a line, and a short comment, as \n does (Lua reads "\r" as a line end)
+    {"-- k[1, 2]\rk[3, 4]()", "-- k[1, 2]\rk[{3, 4}]()"},
     {"--[[ k[1, 2]\n]] k[3, 4]()", "--[[ k[1, 2]\n]] k[{3, 4}]()"},
     {"t = {[1] = 2, [3] = 4}", "t = {[1] = 2, [3] = 4}"},
     -- only index brackets: a table constructor's key is not a launch (Lua refuses it)
@@ -37,7 +39,7 @@ describe("gpu.rewrite", function()
     {"t[a[1], f(2,", "t[{a[1], f(2,"},
   }
   for _, c in ipairs(cases) do
-    it("reads " .. c[1]:gsub("\n", "\\n"), function()
+    it("reads " .. c[1]:gsub("\n", "\\n"):gsub("\r", "\\r"), function()
       assert.are.equal(c[2], gpu.rewrite(c[1]))
     end)
   end

@@ -51,12 +51,20 @@ local function chunk_text(f, info)
   return text
 end
 
+-- The position after the first line end at or after pos, or nil: \n, \r, \r\n or \n\r,
+-- one line each, as Lua counts them (and lex.lua; this file needs no lexer to find a line)
+local function next_line(text, pos)
+  local p = text:find("[\n\r]", pos)
+  if not p then return nil end
+  local c, d = text:byte(p, p + 1)
+  return (d == 10 or d == 13) and d ~= c and p + 2 or p + 1
+end
+
 local function line_start(text, line)
   local pos = 1
   for _ = 2, line do
-    pos = text:find("\n", pos, true)
+    pos = next_line(text, pos)
     if not pos then return nil end
-    pos = pos + 1
   end
   return pos
 end
@@ -178,9 +186,8 @@ end
 -- The line-end position of line `last` counted from pos (on line `first`), or #text.
 local function lines_end(text, pos, first, last)
   for _ = first, last do
-    local nl = text:find("\n", pos, true)
-    if not nl then return #text end
-    pos = nl + 1
+    pos = next_line(text, pos)
+    if not pos then return #text end
   end
   return pos - 1
 end

@@ -17,13 +17,20 @@ local one = {}
 for c in ("+-*/%^#&~|<>=(){}[];:,."):gmatch(".") do one[c] = true end
 
 local byte, find, sub = string.byte, string.find, string.sub
-local B_NL, B_DASH, B_LBRACKET, B_QUOTE, B_APOS, B_BACKSLASH, B_DOT =
-  byte("\n"), byte("-"), byte("["), byte('"'), byte("'"), byte("\\"), byte(".")
+local B_NL, B_CR, B_DASH, B_LBRACKET, B_QUOTE, B_APOS, B_BACKSLASH, B_DOT =
+  byte("\n"), byte("\r"), byte("-"), byte("["), byte('"'), byte("'"), byte("\\"), byte(".")
+
+-- The position after the line end at p (\n, \r, \r\n or \n\r: one line each, as Lua's
+-- lexer counts them)
+local function past_line_end(s, p)
+  local c, d = byte(s, p), byte(s, p + 1)
+  return (d == B_NL or d == B_CR) and d ~= c and p + 2 or p + 1
+end
 
 local function count_lines(s, i, j)
   local n = 0
-  local p = find(s, "\n", i, true)
-  while p and p <= j do n = n + 1; p = find(s, "\n", p + 1, true) end
+  local p = find(s, "[\n\r]", i)
+  while p and p <= j do n = n + 1; p = find(s, "[\n\r]", past_line_end(s, p)) end
   return n
 end
 
@@ -45,11 +52,11 @@ function M.lex(src, pos, line, last)
   while true do
     -- white space and comments
     while true do
-      local s, e = find(src, "^[ \t\r\f\v]+", i)
+      local s, e = find(src, "^[ \t\f\v]+", i)
       if s then i = e + 1 end
       local c = byte(src, i)
-      if c == B_NL then
-        line, i = line + 1, i + 1
+      if c == B_NL or c == B_CR then
+        line, i = line + 1, past_line_end(src, i)
       elseif c == B_DASH and byte(src, i + 1) == B_DASH then
         local after = nil
         if byte(src, i + 2) == B_LBRACKET then after = long_bracket(src, i + 2) end
@@ -58,7 +65,7 @@ function M.lex(src, pos, line, last)
           line = line + count_lines(src, i, after - 1)
           i = after
         else
-          i = (find(src, "\n", i, true) or len + 1)
+          i = (find(src, "[\n\r]", i) or len + 1)
         end
       else
         break
@@ -98,15 +105,16 @@ function M.lex(src, pos, line, last)
       local j = i + 1
       while true do
         local ch = byte(src, j)
-        if ch == nil or ch == B_NL then bad("unfinished string") end
+        if ch == nil or ch == B_NL or ch == B_CR then bad("unfinished string") end
         if ch == B_BACKSLASH then
           if find(src, "^z", j + 1) then
             local _, ze = find(src, "^z%s*", j + 1)
             line = line + count_lines(src, j, ze)
             j = ze + 1
           else
-            if byte(src, j + 1) == B_NL then line = line + 1 end
-            j = j + 2
+            local nl = byte(src, j + 1)
+            if nl == B_NL or nl == B_CR then line, j = line + 1, past_line_end(src, j + 1)
+            else j = j + 2 end
           end
         elseif ch == c then
           break
