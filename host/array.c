@@ -329,8 +329,9 @@ static int array_by_array(lua_State *L, int methods, int nargs, int assign) {
                       "array", dtypes[k->dtype].name);
   if (assign && kind != 'b')
     return luaL_error(L, "a[indices] = v is not supported: assign through a mask (a[mask] = v), a view, or a kernel");
-  lua_pushstring(L, assign ? "_put_mask" : kind == 'b' ? "_extract" : "_take_rows");
-  lua_rawget(L, methods);
+  const char *m = assign ? "_put_mask" : kind == 'b' ? "_extract" : "_take_rows";
+  if (lua_getfield(L, methods, m) == LUA_TNIL)   /* (a script may change the methods) */
+    return luaL_error(L, "%s: the arrays' methods have no %s", assign ? "a[mask] = v" : "a[k]", m);
   for (int i = 1; i <= nargs; i++) lua_pushvalue(L, i);
   lua_call(L, nargs, assign ? 0 : 1);
   return assign ? 0 : 1;
@@ -368,7 +369,9 @@ static int array_newindex(lua_State *L) {
                       "new shape is a:reshape(...))", lua_tostring(L, 2));
   if (array_test(L, 2)) {
     lua_settop(L, 3);
-    luaL_getmetafield(L, 1, "methods");
+    if (luaL_getmetafield(L, 1, "methods") != LUA_TTABLE)   /* (nothing pushed for nil) */
+      return luaL_error(L, "a[mask] = v: getmetatable(a).methods must be a table, got %s",
+                        lua_isnone(L, 4) ? "nil" : luaL_typename(L, 4));
     return array_by_array(L, 4, 3, 1);
   }
   if (hostarray_test(L, 2))   /* as a[h] reads */

@@ -174,10 +174,7 @@ static void push_ranks(lua_State *L, const LuaComm *c) {
 static int comm_index(lua_State *L) {
   LuaComm *c = tocomm(L, 1);
   const char *k = luaL_checkstring(L, 2);
-  if (luaL_getmetafield(L, 1, "methods") != LUA_TNIL) {
-    if (lua_getfield(L, -1, k) != LUA_TNIL) return 1;
-    lua_pop(L, 2);
-  }
+  if (method_push(L, 1, k)) return 1;
   if (strcmp(k, "rank") == 0) lua_pushinteger(L, c->rank);
   else if (strcmp(k, "size") == 0) lua_pushinteger(L, c->size);
   else if (strcmp(k, "device") == 0) lua_pushinteger(L, c->devices[0]);

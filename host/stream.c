@@ -89,8 +89,7 @@ static int stream_index(lua_State *L) {
   GpuStream *s = tostream(L, 1);
   const char *k = luaL_checkstring(L, 2);
   if (strcmp(k, "device") == 0) { lua_pushinteger(L, s->device); return 1; }
-  luaL_getmetafield(L, 1, "methods");
-  lua_getfield(L, -1, k);
+  if (!method_push(L, 1, k)) lua_pushnil(L);   /* (methods a script made no table: none) */
   return 1;
 }
 

@@ -1354,4 +1354,32 @@ describe("methods a script replaces", function()
     methods.copy, methods.cumsum = copy, cumsum
     assert(ok, e)
   end)
+
+  -- a[mask] = v read the metatable's methods unchecked: nil or a number there crashed the
+  -- process (SIGSEGV); a stream's fields took a missing one for the key's string (s.len was
+  -- string.len). Run apart, where a crash ends that process only.
+  it("are checked: a metatable's methods that are not a table are an error", function()
+    local S = require("spec.support")
+    local out = S.run(S.gpuhost .. " -e " .. S.quote([[
+      local a = gpu.arange(3)
+      local mt = getmetatable(a)
+      local m = mt.methods
+      for _, v in ipairs({5, "none"}) do
+        mt.methods = v ~= "none" and v or nil
+        print(select(2, pcall(function() a[a:gt(0)] = 7 end)))
+      end
+      mt.methods = m
+      local put = m._put_mask
+      m._put_mask = nil
+      print(select(2, pcall(function() a[a:gt(0)] = 7 end)))
+      m._put_mask = put
+      a[a:gt(1)] = 7
+      local s = gpu.stream()
+      getmetatable(s).methods = nil
+      print(a, s.len, s.device)]]) .. " 2>&1")
+    assert.are.equal("(command line):6: a[mask] = v: getmetatable(a).methods must be a table, got number\n" ..
+                     "(command line):6: a[mask] = v: getmetatable(a).methods must be a table, got nil\n" ..
+                     "(command line):11: a[mask] = v: the arrays' methods have no _put_mask\n" ..
+                     "gpu.array(float32, {3}) [0, 1, 7]\tnil\t0\n", out)
+  end)
 end)
