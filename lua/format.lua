@@ -697,19 +697,32 @@ function gpu.get_printoptions()
   return o
 end
 
--- gpu.printoptions(opts, f, ...): f(...)'s results, printed under opts; the options before
--- come back after, also when f raises
+-- gpu.printoptions(opts, f, ...): f(...)'s results (f a function or a callable value),
+-- printed under opts; the options before come back after, also when f raises and when a
+-- coroutine suspended in f is closed (a to-be-closed guard, as gpu.with_device's: a pcall
+-- left opts set for good there). In a coroutine f runs under pcall too: Lua closes a dead
+-- coroutine's variables only at coroutine.close, so an error under coroutine.resume left them.
+local restore_mt = {__close = function(guard)
+  if guard[1] then restore(guard[1], guard[2]); guard[1] = nil end
+end}
+local function rethrow(guard, ok, ...)
+  if ok then return ... end
+  restore_mt.__close(guard)
+  error((...), 0)
+end
+local function callable(f)
+  local mt = type(f) ~= "function" and debug.getmetatable(f)
+  return type(f) == "function" or (type(mt) == "table" and rawget(mt, "__call") ~= nil)
+end
 function gpu.printoptions(opts, f, ...)
   local o, g = checked(opts, "printoptions", 1)
-  if type(f) ~= "function" then
-    error(("bad argument #2 to 'printoptions' (function expected, got %s)"):format(type(f)), 2)
+  if not callable(f) then
+    error(("bad argument #2 to 'printoptions' (function or callable value expected, got %s)"):format(type(f)), 2)
   end
-  local saved, saved_given = snapshot()
+  local saved <close> = setmetatable({snapshot()}, restore_mt)
   apply(o, g)
-  local r = table.pack(pcall(f, ...))
-  restore(saved, saved_given)
-  if not r[1] then error(r[2], 0) end
-  return table.unpack(r, 2, r.n)
+  if select(2, coroutine.running()) then return f(...) end   -- the main thread
+  return rethrow(saved, pcall(f, ...))
 end
 
 local function array_arg(a, fname)

@@ -490,6 +490,22 @@ describe("print options", function()
     gpu.set_printoptions({nanstr = "nan", infstr = "inf", sign = "-"})
   end)
 
+  -- A coroutine suspended in f and then closed left f's options set for the rest of the
+  -- process (a pcall put them back, which a close skips); a callable f was refused
+  it("come back when a coroutine suspended in gpu.printoptions' f is closed, or f raises in one", function()
+    local co = coroutine.create(function() gpu.printoptions({precision = 2}, coroutine.yield) end)
+    coroutine.resume(co)
+    assert.are.equal(2, gpu.get_printoptions().precision)
+    assert.is_true(coroutine.close(co))
+    assert.are.equal(8, gpu.get_printoptions().precision)
+    co = coroutine.create(function() gpu.printoptions({precision = 3}, function() error({code = 7}) end) end)
+    local ok, e = coroutine.resume(co)
+    assert.are.same({false, 7, 8}, {ok, e.code, gpu.get_printoptions().precision})
+    local show = setmetatable({}, {__call = function(_, x) return tostring(x), gpu.get_printoptions().precision end})
+    assert.are.same({"gpu.hostarray(float64, {1}) [0.33]", 2}, {gpu.printoptions({precision = 2}, show, h64({1 / 3}))})
+    assert.are.equal(8, gpu.get_printoptions().precision)
+  end)
+
   it("give NumPy's array2string", function()
     assert.are.equal("[0.1  0.25 1.    nan -inf]", gpu.array2string(h64({0.1, 0.25, 1, 0 / 0, -math.huge}), {floatmode = "maxprec"}))
     assert.are.equal("[  0.    1.5 100. ]", gpu.array2string(h64({1e-6, 1.5, 100}), {precision = 4, suppress = true}))
@@ -592,7 +608,7 @@ describe("print options", function()
                    S.errof(gpu.set_printoptions, {precission = 3}), 1, true)
     assert.matches("bad argument #1 to 'set_printoptions' (options table expected, got number)",
                    S.errof(gpu.set_printoptions, 3), 1, true)
-    assert.matches("bad argument #2 to 'printoptions' (function expected, got nil)",
+    assert.matches("bad argument #2 to 'printoptions' (function or callable value expected, got nil)",
                    S.errof(gpu.printoptions, {}), 1, true)
     assert.matches("bad argument #1 to 'array2string' (array expected, got table)", S.errof(gpu.array2string, {}), 1, true)
     assert.matches("bad argument #1 to 'format_float_positional' (number expected, got string)",
