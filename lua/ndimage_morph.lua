@@ -1092,12 +1092,16 @@ function M.labeled_comprehension(input, labels, index, func, out_dtype, default,
     local r
     if v.size == 0 then
       r = default
-    elseif places then
-      r = func(v, gpu.extract(here, places))
     else
-      r = func(v)
+      if places then r = func(v, gpu.extract(here, places)) else r = func(v) end
+      -- (nil became default, as an empty region's value; an array of more than one
+      -- element reached r:item()'s words)
+      if is_array(r) and r.size ~= 1 then
+        fail(api, "func must give a number, got an array of %d elements (of a region of %d values)", r.size, v.size)
+      end
+      if is_array(r) then r = r:item() end
+      if r == nil then fail(api, "func must give a number, got nil (of a region of %d values)", v.size) end
     end
-    if is_array(r) then r = r:item() end
     values[j + 1] = r
     here:free()
   end

@@ -512,6 +512,15 @@ describe("gpu.ndimage's morphology and measurement errors", function()
     err("gpu.ndimage.histogram: max must be greater than min, got min 1 and max 1", nd.histogram, x, 1, 1, 3)
     err("gpu.ndimage.find_objects: input must be of an integer or bool dtype (labels), got float64", nd.find_objects, x)
     err("gpu.ndimage.labeled_comprehension: func must be a function, got nil", nd.labeled_comprehension, x, nil, nil)
+    -- func giving nil was taken for an empty region ([42, 42]); an array of two elements
+    -- said 'item: an array of 2 elements needs one index per dimension (1)'
+    local lab = gpu.array({1, 1, 2, 2}, "int32")
+    err("gpu.ndimage.labeled_comprehension: func must give a number, got nil (of a region of 2 values)",
+        nd.labeled_comprehension, gpu.arange(4, "float64"), lab, {1, 2}, function() end, "float64", 42)
+    err("gpu.ndimage.labeled_comprehension: func must give a number, got nil (of a region of 2 values)",
+        nd.labeled_comprehension, gpu.arange(4, "float64"), lab, 2, function() end, "float64", 42)
+    err("gpu.ndimage.labeled_comprehension: func must give a number, got an array of 2 elements (of a region of 2 values)",
+        nd.labeled_comprehension, gpu.arange(4, "float64"), lab, {1, 2}, function(v) return v end, "float64", 42)
     -- an argument beyond the parameters is refused, as gpu.cross's (it was dropped)
     err("gpu.ndimage.sum takes 3 arguments, got a table as argument 4 (it takes no options)", nd.sum, x, nil, nil, {output = "float32"})
     err("gpu.ndimage.generate_binary_structure takes 2 arguments, got a table as argument 3 (it takes no options)",
