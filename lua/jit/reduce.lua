@@ -119,6 +119,7 @@ local function first_of(r, res, R)
   if getmetatable(res) ~= array_mt then
     fail(r, 2, ("option res must be a device array, got %s"):format(gpu._described(res)))
   end
+  if gpu._arg.freed(res) then fail(r, 2, "option res: attempt to use a freed array") end
   if res.size == 0 then fail(r, 2, "option res must have an element, got an empty array") end
   if not gpu.can_cast(R, res.dtype, "same_kind") then
     fail(r, 2, ("option res is %s, and the result (%s) cannot be cast to it"):format(res.dtype, R))
@@ -133,6 +134,7 @@ MT.__call = gpu._api(function(r, a, opts)
   if getmetatable(a) ~= array_mt then
     fail(r, 1, ("a device array expected, got %s"):format(gpu._described(a)))
   end
+  if gpu._arg.freed(a) then fail(r, 1, "attempt to use a freed array") end   -- (a.dtype said it, naming nothing)
   if opts ~= nil and type(opts) ~= "table" then fail(r, 2, ("options table expected, got %s"):format(type(opts))) end
   opts = opts or {}
   gpu._arg.options(opts, "reduce", "size res init stream")

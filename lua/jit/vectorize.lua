@@ -61,6 +61,7 @@ MT.__call = function(v, ...)
   for i = 1, n do
     local a = args[i]
     if getmetatable(a) == array_mt then
+      if gpu._arg.freed(a) then fail(v, i, "attempt to use a freed array", 2) end   -- (a.dtype said it, at no line)
       local dt = a.dtype
       local t = element[dt]
       if not t then fail(v, i, ("a %s array: gpu.vectorize takes integer, float, complex and bool arrays"):format(dt), 2) end
@@ -108,6 +109,7 @@ MT.__call = function(v, ...)
   end
   local out = opts and opts.out
   if out ~= nil and getmetatable(out) ~= array_mt then fail(v, n + 1, "option out must be a device array", 2) end
+  if out ~= nil and gpu._arg.freed(out) then fail(v, n + 1, "option out: attempt to use a freed array", 2) end
   if out ~= nil then gpu._arg.writeable(out, ("vectorize '%s'"):format(v.name), "out") end
   dtypes[n + 1] = out and out.dtype or dtype_of[d.ret]
   local key = table.concat(dtypes, ",")
