@@ -125,6 +125,9 @@ describe("gpu.reduce", function()
     local a = gpu.array({1, 2, 3}, "float32")
     assert.matches("bad argument #1 to 'reduce' (a Lua function or a gpu.jit function expected, got number)",
                    S.errof(gpu.reduce, 5), 1, true)
+    -- a C function said "bad argument #1 to 'jit'"
+    assert.matches("bad argument #1 to 'reduce' (a Lua function written with `function ... end` or a gpu.jit function "
+                   .. "expected, got a C function)", S.errof(gpu.reduce, math.max), 1, true)
     assert.matches("bad argument #1 to 'reduce' (a function of two arguments expected, got one of 1)",
                    S.errof(gpu.reduce, function(p) return p end), 1, true)
     assert.matches("got one of 3", S.errof(gpu.reduce, function(p, q, r) return p + q + r end), 1, true)

@@ -102,13 +102,16 @@ describe("gpu.vectorize", function()
     assert.matches(("jit_vectorize_spec.lua:%d: 'fma': unknown option 'outt' (it takes out, stream)"):format(line), e, 1, true)
     local dead = gpu.zeros(3)
     dead:free()
-    -- a freed array said 'attempt to use a freed array' at no line, naming no argument
+    -- a freed array said 'attempt to use a freed array' at no line, naming no argument; a C
+    -- function was 'bad argument #1 to 'jit''
     line = debug.getinfo(1, "l").currentline + 1
     _, e = pcall(function() local r = fma(a, dead); return r end)
     assert.matches(("jit_vectorize_spec.lua:%d: bad argument #2 to 'fma' (attempt to use a freed array)"):format(line), e, 1, true)
     assert.matches("bad argument #3 to 'fma' (option out: attempt to use a freed array)", S.errof(fma, a, 1, {out = dead}), 1, true)
     assert.matches("bad argument #1 to 'vectorize' (a Lua function or a gpu.jit function expected, got number)",
                    S.errof(gpu.vectorize, 5), 1, true)
+    assert.matches("bad argument #1 to 'vectorize' (a Lua function written with `function ... end` or a gpu.jit function "
+                   .. "expected, got a C function)", S.errof(gpu.vectorize, print), 1, true)
     assert.matches("unknown option", S.errof(gpu.vectorize, function(x) return x end, {nam = "x"}), 1, true)
     assert.matches("a function of at least one argument expected", S.errof(gpu.vectorize, function() return 1 end), 1, true)
     local none = gpu.vectorize(function(x) local y = x end)

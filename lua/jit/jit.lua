@@ -998,7 +998,12 @@ function M.as_jit(f, options, api)
   options = options or {}
   gpu._arg.options(options, api, "name")
   if states[f] then return f, options end
-  if type(f) == "function" then return gpu.jit(f, {name = options.name}), options end
+  local info = type(f) == "function" and debug.getinfo(f, "S")
+  if info and (info.what ~= "Lua" or info.linedefined == 0) then   -- (print: gpu.jit's words named 'jit')
+    error(("bad argument #1 to '%s' (a Lua function written with `function ... end` or a gpu.jit function "
+           .. "expected, got %s)"):format(api, info.what == "C" and "a C function" or "a chunk"), 4)
+  end
+  if info then return gpu.jit(f, {name = options.name}), options end
   error(("bad argument #1 to '%s' (a Lua function or a gpu.jit function expected, got %s)")
         :format(api, type(f)), 4)
 end
