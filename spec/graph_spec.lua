@@ -325,6 +325,31 @@ describe("gpu.graph", function()
     assert.are.equal(1, a:totable()[1])
   end)
 
+  -- (the README says it: stream capture takes what a finalizer asks of the device while it
+  -- records, as CuPy's __del__; pinned here, it is no change of the code)
+  it("records a finalizer's work that runs while it records, and ends at a finalizer's synchronize", function()
+    local a, counter = gpu.zeros(4), gpu.zeros(1, "float64")
+    collectgarbage("stop")   -- (the finalizers run at the collectgarbage() inside, not before)
+    do setmetatable({}, {__gc = function() gpu.add(counter, 1, {out = counter}) end}) end
+    local ok, g = pcall(gpu.graph, function()
+      collectgarbage()
+      gpu.add(a, 1, {out = a})
+    end)
+    collectgarbage("restart")
+    assert(ok, g)
+    assert.are.same({0}, counter:totable())
+    for _ = 1, 3 do g:launch() end
+    assert.are.same({{3}, 3}, {counter:totable(), a:totable()[1]})
+    g:free()
+    collectgarbage("stop")
+    do setmetatable({}, {__gc = function() gpu.synchronize() end}) end
+    local msg, err = S.errof(gpu.graph, function() collectgarbage(); gpu.add(a, 1, {out = a}) end)
+    collectgarbage("restart")
+    assert.are.equal("GPUHOST_NOT_CAPTURABLE", err.name)
+    assert.matches("gpu.synchronize() cannot be captured", msg, 1, true)
+    assert.is_false(gpu.capturing())
+  end)
+
   it("has streams and events that take no options (CuPy's non_blocking = was dropped)", function()
     assert.matches("gpu.stream takes 0 arguments, got a table as argument 1 (it takes no options)", S.errof(gpu.stream, {non_blocking = true}), 1, true)
     assert.matches("gpu.event takes 0 arguments, got a table as argument 1", S.errof(gpu.event, {disable_timing = true}), 1, true)
