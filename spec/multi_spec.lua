@@ -191,7 +191,7 @@ describe("#multi devices", function()
     gpu.graph(function() on(0, function() end) end):free()   -- the device current is no switch
   end)
 
-  -- A device made current for a copy is put back when its slot is closed; Lua 5.4.4's
+  -- A device made current for a copy was put back by closing a to-be-closed slot; Lua 5.4.4's
   -- lua_pop and lua_settop kept a pointer into the stack across that close, which moves the
   -- stack where it must grow for the close's call: at the end of a coroutine's small stack,
   -- a:copy_(b) from another device wrote through the stale pointer (ASan: SEGV in
@@ -200,8 +200,8 @@ describe("#multi devices", function()
     local a, h = gpu.zeros(4), gpu.host.array({4, 5, 6, 7})
     local b = on(1, function() return gpu.arange(4) end)
     -- each the coroutine's first C call (which grows its stack past the first 40 slots):
-    -- a:copy_(b) and b:copy_(a) close between_devices' scope, b:to(0) a:to's, b:copy_(h)
-    -- transfer's (device 1 made current for a copy from the host)
+    -- a:copy_(b), b:copy_(a), b:to(0), and b:copy_(h) (device 1 made current for a copy
+    -- from the host; now each a protected call, device.c's device_call, or none)
     for _, body in ipairs({"a:copy_(b)", "b:copy_(a)", "return b:to(0)", "b:copy_(h)"}) do
       for k = 0, 40 do   -- k locals put the call's frame at every place near the stack's end
         local src = {"local a, b, h = ..."}
