@@ -254,9 +254,9 @@ local lazy = {}   -- file -> {table, name} of each public function on_first_call
 -- f, for a public function of fixed parameters: an argument beyond them that is not nil
 -- (an options table, NumPy's out = or axis) is an error, never dropped as Lua drops it;
 -- the call is a tail call, so f's errors still name the caller's line
-local function strict(api, f)
+local function strict(api, f, params)   -- params: the count, where f's own does not say (a vararg f)
   local info = type(f) == "function" and debug.getinfo(f, "u")
-  local n = info and (arity[f] or not info.isvararg and info.nparams)
+  local n = info and (params or arity[f] or not info.isvararg and info.nparams)
   if not n then return f end
   return function(...)
     for k = select("#", ...), n + 1, -1 do
@@ -1533,14 +1533,16 @@ for _, name in ipairs({"kernel", "module", "jit", "vectorize"}) do gpu[name] = g
 for _, name in ipairs({"full", "ones", "zeros_like", "empty_like", "ones_like", "full_like", "arange"}) do
   gpu[name] = strict(name, gpu._api(gpu[name]))   -- NumPy's shape =, order = refused, not dropped
 end
-for _, name in ipairs({"seed", "random", "uniform", "normal"}) do random[name] = gpu._api(random[name]) end
+for _, name in ipairs({"seed", "random", "uniform", "normal"}) do
+  random[name] = strict("random." .. name, gpu._api(random[name]))   -- normal(0, 1, {3}, "float32", {out = o}) refused
+end
 
 -- gpu.random.integers, permutation, choice, key and NumPy's distributions (lua/random.lua,
 -- loaded at the first of them, which defines them anew): each call draws from the
 -- generator's state here
 local random_hooks = {
   draw = function() local c = calls; calls = calls + 1; return seed, c end,
-  config = config, dtype_name = dtype_name, what = what, range_of = range_of,
+  config = config, dtype_name = dtype_name, what = what, range_of = range_of, strict = strict,
 }
 for _, name in ipairs({"integers", "permutation", "choice", "key", "exponential", "standard_exponential", "gamma",
                        "standard_gamma", "beta", "chisquare", "lognormal", "laplace", "logistic", "gumbel", "rayleigh",

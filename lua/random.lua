@@ -25,6 +25,7 @@ end
 
 -- each function's parameters as messages name them, where its own (a wrapper's ...) do not
 local PARAMS = {permutation = {"a"}}
+local ARITY = {}   -- the parameters' count of each function of `...` whose count is fixed
 local function param_names(f)
   local names = {}
   for i = 1, debug.getinfo(f, "u").nparams do names[i] = debug.getlocal(f, i) end
@@ -33,9 +34,11 @@ end
 -- The public function random[name]: its arrays on the current device, checked before any
 -- work or draw (a refused call leaves the generator where it was), its errors at the
 -- caller's line (also those of the checks below: through int_arg a level deeper, of an
--- array's methods called here: a freed array)
+-- array's methods called here: a freed array); an argument beyond its parameters refused
+-- (gpu.lua's strict), not dropped
 local function public(name)
-  random[name] = gpu._api(gpu._arg.on_device("random." .. name, random[name], PARAMS[name]))
+  random[name] = hooks.strict("random." .. name, gpu._api(gpu._arg.on_device("random." .. name, random[name],
+                              PARAMS[name])), ARITY[name])
 end
 
 local function fail(name, i, msg) error(("bad argument #%d to '%s' (%s)"):format(i, name, msg), 3) end
@@ -389,7 +392,7 @@ end
 -- Public functions of the continuous distributions: (p1, ..., pk, shape [, dtype]), each
 -- parameter {what, rule}; `fixed` the kernel's parameters after them (a standard one's)
 local function continuous_api(name, kind, params, fixed)
-  PARAMS[name] = {}
+  PARAMS[name], ARITY[name] = {}, #params + 2   -- (p1, ..., pk, shape, dtype)
   for i, p in ipairs(params) do PARAMS[name][i] = p[1] end
   random[name] = function(...)
     local args, ps = table.pack(...), {}
@@ -552,8 +555,8 @@ end
 -- (random_integers, multinomial and dirichlet below too)
 local function no_dtype(names, what)
   for name, n in pairs(names) do
-    local draw = random[name]
-    PARAMS[name] = PARAMS[name] or param_names(draw)
+    PARAMS[name] = PARAMS[name] or param_names(random[name])
+    local draw = hooks.strict("random." .. name, random[name])   -- after the dtype's place: strict's words
     random[name] = function(...)
       if select("#", ...) > n and select(n + 1, ...) ~= nil then
         fail(name, n + 1, ("the %s: no dtype (astype the result)"):format(what))

@@ -106,6 +106,44 @@ describe("gpu.random.permutation and choice", function()
   end)
 end)
 
+describe("gpu.random's functions", function()
+  it("refuse an argument beyond their parameters (an options table, NumPy's out = or endpoint =), not drop it", function()
+    local o, x = gpu.zeros({3}), gpu.zeros({3})
+    local function refused(want, f, ...)
+      local e = S.errof(f, ...)
+      assert.is_truthy(e:find(want, 1, true), e)
+      assert.are.same({0, 0, 0}, o:totable())   -- nothing drawn into o (normal wrote nowhere before either)
+    end
+    refused("gpu.random.normal takes 4 arguments, got a table as argument 5 (it takes no options)",
+            gpu.random.normal, 0, 1, {3}, "float32", {out = o})
+    refused("gpu.random.integers takes 4 arguments, got a table as argument 5 (it takes no options)",
+            gpu.random.integers, 0, 1, {10}, "int64", {endpoint = true})
+    refused("gpu.random.permutation takes 1 argument, got a string as argument 2 (not one it takes)",
+            gpu.random.permutation, 5, "int32")
+    refused("gpu.random.random takes 2 arguments, got a number as argument 3", gpu.random.random, {2}, "float32", 5)
+    refused("gpu.random.shuffle takes 1 argument, got a table as argument 2", gpu.random.shuffle, x, {axis = 1})
+    refused("gpu.random.choice takes 3 arguments, got a string as argument 4", gpu.random.choice, 5, {3}, {}, "extra")
+    refused("gpu.random.uniform takes 4 arguments, got a table as argument 5",
+            gpu.random.uniform, 0, 1, {3}, "float32", {dtype = "float64"})
+    refused("gpu.random.bytes takes 1 argument, got a number as argument 2", gpu.random.bytes, 4, 5)
+    refused("gpu.random.seed takes 1 argument, got a number as argument 2", gpu.random.seed, 4, 5)
+    refused("gpu.random.key takes 0 arguments, got a table as argument 1", gpu.random.key, {})
+    refused("gpu.random.gamma takes 4 arguments, got a table as argument 5", gpu.random.gamma, 1, 1, {3}, "float32", {})
+    refused("gpu.random.standard_cauchy takes 2 arguments, got a table as argument 3",
+            gpu.random.standard_cauchy, {3}, nil, {})
+    refused("gpu.random.triangular takes 5 arguments, got a table as argument 6",
+            gpu.random.triangular, 0, 1, 2, {3}, nil, {})
+    -- a dtype where the counts are int64 keeps its own words; past its place, strict's
+    refused("bad argument #3 to 'poisson' (the counts are int64: no dtype (astype the result))",
+            gpu.random.poisson, 1, {3}, "int32")
+    refused("gpu.random.poisson takes 2 arguments, got a table as argument 4", gpu.random.poisson, 1, {3}, nil, {})
+    refused("gpu.random.multinomial takes 3 arguments, got a number as argument 5",
+            gpu.random.multinomial, 3, {0.5, 0.5}, {2}, nil, 1)
+    assert.matches(":%d+: gpu.random.normal takes 4", S.errof(function() gpu.random.normal(0, 1, 3, nil, {}) end))
+    assert.are.same({2, 3}, gpu.random.rand(2, 3).shape)   -- (d1, ..., dn): any count
+  end)
+end)
+
 describe("gpu::philox in kernels", function()
   local k = gpu.kernel([[
 extern "C" __global__ void draws(unsigned long long seed, unsigned *bits, float *u, float *z, unsigned *known) {
