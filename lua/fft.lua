@@ -54,15 +54,17 @@ function fft.rfftfreq(n, d, opts)
   return made(gpu.arange(0, n // 2 + 1, "float64") * val, dtype)
 end
 
--- The dims of a shift (nil: every one) as 1-based numbers, each once
+-- The dims of a shift (nil: every one) as 1-based numbers, each once; a table a list, read
+-- raw ({axes = 1} was no dim: an unshifted copy)
 local function dims_of(api, dims, ndim)
   if dims == nil then
     local all = {}
     for d = 1, ndim do all[d] = d end
     return all
   end
-  local list, out, seen = type(dims) == "table" and dims or {dims}, {}, {}
-  for i, d in ipairs(list) do
+  local list, out, seen = type(dims) == "table" and gpu._arg.list(dims, "fft." .. api, "dims") or {dims}, {}, {}
+  for i = 1, rawlen(list) do
+    local d = rawget(list, i)
     if math.type(d) == "float" and d == math.floor(d) then d = math.tointeger(d) or d end
     if math.type(d) ~= "integer" or d == 0 or d > ndim or d < -ndim then
       error(("gpu.fft.%s: dim %s is out of range for %d-D arrays"):format(api, shown(d), ndim), 3)

@@ -141,6 +141,11 @@ describe("gpu.fft.fftshift and ifftshift", function()
     assert.matches("gpu.fft.fftshift: dim 4 is out of range for 3%-D arrays", S.errof(gpu.fft.fftshift, y, 4))
     assert.matches("gpu.fft.ifftshift: dim 1 appears twice", S.errof(gpu.fft.ifftshift, y, {1, -3}))
     assert.matches("gpu.fft.fftshift: x must be a device array, got table", S.errof(gpu.fft.fftshift, {1, 2}))
+    -- a table of dims is a list: {axes = 1} (NumPy's name) was no dim, an unshifted copy
+    assert.matches('gpu.fft.fftshift: dims must be a list, and the table has a key "axes" besides its 0 elements',
+                   S.errof(gpu.fft.fftshift, y, {axes = 1}), 1, true)
+    assert.matches('gpu.fft.ifftshift: dims must be a list, and the table has a key "x"',
+                   S.errof(gpu.fft.ifftshift, y, {1, x = 2}), 1, true)
   end)
 end)
 
