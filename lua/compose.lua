@@ -696,7 +696,7 @@ end
 array_meta.methods.flip = gpu.flip
 array_meta.methods.take = gpu.take
 array_meta.methods.nonzero, array_meta.methods.diagonal = gpu.nonzero, gpu.diagonal
-array_meta.methods.trace = gpu._api(gpu._arg.on_device("a:trace", trace))
+array_meta.methods.trace = gpu._arg.strict("a:trace", gpu._api(gpu._arg.on_device("a:trace", trace)))
 array_meta.methods.searchsorted = gpu.searchsorted
 -- a[indices] (along the first dimension), a[mask], a[mask] = v (a number, boolean or
 -- gpu.complex): host/array.c's __index and __newindex call these

@@ -253,11 +253,16 @@ local loaded = {}
 local lazy = {}   -- file -> {table, name} of each public function on_first_call gave it
 -- f, for a public function of fixed parameters: an argument beyond them that is not nil
 -- (an options table, NumPy's out = or axis) is an error, never dropped as Lua drops it;
--- the call is a tail call, so f's errors still name the caller's line
-local function strict(api, f, params)   -- params: the count, where f's own does not say (a vararg f)
+-- the call is a tail call, so f's errors still name the caller's line. params: their count,
+-- where f's own does not say (a function of ...); options_at: the place of f's options
+-- table, if it has one; api a method's ("a:trace"): its counts without self, as C's
+local function strict(api, f, params, options_at)
   local info = type(f) == "function" and debug.getinfo(f, "u")
   local n = info and (params or arity[f] or not info.isvararg and info.nparams)
   if not n then return f end
+  local self = api:match("^[ah]:") and 1 or 0
+  local name = self == 1 and api or "gpu." .. api
+  local options_go = options_at and ("options go in argument %d"):format(options_at - self) or "it takes no options"
   return function(...)
     for k = select("#", ...), n + 1, -1 do
       local v = select(k, ...)
@@ -266,13 +271,14 @@ local function strict(api, f, params)   -- params: the count, where f's own does
         local mt = type(v) == "userdata" and getmetatable(v)
         local what = options and "a table" or gpu._is_array(v) and ("a %s array"):format(v.dtype)
                      or "a " .. (type(mt) == "table" and type(mt.__name) == "string" and mt.__name or gpu._described(v))
-        error(("gpu.%s takes %d argument%s, got %s as argument %d (%s)"):format(api, n, n == 1 and "" or "s",
-              what, k, options and "it takes no options" or "not one it takes"), 2)
+        error(("%s takes %d argument%s, got %s as argument %d (%s)"):format(name, n - self, n - self == 1 and "" or "s",
+              what, k - self, options and options_go or "not one it takes"), 2)
       end
     end
     return f(...)
   end
 end
+arg.strict = strict   -- (for the files loaded later: random.lua, compose.lua)
 local function module(name, ...)
   local m = loaded[name]
   if m == nil then
@@ -281,7 +287,7 @@ local function module(name, ...)
     local methods = gpu._meta.array.methods
     for _, e in ipairs(lazy[name] or {}) do
       local f = e[1][e[2]]
-      e[1][e[2]] = strict(e[3], f)
+      e[1][e[2]] = strict(e[3], f, nil, e[4])
       for k, m in pairs(methods) do   -- a:flip(...) as gpu.flip (the file set the method)
         if m == f then methods[k] = e[1][e[2]] end
       end
@@ -391,9 +397,12 @@ for _, name in ipairs({"einsum", "vdot"}) do
   assert(gpu[name] == nil, name)
   on_first_call(name, "lua/einsum.lua")
 end
--- numpy.fft's helpers (lua/fft.lua, which defines them anew in gpu.fft, host/fft.c's table)
+-- numpy.fft's helpers (lua/fft.lua, which defines them anew in gpu.fft, host/fft.c's table;
+-- strict then: fftfreq(4, 1, {}, {dtype = "float64"}) dropped the dtype)
 for _, name in ipairs({"fftfreq", "rfftfreq", "fftshift", "ifftshift"}) do
   assert(gpu.fft[name] == nil, name)
+  lazy["lua/fft.lua"] = lazy["lua/fft.lua"] or {}
+  table.insert(lazy["lua/fft.lua"], {gpu.fft, name, "fft." .. name, name:find("freq") and 3 or nil})
   gpu.fft[name] = function(...)
     module("lua/fft.lua")
     return gpu.fft[name](...)
@@ -531,6 +540,8 @@ end}))
 -- gpu.special: scipy.special's functions; its ufuncs are host/opdefs.c's, the rest
 -- (zeta, softmax, log_softmax, logsumexp) lua/special.lua's, loaded at their first use
 for _, name in ipairs({"zeta", "softmax", "log_softmax", "logsumexp"}) do
+  lazy["lua/special.lua"] = lazy["lua/special.lua"] or {}   -- strict once defined, their options argument 3
+  table.insert(lazy["lua/special.lua"], {gpu.special, name, "special." .. name, 3})
   gpu.special[name] = function(...)
     module("lua/special.lua")
     return gpu.special[name](...)
@@ -1542,7 +1553,7 @@ end
 -- generator's state here
 local random_hooks = {
   draw = function() local c = calls; calls = calls + 1; return seed, c end,
-  config = config, dtype_name = dtype_name, what = what, range_of = range_of, strict = strict,
+  config = config, dtype_name = dtype_name, what = what, range_of = range_of,
 }
 for _, name in ipairs({"integers", "permutation", "choice", "key", "exponential", "standard_exponential", "gamma",
                        "standard_gamma", "beta", "chisquare", "lognormal", "laplace", "logistic", "gumbel", "rayleigh",

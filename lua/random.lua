@@ -26,6 +26,7 @@ end
 -- each function's parameters as messages name them, where its own (a wrapper's ...) do not
 local PARAMS = {permutation = {"a"}}
 local ARITY = {}   -- the parameters' count of each function of `...` whose count is fixed
+local OPTIONS = {choice = 3, multivariate_normal = 4, create_xoroshiro128p_states = 3}   -- their options' place
 local function param_names(f)
   local names = {}
   for i = 1, debug.getinfo(f, "u").nparams do names[i] = debug.getlocal(f, i) end
@@ -37,8 +38,8 @@ end
 -- array's methods called here: a freed array); an argument beyond its parameters refused
 -- (gpu.lua's strict), not dropped
 local function public(name)
-  random[name] = hooks.strict("random." .. name, gpu._api(gpu._arg.on_device("random." .. name, random[name],
-                              PARAMS[name])), ARITY[name])
+  random[name] = gpu._arg.strict("random." .. name, gpu._api(gpu._arg.on_device("random." .. name, random[name],
+                                 PARAMS[name])), ARITY[name], OPTIONS[name])
 end
 
 local function fail(name, i, msg) error(("bad argument #%d to '%s' (%s)"):format(i, name, msg), 3) end
@@ -556,7 +557,7 @@ end
 local function no_dtype(names, what)
   for name, n in pairs(names) do
     PARAMS[name] = PARAMS[name] or param_names(random[name])
-    local draw = hooks.strict("random." .. name, random[name])   -- after the dtype's place: strict's words
+    local draw = gpu._arg.strict("random." .. name, random[name])   -- after the dtype's place: strict's words
     random[name] = function(...)
       if select("#", ...) > n and select(n + 1, ...) ~= nil then
         fail(name, n + 1, ("the %s: no dtype (astype the result)"):format(what))

@@ -264,6 +264,9 @@ describe("gpu.nonzero, diff, tril, triu, diagonal, a:trace, meshgrid, repeat_int
     assert.are.same({0}, gpu.diagonal(a, 5).shape)
     assert.are.same({0, 5, 10}, gpu.diagonal(a.T):totable())   -- a view
     assert.are.same({15, 18}, {a:trace(), a:trace(1)})
+    -- an out was dropped: the sum came back and out was never written
+    assert.matches("a:trace takes 1 argument, got a table as argument 2 (it takes no options)",
+                   select(2, pcall(a.trace, a, 0, {out = gpu.zeros({})})), 1, true)
     local x, y = gpu.meshgrid(gpu.arange(3), gpu.arange(2) + 10)
     assert.are.same({{{0, 1, 2}, {0, 1, 2}}, {{10, 10, 10}, {11, 11, 11}}}, {x:totable(), y:totable()})
     local p, q = gpu.meshgrid(gpu.arange(3), gpu.arange(2) + 10, {indexing = "ij"})

@@ -115,6 +115,13 @@ describe("gpu.fft.fftfreq and rfftfreq", function()
     local ok, msg = pcall(function() gpu.fft.fftfreq(-1) end)
     assert.is_false(ok)
     assert.matches("fft2_spec%.lua:%d+: gpu%.fft%.fftfreq", msg)
+    -- an argument past the options is refused (fftfreq(4, 1, {}, {dtype =}) dropped the dtype)
+    assert.matches("gpu.fft.fftfreq takes 3 arguments, got a table as argument 4 (options go in argument 3)",
+                   S.errof(gpu.fft.fftfreq, 4, 1, {}, {dtype = "float64"}), 1, true)
+    assert.matches("gpu.fft.rfftfreq takes 3 arguments, got a number as argument 4 (not one it takes)",
+                   S.errof(gpu.fft.rfftfreq, 4, 1, nil, 5), 1, true)
+    assert.matches("gpu.fft.ifftshift takes 2 arguments, got a table as argument 3 (it takes no options)",
+                   S.errof(gpu.fft.ifftshift, gpu.arange(4), 1, {}), 1, true)
   end)
 end)
 

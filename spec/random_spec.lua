@@ -123,6 +123,8 @@ describe("gpu.random's functions", function()
     refused("gpu.random.random takes 2 arguments, got a number as argument 3", gpu.random.random, {2}, "float32", 5)
     refused("gpu.random.shuffle takes 1 argument, got a table as argument 2", gpu.random.shuffle, x, {axis = 1})
     refused("gpu.random.choice takes 3 arguments, got a string as argument 4", gpu.random.choice, 5, {3}, {}, "extra")
+    refused("gpu.random.choice takes 3 arguments, got a table as argument 4 (options go in argument 3)",
+            gpu.random.choice, 5, {3}, nil, {replace = false})
     refused("gpu.random.uniform takes 4 arguments, got a table as argument 5",
             gpu.random.uniform, 0, 1, {3}, "float32", {dtype = "float64"})
     refused("gpu.random.bytes takes 1 argument, got a number as argument 2", gpu.random.bytes, 4, 5)

@@ -490,6 +490,12 @@ describe("gpu.special.softmax, log_softmax and logsumexp", function()
     local ok, e = pcall(S.softmax, x, 1, {b = x})
     assert.matches("unknown option 'b' (it takes dim)", e, 1, true)
     assert.are.same(S.softmax(x):totable(), S.softmax(x, {1}):totable())
+    -- an argument past the options (logsumexp(x, 1, {}, {keepdim = true}) dropped keepdim)
+    ok, e = pcall(S.logsumexp, x, 1, {}, {keepdim = true})
+    assert.matches("gpu.special.logsumexp takes 3 arguments, got a table as argument 4 (options go in argument 3)",
+                   e, 1, true)
+    ok, e = pcall(S.zeta, x, 1, nil, 2)
+    assert.matches("gpu.special.zeta takes 3 arguments, got a number as argument 4 (not one it takes)", e, 1, true)
   end)
 
   it("logsumexp: every element (a Lua number), along a dim, kept, weighted", function()
