@@ -241,7 +241,7 @@ static void product_opts(lua_State *L, const char *name, int idx, int *out, int 
   if (!idx) return;
   errors_options(L, idx, name, "out tf32 stream");
   if (lua_getfield(L, idx, "out") != LUA_TNIL) *out = lua_gettop(L);
-  *tf32 = lua_getfield(L, idx, "tf32") != LUA_TNIL && lua_toboolean(L, -1);
+  *tf32 = errors_flag(L, idx, name, "tf32", 0);
   if (lua_getfield(L, idx, "stream") != LUA_TNIL) *s = stream_named(L, -1, "gpu.", name, 1);
 }
 

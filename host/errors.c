@@ -215,6 +215,16 @@ void errors_options(lua_State *L, int idx, const char *name, const char *known) 
   }
 }
 
+int errors_flag(lua_State *L, int opts, const char *name, const char *key, int dflt) {
+  int t = opts ? lua_getfield(L, opts, key) : LUA_TNIL;
+  if (t != LUA_TNIL && t != LUA_TBOOLEAN)
+    luaL_error(L, "%s%s: option %s must be a boolean, got %s", strchr(name, ':') ? "" : "gpu.", name, key,
+               luaL_typename(L, -1));
+  int v = t == LUA_TNIL ? dflt : lua_toboolean(L, -1);
+  if (opts) lua_pop(L, 1);
+  return v;
+}
+
 /* gpu._options(opts, name, known): opts (a table, or nil: an empty one) when each of its keys
  * is among known (names separated by spaces), else errors_options' error: what the Lua
  * files check their options with (gpu._arg.options) */

@@ -139,12 +139,12 @@ void errors_args(lua_State *L, int last, const char *name), errors_callable(lua_
 const char *errors_value(lua_State *L, int idx);
 /* [-0, +0, -] A cleanup failed where nothing can be raised (__gc): a warning (lua_warning). */
 void errors_warn(lua_State *L, GpuResult r, const char *what);
-/* [-0, +0, v] Each key of the options table at idx must be one of known (names separated by
- * spaces, "" for none), else "gpu.NAME: unknown option 'k' (it takes ...)": a misspelt or a
- * NumPy option (axis, keepdims) would otherwise be ignored without a word. A name with a
- * colon ("comm:send") is shown as it is, without "gpu.". */
-void errors_options(lua_State *L, int idx, const char *name, const char *known);
-void errors_open(lua_State *L);
+/* [-0, +0, v] Each key of the options table at idx one of known (names split by spaces, "" for
+ * none), else "gpu.NAME: unknown option 'k' (it takes ...)" (NAME with a colon without "gpu."):
+ * none ignored. errors_flag: option key of the table at opts (0: none) a boolean (dflt if absent),
+ * else "gpu.NAME: option KEY must be a boolean, got TYPE" (Lua's 0 is true), as gpu._arg.flag. */
+void errors_options(lua_State *L, int idx, const char *name, const char *known), errors_open(lua_State *L);
+int errors_flag(lua_State *L, int opts, const char *name, const char *key, int dflt);
 
 /* ---- device arrays (array.c) ----
  * An array owns its memory, or is a view of another's (a slice, a transpose, ...): a view

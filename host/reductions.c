@@ -115,7 +115,7 @@ static void read_args(lua_State *L, const char *name, int npos, int *pos, int di
       if (dims) luaL_error(L, "gpu.%s: dim is given twice (as an argument and as an option)", name);
       dims = lua_gettop(L);
     }
-    g->keepdim = lua_getfield(L, opts, "keepdim") != LUA_TNIL && lua_toboolean(L, -1);
+    g->keepdim = errors_flag(L, opts, name, "keepdim", 0);
     if (lua_getfield(L, opts, "out") != LUA_TNIL) g->out = lua_gettop(L);
     if (lua_getfield(L, opts, "ddof") != LUA_TNIL) {
       if (lua_type(L, -1) != LUA_TNUMBER) luaL_error(L, "gpu.%s: ddof must be a number, got %s", name, luaL_typename(L, -1));
@@ -374,7 +374,7 @@ static int reducer_call(lua_State *L) {
   if (opts) {
     errors_options(L, opts, r->name, "dim keepdim out stream param");
     if (lua_getfield(L, opts, "dim") != LUA_TNIL) dims = lua_gettop(L);
-    g.keepdim = lua_getfield(L, opts, "keepdim") != LUA_TNIL && lua_toboolean(L, -1);
+    g.keepdim = errors_flag(L, opts, r->name, "keepdim", 0);
     if (lua_getfield(L, opts, "out") != LUA_TNIL) g.out = lua_gettop(L);
     if (lua_getfield(L, opts, "stream") != LUA_TNIL) g.stream = stream_named(L, -1, "gpu.", r->name, 1);
     if (lua_getfield(L, opts, "param") != LUA_TNIL) read_param(L, lua_gettop(L), r->name, param);

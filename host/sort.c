@@ -179,17 +179,6 @@ static int checked_dim(lua_State *L, const char *name, int idx, int ndim) {
   return (int)k - 1;
 }
 
-/* [-0, +0, v] Option key of the table at opts: a boolean (not any value Lua takes as true:
- * 0 and "false" are), dflt where absent */
-static int flag(lua_State *L, int opts, const char *name, const char *key, int dflt) {
-  int t = lua_getfield(L, opts, key);
-  if (t != LUA_TNIL && t != LUA_TBOOLEAN)
-    luaL_error(L, "gpu.%s: option %s must be a boolean, got %s", name, key, luaL_typename(L, -1));
-  int v = t == LUA_TNIL ? dflt : lua_toboolean(L, -1);
-  lua_pop(L, 1);
-  return v;
-}
-
 /* [-0, +0, e] (a [, extra...] [, dim] [, opts]): the array at 1, dim at argument dimarg (or
  * opts.dim; default the last), and the options. */
 static void sort_args(lua_State *L, const char *name, int dimarg, SortArgs *g) {
@@ -214,8 +203,8 @@ static void sort_args(lua_State *L, const char *name, int dimarg, SortArgs *g) {
       dims = lua_gettop(L);
     }
     int topk = strcmp(name, "topk") == 0;   /* largest is topk's; descending the others' */
-    g->desc = topk ? flag(L, opts, name, "largest", 1) : flag(L, opts, name, "descending", 0);
-    g->indices = flag(L, opts, name, "indices", 1);
+    g->desc = topk ? errors_flag(L, opts, name, "largest", 1) : errors_flag(L, opts, name, "descending", 0);
+    g->indices = errors_flag(L, opts, name, "indices", 1);
     if (lua_getfield(L, opts, "stream") != LUA_TNIL) g->stream = stream_named(L, -1, "gpu.", name, 1);
   } else if (strcmp(name, "topk") == 0) {
     g->desc = 1;
@@ -343,7 +332,7 @@ static int gpu_unique(lua_State *L) {
   int want[3] = {0, 0, 0};
   static const char *const keys[3] = {"index", "inverse", "counts"};
   if (lua_gettop(L) >= 2 && lua_istable(L, 2)) {
-    for (int i = 0; i < 3; i++) want[i] = flag(L, 2, "unique", keys[i], 0);
+    for (int i = 0; i < 3; i++) want[i] = errors_flag(L, 2, "unique", keys[i], 0);
   }
   GpuShape shape = g.a->shape;
   lua_settop(L, 2);   /* the options stay at 2: they keep the stream from the collector */

@@ -54,7 +54,7 @@ function gpu.linspace(start, stop, num, opts)
   opts = opts or {}
   if type(opts) ~= "table" then error("gpu.linspace: argument 4 must be a table of options", 2) end
   gpu._arg.options(opts, "linspace", "endpoint dtype")
-  local endpoint = opts.endpoint ~= false
+  local endpoint = gpu._arg.flag(opts, "endpoint", "linspace", true)
   local div = endpoint and num - 1 or num
   local y = gpu.arange(num, "float64")
   if div > 0 then y = y * ((stop - start) / div) + start else y = y + start end
@@ -258,7 +258,7 @@ local function isclose(api, a, b, opts)
   local y = is_array(b) and b.dtype ~= dt and b:astype(dt) or b
   local close = gpu.abs(x - y):le(gpu.abs(y) * rtol + atol)
   local r = gpu.where(gpu.logical_and(gpu.isfinite(x), gpu.isfinite(y)), close, gpu.eq(x, y))
-  if opts.equal_nan then r = gpu.logical_or(r, gpu.logical_and(gpu.isnan(x), gpu.isnan(y))) end
+  if gpu._arg.flag(opts, "equal_nan", api) then r = gpu.logical_or(r, gpu.logical_and(gpu.isnan(x), gpu.isnan(y))) end
   return r
 end
 function gpu.isclose(a, b, opts) return (isclose("isclose", a, b, opts)) end

@@ -867,6 +867,8 @@ local function check_options(options, api, level)
     error(("options must be a table, got %s"):format(type(options)), level)
   end
   arg.options(options, api, "options names debug check")   -- a misspelt one is not ignored
+  arg.flag(options, "debug", api, nil, level)
+  arg.flag(options, "check", api, nil, level)
   local checked = {}
   for k, v in pairs(options) do checked[k] = v end
   checked.options = check_list(options.options, "options", level)
@@ -1254,6 +1256,20 @@ function arg.list(t, api, what)
     end
   end
   return t
+end
+
+-- Option key of gpu.<api>'s options table opts (or nil): a boolean, dflt where absent (nil
+-- there); any other value (0 and "false", which Lua takes as true) is an error, as
+-- host/errors.c's errors_flag says it for the C functions, at the caller's caller (or at
+-- level, counted from the function calling arg.flag, as error's)
+function arg.flag(opts, key, api, dflt, level)
+  local v = opts and opts[key]
+  if v == nil then return dflt end
+  if type(v) ~= "boolean" then
+    error(("%s: option %s must be a boolean, got %s"):format(api:find(":", 1, true) and api or "gpu." .. api, key,
+          type(v)), level and level + 1 or 3)
+  end
+  return v
 end
 
 -- An output array of gpu.<api>, named what: one that may be written (not an expanded

@@ -318,8 +318,9 @@ function linalg.svd(a, opts)
   local batch, count, m, n = matrices(a, "svd")
   if opts ~= nil and type(opts) ~= "table" then fail("svd", 2, "argument 2 must be a table of options") end
   opts = gpu._arg.options(opts, "linalg.svd", "full_matrices compute_uv")
-  local uv = opts.compute_uv ~= false
-  local u, s, vh = svd_of(a, "svd", batch, count, m, n, opts.full_matrices ~= false, uv)
+  local uv = gpu._arg.flag(opts, "compute_uv", "linalg.svd", true)
+  local full = gpu._arg.flag(opts, "full_matrices", "linalg.svd", true)
+  local u, s, vh = svd_of(a, "svd", batch, count, m, n, full, uv)
   if not uv then return u end
   return u, s, vh
 end
@@ -544,7 +545,7 @@ function linalg.norm(x, ord, dim, opts)
   here("norm", x)
   if opts ~= nil and type(opts) ~= "table" then fail("norm", 2, "the options must be a table") end
   if opts ~= nil then gpu._arg.options(opts, "linalg.norm", "keepdim") end
-  local keepdim = opts and opts.keepdim or false
+  local keepdim = gpu._arg.flag(opts, "keepdim", "linalg.norm", false)
   if not (x.dtype:find("^float") or x.dtype:find("^complex")) then
     x = x:astype("float64")   -- NumPy's: in their dtype, the sums of integers wrap
   end
@@ -685,6 +686,7 @@ function gpu.polyfit(x, y, deg, opts)
   if x.shape[1] == 0 then bad("x is empty") end
   if opts ~= nil and type(opts) ~= "table" then bad("the options must be a table") end
   opts = gpu._arg.options(opts, "polyfit", "rcond full w")
+  local full = gpu._arg.flag(opts, "full", "polyfit")
   local dt = la_dtype(gpu.result_type(x, y)):find("complex") and "complex128" or "float64"
   local m = x.shape[1]
   local rcond = opts.rcond or m * eps_of[real_of[dt]]
@@ -702,7 +704,7 @@ function gpu.polyfit(x, y, deg, opts)
   scale = gpu.where(scale:eq(0), 1, scale):astype(real_of[dt])
   local c, resids, rank, s = linalg.lstsq(lhs / scale, rhs, rcond)
   c = (y.ndim == 2 and c / scale:unsqueeze(-1) or c / scale):astype(dt)
-  if opts.full then return c, resids, rank, s, rcond end
+  if full then return c, resids, rank, s, rcond end
   return c
 end
 

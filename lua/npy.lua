@@ -42,10 +42,11 @@ function gpu.load(path, opts)
     error(("bad argument #2 to 'load' (options table expected, got %s)"):format(type(opts)), 2)
   end
   gpu._arg.options(opts, "load", "device")
+  local device = gpu._arg.flag(opts, "device", "load", false, 1)
   local ok, h, fortran = pcall(gpu._npy_read, path)
   if not ok then error(h, 2) end
   if fortran then h = h:transpose() end   -- the file held the transpose's bytes
-  if opts and opts.device then return gpu.array(h) end
+  if device then return gpu.array(h) end
   return h
 end
 
@@ -99,9 +100,10 @@ function gpu.loadz(path, opts)
     error(("bad argument #2 to 'loadz' (options table expected, got %s)"):format(type(opts)), 2)
   end
   gpu._arg.options(opts, "loadz", "device")
+  local device = gpu._arg.flag(opts, "device", "loadz", false, 1)
   local ok, t = pcall(gpu._npz_read, path)
   if not ok then error(t, 2) end
-  if opts and opts.device then
+  if device then
     for k, h in pairs(t) do t[k] = gpu.array(h) end
   end
   return t
@@ -600,7 +602,7 @@ end
 -- The shared options of loadtxt and genfromtxt, checked: dtype, delimiter, comments,
 -- usecols (1-based, negative from the end), max_rows, ndmin
 local function text_options(opts, fname)
-  local o = {d = check_dtype(opts.dtype, fname, 2)}
+  local o = {d = check_dtype(opts.dtype, fname, 2), device = gpu._arg.flag(opts, "device", fname, false, 2)}
   if o.d.kind == "c" then error(("bad argument #2 to '%s' (options.dtype: complex text is not read)"):format(fname), 3) end
   if opts.delimiter ~= nil and (type(opts.delimiter) ~= "string" or opts.delimiter == "") then
     error(("bad argument #2 to '%s' (options.delimiter must be a non-empty string)"):format(fname), 3)
@@ -705,8 +707,8 @@ local function shaped(vals, ncols, d, ndmin)
   return h:reshape(shape)
 end
 
-local function text_result(h, opts)
-  if opts.device then return gpu.array(h) end
+local function text_result(h, o)
+  if o.device then return gpu.array(h) end
   return h
 end
 
@@ -741,7 +743,7 @@ function gpu.loadtxt(path, opts)
     return shaped(vals, ncols, o.d, o.ndmin)
   end)
   if not ok then error(("cannot read '%s': %s"):format(path, tostring(h):gsub("^bad argument #%d+ to '[%w_.?]+' %((.*)%)$", "%1")), 2) end
-  return text_result(h, opts)
+  return text_result(h, o)
 end
 
 -- field t as genfromtxt reads it, with Python's float() and int(): an underscore between two
@@ -815,7 +817,7 @@ function gpu.genfromtxt(path, opts)
     return shaped(vals, ncols, o.d, o.ndmin)
   end)
   if not ok then error(("cannot read '%s': %s"):format(path, tostring(h):gsub("^bad argument #%d+ to '[%w_.?]+' %((.*)%)$", "%1")), 2) end
-  return text_result(h, opts)
+  return text_result(h, o)
 end
 
 -- errors at the caller's line, also those of an array's methods called here

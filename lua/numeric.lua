@@ -266,6 +266,7 @@ end
 function gpu.histogramdd(sample, bins, range, opts)
   if opts == nil and type(range) == "table" and (range.density ~= nil or range.weights ~= nil) then range, opts = nil, range end
   opts = gpu._arg.options(opts, "histogramdd", "density weights")
+  local density = gpu._arg.flag(opts, "density", "histogramdd")
   local cols = {}
   if is_array(sample) then
     real(sample, "histogramdd", "sample")
@@ -308,7 +309,7 @@ function gpu.histogramdd(sample, bins, range, opts)
     w = gpu.extract(kept, w)
   end
   local counts = gpu.bincount(gpu.extract(kept, flat), {minlength = total, weights = w}):astype("float64"):reshape(shape)
-  if opts.density then   -- over each coordinate's bin widths, then the total, as NumPy's
+  if density then   -- over each coordinate's bin widths, then the total, as NumPy's
     local total_count = gpu.sum(counts)
     for k = 1, dims do
       local view = {}

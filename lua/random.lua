@@ -159,7 +159,7 @@ function random.choice(a, size, opts)
     fail("choice", 1, "a number or a 1-D device array expected, got " .. hooks.what(a))
   end
   local shape, k = shaped("choice", 2, size == nil and {} or size)
-  local replace = opts.replace ~= false
+  local replace = gpu._arg.flag(opts, "replace", "random.choice", true)
   local idx
   if opts.p == nil then
     if replace then   -- 1 .. n (n + 1 wraps for math.maxinteger)

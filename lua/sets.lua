@@ -469,7 +469,9 @@ end
 -- gpu.in1d(ar1, ar2 [, {invert =, assume_unique =}]): gpu.isin of ar1 flattened
 function gpu.in1d(a, b, opts)
   a, b = two("in1d", a, b)
-  return gpu.isin(a, b, {invert = options(opts, "in1d", 3, "invert assume_unique").invert})
+  opts = options(opts, "in1d", 3, "invert assume_unique")
+  gpu._arg.flag(opts, "assume_unique", "in1d")
+  return gpu.isin(a, b, {invert = gpu._arg.flag(opts, "invert", "in1d")})
 end
 
 -- gpu.union1d(ar1, ar2): the sorted distinct values of both
@@ -482,7 +484,8 @@ end
 -- (assume_unique: ar1's values in their order, not sorted, as NumPy's)
 function gpu.setdiff1d(a, b, opts)
   a, b = two("setdiff1d", a, b)
-  local u = options(opts, "setdiff1d", 3, "assume_unique").assume_unique and a or (gpu.unique(a))
+  local u = gpu._arg.flag(options(opts, "setdiff1d", 3, "assume_unique"), "assume_unique", "setdiff1d") and a
+            or (gpu.unique(a))
   return gpu.extract(gpu.isin(u, b, {invert = true}), u)
 end
 
@@ -535,24 +538,25 @@ end
 function gpu.intersect1d(a, b, opts)
   a, b = two("intersect1d", a, b)
   opts = options(opts, "intersect1d", 3, "assume_unique return_indices")
-  if not opts.assume_unique then return common(a, b, opts.return_indices and true or false) end
-  local s, perm, na = merged(a, b, true, opts.return_indices and true or false)
+  local indices = gpu._arg.flag(opts, "return_indices", "intersect1d", false)
+  if not gpu._arg.flag(opts, "assume_unique", "intersect1d") then return common(a, b, indices) end
+  local s, perm, na = merged(a, b, true, indices)
   local n = s.size
   if n < 2 then
     local none = gpu.empty({0}, "int64")
-    if opts.return_indices then return s:narrow(1, 1, 0), none, none end
+    if indices then return s:narrow(1, 1, 0), none, none end
     return s:narrow(1, 1, 0)
   end
   local pair = s:narrow(1, 2, n - 1):eq(s:narrow(1, 1, n - 1))   -- NaN pairs with nothing, as NumPy's
   local both = gpu.extract(pair, s:narrow(1, 1, n - 1))
-  if not opts.return_indices then return both end
+  if not indices then return both end
   return both, gpu.extract(pair, perm:narrow(1, 1, n - 1)), gpu.extract(pair, perm:narrow(1, 2, n - 1)) - na
 end
 
 -- gpu.setxor1d(ar1, ar2 [, {assume_unique = true}]): the sorted values in exactly one of them
 function gpu.setxor1d(a, b, opts)
   a, b = two("setxor1d", a, b)
-  local s = merged(a, b, options(opts, "setxor1d", 3, "assume_unique").assume_unique, false)
+  local s = merged(a, b, gpu._arg.flag(options(opts, "setxor1d", 3, "assume_unique"), "assume_unique", "setxor1d"), false)
   local n = s.size
   if n < 2 then return s end
   local yes = gpu.ones(1, "bool")
@@ -684,6 +688,7 @@ end
 function gpu._unique_dim(a, opts)
   ordered(a, "unique", "a")
   opts = options(opts, "unique", 2, "dim index inverse counts stream")
+  for _, key in ipairs({"index", "inverse", "counts"}) do gpu._arg.flag(opts, key, "unique") end
   local s = opts.stream
   if s ~= nil and not (type(s) == "userdata" and (getmetatable(s) or {}).__name == "gpu.stream") then
     fail("unique", "stream must be a gpu.stream, got %s", described(s))

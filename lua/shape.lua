@@ -613,7 +613,8 @@ end
 function gpu.logspace(start, stop, num, opts)
   opts = options(opts, "logspace", "endpoint base dtype")
   local base = finite(opts.base or 10, "logspace", "base")
-  local y = logspace64(finite(start, "logspace", "start"), finite(stop, "logspace", "stop"), num, opts.endpoint, base)
+  local y = logspace64(finite(start, "logspace", "start"), finite(stop, "logspace", "stop"), num,
+                       gpu._arg.flag(opts, "endpoint", "logspace", true), base)
   local dtype = opts.dtype or "float32"
   return dtype == "float64" and y or y:astype(dtype)
 end
@@ -630,9 +631,10 @@ function gpu.geomspace(start, stop, num, opts)
     error("gpu.geomspace: start and stop must have one sign (between them the sequence would be complex)", 2)
   end
   local sign = start < 0 and -1.0 or 1.0
-  local y = logspace64(math.log(sign * start, 10), math.log(sign * stop, 10), num, opts.endpoint, 10.0)
+  local endpoint = gpu._arg.flag(opts, "endpoint", "geomspace", true)
+  local y = logspace64(math.log(sign * start, 10), math.log(sign * stop, 10), num, endpoint, 10.0)
   if num > 0 then y[{ 1 }] = sign * start end
-  if num > 1 and opts.endpoint ~= false then y[{ -1 }] = sign * stop end
+  if num > 1 and endpoint then y[{ -1 }] = sign * stop end
   if sign < 0 then y = -y end
   local dtype = opts.dtype or "float32"
   return dtype == "float64" and y or y:astype(dtype)

@@ -254,7 +254,7 @@ local function from_compressed(api, fmt, t, o)
   if x[2] and (x[2][1] < 0 or x[2][2] >= minor) then
     fail(api, "indices must lie in [0, %d), got %d to %d", minor, x[2][1], x[2][2])
   end
-  local copy = o.copy
+  local copy = gpu._arg.flag(o, "copy", "sparse." .. api)
   data = dt and data.dtype ~= dt and data:astype(dt) or (copy and data:copy() or data)
   check_dtype(api, data.dtype)
   local ind = indices.dtype == "int32" and (copy and indices:copy() or indices) or indices:astype("int32")
@@ -265,6 +265,7 @@ end
 -- (data, {row, col}): a COO matrix, checked on the device
 local function from_triplets(api, t, o)
   local dt = o.dtype and check_dtype(api, o.dtype)
+  local copy = gpu._arg.flag(o, "copy", "sparse." .. api)
   local data = data_arg(api, t[1], dt)
   local row, col = index_arg(api, t[2][1], "row"), index_arg(api, t[2][2], "col")
   if row.size ~= data.size or col.size ~= data.size then
@@ -280,10 +281,10 @@ local function from_triplets(api, t, o)
       fail(api, "%s indices must lie in [0, %d), got %d to %d", what, shape[i], x[i][1], x[i][2])
     end
   end
-  data = dt and data.dtype ~= dt and data:astype(dt) or (o.copy and data:copy() or data)
+  data = dt and data.dtype ~= dt and data:astype(dt) or (copy and data:copy() or data)
   check_dtype(api, data.dtype)
-  row = row.dtype == "int32" and (o.copy and row:copy() or row) or row:astype("int32")
-  col = col.dtype == "int32" and (o.copy and col:copy() or col) or col:astype("int32")
+  row = row.dtype == "int32" and (copy and row:copy() or row) or row:astype("int32")
+  col = col.dtype == "int32" and (copy and col:copy() or col) or col:astype("int32")
   return coo(data:contiguous(), row:contiguous(), col:contiguous(), shape, false)
 end
 
@@ -315,6 +316,7 @@ local function construct(fmt, arg1, opts)
   local api = fmt .. "_matrix"
   local o = options(api, opts, "shape dtype copy")
   if o.dtype then check_dtype(api, o.dtype) end
+  local copy = gpu._arg.flag(o, "copy", "sparse." .. api)
   local A
   if is_sparse(arg1) then
     A = fmt == "csr" and arg1:tocsr() or fmt == "csc" and arg1:tocsc() or arg1:tocoo()
@@ -322,7 +324,7 @@ local function construct(fmt, arg1, opts)
       local s = shape_arg(api, o.shape, "shape")
       if s[1] ~= A.shape[1] or s[2] ~= A.shape[2] then fail(api, "shape {%d, %d} given for a %dx%d matrix", s[1], s[2], A.shape[1], A.shape[2]) end
     end
-    if A == arg1 and o.copy then A = A:copy() end
+    if A == arg1 and copy then A = A:copy() end
     if o.dtype and o.dtype ~= A.dtype then A = A:astype(o.dtype) end
     return A
   elseif is_array(arg1) then

@@ -65,7 +65,7 @@ local function reduction(api, a, dim, opts, one)
     error((one and "gpu.%s takes one dim (a number), got %s" or "gpu.%s: dim must be a number or a table of numbers, got %s"):format(
       api, type(dim)), 3)
   end
-  local R = {api = api, dim = dim, reduced = reduced, all = dim == nil, keepdim = opts.keepdim and true or false,
+  local R = {api = api, dim = dim, reduced = reduced, all = dim == nil, keepdim = gpu._arg.flag(opts, "keepdim", api, false),
              out = opts.out, ddof = opts.ddof or 0, dims = {}, n = 1, m = 1, kshape = {}, shape = {}}
   for d, size in ipairs(a.shape) do
     R.kshape[d] = reduced[d] and 1 or size
@@ -411,6 +411,8 @@ end
 function gpu.isin(elements, test, opts)
   device_array(elements, "isin")
   opts = options(opts, "isin", 3, "invert assume_unique")
+  local invert = gpu._arg.flag(opts, "invert", "isin")
+  gpu._arg.flag(opts, "assume_unique", "isin")
   if type(test) == "number" then test = {test} end   -- (one test element, as NumPy's isin(a, 2))
   if type(test) == "boolean" then test = gpu.array({test}, "bool") end
   if type(test) == "table" and not is_array(test) then test = gpu._arg.list_array(test) end   -- (int64 for integers: exact past 2^53)
@@ -426,7 +428,7 @@ function gpu.isin(elements, test, opts)
   else
     found = select(2, gpu._sorted_find(gpu.sort(test:reshape(-1), {indices = false}), elements))
   end
-  return opts.invert and gpu.logical_not(found) or found
+  return invert and gpu.logical_not(found) or found
 end
 
 -- gpu._sorted_find(s, x): for each value of x, its 1-based place in the sorted 1-D array s
@@ -573,9 +575,9 @@ function gpu.cov(m, opts)
   opts = options(opts, "cov", 2, "rowvar bias ddof")
   if m.ndim > 2 then error(("gpu.cov: m must be 1-D or 2-D, got %d-D"):format(m.ndim), 2) end
   local x = m.ndim < 2 and m:reshape(1, -1) or m   -- (0-D too: NumPy's atleast_2d)
-  if opts.rowvar == false and x.shape[1] ~= 1 then x = x.T end   -- NumPy's: one row stays a variable
+  if not gpu._arg.flag(opts, "rowvar", "cov", true) and x.shape[1] ~= 1 then x = x.T end   -- NumPy's: one row stays a variable
   local ddof = opts.ddof
-  if ddof == nil then ddof = opts.bias and 0 or 1 end
+  if ddof == nil then ddof = gpu._arg.flag(opts, "bias", "cov") and 0 or 1 end
   if type(ddof) ~= "number" then error(("gpu.cov: ddof must be a number, got %s"):format(type(ddof)), 2) end
   x = x:astype(gpu.result_type(x, "float64"))
   local d = x - x:mean(2, {keepdim = true})
@@ -589,7 +591,7 @@ end
 function gpu.corrcoef(x, opts)
   device_array(x, "corrcoef")
   opts = options(opts, "corrcoef", 2, "rowvar")
-  local c = gpu.cov(x, {rowvar = opts.rowvar})
+  local c = gpu.cov(x, {rowvar = gpu._arg.flag(opts, "rowvar", "corrcoef")})
   if c.ndim == 0 then return c / c end
   local sd = gpu.sqrt(gpu.real(gpu.diagonal(c)))
   c = c / sd:unsqueeze(2) / sd:unsqueeze(1)
@@ -804,6 +806,7 @@ function gpu.vander(x, n, opts)
   device_array(x, "vander")
   if type(n) == "table" then n, opts = nil, n end
   opts = options(opts, "vander", 3, "increasing")
+  local increasing = gpu._arg.flag(opts, "increasing", "vander")
   if x.ndim ~= 1 then error(("gpu.vander: x must be 1-D, got %d-D"):format(x.ndim), 2) end
   n = n or x.size
   if math.type(n) ~= "integer" and not (type(n) == "number" and n == math.floor(n)) or n < 0 then
@@ -815,7 +818,7 @@ function gpu.vander(x, n, opts)
   local cols = {gpu.ones({x.size, math.min(n, 1)}, dt)}
   if n > 1 then cols[2] = gpu.cumprod(x:astype(dt):unsqueeze(2):expand(x.size, n - 1), 2) end
   local v = gpu.concatenate(cols, 2)
-  return opts.increasing and v or gpu.flip(v, 2):contiguous()
+  return increasing and v or gpu.flip(v, 2):contiguous()
 end
 
 -- gpu.polyval(p, x): NumPy's polyval, Horner's rule with p's coefficients (highest power

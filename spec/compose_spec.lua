@@ -22,6 +22,9 @@ describe("gpu.linspace", function()
     assert.are.same({-10, -7, -4, 0}, n:totable())
     assert.are.equal("int32", n.dtype)
     assert.are.same({-1, -1, 0, 0}, gpu.linspace(-1, 1, 4, {endpoint = false, dtype = "int8"}):totable())
+    -- NumPy's endpoint=0 is false; Lua's 0 is true, so it was taken as true: a boolean alone
+    assert.matches("gpu.linspace: option endpoint must be a boolean, got number",
+                   select(2, pcall(gpu.linspace, 0, 1, 5, {endpoint = 0})), 1, true)
     assert.are.same({2}, gpu.linspace(2, 3, 1):totable())
     assert.are.same({5, 5, 5}, gpu.linspace(5, 5, 3):totable())
     assert.are.same({0}, gpu.linspace(0, 1, 0).shape)

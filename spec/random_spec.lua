@@ -98,6 +98,9 @@ describe("gpu.random.permutation and choice", function()
     assert.are.same({10, 30}, once)
     assert.are.same({}, gpu.random.choice(4).shape)
     assert.matches("cannot take 6 of 5 without replacement", S.errof(gpu.random.choice, 5, 6, {replace = false}))
+    -- "false" was true, and drew with replacement
+    assert.matches("gpu.random.choice: option replace must be a boolean, got string",
+                   S.errof(gpu.random.choice, 5, 5, {replace = "false"}), 1, true)
     assert.matches("probabilities do not sum to 1", S.errof(gpu.random.choice, 3, 2, {p = gpu.array({0.5, 0.2, 0.2})}))
     assert.matches("p has 1 nonzero entries", S.errof(gpu.random.choice, 3, 2, {replace = false, p = gpu.array({1, 0, 0})}))
     assert.matches("bad argument #3 to 'choice' %(an options table expected, got 5%)", S.errof(gpu.random.choice, 3, 2, 5))
