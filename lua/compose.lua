@@ -186,6 +186,10 @@ function gpu.concatenate(list, dim, opts)
     total = total + s[dim]
   end
   shape[dim] = total
+  if is_array(opts.out) and opts.out.device ~= first.device then   -- (as stack's: it was written across devices)
+    error(("gpu.concatenate: arrays[1] on device %d and out on device %d: copy one to the other's device first (a:to(dev))")
+          :format(first.device, opts.out.device), 2)
+  end
   local out = gpu.with_device(first.device, gpu.empty, shape, opts.dtype or gpu._arg.result_type_of(list))
   local at = 1
   for _, a in ipairs(list) do

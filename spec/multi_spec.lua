@@ -891,6 +891,14 @@ describe("#multi the functions written in Lua", function()
             gpu.hstack, {a, b})
     refused("gpu.broadcast_arrays: argument 1 on device 0 and argument 2 on device 1: copy one to the other's device first (a:to(dev))",
             gpu.broadcast_arrays, a, b)
+    -- an out of another device, as stack refuses it (concatenate wrote into it across devices)
+    local o1 = on(1, function() return gpu.zeros({6}) end)
+    refused("gpu.concatenate: arrays[1] on device 0 and out on device 1: copy one to the other's device first (a:to(dev))",
+            gpu.concatenate, {a, a}, 1, {out = o1})
+    refused("gpu.stack: arrays[1] on device 0 and out on device 1: copy one to the other's device first (a:to(dev))",
+            gpu.stack, {a, a}, 1, {out = on(1, function() return gpu.zeros({2, 3}) end)})
+    assert.are.same({0, 0, 0, 0, 0, 0}, o1:totable())
+    assert.are.same({3, 1, 2, 3, 1, 2}, gpu.concatenate({b, b}, 1, {out = o1}):totable())   -- on b's device
   end)
 
   -- Before: a list object (a table with a metatable) was not looked into, so its arrays'
