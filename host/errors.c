@@ -119,7 +119,16 @@ void errors_args(lua_State *L, int last, const char *name) {
   }
 }
 
+static const char *shown_key(lua_State *L, const char *k, size_t n);
+
 const char *errors_value(lua_State *L, int idx) {
+  if (lua_type(L, idx) == LUA_TSTRING) {   /* quoted: "got 1" of "1" read as the number */
+    size_t n;
+    const char *s = lua_tolstring(L, idx, &n);
+    s = lua_pushfstring(L, "a string (\"%s\")", shown_key(L, s, n));
+    lua_remove(L, -2);
+    return s;
+  }
   if (lua_type(L, idx) == LUA_TNUMBER && isnan(lua_tonumber(L, idx))) {
     lua_pushliteral(L, "nan");
     return lua_tostring(L, -1);
@@ -213,6 +222,12 @@ void errors_options(lua_State *L, int idx, const char *name, const char *known) 
     k = shown_key(L, k, n);
     luaL_error(L, "%s%s: unknown option '%s' (it takes %s)", gpu, name, k, *known ? listing(L, known) : "none");
   }
+}
+
+int errors_integer(lua_State *L, int idx, lua_Integer *v) {
+  int isint = 0;
+  *v = lua_type(L, idx) == LUA_TNUMBER ? lua_tointegerx(L, idx, &isint) : 0;
+  return isint;
 }
 
 int errors_flag(lua_State *L, int opts, const char *name, const char *key, int dflt) {

@@ -218,9 +218,8 @@ static void conjugated(lua_State *L, int idx, int inplace) {
 /* ---- arguments ---- */
 
 static int dim_at(lua_State *L, const FftCall *c, int idx, int nd) {
-  int isint;
-  lua_Integer d = lua_tointegerx(L, idx, &isint), k;
-  if (!isint) luaL_error(L, "gpu.fft.%s: a dim must be an integer, got %s", c->name, errors_value(L, idx));
+  lua_Integer d, k;
+  if (!errors_integer(L, idx, &d)) luaL_error(L, "gpu.fft.%s: a dim must be an integer, got %s", c->name, errors_value(L, idx));
   k = d < 0 ? d + nd + 1 : d;
   if (k < 1 || k > nd)
     luaL_error(L, "gpu.fft.%s: dim %I is out of range for an array of %d dimension%s", c->name, d, nd, nd == 1 ? "" : "s");
@@ -264,9 +263,8 @@ static void read_dims(lua_State *L, FftCall *c, int di, int si, int nd, int def)
     c->s[i] = -1;
     if (ns < 0) continue;
     if (lua_type(L, si) == LUA_TTABLE) lua_geti(L, si, i + 1); else lua_pushvalue(L, si);
-    int isint;
-    lua_Integer v = lua_tointegerx(L, -1, &isint);
-    if (!isint) luaL_error(L, "gpu.fft.%s: a size must be an integer, got %s", c->name, errors_value(L, -1));
+    lua_Integer v;
+    if (!errors_integer(L, -1, &v)) luaL_error(L, "gpu.fft.%s: a size must be an integer, got %s", c->name, errors_value(L, -1));
     if (v < 1)   /* -1 would read as "not given" below */
       luaL_error(L, "gpu.fft.%s: invalid number of data points (%I) along dim %d", c->name, v, c->axes[i] + 1);
     c->s[i] = v;

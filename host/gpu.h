@@ -134,8 +134,8 @@ int errors_raise(lua_State *L, GpuResult r, const char *detail);
  * argument past last not nil, "NAME takes N arguments, got ..." (NAME "a:m" counts after a) */
 int errors_freed(lua_State *L, const char *what), errors_shared(lua_State *L, const char *what);
 void errors_args(lua_State *L, int last, const char *name), errors_callable(lua_State *L, int idx);
-/* [-0, +1, m] The value at idx as messages show it: luaL_tolstring's text, but a NaN as
- * "nan", as printing shows it (0/0 has the sign bit, which luaL_tolstring shows as "-nan"). */
+/* [-0, +1, m] The value at idx for messages: luaL_tolstring's, NaN "nan" (not "-nan"), a string quoted
+ * (a string ("1")); errors_integer: idx an integral number, into *v (lua_tointegerx converts "1") */
 const char *errors_value(lua_State *L, int idx);
 /* [-0, +0, -] A cleanup failed where nothing can be raised (__gc): a warning (lua_warning). */
 void errors_warn(lua_State *L, GpuResult r, const char *what);
@@ -144,7 +144,7 @@ void errors_warn(lua_State *L, GpuResult r, const char *what);
  * none ignored. errors_flag: option key of the table at opts (0: none) a boolean (dflt if absent),
  * else "gpu.NAME: option KEY must be a boolean, got TYPE" (Lua's 0 is true), as gpu._arg.flag. */
 void errors_options(lua_State *L, int idx, const char *name, const char *known), errors_open(lua_State *L);
-int errors_flag(lua_State *L, int opts, const char *name, const char *key, int dflt);
+int errors_flag(lua_State *L, int opts, const char *name, const char *key, int dflt), errors_integer(lua_State *L, int idx, lua_Integer *v);
 
 /* ---- device arrays (array.c) ----
  * An array owns its memory, or is a view of another's (a slice, a transpose, ...): a view

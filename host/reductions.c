@@ -53,11 +53,10 @@ static int is_dims(lua_State *L, int idx) {
 }
 
 static int dim_of(lua_State *L, const char *name, int idx, int ndim) {
-  int isint = 0;   /* a number: lua_tointegerx took "1" */
-  lua_Integer d = lua_type(L, idx) == LUA_TNUMBER ? lua_tointegerx(L, idx, &isint) : 0;
-  if (!isint)
+  lua_Integer d;
+  if (!errors_integer(L, idx, &d))
     luaL_error(L, "gpu.%s: dim must be an integer, got %s", name,
-               lua_type(L, idx) == LUA_TNUMBER ? errors_value(L, idx) : luaL_typename(L, idx));
+               lua_type(L, idx) == LUA_TNUMBER || lua_isstring(L, idx) ? errors_value(L, idx) : luaL_typename(L, idx));
   lua_Integer k = d < 0 ? d + ndim + 1 : d;
   if (k < 1 || k > ndim)
     luaL_error(L, "gpu.%s: dim %I is out of range for an array of %d dimension%s", name, d, ndim,

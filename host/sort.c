@@ -170,9 +170,8 @@ typedef struct SortArgs {
 } SortArgs;
 
 static int checked_dim(lua_State *L, const char *name, int idx, int ndim) {
-  int isint;
-  lua_Integer d = lua_tointegerx(L, idx, &isint), k;
-  if (!isint) luaL_error(L, "gpu.%s: dim must be an integer, got %s", name, errors_value(L, idx));
+  lua_Integer d, k;
+  if (!errors_integer(L, idx, &d)) luaL_error(L, "gpu.%s: dim must be an integer, got %s", name, errors_value(L, idx));
   k = d < 0 ? d + ndim + 1 : d;
   if (k < 1 || k > (ndim ? ndim : 1))
     luaL_error(L, "gpu.%s: dim %I is out of range for an array of %d dimension%s", name, d, ndim, ndim == 1 ? "" : "s");
@@ -268,9 +267,8 @@ static int gpu_argsort(lua_State *L) {
 static int gpu_topk(lua_State *L) {
   SortArgs g;
   sort_args(L, "topk", 3, &g);
-  int isint;
-  lua_Integer k = lua_tointegerx(L, 2, &isint);
-  if (!isint) luaL_error(L, "gpu.topk: k must be an integer, got %s", errors_value(L, 2));
+  lua_Integer k;
+  if (!errors_integer(L, 2, &k)) luaL_error(L, "gpu.topk: k must be an integer, got %s", errors_value(L, 2));
   int nd = g.a->shape.ndim;
   int64_t len = nd ? g.a->shape.dim[g.dim] : 1;
   if (nd == 0 && k != 1)   /* a 0-D result holds one element: none is no 0-D array */

@@ -355,8 +355,9 @@ static int view_squeeze(lua_State *L) {
     lua_Integer count = luaL_len(L, 2);
     for (lua_Integer i = 1; i <= count; i++) {
       lua_geti(L, 2, i);
-      int isint;
-      lua_Integer v = lua_tointegerx(L, -1, &isint), d = v < 0 ? v + n : v - 1;
+      lua_Integer v;
+      int isint = errors_integer(L, -1, &v);
+      lua_Integer d = v < 0 ? v + n : v - 1;
       lua_pop(L, 1);
       if (!isint || d < 0 || d >= n)
         return luaL_error(L, "squeeze: dims[%I] is not a dimension (1 to %d)", i, n);

@@ -890,7 +890,7 @@ local rows = {
   {"a:sort(2)", function() return a:sort(2) end,
    "gpu.sort: dim 2 is out of range for an array of 1 dimension"},
   {"a:sort('x')", function() return a:sort('x') end,
-   "gpu.sort: dim must be an integer, got x"},
+   'gpu.sort: dim must be an integer, got a string ("x")'},
   {"a:sort(1, {dim = 1})", function() return a:sort(1, {dim = 1}) end,
    "gpu.sort: dim is given twice (as an argument and as an option)"},
   {"a:sort(1, 2)", function() return a:sort(1, 2) end,

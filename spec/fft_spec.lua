@@ -190,12 +190,16 @@ describe("gpu.fft errors", function()
     assert.matches("gpu.fft.fftn: invalid number of data points %(%-1%) along dim 2", S.errof(gpu.fft.fftn, gpu.zeros({2, 3}), {2, -1}))
     assert.matches("gpu.fft.fft: dim 2 is out of range for an array of 1 dimension", S.errof(gpu.fft.fft, gpu.zeros(4), nil, 2))
     assert.matches("gpu.fft.fft2 takes an array of 2 or more dimensions, got 1", S.errof(gpu.fft.fft2, gpu.zeros(4)))
-    assert.matches("gpu.fft.fft: norm must be \"backward\", \"ortho\" or \"forward\", got x",
+    assert.matches("gpu.fft.fft: norm must be \"backward\", \"ortho\" or \"forward\", got a string %(\"x\"%)",
                    S.errof(gpu.fft.fft, gpu.zeros(4), nil, nil, "x"))
     -- NaN shows as printing shows it, nan (0/0 has the sign bit: Lua's own text is -nan)
     local x = gpu.zeros(4)
     assert.are.equal("gpu.fft.fft: a size must be an integer, got nan", S.errof(gpu.fft.fft, x, 0 / 0):match("gpu%..*"))
     assert.are.equal("gpu.fft.fft: a dim must be an integer, got nan", S.errof(gpu.fft.fft, x, nil, 0 / 0):match("gpu%..*"))
+    -- a numeric string is no number (lua_tointegerx made "2" the size 2)
+    assert.are.equal('gpu.fft.fft: a size must be an integer, got a string ("2")', S.errof(gpu.fft.fft, x, "2"):match("gpu%..*"))
+    assert.are.equal('gpu.fft.fft: a dim must be an integer, got a string ("1")', S.errof(gpu.fft.fft, x, nil, "1"):match("gpu%..*"))
+    assert.are.equal('gpu.fft.fftn: a size must be an integer, got a string ("2")', S.errof(gpu.fft.fftn, x, {"2"}):match("gpu%..*"))
     assert.are.equal('gpu.fft.fft: norm must be "backward", "ortho" or "forward", got nan',
                      S.errof(gpu.fft.fft, x, nil, nil, 0 / 0):match("gpu%..*"))
     -- a value given twice is refused (fft(x, 2, {n = 8}) took 2 and dropped 8 silently)
