@@ -152,7 +152,9 @@ static GpuArray *make_output(lua_State *L, const char *name, const Args *g, cons
   if (g->out) {
     GpuArray *o = array_test(L, g->out);
     char a[160], b[160];
-    if (o == NULL) luaL_error(L, "gpu.%s: out must be a device array, got %s", name, luaL_typename(L, g->out));
+    if (o == NULL)   /* (a host array was "got userdata"), as the Lua reductions say it */
+      luaL_error(L, "gpu.%s: out must be a device array, got %s", name, hostarray_test(L, g->out)
+                 ? "a host array (make a device array of it with gpu.array(h))" : luaL_typename(L, g->out));
     if (!o->alive) errors_freed(L, lua_pushfstring(L, "gpu.%s out", name));
     int same = o->shape.ndim == rs->ndim;
     for (int d = 0; same && d < rs->ndim; d++) same = o->shape.dim[d] == rs->dim[d];
@@ -285,7 +287,7 @@ static int red_norm(lua_State *L) {
   else if (pos[0] && lua_type(L, pos[0]) == LUA_TNUMBER) p = lua_tonumber(L, pos[0]);
   else if (pos[0])
     luaL_error(L, "gpu.norm: ord must be a number (2, 1, 0, math.huge, -math.huge, p) or \"fro\", got %s",
-               luaL_tolstring(L, pos[0], NULL));
+               errors_value(L, pos[0]));
   if (isnan(p)) luaL_error(L, "gpu.norm: ord must not be nan");
   which = p == 2 ? 1 : p == 1 ? 2 : p == 0 ? 3 : isinf(p) ? (p > 0 ? 5 : 6) : 4;
   GpuShape rs, full = g.a->shape;

@@ -190,6 +190,7 @@ function arg.shown(v)
     return rawget(mt, "__name")   -- gpu.array, gpu.stream ..., as the C side names them
   end
   if type(v) == "table" or type(v) == "userdata" or type(v) == "function" then return gpu._described(v) end   -- not its address
+  if type(v) == "string" then return ("a string (%q)"):format(v) end   -- ("1" was shown as the number 1)
   if v ~= v then return "nan" end
   if math.type(v) == "float" and v == math.floor(v) and math.abs(v) < 2 ^ 63 then return ("%.0f"):format(v) end
   return tostring(v)

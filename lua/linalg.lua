@@ -510,7 +510,7 @@ local function matrix_norm(x, ord, r, c, keepdim, api)
     if keepdim then v = v:unsqueeze(math.min(r, c)):unsqueeze(math.max(r, c)) end
     return v
   end
-  fail(api, 3, "invalid norm order %s for matrices", tostring(ord))
+  fail(api, 3, "invalid norm order %s for matrices", type(ord) == "string" and ("%q"):format(ord) or tostring(ord))
 end
 
 local function norm_dim(d, ndim, i)
@@ -524,7 +524,9 @@ end
 -- Vector norms of x (float or complex) along dim d (gpu.norm's, which has no ord inf over
 -- nothing: NumPy 2's max starts at 0); NumPy's orders are numbers
 local function vector_norm(x, ord, d, keepdim)
-  if type(ord) ~= "number" then fail("norm", 3, "invalid norm order %s for vectors", tostring(ord)) end
+  if type(ord) ~= "number" then
+    fail("norm", 3, "invalid norm order %s for vectors", type(ord) == "string" and ("%q"):format(ord) or tostring(ord))
+  end
   if (ord == math.huge or ord == -math.huge) and x.shape[d] == 0 then
     return extreme(gpu.zeros(dims_of(x), real_of[x.dtype] or x.dtype), ord > 0 and "max" or "min", d, keepdim, ord, "norm")
   end

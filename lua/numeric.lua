@@ -788,6 +788,7 @@ end
 -- gpu.asarray(x [, dtype]): x itself when a device array of dtype (or none given), else
 -- gpu.array(x, dtype) (a table, a host array) or a 0-D array of a number
 function gpu.asarray(x, dtype)
+  if dtype ~= nil then dtype = gpu._arg.dtype(dtype, "asarray", 2) end   -- (a:astype named itself: 'astype')
   if is_array(x) then
     local _ = x.size   -- a freed array raises here, not in whatever is given it
     return (dtype == nil or x.dtype == dtype) and x or x:astype(dtype)

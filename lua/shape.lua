@@ -94,6 +94,7 @@ end
 -- C-ordered copy; at least 1-D, as NumPy's
 function gpu.ascontiguousarray(a, dtype)
   array(a, "ascontiguousarray")
+  if dtype ~= nil then dtype = gpu._arg.dtype(dtype, "ascontiguousarray", 2) end   -- (a:astype named itself)
   if dtype ~= nil and dtype ~= a.dtype then a = a:astype(dtype) end
   a = a:contiguous()
   return a.ndim == 0 and a:reshape(1) or a

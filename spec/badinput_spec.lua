@@ -1381,6 +1381,25 @@ describe("a value that is not a number, in a message", function()
     assert.are.equal("gpu.diff: n must be a non-negative integer, got gpu.array", S.errof(gpu.diff, a, gpu.zeros(2)))
     assert.are.equal("gpu.sort: dim must be an integer, got function", S.errof(gpu.sort, a, print))
   end)
+
+  -- before: a string was shown as the number it reads as ('got 1'), a host array as userdata,
+  -- and asarray's dtype was refused in a:astype's name ("bad argument #1 to 'astype'")
+  it("shows a string quoted, names a host array and the function called", function()
+    local a, m = gpu.arange(6, "float32"), gpu.arange(6, "float32"):reshape(2, 3)
+    local function msg(f, ...) return (S.errof(f, ...):gsub("^[^:]*:%d+: ", "")) end
+    assert.are.equal('gpu.roll: shift must be an integer, got a string ("1")', msg(gpu.roll, a, "1"))
+    assert.are.equal('gpu.norm: ord must be a number (2, 1, 0, math.huge, -math.huge, p) or "fro", got a string ("1")',
+                     msg(gpu.norm, a, "1"))
+    assert.are.equal('gpu.linalg.norm: invalid norm order "1" for matrices', msg(gpu.linalg.norm, m, "1"))
+    assert.are.equal("gpu.sum: out must be a device array, got a host array (make a device array of it with gpu.array(h))",
+                     msg(gpu.sum, m, 1, {out = gpu.host.zeros({3})}))
+    assert.are.equal("gpu.max: out must be a device array, got a host array (make a device array of it with gpu.array(h))",
+                     msg(gpu.max, m, 1, {out = gpu.host.zeros({3})}))
+    assert.are.equal("bad argument #2 to 'gpu.asarray' (dtype expected, got table)", msg(gpu.asarray, a, {dtype = "float64"}))
+    assert.are.equal("bad argument #2 to 'gpu.ascontiguousarray' (dtype expected, got table)",
+                     msg(gpu.ascontiguousarray, a, {dtype = "float64"}))
+    assert.are.equal("float64", gpu.asarray(a, "float64").dtype)
+  end)
 end)
 
 describe("methods a script replaces", function()
