@@ -106,7 +106,8 @@ describe("gpu.sum", function()
     assert.are.same({{3}, {12}}, b:sum({dim = 2, keepdim = true}):totable())
     assert.are.same({3, 12}, b:sum(-1):totable())
     -- a table with a [1] is dims, whatever [1] is: {"x"} is no options table reducing everything
-    assert.matches("gpu.sum: dim must be an integer, got string", S.errof(b.sum, b, {"x"}), 1, true)
+    assert.matches('gpu.sum: dim must be an integer, got a string ("x")', S.errof(b.sum, b, {"x"}), 1, true)
+    assert.matches('gpu.sum: dim must be an integer, got a string ("1")', S.errof(b.sum, b, {"1"}), 1, true)
     assert.matches("gpu.max: dim must be an integer, got table", S.errof(b.max, b, {{1}}), 1, true)
   end)
 
