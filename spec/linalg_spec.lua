@@ -627,7 +627,9 @@ describe("gpu.linalg.norm's dtypes and Lua numbers, as NumPy's", function()
       assert.matches("gpu.linalg.norm: ord " .. tostring(case[2]) .. " of an empty array (or along a dim of size 0): " ..
                      "the minimum has no identity", S.errof(L.norm, case[1], case[2]), 1, true)
     end
-    assert.matches("gpu.linalg.norm: invalid norm order fro for vectors", S.errof(L.norm, gpu.ones(2), "fro"), 1, true)   -- NumPy's words
+    -- NumPy's words (it quotes the order too: 'fro'; "1" was shown as the number 1)
+    assert.matches('gpu.linalg.norm: invalid norm order "fro" for vectors', S.errof(L.norm, gpu.ones(2), "fro"), 1, true)
+    assert.matches('gpu.linalg.norm: invalid norm order "1" for matrices', S.errof(L.norm, gpu.ones({2, 2}), "1"), 1, true)
   end)
 end)
 
