@@ -1028,6 +1028,18 @@ describe("gpu.jit refuses", function()
     refuses(("an array index must be an integer, got a float: local 'i' is given an integer at "
              .. "line %d and a float at line %d, which makes it a float everywhere"):format(l + 1, l + 3),
             later, "compile", nil, 2)
+    -- a local made a float by reading one: that one named, with its lines (it named j, given
+    -- an integer and a float both at j's line)
+    local through = function(a)
+      local i = 1
+      local j = i
+      a[j] = 1
+      i = 1.5
+    end
+    l = debug.getinfo(through, "S").linedefined
+    refuses(("an array index must be an integer, got a float: local 'j' is a float because local 'i' is "
+             .. "given an integer at line %d and a float at line %d, which makes it a float everywhere")
+            :format(l + 1, l + 4), through, "compile", nil, 3)
     local shifted = function(a, n)
       a[1] = 1 << (n + 1)
       n = 0.5

@@ -454,7 +454,19 @@ function M.infer(ctx)
     end
   end
 
-  local function set(v, t, line)
+  -- A local that expression e reads and that a later assignment widened before v (not v
+  -- itself): why v, given e, is widened too (local j = i, then i = 1.5)
+  local function widened_by(e, v)
+    if type(e) ~= "table" then return nil end
+    if e.tag == "Name" then return e.var ~= v and e.var and e.var.widened and e.var or nil end
+    local found = widened_by(e.expr, v) or widened_by(e.obj, v) or widened_by(e.key, v)
+                  or widened_by(e.left, v) or widened_by(e.right, v)
+    for _, arg in ipairs(e.args or {}) do found = found or widened_by(arg, v) end
+    return found
+  end
+
+  -- local v given type t at line by expression e (nil where there is none)
+  local function set(v, t, line, e)
     if t == nil then return end
     if type(t) == "table" and t.local_array and v.ty ~= nil and v.ty ~= t then
       fail(ctx, line, "local '%s' holds %s: it cannot be assigned again", v.name, a(v.ty))
@@ -471,7 +483,7 @@ function M.infer(ctx)
     if u ~= v.ty then
       if v.ty == nil then v.typed_line = line
       elseif types.integer(v.ty) and not types.integer(u) and not v.widened then
-        v.widened = {from = v.ty, to = t, line = line}   -- (for integer()'s message)
+        v.widened = {from = v.ty, to = t, line = line, via = widened_by(e, v)}   -- (for integer()'s message)
       end
       v.ty = u
       changed = true
@@ -496,23 +508,30 @@ function M.infer(ctx)
 
   -- Why e is not an integer where a local it reads was one when first given a value: a
   -- later assignment widened it (a local has the widest type it is given, everywhere), at
-  -- a line the message names, or "".
+  -- a line the message names, or "". A local widened by reading one widened so (local j =
+  -- i; i = 1.5) names that one and its lines.
   local function widened(e)
     while e.tag == "Paren" do e = e.expr end
     if e.tag == "Name" then return e.var and e.var.widened and e.var end
     if e.tag == "Unop" and (e.op == "-" or e.op == "~") then return widened(e.expr) end
     if e.tag == "Binop" and arith[e.op] then return widened(e.left) or widened(e.right) end
   end
-  local function widened_note(e)
-    local v = widened(e)
-    if not v then return "" end
+  local function why(v)
     local w = v.widened
+    if w.via then
+      return ("%s '%s' is %s because %s"):format(v.kind == "param" and "parameter" or "local", v.name,
+                                                 a(v.ty), why(w.via))
+    end
     if v.kind == "param" then
-      return (": parameter '%s' is %s and is given %s at line %d, which makes it %s everywhere")
+      return ("parameter '%s' is %s and is given %s at line %d, which makes it %s everywhere")
              :format(v.name, a(w.from), a(w.to), w.line, a(v.ty))
     end
-    return (": local '%s' is given %s at line %d and %s at line %d, which makes it %s everywhere")
+    return ("local '%s' is given %s at line %d and %s at line %d, which makes it %s everywhere")
            :format(v.name, a(w.from), v.typed_line or v.line, a(w.to), w.line, a(v.ty))
+  end
+  local function widened_note(e)
+    local v = widened(e)
+    return v and ": " .. why(v) or ""
   end
   ctx.widened_note = widened_note
 
@@ -844,9 +863,9 @@ function M.infer(ctx)
     return out
   end
 
-  local function store(target, t, line)
+  local function store(target, t, line, e)
     if target.tag == "Name" then
-      set(target.var, t, line)
+      set(target.var, t, line, e)
       return
     end
     local et = typeof(target)
@@ -873,13 +892,13 @@ function M.infer(ctx)
         if ts[i] == nil and i > #ts then
           fail(ctx, s.line, "local '%s' gets no value: a gpu.jit function has no nil", v.name)
         end
-        set(v, ts[i], s.line)
+        set(v, ts[i], s.line, s.exprs[i])
         hold(v, s.exprs[i])
       end
     elseif tag == "Assign" then
       local ts = values(s.exprs, #s.targets, s.line)
       for i, target in ipairs(s.targets) do
-        store(target, ts[i], s.line)
+        store(target, ts[i], s.line, s.exprs[i])
         if target.tag == "Name" and target.var then hold(target.var, s.exprs[i]) end
       end
     elseif tag == "CallStat" then
@@ -901,15 +920,16 @@ function M.infer(ctx)
       local b = real(s.limit, typeof(s.limit), "a 'for' limit", loop)
       local c = s.step and real(s.step, typeof(s.step), "a 'for' step", loop) or "wint"
       if s.step and s.step.const == 0 then fail(ctx, s.line, "'for' step is zero") end
+      local given = {args = {s.start, s.limit, s.step}}   -- (what widens the counter)
       if a and b and c then
         if types.integer(a) and types.integer(c) then
           s.kind = "int"
-          set(s.v, (a == "wint" and c == "wint" and b == "wint") and "wint" or "int64", s.line)
+          set(s.v, (a == "wint" and c == "wint" and b == "wint") and "wint" or "int64", s.line, given)
         else
           s.kind = "float"
           local t = types.promote(types.promote(types.floated(a), types.floated(b)), types.floated(c))
           -- a float16 counter would stop at 2048 (2048 + 1 rounds back): count in float32
-          set(s.v, t == "float16" and "float32" or t, s.line)
+          set(s.v, t == "float16" and "float32" or t, s.line, given)
         end
       end
       block(s.body)
