@@ -427,4 +427,36 @@ gpu.synchronize()
     assert.is_true(status == 0 or status == nil)
     assert.are.equal(string.format("%d|%d %d %d\n", x, 7, g()), out)
   end)
+
+  -- Before: math.floor(gpu.grid(2)) said 'math.floor takes 1 argument, got 2', f3(1, 2,
+  -- gpu.grid(2)) 'device function 'f3_lua' takes 3 arguments, got 4'
+  it("drops the values of such a call past what the function takes, as Lua does", function()
+    local function g() return 2, 3, 4 end   -- what gpu.grid(3) gives the thread (2, 3, 4)
+    local function f3_lua(p, q, r) return p * 100 + q * 10 + r end
+    local want = {math.floor(g()), math.abs(g()), math.atan(g()), f3_lua(1, 2, g()), f3_lua(g()),
+                  math.fmod(g()), math.max(g())}
+    local f3 = gpu.jit(f3_lua)
+    local k = gpu.jit(function(o)
+      local i, j, l = gpu.grid(3)
+      if i == 2 and j == 3 and l == 4 then
+        o[1] = math.floor(gpu.grid(3))
+        o[2] = math.abs(gpu.grid(2))
+        o[3] = math.atan(gpu.grid(3))
+        o[4] = f3(1, 2, gpu.grid(3))
+        o[5] = f3(gpu.grid(3))
+        o[6] = math.fmod(gpu.grid(3))
+        o[7] = math.max(gpu.grid(3))   -- (it takes them all)
+      end
+    end)
+    local o = gpu.zeros(#want, "float64")
+    k[1, {2, 3, 4}](o)
+    same(want, o:totable())
+    -- an argument written out past them is refused, as before
+    local k1 = gpu.jit(function(o) o[1] = math.floor(1, gpu.grid(2)) end)
+    assert.matches("math.floor takes 1 argument, got 2",
+                   S.errof(function() k1[1, 1](gpu.zeros(1)) end), 1, true)
+    local k2 = gpu.jit(function(o) o[1] = f3(1, 2, 3, gpu.grid(2)) end)
+    assert.matches("device function 'f3_lua' takes 3 arguments, got 4",
+                   S.errof(function() k2[1, 1](gpu.zeros(1)) end), 1, true)
+  end)
 end)

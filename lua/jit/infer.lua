@@ -724,6 +724,8 @@ function M.infer(ctx)
   -- f(a, x, y). A copy of that call stands for each of its values (.pick: which one);
   -- gpu.grid and gpu.gridsize, the calls of several values, have no effect, so each copy
   -- may evaluate its call again. A call elsewhere in the list gives its first value only.
+  -- Values past what the callee takes are dropped, as Lua drops them (intrinsics.drop_spread):
+  -- the copies after the first are marked .spread.
   local function spread(e)
     local last = e.args[#e.args]
     if not last or last.tag ~= "Call" or last.pick or not last.fn.intr then return end
@@ -733,7 +735,7 @@ function M.infer(ctx)
     for k = 1, n do
       local c = {}
       for key, v in pairs(last) do c[key] = v end
-      c.pick = k
+      c.pick, c.spread = k, k > 1 or nil
       e.args[#e.args + (k == 1 and 0 or 1)] = c
     end
   end
@@ -752,6 +754,7 @@ function M.infer(ctx)
     end
     local d = fn.free
     if d and d.kind == "jit" then
+      intrinsics.drop_spread(e, d.nparams)
       local argtypes = {}
       for i, arg in ipairs(e.args) do
         local t = typeof(arg)

@@ -13,7 +13,15 @@ local entries = {}
 
 local function fail(ctx, line, fmt, ...) error({file = ctx.file, line = line, msg = fmt:format(...)}, 0) end
 
+-- The values of a call ending e's arguments (infer's spread) past the hi that e's callee
+-- takes, dropped, as Lua drops them: math.floor(gpu.grid(2)) is math.floor(x). Arguments
+-- written out past hi stay, for nargs to refuse.
+function M.drop_spread(e, hi)
+  while #e.args > hi and e.args[#e.args].spread do e.args[#e.args] = nil end
+end
+
 local function nargs(ctx, e, lo, hi)
+  M.drop_spread(e, hi)
   local n = #e.args
   if n < lo or n > hi then
     local want = lo == hi and tostring(lo) or (hi == math.huge and lo .. " or more" or lo .. " to " .. hi)

@@ -396,7 +396,7 @@ local function free_names(st, ctx)
     elseif type(v) == "boolean" then d = {kind = "value", ty = "bool", value = v}
     elseif type(v) == "string" then d = {kind = "value", ty = "str", value = v}
     elseif intrinsics.function_of(v) then d = {kind = "intr", path = intrinsics.function_of(v)}
-    elseif type(v) == "table" and states[v] then d = {kind = "jit", obj = v}
+    elseif type(v) == "table" and states[v] then d = {kind = "jit", obj = v, nparams = states[v].nparams}
     elseif getmetatable(v) == array_mt then
       if gpu._jit_code(v) > 100 then   -- (its dtype cannot be read: say whose it is)
         infer.fail(ctx, line, "attempt to use a freed array (%s '%s' of the gpu.jit function '%s')",
