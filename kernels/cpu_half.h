@@ -55,8 +55,9 @@ inline float gpuhost_fma_odd(double p, double c) {
   /* one rounding, as the fused operation has */ \
   inline H __hfma(const H a, const H b, const H c) { \
     return FROMF(gpuhost_fma_odd((double)TOF(a) * TOF(b), TOF(c))); } \
+  /* clamped to [0, 1], NaN to +0.0 as cuda_fp16.h says (a NaN fails r > 0) */ \
   inline H __hfma_sat(const H a, const H b, const H c) { \
-    float r = TOF(__hfma(a, b, c)); return FROMF(r < 0.0f ? 0.0f : r > 1.0f ? 1.0f : r); } \
+    float r = TOF(__hfma(a, b, c)); return FROMF(r > 0.0f ? (r < 1.0f ? r : 1.0f) : 0.0f); } \
   inline H __hfma_relu(const H a, const H b, const H c) { \
     float r = TOF(__hfma(a, b, c)); return FROMF(r < 0.0f ? 0.0f : r); } \
   inline H2 __hfma2(const H2 a, const H2 b, const H2 c) { \

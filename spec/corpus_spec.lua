@@ -1000,6 +1000,28 @@ __global__ void halves(const int *i, float *o) {
     assert.are.same({256, 258, -256, -258, 2 ^ 40, 256, 0.5, 0, 0.5, 0, 5, 30}, o)
   end)
 
+  -- Before: NaN (r < 0 and r > 1 let it through), and -0.0 for a result of -0.0
+  it("__hfma_sat and __hfma2_sat give +0.0 for NaN and -0.0, as cuda_fp16.h and the toolkit's own _sat do", function()
+    local k = gpu.kernel([[
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+__global__ void sat(const float *f, float *o) {
+  __half n = __float2half(f[0]), z = __float2half(f[1]), one = __float2half(1.0f);
+  __nv_bfloat16 nb = __float2bfloat16(f[0]), zb = __float2bfloat16(f[1]), oneb = __float2bfloat16(1.0f);
+  o[0] = __half2float(__hfma_sat(n, one, one)); o[1] = __bfloat162float(__hfma_sat(nb, oneb, oneb));
+  o[2] = __half2float(__hfma_sat(z, one, z)); o[3] = __bfloat162float(__hfma_sat(zb, oneb, zb));
+  __half2 s = __hfma2_sat(__halves2half2(n, z), __halves2half2(one, one), __halves2half2(one, z));
+  __nv_bfloat162 t = __hfma2_sat(__halves2bfloat162(nb, zb), __halves2bfloat162(oneb, oneb), __halves2bfloat162(oneb, zb));
+  o[4] = __low2float(s); o[5] = __high2float(s); o[6] = __low2float(t); o[7] = __high2float(t);
+  o[8] = __half2float(__hadd_sat(z, z)); o[9] = __half2float(__hfma_sat(one, one, one));
+}]])
+    local o = run_in(k, {1, 1}, 1, gpu.array({0 / 0, -0.0}, "float32"), gpu.full(10, 7))
+    local inverses = {}
+    for i = 1, 9 do inverses[i] = 1 / o[i] end   -- (+0.0 and -0.0 are equal: their inverses are not)
+    assert.are.same({INF, INF, INF, INF, INF, INF, INF, INF, INF}, inverses)
+    assert.are.equal(1, o[10])
+  end)
+
   it("__hfma and __hfma2 round a * b + c once, as the fused operation does, for half and bfloat16", function()
     local k = gpu.kernel([[
 #include <cuda_bf16.h>
