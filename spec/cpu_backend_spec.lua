@@ -563,6 +563,26 @@ __global__ void rev(int *x) { n::reverse(x); }
     assert.are.same(want, x:totable())
   end)
 
+  -- Before: the scan read the function defined after the kernel's declaration (twice) as
+  -- its body, the kernel ran as a loop and stopped with "a barrier or warp function reached
+  -- from code the CPU backend did not see as the kernel's (through a function pointer ...)"
+  it("in a kernel declared before it is defined, run as barriers", function()
+    local k = gpu.kernel([[
+__global__ void k(int *out);
+__device__ int twice(int v) { return 2 * v; }
+__global__ void k(int *out) {
+  __shared__ int s[32];
+  s[threadIdx.x] = threadIdx.x;
+  __syncthreads();
+  out[threadIdx.x] = twice(s[31 - threadIdx.x]);
+}]])
+    local out = gpu.zeros(32, "int32")
+    k[{1, 32}](out)
+    local want = {}
+    for i = 1, 32 do want[i] = 2 * (32 - i) end
+    assert.are.same(want, out:totable())
+  end)
+
   -- Before: the kernel ran as a loop and stopped with "a barrier or warp function reached
   -- from code the CPU backend did not see (a header outside ...)": there was no header.
   it("in a macro of a -D option, run as barriers", function()

@@ -247,18 +247,46 @@ static const char *declared_name(const char *g, size_t *len) {
   return NULL;
 }
 
+/* The __launch_bounds__ of the declaration of the kernel whose `__global__` is at g and
+ * name at p, if any ("0" if none, or if it depends on a template's parameters). */
+static void decl_bounds(const char *s, const char *g, const char *p, char *bounds, size_t nb) {
+  const char *stmt = g;
+  while (stmt > s && !strchr(";{}", stmt[-1])) stmt--;
+  const char *lb = find_word(stmt, "__launch_bounds__");
+  snprintf(bounds, nb, "0");
+  if (lb && lb < p) {
+    const char *t = find_word(stmt, "template");
+    bounds_arg(lb, bounds, nb);
+    if (t && t < g && strspn(bounds, " 0123456789") != strlen(bounds)) snprintf(bounds, nb, "0");
+  }
+}
+
+/* Whether the declaration whose name ends at e has a body: after its balanced parameter
+ * list, a '{' comes before a ';' (`__global__ void k(int *o);` is a declaration only). */
+static int has_body(const char *e) {
+  const char *q = strchr(e, '(');
+  for (int depth = 0; q && *q; q++) {
+    depth += (*q == '(') - (*q == ')');
+    if (depth == 0 && (*q == '{' || *q == ';')) return *q == '{';
+  }
+  return 0;
+}
+
 /* The declaration of kernel `name` ("k", "ns::k", "scale<float>") in stripped body s: the
  * position of its name, the namespaces around it, and its __launch_bounds__, if any ("0"
- * if none, or if it depends on a template's parameters). NULL when it is not found. */
+ * if none, or if it depends on a template's parameters). Its definition (the one with a
+ * body: scan.c reads the body after it) when one of them has one, else the first; bounds
+ * from the first that has them. NULL when it is not found. */
 static const char *find_decl(const char *s, const char *name, char *ns, size_t nns, char *bounds, size_t nb) {
-  char base[200];
+  char base[200], first_ns[256] = "";
   snprintf(base, sizeof base, "%s", name);
   base[strcspn(base, "<")] = '\0';
-  const char *last = base, *want = base + (strncmp(base, "::", 2) == 0 ? 2 : 0);
+  const char *last = base, *want = base + (strncmp(base, "::", 2) == 0 ? 2 : 0), *first = NULL;
   for (const char *c = base; (c = strstr(c, "::")) != NULL; c += 2) last = c + 2;
+  snprintf(bounds, nb, "0");
   /* the declaration of that full name first ("k" at global scope before ns::k), then any
    * of that last name (what the name expression finds, for what namespaces_at misreads) */
-  for (int pass = 0; pass < 2; pass++)
+  for (int pass = 0; pass < 2 && first == NULL; pass++)
   for (const char *g = s; (g = find_word(g, "__global__")) != NULL; g += 10) {
     size_t len;
     const char *p = declared_name(g, &len), *plast = p;
@@ -269,18 +297,12 @@ static const char *find_decl(const char *s, const char *name, char *ns, size_t n
     char full[512];
     snprintf(full, sizeof full, "%s%.*s", ns, (int)len, p);
     if (pass == 0 && strcmp(full, want) != 0) continue;
-    const char *stmt = g;
-    while (stmt > s && !strchr(";{}", stmt[-1])) stmt--;
-    const char *lb = find_word(stmt, "__launch_bounds__");
-    snprintf(bounds, nb, "0");
-    if (lb && lb < p) {
-      const char *t = find_word(stmt, "template");
-      bounds_arg(lb, bounds, nb);
-      if (t && t < g && strspn(bounds, " 0123456789") != strlen(bounds)) snprintf(bounds, nb, "0");
-    }
-    return p;
+    if (strcmp(bounds, "0") == 0) decl_bounds(s, g, p, bounds, nb);
+    if (has_body(p + len)) return p;
+    if (first == NULL) { first = p; snprintf(first_ns, sizeof first_ns, "%s", ns); }
   }
-  return NULL;
+  if (first) snprintf(ns, nns, "%s", first_ns);
+  return first;
 }
 
 /* ---- the translation unit ---- */
