@@ -627,6 +627,38 @@ __global__ void rev(int *x) {
     assert.are.same({528}, out:totable())
   end)
 
+  -- Before: each ran as a loop and stopped with "a barrier or warp function reached from
+  -- code the CPU backend did not see as the kernel's (through a function pointer ...)": a
+  -- struct was named by its base class, final or __align__'s parenthesis (or taken for a
+  -- function), and a template's default arguments were not followed
+  it("through a struct's head, a base class and a template's default argument, run as warp functions", function()
+    local reduce = "__device__ static int reduce(int v) {\n" ..
+                   "  for (int o = 16; o > 0; o /= 2) v += __shfl_down_sync(0xffffffffu, v, o);\n  return v; }"
+    local sum = "struct WarpSum { " .. reduce .. " };\n"
+    local cases = {
+      {"struct B {};\nstruct D : B { " .. reduce .. " };", "D::reduce"},
+      {"struct D final { " .. reduce .. " };", "D::reduce"},
+      {"struct __align__(16) D { " .. reduce .. " };", "D::reduce"},
+      {"struct alignas(16) D { " .. reduce .. " };", "D::reduce"},
+      {sum .. "struct D : WarpSum {};", "D::reduce"},
+      {sum .. "template <class R = WarpSum, int N = sizeof(int)> struct H {\n" ..
+       "  __device__ static int go(int v) { return R::reduce(v); } };", "H<>::go"},
+      {sum .. "template <class R = WarpSum> __device__ int red(int v) { return R::reduce(v); }", "red"},
+    }
+    local x = gpu.arange(1, 33):astype("int32")
+    for _, c in ipairs(cases) do
+      local out = gpu.zeros(1, "int32")
+      local k = gpu.kernel(c[1] .. "\n__global__ void k(const int *x, int *out) { int v = " .. c[2] ..
+                           "(x[threadIdx.x]); if (threadIdx.x == 0) out[0] = v; }")
+      k[{1, 32}](x, out)
+      assert.are.same({528}, out:totable(), c[1])
+    end
+    local out = gpu.zeros(1, "int32")
+    gpu.kernel(sum .. "template <class R = WarpSum> __global__ void k(const int *x, int *out) {\n" ..
+               "  int v = R::reduce(x[threadIdx.x]); if (threadIdx.x == 0) out[0] = v; }", "k<>")[{1, 32}](x, out)
+    assert.are.same({528}, out:totable())
+  end)
+
   -- Before: __activemask() reached from a loop answered at once, without the check the
   -- other warp functions have: 0 for every thread, and no error
   it("#cpu an __activemask() reached through a function pointer stops the kernel, saying so", function()

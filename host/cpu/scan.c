@@ -25,7 +25,13 @@ static const char *const sync_names[] = {
 
 /* head: where its declaration begins; body: where its braces open (kernels are found by
  * it); stmt: the name of a declaration ending in `;`, no kernel. */
-typedef struct Def { char name[128]; const char *head, *body, *end; size_t len; int syncs, stmt; } Def;
+typedef struct Def {
+  char name[128];
+  const char *head, *body, *end;
+  const char *targs, *targs_end;   /* a function template's parameters (their defaults), or NULL */
+  size_t len;
+  int syncs, stmt;
+} Def;
 struct Scan {
   Def *defs;
   int n, cap;
@@ -104,6 +110,7 @@ static int add(Scan *s, const char *name, size_t len, const char *head, const ch
   d->end = end;
   d->syncs = names_sync(head, end);
   d->stmt = 0;
+  d->targs = d->targs_end = NULL;
   return 0;
 }
 
@@ -146,9 +153,10 @@ static int add_statement(Scan *sc, const char *p, const char *semi) {
   return 0;
 }
 
-/* The name a definition whose body opens at brace declares: the identifier before the
- * last parenthesised list before it (a function), else the last identifier before it (a
- * struct); its length in *len, 0 when there is none. */
+/* The name a definition whose body opens at brace declares, when it is no class's (those
+ * class_head names): the identifier before the last parenthesised list before it (a
+ * function), else the last identifier before it (an enum, an initialised variable); its
+ * length in *len, 0 when there is none. */
 static const char *def_name(const char *start, const char *brace, size_t *len) {
   const char *p = brace;
   while (p > start && strchr(" \t\n", p[-1])) p--;
@@ -169,13 +177,103 @@ static const char *def_name(const char *start, const char *brace, size_t *len) {
   return p;
 }
 
+/* p past the attribute at p (`__align__(16)`, `alignas(16)`, `__attribute__((...))`,
+ * `[[...]]`, a word of the implementation's before the name: `__device_builtin__ D`), or p. */
+static const char *past_attribute(const char *p, const char *end) {
+  if (p[0] == '[' && p[1] == '[') {
+    const char *e = strstr(p + 2, "]]");
+    return e && e < end ? e + 2 : p;
+  }
+  const char *e = p, *q;
+  while (e < end && is_ident(*e)) e++;
+  for (q = e; q < end && strchr(" \t\n", *q); q++) {}
+  if (e > p && q < end && *q == '(') {   /* a word with arguments: to its parenthesis' end */
+    for (int depth = 0; q < end; q++) {
+      depth += (*q == '(') - (*q == ')');
+      if (depth == 0) return q + 1;
+    }
+    return end;
+  }
+  return e - p >= 2 && p[0] == '_' && p[1] == '_' && q > e && q < end && is_ident(*q) ? q : p;
+}
+
+/* Whether [start, brace) is a class's head: struct, class or union outside any <...> and
+ * parentheses, its name after attributes (`struct __align__(16) D`, `struct alignas(16)
+ * D`), then no parameter list before its base classes (`struct S f(int x) {` is a
+ * function; `struct D final : B<sizeof(int)> {` is D). The name's last part (ns::D) in
+ * *name, its length in *len (0 for none: `struct {`). */
+static int class_head(const char *start, const char *brace, const char **name, size_t *len) {
+  static const char *const keys[] = {"struct", "class", "union"};
+  int angle = 0, paren = 0;
+  const char *p = start, *key = NULL;
+  for (; p < brace && !key; p++) {
+    paren += (*p == '(') - (*p == ')');
+    if (paren == 0) angle += (*p == '<') - (*p == '>');
+    for (size_t k = 0; k < 3 && !angle && !paren && (p == start || !is_ident(p[-1])); k++)
+      if (strncmp(p, keys[k], strlen(keys[k])) == 0 && !is_ident(p[strlen(keys[k])])) key = p + strlen(keys[k]);
+  }
+  if (key == NULL) return 0;
+  for (p = key; p < brace;) {   /* past the attributes */
+    while (p < brace && strchr(" \t\n", *p)) p++;
+    const char *q = past_attribute(p, brace);
+    if (q == p) break;
+    p = q;
+  }
+  const char *e = p;
+  while (e < brace && (is_ident(*e) || (e[0] == ':' && e[1] == ':'))) e += e[0] == ':' ? 2 : 1;
+  for (*name = e; *name > p && is_ident((*name)[-1]);) (*name)--;
+  *len = (size_t)(e - *name);
+  for (angle = 0; e < brace; e++) {   /* a parameter list before any base class: a function's */
+    angle += (*e == '<') - (*e == '>');
+    if (*e == ':' && angle == 0) return 1;
+    if (*e == '(' && angle == 0) return 0;
+  }
+  return 1;
+}
+
+/* A function template's parameter list in [stmt, brace), `template <...>` (its defaults
+ * name what the function calls: template <class R = WarpSum>): in *targs and *targs_end. */
+static void template_params(const char *stmt, const char *brace, const char **targs, const char **targs_end) {
+  const char *p = stmt;
+  while (p < brace && strchr(" \t\n", *p)) p++;
+  if (strncmp(p, "template", 8) != 0 || is_ident(p[8])) return;
+  int depth = 0, paren = 0;
+  for (const char *q = p + 8; q < brace; q++) {
+    paren += (*q == '(') - (*q == ')');
+    if (paren == 0) depth += (*q == '<') - (*q == '>');
+    if (depth == 0 && *q == '>') { *targs = p; *targs_end = q + 1; return; }
+  }
+}
+
+/* The definition whose body opens at top-level brace p, its declaration from stmt (after
+ * the last preprocessor line from): 1 for a namespace's or extern "C"'s brace, which
+ * opens none; 0, with *fn whether it is a function; -1 when out of memory. */
+static int open_def(Scan *sc, const char *from, const char *stmt, const char *p, int *fn) {
+  size_t len;
+  const char *name;
+  int cls = class_head(stmt, p, &name, &len);
+  if (!cls) {
+    name = def_name(from, p, &len);
+    const char *kw = name;
+    while (kw > from && strchr(" \t\n", kw[-1])) kw--;
+    if ((kw - from >= 9 && strncmp(kw - 9, "namespace", 9) == 0) ||
+        (len == 9 && strncmp(name, "namespace", 9) == 0) || (len == 6 && strncmp(name, "extern", 6) == 0))
+      return 1;
+  }
+  *fn = !cls && memchr(stmt, ')', (size_t)(p - stmt)) != NULL;   /* a function's parameters */
+  if (add(sc, name, len, *fn || stmt > p ? p : stmt, p, p) != 0) return -1;
+  if (*fn) template_params(stmt, p, &sc->defs[sc->n - 1].targs, &sc->defs[sc->n - 1].targs_end);
+  return 0;
+}
+
 /* Cuts stripped text s into definitions: top-level braces (namespaces are seen through),
  * the names of declarations ending in `;`, and #define lines. A definition's name is
  * looked for after the last preprocessor line (a `#define M _Pragma("unroll")` before
  * `namespace n {` names nothing). A struct's text begins with its declaration (its base
  * classes, a template's defaults), after the last `;`, function or namespace brace, and
  * goes on to its `;` for the names it declares (`struct {...} s;`); a function's is its
- * body (its parameters' types would reach too far: a struct is named by its fields). */
+ * body (its parameters' types would reach too far: a struct is named by its fields), and
+ * a function template's parameters, for their defaults. */
 static int cut(Scan *sc, const char *s) {
   int depth = 0, ns = 0, fn = 0;   /* ns: open namespace braces, at depth 0 */
   const char *from = s, *stmt = s;
@@ -193,18 +291,10 @@ static int cut(Scan *sc, const char *s) {
       if (depth == 0) from = stmt = e;
       p = *e ? e : e - 1;
     } else if (*p == '{' && depth == 0) {
-      size_t len;
-      const char *name = def_name(from, p, &len), *kw = name;
-      while (kw > from && strchr(" \t\n", kw[-1])) kw--;
-      if ((kw - from >= 9 && strncmp(kw - 9, "namespace", 9) == 0) ||   /* seen through */
-          (len == 9 && strncmp(name, "namespace", 9) == 0) || (len == 6 && strncmp(name, "extern", 6) == 0)) {
-        ns++;
-        stmt = p + 1;
-        continue;
-      }
-      depth = 1;
-      fn = memchr(stmt, ')', (size_t)(p - stmt)) != NULL;   /* a function's parameters */
-      if (add(sc, name, len, fn || stmt > p ? p : stmt, p, p) != 0) return -1;
+      int r = open_def(sc, from, stmt, p, &fn);
+      if (r < 0) return -1;
+      if (r > 0) { ns++; stmt = p + 1; }   /* a namespace: seen through */
+      else depth = 1;
     } else if (*p == '{') {
       depth++;
     } else if (*p == '}' && depth > 0) {
@@ -256,8 +346,10 @@ Scan *scan_new(const char *stripped, const GpuCompileJob *job) {
   for (int changed = 1; changed;) {   /* what reaches a definition that syncs, syncs */
     changed = 0;
     for (int i = 0; i < s->n; i++) {
-      if (s->defs[i].syncs) continue;
-      if (names_syncing(s, s->defs[i].head, s->defs[i].end)) s->defs[i].syncs = changed = 1;
+      Def *d = &s->defs[i];
+      if (d->syncs) continue;
+      if (names_syncing(s, d->head, d->end) || (d->targs && names_syncing(s, d->targs, d->targs_end)))
+        d->syncs = changed = 1;
     }
   }
   for (int i = s->nopts; i < s->n; i++)   /* an operator: called unnamed, from any kernel */
