@@ -10,8 +10,7 @@
 typedef struct Arr { GpuArray *d; HostArray *h; GpuLayout l; GpuDtype dt; } Arr;
 
 static Arr arr_check(lua_State *L, int idx) {
-  Arr a;
-  memset(&a, 0, sizeof a);
+  Arr a = {0};
   if ((a.d = array_test(L, idx)) != NULL) {
     if (!a.d->alive) errors_freed(L, NULL);
     a.l = array_layout(a.d);
@@ -34,8 +33,8 @@ static void push_view(lua_State *L, int idx, const Arr *a, const GpuLayout *l) {
 
 /* An integer argument or table entry at idx (a number: lua_tointegerx took "2"), for messages named `what`. */
 static int64_t integer_at(lua_State *L, int idx, const char *what) {
-  int isint = 0;
-  lua_Integer v = lua_type(L, idx) == LUA_TNUMBER ? lua_tointegerx(L, idx, &isint) : 0;
+  lua_Integer v;
+  int isint = errors_integer(L, idx, &v);
   if (!isint)   /* NaN as "nan": 0/0 has the sign bit, which "%.14g" shows as "-nan" */
     luaL_error(L, "%s must be an integer, got %s", what, lua_type(L, idx) != LUA_TNUMBER
                ? luaL_typename(L, idx) : isnan(lua_tonumber(L, idx)) ? "nan" : lua_tostring(L, idx));
