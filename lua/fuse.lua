@@ -231,7 +231,7 @@ Traced.__index = function(v, k)
     return function(self, dtype)
       local ok, dt = pcall(gpu.result_type, dtype)   -- checks the name
       if not ok or type(dtype) ~= "string" then
-        error(("x:astype(%s): %s"):format(gpu._arg.shown(dtype), ok and "a dtype name expected" or gpu._arg.unwrapped(dt)), 2)
+        error(("x:astype(%s): %s"):format(type(dtype) == "string" and ("%q"):format(dtype) or gpu._arg.shown(dtype), ok and "a dtype name expected" or gpu._arg.unwrapped(dt)), 2)
       end
       return self.trace:emit(dt, ("ew::cast<%s>(%s)"):format(ctype[dt], self.trace:var_of(self)))
     end

@@ -229,7 +229,7 @@ describe("gpu.elementwise", function()
     for p = 1, 20 do many[p] = "float32 x" .. p end
     assert.matches("gpu.elementwise: a kernel has at most 16 parameters (inputs and outputs), got 21",
                    S.errof(gpu.elementwise, table.concat(many, ", "), "float32 z", "z = x1"), 1, true)
-    assert.matches("x:astype(foo): unknown dtype 'foo'",
+    assert.matches('x:astype("foo"): unknown dtype \'foo\'',
                    S.errof(gpu.fuse(function(v) return v:astype("foo") end), gpu.ones(2)), 1, true)
     assert.matches("raw parameters are not supported", S.errof(gpu.elementwise, "raw float32 x", "float32 y", "y = 1"), 1, true)
     assert.matches("the name 'i' is reserved", S.errof(gpu.elementwise, "float32 i", "float32 y", "y = 1"), 1, true)

@@ -222,7 +222,7 @@ end)
   -- An error that ended a coroutine while a copy (a:item, a:totable, a print) had made its
   -- arrays' device current left that device current for the whole process: a to-be-closed
   -- slot put it back, and Lua closes a dead coroutine's slots only at coroutine.close
-  it("is the device before again when an error ends a coroutine in a copy on another device", function()
+  it("is the device before again when an error ends a coroutine in a copy on another device #multi", function()
     local a = gpu.zeros(4)
     local b, c = on(1, function() return gpu.zeros(4), gpu.zeros(5) end)
     local ok, e = coroutine.resume(coroutine.create(function() gpu.copy(b, c) end))
