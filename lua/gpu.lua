@@ -182,6 +182,13 @@ function arg.list_array(t)
   end
   return gpu.array(t, integral(t) and "int64" or "float64")
 end
+-- a chunk's name as a #line directive or a comment of C shows it: its control characters
+-- (a raw \r of load(s)'s name ends the line for the C preprocessor) as Lua's escapes
+function arg.shown_file(file)
+  return (file:gsub("%c", function(c)
+    return ({["\r"] = "\\r", ["\n"] = "\\n", ["\t"] = "\\t"})[c] or ("\\%03d"):format(c:byte())
+  end))
+end
 -- a number as a message shows it: a whole float without its ".0", NaN as nan (0/0 has the
 -- sign bit set, which Lua's own text shows as -nan)
 function arg.shown(v)
@@ -747,7 +754,11 @@ end
 -- and "changed"). A string loaded with load(s) is its source; "=name" otherwise: nil.
 function gpu._chunk_text(f, source)
   local c = source:sub(1, 1)
-  if c ~= "@" and c ~= "=" then return source end
+  if c ~= "@" and c ~= "=" then   -- load(s)'s source is s, but load(s, "kernels")'s is a name
+    local chunk = load(source, "=?", "t")
+    if chunk and holds(chunk, f) then return source end
+    return nil
+  end
   local kept = debug.getregistry()["gpuhost.sources"]
   if kept then
     for i = 1, debug.getinfo(f, "u").nups do
@@ -801,7 +812,7 @@ local function location(source, level)
     end
   end
   if not at then name, line = ("[kernel source given at %s:%d]"):format(name, line), 1 end
-  return ('#line %d "%s"\n'):format(line, (name:gsub('[\\"]', "\\%0")))
+  return ('#line %d "%s"\n'):format(line, (arg.shown_file(name):gsub('[\\"]', "\\%0")))
 end
 
 -- The compilers read sources, options and names as C strings: what follows a NUL byte

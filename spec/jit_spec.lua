@@ -758,6 +758,12 @@ print(c:totable()[1])   -- the extra argument was evaluated, as Lua evaluates it
     assert.are.same({9}, a:totable())
     assert.matches("gpu.jit: the source of the function at x:1 is not available",
                    S.errof(gpu.jit, load("return function(a) end", "=x")()), 1, true)
+    -- a name given to load without "=" or "@" is no source: it was taken as one ("cannot find
+    -- the function"), and a name that was Lua text holding a like function was compiled
+    assert.matches('gpu.jit: the source of the function at [string "kernels"]:1 is not available',
+                   S.errof(gpu.jit, load("return function(a) a[1] = 1 end", "kernels")()), 1, true)
+    local name = "return function(a) a[1] = 999 end"
+    assert.matches("is not available", S.errof(gpu.jit, load("return function(a) a[1] = 1 end", name)()), 1, true)
   end)
 
   -- load(s)'s chunk name holds the first line of s, whose \r (a CRLF line end) went raw into

@@ -420,11 +420,7 @@ end
 -- A chunk's name as the generated C may carry it, in a #line directive and a // comment:
 -- its control characters written as Lua escapes (load(s)'s name has the text of s, whose
 -- \r ends a line for the preprocessor: the #line's string, or the comment, was cut there)
-function M.shown_file(file)
-  return (file:gsub("%c", function(c)
-    return ({["\r"] = "\\r", ["\n"] = "\\n", ["\t"] = "\\t"})[c] or ("\\%03d"):format(c:byte())
-  end))
-end
+M.shown_file = gpu._arg.shown_file   -- (lua/gpu.lua: gpu.kernel's #line shows names so too)
 
 local function c_ident(name)
   -- (all-capital names of two letters or more may be the headers' macros: EOF, NAN ...)
