@@ -1270,6 +1270,20 @@ function arg.list(t, api, what)
   return t
 end
 
+-- A table of arrays to join (concatenate's, hstack's, block's ...), `what` in messages: a
+-- key besides 1..n (a misplaced dim = 2, an array after a hole) is an error, not dropped;
+-- at `level` from the caller, as error's
+function arg.array_list(t, api, what, level)
+  local n = #t
+  for k in next, t do
+    if math.type(k) ~= "integer" or k < 1 or k > n then
+      error(("gpu.%s: %s has a key %s besides its %d elements%s"):format(api, what,
+            type(k) == "string" and ("%q"):format(k) or tostring(k), n,
+            (api == "concatenate" or api == "stack") and " (options go after it)" or ""), level + 1)
+    end
+  end
+end
+
 -- Option key of gpu.<api>'s options table opts (or nil): a boolean, dflt where absent (nil
 -- there); any other value (0 and "false", which Lua takes as true) is an error, as
 -- host/errors.c's errors_flag says it for the C functions, at the caller's caller (or at

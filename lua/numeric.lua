@@ -631,6 +631,7 @@ local function depth_of(t, at)
     error(("gpu.block: %s must be an array, a number or a non-empty table of them, got %s"):format(at,
       type(t) == "table" and "an empty table" or described(t)), 4)
   end
+  gpu._arg.array_list(t, "block", at, 4)
   local d = depth_of(t[1], at .. "[1]")
   for i = 2, #t do
     if depth_of(t[i], at .. "[" .. i .. "]") ~= d then

@@ -184,6 +184,7 @@ local function each_atleast(list, n, api)
     error(("gpu.%s: a table of arrays expected as argument 1, got %s"):format(api, is_array(list) and "an array" or described(list)), 3)
   end
   if #list == 0 then error(("gpu.%s: no arrays to join"):format(api), 3) end
+  gpu._arg.array_list(list, api, "the table of arrays", 3)
   local out = {}
   for i = 1, #list do out[i] = atleast(list[i], n, api, i) end
   return out

@@ -118,6 +118,12 @@ describe("gpu.concatenate and gpu.stack", function()
     assert.matches("gpu.concatenate: no arrays to join", S.errof(gpu.concatenate, {}), 1, true)
     assert.matches("a table of arrays expected as argument 1, got an array", S.errof(gpu.concatenate, a), 1, true)
     assert.matches("element 2 of the table is a number", S.errof(gpu.concatenate, {a, 3}), 1, true)
+    -- a key besides the list's (a misplaced dim = 2, an array after a hole) was dropped: {a, a, dim = 2} joined along 1
+    assert.matches('gpu.concatenate: the table of arrays has a key "dim" besides its 2 elements (options go after it)',
+                   S.errof(gpu.concatenate, {a, a, dim = 2}), 1, true)
+    local holed = {a}
+    holed[3] = a
+    assert.matches("gpu.stack: the table of arrays has a key 3 besides its 1 elements", S.errof(gpu.stack, holed), 1, true)
     assert.matches("array 2 has size 2 in dimension 2, array 1 3 (only dimension 1 may differ)",
                    S.errof(gpu.concatenate, {a, gpu.zeros({2, 2})}), 1, true)
     assert.matches("array 2 is 1-D on device 0, array 1 2-D", S.errof(gpu.concatenate, {a, gpu.zeros(3)}), 1, true)

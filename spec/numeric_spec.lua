@@ -312,6 +312,8 @@ describe("constructors and indices", function()
     assert.are.equal("float64", v.dtype)   -- float32 and int64, as NumPy 1.24's
     assert.are.same({1, 2, 3}, v:totable())
     assert.are.same({{1, 2}, {3, 4}}, gpu.block({{1, 2}, {3, 4}}):totable())
+    assert.matches('gpu.block: argument 1[2] has a key "x" besides its 1 elements',
+                   S.errof(gpu.block, {{gpu.ones(2)}, {gpu.ones(2), x = 1}}), 1, true)
     assert.matches("gpu.block: argument 1[2] is nested less deeply than argument 1[1]",
                    S.errof(gpu.block, {{gpu.ones(2)}, gpu.ones(2)}), 1, true)
   end)

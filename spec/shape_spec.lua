@@ -165,6 +165,7 @@ describe("gpu.hstack, vstack, dstack, column_stack and append", function()
     assert.are.same({{2, 0}, {3, 1}}, gpu.vstack({gpu.arange(4):reshape(2, 2).T[{{}, {-1, 1, -1}}]}):totable())
     assert.are.same({0, 3}, gpu.vstack({gpu.empty({0, 3}), gpu.empty({0, 3})}).shape)
     assert.matches("gpu.hstack: no arrays to join", err(gpu.hstack, {}), 1, true)
+    assert.matches('gpu.vstack: the table of arrays has a key "dim" besides its 1 elements', err(gpu.vstack, {r2, dim = 2}), 1, true)
     assert.matches("gpu.vstack: argument 2 must be a device array, got number", err(gpu.vstack, {r2, 1}), 1, true)
 
     local a = a3()
