@@ -166,7 +166,9 @@ static void scan_output(lua_State *L, const char *name, int in, int outidx) {
   GpuDtype dt = scan_result(a->dtype);
   if (!outidx) { array_new(L, &a->shape, dt); return; }
   GpuArray *o = array_test(L, outidx);
-  if (o == NULL) luaL_error(L, "gpu.%s: out must be a device array, got %s", name, luaL_typename(L, outidx));
+  if (o == NULL)
+    luaL_error(L, "gpu.%s: out must be a device array, got %s", name, hostarray_test(L, outidx)
+               ? "a host array (make a device array of it with gpu.array(h))" : luaL_typename(L, outidx));
   if (!o->alive) errors_freed(L, lua_pushfstring(L, "gpu.%s out", name));
   if (o->device != a->device)
     luaL_error(L, "gpu.%s: out is on device %d, the array on device %d", name, o->device, a->device);

@@ -97,8 +97,9 @@ function gpu.clip(a, lo, hi, opts)
   return gpu._clip(a, lo, hi, opts)
 end
 
-gpu.clip = gpu._api(gpu.clip)   -- errors at the caller's line, not at the calls above
+local clip = gpu._api(gpu.clip)   -- errors at the caller's line, not at the calls above
+gpu.clip = gpu._arg.strict("clip", clip, nil, 4)   -- (an argument past the options table: an error)
 
 gpu.power, gpu.mod, gpu.bitwise_not = gpu.pow, gpu.remainder, gpu.invert
 local methods = gpu._meta.array.methods
-methods.clip = gpu.clip
+methods.clip = gpu._arg.strict("a:clip", clip, nil, 4)

@@ -173,7 +173,7 @@ function gpu.around(a, decimals, opts)
   decimals = decimals or 0
   if math.type(decimals) == "float" and decimals == math.floor(decimals) then decimals = math.tointeger(decimals) end
   if math.type(decimals) ~= "integer" then
-    error(("gpu.around: decimals must be an integer, got %s"):format(tostring(decimals)), 2)
+    error(("gpu.around: decimals must be an integer, got %s"):format(gpu._arg.shown(decimals)), 2)
   end
   if decimals == 0 then return call(round, opts, a) end
   if decimals < -0x7fffffff or decimals > 0x7fffffff then   -- NumPy's C int

@@ -881,6 +881,8 @@ local rows = {
    "gpu.cumsum: out has shape {3} but the result has shape {4}"},
   {"a:cumsum({out = 'x'})", function() return a:cumsum({out = 'x'}) end,
    "gpu.cumsum: out must be a device array, got string"},
+  {"a:cumsum({out = host array})", function() return a:cumsum({out = gpu.zeros(4):tohost()}) end,
+   "gpu.cumsum: out must be a device array, got a host array (make a device array of it with gpu.array(h))"},
   {"a:cumsum({out = gpu.zeros(1):expand(4)})", function() return a:cumsum({out = gpu.zeros(1):expand(4)}) end,
    "gpu.cumsum: cannot write into an expanded view (a stride of 0)"},
   {"gpu.sort()", function() return gpu.sort() end,

@@ -180,6 +180,10 @@ describe("arithmetic", function()
                    S.errof(gpu.clip, u, nil, nil, {out = gpu.zeros(2, "uint8")}), 1, true)
     assert.matches("gpu.clip argument 1 must be a device array or a number, got string",
                    S.errof(gpu.clip, "x", nil, nil), 1, true)
+    -- an argument past the options table was dropped: clip(a, lo, hi, {}, {out = o}) left o as it was
+    assert.matches("gpu.clip takes 4 arguments, got a table as argument 5 (options go in argument 4)",
+                   S.errof(gpu.clip, u, 1, 2, {}, {out = u}), 1, true)
+    assert.matches("a:clip takes 3 arguments, got a number as argument 4", S.errof(u.clip, u, 1, 2, nil, 5), 1, true)
     assert.matches("gpu.clip: unknown option 'axis'", S.errof(gpu.clip, u, nil, nil, {axis = 1}), 1, true)
   end)
 end)

@@ -407,6 +407,7 @@ describe("NumPy's functions of a float's parts, of decimals and of complex numbe
                    S.errof(gpu.ldexp, gpu.zeros(1), gpu.zeros(1, "uint64")))
     assert.matches("gpu.divmod: out must be a table of two arrays", S.errof(gpu.divmod, gpu.zeros(1), 1, {out = gpu.zeros(1)}))
     assert.matches("gpu.around: decimals must be an integer, got 1.5", S.errof(gpu.around, gpu.zeros(1), 1.5))
+    assert.matches('gpu.around: decimals must be an integer, got a string ("1")', S.errof(gpu.around, gpu.zeros(1), "1"), 1, true)
     assert.matches("gpu.round: bool arrays round to 0 decimals only", S.errof(gpu.round, gpu.zeros(1, "bool"), 1))
     assert.matches("gpu.iscomplex: an array or a number expected, got string", S.errof(gpu.iscomplex, "x"))
     assert.matches("gpu.real_if_close: an array expected as argument 1, got number", S.errof(gpu.real_if_close, 1))
