@@ -699,30 +699,15 @@ end
 
 -- gpu.printoptions(opts, f, ...): f(...)'s results (f a function or a callable value),
 -- printed under opts; the options before come back after, also when f raises and when a
--- coroutine suspended in f is closed (a to-be-closed guard, as gpu.with_device's: a pcall
--- left opts set for good there). In a coroutine f runs under pcall too: Lua closes a dead
--- coroutine's variables only at coroutine.close, so an error under coroutine.resume left them.
-local restore_mt = {__close = function(guard)
-  if guard[1] then restore(guard[1], guard[2]); guard[1] = nil end
-end}
-local function rethrow(guard, ok, ...)
-  if ok then return ... end
-  restore_mt.__close(guard)
-  error((...), 0)
-end
-local function callable(f)
-  local mt = type(f) ~= "function" and debug.getmetatable(f)
-  return type(f) == "function" or (type(mt) == "table" and rawget(mt, "__call") ~= nil)
-end
+-- coroutine suspended in f is closed (gpu._arg.guarded, as gpu.with_device's)
 function gpu.printoptions(opts, f, ...)
   local o, g = checked(opts, "printoptions", 1)
-  if not callable(f) then
+  if not gpu._arg.callable(f) then
     error(("bad argument #2 to 'printoptions' (function or callable value expected, got %s)"):format(type(f)), 2)
   end
-  local saved <close> = setmetatable({snapshot()}, restore_mt)
+  local saved_o, saved_g = snapshot()
   apply(o, g)
-  if select(2, coroutine.running()) then return f(...) end   -- the main thread
-  return rethrow(saved, pcall(f, ...))
+  return gpu._arg.guarded(function() restore(saved_o, saved_g) end, f, ...)
 end
 
 local function array_arg(a, fname)

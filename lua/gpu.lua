@@ -1548,22 +1548,35 @@ end
 ------------------------------------------------------------------------------------
 -- devices
 
--- gpu.with_device(id, f, ...): f(...) with device id current; the device current before
--- is current again afterwards, also when f raises (the error goes on) and when a coroutine
--- suspended in f is closed (a to-be-closed guard; pcall left that device current). In a
--- coroutine f runs under pcall too: Lua closes a dead coroutine's variables only at
--- coroutine.close, so an error under coroutine.resume left f's device current.
-local restore_mt = {__close = function(guard) guard[1]:use() end}
+-- f(...) with undo() after it, also when f raises (the error goes on) and when a coroutine
+-- suspended in f is closed (a to-be-closed guard; a pcall alone left the state set there).
+-- In a coroutine f runs under pcall too: Lua closes a dead coroutine's variables only at
+-- coroutine.close, so an error under coroutine.resume skipped the undo. (gpu.with_device,
+-- gpu.printoptions; gpu.range is C's, host/profile.c)
+local guard_mt = {__close = function(guard)
+  local undo = guard[1]
+  guard[1] = nil
+  if undo then undo() end
+end}
 local function rethrow(guard, ok, ...)
   if ok then return ... end
-  guard[1]:use()
+  guard_mt.__close(guard)
   error((...), 0)
+end
+function arg.guarded(undo, f, ...)
+  local guard <close> = setmetatable({undo}, guard_mt)
+  if select(2, coroutine.running()) then return f(...) end   -- the main thread
+  return rethrow(guard, pcall(f, ...))
 end
 -- a function, or a value whose metatable has __call (gpu.sqrt, gpu.add)
 local function callable(f)
   local mt = type(f) ~= "function" and debug.getmetatable(f)
   return type(f) == "function" or (type(mt) == "table" and rawget(mt, "__call") ~= nil)
 end
+arg.callable = callable
+
+-- gpu.with_device(id, f, ...): f(...) with device id current; the device current before
+-- is current again afterwards (arg.guarded)
 function gpu.with_device(id, f, ...)
   local n = gpu.device_count()
   if type(id) == "table" then id = id.id end   -- gpu.device(1), as a:to takes it (device.c's device_ordinal)
@@ -1575,10 +1588,9 @@ function gpu.with_device(id, f, ...)
   if not callable(f) then   -- (a table or userdata with __call too: gpu.sqrt was refused)
     error("gpu.with_device: a function (or a callable value) expected as argument 2, got " .. type(f), 2)
   end
-  local prev <close> = setmetatable({gpu.device()}, restore_mt)
+  local prev = gpu.device()
   gpu.device(id):use()
-  if select(2, coroutine.running()) then return f(...) end   -- the main thread
-  return rethrow(prev, pcall(f, ...))
+  return arg.guarded(function() prev:use() end, f, ...)
 end
 
 -- errors at the caller's line, also those of the calls these make
