@@ -70,14 +70,7 @@ end
 
 -- f(...) as gpu.clip's: f's messages name clip, and f's argument n as clip's places[n].
 local function as_clip(name, places, f, ...)
-  local function named(ok, ...)
-    if ok then return ... end
-    local e = ...
-    if type(e) ~= "string" then error(e, 0) end
-    e = e:gsub("gpu%." .. name .. " argument (%d)", function(n) return "gpu.clip argument " .. places[tonumber(n)] end)
-    error((e:gsub("gpu%." .. name, "gpu.clip")), 0)
-  end
-  return named(pcall(f, ...))
+  return gpu._arg.renamed(name, "clip", places, pcall(f, ...))
 end
 
 -- gpu.clip(a, lo, hi [, {out =}]): a limited to [lo, hi]; nil for either leaves that side, for

@@ -123,6 +123,18 @@ function arg.unwrapped(e)
   local msg = tostring(e):gsub("^[^:\n]*:%d+: ", "")
   return msg:match("^bad argument #%d+ to '[^']*' %((.*)%)$") or msg
 end
+-- f's results from pcall (ok, ...), or f's error said as gpu.<to>'s: "gpu.<from>" before ":"
+-- or " " becomes "gpu.<to>", and "gpu.<from> argument n" "gpu.<to> argument places[n]" where
+-- the places differ (gpu.clip through gpu.maximum, gpu.nancumsum through gpu.cumsum)
+function arg.renamed(from, to, places, ok, ...)
+  if ok then return ... end
+  local e = ...
+  if type(e) ~= "string" then error(e, 0) end
+  if places then
+    e = e:gsub("gpu%." .. from .. " argument (%d)", function(n) return ("gpu.%s argument %s"):format(to, places[tonumber(n)]) end)
+  end
+  error((e:gsub("gpu%." .. from .. "([: ])", "gpu." .. to .. "%1")), 0)
+end
 -- whether x, an array or host array, has been freed (reading any field of a freed one raises)
 local function size_of(x) return x.size end
 function arg.freed(x) return not pcall(size_of, x) end
@@ -1257,15 +1269,22 @@ function arg.on_device(api, f, names, together)
   return w
 end
 
+-- The first key of t besides 1 to n, as a message shows it ("x", or 4), or nil
+local function stray_key(t, n)
+  for k in next, t do
+    if math.type(k) ~= "integer" or k < 1 or k > n then
+      return type(k) == "string" and ("%q"):format(k) or tostring(k)
+    end
+  end
+end
+
 -- A list argument of gpu.<api> (a shape, repetitions), named what, read raw as the C
 -- functions read shapes: a key besides 1 to #t is an error ({2, 3, x = 1} was {2, 3})
 function arg.list(t, api, what)
   local n = rawlen(t)
-  for k in next, t do
-    if math.type(k) ~= "integer" or k < 1 or k > n then
-      error(("gpu.%s: %s must be a list, and the table has a key %s besides its %d elements")
-            :format(api, what, type(k) == "string" and ("%q"):format(k) or tostring(k), n), 3)
-    end
+  local k = stray_key(t, n)
+  if k then
+    error(("gpu.%s: %s must be a list, and the table has a key %s besides its %d elements"):format(api, what, k, n), 3)
   end
   return t
 end
@@ -1275,12 +1294,10 @@ end
 -- at `level` from the caller, as error's
 function arg.array_list(t, api, what, level)
   local n = #t
-  for k in next, t do
-    if math.type(k) ~= "integer" or k < 1 or k > n then
-      error(("gpu.%s: %s has a key %s besides its %d elements%s"):format(api, what,
-            type(k) == "string" and ("%q"):format(k) or tostring(k), n,
-            (api == "concatenate" or api == "stack") and " (options go after it)" or ""), level + 1)
-    end
+  local k = stray_key(t, n)
+  if k then
+    error(("gpu.%s: %s has a key %s besides its %d elements%s"):format(api, what, k, n,
+          (api == "concatenate" or api == "stack") and " (options go after it)" or ""), level + 1)
   end
 end
 

@@ -181,20 +181,12 @@ end
 -- gpu.nancumsum(a [, dim] [, opts]), gpu.nancumprod: cumsum and cumprod with NaNs read as
 -- 0 and 1, as NumPy's (integers and bools have none); the scan's errors name the function
 -- called ('gpu.cumsum: unknown option' was said of gpu.nancumsum's option)
-local function named(api, from, ok, ...)
-  if ok then return ... end
-  local e = ...
-  if type(e) == "string" then
-    e = e:gsub("^(.-)gpu%." .. from .. "([: ])", "%1gpu." .. api .. "%2", 1)
-  end
-  error(e, 0)
-end
 local function nan_scan(api, from, identity)
   local scan = gpu[from]
   return function(a, ...)
     device_array(a, api, "a")
     if KIND[a.dtype] == "f" or KIND[a.dtype] == "c" then a = gpu.where(gpu.isnan(a), identity, a) end
-    return named(api, from, pcall(scan, a, ...))
+    return gpu._arg.renamed(from, api, nil, pcall(scan, a, ...))
   end
 end
 gpu.nancumsum = nan_scan("nancumsum", "cumsum", 0)
