@@ -31,6 +31,8 @@ local function fail(v, i, what, level)
 end
 
 -- The options table (a table that is not an array, last), and the count of arguments.
+local function dtype_of_array(a) return a.dtype end
+
 local function split(v, ...)
   local n = select("#", ...)
   local last = n > 0 and select(n, ...)
@@ -61,8 +63,8 @@ MT.__call = function(v, ...)
   for i = 1, n do
     local a = args[i]
     if getmetatable(a) == array_mt then
-      if gpu._arg.freed(a) then fail(v, i, "attempt to use a freed array", 2) end   -- (a.dtype said it, at no line)
-      local dt = a.dtype
+      local ok, dt = pcall(dtype_of_array, a)   -- (a freed array's a.dtype raised, at no line)
+      if not ok then fail(v, i, "attempt to use a freed array", 2) end
       local t = element[dt]
       if not t then fail(v, i, ("a %s array: gpu.vectorize takes integer, float, complex and bool arrays"):format(dt), 2) end
       pattern[i], types[i] = "a", t
