@@ -42,6 +42,15 @@ int array_expected(lua_State *L, int idx, const char *name, int pos) {
                                            : luaL_typename(L, idx));
 }
 
+GpuArray *array_out(lua_State *L, int idx, const char *name) {
+  GpuArray *o = array_test(L, idx);
+  if (o == NULL)   /* (a host array was "got userdata"), as the Lua functions say it */
+    luaL_error(L, "gpu.%s: out must be a device array, got %s", name, hostarray_test(L, idx)
+               ? "a host array (make a device array of it with gpu.array(h))" : luaL_typename(L, idx));
+  if (!o->alive) errors_freed(L, lua_pushfstring(L, "gpu.%s out", name));
+  return o;
+}
+
 GpuArray *array_operand(lua_State *L, int idx, const char *name, int pos) {
   GpuArray *a = array_test(L, idx);
   if (a == NULL) array_expected(L, idx, name, pos);

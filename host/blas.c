@@ -249,7 +249,7 @@ static void product_opts(lua_State *L, const char *name, int idx, int *out, int 
 static int gpu_matmul(lua_State *L) {
   int out, tf32;
   CUstream s;
-  if (lua_gettop(L) == 3 && lua_isnil(L, 3)) lua_settop(L, 2);   /* (a, b, nil): no options */
+  if (errors_nil_options(L, 3, lua_gettop(L))) lua_settop(L, 2);
   if (lua_gettop(L) > 3 || (lua_gettop(L) == 3 && !lua_istable(L, 3)))
     return luaL_error(L, "gpu.matmul takes two arrays and an options table");
   if (lua_type(L, 1) == LUA_TTABLE || lua_type(L, 2) == LUA_TTABLE) {   /* a sparse matrix (lua/sparse.lua) */
@@ -320,7 +320,7 @@ static int64_t dims_but(const GpuShape *s, int skip) {
 static int gpu_dot(lua_State *L) {
   int out, tf32;
   CUstream s;
-  if (lua_gettop(L) == 3 && lua_isnil(L, 3)) lua_settop(L, 2);
+  if (errors_nil_options(L, 3, lua_gettop(L))) lua_settop(L, 2);
   if (lua_gettop(L) > 3 || (lua_gettop(L) == 3 && !lua_istable(L, 3)))
     return luaL_error(L, "gpu.dot takes two arrays and an options table");
   product_opts(L, "dot", lua_istable(L, 3) ? 3 : 0, &out, &tf32, &s);

@@ -236,12 +236,6 @@ static void issue(lua_State *L, Call *k) {
   GPU_CHECK(L, back);
 }
 
-/* [-0, +1, e] Rank i's new output: shape s, x's dtype, on x's device (made current in a
- * scope, so that an allocation that fails leaves the current device as it was) */
-static GpuArray *new_output(lua_State *L, const GpuArray *x, const GpuShape *s) {
-  return array_new_on(L, x->device, s, x->dtype);
-}
-
 /* The shape of a new output of rank i */
 static GpuShape out_shape(const Call *k, const GpuArray *x) {
   GpuShape s = x->shape;
@@ -298,7 +292,7 @@ static void outputs(lua_State *L, Call *k) {
   if (k->c->n > 1) lua_createtable(L, k->c->n, 0);
   for (int i = 0; i < k->c->n; i++) {
     GpuShape s = out_shape(k, k->x[i]);
-    k->out[i] = new_output(L, k->x[i], &s);
+    k->out[i] = array_new_on(L, k->x[i]->device, &s, k->x[i]->dtype);   /* (x's device and dtype) */
     if (k->c->n > 1) lua_rawseti(L, -2, i + 1);
   }
 }
@@ -382,13 +376,9 @@ static int coll_barrier(lua_State *L) {
     if (lua_geti(L, 2, i + 1) == LUA_TNIL) {
       lua_pop(L, 1);
       GpuShape one = {1, {1}, 1};
-      GpuArray x = {0};
-      x.device = c->devices[i];
-      x.dtype = DT_INT32;
-      GpuArray *a = new_output(L, &x, &one);
-      int was = device_enter(L, x.device);   /* cleared on its own device */
-      GpuResult r = backend_get()->memset0(a->ptr, a->nbytes), back = device_leave(was);
-      GPU_CHECK(L, r.code ? r : back);
+      GpuArray *a = array_new_on(L, c->devices[i], &one, DT_INT32);
+      int was = device_enter(L, c->devices[i]);   /* cleared on its own device */
+      device_done(L, was, backend_get()->memset0(a->ptr, a->nbytes));
       lua_pushvalue(L, -1);
       lua_rawseti(L, 2, i + 1);
     }

@@ -240,6 +240,10 @@ int errors_flag(lua_State *L, int opts, const char *name, const char *key, int d
   return v;
 }
 
+/* One nil where the options table goes is none, as in the Lua functions (gpu.around(a, 1,
+ * nil)): a wrapper's function f(x, opts) return gpu.add(x, x, opts) end; a nil after it is not */
+int errors_nil_options(lua_State *L, int idx, int last) { return idx == last && lua_isnil(L, idx); }
+
 /* gpu._options(opts, name, known): opts (a table, or nil: an empty one) when each of its keys
  * is among known (names separated by spaces), else errors_options' error: what the Lua
  * files check their options with (gpu._arg.options) */

@@ -353,8 +353,8 @@ static int fft_call(lua_State *L) {
   if (n >= 2 && lua_type(L, n) == LUA_TTABLE) {   /* an options table has no [1] (sizes, dims do) */
     if (lua_geti(L, n, 1) == LUA_TNIL) opts = n--;
     lua_pop(L, 1);
-  } else if (n == 5 && lua_isnil(L, 5)) {
-    n = 4;   /* a nil where the options go: none */
+  } else if (errors_nil_options(L, 5, n)) {
+    n = 4;
   }
   if (n > 4) luaL_error(L, "gpu.fft.%s takes an array, sizes, dims, a norm and an options table", c.name);
   lua_settop(L, 5);

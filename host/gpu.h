@@ -142,9 +142,9 @@ void errors_warn(lua_State *L, GpuResult r, const char *what);
 /* [-0, +0, v] Each key of the options table at idx one of known (names split by spaces, "" for
  * none), else "gpu.NAME: unknown option 'k' (it takes ...)" (NAME with a colon without "gpu."):
  * none ignored. errors_flag: option key of the table at opts (0: none) a boolean (dflt if absent),
- * else "gpu.NAME: option KEY must be a boolean, got TYPE" (Lua's 0 is true), as gpu._arg.flag. */
+ * else "gpu.NAME: option KEY must be a boolean, got TYPE" (Lua's 0 is true); errors_nil_options: idx, the last, a nil */
 void errors_options(lua_State *L, int idx, const char *name, const char *known), errors_open(lua_State *L);
-int errors_flag(lua_State *L, int opts, const char *name, const char *key, int dflt), errors_integer(lua_State *L, int idx, lua_Integer *v);
+int errors_flag(lua_State *L, int opts, const char *name, const char *key, int dflt), errors_integer(lua_State *L, int idx, lua_Integer *v), errors_nil_options(lua_State *L, int idx, int last);
 
 /* ---- device arrays (array.c) ----
  * An array owns its memory, or is a view of another's (a slice, a transpose, ...): a view
@@ -185,9 +185,9 @@ GpuArray *array_check(lua_State *L, int idx);                    /* [-0, +0, v] 
  * array freed (its memory goes when collected): the call the collector interrupted may use it */
 int gpu_in_finalizer(lua_State *L);
 GpuArray *array_test(lua_State *L, int idx);                     /* [-0, +0, -] NULL when not one */
-/* [-0, +0, v] The array at idx as argument pos of gpu.name: a live device array on the
- * current device (kernels read only the current device's memory) */
-GpuArray *array_operand(lua_State *L, int idx, const char *name, int pos);
+/* [-0, +0, v] The array at idx as argument pos of gpu.name: a live device array on the current device
+ * (kernels read only the current device's memory); array_out: as gpu.name's out, live, any device */
+GpuArray *array_operand(lua_State *L, int idx, const char *name, int pos), *array_out(lua_State *L, int idx, const char *name);
 int array_expected(lua_State *L, int idx, const char *name, int pos);   /* [-0, +1, v] what came instead */
 /* [-0, +0, v] Raises, naming the operation (prefix "gpu.fft.", name "fft"), unless a is on
  * the current device */
@@ -376,10 +376,10 @@ const void *hostarray_packed(lua_State *L, int idx);
 /* ---- devices and memory (device.c) ---- */
 #define GPU_DEVICE_T "gpu.device"
 void device_open(lua_State *L);
-/* [-0, +0, e] dev current for work that cannot raise (device.c says why): the device
- * before, -1 where dev was current, which device_leave [-0, +0, -] makes current again */
+/* [-0, +0, e] dev current for work that cannot raise (device.c says why): the device before, -1 where
+ * dev was current, which device_leave [-0, +0, -] makes current again; device_done (peer.c): so, then r raised */
 int device_enter(lua_State *L, int dev);
-GpuResult device_leave(int was);
+GpuResult device_leave(int was); void device_done(lua_State *L, int was, GpuResult r);
 int device_call(lua_State *L, int dev, int (*f)(lua_State *L, void *ud), void *ud);   /* [-0, +?, e] */
 /* [-0, +0, v] A device id at idx (a number, or a gpu.device table: its id), checked */
 int device_ordinal(lua_State *L, int idx);

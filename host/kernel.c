@@ -267,8 +267,9 @@ static void read_dims(lua_State *L, int idx, const char *what, unsigned out[3]) 
   for (int i = 0; i < n; i++) {
     if (t == LUA_TTABLE) lua_geti(L, idx, i + 1);
     else lua_pushvalue(L, idx);
-    int isint = 0, vt = lua_type(L, -1);   /* (a string: lua_tointegerx would convert it) */
-    lua_Integer v = vt == LUA_TNUMBER ? lua_tointegerx(L, -1, &isint) : 0;
+    int vt = lua_type(L, -1);
+    lua_Integer v;
+    int isint = errors_integer(L, -1, &v);   /* (a string: lua_tointegerx would convert it) */
     if (!isint || v < 0 || v > 0xffffffffLL)
       luaL_error(L, "launch %s must be made of non-negative integers, got %s%s", what,
                  luaL_tolstring(L, -1, NULL), vt == LUA_TSTRING ? " (a string)" : "");

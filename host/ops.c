@@ -289,7 +289,7 @@ int ops_call(lua_State *L, int uidx, Ufunc *u, int first, int nargs) {
   Operand ops[GPU_MAXOPS], given[GPU_MAXOPS];
   CUstream stream = NULL;
   int nin = u->nin, opts = 0;
-  if (nargs == nin + 1 && lua_isnil(L, first + nin)) nargs = nin;   /* gpu.add(a, b, nil): none */
+  if (errors_nil_options(L, first + nin, first + nargs - 1)) nargs = nin;
   if (ufunc_quick(L, uidx, u, first, nargs)) return 1;
   int r = traced(L, uidx, first, nargs);
   if (r >= 0) return r;
@@ -392,7 +392,7 @@ static int ops_meta(lua_State *L) {
 static int gpu_nan_to_num(lua_State *L) {
   static const char *const keys[] = {"nan", "posinf", "neginf"};
   int opts = lua_istable(L, 2) ? 2 : 0, n = lua_gettop(L);
-  if (n == 2 && lua_isnil(L, 2)) n = 1;   /* (x, nil): no options */
+  if (errors_nil_options(L, 2, n)) n = 1;
   if (n < 1 || n > 2 || (n == 2 && !opts))
     return luaL_error(L, "gpu.nan_to_num takes an array and an options table {nan =, posinf =, neginf =}");
   if (opts) errors_options(L, opts, "nan_to_num", "nan posinf neginf out stream");

@@ -18,6 +18,11 @@ GpuArray *array_new_on(lua_State *L, int dev, const GpuShape *s, GpuDtype dt) {
   return array_check(L, -1);
 }
 
+void device_done(lua_State *L, int was, GpuResult r) {
+  GpuResult back = device_leave(was);   /* (back before r is raised) */
+  GPU_CHECK(L, r.code ? r : back);
+}
+
 static int packed_here(lua_State *L, void *ud) {
   copy_packed(L, *(int *)ud);
   return lua_gettop(L);
@@ -36,8 +41,7 @@ void peer_to(lua_State *L, int idx, int dev, CUstream stream) {
   size_t n = (size_t)a->shape.size * dtypes[a->dtype].size;
   if (n) {
     int was = device_enter(L, a->device);   /* (back before an error is raised) */
-    GpuResult r = backend_get()->peer_copy(c->ptr, dev, a->ptr, a->device, n, stream), back = device_leave(was);
-    GPU_CHECK(L, r.code ? r : back);
+    device_done(L, was, backend_get()->peer_copy(c->ptr, dev, a->ptr, a->device, n, stream));
   }
   if (lua_gettop(L) > top + 1) lua_replace(L, top + 1);   /* (over the packed view) */
 }
@@ -61,8 +65,7 @@ void peer_copy_into(lua_State *L, int dst, int src, CUstream stream, int sidx, c
   size_t n = (size_t)d->shape.size * dtypes[d->dtype].size;
   if (!n) return;
   int was = device_enter(L, s->device);   /* (the current device again before an error) */
-  GpuResult r = backend_get()->peer_copy(d->ptr, d->device, s->ptr, s->device, n, stream), back = device_leave(was);
-  GPU_CHECK(L, r.code ? r : back);
+  device_done(L, was, backend_get()->peer_copy(d->ptr, d->device, s->ptr, s->device, n, stream));
 }
 
 /* a:to(dev [, {stream = s}]): a copy of a on device dev (a number or gpu.device(i)), a peer

@@ -56,7 +56,7 @@ static int dim_of(lua_State *L, const char *name, int idx, int ndim) {
   lua_Integer d;
   if (!errors_integer(L, idx, &d))
     luaL_error(L, "gpu.%s: dim must be an integer, got %s", name,
-               lua_type(L, idx) == LUA_TNUMBER || lua_isstring(L, idx) ? errors_value(L, idx) : luaL_typename(L, idx));
+               lua_isstring(L, idx) ? errors_value(L, idx) : luaL_typename(L, idx));
   lua_Integer k = d < 0 ? d + ndim + 1 : d;
   if (k < 1 || k > ndim)
     luaL_error(L, "gpu.%s: dim %I is out of range for an array of %d dimension%s", name, d, ndim,
@@ -101,7 +101,7 @@ static void read_args(lua_State *L, const char *name, int npos, int *pos, int di
     array_expected(L, 1, name, 1);
   if (!g->a->alive) errors_freed(L, lua_pushfstring(L, "gpu.%s argument 1", name));
   if (n >= 2 && lua_type(L, n) == LUA_TTABLE && !is_dims(L, n)) opts = n--;
-  else if (n == npos + 2 && lua_isnil(L, n)) n--;   /* a nil where the options go: none */
+  else if (errors_nil_options(L, npos + 2, n)) n--;
   if (n - 1 > npos)
     luaL_error(L, "gpu.%s takes an array, %d more argument%s and an options table, got %d arguments",
                name, npos, npos == 1 ? "" : "s", lua_gettop(L));
@@ -150,12 +150,8 @@ static int overlaps(const GpuArray *a, const GpuArray *b) {
 static GpuArray *make_output(lua_State *L, const char *name, const Args *g, const GpuShape *rs,
                              GpuDtype dt, int nin, const int *ins) {
   if (g->out) {
-    GpuArray *o = array_test(L, g->out);
+    GpuArray *o = array_out(L, g->out, name);
     char a[160], b[160];
-    if (o == NULL)   /* (a host array was "got userdata"), as the Lua reductions say it */
-      luaL_error(L, "gpu.%s: out must be a device array, got %s", name, hostarray_test(L, g->out)
-                 ? "a host array (make a device array of it with gpu.array(h))" : luaL_typename(L, g->out));
-    if (!o->alive) errors_freed(L, lua_pushfstring(L, "gpu.%s out", name));
     int same = o->shape.ndim == rs->ndim;
     for (int d = 0; same && d < rs->ndim; d++) same = o->shape.dim[d] == rs->dim[d];
     if (!same && !(g->all && !g->keepdim && o->shape.size == 1)) {
@@ -363,7 +359,7 @@ static int reducer_call(lua_State *L) {
   int n = lua_gettop(L), opts = 0, dims = 0;
   double param[2] = {0, 0};
   if (n >= 1 && lua_type(L, n) == LUA_TTABLE) opts = n--;
-  else if (n == r->nin + 1 && lua_isnil(L, n)) n--;
+  else if (errors_nil_options(L, r->nin + 1, n)) n--;
   if (n != r->nin)
     luaL_error(L, "gpu.%s takes %d input%s (and an options table), got %d", r->name, r->nin,
                r->nin == 1 ? "" : "s", n);

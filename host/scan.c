@@ -144,7 +144,7 @@ static int overlapping(const GpuArray *a, const GpuArray *b) {
 static void scan_options(lua_State *L, const char *name, int *dimidx, int *outidx, CUstream *stream) {
   int n = lua_gettop(L), opts = 0;
   if (n >= 2 && lua_type(L, n) == LUA_TTABLE) opts = n--;
-  else if (n == 3 && lua_isnil(L, n)) n--;   /* a nil where the options go: none */
+  else if (errors_nil_options(L, 3, n)) n--;
   if (n > 2) luaL_error(L, "gpu.%s takes an array, a dim and an options table, got %d arguments", name, lua_gettop(L));
   *dimidx = n >= 2 && !lua_isnil(L, 2) ? 2 : 0;
   *outidx = 0;
@@ -165,11 +165,7 @@ static void scan_output(lua_State *L, const char *name, int in, int outidx) {
   GpuArray *a = array_check(L, in);
   GpuDtype dt = scan_result(a->dtype);
   if (!outidx) { array_new(L, &a->shape, dt); return; }
-  GpuArray *o = array_test(L, outidx);
-  if (o == NULL)
-    luaL_error(L, "gpu.%s: out must be a device array, got %s", name, hostarray_test(L, outidx)
-               ? "a host array (make a device array of it with gpu.array(h))" : luaL_typename(L, outidx));
-  if (!o->alive) errors_freed(L, lua_pushfstring(L, "gpu.%s out", name));
+  GpuArray *o = array_out(L, outidx, name);
   if (o->device != a->device)
     luaL_error(L, "gpu.%s: out is on device %d, the array on device %d", name, o->device, a->device);
   int same = o->shape.ndim == a->shape.ndim;
@@ -195,9 +191,8 @@ static int scan_call(lua_State *L) {
   int dimidx, outidx;
   scan_options(L, name, &dimidx, &outidx, &g.stream);
   if (dimidx) {
-    int isint = 0, num = lua_type(L, dimidx) == LUA_TNUMBER;   /* (lua_tointegerx took "1") */
-    lua_Integer d = num ? lua_tointegerx(L, dimidx, &isint) : 0, k;
-    if (!isint) luaL_error(L, "gpu.%s: dim must be an integer, got %s", name, lua_type(L, dimidx) == LUA_TSTRING ? "string" : errors_value(L, dimidx));
+    lua_Integer d, k;
+    if (!errors_integer(L, dimidx, &d))   /* (lua_tointegerx took "1") */ luaL_error(L, "gpu.%s: dim must be an integer, got %s", name, lua_type(L, dimidx) == LUA_TSTRING ? "string" : errors_value(L, dimidx));
     k = d < 0 ? d + a->shape.ndim + 1 : d;
     if (k < 1 || k > a->shape.ndim)
       luaL_error(L, "gpu.%s: dim %I is out of range for an array of %d dimension%s", name, d,

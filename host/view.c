@@ -454,8 +454,7 @@ static int view_item(lua_State *L) {
   if (a.h) { dtype_push(L, a.dt, (char *)a.h->base + at * (int64_t)es); return 1; }
   char buf[16];
   int was = device_enter(L, a.d->device);   /* (back before an error is raised) */
-  GpuResult r = backend_get()->dtoh(buf, a.d->base + (CUdeviceptr)(at * (int64_t)es), es), back = device_leave(was);
-  GPU_CHECK(L, r.code ? r : back);
+  device_done(L, was, backend_get()->dtoh(buf, a.d->base + (CUdeviceptr)(at * (int64_t)es), es));
   dtype_push(L, a.dt, buf);
   return 1;
 }

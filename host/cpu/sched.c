@@ -380,23 +380,21 @@ static unsigned long long rt_warp(int op, unsigned mask, unsigned long long valu
   if (op <= GPUHOST_SHFL_XOR && (width < 1 || width > 32 || (width & (width - 1))))
     block_stop(w, UNSUPPORTED, "width: a warp function's width must be a power of two up to 32");
   Fiber *f = park(w, op == GPUHOST_ACTIVEMASK ? FIBER_PARKED_MASK : FIBER_PARKED_WARP);
-  if (op == GPUHOST_ACTIVEMASK) {   /* a rendezvous that waits for no lane: release_masks */
-    w->nmask++;
-    next(w, f);
-    f->state = FIBER_RUNNING;
-    return f->result;
+  if (op == GPUHOST_ACTIVEMASK) {
+    w->nmask++;   /* a rendezvous that waits for no lane: release_masks */
+  } else {
+    f->op = op;
+    f->mask = mask;
+    f->value = value;
+    f->arg = arg;
+    f->width = width;
+    if (++w->warp_waiting[wp] == lanes(w, wp) - w->warp_done[wp]) exchange(w, wp, live_lanes(w, wp));
+    /* a group smaller than the warp, checked when its last lane arrives (lanes run in order;
+     * release_waiting finds one completed otherwise) */
+    else if (mask != 0 && ~mask != 0 && w->current_thread % 32 == 31 - __builtin_clz(mask) &&
+             group_waits(w, wp, mask))
+      exchange(w, wp, mask & live_lanes(w, wp));
   }
-  f->op = op;
-  f->mask = mask;
-  f->value = value;
-  f->arg = arg;
-  f->width = width;
-  if (++w->warp_waiting[wp] == lanes(w, wp) - w->warp_done[wp]) exchange(w, wp, live_lanes(w, wp));
-  /* a group smaller than the warp, checked when its last lane arrives (lanes run in order;
-   * release_waiting finds one completed otherwise) */
-  else if (mask != 0 && ~mask != 0 && w->current_thread % 32 == 31 - __builtin_clz(mask) &&
-           group_waits(w, wp, mask))
-    exchange(w, wp, mask & live_lanes(w, wp));
   next(w, f);
   f->state = FIBER_RUNNING;
   return f->result;
