@@ -16,10 +16,10 @@ static const char *bad_ordinal(lua_State *L, lua_Integer id) {
 }
 
 static int check_ordinal(lua_State *L, int idx) {
+  if (lua_type(L, idx) != LUA_TNUMBER) luaL_typeerror(L, idx, "number");   /* not "1" */
   lua_Integer id = luaL_checkinteger(L, idx);
   const char *why = bad_ordinal(L, id);
-  if (why) return luaL_argerror(L, idx, why);
-  return (int)id;
+  return why ? luaL_argerror(L, idx, why) : (int)id;
 }
 
 /* gpu._device_id(): the current device's id, as gpu.device().id (without its table and the

@@ -1597,10 +1597,11 @@ arg.callable = callable
 function gpu.with_device(id, f, ...)
   local n = gpu.device_count()
   if type(id) == "table" then id = id.id end   -- gpu.device(1), as a:to takes it (device.c's device_ordinal)
-  id = math.tointeger(id) or id   -- 1.0 names device 1, as gpu.device(1.0) does
+  if type(id) == "number" then id = math.tointeger(id) or id end   -- 1.0 names device 1, as gpu.device(1.0) does ("1" does not)
   if math.type(id) ~= "integer" or id < 0 or id >= n then
     error(("gpu.with_device: no device %s (%d device%s, numbered from 0)"):format(
-      type(id) == "number" and show(id) or tostring(id), n, n == 1 and "" or "s"), 2)
+      type(id) == "number" and show(id) or type(id) == "string" and ("%q"):format(id) or tostring(id),
+      n, n == 1 and "" or "s"), 2)
   end
   if not callable(f) then   -- (a table or userdata with __call too: gpu.sqrt was refused)
     error("gpu.with_device: a function (or a callable value) expected as argument 2, got " .. type(f), 2)
