@@ -1569,7 +1569,7 @@ end
 -- suspended in f is closed (a to-be-closed guard; a pcall alone left the state set there).
 -- In a coroutine f runs under pcall too: Lua closes a dead coroutine's variables only at
 -- coroutine.close, so an error under coroutine.resume skipped the undo. (gpu.with_device,
--- gpu.printoptions; gpu.range is C's, host/profile.c)
+-- gpu.printoptions, gpu.range)
 local guard_mt = {__close = function(guard)
   local undo = guard[1]
   guard[1] = nil
@@ -1609,6 +1609,22 @@ function gpu.with_device(id, f, ...)
   local prev = gpu.device()
   gpu.device(id):use()
   return arg.guarded(function() prev:use() end, f, ...)
+end
+
+-- gpu.range(name, f, ...): f(...) inside a range named name (host/profile.c's range_push
+-- and range_pop); its results. The range is closed also when f raises, and the error goes on.
+function gpu.range(...)
+  local name, f = ...
+  if type(name) ~= "string" and type(name) ~= "number" then
+    error(("bad argument #1 to 'gpu.range' (string expected, got %s)"):format(
+      select("#", ...) == 0 and "no value" or type(name)), 2)
+  end
+  if not callable(f) then   -- (a table or userdata with __call too: gpu.sqrt was refused)
+    error(("bad argument #2 to 'gpu.range' (function or callable value expected, got %s)"):format(
+      select("#", ...) < 2 and "no value" or type(f)), 2)
+  end
+  gpu.range_push(name)
+  return arg.guarded(gpu.range_pop, f, select(3, ...))
 end
 
 -- errors at the caller's line, also those of the calls these make
