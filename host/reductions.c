@@ -100,8 +100,8 @@ static void read_args(lua_State *L, const char *name, int npos, int *pos, int di
   if (g->a == NULL)
     array_expected(L, 1, name, 1);
   if (!g->a->alive) errors_freed(L, lua_pushfstring(L, "gpu.%s argument 1", name));
+  if (errors_nil_options(L, npos + 2, n)) n--;   /* (then the table before it: f(x, {dim = 1}, nil)) */
   if (n >= 2 && lua_type(L, n) == LUA_TTABLE && !is_dims(L, n)) opts = n--;
-  else if (errors_nil_options(L, npos + 2, n)) n--;
   if (n - 1 > npos)
     luaL_error(L, "gpu.%s takes an array, %d more argument%s and an options table, got %d arguments",
                name, npos, npos == 1 ? "" : "s", lua_gettop(L));

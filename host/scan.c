@@ -143,8 +143,8 @@ static int overlapping(const GpuArray *a, const GpuArray *b) {
 /* [-0, +0, e] The options: dim (also the second argument), out, stream. */
 static void scan_options(lua_State *L, const char *name, int *dimidx, int *outidx, CUstream *stream) {
   int n = lua_gettop(L), opts = 0;
+  if (errors_nil_options(L, 3, n)) n--;   /* (then the table before it: f(x, {dim = 1}, nil)) */
   if (n >= 2 && lua_type(L, n) == LUA_TTABLE) opts = n--;
-  else if (errors_nil_options(L, 3, n)) n--;
   if (n > 2) luaL_error(L, "gpu.%s takes an array, a dim and an options table, got %d arguments", name, lua_gettop(L));
   *dimidx = n >= 2 && !lua_isnil(L, 2) ? 2 : 0;
   *outidx = 0;

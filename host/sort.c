@@ -185,9 +185,10 @@ static void sort_args(lua_State *L, const char *name, int dimarg, SortArgs *g) {
   g->a = array_operand(L, 1, name, 1);
   if (dtypes[g->a->dtype].kind == 'c')
     luaL_error(L, "gpu.%s: complex arrays are not ordered here (sort gpu.real(a) or gpu.abs(a))", name);
-  int n = lua_gettop(L), opts = n >= 2 && lua_type(L, n) == LUA_TTABLE ? n : 0, dims = 0;
-  int maxpos = dimarg > 0 ? dimarg : 1;
-  if (opts || errors_nil_options(L, maxpos + 1, n)) n--;
+  int n = lua_gettop(L), maxpos = dimarg > 0 ? dimarg : 1, dims = 0;
+  if (errors_nil_options(L, maxpos + 1, n)) n--;   /* (then the table before it: f(x, {dim = 1}, nil)) */
+  int opts = n >= 2 && lua_type(L, n) == LUA_TTABLE ? n : 0;
+  if (opts) n--;
   if (n > maxpos) luaL_error(L, "gpu.%s takes %d argument%s and an options table, got %d", name, maxpos, maxpos == 1 ? "" : "s", lua_gettop(L));
   if (dimarg > 0 && n == dimarg && !lua_isnil(L, dimarg)) dims = dimarg;
   g->values = g->indices = 1;
