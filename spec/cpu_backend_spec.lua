@@ -147,6 +147,32 @@ package.loadlib("%s/crash.so", "luaopen_crash")()
     assert.matches("luaopen_crash", err, 1, true)
   end)
 
+  -- Before: a SIGSEGV (SIGBUS, SIGFPE, SIGILL) sent by kill or raise, once the backend had
+  -- started, printed the fault report and the script went on (returning from the handler
+  -- re-runs a fault, and a sent signal has nothing to re-run); in a kernel it became a made-up
+  -- CUDA_ERROR_ILLEGAL_ADDRESS. Now its default action, as in lua5.4 without gpuhost.
+  it("sent by kill end the process as without gpuhost, in a kernel or out", function()
+    for _, sig in ipairs{"SEGV", "FPE"} do
+      local out, status, err = cpu_child("", ([[
+gpu.arange(4):sum()
+local pid = io.open("/proc/self/stat"):read("n")
+os.execute("kill -%s " .. pid)
+print("still running")]]):format(sig))
+      assert.are_not.equal(0, status, sig)
+      assert.are.equal("", out, sig)
+      assert.is_nil(err:find("outside a kernel", 1, true), err)
+    end
+    local out, status = cpu_child("", [[
+local pid = io.open("/proc/self/stat"):read("n")
+local k = gpu.kernel("__global__ void spin(float *p, long n) { float s = 0; for (long i = 0; i < n; i++) s += i * 1e-9f; p[0] = s; }")
+k:compile()
+os.execute(("(sleep 0.5; kill -SEGV %d) &"):format(pid))   -- (the loop runs for seconds)
+print(pcall(function() k[{1, 1}](gpu.zeros(1), 20000000000); gpu.synchronize() end))
+print("still running")]])
+    assert.are_not.equal(0, status)
+    assert.are.equal("", out)
+  end)
+
   -- Before: a block of one thread that met a barrier or went on to its next block switched
   -- from its fiber to itself, which resumed where it had last left: with one worker the
   -- process died of SIGILL (gpu.cumsum of 250,000 elements did).

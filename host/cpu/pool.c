@@ -72,7 +72,8 @@ static struct sigaction before[4];
 
 static void on_fault(int sig, siginfo_t *info, void *uc) {
   Worker *w = cpu_self;
-  if (!w || !w->in_kernel) {
+  int sent = info->si_code <= 0;   /* kill, raise, sigqueue: not a fault, in a kernel or out */
+  if (!w || !w->in_kernel || sent) {
     /* not a kernel's: the handler of a program that embeds gpuhost (a crash reporter, a
      * sandbox) has it, as it had before the first launch */
     int i = 0;
@@ -86,8 +87,9 @@ static void on_fault(int sig, siginfo_t *info, void *uc) {
       old->sa_handler(sig);
       return;
     }
-    report_fatal(sig, info);
-    signal(sig, SIG_DFL);   /* returning re-runs the instruction, which now ends the process */
+    if (!sent) report_fatal(sig, info);
+    signal(sig, SIG_DFL);   /* returning re-runs a fault's instruction, which now ends the process */
+    if (sent) raise(sig);   /* (nothing re-runs a sent one: its default action, as without gpuhost) */
     return;
   }
   Stop *s = &w->stop;
