@@ -2,7 +2,11 @@
 -- before the cursor ("gpu.ra", "a:to", "pri"), the words that continue it: global names and
 -- keywords, fields of tables (and of what their metatables' __index tables hold), and the
 -- methods of gpuhost's values (their metatables' `methods`). Nothing is called: tables are
--- read with rawget, so completing never runs a metamethod.
+-- read with rawget, so completing never runs a metamethod. The functions it uses are taken
+-- when it loads (the prompt's start): a script's global `type = "float32"` or `next = 1`
+-- neither stops completion nor gets called by it.
+local type, next, getmetatable, rawget, pairs, ipairs, G = type, next, getmetatable, rawget, pairs, ipairs, _G
+local match, sub, gmatch, find, sort = string.match, string.sub, string.gmatch, string.find, table.sort
 local keywords = {"and", "break", "do", "else", "elseif", "end", "false", "for", "function",
                   "goto", "if", "in", "local", "nil", "not", "or", "repeat", "return", "then",
                   "true", "until", "while"}
@@ -13,7 +17,7 @@ local function collect(t, partial, set, depth, only_functions)
   if depth > 4 then return end
   if type(t) == "table" then
     for k, v in next, t do
-      if type(k) == "string" and k:match("^[%a_][%w_]*$") and k:sub(1, #partial) == partial
+      if type(k) == "string" and match(k, "^[%a_][%w_]*$") and sub(k, 1, #partial) == partial
          and (not only_functions or type(v) == "function") then
         set[k] = true
       end
@@ -29,8 +33,8 @@ end
 
 -- The value a dotted path names ("gpu.random"), read without metamethods; nil if none.
 local function resolve(path)
-  local v = _G
-  for name in path:gmatch("[^.:]+") do
+  local v = G
+  for name in gmatch(path, "[^.:]+") do
     if type(v) == "table" then
       v = rawget(v, name)
     else
@@ -45,22 +49,22 @@ end
 
 return function(word)
   local set, prefix = {}, ""
-  local path, sep, partial = word:match("^([%a_][%w_.:]-)([.:])([%w_]*)$")
-  if path and not path:find("[.:]$") then
+  local path, sep, partial = match(word, "^([%a_][%w_.:]-)([.:])([%w_]*)$")
+  if path and not find(path, "[.:]$") then
     local v = resolve(path)
     if v == nil then return {} end
     collect(v, partial, set, 0, sep == ":")
     prefix = path .. sep
   else
-    partial = word:match("^[%a_][%w_]*$") and word or nil
+    partial = match(word, "^[%a_][%w_]*$") and word or nil
     if not partial then return {} end
-    collect(_G, partial, set, 0, false)
+    collect(G, partial, set, 0, false)
     for _, k in ipairs(keywords) do
-      if k:sub(1, #partial) == partial then set[k] = true end
+      if sub(k, 1, #partial) == partial then set[k] = true end
     end
   end
   local list = {}
   for k in pairs(set) do list[#list + 1] = prefix .. k end
-  table.sort(list)
+  sort(list)
   return list
 end

@@ -42,6 +42,21 @@ describe("completion at the prompt", function()
     _G.completion_probe = nil
   end)
 
+  -- Before, it looked type, next, table.sort ... up in the globals at each Tab: a script's
+  -- `type = "float32"` stopped completion (the error was dropped), and a user's function of
+  -- that name was called
+  it("keeps working when a script reuses the names of the functions it uses", function()
+    local saved = {type = type, next = next, table = table, getmetatable = getmetatable, G = _G}
+    local called = false
+    _G.type, _G.next, _G.table = "float32", 1, {}
+    _G.getmetatable = function() called = true end
+    local ok, list = pcall(complete, "prin")
+    _G.type, _G.next, _G.table, _G.getmetatable = saved.type, saved.next, saved.table, saved.getmetatable
+    assert.is_true(ok, list)
+    assert.are.same({"print"}, list)
+    assert.is_false(called)
+  end)
+
   it("completes a word with Tab in a terminal #libedit", function()
     local out, status = S.run("printf 'x = gpu.rand\\t\\nprint(x == gpu.random, 42)\\n' | HOME=/tmp script -qc "
                               .. S.quote(S.gpuhost) .. " /dev/null")
