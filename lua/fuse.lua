@@ -67,7 +67,7 @@ end
 -- scalar (a scalar argument of the fused function, or a constant).
 local function resolve_arg(v)
   if is_traced(v) then
-    if v.kind == "int" then return 0 elseif v.kind == "float" then return 0.5 elseif v.kind == "bool" then return false end
+    if v.kind == "int" then return 0 elseif v.kind == "float" then return 0.5 end
     return v.dtype
   end
   return v
@@ -157,9 +157,6 @@ local function derive(meta, a, b)
     if is_traced(v) then
       trace = trace or v.trace
       if v.trace ~= trace then error("gpu.fuse: a value from another trace", 3) end
-      if v.kind == "bool" then
-        error(("attempt to perform %s on a boolean value"):format(bitwise[meta] and "bitwise operation" or "arithmetic"), 3)
-      end
       kinds[i] = v.kind
     else
       kinds[i] = math.type(v) == "integer" and "int" or "float"
@@ -184,6 +181,9 @@ end
 local function binary(meta, name)
   return function(a, b)
     if is_number(a) and is_number(b) then return derive(meta, a, b) end
+    if (is_number(a) and type(b) == "boolean") or (type(a) == "boolean" and is_number(b)) then
+      error(("attempt to perform %s on a boolean value"):format(bitwise[meta] and "bitwise operation" or "arithmetic"), 2)
+    end
     return apply(gpu[name], a, b)
   end
 end
@@ -220,7 +220,9 @@ local function refuse(what)
 end
 Traced.__lt = refuse("x < y (Lua's comparisons give one boolean; use x:lt(y))")
 Traced.__le = refuse("x <= y (Lua's comparisons give one boolean; use x:le(y))")
-Traced.__eq = nil
+-- (== of a traced value and a number or nil is never asked of it: Lua says false, so a
+-- number argument is not compared while tracing; README says so)
+Traced.__eq = refuse("x == y (Lua's == gives one boolean, and the trace cannot tell which arguments are one array; use x:eq(y))")
 Traced.__len = refuse("#x (the size is not known while tracing)")
 Traced.__concat = refuse("..")
 Traced.__call = refuse("calling a traced value")
@@ -255,7 +257,7 @@ local function signature(args)
     local t = type(v)
     if t == "userdata" and getmetatable(v) == gpu._meta.array then parts[i] = v.dtype
     elseif t == "number" then parts[i] = math.type(v)
-    elseif t == "boolean" then parts[i] = "boolean"
+    elseif t == "boolean" then parts[i] = tostring(v)   -- traced as itself: `if flag` works
     else
       error(("bad argument #%d to fused function (device array or number expected, got %s)")
             :format(i, t), 3)
@@ -274,9 +276,11 @@ local function trace_for(f, name, args)
     if type(v) == "userdata" then
       inputs[i] = new_value(trace, var, v.dtype)
       dtypes[i] = v.dtype
+    elseif type(v) == "boolean" then   -- its value (a kernel each), so f may branch on it
+      inputs[i], dtypes[i] = v, "bool"
     else
-      local kind = math.type(v) == "integer" and "int" or math.type(v) == "float" and "float" or "bool"
-      inputs[i] = new_value(trace, var, kind == "int" and "int64" or kind == "float" and "float64" or "bool", kind)
+      local kind = math.type(v) == "integer" and "int" or "float"
+      inputs[i] = new_value(trace, var, kind == "int" and "int64" or "float64", kind)
       rawset(inputs[i], "arg", i)
       dtypes[i] = inputs[i].dtype
       trace.uses[var] = {}
