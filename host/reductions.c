@@ -145,6 +145,16 @@ static int overlaps(const GpuArray *a, const GpuArray *b) {
   return layout_overlap(&la, &lb);
 }
 
+/* [-0, +1, e] out (o, at g->out) when it shares no memory with the inputs ins, else a new
+ * array of shape rs and dtype dt, which out_back copies into out. */
+static GpuArray *out_apart(lua_State *L, const Args *g, GpuArray *o, const GpuShape *rs, GpuDtype dt,
+                           int nin, const int *ins) {
+  for (int i = 0; i < nin; i++)
+    if (overlaps(o, array_check(L, ins[i]))) return array_new(L, rs, dt);
+  lua_pushvalue(L, g->out);
+  return o;
+}
+
 /* [-0, +1, e] The array the kernel writes: out (checked) when given and apart from the
  * inputs, else a new one of the result's shape and dtype (for out to be copied into). */
 static GpuArray *make_output(lua_State *L, const char *name, const Args *g, const GpuShape *rs,
@@ -163,9 +173,7 @@ static GpuArray *make_output(lua_State *L, const char *name, const Args *g, cons
       luaL_error(L, "gpu.%s: out is %s, and the result (%s) cannot be cast to it", name,
                  dtypes[o->dtype].name, dtypes[dt].name);
     if (array_shares(o)) errors_shared(L, lua_pushfstring(L, "gpu.%s", name));
-    int apart = 1;
-    for (int i = 0; i < nin; i++) apart = apart && !overlaps(o, array_check(L, ins[i]));
-    if (apart) { lua_pushvalue(L, g->out); return o; }
+    return out_apart(L, g, o, rs, dt, nin, ins);
   }
   return array_new(L, rs, dt);
 }
@@ -206,15 +214,20 @@ static void check_empty(lua_State *L, const char *name, const GpuShape *full, co
     luaL_error(L, "gpu.%s of an empty array (or along a dim of size 0): %s has no identity", name, name);
 }
 
-/* [-1, +1, e] The result on top returned: copied into out when it was computed apart; a
- * Lua number (waiting for it) for a reduction over all dims with no keepdim and no out. */
+/* [-1, +1, e] The result on top: copied into out when it was computed apart (out_apart),
+ * and out put in its place; 1 if so. */
+static int out_back(lua_State *L, const Args *g) {
+  if (!g->out || lua_rawequal(L, -1, g->out)) return 0;
+  ops_copy(L, g->out, -1, g->stream);
+  lua_pop(L, 1);
+  lua_pushvalue(L, g->out);
+  return 1;
+}
+
+/* [-1, +1, e] The result on top returned: out_back's; a Lua number (waiting for it) for a
+ * reduction over all dims with no keepdim and no out. */
 static int finish(lua_State *L, const Args *g, const char *name) {
-  if (g->out && !lua_rawequal(L, -1, g->out)) {
-    ops_copy(L, g->out, -1, g->stream);
-    lua_pop(L, 1);
-    lua_pushvalue(L, g->out);
-    return 1;
-  }
+  if (out_back(L, g)) return 1;
   if (g->all && !g->keepdim && !g->out) {
     GpuArray *a = array_check(L, -1);
     unsigned char buf[16] = {0};
@@ -316,7 +329,8 @@ static void custom_inputs(lua_State *L, const Reducer *r, GpuShape *full) {
   }
 }
 
-/* [-0, +0, e] Output j of r (operand i of c): out when given (one output), else new. */
+/* [-0, +0, e] Output j of r (operand i of c): out when given (one output) and apart from
+ * the inputs, else new (copied into out after). */
 static void custom_output(lua_State *L, const Reducer *r, const Args *g, const GpuShape *rs, Operand *o, int i) {
   if (g->out) {
     GpuArray *a = array_test(L, g->out);
@@ -332,7 +346,9 @@ static void custom_output(lua_State *L, const Reducer *r, const Args *g, const G
     if (a->dtype != r->declared[i])
       luaL_error(L, "gpu.%s: out is %s; the output is %s", r->name, dtypes[a->dtype].name, dtypes[r->declared[i]].name);
     if (array_shares(a)) errors_shared(L, lua_pushfstring(L, "gpu.%s", r->name));   /* as make_output */
-    lua_pushvalue(L, g->out);
+    int ins[GPU_MAXOPS];
+    for (int k = 0; k < r->nin; k++) ins[k] = k + 1;
+    out_apart(L, g, a, rs, a->dtype, r->nin, ins);
   } else {
     array_new(L, rs, r->declared[i]);
   }
@@ -403,6 +419,7 @@ static int reducer_call(lua_State *L) {
   }
   reduce_launch(L, lua_upvalueindex(1), r, &c);
   for (int j = 0; j < r->nout; j++) lua_pushvalue(L, first_out + j);
+  out_back(L, &g);   /* out is given for one output only */
   return r->nout;
 }
 

@@ -357,6 +357,16 @@ describe("gpu.reduction", function()
     assert.are.equal(0.1, gpu.reduction("T x", "T y", "x", "a + b", "y = a", 0.1, "from01")(gpu.zeros(0, "float64")):item())
   end)
 
+  it("reduces into an out that overlaps its input, as gpu.sum does (the kernel read what it wrote)", function()
+    local s = gpu.reduction("T x", "T y", "x", "a + b", "y = a", 0, "ovsum")
+    local x, want = gpu.arange(9):astype("float64"):reshape(3, 3), gpu.arange(9):astype("float64"):reshape(3, 3)
+    local o = s(x, {dim = 2, out = x:reshape(-1)[{{5, 7}}]})
+    gpu.sum(want, {dim = 2, out = want:reshape(-1)[{{5, 7}}]})
+    assert.are.same({{0, 1, 2}, {3, 3, 12}, {21, 7, 8}}, want:totable())   -- NumPy's add.reduce
+    assert.are.same(want:totable(), x:totable())
+    assert.are.same({3, 12, 21}, o:totable())
+  end)
+
   it("takes any parameter names but the reserved ones (an output o or A, an input acc), refuses a shared out and NUL bytes", function()
     local x = gpu.ones(8, "float32")
     assert.are.equal(8, gpu.reduction("float32 x", "float32 o", "x", "a + b", "o = a", 0, "ro")(x):item())
