@@ -108,7 +108,7 @@ local function apply(u, ...)
       local var = trace:var_of(v)
       local c = codegen.compute_of(u.expr)[loop]
       if v.kind == "int" or v.kind == "float" then
-        trace:scalar_use(v, loop)
+        trace:scalar_use(v, loop, i == 2 and u.expr == "ew::power" and u.name)
         -- a weak scalar takes the loop's dtype first (float16 rounds it), then computes
         if c ~= ctype[loop] then var = ("ew::cast<%s>(%s)"):format(ctype[loop], var) end
       end
@@ -122,10 +122,12 @@ local function apply(u, ...)
   return trace:emit(out, ("ew::cast<%s>(%s(%s))"):format(ctype[out], u.expr, table.concat(operands, ", ")))
 end
 
--- A weak scalar argument used as an integer type must fit it when the kernel runs.
-function Trace:scalar_use(v, loop)
+-- A weak scalar argument used as an integer type must fit it when the kernel runs; as the
+-- exponent of an integer power (pow names the ufunc) it must not be negative, as eagerly.
+function Trace:scalar_use(v, loop, pow)
   local uses = self.uses[v.var]
   uses[#uses + 1] = loop
+  if pow and not loop:find("^float") and not loop:find("^complex") then uses.pow = pow end
 end
 
 -- Lua's operators on numbers alone (eagerly `y + 1` for a number y is Lua arithmetic and
@@ -382,6 +384,10 @@ function gpu.fuse(f, name)
       end
       for _, s in ipairs(t.scalars) do   -- a Lua integer must fit each integer type it meets
         local v = args[s[1]]
+        if s[2].pow and math.type(v) == "integer" and v < 0 then   -- host/ops.c's check, eager
+          error(("gpu.%s: integers to negative integer powers are not allowed (fused function %s %d)")
+                :format(s[2].pow, s[1] <= args.n and "argument " .. s[1] .. " is" or "computes", v), 2)
+        end
         for _, loop in ipairs(s[2]) do
           if math.type(v) == "integer" and loop ~= "float32" and loop ~= "float64" and
              not pcall(gpu.add.result_dtype, gpu.add, loop, v) then

@@ -169,6 +169,19 @@ describe("gpu.fuse", function()
     assert.matches("attempt to perform arithmetic on a boolean value",
                    S.errof(gpu.fuse(function(a, s, t) return a + (s * t) end), v, 2, true), 1, true)
   end)
+
+  it("refuses an integer array to a negative Lua integer power, as eagerly (it ran: -1 ^ -1 gave -1, 3 ^ -1 gave 0)", function()
+    local i16 = gpu.array({-1, 0, 3}, "int16")
+    local eager = S.errof(function() return i16 ^ -1 end)
+    assert.matches("gpu.pow: integers to negative integer powers are not allowed", eager, 1, true)
+    local p = gpu.fuse(function(a, n) return a ^ n end)
+    assert.are.same({1, 0, 9}, p(i16, 2):totable())
+    assert.matches("gpu.pow: integers to negative integer powers are not allowed (fused function argument 2 is -1)",
+                   S.errof(p, i16, -1), 1, true)
+    assert.matches("gpu.pow: integers to negative integer powers are not allowed (fused function computes -1)",
+                   S.errof(gpu.fuse(function(a, n) return a ^ (n - 2) end), i16, 1), 1, true)
+    assert.are.same((i16:astype("float32") ^ -1):totable(), p(i16:astype("float32"), -1):totable())
+  end)
 end)
 
 describe("gpu.elementwise", function()
