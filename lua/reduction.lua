@@ -241,15 +241,17 @@ local function parse(list, what, seen)
 end
 
 -- a Lua number as a C literal with the same value: every bit of a float (tostring keeps
--- 14 digits), inf and nan (tostring's "inf" is no C), and the least integer, whose digits
--- without the sign are no long long
+-- 14 digits; a float with no point or exponent gets ".0", so -0.0 stays a double's -0 and
+-- not the integer 0), inf and nan (tostring's "inf" is no C), and the least integer, whose
+-- digits without the sign are no long long
 local function literal(v)
   if math.type(v) == "integer" then
     return v == math.mininteger and "(-9223372036854775807LL - 1)" or ("%dLL"):format(v)
   end
   if v ~= v then return "(0.0 / 0.0)" end
   if v == math.huge or v == -math.huge then return v > 0 and "(1.0 / 0.0)" or "(-1.0 / 0.0)" end
-  return ("%.17g"):format(v)
+  local text = ("%.17g"):format(v)
+  return text:find("[.e]") and text or text .. ".0"
 end
 
 local function check_string(v, i, what)
