@@ -129,6 +129,10 @@ function gpu.elementwise(inputs, outputs, operation, name)
       local o = {}
       for k, v in pairs(opts or {}) do o[k] = v end
       if args.n == #all then
+        if o.out ~= nil then
+          error(("gpu.%s: out is given twice: as argument%s and in the options")
+                :format(name, #outs == 1 and " " .. #all or ("s %d to %d"):format(#ins + 1, #all)), 2)
+        end
         o.out = {table.unpack(args, #ins + 1, #all)}
       end
       call[#ins + 1] = o

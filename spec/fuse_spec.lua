@@ -251,6 +251,11 @@ describe("gpu.elementwise", function()
     local f = gpu.elementwise("float32 x", "float32 y", "y = x", "f32only")
     assert.matches("gpu.f32only argument 1 is a int32 array; it takes float32", S.errof(f, gpu.zeros(2, "int32")), 1, true)
     assert.matches("gpu.f32only takes 1 inputs", S.errof(f), 1, true)
+    -- out both as arguments and in the options: the options' was dropped
+    local dbl = gpu.elementwise("T x", "T z", "z = x * 2", "dbl")
+    local z, w = gpu.zeros({3}, "float32"), gpu.zeros({3}, "float32")
+    assert.matches("gpu.dbl: out is given twice: as argument 2 and in the options",
+                   S.errof(dbl, gpu.ones(3), z, {out = w}), 1, true)
     assert.matches("bad input parameter 'float32'", S.errof(gpu.elementwise, "float32", "float32 y", "y = 1"), 1, true)
     local many = {}
     for p = 1, 20 do many[p] = "float32 x" .. p end
