@@ -268,6 +268,9 @@ function gpu.reduction(inputs, outputs, map_expr, reduce_expr, post_map_expr, id
   local ins, outs = parse(inputs, "input", seen), parse(outputs, "output", seen)
   if #ins == 0 then error("gpu.reduction: at least one input parameter is needed", 2) end
   if #outs == 0 then error("gpu.reduction: at least one output parameter is needed", 2) end
+  if #ins + #outs > gpu._MAXOPS then
+    error(("gpu.reduction: a reduction has at most %d parameters (inputs and outputs), got %d"):format(gpu._MAXOPS, #ins + #outs), 2)
+  end
   map_expr = check_string(map_expr, 3, "map_expr")
   reduce_expr = check_string(reduce_expr, 4, "reduce_expr")
   post_map_expr = check_string(post_map_expr, 5, "post_map_expr")
@@ -289,21 +292,29 @@ function gpu.reduction(inputs, outputs, map_expr, reduce_expr, post_map_expr, id
   local relabel = gpu._relabeler("reduction", name)
   local acc_param = reduce_type and {type = canonical[reduce_type], var = not canonical[reduce_type] and reduce_type or nil, name = "reduce_type"}
                     or outs[1]
-  local calls = {}
-  local function bind(args)
+  local calls, in_ins = {}, {}
+  for _, p in ipairs(ins) do if p.var then in_ins[p.var] = true end end
+  local only_out = #outs == 1 and outs[1].var and not in_ins[outs[1].var] and outs[1].var
+  -- the placeholders' dtypes from the input arrays, then from out (one output; its dtype
+  -- checked against the output's by host/reductions.c)
+  local function bind(args, out)
     local vars = {}
     for k, p in ipairs(ins) do
       local v = args[k]
-      if p.var and type(v) == "userdata" and getmetatable(v) == gpu._meta.array then
+      if p.var and gpu._is_array(v) then
         if vars[p.var] and vars[p.var] ~= v.dtype then
           error(("gpu.%s: %s is %s from '%s' but %s from an earlier argument"):format(name, p.var, v.dtype, p.name, vars[p.var]), 3)
         end
         vars[p.var] = v.dtype
       end
     end
+    if only_out and gpu._is_array(out) then vars[only_out] = out.dtype end
     local function resolve(p)
-      return p.type or vars[p.var] or error(("gpu.%s: cannot tell what %s is: pass an array for an input of type %s")
-                                            :format(name, p.var, p.var), 4)
+      if p.type or vars[p.var] then return p.type or vars[p.var] end
+      if p.var == only_out then
+        error(("gpu.%s: cannot tell what %s is: it is the output's type only: pass out"):format(name, p.var), 4)
+      end
+      error(("gpu.%s: cannot tell what %s is: pass an array for an input of type %s"):format(name, p.var, p.var), 4)
     end
     local dts = {}
     for k, p in ipairs(all) do dts[k] = resolve(p) end
@@ -312,7 +323,13 @@ function gpu.reduction(inputs, outputs, map_expr, reduce_expr, post_map_expr, id
   return setmetatable({}, {
     __call = gpu._api(function(_, ...)   -- errors at the caller's line
       local args = table.pack(...)
-      local vars, dts, acc = bind(args)
+      local n, opts = args.n, nil
+      if type(args[n]) == "table" then opts, n = args[n], n - 1
+      elseif n == #ins + 1 and args[n] == nil then n = n - 1 end   -- as host/reductions.c counts
+      if n ~= #ins then   -- (host/reductions.c's message, before the placeholders are asked)
+        error(("gpu.%s takes %d input%s (and an options table), got %d"):format(name, #ins, #ins == 1 and "" or "s", n), 2)
+      end
+      local vars, dts, acc = bind(args, opts and rawget(opts, "out"))
       local key = table.concat(dts, ",") .. ";" .. acc
       local f = calls[key]
       if not f then

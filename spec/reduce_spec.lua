@@ -384,4 +384,20 @@ describe("gpu.reduction", function()
     assert.matches("gpu.elementwise's argument #3 has a NUL byte at position 7",
                    S.errof(gpu.elementwise, "float32 x", "float32 z", "z = x;\0 z = 5"), 1, true)
   end)
+
+  it("bind a placeholder of the output alone from out, count the inputs first, and refuse too many parameters when built", function()
+    local r = gpu.reduction("float32 x", "T y", "x", "a + b", "y = a", 0, "outonly")
+    local y = r(gpu.ones({4}, "float32"), {out = gpu.zeros({}, "float64")})
+    assert.are.equal("float64", y.dtype)
+    assert.are.equal(4, y:item())
+    assert.matches("gpu.outonly: cannot tell what T is: it is the output's type only: pass out",
+                   S.errof(r, gpu.ones({4}, "float32")), 1, true)
+    local s = gpu.reduction("T x", "T y", "x", "a + b", "y = a", 0, "s")
+    assert.matches("gpu.s takes 1 input (and an options table), got 0", S.errof(s), 1, true)
+    assert.matches("gpu.s takes 1 input (and an options table), got 2", S.errof(s, gpu.ones(2), gpu.ones(2)), 1, true)
+    local ins = {}
+    for i = 1, 16 do ins[i] = "float32 x" .. i end
+    assert.matches("gpu.reduction: a reduction has at most 16 parameters (inputs and outputs), got 17",
+                   S.errof(gpu.reduction, table.concat(ins, ", "), "float32 y", "x1", "a + b", "y = a", 0, "many"), 1, true)
+  end)
 end)
