@@ -55,8 +55,38 @@ for w in ([[int8_t int16_t int32_t int64_t uint8_t uint16_t uint32_t uint64_t in
   intmax_t uintmax_t ptrdiff_t ssize_t uint ushort ulong uchar half nv_bfloat16 dim3 complex64
   complex128 NAN INFINITY HUGE_VAL HUGE_VALF NULL EOF errno assert gpu ew red std threadIdx
   blockIdx blockDim gridDim warpSize]]):gmatch("%S+") do taken[w] = true end
+-- Macros: a parameter named as one is replaced by its text (INT_MAX, EW_VEC, M_PI). Those
+-- of the headers the kernels include on either backend are read from them (#define and
+-- #undef); the C library's that the CPU backend's system headers add are its families
+-- below; the generated code's are EW_ and RD_ names.
+local MACRO_FAMILIES = {"^FLT_", "^DBL_", "^LDBL_", "^FP_", "^FE_", "^M_", "^U?INT%d*_", "^U?INT_LEAST",
+  "^U?INT_FAST", "^U?INTMAX_", "^U?INTPTR_", "^U?LL?ONG_", "^U?S?CHAR_", "^U?SHRT_", "^PTRDIFF_",
+  "^SIZE_", "^SIG_ATOMIC_", "^WCHAR_", "^WINT_", "^EXIT_", "^SEEK_", "^EW_", "^RD_", "^GPUHOST_", "^CUDART_"}
+for w in ([[RAND_MAX BUFSIZ FILENAME_MAX CLOCKS_PER_SEC MB_CUR_MAX MB_LEN_MAX TMP_MAX FOPEN_MAX
+  L_tmpnam MATH_ERRNO MATH_ERREXCEPT math_errhandling]]):gmatch("%S+") do taken[w] = true end
+local HEADERS = {"kernels/gpuhost_portable.h", "kernels/gpuhost.cuh", "kernels/ops/ew.cuh", "kernels/ops/complex.cuh",
+  "kernels/ops/red.cuh", "kernels/special.cuh", "kernels/cpu.h", "kernels/cpu_half.h", "kernels/cpu_simd.h",
+  "kernels/cpu_assert.h", "kernels/cpu_cooperative_groups.h", "kernels/gpuhost_cpu_abi.h"}
+local header_macros
+local function macro(w)
+  if not header_macros then   -- each header's macros left defined at its end (its own helpers are #undef'd)
+    header_macros = {}
+    for _, file in ipairs(HEADERS) do
+      local defined = {}
+      for line in (gpu._embedded(file) or ""):gmatch("[^\n]+") do
+        local directive, name = line:match("^%s*#%s*(%a+)%s+([%a_][%w_]*)")
+        if directive == "define" then defined[name] = true elseif directive == "undef" then defined[name] = nil end
+      end
+      for name in pairs(defined) do header_macros[name] = true end
+    end
+  end
+  if header_macros[w] then return true end
+  for _, pattern in ipairs(MACRO_FAMILIES) do
+    if w:match(pattern) and w:match("^[%u%d_]+$") then return true end
+  end
+end
 local function taken_name(w)
-  return taken[w] or w:match("^_?_?u?int_%a+%d+_t$") or w:match("^rd_") or w:match("^ew_") or w:match("^__")
+  return taken[w] or macro(w) or w:match("^_?_?u?int_%a+%d+_t$") or w:match("^rd_") or w:match("^ew_") or w:match("^__")
     or w:match("^u?char[1-4]$") or w:match("^u?short[1-4]$") or w:match("^u?int[1-4]$")
     or w:match("^u?long[1-4]$") or w:match("^u?longlong[1-4]$") or w:match("^float[1-4]$") or w:match("^double[1-4]$")
 end
@@ -130,13 +160,15 @@ local function params(P)
 end
 
 -- the body as a function of scalar values (inputs) and references (outputs)
+-- (the type placeholders' typedefs inside it: a placeholder named as a function or a
+-- namespace of the headers, min or sp, hides it there, where at file scope it clashed)
 local function body_fn(d, P)
   local args = list(#P, function(i)
     local p = P[i + 1]
     return p.type .. (p.out and " &" or " ") .. d.names[i + 1]
   end)
-  return ("__device__ __forceinline__ void ew_body(%s, long long i, long long n) {\n%s\n}\n")
-         :format(table.concat(args, ", "), d.body)
+  return ("__device__ __forceinline__ void ew_body(%s, long long i, long long n) {\n%s%s\n}\n")
+         :format(table.concat(args, ", "), d.typedefs or "", d.body)
 end
 
 -- a call of the body; arg(p) says what each operand is at this element
@@ -381,7 +413,6 @@ function M.source(d)
   -- gpu.special's functions (and gpu.elementwise's or gpu.fuse's calls of them) only where named
   if (d.body .. (d.typedefs or "")):find("sp::", 1, true) then parts[#parts + 1] = gpu._embedded("kernels/special.cuh") end
   for _, p in ipairs(P) do parts[#parts + 1] = ("typedef %s %s;\n"):format(ctype[p.dtype], p.type) end
-  parts[#parts + 1] = d.typedefs or ""
   -- d.vec elements a thread (host/ufunc.c's vec_for): chunks of 16 bytes of the widest array
   local widest = 1
   for _, p in ipairs(P) do if not p.scalar then widest = math.max(widest, size[p.dtype]) end end

@@ -111,7 +111,6 @@ function M.source(d)
   end
   for i, t in ipairs(d.ins) do add(("typedef %s rd_T%d;"):format(ctype[t], i - 1)) end
   for j, t in ipairs(d.outs) do add(("typedef %s rd_O%d;"):format(ctype[t], j - 1)) end
-  add(d.typedefs or "")
   add(("typedef %s rd_acc;"):format(ctype[d.acc] or d.acc))
   add(("static_assert(sizeof(rd_acc) == %d, \"the accumulator's size\");"):format(accsize))
   local ptrs = list(nin, function(i) return ("const rd_T%d *p%d;"):format(i, i) end)
@@ -120,12 +119,18 @@ function M.source(d)
   add("struct rd_f {")
   add("  typedef rd_acc acc; typedef rd_args args;")
   add(("  enum { NIN = %d, NOUT = %d, NOP = %d };"):format(nin, nout, nin + nout))
-  user("identity", "  __device__ __forceinline__ static acc identity() { return (acc)(" .. d.identity .. "); }")
-  user("reduce_expr", "  __device__ __forceinline__ static acc combine(const acc &a, const acc &b) { return (acc)(" .. d.combine .. "); }")
+  -- the type placeholders' typedefs in each function of the user's C: a placeholder named
+  -- as a function or a namespace of the headers (min, sp) hides it there, where at file
+  -- scope it clashed, and one named as rd_f's own names (acc, map) does not clash with them
+  local td = (d.typedefs or ""):gsub("\n", " ")
+  add("  __device__ __forceinline__ static acc identity() { " .. td)
+  user("identity", "    return (rd_acc)(" .. d.identity .. "); }")
+  add("  __device__ __forceinline__ static acc combine(const acc &a, const acc &b) { " .. td)
+  user("reduce_expr", "    return (rd_acc)(" .. d.combine .. "); }")
   local margs = list(nin, function(i) return ("rd_T%d %s"):format(i, d.names[i + 1]) end)
   add(("  __device__ __forceinline__ static acc map(%s, long long _k, const double *_param) {")
       :format(table.concat(margs, ", ")))
-  add("    (void)_k; (void)_param;")
+  add("    (void)_k; (void)_param; " .. td)
   user("map_expr", "    return (rd_acc)(" .. d.map .. ");")   -- (rd_acc: an input may be named acc)
   add("  }")
   if nin == 1 then
@@ -142,7 +147,7 @@ function M.source(d)
   add("  }")
   -- (its own names reserved: an output may be named A or o)
   add("  __device__ __forceinline__ static void post(const args &_A, const long long *_o, const acc &a, long long _n, const double *_param) {")
-  add("    (void)_n; (void)_param;")
+  add("    (void)_n; (void)_param; " .. td)
   for j = 0, nout - 1 do add(("    rd_O%d %s = rd_O%d();"):format(j, d.names[nin + j + 1], j)) end
   user("post_map_expr", "    " .. d.post)
   for j = 0, nout - 1 do add(("    _A.q%d[_o[%d]] = %s;"):format(j, nin + j, d.names[nin + j + 1])) end

@@ -271,10 +271,20 @@ describe("gpu.elementwise", function()
     assert.matches("'int' is a C++ keyword", S.errof(gpu.elementwise, "float32 x", "float32 int", "int = x"), 1, true)
     assert.matches("'const' is a C++ keyword", S.errof(gpu.elementwise, "const x", "float32 y", "y = x"), 1, true)
     -- names the kernel's C has: they reached the compiler, which spoke of the generated source
-    for _, p in ipairs({{"int32_t x", "int32_t"}, {"uint x", "uint"}, {"float32 NAN", "NAN"}, {"float32 float4", "float4"}}) do
+    for _, p in ipairs({{"int32_t x", "int32_t"}, {"uint x", "uint"}, {"float32 NAN", "NAN"}, {"float32 float4", "float4"},
+                        {"T INT_MAX", "INT_MAX"}, {"T EW_VEC", "EW_VEC"}, {"float32 M_PI", "M_PI"}, {"float32 FLT_MAX", "FLT_MAX"},
+                        {"float32 EW_ROWS", "EW_ROWS"}, {"float32 GPUHOST_CPU", "GPUHOST_CPU"}, {"LDBL_MAX x", "LDBL_MAX"}}) do
       assert.matches("gpu.elementwise: '" .. p[2] .. "' is a name the kernel's C already has",
                      S.errof(gpu.elementwise, p[1], "float32 y", "y = 1"), 1, true)
     end
+    assert.matches("gpu.reduction: 'INT_MAX' is a name the kernel's C already has",
+                   S.errof(gpu.reduction, "T INT_MAX", "T y", "INT_MAX", "a + b", "y = a", 0, "rmax"), 1, true)
+    -- a placeholder named as a function or namespace of C hides it (typedef float sqrt clashed at file scope)
+    assert.are.same({2, 2}, gpu.elementwise("sqrt y", "sqrt z", "z = y * 2", "ps")(gpu.ones(2)):totable())
+    assert.are.same({1, 1}, gpu.elementwise("min y, sp w", "min z", "z = y", "pm")(gpu.ones(2), gpu.ones(2)):totable())
+    assert.are.equal(3, gpu.reduction("min x", "min y", "x", "a + b", "y = a", 0, "rmin")(gpu.ones(3)):item())
+    -- ordinary names the headers use (their own helper macros are #undef'd) stay free
+    assert.are.same({1, 1}, gpu.elementwise("T x, T a, T N", "T y", "y = x * a * N", "free3")(gpu.ones(2), gpu.ones(2), gpu.ones(2)):totable())
     assert.matches("gpu.reduction: 'rd_acc' is a name the kernel's C already has",
                    S.errof(gpu.reduction, "float32 rd_acc", "float32 y", "rd_acc", "a + b", "y = a", 0, "r1"), 1, true)
     assert.matches("gpu.reduction: 'long' in output parameter 'y' is a C type, not a dtype: write int64",
