@@ -36,10 +36,13 @@ void array_here(lua_State *L, const GpuArray *a, const char *prefix, const char 
                dev, a->device, dev);
 }
 
+/* (a table whose metatable has a __name is called by it, as luaL_typeerror does: gpu.fuse's
+ * traced values say what can be traced) */
 int array_expected(lua_State *L, int idx, const char *name, int pos) {
+  const char *what = lua_type(L, idx) == LUA_TTABLE && luaL_getmetafield(L, idx, "__name") == LUA_TSTRING
+                     ? lua_tostring(L, -1) : luaL_typename(L, idx);
   return luaL_error(L, "bad argument #%d to '%s' (device array expected, got %s)", pos, name,
-                    hostarray_test(L, idx) ? "a host array: copy it to the device with gpu.array(h)"
-                                           : luaL_typename(L, idx));
+                    hostarray_test(L, idx) ? "a host array: copy it to the device with gpu.array(h)" : what);
 }
 
 GpuArray *array_out(lua_State *L, int idx, const char *name) {

@@ -103,6 +103,10 @@ function gpu.elementwise(inputs, outputs, operation, name)
   return setmetatable({}, {
     __call = gpu._api(function(_, ...)   -- errors at the caller's line
       local args = table.pack(...)
+      local traced = rawget(gpu, "_is_traced")   -- (gpu.fuse's, once loaded)
+      for k = 1, traced and args.n or 0 do
+        if traced(args[k]) then error(("gpu.%s, a gpu.elementwise kernel, cannot be called inside a fused function"):format(name), 2) end
+      end
       local opts
       if args[args.n] == nil and (args.n == #ins + 1 or args.n == #all + 1) then   -- (x, nil): none
         args.n = args.n - 1

@@ -16,6 +16,7 @@ local function new_value(trace, var, dtype, kind)
   return setmetatable({trace = trace, var = var, dtype = dtype, kind = kind or "array"}, Traced)
 end
 local function is_traced(v) return getmetatable(v) == Traced end
+gpu._is_traced = is_traced   -- (elementwise.lua's and reduction.lua's kernels refuse traced values)
 
 -- A Lua number or boolean as a C literal of dtype dt (bit patterns for inf and nan).
 local function literal(v, dt)
@@ -229,6 +230,8 @@ Traced.__len = refuse("#x (the size is not known while tracing)")
 Traced.__concat = refuse("..")
 Traced.__call = refuse("calling a traced value")
 Traced.__newindex = refuse("assigning into a traced value")
+-- (what host/array.c's "device array expected, got ..." says of one: gpu.sum(x) in f)
+Traced.__name = "a value traced by gpu.fuse, which fuses elementwise operations only (no reductions or other functions)"
 Traced.__tostring = function(v) return ("gpu.fuse traced value (%s)"):format(v.dtype) end
 Traced.__index = function(v, k)
   if k == "astype" then
@@ -260,6 +263,8 @@ local function signature(args)
     if t == "userdata" and getmetatable(v) == gpu._meta.array then parts[i] = v.dtype
     elseif t == "number" then parts[i] = math.type(v)
     elseif t == "boolean" then parts[i] = tostring(v)   -- traced as itself: `if flag` works
+    elseif is_traced(v) then
+      error("a fused function cannot be called inside another fused function (call the function it fuses)", 3)
     else
       error(("bad argument #%d to fused function (device array or number expected, got %s)")
             :format(i, t), 3)

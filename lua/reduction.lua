@@ -328,6 +328,10 @@ function gpu.reduction(inputs, outputs, map_expr, reduce_expr, post_map_expr, id
   return setmetatable({}, {
     __call = gpu._api(function(_, ...)   -- errors at the caller's line
       local args = table.pack(...)
+      local traced = rawget(gpu, "_is_traced")   -- (gpu.fuse's, once loaded)
+      for k = 1, traced and args.n or 0 do
+        if traced(args[k]) then error(("gpu.%s, a gpu.reduction kernel, cannot be called inside a fused function: reductions are not fused"):format(name), 2) end
+      end
       local n, opts = args.n, nil
       if type(args[n]) == "table" then opts, n = args[n], n - 1
       elseif n == #ins + 1 and args[n] == nil then n = n - 1 end   -- as host/reductions.c counts

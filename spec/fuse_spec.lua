@@ -145,6 +145,20 @@ describe("gpu.fuse", function()
                    S.errof(gpu.fuse(function(a) return a + captured end), x), 1, true)
     assert.matches("returned a number as result 1", S.errof(gpu.fuse(function() return 1 end), x), 1, true)
     assert.matches("returned nothing", S.errof(gpu.fuse(function() end), x), 1, true)
+    -- kernels, reductions and fused functions inside a fused function say so (they said
+    -- 'cannot tell what T is' and 'device array expected, got table')
+    local k = gpu.elementwise("T x", "T z", "z = x * 2", "ewdbl")
+    assert.matches("gpu.ewdbl, a gpu.elementwise kernel, cannot be called inside a fused function",
+                   S.errof(gpu.fuse(function(a) return k(a) end), x), 1, true)
+    local r = gpu.reduction("T x", "T y", "x", "a + b", "y = a", 0, "rsum")
+    assert.matches("gpu.rsum, a gpu.reduction kernel, cannot be called inside a fused function: reductions are not fused",
+                   S.errof(gpu.fuse(function(a) return r(a) end), x), 1, true)
+    assert.matches("bad argument #1 to 'sum' (device array expected, got a value traced by gpu.fuse, which fuses "
+                   .. "elementwise operations only (no reductions or other functions))",
+                   S.errof(gpu.fuse(function(a) return gpu.sum(a) end), x), 1, true)
+    local inner = gpu.fuse(function(a) return a * 2 end)
+    assert.matches("a fused function cannot be called inside another fused function",
+                   S.errof(gpu.fuse(function(a) return inner(a) + 1 end), x), 1, true)
     assert.matches("bad argument #1 to fused function (device array or number expected, got table)",
                    S.errof(gpu.fuse(function(a) return a end), {1}), 1, true)
     assert.matches("bad argument #1 to 'fuse' (function expected, got number)", S.errof(gpu.fuse, 3), 1, true)
