@@ -861,7 +861,7 @@ local rows = {
   {"gpu.reduction('T x', 'T y', 'x', {}, 'y = a', 0)", function() return gpu.reduction('T x', 'T y', 'x', {}, 'y = a', 0) end,
    "bad argument #4 to 'reduction' (reduce_expr string expected, got table)"},
   {"gpu.reduction('T x', 'U y', 'x', 'a + b', 'y = a', 0)(a)", function() return gpu.reduction('T x', 'U y', 'x', 'a + b', 'y = a', 0)(a) end,
-   "gpu.reduction: cannot tell what U is: pass an array for an input of type U"},
+   "gpu.reduction: cannot tell what U is: it is the output's type only: pass out"},
   {"gpu.reduction('float32 x', 'float32 y', 'x', 'a + b', 'y = a', 0)(ai)", function() return gpu.reduction('float32 x', 'float32 y', 'x', 'a + b', 'y = a', 0)(ai) end,
    "gpu.reduction argument 1 is a int32 array; it takes float32"},
   {"gpu.cumsum()", function() return gpu.cumsum() end,
