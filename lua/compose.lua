@@ -108,7 +108,7 @@ local function arrays_of(list, api)
     error(("gpu.%s: a table of arrays expected as argument 1, got %s"):format(api, is_array(list) and "an array" or described(list)), 3)
   end
   if #list == 0 then error(("gpu.%s: no arrays to join"):format(api), 3) end
-  gpu._arg.array_list(list, api, "the table of arrays", 3)
+  gpu._arg.array_list(list, api, "the table of arrays", 3, "options go after it")
   for i = 1, #list do
     if not is_array(list[i]) then
       error(("gpu.%s: element %d of the table is a %s, not a device array"):format(api, i, described(list[i])), 3)

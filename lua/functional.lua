@@ -172,7 +172,9 @@ function gpu.mintypecode(typechars, typeset, default)
   if type(typechars) == "string" then
     for c in typechars:gmatch(".") do codes[#codes + 1] = c end
   elseif type(typechars) == "table" and not is_array(typechars) then
-    for i, t in ipairs(typechars) do
+    gpu._arg.array_list(typechars, "mintypecode", "the table of codes", 1)
+    for i = 1, #typechars do
+      local t = typechars[i]
       codes[i] = (is_array(t) and CHAR[t.dtype]) or (type(t) == "string" and (CHAR[NAME[t] or ""] or t)) or
                  fail("mintypecode", 1, "type codes, dtype names or device arrays expected, got %s at %d", described(t), i)
     end
@@ -392,8 +394,11 @@ function gpu.piecewise(x, condlist, funclist, ...)
   if type(funclist) ~= "table" or is_array(funclist) then
     fail(api, 3, "table of functions and values expected, got %s", described(funclist))
   end
+  gpu._arg.array_list(condlist, api, "condlist", 1)
+  gpu._arg.array_list(funclist, api, "funclist", 1)
   local n, conds = #condlist, {}
-  for k, c in ipairs(condlist) do
+  for k = 1, n do
+    local c = condlist[k]
     if type(c) == "boolean" then
       c = gpu.with_device(x.device, gpu.full, x.shape, c, "bool")
     elseif not is_array(c) then
@@ -414,8 +419,8 @@ function gpu.piecewise(x, condlist, funclist, ...)
     fail(api, 3, "%d or %d functions expected for %d conditions, got %d", n, n + 1, n, #funclist)
   end
   local y = gpu.zeros_like(x)
-  for k, item in ipairs(funclist) do
-    local c = conds[k]
+  for k = 1, #funclist do
+    local c, item = conds[k], funclist[k]
     if callable(item) then
       local vals = gpu.extract(c, x)
       if vals.size > 0 then

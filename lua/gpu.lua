@@ -1289,15 +1289,16 @@ function arg.list(t, api, what)
   return t
 end
 
--- A table of arrays to join (concatenate's, hstack's, block's ...), `what` in messages: a
--- key besides 1..n (a misplaced dim = 2, an array after a hole) is an error, not dropped;
--- at `level` from the caller, as error's
-function arg.array_list(t, api, what, level)
+-- A table of arrays (concatenate's, block's, lexsort's keys, choose's choices ...), `what`
+-- in messages: a key besides 1..n (a misplaced option, an array after a hole) is an error,
+-- not dropped; at `level` from the caller, as error's. hint: what a misplaced option's key
+-- (a string) is told ("options go after it")
+function arg.array_list(t, api, what, level, hint)
   local n = #t
   local k = stray_key(t, n)
   if k then
     error(("gpu.%s: %s has a key %s besides its %d elements%s"):format(api, what, k, n,
-          (api == "concatenate" or api == "stack") and " (options go after it)" or ""), level + 1)
+          hint and k:sub(1, 1) == '"' and " (" .. hint .. ")" or ""), level + 1)
   end
 end
 

@@ -595,8 +595,10 @@ function linalg.multi_dot(arrays)
   if type(arrays) ~= "table" then fail("multi_dot", 2, "argument 1 must be a table of device arrays") end
   local k = #arrays
   if k < 2 then fail("multi_dot", 2, "expecting at least two arrays, got %d", k) end
+  gpu._arg.array_list(arrays, "linalg.multi_dot", "argument 1", 1)
   local mats = {}
-  for i, a in ipairs(arrays) do
+  for i = 1, k do
+    local a = arrays[i]
     if not is_array(a) then fail("multi_dot", 2, "element %d must be a device array, got %s", i, type(a)) end
     here("multi_dot", a)
     local want = (i == 1 or i == k) and "1 or 2" or "2"

@@ -275,8 +275,10 @@ function gpu.histogramdd(sample, bins, range, opts)
     if sample.ndim ~= 2 then error(("gpu.histogramdd: sample must be N x D, got %d-D"):format(sample.ndim), 2) end
     for k = 1, sample.shape[2] do cols[k] = sample:select(2, k) end
   elseif type(sample) == "table" and #sample > 0 then
-    for k, c in ipairs(sample) do
-      cols[k] = real(c, "histogramdd", "each coordinate")
+    gpu._arg.array_list(sample, "histogramdd", "sample", 1, "options go after it")
+    for k = 1, #sample do
+      local c = sample[k]
+      cols[k] = real(c, "histogramdd", ("sample[%d]"):format(k))
       if c.ndim ~= 1 or c.size ~= sample[1].size then
         error("gpu.histogramdd: the coordinates must be 1-D arrays of one length", 2)
       end
@@ -287,10 +289,12 @@ function gpu.histogramdd(sample, bins, range, opts)
   local dims = #cols
   bins = bins or 10
   if type(bins) ~= "table" then local b = bins; bins = {} for k = 1, dims do bins[k] = b end end
+  gpu._arg.array_list(bins, "histogramdd", "bins", 1, "options go after it")
   if #bins ~= dims then error(("gpu.histogramdd: %d bins for %d coordinates"):format(#bins, dims), 2) end
   if range ~= nil and (type(range) ~= "table" or #range ~= dims) then
     error(("gpu.histogramdd: range must be a table of %d {lo, hi} pairs"):format(dims), 2)
   end
+  if range ~= nil then gpu._arg.list(range, "histogramdd", "range") end
   local edges, flat, shape, total = {}, nil, {}, 1
   for k = dims, 1, -1 do   -- the last coordinate varies fastest, as in C order
     local x = cols[k]:astype("float64")

@@ -296,6 +296,7 @@ function gpu.choose(a, choices, ...)
   end
   local n = #choices
   if n == 0 then fail("choose", "choices is empty") end
+  gpu._arg.array_list(choices, "choose", "choices", 1)
   for j = 1, n do
     if not is_array(choices[j]) and type(choices[j]) ~= "number" then
       fail("choose", "choices[%d] must be a device array or a number, got %s", j, described(choices[j]))
@@ -317,7 +318,10 @@ function gpu.select(condlist, choicelist, default)
     fail("select", "condlist and choicelist must be of one length, got %d and %d", #condlist, #choicelist)
   end
   if #condlist == 0 then fail("select", "condlist is empty") end
-  for j, c in ipairs(condlist) do
+  gpu._arg.array_list(condlist, "select", "condlist", 1)
+  gpu._arg.array_list(choicelist, "select", "choicelist", 1)
+  for j = 1, #condlist do
+    local c = condlist[j]
     if not is_array(c) or c.dtype ~= "bool" then
       fail("select", "condlist[%d] must be a bool array, got %s", j, is_array(c) and c.dtype .. " array" or described(c))
     end
@@ -588,7 +592,9 @@ function gpu.lexsort(keys)
     fail("lexsort", "keys must be a table of arrays or a 2-D array, got %s", described(keys))
   end
   if #list == 0 then fail("lexsort", "keys is empty") end
-  for k, key in ipairs(list) do
+  gpu._arg.array_list(list, "lexsort", "keys", 1)
+  for k = 1, #list do
+    local key = list[k]
     ordered(key, "lexsort", ("keys[%d]"):format(k))
     if key.ndim ~= 1 or key.size ~= list[1].size then
       fail("lexsort", "keys[%d] has shape {%s}: every key must be 1-D of length %d", k, table.concat(key.shape, ", "), list[1].size)

@@ -558,9 +558,10 @@ function gpu.ravel_multi_index(multi, shape)
   if type(multi) ~= "table" or is_array(multi) or #multi ~= #s then
     error(("gpu.ravel_multi_index: a table of %d index arrays (one a dimension) expected"):format(#s), 2)
   end
+  gpu._arg.array_list(multi, "ravel_multi_index", "the table of indices", 1)
   local flat, scalar, stride = nil, true, 1
   for d = #s, 1, -1 do
-    local idx, number = index_array(multi[d], "ravel_multi_index", "each index")
+    local idx, number = index_array(multi[d], "ravel_multi_index", ("index of dimension %d"):format(d))
     in_range(idx, s[d], "ravel_multi_index", ("index of dimension %d"):format(d))
     scalar = scalar and number
     local term = (idx - 1) * stride

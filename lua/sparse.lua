@@ -1483,10 +1483,12 @@ function S.diags(diagonals, offsets, opts)
   end
   if type(offsets) ~= "table" then fail(api, "offsets must be a number or a table, got %s", type(offsets)) end
   if #diagonals ~= #offsets then fail(api, "%d diagonals and %d offsets", #diagonals, #offsets) end
+  if not is_array(diagonals) then gpu._arg.array_list(diagonals, "sparse.diags", "diagonals", 1, "options go after offsets") end
+  gpu._arg.array_list(offsets, "sparse.diags", "offsets", 1, "options go after it")
   local seen, ds = {}, {}
   local dt = o.dtype
-  for i, off in ipairs(offsets) do
-    off = gpu._arg.integer(off, "sparse.diags", "an offset")
+  for i = 1, #offsets do
+    local off = gpu._arg.integer(offsets[i], "sparse.diags", "an offset")
     if seen[off] then fail(api, "offset %d is repeated", off) end
     seen[off] = true
     offsets[i] = off
@@ -1576,9 +1578,11 @@ local function stack(api, blocks_, dim, opts)
   if type(blocks_) ~= "table" or is_sparse(blocks_) or #blocks_ == 0 then
     fail(api, "a table of sparse matrices expected, got %s", is_sparse(blocks_) and "a sparse matrix" or type(blocks_) == "table" and "an empty table" or described(blocks_))
   end
+  gpu._arg.array_list(blocks_, "sparse." .. api, "the table of sparse matrices", 1, "options go after it")
   local other = 3 - dim
   local fmt, dts, datas, rows, cols, at = nil, {}, {}, {}, {}, 0
-  for i, B in ipairs(blocks_) do
+  for i = 1, #blocks_ do
+    local B = blocks_[i]
     if not is_sparse(B) then fail(api, "block %d is not a sparse matrix (%s)", i, described(B)) end
     if B.shape[other] ~= blocks_[1].shape[other] then
       fail(api, "block %d is %dx%d, block 1 %dx%d: their %s differ", i, B.shape[1], B.shape[2], blocks_[1].shape[1],

@@ -422,6 +422,10 @@ describe("gpu.linalg.lstsq, cond, norm, multi_dot, tensorinv and tensorsolve", f
     assert.are.same({{}, 120}, {v.shape, v:item()})
     assert.matches("element 2 must have 2 dimensions, got 1", S.errof(L.multi_dot, {a, gpu.ones(100), c}), 1, true)
     assert.matches("element 2 has 5 rows where element 1 has 100 columns", S.errof(L.multi_dot, {a, c}), 1, true)
+    -- a stray key was dropped, and a hole was "attempt to perform arithmetic on a nil value"
+    assert.matches('gpu.linalg.multi_dot: argument 1 has a key "x" besides its 2 elements',
+                   S.errof(L.multi_dot, {a, b, x = 1}), 1, true)
+    assert.matches("gpu.linalg.multi_dot: element 2 must be a device array, got nil", S.errof(L.multi_dot, {a, nil, c}), 1, true)
     local t = gpu.eye(24, "float64"):reshape(4, 6, 8, 3) * 2
     local ti = L.tensorinv(t)
     assert.are.same({8, 3, 4, 6}, ti.shape)

@@ -174,6 +174,15 @@ describe("histograms", function()
                    S.errof(gpu.histogramdd, s, {2, 2, gpu.array({0, 2, 1})}), 1, true)
     assert.matches("gpu.histogramdd: bin edges must increase monotonically",
                    S.errof(gpu.histogramdd, s, {2, 2, gpu.array({1, 0}, "float64")}), 1, true)
+    -- keys besides the lists' were dropped: {x, y, density = true} gave counts
+    local x = gpu.array(X, "float64")
+    assert.matches('gpu.histogramdd: sample has a key "density" besides its 2 elements (options go after it)',
+                   S.errof(gpu.histogramdd, {x, x, density = true}, 2), 1, true)
+    assert.matches("gpu.histogramdd: sample[2] must be a device array, got nil", S.errof(gpu.histogramdd, {x, nil, x}, 2), 1, true)
+    assert.matches('gpu.histogramdd: bins has a key "density" besides its 2 elements',
+                   S.errof(gpu.histogramdd, {x, x}, {2, 2, density = true}), 1, true)
+    assert.matches('gpu.histogramdd: range must be a list, and the table has a key "x" besides its 2 elements',
+                   S.errof(gpu.histogramdd, {x, x}, 2, {{0, 4}, {0, 4}, x = 1}), 1, true)
   end)
 end)
 

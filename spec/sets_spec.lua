@@ -131,6 +131,12 @@ describe("sorts", function()
          gpu.lexsort(gpu.stack({k1, k2:astype("int64")})):totable())
     err("gpu.lexsort: keys is empty", gpu.lexsort, {})
     err("gpu.lexsort: keys[2] has shape {4}: every key must be 1-D of length 3", gpu.lexsort, {gpu.arange(3), gpu.arange(4)})
+    -- a key besides the list's was dropped, and a hole named gpu.take ("a device array expected as argument 1, got nil")
+    err('gpu.lexsort: keys has a key "dim" besides its 2 elements', gpu.lexsort, {k1, k2, dim = 1})
+    local holed = {k1}
+    holed[3] = k3
+    err("gpu.lexsort: keys has a key 3 besides its 1 elements", gpu.lexsort, holed)
+    err("gpu.lexsort: keys[2] must be a device array, got nil", gpu.lexsort, {k1, nil, k3})
   end)
 
   -- v (a 1-D table) is partitioned at k: nothing before is above v[k], nothing after below
@@ -299,6 +305,12 @@ describe("selections", function()
     err("gpu.select: condlist[1] must be a bool array, got float32 array", gpu.select, {x}, {x})
     err("gpu.select: condlist and choicelist must be of one length, got 1 and 0", gpu.select, {x:gt(0)}, {})
     err("gpu.select: choicelist[1] must be a device array or a number, got string", gpu.select, {x:gt(0)}, {"x"})
+    -- keys besides the lists' were dropped: {x:gt(5), default = 9} gave 0s, mode = "clip" was taken
+    err('gpu.select: condlist has a key "default" besides its 1 elements', gpu.select, {x:gt(5), default = 9}, {x})
+    err('gpu.select: choicelist has a key "x" besides its 1 elements', gpu.select, {x:gt(5)}, {x, x = 1})
+    err("gpu.select: condlist[2] must be a bool array, got nil", gpu.select, {x:gt(4), nil, x:gt(1)}, {x, x, x})
+    err('gpu.choose: choices has a key "mode" besides its 2 elements', gpu.choose, gpu.array({1, 2}, "int64"),
+        {ch[1], ch[2], mode = "clip"})
     -- where's errors in select's words (they named gpu.where and its argument 3)
     local i8 = gpu.array({1, 2, 3}, "int8")
     err("gpu.select: default: 300 is out of range for int8", gpu.select, {i8:gt(1)}, {i8}, 300)

@@ -407,6 +407,11 @@ describe("gpu.unravel_index and gpu.ravel_multi_index", function()
                    err(gpu.ravel_multi_index, {1, 4}, {2, 3}), 1, true)
     assert.matches("gpu.ravel_multi_index: a table of 2 index arrays (one a dimension) expected",
                    err(gpu.ravel_multi_index, {1}, {2, 3}), 1, true)
+    -- a key besides the list's was dropped; a hole was "each index must be ..."
+    assert.matches('gpu.ravel_multi_index: the table of indices has a key "mode" besides its 2 elements',
+                   err(gpu.ravel_multi_index, {1, 2, mode = "clip"}, {2, 3}), 1, true)
+    assert.matches("gpu.ravel_multi_index: index of dimension 2 must be an integer array, a table or a number, got nil",
+                   err(gpu.ravel_multi_index, {1, nil, 1}, {2, 3, 4}), 1, true)
   end)
 
   it("refuse a shape of more elements than an int64 counts (whose strides would wrap)", function()

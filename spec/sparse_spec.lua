@@ -489,6 +489,11 @@ describe("gpu.sparse matrices", function()
     err("gpu.sparse.vstack: block 2 is 2x2, block 1 3x3: their numbers of columns differ", sp.vstack, {A, sp.eye(2)})
     err("gpu.sparse.vstack: a table of sparse matrices expected, got a sparse matrix", sp.vstack, A)
     err("gpu.sparse.hstack: block 2 is not a sparse matrix (a device array)", sp.hstack, {A, gpu.ones({3, 3})})
+    -- a key besides the list's was dropped ({A, A, format = "csc"} gave COO), and so was a block after a hole
+    err('gpu.sparse.hstack: the table of sparse matrices has a key "format" besides its 2 elements (options go after it)',
+        sp.hstack, {A, A, format = "csc"})
+    err('gpu.sparse.vstack: the table of sparse matrices has a key "format" besides its 2 elements', sp.vstack, {A, A, format = "csc"})
+    err("gpu.sparse.vstack: block 2 is not a sparse matrix (nil)", sp.vstack, {A, nil, A})
   end)
 
   it("refuse bad input with clear errors", function()
@@ -514,6 +519,10 @@ describe("gpu.sparse matrices", function()
     err("shape {3, 3} given for a {2, 2} array", sp.csr_matrix, gpu.ones({2, 2}), {shape = {3, 3}})
     err("format must be \"csr\", \"csc\" or \"coo\", got dia", sp.eye, 3, {format = "dia"})
     err("offset 0 is repeated", sp.diags, {{1, 2}, {3, 4}}, {0, 0})
+    -- keys besides the lists' were dropped: the format of {{1, 2}, {3}, format = "csc"} was CSR
+    err('gpu.sparse.diags: diagonals has a key "format" besides its 2 elements', sp.diags, {{1, 2}, {3}, format = "csc"}, {0, 1})
+    err('gpu.sparse.diags: offsets has a key "format" besides its 2 elements (options go after it)',
+        sp.diags, {{1, 2}, {3}}, {0, 1, format = "csc"})
     err("density must be a number in [0, 1], got 2", sp.random, 3, 3, {density = 2})
     err("gpu.sparse.__mul: a 3x3 sparse matrix and an array of shape {4} do not match (3 and 4)",
         function() return A * gpu.ones(4) end)
