@@ -40,6 +40,13 @@ static int coll_type(GpuDtype dt) {
   }
 }
 
+/* [-0, +0, v] A table of one entry a device of this process (arrays, streams, peers) at idx,
+ * of comm:<name>'s: a key besides 1 to n is an error ({x1, x2, op = "max"} dropped its op) */
+static void per_device(lua_State *L, int idx, int n, const char *name, const char *what) {
+  const char *bad = table_not_list(L, idx, n);
+  if (bad) luaL_error(L, "comm:%s: %s has %s", name, what, bad);
+}
+
 /* [-0, +0, v] Local rank i's array from the argument at idx: an array (one rank), or entry
  * i + 1 of a table (false: none, where allowed) */
 static GpuArray *buffer(lua_State *L, int idx, const Call *k, int i, const char *what, int none_ok) {
@@ -50,6 +57,7 @@ static GpuArray *buffer(lua_State *L, int idx, const Call *k, int i, const char 
     if (luaL_len(L, idx) != c->n && !none_ok)
       luaL_error(L, "comm:%s: %s has %d entries for %d device%s of this process", name, what,
                  (int)luaL_len(L, idx), c->n, c->n == 1 ? "" : "s");
+    if (i == 0) per_device(L, idx, c->n, name, what);
     lua_geti(L, idx, i + 1);
     int absent = lua_isnil(L, -1) || (lua_isboolean(L, -1) && !lua_toboolean(L, -1));
     if (absent && none_ok) { lua_pop(L, 1); return NULL; }
@@ -119,6 +127,7 @@ static void read_streams(lua_State *L, Call *k) {
     luaL_error(L, "comm:%s: stream must be a table of %d streams, one per device, got %I", name, n, luaL_len(L, -1));
   if (st != LUA_TNIL && st != LUA_TTABLE && n > 1)
     luaL_error(L, "comm:%s: stream must be a table of streams, one per device", name);
+  if (st == LUA_TTABLE && n > 1) per_device(L, -1, n, name, "stream");
   for (int i = 0; i < n && st != LUA_TNIL; i++) {
     int at = lua_gettop(L);
     if (n > 1) lua_geti(L, at, i + 1);
@@ -299,6 +308,7 @@ static void outputs(lua_State *L, Call *k) {
 
 /* [-0, +0, v] The peers of send/recv at idx: a rank, or a table of them (one per device) */
 static void read_peers(lua_State *L, Call *k, int idx) {
+  if (lua_istable(L, idx)) per_device(L, idx, k->c->n, coll_names[k->kind], "the table of peers");
   for (int i = 0; i < k->c->n; i++) {
     if (!k->x[i]) continue;
     if (lua_istable(L, idx)) lua_geti(L, idx, i + 1);

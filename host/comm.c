@@ -41,6 +41,8 @@ static void comm_local(lua_State *L, LuaComm *c) {
   int n = (int)luaL_len(L, 1), count;
   if (n < 1 || n > GPU_MAX_DEVICES)
     luaL_error(L, "gpu.nccl.comm: 1 to %d devices expected, got %d", GPU_MAX_DEVICES, n);
+  const char *bad = table_not_list(L, 1, n);   /* ({0, 1, x = 2} was {0, 1}) */
+  if (bad) luaL_error(L, "gpu.nccl.comm: the table of devices has %s", bad);
   GPU_CHECK(L, backend_get()->device_count(&count));
   for (int i = 0; i < n; i++) {
     if (lua_geti(L, 1, i + 1) == LUA_TTABLE)   /* gpu.device(d): its id, as a:to takes it */

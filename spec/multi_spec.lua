@@ -426,6 +426,17 @@ describe("#multi gpu.nccl.comm over devices of this process", function()
                    errof(comm.all_reduce, comm, b, {op = "mean"}), 1, true)
     assert.matches("stream must be a table of 2 streams, one per device, got 3",
                    errof(comm.all_reduce, comm, b, {stream = {gpu.stream(), gpu.stream(), gpu.stream()}}), 1, true)
+    -- a key besides a per-device list's was dropped: {x0, x1, op = "max"} summed
+    assert.matches('comm:all_reduce: argument 1 has a key "op" besides its 2 elements',
+                   errof(comm.all_reduce, comm, {b[1], b[2], op = "max"}), 1, true)
+    assert.matches('comm:all_reduce: out has a key "x" besides its 2 elements',
+                   errof(comm.all_reduce, comm, b, {out = {b[1], b[2], x = 1}}), 1, true)
+    assert.matches('comm:all_reduce: stream has a key "x" besides its 2 elements',
+                   errof(comm.all_reduce, comm, b, {stream = {gpu.stream(), gpu.stream(), x = 1}}), 1, true)
+    assert.matches('comm:send: the table of peers has a key "x" besides its 2 elements',
+                   errof(comm.send, comm, {a0, false}, {1, false, x = 1}), 1, true)
+    assert.matches('gpu.nccl.comm: the table of devices has a key "x" besides its 2 elements',
+                   errof(gpu.nccl.comm, {0, 1, x = 1}), 1, true)
     -- a send's or recv's stream table takes false where its rank has no array, and names the entry
     local s0, y1 = gpu.stream(), on(1, function() return gpu.zeros(2) end)
     gpu.nccl.group(function()
