@@ -496,14 +496,18 @@ local function trace(a, k) return gpu.diagonal(a, k):sum() end
 -- holding xk along its dimension, as NumPy's (copies; "xy" swaps the first two
 -- dimensions, as NumPy does by default; "ij" does not)
 function gpu.meshgrid(...)
-  local xs, opts = {...}, {}
-  if type(xs[#xs]) == "table" and not is_array(xs[#xs]) then opts = gpu._arg.options(table.remove(xs), "meshgrid", "indexing") end
+  local n, xs, opts = select("#", ...), {...}, {}
+  if n > 0 and (xs[n] == nil or type(xs[n]) == "table" and not is_array(xs[n])) then   -- (a nil there: none)
+    opts = gpu._arg.options(xs[n], "meshgrid", "indexing")
+    xs[n], n = nil, n - 1
+  end
   local indexing = opts.indexing or "xy"
   if indexing ~= "xy" and indexing ~= "ij" then
     error(("gpu.meshgrid: indexing must be \"xy\" or \"ij\", got %s"):format(tostring(indexing)), 2)
   end
   local shape = {}
-  for i, x in ipairs(xs) do
+  for i = 1, n do   -- (each, a nil too: ipairs stopped at it)
+    local x = xs[i]
     if not is_array(x) then error(("gpu.meshgrid: argument %d is a %s, not a device array"):format(i, described(x)), 2) end
     shape[i] = x.size
   end

@@ -611,7 +611,11 @@ function gpu.ix_(...)
   local out = {}
   for k = 1, xs.n do
     local x = xs[k]
-    if type(x) == "table" and not is_array(x) then x = gpu._arg.list_array(x) end
+    if type(x) == "table" and not is_array(x) then   -- (gpu.array's words, as ix_'s)
+      local ok, r = pcall(gpu._arg.list_array, x)
+      if not ok then error(("gpu.ix_: argument %d: %s"):format(k, gpu._arg.unwrapped(r)), 2) end
+      x = r
+    end
     if not is_array(x) then error(("gpu.ix_: argument %d must be a 1-D device array or a table, got %s"):format(k, described(x)), 2) end
     if x.ndim ~= 1 then error(("gpu.ix_: argument %d must be 1-D, got %d-D"):format(k, x.ndim), 2) end
     if x.dtype == "bool" then x = gpu.nonzero(x) end

@@ -318,6 +318,8 @@ describe("gpu.nonzero, diff, tril, triu, diagonal, a:trace, meshgrid, repeat_int
     assert.matches("gpu.diagonal: a matrix expected, got 3-D array", S.errof(gpu.diagonal, gpu.zeros({1, 1, 1})), 1, true)
     assert.matches("indexing must be \"xy\" or \"ij\"", S.errof(gpu.meshgrid, a, {indexing = "yx"}), 1, true)
     assert.matches("gpu.meshgrid: argument 2 is a number", S.errof(gpu.meshgrid, a, 3), 1, true)
+    -- a nil between the arrays said "shape[1] must be a size or -1" (ipairs stopped at it)
+    assert.matches("gpu.meshgrid: argument 2 is a nil, not a device array", S.errof(gpu.meshgrid, a, nil, a), 1, true)
     assert.matches("repeats must be a non-negative integer", S.errof(gpu.repeat_interleave, a, -2), 1, true)
     assert.matches("gpu.tile: each repetition must be a non-negative integer", S.errof(gpu.tile, a, {2, -1}), 1, true)
   end)

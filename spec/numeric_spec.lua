@@ -312,6 +312,9 @@ describe("constructors and indices", function()
     local m = gpu.arange(12):reshape(3, 4)
     assert.are.same({{2, 4}, {4, 6}}, (r + c):totable())   -- they broadcast to the grid
     assert.matches("gpu.ix_: argument 1 must be 1-D, got 2-D", S.errof(gpu.ix_, m), 1, true)
+    -- gpu.array's words did not name gpu.ix_ ("not a list: the table has a key ...")
+    assert.matches('gpu.ix_: argument 2: not a list: the table has a key "x" besides its 2 elements',
+                   S.errof(gpu.ix_, {1}, {1, 2, x = 1}), 1, true)
   end)
 
   it("gpu.block assembles nested tables, the innermost along the last dimension", function()
