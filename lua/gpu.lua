@@ -794,6 +794,14 @@ function gpu._chunk_text(f, source)
   return nil, "changed"
 end
 
+-- A chunk's text with its line ends as Lua's lexer reads them: \n, \r, \r\n and \n\r each
+-- one line, made "\n", as a long string holds them (a [[...]] kernel of a CRLF script is
+-- found as Lua gave it); so counting "\n" counts the lines Lua counts
+local function lua_lines(text)
+  if not text:find("\r", 1, true) then return text end
+  return (text:gsub("[\n\r][\n\r]?", function(e) return #e == 2 and e:sub(1, 1) == e:sub(2) and "\n\n" or "\n" end))
+end
+
 -- The `#line` that makes compiler messages name the script's file and line: where in the
 -- calling chunk the kernel's source text starts. A source that is not there as written (read
 -- from a file, built with .. or gsub) is named by the call instead, and its lines are its own.
@@ -811,6 +819,7 @@ local function location(source, level)
   if chunk:sub(1, 1) == "@" then name = chunk:sub(2) end
   local line = math.max(info.currentline, 1)
   if text then
+    text = lua_lines(text)
     local from, l = 1, 1
     for _ = 2, line do  -- the call's own line is where to start looking
       local nl = text:find("\n", from, true)

@@ -490,6 +490,28 @@ extern "C" __global__ void k(long unsigned int* p, signed long int* q, real* r, 
     local msg = S.errof(function() gpu.kernel(src):compile() end)
     assert.matches("[kernel source given at " .. debug.getinfo(1, "S").short_src .. ":" .. line .. "](2)", msg, 1, true)
   end)
+
+  -- Before: lines were counted by "\n" alone: a script with CR line ends named line 1, and a
+  -- [[...]] kernel of a CRLF script (whose line ends Lua gives as "\n") was not found in it
+  it("count a script's lines as Lua does: CR, CRLF and LFCR end one line each", function()
+    local path = os.tmpname()
+    local function compiled(text)
+      local f = assert(io.open(path, "wb"))
+      f:write(text)
+      f:close()
+      return S.errof(dofile, path)
+    end
+    local cr = "-- 1\rlocal x = 1\rlocal k = gpu.kernel('extern \"C\" __global__ void k(int *o) { undefined_cr; }')\rk:compile()\r"
+    assert.matches(path .. "(3): error", compiled(cr), 1, true)
+    local crlf = "-- 1\r\nlocal x = 1\r\nlocal k = gpu.kernel([[\r\nextern \"C\" __global__ void k(int *o) {\r\n" ..
+                 "  undefined_crlf;\r\n}]])\r\nk:compile()\r\n"
+    assert.matches(path .. "(5): error", compiled(crlf), 1, true)
+    -- \n\r is one line end, \r\r two
+    local lfcr = "-- 1\n\r\n\r-- 3\r\r-- 5\nlocal k = gpu.kernel([[\n\rextern \"C\" __global__ void k(int *o) {\n\r" ..
+                 "  undefined_lfcr; }]])\n\rk:compile()"
+    assert.matches(path .. "(8): error", compiled(lfcr), 1, true)
+    os.remove(path)
+  end)
 end)
 
 describe("the kernel header", function()
