@@ -32,7 +32,7 @@ gpu._set_builder(function(u, ops, vec, tile)
     local d
     if u.rule == "custom" then
       local desc = u._desc
-      d = {names = desc.names, body = desc.body, typedefs = desc.typedefs,
+      d = {names = desc.names, body = desc.body, typedefs = desc.typedefs, prelude = desc.prelude,
            load_outputs = desc.load_outputs}
     else
       d = {names = builtin_names(u.nin), body = codegen.builtin_body(u.expr, ops, u.nin)}

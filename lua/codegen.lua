@@ -404,14 +404,15 @@ extern "C" __global__ void ew_t(const %s *p0, %s *q0, ew::tile t) {
 end
 
 -- d: {ops = {{dtype =, scalar =}, ...} (inputs, then outputs), nin =, names = {...} (the
--- body's name for each operand), body =, typedefs =, vec =, load_outputs = {...},
+-- body's name for each operand), body =, typedefs = (the placeholders', in the body),
+-- prelude = (C at file scope before it: gpu.vectorize's function), vec =, load_outputs = {...},
 -- tile = bool, only = the place in NAMES of the one kernel to write, or nil for all}
 -- -> source, kernel names
 function M.source(d)
   local P = pieces(d)
   local parts = {gpu._embedded("kernels/ops/ew.cuh"), gpu._embedded("kernels/ops/complex.cuh")}
   -- gpu.special's functions (and gpu.elementwise's or gpu.fuse's calls of them) only where named
-  if (d.body .. (d.typedefs or "")):find("sp::", 1, true) then parts[#parts + 1] = gpu._embedded("kernels/special.cuh") end
+  if (d.body .. (d.typedefs or "") .. (d.prelude or "")):find("sp::", 1, true) then parts[#parts + 1] = gpu._embedded("kernels/special.cuh") end
   for _, p in ipairs(P) do parts[#parts + 1] = ("typedef %s %s;\n"):format(ctype[p.dtype], p.type) end
   -- d.vec elements a thread (host/ufunc.c's vec_for): chunks of 16 bytes of the widest array
   local widest = 1
@@ -419,6 +420,7 @@ function M.source(d)
   local chunk = math.min(d.vec, 16 // widest)
   parts[#parts + 1] = ("#define EW_ROWS 4\n#ifdef GPUHOST_CPU\n#define EW_VEC 1\n#define EW_UNROLL 1\n#else\n#define EW_VEC %d\n#define EW_UNROLL %d\n#endif\n")
                       :format(chunk, d.vec // chunk)
+  parts[#parts + 1] = d.prelude
   parts[#parts + 1] = body_fn(d, P)
   if d.only then   -- one kernel (the CPU backend's programs: lua/arrays.lua)
     local only = d.only

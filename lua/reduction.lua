@@ -93,7 +93,8 @@ local RD_KERNELS, SC_KERNELS = {"rd"}, {"sc_rows", "sc_tiles"}
 local function accsize_of(d) return d.accsize or size_of[d.acc] end
 
 -- d: {ins = {dtypes}, outs = {dtypes}, names = {inputs' names, outputs' names}, acc =
--- (a dtype or C type), accsize =, identity =, map =, combine =, post =, typedefs =, step =
+-- (a dtype or C type), accsize =, identity =, map =, combine =, post =, typedefs = (the
+-- placeholders', in each function), prelude = (C at file scope, before them), step =
 -- (optional: an element x of index _k into a, all of whose elements come before it)}
 -- -> source, names, the accumulator's size
 function M.source(d)
@@ -111,6 +112,7 @@ function M.source(d)
   end
   for i, t in ipairs(d.ins) do add(("typedef %s rd_T%d;"):format(ctype[t], i - 1)) end
   for j, t in ipairs(d.outs) do add(("typedef %s rd_O%d;"):format(ctype[t], j - 1)) end
+  add(d.prelude or "")   -- (file scope: gpu.reduce's function and accumulator)
   add(("typedef %s rd_acc;"):format(ctype[d.acc] or d.acc))
   add(("static_assert(sizeof(rd_acc) == %d, \"the accumulator's size\");"):format(accsize))
   local ptrs = list(nin, function(i) return ("const rd_T%d *p%d;"):format(i, i) end)
@@ -210,7 +212,7 @@ function M.build(kind, ops, R, desc)
   local d
   if desc then
     d = {acc = desc.acc, accsize = desc.accsize, identity = desc.identity, map = desc.map, combine = desc.reduce,
-         post = desc.post, names = desc.names, typedefs = desc.typedefs, user = true}
+         post = desc.post, names = desc.names, typedefs = desc.typedefs, prelude = desc.prelude, user = true}
   else
     d = builtins[kind](ops[1].dtype, R)
     d.names = #ops == 3 and {"x", "m", "y"} or {"x", "y"}

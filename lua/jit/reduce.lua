@@ -65,7 +65,7 @@ local function reducer(r, T, O, R, d)
   local f = r.reducers[key]
   if f then return f end
   local C = ctype[R]
-  local typedefs = table.concat({
+  local prelude = table.concat({
     d.source,
     ("typedef %s rg_R;"):format(C),
     "struct rg_acc { rg_R v; bool h; };   // h: whether v holds a value (f has no identity)",
@@ -78,7 +78,7 @@ local function reducer(r, T, O, R, d)
                        map = "rg_acc{ew::cast<rg_R>(x), true}",
                        reduce = "!a.h ? b : !b.h ? a : rg_acc{rg_f(a.v, b.v), true}",
                        post = "y = ew::cast<rd_O0>(a.h ? rg_f(a.v, rg_init(_param)) : rg_init(_param));",
-                       typedefs = typedefs})
+                       prelude = prelude})
   r.reducers[key] = f
   return f
 end

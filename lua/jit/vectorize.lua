@@ -122,7 +122,7 @@ MT.__call = function(v, ...)
     names[n + 1] = "out"
     u = gpu._ufunc({name = v.name, nin = n, nout = 1, dtypes = dtypes, names = names,
                     body = ("out = %s(%s);"):format(d.name, table.concat(call, ", ")),
-                    typedefs = (d.source:gsub(EW_BLOCK, "")),
+                    prelude = (d.source:gsub(EW_BLOCK, "")),
                     load_outputs = {false}})
     v.ufuncs[key] = u
   end
