@@ -582,12 +582,13 @@ end
 function gpu.array_equal(a, b, opts)
   array(a, "array_equal")
   array(b, "array_equal", "b")
+  local equal_nan = gpu._arg.flag(gpu._arg.options(opts, "array_equal", "equal_nan"), "equal_nan", "array_equal")
   local sa, sb = a.shape, b.shape
   if #sa ~= #sb then return false end
   for d = 1, #sa do if sa[d] ~= sb[d] then return false end end
   if a.size == 0 then return true end
   local eq = gpu.eq(a, b)
-  if opts ~= nil and gpu._arg.options(opts, "array_equal", "equal_nan").equal_nan then eq = gpu.logical_or(eq, gpu.logical_and(gpu.isnan(a), gpu.isnan(b))) end
+  if equal_nan then eq = gpu.logical_or(eq, gpu.logical_and(gpu.isnan(a), gpu.isnan(b))) end
   return eq:all()
 end
 

@@ -94,11 +94,12 @@ end
 -- logsumexp(a [, dim] [, {keepdim =, b =}]): log(sum(b * exp(a))) over dim, without overflow
 function S.logsumexp(a, dim, opts)
   local x, d, o = options("logsumexp", a, dim, opts)
+  local keepdim = gpu._arg.flag(o, "keepdim", "special.logsumexp", false, 2)
   local m = shift(x, d, "logsumexp")
   local e = gpu.exp(x - m)
   if o.b ~= nil then e = e * o.b end
   local r = gpu.log(gpu.sum(e, d, {keepdim = true})) + m
-  return unkeep(r, x, d, o.keepdim)
+  return unkeep(r, x, d, keepdim)
 end
 
 -- softmax(x [, dim]): exp(x) / sum(exp(x)) over dim (every element by default, as scipy's)

@@ -1229,6 +1229,11 @@ describe("gpu.jit refuses", function()
     assert.matches("bad argument #1 to 'jit' %(function expected, got number%)", S.errof(gpu.jit, 1))
     local nothing = function() end
     assert.matches("gpu.jit: unknown option 'fast' (it takes signature, name, options, debug, float, integer)", S.errof(gpu.jit, nothing, {fast = true}), 1, true)
+    -- debug a boolean, as gpu.kernel's ({debug = 0} and {debug = "false"} turned the checks on)
+    local line = debug.getinfo(1, "l").currentline + 1
+    local e = S.errof(function() local k2 = gpu.jit(nothing, {debug = 0}); return k2 end)
+    assert.are.equal(("%s:%d: gpu.jit: option debug must be a boolean, got number"):format(here, line), e)
+    assert.matches("gpu.jit: option debug must be a boolean, got string", S.errof(gpu.jit, nothing, {debug = "false"}), 1, true)
     assert.matches("has no signature compiled yet", S.errof(function() return gpu.jit(nothing):source() end))
   end)
 end)

@@ -553,6 +553,15 @@ describe("gpu.special.softmax, log_softmax and logsumexp", function()
     assert.has_error(function() S.log_softmax(gpu.zeros({2}), 1, 5) end,
                      "bad argument to 'gpu.special.log_softmax' (options table expected, got number)")
   end)
+
+  it("logsumexp takes keepdim as a boolean, as every function does", function()
+    local x = gpu.array(X, "float64")   -- ({keepdim = 0} and {keepdim = "false"} kept the dims)
+    assert.has_error(function() S.logsumexp(x, 1, {keepdim = 0}) end,
+                     "gpu.special.logsumexp: option keepdim must be a boolean, got number")
+    assert.has_error(function() S.logsumexp(x, {keepdim = "false"}) end,
+                     "gpu.special.logsumexp: option keepdim must be a boolean, got string")
+    assert.are.same({3}, S.logsumexp(x, 1, {keepdim = false}).shape)
+  end)
 end)
 
 describe("gpu.special in gpu.jit kernels", function()

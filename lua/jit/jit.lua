@@ -905,6 +905,7 @@ function M.new(f, options)
     error(("bad argument #2 to 'jit' (options table expected, got %s)"):format(type(options)), 2)
   end
   gpu._arg.options(options, "jit", "signature name options debug float integer")
+  gpu._arg.flag(options, "debug", "jit", nil, 2)   -- (0 and "false" were taken as true)
   for _, which in ipairs({"float", "integer"}) do
     local d = options[which]
     local ok = d == nil or (which == "float" and (d == "float32" or d == "float64")) or
