@@ -1082,6 +1082,9 @@ function M.labeled_comprehension(input, labels, index, func, out_dtype, default,
   if type(func) ~= "function" and not (getmetatable(func) or {}).__call then
     fail(api, "func must be a function, got %s", described(func))
   end
+  if pass_positions ~= nil and type(pass_positions) ~= "boolean" then   -- (0 and "false" passed them)
+    fail(api, "pass_positions must be a boolean, got %s", described(pass_positions))
+  end
   local dt = output_of(api, out_dtype, input, "float64")
   local x, bin, nb, pick, single = measured(api, input, labels, index)
   local places = pass_positions and gpu.arange(1, x.size + 1, "int64") or nil

@@ -581,6 +581,9 @@ end
 function gpu.fill_diagonal(a, val, wrap)
   gpu._arg.writeable(device_array(a, "fill_diagonal", "a"), "fill_diagonal", "a")
   if a.ndim < 2 then error(("gpu.fill_diagonal: a must be at least 2-D, got %d-D"):format(a.ndim), 2) end
+  if wrap ~= nil and type(wrap) ~= "boolean" then   -- (0 and "false" wrapped, as Lua's truth has them)
+    error(("gpu.fill_diagonal: wrap must be a boolean, got %s"):format(gpu._described(wrap)), 2)
+  end
   local s, step, stop = a.shape, nil, a.size
   if a.ndim == 2 then
     step = s[2] + 1

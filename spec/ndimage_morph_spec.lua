@@ -521,6 +521,11 @@ describe("gpu.ndimage's morphology and measurement errors", function()
         nd.labeled_comprehension, gpu.arange(4, "float64"), lab, 2, function() end, "float64", 42)
     err("gpu.ndimage.labeled_comprehension: func must give a number, got an array of 2 elements (of a region of 2 values)",
         nd.labeled_comprehension, gpu.arange(4, "float64"), lab, {1, 2}, function(v) return v end, "float64", 42)
+    -- pass_positions a boolean (0 and "false" passed the positions)
+    err("gpu.ndimage.labeled_comprehension: pass_positions must be a boolean, got number",
+        nd.labeled_comprehension, gpu.arange(4, "float64"), lab, {1, 2}, function(v) return v:sum() end, "float64", 42, 0)
+    err("gpu.ndimage.labeled_comprehension: pass_positions must be a boolean, got string",
+        nd.labeled_comprehension, gpu.arange(4, "float64"), lab, 1, function(v) return v:sum() end, "float64", 42, "false")
     -- an argument beyond the parameters is refused, as gpu.cross's (it was dropped)
     err("gpu.ndimage.sum takes 3 arguments, got a table as argument 4 (it takes no options)", nd.sum, x, nil, nil, {output = "float32"})
     err("gpu.ndimage.generate_binary_structure takes 2 arguments, got a table as argument 3 (it takes no options)",

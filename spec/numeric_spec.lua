@@ -289,6 +289,13 @@ describe("constructors and indices", function()
     a = gpu.zeros({4, 4}, "float64")
     gpu.fill_diagonal(a.T, {1, 2, 3})
     assert.are.same({{1, 0, 0, 0}, {0, 2, 0, 0}, {0, 0, 3, 0}, {0, 0, 0, 1}}, a:totable())
+    -- wrap a boolean: 0 and "false" wrapped (NumPy's wrap=0 does not); false does not
+    a = gpu.zeros({5, 2}, "float64")
+    assert.matches("gpu.fill_diagonal: wrap must be a boolean, got number", S.errof(gpu.fill_diagonal, a, 1, 0), 1, true)
+    assert.matches("gpu.fill_diagonal: wrap must be a boolean, got string", S.errof(gpu.fill_diagonal, a, 1, "false"), 1, true)
+    assert.are.equal(0, a:sum())
+    gpu.fill_diagonal(a, 1, false)
+    assert.are.same({{1, 0}, {0, 1}, {0, 0}, {0, 0}, {0, 0}}, a:totable())
   end)
 
   it("gpu.fill_diagonal stores val in a's dtype, as a[{...}] = v does", function()
