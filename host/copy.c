@@ -111,7 +111,7 @@ static int is_scalar(lua_State *L, int idx) {
 static void scalar_store(lua_State *L, int v, GpuDtype dt, uint64_t one[2], const char *what) {
   one[0] = one[1] = 0;
   const char *err = dtype_store_value(L, v, dt, one);
-  if (err) luaL_error(L, "%s: cannot store %s in a %s array: %s", what, luaL_tolstring(L, v, NULL),
+  if (err) luaL_error(L, "%s: cannot store %s in a %s array: %s", what, errors_element(L, v),
                       dtypes[dt].name, err);
 }
 

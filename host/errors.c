@@ -145,6 +145,10 @@ const char *errors_value(lua_State *L, int idx) {
   return luaL_tolstring(L, idx, NULL);
 }
 
+const char *errors_element(lua_State *L, int idx) {
+  return luaL_testudata(L, idx, GPU_COMPLEX_T) ? luaL_tolstring(L, idx, NULL) : errors_value(L, idx);
+}
+
 void errors_warn(lua_State *L, GpuResult r, const char *what) {
   const char *name = result_name(r);
   char code[32];

@@ -274,7 +274,7 @@ static int hostarray_newindex(lua_State *L) {
   void *p = element(L, h, 2);
   const char *err = dtype_store_value(L, 3, h->dtype, p);
   if (err) return luaL_error(L, "cannot store %s in a %s host array: %s",
-                             luaL_tolstring(L, 3, NULL), dtypes[h->dtype].name, err);
+                             errors_element(L, 3), dtypes[h->dtype].name, err);
   return 0;
 }
 

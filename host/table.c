@@ -102,7 +102,7 @@ static void store_one(lua_State *L, GpuDtype dt, char *p, const int64_t *idx, in
     if (luaL_testudata(L, -1, GPU_ARRAY_T))
       luaL_error(L, "element %s is a device array: copy it to the host with a:tohost()",
                  element_path(L, idx, level));
-    const char *v = luaL_tolstring(L, -1, NULL);
+    const char *v = errors_element(L, -1);   /* "1" as a string ("1"), not as the number 1 */
     luaL_error(L, "element %s (%s) %s for %s", element_path(L, idx, level), v, err, dtypes[dt].name);
   }
 }

@@ -354,11 +354,11 @@ static int view_squeeze(lua_State *L) {
     lua_Integer count = luaL_len(L, 2);
     for (lua_Integer i = 1; i <= count; i++) {
       lua_geti(L, 2, i);
-      lua_Integer v;
-      int isint = errors_integer(L, -1, &v);
+      lua_Integer v;   /* ("1" was 'not a dimension (1 to 2)') */
+      if (!errors_integer(L, -1, &v)) return luaL_error(L, "squeeze: dims[%I] must be an integer, got %s", i, errors_value(L, -1));
       lua_Integer d = v < 0 ? v + n : v - 1;
       lua_pop(L, 1);
-      if (!isint || d < 0 || d >= n)
+      if (d < 0 || d >= n)
         return luaL_error(L, "squeeze: dims[%I] is not a dimension (1 to %d)", i, n);
       if (pick[d]) return luaL_error(L, "squeeze: dimension %d is named twice", d + 1);
       if (l.shape.dim[d] != 1)

@@ -4,14 +4,7 @@
 -- Loaded at the first call of one (lua/gpu.lua). Dims are 1-based, negative from the end.
 local gpu = ...
 local fft = gpu.fft
-local is_array, described = gpu._is_array, gpu._described
-
-local function shown(v)
-  if type(v) ~= "number" then return described(v) end
-  if v ~= v then return "nan" end   -- as printing shows it (Lua's own text for 0/0 is -nan)
-  if math.type(v) == "float" and v == math.floor(v) and math.abs(v) < 2 ^ 63 then return ("%.0f"):format(v) end
-  return tostring(v)
-end
+local is_array, described, shown = gpu._is_array, gpu._described, gpu._arg.shown
 
 -- n and d of fftfreq and rfftfreq: NumPy raises for n = 0 and d = 0 (a division by zero)
 local function window(api, n, d)
@@ -66,8 +59,11 @@ local function dims_of(api, dims, ndim)
   for i = 1, rawlen(list) do
     local d = rawget(list, i)
     if math.type(d) == "float" and d == math.floor(d) then d = math.tointeger(d) or d end
-    if math.type(d) ~= "integer" or d == 0 or d > ndim or d < -ndim then
-      error(("gpu.fft.%s: dim %s is out of range for %d-D arrays"):format(api, shown(d), ndim), 3)
+    if math.type(d) ~= "integer" then   -- ("1" was 'dim string is out of range')
+      error(("gpu.fft.%s: dim must be an integer, got %s"):format(api, shown(d)), 3)
+    end
+    if d == 0 or d > ndim or d < -ndim then
+      error(("gpu.fft.%s: dim %d is out of range for %d-D arrays"):format(api, d, ndim), 3)
     end
     d = d < 0 and ndim + 1 + d or d
     if seen[d] then error(("gpu.fft.%s: dim %d appears twice"):format(api, d), 3) end

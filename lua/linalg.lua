@@ -361,8 +361,9 @@ end
 -- inv(a)), by repeated squaring with gpu.matmul
 function linalg.matrix_power(a, p)
   local batch, count = matrices(a, "matrix_power", true)
+  if math.type(p) == "float" and p == math.floor(p) then p = math.tointeger(p) or p end   -- (2.0 too, as a dim's)
   if math.type(p) ~= "integer" then
-    fail("matrix_power", 2, "the exponent must be an integer, got %s", tostring(p))
+    fail("matrix_power", 2, "the exponent must be an integer, got %s", gpu._arg.shown(p))
   end
   if p < 0 and a.dtype == "float16" then   -- an inverse: linear algebra, which refuses it
     fail("matrix_power", 2, "float16 arrays are not supported in linear algebra: convert with a:astype('float32')")
@@ -515,7 +516,7 @@ end
 
 local function norm_dim(d, ndim, i)
   d = type(d) == "number" and math.tointeger(d) or d   -- 1.0 is dim 1, as gpu.norm's
-  if math.type(d) ~= "integer" then fail("norm", 3, "argument 3 must hold integer dims, got %s", tostring(d)) end
+  if math.type(d) ~= "integer" then fail("norm", 3, "argument 3 must hold integer dims, got %s", gpu._arg.shown(d)) end
   local k = d < 0 and d + ndim + 1 or d
   if k < 1 or k > ndim then fail("norm", 3, "dim %d is out of range for %d dimensions", d, ndim) end
   return k, i
@@ -686,7 +687,8 @@ function gpu.polyfit(x, y, deg, opts)
   if not is_array(y) or (y.ndim ~= 1 and y.ndim ~= 2) then bad("y must be a 1-D or 2-D device array") end
   gpu._arg.here("polyfit", {x, "an array", y, "an array"})
   if y.shape[1] ~= x.shape[1] then bad("x and y must have the same length (%d and %d)", x.shape[1], y.shape[1]) end
-  if math.type(deg) ~= "integer" or deg < 0 then bad("deg must be a non-negative integer, got %s", tostring(deg)) end
+  if math.type(deg) == "float" and deg == math.floor(deg) then deg = math.tointeger(deg) or deg end   -- (1.0 too, as NumPy's)
+  if math.type(deg) ~= "integer" or deg < 0 then bad("deg must be a non-negative integer, got %s", gpu._arg.shown(deg)) end
   if x.shape[1] == 0 then bad("x is empty") end
   if opts ~= nil and type(opts) ~= "table" then bad("the options must be a table") end
   opts = gpu._arg.options(opts, "polyfit", "rcond full w")

@@ -455,7 +455,7 @@ local function shape_of(s, api, what)
   for i = 1, #s do
     local v = s[i]
     if type(v) == "number" and v == math.floor(v) then v = math.tointeger(v) or v end
-    if math.type(v) ~= "integer" or v < 0 then fail(api, "%s[%d] must be a non-negative integer, got %s", what, i, tostring(v)) end
+    if math.type(v) ~= "integer" or v < 0 then fail(api, "%s[%d] must be a non-negative integer, got %s", what, i, gpu._arg.shown(v)) end
     t[i] = v
   end
   if #t == 0 then fail(api, "%s must have at least one dim", what) end

@@ -38,12 +38,12 @@ function Operator:dot(x)
 end
 
 local function dims_of(shape, api)
-  if type(shape) ~= "table" or #shape ~= 2 then fail(api, "shape must be a table {m, n}, got %s", tostring(shape)) end
+  if type(shape) ~= "table" or #shape ~= 2 then fail(api, "shape must be a table {m, n}, got %s", gpu._arg.shown(shape)) end
   for k = 1, 2 do
     local v = shape[k]
     if math.type(v) == "float" and v == math.floor(v) then v = math.tointeger(v) end
     if math.type(v) ~= "integer" or v < 0 then
-      fail(api, "shape[%d] must be a non-negative integer, got %s", k, tostring(shape[k]))
+      fail(api, "shape[%d] must be a non-negative integer, got %s", k, gpu._arg.shown(shape[k]))
     end
     shape[k] = v
   end

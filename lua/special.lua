@@ -51,11 +51,20 @@ local function options(name, x, dim, opts)
     end
     x = gpu.asarray(x)
   end
-  for _, d in ipairs(type(dim) == "table" and dim or {dim}) do   -- gpu.max's message would name gpu.max
-    if math.type(d) ~= "integer" or d == 0 or d > x.ndim or d < -x.ndim then
-      error(("gpu.special.%s: dim %s is out of range for an array of %d dimensions"):format(name, tostring(d), x.ndim), 3)
+  -- each dim an integer (1.0 too, as gpu.sum's) in range: gpu.max's message would name gpu.max
+  local dims = {}
+  for k, d in pairs(type(dim) == "table" and dim or {dim}) do dims[k] = d end
+  for i, d in ipairs(dims) do
+    if math.type(d) == "float" and d == math.floor(d) then d = math.tointeger(d) or d end
+    if math.type(d) ~= "integer" then
+      error(("gpu.special.%s: dim must be an integer, got %s"):format(name, gpu._arg.shown(d)), 3)
     end
+    if d == 0 or d > x.ndim or d < -x.ndim then
+      error(("gpu.special.%s: dim %d is out of range for an array of %d dimensions"):format(name, d, x.ndim), 3)
+    end
+    dims[i] = d
   end
+  if dim ~= nil then dim = type(dim) == "table" and dims or dims[1] end
   local k = x.dtype
   if k:find("complex") then error(("gpu.special.%s: complex arrays are not supported"):format(name), 3) end
   if not k:find("float") then x = x:astype("float64") end

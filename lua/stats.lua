@@ -501,7 +501,7 @@ function gpu.bincount(x, opts)
   local minlength = opts.minlength or 0
   if math.type(minlength) == "float" and minlength == math.floor(minlength) then minlength = math.tointeger(minlength) end
   if math.type(minlength) ~= "integer" or minlength < 0 then
-    error(("gpu.bincount: minlength must be a non-negative integer, got %s"):format(tostring(opts.minlength)), 2)
+    error(("gpu.bincount: minlength must be a non-negative integer, got %s"):format(gpu._arg.shown(opts.minlength)), 2)
   end
   local w = opts.weights
   if w ~= nil and (not is_array(w) or not same_shape(w.shape, x.shape)) then
@@ -810,7 +810,7 @@ function gpu.vander(x, n, opts)
   if x.ndim ~= 1 then error(("gpu.vander: x must be 1-D, got %d-D"):format(x.ndim), 2) end
   n = n or x.size
   if math.type(n) ~= "integer" and not (type(n) == "number" and n == math.floor(n)) or n < 0 then
-    error(("gpu.vander: n must be a non-negative integer, got %s"):format(tostring(n)), 2)
+    error(("gpu.vander: n must be a non-negative integer, got %s"):format(gpu._arg.shown(n)), 2)
   end
   n = math.tointeger(n)
   gpu._arg.elements(gpu._arg.times(x.size, n, "vander", "columns", 3), "vander", 3)

@@ -34,7 +34,7 @@ describe("complex arrays", function()
     assert.are.equal("0.1-1e+20j", tostring(C(0.1, -1e20)))
     assert.are.equal(C(4, 2), C(1, 2) + 3)
     assert.are.equal(C(-3, 4), C(1, 2) * C(1, 2))
-    assert.matches("element %[1%] %(x%) expected a number or a gpu.complex for complex64",
+    assert.matches('element %[1%] %(a string %("x"%)%) expected a number or a gpu.complex for complex64',
                    S.errof(gpu.array, {"x"}, "complex64"))
   end)
 

@@ -146,6 +146,10 @@ describe("gpu.fft.fftshift and ifftshift", function()
 
   it("refuse dims out of range or given twice, and what is not an array", function()
     assert.matches("gpu.fft.fftshift: dim 4 is out of range for 3%-D arrays", S.errof(gpu.fft.fftshift, y, 4))
+    -- a string dim shown quoted ("1" was 'dim string is out of range'), 1.5 no integer
+    assert.matches('gpu.fft.fftshift: dim must be an integer, got a string ("1")', S.errof(gpu.fft.fftshift, y, "1"), 1, true)
+    assert.matches("gpu.fft.ifftshift: dim must be an integer, got 1.5", S.errof(gpu.fft.ifftshift, y, {1, 1.5}), 1, true)
+    assert.matches('gpu.fft.fftfreq: n must be a positive integer, got a string ("4")', S.errof(gpu.fft.fftfreq, "4"), 1, true)
     assert.matches("gpu.fft.ifftshift: dim 1 appears twice", S.errof(gpu.fft.ifftshift, y, {1, -3}))
     assert.matches("gpu.fft.fftshift: x must be a device array, got table", S.errof(gpu.fft.fftshift, {1, 2}))
     -- a table of dims is a list: {axes = 1} (NumPy's name) was no dim, an unshifted copy

@@ -84,7 +84,7 @@ describe("gpu.host", function()
                    S.errof(gpu.host.array, {256}, "uint8"), 1, true)
     assert.matches("element [1] (1.844674407371e+19) out of range for uint64",
                    S.errof(gpu.host.array, {2^64}, "uint64"), 1, true)
-    assert.matches("element [1][2] (x) expected a number for float32",
+    assert.matches('element [1][2] (a string ("x")) expected a number for float32',
                    S.errof(gpu.host.array, {{1, "x"}}), 1, true)
     local h = gpu.host.zeros(2, "int16")
     assert.matches("cannot store 40000 in a int16 host array: out of range",

@@ -61,6 +61,9 @@ describe("gpu.ndimage's interpolation, adversarial inputs", function()
     err("gpu.ndimage.zoom: the result of shape {3000000000, 4000000000} cannot be made (", nd.zoom, a, 1e9)
     err("gpu.ndimage.affine_transform: the result of shape {4000000000000, 4} cannot be made (",
         nd.affine_transform, a, {1, 1}, {output_shape = {4000000000000, 4}})
+    -- a string size shown quoted (it said 'got 3', as the number)
+    err('gpu.ndimage.affine_transform: output_shape[1] must be a non-negative integer, got a string ("3")',
+        nd.affine_transform, a, {1, 1}, {output_shape = {"3", 4}})
     err("gpu.ndimage.rotate: angle must be finite, got inf", nd.rotate, a, math.huge, {reshape = false})
     err("gpu.ndimage.rotate: angle must be finite, got ", nd.rotate, a, 0 / 0)
     local f = gpu.zeros({3, 4})

@@ -420,6 +420,8 @@ describe("NumPy's less-used functions at their edges", function()
     assert.matches("gpu.eye: 1099511627776 rows of 1099511627776 elements are too many", S.errof(gpu.eye, 2 ^ 40), 1, true)
     assert.matches("gpu.tril_indices: 1099511627776 rows", S.errof(gpu.tril_indices, 2 ^ 40), 1, true)
     assert.matches("gpu.vander: 4611686018427387904 columns of 3 elements", S.errof(gpu.vander, gpu.ones(3), 2 ^ 62), 1, true)
+    -- a string n shown quoted (it said 'got 2', as the number)
+    assert.matches('gpu.vander: n must be a non-negative integer, got a string ("2")', S.errof(gpu.vander, gpu.ones(3), "2"), 1, true)
   end)
 
   it("correlate a shorter a in 'same' mode, tril a bool matrix, fit float32 in float64 as NumPy's", function()

@@ -328,7 +328,7 @@ describe("gpu.sparse assignment of arrays", function()
     err("gpu.sparse.assign: a complex value (a complex64 matrix) cannot be assigned into a float64 matrix",
         set({{1, 2}, {1, 2}}, sp.csr_matrix({2, 2}, {dtype = "complex64"})))
     err("gpu.sparse.assign: the value: ragged table: [2] has 1 elements, expected 2", set({{1, 2}, {1, 2}}, {{1, 2}, {3}}))
-    err("gpu.sparse.assign: the value: element [2] (x) expected a number for float64", set({1, {1, 2}}, {1, "x"}))
+    err('gpu.sparse.assign: the value: element [2] (a string ("x")) expected a number for float64', set({1, {1, 2}}, {1, "x"}))
     local x = gpu.ones(4)
     x:free()
     err("gpu.sparse.assign: the value is a freed array", set({1}, x))

@@ -196,6 +196,9 @@ describe("gpu.sparse.linalg's bad inputs", function()
     {function() L.gmres(A, b, {callback_type = "y"}) end, "callback_type must be"},
     {function() L.LinearOperator({4}, print) end, "shape must be a table {m, n}"},
     {function() L.LinearOperator({4, -1}, print) end, "shape%[2%] must be a non%-negative integer, got %-1"},
+    -- a string shown quoted ("4" was 'got 4'), a table by its type, not its address
+    {function() L.LinearOperator({"4", 4}, print) end, 'shape%[1%] must be a non%-negative integer, got a string %("4"%)'},
+    {function() L.LinearOperator({4, 4, 4}, print) end, "shape must be a table {m, n}, got table$"},
     {function() L.LinearOperator({4, 4}, 5) end, "matvec must be a function, got number"},
     {function() L.LinearOperator({4, 4}, print, {dtype = "float8"}) end, "dtype must be a dtype name, got float8"},
     {function() L.LinearOperator({4, 4}, print):rmatvec(b) end, "this operator has no rmatvec"},

@@ -554,6 +554,18 @@ describe("gpu.special.softmax, log_softmax and logsumexp", function()
                      "bad argument to 'gpu.special.log_softmax' (options table expected, got number)")
   end)
 
+  it("take a dim as an integer (1.0 too, as gpu.sum's), a string shown quoted", function()
+    -- "1" was 'dim 1 is out of range for an array of 2 dimensions', 1.0 'dim 1.0 is out of range'
+    assert.has_error(function() S.softmax(gpu.zeros({2, 3}), "1") end,
+                     'gpu.special.softmax: dim must be an integer, got a string ("1")')
+    assert.has_error(function() S.log_softmax(gpu.zeros({2, 3}), {2, 1.5}) end,
+                     "gpu.special.log_softmax: dim must be an integer, got 1.5")
+    local x = gpu.array(X, "float64")
+    assert.are.same(S.softmax(x, 1):totable(), S.softmax(x, 1.0):totable())
+    assert.are.same(S.log_softmax(x, -1):totable(), S.log_softmax(x, {-1.0}):totable())
+    assert.are.same(S.logsumexp(x, 2):totable(), S.logsumexp(x, {dim = 2.0}):totable())
+  end)
+
   it("logsumexp takes keepdim as a boolean, as every function does", function()
     local x = gpu.array(X, "float64")   -- ({keepdim = 0} and {keepdim = "false"} kept the dims)
     assert.has_error(function() S.logsumexp(x, 1, {keepdim = 0}) end,

@@ -227,6 +227,9 @@ describe("gpu.bincount, isin, argwhere, flatnonzero and interp", function()
     assert.are.same({0, 0, 0}, gpu.bincount(gpu.zeros(0, "int64"), {minlength = 3}):totable())
     assert.matches("gpu.bincount: x must have no negative elements, got -1", S.errof(gpu.bincount, gpu.array({1, -1}, "int64")), 1, true)
     assert.matches("gpu.bincount: x must hold integers", S.errof(gpu.bincount, gpu.array({1.5})), 1, true)
+    -- a string minlength shown quoted (it said 'got 5', as the number)
+    assert.matches('gpu.bincount: minlength must be a non-negative integer, got a string ("5")',
+                   S.errof(gpu.bincount, gpu.zeros(1, "int64"), {minlength = "5"}), 1, true)
   end)
 
   it("bincount: each bin sums its own weights alone (an inf, NaN or huge weight reaches no other)", function()
