@@ -880,6 +880,22 @@ local function one_spelling(f, what, level)
 end
 
 -- A list of strings without NUL bytes, or nil; options in their one spelling (a new table).
+-- A kernel's name as NVRTC's name expressions spell it: an identifier, with its namespaces
+-- and template arguments if any ("k", "ns::k", "k<float>"); another ("k<", "k+1") would
+-- reach the compiler only at the first launch, as an error in a name map of its own
+local function name_shape(n, what, level)
+  no_nul(n, what, level + 1)
+  local qual, rest = n:match("^%s*([%w_:]+)%s*(.-)%s*$")
+  local ok = qual and (rest == "" or rest:find("^<.*>$"))
+  for part in ((qual or ""):gsub("^::", "") .. "::"):gmatch("(.-)::") do
+    ok = ok and part:find("^[%a_][%w_]*$")
+  end
+  if not ok then
+    error(("%s is '%s', which is not a kernel's name (an identifier, with its namespaces and "
+           .. "template arguments if any: 'k', 'ns::k', 'k<float>')"):format(what, n), level + 1)
+  end
+end
+
 local function check_list(list, field, level)
   if list ~= nil and type(list) ~= "table" then
     error(("options.%s must be a list of strings"):format(field), level + 1)
@@ -888,7 +904,7 @@ local function check_list(list, field, level)
   for i, f in ipairs(list or {}) do
     local what = ("options.%s[%d]"):format(field, i)
     if type(f) ~= "string" then error(what .. " must be a string", level + 1) end
-    no_nul(f, what, level + 1)
+    if field == "names" then name_shape(f, what, level + 1) else no_nul(f, what, level + 1) end
     out[i] = field == "options" and one_spelling(f, what, level + 1) or f
   end
   return list and out
@@ -980,9 +996,9 @@ local function find_decl(decls, name)
   local full = full_name(name)
   local found
   for _, d in ipairs(decls) do
-    if d.name == full then return d, targs end
+    if d.name == full then found = d; break end
   end
-  for _, d in ipairs(decls) do
+  for _, d in ipairs(found and {} or decls) do
     if d.name:sub(-#full - 2) == "::" .. full then
       if found then
         return nil, nil, ("the source has several kernels named '%s' (%s and %s): name one in full")
@@ -990,6 +1006,11 @@ local function find_decl(decls, name)
       end
       found = d
     end
+  end
+  if found and targs and not found.template then
+    -- NVRTC would refuse the name only when the program is compiled, at the first launch
+    return nil, nil, ("kernel '%s' is not a template: name it without template arguments ('%s')")
+                     :format(found.name, full)
   end
   return found, found and targs
 end
@@ -1059,6 +1080,7 @@ kernel_in = function(source, decls, name, options)
   elseif type(name) ~= "string" then
     error(("bad argument #2 to 'kernel' (name string expected, got %s)"):format(type(name)), 2)
   else
+    name_shape(name, "the name", 2)
     -- "k" (or "m::k") for a kernel declared in a namespace is "ns::k" ("n::m::k"), the name
     -- expression compilers take
     local d, _, why = find_decl(decls, name)

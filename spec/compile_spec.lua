@@ -118,6 +118,27 @@ __global__ void broken(float *x) {
                    S.errof(gpu.kernel, VECADD, {options = {"-DA", "-DB\0-DC"}}), 1, true)
     assert.matches("options.names[1] has a NUL byte",
                    S.errof(gpu.module, VECADD, {names = {"k\0"}}), 1, true)
+    assert.matches("the name has a NUL byte at position 7 (the compiler would stop reading there)",
+                   S.errof(gpu.kernel, VECADD, "vecadd\0anything"), 1, true)
+  end)
+
+  it("refuses a name that is not a kernel's name when the kernel is made, not at its launch", function()
+    local src = "template <class T> __global__ void s(T *a) {}\n" .. VECADD
+    for _, n in ipairs({"vecadd<", "vecadd+1", "vecadd()", "&vecadd", "s<float>x", "ns :: vecadd", "vecadd::"}) do
+      assert.matches("the name is '" .. n .. "', which is not a kernel's name (an identifier, with its "
+                     .. "namespaces and template arguments if any: 'k', 'ns::k', 'k<float>')",
+                     S.errof(gpu.kernel, src, n), 1, true)
+    end
+    assert.matches("options.names[2] is 'vecadd<', which is not a kernel's name",
+                   S.errof(gpu.module, src, {names = {"s<int>", "vecadd<"}}), 1, true)
+    assert.matches("kernel 'vecadd' is not a template: name it without template arguments ('vecadd')",
+                   S.errof(gpu.kernel, src, "vecadd<float>"), 1, true)
+    assert.matches("options.names[1] is 'vecadd<int>': kernel 'vecadd' is not a template",
+                   S.errof(gpu.module, src, {names = {"vecadd<int>"}}), 1, true)
+    -- names NVRTC takes, spaces and all
+    for _, n in ipairs({" vecadd ", "::vecadd", "s<float>", " s< float > "}) do
+      assert.matches(S.target(), gpu.kernel(src, n):compile())
+    end
     assert.matches("options.options[1] is '-I' alone: give it and its value in one string ('-IX')",
                    S.errof(gpu.kernel, VECADD, {options = {"-I", "/usr/include"}}), 1, true)
   end)
