@@ -63,16 +63,18 @@ static struct {
   void (*error_fini)(zip_error_t *);
 } z;
 
-/* An open archive and the member being read, closed by the collector if an error leaves
- * them open; whoever closes one first sets it to NULL. */
-typedef struct ZipBox { zip_t *zip; zip_file_t *file; } ZipBox;
+/* An open archive and the member being read, and the file before libzip has it, closed by
+ * the collector if an error leaves them open; whoever closes one first sets it to NULL (-1). */
+typedef struct ZipBox { zip_t *zip; zip_file_t *file; int fd; } ZipBox;
 
 static int box_gc(lua_State *L) {
   ZipBox *box = lua_touserdata(L, 1);
   if (box->file) z.fclose(box->file);
   if (box->zip) z.discard(box->zip);
+  if (box->fd >= 0) close(box->fd);
   box->file = NULL;
   box->zip = NULL;
+  box->fd = -1;
   return 0;
 }
 
@@ -103,6 +105,7 @@ static ZipBox *push_box(lua_State *L) {
   ZipBox *box = lua_newuserdatauv(L, sizeof *box, 0);
   box->zip = NULL;
   box->file = NULL;
+  box->fd = -1;
   if (luaL_newmetatable(L, "gpu.zipfile")) {
     lua_pushcfunction(L, box_gc);
     lua_setfield(L, -2, "__gc");
@@ -253,11 +256,16 @@ static int npz_write(lua_State *L) {
   return 0;
 }
 
-typedef struct ZipSource { NpySource s; zip_file_t *f; } ZipSource;
+/* A member being read: its first bytes (pre, when they were looked at for the .npy magic)
+ * come first, then the rest from f. */
+typedef struct ZipSource { NpySource s; zip_file_t *f; size_t npre; char pre[6]; } ZipSource;
 
 static size_t member_read(NpySource *s, void *buf, size_t n) {
-  zip_file_t *f = ((ZipSource *)s)->f;
-  size_t got = 0;
+  ZipSource *zs = (ZipSource *)s;
+  zip_file_t *f = zs->f;
+  size_t got = n < zs->npre ? n : zs->npre;
+  memcpy(buf, zs->pre, got);
+  memmove(zs->pre, zs->pre + got, zs->npre -= got);
   while (got < n) {
     int64_t r = z.fread(f, (char *)buf + got, n - got);
     if (r < 0) s->error = z.file_strerror(f);   /* a bad CRC shows at the end, here */
@@ -267,19 +275,52 @@ static size_t member_read(NpySource *s, void *buf, size_t n) {
   return got;
 }
 
-/* [-0, +2, e] Member i (name, a .npy) of box->zip: its name less .npy, and its host array.
- * The header comes first, and the size the archive gives for the member must be the header's
- * and its shape's before any data is read: a small deflated member of gigabytes is refused
- * unread, and never more than the shape needs is allocated. */
+/* [-0, +1, e] The bytes of src, a member that is not a .npy, as a Lua string (what NumPy's
+ * NpzFile gives for one: bytes); never more than the archive says it holds. */
+static void member_bytes(lua_State *L, ZipSource *src) {
+  luaL_Buffer b;
+  uint64_t total = 0;
+  luaL_buffinit(L, &b);
+  for (size_t n;; total += n) {
+    n = member_read(&src->s, luaL_prepbuffer(&b), LUAL_BUFFERSIZE);
+    luaL_addsize(&b, n);
+    if (src->s.size >= 0 && total + n > (uint64_t)src->s.size)
+      luaL_error(L, "cannot read %s: the archive says it holds %I bytes, it holds more", src->s.who,
+                 (lua_Integer)src->s.size);
+    if (n == 0 || src->s.error) break;
+  }
+  if (src->s.error) luaL_error(L, "cannot read %s: %s", src->s.who, src->s.error);
+  luaL_pushresult(&b);
+}
+
+/* [-0, +2, e] Member i (name) of box->zip: NumPy's key for it (the name, less .npy when it
+ * ends so), and its host array; for a member of another name that does not start with the
+ * .npy magic, its bytes (NumPy's NpzFile reads both so). The header comes first, and the
+ * size the archive gives for the member must be the header's and its shape's before any
+ * data is read: a small deflated member of gigabytes is refused unread, and never more than
+ * the shape needs is allocated. */
 static void read_member(lua_State *L, ZipBox *box, uint64_t i, const char *name, const char *path) {
   zip_stat_t st;
   int sized = z.stat_index(box->zip, i, 0, &st) == 0 && (st.valid & ZIP_STAT_SIZE) &&
               st.size <= INT64_MAX;
-  lua_pushlstring(L, name, strlen(name) - 4);
+  size_t len = strlen(name);
+  int npy = len >= 4 && strcmp(name + len - 4, ".npy") == 0;
+  lua_pushlstring(L, name, npy ? len - 4 : len);
   const char *who = lua_pushfstring(L, "'%s' in '%s'", name, path);
   if ((box->file = z.fopen_index(box->zip, i, 0)) == NULL)
     luaL_error(L, "cannot read %s: %s", who, z.strerror(box->zip));
-  ZipSource src = {{member_read, NULL, who, "the member", sized ? (int64_t)st.size : -1}, box->file};
+  ZipSource src = {{member_read, NULL, who, "the member", sized ? (int64_t)st.size : -1}, box->file, 0, ""};
+  if (!npy) {   /* a look at its magic, which member_read gives again */
+    src.npre = member_read(&src.s, src.pre, sizeof src.pre);
+    src.npre = src.s.error ? 0 : src.npre;   /* (the error shows at the next read) */
+    if (src.npre < sizeof src.pre || memcmp(src.pre, "\x93NUMPY", sizeof src.pre) != 0) {
+      member_bytes(L, &src);
+      z.fclose(box->file);
+      box->file = NULL;
+      lua_remove(L, -2);   /* who */
+      return;
+    }
+  }
   int fortran = npy_read_array(L, &src.s);
   z.fclose(box->file);
   box->file = NULL;
@@ -291,6 +332,60 @@ static void read_member(lua_State *L, ZipBox *box, uint64_t i, const char *name,
   }
 }
 
+static uint64_t le(const unsigned char *p, int n) {   /* a little-endian number of n bytes */
+  uint64_t v = 0;
+  while (n-- > 0) v = v << 8 | p[n];
+  return v;
+}
+
+/* [-0, +1, m] The central directory of the archive on fd (size bytes), as a userdata of *n
+ * bytes; NULL (and nil) where it is not found (libzip then says what is wrong with the
+ * archive). It ends where the end record (zip64's, where there is one) starts. */
+static unsigned char *push_directory(lua_State *L, int fd, uint64_t size, size_t *n) {
+  size_t t = size < 22 + 65535 ? (size_t)size : 22 + 65535;
+  unsigned char *b = lua_newuserdatauv(L, t + 56, 0), *r = b + t;
+  int64_t e = t >= 22 && pread(fd, b, t, (off_t)(size - t)) == (ssize_t)t ? (int64_t)t - 22 : -1;
+  while (e >= 0 && memcmp(b + e, "PK\5\6", 4) != 0) e--;
+  uint64_t end = e >= 0 ? size - t + (uint64_t)e : 0, len = e >= 0 ? le(b + e + 12, 4) : 1;
+  if (len == 0xFFFFFFFF) {   /* zip64's record, just before its 20-byte locator */
+    int found = end >= 76 && pread(fd, r, 56, (off_t)(end - 76)) == 56 && memcmp(r, "PK\6\6", 4) == 0;
+    end = found ? end - 76 : 0;
+    len = found ? le(r + 40, 8) : 1;
+  }
+  lua_pop(L, 1);
+  unsigned char *cd = len <= end ? lua_newuserdatauv(L, (size_t)len, 0) : NULL;
+  if (cd == NULL || pread(fd, cd, (size_t)len, (off_t)(end - len)) != (ssize_t)len) {
+    if (cd) lua_pop(L, 1);
+    lua_pushnil(L);
+    return NULL;
+  }
+  *n = (size_t)len;
+  return cd;
+}
+
+/* Raises naming the first member of the archive on fd (size bytes) whose name holds a zero
+ * byte: libzip's names are C strings, cut short there (and so are NumPy's: 'a\0b.npy' is its
+ * 'a'), so the member would be loaded under another name. */
+static void check_names(lua_State *L, int fd, uint64_t size, const char *path) {
+  size_t n = 0;
+  const unsigned char *cd = push_directory(L, fd, size, &n);
+  for (size_t p = 0; cd && p + 46 <= n && memcmp(cd + p, "PK\1\2", 4) == 0;) {
+    size_t len = le(cd + p + 28, 2);
+    if (p + 46 + len > n) break;
+    if (memchr(cd + p + 46, 0, len)) {
+      luaL_Buffer b;   /* the name as a Lua string shows it: "a\0b.npy" */
+      luaL_buffinit(L, &b);
+      for (size_t k = 0; k < len; k++)
+        cd[p + 46 + k] ? luaL_addchar(&b, (char)cd[p + 46 + k]) : luaL_addstring(&b, "\\0");
+      luaL_pushresult(&b);
+      luaL_error(L, "cannot read '%s': \"%s\" is not a member name (it holds a zero byte)", path,
+                 lua_tostring(L, -1));
+    }
+    p += 46 + len + le(cd + p + 30, 2) + le(cd + p + 32, 2);
+  }
+  lua_pop(L, 1);
+}
+
 /* gpu._npz_read(path): {name = host array, ...}. The path is opened once, here, so that a
  * missing file and a directory are named as such; a missing file is named before libzip
  * is looked for, where libzip is missing too. */
@@ -300,23 +395,20 @@ static int npz_read(lua_State *L) {
   if (stat(path, &st) != 0) return luaL_error(L, "cannot read '%s': %s", path, strerror(errno));
   zip_load(L);
   ZipBox *box = push_box(L);
-  int fd = open(path, O_RDONLY | O_CLOEXEC), err = 0;
+  int fd = box->fd = open(path, O_RDONLY | O_CLOEXEC), err = 0;
   if (fd < 0 || fstat(fd, &st) != 0) err = errno;
   else if (S_ISDIR(st.st_mode)) err = EISDIR;
-  if (err) {
-    if (fd >= 0) close(fd);
+  if (err)
     return luaL_error(L, "cannot read '%s': %s", path, err == EISDIR ? "it is a directory" : strerror(err));
-  }
-  if ((box->zip = z.fdopen(fd, ZIP_RDONLY, &err)) == NULL) {   /* which closes fd when it opens */
-    close(fd);
+  check_names(L, fd, (uint64_t)st.st_size, path);
+  if ((box->zip = z.fdopen(fd, ZIP_RDONLY, &err)) == NULL)   /* which closes fd when it opens */
     return luaL_error(L, "cannot read '%s': %s", path, open_error(L, err));
-  }
+  box->fd = -1;
   lua_newtable(L);
   int64_t count = z.get_num_entries(box->zip, 0);
   for (int64_t i = 0; i < count; i++) {
     const char *name = z.get_name(box->zip, (uint64_t)i, 0);
-    size_t len = name ? strlen(name) : 0;
-    if (len < 5 || strcmp(name + len - 4, ".npy") != 0) continue;   /* not an array */
+    if (name == NULL) return luaL_error(L, "cannot read '%s': %s", path, z.strerror(box->zip));
     read_member(L, box, (uint64_t)i, name, path);
     lua_rawset(L, -3);
   }

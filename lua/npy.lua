@@ -104,7 +104,9 @@ function gpu.loadz(path, opts)
   local ok, t = pcall(gpu._npz_read, path)
   if not ok then error(t, 2) end
   if device then
-    for k, h in pairs(t) do t[k] = gpu.array(h) end
+    for k, h in pairs(t) do
+      if type(h) ~= "string" then t[k] = gpu.array(h) end   -- (a member that is not a .npy: its bytes)
+    end
   end
   return t
 end

@@ -402,6 +402,37 @@ describe("gpu.savez and gpu.loadz #libzip", function()
     os.execute("rm -rf " .. d)
   end)
 
+  it("load every member as NumPy does: named without .npy, and a member that is not a .npy as its bytes; refuse a name with a zero byte", function()
+    local d = tmpdir()
+    local function member(name, v)
+      return {name = name, data = npy_bytes("{'descr': '<i4', 'fortran_order': False, 'shape': (1,)}", string.pack("<i4", v))}
+    end
+    write(d .. "/k.npz", zip({member("noext", 1), member(".npy", 2), member("c.npy", 3), member("d.npy.npy", 4),
+                              {name = "notes.txt", data = "hi"}, {name = "x.bin", data = "\x93NUM"}}))
+    for _, device in ipairs({false, true}) do
+      local t = gpu.loadz(d .. "/k.npz", {device = device})
+      local keys = {}
+      for k in pairs(t) do keys[#keys + 1] = k end
+      table.sort(keys)
+      assert.are.same({"", "c", "d.npy", "noext", "notes.txt", "x.bin"}, keys)
+      assert.are.same({{1}, {2}, {3}, {4}}, {t.noext:totable(), t[""]:totable(), t.c:totable(), t["d.npy"]:totable()})
+      assert.are.same({"hi", "\x93NUM"}, {t["notes.txt"], t["x.bin"]})
+    end
+    write(d .. "/z.npz", zip({member("c.npy", 3), member("a\0b.npy", 1)}))
+    assert.matches("cannot read '" .. d .. [[/z.npz': "a\0b.npy" is not a member name (it holds a zero byte)]],
+                   S.errof(gpu.loadz, d .. "/z.npz"), 1, true)
+    -- the same before other bytes and after a zip64 end record, as large archives have
+    local z = zip({member("c.npy", 3), member("nul\0", 1)})
+    local at = #z - 22
+    local cd_size, cd_at = string.unpack("<I4I4", z, at + 13)
+    local z64 = string.pack("<I4I8I2I2I4I4I8I8I8I8", 0x06064b50, 44, 45, 45, 0, 0, 2, 2, cd_size, cd_at + 100)
+    local loc = string.pack("<I4I4I8I4", 0x07064b50, 0, at + 100, 1)
+    local eocd = string.pack("<I4I2I2I2I2I4I4I2", 0x06054b50, 0, 0, 0xFFFF, 0xFFFF, 0xFFFFFFFF, 0xFFFFFFFF, 0)
+    write(d .. "/z64.npz", ("#"):rep(100) .. z:sub(1, at) .. z64 .. loc .. eocd)
+    assert.matches([["nul\0" is not a member name]], S.errof(gpu.loadz, d .. "/z64.npz"), 1, true)
+    os.execute("rm -rf " .. d)
+  end)
+
   it("load bool bytes other than 0 and 1 as true, which is 1", function()
     local d = tmpdir()
     local npy = npy_bytes("{'descr': '|b1', 'fortran_order': False, 'shape': (3,)}", "\1\2\0")
