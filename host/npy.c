@@ -300,6 +300,9 @@ int npy_read_array(lua_State *L, NpySource *s) {
   read_header(L, s, &h, &at);
   size_t want = (size_t)h.shape.size * dtypes[h.dtype].size;
   const char *says = "its shape says %I bytes of data, %s holds %I";
+  if (s->size >= 0 && (uint64_t)s->size < at)   /* (an archive's word for a member's size) */
+    source_error(L, s, "%s holds %I bytes, less than its %I-byte header", s->what, (lua_Integer)s->size,
+                 (lua_Integer)at);
   if (s->size >= 0 && (uint64_t)s->size != at + want)   /* before allocating what it says */
     source_error(L, s, says, (lua_Integer)want, s->what, (lua_Integer)s->size - (lua_Integer)at);
   GpuShape d = h.shape;

@@ -383,6 +383,12 @@ describe("gpu.savez and gpu.loadz #libzip", function()
     write(d .. "/liar.npz", zip({m}))
     assert.matches("cannot read 'x.npy' in '" .. d .. "/liar.npz': its shape says 16 bytes of data, the member holds more",
                    S.errof(gpu.loadz, d .. "/liar.npz"), 1, true)
+    -- a central directory that gives the member fewer bytes than its header has
+    local m = gzip_member(d, "x.npy", npy, 0)
+    m.size = 10
+    write(d .. "/tiny.npz", zip({m}))
+    assert.matches("cannot read 'x.npy' in '" .. d .. "/tiny.npz': the member holds 10 bytes, less than its "
+                   .. #npy - 16 .. "-byte header", S.errof(gpu.loadz, d .. "/tiny.npz"), 1, true)
     write(d .. "/short.npz", zip({{name = "x.npy", data = npy:sub(1, -2)}}))
     assert.matches("its shape says 16 bytes of data, the member holds 15", S.errof(gpu.loadz, d .. "/short.npz"), 1, true)
     os.execute("rm -rf " .. d)
