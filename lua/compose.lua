@@ -55,11 +55,11 @@ function gpu.linspace(start, stop, num, opts)
   if type(opts) ~= "table" then error("gpu.linspace: argument 4 must be a table of options", 2) end
   gpu._arg.options(opts, "linspace", "endpoint dtype")
   local endpoint = gpu._arg.flag(opts, "endpoint", "linspace", true)
+  local dtype = gpu._arg.dtype_option(opts, "linspace", "float32", 2)
   local div = endpoint and num - 1 or num
   local y = gpu.arange(num, "float64")
   if div > 0 then y = y * ((stop - start) / div) + start else y = y + start end
   if endpoint and num > 1 then y[{ -1 }] = stop end
-  local dtype = opts.dtype or "float32"
   if dtype ~= "float64" and gpu.issubdtype(dtype, "integer") then y = gpu.floor(y) end
   return dtype == "float64" and y or y:astype(dtype)
 end

@@ -23,7 +23,8 @@ local function dtype_of(api, opts)
   if opts ~= nil and type(opts) ~= "table" then
     error(("gpu.fft.%s: an options table ({dtype =}) expected as argument 3, got %s"):format(api, described(opts)), 3)
   end
-  return opts and gpu._arg.options(opts, "fft." .. api, "dtype").dtype or "float32"
+  return opts and gpu._arg.dtype_option(gpu._arg.options(opts, "fft." .. api, "dtype"), "fft." .. api, "float32", 3)
+         or "float32"
 end
 
 local function made(y, dtype) return dtype == "float64" and y or y:astype(dtype) end

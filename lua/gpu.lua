@@ -1361,6 +1361,14 @@ end
 -- A dtype argument of gpu.<api> at argument pos, checked before any work: its name (an
 -- error names the line that called gpu.<api>)
 function arg.dtype(dtype, api, pos) return dtype_name(dtype, 4, "gpu." .. api, pos) end
+-- opts.dtype of gpu.<api>, canonical (dflt where it is nil), or an error at `level` from the
+-- function calling this: "gpu.linspace: option dtype: unknown dtype 'flaot32' (...)"
+function arg.dtype_option(opts, api, dflt, level)
+  if opts.dtype == nil then return dflt end
+  local ok, name = pcall(dtype_name, opts.dtype, 0)
+  if not ok then error(("gpu.%s: option dtype: %s"):format(api, name), level + 1) end
+  return name
+end
 
 local function show(v)
   if v ~= v then return "nan" end
@@ -1398,7 +1406,7 @@ local function full(name, level, vpos, shape, value, dtype)
   local inferred = dtype == nil   -- float32, or complex128 for a gpu.complex (NumPy's full(2, 1+1j))
   if inferred and arg.is_complex(value) then dtype = "complex128" end
   if inferred and type(value) == "boolean" then dtype = "bool" end   -- NumPy's full(2, True)
-  dtype = dtype_name(dtype, level + 1)
+  dtype = dtype_name(dtype, level + 1, name, vpos == 0 and 2 or vpos + 1)   -- (ones' dtype is #2)
   local vt = type(value)
   if vt == "boolean" and dtype ~= "bool" then value, vt = value and 1 or 0, "number" end   -- NumPy's True is 1
   if vt ~= "number" and not (dtype == "bool" and vt == "boolean") and
@@ -1471,6 +1479,7 @@ end
 
 -- gpu.arange(stop), gpu.arange(start, stop [, step] [, dtype]): start, start+step, ... < stop
 function gpu.arange(start, stop, step, dtype)
+  local dpos = type(stop) == "string" and 2 or type(step) == "string" and 3 or 4
   if type(stop) == "string" then stop, step, dtype = nil, nil, stop end
   if type(step) == "string" then step, dtype = nil, step end
   local given = {start, stop or 0, step or 1}
@@ -1483,7 +1492,7 @@ function gpu.arange(start, stop, step, dtype)
   if stop == nil then start, stop = 0, start end
   step = step or 1
   if step == 0 then error("bad argument #3 to 'arange' (step must not be 0)", 2) end
-  dtype = dtype_name(dtype, 3)
+  dtype = dtype_name(dtype, 3, "arange", dpos)
   local q = (stop - start) / step
   local n = math.max(0, math.ceil(q))
   if q == 0 and stop ~= start and 1 / q > 0 then n = 1 end   -- NumPy's: an infinite step toward stop gives start

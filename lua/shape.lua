@@ -616,10 +616,10 @@ end
 -- evenly spaced from start to stop, in float64 as NumPy's, then made dtype (float32)
 function gpu.logspace(start, stop, num, opts)
   opts = options(opts, "logspace", "endpoint base dtype")
+  local dtype = gpu._arg.dtype_option(opts, "logspace", "float32", 2)
   local base = finite(opts.base or 10, "logspace", "base")
   local y = logspace64(finite(start, "logspace", "start"), finite(stop, "logspace", "stop"), num,
                        gpu._arg.flag(opts, "endpoint", "logspace", true), base)
-  local dtype = opts.dtype or "float32"
   return dtype == "float64" and y or y:astype(dtype)
 end
 
@@ -628,6 +628,7 @@ end
 -- linspace(log10 start, log10 stop), the ends start and stop themselves), then made dtype
 function gpu.geomspace(start, stop, num, opts)
   opts = options(opts, "geomspace", "endpoint dtype")
+  local dtype = gpu._arg.dtype_option(opts, "geomspace", "float32", 2)
   start, stop = finite(start, "geomspace", "start"), finite(stop, "geomspace", "stop")
   num = gpu._arg.elements(count(num, "geomspace", "num"), "geomspace", 3)
   if start == 0 or stop == 0 then error("gpu.geomspace: a geometric sequence cannot include 0", 2) end
@@ -640,7 +641,6 @@ function gpu.geomspace(start, stop, num, opts)
   if num > 0 then y[{ 1 }] = sign * start end
   if num > 1 and endpoint then y[{ -1 }] = sign * stop end
   if sign < 0 then y = -y end
-  local dtype = opts.dtype or "float32"
   return dtype == "float64" and y or y:astype(dtype)
 end
 

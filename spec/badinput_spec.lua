@@ -93,7 +93,7 @@ local rows = {
   {"gpu.ones(2^70)", function() return gpu.ones(2^70) end,
    "size is too large: 1.1805916207174e+21"},
   {"gpu.ones(4, 'bfloat16')", function() return gpu.ones(4, 'bfloat16') end,
-   "unknown dtype 'bfloat16' (float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64, bool, complex64, complex128, float16)"},
+   "bad argument #2 to 'ones' (unknown dtype 'bfloat16' (float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64, bool, complex64, complex128, float16)"},
   {"gpu.full(4)", function() return gpu.full(4) end,
    "bad argument #2 to 'full' (number, boolean or gpu.complex expected, got nil)"},
   {"gpu.full(4, 'x')", function() return gpu.full(4, 'x') end,
@@ -115,7 +115,7 @@ local rows = {
   {"gpu.full(4, 2^63, 'int64')", function() return gpu.full(4, 2^63, 'int64') end,
    "bad argument #2 to 'full' (9.2233720368548e+18 out of range for int64: -9223372036854775808 to 9223372036854775807)"},
   {"gpu.full(4, 1, 'nope')", function() return gpu.full(4, 1, 'nope') end,
-   "unknown dtype 'nope' (float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64, bool, complex64, complex128, float16)"},
+   "bad argument #3 to 'full' (unknown dtype 'nope' (float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64, bool, complex64, complex128, float16)"},
   {"gpu.full(-4, 1)", function() return gpu.full(-4, 1) end,
    "size must be non-negative, got -4"},
   {"gpu.full('x', 1)", function() return gpu.full('x', 1) end,
@@ -137,7 +137,7 @@ local rows = {
   {"gpu.ones_like(dead)", function() return gpu.ones_like(dead) end,
    "bad argument #1 to 'ones_like' (attempt to use a freed array)"},
   {"gpu.ones_like(a, 'nope')", function() return gpu.ones_like(a, 'nope') end,
-   "unknown dtype 'nope' (float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64, bool, complex64, complex128, float16)"},
+   "bad argument #2 to 'ones_like' (unknown dtype 'nope' (float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64, bool, complex64, complex128, float16)"},
   {"gpu.empty_like(true)", function() return gpu.empty_like(true) end,
    "bad argument #1 to 'empty_like' (array expected, got boolean)"},
   {"gpu.empty_like(dead)", function() return gpu.empty_like(dead) end,
@@ -177,9 +177,23 @@ local rows = {
   {"gpu.arange(0, 4, 0)", function() return gpu.arange(0, 4, 0) end,
    "bad argument #3 to 'arange' (step must not be 0)"},
   {"gpu.arange(0, 'x')", function() return gpu.arange(0, 'x') end,
-   "unknown dtype 'x' (float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64, bool, complex64, complex128, float16)"},
+   "bad argument #2 to 'arange' (unknown dtype 'x' (float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64, bool, complex64, complex128, float16)"},
+  {"gpu.full_like(a, 1, 'nope')", function() return gpu.full_like(a, 1, 'nope') end,
+   "bad argument #3 to 'full_like' (unknown dtype 'nope' (float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64, bool, complex64, complex128, float16))"},
+  {"gpu.arange(0, 4, 'nope')", function() return gpu.arange(0, 4, 'nope') end,
+   "bad argument #3 to 'arange' (unknown dtype 'nope' (float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64, bool, complex64, complex128, float16))"},
+  {"gpu.linspace(1, 2, 3, {dtype = 'flaot32'})", function() return gpu.linspace(1, 2, 3, {dtype = 'flaot32'}) end,
+   "gpu.linspace: option dtype: unknown dtype 'flaot32' (float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64, bool, complex64, complex128, float16)"},
+  {"gpu.linspace(1, 2, 3, {dtype = 5})", function() return gpu.linspace(1, 2, 3, {dtype = 5}) end,
+   "gpu.linspace: option dtype: dtype expected, got number"},
+  {"gpu.logspace(1, 2, 3, {dtype = 'flaot32'})", function() return gpu.logspace(1, 2, 3, {dtype = 'flaot32'}) end,
+   "gpu.logspace: option dtype: unknown dtype 'flaot32' (float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64, bool, complex64, complex128, float16)"},
+  {"gpu.geomspace(1, 2, 3, {dtype = 'flaot32'})", function() return gpu.geomspace(1, 2, 3, {dtype = 'flaot32'}) end,
+   "gpu.geomspace: option dtype: unknown dtype 'flaot32' (float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64, bool, complex64, complex128, float16)"},
+  {"gpu.fft.rfftfreq(4, 1, {dtype = 'flaot32'})", function() return gpu.fft.rfftfreq(4, 1, {dtype = 'flaot32'}) end,
+   "gpu.fft.rfftfreq: option dtype: unknown dtype 'flaot32' (float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64, bool, complex64, complex128, float16)"},
   {"gpu.arange(0, 4, 1, 'nope')", function() return gpu.arange(0, 4, 1, 'nope') end,
-   "unknown dtype 'nope' (float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64, bool, complex64, complex128, float16)"},
+   "bad argument #4 to 'arange' (unknown dtype 'nope' (float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64, bool, complex64, complex128, float16)"},
   {"gpu.arange(-1, 3, 'uint8')", function() return gpu.arange(-1, 3, 'uint8') end,
    "bad argument to 'arange' (-1 is out of range for uint8: 0 to 255)"},
   {"gpu.arange(0, 300, 'uint8')", function() return gpu.arange(0, 300, 'uint8') end,
@@ -1157,6 +1171,9 @@ describe("bad input", function()
     assert.matches("no __global__ function 'g'", at(gpu.kernel, SRC1, "g"), 1, true)
     assert.matches("number expected, got nan", at(gpu.arange, 0 / 0), 1, true)
     assert.matches("out of range for uint8", at(gpu.full, {2}, 300, "uint8"), 1, true)
+    assert.matches("bad argument #3 to 'full' (unknown dtype 'flaot32'", at(gpu.full, 3, 1, "flaot32"), 1, true)
+    assert.matches("gpu.linspace: option dtype: unknown dtype", at(gpu.linspace, 1, 2, 3, {dtype = "flaot32"}), 1, true)
+    assert.matches("gpu.geomspace: option dtype: unknown dtype", at(gpu.geomspace, 1, 2, 3, {dtype = "flaot32"}), 1, true)
   end)
 
   it("leaves the host working after all of them", function()
