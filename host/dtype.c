@@ -274,7 +274,7 @@ void shape_check(lua_State *L, int idx, GpuShape *s) {
     luaL_argerror(L, idx, lua_pushfstring(L, "shape (a number or a table of numbers) expected, "
                                           "got %s", luaL_typename(L, idx)));
   }
-  if (!shape_fits(s)) luaL_error(L, "shape is too large");
+  if (!shape_fits(s)) luaL_argerror(L, idx, "shape is too large: more elements than an array holds (2^48)");
   s->size = 1;
   for (int i = 0; i < s->ndim; i++) s->size *= s->dim[i];
 }

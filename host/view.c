@@ -220,7 +220,7 @@ static void shape_args(lua_State *L, int first, GpuShape *s, const char *name) {
   }
   GpuShape known = *s;   /* -1 entries aside, the sizes must be ones an array can have */
   for (int i = 0; i < n; i++) known.dim[i] = known.dim[i] == -1 ? 1 : known.dim[i];
-  if (!shape_fits(&known)) luaL_error(L, "shape is too large");
+  if (!shape_fits(&known)) luaL_error(L, "%s: shape is too large: more elements than an array holds (2^48)", name);
   for (int i = 0; i < n; i++) s->size *= s->dim[i];
 }
 

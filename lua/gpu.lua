@@ -1414,7 +1414,7 @@ local function full(name, level, vpos, shape, value, dtype)
     error(("bad argument #%d to '%s' (%s expected, got %s)"):format(vpos, name,
           (inferred or dtype:find("^complex")) and "number, boolean or gpu.complex" or "number or boolean", what(value)), level)
   end
-  local a = as(name, level + 1, {}, gpu.empty, shape, dtype)
+  local a = as(name, level + 1, {shape = 1}, gpu.empty, shape, dtype)
   if a.size > 0 then
     local launch = builtins()[("fill<%s>"):format(ctype_of[dtype])][config(a.size)]
     local ok, e = pcall(launch, a, a.size, value)
@@ -1504,10 +1504,14 @@ function gpu.arange(start, stop, step, dtype)
     if not dtype:match("^float") and not dtype:match("^complex") then start, second = trunc(start), trunc(second) end
     step = second - start
   end
-  if n > 0 then check_arange(start, start + (n - 1) * step, dtype) end
-  if n > 2 ^ 48 then   -- (gpu.empty's "size is too large" named neither arange nor the count)
-    error(("bad argument to 'arange' (%s elements: more than an array holds, 2^48)"):format(show(n)), 2)
+  -- (gpu.empty's "size is too large" named neither arange nor the count); first, unless start
+  -- or stop is infinite (out of the dtype's range): 1 / 5e-324 elements are inf, not a value
+  local function too_many()
+    error(("bad argument to 'arange' (%s elements: more than an array holds, 2^48)"):format(show(n)), 3)
   end
+  if n > 2 ^ 48 and math.abs(stop - start) < math.huge then too_many() end
+  if n > 0 then check_arange(start, start + (n - 1) * step, dtype) end
+  if n > 2 ^ 48 then too_many() end
   local a = as("arange", 3, {}, gpu.empty, n, dtype)
   if n > 0 then
     builtins()[("arange<%s>"):format(ctype_of[dtype])][config(n)](a, n, start, step)

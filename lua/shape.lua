@@ -132,7 +132,14 @@ function gpu.broadcast_to(a, shape)
   if type(shape) ~= "table" then shape = {shape} end
   gpu._arg.list(shape, "broadcast_to", "shape")
   local s = {}
-  for i, n in ipairs(shape) do s[i] = count(n, "broadcast_to", "each size") end
+  local reach = 1.0   -- (in float64: a product of integers would wrap)
+  for i, n in ipairs(shape) do
+    s[i] = count(n, "broadcast_to", "each size")
+    reach = reach * math.max(s[i], 1)
+  end
+  if reach > 2 ^ 48 then
+    error(("gpu.broadcast_to: shape %s is too large: more elements than an array holds (2^48)"):format(shape_text(s)), 2)
+  end
   local as = a.shape
   local fits = #s >= #as
   for k = 1, #as do fits = fits and (as[k] == 1 or as[k] == s[#s - #as + k]) end
@@ -448,13 +455,16 @@ end
 
 -- gpu.diag(v [, k]): for a 1-D v, a new square matrix with v on diagonal k (0 the main one,
 -- above it for k > 0), zeros elsewhere; for a matrix, gpu.diagonal(v, k) (a new array)
-function gpu.diag(v, k)
-  array(v, "diag", "v")
-  k = integer(k or 0, "diag", "k")
+-- (api: the public function, diag or diagflat, whose caller is 3 levels up from here)
+local function diag(v, k, api)
   if v.ndim == 2 then return gpu.diagonal(v, k) end
-  if v.ndim ~= 1 then error(("gpu.diag: a 1-D or 2-D array expected, got %d-D"):format(v.ndim), 2) end
+  if v.ndim ~= 1 then error(("gpu.diag: a 1-D or 2-D array expected, got %d-D"):format(v.ndim), 3) end
   local len = v.size
+  if k < -(1 << 48) or k > 1 << 48 then   -- (math.abs(math.mininteger) wraps)
+    error(("gpu.%s: k is %d: the result would have more elements than an array holds (2^48)"):format(api, k), 3)
+  end
   local n = len + math.abs(k)
+  gpu._arg.elements(gpu._arg.times(n, n, api, "rows", 4), api, 4)
   local out = gpu.zeros({n, n}, v.dtype)
   if len > 0 then
     local first = k >= 0 and k or -k * n   -- 0-based, in C order
@@ -464,9 +474,15 @@ function gpu.diag(v, k)
 end
 
 -- gpu.diagflat(v [, k]): gpu.diag of v flattened
+function gpu.diag(v, k)
+  array(v, "diag", "v")
+  local r = diag(v, integer(k or 0, "diag", "k"), "diag")
+  return r
+end
 function gpu.diagflat(v, k)
   array(v, "diagflat", "v")
-  return gpu.diag(gpu.ravel(v), k)
+  local r = diag(gpu.ravel(v), integer(k or 0, "diagflat", "k"), "diagflat")
+  return r
 end
 
 -- The sizes of a shape argument (a number or a table)

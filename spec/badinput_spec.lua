@@ -37,7 +37,21 @@ local rows = {
   {"gpu.zeros({1, 1, 1, 1, 1, 1, 1, 1, 1})", function() return gpu.zeros({1, 1, 1, 1, 1, 1, 1, 1, 1}) end,
    "shape must have 0 to 8 dimensions, got 9"},
   {"gpu.zeros({2, 2^40, 2^40})", function() return gpu.zeros({2, 2^40, 2^40}) end,
-   "shape is too large"},
+   "bad argument #1 to 'zeros' (shape is too large: more elements than an array holds (2^48))"},
+  {"gpu.ones({2^31, 2^31, 4}, 'complex128')", function() return gpu.ones({2^31, 2^31, 4}, 'complex128') end,
+   "bad argument #1 to 'ones' (shape is too large: more elements than an array holds (2^48))"},
+  {"gpu.full({2^31, 2^31}, 1)", function() return gpu.full({2^31, 2^31}, 1) end,
+   "bad argument #1 to 'full' (shape is too large"},
+  {"gpu.broadcast_to(gpu.zeros{1}, {2^62, 2^62})", function() return gpu.broadcast_to(gpu.zeros{1}, {2^62, 2^62}) end,
+   "gpu.broadcast_to: shape {4611686018427387904, 4611686018427387904} is too large: more elements than an array holds (2^48)"},
+  {"gpu.diag(gpu.ones{3}, math.mininteger)", function() return gpu.diag(gpu.ones{3}, math.mininteger) end,
+   "gpu.diag: k is -9223372036854775808: the result would have more elements than an array holds (2^48)"},
+  {"gpu.diag(gpu.ones{3}, 2^40)", function() return gpu.diag(gpu.ones{3}, 2^40) end,
+   "gpu.diag: 1099511627779 rows of 1099511627779 elements are too many for an array"},
+  {"gpu.diagflat(gpu.ones{3}, -2^40)", function() return gpu.diagflat(gpu.ones{3}, -2^40) end,
+   "gpu.diagflat: 1099511627779 rows of 1099511627779 elements are too many for an array"},
+  {"gpu.arange(0, 1, 5e-324)", function() return gpu.arange(0, 1, 5e-324) end,
+   "bad argument to 'arange' (inf elements: more than an array holds, 2^48)"},
   {"gpu.zeros({2, 'x'})", function() return gpu.zeros({2, 'x'}) end,
    "shape[2] must be a number, got string"},
   {"gpu.zeros({2, -3})", function() return gpu.zeros({2, -3}) end,
@@ -45,7 +59,7 @@ local rows = {
   {"gpu.zeros({2, 0.5})", function() return gpu.zeros({2, 0.5}) end,
    "shape[2] must be an integer, got 0.5"},
   {"gpu.zeros({2^30, 2^30})", function() return gpu.zeros({2^30, 2^30}) end,
-   "shape is too large"},
+   "bad argument #1 to 'zeros' (shape is too large"},
   {"gpu.zeros(-1)", function() return gpu.zeros(-1) end,
    "size must be non-negative, got -1"},
   {"gpu.zeros(2.5)", function() return gpu.zeros(2.5) end,
@@ -1172,6 +1186,10 @@ describe("bad input", function()
     assert.matches("number expected, got nan", at(gpu.arange, 0 / 0), 1, true)
     assert.matches("out of range for uint8", at(gpu.full, {2}, 300, "uint8"), 1, true)
     assert.matches("bad argument #3 to 'full' (unknown dtype 'flaot32'", at(gpu.full, 3, 1, "flaot32"), 1, true)
+    assert.matches("gpu.diag: k is", at(gpu.diag, gpu.ones({3}), math.mininteger), 1, true)
+    assert.matches("gpu.diagflat: 1099511627779 rows", at(gpu.diagflat, gpu.ones({3}), 2^40), 1, true)
+    assert.matches("gpu.broadcast_to: shape", at(gpu.broadcast_to, gpu.zeros({1}), {2^62, 2^62}), 1, true)
+    assert.matches("bad argument #1 to 'ones' (shape is too large", at(gpu.ones, {2^31, 2^31, 4}), 1, true)
     assert.matches("gpu.linspace: option dtype: unknown dtype", at(gpu.linspace, 1, 2, 3, {dtype = "flaot32"}), 1, true)
     assert.matches("gpu.geomspace: option dtype: unknown dtype", at(gpu.geomspace, 1, 2, 3, {dtype = "flaot32"}), 1, true)
   end)
