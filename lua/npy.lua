@@ -400,8 +400,9 @@ local function percent(spec, v, dt, single)
   local flags, w, prec, conv = spec:match("^%%([-+ #0]*)(%d*)%.?(%d*)(.)$")
   w = tonumber(w) or 0
   prec = spec:find(".", 1, true) and (tonumber(prec) or 0) or nil
-  -- Python's words: a width past its Py_ssize_t (a float here), a precision past a C int
-  if math.type(w) ~= "integer" then error("width too big", 0) end
+  -- Python's words: a width past its Py_ssize_t (a float here), a precision past a C int;
+  -- a width past a C int too, which Lua's string.rep cannot make (Python tries)
+  if math.type(w) ~= "integer" or w > 2147483647 then error("width too big", 0) end
   if prec and (math.type(prec) ~= "integer" or prec > 2147483647) then error("precision too big", 0) end
   local unsigned = dt == "uint64"
   if conv == "s" or conv == "r" then
@@ -516,7 +517,7 @@ function gpu._tofile(a, path, sep, fmt)
       out[i] = parts and parts[1] .. percent(parts[2], v, dt) .. parts[3] or element_text(v, dt)
     end
   end)
-  if not ok then error(("bad argument #3 to 'tofile' (format '%s': %s)"):format(fmt, err), 2) end
+  if not ok then error(("bad argument #3 to 'tofile' (format '%s': %s)"):format(fmt, gpu._arg.unwrapped(err)), 2) end
   write_file(path, table.concat(out, sep))
 end
 
@@ -583,7 +584,7 @@ function gpu.savetxt(path, a, opts)
       out[#out + 1] = table.concat(line) .. nl
     end
   end)
-  if not ok then error(("bad argument #3 to 'savetxt' (options.fmt '%s': %s)"):format(fmt, err), 2) end
+  if not ok then error(("bad argument #3 to 'savetxt' (options.fmt '%s': %s)"):format(fmt, gpu._arg.unwrapped(err)), 2) end
   if opts.footer and opts.footer ~= "" then out[#out + 1] = comments .. opts.footer:gsub("\n", function() return "\n" .. comments end) .. nl end
   write_file(path, table.concat(out))
 end

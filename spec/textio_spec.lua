@@ -331,6 +331,14 @@ describe("text files: exact integers, NumPy's % and str (review fixes)", functio
                    S.errof(gpu.savetxt, p, gpu.host.array({1}, "int64"), {fmt = "%99999999999999999999d"}), 1, true)
     assert.matches("precision too big",
                    S.errof(gpu.savetxt, p, gpu.host.array({1}, "float64"), {fmt = "%.99999999999999999999f"}), 1, true)
+    -- a width Python takes but Lua's string.rep cannot make (past a C int) said
+    -- '[gpu] lua/npy.lua:371: resulting string too large'
+    for _, w in ipairs({"9223372036854775807", "4611686018427387904", "2147483648"}) do
+      assert.matches(("bad argument #3 to 'savetxt' (options.fmt '%%%sd': width too big)"):format(w),
+                     S.errof(gpu.savetxt, p, gpu.host.array({1}, "int64"), {fmt = "%" .. w .. "d"}), 1, true)
+      assert.matches(("bad argument #3 to 'tofile' (format '%%%sd': width too big)"):format(w),
+                     S.errof(function() return gpu.array({1}, "int64"):tofile(p, " ", "%" .. w .. "d") end), 1, true)
+    end
     os.remove(p)
   end)
 
