@@ -260,7 +260,7 @@ void shape_check(lua_State *L, int idx, GpuShape *s) {
     lua_Integer n = (lua_Integer)lua_rawlen(L, idx);   /* raw, as table data is read */
     if (n > GPU_MAXDIM)
       luaL_error(L, "shape must have 0 to %d dimensions, got %I", GPU_MAXDIM, n);
-    const char *bad = table_not_list(L, idx, n);   /* ({x = 2} was a 0-D shape) */
+    const char *bad = table_not_list(L, idx, n);   /* ({x = 2} and a proxy were 0-D shapes) */
     if (bad) luaL_argerror(L, idx, lua_pushfstring(L, "shape must be a list of sizes, and the table has %s", bad));
     s->ndim = (int)n;
     for (int i = 0; i < s->ndim; i++) {

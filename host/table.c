@@ -12,6 +12,15 @@ const char *table_not_list(lua_State *L, int idx, lua_Integer n) {
   int top = lua_gettop(L);
   luaL_checkstack(L, 4, "table");
   lua_pushnil(L);
+  /* an empty one whose metatable has __len: a proxy, whose length Lua's # would give, is not
+   * read raw as empty (an empty list object, with __index alone, is an empty list) */
+  if (n == 0 && !lua_next(L, idx) && luaL_getmetafield(L, idx, "__len") != LUA_TNIL) {
+    lua_settop(L, top);
+    return lua_pushstring(L, "no elements of its own and a metatable's __len (a proxy: tables are read "
+                          "raw, the metatable not asked; give a plain table)");
+  }
+  lua_settop(L, top);
+  lua_pushnil(L);
   while (lua_next(L, idx)) {
     lua_pop(L, 1);   /* (the key stays, for the next) */
     int isint;
@@ -39,7 +48,11 @@ void table_shape(lua_State *L, int idx, GpuShape *s) {
     if (s->ndim == GPU_MAXDIM)
       luaL_error(L, "tables nested deeper than %d levels", GPU_MAXDIM);
     s->dim[s->ndim++] = (int64_t)lua_rawlen(L, -1);   /* raw, as read_level reads it */
-    if (s->dim[s->ndim - 1] == 0) break;
+    if (s->dim[s->ndim - 1] == 0) {
+      const char *bad = table_not_list(L, -1, 0);   /* (a proxy's: not read as empty) */
+      if (bad) luaL_argerror(L, idx, lua_pushfstring(L, "a list of values expected, and the table has %s", bad));
+      break;
+    }
     lua_rawgeti(L, -1, 1);
   }
   lua_settop(L, top);

@@ -320,18 +320,31 @@ end)
 
 -- A table is read raw, as a shape and as data alike: a proxy (a metatable's __index and
 -- __len) was shape {1, 2, 3} to gpu.zeros and empty to gpu.array, and then, for a while,
--- refused, with an empty list object (a class's instance) too
+-- refused, with an empty list object (a class's instance) too; then empty, without a word,
+-- where Lua's # says 3. An empty table with a __len is refused; __index alone is a list
+-- object's, and an empty one is an empty list.
 describe("tables", function()
-  it("are read raw, list objects and proxies alike", function()
+  it("are read raw, list objects and proxies alike, and an empty proxy with a length is refused", function()
     local List = {}
     List.__index = List
     local proxy = setmetatable({}, {__len = function() return 3 end, __index = function(_, i) return i end})
     assert.are.same({0}, gpu.array(setmetatable({}, List)).shape)
     assert.are.same({2, 0}, gpu.array(setmetatable({setmetatable({}, List), setmetatable({}, List)}, List)).shape)
     assert.are.same({}, gpu.zeros(setmetatable({}, List)).shape)
-    assert.are.same({0}, gpu.array(proxy).shape)
-    assert.are.same({}, gpu.zeros(proxy).shape)
+    assert.are.same({0}, gpu.array(setmetatable({}, {__index = function(_, i) return i end})).shape)
+    local why = "the table has no elements of its own and a metatable's __len (a proxy: tables are read raw, " ..
+                "the metatable not asked; give a plain table))"
+    assert.matches("to 'gpu.array' (a list of values expected, and " .. why, S.errof(gpu.array, proxy), 1, true)
+    assert.matches("to 'gpu.array' (a list of values expected, and " .. why, S.errof(gpu.array, {proxy, {1}}), 1, true)
+    assert.matches("to 'array' (a list of values expected, and " .. why,
+                   S.errof(function() local h = gpu.host.array({proxy}); return h end), 1, true)
+    assert.matches("to 'copy_' (a list of values expected, and " .. why,
+                   S.errof(function() local a = gpu.zeros(0):copy_(proxy); return a end), 1, true)
+    assert.matches("to 'gpu.zeros' (shape must be a list of sizes, and " .. why, S.errof(gpu.zeros, proxy), 1, true)
+    assert.matches("a:reshape: shape must be a list of sizes, and " .. why:sub(1, -2),
+                   S.errof(function() local a = gpu.zeros(0):reshape(proxy); return a end), 1, true)
     assert.are.same({2, 3}, gpu.zeros(setmetatable({2, 3}, List)).shape)
+    assert.are.same({1, 2}, gpu.array(setmetatable({1, 2}, {__len = function() return 3 end})):totable())
   end)
 end)
 
