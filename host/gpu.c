@@ -99,6 +99,7 @@ int luaopen_gpu(lua_State *L) {
   lua_pushcfunction(L, gpu_embedded), lua_setfield(L, gpu, "_embedded");
   lua_pushcfunction(L, gpu_build), lua_setfield(L, gpu, "_build");
   lua_pushinteger(L, GPU_MAXOPS), lua_setfield(L, gpu, "_MAXOPS");   /* gpu.elementwise's limit */
+  lua_pushinteger(L, GPU_MAXDIM), lua_setfield(L, gpu, "_MAXDIM");   /* an array's most dims */
   /* metatables for lua/gpu.lua to finish (printing) */
   lua_createtable(L, 0, 4);
   luaL_getmetatable(L, GPU_UFUNC_T);

@@ -218,7 +218,7 @@ function gpu.stack(list, dim, opts)
         i, table.concat(s, ", "), table.concat(shape, ", ")), 2)
     end
   end
-  dim = dim_of(dim or 1, ndim + 1, "stack")
+  dim = dim_of(dim or 1, gpu._arg.dims(ndim + 1, "stack", 3), "stack")
   local views = {}
   for i, a in ipairs(list) do views[i] = a:unsqueeze(dim) end
   return into(opts.out, gpu.concatenate(views, dim, {dtype = opts.dtype}), "stack")
@@ -253,7 +253,8 @@ local function isclose(api, a, b, opts)
   gpu._arg.options(opts, api, "rtol atol equal_nan")
   local rtol, atol = opts.rtol or 1e-5, opts.atol or 1e-8
   if type(rtol) ~= "number" or type(atol) ~= "number" then error(("gpu.%s: rtol and atol must be numbers"):format(api), 3) end
-  for _, v in ipairs({a, b}) do
+  for k = 1, 2 do   -- (each: ipairs stopped at a nil b)
+    local v = k == 1 and a or b
     if not is_array(v) and type(v) ~= "number" then
       error(("gpu.%s: arrays or numbers expected, got %s"):format(api, described(v)), 3)
     end
@@ -490,7 +491,11 @@ function gpu.diagonal(a, k)
   local first = k >= 0 and k or -k * m   -- 0-based, in C order
   return gpu.take(a, gpu.arange(len, "int64") * (m + 1) + (first + 1))
 end
-local function trace(a, k) return gpu.diagonal(a, k):sum() end
+local function trace(a, k)   -- (diagonal's words said as a:trace's)
+  local ok, d = pcall(gpu.diagonal, a, k)
+  if not ok then error(type(d) == "string" and (gpu._arg.unwrapped(d):gsub("^gpu%.diagonal:", "a:trace:")) or d, 2) end
+  return d:sum()
+end
 
 -- gpu.meshgrid(x1, ..., xn [, {indexing = "xy"}]): n arrays of the grid's shape, array k
 -- holding xk along its dimension, as NumPy's (copies; "xy" swaps the first two
@@ -511,6 +516,7 @@ function gpu.meshgrid(...)
     if not is_array(x) then error(("gpu.meshgrid: argument %d is a %s, not a device array"):format(i, described(x)), 2) end
     shape[i] = x.size
   end
+  gpu._arg.dims(n, "meshgrid", 3)
   local xy = indexing == "xy" and #xs >= 2
   if xy then shape[1], shape[2] = shape[2], shape[1] end
   local out = {}

@@ -418,6 +418,7 @@ function gpu.einsum(subscripts, ...)
   end
   local labels, E = input_labels(terms, xs)
   local out = output_labels(rhs, labels, E)
+  gpu._arg.dims(#out, "einsum", 3)
   local sizes = label_sizes(xs, labels)
   local ops = {}
   for k, x in ipairs(xs) do
@@ -444,7 +445,8 @@ end
 
 -- gpu.vdot(a, b): NumPy's vdot: the sum of conj(a) * b over both flattened (as many elements)
 function gpu.vdot(a, b)
-  for k, x in ipairs({a, b}) do
+  for k = 1, 2 do   -- (each: ipairs stopped at a nil b)
+    local x = k == 1 and a or b
     if not is_array(x) then
       error(("gpu.vdot: argument %d must be a device array, got %s"):format(k, described(x)))
     end

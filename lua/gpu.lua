@@ -97,6 +97,14 @@ function arg.elements(total, api, level)
   end
   return total
 end
+-- ndim, the dims of a result gpu.<api> adds dims for, refused past an array's most before a
+-- view or a shape inside says it in its own words ("unsqueeze: ...", "shape must have ...")
+function arg.dims(ndim, api, level)
+  if ndim > gpu._MAXDIM then
+    error(("gpu.%s: the result would have %d dimensions, more than an array has (%d)"):format(api, ndim, gpu._MAXDIM), level)
+  end
+  return ndim
+end
 -- A's least and greatest elements as floats (the histograms' range); uint64 ones past 2^63,
 -- which come back as negative Lua integers, as their values
 function arg.extent(a)

@@ -286,7 +286,7 @@ function gpu.histogramdd(sample, bins, range, opts)
   else
     error(("gpu.histogramdd: sample must be a device array or a table of them, got %s"):format(described(sample)), 2)
   end
-  local dims = #cols
+  local dims = gpu._arg.dims(#cols, "histogramdd", 3)   -- (a dim a coordinate)
   bins = bins or 10
   if type(bins) ~= "table" then local b = bins; bins = {} for k = 1, dims do bins[k] = b end end
   gpu._arg.array_list(bins, "histogramdd", "bins", 1, "options go after it")
@@ -554,11 +554,11 @@ local function triangle_from(api, of)
   return function(a, k)
     device_array(a, api, "a")
     if a.ndim ~= 2 then error(("gpu.%s: a must be 2-D, got %d-D"):format(api, a.ndim), 2) end
-    return of(a.shape[1], k or 0, a.shape[2])
+    return gpu._arg.renamed(of, api, nil, pcall(gpu[of], a.shape[1], k or 0, a.shape[2]))
   end
 end
-gpu.tril_indices_from = triangle_from("tril_indices_from", function(...) return gpu.tril_indices(...) end)
-gpu.triu_indices_from = triangle_from("triu_indices_from", function(...) return gpu.triu_indices(...) end)
+gpu.tril_indices_from = triangle_from("tril_indices_from", "tril_indices")
+gpu.triu_indices_from = triangle_from("triu_indices_from", "triu_indices")
 
 -- fill_diagonal's val as an array of a's dtype, as a[{...}] = v stores it: an array cast,
 -- a Lua value checked (where, given val as it came, refused 2.0 into int32 or 5 into bool)
@@ -622,7 +622,7 @@ function gpu.ix_(...)
     if not is_array(x) then error(("gpu.ix_: argument %d must be a 1-D device array or a table, got %s"):format(k, described(x)), 2) end
     if x.ndim ~= 1 then error(("gpu.ix_: argument %d must be 1-D, got %d-D"):format(k, x.ndim), 2) end
     if x.dtype == "bool" then x = gpu.nonzero(x) end
-    out[k] = x:reshape(along(x.size, k, xs.n))
+    out[k] = x:reshape(along(x.size, k, gpu._arg.dims(xs.n, "ix_", 3)))
   end
   return table.unpack(out, 1, xs.n)
 end

@@ -436,6 +436,16 @@ local function most(f, ...)
   return m.size > 0 and m:max() or -math.huge
 end
 local function above0(x) return not (x <= 0) end   -- NaN too
+-- The parameters' shapes checked as the draw checks them, before the checks above compute
+-- with them (which said "gpu.subtract: shapes ... do not broadcast")
+local function broadcast_first(name, spos, shape, ...)
+  local arrays = {}
+  for i = 1, select("#", ...) do
+    local v = select(i, ...)
+    if gpu._is_array(v) then arrays[#arrays + 1] = v end
+  end
+  result_shape(name, spos, shape, arrays)
+end
 function random.triangular(left, mode, right, shape, dtype)
   local ps = {{left, "left"}, {mode, "mode"}, {right, "right"}}
   if not checked("triangular", ps, true) then
@@ -447,6 +457,7 @@ function random.triangular(left, mode, right, shape, dtype)
     -- NaN in an array fails these; a NaN number (NaN draws) passes those it is in, as
     -- NumPy's comparisons with it are false, and the others are NumPy's still
     local function nan(v) return v ~= v end
+    broadcast_first("triangular", 4, shape, left, mode, right)
     if not (nan(left) or nan(mode)) and above0(most(function(l, m) return l - m end, left, mode)) then
       fail("triangular", 1, "left must not be above mode, got arrays with left > mode or NaN")
     end
@@ -472,6 +483,7 @@ function random._arrays(name, p1, p2, shape, dtype)
   end
   local ps = {{p1, "low"}, {p2, "high"}}
   checked("uniform", ps)
+  broadcast_first("uniform", 3, shape, ps[1][1], ps[2][1])
   -- as the numbers' (gpu.lua) and NumPy's ("high - low range exceeds valid bounds")
   local function span(l, h) return gpu.abs(h:astype("float64") - l:astype("float64")) end
   if not (most(span, ps[1][1], ps[2][1]) < math.huge) then

@@ -33,7 +33,7 @@ local function shape_text(s) return "{" .. table.concat(s, ", ") .. "}" end
 function gpu.expand_dims(a, dim)
   array(a, "expand_dims")
   local dims = type(dim) == "table" and dim or {dim}
-  local at = dims_of(dims, a.ndim + #dims, "expand_dims")
+  local at = dims_of(dims, gpu._arg.dims(a.ndim + #dims, "expand_dims", 3), "expand_dims")
   table.sort(at)
   for _, d in ipairs(at) do a = a:unsqueeze(d) end
   return a
@@ -137,6 +137,7 @@ function gpu.broadcast_to(a, shape)
     s[i] = count(n, "broadcast_to", "each size")
     reach = reach * math.max(s[i], 1)
   end
+  gpu._arg.dims(#s, "broadcast_to", 3)
   if reach > 2 ^ 48 then
     error(("gpu.broadcast_to: shape %s is too large: more elements than an array holds (2^48)"):format(shape_text(s)), 2)
   end
@@ -222,7 +223,7 @@ function gpu.append(a, values, dim)
   array(a, "append")
   array(values, "append", "values")
   if dim == nil then return gpu.concatenate({gpu.ravel(a), gpu.ravel(values)}, 1) end
-  return gpu.concatenate({a, values}, dim)
+  return gpu._arg.renamed("concatenate", "append", nil, pcall(gpu.concatenate, {a, values}, dim))
 end
 
 -- The 1-based split point i of a dimension of size n as where its piece starts, 1 to n + 1:
@@ -506,6 +507,7 @@ end
 -- each element's 1-based index in dimension k (int64 by default), as NumPy's plus 1
 function gpu.indices(shape, dtype)
   local s, total = sizes(shape, "indices")
+  gpu._arg.dims(#s + 1, "indices", 3)   -- (the planes stacked)
   gpu._arg.elements(gpu._arg.times(total, #s, "indices", "planes", 3), "indices", 3)
   if dtype ~= nil and gpu._arg.dtype(dtype, "indices", 2) == "bool" then
     error("gpu.indices: a bool array cannot hold 1-based indices: give an integer or float dtype", 2)

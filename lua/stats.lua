@@ -591,6 +591,7 @@ end
 function gpu.corrcoef(x, opts)
   device_array(x, "corrcoef")
   opts = options(opts, "corrcoef", 2, "rowvar")
+  if x.ndim > 2 then error(("gpu.corrcoef: x must be 1-D or 2-D, got %d-D"):format(x.ndim), 2) end   -- (not as cov's m)
   local c = gpu.cov(x, {rowvar = gpu._arg.flag(opts, "rowvar", "corrcoef")})
   if c.ndim == 0 then return c / c end
   local sd = gpu.sqrt(gpu.real(gpu.diagonal(c)))
@@ -728,6 +729,7 @@ function gpu.tensordot(a, b, dims)
   end
   local fa, m, ta = split(a, da, true)
   local fb, n, tb = split(b, db, false)
+  gpu._arg.dims(#fa + #fb, "tensordot", 3)
   local dt = gpu.result_type(a, b)
   local A, B = ta:reshape(m, k):astype(dt), tb:reshape(k, n):astype(dt)
   local r
@@ -746,6 +748,7 @@ function gpu.inner(a, b)
   if a.shape[a.ndim] ~= b.shape[b.ndim] then
     error(("gpu.inner: the last dims of a (%d) and b (%d) differ"):format(a.shape[a.ndim], b.shape[b.ndim]), 2)
   end
+  gpu._arg.dims(a.ndim + b.ndim - 2, "inner", 3)   -- (before tensordot says it as its own)
   return gpu.tensordot(a, b, {-1, -1})
 end
 

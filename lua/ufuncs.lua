@@ -42,11 +42,13 @@ local function call(u, opts, x, ...)
   return u(table.unpack(args, 1, args.n))
 end
 
--- An operation of f's on behalf of gpu.api: its errors name api (they can only be out's)
+-- An operation of f's on behalf of gpu.api: its errors name api (gpu.divmod's arguments, or out)
 local function on_behalf(api, ok, ...)
   if ok then return ... end
   local e = ...
-  if type(e) == "string" then e = e:gsub("^gpu%.[%w_]+", "gpu." .. api) end
+  if type(e) == "string" then   -- (without the line here that called it: gpu._api names the caller's)
+    e = e:gsub("^%[gpu%] lua/[%w_]+%.lua:%d+: ", ""):gsub("^gpu%.[%w_]+", "gpu." .. api)
+  end
   error(e, 0)
 end
 
@@ -64,7 +66,7 @@ end
 function gpu.divmod(a, b, opts)
   local o1, o2 = two_options(opts, "divmod")
   a, b = apart(a, o1, o2), apart(b, o1, o2)
-  local q = call(gpu.floor_divide, o1, a, b)
+  local q = on_behalf("divmod", pcall(call, gpu.floor_divide, o1, a, b))
   return q, on_behalf("divmod", pcall(call, gpu.remainder, o2, a, b))
 end
 

@@ -167,6 +167,8 @@ describe("gpu.isclose and gpu.allclose", function()
     assert.is_true(gpu.allclose(x, x, {equal_nan = true}))
     assert.is_true(gpu.allclose(gpu.ones(4), 1 + 1e-7))
     assert.matches("gpu.isclose: arrays or numbers expected, got string", S.errof(gpu.isclose, x, "y"), 1, true)
+    -- b left out named gpu.result_type (ipairs stopped at the nil)
+    assert.are.equal("gpu.allclose: arrays or numbers expected, got nil", S.errof(gpu.allclose, x))
     assert.matches("rtol and atol must be numbers", S.errof(gpu.isclose, x, y, {atol = "0"}), 1, true)
   end)
 end)
@@ -316,12 +318,23 @@ describe("gpu.nonzero, diff, tril, triu, diagonal, a:trace, meshgrid, repeat_int
     assert.matches("gpu.tril: a matrix (or a stack of them) expected, got a 1-D array", S.errof(gpu.tril, gpu.zeros(3)), 1, true)
     assert.matches("gpu.triu: k must be an integer, got 0.5", S.errof(gpu.triu, a, 0.5), 1, true)
     assert.matches("gpu.diagonal: a matrix expected, got 3-D array", S.errof(gpu.diagonal, gpu.zeros({1, 1, 1})), 1, true)
+    -- a:trace said gpu.diagonal's words, naming gpu.diagonal, which it was not called as
+    local a3 = gpu.zeros({1, 1, 1})
+    assert.matches("^a:trace: a matrix expected, got 3%-D array$", S.errof(a3.trace, a3))
+    assert.matches("^a:trace: k must be an integer, got 0.5$", S.errof(a.trace, a, 0.5))
     assert.matches("indexing must be \"xy\" or \"ij\"", S.errof(gpu.meshgrid, a, {indexing = "yx"}), 1, true)
     assert.matches("gpu.meshgrid: argument 2 is a number", S.errof(gpu.meshgrid, a, 3), 1, true)
     -- a nil between the arrays said "shape[1] must be a size or -1" (ipairs stopped at it)
     assert.matches("gpu.meshgrid: argument 2 is a nil, not a device array", S.errof(gpu.meshgrid, a, nil, a), 1, true)
     assert.matches("repeats must be a non-negative integer", S.errof(gpu.repeat_interleave, a, -2), 1, true)
     assert.matches("gpu.tile: each repetition must be a non-negative integer", S.errof(gpu.tile, a, {2, -1}), 1, true)
+    -- a result past 8 dims said the view's or the shape's words ("unsqueeze: an array has at
+    -- most 8 dimensions", "shape must have 0 to 8 dimensions, got 9"), naming no function
+    local d8, v = gpu.zeros({1, 1, 1, 1, 1, 1, 1, 1}), gpu.zeros(2)
+    assert.are.equal("gpu.stack: the result would have 9 dimensions, more than an array has (8)", S.errof(gpu.stack, {d8, d8}))
+    assert.are.equal("gpu.meshgrid: the result would have 9 dimensions, more than an array has (8)",
+                     S.errof(gpu.meshgrid, v, v, v, v, v, v, v, v, v))
+    assert.are.same({2, 1, 1, 1, 1, 1, 1, 1}, gpu.stack({d8:squeeze(1), d8:squeeze(1)}).shape)
   end)
 end)
 

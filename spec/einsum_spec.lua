@@ -258,6 +258,9 @@ describe("gpu.einsum", function()
     local f = gpu.ones(3)
     f:free()
     check("gpu.einsum: operand 1 is a freed array", "i", f)
+    -- past 8 dims it said the shape's words ("shape must have 0 to 8 dimensions, got 16")
+    local d8 = gpu.ones({1, 1, 1, 1, 1, 1, 1, 1})
+    check("gpu.einsum: the result would have 16 dimensions, more than an array has (8)", "abcdefgh,ijklmnop->abcdefghijklmnop", d8, d8)
     local line = debug.getinfo(1, "l").currentline + 1
     local e = errline(function() gpu.einsum("ij,jk", a, a) end)
     assert.matches("einsum_spec.lua:" .. line .. ": gpu.einsum: index 'j'", e, 1, true)
@@ -280,6 +283,8 @@ describe("gpu.vdot", function()
     assert.matches("gpu.vdot: a has 6 elements and b 12: they must have as many",
       S.errof(gpu.vdot, gpu.ones({2, 3}), gpu.ones({3, 4})), 1, true)
     assert.matches("gpu.vdot: argument 2 must be a device array, got number", S.errof(gpu.vdot, gpu.ones(2), 3), 1, true)
+    -- b left out was "attempt to index a nil value (local 'b')" (ipairs stopped at it)
+    assert.are.equal("gpu.vdot: argument 2 must be a device array, got nil", S.errof(gpu.vdot, gpu.ones(2)))
   end)
 end)
 

@@ -271,6 +271,9 @@ describe("constructors and indices", function()
     r, c = gpu.triu_indices_from(gpu.zeros({3, 4}), -1)
     assert.are.same({1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3}, r:totable())
     assert.are.same({1, 2, 3, 4, 1, 2, 3, 4, 2, 3, 4}, c:totable())
+    -- a bad k named gpu.tril_indices
+    assert.are.equal('gpu.triu_indices_from: k must be an integer, got a string ("x")',
+                     S.errof(gpu.triu_indices_from, gpu.zeros({2, 2}), "x"))
     assert.matches("gpu.diag_indices_from: all of a's dimensions must be of one size, got {2, 3}",
                    S.errof(gpu.diag_indices_from, gpu.zeros({2, 3})), 1, true)
   end)
@@ -396,6 +399,16 @@ describe("NumPy's less-used functions at their edges", function()
     assert.are.same({"float32", 0, 0}, {r.dtype, r:item(1), r:item(2)})
     assert.are.equal(0, gpu.around(gpu.array({1.5}, "float16"), -39):item())
     assert.are.equal(gpu.complex(0, 0), gpu.around(gpu.array({gpu.complex(1.5, 1)}, "complex64"), -39):item())
+  end)
+
+  it("refuse results past 8 dims in their own names", function()
+    -- they said the shape's words ("shape must have 0 to 8 dimensions, got 9"), naming no function
+    local v = gpu.zeros(2)
+    assert.are.equal("gpu.ix_: the result would have 9 dimensions, more than an array has (8)",
+                     S.errof(gpu.ix_, v, v, v, v, v, v, v, v, v))
+    assert.are.equal("gpu.histogramdd: the result would have 9 dimensions, more than an array has (8)",
+                     S.errof(gpu.histogramdd, gpu.zeros({3, 9}), 2))
+    assert.are.same({1, 1, 1, 1, 1, 1, 1, 2}, select(8, gpu.ix_(v, v, v, v, v, v, v, v)).shape)
   end)
 
   it("refuse results past 2^48 elements before making anything for them", function()

@@ -80,6 +80,10 @@ describe("gpu.random's parameters as device arrays", function()
       {"bad argument #3 to 'normal' (a shape the parameters (shape {3}) broadcast to expected, got {2})",
        R.normal, gpu.zeros(3), 1, 2},
       {"bad argument #1 to 'normal' (parameters that broadcast together expected", R.normal, gpu.zeros(3), gpu.ones(2)},
+      -- their checks subtracted them first: "gpu.subtract: shapes {2} and {3} do not broadcast"
+      {"bad argument #1 to 'uniform' (parameters that broadcast together expected", R.uniform, gpu.zeros(3), gpu.ones(2)},
+      {"bad argument #1 to 'triangular' (parameters that broadcast together expected",
+       R.triangular, gpu.zeros(3), gpu.ones(2), 4},
       {"bad argument #3 to 'normal' (shape (a number or a table of numbers) expected, got string)",
        R.normal, gpu.zeros(3), 1, "x"},
       {"bad argument #2 to 'zipf' (shape (a number or a table of numbers) expected, got string)", R.zipf, 2, "x"},

@@ -70,6 +70,16 @@ describe("gpu.expand_dims, squeeze, swapaxes, moveaxis", function()
     assert.matches("gpu.moveaxis: 2 source dimensions and 1 destinations", err(gpu.moveaxis, a, {1, 2}, 3), 1, true)
     assert.matches("gpu.moveaxis: dimension 3 appears twice", err(gpu.moveaxis, a, {1, 2}, {3, -1}), 1, true)
     assert.matches("gpu.expand_dims: a must be a device array, got table", err(gpu.expand_dims, {1}, 1), 1, true)
+    -- past 8 dims: the view's words ("unsqueeze: an array has at most 8 dimensions") and the
+    -- shape's ("shape must have 0 to 8 dimensions, got 9") named no function
+    local d7 = gpu.zeros({1, 1, 1, 1, 1, 1, 1})
+    assert.matches(": gpu.expand_dims: the result would have 9 dimensions, more than an array has (8)",
+                   err(gpu.expand_dims, d7, {1, 2}), 1, true)
+    assert.matches(": gpu.broadcast_to: the result would have 9 dimensions, more than an array has (8)",
+                   err(gpu.broadcast_to, d7, {1, 1, 1, 1, 1, 1, 1, 1, 1}), 1, true)
+    assert.matches(": gpu.indices: the result would have 9 dimensions, more than an array has (8)",
+                   err(gpu.indices, {1, 1, 1, 1, 1, 1, 1, 1}), 1, true)
+    assert.are.same({1, 1, 1, 1, 1, 1, 1, 1}, gpu.expand_dims(d7, 1).shape)
   end)
 end)
 
@@ -172,6 +182,10 @@ describe("gpu.hstack, vstack, dstack, column_stack and append", function()
     assert.are.same({0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 0, 1}, gpu.append(a[{1}], gpu.arange(2)):totable())
     assert.are.same({2, 6, 4}, gpu.append(a, a, 2).shape)
     assert.are.same({3, 3, 2, 1, 0}, gpu.append(gpu.full({}, 3), gpu.arange(4):flip()):totable())
+    -- a dim or shapes that do not join named gpu.concatenate
+    assert.matches(': gpu.append: dim must be an integer, got a string ("x")', err(gpu.append, a, a, "x"), 1, true)
+    assert.matches(": gpu.append: array 2 has size 3 in dimension 2, array 1 2 (only dimension 1 may differ)",
+                   err(gpu.append, gpu.ones({2, 2}), gpu.ones({1, 3}), 1), 1, true)
   end)
 end)
 
@@ -364,6 +378,7 @@ describe("gpu.diag, diagflat, indices, tril_indices, triu_indices", function()
     assert.are.same({{1, 0}, {0, 2}}, gpu.diagflat(gpu.array({{1, 2}, {3, 4}}).T[{{}, 1}]):totable())
     assert.matches("gpu.diag: a 1-D or 2-D array expected, got 3-D", err(gpu.diag, a3()), 1, true)
     assert.matches("gpu.diag: k must be an integer, got 0.5", err(gpu.diag, v, 0.5), 1, true)
+    assert.matches(": gpu.diagflat: k must be an integer, got 0.5", err(gpu.diagflat, v, 0.5), 1, true)   -- (was gpu.diag's)
 
     local i = gpu.indices({2, 3})
     assert.are.same({{{1, 1, 1}, {2, 2, 2}}, {{1, 2, 3}, {1, 2, 3}}}, i:totable())

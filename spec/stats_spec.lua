@@ -319,6 +319,8 @@ describe("gpu.cov, corrcoef, convolve, correlate and trapezoid", function()
     same({1, -0.9809523809523808, 0.7033799484533299, -0.9809523809523808, 1, -0.6893123494842632,
           0.7033799484533299, -0.6893123494842632, 1}, gpu.corrcoef(m):reshape(-1):totable())
     assert.are.equal("float64", gpu.cov(gpu.ones({2, 3}, "float32")).dtype)
+    -- corrcoef's x was named as cov's m
+    assert.are.equal("gpu.corrcoef: x must be 1-D or 2-D, got 3-D", S.errof(gpu.corrcoef, gpu.ones({2, 2, 2})))
     -- a 0-D array is one observation of one variable, as NumPy's atleast_2d makes it: nan
     -- (it said gpu.mean: dim 2 is out of range)
     for _, f in ipairs({gpu.cov, gpu.corrcoef}) do
@@ -389,6 +391,14 @@ describe("gpu.tensordot, inner, kron, cross, vander and polyval", function()
     assert.are.equal("int64", r.dtype)
     assert.are.same({{762, 822, 882}, {1098, 1190, 1282}, {1434, 1558, 1682}}, r:totable())
     assert.matches("gpu.tensordot: dim 1 of a (2) and dim 1 of b (4) differ", S.errof(gpu.tensordot, A, B, {1, 1}), 1, true)
+    -- past 8 dims: the shape's words ("shape must have 0 to 8 dimensions, got 10"), and
+    -- inner's said as tensordot's
+    local d5 = gpu.ones({1, 1, 1, 1, 1})
+    assert.are.equal("gpu.tensordot: the result would have 10 dimensions, more than an array has (8)",
+                     S.errof(gpu.tensordot, d5, d5, 0))
+    local d6 = gpu.ones({1, 1, 1, 1, 1, 1})
+    assert.are.equal("gpu.inner: the result would have 10 dimensions, more than an array has (8)", S.errof(gpu.inner, d6, d6))
+    assert.are.same({1, 1, 1, 1, 1, 1, 1, 1}, gpu.inner(d5, d5).shape)
   end)
 
   it("kron, cross, vander and polyval: NumPy's values and dtypes", function()
