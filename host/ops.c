@@ -64,10 +64,11 @@ static void scalar_value(lua_State *L, const Ufunc *u, Operand *o, int pos) {
    * takes a negative integer's bits for uint64, as tables do: -1 would be 2^64 - 1) */
   const char *err = o->kind != OPK_BOOL && dtypes[o->loop].kind == 'u' && lua_tonumber(L, o->idx) < 0
       ? "out of range" : dtype_store(L, o->idx, o->dtype, &o->value);
-  if (err)
+  if (err)   /* (NumPy 2's where wraps such a number: np.where(c, u8, -128) holds 128) */
     luaL_error(L, "gpu.%s argument %d: %s is %s for %s (a Lua number takes the array's "
-               "dtype, as a Python number does in NumPy 2)", u->name, pos,
-               luaL_tolstring(L, o->idx, NULL), err, dtypes[o->loop].name);
+               "dtype, as a Python number does in NumPy 2%s)", u->name, pos,
+               luaL_tolstring(L, o->idx, NULL), err, dtypes[o->loop].name,
+               u->rule == RULE_WHERE ? "'s ufuncs, which refuse it too; NumPy's where wraps it" : "");
   char k = dtypes[o->loop].kind;
   if (strcmp(u->expr, "ew::power") == 0 && pos == 2 && k != 'f' && k != 'c' &&
       lua_isinteger(L, o->idx) && lua_tointeger(L, o->idx) < 0)

@@ -335,6 +335,16 @@ describe("broadcasting", function()
     assert.matches("gpu.where: shapes {3} and {2} do not broadcast",
                    S.errof(gpu.where, gpu.zeros(3, "bool"), gpu.zeros(2), 1), 1, true)
   end)
+
+  it("refuses a number that does not fit the array's dtype, as NumPy 2's ufuncs do", function()
+    local u8 = gpu.array({1, 2}, "uint8")
+    assert.matches("gpu.add argument 2: -128 is out of range for uint8 (a Lua number takes the array's dtype, " ..
+                   "as a Python number does in NumPy 2)", S.errof(gpu.add, u8, -128), 1, true)
+    -- where said NumPy 2 refuses it too, where NumPy 2.4's where wraps it ([1 128])
+    assert.matches("gpu.where argument 3: -128 is out of range for uint8 (a Lua number takes the array's dtype, " ..
+                   "as a Python number does in NumPy 2's ufuncs, which refuse it too; NumPy's where wraps it)",
+                   S.errof(gpu.where, gpu.array({true, false}), u8, -128), 1, true)
+  end)
 end)
 
 describe("operations refuse", function()
