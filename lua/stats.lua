@@ -322,6 +322,10 @@ local QDT = {float16 = "float16", float32 = "float32"}   -- the quantiles' dtype
 local function quantile_of(api, scale, nan)
   return function(a, q, dim, opts)
     local R = reduction(api, a, dim, opts)
+    if a.dtype == "bool" then   -- (median takes it, as NumPy's: its mean of two is no subtraction)
+      error(("gpu.%s: a bool array has no 'linear' quantile (NumPy's boolean subtract is a TypeError): " ..
+             "give a:astype(\"uint8\")"):format(api), 2)
+    end
     local f, one = fractions(q, api, scale)
     local rows = sorted_rows(a, R)
     if R.n == 0 and not nan then   -- (also into an empty result, as NumPy's)
@@ -495,8 +499,8 @@ function gpu.bincount(x, opts)
   device_array(x, "bincount")
   opts = options(opts, "bincount", 2, "weights minlength")
   if x.ndim ~= 1 then error(("gpu.bincount: x must be 1-D, got %d-D"):format(x.ndim), 2) end
-  if KIND[x.dtype] ~= "i" and KIND[x.dtype] ~= "u" and KIND[x.dtype] ~= "b" or x.dtype == "uint64" then
-    error(("gpu.bincount: x must hold integers (safely int64), got %s"):format(x.dtype), 2)
+  if KIND[x.dtype] ~= "i" and KIND[x.dtype] ~= "u" and KIND[x.dtype] ~= "b" then
+    error(("gpu.bincount: x must hold integers, got %s"):format(x.dtype), 2)
   end
   local minlength = opts.minlength or 0
   if math.type(minlength) == "float" and minlength == math.floor(minlength) then minlength = math.tointeger(minlength) end
@@ -511,6 +515,10 @@ function gpu.bincount(x, opts)
   if x.dtype == "bool" then x = x:astype("uint8") end
   local lo, hi = 0, -1
   if x.size > 0 then lo, hi = math.tointeger(gpu.min(x) + 0), math.tointeger(gpu.max(x) + 0) end
+  if x.dtype == "uint64" then   -- NumPy's: cast to int64 (a greatest one past 2^63 - 1 comes back negative)
+    if hi < 0 then error("gpu.bincount: x holds a uint64 element past 2^63 - 1, which int64 (NumPy's cast) does not hold", 2) end
+    x = x:astype("int64")
+  end
   if lo < 0 then error(("gpu.bincount: x must have no negative elements, got %d"):format(lo), 2) end
   local n = bins_that_fit(math.max(minlength, hi), hi < minlength)
   if x.size == 0 or n == 0 then return gpu.zeros(n, w and "float64" or "int64") end

@@ -169,6 +169,13 @@ describe("gpu.median, percentile and quantile", function()
     assert.matches('gpu.percentile: q[1] must be a number, got a string ("50")', S.errof(gpu.percentile, x, {"50"}), 1, true)
     assert.matches("gpu.quantile: q[2] must be a number, got boolean", S.errof(gpu.quantile, x, {0.5, true}), 1, true)
     assert.matches("gpu.median: a is complex", S.errof(gpu.median, gpu.zeros(3, "complex64")), 1, true)
+    -- a bool array gave values (NumPy 2.4: TypeError, numpy boolean subtract); median takes it, as NumPy's
+    local b = gpu.array({true, false, true})
+    for _, f in ipairs({"percentile", "quantile", "nanpercentile", "nanquantile"}) do
+      assert.are.equal(("gpu.%s: a bool array has no 'linear' quantile (NumPy's boolean subtract is a TypeError): " ..
+                        'give a:astype("uint8")'):format(f), S.errof(gpu[f], b, 0.5))
+    end
+    assert.are.same({1, 0.5}, {gpu.median(b), gpu.nanmedian(b[{{1, 2}}])})   -- NumPy: 1.0, 0.5
     assert.matches("gpu.percentile: no elements", S.errof(gpu.percentile, gpu.zeros(0), 50), 1, true)
     same(nan, gpu.median(gpu.zeros(0, "float64")))
   end)
@@ -230,6 +237,12 @@ describe("gpu.bincount, isin, argwhere, flatnonzero and interp", function()
     -- a string minlength shown quoted (it said 'got 5', as the number)
     assert.matches('gpu.bincount: minlength must be a non-negative integer, got a string ("5")',
                    S.errof(gpu.bincount, gpu.zeros(1, "int64"), {minlength = "5"}), 1, true)
+    -- uint64 was refused ("safely int64"); NumPy 2.4 casts it to int64: [0 1 1], and a value past 2^63 - 1 is refused
+    local u = gpu.array({1, 2, 2}, "uint64")
+    assert.are.same({0, 1, 2}, gpu.bincount(u):totable())
+    same({0, 0.5, 3}, gpu.bincount(u, {weights = gpu.array({0.5, 1, 2}, "float64")}):totable())
+    assert.are.equal("gpu.bincount: x holds a uint64 element past 2^63 - 1, which int64 (NumPy's cast) does not hold",
+                     S.errof(gpu.bincount, gpu.array({1, -1}, "uint64")))
   end)
 
   it("bincount: each bin sums its own weights alone (an inf, NaN or huge weight reaches no other)", function()
