@@ -464,12 +464,14 @@ function gpu.diff(a, n, dim, opts)
   return a   -- (n = 0: a itself, as NumPy's)
 end
 
--- The lower (k and below) or upper triangle of the last two dimensions of a, zeros elsewhere
+-- The lower (k and below) or upper triangle of the last two dimensions of a, zeros elsewhere;
+-- a 1-D a of n elements is each row of an n x n matrix, as NumPy's (its mask is n x n)
 local function triangle(a, k, api, lower)
   if not is_array(a) then error(("gpu.%s: a device array expected, got %s"):format(api, described(a)), 3) end
-  if a.ndim < 2 then error(("gpu.%s: a matrix (or a stack of them) expected, got a %d-D array"):format(api, a.ndim), 3) end
+  if a.ndim < 1 then error(("gpu.%s: a 1-D array, a matrix or a stack of them expected, got a 0-D array"):format(api), 3) end
   k = integer(k or 0, api, "k")
   local shape = a.shape
+  if a.ndim == 1 then shape = {shape[1], shape[1]} end
   local rows = gpu.arange(shape[#shape - 1], "int64"):unsqueeze(2)
   local cols = gpu.arange(shape[#shape], "int64"):unsqueeze(1)
   local keep = lower and (cols - rows):le(k) or (cols - rows):ge(k)

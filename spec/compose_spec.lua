@@ -269,6 +269,12 @@ describe("gpu.nonzero, diff, tril, triu, diagonal, a:trace, meshgrid, repeat_int
     assert.are.same({{0, 1, 2, 3}, {0, 0, 6, 7}, {0, 0, 0, 11}}, gpu.triu(a, 1):totable())
     assert.are.same({{0, 0, 0, 0}, {4, 0, 0, 0}, {8, 9, 0, 0}}, gpu.tril(a, -1.0):totable())
     assert.are.same({2, 2, 2}, gpu.triu(gpu.ones({2, 2, 2})).shape)   -- a stack of matrices
+    -- a 1-D array was refused; NumPy 2.4's is each row of a square matrix
+    local v = gpu.array({1, 2, 3}, "int32")
+    assert.are.same({{1, 2, 0}, {1, 2, 3}, {1, 2, 3}}, gpu.tril(v, 1):totable())   -- np.tril([1, 2, 3], 1)
+    assert.are.same({{0, 0, 3}, {0, 0, 0}, {0, 0, 0}}, gpu.triu(v, 2):totable())
+    assert.are.same({{true, false}, {false, false}}, gpu.triu(gpu.array({true, false})):totable())
+    assert.are.same({0, 0}, gpu.tril(gpu.zeros(0)).shape)
     assert.are.same({0, 5, 10}, gpu.diagonal(a):totable())
     assert.are.same({1, 6, 11}, a:diagonal(1):totable())
     assert.are.same({8}, gpu.diagonal(a, -2):totable())
@@ -315,7 +321,7 @@ describe("gpu.nonzero, diff, tril, triu, diagonal, a:trace, meshgrid, repeat_int
                    S.errof(gpu.diff, gpu.ones({2, 3}), 1, 2, {prepend = gpu.ones({3, 1})}), 1, true)
     assert.matches("gpu.diff: append must be a number, a table or a device array, got string",
                    S.errof(gpu.diff, i8, {append = "x"}), 1, true)
-    assert.matches("gpu.tril: a matrix (or a stack of them) expected, got a 1-D array", S.errof(gpu.tril, gpu.zeros(3)), 1, true)
+    assert.are.equal("gpu.tril: a 1-D array, a matrix or a stack of them expected, got a 0-D array", S.errof(gpu.tril, gpu.zeros({})))
     assert.matches("gpu.triu: k must be an integer, got 0.5", S.errof(gpu.triu, a, 0.5), 1, true)
     assert.matches("gpu.diagonal: a matrix expected, got 3-D array", S.errof(gpu.diagonal, gpu.zeros({1, 1, 1})), 1, true)
     -- a:trace said gpu.diagonal's words, naming gpu.diagonal, which it was not called as
