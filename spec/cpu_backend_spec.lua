@@ -565,6 +565,20 @@ print(r0 - resident() >= 300 or r0 - resident())
   end)
 end)
 
+-- Each case {C, call}: a kernel after C whose 32 threads sum x = 1..32 by head .. call .. tail
+-- (a warp function reached through C) gives 528; then x for the caller's own launches
+local function sums_a_warp(cases, head, tail)
+  local x = gpu.arange(1, 33):astype("int32")
+  for _, c in ipairs(cases) do
+    local out = gpu.zeros(1, "int32")
+    local k = gpu.kernel(head .. c[1] .. "\n__global__ void k(const int *x, int *out) { int v = " .. c[2] ..
+                         tail .. "; if (threadIdx.x == 0) out[0] = v; }")
+    k[{1, 32}](x, out)
+    assert.are.same({528}, out:totable(), c[1])
+  end
+  return x
+end
+
 describe("barriers the CPU backend must find", function()
   -- Before: a macro with parentheses before `namespace n {` was read as the namespace's
   -- name, so the barrier in n::reverse went unseen, the kernel ran as a loop and stopped
@@ -639,14 +653,7 @@ __global__ void rev(int *x) {
       {"struct W { int v; };\n__device__ W operator+(W a, W b) { return W{WarpSum::reduce(a.v + b.v)}; }",
        "(W{x[threadIdx.x]} + W{0}).v"},
     }
-    local x = gpu.arange(1, 33):astype("int32")
-    for _, c in ipairs(cases) do
-      local out = gpu.zeros(1, "int32")
-      local k = gpu.kernel(sum .. c[1] .. "\n__global__ void k(const int *x, int *out) { int v = " .. c[2] ..
-                           "; if (threadIdx.x == 0) out[0] = v; }")
-      k[{1, 32}](x, out)
-      assert.are.same({528}, out:totable(), c[1])
-    end
+    local x = sums_a_warp(cases, sum, "")
     local out = gpu.zeros(1, "int32")
     gpu.kernel(sum .. "template <class R> __global__ void k(const int *x, int *out) {\n" ..
                "  int v = R::reduce(x[threadIdx.x]); if (threadIdx.x == 0) out[0] = v; }", "k<WarpSum>")[{1, 32}](x, out)
@@ -671,14 +678,7 @@ __global__ void rev(int *x) {
        "  __device__ static int go(int v) { return R::reduce(v); } };", "H<>::go"},
       {sum .. "template <class R = WarpSum> __device__ int red(int v) { return R::reduce(v); }", "red"},
     }
-    local x = gpu.arange(1, 33):astype("int32")
-    for _, c in ipairs(cases) do
-      local out = gpu.zeros(1, "int32")
-      local k = gpu.kernel(c[1] .. "\n__global__ void k(const int *x, int *out) { int v = " .. c[2] ..
-                           "(x[threadIdx.x]); if (threadIdx.x == 0) out[0] = v; }")
-      k[{1, 32}](x, out)
-      assert.are.same({528}, out:totable(), c[1])
-    end
+    local x = sums_a_warp(cases, "", "(x[threadIdx.x])")
     local out = gpu.zeros(1, "int32")
     gpu.kernel(sum .. "template <class R = WarpSum> __global__ void k(const int *x, int *out) {\n" ..
                "  int v = R::reduce(x[threadIdx.x]); if (threadIdx.x == 0) out[0] = v; }", "k<>")[{1, 32}](x, out)
