@@ -510,7 +510,7 @@ function gpu.meshgrid(...)
   end
   local indexing = opts.indexing or "xy"
   if indexing ~= "xy" and indexing ~= "ij" then
-    error(("gpu.meshgrid: indexing must be \"xy\" or \"ij\", got %s"):format(tostring(indexing)), 2)
+    error(("gpu.meshgrid: indexing must be \"xy\" or \"ij\", got %s"):format(gpu._arg.choice(indexing)), 2)
   end
   local shape = {}
   for i = 1, n do   -- (each, a nil too: ipairs stopped at it)
@@ -586,7 +586,7 @@ function gpu.searchsorted(a, v, opts)
   opts = gpu._arg.options(opts, "searchsorted", "side")
   local side = opts.side or "left"
   if side ~= "left" and side ~= "right" then
-    error(("gpu.searchsorted: side must be \"left\" or \"right\", got %s"):format(tostring(side)), 2)
+    error(("gpu.searchsorted: side must be \"left\" or \"right\", got %s"):format(gpu._arg.choice(side)), 2)
   end
   if type(v) == "boolean" then v = v and 1 or 0 end
   local number = type(v) == "number"

@@ -222,6 +222,9 @@ function arg.shown(v)
   if math.type(v) == "float" and v == math.floor(v) and math.abs(v) < 2 ^ 63 then return ("%.0f"):format(v) end
   return tostring(v)
 end
+-- an option's value in "must be A or B, got %s": a string as itself, anything else as shown
+-- (a table by its type: "got table: 0x55d0..." told nothing)
+function arg.choice(v) return type(v) == "string" and v or arg.shown(v) end
 -- a device array, else an error naming `what` (default "a")
 function arg.array(a, api, what)
   if not gpu._is_array(a) then

@@ -242,7 +242,7 @@ function linalg.qr(a, mode)
   local batch, count, m, n = matrices(a, "qr")
   mode = mode or "reduced"
   if mode ~= "reduced" and mode ~= "complete" and mode ~= "r" then
-    fail("qr", 2, "mode must be \"reduced\", \"complete\" or \"r\", got %s", tostring(mode))
+    fail("qr", 2, "mode must be \"reduced\", \"complete\" or \"r\", got %s", gpu._arg.choice(mode))
   end
   local dt, k = la_dtype(a.dtype), math.min(m, n)
   local w = colmajor(a, batch, m, n, dt)
@@ -267,7 +267,7 @@ end
 local function syevd(a, api, uplo, vectors)
   local batch, count, n = matrices(a, api, true, 1)
   uplo = uplo or "L"
-  if uplo ~= "L" and uplo ~= "U" then fail(api, 3, "UPLO must be \"L\" or \"U\", got %s", tostring(uplo)) end
+  if uplo ~= "L" and uplo ~= "U" then fail(api, 3, "UPLO must be \"L\" or \"U\", got %s", gpu._arg.choice(uplo)) end
   local dt = la_dtype(a.dtype)
   local w = uplo == "L" and colmajor(a, batch, n, n, dt) or fresh(gpu.conj(a), a.shape, dt)
   local vals = gpu.empty(shape_of(batch, n), real_of[dt])

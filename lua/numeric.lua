@@ -107,7 +107,7 @@ function gpu.gradient(f, ...)
   if opts.dim == nil then for k = 1, f.ndim do dims[k] = k end end
   for i, d in ipairs(dims) do dims[i] = dim_of(d, f.ndim, "gradient") end
   local edge = opts.edge_order or 1
-  if edge ~= 1 and edge ~= 2 then error(("gpu.gradient: edge_order must be 1 or 2, got %s"):format(tostring(edge)), 2) end
+  if edge ~= 1 and edge ~= 2 then error(("gpu.gradient: edge_order must be 1 or 2, got %s"):format(gpu._arg.choice(edge)), 2) end
   if args.n > 1 and args.n ~= #dims or args.n == 1 and type(args[1]) ~= "number" and #dims ~= 1 then
     error(("gpu.gradient: %d spacings for %d dimensions (give one, or one a dimension)"):format(args.n, #dims), 2)
   end

@@ -451,7 +451,7 @@ function gpu.trim_zeros(a, trim)
   if a.ndim ~= 1 then fail("trim_zeros", "a must be 1-D, got %d-D", a.ndim) end
   trim = trim or "fb"
   if type(trim) ~= "string" or not trim:upper():match("^[FB]*$") then
-    fail("trim_zeros", "trim must be a string of \"f\" and \"b\", got %s", tostring(trim))
+    fail("trim_zeros", "trim must be a string of \"f\" and \"b\", got %s", gpu._arg.choice(trim))
   end
   trim = trim:upper()
   local nz = a.size > 0 and (gpu.nonzero(a)) or gpu.empty({0}, "int64")

@@ -385,7 +385,7 @@ function gpu.pad(a, width, opts)
   gpu._arg.options(opts, "pad", "mode value")
   local mode = opts.mode or "constant"
   if mode ~= "constant" and not INDEX[mode] then
-    error(("gpu.pad: mode must be \"constant\", \"edge\", \"reflect\", \"symmetric\" or \"wrap\", got %s"):format(tostring(mode)), 2)
+    error(("gpu.pad: mode must be \"constant\", \"edge\", \"reflect\", \"symmetric\" or \"wrap\", got %s"):format(gpu._arg.choice(mode)), 2)
   end
   if opts.value ~= nil and mode ~= "constant" then   -- (it was dropped), as NumPy refuses it
     error(("gpu.pad: value is for mode \"constant\" only, got mode %q"):format(mode), 2)

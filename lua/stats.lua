@@ -624,7 +624,7 @@ end
 -- times v reversed, summed (direct: n + m - 1 rows of m), in result_type(a, v); then the
 -- part mode keeps, as NumPy's (same: max(n, m) centred; valid: where they overlap wholly)
 local function convolution(a, v, mode, api, inverted)
-  if not MODES[mode] then error(("gpu.%s: mode must be \"full\", \"same\" or \"valid\", got %s"):format(api, tostring(mode)), 3) end
+  if not MODES[mode] then error(("gpu.%s: mode must be \"full\", \"same\" or \"valid\", got %s"):format(api, gpu._arg.choice(mode)), 3) end
   local dt = gpu.result_type(a, v)
   local n, m = a.size, v.size
   if m > n then a, v, n, m = v, a, m, n end

@@ -193,6 +193,8 @@ describe("gpu.linalg.qr", function()
     assert.are.same({{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}, q:totable())
     assert.are.same({3, 0}, r.shape)
     assert.matches('mode must be "reduced", "complete" or "r", got raw', S.errof(L.qr, gpu.eye(2), "raw"), 1, true)
+    -- a mode of another type is named by its type, not shown by its address
+    assert.matches('mode must be "reduced", "complete" or "r", got table$', S.errof(L.qr, gpu.eye(2), {mode = 0}))
   end)
 end)
 

@@ -380,6 +380,7 @@ describe("gpu.cov, corrcoef, convolve, correlate and trapezoid", function()
     end
     assert.matches("gpu.convolve: v cannot be empty", S.errof(gpu.convolve, a, gpu.zeros(0, "int32")), 1, true)
     assert.matches("gpu.correlate: mode must be \"full\", \"same\" or \"valid\", got middle", S.errof(gpu.correlate, a, v, "middle"), 1, true)
+    assert.matches("gpu.correlate: mode must be \"full\", \"same\" or \"valid\", got table$", S.errof(gpu.correlate, a, v, {}))
   end)
 
   it("trapezoid (trapz): NumPy's trapezoidal rule, by dx or x, along a dim", function()
