@@ -338,50 +338,55 @@ static uint64_t le(const unsigned char *p, int n) {   /* a little-endian number 
   return v;
 }
 
-/* [-0, +1, m] The central directory of the archive on fd (size bytes), as a userdata of *n
- * bytes; NULL (and nil) where it is not found (libzip then says what is wrong with the
- * archive). It ends where the end record (zip64's, where there is one) starts. */
-static unsigned char *push_directory(lua_State *L, int fd, uint64_t size, size_t *n) {
-  size_t t = size < 22 + 65535 ? (size_t)size : 22 + 65535;
-  unsigned char *b = lua_newuserdatauv(L, t + 56, 0), *r = b + t;
-  int64_t e = t >= 22 && pread(fd, b, t, (off_t)(size - t)) == (ssize_t)t ? (int64_t)t - 22 : -1;
-  while (e >= 0 && memcmp(b + e, "PK\5\6", 4) != 0) e--;
-  uint64_t end = e >= 0 ? size - t + (uint64_t)e : 0, len = e >= 0 ? le(b + e + 12, 4) : 1;
-  if (len == 0xFFFFFFFF) {   /* zip64's record, just before its 20-byte locator */
-    int found = end >= 76 && pread(fd, r, 56, (off_t)(end - 76)) == 56 && memcmp(r, "PK\6\6", 4) == 0;
-    end = found ? end - 76 : 0;
-    len = found ? le(r + 40, 8) : 1;
-  }
-  lua_pop(L, 1);
-  unsigned char *cd = len <= end ? lua_newuserdatauv(L, (size_t)len, 0) : NULL;
-  if (cd == NULL || pread(fd, cd, (size_t)len, (off_t)(end - len)) != (ssize_t)len) {
-    if (cd) lua_pop(L, 1);
-    lua_pushnil(L);
-    return NULL;
-  }
-  *n = (size_t)len;
-  return cd;
-}
-
-/* Raises naming the first member of the archive on fd (size bytes) whose name holds a zero
- * byte: libzip's names are C strings, cut short there (and so are NumPy's: 'a\0b.npy' is its
- * 'a'), so the member would be loaded under another name. */
-static void check_names(lua_State *L, int fd, uint64_t size, const char *path) {
-  size_t n = 0;
-  const unsigned char *cd = push_directory(L, fd, size, &n);
-  for (size_t p = 0; cd && p + 46 <= n && memcmp(cd + p, "PK\1\2", 4) == 0;) {
-    size_t len = le(cd + p + 28, 2);
-    if (p + 46 + len > n) break;
-    if (memchr(cd + p + 46, 0, len)) {
+/* Raises naming the first member whose name holds a zero byte in the central directory that
+ * may lie at off (len bytes), before limit, of the archive on fd: libzip's names are C
+ * strings (it shows a zero byte as a space), so the member would be loaded under another
+ * name. A directory that does not fit there, or that is not one, is passed over. */
+static void check_directory(lua_State *L, int fd, uint64_t off, uint64_t len, uint64_t limit, const char *path) {
+  if (len < 46 || off > limit || len > limit - off || len > SIZE_MAX) return;
+  size_t n = (size_t)len;
+  unsigned char *cd = lua_newuserdatauv(L, n, 0);
+  if (pread(fd, cd, n, (off_t)off) != (ssize_t)n) n = 0;
+  for (size_t p = 0; p + 46 <= n && memcmp(cd + p, "PK\1\2", 4) == 0;) {
+    size_t nlen = le(cd + p + 28, 2);
+    if (p + 46 + nlen > n) break;
+    if (memchr(cd + p + 46, 0, nlen)) {
       luaL_Buffer b;   /* the name as a Lua string shows it: "a\0b.npy" */
       luaL_buffinit(L, &b);
-      for (size_t k = 0; k < len; k++)
+      for (size_t k = 0; k < nlen; k++)
         cd[p + 46 + k] ? luaL_addchar(&b, (char)cd[p + 46 + k]) : luaL_addstring(&b, "\\0");
       luaL_pushresult(&b);
       luaL_error(L, "cannot read '%s': \"%s\" is not a member name (it holds a zero byte)", path,
                  lua_tostring(L, -1));
     }
-    p += 46 + len + le(cd + p + 30, 2) + le(cd + p + 32, 2);
+    p += 46 + nlen + le(cd + p + 30, 2) + le(cd + p + 32, 2);
+  }
+  lua_pop(L, 1);
+}
+
+/* check_directory at the offset an end record gives, and where the directory ends at the
+ * record (limit), if that is elsewhere (a file with bytes before the archive). */
+static void check_both(lua_State *L, int fd, uint64_t off, uint64_t len, uint64_t limit, const char *path) {
+  check_directory(L, fd, off, len, limit, path);
+  if (len <= limit && limit - len != off) check_directory(L, fd, limit - len, len, limit, path);
+}
+
+/* check_both for every end record in the last bytes of the archive on fd (size bytes) that
+ * libzip could take for the archive's (its signature, its comment within the file: one in a
+ * comment too), and for the zip64 record its locator leads to, where one is just before it:
+ * whichever libzip settles on (zip64's where a count, a size or an offset is too large for
+ * the 32-bit record, or all of them), its names have been looked at. */
+static void check_names(lua_State *L, int fd, uint64_t size, const char *path) {
+  size_t t = size < 20 + 22 + 65535 ? (size_t)size : 20 + 22 + 65535;
+  unsigned char *b = lua_newuserdatauv(L, t, 0), r[56];
+  uint64_t at = size - t;
+  if (t < 22 || pread(fd, b, t, (off_t)at) != (ssize_t)t) t = 0;
+  for (size_t e = 0; e + 22 <= t; e++) {
+    if (memcmp(b + e, "PK\5\6", 4) != 0 || e + 22 + le(b + e + 20, 2) > t) continue;
+    check_both(L, fd, le(b + e + 16, 4), le(b + e + 12, 4), at + e, path);
+    uint64_t rec = e >= 20 && memcmp(b + e - 20, "PK\6\7", 4) == 0 ? le(b + e - 12, 8) : UINT64_MAX;
+    if (at + e >= 76 && rec <= at + e - 76 && pread(fd, r, 56, (off_t)rec) == 56 && memcmp(r, "PK\6\6", 4) == 0)
+      check_both(L, fd, le(r + 48, 8), le(r + 40, 8), rec, path);
   }
   lua_pop(L, 1);
 }

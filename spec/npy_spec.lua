@@ -79,6 +79,11 @@ local function zip(members)
          string.pack("<I4I2I2I2I2I4I4I2", 0x06054b50, 0, 0, #members, #members, #cd, at, 0)
 end
 
+-- a stored member name of a .npy of one int32, v
+local function member(name, v)
+  return {name = name, data = npy_bytes("{'descr': '<i4', 'fortran_order': False, 'shape': (1,)}", string.pack("<i4", v))}
+end
+
 -- a deflated member (by gzip(1), without its 10-byte header and 8-byte trailer, which gives
 -- the CRC and size) of the bytes prefix and then n zero bytes
 local function gzip_member(d, name, prefix, n)
@@ -410,9 +415,6 @@ describe("gpu.savez and gpu.loadz #libzip", function()
 
   it("load every member as NumPy does: named without .npy, and a member that is not a .npy as its bytes; refuse a name with a zero byte", function()
     local d = tmpdir()
-    local function member(name, v)
-      return {name = name, data = npy_bytes("{'descr': '<i4', 'fortran_order': False, 'shape': (1,)}", string.pack("<i4", v))}
-    end
     write(d .. "/k.npz", zip({member("noext", 1), member(".npy", 2), member("c.npy", 3), member("d.npy.npy", 4),
                               {name = "notes.txt", data = "hi"}, {name = "x.bin", data = "\x93NUM"}}))
     for _, device in ipairs({false, true}) do
@@ -436,6 +438,34 @@ describe("gpu.savez and gpu.loadz #libzip", function()
     local eocd = string.pack("<I4I2I2I2I2I4I4I2", 0x06054b50, 0, 0, 0xFFFF, 0xFFFF, 0xFFFFFFFF, 0xFFFFFFFF, 0)
     write(d .. "/z64.npz", ("#"):rep(100) .. z:sub(1, at) .. z64 .. loc .. eocd)
     assert.matches([["nul\0" is not a member name]], S.errof(gpu.loadz, d .. "/z64.npz"), 1, true)
+    os.execute("rm -rf " .. d)
+  end)
+
+  it("refuse a name with a zero byte whatever end record leads to it: zip64's as Python's zipfile writes it past 65,535 members, zip64's with extensible data, one after a comment holding an end record's signature", function()
+    local d = tmpdir()
+    -- the archive of c.npy and name, its end record made zip64's (the 32-bit record's fields
+    -- that are too large for it 0xFFFF...: only the count, only the offset, or all three, and
+    -- ext after the zip64 record), or given a comment (the signature and 18 zero bytes)
+    local function archive(name, form)
+      local z = zip({member("c.npy", 3), member(name, 1)})
+      local at = #z - 22
+      local cd_size, cd_at = string.unpack("<I4I4", z, at + 13)
+      if form == "comment" then return z:sub(1, -3) .. string.pack("<I2", 22) .. "PK\5\6" .. ("\0"):rep(18) end
+      local ext = form == "ext" and ("\0"):rep(16) or ""
+      local count = (form == "count" or form == "ext") and 0xFFFF or 2
+      local size, off = form == "ext" and 0xFFFFFFFF or cd_size, (form == "off" or form == "ext") and 0xFFFFFFFF or cd_at
+      return z:sub(1, at) .. string.pack("<I4I8I2I2I4I4I8I8I8I8", 0x06064b50, 44 + #ext, 45, 45, 0, 0, 2, 2, cd_size, cd_at) ..
+             ext .. string.pack("<I4I4I8I4", 0x07064b50, 0, at, 1) ..
+             string.pack("<I4I2I2I2I2I4I4I2", 0x06054b50, 0, 0, count, count, size, off, 0)
+    end
+    for _, form in ipairs({"count", "off", "ext", "comment"}) do
+      write(d .. "/ok.npz", archive("nul1", form))   -- libzip reads each form
+      local t = gpu.loadz(d .. "/ok.npz")
+      assert.are.same({{3}, {1}}, {t.c:totable(), t.nul1:totable()}, form)
+      write(d .. "/z.npz", archive("nul\0", form))
+      assert.matches("cannot read '" .. d .. [[/z.npz': "nul\0" is not a member name (it holds a zero byte)]],
+                     S.errof(gpu.loadz, d .. "/z.npz"), 1, true)
+    end
     os.execute("rm -rf " .. d)
   end)
 
