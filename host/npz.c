@@ -293,19 +293,20 @@ static void member_bytes(lua_State *L, ZipSource *src) {
   luaL_pushresult(&b);
 }
 
-/* [-0, +2, e] Member i (name) of box->zip: NumPy's key for it (the name, less .npy when it
- * ends so), and its host array; for a member of another name that does not start with the
+/* [-0, +2, e] Member i (name) of box->zip: the key given (the name's first keylen bytes:
+ * all, or all less .npy where it ends so), and its host array; for a member of another name that does not start with the
  * .npy magic, its bytes (NumPy's NpzFile reads both so). The header comes first, and the
  * size the archive gives for the member must be the header's and its shape's before any
  * data is read: a small deflated member of gigabytes is refused unread, and never more than
  * the shape needs is allocated. */
-static void read_member(lua_State *L, ZipBox *box, uint64_t i, const char *name, const char *path) {
+static void read_member(lua_State *L, ZipBox *box, uint64_t i, const char *name, size_t keylen,
+                        const char *path) {
   zip_stat_t st;
   int sized = z.stat_index(box->zip, i, 0, &st) == 0 && (st.valid & ZIP_STAT_SIZE) &&
               st.size <= INT64_MAX;
   size_t len = strlen(name);
   int npy = len >= 4 && strcmp(name + len - 4, ".npy") == 0;
-  lua_pushlstring(L, name, npy ? len - 4 : len);
+  lua_pushlstring(L, name, keylen);
   const char *who = lua_pushfstring(L, "'%s' in '%s'", name, path);
   if ((box->file = z.fopen_index(box->zip, i, 0)) == NULL)
     luaL_error(L, "cannot read %s: %s", who, z.strerror(box->zip));
@@ -391,6 +392,55 @@ static void check_names(lua_State *L, int fd, uint64_t size, const char *path) {
   lua_pop(L, 1);
 }
 
+/* The name of member i of box->zip. */
+static const char *member_name(lua_State *L, ZipBox *box, int64_t i, const char *path) {
+  const char *name = z.get_name(box->zip, (uint64_t)i, 0);
+  if (name == NULL) luaL_error(L, "cannot read '%s': %s", path, z.strerror(box->zip));
+  return name;
+}
+
+/* Whether the table at index names has the key name[0, len) followed by suffix. */
+static int has_name(lua_State *L, int names, const char *name, size_t len, const char *suffix) {
+  lua_pushlstring(L, name, len);
+  lua_pushstring(L, suffix);
+  lua_concat(L, 2);
+  int has = lua_rawget(L, names) != LUA_TNIL;
+  lua_pop(L, 1);
+  return has;
+}
+
+/* [-0, +1, e] The members of box->zip as NumPy's NpzFile gives them, {key = value}: a key is
+ * a member's name, less .npy where it ends so, and its value is the member named the key,
+ * else the one named the key and .npy ('a' wins over 'a.npy', whichever comes first); of
+ * members of one name, the last (zipfile's). */
+static void read_members(lua_State *L, ZipBox *box, const char *path) {
+  int64_t count = z.get_num_entries(box->zip, 0);
+  lua_newtable(L);   /* name -> the index of the last member of that name */
+  int names = lua_gettop(L);
+  for (int64_t i = 0; i < count; i++) {
+    lua_pushinteger(L, i);
+    lua_setfield(L, names, member_name(L, box, i, path));
+  }
+  lua_newtable(L);
+  for (int64_t i = 0; i < count; i++) {
+    const char *name = member_name(L, box, i, path);
+    size_t len = strlen(name);
+    int npy = len >= 4 && strcmp(name + len - 4, ".npy") == 0;
+    lua_getfield(L, names, name);
+    int last = lua_tointeger(L, -1) == i;
+    lua_pop(L, 1);
+    if (last && !(npy && has_name(L, names, name, len - 4, ""))) {   /* unless the key names a member */
+      read_member(L, box, (uint64_t)i, name, npy ? len - 4 : len, path);
+      lua_rawset(L, -3);
+    }
+    if (last && npy && has_name(L, names, name, len, ".npy")) {   /* the key of name.npy, which names this one */
+      read_member(L, box, (uint64_t)i, name, len, path);
+      lua_rawset(L, -3);
+    }
+  }
+  lua_remove(L, names);
+}
+
 /* gpu._npz_read(path): {name = host array, ...}. The path is opened once, here, so that a
  * missing file and a directory are named as such; a missing file is named before libzip
  * is looked for, where libzip is missing too. */
@@ -409,14 +459,7 @@ static int npz_read(lua_State *L) {
   if ((box->zip = z.fdopen(fd, ZIP_RDONLY, &err)) == NULL)   /* which closes fd when it opens */
     return luaL_error(L, "cannot read '%s': %s", path, open_error(L, err));
   box->fd = -1;
-  lua_newtable(L);
-  int64_t count = z.get_num_entries(box->zip, 0);
-  for (int64_t i = 0; i < count; i++) {
-    const char *name = z.get_name(box->zip, (uint64_t)i, 0);
-    if (name == NULL) return luaL_error(L, "cannot read '%s': %s", path, z.strerror(box->zip));
-    read_member(L, box, (uint64_t)i, name, path);
-    lua_rawset(L, -3);
-  }
+  read_members(L, box, path);
   z.discard(box->zip);
   box->zip = NULL;
   return 1;

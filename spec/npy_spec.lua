@@ -441,6 +441,24 @@ describe("gpu.savez and gpu.loadz #libzip", function()
     os.execute("rm -rf " .. d)
   end)
 
+  it("give a key two members share as NumPy's NpzFile does: the member named the key, not the one named the key and .npy, in either order; the last of one name", function()
+    local d = tmpdir()
+    local hello = {name = "a", data = "hello"}
+    write(d .. "/a1.npz", zip({hello, member("a.npy", 1)}))
+    write(d .. "/a2.npz", zip({member("a.npy", 1), hello}))
+    for _, f in ipairs({"/a1.npz", "/a2.npz"}) do
+      assert.are.same({a = "hello"}, gpu.loadz(d .. f), f)
+    end
+    -- b.npy.npy's key is b.npy, which names b.npy; x.npy twice: the second
+    write(d .. "/b.npz", zip({member("b.npy", 1), member("b.npy.npy", 2), member("x.npy", 3), member("x.npy", 4)}))
+    local t = gpu.loadz(d .. "/b.npz")
+    local keys = {}
+    for k, v in pairs(t) do keys[#keys + 1] = k .. "=" .. v:totable()[1] end
+    table.sort(keys)
+    assert.are.same({"b.npy=1", "b=1", "x=4"}, keys)
+    os.execute("rm -rf " .. d)
+  end)
+
   it("refuse a name with a zero byte whatever end record leads to it: zip64's as Python's zipfile writes it past 65,535 members, zip64's with extensible data, one after a comment holding an end record's signature", function()
     local d = tmpdir()
     -- the archive of c.npy and name, its end record made zip64's (the 32-bit record's fields
