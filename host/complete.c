@@ -1,7 +1,7 @@
 /* complete.c: the prompt's line editor, libedit's readline interface opened with dlopen:
  * lines, their history and Tab completion. What to offer is decided in Lua, by the
- * embedded lua/complete.lua, which reads the running state's globals and fields without
- * calling anything; this file only hands its list to libedit. */
+ * embedded lua/complete.lua (loaded as the state is made), which reads the running state's
+ * globals and fields without calling anything; this file only hands its list to libedit. */
 #include <dlfcn.h>
 #include <locale.h>
 #include <stdio.h>
@@ -63,16 +63,30 @@ static char **attempt(const char *text, int start, int end) {
   return c.completion_matches(text, generate);
 }
 
-int complete_open(lua_State *L, void *libedit) {
+#define COMPLETER_KEY "gpuhost.completer"
+
+/* Loads lua/complete.lua into L's registry (COMPLETER_KEY) when the state is made, before
+ * LUA_INIT, -e, -l and the script run: the functions it holds (type, next, getmetatable,
+ * string.match ...) are the libraries' own, whatever the user's code later does to the
+ * globals of those names (taken at the prompt's start, a script's `type = "float32"` stopped
+ * completion and its own getmetatable was called at each Tab). */
+void complete_prepare(lua_State *L) {
   const EmbeddedFile *f = embedded_find("lua/complete.lua");
+  if (f == NULL) return;
+  if (luaL_loadbuffer(L, f->data, f->size, "=[gpu] lua/complete.lua") == LUA_OK && lua_pcall(L, 0, 1, 0) == LUA_OK)
+    lua_setfield(L, LUA_REGISTRYINDEX, COMPLETER_KEY);
+  else
+    lua_pop(L, 1);
+}
+
+int complete_open(lua_State *L, void *libedit) {
   *(void **)&c.completion_matches = dlsym(libedit, "rl_completion_matches");
   void **attempted_fn = dlsym(libedit, "rl_attempted_completion_function");
   const char **breaks = dlsym(libedit, "rl_basic_word_break_characters");
   const char **completer_breaks = dlsym(libedit, "rl_completer_word_break_characters");
   int *append = dlsym(libedit, "rl_completion_append_character");
-  if (!f || !c.completion_matches || !attempted_fn) return 0;
-  if (luaL_loadbuffer(L, f->data, f->size, "=[gpu] lua/complete.lua") != LUA_OK ||
-      lua_pcall(L, 0, 1, 0) != LUA_OK) {
+  if (!c.completion_matches || !attempted_fn) return 0;
+  if (lua_getfield(L, LUA_REGISTRYINDEX, COMPLETER_KEY) != LUA_TFUNCTION) {
     lua_pop(L, 1);
     return 0;
   }

@@ -3,7 +3,11 @@
 #ifndef GPUHOST_COMPLETE_H
 #define GPUHOST_COMPLETE_H
 #include "lua.h"
-/* Makes libedit (a dlopen handle) complete names from L's globals; 0 when it cannot. */
+/* Loads the completer (lua/complete.lua) into L's registry: before any of the user's code
+ * runs, so that it holds the libraries' own functions. */
+void complete_prepare(lua_State *L);
+/* Makes libedit (a dlopen handle) complete names from L's globals with the completer
+ * complete_prepare loaded; 0 when it cannot. */
 int complete_open(lua_State *L, void *libedit);
 /* Opens libedit for the prompt (its locale, completion from L, ~/.gpuhost_history) */
 void edit_open(lua_State *L);

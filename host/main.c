@@ -426,6 +426,7 @@ static int pmain(lua_State *L) {
   luaL_requiref(L, "gpu", luaopen_gpu, 1);
   lua_pop(L, 1);
   loader_open(L, 1);
+  complete_prepare(L);   /* before LUA_INIT, -e, -l and the script: the libraries' functions */
   create_arg_table(L, argv, argc, script);
   lua_gc(L, LUA_GCRESTART);
   lua_gc(L, LUA_GCGEN, 0, 0);

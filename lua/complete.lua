@@ -3,8 +3,9 @@
 -- keywords, fields of tables (and of what their metatables' __index tables hold), and the
 -- methods of gpuhost's values (their metatables' `methods`). Nothing is called: tables are
 -- read with rawget, so completing never runs a metamethod. The functions it uses are taken
--- when it loads (the prompt's start): a script's global `type = "float32"` or `next = 1`
--- neither stops completion nor gets called by it.
+-- when it loads, as the state is made (host/complete.c's complete_prepare), before LUA_INIT,
+-- -e, -l and the script run: their global `type = "float32"`, `next = 1` or own
+-- getmetatable neither stops completion nor gets called by it.
 local type, next, getmetatable, rawget, pairs, ipairs, G = type, next, getmetatable, rawget, pairs, ipairs, _G
 local match, sub, gmatch, find, sort = string.match, string.sub, string.gmatch, string.find, table.sort
 local keywords = {"and", "break", "do", "else", "elseif", "end", "false", "for", "function",

@@ -63,6 +63,24 @@ describe("completion at the prompt", function()
     assert.are.equal(0, status)
     assert.matches("true\t42", out, 1, true)
   end)
+
+  -- lua/complete.lua was loaded at the prompt's start, after them: `type = "float32"` from -e
+  -- stopped completion, and a script's getmetatable was called at each Tab
+  it("completes with the libraries' functions after -e, a script or LUA_INIT changed their globals #libedit", function()
+    local home = os.tmpname() .. "-home"
+    local script = S.tmpfile('function getmetatable() print("user getmetatable called") end\n')
+    os.execute("mkdir -p " .. home)
+    for _, run in ipairs({{"-i -e " .. S.quote('type = "float32"'), ""}, {"-i " .. script, ""},
+                          {"-i", "LUA_INIT_5_4=" .. S.quote("next = 1 string.match = nil")}}) do
+      local args, env = run[1], run[2]
+      local out, status = S.run("printf 'x = gpu.rand\\t\\nprint(x == gpu.random, 42)\\n' | HOME=" .. home .. " " ..
+                                env .. " script -qc " .. S.quote(S.quote(S.gpuhost) .. " " .. args) .. " /dev/null")
+      assert.are.equal(0, status, args)
+      assert.matches("true\t42", out, 1, true)
+      assert.is_nil(out:find("user getmetatable called", 1, true), args)
+    end
+    os.execute("rm -rf " .. home .. " " .. script)
+  end)
 end)
 
 describe("the prompt's history", function()
