@@ -294,8 +294,8 @@ static void member_bytes(lua_State *L, ZipSource *src) {
 }
 
 /* [-0, +2, e] Member i (name) of box->zip: the key given (the name's first keylen bytes:
- * all, or all less .npy where it ends so), and its host array; for a member of another name that does not start with the
- * .npy magic, its bytes (NumPy's NpzFile reads both so). The header comes first, and the
+ * all, or all less .npy where it ends so), and its host array; for a member that does not
+ * start with the .npy magic, whatever its name, its bytes (NumPy's NpzFile reads both so). The header comes first, and the
  * size the archive gives for the member must be the header's and its shape's before any
  * data is read: a small deflated member of gigabytes is refused unread, and never more than
  * the shape needs is allocated. */
@@ -304,23 +304,19 @@ static void read_member(lua_State *L, ZipBox *box, uint64_t i, const char *name,
   zip_stat_t st;
   int sized = z.stat_index(box->zip, i, 0, &st) == 0 && (st.valid & ZIP_STAT_SIZE) &&
               st.size <= INT64_MAX;
-  size_t len = strlen(name);
-  int npy = len >= 4 && strcmp(name + len - 4, ".npy") == 0;
   lua_pushlstring(L, name, keylen);
   const char *who = lua_pushfstring(L, "'%s' in '%s'", name, path);
   if ((box->file = z.fopen_index(box->zip, i, 0)) == NULL)
     luaL_error(L, "cannot read %s: %s", who, z.strerror(box->zip));
   ZipSource src = {{member_read, NULL, who, "the member", sized ? (int64_t)st.size : -1}, box->file, 0, ""};
-  if (!npy) {   /* a look at its magic, which member_read gives again */
-    src.npre = member_read(&src.s, src.pre, sizeof src.pre);
-    src.npre = src.s.error ? 0 : src.npre;   /* (the error shows at the next read) */
-    if (src.npre < sizeof src.pre || memcmp(src.pre, "\x93NUMPY", sizeof src.pre) != 0) {
-      member_bytes(L, &src);
-      z.fclose(box->file);
-      box->file = NULL;
-      lua_remove(L, -2);   /* who */
-      return;
-    }
+  src.npre = member_read(&src.s, src.pre, sizeof src.pre);   /* its magic, given again */
+  src.npre = src.s.error ? 0 : src.npre;   /* (the error shows at the next read) */
+  if (src.npre < sizeof src.pre || memcmp(src.pre, "\x93NUMPY", sizeof src.pre) != 0) {
+    member_bytes(L, &src);
+    z.fclose(box->file);
+    box->file = NULL;
+    lua_remove(L, -2);   /* who */
+    return;
   }
   int fortran = npy_read_array(L, &src.s);
   z.fclose(box->file);

@@ -413,18 +413,20 @@ describe("gpu.savez and gpu.loadz #libzip", function()
     os.execute("rm -rf " .. d)
   end)
 
-  it("load every member as NumPy does: named without .npy, and a member that is not a .npy as its bytes; refuse a name with a zero byte", function()
+  it("load every member as NumPy does: named without .npy, and a member that is not a .npy (whatever its name) as its bytes; refuse a name with a zero byte", function()
     local d = tmpdir()
     write(d .. "/k.npz", zip({member("noext", 1), member(".npy", 2), member("c.npy", 3), member("d.npy.npy", 4),
-                              {name = "notes.txt", data = "hi"}, {name = "x.bin", data = "\x93NUM"}}))
+                              {name = "notes.txt", data = "hi"}, {name = "x.bin", data = "\x93NUM"},
+                              {name = "t.npy", data = "hello"}}))
     for _, device in ipairs({false, true}) do
       local t = gpu.loadz(d .. "/k.npz", {device = device})
       local keys = {}
       for k in pairs(t) do keys[#keys + 1] = k end
       table.sort(keys)
-      assert.are.same({"", "c", "d.npy", "noext", "notes.txt", "x.bin"}, keys)
+      assert.are.same({"", "c", "d.npy", "noext", "notes.txt", "t", "x.bin"}, keys)
       assert.are.same({{1}, {2}, {3}, {4}}, {t.noext:totable(), t[""]:totable(), t.c:totable(), t["d.npy"]:totable()})
       assert.are.same({"hi", "\x93NUM"}, {t["notes.txt"], t["x.bin"]})
+      assert.are.equal("hello", t.t)   -- named .npy, not one: its bytes, as NumPy's NpzFile gives
     end
     write(d .. "/z.npz", zip({member("c.npy", 3), member("a\0b.npy", 1)}))
     assert.matches("cannot read '" .. d .. [[/z.npz': "a\0b.npy" is not a member name (it holds a zero byte)]],
