@@ -290,6 +290,25 @@ describe("gpu.jit against Lua 5.4", function()
     assert.are.same({-2, 1.5e19}, {uo:astype("int64"):totable()[1], uo:astype("float64"):totable()[2]})
   end)
 
+  it("gives an integer 0, never -0, for math.floor and math.ceil of a float from -1 to 0", function()
+    -- g++ (the CPU backend's -fno-trapping-math) folded (double)(i64)ceil(x) to ceil(x) and
+    -- kept its -0: 1 / math.ceil(-0.25) was -inf, math.floor(-0.0) + 0.0 was -0.0
+    local f = function(a, o)
+      o[1] = 1 / math.ceil(a[1])
+      o[2] = 1 / math.floor(a[2])
+      o[3] = math.floor(a[2]) + 0.0
+      local k = math.ceil(a[1])
+      o[4] = k * 1.0
+    end
+    for _, dt in ipairs({"float64", "float32"}) do
+      local want, got = both(f, gpu.array({-0.25, -0.0}, dt), 4, "float64")
+      assert.are.same({math.huge, math.huge, 0.0, 0.0}, want)
+      same(want, got)
+    end
+    local w = gpu.vectorize(function(x) local k = math.floor(x); return k + 0.0 end)
+    same({0.0, -1.0}, w(gpu.array({-0.0, -0.5}, "float64")):totable())
+  end)
+
   it("chooses among numbers with c1 and x or c2 and y or z, parenthesized too", function()
     local f = function(a, o)
       o[1] = a[1] > 50 and 1 or a[1] > 8 and 2 or 3

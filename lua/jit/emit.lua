@@ -107,8 +107,11 @@ __device__ __forceinline__ float logb(float x, float b) {
 }]]}
 helpers.toint = {needs = {"base"}, code = [[
 // math.floor and math.ceil of a float that no int64 holds, as a GPU converts it (PTX's cvt
-// saturates, and a nan gives 0) on both backends: C leaves it undefined (x86 gives 2^63)
+// saturates, and a nan gives 0) on both backends: C leaves it undefined (x86 gives 2^63).
+// x + 0.0 is +0 for a -0: g++'s -fno-trapping-math folds (double)(i64)x to trunc(x), which
+// kept the -0 of math.ceil(-0.25) where an integer has none (1 / math.ceil(x) was -inf)
 __device__ __forceinline__ i64 toint(double x) {
+  x = x + 0.0;
   return x != x ? 0 : x >= 9223372036854775807.0 ? 9223372036854775807LL
        : x < -9223372036854775807.0 ? -9223372036854775807LL - 1 : (i64)x;
 }]]}
