@@ -290,6 +290,26 @@ describe("gpu.jit against Lua 5.4", function()
     assert.are.same({-2, 1.5e19}, {uo:astype("int64"):totable()[1], uo:astype("float64"):totable()[2]})
   end)
 
+  it("folds math.floor and math.ceil of a constant that no int64 holds as it converts a variable", function()
+    -- the constant was folded to Lua's float (1e300, nan) and emitted as a C conversion C
+    -- leaves undefined: math.floor(1e300) - 1 was math.maxinteger; a bitwise operator
+    -- refused it as a float, ~ raised an internal error
+    local k = gpu.jit(function(x, o)
+      o[1] = math.floor(x) - 1
+      o[2] = math.floor(1e300) - 1
+      o[3] = math.floor(2^63) // 2
+      o[4] = math.floor(-math.huge) + 16
+      o[5] = math.floor(0 / 0) + 3
+      o[6] = math.ceil(math.huge) - 8 & 1
+      o[7] = ~math.ceil(1e19)
+      o[8] = math.ceil(-1e300) >> 60
+    end)
+    local o = gpu.zeros(8, "int64")
+    k[1, 1](1e300, o)
+    local max, min = math.maxinteger, math.mininteger
+    assert.are.same({max - 1, max - 1, max // 2, min + 16, 3, 1, min, 8}, o:totable())
+  end)
+
   it("gives an integer 0, never -0, for math.floor and math.ceil of a float from -1 to 0", function()
     -- g++ (the CPU backend's -fno-trapping-math) folded (double)(i64)ceil(x) to ceil(x) and
     -- kept its -0: 1 / math.ceil(-0.25) was -inf, math.floor(-0.0) + 0.0 was -0.0

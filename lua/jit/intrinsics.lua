@@ -600,12 +600,19 @@ entries["math.log"] = {
 
 -- floor and ceil give integers, as Lua's do for a float that fits one (one that does not:
 -- jit::toint's, where Lua keeps the float)
+local function toint(v)   -- jit::toint's value for a constant floored (or ceiled) v
+  if math.type(v) == "integer" then return v end
+  if v ~= v then return 0 end
+  if v >= 2.0 ^ 63 then return math.maxinteger end
+  if v < -2.0 ^ 63 then return math.mininteger end
+  return math.tointeger(v)
+end
 for _, name in ipairs({"floor", "ceil"}) do
   entries["math." .. name] = {
     call = function(ctx, e, typeof)
       nargs(ctx, e, 1, 1)
       local t = numeric_arg(ctx, e.args[1], typeof, "math." .. name)
-      if e.args[1].const ~= nil then e.const = math[name](e.args[1].const); return "wint" end
+      if e.args[1].const ~= nil then e.const = toint(math[name](e.args[1].const)); return "wint" end
       return t and "int64"
     end,
     emit = function(E, e)
