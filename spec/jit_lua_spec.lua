@@ -329,6 +329,24 @@ describe("gpu.jit against Lua 5.4", function()
     same({0.0, -1.0}, w(gpu.array({-0.0, -0.5}, "float64")):totable())
   end)
 
+  it("counts an integer loop with a nan limit as Lua 5.4: none up, down to mininteger down", function()
+    -- (a nan limit ran no iterations whichever the step's sign)
+    local f = function(a, o)
+      local n = 0
+      for _ = 1, a[1], -1 do n = n + 1; if n >= 5 then break end end
+      o[1] = n
+      n = 0
+      for _ = 1, a[1] do n = n + 1 end
+      o[2] = n
+      n = 0
+      for _ = math.mininteger + 2, a[1], -1 do n = n + 1 end
+      o[3] = n
+    end
+    local want, got = both(f, gpu.array({0 / 0}, "float64"), 3, "int64")
+    assert.are.same({5, 0, 3}, want)
+    assert.are.same(want, got)
+  end)
+
   it("chooses among numbers with c1 and x or c2 and y or z, parenthesized too", function()
     local f = function(a, o)
       o[1] = a[1] > 50 and 1 or a[1] > 8 and 2 or 3

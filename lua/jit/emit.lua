@@ -128,10 +128,11 @@ __device__ __forceinline__ u64 count(i64 a, i64 b, i64 s) {
   else return 0;
   return q == ~0ull ? q : q + 1;
 }
-// the same with a float limit, which Lua floors (ceils for a negative step)
+// the same with a float limit, which Lua floors (ceils for a negative step); a nan, as Lua's
+// forlimit takes it, is below every integer: no iterations up, down to mininteger down
 __device__ __forceinline__ u64 countf(i64 a, double b, i64 s) {
   const double big = 9223372036854775808.0;
-  if (b != b) return 0;
+  if (b != b) return s > 0 ? 0 : count(a, -0x7fffffffffffffffLL - 1, s);
   if (s > 0) return b >= big ? count(a, 0x7fffffffffffffffLL, s) : b < -big ? 0 : count(a, (i64)floor(b), s);
   return b < -big ? count(a, -0x7fffffffffffffffLL - 1, s) : b >= big ? 0 : count(a, (i64)ceil(b), s);
 }]]}
