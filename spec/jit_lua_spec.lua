@@ -364,7 +364,9 @@ describe("gpu.jit against Lua 5.4", function()
     local zero = 0
     local cases = {
       {"attempt to divide by zero", function(a, o) o[1] = a[1] // zero end},     -- an upvalue (Lua 5.4.4's words)
-      {"attempt to perform 'n%%0'", function(a, o) o[1] = a[1] % (1 - 1) end},
+      {"attempt to perform 'n%0'", function(a, o) o[1] = a[1] % (1 - 1) end},   -- (said 'n%%0')
+      {"attempt to perform 'n%0'", function(a, o) o[1] = a[1] % (65 >> 8) end},
+      {"attempt to perform 'n%0'", function(a, o) o[1] = a[1] % 0 end},
       {"bad argument #2 to 'fmod' (zero)", function(a, o) o[1] = math.fmod(a[1], 0) end},
     }
     for _, c in ipairs(cases) do

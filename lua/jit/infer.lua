@@ -682,7 +682,7 @@ function M.infer(ctx)
     if (op == "//" or op == "%") and math.type(e.right.const) == "integer" and e.right.const == 0
        and types.integer(lt) then
       -- Lua's error for a divisor known here (a literal, a <const> local, an upvalue, 1 - 1)
-      fail(ctx, e.line, op == "//" and "attempt to divide by zero" or "attempt to perform 'n%%%%0'")
+      fail(ctx, e.line, op == "//" and "attempt to divide by zero" or "attempt to perform 'n%%0'")
     end
     if order[op] then
       e.cmp = cmp_type(lt, rt)
