@@ -38,7 +38,10 @@ function Operator:dot(x)
 end
 
 local function dims_of(shape, api)
-  if type(shape) ~= "table" or #shape ~= 2 then fail(api, "shape must be a table {m, n}, got %s", gpu._arg.shown(shape)) end
+  if type(shape) ~= "table" or #shape ~= 2 then
+    fail(api, "shape must be a table {m, n}, got %s", type(shape) == "table"
+         and ("a table of %d entr%s"):format(#shape, #shape == 1 and "y" or "ies") or gpu._arg.shown(shape))
+  end
   for k = 1, 2 do
     local v = shape[k]
     if math.type(v) == "float" and v == math.floor(v) then v = math.tointeger(v) end
@@ -186,7 +189,9 @@ function M.cg(A, b, opts)
   A, b, x, matvec, psolve, opts, maxiter, done, bnorm, atol = system("cg", A, b, opts, "x0 tol atol maxiter M callback")
   if done then return done, 0 end
   local r = b - matvec(x)
-  local p, rho, resid
+  local p, rho
+  local resid = norm(r)
+  if resid <= atol then return x, 0 end   -- x0 solves it (its first step would be 0 / 0)
   local iters = 0
   while iters < maxiter do
     local z = psolve(r)
@@ -213,9 +218,10 @@ function M.cgs(A, b, opts)
   A, b, x, matvec, psolve, opts, maxiter, done, bnorm, atol = system("cgs", A, b, opts, "x0 tol atol maxiter M callback")
   if done then return done, 0 end
   local r0 = b - matvec(x)
+  local resid = norm(r0)
+  if resid <= atol then return x, 0 end   -- x0 solves it (its first step would be 0 / 0)
   local rho = gpu.vdot(r0, r0)
   local r, u, p = r0:copy(), r0:copy(), r0:copy()
-  local resid
   local iters = 0
   while iters < maxiter do
     local y = psolve(p)
@@ -328,13 +334,14 @@ function M.gmres(A, b, opts)
   local complex = A.dtype:find("^complex") ~= nil
   local V = gpu.empty({restart, n}, A.dtype)        -- the basis, a row a vector
   local H = gpu.zeros({restart + 1, restart}, A.dtype)
-  local iters, mx, r_norm = 0, nil, nil
+  -- right-preconditioned: the iterate is x itself (x0 first), its steps M (V y); CuPy's takes
+  -- M x as the iterate, so that x0 itself was never tried (M x0 was)
+  local iters, r_norm = 0, nil
   while true do
-    mx = psolve(x)
-    local r = b - matvec(mx)
+    local r = b - matvec(x)
     r_norm = norm(r)
     if opts.callback then
-      if ctype == "x" then opts.callback(mx)
+      if ctype == "x" then opts.callback(x)
       elseif iters > 0 then opts.callback(r_norm / bnorm) end
     end
     if r_norm <= atol or iters >= maxiter then break end
@@ -363,10 +370,10 @@ function M.gmres(A, b, opts)
       for i = 1, k do re[i] = y[i][1] end
       yv = gpu.array(re, A.dtype)
     end
-    x = x + gpu.matmul(yv, V[{ {1, k} }])
+    x = x + psolve(gpu.matmul(yv, V[{ {1, k} }]))
     iters = iters + restart
   end
-  return mx, (r_norm <= atol) and 0 or iters   -- CuPy's gives 0 when maxiter is not a multiple of restart
+  return x, (r_norm <= atol) and 0 or iters   -- CuPy's gives 0 when maxiter is not a multiple of restart
 end
 
 -- their arrays and matrices (x0's, M's too) on the current device, checked first

@@ -82,9 +82,16 @@ describe("gpu.sparse.linalg.cg and cgs", function()
     local x2, info2, count = solve_count("cg", A, b, {x0 = x, tol = 1e-8, atol = 0})
     assert.are.equal(0, info2)
     close(641.75, x2:item(50), 1e-9)
-    -- from the solution, one step (CuPy's cg tests after a step)
-    local _, info3, one = solve_count("cg", A, b, {x0 = x2, tol = 1e-6, atol = 0})
-    assert.are.equal(0, info3); assert.are.equal(1, one)
+    -- from the solution, no step (scipy's tests x0 first; CuPy's took a step)
+    local x3, info3, none = solve_count("cg", A, b, {x0 = x2, tol = 1e-6, atol = 0})
+    assert.are.equal(0, info3); assert.are.equal(0, none)
+    assert.is_true(gpu.array_equal(x2, x3))
+    -- an x0 that solves it exactly is x (the first step was 0 / 0: nan, till maxiter)
+    local D = gpu.sparse.csr_matrix(gpu.array({{2, 0}, {0, 4}}, "float64"))
+    for _, f in ipairs({"cg", "cgs", "gmres"}) do
+      local xe, ie = L[f](D, gpu.array({2, 4}, "float64"), {x0 = gpu.array({1, 1}, "float64")})
+      assert.are.same({{1, 1}, 0}, {xe:totable(), ie}, f)
+    end
     -- x0 is not written
     assert.is_true(gpu.linalg.norm(gpu.matmul(A, x) - b) > 1e-3)
     -- b = 0 gives 0 at once; an empty system an empty x
@@ -135,6 +142,21 @@ describe("gpu.sparse.linalg.gmres", function()
     -- maxiter that is no multiple of restart still says it did not converge
     local _, info3 = L.gmres(A, b, {maxiter = 5, restart = 2})
     assert.are.equal(6, info3)
+  end)
+
+  it("starts from x0 itself with M (CuPy's started from M x0)", function()
+    local S = gpu.sparse.csr_matrix(gpu.array({{4, 1, 0, 0}, {1, 3, 1, 0}, {0, 1, 2, 1}, {0, 0, 1, 5}}, "float64"))
+    local rhs = gpu.array({1, 2, 3, 4}, "float64")
+    local P = gpu.sparse.diags({{0.25, 1 / 3, 0.5, 0.2}}, {0})
+    -- one step from x0 = 1, right-preconditioned: x0 + y M r0 / |r0|, y the least-squares
+    -- step (worked by hand: r0 = {-4, -3, -1, -2}, M r0 = {-1, -1, -0.5, -0.4})
+    local x = L.gmres(S, rhs, {x0 = gpu.ones(4, "float64"), M = P, maxiter = 1, restart = 1})
+    local want = {2 / 7, 2 / 7, 9 / 14, 5 / 7}
+    for i = 1, 4 do close(want[i], x:item(i), 1e-12) end
+    -- x0 that solves it is kept, M or not
+    local sol = gpu.array({0.18987341772151906, 0.24050632911392392, 1.0886075949367089, 0.5822784810126581}, "float64")
+    local xs, is = L.gmres(S, rhs, {x0 = sol, M = P, tol = 1e-10})
+    assert.are.equal(0, is); assert.is_true(gpu.array_equal(xs, sol))
   end)
 
   it("solves nonsymmetric and complex systems, stopping early where the space closes", function()
@@ -194,11 +216,11 @@ describe("gpu.sparse.linalg's bad inputs", function()
     {function() L.cg(A, b, {x0 = gpu.ones(3)}) end, "x0 must have 4 elements, got 3"},
     {function() L.gmres(A, b, {restart = 0}) end, "restart must be a positive integer, got 0"},
     {function() L.gmres(A, b, {callback_type = "y"}) end, "callback_type must be"},
-    {function() L.LinearOperator({4}, print) end, "shape must be a table {m, n}"},
+    {function() L.LinearOperator({4}, print) end, "shape must be a table {m, n}, got a table of 1 entry"},
     {function() L.LinearOperator({4, -1}, print) end, "shape%[2%] must be a non%-negative integer, got %-1"},
     -- a string shown quoted ("4" was 'got 4'), a table by its type, not its address
     {function() L.LinearOperator({"4", 4}, print) end, 'shape%[1%] must be a non%-negative integer, got a string %("4"%)'},
-    {function() L.LinearOperator({4, 4, 4}, print) end, "shape must be a table {m, n}, got table$"},
+    {function() L.LinearOperator({4, 4, 4}, print) end, "shape must be a table {m, n}, got a table of 3 entries$"},
     {function() L.LinearOperator({4, 4}, 5) end, "matvec must be a function, got number"},
     {function() L.LinearOperator({4, 4}, print, {dtype = "float8"}) end, "dtype must be a dtype name, got float8"},
     {function() L.LinearOperator({4, 4}, print):rmatvec(b) end, "this operator has no rmatvec"},
