@@ -406,6 +406,25 @@ if %s then os.execute("kill -9 " .. pid) end]]
     os.execute("rm -rf " .. cache)
   end)
 
+  it("holds no file open for a loaded kernel, and runs each of kernels loaded one after another", function()
+    -- each kernel library is loaded from a memfd, /proc/self/fd/N, which is closed once it
+    -- is loaded: N comes again for the next, which must not be taken for the last one
+    local code = [[
+local pid = io.open("/proc/self/stat"):read("n")
+local function fds() return #io.popen("ls /proc/" .. pid .. "/fd"):read("a"):gsub("[^\n]", "") end
+local before, got = fds(), {}
+for i = 1, 3 do
+  local x = gpu.zeros(1, "int32")
+  gpu.kernel("__global__ void k(int *x) { x[0] = " .. i .. "; }", {check = false})[{1, 1}](x)
+  got[i] = x:item(1)
+end
+io.write(table.concat(got, " "), " ", fds() - before)]]
+    local cache = os.tmpname() .. "-cache"
+    local out = cpu_child("GPUHOST_CACHE_DIR=" .. cache, code)
+    assert.are.equal("1 2 3 0", out)
+    os.execute("rm -rf " .. cache)
+  end)
+
   it("compiles an operation's kernel for a layout at its first launch in that layout", function()
     local cache = os.tmpname() .. "-cache"
     local out = cpu_child("GPUHOST_CACHE_DIR=" .. cache, [[

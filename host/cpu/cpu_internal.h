@@ -47,8 +47,6 @@ typedef struct CpuFunction {
 } CpuFunction;
 struct CpuModule {
   void *dl;
-  int fd;                      /* the memfd it was loaded from: open while it is, so that
-                                * its /proc/self/fd path names no other library */
   int nentries;
   CpuFunction *functions;
 };

@@ -1,6 +1,7 @@
-/* module.c: kernel libraries, loaded from memory (a memfd), not from a file of ours, and
- * their kernels. */
+/* module.c: kernel libraries, loaded from memory (a memfd, closed once loaded), not from a
+ * file of ours, and their kernels. */
 #include <dlfcn.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +21,7 @@ static void promote_self(void) {
 }
 
 /* The library's table, made into a module; NULL when it lacks one. */
-static CpuModule *module_of(void *dl, int fd) {
+static CpuModule *module_of(void *dl) {
   void (*bind)(const gpuhost_runtime *) = (void (*)(const gpuhost_runtime *))dlsym(dl, "gpuhost_cpu_bind");
   const int *count = dlsym(dl, "gpuhost_entry_count");
   const gpuhost_entry *entries = dlsym(dl, "gpuhost_entries");
@@ -31,7 +32,6 @@ static CpuModule *module_of(void *dl, int fd) {
   if (mod->functions == NULL) { free(mod); return NULL; }
   bind(&cpu_runtime);
   mod->dl = dl;
-  mod->fd = fd;
   mod->nentries = *count;
   for (int i = 0; i < mod->nentries; i++) mod->functions[i] = (CpuFunction){mod, &entries[i], -1, FIBER_STACK, 4096, 0, ""};
   return mod;
@@ -50,23 +50,40 @@ static GpuResult undefined_symbol(const char *sym) {
                   name[0] ? name : sym, sym);
 }
 
+/* The path a library is loaded from: its memfd's /proc/self/fd/N, after a spelling of the
+ * load's number that the kernel reads as "/" ("/." for a 0 bit, "//." for a 1). dlopen
+ * takes a library of a name it has loaded for that library, and N is reused once the fd is
+ * closed: each load's own name lets the fd close at once (the mapping keeps the memfd),
+ * where a module once held its fd open while loaded (one a source, kept for the process:
+ * some 500 built-in kernels ran a shell's 1024 out, and every compile then failed). */
+static void load_path(char *path, size_t size, int fd) {
+  static unsigned long long loads;
+  size_t at = 0;
+  for (unsigned long long n = ++loads; n > 0 && at + 4 < size; n >>= 1)
+    at += (size_t)snprintf(path + at, size - at, "%s", (n & 1) ? "//." : "/.");
+  snprintf(path + at, size - at, "/proc/self/fd/%d", fd);
+}
+
 GpuResult cpu_module_load(CUmodule *m, const GpuImage *img) {
   GpuResult bad = GPU_FAIL(CUDA_ERROR_INVALID_IMAGE, GPU_SRC_CUDA, "dlopen (CPU backend)");
   promote_self();
   int fd = memfd_create("gpuhost-kernel", MFD_CLOEXEC);
-  char path[64];
-  if (fd < 0) return bad;
-  if (write(fd, img->data, img->size) != (ssize_t)img->size) { close(fd); return bad; }
-  snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
-  void *dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-  if (!dl) {
-    const char *why = dlerror(), *undefined = why ? strstr(why, "undefined symbol: ") : NULL;
-    GpuResult r = undefined ? undefined_symbol(undefined + 18) : cpu_fail(bad, "%s", why);
+  char path[320];
+  if (fd < 0) return cpu_fail(bad, "memfd_create: %s", strerror(errno));
+  if (write(fd, img->data, img->size) != (ssize_t)img->size) {
+    GpuResult r = cpu_fail(bad, "writing the kernel library: %s", strerror(errno));
     close(fd);
     return r;
   }
-  CpuModule *mod = module_of(dl, fd);
-  if (mod == NULL) { dlclose(dl); close(fd); return bad; }
+  load_path(path, sizeof path, fd);
+  void *dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  close(fd);
+  if (!dl) {
+    const char *why = dlerror(), *undefined = why ? strstr(why, "undefined symbol: ") : NULL;
+    return undefined ? undefined_symbol(undefined + 18) : cpu_fail(bad, "%s", why);
+  }
+  CpuModule *mod = module_of(dl);
+  if (mod == NULL) { dlclose(dl); return bad; }
   *m = (CUmodule)mod;
   return GPU_OK;
 }
@@ -75,7 +92,6 @@ GpuResult cpu_module_unload(CUmodule m) {
   CpuModule *mod = (CpuModule *)m;
   pool_forget_fibers();   /* fibers wait inside a library's loops: none may outlive it */
   dlclose(mod->dl);
-  close(mod->fd);
   free(mod->functions);
   free(mod);
   return GPU_OK;

@@ -123,8 +123,7 @@ static int amd_avx512(void) {
 }
 
 /* The flags every compile of a kernel and of the prelude shares. -fno-gnu-unique: a
- * library with unique symbols can never be unloaded, and a later one loaded from a reused
- * /proc/self/fd/N would be taken for it. -fno-builtin-pow(f): g++ 12's vectorizer turns
+ * library with unique symbols can never be unloaded. -fno-builtin-pow(f): g++ 12's vectorizer turns
  * pow(x, 0.5) into sqrt(x) (-0 and nan where pow and the GPU give 0 and inf for -0, -inf).
  * -ftemplate-depth: a kernel's arguments are a std::tuple, whose depth is their count (4096
  * at most; 900, g++'s default, stopped at about 500). */
