@@ -830,22 +830,33 @@ local function typed(v, dtype)
 end
 
 -- The cval a footprint filter reads, as scipy's: its C casts it to input's type, but the
--- least or greatest over a box (a rank 0 or count - 1 too) is its separable 1-D filters',
--- which read it as a double, and scipy 1.17's 1-D rank filter (1-D input, a rank between,
--- a footprint not past about twice the input) reads it as int64 (integer and bool input)
--- or float32 (float16, float32)
-local function footprint_cval(cval, input, op, box, rank, count, length, origin)
-  local extreme = op ~= GATHER or rank == 0 or rank == count - 1
-  if extreme and box then return cval end
+-- least or greatest over a box is its separable 1-D filters', which read it as a double, and
+-- scipy 1.17's 1-D rank filter (1-D input, a rank between, a footprint not past about twice
+-- the input) reads it as int64 (integer and bool input) or float32 (float16, float32)
+local function footprint_cval(cval, input, op, box, length, origin)
+  if op ~= GATHER and box then return cval end
   local dt = input.dtype
-  if not extreme and input.ndim == 1 and (input.size == 1 or input.size - ((length - 1) // 2 - origin) >= 0) then
+  if op == GATHER and input.ndim == 1 and (input.size == 1 or input.size - ((length - 1) // 2 - origin) >= 0) then
     dt = dt == "float64" and dt or KIND[dt] == "f" and "float32" or "int64"
   end
   return typed(cval, dt)
 end
 
+-- A box of `size` (one value or one a dim) for a rank: its shape and count of elements
+local function box_of(api, size, ndim)
+  local shape = per_dim(size, ndim, api, "size", size_of)
+  local count = 1
+  for d = 1, ndim do
+    if count > (1 << 53) // shape[d] then fail(api, "a window of more than 2^53 elements is more than gpuhost makes") end
+    count = count * shape[d]
+  end
+  return shape, count
+end
+
 -- f(input, size [, opts]) or f(input, opts): size a number or a table of one a dim. For
--- GATHER, rank_of(count) gives the rank (0-based) to take among a window's count values.
+-- GATHER, rank_of(count) gives the rank (0-based) to take among a window's count values: a
+-- rank of 0 or count - 1 is the minimum or maximum filter's, as scipy's _rank_filter calls
+-- them (over a box: one 1-D pass a dim, each stored in the output's dtype)
 local function footprint_filter(api, op, input, size, opts, rank_of)
   input_of(input, api)
   if type(size) == "table" and not is_array(size) and #size == 0 and opts == nil then size, opts = nil, size end
@@ -855,26 +866,26 @@ local function footprint_filter(api, op, input, size, opts, rank_of)
   local shape, keep, count
   if opts.footprint ~= nil then
     shape, keep, count = footprint_of(api, opts.footprint, input.ndim)
-    if op ~= GATHER and count == #keep then   -- a box, as scipy's: its separable filters
-      return windows(api, op, input, shape, {mode = opts.mode, cval = opts.cval, origin = opts.origin, output = opts.output})
-    end
   elseif size == nil then
     fail(api, "give a size or a footprint (argument 2, or options size = or footprint =)")
-  elseif op ~= GATHER then   -- a box: one 1-D pass a dim
-    return windows(api, op, input, size, {mode = opts.mode, cval = opts.cval, origin = opts.origin, output = opts.output})
+  elseif op ~= GATHER then
+    shape = size
   else
-    shape = per_dim(size, input.ndim, api, "size", size_of)
-    count = 1
-    for d = 1, input.ndim do count = count * shape[d] end
-    if count > MAX_TAPS then   -- (a window's taps, a table each)
-      fail(api, "a window of %s elements is more than gpuhost makes (at most %d)", shown(count), MAX_TAPS)
-    end
+    shape, count = box_of(api, size, input.ndim)
   end
   local rank = rank_of and rank_of(count)
+  if rank == 0 then op = MIN elseif rank and rank == count - 1 then op = MAX end
+  local box = keep == nil or count == #keep
+  if op ~= GATHER and box then   -- a box, as scipy's: its separable filters
+    return windows(api, op, input, shape, {mode = opts.mode, cval = opts.cval, origin = opts.origin, output = opts.output})
+  end
+  if keep == nil and count > MAX_TAPS then   -- (a window's taps, a table each)
+    fail(api, "a window of %s elements is more than gpuhost makes (at most %d)", shown(count), MAX_TAPS)
+  end
   local origins = nd_origins(api, opts.origin, shape)
   local mode = mode_of(opts.mode, api)
   local cval = number(opts.cval, api, "cval", 0.0)
-  cval = footprint_cval(cval, input, op, keep == nil or count == #keep, rank, count, shape[1], origins[1])
+  cval = footprint_cval(cval, input, op, box, shape[1], origins[1])
   local dt, out = output_of(opts.output, input, api)
   if input.ndim == 0 then return separable(input, {}, cval, dt, out) end
   local taps = footprint_taps(shape, origins, keep)

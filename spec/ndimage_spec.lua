@@ -295,6 +295,30 @@ describe("gpu.ndimage's minimum, maximum and median filters", function()
     close(REF.pct100, nd.percentile_filter(img, 100, 3), 0)
   end)
 
+  it("take a rank of 0 or count - 1 as scipy's minimum or maximum filter (over a box, a pass a dim)", function()
+    -- scipy 1.17.1: x int64 [[-1, 5], [3, 7]], output=np.uint8: ndi.rank_filter(x, 0, size=2),
+    -- ndi.percentile_filter(x, 0 (10, -100), size=2) [[255 5] [255 5]] (each pass stored in uint8,
+    -- -1 as 255); ndi.rank_filter(x, -1, size=2), (x, 3, footprint=np.ones((2, 2))),
+    -- ndi.percentile_filter(x, 100, size=2) [[255 255] [3 7]]; ndi.median_filter(x, size=(1, 2))
+    -- (a count of 2: the maximum) [[255 5] [3 7]]
+    local x = gpu.array({{-1, 5}, {3, 7}}, "int64")
+    local u8 = {output = "uint8"}
+    local least, most = {{255, 5}, {255, 5}}, {{255, 255}, {3, 7}}
+    close(least, nd.rank_filter(x, 0, 2, u8), 0)
+    close(least, nd.percentile_filter(x, 0, 2, u8), 0)
+    close(least, nd.percentile_filter(x, 10, 2, u8), 0)
+    close(least, nd.percentile_filter(x, -100, 2, u8), 0)
+    close(most, nd.rank_filter(x, -1, 2, u8), 0)
+    close(most, nd.rank_filter(x, 3, {footprint = {{true, true}, {true, true}}, output = "uint8"}), 0)
+    close(most, nd.percentile_filter(x, 100, 2, u8), 0)
+    close({{255, 5}, {3, 7}}, nd.median_filter(x, {1, 2}, u8), 0)
+    -- ndi.rank_filter(x, 0, size=(2, 1), mode=['constant', 'nearest'], cval=-3) [[-3 -3] [-1 5]]
+    -- (a mode a dim, as the minimum filter's); a box past 2^20 elements:
+    -- ndi.rank_filter([[1., 2], [3, 4]], -1, size=(1100, 1000)) all 4
+    close({{-3, -3}, {-1, 5}}, nd.rank_filter(x, 0, {2, 1}, {mode = {"constant", "nearest"}, cval = -3}), 0)
+    close({{4, 4}, {4, 4}}, nd.rank_filter(gpu.array({{1, 2}, {3, 4}}, "float64"), -1, {1100, 1000}), 0)
+  end)
+
   it("read cval in the input's type where scipy's C casts it (a footprint, a rank), as a double for a box", function()
     local u = gpu.array({5, 6, 7, 8}, "uint8")
     local c = {mode = "constant", cval = -1}
