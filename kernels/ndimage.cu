@@ -52,16 +52,27 @@ __device__ inline long long map_index(long long j, long long n, int mode) {
 template <typename T> __device__ inline double value(T x) { return (double)x; }
 __device__ inline double value(gpu::half x) { return (double)(float)x; }
 
-// a double stored as scipy's C casts it: integers truncated toward 0 and wrapped to the
-// width, bool true where that integer is nonzero
-template <typename O> __device__ inline void put(O *p, double v) { *p = (O)(long long)v; }
+// a double stored as scipy's C casts it, as x86-64 does (C leaves a value out of the type's
+// range undefined): truncated toward 0 to an int32 for types of up to 32 bits (uint32 but
+// to an int64), where NaN and a value past that range give its least (INT_MIN, INT64_MIN),
+// and wrapped to the width (so 3e9 is INT_MIN in int32, 0 in int16 and uint8); uint64 from
+// 2^63 on less 2^63, its top bit set (0 from 2^64 on); bool true where the byte (an
+// npy_bool is an unsigned char) is nonzero (so 256 is false)
+__device__ inline int to_int32(double v) { return v > -2147483649.0 && v < 2147483648.0 ? (int)v : INT_MIN; }
+__device__ inline long long to_int64(double v) {
+  return v >= -9223372036854775808.0 && v < 9223372036854775808.0 ? (long long)v : LLONG_MIN;
+}
+template <typename O> __device__ inline void put(O *p, double v) { *p = (O)to_int32(v); }
+__device__ inline void put(unsigned int *p, double v) { *p = (unsigned int)to_int64(v); }
+__device__ inline void put(long long *p, double v) { *p = to_int64(v); }
+__device__ inline void put(unsigned long long *p, double v) {
+  *p = !(v >= 9223372036854775808.0) ? (unsigned long long)to_int64(v)
+     : v < 18446744073709551616.0 ? (unsigned long long)v : 0ULL;
+}
 __device__ inline void put(float *p, double v) { *p = (float)v; }
 __device__ inline void put(double *p, double v) { *p = v; }
 __device__ inline void put(gpu::half *p, double v) { *p = gpu::half(v); }
-__device__ inline void put(bool *p, double v) { *p = (long long)v != 0; }
-__device__ inline void put(unsigned long long *p, double v) {
-  *p = v >= 9223372036854775808.0 ? (unsigned long long)v : (unsigned long long)(long long)v;
-}
+__device__ inline void put(bool *p, double v) { *p = (unsigned char)to_int32(v) != 0; }
 
 // What a pass does with the value v it made for a point (cast to O first, as scipy's
 // passes write their output) and the output's element there, in O's arithmetic as NumPy's

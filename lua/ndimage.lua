@@ -809,16 +809,19 @@ local function footprint_of(api, f, ndim)
 end
 
 -- v (a double) as scipy's C casts it to dtype, as kernels/ndimage.cu's put stores a result
--- (x86's conversions, the CPU backend's): an integer truncated toward 0 (NaN and values
--- past 2^63: -2^63) and wrapped to the width, bool 1 where that integer is nonzero, a float
--- rounded; as the double the kernel then reads
+-- (x86-64's conversions): truncated toward 0 to an int32 for types of up to 32 bits (uint32
+-- to an int64), NaN and values past that range giving its least, and wrapped to the width;
+-- uint64 from 2^63 on as it is (0 from 2^64 on); bool 1 where the low byte is nonzero; a
+-- float rounded; as the double the kernel then reads
 local function typed(v, dtype)
   if dtype == "float64" then return v end
   if dtype == "float32" then return (string.unpack("f", string.pack("f", v))) end
   if dtype == "float16" then return gpu.full({}, v, "float64"):astype("float16"):item() end
-  if dtype == "uint64" and v >= 2 ^ 63 then return math.floor(v) end
-  local i = not (math.abs(v) < 2 ^ 63) and math.mininteger or math.tointeger(v < 0 and math.ceil(v) or math.floor(v))
-  if dtype == "bool" then return i ~= 0 and 1.0 or 0.0 end
+  if dtype == "uint64" and v >= 2 ^ 63 then return v < 2 ^ 64 and math.floor(v) + 0.0 or 0.0 end
+  local wide = SIZE[dtype] == 8 or dtype == "uint32"
+  local inside = wide and v >= -2 ^ 63 and v < 2 ^ 63 or not wide and v > -2 ^ 31 - 1 and v < 2 ^ 31
+  local i = inside and math.tointeger(v < 0 and math.ceil(v) or math.floor(v)) or wide and math.mininteger or -(1 << 31)
+  if dtype == "bool" then return (i & 0xff) ~= 0 and 1.0 or 0.0 end
   local bits = 8 * SIZE[dtype]
   if bits < 64 then
     i = i & ((1 << bits) - 1)

@@ -157,6 +157,31 @@ describe("gpu.ndimage.correlate1d and convolve1d", function()
     close(REF.f32, f32, 0)
   end)
 
+  it("cast a value past int32's range (int64's for uint32 and int64) or NaN as scipy's C on x86-64", function()
+    -- scipy 1.17.1: ndi.correlate1d(np.int32([2e9, 0, -2e9]), [1, 1]) [-2147483648 2e9 -2e9]
+    close({-2147483648, 2000000000, -2000000000}, nd.correlate1d(gpu.array({2e9, 0, -2e9}, "int32"), {1, 1}), 0)
+    -- x = [nan, inf, 3e9, -3e9, 1e19, 40000.5, 256, -1.5]; ndi.correlate1d(x, [1.0], output=dt):
+    -- the least of int32 (int64), wrapped to the width; uint64 shown as int64 holds it; bool
+    -- the byte nonzero
+    local x = gpu.array({NAN, math.huge, 3e9, -3e9, 1e19, 40000.5, 256, -1.5}, "float64")
+    local least = math.mininteger
+    local want = {
+      int16 = {0, 0, 0, 0, 0, -25536, 256, -1},
+      int32 = {-2147483648, -2147483648, -2147483648, -2147483648, -2147483648, 40000, 256, -1},
+      uint32 = {0, 0, 3000000000, 1294967296, 0, 40000, 256, 4294967295},
+      int64 = {least, least, 3000000000, -3000000000, least, 40000, 256, -1},
+      uint64 = {least, 0, 3000000000, -3000000000, -8446744073709551616, 40000, 256, -1},
+      bool = {false, false, false, false, false, true, false, true}}
+    for dt, w in pairs(want) do
+      local r = nd.correlate1d(x, {1.0}, {output = dt})
+      assert.are.equal(dt, r.dtype)
+      assert.are.same(w, r:totable(), dt)
+    end
+    -- a cval in the input's type by the same cast: ndi.maximum_filter(np.uint8([5, 6, 7, 8]),
+    -- footprint=[1, 0, 1], mode='constant', cval=3e9 + 7) [6 7 8 7] (cval 0)
+    close({6, 7, 8, 7}, nd.maximum_filter(gpu.array({5, 6, 7, 8}, "uint8"), {footprint = {1, 0, 1}, mode = "constant", cval = 3e9 + 7}), 0)
+  end)
+
   it("take float16 (in float64, where scipy refuses it) and 0-D arrays", function()
     -- ndi.gaussian_filter1d([1., 2, 3, 4], 1.0) = [1.42690712, 2.06312251, 2.93687749, 3.57309288]
     local h = nd.gaussian_filter1d(gpu.array({1, 2, 3, 4}, "float16"), 1.0)
