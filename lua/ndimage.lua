@@ -551,7 +551,8 @@ end
 -- passes: {d, taps, w, op, mode} in order; none: a copy of input in dt
 -- (none: input itself, cast, by one tap of weight 1). The last pass writes into `into`
 -- (as `how` says) where one is given, else into out where it can (direct), else into a new
--- array that deliver copies to out.
+-- array that deliver copies to out. A bool dt's passes but the last write uint8: scipy's
+-- write the byte their cast leaves into the bool output (255 for -1), and the next reads it.
 local function separable(input, passes, cval, dt, out, into, how)
   if #passes == 0 then
     local still = {}
@@ -559,9 +560,10 @@ local function separable(input, passes, cval, dt, out, into, how)
     passes = {{taps = {still}, w = constant({1}, "float64", input.device), op = SUM, mode = 0}}
   end
   local last = into or direct(out, input)
-  local x = input
+  local x, between = input, dt == "bool" and "uint8" or dt
   for i, p in ipairs(passes) do
-    local y = pass(x, p.taps, p.w, p.op, p.mode, cval, dt, nil, i == #passes and last or nil, i == #passes and how or nil)
+    local y = pass(x, p.taps, p.w, p.op, p.mode, cval, i == #passes and dt or between, nil, i == #passes and last or nil,
+                   i == #passes and how or nil)
     if i > 1 then x:free() end
     x = y
   end

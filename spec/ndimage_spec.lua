@@ -275,6 +275,17 @@ describe("gpu.ndimage's derivative filters", function()
     close(REF.ggm, nd.gaussian_gradient_magnitude(img, 1.2, {mode = "nearest"}), 1e-13)
     close(REF["ggm-i32"], nd.gaussian_gradient_magnitude(gpu.array(scaled(10), "int32"), 1.0), 0)
   end)
+
+  it("keep a bool output's byte between passes, as scipy's (a first pass's -1 read back as 255)", function()
+    -- scipy 1.17.1, x = [[1, 0, 1], [0, 1, 1], [1, 1, 0]] bool: ndi.sobel(x, 1) [[1 1 1] [1 1 0] [1 1 1]],
+    -- ndi.prewitt(x, 0) [[1 0 1] [1 0 1] [1 0 1]]; ndi.uniform_filter(np.uint16([[256, 256, 1],
+    -- [256, 2, 3]]), 2, output=bool) [[0 0 0] [0 1 1]] (a first pass's 256 is the byte 0)
+    local x = gpu.array({{1, 0, 1}, {0, 1, 1}, {1, 1, 0}}, "bool")
+    assert.are.same({{true, true, true}, {true, true, false}, {true, true, true}}, nd.sobel(x, 2):totable())
+    assert.are.same({{true, false, true}, {true, false, true}, {true, false, true}}, nd.prewitt(x, 1):totable())
+    local u = gpu.array({{256, 256, 1}, {256, 2, 3}}, "uint16")
+    assert.are.same({{false, false, false}, {false, true, true}}, nd.uniform_filter(u, 2, {output = "bool"}):totable())
+  end)
 end)
 
 describe("gpu.ndimage.correlate and convolve", function()
