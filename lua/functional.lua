@@ -673,10 +673,11 @@ end
 ------------------------------------------------------------------------------------------
 -- NumPy's deprecated names
 
-gpu.cumproduct = function(...) return gpu.cumprod(...) end
-gpu.product = function(...) return gpu.prod(...) end
-gpu.alltrue = function(...) return gpu.all(...) end
-gpu.sometrue = function(...) return gpu.any(...) end
+-- (through gpu._api: an error names the caller's line, not this file's)
+gpu.cumproduct = gpu._api(function(...) return gpu.cumprod(...) end)
+gpu.product = gpu._api(function(...) return gpu.prod(...) end)
+gpu.alltrue = gpu._api(function(...) return gpu.all(...) end)
+gpu.sometrue = gpu._api(function(...) return gpu.any(...) end)
 
 local NAMES = {"promote_types", "can_cast", "min_scalar_type", "common_type", "mintypecode", "issubdtype",
                "typename", "base_repr", "binary_repr", "finfo", "iinfo", "apply_along_axis", "apply_over_axes",

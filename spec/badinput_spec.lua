@@ -1505,3 +1505,33 @@ describe("methods a script replaces", function()
                      "gpu.array(float32, {3}) [0, 1, 7]\tnil\t0\n", out)
   end)
 end)
+
+describe("every public function", function()
+  it("raises its errors at the caller's line, not a line of gpuhost's own files", function()
+    -- each function of gpu and its tables, given three strings: those that raise say where
+    -- the call was (the aliases cumproduct, product, alltrue and sometrue named
+    -- '[gpu] lua/functional.lua:676' where the call was)
+    local seen, here, raised, wrong = {}, debug.getinfo(1, "S").short_src, 0, {}
+    local function scan(t, prefix)
+      for name, f in pairs(t) do
+        if type(name) == "string" and not name:find("^_") and not seen[f] then
+          if type(f) == "function" then
+            seen[f] = true
+            local ok, err = pcall(function() local r = f("bogus", "bogus", "bogus"); return r end)
+            if not ok and type(err) == "string" then
+              raised = raised + 1
+              if err:sub(1, #here + 1) ~= here .. ":" then wrong[#wrong + 1] = prefix .. name .. ": " .. err end
+            end
+          elseif type(f) == "table" and #prefix < 20 then
+            seen[f] = true
+            scan(f, prefix .. name .. ".")
+          end
+        end
+      end
+    end
+    scan(gpu, "gpu.")
+    table.sort(wrong)
+    assert.is_true(raised > 300, raised)
+    assert.are.same({}, wrong)
+  end)
+end)
