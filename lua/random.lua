@@ -855,21 +855,30 @@ local function matrices(bits)
   end
 end
 
--- the matrices of bits 0 .. bits - 1 on the current device, made at the first need
+-- the matrices of bits 0 .. bits - 1 on the current device, made at the first need; kept
+-- (true) once a graph's recording used them: that graph pins them, and its replays read them
 local device_tables = {}
 local function tables_on_device(bits)
-  local dev = gpu.device().id
+  local dev, capturing = gpu.device().id, gpu.capturing()
   local have = device_tables[dev]
-  if have and have.bits >= bits then return have.array end
+  if have and have.bits >= bits then
+    have.kept = have.kept or capturing
+    return have.array
+  end
   matrices(bits)
   local parts = {}
   for k = 1, bits do parts[k] = string.pack(("<" .. ("j"):rep(8192)), table.unpack(jump_tables[k])) end
   -- the device synchronized around the swap (a few times a process at most): a launch on
-  -- another stream may be reading the old tables, or start before the new ones are there
-  if have then gpu.synchronize(); have.array:free() end
+  -- another stream may be reading the old tables, or start before the new ones are there.
+  -- Those a graph keeps are left to the collector (freeing them would raise; its replays
+  -- read them)
+  if have then
+    gpu.synchronize()
+    if not have.kept then have.array:free() end
+  end
   local a = gpu.array(gpu.frombuffer(table.concat(parts), "uint64"))
   gpu.synchronize()
-  device_tables[dev] = {bits = bits, array = a}
+  device_tables[dev] = {bits = bits, array = a, kept = capturing}
   return a
 end
 

@@ -79,6 +79,33 @@ describe("gpu.random.create_xoroshiro128p_states", function()
     assert.are.same({3960469996611835494, 6173072550953812027}, on[{1001}]:totable())
   end)
 
+  -- (a fresh process: the jump's tables are made once a process, at the first need)
+  local function fresh(code)
+    local out, status, err = S.host("-e " .. S.quote(code))
+    assert.are.equal(0, status, err)
+    return out
+  end
+
+  it("makes more of the jump's tables while a graph keeps the old ones, which its replays read", function()
+    -- they were freed, and a graph pinned them: "attempt to free an array that a graph uses"
+    assert.are.equal("true\ttrue\ttrue\n", fresh([[
+      local R = gpu.random
+      R.create_xoroshiro128p_states(4, 1)
+      local st
+      local g = gpu.graph(function() st = R.create_xoroshiro128p_states(4, 42) end)
+      local want = R.create_xoroshiro128p_states(4, 42):totable()
+      local more = R.create_xoroshiro128p_states(1000, 7)
+      local far = R.create_xoroshiro128p_states(4, 7, {subsequence_start = 1 << 40})
+      collectgarbage(); collectgarbage()
+      st:fill(0); g:launch()
+      local same = true
+      for i, row in ipairs(st:totable()) do same = same and row[1] == want[i][1] and row[2] == want[i][2] end
+      local function eq(a, b) return a[1] == b[1] and a[2] == b[2] end
+      print(eq(more[{1000}]:totable(), R.create_xoroshiro128p_states(1, 7, {subsequence_start = 999})[{1}]:totable()),
+            eq(far[{4}]:totable(), R.create_xoroshiro128p_states(1, 7, {subsequence_start = (1 << 40) + 3})[{1}]:totable()),
+            same)]]))
+  end)
+
   it("refuses bad arguments", function()
     local f = R.create_xoroshiro128p_states
     local function refused(pattern, ...)
