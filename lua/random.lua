@@ -870,14 +870,15 @@ local function tables_on_device(bits)
   for k = 1, bits do parts[k] = string.pack(("<" .. ("j"):rep(8192)), table.unpack(jump_tables[k])) end
   -- the device synchronized around the swap (a few times a process at most): a launch on
   -- another stream may be reading the old tables, or start before the new ones are there.
-  -- Those a graph keeps are left to the collector (freeing them would raise; its replays
-  -- read them)
-  if have then
+  -- Not while a graph records (it cannot wait; the upload is done at once, and the launch
+  -- runs at the replays): the old tables are then left to the collector, as are those a
+  -- graph keeps (freeing them would raise, and its replays read them)
+  if have and not capturing then
     gpu.synchronize()
     if not have.kept then have.array:free() end
   end
   local a = gpu.array(gpu.frombuffer(table.concat(parts), "uint64"))
-  gpu.synchronize()
+  if not capturing then gpu.synchronize() end
   device_tables[dev] = {bits = bits, array = a, kept = capturing}
   return a
 end

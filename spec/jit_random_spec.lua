@@ -86,6 +86,25 @@ describe("gpu.random.create_xoroshiro128p_states", function()
     return out
   end
 
+  it("is recorded in a graph when the jump's tables are made inside it, and replays as it runs", function()
+    -- their upload was followed by a gpu.synchronize(): "GPUHOST_NOT_CAPTURABLE: ...
+    -- gpu.synchronize() cannot be captured", a call the script never made
+    assert.are.equal("true\ttrue\n", fresh([[
+      local R, st, far = gpu.random
+      local g = gpu.graph(function()
+        st = R.create_xoroshiro128p_states(100, 42)
+        far = R.create_xoroshiro128p_states(3, 5, {subsequence_start = 1 << 50})   -- more tables
+      end)
+      st:fill(0); far:fill(0); g:launch()
+      local function same(a, b)
+        a, b = a:totable(), b:totable()
+        for i = 1, #b do if a[i][1] ~= b[i][1] or a[i][2] ~= b[i][2] then return false end end
+        return #a == #b
+      end
+      print(same(st, R.create_xoroshiro128p_states(100, 42)),
+            same(far, R.create_xoroshiro128p_states(3, 5, {subsequence_start = 1 << 50})))]]))
+  end)
+
   it("makes more of the jump's tables while a graph keeps the old ones, which its replays read", function()
     -- they were freed, and a graph pinned them: "attempt to free an array that a graph uses"
     assert.are.equal("true\ttrue\ttrue\n", fresh([[
