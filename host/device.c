@@ -32,12 +32,11 @@ static int gpu_device_id(lua_State *L) {
 
 /* gpu.device([id]): a table describing device id (default: the current device) */
 static int gpu_device(lua_State *L) {
-  int id;
-  if (lua_isnoneornil(L, 1)) {
+  errors_args(L, 1, "gpu.device");
+  int id = lua_isnoneornil(L, 1) ? -1 : check_ordinal(L, 1);   /* (a valid one is >= 0) */
+  if (id < 0) {
     GPU_CHECK(L, backend_get()->ensure_context());
     id = backend_get()->current_device();
-  } else {
-    id = check_ordinal(L, 1);
   }
   GpuDeviceInfo info;
   GPU_CHECK(L, backend_get()->device_info(id, &info));
@@ -115,6 +114,7 @@ static int device_tostring(lua_State *L) {
 
 static int gpu_device_count(lua_State *L) {
   int n;
+  errors_args(L, 0, "gpu.device_count");
   GPU_CHECK(L, backend_get()->device_count(&n));
   lua_pushinteger(L, n);
   return 1;

@@ -108,7 +108,7 @@ void errors_callable(lua_State *L, int idx) {
 }
 
 void errors_args(lua_State *L, int last, const char *name) {
-  int top = lua_gettop(L), method = (name[0] == 'a' || name[0] == 'h') && name[1] == ':';
+  int top = lua_gettop(L), method = name[0] && name[1] == ':';   /* a:free, s:destroy: self is 1 */
   for (int k = last + 1; k <= top; k++) {
     if (lua_isnil(L, k)) continue;
     int n = last - method;

@@ -76,6 +76,12 @@ static int event_destroy(lua_State *L) {
   return 0;
 }
 
+/* e:destroy(), which takes no argument (__close is given the error) */
+static int event_destroy_method(lua_State *L) {
+  errors_args(L, 1, "e:destroy");
+  return event_destroy(L);
+}
+
 /* gpu.elapsed(e0, e1): milliseconds between two recorded events of one device, once both
  * are done (CUDA answers CUDA_ERROR_NOT_READY before; the CPU backend's are done at once).
  * Inside a capture, where waiting is refused, it does not wait. */
@@ -105,7 +111,7 @@ static const luaL_Reg event_funcs[] = {
 static const luaL_Reg event_methods[] = {
   {"record", event_record},
   {"synchronize", event_synchronize},
-  {"destroy", event_destroy},
+  {"destroy", event_destroy_method},
   {NULL, NULL}
 };
 

@@ -42,6 +42,7 @@ static int gpu_embedded(lua_State *L) {
 /* gpu.clock(): seconds on a monotonic clock (os.clock counts CPU time, not waiting) */
 static int gpu_clock(lua_State *L) {
   struct timespec t;
+  errors_args(L, 0, "gpu.clock");
   clock_gettime(CLOCK_MONOTONIC, &t);
   lua_pushnumber(L, (lua_Number)t.tv_sec + (lua_Number)t.tv_nsec * 1e-9);
   return 1;

@@ -240,8 +240,15 @@ static int graph_free(lua_State *L) {
   return 0;
 }
 
+/* g:free(), which takes no argument (__close is given the error) */
+static int graph_free_method(lua_State *L) {
+  errors_args(L, 1, "g:free");
+  return graph_free(L);
+}
+
 /* gpu.capturing(): true while gpu.graph records */
 static int gpu_capturing(lua_State *L) {
+  errors_args(L, 0, "gpu.capturing");
   lua_pushboolean(L, graph_capturing);
   return 1;
 }
@@ -261,7 +268,7 @@ static const luaL_Reg graph_funcs[] = {
 static const luaL_Reg graph_methods[] = {
   {"launch", graph_launch},
   {"update", graph_update},
-  {"free", graph_free},
+  {"free", graph_free_method},
   {NULL, NULL}
 };
 

@@ -149,6 +149,12 @@ static int stream_destroy(lua_State *L) {
   return 0;
 }
 
+/* s:destroy(), which takes no argument (__close is given the error) */
+static int stream_destroy_method(lua_State *L) {
+  errors_args(L, 1, "s:destroy");
+  return stream_destroy(L);
+}
+
 static const luaL_Reg stream_funcs[] = {
   {"stream", gpu_stream},
   {NULL, NULL}
@@ -156,7 +162,7 @@ static const luaL_Reg stream_funcs[] = {
 
 static const luaL_Reg stream_methods[] = {
   {"synchronize", stream_synchronize},
-  {"destroy", stream_destroy},
+  {"destroy", stream_destroy_method},
   {NULL, NULL}
 };
 

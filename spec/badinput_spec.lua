@@ -1091,6 +1091,9 @@ local rows = {
   {"gpu.zeros(1):free({})", function() return gpu.zeros(1):free({}) end, "a:free takes 0 arguments, got a table as argument 1"},
   {"gpu.host.zeros(1):free({})", function() return gpu.host.zeros(1):free({}) end, "h:free takes 0 arguments, got a table as argument 1"},
   {"h:contiguous({})", function() return h:contiguous({}) end, "h:contiguous takes 0 arguments, got a table as argument 1"},
+  {"gpu.device(0, {})", function() return gpu.device(0, {}) end, "gpu.device takes 1 argument, got a table as argument 2 (it takes no options)"},
+  {"gpu.device_count({})", function() return gpu.device_count({}) end, "gpu.device_count takes 0 arguments, got a table as argument 1"},
+  {"gpu.clock({})", function() return gpu.clock({}) end, "gpu.clock takes 0 arguments, got a table as argument 1"},
   -- a number was taken as its digits; types by name, not "userdata"
   {"gpu.host.frombytes(1234, 'uint8')", function() return gpu.host.frombytes(1234, "uint8") end,
    "bad argument #1 to 'frombytes' (string expected, got number)"},

@@ -355,6 +355,26 @@ describe("gpu.graph", function()
     assert.matches("gpu.event takes 0 arguments, got a table as argument 1", S.errof(gpu.event, {disable_timing = true}), 1, true)
   end)
 
+  it("has s:destroy, e:destroy, g:free and gpu.capturing that take no arguments (one was dropped)", function()
+    local s, e, g = gpu.stream(), gpu.event(), gpu.graph(function() end)
+    assert.matches("s:destroy takes 0 arguments, got a table as argument 1 (it takes no options)", S.errof(s.destroy, s, {}), 1, true)
+    assert.matches("e:destroy takes 0 arguments, got a table as argument 1 (it takes no options)", S.errof(e.destroy, e, {}), 1, true)
+    assert.matches("g:free takes 0 arguments, got a number as argument 1 (not one it takes)", S.errof(g.free, g, 1), 1, true)
+    assert.matches("gpu.capturing takes 0 arguments, got a table as argument 1 (it takes no options)", S.errof(gpu.capturing, {}), 1, true)
+    -- refused, they are still alive: <close> (whose second argument is the error, nil here) and a
+    -- call with no argument destroy them
+    s:synchronize(); e:record(); g:launch()
+    do local _ <close> = s; local _ <close> = e; local _ <close> = g end
+    assert.matches("attempt to use a destroyed stream", S.errof(s.synchronize, s), 1, true)
+    assert.matches("attempt to use a destroyed event", S.errof(e.record, e), 1, true)
+    assert.are.equal("gpu.graph (freed)", tostring(g))
+    local t, f, h = gpu.stream(), gpu.event(), gpu.graph(function() end)
+    t:destroy(); f:destroy(); h:free()
+    assert.are.equal("gpu.graph (freed)", tostring(h))
+    assert.matches("attempt to use a destroyed stream", S.errof(t.synchronize, t), 1, true)
+    assert.is_false(gpu.capturing())
+  end)
+
   it("records launches on the user's streams, and is timed by events around a launch", function()
     local a, b = gpu.zeros(4), gpu.zeros(4)
     local s = gpu.stream()
