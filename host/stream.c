@@ -29,6 +29,33 @@ static GpuStream *tostream(lua_State *L, int idx) { return tostream_of(L, idx, "
 
 CUstream stream_check(lua_State *L, int idx) { return stream_named(L, idx, "", "", 0); }
 
+/* The device of the arrays among the running call's arguments (its stack): -1 for none,
+ * -2 for several devices */
+static int args_device(lua_State *L) {
+  int dev = -1;
+  for (int i = 1, top = lua_gettop(L); i <= top; i++) {
+    GpuArray *a = array_test(L, i);
+    if (a) dev = dev == -1 || dev == a->device ? a->device : -2;
+  }
+  return dev;
+}
+
+/* [-0, +0, v] A stream of another device than the current one: the advice depends on where
+ * the arrays are (with the stream, or elsewhere: making its device current would refuse them) */
+static void not_here(lua_State *L, const char *api, int sdev, int dev) {
+  int adev = args_device(L);
+  if (adev == sdev)
+    luaL_error(L, "%sa stream of device %d, and device %d is current: use it with its device "
+               "current (gpu.with_device(%d, f))", api, sdev, dev, sdev);
+  if (adev >= 0)
+    luaL_error(L, "%sa stream of device %d, and device %d is current, with the arrays on device %d: "
+               "the stream and the arrays are on different devices: use a stream of device %d "
+               "(gpu.stream() made with it current)", api, sdev, dev, adev, adev);
+  luaL_error(L, "%sa stream of device %d, and device %d is current: a stream takes work of its "
+             "device only: run it with device %d current (gpu.with_device(%d, f)) on arrays there, or "
+             "use a stream of device %d", api, sdev, dev, sdev, sdev, dev);
+}
+
 /* A live stream (of the current device when here), its errors naming prefix..name */
 CUstream stream_named(lua_State *L, int idx, const char *prefix, const char *name, int here) {
   char api[96];
@@ -36,9 +63,7 @@ CUstream stream_named(lua_State *L, int idx, const char *prefix, const char *nam
   GpuStream *st = tostream_of(L, idx, api);
   if (!st->alive) luaL_error(L, "%sattempt to use a destroyed stream", api);
   int dev = backend_get()->current_device();
-  if (here && dev >= 0 && st->device != dev)
-    luaL_error(L, "%sa stream of device %d, and device %d is current: use it with its device "
-               "current (gpu.with_device(%d, f))", api, st->device, dev, st->device);
+  if (here && dev >= 0 && st->device != dev) not_here(L, api, st->device, dev);
   return st->s;
 }
 

@@ -68,6 +68,33 @@ describe("#multi devices", function()
     assert.are.equal(0, gpu.device().id)
   end)
 
+  -- The advice was to make the stream's device current (gpu.with_device(1, f)), which
+  -- then refused the arrays of device 0; a graph of device 0 was given the same.
+  it("say, given a stream of another device than their arrays', that the two differ", function()
+    local a, s1 = gpu.arange(4), on(1, gpu.stream)
+    local apart = "a stream of device 1, and device 0 is current, with the arrays on device 0: the stream " ..
+                  "and the arrays are on different devices: use a stream of device 0 (gpu.stream() made with it current)"
+    assert.matches("gpu.sum: " .. apart, errof(gpu.sum, a, {stream = s1}), 1, true)
+    assert.matches("gpu.add: " .. apart, errof(gpu.add, a, a, {stream = s1}), 1, true)
+    assert.matches("gpu.sort: " .. apart, errof(gpu.sort, a, nil, {stream = s1}), 1, true)
+    local k = gpu.kernel([[extern "C" __global__ void inc(gpu::array<float> a) { a[gpu::grid(1)] += 1; }]])
+    assert.matches(apart, errof(function() k[{1, 4, stream = s1}](a) end), 1, true)
+    -- the arrays with the stream: its device made current is the way
+    local a1 = on(1, function() return gpu.arange(4) end)
+    assert.matches("gpu.sum: a stream of device 1, and device 0 is current: use it with its device current " ..
+                   "(gpu.with_device(1, f))", errof(gpu.sum, a1, {stream = s1}), 1, true)
+    assert.are.equal(6, on(1, function() return gpu.sum(a1, {stream = s1}) end))
+    -- no array to go by: both ways
+    local none = gpu.kernel([[extern "C" __global__ void none(int n) { }]])
+    assert.matches("a stream of device 1, and device 0 is current: a stream takes work of its device only: run it " ..
+                   "with device 1 current (gpu.with_device(1, f)) on arrays there, or use a stream of device 0",
+                   errof(function() none[{1, 4, stream = s1}](3) end), 1, true)
+    local g = gpu.graph(function() k[{1, 4}](a) end)
+    assert.matches("g:launch: the stream is of device 1, and the graph of device 0: launch it on a stream of device 0",
+                   errof(g.launch, g, s1), 1, true)
+    g:free()
+  end)
+
   -- In a fresh process on CUDA nothing was current yet, so each of these found nothing to
   -- go back to and left device 1 current: the arrays made next went there.
   it("leave device 0 current when a process's first call used device 1", function()
