@@ -12,6 +12,7 @@
 #include "gpu.h"
 
 #define GPU_GRAPH_T "gpu.graph"
+#define GPU_GRAPH_GUARD_T "gpu.graph.recording"
 
 typedef struct GpuGraph {
   CUgraph graph;              /* the last recording */
@@ -101,6 +102,30 @@ static void unpin(lua_State *L) {
   lua_pop(L, 1);
 }
 
+/* [-0, +0, -] Ends the capture under way; *graph is its graph, or NULL when it failed */
+static GpuResult capture_stop(lua_State *L, CUgraph *graph) {
+  graph_capturing = 0;
+  lua_pushnil(L);
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &KEEP_KEY);
+  *graph = NULL;
+  GpuResult r = backend_get()->capture_end(graph), sr = stream_end_capture();
+  if (sr.code) errors_warn(L, sr, "destroying a stream");
+  return r;
+}
+
+/* __close of the guard record leaves under f: lua_close closes it (os.exit(c, true) in f)
+ * before it runs the finalizers, which would be recorded into a capture that never ends.
+ * The recording is abandoned then; otherwise it has ended already. */
+static int record_abandon(lua_State *L) {
+  if (!graph_capturing) return 0;
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &KEEP_KEY);   /* the set, unpinned */
+  CUgraph graph;
+  capture_stop(L, &graph);
+  if (graph) backend_get()->graph_destroy(graph, NULL);
+  unpin(L);
+  return 0;
+}
+
 /* [-0, +1, e] Records f (at idx, with its arguments above it) into a graph; pushes the set
  * of arrays it uses. On failure, the capture is ended and cleaned up, and the error goes
  * on. */
@@ -111,22 +136,22 @@ static CUgraph record(lua_State *L, int idx) {
   lua_pushvalue(L, -1);
   lua_rawsetp(L, LUA_REGISTRYINDEX, &KEEP_KEY);
   lua_insert(L, idx);           /* the set, under f */
+  lua_newtable(L);              /* the guard, between them */
+  luaL_setmetatable(L, GPU_GRAPH_GUARD_T);
+  lua_insert(L, idx + 1);
+  lua_toclose(L, idx + 1);
   GPU_CHECK(L, be->capture_begin());
   graph_capturing = 1;
   refused[0] = '\0';
-  int status = lua_pcall(L, lua_gettop(L) - idx - 1, 0, 0);
-  graph_capturing = 0;
-  lua_pushnil(L);
-  lua_rawsetp(L, LUA_REGISTRYINDEX, &KEEP_KEY);
-  CUgraph graph = NULL;
-  GpuResult r = be->capture_end(&graph), sr = stream_end_capture();
+  int status = lua_pcall(L, lua_gettop(L) - idx - 2, 0, 0);
+  CUgraph graph;
+  GpuResult r = capture_stop(L, &graph);
   if (status == LUA_OK && r.code == 0 && refused[0]) {
     static char why[sizeof refused + 120];
     snprintf(why, sizeof why, "the recording ended at an error that f caught (the graph would "
              "leave out what it refused): %s", refused);
     r = (GpuResult){GPU_ERR_NOT_CAPTURABLE, GPU_SRC_HOST, "gpu.graph", why, NULL};
   }
-  if (sr.code) errors_warn(L, sr, "destroying a stream");
   if (status != LUA_OK || r.code) {
     if (graph) be->graph_destroy(graph, NULL);
     if (status != LUA_OK) {     /* the error, with the set under it unpinned */
@@ -138,7 +163,7 @@ static CUgraph record(lua_State *L, int idx) {
     unpin(L);
     errors_raise(L, r, NULL);
   }
-  lua_settop(L, idx);           /* the set */
+  lua_settop(L, idx);           /* the set (the guard closed: a no-op now) */
   return graph;
 }
 
@@ -285,6 +310,10 @@ static const luaL_Reg graph_meta[] = {
 /* Expects the gpu table on top. */
 void graph_open(lua_State *L) {
   luaL_setfuncs(L, graph_funcs, 0);
+  luaL_newmetatable(L, GPU_GRAPH_GUARD_T);
+  lua_pushcfunction(L, record_abandon);
+  lua_setfield(L, -2, "__close");
+  lua_pop(L, 1);
   luaL_newmetatable(L, GPU_GRAPH_T);
   luaL_setfuncs(L, graph_meta, 0);
   luaL_newlib(L, graph_methods);

@@ -355,6 +355,20 @@ describe("gpu.graph", function()
     assert.matches("gpu.event takes 0 arguments, got a table as argument 1", S.errof(gpu.event, {disable_timing = true}), 1, true)
   end)
 
+  -- The recording stayed on while the state closed: the finalizers ran with gpu.capturing()
+  -- true, their kernels went into a capture that never ended, and a:totable() was refused.
+  it("ends the recording when os.exit(c, true) closes the state inside f, before the finalizers", function()
+    local out, status, err = S.host("-e " .. S.quote([[
+      local a = gpu.zeros(4)
+      gpu.add(a, 1, {out = a})   -- (its code loaded before the finalizer's table is marked)
+      setmetatable({}, {__gc = function()
+        gpu.add(a, 1, {out = a})
+        print(gpu.capturing(), string.format("%g %g", a:totable()[1], a:totable()[4]))
+      end})
+      gpu.graph(function() gpu.add(a, 10, {out = a}); os.exit(3, true) end)]]))
+    assert.are.same({"false\t2 2\n", 3}, {out, status}, err)
+  end)
+
   it("has s:destroy, e:destroy, g:free and gpu.capturing that take no arguments (one was dropped)", function()
     local s, e, g = gpu.stream(), gpu.event(), gpu.graph(function() end)
     assert.matches("s:destroy takes 0 arguments, got a table as argument 1 (it takes no options)", S.errof(s.destroy, s, {}), 1, true)
