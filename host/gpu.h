@@ -454,13 +454,13 @@ typedef struct GpuProgram GpuProgram;
 GpuProgram *program_check(lua_State *L, int idx);   /* [-0, +0, v] */
 int program_debug(const GpuProgram *p);
 int program_finalized(const GpuProgram *p);   /* its __gc ran: no launch may use it */
+extern unsigned program_unloads;   /* programs finalized so far: a function kept before is stale */
 void program_graphs_gone(lua_State *L);   /* unloads the modules kept for graphs (program.c) */
 int program_nnames(const GpuProgram *p);
 /* [-0, +0, e] The function `index` of the program at idx on the current device, compiling
  * and loading it there first if needed; *origin says where the code came from. */
 CUfunction program_function(lua_State *L, int idx, int index, const char **origin);
-/* [-0, +0, e] The device address of the program's bounds record (debug programs). */
-CUdeviceptr program_oob(const GpuProgram *p, int device);
+CUdeviceptr program_oob(const GpuProgram *p, int device);   /* [-0, +0, e] a debug one's bounds */
 int program_compile(lua_State *L);   /* p:compile(); k:compile() calls it too */
 
 /* ---- communicators (comm.c), their collectives (collective.c) and groups (group.c) ---- */

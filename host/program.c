@@ -56,7 +56,8 @@ static int gpu_program(lua_State *L) {
 /* __gc unloads the program's modules. Lua runs finalizers newest first, at lua_close too,
  * so a finalizer of an object made before the program may still launch one of its
  * kernels after this: the program stays finalized, and such a launch raises (kernel.c
- * asks program_finalized before it uses a function it kept). */
+ * asks program_finalized before it uses a function it kept; the operations' caches, in
+ * ufunc.c and reduce.c, ask again once program_unloads moves). */
 /* While graphs live, a finalized program's modules wait in `later` for the last graph to
  * go: a graph keeps the owners of the code it launched, but a finalizer may launch a graph
  * after theirs have run (they are collected with it, as at exit), and its replay must not
@@ -84,9 +85,12 @@ void program_graphs_gone(lua_State *L) {
   }
 }
 
+unsigned program_unloads;
+
 static int program_gc(lua_State *L) {
   GpuProgram *p = program_check(L, 1);
   p->finalized = 1;
+  program_unloads++;   /* functions kept elsewhere (ufunc.c, reduce.c) are asked for again */
   for (int d = 0; d < GPU_MAX_DEVICES; d++) {
     if (p->module[d]) unload(L, p->module[d]);
     free(p->functions[d]);

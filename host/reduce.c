@@ -26,6 +26,7 @@
 typedef struct REntry {
   uint8_t key[KEYLEN];   /* 1 + each operand's dtype; the result's; the count */
   int program, device;
+  unsigned unloads;      /* program_unloads when fn was kept: past it, fn is asked for again */
   size_t accsize;
   CUfunction fn[2];      /* on `device`: the program's kernels (a scan has two) */
   int resident;          /* blocks of fn[0] an SM holds at once (0: not asked yet) */
@@ -108,10 +109,11 @@ static int entry_get(lua_State *L, int ridx, Reducer *r, const RedCall *c) {
 static CUfunction entry_function(lua_State *L, int ridx, Reducer *r, int at, int index) {
   int dev = backend_get()->current_device();
   REntry *e = &r->entries[at];
-  if (e->device != dev) {
+  if (e->device != dev || e->unloads != program_unloads) {
     e->fn[0] = e->fn[1] = NULL;
     e->resident = 0;
     e->device = dev;
+    e->unloads = program_unloads;
   }
   if (e->fn[index] == NULL) {
     const char *origin;

@@ -14,8 +14,7 @@
 #include "gpu.h"
 
 enum { V_FLAT, V_S1, V_S2, V_S3, V_SN, V_ROWS, V_TILE, NVARIANT };
-/* each variant's kernel in a ufunc's program (gpu._ew_kernels: lua/codegen.lua writes them,
- * lua/arrays.lua names a program by them) */
+/* each variant's kernel in a ufunc's program (gpu._ew_kernels: codegen.lua, arrays.lua) */
 static const char *const variant_kernels[NVARIANT] = {
   "ew_c", "ew_s<1>", "ew_s<2>", "ew_s<3>", "ew_s<8>", "ew_r", "ew_t"
 };
@@ -27,7 +26,8 @@ typedef struct UEntry {
   uint8_t key[KEYLEN];   /* per operand 1 + dtype (+ 64: a scalar); then the count */
   int used, program, device, vec;
   int chunk;             /* elements in 16 bytes of the widest array operand (codegen.lua) */
-  CUfunction fn[NVARIANT];   /* on `device`, loaded on first use */
+  CUfunction fn[NVARIANT];   /* on `device` while program_unloads is `unloads`; loaded at first use */
+  unsigned unloads;
 } UEntry;
 
 static const char BUILD_KEY = 0;   /* registry: lua/arrays.lua's function that makes a program */
@@ -81,8 +81,7 @@ static int tile_possible(const Ufunc *u, const Operand *ops) {
 }
 
 /* [-0, +0, e] Makes the program for these operands (lua/arrays.lua, through codegen; on the
- * CPU backend a table that makes a program a kernel: entry_function); returns its index
- * among u's programs. */
+ * CPU backend a table that makes a program a kernel: entry_function); its index in u's. */
 static int program_make(lua_State *L, int uidx, Ufunc *u, const Operand *ops, int vec) {
   int n = u->nin + u->nout;
   lua_rawgetp(L, LUA_REGISTRYINDEX, &BUILD_KEY);
@@ -169,9 +168,10 @@ static UEntry *entry_get(lua_State *L, int uidx, Ufunc *u, const Operand *ops) {
 static CUfunction entry_function(lua_State *L, int uidx, Ufunc *u, UEntry **ep, int v) {
   UEntry *e = *ep;
   int dev = backend_get()->current_device();
-  if (e->device != dev) {
+  if (e->device != dev || e->unloads != program_unloads) {
     memset(e->fn, 0, sizeof e->fn);
     e->device = dev;
+    e->unloads = program_unloads;
   }
   if (e->fn[v] == NULL) {
     const char *origin;

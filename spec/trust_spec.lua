@@ -109,6 +109,26 @@ print("ran")
     assert.are.equal(0, status, err)
     assert.matches("^ran\nlate launch: .-:2: " .. MSG:gsub("%p", "%%%0") .. "\n$", out)
   end)
+
+  it("makes an operation's launch from a late finalizer raise too (its kernel was kept, and run unloaded: SIGSEGV)", function()
+    -- an elementwise operation and a reduction, first used after the finalizer's object was
+    -- made, so that their programs are finalized before it runs
+    local out, status, err = child([[
+local a = gpu.zeros(4)
+local keep = setmetatable({}, {__gc = function()
+  for _, f in ipairs({function() return a + 1 end, function() return a:sum() end}) do
+    local ok, e = pcall(f)
+    io.write(tostring(ok), " ", tostring(e):match("kernel launched after its program was finalized") or tostring(e), "\n")
+  end
+end})
+gpu.add(a, 1, {out = a})
+print(a:sum())
+os.exit(3, true)
+]])
+    assert.are.equal(3, status, err)
+    assert.are.equal("4.0\nfalse kernel launched after its program was finalized\n" ..
+                     "false kernel launched after its program was finalized\n", out)
+  end)
 end)
 
 describe("values at the edges", function()
