@@ -1320,13 +1320,24 @@ local function stray_key(t, n)
   end
 end
 
--- A list argument of gpu.<api> (a shape, repetitions), named what, read raw as the C
--- functions read shapes: a key besides 1 to #t is an error ({2, 3, x = 1} was {2, 3})
-function arg.list(t, api, what)
-  local n = rawlen(t)
+-- A list argument of gpu.<api> (a shape, dims, repetitions, quantiles, coefficients),
+-- named what, read raw as the C functions read shapes: a hole is an error naming its place
+-- ({10, nil, 90}: "gpu.percentile: q[2] is nil", where ipairs stopped at it and dropped
+-- the 90, and # may count past it or not), and so is a key besides 1 to #t ({2, 3, x = 1}
+-- was {2, 3}); at `level` (2: the caller's caller), counted from the function calling this,
+-- as error's (0: none)
+function arg.list(t, api, what, level)
+  level = level == 0 and 0 or (level or 2) + 1
+  local n, last = rawlen(t), 0
+  for k in next, t do
+    if math.type(k) == "integer" and k > last then last = k end
+  end
+  for i = 1, last do   -- (past n too: a border # chose before a hole)
+    if rawget(t, i) == nil then error(("gpu.%s: %s[%d] is nil"):format(api, what, i), level) end
+  end
   local k = stray_key(t, n)
   if k then
-    error(("gpu.%s: %s must be a list, and the table has a key %s besides its %d elements"):format(api, what, k, n), 3)
+    error(("gpu.%s: %s must be a list, and the table has a key %s besides its %d elements"):format(api, what, k, n), level)
   end
   return t
 end

@@ -11,9 +11,11 @@ local is_array, described = gpu._is_array, gpu._described
 local shown, array, integer, count, dim_of = gpu._arg.shown, gpu._arg.array, gpu._arg.integer, gpu._arg.count,
                                             gpu._arg.dim_of
 
--- dims (a number or a table of them) as distinct 1-based dimensions of an ndim-D array
-local function dims_of(dims, ndim, api)
+-- dims (a number or a table of them, without holes; named what) as distinct 1-based
+-- dimensions of an ndim-D array
+local function dims_of(dims, ndim, api, what)
   if type(dims) ~= "table" then dims = {dims} end
+  gpu._arg.list(dims, api, what, 3)
   local out, seen = {}, {}
   for i, d in ipairs(dims) do
     d = dim_of(d, ndim, api)
@@ -33,7 +35,7 @@ local function shape_text(s) return "{" .. table.concat(s, ", ") .. "}" end
 function gpu.expand_dims(a, dim)
   array(a, "expand_dims")
   local dims = type(dim) == "table" and dim or {dim}
-  local at = dims_of(dims, gpu._arg.dims(a.ndim + #dims, "expand_dims", 3), "expand_dims")
+  local at = dims_of(dims, gpu._arg.dims(a.ndim + #dims, "expand_dims", 3), "expand_dims", "dim")
   table.sort(at)
   for _, d in ipairs(at) do a = a:unsqueeze(d) end
   return a
@@ -43,7 +45,7 @@ end
 function gpu.squeeze(a, dim)
   array(a, "squeeze")
   if dim == nil then return a:squeeze() end
-  local dims, shape = dims_of(dim, a.ndim, "squeeze"), a.shape
+  local dims, shape = dims_of(dim, a.ndim, "squeeze", "dim"), a.shape
   table.sort(dims, function(x, y) return x > y end)   -- the last first: the others keep their numbers
   for _, d in ipairs(dims) do
     if shape[d] ~= 1 then error(("gpu.squeeze: cannot squeeze dimension %d of size %d"):format(d, shape[d]), 2) end
@@ -63,7 +65,7 @@ end
 -- (as many), the others keeping their order, as NumPy's
 function gpu.moveaxis(a, src, dst)
   array(a, "moveaxis")
-  local from, to = dims_of(src, a.ndim, "moveaxis"), dims_of(dst, a.ndim, "moveaxis")
+  local from, to = dims_of(src, a.ndim, "moveaxis", "src"), dims_of(dst, a.ndim, "moveaxis", "dst")
   if #from ~= #to then
     error(("gpu.moveaxis: %d source dimensions and %d destinations: give as many"):format(#from, #to), 2)
   end
@@ -253,6 +255,7 @@ local function split(a, sections, dim, api, uneven)
   local d = dim_of(dim or 1, a.ndim, api)
   local n, starts = a.shape[d], {}
   if type(sections) == "table" then
+    gpu._arg.list(sections, api, "sections", 3)
     for k, i in ipairs(sections) do starts[k] = split_point(i, n, api) end
   else
     local s = count(sections, api, "the number of sections")
@@ -298,6 +301,8 @@ function gpu.roll(a, shift, dim)
     return gpu.roll(gpu.ravel(a), shift, 1):reshape(a.shape)
   end
   local shifts, dims = type(shift) == "table" and shift or {shift}, type(dim) == "table" and dim or {dim}
+  gpu._arg.list(shifts, "roll", "shift")
+  gpu._arg.list(dims, "roll", "dim")
   if #shifts ~= #dims and #shifts ~= 1 and #dims ~= 1 then
     error(("gpu.roll: %d shifts and %d dimensions: give as many, or one of either"):format(#shifts, #dims), 2)
   end
@@ -344,6 +349,7 @@ local function pad_widths(width, ndim)
     end
     return {count(p[1], "pad", "each width"), count(p[#p], "pad", "each width")}
   end
+  if type(width) == "table" then gpu._arg.list(width, "pad", "width", 3) end
   if type(width) ~= "table" or type(width[1]) ~= "table" then
     local p = pair(width)
     width = {}
@@ -432,7 +438,7 @@ function gpu.rot90(a, k, dims)
   dims = dims or {1, 2}
   if type(dims) ~= "table" or #dims ~= 2 then error("gpu.rot90: dims must be a table of two dimensions", 2) end
   if a.ndim < 2 then error(("gpu.rot90: an array of 2-D or more expected, got %d-D"):format(a.ndim), 2) end
-  local d = dims_of(dims, a.ndim, "rot90")
+  local d = dims_of(dims, a.ndim, "rot90", "dims")
   if k == 0 then return a[{}] end
   if k == 2 then return gpu.flip(a, d) end
   if k == 1 then return gpu.flip(a, d[2]):transpose(d[1], d[2]) end
@@ -489,7 +495,7 @@ end
 -- The sizes of a shape argument (a number or a table)
 local function sizes(shape, api)
   if type(shape) ~= "table" then shape = {shape} end
-  gpu._arg.list(shape, api, "shape")
+  gpu._arg.list(shape, api, "shape", 3)
   local s, total, over, empty = {}, 1, false, false
   for i, n in ipairs(shape) do
     s[i] = count(n, api, "each size")
@@ -578,6 +584,11 @@ function gpu.ravel_multi_index(multi, shape)
   end
   gpu._arg.array_list(multi, "ravel_multi_index", "the table of indices", 1)
   local flat, scalar, stride = nil, true, 1
+  for d = 1, #s do   -- (a hole named as multi_index's, not "index of dimension 1[2]")
+    if type(multi[d]) == "table" and not is_array(multi[d]) then
+      gpu._arg.list(multi[d], "ravel_multi_index", ("multi_index[%d]"):format(d))
+    end
+  end
   for d = #s, 1, -1 do
     local idx, number = index_array(multi[d], "ravel_multi_index", ("index of dimension %d"):format(d))
     in_range(idx, s[d], "ravel_multi_index", ("index of dimension %d"):format(d))

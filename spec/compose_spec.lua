@@ -334,6 +334,8 @@ describe("gpu.nonzero, diff, tril, triu, diagonal, a:trace, meshgrid, repeat_int
     assert.matches("gpu.meshgrid: argument 2 is a nil, not a device array", S.errof(gpu.meshgrid, a, nil, a), 1, true)
     assert.matches("repeats must be a non-negative integer", S.errof(gpu.repeat_interleave, a, -2), 1, true)
     assert.matches("gpu.tile: each repetition must be a non-negative integer", S.errof(gpu.tile, a, {2, -1}), 1, true)
+    -- a hole in reps was a 1 ({2, nil, 2} tiled to {2, 3, 8}), as NumPy's None raises
+    assert.matches("gpu.tile: reps[2] is nil", S.errof(gpu.tile, a, {2, nil, 2}), 1, true)
     -- a result past 8 dims said the view's or the shape's words ("unsqueeze: an array has at
     -- most 8 dimensions", "shape must have 0 to 8 dimensions, got 9"), naming no function
     local d8, v = gpu.zeros({1, 1, 1, 1, 1, 1, 1, 1}), gpu.zeros(2)

@@ -157,6 +157,7 @@ describe("gpu.fft.fftshift and ifftshift", function()
                    S.errof(gpu.fft.fftshift, y, {axes = 1}), 1, true)
     assert.matches('gpu.fft.ifftshift: dims must be a list, and the table has a key "x"',
                    S.errof(gpu.fft.ifftshift, y, {1, x = 2}), 1, true)
+    assert.matches("gpu.fft.fftshift: dims[2] is nil", S.errof(gpu.fft.fftshift, y, {1, nil, 3}), 1, true)
   end)
 end)
 

@@ -348,6 +348,7 @@ describe("selections", function()
     same({0, 0, 0, 1, 2, 3, 0, 2, 1}, gpu.trim_zeros(z, "b"):totable())
     assert.are.equal(0, gpu.trim_zeros(gpu.zeros(3)).size)
     err("gpu.resize: shape[1] is negative (-1)", gpu.resize, a, {-1})
+    err("gpu.resize: shape[2] is nil", gpu.resize, a, {2, nil, 3})   -- (it said "shape[2] must be a size or -1")
   end)
 end)
 

@@ -518,3 +518,39 @@ describe("the functions that copy elements", function()
     end
   end)
 end)
+
+describe("a list of numbers (dims, sizes, split indices, shifts, widths)", function()
+  it("with a hole is refused, naming the place: ipairs dropped what followed it", function()
+    local a, x = a3(), gpu.arange(6)
+    -- expand_dims({1, nil, 3}) gave {1, 6}, moveaxis moved two dims, split gave 2 pieces,
+    -- indices({2, nil, 3}) had shape {1, 2}; NumPy raises for a None in each
+    assert.matches("gpu.expand_dims: dim[2] is nil", err(gpu.expand_dims, x, {1, nil, 3}), 1, true)
+    assert.matches("gpu.squeeze: dim[2] is nil", err(gpu.squeeze, gpu.ones({1, 3, 1}), {1, nil, 3}), 1, true)
+    assert.matches("gpu.moveaxis: src[2] is nil", err(gpu.moveaxis, a, {1, nil, 2}, {3, nil, 1}), 1, true)
+    assert.matches("gpu.moveaxis: dst[1] is nil", err(gpu.moveaxis, a, {1, 2}, {nil, 3}), 1, true)
+    assert.matches("gpu.rot90: dims[1] is nil", err(gpu.rot90, a, 1, {nil, 2}), 1, true)
+    assert.matches("gpu.split: sections[2] is nil", err(gpu.split, x, {2, nil, 4}), 1, true)
+    assert.matches("gpu.array_split: sections[2] is nil", err(gpu.array_split, x, {2, nil, 4}), 1, true)
+    assert.matches("gpu.hsplit: sections[1] is nil", err(gpu.hsplit, x, {nil, 4}), 1, true)
+    assert.matches("gpu.roll: shift[2] is nil", err(gpu.roll, a, {1, nil, 1}, {1, 2, 3}), 1, true)
+    assert.matches("gpu.roll: dim[2] is nil", err(gpu.roll, a, 1, {1, nil, 3}), 1, true)
+    assert.matches("gpu.pad: width[2] is nil", err(gpu.pad, a, {{1, 1}, nil, {1, 1}}), 1, true)
+    assert.matches("gpu.indices: shape[2] is nil", err(gpu.indices, {2, nil, 3}), 1, true)
+    assert.matches("gpu.unravel_index: shape[2] is nil", err(gpu.unravel_index, 5, {2, nil, 3}), 1, true)
+    assert.matches("gpu.broadcast_to: shape[2] is nil", err(gpu.broadcast_to, x, {2, nil, 6}), 1, true)
+    assert.matches("gpu.ravel_multi_index: multi_index[1][2] is nil",
+                   err(gpu.ravel_multi_index, {{1, nil, 2}, {1, 1, 1}}, {2, 3}), 1, true)
+    -- a hole past the border # chose is one too
+    local late = {2}
+    late[3] = 3
+    assert.matches("gpu.indices: shape[2] is nil", err(gpu.indices, late), 1, true)
+    -- a key besides the list's, as the shapes' readers refuse it ({1, x = 3} was {1})
+    assert.matches('gpu.expand_dims: dim must be a list, and the table has a key "x" besides its 1 elements',
+                   err(gpu.expand_dims, x, {1, x = 3}), 1, true)
+    -- lists without holes as before
+    assert.are.same({1, 6, 1}, gpu.expand_dims(x, {1, 3}).shape)
+    assert.are.same({4, 2, 3}, gpu.moveaxis(a, {1, 2}, {2, 3}).shape)
+    assert.are.same({{0, 1}, {2, 3}, {4, 5}}, pieces(gpu.split(x, {3, 5})))
+    assert.are.same({2, 2, 3}, gpu.indices({2, 3}).shape)
+  end)
+end)
