@@ -33,13 +33,20 @@ local function dim_of(d, ndim, api)
   return k
 end
 
--- (a [, dim] [, opts]) read as gpu.sum reads them (an options table has no [1]; {} alone is
--- options, {} before options reduces no dim); one: a single dim (a number), as argmax's.
+-- whether table t has a numbered entry (a list of dims, holes and all: not options)
+local function numbered(t)
+  for k in next, t do if math.type(k) == "integer" then return true end end
+  return false
+end
+
+-- (a [, dim] [, opts]) read as gpu.sum reads them (an options table has no numbered entry:
+-- {nil, 2} is a list of dims with a hole; {} alone is options, {} before options reduces no
+-- dim); one: a single dim (a number), as argmax's.
 -- The reduction R: reduced[d], dims (the list), all (no dim given), keepdim, out, ddof,
 -- n (elements reduced into each result), m (results), kshape (dims kept as 1s), shape.
 local function reduction(api, a, dim, opts, one)
   device_array(a, api)
-  if opts == nil and type(dim) == "table" and not is_array(dim) and dim[1] == nil then dim, opts = nil, dim end
+  if opts == nil and type(dim) == "table" and not is_array(dim) and not numbered(dim) then dim, opts = nil, dim end
   opts = opts or {}
   if type(opts) ~= "table" then error(("gpu.%s: the options must be a table, got %s"):format(api, type(opts)), 3) end
   gpu._arg.options(opts, api, (api == "nanvar" or api == "nanstd") and "dim keepdim out ddof" or "dim keepdim out")
@@ -56,6 +63,7 @@ local function reduction(api, a, dim, opts, one)
   elseif type(dim) == "number" then
     reduced[dim_of(dim, ndim, api)] = true
   elseif type(dim) == "table" and not is_array(dim) and not one then
+    gpu._arg.list(dim, api, "dim", 3)
     for _, d in ipairs(dim) do
       d = dim_of(d, ndim, api)
       if reduced[d] then error(("gpu.%s: dim %d is given twice"):format(api, d), 3) end
@@ -303,6 +311,8 @@ local function fractions(q, api, scale)
     q = {q}
   elseif type(q) ~= "table" then
     error(("gpu.%s: q must be a number, a table of numbers or a 1-D device array, got %s"):format(api, type(q)), 3)
+  else
+    gpu._arg.list(q, api, "q", 3)   -- ({10, nil, 90} was {10})
   end
   local f = {}
   for i, v in ipairs(q) do
@@ -704,6 +714,10 @@ function gpu.tensordot(a, b, dims)
     end
     for k = 1, dims do da[k], db[k] = a.ndim - dims + k, k end
   elseif type(dims) == "table" and #dims == 2 then
+    gpu._arg.list(dims, "tensordot", "dims")
+    for k = 1, 2 do
+      if type(dims[k]) == "table" then gpu._arg.list(dims[k], "tensordot", ("dims[%d]"):format(k)) end
+    end
     local pa = type(dims[1]) == "table" and dims[1] or {dims[1]}
     local pb = type(dims[2]) == "table" and dims[2] or {dims[2]}
     if #pa ~= #pb then error("gpu.tensordot: the two lists of dims differ in length", 2) end
@@ -842,6 +856,7 @@ function gpu.polyval(p, x)
     pdt, p = p.dtype, p:totable()
   end
   if type(p) ~= "table" then error(("gpu.polyval: p must be a device array or a table, got %s"):format(described(p)), 2) end
+  gpu._arg.list(p, "polyval", "p")   -- ({1, nil, 3} was {1})
   for i, c in ipairs(p) do
     if type(c) ~= "number" then error(("gpu.polyval: coefficient %d must be a number, got %s"):format(i, described(c)), 2) end
     if not pdt or pdt == "int64" then pdt = math.type(c) == "integer" and "int64" or "float64" end

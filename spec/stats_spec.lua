@@ -456,3 +456,34 @@ describe("gpu.tensordot, inner, kron, cross, vander and polyval", function()
     assert.are.same({{}, 6}, {k0.shape, k0:item()})
   end)
 end)
+
+describe("a list of numbers (q, dims, coefficients)", function()
+  local x, m = gpu.arange(6, "float64"), gpu.arange(6, "float64"):reshape(2, 3)
+
+  it("with a hole is refused, naming the place: ipairs dropped what followed it", function()
+    -- percentile(x, {10, nil, 90}) gave [0.5] (90 dropped), {nil, 90} gave []; polyval({1, nil,
+    -- 3}, 2) gave 1; nansum(m, {1, nil, 2}) summed dim 1 alone; NumPy raises for a None in each
+    assert.matches("gpu.percentile: q[2] is nil", S.errof(gpu.percentile, x, {10, nil, 90}), 1, true)
+    assert.matches("gpu.percentile: q[1] is nil", S.errof(gpu.percentile, x, {nil, 90}), 1, true)
+    assert.matches("gpu.quantile: q[2] is nil", S.errof(gpu.quantile, x, {0.1, nil, 0.9}), 1, true)
+    assert.matches("gpu.nanpercentile: q[2] is nil", S.errof(gpu.nanpercentile, x, {10, nil, 90}), 1, true)
+    assert.matches("gpu.nanquantile: q[1] is nil", S.errof(gpu.nanquantile, x, {nil, 0.9}), 1, true)
+    assert.matches("gpu.polyval: p[2] is nil", S.errof(gpu.polyval, {1, nil, 3}, 2), 1, true)
+    assert.matches("gpu.polyval: p[1] is nil", S.errof(gpu.polyval, {nil, 3}, x), 1, true)
+    assert.matches("gpu.nansum: dim[2] is nil", S.errof(gpu.nansum, m, {1, nil, 2}), 1, true)
+    assert.matches("gpu.median: dim[2] is nil", S.errof(gpu.median, m, {1, nil, 2}), 1, true)
+    assert.matches("gpu.ptp: dim[2] is nil", S.errof(gpu.ptp, m, {1, nil, 2}), 1, true)
+    assert.matches("gpu.average: dim[2] is nil", S.errof(gpu.average, m, {dim = {1, nil, 2}}), 1, true)
+    -- {nil, 2} is dims with a hole, not an options table ("the options table has a number key")
+    assert.matches("gpu.nanmean: dim[1] is nil", S.errof(gpu.nanmean, m, {nil, 2}), 1, true)
+    assert.matches("gpu.tensordot: dims[1][2] is nil", S.errof(gpu.tensordot, m, m, {{1, nil, 2}, {1, nil, 2}}), 1, true)
+    -- a key besides the list's: {10, 90, dim = 1} dropped the misplaced dim
+    assert.matches('gpu.percentile: q must be a list, and the table has a key "dim" besides its 2 elements',
+                   S.errof(gpu.percentile, m, {10, 90, dim = 1}), 1, true)
+    -- lists without holes, and options tables, as before
+    same({0.5, 4.5}, gpu.percentile(x, {10, 90}):totable())
+    assert.are.equal(16, gpu.polyval({1, 2, 1}, 3))
+    assert.are.equal(15, gpu.nansum(m, {1, 2}):item())
+    same({1.5, 2.5, 3.5}, gpu.nanmean(m, {dim = 1}):totable())
+  end)
+end)
