@@ -233,6 +233,7 @@ function gpu.flip(a, dims)
     for d = 1, ndim do flip[d] = true end
   else
     if type(dims) ~= "table" then dims = {dims} end
+    gpu._arg.list(dims, "flip", "dims")   -- ({nil, 2} flipped nothing)
     for _, d in ipairs(dims) do
       d = dim_of(d, ndim, "flip")
       if flip[d] then error(("gpu.flip: dimension %d appears twice"):format(d), 2) end

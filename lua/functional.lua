@@ -368,6 +368,7 @@ function gpu.apply_over_axes(f, a, dims)
   function_arg(f, api, 1)
   array_arg(a, api, 2)
   if type(dims) ~= "table" then dims = {dims} end
+  gpu._arg.list(dims, api, "dims")   -- ({1, nil, 3} was {1})
   local val, nd = a, a.ndim
   for _, dim in ipairs(dims) do
     local d = dim_of(dim, nd, api)

@@ -174,6 +174,7 @@ function arg.index_array(v, api, what)
   if type(v) == "number" then return gpu.full({}, index_entry(v, api, what), "int64"), true end
   local array = gpu._is_array(v)
   if type(v) == "table" and not array then
+    arg.list(v, api, what, 0)   -- ({2, nil, 4}: gpu.array's words, not the function's)
     for k, x in ipairs(v) do   -- (nested tables: gpu.array checks their entries)
       if type(x) ~= "table" then index_entry(x, api, ("%s[%d]"):format(what, k)) end
     end

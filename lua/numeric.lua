@@ -104,6 +104,7 @@ function gpu.gradient(f, ...)
   if KIND[f.dtype] ~= "f" and KIND[f.dtype] ~= "c" then f = f:astype("float64") end
   local dims = opts.dim or {}
   if type(dims) ~= "table" then dims = {dims} end
+  gpu._arg.list(dims, "gradient", "dim")   -- ({1, nil, 2} was {1})
   if opts.dim == nil then for k = 1, f.ndim do dims[k] = k end end
   for i, d in ipairs(dims) do dims[i] = dim_of(d, f.ndim, "gradient") end
   local edge = opts.edge_order or 1
@@ -688,6 +689,7 @@ function gpu.broadcast_shapes(...)
     local s = shapes[i]
     if type(s) == "number" then s = {s} end
     if type(s) ~= "table" or is_array(s) then error(("gpu.broadcast_shapes: argument %d must be a shape (a table or a number), got %s"):format(i, described(s)), 2) end
+    gpu._arg.list(s, "broadcast_shapes", ("argument %d"):format(i))
     for k, v in ipairs(s) do s[k] = count(v, "broadcast_shapes", "a size") end
     shapes[i], nd = s, math.max(nd, #s)
   end
@@ -759,6 +761,7 @@ function gpu.transpose(a, dims)
   if type(dims) ~= "table" or #dims ~= a.ndim then
     error(("gpu.transpose: dims must be a table of %d dimensions"):format(a.ndim), 2)
   end
+  gpu._arg.list(dims, "transpose", "dims")
   local p, seen = {}, {}
   for k, d in ipairs(dims) do
     p[k] = dim_of(d, a.ndim, "transpose")

@@ -609,6 +609,7 @@ local function partition_args(a, kth, dim, api)
   if a.ndim == 0 then fail(api, "a 0-D array has no dimension to partition") end
   local d = dim_of(dim or -1, a.ndim, api)
   local n = a.shape[d]
+  if type(kth) == "table" then gpu._arg.list(kth, api, "kth", 0) end
   for j, k in ipairs(type(kth) == "table" and kth or {kth}) do
     k = integer(k, api, type(kth) == "table" and ("kth[%d]"):format(j) or "kth")
     if k == 0 or k > n or k < -n then fail(api, "kth %d is out of range for dimension %d of size %d", k, d, n) end

@@ -151,6 +151,11 @@ describe("gpu.flip", function()
     assert.matches("gpu.flip: dimension 1 appears twice", S.errof(gpu.flip, a, {1, -2}), 1, true)
     assert.matches("dimension 3 is out of range for 2-D arrays", S.errof(gpu.flip, a, 3), 1, true)
     assert.matches("gpu.flip: a device array expected, got number", S.errof(gpu.flip, 3), 1, true)
+    -- a hole in dims: {nil, 2} flipped nothing, {1, nil, 2} dim 1 alone; a stray key was dropped
+    assert.matches("gpu.flip: dims[1] is nil", S.errof(gpu.flip, a, {nil, 2}), 1, true)
+    assert.matches("gpu.flip: dims[2] is nil", S.errof(gpu.flip, a, {1, nil, 2}), 1, true)
+    assert.matches('gpu.flip: dims must be a list, and the table has a key "x" besides its 1 elements',
+                   S.errof(gpu.flip, a, {1, x = 2}), 1, true)
   end)
 end)
 
@@ -217,6 +222,8 @@ describe("gpu.take and gpu.extract", function()
     assert.matches("the indices must be an integer array, a table or a number, got float32 array",
                    S.errof(gpu.take, a, gpu.array({1.5})), 1, true)
     assert.matches("a 0-D array has no dimension", S.errof(gpu.take, gpu.zeros({}), {1}, 1), 1, true)
+    -- a hole said gpu.array's words alone ("element [2] (nil) expected a number for int64")
+    assert.matches("gpu.take: indices[2] is nil", S.errof(gpu.take, a, {1, nil, 3}), 1, true)
     assert.matches("dimension 3 is out of range for 2-D arrays", S.errof(gpu.take, a, {1}, 3), 1, true)
     -- an empty result checks them too (NumPy: index 98 is out of bounds for axis 0 with size 2)
     local e = gpu.zeros({2, 0})

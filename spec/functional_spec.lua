@@ -55,6 +55,8 @@ describe("gpu.apply_over_axes", function()
     err("must return an array of 2 or 1 dimensions, got 3", gpu.apply_over_axes, function(x) return x:reshape(1, 1, 4) end,
         gpu.ones({2, 2}), 1)
     err("bad argument #2 to 'gpu.apply_over_axes' (device array expected, got number)", gpu.apply_over_axes, gpu.sum, 1, 1)
+    -- a hole in dims: {1, nil, 3} summed over dim 1 alone (NumPy raises for the None)
+    err("gpu.apply_over_axes: dims[2] is nil", gpu.apply_over_axes, gpu.sum, gpu.ones({2, 3, 4}), {1, nil, 3})
   end)
 end)
 

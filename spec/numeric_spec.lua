@@ -71,6 +71,8 @@ describe("gpu.gradient", function()
     assert.matches("coordinates of 4 elements for a dimension of 6", S.errof(gpu.gradient, f, gpu.ones(4)), 1, true)
     assert.matches("3 spacings for 1 dimensions", S.errof(gpu.gradient, f, 1, 2, 3), 1, true)
     assert.matches("f is bool", S.errof(gpu.gradient, gpu.ones(3, "bool")), 1, true)
+    -- a hole in dim: {1, nil, 2} was {1}, one array where NumPy's None raises
+    assert.matches("gpu.gradient: dim[2] is nil", S.errof(gpu.gradient, gpu.ones({3, 3}), {dim = {1, nil, 2}}), 1, true)
   end)
 end)
 
@@ -348,6 +350,10 @@ describe("shapes and memory", function()
     assert.are.same({0, 3}, gpu.broadcast_shapes({0, 1}, {1, 3}))
     assert.matches("gpu.broadcast_shapes: shape 2 {3, 2} does not broadcast with the others (dimension 1: 3 against 2)",
                    S.errof(gpu.broadcast_shapes, {2, 3}, {3, 2}), 1, true)
+    -- a hole in a shape: {2, nil, 3} with {3} gave a table with a hole
+    assert.matches("gpu.broadcast_shapes: argument 1[2] is nil", S.errof(gpu.broadcast_shapes, {2, nil, 3}, {3}), 1, true)
+    -- and in transpose's dims ('transpose: the permutation has 1 entries for 3 dimensions')
+    assert.matches("gpu.transpose: dims[2] is nil", S.errof(gpu.transpose, gpu.ones({2, 3, 4}), {3, nil, 1}), 1, true)
   end)
 
   it("gpu.may_share_memory compares spans, gpu.shares_memory elements", function()

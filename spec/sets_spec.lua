@@ -163,6 +163,8 @@ describe("sorts", function()
     err("gpu.partition: kth 32 is out of range for dimension 1 of size 31", gpu.partition, a, 32)
     -- a string was shown as the number ("kth must be an integer, got 2")
     err('gpu.partition: kth must be an integer, got a string ("2")', gpu.partition, a, "2")
+    -- a hole in kth: {2, nil, 99} went unchecked past the 2
+    err("gpu.partition: kth[2] is nil", gpu.partition, a, {2, nil, 99})
     err('gpu.argpartition: dim must be an integer, got a string ("1")', gpu.argpartition, a, 2, "1")
     err("gpu.argpartition: a 0-D array has no dimension to partition", gpu.argpartition, gpu.full({}, 1), 1)
   end)
@@ -334,6 +336,9 @@ describe("selections", function()
     same({5, 0, 1, 2, 3}, gpu.insert(gpu.arange(4, "float64"), 1, {{5}}):totable())
     same({0, 5, 1, 6, 2, 3}, gpu.insert(gpu.arange(4, "float64"), {2, 3}, {{5, 6}}):totable())   -- NumPy's too
     err("gpu.insert: values of shape {1, 2} does not broadcast to {1}", gpu.insert, gpu.arange(4, "float64"), 1, {{5, 6}})
+    -- a hole in a table of indices said gpu.array's words alone ("element [2] (nil) expected a number for int64")
+    err("gpu.delete: obj[2] is nil", gpu.delete, gpu.arange(6, "int64"), {1, nil, 3})
+    err("gpu.insert: obj[2] is nil", gpu.insert, gpu.arange(6, "int64"), {1, nil, 3}, 0)
   end)
 
   it("resize, repeat (gpu[\"repeat\"] and a[\"repeat\"]) and trim_zeros", function()
