@@ -70,6 +70,7 @@ end
 local function per_dim(v, n, api, what, check)
   local list = {}
   if type(v) == "table" and not is_array(v) then
+    gpu._arg.list(v, "ndimage." .. api, what, 0)   -- (a nil was the default: order {nil, 1} read 0)
     if #v ~= n then fail(api, "%s must be one value or a table of %d (one a dim), got a table of %d", what, n, #v) end
     for i = 1, n do list[i] = check(v[i], api, ("%s[%d]"):format(what, i)) end
   else
@@ -540,6 +541,7 @@ local function dims_of(api, dims, ndim)
     return list
   end
   local seen = {}
+  if type(dims) == "table" then gpu._arg.list(dims, "ndimage." .. api, "dims", 0) end   -- ({1, nil, 3} was {1})
   for i, d in ipairs(type(dims) == "table" and dims or {dims}) do
     d = dim_of(d, ndim, api)
     if seen[d] then fail(api, "dim %d appears twice in dims", d) end

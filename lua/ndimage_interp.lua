@@ -71,6 +71,7 @@ end
 -- v (a number or a table of n) as a list of n numbers
 local function per_dim(v, n, api, what)
   if type(v) == "table" and not is_array(v) then
+    gpu._arg.list(v, "ndimage." .. api, what, 0)   -- (a nil was 0: shift {nil, 1} moved neither way)
     if #v ~= n then fail(api, "%s must be a number or a table of %d (one a dim), got a table of %d", what, n, #v) end
     local t = {}
     for i = 1, n do t[i] = number(v[i], api, ("%s[%d]"):format(what, i)) end

@@ -53,6 +53,7 @@ local function options(name, x, dim, opts)
   end
   -- each dim an integer (1.0 too, as gpu.sum's) in range: gpu.max's message would name gpu.max
   local dims = {}
+  if type(dim) == "table" then gpu._arg.list(dim, "special." .. name, "dim", 3) end   -- ({1, nil, 2}: gpu.max's words)
   for k, d in pairs(type(dim) == "table" and dim or {dim}) do dims[k] = d end
   for i, d in ipairs(dims) do
     if math.type(d) == "float" and d == math.floor(d) then d = math.tointeger(d) or d end
