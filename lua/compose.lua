@@ -505,7 +505,10 @@ end
 -- dimensions, as NumPy does by default; "ij" does not)
 function gpu.meshgrid(...)
   local n, xs, opts = select("#", ...), {...}, {}
-  if n > 0 and (xs[n] == nil or type(xs[n]) == "table" and not is_array(xs[n])) then   -- (a nil there: none)
+  -- a nil in the options' place is none, and a table before it the options: a wrapper's
+  -- f(x, y, z, opts) called as f(x, y, {indexing = "ij"}) (the options were an argument)
+  if n > 0 and xs[n] == nil then n = n - 1 end
+  if n > 0 and type(xs[n]) == "table" and not is_array(xs[n]) then
     opts = gpu._arg.options(xs[n], "meshgrid", "indexing")
     xs[n], n = nil, n - 1
   end

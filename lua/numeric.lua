@@ -94,6 +94,9 @@ end
 function gpu.gradient(f, ...)
   device_array(f, "gradient", "f")
   local args = table.pack(...)
+  -- a nil in the options' place is none, and the table before it the options: a wrapper's
+  -- f(x, h, opts) called as f(x, {dim = 1}) (the options were read as coordinates)
+  if args.n > 0 and args[args.n] == nil then args.n = args.n - 1 end
   local opts = {}
   local last = args[args.n]
   if args.n > 0 and type(last) == "table" and not is_array(last) and #last == 0 then   -- options, not coordinates

@@ -339,6 +339,12 @@ describe("gpu.nonzero, diff, tril, triu, diagonal, a:trace, meshgrid, repeat_int
     assert.matches("gpu.meshgrid: argument 2 is a number", S.errof(gpu.meshgrid, a, 3), 1, true)
     -- a nil between the arrays said "shape[1] must be a size or -1" (ipairs stopped at it)
     assert.matches("gpu.meshgrid: argument 2 is a nil, not a device array", S.errof(gpu.meshgrid, a, nil, a), 1, true)
+    -- options before a nil in the options' place (a wrapper's f(x, y, z, opts) called as
+    -- f(x, y, {indexing = "ij"})) said "argument 3 is a table, not a device array"
+    local u, w = gpu.arange(2), gpu.arange(3)
+    assert.are.same({2, 3}, gpu.meshgrid(u, w, {indexing = "ij"}, nil).shape)
+    assert.are.same({3, 2}, gpu.meshgrid(u, w, nil).shape)
+    assert.matches("gpu.meshgrid: argument 3 is a nil, not a device array", S.errof(gpu.meshgrid, u, w, nil, nil), 1, true)
     assert.matches("repeats must be a non-negative integer", S.errof(gpu.repeat_interleave, a, -2), 1, true)
     assert.matches("gpu.tile: each repetition must be a non-negative integer", S.errof(gpu.tile, a, {2, -1}), 1, true)
     -- a hole in reps was a 1 ({2, nil, 2} tiled to {2, 3, 8}), as NumPy's None raises

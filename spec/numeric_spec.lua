@@ -74,6 +74,21 @@ describe("gpu.gradient", function()
     -- a hole in dim: {1, nil, 2} was {1}, one array where NumPy's None raises
     assert.matches("gpu.gradient: dim[2] is nil", S.errof(gpu.gradient, gpu.ones({3, 3}), {dim = {1, nil, 2}}), 1, true)
   end)
+
+  it("takes a nil in the options' place as none, the table before it as the options", function()
+    -- a wrapper's f(x, h, opts) called as f(x, {dim = 1}) passes (x, {dim = 1}, nil): the options
+    -- were read as coordinates ("bad argument #1 to 'array' (... a key "dim" besides its 0
+    -- elements)"), and f(x, 2.0) as (x, 2.0, nil) said "2 spacings for 1 dimensions"
+    local m = gpu.array({{1, 2, 6}, {3, 4, 5}}, "float64")
+    local only = table.pack(gpu.gradient(m, {dim = 2}, nil))
+    assert.are.equal(1, only.n)
+    assert.are.same({{1, 2.5, 4}, {1, 1, 1}}, only[1]:totable())
+    assert.are.same({{0.5, 1.25, 2}, {0.5, 0.5, 0.5}}, gpu.gradient(m, 2.0, {dim = 2}, nil):totable())
+    assert.are.same({1, 2.5, 4}, gpu.gradient(gpu.array({1, 2, 6}, "float64"), nil):totable())
+    assert.are.same({0.5, 1.25, 2}, gpu.gradient(gpu.array({1, 2, 6}, "float64"), 2.0, nil):totable())
+    -- one nil only: another after it is a spacing, refused as before
+    assert.matches("2 spacings for 1 dimensions", S.errof(gpu.gradient, gpu.ones(3), 2.0, nil, nil), 1, true)
+  end)
 end)
 
 describe("gpu.ediff1d", function()
