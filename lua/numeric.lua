@@ -693,8 +693,9 @@ function gpu.broadcast_shapes(...)
     if type(s) == "number" then s = {s} end
     if type(s) ~= "table" or is_array(s) then error(("gpu.broadcast_shapes: argument %d must be a shape (a table or a number), got %s"):format(i, described(s)), 2) end
     gpu._arg.list(s, "broadcast_shapes", ("argument %d"):format(i))
-    for k, v in ipairs(s) do s[k] = count(v, "broadcast_shapes", "a size") end
-    shapes[i], nd = s, math.max(nd, #s)
+    local sizes = {}   -- (a copy: the caller's table is left as it was)
+    for k, v in ipairs(s) do sizes[k] = count(v, "broadcast_shapes", "a size") end
+    shapes[i], nd = sizes, math.max(nd, #sizes)
   end
   local out = {}
   for k = 1, nd do out[k] = 1 end

@@ -363,6 +363,10 @@ describe("shapes and memory", function()
     assert.are.same({2, 3, 4}, gpu.broadcast_shapes({3, 1}, 4, {2, 1, 1}))
     assert.are.same({}, gpu.broadcast_shapes({}, {}))
     assert.are.same({0, 3}, gpu.broadcast_shapes({0, 1}, {1, 3}))
+    -- the shapes given are read, not written (a float size stayed converted in the caller's)
+    local given = {2.0, 3}
+    assert.are.same({2, 3}, gpu.broadcast_shapes(given, {3}))
+    assert.are.equal("float", math.type(given[1]))
     assert.matches("gpu.broadcast_shapes: shape 2 {3, 2} does not broadcast with the others (dimension 1: 3 against 2)",
                    S.errof(gpu.broadcast_shapes, {2, 3}, {3, 2}), 1, true)
     -- a hole in a shape: {2, nil, 3} with {3} gave a table with a hole
