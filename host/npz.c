@@ -338,9 +338,18 @@ static uint64_t le(const unsigned char *p, int n) {   /* a little-endian number 
 /* Raises naming the first member whose name holds a zero byte in the central directory that
  * may lie at off (len bytes), before limit, of the archive on fd: libzip's names are C
  * strings (it shows a zero byte as a space), so the member would be loaded under another
- * name. A directory that does not fit there, or that is not one, is passed over. */
-static void check_directory(lua_State *L, int fd, uint64_t off, uint64_t len, uint64_t limit, const char *path) {
+ * name. A directory that does not fit there, or that is not one, is passed over; one that
+ * starts as one is read whole, out of *budget bytes for all (a forged archive's thousands
+ * of end records, each leading to the file's megabytes, took a read of them each). */
+static void check_directory(lua_State *L, int fd, uint64_t off, uint64_t len, uint64_t limit,
+                            uint64_t *budget, const char *path) {
+  unsigned char sig[4];
   if (len < 46 || off > limit || len > limit - off || len > SIZE_MAX) return;
+  if (pread(fd, sig, 4, (off_t)off) != 4 || memcmp(sig, "PK\1\2", 4) != 0) return;
+  if (len > *budget)
+    luaL_error(L, "cannot read '%s': its end records lead to more central directory than the "
+               "archive holds (not a zip file NumPy writes)", path);
+  *budget -= len;
   size_t n = (size_t)len;
   unsigned char *cd = lua_newuserdatauv(L, n, 0);
   if (pread(fd, cd, n, (off_t)off) != (ssize_t)n) n = 0;
@@ -363,27 +372,29 @@ static void check_directory(lua_State *L, int fd, uint64_t off, uint64_t len, ui
 
 /* check_directory at the offset an end record gives, and where the directory ends at the
  * record (limit), if that is elsewhere (a file with bytes before the archive). */
-static void check_both(lua_State *L, int fd, uint64_t off, uint64_t len, uint64_t limit, const char *path) {
-  check_directory(L, fd, off, len, limit, path);
-  if (len <= limit && limit - len != off) check_directory(L, fd, limit - len, len, limit, path);
+static void check_both(lua_State *L, int fd, uint64_t off, uint64_t len, uint64_t limit,
+                       uint64_t *budget, const char *path) {
+  check_directory(L, fd, off, len, limit, budget, path);
+  if (len <= limit && limit - len != off) check_directory(L, fd, limit - len, len, limit, budget, path);
 }
 
 /* check_both for every end record in the last bytes of the archive on fd (size bytes) that
  * libzip could take for the archive's (its signature, its comment within the file: one in a
  * comment too), and for the zip64 record its locator leads to, where one is just before it:
  * whichever libzip settles on (zip64's where a count, a size or an offset is too large for
- * the 32-bit record, or all of them), its names have been looked at. */
+ * the 32-bit record, or all of them), its names have been looked at. The directories read
+ * may come to four times the archive (an archive NumPy writes has one). */
 static void check_names(lua_State *L, int fd, uint64_t size, const char *path) {
   size_t t = size < 20 + 22 + 65535 ? (size_t)size : 20 + 22 + 65535;
   unsigned char *b = lua_newuserdatauv(L, t, 0), r[56];
-  uint64_t at = size - t;
+  uint64_t at = size - t, budget = size < UINT64_MAX / 4 ? 4 * size : UINT64_MAX;
   if (t < 22 || pread(fd, b, t, (off_t)at) != (ssize_t)t) t = 0;
   for (size_t e = 0; e + 22 <= t; e++) {
     if (memcmp(b + e, "PK\5\6", 4) != 0 || e + 22 + le(b + e + 20, 2) > t) continue;
-    check_both(L, fd, le(b + e + 16, 4), le(b + e + 12, 4), at + e, path);
+    check_both(L, fd, le(b + e + 16, 4), le(b + e + 12, 4), at + e, &budget, path);
     uint64_t rec = e >= 20 && memcmp(b + e - 20, "PK\6\7", 4) == 0 ? le(b + e - 12, 8) : UINT64_MAX;
     if (at + e >= 76 && rec <= at + e - 76 && pread(fd, r, 56, (off_t)rec) == 56 && memcmp(r, "PK\6\6", 4) == 0)
-      check_both(L, fd, le(r + 48, 8), le(r + 40, 8), rec, path);
+      check_both(L, fd, le(r + 48, 8), le(r + 40, 8), rec, &budget, path);
   }
   lua_pop(L, 1);
 }
