@@ -195,9 +195,10 @@ static int graph_launch(lua_State *L) {
   if (dev != g->device)
     luaL_error(L, "a graph recorded on device %d, and device %d is current: launch it with its "
                "device current (gpu.with_device(%d, f))", g->device, dev, g->device);
-  if (!lua_isnoneornil(L, 2) && stream_device(L, 2) != g->device)
+  int sdev = lua_isnoneornil(L, 2) ? g->device : stream_device(L, 2);
+  if (sdev != g->device)
     luaL_error(L, "g:launch: the stream is of device %d, and the graph of device %d: launch it on "
-               "a stream of device %d", stream_device(L, 2), g->device, g->device);
+               "a stream of device %d", sdev, g->device, g->device);
   CUstream s = lua_isnoneornil(L, 2) ? NULL : stream_here(L, 2);
   GPU_CHECK(L, backend_get()->graph_launch(g->exec, s));
   lua_settop(L, 1);

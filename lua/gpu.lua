@@ -1329,16 +1329,20 @@ end
 -- as error's (0: none)
 function arg.list(t, api, what, level)
   level = level == 0 and 0 or (level or 2) + 1
-  local n, last = rawlen(t), 0
+  local last, stray = 0, nil   -- one pass over the keys: the largest positive integer, another
   for k in next, t do
-    if math.type(k) == "integer" and k > last then last = k end
+    if math.type(k) == "integer" and k >= 1 then
+      if k > last then last = k end
+    elseif stray == nil then
+      stray = k
+    end
   end
-  for i = 1, last do   -- (past n too: a border # chose before a hole)
+  for i = 1, last do   -- (past # too: a border # chose before a hole)
     if rawget(t, i) == nil then error(("gpu.%s: %s[%d] is nil"):format(api, what, i), level) end
   end
-  local k = stray_key(t, n)
-  if k then
-    error(("gpu.%s: %s must be a list, and the table has a key %s besides its %d elements"):format(api, what, k, n), level)
+  if stray ~= nil then   -- (no hole: # is last)
+    error(("gpu.%s: %s must be a list, and the table has a key %s besides its %d elements"):format(
+      api, what, type(stray) == "string" and ("%q"):format(stray) or tostring(stray), last), level)
   end
   return t
 end
