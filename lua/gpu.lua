@@ -894,9 +894,13 @@ end
 -- A list of strings without NUL bytes, or nil; options in their one spelling (a new table).
 -- A kernel's name as NVRTC's name expressions spell it: an identifier, with its namespaces
 -- and template arguments if any ("k", "ns::k", "k<float>"); another ("k<", "k+1") would
--- reach the compiler only at the first launch, as an error in a name map of its own
+-- reach the compiler only at the first launch, as an error in a name map of its own. The
+-- name as gpuhost keeps it: without spaces at its ends or around "::" ("ns :: k" is "ns::k",
+-- as C++ reads it)
 local function name_shape(n, what, level)
   no_nul(n, what, level + 1)
+  local given = n
+  n = n:gsub("%s*::%s*", "::")
   local qual, rest = n:match("^%s*([%w_:]+)%s*(.-)%s*$")
   local ok = qual and (rest == "" or rest:find("^<.*>$"))
   for part in ((qual or ""):gsub("^::", "") .. "::"):gmatch("(.-)::") do
@@ -904,8 +908,9 @@ local function name_shape(n, what, level)
   end
   if not ok then
     error(("%s is '%s', which is not a kernel's name (an identifier, with its namespaces and "
-           .. "template arguments if any: 'k', 'ns::k', 'k<float>')"):format(what, n), level + 1)
+           .. "template arguments if any: 'k', 'ns::k', 'k<float>')"):format(what, given), level + 1)
   end
+  return (n:match("^%s*(.-)%s*$"))
 end
 
 local function check_list(list, field, level)
@@ -916,7 +921,7 @@ local function check_list(list, field, level)
   for i, f in ipairs(list or {}) do
     local what = ("options.%s[%d]"):format(field, i)
     if type(f) ~= "string" then error(what .. " must be a string", level + 1) end
-    if field == "names" then name_shape(f, what, level + 1) else no_nul(f, what, level + 1) end
+    if field == "names" then f = name_shape(f, what, level + 1) else no_nul(f, what, level + 1) end
     out[i] = field == "options" and one_spelling(f, what, level + 1) or f
   end
   return list and out
@@ -1092,7 +1097,7 @@ kernel_in = function(source, decls, name, options)
   elseif type(name) ~= "string" then
     error(("bad argument #2 to 'kernel' (name string expected, got %s)"):format(type(name)), 2)
   else
-    name_shape(name, "the name", 2)
+    name = name_shape(name, "the name", 2)
     -- "k" (or "m::k") for a kernel declared in a namespace is "ns::k" ("n::m::k"), the name
     -- expression compilers take
     local d, _, why = find_decl(decls, name)

@@ -124,7 +124,7 @@ __global__ void broken(float *x) {
 
   it("refuses a name that is not a kernel's name when the kernel is made, not at its launch", function()
     local src = "template <class T> __global__ void s(T *a) {}\n" .. VECADD
-    for _, n in ipairs({"vecadd<", "vecadd+1", "vecadd()", "&vecadd", "s<float>x", "ns :: vecadd", "vecadd::"}) do
+    for _, n in ipairs({"vecadd<", "vecadd+1", "vecadd()", "&vecadd", "s<float>x", "ns : : vecadd", "n s::vecadd", "vecadd::"}) do
       assert.matches("the name is '" .. n .. "', which is not a kernel's name (an identifier, with its "
                      .. "namespaces and template arguments if any: 'k', 'ns::k', 'k<float>')",
                      S.errof(gpu.kernel, src, n), 1, true)
@@ -141,6 +141,23 @@ __global__ void broken(float *x) {
     end
     assert.matches("options.options[1] is '-I' alone: give it and its value in one string ('-IX')",
                    S.errof(gpu.kernel, VECADD, {options = {"-I", "/usr/include"}}), 1, true)
+  end)
+
+  -- Before: "ns :: k" (spaces around "::", as C++ allows) was refused as not a kernel's name.
+  it("takes spaces around :: in a kernel's name, and keeps the name without them", function()
+    local src = "namespace ns { __global__ void q(float *a) { a[0] = 7; }\n"
+                .. "template <class T> __global__ void t(T *a) { a[0] = 8; } }\n"
+    local q = gpu.kernel(src, "ns :: q")
+    assert.are.equal("ns::q", q.name)
+    local a = gpu.zeros(1)
+    q[1, 1](a)
+    assert.are.equal(7, a:item())
+    assert.are.equal("ns::q", gpu.kernel(src, " ns::q ").name)
+    local m = gpu.module(src, {names = {"ns :: t<float>"}})
+    m["ns::t<float>"][1, 1](a)
+    assert.are.equal(8, a:item())
+    assert.are.equal("no __global__ function 'ns::vecadd' in the source (it has: vecadd)",
+                     S.errof(gpu.kernel, VECADD, "ns :: vecadd"))
   end)
 
   it("passes NVRTC options", function()
