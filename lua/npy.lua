@@ -371,16 +371,10 @@ local function padded(s, flags, w)
   return (" "):rep(w - #s) .. s
 end
 
--- Python's % of an integer conversion (d i u x X o): negatives as "-" and the digits of the
--- magnitude ("-ff", not two's complement); "#" gives 0x, 0X, 0o. v: a Lua integer (the bits
--- of a uint64 element when unsigned)
-local function int_percent(flags, w, prec, conv, v, unsigned)
-  local neg = not unsigned and v < 0
-  local mag = neg and -v or v   -- (-mininteger wraps to its own bits, 2^63 unsigned)
-  local body
-  if conv == "x" or conv == "X" or conv == "o" then body = ("%" .. (conv == "o" and "o" or "x")):format(mag)
-  else body = (neg or unsigned) and unsigned_text(mag) or tostring(mag) end
-  if conv == "X" then body = body:upper() end
+-- Python's % of an integer conversion (d i u x X o) given its sign (neg) and the digits of
+-- its magnitude (body): the precision's zeros, "-" (or the + and space flags), "#"'s 0x, 0X,
+-- 0o, the 0 flag's zeros, the width
+local function int_field(flags, w, prec, conv, neg, body)
   if prec and #body < prec then body = ("0"):rep(prec - #body) .. body end
   local head = neg and "-" or flags:find("+", 1, true) and "+" or flags:find(" ", 1, true) and " " or ""
   if flags:find("#", 1, true) and conv ~= "d" and conv ~= "i" and conv ~= "u" then
@@ -390,6 +384,18 @@ local function int_percent(flags, w, prec, conv, v, unsigned)
     body = ("0"):rep(w - #head - #body) .. body
   end
   return padded(head .. body, flags, w)
+end
+
+-- Python's % of an integer conversion: negatives as "-" and the digits of the magnitude
+-- ("-ff", not two's complement). v: a Lua integer (the bits of a uint64 element when unsigned)
+local function int_percent(flags, w, prec, conv, v, unsigned)
+  local neg = not unsigned and v < 0
+  local mag = neg and -v or v   -- (-mininteger wraps to its own bits, 2^63 unsigned)
+  local body
+  if conv == "x" or conv == "X" or conv == "o" then body = ("%" .. (conv == "o" and "o" or "x")):format(mag)
+  else body = (neg or unsigned) and unsigned_text(mag) or tostring(mag) end
+  if conv == "X" then body = body:upper() end
+  return int_field(flags, w, prec, conv, neg, body)
 end
 
 -- Python's % of one conversion spec: %d of a float truncates; %x %o %X of a float is an
@@ -428,10 +434,8 @@ local function percent(spec, v, dt, single)
   if conv:find("[diu]") and math.type(v) == "float" then
     local t = v < 0 and math.ceil(v) or math.floor(v)
     v = math.tointeger(t) or t
-    if math.type(v) == "float" then
-      local digits = ("%.0f"):format(v)
-      if flags:find("+", 1, true) and v >= 0 then digits = "+" .. digits end
-      return padded(digits, flags, w)
+    if math.type(v) == "float" then   -- past int64: Python's int of it, every digit exact
+      return int_field(flags, w, prec, conv, v < 0, ("%.0f"):format(math.abs(v)))
     end
   end
   if conv:find("[diuxXo]") then return int_percent(flags, w, prec, conv, v, unsigned) end

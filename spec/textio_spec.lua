@@ -627,6 +627,28 @@ describe("print options", function()
   end)
 end)
 
+describe("text files and printing as NumPy 2.4's (fourth review)", function()
+  it("savetxt and tofile: %d of a float past int64 keeps Python's flags, width and precision", function()
+    local p = tmp()
+    local x = gpu.host.array({1e20, -1e20}, "float64")
+    -- Python's '%025d' % 1e20 and the rest (the 0 and space flags and the precision were lost)
+    for f, want in pairs({["%025d"] = "0000100000000000000000000|-000100000000000000000000",
+                          ["% d"] = " 100000000000000000000|-100000000000000000000",
+                          ["%.30d"] = "000000000100000000000000000000|-000000000100000000000000000000",
+                          ["%+030i"] = "+00000000100000000000000000000|-00000000100000000000000000000",
+                          ["% 030.25u"] = " 00000000100000000000000000000|-00000000100000000000000000000",
+                          ["%-25d"] = "100000000000000000000    |-100000000000000000000   ",
+                          ["%010.5d"] = "100000000000000000000|-100000000000000000000",
+                          ["%#d"] = "100000000000000000000|-100000000000000000000"}) do
+      gpu.savetxt(p, x:reshape({1, 2}), {fmt = f, delimiter = "|"})
+      assert.are.equal(want .. "\n", slurp(p), f)
+      x:tofile(p, "|", f)
+      assert.are.equal(want, slurp(p), f)
+    end
+    os.remove(p)
+  end)
+end)
+
 describe("NumPy reads and writes these files #numpy #libzip", function()
   local function py(code) return S.run("/usr/bin/python3 -c " .. S.quote(code)) end
 
