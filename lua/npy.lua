@@ -401,8 +401,10 @@ end
 -- Python's % of one conversion spec: %d of a float truncates; %x %o %X of a float is an
 -- error, as Python's; nan and inf print as words; %s is str() (element_text); a uint64
 -- element (unsigned) at or above 2^63 as its unsigned value. Widths and precisions may pass
--- Lua's 99 (but %g's precision not).
-local function percent(spec, v, dt, single)
+-- Lua's 99 (but %g's precision not). scalar: v is the NumPy scalar savetxt formats, not the
+-- Python object tofile makes: a float32's own digits for %s, and a bool no integer for %x %X
+-- %o %c (NumPy 2's np.bool has no __index__; tofile's Python bool is an int)
+local function percent(spec, v, dt, scalar)
   local flags, w, prec, conv = spec:match("^%%([-+ #0]*)(%d*)%.?(%d*)(.)$")
   w = tonumber(w) or 0
   prec = spec:find(".", 1, true) and (tonumber(prec) or 0) or nil
@@ -412,9 +414,13 @@ local function percent(spec, v, dt, single)
   if prec and (math.type(prec) ~= "integer" or prec > 2147483647) then error("precision too big", 0) end
   local unsigned = dt == "uint64"
   if conv == "s" or conv == "r" then
-    local t = type(v) == "string" and v or element_text(v, dt, single)
+    local t = type(v) == "string" and v or element_text(v, dt, scalar)
     if prec then t = t:sub(1, prec) end
     return padded(t, flags, w)
+  end
+  if type(v) == "boolean" and scalar and conv:find("[xXoc]") then
+    error(conv == "c" and "%c requires an int or a unicode character, not bool"
+          or ("%%%s format: an integer is required, not bool"):format(conv), 0)
   end
   if type(v) == "boolean" then v = v and 1 or 0 end
   if math.type(v) == "float" and conv:find("[xXoc]") then

@@ -647,6 +647,26 @@ describe("text files and printing as NumPy 2.4's (fourth review)", function()
     end
     os.remove(p)
   end)
+
+  it("savetxt refuses %x %X %o %c of a bool array, as NumPy 2.4's; tofile writes 1 and 0, as NumPy's", function()
+    local p = tmp()
+    local b = gpu.host.array({true, false}, "bool")
+    for _, f in ipairs({"%x", "%X", "%o"}) do
+      assert.matches(("bad argument #3 to 'savetxt' (options.fmt '%s': %s format: an integer is required, not bool)"):format(f, f),
+                     S.errof(gpu.savetxt, p, b, {fmt = f}), 1, true)
+      b:tofile(p, ",", f)
+      assert.are.equal("1,0", slurp(p), f)
+    end
+    assert.matches("bad argument #3 to 'savetxt' (options.fmt '%d %c': %c requires an int or a unicode character, not bool)",
+                   S.errof(gpu.savetxt, p, b:reshape({1, 2}), {fmt = {"%d", "%c"}}), 1, true)
+    b:tofile(p, ",", "%c")
+    assert.are.equal("\1,\0", slurp(p))
+    gpu.savetxt(p, b, {fmt = "%d"})
+    assert.are.equal("1\n0\n", slurp(p))
+    gpu.savetxt(p, b, {fmt = "%5.2f"})
+    assert.are.equal(" 1.00\n 0.00\n", slurp(p))
+    os.remove(p)
+  end)
 end)
 
 describe("NumPy reads and writes these files #numpy #libzip", function()
