@@ -540,6 +540,35 @@ end
 
 local SAVETXT = {fmt = true, delimiter = true, newline = true, header = true, footer = true, comments = true}
 
+-- savetxt's fmt (a string or a list of them, one a column) as one format and its
+-- conversions (conversions' list), a conversion for each value of a row; complex as
+-- NumPy's: a format of one conversion is " (f+fj)" a column, else a column takes two
+-- conversions, its real and imaginary parts
+local function savetxt_format(fmt, cols, delim, complex)
+  if type(fmt) == "table" then   -- a format per column
+    if #fmt ~= cols then
+      error(("bad argument #3 to 'savetxt' (options.fmt has %d formats, the array %d columns)"):format(#fmt, cols), 3)
+    end
+    for _, f in ipairs(fmt) do
+      if type(f) ~= "string" then error("bad argument #3 to 'savetxt' (options.fmt must hold strings)", 3) end
+    end
+    fmt = table.concat(fmt, delim)
+  elseif type(fmt) ~= "string" then
+    error(("bad argument #3 to 'savetxt' (options.fmt must be a string or a list of them, got %s)"):format(type(fmt)), 3)
+  end
+  local parts = conversions(fmt)
+  if parts and #parts == 3 and (cols ~= 1 or complex) then   -- (0 columns: an empty line a row, as NumPy's)
+    local one = {}
+    for i = 1, cols do one[i] = complex and " (" .. fmt .. "+" .. fmt .. "j)" or fmt end
+    parts = conversions(table.concat(one, delim))
+  end
+  if not parts or (#parts - 1) // 2 ~= (complex and 2 * cols or cols) then
+    error(("bad argument #3 to 'savetxt' (options.fmt '%s' has not one %% conversion or %s (%d))")
+          :format(fmt, complex and "two per complex column" or "one per column", cols), 3)
+  end
+  return fmt, parts
+end
+
 -- gpu.savetxt(path, a [, opts]): a 1-D (one value a line) or 2-D array as text
 function gpu.savetxt(path, a, opts)
   check_path(path, "savetxt")
@@ -547,9 +576,6 @@ function gpu.savetxt(path, a, opts)
   if not h then error(("bad argument #2 to 'savetxt' (array expected, got %s)"):format(type(a)), 2) end
   if h.ndim ~= 1 and h.ndim ~= 2 then
     error(("bad argument #2 to 'savetxt' (1-D or 2-D array expected, got %d-D)"):format(h.ndim), 2)
-  end
-  if h.dtype:find("^complex") then
-    error("bad argument #2 to 'savetxt' (real array expected, got " .. h.dtype .. ")", 2)
   end
   opts = check_opts(opts, "savetxt", 3, SAVETXT)
   for _, k in ipairs({"delimiter", "newline", "header", "footer", "comments"}) do
@@ -560,38 +586,25 @@ function gpu.savetxt(path, a, opts)
   local delim, nl, comments = opts.delimiter or " ", opts.newline or "\n", opts.comments or "# "
   local rows = h.ndim == 1 and h.shape[1] or h.shape[1]
   local cols = h.ndim == 1 and 1 or h.shape[2]
-  local fmt = opts.fmt or "%.18e"
-  if type(fmt) == "table" then   -- a format per column
-    if #fmt ~= cols then
-      error(("bad argument #3 to 'savetxt' (options.fmt has %d formats, the array %d columns)"):format(#fmt, cols), 2)
-    end
-    for _, f in ipairs(fmt) do
-      if type(f) ~= "string" then error("bad argument #3 to 'savetxt' (options.fmt must hold strings)", 2) end
-    end
-    fmt = table.concat(fmt, delim)
-  elseif type(fmt) ~= "string" then
-    error(("bad argument #3 to 'savetxt' (options.fmt must be a string or a list of them, got %s)"):format(type(fmt)), 2)
-  end
-  local parts = conversions(fmt)
-  if parts and #parts == 3 and cols ~= 1 then   -- (0 columns: an empty line a row, as NumPy's)
-    local one = {}
-    for i = 1, cols do one[i] = fmt end
-    parts = conversions(table.concat(one, delim))
-  end
-  if not parts or (#parts - 1) // 2 ~= cols then
-    error(("bad argument #3 to 'savetxt' (options.fmt '%s' has not one %% conversion or one per column (%d))")
-          :format(fmt, cols), 2)
-  end
+  local complex = h.dtype:find("^complex") ~= nil
+  local fmt, parts = savetxt_format(opts.fmt or "%.18e", cols, delim, complex)
+  local dt = complex and (h.dtype == "complex64" and "float32" or "float64") or h.dtype
   local out = {}
   if opts.header and opts.header ~= "" then out[1] = comments .. opts.header:gsub("\n", function() return "\n" .. comments end) .. nl end
   local t = h.size > 0 and h:totable() or {}
   local ok, err = pcall(function()
     for r = 1, rows do
       local row = h.ndim == 1 and {t[r]} or t[r]
+      if complex then   -- the parts in order, as NumPy's row of reals
+        local two = {}
+        for c = 1, cols do two[2 * c - 1] = row[c].re; two[2 * c] = row[c].im end
+        row = two
+      end
       local line = {}
-      for c = 1, cols do line[#line + 1] = parts[2 * c - 1]; line[#line + 1] = percent(parts[2 * c], row[c], h.dtype, true) end
+      for c = 1, (#parts - 1) // 2 do line[#line + 1] = parts[2 * c - 1]; line[#line + 1] = percent(parts[2 * c], row[c], dt, true) end
       line[#line + 1] = parts[#parts]
-      out[#out + 1] = table.concat(line) .. nl
+      local text = table.concat(line) .. nl
+      out[#out + 1] = complex and text:gsub("%+%-", "-") or text
     end
   end)
   if not ok then error(("bad argument #3 to 'savetxt' (options.fmt '%s': %s)"):format(fmt, gpu._arg.unwrapped(err)), 2) end

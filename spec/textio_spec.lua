@@ -667,6 +667,33 @@ describe("text files and printing as NumPy 2.4's (fourth review)", function()
     assert.are.equal(" 1.00\n 0.00\n", slurp(p))
     os.remove(p)
   end)
+
+  it("savetxt writes complex arrays as NumPy's", function()
+    local p, C = tmp(), gpu.complex
+    local z = gpu.host.array({C(1, 2), C(-3.5, -0.25)}, "complex128")
+    gpu.savetxt(p, z)
+    assert.are.equal(" (1.000000000000000000e+00+2.000000000000000000e+00j)\n" ..
+                     " (-3.500000000000000000e+00-2.500000000000000000e-01j)\n", slurp(p))
+    gpu.savetxt(p, gpu.host.array({{C(1, 2), C(-3.5, -0.25)}, {C(0 / 0, 1 / 0), C(0.1, -1 / 0)}}, "complex128"),
+                {fmt = "%.3f", delimiter = ","})
+    assert.are.equal(" (1.000+2.000j), (-3.500-0.250j)\n (nan+infj), (0.100-infj)\n", slurp(p))
+    local z2 = gpu.array({{C(0.1, 2), C(-3.5, -0.25)}}, "complex64")   -- (a device array too)
+    gpu.savetxt(p, z2, {fmt = "%s"})
+    assert.are.equal(" (0.1+2.0j)  (-3.5-0.25j)\n", slurp(p))
+    gpu.savetxt(p, z2, {fmt = {"%.2f+%.2fj", "%g%+gj"}})
+    assert.are.equal("0.10+2.00j -3.5-0.25j\n", slurp(p))
+    gpu.savetxt(p, z2, {fmt = "%d,%d;%.1e|%+.1e", header = "h"})
+    assert.are.equal("# h\n0,2;-3.5e+00|-2.5e-01\n", slurp(p))
+    gpu.savetxt(p, z2, {fmt = "%+.1f"})   -- ("++" stays, as NumPy's)
+    assert.are.equal(" (+0.1++2.0j)  (-3.5-0.2j)\n", slurp(p))
+    gpu.savetxt(p, gpu.host.zeros({2, 0}, "complex128"), {fmt = "%d"})
+    assert.are.equal("\n\n", slurp(p))
+    assert.matches("bad argument #3 to 'savetxt' (options.fmt '%d %d' has not one % conversion or two per complex column (2))",
+                   S.errof(gpu.savetxt, p, z2, {fmt = "%d %d"}), 1, true)
+    assert.matches("bad argument #3 to 'savetxt' (options.fmt '%x': %x format: an integer is required, not float)",
+                   S.errof(gpu.savetxt, p, z, {fmt = "%x"}), 1, true)
+    os.remove(p)
+  end)
 end)
 
 describe("NumPy reads and writes these files #numpy #libzip", function()
