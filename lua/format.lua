@@ -309,6 +309,19 @@ local function scientific(v, o)
   return m .. ("e%s%0" .. ed .. "d"):format(E < 0 and "-" or "+", math.abs(E))
 end
 
+-- whether NumPy 2.4's FloatingFormat writes the values shown, their least and greatest
+-- magnitudes lo and hi (nil: none but zeros), in scientific form: hi at or past
+-- 10^min(8, the dtype's decimal precision) (1e8 float64, 1e6 float32, 1e3 float16: NumPy
+-- 2.3's cutoff), or unless suppress, lo below 0.0001 or hi / lo past 1000, both made in
+-- the dtype as NumPy 2's are (float32 1e-4 is not below float32 0.0001)
+local function scientific_wanted(lo, hi, single)
+  if not hi then return false end
+  if hi >= (single == "half" and 1e3 or single and 1e6 or 1e8) then return true end
+  if opt.suppress then return false end
+  local q = hi / lo   -- (the quotient rounded to the dtype where that can bring it to 1000)
+  return lo < narrow(1e-4, single) or (q > 1000 and (q >= 1001 or narrow(q, single) > 1000))
+end
+
 -- NumPy's FloatingFormat: one form for the values shown (a list), its padding shared
 local function float_format(vals, single, sign)
   local mode, precision = opt.floatmode, opt.precision
@@ -322,7 +335,7 @@ local function float_format(vals, single, sign)
       if a ~= 0 then lo = math.min(lo or a, a); hi = math.max(hi or a, a) end
     elseif v == -math.huge then neginf = true end
   end
-  local exp = hi and (hi >= 1e8 or (not opt.suppress and (lo < 1e-4 or hi / lo > 1e3)))
+  local exp = scientific_wanted(lo, hi, single)
   local f = {single = single, sign = sign == "+", precision = precision}
   local pad_left, pad_right = 0, 0
   if #finite == 0 then

@@ -1,5 +1,6 @@
--- Printing as NumPy 1.24 prints (the print options, array2string, format_float_*) and
--- gpuhost's shortest floats: the expected text is NumPy's or Python's, written here.
+-- Printing as NumPy prints (the print options, array2string, format_float_*; NumPy 2.4's
+-- rules where they differ from 1.24's) and gpuhost's shortest floats: the expected text is
+-- NumPy's or Python's, written here.
 local S = require("spec.support")
 
 describe("shortest floats (tostring, gpu.complex)", function()
@@ -134,6 +135,38 @@ describe("array2string and tostring under NumPy's float modes", function()
                                                      {nanstr = "", precision = 3, linewidth = 10}))
     assert.are.equal("[[ 1.,\n     ,\n   2.,\n   3.]]", gpu.array2string(gpu.array({{1, 0 / 0, 2, 3}}, "float64"),
                                                      {nanstr = "", precision = 3, linewidth = 10, separator = ", "}))
+  end)
+end)
+
+describe("NumPy 2.4's choice of the scientific form", function()
+  it("cuts off at 1e8 float64, 1e6 float32 and complex64, 1e3 float16; compares 0.0001 and 1000 in the dtype", function()
+    -- np.array2string(np.array(values, dtype), **opts), NumPy 2.4 (1.24: "[1234567. 2000000.]",
+    -- "[2048. 1024.]", "[1.e-04 5.e-04]", "[1234567.       2.]", "[1.e-04+1.j  5.e-04+0.5j]")
+    local C = gpu.complex
+    local cases = {
+      {"float32", {1234567, 2000000}, {floatmode = "maxprec"}, "[1.234567e+06 2.000000e+06]"},
+      {"float32", {999999, 2}, {floatmode = "maxprec"}, "[9.99999e+05 2.00000e+00]"},
+      {"float32", {1234567, 2}, {suppress = true, precision = 3}, "[1.235e+06 2.000e+00]"},
+      {"float16", {2048, 1024}, {precision = 3}, "[2.048e+03 1.024e+03]"},
+      {"float16", {999.5, 2}, {precision = 3}, "[999.5   2. ]"},
+      {"float64", {99999999, 2}, {precision = 4}, "[1.e+08 2.e+00]"},
+      {"float64", {99999999, 234567}, {precision = 4}, "[99999999.   234567.]"},
+      {"float32", {1e-4, 5e-4}, {precision = 4}, "[0.0001 0.0005]"},
+      {"float16", {1e-4, 5e-4}, {precision = 4}, "[0.0001 0.0005]"},
+      {"float16", {9.995e-05, 5e-4}, {precision = 4}, "[9.996e-05 5.002e-04]"},
+      {"float64", {1e-4, 5e-4}, {precision = 4}, "[0.0001 0.0005]"},
+      -- their quotient is past 1000 in float64, 1000 in float32 (1.24 and 2.4 alike)
+      {"float32", {1.0209693908691406, 1020.9694213867188}, {precision = 3}, "[   1.021 1020.969]"},
+      {"complex64", {C(1234567, 1), C(2, 0.5)}, {precision = 3}, "[1.235e+06+1.j  2.000e+00+0.5j]"},
+      {"complex64", {C(1e-4, 1), C(5e-4, 0.5)}, {precision = 4}, "[0.0001+1.j  0.0005+0.5j]"},
+    }
+    for _, c in ipairs(cases) do
+      assert.are.equal(c[4], gpu.array2string(gpu.array(c[2], c[1]), c[3]), c[1] .. " " .. c[4])
+    end
+    assert.are.equal("[1.235e+06 2.000e+00]", gpu.array_str(gpu.array({1234567, 2}, "float32"), {precision = 3}))
+    gpu.printoptions({precision = 3}, function()
+      assert.are.equal("gpu.array(float16, {2}) [2.048e+03, 1.024e+03]", tostring(gpu.array({2048, 1024}, "float16")))
+    end)
   end)
 end)
 
