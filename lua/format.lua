@@ -416,12 +416,20 @@ local function formatter(dt, shown_vals, st)
     for i, z in ipairs(shown_vals) do rs[i] = z.re; is[i] = z.im end
     re, im = float_format(rs, single, opt.sign), float_format(is, single, "+")
   end
+  -- integers take sign as NumPy 2's IntegerFormat: "+" or " " before those >= 0, " " only
+  -- where no value shown is negative
+  local int_sign = opt.sign
+  if int_sign == " " and dt ~= "uint64" then
+    for _, v in ipairs(shown_vals) do if math.type(v) == "integer" and v < 0 then int_sign = "-"; break end end
+  end
   local cache = {}
   return function(v)
     local t = cache[v]
     if t then return t end
     if math.type(v) == "float" then t = real and real(v) or shortest(v, single, opt.sign)
-    elseif dt == "uint64" and math.type(v) == "integer" then t = unsigned_text(v)
+    elseif math.type(v) == "integer" then
+      t = dt == "uint64" and unsigned_text(v) or tostring(v)
+      if int_sign ~= "-" and (v >= 0 or dt == "uint64") then t = int_sign .. t end
     elseif type(v) == "userdata" and complex then
       if re then
         local i = im(v.im)

@@ -170,6 +170,38 @@ describe("NumPy 2.4's choice of the scientific form", function()
   end)
 end)
 
+describe("integers under sign, as NumPy 2.4's", function()
+  it("write + or a space before those >= 0 (a space only where none shown is negative)", function()
+    -- np.array2string(np.array(values, dtype), sign=...), NumPy 2.4 (1.24 ignored sign: "[ 1 -2  3]")
+    local cases = {
+      {"int64", {1, -2, 3}, "+", "[+1 -2 +3]"},
+      {"uint8", {1, 2, 3}, "+", "[+1 +2 +3]"},
+      {"int16", {{1, -20}, {3, 4}}, "+", "[[ +1 -20]\n [ +3  +4]]"},
+      {"int16", {{1, 20}, {3, 4}}, " ", "[[  1  20]\n [  3   4]]"},
+      {"int64", {1, -2, 3}, " ", "[ 1 -2  3]"},
+      {"int32", {1, 2, 3}, " ", "[ 1  2  3]"},
+      {"int32", {1, 2, 3}, "-", "[1 2 3]"},
+      {"bool", {true, false}, "+", "[ True False]"},
+    }
+    for _, c in ipairs(cases) do
+      assert.are.equal(c[4], gpu.array2string(gpu.array(c[2], c[1]), {sign = c[3]}), c[4])
+    end
+    local u = gpu.array({0, -1}, "int64"):astype("uint64")   -- 0 and 2^64 - 1
+    assert.are.equal("[                   +0 +18446744073709551615]", gpu.array2string(u, {sign = "+"}))
+    u = gpu.array({0, math.mininteger}, "int64"):astype("uint64")   -- 0 and 2^63
+    assert.are.equal("[                   0  9223372036854775808]", gpu.array2string(u, {sign = " "}))
+    assert.are.equal("+5", gpu.array2string(gpu.full({}, 5, "int64"), {sign = "+"}))
+    assert.are.equal("-5", gpu.array2string(gpu.full({}, -5, "int64"), {sign = " "}))
+    -- the values shown decide: -3 is shown, so no space
+    assert.are.equal("[  -3   -2 ... 1998 1999]", gpu.array2string(gpu.arange(-3, 2000, 1, "int64"), {sign = " ", threshold = 10, edgeitems = 2}))
+    assert.are.equal("[    0     1 ...  1998  1999]", gpu.array2string(gpu.arange(2000, "int64"), {sign = " ", threshold = 10, edgeitems = 2}))
+    gpu.printoptions({sign = "+"}, function()   -- repr(np.array(...)) under sign="+"
+      assert.are.equal("gpu.array(int32, {3}) [+1, +2, +3]", tostring(gpu.array({1, 2, 3}, "int32")))
+      assert.are.equal("gpu.array(int64, {2, 2})\n[[+1, +2],\n [+3, -4]]", tostring(gpu.array({{1, 2}, {3, -4}}, "int64")))
+    end)
+  end)
+end)
+
 describe("gpu.array_str", function()
   it("names itself in its errors and takes no separator, as NumPy's array_str", function()
     local a = gpu.arange(3, "int32")
