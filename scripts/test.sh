@@ -6,8 +6,8 @@
 # driver is installed), #stocklua (only where lua5.4 is), #rock (where luarocks is) and
 # #seconduid (only as root, with setpriv), #libedit (where libedit and script(1) are) and
 # #numpy (where python3 has numpy), #libzip (where libzip is).
-# Writes build/test-summary
-# ("passed failed skipped") for .ci/run.
+# Arguments: the spec files to run (every spec/*_spec.lua unless given). Writes
+# build/test-summary ("passed failed skipped") for .ci/run.
 # BUSTED_BUNDLE=DIR runs the busted copied by ../shared/tools/lua-test-bundle DIR instead of
 # an installed one (the GPU machine has no Lua packages).
 cd "$(dirname "$0")/.." || exit 1
@@ -52,19 +52,40 @@ if [ "$(id -u)" != 0 ] || ! command -v setpriv >/dev/null 2>&1 ||
 fi
 # GPUHOST_SPEC_EXCLUDE=tag,...: more to leave out (scripts/sanitize.sh: stocklua)
 if [ -n "${GPUHOST_SPEC_EXCLUDE:-}" ]; then exclude="$exclude,$GPUHOST_SPEC_EXCLUDE"; fi
-skipped=$(busted --list --tags="$exclude" spec 2>/dev/null | grep -c .)
+[ "$#" -gt 0 ] || set -- spec/*_spec.lua
+skipped=$(busted --list --tags="$exclude" "$@" 2>/dev/null | grep -c .)
 echo "test: the $backend backend; skipping the $skipped specs tagged for others ($exclude)"
 
-# TAP output: a line per spec, "ok N - name" or "not ok N - name" (with the error after it),
-# then the plan "1..N"; counted, not scraped from a terminal report
-log=build/test-log
-busted --exclude-tags="$exclude" -o TAP spec > "$log" 2>&1
-cat "$log"
-passed=$(grep -c '^ok ' "$log")
-failed=$(grep -c '^not ok ' "$log")
-planned=$(sed -n 's/^1\.\.\([0-9][0-9]*\)$/\1/p' "$log" | tail -n 1)
-# a run that died before its plan, or ran fewer specs than it planned, failed
-if [ -z "$planned" ] || [ "$((passed + failed))" -ne "$planned" ]; then failed=$((failed + 1)); fi
+# The spec files run GPUHOST_TEST_JOBS at a time (the machine's cores unless set), one busted
+# a file: most of a run on a fresh clone is the CPU backend's compiler, one process a kernel,
+# which a single busted waits for in turn. Each file's TAP output ("ok N - name" or "not ok N -
+# name" with the error after it, then the plan "1..N") goes to build/test-logs/, with the
+# seconds it took; they are counted, not scraped from a terminal report.
+jobs=${GPUHOST_TEST_JOBS:-$(nproc 2>/dev/null || echo 1)}
+logs=build/test-logs
+rm -rf "$logs" build/test-log && mkdir -p "$logs" || exit 1
+export GPUHOST_TEST_HOST="$host" GPUHOST_TEST_EXCLUDE="$exclude" GPUHOST_TEST_LOGS="$logs"
+one='name=$(basename "$1" .lua) start=$(date +%s)
+  if [ -n "${BUSTED_BUNDLE:-}" ]; then
+    "$GPUHOST_TEST_HOST" "$BUSTED_BUNDLE/bin/busted" --ignore-lua --exclude-tags="$GPUHOST_TEST_EXCLUDE" -o TAP "$1"
+  else
+    busted --lua="$GPUHOST_TEST_HOST" --exclude-tags="$GPUHOST_TEST_EXCLUDE" -o TAP "$1"
+  fi > "$GPUHOST_TEST_LOGS/$name.tap" 2>&1
+  echo $(($(date +%s) - start)) > "$GPUHOST_TEST_LOGS/$name.seconds"'
+# the files with the most specs first, so that no long one starts last
+for f in "$@"; do echo "$(grep -c '^ *it(' "$f") $f"; done | sort -rn | cut -d' ' -f2 |
+  xargs -P "$jobs" -n 1 sh -c "$one" sh
+for f in "$@"; do
+  name=$(basename "$f" .lua)
+  [ -f "$logs/$name.tap" ] || : > "$logs/$name.tap"
+  echo "# $f ($(cat "$logs/$name.seconds" 2>/dev/null) s)" && cat "$logs/$name.tap"
+  ran=$(grep -c '^ok \|^not ok ' "$logs/$name.tap")
+  planned=$(sed -n 's/^1\.\.\([0-9][0-9]*\)$/\1/p' "$logs/$name.tap" | tail -n 1)
+  # a file whose run died before its plan, or ran fewer specs than it planned, failed
+  if [ -z "$planned" ] || [ "$ran" -ne "$planned" ]; then echo "test: $f ended before its plan"; fi
+done | tee build/test-log
+passed=$(grep -c '^ok ' build/test-log)
+failed=$(($(grep -c '^not ok ' build/test-log) + $(grep -c '^test: .* ended before its plan$' build/test-log)))
 echo "$passed $failed $skipped" > build/test-summary
 echo "test: $passed passed, $failed failed, $skipped skipped (tagged $exclude) on the $backend backend"
 [ "$failed" -eq 0 ]
