@@ -57,7 +57,7 @@ MOD_LUA  = lua/gpu.lua lua/arrays.lua lua/signature.lua lua/format.lua lua/codeg
 MOD_LUAC = $(MOD_LUA:lua/%.lua=build/lua/%.luac)
 EMBEDDED = $(MOD_LUAC) lua/complete.lua kernels/gpuhost.cuh kernels/builtin.cu kernels/ndimage.cu kernels/sparse.cu \
            kernels/ndimage_interp.cu kernels/ndimage_morph.cu kernels/ndimage_distance.cu \
-           kernels/gpuhost_portable.h kernels/cpu.h kernels/cpu_cooperative_groups.h kernels/gpuhost_cpu_abi.h \
+           kernels/convolve.cu kernels/gpuhost_portable.h kernels/cpu.h kernels/cpu_cooperative_groups.h kernels/gpuhost_cpu_abi.h \
            kernels/cpu_half.h kernels/cpu_assert.h kernels/cpu_simd.h $(JIT_LUAC) \
            kernels/ops/ew.cuh kernels/ops/red.cuh kernels/ops/scan.cuh kernels/ops/sort.cuh kernels/ops/complex.cuh \
            kernels/special.cuh

@@ -51,6 +51,7 @@
   X(embed_ndimage_morph_cu, "kernels/ndimage_morph.cu", "kernels/ndimage_morph.cu") \
   X(embed_ndimage_distance_cu, "kernels/ndimage_distance.cu", "kernels/ndimage_distance.cu") \
   X(embed_sparse_cu, "kernels/sparse.cu", "kernels/sparse.cu") \
+  X(embed_convolve_cu, "kernels/convolve.cu", "kernels/convolve.cu") \
   X(embed_ew_cuh, "kernels/ops/ew.cuh", "kernels/ops/ew.cuh") \
   X(embed_complex_cuh, "kernels/ops/complex.cuh", "kernels/ops/complex.cuh") \
   X(embed_special_cuh, "kernels/special.cuh", "kernels/special.cuh") \

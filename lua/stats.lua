@@ -8,8 +8,8 @@ local array_meta = gpu._meta.array
 
 local is_array, described = gpu._is_array, gpu._described
 
-local KIND = {}
-for _, d in ipairs(gpu._dtypes) do KIND[d.name] = d.kind end
+local KIND, CTYPE = {}, {}
+for _, d in ipairs(gpu._dtypes) do KIND[d.name], CTYPE[d.name] = d.kind, d.ctype end
 -- NumPy's same_kind casting between kinds: bool to anything, unsigned to signed, up to complex
 local KIND_RANK = {b = 1, u = 2, i = 3, f = 4, c = 5}
 local function floating(a) return KIND[a.dtype] == "f" or KIND[a.dtype] == "c" end
@@ -630,24 +630,41 @@ local function signal(v, api, what)
   return v
 end
 
--- The full convolution of a (n) and v (m): row k of a matrix of a's padded elements
--- times v reversed, summed (direct: n + m - 1 rows of m), in result_type(a, v); then the
--- part mode keeps, as NumPy's (same: max(n, m) centred; valid: where they overlap wholly)
+-- kernels/convolve.cu's kernel for operands of dtypes X and Y and the result R (C: what the
+-- products are computed in; A: what they are summed in, as gpu.sum sums R), one module each
+local conv_source
+local conv_modules = {}
+local function conv_kernel(X, Y, R)
+  local C = R == "float16" and "float32" or R
+  local A = (R == "float16" or R == "float32") and "float64" or R == "complex64" and "complex128" or R
+  local name = ("convolve<%s, %s, %s, %s, %s>"):format(CTYPE[X], CTYPE[Y], CTYPE[R], CTYPE[C], CTYPE[A])
+  local m = conv_modules[name]
+  if not m then
+    conv_source = conv_source or gpu._embedded("kernels/ops/ew.cuh") .. gpu._embedded("kernels/ops/complex.cuh")
+                                 .. gpu._embedded("kernels/convolve.cu")
+    -- (no fused multiply-adds: each product rounded, then each sum, as the operations do)
+    m = gpu.module(conv_source, {names = {name}, options = {"--fmad=false"}})
+    conv_modules[name] = m
+  end
+  return m[name]
+end
+
+-- The convolution of a (n) and v (m) in result_type(a, v), only the part mode keeps, as
+-- NumPy's (same: max(n, m) centred; valid: where they overlap wholly): each output the sum
+-- of the products where the operands overlap (kernels/convolve.cu), the longer operand first
 local function convolution(a, v, mode, api, inverted)
   if not MODES[mode] then error(("gpu.%s: mode must be \"full\", \"same\" or \"valid\", got %s"):format(api, gpu._arg.choice(mode)), 3) end
   local dt = gpu.result_type(a, v)
   local n, m = a.size, v.size
   if m > n then a, v, n, m = v, a, m, n end
-  local len = n + m - 1
-  local pad = gpu.concatenate({gpu.zeros(m - 1, a.dtype), a, gpu.zeros(m - 1, a.dtype)})
-  local idx = gpu.arange(len, "int64"):unsqueeze(2) + (m - gpu.arange(m, "int64"):unsqueeze(1))   -- 1-based
-  local prod = gpu.take(pad, idx) * v:unsqueeze(1)
-  local full = (dt == "bool" and gpu.any(prod, 2) or gpu.sum(prod, 2)):astype(dt)
-  if mode == "full" then return full end
+  local first, count = 0, n + m - 1
   -- NumPy's correlate of a shorter a computes correlate(v, a) and reverses it: its window
   -- is centred from the other end (they differ for an even m)
-  if mode == "same" then return full:narrow(1, (inverted and m // 2 or (m - 1) // 2) + 1, n):copy() end
-  return full:narrow(1, m, n - m + 1):copy()
+  if mode == "same" then first, count = inverted and m // 2 or (m - 1) // 2, n end
+  if mode == "valid" then first, count = m - 1, n - m + 1 end
+  local out = gpu.empty({count}, dt)
+  conv_kernel(a.dtype, v.dtype, dt)[{math.max(1, math.min(65536, (count + 255) // 256)), 256}](a, v, out, first, count)
+  return out
 end
 
 -- gpu.convolve(a, v [, mode]): NumPy's convolve of two 1-D arrays (mode "full" by default)
@@ -661,7 +678,7 @@ function gpu.correlate(a, v, mode)
   signal(a, "correlate", "a"); signal(v, "correlate", "v")
   local w = gpu.flip(v)
   if KIND[v.dtype] == "c" then w = gpu.conj(w) end
-  return convolution(a, w:contiguous(), mode or "valid", "correlate", a.size < v.size)
+  return convolution(a, w, mode or "valid", "correlate", a.size < v.size)
 end
 
 -- gpu.trapezoid(y [, x] [, {dx =, dim =}]) (also gpu.trapz): NumPy's trapezoidal rule along

@@ -383,6 +383,28 @@ describe("gpu.cov, corrcoef, convolve, correlate and trapezoid", function()
     assert.matches("gpu.correlate: mode must be \"full\", \"same\" or \"valid\", got table$", S.errof(gpu.correlate, a, v, {}))
   end)
 
+  it("convolve and correlate: each kept output sums the products where the operands overlap, nothing more", function()
+    -- an inf in v is read only where it overlaps a (it was multiplied by the zeros padding
+    -- a, giving NaN): np.convolve([1., 2, 3, 4], [inf, 1, 1], m), np.correlate both ways
+    local inf = math.huge
+    local a, v = gpu.array({1, 2, 3, 4}, "float64"), gpu.array({inf, 1, 1}, "float64")
+    local want = {full = {{inf, inf, inf, inf, 7, 4}, {1, 3, inf, inf, inf, inf}, {inf, inf, inf, inf, 3, 1}},
+                  same = {{inf, inf, inf, 7}, {3, inf, inf, inf}, {inf, inf, inf, 3}},
+                  valid = {{inf, inf}, {inf, inf}, {inf, inf}}}
+    for m, w in pairs(want) do
+      assert.are.same(w, {gpu.convolve(a, v, m):totable(), gpu.correlate(a, v, m):totable(), gpu.correlate(v, a, m):totable()})
+    end
+    assert.are.same({1, -inf, -inf, -inf}, gpu.convolve(gpu.array({1, 2, 3}, "float32"), gpu.array({1, -inf}, "float32")):totable())
+    -- only the outputs the mode keeps, in memory of their size: under a 4 MB cap, where the
+    -- n + m - 1 rows of m products it gathered took 32 MB (valid, same) and 64 MB (polymul)
+    local out = S.run("GPUHOST_MEMORY_LIMIT=4000000 " .. S.gpuhost .. " -e " .. S.quote([[
+      local x, w = gpu.ones(20000, "float64"), gpu.ones(200, "float64")
+      local r, s = gpu.convolve(x, w, "valid"), gpu.correlate(x, w, "same")
+      local p = gpu.polymul(gpu.ones(2000, "float64"), gpu.ones(2000, "float64"))
+      print(r.size, r:item(1), gpu.sum(r), s.size, s:item(1), s:item(20000), p.size, p:item(2000), gpu.sum(p))]]) .. " 2>&1")
+    assert.are.equal("19801\t200.0\t3960200.0\t20000\t100.0\t101.0\t3999\t2000.0\t4000000.0\n", out)
+  end)
+
   it("trapezoid (trapz): NumPy's trapezoidal rule, by dx or x, along a dim", function()
     local y = gpu.array({{1, 2, 4}, {0, 3, 9}}, "int64")
     same({4.5, 7.5}, gpu.trapz(y):totable())
