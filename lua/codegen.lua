@@ -97,7 +97,7 @@ function M.params(list, api, what, seen, reserved, why)
   end
   local params = {}
   for text in (list .. ","):gmatch("([^,]*),") do
-    local words, spelled = {}, text:match("^%s*(.-)%s*$")
+    local words, spelled = {}, gpu._arg.trim(text)
     for w in text:gmatch("%S+") do words[#words + 1] = w end
     if words[1] == "raw" then error(("gpu.%s: raw parameters are not supported (%s)"):format(api, spelled), 3) end
     if #words > 0 and (#words ~= 2 or not words[2]:match("^[%a_][%w_]*$") or not words[1]:match("^[%a_][%w_]*$")) then

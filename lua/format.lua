@@ -22,6 +22,9 @@ for k, v in pairs(DEFAULTS) do opt[k] = v end
 -- its bytes (utf8 may be missing from a sandbox)
 local utf8_len = utf8 and utf8.len
 local function text_len(s) return utf8_len and utf8_len(s) or #s end
+-- s without its trailing whitespace, in linear time (gsub("%s+$", "") rescans a run of
+-- spaces inside s, as a long separator's, from each of its places)
+local function rstrip(s) return s:sub(1, s:find("%S%s*$") or 0) end
 
 -- Throughout, `single` says which float a value is: true for float32 (and complex64),
 -- "half" for float16, false or nil for float64.
@@ -433,7 +436,7 @@ local function formatter(dt, shown_vals, st)
     elseif type(v) == "userdata" and complex then
       if re then
         local i = im(v.im)
-        local n = #(i:gsub("%s+$", ""))
+        local n = #rstrip(i)
         t = re(v.re) .. i:sub(1, n) .. "j" .. i:sub(n + 1)
       else   -- as gpu.complex's tostring, every digit needed
         local r, i = shortest(v.re, single, opt.sign), shortest(v.im, single, "+")
@@ -459,13 +462,13 @@ end
 -- the last, and less the separator's tail or that "]", the longer
 local function join(words, sep, col, hang, width, closers)
   if not width then return table.concat(words, sep) end
-  local tail = sep:gsub("%s+$", "")
+  local tail = rstrip(sep)
   local lines, line, limit = {}, {}, width - (closers - 1) - math.max(text_len(tail), 1)
   for i, w in ipairs(words) do
     if i > 1 then
       if col + text_len(sep) + text_len(w) > limit then
         -- as NumPy's rstrip of the line: no spaces before a break (a blank word's separator too)
-        lines[#lines + 1] = (table.concat(line) .. tail):gsub("%s+$", "")
+        lines[#lines + 1] = rstrip(table.concat(line) .. tail)
         line, col = {hang}, text_len(hang)
       else
         line[#line + 1] = sep
@@ -573,7 +576,7 @@ local function rows(a, shape, dt, st)
   local value, sized = formatter(dt, flat, st)
   if not sized then for _, x in ipairs(flat) do width = math.max(width, text_len(value(x))) end end
   if st.pad and dt == "bool" then width = math.max(width, 5) end
-  local tail = st.sep:gsub("%s+$", "")
+  local tail = rstrip(st.sep)
   local function text(t, d, indent)
     local parts, n, p = {}, shape[d], pos[d]
     for i, x in ipairs(t) do

@@ -226,6 +226,15 @@ end
 -- an option's value in "must be A or B, got %s": a string as itself, anything else as shown
 -- (a table by its type: "got table: 0x55d0..." told nothing)
 function arg.choice(v) return type(v) == "string" and v or arg.shown(v) end
+-- string t without the characters of the pattern class set ("%s" by default) at either end,
+-- in time linear in t (a lazy (.-) before a class's run and $ rescans an inner run from
+-- each of its places: "1" .. 20000 spaces .. "2" took seconds)
+function arg.trim(t, set)
+  set = set or "%s"
+  local i = t:find("[^" .. set .. "]")
+  if not i then return "" end
+  return t:sub(i, (t:find("[^" .. set .. "][" .. set .. "]*$", i)))
+end
 -- a device array, else an error naming `what` (default "a")
 function arg.array(a, api, what)
   if not gpu._is_array(a) then
@@ -900,8 +909,16 @@ end
 local function name_shape(n, what, level)
   no_nul(n, what, level + 1)
   local given = n
-  n = n:gsub("%s*::%s*", "::")
-  local qual, rest = n:match("^%s*([%w_:]+)%s*(.-)%s*$")
+  if n:find("::", 1, true) then   -- (each part trimmed alone: a pattern would rescan long runs)
+    local parts, at = {}, 1
+    repeat
+      local i = n:find("::", at, true)
+      parts[#parts + 1] = arg.trim(n:sub(at, (i or 0) - 1))
+      at = i and i + 2
+    until not i
+    n = table.concat(parts, "::")
+  end
+  local qual, rest = arg.trim(n):match("^([%w_:]+)%s*(.*)$")
   local ok = qual and (rest == "" or rest:find("^<.*>$"))
   for part in ((qual or ""):gsub("^::", "") .. "::"):gmatch("(.-)::") do
     ok = ok and part:find("^[%a_][%w_]*$")
@@ -910,7 +927,7 @@ local function name_shape(n, what, level)
     error(("%s is '%s', which is not a kernel's name (an identifier, with its namespaces and "
            .. "template arguments if any: 'k', 'ns::k', 'k<float>')"):format(what, given), level + 1)
   end
-  return (n:match("^%s*(.-)%s*$"))
+  return arg.trim(n)
 end
 
 local function check_list(list, field, level)

@@ -4,6 +4,7 @@
 -- tobytes, savetxt, loadtxt and genfromtxt (read and written here, on the host).
 local gpu = ...
 
+local trim = gpu._arg.trim
 local function is_device(a) return getmetatable(a) == gpu._meta.array end
 local function is_host(a) return getmetatable(a) == gpu._meta.hostarray end
 
@@ -230,16 +231,24 @@ end
 local NAN = math.abs(0 / 0)
 
 -- text t of a file or string as a message shows it: quoted, a control character or a
--- backslash escaped as Python's repr writes them (no raw newline inside a message)
+-- backslash escaped as Python's repr writes them (no raw newline inside a message); past
+-- SHOWN bytes, its first SHOWN (back to a whole UTF-8 character) and "..." after the quote
 local ESCAPES = {["\n"] = "\\n", ["\r"] = "\\r", ["\t"] = "\\t", ["\\"] = "\\\\"}
+local SHOWN = 60
 local function quoted(t)
-  return "'" .. t:gsub("[%c\\]", function(c) return ESCAPES[c] or ("\\x%02x"):format(c:byte()) end) .. "'"
+  local more = ""
+  if #t > SHOWN then
+    local cut = SHOWN
+    while cut > 0 and t:find("^[\128-\191]", cut + 1) do cut = cut - 1 end
+    t, more = t:sub(1, cut), ("... (%d bytes)"):format(#t)
+  end
+  return "'" .. t:gsub("[%c\\]", function(c) return ESCAPES[c] or ("\\x%02x"):format(c:byte()) end) .. "'" .. more
 end
 
 -- a number of dtype d from text t, or nil: floats as Python's float() reads them, integers
 -- for integer dtypes (and bool), never Lua's hex or spaces inside
 local function parse_number(t, d)
-  t = t:match("^%s*(.-)%s*$")
+  t = trim(t)
   if d.kind == "f" then
     local sgn, word = t:match("^([+-]?)(%a+)$")
     if word then
@@ -248,8 +257,11 @@ local function parse_number(t, d)
       if word == "inf" or word == "infinity" then return sgn == "-" and -math.huge or math.huge end
       return nil
     end
-    if not (t:match("^[+-]?%d+%.?%d*$") or t:match("^[+-]?%.%d+$") or
-            t:match("^[+-]?%d+%.?%d*[eE][+-]?%d+$") or t:match("^[+-]?%.%d+[eE][+-]?%d+$")) then
+    -- digits, a point, digits (some of them), then an exponent or nothing: read in one pass
+    -- ("^[+-]?%d+%.?%d*$" gave its digits back one at a time to the second %d*, rescanning
+    -- a long run of them from each place)
+    local int, point, frac, rest = t:match("^[+-]?(%d*)(%.?)(%d*)(.*)$")
+    if not ((#int > 0 or (point == "." and #frac > 0)) and (rest == "" or rest:match("^[eE][+-]?%d+$"))) then
       return nil
     end
     local v = tonumber(t)
@@ -268,7 +280,7 @@ local function parse_items(s, d, count, sep)
   if sep:match("^%s*$") then
     for w in s:gmatch("%S+") do items[#items + 1] = w end
   else
-    local plain = sep:match("^%s*(.-)%s*$")
+    local plain = trim(sep)
     local at = 1
     while true do
       local i, j = s:find(plain, at, true)
@@ -666,7 +678,7 @@ local function text_rows(s, o, skip, strip)
         local i = line:find(c, 1, true)
         if i then line = line:sub(1, i - 1) end
       end
-      if strip then line = line:match("^[ \r\n]*(.-)[ \r\n]*$") end   -- (genfromtxt's LineSplitter)
+      if strip then line = trim(line, " \r\n") end   -- (genfromtxt's LineSplitter)
       if not line:match("^%s*$") then
         local fields = {line = n}
         if o.delimiter == nil then
@@ -675,7 +687,7 @@ local function text_rows(s, o, skip, strip)
           local at = 1
           while true do
             local i, j = line:find(o.delimiter, at, true)
-            fields[#fields + 1] = line:sub(at, i and i - 1 or -1):match("^%s*(.-)%s*$")
+            fields[#fields + 1] = trim(line:sub(at, i and i - 1 or -1))
             if not i then break end
             at = j + 1
           end

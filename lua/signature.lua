@@ -114,7 +114,7 @@ function M.strip(src, directives)
   return table.concat(out)
 end
 
-local function trim(s) return (s:gsub("^%s+", ""):gsub("%s+$", "")) end
+local function trim(s) return gpu._arg.trim(s) end   -- (linear: gsub("%s+$", "") is not)
 
 -- ---- the preprocessor's conditionals ----
 -- Which code the compilers see: #if/#ifdef/#ifndef/#elif/#else/#endif are evaluated where
@@ -167,7 +167,9 @@ local function tokens(text)
         if w:find("^%d") then
           -- (C's unsigned arithmetic is not Lua's: a u-suffixed literal, or one past
           -- int64, makes the expression not known)
-          local digits, suffix = w:match("^(.-)([uUlL]*)$")
+          local cut = #w   -- (not w:match("^(.-)([uUlL]*)$"), which rescans a run of u from each place)
+          while cut > 0 and w:find("^[uUlL]", cut) do cut = cut - 1 end
+          local digits, suffix = w:sub(1, cut), w:sub(cut + 1)
           local hex, oct = digits:match("^0[xX]0*(%x+)$"), digits:match("^0(%d+)$")
           if suffix:find("[uU]") then v = nil
           elseif hex then v = (#hex < 16 or #hex == 16 and hex:sub(1, 1) <= "7") and tonumber(hex, 16) or nil
@@ -337,7 +339,7 @@ local function conditionals(directives, n, macros)
     if list and at > mark then list[#list + 1] = {mark, at - 1} end
   end
   for _, d in ipairs(directives) do
-    local word, rest = directive_text(d.text):match("^%s*#%s*([%a_]*)%s*(.-)%s*$")
+    local word, rest = gpu._arg.trim(directive_text(d.text)):match("^#%s*([%a_]*)%s*(.*)$")
     local top = stack[#stack]
     local branch = word == "if" or word == "ifdef" or word == "ifndef" or
                    ((word == "elif" or word == "else" or word == "endif") and top)
@@ -367,7 +369,7 @@ local function conditionals(directives, n, macros)
       stack[#stack] = nil
       state = top.parent
     elseif (word == "define" or word == "undef") and state ~= "off" then
-      local name, params, body = rest:match("^([%a_][%w_]*)(%(?)%s*(.-)%s*$")
+      local name, params, body = rest:match("^([%a_][%w_]*)(%(?)%s*(.*)$")   -- (rest is trimmed)
       if name and state == "maybe" then macros[name] = "unknown"
       elseif name and word == "undef" then macros[name] = false
       elseif name then macros[name] = params == "" and {body = body} or {func = true} end
@@ -469,12 +471,14 @@ local function type_aliases(s, defines)
     else found[name], scope[name] = body, where end
   end
   local list = {}
-  for at, decl in s:gmatch("()%f[%w_]typedef%s+([^;{}()%[%],]-)%s*;") do
-    local body, name = decl:match("^(.*[^%w_])([%a_][%w_]*)$")
+  -- (the text up to ";" taken whole, then trimmed: a lazy capture before %s*; rescanned a
+  -- run of spaces inside it from each of its places)
+  for at, decl in s:gmatch("()%f[%w_]typedef%s+([^;{}()%[%],]*);") do
+    local body, name = trim(decl):match("^(.*[^%w_])([%a_][%w_]*)$")
     if body then list[#list + 1] = {at, name, body} end
   end
-  for at, name, body in s:gmatch("()%f[%w_]using%s+([%a_][%w_]*)%s*=%s*([^;{}()%[%],]-)%s*;") do
-    list[#list + 1] = {at, name, body}
+  for at, name, body in s:gmatch("()%f[%w_]using%s+([%a_][%w_]*)%s*=%s*([^;{}()%[%],]*);") do
+    list[#list + 1] = {at, name, trim(body)}
   end
   table.sort(list, function(a, b) return a[1] < b[1] end)
   local ns = namespaces(s)

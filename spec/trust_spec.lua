@@ -235,6 +235,21 @@ describe("sources of any size", function()
     assert.are.same({10000}, a:totable())
   end)
 
+  it("reads names, parameters, signatures, directives and typedefs with long runs of spaces in linear time", function()
+    -- (a lazy capture before %s*$ or %s*; rescanned a run inside from each of its places:
+    -- seconds for each of these)
+    local run = (" "):rep(20000)
+    assert.matches("gpu.elementwise: bad input parameter 'float32" .. run .. "x y'",
+                   S.errof(gpu.elementwise, "float32" .. run .. "x y", "float32 z", "z = 1", "k"), 1, true)
+    local k = gpu.jit(function(a) a[1] = 1 end)
+    assert.matches("is not numba's array dimensions", S.errof(k.compile, k, "void(float32[" .. run .. "x])"), 1, true)
+    local m = gpu.module("#define TWO 1" .. run .. "+ 1\ntypedef unsigned" .. run .. "int U;\nusing V = long" .. run .. "long;\n" ..
+                        'extern "C" __global__ void k(U *x, V *y) { x[0] = TWO; y[0] = TWO + 1; }')
+    local x, y = gpu.zeros(1, "uint32"), gpu.zeros(1, "int64")
+    m.k[{1, 1}](x, y)
+    assert.are.same({{2}, {3}}, {x:totable(), y:totable()})
+  end)
+
   it("reads directives continued over backslash-newlines", function()
     local k = gpu.kernel("#define X \\\n  7 \\\r\n  + 1\n  #  define Y(a, \\\n b) ((a) * (b))\n" ..
                          "__global__ void k(int *x) { x[0] = Y(X, 2); }")

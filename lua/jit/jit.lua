@@ -329,15 +329,15 @@ local function parse_signature(sig, level)
   parts[#parts + 1] = inner:sub(from)
   if inner:find("%S") then
     for _, part in ipairs(parts) do
-      local name, dims = part:match("^%s*([%w_]+)%s*(.-)%s*$")
+      local name, dims = gpu._arg.trim(part):match("^([%w_]+)%s*(.*)$")
       local dtype = name and (dims == "" or dims:find("^%b[]$")) and dtype_aliases[name]
       if not dtype then
         error(("signature '%s': unknown type '%s' (float32, float64, int32, int64, ..., bool; "
-               .. "arrays as float32[:])"):format(sig, part:match("^%s*(.-)%s*$")), level)
+               .. "arrays as float32[:])"):format(sig, gpu._arg.trim(part)), level)
       end
       if dims ~= "" and not numba_dims(dims) then
         error(("signature '%s': '%s' is not numba's array dimensions (float32[:], float32[:, :], "
-               .. "float32[:, ::1])"):format(sig, part:match("^%s*(.-)%s*$")), level)
+               .. "float32[:, ::1])"):format(sig, gpu._arg.trim(part)), level)
       end
       -- numba's float32[::1]: C-contiguous (what k:signatures() says of a launch with one)
       list[#list + 1] = {dtype = dtype, array = dims ~= "", contiguous = dims:find("::%s*1%s*%]$") ~= nil}
