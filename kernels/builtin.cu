@@ -358,8 +358,9 @@ __global__ void int_matmul(const T *a, const T *b, T *c, long long batch, long l
 // changes no other element's numbers and every backend gives the same ones. They compute in
 // double (float32 output is the double rounded). The algorithms are NumPy's legacy ones
 // except for gamma (Marsaglia and Tsang), small Poisson means (inversion, one uniform in
-// place of about lam + 1) and large binomials (Knuth's splitting by beta order statistics,
-// in place of BTPE): the same distributions, not the same numbers.
+// place of about lam + 1), large binomials (Knuth's splitting by beta order statistics,
+// in place of BTPE) and the Wald's root (a form that does not cancel): the same
+// distributions, not the same numbers.
 struct sampler {
   gpu::philox r;
   __device__ sampler(unsigned long long seed, unsigned long long call, long long i)
@@ -544,11 +545,18 @@ struct sampler {
     double m = fmod(fabs(w) + pi, 2.0 * pi) - pi;   // back into [-pi, pi], the sign kept
     return w < 0.0 ? -m : m;
   }
-  // inverse Gaussian (Michael, Schucany and Haas): a root of the chi-square's equation
+  // inverse Gaussian (Michael, Schucany and Haas): the smaller root of the chi-square's
+  // equation, mean (s - 1) / (s + 1) with s = sqrt(1 + t), t = 4 scale / y, written as
+  // mean t / (1 + s)^2, which cancels nowhere. NumPy's legacy form, mean + mean / (2 scale) *
+  // (y - sqrt(4 scale y + y^2)), cancels where y (mean times a squared normal) is large
+  // (zeros from mean = 1e7, negative draws from 1e8); NumPy 2's Generator's, mean (1 - 2 /
+  // (1 + s)), loses digits there (zeros from mean = 1e15). t past the largest double (y = 0 or
+  // a huge scale): the root is mean
   __device__ double wald(double mean, double scale) {
     double y = normal();
     y = mean * y * y;
-    double x = mean + mean / (2.0 * scale) * (y - sqrt(4.0 * scale * y + y * y));
+    double t = 4.0 * scale / y, d = 1.0 + sqrt(1.0 + t);
+    double x = t <= 1.7976931348623157e308 ? mean * (t / d / d) : mean;
     return u() <= mean / (mean + x) ? x : mean * mean / x;
   }
   // a Poisson whose mean may pass the largest int64: that value then (NumPy's overflows)

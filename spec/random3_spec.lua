@@ -143,6 +143,21 @@ describe("the rest of NumPy's distributions", function()
     assert.are.same({1, 1}, R.zipf(math.huge, 2):totable())   -- P(X > 1) = 0: no endless rejection
   end)
 
+  it("wald: positive and exact for a huge mean (its chi-square root computed without cancelling)", function()
+    -- NumPy's legacy form (gpuhost's before) gave zeros (most of them) and negatives (min -76293.9)
+    -- at 1e10, NumPy 2's Generator's zeros at 1e16;
+    -- the shares are scipy.stats.invgauss(mean, scale=1).cdf(1) and cdf(0.1)
+    R.seed(1)
+    local w = R.wald(1e10, 1, N, "float64")
+    assert.is_true(w:min() > 0, "wald(1e10, 1): min " .. w:min())
+    share("wald(1e10, 1) < 1", w:lt(1), 0.3173105078946452)
+    local v = R.wald(1e16, 1, N, "float64")
+    assert.is_true(v:min() > 0, "wald(1e16, 1): min " .. v:min())
+    share("wald(1e16, 1) < 1", v:lt(1), 0.3173105078629142)
+    share("wald(1e16, 1) < 0.1", v:lt(0.1), 0.0015654022580025495)
+    assert.is_true(gpu.isfinite(R.wald(1e200, 1, N, "float64")):all(), "wald(1e200, 1): not all finite")
+  end)
+
   it("give NumPy's dtypes and shapes", function()
     assert.are.equal("float32", R.f(1, 2, 3).dtype)
     assert.are.equal("float64", R.wald(1, 2, {2, 2}, "float64").dtype)
