@@ -108,6 +108,17 @@ describe("gpu.random's discrete distributions", function()
     moments("geometric(0.9)", R.geometric(0.9, N), 1 / 0.9, 0.1 / 0.81)
   end)
 
+  it("binomial: a huge n with a tiny p, from its block's table and from an array", function()
+    -- q^n was exp(n * log(1 - p)): 1 at p = 1e-17 (every draw 0), 0.8% high at p = 1e-14
+    R.seed(15)
+    local big, n15 = 1000000000000000000, 1000000000000000
+    moments("binomial(10^18, 1e-17)", R.binomial(big, 1e-17, N), 10, 10)
+    moments("binomial(10^15, 1e-14)", R.binomial(n15, 1e-14, N), 10, 10)
+    moments("binomial(10^15 array, 1e-14 array)",
+            R.binomial(gpu.full({N}, n15, "int64"), gpu.full({N}, 1e-14, "float64")), 10, 10)
+    moments("binomial(10^18 array, 1e-17)", R.binomial(gpu.full({N}, big, "int64"), 1e-17), 10, 10)
+  end)
+
   it("stay in their support, also at the ends of their parameters", function()
     R.seed(14)
     local p = R.poisson(0.5, N)
