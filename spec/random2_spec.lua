@@ -119,6 +119,16 @@ describe("gpu.random's discrete distributions", function()
     moments("binomial(10^18 array, 1e-17)", R.binomial(gpu.full({N}, big, "int64"), 1e-17), 10, 10)
   end)
 
+  it("binomial: a huge n with p near 1, drawn as n minus a binomial of 1 - p", function()
+    -- the halving by beta order statistics took p - x of p = 1 - 1e-15: 4 times the variance
+    R.seed(16)
+    local big = 1000000000000000000
+    local m = big * (1 - (1 - 1e-15))   -- 999.2: 1 - 1e-15 rounded
+    moments("binomial(10^18, 1 - 1e-15)", big - R.binomial(big, 1 - 1e-15, N), m, m)
+    moments("binomial(10^18 array, 1 - 1e-15)", big - R.binomial(gpu.full({N}, big, "int64"), 1 - 1e-15), m, m)
+    moments("binomial(10^18, 0.5)", R.binomial(big, 0.5, N) - big // 2, 0, big / 4)
+  end)
+
   it("stay in their support, also at the ends of their parameters", function()
     R.seed(14)
     local p = R.poisson(0.5, N)
