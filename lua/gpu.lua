@@ -1639,6 +1639,10 @@ end
 function random.uniform(low, high, shape, dtype)
   if gpu._is_array(low) or gpu._is_array(high) then return random._arrays("uniform", low, high, shape, dtype) end
   if type(low) == "number" and type(high) == "number" and not (math.abs(high - low) < math.huge) then
+    if low ~= low or high ~= high then   -- the one that is NaN named (the first if both)
+      error(("bad argument #%d to 'uniform' (%s must be a number, got nan)"):format(low ~= low and 1 or 2,
+            low ~= low and "low" or "high"), 2)
+    end
     error(("bad argument #2 to 'uniform' (high - low (%s - %s) must be finite, as NumPy's)"):format(show(high), show(low)), 2)
   end
   float32_params("uniform", dtype, {low, high}, "low and high", "high - low", high, low)

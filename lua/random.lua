@@ -487,6 +487,11 @@ function random._arrays(name, p1, p2, shape, dtype)
   -- as the numbers' (gpu.lua) and NumPy's ("high - low range exceeds valid bounds")
   local function span(l, h) return gpu.abs(h:astype("float64") - l:astype("float64")) end
   if not (most(span, ps[1][1], ps[2][1]) < math.huge) then
+    for i, v in ipairs({ps[1][1], ps[2][1]}) do   -- an array holding NaN named (low first; a NaN number was)
+      if gpu._is_array(v) and v:astype("float64"):isnan():sum() > 0 then
+        fail("uniform", i, names[i] .. " must not be NaN, got an array with NaN")
+      end
+    end
     fail("uniform", 2, "high - low must be finite, as NumPy's, got arrays with an infinite or NaN difference")
   end
   return continuous("uniform", "uniform", 3, shape, dtype, ps[1][1], ps[2][1])

@@ -261,7 +261,10 @@ describe("a NaN number parameter", function()
       {"bad argument #1 to 'negative_binomial' (n must be a number, got nan)", R.negative_binomial, nan, 0.5, 3},
       {"bad argument #1 to 'zipf' (a must be a number, got nan)", R.zipf, nan, 3},
       {"bad argument #1 to 'logseries' (p must be a number, got nan)", R.logseries, nan, 3},
-      {"bad argument #2 to 'uniform' (high - low (1 - nan) must be finite", R.uniform, nan, 1, 3},
+      -- the argument that is NaN named (#2 was blamed for a NaN low: "high - low (1 - nan) must be finite")
+      {"bad argument #1 to 'uniform' (low must be a number, got nan)", R.uniform, nan, 1, 3},
+      {"bad argument #2 to 'uniform' (high must be a number, got nan)", R.uniform, 0, nan, 3},
+      {"bad argument #2 to 'uniform' (high - low (1 - inf) must be finite", R.uniform, math.huge, 1, 3},
       -- the other parameter is checked still: NumPy's gamma(nan, -1) raises "scale < 0"
       {"bad argument #2 to 'gamma' (scale must be non-negative, got -1)", R.gamma, nan, -1, 3},
       {"bad argument #1 to 'triangular' (left (2) must not be above mode (1))", R.triangular, 2, 1, nan, 3},
@@ -284,8 +287,12 @@ describe("a NaN number parameter", function()
                    S.errof(R.triangular, gpu.full({1}, 0.5), nan, 0.5, 2), 1, true)
     assert.are.equal(2, R.triangular(gpu.full({1}, 0.7), nan, gpu.full({1}, 0.2), 2):isnan():sum())
     -- uniform's arrays, as its numbers: NumPy's uniform([nan], 1) and uniform(0, [1, inf]) raise
-    assert.matches("bad argument #2 to 'uniform' (high - low must be finite",
+    assert.matches("bad argument #1 to 'uniform' (low must not be NaN, got an array with NaN)",
                    S.errof(R.uniform, gpu.full({1}, nan), 1, 2), 1, true)
+    assert.matches("bad argument #2 to 'uniform' (high must not be NaN, got an array with NaN)",
+                   S.errof(R.uniform, 0, gpu.array({1, nan}, "float64"), 2), 1, true)
+    assert.matches("bad argument #1 to 'uniform' (low must be a number, got nan)",
+                   S.errof(R.uniform, nan, gpu.ones(2), 2), 1, true)
     assert.matches("bad argument #2 to 'uniform' (high - low must be finite",
                    S.errof(R.uniform, 0, gpu.array({1, math.huge}, "float64"), 2), 1, true)
     R.seed(7)
