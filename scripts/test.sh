@@ -5,7 +5,8 @@
 # #mpi (where mpirun is), #nodriver (only where no CUDA
 # driver is installed), #stocklua (only where lua5.4 is), #rock (where luarocks is) and
 # #seconduid (only as root, with setpriv), #libedit (where libedit and script(1) are) and
-# #numpy (where python3 has numpy), #libzip (where libzip is).
+# #numpy (where python3 has numpy), #libzip (where libzip is). #alone specs run after the
+# others, by themselves.
 # Arguments: the spec files to run (every spec/*_spec.lua unless given). Writes
 # build/test-summary ("passed failed skipped") for .ci/run.
 # BUSTED_BUNDLE=DIR runs the busted copied by ../shared/tools/lua-test-bundle DIR instead of
@@ -64,18 +65,24 @@ echo "test: the $backend backend; skipping the $skipped specs tagged for others 
 jobs=${GPUHOST_TEST_JOBS:-$(nproc 2>/dev/null || echo 1)}
 logs=build/test-logs
 rm -rf "$logs" build/test-log && mkdir -p "$logs" || exit 1
-export GPUHOST_TEST_HOST="$host" GPUHOST_TEST_EXCLUDE="$exclude" GPUHOST_TEST_LOGS="$logs"
-one='name=$(basename "$1" .lua) start=$(date +%s)
+export GPUHOST_TEST_HOST="$host" GPUHOST_TEST_LOGS="$logs"
+# one busted: a log name, then the spec files (GPUHOST_TEST_EXCLUDE, GPUHOST_TEST_ONLY: tags)
+one='name=$1 files=$2 start=$(date +%s)
+  set -- --exclude-tags="$GPUHOST_TEST_EXCLUDE" -o TAP
+  if [ -n "${GPUHOST_TEST_ONLY:-}" ]; then set -- --tags="$GPUHOST_TEST_ONLY" "$@"; fi
   if [ -n "${BUSTED_BUNDLE:-}" ]; then
-    "$GPUHOST_TEST_HOST" "$BUSTED_BUNDLE/bin/busted" --ignore-lua --exclude-tags="$GPUHOST_TEST_EXCLUDE" -o TAP "$1"
+    "$GPUHOST_TEST_HOST" "$BUSTED_BUNDLE/bin/busted" --ignore-lua "$@" $files
   else
-    busted --lua="$GPUHOST_TEST_HOST" --exclude-tags="$GPUHOST_TEST_EXCLUDE" -o TAP "$1"
+    busted --lua="$GPUHOST_TEST_HOST" "$@" $files
   fi > "$GPUHOST_TEST_LOGS/$name.tap" 2>&1
   echo $(($(date +%s) - start)) > "$GPUHOST_TEST_LOGS/$name.seconds"'
-# the files with the most specs first, so that no long one starts last
-for f in "$@"; do echo "$(grep -c '^ *it(' "$f") $f"; done | sort -rn | cut -d' ' -f2 |
-  xargs -P "$jobs" -n 1 sh -c "$one" sh
-for f in "$@"; do
+# the files with the most specs first, so that no long one starts last; then, alone, the
+# specs tagged #alone (they measure the whole device's memory, which the others would move)
+for f in "$@"; do echo "$(grep -c '^ *it(' "$f") $f"; done | sort -rn |
+  while read -r _ f; do echo "$(basename "$f" .lua) $f"; done |
+  GPUHOST_TEST_EXCLUDE="$exclude,alone" xargs -P "$jobs" -n 2 sh -c "$one" sh
+GPUHOST_TEST_EXCLUDE="$exclude" GPUHOST_TEST_ONLY=alone sh -c "$one" sh alone "$*"
+for f in "$@" alone; do
   name=$(basename "$f" .lua)
   [ -f "$logs/$name.tap" ] || : > "$logs/$name.tap"
   echo "# $f ($(cat "$logs/$name.seconds" 2>/dev/null) s)" && cat "$logs/$name.tap"

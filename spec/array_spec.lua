@@ -260,7 +260,7 @@ describe("device arrays", function()
   -- CUDA's pool keeps, past a synchronization, what the arrays hold plus a sixteenth of the
   -- device's memory (host/cuda/memory.c): a large array dropped while others hold more than
   -- that sixteenth serves the next one, and what the arrays no longer hold goes back
-  it("#cuda keep a dropped array's memory for the next one while other arrays hold much", function()
+  it("#cuda #alone keep a dropped array's memory for the next one while other arrays hold much", function()
     collectgarbage()
     local _, total = gpu.mem_info()
     local live = gpu.empty(total // 8, "uint8")
