@@ -48,6 +48,97 @@ static int gpu_clock(lua_State *L) {
   return 1;
 }
 
+/* The guard of gpu.with_device, gpu.printoptions and gpu.range (lua/gpu.lua's arg.guarded): a
+ * to-be-closed table {undo, its arguments...}, armed by _guarded as it makes the change, and
+ * undone once. _guarded makes the change, calls f and undoes the change in one C call, and the
+ * guard's __close is C (_guard_undo): so no Lua instruction lies between the change and the
+ * arming, nor between f's end (or its error) and the undo, and a debug hook that raises at
+ * any Lua instruction finds the state as it was (before, an error between the two left the
+ * change in place). change and undo are C functions. */
+static const char ARMED = 'a';   /* the key of an armed guard's true */
+
+/* [-0, +0, e] t[1](t[2], ..., t[#t]) for the list t at idx */
+static void call_list(lua_State *L, int idx) {
+  int n = (int)lua_rawlen(L, idx);
+  luaL_checkstack(L, n, "guard");
+  for (int i = 1; i <= n; i++) lua_rawgeti(L, idx, i);
+  lua_call(L, n - 1, 0);
+}
+
+/* [-0, +0, e] the undo of the guard at idx, if it is armed (disarmed first: once) */
+static void guard_undo(lua_State *L, int idx) {
+  int armed = lua_rawgetp(L, idx, &ARMED) != LUA_TNIL;
+  lua_pop(L, 1);
+  if (!armed) return;
+  lua_pushnil(L);
+  lua_rawsetp(L, idx, &ARMED);
+  call_list(L, idx);
+}
+
+/* gpu._guard_undo(guard): the guard's __close */
+static int gpu_guard_undo(lua_State *L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  guard_undo(L, 1);
+  return 0;
+}
+
+/* after f: the undo, then f's results, or its error raised again */
+static int guarded_end(lua_State *L, int status, lua_KContext base) {
+  guard_undo(L, 1);
+  if (status != LUA_OK && status != LUA_YIELD) return lua_error(L);
+  return lua_gettop(L) - (int)base;
+}
+
+/* gpu._guarded(guard, change, f, ...): change[1](change[2], ...) arming the guard, f(...), the
+ * undo. In the main thread an error of f goes on at once (its traceback kept), the guard's
+ * __close undoing; in a coroutine f runs under pcall, as Lua closes a dead coroutine's
+ * variables only at coroutine.close. f may yield. */
+static int gpu_guarded(lua_State *L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  luaL_checktype(L, 2, LUA_TTABLE);
+  call_list(L, 2);
+  lua_pushboolean(L, 1);
+  lua_rawsetp(L, 1, &ARMED);
+  int nargs = lua_gettop(L) - 3, main = lua_pushthread(L);
+  lua_pop(L, 1);
+  if (main) {
+    lua_call(L, nargs, LUA_MULTRET);
+    return guarded_end(L, LUA_OK, 2);
+  }
+  return guarded_end(L, lua_pcallk(L, nargs, LUA_MULTRET, 0, 2, guarded_end), 2);
+}
+
+/* gpu._refill(t1, s1, t2, s2, ...): each table t made a copy of its s (raw: keys of s only),
+ * in one C call (gpu.printoptions' change and its undo, as guards want them) */
+static int gpu_refill(lua_State *L) {
+  int n = lua_gettop(L);
+  for (int t = 1; t < n; t += 2) {
+    luaL_checktype(L, t, LUA_TTABLE);
+    luaL_checktype(L, t + 1, LUA_TTABLE);
+    lua_pushnil(L);
+    while (lua_next(L, t)) {   /* (clearing a field while traversing is allowed) */
+      lua_pop(L, 1);
+      lua_pushvalue(L, -1);
+      lua_pushnil(L);
+      lua_rawset(L, t);
+    }
+    lua_pushnil(L);
+    while (lua_next(L, t + 1)) {
+      lua_pushvalue(L, -2);
+      lua_insert(L, -2);
+      lua_rawset(L, t);
+    }
+  }
+  return 0;
+}
+
+static const luaL_Reg guard_funcs[] = {
+  {"_guarded", gpu_guarded},
+  {"_guard_undo", gpu_guard_undo},
+  {"_refill", gpu_refill},
+  {NULL, NULL}
+};
+
 /* [-0, +0, v] What lua/gpu.lua calls as it loads: a state without it (a program that
  * embeds gpuhost) hears so here, not from a line of gpu.lua. A sandbox may leave out io,
  * coroutine and utf8: the functions that use them fail when they are called. */
@@ -99,6 +190,7 @@ int luaopen_gpu(lua_State *L) {
   lua_pushcfunction(L, gpu_rewrite), lua_setfield(L, gpu, "rewrite");
   lua_pushcfunction(L, gpu_embedded), lua_setfield(L, gpu, "_embedded");
   lua_pushcfunction(L, gpu_build), lua_setfield(L, gpu, "_build");
+  luaL_setfuncs(L, guard_funcs, 0);
   lua_pushinteger(L, GPU_MAXOPS), lua_setfield(L, gpu, "_MAXOPS");   /* gpu.elementwise's limit */
   lua_pushinteger(L, GPU_MAXDIM), lua_setfield(L, gpu, "_MAXDIM");   /* an array's most dims */
   /* metatables for lua/gpu.lua to finish (printing) */

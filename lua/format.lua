@@ -707,7 +707,15 @@ local function snapshot()
   return o, g
 end
 
-local function restore(o, g) opt, given = o, g end
+-- f(...) under the options o (g: given), those before put back after, also when f raises: opt
+-- and given refilled in one C call each way, a guard's change and undo (gpu._arg.guarded), so
+-- that a debug hook raising anywhere in between leaves no option changed
+local function under(o, g, f, ...)
+  local saved_o, saved_g = snapshot()
+  local new_o, new_g = snapshot()
+  for k, v in pairs(o) do new_o[k] = v; new_g[k] = g[k] end
+  return gpu._arg.guarded({gpu._refill, opt, new_o, given, new_g}, {gpu._refill, opt, saved_o, given, saved_g}, f, ...)
+end
 
 -- gpu.set_printoptions(opts): the options given change; the others stay
 function gpu.set_printoptions(opts)
@@ -729,9 +737,7 @@ function gpu.printoptions(opts, f, ...)
   if not gpu._arg.callable(f) then
     error(("bad argument #2 to 'printoptions' (function or callable value expected, got %s)"):format(type(f)), 2)
   end
-  local saved_o, saved_g = snapshot()
-  apply(o, g)
-  return gpu._arg.guarded(function() restore(saved_o, saved_g) end, f, ...)
+  return under(o, g, f, ...)
 end
 
 local function array_arg(a, fname)
@@ -746,12 +752,7 @@ end
 
 -- a's values as array2string writes them, separated by sep, under the options o (g: given)
 local function render(a, o, g, sep)
-  local saved, saved_given = snapshot()
-  apply(o, g)
-  local ok, t = pcall(body, a, style(true, sep))
-  restore(saved, saved_given)
-  if not ok then error(t, 0) end
-  return t
+  return under(o, g, function() return body(a, style(true, sep)) end)
 end
 
 -- gpu.array2string(a [, opts]): the values as NumPy's array2string writes them (separator

@@ -1663,25 +1663,17 @@ end
 ------------------------------------------------------------------------------------
 -- devices
 
--- f(...) with undo() after it, also when f raises (the error goes on) and when a coroutine
--- suspended in f is closed (a to-be-closed guard; a pcall alone left the state set there).
--- In a coroutine f runs under pcall too: Lua closes a dead coroutine's variables only at
--- coroutine.close, so an error under coroutine.resume skipped the undo. (gpu.with_device,
--- gpu.printoptions, gpu.range)
-local guard_mt = {__close = function(guard)
-  local undo = guard[1]
-  guard[1] = nil
-  if undo then undo() end
-end}
-local function rethrow(guard, ok, ...)
-  if ok then return ... end
-  guard_mt.__close(guard)
-  error((...), 0)
-end
-function arg.guarded(undo, f, ...)
-  local guard <close> = setmetatable({undo}, guard_mt)
-  if select(2, coroutine.running()) then return f(...) end   -- the main thread
-  return rethrow(guard, pcall(f, ...))
+-- f(...) between a change and its undo, also when f raises (the error goes on) and when a
+-- coroutine suspended in f is closed (a to-be-closed guard; a pcall alone left the state set
+-- there). change and undo are lists {C function, its arguments...}. The guard exists before
+-- the change; host/gpu.c's _guarded makes the change, arming the guard, calls f and undoes
+-- the change in one C call, and the guard's __close is C too: a debug hook that raises at any
+-- Lua instruction finds the state as it was (the change came before the guard, and an undo in
+-- Lua could stop halfway). (gpu.with_device, gpu.printoptions, gpu.range)
+local guarded, guard_mt = gpu._guarded, {__close = gpu._guard_undo}
+function arg.guarded(change, undo, f, ...)
+  local guard <close> = setmetatable(undo, guard_mt)
+  return guarded(guard, change, f, ...)
 end
 -- a function, or a value whose metatable has __call (gpu.sqrt, gpu.add)
 local function callable(f)
@@ -1705,8 +1697,7 @@ function gpu.with_device(id, f, ...)
     error("gpu.with_device: a function (or a callable value) expected as argument 2, got " .. type(f), 2)
   end
   local prev = gpu.device()
-  gpu.device(id):use()
-  return arg.guarded(function() prev:use() end, f, ...)
+  return arg.guarded({prev.use, gpu.device(id)}, {prev.use, prev}, f, ...)
 end
 
 -- gpu.range(name, f, ...): f(...) inside a range named name (host/profile.c's range_push
@@ -1721,8 +1712,7 @@ function gpu.range(...)
     error(("bad argument #2 to 'gpu.range' (function or callable value expected, got %s)"):format(
       select("#", ...) < 2 and "no value" or type(f)), 2)
   end
-  gpu.range_push(name)
-  return arg.guarded(gpu.range_pop, f, select(3, ...))
+  return arg.guarded({gpu.range_push, name}, {gpu.range_pop}, f, select(3, ...))
 end
 
 -- errors at the caller's line, also those of the calls these make

@@ -35,6 +35,13 @@ describe("#multi devices", function()
     co = coroutine.create(function() gpu.with_device(1, function() error({code = 7}) end) end)
     local resumed, raised = coroutine.resume(co)
     assert.are.same({false, 7, 0}, {resumed, raised.code, gpu.device().id})
+    -- a debug hook raising at any instruction of the call (a count hook's instruction limit):
+    -- the switch came before the guard that undoes it, and the undo could stop halfway, so
+    -- that device 1 stayed current at some counts
+    local out, _, err = support.run(support.gpuhost .. " -e " .. support.quote(support.HOOK_SWEEP .. [[
+      print(sweep(function() gpu.with_device(1, function() assert(gpu.device().id == 1) end) end,
+                  function() return gpu.device().id ~= 0 end, function() gpu.device(0):use() end))]]))
+    assert.are.same({"restored\n", ""}, {out, err})
     assert.matches("a stream of device 1, and device 0 is current", errof(gpu.add, a, a, {stream = s}))
     assert.matches("e:record: the event is of device 1, the stream of device 0", errof(function() e:record(gpu.stream()) end))
     -- the default stream is the current device's: an event of device 1 was recorded on

@@ -91,6 +91,28 @@ describe("print options", function()
     assert.are.equal("[...\n [... 9]]", A(gpu.arange(10, "int64"):reshape(2, 5), {threshold = 3, edgeitems = 0}))   -- as NumPy's
   end)
 
+  -- gpu.printoptions applied the options before the guard that puts them back existed, and the
+  -- undo could stop halfway: a debug hook raising at some instruction (a count hook's limit)
+  -- left precision 2 set; array2string's options likewise
+  it("come back after printoptions and array2string where a debug hook raises at any instruction", function()
+    local out, _, err = S.run(S.gpuhost .. " -e " .. S.quote(S.HOOK_SWEEP .. [[
+      local x, saved = gpu.arange(3) / 3, gpu.get_printoptions()
+      local function now()
+        local o, t = gpu.get_printoptions(), {}
+        for k, v in pairs(o) do t[#t + 1] = k .. "=" .. tostring(v) end
+        table.sort(t)
+        return table.concat(t, " ") .. " " .. tostring(x)
+      end
+      local before = now()
+      local function changed() return now() ~= before end
+      local function reset() gpu.set_printoptions(saved) end
+      print(sweep(function()
+        assert(gpu.printoptions({precision = 2}, tostring, x) == "gpu.array(float32, {3}) [0.  , 0.33, 0.67]")
+      end, changed, reset))
+      print(sweep(function() assert(gpu.array2string(x, {precision = 2}) == "[0.   0.33 0.67]") end, changed, reset))]]))
+    assert.are.same({"restored\nrestored\n", ""}, {out, err})
+  end)
+
   it("take an edgeitems as large as an integer goes (nothing summarized)", function()
     gpu.set_printoptions({edgeitems = math.maxinteger, threshold = 5})
     assert.are.equal("gpu.array(int64, {12}) [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]", tostring(gpu.arange(12, "int64")))

@@ -34,6 +34,36 @@ function M.host(args, stdin) return M.run(M.gpuhost .. " " .. args, stdin) end
 
 function M.quote(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
 
+-- A chunk for a fresh process (gpuhost -e): sweep(call, changed, reset) runs call() with a debug
+-- hook raising once at its n-th Lua instruction, for n = 1, 2, ... until call() ends; in the
+-- main thread, in a coroutine (asked before coroutine.close) and in a coroutine whose hook
+-- raises at every instruction from the n-th on. It returns "restored" where changed() was
+-- false after each, else the counts where not (reset() puts the state back).
+M.HOOK_SWEEP = [[
+local function once(n) local c = 0; return function() c = c + 1; if c == n then debug.sethook(); error("hook") end end end
+local function every(n) local c = 0; return function() c = c + 1; if c >= n then error("hook") end end end
+local function sweep(call, changed, reset)
+  local left = {}
+  for _, way in ipairs({"main", "coroutine", "every"}) do
+    local n, done = 0, false
+    repeat
+      n = n + 1
+      local function run()
+        debug.sethook(way == "every" and every(n) or once(n), "", 1)
+        call(); debug.sethook(); done = true
+      end
+      local co = way ~= "main" and coroutine.create(run)
+      if co then coroutine.resume(co) else pcall(run) end
+      debug.sethook()
+      if changed() then left[#left + 1] = way .. " " .. n; reset() end
+      if co then coroutine.close(co) end
+    until done or n == 100000
+    if not done then left[#left + 1] = way .. ": the call never ended" end
+  end
+  return #left == 0 and "restored" or "left changed at " .. table.concat(left, ", ")
+end
+]]
+
 -- Writes text to a new temporary file and returns its name.
 function M.tmpfile(text, suffix)
   local name = os.tmpname() .. (suffix or ".lua")
