@@ -248,7 +248,7 @@ void group_let_go(lua_State *L) {
 }
 
 static int gpu_nccl_group(lua_State *L) {
-  luaL_checktype(L, 1, LUA_TFUNCTION);
+  errors_callable(L, 1, "gpu.nccl.group");   /* (a callable value too, as gpu.graph's f) */
   coll_group_begin(L);
   int status = lua_pcall(L, lua_gettop(L) - 1, LUA_MULTRET, 0);
   coll_group_finish(L, status != LUA_OK);

@@ -100,11 +100,15 @@ int errors_shared(lua_State *L, const char *what) {
 }
 
 /* [-0, +0, v] A function, or a value whose metatable has __call (gpu.sqrt, gpu.add: they
- * were refused by gpu.graph and gpu.range) */
-void errors_callable(lua_State *L, int idx) {
+ * were refused by gpu.graph and gpu.range); name, where not NULL, is the function's in the
+ * error (Lua finds no name for gpu.nccl.group, a field of a field: '?') */
+void errors_callable(lua_State *L, int idx, const char *name) {
   if (lua_isfunction(L, idx)) return;
   if (luaL_getmetafield(L, idx, "__call") != LUA_TNIL) { lua_pop(L, 1); return; }
-  luaL_typeerror(L, idx, "function or callable value");
+  if (name == NULL) luaL_typeerror(L, idx, "function or callable value");
+  const char *t = luaL_getmetafield(L, idx, "__name") == LUA_TSTRING ? lua_tostring(L, -1)
+                : lua_type(L, idx) == LUA_TLIGHTUSERDATA ? "light userdata" : luaL_typename(L, idx);
+  luaL_error(L, "bad argument #%d to '%s' (function or callable value expected, got %s)", idx, name, t);
 }
 
 void errors_args(lua_State *L, int last, const char *name) {

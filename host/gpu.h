@@ -133,7 +133,7 @@ int errors_raise(lua_State *L, GpuResult r, const char *detail);
  * write into an expanded view ...", into an array_shares() array (what may be NULL); an
  * argument past last not nil, "NAME takes N arguments, got ..." (NAME "a:m" counts after a) */
 int errors_freed(lua_State *L, const char *what), errors_shared(lua_State *L, const char *what);
-void errors_args(lua_State *L, int last, const char *name), errors_callable(lua_State *L, int idx);
+void errors_args(lua_State *L, int last, const char *name), errors_callable(lua_State *L, int idx, const char *name);
 /* [-0, +1, m] The value at idx for messages: luaL_tolstring's, NaN "nan" (not "-nan"), a string quoted (a string
  * ("1")), errors_element's (a refused element) a gpu.complex as 1+2j; errors_integer: idx integral, into *v (not "1") */
 const char *errors_value(lua_State *L, int idx), *errors_element(lua_State *L, int idx);

@@ -169,7 +169,7 @@ static CUgraph record(lua_State *L, int idx) {
 
 /* gpu.graph(f, ...): records f(...) and gives the graph to replay it */
 static int gpu_graph(lua_State *L) {
-  errors_callable(L, 1);
+  errors_callable(L, 1, NULL);
   GPU_CHECK(L, backend_get()->ensure_context());
   GpuGraph *g = lua_newuserdatauv(L, sizeof *g, 1);   /* the set of arrays it keeps */
   memset(g, 0, sizeof *g);
@@ -210,7 +210,7 @@ static int graph_launch(lua_State *L) {
  * returns true; otherwise the graph is rebuilt from the new recording (false) */
 static int graph_update(lua_State *L) {
   GpuGraph *g = graph_check(L, 1);
-  errors_callable(L, 2);
+  errors_callable(L, 2, NULL);
   const GpuBackend *be = backend_get();
   if (be->current_device() != g->device)
     luaL_error(L, "a graph recorded on device %d, and device %d is current: update it with its "

@@ -340,6 +340,18 @@ describe("#multi gpu.nccl.comm over devices of this process", function()
                    errof(comm.send, comm, {x[1], false}, {1}))
     assert.matches("rank 1's recv from rank 0 has no send in the same group",
                    errof(gpu.nccl.group, function() comm:recv({false, y[2]}, {nil, 0}) end))
+    -- a callable value as f, as gpu.graph and gpu.with_device take (before: "bad argument #1
+    -- to '?' (function expected, got table)"), its arguments and results passed
+    local swap = setmetatable({}, {__call = function(_, a, b) comm:send(a, {1, 0}); comm:recv(b, {1, 0}); return "swapped" end})
+    local z = both({0, 0}, {0, 0})
+    assert.are.equal("swapped", gpu.nccl.group(swap, x, z))
+    assert.are.same({{3, 4}, {1, 2}}, {z[1]:totable(), z[2]:totable()})
+    local s = gpu.nccl.group(gpu.sqrt, gpu.full(2, 4))
+    assert.are.same({2, 2}, s:totable())
+    assert.matches("multi_spec.lua:%d+: bad argument #1 to 'gpu.nccl.group' %(function or callable value expected, got table%)",
+                   errof(function() gpu.nccl.group({}) end))
+    assert.matches("bad argument #1 to 'gpu.nccl.group' (function or callable value expected, got no value)",
+                   errof(gpu.nccl.group), 1, true)
   end)
 
   it("pairs the k-th send between two ranks with the k-th recv, by dtype, before anything moves", function()
