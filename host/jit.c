@@ -55,13 +55,48 @@ static void find_leaf(lua_State *L, int n, const unsigned char *codes) {
   lua_remove(L, -2);
 }
 
+static int dispatch(lua_State *L);
+
+/* leaf[config] */
+static int leaf_index(lua_State *L) {
+  lua_gettable(L, 1);
+  return 1;
+}
+
+/* leaf_index's message handler: kernel_index raises a bad configuration at level 1, this
+ * dispatcher (C) or a leaf's __index in gpu.jit's Lua (stripped), neither with a line: such
+ * an error gets the line of the dispatcher's caller, the launch */
+static int at_launch(lua_State *L) {
+  lua_Debug ar;
+  if (lua_type(L, 1) != LUA_TSTRING || !lua_getstack(L, 2, &ar) || !lua_getinfo(L, "l", &ar) || ar.currentline > 0)
+    return 1;
+  for (int level = 3; lua_getstack(L, level, &ar); level++) {
+    lua_getinfo(L, "f", &ar);
+    int found = lua_tocfunction(L, -1) == dispatch;
+    lua_pop(L, 1);
+    if (found) {
+      luaL_where(L, level + 1);
+      lua_pushvalue(L, 1);
+      lua_concat(L, 2);
+      return 1;
+    }
+  }
+  return 1;
+}
+
 /* [-1, +0, e] Makes the leaf on top the last one: its launcher for our configuration,
  * whose upvalues become ours when it is gpu.kernel's. */
 static void adopt(lua_State *L, Last *last, int n, const unsigned char *codes) {
-  lua_pushvalue(L, -1);
+  int leaf = lua_gettop(L);
+  lua_pushvalue(L, leaf);
   lua_replace(L, lua_upvalueindex(DU_LEAF));
+  luaL_checkstack(L, 4, "kernel launch");
+  lua_pushcfunction(L, at_launch);
+  lua_pushcfunction(L, leaf_index);
+  lua_pushvalue(L, leaf);
   lua_pushvalue(L, lua_upvalueindex(DU_CONFIG));
-  lua_gettable(L, -2);
+  if (lua_pcall(L, 2, 1, leaf + 1) != LUA_OK) lua_error(L);
+  lua_remove(L, leaf + 1);
   last->direct = lua_tocfunction(L, -1) == kernel_launcher_call;
   for (int u = 1; last->direct && u <= KERNEL_LAUNCHER_UPVALUES; u++) {
     lua_getupvalue(L, -1, u);

@@ -147,6 +147,35 @@ describe("#multi devices", function()
                    errof(function() return gpu.cumsum(gpu.zeros(2), {out = x[2]}) end))
   end)
 
+  -- A gpu.jit kernel that reads an array from outside (a Lua launcher adds it), a debug one
+  -- and one of a fixed signature lost the launch's line once compiled, the C launcher raising
+  -- where gpuhost's stripped Lua or the dispatcher (C) called it; a bad configuration, any
+  -- gpu.jit kernel's; and the fixed signature's count took in the array from outside
+  it("name the launch's line in a gpu.jit kernel's launch errors once it has compiled", function()
+    local w, x = gpu.arange(4, "float32"), gpu.zeros(4)
+    local outside = gpu.jit(function(a, n) local i = gpu.grid(1); if i <= n then a[i] = a[i] + w[i] end end)
+    local fixed = gpu.jit(function(a, n) local i = gpu.grid(1); if i <= n then a[i] = a[i] + w[i] end end,
+                          {signature = "void(float32[:], int32)"})
+    local checked = gpu.jit(function(a, n) local i = gpu.grid(1); if i <= n then a[i] = a[i] + w[i] end end, {debug = true})
+    local plain = gpu.jit(function(a, n) local i = gpu.grid(1); if i <= n then a[i] = a[i] + 1 end end)
+    local here = debug.getinfo(1, "S").short_src:gsub("%p", "%%%0")
+    for _, k in ipairs({outside, fixed, checked, plain}) do
+      k[{1, 4}](x, 4)
+      for _ = 1, 2 do   -- a launcher found anew, then the one kept
+        local line = debug.getinfo(1, "l").currentline
+        local other = errof(gpu.with_device, 1, function() k[{1, 4}](x, 4) end)
+        local config = errof(function() k[{1, 4, 5}](x, 4) end)
+        assert.matches("^" .. here .. ":" .. line + 1 .. ": kernel '" .. k.name .. "' argument 1 %(a%) is on device 0, "
+                       .. "and device 1 is current", other)
+        assert.matches("^" .. here .. ":" .. line + 2 .. ": launch configuration has an unknown field %[3%]", config)
+      end
+    end
+    local line = debug.getinfo(1, "l").currentline
+    local count = errof(function() fixed[{1, 4}](x, 4, 5) end)
+    assert.matches("^" .. here .. ":" .. line + 1 .. ": kernel 'fixed' takes 2 arguments, got 3$", count)
+    assert.are.same({1, 4, 7, 10}, x:totable())   -- (three kernels added w once each, one added 1)
+  end)
+
   it("copy between devices with a:to(dev) and gpu.copy", function()
     local a = gpu.arange(6, "int32"):reshape(2, 3)
     local b = a:to(1)

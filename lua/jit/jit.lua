@@ -734,25 +734,35 @@ end
 
 -- What launches a spec: its kernel (k[config] is the launcher), or for a kernel that takes
 -- extra arguments, checks bounds or has a signature with b1, a table whose [config] is a
--- launcher that adds them, or checks.
+-- launcher that adds them, or checks. Its errors name the launch's line (gpu._api): the
+-- user calls a fixed signature's launcher, the dispatcher (host/jit.c, C) the others for
+-- the user; the C launcher's own errors (an array of another device) named none, raised
+-- where a frame of this file (no line) or the dispatcher called it.
 local function leaf_of(st, spec)
   local bools = spec == st.fixed and spec.bools
   if not spec.extra and not st.debug and not bools then return spec.kernel end
+  local level = spec == st.fixed and 2 or 3
   return setmetatable({}, {__index = function(_, config)
     local run = spec.kernel[config]
-    if st.debug then
-      return function(...)
-        if bools then check_bools(st, bools, ...) end
-        if spec.extra then check_extra(st, spec) end
-        return debug_launch(st, spec, run, ...)
+    local function check(...)   -- (counted here: the C launcher counted the extra arguments too)
+      local n = select("#", ...)
+      if n ~= st.nparams then
+        error(("kernel '%s' takes %d argument%s, got %d"):format(st.name, st.nparams, st.nparams == 1 and "" or "s", n), 0)
       end
-    end
-    return function(...)
       if bools then check_bools(st, bools, ...) end
-      if not spec.extra then return run(...) end
-      check_extra(st, spec)
-      return with_extra(run, spec.extra, ...)
+      if spec.extra then check_extra(st, spec) end
     end
+    if st.debug then
+      return gpu._api(function(...)
+        check(...)
+        return debug_launch(st, spec, run, ...)
+      end, level)
+    end
+    return gpu._api(function(...)
+      check(...)
+      if not spec.extra then return run(...) end
+      return with_extra(run, spec.extra, ...)
+    end, level)
   end})
 end
 
@@ -872,6 +882,10 @@ end
 
 for name, m in pairs(methods) do methods[name] = gpu._api(m) end   -- errors at the caller's line
 
+-- launcher's errors (a fixed signature's bad configuration, which gpu.kernel's k[config]
+-- raises at a line of this file, stripped: none) at the line of k[config]
+local launcher_at_caller = gpu._api(launcher, 3)
+
 local MT = {__name = "gpu.jit", methods = methods}   -- methods: for spec/docs_spec.lua
 MT.__index = function(k, key)
   local st = states[k]
@@ -881,7 +895,7 @@ MT.__index = function(k, key)
        key.stream == last.stream and known_fields(key) then
       return st.last_launcher
     end
-    return launcher(st, key)
+    return launcher_at_caller(st, key)   -- (a tail call: < jit_index (C) < caller)
   end
   if key == "name" then return st.name end
   local m = methods[key]
