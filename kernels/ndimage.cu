@@ -26,8 +26,8 @@ namespace ndi {
 enum { REFLECT = 0, MIRROR = 1, NEAREST = 2, WRAP = 3, CONSTANT = 4 };
 // SYM, ANTI: a 1-D correlation (a line of taps, step 1, K odd) whose weights are symmetric
 // (antisymmetric) within DBL_EPSILON about the centre (the host decides, as scipy's
-// NI_Correlate1D): folded in scipy's order, ndi::pairs
-enum { SUM = 0, SKIP0 = 1, MIN = 2, MAX = 3, MEAN = 4, GATHER = 5, RANK = 6, SYM = 7, ANTI = 8 };
+// NI_Correlate1D); LAST: one of other weights (K >= 2): folded in scipy's order, ndi::pairs
+enum { SUM = 0, SKIP0 = 1, MIN = 2, MAX = 3, MEAN = 4, GATHER = 5, RANK = 6, SYM = 7, ANTI = 8, LAST = 9 };
 const int RANK_MAX = 64;   // the most taps RANK selects among in a thread's own memory
 
 // coordinate j of a dim of n elements as the mode extends it; -1 for the constant
@@ -108,7 +108,8 @@ __device__ inline double fold(int op, double acc, double wk, double x) {
 }
 
 // SYM and ANTI's fold, scipy's NI_Correlate1D's: the centre's product, then each pair of
-// taps from the outermost in, (x[i] + x[K-1-i]) * w[i] (ANTI: x[i] - x[K-1-i])
+// taps from the outermost in, (x[i] + x[K-1-i]) * w[i] (ANTI: x[i] - x[K-1-i]); LAST's, its
+// fold of other weights: the last tap's product, then taps 0 .. K-2 in order
 __device__ inline double weight(const double *sw, const double *w, long long k) { return k < 256 ? sw[k] : w[k]; }
 __device__ inline double pair(int op, double acc, double a, double b, double wk) {
   return acc + (op == SYM ? a + b : a - b) * wk;
@@ -116,6 +117,11 @@ __device__ inline double pair(int op, double acc, double a, double b, double wk)
 // a point all of whose taps lie inside: q tap 0's element, s the step between taps
 template <typename T>
 __device__ inline double pairs_inside(int op, const T *q, long long s, int K, const double *sw, const double *w) {
+  if (op == LAST) {
+    double acc = value(q[(K - 1) * s]) * weight(sw, w, K - 1);
+    for (int i = 0; i < K - 1; i++) acc = acc + value(q[i * s]) * weight(sw, w, i);
+    return acc;
+  }
   const int h = K / 2;
   double acc = value(q[h * s]) * weight(sw, w, h);
   for (int i = 0; i < h; i++) acc = pair(op, acc, value(q[i * s]), value(q[(K - 1 - i) * s]), weight(sw, w, i));
@@ -135,6 +141,11 @@ template <typename T>
 __device__ inline double pairs_edge(int op, const T *p, long long at0, long long c, const long long *off, int nd, int d,
                                     long long n, long long along, int mode, double cval, int K, const double *sw,
                                     const double *w) {
+  if (op == LAST) {
+    double acc = edge_tap(p, at0, c, off[(K - 1) * nd + d], n, along, mode, cval) * weight(sw, w, K - 1);
+    for (int i = 0; i < K - 1; i++) acc = acc + edge_tap(p, at0, c, off[i * nd + d], n, along, mode, cval) * weight(sw, w, i);
+    return acc;
+  }
   const int h = K / 2;
   double acc = edge_tap(p, at0, c, off[h * nd + d], n, along, mode, cval) * weight(sw, w, h);
   for (int i = 0; i < h; i++)
@@ -422,7 +433,7 @@ __global__ void __launch_bounds__(256, 4) ndi_filter(gpu::array<T> in, O *out, c
   // the first weights, read by every thread of the block, in shared memory
   const int SHARED_W = 256;
   __shared__ double sw[SHARED_W];
-  const bool weighted = op == ndi::SUM || op == ndi::SKIP0 || op == ndi::SYM || op == ndi::ANTI;
+  const bool weighted = op == ndi::SUM || op == ndi::SKIP0 || op == ndi::SYM || op == ndi::ANTI || op == ndi::LAST;
   if (weighted)
     for (int t = threadIdx.x; t < K && t < SHARED_W; t += blockDim.x) sw[t] = w[t];
   __syncthreads();
@@ -450,7 +461,7 @@ __global__ void __launch_bounds__(256, 4) ndi_filter(gpu::array<T> in, O *out, c
     }
     double acc = start;
     double buf[ndi::RANK_MAX];
-    if (op == ndi::SYM || op == ndi::ANTI) {   // (a line's taps, step 1)
+    if (op == ndi::SYM || op == ndi::ANTI || op == ndi::LAST) {   // (a line's taps, step 1)
       acc = inside ? ndi::pairs_inside(op, p + base + first * along, along, (int)K, sw, w)
                    : ndi::pairs_edge(op, p, base, c[line], off, nd, line, in.shape[line], along, mode, cval, (int)K, sw, w);
       ndi::combine(out + i, acc, how);
@@ -508,13 +519,14 @@ __global__ void __launch_bounds__(256, 4) ndi_filter(gpu::array<T> in, O *out, c
   }
 }
 
-// A filter that folds its taps (SUM, SKIP0, MIN, MAX, MEAN; K <= 256) in rows: runs of taps
+// A filter that folds its taps (SUM, SKIP0, MIN, MAX, MEAN, SYM, ANTI, LAST; K <= 256) in rows: runs of taps
 // one apart along dim gd (a 1-D filter's line; else the last dim), the arguments as
 // ndi_filter's, and after the offset table plan[20+K+K*nd ..] 3 numbers a row (its first
 // tap, its taps, its step along gd: 1 or -1), plan[19] rows. A thread makes ndi::GROUP
 // outputs in a row along gd: where all their taps lie inside, each row's values walked once
 // (ndi::fold_group), the rows in tap order, so each output folds its taps in tap order as
-// ndi_filter does; else, along a line, each output by the mode as ndi_filter does. An N-D
+// ndi_filter does (a 1-D correlation's SYM, ANTI and LAST: in scipy's order, as ndi_filter's
+// ndi::pairs_inside); else, along a line, each output by the mode as ndi_filter does. An N-D
 // footprint's groups with all taps inside are those of the box after the rows (made on the
 // host, the one statement of that rule; ndi_filter makes the elements outside it). Its own
 // kernel, so that its registers are not the generic loop's (in one kernel the two spilled).
@@ -564,6 +576,14 @@ __global__ void __launch_bounds__(256, 4) ndi_line(gpu::array<T> in, O *out, con
 #pragma unroll
         for (int r = 0; r < ndi::GROUP; r++)
           acc[r] = ndi::pairs_inside(op, p + base + delta[0] + r * along, along, (int)K, sw, w);
+      } else if (op == ndi::LAST) {   // (the line, step 1): each output's last tap, then the walk
+        int o[ndi::GROUP];                  // over the others, as pairs_inside's fold
+#pragma unroll
+        for (int r = 0; r < ndi::GROUP; r++) {
+          o[r] = r;
+          acc[r] = ndi::value(p[base + delta[K - 1] + r * along]) * sw[K - 1];
+        }
+        ndi::fold_group<ndi::SUM>(p + base + delta[0], along, (int)K - 1, sw, o, acc);
       } else {
         ndi::fold_rows_op(op, p + base, rows, nrows, delta, along, sw, acc);
       }
@@ -576,7 +596,7 @@ __global__ void __launch_bounds__(256, 4) ndi_line(gpu::array<T> in, O *out, con
     const long long nr = nl - cg < ndi::GROUP ? nl - cg : ndi::GROUP;
     for (long long r = 0; r < nr; r++) {   // near an edge: each tap by the mode along the line
       const long long c = cg + r, at0 = base + r * along;
-      if (op == ndi::SYM || op == ndi::ANTI) {
+      if (op == ndi::SYM || op == ndi::ANTI || op == ndi::LAST) {
         ndi::combine(out + i0 + r * di, ndi::pairs_edge(op, p, at0, c, off, nd, gd, nl, along, mode, cval, (int)K, sw, w), how);
         continue;
       }

@@ -18,7 +18,7 @@ local shown = gpu._arg.shown
 -- kernel's numbers
 local MODES = {reflect = 0, mirror = 1, nearest = 2, wrap = 3, constant = 4,
                ["grid-mirror"] = 0, ["grid-wrap"] = 3, ["grid-constant"] = 4}
-local SUM, SKIP0, MIN, MAX, MEAN, GATHER, RANK, SYM, ANTI = 0, 1, 2, 3, 4, 5, 6, 7, 8
+local SUM, SKIP0, MIN, MAX, MEAN, GATHER, RANK, SYM, ANTI, LAST = 0, 1, 2, 3, 4, 5, 6, 7, 8, 9
 local STORE, ADD, SQUARE, ADD_SQUARE, ADD_SQUARE_SQRT = 0, 1, 2, 3, 4
 local RANK_MAX = 64   -- kernels/ndimage.cu's
 
@@ -209,19 +209,20 @@ local function rows_of(taps, ndim, line)
   return rows
 end
 
--- SYM or ANTI for the weights (a list) of a 1-D correlation of an odd count, symmetric or
--- antisymmetric within DBL_EPSILON about the centre (scipy's NI_Correlate1D's test, which
--- picks its order of summation: kernels/ndimage.cu's pairs); nil else
+-- The fold of a 1-D correlation's weights (a list), in scipy's NI_Correlate1D's order
+-- (kernels/ndimage.cu's pairs): SYM or ANTI for an odd count symmetric or antisymmetric
+-- within DBL_EPSILON about the centre (its test), else LAST (the last tap's product first,
+-- then the others in order)
 local EPS = 2.0 ^ -52
 local function symmetry(h)
   local K = #h
-  if K % 2 == 0 then return nil end
+  if K % 2 == 0 then return LAST end
   local c, sym, anti = K // 2 + 1, true, true
   for i = 1, K // 2 do
     if math.abs(h[c + i] - h[c - i]) > EPS then sym = false end
     if math.abs(h[c + i] + h[c - i]) > EPS then anti = false end
   end
-  return sym and SYM or anti and ANTI or nil
+  return sym and SYM or anti and ANTI or LAST
 end
 
 -- One pass: input folded under taps (a list of offset rows, one entry a dim of input) with
@@ -250,7 +251,7 @@ local function pass(input, taps, w, op, mode, cval, dt, rank, into, how)
     plan[20 + k] = delta
   end
   plan[17], plan[18], plan[19] = line_of(taps, ndim)
-  if op == SUM and plan[17] >= 0 and plan[19] == 1 and w and host_of[w] then op = symmetry(host_of[w]) or SUM end
+  if op == SUM and plan[17] >= 0 and plan[19] == 1 and w and host_of[w] then op = symmetry(host_of[w]) end
   if not w then
     local ones = {}
     for k = 1, K do ones[k] = 1 end
@@ -260,7 +261,7 @@ local function pass(input, taps, w, op, mode, cval, dt, rank, into, how)
   -- dim) on ndi_line, GROUP (4) outputs a thread: all of a line's; an N-D footprint's where
   -- its rows are long enough, ndi_filter then making the elements near the edges (a
   -- launch of those alone)
-  local rows = K <= 256 and ndim >= 1 and (op == SUM or op == SKIP0 or op == MIN or op == MAX or op == MEAN or op == SYM or op == ANTI)
+  local rows = K <= 256 and ndim >= 1 and (op == SUM or op == SKIP0 or op == MIN or op == MAX or op == MEAN or op == SYM or op == ANTI or op == LAST)
     and rows_of(taps, ndim, plan[17])
   if rows and plan[17] < 0 and #rows * 2 > K then rows = nil end
   local grid = math.max(1, math.min(MAX_GRID, (input.size + BLOCK - 1) // BLOCK))

@@ -196,6 +196,43 @@ describe("gpu.ndimage.correlate1d and convolve1d", function()
     assert.are.same({0, 3}, r.shape)
     assert.are.equal("float32", r.dtype)
   end)
+
+  -- before: other weights were summed from tap 0 in order, so float64 results differed from
+  -- scipy's in the last bit and an integer output by one
+  it("sum other 1-D weights as NI_Correlate1D: the last tap's product, then the others in order", function()
+    -- scipy 1.17.1, x = [0.3, 1.7, 2.9, 4.1, 5.5, 7.3]: ndi.correlate1d(x, [0.1, 0.7, 0.2]),
+    -- ndi.correlate1d(x, [0.1, 0.7, 0.2, 0.3]), ndi.convolve1d(x, [0.1, 0.7, 0.2])
+    local x = gpu.array({0.3, 1.7, 2.9, 4.1, 5.5, 7.3}, "float64")
+    assert.are.same({0.58, 1.7999999999999998, 3.0199999999999996, 4.26, 5.72, 7.119999999999999},
+                    nd.correlate1d(x, {0.1, 0.7, 0.2}):totable())
+    assert.are.same({0.95, 1.4500000000000002, 3.03, 4.67, 6.449999999999999, 7.909999999999999},
+                    nd.correlate1d(x, {0.1, 0.7, 0.2, 0.3}):totable())
+    assert.are.same({0.44, 1.54, 2.78, 3.9999999999999996, 5.3999999999999995, 6.9399999999999995},
+                    nd.convolve1d(x, gpu.array({0.1, 0.7, 0.2}, "float64")):totable())
+    -- ndi.correlate1d([1., 7, 5, 1, 3, 4], [0.1, 0.7, 0.2], output=np.int32) [2 6 4 1 2 3]
+    -- (5.9999999999999991 and 3 summed from tap 0: 5 and 3)
+    local y = gpu.array({1, 7, 5, 1, 3, 4}, "float64")
+    assert.are.same({2, 6, 4, 1, 2, 3}, nd.correlate1d(y, {0.1, 0.7, 0.2}, {output = "int32"}):totable())
+    -- ndi.correlate1d(np.array([-0., -0.]), [1, 2]) [-0. -0.] (the first product, not 0 + it)
+    assert.are.equal("-0.0", tostring(nd.correlate1d(gpu.array({-0.0, -0.0}, "float64"), {1, 2}):item(1)))
+    -- every point, inside or near the edges, of filters of 5, 40 (ndi_line) and 300 taps
+    -- (ndi_filter) against that sum made here, in "wrap" along dim 2 of a 2-row array
+    local n, xs = 400, {}
+    for i = 1, n do xs[i] = math.cos(i) * 10 end
+    local a = gpu.array({xs, xs}, "float64")
+    for _, K in ipairs({5, 40, 300}) do
+      local w = {}
+      for k = 1, K do w[k] = math.sin(k) end
+      local function at(j) return xs[(j - 1) % n + 1] end
+      local r = nd.correlate1d(a, w, 2, {mode = "wrap"}):totable()
+      for i = 1, n do
+        local c = i - K // 2 - 1   -- tap k reads at(c + k)
+        local want = at(c + K) * w[K]
+        for k = 1, K - 1 do want = want + at(c + k) * w[k] end
+        assert.are.equal(want, r[2][i], ("K %d, element %d"):format(K, i))
+      end
+    end
+  end)
 end)
 
 describe("gpu.ndimage.gaussian_filter1d and gaussian_filter", function()
