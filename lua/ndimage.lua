@@ -731,7 +731,7 @@ end
 
 -- The taps of an N-D footprint of shape `shape` (C order), those where keep(k) is true, with
 -- origins: offsets k_d - shape_d // 2 - origin_d
-local function footprint_taps(shape, origins, keep, reversed)
+local function footprint_taps(shape, origins, keep)
   local taps, n, idx = {}, #shape, {}
   for d = 1, n do idx[d] = 0 end
   local total = 1
@@ -739,7 +739,7 @@ local function footprint_taps(shape, origins, keep, reversed)
   for k = 1, total do
     if not keep or keep[k] then
       local row = {}
-      for d = 1, n do row[d] = (reversed and shape[d] - 1 - idx[d] or idx[d]) - shape[d] // 2 - origins[d] end
+      for d = 1, n do row[d] = idx[d] - shape[d] // 2 - origins[d] end
       taps[#taps + 1] = row
     end
     for d = n, 1, -1 do
@@ -778,14 +778,16 @@ local function correlate(api, input, weights, opts, convolve)
   local origins = per_dim(opts.origin or 0, #shape, api, "origin", integer)
   -- the caller's origins checked (mirrored, each lies in the same range)
   for d = 1, #shape do origin_ok(origins[d], shape[d], api, #shape > 1 and ("origin[%d]"):format(d) or "origin") end
-  if convolve then   -- the weights read backwards (footprint_taps), the origins mirrored
+  if convolve then   -- the weights reversed along every dim, the origins mirrored
     for d = 1, #shape do origins[d] = -origins[d] - (shape[d] % 2 == 0 and 1 or 0) end
   end
   local mode = mode_of(opts.mode, api)
   local cval = number(opts.cval, api, "cval", 0.0)
   local dt, out = output_of(opts.output, input, api)
-  local w = gpu.ascontiguousarray(weights, "float64"):reshape(-1)
-  return single(input, footprint_taps(shape, origins, nil, convolve), w, SKIP0, mode, cval, dt, out)
+  -- (summed in the C order of the weights as scipy's NI_Correlate reads them: a
+  -- convolution's reversed, so its last weight first)
+  local w = gpu.ascontiguousarray(convolve and gpu.flip(weights) or weights, "float64"):reshape(-1)
+  return single(input, footprint_taps(shape, origins), w, SKIP0, mode, cval, dt, out)
 end
 
 function nd.correlate(input, weights, opts) return correlate("correlate", input, weights, opts, false) end

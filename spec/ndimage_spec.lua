@@ -336,6 +336,20 @@ describe("gpu.ndimage.correlate and convolve", function()
     close(REF.c3d, nd.correlate(b, gpu.array({{{1 / 6, 1 / 6, 1 / 6}, {1 / 6, 1 / 6, 1 / 6}}}, "float64"), {mode = "mirror"}), 1e-14)
   end)
 
+  -- before: convolve read the weights backwards from the first, where scipy's NI_Correlate
+  -- sums the reversed weights in C order (the last first), so the last bits differed
+  it("sum the taps in scipy's order: the weights' C order, a convolution's reversed", function()
+    -- scipy 1.17.1: ndi.convolve([0.3, 1.7, 2.9, 4.1, 5.5, 7.3], [0.1, 0.7, 0.2, 0.3]),
+    -- ndi.convolve([[0.3, 1.7, 2.9], [4.1, 5.5, 7.3]], [[0.1, 0.7], [0.2, 0.3]])
+    local x = gpu.array({0.3, 1.7, 2.9, 4.1, 5.5, 7.3}, "float64")
+    assert.are.same({1.63, 2.87, 4.51, 6.27, 8.17, 8.77}, nd.convolve(x, {0.1, 0.7, 0.2, 0.3}):totable())
+    local y = gpu.array({{0.3, 1.7, 2.9}, {4.1, 5.5, 7.3}}, "float64")
+    assert.are.same({{3.8499999999999996, 5.67, 7.289999999999999}, {5.749999999999999, 7.6899999999999995, 9.49}},
+                    nd.convolve(y, {{0.1, 0.7}, {0.2, 0.3}}):totable())
+    -- and from 0.0 (ndi.correlate(np.array([-0., -0.]), [1, 2]) [0. 0.])
+    assert.are.equal("0.0", tostring(nd.correlate(gpu.array({-0.0, -0.0}, "float64"), {1, 2}):item(1)))
+  end)
+
   it("leave out weights of 0, as scipy's footprint does (a NaN under one is not read)", function()
     local t = scaled(1)
     t[1][1] = NAN
