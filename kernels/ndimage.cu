@@ -26,8 +26,10 @@ namespace ndi {
 enum { REFLECT = 0, MIRROR = 1, NEAREST = 2, WRAP = 3, CONSTANT = 4 };
 // SYM, ANTI: a 1-D correlation (a line of taps, step 1, K odd) whose weights are symmetric
 // (antisymmetric) within DBL_EPSILON about the centre (the host decides, as scipy's
-// NI_Correlate1D); LAST: one of other weights (K >= 2): folded in scipy's order, ndi::pairs
-enum { SUM = 0, SKIP0 = 1, MIN = 2, MAX = 3, MEAN = 4, GATHER = 5, RANK = 6, SYM = 7, ANTI = 8, LAST = 9 };
+// NI_Correlate1D); LAST: one of other weights (K >= 2): folded in scipy's order, ndi::pairs.
+// COPY: the input's value cast as NumPy casts it (one tap, at the centre): a filter that
+// makes no pass, which scipy's copies (output[...] = input[...])
+enum { SUM = 0, SKIP0 = 1, MIN = 2, MAX = 3, MEAN = 4, GATHER = 5, RANK = 6, SYM = 7, ANTI = 8, LAST = 9, COPY = 10 };
 const int RANK_MAX = 64;   // the most taps RANK selects among in a thread's own memory
 
 // coordinate j of a dim of n elements as the mode extends it; -1 for the constant
@@ -74,6 +76,22 @@ __device__ inline void put(double *p, double v) { *p = v; }
 __device__ inline void put(gpu::half *p, double v) { *p = gpu::half(v); }
 __device__ inline void put(bool *p, double v) { *p = (unsigned char)to_int32(v) != 0; }
 
+// x (the input's type T) stored as NumPy's astype casts it on x86-64 (scipy's copy of an
+// input: COPY): an integer into an integer wrapped to the width, into a float rounded once;
+// anything into bool != 0 (NaN too); a float (a bool) as put stores its double (x86-64's
+// conversions, as NumPy's scalar loop makes them)
+template <typename T> struct Integral { enum { value = 1 }; };
+template <> struct Integral<float> { enum { value = 0 }; };
+template <> struct Integral<double> { enum { value = 0 }; };
+template <> struct Integral<gpu::half> { enum { value = 0 }; };
+template <> struct Integral<bool> { enum { value = 0 }; };
+template <bool I> struct Cast { template <typename O, typename T> __device__ static void to(O *p, T x) { *p = (O)x; } };
+template <> struct Cast<false> {
+  template <typename O, typename T> __device__ static void to(O *p, T x) { put(p, value(x)); }
+};
+template <typename O, typename T> __device__ inline void numpy_cast(O *p, T x) { Cast<Integral<T>::value>::to(p, x); }
+template <typename T> __device__ inline void numpy_cast(bool *p, T x) { *p = value(x) != 0; }
+
 // What a pass does with the value v it made for a point (cast to O first, as scipy's
 // passes write their output) and the output's element there, in O's arithmetic as NumPy's
 // in-place operations do: integers wrap, a float16 rounds each result
@@ -89,16 +107,20 @@ __device__ inline gpu::half wrap_mul(gpu::half a, gpu::half b) { return gpu::hal
 __device__ inline bool wrap_add(bool a, bool b) { return a || b; }
 __device__ inline bool wrap_mul(bool a, bool b) { return a && b; }
 
-template <typename O> __device__ inline void combine(O *p, double v, int how) {
-  if (how == STORE) { put(p, v); return; }
-  O t;
-  put(&t, v);
+// (combine_cast: v already made O's)
+template <typename O> __device__ inline void combine_cast(O *p, O t, int how) {
+  if (how == STORE) { *p = t; return; }
   if (how == ADD) { *p = wrap_add(*p, t); return; }
   t = wrap_mul(t, t);
   if (how == SQUARE) { *p = t; return; }
   t = wrap_add(*p, t);
   if (how == ADD_SQUARE_SQRT) put(&t, sqrt(value(t)));
   *p = t;
+}
+template <typename O> __device__ inline void combine(O *p, double v, int how) {
+  O t;
+  put(&t, v);
+  combine_cast(p, t, how);
 }
 
 __device__ inline double fold(int op, double acc, double wk, double x) {
@@ -458,6 +480,12 @@ __global__ void __launch_bounds__(256, 4) ndi_filter(gpu::array<T> in, O *out, c
       case 2: inside = ndi::locate<2>(in, plan, small, i, c, base); break;
       case 3: inside = ndi::locate<3>(in, plan, small, i, c, base); break;
       default: inside = ndi::locate<8>(in, plan, small, i, c, base); break;
+    }
+    if (op == ndi::COPY) {   // (one tap, at the centre)
+      O t;
+      ndi::numpy_cast(&t, p[base]);
+      ndi::combine_cast(out + i, t, how);
+      continue;
     }
     double acc = start;
     double buf[ndi::RANK_MAX];

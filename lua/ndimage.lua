@@ -18,7 +18,7 @@ local shown = gpu._arg.shown
 -- kernel's numbers
 local MODES = {reflect = 0, mirror = 1, nearest = 2, wrap = 3, constant = 4,
                ["grid-mirror"] = 0, ["grid-wrap"] = 3, ["grid-constant"] = 4}
-local SUM, SKIP0, MIN, MAX, MEAN, GATHER, RANK, SYM, ANTI, LAST = 0, 1, 2, 3, 4, 5, 6, 7, 8, 9
+local SUM, SKIP0, MIN, MAX, MEAN, GATHER, RANK, SYM, ANTI, LAST, COPY = 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10
 local STORE, ADD, SQUARE, ADD_SQUARE, ADD_SQUARE_SQRT = 0, 1, 2, 3, 4
 local RANK_MAX = 64   -- kernels/ndimage.cu's
 
@@ -551,8 +551,10 @@ local function dims_of(api, dims, ndim)
   return list
 end
 
--- passes: {d, taps, w, op, mode} in order; none: a copy of input in dt
--- (none: input itself, cast, by one tap of weight 1). The last pass writes into `into`
+-- passes: {d, taps, w, op, mode} in order; none: a copy of input in dt, cast as NumPy's
+-- astype (COPY), as scipy's filters copy it where they make no pass (output[...] =
+-- input[...]: int64 3e9 into int32 is -1294967296, 0.5 into bool true, where their
+-- passes' C casts give INT_MIN and false). The last pass writes into `into`
 -- (as `how` says) where one is given, else into out where it can (direct), else into a new
 -- array that deliver copies to out. A bool dt's passes but the last write uint8: scipy's
 -- write the byte their cast leaves into the bool output (255 for -1), and the next reads it.
@@ -560,7 +562,7 @@ local function separable(input, passes, cval, dt, out, into, how)
   if #passes == 0 then
     local still = {}
     for d = 1, input.ndim do still[d] = 0 end
-    passes = {{taps = {still}, w = constant({1}, "float64", input.device), op = SUM, mode = 0}}
+    passes = {{taps = {still}, op = COPY, mode = 0}}
   end
   local last = into or direct(out, input)
   local x, between = input, dt == "bool" and "uint8" or dt

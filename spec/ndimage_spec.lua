@@ -428,6 +428,41 @@ describe("gpu.ndimage's minimum, maximum and median filters", function()
   end)
 end)
 
+-- before: a filter that makes no pass stored the input by scipy's C cast (through a double,
+-- an int32 and its low byte), where scipy copies it (output[...] = input[...]) as NumPy casts
+describe("gpu.ndimage's filters that make no pass", function()
+  it("copy the input cast as NumPy casts it, as scipy's (integers wrapped and exact, bool != 0)", function()
+    -- scipy 1.17.1, xf = [0.5, 256, nan, -0.25, 3], xi = np.int64([3e9, 2**53 + 1, -1, 256, 7]):
+    -- ndi.gaussian_filter(xf, 0, output=bool) all True (the C cast: [0 0 0 0 1]), as
+    -- uniform_filter, minimum_filter, median_filter ... of size 1 and grey_erosion's
+    local xf = gpu.array({0.5, 256, NAN, -0.25, 3}, "float64")
+    local xi = gpu.array({3000000000, (1 << 53) + 1, -1, 256, 7}, "int64")
+    local yes = {true, true, true, true, true}
+    assert.are.same(yes, nd.gaussian_filter(xf, 0, {output = "bool"}):totable())
+    assert.are.same(yes, nd.uniform_filter(xf, 1, {output = "bool"}):totable())
+    assert.are.same(yes, nd.maximum_filter(xf, {footprint = {true}, output = "bool"}):totable())
+    assert.are.same(yes, nd.median_filter(xi, 1, {output = "bool"}):totable())
+    assert.are.same(yes, nd.grey_erosion(xf, 1, {output = "bool"}):totable())
+    -- ndi.uniform_filter(xi, 1, output=np.int32) [-1294967296 1 -1 256 7] (wrapped; the C
+    -- cast: INT_MIN for 3e9 and 2**53 + 1); ndi.minimum_filter(xi, 1) xi exactly (not 2**53)
+    local wrapped = {-1294967296, 1, -1, 256, 7}
+    assert.are.same(wrapped, nd.uniform_filter(xi, 1, {output = "int32"}):totable())
+    assert.are.same(wrapped, nd.gaussian_filter(xi, 1, {dims = {}, output = "int32"}):totable())
+    assert.are.same({3000000000, (1 << 53) + 1, -1, 256, 7}, nd.minimum_filter(xi, 1):totable())
+    -- ndi.percentile_filter(xi.astype(np.uint32), 20, footprint=[1], output=np.int16) [24064 1 -1 256 7]
+    assert.are.same({24064, 1, -1, 256, 7},
+                    nd.percentile_filter(xi:astype("uint32"), 20, {footprint = {1}, output = "int16"}):totable())
+    -- the derivatives of sigma 0 copy the same way, then add (square, root) in the output's
+    -- dtype: ndi.gaussian_laplace(xi2, 0, output=np.int32) [[1705032704 2] [-2 512]],
+    -- ndi.gaussian_gradient_magnitude(xi, 0, output=np.int32) [-2147483648 1 1 256 7]
+    local xi2 = gpu.array({{3000000000, (1 << 53) + 1}, {-1, 256}}, "int64")
+    assert.are.same({{1705032704, 2}, {-2, 512}}, nd.gaussian_laplace(xi2, 0, {output = "int32"}):totable())
+    assert.are.same({-2147483648, 1, 1, 256, 7}, nd.gaussian_gradient_magnitude(xi, 0, {output = "int32"}):totable())
+    -- a pass of one tap still casts as scipy's C: ndi.correlate1d(xf, [1.0], output=bool) [0 0 0 0 1]
+    assert.are.same({false, false, false, false, true}, nd.correlate1d(xf, {1.0}, {output = "bool"}):totable())
+  end)
+end)
+
 describe("gpu.ndimage's errors", function()
   -- before: "kernel 'ndi_line<double, double>' argument 1 (in) is on device 1 ..."
   it("#multi name the function and the argument on another device", function()
