@@ -52,16 +52,30 @@ __device__ inline bool c_bool(double v) {
   return v > -2147483649.0 && v < 2147483648.0 && ((long long)v & 0xff) != 0;
 }
 
-// The prefilter's result stored as scipy's line buffers store it: a C cast (integers
-// truncated toward 0, here wrapped to the width where C leaves it undefined)
-template <typename O> __device__ inline void cast(O *p, double v) { *p = (O)(long long)v; }
+// A double into an integer as x86-64's conversions make it (C leaves a value out of the
+// type's range undefined; scipy's C casts and NumPy's scalar cast make it so): truncated
+// toward 0 to an int32 for types of up to 32 bits (uint32 but to an int64), NaN and a value
+// past that range giving its least, then wrapped to the width; uint64 from 2^63 on less
+// 2^63, its top bit set (0 from 2^64 on) (kernels/ndimage.cu's put)
+__device__ inline int to_int32(double v) { return v > -2147483649.0 && v < 2147483648.0 ? (int)v : INT_MIN; }
+__device__ inline long long to_int64(double v) {
+  return v >= -9223372036854775808.0 && v < 9223372036854775808.0 ? (long long)v : LLONG_MIN;
+}
+__device__ inline unsigned long long to_uint64(double v) {
+  return !(v >= 9223372036854775808.0) ? (unsigned long long)to_int64(v)
+       : v < 18446744073709551616.0 ? (unsigned long long)v : 0ULL;
+}
+
+// The prefilter's result stored as scipy's line buffers store it: a C cast, as x86-64's
+// conversions make it; the same as NumPy's cast of a float (orders 0 and 1's copies)
+template <typename O> __device__ inline void cast(O *p, double v) { *p = (O)to_int32(v); }
+__device__ inline void cast(unsigned int *p, double v) { *p = (unsigned int)to_int64(v); }
+__device__ inline void cast(long long *p, double v) { *p = to_int64(v); }
+__device__ inline void cast(unsigned long long *p, double v) { *p = to_uint64(v); }
 __device__ inline void cast(float *p, double v) { *p = (float)v; }
 __device__ inline void cast(double *p, double v) { *p = v; }
 __device__ inline void cast(gpu::half *p, double v) { *p = gpu::half(v); }
 __device__ inline void cast(bool *p, double v) { *p = c_bool(v); }
-__device__ inline void cast(unsigned long long *p, double v) {
-  *p = v >= 9223372036854775808.0 ? (unsigned long long)v : (unsigned long long)(long long)v;
-}
 
 // An interpolated value stored as scipy's interpolation stores it: integers rounded half
 // away from zero (unsigned: negatives to 0) and clamped to the type's range; NaN as 0;

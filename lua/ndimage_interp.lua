@@ -155,8 +155,9 @@ local function spline_pass(c, out, d, order, mode)
 end
 
 -- input in dtype dt as scipy's copy (numpy's cast) makes it: a float input into an integer
--- dtype truncated and wrapped to the width (the prefilter's C cast, ndi_spline's lines of
--- one), where astype would saturate; any other pair by astype
+-- dtype as x86-64's conversions (the prefilter's C cast, ndi_spline's lines of one: NaN and
+-- values past int32's range, int64's for uint32 and int64, are the least of those, wrapped
+-- to the width), where astype would saturate; any other pair by astype
 local function copied(input, dt)
   if KIND[input.dtype] ~= "f" or (KIND[dt] ~= "i" and KIND[dt] ~= "u") or input.size == 0 then return input:astype(dt) end
   local pads = {}

@@ -55,6 +55,27 @@ describe("gpu.ndimage's interpolation, adversarial inputs", function()
           nd.shift(gpu.array({3, 9, 1, 7, 2}, "int8"), 0.4, {mode = "grid-constant", cval = 200.5, output = "float64"}), 1e-12)
   end)
 
+  -- before: a float past the type's range went through an int64 and was wrapped to the
+  -- width (3e9 into int32 was -1294967296, 4e9 + 7 into int8 7), where scipy's C casts and
+  -- NumPy's cast take an int32 on x86-64 (INT_MIN, then its low bits)
+  it("casts spline_filter's outputs and the copies of orders 0 and 1 as x86-64 does (through an int32)", function()
+    -- scipy 1.17.1, x = [3e9, -3e9, 4e9 + 7, nan, 5e9, 300.7]: ndi.spline_filter1d(x, order=1, output=dt)
+    local x = gpu.array({3e9, -3e9, 4e9 + 7, 0 / 0, 5e9, 300.7}, "float64")
+    local want = {int8 = {0, 0, 0, 0, 0, 44}, uint8 = {0, 0, 0, 0, 0, 44}, int16 = {0, 0, 0, 0, 0, 300},
+                  int32 = {-2147483648, -2147483648, -2147483648, -2147483648, -2147483648, 300},
+                  int64 = {3000000000, -3000000000, 4000000007, math.mininteger, 5000000000, 300}}
+    for dt, w in pairs(want) do assert.same(w, nd.spline_filter1d(x, {order = 1, output = dt}):totable(), dt) end
+    -- y = [3e9, 1e9, 0, 0, 1e4, 7.7]: ndi.spline_filter1d(y, order=3, output=dt), the
+    -- prefilter's values 4267942775.08, 464114449.83, -124400574.42, ...
+    local y = gpu.array({3e9, 1e9, 0, 0, 1e4, 7.7}, "float64")
+    assert.same({0, 17, 66, -25, 32, -4}, nd.spline_filter1d(y, {output = "int8"}):totable())
+    assert.same({0, -11503, -13246, -1049, 17440, -8708}, nd.spline_filter1d(y, {output = "int16"}):totable())
+    assert.same({-2147483648, 464114449, -124400574, 33487847, -9550816, 4775420},
+                nd.spline_filter1d(y, {output = "int32"}):totable())
+    -- ndi.spline_filter(np.array(3e9), output=np.int32) -2147483648
+    assert.equal(-2147483648, nd.spline_filter(gpu.full({}, 3e9, "float64"), {output = "int32"}):item())
+  end)
+
   it("refuses a result too large to make, a non-finite angle and freed arrays, naming the function", function()
     local a = gpu.arange(0, 12, 1, "float64"):reshape(3, 4)
     err("gpu.ndimage.zoom: the result of shape {3e+300, 4e+300} cannot be made (", nd.zoom, a, 1e300)
