@@ -77,31 +77,31 @@ __device__ inline void cast(double *p, double v) { *p = v; }
 __device__ inline void cast(gpu::half *p, double v) { *p = gpu::half(v); }
 __device__ inline void cast(bool *p, double v) { *p = c_bool(v); }
 
-// An interpolated value stored as scipy's interpolation stores it: integers rounded half
-// away from zero (unsigned: negatives to 0) and clamped to the type's range; NaN as 0;
-// bool by a C cast (c_bool: not rounded)
+// An interpolated value stored as scipy's interpolation stores it (ni_interpolation.c's
+// CASE_INTERP_OUT_INT and _UINT): rounded half away from zero (unsigned: from 0 up, NaN and
+// the rest 0), clamped to the type's least lo and greatest hi as doubles, then C-cast as
+// above, so that NaN into int32 (int64) is its least (0 in int8, int16) and uint64's 2^64
+// (its greatest as a double) and more 0; into int64, a value past 2^63 (its greatest as a
+// double) is the greatest, as scipy's build folds the clamp's conversion, but 2^63 itself,
+// converted, the least; bool by the C cast (c_bool: not rounded)
 __device__ inline double rounded(double t, double lo, double hi) {
-  if (t != t) return 0.0;
-  t = t > 0 ? t + 0.5 : (lo < 0 ? t - 0.5 : 0.0);
-  return t > hi ? hi : t < lo ? lo : t;
+  t = t > 0 ? t + 0.5 : lo < 0 ? t - 0.5 : 0.0;
+  t = t > hi ? hi : t;
+  return t < lo ? lo : t;   // (NaN left as it is)
 }
 template <typename O> __device__ inline void store(O *p, double t) { *p = (O)t; }
 __device__ inline void store(gpu::half *p, double t) { *p = gpu::half(t); }
 __device__ inline void store(bool *p, double t) { *p = c_bool(t); }
-__device__ inline void store(signed char *p, double t) { *p = (signed char)rounded(t, -128.0, 127.0); }
-__device__ inline void store(unsigned char *p, double t) { *p = (unsigned char)rounded(t, 0.0, 255.0); }
-__device__ inline void store(short *p, double t) { *p = (short)rounded(t, -32768.0, 32767.0); }
-__device__ inline void store(unsigned short *p, double t) { *p = (unsigned short)rounded(t, 0.0, 65535.0); }
-__device__ inline void store(int *p, double t) { *p = (int)rounded(t, -2147483648.0, 2147483647.0); }
-__device__ inline void store(unsigned int *p, double t) { *p = (unsigned int)rounded(t, 0.0, 4294967295.0); }
+__device__ inline void store(signed char *p, double t) { cast(p, rounded(t, -128.0, 127.0)); }
+__device__ inline void store(unsigned char *p, double t) { cast(p, rounded(t, 0.0, 255.0)); }
+__device__ inline void store(short *p, double t) { cast(p, rounded(t, -32768.0, 32767.0)); }
+__device__ inline void store(unsigned short *p, double t) { cast(p, rounded(t, 0.0, 65535.0)); }
+__device__ inline void store(int *p, double t) { cast(p, rounded(t, -2147483648.0, 2147483647.0)); }
+__device__ inline void store(unsigned int *p, double t) { cast(p, rounded(t, 0.0, 4294967295.0)); }
 __device__ inline void store(long long *p, double t) {
-  t = rounded(t, -9223372036854775808.0, 9223372036854775808.0);
-  *p = t >= 9223372036854775808.0 ? 0x7fffffffffffffffLL : (long long)t;   // 2^63 itself does not fit
+  *p = t + 0.5 > 9223372036854775808.0 ? LLONG_MAX : to_int64(rounded(t, -9223372036854775808.0, 9223372036854775808.0));
 }
-__device__ inline void store(unsigned long long *p, double t) {
-  t = rounded(t, 0.0, 18446744073709551616.0);
-  *p = t >= 18446744073709551616.0 ? 0xffffffffffffffffULL : (unsigned long long)t;
-}
+__device__ inline void store(unsigned long long *p, double t) { cast(p, rounded(t, 0.0, 18446744073709551616.0)); }
 
 // A coordinate x (|x| < 2^53) outside 0 .. n-1 brought inside by the mode, as scipy maps
 // it (-1 for the constant mode: no value)

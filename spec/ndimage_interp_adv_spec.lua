@@ -76,6 +76,30 @@ describe("gpu.ndimage's interpolation, adversarial inputs", function()
     assert.equal(-2147483648, nd.spline_filter(gpu.full({}, 3e9, "float64"), {output = "int32"}):item())
   end)
 
+  -- before: NaN was stored as 0 in every integer type, int64's 2^63 as its greatest and
+  -- uint64's 2^64 and more as its greatest, where scipy's clamp and C cast give INT_MIN and
+  -- INT64_MIN, INT64_MIN and 0
+  it("stores NaN and values past int64's and uint64's range as scipy's interpolation does", function()
+    -- scipy 1.17.1, x = [nan, 2.**63, 1e19, 2e19, 2.**64, -1e19, 3e9, -2.5, 2.5, inf]:
+    -- ndi.map_coordinates(x, [np.arange(10.)], order=0, output=dt), the same by shift(x, 0, order=0)
+    local x = gpu.array({0 / 0, 2 ^ 63, 1e19, 2e19, 2 ^ 64, -1e19, 3e9, -2.5, 2.5, math.huge}, "float64")
+    local c = gpu.arange(10, "float64"):reshape(1, 10)
+    local big, least = math.maxinteger, math.mininteger
+    local want = {
+      int8 = {0, 127, 127, 127, 127, -128, 127, -3, 3, 127},
+      int16 = {0, 32767, 32767, 32767, 32767, -32768, 32767, -3, 3, 32767},
+      int32 = {-2147483648, 2147483647, 2147483647, 2147483647, 2147483647, -2147483648, 2147483647, -3, 3, 2147483647},
+      int64 = {least, least, big, big, big, least, 3000000000, -3, 3, big},
+      uint8 = {0, 255, 255, 255, 255, 0, 255, 0, 3, 255},
+      uint32 = {0, 4294967295, 4294967295, 4294967295, 4294967295, 0, 3000000000, 0, 3, 4294967295},
+      -- (uint64 shown as int64 holds it: 2^63 as its least, 1e19 less 2^64)
+      uint64 = {0, least, -8446744073709551616, 0, 0, 0, 3000000000, 0, 3, 0}}
+    for dt, w in pairs(want) do
+      assert.same(w, nd.map_coordinates(x, c, {order = 0, output = dt}):totable(), dt)
+      assert.same(w, nd.shift(x, 0, {order = 0, output = dt}):totable(), dt)
+    end
+  end)
+
   it("refuses a result too large to make, a non-finite angle and freed arrays, naming the function", function()
     local a = gpu.arange(0, 12, 1, "float64"):reshape(3, 4)
     err("gpu.ndimage.zoom: the result of shape {3e+300, 4e+300} cannot be made (", nd.zoom, a, 1e300)
