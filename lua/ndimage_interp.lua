@@ -546,6 +546,12 @@ function nd.zoom(input, zoom, opts)
   end
   local dt, out = output_of(opts.output, input.dtype, shape, api)
   if input.size == 0 and size_of(shape) > 0 then fail(api, "input is empty: there is nothing to interpolate") end
+  -- a zoom of 1 along every dim with the prefilter: the input, copied as NumPy casts it (a
+  -- float into an integer truncated, not rounded), whatever the order and mode, as scipy
+  -- 1.17's early exit (gh-20999)
+  local same = prefilter
+  for d = 1, n do same = same and z[d] == 1 end
+  if same then return deliver(copied(input, dt), out) end
   return resample(api, input, shape, dt, out, {kind = ZOOM_SHIFT, zoom = factors, grid = grid}, order, mode, cval, prefilter)
 end
 

@@ -100,6 +100,23 @@ describe("gpu.ndimage's interpolation, adversarial inputs", function()
     end
   end)
 
+  -- before: a zoom of 1 resampled (the spline through the input, at its own points), so
+  -- float64 values came back off in the last bits and integer outputs rounded or clamped
+  it("zooms by 1 along every dim with the prefilter as scipy 1.17's copy (NumPy's cast)", function()
+    -- scipy 1.17.1, x = [0.3, 2.7, -1.5, 300.7, 7.25, 1e-3, 5.5]: ndi.zoom(x, 1) == x,
+    -- ndi.zoom(x, 1, output=np.int16) [0 2 -1 300 7 0 5] (truncated),
+    -- ndi.zoom(np.array([3000000000, -1, 256]), 1, order=1, output=np.uint8) [0 255 0] (wrapped)
+    local t = {0.3, 2.7, -1.5, 300.7, 7.25, 1e-3, 5.5}
+    local x = gpu.array(t, "float64")
+    assert.same(t, nd.zoom(x, 1):totable())
+    assert.same({t}, nd.zoom(x:reshape(1, 7), {1, 1}, {mode = "grid-wrap", grid_mode = true}):totable())
+    assert.same({0, 2, -1, 300, 7, 0, 5}, nd.zoom(x, 1, {output = "int16"}):totable())
+    assert.same({0, 255, 0}, nd.zoom(gpu.array({3000000000, -1, 256}, "int64"), 1, {order = 1, output = "uint8"}):totable())
+    -- without the prefilter it resamples: ndi.zoom(x, 1, prefilter=False, order=1, output=np.int16)
+    -- [0 3 -2 301 7 0 6] (rounded)
+    assert.same({0, 3, -2, 301, 7, 0, 6}, nd.zoom(x, 1, {prefilter = false, order = 1, output = "int16"}):totable())
+  end)
+
   it("refuses a result too large to make, a non-finite angle and freed arrays, naming the function", function()
     local a = gpu.arange(0, 12, 1, "float64"):reshape(3, 4)
     err("gpu.ndimage.zoom: the result of shape {3e+300, 4e+300} cannot be made (", nd.zoom, a, 1e300)
