@@ -1526,6 +1526,27 @@ local function check_arange(first, last, dtype)
   end
 end
 
+-- Sums of two Lua integers as NumPy's Python ints give them, exact and then rounded once to
+-- float64, also past int64's range (where Lua's wraps): v is the wrapped sum, negative
+-- whether the true one is; it is 2^64 from v
+local function unwrapped(v, negative)
+  local u = negative and -v or v   -- its magnitude, an unsigned 64-bit integer (0: 2^64)
+  local f = u == 0 and 2^64 or (u >> 32) * 4294967296.0 + (u & 0xffffffff)   -- (one rounding)
+  return negative and -f or f
+end
+local function exact_sum(x, y)
+  local s = x + y
+  if math.type(s) ~= "integer" then return s end
+  if (x < 0) == (y < 0) and (s < 0) ~= (x < 0) then return unwrapped(s, x < 0) end
+  return s + 0.0
+end
+local function exact_difference(x, y)
+  local d = x - y
+  if math.type(d) ~= "integer" then return d end
+  if (x < 0) ~= (y < 0) and (d < 0) ~= (x < 0) then return unwrapped(d, x < 0) end
+  return d + 0.0
+end
+
 -- gpu.arange(stop), gpu.arange(start, stop [, step] [, dtype]): start, start+step, ... < stop
 function gpu.arange(start, stop, step, dtype)
   local dpos = type(stop) == "string" and 2 or type(step) == "string" and 3 or 4
@@ -1542,14 +1563,15 @@ function gpu.arange(start, stop, step, dtype)
   step = step or 1
   if step == 0 then error("bad argument #3 to 'arange' (step must not be 0)", 2) end
   dtype = dtype_name(dtype, 3, "arange", dpos)
-  local q = (stop - start) / step
+  local given_start, delta = start, exact_difference(stop, start)
+  local q = delta / step
   local n = math.max(0, math.ceil(q))
   if q == 0 and stop ~= start and 1 / q > 0 then n = 1 end   -- NumPy's: an infinite step toward stop gives start
   if n == 1 then step = 0 end   -- (the kernel's start + 0 * inf would be NaN)
   if n > 1 and dtype ~= "bool" then   -- NumPy's step: the first two values' difference, in
     local function trunc(v) return (v < 0 and math.ceil(v) or math.floor(v)) + 0.0 end   -- float64
-    start = start + 0.0   -- (Lua integers past 2^53 as NumPy's floats; integer sums would wrap)
-    local second = start + step
+    local second = exact_sum(start, step)   -- (NumPy's start + step, of Python ints if both are)
+    start = start + 0.0
     if not dtype:match("^float") and not dtype:match("^complex") then start, second = trunc(start), trunc(second) end
     step = second - start
   end
@@ -1558,8 +1580,8 @@ function gpu.arange(start, stop, step, dtype)
   local function too_many()
     error(("bad argument to 'arange' (%s elements: more than an array holds, 2^48)"):format(show(n)), 3)
   end
-  if n > 2 ^ 48 and math.abs(stop - start) < math.huge then too_many() end
-  if n > 0 then check_arange(start, start + (n - 1) * step, dtype) end
+  if n > 2 ^ 48 and math.abs(delta) < math.huge then too_many() end
+  if n > 0 then check_arange(given_start, start + (n - 1) * step, dtype) end
   if n > 2 ^ 48 then too_many() end
   local a = as("arange", 3, {}, gpu.empty, n, dtype)
   if n > 0 then

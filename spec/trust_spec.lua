@@ -180,6 +180,31 @@ __global__ void big(unsigned long long *x, unsigned long long v) {
     assert.are.same({0, 1, 2}, gpu.real(gpu.arange(3, "complex64")):totable())
   end)
 
+  it("counts an arange of integers whose stop - start is past int64's range, as NumPy's", function()
+    -- (Lua's stop - start wrapped: an empty array, or a count of anything)
+    local want = {-2^62, -2^61, 0, 2^61}
+    assert.are.same(want, gpu.arange(-(1 << 62), 1 << 62, 1 << 61):totable())
+    assert.are.same(want, gpu.arange(-(1 << 62), 1 << 62, 1 << 61, "float64"):totable())
+    assert.are.same({2^62, 2^61, 0, -2^61}, gpu.arange(1 << 62, -(1 << 62), -(1 << 61), "float64"):totable())
+    assert.are.same({-2^63, -2^62, 0, 2^62}, gpu.arange(math.mininteger, math.maxinteger, 1 << 62, "float64"):totable())
+    assert.matches("bad argument to 'arange' (1.844674407371e+19 elements: more than an array holds, 2^48)",
+                   S.errof(gpu.arange, math.mininteger, math.maxinteger), 1, true)
+    assert.matches("bad argument to 'arange' (1.844674407371e+19 elements: more than an array holds, 2^48)",
+                   S.errof(gpu.arange, math.maxinteger, math.mininteger, -1), 1, true)
+    assert.matches("bad argument to 'arange' (-4611686018427387904 is out of range for int64: -9007199254740991 " ..
+                   "to 9007199254740991, as arange computes in float64)",
+                   S.errof(gpu.arange, -(1 << 62), 1 << 62, 1 << 61, "int64"), 1, true)
+    -- the value given, not the float it rounds to (9223372036854775808)
+    assert.matches("bad argument to 'arange' (9223372036854775805 is out of range for int64",
+                   S.errof(gpu.arange, math.maxinteger - 2, math.maxinteger, 1, "int64"), 1, true)
+    -- the step is NumPy's, the first two values' difference, start + step summed exactly
+    -- before it is rounded (it was 2^53 + 2^53: the third value 27021597764222976)
+    local s, st = (1 << 53) + 1, (1 << 53) + 2
+    local t = gpu.arange(s, s + 2 * st + st // 2, st, "float64"):totable()
+    assert.are.same({"9007199254740992", "18014398509481988", "27021597764222984"},
+                    {("%.0f"):format(t[1]), ("%.0f"):format(t[2]), ("%.0f"):format(t[3])})
+  end)
+
   it("refuses random seeds the generator cannot take, at the call", function()
     for _, s in ipairs({2^63, math.huge, -math.huge, 1e300, -1, 0 / 0, 1.5, "7"}) do
       assert.matches("bad argument #1 to 'seed' (an integer from 0 to 2^63 - 1 expected, got ",
