@@ -545,6 +545,12 @@ function gpu.repeat_interleave(a, repeats, dim)
   if src.ndim == 0 then error("gpu.repeat_interleave: a 0-D array has no dimension", 2) end
   local d = dim_of(dim or 1, src.ndim, "repeat_interleave")
   local n = gpu._arg.times(src.shape[d], r, "repeat_interleave", "repeats", 3)
+  local shape = src.shape
+  shape[d] = n
+  gpu._arg.reach(shape, "repeat_interleave", 3)
+  if src.size == 0 or n == 0 then   -- (no index array of n: 2^40 of them were 8 TB)
+    return gpu.with_device(a.device, gpu.empty, shape, a.dtype)
+  end
   return gpu.take(src, gpu.arange(n, "int64") // math.max(r, 1) + 1, d)
 end
 
@@ -561,8 +567,14 @@ function gpu.tile(a, reps)
     total = gpu._arg.times(total, gpu._arg.times(shape[d], rs[d], "tile", "repetitions", 3), "tile", "repetitions", 3)
   end
   gpu._arg.elements(total, "tile", 3)
+  local oshape = {}
+  for d = 1, nd do oshape[d] = shape[d] * rs[d] end
+  gpu._arg.reach(oshape, "tile", 3)
   for d = 1, nd do   -- a repeat is a take, on the current device (nothing repeated: a copy on a's)
     if rs[d] ~= 1 then gpu._arg.here("tile", {a, "a"}) end
+  end
+  if total == 0 then   -- (no index arrays: a dimension of 2^33 took 64 GiB for nothing)
+    return gpu.with_device(a.device, gpu.empty, oshape, a.dtype)
   end
   local copied = false   -- a new array, as NumPy's, also where nothing repeats
   for d = 1, nd do

@@ -97,6 +97,20 @@ function arg.elements(total, api, level)
   end
   return total
 end
+-- shape, a result's, refused where its nonzero dims come to more than 2^48 (as host/dtype.c's
+-- shape_fits: what its strides reach), also where it has no elements: an empty result is
+-- made as gpu.empty(shape), which would refuse it in words of its own
+function arg.reach(shape, api, level)
+  local reach = 1
+  for _, n in ipairs(shape) do
+    if n > 0 and reach > (1 << 48) // n then
+      error(("gpu.%s: the result's shape {%s} is too large: more elements than an array holds (2^48)")
+            :format(api, table.concat(shape, ", ")), level)
+    end
+    reach = n > 0 and reach * n or reach
+  end
+  return shape
+end
 -- ndim, the dims of a result gpu.<api> adds dims for, refused past an array's most before a
 -- view or a shape inside says it in its own words ("unsqueeze: ...", "shape must have ...")
 function arg.dims(ndim, api, level)

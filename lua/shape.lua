@@ -405,9 +405,10 @@ function gpu.pad(a, width, opts)
       error(("gpu.pad: widths %s and %s make dimension %d too large"):format(w[d][1], w[d][2], d), 2)
     end
   end
+  local oshape = {}
+  for d = 1, a.ndim do oshape[d] = shape[d] + w[d][1] + w[d][2] end
+  gpu._arg.reach(oshape, "pad", 3)
   if mode == "constant" then
-    local oshape = {}
-    for d = 1, a.ndim do oshape[d] = shape[d] + w[d][1] + w[d][2] end
     local ok, out = pcall(gpu.full, oshape, opts.value or 0, a.dtype)
     if not ok then error("gpu.pad: value: " .. (tostring(out):match("%((.*)%)$") or tostring(out)), 2) end
     local inner = out
@@ -415,11 +416,18 @@ function gpu.pad(a, width, opts)
     if a.size > 0 then inner:copy_(a) end
     return out
   end
+  for d = 1, a.ndim do
+    if shape[d] == 0 and w[d][1] + w[d][2] > 0 then
+      error(("gpu.pad: cannot pad dimension %d of size 0 with mode %q (only \"constant\")"):format(d, mode), 2)
+    end
+  end
+  if a.size == 0 then   -- (nothing to repeat: no index arrays, 2^40 of them were 8 TB)
+    return gpu.with_device(a.device, gpu.empty, oshape, a.dtype)
+  end
   local out = a
   for d = 1, a.ndim do
     local before, after, n = w[d][1], w[d][2], shape[d]
     if before + after > 0 then
-      if n == 0 then error(("gpu.pad: cannot pad dimension %d of size 0 with mode %q (only \"constant\")"):format(d, mode), 2) end
       local j = gpu.arange(-before, n + after, "int64")
       out = gpu.take(out, INDEX[mode](j, n) + 1, d)
     end

@@ -314,6 +314,27 @@ describe("gpu.nonzero, diff, tril, triu, diagonal, a:trace, meshgrid, repeat_int
     assert.are.same({0, 1, 2}, m:totable())
   end)
 
+  it("repeat_interleave and tile give an empty result of any dims NumPy's has, making nothing", function()
+    -- (each made an index array of a dimension's length first: 2^33 of them, 64 GiB, was
+    -- CUDA_ERROR_OUT_OF_MEMORY for a result of no elements)
+    local t = gpu.tile(gpu.empty({0}, "int16"), {1 << 33, 1})
+    assert.are.same({{1 << 33, 0}, "int16"}, {t.shape, t.dtype})   -- NumPy: (8589934592, 0)
+    local r = gpu.repeat_interleave(gpu.empty({0, 3}, "float64"), 1 << 40, 2)
+    assert.are.same({{0, 3 << 40}, "float64"}, {r.shape, r.dtype})   -- NumPy: (0, 3298534883328)
+    assert.are.same({2, 0}, gpu.repeat_interleave(gpu.ones({2, 3}), 0, 2).shape)
+    assert.are.same({0}, gpu.repeat_interleave(gpu.empty(0), 1 << 45).shape)
+    assert.are.same({1 << 40, 0, 0}, gpu.tile(gpu.empty({0, 0}), {1 << 40, 3, 1}).shape)
+    assert.is_false(gpu.shares_memory(t, gpu.tile(t, 1)))
+    -- dims whose product no array's strides reach are refused, naming the function (it
+    -- was arange's "bad argument to 'arange' (... elements: more than an array holds")
+    assert.are.equal("gpu.tile: the result's shape {4611686018427387904, 0} is too large: more elements than an array holds (2^48)",
+                     S.errof(gpu.tile, gpu.empty({0}), {1 << 62, 1 << 62}))
+    assert.are.equal("gpu.repeat_interleave: the result's shape {4611686018427387904, 3} is too large: more elements " ..
+                     "than an array holds (2^48)", S.errof(gpu.repeat_interleave, gpu.ones({2, 3}), 1 << 61, 1))
+    assert.are.equal("gpu.repeat_interleave: the result's shape {0, 6917529027641081856} is too large: more elements " ..
+                     "than an array holds (2^48)", S.errof(gpu.repeat_interleave, gpu.empty({0, 3}), 1 << 61, 2))
+  end)
+
   it("refuse what NumPy refuses, naming it", function()
     assert.matches("gpu.nonzero: a 0-D array has no indices", S.errof(gpu.nonzero, gpu.zeros({})), 1, true)
     assert.matches("gpu.diff: n must be a non-negative integer, got -1", S.errof(gpu.diff, a, -1), 1, true)

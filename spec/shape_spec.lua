@@ -297,6 +297,14 @@ describe("gpu.pad", function()
     assert.are.same({{5, 5, 5}}, gpu.pad(gpu.array({{5}}, "float64"), {{0, 0}, {1, 1}}, {mode = "reflect"}):totable())
     assert.are.same({{1.5, 1.5}, {1.5, 1.5}}, gpu.pad(gpu.empty({0, 2}), {{2, 0}, {0, 0}}, {value = 1.5}):totable())
     assert.are.same({0, 4}, gpu.pad(gpu.empty({0, 2}), {{0, 0}, {1, 1}}, {mode = "edge"}).shape)
+    -- an empty result of a wide padding: no index array of its width (2^40 of them were
+    -- CUDA_ERROR_OUT_OF_MEMORY, 8 TB), NumPy's (0, 1099511627780)
+    for _, mode in ipairs({"constant", "edge", "reflect", "symmetric", "wrap"}) do
+      local e = gpu.pad(gpu.empty({0, 3}, "int8"), {{0, 0}, {1 << 40, 1}}, {mode = mode})
+      assert.are.same({{0, (1 << 40) + 4}, "int8"}, {e.shape, e.dtype}, mode)
+      assert.are.equal("gpu.pad: the result's shape {0, 1125899906842627} is too large: more elements than an array holds (2^48)",
+                       S.errof(gpu.pad, gpu.empty({0, 3}), {{0, 0}, {1 << 50, 0}}, {mode = mode}), mode)
+    end
     assert.are.same({true, false, true}, gpu.pad(gpu.array({false}, "bool"), 1, {value = true}):totable())
     local z = gpu.pad(m, 0)
     z[{1, 1}] = 0
