@@ -73,6 +73,7 @@ function gpu.eye(n, m, k, dtype)
   n = count(n, "eye", "n")
   m = m == nil and n or count(m, "eye", "m")
   gpu._arg.elements(gpu._arg.times(n, m, "eye", "rows", 3), "eye", 3)
+  gpu._arg.reach({n, m}, "eye", 3)   -- ({0, 2^62} was gpu.zeros' bare "shape[2] is too large")
   k = integer(k or 0, "eye", "k")
   local a = gpu.zeros({n, m}, dtype)
   local first = k >= 0 and k or -k * m                       -- 0-based, in C order
@@ -184,9 +185,10 @@ function gpu.concatenate(list, dim, opts)
           i, s[d], d, shape[d], dim), 2)
       end
     end
-    total = total + s[dim]
+    total = total + (total > 1 << 62 and s[dim] + 0.0 or s[dim])   -- (refused below, not wrapped)
   end
   shape[dim] = total
+  gpu._arg.reach(shape, "concatenate", 3)   -- (gpu.empty's bare "shape[1] is too large")
   if is_array(opts.out) and opts.out.device ~= first.device then   -- (as stack's: it was written across devices)
     error(("gpu.concatenate: arrays[1] on device %d and out on device %d: copy one to the other's device first (a:to(dev))")
           :format(first.device, opts.out.device), 2)
@@ -221,7 +223,8 @@ function gpu.stack(list, dim, opts)
   dim = dim_of(dim or 1, gpu._arg.dims(ndim + 1, "stack", 3), "stack")
   local views = {}
   for i, a in ipairs(list) do views[i] = a:unsqueeze(dim) end
-  return into(opts.out, gpu.concatenate(views, dim, {dtype = opts.dtype}), "stack")
+  local joined = gpu._arg.renamed("concatenate", "stack", nil, pcall(gpu.concatenate, views, dim, {dtype = opts.dtype}))
+  return into(opts.out, joined, "stack")
 end
 
 -- gpu.flip(a [, dims]): a view with dims (a number or a table; every one by default)
@@ -525,6 +528,7 @@ function gpu.meshgrid(...)
   gpu._arg.dims(n, "meshgrid", 3)
   local xy = indexing == "xy" and #xs >= 2
   if xy then shape[1], shape[2] = shape[2], shape[1] end
+  gpu._arg.reach(shape, "meshgrid", 3)   -- (it was a:expand's "shape is too large")
   local out = {}
   for i, x in ipairs(xs) do
     local at = xy and i <= 2 and 3 - i or i
@@ -639,6 +643,7 @@ function gpu.histogram(a, bins, opts)
   end
   bins = count(bins or 10, "histogram", "bins")
   if bins == 0 then error("gpu.histogram: bins must be positive", 2) end
+  gpu._arg.bins(bins, "histogram", 3)
   if opts ~= nil and type(opts) ~= "table" then error("gpu.histogram: argument 3 must be a table of options", 2) end
   opts = gpu._arg.options(opts, "histogram", "range")
   local lo, hi

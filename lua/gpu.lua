@@ -97,6 +97,12 @@ function arg.elements(total, api, level)
   end
   return total
 end
+-- n bins of a histogram, refused where their n + 1 edges are more than an array holds (they
+-- said gpu.linspace's "the result would have ... elements")
+function arg.bins(n, api, level)
+  if n >= 1 << 48 then error(("gpu.%s: %d bins have more edges than an array holds (2^48)"):format(api, n), level) end
+  return n
+end
 -- shape, a result's, refused where its nonzero dims come to more than 2^48 (as host/dtype.c's
 -- shape_fits: what its strides reach), also where it has no elements: an empty result is
 -- made as gpu.empty(shape), which would refuse it in words of its own

@@ -235,6 +235,7 @@ local function edges_of(x, bins, range, et, api, what)
   end
   local n = count(bins, api, "bins")
   if n == 0 then error(("gpu.%s: bins must be positive"):format(api), 3) end
+  gpu._arg.bins(n, api, 4)
   local lo, hi = range_of(x, range, api, what)
   return gpu._arg.distinct_edges(gpu.linspace(lo, hi, n + 1, {dtype = et}), lo, hi, n, et, api)
 end
@@ -299,6 +300,12 @@ function gpu.histogramdd(sample, bins, range, opts)
     error(("gpu.histogramdd: range must be a table of %d {lo, hi} pairs"):format(dims), 2)
   end
   if range ~= nil then gpu._arg.list(range, "histogramdd", "range") end
+  local cells = 1   -- the counts' (2^30 bins a coordinate made 2^30 edges each first)
+  for k = 1, dims do
+    local b = bins[k]
+    local n = is_array(b) and b.size - 1 or type(b) == "number" and b >= 1 and b < 2 ^ 62 and math.tointeger(b)
+    if n and n > 0 then cells = gpu._arg.elements(gpu._arg.times(cells, n, "histogramdd", "bins", 3), "histogramdd", 3) end
+  end
   local edges, flat, shape, total = {}, nil, {}, 1
   for k = dims, 1, -1 do   -- the last coordinate varies fastest, as in C order
     local x = cols[k]:astype("float64")
@@ -528,6 +535,8 @@ function gpu.tri(N, M, k, dtype)
   M = M == nil and N or count(M, "tri", "M")
   k = integer(k or 0, "tri", "k")
   gpu._arg.elements(gpu._arg.times(N, M, "tri", "columns", 3), "tri", 3)
+  gpu._arg.reach({N, M}, "tri", 3)   -- (tri(0, 2^62) said arange's words)
+  if N == 0 or M == 0 then return gpu.zeros({N, M}, dtype or "float32") end   -- (no arange of 2^40)
   local rows = gpu.arange(N, "int64"):unsqueeze(2)
   local cols = gpu.arange(M, "int64"):unsqueeze(1)
   return (cols - rows):le(k):astype(dtype or "float32")
@@ -675,7 +684,7 @@ end
 function gpu.block(nested)
   local depth = depth_of(nested, "argument 1")
   local ndim = math.max(depth, leaf_ndim(nested))
-  local out = assemble(nested, 1, depth, ndim)
+  local out = gpu._arg.renamed("concatenate", "block", nil, pcall(assemble, nested, 1, depth, ndim))
   return depth == 0 and out:copy() or out
 end
 

@@ -166,6 +166,8 @@ function random.choice(a, size, opts)
       idx = n < math.maxinteger and random.integers(1, n + 1, shape) or random.integers(0, n, shape) + 1
     elseif k > n then
       error(("gpu.random.choice: cannot take %d of %d without replacement"):format(k, n), 2)
+    elseif n > 1 << 48 then   -- (a permutation of 1 .. n: gpu.empty's bare "size is too large")
+      error(("gpu.random.choice: choosing without replacement permutes 1 .. n, and n = %d is more than an array holds (2^48)"):format(n), 2)
     else idx = perm(n)[{{1, k}}]:contiguous():reshape(shape) end
   else
     local w = probabilities(opts.p, n)

@@ -388,8 +388,10 @@ function gpu.insert(a, obj, values, dim)
   local q = index_array(obj, "insert", "obj"):reshape(-1)
   q = zero_based(q, n, "insert", ("dimension %d"):format(d), n + 1)   -- 0-based, 0..n
   local v = insert_values(values, src, d, one)
-  local tshape = src.shape
+  local tshape, oshape = src.shape, src.shape
   tshape[d] = one and v.shape[d] or q.size
+  oshape[d] = n + tshape[d]
+  gpu._arg.reach(oshape, "insert", 3)   -- (a 2^48 a was an arange of 2^48, out of memory)
   if one then q = gpu.full({tshape[d]}, q:item(1), "int64") end
   local w = v   -- without extra leading 1s, as NumPy's setitem drops them ({{5}} into {1})
   while w.ndim > #tshape and w.shape[1] == 1 do w = w:squeeze(1) end

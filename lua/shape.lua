@@ -202,12 +202,14 @@ end
 
 -- gpu.hstack(arrays): joined along the second dimension (the first for 1-D ones);
 -- gpu.vstack: along the first, 1-D ones as rows; gpu.dstack: along the third, as NumPy's
+-- (concatenate's errors in the words of the function called: "gpu.vstack: ...")
+local function join(api, l, dim) return gpu._arg.renamed("concatenate", api, nil, pcall(gpu.concatenate, l, dim)) end
 function gpu.hstack(list)
   local l = each_atleast(list, 1, "hstack")
-  return gpu.concatenate(l, #l > 0 and l[1].ndim == 1 and 1 or 2)
+  return join("hstack", l, #l > 0 and l[1].ndim == 1 and 1 or 2)
 end
-function gpu.vstack(list) return gpu.concatenate(each_atleast(list, 2, "vstack"), 1) end
-function gpu.dstack(list) return gpu.concatenate(each_atleast(list, 3, "dstack"), 3) end
+function gpu.vstack(list) return join("vstack", each_atleast(list, 2, "vstack"), 1) end
+function gpu.dstack(list) return join("dstack", each_atleast(list, 3, "dstack"), 3) end
 
 -- gpu.column_stack(arrays): 1-D arrays as the columns of a matrix (and 2-D ones as they
 -- are) joined along the second dimension
@@ -216,7 +218,7 @@ function gpu.column_stack(list)
   for i, a in ipairs(l) do
     if a.ndim < 2 then l[i] = a:reshape(a.size, 1) end
   end
-  return gpu.concatenate(l, 2)
+  return join("column_stack", l, 2)
 end
 
 -- gpu.append(a, values [, dim]): a new array, values after a along dim, or both flattened
