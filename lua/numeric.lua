@@ -719,6 +719,12 @@ function gpu.broadcast_shapes(...)
       end
     end
   end
+  local reach = 1.0   -- as gpu.broadcast_to refuses it (in float64: a product of integers would wrap)
+  for k = 1, nd do reach = reach * math.max(out[k], 1) end
+  if reach > 2 ^ 48 then   -- (NumPy: "broadcast dimensions too large"; it gave {2^62, 2^62})
+    error(("gpu.broadcast_shapes: the broadcast shape %s is too large: more elements than an array holds (2^48)")
+          :format(shape_text(out)), 2)
+  end
   return out
 end
 

@@ -284,7 +284,13 @@ local function result_shape(name, spos, shape, arrays)
   local shapes = {}
   for _, a in ipairs(arrays) do shapes[#shapes + 1] = a.shape end
   local ok, b = pcall(gpu.broadcast_shapes, table.unpack(shapes))
-  if not ok then fail(name, 1, "parameters that broadcast together expected: " .. tostring(b):gsub("^[^:\n]*:%d+: ", "")) end
+  if not ok then
+    local why = tostring(b):gsub("^[^:\n]*:%d+: ", "")
+    if not why:find("does not broadcast", 1, true) then   -- (too large)
+      fail(name, 1, (why:gsub("^gpu%.broadcast_shapes: the broadcast shape", "the parameters' broadcast shape")))
+    end
+    fail(name, 1, "parameters that broadcast together expected: " .. why)
+  end
   if shape == nil then return (shaped(name, spos, b)) end
   local s = shaped(name, spos, shape)
   local both = select(2, pcall(gpu.broadcast_shapes, s, b))

@@ -371,6 +371,23 @@ describe("shapes and memory", function()
                    S.errof(gpu.broadcast_shapes, {2, 3}, {3, 2}), 1, true)
     -- a hole in a shape: {2, nil, 3} with {3} gave a table with a hole
     assert.matches("gpu.broadcast_shapes: argument 1[2] is nil", S.errof(gpu.broadcast_shapes, {2, nil, 3}, {3}), 1, true)
+    -- a shape no array holds, refused as gpu.broadcast_to refuses it (it was {2^62, 2^62},
+    -- and {2^40, 2^40}, 2^80 elements; NumPy: "broadcast dimensions too large")
+    assert.are.equal("gpu.broadcast_shapes: the broadcast shape {4611686018427387904, 4611686018427387904} is too large: " ..
+                     "more elements than an array holds (2^48)", S.errof(gpu.broadcast_shapes, {1 << 62, 1}, {1, 1 << 62}))
+    assert.are.equal("gpu.broadcast_shapes: the broadcast shape {1099511627776, 1099511627776} is too large: " ..
+                     "more elements than an array holds (2^48)", S.errof(gpu.broadcast_shapes, {1 << 40, 1}, {1, 1 << 40}))
+    assert.matches("gpu.broadcast_to: shape {1099511627776, 1099511627776} is too large: more elements than an array holds (2^48)",
+                   S.errof(gpu.broadcast_to, gpu.zeros(1), {1 << 40, 1 << 40}), 1, true)
+    assert.are.same({1 << 24, 1 << 24}, gpu.broadcast_shapes({1 << 24, 1}, {1, 1 << 24}))   -- 2^48: the most
+    assert.are.same({0, 1 << 40, 256}, gpu.broadcast_shapes({0, 1 << 40, 1}, {1, 256}))   -- (its nonzero dims')
+    -- array_equiv still compares arrays whose broadcast is too large (false only for shapes
+    -- that do not broadcast); gpu.random's parameters say it as their own
+    local big1, big2 = gpu.zeros(1):expand({1 << 25, 1, 1}), gpu.zeros(1):expand({1 << 25, 1})
+    assert.matches("is too large", S.errof(gpu.array_equiv, big1, big2), 1, true)
+    assert.is_false(gpu.array_equiv(gpu.ones(2), gpu.ones(3)))
+    assert.matches("bad argument #1 to 'normal' (the parameters' broadcast shape {33554432, 33554432, 1} is too large",
+                   S.errof(gpu.random.normal, big1, big2), 1, true)
     -- and in transpose's dims ('transpose: the permutation has 1 entries for 3 dimensions')
     assert.matches("gpu.transpose: dims[2] is nil", S.errof(gpu.transpose, gpu.ones({2, 3, 4}), {3, nil, 1}), 1, true)
   end)
