@@ -176,6 +176,28 @@ describe("#multi devices", function()
     assert.are.same({1, 4, 7, 10}, x:totable())   -- (three kernels added w once each, one added 1)
   end)
 
+  -- An array a gpu.jit kernel reads from outside, on another device than the current one, was
+  -- named as the C launcher saw it: "argument 3 (upvalue_w)", a name the user never wrote
+  it("name an array read from outside on another device by its upvalue or global", function()
+    local w = on(1, function() return gpu.arange(4, "float32") end)
+    local x = gpu.zeros(4, "float32")
+    local k = gpu.jit(function(a, n) local i = gpu.grid(1); if i <= n then a[i] = a[i] + w[i] end end)
+    for _, debug in ipairs({false, true}) do
+      local kk = debug and gpu.jit(function(a, n) local i = gpu.grid(1); if i <= n then a[i] = w[i] end end, {debug = true}) or k
+      for _ = 1, 2 do   -- the first launch (compiling) and the next
+        local e = errof(function() kk[{1, 4}](x, 4) end)
+        assert.matches("upvalue 'w' of the gpu.jit function '" .. kk.name .. "' holds an array on device 1, and "
+                       .. "device 0 is current: launch the kernel with device 1 current", e, 1, true)
+        assert.is_nil(e:find("upvalue_w", 1, true))
+      end
+    end
+    -- the user's own argument on another device is named first, as before
+    assert.matches("kernel 'k' argument 1 (a) is on device 0, and device 1 is current",
+                   errof(gpu.with_device, 1, function() k[{1, 4}](x, 4) end), 1, true)
+    on(1, function() local y = gpu.zeros(4, "float32"); k[{1, 4}](y, 4); assert.are.same({0, 1, 2, 3}, y:totable()) end)
+    assert.are.equal(0, gpu.device().id)
+  end)
+
   it("copy between devices with a:to(dev) and gpu.copy", function()
     local a = gpu.arange(6, "int32"):reshape(2, 3)
     local b = a:to(1)

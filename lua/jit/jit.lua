@@ -651,7 +651,7 @@ local function extra_error(st, name, slot, why)
   error(why:format(launch_site(), ("%s '%s' of the gpu.jit function '%s'"):format(what, name, st.name)), 0)
 end
 local function index(t, k) return t[k] end
-local function check_extra(st, spec)
+local function check_extra(st, spec, ...)
   local dts, slots = spec.extra_dtypes, spec.extra_slots
   if not dts then   -- the dtypes compiled for (the memo's key holds them), and where each name is
     dts, slots = {}, {}
@@ -666,6 +666,7 @@ local function check_extra(st, spec)
     end
     spec.extra_dtypes, spec.extra_slots = dts, slots
   end
+  local dev   -- the current device, asked once a launch
   for i, name in ipairs(spec.hidden) do
     local slot, v = slots[i], nil
     if slot and slot > 0 then v = select(2, debug.getupvalue(st.f, slot))
@@ -681,6 +682,17 @@ local function check_extra(st, spec)
       local now = getmetatable(v) == array_mt and "a " .. v.dtype .. " array" or v == nil and "nil" or "a " .. gpu._described(v)
       extra_error(st, name, slot, ("%%s%%s holds %s now, and its kernel was compiled for %s array (an array read "
                   .. "from outside may change, but not its dtype: pass it as an argument)"):format(now, dts[i] and "a " .. dts[i] or "an"))
+    end
+    dev = dev or gpu._device_id()   -- (the C launcher would name it by its place among the arguments)
+    if v.device ~= dev then
+      for j = 1, select("#", ...) do   -- an argument of the user's on another device: named first, by C
+        local a = select(j, ...)
+        if getmetatable(a) == array_mt and a.device ~= dev then return end
+      end
+      local on = v.device
+      extra_error(st, name, slot, ("%%s%%s holds an array on device %d, and device %d is current: launch the "
+                  .. "kernel with device %d current (gpu.with_device(%d, f)), or copy the array with a:to(%d)")
+                  :format(on, dev, on, on, dev))
     end
   end
 end
@@ -750,7 +762,7 @@ local function leaf_of(st, spec)
         error(("kernel '%s' takes %d argument%s, got %d"):format(st.name, st.nparams, st.nparams == 1 and "" or "s", n), 0)
       end
       if bools then check_bools(st, bools, ...) end
-      if spec.extra then check_extra(st, spec) end
+      if spec.extra then check_extra(st, spec, ...) end
     end
     if st.debug then
       return gpu._api(function(...)
