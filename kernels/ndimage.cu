@@ -646,3 +646,79 @@ __global__ void __launch_bounds__(256, 4) ndi_line(gpu::array<T> in, O *out, con
     }
   }
 }
+
+// A minimum or maximum of K taps one apart along a line (dim gd, tap 0 at offset first,
+// step 1), for long windows: van Herk and Gil-Werman's, O(1) a point whatever K is, where
+// the fold above is O(K). Along each line the mode extends the input to E = n + K - 1
+// values (point c's window is extended values c .. c + K - 1), cut into blocks of K;
+// ndi_minmax_scan folds each block from its start (h) and from its end (g), a thread a
+// block, and ndi_minmax_out takes a point's value from g at its window's start and h at its
+// end. The same answers as the fold in tap order, bit for bit: NaN never wins a compare
+// (the fold starts at +-inf), and of equal values (0.0 and -0.0) the first in tap order does
+// (g keeps the earliest from its end back, h the earliest from its start, and g's come
+// first). Lines l0 .. l0 + m - 1 (C order over the other dims), g and h E apart a line.
+namespace ndi {
+// line l's first element in `in` (base) and in a C-ordered array of in's shape (at)
+template <typename T>
+__device__ inline void line_start(const gpu::array<T> &in, int gd, long long l, long long &base, long long &at) {
+  long long span = 1;
+  base = 0;
+  at = 0;
+  for (int d = in.ndim - 1; d >= 0; d--) {
+    const long long n = in.shape[d];
+    if (d != gd) {
+      const long long c = l % n;
+      l /= n;
+      base += c * in.stride[d];
+      at += c * span;
+    }
+    span *= n;
+  }
+}
+__device__ inline bool before(int op, double x, double acc) { return op == MIN ? x < acc : x > acc; }
+}  // namespace ndi
+
+template <typename T>
+__global__ void ndi_minmax_scan(gpu::array<T> in, double *g, double *h, int gd, long long first, long long K,
+                                int op, int mode, double cval, long long E, long long l0, long long m) {
+  const long long n = in.shape[gd], along = in.stride[gd], nblocks = (E + K - 1) / K;
+  const double start = op == ndi::MIN ? INFINITY : -INFINITY;
+  const T *__restrict__ p = in.ptr();
+  for (long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x; t < m * nblocks;
+       t += (long long)gridDim.x * blockDim.x) {
+    const long long l = t / nblocks, e0 = t % nblocks * K, e1 = e0 + K < E ? e0 + K : E;
+    long long base, at;
+    ndi::line_start(in, gd, l0 + l, base, at);
+    double *gl = g + l * E, *hl = h + l * E;
+    double acc = start;
+    for (long long e = e0; e < e1; e++) {
+      const long long j = ndi::map_index(e + first, n, mode);
+      const double x = j < 0 ? cval : ndi::value(p[base + j * along]);
+      if (ndi::before(op, x, acc)) acc = x;   // (a tie keeps the earlier)
+      hl[e] = acc;
+    }
+    acc = start;
+    for (long long e = e1 - 1; e >= e0; e--) {
+      const long long j = ndi::map_index(e + first, n, mode);
+      const double x = j < 0 ? cval : ndi::value(p[base + j * along]);
+      if (ndi::before(op, x, acc) || x == acc) acc = x;   // (a tie takes the earlier: this one)
+      gl[e] = acc;
+    }
+  }
+}
+
+template <typename T, typename O>
+__global__ void ndi_minmax_out(gpu::array<T> in, O *out, const double *__restrict__ g, const double *__restrict__ h,
+                               int gd, long long K, int op, long long E, long long l0, long long m, int how) {
+  const long long n = in.shape[gd];
+  long long span = 1;   // the C-ordered step along gd
+  for (int d = in.ndim - 1; d > gd; d--) span *= in.shape[d];
+  for (long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x; t < m * n;
+       t += (long long)gridDim.x * blockDim.x) {
+    const long long l = t / n, c = t % n;
+    long long base, at;
+    ndi::line_start(in, gd, l0 + l, base, at);
+    const double a = g[l * E + c], b = h[l * E + c + K - 1];
+    ndi::combine(out + at + c * span, ndi::before(op, b, a) ? b : a, how);
+  }
+}

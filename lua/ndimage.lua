@@ -209,6 +209,39 @@ local function rows_of(taps, ndim, line)
   return rows
 end
 
+-- A minimum or maximum of more than MINMAX_K taps along a line, step 1: kernels/ndimage.cu's
+-- ndi_minmax_scan and ndi_minmax_out (O(1) a point, where the fold is O(K): the same
+-- values), a chunk of lines at a time, so that their scratch (two float64 values an
+-- extended point, n + K - 1 a line) stays under 2^24 values each where a line allows
+local MINMAX_K = 64
+local minmax_modules = {}
+local function minmax_line(input, out, gd, first, K, op, mode, cval, how)
+  local types = ("<%s, %s>"):format(CTYPE[input.dtype], CTYPE[out.dtype])
+  local m = minmax_modules[types]
+  if not m then
+    SOURCE = SOURCE or gpu._embedded("kernels/ndimage.cu")
+    local scan = ("ndi_minmax_scan<%s>"):format(CTYPE[input.dtype])
+    m = gpu.module(SOURCE, {names = {scan, "ndi_minmax_out" .. types}})
+    m = {scan = m[scan], out = m["ndi_minmax_out" .. types]}
+    minmax_modules[types] = m
+  end
+  local n = input.shape[gd + 1]
+  local lines, E = input.size // n, n + K - 1
+  local chunk = math.max(1, math.min(lines, (1 << 24) // E))
+  local g, h = gpu.empty(chunk * E, "float64"), gpu.empty(chunk * E, "float64")
+  local nblocks = (E + K - 1) // K
+  for l0 = 0, lines - 1, chunk do
+    local c = math.min(chunk, lines - l0)
+    m.scan[{math.max(1, math.min(MAX_GRID, (c * nblocks + BLOCK - 1) // BLOCK)), BLOCK}](
+      input, g, h, gd, first, K, op, mode, cval, E, l0, c)
+    m.out[{math.max(1, math.min(MAX_GRID, (c * n + BLOCK - 1) // BLOCK)), BLOCK}](
+      input, out, g, h, gd, K, op, E, l0, c, how or STORE)
+  end
+  g:free()
+  h:free()
+  return out
+end
+
 -- The fold of a 1-D correlation's weights (a list), in scipy's NI_Correlate1D's order
 -- (kernels/ndimage.cu's pairs): SYM or ANTI for an odd count symmetric or antisymmetric
 -- within DBL_EPSILON about the centre (its test), else LAST (the last tap's product first,
@@ -251,6 +284,9 @@ local function pass(input, taps, w, op, mode, cval, dt, rank, into, how)
     plan[20 + k] = delta
   end
   plan[17], plan[18], plan[19] = line_of(taps, ndim)
+  if (op == MIN or op == MAX) and K > MINMAX_K and plan[17] >= 0 and plan[19] == 1 then
+    return minmax_line(input, out, plan[17], plan[18], K, op, mode, cval, how)
+  end
   if op == SUM and plan[17] >= 0 and plan[19] == 1 and w and host_of[w] then op = symmetry(host_of[w]) end
   if not w then
     local ones = {}
