@@ -41,7 +41,7 @@ local function finite(v, api, what)
   if type(v) ~= "number" or v ~= v or v == math.huge or v == -math.huge then
     error(("gpu.%s: %s must be a finite number, got %s"):format(api, what, show(v)), 3)
   end
-  return v + 0.0
+  return v * 1.0   -- (-0.0 + 0.0 is 0.0)
 end
 
 -- gpu.linspace(start, stop, num [, opts]): num numbers from start to stop, evenly spaced

@@ -28,7 +28,7 @@ local function literal(v, dt)
   end
   if dt == "float16" then return ("%s(%s)"):format(c, literal(v, "float64")) end   -- one rounding
   if dt == "float32" or dt == "float64" then
-    local x = v + 0.0
+    local x = v * 1.0   -- (-0.0 stays -0.0: x * -0.0 is -0.0 for a positive x)
     if x ~= x then return dt == "float32" and "__int_as_float(0x7fc00000)" or "__longlong_as_double(0x7ff8000000000000LL)" end
     if x == math.huge or x == -math.huge then
       local bits = dt == "float32" and (x > 0 and "__int_as_float(0x7f800000)" or "__int_as_float((int)0xff800000u)")

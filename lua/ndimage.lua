@@ -63,7 +63,7 @@ end
 local function number(v, api, what, default)
   if v == nil then return default end
   if type(v) ~= "number" then fail(api, "%s must be a number, got %s", what, described(v)) end
-  return v + 0.0
+  return v * 1.0   -- (a float: -0.0 + 0.0 would be 0.0, and a cval of -0.0 is scipy's -0.0)
 end
 
 -- v (nil, a value or a table of one a dim) as a list of n values, each checked by check

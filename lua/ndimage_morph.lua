@@ -621,7 +621,7 @@ local function grey(api, maximum, input, size, opts)
   if input.size > 0 then
     local geo, inner = inner_of(offs, input.ndim, input.strides)
     launch(kernel("ndm_grey", CTYPE[input.dtype], CTYPE[dt]), input.size, input, r,
-           gpu.array(vals, "float64"), #vals, geo, inner, maximum and 1 or 0, mode, cval + 0.0)
+           gpu.array(vals, "float64"), #vals, geo, inner, maximum and 1 or 0, mode, cval * 1.0)
     geo:free()
   end
   return deliver(r, dt, out)

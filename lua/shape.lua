@@ -635,7 +635,7 @@ local function finite(v, api, what)
   if type(v) ~= "number" or v ~= v or v == math.huge or v == -math.huge then
     error(("gpu.%s: %s must be a finite number, got %s"):format(api, what, tostring(v)), 3)
   end
-  return v + 0.0
+  return v * 1.0   -- (-0.0 + 0.0 is 0.0)
 end
 
 local function options(opts, api, known)

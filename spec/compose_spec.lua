@@ -28,6 +28,10 @@ describe("gpu.linspace", function()
     assert.are.same({2}, gpu.linspace(2, 3, 1):totable())
     assert.are.same({5, 5, 5}, gpu.linspace(5, 5, 3):totable())
     assert.are.same({0}, gpu.linspace(0, 1, 0).shape)
+    -- a start or stop of -0.0 kept its sign as NumPy's does (np.linspace(-0.0, -0.0, 3) is
+    -- [0., 0., -0.]): it was made 0.0 when read (-0.0 + 0.0)
+    local z = gpu.linspace(-0.0, -0.0, 3, {dtype = "float64"}):totable()
+    assert.are.same({"0.0", "0.0", "-0.0"}, {tostring(z[1]), tostring(z[2]), tostring(z[3])})
   end)
 
   it("refuses what NumPy refuses, naming it", function()

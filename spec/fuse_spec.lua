@@ -136,6 +136,16 @@ describe("gpu.fuse", function()
     assert.are.equal(tostring(gpu.where(m, w, true) - 0.25), tostring(g(w, m)))
   end)
 
+  -- a -0.0 in the traced function was written into the kernel as 0.0 (-0.0 + 0.0): x * -0.0
+  -- gave 0.0 for a positive x, where the eager product (and NumPy's) is -0.0
+  it("keeps the sign of a -0.0 it writes into the kernel", function()
+    local f = gpu.fuse(function(x) return x * -0.0 end)
+    local x = gpu.array({5, -5}, "float64")
+    local got, eager = f(x):totable(), (x * -0.0):totable()
+    assert.are.same({"-0.0", "0.0"}, {tostring(got[1]), tostring(got[2])})
+    assert.are.same({tostring(eager[1]), tostring(eager[2])}, {tostring(got[1]), tostring(got[2])})
+  end)
+
   it("refuses what cannot be traced, naming it", function()
     local captured = gpu.zeros(3)
     assert.matches("gpu.fuse: could not trace", S.errof(gpu.fuse(function(a) return math.sqrt(a) end), x), 1, true)

@@ -466,13 +466,19 @@ describe("gpu.ndimage's minimum, maximum and median filters", function()
     for _, K in ipairs({65, 101, 149, 150, 400}) do
       for _, mode in ipairs({"reflect", "mirror", "nearest", "wrap", "constant"}) do
         for _, origin in ipairs({0, -(K // 2), (K - 1) // 2 - 1}) do
-          local o = {mode = mode, origin = origin, cval = mode == "constant" and 0.5 or nil}
-          assert.are.same(ref(K, origin, mode, 0.5, true), shown(nd.minimum_filter1d(x, K, o)))
-          assert.are.same(ref(K, origin, mode, 0.5, false), shown(nd.maximum_filter1d(x, K, o)))
-          assert.are.same(ref(K, origin, mode, 0.5, true), shown(nd.minimum_filter1d(grid, K, 1, o)[{{}, 2}]))
+          local o = {mode = mode, origin = origin, cval = mode == "constant" and -0.0 or nil}
+          assert.are.same(ref(K, origin, mode, -0.0, true), shown(nd.minimum_filter1d(x, K, o)))
+          assert.are.same(ref(K, origin, mode, -0.0, false), shown(nd.maximum_filter1d(x, K, o)))
+          assert.are.same(ref(K, origin, mode, -0.0, true), shown(nd.minimum_filter1d(grid, K, 1, o)[{{}, 2}]))
         end
       end
     end
+    -- (a cval of -0.0 was read as 0.0, in every filter: scipy keeps its sign)
+    local m = gpu.full(4, 5.75, "float64")
+    local c0 = {mode = "constant", cval = -0.0}
+    assert.are.same({"-0.0", "5.75", "5.75", "-0.0"}, shown(nd.minimum_filter1d(m, 3, c0)))
+    assert.are.same({"-0.0", "5.75", "5.75", "-0.0"}, shown(nd.grey_erosion(m, 3, c0)))
+    assert.are.same({"-0.0", "-0.0", "5.75", "5.75"}, shown(nd.shift(m, 2, {mode = "constant", cval = -0.0, order = 1})))
     -- a NaN cval is never taken either; an int32 output stores what the fold gives
     local o = {mode = "constant", cval = 0 / 0}
     assert.are.same(ref(99, 0, "constant", 0 / 0, true), shown(nd.minimum_filter1d(x, 99, o)))
