@@ -137,8 +137,11 @@ end
 function gpu.put(a, ind, v)
   gpu._arg.writeable(array_arg(a, "put", "a"), "put", "a")
   gpu._arg.here("put", {a, "a", ind, "ind", v, "v"})   -- (gpu.lt's words named neither)
-  local k = zero_based(index_array(ind, "put", "ind"), a.size, "put", "a flattened")
-  scatter(a, k, cycled(values_of(v, a.dtype, "put", "v"), k.size, "put"))
+  local i = index_array(ind, "put", "ind")
+  v = values_of(v, a.dtype, "put", "v")
+  if v.size == 0 then return end   -- no values: nothing written, no place read (NumPy 2's)
+  local k = zero_based(i, a.size, "put", "a flattened")
+  scatter(a, k, cycled(v, k.size, "put"))
 end
 
 -- gpu.place(a, mask, vals): a's elements where mask is true set to vals' in turn (repeated)
