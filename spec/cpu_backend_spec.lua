@@ -768,6 +768,42 @@ describe("thread block clusters #cpu", function()
   end)
 end)
 
+describe("what the CPU backend refuses #cpu", function()
+  local function run4(src)
+    local o = gpu.zeros(4, "int32")
+    gpu.kernel(src)[{1, 4}](o, 64)
+    return o:totable()
+  end
+  -- Before: the raw text was searched for "<cub/", asm and __cluster_dims__, so a variable
+  -- named cub, an #include under #if 0, asm under #ifdef __CUDA_ARCH__ (the CPU takes the
+  -- #else) and a macro never used were refused as "CUB's headers", "inline PTX" ...
+  it("is looked for in #include directives and the code the preprocessor keeps", function()
+    assert.are.same({1, 1, 1, 1}, run4("__global__ void k(int *o, int cub) { o[threadIdx.x] = threadIdx.x<cub/2; }"))
+    assert.are.same({2, 2, 2, 2}, run4("#if 0\n#include <cub/cub.cuh>\n#endif\n__global__ void k(int *o, int n) { o[threadIdx.x] = 2; }"))
+    assert.are.same({0, 1, 2, 3}, run4([[
+#define LANE(r) asm("mov.u32 %0, %%laneid;" : "=r"(r))
+__global__ void k(int *o, int n) {
+#ifdef __CUDA_ARCH__
+  int r; asm volatile("mov.u32 %0, %%laneid;" : "=r"(r)); LANE(r); o[threadIdx.x] = r;
+#else
+  o[threadIdx.x] = threadIdx.x;
+#endif
+}]]))
+    assert.are.same({3, 3, 3, 3}, run4("#define CD __cluster_dims__(2, 1, 1)\n__global__ void k(int *o, int n) { o[threadIdx.x] = 3; }"))
+    assert.are.same({4, 4, 4, 4}, run4("#if defined(NOPE)\n#include <mma.h>\n#elif 1\n#else\n#include <mma.h>\n#endif\n"
+                                       .. "__global__ void k(int *o, int n) { o[threadIdx.x] = 4; }"))
+    -- and refused where the preprocessor keeps them, a macro where it is used
+    for _, src in ipairs({
+      "#define LANE(r) asm(\"mov.u32 %0, %%laneid;\" : \"=r\"(r))\n__global__ void k(int *o, int n) { int r; LANE(r); o[0] = r; }",
+      "#if UNKNOWN > 2\n#include <mma.h>\n#endif\n__global__ void k(int *o, int n) { o[0] = 1; }",
+      "#define CD __cluster_dims__(2, 1, 1)\n__global__ void CD k(int *o, int n) { o[0] = 3; }",
+    }) do
+      local msg, err = S.errof(function() gpu.kernel(src, {check = false}):compile() end)
+      assert.are.equal("GPUHOST_CPU_UNSUPPORTED", err.name)
+    end
+  end)
+end)
+
 describe("cooperative groups #cpu", function()
   it("grid_group::sync() without a cooperative launch stops the kernel, as CUDA's headers trap", function()
     local k = gpu.kernel([[

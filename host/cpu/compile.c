@@ -263,9 +263,7 @@ static GpuResult compile_in(Workdir *w, const GpuCompileJob *job, const int *loo
 
 GpuResult cpu_compile(const GpuCompileJob *job, GpuImage *out) {
   memset(out, 0, sizeof *out);
-  char *stripped = source_strip(job->source);
-  const char *what = stripped ? source_refused(stripped) : NULL;
-  free(stripped);
+  const char *what = source_refused(job->source, job);
   if (what) {
     char msg[200];
     snprintf(msg, sizeof msg, "the CPU backend does not support %s", what);

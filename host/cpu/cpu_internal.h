@@ -295,7 +295,6 @@ const char *prelude_dir(void);
 typedef struct Buf Buf;
 char *source_strip(const char *s);            /* comments and literals blanked; malloc'd */
 void source_rewrite(Buf *out, const char *s); /* extern __shared__ made pointers */
-const char *source_refused(const char *stripped);   /* what the CPU cannot run, or NULL */
 /* the unit; loops[i]: kernel i has loops (it names no barrier or warp function); 0 or -1 */
 int source_emit(Buf *src, const GpuCompileJob *job, int *loops);
 int source_frames(const char *su, CpuLibraryInfo *info, char *largest, size_t n);
@@ -306,6 +305,9 @@ int source_section(const char *image, size_t n, const Elf64_Ehdr *eh, size_t i, 
 int source_limits(const char *image, size_t n, const GpuCompileJob *job, char *msg, size_t nmsg);
 int is_ident(char c);
 const char *find_word(const char *s, const char *w);   /* w in s as a whole word, or NULL */
+
+/* refuse.c: what the CPU cannot run (in the code the preprocessor keeps), or NULL */
+const char *source_refused(const char *source, const GpuCompileJob *job);
 
 /* scan.c: which kernels reach a barrier or warp function */
 typedef struct Scan Scan;

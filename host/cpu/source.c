@@ -146,37 +146,6 @@ void source_rewrite(Buf *out, const char *s) {
   free(stripped);
 }
 
-/* an asm statement: asm, __asm or __asm__, maybe volatile, then '(' */
-static int names_asm(const char *stripped) {
-  static const char *const words[] = {"asm", "__asm", "__asm__"};
-  for (size_t i = 0; i < 3; i++)
-    for (const char *p = stripped; (p = find_word(p, words[i])) != NULL; p++) {
-      const char *q = p + strlen(words[i]);
-      while (*q == ' ' || *q == '\t' || *q == '\n') q++;
-      if (strncmp(q, "volatile", 8) == 0) q += 8;
-      else if (strncmp(q, "__volatile__", 12) == 0) q += 12;
-      while (*q == ' ' || *q == '\t' || *q == '\n') q++;
-      if (*q == '(') return 1;
-    }
-  return 0;
-}
-
-const char *source_refused(const char *stripped) {
-  if (names_asm(stripped)) return "inline PTX assembly (asm)";
-  static const struct { const char *header, *what; } headers[] = {
-    {"<cub/", "CUB's headers (cub/...): their block and warp algorithms are PTX"},
-    {"<thrust/", "Thrust's headers (thrust/...)"},
-    {"<cuda/barrier>", "cuda::barrier (<cuda/barrier>)"},
-    {"<cuda/pipeline>", "cuda::pipeline (<cuda/pipeline>)"},
-    {"<cuda_fp8.h>", "8-bit floating point (<cuda_fp8.h>)"},
-    {"<mma.h>", "warp matrix functions (<mma.h>)"},
-  };
-  for (size_t i = 0; i < sizeof headers / sizeof headers[0]; i++)
-    if (strstr(stripped, headers[i].header)) return headers[i].what;
-  if (find_word(stripped, "__cluster_dims__")) return "thread block clusters (__cluster_dims__)";
-  return NULL;
-}
-
 /* ---- where each kernel is declared ---- */
 
 /* The #line prefix gpu.lua puts before a source: its line and (escaped) file; the text
