@@ -287,6 +287,26 @@ __global__ void __launch_bounds__(BLOCK) bounded(int *x) { x[threadIdx.x] = 1; }
     assert.are.equal("CUDA_ERROR_INVALID_VALUE", err.name)
   end)
 
+  -- Before: the bound was read with < > as brackets (`1 << 8` and `P<(1<<7)>::v` broke the
+  -- compile), a macro of a name of the prelude's (B) was put aside where it was read, and a
+  -- kernel's in a namespace was read at global scope ('NT' was not declared)
+  it("#cpu read __launch_bounds__ as C++ reads it, where the kernel's names resolve", function()
+    local src = [[
+#define B 512
+template <int N> struct P { static constexpr int v = N; };
+__global__ void __launch_bounds__(1 << 8) shift(int *o) { o[threadIdx.x] = 1; }
+__global__ void __launch_bounds__(B > 256 ? 256 : B) cond(int *o) { o[threadIdx.x] = 2; }
+__global__ void __launch_bounds__(P<(1<<7)>::v) tmpl(int *o) { o[threadIdx.x] = 3; }
+namespace ns { constexpr int NT = 64; __global__ void __launch_bounds__(NT) k(int *o) { o[threadIdx.x] = 4; } }]]
+    local o = gpu.zeros(257, "int32")
+    for name, bound in pairs({shift = 256, cond = 256, tmpl = 128, ["ns::k"] = 64}) do
+      local k = gpu.kernel(src, name)
+      k[{1, bound}](o)
+      local _, err = S.errof(function() k[{1, bound + 1}](o) end)
+      assert.matches("more than the kernel's __launch_bounds__(" .. bound .. ")", err.detail, 1, true)
+    end
+  end)
+
   it("#cpu say which bound a block passed", function()
     local k = gpu.kernel("__global__ void __launch_bounds__(64, 2) b64(int *x) { x[0] = 1; }")
     local _, err = S.errof(function() k[{1, 65}](gpu.zeros(1, "int32")) end)

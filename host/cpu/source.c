@@ -185,9 +185,9 @@ static void namespaces_at(const char *s, const char *at, char *out, size_t n) {
 
 /* The argument of a `__launch_bounds__(` at p, up to its first top-level comma. */
 static void bounds_arg(const char *p, char *out, size_t n) {
-  const char *q = strchr(p, '(') + 1, *e = q;
+  const char *q = strchr(p, '(') + 1, *e = q;   /* as the preprocessor splits a macro's: < > are operators */
   for (int depth = 0; *e && !(depth == 0 && (*e == ')' || *e == ',')); e++)
-    depth += (*e == '(' || *e == '<') - (*e == ')' || *e == '>');
+    depth += (*e == '(') - (*e == ')');
   snprintf(out, n, "%.*s", (int)(e - q), q);
 }
 
@@ -276,6 +276,19 @@ static const char *find_decl(const char *s, const char *name, char *ns, size_t n
 
 /* ---- the translation unit ---- */
 
+/* Kernel i's __launch_bounds__ as a constant, where its own names resolve: after the source
+ * (its macros still defined) in the namespace of its declaration. */
+static void emit_bounds(Buf *src, int i, const char *name, const char *stripped, long line, const char *file) {
+  char ns[256], bounds[200];
+  const char *p = find_decl(stripped, name, ns, sizeof ns, bounds, sizeof bounds);
+  if (p == NULL) { ns[0] = '\0'; snprintf(bounds, sizeof bounds, "0"); }
+  for (const char *c = stripped; p && c < p; c++) line += *c == '\n';
+  int n = (int)strlen(ns) - 2;   /* "a::b::" opened as "namespace a::b {" */
+  bufprintf(src, "#line %ld \"%s\"\n", line, file);
+  if (n > 0) bufprintf(src, "namespace %.*s { constexpr long gpuhost_bounds%d = (long)(%s); }\n", n, ns, i, bounds);
+  else bufprintf(src, "constexpr long gpuhost_bounds%d = (long)(%s);\n", i, bounds);
+}
+
 /* Kernel i: its entry at the line of its declaration, and its loops when it names no
  * barrier or warp function (scan.c); returns whether it has loops. */
 static int emit_kernel(Buf *src, int i, const char *name, const char *stripped, const Scan *scan,
@@ -286,8 +299,8 @@ static int emit_kernel(Buf *src, int i, const char *name, const char *stripped, 
   if (p == NULL) { ns[0] = '\0'; snprintf(bounds, sizeof bounds, "0"); }
   for (const char *c = stripped; p && c < p; c++) line += *c == '\n';
   bufprintf(src, "#line %ld \"%s\"\n", line, file);
-  bufprintf(src, "constexpr auto gpuhost_f%d = &%s%s; constexpr long gpuhost_lb%d = (long)(%s);\n",
-            i, strstr(name, "::") ? "" : ns, name, i, bounds);
+  bufprintf(src, "constexpr auto gpuhost_f%d = &%s%s; constexpr long gpuhost_lb%d = ::%sgpuhost_bounds%d;\n",
+            i, strstr(name, "::") ? "" : ns, name, i, ns, i);
   /* its parameter space, as the size of a symbol (source_limits reads it) */
   bufprintf(src, "static char gpuhost_params%d[gpuhost_cpu::kernel<std::remove_const_t<decltype(gpuhost_f%d)>>::space() + 1] "
             "__attribute__((used));\n", i, i);
@@ -305,6 +318,8 @@ int source_emit(Buf *src, const GpuCompileJob *job, int *loops) {
   Scan *scan = scan_new(stripped, job);
   buf_str(src, "#include \"gpuhost_cpu.h\"\n#include \"gpuhost.cuh\"\n");
   source_rewrite(src, job->source);
+  buf_str(src, "\n");
+  for (int i = 0; i < job->nnames; i++) emit_bounds(src, i, job->names[i], stripped, line, file);
   /* the entry points read the prelude's names: the user's macros of those names are put
    * aside around them, as kernels/cpu.h puts them aside around itself */
   buf_str(src, "\n// entry points for the CPU backend\n#define GPUHOST_NAMES 1\n#include \"gpuhost_cpu.h\"\n"
