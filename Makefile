@@ -36,7 +36,7 @@ SHARED   = host/backend.c host/util.c host/results.c host/cache.c host/embed.c h
 BACKENDS = host/cuda/cuda.c host/cuda/driver.c host/cuda/memory.c host/cuda/graph.c \
            host/cuda/nvrtc.c host/cuda/nvtx.c host/cuda/nccl.c host/cuda/blas.c host/cuda/fft.c host/cuda/solver.c \
            host/cpu/cpu.c host/cpu/fiber.c host/cpu/sched.c host/cpu/pool.c host/cpu/mem.c \
-           host/cpu/compile.c host/cpu/prelude.c host/cpu/source.c host/cpu/refuse.c host/cpu/scan.c host/cpu/limits.c host/cpu/module.c host/cpu/graph.c \
+           host/cpu/compile.c host/cpu/prelude.c host/cpu/source.c host/cpu/shared.c host/cpu/refuse.c host/cpu/scan.c host/cpu/limits.c host/cpu/module.c host/cpu/graph.c \
            host/cpu/devices.c host/cpu/coll.c host/cpu/blas.c host/cpu/fft.c host/cpu/lapack.c
 MOD_SRC  = $(LUA_SIDE) $(SHARED) $(BACKENDS)
 HOST_SRC = host/main.c host/complete.c

@@ -824,6 +824,37 @@ __global__ void k(int *o, int n) {
   end)
 end)
 
+describe("extern __shared__ #cpu", function()
+  -- Before: only `extern __shared__ T name[];` with nothing between the words was
+  -- rewritten: volatile or a comment between them, `__shared__ extern`, `s[][2]` and two
+  -- arrays in one declaration broke the compile, and a macro's declaration swallowed the
+  -- kernel's header up to the next ';'
+  it("is read in each spelling C++ allows", function()
+    local body = " s[threadIdx.x] = threadIdx.x + 1; __syncthreads(); o[threadIdx.x] = s[3 - threadIdx.x]; }"
+    for _, src in ipairs({
+      "__global__ void k(int *o) { extern volatile __shared__ int s[];" .. body,
+      "__global__ void k(int *o) { __shared__ extern int s[];" .. body,
+      "__global__ void k(int *o) { extern /*c*/ __shared__ int s[];" .. body,
+      "__global__ void k(int *o) { extern __shared__\n  int s[];\n" .. body,
+      "extern volatile\n__shared__ int s[];\n__global__ void k(int *o) {" .. body,
+      "__global__ void k(int *o) { extern __shared__ int s1[], s[];" .. body,
+      "__global__ void k(int *o) { extern __shared__ int s[][2]; s[threadIdx.x][1] = threadIdx.x + 1; "
+        .. "__syncthreads(); o[threadIdx.x] = s[3 - threadIdx.x][1] + s[0][0] * 0; }",
+      "extern __shared__ int s[][2];\n__global__ void k(int *o) { s[threadIdx.x][1] = threadIdx.x + 1; "
+        .. "__syncthreads(); o[threadIdx.x] = s[3 - threadIdx.x][1]; }",
+    }) do
+      local o = gpu.zeros(4, "int32")
+      gpu.kernel(src)[{1, 4, shared = 64}](o)
+      assert.are.same({4, 3, 2, 1}, o:totable())
+    end
+    local msg, err = S.errof(function()
+      gpu.kernel("#define DYN(T, n) extern __shared__ T n[]\n__global__ void k(int *o) { DYN(int, s);" .. body):compile()
+    end)
+    assert.are.equal("GPUHOST_CPU_UNSUPPORTED", err.name)
+    assert.matches("an extern __shared__ array declared by a macro (#define)", msg, 1, true)
+  end)
+end)
+
 describe("cooperative groups #cpu", function()
   it("grid_group::sync() without a cooperative launch stops the kernel, as CUDA's headers trap", function()
     local k = gpu.kernel([[

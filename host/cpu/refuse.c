@@ -179,6 +179,18 @@ static int names_asm(const char *kept) {
   return 0;
 }
 
+/* Whether a #define that is used declares an `extern __shared__` array (shared.c rewrites
+ * the declarations of the source, not those a macro writes). */
+static int macro_extern_shared(const char *kept) {
+  for (const char *p = kept; (p = find_word(p, "__shared__")) != NULL; p += 10) {
+    const char *h = line_start(kept, p), *nl = h;
+    while (*nl && !(*nl == '\n' && nl[-1] != '\\')) nl++;
+    const char *x = find_word(h, "extern");
+    if (*skip_blank(h) == '#' && x && x < nl && counts(kept, p)) return 1;
+  }
+  return 0;
+}
+
 /* Whether a kept `#include` directive of source names a header that starts with prefix
  * (read in the source, at the kept text's offsets: the stripped text blanks "..."). */
 static int includes(const char *source, const char *kept, const char *prefix) {
@@ -207,6 +219,8 @@ const char *source_refused(const char *source, const GpuCompileJob *job) {
   if (kept == NULL) what = NULL;
   else if (names_asm(kept)) what = "inline PTX assembly (asm)";
   else if (find_counted(kept, "__cluster_dims__")) what = "thread block clusters (__cluster_dims__)";
+  else if (macro_extern_shared(kept))
+    what = "an extern __shared__ array declared by a macro (#define): write the declaration out";
   for (size_t i = 0; kept && !what && i < sizeof headers / sizeof headers[0]; i++) {
     char h[32];   /* "cuda/barrier>" is also "cuda/barrier\"" */
     snprintf(h, sizeof h, "%s", headers[i].header);

@@ -1,7 +1,7 @@
 /* source.c: the translation unit the host's C++ compiler gets for a kernel source, and
  * what it reports back. The source is copied with each `extern __shared__` array made a
- * pointer to the block's dynamic shared memory; after it come, for each kernel, its entry
- * (at the line of its declaration in the script, so that an error there points at it), the
+ * pointer to the block's dynamic shared memory (shared.c); after it come, for each kernel,
+ * its entry (at the line of its declaration in the script, so that an error there points at it), the
  * loops that run whole blocks when it names no barrier or warp function (on a line of
  * its own in "gpuhost-loops"), and the entry table. */
 #include <elf.h>
@@ -51,99 +51,6 @@ const char *find_word(const char *s, const char *w) {
   for (const char *p = s; (p = strstr(p, w)) != NULL; p += n)
     if ((p == s || !is_ident(p[-1])) && !is_ident(p[n])) return p;
   return NULL;
-}
-
-/* Whether the '{' at p of stripped text s opens a function's body: it follows ')' (or
- * const, noexcept ... or a trailing return type after one); a namespace's, extern "C"'s
- * or a class's does not. */
-static int opens_function(const char *s, const char *p) {
-  static const char *const words[] = {"const", "noexcept", "override", "final", "mutable", "volatile"};
-  const char *q = p;   /* a trailing return type: `) -> T {` */
-  while (q > s && !strchr(";{}()", q[-1])) q--;
-  if (q > s && q[-1] == ')' && memmem(q, (size_t)(p - q), "->", 2) != NULL) return 1;
-  while (p > s && (p[-1] == ' ' || p[-1] == '\t' || p[-1] == '\n')) p--;
-  if (p > s && p[-1] == ')') return 1;
-  const char *w = p;
-  while (w > s && is_ident(w[-1])) w--;
-  for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
-    if ((size_t)(p - w) == strlen(words[i]) && strncmp(w, words[i], (size_t)(p - w)) == 0) return 1;
-  return 0;
-}
-
-/* Whether position at of stripped text s lies inside a function's body. */
-static int in_function(const char *s, const char *at) {
-  int depth = 0, body = 0;   /* body: the depth of the open function body, 0 for none */
-  for (const char *p = s; p < at; p++) {
-    if (*p == '{') {
-      depth++;
-      if (!body && opens_function(s, p)) body = depth;
-    } else if (*p == '}' && depth > 0) {
-      if (depth == body) body = 0;
-      depth--;
-    }
-  }
-  return body != 0;
-}
-
-/* One `extern __shared__ T name[];` (q after `extern`, br at its '['), on one line, with
- * __align__(n) dropped. In a function: `T *name = reinterpret_cast<T *>(...)`, read as the
- * function runs. At namespace scope an initialiser would run as the library loads, before
- * any launch (it crashed the process): there a thread-local pointer, which a hook of
- * kernels/cpu.h points at the block's memory as each launch begins on a worker. */
-static void rewrite_extern_shared(Buf *out, const char *q, const char *br, int local) {
-  const char *ne = br;   /* the name ends before '[' */
-  while (ne > q && !is_ident(ne[-1])) ne--;
-  const char *ns = ne;
-  while (ns > q && is_ident(ns[-1])) ns--;
-  Buf type = {0};
-  for (const char *t = q + 10; t < ns;) {   /* the type, without __align__(n) */
-    if (strncmp(t, "__align__", 9) == 0) {   /* past its balanced parentheses: sizeof(T) */
-      const char *c = t + 9;
-      int depth = 0;
-      for (; c < ns; c++) {
-        depth += (*c == '(') - (*c == ')');
-        if (depth == 0 && *c == ')') break;
-      }
-      t = c < ns ? c + 1 : ns;
-      continue;
-    }
-    buf_add(&type, t++, 1);
-  }
-  const char *tname = type.data ? type.data : "char ";
-  int n = (int)(ne - ns);
-  if (local)
-    bufprintf(out, "%s*%.*s = reinterpret_cast<%s*>(gpuhost_dynamic_shared());", tname, n, ns, tname);
-  else
-    bufprintf(out, "static thread_local %s*%.*s; static const gpuhost_cpu::dynamic_hook "
-              "gpuhost_hook_%.*s([](void *p) { %.*s = reinterpret_cast<%s*>(p); });",
-              tname, n, ns, n, ns, n, ns, tname);
-  buf_free(&type);
-}
-
-/* s with each `extern __shared__` array rewritten (above); found in the stripped text, which
- * has the same offsets, so that none in a comment or a string is touched. */
-void source_rewrite(Buf *out, const char *s) {
-  char *stripped = source_strip(s);
-  if (stripped == NULL) { out->failed = 1; return; }
-  const char *p = s;
-  for (;;) {
-    const char *se = find_word(stripped + (p - s), "extern");
-    if (!se) break;
-    const char *e = s + (se - stripped), *q = e + 6;
-    while (*q == ' ' || *q == '\t' || *q == '\n') q++;
-    const char *semi = strchr(q, ';');
-    const char *br = semi ? memchr(q, '[', (size_t)(semi - q)) : NULL;
-    if (strncmp(q, "__shared__", 10) != 0 || is_ident(q[10]) || !br) {
-      buf_add(out, p, (size_t)(e + 6 - p));
-      p = e + 6;
-      continue;
-    }
-    buf_add(out, p, (size_t)(e - p));
-    rewrite_extern_shared(out, q, br, in_function(stripped, se));
-    p = semi + 1;
-  }
-  buf_str(out, p);
-  free(stripped);
 }
 
 /* ---- where each kernel is declared ---- */

@@ -1,0 +1,153 @@
+/* shared.c: the source with each `extern __shared__` array made a pointer to the block's
+ * dynamic shared memory (source.c copies it so into the translation unit). Every spelling
+ * C++ allows is read: qualifiers and comments between the words, `__shared__ extern`,
+ * __align__(n), more than one array in a declaration and arrays of arrays (`s[][2]`).
+ * A declaration a macro writes is left alone (refuse.c refuses it where it is used). */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cpu_internal.h"
+#include "util.h"
+
+static void bufprintf(Buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void bufprintf(Buf *b, const char *fmt, ...) {
+  char line[2048];
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(line, sizeof line, fmt, ap);
+  va_end(ap);
+  if (n >= (int)sizeof line) { b->failed = 1; return; }
+  buf_add(b, line, (size_t)n);
+}
+
+/* Whether the '{' at p of stripped text s opens a function's body: it follows ')' (or
+ * const, noexcept ... or a trailing return type after one); a namespace's, extern "C"'s
+ * or a class's does not. */
+static int opens_function(const char *s, const char *p) {
+  static const char *const words[] = {"const", "noexcept", "override", "final", "mutable", "volatile"};
+  const char *q = p;   /* a trailing return type: `) -> T {` */
+  while (q > s && !strchr(";{}()", q[-1])) q--;
+  if (q > s && q[-1] == ')' && memmem(q, (size_t)(p - q), "->", 2) != NULL) return 1;
+  while (p > s && (p[-1] == ' ' || p[-1] == '\t' || p[-1] == '\n')) p--;
+  if (p > s && p[-1] == ')') return 1;
+  const char *w = p;
+  while (w > s && is_ident(w[-1])) w--;
+  for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+    if ((size_t)(p - w) == strlen(words[i]) && strncmp(w, words[i], (size_t)(p - w)) == 0) return 1;
+  return 0;
+}
+
+/* Whether position at of stripped text s lies inside a function's body. */
+static int in_function(const char *s, const char *at) {
+  int depth = 0, body = 0;   /* body: the depth of the open function body, 0 for none */
+  for (const char *p = s; p < at; p++) {
+    if (*p == '{') {
+      depth++;
+      if (!body && opens_function(s, p)) body = depth;
+    } else if (*p == '}' && depth > 0) {
+      if (depth == body) body = 0;
+      depth--;
+    }
+  }
+  return body != 0;
+}
+
+/* The type of a declaration whose specifiers are [p, e) of stripped text: without extern,
+ * __shared__ and __align__(n) (the array's alignment: dynamic shared memory has more). */
+static void decl_type(Buf *type, const char *p, const char *e) {
+  while (p < e) {
+    const char *w = p;
+    if (!is_ident(*p)) { buf_add(type, *p == '\n' ? " " : p, 1); p++; continue; }
+    while (p < e && is_ident(*p)) p++;
+    size_t n = (size_t)(p - w);
+    if ((n == 6 && strncmp(w, "extern", 6) == 0) || (n == 10 && strncmp(w, "__shared__", 10) == 0)) continue;
+    if (n == 9 && strncmp(w, "__align__", 9) == 0) {   /* past its balanced parentheses */
+      for (int depth = 0; p < e; p++) {
+        depth += (*p == '(') - (*p == ')');
+        if (depth == 0 && *p == ')') { p++; break; }
+      }
+      continue;
+    }
+    buf_add(type, w, n);
+  }
+}
+
+/* The declarators [d, e) (`s1[], s2[][2]`), each a pointer: in a function read as it runs;
+ * at namespace scope (an initialiser would run as the library loads, before any launch:
+ * it crashed the process) a thread-local pointer that a hook of kernels/cpu.h points at
+ * the block's memory as each launch begins on a worker. */
+static void declarators(Buf *out, const char *type, const char *d, const char *e, int local) {
+  while (d < e) {
+    while (d < e && !is_ident(*d)) d++;
+    const char *ns = d, *rest, *end;
+    while (d < e && is_ident(*d)) d++;
+    rest = memchr(d, ']', (size_t)(e - d));   /* the first bound's end: the rest are kept */
+    rest = rest ? rest + 1 : e;
+    int depth = 0;
+    for (end = rest; end < e && !(depth == 0 && *end == ','); end++)
+      depth += (*end == '[' || *end == '(') - (*end == ']' || *end == ')');
+    int n = (int)(d - ns), r = (int)(end - rest);
+    if (n == 0) break;
+    if (local)
+      bufprintf(out, "%s(*%.*s)%.*s = reinterpret_cast<%s(*)%.*s>(gpuhost_dynamic_shared()); ",
+                type, n, ns, r, rest, type, r, rest);
+    else
+      bufprintf(out, "static thread_local %s(*%.*s)%.*s; static const gpuhost_cpu::dynamic_hook "
+                "gpuhost_hook_%.*s([](void *p) { %.*s = reinterpret_cast<%s(*)%.*s>(p); }); ",
+                type, n, ns, r, rest, n, ns, n, ns, type, r, rest);
+    d = end < e ? end + 1 : e;
+  }
+}
+
+/* Whether the line holding p of s is a directive's (a #define's body, say). */
+static int in_directive(const char *s, const char *p) {
+  while (p > s && !(p[-1] == '\n' && (p - 1 == s || p[-2] != '\\'))) p--;
+  while (*p == ' ' || *p == '\t') p++;
+  return *p == '#';
+}
+
+/* The declaration around the `__shared__` at w of stripped text t, when it is an `extern`
+ * one of arrays: its start, *name (its first declarator) and *semi; else NULL. */
+static const char *extern_shared(const char *t, const char *w, const char **name, const char **semi) {
+  const char *start = w;
+  for (;;) {   /* back over the words (and __align__(n)) before it */
+    const char *q = start;
+    while (q > t && (q[-1] == ' ' || q[-1] == '\t' || q[-1] == '\n')) q--;
+    if (q > t && q[-1] == ')')
+      for (int depth = 0; q > t;) { q--; depth += (*q == ')') - (*q == '('); if (depth == 0) break; }
+    if (q == t || !is_ident(q[-1])) break;
+    while (q > t && is_ident(q[-1])) q--;
+    start = q;
+  }
+  const char *e = w + strcspn(w, ";{}"), *br = memchr(w, '[', (size_t)(e - w));
+  if (*e != ';' || br == NULL || in_directive(t, w)) return NULL;
+  const char *x = find_word(start, "extern");
+  if (x == NULL || x > br) return NULL;
+  const char *ne = br;
+  while (ne > w && !is_ident(ne[-1])) ne--;
+  while (ne > w && is_ident(ne[-1])) ne--;
+  *name = ne;
+  *semi = e;
+  return start;
+}
+
+void source_rewrite(Buf *out, const char *s) {
+  char *t = source_strip(s);
+  if (t == NULL) { out->failed = 1; return; }
+  const char *p = t;   /* copied up to here (offsets in s are the same) */
+  for (const char *w = t; (w = find_word(w, "__shared__")) != NULL;) {
+    const char *name, *semi, *start = extern_shared(t, w, &name, &semi);
+    if (start == NULL || start < p) { w += 10; continue; }
+    buf_add(out, s + (p - t), (size_t)(start - p));
+    Buf type = {0};
+    decl_type(&type, start, name);
+    declarators(out, type.data ? type.data : "char ", name, semi, in_function(t, start));
+    buf_free(&type);
+    for (const char *c = start; c < semi; c++)   /* its lines, so that those after keep theirs */
+      if (*c == '\n') buf_add(out, "\n", 1);
+    p = w = semi + 1;
+  }
+  buf_str(out, s + (p - t));
+  free(t);
+}
