@@ -213,6 +213,14 @@ __global__ void k(int *a) { a[0] = VAL + X; }
     f:close()
     assert.are.equal(9, run({"-I" .. dir, "--pre-include=" .. pre, "-U=WIDE"}))
     assert.are.equal(9, run({"-I" .. dir, "-include " .. pre, "--undefine-macro WIDE"}))
+    -- and the file pre-included is read after the qualifiers are known, as NVRTC reads it
+    -- (the CPU backend read it before its prelude: "'__device__' does not name a type")
+    f = assert(io.open(pre, "w"))
+    f:write("#define X 2\n__device__ inline int twice(int x) { return 2 * x; }\n")
+    f:close()
+    local a = gpu.zeros(1, "int32")
+    gpu.kernel("__global__ void k(int *a) { a[0] = twice(X) + INT_MAX / INT_MAX; }", "k", {options = {"--pre-include=" .. pre}})[{1, 1}](a)
+    assert.are.equal(5, a:item(1))
     for _, o in ipairs({"-D ", "-D=", "--define-macro=", "--include-path ", "-U=", "--define-macro",
                         "--undefine-macro", "--include-path", "-include", "--pre-include"}) do
       assert.matches("options.options[1] is '" .. o .. "' alone: give it and its value in one string",

@@ -98,9 +98,9 @@ static char *unconst(const char *s) {
 }
 
 /* The compiler's command line (malloc'd; free it); its strings point into c, w and job. */
-typedef struct Command { char words[512], incl[80], out[96], src[96]; } Command;
+typedef struct Command { char words[512], incl[80], out[96], src[96], prelude[200], header[96]; } Command;
 static char **build_argv(Command *c, Workdir *w, const GpuCompileJob *job) {
-  char **argv = malloc((2 * (size_t)job->nopts + 48) * sizeof *argv);
+  char **argv = malloc((2 * (size_t)job->nopts + 56) * sizeof *argv);
   if (argv == NULL) return NULL;
   int n = 0;
   snprintf(c->words, sizeof c->words, "%s", cpu_compiler());   /* $CXX may be "ccache g++" */
@@ -113,7 +113,20 @@ static char **build_argv(Command *c, Workdir *w, const GpuCompileJob *job) {
   for (size_t i = 0; i < sizeof more / sizeof more[0]; i++) argv[n++] = unconst(more[i]);
   if (job->debug) argv[n++] = unconst("-DGPUHOST_DEBUG");
   /* the user's -D, -U, -I and --pre-include options (gpu.lua spells them so); NVRTC's code
-   * generation options mean nothing here */
+   * generation options mean nothing here. A file pre-included comes after the prelude and
+   * gpuhost.cuh (as NVRTC reads it after gpuhost.cuh), which the unit's own includes of
+   * them then skip. */
+  const char *dir = prelude_dir();
+  for (int i = 0, first = 1; i < job->nopts && dir; i++)
+    if (strncmp(job->opts[i], "--pre-include=", 14) == 0 && first) {
+      first = 0;
+      snprintf(c->prelude, sizeof c->prelude, "%s/gpuhost_cpu.h", dir);
+      snprintf(c->header, sizeof c->header, "%s/gpuhost.cuh", w->dir);
+      argv[n++] = unconst("-include");
+      argv[n++] = c->prelude;
+      argv[n++] = unconst("-include");
+      argv[n++] = c->header;
+    }
   for (int i = 0; i < job->nopts; i++)
     if (strncmp(job->opts[i], "-D", 2) == 0 || strncmp(job->opts[i], "-U", 2) == 0 ||
         strncmp(job->opts[i], "-I", 2) == 0)
