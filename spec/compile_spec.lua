@@ -177,6 +177,19 @@ __global__ void broken(float *x) {
     assert.are.same({-1, 2}, {a:item(1), b:item(1)})
   end)
 
+  -- Before: the CPU backend compiled C++17 whatever -std said ("'requires' does not name a type")
+  it("compiles C++20 with -std=c++20, on both backends", function()
+    local src = [[
+template <class T> concept Small = sizeof(T) <= 4;
+template <Small T> __device__ T twice(T x) { return x + x; }
+__global__ void k(int *a) { a[0] = twice(a[0]) == 4 ? 1 : 2; }]]
+    for _, opt in ipairs({"-std=c++20", "--std=c++20"}) do
+      local a = gpu.array({2}, "int32")
+      gpu.kernel(src, "k", {options = {opt}})[{1, 1}](a)
+      assert.are.equal(1, a:item(1))
+    end
+  end)
+
   it("reads every spelling NVRTC takes of -D, -U, -I and --pre-include, on both backends", function()
     -- the CPU backend forwarded only "-DX", "-UX" and "-IX" to its compiler: the long
     -- spellings were dropped ("v.h: No such file") and "-D=X=1" defined a macro "=X"

@@ -131,6 +131,8 @@ static char **build_argv(Command *c, Workdir *w, const GpuCompileJob *job) {
     if (strncmp(job->opts[i], "-D", 2) == 0 || strncmp(job->opts[i], "-U", 2) == 0 ||
         strncmp(job->opts[i], "-I", 2) == 0)
       argv[n++] = unconst(job->opts[i]);
+    else if (strcmp(job->opts[i], "-std=c++20") == 0 || strcmp(job->opts[i], "--std=c++20") == 0)
+      argv[n++] = unconst("-std=c++20");   /* after -std=c++17; older ones are read as C++17 */
     else if (strncmp(job->opts[i], "--pre-include=", 14) == 0) {
       argv[n++] = unconst("-include");
       argv[n++] = unconst(job->opts[i] + 14);
