@@ -193,6 +193,16 @@ print(x:sum(), gpu.cumsum(gpu.ones(250000, "int32")):item(250000))
     assert.are.equal(1, run_unchecked("static int *early = (int *)malloc(64);\n__global__ void k(int *x) { x[0] = early != 0; }"))
   end)
 
+  -- The README said that any access past an allocation faults: a small array's block is
+  -- rounded up to 512 bytes, and the guard follows the block
+  it("past the block an array was given reach the guard, as the README says", function()
+    local k = gpu.kernel("__global__ void k(int *a, int i) { a[i] = 1; }")
+    k[{1, 1}](gpu.zeros(64, "int32"), 64)   -- within its 512 bytes: not caught
+    gpu.synchronize()
+    local msg = S.errof(function() k[{1, 1}](gpu.zeros(128, "int32"), 128); gpu.synchronize() end)
+    assert.matches("CUDA_ERROR_ILLEGAL_ADDRESS", msg, 1, true)
+  end)
+
   it("past extern __shared__ memory reach a guard page, not the heap", function()
     local k = gpu.kernel([[
 __global__ void spill(float *out, int reach) {
