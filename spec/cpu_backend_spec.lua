@@ -866,6 +866,22 @@ describe("extern __shared__ #cpu", function()
 end)
 
 describe("cooperative groups #cpu", function()
+  -- Before: each failed in the host's compile with g++'s own words ("'invoke_one' is not a
+  -- member of 'cooperative_groups'")
+  it("functions the CPU backend lacks are named", function()
+    local pre = "#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n"
+    for name, body in pairs({
+      invoke_one = "auto t = cg::tiled_partition<32>(cg::this_thread_block()); cg::invoke_one(t, [&] { o[0] = 1; });",
+      labeled_partition = "auto t = cg::tiled_partition<32>(cg::this_thread_block()); o[0] = cg::labeled_partition(t, threadIdx.x % 2).size();",
+      binary_partition = "auto t = cg::tiled_partition<32>(cg::this_thread_block()); o[0] = cg::binary_partition(t, threadIdx.x % 2).size();",
+      barrier_arrive = "auto b = cg::this_thread_block(); auto tok = b.barrier_arrive(); b.barrier_wait(std::move(tok)); o[0] = 1;",
+    }) do
+      local msg, err = S.errof(function() gpu.kernel(pre .. "__global__ void k(int *o) { " .. body .. " }"):compile() end)
+      assert.are.equal("GPUHOST_CPU_UNSUPPORTED", err.name)
+      assert.matches("the CPU backend does not support cooperative groups' " .. name, msg, 1, true)
+    end
+  end)
+
   it("grid_group::sync() without a cooperative launch stops the kernel, as CUDA's headers trap", function()
     local k = gpu.kernel([[
 #include <cooperative_groups.h>

@@ -179,6 +179,30 @@ static int names_asm(const char *kept) {
   return 0;
 }
 
+/* The cooperative groups function the CPU backend lacks that code of a source including
+ * <cooperative_groups.h> calls (as a word followed by '(' or '<'), or NULL. */
+static const char *cg_function(const char *kept) {
+  static const char *const names[][2] = {
+    {"invoke_one", "cooperative groups' invoke_one"},
+    {"invoke_one_broadcast", "cooperative groups' invoke_one_broadcast"},
+    {"labeled_partition", "cooperative groups' labeled_partition"},
+    {"binary_partition", "cooperative groups' binary_partition"},
+    {"barrier_arrive", "cooperative groups' barrier_arrive (split barriers)"},
+    {"barrier_wait", "cooperative groups' barrier_wait (split barriers)"},
+    {"memcpy_async", "cooperative groups' memcpy_async"},
+    {"reduce_update_async", "cooperative groups' reduce_update_async"},
+    {"reduce_store_async", "cooperative groups' reduce_store_async"},
+  };
+  if (!find_word(kept, "cooperative_groups")) return NULL;
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    for (const char *p = kept; (p = find_counted(p, names[i][0])) != NULL; p++) {
+      const char *q = p + strlen(names[i][0]);
+      while (*q == ' ' || *q == '\t' || *q == '\n') q++;
+      if (*q == '(' || *q == '<') return names[i][1];
+    }
+  return NULL;
+}
+
 /* Whether a #define that is used declares an `extern __shared__` array (shared.c rewrites
  * the declarations of the source, not those a macro writes). */
 static int macro_extern_shared(const char *kept) {
@@ -219,6 +243,7 @@ const char *source_refused(const char *source, const GpuCompileJob *job) {
   if (kept == NULL) what = NULL;
   else if (names_asm(kept)) what = "inline PTX assembly (asm)";
   else if (find_counted(kept, "__cluster_dims__")) what = "thread block clusters (__cluster_dims__)";
+  else if ((what = cg_function(kept)) != NULL) {}
   else if (macro_extern_shared(kept))
     what = "an extern __shared__ array declared by a macro (#define): write the declaration out";
   for (size_t i = 0; kept && !what && i < sizeof headers / sizeof headers[0]; i++) {
