@@ -7,6 +7,7 @@
  * scaling of `norm` ("backward", "ortho", "forward") is one multiply afterwards, of each part
  * of a complex result alone (parts_view), as NumPy's. */
 #include <stdio.h>
+#include <limits.h>
 #include <math.h>
 #include <string.h>
 #include "gpu.h"
@@ -236,18 +237,37 @@ static void one_dim(lua_State *L, const FftCall *c, int di, int si) {
   luaL_error(L, "gpu.fft.%s transforms one dim: %s must be an integer, got a table%s", c->name, dims ? "the dim" : "the size n", many);
 }
 
+/* [-0, +0, e] The length of the list at idx (`what`: dims or s in messages), read raw: a hole
+ * or a key besides 1 to n is an error, as gpu._arg.list's ({3, 4, norm = "ortho"} lost its
+ * norm, {[1] = 2, [3] = 4} was {2}) */
+static int list_len(lua_State *L, const FftCall *c, int idx, const char *what) {
+  lua_Integer last = 0;
+  lua_pushnil(L);
+  while (lua_next(L, idx)) {
+    lua_pop(L, 1);
+    if (lua_isinteger(L, -1) && lua_tointeger(L, -1) > last) last = lua_tointeger(L, -1);
+  }
+  for (lua_Integer i = 1; i <= last; i++) {
+    if (lua_rawgeti(L, idx, i) == LUA_TNIL) luaL_error(L, "gpu.fft.%s: %s[%I] is nil", c->name, what, i);
+    lua_pop(L, 1);
+  }
+  const char *bad = table_not_list(L, idx, last);
+  if (bad) luaL_error(L, "gpu.fft.%s: %s must be a list, and the table has %s", c->name, what, bad);
+  return last > INT_MAX ? INT_MAX : (int)last;
+}
+
 /* [-0, +0, e] The dims at di (a number, a table, or nil: `def` of them, last; -1: every
  * one, or as many as the sizes at si) and the sizes at si (a number, a table, or nil). */
 static void read_dims(lua_State *L, FftCall *c, int di, int si, int nd, int def) {
   int ns = -1;
   if (def == 1) one_dim(L, c, di, si);
-  if (si && lua_type(L, si) == LUA_TTABLE) ns = (int)luaL_len(L, si);
+  if (si && lua_type(L, si) == LUA_TTABLE) ns = list_len(L, c, si, "s");
   else if (si && !lua_isnil(L, si)) ns = 1;
   if (di && lua_type(L, di) == LUA_TTABLE) {
-    c->naxes = (int)luaL_len(L, di);
+    c->naxes = list_len(L, c, di, "dims");
     if (c->naxes > GPU_MAXDIM || c->naxes < 1)
       luaL_error(L, "gpu.fft.%s: %d dims (1 to %d, a dim given again counting again)", c->name, c->naxes, GPU_MAXDIM);
-    for (int i = 0; i < c->naxes; i++) { lua_geti(L, di, i + 1); c->axes[i] = dim_at(L, c, -1, nd); lua_pop(L, 1); }
+    for (int i = 0; i < c->naxes; i++) { lua_rawgeti(L, di, i + 1); c->axes[i] = dim_at(L, c, -1, nd); lua_pop(L, 1); }
   } else if (di && !lua_isnil(L, di)) {
     c->naxes = 1;
     c->axes[0] = dim_at(L, c, di, nd);
@@ -262,7 +282,7 @@ static void read_dims(lua_State *L, FftCall *c, int di, int si, int nd, int def)
   for (int i = 0; i < c->naxes; i++) {
     c->s[i] = -1;
     if (ns < 0) continue;
-    if (lua_type(L, si) == LUA_TTABLE) lua_geti(L, si, i + 1); else lua_pushvalue(L, si);
+    if (lua_type(L, si) == LUA_TTABLE) lua_rawgeti(L, si, i + 1); else lua_pushvalue(L, si);
     lua_Integer v;
     if (!errors_integer(L, -1, &v)) luaL_error(L, "gpu.fft.%s: a size must be an integer, got %s", c->name, errors_value(L, -1));
     if (v < 1)   /* -1 would read as "not given" below */

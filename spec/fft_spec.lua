@@ -210,6 +210,20 @@ describe("gpu.fft errors", function()
     assert.are.same({8}, gpu.fft.fft(x, {n = 8, dim = 1, norm = "forward"}).shape)
   end)
 
+  it("refuse a key or a hole in a table of sizes or dims (fftn(x, {3, 4, norm = \"ortho\"}) lost the norm)", function()
+    local m = gpu.ones({3, 4}, "float64")
+    assert.are.equal('gpu.fft.fftn: s must be a list, and the table has a key "norm" besides its 2 elements',
+                     S.errof(gpu.fft.fftn, m, {3, 4, norm = "ortho"}):match("gpu%..*"))
+    assert.are.equal('gpu.fft.fftn: dims must be a list, and the table has a key "norm" besides its 2 elements',
+                     S.errof(gpu.fft.fftn, m, nil, {1, 2, norm = "forward"}):match("gpu%..*"))
+    assert.are.equal('gpu.fft.ifft2: dims must be a list, and the table has a key "x" besides its 2 elements',
+                     S.errof(gpu.fft.ifft2, m, {dims = {1, 2, x = 1}}):match("gpu%..*"))
+    -- {[1] = 2, [3] = 4} was {2}: the transform of dim 2 alone
+    assert.are.equal("gpu.fft.fftn: dims[2] is nil", S.errof(gpu.fft.fftn, m, nil, {[1] = 2, [3] = 4}):match("gpu%..*"))
+    assert.are.equal("gpu.fft.rfftn: s[2] is nil", S.errof(gpu.fft.rfftn, m, {[1] = 3, [3] = 4}, {1, 2, 2}):match("gpu%..*"))
+    assert.are.same({3, 4}, gpu.fft.fftn(m, {3, 4}, {1, 2}, {norm = "ortho"}).shape)
+  end)
+
   it("the 1-D transforms refuse a table of dims or sizes, as NumPy's (fft(x, nil, {1, 2}) was fft2)", function()
     -- NumPy: TypeError for fft(x, axis=(0, 1))
     local m = gpu.ones({2, 2}, "float64")
