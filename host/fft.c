@@ -269,6 +269,9 @@ static void read_dims(lua_State *L, FftCall *c, int di, int si, int nd, int def)
       luaL_error(L, "gpu.fft.%s: %d dims (1 to %d, a dim given again counting again)", c->name, c->naxes, GPU_MAXDIM);
     for (int i = 0; i < c->naxes; i++) { lua_rawgeti(L, di, i + 1); c->axes[i] = dim_at(L, c, -1, nd); lua_pop(L, 1); }
   } else if (di && !lua_isnil(L, di)) {
+    if (def == 2)   /* fft2(a, nil, 1) was fft's transform of dim 1; NumPy raises for axes=0 */
+      luaL_error(L, "gpu.fft.%s: dims must be a table of dims, got a %s (gpu.fft.%s transforms one dim)", c->name,
+                 luaL_typename(L, di), lua_pushlstring(L, c->name, strlen(c->name) - 1));
     c->naxes = 1;
     c->axes[0] = dim_at(L, c, di, nd);
   } else {

@@ -224,6 +224,15 @@ describe("gpu.fft errors", function()
     assert.are.same({3, 4}, gpu.fft.fftn(m, {3, 4}, {1, 2}, {norm = "ortho"}).shape)
   end)
 
+  it("the 2-D transforms refuse a number as dims, as NumPy's (fft2(x, nil, 1) was fft along dim 1)", function()
+    local m = gpu.ones({3, 4}, "float64")
+    assert.are.equal("gpu.fft.fft2: dims must be a table of dims, got a number (gpu.fft.fft transforms one dim)",
+                     S.errof(gpu.fft.fft2, m, nil, 1):match("gpu%..*"))
+    assert.are.equal("gpu.fft.irfft2: dims must be a table of dims, got a number (gpu.fft.irfft transforms one dim)",
+                     S.errof(gpu.fft.irfft2, m, {dims = -1}):match("gpu%..*"))
+    assert.are.same({3, 4}, gpu.fft.fft2(m, nil, {2}).shape)   -- a table of one is fftn's, as NumPy's axes=(1,)
+  end)
+
   it("the 1-D transforms refuse a table of dims or sizes, as NumPy's (fft(x, nil, {1, 2}) was fft2)", function()
     -- NumPy: TypeError for fft(x, axis=(0, 1))
     local m = gpu.ones({2, 2}, "float64")
