@@ -265,7 +265,7 @@ static void read_dims(lua_State *L, FftCall *c, int di, int si, int nd, int def)
   else if (si && !lua_isnil(L, si)) ns = 1;
   if (di && lua_type(L, di) == LUA_TTABLE) {
     c->naxes = list_len(L, c, di, "dims");
-    if (c->naxes > GPU_MAXDIM || c->naxes < 1)
+    if (c->naxes > GPU_MAXDIM)
       luaL_error(L, "gpu.fft.%s: %d dims (1 to %d, a dim given again counting again)", c->name, c->naxes, GPU_MAXDIM);
     for (int i = 0; i < c->naxes; i++) { lua_rawgeti(L, di, i + 1); c->axes[i] = dim_at(L, c, -1, nd); lua_pop(L, 1); }
   } else if (di && !lua_isnil(L, di)) {
@@ -275,13 +275,15 @@ static void read_dims(lua_State *L, FftCall *c, int di, int si, int nd, int def)
     c->naxes = 1;
     c->axes[0] = dim_at(L, c, di, nd);
   } else {
-    c->naxes = def < 0 ? (ns > 0 ? ns : nd) : def;
+    c->naxes = def < 0 ? (ns >= 0 ? ns : nd) : def;
     if (c->naxes > nd) luaL_error(L, "gpu.fft.%s takes an array of %d or more dimensions, got %d", c->name, c->naxes, nd);
     for (int i = 0; i < c->naxes; i++) c->axes[i] = nd - c->naxes + i;
   }
   for (int i = 0; i < c->naxes; i++)
     for (int j = 0; j < i; j++) c->repeated |= c->axes[i] == c->axes[j];
   if (ns >= 0 && ns != c->naxes) luaL_error(L, "gpu.fft.%s: %d sizes for %d dims", c->name, ns, c->naxes);
+  if (c->naxes == 0 && c->kind != GPU_FFT_C2C)   /* (NumPy: an IndexError) */
+    luaL_error(L, "gpu.fft.%s: no dim given (it takes the last one given as the real one)", c->name);
   for (int i = 0; i < c->naxes; i++) {
     c->s[i] = -1;
     if (ns < 0) continue;
@@ -360,6 +362,14 @@ static void read_options(lua_State *L, FftCall *c) {
   if (lua_getfield(L, 5, "stream") != LUA_TNIL) c->stream = stream_named(L, -1, "gpu.fft.", c->name, 1);
 }
 
+/* Whether the table at idx has no key at all */
+static int no_keys(lua_State *L, int idx) {
+  lua_pushnil(L);
+  if (!lua_next(L, idx)) return 1;
+  lua_pop(L, 2);
+  return 0;
+}
+
 /* gpu.fft.<name>(a [, n or s [, dim or dims [, norm]]] [, {stream =}]): upvalue 1 the kind
  * (0 c2c, 1 r2c, 2 c2r), 2 inverse, 3 how many dims by default (-1: every), 4 the name,
  * 5 hermitian (hfft, ihfft) */
@@ -373,8 +383,8 @@ static int fft_call(lua_State *L) {
   c.hermitian = lua_toboolean(L, lua_upvalueindex(5));
   if (!array_test(L, 1)) array_expected(L, 1, c.name, 1);
   int n = lua_gettop(L), opts = 0;
-  if (n >= 2 && lua_type(L, n) == LUA_TTABLE) {   /* an options table has no [1] (sizes, dims do) */
-    if (lua_geti(L, n, 1) == LUA_TNIL) opts = n--;
+  if (n >= 2 && lua_type(L, n) == LUA_TTABLE) {   /* an options table has no [1] (sizes, dims do); */
+    if (lua_geti(L, n, 1) == LUA_TNIL && !(n == 3 && no_keys(L, 3))) opts = n--;   /* {} as dims: none */
     lua_pop(L, 1);
   } else if (errors_nil_options(L, 5, n)) {
     n = 4;
@@ -394,6 +404,10 @@ static int fft_call(lua_State *L) {
   if (nd == 0) luaL_error(L, "gpu.fft.%s: a 0-D array has no dim to transform", c.name);
   read_dims(L, &c, 3, 2, nd, (int)lua_tointeger(L, lua_upvalueindex(3)));
   c.norm = read_norm(L, &c, 4);
+  if (c.naxes == 0) {   /* no dim (dims {}): a as the transform's dtype, new (NumPy's is a itself) */
+    if (lua_rawequal(L, 6, 1)) copy_packed(L, 6);
+    return 1;
+  }
   if (c.hermitian && c.kind == GPU_FFT_C2R) conjugated(L, 6, 0);   /* not in place: it may be a's */
   run_fft(L, &c, 6);
   if (c.hermitian && c.kind == GPU_FFT_R2C) conjugated(L, -1, 1);

@@ -233,6 +233,30 @@ describe("gpu.fft errors", function()
     assert.are.same({3, 4}, gpu.fft.fft2(m, nil, {2}).shape)   -- a table of one is fftn's, as NumPy's axes=(1,)
   end)
 
+  it("transform no dim for an empty table of dims, as NumPy's (fftn(x, nil, {}) was taken as options: every dim)", function()
+    local m = gpu.array({{1, 2, 3, 4}, {5, 6, 7, 8}, {9, 10, 11, 12}}, "float32")
+    -- NumPy: fftn(m, axes=()) is m itself; here a new array of the transform's dtype
+    for _, y in ipairs({gpu.fft.fftn(m, nil, {}), gpu.fft.fft2(m, nil, {}), gpu.fft.ifftn(m, {}, {}),
+                        gpu.fft.fftn(m, {}, nil, "ortho"), gpu.fft.ifft2(m, nil, {}, {norm = "forward"}),
+                        gpu.fft.fftn(m, {dims = {}})}) do
+      assert.are.equal("complex64", y.dtype)
+      close(m:totable(), y:totable(), 0)
+    end
+    local z = m:astype("complex128")
+    local y = gpu.fft.fftn(z, nil, {})
+    assert.is_false(rawequal(y, z))
+    y[{1, 1}] = 100
+    assert.are.equal(1, z:totable()[1][1].re)
+    -- fftn(m, {3, 4}, {}): NumPy's "Shape and axes have different lengths"; rfftn: an IndexError
+    assert.are.equal("gpu.fft.fftn: 2 sizes for 0 dims", S.errof(gpu.fft.fftn, m, {3, 4}, {}):match("gpu%..*"))
+    assert.are.equal("gpu.fft.rfftn: no dim given (it takes the last one given as the real one)",
+                     S.errof(gpu.fft.rfftn, m, nil, {}):match("gpu%..*"))
+    assert.are.equal("gpu.fft.irfft2: no dim given (it takes the last one given as the real one)",
+                     S.errof(gpu.fft.irfft2, m, {dims = {}}):match("gpu%..*"))
+    -- a last argument 2 with no key is an options table (of none): every dim
+    close(gpu.fft.fftn(m):totable(), gpu.fft.fftn(m, {}):totable(), 1e-4)
+  end)
+
   it("the 1-D transforms refuse a table of dims or sizes, as NumPy's (fft(x, nil, {1, 2}) was fft2)", function()
     -- NumPy: TypeError for fft(x, axis=(0, 1))
     local m = gpu.ones({2, 2}, "float64")
