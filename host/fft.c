@@ -13,13 +13,14 @@
 #include "gpu.h"
 
 enum { NORM_BACKWARD, NORM_ORTHO, NORM_FORWARD };
+enum { SIZE_DEFAULT = -1, SIZE_INPUT = -2 };   /* a size not given; given as -1 (the input's) */
 
 typedef struct FftCall {
   const char *name;
   int kind, inverse, naxes, norm, hermitian;
   int repeated;                  /* a dim given more than once: transformed once for each */
   int axes[GPU_MAXDIM];          /* 0-based, increasing (but a real dim last) */
-  int64_t s[GPU_MAXDIM];         /* the sizes of the transforms (-1: the input's) */
+  int64_t s[GPU_MAXDIM];         /* the sizes of the transforms (or SIZE_DEFAULT, SIZE_INPUT) */
   CUstream stream;
 } FftCall;
 
@@ -113,11 +114,13 @@ static void transform_dims(lua_State *L, const FftCall *c, int idx, int kind, co
 }
 
 /* [-0, +0, e] The sizes of the transforms, n: those given, else the input's along their dims
- * (C2R's real dim: 2 (m - 1) for m given), as NumPy's, from the input's shape. */
+ * (C2R's real dim: 2 (m - 1) for m given, but m for -1 given), as NumPy's, from the input's
+ * shape. */
 static void sizes_of(lua_State *L, const FftCall *c, const GpuArray *a, int64_t *n) {
   for (int i = 0; i < c->naxes; i++) {
     int64_t m = a->shape.dim[c->axes[i]];
-    n[i] = c->s[i] >= 0 ? c->s[i] : c->kind == GPU_FFT_C2R && i == c->naxes - 1 ? 2 * (m - 1) : m;
+    int half = c->s[i] == SIZE_DEFAULT && c->kind == GPU_FFT_C2R && i == c->naxes - 1;
+    n[i] = c->s[i] >= 1 ? c->s[i] : half ? 2 * (m - 1) : m;
     if (n[i] < 1) luaL_error(L, "gpu.fft.%s: invalid number of data points (%I) along dim %d", c->name, (lua_Integer)n[i], c->axes[i] + 1);
   }
 }
@@ -285,13 +288,13 @@ static void read_dims(lua_State *L, FftCall *c, int di, int si, int nd, int def)
   if (c->naxes == 0 && c->kind != GPU_FFT_C2C)   /* (NumPy: an IndexError) */
     luaL_error(L, "gpu.fft.%s: no dim given (it takes the last one given as the real one)", c->name);
   for (int i = 0; i < c->naxes; i++) {
-    c->s[i] = -1;
+    c->s[i] = SIZE_DEFAULT;
     if (ns < 0) continue;
     if (lua_type(L, si) == LUA_TTABLE) lua_rawgeti(L, si, i + 1); else lua_pushvalue(L, si);
     lua_Integer v;
     if (!errors_integer(L, -1, &v)) luaL_error(L, "gpu.fft.%s: a size must be an integer, got %s", c->name, errors_value(L, -1));
-    if (v < 1)   /* -1 would read as "not given" below */
-      luaL_error(L, "gpu.fft.%s: invalid number of data points (%I) along dim %d", c->name, v, c->axes[i] + 1);
+    if (v == -1 && def != 1) v = SIZE_INPUT;   /* NumPy 2's s: the input's length there (n = -1 is refused) */
+    else if (v < 1) luaL_error(L, "gpu.fft.%s: invalid number of data points (%I) along dim %d", c->name, v, c->axes[i] + 1);
     c->s[i] = v;
     lua_pop(L, 1);
   }

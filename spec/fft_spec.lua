@@ -117,6 +117,26 @@ describe("gpu.fft.rfft and irfft", function()
     assert.are.same({3, 10}, gpu.fft.irfftn(h, nil, {1, 2}).shape)
     close(m:totable(), gpu.fft.irfftn(h, {6, 4}, {2, 1}):totable(), 1e-12)
   end)
+
+  it("take -1 in s as the input's length along that dim, as NumPy 2's (it was refused)", function()
+    local x = gpu.arange(12, "float64"):reshape({3, 4})
+    local xc = x:astype("complex128")
+    -- NumPy 2.4: irfftn(xc, s=[-1, -1], axes=[0, 1]): the real dim's length is m (4), not 2 (m - 1)
+    close({{5, -0.5, 0, -0.5}, {-2, 0.5773502691896257, 0, -0.5773502691896257},
+           {-2, -0.5773502691896257, 0, 0.5773502691896257}}, gpu.fft.irfftn(xc, {-1, -1}, {1, 2}):totable(), 1e-12)
+    close({{3, -0.5, 0, -0.5}, {-2, 0, 0, 0}}, gpu.fft.irfft2(xc, {2, -1}):totable(), 1e-12)
+    assert.are.same({3, 5}, gpu.fft.irfftn(xc, {-1, 5}).shape)
+    -- fftn(x, s=[-1, 6], axes=[0, 1]); rfftn(x, s=[-1, -1]); ifftn(x, s=[-1], axes=[1]); fftn(x, s=[-1, 2], axes=[1, 1])
+    assert.are.same({3, 6}, gpu.fft.fftn(x, {-1, 6}, {1, 2}).shape)
+    close({{66, C(-6, 6), -6}, {C(-24, 13.856406460551018), 0, 0}, {C(-24, -13.856406460551018), 0, 0}},
+          gpu.fft.rfftn(x, {-1, -1}):totable(), 1e-12)
+    close(gpu.fft.ifft(x):totable(), gpu.fft.ifftn(x, -1):totable(), 1e-15)
+    close({{0, C(1, 1), 2, C(1, -1)}, {8, C(9, 1), 10, C(9, -1)}, {16, C(17, 1), 18, C(17, -1)}},
+          gpu.fft.fftn(x, {-1, 2}, {2, 2}):totable(), 1e-12)
+    -- a 1-D transform's n = -1 stays an error, as NumPy's, and so does -2 in s
+    assert.matches("gpu.fft.irfft: invalid number of data points (-1) along dim 2", S.errof(gpu.fft.irfft, xc, -1), 1, true)
+    assert.matches("gpu.fft.fftn: invalid number of data points (-2) along dim 1", S.errof(gpu.fft.fftn, x, {-2, -1}), 1, true)
+  end)
 end)
 
 describe("gpu.fft on streams #cuda", function()
@@ -187,7 +207,8 @@ describe("gpu.fft errors", function()
                    S.errof(gpu.fft.rfft, gpu.zeros(4, "complex64")))
     assert.matches("gpu.fft.fft: invalid number of data points %(0%) along dim 1", S.errof(gpu.fft.fft, gpu.zeros(4), 0))
     assert.matches("gpu.fft.fft: invalid number of data points %(%-1%) along dim 1", S.errof(gpu.fft.fft, gpu.zeros(4), -1))
-    assert.matches("gpu.fft.fftn: invalid number of data points %(%-1%) along dim 2", S.errof(gpu.fft.fftn, gpu.zeros({2, 3}), {2, -1}))
+    -- (-1 in s is the input's length, as NumPy 2's: it was this error)
+    assert.matches("gpu.fft.fftn: invalid number of data points %(%-2%) along dim 2", S.errof(gpu.fft.fftn, gpu.zeros({2, 3}), {2, -2}))
     assert.matches("gpu.fft.fft: dim 2 is out of range for an array of 1 dimension", S.errof(gpu.fft.fft, gpu.zeros(4), nil, 2))
     assert.matches("gpu.fft.fft2 takes an array of 2 or more dimensions, got 1", S.errof(gpu.fft.fft2, gpu.zeros(4)))
     assert.matches("gpu.fft.fft: norm must be \"backward\", \"ortho\" or \"forward\", got a string %(\"x\"%)",
