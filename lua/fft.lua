@@ -48,15 +48,16 @@ function fft.rfftfreq(n, d, opts)
   return made(gpu.arange(0, n // 2 + 1, "float64") * val, dtype)
 end
 
--- The dims of a shift (nil: every one) as 1-based numbers, each once; a table a list, read
--- raw ({axes = 1} was no dim: an unshifted copy)
+-- The dims of a shift (nil: every one) as 1-based numbers; a table a list, read raw ({axes =
+-- 1} was no dim: an unshifted copy). A dim given again is shifted again (gpu.roll adds the
+-- shifts), as NumPy's
 local function dims_of(api, dims, ndim)
   if dims == nil then
     local all = {}
     for d = 1, ndim do all[d] = d end
     return all
   end
-  local list, out, seen = type(dims) == "table" and gpu._arg.list(dims, "fft." .. api, "dims") or {dims}, {}, {}
+  local list, out = type(dims) == "table" and gpu._arg.list(dims, "fft." .. api, "dims") or {dims}, {}
   for i = 1, rawlen(list) do
     local d = rawget(list, i)
     if math.type(d) == "float" and d == math.floor(d) then d = math.tointeger(d) or d end
@@ -66,9 +67,7 @@ local function dims_of(api, dims, ndim)
     if d == 0 or d > ndim or d < -ndim then
       error(("gpu.fft.%s: dim %d is out of range for %d-D arrays"):format(api, d, ndim), 3)
     end
-    d = d < 0 and ndim + 1 + d or d
-    if seen[d] then error(("gpu.fft.%s: dim %d appears twice"):format(api, d), 3) end
-    seen[d], out[i] = true, d
+    out[i] = d < 0 and ndim + 1 + d or d
   end
   return out
 end
