@@ -6,12 +6,15 @@ local gpu = ...
 local fft = gpu.fft
 local is_array, described, shown = gpu._is_array, gpu._described, gpu._arg.shown
 
--- n and d of fftfreq and rfftfreq: NumPy raises for n = 0 and d = 0 (a division by zero)
+-- n and d of fftfreq and rfftfreq: NumPy raises for n = 0 and d = 0 (a division by zero); an
+-- n of more values than an array holds is refused here (it was arange's error, not naming
+-- the function)
 local function window(api, n, d)
   if math.type(n) == "float" and n == math.floor(n) then n = math.tointeger(n) or n end
   if math.type(n) ~= "integer" or n < 1 then
     error(("gpu.fft.%s: n must be a positive integer, got %s"):format(api, shown(n)), 3)
   end
+  gpu._arg.elements(api == "fftfreq" and n or n // 2 + 1, "fft." .. api, 4)
   if d == nil then d = 1.0 end
   if type(d) ~= "number" or d == 0 or d ~= d then
     error(("gpu.fft.%s: d (the sample spacing) must be a nonzero number, got %s"):format(api, shown(d)), 3)

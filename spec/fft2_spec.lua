@@ -125,6 +125,17 @@ describe("gpu.fft.fftfreq and rfftfreq", function()
   end)
 end)
 
+describe("gpu.fft.fftfreq and rfftfreq of a huge n", function()
+  it("refuse more values than an array holds, naming the function (it was \"bad argument to 'arange'\")", function()
+    local ok, msg = pcall(function() gpu.fft.fftfreq(2^60) end)
+    assert.is_false(ok)
+    assert.matches("fft2_spec%.lua:%d+: gpu%.fft%.fftfreq: the result would have 1152921504606846976 elements, " ..
+                   "more than an array holds %(2%^48%)", msg)
+    assert.matches("gpu.fft.rfftfreq: the result would have 281474976710657 elements", S.errof(gpu.fft.rfftfreq, 1 << 49), 1, true)
+    assert.are.same({141}, gpu.fft.rfftfreq(280).shape)
+  end)
+end)
+
 describe("gpu.fft.fftshift and ifftshift", function()
   local y = gpu.arange(24, "float64"):reshape({2, 3, 4})
 
