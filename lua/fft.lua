@@ -22,12 +22,20 @@ local function window(api, n, d)
   return n, 1.0 / (n * d)   -- NumPy multiplies by this, so the values are its bit for bit
 end
 
+-- The dtype option: a float dtype, as the frequencies are real (int64 made 0.25 a 0, bool
+-- any nonzero a 1; NumPy's and CuPy's are float64, never complex)
+local floats = {float16 = true, float32 = true, float64 = true}
 local function dtype_of(api, opts)
   if opts ~= nil and type(opts) ~= "table" then
     error(("gpu.fft.%s: an options table ({dtype =}) expected as argument 3, got %s"):format(api, described(opts)), 3)
   end
-  return opts and gpu._arg.dtype_option(gpu._arg.options(opts, "fft." .. api, "dtype"), "fft." .. api, "float32", 3)
-         or "float32"
+  local dtype = opts and gpu._arg.dtype_option(gpu._arg.options(opts, "fft." .. api, "dtype"), "fft." .. api, "float32", 3)
+                or "float32"
+  if not floats[dtype] then
+    error(("gpu.fft.%s: option dtype must be float16, float32 or float64 (the frequencies are real), got %s")
+          :format(api, dtype), 3)
+  end
+  return dtype
 end
 
 local function made(y, dtype) return dtype == "float64" and y or y:astype(dtype) end

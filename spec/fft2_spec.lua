@@ -136,6 +136,19 @@ describe("gpu.fft.fftfreq and rfftfreq of a huge n", function()
   end)
 end)
 
+describe("gpu.fft.fftfreq and rfftfreq's dtype", function()
+  it("refuse a dtype that is not a float one (int64 made [0, 0.25, -0.5, -0.25] zeros)", function()
+    for _, dt in ipairs({"int64", "bool", "uint8", "complex64"}) do
+      assert.matches("gpu.fft.fftfreq: option dtype must be float16, float32 or float64 (the frequencies are real), got " .. dt,
+                     S.errof(gpu.fft.fftfreq, 4, 1, {dtype = dt}), 1, true)
+    end
+    assert.matches("gpu.fft.rfftfreq: option dtype must be float16, float32 or float64 (the frequencies are real), got int32",
+                   S.errof(gpu.fft.rfftfreq, 4, {dtype = "int32"}), 1, true)
+    assert.are.same({"float16", {0, 0.25, -0.5, -0.25}}, {gpu.fft.fftfreq(4, {dtype = "float16"}).dtype,
+                                                           gpu.fft.fftfreq(4, {dtype = "float16"}):totable()})
+  end)
+end)
+
 describe("gpu.fft.fftshift and ifftshift", function()
   local y = gpu.arange(24, "float64"):reshape({2, 3, 4})
 
