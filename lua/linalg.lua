@@ -352,7 +352,7 @@ function linalg.matrix_rank(a, tol)
   local batch, count, m, n = matrices(a, "matrix_rank")
   if tol ~= nil and type(tol) ~= "number" then fail("matrix_rank", 2, "tol must be a number, got %s", type(tol)) end
   local s = svd_of(a, "matrix_rank", batch, count, m, n, false, false)
-  if s.shape[s.ndim] == 0 then return per_matrix(gpu.zeros(math.max(product(batch), 1), "int64"), batch) end
+  if s.shape[s.ndim] == 0 then return #batch == 0 and 0 or gpu.zeros(batch, "int64") end   -- (an empty batch too)
   local t = tol or s:max(-1, {keepdim = true}) * (math.max(m, n) * eps_of[s.dtype])
   return per_matrix(s:gt(t):sum(-1), batch)
 end

@@ -285,6 +285,15 @@ describe("gpu.linalg.svd, pinv and matrix_rank", function()
     assert.are.same({{0, 0}, {0}}, {u.shape, s.shape})
     assert.are.same({{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}, vh:totable())
   end)
+
+  it("matrix_rank of an empty batch is an empty int64 array, as NumPy's (it was a reshape's error)", function()
+    for _, shape in ipairs({{0, 0, 3}, {0, 3, 0}, {0, 3, 3}}) do
+      local r = L.matrix_rank(gpu.zeros(shape))
+      assert.are.same({{0}, "int64"}, {r.shape, r.dtype})
+    end
+    assert.are.same({0, 0}, L.matrix_rank(gpu.zeros({2, 3, 0})):totable())
+    assert.are.equal(0, L.matrix_rank(gpu.zeros({3, 0})))
+  end)
 end)
 
 describe("gpu.linalg.matrix_power", function()
