@@ -151,9 +151,9 @@ function linalg.solve(a, b)
   local bv = vector and b:reshape(n, 1) or b
   local x = colmajor(bv:expand(shape_of(batch, n, k)), batch, n, k, dt)
   local ipiv = gpu.empty(shape_of(batch, n), "int32")
-  if n > 0 and k > 0 then
+  if n > 0 then   -- a singular a is an error without right-hand sides too (k = 0), as NumPy's
     local info = run("getrf", count, {a = lu, ipiv = ipiv, m = n, n = n, k = 0})
-    run("getrs", count, {a = lu, ipiv = ipiv, b = x, m = n, n = n, k = k, trans = true})
+    if k > 0 then run("getrs", count, {a = lu, ipiv = ipiv, b = x, m = n, n = n, k = k, trans = true}) end
     check("solve", "getrf", info)
   end
   if vector then return x:reshape(shape_of(batch, n)) end

@@ -83,6 +83,14 @@ describe("gpu.linalg.solve and inv", function()
     assert.matches("singular matrix (matrix 2 of the batch)", S.errof(L.inv, batch), 1, true)
   end)
 
+  it("solve factors a without right-hand sides too: singular is an error, as NumPy's (it gave (3, 0))", function()
+    assert.matches("gpu.linalg.solve: singular matrix", S.errof(L.solve, gpu.zeros({3, 3}), gpu.zeros({3, 0})), 1, true)
+    local batch = gpu.stack({gpu.eye(2), gpu.zeros({2, 2})})
+    assert.matches("singular matrix (matrix 2 of the batch)", S.errof(L.solve, batch, gpu.zeros({2, 2, 0})), 1, true)
+    assert.are.same({3, 0}, L.solve(gpu.eye(3), gpu.zeros({3, 0})).shape)
+    assert.are.same({0, 3, 2}, L.solve(gpu.zeros({0, 3, 3}), gpu.zeros({0, 3, 2})).shape)
+  end)
+
   it("invert batches in every dtype, small ones together and large ones a matrix a call", function()
     for _, dt in ipairs({"float32", "float64", "complex64", "complex128"}) do
       local tol = (dt == "float32" or dt == "complex64") and 1e-4 or 1e-12
