@@ -262,12 +262,13 @@ function linalg.qr(a, mode)
 end
 
 -- The work of eigh and eigvalsh: syevd on the Hermitian matrix made from a's lower (uplo
--- "L") or upper ("U") triangle. The column-major copy of a has its lower triangle; that
+-- "L") or upper ("U"; either case) triangle. The column-major copy of a has its lower triangle; that
 -- of conj(a)^T (the C-ordered copy of conj(a)) has the upper one, as a lower triangle.
 local function syevd(a, api, uplo, vectors)
   local batch, count, n = matrices(a, api, true, 1)
-  uplo = uplo or "L"
-  if uplo ~= "L" and uplo ~= "U" then fail(api, 3, "UPLO must be \"L\" or \"U\", got %s", gpu._arg.choice(uplo)) end
+  local given = uplo
+  uplo = type(uplo) == "string" and uplo:upper() or uplo or "L"   -- "u" too, as NumPy's
+  if uplo ~= "L" and uplo ~= "U" then fail(api, 3, "UPLO must be \"L\" or \"U\", got %s", gpu._arg.choice(given)) end
   local dt = la_dtype(a.dtype)
   local w = uplo == "L" and colmajor(a, batch, n, n, dt) or fresh(gpu.conj(a), a.shape, dt)
   local vals = gpu.empty(shape_of(batch, n), real_of[dt])
