@@ -437,8 +437,9 @@ local function dims_of(x) return {table.unpack(x.shape, 1, x.ndim)} end
 -- gpu.linalg.lstsq(a, b [, rcond]): x minimizing |b - a x| (a (m, n), b (m) or (m, k)),
 -- the least-norm one when a has not full rank; the sums of squared residuals (shape (k),
 -- or (1) for a 1-D b; empty unless the rank is n < m), the rank and a's singular values, as
--- NumPy's. Singular values at or below rcond (by default eps * max(m, n); <= 0 or >= 1:
--- the machine precision) times the largest count as 0. From the SVD: x = V diag(1/s) U^H b.
+-- NumPy's. Singular values at or below rcond (by default float64's eps * max(m, n); <= 0
+-- or >= 1: the machine precision, 2^-53) times the largest count as 0. From the SVD: x = V
+-- diag(1/s) U^H b, in float64 (complex128) whatever the dtypes, as NumPy's, then cast back.
 function linalg.lstsq(a, b, rcond)
   local _, _, m, n = matrices(a, "lstsq")
   if a.ndim ~= 2 then fail("lstsq", 2, "argument 1 must be 2-dimensional, got %d dimensions", a.ndim) end
@@ -448,31 +449,37 @@ function linalg.lstsq(a, b, rcond)
   if b.ndim < 1 or b.ndim > 2 then fail("lstsq", 2, "argument 2 must be 1- or 2-dimensional, got %d", b.ndim) end
   if b.shape[1] ~= m then fail("lstsq", 2, "a has %d rows but b has %d", m, b.shape[1]) end
   if rcond ~= nil and type(rcond) ~= "number" then fail("lstsq", 2, "rcond must be a number, got %s", type(rcond)) end
+  -- the results' dtype, and the one computed in: float64 (complex128) throughout, as
+  -- NumPy's, its cut-off too (float32's eps over float32's noise dropped a singular
+  -- value of 1e-7 that NumPy keeps)
   local dt = la_common(a, b)
   local real = real_of[dt]
+  local wdt = dt:find("complex") and "complex128" or "float64"
   local vector, k = b.ndim == 1, b.ndim == 1 and 1 or b.shape[2]
-  local bm = (vector and b:reshape(m, 1) or b):astype(dt)
-  rcond = rcond or eps_of[real] * math.max(m, n)
+  local bm = (vector and b:reshape(m, 1) or b):astype(wdt)
+  rcond = rcond or eps_of.float64 * math.max(m, n)
   -- NumPy's gelsd takes an rcond <= 0 or >= 1 as LAPACK's machine precision (its
   -- unit roundoff, half of eps_of): -1 is NumPy's documented "machine precision"
-  if rcond <= 0 or rcond >= 1 then rcond = eps_of[real] / 2 end
+  if rcond <= 0 or rcond >= 1 then rcond = eps_of.float64 / 2 end
+  local aw = a:astype(wdt)
   local x, s, rank
   if m == 0 or n == 0 then
-    x, s, rank = gpu.zeros({n, k}, dt), gpu.empty(0, real), 0
+    x, s, rank = gpu.zeros({n, k}, wdt), gpu.empty(0, "float64"), 0
   else
-    local u, sv, vh = svd_of(a.dtype == dt and a or a:astype(dt), "lstsq", {}, 1, m, n, false, true)   -- in b's precision too
+    local u, sv, vh = svd_of(aw, "lstsq", {}, 1, m, n, false, true)
     local keep = sv:gt(sv:max() * rcond)
-    local sinv = gpu.where(keep, 1 / gpu.where(keep, sv, 1), 0):astype(real)
+    local sinv = gpu.where(keep, 1 / gpu.where(keep, sv, 1), 0):astype("float64")
     local ub = gpu.matmul(tr(gpu.conj(u)), bm) * sinv:unsqueeze(-1)
-    x, s, rank = gpu.matmul(tr(gpu.conj(vh)), ub:astype(dt)), sv, keep:sum()
+    x, s, rank = gpu.matmul(tr(gpu.conj(vh)), ub:astype(wdt)), sv, keep:sum()
   end
   local resid = gpu.empty(0, real)
   if rank == n and m > n then
-    local r = gpu.abs(bm - (n > 0 and gpu.matmul(a:astype(dt), x) or 0))
+    local r = gpu.abs(bm - (n > 0 and gpu.matmul(aw, x) or 0))
     resid = (r * r):sum(1):astype(real)
   end
+  x = x:astype(dt)
   if vector then x = x:reshape(n) end
-  return x, resid, rank, s
+  return x, resid, rank, s:astype(real)
 end
 
 -- The max or min of norms y (real) along dim d, keepdim as the reductions': NumPy 2's max

@@ -422,6 +422,23 @@ describe("gpu.linalg.lstsq, cond, norm, multi_dot, tensorinv and tensorsolve", f
     end
   end)
 
+  it("lstsq computes float32 and complex64 in float64 with float64's cut-off, as NumPy's, in their dtypes", function()
+    -- NumPy 2.4: x [1, 1e7], residuals [0], rank 2, s [1, 1e-7] (float32's eps cut 1e-7: x [1, 0], rank 1)
+    for _, dt in ipairs({"float32", "complex64"}) do
+      local x, res, rank, s = L.lstsq(gpu.array({{1, 0}, {0, 1e-7}, {0, 0}}, dt), gpu.array({1, 1, 0}, "float32"))
+      assert.are.same({dt, "float32", "float32", 2}, {x.dtype, res.dtype, s.dtype, rank})
+      near({1, 1e7}, x, 1e-6)
+      near({0}, res, 1e-6)
+      near({1, 1e-7}, s, 1e-6)
+    end
+    -- rcond -1 is 2^-53 for float32 too (NumPy's ranks)
+    local _, _, k = L.lstsq(gpu.array({{1, 0}, {0, 2^-30}}, "float32"), gpu.ones(2, "float32"), -1)
+    assert.are.equal(2, k)
+    local x, res = L.lstsq(gpu.array({{1, 1}, {1, 2}, {1, 3}, {1, 4}}, "float32"), gpu.array({6, 5, 7, 10}, "float32"))
+    near({3.5, 1.4}, x, 1e-6)
+    near({4.2}, res, 1e-6)
+  end)
+
   it("cond and norm give NumPy's matrix norms and condition numbers, infinite for a singular matrix", function()
     local m = gpu.array({{1, 2}, {3, 4}}, "float64")
     local ords = {"fro", "nuc", 1, -1, 2, -2, math.huge, -math.huge}
