@@ -35,6 +35,17 @@ local function la_common(a, b) return gpu.result_type(la_dtype(a.dtype), la_dtyp
 local real_of = {float32 = "float32", float64 = "float64", complex64 = "float32", complex128 = "float64"}
 local eps_of = {float32 = 2 ^ -23, float64 = 2 ^ -52}
 
+-- The dimensions the backend's library takes (an int: LAPACK's below 2^30 on the CPU backend,
+-- host/cpu/lapack.c; cuSOLVER's below 2^31): d refused in words naming api, before any copy
+-- (`what`: what is that large; `level` as fail's). The library's own error named neither.
+local function lapack_dim(d, what, api, level)
+  local lib, bits = "cuSOLVER", 31
+  if gpu.backend() == "cpu" then lib, bits = "LAPACK", 30 end
+  if d >= 1 << bits then
+    fail(api, level + 1, "%s: %s takes dimensions below 2^%d", what, lib, bits)
+  end
+end
+
 -- a, checked: a device array of at least two dims (square ones when `square`); its batch
 -- dims (a table), their product and the matrices' rows and columns. `up`: how many helpers
 -- lie between the public function and this call (errors name the user's line).
@@ -53,6 +64,9 @@ local function matrices(a, api, square, up)
   local m, n = a.shape[a.ndim - 1], a.shape[a.ndim]
   if square and m ~= n then
     fail(api, level, "the last two dimensions of argument 1 must be square, got %d x %d", m, n)
+  end
+  if m > 0 and n > 0 then   -- (an empty matrix reaches no routine)
+    lapack_dim(math.max(m, n), ("the matrices are %d x %d"):format(m, n), api, level)
   end
   local batch, count = {}, 1
   for d = 1, a.ndim - 2 do batch[d] = a.shape[d]; count = count * a.shape[d] end
@@ -145,6 +159,7 @@ function linalg.solve(a, b)
   local bn = vector and b.shape[1] or b.shape[b.ndim - 1]
   if bn ~= n then fail("solve", 2, "a is %d x %d but b has %d rows", n, n, bn) end
   local k = vector and 1 or b.shape[b.ndim]
+  if n > 0 then lapack_dim(k, ("b has %d columns"):format(k), "solve", 2) end
   local batch = broadcast_batch("solve", a, 2, b, vector and 1 or 2)
   local count, dt = product(batch), la_common(a, b)
   local lu = fresh(a:expand(shape_of(batch, n, n)), shape_of(batch, n, n), dt)
@@ -245,6 +260,7 @@ function linalg.qr(a, mode)
     fail("qr", 2, "mode must be \"reduced\", \"complete\" or \"r\", got %s", gpu._arg.choice(mode))
   end
   local dt, k = la_dtype(a.dtype), math.min(m, n)
+  if mode == "complete" then gpu._arg.reach(shape_of(batch, m, m), "linalg.qr", 3) end   -- Q (gpu.zeros' bare words)
   local w = colmajor(a, batch, m, n, dt)
   local tau = gpu.zeros(shape_of(batch, k), dt)
   if k > 0 then run("geqrf", count, {a = w, tau = tau, m = m, n = n, k = 0}) end
@@ -294,6 +310,7 @@ local function svd_of(a, api, batch, count, m, n, full, uv)
   local dt, k = la_dtype(a.dtype), math.min(m, n)
   local tall = m >= n
   local rows, cols = tall and m or n, tall and n or m   -- what gesvd sees
+  if uv and full then gpu._arg.reach(shape_of(batch, rows, rows), "linalg." .. api, 4) end   -- (gpu.empty's bare words)
   local w = tall and colmajor(a, batch, m, n, dt) or fresh(a, a.shape, dt)
   local s = gpu.empty(shape_of(batch, k), real_of[dt])
   local u = uv and gpu.empty(shape_of(batch, full and rows or cols, rows), dt)

@@ -547,6 +547,35 @@ describe("gpu.linalg's errors", function()
     assert.matches("attempt to use a freed array (gpu._linalg)", S.errof(gpu._linalg, "getrf", t), 1, true)
   end)
 
+  it("refuse a dimension the library cannot take, or a result too large, before any copy, naming the function", function()
+    local one = gpu.zeros({1, 1}, "float32")
+    local tall, wide = one:expand({1 << 31, 1}), one:expand({1, 1 << 31})   -- views: nothing is copied
+    local lib = gpu.backend() == "cpu" and "LAPACK takes dimensions below 2^30" or "cuSOLVER takes dimensions below 2^31"
+    local function refused(want, f, ...)
+      local e = S.errof(f, ...)
+      assert.matches(want .. ": " .. lib, e, 1, true)
+    end
+    refused("gpu.linalg.qr: the matrices are 2147483648 x 1", L.qr, tall)
+    refused("gpu.linalg.svd: the matrices are 2147483648 x 1", L.svd, tall)   -- (gpu.empty's 'shape is too large')
+    refused("gpu.linalg.svd: the matrices are 1 x 2147483648", L.svd, wide, {compute_uv = false})
+    refused("gpu.linalg.pinv: the matrices are 2147483648 x 1", L.pinv, tall)
+    refused("gpu.linalg.matrix_rank: the matrices are 1 x 2147483648", L.matrix_rank, wide)
+    refused("gpu.linalg.lstsq: the matrices are 2147483648 x 1", L.lstsq, tall, gpu.zeros(1):expand(1 << 31))
+    refused("gpu.linalg.norm: the matrices are 2147483648 x 1", L.norm, tall, 2)
+    refused("gpu.linalg.solve: b has 2147483648 columns", L.solve, gpu.eye(1), wide)
+    if gpu.backend() == "cpu" then   -- (LAPACK's own error: 'GPUHOST_LIBRARY_FAILED: LAPACK takes ...')
+      refused("gpu.linalg.qr: the matrices are 1073741825 x 1", L.qr, one:expand({(1 << 30) + 1, 1}))
+    end
+    assert.matches("linalg_spec.lua:%d+: gpu.linalg.qr: the matrices", S.errof(function() local r = L.qr(tall); return r end))
+    -- a u or Q of more elements than an array holds (2^48): gpu.empty's bare 'shape is too large'
+    local long = one:expand({1 << 25, 1})
+    local big = "the result's shape {33554432, 33554432} is too large: more elements than an array holds (2^48)"
+    assert.matches("gpu.linalg.svd: " .. big, S.errof(L.svd, long), 1, true)
+    assert.matches("gpu.linalg.qr: " .. big, S.errof(L.qr, long, "complete"), 1, true)
+    assert.matches("linalg_spec.lua:%d+: gpu.linalg.svd: the result's", S.errof(function() local r = L.svd(long); return r end))
+    assert.are.same({1 << 31, 0}, L.pinv(gpu.zeros({0, 1}):expand({0, 1 << 31})).shape)   -- empty: no routine
+  end)
+
   it("gpu._linalg refuses shapes its routines cannot take, and pivots that are not rows", function()
     local info = gpu.empty(1, "int32")
     local function call(op, t) t.info = t.info or info; t.batch = t.batch or 1; t.k = t.k or 0; return gpu._linalg(op, t) end
