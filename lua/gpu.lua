@@ -1567,6 +1567,39 @@ local function exact_difference(x, y)
   return d + 0.0
 end
 
+-- The quotient and remainder of two unsigned 64-bit integers (held in Lua's signed ones)
+local function unsigned_divmod(n, d)
+  local q
+  if d < 0 then   -- d is 2^63 or more: the quotient is 0 or 1
+    q = math.ult(n, d) and 0 or 1
+  else            -- halve n so that // is signed, then at most one correction
+    q = ((n >> 1) // d) << 1
+    if not math.ult(n - q * d, d) then q = q + 1 end
+  end
+  return q, n - q * d
+end
+
+-- NumPy's count for three Lua integers (Python ints): ceil of (stop - start) / step, the
+-- quotient of the exact difference rounded once to float64 (Python's int / int), not of a
+-- difference rounded first: arange(0, 3 * 2^60 + 1, 2^60) has 3 values, as NumPy's
+local function integer_count(start, stop, step)
+  if stop == start or (stop > start) ~= (step > 0) then return 0 end
+  local d = stop > start and stop - start or start - stop   -- magnitudes, unsigned
+  local s = step > 0 and step or -step
+  local q, r = unsigned_divmod(d, s)
+  if not math.ult(q, 1 << 53) then return unwrapped(q, false) end   -- (far too many)
+  if r == 0 or q == 0 then return q + (r == 0 and 0 or 1) end
+  -- q + r / s lies between q and q + 1: it rounds to q where r / s is below half of
+  -- q's ulp, 2^(e - 53) for q in [2^e, 2^(e + 1)), or at half of it where q is even there
+  local e = 0
+  while q >> (e + 1) ~= 0 do e = e + 1 end
+  local k = 53 - e
+  local half, low = s >> k, s & ((1 << k) - 1)
+  if r < half or (r == half and low ~= 0) then return q end
+  if r == half and low == 0 and (e < 52 or q % 2 == 0) then return q end
+  return q + 1
+end
+
 -- gpu.arange(stop), gpu.arange(start, stop [, step] [, dtype]): start, start+step, ... < stop
 function gpu.arange(start, stop, step, dtype)
   local dpos = type(stop) == "string" and 2 or type(step) == "string" and 3 or 4
@@ -1587,6 +1620,9 @@ function gpu.arange(start, stop, step, dtype)
   local q = delta / step
   local n = math.max(0, math.ceil(q))
   if q == 0 and stop ~= start and 1 / q > 0 then n = 1 end   -- NumPy's: an infinite step toward stop gives start
+  if math.type(start) == "integer" and math.type(stop) == "integer" and math.type(step) == "integer" then
+    n = integer_count(start, stop, step)
+  end
   if n == 1 then step = 0 end   -- (the kernel's start + 0 * inf would be NaN)
   if n > 1 and dtype ~= "bool" then   -- NumPy's step: the first two values' difference, in
     local function trunc(v) return (v < 0 and math.ceil(v) or math.floor(v)) + 0.0 end   -- float64

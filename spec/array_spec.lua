@@ -31,6 +31,14 @@ describe("device arrays", function()
     -- in float64, as NumPy's: Lua integers past 2^53 too, and no integer sum that wraps
     assert.are.same({2^53, 2^53, 2^53, 2^53}, gpu.arange(1 << 53, (1 << 53) + 4, 1, "float64"):totable())
     assert.matches("is out of range for int64", S.errof(gpu.arange, 0, 2^64 * 1.1, 2^62, "int64"), 1, true)
+    -- three integers: NumPy's count is ceil of their exact quotient rounded once to float64
+    -- (Python's int / int); before: of stop - start rounded first, 5, 5 and 7
+    assert.are.equal(6, gpu.arange(-9007199254740169, 5483862314339588, 2898212313815951, "int64").size)
+    assert.are.equal(4, gpu.arange(-9223372036854775807, 3074457345618259289, 3074457345618258602, "float64").size)
+    assert.are.equal(6, gpu.arange(-9007199254740324, 4603007102793319, 2268367726255607).size)
+    assert.are.equal(3, gpu.arange(0, 3 * (1 << 60) + 1, 1 << 60, "float64").size)   -- (4 exactly)
+    assert.are.equal(2, gpu.arange(math.mininteger, math.maxinteger, math.maxinteger, "float64").size)
+    assert.are.equal(2, gpu.arange(math.maxinteger, math.mininteger, math.mininteger, "float64").size)
     -- a Lua integer into float32 is rounded once, as C's (float)i and astype (through double
     -- first, 2^60 + 2^36 + 1 became 2^60 where astype gives 2^60 + 2^37)
     local v, want = (1 << 60) + (1 << 36) + 1, 2.0^60 + 2.0^37
