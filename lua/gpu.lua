@@ -1624,9 +1624,10 @@ function gpu.arange(start, stop, step, dtype)
     n = integer_count(start, stop, step)
   end
   if n == 1 then step = 0 end   -- (the kernel's start + 0 * inf would be NaN)
+  local second = start + step   -- the second value, which NumPy stores as it is
   if n > 1 and dtype ~= "bool" then   -- NumPy's step: the first two values' difference, in
     local function trunc(v) return (v < 0 and math.ceil(v) or math.floor(v)) + 0.0 end   -- float64
-    local second = exact_sum(start, step)   -- (NumPy's start + step, of Python ints if both are)
+    second = exact_sum(start, step)   -- (NumPy's start + step, of Python ints if both are)
     start = start + 0.0
     if not dtype:match("^float") and not dtype:match("^complex") then start, second = trunc(start), trunc(second) end
     step = second - start
@@ -1637,11 +1638,11 @@ function gpu.arange(start, stop, step, dtype)
     error(("bad argument to 'arange' (%s elements: more than an array holds, 2^48)"):format(show(n)), 3)
   end
   if n > 2 ^ 48 and math.abs(delta) < math.huge then too_many() end
-  if n > 0 then check_arange(given_start, start + (n - 1) * step, dtype) end
+  if n > 0 then check_arange(given_start, n == 2 and second or start + (n - 1) * step, dtype) end
   if n > 2 ^ 48 then too_many() end
   local a = as("arange", 3, {}, gpu.empty, n, dtype)
   if n > 0 then
-    builtins()[("arange<%s>"):format(ctype_of[dtype])][config(n)](a, n, start, step)
+    builtins()[("arange<%s>"):format(ctype_of[dtype])][config(n)](a, n, start, second, step)
   end
   return a
 end

@@ -39,6 +39,11 @@ describe("device arrays", function()
     assert.are.equal(3, gpu.arange(0, 3 * (1 << 60) + 1, 1 << 60, "float64").size)   -- (4 exactly)
     assert.are.equal(2, gpu.arange(math.mininteger, math.maxinteger, math.maxinteger, "float64").size)
     assert.are.equal(2, gpu.arange(math.maxinteger, math.mininteger, math.mininteger, "float64").size)
+    -- NumPy stores start + step (of two integers exact, then rounded once) as the second value,
+    -- and start + i * d from the third on; before: start + d for the second, 0 and -9007199254740992
+    assert.are.same({-2^63, -1}, gpu.arange(math.mininteger, math.maxinteger, math.maxinteger, "float64"):totable())
+    local t = gpu.arange(-1, -4611686018427387904, -9007199254740993, "float64"):totable()
+    assert.are.same({512, -1, -9007199254740994, -18014398509481984, -4.602678819172647e+18}, {#t, t[1], t[2], t[3], t[512]})
     -- a Lua integer into float32 is rounded once, as C's (float)i and astype (through double
     -- first, 2^60 + 2^36 + 1 became 2^60 where astype gives 2^60 + 2^37)
     local v, want = (1 << 60) + (1 << 36) + 1, 2.0^60 + 2.0^37
