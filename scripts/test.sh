@@ -13,13 +13,28 @@
 # an installed one (the GPU machine has no Lua packages).
 cd "$(dirname "$0")/.." || exit 1
 host=build/gpuhost
+# GPUHOST_TEST_JOBS (below): a whole number from 1, checked first (a word or 0 went to
+# xargs, which said "invalid number" and ran nothing: every file "ended before its plan")
+jobs=${GPUHOST_TEST_JOBS:-$(nproc 2>/dev/null || echo 1)}
+case "$jobs" in
+  *[!0-9]*) jobs_ok=false ;;
+  *) if [ "$jobs" -gt 0 ] 2>/dev/null; then jobs_ok=true; else jobs_ok=false; fi ;;
+esac
+if ! $jobs_ok; then
+  echo "test: GPUHOST_TEST_JOBS is how many spec files run at once, a whole number from 1; got '$jobs'" >&2
+  exit 2
+fi
+# busted runs as a script of build/gpuhost, as its --lua does, but with each argument kept
+# whole (--lua joins them into one command line with spaces, so a spec path holding a space
+# came apart)
 if [ -n "${BUSTED_BUNDLE:-}" ]; then
   export LUA_PATH="$BUSTED_BUNDLE/share/?.lua;$BUSTED_BUNDLE/share/?/init.lua;;"
   export LUA_CPATH="$BUSTED_BUNDLE/lib/?.so;;"
-  busted() { "$host" "$BUSTED_BUNDLE/bin/busted" --ignore-lua "$@"; }
+  runner="$BUSTED_BUNDLE/bin/busted"
 else
-  busted() { command busted --lua="$host" "$@"; }
+  runner=$(command -v busted) || { echo "test: no busted here (or BUSTED_BUNDLE=DIR)" >&2; exit 2; }
 fi
+busted() { "$host" "$runner" --ignore-lua "$@"; }
 
 # the CPU backend offers two devices, so that the #multi specs run there too
 export GPUHOST_CPU_DEVICES="${GPUHOST_CPU_DEVICES:-2}"
@@ -64,26 +79,24 @@ echo "test: the $backend backend; skipping the specs tagged for others ($exclude
 # which a single busted waits for in turn. Each file's TAP output ("ok N - name" or "not ok N -
 # name" with the error after it, then the plan "1..N") goes to build/test-logs/, with the
 # seconds it took; they are counted, not scraped from a terminal report.
-jobs=${GPUHOST_TEST_JOBS:-$(nproc 2>/dev/null || echo 1)}
 logs=build/test-logs
 rm -rf "$logs" build/test-log && mkdir -p "$logs" || exit 1
-export GPUHOST_TEST_HOST="$host" GPUHOST_TEST_LOGS="$logs"
-# one busted: a log name, then the spec files (GPUHOST_TEST_EXCLUDE, GPUHOST_TEST_ONLY: tags)
-one='name=$1 files=$2 start=$(date +%s)
-  set -- --exclude-tags="$GPUHOST_TEST_EXCLUDE" -o TAP
+export GPUHOST_TEST_HOST="$host" GPUHOST_TEST_LOGS="$logs" GPUHOST_TEST_RUNNER="$runner"
+# one busted: a log name, then the spec files, each one argument (a path may hold spaces)
+# (GPUHOST_TEST_EXCLUDE, GPUHOST_TEST_ONLY: tags)
+one='name=$1 start=$(date +%s)
+  shift
   if [ -n "${GPUHOST_TEST_ONLY:-}" ]; then set -- --tags="$GPUHOST_TEST_ONLY" "$@"; fi
-  if [ -n "${BUSTED_BUNDLE:-}" ]; then
-    "$GPUHOST_TEST_HOST" "$BUSTED_BUNDLE/bin/busted" --ignore-lua "$@" $files
-  else
-    busted --lua="$GPUHOST_TEST_HOST" "$@" $files
-  fi > "$GPUHOST_TEST_LOGS/$name.tap" 2>&1
+  set -- --exclude-tags="$GPUHOST_TEST_EXCLUDE" -o TAP "$@"
+  "$GPUHOST_TEST_HOST" "$GPUHOST_TEST_RUNNER" --ignore-lua "$@" > "$GPUHOST_TEST_LOGS/$name.tap" 2>&1
   echo $(($(date +%s) - start)) > "$GPUHOST_TEST_LOGS/$name.seconds"'
 # the files with the most specs first, so that no long one starts last; then, alone, the
-# specs tagged #alone (they measure the whole device's memory, which the others would move)
+# specs tagged #alone (they measure the whole device's memory, which the others would move).
+# A name and a path go to xargs each ended by a NUL, so that a space in a path stays in it.
 for f in "$@"; do echo "$(grep -c '^ *it(' "$f") $f"; done | sort -rn |
-  while read -r _ f; do echo "$(basename "$f" .lua) $f"; done |
-  GPUHOST_TEST_EXCLUDE="$exclude,alone" xargs -P "$jobs" -n 2 sh -c "$one" sh
-GPUHOST_TEST_EXCLUDE="$exclude" GPUHOST_TEST_ONLY=alone sh -c "$one" sh alone "$*"
+  while read -r _ f; do printf '%s\0%s\0' "$(basename "$f" .lua)" "$f"; done |
+  GPUHOST_TEST_EXCLUDE="$exclude,alone" xargs -0 -P "$jobs" -n 2 sh -c "$one" sh
+GPUHOST_TEST_EXCLUDE="$exclude" GPUHOST_TEST_ONLY=alone sh -c "$one" sh alone "$@"
 for f in "$@" alone; do
   name=$(basename "$f" .lua)
   [ -f "$logs/$name.tap" ] || : > "$logs/$name.tap"

@@ -488,3 +488,32 @@ describe("scripts/sanitize.sh", function()
     assert.are.equal("bin\nbuild\nscripts\n", left)   -- no copy left beside it
   end)
 end)
+
+describe("scripts/test.sh", function()
+  -- before: "name path" lines went to xargs -n 2 and the files to busted --lua, both of which
+  -- split at spaces (the file ran as pieces, "ended before its plan"); and a
+  -- GPUHOST_TEST_JOBS of junk reached xargs ("invalid number"), every file then failing
+  it("runs a spec file whose path holds a space, and refuses a GPUHOST_TEST_JOBS of junk", function()
+    local dir = os.tmpname()
+    os.remove(dir)
+    local q = S.quote(dir)
+    local _, status, err = S.run(("mkdir -p %s/scripts %s/build '%s/sp ace' && cp scripts/test.sh %s/scripts/" ..
+      " && ln -s \"$(readlink -f %s)\" %s/build/gpuhost" ..
+      " && printf 'describe(\"d\", function() it(\"runs\", function() assert.is_true(true) end) end)\\n'" ..
+      " > '%s/sp ace/a b_spec.lua'"):format(q, q, dir, q, S.quote(S.gpuhost), q, dir))
+    assert.are.equal(0, status, err)
+    local out
+    out, status, err = S.run(("GPUHOST_TEST_JOBS=1 sh %s/scripts/test.sh '%s/sp ace/a b_spec.lua'"):format(q, dir))
+    assert.are.equal(0, status, out .. err)
+    assert.matches("ok 1 - d runs\n1..1\n", out, 1, true)
+    assert.matches("test: 1 passed, 0 failed", out, 1, true)
+    for _, jobs in ipairs({"junk", "0", "-2", "2x"}) do
+      out, status, err = S.run(("GPUHOST_TEST_JOBS=%s sh %s/scripts/test.sh"):format(S.quote(jobs), q))
+      assert.are.equal(2, status, out .. err)
+      assert.are.equal("", out)
+      assert.are.equal(("test: GPUHOST_TEST_JOBS is how many spec files run at once, a whole number from 1; got '%s'\n")
+                       :format(jobs), err)
+    end
+    S.run("rm -rf " .. q)
+  end)
+end)
