@@ -666,6 +666,35 @@ local function text_options(opts, fname)
   return o
 end
 
+-- Python's whitespace past ASCII (str.isspace), in UTF-8: U+0085, U+00A0, U+1680, U+2000 to
+-- U+200A, U+2028, U+2029, U+202F, U+205F, U+3000. NumPy's loadtxt strips all of Python's
+-- whitespace around a field (ASCII's and \x1c to \x1f too), genfromtxt what Python's float()
+-- does (not \x1c to \x1f), and both split at any of it where no delimiter is given.
+local WIDE = {}
+for _, c in ipairs({0x85, 0xa0, 0x1680, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000}) do WIDE[utf8.char(c)] = true end
+for c = 0x2000, 0x200a do WIDE[utf8.char(c)] = true end
+local LOADTXT_SPACE, FLOAT_SPACE = "^[%s\28-\31]$", "^%s$"
+
+-- t without the whitespace at either end, ASCII's of the pattern `ascii` and WIDE's (the
+-- ends looked at alone: linear in their length)
+local function text_trim(t, ascii)
+  if not t:find("^[%s\28-\31\194\225\226\227]") and not t:find("[%s\28-\31\128-\191]$") then return t end
+  local i, j = 1, #t
+  while i <= j do
+    if t:sub(i, i):find(ascii) then i = i + 1
+    elseif WIDE[t:sub(i, i + 1)] then i = i + 2
+    elseif WIDE[t:sub(i, i + 2)] then i = i + 3
+    else break end
+  end
+  while j >= i do
+    if t:sub(j, j):find(ascii) then j = j - 1
+    elseif j - 1 >= i and WIDE[t:sub(j - 1, j)] then j = j - 2
+    elseif j - 2 >= i and WIDE[t:sub(j - 2, j)] then j = j - 3
+    else break end
+  end
+  return t:sub(i, j)
+end
+
 -- The data rows of text s: {{line = n, fields...}, ...}, after `skip` lines, without
 -- comments and blank lines, at most o.max_rows of them
 local function text_rows(s, o, skip, strip)
@@ -682,17 +711,20 @@ local function text_rows(s, o, skip, strip)
       if not line:match("^%s*$") then
         local fields = {line = n}
         if o.delimiter == nil then
-          for w in line:gmatch("%S+") do fields[#fields + 1] = w end
+          local spaced = line:gsub("[\194\225\226\227][\128-\191][\128-\191]?", function(c)
+            if WIDE[c] then return " " end
+          end)
+          for w in spaced:gmatch("[^%s\28-\31]+") do fields[#fields + 1] = w end
         else
-          local at = 1
+          local at, space = 1, strip and FLOAT_SPACE or LOADTXT_SPACE
           while true do
             local i, j = line:find(o.delimiter, at, true)
-            fields[#fields + 1] = trim(line:sub(at, i and i - 1 or -1))
+            fields[#fields + 1] = text_trim(line:sub(at, i and i - 1 or -1), space)
             if not i then break end
             at = j + 1
           end
         end
-        rows[#rows + 1] = fields
+        if #fields > 0 then rows[#rows + 1] = fields end   -- (a line of WIDE spaces alone)
       end
     end
   end

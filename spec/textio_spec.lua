@@ -466,6 +466,30 @@ describe("text readers as NumPy's (third review)", function()
     assert.are.same({1, 2, 3}, gpu.genfromtxt(p, {delimiter = ",", dtype = "int32", filling_values = 2.0}):totable())
     os.remove(p)
   end)
+
+  -- NumPy 2.4's, on these UTF-8 files; before: only ASCII's spaces were stripped or split
+  -- at ([[nan, nan], [3, 4]] and "' 1.5' is not a float64 value" for the first)
+  it("strip Unicode whitespace around a field and split at it, as NumPy's", function()
+    local p = tmp("\u{a0}1.5,2\u{3000}\n3,4\n")
+    for _, f in ipairs({gpu.loadtxt, gpu.genfromtxt}) do
+      assert.are.same({{1.5, 2}, {3, 4}}, f(p, {delimiter = ","}):totable())
+    end
+    -- \x1c to \x1f: Python's whitespace, which loadtxt strips and float() (genfromtxt) does not
+    p = tmp("\u{3000}-1.5e3\u{2003},\u{a0}inf\x1c\n3,4\u{85}\n")
+    assert.are.same({{-1500, math.huge}, {3, 4}}, gpu.loadtxt(p, {delimiter = ","}):totable())
+    assert.are.same({{-1500, "nan"}, {3, 4}}, nan_table(gpu.genfromtxt(p, {delimiter = ","}):totable()))
+    -- no delimiter: runs of any of it split, and a line of it alone is blank
+    p = tmp("1 \u{2028} 2\x1f\n\u{3000}\n3\u{85}4\u{202f}\n")
+    for _, f in ipairs({gpu.loadtxt, gpu.genfromtxt}) do
+      assert.are.same({{1, 2}, {3, 4}}, f(p):totable())
+    end
+    -- other characters stay (U+200B is no space to Python); a field of more is still quoted whole
+    p = tmp("\u{200b}1,2\n")
+    assert.are.equal("cannot read '" .. p .. "': line 1, column 1: '\u{200b}1' is not a float64 value",
+                     S.errof(gpu.loadtxt, p, {delimiter = ","}))
+    assert.are.same({{"nan", 2}}, nan_table(gpu.genfromtxt(p, {delimiter = ",", ndmin = 2}):totable()))
+    os.remove(p)
+  end)
 end)
 
 describe("print options", function()
