@@ -662,7 +662,7 @@ local function convolution(a, v, mode, api, inverted)
   -- is centred from the other end (they differ for an even m)
   if mode == "same" then first, count = inverted and m // 2 or (m - 1) // 2, n end
   if mode == "valid" then first, count = m - 1, n - m + 1 end
-  local out = gpu.empty({count}, dt)
+  local out = gpu.empty(gpu._arg.reach({count}, api, 4), dt)   -- (gpu.empty's "shape[1] is too large")
   conv_kernel(a.dtype, v.dtype, dt)[{math.max(1, math.min(65536, (count + 255) // 256)), 256}](a, v, out, first, count)
   return out
 end

@@ -1166,6 +1166,11 @@ local rows = {
    "gpu.meshgrid: the result's shape {1073741824, 1073741824} is too large: more elements than an array holds (2^48)"},
   {"gpu.insert(x, 1, 5) of 2^48", function() return gpu.insert(gpu.arange(1):expand({1 << 48}), 1, 5) end,
    "gpu.insert: the result's shape {281474976710657} is too large: more elements than an array holds (2^48)"},
+  -- (said "shape[1] is too large: 562949953421311", naming neither)
+  {"gpu.convolve(x, x) of 2^48 each", function() local x = gpu.arange(1.0):expand({1 << 48}); return gpu.convolve(x, x) end,
+   "gpu.convolve: the result's shape {562949953421311} is too large: more elements than an array holds (2^48)"},
+  {"gpu.correlate(x, x, 'full') of 2^48 each", function() local x = gpu.arange(1.0):expand({1 << 48}); return gpu.correlate(x, x, "full") end,
+   "gpu.correlate: the result's shape {562949953421311} is too large: more elements than an array holds (2^48)"},
 }
 
 describe("bad input", function()
