@@ -622,9 +622,19 @@ end
 
 function gpu.array_equiv(a1, a2)
   a1, a2 = array_like(a1, "array_equiv", 1), array_like(a2, "array_equiv", 2)
-  local ok, why = pcall(gpu.broadcast_shapes, a1.shape, a2.shape)   -- (too large for an array: compared below)
+  local ok, why = pcall(gpu.broadcast_shapes, a1.shape, a2.shape)
   if not ok and tostring(why):find("does not broadcast", 1, true) then return false end
   if a1.size == 0 or a2.size == 0 then return true end
+  if not ok then   -- past 2^48 elements: NumPy's broadcast fails past 2^63 - 1 (False)
+    local s1, s2, shape, count = a1.shape, a2.shape, {}, 1
+    for k = 1, math.max(#s1, #s2) do
+      local n = math.max(s1[#s1 - k + 1] or 1, s2[#s2 - k + 1] or 1)
+      if count > math.maxinteger // n then return false end
+      shape[math.max(#s1, #s2) - k + 1], count = n, count * n
+    end
+    error(("gpu.array_equiv: the broadcast shape {%s} is too large: more elements than an array holds (2^48)")
+          :format(table.concat(shape, ", ")), 2)
+  end
   return gpu.all(a1:eq(a2))
 end
 

@@ -216,6 +216,14 @@ describe("gpu.mask_indices, gpu.array_equiv, gpu.asarray_chkfinite, gpu.require"
     assert.is_true(gpu.array_equiv(gpu.array({{1}, {1}}), gpu.array({1, 1, 1})))
     assert.is_true(gpu.array_equiv(gpu.zeros({0, 3}), gpu.zeros(3)))
     assert.is_false(gpu.array_equiv(gpu.array({1, 2}), gpu.array({1, 2, 3})))
+    -- a broadcast past 2^63 - 1 elements fails in NumPy's, which then says False; past 2^48
+    -- and below that, the error names array_equiv (before: "shape {..} is too large (more
+    -- than 2^48 elements)", naming nothing, for both)
+    local one = gpu.array({1})
+    assert.is_false(gpu.array_equiv(gpu.broadcast_to(one, {1 << 40}), gpu.broadcast_to(one, {1 << 40, 1})))
+    assert.is_false(gpu.array_equiv(gpu.broadcast_to(one, {1 << 31}), gpu.broadcast_to(one, {1 << 32, 1})))
+    assert.are.equal("gpu.array_equiv: the broadcast shape {33554432, 33554432} is too large: more elements than an array holds (2^48)",
+                     S.errof(gpu.array_equiv, gpu.broadcast_to(one, {1 << 25}), gpu.broadcast_to(one, {1 << 25, 1})))
   end)
 
   it("asarray_chkfinite refuses NaN and infinities", function()
