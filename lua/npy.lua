@@ -439,7 +439,8 @@ local function percent(spec, v, dt, scalar)
     error(("%%%s format: an integer is required, not float"):format(conv), 0)
   end
   if math.type(v) == "float" and (v ~= v or v == math.huge or v == -math.huge) then
-    if conv:find("[diu]") then error("cannot convert float " .. tostring(v) .. " to integer", 0) end
+    -- (a NaN is "nan" whatever its sign bit: Lua's 0 / 0 is "-nan" to tostring)
+    if conv:find("[diu]") then error("cannot convert float " .. (v ~= v and "nan" or tostring(v)) .. " to integer", 0) end
     -- Python's: the sign flags, the zeros of a 0 flag, capitals for %E %F %G (NaN unsigned)
     local word = v ~= v and "nan" or "inf"
     if conv:find("%u") then word = word:upper() end

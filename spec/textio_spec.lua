@@ -51,6 +51,13 @@ describe("gpu.savetxt", function()
     assert.matches("bad argument #1 to 'savetxt' (file name expected, got nil)", S.errof(gpu.savetxt, nil, gpu.host.zeros(2)), 1, true)
     assert.matches("cannot write '/nonexistent/x.txt': No such file or directory",
                    S.errof(gpu.savetxt, "/nonexistent/x.txt", gpu.host.zeros(2)), 1, true)
+    -- %d of a NaN says nan whatever its sign bit (Lua's 0/0 said "-nan")
+    for _, v in ipairs({0 / 0, -(0 / 0)}) do
+      assert.matches("(options.fmt '%d': cannot convert float nan to integer)",
+                     S.errof(gpu.savetxt, p, gpu.host.array({v, 1}, "float64"), {fmt = "%d"}), 1, true)
+    end
+    assert.matches("(options.fmt '%d': cannot convert float -inf to integer)",
+                   S.errof(gpu.savetxt, p, gpu.host.array({-math.huge}, "float64"), {fmt = "%d"}), 1, true)
     os.remove(p)
   end)
 end)
