@@ -13,7 +13,10 @@ describe("a C program embedding gpuhost", function()
   -- Before: the CPU backend took the program's SIGSEGV handler for good, gpuhost_open put
   -- its searcher over the program's at package.searchers[2] and gave a sandbox its dofile
   -- back, a state without the standard libraries failed at a line of gpu.lua, a misaligned
-  -- buffer was lent, and gpuhost_backend() chose a backend for GPU_BACKEND=bogus
+  -- buffer was lent, and gpuhost_backend() chose a backend for GPU_BACKEND=bogus; a fault
+  -- of the program's own on a thread that had launched before, while another thread's
+  -- kernel ran, was taken for that kernel's (the program's handler never ran; the process
+  -- hung or crashed)
   it("keeps the program's fault handler, searcher and sandbox, and refuses clearly", function()
     local out, status, err = S.run("env GPU_BACKEND=" .. gpu.backend() .. " build/embed_check")
     assert.are.equal(0, status, out .. err)

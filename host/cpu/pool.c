@@ -53,7 +53,9 @@ static int leave_for_worker(Worker *w, void *uc) {
 static int leave_for_worker(Worker *w, void *uc) { (void)w; (void)uc; return 0; }
 #endif
 
-/* A fault in a kernel: back to the worker's chunk loop. Any other fault is not ours. */
+/* A fault in a kernel: back to the worker's chunk loop. Any other fault is not ours: one
+ * counts as a kernel's only on a thread that is a worker (cpu_self: a pool thread, or the
+ * launching thread until its launch returns) while that worker runs a kernel. */
 /* A fault outside a kernel is a bug in gpuhost or a library it called: say where, on
  * stderr (the frames' names: the program exports its symbols), before the process ends. */
 static void report_fatal(int sig, const siginfo_t *info) {
@@ -337,7 +339,7 @@ void pool_forget_fibers(void) {
 /* Runs job j on the pool and the calling thread; returns when every block is done. */
 static void run_on_pool(Job *j) {
   Worker *me = pool.caller;
-  if (cpu_self != me) worker_enter(me);   /* the calling thread works too */
+  worker_enter(me);   /* the calling thread works too, as worker 0 until the launch ends */
   if (j->nworkers > 1) {
     pthread_mutex_lock(&pool.mu);
     pool.job = j;
@@ -357,6 +359,9 @@ static void run_on_pool(Job *j) {
     while (atomic_load(&pool.running) > 0) pthread_cond_wait(&pool.idle, &pool.mu);
     pthread_mutex_unlock(&pool.mu);
   }
+  /* no longer worker 0: a fault of this thread's own is not a kernel's, even while another
+   * thread's launch runs on worker 0 (on_fault asks cpu_self) */
+  cpu_self = NULL;
 }
 
 /* Why a launch configuration is one a GPU refuses too (CUDA_ERROR_INVALID_VALUE), or NULL. */

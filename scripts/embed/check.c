@@ -1,18 +1,32 @@
 /* check.c: what gpuhost leaves alone of a program that embeds it (spec/embed_spec.lua):
- * its fault handlers, its own module searcher and the globals its sandbox took away; and
+ * its fault handlers (for its own faults on any thread, while another thread's kernel
+ * runs too), its own module searcher and the globals its sandbox took away; and
  * what it refuses clearly: a state without the libraries it needs, a misaligned buffer,
  * a malformed GPU_BACKEND. Prints "embed_check: ok" or what went wrong; exit status 0 or 1. */
+#include <pthread.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include "lua.h"
 #include "lauxlib.h"
 #include "lualib.h"
 #include "gpuhost.h"
 
-static volatile sig_atomic_t mine_ran;
-static void mine(int sig) { (void)sig; mine_ran = 1; }
+/* the program's handler of SIGSEGV and SIGFPE: a real fault it recovers from jumps back */
+static sigjmp_buf recover;
+static volatile sig_atomic_t mine_ran, recovering;
+static void mine(int sig) {
+  (void)sig;
+  mine_ran = 1;
+  if (recovering) {
+    recovering = 0;
+    siglongjmp(recover, 1);
+  }
+}
 
 static int fail(const char *what, lua_State *L) {
   printf("embed_check: %s%s%s\n", what, L ? ": " : "", L && lua_isstring(L, -1) ? lua_tostring(L, -1) : "");
@@ -69,8 +83,66 @@ static int open_in_sandbox(lua_State *L) {
   return 0;
 }
 
+/* A kernel that holds the thread launching it until the program lets it go (flag[1]);
+ * flag[0] says it runs. The CPU backend's memory is the program's: flag is lent. */
+static int flag[2];
+static const char *HOLD =
+  "hold = gpu.kernel([[extern \"C\" __global__ void hold(gpu::array<int> f) {\n"
+  "  volatile int *p = f.data; p[0] = 1; while (p[1] == 0) {} }]])\n";
+static int launched;
+static volatile int ended;
+static void *launch_held(void *L) {
+  launched = luaL_dostring(L, "hold[{1, 1}](flag) gpu.synchronize()") == LUA_OK;
+  if (!launched) printf("embed_check: the held launch: %s\n", lua_tostring(L, -1));
+  ended = 1;
+  return NULL;
+}
+
+static volatile int seven = 7, zero = 0, quotient;
+__attribute__((no_sanitize("integer-divide-by-zero"))) static void divide(void) { quotient = seven / zero; }
+
+/* A fault of the program's own (SIGSEGV: a read of page; SIGFPE: a division by zero):
+ * whether its handler had it */
+static int own_fault(int sig, const char *page) {
+  mine_ran = 0;
+  recovering = 1;
+  if (sigsetjmp(recover, 1) == 0) {
+    if (sig == SIGSEGV) (void)*(const volatile char *)page;
+    else divide();
+  }
+  recovering = 0;
+  return mine_ran;
+}
+
+/* This thread launched before; another launches now, and while its kernel runs this
+ * thread faults (the CPU backend took such faults for that kernel's). CPU backend only. */
+static int threads_check(lua_State *L) {
+  if (strcmp(gpuhost_backend(), "cpu") != 0) return 0;
+  int64_t shape[1] = {2};
+  gpuhost_push_array(L, (gpuhost_deviceptr)flag, "int32", 1, shape, NULL, NULL, NULL);
+  lua_setglobal(L, "flag");
+  if (luaL_dostring(L, HOLD) != LUA_OK) return fail("compiling the held kernel", L);
+  char *page = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  pthread_t t;
+  alarm(30);   /* a fault taken for the kernel's may leave either thread stuck */
+  if (page == MAP_FAILED || pthread_create(&t, NULL, launch_held, L) != 0)
+    return fail("mmap or pthread_create", NULL);
+  while (((volatile int *)flag)[0] == 0 && !ended) usleep(1000);
+  int segv = own_fault(SIGSEGV, page), fpe = own_fault(SIGFPE, page);
+  ((volatile int *)flag)[1] = 1;
+  pthread_join(t, NULL);
+  alarm(0);
+  munmap(page, 4096);
+  if (!segv || !fpe)
+    return fail(!segv ? "the program's SIGSEGV handler did not run while another thread's kernel ran"
+                      : "the program's SIGFPE handler did not run while another thread's kernel ran", NULL);
+  if (!launched) return fail("the other thread's launch failed", NULL);
+  return 0;
+}
+
 int main(void) {
   signal(SIGSEGV, mine);
+  signal(SIGFPE, mine);
   lua_State *L = luaL_newstate();
   luaL_openlibs(L);
   if (luaL_dostring(L, BEFORE) != LUA_OK) return fail("the program's setup", L);
@@ -103,6 +175,7 @@ int main(void) {
   if (was) setenv("GPU_BACKEND", was, 1);
   else unsetenv("GPU_BACKEND");
   if (b != NULL) return fail("gpuhost_backend() with GPU_BACKEND=bogus is not NULL", NULL);
+  if (threads_check(L)) return 1;
   lua_close(L);
   printf("embed_check: ok\n");
   return 0;
