@@ -219,11 +219,15 @@ static Worker *worker_new(int id) {
   return w;
 }
 
-/* Makes the calling thread worker w: its own signal stack, for faults on fiber stacks. */
-static void worker_enter(Worker *w) {
+/* Makes the calling thread worker w: its own signal stack, for faults on fiber stacks (a
+ * stack overflow in a kernel leaves no room on the faulting one); the thread's own one,
+ * if it had one, in *was (when was is not NULL). 0, or -1 when the thread runs on its
+ * alternate stack now (a launch from a signal handler): no change then. */
+static int worker_enter(Worker *w, stack_t *was) {
   stack_t ss = {.ss_sp = w->altstack, .ss_size = ALT_STACK, .ss_flags = 0};
-  sigaltstack(&ss, NULL);
+  int r = sigaltstack(&ss, was);
   cpu_self = w;
+  return r;
 }
 
 static struct {
@@ -264,7 +268,7 @@ static void *pool_main(void *arg) {
   sigemptyset(&set);
   sigaddset(&set, SIGINT);
   pthread_sigmask(SIG_BLOCK, &set, NULL);
-  worker_enter(w);
+  worker_enter(w, NULL);   /* a pool thread stays worker w */
   unsigned long seen = 0;
   for (;;) {
     spin_while(&pool.generation, seen);
@@ -339,7 +343,8 @@ void pool_forget_fibers(void) {
 /* Runs job j on the pool and the calling thread; returns when every block is done. */
 static void run_on_pool(Job *j) {
   Worker *me = pool.caller;
-  worker_enter(me);   /* the calling thread works too, as worker 0 until the launch ends */
+  stack_t theirs;   /* the thread's own alternate signal stack, back when the launch ends */
+  int entered = worker_enter(me, &theirs) == 0;   /* the calling thread works too, as worker 0 */
   if (j->nworkers > 1) {
     pthread_mutex_lock(&pool.mu);
     pool.job = j;
@@ -360,8 +365,10 @@ static void run_on_pool(Job *j) {
     pthread_mutex_unlock(&pool.mu);
   }
   /* no longer worker 0: a fault of this thread's own is not a kernel's, even while another
-   * thread's launch runs on worker 0 (on_fault asks cpu_self) */
+   * thread's launch runs on worker 0 (on_fault asks cpu_self); the program's signal stack
+   * back (its handlers may need it; a thread's end frees what it set, not ours) */
   cpu_self = NULL;
+  if (entered) sigaltstack(&theirs, NULL);
 }
 
 /* Why a launch configuration is one a GPU refuses too (CUDA_ERROR_INVALID_VALUE), or NULL. */

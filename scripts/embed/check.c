@@ -1,6 +1,7 @@
 /* check.c: what gpuhost leaves alone of a program that embeds it (spec/embed_spec.lua):
  * its fault handlers (for its own faults on any thread, while another thread's kernel
- * runs too), its own module searcher and the globals its sandbox took away; and
+ * runs too), its threads' alternate signal stacks, its own module searcher and the
+ * globals its sandbox took away; and
  * what it refuses clearly: a state without the libraries it needs, a misaligned buffer,
  * a malformed GPU_BACKEND. Prints "embed_check: ok" or what went wrong; exit status 0 or 1. */
 #include <pthread.h>
@@ -89,11 +90,17 @@ static int flag[2];
 static const char *HOLD =
   "hold = gpu.kernel([[extern \"C\" __global__ void hold(gpu::array<int> f) {\n"
   "  volatile int *p = f.data; p[0] = 1; while (p[1] == 0) {} }]])\n";
-static int launched;
+static int launched, kept_stack;
 static volatile int ended;
+static char own_stack[64 * 1024];
+/* ... launched on a thread with an alternate signal stack of its own, still its own after */
 static void *launch_held(void *L) {
+  stack_t ss = {.ss_sp = own_stack, .ss_size = sizeof own_stack, .ss_flags = 0}, was, now;
+  sigaltstack(&ss, &was);
   launched = luaL_dostring(L, "hold[{1, 1}](flag) gpu.synchronize()") == LUA_OK;
   if (!launched) printf("embed_check: the held launch: %s\n", lua_tostring(L, -1));
+  kept_stack = sigaltstack(NULL, &now) == 0 && now.ss_sp == own_stack && now.ss_size == sizeof own_stack;
+  sigaltstack(&was, NULL);   /* the one the thread had (the sanitizers' frees it at the thread's end) */
   ended = 1;
   return NULL;
 }
@@ -137,18 +144,29 @@ static int threads_check(lua_State *L) {
     return fail(!segv ? "the program's SIGSEGV handler did not run while another thread's kernel ran"
                       : "the program's SIGFPE handler did not run while another thread's kernel ran", NULL);
   if (!launched) return fail("the other thread's launch failed", NULL);
+  if (!kept_stack) return fail("a launch took the thread's alternate signal stack", NULL);
   return 0;
+}
+
+/* the alternate signal stack main had at the start (none, or the sanitizers'): the same */
+static int same_stack(const stack_t *a) {
+  stack_t now;
+  return sigaltstack(NULL, &now) == 0 && now.ss_sp == a->ss_sp && now.ss_size == a->ss_size &&
+         (now.ss_flags & SS_DISABLE) == (a->ss_flags & SS_DISABLE);
 }
 
 int main(void) {
   signal(SIGSEGV, mine);
   signal(SIGFPE, mine);
+  stack_t at_start;
+  sigaltstack(NULL, &at_start);
   lua_State *L = luaL_newstate();
   luaL_openlibs(L);
   if (luaL_dostring(L, BEFORE) != LUA_OK) return fail("the program's setup", L);
   gpuhost_open(L);
   lua_pop(L, 1);
   if (luaL_dostring(L, AFTER) != LUA_OK) return fail("after gpuhost_open", L);
+  if (!same_stack(&at_start)) return fail("a launch changed main's alternate signal stack", NULL);
   raise(SIGSEGV);   /* a fault of the program's, not a kernel's: its handler has it */
   if (!mine_ran) return fail("the program's SIGSEGV handler did not run", NULL);
 
