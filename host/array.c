@@ -134,6 +134,7 @@ GpuArray *array_lend(lua_State *L, CUdeviceptr p, const GpuLayout *l, GpuDtype d
   a->base = p;
   a->lent = 1;
   array_set_layout(a, l);
+  a->shares = layout_expanded(l);   /* a stride 0: its views (a row, an element) share too */
   a->device = backend_get()->current_device();
   a->alive = 1;
   if (graph_capturing) graph_keep(L, -1);

@@ -48,7 +48,8 @@ int gpuhost_use_context(int device, void *cucontext);
 /* [-0, +1, e] Pushes a device array over memory the program owns: ptr on the current
  * device, dtype a gpuhost dtype name, ndim 0 to 8, shape[ndim], strides[ndim] in elements
  * or NULL for C order. release(ud, ptr) is called once when the array is freed or
- * collected; NULL lends it for the array's life (the program frees it after). */
+ * collected; NULL lends it for the array's life (the program frees it after). A stride
+ * of 0 makes it an expanded view: neither it nor a view of it is written. */
 void gpuhost_push_array(lua_State *L, gpuhost_deviceptr ptr, const char *dtype, int ndim,
                         const int64_t *shape, const int64_t *strides,
                         void (*release)(void *ud, gpuhost_deviceptr ptr), void *ud);

@@ -17,7 +17,8 @@ describe("a C program embedding gpuhost", function()
   -- of the program's own on a thread that had launched before, while another thread's
   -- kernel ran, was taken for that kernel's (the program's handler never ran; the process
   -- hung or crashed), and a launch put the CPU backend's alternate signal stack in place of
-  -- the thread's own for good (under ASan the thread aborted at its end)
+  -- the thread's own for good (under ASan the thread aborted at its end); a lent buffer with
+  -- a stride of 0 was written through a view of it (a row set every element)
   it("keeps the program's fault handler, searcher and sandbox, and refuses clearly", function()
     local out, status, err = S.run("env GPU_BACKEND=" .. gpu.backend() .. " build/embed_check")
     assert.are.equal(0, status, out .. err)

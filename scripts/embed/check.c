@@ -3,6 +3,7 @@
  * runs too), its threads' alternate signal stacks, its own module searcher and the
  * globals its sandbox took away; and
  * what it refuses clearly: a state without the libraries it needs, a misaligned buffer,
+ * a write into a lent buffer with a stride of 0,
  * a malformed GPU_BACKEND. Prints "embed_check: ok" or what went wrong; exit status 0 or 1. */
 #include <pthread.h>
 #include <setjmp.h>
@@ -148,6 +149,41 @@ static int threads_check(lua_State *L) {
   return 0;
 }
 
+/* A lent buffer with a stride of 0 is an expanded view, as gpu.broadcast_to's: one element
+ * seen four times. Nothing writes into it, nor into a view of it (a row was written,
+ * which set every element). CPU backend only (the buffer is the program's memory). */
+static float repeated[4] = {7, 1, 2, 3};
+static const char *EXPANDED =
+  "local function refused(what, f)\n"
+  "  local ok, err = pcall(f)\n"
+  "  assert(not ok and tostring(err):find('expanded view (a stride of 0)', 1, true),\n"
+  "         what .. (ok and ' was not refused' or ': ' .. tostring(err)))\n"
+  "end\n"
+  "local J = gpu.jit(function(x) local i = gpu.grid(1) if i <= #x then x[i] = i end end)\n"
+  "refused('a:fill', function() bc:fill(9) end)\n"
+  "refused('a[{i}] = v', function() bc[{2}] = 5 end)\n"
+  "refused('a[{i}]:fill', function() bc[{2}]:fill(5) end)\n"
+  "refused('a:copy_', function() bc[{{2, 2}}]:copy_({5}) end)\n"
+  "refused('gpu.copyto', function() gpu.copyto(bc[{2}], 5) end)\n"
+  "refused('out =', function() gpu.negative(gpu.ones(1, 'float32'), {out = bc[{{2, 2}}]}) end)\n"
+  "refused('gpu.sum out =', function() gpu.sum(gpu.ones(3, 'float32'), {out = bc[{2}]}) end)\n"
+  "refused('a kernel writing it', function() J[{1, 1}](bc[{{3, 3}}]) end)\n"
+  "refused('a kernel writing a view of a view', function() J[{1, 1}](bc[{{2, 3}}][{{1, 1}}]) end)\n"
+  "assert(bc:sum() == 28 and bc[{2}]:item() == 7, 'reading it')\n"
+  "local w = bc[{{2, 2}}]:contiguous()\n"
+  "w:fill(5)\n"
+  "assert(w:item() == 5 and bc:sum() == 28, 'a contiguous copy')\n";
+
+static int expanded_check(lua_State *L) {
+  if (strcmp(gpuhost_backend(), "cpu") != 0) return 0;
+  int64_t shape[1] = {4}, strides[1] = {0};
+  gpuhost_push_array(L, (gpuhost_deviceptr)repeated, "float32", 1, shape, strides, NULL, NULL);
+  lua_setglobal(L, "bc");
+  if (luaL_dostring(L, EXPANDED) != LUA_OK) return fail("a lent buffer with a stride of 0", L);
+  if (repeated[0] != 7) return fail("a lent buffer with a stride of 0 was written", NULL);
+  return 0;
+}
+
 /* the alternate signal stack main had at the start (none, or the sanitizers'): the same */
 static int same_stack(const stack_t *a) {
   stack_t now;
@@ -193,7 +229,7 @@ int main(void) {
   if (was) setenv("GPU_BACKEND", was, 1);
   else unsetenv("GPU_BACKEND");
   if (b != NULL) return fail("gpuhost_backend() with GPU_BACKEND=bogus is not NULL", NULL);
-  if (threads_check(L)) return 1;
+  if (threads_check(L) || expanded_check(L)) return 1;
   lua_close(L);
   printf("embed_check: ok\n");
   return 0;
