@@ -6,7 +6,27 @@
 #include "gpuhost.h"
 #include "rewrite.h"
 
+/* [-0, +0, v] Raises where package.loaded.gpu holds something other than the gpu module
+ * (luaL_requiref would open nothing, and make that the global gpu). The module is the
+ * table whose _meta.array is the registry's array metatable (luaopen_gpu made both). */
+static void check_loaded(lua_State *L) {
+  luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+  int t = lua_getfield(L, -1, "gpu");
+  if (!lua_toboolean(L, -1)) {
+    lua_pop(L, 2);
+    return;
+  }
+  int ours = t == LUA_TTABLE && lua_getfield(L, -1, "_meta") == LUA_TTABLE &&
+             lua_getfield(L, -1, "array") == LUA_TTABLE && luaL_getmetatable(L, GPU_ARRAY_T) &&
+             lua_rawequal(L, -1, -2);
+  if (!ours)
+    luaL_error(L, "gpuhost_open: package.loaded.gpu already holds a %s that is not gpuhost's gpu "
+               "module (set it to nil first to open gpuhost's)", lua_typename(L, t));
+  lua_pop(L, 5);
+}
+
 int gpuhost_open(lua_State *L) {
+  check_loaded(L);
   luaL_requiref(L, "gpu", luaopen_gpu, 1);
   loader_open(L, 0);
   return 1;

@@ -32,7 +32,8 @@ typedef struct gpuhost_info {
 } gpuhost_info;
 
 /* [-0, +1, e] Opens the gpu module in L as the global `gpu` and pushes it; also makes
- * loadfile, dofile and require read the launch spelling k[grid, block](...). */
+ * loadfile, dofile and require read the launch spelling k[grid, block](...). Raises
+ * where package.loaded.gpu holds anything but the module (called again: the module). */
 int gpuhost_open(lua_State *L);
 
 /* "cuda" or "cpu": the backend that runs this process's kernels (choosing it if no GPU

@@ -18,7 +18,8 @@ describe("a C program embedding gpuhost", function()
   -- kernel ran, was taken for that kernel's (the program's handler never ran; the process
   -- hung or crashed), and a launch put the CPU backend's alternate signal stack in place of
   -- the thread's own for good (under ASan the thread aborted at its end); a lent buffer with
-  -- a stride of 0 was written through a view of it (a row set every element)
+  -- a stride of 0 was written through a view of it (a row set every element), and
+  -- gpuhost_open over a package.loaded.gpu of the program's opened nothing, silently
   it("keeps the program's fault handler, searcher and sandbox, and refuses clearly", function()
     local out, status, err = S.run("env GPU_BACKEND=" .. gpu.backend() .. " build/embed_check")
     assert.are.equal(0, status, out .. err)

@@ -3,7 +3,7 @@
  * runs too), its threads' alternate signal stacks, its own module searcher and the
  * globals its sandbox took away; and
  * what it refuses clearly: a state without the libraries it needs, a misaligned buffer,
- * a write into a lent buffer with a stride of 0,
+ * a write into a lent buffer with a stride of 0, a package.loaded.gpu of its own,
  * a malformed GPU_BACKEND. Prints "embed_check: ok" or what went wrong; exit status 0 or 1. */
 #include <pthread.h>
 #include <setjmp.h>
@@ -73,6 +73,30 @@ static int push_odd(lua_State *L) {
   int64_t shape[1] = {2};
   gpuhost_push_array(L, (gpuhost_deviceptr)0x10001, "float32", 1, shape, NULL, NULL, NULL);
   return 1;
+}
+
+static int open_it(lua_State *L) { return gpuhost_open(L); }
+
+/* package.loaded.gpu already the program's: gpuhost_open names the clash (it opened
+ * nothing, and arrays could not be lent after); opened again, the same module */
+static int clash_check(void) {
+  lua_State *B = luaL_newstate();
+  luaL_openlibs(B);
+  if (luaL_dostring(B, "package.loaded.gpu = {mine = true}") != LUA_OK) return fail("setup", B);
+  lua_pushcfunction(B, open_it);
+  if (lua_pcall(B, 0, 1, 0) == LUA_OK || !strstr(lua_tostring(B, -1), "package.loaded.gpu already holds a table"))
+    return fail("gpuhost_open over package.loaded.gpu of the program's", B);
+  lua_settop(B, 0);
+  if (luaL_dostring(B, "package.loaded.gpu = nil") != LUA_OK) return fail("setup", B);
+  for (int i = 0; i < 2; i++) {
+    lua_pushcfunction(B, open_it);
+    if (lua_pcall(B, 0, 1, 0) != LUA_OK) return fail("gpuhost_open, then again", B);
+  }
+  if (!lua_rawequal(B, 1, 2) ||
+      luaL_dostring(B, "assert(gpu == package.loaded.gpu and gpu.zeros(2):sum() == 0)") != LUA_OK)
+    return fail("gpuhost_open, then again", B);
+  lua_close(B);
+  return 0;
 }
 
 /* gpuhost_open in a sandbox (run below): one value pushed, what lay below left as it was */
@@ -223,6 +247,7 @@ int main(void) {
   if (lua_pcall(B, 0, 0, 0) != LUA_OK || luaL_dostring(B, "assert((gpu.arange(8) * 2):sum() == 56)") != LUA_OK)
     return fail("gpuhost_open in a sandbox", B);
   lua_close(B);
+  if (clash_check()) return 1;
   const char *was = getenv("GPU_BACKEND");
   setenv("GPU_BACKEND", "bogus", 1);
   const char *b = gpuhost_backend();
