@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <time.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -77,6 +78,23 @@ void buf_add(Buf *b, const void *p, size_t n) {
   memcpy(b->data + b->n, p, n);
   b->n += n;
   b->data[b->n] = '\0';
+}
+
+void buf_printf(Buf *b, const char *fmt, ...) {
+  char line[512];
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(line, sizeof line, fmt, ap);
+  va_end(ap);
+  if (n < 0) { b->failed = 1; return; }
+  if ((size_t)n < sizeof line) { buf_add(b, line, (size_t)n); return; }
+  char *big = malloc((size_t)n + 1);
+  if (big == NULL) { b->failed = 1; return; }
+  va_start(ap, fmt);
+  vsnprintf(big, (size_t)n + 1, fmt, ap);
+  va_end(ap);
+  buf_add(b, big, (size_t)n);
+  free(big);
 }
 
 void buf_str(Buf *b, const char *s) { buf_add(b, s, strlen(s)); }

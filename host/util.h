@@ -27,6 +27,8 @@ uint64_t hash64(const void *data, size_t n, uint64_t seed);
 typedef struct Buf { char *data; size_t n, cap; int failed; } Buf;
 void buf_add(Buf *b, const void *p, size_t n);
 void buf_str(Buf *b, const char *s);
+/* printf into the buffer (any length) */
+void buf_printf(Buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void buf_free(Buf *b);
 
 /* ---- numbers from the environment, read strictly ----

@@ -10,17 +10,6 @@
 #include "cpu_internal.h"
 #include "util.h"
 
-static void bufprintf(Buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void bufprintf(Buf *b, const char *fmt, ...) {
-  char line[2048];
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(line, sizeof line, fmt, ap);
-  va_end(ap);
-  if (n >= (int)sizeof line) { b->failed = 1; return; }
-  buf_add(b, line, (size_t)n);
-}
-
 /* Whether the '{' at p of stripped text s opens a function's body: it follows ')' (or
  * const, noexcept ... or a trailing return type after one); a namespace's, extern "C"'s
  * or a class's does not. */
@@ -90,10 +79,10 @@ static void declarators(Buf *out, const char *type, const char *d, const char *e
     int n = (int)(d - ns), r = (int)(end - rest);
     if (n == 0) break;
     if (local)
-      bufprintf(out, "%s(*%.*s)%.*s = reinterpret_cast<%s(*)%.*s>(gpuhost_dynamic_shared()); ",
+      buf_printf(out, "%s(*%.*s)%.*s = reinterpret_cast<%s(*)%.*s>(gpuhost_dynamic_shared()); ",
                 type, n, ns, r, rest, type, r, rest);
     else
-      bufprintf(out, "static thread_local %s(*%.*s)%.*s; static const gpuhost_cpu::dynamic_hook "
+      buf_printf(out, "static thread_local %s(*%.*s)%.*s; static const gpuhost_cpu::dynamic_hook "
                 "gpuhost_hook_%.*s([](void *p) { %.*s = reinterpret_cast<%s(*)%.*s>(p); }); ",
                 type, n, ns, r, rest, n, ns, n, ns, type, r, rest);
     d = end < e ? end + 1 : e;

@@ -14,17 +14,6 @@
 
 int is_ident(char c) { return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
 
-static void bufprintf(Buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void bufprintf(Buf *b, const char *fmt, ...) {
-  char line[1024];
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(line, sizeof line, fmt, ap);
-  va_end(ap);
-  if (n >= (int)sizeof line) { b->failed = 1; return; }
-  buf_add(b, line, (size_t)n);
-}
-
 /* s with comments, string and character literals blanked (newlines kept), malloc'd. */
 char *source_strip(const char *s) {
   char *t = strdup(s);
@@ -191,9 +180,9 @@ static void emit_bounds(Buf *src, int i, const char *name, const char *stripped,
   if (p == NULL) { ns[0] = '\0'; snprintf(bounds, sizeof bounds, "0"); }
   for (const char *c = stripped; p && c < p; c++) line += *c == '\n';
   int n = (int)strlen(ns) - 2;   /* "a::b::" opened as "namespace a::b {" */
-  bufprintf(src, "#line %ld \"%s\"\n", line, file);
-  if (n > 0) bufprintf(src, "namespace %.*s { constexpr long gpuhost_bounds%d = (long)(%s); }\n", n, ns, i, bounds);
-  else bufprintf(src, "constexpr long gpuhost_bounds%d = (long)(%s);\n", i, bounds);
+  buf_printf(src, "#line %ld \"%s\"\n", line, file);
+  if (n > 0) buf_printf(src, "namespace %.*s { constexpr long gpuhost_bounds%d = (long)(%s); }\n", n, ns, i, bounds);
+  else buf_printf(src, "constexpr long gpuhost_bounds%d = (long)(%s);\n", i, bounds);
 }
 
 /* Kernel i: its entry at the line of its declaration, and its loops when it names no
@@ -205,14 +194,14 @@ static int emit_kernel(Buf *src, int i, const char *name, const char *stripped, 
   int loops = p && scan && !scan_syncs(scan, p, name);
   if (p == NULL) { ns[0] = '\0'; snprintf(bounds, sizeof bounds, "0"); }
   for (const char *c = stripped; p && c < p; c++) line += *c == '\n';
-  bufprintf(src, "#line %ld \"%s\"\n", line, file);
-  bufprintf(src, "constexpr auto gpuhost_f%d = &%s%s; constexpr long gpuhost_lb%d = ::%sgpuhost_bounds%d;\n",
+  buf_printf(src, "#line %ld \"%s\"\n", line, file);
+  buf_printf(src, "constexpr auto gpuhost_f%d = &%s%s; constexpr long gpuhost_lb%d = ::%sgpuhost_bounds%d;\n",
             i, strstr(name, "::") ? "" : ns, name, i, ns, i);
   /* its parameter space, as the size of a symbol (source_limits reads it) */
-  bufprintf(src, "static char gpuhost_params%d[gpuhost_cpu::kernel<std::remove_const_t<decltype(gpuhost_f%d)>>::space() + 1] "
+  buf_printf(src, "static char gpuhost_params%d[gpuhost_cpu::kernel<std::remove_const_t<decltype(gpuhost_f%d)>>::space() + 1] "
             "__attribute__((used));\n", i, i);
   if (loops)
-    bufprintf(src, "#line %d \"gpuhost-loops\"\nGPUHOST_LOOPS(gpuhost_x%d, gpuhost_f%d)\n", i + 1, i, i);
+    buf_printf(src, "#line %d \"gpuhost-loops\"\nGPUHOST_LOOPS(gpuhost_x%d, gpuhost_f%d)\n", i + 1, i, i);
   return loops;
 }
 
@@ -235,13 +224,13 @@ int source_emit(Buf *src, const GpuCompileJob *job, int *loops) {
     loops[i] = emit_kernel(src, i, job->names[i], stripped, scan, line, file);
   scan_free(scan);
   free(stripped);
-  bufprintf(src, "#line 1 \"gpuhost-entries\"\n"
+  buf_printf(src, "#line 1 \"gpuhost-entries\"\n"
             "extern \"C\" __attribute__((visibility(\"default\"))) const int gpuhost_entry_count = %d;\n"
             "extern \"C\" __attribute__((visibility(\"default\"))) const gpuhost_entry gpuhost_entries[] = {\n",
             job->nnames);
   for (int i = 0; i < job->nnames; i++) {
-    if (loops[i]) bufprintf(src, "  gpuhost_cpu::entry<gpuhost_f%d>(gpuhost_x%d, gpuhost_lb%d),\n", i, i, i);
-    else bufprintf(src, "  gpuhost_cpu::entry<gpuhost_f%d>(nullptr, gpuhost_lb%d),\n", i, i);
+    if (loops[i]) buf_printf(src, "  gpuhost_cpu::entry<gpuhost_f%d>(gpuhost_x%d, gpuhost_lb%d),\n", i, i, i);
+    else buf_printf(src, "  gpuhost_cpu::entry<gpuhost_f%d>(nullptr, gpuhost_lb%d),\n", i, i);
   }
   buf_str(src, "  {nullptr, nullptr, 0, nullptr, 0}};\n#define GPUHOST_NAMES 2\n#include \"gpuhost_cpu.h\"\n"
           "#undef GPUHOST_NAMES\n");
