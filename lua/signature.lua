@@ -544,9 +544,47 @@ end
 -- The line of position pos in src
 local function line_of(src, pos) return select(2, src:sub(1, pos):gsub("\n", "")) + 1 end
 
+-- The object-like macros (defines: {name, body}) that expand to a __global__ (through
+-- others too: #define G __global__, #define KERNEL extern "C" G void), as a list
+local function global_macros(defines)
+  local found, list, changed = {}, {}, true
+  while changed do
+    changed = false
+    for _, d in ipairs(defines) do
+      if not found[d[1]] then
+        for w in d[2]:gmatch("[%a_][%w_]*") do
+          if w == "__global__" or found[w] then
+            found[d[1]], changed = true, true
+            list[#list + 1] = d[1]
+            break
+          end
+        end
+      end
+    end
+  end
+  return list
+end
+
+-- The next __global__, or use of a macro of names that expands to one, at or after pos in
+-- s: its start and end. next: each macro's next use found so far (found once each).
+local function next_global(s, pos, names, next)
+  local gs, ge = s:find("%f[%w_]__global__%f[^%w_]", pos)
+  for _, n in ipairs(names) do
+    local at = next[n]
+    if at ~= false and (not at or at[1] < pos) then
+      local a, b = s:find("%f[%w_]" .. n .. "%f[^%w_]", pos)
+      at = a and {a, b} or false
+      next[n] = at
+    end
+    if at and (not gs or at[1] < gs) then gs, ge = at[1], at[2] end
+  end
+  return gs, ge
+end
+
 -- parse(src [, flags]) -> list of {name = , params = "(...)", template = {names} or nil,
 -- unsure = why or nil}, in order; a kernel declared in a namespace is named with it
--- ("ns::k"), as a name expression is. flags: the compile options, whose -D and -U decide
+-- ("ns::k"), as a name expression is; one declared through an object-like macro that
+-- expands to __global__ (#define KERNEL extern "C" __global__ void) is read too. flags: the compile options, whose -D and -U decide
 -- #if branches with the source's #define and #undef; code in a branch the compilers skip
 -- declares nothing. Type aliases are resolved in params. A kernel declared twice with
 -- different parameters where one of them is in a branch that cannot be decided is
@@ -561,10 +599,11 @@ function M.parse(src, flags)
   s = blank_regions(s, off)
   local aliases, scope = type_aliases(s, defines)
   local ns = namespaces(s)
+  local macros, next = global_macros(defines), {}
   local kernels, seen, pos, mi = {}, {}, 1, 1
   local stmt, scanned = 1, 1   -- where the statement holding the last __global__ starts
   while true do
-    local gs, ge = s:find("%f[%w_]__global__%f[^%w_]", pos)
+    local gs, ge = next_global(s, pos, macros, next)
     if not gs then break end
     while true do   -- past the last ';' or '}' before gs, scanning each character once
       local e = s:find("[;}]", scanned)

@@ -482,6 +482,24 @@ extern "C" __global__ void k(long unsigned int* p, signed long int* q, real* r, 
                    S.errof(gpu.module, [[__global__ void k(float* a) {}]], {names = {"zz"}}), 1, true)
   end)
 
+  -- Before: a kernel declared through a macro (#define KERNEL extern "C" __global__ void)
+  -- was not found: "no __global__ function 'k' in the source (it has: none)"
+  it("read a kernel declared through an object-like macro that expands to __global__", function()
+    local o = gpu.zeros(1, "int32")
+    gpu.kernel('#define KERNEL extern "C" __global__ void\nKERNEL k(int *o) { o[0] = 1; }', "k")[1, 1](o)
+    assert.are.same({1}, o:totable())
+    local m = gpu.module("#define G __global__\n#define KERNEL G void\nKERNEL a(int *o) { o[0] = 2; }\n" ..
+                         "template <class T> KERNEL b(int *o, T x) { o[0] = (int)x; }", {names = {"b<double>"}})
+    m.a[1, 1](o)
+    assert.are.same({2}, o:totable())
+    m["b<double>"][1, 1](o, 3.5)
+    assert.are.same({3}, o:totable())
+    assert.matches("is a float32 array; the kernel takes int32", S.errof(function() m.a[1, 1](gpu.zeros(1, "float32")) end), 1, true)
+    gpu.kernel("__global__ void k(int *o) { o[0] = 4; }", {options = {"-DK=__global__"}})[1, 1](o)
+    gpu.kernel("K void k(int *o) { o[0] = 5; }", {options = {"-DK=__global__"}})[1, 1](o)
+    assert.are.same({5}, o:totable())
+  end)
+
   -- Before: a source not written in the script was given the call's line: errors named
   -- unrelated script lines (past its end, with g++)
   it("point a source built at run time at its own lines", function()
