@@ -1014,7 +1014,7 @@ local declarations = {}   -- source -> what signature.parse read in it
 -- the source and this build): reading builtin.cu's took 6 ms of a new process's first
 -- gpu.arange (2-core VM)
 local MEMO_BYTES = 4096
-local DECLS = {{name = "string", params = "string", template = "{string}?", unsure = "string?"}}
+local DECLS = {{name = "string", params = "string", template = "{string}?", unsure = "string?", aka = "{string}?"}}
 
 -- (flags: the compile options; their -D and -U decide #if branches)
 local function parse(source, flags)
@@ -1042,6 +1042,16 @@ end
 -- The full name that a name expression's name ("ns::scale" of "ns::scale<float>") starts with
 local function full_name(name) return ((name:match("^%s*([%w_:]+)") or ""):gsub("^::", "")) end
 
+-- Does declaration d have a name (its own, or one of d.aka: "a::k" for a::v1::k in an
+-- inline namespace) that is full, or (tail) that ends with "::" .. full?
+local function named(d, full, tail)
+  for i = 0, #(d.aka or {}) do
+    local n = i == 0 and d.name or d.aka[i]
+    if n == full and not tail or tail and n:sub(-#full - 2) == "::" .. full then return true end
+  end
+  return false
+end
+
 -- The declaration of kernel `name`: the one of that full name, else the one whose name
 -- ends with it ("k" and "m::k" for n::m::k); nil and why when several do (a::k and b::k:
 -- which one?)
@@ -1050,10 +1060,10 @@ local function find_decl(decls, name)
   local full = full_name(name)
   local found
   for _, d in ipairs(decls) do
-    if d.name == full then found = d; break end
+    if named(d, full) then found = d; break end
   end
   for _, d in ipairs(found and {} or decls) do
-    if d.name:sub(-#full - 2) == "::" .. full then
+    if named(d, full, true) then
       if found then
         return nil, nil, ("the source has several kernels named '%s' (%s and %s): name one in full")
                          :format(full, found.name, d.name)
@@ -1140,7 +1150,7 @@ kernel_in = function(source, decls, name, options)
     local d, _, why = find_decl(decls, name)
     if why then error(why, 2) end
     local full = full_name(name)
-    if d and d.name ~= full then name = d.name:sub(1, #d.name - #full) .. (name:gsub("^%s+", "")) end
+    if d and d.name ~= full then name = d.name .. (name:gsub("^%s*[%w_:]+", "")) end
   end
   local names = program_names(decls, {name})
   local prog = program(source, names, options, 3)

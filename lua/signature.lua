@@ -414,7 +414,8 @@ end
 -- at(pos) -> "a::b::" ("" at global scope); anonymous namespaces and extern "C" blocks add
 -- nothing.
 -- Its second result: whether pos is at namespace scope (no function, struct or class body
--- open there).
+-- open there); its third: the prefix without inline namespaces ("a::" in inline namespace
+-- a::v1, whose members C++ finds as a::x too).
 local function namespaces(s)
   local stack, depth, at, other = {}, 0, 1, {}
   return function(pos)
@@ -427,7 +428,9 @@ local function namespaces(s)
         -- (a plain find first: the pattern, tried at each of 300 places, is slow)
         local name = before:find("namespace", 1, true) and
                      before:match("%f[%w_]namespace%s+([%a_][%w_:]*)%s*$")
-        if name then stack[#stack + 1] = {name = name, depth = depth}
+        if name then
+          stack[#stack + 1] = {name = name, depth = depth,
+                               inline = before:find("%f[%w_]inline%s+namespace%s+[%a_][%w_:]*%s*$") ~= nil}
         elseif not before:find("%f[%w_]namespace%s*$") and not before:find('%f[%w_]extern%s*"[^"]*"%s*$') then
           other[#other + 1] = depth
         end
@@ -438,9 +441,12 @@ local function namespaces(s)
       end
       at = b + 1
     end
-    local prefix = {}
-    for i, n in ipairs(stack) do prefix[i] = n.name .. "::" end
-    return table.concat(prefix), #other == 0
+    local prefix, visible = {}, {}
+    for i, n in ipairs(stack) do
+      prefix[i] = n.name .. "::"
+      if not n.inline then visible[#visible + 1] = prefix[i] end
+    end
+    return table.concat(prefix), #other == 0, table.concat(visible)
   end
 end
 
@@ -583,7 +589,8 @@ end
 
 -- parse(src [, flags]) -> list of {name = , params = "(...)", template = {names} or nil,
 -- unsure = why or nil}, in order; a kernel declared in a namespace is named with it
--- ("ns::k"), as a name expression is; one declared through an object-like macro that
+-- ("ns::k"), as a name expression is (aka: the other names C++ finds it by, "a::k" for one
+-- in inline namespace a::v1); one declared through an object-like macro that
 -- expands to __global__ (#define KERNEL extern "C" __global__ void) is read too. flags: the compile options, whose -D and -U decide
 -- #if branches with the source's #define and #undef; code in a branch the compilers skip
 -- declares nothing. Type aliases are resolved in params. A kernel declared twice with
@@ -627,7 +634,11 @@ function M.parse(src, flags)
         break
       end
     end
-    if name and not name:find("::", 1, true) then name = ns(gs) .. name end
+    local short
+    if name and not name:find("::", 1, true) then
+      local prefix, _, visible = ns(gs)
+      name, short = prefix .. name, visible .. name
+    end
     if name and params then
       local tnames = tlist and template_names(tlist) or nil
       local own = {}
@@ -635,7 +646,8 @@ function M.parse(src, flags)
       params = substitute(params, aliases, scope, ns(gs), own)
       local d, undecided = seen[name], maybe[mi] and maybe[mi][1] <= gs
       if not d then
-        d = {name = name, params = params, template = tnames, at = gs, maybe = undecided}
+        d = {name = name, params = params, template = tnames, at = gs, maybe = undecided,
+             aka = short ~= name and {short} or nil}
         seen[name] = d
         kernels[#kernels + 1] = d
       elseif (d.maybe or undecided) and types_of(params) ~= types_of(d.params) then

@@ -482,6 +482,27 @@ extern "C" __global__ void k(long unsigned int* p, signed long int* q, real* r, 
                    S.errof(gpu.module, [[__global__ void k(float* a) {}]], {names = {"zz"}}), 1, true)
   end)
 
+  -- Before: a kernel in an inline namespace was found only by its full name: "a::k" for
+  -- a::v1::k (which C++ finds) was "no __global__ function 'a::k' in the source"
+  it("find a kernel in an inline namespace by the names C++ finds it by", function()
+    local src = "namespace a { inline namespace v1 { __global__ void k(int *o) { o[0] = 2; } } }\n" ..
+                "namespace a { inline namespace v1 { template <class T> __global__ void t(int *o, T x) { o[0] = (int)x; } } }"
+    local o = gpu.zeros(1, "int32")
+    for i, name in ipairs({"a::k", "a::v1::k", "v1::k", "k", "::a::k"}) do
+      local k = gpu.kernel(src, name)
+      assert.are.equal("a::v1::k", k.name)
+      k[1, 1](o)
+      assert.are.same({2}, o:totable(), name)
+      o:fill(0)
+    end
+    gpu.kernel(src, "a::t<double>")[1, 1](o, 3.5)
+    assert.are.same({3}, o:totable())
+    local m = gpu.module(src, {names = {"a::t<float>"}})
+    m["a::t<float>"][1, 1](o, 4.5)
+    assert.are.same({4}, o:totable())
+    assert.matches("is a float32 array; the kernel takes int32", S.errof(function() m["a::v1::k"][1, 1](gpu.zeros(1, "float32")) end), 1, true)
+  end)
+
   -- Before: a kernel declared through a macro (#define KERNEL extern "C" __global__ void)
   -- was not found: "no __global__ function 'k' in the source (it has: none)"
   it("read a kernel declared through an object-like macro that expands to __global__", function()
