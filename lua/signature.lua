@@ -587,10 +587,45 @@ local function next_global(s, pos, names, next)
   return gs, ge
 end
 
+-- Adds to each kernel's aka the names that the namespace aliases at namespace scope of
+-- stripped source s give it: "vl::k" for very_long::k where `namespace vl = very_long;`
+-- (the target looked up from the alias's namespace outwards, as C++ does; an alias of an
+-- alias too, in source order)
+local function namespace_aliases(s, kernels)
+  local ns = namespaces(s)
+  for at, alias, target in s:gmatch("()%f[%w_]namespace%s+([%a_][%w_]*)%s*=%s*([%w_:%s]-)%s*;") do
+    local prefix, global = ns(at)
+    target = target:gsub("%s+", "")
+    local tries = {}
+    if target:sub(1, 2) == "::" then tries[1] = target:sub(3)
+    else
+      local p = prefix
+      repeat
+        tries[#tries + 1] = p .. target
+        p = p:match("^(.*::)[%a_][%w_]*::$") or (p ~= "" and "" or nil)
+      until not p
+    end
+    for _, t in ipairs(global and tries or {}) do
+      local hit = false
+      for _, d in ipairs(kernels) do
+        for i = 0, #(d.aka or {}) do
+          local n = i == 0 and d.name or d.aka[i]
+          if n:sub(1, #t + 2) == t .. "::" then
+            d.aka = d.aka or {}
+            d.aka[#d.aka + 1] = prefix .. alias .. n:sub(#t + 1)
+            hit = true
+          end
+        end
+      end
+      if hit then break end
+    end
+  end
+end
+
 -- parse(src [, flags]) -> list of {name = , params = "(...)", template = {names} or nil,
 -- unsure = why or nil}, in order; a kernel declared in a namespace is named with it
 -- ("ns::k"), as a name expression is (aka: the other names C++ finds it by, "a::k" for one
--- in inline namespace a::v1); one declared through an object-like macro that
+-- in inline namespace a::v1, "vl::k" through `namespace vl = a;`); one declared through an object-like macro that
 -- expands to __global__ (#define KERNEL extern "C" __global__ void) is read too. flags: the compile options, whose -D and -U decide
 -- #if branches with the source's #define and #undef; code in a branch the compilers skip
 -- declares nothing. Type aliases are resolved in params. A kernel declared twice with
@@ -656,6 +691,7 @@ function M.parse(src, flags)
     end
     pos = ge + 1
   end
+  namespace_aliases(s, kernels)
   return kernels
 end
 

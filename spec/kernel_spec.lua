@@ -503,6 +503,33 @@ extern "C" __global__ void k(long unsigned int* p, signed long int* q, real* r, 
     assert.matches("is a float32 array; the kernel takes int32", S.errof(function() m["a::v1::k"][1, 1](gpu.zeros(1, "float32")) end), 1, true)
   end)
 
+  -- Before: a namespace alias was not read: gpu.kernel(src, "vl::k") for
+  -- `namespace vl = very_long;` said "no __global__ function 'vl::k' in the source"
+  it("find a kernel through a namespace alias", function()
+    local src = "namespace very_long { __global__ void k(int *o) { o[0] = 3; } }\nnamespace vl = very_long;\n" ..
+                "namespace outer { namespace inner { template <class T> __global__ void t(int *o, T x) { o[0] = (int)x; } }\n" ..
+                "  namespace in = inner; }\nnamespace oi = outer::in;\nnamespace two = :: very_long ;"
+    local o = gpu.zeros(1, "int32")
+    for _, name in ipairs({"vl::k", "two::k", "::vl::k"}) do
+      local k = gpu.kernel(src, name)
+      assert.are.equal("very_long::k", k.name)
+      k[1, 1](o)
+      assert.are.same({3}, o:totable(), name)
+      o:fill(0)
+    end
+    for i, name in ipairs({"outer::in::t<double>", "oi::t<double>"}) do
+      local k = gpu.kernel(src, name)
+      assert.are.equal("outer::inner::t<double>", k.name)
+      k[1, 1](o, 4.5 + i)
+      assert.are.same({4 + i}, o:totable(), name)
+    end
+    local m = gpu.module(src, {names = {"oi::t<float>"}})
+    m["oi::t<float>"][1, 1](o, 7.5)
+    assert.are.same({7}, o:totable())
+    assert.matches("is a float32 array; the kernel takes int32",
+                   S.errof(function() gpu.kernel(src, "vl::k")[1, 1](gpu.zeros(1, "float32")) end), 1, true)
+  end)
+
   -- Before: a kernel declared through a macro (#define KERNEL extern "C" __global__ void)
   -- was not found: "no __global__ function 'k' in the source (it has: none)"
   it("read a kernel declared through an object-like macro that expands to __global__", function()
