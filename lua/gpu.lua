@@ -1014,7 +1014,8 @@ local declarations = {}   -- source -> what signature.parse read in it
 -- the source and this build): reading builtin.cu's took 6 ms of a new process's first
 -- gpu.arange (2-core VM)
 local MEMO_BYTES = 4096
-local DECLS = {{name = "string", params = "string", template = "{string}?", unsure = "string?", aka = "{string}?"}}
+local DECLS = {{name = "string", params = "string", template = "{string}?", unsure = "string?", aka = "{string}?",
+                types = "{string}?"}}
 
 -- (flags: the compile options; their -D and -U decide #if branches)
 local function parse(source, flags)

@@ -622,10 +622,23 @@ local function namespace_aliases(s, kernels)
   end
 end
 
+-- The type aliases (type_aliases) as a name expression's template arguments name them, read
+-- at global scope: "I=long", "ns::J=int" for one in namespace ns, sorted
+local function global_types(aliases, scope)
+  local list = {}
+  for name, t in pairs(aliases) do
+    local where = scope[name]
+    list[#list + 1] = (where == true and "" or where) .. name .. "=" .. t
+  end
+  table.sort(list)
+  return list
+end
+
 -- parse(src [, flags]) -> list of {name = , params = "(...)", template = {names} or nil,
 -- unsure = why or nil}, in order; a kernel declared in a namespace is named with it
 -- ("ns::k"), as a name expression is (aka: the other names C++ finds it by, "a::k" for one
--- in inline namespace a::v1, "vl::k" through `namespace vl = a;`); one declared through an object-like macro that
+-- in inline namespace a::v1, "vl::k" through `namespace vl = a;`; types: a template's, the
+-- type aliases its name expression's arguments may name, "I=long"); one declared through an object-like macro that
 -- expands to __global__ (#define KERNEL extern "C" __global__ void) is read too. flags: the compile options, whose -D and -U decide
 -- #if branches with the source's #define and #undef; code in a branch the compilers skip
 -- declares nothing. Type aliases are resolved in params. A kernel declared twice with
@@ -692,6 +705,10 @@ function M.parse(src, flags)
     pos = ge + 1
   end
   namespace_aliases(s, kernels)
+  local types = global_types(aliases, scope)
+  for _, d in ipairs(kernels) do
+    if d.template and #types > 0 then d.types = types end
+  end
   return kernels
 end
 
@@ -796,7 +813,14 @@ function M.params(decl, targs, display)
       error(("kernel '%s' is a template: name an instantiation, e.g. '%s<float>'")
             :format(decl.name, decl.name), 0)
     end
-    for i, n in ipairs(decl.template) do subst[n] = targs[i] and trim(targs[i]) end
+    local types = {}   -- (a type alias in an argument, "k<I>", is its type)
+    for _, a in ipairs(decl.types or {}) do
+      local n, t = a:match("^(.-)=(.*)$")
+      types[n] = t
+    end
+    for i, n in ipairs(decl.template) do
+      subst[n] = targs[i] and (trim(targs[i]):gsub(":?:?([%a_][%w_:]*)", types))
+    end
   end
   if decl.unsure then
     error(("kernel '%s' is declared with different parameters in #if branches that gpuhost "

@@ -530,6 +530,27 @@ extern "C" __global__ void k(long unsigned int* p, signed long int* q, real* r, 
                    S.errof(function() gpu.kernel(src, "vl::k")[1, 1](gpu.zeros(1, "float32")) end), 1, true)
   end)
 
+  -- Before: a type alias named in a template argument was not resolved: "k<I>" after
+  -- `using I = long;` said "parameter 2 has type 'I', which gpuhost cannot pass from Lua"
+  it("read a type alias in a template argument as its type", function()
+    local src = "using I = long;\ntypedef float real;\n#define BIG unsigned long long\n" ..
+                "namespace ns { using J = short; }\n" ..
+                "template <typename T> __global__ void k(int *o, T x) { o[0] = (int)x; }\n" ..
+                "template <typename T> __global__ void p(T *a) { a[0] = 6; }"
+    local o = gpu.zeros(1, "int32")
+    for i, name in ipairs({"k<I>", "k< ::I >", "k<ns::J>", "k<BIG>"}) do
+      gpu.kernel(src, name)[1, 1](o, i)
+      assert.are.same({i}, o:totable(), name)
+    end
+    local r = gpu.zeros(1, "float32")
+    gpu.kernel(src, "p<real>")[1, 1](r)
+    assert.are.same({6}, r:totable())
+    assert.matches("is a float64 array; the kernel takes float32",
+                   S.errof(function() gpu.kernel(src, "p<real>")[1, 1](gpu.zeros(1, "float64")) end), 1, true)
+    assert.matches("is a float32 array; the kernel takes int64",
+                   S.errof(function() gpu.kernel(src, "p<I>")[1, 1](r) end), 1, true)
+  end)
+
   -- Before: a kernel declared through a macro (#define KERNEL extern "C" __global__ void)
   -- was not found: "no __global__ function 'k' in the source (it has: none)"
   it("read a kernel declared through an object-like macro that expands to __global__", function()
