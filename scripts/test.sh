@@ -11,6 +11,8 @@
 # build/test-summary ("passed failed skipped") for .ci/run.
 # BUSTED_BUNDLE=DIR runs the busted copied by ../shared/tools/lua-test-bundle DIR instead of
 # an installed one (the GPU machine has no Lua packages).
+# (a relative BUSTED_BUNDLE is the caller's: made whole before the cd below)
+case "${BUSTED_BUNDLE:-}" in ""|/*) ;; *) BUSTED_BUNDLE="$PWD/$BUSTED_BUNDLE" ;; esac
 cd "$(dirname "$0")/.." || exit 1
 host=build/gpuhost
 # GPUHOST_TEST_JOBS (below): a whole number from 1, checked first (a word or 0 went to
