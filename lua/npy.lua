@@ -678,8 +678,11 @@ local LOADTXT_SPACE, FLOAT_SPACE = "^[%s\28-\31]$", "^%s$"
 
 -- t without the whitespace at either end, ASCII's of the pattern `ascii` and WIDE's (the
 -- ends looked at alone: linear in their length)
+local function edge(b)   -- a byte that may be (part of) whitespace at an end
+  return b and (b == 32 or (b >= 9 and b <= 13) or (b >= 28 and b <= 31) or b >= 128)
+end
 local function text_trim(t, ascii)
-  if not t:find("^[%s\28-\31\194\225\226\227]") and not t:find("[%s\28-\31\128-\191]$") then return t end
+  if not edge(t:byte(1)) and not edge(t:byte(-1)) then return t end
   local i, j = 1, #t
   while i <= j do
     if t:sub(i, i):find(ascii) then i = i + 1
@@ -712,9 +715,10 @@ local function text_rows(s, o, skip, strip)
       if not line:match("^%s*$") then
         local fields = {line = n}
         if o.delimiter == nil then
-          local spaced = line:gsub("[\194\225\226\227][\128-\191][\128-\191]?", function(c)
-            if WIDE[c] then return " " end
-          end)
+          local spaced = not line:find("[\194\225\226\227]") and line or
+            line:gsub("[\194\225\226\227][\128-\191][\128-\191]?", function(c)
+              if WIDE[c] then return " " end
+            end)
           for w in spaced:gmatch("[^%s\28-\31]+") do fields[#fields + 1] = w end
         else
           local at, space = 1, strip and FLOAT_SPACE or LOADTXT_SPACE
