@@ -651,12 +651,17 @@ __global__ void __launch_bounds__(256, 4) ndi_line(gpu::array<T> in, O *out, con
 // step 1), for long windows: van Herk and Gil-Werman's, O(1) a point whatever K is, where
 // the fold above is O(K). Along each line the mode extends the input to E = n + K - 1
 // values (point c's window is extended values c .. c + K - 1), cut into blocks of K;
-// ndi_minmax_scan folds each block from its start (h) and from its end (g), a thread a
-// block, and ndi_minmax_out takes a point's value from g at its window's start and h at its
-// end. The same answers as the fold in tap order, bit for bit: NaN never wins a compare
-// (the fold starts at +-inf), and of equal values (0.0 and -0.0) the first in tap order does
-// (g keeps the earliest from its end back, h the earliest from its start, and g's come
-// first). Lines l0 .. l0 + m - 1 (C order over the other dims), g and h E apart a line.
+// each block is folded from its start (h) and from its end (g), and ndi_minmax_out takes a
+// point's value from g at its window's start and h at its end. A block is folded in
+// pieces of S values, a thread a piece (ndi_minmax_scan), so that a long window does not
+// leave the GPU with one thread a block; ndi_minmax_carry folds the pieces' ends in order
+// (a thread a block: K / S steps) into each piece's carry, what the pieces before it (for
+// h) or after it (for g) hold, which ndi_minmax_out folds in as it reads. The same answers
+// as the fold in tap order, bit for bit: NaN never wins a compare (the fold starts at
+// +-inf), and of equal values (0.0 and -0.0) the first in tap order does (g keeps the
+// earliest from its end back, h the earliest from its start, and g's come first; a carry
+// from before wins a tie, one from after loses it). Lines l0 .. l0 + m - 1 (C order over
+// the other dims), g and h E apart a line; the carries (hc, gc) P = ceil(K / S) a block.
 namespace ndi {
 // line l's first element in `in` (base) and in a C-ordered array of in's shape (at)
 template <typename T>
@@ -676,17 +681,21 @@ __device__ inline void line_start(const gpu::array<T> &in, int gd, long long l, 
   }
 }
 __device__ inline bool before(int op, double x, double acc) { return op == MIN ? x < acc : x > acc; }
+// x, the fold of values before y's, with y: the earlier wins a tie
+__device__ inline double first_of(int op, double x, double y) { return before(op, y, x) ? y : x; }
 }  // namespace ndi
 
 template <typename T>
 __global__ void ndi_minmax_scan(gpu::array<T> in, double *g, double *h, int gd, long long first, long long K,
-                                int op, int mode, double cval, long long E, long long l0, long long m) {
-  const long long n = in.shape[gd], along = in.stride[gd], nblocks = (E + K - 1) / K;
+                                long long S, int op, int mode, double cval, long long E, long long l0, long long m) {
+  const long long n = in.shape[gd], along = in.stride[gd], nblocks = (E + K - 1) / K, P = (K + S - 1) / S;
   const double start = op == ndi::MIN ? INFINITY : -INFINITY;
   const T *__restrict__ p = in.ptr();
-  for (long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x; t < m * nblocks;
+  for (long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x; t < m * nblocks * P;
        t += (long long)gridDim.x * blockDim.x) {
-    const long long l = t / nblocks, e0 = t % nblocks * K, e1 = e0 + K < E ? e0 + K : E;
+    const long long l = t / (nblocks * P), b = t / P % nblocks, e0 = b * K + t % P * S;
+    const long long bend = b * K + K < E ? b * K + K : E, e1 = e0 + S < bend ? e0 + S : bend;
+    if (e0 >= e1) continue;   // (past the end of a short last block)
     long long base, at;
     ndi::line_start(in, gd, l0 + l, base, at);
     double *gl = g + l * E, *hl = h + l * E;
@@ -707,18 +716,48 @@ __global__ void ndi_minmax_scan(gpu::array<T> in, double *g, double *h, int gd, 
   }
 }
 
+// hc[piece]: the fold of the block's pieces before it; gc[piece]: of those after it
+__global__ void ndi_minmax_carry(const double *__restrict__ g, const double *__restrict__ h, double *gc, double *hc,
+                                 long long K, long long S, int op, long long E, long long m) {
+  const long long nblocks = (E + K - 1) / K, P = (K + S - 1) / S;
+  const double start = op == ndi::MIN ? INFINITY : -INFINITY;
+  for (long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x; t < m * nblocks;
+       t += (long long)gridDim.x * blockDim.x) {
+    const long long l = t / nblocks, b = t % nblocks, e0 = b * K, bend = e0 + K < E ? e0 + K : E;
+    const long long np = (bend - e0 + S - 1) / S;   // the block's pieces
+    const double *gl = g + l * E, *hl = h + l * E;
+    double *gcb = gc + t * P, *hcb = hc + t * P;
+    double acc = start;
+    for (long long q = 0; q < np; q++) {
+      hcb[q] = acc;
+      const long long last = e0 + (q + 1) * S < bend ? e0 + (q + 1) * S - 1 : bend - 1;
+      acc = ndi::first_of(op, acc, hl[last]);
+    }
+    acc = start;
+    for (long long q = np - 1; q >= 0; q--) {
+      gcb[q] = acc;
+      acc = ndi::first_of(op, gl[e0 + q * S], acc);
+    }
+  }
+}
+
 template <typename T, typename O>
 __global__ void ndi_minmax_out(gpu::array<T> in, O *out, const double *__restrict__ g, const double *__restrict__ h,
-                               int gd, long long K, int op, long long E, long long l0, long long m, int how) {
-  const long long n = in.shape[gd];
+                               const double *__restrict__ gc, const double *__restrict__ hc, int gd, long long K,
+                               long long S, int op, long long E, long long l0, long long m, int how) {
+  const long long n = in.shape[gd], nblocks = (E + K - 1) / K, P = (K + S - 1) / S;
   long long span = 1;   // the C-ordered step along gd
   for (int d = in.ndim - 1; d > gd; d--) span *= in.shape[d];
   for (long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x; t < m * n;
        t += (long long)gridDim.x * blockDim.x) {
-    const long long l = t / n, c = t % n;
+    const long long l = t / n, c = t % n, e = c + K - 1;
     long long base, at;
     ndi::line_start(in, gd, l0 + l, base, at);
-    const double a = g[l * E + c], b = h[l * E + c + K - 1];
-    ndi::combine(out + at + c * span, ndi::before(op, b, a) ? b : a, how);
+    double a = g[l * E + c], b = h[l * E + e];
+    if (P > 1) {
+      a = ndi::first_of(op, a, gc[(l * nblocks + c / K) * P + c % K / S]);
+      b = ndi::first_of(op, hc[(l * nblocks + e / K) * P + e % K / S], b);
+    }
+    ndi::combine(out + at + c * span, ndi::first_of(op, a, b), how);
   }
 }

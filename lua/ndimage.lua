@@ -210,10 +210,11 @@ local function rows_of(taps, ndim, line)
 end
 
 -- A minimum or maximum of more than MINMAX_K taps along a line, step 1: kernels/ndimage.cu's
--- ndi_minmax_scan and ndi_minmax_out (O(1) a point, where the fold is O(K): the same
--- values), a chunk of lines at a time, so that their scratch (two float64 values an
--- extended point, n + K - 1 a line) stays under 2^24 values each where a line allows
-local MINMAX_K = 64
+-- ndi_minmax_scan, ndi_minmax_carry and ndi_minmax_out (O(1) a point, where the fold is
+-- O(K): the same values), a block of K folded in pieces of MINMAX_S, a chunk of lines at a
+-- time, so that their scratch (two float64 values an extended point, n + K - 1 a line)
+-- stays under 2^24 values each where a line allows
+local MINMAX_K, MINMAX_S = 64, 128
 local minmax_modules = {}
 local function minmax_line(input, out, gd, first, K, op, mode, cval, how)
   local types = ("<%s, %s>"):format(CTYPE[input.dtype], CTYPE[out.dtype])
@@ -221,24 +222,25 @@ local function minmax_line(input, out, gd, first, K, op, mode, cval, how)
   if not m then
     SOURCE = SOURCE or gpu._embedded("kernels/ndimage.cu")
     local scan = ("ndi_minmax_scan<%s>"):format(CTYPE[input.dtype])
-    m = gpu.module(SOURCE, {names = {scan, "ndi_minmax_out" .. types}})
-    m = {scan = m[scan], out = m["ndi_minmax_out" .. types]}
+    m = gpu.module(SOURCE, {names = {scan, "ndi_minmax_carry", "ndi_minmax_out" .. types}})
+    m = {scan = m[scan], carry = m.ndi_minmax_carry, out = m["ndi_minmax_out" .. types]}
     minmax_modules[types] = m
   end
   local n = input.shape[gd + 1]
-  local lines, E = input.size // n, n + K - 1
+  local lines, E, S = input.size // n, n + K - 1, MINMAX_S
   local chunk = math.max(1, math.min(lines, (1 << 24) // E))
   local g, h = gpu.empty(chunk * E, "float64"), gpu.empty(chunk * E, "float64")
-  local nblocks = (E + K - 1) // K
+  local nblocks, P = (E + K - 1) // K, (K + S - 1) // S
+  local gc, hc = g, h   -- (the carries, where a block has more than one piece)
+  if P > 1 then gc, hc = gpu.empty(chunk * nblocks * P, "float64"), gpu.empty(chunk * nblocks * P, "float64") end
+  local function grid(threads) return {math.max(1, math.min(MAX_GRID, (threads + BLOCK - 1) // BLOCK)), BLOCK} end
   for l0 = 0, lines - 1, chunk do
     local c = math.min(chunk, lines - l0)
-    m.scan[{math.max(1, math.min(MAX_GRID, (c * nblocks + BLOCK - 1) // BLOCK)), BLOCK}](
-      input, g, h, gd, first, K, op, mode, cval, E, l0, c)
-    m.out[{math.max(1, math.min(MAX_GRID, (c * n + BLOCK - 1) // BLOCK)), BLOCK}](
-      input, out, g, h, gd, K, op, E, l0, c, how or STORE)
+    m.scan[grid(c * nblocks * P)](input, g, h, gd, first, K, S, op, mode, cval, E, l0, c)
+    if P > 1 then m.carry[grid(c * nblocks)](g, h, gc, hc, K, S, op, E, c) end
+    m.out[grid(c * n)](input, out, g, h, gc, hc, gd, K, S, op, E, l0, c, how or STORE)
   end
-  g:free()
-  h:free()
+  for _, a in ipairs(P > 1 and {g, h, gc, hc} or {g, h}) do a:free() end
   return out
 end
 

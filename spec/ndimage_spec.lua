@@ -487,6 +487,29 @@ describe("gpu.ndimage's minimum, maximum and median filters", function()
     local zeros, sixteens = {}, {}
     for i = 1, 200 do zeros[i], sixteens[i] = 0, 16 end
     assert.are.same({"int16", zeros, sixteens}, {lo.dtype, lo:totable(), hi:totable()})
+    -- A block of more than 128 extended values is folded in pieces of 128, each piece
+    -- carrying what the pieces before (after) it hold: runs of NaN and of tied 0.0 / -0.0
+    -- across the pieces' edges
+    -- (values of one sign and zeros of both: every window's extreme is a zero, which one
+    -- the first in the window)
+    n = 700
+    for i = 1, n do t[i] = (i * 53) % 97 + 1 end
+    for i = 100, 300 do t[i] = 0 / 0 end
+    for i = 1, n, 29 do t[i] = (i // 29) % 2 == 0 and 0.0 or -0.0 end
+    for i = 380, 400 do t[i] = i % 2 == 0 and 0.0 or -0.0 end
+    for _, K in ipairs({129, 256, 257, 300, 701}) do
+      for _, mode in ipairs({"reflect", "wrap", "constant"}) do
+        for _, origin in ipairs({0, -(K // 2), 5}) do
+          local o = {mode = mode, origin = origin, cval = 1.0}
+          x = gpu.array(t, "float64")
+          assert.are.same(ref(K, origin, mode, 1.0, true), shown(nd.minimum_filter1d(x, K, o)))
+          for i = 1, n do t[i] = -t[i] end
+          x, o.cval = gpu.array(t, "float64"), -1.0
+          assert.are.same(ref(K, origin, mode, -1.0, false), shown(nd.maximum_filter1d(x, K, o)))
+          for i = 1, n do t[i] = -t[i] end
+        end
+      end
+    end
   end)
 end)
 
