@@ -28,11 +28,12 @@ __global__ void fill(T *a, long long n, T value) {
 
 // NumPy's: start, then second (start + step, of Python ints exact), rounded once each to
 // T, then start + i * step from i = 2 on, step the difference of the first two in float64
+// (start itself first: start + 0 * step would make a -0.0 start 0.0)
 template <typename T>
 __global__ void arange(T *a, long long n, double start, double second, double step) {
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
        i += (long long)gridDim.x * blockDim.x)
-    a[i] = (T)(i == 1 ? second : start + (double)i * step);
+    a[i] = (T)(i == 0 ? start : i == 1 ? second : start + (double)i * step);
 }
 
 // [lo, hi) as promised: lo + (hi - lo) * u for u just below 1 rounds to hi itself (about

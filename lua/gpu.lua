@@ -1639,7 +1639,7 @@ function gpu.arange(start, stop, step, dtype)
   if n > 1 and dtype ~= "bool" then   -- NumPy's step: the first two values' difference, in
     local function trunc(v) return (v < 0 and math.ceil(v) or math.floor(v)) + 0.0 end   -- float64
     second = exact_sum(start, step)   -- (NumPy's start + step, of Python ints if both are)
-    start = start + 0.0
+    start = start * 1.0   -- (a float, -0.0 kept)
     if not dtype:match("^float") and not dtype:match("^complex") then start, second = trunc(start), trunc(second) end
     step = second - start
   end

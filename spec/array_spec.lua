@@ -44,6 +44,12 @@ describe("device arrays", function()
     assert.are.same({-2^63, -1}, gpu.arange(math.mininteger, math.maxinteger, math.maxinteger, "float64"):totable())
     local t = gpu.arange(-1, -4611686018427387904, -9007199254740993, "float64"):totable()
     assert.are.same({512, -1, -9007199254740994, -18014398509481984, -4.602678819172647e+18}, {#t, t[1], t[2], t[3], t[512]})
+    -- a start of -0.0 is kept, as NumPy's (np.arange(-0.0, 1, 1) is [-0.]): it was start + 0 * step
+    local function shown(a) local r = {}; for i, v in ipairs(a:totable()) do r[i] = tostring(v) end; return r end
+    assert.are.same({"-0.0"}, shown(gpu.arange(-0.0, 1, 1, "float64")))
+    assert.are.same({"-0.0", "-1.0"}, shown(gpu.arange(-0.0, -2, -1, "float64")))
+    assert.are.same({"-0.0", "0.5", "1.0"}, shown(gpu.arange(-0.0, 1.5, 0.5, "float32")))
+    assert.are.same({"-0.0"}, shown(gpu.arange(-0.0, 1, 1, "complex128"):real()))
     -- a Lua integer into float32 is rounded once, as C's (float)i and astype (through double
     -- first, 2^60 + 2^36 + 1 became 2^60 where astype gives 2^60 + 2^37)
     local v, want = (1 << 60) + (1 << 36) + 1, 2.0^60 + 2.0^37
