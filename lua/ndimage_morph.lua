@@ -444,6 +444,8 @@ function M.binary_fill_holes(input, structure, opts)
   input_of(input, api)
   structure, opts = optional(structure, opts)
   opts = options(opts, api, 3, "structure output origin")
+  if structure ~= nil and opts.structure ~= nil then fail(api, "structure given twice (as argument 2 and as option structure)") end
+  structure = structure or opts.structure
   if input.ndim == 0 then fail(api, "input is 0-D: give an array of at least one dim") end
   local dt, out = output_of(api, opts.output, input, "bool")
   local shape, flat = read_structure(api, structure == nil and M.generate_binary_structure(input.ndim, 1) or structure,

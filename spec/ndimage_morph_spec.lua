@@ -189,6 +189,12 @@ describe("gpu.ndimage's binary morphology", function()
     same(REF["open-it2"], nd.binary_opening(b, {iterations = 2}))
     same(REF.fill, nd.binary_fill_holes(b))
     same(REF.fill8, nd.binary_fill_holes(b, s8))
+    -- the structure as an option too (it was read only as argument 2: the default cross)
+    same(REF.fill8, nd.binary_fill_holes(b, {structure = s8}))
+    local x = gpu.array({{1, 1, 1}, {1, 0, 1}, {0, 1, 1}}, "bool")
+    same(x:totable(), nd.binary_fill_holes(x, {structure = nd.generate_binary_structure(2, 2)}))   -- (scipy: x)
+    assert.has_error(function() nd.binary_fill_holes(x, s8, {structure = s8}) end,
+                     "gpu.ndimage.binary_fill_holes: structure given twice (as argument 2 and as option structure)")
     -- b2 = b with [2, 2] and [3, 3] false: ndi.binary_fill_holes(b2, [[1, 1, 0], [0, 1, 0],
     -- [0, 1, 1]]) and (b2, origin=[1, 0]): structures whose taps are not symmetric (scipy's
     -- repeated dilation, not the components of the background)
