@@ -248,8 +248,8 @@ function gpu.flip(a, dims)
   return a[key]
 end
 
--- gpu.isclose(a, b [, opts]): where |a - b| <= atol + rtol * |b| (opts.rtol 1e-5, opts.atol
--- 1e-8, as NumPy), infinities equal only to themselves, NaN to nothing unless
+-- gpu.isclose(a, b [, opts]): where a == b, or |a - b| <= atol + rtol * |b| with b finite
+-- (opts.rtol 1e-5, opts.atol 1e-8: NumPy 2's rule), NaN close to nothing unless
 -- opts.equal_nan; computed in result_type(a, b, 1.0); gpu.allclose: whether everywhere
 local function isclose(api, a, b, opts)
   opts = opts or {}
@@ -267,7 +267,7 @@ local function isclose(api, a, b, opts)
   local x = is_array(a) and a.dtype ~= dt and a:astype(dt) or a
   local y = is_array(b) and b.dtype ~= dt and b:astype(dt) or b
   local close = gpu.abs(x - y):le(gpu.abs(y) * rtol + atol)
-  local r = gpu.where(gpu.logical_and(gpu.isfinite(x), gpu.isfinite(y)), close, gpu.eq(x, y))
+  local r = gpu.logical_or(gpu.logical_and(close, gpu.isfinite(y)), gpu.eq(x, y))
   if gpu._arg.flag(opts, "equal_nan", api) then r = gpu.logical_or(r, gpu.logical_and(gpu.isnan(x), gpu.isnan(y))) end
   return r
 end

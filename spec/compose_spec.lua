@@ -179,6 +179,15 @@ describe("gpu.isclose and gpu.allclose", function()
     -- b left out named gpu.result_type (ipairs stopped at the nil)
     assert.are.equal("gpu.allclose: arrays or numbers expected, got nil", S.errof(gpu.allclose, x))
     assert.matches("rtol and atol must be numbers", S.errof(gpu.isclose, x, y, {atol = "0"}), 1, true)
+    -- NumPy 2's rule: a == b, or within the tolerances with b finite; equal finite values were
+    -- "not close" under rtol = inf (0 * inf is NaN) or atol < 0, and a finite b beside an
+    -- infinite a never close (np.isclose(inf, 1e308, atol=inf) is True)
+    local z = gpu.array({0, 1}, "float64")
+    assert.are.same({true, true}, gpu.isclose(z, z, {rtol = math.huge}):totable())
+    assert.are.same({true, true}, gpu.isclose(z, z, {atol = -1}):totable())
+    assert.is_true(gpu.allclose(z, z, {rtol = math.huge}))
+    local big, inf = gpu.array({1 / 0, 1e308}, "float64"), gpu.array({1e308, 1 / 0}, "float64")
+    assert.are.same({true, false}, gpu.isclose(big, inf, {atol = math.huge}):totable())
   end)
 end)
 
