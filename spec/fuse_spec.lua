@@ -163,6 +163,14 @@ describe("gpu.fuse", function()
     local r = gpu.reduction("T x", "T y", "x", "a + b", "y = a", 0, "rsum")
     assert.matches("gpu.rsum, a gpu.reduction kernel, cannot be called inside a fused function: reductions are not fused",
                    S.errof(gpu.fuse(function(a) return r(a) end), x), 1, true)
+    -- gpu.vectorize and gpu.reduce functions too (they said "unknown option 'trace'" and
+    -- "a device array expected, got table")
+    local v = gpu.vectorize(function(z, w) return z + w end, {name = "vadd"})
+    assert.matches("'vadd', a gpu.vectorize function, cannot be called inside a fused function",
+                   S.errof(gpu.fuse(function(a) return v(2, a) end), x), 1, true)
+    local rr = gpu.reduce(function(p, q) return p + q end, {name = "radd"})
+    assert.matches("'radd', a gpu.reduce function, cannot be called inside a fused function: reductions are not fused",
+                   S.errof(gpu.fuse(function(a) return rr(a) end), x), 1, true)
     assert.matches("bad argument #1 to 'sum' (device array expected, got a value traced by gpu.fuse, which fuses "
                    .. "elementwise operations only (no reductions or other functions))",
                    S.errof(gpu.fuse(function(a) return gpu.sum(a) end), x), 1, true)

@@ -131,6 +131,10 @@ local function first_of(r, res, R)
 end
 
 MT.__call = gpu._api(function(r, a, opts)
+  local traced = rawget(gpu, "_is_traced")   -- (gpu.fuse's, once loaded: its values are tables)
+  if traced and (traced(a) or traced(opts)) then
+    error(("'%s', a gpu.reduce function, cannot be called inside a fused function: reductions are not fused"):format(r.name), 2)
+  end
   if getmetatable(a) ~= array_mt then
     fail(r, 1, ("a device array expected, got %s"):format(gpu._described(a)))
   end

@@ -55,6 +55,12 @@ local function named(v, ok, ...)
 end
 
 MT.__call = function(v, ...)
+  local traced = rawget(gpu, "_is_traced")   -- (gpu.fuse's, once loaded: its values are tables)
+  for i = 1, traced and select("#", ...) or 0 do
+    if traced((select(i, ...))) then
+      error(("'%s', a gpu.vectorize function, cannot be called inside a fused function"):format(v.name), 2)
+    end
+  end
   local opts, n = split(v, ...)
   if n ~= v.nparams then
     error(("'%s' takes %d argument%s, got %d"):format(v.name, v.nparams, v.nparams == 1 and "" or "s", n), 2)
