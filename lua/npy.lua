@@ -831,6 +831,24 @@ local function python_number(t)
   return (t:gsub("_", ""))
 end
 
+-- field t as genfromtxt reads it for integer dtype d: int64 and uint64 integers only (NumPy's
+-- strict np.int64 and np.uint64), the narrower ones int(float(t)) as NumPy's (1.5 and 1e3 read,
+-- truncated toward zero; nan unreadable, so filled); nil and "range" for a value out of d's
+-- range, infinities too (NumPy's OverflowError)
+local F64 = {kind = "f", name = "float64", size = 8}
+local function genfromtxt_integer(t, d)
+  if d.size == 8 then return parse_integer(t, d) end
+  local f = parse_number(t, F64)
+  if f == nil or f ~= f then return nil end
+  if f == math.huge or f == -math.huge then return nil, "range" end
+  f = f < 0 and math.ceil(f) or math.floor(f)
+  local bits = d.size * 8
+  local lo, hi = 0, (1 << bits) - 1
+  if d.kind == "i" then lo, hi = -(1 << (bits - 1)), (1 << (bits - 1)) - 1 end
+  if f < lo or f > hi then return nil, "range" end
+  return math.tointeger(f)
+end
+
 local GENFROMTXT = {dtype = true, delimiter = true, comments = true, skip_header = true, skip_footer = true,
                     usecols = true, max_rows = true, ndmin = true, missing_values = true,
                     filling_values = true, device = true}
@@ -880,7 +898,9 @@ function gpu.genfromtxt(path, opts)
         if o.d.name == "bool" then   -- NumPy's genfromtxt reads the words True and False alone
           local w = f:lower()
           if w == "true" then v = true elseif w == "false" then v = false end
-        elseif not missing[f] then v, why = parse_number(python_number(f), o.d) end
+        elseif missing[f] then   -- (filled)
+        elseif o.d.kind == "i" or o.d.kind == "u" then v, why = genfromtxt_integer(python_number(f), o.d)
+        else v, why = parse_number(python_number(f), o.d) end
         if why then
           error(("line %d, column %d: %s is out of range for %s"):format(fields.line, c, quoted(f), o.d.name), 0)
         end

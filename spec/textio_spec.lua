@@ -140,6 +140,27 @@ describe("gpu.genfromtxt", function()
                    S.errof(gpu.genfromtxt, p, {filling_values = "0"}), 1, true)
     os.remove(p)
   end)
+
+  it("reads int8..int32 and uint8..uint32 as NumPy 2.4's int(float(x)), int64 and uint64 integers only", function()
+    local p = tmp("1.5,1e3,2.7\n-1.5,nan,1_0.5\n-0.5,x,.5\n")
+    for _, dt in ipairs({"int16", "int32"}) do
+      assert.are.same({{1, 1000, 2}, {-1, -1, 10}, {0, -1, 0}}, gpu.genfromtxt(p, {delimiter = ",", dtype = dt}):totable())
+    end
+    assert.are.same({{-1, -1, -1}, {-1, -1, -1}, {-1, -1, -1}}, gpu.genfromtxt(p, {delimiter = ",", dtype = "int64"}):totable())
+    assert.are.equal("cannot read '" .. p .. "': line 1, column 2: '1e3' is out of range for int8",
+                     S.errof(gpu.genfromtxt, p, {delimiter = ",", dtype = "int8"}))
+    assert.are.equal("cannot read '" .. p .. "': line 2, column 1: '-1.5' is out of range for uint32",
+                     S.errof(gpu.genfromtxt, p, {delimiter = ",", dtype = "uint32"}))
+    p = tmp("2.9e9,4294967295.5,1e3\n")
+    assert.are.same({2900000000, 4294967295, 1000}, gpu.genfromtxt(p, {delimiter = ",", dtype = "uint32"}):totable())
+    assert.are.equal(1000, gpu.genfromtxt(p, {delimiter = ",", dtype = "uint16", usecols = 3}):totable())
+    for _, t in ipairs({"inf", "-inf", "1e400", "1e10"}) do   -- NumPy's OverflowError
+      p = tmp(t .. ",1\n")
+      assert.are.equal("cannot read '" .. p .. "': line 1, column 1: '" .. t .. "' is out of range for int32",
+                       S.errof(gpu.genfromtxt, p, {delimiter = ",", dtype = "int32"}))
+    end
+    os.remove(p)
+  end)
 end)
 
 describe("raw and text files: fromfile, tofile, frombuffer, fromstring, tobytes", function()
