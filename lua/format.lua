@@ -128,9 +128,12 @@ function M.repr(v, single)
   if v ~= v then return "nan" end
   if v == math.huge then return "inf" elseif v == -math.huge then return "-inf" end
   local neg = v < 0 or (v == 0 and 1 / v < 0)
-  local D, E = digits(math.abs(v), single)
+  local a = math.abs(v)
+  local D, E = digits(a, single)
   local s
-  if E < -4 or E >= 16 then
+  -- the form by the value, as NumPy's scalar str: float32 1e-4 (9.9999997e-05) is below
+  -- 1e-4, so 1e-04, though its shortest digits are 1e-4 (a double's agree either way)
+  if a ~= 0 and (a < 1e-4 or a >= 1e16) then
     s = D:sub(1, 1) .. (#D > 1 and "." .. D:sub(2) or "") .. ("e%s%02d"):format(E < 0 and "-" or "+", math.abs(E))
   else
     local ip, fp = split_positional(D, E)

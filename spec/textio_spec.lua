@@ -310,6 +310,13 @@ describe("text files: exact integers, NumPy's % and str (review fixes)", functio
     assert.are.equal("0.30000000000000004\n1e+20\n1e-05\nnan\ninf\n-inf\n2.0\n", slurp(p))
     gpu.savetxt(p, gpu.host.array({0.1, 1 / 3}, "float32"), {fmt = "%s"})
     assert.are.equal("0.1\n0.33333334\n", slurp(p))
+    -- the form by the value, as NumPy's str(np.float32(1e-4)): 9.9999997e-05 is below 1e-4
+    gpu.savetxt(p, gpu.host.array({1e-4, -1e-4, 2.5e-4, 1e16, 0}, "float32"), {fmt = "%s"})
+    assert.are.equal("1e-04\n-1e-04\n0.00025\n1e+16\n0.0\n", slurp(p))
+    gpu.savetxt(p, gpu.host.array({1e-4, 1e16}, "float64"), {fmt = "%s"})
+    assert.are.equal("0.0001\n1e+16\n", slurp(p))
+    gpu.savetxt(p, gpu.host.array({1e-4}, "float16"), {fmt = "%s"})
+    assert.are.equal("0.0001\n", slurp(p))
     gpu.savetxt(p, gpu.host.array({true, false}, "bool"), {fmt = "%s"})
     assert.are.equal("True\nFalse\n", slurp(p))
     gpu.savetxt(p, gpu.host.array({0.5}, "float64"), {fmt = "%10s"})
