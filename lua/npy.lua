@@ -60,10 +60,16 @@ local function members(fname, arrays)
   local hosts = {}
   for k, a in pairs(arrays) do
     local name = math.type(k) == "integer" and k >= 1 and ("arr_%d"):format(k - 1) or k
-    if type(name) ~= "string" or name == "" or name:find("[/\\\0]") then
+    if type(name) ~= "string" or name == "" or name:find("\0", 1, true) then
       local shown = type(name) == "string" and name:find("\0", 1, true) and ("%q"):format(name)
                     or tostring(k)
       error(("bad argument #2 to '%s' (%s is not a member name)"):format(fname, shown), 3)
+    end
+    -- sub/x as numpy.savez writes it (sub/x.npy), but not one that unzip would put outside
+    -- the folder it extracts to (numpy.savez writes ../x and /x too; .. is ...npy, inside)
+    if name:find("^[/\\]") or ("/" .. name .. ".npy"):find("[/\\]%.%.[/\\]") then
+      error(("bad argument #2 to '%s' (%s is not a member name: a leading '/' or a '..' part "
+             .. "would put it outside the folder it is extracted to)"):format(fname, name), 3)
     end
     if hosts[name] then   -- a key arr_0 and a list's first array: numpy.savez refuses it too
       error(("bad argument #2 to '%s' (key %s is also the name of the list's entry %d)")

@@ -346,7 +346,17 @@ describe("gpu.savez and gpu.loadz #libzip", function()
     local f = assert(io.open(d .. "/text.npz", "w")); f:write("not a zip\n"); f:close()
     assert.matches("not a zip file", S.errof(gpu.loadz, d .. "/text.npz"), 1, true)
     assert.matches("(x is a number, not an array)", S.errof(gpu.savez, d .. "/b.npz", {x = 1}), 1, true)
-    assert.matches("(a/b is not a member name)", S.errof(gpu.savez, d .. "/b.npz", {["a/b"] = gpu.zeros(1)}), 1, true)
+    -- a name with '/' as numpy.savez writes it (sub/x.npy); none that unzip would put outside its folder
+    gpu.savez(d .. "/b.npz", {["a/b"] = gpu.host.array({1, 2}, "int32"), [".."] = gpu.zeros(1), ["a\\b"] = gpu.zeros(2)})
+    local z = gpu.loadz(d .. "/b.npz")
+    assert.are.same({1, 2}, z["a/b"]:totable())
+    assert.are.same({0}, z[".."]:totable())
+    assert.are.same({0, 0}, z["a\\b"]:totable())
+    for _, n in ipairs({"../b", "/b", "a/../b", "\\b", "a\\..\\b"}) do
+      assert.matches("bad argument #2 to 'savez' (" .. n .. " is not a member name: a leading '/' or a '..' part would put it outside the folder it is extracted to)",
+                     S.errof(gpu.savez, d .. "/b.npz", {[n] = gpu.zeros(1)}), 1, true)
+    end
+    assert.matches("(1.5 is not a member name)", S.errof(gpu.savez, d .. "/b.npz", {[1.5] = gpu.zeros(1)}), 1, true)
     os.execute("rm -rf " .. d)
   end)
 
