@@ -294,6 +294,25 @@ static void read_header(lua_State *L, NpySource *s, NpyHeader *h, size_t *at) {
   *at = (pre[6] >= 2 ? 12 : 10) + len;
 }
 
+/* hostarray_new(L, shape at 1, dtype at 2), for lua_pcall */
+static int data_alloc(lua_State *L) {
+  hostarray_new(L, lua_touserdata(L, 1), (GpuDtype)lua_tointeger(L, 2));
+  return 1;
+}
+
+/* A new host array of shape d (want bytes), or an error naming s where they cannot be had */
+static HostArray *data_array(lua_State *L, NpySource *s, GpuShape *d, GpuDtype dt, size_t want) {
+  lua_pushcfunction(L, data_alloc);
+  lua_pushlightuserdata(L, d);
+  lua_pushinteger(L, (lua_Integer)dt);
+  if (lua_pcall(L, 2, 1, 0) != LUA_OK)
+    source_error(L, s, "its shape says %I bytes of data, which cannot be allocated (%s)", (lua_Integer)want,
+                 luaL_tolstring(L, -1, NULL));
+  return lua_touserdata(L, -1);
+}
+
+#define PROBE ((size_t)1 << 20)   /* a pipe's first data bytes, read before its array is allocated */
+
 int npy_read_array(lua_State *L, NpySource *s) {
   NpyHeader h;
   size_t at;
@@ -310,9 +329,18 @@ int npy_read_array(lua_State *L, NpySource *s) {
     for (int i = 0; i < d.ndim / 2; i++) {
       int64_t t = d.dim[i]; d.dim[i] = d.dim[d.ndim - 1 - i]; d.dim[d.ndim - 1 - i] = t;
     }
-  HostArray *a = hostarray_new(L, &d, h.dtype);
+  size_t first = s->size < 0 && want > 0 ? (want < PROBE ? want : PROBE) : 0;   /* (a pipe: some */
+  char *probe = first ? lua_newuserdatauv(L, first, 0) : NULL;    /* data first, not its header's word) */
+  size_t got = first ? s->read(s, probe, first) : 0;
+  if (s->error) source_error(L, s, "%s", s->error);
+  if (got < first) source_error(L, s, says, (lua_Integer)want, s->what, (lua_Integer)got);
+  HostArray *a = data_array(L, s, &d, h.dtype, want);
+  if (first) {
+    memcpy(a->data, probe, first);
+    lua_remove(L, -2);
+  }
   char more;
-  size_t got = want ? s->read(s, a->data, want) : 0;
+  if (want > first) got += s->read(s, (char *)a->data + first, want - first);
   size_t extra = got == want && !s->error ? s->read(s, &more, 1) : 0;   /* the end, not more */
   if (s->error) source_error(L, s, "%s", s->error);
   if (got < want) source_error(L, s, says, (lua_Integer)want, s->what, (lua_Integer)got);

@@ -174,6 +174,30 @@ describe("gpu.save and gpu.load", function()
     os.execute("rm -rf " .. d)
   end)
 
+  it("read a pipe whose header's shape is past its data or past memory: an error naming the file", function()
+    local d = tmpdir()
+    assert(os.execute("mkfifo " .. d .. "/fifo"))
+    local function huge(n, data, descr)   -- a header of n float64s (or descr's), then data
+      return npy_bytes(("{'descr': '%s', 'fortran_order': False, 'shape': (%d,)}"):format(descr or "<f8", n), data)
+    end
+    write(d .. "/short.npy", huge(1 << 32, ("\0"):rep(100)))   -- 32 GiB said, 100 bytes there
+    assert(os.execute(("cat %s/short.npy > %s/fifo &"):format(d, d)))
+    assert.are.equal("cannot read '" .. d .. "/fifo': its shape says 34359738368 bytes of data, the file holds 100",
+                     S.errof(gpu.load, d .. "/fifo"))
+    -- 2^52 bytes (4 PiB), past the first MiB read: refused where allocated (a machine that
+    -- maps them reads the file's end)
+    write(d .. "/vast.npy", huge(1 << 48, ("\0"):rep(1100000), "<c16"))
+    assert(os.execute(("cat %s/vast.npy > %s/fifo 2>/dev/null &"):format(d, d)))
+    local e = S.errof(gpu.load, d .. "/fifo")
+    local says = "cannot read '" .. d .. "/fifo': its shape says 4503599627370496 bytes of data, "
+    assert.is_true(e:sub(1, #says + 27) == says .. "which cannot be allocated (" or e == says .. "the file holds 1100000", e)
+    write(d .. "/mid.npy", huge(300000, string.pack("<d", 7):rep(300000)))   -- past the first MiB read
+    assert(os.execute(("cat %s/mid.npy > %s/fifo &"):format(d, d)))
+    local h = gpu.load(d .. "/fifo")
+    assert.are.same({300000, 7, 7}, {h.size, h[1], h[300000]})
+    os.execute("rm -rf " .. d)
+  end)
+
   it("read a header as NumPy does: the last of a key given twice, any order, quotes and spacing", function()
     local d = tmpdir()
     for i, case in ipairs({
