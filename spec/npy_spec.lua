@@ -149,6 +149,23 @@ describe("gpu.save and gpu.load", function()
     os.execute("rm -rf " .. d)
   end)
 
+  it("read a descr as the README says: kind and size, a type code or a gpuhost dtype's name, not NumPy's other names", function()
+    local d = tmpdir()
+    local function descr(t)
+      write(d .. "/d.npy", npy_bytes(("{'descr': '%s', 'fortran_order': False, 'shape': (0,)}"):format(t)))
+      local ok, h = pcall(gpu.load, d .. "/d.npy")
+      return ok and h.dtype or h
+    end
+    for t, want in pairs({["<f8"] = "float64", ["<i08"] = "int64", f8 = "float64", d = "float64", [">h"] = "int16",
+                          float64 = "float64", bool = "bool", complex64 = "complex64"}) do
+      assert.are.equal(want, descr(t))
+    end
+    for _, t in ipairs({"double", "float", "int", "long", "longlong", "bool_"}) do
+      assert.are.equal("cannot read '" .. d .. "/d.npy': its descr is not a type gpuhost reads", descr(t))
+    end
+    os.execute("rm -rf " .. d)
+  end)
+
   it("refuse a header that ends inside its descr's quotes, reading nothing past it", function()
     local d = tmpdir()
     for i, text in ipairs({"{'shape': (1,), 'fortran_order': False, 'descr':'",
