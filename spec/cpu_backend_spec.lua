@@ -843,6 +843,40 @@ __global__ void k(int *o, int n) {
   end)
 end)
 
+describe("what the CPU backend refuses, read as the preprocessor reads #cpu", function()
+  local K = "__global__ void k(float *x) { x[threadIdx.x] = 1.0f; }\n"
+  local function run(src, opts)
+    local x = gpu.zeros(4, "float32")
+    gpu.kernel(src, "k", {options = opts})[{1, 4}](x)
+    return x:totable()
+  end
+  local function refused(src, opts)
+    local msg, err = S.errof(function() run(src, opts) end)
+    assert.are.equal("GPUHOST_CPU_UNSUPPORTED", err.name)
+    assert.matches("inline PTX assembly (asm)", msg, 1, true)
+  end
+  -- Before: a macro that names itself (or two that name each other) and asm crashed the
+  -- process (the search for where the macro is used recursed without end)
+  it("of a macro that names itself runs the kernel", function()
+    assert.are.same({1, 1, 1, 1}, run("#define SELF asm SELF\n" .. K))
+    assert.are.same({1, 1, 1, 1}, run("#define A asm B\n#define B A\n" .. K))
+    assert.are.same({1, 1, 1, 1}, run("#define D extern __shared__ float D[]\n" .. K))
+  end)
+  -- Before: each got past the check and failed in the assembler ("no such instruction:
+  -- membar.gl"): a #define in a branch that may be skipped was taken as certain, a
+  -- --pre-include's macros as undefined, and a macro that ends in asm volatile as no asm
+  it("finds asm behind a maybe-kept #define, a --pre-include's macro and a macro's asm volatile", function()
+    refused("#if __CUDACC_VER_MAJOR__ >= 11\n#define NO_PTX\n#endif\n__global__ void k(float *x) {\n"
+            .. "#ifndef NO_PTX\nasm volatile(\"membar.gl;\");\n#endif\nx[0] = 1; }")
+    local f = os.tmpname()
+    local h = assert(io.open(f, "w")); h:write("#define USE_PTX 1\n"); h:close()
+    refused("#ifdef USE_PTX\n__device__ void f() { asm volatile(\"membar.gl;\"); }\n#endif\n" .. K,
+            {"--pre-include=" .. f})
+    os.remove(f)
+    refused("#define ASM asm volatile\n__global__ void k(float *x) { ASM(\"membar.gl;\"); x[0] = 1; }")
+  end)
+end)
+
 describe("extern __shared__ #cpu", function()
   -- Before: only `extern __shared__ T name[];` with nothing between the words was
   -- rewritten: volatile or a comment between them, `__shared__ extern`, `s[][2]` and two

@@ -39,7 +39,7 @@ static int macro_defined(const Macros *ms, const char *name, size_t len) {
 }
 
 static const char *skip_blank(const char *p) {
-  while (*p == ' ' || *p == '\t') p++;
+  while (*p == ' ' || *p == '\t' || *p == '\r') p++;
   return p;
 }
 
@@ -79,13 +79,21 @@ static int active(const Conds *c) {
   return 1;
 }
 
+/* Whether the text at a line is kept for certain (1), may be (-1) or is not (0): a macro a
+ * branch that may be skipped defines or undefines is unknown after it. */
+static int certainly(const Conds *c) {
+  int v = active(c);
+  for (int i = 0; v && i < c->n && i < 64; i++) if (c->keep[i] < 0) v = -1;
+  return v;
+}
+
 /* One directive (p after its '#'); updates the conditions and the macros. */
 static void directive(Conds *c, Macros *ms, const char *p) {
   p = skip_blank(p);
   const char *w = p;
   while (is_ident(*p)) p++;
   size_t len = (size_t)(p - w);
-  int was = active(c), v;
+  int was = certainly(c), v;
   const char *a = skip_blank(p), *e = a;
   while (is_ident(*e)) e++;
   if (len == 2 && strncmp(w, "if", 2) == 0) v = condition(ms, p);
@@ -101,8 +109,8 @@ static void directive(Conds *c, Macros *ms, const char *p) {
       if (c->keep[i] != 0) c->taken[i] = taken == 0 ? c->keep[i] : -1;
     } else if (len == 5 && strncmp(w, "endif", 5) == 0) {
       if (c->n > 0) c->n--;
-    } else if (was && len == 6 && strncmp(w, "define", 6) == 0) macro_set(ms, a, (size_t)(e - a), 1);
-    else if (was && len == 5 && strncmp(w, "undef", 5) == 0) macro_set(ms, a, (size_t)(e - a), 0);
+    } else if (was && len == 6 && strncmp(w, "define", 6) == 0) macro_set(ms, a, (size_t)(e - a), was > 0 ? 1 : -1);
+    else if (was && len == 5 && strncmp(w, "undef", 5) == 0) macro_set(ms, a, (size_t)(e - a), was > 0 ? 0 : -1);
     else if (was && len == 7 && strncmp(w, "include", 7) == 0) ms->included = 1;
     return;
   }
@@ -126,6 +134,8 @@ static char *kept_text(const char *stripped, const GpuCompileJob *job) {
   for (int i = 0; job && i < job->nopts; i++)
     if (strncmp(job->opts[i], "-D", 2) == 0 || strncmp(job->opts[i], "-U", 2) == 0)
       macro_set(ms, job->opts[i] + 2, strcspn(job->opts[i] + 2, "="), job->opts[i][1] == 'D');
+    else if (strncmp(job->opts[i], "--pre-include", 13) == 0 || strncmp(job->opts[i], "-include", 8) == 0)
+      ms->included = 1;   /* a header's macros, unknown here */
   for (char *p = t; *p;) {
     char *nl = p;   /* the logical line */
     while (*nl && !(*nl == '\n' && (nl == t || nl[-1] != '\\'))) nl++;
@@ -141,9 +151,11 @@ static char *kept_text(const char *stripped, const GpuCompileJob *job) {
 }
 
 /* Whether the word at hit of kept text s counts: where it is in a #define, the macro is
- * used in kept text (outside directives other than #define). */
-static int counts(const char *s, const char *hit) {
-  const char *h = skip_blank(line_start(s, hit));
+ * used in kept text (outside directives other than #define). seen: the #define lines on
+ * the way here; one met again counts no more (the preprocessor does not expand a macro in
+ * its own expansion: `#define A asm A`, or A and B that name each other). */
+static int counts_in(const char *s, const char *hit, const char **seen, int nseen) {
+  const char *line = line_start(s, hit), *h = skip_blank(line);
   if (*h != '#') return 1;
   h = skip_blank(h + 1);
   if (strncmp(h, "define", 6) != 0) return 0;   /* in #if, #pragma ...: no code */
@@ -151,10 +163,18 @@ static int counts(const char *s, const char *hit) {
   while (is_ident(*e)) e++;
   char name[64];
   if (e == n || (size_t)(e - n) >= sizeof name) return 1;
+  for (int i = 0; i < nseen; i++) if (seen[i] == line) return 0;
+  if (nseen == 32) return 1;   /* macros deeper than that: counted */
+  seen[nseen] = line;
   snprintf(name, sizeof name, "%.*s", (int)(e - n), n);
   for (const char *u = s; (u = find_word(u, name)) != NULL; u += e - n)
-    if (u != n && counts(s, u)) return 1;
+    if (u != n && counts_in(s, u, seen, nseen + 1)) return 1;
   return 0;
+}
+
+static int counts(const char *s, const char *hit) {
+  const char *seen[32];
+  return counts_in(s, hit, seen, 0);
 }
 
 /* The first counting occurrence of word w in kept text s (find_word), or NULL. */
@@ -164,17 +184,24 @@ static const char *find_counted(const char *s, const char *w) {
   return NULL;
 }
 
-/* an asm statement: asm, __asm or __asm__, maybe volatile, then '(' */
+/* past blanks and continued lines; past newlines too unless in a #define's body */
+static const char *skip_space(const char *q, int define) {
+  while (*q == ' ' || *q == '\t' || (*q == '\\' && q[1] == '\n') || (*q == '\n' && !define))
+    q += *q == '\\' ? 2 : 1;
+  return q;
+}
+
+/* an asm statement: asm, __asm or __asm__, maybe volatile, then '('; in a #define, also
+ * one its body ends with (`#define ASM asm volatile`: its use gives the '(') */
 static int names_asm(const char *kept) {
   static const char *const words[] = {"asm", "__asm", "__asm__"};
   for (size_t i = 0; i < 3; i++)
     for (const char *p = kept; (p = find_counted(p, words[i])) != NULL; p++) {
-      const char *q = p + strlen(words[i]);
-      while (*q == ' ' || *q == '\t' || *q == '\n') q++;
-      if (strncmp(q, "volatile", 8) == 0) q += 8;
-      else if (strncmp(q, "__volatile__", 12) == 0) q += 12;
-      while (*q == ' ' || *q == '\t' || *q == '\n') q++;
-      if (*q == '(') return 1;
+      int define = *skip_blank(line_start(kept, p)) == '#';
+      const char *q = skip_space(p + strlen(words[i]), define);
+      if (strncmp(q, "volatile", 8) == 0) q = skip_space(q + 8, define);
+      else if (strncmp(q, "__volatile__", 12) == 0) q = skip_space(q + 12, define);
+      if (*q == '(' || (define && (*q == '\n' || *q == '\0'))) return 1;
     }
   return 0;
 }
