@@ -80,6 +80,23 @@ local function directive_end(src, i)
   end
 end
 
+-- The end (its closing quote) of the raw string literal (R"d(...)d", maybe LR, uR, UR or
+-- u8R) whose opening quote is at i of src, or nil when none starts there
+local function raw_string_end(src, i)
+  local before = src:sub(math.max(1, i - 4), i - 1):match("[%w_]*$")
+  if not (before == "R" or before == "LR" or before == "uR" or before == "UR" or before == "u8R") then return nil end
+  local d = src:match('^([^%s()\\"]*)%(', i + 1)
+  if d == nil or #d > 16 then return nil end
+  local _, e = src:find(")" .. d .. '"', i + 2 + #d, true)
+  return e or #src
+end
+
+-- Whether the ' at i of src is a C++14 digit separator: inside a number (1'000, 0xFF'FF)
+local function digit_separator(src, i)
+  local w = src:sub(math.max(1, i - 64), i - 1):match("[%w_'.]*$")
+  return w:find("^%d") ~= nil or w:find("^%.%d") ~= nil
+end
+
 -- strip(src [, directives]): src blanked; each preprocessor directive, {from, to, text}, is
 -- added to the list directives
 function M.strip(src, directives)
@@ -93,6 +110,12 @@ function M.strip(src, directives)
     elseif c2 == "/*" then
       j = select(2, src:find("*/", i + 2, true)) or n
       out[#out + 1] = blank(src:sub(i, j))
+    elseif c == '"' and raw_string_end(src, i) then   -- R"d(...)d": no escapes, may span lines
+      j = raw_string_end(src, i)
+      out[#out + 1] = c .. blank(src:sub(i + 1, j - 1)) .. c
+    elseif c == "'" and digit_separator(src, i) then   -- 1'000
+      j = i
+      out[#out + 1] = c
     elseif c == '"' or c == "'" then
       j = i + 1
       while j <= n do

@@ -877,6 +877,33 @@ describe("what the CPU backend refuses, read as the preprocessor reads #cpu", fu
   end)
 end)
 
+describe("the CPU backend's reading of C++'s tokens #cpu", function()
+  local K = "__global__ void k(float *x) { x[threadIdx.x] = 1.0f; }\n"
+  local function run(src, name)
+    local x = gpu.zeros(4, "float32")
+    gpu.kernel(src, name)[{1, 4}](x)
+    return x:totable()
+  end
+  -- Before: a digit separator was read as a character literal to the end of its line (asm
+  -- after it reached the assembler; an extern __shared__ after it gave "conflicting
+  -- specifiers"); a CR before a newline was read into #if's expression (#if 0 around an
+  -- #include of CUB was refused); a // comment continued by a backslash ended at the
+  -- newline; a raw string's quotes ended it early ("asm(" in one was refused as PTX, and
+  -- R"(a"b)" hid the kernel after it)
+  it("knows digit separators, CRLF lines, continued // comments and raw strings", function()
+    local msg, err = S.errof(function()
+      run("__global__ void k(float *x) { int n = 1'000; asm volatile(\"membar.gl;\"); x[0] = n; }", "k")
+    end)
+    assert.are.equal("GPUHOST_CPU_UNSUPPORTED", err.name)
+    assert.are.same({1, 1, 1, 1}, run("const int n = 1'0; extern __shared__ float s[];\n" .. K, "k"))
+    assert.are.same({1, 1, 1, 1}, run(("#if 0\n#include <cub/cub.cuh>\n#endif\n" .. K):gsub("\n", "\r\n"), "k"))
+    assert.are.same({1, 1, 1, 1}, run("// a comment \\\nasm(\"x\")\n" .. K, "k"))
+    assert.are.same({1, 1, 1, 1}, run("__device__ const char *m = R\"(say \"asm(\" here)\";\n" .. K, "k"))
+    assert.are.same({1, 1, 1, 1}, run("__device__ const char *m = R\"(a\"b)\"; " .. K))
+    assert.are.same({1, 1, 1, 1}, run("__device__ const char *m = R\"x(a\"b\n)x\";\n" .. K))
+  end)
+end)
+
 describe("extern __shared__ #cpu", function()
   -- Before: only `extern __shared__ T name[];` with nothing between the words was
   -- rewritten: volatile or a comment between them, `__shared__ extern`, `s[][2]` and two

@@ -14,14 +14,43 @@
 
 int is_ident(char c) { return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
 
-/* s with comments, string and character literals blanked (newlines kept), malloc'd. */
+/* Whether the ' at p of t is a digit separator (C++14: 1'000, 0xFF'FF): inside a number. */
+static int digit_separator(const char *t, const char *p) {
+  const char *w = p;
+  while (w > t && (is_ident(w[-1]) || w[-1] == '\'' || w[-1] == '.')) w--;
+  return w < p && ((*w >= '0' && *w <= '9') || (*w == '.' && w[1] >= '0' && w[1] <= '9'));
+}
+
+/* The end of the raw string literal (R"d(...)d", maybe LR, uR, UR or u8R) whose '"' is at
+ * p of t, past its closing quote; NULL when p starts none. */
+static char *raw_string_end(char *t, char *p) {
+  char *w = p, close[20] = ")";
+  while (w > t && is_ident(w[-1])) w--;
+  size_t n = (size_t)(p - w), d = strcspn(p + 1, "( )\\\t\n\"");
+  if (n == 0 || w[n - 1] != 'R' || (n > 1 && strncmp(w, "LR", n) && strncmp(w, "uR", n) && strncmp(w, "UR", n) &&
+                                    strncmp(w, "u8R", n)) || d > 16 || p[1 + d] != '(')
+    return NULL;
+  snprintf(close + 1, sizeof close - 1, "%.*s\"", (int)d, p + 1);
+  char *e = strstr(p + 2 + d, close);
+  return e ? e + strlen(close) : p + strlen(p);
+}
+
+/* s with comments, string and character literals blanked (newlines kept), malloc'd. A
+ * CR before a newline becomes a blank (a continued line's backslash moves onto it). */
 char *source_strip(const char *s) {
   char *t = strdup(s);
   if (t == NULL) return NULL;
+  for (char *p = t; *p; p++)
+    if (p[0] == '\r' && p[1] == '\n') {
+      if (p > t && p[-1] == '\\') p[-1] = ' ', p[0] = '\\';
+      else p[0] = ' ';
+    }
   for (char *p = t; *p;) {
     char *e = p;
-    if (p[0] == '/' && p[1] == '/') { while (*e && *e != '\n') e++; }
+    if (p[0] == '/' && p[1] == '/') { while (*e && !(*e == '\n' && e[-1] != '\\')) e++; }
     else if (p[0] == '/' && p[1] == '*') { e = strstr(p + 2, "*/"); e = e ? e + 2 : p + strlen(p); }
+    else if (*p == '"' && (e = raw_string_end(t, p)) != NULL) { p++; if (e > p && e[-1] == '"') e--; }   /* keep the quotes */
+    else if (*p == '\'' && digit_separator(t, p)) { p++; continue; }
     else if (*p == '"' || *p == '\'') {
       for (e = p + 1; *e && *e != *p && *e != '\n'; e++)
         if (*e == '\\' && e[1]) e++;
