@@ -935,6 +935,25 @@ describe("extern __shared__ #cpu", function()
   end)
 end)
 
+describe("extern __shared__ arrays, declared again or with an attribute #cpu", function()
+  -- Before: an attribute after the bounds went into the pointer's cast ("expected '>' before
+  -- '__attribute__'"), and a namespace-scope array declared twice was defined twice
+  -- ("redefinition of 'float* s'")
+  it("run as NVRTC runs them", function()
+    local body = "__global__ void k(float *o) { s[threadIdx.x] = threadIdx.x + 1; __syncthreads(); o[threadIdx.x] = s[3 - threadIdx.x]; }"
+    for _, src in ipairs({
+      "extern __shared__ float s[] __attribute__((aligned(16)));\n" .. body,
+      "extern __shared__ float s[];\nextern __shared__ float s[];\n" .. body,
+      "namespace a { extern __shared__ float t[]; }\nnamespace b { extern __shared__ float t[]; }\n"
+        .. "extern __shared__ float s[];\nextern __shared__ float s[];\n" .. body,
+    }) do
+      local o = gpu.zeros(4, "float32")
+      gpu.kernel(src)[{1, 4, shared = 64}](o)
+      assert.are.same({4, 3, 2, 1}, o:totable())
+    end
+  end)
+end)
+
 describe("cooperative groups #cpu", function()
   -- Before: each failed in the host's compile with g++'s own words ("'invoke_one' is not a
   -- member of 'cooperative_groups'")

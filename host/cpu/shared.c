@@ -66,27 +66,44 @@ static void decl_type(Buf *type, const char *p, const char *e) {
  * at namespace scope (an initialiser would run as the library loads, before any launch:
  * it crashed the process) a thread-local pointer that a hook of kernels/cpu.h points at
  * the block's memory as each launch begins on a worker. */
-static void declarators(Buf *out, const char *type, const char *d, const char *e, int local) {
+static void declarators(Buf *out, const char *type, const char *d, const char *e, int local, Buf *seen, long scope) {
   while (d < e) {
     while (d < e && !is_ident(*d)) d++;
-    const char *ns = d, *rest, *end;
+    const char *ns = d, *rest, *end, *bounds;
     while (d < e && is_ident(*d)) d++;
     rest = memchr(d, ']', (size_t)(e - d));   /* the first bound's end: the rest are kept */
     rest = rest ? rest + 1 : e;
     int depth = 0;
-    for (end = rest; end < e && !(depth == 0 && *end == ','); end++)
+    for (bounds = rest; bounds < e && (*bounds == '[' || depth > 0 || strchr(" \t\n", *bounds)); bounds++)
+      depth += (*bounds == '[') - (*bounds == ']');   /* more bounds; not __attribute__(...) after them */
+    for (end = bounds, depth = 0; end < e && !(depth == 0 && *end == ','); end++)
       depth += (*end == '[' || *end == '(') - (*end == ']' || *end == ')');
-    int n = (int)(d - ns), r = (int)(end - rest);
+    int n = (int)(d - ns), r = (int)(bounds - rest);
     if (n == 0) break;
-    if (local)
+    char key[96];   /* a namespace-scope array declared again in its block: declared, not defined */
+    snprintf(key, sizeof key, " %ld:%.*s ", scope, n, ns);
+    if (!local && seen->data && strstr(seen->data, key))
+      buf_printf(out, "extern thread_local %s(*%.*s)%.*s; ", type, n, ns, r, rest);
+    else if (local)
       buf_printf(out, "%s(*%.*s)%.*s = reinterpret_cast<%s(*)%.*s>(gpuhost_dynamic_shared()); ",
                 type, n, ns, r, rest, type, r, rest);
     else
       buf_printf(out, "static thread_local %s(*%.*s)%.*s; static const gpuhost_cpu::dynamic_hook "
                 "gpuhost_hook_%.*s([](void *p) { %.*s = reinterpret_cast<%s(*)%.*s>(p); }); ",
                 type, n, ns, r, rest, n, ns, n, ns, type, r, rest);
+    if (!local) buf_str(seen, key);
     d = end < e ? end + 1 : e;
   }
+}
+
+/* The position of the '{' whose block holds position at of stripped text s (s if none). */
+static const char *scope_of(const char *s, const char *at) {
+  const char *open[64];
+  int depth = 0;
+  for (const char *p = s; p < at; p++)
+    if (*p == '{') { if (depth < 64) open[depth] = p; depth++; }
+    else if (*p == '}' && depth > 0) depth--;
+  return depth > 0 && depth <= 64 ? open[depth - 1] : s;
 }
 
 /* Whether the line holding p of s is a directive's (a #define's body, say). */
@@ -125,18 +142,21 @@ void source_rewrite(Buf *out, const char *s) {
   char *t = source_strip(s);
   if (t == NULL) { out->failed = 1; return; }
   const char *p = t;   /* copied up to here (offsets in s are the same) */
+  Buf seen = {0};      /* the namespace-scope arrays so far, " <block>:<name> " */
   for (const char *w = t; (w = find_word(w, "__shared__")) != NULL;) {
     const char *name, *semi, *start = extern_shared(t, w, &name, &semi);
     if (start == NULL || start < p) { w += 10; continue; }
     buf_add(out, s + (p - t), (size_t)(start - p));
     Buf type = {0};
     decl_type(&type, start, name);
-    declarators(out, type.data ? type.data : "char ", name, semi, in_function(t, start));
+    declarators(out, type.data ? type.data : "char ", name, semi, in_function(t, start), &seen,
+                (long)(scope_of(t, start) - t));
     buf_free(&type);
     for (const char *c = start; c < semi; c++)   /* its lines, so that those after keep theirs */
       if (*c == '\n') buf_add(out, "\n", 1);
     p = w = semi + 1;
   }
   buf_str(out, s + (p - t));
+  buf_free(&seen);
   free(t);
 }
