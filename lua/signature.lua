@@ -440,7 +440,7 @@ end
 -- open there); its third: the prefix without inline namespaces ("a::" in inline namespace
 -- a::v1, whose members C++ finds as a::x too).
 local function namespaces(s)
-  local stack, depth, at, other = {}, 0, 1, {}
+  local stack, depth, at, other, inlines = {}, 0, 1, {}, {}
   return function(pos)
     while true do
       local b = s:find("[{}]", at)
@@ -452,8 +452,12 @@ local function namespaces(s)
         local name = before:find("namespace", 1, true) and
                      before:match("%f[%w_]namespace%s+([%a_][%w_:]*)%s*$")
         if name then
-          stack[#stack + 1] = {name = name, depth = depth,
-                               inline = before:find("%f[%w_]inline%s+namespace%s+[%a_][%w_:]*%s*$") ~= nil}
+          local full = {}   -- a reopened inline namespace stays inline (C++ keeps it so)
+          for i, n in ipairs(stack) do full[i] = n.name end
+          full[#full + 1] = name
+          full = table.concat(full, "::")
+          if before:find("%f[%w_]inline%s+namespace%s+[%a_][%w_:]*%s*$") then inlines[full] = true end
+          stack[#stack + 1] = {name = name, depth = depth, inline = inlines[full] == true}
         elseif not before:find("%f[%w_]namespace%s*$") and not before:find('%f[%w_]extern%s*"[^"]*"%s*$') then
           other[#other + 1] = depth
         end

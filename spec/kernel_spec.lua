@@ -482,6 +482,18 @@ extern "C" __global__ void k(long unsigned int* p, signed long int* q, real* r, 
                    S.errof(gpu.module, [[__global__ void k(float* a) {}]], {names = {"zz"}}), 1, true)
   end)
 
+  -- Before: a namespace declared inline and then reopened without `inline` (C++ keeps it
+  -- inline) was read as a plain one: "a::k" was "no __global__ function 'a::k'"
+  it("find a kernel in a reopened inline namespace", function()
+    local src = "namespace a { inline namespace v1 {} }\n"
+                .. "namespace a { namespace v1 { __global__ void k(int *o) { o[0] = 5; } } }"
+    local o = gpu.zeros(1, "int32")
+    local k = gpu.kernel(src, "a::k")
+    assert.are.equal("a::v1::k", k.name)
+    k[1, 1](o)
+    assert.are.same({5}, o:totable())
+  end)
+
   -- Before: a kernel in an inline namespace was found only by its full name: "a::k" for
   -- a::v1::k (which C++ finds) was "no __global__ function 'a::k' in the source"
   it("find a kernel in an inline namespace by the names C++ finds it by", function()
