@@ -490,18 +490,21 @@ local function blank_regions(s, regions)
 end
 
 -- The type aliases of stripped source s (typedef, using X = ..., object-like #define and
--- -D of a type): name -> the type it names, resolved through the others; a name given
--- two types (in #if branches, in two structs) is left out.
+-- -D of a type): name -> {[where] = the type it names there, resolved through the others},
+-- where is the namespace ("a::b::", "" global) of each, or true for a macro. A name given
+-- two types in one scope (in #if branches, in two structs) is left out there; one given
+-- a type in each of two namespaces keeps both (alias_at picks the one C++ finds).
 -- Only aliases at namespace scope count (one in a function or struct body names nothing
--- outside it); scope[name] is the namespace ("a::b::", "" global) of each, or true for a
--- macro. A name that is also a struct, class, union or enum is left out.
+-- outside it). A name that is also a struct, class, union or enum is left out.
+local alias_at
 local function type_aliases(s, defines)
-  local found, scope = {}, {}
+  local found = {}
   local function add(name, body, where)
     body = trim(body)
     if not body:find("^[%w_:%s%*<>]*[%a_][%w_:%s%*<>]*$") or body:find("%f[%w_]%d") then return end
-    if found[name] ~= nil and (found[name] ~= body or scope[name] ~= where) then found[name] = false
-    else found[name], scope[name] = body, where end
+    local f = found[name] or {}
+    found[name] = f
+    if f[where] ~= nil and f[where] ~= body then f[where] = false else f[where] = body end
   end
   local list = {}
   -- (the text up to ";" taken whole, then trimmed: a lazy capture before %s*; rescanned a
@@ -521,22 +524,42 @@ local function type_aliases(s, defines)
   end
   for _, d in ipairs(defines) do add(d[1], d[2], true) end
   for _, w in ipairs({"struct", "class", "union", "enum"}) do
-    for name in s:gmatch("%f[%w_]" .. w .. "%s+([%a_][%w_]*)") do found[name] = false end
+    for name in s:gmatch("%f[%w_]" .. w .. "%s+([%a_][%w_]*)") do found[name] = {[true] = false} end
+  end
+  local function resolve(name, prefix, depth)
+    local body, where = alias_at(found, name, prefix)
+    if not body or depth > 8 then return nil end
+    local inner = where == true and prefix or where
+    return (body:gsub("[%a_][%w_:]*", function(w) return w ~= name and resolve(w, inner, depth + 1) or nil end))
   end
   local resolved = {}
-  local function resolve(name, depth)
-    local body = found[name]
-    if not body or depth > 8 then return nil end
-    return (body:gsub("[%a_][%w_:]*", function(w) return w ~= name and resolve(w, depth + 1) or nil end))
+  for name, f in pairs(found) do
+    for where in pairs(f) do
+      resolved[name] = resolved[name] or {}   -- false: unknown there (it hides outer ones)
+      resolved[name][where] = resolve(name, where == true and "" or where, 0) or false
+    end
   end
-  for name in pairs(found) do resolved[name] = resolve(name, 0) end
-  return resolved, scope
+  return resolved
+end
+
+-- The alias (of type_aliases) that name is where namespace prefix is open, and its scope:
+-- a macro's, else the innermost enclosing namespace's; nil when none
+function alias_at(aliases, name, prefix)
+  local f = aliases[name]
+  if not f then return nil end
+  if f[true] ~= nil then return f[true] or nil, true end
+  local best
+  for where in pairs(f) do
+    if prefix:sub(1, #where) == where and (not best or #where > #best) then best = where end
+  end
+  if best then return f[best] or nil, best end
+  return nil
 end
 
 -- Parameter list params "(...)" with the aliases whose scope encloses namespace prefix
 -- substituted in each parameter's type, not its name; own: names not to substitute (a
 -- template's parameters)
-local function substitute(params, aliases, scope, prefix, own)
+local function substitute(params, aliases, prefix, own)
   local out = {}
   for _, text in ipairs(split_top(params:sub(2, -2))) do
     -- the words at the top level (outside <>, (), []), before any default argument
@@ -553,10 +576,8 @@ local function substitute(params, aliases, scope, prefix, own)
     end
     local last = #top >= 2 and not typewords[top[#top][2]] and top[#top][1]
     out[#out + 1] = text:gsub("()([%a_][%w_:]*)", function(at, w)
-      local where = scope[w]
-      if at == last or own[w] or not aliases[w] or
-         not (where == true or prefix:sub(1, #where) == where) then return nil end
-      return aliases[w]
+      if at == last or own[w] then return nil end
+      return (alias_at(aliases, w, prefix))
     end)
   end
   return "(" .. table.concat(out, ", ") .. ")"
@@ -651,11 +672,12 @@ end
 
 -- The type aliases (type_aliases) as a name expression's template arguments name them, read
 -- at global scope: "I=long", "ns::J=int" for one in namespace ns, sorted
-local function global_types(aliases, scope)
+local function global_types(aliases)
   local list = {}
-  for name, t in pairs(aliases) do
-    local where = scope[name]
-    list[#list + 1] = (where == true and "" or where) .. name .. "=" .. t
+  for name, f in pairs(aliases) do
+    for where, t in pairs(f) do
+      if t and (f[true] == nil or where == true) then list[#list + 1] = (where == true and "" or where) .. name .. "=" .. t end
+    end
   end
   table.sort(list)
   return list
@@ -679,7 +701,7 @@ function M.parse(src, flags)
     if type(m) == "table" and m.body then defines[#defines + 1] = {name, m.body} end
   end
   s = blank_regions(s, off)
-  local aliases, scope = type_aliases(s, defines)
+  local aliases = type_aliases(s, defines)
   local ns = namespaces(s)
   local macros, next = global_macros(defines), {}
   local kernels, seen, pos, mi = {}, {}, 1, 1
@@ -718,7 +740,7 @@ function M.parse(src, flags)
       local tnames = tlist and template_names(tlist) or nil
       local own = {}
       for _, t in ipairs(tnames or {}) do own[t] = true end
-      params = substitute(params, aliases, scope, ns(gs), own)
+      params = substitute(params, aliases, ns(gs), own)
       local d, undecided = seen[name], maybe[mi] and maybe[mi][1] <= gs
       if not d then
         d = {name = name, params = params, template = tnames, at = gs, maybe = undecided,
@@ -732,7 +754,7 @@ function M.parse(src, flags)
     pos = ge + 1
   end
   namespace_aliases(s, kernels)
-  local types = global_types(aliases, scope)
+  local types = global_types(aliases)
   for _, d in ipairs(kernels) do
     if d.template and #types > 0 then d.types = types end
   end

@@ -563,6 +563,24 @@ extern "C" __global__ void k(long unsigned int* p, signed long int* q, real* r, 
                    S.errof(function() gpu.kernel(src, "p<I>")[1, 1](r) end), 1, true)
   end)
 
+  -- Before: a name aliased in two scopes (`using I = double;` and ns's `using I = float;`)
+  -- was left out: "k<I>" and a kernel in ns taking an I said "parameter 2 has type 'I',
+  -- which gpuhost cannot pass from Lua"
+  it("read a type alias of one name in two scopes as the one C++ finds", function()
+    local src = "using I = double;\nnamespace ns { using I = float; using J = I; __global__ void q(float *a, J v) { a[0] = v; } }\n" ..
+                "template <class T> __global__ void k(float *o, T x) { o[0] = sizeof(T); }\n" ..
+                "__global__ void g(float *o, I x) { o[0] = (float)(x * 2); }"
+    local o = gpu.zeros(1, "float32")
+    gpu.kernel(src, "k<I>")[1, 1](o, 1)
+    assert.are.same({8}, o:totable())
+    gpu.kernel(src, "k<ns::I>")[1, 1](o, 1)
+    assert.are.same({4}, o:totable())
+    gpu.kernel(src, "ns::q")[1, 1](o, 2.5)
+    assert.are.same({2.5}, o:totable())
+    gpu.kernel(src, "g")[1, 1](o, 1.25)
+    assert.are.same({2.5}, o:totable())
+  end)
+
   -- Before: a kernel declared through a macro (#define KERNEL extern "C" __global__ void)
   -- was not found: "no __global__ function 'k' in the source (it has: none)"
   it("read a kernel declared through an object-like macro that expands to __global__", function()
