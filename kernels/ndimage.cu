@@ -647,9 +647,9 @@ __global__ void __launch_bounds__(256, 4) ndi_line(gpu::array<T> in, O *out, con
   }
 }
 
-// A minimum or maximum of K taps one apart along a line (dim gd, tap 0 at offset first,
-// step 1), for long windows: van Herk and Gil-Werman's, O(1) a point whatever K is, where
-// the fold above is O(K). Along each line the mode extends the input to E = n + K - 1
+// A minimum, maximum or mean of K taps one apart along a line (dim gd, tap 0 at offset
+// first, step 1), for long windows: van Herk and Gil-Werman's, O(1) a point whatever K is,
+// where the fold above is O(K). Along each line the mode extends the input to E = n + K - 1
 // values (point c's window is extended values c .. c + K - 1), cut into blocks of K;
 // each block is folded from its start (h) and from its end (g), and ndi_minmax_out takes a
 // point's value from g at its window's start and h at its end. A block is folded in
@@ -662,6 +662,8 @@ __global__ void __launch_bounds__(256, 4) ndi_line(gpu::array<T> in, O *out, con
 // earliest from its end back, h the earliest from its start, and g's come first; a carry
 // from before wins a tie, one from after loses it). Lines l0 .. l0 + m - 1 (C order over
 // the other dims), g and h E apart a line; the carries (hc, gc) P = ceil(K / S) a block.
+// A mean sums instead (g and h partial sums, a window's g + h, or g alone where the window
+// is a whole block), each sum of at most K values, where the fold sums K in tap order.
 namespace ndi {
 // line l's first element in `in` (base) and in a C-ordered array of in's shape (at)
 template <typename T>
@@ -681,15 +683,17 @@ __device__ inline void line_start(const gpu::array<T> &in, int gd, long long l, 
   }
 }
 __device__ inline bool before(int op, double x, double acc) { return op == MIN ? x < acc : x > acc; }
-// x, the fold of values before y's, with y: the earlier wins a tie
-__device__ inline double first_of(int op, double x, double y) { return before(op, y, x) ? y : x; }
+// x, the fold of values before y's, with y: their sum (MEAN), or the extreme, the earlier
+// winning a tie
+__device__ inline double joined(int op, double x, double y) { return op == MEAN ? x + y : before(op, y, x) ? y : x; }
+__device__ inline double identity(int op) { return op == MIN ? INFINITY : op == MAX ? -INFINITY : 0.0; }
 }  // namespace ndi
 
 template <typename T>
 __global__ void ndi_minmax_scan(gpu::array<T> in, double *g, double *h, int gd, long long first, long long K,
                                 long long S, int op, int mode, double cval, long long E, long long l0, long long m) {
   const long long n = in.shape[gd], along = in.stride[gd], nblocks = (E + K - 1) / K, P = (K + S - 1) / S;
-  const double start = op == ndi::MIN ? INFINITY : -INFINITY;
+  const double start = ndi::identity(op);
   const T *__restrict__ p = in.ptr();
   for (long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x; t < m * nblocks * P;
        t += (long long)gridDim.x * blockDim.x) {
@@ -703,14 +707,16 @@ __global__ void ndi_minmax_scan(gpu::array<T> in, double *g, double *h, int gd, 
     for (long long e = e0; e < e1; e++) {
       const long long j = ndi::map_index(e + first, n, mode);
       const double x = j < 0 ? cval : ndi::value(p[base + j * along]);
-      if (ndi::before(op, x, acc)) acc = x;   // (a tie keeps the earlier)
+      if (op == ndi::MEAN) acc += x;
+      else if (ndi::before(op, x, acc)) acc = x;   // (a tie keeps the earlier)
       hl[e] = acc;
     }
     acc = start;
     for (long long e = e1 - 1; e >= e0; e--) {
       const long long j = ndi::map_index(e + first, n, mode);
       const double x = j < 0 ? cval : ndi::value(p[base + j * along]);
-      if (ndi::before(op, x, acc) || x == acc) acc = x;   // (a tie takes the earlier: this one)
+      if (op == ndi::MEAN) acc += x;
+      else if (ndi::before(op, x, acc) || x == acc) acc = x;   // (a tie takes the earlier: this one)
       gl[e] = acc;
     }
   }
@@ -720,7 +726,7 @@ __global__ void ndi_minmax_scan(gpu::array<T> in, double *g, double *h, int gd, 
 __global__ void ndi_minmax_carry(const double *__restrict__ g, const double *__restrict__ h, double *gc, double *hc,
                                  long long K, long long S, int op, long long E, long long m) {
   const long long nblocks = (E + K - 1) / K, P = (K + S - 1) / S;
-  const double start = op == ndi::MIN ? INFINITY : -INFINITY;
+  const double start = ndi::identity(op);
   for (long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x; t < m * nblocks;
        t += (long long)gridDim.x * blockDim.x) {
     const long long l = t / nblocks, b = t % nblocks, e0 = b * K, bend = e0 + K < E ? e0 + K : E;
@@ -731,12 +737,12 @@ __global__ void ndi_minmax_carry(const double *__restrict__ g, const double *__r
     for (long long q = 0; q < np; q++) {
       hcb[q] = acc;
       const long long last = e0 + (q + 1) * S < bend ? e0 + (q + 1) * S - 1 : bend - 1;
-      acc = ndi::first_of(op, acc, hl[last]);
+      acc = ndi::joined(op, acc, hl[last]);
     }
     acc = start;
     for (long long q = np - 1; q >= 0; q--) {
       gcb[q] = acc;
-      acc = ndi::first_of(op, gl[e0 + q * S], acc);
+      acc = ndi::joined(op, gl[e0 + q * S], acc);
     }
   }
 }
@@ -755,9 +761,10 @@ __global__ void ndi_minmax_out(gpu::array<T> in, O *out, const double *__restric
     ndi::line_start(in, gd, l0 + l, base, at);
     double a = g[l * E + c], b = h[l * E + e];
     if (P > 1) {
-      a = ndi::first_of(op, a, gc[(l * nblocks + c / K) * P + c % K / S]);
-      b = ndi::first_of(op, hc[(l * nblocks + e / K) * P + e % K / S], b);
+      a = ndi::joined(op, a, gc[(l * nblocks + c / K) * P + c % K / S]);
+      b = ndi::joined(op, hc[(l * nblocks + e / K) * P + e % K / S], b);
     }
-    ndi::combine(out + at + c * span, ndi::first_of(op, a, b), how);
+    const double v = op != ndi::MEAN ? ndi::joined(op, a, b) : (c % K == 0 ? a : a + b) / (double)K;
+    ndi::combine(out + at + c * span, v, how);
   }
 }

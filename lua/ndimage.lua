@@ -209,12 +209,13 @@ local function rows_of(taps, ndim, line)
   return rows
 end
 
--- A minimum or maximum of more than MINMAX_K taps along a line, step 1: kernels/ndimage.cu's
--- ndi_minmax_scan, ndi_minmax_carry and ndi_minmax_out (O(1) a point, where the fold is
--- O(K): the same values), a block of K folded in pieces of MINMAX_S, a chunk of lines at a
--- time, so that their scratch (two float64 values an extended point, n + K - 1 a line)
--- stays under 2^24 values each where a line allows
-local MINMAX_K, MINMAX_S = 64, 128
+-- A minimum or maximum of more than 64 taps along a line, step 1, or a mean of more than
+-- 256 (SCAN_K): kernels/ndimage.cu's ndi_minmax_scan, ndi_minmax_carry and ndi_minmax_out
+-- (O(1) a point, where the fold is O(K): the same values; a mean's two partial sums round
+-- as they do), a block of K folded in pieces of MINMAX_S, a chunk of lines at a time, so
+-- that their scratch (two float64 values an extended point, n + K - 1 a line) stays under
+-- 2^24 values each where a line allows
+local SCAN_K, MINMAX_S = {[MIN] = 64, [MAX] = 64, [MEAN] = 256}, 128
 local minmax_modules = {}
 local function minmax_line(input, out, gd, first, K, op, mode, cval, how)
   local types = ("<%s, %s>"):format(CTYPE[input.dtype], CTYPE[out.dtype])
@@ -286,7 +287,7 @@ local function pass(input, taps, w, op, mode, cval, dt, rank, into, how)
     plan[20 + k] = delta
   end
   plan[17], plan[18], plan[19] = line_of(taps, ndim)
-  if (op == MIN or op == MAX) and K > MINMAX_K and plan[17] >= 0 and plan[19] == 1 then
+  if SCAN_K[op] and K > SCAN_K[op] and plan[17] >= 0 and plan[19] == 1 then
     return minmax_line(input, out, plan[17], plan[18], K, op, mode, cval, how)
   end
   if op == SUM and plan[17] >= 0 and plan[19] == 1 and w and host_of[w] then op = symmetry(host_of[w]) end

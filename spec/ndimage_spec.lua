@@ -297,6 +297,41 @@ describe("gpu.ndimage.uniform_filter1d and uniform_filter", function()
     close(REF["u2d-sizes"], nd.uniform_filter(img, {1, 4}, {mode = "wrap"}), 1e-14)
     close(REF["u2d-uint8"], nd.uniform_filter(gpu.array(scaled(20), "uint8"), 2), 0)
   end)
+
+  -- Windows of more than 256 sum two partial sums (van Herk's blocks, O(1) a point, where
+  -- the fold is O(size)): of integers the sums are exact, so every mean is the exact sum
+  -- divided once, in every mode and origin, windows longer than the line, a strided line
+  it("give exact means of integers for long windows, every mode and origin", function()
+    local n, t = 700, {}
+    for i = 1, n do t[i] = (i * 7919) % 2003 - 1001 end
+    local function at(j, mode)   -- scipy's extension of index j (0-based); nil: cval
+      if j >= 0 and j < n then return j end
+      if mode == "nearest" then return j < 0 and 0 or n - 1 end
+      if mode == "wrap" then return j % n end
+      if mode == "reflect" then j = j % (2 * n); return j < n and j or 2 * n - 1 - j end
+      if mode == "mirror" then j = j % (2 * n - 2); return j < n and j or 2 * n - 2 - j end
+    end
+    local x = gpu.array(t, "float64")
+    local grid = gpu.array({t, t, t}, "float64").T   -- (the line along dim 1, strided)
+    for _, K in ipairs({257, 300, 700, 1500}) do
+      for _, mode in ipairs({"reflect", "mirror", "nearest", "wrap", "constant"}) do
+        for _, origin in ipairs({0, -(K // 2), (K - 1) // 2 - 1, 7}) do
+          local want = {}
+          for c = 0, n - 1 do
+            local sum = 0
+            for k = 0, K - 1 do
+              local j = at(c + k - K // 2 - origin, mode)
+              sum = sum + (j and t[j + 1] or 3)
+            end
+            want[c + 1] = sum / K
+          end
+          local o = {mode = mode, origin = origin, cval = 3}
+          assert.are.same(want, nd.uniform_filter1d(x, K, o):totable())
+          assert.are.same(want, nd.uniform_filter1d(grid, K, 1, o)[{{}, 3}]:totable())
+        end
+      end
+    end
+  end)
 end)
 
 describe("gpu.ndimage's derivative filters", function()
