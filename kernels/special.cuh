@@ -424,6 +424,42 @@ __device__ __noinline__ inline double zeta_sum(double s, double q) {
   a = q + k;
   return ::pow(q, 1 - s) * (sum + zeta_tail(s, a, ::exp(-s * l) / q, ::exp((1 - s) * l) / (s - 1), sum));
 }
+// (b - d)^-r - b^-r = b^-r expm1(-r l), l = log1p(-d / b), free of the difference's cancellation
+__device__ inline double pow_diff(double b, double r, double l) {
+  return ::pow(b, -r) * ::expm1(-r * l);
+}
+// sum_{k >= 0} (b - d + k)^-s - (b + k)^-s, b - d >= 32: Euler and Maclaurin's formula for
+// the difference itself, each of its terms one pow_diff (l = log1p(-d / b))
+__device__ __noinline__ inline double zeta_diff_tail(double s, double b, double d, double sum) {
+  double l = ::log1p(-d / b), p = ::pow(b, -s);
+  double tail = pow_diff(b, s - 1, l) / (s - 1) + 0.5 * p * ::expm1(-s * l);
+  double f = s * p / b, prev = inf();
+  for (int j = 0; j < 12; j++) {   // f = s (s + 1) ... (s + 2j) b^(-s - 2j - 1)
+    double t = ZETA_EM[j] * f * ::expm1(-(s + 2 * j + 1) * l);
+    if (fabs(t) > prev) break;
+    tail += t;
+    prev = fabs(t);
+    if (prev <= 1e-17 * fabs(sum + tail)) break;
+    f *= (s + 2 * j + 1) * (s + 2 * j + 2) / (b * b);
+  }
+  return tail;
+}
+// zeta(s, q) for an odd s and q <= -1/4: the m terms of q + k < 0 are -(t + j)^-s, t = -(q +
+// m - 1), j < m, each against the positive (u + j)^-s = (t - d + j)^-s, d = t - u, u = q + m:
+// summed as their differences (pow_diff, none cancelling; zeta(31, -10.5) was 0 for 0.4 /
+// 30!), the first 32 directly, the rest by zeta_diff_tail, then zeta(s, u + m); t and d are
+// exact (u too, but for -1/2 < q < -1/4: u = q + 1 rounded counts only where s l > 0.7)
+__device__ __noinline__ inline double hurwitz_odd_negative(double s, double q) {
+  double m = -::floor(q), u = q + m, t = -(q + (m - 1)), d = m == 1 ? -2 * q - 1 : t - u, sum = 0;
+  double j = 0;
+  for (; j < m && j < 32; j++) {   // where the two differ by more than a factor 2 the plain
+    double b = t + j, a = u + j, l = b < 0.5 * a || b > 2 * a ? 1 : ::log1p(-d / b);   // difference
+    sum += fabs(s * l) > 0.7 ? ::pow(a, -s) - ::pow(b, -s) : pow_diff(b, s, l);   // (s l: ulps lost)
+  }
+  double rest = zeta_sum(s, u + m);
+  if (j < m) rest += zeta_diff_tail(s, t + j, d, sum) - zeta_diff_tail(s, t + m, d, sum);
+  return sum + rest;
+}
 // Hurwitz's zeta(s, q), s > 1 (q < 0 only for integer s), as scipy's
 __device__ __noinline__ inline double hurwitz(double s, double q) {
   if (isnan(s) || isnan(q)) return nan();
@@ -435,12 +471,14 @@ __device__ __noinline__ inline double hurwitz(double s, double q) {
   }
   if (q == inf()) return 0;
   if (s == inf()) return q == 1 ? 1 : q < 1 ? inf() : 0;
+  bool odd = ::fmod(s, 2.0) != 0;
+  if (odd && q <= -0.25) return hurwitz_odd_negative(s, q);
   if (q < -9) {
-    // the terms of q + k < 0 are (-1)^s sum_{j < m} (t + j)^-s, m of them, t = 1 - u,
-    // u = q + m in (0, 1): (-1)^s (zeta(s, t) - zeta(s, 1 - q)), three bounded sums
-    // instead of |q| terms (polygamma(1, -1e12 - 0.5) ran for hours)
-    double u = q - ::floor(q), neg = zeta_sum(s, 1 - u) - zeta_sum(s, 1 - q);   // u exact
-    return (::fmod(s, 2.0) == 0 ? neg : -neg) + zeta_sum(s, u);
+    // the terms of q + k < 0 are sum_{j < m} (t + j)^-s (s even), m of them, t = 1 - u,
+    // u = q + m in (0, 1): zeta(s, t) - zeta(s, 1 - q), three bounded sums instead of |q|
+    // terms (polygamma(1, -1e12 - 0.5) ran for hours); all positive
+    double u = q - ::floor(q);   // exact
+    return zeta_sum(s, 1 - u) - zeta_sum(s, 1 - q) + zeta_sum(s, u);
   }
   return zeta_sum(s, q);
 }

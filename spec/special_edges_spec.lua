@@ -28,6 +28,20 @@ describe("gpu.special's zeta and polygamma", function()
           {9.869604401088358, -68.83857073554515}, 1e-14)
   end)
 
+  it("of a negative q and an odd s: the terms of q + k < 0 and their positive twins cancel", function()
+    -- mpmath (250 digits): polygamma(30, -10.5) is 30! zeta(31, 11.5) (was -0: 2^31 - 2^31 first),
+    -- zeta(s, q) as the sum of the m terms of q + k < 0 and zeta(s, q + m) (zeta(7, -10.5) was
+    -- 7e-9 off, zeta(3, -10.5) 387 ulp; scipy 1.17 is off there too)
+    check("polygamma", S.polygamma(A{30, 20, 10}, A{-10.5, -10.5, -10.5}):totable(),
+          {-0.3773484763042528, -1.5749217649049521e-4, -1.3479713180436912e-5}, 1e-14)
+    check("zeta", S.zeta(A{7, 3, 31, 3, 5, 3, 9, 3}, A{-10.5, -10.5, -5.25, -100.1, -30.7, -0.4999999,
+                                                       -0.4777273809517999, -1e6 - 0.5 + 2^-33}):totable(),
+          {9.2741408342912962e-8, 0.0041237345253261086, -4.6116860184273804e+18, -999.32978076330847,
+           405.78167950751311, 0.4143886516626167, -425.67373294862857, -1.1339410682592583e-8}, 2e-15)
+    local z = gpu.special.zeta(gpu.array({7, 3}, "float32"), gpu.array({-10.5, -10.5}, "float32")):totable()
+    check("zeta float32", z, {9.2741408342912962e-8, 0.0041237345253261086}, 1e-7)
+  end)
+
   it("of a large q, where q^-s underflows before the sum does", function()
     -- mpmath's zeta(s, q) (scipy 1.17: 1e-200, 1e-29, 5e-221, 1e-160) and -20! zeta(21, 1e15)
     check("zeta", S.zeta(A{2, 1.1, 3, 2, 2}, A{1e200, 1e300, 1e110, 1e160, 1e16}):totable(),
