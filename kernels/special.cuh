@@ -560,6 +560,10 @@ __device__ inline double beta(double a, double b) {
   double c = a + b;
   if (fabs(a) < 170 && fabs(b) < 170 && fabs(c) < 170) {
     if (nonpositive_integer(c)) return 0;
+    if (fabs(a) < 1e-8 || fabs(b) < 1e-8) {   // gamma(x) = gamma(1 + x) / x: gamma(a) gamma(b)
+      if (fabs(a) > fabs(b)) { double t = a; a = b; b = t; }   // overflowed first (1e-310 gave
+      return ::tgamma(1 + a) * ::tgamma(1 + b) / ::tgamma(1 + c) * (c / b / a);   // inf / inf)
+    }
     if (a > 0 && b > 0) {   // the larger gamma first divided by gamma(a + b): no overflow
       if (a < b) { double t = a; a = b; b = t; }
       return ::tgamma(a) / ::tgamma(c) * ::tgamma(b);

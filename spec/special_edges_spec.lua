@@ -148,6 +148,16 @@ describe("gpu.special's beta functions", function()
     check("betaln", S.betaln(A{-0.5, -2.5, -0.25, -100000.5}, A{1e15, 1e10, 1e15, 10}):totable(),
           {18.534900320939986, 57.50838360791597, 10.224269411278858, -102.32702715749527}, 1e-14)
   end)
+
+  it("of a tiny a or b: gamma(1 + x) / x, not gamma(a) gamma(b) overflowing first", function()
+    -- mpmath's beta (60 digits), scipy 1.17's too (NaN: inf / inf; inf: gamma(a) gamma(b))
+    check("beta", S.beta(A{1e-310, 1e-300, -1e-20, 1e-9, 1e-9, 1e-307, -1e-9},
+                         A{1e-310, -1e-20, 1e-300, 2.5, -2.5, 100, -3.7}):totable(),
+          {inf, 9.999999999999999e+299, 9.999999999999999e+299, 999999998.71962762, 999999998.31962764,
+           1.0000000000000001e+307, -999999999.73213875}, 1e-15)
+    local f = S.beta(gpu.array({1e-30, 1e-9}, "float32"), gpu.array({1e-30, 0.5}, "float32")):totable()
+    check("beta float32", f, {2e30, 1000000000}, 1e-7)
+  end)
 end)
 
 describe("gpu.special's digamma", function()
