@@ -927,7 +927,9 @@ __device__ __noinline__ inline double expn(double nf, double x) {
   if (x == inf()) return 0;
   if (n == 0) return ::exp(-x) / x;
   if (n == 1) return exp1(x);
-  if (n > 5000) {
+  if (n > 5000) {   // past x = 740 e^-x / (x + n) is below the least double; past x + n = 1e100
+    if (x > 740) return 0;   // the terms after 1 are below 1e-100 (x x, n n n overflowed: NaN)
+    if (x + n > 1e100) return ::exp(-x) / (x + n);
     double t = x + n, q = 1 / (t * t), x2 = x * x;
     double s = q * n * (((58 * x2 - 22 * n * x) * n + n * n * n - 24 * x2 * x) * q + (6 * x2 - 8 * n * x + n * n));
     s = q * (s + n * (n - 2 * x));

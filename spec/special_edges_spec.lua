@@ -97,6 +97,13 @@ describe("gpu.special's exponential integrals", function()
     check("expn", S.expn(A{1e6, 2e6, 1e9, 5001, inf}, A{0.5, 0.5, 0.5, 2, 0.5}):totable(),
           {6.065309629778117e-07, 3.0326540567263024e-07, 6.065306600158987e-10, 2.7056231990460953e-05, nan}, 1e-14)
   end)
+
+  it("expn of a large n and a huge x or n: 0 or e^-x / (x + n), not x^2 or n^3 overflowing", function()
+    -- scipy 1.17's 0 (it was NaN); e^-x / (x + n) for n = 1e120, whose next term is 1e-120 of it
+    -- (scipy 1.17: NaN for an n past the ints; this was inf, and NaN at n = 1e200)
+    check("expn", S.expn(A{6000, 10000, 6000, 1e120, 1e200}, A{1.5e154, 1e300, 741, 1e-5, 1}):totable(),
+          {0, 0, 0, 9.9999000004999983e-121, 3.6787944117144233e-201}, 1e-15)
+  end)
 end)
 
 describe("gpu.special's incomplete beta function", function()
