@@ -876,17 +876,26 @@ __device__ inline double entr(double x) {
   if (x > 0) return -x * ::log(x);
   return x == 0 ? 0 : -inf();
 }
+// for x within a factor 2 of y log(x/y) = log1p(r), r = (x - y) / y (x - y exact): log of x/y
+// rounded lost its digits near 1 (rel_entr(1, 0.999) was 404 ulp off)
 __device__ inline double rel_entr(double x, double y) {
   if (isnan(x) || isnan(y)) return nan();
   if (x > 0 && y > 0) {
+    if (x >= 0.5 * y && x <= 2 * y) return x * ::log1p((x - y) / y);
     double r = x / y;   // past the normal doubles x/y over- or underflowed: logs apart
     return r < 2.2250738585072014e-308 || r == inf() ? x * (::log(x) - ::log(y)) : x * ::log(r);
   }
   return x == 0 && y >= 0 ? 0 : inf();
 }
+// there x log(x/y) - x + y = y ((1 + r) log1p(r) - r) = y (r log1p(r) + log1pmx(r)), both about
+// r^2 (scipy's x log(x/y) - x + y cancels: 3e-10 relative off at kl_div(1, 0.999))
 __device__ inline double kl_div(double x, double y) {
   if (isnan(x) || isnan(y)) return nan();
-  if (x > 0 && y > 0) return x * ::log(x / y) - x + y;
+  if (x > 0 && y > 0) {
+    if (x < 0.5 * y || x > 2 * y) return rel_entr(x, y) - x + y;
+    double r = (x - y) / y;
+    return y * (r * ::log1p(r) + log1pmx(r));
+  }
   return x == 0 && y >= 0 ? y : inf();
 }
 __device__ inline double huber(double delta, double r) {

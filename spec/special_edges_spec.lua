@@ -89,6 +89,19 @@ describe("gpu.special's entropies", function()
     check("rel_entr", S.rel_entr(A{1, 1e200, 1e-300, 1e-10}, A{1e-310, 1e-200, 1e300, 1e300}):totable(),
           {713.8013788281542, 9.210340371976184e+202, -1.3815510557964273e-297, -7.138013788281542e-08}, 1e-14)
   end)
+
+  it("rel_entr and kl_div of x near y: log1p((x - y) / y), not log(x/y) rounded near 1", function()
+    -- mpmath's x log(x/y) (60 digits) and scipy 1.17's rel_entr (was 404 ulp off at (1, 0.999));
+    -- mpmath's x log(x/y) - x + y (scipy 1.17's kl_div cancels: 3e-10 off at (1, 0.999), 1 - 0
+    -- at (0.5, 0.5000000001); kl_div(1, 1e-310) was inf)
+    check("rel_entr", S.rel_entr(A{1, 100, 1, 1e-300, 0.5}, A{0.999, 99.5, 1.001, 1.0000001e-300, 0.5000000001}):totable(),
+          {0.0010005003335835344, 0.5012541823544282, -0.00099950033308342321, -9.9999994916107894e-308,
+           -1.0000000826403709e-10}, 2e-16)
+    check("kl_div", S.kl_div(A{1, 100, 1, 1e-300, 0.5, 1, 2}, A{0.999, 99.5, 1.001, 1.0000001e-300, 0.5000000001,
+                                                               1e-310, 1}):totable(),
+          {5.0033358353350101e-07, 0.0012541823544282044, 4.9966691646672321e-07, 4.9999996564437799e-315,
+           1.0000001653474155e-20, 712.80137882815416, 0.38629436111989063}, 1e-15)
+  end)
 end)
 
 describe("gpu.special's exponential integrals", function()
