@@ -930,8 +930,9 @@ __device__ __noinline__ inline double exp1(double x) {
 // e^-x / t sum_k n A_k / t^2k, t = x + n, whose fifth term is below 1e-17; else the
 // continued fraction (Lentz) past x = 1, else the series with psi(n)
 __device__ __noinline__ inline double expn(double nf, double x) {
-  if (isnan(nf) || isnan(x) || nf < 0 || x < 0 || nf == inf()) return nan();   // scipy's NaN at n = inf
+  if (isnan(nf) || isnan(x) || x < 0 || nf == inf()) return nan();   // scipy's NaN at n = inf
   double n = ::trunc(nf);
+  if (n < 0) return nan();   // after truncating, as scipy: expn(-0.5, 1) is E_0(1)
   if (x == 0) return n <= 1 ? inf() : 1 / (n - 1);
   if (x == inf()) return 0;
   if (n == 0) return ::exp(-x) / x;

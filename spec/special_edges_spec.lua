@@ -111,6 +111,14 @@ describe("gpu.special's exponential integrals", function()
           {6.065309629778117e-07, 3.0326540567263024e-07, 6.065306600158987e-10, 2.7056231990460953e-05, nan}, 1e-14)
   end)
 
+  it("expn of an n in (-1, 0): truncated to 0 first, as scipy (it was NaN)", function()
+    -- scipy 1.17's expn(-0.5, 1), (-0.5, 0), (-0.9, 2), (-1, 1), (-1.5, 1)
+    check("expn", S.expn(A{-0.5, -0.5, -0.9, -1, -1.5, -inf}, A{1, 0, 2, 1, 1, 1}):totable(),
+          {0.36787944117144233, inf, 0.067667641618306351, nan, nan, nan}, 1e-15)
+    local f = S.expn(gpu.array({-0.5, -1}, "float32"), gpu.array({1, 1}, "float32")):totable()
+    check("expn float32", f, {0.36787944117144233, nan}, 1e-7)
+  end)
+
   it("expn of a large n and a huge x or n: 0 or e^-x / (x + n), not x^2 or n^3 overflowing", function()
     -- scipy 1.17's 0 (it was NaN); e^-x / (x + n) for n = 1e120, whose next term is 1e-120 of it
     -- (scipy 1.17: NaN for an n past the ints; this was inf, and NaN at n = 1e200)
