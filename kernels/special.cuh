@@ -301,7 +301,7 @@ __device__ inline double ndtr(double x) {
 }
 __device__ inline double ndtri(double p) {
   if (!(p >= 0 && p <= 1)) return nan();
-  if (p <= 0.5) return -1.4142135623730951 * erfcinv(2 * p);
+  if (p < 0.5) return -1.4142135623730951 * erfcinv(2 * p);   // (<=: -0 at 0.5, scipy +0)
   return 1.4142135623730951 * erfcinv(2 * (1 - p));   // 1 - p exact
 }
 __device__ inline double log_ndtr(double x) {

@@ -81,6 +81,13 @@ describe("gpu.special's error functions", function()
     check("log_ndtr", S.log_ndtr(A{-1e154, -1.8e154, -1e155, -1e300}):totable(),
           {-5.000000000000002e+307, -1.62e+308, -inf, -inf}, 1e-14)
   end)
+
+  it("ndtri(0.5) is +0 in every type, as scipy's (float64 gave -0)", function()
+    for _, dt in ipairs({"float64", "float32", "float16"}) do
+      local z = S.ndtri(gpu.array({0.5}, dt)):totable()[1]
+      assert.are.equal(inf, 1 / z, dt)
+    end
+  end)
 end)
 
 describe("gpu.special's entropies", function()
