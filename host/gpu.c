@@ -152,6 +152,19 @@ static void check_libs(lua_State *L) {
   }
 }
 
+/* The tables of C functions in gpu (at index gpu) as modules too, so that Lua's argument
+ * errors name their functions ('gpu.host.array', not '?': luaL_argerror looks one table
+ * deep into package.loaded) */
+static void loaded_tables(lua_State *L, int gpu) {
+  static const char *const subs[][2] = {{"host", "gpu.host"}, {"fft", "gpu.fft"}, {"nccl", "gpu.nccl"}};
+  luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+  for (size_t i = 0; i < sizeof subs / sizeof *subs; i++) {
+    if (lua_getfield(L, gpu, subs[i][0]) == LUA_TTABLE) lua_setfield(L, -2, subs[i][1]);
+    else lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+}
+
 int luaopen_gpu(lua_State *L) {
   if (backend_wanted() == NULL)   /* a typo must not silently pick a backend */
     return luaL_error(L, "GPU_BACKEND is '%s': it must be 'cuda', 'cpu', or unset (the GPU "
@@ -209,15 +222,6 @@ int luaopen_gpu(lua_State *L) {
   lua_pushvalue(L, gpu);
   lua_call(L, 1, 0);
   lua_settop(L, gpu);
-  /* the tables of C functions as modules too, so that Lua's argument errors name their
-   * functions ('gpu.host.array', not '?': luaL_argerror looks one table deep into
-   * package.loaded) */
-  static const char *const subs[][2] = {{"host", "gpu.host"}, {"fft", "gpu.fft"}, {"nccl", "gpu.nccl"}};
-  luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
-  for (size_t i = 0; i < sizeof subs / sizeof *subs; i++) {
-    if (lua_getfield(L, gpu, subs[i][0]) == LUA_TTABLE) lua_setfield(L, -2, subs[i][1]);
-    else lua_pop(L, 1);
-  }
-  lua_settop(L, gpu);
+  loaded_tables(L, gpu);
   return 1;
 }
