@@ -1567,6 +1567,9 @@ function S.random(m, n, opts)
   local row, col = (pos // n):astype("int32"), (pos % math.max(n, 1)):astype("int32")
   local real = (dt == "float32" or dt == "complex64") and "float32" or "float64"
   local vals = gpu.random.random(k, real):astype(dt)
+  if KIND[dt] == "c" then   -- scipy's uniform + uniform * 1j: the imaginary parts drawn after the real ones
+    vals = vals + gpu.random.random(k, real):astype(dt) * gpu.full({}, gpu.complex(0, 1), dt)
+  end
   local A = coo(vals, row, col, {m, n}, false)
   return as_format(A, f)
 end

@@ -467,6 +467,14 @@ describe("gpu.sparse matrices", function()
     -- round(density * m * n) is Python's, halves to even (scipy's): before 3, 3 and 4
     same({2, 2, 4}, {sp.random(1, 5, {density = 0.5}).nnz, sp.random(5, 5, {density = 0.1}).nnz,
                      sp.random(1, 7, {density = 0.5}).nnz})
+    -- complex values are scipy's uniform + uniform * 1j: the imaginary parts were all 0
+    for _, dt in ipairs({"complex64", "complex128"}) do
+      local C = sp.random(200, 100, {density = 0.25, dtype = dt, seed = 0})
+      assert.are.equal(dt, C.dtype)
+      local re, im = gpu.real(C.data), gpu.imag(C.data)
+      assert.is_true(re:min() >= 0 and re:max() < 1 and im:min() >= 0 and im:max() < 1)
+      assert.is_true(math.abs(im:mean() - 0.5) < 0.02 and math.abs(re:mean() - 0.5) < 0.02)
+    end
     local R4 = sp.random(100000, 100000, {density = 1e-7, format = "csr"})   -- 10^10 places: O(nnz) memory
     assert.are.equal(1000, R4.nnz)
     assert.are.equal(1000, R4:tocoo():tocsr().nnz)
