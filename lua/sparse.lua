@@ -1575,7 +1575,7 @@ function S.random(m, n, opts)
 end
 
 -- blocks stacked down (dim 1) or across (dim 2): their COO entries, shifted, joined; scipy's
--- format (CSR for CSR blocks down, CSC for CSC blocks across, else COO) unless one is given
+-- format (CSR for CSR blocks, CSC for CSC blocks, either way; else COO) unless one is given
 local function stack(api, blocks_, dim, opts)
   local o = options(api, opts, "format dtype")
   if type(blocks_) ~= "table" or is_sparse(blocks_) or #blocks_ == 0 then
@@ -1604,7 +1604,7 @@ local function stack(api, blocks_, dim, opts)
   local shape = dim == 1 and {at, blocks_[1].shape[2]} or {blocks_[1].shape[1], at}
   local A = coo(gpu.concatenate(datas), gpu.concatenate(rows):astype("int32"), gpu.concatenate(cols):astype("int32"),
                 shape, false)
-  local default = (dim == 1 and fmt == "csr") and "csr" or (dim == 2 and fmt == "csc") and "csc" or "coo"
+  local default = (fmt == "csr" or fmt == "csc") and fmt or "coo"
   return as_format(A, format_of(api, o.format, default))
 end
 -- a sparse matrix argument, or a dense 2-D device array made one (COO)
