@@ -1530,7 +1530,12 @@ function S.diags(diagonals, offsets, opts)
   end
   local f = format_of(api, o.format, "csr")
   if #data == 0 then return construct(f, {m, n}, {dtype = dt}) end
-  local d, ind, ptr = compress(gpu.concatenate(data), gpu.concatenate(rows), gpu.concatenate(cols), m, n, true, false)
+  -- zeros are not stored, as scipy's (its DIA matrix's conversion drops them; a NaN stays)
+  local all, row, col = gpu.concatenate(data), gpu.concatenate(rows), gpu.concatenate(cols)
+  local keep = gpu.flatnonzero(all:ne(0))
+  if keep.size == 0 then return construct(f, {m, n}, {dtype = dt}) end
+  if keep.size < all.size then all, row, col = gpu.take(all, keep), gpu.take(row, keep), gpu.take(col, keep) end
+  local d, ind, ptr = compress(all, row, col, m, n, true, false)
   return as_format(compressed("csr", d, ind, ptr, shape, true), f)
 end
 
