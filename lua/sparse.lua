@@ -641,7 +641,9 @@ end
 
 function M.trace(A, offset)
   local d = A:diagonal(offset)
-  if d.size == 0 then return KIND[A.dtype] == "c" and gpu.complex(0, 0) or 0 end
+  if d.size == 0 then   -- the sum of nothing, as scipy's: 0.0 (float), 0j, or 0 (bool: int64)
+    return KIND[A.dtype] == "c" and gpu.complex(0, 0) or A.dtype == "bool" and 0 or 0.0
+  end
   return d:astype(A.dtype == "bool" and "int64" or A.dtype):sum()
 end
 
