@@ -830,14 +830,24 @@ local function scale(api, A, s, divide)
   return with_data(A, d)
 end
 
+-- -A: scipy refuses a bool matrix's
+local function negated(api, A)
+  if A.dtype == "bool" then fail(api, "negating a bool sparse matrix is not supported (as scipy's)") end
+  return with_data(A, -A.data)
+end
+
 local function add(api, a, b, negate)
   if is_sparse(a) and is_sparse(b) then return add_sparse(api, a, b, negate) end
   local A, other, first = a, b, true
   if not is_sparse(a) then A, other, first = b, a, false end
-  if type(other) == "number" then
-    if other ~= 0 then fail(api, "adding a nonzero number to a sparse matrix is not supported (it would be dense): use A:toarray()") end
+  if is_scalar(other) then   -- a scalar equal to 0 (0, false, a gpu.complex 0) gives a copy, as scipy's
+    local zero = other == 0 or other == false or (type(other) ~= "number" and type(other) ~= "boolean" and other.re == 0 and other.im == 0)
+    if not zero then
+      fail(api, "adding %s to a sparse matrix is not supported (it would be dense): use A:toarray()",
+           type(other) == "number" and "a nonzero number" or type(other) == "boolean" and "true" or "a nonzero gpu.complex")
+    end
     local r = A:copy()
-    if negate and not first then r = -r end
+    if negate and not first then r = negated(api, r) end
     return r
   end
   other = dense_arg(api, other)
@@ -1431,7 +1441,7 @@ for _, fmt in ipairs({"csr", "csc", "coo"}) do
     methods = api_methods,   -- (what spec/docs_spec.lua reads)
     __mul = mul,
     __div = div,
-    __unm = here("__unm", function(A) return with_data(A, -A.data) end),
+    __unm = here("__unm", function(A) return negated("__unm", A) end),
     __add = here("__add", function(a, b) return add("__add", a, b, false) end),
     __sub = here("__sub", function(a, b) return add("__sub", a, b, true) end),
   }
@@ -1563,7 +1573,6 @@ function S.random(m, n, opts)
     fail(api, "density must be a number in [0, 1], got %s", tostring(density))
   end
   local dt = check_dtype(api, o.dtype or "float64")
-  if dt == "bool" then fail(api, "random values are float or complex, not bool") end
   local f = format_of(api, o.format, "coo")
   if o.seed ~= nil then gpu.random.seed(o.seed) end
   local x = density * m * n   -- Python's round (halves to even), as scipy's int(round(...))
@@ -1573,7 +1582,7 @@ function S.random(m, n, opts)
   local pos = distinct_places(m * n, k)
   local row, col = (pos // n):astype("int32"), (pos % math.max(n, 1)):astype("int32")
   local real = (dt == "float32" or dt == "complex64") and "float32" or "float64"
-  local vals = gpu.random.random(k, real):astype(dt)
+  local vals = dt == "bool" and gpu.ones(k, "bool") or gpu.random.random(k, real):astype(dt)   -- (bool: true, scipy's)
   if KIND[dt] == "c" then   -- scipy's uniform + uniform * 1j: the imaginary parts drawn after the real ones
     vals = vals + gpu.random.random(k, real):astype(dt) * gpu.full({}, gpu.complex(0, 1), dt)
   end
