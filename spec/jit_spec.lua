@@ -953,6 +953,31 @@ describe("gpu.jit launch configurations", function()
     k[{1, 1}](o)
     assert.are.equal(2, o:totable()[1])
   end)
+
+  it("are read by value at k[config], as gpu.kernel's are: a grid or block table changed later counts", function()
+    local src = function(o) gpu.atomic.add(o, 1, 1) end
+    local o = gpu.zeros(1, "int32")
+    local function threads(run) o:fill(0); run(o); return o:item(1) end
+    for _, options in ipairs{{}, {signature = "void(int32[:])"}} do
+      local k = gpu.jit(src, options)
+      threads(k[1, 1])
+      local grid = {1, 1}
+      for _, n in ipairs{2, 5, 9} do
+        grid[1] = n
+        assert.are.equal(n * 4, threads(k[grid, 4]))       -- was: 8 each time (the first grid's)
+      end
+      local b = {1, 3}
+      assert.are.equal(3, threads(k[{1, b}]))
+      b[2] = 7
+      assert.are.equal(7, threads(k[{1, b}]))             -- was: 3
+      assert.are.equal(7, threads(k[{1, {1, 7}}]))        -- was: 3
+      local cfg = {2, 4}
+      local run = k[cfg]
+      cfg[1] = 10
+      assert.are.equal(8, threads(run))                   -- was: 40 without a signature
+      assert.are.equal(40, threads(k[cfg]))
+    end
+  end)
 end)
 
 describe("gpu.jit refuses", function()

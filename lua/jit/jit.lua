@@ -822,15 +822,35 @@ local function known_fields(config)
   return true
 end
 
--- k[config]: the launcher of a fixed signature, else a dispatcher (host/jit.c); kept for
--- the next k[config] with the same configuration (__index below compares the common case,
--- numbers for grid and block, itself)
+-- A grid or block table's 1 to 3 numbers, copied (anything else as it is: read_dims in
+-- host/kernel.c refuses it)
+local function dims_copy(d)
+  if type(d) ~= "table" then return d end
+  local n = #d
+  if n < 1 or n > 3 then return d end
+  return {d[1], d[2], d[3]}
+end
+
+-- config as it is now: the launch reads it by value at k[config], as gpu.kernel's does, so
+-- that a grid or block table changed later changes no launcher made or kept before
+local function config_copy(config)
+  local copy = {}
+  for key, v in next, config do copy[key] = v end
+  copy[1], copy[2] = dims_copy(config[1]), dims_copy(config[2])
+  return copy
+end
+
+-- k[config]: the launcher of a fixed signature, else a dispatcher (host/jit.c), made from a
+-- copy of config (the dispatcher reads it at each launch of new argument types); kept for
+-- the next k[config] with the same configuration, compared by value (__index below
+-- compares the common case, numbers for grid and block, itself)
 local function launcher(st, config)
   local last, known = st.last_config, known_fields(config)
   if last and known and same_dims(last[1], config[1]) and same_dims(last[2], config[2]) and
      last.shared == config.shared and last.stream == config.stream then
     return st.last_launcher
   end
+  config = config_copy(config)
   local fixed, run = st.fixed, nil
   if fixed then
     fixed.leaf = fixed.leaf or leaf_of(st, fixed)
@@ -838,10 +858,7 @@ local function launcher(st, config)
   else
     run = gpu._jit_dispatcher(st.tree, config, miss_at_caller, st)
   end
-  if known then
-    st.last_config, st.last_launcher = {config[1], config[2], shared = config.shared,
-                                        stream = config.stream}, run
-  end
+  if known then st.last_config, st.last_launcher = config, run end
   return run
 end
 
