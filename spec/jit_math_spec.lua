@@ -336,3 +336,29 @@ describe("gpu.jit's gpu.<function>", function()
     assert.matches("gpu.sum is not available in a gpu.jit function", msg, 1, true)
   end)
 end)
+
+describe("gpu.jit's predicates of an integer and gpu.imag of a real number", function()
+  it("compile where their value is stored, initialises a local or is an argument", function()
+    local b = gpu.zeros(6, "bool")
+    local k = gpu.jit(function(o, n)
+      o[1] = gpu.isfinite(7)                 -- was: 'o.contig(0) = (void)7LL, true;', refused
+      o[2] = gpu.isnan(n)
+      local inf = gpu.isinf(n + 1)
+      o[3] = inf
+      o[4] = not gpu.isinf(7)
+      o[5] = gpu.isfinite(n) == true
+      o[6] = gpu.isnan(7)
+    end)
+    k[1, 1](b, 3)
+    assert.are.same({true, false, false, true, true, false}, b:totable())
+    local f = gpu.zeros(3)
+    local g = gpu.jit(function(o, x)
+      o[1] = gpu.imag(x)
+      local y = gpu.imag(2.5)
+      o[2] = y + 1
+      o[3] = gpu.abs(gpu.imag(3)) + 2
+    end)
+    g[1, 1](f, 3.0)
+    assert.are.same({0, 1, 2}, f:totable())
+  end)
+end)

@@ -804,7 +804,9 @@ for name, f in pairs(npmath) do
         if name == "angle" then
           return ("%s((%s)0, %s)"):format(t == "float32" and "atan2f" or "atan2", types.ctype[t], E.cv(e.args[1], t))
         end
-        if name == "imag" then return ("((void)%s, (%s)0)"):format(E.cv(e.args[1], at), types.ctype[t]) end
+        -- (x evaluated for its effects; parenthesised twice: the emitter strips the outer
+        -- pair of a stored value, an initialiser or an argument, where a bare comma is not C's)
+        if name == "imag" then return ("(((void)%s, (%s)0))"):format(E.cv(e.args[1], at), types.ctype[t]) end
         return E.cv(e.args[1], t)   -- real and conj of a real number: itself
       end
       if types.complex(at) then
@@ -818,9 +820,9 @@ for name, f in pairs(npmath) do
         local t = types.concrete(e.args[1].ty)
         if types.integer(t) then   -- an integer is finite, not nan, and has the sign it shows
           local x = E.cv(e.args[1], "int64")
-          if name == "isfinite" then return ("((void)%s, true)"):format(x) end
+          if name == "isfinite" then return ("(((void)%s, true))"):format(x) end   -- (twice: as imag's)
           if name == "signbit" then return ("(%s < 0)"):format(x) end
-          return ("((void)%s, false)"):format(x)
+          return ("(((void)%s, false))"):format(x)
         end
         if t == "float16" then t = "float32" end   -- exactly a float
         return ("%s(%s)"):format(f.c64, E.cv(e.args[1], t))
