@@ -466,6 +466,21 @@ describe("gpu.jit", function()
     assert.are.same({0, 5000, 10000, 15000, 20000, 25000, 30000, 35000 - 65536}, small:totable())
   end)
 
+  it("takes integral floats as local and shared arrays' sizes, as an array's shape does", function()
+    local k = gpu.jit(function(o)
+      local s = gpu.shared.array(2^3, gpu.int32)           -- was: "size must be an integer constant"
+      local m = gpu.shared.array({2^1, 3.0}, gpu.int32)
+      local t = gpu.local_array(4.0, gpu.int32)
+      s[8], m[2][3], t[4] = 1, 2, 3
+      o[1], o[2], o[3], o[4] = s[8] + #s, m[2][3] + m.shape[1] * 10 + m.shape[2] * 100, t[4] + #t, 0
+    end)
+    local o = gpu.zeros(4, "int32")
+    k[1, 1](o)
+    assert.are.same({9, 322, 7, 0}, o:totable())
+    assert.matches("gpu%.local_array's size must be an integer constant from 1 to",
+                   S.errof(function() gpu.jit(function(o) local t = gpu.local_array(2.5, gpu.int32) end)[1, 1](o) end))
+  end)
+
   it("bakes number upvalues in as constants and passes device arrays it reads as arguments", function()
     local alpha = 2.5
     local table_ = gpu.array({10, 20, 30})

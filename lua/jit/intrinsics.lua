@@ -37,8 +37,10 @@ local function const_of(ctx, e, typeof, what)
   return e.const
 end
 
+-- (an integral float, 2^3 or 3.0, is its integer: as an array's shape takes it)
 local function const_int(ctx, e, typeof, what, lo, hi)
   local v = const_of(ctx, e, typeof, what)
+  if math.type(v) == "float" then v = math.tointeger(v) or v end
   if math.type(v) ~= "integer" or v < lo or v > hi then
     fail(ctx, e.line, "%s must be an integer constant from %d to %d", what, lo, hi)
   end
