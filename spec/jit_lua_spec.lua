@@ -206,8 +206,8 @@ describe("gpu.jit against Lua 5.4", function()
       set(b, a[1])
     end)
     assert.matches("argument 2 (o) is an expanded view", S.errof(function() through[1, 1](o, e) end), 1, true)
-    local k2 = gpu.jit(function(a) e[1] = a[1] end)   -- an upvalue (the kernel's argument after a)
-    assert.matches("kernel 'k2' argument 2 (upvalue_e) is an expanded view",
+    local k2 = gpu.jit(function(a) e[1] = a[1] end)   -- an upvalue: named as one (not a hidden argument 2)
+    assert.matches("upvalue 'e' of the gpu.jit function 'k2' is an expanded view",
                    S.errof(function() k2[1, 1](o) end), 1, true)
     local fixed = gpu.jit(function(a, o) o[1] = a[1] end, {signature = "void(float32[:], float32[:])"})
     assert.matches("argument 2 (o) is an expanded view", S.errof(function() fixed[1, 1](o, e) end), 1, true)

@@ -1246,6 +1246,22 @@ describe("gpu.jit refuses", function()
     assert.matches("global 'JIT_SPEC_G' of the gpu.jit function 'kg' holds nil now", S.errof(function() kg[{1, 32}](o32) end), 1, true)
   end)
 
+  it("an expanded view in an array upvalue it writes: an error naming the upvalue", function()
+    local up2 = gpu.zeros(1, "float32"):expand(3)
+    local kw = gpu.jit(function(o) up2[2] = o[1] end)
+    local o = gpu.ones(1, "float32")
+    -- was: "kernel 'kw' argument 2 (upvalue_up2) is an expanded view", kw taking one argument
+    assert.matches(":%d+: upvalue 'up2' of the gpu.jit function 'kw' is an expanded view %(a stride of 0%) or a "
+                   .. "view of one, which the kernel writes", S.errof(function() kw[{1, 1}](o) end))
+    up2 = gpu.zeros(3, "float32")
+    kw[{1, 1}](o)
+    assert.are.same({0, 1, 0}, up2:totable())
+    local r = gpu.zeros(1, "float32"):expand(3)   -- read only: passes
+    local kr = gpu.jit(function(o) o[1] = r[2] + 5 end)
+    kr[{1, 1}](o)
+    assert.are.same({5}, o:totable())
+  end)
+
   it("kernels that return values, recursion and wrong argument counts", function()
     refuses("a kernel returns nothing",
             function(a) return a[1] end, "compile")

@@ -665,6 +665,10 @@ local function check_extra(st, spec, ...)
       end
     end
     spec.extra_dtypes, spec.extra_slots = dts, slots
+    spec.extra_written = {}   -- the extra arrays the kernel writes (spec.writes: by parameter)
+    for _, p in ipairs(spec.writes or {}) do
+      if p > st.nparams then spec.extra_written[p - st.nparams] = true end
+    end
   end
   local dev   -- the current device, asked once a launch
   for i, name in ipairs(spec.hidden) do
@@ -682,6 +686,10 @@ local function check_extra(st, spec, ...)
       local now = getmetatable(v) == array_mt and "a " .. v.dtype .. " array" or v == nil and "nil" or "a " .. gpu._described(v)
       extra_error(st, name, slot, ("%%s%%s holds %s now, and its kernel was compiled for %s array (an array read "
                   .. "from outside may change, but not its dtype: pass it as an argument)"):format(now, dts[i] and "a " .. dts[i] or "an"))
+    end
+    if spec.extra_written[i] and not v:_writeable() then   -- (the C launcher's would name it so too)
+      extra_error(st, name, slot, "%s%s is an expanded view (a stride of 0) or a view of one, which the "
+                  .. "kernel writes: its elements share memory; give it a:contiguous()")
     end
     dev = dev or gpu._device_id()   -- (the C launcher would name it by its place among the arguments)
     if v.device ~= dev then
