@@ -572,6 +572,11 @@ describe("gpu.jit", function()
     -- an integer int32 cannot hold: named by its Lua name (the C's is v_arg), with int32's range
     assert.matches("kernel 'f32' argument 2 (int v): 1099511627776 out of range for int32: -2147483648 to 2147483647",
                    S.errof(function() f32[{1, 1}](f, 1 << 40) end), 1, true)
+    -- a float past float32's range rounds to inf, as NumPy's float32(1e300) (the README says so)
+    f32[{1, 1}](f, 1e300)
+    assert.are.equal(math.huge, f:totable()[1])
+    f32[{1, 1}](f, -1e300)
+    assert.are.equal(-math.huge, f:totable()[1])
   end)
 
   it("compiles a C-contiguous array's a[i] apart (float32[::1], numba's), and views for any layout", function()
