@@ -4,7 +4,7 @@
 -- .shape, .ndim); Lua's integer rules (wrapping, floor division) are small inline helpers
 -- of namespace jit, emitted only when used; `#line` directives point each statement at its
 -- line of the Lua source.
-local types, intrinsics = ...
+local types, intrinsics, gpu = ...
 local M = {}
 
 ------------------------------------------------------------------------------------

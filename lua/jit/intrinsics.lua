@@ -3,7 +3,7 @@
 -- which passes itself as E: E.cv(e, t) converts an expression, E.helper(name) asks for a
 -- helper of emit.lua's prelude). Indices are 1-based (gpu.grid, threadIdx, blockIdx, lane
 -- ids, array subscripts); counts and sizes (blockDim, gridDim, gridsize) are not.
-local types, lex = ...
+local types, lex, gpu = ...
 local M = {}
 
 local namespaces = {gpu = true, math = true, ["gpu.shared"] = true, ["gpu.atomic"] = true,

@@ -24,12 +24,12 @@ local function compiler()
   if emit then return end
   reader()
   types = module("types")
-  intrinsics = module("intrinsics", types, lex)
+  intrinsics = module("intrinsics", types, lex, gpu)
   for k, v in pairs(gpu.random) do   -- gpu.random.xoroshiro128p_* read from an upvalue
     if intrinsics.get("gpu.random." .. k) then intrinsics.functions[v] = "gpu.random." .. k end
   end
   infer = module("infer", types, intrinsics, scan)
-  emit = module("emit", types, intrinsics)
+  emit = module("emit", types, intrinsics, gpu)
 end
 
 local M = {}
