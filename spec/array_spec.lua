@@ -151,6 +151,7 @@ describe("device arrays", function()
     -- names a function found one table deep in package.loaded)
     assert.matches("bad argument #1 to 'gpu.host.array' (expected host data", S.errof(gpu.host.array, a), 1, true)
     assert.matches("bad argument #1 to 'gpu.host.zeros' (shape", S.errof(gpu.host.zeros, "x"), 1, true)
+    assert.are.equal(gpu.host, require("gpu.host"))
     assert.matches("element [2] is a device array: copy it to the host with a:tohost()",
                    S.errof(gpu.array, {1, a}), 1, true)
     assert.matches("gpu.array has no field or method 'nope'", S.errof(function() return a.nope end), 1, true)

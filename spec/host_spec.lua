@@ -271,6 +271,13 @@ describe("gpu.so #stocklua", function()
   it("loads into stock lua5.4", function()
     local out = S.run("lua5.4 -e 'package.cpath = \"build/?.so;\" .. package.cpath; local g = require(\"gpu\"); print(type(g.zeros), g.rewrite(\"k[1, 2]\"))'")
     assert.are.equal("function\tk[{1, 2}]\n", out)
+    -- gpu.host is a module too, unless the program's own of that name was loaded first
+    out = S.run("lua5.4 -e 'package.cpath = \"build/?.so;\" .. package.cpath; local g = require(\"gpu\"); "
+                .. "print(require(\"gpu.host\") == g.host)'")
+    assert.are.equal("true\n", out)
+    out = S.run("lua5.4 -e 'package.cpath = \"build/?.so;\" .. package.cpath; package.loaded[\"gpu.host\"] = {mine = 1}; "
+                .. "local g = require(\"gpu\"); print(require(\"gpu.host\").mine, g.host.zeros ~= nil)'")
+    assert.are.equal("1\ttrue\n", out)
     -- and runs kernels there
     out = S.run([[lua5.4 -e 'package.cpath = "build/?.so;" .. package.cpath
 local g = require("gpu")
