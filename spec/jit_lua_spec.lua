@@ -378,6 +378,16 @@ describe("gpu.jit against Lua 5.4", function()
     same(both(f, gpu.array({7.0}, "float64"), 3, "float64"))
   end)
 
+  it("takes a name past a local's values as one declared without a value (local x, y = 1)", function()
+    -- (it was "local 'y' gets no value", where `local x, y; x = 1` was taken; lua5.4 gives 3)
+    local o = gpu.zeros(1, "int64")
+    local k = gpu.jit(function(r) local x, y = 1; y = 2; r[1] = x + y end)
+    k[1, 1](o)
+    assert.are.equal(3, o:item(1))
+    local bad = gpu.jit(function(r) local x, y = 1; r[1] = x + y end)
+    assert.matches("local 'y' may be nil here", S.errof(function() bad[1, 1](o) end), 1, true)
+  end)
+
   it("refuses a read of a local that may still be nil there, where Lua raises", function()
     local here = debug.getinfo(1, "S").short_src
     local function refused(f)

@@ -892,11 +892,10 @@ function M.infer(ctx)
       if #s.exprs == 0 then return end
       local ts = values(s.exprs, 0, s.line)
       for i, v in ipairs(s.vars) do
-        if ts[i] == nil and i > #ts then
-          fail(ctx, s.line, "local '%s' gets no value: a gpu.jit function has no nil", v.name)
+        if i <= #ts then   -- (a name past the values has none yet, as in `local y`)
+          set(v, ts[i], s.line, s.exprs[i])
+          hold(v, s.exprs[i])
         end
-        set(v, ts[i], s.line, s.exprs[i])
-        hold(v, s.exprs[i])
       end
     elseif tag == "Assign" then
       local ts = values(s.exprs, #s.targets, s.line)
