@@ -952,6 +952,24 @@ describe("extern __shared__ arrays, declared again or with an attribute #cpu", f
       assert.are.same({4, 3, 2, 1}, o:totable())
     end
   end)
+  -- Before: one declared again in a namespace opened again was defined twice ("redefinition
+  -- of 'float* a::s'", and of a::gpuhost_hook_s): the key was the block's '{', not the
+  -- namespace's name
+  it("declared again in a namespace opened again run as NVRTC runs them", function()
+    local body = '\nextern "C" __global__ void k(float *o) { %s[threadIdx.x] = threadIdx.x; __syncthreads(); '
+      .. "o[threadIdx.x] = %s[3 - threadIdx.x]; }"
+    for _, c in ipairs({
+      {"namespace a { extern __shared__ float s[]; }\nnamespace a { extern __shared__ float s[]; }", "a::s"},
+      {"namespace a { namespace b { extern __shared__ float s[]; } }\nnamespace a::b { extern __shared__ float s[]; }", "a::b::s"},
+      {"namespace { extern __shared__ float s[]; }\nnamespace { extern __shared__ float s[]; }", "s"},
+      {'extern "C++" { extern __shared__ float s[]; }\nextern __shared__ float s[];', "s"},
+    }) do
+      local m = gpu.module(c[1] .. body:format(c[2], c[2]))
+      local o = gpu.zeros(4, "float32")
+      m.k[{1, 4, shared = 64}](o)
+      assert.are.same({3, 2, 1, 0}, o:totable())
+    end
+  end)
 end)
 
 describe("cooperative groups #cpu", function()

@@ -66,7 +66,7 @@ static void decl_type(Buf *type, const char *p, const char *e) {
  * at namespace scope (an initialiser would run as the library loads, before any launch:
  * it crashed the process) a thread-local pointer that a hook of kernels/cpu.h points at
  * the block's memory as each launch begins on a worker. */
-static void declarators(Buf *out, const char *type, const char *d, const char *e, int local, Buf *seen, long scope) {
+static void declarators(Buf *out, const char *type, const char *d, const char *e, int local, Buf *seen, const char *scope) {
   while (d < e) {
     while (d < e && !is_ident(*d)) d++;
     const char *ns = d, *rest, *end, *bounds;
@@ -80,9 +80,9 @@ static void declarators(Buf *out, const char *type, const char *d, const char *e
       depth += (*end == '[' || *end == '(') - (*end == ']' || *end == ')');
     int n = (int)(d - ns), r = (int)(bounds - rest);
     if (n == 0) break;
-    char key[96];   /* a namespace-scope array declared again in its block: declared, not defined */
-    snprintf(key, sizeof key, " %ld:%.*s ", scope, n, ns);
-    if (!local && seen->data && strstr(seen->data, key))
+    Buf key = {0};   /* a namespace-scope array declared again in its namespace: declared, not defined */
+    buf_printf(&key, " %s::%.*s ", scope, n, ns);
+    if (!local && seen->data && key.data && strstr(seen->data, key.data))
       buf_printf(out, "extern thread_local %s(*%.*s)%.*s; ", type, n, ns, r, rest);
     else if (local)
       buf_printf(out, "%s(*%.*s)%.*s = reinterpret_cast<%s(*)%.*s>(gpuhost_dynamic_shared()); ",
@@ -91,19 +91,34 @@ static void declarators(Buf *out, const char *type, const char *d, const char *e
       buf_printf(out, "static thread_local %s(*%.*s)%.*s; static const gpuhost_cpu::dynamic_hook "
                 "gpuhost_hook_%.*s([](void *p) { %.*s = reinterpret_cast<%s(*)%.*s>(p); }); ",
                 type, n, ns, r, rest, n, ns, n, ns, type, r, rest);
-    if (!local) buf_str(seen, key);
+    if (!local && key.data) buf_str(seen, key.data);
+    buf_free(&key);
     d = end < e ? end + 1 : e;
   }
 }
 
-/* The position of the '{' whose block holds position at of stripped text s (s if none). */
-static const char *scope_of(const char *s, const char *at) {
+/* The full name of the namespace that holds position at of stripped text s, into name
+ * ("::a::b"; "" for the global one): a namespace opened again is the same one; an
+ * unnamed one is "::<unnamed>"; the other blocks (extern "C" { ... }) add nothing. */
+static void scope_name(Buf *name, const char *s, const char *at) {
   const char *open[64];
   int depth = 0;
   for (const char *p = s; p < at; p++)
     if (*p == '{') { if (depth < 64) open[depth] = p; depth++; }
     else if (*p == '}' && depth > 0) depth--;
-  return depth > 0 && depth <= 64 ? open[depth - 1] : s;
+  buf_str(name, "");
+  for (int i = 0; i < depth && i < 64; i++) {
+    const char *e = open[i], *w;
+    while (e > s && strchr(" \t\n", e[-1])) e--;
+    for (w = e; w > s && (is_ident(w[-1]) || w[-1] == ':'); w--) {}
+    const char *k = w;   /* the word before the name */
+    while (k > s && strchr(" \t\n", k[-1])) k--;
+    const char *kw = k;
+    while (kw > s && is_ident(kw[-1])) kw--;
+    if (e - w == 9 && strncmp(w, "namespace", 9) == 0) buf_str(name, "::<unnamed>");
+    else if (k - kw == 9 && strncmp(kw, "namespace", 9) == 0)
+      buf_printf(name, "%s%.*s", strncmp(w, "::", 2) == 0 ? "" : "::", (int)(e - w), w);
+  }
 }
 
 /* Whether the line holding p of s is a directive's (a #define's body, say). */
@@ -142,15 +157,18 @@ void source_rewrite(Buf *out, const char *s) {
   char *t = source_strip(s);
   if (t == NULL) { out->failed = 1; return; }
   const char *p = t;   /* copied up to here (offsets in s are the same) */
-  Buf seen = {0};      /* the namespace-scope arrays so far, " <block>:<name> " */
+  Buf seen = {0};      /* the namespace-scope arrays so far, " ::<namespace>::<name> " */
   for (const char *w = t; (w = find_word(w, "__shared__")) != NULL;) {
     const char *name, *semi, *start = extern_shared(t, w, &name, &semi);
     if (start == NULL || start < p) { w += 10; continue; }
     buf_add(out, s + (p - t), (size_t)(start - p));
     Buf type = {0};
     decl_type(&type, start, name);
+    Buf scope = {0};
+    scope_name(&scope, t, start);
     declarators(out, type.data ? type.data : "char ", name, semi, in_function(t, start), &seen,
-                (long)(scope_of(t, start) - t));
+                scope.data ? scope.data : "");
+    buf_free(&scope);
     buf_free(&type);
     for (const char *c = start; c < semi; c++)   /* its lines, so that those after keep theirs */
       if (*c == '\n') buf_add(out, "\n", 1);
