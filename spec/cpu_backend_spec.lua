@@ -875,6 +875,15 @@ describe("what the CPU backend refuses, read as the preprocessor reads #cpu", fu
     os.remove(f)
     refused("#define ASM asm volatile\n__global__ void k(float *x) { ASM(\"membar.gl;\"); x[0] = 1; }")
   end)
+  -- Before: asm goto, asm inline and asm volatile inline got past the check (only volatile
+  -- was known between asm and '('): the host's compiler took them as its own asm (PTX
+  -- failed in its assembler, "nop" ran)
+  it("knows asm's qualifiers in any order", function()
+    for _, stmt in ipairs({'asm goto ("" :::: done); done:', 'asm inline ("nop");', 'asm volatile inline ("nop");',
+                           'asm __inline__ __volatile__ ("nop");', 'asm inline volatile goto ("" :::: done); done:'}) do
+      refused("__global__ void k(float *x) { " .. stmt .. " x[0] = 1; }")
+    end
+  end)
 end)
 
 describe("the CPU backend's reading of C++'s tokens #cpu", function()

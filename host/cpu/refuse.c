@@ -191,16 +191,24 @@ static const char *skip_space(const char *q, int define) {
   return q;
 }
 
-/* an asm statement: asm, __asm or __asm__, maybe volatile, then '('; in a #define, also
- * one its body ends with (`#define ASM asm volatile`: its use gives the '(') */
+/* q past asm's qualifiers (volatile, inline, goto, in any order) and the space after each */
+static const char *skip_qualifiers(const char *q, int define) {
+  static const char *const quals[] = {"volatile", "__volatile__", "inline", "__inline__", "goto"};
+  for (size_t i = 0; i < sizeof quals / sizeof quals[0]; i++) {
+    size_t n = strlen(quals[i]);
+    if (strncmp(q, quals[i], n) == 0 && !is_ident(q[n])) { q = skip_space(q + n, define); i = (size_t)-1; }
+  }
+  return q;
+}
+
+/* an asm statement: asm, __asm or __asm__, maybe volatile, inline or goto, then '('; in a
+ * #define, also one its body ends with (`#define ASM asm volatile`: its use gives the '(') */
 static int names_asm(const char *kept) {
   static const char *const words[] = {"asm", "__asm", "__asm__"};
   for (size_t i = 0; i < 3; i++)
     for (const char *p = kept; (p = find_counted(p, words[i])) != NULL; p++) {
       int define = *skip_blank(line_start(kept, p)) == '#';
-      const char *q = skip_space(p + strlen(words[i]), define);
-      if (strncmp(q, "volatile", 8) == 0) q = skip_space(q + 8, define);
-      else if (strncmp(q, "__volatile__", 12) == 0) q = skip_space(q + 12, define);
+      const char *q = skip_qualifiers(skip_space(p + strlen(words[i]), define), define);
       if (*q == '(' || (define && (*q == '\n' || *q == '\0'))) return 1;
     }
   return 0;
