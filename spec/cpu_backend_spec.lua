@@ -884,6 +884,13 @@ describe("what the CPU backend refuses, read as the preprocessor reads #cpu", fu
       refused("__global__ void k(float *x) { " .. stmt .. " x[0] = 1; }")
     end
   end)
+  -- Before: a macro's parameter named asm (`#define F(asm) asm`, then F(1)) was refused as
+  -- inline PTX assembly: the body's asm was taken for the keyword
+  it("knows a macro parameter named asm is no asm", function()
+    assert.are.same({1, 1, 1, 1}, run("#define F(asm) asm\n__global__ void k(float *x) { x[threadIdx.x] = F(1); }"))
+    assert.are.same({1, 1, 1, 1}, run("#define G(a, asm) a + asm\n__global__ void k(float *x) { x[threadIdx.x] = G(0, 1); }"))
+    refused("#define H(a) asm(a)\n__global__ void k(float *x) { H(\"nop\"); x[0] = 1; }")
+  end)
 end)
 
 describe("the CPU backend's reading of C++'s tokens #cpu", function()

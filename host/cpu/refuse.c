@@ -201,6 +201,21 @@ static const char *skip_qualifiers(const char *q, int define) {
   return q;
 }
 
+/* Whether the word at p of kept text s, in a #define's body, is one of that macro's
+ * parameters (`#define F(asm) asm`: no asm). */
+static int macro_parameter(const char *s, const char *p, size_t len) {
+  const char *h = skip_blank(skip_blank(line_start(s, p)) + 1);
+  if (strncmp(h, "define", 6) != 0) return 0;
+  const char *n = skip_blank(h + 6);
+  while (is_ident(*n)) n++;
+  if (*n != '(') return 0;   /* a function-like macro's '(' follows its name at once */
+  const char *e = strchr(n, ')');
+  if (e == NULL || p < e) return 0;
+  for (const char *a = n + 1; a < e; a++)
+    if (is_ident(*a) && !is_ident(a[-1]) && strncmp(a, p, len) == 0 && !is_ident(a[len])) return 1;
+  return 0;
+}
+
 /* an asm statement: asm, __asm or __asm__, maybe volatile, inline or goto, then '('; in a
  * #define, also one its body ends with (`#define ASM asm volatile`: its use gives the '(') */
 static int names_asm(const char *kept) {
@@ -208,6 +223,7 @@ static int names_asm(const char *kept) {
   for (size_t i = 0; i < 3; i++)
     for (const char *p = kept; (p = find_counted(p, words[i])) != NULL; p++) {
       int define = *skip_blank(line_start(kept, p)) == '#';
+      if (define && macro_parameter(kept, p, strlen(words[i]))) continue;
       const char *q = skip_qualifiers(skip_space(p + strlen(words[i]), define), define);
       if (*q == '(' || (define && (*q == '\n' || *q == '\0'))) return 1;
     }
