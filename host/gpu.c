@@ -158,11 +158,11 @@ static void check_libs(lua_State *L) {
 static void loaded_tables(lua_State *L, int gpu) {
   static const char *const subs[][2] = {{"host", "gpu.host"}, {"fft", "gpu.fft"}, {"nccl", "gpu.nccl"}};
   luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+  int loaded = lua_gettop(L);
   for (size_t i = 0; i < sizeof subs / sizeof *subs; i++) {
-    int taken = lua_getfield(L, -1, subs[i][1]) != LUA_TNIL;
-    lua_pop(L, 1);
-    if (!taken && lua_getfield(L, gpu, subs[i][0]) == LUA_TTABLE) lua_setfield(L, -2, subs[i][1]);
-    else if (!taken) lua_pop(L, 1);
+    if (lua_getfield(L, loaded, subs[i][1]) == LUA_TNIL && lua_getfield(L, gpu, subs[i][0]) == LUA_TTABLE)
+      lua_setfield(L, loaded, subs[i][1]);
+    lua_settop(L, loaded);
   }
   lua_pop(L, 1);
 }

@@ -273,9 +273,12 @@ local function pass(input, taps, w, op, mode, cval, dt, rank, into, how)
   if op == GATHER then shape[n + 1] = K end
   local out = into or gpu.empty(shape, dt)
   if input.size == 0 then return out end
-  local line = rawget(taps, "line")   -- (line_taps': the scan needs no rows)
-  if line and SCAN_K[op] and K > SCAN_K[op] and line[3] == 1 then
-    return minmax_line(input, out, line[1], line[2], K, op, mode, cval, how)
+  -- the line the taps lie along (line_taps' own, which needs no rows read; of one tap,
+  -- line_of's dim), then the scan, which needs no plan
+  local line, gd, first, step = rawget(taps, "line"), nil, nil, nil
+  if line and K > 1 then gd, first, step = line[1], line[2], line[3] else gd, first, step = line_of(taps, ndim) end
+  if SCAN_K[op] and K > SCAN_K[op] and gd >= 0 and step == 1 then
+    return minmax_line(input, out, gd, first, K, op, mode, cval, how)
   end
   local plan = {}
   for d = 1, 20 do plan[d] = 0 end
@@ -290,10 +293,7 @@ local function pass(input, taps, w, op, mode, cval, dt, rank, into, how)
     end
     plan[20 + k] = delta
   end
-  plan[17], plan[18], plan[19] = line_of(taps, ndim)
-  if SCAN_K[op] and K > SCAN_K[op] and plan[17] >= 0 and plan[19] == 1 then
-    return minmax_line(input, out, plan[17], plan[18], K, op, mode, cval, how)
-  end
+  plan[17], plan[18], plan[19] = gd, first, step
   if op == SUM and plan[17] >= 0 and plan[19] == 1 and w and host_of[w] then op = symmetry(host_of[w]) end
   if not w then
     local ones = {}

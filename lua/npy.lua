@@ -848,10 +848,8 @@ local function genfromtxt_integer(t, d)
   if f == nil or f ~= f then return nil end
   if f == math.huge or f == -math.huge then return nil, "range" end
   f = f < 0 and math.ceil(f) or math.floor(f)
-  local bits = d.size * 8
-  local lo, hi = 0, (1 << bits) - 1
-  if d.kind == "i" then lo, hi = -(1 << (bits - 1)), (1 << (bits - 1)) - 1 end
-  if f < lo or f > hi then return nil, "range" end
+  local range = gpu.iinfo(d.name)
+  if f < range.min or f > range.max then return nil, "range" end
   return math.tointeger(f)
 end
 
