@@ -306,7 +306,8 @@ static void outputs(lua_State *L, Call *k) {
   }
 }
 
-/* [-0, +0, v] The peers of send/recv at idx: a rank, or a table of them (one per device) */
+/* [-0, +0, v] The peers of send/recv at idx: a rank, or a table of them (one per device);
+ * its own rank only inside a group, where its partner can be (as NCCL 2.7+ takes it) */
 static void read_peers(lua_State *L, Call *k, int idx) {
   if (lua_istable(L, idx)) per_device(L, idx, k->c->n, coll_names[k->kind], "the table of peers");
   for (int i = 0; i < k->c->n; i++) {
@@ -315,9 +316,13 @@ static void read_peers(lua_State *L, Call *k, int idx) {
     else lua_pushvalue(L, idx);
     int isint;
     lua_Integer p = lua_tointegerx(L, -1, &isint);
-    if (lua_type(L, -1) != LUA_TNUMBER || !isint || p < 0 || p >= k->c->size || p == k->c->rank + i)
-      luaL_error(L, "comm:%s: the peer of rank %d must be another rank from 0 to %d, got %s",
+    if (lua_type(L, -1) != LUA_TNUMBER || !isint || p < 0 || p >= k->c->size)
+      luaL_error(L, "comm:%s: the peer of rank %d must be a rank from 0 to %d, got %s",
                  coll_names[k->kind], k->c->rank + i, k->c->size - 1, shown(L, -1));
+    if (p == k->c->rank + i && !coll_open_group())   /* its partner can only be in its group */
+      luaL_error(L, "comm:%s: rank %d %s itself outside a gpu.nccl.group (it would wait forever): "
+                 "group the send and its recv", coll_names[k->kind], k->c->rank + i,
+                 k->kind == GPU_COLL_SEND ? "sends to" : "receives from");
     k->peer[i] = (int)p;
     lua_pop(L, 1);
   }

@@ -405,6 +405,26 @@ describe("#multi gpu.nccl.comm over devices of this process", function()
                    errof(gpu.nccl.group), 1, true)
   end)
 
+  it("sends to its own rank in a group with the recv, as NCCL 2.7+ (all-to-all), and refuses it ungrouped", function()
+    -- was "the peer of rank 0 must be another rank from 0 to 1, got 0", in a group too
+    local x, y = both({1, 2}, {3, 4}), both({0, 0}, {0, 0})
+    gpu.nccl.group(function()
+      comm:send({x[1], false}, {0, false})
+      comm:recv({y[1], false}, {0, false})
+      comm:send({x[1], false}, {1, false})
+      comm:recv({false, y[2]}, {false, 0})
+    end)
+    assert.are.same({{1, 2}, {1, 2}}, {y[1]:totable(), y[2]:totable()})
+    gpu.nccl.group(function() comm:send(x, {0, 1}); comm:recv(y, {0, 1}) end)   -- every rank to itself
+    assert.are.same({{1, 2}, {3, 4}}, {y[1]:totable(), y[2]:totable()})
+    assert.matches("comm:send: rank 0 sends to itself outside a gpu.nccl.group (it would wait forever): " ..
+                   "group the send and its recv", errof(comm.send, comm, {x[1], false}, {0, false}), 1, true)
+    assert.matches("comm:recv: rank 1 receives from itself outside a gpu.nccl.group",
+                   errof(comm.recv, comm, {false, y[2]}, {false, 1}), 1, true)
+    assert.matches("rank 0's send to rank 0 has no recv in the same group",
+                   errof(gpu.nccl.group, function() comm:send({x[1], false}, {0, false}) end), 1, true)
+  end)
+
   it("pairs the k-th send between two ranks with the k-th recv, by dtype, before anything moves", function()
     local A, C = gpu.full(4, 1), gpu.full(3, 5)
     local Q, P = on(1, function() return gpu.zeros(4), gpu.zeros(3) end)
@@ -548,7 +568,7 @@ describe("#multi gpu.nccl.comm over devices of this process", function()
     -- ranks and devices are integers, not strings; a device may be gpu.device(i), as a:to takes
     assert.matches('comm:broadcast: root must be a rank from 0 to 1, got a string ("1")',
                    errof(comm.broadcast, comm, b, {root = "1"}), 1, true)
-    assert.matches('comm:send: the peer of rank 0 must be another rank from 0 to 1, got a string ("1")',
+    assert.matches('comm:send: the peer of rank 0 must be a rank from 0 to 1, got a string ("1")',
                    errof(comm.send, comm, {a0, false}, {"1", false}), 1, true)
     assert.matches("gpu.nccl.comm: entry 2 is not a device id (an integer or gpu.device(d)), got string",
                    errof(gpu.nccl.comm, {0, "1"}), 1, true)
