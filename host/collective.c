@@ -63,7 +63,7 @@ static GpuArray *buffer(lua_State *L, int idx, const Call *k, int i, const char 
     if (absent && none_ok) { lua_pop(L, 1); return NULL; }
     a = array_test(L, -1);
     if (!a) luaL_error(L, "comm:%s: %s entry %d must be a device array, got %s", name, what, i + 1, luaL_typename(L, -1));
-    array_check(L, -1);
+    if (!a->alive) errors_freed(L, lua_pushfstring(L, "comm:%s %s entry %d", name, what, i + 1));
     lua_pop(L, 1);
   } else {
     if (c->n > 1)
@@ -71,7 +71,7 @@ static GpuArray *buffer(lua_State *L, int idx, const Call *k, int i, const char 
                  what, c->n, c->devices[0]);
     a = array_test(L, idx);
     if (!a) luaL_error(L, "comm:%s: %s must be a device array, got %s", name, what, luaL_typename(L, idx));
-    array_check(L, idx);
+    if (!a->alive) errors_freed(L, lua_pushfstring(L, "comm:%s %s", name, what));
   }
   if (a->device != c->devices[i])
     luaL_error(L, "comm:%s: %s%s is on device %d, and rank %d of the communicator is on device "
@@ -363,7 +363,9 @@ static int run_call(lua_State *L, int kind) {
    * (the communicator, an array) is refused here, not used */
   comm_check(L, 1);
   for (int i = 0; i < k.c->n; i++)
-    if ((k.x[i] && !k.x[i]->alive) || (k.out[i] && !k.out[i]->alive)) errors_freed(L, NULL);
+    if ((k.x[i] && !k.x[i]->alive) || (k.out[i] && !k.out[i]->alive))
+      errors_freed(L, lua_pushfstring(L, "comm:%s %s%s", coll_names[kind], k.x[i] && !k.x[i]->alive ? "argument 1" : "out",
+                                      k.c->n > 1 ? lua_pushfstring(L, " entry %d", i + 1) : ""));
   issue(L, &k);
   return 1;
 }

@@ -643,8 +643,29 @@ describe("#multi gpu.nccl.comm over devices of this process", function()
     local freeing = function(victim)
       return setmetatable({}, {__index = function(_, k) if k == "out" or k == "stream" then victim:free() end end})
     end
-    assert.matches("attempt to use a freed array", errof(comm.all_gather, comm, b, freeing(b)), 1, true)
+    assert.matches("attempt to use a freed array (comm:all_gather argument 1)", errof(comm.all_gather, comm, b, freeing(b)), 1, true)
     assert.matches("attempt to use a freed communicator", errof(comm.all_reduce, comm, gpu.ones(4), freeing(comm)), 1, true)
+  end)
+
+  it("names the method and the argument or entry of a freed array it is given", function()
+    -- was only "attempt to use a freed array", naming neither
+    local dead = gpu.ones(2)
+    dead:free()
+    local c1, live = gpu.nccl.comm({0}), gpu.ones(2)
+    for _, m in ipairs({"all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce"}) do
+      assert.matches(("attempt to use a freed array (comm:%s argument 1)"):format(m), errof(c1[m], c1, dead), 1, true)
+      assert.matches(("attempt to use a freed array (comm:%s out)"):format(m),
+                     errof(c1[m], c1, live, {out = dead}), 1, true)
+    end
+    assert.matches("attempt to use a freed array (comm:send argument 1)", errof(c1.send, c1, dead, 0), 1, true)
+    assert.matches("attempt to use a freed array (comm:recv argument 1)", errof(c1.recv, c1, dead, 0), 1, true)
+    local on1 = gpu.with_device(1, function() return gpu.ones(2) end)
+    assert.matches("attempt to use a freed array (comm:broadcast argument 1 entry 1)",
+                   errof(comm.broadcast, comm, {dead, on1}), 1, true)
+    assert.matches("attempt to use a freed array (comm:all_reduce out entry 1)",
+                   errof(comm.all_reduce, comm, {live, on1}, {out = {dead, on1}}), 1, true)
+    assert.matches("attempt to use a freed array (comm:send argument 1 entry 1)",
+                   errof(comm.send, comm, {dead, false}, {1, false}), 1, true)
   end)
 
   it("is freed by free(), <close> and abort(); a freed one is refused", function()
