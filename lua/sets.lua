@@ -89,6 +89,15 @@ local function values_of(v, dtype, api, what)
   fail(api, "%s must be a device array, a table or a number, got %s", what, described(v))
 end
 
+-- values_of for place and putmask: a device array of values is cast to a's dtype only where
+-- NumPy's 'safe' rule allows it, as theirs (np.putmask(int8_array, m, int64_array) raises)
+local function safe_values_of(v, a, api, what)
+  if is_array(v) and not gpu.can_cast(v.dtype, a.dtype, "safe") then
+    fail(api, "cannot cast %s of %s to a's %s by NumPy's 'safe' rule (astype them first)", what, v.dtype, a.dtype)
+  end
+  return values_of(v, a.dtype, api, what)
+end
+
 -- a mask (bool array, or nonzero) of a's shape, or a table of one
 local function mask_of(m, a, api)
   if type(m) == "table" and not is_array(m) then m = gpu.array(m, "bool") end
@@ -148,7 +157,7 @@ end
 function gpu.place(a, mask, vals)
   gpu._arg.writeable(array_arg(a, "place", "a"), "place", "a")
   local m = mask_of(mask, a, "place")
-  local v = values_of(vals, a.dtype, "place", "vals"):reshape(-1)
+  local v = safe_values_of(vals, a, "place", "vals"):reshape(-1)
   if v.size == 0 then
     if gpu.any(m) then fail("place", "cannot insert from an empty array") end
     return
@@ -161,7 +170,7 @@ end
 function gpu.putmask(a, mask, values)
   gpu._arg.writeable(array_arg(a, "putmask", "a"), "putmask", "a")
   local m = mask_of(mask, a, "putmask")
-  local v = values_of(values, a.dtype, "putmask", "values")
+  local v = safe_values_of(values, a, "putmask", "values")
   if v.size == 0 then return end        -- NumPy's leaves a as it is
   gpu.where(m, cycled(v, a.size, "putmask"):reshape(a.shape), a, {out = a})
 end

@@ -269,6 +269,27 @@ describe("writes at indices and masks", function()
     err("gpu.putmask: mask has 2 elements but a has 6", gpu.putmask, e, {true, false}, 1)
   end)
 
+  it("place and putmask cast a device array of values by NumPy's 'safe' rule", function()
+    local a = gpu.zeros({3}, "int8")
+    local all = gpu.ones({3}, "bool")
+    err("gpu.putmask: cannot cast values of float64 to a's int8 by NumPy's 'safe' rule (astype them first)",
+        gpu.putmask, a, all, gpu.array({300, 2.7, -1}, "float64"))
+    err("gpu.place: cannot cast vals of int64 to a's int8 by NumPy's 'safe' rule (astype them first)",
+        gpu.place, a, all, gpu.array({1, 2, 3}, "int64"))
+    err("gpu.putmask: cannot cast values of complex64 to a's float64 by NumPy's 'safe' rule (astype them first)",
+        gpu.putmask, gpu.zeros(3, "float64"), all, gpu.array({1}, "complex64"))
+    same({0, 0, 0}, a:totable())                      -- nothing written by the refusals
+    gpu.putmask(a, all, gpu.array({1, 2}, "int8"))
+    same({1, 2, 1}, a:totable())
+    gpu.place(a, all, gpu.array({true}, "bool"))
+    same({1, 1, 1}, a:totable())
+    local f = gpu.zeros({3}, "float64")
+    gpu.putmask(f, all, gpu.array({1.5}, "float32"))  -- safe: widened
+    same({1.5, 1.5, 1.5}, f:totable())
+    gpu.place(f, all, {2, 3})                         -- tables and numbers are a's dtype, as NumPy's lists
+    same({2, 3, 2}, f:totable())
+  end)
+
   it("copyto: broadcast, where, NumPy's same_kind casting", function()
     local f = gpu.zeros({2, 3}, "float32")
     gpu.copyto(f, gpu.array({1, 2, 3}, "int64"))
