@@ -429,7 +429,7 @@ function gpu.piecewise(x, condlist, funclist, ...)
         if type(r) == "number" or type(r) == "boolean" then y[c] = r
         elseif is_array(r) and r.size ~= 1 and r.size ~= vals.size then
           error(("gpu.piecewise: function %d gave %d values for the %d where its condition is true"):format(k, r.size, vals.size), 0)
-        elseif is_array(r) then gpu.place(y, c, r)
+        elseif is_array(r) then gpu.place(y, c, r.dtype == y.dtype and r or r:astype(y.dtype))   -- cast as NumPy's y[c] = r
         else error(("gpu.piecewise: function %d must return a device array or a number, got %s"):format(k, described(r)), 0) end
       end
     elseif type(item) == "number" or type(item) == "boolean" then

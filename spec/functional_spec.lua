@@ -70,6 +70,8 @@ describe("gpu.piecewise", function()
     assert.are.same({0, 0, 0, 9, 9}, gpu.piecewise(i, {i:gt(2)}, {9}):totable())
     assert.are.same({4, 4, 4, 9, 9}, gpu.piecewise(i, i:gt(2), {9, 4}):totable())
     assert.are.equal("int64", gpu.piecewise(i, i:gt(2), {9, 4}).dtype)
+    -- a function's values of another dtype are cast to x's, as NumPy's y[cond] = f(x[cond])
+    assert.are.same({0, 0, 0, 4, 6}, gpu.piecewise(i, {i:gt(2)}, {function(v) return v * 1.5 end}):totable())
   end)
 
   it("refuses mismatched lists", function()
