@@ -884,6 +884,14 @@ describe("what the CPU backend refuses, read as the preprocessor reads #cpu", fu
       refused("__global__ void k(float *x) { " .. stmt .. " x[0] = 1; }")
     end
   end)
+  -- Before: GCC's other spellings __inline and __volatile were not known: `asm __inline
+  -- ("movl $5, %0" : "=r"(v))` got past the check and ran as the host's x86 asm (5 5 5 5)
+  it("knows asm's qualifiers in GCC's __inline and __volatile spellings", function()
+    for _, stmt in ipairs({'asm __inline ("nop");', 'asm __volatile__ __inline ("nop");', 'asm __inline __volatile__ ("nop");',
+                           'asm volatile __inline ("nop");', 'asm __inline volatile goto ("" :::: done); done:'}) do
+      refused("__global__ void k(float *x) { " .. stmt .. " x[0] = 1; }")
+    end
+  end)
   -- Before: a macro's parameter named asm (`#define F(asm) asm`, then F(1)) was refused as
   -- inline PTX assembly: the body's asm was taken for the keyword
   it("knows a macro parameter named asm is no asm", function()

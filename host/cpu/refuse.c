@@ -191,9 +191,10 @@ static const char *skip_space(const char *q, int define) {
   return q;
 }
 
-/* q past asm's qualifiers (volatile, inline, goto, in any order) and the space after each */
+/* q past asm's qualifiers (volatile, inline, goto, in any order, in GCC's spellings too:
+ * __volatile__, __volatile, __inline__, __inline) and the space after each */
 static const char *skip_qualifiers(const char *q, int define) {
-  static const char *const quals[] = {"volatile", "__volatile__", "inline", "__inline__", "goto"};
+  static const char *const quals[] = {"volatile", "__volatile__", "__volatile", "inline", "__inline__", "__inline", "goto"};
   for (size_t i = 0; i < sizeof quals / sizeof quals[0]; i++) {
     size_t n = strlen(quals[i]);
     if (strncmp(q, quals[i], n) == 0 && !is_ident(q[n])) { q = skip_space(q + n, define); i = (size_t)-1; }
