@@ -154,13 +154,15 @@ static void check_libs(lua_State *L) {
 
 /* The tables of C functions in gpu (at index gpu) as modules too, so that Lua's argument
  * errors name their functions ('gpu.host.array', not '?': luaL_argerror looks one table
- * deep into package.loaded); not over a module of that name already loaded */
+ * deep into package.loaded); not over a module of that name already loaded (false, as
+ * for require, is not loaded) */
 static void loaded_tables(lua_State *L, int gpu) {
   static const char *const subs[][2] = {{"host", "gpu.host"}, {"fft", "gpu.fft"}, {"nccl", "gpu.nccl"}};
   luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
   int loaded = lua_gettop(L);
   for (size_t i = 0; i < sizeof subs / sizeof *subs; i++) {
-    if (lua_getfield(L, loaded, subs[i][1]) == LUA_TNIL && lua_getfield(L, gpu, subs[i][0]) == LUA_TTABLE)
+    lua_getfield(L, loaded, subs[i][1]);
+    if (!lua_toboolean(L, -1) && lua_getfield(L, gpu, subs[i][0]) == LUA_TTABLE)
       lua_setfield(L, loaded, subs[i][1]);
     lua_settop(L, loaded);
   }

@@ -278,6 +278,11 @@ describe("gpu.so #stocklua", function()
     out = S.run("lua5.4 -e 'package.cpath = \"build/?.so;\" .. package.cpath; package.loaded[\"gpu.host\"] = {mine = 1}; "
                 .. "local g = require(\"gpu\"); print(require(\"gpu.host\").mine, g.host.zeros ~= nil)'")
     assert.are.equal("1\ttrue\n", out)
+    -- Before: a false there (Lua's require reads it as not loaded) kept gpu.fft unregistered:
+    -- require 'gpu.fft' failed "module 'gpu.fft' not found"
+    out = S.run("lua5.4 -e 'package.cpath = \"build/?.so;\" .. package.cpath; package.loaded[\"gpu.fft\"] = false; "
+                .. "local g = require(\"gpu\"); print(require(\"gpu.fft\") == g.fft)'")
+    assert.are.equal("true\n", out)
     -- and runs kernels there
     out = S.run([[lua5.4 -e 'package.cpath = "build/?.so;" .. package.cpath
 local g = require("gpu")
