@@ -840,6 +840,7 @@ local function add(api, a, b, negate)
   if is_sparse(a) and is_sparse(b) then return add_sparse(api, a, b, negate) end
   local A, other, first = a, b, true
   if not is_sparse(a) then A, other, first = b, a, false end
+  if is_array(other) and other.ndim == 0 then other = dense_arg(api, other):item() end   -- 0-d: its scalar, as scipy's
   if is_scalar(other) then   -- a scalar equal to 0 (0, false, a gpu.complex 0) gives a copy, as scipy's
     local zero = other == 0 or other == false or (type(other) ~= "number" and type(other) ~= "boolean" and other.re == 0 and other.im == 0)
     if not zero then
