@@ -246,6 +246,20 @@ static void run_failure(const Run *run, long timeout, char *msg, size_t n) {
              run->status);
 }
 
+/* The compiler's word for the guard of shared.c's rewrite of an extern __shared__ array in
+ * a function's body, when the body was a namespace's (`NS(a) {` of a macro the text does
+ * not define): refused by name, where it crashed the process as the library loaded. */
+#define NOT_IN_FUNCTION "non-local lambda expression cannot have a capture-default"
+static GpuResult shared_outside(GpuImage *out, const char *log) {
+  Buf msg = {0};
+  buf_printf(&msg, "the CPU backend does not support an extern __shared__ array in a block it took for a "
+             "function's body but is not one (a namespace a macro opens: write the namespace out), "
+             "nor a lambda with a capture-default outside a function:\n%s", log);
+  GpuResult r = compile_error(out, GPU_ERR_CPU_UNSUPPORTED, msg.data ? msg.data : log);
+  buf_free(&msg);
+  return r;
+}
+
 /* Runs the compiler in w and reads back what it made (or its messages) into out. */
 static GpuResult compile_in(Workdir *w, const GpuCompileJob *job, const int *loops, GpuImage *out) {
   char msg[600], logpath[sizeof w->path];
@@ -270,7 +284,8 @@ static GpuResult compile_in(Workdir *w, const GpuCompileJob *job, const int *loo
     run_failure(&run, timeout, msg, sizeof msg);
     /* the compiler's own messages when it said something and ran to the end */
     int said = log && log[0] && (run.how == RUN_EXITED || run.how == RUN_KILLED);
-    result = compile_error(out, GPU_ERR_CPU_COMPILE, said ? log : msg);
+    result = said && strstr(log, NOT_IN_FUNCTION) ? shared_outside(out, log)
+                                                  : compile_error(out, GPU_ERR_CPU_COMPILE, said ? log : msg);
   }
   free(log);
   return result;

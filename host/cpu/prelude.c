@@ -137,7 +137,7 @@ static const char *const fixed_flags[] = {
 /* The compiler's path, size and time, the processor, the toolkit's headers and a hash of
  * the prelude, the flags and the form of the unit source.c and scan.c write (UNIT_FORM, to change
  * with it): what the cache key needs to know of how kernels are compiled here. */
-#define UNIT_FORM "unit 10"
+#define UNIT_FORM "unit 11"
 GpuResult cpu_compiler_id(char *out, size_t n) {
   char path[1200], real[1024] = "", hdr[700];
   struct stat st;

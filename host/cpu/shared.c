@@ -10,20 +10,87 @@
 #include "cpu_internal.h"
 #include "util.h"
 
+static int blank(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+
+static const char *back_blank(const char *s, const char *p) {
+  while (p > s && blank(p[-1])) p--;
+  return p;
+}
+
+/* The start of the balanced (...) or [...] that ends at p of s, or NULL */
+static const char *back_group(const char *s, const char *p) {
+  char close = p[-1], open = close == ')' ? '(' : '[';
+  for (int depth = 0; p > s;) {
+    p--;
+    depth += (*p == close) - (*p == open);
+    if (depth == 0) return p;
+  }
+  return NULL;
+}
+
+static int word_is(const char *w, const char *e, const char *word) {
+  return (size_t)(e - w) == strlen(word) && strncmp(w, word, (size_t)(e - w)) == 0;
+}
+
+/* The word that ends at e of s (after blanks): its start, *e its end */
+static const char *back_word(const char *s, const char **e) {
+  const char *w = *e = back_blank(s, *e);
+  while (w > s && is_ident(w[-1])) w--;
+  return w;
+}
+
+/* p of s moved back over the blanks and attributes that end at it: [[...]],
+ * __attribute__((...)), alignas(...), __declspec(...) */
+static const char *back_attributes(const char *s, const char *p) {
+  static const char *const words[] = {"__attribute__", "__attribute", "__declspec", "alignas", "_Alignas", "__align__"};
+  for (;;) {
+    p = back_blank(s, p);
+    if (p - s < 2 || (p[-1] != ')' && !(p[-1] == ']' && p[-2] == ']'))) return p;
+    const char *g = back_group(s, p), *e = g, *w = g ? back_word(s, &e) : NULL;
+    if (g == NULL) return p;
+    if (*g == '[') { if (g[1] != '[') return p; p = g; continue; }
+    size_t i = 0;
+    while (i < sizeof words / sizeof words[0] && !word_is(w, e, words[i])) i++;
+    if (i == sizeof words / sizeof words[0]) return p;
+    p = w;
+  }
+}
+
+/* Whether the text defines the function-like macro [w, e) with the word namespace in its
+ * body (`#define NS(n) namespace n`: `NS(a) {` opens a namespace, not a function) */
+static int namespace_macro(const char *s, const char *w, const char *e) {
+  size_t n = (size_t)(e - w);
+  if (n == 0) return 0;
+  for (const char *d = s; (d = find_word(d, "define")) != NULL; d += 6) {
+    const char *h = d, *m = d + 6, *end;
+    while (h > s && (h[-1] == ' ' || h[-1] == '\t')) h--;
+    while (*m == ' ' || *m == '\t') m++;
+    if (h == s || h[-1] != '#' || strncmp(m, w, n) != 0 || m[n] != '(') continue;
+    for (end = m; *end && !(*end == '\n' && end[-1] != '\\'); end++) {}
+    const char *k = find_word(m, "namespace");
+    if (k != NULL && k < end) return 1;
+  }
+  return 0;
+}
+
 /* Whether the '{' at p of stripped text s opens a function's body: it follows ')' (or
- * const, noexcept ... or a trailing return type after one); a namespace's, extern "C"'s
- * or a class's does not. */
+ * const, noexcept ... or a trailing return type after one), attributes aside; a
+ * namespace's (attributes or a macro of the text's own `NS(a) {` too), extern "C"'s or a
+ * class's does not. A macro the text does not define is read as a function's: where it is
+ * not, the array's rewrite does not compile (declarators). */
 static int opens_function(const char *s, const char *p) {
   static const char *const words[] = {"const", "noexcept", "override", "final", "mutable", "volatile"};
   const char *q = p;   /* a trailing return type: `) -> T {` */
   while (q > s && !strchr(";{}()", q[-1])) q--;
   if (q > s && q[-1] == ')' && memmem(q, (size_t)(p - q), "->", 2) != NULL) return 1;
-  while (p > s && (p[-1] == ' ' || p[-1] == '\t' || p[-1] == '\n')) p--;
-  if (p > s && p[-1] == ')') return 1;
-  const char *w = p;
-  while (w > s && is_ident(w[-1])) w--;
+  p = back_attributes(s, p);
+  if (p > s && p[-1] == ')') {
+    const char *g = back_group(s, p), *e = g, *w = g ? back_word(s, &e) : NULL;
+    return !(w && namespace_macro(s, w, e));
+  }
+  const char *w = back_word(s, &p);
   for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
-    if ((size_t)(p - w) == strlen(words[i]) && strncmp(w, words[i], (size_t)(p - w)) == 0) return 1;
+    if (word_is(w, p, words[i])) return 1;
   return 0;
 }
 
@@ -62,7 +129,9 @@ static void decl_type(Buf *type, const char *p, const char *e) {
   }
 }
 
-/* The declarators [d, e) (`s1[], s2[][2]`), each a pointer: in a function read as it runs;
+/* The declarators [d, e) (`s1[], s2[][2]`), each a pointer: in a function read as it runs
+ * (through a lambda with a capture-default, which C++ refuses outside a function: a
+ * namespace taken for a function does not compile, where it ran at load and crashed);
  * at namespace scope (an initialiser would run as the library loads, before any launch:
  * it crashed the process) a thread-local pointer that a hook of kernels/cpu.h points at
  * the block's memory as each launch begins on a worker. */
@@ -85,7 +154,7 @@ static void declarators(Buf *out, const char *type, const char *d, const char *e
     if (!local && seen->data && key.data && strstr(seen->data, key.data))
       buf_printf(out, "extern thread_local %s(*%.*s)%.*s; ", type, n, ns, r, rest);
     else if (local)
-      buf_printf(out, "%s(*%.*s)%.*s = reinterpret_cast<%s(*)%.*s>(gpuhost_dynamic_shared()); ",
+      buf_printf(out, "%s(*%.*s)%.*s = reinterpret_cast<%s(*)%.*s>([&] { return gpuhost_dynamic_shared(); }()); ",
                 type, n, ns, r, rest, type, r, rest);
     else
       buf_printf(out, "static thread_local %s(*%.*s)%.*s; static const gpuhost_cpu::dynamic_hook "
@@ -97,9 +166,23 @@ static void declarators(Buf *out, const char *type, const char *d, const char *e
   }
 }
 
+/* What the block the '{' at o of stripped text s opens adds to the name of a namespace:
+ * "::a" (attributes, any blanks), "::<unnamed>", nothing for extern "C" { ... }; one
+ * it cannot read (a macro's `NS(a) {`) is its own, so that no two merge */
+static void block_name(Buf *name, const char *s, const char *o) {
+  const char *e = back_attributes(s, o), *w = e;
+  if (e > s && e[-1] == '"') return;
+  while (w > s && (is_ident(w[-1]) || w[-1] == ':')) w--;
+  if (word_is(w, e, "namespace")) { buf_str(name, "::<unnamed>"); return; }
+  const char *k = back_attributes(s, w), *kw = back_word(s, &k);
+  if (w < e && word_is(kw, k, "namespace"))
+    buf_printf(name, "%s%.*s", strncmp(w, "::", 2) == 0 ? "" : "::", (int)(e - w), w);
+  else
+    buf_printf(name, "::<block at %ld>", (long)(o - s));
+}
+
 /* The full name of the namespace that holds position at of stripped text s, into name
- * ("::a::b"; "" for the global one): a namespace opened again is the same one; an
- * unnamed one is "::<unnamed>"; the other blocks (extern "C" { ... }) add nothing. */
+ * ("::a::b"; "" for the global one): a namespace opened again is the same one. */
 static void scope_name(Buf *name, const char *s, const char *at) {
   const char *open[64];
   int depth = 0;
@@ -107,18 +190,7 @@ static void scope_name(Buf *name, const char *s, const char *at) {
     if (*p == '{') { if (depth < 64) open[depth] = p; depth++; }
     else if (*p == '}' && depth > 0) depth--;
   buf_str(name, "");
-  for (int i = 0; i < depth && i < 64; i++) {
-    const char *e = open[i], *w;
-    while (e > s && strchr(" \t\n", e[-1])) e--;
-    for (w = e; w > s && (is_ident(w[-1]) || w[-1] == ':'); w--) {}
-    const char *k = w;   /* the word before the name */
-    while (k > s && strchr(" \t\n", k[-1])) k--;
-    const char *kw = k;
-    while (kw > s && is_ident(kw[-1])) kw--;
-    if (e - w == 9 && strncmp(w, "namespace", 9) == 0) buf_str(name, "::<unnamed>");
-    else if (k - kw == 9 && strncmp(kw, "namespace", 9) == 0)
-      buf_printf(name, "%s%.*s", strncmp(w, "::", 2) == 0 ? "" : "::", (int)(e - w), w);
-  }
+  for (int i = 0; i < depth && i < 64; i++) block_name(name, s, open[i]);
 }
 
 /* Whether the line holding p of s is a directive's (a #define's body, say). */
