@@ -112,6 +112,14 @@ template <class T> struct cx_ops {
       C r = sqrt(C(z.re / 4, z.im / 4));
       return C(2 * r.re, 2 * r.im);
     }
+    // both parts below 4 x the smallest normal, (|x| + |z|) / 2 is subnormal or 0 (5e-324i
+    // gave inf i): z scaled by 2^108 (float: 2^48), exactly, and the root back by 2^-54
+    T tiny4 = sizeof(T) == 4 ? (T)4.7019774032891500e-38 : (T)8.9002954340288055e-308;
+    if (mag(z.re) < tiny4 && mag(z.im) < tiny4) {
+      T k = sizeof(T) == 4 ? (T)16777216 : (T)18014398509481984;   // 2^24, 2^54
+      C r = sqrt(C(z.re * k * k, z.im * k * k));
+      return C(r.re / k, r.im / k);
+    }
     T t = ew::sqrt((mag(z.re) + gpu::abs(z)) / 2);
     if (z.re >= 0) return C(t, z.im / (2 * t));
     bool below = z.im < 0 || (z.im == 0 && 1 / z.im < 0);   // -0 too: sqrt(-4 - 0i) is -2i, as NumPy's
