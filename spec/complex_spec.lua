@@ -252,6 +252,18 @@ describe("complex arrays", function()
     })
   end)
 
+  it("asin, acos, asinh and acosh of a tiny z keep a subnormal part (asin(5e-324i) was 0)", function()
+    local h, s = 1.5707963267948966, 1.401298464324817e-45   -- s: complex64's smallest
+    check_cases({
+      {"asin", 0, 5e-324, "complex128", 0, 5e-324}, {"asin", 2.2250738585072014e-308, -5e-324, "complex128", 2.2250738585072014e-308, -5e-324},
+      {"asinh", 5e-324, 5e-324, "complex128", 5e-324, 5e-324}, {"asinh", 5e-324, 1e-20, "complex128", 5e-324, 1e-20},
+      {"acos", 0, 5e-324, "complex128", h, -5e-324}, {"acosh", 0, 5e-324, "complex128", 5e-324, h},
+      {"acosh", 0, -5e-324, "complex128", 5e-324, -h},
+      {"asin", 1e-8, s, "complex64", 1e-8, s}, {"asinh", s, s, "complex64", s, s},
+      {"acos", 0, s, "complex64", 1.5707964, -s}, {"acosh", 0, s, "complex64", s, 1.5707964},
+    })
+  end)
+
   it("round each product once on both backends (g++'s vectorizer fused them into fmaddsub)", function()
     for _, dt in ipairs({"complex64", "complex128"}) do
       local e = dt == "complex64" and 2 ^ -13 or 2 ^ -30

@@ -183,11 +183,23 @@ template <class T> struct cx_ops {
   // sqrt(1 - z) and sqrt(1 + z), made by parts (C(1) would add +0 to a -0 part)
   __device__ static C root_below(C z) { return sqrt(C(1 - z.re, -z.im)); }
   __device__ static C root_above(C z) { return sqrt(C(1 + z.re, z.im)); }
+  // both parts below 2^-27 (float: 2^-13), asin z is z and acos z pi/2 - z to the last
+  // digit (the next term is z^3 / 6, under |z|^2 / 2 relatively), where Kahan's products
+  // below halve a subnormal y to 0 (asin(5e-324i) was 0); pi/2 - x as hi + (lo - x)
+  __device__ static bool tiny(C z) {
+    T lim = sizeof(T) == 4 ? (T)1.220703125e-4 : (T)7.4505805969238281e-9;
+    return mag(z.re) < lim && mag(z.im) < lim;
+  }
+  __device__ static T half_pi_minus(T x) {
+    T lo = sizeof(T) == 4 ? (T)-4.3711390001862419e-08 : (T)6.123233995736766e-17;
+    return (T)1.5707963267948966 + (lo - x);
+  }
   // asin z = atan(x / Re(s t)) + i asinh(Im(conj(s) t)), s = sqrt(1 - z), t = sqrt(1 + z):
   // the products' two terms have one sign
   __device__ static C asin(C z) {
     if (z.im == 0 && z.re >= -1 && z.re <= 1) return C(ew::asin(z.re), z.im);
     if (z.re == 0 && z.im != z.im) return z;   // C99's: 0 + nan i
+    if (tiny(z)) return z;
     if (far(z)) return times_minus_i(asinh_far(times_i(z)));
     C s = root_below(z), t = root_above(z);
     return C(ew::atan2(z.re, GPUHOST_UNFUSED(s.re * t.re) - GPUHOST_UNFUSED(s.im * t.im)),
@@ -197,6 +209,7 @@ template <class T> struct cx_ops {
   __device__ static C acos(C z) {
     if (z.im == 0 && z.re >= -1 && z.re <= 1) return C(ew::acos(z.re), -z.im);
     if (z.re == 0 && z.im != z.im) return C((T)1.5707963267948966, z.im);
+    if (tiny(z)) return C(half_pi_minus(z.re), -z.im);
     if (far(z))   // log(2z)'s parts, with no pi/2 - asin(z) to cancel (2e9+1j: 5e-10)
       return C(ew::atan2(mag(z.im), z.re), ew::copysign_(log_abs(z) + (T)0.6931471805599453, -z.im));
     C s = root_below(z), t = root_above(z);
@@ -210,6 +223,7 @@ template <class T> struct cx_ops {
   // acosh z = asinh(Re(conj(s) t)) + 2i atan(Im s / Re t), s = sqrt(z - 1), t = sqrt(z + 1)
   __device__ static C acosh(C z) {
     if (z.re == 0 && z.im != z.im) return C(z.im, (T)1.5707963267948966);
+    if (tiny(z)) return C(mag(z.im), ew::copysign_(half_pi_minus(z.re), z.im));   // +-i acos z
     if (far(z)) return C(log_abs(z) + (T)0.6931471805599453, ew::atan2(z.im, z.re));
     C s = sqrt(C(z.re - 1, z.im)), t = sqrt(C(z.re + 1, z.im));
     return C(ew::asinh(GPUHOST_UNFUSED(s.re * t.re) + GPUHOST_UNFUSED(s.im * t.im)), 2 * ew::atan2(s.im, t.re));
