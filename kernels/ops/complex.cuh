@@ -173,8 +173,29 @@ template <class T> struct cx_ops {
     T ax = mag(z.re), ay = mag(z.im), big = ax > ay ? ax : ay, small = ax > ay ? ay : ax;
     if (ew::isinf(big)) return big;
     if (big == 0 || big != big || small != small) return ew::log(gpu::abs(z));
+    if (big >= (T)0.5 && big < 1) {   // log(big) and log1p(r^2) / 2 would cancel near |z| = 1
+      double m = sq_sum_m1(big, small);
+      if (m >= -0.5) return (T)(ew::log1p(m) / 2);
+    }
     T r = small / big;
     return ew::log(big) + ew::log1p(r * r) / 2;
+  }
+  // x^2 + y^2 - 1 for x, y < 1 (no overflow or underflow that counts), to a double's
+  // precision however much it cancels: a float's squares are exact in double; a double's
+  // are each a sum hi + lo (lo by fma), and hi_x - 1 + hi_y is summed with its errors
+  // kept (Knuth's two-sum)
+  __device__ static double sq_sum_m1(float x, float y) {
+    return ((double)x * x - 1) + (double)y * y;
+  }
+  __device__ static double two_sum(double a, double b, double &err) {
+    double s = a + b, v = s - a;
+    err = (a - (s - v)) + (b - v);
+    return s;
+  }
+  __device__ static double sq_sum_m1(double x, double y) {
+    double hx = x * x, lx = ::fma(x, x, -hx), hy = y * y, ly = ::fma(y, y, -hy), e1, e2;
+    double s = two_sum(two_sum(hx, -1.0, e1), hy, e2);
+    return s + (((e1 + e2) + lx) + ly);
   }
   __device__ static C asinh_far(C z) {
     if (z.re < 0 || (z.re == 0 && 1 / z.re < 0)) return -asinh_far(-z);
