@@ -280,6 +280,19 @@ describe("complex arrays", function()
     })
   end)
 
+  it("atanh(x + nan i) past 1e9 (float: 1e4) is nan + nan i, +-0 + nan i only for x = +-inf (C99)", function()
+    local inf, nan = math.huge, 0 / 0
+    for _, dt in ipairs({"complex64", "complex128"}) do
+      local a = gpu.atanh(gpu.array({C(1e10, nan), C(-1e10, nan), C(inf, nan), C(-inf, nan)}, dt)):totable()
+      local t = gpu.atan(gpu.array({C(nan, 1e10), C(nan, -1e10)}, dt)):totable()
+      for i, v in ipairs({a[1], a[2], t[1], t[2]}) do
+        assert.is_true(v.re ~= v.re and v.im ~= v.im, ("%s case %d: %s"):format(dt, i, tostring(v)))
+      end
+      assert.is_true(a[3].re == 0 and 1 / a[3].re > 0 and a[3].im ~= a[3].im, dt .. " " .. tostring(a[3]))
+      assert.is_true(a[4].re == 0 and 1 / a[4].re < 0 and a[4].im ~= a[4].im, dt .. " " .. tostring(a[4]))
+    end
+  end)
+
   it("round each product once on both backends (g++'s vectorizer fused them into fmaddsub)", function()
     for _, dt in ipairs({"complex64", "complex128"}) do
       local e = dt == "complex64" and 2 ^ -13 or 2 ^ -30

@@ -254,7 +254,8 @@ template <class T> struct cx_ops {
   __device__ static C atanh_far(C z) {
     T s = mag(z.re) > mag(z.im) ? mag(z.re) : mag(z.im);
     T half_pi = ew::copysign_((T)1.5707963267948966, z.im);
-    if (z.im != z.im) return C(ew::copysign_((T)0, z.re), z.im);
+    if (z.im != z.im)   // C99's +-0 + nan i only for an infinite x, else nan + nan i
+      return C(ew::isinf(z.re) ? ew::copysign_((T)0, z.re) : z.im, z.im);
     if (ew::isinf(s)) return C(ew::copysign_((T)0, z.re), half_pi);
     T x = z.re / s, y = z.im / s, m = x * x + y * y;   // in [1, 2]: no overflow
     return C(x / m / s, half_pi - y / m / s);
