@@ -987,11 +987,33 @@ local function list_key(list)
   return table.concat(out)
 end
 
+-- A cache whose values stay while anything else holds them, and the last n stored in any
+-- case: a loop making the same thing again finds it, one making a new one each time
+-- (generated sources, a gpu.jit kernel whose upvalue changes) does not keep them all
+-- (the third function returned sets n, returning the old: for the specs)
+local function recent_cache(n)
+  local ring, stored = {}, 0
+  local values = setmetatable({}, {__mode = "v"})
+  return values, function(key, value)
+    values[key] = value
+    stored = stored % n + 1
+    ring[stored] = value
+  end, function(new)
+    local old = n
+    n, ring, stored = new, {}, 0
+    return old
+  end
+end
+
 -- Programs are kept per source, options and names (each compiles once per device), and
 -- their kernels per name, so making a kernel again costs a table look-up. A source made a
 -- kernel of at two places is one program: the #line compiled into it (what compiler
--- messages and a failed assert name) is the first place's.
-local programs = {}
+-- messages and a failed assert name) is the first place's. A program is kept while one of
+-- its kernels or modules lives (owner: the kernel's program, an ephemeron) and while it is
+-- among the last 64 made; then it is collected, its code unloaded (host/program.c).
+local programs, keep_program, programs_kept = recent_cache(64)
+local owner = setmetatable({}, {__mode = "k"})
+gpu._programs_kept = programs_kept
 local function program(source, names, options, level)
   local flags = options.options or {}
   local key = table.concat({list_key(flags), list_key(names), options.debug and "debug" or "",
@@ -1003,12 +1025,12 @@ local function program(source, names, options, level)
                                  debug = options.debug and true or false,
                                  check = options.check ~= false,
                                  prefix = location(source, level + 1)})}
-    programs[key] = p
+    keep_program(key, p)
   end
   return p
 end
 
-local declarations = {}   -- source -> what signature.parse read in it
+local declarations, keep_declarations = recent_cache(64)   -- source -> what signature.parse read in it
 
 -- A long source's declarations are kept on disk too (gpu._memo: the user's cache, under
 -- the source and this build): reading builtin.cu's took 6 ms of a new process's first
@@ -1032,7 +1054,7 @@ local function parse(source, flags)
     d = signature().parse(source, macros)
     if key then gpu._memo(key, DECLS, d) end
   end
-  declarations[id] = d
+  keep_declarations(id, d)
   return d
 end
 
@@ -1118,6 +1140,7 @@ local function kernel_of(prog, names, decls, name)
   for i, shown in ipairs(d.shown or {}) do params[i].name = shown end
   k = gpu._kernel(prog.program, index_of(names, name), params, name)
   prog.kernels[name] = k
+  owner[k] = prog
   return k
 end
 

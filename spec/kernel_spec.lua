@@ -129,6 +129,37 @@ __global__ void add(int *x, int v) { x[threadIdx.x] += v; }
     assert.are.same({7, 7, 7, 7}, x:totable())
   end)
 
+  it("keep a program while its kernels live, and not every program a loop made", function()
+    -- a loop making a kernel of a new source each time kept every program (its code loaded,
+    -- its Lua tables: about 4 KB of Lua heap a kernel, 5 mappings on the CPU backend)
+    local c = gpu.zeros(4, "float32")
+    local held = gpu.kernel('__global__ void held(float *c) { c[1] = 5; }')
+    local m = gpu.module('__global__ void in_module(float *c) { c[2] = 6; }')
+    local function many(from, to)
+      for i = from, to do
+        local k = gpu.kernel(('__global__ void k(float *c) { c[0] = %d; }'):format(i))
+        k[1, 1](c)
+        assert.are.equal(i, c:item(1))
+      end
+      collectgarbage()
+      collectgarbage()
+      return collectgarbage("count")
+    end
+    local was = gpu._programs_kept and gpu._programs_kept(4)   -- (64 kept however made: 4 here)
+    local ok, e = pcall(function()
+      local before = many(1, 8)
+      local after = many(9, 32)
+      assert.is_true(after - before < 40, ("the Lua heap grew by %.0f KB over 24 kernels"):format(after - before))
+    end)
+    if was then gpu._programs_kept(was) end
+    assert(ok, e)
+    held[1, 1](c)
+    m.in_module[1, 1](c)
+    assert.are.same({32, 5, 6, 0}, c:totable())
+    -- the same source made again while its kernel lives is the same kernel
+    assert.are.equal(held, gpu.kernel('__global__ void held(float *c) { c[1] = 5; }'))
+  end)
+
   it("name kernels in namespaces as their name expressions, and take any name", function()
     local src = [[
 namespace ns {
