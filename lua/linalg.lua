@@ -147,8 +147,10 @@ end
 local product = gpu._arg.product
 
 -- gpu.linalg.solve(a, b): x with a @ x = b, a (..., n, n), b (..., n, k), or (n) when b is
--- 1-D (NumPy 2's rule); batch dims broadcast. LU with partial pivoting (getrf, getrs), in
--- the stored transpose: the C-ordered copy of a is a^T column-major, solved transposed.
+-- 1-D (NumPy 2's rule); batch dims broadcast. LU with partial pivoting (getrf, getrs) of a
+-- itself, a column-major copy, as NumPy's: that of a^T (the C-ordered copy) pivots on
+-- columns, and two equal rows of a left a pivot of rounding (-4e-16) where a's own LU has
+-- an exact 0, so a singular a was solved into garbage.
 function linalg.solve(a, b)
   local _, _, n = matrices(a, "solve", true)
   if not is_array(b) then fail("solve", 2, "argument 2 must be a device array, got %s", type(b)) end
@@ -162,13 +164,13 @@ function linalg.solve(a, b)
   if n > 0 then lapack_dim(k, ("b has %d columns"):format(k), "solve", 2) end
   local batch = broadcast_batch("solve", a, 2, b, vector and 1 or 2)
   local count, dt = product(batch), la_common(a, b)
-  local lu = fresh(a:expand(shape_of(batch, n, n)), shape_of(batch, n, n), dt)
+  local lu = colmajor(a:expand(shape_of(batch, n, n)), batch, n, n, dt)
   local bv = vector and b:reshape(n, 1) or b
   local x = colmajor(bv:expand(shape_of(batch, n, k)), batch, n, k, dt)
   local ipiv = gpu.empty(shape_of(batch, n), "int32")
   if n > 0 then   -- a singular a is an error without right-hand sides too (k = 0), as NumPy's
     local info = run("getrf", count, {a = lu, ipiv = ipiv, m = n, n = n, k = 0})
-    if k > 0 then run("getrs", count, {a = lu, ipiv = ipiv, b = x, m = n, n = n, k = k, trans = true}) end
+    if k > 0 then run("getrs", count, {a = lu, ipiv = ipiv, b = x, m = n, n = n, k = k}) end
     check("solve", "getrf", info)
   end
   if vector then return x:reshape(shape_of(batch, n)) end
@@ -176,13 +178,13 @@ function linalg.solve(a, b)
 end
 
 -- The inverses of a's matrices, with GETRF's statuses (INV: the LU factors, then the
--- inverse out of place). The C-ordered copy of a is a^T column-major; its inverse is
--- inv(a)^T column-major, which is inv(a) C-ordered.
+-- inverse out of place). a is factored itself, a column-major copy, as solve's (NumPy's
+-- LU: a singular a's exact 0 pivot); its inverse lands column-major: a transposed view.
 local function inverted(a, batch, count, n)
   local dt = la_dtype(a.dtype)
-  local lu, ipiv, x = fresh(a, a.shape, dt), gpu.empty(shape_of(batch, n), "int32"), gpu.empty(a.shape, dt)
+  local lu, ipiv, x = colmajor(a, batch, n, n, dt), gpu.empty(shape_of(batch, n), "int32"), gpu.empty(a.shape, dt)
   local info = n > 0 and run("inv", count, {a = lu, ipiv = ipiv, b = x, m = n, n = n, k = n})
-  return x, info
+  return tr(x), info
 end
 
 -- The inverses of a's matrices (inv's, and matrix_power's for p < 0; `up` as matrices'):
@@ -200,12 +202,13 @@ function linalg.inv(a)
   return x
 end
 
--- The LU factors of a's matrices (of a^T: the same determinant) and the sign of each
+-- The LU factors of a's matrices (of a itself, column-major, as NumPy's: a singular
+-- matrix's pivot is an exact 0, where a^T's could be rounding) and the sign of each
 -- one's row swaps, (count, n, n) and (count)
 local function lu_sign(a, api)
   local batch, count, n = matrices(a, api, true, 1)
   local dt = la_dtype(a.dtype)
-  local lu = fresh(a, shape_of({count}, n, n), dt)
+  local lu = colmajor(a, batch, n, n, dt):reshape(count, n, n)
   local ipiv = gpu.empty({count, n}, "int32")
   if n > 0 then run("getrf", count, {a = lu, ipiv = ipiv, m = n, n = n, k = 0}) end   -- U(i,i) = 0: det 0
   local swaps = ipiv:ne(gpu.arange(1, n + 1, "int32")):sum(-1)

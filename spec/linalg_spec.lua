@@ -115,6 +115,62 @@ describe("gpu.linalg.solve and inv", function()
   end)
 end)
 
+describe("gpu.linalg's LU factors a itself, as NumPy's", function()
+  -- row 3 == row 1: a's own LU (NumPy's, a column-major copy) meets an exact 0 pivot; that of
+  -- a^T (the C-ordered copy, which this factored) left -4.4e-16, and every function went on:
+  -- inv gave entries of 1e15, det 9.8e-15, slogdet (1, -32.26), cond(a, 1) 4.8e16
+  local rows = {{5, -4, 3}, {-3, -2, -1}, {5, -4, 3}}
+  it("sees a matrix with two equal rows as singular in inv, solve, det, slogdet, cond and matrix_power", function()
+    for _, dt in ipairs({"float64", "float32", "complex64", "complex128", "int64"}) do
+      local a = gpu.array(rows, dt)
+      assert.matches("gpu.linalg.inv: singular matrix", S.errof(L.inv, a), 1, true)
+      assert.matches("gpu.linalg.solve: singular matrix", S.errof(L.solve, a, gpu.array({1, 2, 3}, "float64")), 1, true)
+      assert.matches("gpu.linalg.matrix_power: singular matrix", S.errof(L.matrix_power, a, -1), 1, true)
+      near(0, L.det(a), 0)
+      local sign, logabs = L.slogdet(a)
+      near(0, sign, 0)
+      assert.are.equal(-math.huge, logabs)
+      assert.are.equal(math.huge, L.cond(a, 1))
+      assert.are.equal(math.huge, L.cond(a, -math.huge))
+      -- in a batch (float32's det of it was -1.7e-7)
+      local batch = gpu.stack({gpu.array(A, dt), a, gpu.array(A, dt)})
+      near({70, 0, 70}, L.det(batch), 1e-4)
+      local s3, l3 = L.slogdet(batch)
+      near({1, 0, 1}, s3, 1e-6)
+      assert.are.equal(-math.huge, l3:item(2))
+      assert.matches("singular matrix (matrix 2 of the batch)", S.errof(L.inv, batch), 1, true)
+      assert.matches("singular matrix (matrix 2 of the batch)", S.errof(L.solve, batch, gpu.ones({3, 3, 1})), 1, true)
+      local c = L.cond(batch, 1):totable()
+      assert.are.equal(math.huge, c[2])
+      assert.is_true(c[1] < 1e3 and c[3] < 1e3)
+    end
+    local b = gpu.array(B, "float64")
+    b[{4}] = b[{2}]
+    near(0, L.det(b), 0)
+    assert.matches("singular matrix", S.errof(L.inv, b), 1, true)
+  end)
+
+  it("gives NumPy's numbers for equal columns, and solutions, inverses and determinants as before", function()
+    -- NumPy's LU of a^T has a rounding pivot too: det 9.769962616701389e-15, inv(a^T)[1][1] -1023545369856931
+    local c = gpu.array(rows, "float64").T
+    near(9.769962616701389e-15, L.det(c), 1e-6)
+    near(-1023545369856931, L.inv(c):item(1, 1), 1e-6)
+    local a = gpu.array({{2, 1, 3}, {4, 5, 7}, {2, 1, 1}}, "float64")
+    local inv = L.inv(a)
+    near({{1 / 6, -1 / 6, 2 / 3}, {-5 / 6, 1 / 3, 1 / 6}, {0.5, 0, -0.5}}, inv, 1e-14)
+    assert.is_true(gap(gpu.matmul(a, inv), gpu.eye(3, "float64")) < 1e-14)
+    near({{5 / 6, 0.5}, {-2 / 3, 0.5}, {0, -0.5}}, L.solve(a, gpu.array({{1, 0}, {0, 1}, {1, 1}}, "float64")), 1e-14)
+    near(-12, L.det(a), 1e-14)
+    near(16.5, L.cond(a, 1), 1e-14)
+    near({{0.5, -1 / 12, -0.25}, {-1 / 3, 0.25, -7 / 12}, {-1 / 6, -1 / 12, 7 / 12}}, L.matrix_power(a, -2), 1e-14)
+    -- a view of any layout is factored as the matrix it shows
+    near({{1 / 6, -5 / 6, 0.5}, {-1 / 6, 1 / 3, 0}, {2 / 3, 1 / 6, -0.5}}, L.inv(a.T), 1e-14)
+    local strided = gpu.zeros({3, 6}, "float64")
+    strided[{ {}, {1, 6, 2} }] = a
+    near(-12, L.det(strided[{ {}, {1, 6, 2} }]), 1e-14)
+  end)
+end)
+
 describe("gpu.linalg.det and slogdet", function()
   it("give NumPy's determinants, a number for one matrix and an array for a batch", function()
     near(164.00000000000006, L.det(gpu.array(B, "float64")), 1e-13)
