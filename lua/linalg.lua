@@ -150,19 +150,20 @@ local product = gpu._arg.product
 -- 1-D (NumPy 2's rule); batch dims broadcast. LU with partial pivoting (getrf, getrs) of a
 -- itself, a column-major copy, as NumPy's: that of a^T (the C-ordered copy) pivots on
 -- columns, and two equal rows of a left a pivot of rounding (-4e-16) where a's own LU has
--- an exact 0, so a singular a was solved into garbage.
-function linalg.solve(a, b)
-  local _, _, n = matrices(a, "solve", true)
-  if not is_array(b) then fail("solve", 2, "argument 2 must be a device array, got %s", type(b)) end
-  here("solve", b)
-  no_float16("solve", b)   -- la_common would take it as float64
+-- an exact 0, so a singular a was solved into garbage. Errors name api (tensorsolve's
+-- too: they named solve).
+local function solve(api, a, b)
+  local _, _, n = matrices(a, api, true)
+  if not is_array(b) then fail(api, 2, "argument 2 must be a device array, got %s", type(b)) end
+  here(api, b)
+  no_float16(api, b)   -- la_common would take it as float64
   local vector = b.ndim == 1
-  if b.ndim == 0 then fail("solve", 2, "argument 2 must have at least one dimension") end
+  if b.ndim == 0 then fail(api, 2, "argument 2 must have at least one dimension") end
   local bn = vector and b.shape[1] or b.shape[b.ndim - 1]
-  if bn ~= n then fail("solve", 2, "a is %d x %d but b has %d rows", n, n, bn) end
+  if bn ~= n then fail(api, 2, "a is %d x %d but b has %d rows", n, n, bn) end
   local k = vector and 1 or b.shape[b.ndim]
-  if n > 0 then lapack_dim(k, ("b has %d columns"):format(k), "solve", 2) end
-  local batch = broadcast_batch("solve", a, 2, b, vector and 1 or 2)
+  if n > 0 then lapack_dim(k, ("b has %d columns"):format(k), api, 2) end
+  local batch = broadcast_batch(api, a, 2, b, vector and 1 or 2)
   local count, dt = product(batch), la_common(a, b)
   local lu = colmajor(a:expand(shape_of(batch, n, n)), batch, n, n, dt)
   local bv = vector and b:reshape(n, 1) or b
@@ -171,10 +172,14 @@ function linalg.solve(a, b)
   if n > 0 then   -- a singular a is an error without right-hand sides too (k = 0), as NumPy's
     local info = run("getrf", count, {a = lu, ipiv = ipiv, m = n, n = n, k = 0})
     if k > 0 then run("getrs", count, {a = lu, ipiv = ipiv, b = x, m = n, n = n, k = k}) end
-    check("solve", "getrf", info)
+    check(api, "getrf", info)
   end
   if vector then return x:reshape(shape_of(batch, n)) end
   return tr(x)
+end
+function linalg.solve(a, b)
+  local x = solve("solve", a, b)
+  return x
 end
 
 -- The inverses of a's matrices, with GETRF's statuses (INV: the LU factors, then the
@@ -679,8 +684,9 @@ function linalg.tensorinv(a, ind)
   if rows ~= cols then fail("tensorinv", 2, "the first %d dims hold %d elements and the others %d: they must be equal", ind, rows, cols) end
   local shape = {table.unpack(a.shape, ind + 1, a.ndim)}
   for i = 1, ind do shape[#shape + 1] = a.shape[i] end
-  local inv = linalg.inv(a:reshape(rows, cols))
-  return inv:reshape(shape)
+  local m = a:reshape(rows, cols)   -- inverted here: a singular one named inv
+  local batch, count, n = matrices(m, "tensorinv", true)
+  return inverse(m, "tensorinv", batch, count, n, 1):reshape(shape)
 end
 
 -- gpu.linalg.tensorsolve(a, b [, dims]): x with tensordot(a, x, x.ndim) = b, x of a's last
@@ -692,7 +698,14 @@ function linalg.tensorsolve(a, b, dims)
   no_float16("tensorsolve", a, b)
   if dims ~= nil then
     if type(dims) ~= "table" then fail("tensorsolve", 2, "argument 3 must be a table of dims") end
-    a = gpu.moveaxis(a, dims, (function() local t = {} for i = 1, #dims do t[i] = a.ndim - #dims + i end return t end)())
+    local last = {}
+    for i = 1, #dims do last[i] = a.ndim - #dims + i end
+    local ok, r = pcall(gpu.moveaxis, a, dims, last)   -- its errors named gpu.moveaxis alone
+    if not ok then
+      local e = gpu._arg.unwrapped(r):gsub("^gpu%.moveaxis: ", ""):gsub("^src ", "")
+      fail("tensorsolve", 2, "argument 3 (dims): %s", e)
+    end
+    a = r
   end
   local xdims = a.ndim - b.ndim
   if xdims < 0 then fail("tensorsolve", 2, "b has more dimensions (%d) than a (%d)", b.ndim, a.ndim) end
@@ -701,7 +714,8 @@ function linalg.tensorsolve(a, b, dims)
   local rows, cols = product(a.shape, 1, b.ndim), product(a.shape, b.ndim + 1, a.ndim)
   if rows ~= cols then fail("tensorsolve", 2, "a is not square as an operator (%d x %d)", rows, cols) end
   if b.size ~= rows then fail("tensorsolve", 2, "b has %d elements where a's first %d dims hold %d", b.size, b.ndim, rows) end
-  return linalg.solve(a:reshape(rows, cols), b:reshape(rows)):reshape(shape)
+  local x = solve("tensorsolve", a:reshape(rows, cols), b:reshape(rows))
+  return x:reshape(shape)
 end
 
 -- gpu.polyfit(x, y, deg [, {rcond =, w =, full =}]): the least-squares polynomial of degree

@@ -547,6 +547,26 @@ describe("gpu.linalg.lstsq, cond, norm, multi_dot, tensorinv and tensorsolve", f
     assert.matches("gpu.linalg.tensorsolve: b has 9 elements where a's first 2 dims hold 6",
                    S.errof(L.tensorsolve, gpu.eye(6):reshape(2, 3, 6), gpu.ones({3, 3})), 1, true)
   end)
+
+  it("tensorinv and tensorsolve name themselves and their dims (they named inv, solve and gpu.moveaxis)", function()
+    local function err(f, ...)
+      local ok, e = pcall(function(...) local r = f(...) return r end, ...)   -- not a tail call: the line is this one
+      assert.is_false(ok)
+      return tostring(e)
+    end
+    assert.matches("linalg_spec.lua:%d+: gpu%.linalg%.tensorinv: singular matrix$", err(L.tensorinv, gpu.zeros({2, 2, 4}), 2))
+    assert.matches("linalg_spec.lua:%d+: gpu%.linalg%.tensorsolve: singular matrix$",
+                   err(L.tensorsolve, gpu.zeros({2, 2, 4}), gpu.ones({2, 2})))
+    local a = gpu.eye(4):reshape(2, 2, 2, 2)
+    assert.matches("linalg_spec.lua:%d+: gpu%.linalg%.tensorsolve: argument 3 %(dims%): dimension 5 is out of range for 4%-D arrays$",
+                   err(L.tensorsolve, a, gpu.ones({2, 2}), {5}))
+    assert.matches("gpu.linalg.tensorsolve: argument 3 (dims): dimension 1 appears twice",
+                   S.errof(L.tensorsolve, a, gpu.ones({2, 2}), {1, 1}), 1, true)
+    assert.matches("gpu.linalg.tensorsolve: argument 3 (dims): dimension -5 is out of range",
+                   S.errof(L.tensorsolve, a, gpu.ones({2, 2}), {-5}), 1, true)
+    assert.are.same({{1, 1}, {1, 1}}, L.tensorsolve(a, gpu.ones({2, 2}), {1}):totable())   -- a good dims as before
+    assert.matches("gpu.linalg.solve: singular matrix", S.errof(L.solve, gpu.zeros({2, 2}), gpu.ones(2)), 1, true)
+  end)
 end)
 
 describe("gpu.matrix_power of integers, gpu.polyfit and gpu.roots", function()
