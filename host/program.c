@@ -302,7 +302,7 @@ CUfunction program_function(lua_State *L, int idx, int index, const char **origi
   *origin = "memory";
   if (p->finalized)
     luaL_error(L, "kernel launched after its program was finalized (from a finalizer that "
-               "ran after the program's, as at exit)");
+               "ran after the program's: at exit, or in the collection that freed both)");
   GPU_CHECK(L, be->ensure_context());
   int dev = be->current_device();
   if (dev < 0 || dev >= GPU_MAX_DEVICES)

@@ -102,12 +102,33 @@ K[{1, 1}](7)
 print("ran")
 ]]
   local MSG = "kernel launched after its program was finalized (from a finalizer that " ..
-              "ran after the program's, as at exit)"
+              "ran after the program's: at exit, or in the collection that freed both)"
 
   it("makes a launch from a late finalizer at exit raise, not use an unloaded module", function()
     local out, status, err = child(LATE)
     assert.are.equal(0, status, err)
     assert.matches("^ran\nlate launch: .-:2: " .. MSG:gsub("%p", "%%%0") .. "\n$", out)
+  end)
+
+  it("makes a launch from a finalizer raise where a collection freed the kernel's program with it", function()
+    -- programs are collected at run time (c469bb3): the holder, made before the program, is
+    -- finalized after it in the same collection
+    local out, status, err = child([[
+gpu._programs_kept(1)
+local x = gpu.zeros(4, "float32")
+do
+  local holder = setmetatable({}, {__gc = function(h)
+    local ok, e = pcall(function() h.k[{1, 1}](x) end)
+    io.write("late launch: ", tostring(e), "\n")
+  end})
+  holder.k = gpu.kernel('extern "C" __global__ void g1(float *x) { x[0] += 1; }')
+end
+gpu.kernel('extern "C" __global__ void g2(float *x) { x[1] += 1; }')[{1, 1}](x)
+collectgarbage(); collectgarbage()
+print(x:item(1), x:item(2))
+]])
+    assert.are.equal(0, status, err)
+    assert.matches("^late launch: .-:5: " .. MSG:gsub("%p", "%%%0") .. "\n0%.0\t1%.0\n$", out)
   end)
 
   it("makes an operation's launch from a late finalizer raise too (its kernel was kept, and run unloaded: SIGSEGV)", function()
