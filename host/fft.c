@@ -123,6 +123,13 @@ static void sizes_of(lua_State *L, const FftCall *c, const GpuArray *a, int64_t 
     n[i] = c->s[i] >= 1 ? c->s[i] : half ? 2 * (m - 1) : m;
     if (n[i] < 1) luaL_error(L, "gpu.fft.%s: invalid number of data points (%I) along dim %d", c->name, (lua_Integer)n[i], c->axes[i] + 1);
   }
+  GpuShape out = a->shape;   /* the result's (a dim given again: its last size) */
+  for (int i = 0; i < c->naxes; i++) {
+    out.dim[c->axes[i]] = c->kind == GPU_FFT_R2C && i == c->naxes - 1 ? n[i] / 2 + 1 : n[i];
+    if (!shape_fits(&out))
+      luaL_error(L, "gpu.fft.%s: %I data points along dim %d make a result of more than 2^48 elements",
+                 c->name, (lua_Integer)n[i], c->axes[i] + 1);
+  }
 }
 
 /* [-0, +k, e] The transform of the array on top a dim at a time in NumPy's order (the dims
