@@ -429,7 +429,9 @@ if %s then os.execute("kill -9 " .. pid) end]]
     local dir = out:match("^(/tmp/gpuhost%-prelude%-%w+)\n$")
     assert.is_truthy(dir, out)
     assert.are.equal(137, status)                          -- (the shell's 128 + SIGKILL)
-    assert.are.equal("", (S.run("ls -A " .. dir .. "/lock 2>/dev/null >/dev/null || echo gone")))
+    -- (the folder is left here, lock and all; but any gpuhost's first compile sweeps such
+    -- folders, and CI runs spec files side by side: one may take it before the next line's
+    -- process, which failed a check that the lock was still there)
     out = cpu_child("GPUHOST_CACHE_DIR=" .. cache, code:format(2, "false"))   -- a compile: it sweeps
     assert.matches("^/tmp/gpuhost%-prelude%-%w+\n$", out)
     assert.are.equal("gone\n", (S.run("ls -d " .. dir .. " 2>/dev/null || echo gone")))

@@ -58,7 +58,7 @@ describe("completion at the prompt", function()
   end)
 
   it("completes a word with Tab in a terminal #libedit", function()
-    local out, status = S.run("printf 'x = gpu.rand\\t\\nprint(x == gpu.random, 42)\\n' | HOME=/tmp script -qc "
+    local out, status = S.run("printf 'x = gpu.rand\\t\\nprint(x == gpu.random, 42)\\nos.exit(0)\\n' | HOME=/tmp timeout 60 script -eqc "
                               .. S.quote(S.gpuhost) .. " /dev/null")
     assert.are.equal(0, status)
     assert.matches("true\t42", out, 1, true)
@@ -73,8 +73,8 @@ describe("completion at the prompt", function()
     for _, run in ipairs({{"-i -e " .. S.quote('type = "float32"'), ""}, {"-i " .. script, ""},
                           {"-i", "LUA_INIT_5_4=" .. S.quote("next = 1 string.match = nil")}}) do
       local args, env = run[1], run[2]
-      local out, status = S.run("printf 'x = gpu.rand\\t\\nprint(x == gpu.random, 42)\\n' | HOME=" .. home .. " " ..
-                                env .. " script -qc " .. S.quote(S.quote(S.gpuhost) .. " " .. args) .. " /dev/null")
+      local out, status = S.run("printf 'x = gpu.rand\\t\\nprint(x == gpu.random, 42)\\nos.exit(0)\\n' | HOME=" .. home .. " " ..
+                                env .. " timeout 60 script -eqc " .. S.quote(S.quote(S.gpuhost) .. " " .. args) .. " /dev/null")
       assert.are.equal(0, status, args)
       assert.matches("true\t42", out, 1, true)
       assert.is_nil(out:find("user getmetatable called", 1, true), args)
@@ -88,7 +88,7 @@ describe("the prompt's history", function()
     local base = os.tmpname() .. "-home"
     local home = base .. ("/" .. ("d"):rep(99)):rep(11)
     os.execute("mkdir -p " .. home)
-    local _, status = S.run("printf 'x = 41\\nprint(x + 1)\\n' | HOME=" .. home .. " script -qc "
+    local _, status = S.run("printf 'x = 41\\nprint(x + 1)\\nos.exit(0)\\n' | HOME=" .. home .. " timeout 60 script -eqc "
                             .. S.quote(S.gpuhost) .. " /dev/null")
     local f = io.open(home .. "/.gpuhost_history")
     local history = f and f:read("a")
@@ -105,7 +105,7 @@ describe("the prompt's history", function()
     os.execute("mkdir -p " .. home)
     -- LANG unset: libedit read in the C locale, which dropped "é" (print gave 4, "hllo")
     local out, status = S.run("printf 's = \"h\\303\\251llo\"\nprint(#s, s)\nos.exit(0)\n' | " ..
-                              "env -u LANG -u LC_ALL -u LC_CTYPE HOME=" .. home .. " script -qc " ..
+                              "env -u LANG -u LC_ALL -u LC_CTYPE HOME=" .. home .. " timeout 60 script -eqc " ..
                               S.quote(S.gpuhost) .. " /dev/null")
     local f = io.open(home .. "/.gpuhost_history")
     local history = f and f:read("a")
