@@ -500,13 +500,17 @@ struct sampler {
     }
     return (long long)m;
   }
-  // zipf, a > 1: Devroye's rejection from the continuous Pareto, floored
+  // zipf, a > 1: Devroye's rejection from the continuous Pareto, floored. The Pareto is
+  // drawn below 9.2e18 only (as NumPy's Generator): its uniform U = 1 - u w spans
+  // (9.2e18^-am1, 1], w = 1 - 9.2e18^-am1, so that the test below rejects none (else for a
+  // near 1 nearly every U gave x = inf, 1 / am1 rejections a draw); in logs, so that U
+  // near 1 keeps its resolution
   __device__ long long zipf(double a) {
-    double am1 = a - 1.0, b = pow(2.0, am1);
+    double am1 = a - 1.0, b = pow(2.0, am1), w = -expm1(-am1 * log(9.2e18));
     if (am1 >= 1023.0) return 1;   // P(X > 1) below 2^-1023; b would overflow
     for (;;) {
-      double x = floor(pow(1.0 - u(), -1.0 / am1)), v = u();
-      if (!(x >= 1.0 && x < 9.2e18)) continue;
+      double x = floor(exp(-log1p(-u() * w) / am1)), v = u();
+      if (!(x >= 1.0 && x < 9.2e18)) continue;   // rounding at the top end only
       double t = pow(1.0 + 1.0 / x, am1);
       if (v * x * (t - 1.0) / (b - 1.0) <= t / b) return (long long)x;
     }

@@ -143,6 +143,15 @@ describe("the rest of NumPy's distributions", function()
     assert.are.same({1, 1}, R.zipf(math.huge, 2):totable())   -- P(X > 1) = 0: no endless rejection
   end)
 
+  it("zipf: a just above 1 draws at once (its Pareto drawn below 2^63, as NumPy's Generator)", function()
+    -- each draw took about 1 / (a - 1) rejections of an infinite Pareto value: endless
+    local out = S.run("timeout 60 " .. S.gpuhost .. " -e " .. S.quote([[
+      gpu.random.seed(5)
+      local z = gpu.random.zipf(1 + 1e-15, 1000)
+      print(z:min() >= 1, z:max() < math.maxinteger, gpu.random.zipf(1 + 2^-52, 3):min() >= 1)]]))
+    assert.are.equal("true\ttrue\ttrue\n", out)
+  end)
+
   it("wald: positive and exact for a huge mean (its chi-square root computed without cancelling)", function()
     -- NumPy's legacy form (gpuhost's before) gave zeros (most of them) and negatives (min -76293.9)
     -- at 1e10, NumPy 2's Generator's zeros at 1e16;
