@@ -407,6 +407,10 @@ struct sampler {
       if (x + y > 1.0 || s + t <= 0.0) continue;
       if (x + y > 0.0) return x / (x + y);
       double lx = log(s) / a, ly = log(t) / b, m = lx > ly ? lx : ly;
+      if (lx - ly != lx - ly) {   // both -inf (subnormal a and b): the limit, 0 or 1; the larger
+        double kx = log(-log(s)) - log(a), ky = log(-log(t)) - log(b);   // log wins: the smaller k
+        return kx < ky ? 1.0 : kx > ky ? 0.0 : 0.5;
+      }
       lx -= m;
       ly -= m;
       return exp(lx - log(exp(lx) + exp(ly)));

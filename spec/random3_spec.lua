@@ -333,4 +333,14 @@ describe("gpu.random at its edges", function()
     assert.is_false(gpu.any(gpu.isnan(R.dirichlet({1e-6, 1e-6}, 3))))
     assert.are.same({{1}, {1}, {1}}, R.dirichlet({0.001}, 3):totable())   -- one alpha too
   end)
+
+  it("beta and dirichlet of subnormal parameters: 0s and 1s, as NumPy's (Johnk's logs were -inf - -inf: NaN)", function()
+    R.seed(1)
+    local x = R.beta(1e-310, 1e-310, 1000, "float64")
+    assert.is_true(gpu.all(gpu.logical_or(x:eq(0), x:eq(1))))
+    assert.is_true(math.abs(x:mean() - 0.5) < 5 * 0.5 / math.sqrt(1000))
+    assert.are.same({0, 0, 0}, R.beta(5e-324, 1e-310, 3, "float64"):totable())   -- a far smaller: 0
+    local d = R.dirichlet({5e-324, 5e-324}, 20)
+    assert.is_true(gpu.all(gpu.logical_or(d:eq(0), d:eq(1))) and d:sum(2):min() == 1 and d:sum(2):max() == 1)
+  end)
 end)
