@@ -291,12 +291,14 @@ __global__ void search_cdf(const double *cdf, long long n, const double *u, long
 }
 
 // weighted sampling without replacement (Efraimidis and Spirakis): key -log(u) / w, the k
-// smallest keys taken (a weight of 0: never, while others remain)
+// smallest keys taken (a weight of 0: never, while others remain). In logs, log(-log u) -
+// log w (the same order): -log(u) / w overflowed to +inf for a subnormal w, the zero
+// weights' key, and a zero weight could be taken first; now every positive w's key is finite
 __global__ void weighted_keys(const double *w, long long n, unsigned long long seed, unsigned long long call, double *key) {
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
     philox_out r = philox4x32_10((unsigned long long)i, call, seed);
     double u = 1.0 - unit_double(r.v[0], r.v[1]);   // (0, 1]
-    key[i] = w[i] > 0 ? -log(u) / w[i] : __longlong_as_double(0x7ff0000000000000LL);
+    key[i] = w[i] > 0 ? log(-log(u)) - log(w[i]) : __longlong_as_double(0x7ff0000000000000LL);
   }
 }
 

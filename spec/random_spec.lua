@@ -97,6 +97,13 @@ describe("gpu.random.permutation and choice", function()
     local once = gpu.random.choice(pool, 2, {replace = false, p = gpu.array({0.5, 0, 0.5})}):totable()
     table.sort(once)
     assert.are.same({10, 30}, once)
+    -- a subnormal weight's key -log(u) / w overflowed to the zero weights' +inf: the zero taken
+    for s = 1, 20 do
+      gpu.random.seed(s)
+      local t = gpu.random.choice(3, 2, {p = gpu.array({0, 1e-320, 1}, "float64"), replace = false}):totable()
+      table.sort(t)
+      assert.are.same({2, 3}, t)
+    end
     assert.are.same({}, gpu.random.choice(4).shape)
     assert.matches("cannot take 6 of 5 without replacement", S.errof(gpu.random.choice, 5, 6, {replace = false}))
     -- "false" was true, and drew with replacement
