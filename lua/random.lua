@@ -783,9 +783,10 @@ function random.multivariate_normal(mean, cov, size, opts)
   local s = shaped("multivariate_normal", 3, size == nil and {} or size)
   local out, rows = appended(s, k), 1
   for _, d in ipairs(s) do rows = rows * d end
-  if rows * k == 0 then return gpu.zeros(out, "float64") end
+  local a = FACTOR[method](c)   -- before the draw: a cov it refuses leaves the generator (and
+  if rows * k == 0 then return gpu.zeros(out, "float64") end   -- refused for no rows too, as NumPy's)
   local z = random.normal(0, 1, {rows, k}, "float64")
-  return (gpu.matmul(z, FACTOR[method](c)) + m):reshape(out)
+  return (gpu.matmul(z, a) + m):reshape(out)
 end
 
 for _, name in ipairs({"exponential", "standard_exponential", "gamma", "standard_gamma", "beta", "chisquare",

@@ -227,6 +227,15 @@ describe("multinomial, dirichlet and multivariate_normal", function()
     assert.are.same({3, 4, 2}, R.multivariate_normal({0, 0}, {{1, 0}, {0, 1}}, {3, 4}).shape)
     assert.are.same({0, 2}, R.multivariate_normal({0, 0}, {{1, 0}, {0, 1}}, 0).shape)
   end)
+
+  it("multivariate_normal: a cov refused leaves the generator where it was (it drew first)", function()
+    R.seed(42)
+    assert.is_false(pcall(R.multivariate_normal, {0, 0}, {{1, 2}, {2, 1}}, 3, {method = "cholesky"}))
+    assert.is_false(pcall(R.multivariate_normal, {0, 0}, {{1, 2}, {2, 1}}, 0, {method = "cholesky"}))   -- NumPy's too
+    local after = R.random(4):totable()
+    R.seed(42)
+    assert.are.same(R.random(4):totable(), after)
+  end)
 end)
 
 describe("NumPy's other legacy names", function()
