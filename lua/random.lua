@@ -37,9 +37,33 @@ end
 -- caller's line (also those of the checks below: through int_arg a level deeper, of an
 -- array's methods called here: a freed array); an argument beyond its parameters refused
 -- (gpu.lua's strict), not dropped
+-- f, refusing a freed array among its arguments (or in a table argument: choice's p) by
+-- the function's and the parameter's names (it raised a bare 'attempt to use a freed array')
+local function no_freed(name, f)
+  local names = PARAMS[name] or param_names(f)
+  local function freed(v) return type(v) == "userdata" and gpu._is_array(v) and gpu._arg.freed(v) end
+  return function(...)
+    for k = 1, select("#", ...) do
+      local v, what = (select(k, ...)), names[k] or ("argument %d"):format(k)
+      if freed(v) then error(("bad argument #%d to '%s' (%s: attempt to use a freed array)"):format(k, name, what)) end
+      if type(v) == "table" and (rawlen(v) == 0 or type(rawget(v, 1)) == "userdata") then   -- not a list of numbers
+        for key, x in next, v do
+          if freed(x) then
+            error(("bad argument #%d to '%s' (%s: attempt to use a freed array)")
+                  :format(k, name, type(key) == "string" and key or ("%s[%s]"):format(what, key)))
+          end
+        end
+      end
+    end
+    return f(...)
+  end
+end
 local function public(name)
-  random[name] = gpu._arg.strict("random." .. name, gpu._api(gpu._arg.on_device("random." .. name, random[name],
-                                 PARAMS[name])), ARITY[name], OPTIONS[name])
+  local f = random[name]
+  local info = debug.getinfo(f, "u")   -- no_freed's wrapper takes ...: the names and count f's
+  random[name] = gpu._arg.strict("random." .. name, gpu._api(gpu._arg.on_device("random." .. name,
+                                 no_freed(name, f), PARAMS[name] or param_names(f))),
+                                 ARITY[name] or not info.isvararg and info.nparams or nil, OPTIONS[name])
 end
 
 local function fail(name, i, msg) error(("bad argument #%d to '%s' (%s)"):format(i, name, msg), 3) end
@@ -483,6 +507,9 @@ end
 -- normal and uniform with parameter arrays (gpu.lua's take numbers and pass arrays here)
 function random._arrays(name, p1, p2, shape, dtype)
   local names = name == "normal" and {"mean", "stddev"} or {"low", "high"}
+  for i, v in ipairs({p1, p2}) do
+    if gpu._is_array(v) and gpu._arg.freed(v) then fail(name, i, names[i] .. ": attempt to use a freed array") end
+  end
   gpu._arg.here("random." .. name, {p1, names[1], p2, names[2]})
   if name == "normal" then
     local ps = {{p1, "mean"}, {p2, "stddev", "non-negative"}}

@@ -322,6 +322,17 @@ describe("gpu.random at its edges", function()
     assert.matches("bad argument #3 to 'uniform' (size is too large", S.errof(R.uniform, 0, 1, 1e18), 1, true)
   end)
 
+  it("names the function and the parameter of a freed array (a bare 'attempt to use a freed array' before)", function()
+    local x = gpu.ones({3})
+    x:free()
+    for _, c in ipairs({{"#1 to 'normal' (mean:", R.normal, x, 1}, {"#2 to 'uniform' (high:", R.uniform, 0, x},
+                        {"#1 to 'choice' (a:", R.choice, x, 2}, {"#3 to 'choice' (p:", R.choice, 3, 2, {p = x}},
+                        {"#1 to 'shuffle' (a:", R.shuffle, x}, {"#1 to 'binomial' (n:", R.binomial, x, 0.5},
+                        {"#2 to 'hypergeometric' (nbad:", R.hypergeometric, 5, x, 2}}) do
+      assert.matches("bad argument " .. c[1] .. " attempt to use a freed array)", S.errof(table.unpack(c, 2)), 1, true)
+    end
+  end)
+
   it("refuses a nonc whose Poisson count would saturate, and a dtype for counts", function()
     assert.matches("bad argument #2 to 'noncentral_chisquare' (nonc is too large",
                    S.errof(R.noncentral_chisquare, 3, 1e20, 3, "float64"), 1, true)
