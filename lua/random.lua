@@ -287,6 +287,10 @@ local function array_param(name, i, what, a, rule, integer)
   end
   if a.dtype:find("complex", 1, true) then fail(name, i, ("%s must be a real array, got %s"):format(what, a.dtype)) end
   local b = a.dtype == "bool" and a:astype("int64") or a
+  if a.dtype == "uint64" and a.size > 0 and a:max() < 0 then   -- 2^63 or more, read back below 0
+    if integer then fail(name, i, ("%s must be below 2^63, got a uint64 array holding 2^63 or more"):format(what)) end
+    b = a:astype("float64")   -- (its rule, and a bound of its own, as a number's)
+  end
   if rule and a.size > 0 and not keeps(rule, RULES[rule][1] and b:min() or 0, RULES[rule][3] and b:max() or 0) then
     fail(name, i, ("%s must be %s, got an array with %s or NaN"):format(what, rule, RULES[rule][5]:format(what)))
   end
