@@ -151,8 +151,8 @@ local function probabilities(p, n)
           :format(w:isnan():any() and "NaN" or "an infinity"), 3)
   end
   if least < 0 then error("gpu.random.choice: probabilities must be non-negative", 3) end
-  -- float16's probabilities round to 2^-11 each: NumPy allows sqrt(its eps) off 1
-  if math.abs(total - 1) > (p.dtype == "float16" and 0.03125 or p.dtype == "float32" and 1e-6 or 1e-8) then
+  -- NumPy allows sqrt(eps) of p's float dtype (float64's for others) off 1
+  if math.abs(total - 1) > math.sqrt(p.dtype == "float16" and 2^-10 or p.dtype == "float32" and 2^-23 or 2^-52) then
     error(("gpu.random.choice: probabilities do not sum to 1 (they sum to %.17g)"):format(total), 3)
   end
   return w

@@ -110,6 +110,12 @@ describe("gpu.random.permutation and choice", function()
     assert.matches("gpu.random.choice: option replace must be a boolean, got string",
                    S.errof(gpu.random.choice, 5, 5, {replace = "false"}), 1, true)
     assert.matches("probabilities do not sum to 1", S.errof(gpu.random.choice, 3, 2, {p = gpu.array({0.5, 0.2, 0.2})}))
+    -- NumPy's tolerance, sqrt(eps) of p's dtype (it was 1e-6 for float32, 1e-8 for float64)
+    for _, c in ipairs({{"float32", 3e-4, true}, {"float32", 4e-4, false}, {"float64", 1.4e-8, true}, {"float64", 1.6e-8, false}}) do
+      local ok, e = pcall(gpu.random.choice, 2, 2, {p = gpu.array({0.5, 0.5 + c[2]}, c[1])})
+      assert.are.equal(c[3], ok, c[1] .. " " .. c[2])
+      if not ok then assert.matches("probabilities do not sum to 1", e, 1, true) end
+    end
     assert.matches("p has 1 nonzero entries", S.errof(gpu.random.choice, 3, 2, {replace = false, p = gpu.array({1, 0, 0})}))
     assert.matches("bad argument #3 to 'choice' %(an options table expected, got 5%)", S.errof(gpu.random.choice, 3, 2, 5))
     -- a shape's message is kept whole (it was cut after its first colon: '(1.1258999068426e+15)')
