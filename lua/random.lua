@@ -144,6 +144,9 @@ local function probabilities(p, n)
   if type(p) ~= "userdata" or getmetatable(p) ~= gpu._meta.array or p.ndim ~= 1 or p.size ~= n then
     error(("gpu.random.choice: p must be a 1-D device array of %d probabilities"):format(n), 3)
   end
+  if p.dtype:find("complex", 1, true) then   -- NumPy: cannot cast complex to float64 (the imaginary part was dropped)
+    error(("gpu.random.choice: p must be a real array, got %s"):format(p.dtype), 3)
+  end
   local w = p:astype("float64")
   local total, least = w:sum(), n > 0 and w:min() or 0
   if total ~= total or total == math.huge then   -- NumPy: "probabilities contain NaN"

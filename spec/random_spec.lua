@@ -116,6 +116,9 @@ describe("gpu.random.permutation and choice", function()
       assert.are.equal(c[3], ok, c[1] .. " " .. c[2])
       if not ok then assert.matches("probabilities do not sum to 1", e, 1, true) end
     end
+    -- a complex p lost its imaginary part; NumPy cannot cast it to float64
+    assert.matches("gpu.random.choice: p must be a real array, got complex128",
+                   S.errof(gpu.random.choice, 2, 2, {p = gpu.array({0.5, 0.5}, "complex128")}), 1, true)
     assert.matches("p has 1 nonzero entries", S.errof(gpu.random.choice, 3, 2, {replace = false, p = gpu.array({1, 0, 0})}))
     assert.matches("bad argument #3 to 'choice' %(an options table expected, got 5%)", S.errof(gpu.random.choice, 3, 2, 5))
     -- a shape's message is kept whole (it was cut after its first colon: '(1.1258999068426e+15)')
