@@ -84,6 +84,8 @@ function random.integers(low, high, shape, dtype)
   low, high = int_arg("integers", 1, low), int_arg("integers", 2, high)
   dtype = hooks.dtype_name(dtype or "int64", 3, "integers", 4)
   if not INTEGER[dtype] then fail("integers", 4, ("an integer dtype expected, got %s"):format(dtype)) end
+  local s, size = shaped("integers", 3, shape)
+  if size == 0 then return gpu.empty(s, dtype) end   -- no bounds checked where nothing is drawn, as NumPy's
   if low >= high then fail("integers", 2, ("high (%d) must be above low (%d)"):format(high, low)) end
   local lo, hi = table.unpack(hooks.range_of[dtype], 1, 2)
   if dtype == "uint64" then lo, hi = 0, math.maxinteger end
@@ -91,7 +93,6 @@ function random.integers(low, high, shape, dtype)
   if low < lo or high - 1 > hi then
     fail("integers", 1, ("[%d, %d) is out of range for %s"):format(low, high, dtype))
   end
-  local s = shaped("integers", 3, shape)
   local a = gpu.empty(s, dtype)
   local seed, call = hooks.draw()
   if a.size > 0 then
@@ -178,14 +179,17 @@ function random.choice(a, size, opts)
   local n, pool
   if type(a) == "number" then
     n = int_arg("choice", 1, a)
-    if n < 1 then fail("choice", 1, "a population of at least 1 expected, got " .. n) end
   elseif type(a) == "userdata" and getmetatable(a) == gpu._meta.array and a.ndim == 1 then
     pool, n = a, a.size
-    if n == 0 then fail("choice", 1, "an empty array has nothing to choose") end
   else
     fail("choice", 1, "a number or a 1-D device array expected, got " .. hooks.what(a))
   end
   local shape, k = shaped("choice", 2, size == nil and {} or size)
+  -- no population: refused only where something is taken, as NumPy's Generator
+  if n < 1 and k > 0 then
+    fail("choice", 1, pool and "an empty array has nothing to choose" or "a population of at least 1 expected, got " .. n)
+  end
+  n = math.max(n, 0)
   local replace = gpu._arg.flag(opts, "replace", "random.choice", true)
   local idx
   if opts.p == nil then
@@ -593,7 +597,7 @@ discrete_api("logseries", "p", "in [0, 1)")
 local HYPER_MAX = 1 << 53
 function random.hypergeometric(ngood, nbad, nsample, shape)
   local ps = {{ngood, "ngood", "non-negative", true}, {nbad, "nbad", "non-negative", true},
-              {nsample, "nsample", "at least 1", true}}
+              {nsample, "nsample", "non-negative", true}}   -- 0: Generator's (legacy's refuses it)
   if checked("hypergeometric", ps) then
     -- each at most 2^53 first, so that the sums below cannot wrap
     if most(function(g, b) return gpu.maximum(g, b) end, ngood, nbad) > HYPER_MAX or
@@ -765,10 +769,14 @@ local function stick_breaking(a, out)
   for d = 1, #out - 1 do rows[d] = out[d] end
   local left, parts, after = gpu.ones(rows, "float64"), {}, {[k + 1] = 0}
   for j = k, 2, -1 do after[j] = after[j + 1] + alphas[j] end   -- NumPy's reversed cumsum
-  for j = 1, k - 1 do
-    local v = random.beta(alphas[j], after[j + 1], rows, "float64")
-    parts[j] = left * v
-    left = left * (1 - v)
+  for j = 1, k - 1 do   -- an alpha of 0: its part 0 (its beta's a); the alphas after all 0: all that is left
+    if alphas[j] == 0 then parts[j] = gpu.zeros(rows, "float64")
+    elseif after[j + 1] == 0 then parts[j], left = left, gpu.zeros(rows, "float64")
+    else
+      local v = random.beta(alphas[j], after[j + 1], rows, "float64")
+      parts[j] = left * v
+      left = left * (1 - v)
+    end
   end
   parts[k] = left
   return gpu.stack(parts, #out)
@@ -778,9 +786,10 @@ end
 -- normalized along the last dim
 function random.dirichlet(alpha, size)
   local a = float_array("dirichlet", 1, "alpha", alpha, 1)
-  array_param("dirichlet", 1, "alpha", a, "positive")
+  array_param("dirichlet", 1, "alpha", a, "non-negative")   -- (as Generator's: its part 0)
   local out = appended(shaped("dirichlet", 2, size == nil and {} or size), a.size)
   if a.size == 0 then return gpu.empty(out, "float64") end   -- no components: NumPy's (size, 0)
+  if a:max() == 0 then return gpu.zeros(out, "float64") end   -- every alpha 0: zeros, as Generator's
   if a:max() < 0.1 then return stick_breaking(a, out) end
   local g = continuous("dirichlet", "gamma", 2, out, "float64", a, 1)
   return g / g:sum(#out, {keepdim = true})

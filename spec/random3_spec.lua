@@ -284,7 +284,7 @@ describe("the new names refuse", function()
       {"bad argument #1 to 'zipf' (a must be above 1, got 1)", R.zipf, 1, 4},
       {"bad argument #1 to 'zipf' (a must be a number, got nan)", R.zipf, 0 / 0, 4},
       {"bad argument #1 to 'logseries' (p must be in [0, 1), got 1)", R.logseries, 1, 4},
-      {"bad argument #3 to 'hypergeometric' (nsample must be at least 1, got 0)", R.hypergeometric, 1, 1, 0, 4},
+      {"bad argument #3 to 'hypergeometric' (nsample must be non-negative, got -1)", R.hypergeometric, 1, 1, -1, 4},
       {"bad argument #1 to 'hypergeometric' (ngood must be non-negative, got -1)", R.hypergeometric, -1, 1, 1, 4},
       {"bad argument #3 to 'hypergeometric' (nsample (3) must not be above ngood + nbad (2))", R.hypergeometric, 1, 1, 3, 4},
       {"bad argument #1 to 'hypergeometric' (integer expected, got 1.5)", R.hypergeometric, 1.5, 1, 1, 4},
@@ -292,7 +292,7 @@ describe("the new names refuse", function()
       {"bad argument #2 to 'multinomial' (pvals must be in [0, 1], got -0.5 at 2)", R.multinomial, 10, {0.5, -0.5, 1}},
       {"bad argument #2 to 'multinomial' (pvals but the last must sum to at most 1, got 1.1)", R.multinomial, 10, {0.5, 0.6, 0}},
       {"bad argument #2 to 'multinomial' (pvals must be 1-D, got 2-D)", R.multinomial, 10, {{0.5, 0.5}}},
-      {"bad argument #1 to 'dirichlet' (alpha must be positive, got an array with alpha <= 0 or NaN)", R.dirichlet, {1, 0}},
+      {"bad argument #1 to 'dirichlet' (alpha must be non-negative, got an array with alpha < 0 or NaN)", R.dirichlet, {1, -1}},
       {"bad argument #2 to 'multivariate_normal' (cov must be square, got 3x2)",
        R.multivariate_normal, {0, 0}, {{1, 0}, {0, 1}, {0, 0}}},
       {"bad argument #2 to 'multivariate_normal' (mean and cov must have the same length, got 3 and 2x2)",
@@ -340,6 +340,23 @@ describe("gpu.random at its edges", function()
                         {"#2 to 'hypergeometric' (nbad:", R.hypergeometric, 5, x, 2}}) do
       assert.matches("bad argument " .. c[1] .. " attempt to use a freed array)", S.errof(table.unpack(c, 2)), 1, true)
     end
+  end)
+
+  it("takes the degenerate inputs NumPy's Generator takes (they were refused)", function()
+    assert.are.same({0}, R.integers(5, 5, 0).shape)   -- low >= high refused only where something is drawn
+    assert.are.same({2, 0}, R.integers(6, 5, {2, 0}).shape)
+    assert.are.same({0}, R.integers(-1, 5, 0, "uint8").shape)
+    assert.are.same({"int64", 0}, {R.choice(0, 0).dtype, R.choice(0, 0).size})
+    assert.are.same({0}, R.choice(-1, 0, {replace = false}).shape)
+    assert.are.same({"float64", 0}, {R.choice(gpu.array({}, "float64"), 0).dtype, R.choice(gpu.array({}, "float64"), 0).size})
+    assert.matches("a population of at least 1 expected, got 0", S.errof(R.choice, 0, 1), 1, true)
+    assert.matches("an empty array has nothing to choose", S.errof(R.choice, gpu.array({}, "float64")), 1, true)
+    assert.are.same({0, 0, 0}, R.hypergeometric(5, 5, 0, 3):totable())
+    assert.are.same({0, 0}, R.hypergeometric(gpu.array({5}, "int64"), 5, gpu.array({0}, "int64"), 2):totable())
+    assert.are.same({{0, 1}, {0, 1}}, R.dirichlet({0, 1}, 2):totable())
+    assert.are.same({{0, 0}, {0, 0}}, R.dirichlet({0, 0}, 2):totable())
+    assert.are.same({{0, 1}, {0, 1}}, R.dirichlet({0, 0.01}, 2):totable())   -- stick-breaking: no beta of 0
+    assert.are.same({{1, 0}, {1, 0}}, R.dirichlet({0.01, 0}, 2):totable())
   end)
 
   it("refuses a nonc whose Poisson count would saturate, and a dtype for counts", function()
