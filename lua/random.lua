@@ -676,7 +676,12 @@ function random.standard_normal(shape, dtype)
   return renamed("standard_normal", "normal", ok, r)
 end
 function random.randint(low, high, shape, dtype)
-  if high == nil then low, high = 0, int_arg("randint", 1, low) end
+  if high == nil then   -- one bound, as the caller wrote it: [0, low) (it was named high, argument #2)
+    low, high = 0, int_arg("randint", 1, low)
+    if high <= 0 and select(2, shaped("randint", 3, shape == nil and {} or shape)) > 0 then
+      fail("randint", 1, ("with one bound the range is [0, low): low must be above 0, got %d"):format(high))
+    end
+  end
   return renamed("randint", "integers", pcall(random.integers, low, high, shape == nil and {} or shape, dtype))
 end
 

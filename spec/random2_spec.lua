@@ -340,6 +340,8 @@ describe("gpu.random's distributions refuse", function()
       {"bad argument #1 to 'standard_normal' (size must be non-negative, got -4)", R.standard_normal, -4},
       {"bad argument #2 to 'randint' (high (3) must be above low (5))", R.randint, 5, 3},
       {"bad argument #1 to 'randint' (integer expected, got string)", R.randint, "x"},
+      -- one bound given: it was named argument #2, high, against a low the caller never wrote
+      {"bad argument #1 to 'randint' (with one bound the range is [0, low): low must be above 0, got 0)", R.randint, 0},
       {"bad argument #1 to 'random_sample' (shape[1] must be non-negative, got -1)", R.random_sample, {-1}},
       {"bad argument #1 to 'rand' (a dimension (an integer) expected, got 2.5)", R.rand, 2.5},
       {"bad argument #1 to 'shuffle' (a device array expected, got 3)", R.shuffle, 3},
