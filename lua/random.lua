@@ -586,10 +586,26 @@ local function discrete_api(name, what, rule)
 end
 discrete_api("geometric", "p", "in (0, 1]")
 -- NumPy's legacy one takes p = 0 (and gives int64's smallest value); refused here, as its Generator does
+-- NumPy's Generator refuses the mean's gamma rate n (1 - p) / p past its Poisson limit (the
+-- draws would pass int64's largest value: every one was that value)
 function random.negative_binomial(n, p, shape)
   local ps = {{n, "n", "positive"}, {p, "p", "in (0, 1]"}}
   checked("negative_binomial", ps)
-  return discrete("negative_binomial", 3, shape, 0, ps[1][1], ps[2][1])
+  local nn, pp = ps[1][1], ps[2][1]
+  local rate
+  if gpu._is_array(nn) or gpu._is_array(pp) then
+    local pf = gpu._is_array(pp) and pp:astype("float64") or pp
+    local r = gpu.multiply(gpu._is_array(nn) and nn:astype("float64") or nn,
+                           gpu.exp(gpu.subtract(gpu.log1p(gpu.negative(pf)), gpu.log(pf))))
+    rate = gpu._is_array(r) and (r.size > 0 and r:max() or 0) or r
+  else
+    rate = nn * ((1 - pp) / pp)
+  end
+  if rate > POISSON_LAM_MAX then
+    fail("negative_binomial", 1, ("n too large or p too small: n (1 - p) / p is %.17g, above %.17g, as NumPy's Generator refuses")
+         :format(rate, POISSON_LAM_MAX))
+  end
+  return discrete("negative_binomial", 3, shape, 0, nn, pp)
 end
 discrete_api("zipf", "a", "above 1")
 discrete_api("logseries", "p", "in [0, 1)")

@@ -281,6 +281,11 @@ describe("the new names refuse", function()
       {"bad argument #1 to 'wald' (mean must be positive, got 0)", R.wald, 0, 1, 4},
       {"bad argument #1 to 'negative_binomial' (n must be positive, got 0)", R.negative_binomial, 0, 0.5, 4},
       {"bad argument #2 to 'negative_binomial' (p must be in (0, 1], got 0)", R.negative_binomial, 1, 0, 4},
+      -- (every draw was int64's largest value)
+      {"bad argument #1 to 'negative_binomial' (n too large or p too small: n (1 - p) / p is 9.2233720368547758e+18, above 9.2233720064847708e+18, as NumPy's Generator refuses)",
+       R.negative_binomial, 2^63, 0.5, 4},
+      {"bad argument #1 to 'negative_binomial' (n too large or p too small: n (1 - p) / p is 4.9999999999998813e+300, above 9.2233720064847708e+18, as NumPy's Generator refuses)",
+       R.negative_binomial, gpu.array({5, 5}, "int64"), gpu.array({0.5, 1e-300}, "float64"), 2},
       {"bad argument #1 to 'zipf' (a must be above 1, got 1)", R.zipf, 1, 4},
       {"bad argument #1 to 'zipf' (a must be a number, got nan)", R.zipf, 0 / 0, 4},
       {"bad argument #1 to 'logseries' (p must be in [0, 1), got 1)", R.logseries, 1, 4},
