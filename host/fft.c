@@ -123,13 +123,18 @@ static void sizes_of(lua_State *L, const FftCall *c, const GpuArray *a, int64_t 
     n[i] = c->s[i] >= 1 ? c->s[i] : half ? 2 * (m - 1) : m;
     if (n[i] < 1) luaL_error(L, "gpu.fft.%s: invalid number of data points (%I) along dim %d", c->name, (lua_Integer)n[i], c->axes[i] + 1);
   }
-  GpuShape out = a->shape;   /* the result's (a dim given again: its last size) */
+  /* the input cropped and padded to them, and the result (a dim given again: its last size) */
+  GpuShape in = a->shape, out = a->shape;
+  int most = 0;
   for (int i = 0; i < c->naxes; i++) {
-    out.dim[c->axes[i]] = c->kind == GPU_FFT_R2C && i == c->naxes - 1 ? n[i] / 2 + 1 : n[i];
-    if (!shape_fits(&out))
-      luaL_error(L, "gpu.fft.%s: %I data points along dim %d make a result of more than 2^48 elements",
-                 c->name, (lua_Integer)n[i], c->axes[i] + 1);
+    int last = i == c->naxes - 1;
+    in.dim[c->axes[i]] = c->kind == GPU_FFT_C2R && last ? n[i] / 2 + 1 : n[i];
+    out.dim[c->axes[i]] = c->kind == GPU_FFT_R2C && last ? n[i] / 2 + 1 : n[i];
+    if (n[i] > n[most]) most = i;
   }
+  if (!shape_fits(&in) || !shape_fits(&out))
+    luaL_error(L, "gpu.fft.%s: %I data points along dim %d make an array of more than 2^48 elements",
+               c->name, (lua_Integer)n[most], c->axes[most] + 1);
 }
 
 /* [-0, +k, e] The transform of the array on top a dim at a time in NumPy's order (the dims
@@ -171,11 +176,13 @@ static void run_fft(lua_State *L, FftCall *c, int idx) {
   int64_t n[GPU_MAXDIM];
   sizes_of(L, c, array_check(L, idx), n);
   lua_pushvalue(L, idx);
-  for (int i = 0; i < c->naxes && !c->repeated; i++) {   /* crop or pad to the sizes (C2R: its half) */
-    GpuArray *a = array_check(L, -1);
-    int64_t want = c->kind == GPU_FFT_C2R && i == c->naxes - 1 ? n[i] / 2 + 1 : n[i];
-    if (want != a->shape.dim[c->axes[i]]) { resized(L, -1, c->axes[i], want); lua_remove(L, -2); }
-  }
+  /* crop, then pad, to the sizes (C2R: its half): no array larger than the padded input */
+  for (int pad = 0; pad < 2 && !c->repeated; pad++)
+    for (int i = 0; i < c->naxes; i++) {
+      int64_t want = c->kind == GPU_FFT_C2R && i == c->naxes - 1 ? n[i] / 2 + 1 : n[i];
+      int64_t have = array_check(L, -1)->shape.dim[c->axes[i]];
+      if (pad ? want > have : want < have) { resized(L, -1, c->axes[i], want); lua_remove(L, -2); }
+    }
   int trailing = c->naxes <= 3 && !c->repeated;
   for (int i = 0; trailing && i < c->naxes; i++) trailing = c->axes[i] == nd - c->naxes + i;
   if (c->repeated) {

@@ -1026,7 +1026,7 @@ local rows = {
   {"gpu.fft.fft(a, 1, 1, 'ortho', {}, 3)", function() return gpu.fft.fft(a, 1, 1, 'ortho', {}, 3) end,
    "gpu.fft.fft takes an array, sizes, dims, a norm and an options table"},
   {"gpu.fft.fft(a, 2^62)", function() return gpu.fft.fft(a, 2^62) end,
-   "gpu.fft.fft: 4611686018427387904 data points along dim 1 make a result of more than 2^48 elements"},
+   "gpu.fft.fft: 4611686018427387904 data points along dim 1 make an array of more than 2^48 elements"},
   {"gpu.outer(x, x), x of 2^40 elements (expanded)", function()
      local x = gpu.zeros(1):expand(2^40)
      return gpu.outer(x, x)

@@ -208,12 +208,17 @@ describe("gpu.fft errors", function()
     assert.matches("gpu.fft.fft: invalid number of data points %(0%) along dim 1", S.errof(gpu.fft.fft, gpu.zeros(4), 0))
     assert.matches("gpu.fft.fft: invalid number of data points %(%-1%) along dim 1", S.errof(gpu.fft.fft, gpu.zeros(4), -1))
     -- a size past what an array holds names the call (it was array_new's 'shape {...} is too large')
-    assert.matches("gpu.fft.fft: 9223372036854775807 data points along dim 1 make a result of more than 2^48 elements",
+    assert.matches("gpu.fft.fft: 9223372036854775807 data points along dim 1 make an array of more than 2^48 elements",
                    S.errof(gpu.fft.fft, gpu.zeros(4, "complex128"), math.maxinteger), 1, true)
-    assert.matches("gpu.fft.rfftn: 281474976710656 data points along dim 2 make a result of more than 2^48 elements",
+    assert.matches("gpu.fft.rfftn: 281474976710656 data points along dim 2 make an array of more than 2^48 elements",
                    S.errof(gpu.fft.rfftn, gpu.zeros({2, 4}), {2, 2^48}), 1, true)
-    assert.matches("gpu.fft.fftn: 2199023255552 data points along dim 2 make a result of more than 2^48 elements",
+    assert.matches("gpu.fft.fftn: 2199023255552 data points along dim 2 make an array of more than 2^48 elements",
                    S.errof(gpu.fft.fftn, gpu.zeros({2^10, 2}, "complex64"), {2^10, 2^41}), 1, true)
+    -- rfft's input padded to n (its result is n/2 + 1 long), irfft's result n long
+    assert.matches("gpu.fft.rfft: 422212465065984 data points along dim 1 make an array of more than 2^48 elements",
+                   S.errof(gpu.fft.rfft, gpu.zeros(4), 2^48 + 2^47), 1, true)
+    assert.matches("gpu.fft.irfft: 281474976710660 data points along dim 1 make an array of more than 2^48 elements",
+                   S.errof(gpu.fft.irfft, gpu.zeros(4, "complex64"), 2^48 + 4), 1, true)
     -- (-1 in s is the input's length, as NumPy 2's: it was this error)
     assert.matches("gpu.fft.fftn: invalid number of data points %(%-2%) along dim 2", S.errof(gpu.fft.fftn, gpu.zeros({2, 3}), {2, -2}))
     assert.matches("gpu.fft.fft: dim 2 is out of range for an array of 1 dimension", S.errof(gpu.fft.fft, gpu.zeros(4), nil, 2))
