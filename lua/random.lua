@@ -593,11 +593,11 @@ function random.negative_binomial(n, p, shape)
   checked("negative_binomial", ps)
   local nn, pp = ps[1][1], ps[2][1]
   local rate
-  if gpu._is_array(nn) or gpu._is_array(pp) then
+  if gpu._is_array(nn) or gpu._is_array(pp) then   -- (shapes that do not broadcast: discrete's error)
     local pf = gpu._is_array(pp) and pp:astype("float64") or pp
-    local r = gpu.multiply(gpu._is_array(nn) and nn:astype("float64") or nn,
-                           gpu.exp(gpu.subtract(gpu.log1p(gpu.negative(pf)), gpu.log(pf))))
-    rate = gpu._is_array(r) and (r.size > 0 and r:max() or 0) or r
+    local ok, r = pcall(gpu.multiply, gpu._is_array(nn) and nn:astype("float64") or nn,
+                        gpu.exp(gpu.subtract(gpu.log1p(gpu.negative(pf)), gpu.log(pf))))
+    rate = not ok and 0 or gpu._is_array(r) and (r.size > 0 and r:max() or 0) or r
   else
     rate = nn * ((1 - pp) / pp)
   end

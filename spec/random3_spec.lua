@@ -286,6 +286,8 @@ describe("the new names refuse", function()
        R.negative_binomial, 2^63, 0.5, 4},
       {"bad argument #1 to 'negative_binomial' (n too large or p too small: n (1 - p) / p is 4.9999999999998813e+300, above 9.2233720064847708e+18, as NumPy's Generator refuses)",
        R.negative_binomial, gpu.array({5, 5}, "int64"), gpu.array({0.5, 1e-300}, "float64"), 2},
+      {"bad argument #1 to 'negative_binomial' (parameters that broadcast together expected: ",   -- (not gpu.multiply's)
+       R.negative_binomial, gpu.array({1, 2, 3}), gpu.array({0.5, 0.5}), 3},
       {"bad argument #1 to 'zipf' (a must be above 1, got 1)", R.zipf, 1, 4},
       {"bad argument #1 to 'zipf' (a must be a number, got nan)", R.zipf, 0 / 0, 4},
       {"bad argument #1 to 'logseries' (p must be in [0, 1), got 1)", R.logseries, 1, 4},
