@@ -115,8 +115,8 @@ static void transform_dims(lua_State *L, const FftCall *c, int idx, int kind, co
 
 /* [-0, +0, e] The sizes of the transforms, n: those given, else the input's along their dims
  * (C2R's real dim: 2 (m - 1) for m given, but m for -1 given), as NumPy's, from the input's
- * shape. */
-static void sizes_of(lua_State *L, const FftCall *c, const GpuArray *a, int64_t *n) {
+ * shape; and want, the input's sizes cropped or padded to them (C2R's real dim: n / 2 + 1). */
+static void sizes_of(lua_State *L, const FftCall *c, const GpuArray *a, int64_t *n, int64_t *want) {
   for (int i = 0; i < c->naxes; i++) {
     int64_t m = a->shape.dim[c->axes[i]];
     int half = c->s[i] == SIZE_DEFAULT && c->kind == GPU_FFT_C2R && i == c->naxes - 1;
@@ -128,7 +128,7 @@ static void sizes_of(lua_State *L, const FftCall *c, const GpuArray *a, int64_t 
   int most = 0;
   for (int i = 0; i < c->naxes; i++) {
     int last = i == c->naxes - 1;
-    in.dim[c->axes[i]] = c->kind == GPU_FFT_C2R && last ? n[i] / 2 + 1 : n[i];
+    in.dim[c->axes[i]] = want[i] = c->kind == GPU_FFT_C2R && last ? n[i] / 2 + 1 : n[i];
     out.dim[c->axes[i]] = c->kind == GPU_FFT_R2C && last ? n[i] / 2 + 1 : n[i];
     if (n[i] > n[most]) most = i;
   }
@@ -173,15 +173,14 @@ static void parts_view(lua_State *L, int idx) {
 /* [-0, +1, e] The whole transform of the array at idx (already of a dtype it takes). */
 static void run_fft(lua_State *L, FftCall *c, int idx) {
   int top = lua_gettop(L), nd = array_check(L, idx)->shape.ndim;
-  int64_t n[GPU_MAXDIM];
-  sizes_of(L, c, array_check(L, idx), n);
+  int64_t n[GPU_MAXDIM], want[GPU_MAXDIM];
+  sizes_of(L, c, array_check(L, idx), n, want);
   lua_pushvalue(L, idx);
   /* crop, then pad, to the sizes (C2R: its half): no array larger than the padded input */
   for (int pad = 0; pad < 2 && !c->repeated; pad++)
     for (int i = 0; i < c->naxes; i++) {
-      int64_t want = c->kind == GPU_FFT_C2R && i == c->naxes - 1 ? n[i] / 2 + 1 : n[i];
       int64_t have = array_check(L, -1)->shape.dim[c->axes[i]];
-      if (pad ? want > have : want < have) { resized(L, -1, c->axes[i], want); lua_remove(L, -2); }
+      if (pad ? want[i] > have : want[i] < have) { resized(L, -1, c->axes[i], want[i]); lua_remove(L, -2); }
     }
   int trailing = c->naxes <= 3 && !c->repeated;
   for (int i = 0; trailing && i < c->naxes; i++) trailing = c->axes[i] == nd - c->naxes + i;

@@ -39,8 +39,7 @@ end
 -- (gpu.lua's strict), not dropped
 -- f, refusing a freed array among its arguments (or in a table argument: choice's p) by
 -- the function's and the parameter's names (it raised a bare 'attempt to use a freed array')
-local function no_freed(name, f)
-  local names = PARAMS[name] or param_names(f)
+local function no_freed(name, f, names)
   local function freed(v) return type(v) == "userdata" and gpu._is_array(v) and gpu._arg.freed(v) end
   return function(...)
     for k = 1, select("#", ...) do
@@ -60,9 +59,9 @@ local function no_freed(name, f)
 end
 local function public(name)
   local f = random[name]
-  local info = debug.getinfo(f, "u")   -- no_freed's wrapper takes ...: the names and count f's
+  local info, names = debug.getinfo(f, "u"), PARAMS[name] or param_names(f)   -- (f's: no_freed's wrapper takes ...)
   random[name] = gpu._arg.strict("random." .. name, gpu._api(gpu._arg.on_device("random." .. name,
-                                 no_freed(name, f), PARAMS[name] or param_names(f))),
+                                 no_freed(name, f, names), names)),
                                  ARITY[name] or not info.isvararg and info.nparams or nil, OPTIONS[name])
 end
 
